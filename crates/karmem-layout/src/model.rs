@@ -1,0 +1,169 @@
+//! Layout model types: where every byte of every type goes.
+//!
+//! Computed once from a checked [`Schema`](karmem_schema::model::Schema) by
+//! [`crate::compute`]; code generators and the dynamic JSON codec read it and
+//! never recompute offsets, sizes, columns or hashes themselves.
+//! Indices (`StructId`, field index) match the schema model.
+
+use karmem_schema::model::{ArrayType, EnumId, Primitive, StructId, UnionId};
+
+/// Size of the message header; the root object starts here.
+pub const HEADER_SIZE: u32 = 8;
+/// Alignment of every array data block, SoA directory and column.
+pub const ARRAY_ALIGN: u32 = 64;
+/// Size of an array reference (`offset`, `length`, `capacity`).
+pub const ARRAY_REF_SIZE: u32 = 12;
+/// Size of a union slot (tag padded to 4, then offset).
+pub const UNION_SLOT_SIZE: u32 = 8;
+/// Schema-side limits on flattening (format.md §5.3).
+pub const MAX_FLATTEN_DEPTH: usize = 16;
+pub const MAX_COLUMNS: usize = 1024;
+
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// One entry per schema struct, same index.
+    pub structs: Vec<StructLayout>,
+    /// One entry per schema union, same index.
+    pub unions: Vec<UnionLayout>,
+}
+
+impl Layout {
+    pub fn of_struct(&self, id: StructId) -> &StructLayout {
+        &self.structs[id]
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct StructLayout {
+    /// Inline: padded size (multiple of 8). Table: `total × 8` (header
+    /// included) — the bytes a writer reserves.
+    pub size: u32,
+    /// Inline: same as `size`. Table: used size (end of the last field,
+    /// header included); the header stores `size/8` and `size − used`.
+    pub used: u32,
+    /// 8 for inline structs and tables.
+    pub align: u32,
+    /// One per schema field, same order. Table field offsets count from the
+    /// start of the table (so the first field is at 4 or 8).
+    pub fields: Vec<FieldLayout>,
+    /// Precomputed table header word (`units | unused << 29`); 0 for inline.
+    pub header: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct FieldLayout {
+    pub offset: u32,
+    pub size: u32,
+    pub align: u32,
+    pub slot: Slot,
+}
+
+/// What sits in a field's bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Slot {
+    Scalar(Primitive),
+    Enum { id: EnumId, repr: Primitive },
+    /// Embedded inline struct of `size` bytes.
+    InlineStruct(StructId),
+    /// `u32` offset to a table.
+    TableRef(StructId),
+    /// 8-byte union slot.
+    Union { id: UnionId, tag: Primitive },
+    /// `[N]T` embedded: `len` elements of `stride` bytes.
+    FixedArray { elem: FixedElem, len: u32, stride: u32 },
+    /// 12-byte array reference; `data` says what the 64-aligned block holds.
+    ArrayRef { array: ArrayType, data: ArrayData },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FixedElem {
+    Scalar(Primitive),
+    Enum { id: EnumId, repr: Primitive },
+    InlineStruct(StructId),
+}
+
+/// Contents of an out-of-line array block (format.md §5, §7.1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArrayData {
+    /// Scalars/enums (`elem_size` bytes each), text included.
+    Plain { elem_size: u32 },
+    /// Inline structs packed, `stride` = struct size.
+    AosInline { id: StructId, stride: u32 },
+    /// `u32` offsets to tables.
+    AosTable { id: StructId },
+    /// Directory + columns of the flattened element.
+    Soa(SoaLayout),
+    /// 8-byte union slots.
+    UnionAos { id: UnionId, tag: Primitive },
+    /// Tag column then offset column.
+    UnionSoa { id: UnionId, tag: Primitive },
+    /// Bunch table; each variant is an AoS (`#bovoa`) or SoA (`#bovos`)
+    /// array of its struct, described in `variants` (same order as the
+    /// union's variants).
+    UnionBunch { id: UnionId, tag: Primitive, variants: Vec<BunchVariant> },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BunchVariant {
+    pub tag: u32,
+    pub ty: StructId,
+    /// `AosInline`, `AosTable` or `Soa`.
+    pub data: Box<ArrayData>,
+}
+
+/// The flattened element of an SoA array of structs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SoaLayout {
+    /// The element struct.
+    pub elem: StructId,
+    /// Columns in flattening order (= directory order when writing).
+    pub columns: Vec<Column>,
+    /// Size of each directory block: `align(4 × (n + 1), 64)`.
+    pub directory_block: u32,
+}
+
+/// One leaf of a flattened struct.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Column {
+    /// Declaration indices from the element struct down to the leaf.
+    pub path: Vec<u32>,
+    /// The structs walked, parallel to `path` (`steps[i]` owns field
+    /// `path[i]`), so generators can name the column (`Data.Username`).
+    pub steps: Vec<StructId>,
+    /// FNV-1a of `path` (format.md §5.3).
+    pub hash: u32,
+    /// Bytes per value; the column stride.
+    pub size: u32,
+    /// Alignment of one value.
+    pub align: u32,
+    /// The leaf; never `InlineStruct` or `TableRef` (those are flattened).
+    pub slot: Slot,
+}
+
+#[derive(Clone, Debug)]
+pub struct UnionLayout {
+    pub tag: Primitive,
+    /// Per variant (same order as the schema): where its value lives.
+    pub variants: Vec<UnionVariantLayout>,
+}
+
+#[derive(Clone, Debug)]
+pub struct UnionVariantLayout {
+    pub tag: u32,
+    pub ty: StructId,
+    /// True when the variant is a table (offset to a table); false when it is
+    /// an inline struct stored out of line at an 8-aligned offset.
+    pub is_table: bool,
+}
+
+/// FNV-1a (32-bit) over the little-endian `u32` encoding of each index.
+pub fn path_hash(path: &[u32]) -> u32 {
+    let mut h: u32 = 0x811C_9DC5;
+    for index in path {
+        for byte in index.to_le_bytes() {
+            h ^= byte as u32;
+            h = h.wrapping_mul(0x0100_0193);
+        }
+    }
+    h
+}

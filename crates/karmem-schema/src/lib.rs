@@ -1,0 +1,2 @@
+//! KarmemIDL front end (see `docs/idl.md`).
+pub mod model;
