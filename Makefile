@@ -1,0 +1,48 @@
+# Entry points for people and CI. Every target installs what it needs.
+#   make demo   build the CLI, generate Rust code for examples/demo, run it
+#   make test   formatting, lints, all tests, generated-code checks, short fuzz
+#   make bench  criterion benchmarks against flatbuffers, rkyv, a plain struct
+SHELL := /bin/bash
+CARGO ?= cargo
+FUZZ_SECONDS ?= 20
+DEMO_DIR := examples/demo
+
+.PHONY: all demo test setup lint unit generated fuzz bench vectors clean
+
+all: test
+
+setup:
+	@scripts/setup.sh
+
+demo: setup
+	$(CARGO) build --release -p karmem-cli
+	./target/release/karmem check $(DEMO_DIR)/app.km
+	./target/release/karmem build --lang rust -o $(DEMO_DIR)/src/generated $(DEMO_DIR)/app.km
+	CARGO_TARGET_DIR=$(CURDIR)/target $(CARGO) run --release --quiet --manifest-path $(DEMO_DIR)/Cargo.toml
+
+test: setup lint unit generated fuzz
+	@echo "make test: all checks passed"
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+unit:
+	$(CARGO) test --workspace
+
+# Generated code must pass rustfmt and clippy exactly as a user would build it.
+generated:
+	scripts/check-generated.sh
+
+fuzz:
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+bench: setup
+	$(CARGO) bench -p karmem-bench --bench game
+
+# Rewrite golden vector bytes from their JSON values (review the diff!).
+vectors:
+	KARMEM_REGEN=1 $(CARGO) test -p karmem-json --test vectors
+
+clean:
+	$(CARGO) clean

@@ -1,0 +1,4 @@
+//! Benchmark contenders for the game-state workload (see docs/benchmarks.md).
+pub mod fb;
+pub mod plain;
+pub mod rk;
