@@ -1,0 +1,166 @@
+//! Syntax tree of a `.km` file, with spans. Produced by the parser, consumed
+//! by the resolver (which turns it into the [`model`](crate::model)).
+
+use crate::model::Span;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct File {
+    pub headers: Vec<Header>,
+    pub items: Vec<Item>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Header {
+    pub name: Ident,
+    pub attrs: Vec<Attr>,
+    pub span: Span,
+}
+
+/// `@name.path(value)` or `#name`.
+#[derive(Clone, Debug)]
+pub struct Attr {
+    pub sigil: char,
+    pub name: Ident,
+    pub value: Option<(String, Span)>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum Item {
+    Enum(EnumDecl),
+    Struct(StructDecl),
+    Union(UnionDecl),
+    Interface(InterfaceDecl),
+}
+
+/// An integer literal as written (sign included) and its span.
+#[derive(Clone, Debug)]
+pub struct IntLit {
+    pub value: Option<i128>,
+    pub text: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct EnumDecl {
+    pub name: Ident,
+    pub repr: Option<Ident>,
+    pub variants: Vec<EnumVariantDecl>,
+    pub doc: Vec<String>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct EnumVariantDecl {
+    pub name: Ident,
+    pub value: Option<IntLit>,
+    pub doc: Vec<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct StructDecl {
+    pub name: Ident,
+    /// `inline`, `table`, or the words inside `( ... )` (paper: `dynamic`).
+    pub kind: Vec<Ident>,
+    pub fields: Vec<FieldDecl>,
+    pub doc: Vec<String>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct FieldDecl {
+    pub name: Ident,
+    pub ty: TypeExpr,
+    pub attrs: Vec<Attr>,
+    pub doc: Vec<String>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum TypeExpr {
+    Named(Ident),
+    Array {
+        kind: ArrayKindExpr,
+        elem: Box<TypeExpr>,
+        span: Span,
+    },
+}
+
+impl TypeExpr {
+    pub fn span(&self) -> Span {
+        match self {
+            TypeExpr::Named(id) => id.span,
+            TypeExpr::Array { span, .. } => *span,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum ArrayKindExpr {
+    Dynamic,
+    Fixed(IntLit),
+    Limited(IntLit),
+}
+
+#[derive(Clone, Debug)]
+pub struct UnionDecl {
+    pub name: Ident,
+    pub tag: Option<Ident>,
+    pub variants: Vec<UnionVariantDecl>,
+    pub doc: Vec<String>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct UnionVariantDecl {
+    /// Optional label (`p2: Point2D = 1;`); the type names the variant.
+    pub label: Option<Ident>,
+    pub ty: Ident,
+    pub tag: Option<IntLit>,
+}
+
+#[derive(Clone, Debug)]
+pub struct InterfaceDecl {
+    pub name: Ident,
+    /// `dynamic`, `direct`, `fanout`, `singleton`, `pool(N)`.
+    pub options: Vec<(Ident, Option<IntLit>)>,
+    pub memories: Vec<MemoryDecl>,
+    pub functions: Vec<FunctionDecl>,
+    pub doc: Vec<String>,
+    pub span: Span,
+}
+
+/// `name: memory (import: read, export: write, PAGES);`
+#[derive(Clone, Debug)]
+pub struct MemoryDecl {
+    pub name: Ident,
+    /// `(side, access)` pairs as written.
+    pub access: Vec<(Ident, Ident)>,
+    pub pages: Option<IntLit>,
+    pub doc: Vec<String>,
+    pub span: Span,
+}
+
+/// `name: fn(a: T @ mem, ...) (res: U @ mem);`
+#[derive(Clone, Debug)]
+pub struct FunctionDecl {
+    pub name: Ident,
+    pub params: Vec<ParamDecl>,
+    pub results: Vec<ParamDecl>,
+    pub doc: Vec<String>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct ParamDecl {
+    pub name: Ident,
+    pub ty: Ident,
+    pub memory: Option<Ident>,
+    pub span: Span,
+}

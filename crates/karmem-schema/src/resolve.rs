@@ -1,0 +1,1000 @@
+//! Name resolution and semantic checks: AST → [`Schema`].
+//!
+//! Every check reports into one list and carries on, so a run shows all
+//! problems. Items that fail to resolve are still entered into the model (with
+//! a placeholder type) so later checks do not cascade into noise.
+
+use std::collections::HashMap;
+
+use crate::ast::{self, ArrayKindExpr, TypeExpr};
+use crate::diagnostic::Diagnostic;
+use crate::model::*;
+
+/// Largest size any struct may have: offsets are 32 bits.
+const MAX_SIZE: u64 = u32::MAX as u64;
+
+#[derive(Clone, Copy, Debug)]
+enum Named {
+    Primitive(Primitive, bool),
+    Enum(EnumId),
+    Struct(StructId),
+    Union(UnionId),
+}
+
+fn primitive(name: &str) -> Option<(Primitive, bool)> {
+    use Primitive::*;
+    Some(match name {
+        "u8" | "uint8" | "byte" => (U8, false),
+        "char" => (U8, true),
+        "u16" | "uint16" => (U16, false),
+        "u32" | "uint32" => (U32, false),
+        "u64" | "uint64" => (U64, false),
+        "i8" | "int8" => (I8, false),
+        "i16" | "int16" => (I16, false),
+        "i32" | "int32" => (I32, false),
+        "i64" | "int64" => (I64, false),
+        "f32" | "float32" => (F32, false),
+        "f64" | "float64" => (F64, false),
+        "bool" => (Bool, false),
+        _ => return None,
+    })
+}
+
+const BUILTIN_NAMES: &[&str] = &[
+    "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "bool", "uint8", "uint16",
+    "uint32", "uint64", "int8", "int16", "int32", "int64", "float32", "float64", "byte", "char",
+    "string",
+];
+
+pub fn resolve(file: &ast::File) -> (Schema, Vec<Diagnostic>) {
+    let mut r = Resolver {
+        diags: Vec::new(),
+        names: HashMap::new(),
+        schema: Schema::default(),
+    };
+    r.header(file);
+    r.declare(file);
+    r.define(file);
+    r.check_inline_cycles();
+    r.check_sizes();
+    (r.schema, r.diags)
+}
+
+struct Resolver {
+    diags: Vec<Diagnostic>,
+    names: HashMap<String, (Named, Span)>,
+    schema: Schema,
+}
+
+impl Resolver {
+    fn header(&mut self, file: &ast::File) {
+        match file.headers.first() {
+            None => self.diags.push(
+                Diagnostic::error(Span::new(0, 0), "missing `karmem NAME;` header")
+                    .with_label("the schema should start here")
+                    .with_hint("start the file with `karmem NAME;`, e.g. `karmem app;`"),
+            ),
+            Some(h) => {
+                self.schema.package = h.name.name.clone();
+                for a in &h.attrs {
+                    self.schema.attributes.push(Attribute {
+                        name: a.name.name.clone(),
+                        value: a.value.as_ref().map(|v| v.0.clone()).unwrap_or_default(),
+                        span: a.span,
+                    });
+                }
+            }
+        }
+        for extra in file.headers.iter().skip(1) {
+            self.diags.push(
+                Diagnostic::error(extra.span, "duplicate `karmem` header")
+                    .with_label("second header")
+                    .with_secondary(file.headers[0].span, "first header here")
+                    .with_hint("a schema file has exactly one `karmem NAME;` header"),
+            );
+        }
+    }
+
+    /// Pass 1: enter every type name, so references may point forward.
+    fn declare(&mut self, file: &ast::File) {
+        for item in &file.items {
+            let (name, named) = match item {
+                ast::Item::Enum(e) => {
+                    self.schema.order.push(Item::Enum(self.schema.enums.len()));
+                    self.schema.enums.push(Enum {
+                        name: e.name.name.clone(),
+                        repr: Primitive::U32,
+                        variants: Vec::new(),
+                        span: e.name.span,
+                        doc: e.doc.clone(),
+                    });
+                    (&e.name, Named::Enum(self.schema.enums.len() - 1))
+                }
+                ast::Item::Struct(s) => {
+                    self.schema
+                        .order
+                        .push(Item::Struct(self.schema.structs.len()));
+                    let kind = self.struct_kind(s);
+                    self.schema.structs.push(Struct {
+                        name: s.name.name.clone(),
+                        kind,
+                        fields: Vec::new(),
+                        span: s.name.span,
+                        doc: s.doc.clone(),
+                    });
+                    (&s.name, Named::Struct(self.schema.structs.len() - 1))
+                }
+                ast::Item::Union(u) => {
+                    self.schema.order.push(Item::Union(self.schema.unions.len()));
+                    self.schema.unions.push(Union {
+                        name: u.name.name.clone(),
+                        tag: Primitive::U32,
+                        variants: Vec::new(),
+                        span: u.name.span,
+                        doc: u.doc.clone(),
+                    });
+                    (&u.name, Named::Union(self.schema.unions.len() - 1))
+                }
+                ast::Item::Interface(i) => {
+                    // Interfaces share the type namespace so that generated
+                    // code never has two items of the same name.
+                    if let Some((_, first)) = self.names.get(&i.name.name) {
+                        self.duplicate_type(&i.name, *first);
+                    } else {
+                        self.names.insert(
+                            i.name.name.clone(),
+                            (Named::Primitive(Primitive::U8, false), i.name.span),
+                        );
+                    }
+                    continue;
+                }
+            };
+            if BUILTIN_NAMES.contains(&name.name.as_str()) {
+                self.diags.push(
+                    Diagnostic::error(name.span, format!("`{}` is a built-in type name", name.name))
+                        .with_label("cannot be declared")
+                        .with_hint("choose another name"),
+                );
+                continue;
+            }
+            if let Some((_, first)) = self.names.get(&name.name) {
+                self.duplicate_type(name, *first);
+            } else {
+                self.names.insert(name.name.clone(), (named, name.span));
+            }
+        }
+    }
+
+    fn duplicate_type(&mut self, name: &ast::Ident, first: Span) {
+        self.diags.push(
+            Diagnostic::error(name.span, format!("duplicate type name `{}`", name.name))
+                .with_label("defined again here")
+                .with_secondary(first, "first defined here")
+                .with_hint("rename one of them; every type, enum, union and interface needs its own name"),
+        );
+    }
+
+    fn struct_kind(&mut self, s: &ast::StructDecl) -> StructKind {
+        let mut kind = StructKind::Inline;
+        for k in &s.kind {
+            match k.name.as_str() {
+                "inline" => kind = StructKind::Inline,
+                "table" | "dynamic" => kind = StructKind::Table,
+                other => self.diags.push(
+                    Diagnostic::error(k.span, format!("unknown struct kind `{other}`"))
+                        .with_label("expected `inline` or `table`")
+                        .with_hint("write `struct NAME table { ... }` (evolvable) or `struct NAME inline { ... }` (frozen); the paper's `(dynamic)` means table"),
+                ),
+            }
+        }
+        kind
+    }
+
+    /// Pass 2: resolve every declaration's contents.
+    fn define(&mut self, file: &ast::File) {
+        let (mut e, mut s, mut u) = (0, 0, 0);
+        for item in &file.items {
+            match item {
+                ast::Item::Enum(decl) => {
+                    self.define_enum(e, decl);
+                    e += 1;
+                }
+                ast::Item::Struct(decl) => {
+                    self.define_struct(s, decl);
+                    s += 1;
+                }
+                ast::Item::Union(decl) => {
+                    self.define_union(u, decl);
+                    u += 1;
+                }
+                ast::Item::Interface(decl) => self.define_interface(decl),
+            }
+        }
+    }
+
+    fn lookup(&mut self, name: &ast::Ident) -> Option<Named> {
+        if let Some((p, text)) = primitive(&name.name) {
+            return Some(Named::Primitive(p, text));
+        }
+        if let Some((named, _)) = self.names.get(&name.name) {
+            return Some(*named);
+        }
+        let mut d = Diagnostic::error(name.span, format!("unknown type `{}`", name.name))
+            .with_label("not declared in this file");
+        d = match self.suggest(&name.name) {
+            Some(s) => d.with_hint(format!("did you mean `{s}`?")),
+            None => d.with_hint(format!(
+                "declare it, e.g. `struct {} table {{ ... }}`, or use a built-in type such as `u32`",
+                name.name
+            )),
+        };
+        self.diags.push(d);
+        None
+    }
+
+    /// The closest known name, if it is close enough to be a typo.
+    fn suggest(&self, name: &str) -> Option<String> {
+        let candidates = self
+            .names
+            .keys()
+            .map(String::as_str)
+            .chain(BUILTIN_NAMES.iter().copied());
+        let mut best: Option<(usize, &str)> = None;
+        for c in candidates {
+            let d = edit_distance(&name.to_lowercase(), &c.to_lowercase());
+            if d <= (name.len() / 3).max(1) && best.is_none_or(|(bd, _)| d < bd) {
+                best = Some((d, c));
+            }
+        }
+        best.map(|(_, c)| c.to_string())
+    }
+
+    fn integer_type(&mut self, ident: &ast::Ident, what: &str, allowed: &[Primitive]) -> Option<Primitive> {
+        match self.lookup(ident)? {
+            Named::Primitive(p, _) if allowed.contains(&p) => Some(p),
+            _ => {
+                let list: Vec<&str> = allowed.iter().map(|p| p.name()).collect();
+                self.diags.push(
+                    Diagnostic::error(ident.span, format!("{what} must be {}, found `{}`", one_of(&list), ident.name))
+                        .with_label("not allowed here")
+                        .with_hint(format!("use one of {}", list.join(", "))),
+                );
+                None
+            }
+        }
+    }
+
+    fn define_enum(&mut self, id: EnumId, decl: &ast::EnumDecl) {
+        use Primitive::*;
+        let repr = match &decl.repr {
+            Some(t) => self
+                .integer_type(t, "an enum type", &[U8, U16, U32, U64, I8, I16, I32, I64])
+                .unwrap_or(U32),
+            None => U32,
+        };
+        let (min, max) = repr.integer_range().expect("integer");
+        let mut variants: Vec<EnumVariant> = Vec::new();
+        let mut next: i128 = 0;
+        for v in &decl.variants {
+            let value = match &v.value {
+                Some(lit) => match lit.value {
+                    Some(x) => x,
+                    None => continue, // already reported as an invalid number
+                },
+                None => next,
+            };
+            let span = v.value.as_ref().map(|l| l.span).unwrap_or(v.name.span);
+            if value < min || value > max {
+                self.diags.push(
+                    Diagnostic::error(span, format!("value {value} is out of range for `{}` ({min}..={max})", repr.name()))
+                        .with_label("does not fit")
+                        .with_hint(format!("use a value in {min}..={max}, or a wider enum type")),
+                );
+            }
+            next = value + 1;
+            if let Some(prev) = variants.iter().find(|p| p.name == v.name.name) {
+                self.diags.push(
+                    Diagnostic::error(v.name.span, format!("duplicate enum value name `{}`", v.name.name))
+                        .with_label("declared again here")
+                        .with_secondary(prev.span, "first declared here")
+                        .with_hint("rename one of them"),
+                );
+                continue;
+            }
+            if let Some(prev) = variants.iter().find(|p| p.value == value) {
+                self.diags.push(
+                    Diagnostic::error(span, format!("enum values `{}` and `{}` are both {value}", prev.name, v.name.name))
+                        .with_label("same number as an earlier value")
+                        .with_secondary(prev.span, format!("`{}` is {value}", prev.name))
+                        .with_hint("give each value a distinct number"),
+                );
+            }
+            variants.push(EnumVariant {
+                name: v.name.name.clone(),
+                value,
+                span: v.name.span,
+                doc: v.doc.clone(),
+            });
+        }
+        if !variants.iter().any(|v| v.value == 0) {
+            self.diags.push(
+                Diagnostic::error(decl.name.span, format!("enum `{}` has no value equal to 0", decl.name.name))
+                    .with_label("needs a zero value")
+                    .with_hint("add a first value such as `Unknown;`: zero is what a reader returns for an absent field"),
+            );
+        }
+        let e = &mut self.schema.enums[id];
+        e.repr = repr;
+        e.variants = variants;
+    }
+
+    fn define_struct(&mut self, id: StructId, decl: &ast::StructDecl) {
+        let mut fields: Vec<Field> = Vec::new();
+        for f in &decl.fields {
+            if let Some(prev) = fields.iter().find(|p| p.name == f.name.name) {
+                self.diags.push(
+                    Diagnostic::error(f.name.span, format!("duplicate field `{}` in `{}`", f.name.name, decl.name.name))
+                        .with_label("declared again here")
+                        .with_secondary(prev.span, "first declared here")
+                        .with_hint("rename one of the fields"),
+                );
+                continue;
+            }
+            let Some(ty) = self.field_type(f) else {
+                // Keep the field so positions (and SoA hashes) stay stable
+                // for later checks; the error is already reported.
+                fields.push(Field {
+                    name: f.name.name.clone(),
+                    ty: FieldType::Scalar(Primitive::U8),
+                    span: f.name.span,
+                    doc: f.doc.clone(),
+                });
+                continue;
+            };
+            fields.push(Field {
+                name: f.name.name.clone(),
+                ty,
+                span: f.name.span,
+                doc: f.doc.clone(),
+            });
+        }
+        if fields.is_empty() && self.schema.structs[id].kind == StructKind::Inline {
+            self.diags.push(
+                Diagnostic::error(decl.name.span, format!("inline struct `{}` has no fields", decl.name.name))
+                    .with_label("empty")
+                    .with_hint("add a field, or make it a `table` (tables may be empty and grow later)"),
+            );
+        }
+        self.schema.structs[id].fields = fields;
+    }
+
+    fn field_type(&mut self, f: &ast::FieldDecl) -> Option<FieldType> {
+        // Annotations first: they shape the array type.
+        let mut layout: Option<(ArrayLayout, &ast::Attr)> = None;
+        let mut string_attr: Option<&ast::Attr> = None;
+        for a in &f.attrs {
+            match (a.sigil, a.name.name.as_str()) {
+                ('#', name @ ("soa" | "aos" | "bovoa" | "bovos")) => {
+                    let l = match name {
+                        "soa" => ArrayLayout::Soa,
+                        "aos" => ArrayLayout::Aos,
+                        "bovoa" => ArrayLayout::BoVoA,
+                        _ => ArrayLayout::BoVoS,
+                    };
+                    if let Some((_, prev)) = layout {
+                        self.diags.push(
+                            Diagnostic::error(a.span, format!("conflicting layout annotations `#{}` and `#{name}`", prev.name.name))
+                                .with_label("second layout")
+                                .with_secondary(prev.span, "first layout")
+                                .with_hint("an array has exactly one layout; keep one annotation"),
+                        );
+                    } else {
+                        layout = Some((l, a));
+                    }
+                }
+                ('#', other) => self.diags.push(
+                    Diagnostic::error(a.span, format!("unknown layout annotation `#{other}`"))
+                        .with_label("not a layout")
+                        .with_hint("use #soa, #aos, #bovoa or #bovos"),
+                ),
+                ('@', "string") => string_attr = Some(a),
+                ('@', other) => self.diags.push(
+                    Diagnostic::warning(a.span, format!("unknown field attribute `@{other}` is ignored"))
+                        .with_label("not known to karmem")
+                        .with_hint("known field attributes: @string"),
+                ),
+                _ => {}
+            }
+        }
+
+        let (kind, elem_expr) = match &f.ty {
+            TypeExpr::Named(id) if id.name == "string" => (Some(ArrayKind::Dynamic), None),
+            TypeExpr::Named(_) => (None, None),
+            TypeExpr::Array { kind, elem, .. } => {
+                let kind = match kind {
+                    ArrayKindExpr::Dynamic => ArrayKind::Dynamic,
+                    ArrayKindExpr::Fixed(n) => ArrayKind::Fixed(self.array_len(n)?),
+                    ArrayKindExpr::Limited(n) => ArrayKind::Limited(self.array_len(n)?),
+                };
+                (Some(kind), Some(&**elem))
+            }
+        };
+
+        let Some(kind) = kind else {
+            // Not an array.
+            if let Some((_, a)) = layout {
+                self.diags.push(
+                    Diagnostic::error(a.span, format!("layout annotation `#{}` on a field that is not an array", a.name.name))
+                        .with_label("only arrays have a layout")
+                        .with_hint("remove the annotation"),
+                );
+            }
+            if let Some(a) = string_attr {
+                self.string_misuse(a, "this field is not an array");
+            }
+            let TypeExpr::Named(id) = &f.ty else { unreachable!() };
+            return Some(match self.lookup(id)? {
+                Named::Primitive(p, _) => FieldType::Scalar(p),
+                Named::Enum(e) => FieldType::Enum(e),
+                Named::Struct(s) => FieldType::Struct(s),
+                Named::Union(u) => FieldType::Union(u),
+            });
+        };
+
+        // `string` is `[]char`.
+        let (elem, char_text) = match elem_expr {
+            None => (ElemType::Scalar(Primitive::U8), true),
+            Some(TypeExpr::Array { span, .. }) => {
+                self.diags.push(
+                    Diagnostic::error(*span, "arrays of arrays are not supported")
+                        .with_label("array inside an array")
+                        .with_hint("wrap the inner array in an inline struct: `struct Row inline { Cells []u32; }`"),
+                );
+                return None;
+            }
+            Some(TypeExpr::Named(id)) => match self.lookup(id)? {
+                Named::Primitive(p, text) => (ElemType::Scalar(p), text),
+                Named::Enum(e) => (ElemType::Enum(e), false),
+                Named::Struct(s) => (ElemType::Struct(s), false),
+                Named::Union(u) => (ElemType::Union(u), false),
+            },
+        };
+
+        let mut text = char_text.then_some(Text::Utf8);
+        if let Some(a) = string_attr {
+            match elem {
+                ElemType::Scalar(Primitive::U8) => text = Some(Text::Utf8),
+                ElemType::Scalar(Primitive::U16) => text = Some(Text::Utf16),
+                _ => self.string_misuse(a, "the elements are not `u8` or `u16`"),
+            }
+        }
+
+        let is_fixed = matches!(kind, ArrayKind::Fixed(_));
+        if is_fixed {
+            let what = match elem {
+                ElemType::Struct(s) if self.schema.structs[s].kind == StructKind::Table => Some("a table"),
+                ElemType::Union(_) => Some("a union"),
+                _ => None,
+            };
+            if let Some(what) = what {
+                self.diags.push(
+                    Diagnostic::error(f.ty.span(), format!("a fixed array cannot hold {what}"))
+                        .with_label("fixed arrays are embedded in place")
+                        .with_hint("use a dynamic array `[]T` or a limited array `[<N]T`"),
+                );
+                return None;
+            }
+            if let Some((_, a)) = layout {
+                self.diags.push(
+                    Diagnostic::error(a.span, format!("`#{}` does not apply to a fixed array", a.name.name))
+                        .with_label("fixed arrays are always embedded in place")
+                        .with_hint("remove the annotation, or use `[]T` / `[<N]T`"),
+                );
+            }
+        }
+
+        let default_layout = match elem {
+            ElemType::Scalar(_) | ElemType::Enum(_) => ArrayLayout::Plain,
+            ElemType::Struct(_) if is_fixed => ArrayLayout::Aos,
+            ElemType::Struct(_) | ElemType::Union(_) => ArrayLayout::Soa,
+        };
+        let mut chosen = default_layout;
+        if let (Some((l, a)), false) = (layout, is_fixed) {
+            let ok = match (elem, l) {
+                (ElemType::Scalar(_) | ElemType::Enum(_), _) => {
+                    self.diags.push(
+                        Diagnostic::error(a.span, format!("`#{}` applies to arrays of structs or unions, not of scalars", a.name.name))
+                            .with_label("arrays of scalars are always contiguous")
+                            .with_hint("remove the annotation"),
+                    );
+                    false
+                }
+                (ElemType::Struct(_), ArrayLayout::BoVoA | ArrayLayout::BoVoS) => {
+                    self.diags.push(
+                        Diagnostic::error(a.span, format!("`#{}` applies only to arrays of unions", a.name.name))
+                            .with_label("this is an array of structs")
+                            .with_hint("use #soa or #aos for arrays of structs"),
+                    );
+                    false
+                }
+                _ => true,
+            };
+            if ok {
+                chosen = l;
+            }
+        }
+        Some(FieldType::Array(ArrayType {
+            elem,
+            kind,
+            layout: chosen,
+            text,
+        }))
+    }
+
+    fn string_misuse(&mut self, a: &ast::Attr, why: &str) {
+        self.diags.push(
+            Diagnostic::error(a.span, "`@string` applies to arrays of `u8` or `u16`")
+                .with_label(why.to_string())
+                .with_hint("use `[]u8 @string` (UTF-8), `[]u16 @string` (UTF-16) or `[]char`"),
+        );
+    }
+
+    fn array_len(&mut self, n: &ast::IntLit) -> Option<u32> {
+        let v = n.value?;
+        if v < 1 || v > u32::MAX as i128 {
+            self.diags.push(
+                Diagnostic::error(n.span, format!("array length {v} is out of range"))
+                    .with_label("must be 1..=4294967295")
+                    .with_hint("an array length or limit is a positive 32-bit number"),
+            );
+            return None;
+        }
+        Some(v as u32)
+    }
+
+    fn define_union(&mut self, id: UnionId, decl: &ast::UnionDecl) {
+        use Primitive::*;
+        let tag = match &decl.tag {
+            Some(t) => self
+                .integer_type(t, "a union tag type", &[U8, U16, U32])
+                .unwrap_or(U32),
+            None => U32,
+        };
+        let max = tag.integer_range().expect("integer").1;
+        let mut variants: Vec<UnionVariant> = Vec::new();
+        let mut next: i128 = 1;
+        for v in &decl.variants {
+            let Some(named) = self.lookup(&v.ty) else { continue };
+            let Named::Struct(ty) = named else {
+                self.diags.push(
+                    Diagnostic::error(v.ty.span, format!("union variant `{}` is not a struct", v.ty.name))
+                        .with_label("variants must be structs")
+                        .with_hint(format!("wrap it: `struct {}Value inline {{ Value {}; }}`", v.ty.name, v.ty.name)),
+                );
+                continue;
+            };
+            let value = match &v.tag {
+                Some(lit) => match lit.value {
+                    Some(x) => x,
+                    None => continue,
+                },
+                None => next,
+            };
+            next = value + 1;
+            let span = v.tag.as_ref().map(|l| l.span).unwrap_or(v.ty.span);
+            if value == 0 {
+                self.diags.push(
+                    Diagnostic::error(span, "union tag 0 is reserved for \"no value\"")
+                        .with_label("reserved")
+                        .with_hint("number variants from 1"),
+                );
+                continue;
+            }
+            if value < 0 || value > max {
+                self.diags.push(
+                    Diagnostic::error(span, format!("tag {value} is out of range for `{}` (1..={max})", tag.name()))
+                        .with_label("does not fit")
+                        .with_hint("use a smaller tag or a wider tag type"),
+                );
+                continue;
+            }
+            if let Some(prev) = variants.iter().find(|p| p.ty == ty) {
+                self.diags.push(
+                    Diagnostic::error(v.ty.span, format!("duplicate union variant `{}`", v.ty.name))
+                        .with_label("listed again here")
+                        .with_secondary(prev.span, "first listed here")
+                        .with_hint("each struct can be a variant once"),
+                );
+                continue;
+            }
+            if let Some(prev) = variants.iter().find(|p| p.tag as i128 == value) {
+                let prev_name = self.schema.structs[prev.ty].name.clone();
+                self.diags.push(
+                    Diagnostic::error(span, format!("union variants `{prev_name}` and `{}` both have tag {value}", v.ty.name))
+                        .with_label("same tag as an earlier variant")
+                        .with_secondary(prev.span, format!("`{prev_name}` is {value}"))
+                        .with_hint("give each variant a distinct tag"),
+                );
+                continue;
+            }
+            variants.push(UnionVariant {
+                ty,
+                tag: value as u32,
+                span: v.ty.span,
+            });
+        }
+        if decl.variants.is_empty() {
+            self.diags.push(
+                Diagnostic::error(decl.name.span, format!("union `{}` has no variants", decl.name.name))
+                    .with_label("empty")
+                    .with_hint("list the struct types it can hold: `union Shape { Circle; Square; }`"),
+            );
+        }
+        let u = &mut self.schema.unions[id];
+        u.tag = tag;
+        u.variants = variants;
+    }
+
+    fn define_interface(&mut self, decl: &ast::InterfaceDecl) {
+        let mut dynamic = false;
+        let mut pattern: Option<(Pattern, Span)> = None;
+        for (opt, arg) in &decl.options {
+            let p = match opt.name.as_str() {
+                "dynamic" => {
+                    dynamic = true;
+                    None
+                }
+                "direct" => Some(Pattern::Direct),
+                "fanout" => Some(Pattern::FanOut),
+                "singleton" => Some(Pattern::Singleton),
+                "pool" => match arg.as_ref().and_then(|a| a.value) {
+                    Some(n) if (1..=4096).contains(&n) => Some(Pattern::Pool(n as u32)),
+                    _ => {
+                        let span = arg.as_ref().map(|a| a.span).unwrap_or(opt.span);
+                        self.diags.push(
+                            Diagnostic::error(span, "pool size must be between 1 and 4096")
+                                .with_label("invalid pool size")
+                                .with_hint("write the number of instances, e.g. `pool(4)`"),
+                        );
+                        None
+                    }
+                },
+                other => {
+                    self.diags.push(
+                        Diagnostic::error(opt.span, format!("unknown interface option `{other}`"))
+                            .with_label("not an option")
+                            .with_hint("use dynamic, direct, fanout, singleton or pool(N)"),
+                    );
+                    None
+                }
+            };
+            if let Some(p) = p {
+                if let Some((_, first)) = pattern {
+                    self.diags.push(
+                        Diagnostic::error(opt.span, "an interface has one communication pattern")
+                            .with_label("second pattern")
+                            .with_secondary(first, "first pattern")
+                            .with_hint("keep one of direct, fanout, singleton, pool(N)"),
+                    );
+                } else {
+                    pattern = Some((p, opt.span));
+                }
+            }
+        }
+
+        let mut member_names: HashMap<String, Span> = HashMap::new();
+        let mut check_member = |diags: &mut Vec<Diagnostic>, name: &ast::Ident| {
+            if let Some(first) = member_names.get(name.name.as_str()) {
+                diags.push(
+                    Diagnostic::error(name.span, format!("duplicate member `{}` in interface `{}`", name.name, decl.name.name))
+                        .with_label("declared again here")
+                        .with_secondary(*first, "first declared here")
+                        .with_hint("rename one of them"),
+                );
+                false
+            } else {
+                member_names.insert(name.name.clone(), name.span);
+                true
+            }
+        };
+
+        let mut memories = Vec::new();
+        let mut local: HashMap<String, MemoryId> = HashMap::new();
+        for m in &decl.memories {
+            if !check_member(&mut self.diags, &m.name) {
+                continue;
+            }
+            if let Some(memory) = self.memory(m) {
+                let id = self.schema.memories.len();
+                self.schema.order.push(Item::Memory(id));
+                self.schema.memories.push(memory);
+                local.insert(m.name.name.clone(), id);
+                memories.push(id);
+            }
+        }
+
+        let mut functions = Vec::new();
+        for f in &decl.functions {
+            if !check_member(&mut self.diags, &f.name) {
+                continue;
+            }
+            let params: Vec<Param> = f.params.iter().filter_map(|p| self.param(p, &local)).collect();
+            let mut results: Vec<Param> = f.results.iter().filter_map(|p| self.param(p, &local)).collect();
+            if f.results.len() > 1 {
+                self.diags.push(
+                    Diagnostic::error(f.results[1].span, "a function returns at most one value")
+                        .with_label("second result")
+                        .with_hint("return one struct that holds every result"),
+                );
+            }
+            functions.push(Function {
+                name: f.name.name.clone(),
+                params,
+                result: if results.is_empty() { None } else { Some(results.remove(0)) },
+                span: f.name.span,
+                doc: f.doc.clone(),
+            });
+        }
+
+        self.schema.order.push(Item::Interface(self.schema.interfaces.len()));
+        self.schema.interfaces.push(Interface {
+            name: decl.name.name.clone(),
+            dynamic,
+            pattern: pattern.map(|p| p.0).unwrap_or(Pattern::Direct),
+            memories,
+            functions,
+            span: decl.name.span,
+            doc: decl.doc.clone(),
+        });
+    }
+
+    fn memory(&mut self, m: &ast::MemoryDecl) -> Option<Memory> {
+        let mut importer = Access::Read;
+        let mut exporter = Access::Read;
+        let mut ok = true;
+        for (side, level) in &m.access {
+            let access = match level.name.as_str() {
+                "read" | "r" => Access::Read,
+                "write" | "rw" | "read_write" => Access::ReadWrite,
+                other => {
+                    self.diags.push(
+                        Diagnostic::error(level.span, format!("unknown memory access `{other}`"))
+                            .with_label("expected `read` or `write`")
+                            .with_hint("`write` includes reading"),
+                    );
+                    ok = false;
+                    continue;
+                }
+            };
+            match side.name.as_str() {
+                "import" | "importer" => importer = access,
+                "export" | "exporter" => exporter = access,
+                other => {
+                    self.diags.push(
+                        Diagnostic::error(side.span, format!("unknown memory side `{other}`"))
+                            .with_label("expected `import` or `export`")
+                            .with_hint("write `name: memory (import: read, export: write, PAGES);`"),
+                    );
+                    ok = false;
+                }
+            }
+        }
+        let pages = match &m.pages {
+            None => {
+                self.diags.push(
+                    Diagnostic::error(m.name.span, format!("memory `{}` needs a maximum size", m.name.name))
+                        .with_label("no size given")
+                        .with_hint("add the maximum size in 64 KiB pages: `(import: read, export: write, 16)`"),
+                );
+                return None;
+            }
+            Some(lit) => match lit.value {
+                Some(v) if (1..=65536).contains(&v) => v as u32,
+                _ => {
+                    self.diags.push(
+                        Diagnostic::error(lit.span, "memory size must be between 1 and 65536 pages")
+                            .with_label("out of range")
+                            .with_hint("one page is 64 KiB; 65536 pages is the whole 4 GiB address space"),
+                    );
+                    return None;
+                }
+            },
+        };
+        ok.then(|| Memory {
+            name: m.name.name.clone(),
+            exporter,
+            importer,
+            max_pages: pages,
+            span: m.name.span,
+            doc: m.doc.clone(),
+        })
+    }
+
+    fn param(&mut self, p: &ast::ParamDecl, memories: &HashMap<String, MemoryId>) -> Option<Param> {
+        let named = self.lookup(&p.ty)?;
+        let Named::Struct(ty) = named else {
+            self.diags.push(
+                Diagnostic::error(p.ty.span, format!("parameter type must be a struct, found `{}`", p.ty.name))
+                    .with_label("not a struct")
+                    .with_hint("wrap the value in a struct; messages are the unit of exchange"),
+            );
+            return None;
+        };
+        let memory = match &p.memory {
+            None => None,
+            Some(m) => match memories.get(&m.name) {
+                Some(id) => Some(*id),
+                None => {
+                    self.diags.push(
+                        Diagnostic::error(m.span, format!("unknown memory `{}`", m.name))
+                            .with_label("not declared in this interface")
+                            .with_hint(format!("declare it: `{}: memory (import: read, export: write, 1);`", m.name)),
+                    );
+                    return None;
+                }
+            },
+        };
+        Some(Param {
+            name: p.name.name.clone(),
+            ty,
+            memory,
+            span: p.span,
+        })
+    }
+
+    /// Inline structs are embedded, so one containing itself (directly, via
+    /// other inline structs, or via fixed arrays) would be infinitely large.
+    fn check_inline_cycles(&mut self) {
+        let n = self.schema.structs.len();
+        // 0 = unvisited, 1 = on stack, 2 = done
+        let mut state = vec![0u8; n];
+        let mut stack: Vec<StructId> = Vec::new();
+        let mut reported = vec![false; n];
+        for start in 0..n {
+            if self.schema.structs[start].kind == StructKind::Inline {
+                self.visit_inline(start, &mut state, &mut stack, &mut reported);
+            }
+        }
+    }
+
+    fn visit_inline(&mut self, id: StructId, state: &mut [u8], stack: &mut Vec<StructId>, reported: &mut [bool]) {
+        if state[id] == 2 {
+            return;
+        }
+        if state[id] == 1 {
+            let from = stack.iter().position(|s| *s == id).unwrap_or(0);
+            let cycle: Vec<StructId> = stack[from..].to_vec();
+            if cycle.iter().any(|s| reported[*s]) {
+                return;
+            }
+            for s in &cycle {
+                reported[*s] = true;
+            }
+            let mut names: Vec<&str> = cycle.iter().map(|s| self.schema.structs[*s].name.as_str()).collect();
+            names.push(&self.schema.structs[id].name);
+            let path = names.join(" → ");
+            let s = &self.schema.structs[id];
+            self.diags.push(
+                Diagnostic::error(s.span, format!("inline struct `{}` contains itself: {path}", s.name))
+                    .with_label("infinitely large")
+                    .with_hint("make one of them a `table` (stored behind an offset) or use an array"),
+            );
+            return;
+        }
+        state[id] = 1;
+        stack.push(id);
+        let children: Vec<StructId> = self.schema.structs[id]
+            .fields
+            .iter()
+            .filter_map(|f| match &f.ty {
+                FieldType::Struct(c) => Some(*c),
+                FieldType::Array(ArrayType {
+                    elem: ElemType::Struct(c),
+                    kind: ArrayKind::Fixed(_),
+                    ..
+                }) => Some(*c),
+                _ => None,
+            })
+            .filter(|c| self.schema.structs[*c].kind == StructKind::Inline)
+            .collect();
+        for c in children {
+            self.visit_inline(c, state, stack, reported);
+        }
+        stack.pop();
+        state[id] = 2;
+    }
+
+    /// Sizes must fit 32-bit offsets. Computed with the format's rules
+    /// (natural alignment, inline structs padded to 8).
+    fn check_sizes(&mut self) {
+        let n = self.schema.structs.len();
+        let mut memo: Vec<Option<u64>> = vec![None; n];
+        for id in 0..n {
+            let size = self.struct_size(id, &mut memo, 0);
+            let s = &self.schema.structs[id];
+            if size > MAX_SIZE {
+                self.diags.push(
+                    Diagnostic::error(s.span, format!("struct `{}` is too large: {size} bytes", s.name))
+                        .with_label("exceeds the 4 GiB message limit")
+                        .with_hint("use dynamic arrays `[]T` instead of large fixed arrays"),
+                );
+            }
+        }
+    }
+
+    fn struct_size(&self, id: StructId, memo: &mut Vec<Option<u64>>, depth: usize) -> u64 {
+        if let Some(s) = memo[id] {
+            return s;
+        }
+        // Cycles are reported elsewhere; cut them off here.
+        if depth > 64 {
+            return 0;
+        }
+        let mut offset: u64 = if self.schema.structs[id].kind == StructKind::Table { 4 } else { 0 };
+        let fields = self.schema.structs[id].fields.clone();
+        for f in &fields {
+            let (size, align) = self.field_size(&f.ty, memo, depth + 1);
+            offset = offset.div_ceil(align) * align;
+            offset = offset.saturating_add(size);
+        }
+        let size = offset.div_ceil(8) * 8;
+        memo[id] = Some(size);
+        size
+    }
+
+    fn field_size(&self, ty: &FieldType, memo: &mut Vec<Option<u64>>, depth: usize) -> (u64, u64) {
+        match ty {
+            FieldType::Scalar(p) => (p.size() as u64, p.size() as u64),
+            FieldType::Enum(e) => {
+                let s = self.schema.enums[*e].repr.size() as u64;
+                (s, s)
+            }
+            FieldType::Struct(s) if self.schema.structs[*s].kind == StructKind::Inline => {
+                (self.struct_size(*s, memo, depth), 8)
+            }
+            FieldType::Struct(_) => (4, 4),
+            FieldType::Union(_) => (8, 4),
+            FieldType::Array(a) => match a.kind {
+                ArrayKind::Fixed(n) => {
+                    let (size, align) = match a.elem {
+                        ElemType::Scalar(p) => (p.size() as u64, p.size() as u64),
+                        ElemType::Enum(e) => {
+                            let s = self.schema.enums[e].repr.size() as u64;
+                            (s, s)
+                        }
+                        ElemType::Struct(s) => (self.struct_size(s, memo, depth), 8),
+                        ElemType::Union(_) => (8, 4),
+                    };
+                    (size.saturating_mul(n as u64), align)
+                }
+                _ => (12, 4),
+            },
+        }
+    }
+}
+
+fn one_of(list: &[&str]) -> String {
+    match list {
+        [] => String::new(),
+        [one] => format!("`{one}`"),
+        [init @ .., last] => {
+            let init: Vec<String> = init.iter().map(|s| format!("`{s}`")).collect();
+            format!("{} or `{last}`", init.join(", "))
+        }
+    }
+}
+
+/// Levenshtein distance, for "did you mean" hints.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
