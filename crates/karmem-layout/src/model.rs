@@ -25,11 +25,23 @@ pub struct Layout {
     pub structs: Vec<StructLayout>,
     /// One entry per schema union, same index.
     pub unions: Vec<UnionLayout>,
+    /// Flattened SoA layout of each struct used as an SoA element (same
+    /// index as the schema's structs; `None` for structs never used so).
+    /// Kept here rather than inside `ArrayData` because a table may hold an
+    /// SoA array of itself (`struct Node table { Children []Node; }`).
+    pub soa: Vec<Option<SoaLayout>>,
 }
 
 impl Layout {
     pub fn of_struct(&self, id: StructId) -> &StructLayout {
         &self.structs[id]
+    }
+
+    /// The flattened columns of `elem` as an SoA element.
+    pub fn soa(&self, elem: StructId) -> &SoaLayout {
+        self.soa[elem]
+            .as_ref()
+            .expect("layout computed the SoA of every struct used in an SoA array")
     }
 }
 
@@ -91,8 +103,8 @@ pub enum ArrayData {
     AosInline { id: StructId, stride: u32 },
     /// `u32` offsets to tables.
     AosTable { id: StructId },
-    /// Directory + columns of the flattened element.
-    Soa(SoaLayout),
+    /// Directory + columns of the flattened element: `Layout::soa(elem)`.
+    Soa { elem: StructId },
     /// 8-byte union slots.
     UnionAos { id: UnionId, tag: Primitive },
     /// Tag column then offset column.

@@ -1,0 +1,317 @@
+//! Computing the layout of a checked schema (docs/format.md §3–§7).
+
+use karmem_schema::model::*;
+use karmem_schema::Diagnostic;
+
+use crate::model::*;
+
+/// Lay out every struct, union and SoA element of `schema`.
+///
+/// Fails with diagnostics for problems only visible after flattening:
+/// recursion through tables inside an SoA element, too deep or too wide
+/// flattening, and column hash collisions.
+pub fn compute(schema: &Schema) -> Result<Layout, Vec<Diagnostic>> {
+    let mut c = Computer {
+        schema,
+        structs: vec![None; schema.structs.len()],
+        soa: vec![None; schema.structs.len()],
+        soa_pending: Vec::new(),
+        diags: Vec::new(),
+    };
+    for id in 0..schema.structs.len() {
+        c.struct_layout(id);
+    }
+    // SoA layouts requested while laying out fields; flattening may request
+    // more (arrays inside columns), so drain until none is left.
+    while let Some((elem, span)) = c.soa_pending.pop() {
+        if c.soa[elem].is_none() {
+            let soa = c.flatten(elem, span);
+            c.soa[elem] = Some(soa);
+        }
+    }
+    let unions = schema
+        .unions
+        .iter()
+        .map(|u| UnionLayout {
+            tag: u.tag,
+            variants: u
+                .variants
+                .iter()
+                .map(|v| UnionVariantLayout {
+                    tag: v.tag,
+                    ty: v.ty,
+                    is_table: schema.structs[v.ty].kind == StructKind::Table,
+                })
+                .collect(),
+        })
+        .collect();
+    if !c.diags.is_empty() {
+        return Err(c.diags);
+    }
+    Ok(Layout {
+        structs: c.structs.into_iter().map(|s| s.expect("every struct laid out")).collect(),
+        unions,
+        soa: c.soa,
+    })
+}
+
+struct Computer<'a> {
+    schema: &'a Schema,
+    structs: Vec<Option<StructLayout>>,
+    soa: Vec<Option<SoaLayout>>,
+    /// SoA element structs still to flatten, with the span of a field that
+    /// uses them (for diagnostics).
+    soa_pending: Vec<(StructId, Span)>,
+    diags: Vec<Diagnostic>,
+}
+
+fn align_up(x: u32, a: u32) -> u32 {
+    x.div_ceil(a) * a
+}
+
+impl Computer<'_> {
+    fn struct_layout(&mut self, id: StructId) -> &StructLayout {
+        if self.structs[id].is_none() {
+            let s = &self.schema.structs[id];
+            let is_table = s.kind == StructKind::Table;
+            // The header is the table's first u32 member.
+            let mut offset: u32 = if is_table { 4 } else { 0 };
+            let mut fields = Vec::with_capacity(s.fields.len());
+            for f in &s.fields {
+                let (size, align, slot) = self.field_slot(&f.ty, f.span);
+                offset = align_up(offset, align);
+                fields.push(FieldLayout {
+                    offset,
+                    size,
+                    align,
+                    slot,
+                });
+                // Sizes were checked against u32 by the schema crate.
+                offset = offset.saturating_add(size);
+            }
+            let used = offset;
+            let size = align_up(used, 8);
+            let header = if is_table {
+                (size / 8) | ((size - used) << 29)
+            } else {
+                0
+            };
+            self.structs[id] = Some(StructLayout {
+                size,
+                used: if is_table { used } else { size },
+                align: 8,
+                fields,
+                header,
+            });
+        }
+        self.structs[id].as_ref().expect("just computed")
+    }
+
+    /// Size, alignment and slot of a field of type `ty`.
+    fn field_slot(&mut self, ty: &FieldType, span: Span) -> (u32, u32, Slot) {
+        let schema = self.schema;
+        match ty {
+            FieldType::Scalar(p) => (p.size(), p.size(), Slot::Scalar(*p)),
+            FieldType::Enum(id) => {
+                let repr = schema.enums[*id].repr;
+                (repr.size(), repr.size(), Slot::Enum { id: *id, repr })
+            }
+            FieldType::Struct(id) if schema.structs[*id].kind == StructKind::Inline => {
+                let size = self.struct_layout(*id).size;
+                (size, 8, Slot::InlineStruct(*id))
+            }
+            FieldType::Struct(id) => (4, 4, Slot::TableRef(*id)),
+            FieldType::Union(id) => (
+                UNION_SLOT_SIZE,
+                4,
+                Slot::Union {
+                    id: *id,
+                    tag: schema.unions[*id].tag,
+                },
+            ),
+            FieldType::Array(a) => match a.kind {
+                ArrayKind::Fixed(len) => {
+                    let (elem, stride, align) = match a.elem {
+                        ElemType::Scalar(p) => (FixedElem::Scalar(p), p.size(), p.size()),
+                        ElemType::Enum(id) => {
+                            let repr = schema.enums[id].repr;
+                            (FixedElem::Enum { id, repr }, repr.size(), repr.size())
+                        }
+                        ElemType::Struct(id) => {
+                            let size = self.struct_layout(id).size;
+                            (FixedElem::InlineStruct(id), size, 8)
+                        }
+                        ElemType::Union(_) => unreachable!("the schema checker rejects fixed arrays of unions"),
+                    };
+                    (
+                        stride.saturating_mul(len),
+                        align,
+                        Slot::FixedArray { elem, len, stride },
+                    )
+                }
+                ArrayKind::Dynamic | ArrayKind::Limited(_) => {
+                    let data = self.array_data(a, span);
+                    (ARRAY_REF_SIZE, 4, Slot::ArrayRef { array: *a, data })
+                }
+            },
+        }
+    }
+
+    fn array_data(&mut self, a: &ArrayType, span: Span) -> ArrayData {
+        let schema = self.schema;
+        match a.elem {
+            ElemType::Scalar(p) => ArrayData::Plain { elem_size: p.size() },
+            ElemType::Enum(id) => ArrayData::Plain {
+                elem_size: schema.enums[id].repr.size(),
+            },
+            ElemType::Struct(id) => match a.layout {
+                ArrayLayout::Aos | ArrayLayout::Plain => self.aos_of(id),
+                _ => self.soa_of(id, span),
+            },
+            ElemType::Union(id) => {
+                let tag = schema.unions[id].tag;
+                match a.layout {
+                    ArrayLayout::Aos | ArrayLayout::Plain => ArrayData::UnionAos { id, tag },
+                    ArrayLayout::Soa => ArrayData::UnionSoa { id, tag },
+                    ArrayLayout::BoVoA | ArrayLayout::BoVoS => {
+                        let soa = a.layout == ArrayLayout::BoVoS;
+                        let variants = schema.unions[id]
+                            .variants
+                            .iter()
+                            .map(|v| BunchVariant {
+                                tag: v.tag,
+                                ty: v.ty,
+                                data: Box::new(if soa { self.soa_of(v.ty, span) } else { self.aos_of(v.ty) }),
+                            })
+                            .collect();
+                        ArrayData::UnionBunch { id, tag, variants }
+                    }
+                }
+            }
+        }
+    }
+
+    fn aos_of(&mut self, id: StructId) -> ArrayData {
+        if self.schema.structs[id].kind == StructKind::Table {
+            ArrayData::AosTable { id }
+        } else {
+            let stride = self.struct_layout(id).size;
+            ArrayData::AosInline { id, stride }
+        }
+    }
+
+    fn soa_of(&mut self, elem: StructId, span: Span) -> ArrayData {
+        self.soa_pending.push((elem, span));
+        ArrayData::Soa { elem }
+    }
+
+    /// Flatten `elem` into columns (format.md §5.3).
+    fn flatten(&mut self, elem: StructId, span: Span) -> SoaLayout {
+        let mut columns = Vec::new();
+        let mut path = Vec::new();
+        let mut steps = Vec::new();
+        let mut on_path = vec![elem];
+        self.flatten_into(elem, span, &mut path, &mut steps, &mut on_path, &mut columns);
+        if columns.len() > MAX_COLUMNS {
+            let name = &self.schema.structs[elem].name;
+            self.diags.push(
+                Diagnostic::error(span, format!("`{name}` flattens into {} columns; the limit is {MAX_COLUMNS}", columns.len()))
+                    .with_label("array of this struct")
+                    .with_hint("use #aos for this array, or move rarely used fields into a table behind an array"),
+            );
+        }
+        let hashes: Vec<u32> = columns.iter().map(|c: &Column| c.hash).collect();
+        if let Some((i, j)) = first_collision(&hashes) {
+            let a = self.column_name(elem, &columns[i]);
+            let b = self.column_name(elem, &columns[j]);
+            self.diags.push(collision_diagnostic(span, &a, &b, hashes[i]));
+        }
+        let directory_block = align_up(4 * (columns.len() as u32 + 1), ARRAY_ALIGN);
+        SoaLayout {
+            elem,
+            columns,
+            directory_block,
+        }
+    }
+
+    fn flatten_into(
+        &mut self,
+        id: StructId,
+        span: Span,
+        path: &mut Vec<u32>,
+        steps: &mut Vec<StructId>,
+        on_path: &mut Vec<StructId>,
+        out: &mut Vec<Column>,
+    ) {
+        let schema = self.schema;
+        if path.len() >= MAX_FLATTEN_DEPTH {
+            self.diags.push(
+                Diagnostic::error(span, format!("SoA flattening is deeper than {MAX_FLATTEN_DEPTH} levels"))
+                    .with_label("array whose element nests too deeply")
+                    .with_hint("use #aos for this array"),
+            );
+            return;
+        }
+        for (index, field) in schema.structs[id].fields.iter().enumerate() {
+            path.push(index as u32);
+            steps.push(id);
+            match &field.ty {
+                FieldType::Struct(child) => {
+                    if on_path.contains(child) {
+                        let elem = &schema.structs[on_path[0]].name;
+                        self.diags.push(
+                            Diagnostic::error(span, format!(
+                                "the SoA layout of `{elem}` would flatten table `{}` into itself through field `{}`",
+                                schema.structs[*child].name, field.name
+                            ))
+                            .with_label("array of a recursive struct")
+                            .with_secondary(field.span, "recursion through this field")
+                            .with_hint("use #aos for this array: each element is then a separate table"),
+                        );
+                    } else {
+                        on_path.push(*child);
+                        self.flatten_into(*child, span, path, steps, on_path, out);
+                        on_path.pop();
+                    }
+                }
+                other => {
+                    let (size, align, slot) = self.field_slot(other, field.span);
+                    out.push(Column {
+                        path: path.clone(),
+                        steps: steps.clone(),
+                        hash: path_hash(path),
+                        size,
+                        align,
+                        slot,
+                    });
+                }
+            }
+            path.pop();
+            steps.pop();
+        }
+    }
+
+    fn column_name(&self, elem: StructId, column: &Column) -> String {
+        let mut names = vec![self.schema.structs[elem].name.clone()];
+        for (step, index) in column.steps.iter().zip(&column.path) {
+            names.push(self.schema.structs[*step].fields[*index as usize].name.clone());
+        }
+        names.join(".")
+    }
+}
+
+/// Indices of the first two equal hashes, if any.
+pub(crate) fn first_collision(hashes: &[u32]) -> Option<(usize, usize)> {
+    let mut sorted: Vec<(u32, usize)> = hashes.iter().copied().zip(0..).collect();
+    sorted.sort_unstable();
+    sorted
+        .windows(2)
+        .find(|w| w[0].0 == w[1].0)
+        .map(|w| (w[0].1.min(w[1].1), w[0].1.max(w[1].1)))
+}
+
+pub(crate) fn collision_diagnostic(span: Span, a: &str, b: &str, hash: u32) -> Diagnostic {
+    Diagnostic::error(span, format!("columns `{a}` and `{b}` have the same SoA hash {hash:#010x}"))
+        .with_label("array whose directory would be ambiguous")
+        .with_hint("add a placeholder field before one of them to change its position path, or use #aos for this array")
+}

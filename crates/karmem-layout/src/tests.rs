@@ -1,0 +1,115 @@
+use super::*;
+use karmem_schema::model::Primitive;
+
+fn layout(src: &str) -> (karmem_schema::model::Schema, Layout) {
+    load("t.km", src).unwrap_or_else(|d| panic!("{}", d.render(false)))
+}
+
+const APP: &str = include_str!("../../../testdata/schemas/seed_app.km");
+
+#[test]
+fn seed_account_data_offsets() {
+    let (schema, l) = layout(APP);
+    let account = l.of_struct(schema.struct_by_name("AccountData").unwrap());
+    let offsets: Vec<u32> = account.fields.iter().map(|f| f.offset).collect();
+    // header@0, ID u64@8, Email ref@16 (12 B), Profiles ref@28 (12 B) → 40
+    assert_eq!(offsets, [8, 16, 28]);
+    assert_eq!((account.used, account.size), (40, 40));
+    assert_eq!(account.header, 5);
+
+    let data = l.of_struct(schema.struct_by_name("ProfileData").unwrap());
+    // header@0, Network u8@4, Username ref@8, ID u64@24 → used 32
+    let offsets: Vec<u32> = data.fields.iter().map(|f| f.offset).collect();
+    assert_eq!(offsets, [4, 8, 24]);
+    assert_eq!((data.used, data.size, data.header), (32, 32, 4));
+
+    // []Profile is SoA; Profile (inline) → Data (table) is flattened.
+    let profile = schema.struct_by_name("Profile").unwrap();
+    let soa = l.soa(profile);
+    let paths: Vec<Vec<u32>> = soa.columns.iter().map(|c| c.path.clone()).collect();
+    assert_eq!(paths, [vec![0, 0], vec![0, 1], vec![0, 2]]);
+    assert_eq!(soa.columns[0].slot, Slot::Enum { id: 0, repr: Primitive::U8 });
+    assert_eq!(soa.columns[1].size, ARRAY_REF_SIZE);
+    assert_eq!(soa.columns[2].size, 8);
+    assert_eq!(soa.directory_block, 64);
+}
+
+#[test]
+fn table_unused_tail_and_empty_table() {
+    let (schema, l) = layout("karmem t; struct A table { X u8; } struct E table { }");
+    let a = l.of_struct(schema.struct_by_name("A").unwrap());
+    assert_eq!((a.used, a.size, a.header), (5, 8, 1 | (3 << 29)));
+    let e = l.of_struct(schema.struct_by_name("E").unwrap());
+    assert_eq!((e.used, e.size, e.header), (4, 8, 1 | (4 << 29)));
+}
+
+#[test]
+fn inline_struct_padding_and_fixed_arrays() {
+    let (schema, l) = layout(
+        "karmem t; struct V inline { X f32; Y f32; Z f32; } struct S inline { A u8; V V; B [3]u16; C bool; }",
+    );
+    let v = l.of_struct(schema.struct_by_name("V").unwrap());
+    assert_eq!(v.size, 16);
+    let s = l.of_struct(schema.struct_by_name("S").unwrap());
+    let offsets: Vec<u32> = s.fields.iter().map(|f| f.offset).collect();
+    assert_eq!(offsets, [0, 8, 24, 30]);
+    assert_eq!(s.size, 32);
+}
+
+#[test]
+fn path_hash_is_fnv1a_over_le_u32() {
+    // FNV-1a of the empty input is the offset basis.
+    assert_eq!(path_hash(&[]), 0x811C_9DC5);
+    // Independently computed reference value for path [0].
+    let mut h: u32 = 0x811C_9DC5;
+    for b in [0u8, 0, 0, 0] {
+        h = (h ^ b as u32).wrapping_mul(0x0100_0193);
+    }
+    assert_eq!(path_hash(&[0]), h);
+    assert_ne!(path_hash(&[0, 1]), path_hash(&[1, 0]));
+}
+
+#[test]
+fn recursive_table_in_soa_is_an_error_with_hint() {
+    let src = "karmem t;\nstruct Node table { V u32; Next Node; }\nstruct Root table { Nodes []Node; }\n";
+    let err = load("t.km", src).unwrap_err();
+    let text = err.render(false);
+    assert!(text.contains("would flatten table `Node` into itself through field `Next`"), "{text}");
+    assert!(text.contains("t.km:3:21"), "{text}");
+    assert!(text.contains("use #aos"), "{text}");
+    // With #aos the same schema is fine, and a table holding an SoA array of
+    // itself is fine too (arrays are leaves).
+    layout("karmem t; struct Node table { V u32; Next Node; } struct Root table { Nodes []Node #aos; }");
+    layout("karmem t; struct Node table { V u32; Children []Node; } struct Root table { Nodes []Node; }");
+}
+
+#[test]
+fn hash_collisions_are_reported() {
+    assert_eq!(compute::first_collision(&[1, 2, 3]), None);
+    assert_eq!(compute::first_collision(&[7, 2, 7]), Some((0, 2)));
+    let d = compute::collision_diagnostic(Default::default(), "E.A", "E.B", 0xdead_beef);
+    assert_eq!(d.message, "columns `E.A` and `E.B` have the same SoA hash 0xdeadbeef");
+    assert!(d.hint.unwrap().contains("#aos"));
+}
+
+#[test]
+fn union_bunches_and_directory_size() {
+    let src = "karmem t; struct C table { R f64; } struct Q inline { S f32; } union Sh u8 { C; Q = 4; }
+               struct Root table { A []Sh #bovoa; B []Sh #bovos; }";
+    let (schema, l) = layout(src);
+    let root = l.of_struct(schema.struct_by_name("Root").unwrap());
+    let Slot::ArrayRef { data: ArrayData::UnionBunch { variants, .. }, .. } = &root.fields[0].slot else {
+        panic!()
+    };
+    assert!(matches!(*variants[0].data, ArrayData::AosTable { .. }));
+    assert!(matches!(*variants[1].data, ArrayData::AosInline { stride: 8, .. }));
+    assert_eq!(variants[1].tag, 4);
+    let Slot::ArrayRef { data: ArrayData::UnionBunch { variants, .. }, .. } = &root.fields[1].slot else {
+        panic!()
+    };
+    assert!(matches!(*variants[0].data, ArrayData::Soa { .. }));
+    // 15 columns + count = 64 bytes; 16 columns spill into a second line.
+    let fields: String = (0..16).map(|i| format!("F{i} u8;")).collect();
+    let (schema, l) = layout(&format!("karmem t; struct W inline {{ {fields} }} struct R table {{ A []W; }}"));
+    assert_eq!(l.soa(schema.struct_by_name("W").unwrap()).directory_block, 128);
+}
