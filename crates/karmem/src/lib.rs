@@ -1,0 +1,70 @@
+//! Karmem runtime library for Rust: the pieces generated code is built from.
+//!
+//! * [`Writer`]: a reusable, 64-byte aligned output buffer. Encoding into a
+//!   reused writer allocates nothing once it has grown to the message size.
+//! * [`Reader`]: bounds-checked, zero-copy access to a message. Every load is
+//!   checked; malformed data reads as zero/empty (format.md §4–§5), never as
+//!   a panic or an out-of-bounds read.
+//! * [`Validator`]: the one-pass checker behind the generated `validate`
+//!   functions; a validated message can be read through a
+//!   `Reader<'_, Trusted>`, whose loads skip bounds checks.
+//! * [`ReaderMut`]: in-place updates of scalars and of arrays within their
+//!   capacity.
+//!
+//! The format itself is specified in `docs/format.md`; this crate follows it
+//! section by section.
+
+#![no_std]
+#![forbid(unsafe_op_in_unsafe_fn)]
+
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+mod error;
+mod reader;
+mod scalar;
+mod validate;
+mod writer;
+
+pub use error::Error;
+pub use reader::{
+    AlignedBuf, ArrayRef, Checked, Limits, Mode, Reader, ReaderMut, Table, Trusted,
+};
+pub use scalar::Scalar;
+pub use validate::Validator;
+pub use writer::Writer;
+
+/// Message header size; the root object starts here.
+pub const HEADER_SIZE: u32 = 8;
+/// `"KM"`: the first two bytes of every message.
+pub const MAGIC: [u8; 2] = *b"KM";
+/// The format version this library reads and writes.
+pub const VERSION: u8 = 1;
+/// Alignment of array data blocks, SoA directories and columns.
+pub const ARRAY_ALIGN: u32 = 64;
+
+/// `x` rounded up to a multiple of `a` (a power of two), in 64-bit arithmetic
+/// so that hostile 32-bit values cannot overflow.
+#[inline(always)]
+pub const fn align_up(x: u64, a: u64) -> u64 {
+    (x + a - 1) & !(a - 1)
+}
+
+/// FNV-1a (32-bit) over the little-endian `u32` encoding of each index: the
+/// hash of an SoA column's position path (format.md §5.3).
+pub const fn path_hash(path: &[u32]) -> u32 {
+    let mut h: u32 = 0x811C_9DC5;
+    let mut i = 0;
+    while i < path.len() {
+        let bytes = path[i].to_le_bytes();
+        let mut j = 0;
+        while j < 4 {
+            h ^= bytes[j] as u32;
+            h = h.wrapping_mul(0x0100_0193);
+            j += 1;
+        }
+        i += 1;
+    }
+    h
+}

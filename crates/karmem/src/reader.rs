@@ -1,0 +1,491 @@
+use alloc::vec::Vec;
+use core::marker::PhantomData;
+
+use crate::{align_up, Error, Scalar, ARRAY_ALIGN, HEADER_SIZE, MAGIC, VERSION};
+
+/// Limits a reader enforces against hostile messages (format.md §10).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Most entries scanned in one SoA directory or bunch table.
+    pub max_directory_entries: u32,
+    /// Deepest nesting the validator and the object decoder follow.
+    pub max_depth: u32,
+    /// The validator and decoder may visit/allocate at most this many times
+    /// the message size in bytes.
+    pub traversal_budget_factor: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_directory_entries: 1024,
+            max_depth: 64,
+            traversal_budget_factor: 8,
+        }
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Whether a reader's loads are bounds-checked ([`Checked`]) or not
+/// ([`Trusted`], reachable only through validation).
+pub trait Mode: Copy + sealed::Sealed + 'static {
+    const TRUSTED: bool;
+}
+
+/// Every load is bounds-checked; malformed data reads as zero.
+#[derive(Clone, Copy, Debug)]
+pub struct Checked;
+/// The message was validated: loads skip bounds checks.
+#[derive(Clone, Copy, Debug)]
+pub struct Trusted;
+
+impl sealed::Sealed for Checked {}
+impl sealed::Sealed for Trusted {}
+impl Mode for Checked {
+    const TRUSTED: bool = false;
+}
+impl Mode for Trusted {
+    const TRUSTED: bool = true;
+}
+
+/// A table found at `offset` whose first `used` bytes hold fields.
+/// `Table::EMPTY` stands for an absent or malformed table: every field reads
+/// as zero.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Table {
+    pub offset: u32,
+    pub used: u32,
+}
+
+impl Table {
+    pub const EMPTY: Table = Table { offset: 0, used: 0 };
+
+    /// Is a field at `offset` of `size` bytes inside the used part?
+    #[inline(always)]
+    pub fn has(self, offset: u32, size: u32) -> bool {
+        offset + size <= self.used
+    }
+}
+
+/// A checked array reference: `len` elements at `offset`, room for `cap`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ArrayRef {
+    pub offset: u32,
+    pub len: u32,
+    pub cap: u32,
+}
+
+impl ArrayRef {
+    pub const EMPTY: ArrayRef = ArrayRef { offset: 0, len: 0, cap: 0 };
+}
+
+/// Zero-copy access to one message.
+#[derive(Clone, Copy, Debug)]
+pub struct Reader<'a, M: Mode = Checked> {
+    bytes: &'a [u8],
+    limits: Limits,
+    _mode: PhantomData<M>,
+}
+
+/// Checks the header and alignment; returns the message bytes.
+fn open(buf: &[u8]) -> Result<&[u8], Error> {
+    if buf.len() < HEADER_SIZE as usize {
+        return Err(Error::Truncated {
+            needed: HEADER_SIZE as u64,
+            available: buf.len() as u64,
+        });
+    }
+    if buf.as_ptr() as usize % 8 != 0 {
+        return Err(Error::Misaligned);
+    }
+    if buf[0..2] != MAGIC {
+        return Err(Error::BadMagic);
+    }
+    if buf[2] != VERSION {
+        return Err(Error::UnsupportedVersion(buf[2]));
+    }
+    if buf[3] != 0 {
+        return Err(Error::BadFlags(buf[3]));
+    }
+    let size = u32::from_le_bytes([buf[4], buf[5], buf[6], buf[7]]);
+    if size < HEADER_SIZE || size % 8 != 0 {
+        return Err(Error::BadSize(size));
+    }
+    if size as usize > buf.len() {
+        return Err(Error::Truncated {
+            needed: size as u64,
+            available: buf.len() as u64,
+        });
+    }
+    Ok(&buf[..size as usize])
+}
+
+impl<'a> Reader<'a, Checked> {
+    /// Open a message (it may be followed by unrelated bytes: the header's
+    /// size bounds every access).
+    pub fn new(buf: &'a [u8]) -> Result<Self, Error> {
+        Self::with_limits(buf, Limits::default())
+    }
+
+    pub fn with_limits(buf: &'a [u8], limits: Limits) -> Result<Self, Error> {
+        Ok(Reader {
+            bytes: open(buf)?,
+            limits,
+            _mode: PhantomData,
+        })
+    }
+
+    /// A reader whose loads skip bounds checks.
+    ///
+    /// # Safety
+    /// The message must have passed the generated `validate` of the root type
+    /// that will be read through the returned reader.
+    #[doc(hidden)]
+    pub unsafe fn assume_trusted(self) -> Reader<'a, Trusted> {
+        Reader {
+            bytes: self.bytes,
+            limits: self.limits,
+            _mode: PhantomData,
+        }
+    }
+}
+
+impl<'a, M: Mode> Reader<'a, M> {
+    /// The message bytes (header included).
+    #[inline(always)]
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    #[inline(always)]
+    pub fn size(&self) -> u32 {
+        self.bytes.len() as u32
+    }
+
+    #[inline(always)]
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Load a scalar; out of bounds reads as zero.
+    #[inline(always)]
+    pub fn get<T: Scalar>(&self, offset: u32) -> T {
+        let o = offset as usize;
+        if M::TRUSTED {
+            // SAFETY: a Trusted reader exists only for validated messages,
+            // and generated code loads only offsets the validator checked.
+            unsafe { T::from_le_slice(self.bytes.get_unchecked(o..o + T::SIZE)) }
+        } else {
+            match self.bytes.get(o..o + T::SIZE) {
+                Some(b) => T::from_le_slice(b),
+                None => T::default(),
+            }
+        }
+    }
+
+    #[inline(always)]
+    pub fn get_bool(&self, offset: u32) -> bool {
+        self.get::<u8>(offset) != 0
+    }
+
+    /// The table at `offset`, or `Table::EMPTY` if it is absent or malformed
+    /// (format.md §4).
+    #[inline]
+    pub fn table(&self, offset: u32) -> Table {
+        let header: u32 = self.get(offset);
+        let total = (header & 0x1FFF_FFFF) as u64 * 8;
+        let unused = (header >> 29) as u64;
+        if M::TRUSTED {
+            return Table {
+                offset,
+                used: (total - unused) as u32,
+            };
+        }
+        let end = offset as u64 + total;
+        if offset == 0 || offset % 8 != 0 || total < 8 || total - unused < 4 || end > self.bytes.len() as u64 {
+            return Table::EMPTY;
+        }
+        Table {
+            offset,
+            used: (total - unused) as u32,
+        }
+    }
+
+    /// The root table (at offset 8).
+    #[inline]
+    pub fn root(&self) -> Table {
+        self.table(HEADER_SIZE)
+    }
+
+    /// A scalar field of a table, zero when absent.
+    #[inline(always)]
+    pub fn field<T: Scalar>(&self, t: Table, offset: u32) -> T {
+        if t.has(offset, T::SIZE as u32) {
+            self.get(t.offset + offset)
+        } else {
+            T::default()
+        }
+    }
+
+    #[inline(always)]
+    pub fn field_bool(&self, t: Table, offset: u32) -> bool {
+        self.field::<u8>(t, offset) != 0
+    }
+
+    /// The table referenced by a table's field.
+    #[inline]
+    pub fn field_table(&self, t: Table, offset: u32) -> Table {
+        let child = self.field::<u32>(t, offset);
+        if child == 0 {
+            Table::EMPTY
+        } else {
+            self.table(child)
+        }
+    }
+
+    /// The array reference stored at `at`, checked (format.md §5): empty if
+    /// malformed. `limit` is the `N` of `[<N]T`.
+    #[inline]
+    pub fn array(&self, at: u32, elem_size: u32, limit: Option<u32>) -> ArrayRef {
+        let a = ArrayRef {
+            offset: self.get(at),
+            len: self.get(at + 4),
+            cap: self.get(at + 8),
+        };
+        if M::TRUSTED || array_ok(a, elem_size, limit, self.bytes.len()) {
+            a
+        } else {
+            ArrayRef::EMPTY
+        }
+    }
+
+    /// An array field of a table (empty when absent).
+    #[inline(always)]
+    pub fn field_array(&self, t: Table, offset: u32, elem_size: u32, limit: Option<u32>) -> ArrayRef {
+        if t.has(offset, 12) {
+            self.array(t.offset + offset, elem_size, limit)
+        } else {
+            ArrayRef::EMPTY
+        }
+    }
+
+    /// `len` scalars at `offset` as a native slice (the offset was checked by
+    /// `array` or `soa_columns`, 0 means empty).
+    #[inline(always)]
+    pub fn slice<T: Scalar>(&self, offset: u32, len: u32) -> &'a [T] {
+        let (o, n) = (offset as usize, len as usize);
+        if offset == 0 || n == 0 {
+            return &[];
+        }
+        let bytes = if M::TRUSTED {
+            // SAFETY: validated offsets and lengths are in bounds.
+            unsafe { self.bytes.get_unchecked(o..o + n * T::SIZE) }
+        } else {
+            match self.bytes.get(o..o + n * T::SIZE) {
+                Some(b) => b,
+                None => return &[],
+            }
+        };
+        cast_slice(bytes)
+    }
+
+    /// The bytes of an array of `u8`.
+    #[inline(always)]
+    pub fn byte_slice(&self, a: ArrayRef) -> &'a [u8] {
+        self.slice::<u8>(a.offset, a.len)
+    }
+
+    /// UTF-8 text; invalid UTF-8 reads as `""` (use `byte_slice` for the raw
+    /// bytes, the validator reports it).
+    #[inline]
+    pub fn str(&self, a: ArrayRef) -> &'a str {
+        core::str::from_utf8(self.byte_slice(a)).unwrap_or("")
+    }
+
+    /// Resolve SoA columns in one pass over the directory of `a`
+    /// (format.md §5.3). `wanted[j] = (hash, value size)`; `out[j]` receives
+    /// the column offset, or 0 when the column is absent or malformed.
+    #[inline]
+    pub fn soa_columns(&self, a: ArrayRef, wanted: &[(u32, u32)], out: &mut [u32]) {
+        out.iter_mut().for_each(|o| *o = 0);
+        if a.cap == 0 {
+            return;
+        }
+        let dir = a.offset;
+        let n: u32 = self.get(dir);
+        let block = align_up(4 * (n as u64 + 1), ARRAY_ALIGN as u64);
+        if !M::TRUSTED
+            && (n > self.limits.max_directory_entries || dir as u64 + 2 * block > self.bytes.len() as u64)
+        {
+            return;
+        }
+        let block = block as u32;
+        for k in 1..=n {
+            let hash: u32 = self.get(dir + 4 * k);
+            for (j, (want, size)) in wanted.iter().enumerate() {
+                if *want == hash && out[j] == 0 {
+                    let col: u32 = self.get(dir + block + 4 * k);
+                    if M::TRUSTED || column_ok(col, a.cap, *size, self.bytes.len()) {
+                        out[j] = col;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[inline]
+pub(crate) fn array_ok(a: ArrayRef, elem_size: u32, limit: Option<u32>, size: usize) -> bool {
+    if a.len > a.cap {
+        return false;
+    }
+    if let Some(limit) = limit {
+        if a.len > limit {
+            return false;
+        }
+    }
+    if a.cap == 0 {
+        return true;
+    }
+    a.offset != 0
+        && a.offset % ARRAY_ALIGN == 0
+        && a.offset as u64 + a.cap as u64 * elem_size as u64 <= size as u64
+}
+
+#[inline]
+pub(crate) fn column_ok(col: u32, cap: u32, size: u32, msg: usize) -> bool {
+    col != 0 && col % ARRAY_ALIGN == 0 && col as u64 + cap as u64 * size as u64 <= msg as u64
+}
+
+/// Reinterpret little-endian bytes as a slice of `T`.
+#[inline(always)]
+fn cast_slice<T: Scalar>(bytes: &[u8]) -> &[T] {
+    #[cfg(not(target_endian = "little"))]
+    compile_error!("native slices over messages need a little-endian target");
+    let ptr = bytes.as_ptr();
+    if ptr as usize % core::mem::align_of::<T>() != 0 {
+        // Unreachable for messages opened by `Reader::new` (8-aligned base,
+        // aligned offsets); refuse rather than misread.
+        return &[];
+    }
+    // SAFETY: `ptr` is aligned for `T`, the range is `bytes.len() / size`
+    // whole values inside `bytes`, `T` is a primitive number (every bit
+    // pattern valid), and the lifetime is that of `bytes`.
+    unsafe { core::slice::from_raw_parts(ptr.cast::<T>(), bytes.len() / T::SIZE) }
+}
+
+/// An 8-byte aligned copy of a message, for buffers of unknown alignment
+/// (a reader refuses misaligned input rather than misreading it).
+#[derive(Clone, Debug, Default)]
+pub struct AlignedBuf {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl AlignedBuf {
+    pub fn from_bytes(bytes: &[u8]) -> Self {
+        let mut words = alloc::vec![0u64; bytes.len().div_ceil(8)];
+        // SAFETY: `words` has at least `bytes.len()` initialised bytes; u8
+        // has no alignment requirement.
+        let dst = unsafe { core::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), bytes.len()) };
+        dst.copy_from_slice(bytes);
+        AlignedBuf {
+            words,
+            len: bytes.len(),
+        }
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        // SAFETY: as in `from_bytes`.
+        unsafe { core::slice::from_raw_parts(self.words.as_ptr().cast::<u8>(), self.len) }
+    }
+
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: as in `from_bytes`; we hold `&mut self`.
+        unsafe { core::slice::from_raw_parts_mut(self.words.as_mut_ptr().cast::<u8>(), self.len) }
+    }
+}
+
+/// In-place updates of a message: scalars of present table fields, array
+/// elements, and array lengths within capacity. Every write is checked like
+/// a read; a write that does not fit fails instead of touching other bytes.
+pub struct ReaderMut<'a> {
+    bytes: &'a mut [u8],
+}
+
+impl<'a> ReaderMut<'a> {
+    pub fn new(buf: &'a mut [u8]) -> Result<Self, Error> {
+        let size = open(buf)?.len();
+        Ok(ReaderMut {
+            bytes: &mut buf[..size],
+        })
+    }
+
+    /// A checked reader over the current bytes.
+    pub fn reader(&self) -> Reader<'_> {
+        Reader {
+            bytes: self.bytes,
+            limits: Limits::default(),
+            _mode: PhantomData,
+        }
+    }
+
+    /// Set a scalar field of table `t` (it must be present in the message:
+    /// an older message without the field cannot grow in place).
+    pub fn set_field<T: Scalar>(&mut self, t: Table, offset: u32, value: T) -> Result<(), Error> {
+        if !t.has(offset, T::SIZE as u32) {
+            return Err(Error::MalformedTable { offset: t.offset });
+        }
+        let o = (t.offset + offset) as usize;
+        value.write_le(&mut self.bytes[o..o + T::SIZE]);
+        Ok(())
+    }
+
+    /// Set element `index` (< len) of a plain array whose reference is at
+    /// `at`.
+    pub fn set_element<T: Scalar>(&mut self, at: u32, index: u32, value: T) -> Result<(), Error> {
+        let a = self.reader().array(at, T::SIZE as u32, None);
+        if index >= a.len {
+            return Err(Error::MalformedArray { offset: at });
+        }
+        let o = a.offset as usize + index as usize * T::SIZE;
+        value.write_le(&mut self.bytes[o..o + T::SIZE]);
+        Ok(())
+    }
+
+    /// Append to a plain array within its capacity.
+    pub fn push<T: Scalar>(&mut self, at: u32, value: T) -> Result<(), Error> {
+        let a = self.reader().array(at, T::SIZE as u32, None);
+        if a.len >= a.cap {
+            return Err(Error::TooLarge);
+        }
+        let o = a.offset as usize + a.len as usize * T::SIZE;
+        value.write_le(&mut self.bytes[o..o + T::SIZE]);
+        self.write_len(at, a.len + 1);
+        Ok(())
+    }
+
+    /// Change the length of an array within its capacity; elements dropped
+    /// by shrinking are zeroed (unused capacity is always zero).
+    pub fn set_len(&mut self, at: u32, elem_size: u32, len: u32) -> Result<(), Error> {
+        let a = self.reader().array(at, elem_size, None);
+        if len > a.cap || (a.cap == 0 && a.offset == 0 && self.reader().get::<u32>(at + 8) != 0) {
+            return Err(Error::TooLarge);
+        }
+        if len < a.len {
+            let from = a.offset as usize + (len * elem_size) as usize;
+            let to = a.offset as usize + (a.len * elem_size) as usize;
+            self.bytes[from..to].fill(0);
+        }
+        self.write_len(at, len);
+        Ok(())
+    }
+
+    fn write_len(&mut self, at: u32, len: u32) {
+        let o = at as usize + 4;
+        self.bytes[o..o + 4].copy_from_slice(&len.to_le_bytes());
+    }
+}

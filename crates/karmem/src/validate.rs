@@ -1,0 +1,167 @@
+use crate::reader::{array_ok, column_ok};
+use crate::{align_up, ArrayRef, Error, Reader, Table, ARRAY_ALIGN, HEADER_SIZE};
+
+/// The state of one validation pass: the reader, the remaining traversal
+/// budget and the nesting depth. Generated `validate` functions drive it.
+pub struct Validator<'a> {
+    pub reader: Reader<'a>,
+    budget: u64,
+    depth: u32,
+}
+
+impl<'a> Validator<'a> {
+    pub fn new(reader: Reader<'a>) -> Self {
+        let budget = reader.size() as u64 * reader.limits().traversal_budget_factor as u64;
+        Validator {
+            reader,
+            budget,
+            depth: 0,
+        }
+    }
+
+    /// Account for `bytes` visited; fails once the budget is spent, which
+    /// bounds the work of messages that reuse offsets.
+    #[inline]
+    pub fn charge(&mut self, bytes: u64) -> Result<(), Error> {
+        // At least one unit per object, so empty objects count too.
+        let cost = bytes.max(1);
+        if cost > self.budget {
+            return Err(Error::BudgetExceeded);
+        }
+        self.budget -= cost;
+        Ok(())
+    }
+
+    #[inline]
+    pub fn enter(&mut self) -> Result<(), Error> {
+        self.depth += 1;
+        if self.depth > self.reader.limits().max_depth {
+            return Err(Error::DepthExceeded);
+        }
+        Ok(())
+    }
+
+    #[inline]
+    pub fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    /// A table that must be well formed; offset 0 (absent) is allowed and
+    /// yields `Table::EMPTY`.
+    pub fn table(&mut self, offset: u32) -> Result<Table, Error> {
+        if offset == 0 {
+            return Ok(Table::EMPTY);
+        }
+        let t = self.reader.table(offset);
+        if t == Table::EMPTY {
+            return Err(Error::MalformedTable { offset });
+        }
+        let header: u32 = self.reader.get(offset);
+        self.charge((header & 0x1FFF_FFFF) as u64 * 8)?;
+        Ok(t)
+    }
+
+    /// The root table, which must be present.
+    pub fn root(&mut self) -> Result<Table, Error> {
+        self.table(HEADER_SIZE)
+    }
+
+    /// The array reference at `at`, which must be well formed.
+    pub fn array(&mut self, at: u32, elem_size: u32, limit: Option<u32>) -> Result<ArrayRef, Error> {
+        let r = &self.reader;
+        let a = ArrayRef {
+            offset: r.get(at),
+            len: r.get(at + 4),
+            cap: r.get(at + 8),
+        };
+        if let Some(limit) = limit {
+            if a.len > limit {
+                return Err(Error::LimitExceeded {
+                    offset: at,
+                    len: a.len,
+                    limit,
+                });
+            }
+        }
+        if !array_ok(a, elem_size, limit, r.size() as usize) {
+            return Err(Error::MalformedArray { offset: at });
+        }
+        self.charge(a.cap as u64 * elem_size as u64)?;
+        Ok(a)
+    }
+
+    /// An array field of a table (absent = empty, which is valid).
+    pub fn field_array(&mut self, t: Table, offset: u32, elem_size: u32, limit: Option<u32>) -> Result<ArrayRef, Error> {
+        if t.has(offset, 12) {
+            self.array(t.offset + offset, elem_size, limit)
+        } else {
+            Ok(ArrayRef::EMPTY)
+        }
+    }
+
+    /// Check an SoA directory and resolve the known columns (`out`, as in
+    /// `Reader::soa_columns`). A known column that is present must be well
+    /// formed; absent columns are valid (older writers).
+    pub fn soa(&mut self, a: ArrayRef, wanted: &[(u32, u32)], out: &mut [u32]) -> Result<(), Error> {
+        out.iter_mut().for_each(|o| *o = 0);
+        if a.cap == 0 {
+            return Ok(());
+        }
+        let r = self.reader;
+        let dir = a.offset;
+        let n: u32 = r.get(dir);
+        if n > r.limits().max_directory_entries {
+            return Err(Error::DirectoryTooLarge { offset: dir, entries: n });
+        }
+        let block = align_up(4 * (n as u64 + 1), ARRAY_ALIGN as u64);
+        if dir as u64 + 2 * block > r.size() as u64 {
+            return Err(Error::MalformedArray { offset: dir });
+        }
+        self.charge(2 * block)?;
+        for k in 1..=n {
+            let hash: u32 = r.get(dir + 4 * k);
+            for (j, (want, size)) in wanted.iter().enumerate() {
+                if *want == hash {
+                    if out[j] != 0 {
+                        // Two entries for one column: ambiguous.
+                        return Err(Error::MalformedArray { offset: dir });
+                    }
+                    let col: u32 = r.get(dir + block as u32 + 4 * k);
+                    if !column_ok(col, a.cap, *size, r.size() as usize) {
+                        return Err(Error::MalformedArray { offset: dir });
+                    }
+                    self.charge(a.cap as u64 * *size as u64)?;
+                    out[j] = col;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn utf8(&self, offset: u32, len: u32) -> Result<(), Error> {
+        let bytes = self.reader.slice::<u8>(offset, len);
+        core::str::from_utf8(bytes).map(|_| ()).map_err(|_| Error::InvalidText { offset })
+    }
+
+    pub fn utf16(&self, offset: u32, len: u32) -> Result<(), Error> {
+        let units = self.reader.slice::<u16>(offset, len);
+        if char::decode_utf16(units.iter().copied()).any(|c| c.is_err()) {
+            return Err(Error::InvalidText { offset });
+        }
+        Ok(())
+    }
+
+    pub fn bool_at(&self, offset: u32) -> Result<(), Error> {
+        if self.reader.get::<u8>(offset) > 1 {
+            return Err(Error::InvalidBool { offset });
+        }
+        Ok(())
+    }
+
+    pub fn bools(&self, offset: u32, len: u32) -> Result<(), Error> {
+        match self.reader.slice::<u8>(offset, len).iter().position(|b| *b > 1) {
+            Some(i) => Err(Error::InvalidBool { offset: offset + i as u32 }),
+            None => Ok(()),
+        }
+    }
+}

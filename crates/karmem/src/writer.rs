@@ -1,0 +1,279 @@
+use alloc::vec::Vec;
+
+use crate::{align_up, Error, Scalar, ARRAY_ALIGN, HEADER_SIZE, MAGIC, VERSION};
+
+/// One cache line; the writer's storage unit, so the buffer is 64-byte
+/// aligned (array blocks at aligned offsets are aligned in memory too).
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u8; 64]);
+
+const ZERO_LINE: Line = Line([0; 64]);
+
+/// A reusable output buffer for messages.
+///
+/// Offsets handed out by [`Writer::alloc`] are positions in the message.
+/// Everything allocated is zero-filled, so padding and unused capacity are
+/// zero and nothing of a previous message leaks into the next one.
+pub struct Writer {
+    lines: Vec<Line>,
+    len: usize,
+}
+
+impl Default for Writer {
+    fn default() -> Self {
+        Writer::new(1024)
+    }
+}
+
+impl Writer {
+    /// A writer with room for `capacity` bytes before it grows.
+    pub fn new(capacity: usize) -> Self {
+        let mut lines = Vec::new();
+        lines.resize(capacity.div_ceil(64).max(1), ZERO_LINE);
+        Writer { lines, len: 0 }
+    }
+
+    /// Forget the current message; keep the buffer.
+    #[inline]
+    pub fn reset(&mut self) {
+        self.len = 0;
+    }
+
+    /// Bytes written so far (the finished message after [`Writer::finish`]).
+    #[inline]
+    pub fn bytes(&self) -> &[u8] {
+        // SAFETY: `lines` owns `lines.len() * 64` initialised bytes and
+        // `len <= lines.len() * 64` is an invariant kept by `alloc`.
+        unsafe { core::slice::from_raw_parts(self.lines.as_ptr().cast::<u8>(), self.len) }
+    }
+
+    #[inline]
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as in `bytes`, and we hold `&mut self`.
+        unsafe { core::slice::from_raw_parts_mut(self.lines.as_mut_ptr().cast::<u8>(), self.len) }
+    }
+
+    #[inline]
+    pub fn len(&self) -> u32 {
+        self.len as u32
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Start a message: reset and reserve the header. The root object must be
+    /// allocated next (it lands at offset 8).
+    #[inline]
+    pub fn begin(&mut self) {
+        self.len = 0;
+        let header = self.alloc(HEADER_SIZE, 8).expect("8 bytes always fit");
+        debug_assert_eq!(header, 0);
+    }
+
+    /// Pad to 8 bytes and fill in the header (format.md §1).
+    pub fn finish(&mut self) -> Result<&[u8], Error> {
+        let end = align_up(self.len as u64, 8);
+        if end > u32::MAX as u64 {
+            return Err(Error::TooLarge);
+        }
+        self.grow_to(end as usize);
+        let size = self.len as u32;
+        let b = self.bytes_mut();
+        b[0..2].copy_from_slice(&MAGIC);
+        b[2] = VERSION;
+        b[3] = 0;
+        b[4..8].copy_from_slice(&size.to_le_bytes());
+        Ok(self.bytes())
+    }
+
+    /// Reserve `size` zeroed bytes at the next multiple of `align` (a power
+    /// of two); the gap before them is zeroed too. Returns their offset.
+    #[inline]
+    pub fn alloc(&mut self, size: u32, align: u32) -> Result<u32, Error> {
+        let start = align_up(self.len as u64, align as u64);
+        let end = start + size as u64;
+        if end > u32::MAX as u64 {
+            return Err(Error::TooLarge);
+        }
+        self.grow_to(end as usize);
+        Ok(start as u32)
+    }
+
+    /// Extend to `end` bytes, zeroing what is added.
+    #[inline]
+    fn grow_to(&mut self, end: usize) {
+        let lines = end.div_ceil(64);
+        if lines > self.lines.len() {
+            let target = lines.max(self.lines.len() * 2);
+            self.lines.resize(target, ZERO_LINE);
+        }
+        let old = self.len;
+        self.len = end;
+        self.bytes_mut()[old..end].fill(0);
+    }
+
+    /// Reserve an array data block of `count` elements of `elem_size` bytes,
+    /// 64-byte aligned. An empty array has no block: returns 0.
+    #[inline]
+    pub fn alloc_array(&mut self, count: usize, elem_size: u32) -> Result<u32, Error> {
+        if count == 0 {
+            return Ok(0);
+        }
+        let bytes = (count as u64) * elem_size as u64;
+        if bytes > u32::MAX as u64 {
+            return Err(Error::TooLarge);
+        }
+        self.alloc(bytes as u32, ARRAY_ALIGN)
+    }
+
+    #[inline(always)]
+    pub fn put<T: Scalar>(&mut self, offset: u32, value: T) {
+        let o = offset as usize;
+        value.write_le(&mut self.bytes_mut()[o..o + T::SIZE]);
+    }
+
+    #[inline(always)]
+    pub fn put_bool(&mut self, offset: u32, value: bool) {
+        self.bytes_mut()[offset as usize] = value as u8;
+    }
+
+    #[inline]
+    pub fn put_bytes(&mut self, offset: u32, bytes: &[u8]) {
+        let o = offset as usize;
+        self.bytes_mut()[o..o + bytes.len()].copy_from_slice(bytes);
+    }
+
+    /// Copy a slice of scalars as little-endian values.
+    #[inline]
+    pub fn put_slice<T: Scalar>(&mut self, offset: u32, values: &[T]) {
+        let o = offset as usize;
+        let out = &mut self.bytes_mut()[o..o + values.len() * T::SIZE];
+        if cfg!(target_endian = "little") {
+            // SAFETY: `T` is a primitive number (sealed `Scalar`), so its
+            // in-memory bytes on a little-endian target are its encoding.
+            let src = unsafe {
+                core::slice::from_raw_parts(values.as_ptr().cast::<u8>(), values.len() * T::SIZE)
+            };
+            out.copy_from_slice(src);
+        } else {
+            for (chunk, v) in out.chunks_exact_mut(T::SIZE).zip(values) {
+                v.write_le(chunk);
+            }
+        }
+    }
+
+    /// Write the 12-byte array reference at `at`.
+    #[inline(always)]
+    pub fn put_array_ref(&mut self, at: u32, offset: u32, len: u32, cap: u32) {
+        let o = at as usize;
+        let b = &mut self.bytes_mut()[o..o + 12];
+        b[0..4].copy_from_slice(&offset.to_le_bytes());
+        b[4..8].copy_from_slice(&len.to_le_bytes());
+        b[8..12].copy_from_slice(&cap.to_le_bytes());
+    }
+
+    /// A plain array of scalars: block + reference at `at`.
+    #[inline]
+    pub fn write_slice<T: Scalar>(&mut self, at: u32, values: &[T]) -> Result<(), Error> {
+        let offset = self.alloc_array(values.len(), T::SIZE as u32)?;
+        if offset != 0 {
+            self.put_slice(offset, values);
+        }
+        let n = values.len() as u32;
+        self.put_array_ref(at, offset, n, n);
+        Ok(())
+    }
+
+    /// Text or bytes: block + reference at `at`.
+    #[inline]
+    pub fn write_bytes(&mut self, at: u32, bytes: &[u8]) -> Result<(), Error> {
+        let offset = self.alloc_array(bytes.len(), 1)?;
+        if offset != 0 {
+            self.put_bytes(offset, bytes);
+        }
+        let n = bytes.len() as u32;
+        self.put_array_ref(at, offset, n, n);
+        Ok(())
+    }
+
+    /// An SoA array of `count` elements: directory (hashes, then column
+    /// offsets) followed by one 64-aligned column per `(hash, size)`, in the
+    /// given order (format.md §5.3). Writes the reference at `at` and the
+    /// column offsets into `columns_out` (same order); returns the directory
+    /// offset (0 for an empty array).
+    pub fn write_soa(
+        &mut self,
+        at: u32,
+        count: usize,
+        columns: &[(u32, u32)],
+        columns_out: &mut [u32],
+    ) -> Result<u32, Error> {
+        if count == 0 {
+            self.put_array_ref(at, 0, 0, 0);
+            columns_out.iter_mut().for_each(|c| *c = 0);
+            return Ok(0);
+        }
+        let n = columns.len() as u64;
+        let block = align_up(4 * (n + 1), ARRAY_ALIGN as u64);
+        let dir = self.alloc((2 * block).min(u32::MAX as u64) as u32, ARRAY_ALIGN)?;
+        self.put(dir, n as u32);
+        for (k, (hash, size)) in columns.iter().enumerate() {
+            let col = self.alloc_array(count, *size)?;
+            columns_out[k] = col;
+            let entry = dir + 4 * (k as u32 + 1);
+            self.put(entry, *hash);
+            self.put(entry + block as u32, col);
+        }
+        let n = count as u32;
+        self.put_array_ref(at, dir, n, n);
+        Ok(dir)
+    }
+
+    /// The bytes of an earlier allocation, for generated code that fills a
+    /// block in place.
+    #[inline]
+    pub fn slice_mut(&mut self, offset: u32, len: u32) -> &mut [u8] {
+        let o = offset as usize;
+        &mut self.bytes_mut()[o..o + len as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffer_is_64_aligned_and_zeroed_after_reuse() {
+        let mut w = Writer::new(16);
+        w.begin();
+        let a = w.alloc(100, 8).unwrap();
+        w.slice_mut(a, 100).fill(0xAB);
+        w.finish().unwrap();
+        assert_eq!(w.bytes().as_ptr() as usize % 64, 0);
+        w.begin();
+        let b = w.alloc(3, 1).unwrap();
+        let c = w.alloc(4, 64).unwrap();
+        assert_eq!((b, c), (8, 64));
+        assert!(w.bytes()[8..68].iter().all(|&x| x == 0), "stale bytes leaked");
+        let msg = w.finish().unwrap();
+        assert_eq!(&msg[..8], &[b'K', b'M', 1, 0, 72, 0, 0, 0]);
+    }
+
+    #[test]
+    fn soa_directory_layout() {
+        let mut w = Writer::new(0);
+        w.begin();
+        let at = w.alloc(12, 4).unwrap();
+        let mut cols = [0u32; 2];
+        let dir = w.write_soa(at, 3, &[(0x11, 4), (0x22, 1)], &mut cols).unwrap();
+        assert_eq!(dir, 64);
+        assert_eq!(cols, [192, 256]);
+        let b = w.bytes();
+        assert_eq!(&b[64..76], &[2, 0, 0, 0, 0x11, 0, 0, 0, 0x22, 0, 0, 0]);
+        assert_eq!(&b[128..140], &[0, 0, 0, 0, 192, 0, 0, 0, 0, 1, 0, 0]);
+        assert_eq!(&b[8..20], &[64, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0]);
+    }
+}
