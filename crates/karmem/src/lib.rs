@@ -25,6 +25,7 @@ mod error;
 mod reader;
 mod scalar;
 mod validate;
+mod views;
 mod writer;
 
 pub use error::Error;
@@ -33,6 +34,7 @@ pub use reader::{
 };
 pub use scalar::Scalar;
 pub use validate::Validator;
+pub use views::{FromInline, FromTable, InlineArray, TableArray};
 pub use writer::Writer;
 
 /// Message header size; the root object starts here.

@@ -98,7 +98,7 @@ fn open(buf: &[u8]) -> Result<&[u8], Error> {
             available: buf.len() as u64,
         });
     }
-    if buf.as_ptr() as usize % 8 != 0 {
+    if !(buf.as_ptr() as usize).is_multiple_of(8) {
         return Err(Error::Misaligned);
     }
     if buf[0..2] != MAGIC {
@@ -111,7 +111,7 @@ fn open(buf: &[u8]) -> Result<&[u8], Error> {
         return Err(Error::BadFlags(buf[3]));
     }
     let size = u32::from_le_bytes([buf[4], buf[5], buf[6], buf[7]]);
-    if size < HEADER_SIZE || size % 8 != 0 {
+    if size < HEADER_SIZE || !size.is_multiple_of(8) {
         return Err(Error::BadSize(size));
     }
     if size as usize > buf.len() {
@@ -195,17 +195,25 @@ impl<'a, M: Mode> Reader<'a, M> {
     /// (format.md §4).
     #[inline]
     pub fn table(&self, offset: u32) -> Table {
+        // Offset 0 is the header: "absent". Checked before the load so a
+        // Trusted reader never interprets the header as a table.
+        if offset == 0 {
+            return Table::EMPTY;
+        }
         let header: u32 = self.get(offset);
         let total = (header & 0x1FFF_FFFF) as u64 * 8;
         let unused = (header >> 29) as u64;
         if M::TRUSTED {
+            if offset == 0 {
+                return Table::EMPTY;
+            }
             return Table {
                 offset,
                 used: (total - unused) as u32,
             };
         }
         let end = offset as u64 + total;
-        if offset == 0 || offset % 8 != 0 || total < 8 || total - unused < 4 || end > self.bytes.len() as u64 {
+        if !offset.is_multiple_of(8) || total < 8 || total - unused < 4 || end > self.bytes.len() as u64 {
             return Table::EMPTY;
         }
         Table {
@@ -335,6 +343,42 @@ impl<'a, M: Mode> Reader<'a, M> {
             }
         }
     }
+
+    /// Tag and offset columns of an SoA array of unions (format.md §7.1):
+    /// `(tags_at, offsets_at)`, or `None` if the block does not fit.
+    #[inline]
+    pub fn union_columns(&self, a: ArrayRef, tag_size: u32) -> Option<(u32, u32)> {
+        if a.cap == 0 {
+            return None;
+        }
+        let tags_end = a.offset as u64 + a.cap as u64 * tag_size as u64;
+        let offsets = align_up(tags_end, ARRAY_ALIGN as u64);
+        if !M::TRUSTED && offsets + 4 * a.cap as u64 > self.bytes.len() as u64 {
+            return None;
+        }
+        Some((a.offset, offsets as u32))
+    }
+
+    /// The array of one variant in a bunch table (format.md §7.1), checked
+    /// like any array reference; empty if the variant has no entry.
+    #[inline]
+    pub fn bunch_entry(&self, a: ArrayRef, tag: u32, elem_size: u32) -> ArrayRef {
+        if a.cap == 0 {
+            return ArrayRef::EMPTY;
+        }
+        let k: u32 = self.get(a.offset);
+        let end = a.offset as u64 + 16 * (k as u64 + 1);
+        if !M::TRUSTED && (k > self.limits.max_directory_entries || end > self.bytes.len() as u64) {
+            return ArrayRef::EMPTY;
+        }
+        for e in 1..=k {
+            let entry = a.offset + 16 * e;
+            if self.get::<u32>(entry) == tag {
+                return self.array(entry + 4, elem_size, None);
+            }
+        }
+        ArrayRef::EMPTY
+    }
 }
 
 #[inline]
@@ -351,13 +395,13 @@ pub(crate) fn array_ok(a: ArrayRef, elem_size: u32, limit: Option<u32>, size: us
         return true;
     }
     a.offset != 0
-        && a.offset % ARRAY_ALIGN == 0
+        && a.offset.is_multiple_of(ARRAY_ALIGN)
         && a.offset as u64 + a.cap as u64 * elem_size as u64 <= size as u64
 }
 
 #[inline]
 pub(crate) fn column_ok(col: u32, cap: u32, size: u32, msg: usize) -> bool {
-    col != 0 && col % ARRAY_ALIGN == 0 && col as u64 + cap as u64 * size as u64 <= msg as u64
+    col != 0 && col.is_multiple_of(ARRAY_ALIGN) && col as u64 + cap as u64 * size as u64 <= msg as u64
 }
 
 /// Reinterpret little-endian bytes as a slice of `T`.
@@ -366,7 +410,7 @@ fn cast_slice<T: Scalar>(bytes: &[u8]) -> &[T] {
     #[cfg(not(target_endian = "little"))]
     compile_error!("native slices over messages need a little-endian target");
     let ptr = bytes.as_ptr();
-    if ptr as usize % core::mem::align_of::<T>() != 0 {
+    if !(ptr as usize).is_multiple_of(core::mem::align_of::<T>()) {
         // Unreachable for messages opened by `Reader::new` (8-aligned base,
         // aligned offsets); refuse rather than misread.
         return &[];

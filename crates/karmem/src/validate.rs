@@ -164,4 +164,42 @@ impl<'a> Validator<'a> {
             None => Ok(()),
         }
     }
+
+    /// Check the tag and offset columns of an SoA array of unions.
+    pub fn union_columns(&mut self, a: ArrayRef, tag_size: u32) -> Result<Option<(u32, u32)>, Error> {
+        if a.cap == 0 {
+            return Ok(None);
+        }
+        match self.reader.union_columns(a, tag_size) {
+            Some(c) => {
+                self.charge(a.cap as u64 * (tag_size as u64 + 4))?;
+                Ok(Some(c))
+            }
+            None => Err(Error::MalformedArray { offset: a.offset }),
+        }
+    }
+
+    /// Check a bunch table; returns its entries `(tag, entry position)`
+    /// through `each` (entries with unknown tags are skipped by the caller).
+    pub fn bunch(&mut self, a: ArrayRef, mut each: impl FnMut(&mut Self, u32, u32) -> Result<(), Error>) -> Result<(), Error> {
+        if a.cap == 0 {
+            return Ok(());
+        }
+        let r = self.reader;
+        let k: u32 = r.get(a.offset);
+        if k > r.limits().max_directory_entries {
+            return Err(Error::DirectoryTooLarge { offset: a.offset, entries: k });
+        }
+        let block = align_up(16 * (k as u64 + 1), ARRAY_ALIGN as u64);
+        if a.offset as u64 + block > r.size() as u64 {
+            return Err(Error::MalformedArray { offset: a.offset });
+        }
+        self.charge(block)?;
+        for e in 1..=k {
+            let entry = a.offset + 16 * e;
+            let tag: u32 = r.get(entry);
+            each(self, tag, entry)?;
+        }
+        Ok(())
+    }
 }

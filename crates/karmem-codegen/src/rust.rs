@@ -1,0 +1,1679 @@
+//! Rust backend: generates, per schema, one module with
+//!
+//! * object types (`Clone + Debug + Default + PartialEq`) with
+//!   `write_as_root` / `read_as_root` (decoding reuses allocations) and
+//!   `validate` (returns a trusted viewer);
+//! * zero-copy viewers, generic over [`karmem::Mode`]: `Checked` (every
+//!   load bounds-checked) or `Trusted` (after validation);
+//! * for each struct used in an SoA array, an array view exposing every
+//!   scalar column as a native slice, and an element view.
+//!
+//! The emitted text is valid Rust; the CLI runs `rustfmt` over it.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use karmem_layout::{ArrayData, FixedElem, Layout, Slot, SoaLayout};
+use karmem_schema::model::*;
+
+use crate::names::{camel, rust_ident, screaming, snake};
+use crate::{Backend, Error, GeneratedFile};
+
+/// The Rust generator. `serde` adds `serde::Serialize`/`Deserialize`
+/// derives following the golden-vector JSON conventions.
+#[derive(Clone, Debug, Default)]
+pub struct RustBackend {
+    pub serde: bool,
+}
+
+impl Backend for RustBackend {
+    fn name(&self) -> &'static str {
+        "rust"
+    }
+
+    fn generate(&self, schema: &Schema, layout: &Layout) -> Result<Vec<GeneratedFile>, Error> {
+        let mut g = Gen {
+            s: schema,
+            l: layout,
+            serde: self.serde,
+            out: String::new(),
+        };
+        g.file();
+        Ok(vec![GeneratedFile {
+            path: format!("{}.rs", snake(&schema.package)),
+            contents: g.out,
+        }])
+    }
+}
+
+struct Gen<'a> {
+    s: &'a Schema,
+    l: &'a Layout,
+    serde: bool,
+    out: String,
+}
+
+/// Where a field's bytes are, for the code being emitted.
+#[derive(Clone)]
+enum Ctx {
+    /// A table field: `T` is the table expression, `off` its offset.
+    Table { t: String, off: u32 },
+    /// A fixed position (inline struct, array element): `pos` is a `u32`
+    /// expression, `present` a `bool` expression.
+    Pos { pos: String, present: String },
+}
+
+fn add(base: &str, off: u32) -> String {
+    if off == 0 {
+        base.to_string()
+    } else {
+        format!("{base} + {off}")
+    }
+}
+
+fn mul(i: &str, size: u32) -> String {
+    if size == 1 {
+        i.to_string()
+    } else {
+        format!("{i} * {size}")
+    }
+}
+
+fn rust_prim(p: Primitive) -> &'static str {
+    match p {
+        Primitive::U8 => "u8",
+        Primitive::U16 => "u16",
+        Primitive::U32 => "u32",
+        Primitive::U64 => "u64",
+        Primitive::I8 => "i8",
+        Primitive::I16 => "i16",
+        Primitive::I32 => "i32",
+        Primitive::I64 => "i64",
+        Primitive::F32 => "f32",
+        Primitive::F64 => "f64",
+        Primitive::Bool => "bool",
+    }
+}
+
+/// `x as u32` unless `x` already is one.
+fn as_u32(expr: &str, p: Primitive) -> String {
+    if p == Primitive::U32 {
+        expr.to_string()
+    } else {
+        format!("{expr} as u32")
+    }
+}
+
+impl Gen<'_> {
+    fn w(&mut self, text: &str) {
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    // ---- names -----------------------------------------------------------
+
+    fn struct_name(&self, id: StructId) -> String {
+        camel(&self.s.structs[id].name)
+    }
+    fn view_name(&self, id: StructId) -> String {
+        format!("{}View", self.struct_name(id))
+    }
+    fn soa_name(&self, id: StructId) -> String {
+        format!("{}Soa", self.struct_name(id))
+    }
+    fn soa_item_name(&self, id: StructId) -> String {
+        format!("{}SoaItem", self.struct_name(id))
+    }
+    fn enum_name(&self, id: EnumId) -> String {
+        camel(&self.s.enums[id].name)
+    }
+    fn union_name(&self, id: UnionId) -> String {
+        camel(&self.s.unions[id].name)
+    }
+    fn union_value(&self, id: UnionId) -> String {
+        format!("{}Value", self.union_name(id))
+    }
+    fn union_view(&self, id: UnionId) -> String {
+        format!("{}View", self.union_name(id))
+    }
+    fn field_ident(&self, id: StructId, index: usize) -> String {
+        rust_ident(&snake(&self.s.structs[id].fields[index].name))
+    }
+    fn is_table(&self, id: StructId) -> bool {
+        self.s.structs[id].kind == StructKind::Table
+    }
+
+    // ---- file ------------------------------------------------------------
+
+    fn file(&mut self) {
+        let header = crate::header("//", self.s);
+        self.out.push_str(&header);
+        self.w("//");
+        self.w("// Usage: `mod <name>;` next to this file, with the `karmem` crate as a dependency.");
+        self.w("");
+        for item in self.s.order.clone() {
+            match item {
+                Item::Enum(id) => self.enum_item(id),
+                Item::Struct(id) => self.struct_item(id),
+                Item::Union(id) => self.union_item(id),
+                Item::Memory(_) | Item::Interface(_) => {}
+            }
+        }
+        for (id, soa) in self.l.soa.iter().enumerate() {
+            if let Some(soa) = soa {
+                self.soa_item(id, soa);
+            }
+        }
+        let mut bunches = BTreeSet::new();
+        for st in &self.l.structs {
+            for f in &st.fields {
+                self.collect_bunches(&f.slot, &mut bunches);
+            }
+        }
+        for soa in self.l.soa.iter().flatten() {
+            for c in &soa.columns {
+                self.collect_bunches(&c.slot, &mut bunches);
+            }
+        }
+        for (id, soa) in bunches {
+            self.bunch_item(id, soa);
+        }
+    }
+
+    fn collect_bunches(&self, slot: &Slot, out: &mut BTreeSet<(UnionId, bool)>) {
+        if let Slot::ArrayRef {
+            array,
+            data: ArrayData::UnionBunch { id, .. },
+        } = slot
+        {
+            out.insert((*id, array.layout == ArrayLayout::BoVoS));
+        }
+    }
+
+    fn doc(&mut self, doc: &[String]) {
+        for d in doc {
+            let line = format!("/// {d}");
+            self.w(line.trim_end());
+        }
+    }
+
+    // ---- enums -----------------------------------------------------------
+
+    fn enum_item(&mut self, id: EnumId) {
+        let e = &self.s.enums[id];
+        let name = self.enum_name(id);
+        let repr = rust_prim(e.repr);
+        self.doc(&e.doc.clone());
+        self.w("///");
+        self.w("/// A newtype over the wire value, so values unknown to this schema version survive a round trip.");
+        self.w("#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]");
+        if self.serde {
+            self.w("#[derive(serde::Serialize, serde::Deserialize)]");
+            self.w("#[serde(transparent)]");
+        }
+        self.w("#[repr(transparent)]");
+        self.w(&format!("pub struct {name}(pub {repr});"));
+        self.w("");
+        self.w(&format!("impl {name} {{"));
+        let mut arms = String::new();
+        for v in &e.variants {
+            let c = screaming(&v.name);
+            for d in &v.doc {
+                self.w(&format!("    /// {d}"));
+            }
+            self.w(&format!("    pub const {c}: {name} = {name}({});", v.value));
+            let _ = writeln!(arms, "            {} => Some(\"{}\"),", v.value, v.name);
+        }
+        self.w("");
+        self.w("    /// The schema name of this value, if this schema version knows it.");
+        self.w("    pub fn name(self) -> Option<&'static str> {");
+        self.w("        match self.0 {");
+        self.out.push_str(&arms);
+        self.w("            _ => None,");
+        self.w("        }");
+        self.w("    }");
+        self.w("}");
+        self.w("");
+        self.w(&format!("impl core::fmt::Debug for {name} {{"));
+        self.w("    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {");
+        self.w("        match self.name() {");
+        self.w("            Some(n) => f.write_str(n),");
+        self.w(&format!("            None => write!(f, \"{name}({{}})\", self.0),"));
+        self.w("        }");
+        self.w("    }");
+        self.w("}");
+        self.w("");
+    }
+
+    // ---- object types ----------------------------------------------------
+
+    fn obj_type(&self, ty: &FieldType) -> String {
+        match ty {
+            FieldType::Scalar(p) => rust_prim(*p).to_string(),
+            FieldType::Enum(id) => self.enum_name(*id),
+            FieldType::Struct(id) => self.struct_name(*id),
+            FieldType::Union(id) => format!("Option<{}>", self.union_value(*id)),
+            FieldType::Array(a) => {
+                let elem = match a.elem {
+                    ElemType::Scalar(p) => rust_prim(p).to_string(),
+                    ElemType::Enum(id) => self.enum_name(id),
+                    ElemType::Struct(id) => self.struct_name(id),
+                    ElemType::Union(id) => format!("Option<{}>", self.union_value(id)),
+                };
+                match (a.kind, a.text) {
+                    (ArrayKind::Fixed(n), _) => format!("[{elem}; {n}]"),
+                    (_, Some(_)) => "String".to_string(),
+                    _ => format!("Vec<{elem}>"),
+                }
+            }
+        }
+    }
+
+    fn struct_item(&mut self, id: StructId) {
+        let st = &self.s.structs[id];
+        let name = self.struct_name(id);
+        let kind = if self.is_table(id) { "table (evolvable)" } else { "inline struct (frozen layout)" };
+        self.doc(&st.doc.clone());
+        if !st.doc.is_empty() {
+            self.w("///");
+        }
+        self.w(&format!("/// `{}`: {kind}. Object type: owns its data.", st.name));
+        self.w("#[derive(Clone, Debug, PartialEq)]");
+        if self.serde {
+            self.w("#[derive(serde::Serialize, serde::Deserialize)]");
+            self.w("#[serde(default, deny_unknown_fields)]");
+        }
+        self.w(&format!("pub struct {name} {{"));
+        let mut defaults = String::new();
+        for (i, f) in st.fields.iter().enumerate() {
+            for d in &f.doc {
+                self.w(&format!("    /// {d}"));
+            }
+            let ident = self.field_ident(id, i);
+            if self.serde && ident.trim_end_matches('_') != f.name {
+                self.w(&format!("    #[serde(rename = \"{}\")]", f.name));
+            }
+            let ty = self.obj_type(&f.ty);
+            self.w(&format!("    pub {ident}: {ty},"));
+            let default = match &f.ty {
+                FieldType::Array(ArrayType {
+                    kind: ArrayKind::Fixed(_),
+                    ..
+                }) => "core::array::from_fn(|_| Default::default())".to_string(),
+                _ => "Default::default()".to_string(),
+            };
+            let _ = writeln!(defaults, "            {ident}: {default},");
+        }
+        self.w("}");
+        self.w("");
+        self.w("#[allow(clippy::derivable_impls)]");
+        self.w(&format!("impl Default for {name} {{"));
+        self.w("    fn default() -> Self {");
+        self.w(&format!("        {name} {{"));
+        self.out.push_str(&defaults);
+        self.w("        }");
+        self.w("    }");
+        self.w("}");
+        self.w("");
+        self.struct_impl(id);
+        self.view_item(id);
+    }
+
+    fn struct_impl(&mut self, id: StructId) {
+        let name = self.struct_name(id);
+        let view = self.view_name(id);
+        let sl = self.l.of_struct(id).clone();
+        let table = self.is_table(id);
+        self.w(&format!("impl {name} {{"));
+        // -- encode
+        self.w("    /// Encode as the root of a message; `w` is reset first. Reuse the");
+        self.w("    /// writer: once it has grown, encoding allocates nothing.");
+        self.w("    pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {");
+        self.w("        w.begin();");
+        if table {
+            self.w("        self.write(w)?;");
+        } else {
+            self.w(&format!("        let at = w.alloc({}, 8)?;", sl.size));
+            self.w("        self.write_at(w, at)?;");
+        }
+        self.w("        w.finish()?;");
+        self.w("        Ok(())");
+        self.w("    }");
+        self.w("");
+        self.w("    /// Encode into a new buffer (convenience; prefer `write_as_root`).");
+        self.w("    pub fn to_bytes(&self) -> Result<Vec<u8>, karmem::Error> {");
+        self.w("        let mut w = karmem::Writer::new(1024);");
+        self.w("        self.write_as_root(&mut w)?;");
+        self.w("        Ok(w.bytes().to_vec())");
+        self.w("    }");
+        self.w("");
+        let mut body = String::new();
+        for (i, f) in sl.fields.iter().enumerate() {
+            let place = format!("self.{}", self.field_ident(id, i));
+            let pos = add("at", f.offset);
+            body.push_str(&self.write_slot(&f.slot, &place, &pos, 2));
+        }
+        if table {
+            self.w("    #[doc(hidden)]");
+            self.w("    pub fn write(&self, w: &mut karmem::Writer) -> Result<u32, karmem::Error> {");
+            self.w(&format!("        let at = w.alloc({}, 8)?;", sl.size));
+            self.w(&format!("        w.put::<u32>(at, {:#x});", sl.header));
+            self.out.push_str(&body);
+            self.w("        Ok(at)");
+            self.w("    }");
+        } else {
+            let (w, at) = if body.is_empty() { ("_w", "_at") } else { ("w", "at") };
+            self.w("    #[doc(hidden)]");
+            self.w(&format!(
+                "    pub fn write_at(&self, {w}: &mut karmem::Writer, {at}: u32) -> Result<(), karmem::Error> {{"
+            ));
+            self.out.push_str(&body);
+            self.w("        Ok(())");
+            self.w("    }");
+        }
+        self.w("");
+        // -- decode
+        self.w("    /// Decode a whole message into `self`, reusing its allocations.");
+        self.w("    /// Malformed parts read as zero/empty; the traversal budget and depth");
+        self.w("    /// limit bound the work and memory a hostile message can cause.");
+        self.w("    pub fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {");
+        self.w("        let mut v = karmem::Validator::new(*r);");
+        if table {
+            self.w("        self.read_table(&mut v, r.root())");
+        } else {
+            self.w(&format!("        if 8 + {} > r.size() {{", sl.size));
+            self.w("            *self = Self::default();");
+            self.w("            return Ok(());");
+            self.w("        }");
+            self.w("        self.read_at(&mut v, karmem::HEADER_SIZE)");
+        }
+        self.w("    }");
+        self.w("");
+        self.w("    /// Decode a message into a new object.");
+        self.w("    pub fn from_bytes(bytes: &[u8]) -> Result<Self, karmem::Error> {");
+        self.w("        let r = karmem::Reader::new(bytes)?;");
+        self.w("        let mut value = Self::default();");
+        self.w("        value.read_as_root(&r)?;");
+        self.w("        Ok(value)");
+        self.w("    }");
+        self.w("");
+        let mut body = String::new();
+        for (i, f) in sl.fields.iter().enumerate() {
+            let place = format!("self.{}", self.field_ident(id, i));
+            let ctx = if table {
+                Ctx::Table { t: "t".into(), off: f.offset }
+            } else {
+                Ctx::Pos { pos: add("at", f.offset), present: "true".into() }
+            };
+            body.push_str(&self.read_slot(&f.slot, &place, &ctx, 2));
+        }
+        let uses_r = mentions(&body, "r");
+        if table {
+            self.w("    #[doc(hidden)]");
+            self.w("    pub fn read_table(&mut self, v: &mut karmem::Validator<'_>, t: karmem::Table) -> Result<(), karmem::Error> {");
+            self.w("        v.enter()?;");
+            self.w("        v.charge(t.used as u64)?;");
+            if uses_r {
+                self.w("        let r = v.reader;");
+            }
+            self.out.push_str(&body);
+            self.w("        v.leave();");
+            self.w("        Ok(())");
+            self.w("    }");
+        } else {
+            let at = if body.contains("at") { "at" } else { "_at" };
+            self.w("    #[doc(hidden)]");
+            self.w(&format!(
+                "    pub fn read_at(&mut self, v: &mut karmem::Validator<'_>, {at}: u32) -> Result<(), karmem::Error> {{"
+            ));
+            if uses_r {
+                self.w("        let r = v.reader;");
+            }
+            if !body.contains("v.") && !body.contains("(v") && !body.contains(", v") {
+                self.w("        let _ = v;");
+            }
+            self.out.push_str(&body);
+            self.w("        Ok(())");
+            self.w("    }");
+        }
+        self.w("");
+        // -- validate
+        self.w("    /// Check the whole message once (format.md §11). On success the");
+        self.w("    /// returned viewer reads without bounds checks.");
+        self.w(&format!(
+            "    pub fn validate<'a>(r: &karmem::Reader<'a>) -> Result<{view}<'a, karmem::Trusted>, karmem::Error> {{"
+        ));
+        self.w("        let mut v = karmem::Validator::new(*r);");
+        if table {
+            self.w("        let t = v.root()?;");
+            self.w("        Self::validate_table(&mut v, t)?;");
+        } else {
+            self.w(&format!("        if 8 + {} > r.size() {{", sl.size));
+            self.w(&format!(
+                "            return Err(karmem::Error::Truncated {{ needed: 8 + {}, available: r.size() as u64 }});",
+                sl.size
+            ));
+            self.w("        }");
+            self.w("        Self::validate_at(&mut v, karmem::HEADER_SIZE)?;");
+        }
+        self.w("        // SAFETY: the message passed this root type's validation.");
+        self.w("        let trusted = unsafe { r.assume_trusted() };");
+        self.w(&format!("        Ok({view}::root(&trusted))"));
+        self.w("    }");
+        self.w("");
+        let mut body = String::new();
+        for f in &sl.fields {
+            let ctx = if table {
+                Ctx::Table { t: "t".into(), off: f.offset }
+            } else {
+                Ctx::Pos { pos: add("at", f.offset), present: "true".into() }
+            };
+            body.push_str(&self.validate_slot(&f.slot, &ctx, 2));
+        }
+        let uses_r = mentions(&body, "r");
+        if table {
+            let t = if body.contains('t') { "t" } else { "_t" };
+            self.w("    #[doc(hidden)]");
+            self.w(&format!(
+                "    pub fn validate_table(v: &mut karmem::Validator<'_>, {t}: karmem::Table) -> Result<(), karmem::Error> {{"
+            ));
+            self.w("        v.enter()?;");
+            if uses_r {
+                self.w("        let r = v.reader;");
+            }
+            self.out.push_str(&body);
+            self.w("        v.leave();");
+            self.w("        Ok(())");
+            self.w("    }");
+        } else {
+            let (v, at) = if body.is_empty() { ("_v", "_at") } else { ("v", "at") };
+            self.w("    #[doc(hidden)]");
+            self.w(&format!(
+                "    pub fn validate_at({v}: &mut karmem::Validator<'_>, {at}: u32) -> Result<(), karmem::Error> {{"
+            ));
+            if uses_r {
+                self.w("        let r = v.reader;");
+            }
+            self.out.push_str(&body);
+            self.w("        Ok(())");
+            self.w("    }");
+        }
+        self.w("}");
+        self.w("");
+    }
+
+    // ---- per-slot code: write --------------------------------------------
+
+    fn write_slot(&self, slot: &Slot, place: &str, pos: &str, indent: usize) -> String {
+        let pad = "    ".repeat(indent);
+        match slot {
+            Slot::Scalar(Primitive::Bool) => format!("{pad}w.put_bool({pos}, {place});\n"),
+            Slot::Scalar(p) => format!("{pad}w.put::<{}>({pos}, {place});\n", rust_prim(*p)),
+            Slot::Enum { repr, .. } => format!("{pad}w.put::<{}>({pos}, {place}.0);\n", rust_prim(*repr)),
+            Slot::InlineStruct(_) => format!("{pad}{place}.write_at(w, {pos})?;\n"),
+            Slot::TableRef(_) => format!("{pad}let child = {place}.write(w)?;\n{pad}w.put::<u32>({pos}, child);\n"),
+            Slot::Union { id, .. } => {
+                format!("{pad}{}::write_slot(&{place}, w, {pos})?;\n", self.union_value(*id))
+            }
+            Slot::FixedArray { elem, stride, .. } => {
+                let epos = format!("{pos} + {}", mul("j as u32", *stride));
+                let inner = match elem {
+                    FixedElem::Scalar(Primitive::Bool) => format!("w.put_bool({epos}, *e);"),
+                    FixedElem::Scalar(p) => format!("w.put::<{}>({epos}, *e);", rust_prim(*p)),
+                    FixedElem::Enum { repr, .. } => format!("w.put::<{}>({epos}, e.0);", rust_prim(*repr)),
+                    FixedElem::InlineStruct(_) => format!("e.write_at(w, {epos})?;"),
+                };
+                format!("{pad}for (j, e) in {place}.iter().enumerate() {{\n{pad}    {inner}\n{pad}}}\n")
+            }
+            Slot::ArrayRef { array, data } => {
+                let mut out = String::new();
+                if let ArrayKind::Limited(n) = array.kind {
+                    let len = match array.text {
+                        Some(Text::Utf16) => format!("{place}.encode_utf16().count()"),
+                        _ => format!("{place}.len()"),
+                    };
+                    let _ = writeln!(out, "{pad}if {len} > {n} {{\n{pad}    return Err(karmem::Error::TooLarge);\n{pad}}}");
+                }
+                out.push_str(&self.write_array(array, data, place, pos, indent));
+                out
+            }
+        }
+    }
+
+    fn write_array(&self, array: &ArrayType, data: &ArrayData, place: &str, pos: &str, indent: usize) -> String {
+        let pad = "    ".repeat(indent);
+        match (array.text, data) {
+            (Some(Text::Utf8), _) => format!("{pad}w.write_bytes({pos}, {place}.as_bytes())?;\n"),
+            (Some(Text::Utf16), _) => format!(
+                "{pad}{{\n{pad}    let units: Vec<u16> = {place}.encode_utf16().collect();\n{pad}    w.write_slice({pos}, &units)?;\n{pad}}}\n"
+            ),
+            (None, ArrayData::Plain { elem_size }) => match array.elem {
+                ElemType::Scalar(Primitive::Bool) | ElemType::Enum(_) => {
+                    let put = match array.elem {
+                        ElemType::Scalar(_) => format!("w.put_bool(block + {}, *e);", mul("i as u32", 1)),
+                        ElemType::Enum(id) => format!(
+                            "w.put::<{}>(block + {}, e.0);",
+                            rust_prim(self.s.enums[id].repr),
+                            mul("i as u32", *elem_size)
+                        ),
+                        _ => unreachable!(),
+                    };
+                    format!(
+                        "{pad}{{\n{pad}    let block = w.alloc_array({place}.len(), {elem_size})?;\n{pad}    for (i, e) in {place}.iter().enumerate() {{\n{pad}        {put}\n{pad}    }}\n{pad}    w.put_array_ref({pos}, block, {place}.len() as u32, {place}.len() as u32);\n{pad}}}\n"
+                    )
+                }
+                _ => format!("{pad}w.write_slice({pos}, &{place})?;\n"),
+            },
+            (None, ArrayData::UnionAos { id, .. }) => format!(
+                "{pad}{{\n{pad}    let block = w.alloc_array({place}.len(), 8)?;\n{pad}    for (i, e) in {place}.iter().enumerate() {{\n{pad}        {}::write_slot(e, w, block + i as u32 * 8)?;\n{pad}    }}\n{pad}    w.put_array_ref({pos}, block, {place}.len() as u32, {place}.len() as u32);\n{pad}}}\n",
+                self.union_value(*id)
+            ),
+            (None, ArrayData::UnionSoa { id, tag }) => {
+                let tw = tag.size();
+                format!(
+                    "{pad}{{\n{pad}    let tags = w.alloc_array({place}.len(), {tw})?;\n{pad}    let offsets = w.alloc_array({place}.len(), 4)?;\n{pad}    for (i, e) in {place}.iter().enumerate() {{\n{pad}        {}::write_parts(e, w, tags + {}, offsets + i as u32 * 4)?;\n{pad}    }}\n{pad}    w.put_array_ref({pos}, tags, {place}.len() as u32, {place}.len() as u32);\n{pad}}}\n",
+                    self.union_value(*id),
+                    mul("i as u32", tw)
+                )
+            }
+            (None, ArrayData::UnionBunch { id, .. }) => {
+                let f = if array.layout == ArrayLayout::BoVoS { "write_bovos" } else { "write_bovoa" };
+                format!("{pad}{}::{f}(&{place}, w, {pos})?;\n", self.union_value(*id))
+            }
+            (None, data) => self.write_struct_array(data, &format!("{place}.iter()"), &format!("{place}.len()"), pos, indent),
+        }
+    }
+
+    /// An array of structs from an iterator of `&T` with `count` items.
+    fn write_struct_array(&self, data: &ArrayData, iter: &str, count: &str, pos: &str, indent: usize) -> String {
+        let pad = "    ".repeat(indent);
+        match data {
+            ArrayData::AosInline { stride, .. } => format!(
+                "{pad}{{\n{pad}    let count = {count};\n{pad}    let block = w.alloc_array(count, {stride})?;\n{pad}    for (i, e) in {iter}.enumerate() {{\n{pad}        e.write_at(w, block + {})?;\n{pad}    }}\n{pad}    w.put_array_ref({pos}, block, count as u32, count as u32);\n{pad}}}\n",
+                mul("i as u32", *stride)
+            ),
+            ArrayData::AosTable { .. } => format!(
+                "{pad}{{\n{pad}    let count = {count};\n{pad}    let block = w.alloc_array(count, 4)?;\n{pad}    for (i, e) in {iter}.enumerate() {{\n{pad}        let child = e.write(w)?;\n{pad}        w.put::<u32>(block + i as u32 * 4, child);\n{pad}    }}\n{pad}    w.put_array_ref({pos}, block, count as u32, count as u32);\n{pad}}}\n"
+            ),
+            ArrayData::Soa { elem } => format!(
+                "{pad}{}::write_soa({iter}, {count}, w, {pos})?;\n",
+                self.struct_name(*elem)
+            ),
+            _ => unreachable!("only struct arrays here"),
+        }
+    }
+
+    // ---- per-slot code: object decode ------------------------------------
+
+    fn read_slot(&self, slot: &Slot, place: &str, ctx: &Ctx, indent: usize) -> String {
+        let pad = "    ".repeat(indent);
+        let size = slot_size(self.l, slot);
+        let (pos, present) = match ctx {
+            Ctx::Table { t, off } => (format!("{t}.offset + {off}"), format!("{t}.has({off}, {size})")),
+            Ctx::Pos { pos, present } => (pos.clone(), present.clone()),
+        };
+        let scalar = |ty: &str| -> String {
+            match ctx {
+                Ctx::Table { t, off } => format!("r.field::<{ty}>({t}, {off})"),
+                Ctx::Pos { pos, present } if present == "true" => format!("r.get::<{ty}>({pos})"),
+                Ctx::Pos { pos, present } => {
+                    format!("if {present} {{ r.get::<{ty}>({pos}) }} else {{ Default::default() }}")
+                }
+            }
+        };
+        match slot {
+            Slot::Scalar(Primitive::Bool) => format!("{pad}{place} = {} != 0;\n", scalar("u8")),
+            Slot::Scalar(p) => format!("{pad}{place} = {};\n", scalar(rust_prim(*p))),
+            Slot::Enum { id, repr } => format!("{pad}{place} = {}({});\n", self.enum_name(*id), scalar(rust_prim(*repr))),
+            Slot::InlineStruct(_) => self.guarded(
+                &present,
+                &format!("{place}.read_at(v, {pos})?;"),
+                &format!("{place} = Default::default();"),
+                indent,
+            ),
+            Slot::TableRef(_) => {
+                let t = match ctx {
+                    Ctx::Table { t, off } => format!("r.field_table({t}, {off})"),
+                    Ctx::Pos { pos, present } if present == "true" => format!("r.table(r.get::<u32>({pos}))"),
+                    Ctx::Pos { pos, present } => {
+                        format!("if {present} {{ r.table(r.get::<u32>({pos})) }} else {{ karmem::Table::EMPTY }}")
+                    }
+                };
+                format!("{pad}{place}.read_table(v, {t})?;\n")
+            }
+            Slot::Union { id, .. } => self.guarded(
+                &present,
+                &format!("{}::read_parts(&mut {place}, v, {pos}, {pos} + 4)?;", self.union_value(*id)),
+                &format!("{place} = None;"),
+                indent,
+            ),
+            Slot::FixedArray { elem, stride, .. } => {
+                let epos = format!("{pos} + {}", mul("j as u32", *stride));
+                let inner = match elem {
+                    FixedElem::Scalar(Primitive::Bool) => format!("*e = r.get::<u8>({epos}) != 0;"),
+                    FixedElem::Scalar(p) => format!("*e = r.get::<{}>({epos});", rust_prim(*p)),
+                    FixedElem::Enum { id, repr } => {
+                        format!("*e = {}(r.get::<{}>({epos}));", self.enum_name(*id), rust_prim(*repr))
+                    }
+                    FixedElem::InlineStruct(_) => format!("e.read_at(v, {epos})?;"),
+                };
+                let read = format!("for (j, e) in {place}.iter_mut().enumerate() {{\n{pad}        {inner}\n{pad}    }}");
+                self.guarded(&present, &read, &format!("{place} = core::array::from_fn(|_| Default::default());"), indent)
+            }
+            Slot::ArrayRef { array, data } => {
+                let es = elem_size(self.l, data);
+                let limit = match array.kind {
+                    ArrayKind::Limited(n) => format!("Some({n})"),
+                    _ => "None".into(),
+                };
+                let a = match ctx {
+                    Ctx::Table { t, off } => format!("r.field_array({t}, {off}, {es}, {limit})"),
+                    Ctx::Pos { pos, present } if present == "true" => format!("r.array({pos}, {es}, {limit})"),
+                    Ctx::Pos { pos, present } => format!(
+                        "if {present} {{ r.array({pos}, {es}, {limit}) }} else {{ karmem::ArrayRef::EMPTY }}"
+                    ),
+                };
+                let body = self.read_array(array, data, place, indent + 1);
+                format!("{pad}{{\n{pad}    let a = {a};\n{body}{pad}}}\n")
+            }
+        }
+    }
+
+    fn guarded(&self, present: &str, then: &str, otherwise: &str, indent: usize) -> String {
+        let pad = "    ".repeat(indent);
+        if present == "true" {
+            format!("{pad}{then}\n")
+        } else {
+            format!("{pad}if {present} {{\n{pad}    {then}\n{pad}}} else {{\n{pad}    {otherwise}\n{pad}}}\n")
+        }
+    }
+
+    /// Decode array `a` into `place` (a `Vec` or `String`), reusing it.
+    fn read_array(&self, array: &ArrayType, data: &ArrayData, place: &str, indent: usize) -> String {
+        let pad = "    ".repeat(indent);
+        let charge = |size: u32| format!("{pad}v.charge({})?;\n", mul("a.len as u64", size.max(1)));
+        match (array.text, data) {
+            (Some(Text::Utf8), _) => format!("{}{pad}{place}.clear();\n{pad}{place}.push_str(r.str(a));\n", charge(1)),
+            (Some(Text::Utf16), _) => format!(
+                "{}{pad}{place}.clear();\n{pad}{place}.extend(char::decode_utf16(r.slice::<u16>(a.offset, a.len).iter().copied()).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)));\n",
+                charge(2)
+            ),
+            (None, ArrayData::Plain { elem_size }) => {
+                let fill = match array.elem {
+                    ElemType::Scalar(Primitive::Bool) => {
+                        format!("{place}.extend(r.slice::<u8>(a.offset, a.len).iter().map(|b| *b != 0));")
+                    }
+                    ElemType::Scalar(p) => format!("{place}.extend_from_slice(r.slice::<{}>(a.offset, a.len));", rust_prim(p)),
+                    ElemType::Enum(id) => format!(
+                        "{place}.extend(r.slice::<{}>(a.offset, a.len).iter().map(|x| {}(*x)));",
+                        rust_prim(self.s.enums[id].repr),
+                        self.enum_name(id)
+                    ),
+                    _ => unreachable!(),
+                };
+                format!("{}{pad}{place}.clear();\n{pad}{fill}\n", charge(*elem_size))
+            }
+            (None, ArrayData::AosInline { stride, .. }) => format!(
+                "{}{pad}{place}.resize_with(a.len as usize, Default::default);\n{pad}for (i, e) in {place}.iter_mut().enumerate() {{\n{pad}    e.read_at(v, a.offset + {})?;\n{pad}}}\n",
+                charge(*stride),
+                mul("i as u32", *stride)
+            ),
+            (None, ArrayData::AosTable { .. }) => format!(
+                "{}{pad}{place}.resize_with(a.len as usize, Default::default);\n{pad}for (i, e) in {place}.iter_mut().enumerate() {{\n{pad}    e.read_table(v, r.table(r.get::<u32>(a.offset + i as u32 * 4)))?;\n{pad}}}\n",
+                charge(4)
+            ),
+            (None, ArrayData::Soa { elem }) => format!("{pad}{}::read_soa(&mut {place}, v, a)?;\n", self.struct_name(*elem)),
+            (None, ArrayData::UnionAos { id, .. }) => format!(
+                "{}{pad}{place}.resize_with(a.len as usize, || None);\n{pad}for (i, e) in {place}.iter_mut().enumerate() {{\n{pad}    let at = a.offset + i as u32 * 8;\n{pad}    {}::read_parts(e, v, at, at + 4)?;\n{pad}}}\n",
+                charge(8),
+                self.union_value(*id)
+            ),
+            (None, ArrayData::UnionSoa { id, tag }) => format!(
+                "{pad}match r.union_columns(a, {tw}) {{\n{pad}    Some((tags, offsets)) => {{\n{pad}        v.charge(a.len as u64 * {cost})?;\n{pad}        {place}.resize_with(a.len as usize, || None);\n{pad}        for (i, e) in {place}.iter_mut().enumerate() {{\n{pad}            {u}::read_parts(e, v, tags + {ti}, offsets + i as u32 * 4)?;\n{pad}        }}\n{pad}    }}\n{pad}    None => {place}.clear(),\n{pad}}}\n",
+                tw = tag.size(),
+                cost = tag.size() + 4,
+                u = self.union_value(*id),
+                ti = mul("i as u32", tag.size())
+            ),
+            (None, ArrayData::UnionBunch { id, .. }) => {
+                let f = if array.layout == ArrayLayout::BoVoS { "read_bovos" } else { "read_bovoa" };
+                format!("{pad}{}::{f}(&mut {place}, v, a)?;\n", self.union_value(*id))
+            }
+        }
+    }
+
+    // ---- per-slot code: validation ---------------------------------------
+
+    fn validate_slot(&self, slot: &Slot, ctx: &Ctx, indent: usize) -> String {
+        let pad = "    ".repeat(indent);
+        let size = slot_size(self.l, slot);
+        let (pos, present) = match ctx {
+            Ctx::Table { t, off } => (format!("{t}.offset + {off}"), format!("{t}.has({off}, {size})")),
+            Ctx::Pos { pos, present } => (pos.clone(), present.clone()),
+        };
+        let when = |code: String| -> String {
+            if code.is_empty() {
+                String::new()
+            } else if present == "true" {
+                code
+            } else {
+                let inner: String = code.lines().map(|l| format!("    {l}\n")).collect();
+                format!("{pad}if {present} {{\n{inner}{pad}}}\n")
+            }
+        };
+        match slot {
+            Slot::Scalar(Primitive::Bool) => when(format!("{pad}v.bool_at({pos})?;\n")),
+            Slot::Scalar(_) | Slot::Enum { .. } => String::new(),
+            Slot::InlineStruct(id) => {
+                if self.inline_needs_validation(*id) {
+                    when(format!("{pad}{}::validate_at(v, {pos})?;\n", self.struct_name(*id)))
+                } else {
+                    String::new()
+                }
+            }
+            Slot::TableRef(id) => when(format!(
+                "{pad}let child = v.table(r.get::<u32>({pos}))?;\n{pad}{}::validate_table(v, child)?;\n",
+                self.struct_name(*id)
+            )),
+            Slot::Union { id, .. } => when(format!("{pad}{}::validate_parts(v, {pos}, {pos} + 4)?;\n", self.union_value(*id))),
+            Slot::FixedArray { elem, len, stride } => match elem {
+                FixedElem::Scalar(Primitive::Bool) => when(format!("{pad}v.bools({pos}, {len})?;\n")),
+                FixedElem::InlineStruct(id) if self.inline_needs_validation(*id) => when(format!(
+                    "{pad}for j in 0..{len}u32 {{\n{pad}    {}::validate_at(v, {pos} + {})?;\n{pad}}}\n",
+                    self.struct_name(*id),
+                    mul("j", *stride)
+                )),
+                _ => String::new(),
+            },
+            Slot::ArrayRef { array, data } => {
+                let es = elem_size(self.l, data);
+                let limit = match array.kind {
+                    ArrayKind::Limited(n) => format!("Some({n})"),
+                    _ => "None".into(),
+                };
+                let a = match ctx {
+                    Ctx::Table { t, off } => format!("v.field_array({t}, {off}, {es}, {limit})?"),
+                    Ctx::Pos { pos, .. } => format!("v.array({pos}, {es}, {limit})?"),
+                };
+                let body = self.validate_array(array, data, indent);
+                let (binding, body) = if body.is_empty() { ("_a", body) } else { ("a", body) };
+                let code = format!("{pad}let {binding} = {a};\n{body}");
+                match ctx {
+                    Ctx::Table { .. } => code,
+                    Ctx::Pos { .. } => when(code),
+                }
+            }
+        }
+    }
+
+    fn validate_array(&self, array: &ArrayType, data: &ArrayData, indent: usize) -> String {
+        let pad = "    ".repeat(indent);
+        match (array.text, data) {
+            (Some(Text::Utf8), _) => format!("{pad}v.utf8(a.offset, a.len)?;\n"),
+            (Some(Text::Utf16), _) => format!("{pad}v.utf16(a.offset, a.len)?;\n"),
+            (None, ArrayData::Plain { .. }) => match array.elem {
+                ElemType::Scalar(Primitive::Bool) => format!("{pad}v.bools(a.offset, a.len)?;\n"),
+                _ => String::new(),
+            },
+            (None, ArrayData::UnionAos { id, .. }) => format!(
+                "{pad}for i in 0..a.len {{\n{pad}    let at = a.offset + i * 8;\n{pad}    {}::validate_parts(v, at, at + 4)?;\n{pad}}}\n",
+                self.union_value(*id)
+            ),
+            (None, ArrayData::UnionSoa { id, tag }) => format!(
+                "{pad}if let Some((tags, offsets)) = v.union_columns(a, {})? {{\n{pad}    for i in 0..a.len {{\n{pad}        {}::validate_parts(v, tags + {}, offsets + i * 4)?;\n{pad}    }}\n{pad}}}\n",
+                tag.size(),
+                self.union_value(*id),
+                mul("i", tag.size())
+            ),
+            (None, ArrayData::UnionBunch { variants, .. }) => {
+                let mut arms = String::new();
+                for bv in variants {
+                    let es = elem_size(self.l, &bv.data);
+                    let inner = self.validate_struct_array(&bv.data, indent + 3);
+                    let binding = if inner.is_empty() { "_sub" } else { "a" };
+                    let _ = write!(
+                        arms,
+                        "{pad}        {} => {{\n{pad}            let {binding} = v.array(entry + 4, {es}, None)?;\n{inner}{pad}            Ok(())\n{pad}        }}\n",
+                        bv.tag
+                    );
+                }
+                format!("{pad}v.bunch(a, |v, tag, entry| {{\n{pad}    match tag {{\n{arms}{pad}        _ => Ok(()),\n{pad}    }}\n{pad}}})?;\n")
+            }
+            (None, data) => self.validate_struct_array(data, indent),
+        }
+    }
+
+    fn validate_struct_array(&self, data: &ArrayData, indent: usize) -> String {
+        let pad = "    ".repeat(indent);
+        match data {
+            ArrayData::AosInline { id, stride } => {
+                if self.inline_needs_validation(*id) {
+                    format!(
+                        "{pad}for i in 0..a.len {{\n{pad}    {}::validate_at(v, a.offset + {})?;\n{pad}}}\n",
+                        self.struct_name(*id),
+                        mul("i", *stride)
+                    )
+                } else {
+                    String::new()
+                }
+            }
+            ArrayData::AosTable { id } => format!(
+                "{pad}for i in 0..a.len {{\n{pad}    let child = v.table(v.reader.get::<u32>(a.offset + i * 4))?;\n{pad}    {}::validate_table(v, child)?;\n{pad}}}\n",
+                self.struct_name(*id)
+            ),
+            ArrayData::Soa { elem } => format!("{pad}{}::validate_soa(v, a)?;\n", self.struct_name(*elem)),
+            _ => unreachable!(),
+        }
+    }
+
+    /// Does an inline struct hold anything the validator must look at?
+    fn inline_needs_validation(&self, id: StructId) -> bool {
+        self.l.of_struct(id).fields.iter().any(|f| match &f.slot {
+            Slot::Scalar(Primitive::Bool) => true,
+            Slot::Scalar(_) | Slot::Enum { .. } => false,
+            Slot::InlineStruct(c) => self.inline_needs_validation(*c),
+            Slot::FixedArray { elem, .. } => match elem {
+                FixedElem::Scalar(Primitive::Bool) => true,
+                FixedElem::InlineStruct(c) => self.inline_needs_validation(*c),
+                _ => false,
+            },
+            _ => true,
+        })
+    }
+
+    // ---- viewers ---------------------------------------------------------
+
+    fn view_item(&mut self, id: StructId) {
+        let name = self.struct_name(id);
+        let view = self.view_name(id);
+        let sl = self.l.of_struct(id).clone();
+        let table = self.is_table(id);
+        self.w(&format!("/// Zero-copy viewer of `{}`. `M` is `karmem::Checked` (every load", self.s.structs[id].name));
+        self.w("/// bounds-checked; malformed data reads as zero) or `karmem::Trusted`");
+        self.w(&format!("/// (returned by `{name}::validate`)."));
+        self.w("#[derive(Clone, Copy)]");
+        if table {
+            self.w(&format!("pub struct {view}<'a, M: karmem::Mode = karmem::Checked> {{"));
+            self.w("    r: karmem::Reader<'a, M>,");
+            self.w("    t: karmem::Table,");
+            self.w("}");
+            self.w("");
+            self.w(&format!("impl<'a, M: karmem::Mode> karmem::FromTable<'a, M> for {view}<'a, M> {{"));
+            self.w("    fn from_table(r: karmem::Reader<'a, M>, t: karmem::Table) -> Self {");
+            self.w(&format!("        {view} {{ r, t }}"));
+            self.w("    }");
+            self.w("}");
+        } else {
+            self.w(&format!("pub struct {view}<'a, M: karmem::Mode = karmem::Checked> {{"));
+            self.w("    r: karmem::Reader<'a, M>,");
+            self.w("    at: u32,");
+            self.w("    present: bool,");
+            self.w("}");
+            self.w("");
+            self.w(&format!("impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for {view}<'a, M> {{"));
+            self.w("    fn from_inline(r: karmem::Reader<'a, M>, at: u32) -> Self {");
+            self.w(&format!("        {view} {{ r, at, present: true }}"));
+            self.w("    }");
+            self.w("}");
+        }
+        self.w("");
+        self.w(&format!("impl<'a, M: karmem::Mode> {view}<'a, M> {{"));
+        self.w("    /// The viewer of a message whose root is this type.");
+        self.w("    pub fn root(r: &karmem::Reader<'a, M>) -> Self {");
+        if table {
+            self.w(&format!("        {view} {{ r: *r, t: r.root() }}"));
+        } else {
+            self.w(&format!(
+                "        {view} {{ r: *r, at: karmem::HEADER_SIZE, present: karmem::HEADER_SIZE + {} <= r.size() }}",
+                sl.size
+            ));
+        }
+        self.w("    }");
+        for (i, f) in sl.fields.iter().enumerate() {
+            let ident = self.field_ident(id, i);
+            let ctx = if table {
+                Ctx::Table { t: "self.t".into(), off: f.offset }
+            } else {
+                Ctx::Pos { pos: add("self.at", f.offset), present: "self.present".into() }
+            };
+            let doc = self.s.structs[id].fields[i].doc.clone();
+            self.view_accessor(&ident, &f.slot, &ctx, &doc);
+        }
+        self.w("}");
+        self.w("");
+    }
+
+    /// Emit the viewer accessor(s) of one slot.
+    fn view_accessor(&mut self, ident: &str, slot: &Slot, ctx: &Ctx, doc: &[String]) {
+        let size = slot_size(self.l, slot);
+        let (pos, present) = match ctx {
+            Ctx::Table { t, off } => (format!("{t}.offset + {off}"), format!("{t}.has({off}, {size})")),
+            Ctx::Pos { pos, present } => (pos.clone(), present.clone()),
+        };
+        let scalar = |ty: &str| -> String {
+            match ctx {
+                Ctx::Table { t, off } => format!("self.r.field::<{ty}>({t}, {off})"),
+                Ctx::Pos { pos, present } => {
+                    format!("if {present} {{ self.r.get::<{ty}>({pos}) }} else {{ Default::default() }}")
+                }
+            }
+        };
+        let mut methods: Vec<(String, String, String)> = Vec::new(); // (name, type, body)
+        match slot {
+            Slot::Scalar(Primitive::Bool) => methods.push((ident.into(), "bool".into(), format!("({}) != 0", scalar("u8")))),
+            Slot::Scalar(p) => methods.push((ident.into(), rust_prim(*p).into(), scalar(rust_prim(*p)))),
+            Slot::Enum { id, repr } => {
+                let e = self.enum_name(*id);
+                methods.push((ident.into(), e.clone(), format!("{e}({})", scalar(rust_prim(*repr)))));
+            }
+            Slot::InlineStruct(id) => {
+                let v = self.view_name(*id);
+                methods.push((
+                    ident.into(),
+                    format!("{v}<'a, M>"),
+                    format!("{v} {{ r: self.r, at: {pos}, present: {present} }}"),
+                ));
+            }
+            Slot::TableRef(id) => {
+                let v = self.view_name(*id);
+                let t = match ctx {
+                    Ctx::Table { t, off } => format!("self.r.field_table({t}, {off})"),
+                    Ctx::Pos { pos, present } => {
+                        format!("if {present} {{ self.r.table(self.r.get::<u32>({pos})) }} else {{ karmem::Table::EMPTY }}")
+                    }
+                };
+                methods.push((ident.into(), format!("{v}<'a, M>"), format!("{v} {{ r: self.r, t: {t} }}")));
+            }
+            Slot::Union { id, .. } => {
+                let v = self.union_view(*id);
+                methods.push((
+                    ident.into(),
+                    format!("{v}<'a, M>"),
+                    format!("if {present} {{ {v}::from_parts(self.r, {pos}, {pos} + 4) }} else {{ {v}::None }}"),
+                ));
+            }
+            Slot::FixedArray { elem, len, stride } => {
+                let epos = format!("{pos} + {}", mul("j as u32", *stride));
+                let (ty, body) = match elem {
+                    FixedElem::Scalar(Primitive::Bool) => (
+                        format!("[bool; {len}]"),
+                        format!("core::array::from_fn(|j| {present} && self.r.get::<u8>({epos}) != 0)"),
+                    ),
+                    FixedElem::Scalar(p) => {
+                        let t = rust_prim(*p);
+                        (
+                            format!("[{t}; {len}]"),
+                            format!("core::array::from_fn(|j| if {present} {{ self.r.get::<{t}>({epos}) }} else {{ Default::default() }})"),
+                        )
+                    }
+                    FixedElem::Enum { id, repr } => {
+                        let e = self.enum_name(*id);
+                        let t = rust_prim(*repr);
+                        (
+                            format!("[{e}; {len}]"),
+                            format!("core::array::from_fn(|j| {e}(if {present} {{ self.r.get::<{t}>({epos}) }} else {{ Default::default() }}))"),
+                        )
+                    }
+                    FixedElem::InlineStruct(id) => {
+                        let v = self.view_name(*id);
+                        (
+                            format!("karmem::InlineArray<'a, {v}<'a, M>, M>"),
+                            format!("karmem::InlineArray::new(self.r, {pos}, if {present} {{ {len} }} else {{ 0 }}, {stride})"),
+                        )
+                    }
+                };
+                methods.push((ident.into(), ty, body));
+            }
+            Slot::ArrayRef { array, data } => {
+                let es = elem_size(self.l, data);
+                let limit = match array.kind {
+                    ArrayKind::Limited(n) => format!("Some({n})"),
+                    _ => "None".into(),
+                };
+                let a = match ctx {
+                    Ctx::Table { t, off } => format!("self.r.field_array({t}, {off}, {es}, {limit})"),
+                    Ctx::Pos { pos, present } => format!(
+                        "if {present} {{ self.r.array({pos}, {es}, {limit}) }} else {{ karmem::ArrayRef::EMPTY }}"
+                    ),
+                };
+                let let_a = format!("let a = {a};\n        ");
+                match (array.text, data) {
+                    (Some(Text::Utf8), _) => {
+                        methods.push((ident.into(), "&'a str".into(), format!("{let_a}self.r.str(a)")));
+                        methods.push((format!("{ident}_bytes"), "&'a [u8]".into(), format!("{let_a}self.r.byte_slice(a)")));
+                    }
+                    (Some(Text::Utf16), _) => {
+                        methods.push((ident.into(), "&'a [u16]".into(), format!("{let_a}self.r.slice::<u16>(a.offset, a.len)")))
+                    }
+                    (None, ArrayData::Plain { .. }) => {
+                        let t = match array.elem {
+                            ElemType::Scalar(Primitive::Bool) => "u8",
+                            ElemType::Scalar(p) => rust_prim(p),
+                            ElemType::Enum(id) => rust_prim(self.s.enums[id].repr),
+                            _ => unreachable!(),
+                        };
+                        methods.push((ident.into(), format!("&'a [{t}]"), format!("{let_a}self.r.slice::<{t}>(a.offset, a.len)")));
+                    }
+                    (None, ArrayData::AosInline { id, stride }) => {
+                        let v = self.view_name(*id);
+                        methods.push((
+                            ident.into(),
+                            format!("karmem::InlineArray<'a, {v}<'a, M>, M>"),
+                            format!("{let_a}karmem::InlineArray::new(self.r, a.offset, a.len, {stride})"),
+                        ));
+                    }
+                    (None, ArrayData::AosTable { id }) => {
+                        let v = self.view_name(*id);
+                        methods.push((
+                            ident.into(),
+                            format!("karmem::TableArray<'a, {v}<'a, M>, M>"),
+                            format!("{let_a}karmem::TableArray::new(self.r, a.offset, a.len)"),
+                        ));
+                    }
+                    (None, ArrayData::Soa { elem }) => {
+                        let v = self.soa_name(*elem);
+                        methods.push((ident.into(), format!("{v}<'a, M>"), format!("{v}::new(self.r, {a})")));
+                    }
+                    (None, ArrayData::UnionAos { id, .. }) => {
+                        let v = format!("{}Array", self.union_name(*id));
+                        methods.push((ident.into(), format!("{v}<'a, M>"), format!("{v}::aos(self.r, {a})")));
+                    }
+                    (None, ArrayData::UnionSoa { id, .. }) => {
+                        let v = format!("{}Array", self.union_name(*id));
+                        methods.push((ident.into(), format!("{v}<'a, M>"), format!("{v}::soa(self.r, {a})")));
+                    }
+                    (None, ArrayData::UnionBunch { id, .. }) => {
+                        let suffix = if array.layout == ArrayLayout::BoVoS { "Bovos" } else { "Bovoa" };
+                        let v = format!("{}{suffix}", self.union_name(*id));
+                        methods.push((ident.into(), format!("{v}<'a, M>"), format!("{v} {{ r: self.r, a: {a} }}")));
+                    }
+                }
+            }
+        }
+        for (name, ty, body) in methods {
+            self.w("");
+            for d in doc {
+                self.w(&format!("    /// {d}"));
+            }
+            self.w("    #[inline]");
+            self.w(&format!("    pub fn {name}(&self) -> {ty} {{"));
+            self.w(&format!("        {body}"));
+            self.w("    }");
+        }
+    }
+
+    // ---- SoA element helpers and views -------------------------------------
+
+    fn column_ident(&self, soa: &SoaLayout, k: usize) -> String {
+        let c = &soa.columns[k];
+        let parts: Vec<String> = c
+            .steps
+            .iter()
+            .zip(&c.path)
+            .map(|(s, i)| snake(&self.s.structs[*s].fields[*i as usize].name))
+            .collect();
+        let name = parts.join("_");
+        match name.as_str() {
+            "len" | "is_empty" | "get" | "iter" | "new" => format!("{name}_column"),
+            _ => rust_ident(&name),
+        }
+    }
+
+    fn column_place(&self, base: &str, soa: &SoaLayout, k: usize) -> String {
+        let c = &soa.columns[k];
+        let mut place = base.to_string();
+        for (s, i) in c.steps.iter().zip(&c.path) {
+            place.push('.');
+            place.push_str(&self.field_ident(*s, *i as usize));
+        }
+        place
+    }
+
+    fn soa_item(&mut self, id: StructId, soa: &SoaLayout) {
+        let name = self.struct_name(id);
+        let n = soa.columns.len();
+        let columns: Vec<String> = soa.columns.iter().map(|c| format!("({:#010x}, {})", c.hash, c.size)).collect();
+        self.w(&format!("impl {name} {{"));
+        self.w("    /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).");
+        self.w("    #[doc(hidden)]");
+        self.w(&format!("    pub const SOA_COLUMNS: [(u32, u32); {n}] = [{}];", columns.join(", ")));
+        self.w("");
+        // write
+        self.w("    #[doc(hidden)]");
+        self.w("    pub fn write_soa<'x>(");
+        self.w("        items: impl Iterator<Item = &'x Self>,");
+        self.w("        count: usize,");
+        self.w("        w: &mut karmem::Writer,");
+        self.w("        at: u32,");
+        self.w("    ) -> Result<(), karmem::Error> {");
+        self.w(&format!("        let mut cols = [0u32; {n}];"));
+        self.w("        w.write_soa(at, count, &Self::SOA_COLUMNS, &mut cols)?;");
+        self.w("        for (i, e) in items.enumerate() {");
+        self.w("            let i = i as u32;");
+        for (k, c) in soa.columns.iter().enumerate() {
+            let place = self.column_place("e", soa, k);
+            let pos = format!("cols[{k}] + {}", mul("i", c.size));
+            let code = self.write_slot(&c.slot, &place, &pos, 3);
+            self.out.push_str(&code);
+        }
+        self.w("        }");
+        self.w("        Ok(())");
+        self.w("    }");
+        self.w("");
+        // read
+        self.w("    #[doc(hidden)]");
+        self.w("    pub fn read_soa(");
+        self.w("        items: &mut Vec<Self>,");
+        self.w("        v: &mut karmem::Validator<'_>,");
+        self.w("        a: karmem::ArrayRef,");
+        self.w("    ) -> Result<(), karmem::Error> {");
+        self.w("        let r = v.reader;");
+        self.w(&format!("        let mut cols = [0u32; {n}];"));
+        self.w("        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);");
+        let cost: u32 = soa.columns.iter().map(|c| c.size).sum();
+        self.w(&format!("        v.charge({})?;", mul("a.len as u64", cost.max(1))));
+        self.w("        items.resize_with(a.len as usize, Default::default);");
+        self.w("        for (i, e) in items.iter_mut().enumerate() {");
+        self.w("            let i = i as u32;");
+        for (k, c) in soa.columns.iter().enumerate() {
+            let place = self.column_place("e", soa, k);
+            let ctx = Ctx::Pos {
+                pos: format!("cols[{k}] + {}", mul("i", c.size)),
+                present: format!("cols[{k}] != 0"),
+            };
+            let code = self.read_slot(&c.slot, &place, &ctx, 3);
+            self.out.push_str(&code);
+        }
+        self.w("        }");
+        self.w("        Ok(())");
+        self.w("    }");
+        self.w("");
+        // validate
+        let mut body = String::new();
+        for (k, c) in soa.columns.iter().enumerate() {
+            let ctx = Ctx::Pos {
+                pos: format!("cols[{k}] + {}", mul("i", c.size)),
+                present: format!("cols[{k}] != 0"),
+            };
+            body.push_str(&self.validate_slot(&c.slot, &ctx, 3));
+        }
+        self.w("    #[doc(hidden)]");
+        self.w("    pub fn validate_soa(v: &mut karmem::Validator<'_>, a: karmem::ArrayRef) -> Result<(), karmem::Error> {");
+        let cols_mut = if body.is_empty() { "_cols" } else { "cols" };
+        self.w(&format!("        let mut {cols_mut} = [0u32; {n}];"));
+        self.w(&format!("        v.soa(a, &Self::SOA_COLUMNS, &mut {cols_mut})?;"));
+        if !body.is_empty() {
+            if mentions(&body, "r") {
+                self.w("        let r = v.reader;");
+            }
+            self.w("        for i in 0..a.len {");
+            self.out.push_str(&body);
+            self.w("        }");
+        }
+        self.w("        Ok(())");
+        self.w("    }");
+        self.w("}");
+        self.w("");
+
+        // Array view.
+        let sv = self.soa_name(id);
+        let item = self.soa_item_name(id);
+        let st_name = self.s.structs[id].name.clone();
+        self.w(&format!("/// SoA array of `{st_name}`: one directory scan when created, then every"));
+        self.w("/// scalar column is a native slice and element access is O(1).");
+        self.w("#[derive(Clone, Copy)]");
+        self.w(&format!("pub struct {sv}<'a, M: karmem::Mode = karmem::Checked> {{"));
+        self.w("    r: karmem::Reader<'a, M>,");
+        self.w("    len: u32,");
+        self.w(&format!("    cols: [u32; {n}],"));
+        self.w("}");
+        self.w("");
+        self.w(&format!("impl<'a, M: karmem::Mode> {sv}<'a, M> {{"));
+        self.w("    #[doc(hidden)]");
+        self.w("    pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {");
+        self.w(&format!("        let mut cols = [0u32; {n}];"));
+        self.w(&format!("        r.soa_columns(a, &{name}::SOA_COLUMNS, &mut cols);"));
+        self.w(&format!("        {sv} {{ r, len: a.len, cols }}"));
+        self.w("    }");
+        self.w("");
+        self.w("    #[inline]");
+        self.w("    pub fn len(&self) -> usize {");
+        self.w("        self.len as usize");
+        self.w("    }");
+        self.w("");
+        self.w("    #[inline]");
+        self.w("    pub fn is_empty(&self) -> bool {");
+        self.w("        self.len == 0");
+        self.w("    }");
+        self.w("");
+        self.w("    #[inline]");
+        self.w(&format!("    pub fn get(&self, i: usize) -> Option<{item}<'_, 'a, M>> {{"));
+        self.w(&format!("        (i < self.len as usize).then_some({item} {{ s: self, i: i as u32 }})"));
+        self.w("    }");
+        self.w("");
+        self.w(&format!("    pub fn iter(&self) -> impl ExactSizeIterator<Item = {item}<'_, 'a, M>> {{"));
+        self.w(&format!("        (0..self.len).map(move |i| {item} {{ s: self, i }})"));
+        self.w("    }");
+        for (k, c) in soa.columns.iter().enumerate() {
+            let t = match &c.slot {
+                Slot::Scalar(Primitive::Bool) => Some("u8"),
+                Slot::Scalar(p) => Some(rust_prim(*p)),
+                Slot::Enum { repr, .. } => Some(rust_prim(*repr)),
+                _ => None,
+            };
+            if let Some(t) = t {
+                let ident = self.column_ident(soa, k);
+                self.w("");
+                self.w(&format!("    /// The whole `{}` column as a native slice (absent column: empty).", ident));
+                self.w("    #[inline]");
+                self.w(&format!("    pub fn {ident}(&self) -> &'a [{t}] {{"));
+                self.w(&format!("        self.r.slice::<{t}>(self.cols[{k}], self.len)"));
+                self.w("    }");
+            }
+        }
+        self.w("}");
+        self.w("");
+        self.w(&format!("/// One element of a [`{sv}`]."));
+        self.w("#[derive(Clone, Copy)]");
+        self.w(&format!("pub struct {item}<'s, 'a, M: karmem::Mode = karmem::Checked> {{"));
+        self.w(&format!("    s: &'s {sv}<'a, M>,"));
+        self.w("    i: u32,");
+        self.w("}");
+        self.w("");
+        self.w(&format!("impl<'a, M: karmem::Mode> {item}<'_, 'a, M> {{"));
+        self.w("    #[inline(always)]");
+        self.w("    fn r(&self) -> karmem::Reader<'a, M> {");
+        self.w("        self.s.r");
+        self.w("    }");
+        for (k, c) in soa.columns.iter().enumerate() {
+            let ident = self.column_ident(soa, k);
+            let ctx = Ctx::Pos {
+                pos: format!("self.s.cols[{k}] + {}", mul("self.i", c.size)),
+                present: format!("self.s.cols[{k}] != 0"),
+            };
+            let before = self.out.len();
+            self.view_accessor(&ident, &c.slot, &ctx, &[]);
+            // Element views reach the reader through the array view.
+            let emitted = self.out.split_off(before).replace("self.r.", "self.r().").replace("self.r,", "self.r(),");
+            self.out.push_str(&emitted);
+        }
+        self.w("}");
+        self.w("");
+    }
+
+    // ---- unions ------------------------------------------------------------
+
+    fn union_item(&mut self, id: UnionId) {
+        let u = self.s.unions[id].clone();
+        let value = self.union_value(id);
+        let view = self.union_view(id);
+        let tag_ty = rust_prim(u.tag);
+        self.doc(&u.doc);
+        self.w(&format!("/// A value of union `{}` (object API; `None` is tag 0).", u.name));
+        self.w("#[derive(Clone, Debug, PartialEq)]");
+        if self.serde {
+            self.w("#[derive(serde::Serialize, serde::Deserialize)]");
+        }
+        self.w(&format!("pub enum {value} {{"));
+        for v in &u.variants {
+            let ty = self.struct_name(v.ty);
+            if self.serde && ty != self.s.structs[v.ty].name {
+                self.w(&format!("    #[serde(rename = \"{}\")]", self.s.structs[v.ty].name));
+            }
+            self.w(&format!("    {ty}({ty}),"));
+        }
+        self.w("}");
+        self.w("");
+        self.w(&format!("impl {value} {{"));
+        self.w(&format!("    pub const TAGS: [u32; {}] = [{}];", u.variants.len(), u.variants.iter().map(|v| v.tag.to_string()).collect::<Vec<_>>().join(", ")));
+        self.w("");
+        self.w("    #[doc(hidden)]");
+        self.w("    pub fn write_slot(v: &Option<Self>, w: &mut karmem::Writer, at: u32) -> Result<(), karmem::Error> {");
+        self.w("        Self::write_parts(v, w, at, at + 4)");
+        self.w("    }");
+        self.w("");
+        self.w("    #[doc(hidden)]");
+        self.w("    pub fn write_parts(v: &Option<Self>, w: &mut karmem::Writer, tag_at: u32, offset_at: u32) -> Result<(), karmem::Error> {");
+        self.w("        match v {");
+        self.w("            None => {}");
+        for var in &u.variants {
+            let ty = self.struct_name(var.ty);
+            self.w(&format!("            Some(Self::{ty}(x)) => {{"));
+            self.w(&format!("                w.put::<{tag_ty}>(tag_at, {});", var.tag));
+            if self.is_table(var.ty) {
+                self.w("                let child = x.write(w)?;");
+            } else {
+                self.w(&format!("                let child = w.alloc({}, 8)?;", self.l.of_struct(var.ty).size));
+                self.w("                x.write_at(w, child)?;");
+            }
+            self.w("                w.put::<u32>(offset_at, child);");
+            self.w("            }");
+        }
+        self.w("        }");
+        self.w("        Ok(())");
+        self.w("    }");
+        self.w("");
+        self.w("    #[doc(hidden)]");
+        self.w("    pub fn read_parts(place: &mut Option<Self>, v: &mut karmem::Validator<'_>, tag_at: u32, offset_at: u32) -> Result<(), karmem::Error> {");
+        self.w("        let r = v.reader;");
+        self.w(&format!("        let tag = {};", as_u32(&format!("r.get::<{tag_ty}>(tag_at)"), u.tag)));
+        self.w("        let offset = r.get::<u32>(offset_at);");
+        self.w("        match tag {");
+        for var in &u.variants {
+            let ty = self.struct_name(var.ty);
+            let (guard, read) = if self.is_table(var.ty) {
+                (String::new(), "x.read_table(v, r.table(offset))?".to_string())
+            } else {
+                (
+                    format!(
+                        " if offset != 0 && offset.is_multiple_of(8) && offset as u64 + {} <= r.size() as u64",
+                        self.l.of_struct(var.ty).size
+                    ),
+                    "x.read_at(v, offset)?".to_string(),
+                )
+            };
+            self.w(&format!("            {}{guard} => match place {{", var.tag));
+            self.w(&format!("                Some(Self::{ty}(x)) => {read},"));
+            self.w("                _ => {");
+            self.w(&format!("                    let mut x = {ty}::default();"));
+            self.w(&format!("                    {read};"));
+            self.w(&format!("                    *place = Some(Self::{ty}(x));"));
+            self.w("                }"); 
+            self.w("            },");
+        }
+        self.w("            _ => *place = None,");
+        self.w("        }");
+        self.w("        Ok(())");
+        self.w("    }");
+        self.w("");
+        self.w("    #[doc(hidden)]");
+        self.w("    pub fn validate_parts(v: &mut karmem::Validator<'_>, tag_at: u32, offset_at: u32) -> Result<(), karmem::Error> {");
+        self.w("        let r = v.reader;");
+        self.w(&format!("        let tag = {};", as_u32(&format!("r.get::<{tag_ty}>(tag_at)"), u.tag)));
+        self.w("        let offset = r.get::<u32>(offset_at);");
+        self.w("        match tag {");
+        for var in &u.variants {
+            let ty = self.struct_name(var.ty);
+            self.w(&format!("            {} => {{", var.tag));
+            if self.is_table(var.ty) {
+                self.w("                if offset == 0 {");
+                self.w("                    return Err(karmem::Error::InvalidUnion { offset: tag_at, tag });");
+                self.w("                }");
+                self.w("                let t = v.table(offset)?;");
+                self.w(&format!("                {ty}::validate_table(v, t)"));
+            } else {
+                let size = self.l.of_struct(var.ty).size;
+                self.w(&format!("                if offset == 0 || !offset.is_multiple_of(8) || offset as u64 + {size} > r.size() as u64 {{"));
+                self.w("                    return Err(karmem::Error::InvalidUnion { offset: tag_at, tag });");
+                self.w("                }");
+                self.w(&format!("                v.charge({size})?;"));
+                self.w(&format!("                {ty}::validate_at(v, offset)"));
+            }
+            self.w("            }");
+        }
+        self.w("            // 0 is \"no value\"; unknown tags come from newer writers and are");
+        self.w("            // never dereferenced (viewers report them as Unknown).");
+        self.w("            _ => Ok(()),");
+        self.w("        }");
+        self.w("    }");
+        self.w("}");
+        self.w("");
+
+        // View enum.
+        self.w(&format!("/// Zero-copy view of a `{}` value.", u.name));
+        self.w("#[derive(Clone, Copy)]");
+        self.w(&format!("pub enum {view}<'a, M: karmem::Mode = karmem::Checked> {{"));
+        self.w("    None,");
+        for var in &u.variants {
+            let ty = self.struct_name(var.ty);
+            self.w(&format!("    {ty}({}<'a, M>),", self.view_name(var.ty)));
+        }
+        self.w("    /// A tag this schema version does not know.");
+        self.w("    Unknown(u32),");
+        self.w("}");
+        self.w("");
+        self.w(&format!("impl<'a, M: karmem::Mode> {view}<'a, M> {{"));
+        self.w("    #[doc(hidden)]");
+        self.w("    pub fn from_parts(r: karmem::Reader<'a, M>, tag_at: u32, offset_at: u32) -> Self {");
+        self.w(&format!("        let tag = {};", as_u32(&format!("r.get::<{tag_ty}>(tag_at)"), u.tag)));
+        self.w("        let offset = r.get::<u32>(offset_at);");
+        self.w("        match tag {");
+        self.w("            0 => Self::None,");
+        for var in &u.variants {
+            let ty = self.struct_name(var.ty);
+            let v = self.view_name(var.ty);
+            if self.is_table(var.ty) {
+                self.w(&format!("            {} => Self::{ty}({v} {{ r, t: r.table(offset) }}),", var.tag));
+            } else {
+                let size = self.l.of_struct(var.ty).size;
+                self.w(&format!("            {} => {{", var.tag));
+                self.w(&format!("                let ok = M::TRUSTED || (offset != 0 && offset.is_multiple_of(8) && offset as u64 + {size} <= r.size() as u64);"));
+                self.w(&format!("                Self::{ty}({v} {{ r, at: offset, present: ok }})"));
+                self.w("            }");
+            }
+        }
+        self.w("            other => Self::Unknown(other),");
+        self.w("        }");
+        self.w("    }");
+        self.w("}");
+        self.w("");
+
+        // AoS/SoA array view (always generated; small).
+        let arr = format!("{}Array", self.union_name(id));
+        let tw = u.tag.size();
+        self.w(&format!("/// An AoS or SoA array of `{}` values.", u.name));
+        self.w("#[derive(Clone, Copy)]");
+        self.w(&format!("pub struct {arr}<'a, M: karmem::Mode = karmem::Checked> {{"));
+        self.w("    r: karmem::Reader<'a, M>,");
+        self.w("    len: u32,");
+        self.w("    tags: u32,");
+        self.w("    tag_stride: u32,");
+        self.w("    offsets: u32,");
+        self.w("    offset_stride: u32,");
+        self.w("}");
+        self.w("");
+        self.w(&format!("impl<'a, M: karmem::Mode> {arr}<'a, M> {{"));
+        self.w("    #[doc(hidden)]");
+        self.w("    pub fn aos(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {");
+        self.w(&format!("        {arr} {{ r, len: a.len, tags: a.offset, tag_stride: 8, offsets: a.offset + 4, offset_stride: 8 }}"));
+        self.w("    }");
+        self.w("");
+        self.w("    #[doc(hidden)]");
+        self.w("    pub fn soa(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {");
+        self.w(&format!("        match r.union_columns(a, {tw}) {{"));
+        self.w(&format!("            Some((tags, offsets)) => {arr} {{ r, len: a.len, tags, tag_stride: {tw}, offsets, offset_stride: 4 }},"));
+        self.w(&format!("            None => {arr} {{ r, len: 0, tags: 0, tag_stride: 0, offsets: 0, offset_stride: 0 }},"));
+        self.w("        }");
+        self.w("    }");
+        self.w("");
+        self.w("    #[inline]");
+        self.w("    pub fn len(&self) -> usize {");
+        self.w("        self.len as usize");
+        self.w("    }");
+        self.w("");
+        self.w("    #[inline]");
+        self.w("    pub fn is_empty(&self) -> bool {");
+        self.w("        self.len == 0");
+        self.w("    }");
+        self.w("");
+        self.w("    #[inline]");
+        self.w(&format!("    pub fn get(&self, i: usize) -> Option<{view}<'a, M>> {{"));
+        self.w("        let i = i as u32;");
+        self.w(&format!("        (i < self.len).then(|| {view}::from_parts(self.r, self.tags + i * self.tag_stride, self.offsets + i * self.offset_stride))"));
+        self.w("    }");
+        self.w("");
+        self.w(&format!("    pub fn iter(&self) -> impl ExactSizeIterator<Item = {view}<'a, M>> + '_ {{"));
+        self.w(&format!("        (0..self.len).map(move |i| {view}::from_parts(self.r, self.tags + i * self.tag_stride, self.offsets + i * self.offset_stride))"));
+        self.w("    }");
+        self.w("}");
+        self.w("");
+    }
+
+    /// Writer, reader and view of a bunch (`#bovoa` / `#bovos`) array.
+    fn bunch_item(&mut self, id: UnionId, soa: bool) {
+        let u = self.s.unions[id].clone();
+        let value = self.union_value(id);
+        let suffix = if soa { "bovos" } else { "bovoa" };
+        let k = u.variants.len();
+        self.w(&format!("impl {value} {{"));
+        self.w("    #[doc(hidden)]");
+        self.w(&format!("    pub fn write_{suffix}(items: &[Option<Self>], w: &mut karmem::Writer, at: u32) -> Result<(), karmem::Error> {{"));
+        self.w(&format!("        let mut counts = [0usize; {k}];"));
+        self.w("        for item in items {");
+        self.w("            match item {");
+        for (i, var) in u.variants.iter().enumerate() {
+            self.w(&format!("                Some(Self::{}(_)) => counts[{i}] += 1,", self.struct_name(var.ty)));
+        }
+        self.w("                None => {}");
+        self.w("            }");
+        self.w("        }");
+        self.w("        let total: usize = counts.iter().sum();");
+        self.w("        if total == 0 {");
+        self.w("            w.put_array_ref(at, 0, 0, 0);");
+        self.w("            return Ok(());");
+        self.w("        }");
+        self.w("        let entries = counts.iter().filter(|c| **c > 0).count() as u32;");
+        self.w("        let table = w.alloc((16 * (entries + 1)).div_ceil(64) * 64, 64)?;");
+        self.w("        w.put::<u32>(table, entries);");
+        self.w("        let mut entry = table + 16;");
+        for (i, var) in u.variants.iter().enumerate() {
+            let ty = self.struct_name(var.ty);
+            let data = if soa {
+                ArrayData::Soa { elem: var.ty }
+            } else if self.is_table(var.ty) {
+                ArrayData::AosTable { id: var.ty }
+            } else {
+                ArrayData::AosInline { id: var.ty, stride: self.l.of_struct(var.ty).size }
+            };
+            self.w(&format!("        if counts[{i}] > 0 {{"));
+            self.w(&format!("            w.put::<u32>(entry, {});", var.tag));
+            let iter = format!("items.iter().filter_map(|x| match x {{ Some(Self::{ty}(v)) => Some(v), _ => None }})");
+            let code = self.write_struct_array(&data, &iter, &format!("counts[{i}]"), "entry + 4", 3);
+            self.out.push_str(&code);
+            self.w("            entry += 16;");
+            self.w("        }");
+        }
+        self.w("        let _ = entry;");
+        self.w("        w.put_array_ref(at, table, total as u32, total as u32);");
+        self.w("        Ok(())");
+        self.w("    }");
+        self.w("");
+        self.w("    #[doc(hidden)]");
+        self.w(&format!("    pub fn read_{suffix}(items: &mut Vec<Option<Self>>, v: &mut karmem::Validator<'_>, a: karmem::ArrayRef) -> Result<(), karmem::Error> {{"));
+        self.w("        let r = v.reader;");
+        self.w("        items.clear();");
+        for var in &u.variants {
+            let ty = self.struct_name(var.ty);
+            if soa {
+                self.w("        {");
+                self.w(&format!("            let sub = r.bunch_entry(a, {}, 0);", var.tag));
+                self.w("            let mut values = Vec::new();");
+                self.w(&format!("            {ty}::read_soa(&mut values, v, sub)?;"));
+                self.w(&format!("            items.extend(values.into_iter().map(|x| Some(Self::{ty}(x))));"));
+                self.w("        }");
+            } else if self.is_table(var.ty) {
+                self.w("        {");
+                self.w(&format!("            let sub = r.bunch_entry(a, {}, 4);", var.tag));
+                self.w("            v.charge(sub.len as u64 * 4)?;");
+                self.w("            for i in 0..sub.len {");
+                self.w(&format!("                let mut x = {ty}::default();"));
+                self.w("                x.read_table(v, r.table(r.get::<u32>(sub.offset + i * 4)))?;");
+                self.w(&format!("                items.push(Some(Self::{ty}(x)));"));
+                self.w("            }");
+                self.w("        }");
+            } else {
+                let stride = self.l.of_struct(var.ty).size;
+                self.w("        {");
+                self.w(&format!("            let sub = r.bunch_entry(a, {}, {stride});", var.tag));
+                self.w(&format!("            v.charge(sub.len as u64 * {stride})?;"));
+                self.w("            for i in 0..sub.len {");
+                self.w(&format!("                let mut x = {ty}::default();"));
+                self.w(&format!("                x.read_at(v, sub.offset + {})?;", mul("i", stride)));
+                self.w(&format!("                items.push(Some(Self::{ty}(x)));"));
+                self.w("            }");
+                self.w("        }");
+            }
+        }
+        self.w("        Ok(())");
+        self.w("    }");
+        self.w("}");
+        self.w("");
+        // View.
+        let view = format!("{}{}", self.union_name(id), if soa { "Bovos" } else { "Bovoa" });
+        self.w(&format!("/// A `#{suffix}` array of `{}`: one homogeneous array per variant.", u.name));
+        self.w("#[derive(Clone, Copy)]");
+        self.w(&format!("pub struct {view}<'a, M: karmem::Mode = karmem::Checked> {{"));
+        self.w("    r: karmem::Reader<'a, M>,");
+        self.w("    a: karmem::ArrayRef,");
+        self.w("}");
+        self.w("");
+        self.w(&format!("impl<'a, M: karmem::Mode> {view}<'a, M> {{"));
+        self.w("    /// Number of values across all variants.");
+        self.w("    pub fn len(&self) -> usize {");
+        self.w("        self.a.len as usize");
+        self.w("    }");
+        self.w("");
+        self.w("    pub fn is_empty(&self) -> bool {");
+        self.w("        self.a.len == 0");
+        self.w("    }");
+        for var in &u.variants {
+            let m = rust_ident(&snake(&self.s.structs[var.ty].name));
+            self.w("");
+            if soa {
+                let sv = self.soa_name(var.ty);
+                self.w(&format!("    pub fn {m}(&self) -> {sv}<'a, M> {{"));
+                self.w(&format!("        {sv}::new(self.r, self.r.bunch_entry(self.a, {}, 0))", var.tag));
+            } else if self.is_table(var.ty) {
+                let v = self.view_name(var.ty);
+                self.w(&format!("    pub fn {m}(&self) -> karmem::TableArray<'a, {v}<'a, M>, M> {{"));
+                self.w(&format!("        let sub = self.r.bunch_entry(self.a, {}, 4);", var.tag));
+                self.w("        karmem::TableArray::new(self.r, sub.offset, sub.len)");
+            } else {
+                let v = self.view_name(var.ty);
+                let stride = self.l.of_struct(var.ty).size;
+                self.w(&format!("    pub fn {m}(&self) -> karmem::InlineArray<'a, {v}<'a, M>, M> {{"));
+                self.w(&format!("        let sub = self.r.bunch_entry(self.a, {}, {stride});", var.tag));
+                self.w(&format!("        karmem::InlineArray::new(self.r, sub.offset, sub.len, {stride})"));
+            }
+            self.w("    }");
+        }
+        self.w("}");
+        self.w("");
+    }
+}
+
+/// Bytes a slot occupies in its parent.
+fn slot_size(l: &Layout, slot: &Slot) -> u32 {
+    match slot {
+        Slot::Scalar(p) => p.size(),
+        Slot::Enum { repr, .. } => repr.size(),
+        Slot::InlineStruct(id) => l.of_struct(*id).size,
+        Slot::TableRef(_) => 4,
+        Slot::Union { .. } => 8,
+        Slot::FixedArray { len, stride, .. } => len * stride,
+        Slot::ArrayRef { .. } => 12,
+    }
+}
+
+/// Element size passed to array checks: the bytes per element of the data
+/// block (0 where the block is a directory or bunch table checked separately).
+fn elem_size(_l: &Layout, data: &ArrayData) -> u32 {
+    match data {
+        ArrayData::Plain { elem_size } => *elem_size,
+        ArrayData::AosInline { stride, .. } => *stride,
+        ArrayData::AosTable { .. } => 4,
+        ArrayData::UnionAos { .. } => 8,
+        ArrayData::Soa { .. } | ArrayData::UnionSoa { .. } | ArrayData::UnionBunch { .. } => 0,
+    }
+}
+
+/// Does generated `body` use the local variable `name` (as `name.`/`name,`/`name)`)?
+fn mentions(body: &str, name: &str) -> bool {
+    let bytes = body.as_bytes();
+    body.match_indices(name).any(|(i, _)| {
+        let before = i.checked_sub(1).map(|p| bytes[p]);
+        let after = bytes.get(i + name.len()).copied();
+        let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+        !before.is_some_and(|c| ident(c) || c == b'.') && matches!(after, Some(b'.' | b',' | b')'))
+    })
+}

@@ -1,0 +1,3 @@
+//! Generated code for every test schema (see build.rs); the tests live in
+//! `tests/`.
+include!(concat!(env!("OUT_DIR"), "/modules.rs"));
