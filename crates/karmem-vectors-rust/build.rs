@@ -26,6 +26,9 @@ fn main() {
     let mut found = Vec::new();
     schemas(&root, &mut found);
     let mut modules = String::new();
+    let mut arms = String::new();
+    let mut decode_arms = String::new();
+    let mut impls = String::new();
     for path in found {
         println!("cargo:rerun-if-changed={}", path.display());
         let rel = path.strip_prefix(&root).unwrap().with_extension("");
@@ -43,6 +46,20 @@ fn main() {
         let file = out_dir.join(format!("{module}.rs"));
         std::fs::write(&file, &files[0].contents).unwrap();
         let _ = writeln!(modules, "pub mod {module} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\"));\n}}");
+        let rel_file = path.strip_prefix(&root).unwrap().to_string_lossy().to_string();
+        for st in &schema.structs {
+            let ty = format!("{module}::{}", karmem_codegen::names::camel(&st.name));
+            let _ = writeln!(arms, "        ({rel_file:?}, {:?}) => check::<{ty}>(value, bytes),", st.name);
+            let _ = writeln!(decode_arms, "        ({rel_file:?}, {:?}) => decode::<{ty}>(bytes),", st.name);
+            let _ = writeln!(impls, "impl Generated for {ty} {{\n    fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {{ {ty}::write_as_root(self, w) }}\n    fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {{ {ty}::read_as_root(self, r) }}\n    fn validate(r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {{ {ty}::validate(r).map(|_| ()) }}\n}}");
+        }
     }
+    let _ = writeln!(modules, "/// Run one golden-vector case through the generated type `root` of `schema`.");
+    let _ = writeln!(modules, "pub fn check_case(schema: &str, root: &str, value: &serde_json::Value, bytes: &[u8]) -> Result<(), String> {{");
+    let _ = writeln!(modules, "    match (schema, root) {{\n{arms}        _ => Err(format!(\"no generated type {{root}} in {{schema}}\")),\n    }}\n}}");
+    let _ = writeln!(modules, "/// Decode with the generated type and return the value as JSON.");
+    let _ = writeln!(modules, "pub fn decode_case(schema: &str, root: &str, bytes: &[u8]) -> Result<serde_json::Value, String> {{");
+    let _ = writeln!(modules, "    match (schema, root) {{\n{decode_arms}        _ => Err(format!(\"no generated type {{root}} in {{schema}}\")),\n    }}\n}}");
     std::fs::write(out_dir.join("modules.rs"), modules).unwrap();
+    std::fs::write(out_dir.join("impls.rs"), impls).unwrap();
 }

@@ -206,13 +206,19 @@ impl Gen<'_> {
         self.doc(&e.doc.clone());
         self.w("///");
         self.w("/// A newtype over the wire value, so values unknown to this schema version survive a round trip.");
-        self.w("#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]");
+        self.w("#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]");
         if self.serde {
             self.w("#[derive(serde::Serialize, serde::Deserialize)]");
             self.w("#[serde(transparent)]");
         }
         self.w("#[repr(transparent)]");
         self.w(&format!("pub struct {name}(pub {repr});"));
+        self.w("");
+        self.w(&format!("impl core::default::Default for {name} {{"));
+        self.w("    fn default() -> Self {");
+        self.w(&format!("        {name}(0)"));
+        self.w("    }");
+        self.w("}");
         self.w("");
         self.w(&format!("impl {name} {{"));
         let mut arms = String::new();
@@ -299,15 +305,15 @@ impl Gen<'_> {
                 FieldType::Array(ArrayType {
                     kind: ArrayKind::Fixed(_),
                     ..
-                }) => "core::array::from_fn(|_| Default::default())".to_string(),
-                _ => "Default::default()".to_string(),
+                }) => "core::array::from_fn(|_| core::default::Default::default())".to_string(),
+                _ => "core::default::Default::default()".to_string(),
             };
             let _ = writeln!(defaults, "            {ident}: {default},");
         }
         self.w("}");
         self.w("");
         self.w("#[allow(clippy::derivable_impls)]");
-        self.w(&format!("impl Default for {name} {{"));
+        self.w(&format!("impl core::default::Default for {name} {{"));
         self.w("    fn default() -> Self {");
         self.w(&format!("        {name} {{"));
         self.out.push_str(&defaults);
@@ -617,7 +623,7 @@ impl Gen<'_> {
                 Ctx::Table { t, off } => format!("r.field::<{ty}>({t}, {off})"),
                 Ctx::Pos { pos, present } if present == "true" => format!("r.get::<{ty}>({pos})"),
                 Ctx::Pos { pos, present } => {
-                    format!("if {present} {{ r.get::<{ty}>({pos}) }} else {{ Default::default() }}")
+                    format!("if {present} {{ r.get::<{ty}>({pos}) }} else {{ core::default::Default::default() }}")
                 }
             }
         };
@@ -628,7 +634,7 @@ impl Gen<'_> {
             Slot::InlineStruct(_) => self.guarded(
                 &present,
                 &format!("{place}.read_at(v, {pos})?;"),
-                &format!("{place} = Default::default();"),
+                &format!("{place} = core::default::Default::default();"),
                 indent,
             ),
             Slot::TableRef(_) => {
@@ -658,7 +664,7 @@ impl Gen<'_> {
                     FixedElem::InlineStruct(_) => format!("e.read_at(v, {epos})?;"),
                 };
                 let read = format!("for (j, e) in {place}.iter_mut().enumerate() {{\n{pad}        {inner}\n{pad}    }}");
-                self.guarded(&present, &read, &format!("{place} = core::array::from_fn(|_| Default::default());"), indent)
+                self.guarded(&present, &read, &format!("{place} = core::array::from_fn(|_| core::default::Default::default());"), indent)
             }
             Slot::ArrayRef { array, data } => {
                 let es = elem_size(self.l, data);
@@ -714,12 +720,12 @@ impl Gen<'_> {
                 format!("{}{pad}{place}.clear();\n{pad}{fill}\n", charge(*elem_size))
             }
             (None, ArrayData::AosInline { stride, .. }) => format!(
-                "{}{pad}{place}.resize_with(a.len as usize, Default::default);\n{pad}for (i, e) in {place}.iter_mut().enumerate() {{\n{pad}    e.read_at(v, a.offset + {})?;\n{pad}}}\n",
+                "{}{pad}{place}.resize_with(a.len as usize, core::default::Default::default);\n{pad}for (i, e) in {place}.iter_mut().enumerate() {{\n{pad}    e.read_at(v, a.offset + {})?;\n{pad}}}\n",
                 charge(*stride),
                 mul("i as u32", *stride)
             ),
             (None, ArrayData::AosTable { .. }) => format!(
-                "{}{pad}{place}.resize_with(a.len as usize, Default::default);\n{pad}for (i, e) in {place}.iter_mut().enumerate() {{\n{pad}    e.read_table(v, r.table(r.get::<u32>(a.offset + i as u32 * 4)))?;\n{pad}}}\n",
+                "{}{pad}{place}.resize_with(a.len as usize, core::default::Default::default);\n{pad}for (i, e) in {place}.iter_mut().enumerate() {{\n{pad}    e.read_table(v, r.table(r.get::<u32>(a.offset + i as u32 * 4)))?;\n{pad}}}\n",
                 charge(4)
             ),
             (None, ArrayData::Soa { elem }) => format!("{pad}{}::read_soa(&mut {place}, v, a)?;\n", self.struct_name(*elem)),
@@ -922,11 +928,30 @@ impl Gen<'_> {
         self.w("    pub fn root(r: &karmem::Reader<'a, M>) -> Self {");
         if table {
             self.w(&format!("        {view} {{ r: *r, t: r.root() }}"));
+            self.w("    }");
+            self.w("");
+            self.w("    /// Where the table is (for in-place updates with `karmem::ReaderMut`);");
+            self.w("    /// `Table::EMPTY` when absent or malformed.");
+            self.w("    pub fn table(&self) -> karmem::Table {");
+            self.w("        self.t");
+            self.w("    }");
+            self.w("");
+            self.w("    pub fn reader(&self) -> karmem::Reader<'a, M> {");
+            self.w("        self.r");
         } else {
             self.w(&format!(
                 "        {view} {{ r: *r, at: karmem::HEADER_SIZE, present: karmem::HEADER_SIZE + {} <= r.size() }}",
                 sl.size
             ));
+            self.w("    }");
+            self.w("");
+            self.w("    /// Position of the struct in the message, if it is present.");
+            self.w("    pub fn position(&self) -> Option<u32> {");
+            self.w("        self.present.then_some(self.at)");
+            self.w("    }");
+            self.w("");
+            self.w("    pub fn reader(&self) -> karmem::Reader<'a, M> {");
+            self.w("        self.r");
         }
         self.w("    }");
         for (i, f) in sl.fields.iter().enumerate() {
@@ -954,7 +979,7 @@ impl Gen<'_> {
             match ctx {
                 Ctx::Table { t, off } => format!("self.r.field::<{ty}>({t}, {off})"),
                 Ctx::Pos { pos, present } => {
-                    format!("if {present} {{ self.r.get::<{ty}>({pos}) }} else {{ Default::default() }}")
+                    format!("if {present} {{ self.r.get::<{ty}>({pos}) }} else {{ core::default::Default::default() }}")
                 }
             }
         };
@@ -1003,7 +1028,7 @@ impl Gen<'_> {
                         let t = rust_prim(*p);
                         (
                             format!("[{t}; {len}]"),
-                            format!("core::array::from_fn(|j| if {present} {{ self.r.get::<{t}>({epos}) }} else {{ Default::default() }})"),
+                            format!("core::array::from_fn(|j| if {present} {{ self.r.get::<{t}>({epos}) }} else {{ core::default::Default::default() }})"),
                         )
                     }
                     FixedElem::Enum { id, repr } => {
@@ -1011,7 +1036,7 @@ impl Gen<'_> {
                         let t = rust_prim(*repr);
                         (
                             format!("[{e}; {len}]"),
-                            format!("core::array::from_fn(|j| {e}(if {present} {{ self.r.get::<{t}>({epos}) }} else {{ Default::default() }}))"),
+                            format!("core::array::from_fn(|j| {e}(if {present} {{ self.r.get::<{t}>({epos}) }} else {{ core::default::Default::default() }}))"),
                         )
                     }
                     FixedElem::InlineStruct(id) => {
@@ -1172,7 +1197,7 @@ impl Gen<'_> {
         self.w("        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);");
         let cost: u32 = soa.columns.iter().map(|c| c.size).sum();
         self.w(&format!("        v.charge({})?;", mul("a.len as u64", cost.max(1))));
-        self.w("        items.resize_with(a.len as usize, Default::default);");
+        self.w("        items.resize_with(a.len as usize, core::default::Default::default);");
         self.w("        for (i, e) in items.iter_mut().enumerate() {");
         self.w("            let i = i as u32;");
         for (k, c) in soa.columns.iter().enumerate() {

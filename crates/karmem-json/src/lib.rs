@@ -1,0 +1,838 @@
+//! JSON ⇄ Karmem binary, for any schema, at run time.
+//!
+//! This is a second, deliberately independent implementation of
+//! `docs/format.md`: it shares no code with the `karmem` runtime or the
+//! generated code, only the layout model. Golden vectors are produced here
+//! and checked against generated code, so a bug has to be made twice, the
+//! same way, to go unnoticed. It also backs `karmem json encode|decode`.
+//!
+//! JSON conventions (the cross-language contract, testdata/vectors/README.md):
+//! structs are objects keyed by schema field names; integers and floats are
+//! numbers; `bool` is `true`/`false`; enums are their integer value; text is
+//! a string; other arrays are arrays; a union is `null` or
+//! `{"VariantType": value}`.
+
+pub mod vectors;
+
+use std::fmt;
+
+use karmem_layout::{ArrayData, FixedElem, Layout, Slot, ARRAY_ALIGN, HEADER_SIZE};
+use karmem_schema::model::*;
+use serde_json::{Map, Number, Value};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error(pub String);
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+fn err<T>(msg: impl Into<String>) -> Result<T, Error> {
+    Err(Error(msg.into()))
+}
+
+fn align(x: u64, a: u64) -> u64 {
+    x.div_ceil(a) * a
+}
+
+// ---------------------------------------------------------------- encoding
+
+/// Encode `value` as a message whose root is struct `root`.
+pub fn encode(schema: &Schema, layout: &Layout, root: StructId, value: &Value) -> Result<Vec<u8>, Error> {
+    let mut e = Encoder { s: schema, l: layout, buf: Vec::new() };
+    e.alloc(HEADER_SIZE as u64, 8)?;
+    if schema.structs[root].kind == StructKind::Table {
+        e.table(root, value, "$")?;
+    } else {
+        let at = e.alloc(layout.of_struct(root).size as u64, 8)?;
+        e.fields(root, value, at, "$")?;
+    }
+    let end = align(e.buf.len() as u64, 8) as usize;
+    e.buf.resize(end, 0);
+    let size = e.buf.len() as u32;
+    e.buf[0..2].copy_from_slice(b"KM");
+    e.buf[2] = 1;
+    e.buf[3] = 0;
+    e.buf[4..8].copy_from_slice(&size.to_le_bytes());
+    Ok(e.buf)
+}
+
+struct Encoder<'a> {
+    s: &'a Schema,
+    l: &'a Layout,
+    buf: Vec<u8>,
+}
+
+impl Encoder<'_> {
+    fn alloc(&mut self, size: u64, a: u64) -> Result<u32, Error> {
+        let start = align(self.buf.len() as u64, a);
+        let end = start + size;
+        if end > u32::MAX as u64 {
+            return err("message would exceed 4 GiB");
+        }
+        self.buf.resize(end as usize, 0);
+        Ok(start as u32)
+    }
+
+    fn alloc_array(&mut self, count: usize, size: u32) -> Result<u32, Error> {
+        if count == 0 {
+            return Ok(0);
+        }
+        self.alloc(count as u64 * size as u64, ARRAY_ALIGN as u64)
+    }
+
+    fn put(&mut self, at: u32, bytes: &[u8]) {
+        self.buf[at as usize..at as usize + bytes.len()].copy_from_slice(bytes);
+    }
+
+    fn put_ref(&mut self, at: u32, offset: u32, len: u32, cap: u32) {
+        self.put(at, &offset.to_le_bytes());
+        self.put(at + 4, &len.to_le_bytes());
+        self.put(at + 8, &cap.to_le_bytes());
+    }
+
+    fn table(&mut self, id: StructId, v: &Value, path: &str) -> Result<u32, Error> {
+        let sl = self.l.of_struct(id);
+        let at = self.alloc(sl.size as u64, 8)?;
+        self.put(at, &sl.header.to_le_bytes());
+        self.fields(id, v, at, path)?;
+        Ok(at)
+    }
+
+    fn object<'v>(&self, id: StructId, v: &'v Value, path: &str) -> Result<Option<&'v Map<String, Value>>, Error> {
+        match v {
+            Value::Null => Ok(None),
+            Value::Object(m) => {
+                let st = &self.s.structs[id];
+                if let Some(k) = m.keys().find(|k| !st.fields.iter().any(|f| &f.name == *k)) {
+                    return err(format!("{path}: `{}` has no field `{k}`", st.name));
+                }
+                Ok(Some(m))
+            }
+            _ => err(format!("{path}: expected an object for `{}`", self.s.structs[id].name)),
+        }
+    }
+
+    fn fields(&mut self, id: StructId, v: &Value, at: u32, path: &str) -> Result<(), Error> {
+        let obj = self.object(id, v, path)?;
+        let sl = self.l.of_struct(id);
+        for (i, f) in self.s.structs[id].fields.iter().enumerate() {
+            let fv = obj.and_then(|m| m.get(&f.name)).unwrap_or(&Value::Null);
+            let fl = &sl.fields[i];
+            self.slot(&fl.slot, fv, at + fl.offset, &format!("{path}.{}", f.name))?;
+        }
+        Ok(())
+    }
+
+    fn scalar(&mut self, p: Primitive, v: &Value, at: u32, path: &str) -> Result<(), Error> {
+        if v.is_null() {
+            return Ok(()); // zero
+        }
+        let bytes: Vec<u8> = match p {
+            Primitive::Bool => match v {
+                Value::Bool(b) => vec![*b as u8],
+                _ => return err(format!("{path}: expected true or false")),
+            },
+            Primitive::F32 => vec_of(&(number(v, path)?.as_f64().unwrap_or(0.0) as f32).to_le_bytes()),
+            Primitive::F64 => vec_of(&number(v, path)?.as_f64().unwrap_or(0.0).to_le_bytes()),
+            _ => {
+                let n = number(v, path)?;
+                let x: i128 = if let Some(u) = n.as_u64() {
+                    u as i128
+                } else if let Some(i) = n.as_i64() {
+                    i as i128
+                } else {
+                    return err(format!("{path}: expected an integer"));
+                };
+                let (min, max) = p.integer_range().expect("integer type");
+                if x < min || x > max {
+                    return err(format!("{path}: {x} is out of range for {}", p.name()));
+                }
+                let le = (x as u128).to_le_bytes();
+                le[..p.size() as usize].to_vec()
+            }
+        };
+        self.put(at, &bytes);
+        Ok(())
+    }
+
+    fn slot(&mut self, slot: &Slot, v: &Value, at: u32, path: &str) -> Result<(), Error> {
+        match slot {
+            Slot::Scalar(p) => self.scalar(*p, v, at, path),
+            Slot::Enum { repr, .. } => self.scalar(*repr, v, at, path),
+            Slot::InlineStruct(id) => self.fields(*id, v, at, path),
+            Slot::TableRef(id) => {
+                let child = self.table(*id, v, path)?;
+                self.put(at, &child.to_le_bytes());
+                Ok(())
+            }
+            Slot::Union { id, .. } => self.union(*id, v, at, at + 4, path),
+            Slot::FixedArray { elem, len, stride } => {
+                let items: &[Value] = match v {
+                    Value::Null => &[],
+                    Value::Array(a) if a.len() == *len as usize => a,
+                    _ => return err(format!("{path}: expected an array of exactly {len} elements")),
+                };
+                for (j, e) in items.iter().enumerate() {
+                    let pos = at + j as u32 * stride;
+                    let p = format!("{path}[{j}]");
+                    match elem {
+                        FixedElem::Scalar(p2) => self.scalar(*p2, e, pos, &p)?,
+                        FixedElem::Enum { repr, .. } => self.scalar(*repr, e, pos, &p)?,
+                        FixedElem::InlineStruct(id) => self.fields(*id, e, pos, &p)?,
+                    }
+                }
+                Ok(())
+            }
+            Slot::ArrayRef { array, data } => self.array(array, data, v, at, path),
+        }
+    }
+
+    fn array(&mut self, array: &ArrayType, data: &ArrayData, v: &Value, at: u32, path: &str) -> Result<(), Error> {
+        let limit = match array.kind {
+            ArrayKind::Limited(n) => Some(n as usize),
+            _ => None,
+        };
+        let check = |n: usize| match limit {
+            Some(l) if n > l => err(format!("{path}: {n} elements exceed the limit of {l}")),
+            _ => Ok(()),
+        };
+        if let Some(text) = array.text {
+            let s = match v {
+                Value::Null => "",
+                Value::String(s) => s.as_str(),
+                _ => return err(format!("{path}: expected a string")),
+            };
+            let bytes: Vec<u8> = match text {
+                Text::Utf8 => s.as_bytes().to_vec(),
+                Text::Utf16 => s.encode_utf16().flat_map(|u| u.to_le_bytes()).collect(),
+            };
+            let unit = if text == Text::Utf8 { 1 } else { 2 };
+            let n = bytes.len() / unit;
+            check(n)?;
+            let block = self.alloc_array(n, unit as u32)?;
+            if block != 0 {
+                self.put(block, &bytes);
+            }
+            self.put_ref(at, block, n as u32, n as u32);
+            return Ok(());
+        }
+        let items: Vec<&Value> = match v {
+            Value::Null => Vec::new(),
+            Value::Array(a) => a.iter().collect(),
+            _ => return err(format!("{path}: expected an array")),
+        };
+        check(items.len())?;
+        let n = items.len() as u32;
+        match data {
+            ArrayData::Plain { elem_size } => {
+                let p = match array.elem {
+                    ElemType::Scalar(p) => p,
+                    ElemType::Enum(id) => self.s.enums[id].repr,
+                    _ => unreachable!("plain arrays hold scalars"),
+                };
+                let block = self.alloc_array(items.len(), *elem_size)?;
+                for (i, e) in items.iter().enumerate() {
+                    self.scalar(p, e, block + i as u32 * elem_size, &format!("{path}[{i}]"))?;
+                }
+                self.put_ref(at, block, n, n);
+            }
+            ArrayData::UnionAos { id, .. } => {
+                let block = self.alloc_array(items.len(), 8)?;
+                for (i, e) in items.iter().enumerate() {
+                    let pos = block + 8 * i as u32;
+                    self.union(*id, e, pos, pos + 4, &format!("{path}[{i}]"))?;
+                }
+                self.put_ref(at, block, n, n);
+            }
+            ArrayData::UnionSoa { id, tag } => {
+                let tw = tag.size();
+                let tags = self.alloc_array(items.len(), tw)?;
+                let offsets = self.alloc_array(items.len(), 4)?;
+                for (i, e) in items.iter().enumerate() {
+                    self.union(*id, e, tags + i as u32 * tw, offsets + 4 * i as u32, &format!("{path}[{i}]"))?;
+                }
+                self.put_ref(at, tags, n, n);
+            }
+            ArrayData::UnionBunch { id, variants, .. } => {
+                let names: Vec<&str> = variants.iter().map(|bv| self.s.structs[bv.ty].name.as_str()).collect();
+                let mut groups: Vec<Vec<&Value>> = vec![Vec::new(); variants.len()];
+                for (i, e) in items.iter().enumerate() {
+                    match e {
+                        Value::Null => {}
+                        Value::Object(m) if m.len() == 1 => {
+                            let (k, inner) = m.iter().next().expect("one entry");
+                            let Some(vi) = names.iter().position(|n| n == k) else {
+                                return err(format!("{path}[{i}]: `{}` has no variant `{k}`", self.s.unions[*id].name));
+                            };
+                            groups[vi].push(inner);
+                        }
+                        _ => return err(format!("{path}[{i}]: expected null or {{\"Variant\": value}}")),
+                    }
+                }
+                let total: usize = groups.iter().map(Vec::len).sum();
+                if total == 0 {
+                    self.put_ref(at, 0, 0, 0);
+                    return Ok(());
+                }
+                let k = groups.iter().filter(|g| !g.is_empty()).count() as u64;
+                let table = self.alloc(align(16 * (k + 1), 64), 64)?;
+                self.put(table, &(k as u32).to_le_bytes());
+                let mut entry = table + 16;
+                for (bv, group) in variants.iter().zip(&groups) {
+                    if group.is_empty() {
+                        continue;
+                    }
+                    self.put(entry, &bv.tag.to_le_bytes());
+                    self.struct_array(&bv.data, group, entry + 4, path)?;
+                    entry += 16;
+                }
+                self.put_ref(at, table, total as u32, total as u32);
+            }
+            data => self.struct_array(data, &items, at, path)?,
+        }
+        Ok(())
+    }
+
+    fn struct_array(&mut self, data: &ArrayData, items: &[&Value], at: u32, path: &str) -> Result<(), Error> {
+        let n = items.len() as u32;
+        match data {
+            ArrayData::AosInline { id, stride } => {
+                let block = self.alloc_array(items.len(), *stride)?;
+                for (i, e) in items.iter().enumerate() {
+                    self.fields(*id, e, block + i as u32 * stride, &format!("{path}[{i}]"))?;
+                }
+                self.put_ref(at, block, n, n);
+            }
+            ArrayData::AosTable { id } => {
+                let block = self.alloc_array(items.len(), 4)?;
+                for (i, e) in items.iter().enumerate() {
+                    let child = self.table(*id, e, &format!("{path}[{i}]"))?;
+                    self.put(block + 4 * i as u32, &child.to_le_bytes());
+                }
+                self.put_ref(at, block, n, n);
+            }
+            ArrayData::Soa { elem } => {
+                if items.is_empty() {
+                    self.put_ref(at, 0, 0, 0);
+                    return Ok(());
+                }
+                let soa = self.l.soa(*elem);
+                let block = soa.directory_block as u64;
+                let dir = self.alloc(2 * block, 64)?;
+                self.put(dir, &(soa.columns.len() as u32).to_le_bytes());
+                let mut cols = Vec::with_capacity(soa.columns.len());
+                for (k, c) in soa.columns.iter().enumerate() {
+                    let col = self.alloc_array(items.len(), c.size)?;
+                    let entry = dir + 4 * (k as u32 + 1);
+                    self.put(entry, &c.hash.to_le_bytes());
+                    self.put(entry + block as u32, &col.to_le_bytes());
+                    cols.push(col);
+                }
+                for (i, e) in items.iter().enumerate() {
+                    // Reject unknown keys at every level of the element.
+                    self.check_keys(*elem, e, &format!("{path}[{i}]"))?;
+                    for (k, c) in soa.columns.iter().enumerate() {
+                        let mut leaf: &Value = e;
+                        let mut p = format!("{path}[{i}]");
+                        for (step, index) in c.steps.iter().zip(&c.path) {
+                            let name = &self.s.structs[*step].fields[*index as usize].name;
+                            leaf = leaf.get(name).unwrap_or(&Value::Null);
+                            p.push('.');
+                            p.push_str(name);
+                        }
+                        self.slot(&c.slot, leaf, cols[k] + i as u32 * c.size, &p)?;
+                    }
+                }
+                self.put_ref(at, dir, n, n);
+            }
+            _ => unreachable!("struct arrays only"),
+        }
+        Ok(())
+    }
+
+    /// Unknown keys inside a flattened SoA element (recursively through the
+    /// struct fields that flattening walks).
+    fn check_keys(&self, id: StructId, v: &Value, path: &str) -> Result<(), Error> {
+        let Some(obj) = self.object(id, v, path)? else { return Ok(()) };
+        for f in &self.s.structs[id].fields {
+            if let (FieldType::Struct(c), Some(fv)) = (&f.ty, obj.get(&f.name)) {
+                self.check_keys(*c, fv, &format!("{path}.{}", f.name))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn union(&mut self, id: UnionId, v: &Value, tag_at: u32, off_at: u32, path: &str) -> Result<(), Error> {
+        let m = match v {
+            Value::Null => return Ok(()),
+            Value::Object(m) if m.len() == 1 => m,
+            _ => return err(format!("{path}: expected null or {{\"Variant\": value}}")),
+        };
+        let (k, inner) = m.iter().next().expect("one entry");
+        let u = &self.s.unions[id];
+        let Some(var) = u.variants.iter().find(|var| &self.s.structs[var.ty].name == k) else {
+            return err(format!("{path}: `{}` has no variant `{k}`", u.name));
+        };
+        let tag = (var.tag as u64).to_le_bytes();
+        self.put(tag_at, &tag[..u.tag.size() as usize]);
+        let child = if self.s.structs[var.ty].kind == StructKind::Table {
+            self.table(var.ty, inner, path)?
+        } else {
+            let c = self.alloc(self.l.of_struct(var.ty).size as u64, 8)?;
+            self.fields(var.ty, inner, c, path)?;
+            c
+        };
+        self.put(off_at, &child.to_le_bytes());
+        Ok(())
+    }
+}
+
+fn vec_of(b: &[u8]) -> Vec<u8> {
+    b.to_vec()
+}
+
+fn number<'v>(v: &'v Value, path: &str) -> Result<&'v Number, Error> {
+    match v {
+        Value::Number(n) => Ok(n),
+        _ => err(format!("{path}: expected a number")),
+    }
+}
+
+// ---------------------------------------------------------------- decoding
+
+/// Limits of the decoder (format.md §10).
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub max_directory_entries: u32,
+    pub max_depth: u32,
+    pub traversal_budget_factor: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_directory_entries: 1024,
+            max_depth: 64,
+            traversal_budget_factor: 8,
+        }
+    }
+}
+
+/// Decode a message whose root is struct `root`. Malformed parts decode as
+/// zero values (as the readers of every language do); a bad header, the
+/// depth limit or the traversal budget give an error.
+pub fn decode(schema: &Schema, layout: &Layout, root: StructId, bytes: &[u8]) -> Result<Value, Error> {
+    decode_with(schema, layout, root, bytes, Limits::default())
+}
+
+pub fn decode_with(schema: &Schema, layout: &Layout, root: StructId, bytes: &[u8], limits: Limits) -> Result<Value, Error> {
+    if bytes.len() < 8 {
+        return err("message truncated: shorter than its header");
+    }
+    if &bytes[0..2] != b"KM" {
+        return err("not a Karmem message (bad magic)");
+    }
+    if bytes[2] != 1 {
+        return err(format!("unsupported format version {}", bytes[2]));
+    }
+    if bytes[3] != 0 {
+        return err("reserved header flags set");
+    }
+    let size = u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]) as usize;
+    if size < 8 || !size.is_multiple_of(8) {
+        return err(format!("invalid message size {size}"));
+    }
+    if size > bytes.len() {
+        return err(format!("message truncated: needs {size} bytes, have {}", bytes.len()));
+    }
+    let mut d = Decoder {
+        s: schema,
+        l: layout,
+        b: &bytes[..size],
+        budget: size as u64 * limits.traversal_budget_factor,
+        depth: 0,
+        limits,
+    };
+    if schema.structs[root].kind == StructKind::Table {
+        let t = d.table(HEADER_SIZE);
+        d.table_value(root, t)
+    } else {
+        let present = 8 + layout.of_struct(root).size as u64 <= size as u64;
+        d.inline_value(root, HEADER_SIZE, present)
+    }
+}
+
+struct Decoder<'a> {
+    s: &'a Schema,
+    l: &'a Layout,
+    b: &'a [u8],
+    budget: u64,
+    depth: u32,
+    limits: Limits,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Table {
+    offset: u32,
+    used: u32,
+}
+
+const EMPTY: Table = Table { offset: 0, used: 0 };
+
+#[derive(Clone, Copy)]
+struct ArrayRef {
+    offset: u32,
+    len: u32,
+    cap: u32,
+}
+
+const EMPTY_ARRAY: ArrayRef = ArrayRef { offset: 0, len: 0, cap: 0 };
+
+impl Decoder<'_> {
+    fn charge(&mut self, n: u64) -> Result<(), Error> {
+        let n = n.max(1);
+        if n > self.budget {
+            return err("message exceeds the traversal budget");
+        }
+        self.budget -= n;
+        Ok(())
+    }
+
+    fn bytes(&self, at: u64, n: u64) -> Option<&[u8]> {
+        let end = at.checked_add(n)?;
+        self.b.get(at as usize..end as usize)
+    }
+
+    fn u32(&self, at: u32) -> u32 {
+        self.bytes(at as u64, 4).map(|b| u32::from_le_bytes(b.try_into().unwrap())).unwrap_or(0)
+    }
+
+    fn uint(&self, at: u32, size: u32) -> u64 {
+        let mut buf = [0u8; 8];
+        if let Some(b) = self.bytes(at as u64, size as u64) {
+            buf[..size as usize].copy_from_slice(b);
+        }
+        u64::from_le_bytes(buf)
+    }
+
+    fn table(&self, offset: u32) -> Table {
+        if offset == 0 {
+            return EMPTY;
+        }
+        let h = self.u32(offset);
+        let total = (h & 0x1FFF_FFFF) as u64 * 8;
+        let unused = (h >> 29) as u64;
+        if !offset.is_multiple_of(8) || total < 8 || total - unused < 4 || offset as u64 + total > self.b.len() as u64 {
+            return EMPTY;
+        }
+        Table { offset, used: (total - unused) as u32 }
+    }
+
+    fn array_ref(&self, at: u32, elem_size: u32, limit: Option<u32>) -> ArrayRef {
+        let a = ArrayRef { offset: self.u32(at), len: self.u32(at + 4), cap: self.u32(at + 8) };
+        let ok = a.len <= a.cap
+            && limit.is_none_or(|l| a.len <= l)
+            && (a.cap == 0
+                || (a.offset != 0
+                    && a.offset.is_multiple_of(ARRAY_ALIGN)
+                    && a.offset as u64 + a.cap as u64 * elem_size as u64 <= self.b.len() as u64));
+        if ok {
+            a
+        } else {
+            EMPTY_ARRAY
+        }
+    }
+
+    fn enter(&mut self) -> Result<(), Error> {
+        self.depth += 1;
+        if self.depth > self.limits.max_depth {
+            return err("message nesting exceeds the depth limit");
+        }
+        Ok(())
+    }
+
+    fn table_value(&mut self, id: StructId, t: Table) -> Result<Value, Error> {
+        self.enter()?;
+        self.charge(t.used as u64)?;
+        let sl = self.l.of_struct(id);
+        let mut m = Map::new();
+        for (i, f) in self.s.structs[id].fields.iter().enumerate() {
+            let fl = &sl.fields[i];
+            let present = fl.offset + fl.size <= t.used;
+            let v = self.slot(&fl.slot, t.offset + fl.offset, present)?;
+            m.insert(f.name.clone(), v);
+        }
+        self.depth -= 1;
+        Ok(Value::Object(m))
+    }
+
+    fn inline_value(&mut self, id: StructId, at: u32, present: bool) -> Result<Value, Error> {
+        self.enter()?;
+        let sl = self.l.of_struct(id);
+        let mut m = Map::new();
+        for (i, f) in self.s.structs[id].fields.iter().enumerate() {
+            let fl = &sl.fields[i];
+            let v = self.slot(&fl.slot, at + fl.offset, present)?;
+            m.insert(f.name.clone(), v);
+        }
+        self.depth -= 1;
+        Ok(Value::Object(m))
+    }
+
+    fn scalar(&self, p: Primitive, at: u32, present: bool) -> Value {
+        let raw = if present { self.uint(at, p.size()) } else { 0 };
+        match p {
+            Primitive::Bool => Value::Bool(raw & 0xFF != 0),
+            Primitive::F32 => float(f32::from_bits(raw as u32) as f64),
+            Primitive::F64 => float(f64::from_bits(raw)),
+            Primitive::I8 => Value::from(raw as u8 as i8),
+            Primitive::I16 => Value::from(raw as u16 as i16),
+            Primitive::I32 => Value::from(raw as u32 as i32),
+            Primitive::I64 => Value::from(raw as i64),
+            _ => Value::from(raw),
+        }
+    }
+
+    fn slot(&mut self, slot: &Slot, at: u32, present: bool) -> Result<Value, Error> {
+        Ok(match slot {
+            Slot::Scalar(p) => self.scalar(*p, at, present),
+            Slot::Enum { repr, .. } => self.scalar(*repr, at, present),
+            Slot::InlineStruct(id) => self.inline_value(*id, at, present)?,
+            Slot::TableRef(id) => {
+                let t = if present { self.table(self.u32(at)) } else { EMPTY };
+                self.table_value(*id, t)?
+            }
+            Slot::Union { id, .. } => {
+                if present {
+                    self.union(*id, at, at + 4)?
+                } else {
+                    Value::Null
+                }
+            }
+            Slot::FixedArray { elem, len, stride } => {
+                self.charge(*len as u64)?;
+                let mut items = Vec::with_capacity(*len as usize);
+                for j in 0..*len {
+                    let pos = at + j * stride;
+                    items.push(match elem {
+                        FixedElem::Scalar(p) => self.scalar(*p, pos, present),
+                        FixedElem::Enum { repr, .. } => self.scalar(*repr, pos, present),
+                        FixedElem::InlineStruct(id) => self.inline_value(*id, pos, present)?,
+                    });
+                }
+                Value::Array(items)
+            }
+            Slot::ArrayRef { array, data } => {
+                let es = match data {
+                    ArrayData::Plain { elem_size } => *elem_size,
+                    ArrayData::AosInline { stride, .. } => *stride,
+                    ArrayData::AosTable { .. } => 4,
+                    ArrayData::UnionAos { .. } => 8,
+                    _ => 0,
+                };
+                let limit = match array.kind {
+                    ArrayKind::Limited(n) => Some(n),
+                    _ => None,
+                };
+                let a = if present { self.array_ref(at, es, limit) } else { EMPTY_ARRAY };
+                self.array(array, data, a)?
+            }
+        })
+    }
+
+    fn array(&mut self, array: &ArrayType, data: &ArrayData, a: ArrayRef) -> Result<Value, Error> {
+        if let Some(text) = array.text {
+            return Ok(Value::String(match text {
+                Text::Utf8 => {
+                    self.charge(a.len as u64)?;
+                    let b = if a.len == 0 { &[][..] } else { self.bytes(a.offset as u64, a.len as u64).unwrap_or(&[]) };
+                    std::str::from_utf8(b).unwrap_or("").to_string()
+                }
+                Text::Utf16 => {
+                    self.charge(2 * a.len as u64)?;
+                    let units: Vec<u16> = (0..a.len).map(|i| self.uint(a.offset + 2 * i, 2) as u16).collect();
+                    char::decode_utf16(units).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)).collect()
+                }
+            }));
+        }
+        let mut items = Vec::new();
+        match data {
+            ArrayData::Plain { elem_size } => {
+                self.charge(a.len as u64 * *elem_size as u64)?;
+                let p = match array.elem {
+                    ElemType::Scalar(p) => p,
+                    ElemType::Enum(id) => self.s.enums[id].repr,
+                    _ => unreachable!(),
+                };
+                for i in 0..a.len {
+                    items.push(self.scalar(p, a.offset + i * elem_size, true));
+                }
+            }
+            ArrayData::UnionAos { id, .. } => {
+                self.charge(a.len as u64 * 8)?;
+                for i in 0..a.len {
+                    let pos = a.offset + 8 * i;
+                    items.push(self.union(*id, pos, pos + 4)?);
+                }
+            }
+            ArrayData::UnionSoa { id, tag } => {
+                let tw = tag.size();
+                if a.cap > 0 {
+                    let offsets = align(a.offset as u64 + a.cap as u64 * tw as u64, 64);
+                    if offsets + 4 * a.cap as u64 <= self.b.len() as u64 {
+                        self.charge(a.len as u64 * (tw as u64 + 4))?;
+                        for i in 0..a.len {
+                            items.push(self.union(*id, a.offset + i * tw, offsets as u32 + 4 * i)?);
+                        }
+                    }
+                }
+            }
+            ArrayData::UnionBunch { id, variants, .. } => {
+                let name = |s: &Schema, ty: StructId| s.structs[ty].name.clone();
+                let k = if a.cap > 0 { self.u32(a.offset) } else { 0 };
+                let fits = a.offset as u64 + 16 * (k as u64 + 1) <= self.b.len() as u64;
+                if a.cap > 0 && k <= self.limits.max_directory_entries && fits {
+                    let _ = id;
+                    for bv in variants {
+                        let es = match &*bv.data {
+                            ArrayData::AosInline { stride, .. } => *stride,
+                            ArrayData::AosTable { .. } => 4,
+                            _ => 0,
+                        };
+                        let sub = (1..=k)
+                            .map(|e| a.offset + 16 * e)
+                            .find(|entry| self.u32(*entry) == bv.tag)
+                            .map(|entry| self.array_ref(entry + 4, es, None))
+                            .unwrap_or(EMPTY_ARRAY);
+                        let values = self.struct_array(&bv.data, sub)?;
+                        let n = name(self.s, bv.ty);
+                        items.extend(values.into_iter().map(|v| {
+                            let mut m = Map::new();
+                            m.insert(n.clone(), v);
+                            Value::Object(m)
+                        }));
+                    }
+                }
+            }
+            data => items = self.struct_array(data, a)?,
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn struct_array(&mut self, data: &ArrayData, a: ArrayRef) -> Result<Vec<Value>, Error> {
+        let mut items = Vec::new();
+        match data {
+            ArrayData::AosInline { id, stride } => {
+                self.charge(a.len as u64 * *stride as u64)?;
+                for i in 0..a.len {
+                    items.push(self.inline_value(*id, a.offset + i * stride, true)?);
+                }
+            }
+            ArrayData::AosTable { id } => {
+                self.charge(a.len as u64 * 4)?;
+                for i in 0..a.len {
+                    let t = self.table(self.u32(a.offset + 4 * i));
+                    items.push(self.table_value(*id, t)?);
+                }
+            }
+            ArrayData::Soa { elem } => {
+                let soa = self.l.soa(*elem);
+                let mut cols = vec![0u32; soa.columns.len()];
+                if a.cap > 0 {
+                    let n = self.u32(a.offset);
+                    let block = align(4 * (n as u64 + 1), 64);
+                    if n <= self.limits.max_directory_entries && a.offset as u64 + 2 * block <= self.b.len() as u64 {
+                        for k in 1..=n {
+                            let hash = self.u32(a.offset + 4 * k);
+                            for (j, c) in soa.columns.iter().enumerate() {
+                                if c.hash == hash && cols[j] == 0 {
+                                    let col = self.u32(a.offset + block as u32 + 4 * k);
+                                    if col != 0
+                                        && col.is_multiple_of(ARRAY_ALIGN)
+                                        && col as u64 + a.cap as u64 * c.size as u64 <= self.b.len() as u64
+                                    {
+                                        cols[j] = col;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                let cost: u64 = soa.columns.iter().map(|c| c.size as u64).sum();
+                self.charge(a.len as u64 * cost)?;
+                for i in 0..a.len {
+                    // Start from the zero value of the element, then set each
+                    // leaf from its column.
+                    let mut item = self.zero_struct(*elem, 0)?;
+                    for (k, c) in soa.columns.iter().enumerate() {
+                        let present = cols[k] != 0;
+                        let v = self.slot(&c.slot, cols[k] + i * c.size, present)?;
+                        let mut place = &mut item;
+                        for (step, index) in c.steps.iter().zip(&c.path) {
+                            let name = &self.s.structs[*step].fields[*index as usize].name;
+                            place = place.get_mut(name).expect("zero value has every field");
+                        }
+                        *place = v;
+                    }
+                    items.push(item);
+                }
+            }
+            _ => unreachable!("struct arrays only"),
+        }
+        Ok(items)
+    }
+
+    /// The all-zero value of a struct (what reading an absent one gives).
+    fn zero_struct(&mut self, id: StructId, depth: u32) -> Result<Value, Error> {
+        if depth > self.limits.max_depth {
+            return err("message nesting exceeds the depth limit");
+        }
+        let sl = self.l.of_struct(id);
+        let mut m = Map::new();
+        for (i, f) in self.s.structs[id].fields.iter().enumerate() {
+            let v = match &sl.fields[i].slot {
+                Slot::InlineStruct(c) | Slot::TableRef(c) => self.zero_struct(*c, depth + 1)?,
+                slot => self.slot(slot, 0, false)?,
+            };
+            m.insert(f.name.clone(), v);
+        }
+        Ok(Value::Object(m))
+    }
+
+    fn union(&mut self, id: UnionId, tag_at: u32, off_at: u32) -> Result<Value, Error> {
+        let u = &self.s.unions[id];
+        let tag = self.uint(tag_at, u.tag.size()) as u32;
+        let offset = self.u32(off_at);
+        let Some(var) = u.variants.iter().find(|v| v.tag == tag) else {
+            return Ok(Value::Null);
+        };
+        let (ty, name) = (var.ty, self.s.structs[var.ty].name.clone());
+        let value = if self.s.structs[ty].kind == StructKind::Table {
+            let t = self.table(offset);
+            self.table_value(ty, t)?
+        } else {
+            let size = self.l.of_struct(ty).size as u64;
+            if offset == 0 || !offset.is_multiple_of(8) || offset as u64 + size > self.b.len() as u64 {
+                return Ok(Value::Null);
+            }
+            self.inline_value(ty, offset, true)?
+        };
+        let mut m = Map::new();
+        m.insert(name, value);
+        Ok(Value::Object(m))
+    }
+}
+
+/// Floats as JSON numbers; non-finite values (which JSON cannot hold) as
+/// strings, so decoding never fails on them.
+fn float(x: f64) -> Value {
+    match Number::from_f64(x) {
+        Some(n) => Value::Number(n),
+        None => Value::String(format!("{x}")),
+    }
+}

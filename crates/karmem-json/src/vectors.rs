@@ -1,0 +1,86 @@
+//! The golden-vector file format (testdata/vectors/README.md), shared by
+//! every Rust-side runner.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// One case: `NAME.json` + `NAME.hex` in a topic directory.
+#[derive(Clone, Debug)]
+pub struct Case {
+    pub dir: PathBuf,
+    pub name: String,
+    /// Schema file the value is written with (default `schema.km`).
+    pub schema: String,
+    pub root: String,
+    pub value: Value,
+    /// Other schema files that must read the bytes, with the value each
+    /// reads (evolution cases).
+    pub readers: Vec<(String, Value)>,
+    pub bytes: Option<Vec<u8>>,
+}
+
+impl Case {
+    pub fn json_path(&self) -> PathBuf {
+        self.dir.join(format!("{}.json", self.name))
+    }
+
+    pub fn hex_path(&self) -> PathBuf {
+        self.dir.join(format!("{}.hex", self.name))
+    }
+}
+
+/// Every case under `root`, sorted by path.
+pub fn load_all(root: &Path) -> Vec<Case> {
+    let mut cases = Vec::new();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
+        .expect("vectors directory")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
+        files.sort();
+        for path in files.into_iter().filter(|p| p.extension().is_some_and(|e| e == "json")) {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let name = path.file_stem().unwrap().to_string_lossy().to_string();
+            let readers = match v.get("readers") {
+                Some(Value::Array(a)) => a.iter().map(|s| (s.as_str().unwrap().to_string(), Value::Null)).collect(),
+                Some(Value::Object(m)) => m.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                _ => Vec::new(),
+            };
+            let hex = dir.join(format!("{name}.hex"));
+            cases.push(Case {
+                schema: v.get("schema").and_then(Value::as_str).unwrap_or("schema.km").to_string(),
+                root: v["root"].as_str().unwrap_or_else(|| panic!("{}: no root", path.display())).to_string(),
+                value: v.get("value").cloned().unwrap_or(Value::Null),
+                readers,
+                bytes: std::fs::read_to_string(&hex).ok().map(|t| parse_hex(&t)),
+                dir: dir.clone(),
+                name,
+            });
+        }
+    }
+    cases
+}
+
+/// `OFFSET: xx xx ...` lines; everything before `:` is a comment.
+pub fn parse_hex(text: &str) -> Vec<u8> {
+    text.lines()
+        .flat_map(|line| line.split_once(':').map(|(_, rest)| rest).unwrap_or(line).split_whitespace())
+        .map(|pair| u8::from_str_radix(pair, 16).unwrap_or_else(|_| panic!("bad hex byte `{pair}`")))
+        .collect()
+}
+
+/// 16 bytes per line, with the offset: diffs of vectors stay reviewable.
+pub fn format_hex(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for (i, chunk) in bytes.chunks(16).enumerate() {
+        let pairs: Vec<String> = chunk.iter().map(|b| format!("{b:02x}")).collect();
+        out.push_str(&format!("{:04x}: {}\n", i * 16, pairs.join(" ")));
+    }
+    out
+}
