@@ -214,6 +214,7 @@ impl Gen<'_> {
         self.w("#[repr(transparent)]");
         self.w(&format!("pub struct {name}(pub {repr});"));
         self.w("");
+        self.w("#[allow(clippy::derivable_impls)]");
         self.w(&format!("impl core::default::Default for {name} {{"));
         self.w("    fn default() -> Self {");
         self.w(&format!("        {name}(0)"));
