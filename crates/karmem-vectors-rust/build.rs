@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use karmem_codegen::Backend;
 
 fn schemas(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
     entries.sort();
     for path in entries {
@@ -35,7 +37,13 @@ fn main() {
         let module: String = rel
             .to_string_lossy()
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '_'
+                }
+            })
             .collect();
         let source = std::fs::read_to_string(&path).unwrap();
         let (schema, layout) = karmem_layout::load(&path.display().to_string(), &source)
@@ -45,19 +53,40 @@ fn main() {
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let file = out_dir.join(format!("{module}.rs"));
         std::fs::write(&file, &files[0].contents).unwrap();
-        let _ = writeln!(modules, "pub mod {module} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\"));\n}}");
-        let rel_file = path.strip_prefix(&root).unwrap().to_string_lossy().to_string();
+        let _ = writeln!(
+            modules,
+            "pub mod {module} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\"));\n}}"
+        );
+        let rel_file = path
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
         for st in &schema.structs {
             let ty = format!("{module}::{}", karmem_codegen::names::camel(&st.name));
-            let _ = writeln!(arms, "        ({rel_file:?}, {:?}) => check::<{ty}>(value, bytes),", st.name);
-            let _ = writeln!(decode_arms, "        ({rel_file:?}, {:?}) => decode::<{ty}>(bytes),", st.name);
+            let _ = writeln!(
+                arms,
+                "        ({rel_file:?}, {:?}) => check::<{ty}>(value, bytes),",
+                st.name
+            );
+            let _ = writeln!(
+                decode_arms,
+                "        ({rel_file:?}, {:?}) => decode::<{ty}>(bytes),",
+                st.name
+            );
             let _ = writeln!(impls, "impl Generated for {ty} {{\n    fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {{ {ty}::write_as_root(self, w) }}\n    fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {{ {ty}::read_as_root(self, r) }}\n    fn validate(r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {{ {ty}::validate(r).map(|_| ()) }}\n}}");
         }
     }
-    let _ = writeln!(modules, "/// Run one golden-vector case through the generated type `root` of `schema`.");
+    let _ = writeln!(
+        modules,
+        "/// Run one golden-vector case through the generated type `root` of `schema`."
+    );
     let _ = writeln!(modules, "pub fn check_case(schema: &str, root: &str, value: &serde_json::Value, bytes: &[u8]) -> Result<(), String> {{");
     let _ = writeln!(modules, "    match (schema, root) {{\n{arms}        _ => Err(format!(\"no generated type {{root}} in {{schema}}\")),\n    }}\n}}");
-    let _ = writeln!(modules, "/// Decode with the generated type and return the value as JSON.");
+    let _ = writeln!(
+        modules,
+        "/// Decode with the generated type and return the value as JSON."
+    );
     let _ = writeln!(modules, "pub fn decode_case(schema: &str, root: &str, bytes: &[u8]) -> Result<serde_json::Value, String> {{");
     let _ = writeln!(modules, "    match (schema, root) {{\n{decode_arms}        _ => Err(format!(\"no generated type {{root}} in {{schema}}\")),\n    }}\n}}");
     std::fs::write(out_dir.join("modules.rs"), modules).unwrap();

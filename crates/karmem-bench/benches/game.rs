@@ -4,7 +4,9 @@
 //! sums every path coordinate, in one run, so the ratios in
 //! docs/benchmarks.md come from one machine state. Run: `make bench`.
 
-use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use karmem_bench::{fb, kar, plain, rk};
 
 const MONSTERS: usize = 1000;
@@ -28,13 +30,22 @@ fn benches(c: &mut Criterion) {
     // Every contender must compute the same sum before it is timed (float
     // sums agree to rounding: same order of additions everywhere).
     let check = |name: &str, got: f64| {
-        assert!((got - expected).abs() <= expected.abs() * 1e-6, "{name}: {got} != {expected}");
+        assert!(
+            (got - expected).abs() <= expected.abs() * 1e-6,
+            "{name}: {got} != {expected}"
+        );
     };
     check("plain", plain::sum_paths(&state));
-    check("flatbuffers", fb::sum_paths(flatbuffers::root::<fb::fb::State>(&fb_bytes).unwrap()));
+    check(
+        "flatbuffers",
+        fb::sum_paths(flatbuffers::root::<fb::fb::State>(&fb_bytes).unwrap()),
+    );
     check("rkyv", rk::sum_paths(rk::access(&rk_bytes)));
     check("karmem", kar::sum_paths_checked(km_bytes.as_slice()));
-    check("karmem-validated", kar::sum_paths_validated(km_bytes.as_slice()));
+    check(
+        "karmem-validated",
+        kar::sum_paths_validated(km_bytes.as_slice()),
+    );
 
     println!(
         "message sizes: karmem {} B, flatbuffers {} B, rkyv {} B",
@@ -45,9 +56,15 @@ fn benches(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("encode");
     g.throughput(Throughput::Elements(MONSTERS as u64));
-    g.bench_function("karmem", |b| b.iter(|| kar::encode(black_box(&km_object), &mut km_writer)));
-    g.bench_function("flatbuffers", |b| b.iter(|| fb::encode(&mut fb_builder, black_box(&state))));
-    g.bench_function("rkyv", |b| b.iter(|| rk::encode(black_box(&state), &mut rk_bytes)));
+    g.bench_function("karmem", |b| {
+        b.iter(|| kar::encode(black_box(&km_object), &mut km_writer))
+    });
+    g.bench_function("flatbuffers", |b| {
+        b.iter(|| fb::encode(&mut fb_builder, black_box(&state)))
+    });
+    g.bench_function("rkyv", |b| {
+        b.iter(|| rk::encode(black_box(&state), &mut rk_bytes))
+    });
     g.finish();
 
     let mut g = c.benchmark_group("decode");
@@ -57,7 +74,11 @@ fn benches(c: &mut Criterion) {
         b.iter(|| kar::decode_into(black_box(km_bytes.as_slice()), &mut km_reused))
     });
     g.bench_function("flatbuffers (object API)", |b| {
-        b.iter(|| flatbuffers::root::<fb::fb::State>(black_box(&fb_bytes)).unwrap().unpack())
+        b.iter(|| {
+            flatbuffers::root::<fb::fb::State>(black_box(&fb_bytes))
+                .unwrap()
+                .unpack()
+        })
     });
     g.bench_function("rkyv (validated + deserialize)", |b| {
         b.iter(|| rk::decode(rk::access(black_box(&rk_bytes))))
@@ -69,7 +90,9 @@ fn benches(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("sum_paths");
     g.throughput(Throughput::Elements(MONSTERS as u64));
-    g.bench_function("plain struct", |b| b.iter(|| plain::sum_paths(black_box(&state))));
+    g.bench_function("plain struct", |b| {
+        b.iter(|| plain::sum_paths(black_box(&state)))
+    });
     g.bench_function("karmem viewer (checked)", |b| {
         b.iter(|| kar::sum_paths_checked(black_box(km_bytes.as_slice())))
     });
@@ -81,7 +104,11 @@ fn benches(c: &mut Criterion) {
     });
     g.bench_function("flatbuffers (unchecked root)", |b| {
         // SAFETY: the bytes were produced by the FlatBuffers builder above.
-        b.iter(|| fb::sum_paths(unsafe { flatbuffers::root_unchecked::<fb::fb::State>(black_box(&fb_bytes)) }))
+        b.iter(|| {
+            fb::sum_paths(unsafe {
+                flatbuffers::root_unchecked::<fb::fb::State>(black_box(&fb_bytes))
+            })
+        })
     });
     g.bench_function("rkyv (validated access)", |b| {
         b.iter(|| rk::sum_paths(rk::access(black_box(&rk_bytes))))
@@ -94,11 +121,15 @@ fn benches(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("validate");
     g.throughput(Throughput::Bytes(km_bytes.as_slice().len() as u64));
-    g.bench_function("karmem", |b| b.iter(|| kar::validate(black_box(km_bytes.as_slice()))));
+    g.bench_function("karmem", |b| {
+        b.iter(|| kar::validate(black_box(km_bytes.as_slice())))
+    });
     g.bench_function("flatbuffers verifier", |b| {
         b.iter(|| flatbuffers::root::<fb::fb::State>(black_box(&fb_bytes)).is_ok())
     });
-    g.bench_function("rkyv bytecheck", |b| b.iter(|| rk::access(black_box(&rk_bytes)).monsters.len()));
+    g.bench_function("rkyv bytecheck", |b| {
+        b.iter(|| rk::access(black_box(&rk_bytes)).monsters.len())
+    });
     g.finish();
 }
 

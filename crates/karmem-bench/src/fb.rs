@@ -35,12 +35,19 @@ pub fn encode(builder: &mut FlatBufferBuilder<'static>, state: &plain::State) {
             .map(|w| {
                 fb::Weapon::create(
                     builder,
-                    &fb::WeaponArgs { damage: w.damage, range: w.range },
+                    &fb::WeaponArgs {
+                        damage: w.damage,
+                        range: w.range,
+                    },
                 )
             })
             .collect();
         let weapons = builder.create_vector(&weapons);
-        let path: Vec<fb::Vec3> = m.path.iter().map(|p| fb::Vec3::new(p.x, p.y, p.z)).collect();
+        let path: Vec<fb::Vec3> = m
+            .path
+            .iter()
+            .map(|p| fb::Vec3::new(p.x, p.y, p.z))
+            .collect();
         let path = builder.create_vector(&path);
         let pos = fb::Vec3::new(m.pos.x, m.pos.y, m.pos.z);
         monsters.push(fb::Monster::create(
@@ -60,7 +67,12 @@ pub fn encode(builder: &mut FlatBufferBuilder<'static>, state: &plain::State) {
         ));
     }
     let monsters = builder.create_vector(&monsters);
-    let root = fb::State::create(builder, &fb::StateArgs { monsters: Some(monsters) });
+    let root = fb::State::create(
+        builder,
+        &fb::StateArgs {
+            monsters: Some(monsters),
+        },
+    );
     builder.finish(root, None);
 }
 

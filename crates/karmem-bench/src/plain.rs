@@ -59,19 +59,38 @@ pub fn generate(monsters: usize, max_path: usize) -> State {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let monsters = (0..monsters)
         .map(|i| Monster {
-            pos: Vec3 { x: rng.f32(), y: rng.f32(), z: rng.f32() },
+            pos: Vec3 {
+                x: rng.f32(),
+                y: rng.f32(),
+                z: rng.f32(),
+            },
             mana: rng.below(1000) as i16,
             health: rng.below(1000) as i16,
-            name: format!("Monster {i} the {}", ["Brave", "Wise", "Quick", "Grim"][i % 4]),
+            name: format!(
+                "Monster {i} the {}",
+                ["Brave", "Wise", "Quick", "Grim"][i % 4]
+            ),
             team: (i % 5) as u8,
             inventory: (0..rng.below(128)).map(|_| rng.below(256) as u8).collect(),
-            hitbox: [rng.f32() as f64, rng.f32() as f64, rng.f32() as f64, rng.f32() as f64],
+            hitbox: [
+                rng.f32() as f64,
+                rng.f32() as f64,
+                rng.f32() as f64,
+                rng.f32() as f64,
+            ],
             status: (0..rng.below(16)).map(|_| rng.next() as i32).collect(),
             weapons: (0..rng.below(5))
-                .map(|_| Weapon { damage: rng.below(100) as i32, range: rng.below(50) as i32 })
+                .map(|_| Weapon {
+                    damage: rng.below(100) as i32,
+                    range: rng.below(50) as i32,
+                })
                 .collect(),
             path: (0..1 + rng.below(max_path as u64))
-                .map(|_| Vec3 { x: rng.f32(), y: rng.f32(), z: rng.f32() })
+                .map(|_| Vec3 {
+                    x: rng.f32(),
+                    y: rng.f32(),
+                    z: rng.f32(),
+                })
                 .collect(),
         })
         .collect();

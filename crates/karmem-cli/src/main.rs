@@ -127,7 +127,8 @@ fn color() -> bool {
 }
 
 fn read_source(path: &Path) -> Result<String, Failure> {
-    fs::read_to_string(path).map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))
+    fs::read_to_string(path)
+        .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))
 }
 
 /// Parse, check and lay out a schema; print warnings, and errors on failure.
@@ -170,6 +171,9 @@ fn build(langs: &[Lang], out: &Path, schema_path: &Path) -> Result<(), Failure> 
             }
             fs::write(&path, &file.contents)
                 .map_err(|e| Failure::Io(format!("cannot write {}: {e}", path.display())))?;
+            if matches!(lang, Lang::Rust) {
+                rustfmt(&path);
+            }
             eprintln!("wrote {}", path.display());
         }
     }
@@ -255,4 +259,22 @@ fn json(action: JsonAction) -> Result<(), Failure> {
     std::io::stdout()
         .write_all(&output)
         .map_err(|e| Failure::Io(format!("cannot write stdout: {e}")))
+}
+
+/// Generated Rust is formatted by the user's own rustfmt, so it matches
+/// `cargo fmt --check` exactly. Without rustfmt the (valid, unformatted)
+/// code is kept and a note is printed.
+fn rustfmt(path: &Path) {
+    let status = std::process::Command::new("rustfmt")
+        .args(["--edition", "2021"])
+        .arg(path)
+        .status();
+    match status {
+        Ok(s) if s.success() => {}
+        Ok(s) => eprintln!("note: rustfmt failed on {} ({s})", path.display()),
+        Err(_) => eprintln!(
+            "note: rustfmt not found; {} is not formatted",
+            path.display()
+        ),
+    }
 }

@@ -149,7 +149,9 @@ impl Gen<'_> {
         let header = crate::header("//", self.s);
         self.out.push_str(&header);
         self.w("//");
-        self.w("// Usage: `mod <name>;` next to this file, with the `karmem` crate as a dependency.");
+        self.w(
+            "// Usage: `mod <name>;` next to this file, with the `karmem` crate as a dependency.",
+        );
         self.w("");
         for item in self.s.order.clone() {
             match item {
@@ -245,7 +247,9 @@ impl Gen<'_> {
         self.w("    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {");
         self.w("        match self.name() {");
         self.w("            Some(n) => f.write_str(n),");
-        self.w(&format!("            None => write!(f, \"{name}({{}})\", self.0),"));
+        self.w(&format!(
+            "            None => write!(f, \"{name}({{}})\", self.0),"
+        ));
         self.w("        }");
         self.w("    }");
         self.w("}");
@@ -279,12 +283,19 @@ impl Gen<'_> {
     fn struct_item(&mut self, id: StructId) {
         let st = &self.s.structs[id];
         let name = self.struct_name(id);
-        let kind = if self.is_table(id) { "table (evolvable)" } else { "inline struct (frozen layout)" };
+        let kind = if self.is_table(id) {
+            "table (evolvable)"
+        } else {
+            "inline struct (frozen layout)"
+        };
         self.doc(&st.doc.clone());
         if !st.doc.is_empty() {
             self.w("///");
         }
-        self.w(&format!("/// `{}`: {kind}. Object type: owns its data.", st.name));
+        self.w(&format!(
+            "/// `{}`: {kind}. Object type: owns its data.",
+            st.name
+        ));
         self.w("#[derive(Clone, Debug, PartialEq)]");
         if self.serde {
             self.w("#[derive(serde::Serialize, serde::Deserialize)]");
@@ -332,6 +343,18 @@ impl Gen<'_> {
         let sl = self.l.of_struct(id).clone();
         let table = self.is_table(id);
         self.w(&format!("impl {name} {{"));
+        for (i, f) in sl.fields.iter().enumerate() {
+            let field = &self.s.structs[id].fields[i].name;
+            self.w(&format!(
+                "    /// Byte offset of `{field}` in the {} (for in-place updates).",
+                if table { "table" } else { "struct" }
+            ));
+            self.w(&format!(
+                "    pub const {}_OFFSET: u32 = {};",
+                screaming(field),
+                f.offset
+            ));
+        }
         // -- encode
         self.w("    /// Encode as the root of a message; `w` is reset first. Reuse the");
         self.w("    /// writer: once it has grown, encoding allocates nothing.");
@@ -362,14 +385,20 @@ impl Gen<'_> {
         }
         if table {
             self.w("    #[doc(hidden)]");
-            self.w("    pub fn write(&self, w: &mut karmem::Writer) -> Result<u32, karmem::Error> {");
+            self.w(
+                "    pub fn write(&self, w: &mut karmem::Writer) -> Result<u32, karmem::Error> {",
+            );
             self.w(&format!("        let at = w.alloc({}, 8)?;", sl.size));
             self.w(&format!("        w.put::<u32>(at, {:#x});", sl.header));
             self.out.push_str(&body);
             self.w("        Ok(at)");
             self.w("    }");
         } else {
-            let (w, at) = if body.is_empty() { ("_w", "_at") } else { ("w", "at") };
+            let (w, at) = if body.is_empty() {
+                ("_w", "_at")
+            } else {
+                ("w", "at")
+            };
             self.w("    #[doc(hidden)]");
             self.w(&format!(
                 "    pub fn write_at(&self, {w}: &mut karmem::Writer, {at}: u32) -> Result<(), karmem::Error> {{"
@@ -408,9 +437,15 @@ impl Gen<'_> {
         for (i, f) in sl.fields.iter().enumerate() {
             let place = format!("self.{}", self.field_ident(id, i));
             let ctx = if table {
-                Ctx::Table { t: "t".into(), off: f.offset }
+                Ctx::Table {
+                    t: "t".into(),
+                    off: f.offset,
+                }
             } else {
-                Ctx::Pos { pos: add("at", f.offset), present: "true".into() }
+                Ctx::Pos {
+                    pos: add("at", f.offset),
+                    present: "true".into(),
+                }
             };
             body.push_str(&self.read_slot(&f.slot, &place, &ctx, 2));
         }
@@ -471,9 +506,15 @@ impl Gen<'_> {
         let mut body = String::new();
         for f in &sl.fields {
             let ctx = if table {
-                Ctx::Table { t: "t".into(), off: f.offset }
+                Ctx::Table {
+                    t: "t".into(),
+                    off: f.offset,
+                }
             } else {
-                Ctx::Pos { pos: add("at", f.offset), present: "true".into() }
+                Ctx::Pos {
+                    pos: add("at", f.offset),
+                    present: "true".into(),
+                }
             };
             body.push_str(&self.validate_slot(&f.slot, &ctx, 2));
         }
@@ -493,7 +534,11 @@ impl Gen<'_> {
             self.w("        Ok(())");
             self.w("    }");
         } else {
-            let (v, at) = if body.is_empty() { ("_v", "_at") } else { ("v", "at") };
+            let (v, at) = if body.is_empty() {
+                ("_v", "_at")
+            } else {
+                ("v", "at")
+            };
             self.w("    #[doc(hidden)]");
             self.w(&format!(
                 "    pub fn validate_at({v}: &mut karmem::Validator<'_>, {at}: u32) -> Result<(), karmem::Error> {{"
@@ -516,21 +561,32 @@ impl Gen<'_> {
         match slot {
             Slot::Scalar(Primitive::Bool) => format!("{pad}w.put_bool({pos}, {place});\n"),
             Slot::Scalar(p) => format!("{pad}w.put::<{}>({pos}, {place});\n", rust_prim(*p)),
-            Slot::Enum { repr, .. } => format!("{pad}w.put::<{}>({pos}, {place}.0);\n", rust_prim(*repr)),
+            Slot::Enum { repr, .. } => {
+                format!("{pad}w.put::<{}>({pos}, {place}.0);\n", rust_prim(*repr))
+            }
             Slot::InlineStruct(_) => format!("{pad}{place}.write_at(w, {pos})?;\n"),
-            Slot::TableRef(_) => format!("{pad}let child = {place}.write(w)?;\n{pad}w.put::<u32>({pos}, child);\n"),
+            Slot::TableRef(_) => {
+                format!("{pad}let child = {place}.write(w)?;\n{pad}w.put::<u32>({pos}, child);\n")
+            }
             Slot::Union { id, .. } => {
-                format!("{pad}{}::write_slot(&{place}, w, {pos})?;\n", self.union_value(*id))
+                format!(
+                    "{pad}{}::write_slot(&{place}, w, {pos})?;\n",
+                    self.union_value(*id)
+                )
             }
             Slot::FixedArray { elem, stride, .. } => {
                 let epos = format!("{pos} + {}", mul("j as u32", *stride));
                 let inner = match elem {
                     FixedElem::Scalar(Primitive::Bool) => format!("w.put_bool({epos}, *e);"),
                     FixedElem::Scalar(p) => format!("w.put::<{}>({epos}, *e);", rust_prim(*p)),
-                    FixedElem::Enum { repr, .. } => format!("w.put::<{}>({epos}, e.0);", rust_prim(*repr)),
+                    FixedElem::Enum { repr, .. } => {
+                        format!("w.put::<{}>({epos}, e.0);", rust_prim(*repr))
+                    }
                     FixedElem::InlineStruct(_) => format!("e.write_at(w, {epos})?;"),
                 };
-                format!("{pad}for (j, e) in {place}.iter().enumerate() {{\n{pad}    {inner}\n{pad}}}\n")
+                format!(
+                    "{pad}for (j, e) in {place}.iter().enumerate() {{\n{pad}    {inner}\n{pad}}}\n"
+                )
             }
             Slot::ArrayRef { array, data } => {
                 let mut out = String::new();
@@ -547,7 +603,14 @@ impl Gen<'_> {
         }
     }
 
-    fn write_array(&self, array: &ArrayType, data: &ArrayData, place: &str, pos: &str, indent: usize) -> String {
+    fn write_array(
+        &self,
+        array: &ArrayType,
+        data: &ArrayData,
+        place: &str,
+        pos: &str,
+        indent: usize,
+    ) -> String {
         let pad = "    ".repeat(indent);
         match (array.text, data) {
             (Some(Text::Utf8), _) => format!("{pad}w.write_bytes({pos}, {place}.as_bytes())?;\n"),
@@ -592,7 +655,14 @@ impl Gen<'_> {
     }
 
     /// An array of structs from an iterator of `&T` with `count` items.
-    fn write_struct_array(&self, data: &ArrayData, iter: &str, count: &str, pos: &str, indent: usize) -> String {
+    fn write_struct_array(
+        &self,
+        data: &ArrayData,
+        iter: &str,
+        count: &str,
+        pos: &str,
+        indent: usize,
+    ) -> String {
         let pad = "    ".repeat(indent);
         match data {
             ArrayData::AosInline { stride, .. } => format!(
@@ -616,7 +686,10 @@ impl Gen<'_> {
         let pad = "    ".repeat(indent);
         let size = slot_size(self.l, slot);
         let (pos, present) = match ctx {
-            Ctx::Table { t, off } => (format!("{t}.offset + {off}"), format!("{t}.has({off}, {size})")),
+            Ctx::Table { t, off } => (
+                format!("{t}.offset + {off}"),
+                format!("{t}.has({off}, {size})"),
+            ),
             Ctx::Pos { pos, present } => (pos.clone(), present.clone()),
         };
         let scalar = |ty: &str| -> String {
@@ -631,7 +704,11 @@ impl Gen<'_> {
         match slot {
             Slot::Scalar(Primitive::Bool) => format!("{pad}{place} = {} != 0;\n", scalar("u8")),
             Slot::Scalar(p) => format!("{pad}{place} = {};\n", scalar(rust_prim(*p))),
-            Slot::Enum { id, repr } => format!("{pad}{place} = {}({});\n", self.enum_name(*id), scalar(rust_prim(*repr))),
+            Slot::Enum { id, repr } => format!(
+                "{pad}{place} = {}({});\n",
+                self.enum_name(*id),
+                scalar(rust_prim(*repr))
+            ),
             Slot::InlineStruct(_) => self.guarded(
                 &present,
                 &format!("{place}.read_at(v, {pos})?;"),
@@ -641,7 +718,9 @@ impl Gen<'_> {
             Slot::TableRef(_) => {
                 let t = match ctx {
                     Ctx::Table { t, off } => format!("r.field_table({t}, {off})"),
-                    Ctx::Pos { pos, present } if present == "true" => format!("r.table(r.get::<u32>({pos}))"),
+                    Ctx::Pos { pos, present } if present == "true" => {
+                        format!("r.table(r.get::<u32>({pos}))")
+                    }
                     Ctx::Pos { pos, present } => {
                         format!("if {present} {{ r.table(r.get::<u32>({pos})) }} else {{ karmem::Table::EMPTY }}")
                     }
@@ -650,7 +729,10 @@ impl Gen<'_> {
             }
             Slot::Union { id, .. } => self.guarded(
                 &present,
-                &format!("{}::read_parts(&mut {place}, v, {pos}, {pos} + 4)?;", self.union_value(*id)),
+                &format!(
+                    "{}::read_parts(&mut {place}, v, {pos}, {pos} + 4)?;",
+                    self.union_value(*id)
+                ),
                 &format!("{place} = None;"),
                 indent,
             ),
@@ -660,12 +742,23 @@ impl Gen<'_> {
                     FixedElem::Scalar(Primitive::Bool) => format!("*e = r.get::<u8>({epos}) != 0;"),
                     FixedElem::Scalar(p) => format!("*e = r.get::<{}>({epos});", rust_prim(*p)),
                     FixedElem::Enum { id, repr } => {
-                        format!("*e = {}(r.get::<{}>({epos}));", self.enum_name(*id), rust_prim(*repr))
+                        format!(
+                            "*e = {}(r.get::<{}>({epos}));",
+                            self.enum_name(*id),
+                            rust_prim(*repr)
+                        )
                     }
                     FixedElem::InlineStruct(_) => format!("e.read_at(v, {epos})?;"),
                 };
                 let read = format!("for (j, e) in {place}.iter_mut().enumerate() {{\n{pad}        {inner}\n{pad}    }}");
-                self.guarded(&present, &read, &format!("{place} = core::array::from_fn(|_| core::default::Default::default());"), indent)
+                self.guarded(
+                    &present,
+                    &read,
+                    &format!(
+                        "{place} = core::array::from_fn(|_| core::default::Default::default());"
+                    ),
+                    indent,
+                )
             }
             Slot::ArrayRef { array, data } => {
                 let es = elem_size(self.l, data);
@@ -696,7 +789,13 @@ impl Gen<'_> {
     }
 
     /// Decode array `a` into `place` (a `Vec` or `String`), reusing it.
-    fn read_array(&self, array: &ArrayType, data: &ArrayData, place: &str, indent: usize) -> String {
+    fn read_array(
+        &self,
+        array: &ArrayType,
+        data: &ArrayData,
+        place: &str,
+        indent: usize,
+    ) -> String {
         let pad = "    ".repeat(indent);
         let charge = |size: u32| format!("{pad}v.charge({})?;\n", mul("a.len as u64", size.max(1)));
         match (array.text, data) {
@@ -755,7 +854,10 @@ impl Gen<'_> {
         let pad = "    ".repeat(indent);
         let size = slot_size(self.l, slot);
         let (pos, present) = match ctx {
-            Ctx::Table { t, off } => (format!("{t}.offset + {off}"), format!("{t}.has({off}, {size})")),
+            Ctx::Table { t, off } => (
+                format!("{t}.offset + {off}"),
+                format!("{t}.has({off}, {size})"),
+            ),
             Ctx::Pos { pos, present } => (pos.clone(), present.clone()),
         };
         let when = |code: String| -> String {
@@ -895,29 +997,40 @@ impl Gen<'_> {
         let view = self.view_name(id);
         let sl = self.l.of_struct(id).clone();
         let table = self.is_table(id);
-        self.w(&format!("/// Zero-copy viewer of `{}`. `M` is `karmem::Checked` (every load", self.s.structs[id].name));
+        self.w(&format!(
+            "/// Zero-copy viewer of `{}`. `M` is `karmem::Checked` (every load",
+            self.s.structs[id].name
+        ));
         self.w("/// bounds-checked; malformed data reads as zero) or `karmem::Trusted`");
         self.w(&format!("/// (returned by `{name}::validate`)."));
         self.w("#[derive(Clone, Copy)]");
         if table {
-            self.w(&format!("pub struct {view}<'a, M: karmem::Mode = karmem::Checked> {{"));
+            self.w(&format!(
+                "pub struct {view}<'a, M: karmem::Mode = karmem::Checked> {{"
+            ));
             self.w("    r: karmem::Reader<'a, M>,");
             self.w("    t: karmem::Table,");
             self.w("}");
             self.w("");
-            self.w(&format!("impl<'a, M: karmem::Mode> karmem::FromTable<'a, M> for {view}<'a, M> {{"));
+            self.w(&format!(
+                "impl<'a, M: karmem::Mode> karmem::FromTable<'a, M> for {view}<'a, M> {{"
+            ));
             self.w("    fn from_table(r: karmem::Reader<'a, M>, t: karmem::Table) -> Self {");
             self.w(&format!("        {view} {{ r, t }}"));
             self.w("    }");
             self.w("}");
         } else {
-            self.w(&format!("pub struct {view}<'a, M: karmem::Mode = karmem::Checked> {{"));
+            self.w(&format!(
+                "pub struct {view}<'a, M: karmem::Mode = karmem::Checked> {{"
+            ));
             self.w("    r: karmem::Reader<'a, M>,");
             self.w("    at: u32,");
             self.w("    present: bool,");
             self.w("}");
             self.w("");
-            self.w(&format!("impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for {view}<'a, M> {{"));
+            self.w(&format!(
+                "impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for {view}<'a, M> {{"
+            ));
             self.w("    fn from_inline(r: karmem::Reader<'a, M>, at: u32) -> Self {");
             self.w(&format!("        {view} {{ r, at, present: true }}"));
             self.w("    }");
@@ -958,9 +1071,15 @@ impl Gen<'_> {
         for (i, f) in sl.fields.iter().enumerate() {
             let ident = self.field_ident(id, i);
             let ctx = if table {
-                Ctx::Table { t: "self.t".into(), off: f.offset }
+                Ctx::Table {
+                    t: "self.t".into(),
+                    off: f.offset,
+                }
             } else {
-                Ctx::Pos { pos: add("self.at", f.offset), present: "self.present".into() }
+                Ctx::Pos {
+                    pos: add("self.at", f.offset),
+                    present: "self.present".into(),
+                }
             };
             let doc = self.s.structs[id].fields[i].doc.clone();
             self.view_accessor(&ident, &f.slot, &ctx, &doc);
@@ -973,7 +1092,10 @@ impl Gen<'_> {
     fn view_accessor(&mut self, ident: &str, slot: &Slot, ctx: &Ctx, doc: &[String]) {
         let size = slot_size(self.l, slot);
         let (pos, present) = match ctx {
-            Ctx::Table { t, off } => (format!("{t}.offset + {off}"), format!("{t}.has({off}, {size})")),
+            Ctx::Table { t, off } => (
+                format!("{t}.offset + {off}"),
+                format!("{t}.has({off}, {size})"),
+            ),
             Ctx::Pos { pos, present } => (pos.clone(), present.clone()),
         };
         let scalar = |ty: &str| -> String {
@@ -986,11 +1108,21 @@ impl Gen<'_> {
         };
         let mut methods: Vec<(String, String, String)> = Vec::new(); // (name, type, body)
         match slot {
-            Slot::Scalar(Primitive::Bool) => methods.push((ident.into(), "bool".into(), format!("({}) != 0", scalar("u8")))),
-            Slot::Scalar(p) => methods.push((ident.into(), rust_prim(*p).into(), scalar(rust_prim(*p)))),
+            Slot::Scalar(Primitive::Bool) => methods.push((
+                ident.into(),
+                "bool".into(),
+                format!("({}) != 0", scalar("u8")),
+            )),
+            Slot::Scalar(p) => {
+                methods.push((ident.into(), rust_prim(*p).into(), scalar(rust_prim(*p))))
+            }
             Slot::Enum { id, repr } => {
                 let e = self.enum_name(*id);
-                methods.push((ident.into(), e.clone(), format!("{e}({})", scalar(rust_prim(*repr)))));
+                methods.push((
+                    ident.into(),
+                    e.clone(),
+                    format!("{e}({})", scalar(rust_prim(*repr))),
+                ));
             }
             Slot::InlineStruct(id) => {
                 let v = self.view_name(*id);
@@ -1008,7 +1140,11 @@ impl Gen<'_> {
                         format!("if {present} {{ self.r.table(self.r.get::<u32>({pos})) }} else {{ karmem::Table::EMPTY }}")
                     }
                 };
-                methods.push((ident.into(), format!("{v}<'a, M>"), format!("{v} {{ r: self.r, t: {t} }}")));
+                methods.push((
+                    ident.into(),
+                    format!("{v}<'a, M>"),
+                    format!("{v} {{ r: self.r, t: {t} }}"),
+                ));
             }
             Slot::Union { id, .. } => {
                 let v = self.union_view(*id);
@@ -1023,7 +1159,9 @@ impl Gen<'_> {
                 let (ty, body) = match elem {
                     FixedElem::Scalar(Primitive::Bool) => (
                         format!("[bool; {len}]"),
-                        format!("core::array::from_fn(|j| {present} && self.r.get::<u8>({epos}) != 0)"),
+                        format!(
+                            "core::array::from_fn(|j| {present} && self.r.get::<u8>({epos}) != 0)"
+                        ),
                     ),
                     FixedElem::Scalar(p) => {
                         let t = rust_prim(*p);
@@ -1065,12 +1203,22 @@ impl Gen<'_> {
                 let let_a = format!("let a = {a};\n        ");
                 match (array.text, data) {
                     (Some(Text::Utf8), _) => {
-                        methods.push((ident.into(), "&'a str".into(), format!("{let_a}self.r.str(a)")));
-                        methods.push((format!("{ident}_bytes"), "&'a [u8]".into(), format!("{let_a}self.r.byte_slice(a)")));
+                        methods.push((
+                            ident.into(),
+                            "&'a str".into(),
+                            format!("{let_a}self.r.str(a)"),
+                        ));
+                        methods.push((
+                            format!("{ident}_bytes"),
+                            "&'a [u8]".into(),
+                            format!("{let_a}self.r.byte_slice(a)"),
+                        ));
                     }
-                    (Some(Text::Utf16), _) => {
-                        methods.push((ident.into(), "&'a [u16]".into(), format!("{let_a}self.r.slice::<u16>(a.offset, a.len)")))
-                    }
+                    (Some(Text::Utf16), _) => methods.push((
+                        ident.into(),
+                        "&'a [u16]".into(),
+                        format!("{let_a}self.r.slice::<u16>(a.offset, a.len)"),
+                    )),
                     (None, ArrayData::Plain { .. }) => {
                         let t = match array.elem {
                             ElemType::Scalar(Primitive::Bool) => "u8",
@@ -1078,7 +1226,11 @@ impl Gen<'_> {
                             ElemType::Enum(id) => rust_prim(self.s.enums[id].repr),
                             _ => unreachable!(),
                         };
-                        methods.push((ident.into(), format!("&'a [{t}]"), format!("{let_a}self.r.slice::<{t}>(a.offset, a.len)")));
+                        methods.push((
+                            ident.into(),
+                            format!("&'a [{t}]"),
+                            format!("{let_a}self.r.slice::<{t}>(a.offset, a.len)"),
+                        ));
                     }
                     (None, ArrayData::AosInline { id, stride }) => {
                         let v = self.view_name(*id);
@@ -1098,20 +1250,40 @@ impl Gen<'_> {
                     }
                     (None, ArrayData::Soa { elem }) => {
                         let v = self.soa_name(*elem);
-                        methods.push((ident.into(), format!("{v}<'a, M>"), format!("{v}::new(self.r, {a})")));
+                        methods.push((
+                            ident.into(),
+                            format!("{v}<'a, M>"),
+                            format!("{v}::new(self.r, {a})"),
+                        ));
                     }
                     (None, ArrayData::UnionAos { id, .. }) => {
                         let v = format!("{}Array", self.union_name(*id));
-                        methods.push((ident.into(), format!("{v}<'a, M>"), format!("{v}::aos(self.r, {a})")));
+                        methods.push((
+                            ident.into(),
+                            format!("{v}<'a, M>"),
+                            format!("{v}::aos(self.r, {a})"),
+                        ));
                     }
                     (None, ArrayData::UnionSoa { id, .. }) => {
                         let v = format!("{}Array", self.union_name(*id));
-                        methods.push((ident.into(), format!("{v}<'a, M>"), format!("{v}::soa(self.r, {a})")));
+                        methods.push((
+                            ident.into(),
+                            format!("{v}<'a, M>"),
+                            format!("{v}::soa(self.r, {a})"),
+                        ));
                     }
                     (None, ArrayData::UnionBunch { id, .. }) => {
-                        let suffix = if array.layout == ArrayLayout::BoVoS { "Bovos" } else { "Bovoa" };
+                        let suffix = if array.layout == ArrayLayout::BoVoS {
+                            "Bovos"
+                        } else {
+                            "Bovoa"
+                        };
                         let v = format!("{}{suffix}", self.union_name(*id));
-                        methods.push((ident.into(), format!("{v}<'a, M>"), format!("{v} {{ r: self.r, a: {a} }}")));
+                        methods.push((
+                            ident.into(),
+                            format!("{v}<'a, M>"),
+                            format!("{v} {{ r: self.r, a: {a} }}"),
+                        ));
                     }
                 }
             }
@@ -1158,11 +1330,18 @@ impl Gen<'_> {
     fn soa_item(&mut self, id: StructId, soa: &SoaLayout) {
         let name = self.struct_name(id);
         let n = soa.columns.len();
-        let columns: Vec<String> = soa.columns.iter().map(|c| format!("({:#010x}, {})", c.hash, c.size)).collect();
+        let columns: Vec<String> = soa
+            .columns
+            .iter()
+            .map(|c| format!("({:#010x}, {})", c.hash, c.size))
+            .collect();
         self.w(&format!("impl {name} {{"));
         self.w("    /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).");
         self.w("    #[doc(hidden)]");
-        self.w(&format!("    pub const SOA_COLUMNS: [(u32, u32); {n}] = [{}];", columns.join(", ")));
+        self.w(&format!(
+            "    pub const SOA_COLUMNS: [(u32, u32); {n}] = [{}];",
+            columns.join(", ")
+        ));
         self.w("");
         // write
         self.w("    #[doc(hidden)]");
@@ -1197,7 +1376,10 @@ impl Gen<'_> {
         self.w(&format!("        let mut cols = [0u32; {n}];"));
         self.w("        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);");
         let cost: u32 = soa.columns.iter().map(|c| c.size).sum();
-        self.w(&format!("        v.charge({})?;", mul("a.len as u64", cost.max(1))));
+        self.w(&format!(
+            "        v.charge({})?;",
+            mul("a.len as u64", cost.max(1))
+        ));
         self.w("        items.resize_with(a.len as usize, core::default::Default::default);");
         self.w("        for (i, e) in items.iter_mut().enumerate() {");
         self.w("            let i = i as u32;");
@@ -1227,7 +1409,9 @@ impl Gen<'_> {
         self.w("    pub fn validate_soa(v: &mut karmem::Validator<'_>, a: karmem::ArrayRef) -> Result<(), karmem::Error> {");
         let cols_mut = if body.is_empty() { "_cols" } else { "cols" };
         self.w(&format!("        let mut {cols_mut} = [0u32; {n}];"));
-        self.w(&format!("        v.soa(a, &Self::SOA_COLUMNS, &mut {cols_mut})?;"));
+        self.w(&format!(
+            "        v.soa(a, &Self::SOA_COLUMNS, &mut {cols_mut})?;"
+        ));
         if !body.is_empty() {
             if mentions(&body, "r") {
                 self.w("        let r = v.reader;");
@@ -1245,10 +1429,14 @@ impl Gen<'_> {
         let sv = self.soa_name(id);
         let item = self.soa_item_name(id);
         let st_name = self.s.structs[id].name.clone();
-        self.w(&format!("/// SoA array of `{st_name}`: one directory scan when created, then every"));
+        self.w(&format!(
+            "/// SoA array of `{st_name}`: one directory scan when created, then every"
+        ));
         self.w("/// scalar column is a native slice and element access is O(1).");
         self.w("#[derive(Clone, Copy)]");
-        self.w(&format!("pub struct {sv}<'a, M: karmem::Mode = karmem::Checked> {{"));
+        self.w(&format!(
+            "pub struct {sv}<'a, M: karmem::Mode = karmem::Checked> {{"
+        ));
         self.w("    r: karmem::Reader<'a, M>,");
         self.w("    len: u32,");
         self.w(&format!("    cols: [u32; {n}],"));
@@ -1258,7 +1446,9 @@ impl Gen<'_> {
         self.w("    #[doc(hidden)]");
         self.w("    pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {");
         self.w(&format!("        let mut cols = [0u32; {n}];"));
-        self.w(&format!("        r.soa_columns(a, &{name}::SOA_COLUMNS, &mut cols);"));
+        self.w(&format!(
+            "        r.soa_columns(a, &{name}::SOA_COLUMNS, &mut cols);"
+        ));
         self.w(&format!("        {sv} {{ r, len: a.len, cols }}"));
         self.w("    }");
         self.w("");
@@ -1273,12 +1463,20 @@ impl Gen<'_> {
         self.w("    }");
         self.w("");
         self.w("    #[inline]");
-        self.w(&format!("    pub fn get(&self, i: usize) -> Option<{item}<'_, 'a, M>> {{"));
-        self.w(&format!("        (i < self.len as usize).then_some({item} {{ s: self, i: i as u32 }})"));
+        self.w(&format!(
+            "    pub fn get(&self, i: usize) -> Option<{item}<'_, 'a, M>> {{"
+        ));
+        self.w(&format!(
+            "        (i < self.len as usize).then_some({item} {{ s: self, i: i as u32 }})"
+        ));
         self.w("    }");
         self.w("");
-        self.w(&format!("    pub fn iter(&self) -> impl ExactSizeIterator<Item = {item}<'_, 'a, M>> {{"));
-        self.w(&format!("        (0..self.len).map(move |i| {item} {{ s: self, i }})"));
+        self.w(&format!(
+            "    pub fn iter(&self) -> impl ExactSizeIterator<Item = {item}<'_, 'a, M>> {{"
+        ));
+        self.w(&format!(
+            "        (0..self.len).map(move |i| {item} {{ s: self, i }})"
+        ));
         self.w("    }");
         for (k, c) in soa.columns.iter().enumerate() {
             let t = match &c.slot {
@@ -1290,10 +1488,15 @@ impl Gen<'_> {
             if let Some(t) = t {
                 let ident = self.column_ident(soa, k);
                 self.w("");
-                self.w(&format!("    /// The whole `{}` column as a native slice (absent column: empty).", ident));
+                self.w(&format!(
+                    "    /// The whole `{}` column as a native slice (absent column: empty).",
+                    ident
+                ));
                 self.w("    #[inline]");
                 self.w(&format!("    pub fn {ident}(&self) -> &'a [{t}] {{"));
-                self.w(&format!("        self.r.slice::<{t}>(self.cols[{k}], self.len)"));
+                self.w(&format!(
+                    "        self.r.slice::<{t}>(self.cols[{k}], self.len)"
+                ));
                 self.w("    }");
             }
         }
@@ -1301,7 +1504,9 @@ impl Gen<'_> {
         self.w("");
         self.w(&format!("/// One element of a [`{sv}`]."));
         self.w("#[derive(Clone, Copy)]");
-        self.w(&format!("pub struct {item}<'s, 'a, M: karmem::Mode = karmem::Checked> {{"));
+        self.w(&format!(
+            "pub struct {item}<'s, 'a, M: karmem::Mode = karmem::Checked> {{"
+        ));
         self.w(&format!("    s: &'s {sv}<'a, M>,"));
         self.w("    i: u32,");
         self.w("}");
@@ -1320,7 +1525,11 @@ impl Gen<'_> {
             let before = self.out.len();
             self.view_accessor(&ident, &c.slot, &ctx, &[]);
             // Element views reach the reader through the array view.
-            let emitted = self.out.split_off(before).replace("self.r.", "self.r().").replace("self.r,", "self.r(),");
+            let emitted = self
+                .out
+                .split_off(before)
+                .replace("self.r.", "self.r().")
+                .replace("self.r,", "self.r(),");
             self.out.push_str(&emitted);
         }
         self.w("}");
@@ -1335,7 +1544,10 @@ impl Gen<'_> {
         let view = self.union_view(id);
         let tag_ty = rust_prim(u.tag);
         self.doc(&u.doc);
-        self.w(&format!("/// A value of union `{}` (object API; `None` is tag 0).", u.name));
+        self.w(&format!(
+            "/// A value of union `{}` (object API; `None` is tag 0).",
+            u.name
+        ));
         self.w("#[derive(Clone, Debug, PartialEq)]");
         if self.serde {
             self.w("#[derive(serde::Serialize, serde::Deserialize)]");
@@ -1344,14 +1556,25 @@ impl Gen<'_> {
         for v in &u.variants {
             let ty = self.struct_name(v.ty);
             if self.serde && ty != self.s.structs[v.ty].name {
-                self.w(&format!("    #[serde(rename = \"{}\")]", self.s.structs[v.ty].name));
+                self.w(&format!(
+                    "    #[serde(rename = \"{}\")]",
+                    self.s.structs[v.ty].name
+                ));
             }
             self.w(&format!("    {ty}({ty}),"));
         }
         self.w("}");
         self.w("");
         self.w(&format!("impl {value} {{"));
-        self.w(&format!("    pub const TAGS: [u32; {}] = [{}];", u.variants.len(), u.variants.iter().map(|v| v.tag.to_string()).collect::<Vec<_>>().join(", ")));
+        self.w(&format!(
+            "    pub const TAGS: [u32; {}] = [{}];",
+            u.variants.len(),
+            u.variants
+                .iter()
+                .map(|v| v.tag.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
         self.w("");
         self.w("    #[doc(hidden)]");
         self.w("    pub fn write_slot(v: &Option<Self>, w: &mut karmem::Writer, at: u32) -> Result<(), karmem::Error> {");
@@ -1365,11 +1588,17 @@ impl Gen<'_> {
         for var in &u.variants {
             let ty = self.struct_name(var.ty);
             self.w(&format!("            Some(Self::{ty}(x)) => {{"));
-            self.w(&format!("                w.put::<{tag_ty}>(tag_at, {});", var.tag));
+            self.w(&format!(
+                "                w.put::<{tag_ty}>(tag_at, {});",
+                var.tag
+            ));
             if self.is_table(var.ty) {
                 self.w("                let child = x.write(w)?;");
             } else {
-                self.w(&format!("                let child = w.alloc({}, 8)?;", self.l.of_struct(var.ty).size));
+                self.w(&format!(
+                    "                let child = w.alloc({}, 8)?;",
+                    self.l.of_struct(var.ty).size
+                ));
                 self.w("                x.write_at(w, child)?;");
             }
             self.w("                w.put::<u32>(offset_at, child);");
@@ -1382,13 +1611,19 @@ impl Gen<'_> {
         self.w("    #[doc(hidden)]");
         self.w("    pub fn read_parts(place: &mut Option<Self>, v: &mut karmem::Validator<'_>, tag_at: u32, offset_at: u32) -> Result<(), karmem::Error> {");
         self.w("        let r = v.reader;");
-        self.w(&format!("        let tag = {};", as_u32(&format!("r.get::<{tag_ty}>(tag_at)"), u.tag)));
+        self.w(&format!(
+            "        let tag = {};",
+            as_u32(&format!("r.get::<{tag_ty}>(tag_at)"), u.tag)
+        ));
         self.w("        let offset = r.get::<u32>(offset_at);");
         self.w("        match tag {");
         for var in &u.variants {
             let ty = self.struct_name(var.ty);
             let (guard, read) = if self.is_table(var.ty) {
-                (String::new(), "x.read_table(v, r.table(offset))?".to_string())
+                (
+                    String::new(),
+                    "x.read_table(v, r.table(offset))?".to_string(),
+                )
             } else {
                 (
                     format!(
@@ -1403,8 +1638,10 @@ impl Gen<'_> {
             self.w("                _ => {");
             self.w(&format!("                    let mut x = {ty}::default();"));
             self.w(&format!("                    {read};"));
-            self.w(&format!("                    *place = Some(Self::{ty}(x));"));
-            self.w("                }"); 
+            self.w(&format!(
+                "                    *place = Some(Self::{ty}(x));"
+            ));
+            self.w("                }");
             self.w("            },");
         }
         self.w("            _ => *place = None,");
@@ -1415,7 +1652,10 @@ impl Gen<'_> {
         self.w("    #[doc(hidden)]");
         self.w("    pub fn validate_parts(v: &mut karmem::Validator<'_>, tag_at: u32, offset_at: u32) -> Result<(), karmem::Error> {");
         self.w("        let r = v.reader;");
-        self.w(&format!("        let tag = {};", as_u32(&format!("r.get::<{tag_ty}>(tag_at)"), u.tag)));
+        self.w(&format!(
+            "        let tag = {};",
+            as_u32(&format!("r.get::<{tag_ty}>(tag_at)"), u.tag)
+        ));
         self.w("        let offset = r.get::<u32>(offset_at);");
         self.w("        match tag {");
         for var in &u.variants {
@@ -1448,7 +1688,9 @@ impl Gen<'_> {
         // View enum.
         self.w(&format!("/// Zero-copy view of a `{}` value.", u.name));
         self.w("#[derive(Clone, Copy)]");
-        self.w(&format!("pub enum {view}<'a, M: karmem::Mode = karmem::Checked> {{"));
+        self.w(&format!(
+            "pub enum {view}<'a, M: karmem::Mode = karmem::Checked> {{"
+        ));
         self.w("    None,");
         for var in &u.variants {
             let ty = self.struct_name(var.ty);
@@ -1461,7 +1703,10 @@ impl Gen<'_> {
         self.w(&format!("impl<'a, M: karmem::Mode> {view}<'a, M> {{"));
         self.w("    #[doc(hidden)]");
         self.w("    pub fn from_parts(r: karmem::Reader<'a, M>, tag_at: u32, offset_at: u32) -> Self {");
-        self.w(&format!("        let tag = {};", as_u32(&format!("r.get::<{tag_ty}>(tag_at)"), u.tag)));
+        self.w(&format!(
+            "        let tag = {};",
+            as_u32(&format!("r.get::<{tag_ty}>(tag_at)"), u.tag)
+        ));
         self.w("        let offset = r.get::<u32>(offset_at);");
         self.w("        match tag {");
         self.w("            0 => Self::None,");
@@ -1469,12 +1714,17 @@ impl Gen<'_> {
             let ty = self.struct_name(var.ty);
             let v = self.view_name(var.ty);
             if self.is_table(var.ty) {
-                self.w(&format!("            {} => Self::{ty}({v} {{ r, t: r.table(offset) }}),", var.tag));
+                self.w(&format!(
+                    "            {} => Self::{ty}({v} {{ r, t: r.table(offset) }}),",
+                    var.tag
+                ));
             } else {
                 let size = self.l.of_struct(var.ty).size;
                 self.w(&format!("            {} => {{", var.tag));
                 self.w(&format!("                let ok = M::TRUSTED || (offset != 0 && offset.is_multiple_of(8) && offset as u64 + {size} <= r.size() as u64);"));
-                self.w(&format!("                Self::{ty}({v} {{ r, at: offset, present: ok }})"));
+                self.w(&format!(
+                    "                Self::{ty}({v} {{ r, at: offset, present: ok }})"
+                ));
                 self.w("            }");
             }
         }
@@ -1489,7 +1739,9 @@ impl Gen<'_> {
         let tw = u.tag.size();
         self.w(&format!("/// An AoS or SoA array of `{}` values.", u.name));
         self.w("#[derive(Clone, Copy)]");
-        self.w(&format!("pub struct {arr}<'a, M: karmem::Mode = karmem::Checked> {{"));
+        self.w(&format!(
+            "pub struct {arr}<'a, M: karmem::Mode = karmem::Checked> {{"
+        ));
         self.w("    r: karmem::Reader<'a, M>,");
         self.w("    len: u32,");
         self.w("    tags: u32,");
@@ -1523,12 +1775,16 @@ impl Gen<'_> {
         self.w("    }");
         self.w("");
         self.w("    #[inline]");
-        self.w(&format!("    pub fn get(&self, i: usize) -> Option<{view}<'a, M>> {{"));
+        self.w(&format!(
+            "    pub fn get(&self, i: usize) -> Option<{view}<'a, M>> {{"
+        ));
         self.w("        let i = i as u32;");
         self.w(&format!("        (i < self.len).then(|| {view}::from_parts(self.r, self.tags + i * self.tag_stride, self.offsets + i * self.offset_stride))"));
         self.w("    }");
         self.w("");
-        self.w(&format!("    pub fn iter(&self) -> impl ExactSizeIterator<Item = {view}<'a, M>> + '_ {{"));
+        self.w(&format!(
+            "    pub fn iter(&self) -> impl ExactSizeIterator<Item = {view}<'a, M>> + '_ {{"
+        ));
         self.w(&format!("        (0..self.len).map(move |i| {view}::from_parts(self.r, self.tags + i * self.tag_stride, self.offsets + i * self.offset_stride))"));
         self.w("    }");
         self.w("}");
@@ -1548,7 +1804,10 @@ impl Gen<'_> {
         self.w("        for item in items {");
         self.w("            match item {");
         for (i, var) in u.variants.iter().enumerate() {
-            self.w(&format!("                Some(Self::{}(_)) => counts[{i}] += 1,", self.struct_name(var.ty)));
+            self.w(&format!(
+                "                Some(Self::{}(_)) => counts[{i}] += 1,",
+                self.struct_name(var.ty)
+            ));
         }
         self.w("                None => {}");
         self.w("            }");
@@ -1569,12 +1828,16 @@ impl Gen<'_> {
             } else if self.is_table(var.ty) {
                 ArrayData::AosTable { id: var.ty }
             } else {
-                ArrayData::AosInline { id: var.ty, stride: self.l.of_struct(var.ty).size }
+                ArrayData::AosInline {
+                    id: var.ty,
+                    stride: self.l.of_struct(var.ty).size,
+                }
             };
             self.w(&format!("        if counts[{i}] > 0 {{"));
             self.w(&format!("            w.put::<u32>(entry, {});", var.tag));
             let iter = format!("items.iter().filter_map(|x| match x {{ Some(Self::{ty}(v)) => Some(v), _ => None }})");
-            let code = self.write_struct_array(&data, &iter, &format!("counts[{i}]"), "entry + 4", 3);
+            let code =
+                self.write_struct_array(&data, &iter, &format!("counts[{i}]"), "entry + 4", 3);
             self.out.push_str(&code);
             self.w("            entry += 16;");
             self.w("        }");
@@ -1592,29 +1855,49 @@ impl Gen<'_> {
             let ty = self.struct_name(var.ty);
             if soa {
                 self.w("        {");
-                self.w(&format!("            let sub = r.bunch_entry(a, {}, 0);", var.tag));
+                self.w(&format!(
+                    "            let sub = r.bunch_entry(a, {}, 0);",
+                    var.tag
+                ));
                 self.w("            let mut values = Vec::new();");
-                self.w(&format!("            {ty}::read_soa(&mut values, v, sub)?;"));
-                self.w(&format!("            items.extend(values.into_iter().map(|x| Some(Self::{ty}(x))));"));
+                self.w(&format!(
+                    "            {ty}::read_soa(&mut values, v, sub)?;"
+                ));
+                self.w(&format!(
+                    "            items.extend(values.into_iter().map(|x| Some(Self::{ty}(x))));"
+                ));
                 self.w("        }");
             } else if self.is_table(var.ty) {
                 self.w("        {");
-                self.w(&format!("            let sub = r.bunch_entry(a, {}, 4);", var.tag));
+                self.w(&format!(
+                    "            let sub = r.bunch_entry(a, {}, 4);",
+                    var.tag
+                ));
                 self.w("            v.charge(sub.len as u64 * 4)?;");
                 self.w("            for i in 0..sub.len {");
                 self.w(&format!("                let mut x = {ty}::default();"));
-                self.w("                x.read_table(v, r.table(r.get::<u32>(sub.offset + i * 4)))?;");
+                self.w(
+                    "                x.read_table(v, r.table(r.get::<u32>(sub.offset + i * 4)))?;",
+                );
                 self.w(&format!("                items.push(Some(Self::{ty}(x)));"));
                 self.w("            }");
                 self.w("        }");
             } else {
                 let stride = self.l.of_struct(var.ty).size;
                 self.w("        {");
-                self.w(&format!("            let sub = r.bunch_entry(a, {}, {stride});", var.tag));
-                self.w(&format!("            v.charge(sub.len as u64 * {stride})?;"));
+                self.w(&format!(
+                    "            let sub = r.bunch_entry(a, {}, {stride});",
+                    var.tag
+                ));
+                self.w(&format!(
+                    "            v.charge(sub.len as u64 * {stride})?;"
+                ));
                 self.w("            for i in 0..sub.len {");
                 self.w(&format!("                let mut x = {ty}::default();"));
-                self.w(&format!("                x.read_at(v, sub.offset + {})?;", mul("i", stride)));
+                self.w(&format!(
+                    "                x.read_at(v, sub.offset + {})?;",
+                    mul("i", stride)
+                ));
                 self.w(&format!("                items.push(Some(Self::{ty}(x)));"));
                 self.w("            }");
                 self.w("        }");
@@ -1625,10 +1908,19 @@ impl Gen<'_> {
         self.w("}");
         self.w("");
         // View.
-        let view = format!("{}{}", self.union_name(id), if soa { "Bovos" } else { "Bovoa" });
-        self.w(&format!("/// A `#{suffix}` array of `{}`: one homogeneous array per variant.", u.name));
+        let view = format!(
+            "{}{}",
+            self.union_name(id),
+            if soa { "Bovos" } else { "Bovoa" }
+        );
+        self.w(&format!(
+            "/// A `#{suffix}` array of `{}`: one homogeneous array per variant.",
+            u.name
+        ));
         self.w("#[derive(Clone, Copy)]");
-        self.w(&format!("pub struct {view}<'a, M: karmem::Mode = karmem::Checked> {{"));
+        self.w(&format!(
+            "pub struct {view}<'a, M: karmem::Mode = karmem::Checked> {{"
+        ));
         self.w("    r: karmem::Reader<'a, M>,");
         self.w("    a: karmem::ArrayRef,");
         self.w("}");
@@ -1648,18 +1940,33 @@ impl Gen<'_> {
             if soa {
                 let sv = self.soa_name(var.ty);
                 self.w(&format!("    pub fn {m}(&self) -> {sv}<'a, M> {{"));
-                self.w(&format!("        {sv}::new(self.r, self.r.bunch_entry(self.a, {}, 0))", var.tag));
+                self.w(&format!(
+                    "        {sv}::new(self.r, self.r.bunch_entry(self.a, {}, 0))",
+                    var.tag
+                ));
             } else if self.is_table(var.ty) {
                 let v = self.view_name(var.ty);
-                self.w(&format!("    pub fn {m}(&self) -> karmem::TableArray<'a, {v}<'a, M>, M> {{"));
-                self.w(&format!("        let sub = self.r.bunch_entry(self.a, {}, 4);", var.tag));
+                self.w(&format!(
+                    "    pub fn {m}(&self) -> karmem::TableArray<'a, {v}<'a, M>, M> {{"
+                ));
+                self.w(&format!(
+                    "        let sub = self.r.bunch_entry(self.a, {}, 4);",
+                    var.tag
+                ));
                 self.w("        karmem::TableArray::new(self.r, sub.offset, sub.len)");
             } else {
                 let v = self.view_name(var.ty);
                 let stride = self.l.of_struct(var.ty).size;
-                self.w(&format!("    pub fn {m}(&self) -> karmem::InlineArray<'a, {v}<'a, M>, M> {{"));
-                self.w(&format!("        let sub = self.r.bunch_entry(self.a, {}, {stride});", var.tag));
-                self.w(&format!("        karmem::InlineArray::new(self.r, sub.offset, sub.len, {stride})"));
+                self.w(&format!(
+                    "    pub fn {m}(&self) -> karmem::InlineArray<'a, {v}<'a, M>, M> {{"
+                ));
+                self.w(&format!(
+                    "        let sub = self.r.bunch_entry(self.a, {}, {stride});",
+                    var.tag
+                ));
+                self.w(&format!(
+                    "        karmem::InlineArray::new(self.r, sub.offset, sub.len, {stride})"
+                ));
             }
             self.w("    }");
         }

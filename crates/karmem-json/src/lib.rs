@@ -42,8 +42,17 @@ fn align(x: u64, a: u64) -> u64 {
 // ---------------------------------------------------------------- encoding
 
 /// Encode `value` as a message whose root is struct `root`.
-pub fn encode(schema: &Schema, layout: &Layout, root: StructId, value: &Value) -> Result<Vec<u8>, Error> {
-    let mut e = Encoder { s: schema, l: layout, buf: Vec::new() };
+pub fn encode(
+    schema: &Schema,
+    layout: &Layout,
+    root: StructId,
+    value: &Value,
+) -> Result<Vec<u8>, Error> {
+    let mut e = Encoder {
+        s: schema,
+        l: layout,
+        buf: Vec::new(),
+    };
     e.alloc(HEADER_SIZE as u64, 8)?;
     if schema.structs[root].kind == StructKind::Table {
         e.table(root, value, "$")?;
@@ -103,7 +112,12 @@ impl Encoder<'_> {
         Ok(at)
     }
 
-    fn object<'v>(&self, id: StructId, v: &'v Value, path: &str) -> Result<Option<&'v Map<String, Value>>, Error> {
+    fn object<'v>(
+        &self,
+        id: StructId,
+        v: &'v Value,
+        path: &str,
+    ) -> Result<Option<&'v Map<String, Value>>, Error> {
         match v {
             Value::Null => Ok(None),
             Value::Object(m) => {
@@ -113,7 +127,10 @@ impl Encoder<'_> {
                 }
                 Ok(Some(m))
             }
-            _ => err(format!("{path}: expected an object for `{}`", self.s.structs[id].name)),
+            _ => err(format!(
+                "{path}: expected an object for `{}`",
+                self.s.structs[id].name
+            )),
         }
     }
 
@@ -137,7 +154,9 @@ impl Encoder<'_> {
                 Value::Bool(b) => vec![*b as u8],
                 _ => return err(format!("{path}: expected true or false")),
             },
-            Primitive::F32 => vec_of(&(number(v, path)?.as_f64().unwrap_or(0.0) as f32).to_le_bytes()),
+            Primitive::F32 => {
+                vec_of(&(number(v, path)?.as_f64().unwrap_or(0.0) as f32).to_le_bytes())
+            }
             Primitive::F64 => vec_of(&number(v, path)?.as_f64().unwrap_or(0.0).to_le_bytes()),
             _ => {
                 let n = number(v, path)?;
@@ -175,7 +194,11 @@ impl Encoder<'_> {
                 let items: &[Value] = match v {
                     Value::Null => &[],
                     Value::Array(a) if a.len() == *len as usize => a,
-                    _ => return err(format!("{path}: expected an array of exactly {len} elements")),
+                    _ => {
+                        return err(format!(
+                            "{path}: expected an array of exactly {len} elements"
+                        ))
+                    }
                 };
                 for (j, e) in items.iter().enumerate() {
                     let pos = at + j as u32 * stride;
@@ -192,7 +215,14 @@ impl Encoder<'_> {
         }
     }
 
-    fn array(&mut self, array: &ArrayType, data: &ArrayData, v: &Value, at: u32, path: &str) -> Result<(), Error> {
+    fn array(
+        &mut self,
+        array: &ArrayType,
+        data: &ArrayData,
+        v: &Value,
+        at: u32,
+        path: &str,
+    ) -> Result<(), Error> {
         let limit = match array.kind {
             ArrayKind::Limited(n) => Some(n as usize),
             _ => None,
@@ -254,12 +284,21 @@ impl Encoder<'_> {
                 let tags = self.alloc_array(items.len(), tw)?;
                 let offsets = self.alloc_array(items.len(), 4)?;
                 for (i, e) in items.iter().enumerate() {
-                    self.union(*id, e, tags + i as u32 * tw, offsets + 4 * i as u32, &format!("{path}[{i}]"))?;
+                    self.union(
+                        *id,
+                        e,
+                        tags + i as u32 * tw,
+                        offsets + 4 * i as u32,
+                        &format!("{path}[{i}]"),
+                    )?;
                 }
                 self.put_ref(at, tags, n, n);
             }
             ArrayData::UnionBunch { id, variants, .. } => {
-                let names: Vec<&str> = variants.iter().map(|bv| self.s.structs[bv.ty].name.as_str()).collect();
+                let names: Vec<&str> = variants
+                    .iter()
+                    .map(|bv| self.s.structs[bv.ty].name.as_str())
+                    .collect();
                 let mut groups: Vec<Vec<&Value>> = vec![Vec::new(); variants.len()];
                 for (i, e) in items.iter().enumerate() {
                     match e {
@@ -267,11 +306,18 @@ impl Encoder<'_> {
                         Value::Object(m) if m.len() == 1 => {
                             let (k, inner) = m.iter().next().expect("one entry");
                             let Some(vi) = names.iter().position(|n| n == k) else {
-                                return err(format!("{path}[{i}]: `{}` has no variant `{k}`", self.s.unions[*id].name));
+                                return err(format!(
+                                    "{path}[{i}]: `{}` has no variant `{k}`",
+                                    self.s.unions[*id].name
+                                ));
                             };
                             groups[vi].push(inner);
                         }
-                        _ => return err(format!("{path}[{i}]: expected null or {{\"Variant\": value}}")),
+                        _ => {
+                            return err(format!(
+                                "{path}[{i}]: expected null or {{\"Variant\": value}}"
+                            ))
+                        }
                     }
                 }
                 let total: usize = groups.iter().map(Vec::len).sum();
@@ -298,7 +344,13 @@ impl Encoder<'_> {
         Ok(())
     }
 
-    fn struct_array(&mut self, data: &ArrayData, items: &[&Value], at: u32, path: &str) -> Result<(), Error> {
+    fn struct_array(
+        &mut self,
+        data: &ArrayData,
+        items: &[&Value],
+        at: u32,
+        path: &str,
+    ) -> Result<(), Error> {
         let n = items.len() as u32;
         match data {
             ArrayData::AosInline { id, stride } => {
@@ -358,7 +410,9 @@ impl Encoder<'_> {
     /// Unknown keys inside a flattened SoA element (recursively through the
     /// struct fields that flattening walks).
     fn check_keys(&self, id: StructId, v: &Value, path: &str) -> Result<(), Error> {
-        let Some(obj) = self.object(id, v, path)? else { return Ok(()) };
+        let Some(obj) = self.object(id, v, path)? else {
+            return Ok(());
+        };
         for f in &self.s.structs[id].fields {
             if let (FieldType::Struct(c), Some(fv)) = (&f.ty, obj.get(&f.name)) {
                 self.check_keys(*c, fv, &format!("{path}.{}", f.name))?;
@@ -367,7 +421,14 @@ impl Encoder<'_> {
         Ok(())
     }
 
-    fn union(&mut self, id: UnionId, v: &Value, tag_at: u32, off_at: u32, path: &str) -> Result<(), Error> {
+    fn union(
+        &mut self,
+        id: UnionId,
+        v: &Value,
+        tag_at: u32,
+        off_at: u32,
+        path: &str,
+    ) -> Result<(), Error> {
         let m = match v {
             Value::Null => return Ok(()),
             Value::Object(m) if m.len() == 1 => m,
@@ -375,7 +436,11 @@ impl Encoder<'_> {
         };
         let (k, inner) = m.iter().next().expect("one entry");
         let u = &self.s.unions[id];
-        let Some(var) = u.variants.iter().find(|var| &self.s.structs[var.ty].name == k) else {
+        let Some(var) = u
+            .variants
+            .iter()
+            .find(|var| &self.s.structs[var.ty].name == k)
+        else {
             return err(format!("{path}: `{}` has no variant `{k}`", u.name));
         };
         let tag = (var.tag as u64).to_le_bytes();
@@ -426,11 +491,22 @@ impl Default for Limits {
 /// Decode a message whose root is struct `root`. Malformed parts decode as
 /// zero values (as the readers of every language do); a bad header, the
 /// depth limit or the traversal budget give an error.
-pub fn decode(schema: &Schema, layout: &Layout, root: StructId, bytes: &[u8]) -> Result<Value, Error> {
+pub fn decode(
+    schema: &Schema,
+    layout: &Layout,
+    root: StructId,
+    bytes: &[u8],
+) -> Result<Value, Error> {
     decode_with(schema, layout, root, bytes, Limits::default())
 }
 
-pub fn decode_with(schema: &Schema, layout: &Layout, root: StructId, bytes: &[u8], limits: Limits) -> Result<Value, Error> {
+pub fn decode_with(
+    schema: &Schema,
+    layout: &Layout,
+    root: StructId,
+    bytes: &[u8],
+    limits: Limits,
+) -> Result<Value, Error> {
     if bytes.len() < 8 {
         return err("message truncated: shorter than its header");
     }
@@ -448,7 +524,10 @@ pub fn decode_with(schema: &Schema, layout: &Layout, root: StructId, bytes: &[u8
         return err(format!("invalid message size {size}"));
     }
     if size > bytes.len() {
-        return err(format!("message truncated: needs {size} bytes, have {}", bytes.len()));
+        return err(format!(
+            "message truncated: needs {size} bytes, have {}",
+            bytes.len()
+        ));
     }
     let mut d = Decoder {
         s: schema,
@@ -491,7 +570,11 @@ struct ArrayRef {
     cap: u32,
 }
 
-const EMPTY_ARRAY: ArrayRef = ArrayRef { offset: 0, len: 0, cap: 0 };
+const EMPTY_ARRAY: ArrayRef = ArrayRef {
+    offset: 0,
+    len: 0,
+    cap: 0,
+};
 
 impl Decoder<'_> {
     fn charge(&mut self, n: u64) -> Result<(), Error> {
@@ -509,7 +592,9 @@ impl Decoder<'_> {
     }
 
     fn u32(&self, at: u32) -> u32 {
-        self.bytes(at as u64, 4).map(|b| u32::from_le_bytes(b.try_into().unwrap())).unwrap_or(0)
+        self.bytes(at as u64, 4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+            .unwrap_or(0)
     }
 
     fn uint(&self, at: u32, size: u32) -> u64 {
@@ -527,14 +612,25 @@ impl Decoder<'_> {
         let h = self.u32(offset);
         let total = (h & 0x1FFF_FFFF) as u64 * 8;
         let unused = (h >> 29) as u64;
-        if !offset.is_multiple_of(8) || total < 8 || total - unused < 4 || offset as u64 + total > self.b.len() as u64 {
+        if !offset.is_multiple_of(8)
+            || total < 8
+            || total - unused < 4
+            || offset as u64 + total > self.b.len() as u64
+        {
             return EMPTY;
         }
-        Table { offset, used: (total - unused) as u32 }
+        Table {
+            offset,
+            used: (total - unused) as u32,
+        }
     }
 
     fn array_ref(&self, at: u32, elem_size: u32, limit: Option<u32>) -> ArrayRef {
-        let a = ArrayRef { offset: self.u32(at), len: self.u32(at + 4), cap: self.u32(at + 8) };
+        let a = ArrayRef {
+            offset: self.u32(at),
+            len: self.u32(at + 4),
+            cap: self.u32(at + 8),
+        };
         let ok = a.len <= a.cap
             && limit.is_none_or(|l| a.len <= l)
             && (a.cap == 0
@@ -604,7 +700,11 @@ impl Decoder<'_> {
             Slot::Enum { repr, .. } => self.scalar(*repr, at, present),
             Slot::InlineStruct(id) => self.inline_value(*id, at, present)?,
             Slot::TableRef(id) => {
-                let t = if present { self.table(self.u32(at)) } else { EMPTY };
+                let t = if present {
+                    self.table(self.u32(at))
+                } else {
+                    EMPTY
+                };
                 self.table_value(*id, t)?
             }
             Slot::Union { id, .. } => {
@@ -639,7 +739,11 @@ impl Decoder<'_> {
                     ArrayKind::Limited(n) => Some(n),
                     _ => None,
                 };
-                let a = if present { self.array_ref(at, es, limit) } else { EMPTY_ARRAY };
+                let a = if present {
+                    self.array_ref(at, es, limit)
+                } else {
+                    EMPTY_ARRAY
+                };
                 self.array(array, data, a)?
             }
         })
@@ -650,13 +754,21 @@ impl Decoder<'_> {
             return Ok(Value::String(match text {
                 Text::Utf8 => {
                     self.charge(a.len as u64)?;
-                    let b = if a.len == 0 { &[][..] } else { self.bytes(a.offset as u64, a.len as u64).unwrap_or(&[]) };
+                    let b = if a.len == 0 {
+                        &[][..]
+                    } else {
+                        self.bytes(a.offset as u64, a.len as u64).unwrap_or(&[])
+                    };
                     std::str::from_utf8(b).unwrap_or("").to_string()
                 }
                 Text::Utf16 => {
                     self.charge(2 * a.len as u64)?;
-                    let units: Vec<u16> = (0..a.len).map(|i| self.uint(a.offset + 2 * i, 2) as u16).collect();
-                    char::decode_utf16(units).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)).collect()
+                    let units: Vec<u16> = (0..a.len)
+                        .map(|i| self.uint(a.offset + 2 * i, 2) as u16)
+                        .collect();
+                    char::decode_utf16(units)
+                        .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+                        .collect()
                 }
             }));
         }
@@ -687,7 +799,11 @@ impl Decoder<'_> {
                     if offsets + 4 * a.cap as u64 <= self.b.len() as u64 {
                         self.charge(a.len as u64 * (tw as u64 + 4))?;
                         for i in 0..a.len {
-                            items.push(self.union(*id, a.offset + i * tw, offsets as u32 + 4 * i)?);
+                            items.push(self.union(
+                                *id,
+                                a.offset + i * tw,
+                                offsets as u32 + 4 * i,
+                            )?);
                         }
                     }
                 }
@@ -746,7 +862,9 @@ impl Decoder<'_> {
                 if a.cap > 0 {
                     let n = self.u32(a.offset);
                     let block = align(4 * (n as u64 + 1), 64);
-                    if n <= self.limits.max_directory_entries && a.offset as u64 + 2 * block <= self.b.len() as u64 {
+                    if n <= self.limits.max_directory_entries
+                        && a.offset as u64 + 2 * block <= self.b.len() as u64
+                    {
                         for k in 1..=n {
                             let hash = self.u32(a.offset + 4 * k);
                             for (j, c) in soa.columns.iter().enumerate() {
@@ -754,7 +872,8 @@ impl Decoder<'_> {
                                     let col = self.u32(a.offset + block as u32 + 4 * k);
                                     if col != 0
                                         && col.is_multiple_of(ARRAY_ALIGN)
-                                        && col as u64 + a.cap as u64 * c.size as u64 <= self.b.len() as u64
+                                        && col as u64 + a.cap as u64 * c.size as u64
+                                            <= self.b.len() as u64
                                     {
                                         cols[j] = col;
                                     }
@@ -817,7 +936,10 @@ impl Decoder<'_> {
             self.table_value(ty, t)?
         } else {
             let size = self.l.of_struct(ty).size as u64;
-            if offset == 0 || !offset.is_multiple_of(8) || offset as u64 + size > self.b.len() as u64 {
+            if offset == 0
+                || !offset.is_multiple_of(8)
+                || offset as u64 + size > self.b.len() as u64
+            {
                 return Ok(Value::Null);
             }
             self.inline_value(ty, offset, true)?

@@ -41,21 +41,39 @@ pub fn load_all(root: &Path) -> Vec<Case> {
         .collect();
     dirs.sort();
     for dir in dirs {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
         files.sort();
-        for path in files.into_iter().filter(|p| p.extension().is_some_and(|e| e == "json")) {
+        for path in files
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        {
             let text = std::fs::read_to_string(&path).unwrap();
-            let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let v: Value =
+                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             let name = path.file_stem().unwrap().to_string_lossy().to_string();
             let readers = match v.get("readers") {
-                Some(Value::Array(a)) => a.iter().map(|s| (s.as_str().unwrap().to_string(), Value::Null)).collect(),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|s| (s.as_str().unwrap().to_string(), Value::Null))
+                    .collect(),
                 Some(Value::Object(m)) => m.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
                 _ => Vec::new(),
             };
             let hex = dir.join(format!("{name}.hex"));
             cases.push(Case {
-                schema: v.get("schema").and_then(Value::as_str).unwrap_or("schema.km").to_string(),
-                root: v["root"].as_str().unwrap_or_else(|| panic!("{}: no root", path.display())).to_string(),
+                schema: v
+                    .get("schema")
+                    .and_then(Value::as_str)
+                    .unwrap_or("schema.km")
+                    .to_string(),
+                root: v["root"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{}: no root", path.display()))
+                    .to_string(),
                 value: v.get("value").cloned().unwrap_or(Value::Null),
                 readers,
                 bytes: std::fs::read_to_string(&hex).ok().map(|t| parse_hex(&t)),
@@ -70,8 +88,15 @@ pub fn load_all(root: &Path) -> Vec<Case> {
 /// `OFFSET: xx xx ...` lines; everything before `:` is a comment.
 pub fn parse_hex(text: &str) -> Vec<u8> {
     text.lines()
-        .flat_map(|line| line.split_once(':').map(|(_, rest)| rest).unwrap_or(line).split_whitespace())
-        .map(|pair| u8::from_str_radix(pair, 16).unwrap_or_else(|_| panic!("bad hex byte `{pair}`")))
+        .flat_map(|line| {
+            line.split_once(':')
+                .map(|(_, rest)| rest)
+                .unwrap_or(line)
+                .split_whitespace()
+        })
+        .map(|pair| {
+            u8::from_str_radix(pair, 16).unwrap_or_else(|_| panic!("bad hex byte `{pair}`"))
+        })
         .collect()
 }
 

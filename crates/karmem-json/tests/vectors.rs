@@ -11,7 +11,8 @@ use serde_json::{json, Map, Value};
 fn load(dir: &Path, file: &str) -> (karmem_schema::model::Schema, karmem_layout::Layout) {
     let path = dir.join(file);
     let src = std::fs::read_to_string(&path).unwrap();
-    karmem_layout::load(&path.display().to_string(), &src).unwrap_or_else(|d| panic!("{}", d.render(false)))
+    karmem_layout::load(&path.display().to_string(), &src)
+        .unwrap_or_else(|d| panic!("{}", d.render(false)))
 }
 
 #[test]
@@ -19,7 +20,11 @@ fn golden_vectors() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/vectors");
     let regen = std::env::var_os("KARMEM_REGEN").is_some();
     let cases = load_all(&root);
-    assert!(cases.len() >= 20, "expected the full vector set, found {}", cases.len());
+    assert!(
+        cases.len() >= 20,
+        "expected the full vector set, found {}",
+        cases.len()
+    );
     let mut failures = Vec::new();
     for case in &cases {
         let (schema, layout) = load(&case.dir, &case.schema);
@@ -39,7 +44,10 @@ fn golden_vectors() {
                 for (file, _) in &case.readers {
                     let (s2, l2) = load(&case.dir, file);
                     let id2 = s2.struct_by_name(&case.root).unwrap();
-                    readers.insert(file.clone(), karmem_json::decode(&s2, &l2, id2, &bytes).unwrap());
+                    readers.insert(
+                        file.clone(),
+                        karmem_json::decode(&s2, &l2, id2, &bytes).unwrap(),
+                    );
                 }
                 doc.insert("readers".into(), Value::Object(readers));
             }
@@ -51,18 +59,25 @@ fn golden_vectors() {
         let name = case.json_path().display().to_string();
         match &case.bytes {
             None => failures.push(format!("{name}: no .hex file (run `make vectors`)")),
-            Some(expected) if *expected != bytes => failures.push(format!("{name}: encoding differs from the golden bytes")),
+            Some(expected) if *expected != bytes => {
+                failures.push(format!("{name}: encoding differs from the golden bytes"))
+            }
             Some(expected) => {
                 let decoded = karmem_json::decode(&schema, &layout, root_id, expected).unwrap();
                 if decoded != case.value {
-                    failures.push(format!("{name}: decoded value differs:\n{decoded}\nexpected:\n{}", case.value));
+                    failures.push(format!(
+                        "{name}: decoded value differs:\n{decoded}\nexpected:\n{}",
+                        case.value
+                    ));
                 }
                 for (file, value) in &case.readers {
                     let (s2, l2) = load(&case.dir, file);
                     let id2 = s2.struct_by_name(&case.root).unwrap();
                     let got = karmem_json::decode(&s2, &l2, id2, expected).unwrap();
                     if got != *value {
-                        failures.push(format!("{name}: read by {file}:\n{got}\nexpected:\n{value}"));
+                        failures.push(format!(
+                            "{name}: read by {file}:\n{got}\nexpected:\n{value}"
+                        ));
                     }
                 }
             }

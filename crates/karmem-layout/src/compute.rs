@@ -49,7 +49,11 @@ pub fn compute(schema: &Schema) -> Result<Layout, Vec<Diagnostic>> {
         return Err(c.diags);
     }
     Ok(Layout {
-        structs: c.structs.into_iter().map(|s| s.expect("every struct laid out")).collect(),
+        structs: c
+            .structs
+            .into_iter()
+            .map(|s| s.expect("every struct laid out"))
+            .collect(),
         unions,
         soa: c.soa,
     })
@@ -141,7 +145,9 @@ impl Computer<'_> {
                             let size = self.struct_layout(id).size;
                             (FixedElem::InlineStruct(id), size, 8)
                         }
-                        ElemType::Union(_) => unreachable!("the schema checker rejects fixed arrays of unions"),
+                        ElemType::Union(_) => {
+                            unreachable!("the schema checker rejects fixed arrays of unions")
+                        }
                     };
                     (
                         stride.saturating_mul(len),
@@ -160,7 +166,9 @@ impl Computer<'_> {
     fn array_data(&mut self, a: &ArrayType, span: Span) -> ArrayData {
         let schema = self.schema;
         match a.elem {
-            ElemType::Scalar(p) => ArrayData::Plain { elem_size: p.size() },
+            ElemType::Scalar(p) => ArrayData::Plain {
+                elem_size: p.size(),
+            },
             ElemType::Enum(id) => ArrayData::Plain {
                 elem_size: schema.enums[id].repr.size(),
             },
@@ -181,7 +189,11 @@ impl Computer<'_> {
                             .map(|v| BunchVariant {
                                 tag: v.tag,
                                 ty: v.ty,
-                                data: Box::new(if soa { self.soa_of(v.ty, span) } else { self.aos_of(v.ty) }),
+                                data: Box::new(if soa {
+                                    self.soa_of(v.ty, span)
+                                } else {
+                                    self.aos_of(v.ty)
+                                }),
                             })
                             .collect();
                         ArrayData::UnionBunch { id, tag, variants }
@@ -211,7 +223,14 @@ impl Computer<'_> {
         let mut path = Vec::new();
         let mut steps = Vec::new();
         let mut on_path = vec![elem];
-        self.flatten_into(elem, span, &mut path, &mut steps, &mut on_path, &mut columns);
+        self.flatten_into(
+            elem,
+            span,
+            &mut path,
+            &mut steps,
+            &mut on_path,
+            &mut columns,
+        );
         if columns.len() > MAX_COLUMNS {
             let name = &self.schema.structs[elem].name;
             self.diags.push(
@@ -224,7 +243,8 @@ impl Computer<'_> {
         if let Some((i, j)) = first_collision(&hashes) {
             let a = self.column_name(elem, &columns[i]);
             let b = self.column_name(elem, &columns[j]);
-            self.diags.push(collision_diagnostic(span, &a, &b, hashes[i]));
+            self.diags
+                .push(collision_diagnostic(span, &a, &b, hashes[i]));
         }
         let directory_block = align_up(4 * (columns.len() as u32 + 1), ARRAY_ALIGN);
         SoaLayout {
@@ -246,9 +266,12 @@ impl Computer<'_> {
         let schema = self.schema;
         if path.len() >= MAX_FLATTEN_DEPTH {
             self.diags.push(
-                Diagnostic::error(span, format!("SoA flattening is deeper than {MAX_FLATTEN_DEPTH} levels"))
-                    .with_label("array whose element nests too deeply")
-                    .with_hint("use #aos for this array"),
+                Diagnostic::error(
+                    span,
+                    format!("SoA flattening is deeper than {MAX_FLATTEN_DEPTH} levels"),
+                )
+                .with_label("array whose element nests too deeply")
+                .with_hint("use #aos for this array"),
             );
             return;
         }
@@ -294,7 +317,11 @@ impl Computer<'_> {
     fn column_name(&self, elem: StructId, column: &Column) -> String {
         let mut names = vec![self.schema.structs[elem].name.clone()];
         for (step, index) in column.steps.iter().zip(&column.path) {
-            names.push(self.schema.structs[*step].fields[*index as usize].name.clone());
+            names.push(
+                self.schema.structs[*step].fields[*index as usize]
+                    .name
+                    .clone(),
+            );
         }
         names.join(".")
     }

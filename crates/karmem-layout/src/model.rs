@@ -74,17 +74,30 @@ pub struct FieldLayout {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Slot {
     Scalar(Primitive),
-    Enum { id: EnumId, repr: Primitive },
+    Enum {
+        id: EnumId,
+        repr: Primitive,
+    },
     /// Embedded inline struct of `size` bytes.
     InlineStruct(StructId),
     /// `u32` offset to a table.
     TableRef(StructId),
     /// 8-byte union slot.
-    Union { id: UnionId, tag: Primitive },
+    Union {
+        id: UnionId,
+        tag: Primitive,
+    },
     /// `[N]T` embedded: `len` elements of `stride` bytes.
-    FixedArray { elem: FixedElem, len: u32, stride: u32 },
+    FixedArray {
+        elem: FixedElem,
+        len: u32,
+        stride: u32,
+    },
     /// 12-byte array reference; `data` says what the 64-aligned block holds.
-    ArrayRef { array: ArrayType, data: ArrayData },
+    ArrayRef {
+        array: ArrayType,
+        data: ArrayData,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,7 +125,11 @@ pub enum ArrayData {
     /// Bunch table; each variant is an AoS (`#bovoa`) or SoA (`#bovos`)
     /// array of its struct, described in `variants` (same order as the
     /// union's variants).
-    UnionBunch { id: UnionId, tag: Primitive, variants: Vec<BunchVariant> },
+    UnionBunch {
+        id: UnionId,
+        tag: Primitive,
+        variants: Vec<BunchVariant>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

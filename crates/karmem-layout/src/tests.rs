@@ -28,7 +28,13 @@ fn seed_account_data_offsets() {
     let soa = l.soa(profile);
     let paths: Vec<Vec<u32>> = soa.columns.iter().map(|c| c.path.clone()).collect();
     assert_eq!(paths, [vec![0, 0], vec![0, 1], vec![0, 2]]);
-    assert_eq!(soa.columns[0].slot, Slot::Enum { id: 0, repr: Primitive::U8 });
+    assert_eq!(
+        soa.columns[0].slot,
+        Slot::Enum {
+            id: 0,
+            repr: Primitive::U8
+        }
+    );
     assert_eq!(soa.columns[1].size, ARRAY_REF_SIZE);
     assert_eq!(soa.columns[2].size, 8);
     assert_eq!(soa.directory_block, 64);
@@ -71,10 +77,14 @@ fn path_hash_is_fnv1a_over_le_u32() {
 
 #[test]
 fn recursive_table_in_soa_is_an_error_with_hint() {
-    let src = "karmem t;\nstruct Node table { V u32; Next Node; }\nstruct Root table { Nodes []Node; }\n";
+    let src =
+        "karmem t;\nstruct Node table { V u32; Next Node; }\nstruct Root table { Nodes []Node; }\n";
     let err = load("t.km", src).unwrap_err();
     let text = err.render(false);
-    assert!(text.contains("would flatten table `Node` into itself through field `Next`"), "{text}");
+    assert!(
+        text.contains("would flatten table `Node` into itself through field `Next`"),
+        "{text}"
+    );
     assert!(text.contains("t.km:3:21"), "{text}");
     assert!(text.contains("use #aos"), "{text}");
     // With #aos the same schema is fine, and a table holding an SoA array of
@@ -88,28 +98,48 @@ fn hash_collisions_are_reported() {
     assert_eq!(compute::first_collision(&[1, 2, 3]), None);
     assert_eq!(compute::first_collision(&[7, 2, 7]), Some((0, 2)));
     let d = compute::collision_diagnostic(Default::default(), "E.A", "E.B", 0xdead_beef);
-    assert_eq!(d.message, "columns `E.A` and `E.B` have the same SoA hash 0xdeadbeef");
+    assert_eq!(
+        d.message,
+        "columns `E.A` and `E.B` have the same SoA hash 0xdeadbeef"
+    );
     assert!(d.hint.unwrap().contains("#aos"));
 }
 
 #[test]
 fn union_bunches_and_directory_size() {
-    let src = "karmem t; struct C table { R f64; } struct Q inline { S f32; } union Sh u8 { C; Q = 4; }
+    let src =
+        "karmem t; struct C table { R f64; } struct Q inline { S f32; } union Sh u8 { C; Q = 4; }
                struct Root table { A []Sh #bovoa; B []Sh #bovos; }";
     let (schema, l) = layout(src);
     let root = l.of_struct(schema.struct_by_name("Root").unwrap());
-    let Slot::ArrayRef { data: ArrayData::UnionBunch { variants, .. }, .. } = &root.fields[0].slot else {
+    let Slot::ArrayRef {
+        data: ArrayData::UnionBunch { variants, .. },
+        ..
+    } = &root.fields[0].slot
+    else {
         panic!()
     };
     assert!(matches!(*variants[0].data, ArrayData::AosTable { .. }));
-    assert!(matches!(*variants[1].data, ArrayData::AosInline { stride: 8, .. }));
+    assert!(matches!(
+        *variants[1].data,
+        ArrayData::AosInline { stride: 8, .. }
+    ));
     assert_eq!(variants[1].tag, 4);
-    let Slot::ArrayRef { data: ArrayData::UnionBunch { variants, .. }, .. } = &root.fields[1].slot else {
+    let Slot::ArrayRef {
+        data: ArrayData::UnionBunch { variants, .. },
+        ..
+    } = &root.fields[1].slot
+    else {
         panic!()
     };
     assert!(matches!(*variants[0].data, ArrayData::Soa { .. }));
     // 15 columns + count = 64 bytes; 16 columns spill into a second line.
     let fields: String = (0..16).map(|i| format!("F{i} u8;")).collect();
-    let (schema, l) = layout(&format!("karmem t; struct W inline {{ {fields} }} struct R table {{ A []W; }}"));
-    assert_eq!(l.soa(schema.struct_by_name("W").unwrap()).directory_block, 128);
+    let (schema, l) = layout(&format!(
+        "karmem t; struct W inline {{ {fields} }} struct R table {{ A []W; }}"
+    ));
+    assert_eq!(
+        l.soa(schema.struct_by_name("W").unwrap()).directory_block,
+        128
+    );
 }

@@ -101,10 +101,17 @@ impl Diagnostics {
         for d in &self.items {
             self.render_one(d, color, &mut out);
         }
-        let errors = self.items.iter().filter(|d| d.severity == Severity::Error).count();
+        let errors = self
+            .items
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
         if errors > 0 {
             let plural = if errors == 1 { "" } else { "s" };
-            out.push_str(&format!("{}: {errors} error{plural} found\n", self.file_name));
+            out.push_str(&format!(
+                "{}: {errors} error{plural} found\n",
+                self.file_name
+            ));
         }
         out
     }

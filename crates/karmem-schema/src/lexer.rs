@@ -75,12 +75,18 @@ pub fn lex(source: &str) -> (Vec<Token>, Vec<Diagnostic>) {
         let blank_before = newlines >= 2;
         newlines = 0;
         let tok = if source[i..].starts_with("///") && !source[i..].starts_with("////") {
-            let end = source[i..].find('\n').map(|n| i + n).unwrap_or(source.len());
+            let end = source[i..]
+                .find('\n')
+                .map(|n| i + n)
+                .unwrap_or(source.len());
             let text = source[i + 3..end].trim().to_string();
             i = end;
             Tok::DocComment(text)
         } else if source[i..].starts_with("//") {
-            let end = source[i..].find('\n').map(|n| i + n).unwrap_or(source.len());
+            let end = source[i..]
+                .find('\n')
+                .map(|n| i + n)
+                .unwrap_or(source.len());
             let text = source[i + 2..end].trim_end().to_string();
             i = end;
             Tok::LineComment(text)
@@ -114,7 +120,10 @@ pub fn lex(source: &str) -> (Vec<Token>, Vec<Diagnostic>) {
                             .with_label("string starts here")
                             .with_hint(format!("close it with {c} on the same line")),
                     );
-                    let end = source[i..].find('\n').map(|n| i + n).unwrap_or(source.len());
+                    let end = source[i..]
+                        .find('\n')
+                        .map(|n| i + n)
+                        .unwrap_or(source.len());
                     i = end;
                     continue;
                 }

@@ -34,8 +34,9 @@ pub fn compile(file_name: &str, source: &str) -> Result<Compiled, Diagnostics> {
     let (mut schema, resolve_diags) = resolve::resolve(&file);
     diags.extend(resolve_diags);
     diags.sort_by_key(|d| d.span.start);
-    let (errors, warnings): (Vec<_>, Vec<_>) =
-        diags.into_iter().partition(|d| d.severity == Severity::Error);
+    let (errors, warnings): (Vec<_>, Vec<_>) = diags
+        .into_iter()
+        .partition(|d| d.severity == Severity::Error);
     if !errors.is_empty() {
         let mut all = errors;
         all.extend(warnings);

@@ -125,7 +125,9 @@ impl Resolver {
                     (&s.name, Named::Struct(self.schema.structs.len() - 1))
                 }
                 ast::Item::Union(u) => {
-                    self.schema.order.push(Item::Union(self.schema.unions.len()));
+                    self.schema
+                        .order
+                        .push(Item::Union(self.schema.unions.len()));
                     self.schema.unions.push(Union {
                         name: u.name.name.clone(),
                         tag: Primitive::U32,
@@ -151,9 +153,12 @@ impl Resolver {
             };
             if BUILTIN_NAMES.contains(&name.name.as_str()) {
                 self.diags.push(
-                    Diagnostic::error(name.span, format!("`{}` is a built-in type name", name.name))
-                        .with_label("cannot be declared")
-                        .with_hint("choose another name"),
+                    Diagnostic::error(
+                        name.span,
+                        format!("`{}` is a built-in type name", name.name),
+                    )
+                    .with_label("cannot be declared")
+                    .with_hint("choose another name"),
                 );
                 continue;
             }
@@ -170,7 +175,9 @@ impl Resolver {
             Diagnostic::error(name.span, format!("duplicate type name `{}`", name.name))
                 .with_label("defined again here")
                 .with_secondary(first, "first defined here")
-                .with_hint("rename one of them; every type, enum, union and interface needs its own name"),
+                .with_hint(
+                    "rename one of them; every type, enum, union and interface needs its own name",
+                ),
         );
     }
 
@@ -249,15 +256,23 @@ impl Resolver {
         best.map(|(_, c)| c.to_string())
     }
 
-    fn integer_type(&mut self, ident: &ast::Ident, what: &str, allowed: &[Primitive]) -> Option<Primitive> {
+    fn integer_type(
+        &mut self,
+        ident: &ast::Ident,
+        what: &str,
+        allowed: &[Primitive],
+    ) -> Option<Primitive> {
         match self.lookup(ident)? {
             Named::Primitive(p, _) if allowed.contains(&p) => Some(p),
             _ => {
                 let list: Vec<&str> = allowed.iter().map(|p| p.name()).collect();
                 self.diags.push(
-                    Diagnostic::error(ident.span, format!("{what} must be {}, found `{}`", one_of(&list), ident.name))
-                        .with_label("not allowed here")
-                        .with_hint(format!("use one of {}", list.join(", "))),
+                    Diagnostic::error(
+                        ident.span,
+                        format!("{what} must be {}, found `{}`", one_of(&list), ident.name),
+                    )
+                    .with_label("not allowed here")
+                    .with_hint(format!("use one of {}", list.join(", "))),
                 );
                 None
             }
@@ -286,27 +301,44 @@ impl Resolver {
             let span = v.value.as_ref().map(|l| l.span).unwrap_or(v.name.span);
             if value < min || value > max {
                 self.diags.push(
-                    Diagnostic::error(span, format!("value {value} is out of range for `{}` ({min}..={max})", repr.name()))
-                        .with_label("does not fit")
-                        .with_hint(format!("use a value in {min}..={max}, or a wider enum type")),
+                    Diagnostic::error(
+                        span,
+                        format!(
+                            "value {value} is out of range for `{}` ({min}..={max})",
+                            repr.name()
+                        ),
+                    )
+                    .with_label("does not fit")
+                    .with_hint(format!(
+                        "use a value in {min}..={max}, or a wider enum type"
+                    )),
                 );
             }
             next = value + 1;
             if let Some(prev) = variants.iter().find(|p| p.name == v.name.name) {
                 self.diags.push(
-                    Diagnostic::error(v.name.span, format!("duplicate enum value name `{}`", v.name.name))
-                        .with_label("declared again here")
-                        .with_secondary(prev.span, "first declared here")
-                        .with_hint("rename one of them"),
+                    Diagnostic::error(
+                        v.name.span,
+                        format!("duplicate enum value name `{}`", v.name.name),
+                    )
+                    .with_label("declared again here")
+                    .with_secondary(prev.span, "first declared here")
+                    .with_hint("rename one of them"),
                 );
                 continue;
             }
             if let Some(prev) = variants.iter().find(|p| p.value == value) {
                 self.diags.push(
-                    Diagnostic::error(span, format!("enum values `{}` and `{}` are both {value}", prev.name, v.name.name))
-                        .with_label("same number as an earlier value")
-                        .with_secondary(prev.span, format!("`{}` is {value}", prev.name))
-                        .with_hint("give each value a distinct number"),
+                    Diagnostic::error(
+                        span,
+                        format!(
+                            "enum values `{}` and `{}` are both {value}",
+                            prev.name, v.name.name
+                        ),
+                    )
+                    .with_label("same number as an earlier value")
+                    .with_secondary(prev.span, format!("`{}` is {value}", prev.name))
+                    .with_hint("give each value a distinct number"),
                 );
             }
             variants.push(EnumVariant {
@@ -333,10 +365,13 @@ impl Resolver {
         for f in &decl.fields {
             if let Some(prev) = fields.iter().find(|p| p.name == f.name.name) {
                 self.diags.push(
-                    Diagnostic::error(f.name.span, format!("duplicate field `{}` in `{}`", f.name.name, decl.name.name))
-                        .with_label("declared again here")
-                        .with_secondary(prev.span, "first declared here")
-                        .with_hint("rename one of the fields"),
+                    Diagnostic::error(
+                        f.name.span,
+                        format!("duplicate field `{}` in `{}`", f.name.name, decl.name.name),
+                    )
+                    .with_label("declared again here")
+                    .with_secondary(prev.span, "first declared here")
+                    .with_hint("rename one of the fields"),
                 );
                 continue;
             }
@@ -360,9 +395,14 @@ impl Resolver {
         }
         if fields.is_empty() && self.schema.structs[id].kind == StructKind::Inline {
             self.diags.push(
-                Diagnostic::error(decl.name.span, format!("inline struct `{}` has no fields", decl.name.name))
-                    .with_label("empty")
-                    .with_hint("add a field, or make it a `table` (tables may be empty and grow later)"),
+                Diagnostic::error(
+                    decl.name.span,
+                    format!("inline struct `{}` has no fields", decl.name.name),
+                )
+                .with_label("empty")
+                .with_hint(
+                    "add a field, or make it a `table` (tables may be empty and grow later)",
+                ),
             );
         }
         self.schema.structs[id].fields = fields;
@@ -383,10 +423,16 @@ impl Resolver {
                     };
                     if let Some((_, prev)) = layout {
                         self.diags.push(
-                            Diagnostic::error(a.span, format!("conflicting layout annotations `#{}` and `#{name}`", prev.name.name))
-                                .with_label("second layout")
-                                .with_secondary(prev.span, "first layout")
-                                .with_hint("an array has exactly one layout; keep one annotation"),
+                            Diagnostic::error(
+                                a.span,
+                                format!(
+                                    "conflicting layout annotations `#{}` and `#{name}`",
+                                    prev.name.name
+                                ),
+                            )
+                            .with_label("second layout")
+                            .with_secondary(prev.span, "first layout")
+                            .with_hint("an array has exactly one layout; keep one annotation"),
                         );
                     } else {
                         layout = Some((l, a));
@@ -399,9 +445,12 @@ impl Resolver {
                 ),
                 ('@', "string") => string_attr = Some(a),
                 ('@', other) => self.diags.push(
-                    Diagnostic::warning(a.span, format!("unknown field attribute `@{other}` is ignored"))
-                        .with_label("not known to karmem")
-                        .with_hint("known field attributes: @string"),
+                    Diagnostic::warning(
+                        a.span,
+                        format!("unknown field attribute `@{other}` is ignored"),
+                    )
+                    .with_label("not known to karmem")
+                    .with_hint("known field attributes: @string"),
                 ),
                 _ => {}
             }
@@ -424,15 +473,23 @@ impl Resolver {
             // Not an array.
             if let Some((_, a)) = layout {
                 self.diags.push(
-                    Diagnostic::error(a.span, format!("layout annotation `#{}` on a field that is not an array", a.name.name))
-                        .with_label("only arrays have a layout")
-                        .with_hint("remove the annotation"),
+                    Diagnostic::error(
+                        a.span,
+                        format!(
+                            "layout annotation `#{}` on a field that is not an array",
+                            a.name.name
+                        ),
+                    )
+                    .with_label("only arrays have a layout")
+                    .with_hint("remove the annotation"),
                 );
             }
             if let Some(a) = string_attr {
                 self.string_misuse(a, "this field is not an array");
             }
-            let TypeExpr::Named(id) = &f.ty else { unreachable!() };
+            let TypeExpr::Named(id) = &f.ty else {
+                unreachable!()
+            };
             return Some(match self.lookup(id)? {
                 Named::Primitive(p, _) => FieldType::Scalar(p),
                 Named::Enum(e) => FieldType::Enum(e),
@@ -472,7 +529,9 @@ impl Resolver {
         let is_fixed = matches!(kind, ArrayKind::Fixed(_));
         if is_fixed {
             let what = match elem {
-                ElemType::Struct(s) if self.schema.structs[s].kind == StructKind::Table => Some("a table"),
+                ElemType::Struct(s) if self.schema.structs[s].kind == StructKind::Table => {
+                    Some("a table")
+                }
                 ElemType::Union(_) => Some("a union"),
                 _ => None,
             };
@@ -486,9 +545,12 @@ impl Resolver {
             }
             if let Some((_, a)) = layout {
                 self.diags.push(
-                    Diagnostic::error(a.span, format!("`#{}` does not apply to a fixed array", a.name.name))
-                        .with_label("fixed arrays are always embedded in place")
-                        .with_hint("remove the annotation, or use `[]T` / `[<N]T`"),
+                    Diagnostic::error(
+                        a.span,
+                        format!("`#{}` does not apply to a fixed array", a.name.name),
+                    )
+                    .with_label("fixed arrays are always embedded in place")
+                    .with_hint("remove the annotation, or use `[]T` / `[<N]T`"),
                 );
             }
         }
@@ -503,17 +565,26 @@ impl Resolver {
             let ok = match (elem, l) {
                 (ElemType::Scalar(_) | ElemType::Enum(_), _) => {
                     self.diags.push(
-                        Diagnostic::error(a.span, format!("`#{}` applies to arrays of structs or unions, not of scalars", a.name.name))
-                            .with_label("arrays of scalars are always contiguous")
-                            .with_hint("remove the annotation"),
+                        Diagnostic::error(
+                            a.span,
+                            format!(
+                                "`#{}` applies to arrays of structs or unions, not of scalars",
+                                a.name.name
+                            ),
+                        )
+                        .with_label("arrays of scalars are always contiguous")
+                        .with_hint("remove the annotation"),
                     );
                     false
                 }
                 (ElemType::Struct(_), ArrayLayout::BoVoA | ArrayLayout::BoVoS) => {
                     self.diags.push(
-                        Diagnostic::error(a.span, format!("`#{}` applies only to arrays of unions", a.name.name))
-                            .with_label("this is an array of structs")
-                            .with_hint("use #soa or #aos for arrays of structs"),
+                        Diagnostic::error(
+                            a.span,
+                            format!("`#{}` applies only to arrays of unions", a.name.name),
+                        )
+                        .with_label("this is an array of structs")
+                        .with_hint("use #soa or #aos for arrays of structs"),
                     );
                     false
                 }
@@ -564,12 +635,20 @@ impl Resolver {
         let mut variants: Vec<UnionVariant> = Vec::new();
         let mut next: i128 = 1;
         for v in &decl.variants {
-            let Some(named) = self.lookup(&v.ty) else { continue };
+            let Some(named) = self.lookup(&v.ty) else {
+                continue;
+            };
             let Named::Struct(ty) = named else {
                 self.diags.push(
-                    Diagnostic::error(v.ty.span, format!("union variant `{}` is not a struct", v.ty.name))
-                        .with_label("variants must be structs")
-                        .with_hint(format!("wrap it: `struct {}Value inline {{ Value {}; }}`", v.ty.name, v.ty.name)),
+                    Diagnostic::error(
+                        v.ty.span,
+                        format!("union variant `{}` is not a struct", v.ty.name),
+                    )
+                    .with_label("variants must be structs")
+                    .with_hint(format!(
+                        "wrap it: `struct {}Value inline {{ Value {}; }}`",
+                        v.ty.name, v.ty.name
+                    )),
                 );
                 continue;
             };
@@ -592,28 +671,43 @@ impl Resolver {
             }
             if value < 0 || value > max {
                 self.diags.push(
-                    Diagnostic::error(span, format!("tag {value} is out of range for `{}` (1..={max})", tag.name()))
-                        .with_label("does not fit")
-                        .with_hint("use a smaller tag or a wider tag type"),
+                    Diagnostic::error(
+                        span,
+                        format!(
+                            "tag {value} is out of range for `{}` (1..={max})",
+                            tag.name()
+                        ),
+                    )
+                    .with_label("does not fit")
+                    .with_hint("use a smaller tag or a wider tag type"),
                 );
                 continue;
             }
             if let Some(prev) = variants.iter().find(|p| p.ty == ty) {
                 self.diags.push(
-                    Diagnostic::error(v.ty.span, format!("duplicate union variant `{}`", v.ty.name))
-                        .with_label("listed again here")
-                        .with_secondary(prev.span, "first listed here")
-                        .with_hint("each struct can be a variant once"),
+                    Diagnostic::error(
+                        v.ty.span,
+                        format!("duplicate union variant `{}`", v.ty.name),
+                    )
+                    .with_label("listed again here")
+                    .with_secondary(prev.span, "first listed here")
+                    .with_hint("each struct can be a variant once"),
                 );
                 continue;
             }
             if let Some(prev) = variants.iter().find(|p| p.tag as i128 == value) {
                 let prev_name = self.schema.structs[prev.ty].name.clone();
                 self.diags.push(
-                    Diagnostic::error(span, format!("union variants `{prev_name}` and `{}` both have tag {value}", v.ty.name))
-                        .with_label("same tag as an earlier variant")
-                        .with_secondary(prev.span, format!("`{prev_name}` is {value}"))
-                        .with_hint("give each variant a distinct tag"),
+                    Diagnostic::error(
+                        span,
+                        format!(
+                            "union variants `{prev_name}` and `{}` both have tag {value}",
+                            v.ty.name
+                        ),
+                    )
+                    .with_label("same tag as an earlier variant")
+                    .with_secondary(prev.span, format!("`{prev_name}` is {value}"))
+                    .with_hint("give each variant a distinct tag"),
                 );
                 continue;
             }
@@ -625,9 +719,12 @@ impl Resolver {
         }
         if decl.variants.is_empty() {
             self.diags.push(
-                Diagnostic::error(decl.name.span, format!("union `{}` has no variants", decl.name.name))
-                    .with_label("empty")
-                    .with_hint("list the struct types it can hold: `union Shape { Circle; Square; }`"),
+                Diagnostic::error(
+                    decl.name.span,
+                    format!("union `{}` has no variants", decl.name.name),
+                )
+                .with_label("empty")
+                .with_hint("list the struct types it can hold: `union Shape { Circle; Square; }`"),
             );
         }
         let u = &mut self.schema.unions[id];
@@ -686,10 +783,16 @@ impl Resolver {
         let mut check_member = |diags: &mut Vec<Diagnostic>, name: &ast::Ident| {
             if let Some(first) = member_names.get(name.name.as_str()) {
                 diags.push(
-                    Diagnostic::error(name.span, format!("duplicate member `{}` in interface `{}`", name.name, decl.name.name))
-                        .with_label("declared again here")
-                        .with_secondary(*first, "first declared here")
-                        .with_hint("rename one of them"),
+                    Diagnostic::error(
+                        name.span,
+                        format!(
+                            "duplicate member `{}` in interface `{}`",
+                            name.name, decl.name.name
+                        ),
+                    )
+                    .with_label("declared again here")
+                    .with_secondary(*first, "first declared here")
+                    .with_hint("rename one of them"),
                 );
                 false
             } else {
@@ -718,8 +821,16 @@ impl Resolver {
             if !check_member(&mut self.diags, &f.name) {
                 continue;
             }
-            let params: Vec<Param> = f.params.iter().filter_map(|p| self.param(p, &local)).collect();
-            let mut results: Vec<Param> = f.results.iter().filter_map(|p| self.param(p, &local)).collect();
+            let params: Vec<Param> = f
+                .params
+                .iter()
+                .filter_map(|p| self.param(p, &local))
+                .collect();
+            let mut results: Vec<Param> = f
+                .results
+                .iter()
+                .filter_map(|p| self.param(p, &local))
+                .collect();
             if f.results.len() > 1 {
                 self.diags.push(
                     Diagnostic::error(f.results[1].span, "a function returns at most one value")
@@ -730,13 +841,19 @@ impl Resolver {
             functions.push(Function {
                 name: f.name.name.clone(),
                 params,
-                result: if results.is_empty() { None } else { Some(results.remove(0)) },
+                result: if results.is_empty() {
+                    None
+                } else {
+                    Some(results.remove(0))
+                },
                 span: f.name.span,
                 doc: f.doc.clone(),
             });
         }
 
-        self.schema.order.push(Item::Interface(self.schema.interfaces.len()));
+        self.schema
+            .order
+            .push(Item::Interface(self.schema.interfaces.len()));
         self.schema.interfaces.push(Interface {
             name: decl.name.name.clone(),
             dynamic,
@@ -773,7 +890,9 @@ impl Resolver {
                     self.diags.push(
                         Diagnostic::error(side.span, format!("unknown memory side `{other}`"))
                             .with_label("expected `import` or `export`")
-                            .with_hint("write `name: memory (import: read, export: write, PAGES);`"),
+                            .with_hint(
+                                "write `name: memory (import: read, export: write, PAGES);`",
+                            ),
                     );
                     ok = false;
                 }
@@ -782,9 +901,14 @@ impl Resolver {
         let pages = match &m.pages {
             None => {
                 self.diags.push(
-                    Diagnostic::error(m.name.span, format!("memory `{}` needs a maximum size", m.name.name))
-                        .with_label("no size given")
-                        .with_hint("add the maximum size in 64 KiB pages: `(import: read, export: write, 16)`"),
+                    Diagnostic::error(
+                        m.name.span,
+                        format!("memory `{}` needs a maximum size", m.name.name),
+                    )
+                    .with_label("no size given")
+                    .with_hint(
+                        "add the maximum size in 64 KiB pages: `(import: read, export: write, 16)`",
+                    ),
                 );
                 return None;
             }
@@ -792,9 +916,14 @@ impl Resolver {
                 Some(v) if (1..=65536).contains(&v) => v as u32,
                 _ => {
                     self.diags.push(
-                        Diagnostic::error(lit.span, "memory size must be between 1 and 65536 pages")
-                            .with_label("out of range")
-                            .with_hint("one page is 64 KiB; 65536 pages is the whole 4 GiB address space"),
+                        Diagnostic::error(
+                            lit.span,
+                            "memory size must be between 1 and 65536 pages",
+                        )
+                        .with_label("out of range")
+                        .with_hint(
+                            "one page is 64 KiB; 65536 pages is the whole 4 GiB address space",
+                        ),
                     );
                     return None;
                 }
@@ -814,9 +943,12 @@ impl Resolver {
         let named = self.lookup(&p.ty)?;
         let Named::Struct(ty) = named else {
             self.diags.push(
-                Diagnostic::error(p.ty.span, format!("parameter type must be a struct, found `{}`", p.ty.name))
-                    .with_label("not a struct")
-                    .with_hint("wrap the value in a struct; messages are the unit of exchange"),
+                Diagnostic::error(
+                    p.ty.span,
+                    format!("parameter type must be a struct, found `{}`", p.ty.name),
+                )
+                .with_label("not a struct")
+                .with_hint("wrap the value in a struct; messages are the unit of exchange"),
             );
             return None;
         };
@@ -828,7 +960,10 @@ impl Resolver {
                     self.diags.push(
                         Diagnostic::error(m.span, format!("unknown memory `{}`", m.name))
                             .with_label("not declared in this interface")
-                            .with_hint(format!("declare it: `{}: memory (import: read, export: write, 1);`", m.name)),
+                            .with_hint(format!(
+                                "declare it: `{}: memory (import: read, export: write, 1);`",
+                                m.name
+                            )),
                     );
                     return None;
                 }
@@ -857,7 +992,13 @@ impl Resolver {
         }
     }
 
-    fn visit_inline(&mut self, id: StructId, state: &mut [u8], stack: &mut Vec<StructId>, reported: &mut [bool]) {
+    fn visit_inline(
+        &mut self,
+        id: StructId,
+        state: &mut [u8],
+        stack: &mut Vec<StructId>,
+        reported: &mut [bool],
+    ) {
         if state[id] == 2 {
             return;
         }
@@ -870,14 +1011,20 @@ impl Resolver {
             for s in &cycle {
                 reported[*s] = true;
             }
-            let mut names: Vec<&str> = cycle.iter().map(|s| self.schema.structs[*s].name.as_str()).collect();
+            let mut names: Vec<&str> = cycle
+                .iter()
+                .map(|s| self.schema.structs[*s].name.as_str())
+                .collect();
             names.push(&self.schema.structs[id].name);
             let path = names.join(" → ");
             let s = &self.schema.structs[id];
             self.diags.push(
-                Diagnostic::error(s.span, format!("inline struct `{}` contains itself: {path}", s.name))
-                    .with_label("infinitely large")
-                    .with_hint("make one of them a `table` (stored behind an offset) or use an array"),
+                Diagnostic::error(
+                    s.span,
+                    format!("inline struct `{}` contains itself: {path}", s.name),
+                )
+                .with_label("infinitely large")
+                .with_hint("make one of them a `table` (stored behind an offset) or use an array"),
             );
             return;
         }
@@ -914,9 +1061,12 @@ impl Resolver {
             let s = &self.schema.structs[id];
             if size > MAX_SIZE {
                 self.diags.push(
-                    Diagnostic::error(s.span, format!("struct `{}` is too large: {size} bytes", s.name))
-                        .with_label("exceeds the 4 GiB message limit")
-                        .with_hint("use dynamic arrays `[]T` instead of large fixed arrays"),
+                    Diagnostic::error(
+                        s.span,
+                        format!("struct `{}` is too large: {size} bytes", s.name),
+                    )
+                    .with_label("exceeds the 4 GiB message limit")
+                    .with_hint("use dynamic arrays `[]T` instead of large fixed arrays"),
                 );
             }
         }
@@ -930,7 +1080,11 @@ impl Resolver {
         if depth > 64 {
             return 0;
         }
-        let mut offset: u64 = if self.schema.structs[id].kind == StructKind::Table { 4 } else { 0 };
+        let mut offset: u64 = if self.schema.structs[id].kind == StructKind::Table {
+            4
+        } else {
+            0
+        };
         let fields = self.schema.structs[id].fields.clone();
         for f in &fields {
             let (size, align) = self.field_size(&f.ty, memo, depth + 1);

@@ -3,7 +3,9 @@
 
 /// What every generated object type offers; lets one generic check serve
 /// all of them.
-pub trait Generated: Sized + Default + PartialEq + std::fmt::Debug + serde::Serialize + serde::de::DeserializeOwned {
+pub trait Generated:
+    Sized + Default + PartialEq + std::fmt::Debug + serde::Serialize + serde::de::DeserializeOwned
+{
     fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error>;
     fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error>;
     fn validate(r: &karmem::Reader<'_>) -> Result<(), karmem::Error>;
@@ -14,27 +16,39 @@ include!(concat!(env!("OUT_DIR"), "/impls.rs"));
 
 /// The golden-vector contract for one generated type.
 pub fn check<T: Generated>(value: &serde_json::Value, bytes: &[u8]) -> Result<(), String> {
-    let expected: T = serde_json::from_value(value.clone()).map_err(|e| format!("value does not fit the generated type: {e}"))?;
+    let expected: T = serde_json::from_value(value.clone())
+        .map_err(|e| format!("value does not fit the generated type: {e}"))?;
     let mut w = karmem::Writer::new(64);
-    expected.write_as_root(&mut w).map_err(|e| format!("encode: {e}"))?;
+    expected
+        .write_as_root(&mut w)
+        .map_err(|e| format!("encode: {e}"))?;
     if w.bytes() != bytes {
-        return Err(format!("encoding differs from the golden bytes ({} vs {} bytes)", w.bytes().len(), bytes.len()));
+        return Err(format!(
+            "encoding differs from the golden bytes ({} vs {} bytes)",
+            w.bytes().len(),
+            bytes.len()
+        ));
     }
     let buf = karmem::AlignedBuf::from_bytes(bytes);
     let r = karmem::Reader::new(buf.as_slice()).map_err(|e| format!("open: {e}"))?;
     let mut got = T::default();
     got.read_as_root(&r).map_err(|e| format!("decode: {e}"))?;
     if got != expected {
-        return Err(format!("decoded value differs:\n{got:?}\nexpected\n{expected:?}"));
+        return Err(format!(
+            "decoded value differs:\n{got:?}\nexpected\n{expected:?}"
+        ));
     }
     // Decoding again into the used object gives the same value (reuse path).
-    got.read_as_root(&r).map_err(|e| format!("decode again: {e}"))?;
+    got.read_as_root(&r)
+        .map_err(|e| format!("decode again: {e}"))?;
     if got != expected {
         return Err("decoding into a reused object changed the value".into());
     }
     T::validate(&r).map_err(|e| format!("validate: {e}"))?;
     // The writer is reused: encoding again must give the same bytes.
-    expected.write_as_root(&mut w).map_err(|e| format!("encode again: {e}"))?;
+    expected
+        .write_as_root(&mut w)
+        .map_err(|e| format!("encode again: {e}"))?;
     if w.bytes() != bytes {
         return Err("re-encoding with a reused writer changed the bytes".into());
     }

@@ -4,7 +4,11 @@ use karmem_vectors_rust::schemas_seed_app::*;
 
 fn account() -> AccountData {
     let profile = |network, username: &str, id| Profile {
-        data: ProfileData { network, username: username.into(), id },
+        data: ProfileData {
+            network,
+            username: username.into(),
+            id,
+        },
     };
     AccountData {
         id: 42,
@@ -39,7 +43,10 @@ fn round_trip_and_views() {
     assert_eq!(names, ["inkeliz", "karmem", "inkeliz"]);
     assert_eq!(profiles.data_id(), &[123, 231, 312]);
     assert_eq!(profiles.data_network(), &[1, 1, 2]);
-    assert_eq!(profiles.get(2).unwrap().data_network(), SocialNetwork::INSTAGRAM);
+    assert_eq!(
+        profiles.get(2).unwrap().data_network(),
+        SocialNetwork::INSTAGRAM
+    );
 
     let trusted = AccountData::validate(&r).unwrap();
     assert_eq!(trusted.profiles().data_id(), &[123, 231, 312]);

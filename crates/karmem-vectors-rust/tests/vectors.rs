@@ -13,7 +13,10 @@ fn golden_vectors_through_generated_code() {
     for case in &cases {
         let topic = case.dir.file_name().unwrap().to_string_lossy().to_string();
         let schema = format!("vectors/{topic}/{}", case.schema);
-        let bytes = case.bytes.as_ref().expect("run `make vectors` to create the .hex files");
+        let bytes = case
+            .bytes
+            .as_ref()
+            .expect("run `make vectors` to create the .hex files");
         if let Err(e) = karmem_vectors_rust::check_case(&schema, &case.root, &case.value, bytes) {
             failures.push(format!("{}: {e}", case.json_path().display()));
         }
@@ -21,7 +24,9 @@ fn golden_vectors_through_generated_code() {
             let reader = format!("vectors/{topic}/{file}");
             match karmem_vectors_rust::decode_case(&reader, &case.root, bytes) {
                 Ok(got) if got == *expected => {}
-                Ok(got) => failures.push(format!("{} read by {file}: {got} != {expected}", case.name)),
+                Ok(got) => {
+                    failures.push(format!("{} read by {file}: {got} != {expected}", case.name))
+                }
                 Err(e) => failures.push(format!("{} read by {file}: {e}", case.name)),
             }
         }

@@ -43,19 +43,32 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Truncated { needed, available } => write!(f, "message truncated: needs {needed} bytes, buffer has {available}"),
-            Error::Misaligned => f.write_str("message buffer is not 8-byte aligned (copy it into karmem::AlignedBuf)"),
+            Error::Truncated { needed, available } => write!(
+                f,
+                "message truncated: needs {needed} bytes, buffer has {available}"
+            ),
+            Error::Misaligned => f.write_str(
+                "message buffer is not 8-byte aligned (copy it into karmem::AlignedBuf)",
+            ),
             Error::BadMagic => f.write_str("not a Karmem message (bad magic)"),
             Error::UnsupportedVersion(v) => write!(f, "unsupported format version {v}"),
             Error::BadFlags(b) => write!(f, "reserved header flags set ({b:#04x})"),
             Error::BadSize(s) => write!(f, "invalid message size {s} in header"),
             Error::MalformedTable { offset } => write!(f, "malformed table at offset {offset}"),
             Error::MalformedArray { offset } => write!(f, "malformed array at offset {offset}"),
-            Error::LimitExceeded { offset, len, limit } => write!(f, "array at offset {offset} has {len} elements, limit is {limit}"),
+            Error::LimitExceeded { offset, len, limit } => write!(
+                f,
+                "array at offset {offset} has {len} elements, limit is {limit}"
+            ),
             Error::InvalidText { offset } => write!(f, "invalid text at offset {offset}"),
             Error::InvalidBool { offset } => write!(f, "invalid bool at offset {offset}"),
-            Error::InvalidUnion { offset, tag } => write!(f, "invalid union tag {tag} at offset {offset}"),
-            Error::DirectoryTooLarge { offset, entries } => write!(f, "SoA directory at offset {offset} has {entries} entries, over the limit"),
+            Error::InvalidUnion { offset, tag } => {
+                write!(f, "invalid union tag {tag} at offset {offset}")
+            }
+            Error::DirectoryTooLarge { offset, entries } => write!(
+                f,
+                "SoA directory at offset {offset} has {entries} entries, over the limit"
+            ),
             Error::DepthExceeded => f.write_str("message nesting exceeds the depth limit"),
             Error::BudgetExceeded => f.write_str("message exceeds the traversal budget"),
             Error::TooLarge => f.write_str("message too large"),

@@ -29,9 +29,7 @@ mod views;
 mod writer;
 
 pub use error::Error;
-pub use reader::{
-    AlignedBuf, ArrayRef, Checked, Limits, Mode, Reader, ReaderMut, Table, Trusted,
-};
+pub use reader::{AlignedBuf, ArrayRef, Checked, Limits, Mode, Reader, ReaderMut, Table, Trusted};
 pub use scalar::Scalar;
 pub use validate::Validator;
 pub use views::{FromInline, FromTable, InlineArray, TableArray};

@@ -79,7 +79,11 @@ pub struct ArrayRef {
 }
 
 impl ArrayRef {
-    pub const EMPTY: ArrayRef = ArrayRef { offset: 0, len: 0, cap: 0 };
+    pub const EMPTY: ArrayRef = ArrayRef {
+        offset: 0,
+        len: 0,
+        cap: 0,
+    };
 }
 
 /// Zero-copy access to one message.
@@ -213,7 +217,11 @@ impl<'a, M: Mode> Reader<'a, M> {
             };
         }
         let end = offset as u64 + total;
-        if !offset.is_multiple_of(8) || total < 8 || total - unused < 4 || end > self.bytes.len() as u64 {
+        if !offset.is_multiple_of(8)
+            || total < 8
+            || total - unused < 4
+            || end > self.bytes.len() as u64
+        {
             return Table::EMPTY;
         }
         Table {
@@ -272,7 +280,13 @@ impl<'a, M: Mode> Reader<'a, M> {
 
     /// An array field of a table (empty when absent).
     #[inline(always)]
-    pub fn field_array(&self, t: Table, offset: u32, elem_size: u32, limit: Option<u32>) -> ArrayRef {
+    pub fn field_array(
+        &self,
+        t: Table,
+        offset: u32,
+        elem_size: u32,
+        limit: Option<u32>,
+    ) -> ArrayRef {
         if t.has(offset, 12) {
             self.array(t.offset + offset, elem_size, limit)
         } else {
@@ -326,7 +340,8 @@ impl<'a, M: Mode> Reader<'a, M> {
         let n: u32 = self.get(dir);
         let block = align_up(4 * (n as u64 + 1), ARRAY_ALIGN as u64);
         if !M::TRUSTED
-            && (n > self.limits.max_directory_entries || dir as u64 + 2 * block > self.bytes.len() as u64)
+            && (n > self.limits.max_directory_entries
+                || dir as u64 + 2 * block > self.bytes.len() as u64)
         {
             return;
         }
@@ -401,7 +416,9 @@ pub(crate) fn array_ok(a: ArrayRef, elem_size: u32, limit: Option<u32>, size: us
 
 #[inline]
 pub(crate) fn column_ok(col: u32, cap: u32, size: u32, msg: usize) -> bool {
-    col != 0 && col.is_multiple_of(ARRAY_ALIGN) && col as u64 + cap as u64 * size as u64 <= msg as u64
+    col != 0
+        && col.is_multiple_of(ARRAY_ALIGN)
+        && col as u64 + cap as u64 * size as u64 <= msg as u64
 }
 
 /// Reinterpret little-endian bytes as a slice of `T`.
@@ -434,7 +451,9 @@ impl AlignedBuf {
         let mut words = alloc::vec![0u64; bytes.len().div_ceil(8)];
         // SAFETY: `words` has at least `bytes.len()` initialised bytes; u8
         // has no alignment requirement.
-        let dst = unsafe { core::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), bytes.len()) };
+        let dst = unsafe {
+            core::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), bytes.len())
+        };
         dst.copy_from_slice(bytes);
         AlignedBuf {
             words,

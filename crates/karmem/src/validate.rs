@@ -67,7 +67,12 @@ impl<'a> Validator<'a> {
     }
 
     /// The array reference at `at`, which must be well formed.
-    pub fn array(&mut self, at: u32, elem_size: u32, limit: Option<u32>) -> Result<ArrayRef, Error> {
+    pub fn array(
+        &mut self,
+        at: u32,
+        elem_size: u32,
+        limit: Option<u32>,
+    ) -> Result<ArrayRef, Error> {
         let r = &self.reader;
         let a = ArrayRef {
             offset: r.get(at),
@@ -91,7 +96,13 @@ impl<'a> Validator<'a> {
     }
 
     /// An array field of a table (absent = empty, which is valid).
-    pub fn field_array(&mut self, t: Table, offset: u32, elem_size: u32, limit: Option<u32>) -> Result<ArrayRef, Error> {
+    pub fn field_array(
+        &mut self,
+        t: Table,
+        offset: u32,
+        elem_size: u32,
+        limit: Option<u32>,
+    ) -> Result<ArrayRef, Error> {
         if t.has(offset, 12) {
             self.array(t.offset + offset, elem_size, limit)
         } else {
@@ -102,7 +113,12 @@ impl<'a> Validator<'a> {
     /// Check an SoA directory and resolve the known columns (`out`, as in
     /// `Reader::soa_columns`). A known column that is present must be well
     /// formed; absent columns are valid (older writers).
-    pub fn soa(&mut self, a: ArrayRef, wanted: &[(u32, u32)], out: &mut [u32]) -> Result<(), Error> {
+    pub fn soa(
+        &mut self,
+        a: ArrayRef,
+        wanted: &[(u32, u32)],
+        out: &mut [u32],
+    ) -> Result<(), Error> {
         out.iter_mut().for_each(|o| *o = 0);
         if a.cap == 0 {
             return Ok(());
@@ -111,7 +127,10 @@ impl<'a> Validator<'a> {
         let dir = a.offset;
         let n: u32 = r.get(dir);
         if n > r.limits().max_directory_entries {
-            return Err(Error::DirectoryTooLarge { offset: dir, entries: n });
+            return Err(Error::DirectoryTooLarge {
+                offset: dir,
+                entries: n,
+            });
         }
         let block = align_up(4 * (n as u64 + 1), ARRAY_ALIGN as u64);
         if dir as u64 + 2 * block > r.size() as u64 {
@@ -140,7 +159,9 @@ impl<'a> Validator<'a> {
 
     pub fn utf8(&self, offset: u32, len: u32) -> Result<(), Error> {
         let bytes = self.reader.slice::<u8>(offset, len);
-        core::str::from_utf8(bytes).map(|_| ()).map_err(|_| Error::InvalidText { offset })
+        core::str::from_utf8(bytes)
+            .map(|_| ())
+            .map_err(|_| Error::InvalidText { offset })
     }
 
     pub fn utf16(&self, offset: u32, len: u32) -> Result<(), Error> {
@@ -159,14 +180,25 @@ impl<'a> Validator<'a> {
     }
 
     pub fn bools(&self, offset: u32, len: u32) -> Result<(), Error> {
-        match self.reader.slice::<u8>(offset, len).iter().position(|b| *b > 1) {
-            Some(i) => Err(Error::InvalidBool { offset: offset + i as u32 }),
+        match self
+            .reader
+            .slice::<u8>(offset, len)
+            .iter()
+            .position(|b| *b > 1)
+        {
+            Some(i) => Err(Error::InvalidBool {
+                offset: offset + i as u32,
+            }),
             None => Ok(()),
         }
     }
 
     /// Check the tag and offset columns of an SoA array of unions.
-    pub fn union_columns(&mut self, a: ArrayRef, tag_size: u32) -> Result<Option<(u32, u32)>, Error> {
+    pub fn union_columns(
+        &mut self,
+        a: ArrayRef,
+        tag_size: u32,
+    ) -> Result<Option<(u32, u32)>, Error> {
         if a.cap == 0 {
             return Ok(None);
         }
@@ -181,14 +213,21 @@ impl<'a> Validator<'a> {
 
     /// Check a bunch table; returns its entries `(tag, entry position)`
     /// through `each` (entries with unknown tags are skipped by the caller).
-    pub fn bunch(&mut self, a: ArrayRef, mut each: impl FnMut(&mut Self, u32, u32) -> Result<(), Error>) -> Result<(), Error> {
+    pub fn bunch(
+        &mut self,
+        a: ArrayRef,
+        mut each: impl FnMut(&mut Self, u32, u32) -> Result<(), Error>,
+    ) -> Result<(), Error> {
         if a.cap == 0 {
             return Ok(());
         }
         let r = self.reader;
         let k: u32 = r.get(a.offset);
         if k > r.limits().max_directory_entries {
-            return Err(Error::DirectoryTooLarge { offset: a.offset, entries: k });
+            return Err(Error::DirectoryTooLarge {
+                offset: a.offset,
+                entries: k,
+            });
         }
         let block = align_up(16 * (k as u64 + 1), ARRAY_ALIGN as u64);
         if a.offset as u64 + block > r.size() as u64 {

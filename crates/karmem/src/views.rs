@@ -27,7 +27,13 @@ pub struct InlineArray<'a, V, M: Mode = Checked> {
 impl<'a, V: FromInline<'a, M>, M: Mode> InlineArray<'a, V, M> {
     #[doc(hidden)]
     pub fn new(r: Reader<'a, M>, offset: u32, len: u32, stride: u32) -> Self {
-        InlineArray { r, offset, len, stride, _v: PhantomData }
+        InlineArray {
+            r,
+            offset,
+            len,
+            stride,
+            _v: PhantomData,
+        }
     }
     #[inline]
     pub fn len(&self) -> usize {
@@ -39,7 +45,8 @@ impl<'a, V: FromInline<'a, M>, M: Mode> InlineArray<'a, V, M> {
     }
     #[inline]
     pub fn get(&self, i: usize) -> Option<V> {
-        (i < self.len as usize).then(|| V::from_inline(self.r, self.offset + i as u32 * self.stride))
+        (i < self.len as usize)
+            .then(|| V::from_inline(self.r, self.offset + i as u32 * self.stride))
     }
     pub fn iter(&self) -> impl ExactSizeIterator<Item = V> + 'a {
         let (r, offset, stride) = (self.r, self.offset, self.stride);
@@ -59,7 +66,12 @@ pub struct TableArray<'a, V, M: Mode = Checked> {
 impl<'a, V: FromTable<'a, M>, M: Mode> TableArray<'a, V, M> {
     #[doc(hidden)]
     pub fn new(r: Reader<'a, M>, offset: u32, len: u32) -> Self {
-        TableArray { r, offset, len, _v: PhantomData }
+        TableArray {
+            r,
+            offset,
+            len,
+            _v: PhantomData,
+        }
     }
     #[inline]
     pub fn len(&self) -> usize {

@@ -257,7 +257,10 @@ mod tests {
         let b = w.alloc(3, 1).unwrap();
         let c = w.alloc(4, 64).unwrap();
         assert_eq!((b, c), (8, 64));
-        assert!(w.bytes()[8..68].iter().all(|&x| x == 0), "stale bytes leaked");
+        assert!(
+            w.bytes()[8..68].iter().all(|&x| x == 0),
+            "stale bytes leaked"
+        );
         let msg = w.finish().unwrap();
         assert_eq!(&msg[..8], &[b'K', b'M', 1, 0, 72, 0, 0, 0]);
     }
@@ -268,7 +271,9 @@ mod tests {
         w.begin();
         let at = w.alloc(12, 4).unwrap();
         let mut cols = [0u32; 2];
-        let dir = w.write_soa(at, 3, &[(0x11, 4), (0x22, 1)], &mut cols).unwrap();
+        let dir = w
+            .write_soa(at, 3, &[(0x11, 4), (0x22, 1)], &mut cols)
+            .unwrap();
         assert_eq!(dir, 64);
         assert_eq!(cols, [192, 256]);
         let b = w.bytes();

@@ -1,0 +1,77 @@
+//! `make demo`: the seed README's example, end to end, with code generated
+//! by `karmem build --lang rust` from `app.km` (into src/generated/).
+
+#[path = "generated/app.rs"]
+#[allow(dead_code)] // generated: the demo uses part of the API
+mod app;
+
+use app::*;
+
+fn main() -> Result<(), karmem::Error> {
+    // 1. Build a value with the object API and encode it with a reusable writer.
+    let profile = |network, username: &str, id| Profile {
+        data: ProfileData { network, username: username.into(), id },
+    };
+    let account = AccountData {
+        id: 42,
+        email: "example@email.com".into(),
+        profiles: vec![
+            profile(SocialNetwork::FACEBOOK, "inkeliz", 123),
+            profile(SocialNetwork::FACEBOOK, "karmem", 231),
+            profile(SocialNetwork::INSTAGRAM, "inkeliz", 312),
+        ],
+    };
+    let mut writer = karmem::Writer::new(1024);
+    account.write_as_root(&mut writer)?;
+    let message = writer.bytes().to_vec();
+    println!("encoded AccountData: {} bytes", message.len());
+    for (i, line) in message.chunks(16).take(4).enumerate() {
+        let hex: Vec<String> = line.iter().map(|b| format!("{b:02x}")).collect();
+        println!("  {:04x}: {}", i * 16, hex.join(" "));
+    }
+    println!("  ... (header \"KM\" v1, root table at 8, 64-byte aligned arrays)");
+
+    // 2. Read fields in place, zero-copy, every access bounds-checked.
+    let buf = karmem::AlignedBuf::from_bytes(&message);
+    let reader = karmem::Reader::new(buf.as_slice())?;
+    let view = AccountDataView::root(&reader);
+    println!("\nviewer (checked): id={} email={:?}", view.id(), view.email());
+    let profiles = view.profiles();
+    for p in profiles.iter() {
+        println!("  profile {:?} {:>8} id={}", p.data_network(), p.data_username(), p.data_id());
+    }
+    println!("  SoA column of ids as a native slice: {:?}", profiles.data_id());
+
+    // 3. Validate once, then read without per-access bounds checks.
+    let trusted = AccountData::validate(&reader)?;
+    let total: u64 = trusted.profiles().data_id().iter().sum();
+    println!("\nvalidated: sum of profile ids = {total}");
+
+    // 4. Decode into an existing object, reusing its allocations.
+    let mut decoded = AccountData::default();
+    decoded.read_as_root(&reader)?;
+    println!("decoded object equals the original: {}", decoded == account);
+
+    // 5. Update a scalar in place (no re-encoding).
+    let mut bytes = karmem::AlignedBuf::from_bytes(&message);
+    let table = AccountDataView::root(&karmem::Reader::new(bytes.as_slice())?).table();
+    let mut editor = karmem::ReaderMut::new(bytes.as_mut_slice())?;
+    editor.set_field::<u64>(table, AccountData::ID_OFFSET, 4242)?;
+    let edited = karmem::Reader::new(bytes.as_slice())?;
+    println!("in-place update: id is now {}", AccountDataView::root(&edited).id());
+
+    // 6. Hostile input never panics: truncation is an error, corruption reads as zero.
+    match karmem::Reader::new(&buf.as_slice()[..20]) {
+        Err(e) => println!("\ntruncated message rejected: {e}"),
+        Ok(_) => println!("\ntruncated message unexpectedly accepted"),
+    }
+    let mut corrupt = karmem::AlignedBuf::from_bytes(&message);
+    corrupt.as_mut_slice()[36..40].copy_from_slice(&u32::MAX.to_le_bytes()); // profiles offset
+    let r = karmem::Reader::new(corrupt.as_slice())?;
+    println!(
+        "corrupted profiles offset: checked viewer sees {} profiles; validate says: {}",
+        AccountDataView::root(&r).profiles().len(),
+        AccountData::validate(&r).err().map(|e| e.to_string()).unwrap_or_default()
+    );
+    Ok(())
+}
