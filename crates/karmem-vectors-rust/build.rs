@@ -71,7 +71,7 @@ fn main() {
             );
             let _ = writeln!(
                 decode_arms,
-                "        ({rel_file:?}, {:?}) => decode::<{ty}>(bytes),",
+                "        ({rel_file:?}, {:?}) => decode::<{ty}>(bytes, strict),",
                 st.name
             );
             let _ = writeln!(impls, "impl Generated for {ty} {{\n    fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {{ {ty}::write_as_root(self, w) }}\n    fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {{ {ty}::read_as_root(self, r) }}\n    fn validate(r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {{ {ty}::validate(r).map(|_| ()) }}\n}}");
@@ -87,7 +87,7 @@ fn main() {
         modules,
         "/// Decode with the generated type and return the value as JSON."
     );
-    let _ = writeln!(modules, "pub fn decode_case(schema: &str, root: &str, bytes: &[u8]) -> Result<serde_json::Value, String> {{");
+    let _ = writeln!(modules, "pub fn decode_with(schema: &str, root: &str, bytes: &[u8], strict: bool) -> Result<serde_json::Value, String> {{");
     let _ = writeln!(modules, "    match (schema, root) {{\n{decode_arms}        _ => Err(format!(\"no generated type {{root}} in {{schema}}\")),\n    }}\n}}");
     std::fs::write(out_dir.join("modules.rs"), modules).unwrap();
     std::fs::write(out_dir.join("impls.rs"), impls).unwrap();

@@ -1343,25 +1343,60 @@ impl Gen<'_> {
             columns.join(", ")
         ));
         self.w("");
+        // Dense columns (scalars, enums) are written and read column by
+        // column in tight loops over one slice each; the rest (references,
+        // unions, fixed arrays) element by element, which also fixes the
+        // order of out-of-line children (format.md §8).
+        let dense: Vec<bool> = soa
+            .columns
+            .iter()
+            .map(|c| matches!(c.slot, Slot::Scalar(_) | Slot::Enum { .. }))
+            .collect();
+        let flags: Vec<&str> = dense.iter().map(|d| if *d { "true" } else { "false" }).collect();
+        self.w("    #[doc(hidden)]");
+        self.w(&format!("    pub const SOA_FILLED: [bool; {n}] = [{}];", flags.join(", ")));
+        self.w("");
         // write
         self.w("    #[doc(hidden)]");
         self.w("    pub fn write_soa<'x>(");
-        self.w("        items: impl Iterator<Item = &'x Self>,");
+        self.w("        items: impl Iterator<Item = &'x Self> + Clone,");
         self.w("        count: usize,");
         self.w("        w: &mut karmem::Writer,");
         self.w("        at: u32,");
         self.w("    ) -> Result<(), karmem::Error> {");
         self.w(&format!("        let mut cols = [0u32; {n}];"));
-        self.w("        w.write_soa(at, count, &Self::SOA_COLUMNS, &mut cols)?;");
-        self.w("        for (i, e) in items.enumerate() {");
-        self.w("            let i = i as u32;");
+        self.w("        w.write_soa(at, count, &Self::SOA_COLUMNS, &Self::SOA_FILLED, &mut cols)?;");
         for (k, c) in soa.columns.iter().enumerate() {
+            if !dense[k] {
+                continue;
+            }
             let place = self.column_place("e", soa, k);
-            let pos = format!("cols[{k}] + {}", mul("i", c.size));
-            let code = self.write_slot(&c.slot, &place, &pos, 3);
-            self.out.push_str(&code);
+            let value = match &c.slot {
+                Slot::Scalar(Primitive::Bool) => format!("[{place} as u8]"),
+                Slot::Enum { .. } => format!("{place}.0.to_le_bytes()"),
+                _ => format!("{place}.to_le_bytes()"),
+            };
+            self.w(&format!(
+                "        for (d, e) in w.slice_mut(cols[{k}], (count * {}) as u32).chunks_exact_mut({}).zip(items.clone()) {{",
+                c.size, c.size
+            ));
+            self.w(&format!("            d.copy_from_slice(&{value});"));
+            self.w("        }");
         }
-        self.w("        }");
+        if dense.iter().any(|d| !d) {
+            self.w("        for (i, e) in items.enumerate() {");
+            self.w("            let i = i as u32;");
+            for (k, c) in soa.columns.iter().enumerate() {
+                if dense[k] {
+                    continue;
+                }
+                let place = self.column_place("e", soa, k);
+                let pos = format!("cols[{k}] + {}", mul("i", c.size));
+                let code = self.write_slot(&c.slot, &place, &pos, 3);
+                self.out.push_str(&code);
+            }
+            self.w("        }");
+        }
         self.w("        Ok(())");
         self.w("    }");
         self.w("");
@@ -1381,18 +1416,48 @@ impl Gen<'_> {
             mul("a.len as u64", cost.max(1))
         ));
         self.w("        items.resize_with(a.len as usize, core::default::Default::default);");
-        self.w("        for (i, e) in items.iter_mut().enumerate() {");
-        self.w("            let i = i as u32;");
         for (k, c) in soa.columns.iter().enumerate() {
+            if !dense[k] {
+                continue;
+            }
             let place = self.column_place("e", soa, k);
-            let ctx = Ctx::Pos {
-                pos: format!("cols[{k}] + {}", mul("i", c.size)),
-                present: format!("cols[{k}] != 0"),
+            let (ty, value) = match &c.slot {
+                Slot::Scalar(Primitive::Bool) => ("u8".to_string(), "*x != 0".to_string()),
+                Slot::Scalar(p) => (rust_prim(*p).to_string(), "*x".to_string()),
+                Slot::Enum { id, repr } => (rust_prim(*repr).to_string(), format!("{}(*x)", self.enum_name(*id))),
+                _ => unreachable!(),
             };
-            let code = self.read_slot(&c.slot, &place, &ctx, 3);
-            self.out.push_str(&code);
+            self.w("        {");
+            self.w(&format!("            let column = r.slice::<{ty}>(cols[{k}], a.len);"));
+            self.w("            if column.len() == items.len() {");
+            self.w("                for (e, x) in items.iter_mut().zip(column) {");
+            self.w(&format!("                    {place} = {value};"));
+            self.w("                }");
+            self.w("            } else {");
+            self.w("                // Absent column (older writer): zero values.");
+            self.w("                for e in items.iter_mut() {");
+            self.w(&format!("                    {place} = core::default::Default::default();"));
+            self.w("                }");
+            self.w("            }");
+            self.w("        }");
         }
-        self.w("        }");
+        if dense.iter().any(|d| !d) {
+            self.w("        for (i, e) in items.iter_mut().enumerate() {");
+            self.w("            let i = i as u32;");
+            for (k, c) in soa.columns.iter().enumerate() {
+                if dense[k] {
+                    continue;
+                }
+                let place = self.column_place("e", soa, k);
+                let ctx = Ctx::Pos {
+                    pos: format!("cols[{k}] + {}", mul("i", c.size)),
+                    present: format!("cols[{k}] != 0"),
+                };
+                let code = self.read_slot(&c.slot, &place, &ctx, 3);
+                self.out.push_str(&code);
+            }
+            self.w("        }");
+        }
         self.w("        Ok(())");
         self.w("    }");
         self.w("");

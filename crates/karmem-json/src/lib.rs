@@ -950,11 +950,8 @@ impl Decoder<'_> {
     }
 }
 
-/// Floats as JSON numbers; non-finite values (which JSON cannot hold) as
-/// strings, so decoding never fails on them.
+/// Floats as JSON numbers; non-finite values, which JSON cannot hold,
+/// decode as `null` (as serde_json writes them), so decoding never fails.
 fn float(x: f64) -> Value {
-    match Number::from_f64(x) {
-        Some(n) => Value::Number(n),
-        None => Value::String(format!("{x}")),
-    }
+    Number::from_f64(x).map(Value::Number).unwrap_or(Value::Null)
 }

@@ -105,14 +105,38 @@ impl Writer {
     /// Extend to `end` bytes, zeroing what is added.
     #[inline]
     fn grow_to(&mut self, end: usize) {
+        let old = self.len;
+        self.grow_dirty(end);
+        self.bytes_mut()[old..end].fill(0);
+    }
+
+    /// Extend to `end` bytes without zeroing: the caller overwrites every
+    /// added byte (the buffer is always initialised memory, so this is about
+    /// determinism, not safety).
+    #[inline]
+    fn grow_dirty(&mut self, end: usize) {
         let lines = end.div_ceil(64);
         if lines > self.lines.len() {
             let target = lines.max(self.lines.len() * 2);
             self.lines.resize(target, ZERO_LINE);
         }
-        let old = self.len;
         self.len = end;
-        self.bytes_mut()[old..end].fill(0);
+    }
+
+    /// Like [`Writer::alloc`] for a block the caller fills completely:
+    /// only the alignment gap before it is zeroed. Used for array data,
+    /// which would otherwise be written twice (zeros, then values).
+    #[inline]
+    pub fn alloc_filled(&mut self, size: u32, align: u32) -> Result<u32, Error> {
+        let start = align_up(self.len as u64, align as u64);
+        let end = start + size as u64;
+        if end > u32::MAX as u64 {
+            return Err(Error::TooLarge);
+        }
+        let old = self.len;
+        self.grow_dirty(end as usize);
+        self.bytes_mut()[old..start as usize].fill(0);
+        Ok(start as u32)
     }
 
     /// Reserve an array data block of `count` elements of `elem_size` bytes,
@@ -175,10 +199,24 @@ impl Writer {
         b[8..12].copy_from_slice(&cap.to_le_bytes());
     }
 
+    /// Reserve an array block that the caller fills completely (see
+    /// [`Writer::alloc_filled`]); 0 for an empty array.
+    #[inline]
+    pub fn alloc_array_filled(&mut self, count: usize, elem_size: u32) -> Result<u32, Error> {
+        if count == 0 {
+            return Ok(0);
+        }
+        let bytes = (count as u64) * elem_size as u64;
+        if bytes > u32::MAX as u64 {
+            return Err(Error::TooLarge);
+        }
+        self.alloc_filled(bytes as u32, ARRAY_ALIGN)
+    }
+
     /// A plain array of scalars: block + reference at `at`.
     #[inline]
     pub fn write_slice<T: Scalar>(&mut self, at: u32, values: &[T]) -> Result<(), Error> {
-        let offset = self.alloc_array(values.len(), T::SIZE as u32)?;
+        let offset = self.alloc_array_filled(values.len(), T::SIZE as u32)?;
         if offset != 0 {
             self.put_slice(offset, values);
         }
@@ -190,7 +228,7 @@ impl Writer {
     /// Text or bytes: block + reference at `at`.
     #[inline]
     pub fn write_bytes(&mut self, at: u32, bytes: &[u8]) -> Result<(), Error> {
-        let offset = self.alloc_array(bytes.len(), 1)?;
+        let offset = self.alloc_array_filled(bytes.len(), 1)?;
         if offset != 0 {
             self.put_bytes(offset, bytes);
         }
@@ -203,12 +241,14 @@ impl Writer {
     /// offsets) followed by one 64-aligned column per `(hash, size)`, in the
     /// given order (format.md §5.3). Writes the reference at `at` and the
     /// column offsets into `columns_out` (same order); returns the directory
-    /// offset (0 for an empty array).
+    /// offset (0 for an empty array). Columns marked in `filled` are not
+    /// zeroed: the caller writes every value of them.
     pub fn write_soa(
         &mut self,
         at: u32,
         count: usize,
         columns: &[(u32, u32)],
+        filled: &[bool],
         columns_out: &mut [u32],
     ) -> Result<u32, Error> {
         if count == 0 {
@@ -221,7 +261,11 @@ impl Writer {
         let dir = self.alloc((2 * block).min(u32::MAX as u64) as u32, ARRAY_ALIGN)?;
         self.put(dir, n as u32);
         for (k, (hash, size)) in columns.iter().enumerate() {
-            let col = self.alloc_array(count, *size)?;
+            let col = if filled.get(k).copied().unwrap_or(false) {
+                self.alloc_array_filled(count, *size)?
+            } else {
+                self.alloc_array(count, *size)?
+            };
             columns_out[k] = col;
             let entry = dir + 4 * (k as u32 + 1);
             self.put(entry, *hash);
@@ -272,7 +316,7 @@ mod tests {
         let at = w.alloc(12, 4).unwrap();
         let mut cols = [0u32; 2];
         let dir = w
-            .write_soa(at, 3, &[(0x11, 4), (0x22, 1)], &mut cols)
+            .write_soa(at, 3, &[(0x11, 4), (0x22, 1)], &[false, false], &mut cols)
             .unwrap();
         assert_eq!(dir, 64);
         assert_eq!(cols, [192, 256]);

@@ -1,0 +1,190 @@
+//! The runtime on hostile bytes: every check of format.md §1, §4, §5, §10
+//! that makes malformed data read as zero/empty or fail validation.
+use karmem::{AlignedBuf, ArrayRef, Error, Reader, ReaderMut, Table, Validator, Writer};
+
+/// A message with one table at 8 made of `table_words` (header first),
+/// then `extra` bytes.
+fn message(table_words: &[u32], extra: &[u8]) -> AlignedBuf {
+    let mut w = Writer::new(64);
+    w.begin();
+    let at = w.alloc(4 * table_words.len() as u32, 8).unwrap();
+    for (i, word) in table_words.iter().enumerate() {
+        w.put(at + 4 * i as u32, *word);
+    }
+    if !extra.is_empty() {
+        let e = w.alloc(extra.len() as u32, 8).unwrap();
+        w.put_bytes(e, extra);
+    }
+    AlignedBuf::from_bytes(w.finish().unwrap())
+}
+
+#[test]
+fn header_checks() {
+    let good = message(&[1 | (4 << 29)], &[]);
+    assert!(Reader::new(good.as_slice()).is_ok());
+    let mut bytes = good.as_slice().to_vec();
+    let check = |b: &[u8]| Reader::new(AlignedBuf::from_bytes(b).as_slice()).err();
+    assert!(matches!(check(&bytes[..7]), Some(Error::Truncated { .. })));
+    bytes[0] = b'X';
+    assert_eq!(check(&bytes), Some(Error::BadMagic));
+    bytes[0] = b'K';
+    bytes[2] = 2;
+    assert_eq!(check(&bytes), Some(Error::UnsupportedVersion(2)));
+    bytes[2] = 1;
+    bytes[3] = 1;
+    assert_eq!(check(&bytes), Some(Error::BadFlags(1)));
+    bytes[3] = 0;
+    bytes[4..8].copy_from_slice(&1000u32.to_le_bytes());
+    assert!(matches!(check(&bytes), Some(Error::Truncated { needed: 1000, .. })));
+    bytes[4..8].copy_from_slice(&13u32.to_le_bytes());
+    assert_eq!(check(&bytes), Some(Error::BadSize(13)));
+}
+
+#[test]
+fn misaligned_buffers_are_refused_not_misread() {
+    let good = message(&[1 | (4 << 29)], &[]);
+    let n = good.as_slice().len();
+    let mut shifted = vec![0u64; n / 8 + 2];
+    // SAFETY: viewing initialised u64s as bytes.
+    let bytes = unsafe { std::slice::from_raw_parts_mut(shifted.as_mut_ptr().cast::<u8>(), shifted.len() * 8) };
+    bytes[1..1 + n].copy_from_slice(good.as_slice());
+    let slice = &bytes[1..1 + n];
+    assert_eq!(Reader::new(slice).err(), Some(Error::Misaligned));
+    // The documented remedy: copy into an aligned buffer.
+    assert!(Reader::new(AlignedBuf::from_bytes(slice).as_slice()).is_ok());
+}
+
+#[test]
+fn malformed_tables_read_as_empty() {
+    // Header claims 100 units (800 bytes): beyond the message.
+    let m = message(&[100, 7], &[]);
+    let r = Reader::new(m.as_slice()).unwrap();
+    assert_eq!(r.root(), Table::EMPTY);
+    assert_eq!(r.field::<u32>(r.root(), 4), 0);
+    let mut v = Validator::new(r);
+    assert_eq!(v.root().err(), Some(Error::MalformedTable { offset: 8 }));
+    // Used size below the header itself.
+    let m = message(&[1 | (5 << 29), 7], &[]);
+    assert_eq!(Reader::new(m.as_slice()).unwrap().root(), Table::EMPTY);
+    // Misaligned, zero and huge offsets.
+    let m = message(&[2, 0], &[]);
+    let r = Reader::new(m.as_slice()).unwrap();
+    assert_eq!(r.table(12), Table::EMPTY);
+    assert_eq!(r.table(0), Table::EMPTY);
+    assert_eq!(r.table(u32::MAX - 7), Table::EMPTY);
+}
+
+#[test]
+fn fields_beyond_used_size_read_as_zero() {
+    // Total 2 units, 3 unused bytes: used = 13, so a u32 at 12 is absent and
+    // reads 0 although the bytes exist (evolution: an older, shorter table).
+    let m = message(&[2 | (3 << 29), 0xAAAA_AAAA, 0xBBBB_BBBB, 0xCCCC_CCCC], &[]);
+    let r = Reader::new(m.as_slice()).unwrap();
+    let t = r.root();
+    assert_eq!(t.used, 13);
+    assert_eq!(r.field::<u32>(t, 4), 0xAAAA_AAAA);
+    assert_eq!(r.field::<u32>(t, 12), 0);
+}
+
+#[test]
+fn malformed_array_references_read_as_empty() {
+    // Table words: header, then an array reference at message offset 12.
+    let cases: [([u32; 3], &str); 6] = [
+        ([64, 5, 4], "len > cap"),
+        ([65, 1, 1], "misaligned data"),
+        ([0, 1, 1], "offset 0 with capacity"),
+        ([64, 1, u32::MAX], "huge capacity"),
+        ([u32::MAX - 63, 1, 1], "offset past the end"),
+        ([64, 3, 3], "limit 2 exceeded"),
+    ];
+    for (words, why) in cases {
+        let m = message(&[3 | (4 << 29), words[0], words[1], words[2], 0, 0], &[0; 64]);
+        let r = Reader::new(m.as_slice()).unwrap();
+        let limit = if why.starts_with("limit") { Some(2) } else { None };
+        assert_eq!(r.array(12, 4, limit), ArrayRef::EMPTY, "{why}");
+        let mut v = Validator::new(r);
+        assert!(v.array(12, 4, limit).is_err(), "{why}");
+    }
+}
+
+#[test]
+fn directory_bombs_are_bounded() {
+    // An SoA directory claiming 10 million columns: the reader treats every
+    // column as absent after one comparison; the validator says why.
+    let mut w = Writer::new(64);
+    w.begin();
+    let at = w.alloc(16, 8).unwrap();
+    w.put(at, 2u32);
+    let dir = w.alloc(128, 64).unwrap();
+    w.put(dir, 10_000_000u32);
+    w.put_array_ref(at + 4, dir, 1, 1);
+    let m = AlignedBuf::from_bytes(w.finish().unwrap());
+    let r = Reader::new(m.as_slice()).unwrap();
+    let a = r.array(at + 4, 0, None);
+    let mut cols = [7u32; 2];
+    r.soa_columns(a, &[(1, 4), (2, 4)], &mut cols);
+    assert_eq!(cols, [0, 0]);
+    let mut v = Validator::new(r);
+    assert!(matches!(v.soa(a, &[(1, 4)], &mut [0]), Err(Error::DirectoryTooLarge { .. })));
+}
+
+#[test]
+fn traversal_budget_stops_amplification() {
+    // Charging a 64 KiB array once per reference: the validator stops after
+    // at most 8 visits (budget = 8 x message size), not a thousand.
+    let m = message(&[1 | (4 << 29)], &vec![0u8; 65536]);
+    let mut v = Validator::new(Reader::new(m.as_slice()).unwrap());
+    let mut visits = 0;
+    let result = loop {
+        if let Err(e) = v.charge(65536) {
+            break e;
+        }
+        visits += 1;
+        assert!(visits < 1000, "budget never ran out");
+    };
+    assert_eq!(result, Error::BudgetExceeded);
+    assert!(visits <= 8, "got {visits} visits");
+}
+
+#[test]
+fn depth_limit() {
+    let m = message(&[1 | (4 << 29)], &[]);
+    let mut v = Validator::new(Reader::new(m.as_slice()).unwrap());
+    let mut depth = 0;
+    while v.enter().is_ok() {
+        depth += 1;
+    }
+    assert_eq!(depth, 64);
+}
+
+#[test]
+fn in_place_updates_respect_capacity() {
+    // A table holding a reference to a u16 array with len 2, capacity 4.
+    let mut w = Writer::new(64);
+    w.begin();
+    let t = w.alloc(16, 8).unwrap();
+    w.put(t, 2u32);
+    let block = w.alloc_array(4, 2).unwrap();
+    w.put_slice(block, &[10u16, 20]);
+    let at = t + 4;
+    w.put_array_ref(at, block, 2, 4);
+    let mut buf = AlignedBuf::from_bytes(w.finish().unwrap());
+    {
+        let mut m = ReaderMut::new(buf.as_mut_slice()).unwrap();
+        m.set_element::<u16>(at, 1, 21).unwrap();
+        m.push::<u16>(at, 30).unwrap();
+        m.push::<u16>(at, 40).unwrap();
+        assert_eq!(m.push::<u16>(at, 50), Err(Error::TooLarge), "capacity is 4");
+        assert!(m.set_element::<u16>(at, 4, 1).is_err(), "index beyond len");
+        m.set_len(at, 2, 3).unwrap();
+        assert!(m.set_len(at, 2, 5).is_err());
+        let table = m.reader().root();
+        assert!(m.set_field::<u32>(table, 200, 1).is_err(), "absent field cannot be written");
+        m.set_field::<u32>(table, 4, block).unwrap();
+    }
+    let r = Reader::new(buf.as_slice()).unwrap();
+    let a = r.array(at, 2, None);
+    assert_eq!(r.slice::<u16>(a.offset, a.len), &[10, 21, 30]);
+    // Shrinking zeroed the dropped element (unused capacity is zero).
+    assert_eq!(r.slice::<u16>(a.offset, 4), &[10, 21, 30, 0]);
+}
