@@ -4,7 +4,9 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(source) = std::str::from_utf8(data) else { return };
+    let Ok(source) = std::str::from_utf8(data) else {
+        return;
+    };
     if let Ok(compiled) = karmem_schema::compile("fuzz.km", source) {
         let _ = karmem_layout::compute(&compiled.schema);
     } else if let Err(diags) = karmem_schema::compile("fuzz.km", source) {

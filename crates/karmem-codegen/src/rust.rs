@@ -1352,9 +1352,15 @@ impl Gen<'_> {
             .iter()
             .map(|c| matches!(c.slot, Slot::Scalar(_) | Slot::Enum { .. }))
             .collect();
-        let flags: Vec<&str> = dense.iter().map(|d| if *d { "true" } else { "false" }).collect();
+        let flags: Vec<&str> = dense
+            .iter()
+            .map(|d| if *d { "true" } else { "false" })
+            .collect();
         self.w("    #[doc(hidden)]");
-        self.w(&format!("    pub const SOA_FILLED: [bool; {n}] = [{}];", flags.join(", ")));
+        self.w(&format!(
+            "    pub const SOA_FILLED: [bool; {n}] = [{}];",
+            flags.join(", ")
+        ));
         self.w("");
         // write
         self.w("    #[doc(hidden)]");
@@ -1365,7 +1371,9 @@ impl Gen<'_> {
         self.w("        at: u32,");
         self.w("    ) -> Result<(), karmem::Error> {");
         self.w(&format!("        let mut cols = [0u32; {n}];"));
-        self.w("        w.write_soa(at, count, &Self::SOA_COLUMNS, &Self::SOA_FILLED, &mut cols)?;");
+        self.w(
+            "        w.write_soa(at, count, &Self::SOA_COLUMNS, &Self::SOA_FILLED, &mut cols)?;",
+        );
         for (k, c) in soa.columns.iter().enumerate() {
             if !dense[k] {
                 continue;
@@ -1377,8 +1385,9 @@ impl Gen<'_> {
                 _ => format!("{place}.to_le_bytes()"),
             };
             self.w(&format!(
-                "        for (d, e) in w.slice_mut(cols[{k}], (count * {}) as u32).chunks_exact_mut({}).zip(items.clone()) {{",
-                c.size, c.size
+                "        for (d, e) in w.slice_mut(cols[{k}], ({}) as u32).chunks_exact_mut({}).zip(items.clone()) {{",
+                mul("count", c.size),
+                c.size
             ));
             self.w(&format!("            d.copy_from_slice(&{value});"));
             self.w("        }");
@@ -1424,11 +1433,16 @@ impl Gen<'_> {
             let (ty, value) = match &c.slot {
                 Slot::Scalar(Primitive::Bool) => ("u8".to_string(), "*x != 0".to_string()),
                 Slot::Scalar(p) => (rust_prim(*p).to_string(), "*x".to_string()),
-                Slot::Enum { id, repr } => (rust_prim(*repr).to_string(), format!("{}(*x)", self.enum_name(*id))),
+                Slot::Enum { id, repr } => (
+                    rust_prim(*repr).to_string(),
+                    format!("{}(*x)", self.enum_name(*id)),
+                ),
                 _ => unreachable!(),
             };
             self.w("        {");
-            self.w(&format!("            let column = r.slice::<{ty}>(cols[{k}], a.len);"));
+            self.w(&format!(
+                "            let column = r.slice::<{ty}>(cols[{k}], a.len);"
+            ));
             self.w("            if column.len() == items.len() {");
             self.w("                for (e, x) in items.iter_mut().zip(column) {");
             self.w(&format!("                    {place} = {value};"));
@@ -1436,7 +1450,9 @@ impl Gen<'_> {
             self.w("            } else {");
             self.w("                // Absent column (older writer): zero values.");
             self.w("                for e in items.iter_mut() {");
-            self.w(&format!("                    {place} = core::default::Default::default();"));
+            self.w(&format!(
+                "                    {place} = core::default::Default::default();"
+            ));
             self.w("                }");
             self.w("            }");
             self.w("        }");

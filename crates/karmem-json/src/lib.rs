@@ -953,5 +953,7 @@ impl Decoder<'_> {
 /// Floats as JSON numbers; non-finite values, which JSON cannot hold,
 /// decode as `null` (as serde_json writes them), so decoding never fails.
 fn float(x: f64) -> Value {
-    Number::from_f64(x).map(Value::Number).unwrap_or(Value::Null)
+    Number::from_f64(x)
+        .map(Value::Number)
+        .unwrap_or(Value::Null)
 }

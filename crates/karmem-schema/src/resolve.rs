@@ -1088,10 +1088,10 @@ impl Resolver {
         let fields = self.schema.structs[id].fields.clone();
         for f in &fields {
             let (size, align) = self.field_size(&f.ty, memo, depth + 1);
-            offset = offset.div_ceil(align) * align;
+            offset = offset.div_ceil(align).saturating_mul(align);
             offset = offset.saturating_add(size);
         }
-        let size = offset.div_ceil(8) * 8;
+        let size = offset.div_ceil(8).saturating_mul(8);
         memo[id] = Some(size);
         size
     }

@@ -15,12 +15,19 @@ fn expect(src: &str, line_col: &str, message: &str) {
     let found = out
         .split("\n\n")
         .any(|block| block.contains(message) && block.contains(&at) && block.contains("= help: "));
-    assert!(found, "expected `{message}` at {line_col} with a hint, got:\n{out}");
+    assert!(
+        found,
+        "expected `{message}` at {line_col} with a hint, got:\n{out}"
+    );
 }
 
 #[test]
 fn missing_header() {
-    expect("struct A inline { X u8; }", "1:1", "missing `karmem NAME;` header");
+    expect(
+        "struct A inline { X u8; }",
+        "1:1",
+        "missing `karmem NAME;` header",
+    );
 }
 
 #[test]
@@ -30,23 +37,39 @@ fn duplicate_header() {
 
 #[test]
 fn syntax_error_expected_token() {
-    expect("karmem a;\nstruct A inline {\n    X u8\n}\n", "4:1", "expected `;`, found `}`");
+    expect(
+        "karmem a;\nstruct A inline {\n    X u8\n}\n",
+        "4:1",
+        "expected `;`, found `}`",
+    );
 }
 
 #[test]
 fn unexpected_character() {
-    expect("karmem a;\nstruct A inline { X u8; $ }\n", "2:25", "unexpected character `$`");
+    expect(
+        "karmem a;\nstruct A inline { X u8; $ }\n",
+        "2:25",
+        "unexpected character `$`",
+    );
 }
 
 #[test]
 fn unterminated_comment_and_string() {
     expect("karmem a @x(`abc);\n", "1:13", "unterminated string");
-    expect("karmem a;\n/* never closed\n", "2:1", "unterminated block comment");
+    expect(
+        "karmem a;\n/* never closed\n",
+        "2:1",
+        "unterminated block comment",
+    );
 }
 
 #[test]
 fn invalid_number() {
-    expect("karmem a;\nenum E u8 { A = 0; B = 12ab; }\n", "2:24", "invalid number `12ab`");
+    expect(
+        "karmem a;\nenum E u8 { A = 0; B = 12ab; }\n",
+        "2:24",
+        "invalid number `12ab`",
+    );
 }
 
 #[test]
@@ -58,53 +81,97 @@ fn unknown_type_with_suggestion() {
 
 #[test]
 fn duplicate_type_name() {
-    expect("karmem a;\nstruct A inline { X u8; }\nenum A { Z; }\n", "3:6", "duplicate type name `A`");
+    expect(
+        "karmem a;\nstruct A inline { X u8; }\nenum A { Z; }\n",
+        "3:6",
+        "duplicate type name `A`",
+    );
 }
 
 #[test]
 fn builtin_type_name() {
-    expect("karmem a;\nstruct u32 inline { X u8; }\n", "2:8", "`u32` is a built-in type name");
+    expect(
+        "karmem a;\nstruct u32 inline { X u8; }\n",
+        "2:8",
+        "`u32` is a built-in type name",
+    );
 }
 
 #[test]
 fn unknown_struct_kind() {
-    expect("karmem a;\nstruct A fancy { X u8; }\n", "2:10", "unknown struct kind `fancy`");
+    expect(
+        "karmem a;\nstruct A fancy { X u8; }\n",
+        "2:10",
+        "unknown struct kind `fancy`",
+    );
 }
 
 #[test]
 fn duplicate_field() {
-    expect("karmem a;\nstruct A inline {\n    X u8;\n    X u16;\n}\n", "4:5", "duplicate field `X` in `A`");
+    expect(
+        "karmem a;\nstruct A inline {\n    X u8;\n    X u16;\n}\n",
+        "4:5",
+        "duplicate field `X` in `A`",
+    );
 }
 
 #[test]
 fn empty_inline_struct() {
-    expect("karmem a;\nstruct A inline { }\n", "2:8", "inline struct `A` has no fields");
+    expect(
+        "karmem a;\nstruct A inline { }\n",
+        "2:8",
+        "inline struct `A` has no fields",
+    );
 }
 
 #[test]
 fn enum_without_zero() {
-    expect("karmem a;\nenum E u8 { A = 1; B; }\n", "2:6", "enum `E` has no value equal to 0");
+    expect(
+        "karmem a;\nenum E u8 { A = 1; B; }\n",
+        "2:6",
+        "enum `E` has no value equal to 0",
+    );
 }
 
 #[test]
 fn duplicate_enum_values_say_which() {
-    expect("karmem a;\nenum E u8 { A; B; C = 1; }\n", "2:23", "enum values `B` and `C` are both 1");
+    expect(
+        "karmem a;\nenum E u8 { A; B; C = 1; }\n",
+        "2:23",
+        "enum values `B` and `C` are both 1",
+    );
 }
 
 #[test]
 fn duplicate_enum_value_name() {
-    expect("karmem a;\nenum E u8 { A; A; }\n", "2:16", "duplicate enum value name `A`");
+    expect(
+        "karmem a;\nenum E u8 { A; A; }\n",
+        "2:16",
+        "duplicate enum value name `A`",
+    );
 }
 
 #[test]
 fn enum_value_out_of_range() {
-    expect("karmem a;\nenum E u8 { A; B = 256; }\n", "2:20", "value 256 is out of range for `u8` (0..=255)");
-    expect("karmem a;\nenum E u8 { A; B = -1; }\n", "2:20", "value -1 is out of range for `u8` (0..=255)");
+    expect(
+        "karmem a;\nenum E u8 { A; B = 256; }\n",
+        "2:20",
+        "value 256 is out of range for `u8` (0..=255)",
+    );
+    expect(
+        "karmem a;\nenum E u8 { A; B = -1; }\n",
+        "2:20",
+        "value -1 is out of range for `u8` (0..=255)",
+    );
 }
 
 #[test]
 fn enum_type_must_be_integer() {
-    expect("karmem a;\nenum E f32 { A; }\n", "2:8", "an enum type must be");
+    expect(
+        "karmem a;\nenum E f32 { A; }\n",
+        "2:8",
+        "an enum type must be",
+    );
 }
 
 #[test]
@@ -115,105 +182,224 @@ fn inline_struct_cycle() {
 
 #[test]
 fn arrays_of_arrays() {
-    expect("karmem a;\nstruct A table { X [][]u8; }\n", "2:22", "arrays of arrays are not supported");
+    expect(
+        "karmem a;\nstruct A table { X [][]u8; }\n",
+        "2:22",
+        "arrays of arrays are not supported",
+    );
 }
 
 #[test]
 fn fixed_array_of_tables() {
-    expect("karmem a;\nstruct T table { }\nstruct A table { X [2]T; }\n", "3:20", "a fixed array cannot hold a table");
+    expect(
+        "karmem a;\nstruct T table { }\nstruct A table { X [2]T; }\n",
+        "3:20",
+        "a fixed array cannot hold a table",
+    );
 }
 
 #[test]
 fn array_length_out_of_range() {
-    expect("karmem a;\nstruct A table { X [0]u8; }\n", "2:21", "array length 0 is out of range");
+    expect(
+        "karmem a;\nstruct A table { X [0]u8; }\n",
+        "2:21",
+        "array length 0 is out of range",
+    );
 }
 
 #[test]
 fn struct_too_large() {
-    expect("karmem a;\nstruct A inline { X [4000000000]u64; }\n", "2:8", "struct `A` is too large");
+    expect(
+        "karmem a;\nstruct A inline { X [4000000000]u64; }\n",
+        "2:8",
+        "struct `A` is too large",
+    );
+}
+
+/// Found by the `schema_compiler` fuzz target: nested huge fixed arrays
+/// saturate the size computation, which must not overflow afterwards.
+#[test]
+fn struct_too_large_nested_saturates() {
+    expect(
+        "karmem a;\nstruct A inline { X [4000000000]u64; }\nstruct B inline { Y u8; Z [4000000000]A; }\n",
+        "3:8",
+        "struct `B` is too large",
+    );
 }
 
 #[test]
 fn layout_on_non_array() {
-    expect("karmem a;\nstruct A table { X u8 #soa; }\n", "2:23", "layout annotation `#soa` on a field that is not an array");
+    expect(
+        "karmem a;\nstruct A table { X u8 #soa; }\n",
+        "2:23",
+        "layout annotation `#soa` on a field that is not an array",
+    );
 }
 
 #[test]
 fn layout_on_scalar_array() {
-    expect("karmem a;\nstruct A table { X []u8 #aos; }\n", "2:25", "`#aos` applies to arrays of structs or unions, not of scalars");
+    expect(
+        "karmem a;\nstruct A table { X []u8 #aos; }\n",
+        "2:25",
+        "`#aos` applies to arrays of structs or unions, not of scalars",
+    );
 }
 
 #[test]
 fn bunch_layout_on_struct_array() {
-    expect("karmem a;\nstruct P inline { X u8; }\nstruct A table { X []P #bovoa; }\n", "3:24", "`#bovoa` applies only to arrays of unions");
+    expect(
+        "karmem a;\nstruct P inline { X u8; }\nstruct A table { X []P #bovoa; }\n",
+        "3:24",
+        "`#bovoa` applies only to arrays of unions",
+    );
 }
 
 #[test]
 fn layout_on_fixed_array() {
-    expect("karmem a;\nstruct P inline { X u8; }\nstruct A table { X [2]P #soa; }\n", "3:25", "`#soa` does not apply to a fixed array");
+    expect(
+        "karmem a;\nstruct P inline { X u8; }\nstruct A table { X [2]P #soa; }\n",
+        "3:25",
+        "`#soa` does not apply to a fixed array",
+    );
 }
 
 #[test]
 fn conflicting_layouts() {
-    expect("karmem a;\nstruct P inline { X u8; }\nstruct A table { X []P #soa #aos; }\n", "3:29", "conflicting layout annotations `#soa` and `#aos`");
+    expect(
+        "karmem a;\nstruct P inline { X u8; }\nstruct A table { X []P #soa #aos; }\n",
+        "3:29",
+        "conflicting layout annotations `#soa` and `#aos`",
+    );
 }
 
 #[test]
 fn unknown_layout() {
-    expect("karmem a;\nstruct P inline { X u8; }\nstruct A table { X []P #columns; }\n", "3:24", "unknown layout annotation `#columns`");
+    expect(
+        "karmem a;\nstruct P inline { X u8; }\nstruct A table { X []P #columns; }\n",
+        "3:24",
+        "unknown layout annotation `#columns`",
+    );
 }
 
 #[test]
 fn string_attribute_misuse() {
-    expect("karmem a;\nstruct A table { X []u32 @string; }\n", "2:26", "`@string` applies to arrays of `u8` or `u16`");
+    expect(
+        "karmem a;\nstruct A table { X []u32 @string; }\n",
+        "2:26",
+        "`@string` applies to arrays of `u8` or `u16`",
+    );
 }
 
 #[test]
 fn union_tag_type() {
-    expect("karmem a;\nstruct C table { }\nunion U u64 { C; }\n", "3:9", "a union tag type must be");
+    expect(
+        "karmem a;\nstruct C table { }\nunion U u64 { C; }\n",
+        "3:9",
+        "a union tag type must be",
+    );
 }
 
 #[test]
 fn union_variant_not_struct() {
-    expect("karmem a;\nenum E { Z; }\nunion U { E; }\n", "3:11", "union variant `E` is not a struct");
+    expect(
+        "karmem a;\nenum E { Z; }\nunion U { E; }\n",
+        "3:11",
+        "union variant `E` is not a struct",
+    );
 }
 
 #[test]
 fn union_tag_zero_and_range() {
-    expect("karmem a;\nstruct C table { }\nunion U u8 { C = 0; }\n", "3:18", "union tag 0 is reserved");
-    expect("karmem a;\nstruct C table { }\nunion U u8 { C = 300; }\n", "3:18", "tag 300 is out of range for `u8` (1..=255)");
+    expect(
+        "karmem a;\nstruct C table { }\nunion U u8 { C = 0; }\n",
+        "3:18",
+        "union tag 0 is reserved",
+    );
+    expect(
+        "karmem a;\nstruct C table { }\nunion U u8 { C = 300; }\n",
+        "3:18",
+        "tag 300 is out of range for `u8` (1..=255)",
+    );
 }
 
 #[test]
 fn union_duplicates() {
     let src = "karmem a;\nstruct C table { }\nstruct D table { }\nunion U { C = 2; D = 2; }\n";
     expect(src, "4:22", "union variants `C` and `D` both have tag 2");
-    expect("karmem a;\nstruct C table { }\nunion U { C; C; }\n", "3:14", "duplicate union variant `C`");
+    expect(
+        "karmem a;\nstruct C table { }\nunion U { C; C; }\n",
+        "3:14",
+        "duplicate union variant `C`",
+    );
 }
 
 #[test]
 fn empty_union() {
-    expect("karmem a;\nunion U { }\n", "2:7", "union `U` has no variants");
+    expect(
+        "karmem a;\nunion U { }\n",
+        "2:7",
+        "union `U` has no variants",
+    );
 }
 
 #[test]
 fn interface_errors() {
     let head = "karmem a;\nstruct M table { }\n";
-    expect(&format!("{head}interface I (sometimes) {{ }}\n"), "3:14", "unknown interface option `sometimes`");
-    expect(&format!("{head}interface I (fanout, singleton) {{ }}\n"), "3:22", "an interface has one communication pattern");
-    expect(&format!("{head}interface I (pool(0)) {{ }}\n"), "3:19", "pool size must be between 1 and 4096");
+    expect(
+        &format!("{head}interface I (sometimes) {{ }}\n"),
+        "3:14",
+        "unknown interface option `sometimes`",
+    );
+    expect(
+        &format!("{head}interface I (fanout, singleton) {{ }}\n"),
+        "3:22",
+        "an interface has one communication pattern",
+    );
+    expect(
+        &format!("{head}interface I (pool(0)) {{ }}\n"),
+        "3:19",
+        "pool size must be between 1 and 4096",
+    );
     expect(
         &format!("{head}interface I {{\n    f: fn(x: M @ nowhere);\n}}\n"),
         "4:18",
         "unknown memory `nowhere`",
     );
-    expect(&format!("{head}interface I {{\n    f: fn(x: u32);\n}}\n"), "4:14", "parameter type must be a struct, found `u32`");
-    expect(&format!("{head}interface I {{\n    f: fn();\n    f: fn();\n}}\n"), "5:5", "duplicate member `f` in interface `I`");
-    expect(&format!("{head}interface I {{\n    m: memory (import: read);\n}}\n"), "4:5", "memory `m` needs a maximum size");
-    expect(&format!("{head}interface I {{\n    m: memory (import: read, 0);\n}}\n"), "4:30", "memory size must be between 1 and 65536 pages");
-    expect(&format!("{head}interface I {{\n    m: memory (import: fly, 1);\n}}\n"), "4:24", "unknown memory access `fly`");
-    expect(&format!("{head}interface I {{\n    m: memory (inside: read, 1);\n}}\n"), "4:16", "unknown memory side `inside`");
-    expect(&format!("{head}interface I {{\n    f: fn() (a: M, b: M);\n}}\n"), "4:20", "a function returns at most one value");
+    expect(
+        &format!("{head}interface I {{\n    f: fn(x: u32);\n}}\n"),
+        "4:14",
+        "parameter type must be a struct, found `u32`",
+    );
+    expect(
+        &format!("{head}interface I {{\n    f: fn();\n    f: fn();\n}}\n"),
+        "5:5",
+        "duplicate member `f` in interface `I`",
+    );
+    expect(
+        &format!("{head}interface I {{\n    m: memory (import: read);\n}}\n"),
+        "4:5",
+        "memory `m` needs a maximum size",
+    );
+    expect(
+        &format!("{head}interface I {{\n    m: memory (import: read, 0);\n}}\n"),
+        "4:30",
+        "memory size must be between 1 and 65536 pages",
+    );
+    expect(
+        &format!("{head}interface I {{\n    m: memory (import: fly, 1);\n}}\n"),
+        "4:24",
+        "unknown memory access `fly`",
+    );
+    expect(
+        &format!("{head}interface I {{\n    m: memory (inside: read, 1);\n}}\n"),
+        "4:16",
+        "unknown memory side `inside`",
+    );
+    expect(
+        &format!("{head}interface I {{\n    f: fn() (a: M, b: M);\n}}\n"),
+        "4:20",
+        "a function returns at most one value",
+    );
 }
 
 #[test]

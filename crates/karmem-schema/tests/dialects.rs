@@ -8,7 +8,9 @@ const PAPER: &str = include_str!("../../../testdata/schemas/paper.km");
 const ALL: &str = include_str!("../../../testdata/schemas/all_layouts.km");
 
 fn compile(src: &str) -> Schema {
-    karmem_schema::compile("t.km", src).unwrap_or_else(|d| panic!("{}", d.render(false))).schema
+    karmem_schema::compile("t.km", src)
+        .unwrap_or_else(|d| panic!("{}", d.render(false)))
+        .schema
 }
 
 #[test]
@@ -23,11 +25,18 @@ fn seed_readme_schema_compiles_unchanged() {
     assert_eq!(values, [0, 1, 2, 3, 4]);
     let account = &s.structs[s.struct_by_name("AccountData").unwrap()];
     assert_eq!(account.kind, StructKind::Table);
-    let FieldType::Array(email) = &account.fields[1].ty else { panic!() };
+    let FieldType::Array(email) = &account.fields[1].ty else {
+        panic!()
+    };
     assert_eq!(email.text, Some(Text::Utf8));
-    let FieldType::Array(profiles) = &account.fields[2].ty else { panic!() };
+    let FieldType::Array(profiles) = &account.fields[2].ty else {
+        panic!()
+    };
     assert_eq!(profiles.layout, ArrayLayout::Soa);
-    assert_eq!(s.structs[s.struct_by_name("Profile").unwrap()].kind, StructKind::Inline);
+    assert_eq!(
+        s.structs[s.struct_by_name("Profile").unwrap()].kind,
+        StructKind::Inline
+    );
 }
 
 #[test]
@@ -36,8 +45,14 @@ fn seed_game_schema_compiles_unchanged() {
     let data = &s.structs[s.struct_by_name("MonsterData").unwrap()];
     let kinds: Vec<String> = data.fields.iter().map(|f| format!("{:?}", f.ty)).collect();
     assert!(kinds[5].contains("Limited(128)"), "{kinds:?}");
-    assert!(kinds[6].contains("Fixed(4)") && kinds[6].contains("F64"), "{kinds:?}");
-    assert!(kinds[8].contains("Limited(128)") && kinds[8].contains("Soa"), "{kinds:?}");
+    assert!(
+        kinds[6].contains("Fixed(4)") && kinds[6].contains("F64"),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds[8].contains("Limited(128)") && kinds[8].contains("Soa"),
+        "{kinds:?}"
+    );
 }
 
 #[test]
@@ -45,11 +60,18 @@ fn paper_dialect_with_interfaces() {
     let s = compile(PAPER);
     let dynamic = &s.structs[s.struct_by_name("another_struct").unwrap()];
     assert_eq!(dynamic.kind, StructKind::Table);
-    assert_eq!(s.structs[s.struct_by_name("point2d").unwrap()].kind, StructKind::Inline);
+    assert_eq!(
+        s.structs[s.struct_by_name("point2d").unwrap()].kind,
+        StructKind::Inline
+    );
     let particle = &s.structs[s.struct_by_name("particle").unwrap()];
-    let FieldType::Array(pos) = &particle.fields[0].ty else { panic!() };
+    let FieldType::Array(pos) = &particle.fields[0].ty else {
+        panic!()
+    };
     assert_eq!(pos.layout, ArrayLayout::BoVoS);
-    let FieldType::Array(name) = &particle.fields[1].ty else { panic!() };
+    let FieldType::Array(name) = &particle.fields[1].ty else {
+        panic!()
+    };
     assert_eq!(name.text, Some(Text::Utf16));
     let u = &s.unions[0];
     assert_eq!(u.tag, Primitive::U8);
@@ -58,7 +80,10 @@ fn paper_dialect_with_interfaces() {
     assert!(i.dynamic);
     assert_eq!(i.pattern, Pattern::FanOut);
     let shared = &s.memories[i.memories[0]];
-    assert_eq!((shared.importer, shared.exporter, shared.max_pages), (Access::ReadWrite, Access::Read, 64));
+    assert_eq!(
+        (shared.importer, shared.exporter, shared.max_pages),
+        (Access::ReadWrite, Access::Read, 64)
+    );
     let f = &i.functions[0];
     assert_eq!(f.params[0].memory, Some(i.memories[0]));
     assert_eq!(f.result.as_ref().unwrap().memory, Some(i.memories[1]));
@@ -76,8 +101,40 @@ fn formatter_is_idempotent_and_keeps_meaning() {
         let once = karmem_schema::format("t.km", src).unwrap();
         let twice = karmem_schema::format("t.km", &once).unwrap();
         assert_eq!(once, twice, "not idempotent");
-        let strip = |s: &Schema| format!("{:?}", (&s.enums.iter().map(|e| (&e.name, e.repr, e.variants.iter().map(|v| (&v.name, v.value)).collect::<Vec<_>>())).collect::<Vec<_>>(), s.structs.iter().map(|st| (&st.name, st.kind, st.fields.iter().map(|f| (&f.name, &f.ty)).collect::<Vec<_>>())).collect::<Vec<_>>()));
-        assert_eq!(strip(&compile(src)), strip(&compile(&once)), "formatting changed the schema");
+        let strip = |s: &Schema| {
+            format!(
+                "{:?}",
+                (
+                    &s.enums
+                        .iter()
+                        .map(|e| (
+                            &e.name,
+                            e.repr,
+                            e.variants
+                                .iter()
+                                .map(|v| (&v.name, v.value))
+                                .collect::<Vec<_>>()
+                        ))
+                        .collect::<Vec<_>>(),
+                    s.structs
+                        .iter()
+                        .map(|st| (
+                            &st.name,
+                            st.kind,
+                            st.fields
+                                .iter()
+                                .map(|f| (&f.name, &f.ty))
+                                .collect::<Vec<_>>()
+                        ))
+                        .collect::<Vec<_>>()
+                )
+            )
+        };
+        assert_eq!(
+            strip(&compile(src)),
+            strip(&compile(&once)),
+            "formatting changed the schema"
+        );
     }
 }
 

@@ -118,14 +118,24 @@ impl Gen<'_> {
                     _ => 5,
                 };
                 if let Some(text) = array.text {
-                    let max = if text == Text::Utf16 { usize::MAX } else { limit as usize };
+                    let max = if text == Text::Utf16 {
+                        usize::MAX
+                    } else {
+                        limit as usize
+                    };
                     let v = self.text(max.min(24));
-                    if text == Text::Utf16 && v.as_str().unwrap().encode_utf16().count() as u64 > limit {
+                    if text == Text::Utf16
+                        && v.as_str().unwrap().encode_utf16().count() as u64 > limit
+                    {
                         return json!("");
                     }
                     return v;
                 }
-                let n = if depth > 6 { 0 } else { self.rng.below(limit.min(5) + 1) };
+                let n = if depth > 6 {
+                    0
+                } else {
+                    self.rng.below(limit.min(5) + 1)
+                };
                 match data {
                     ArrayData::Plain { .. } => {
                         let p = match array.elem {
@@ -135,7 +145,9 @@ impl Gen<'_> {
                         };
                         Value::Array((0..n).map(|_| self.scalar(p)).collect())
                     }
-                    ArrayData::AosInline { id, .. } | ArrayData::AosTable { id } | ArrayData::Soa { elem: id } => {
+                    ArrayData::AosInline { id, .. }
+                    | ArrayData::AosTable { id }
+                    | ArrayData::Soa { elem: id } => {
                         Value::Array((0..n).map(|_| self.strukt(*id, depth)).collect())
                     }
                     ArrayData::UnionAos { id, .. } | ArrayData::UnionSoa { id, .. } => {
@@ -144,10 +156,17 @@ impl Gen<'_> {
                     ArrayData::UnionBunch { id, .. } => {
                         // Bunch layouts keep order only within a variant:
                         // generate values already grouped, without nulls.
-                        let mut items: Vec<Value> = (0..n).map(|_| self.union(*id, depth, false)).collect();
+                        let mut items: Vec<Value> =
+                            (0..n).map(|_| self.union(*id, depth, false)).collect();
                         let order = |v: &Value| {
-                            let name = v.as_object().and_then(|m| m.keys().next().cloned()).unwrap_or_default();
-                            self.s.unions[*id].variants.iter().position(|var| self.s.structs[var.ty].name == name)
+                            let name = v
+                                .as_object()
+                                .and_then(|m| m.keys().next().cloned())
+                                .unwrap_or_default();
+                            self.s.unions[*id]
+                                .variants
+                                .iter()
+                                .position(|var| self.s.structs[var.ty].name == name)
                         };
                         items.retain(|v| !v.is_null());
                         items.sort_by_key(order);
@@ -163,15 +182,30 @@ impl Gen<'_> {
 fn schemas() -> Vec<(String, Schema, Layout)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/vectors");
     let mut out = Vec::new();
-    let mut dirs: Vec<_> = std::fs::read_dir(&root).unwrap().flatten().map(|e| e.path()).collect();
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
     dirs.sort();
     for dir in dirs {
-        let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
         files.sort();
-        for f in files.into_iter().filter(|p| p.extension().is_some_and(|e| e == "km")) {
+        for f in files
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "km"))
+        {
             let src = std::fs::read_to_string(&f).unwrap();
             let (s, l) = karmem_layout::load("x.km", &src).unwrap();
-            let rel = f.strip_prefix(root.parent().unwrap()).unwrap().to_string_lossy().to_string();
+            let rel = f
+                .strip_prefix(root.parent().unwrap())
+                .unwrap()
+                .to_string_lossy()
+                .to_string();
             out.push((rel, s, l));
         }
     }

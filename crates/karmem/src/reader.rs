@@ -271,7 +271,10 @@ impl<'a, M: Mode> Reader<'a, M> {
             len: self.get(at + 4),
             cap: self.get(at + 8),
         };
-        if M::TRUSTED || array_ok(a, elem_size, limit, self.bytes.len()) {
+        // A zero capacity means "no data block" whatever the offset says:
+        // normalising here keeps hostile offsets of empty arrays away from
+        // every later offset computation (they could overflow).
+        if a.cap != 0 && (M::TRUSTED || array_ok(a, elem_size, limit, self.bytes.len())) {
             a
         } else {
             ArrayRef::EMPTY

@@ -35,7 +35,10 @@ fn header_checks() {
     assert_eq!(check(&bytes), Some(Error::BadFlags(1)));
     bytes[3] = 0;
     bytes[4..8].copy_from_slice(&1000u32.to_le_bytes());
-    assert!(matches!(check(&bytes), Some(Error::Truncated { needed: 1000, .. })));
+    assert!(matches!(
+        check(&bytes),
+        Some(Error::Truncated { needed: 1000, .. })
+    ));
     bytes[4..8].copy_from_slice(&13u32.to_le_bytes());
     assert_eq!(check(&bytes), Some(Error::BadSize(13)));
 }
@@ -46,7 +49,9 @@ fn misaligned_buffers_are_refused_not_misread() {
     let n = good.as_slice().len();
     let mut shifted = vec![0u64; n / 8 + 2];
     // SAFETY: viewing initialised u64s as bytes.
-    let bytes = unsafe { std::slice::from_raw_parts_mut(shifted.as_mut_ptr().cast::<u8>(), shifted.len() * 8) };
+    let bytes = unsafe {
+        std::slice::from_raw_parts_mut(shifted.as_mut_ptr().cast::<u8>(), shifted.len() * 8)
+    };
     bytes[1..1 + n].copy_from_slice(good.as_slice());
     let slice = &bytes[1..1 + n];
     assert_eq!(Reader::new(slice).err(), Some(Error::Misaligned));
@@ -98,12 +103,40 @@ fn malformed_array_references_read_as_empty() {
         ([64, 3, 3], "limit 2 exceeded"),
     ];
     for (words, why) in cases {
-        let m = message(&[3 | (4 << 29), words[0], words[1], words[2], 0, 0], &[0; 64]);
+        let m = message(
+            &[3 | (4 << 29), words[0], words[1], words[2], 0, 0],
+            &[0; 64],
+        );
         let r = Reader::new(m.as_slice()).unwrap();
-        let limit = if why.starts_with("limit") { Some(2) } else { None };
+        let limit = if why.starts_with("limit") {
+            Some(2)
+        } else {
+            None
+        };
         assert_eq!(r.array(12, 4, limit), ArrayRef::EMPTY, "{why}");
         let mut v = Validator::new(r);
         assert!(v.array(12, 4, limit).is_err(), "{why}");
+    }
+}
+
+/// Found by the `generated_reader` fuzz target: a zero-capacity array is
+/// valid whatever its offset says, so the offset must never reach later
+/// arithmetic (`offset + 4` overflowed in a union array view).
+#[test]
+fn empty_arrays_with_hostile_offsets_read_as_the_empty_reference() {
+    for offset in [u32::MAX, u32::MAX - 3, 1, 64] {
+        let m = message(&[3 | (4 << 29), offset, 0, 0, 0, 0], &[]);
+        let r = Reader::new(m.as_slice()).unwrap();
+        assert_eq!(r.array(12, 8, None), ArrayRef::EMPTY, "offset {offset}");
+        let mut v = Validator::new(r);
+        assert!(v.array(12, 8, None).is_ok(), "offset {offset}");
+        // SAFETY: the message is valid (the validator accepted the array).
+        let trusted = unsafe { r.assume_trusted() };
+        assert_eq!(
+            trusted.array(12, 8, None),
+            ArrayRef::EMPTY,
+            "offset {offset}"
+        );
     }
 }
 
@@ -125,7 +158,10 @@ fn directory_bombs_are_bounded() {
     r.soa_columns(a, &[(1, 4), (2, 4)], &mut cols);
     assert_eq!(cols, [0, 0]);
     let mut v = Validator::new(r);
-    assert!(matches!(v.soa(a, &[(1, 4)], &mut [0]), Err(Error::DirectoryTooLarge { .. })));
+    assert!(matches!(
+        v.soa(a, &[(1, 4)], &mut [0]),
+        Err(Error::DirectoryTooLarge { .. })
+    ));
 }
 
 #[test]
@@ -179,7 +215,10 @@ fn in_place_updates_respect_capacity() {
         m.set_len(at, 2, 3).unwrap();
         assert!(m.set_len(at, 2, 5).is_err());
         let table = m.reader().root();
-        assert!(m.set_field::<u32>(table, 200, 1).is_err(), "absent field cannot be written");
+        assert!(
+            m.set_field::<u32>(table, 200, 1).is_err(),
+            "absent field cannot be written"
+        );
         m.set_field::<u32>(table, 4, block).unwrap();
     }
     let r = Reader::new(buf.as_slice()).unwrap();

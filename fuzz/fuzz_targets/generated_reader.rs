@@ -1,0 +1,61 @@
+//! Generated Rust code on hostile bytes: open, decode into a reused object,
+//! validate, and read every root field through checked and (after
+//! validation) trusted viewers. Nothing may panic or read out of bounds
+//! (AddressSanitizer is on).
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+#[allow(dead_code, clippy::all)]
+mod all {
+    include!(concat!(env!("OUT_DIR"), "/all.rs"));
+}
+
+fn touch<M: karmem::Mode>(v: all::RootView<'_, M>) -> u64 {
+    let mut acc = v.kind().0 as u64 ^ v.wide().0 as u64 ^ v.text().len() as u64;
+    acc ^= v.flags().iter().filter(|b| **b).count() as u64;
+    acc ^= v.utf16().len() as u64 ^ v.limited().iter().fold(0, |a, x| a ^ x);
+    for p in v.fixed().iter() {
+        acc ^= p.x().to_bits() as u64;
+    }
+    acc ^= v.points().x().len() as u64;
+    for p in v.points_aos().iter() {
+        acc ^= p.z().to_bits() as u64;
+    }
+    let elements = v.elements();
+    acc ^= elements.id().iter().fold(0, |a, x| a ^ *x as u64);
+    for e in elements.iter() {
+        acc ^= e.name().len() as u64 ^ e.numbers().len() as u64 ^ e.child_label().len() as u64;
+        acc ^= e.where_pos_y().to_bits() as u64 ^ e.where_flag() as u64;
+        if let all::ShapeView::Circle(c) = e.shape() {
+            acc ^= c.radius().to_bits();
+        }
+    }
+    for e in v.elements_aos().iter() {
+        acc ^= e.child().value() ^ e.where_().pos().x().to_bits() as u64;
+    }
+    for s in v.shapes_aos().iter().chain(v.shapes_soa().iter()) {
+        if let all::ShapeView::Square(q) = s {
+            acc ^= q.side().to_bits() as u64;
+        }
+    }
+    acc ^= v.shapes_bovoa().circle().len() as u64 ^ v.shapes_bovoa().square().len() as u64;
+    acc ^= v.shapes_bovos().circle().radius().len() as u64
+        ^ v.shapes_bovos().square().side().len() as u64;
+    acc ^ v.next().label().len() as u64
+}
+
+fuzz_target!(|data: &[u8]| {
+    let buf = karmem::AlignedBuf::from_bytes(data);
+    let Ok(r) = karmem::Reader::new(buf.as_slice()) else {
+        return;
+    };
+    let _ = touch(all::RootView::root(&r));
+    let mut value = all::Root::default();
+    let _ = value.read_as_root(&r);
+    let _ = value.read_as_root(&r);
+    if let Ok(trusted) = all::Root::validate(&r) {
+        let _ = touch(trusted);
+        // A validated message always decodes.
+        value.read_as_root(&r).expect("validated messages decode");
+    }
+});
