@@ -54,6 +54,22 @@ fn announced(body: &str, kind: &str) -> Vec<String> {
         .collect()
 }
 
+/// Problems with a block whose `// KIND: MESSAGE` lines must each appear as
+/// `KIND: MESSAGE` in the rendered diagnostics `out`.
+fn missing(body: &str, kind: &str, out: &str, at: &str) -> Vec<String> {
+    let expected = announced(body, kind);
+    if expected.is_empty() {
+        return vec![format!(
+            "{at}: a km,{kind} block needs `// {kind}: ...` lines"
+        )];
+    }
+    expected
+        .iter()
+        .filter(|m| !out.contains(&format!("{kind}: {m}\n")))
+        .map(|m| format!("{at}: no {kind} `{m}` in:\n{out}"))
+        .collect()
+}
+
 #[test]
 fn every_km_block_in_idl_md_behaves_as_stated() {
     let doc = repo_file("docs/idl.md");
@@ -74,29 +90,8 @@ fn every_km_block_in_idl_md_behaves_as_stated() {
         match (mode, result) {
             ("ok", Ok(_)) if warnings.is_empty() => {}
             ("ok", Ok(_)) => failures.push(format!("{at}: unexpected warnings:\n{warnings}")),
-            ("warning", Ok(_)) => {
-                let expected = announced(&body, "warning");
-                if expected.is_empty() {
-                    failures.push(format!("{at}: a km,warning block needs `// warning: ...`"));
-                }
-                for m in expected {
-                    if !warnings.contains(&format!("warning: {m}")) {
-                        failures.push(format!("{at}: no warning `{m}` in:\n{warnings}"));
-                    }
-                }
-            }
-            ("error", Err(d)) => {
-                let out = d.render(false);
-                let expected = announced(&body, "error");
-                if expected.is_empty() {
-                    failures.push(format!("{at}: a km,error block needs `// error: ...`"));
-                }
-                for m in expected {
-                    if !out.contains(&format!("error: {m}\n")) {
-                        failures.push(format!("{at}: no error `{m}` in:\n{out}"));
-                    }
-                }
-            }
+            ("warning", Ok(_)) => failures.extend(missing(&body, "warning", &warnings, &at)),
+            ("error", Err(d)) => failures.extend(missing(&body, "error", &d.render(false), &at)),
             (_, Err(d)) => failures.push(format!("{at}: does not compile:\n{}", d.render(false))),
             ("error", Ok(_)) => failures.push(format!("{at}: compiles, but is marked as an error")),
             (other, _) => failures.push(format!("{at}: unknown block mode `km,{other}`")),
