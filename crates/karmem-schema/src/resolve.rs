@@ -62,7 +62,9 @@ pub fn resolve(file: &ast::File) -> (Schema, Vec<Diagnostic>) {
 
 struct Resolver {
     diags: Vec<Diagnostic>,
-    names: HashMap<String, (Named, Span)>,
+    /// Every declared name; `None` for interfaces, which share the
+    /// namespace but are not data types.
+    names: HashMap<String, (Option<Named>, Span)>,
     schema: Schema,
 }
 
@@ -108,7 +110,7 @@ impl Resolver {
                         span: e.name.span,
                         doc: e.doc.clone(),
                     });
-                    (&e.name, Named::Enum(self.schema.enums.len() - 1))
+                    (&e.name, Some(Named::Enum(self.schema.enums.len() - 1)))
                 }
                 ast::Item::Struct(s) => {
                     self.schema
@@ -122,7 +124,7 @@ impl Resolver {
                         span: s.name.span,
                         doc: s.doc.clone(),
                     });
-                    (&s.name, Named::Struct(self.schema.structs.len() - 1))
+                    (&s.name, Some(Named::Struct(self.schema.structs.len() - 1)))
                 }
                 ast::Item::Union(u) => {
                     self.schema
@@ -135,20 +137,13 @@ impl Resolver {
                         span: u.name.span,
                         doc: u.doc.clone(),
                     });
-                    (&u.name, Named::Union(self.schema.unions.len() - 1))
+                    (&u.name, Some(Named::Union(self.schema.unions.len() - 1)))
                 }
                 ast::Item::Interface(i) => {
                     // Interfaces share the type namespace so that generated
-                    // code never has two items of the same name.
-                    if let Some((_, first)) = self.names.get(&i.name.name) {
-                        self.duplicate_type(&i.name, *first);
-                    } else {
-                        self.names.insert(
-                            i.name.name.clone(),
-                            (Named::Primitive(Primitive::U8, false), i.name.span),
-                        );
-                    }
-                    continue;
+                    // code never has two items of the same name; as a type
+                    // they name nothing a field could hold.
+                    (&i.name, None)
                 }
             };
             if BUILTIN_NAMES.contains(&name.name.as_str()) {
@@ -242,8 +237,24 @@ impl Resolver {
         if let Some((p, text)) = primitive(&name.name) {
             return Some(Named::Primitive(p, text));
         }
-        if let Some((named, _)) = self.names.get(&name.name) {
-            return Some(*named);
+        match self.names.get(&name.name) {
+            Some((Some(named), _)) => return Some(*named),
+            Some((None, declared)) => {
+                let declared = *declared;
+                self.diags.push(
+                    Diagnostic::error(
+                        name.span,
+                        format!("`{}` is an interface, not a data type", name.name),
+                    )
+                    .with_label("cannot hold a value")
+                    .with_secondary(declared, "declared as an interface here")
+                    .with_hint(
+                        "fields, variants and parameters are scalars, enums, structs or unions",
+                    ),
+                );
+                return None;
+            }
+            None => {}
         }
         if name.name == "string" {
             // `string` is sugar for the array `[]char`, so it is only a field

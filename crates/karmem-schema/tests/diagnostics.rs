@@ -470,3 +470,22 @@ fn interface_option_arguments_and_memory_repeats() {
         "the maximum size of a memory is given twice",
     );
 }
+
+#[test]
+fn interfaces_are_names_but_not_types() {
+    expect(
+        "karmem a;\ninterface I { }\nstruct A table {\n    X I;\n}\n",
+        "4:7",
+        "`I` is an interface, not a data type",
+    );
+    expect(
+        "karmem a;\ninterface u32 { }\n",
+        "2:11",
+        "`u32` is a built-in type name",
+    );
+    expect(
+        "karmem a;\nstruct I table { }\ninterface I { }\n",
+        "3:11",
+        "duplicate type name `I`",
+    );
+}
