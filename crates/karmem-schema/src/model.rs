@@ -297,7 +297,8 @@ pub enum Access {
     ReadWrite,
 }
 
-/// `memory NAME { exporter rw; importer r; max_pages 16; }`
+/// A shared memory region, declared inside an interface:
+/// `NAME: memory (import: read, export: write, PAGES);`
 #[derive(Clone, Debug)]
 pub struct Memory {
     pub name: String,
@@ -324,7 +325,7 @@ pub struct Interface {
     /// `dynamic`: may gain functions and memories later.
     pub dynamic: bool,
     pub pattern: Pattern,
-    /// Memories this interface uses (declared at top level or inside).
+    /// Memories declared in this interface (indices into `Schema::memories`).
     pub memories: Vec<MemoryId>,
     pub functions: Vec<Function>,
     pub span: Span,

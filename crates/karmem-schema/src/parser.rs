@@ -552,10 +552,20 @@ impl Parser {
             Some("a memory is `name: memory (import: read, export: write, PAGES);`"),
         )?;
         let mut access = Vec::new();
-        let mut pages = None;
+        let mut pages: Option<IntLit> = None;
         loop {
             if matches!(self.peek(), Tok::Int(_)) {
-                pages = Some(self.int("a page count")?);
+                let n = self.int("a page count")?;
+                if let Some(first) = &pages {
+                    self.diags.push(
+                        Diagnostic::error(n.span, "the maximum size of a memory is given twice")
+                            .with_label("second size")
+                            .with_secondary(first.span, "first size")
+                            .with_hint("keep one page count"),
+                    );
+                } else {
+                    pages = Some(n);
+                }
             } else {
                 let side = self.ident("`import`, `export` or a page count")?;
                 self.expect_sym(':', None)?;

@@ -62,7 +62,9 @@ pub fn resolve(file: &ast::File) -> (Schema, Vec<Diagnostic>) {
 
 struct Resolver {
     diags: Vec<Diagnostic>,
-    names: HashMap<String, (Named, Span)>,
+    /// Every declared name; `None` for interfaces, which share the
+    /// namespace but are not data types.
+    names: HashMap<String, (Option<Named>, Span)>,
     schema: Schema,
 }
 
@@ -108,7 +110,7 @@ impl Resolver {
                         span: e.name.span,
                         doc: e.doc.clone(),
                     });
-                    (&e.name, Named::Enum(self.schema.enums.len() - 1))
+                    (&e.name, Some(Named::Enum(self.schema.enums.len() - 1)))
                 }
                 ast::Item::Struct(s) => {
                     self.schema
@@ -122,7 +124,7 @@ impl Resolver {
                         span: s.name.span,
                         doc: s.doc.clone(),
                     });
-                    (&s.name, Named::Struct(self.schema.structs.len() - 1))
+                    (&s.name, Some(Named::Struct(self.schema.structs.len() - 1)))
                 }
                 ast::Item::Union(u) => {
                     self.schema
@@ -135,20 +137,13 @@ impl Resolver {
                         span: u.name.span,
                         doc: u.doc.clone(),
                     });
-                    (&u.name, Named::Union(self.schema.unions.len() - 1))
+                    (&u.name, Some(Named::Union(self.schema.unions.len() - 1)))
                 }
                 ast::Item::Interface(i) => {
                     // Interfaces share the type namespace so that generated
-                    // code never has two items of the same name.
-                    if let Some((_, first)) = self.names.get(&i.name.name) {
-                        self.duplicate_type(&i.name, *first);
-                    } else {
-                        self.names.insert(
-                            i.name.name.clone(),
-                            (Named::Primitive(Primitive::U8, false), i.name.span),
-                        );
-                    }
-                    continue;
+                    // code never has two items of the same name; as a type
+                    // they name nothing a field could hold.
+                    (&i.name, None)
                 }
             };
             if BUILTIN_NAMES.contains(&name.name.as_str()) {
@@ -182,19 +177,38 @@ impl Resolver {
     }
 
     fn struct_kind(&mut self, s: &ast::StructDecl) -> StructKind {
-        let mut kind = StructKind::Inline;
+        let mut kind: Option<(StructKind, &ast::Ident)> = None;
         for k in &s.kind {
-            match k.name.as_str() {
-                "inline" => kind = StructKind::Inline,
-                "table" | "dynamic" => kind = StructKind::Table,
-                other => self.diags.push(
-                    Diagnostic::error(k.span, format!("unknown struct kind `{other}`"))
-                        .with_label("expected `inline` or `table`")
-                        .with_hint("write `struct NAME table { ... }` (evolvable) or `struct NAME inline { ... }` (frozen); the paper's `(dynamic)` means table"),
+            let this = match k.name.as_str() {
+                "inline" => StructKind::Inline,
+                "table" | "dynamic" => StructKind::Table,
+                other => {
+                    self.diags.push(
+                        Diagnostic::error(k.span, format!("unknown struct kind `{other}`"))
+                            .with_label("expected `inline` or `table`")
+                            .with_hint("write `struct NAME table { ... }` (evolvable) or `struct NAME inline { ... }` (frozen); the paper's `(dynamic)` means table"),
+                    );
+                    continue;
+                }
+            };
+            match kind {
+                Some((first, first_word)) if first != this => self.diags.push(
+                    Diagnostic::error(
+                        k.span,
+                        format!(
+                            "conflicting struct kinds `{}` and `{}`",
+                            first_word.name, k.name
+                        ),
+                    )
+                    .with_label("second kind")
+                    .with_secondary(first_word.span, "first kind")
+                    .with_hint("a struct is either `inline` (frozen) or `table`/`dynamic` (evolvable); keep one"),
                 ),
+                Some(_) => {}
+                None => kind = Some((this, k)),
             }
         }
-        kind
+        kind.map(|(k, _)| k).unwrap_or(StructKind::Inline)
     }
 
     /// Pass 2: resolve every declaration's contents.
@@ -223,8 +237,34 @@ impl Resolver {
         if let Some((p, text)) = primitive(&name.name) {
             return Some(Named::Primitive(p, text));
         }
-        if let Some((named, _)) = self.names.get(&name.name) {
-            return Some(*named);
+        match self.names.get(&name.name) {
+            Some((Some(named), _)) => return Some(*named),
+            Some((None, declared)) => {
+                let declared = *declared;
+                self.diags.push(
+                    Diagnostic::error(
+                        name.span,
+                        format!("`{}` is an interface, not a data type", name.name),
+                    )
+                    .with_label("cannot hold a value")
+                    .with_secondary(declared, "declared as an interface here")
+                    .with_hint(
+                        "fields, variants and parameters are scalars, enums, structs or unions",
+                    ),
+                );
+                return None;
+            }
+            None => {}
+        }
+        if name.name == "string" {
+            // `string` is sugar for the array `[]char`, so it is only a field
+            // type; everywhere else an array is not allowed.
+            self.diags.push(
+                Diagnostic::error(name.span, "`string` is an array (`[]char`) and cannot be used here")
+                    .with_label("not a scalar or declared type")
+                    .with_hint("use `string` only as a field type; wrap it in a struct where a struct is needed"),
+            );
+            return None;
         }
         let mut d = Diagnostic::error(name.span, format!("unknown type `{}`", name.name))
             .with_label("not declared in this file");
@@ -502,11 +542,11 @@ impl Resolver {
         let (elem, char_text) = match elem_expr {
             None => (ElemType::Scalar(Primitive::U8), true),
             Some(TypeExpr::Array { span, .. }) => {
-                self.diags.push(
-                    Diagnostic::error(*span, "arrays of arrays are not supported")
-                        .with_label("array inside an array")
-                        .with_hint("wrap the inner array in an inline struct: `struct Row inline { Cells []u32; }`"),
-                );
+                self.arrays_of_arrays(*span);
+                return None;
+            }
+            Some(TypeExpr::Named(id)) if id.name == "string" => {
+                self.arrays_of_arrays(id.span);
                 return None;
             }
             Some(TypeExpr::Named(id)) => match self.lookup(id)? {
@@ -600,6 +640,14 @@ impl Resolver {
             layout: chosen,
             text,
         }))
+    }
+
+    fn arrays_of_arrays(&mut self, span: Span) {
+        self.diags.push(
+            Diagnostic::error(span, "arrays of arrays are not supported")
+                .with_label("array inside an array")
+                .with_hint("wrap the inner array in an inline struct: `struct Row inline { Cells []u32; }`"),
+        );
     }
 
     fn string_misuse(&mut self, a: &ast::Attr, why: &str) {
@@ -736,6 +784,13 @@ impl Resolver {
         let mut dynamic = false;
         let mut pattern: Option<(Pattern, Span)> = None;
         for (opt, arg) in &decl.options {
+            if let (Some(a), false) = (arg, opt.name == "pool") {
+                self.diags.push(
+                    Diagnostic::error(a.span, format!("`{}` takes no argument", opt.name))
+                        .with_label("unexpected argument")
+                        .with_hint("only `pool(N)` has an argument"),
+                );
+            }
             let p = match opt.name.as_str() {
                 "dynamic" => {
                     dynamic = true;
@@ -869,6 +924,7 @@ impl Resolver {
         let mut importer = Access::Read;
         let mut exporter = Access::Read;
         let mut ok = true;
+        let mut seen: Vec<(&str, Span)> = Vec::new();
         for (side, level) in &m.access {
             let access = match level.name.as_str() {
                 "read" | "r" => Access::Read,
@@ -883,6 +939,27 @@ impl Resolver {
                     continue;
                 }
             };
+            let canonical = match side.name.as_str() {
+                "import" | "importer" => "import",
+                "export" | "exporter" => "export",
+                _ => "",
+            };
+            if let Some((_, first)) = seen.iter().find(|(c, _)| !c.is_empty() && *c == canonical) {
+                self.diags.push(
+                    Diagnostic::error(
+                        side.span,
+                        format!("access of the `{canonical}` side is given twice"),
+                    )
+                    .with_label("second access")
+                    .with_secondary(*first, "first access")
+                    .with_hint(
+                        "give each side's access once: `(import: read, export: write, PAGES)`",
+                    ),
+                );
+                ok = false;
+                continue;
+            }
+            seen.push((canonical, side.span));
             match side.name.as_str() {
                 "import" | "importer" => importer = access,
                 "export" | "exporter" => exporter = access,

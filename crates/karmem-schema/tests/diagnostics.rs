@@ -417,3 +417,75 @@ fn rendering_shows_source_line_and_caret() {
     let out = errors("karmem a;\nstruct A table {\n    Pos Vec4;\n}\n");
     assert!(out.contains("error: unknown type `Vec4`\n --> t.km:3:9\n  |\n3 |     Pos Vec4;\n  |         ^^^^ not declared in this file\n"), "{out}");
 }
+
+#[test]
+fn string_outside_a_field_type() {
+    expect(
+        "karmem a;\nstruct A table { X []string; }\n",
+        "2:22",
+        "arrays of arrays are not supported",
+    );
+    expect(
+        "karmem a;\nstruct A inline { X [2]string; }\n",
+        "2:24",
+        "arrays of arrays are not supported",
+    );
+    expect(
+        "karmem a;\ninterface I {\n    f: fn(x: string);\n}\n",
+        "3:14",
+        "`string` is an array (`[]char`) and cannot be used here",
+    );
+    assert!(!errors("karmem a;\nstruct A table { X []string; }\n").contains("did you mean"));
+}
+
+#[test]
+fn conflicting_struct_kinds() {
+    expect(
+        "karmem a;\nstruct A (dynamic, inline) { X u8; }\n",
+        "2:20",
+        "conflicting struct kinds `dynamic` and `inline`",
+    );
+    // Repeating the same kind (or its synonym) is harmless.
+    assert!(
+        karmem_schema::compile("t.km", "karmem a;\nstruct A (dynamic, table) { X u8; }\n").is_ok()
+    );
+}
+
+#[test]
+fn interface_option_arguments_and_memory_repeats() {
+    let head = "karmem a;\nstruct M table { }\n";
+    expect(
+        &format!("{head}interface I (direct(3)) {{ }}\n"),
+        "3:21",
+        "`direct` takes no argument",
+    );
+    expect(
+        &format!("{head}interface I {{\n    m: memory (import: read, importer: write, 1);\n}}\n"),
+        "4:30",
+        "access of the `import` side is given twice",
+    );
+    expect(
+        &format!("{head}interface I {{\n    m: memory (import: read, 1, 2);\n}}\n"),
+        "4:33",
+        "the maximum size of a memory is given twice",
+    );
+}
+
+#[test]
+fn interfaces_are_names_but_not_types() {
+    expect(
+        "karmem a;\ninterface I { }\nstruct A table {\n    X I;\n}\n",
+        "4:7",
+        "`I` is an interface, not a data type",
+    );
+    expect(
+        "karmem a;\ninterface u32 { }\n",
+        "2:11",
+        "`u32` is a built-in type name",
+    );
+    expect(
+        "karmem a;\nstruct I table { }\ninterface I { }\n",
+        "3:11",
+        "duplicate type name `I`",
+    );
+}

@@ -186,6 +186,7 @@ fn schemas() -> Vec<(String, Schema, Layout)> {
         .unwrap()
         .flatten()
         .map(|e| e.path())
+        .filter(|p| p.is_dir()) // README.md lives beside the topics
         .collect();
     dirs.sort();
     for dir in dirs {

@@ -137,6 +137,11 @@ impl<'a> Validator<'a> {
             return Err(Error::MalformedArray { offset: dir });
         }
         self.charge(2 * block)?;
+        // Charge every known column, present or not: decoding an element
+        // costs its full width whatever the directory lists, and a message
+        // that validates must also decode within the same budget.
+        let width: u64 = wanted.iter().map(|(_, size)| *size as u64).sum();
+        self.charge(a.cap as u64 * width)?;
         for k in 1..=n {
             let hash: u32 = r.get(dir + 4 * k);
             for (j, (want, size)) in wanted.iter().enumerate() {
@@ -149,7 +154,6 @@ impl<'a> Validator<'a> {
                     if !column_ok(col, a.cap, *size, r.size() as usize) {
                         return Err(Error::MalformedArray { offset: dir });
                     }
-                    self.charge(a.cap as u64 * *size as u64)?;
                     out[j] = col;
                 }
             }
