@@ -283,6 +283,10 @@ func (r *Reader) FieldArray(t Table, offset, elemSize, limit uint32) ArrayRef {
 	return r.Array(t.Offset+offset, elemSize, limit)
 }
 
+// Native slices reinterpret little-endian bytes: this package only builds
+// for little-endian targets (endian.go).
+const _ = littleEndianTarget
+
 // Slice returns n values of type T at offset as a native slice over the
 // message (no copy). Offset 0, an out-of-bounds range or a misaligned
 // offset give nil. The slice aliases the message buffer and has no spare

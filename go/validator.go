@@ -132,6 +132,16 @@ func (v *Validator) Soa(a ArrayRef, wanted []Column, out []uint32) error {
 			out[j] = col
 		}
 	}
+	// Absent columns read as zeros, and decoding allocates them: charge
+	// them too, so that a validated message always decodes within the
+	// same budget (format.md §10).
+	for j := range wanted {
+		if out[j] == 0 {
+			if err := v.Charge(uint64(a.Cap) * uint64(wanted[j].Size)); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
