@@ -693,30 +693,34 @@ impl Gen<'_> {
             &format!("w.WriteSoa(at, {count}, soaColumns{name}[:], cols[:])"),
             "err",
         );
-        // Dense columns (scalars, enums) are filled column by column in a
-        // tight loop over one native slice each; the others element by
-        // element, which also fixes the order of out-of-line children.
+        // Dense columns (scalars, enums) are filled in one loop over the
+        // elements writing every column's native slice (one pass over the
+        // objects); the others element by element, which also fixes the
+        // order of out-of-line children.
         let mut sparse = Vec::new();
+        let mut dense = Vec::new();
         for (k, col) in soa.columns.iter().enumerate() {
             let place = self.column_place("e", id, k);
-            let (ty, value) = match &col.slot {
+            match &col.slot {
                 Slot::Scalar(Primitive::Bool) => {
-                    ("uint8".to_string(), format!("karmem.BoolByte({place})"))
+                    dense.push((k, "uint8".to_string(), format!("karmem.BoolByte({place})")))
                 }
-                Slot::Scalar(p) => (go_prim(*p).to_string(), place),
-                Slot::Enum { id, .. } => (self.enum_name(*id), place),
-                _ => {
-                    sparse.push(k);
-                    continue;
-                }
-            };
+                Slot::Scalar(p) => dense.push((k, go_prim(*p).to_string(), place)),
+                Slot::Enum { id, .. } => dense.push((k, self.enum_name(*id), place)),
+                _ => sparse.push(k),
+            }
+        }
+        if !dense.is_empty() {
             c.open("{");
-            c.line(&format!(
-                "col := karmem.WriterSlice[{ty}](w, cols[{k}], {count})"
-            ));
-            c.line(&format!("col = col[:{count}]"));
+            for (k, ty, _) in &dense {
+                c.line(&format!(
+                    "c{k} := karmem.WriterSlice[{ty}](w, cols[{k}], {count})[:{count}]"
+                ));
+            }
             self.open_write_loop(&mut c, seq);
-            c.line(&format!("col[i] = {value}"));
+            for (k, _, value) in &dense {
+                c.line(&format!("c{k}[i] = {value}"));
+            }
             self.close_write_loop(&mut c, seq);
             c.close("}");
         }
@@ -778,33 +782,64 @@ impl Gen<'_> {
             }
         };
         let mut sparse = Vec::new();
+        let mut dense = Vec::new();
         for (k, col) in soa.columns.iter().enumerate() {
             let place = self.column_place("e", id, k);
-            let (ty, value, zero) = match &col.slot {
-                Slot::Scalar(Primitive::Bool) => {
-                    ("uint8".to_string(), "col[i] != 0".to_string(), "false")
+            match &col.slot {
+                Slot::Scalar(Primitive::Bool) => dense.push((
+                    k,
+                    "uint8".to_string(),
+                    place,
+                    format!("c{k}[i] != 0"),
+                    "false",
+                )),
+                Slot::Scalar(p) => {
+                    dense.push((k, go_prim(*p).to_string(), place, format!("c{k}[i]"), "0"))
                 }
-                Slot::Scalar(p) => (go_prim(*p).to_string(), "col[i]".to_string(), "0"),
-                Slot::Enum { id, .. } => (self.enum_name(*id), "col[i]".to_string(), "0"),
-                _ => {
-                    sparse.push(k);
-                    continue;
+                Slot::Enum { id, .. } => {
+                    dense.push((k, self.enum_name(*id), place, format!("c{k}[i]"), "0"))
                 }
-            };
+                _ => sparse.push(k),
+            }
+        }
+        if !dense.is_empty() {
+            // One pass over the objects when every dense column is there
+            // (the common case); column by column, zero-filling absent
+            // columns (an older writer), otherwise.
             c.open("{");
-            c.line(&format!("col := karmem.Slice[{ty}](r, cols[{k}], a.Len)"));
-            c.open("if len(col) == len(s) {");
+            for (k, ty, ..) in &dense {
+                c.line(&format!("c{k} := karmem.Slice[{ty}](r, cols[{k}], a.Len)"));
+            }
+            let all: Vec<String> = dense
+                .iter()
+                .map(|(k, ..)| format!("len(c{k}) == len(s)"))
+                .collect();
+            c.open(&format!("if {} {{", all.join(" && ")));
+            for (k, ..) in &dense {
+                c.line(&format!("c{k} = c{k}[:len(s)]"));
+            }
             c.open("for i := range s {");
             c.line(&bind);
-            c.line(&format!("{place} = {value}"));
+            for (_, _, place, value, _) in &dense {
+                c.line(&format!("{place} = {value}"));
+            }
             c.close("}");
             c.close("} else {");
             c.indent += 1;
-            c.line("// Absent column (older writer): zero values.");
-            c.open("for i := range s {");
-            c.line(&bind);
-            c.line(&format!("{place} = {zero}"));
-            c.close("}");
+            for (k, _, place, value, zero) in &dense {
+                c.open(&format!("if len(c{k}) == len(s) {{"));
+                c.open("for i := range s {");
+                c.line(&bind);
+                c.line(&format!("{place} = {value}"));
+                c.close("}");
+                c.close("} else {");
+                c.indent += 1;
+                c.open("for i := range s {");
+                c.line(&bind);
+                c.line(&format!("{place} = {zero}"));
+                c.close("}");
+                c.close("}");
+            }
             c.close("}");
             c.close("}");
         }

@@ -996,27 +996,14 @@ func writeSoaVec3(w *karmem.Writer, at uint32, items []Vec3) error {
 		return err
 	}
 	{
-		col := karmem.WriterSlice[float32](w, cols[0], len(items))
-		col = col[:len(items)]
+		c0 := karmem.WriterSlice[float32](w, cols[0], len(items))[:len(items)]
+		c1 := karmem.WriterSlice[float32](w, cols[1], len(items))[:len(items)]
+		c2 := karmem.WriterSlice[float32](w, cols[2], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			col[i] = e.X
-		}
-	}
-	{
-		col := karmem.WriterSlice[float32](w, cols[1], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Y
-		}
-	}
-	{
-		col := karmem.WriterSlice[float32](w, cols[2], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Z
+			c0[i] = e.X
+			c1[i] = e.Y
+			c2[i] = e.Z
 		}
 	}
 	return nil
@@ -1032,47 +1019,52 @@ func readSoaVec3(v *karmem.Validator, a karmem.ArrayRef, items *[]Vec3) error {
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		col := karmem.Slice[float32](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[float32](r, cols[0], a.Len)
+		c1 := karmem.Slice[float32](r, cols[1], a.Len)
+		c2 := karmem.Slice[float32](r, cols[2], a.Len)
+		if len(c0) == len(s) && len(c1) == len(s) && len(c2) == len(s) {
+			c0 = c0[:len(s)]
+			c1 = c1[:len(s)]
+			c2 = c2[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.X = col[i]
+				e.X = c0[i]
+				e.Y = c1[i]
+				e.Z = c2[i]
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.X = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.X = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.X = 0
+				}
 			}
-		}
-	}
-	{
-		col := karmem.Slice[float32](r, cols[1], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Y = col[i]
+			if len(c1) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Y = c1[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Y = 0
+				}
 			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Y = 0
-			}
-		}
-	}
-	{
-		col := karmem.Slice[float32](r, cols[2], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Z = col[i]
-			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Z = 0
+			if len(c2) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Z = c2[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Z = 0
+				}
 			}
 		}
 	}
@@ -1182,19 +1174,12 @@ func writeSoaWeapon(w *karmem.Writer, at uint32, items []Weapon) error {
 		return err
 	}
 	{
-		col := karmem.WriterSlice[int32](w, cols[0], len(items))
-		col = col[:len(items)]
+		c0 := karmem.WriterSlice[int32](w, cols[0], len(items))[:len(items)]
+		c1 := karmem.WriterSlice[int32](w, cols[1], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			col[i] = e.Data.Damage
-		}
-	}
-	{
-		col := karmem.WriterSlice[int32](w, cols[1], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Data.Range
+			c0[i] = e.Data.Damage
+			c1[i] = e.Data.Range
 		}
 	}
 	return nil
@@ -1210,32 +1195,38 @@ func readSoaWeapon(v *karmem.Validator, a karmem.ArrayRef, items *[]Weapon) erro
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		col := karmem.Slice[int32](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[int32](r, cols[0], a.Len)
+		c1 := karmem.Slice[int32](r, cols[1], a.Len)
+		if len(c0) == len(s) && len(c1) == len(s) {
+			c0 = c0[:len(s)]
+			c1 = c1[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.Data.Damage = col[i]
+				e.Data.Damage = c0[i]
+				e.Data.Range = c1[i]
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Data.Damage = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Data.Damage = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Data.Damage = 0
+				}
 			}
-		}
-	}
-	{
-		col := karmem.Slice[int32](r, cols[1], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Data.Range = col[i]
-			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Data.Range = 0
+			if len(c1) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Data.Range = c1[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Data.Range = 0
+				}
 			}
 		}
 	}
@@ -1349,51 +1340,20 @@ func writeSoaMonster(w *karmem.Writer, at uint32, items []Monster) error {
 		return err
 	}
 	{
-		col := karmem.WriterSlice[float32](w, cols[0], len(items))
-		col = col[:len(items)]
+		c0 := karmem.WriterSlice[float32](w, cols[0], len(items))[:len(items)]
+		c1 := karmem.WriterSlice[float32](w, cols[1], len(items))[:len(items)]
+		c2 := karmem.WriterSlice[float32](w, cols[2], len(items))[:len(items)]
+		c3 := karmem.WriterSlice[int16](w, cols[3], len(items))[:len(items)]
+		c4 := karmem.WriterSlice[int16](w, cols[4], len(items))[:len(items)]
+		c6 := karmem.WriterSlice[Team](w, cols[6], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			col[i] = e.Data.Pos.X
-		}
-	}
-	{
-		col := karmem.WriterSlice[float32](w, cols[1], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Data.Pos.Y
-		}
-	}
-	{
-		col := karmem.WriterSlice[float32](w, cols[2], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Data.Pos.Z
-		}
-	}
-	{
-		col := karmem.WriterSlice[int16](w, cols[3], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Data.Mana
-		}
-	}
-	{
-		col := karmem.WriterSlice[int16](w, cols[4], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Data.Health
-		}
-	}
-	{
-		col := karmem.WriterSlice[Team](w, cols[6], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Data.Team
+			c0[i] = e.Data.Pos.X
+			c1[i] = e.Data.Pos.Y
+			c2[i] = e.Data.Pos.Z
+			c3[i] = e.Data.Mana
+			c4[i] = e.Data.Health
+			c6[i] = e.Data.Team
 		}
 	}
 	for i := range items {
@@ -1439,92 +1399,94 @@ func readSoaMonster(v *karmem.Validator, a karmem.ArrayRef, items *[]Monster) er
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		col := karmem.Slice[float32](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[float32](r, cols[0], a.Len)
+		c1 := karmem.Slice[float32](r, cols[1], a.Len)
+		c2 := karmem.Slice[float32](r, cols[2], a.Len)
+		c3 := karmem.Slice[int16](r, cols[3], a.Len)
+		c4 := karmem.Slice[int16](r, cols[4], a.Len)
+		c6 := karmem.Slice[Team](r, cols[6], a.Len)
+		if len(c0) == len(s) && len(c1) == len(s) && len(c2) == len(s) && len(c3) == len(s) && len(c4) == len(s) && len(c6) == len(s) {
+			c0 = c0[:len(s)]
+			c1 = c1[:len(s)]
+			c2 = c2[:len(s)]
+			c3 = c3[:len(s)]
+			c4 = c4[:len(s)]
+			c6 = c6[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.Data.Pos.X = col[i]
+				e.Data.Pos.X = c0[i]
+				e.Data.Pos.Y = c1[i]
+				e.Data.Pos.Z = c2[i]
+				e.Data.Mana = c3[i]
+				e.Data.Health = c4[i]
+				e.Data.Team = c6[i]
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Data.Pos.X = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Data.Pos.X = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Data.Pos.X = 0
+				}
 			}
-		}
-	}
-	{
-		col := karmem.Slice[float32](r, cols[1], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Data.Pos.Y = col[i]
+			if len(c1) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Data.Pos.Y = c1[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Data.Pos.Y = 0
+				}
 			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Data.Pos.Y = 0
+			if len(c2) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Data.Pos.Z = c2[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Data.Pos.Z = 0
+				}
 			}
-		}
-	}
-	{
-		col := karmem.Slice[float32](r, cols[2], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Data.Pos.Z = col[i]
+			if len(c3) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Data.Mana = c3[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Data.Mana = 0
+				}
 			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Data.Pos.Z = 0
+			if len(c4) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Data.Health = c4[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Data.Health = 0
+				}
 			}
-		}
-	}
-	{
-		col := karmem.Slice[int16](r, cols[3], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Data.Mana = col[i]
-			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Data.Mana = 0
-			}
-		}
-	}
-	{
-		col := karmem.Slice[int16](r, cols[4], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Data.Health = col[i]
-			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Data.Health = 0
-			}
-		}
-	}
-	{
-		col := karmem.Slice[Team](r, cols[6], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Data.Team = col[i]
-			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Data.Team = 0
+			if len(c6) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Data.Team = c6[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Data.Team = 0
+				}
 			}
 		}
 	}

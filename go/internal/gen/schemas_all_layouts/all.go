@@ -1718,27 +1718,14 @@ func writeSoaVec3(w *karmem.Writer, at uint32, items []Vec3) error {
 		return err
 	}
 	{
-		col := karmem.WriterSlice[float32](w, cols[0], len(items))
-		col = col[:len(items)]
+		c0 := karmem.WriterSlice[float32](w, cols[0], len(items))[:len(items)]
+		c1 := karmem.WriterSlice[float32](w, cols[1], len(items))[:len(items)]
+		c2 := karmem.WriterSlice[float32](w, cols[2], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			col[i] = e.X
-		}
-	}
-	{
-		col := karmem.WriterSlice[float32](w, cols[1], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Y
-		}
-	}
-	{
-		col := karmem.WriterSlice[float32](w, cols[2], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Z
+			c0[i] = e.X
+			c1[i] = e.Y
+			c2[i] = e.Z
 		}
 	}
 	return nil
@@ -1754,47 +1741,52 @@ func readSoaVec3(v *karmem.Validator, a karmem.ArrayRef, items *[]Vec3) error {
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		col := karmem.Slice[float32](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[float32](r, cols[0], a.Len)
+		c1 := karmem.Slice[float32](r, cols[1], a.Len)
+		c2 := karmem.Slice[float32](r, cols[2], a.Len)
+		if len(c0) == len(s) && len(c1) == len(s) && len(c2) == len(s) {
+			c0 = c0[:len(s)]
+			c1 = c1[:len(s)]
+			c2 = c2[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.X = col[i]
+				e.X = c0[i]
+				e.Y = c1[i]
+				e.Z = c2[i]
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.X = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.X = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.X = 0
+				}
 			}
-		}
-	}
-	{
-		col := karmem.Slice[float32](r, cols[1], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Y = col[i]
+			if len(c1) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Y = c1[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Y = 0
+				}
 			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Y = 0
-			}
-		}
-	}
-	{
-		col := karmem.Slice[float32](r, cols[2], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Z = col[i]
-			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Z = 0
+			if len(c2) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Z = c2[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Z = 0
+				}
 			}
 		}
 	}
@@ -1903,11 +1895,10 @@ func writeSoaCircle(w *karmem.Writer, at uint32, items []Circle) error {
 		return err
 	}
 	{
-		col := karmem.WriterSlice[float64](w, cols[0], len(items))
-		col = col[:len(items)]
+		c0 := karmem.WriterSlice[float64](w, cols[0], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			col[i] = e.Radius
+			c0[i] = e.Radius
 		}
 	}
 	return nil
@@ -1923,17 +1914,24 @@ func readSoaCircle(v *karmem.Validator, a karmem.ArrayRef, items *[]Circle) erro
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		col := karmem.Slice[float64](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[float64](r, cols[0], a.Len)
+		if len(c0) == len(s) {
+			c0 = c0[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.Radius = col[i]
+				e.Radius = c0[i]
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Radius = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Radius = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Radius = 0
+				}
 			}
 		}
 	}
@@ -2016,11 +2014,10 @@ func writeSoaSquare(w *karmem.Writer, at uint32, items []Square) error {
 		return err
 	}
 	{
-		col := karmem.WriterSlice[float32](w, cols[0], len(items))
-		col = col[:len(items)]
+		c0 := karmem.WriterSlice[float32](w, cols[0], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			col[i] = e.Side
+			c0[i] = e.Side
 		}
 	}
 	return nil
@@ -2036,17 +2033,24 @@ func readSoaSquare(v *karmem.Validator, a karmem.ArrayRef, items *[]Square) erro
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		col := karmem.Slice[float32](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[float32](r, cols[0], a.Len)
+		if len(c0) == len(s) {
+			c0 = c0[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.Side = col[i]
+				e.Side = c0[i]
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Side = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Side = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Side = 0
+				}
 			}
 		}
 	}
@@ -2139,59 +2143,22 @@ func writeSoaElement(w *karmem.Writer, at uint32, items []Element) error {
 		return err
 	}
 	{
-		col := karmem.WriterSlice[uint32](w, cols[0], len(items))
-		col = col[:len(items)]
+		c0 := karmem.WriterSlice[uint32](w, cols[0], len(items))[:len(items)]
+		c1 := karmem.WriterSlice[float32](w, cols[1], len(items))[:len(items)]
+		c2 := karmem.WriterSlice[float32](w, cols[2], len(items))[:len(items)]
+		c3 := karmem.WriterSlice[float32](w, cols[3], len(items))[:len(items)]
+		c4 := karmem.WriterSlice[uint16](w, cols[4], len(items))[:len(items)]
+		c5 := karmem.WriterSlice[uint8](w, cols[5], len(items))[:len(items)]
+		c6 := karmem.WriterSlice[uint64](w, cols[6], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			col[i] = e.Id
-		}
-	}
-	{
-		col := karmem.WriterSlice[float32](w, cols[1], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Where.Pos.X
-		}
-	}
-	{
-		col := karmem.WriterSlice[float32](w, cols[2], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Where.Pos.Y
-		}
-	}
-	{
-		col := karmem.WriterSlice[float32](w, cols[3], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Where.Pos.Z
-		}
-	}
-	{
-		col := karmem.WriterSlice[uint16](w, cols[4], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Where.Tag
-		}
-	}
-	{
-		col := karmem.WriterSlice[uint8](w, cols[5], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = karmem.BoolByte(e.Where.Flag)
-		}
-	}
-	{
-		col := karmem.WriterSlice[uint64](w, cols[6], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Child.Value
+			c0[i] = e.Id
+			c1[i] = e.Where.Pos.X
+			c2[i] = e.Where.Pos.Y
+			c3[i] = e.Where.Pos.Z
+			c4[i] = e.Where.Tag
+			c5[i] = karmem.BoolByte(e.Where.Flag)
+			c6[i] = e.Child.Value
 		}
 	}
 	for i := range items {
@@ -2222,107 +2189,108 @@ func readSoaElement(v *karmem.Validator, a karmem.ArrayRef, items *[]Element) er
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		col := karmem.Slice[uint32](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[uint32](r, cols[0], a.Len)
+		c1 := karmem.Slice[float32](r, cols[1], a.Len)
+		c2 := karmem.Slice[float32](r, cols[2], a.Len)
+		c3 := karmem.Slice[float32](r, cols[3], a.Len)
+		c4 := karmem.Slice[uint16](r, cols[4], a.Len)
+		c5 := karmem.Slice[uint8](r, cols[5], a.Len)
+		c6 := karmem.Slice[uint64](r, cols[6], a.Len)
+		if len(c0) == len(s) && len(c1) == len(s) && len(c2) == len(s) && len(c3) == len(s) && len(c4) == len(s) && len(c5) == len(s) && len(c6) == len(s) {
+			c0 = c0[:len(s)]
+			c1 = c1[:len(s)]
+			c2 = c2[:len(s)]
+			c3 = c3[:len(s)]
+			c4 = c4[:len(s)]
+			c5 = c5[:len(s)]
+			c6 = c6[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.Id = col[i]
+				e.Id = c0[i]
+				e.Where.Pos.X = c1[i]
+				e.Where.Pos.Y = c2[i]
+				e.Where.Pos.Z = c3[i]
+				e.Where.Tag = c4[i]
+				e.Where.Flag = c5[i] != 0
+				e.Child.Value = c6[i]
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Id = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Id = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Id = 0
+				}
 			}
-		}
-	}
-	{
-		col := karmem.Slice[float32](r, cols[1], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Where.Pos.X = col[i]
+			if len(c1) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Where.Pos.X = c1[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Where.Pos.X = 0
+				}
 			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Where.Pos.X = 0
+			if len(c2) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Where.Pos.Y = c2[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Where.Pos.Y = 0
+				}
 			}
-		}
-	}
-	{
-		col := karmem.Slice[float32](r, cols[2], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Where.Pos.Y = col[i]
+			if len(c3) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Where.Pos.Z = c3[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Where.Pos.Z = 0
+				}
 			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Where.Pos.Y = 0
+			if len(c4) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Where.Tag = c4[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Where.Tag = 0
+				}
 			}
-		}
-	}
-	{
-		col := karmem.Slice[float32](r, cols[3], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Where.Pos.Z = col[i]
+			if len(c5) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Where.Flag = c5[i] != 0
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Where.Flag = false
+				}
 			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Where.Pos.Z = 0
-			}
-		}
-	}
-	{
-		col := karmem.Slice[uint16](r, cols[4], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Where.Tag = col[i]
-			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Where.Tag = 0
-			}
-		}
-	}
-	{
-		col := karmem.Slice[uint8](r, cols[5], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Where.Flag = col[i] != 0
-			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Where.Flag = false
-			}
-		}
-	}
-	{
-		col := karmem.Slice[uint64](r, cols[6], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Child.Value = col[i]
-			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Child.Value = 0
+			if len(c6) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Child.Value = c6[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Child.Value = 0
+				}
 			}
 		}
 	}
@@ -2920,15 +2888,14 @@ func writeSoaCircleInShape(w *karmem.Writer, at uint32, items []Shape, count int
 		return err
 	}
 	{
-		col := karmem.WriterSlice[float64](w, cols[0], count)
-		col = col[:count]
+		c0 := karmem.WriterSlice[float64](w, cols[0], count)[:count]
 		i := 0
 		for _, item := range items {
 			e, ok := item.(*Circle)
 			if !ok || e == nil {
 				continue
 			}
-			col[i] = e.Radius
+			c0[i] = e.Radius
 			i++
 		}
 	}
@@ -2946,17 +2913,24 @@ func readSoaCircleInShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape
 	*items = karmem.Resize(*items, start+int(a.Len))
 	s := (*items)[start:]
 	{
-		col := karmem.Slice[float64](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[float64](r, cols[0], a.Len)
+		if len(c0) == len(s) {
+			c0 = c0[:len(s)]
 			for i := range s {
 				e := reuseShapeCircle(s, i)
-				e.Radius = col[i]
+				e.Radius = c0[i]
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := reuseShapeCircle(s, i)
-				e.Radius = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := reuseShapeCircle(s, i)
+					e.Radius = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := reuseShapeCircle(s, i)
+					e.Radius = 0
+				}
 			}
 		}
 	}
@@ -2969,15 +2943,14 @@ func writeSoaSquareInShape(w *karmem.Writer, at uint32, items []Shape, count int
 		return err
 	}
 	{
-		col := karmem.WriterSlice[float32](w, cols[0], count)
-		col = col[:count]
+		c0 := karmem.WriterSlice[float32](w, cols[0], count)[:count]
 		i := 0
 		for _, item := range items {
 			e, ok := item.(*Square)
 			if !ok || e == nil {
 				continue
 			}
-			col[i] = e.Side
+			c0[i] = e.Side
 			i++
 		}
 	}
@@ -2995,17 +2968,24 @@ func readSoaSquareInShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape
 	*items = karmem.Resize(*items, start+int(a.Len))
 	s := (*items)[start:]
 	{
-		col := karmem.Slice[float32](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[float32](r, cols[0], a.Len)
+		if len(c0) == len(s) {
+			c0 = c0[:len(s)]
 			for i := range s {
 				e := reuseShapeSquare(s, i)
-				e.Side = col[i]
+				e.Side = c0[i]
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := reuseShapeSquare(s, i)
-				e.Side = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := reuseShapeSquare(s, i)
+					e.Side = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := reuseShapeSquare(s, i)
+					e.Side = 0
+				}
 			}
 		}
 	}

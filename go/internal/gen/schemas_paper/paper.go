@@ -885,19 +885,12 @@ func writeSoaAnotherStruct(w *karmem.Writer, at uint32, items []AnotherStruct) e
 		return err
 	}
 	{
-		col := karmem.WriterSlice[uint32](w, cols[0], len(items))
-		col = col[:len(items)]
+		c0 := karmem.WriterSlice[uint32](w, cols[0], len(items))[:len(items)]
+		c1 := karmem.WriterSlice[uint64](w, cols[1], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			col[i] = e.A
-		}
-	}
-	{
-		col := karmem.WriterSlice[uint64](w, cols[1], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.B
+			c0[i] = e.A
+			c1[i] = e.B
 		}
 	}
 	return nil
@@ -913,32 +906,38 @@ func readSoaAnotherStruct(v *karmem.Validator, a karmem.ArrayRef, items *[]Anoth
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		col := karmem.Slice[uint32](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[uint32](r, cols[0], a.Len)
+		c1 := karmem.Slice[uint64](r, cols[1], a.Len)
+		if len(c0) == len(s) && len(c1) == len(s) {
+			c0 = c0[:len(s)]
+			c1 = c1[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.A = col[i]
+				e.A = c0[i]
+				e.B = c1[i]
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.A = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.A = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.A = 0
+				}
 			}
-		}
-	}
-	{
-		col := karmem.Slice[uint64](r, cols[1], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.B = col[i]
-			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.B = 0
+			if len(c1) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.B = c1[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.B = 0
+				}
 			}
 		}
 	}
@@ -1035,19 +1034,12 @@ func writeSoaPoint2d(w *karmem.Writer, at uint32, items []Point2d) error {
 		return err
 	}
 	{
-		col := karmem.WriterSlice[float32](w, cols[0], len(items))
-		col = col[:len(items)]
+		c0 := karmem.WriterSlice[float32](w, cols[0], len(items))[:len(items)]
+		c1 := karmem.WriterSlice[float32](w, cols[1], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			col[i] = e.X
-		}
-	}
-	{
-		col := karmem.WriterSlice[float32](w, cols[1], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Y
+			c0[i] = e.X
+			c1[i] = e.Y
 		}
 	}
 	return nil
@@ -1063,32 +1055,38 @@ func readSoaPoint2d(v *karmem.Validator, a karmem.ArrayRef, items *[]Point2d) er
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		col := karmem.Slice[float32](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[float32](r, cols[0], a.Len)
+		c1 := karmem.Slice[float32](r, cols[1], a.Len)
+		if len(c0) == len(s) && len(c1) == len(s) {
+			c0 = c0[:len(s)]
+			c1 = c1[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.X = col[i]
+				e.X = c0[i]
+				e.Y = c1[i]
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.X = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.X = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.X = 0
+				}
 			}
-		}
-	}
-	{
-		col := karmem.Slice[float32](r, cols[1], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Y = col[i]
-			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Y = 0
+			if len(c1) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Y = c1[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Y = 0
+				}
 			}
 		}
 	}
@@ -1186,27 +1184,14 @@ func writeSoaPoint3d(w *karmem.Writer, at uint32, items []Point3d) error {
 		return err
 	}
 	{
-		col := karmem.WriterSlice[float32](w, cols[0], len(items))
-		col = col[:len(items)]
+		c0 := karmem.WriterSlice[float32](w, cols[0], len(items))[:len(items)]
+		c1 := karmem.WriterSlice[float32](w, cols[1], len(items))[:len(items)]
+		c2 := karmem.WriterSlice[float32](w, cols[2], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			col[i] = e.X
-		}
-	}
-	{
-		col := karmem.WriterSlice[float32](w, cols[1], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Y
-		}
-	}
-	{
-		col := karmem.WriterSlice[float32](w, cols[2], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Z
+			c0[i] = e.X
+			c1[i] = e.Y
+			c2[i] = e.Z
 		}
 	}
 	return nil
@@ -1222,47 +1207,52 @@ func readSoaPoint3d(v *karmem.Validator, a karmem.ArrayRef, items *[]Point3d) er
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		col := karmem.Slice[float32](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[float32](r, cols[0], a.Len)
+		c1 := karmem.Slice[float32](r, cols[1], a.Len)
+		c2 := karmem.Slice[float32](r, cols[2], a.Len)
+		if len(c0) == len(s) && len(c1) == len(s) && len(c2) == len(s) {
+			c0 = c0[:len(s)]
+			c1 = c1[:len(s)]
+			c2 = c2[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.X = col[i]
+				e.X = c0[i]
+				e.Y = c1[i]
+				e.Z = c2[i]
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.X = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.X = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.X = 0
+				}
 			}
-		}
-	}
-	{
-		col := karmem.Slice[float32](r, cols[1], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Y = col[i]
+			if len(c1) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Y = c1[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Y = 0
+				}
 			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Y = 0
-			}
-		}
-	}
-	{
-		col := karmem.Slice[float32](r, cols[2], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Z = col[i]
-			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Z = 0
+			if len(c2) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Z = c2[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Z = 0
+				}
 			}
 		}
 	}
@@ -1397,28 +1387,16 @@ func writeSoaPoint2dInAnyPoint(w *karmem.Writer, at uint32, items []AnyPoint, co
 		return err
 	}
 	{
-		col := karmem.WriterSlice[float32](w, cols[0], count)
-		col = col[:count]
+		c0 := karmem.WriterSlice[float32](w, cols[0], count)[:count]
+		c1 := karmem.WriterSlice[float32](w, cols[1], count)[:count]
 		i := 0
 		for _, item := range items {
 			e, ok := item.(*Point2d)
 			if !ok || e == nil {
 				continue
 			}
-			col[i] = e.X
-			i++
-		}
-	}
-	{
-		col := karmem.WriterSlice[float32](w, cols[1], count)
-		col = col[:count]
-		i := 0
-		for _, item := range items {
-			e, ok := item.(*Point2d)
-			if !ok || e == nil {
-				continue
-			}
-			col[i] = e.Y
+			c0[i] = e.X
+			c1[i] = e.Y
 			i++
 		}
 	}
@@ -1436,32 +1414,38 @@ func readSoaPoint2dInAnyPoint(v *karmem.Validator, a karmem.ArrayRef, items *[]A
 	*items = karmem.Resize(*items, start+int(a.Len))
 	s := (*items)[start:]
 	{
-		col := karmem.Slice[float32](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[float32](r, cols[0], a.Len)
+		c1 := karmem.Slice[float32](r, cols[1], a.Len)
+		if len(c0) == len(s) && len(c1) == len(s) {
+			c0 = c0[:len(s)]
+			c1 = c1[:len(s)]
 			for i := range s {
 				e := reuseAnyPointPoint2d(s, i)
-				e.X = col[i]
+				e.X = c0[i]
+				e.Y = c1[i]
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := reuseAnyPointPoint2d(s, i)
-				e.X = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := reuseAnyPointPoint2d(s, i)
+					e.X = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := reuseAnyPointPoint2d(s, i)
+					e.X = 0
+				}
 			}
-		}
-	}
-	{
-		col := karmem.Slice[float32](r, cols[1], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := reuseAnyPointPoint2d(s, i)
-				e.Y = col[i]
-			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := reuseAnyPointPoint2d(s, i)
-				e.Y = 0
+			if len(c1) == len(s) {
+				for i := range s {
+					e := reuseAnyPointPoint2d(s, i)
+					e.Y = c1[i]
+				}
+			} else {
+				for i := range s {
+					e := reuseAnyPointPoint2d(s, i)
+					e.Y = 0
+				}
 			}
 		}
 	}
@@ -1474,41 +1458,18 @@ func writeSoaPoint3dInAnyPoint(w *karmem.Writer, at uint32, items []AnyPoint, co
 		return err
 	}
 	{
-		col := karmem.WriterSlice[float32](w, cols[0], count)
-		col = col[:count]
+		c0 := karmem.WriterSlice[float32](w, cols[0], count)[:count]
+		c1 := karmem.WriterSlice[float32](w, cols[1], count)[:count]
+		c2 := karmem.WriterSlice[float32](w, cols[2], count)[:count]
 		i := 0
 		for _, item := range items {
 			e, ok := item.(*Point3d)
 			if !ok || e == nil {
 				continue
 			}
-			col[i] = e.X
-			i++
-		}
-	}
-	{
-		col := karmem.WriterSlice[float32](w, cols[1], count)
-		col = col[:count]
-		i := 0
-		for _, item := range items {
-			e, ok := item.(*Point3d)
-			if !ok || e == nil {
-				continue
-			}
-			col[i] = e.Y
-			i++
-		}
-	}
-	{
-		col := karmem.WriterSlice[float32](w, cols[2], count)
-		col = col[:count]
-		i := 0
-		for _, item := range items {
-			e, ok := item.(*Point3d)
-			if !ok || e == nil {
-				continue
-			}
-			col[i] = e.Z
+			c0[i] = e.X
+			c1[i] = e.Y
+			c2[i] = e.Z
 			i++
 		}
 	}
@@ -1526,47 +1487,52 @@ func readSoaPoint3dInAnyPoint(v *karmem.Validator, a karmem.ArrayRef, items *[]A
 	*items = karmem.Resize(*items, start+int(a.Len))
 	s := (*items)[start:]
 	{
-		col := karmem.Slice[float32](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[float32](r, cols[0], a.Len)
+		c1 := karmem.Slice[float32](r, cols[1], a.Len)
+		c2 := karmem.Slice[float32](r, cols[2], a.Len)
+		if len(c0) == len(s) && len(c1) == len(s) && len(c2) == len(s) {
+			c0 = c0[:len(s)]
+			c1 = c1[:len(s)]
+			c2 = c2[:len(s)]
 			for i := range s {
 				e := reuseAnyPointPoint3d(s, i)
-				e.X = col[i]
+				e.X = c0[i]
+				e.Y = c1[i]
+				e.Z = c2[i]
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := reuseAnyPointPoint3d(s, i)
-				e.X = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := reuseAnyPointPoint3d(s, i)
+					e.X = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := reuseAnyPointPoint3d(s, i)
+					e.X = 0
+				}
 			}
-		}
-	}
-	{
-		col := karmem.Slice[float32](r, cols[1], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := reuseAnyPointPoint3d(s, i)
-				e.Y = col[i]
+			if len(c1) == len(s) {
+				for i := range s {
+					e := reuseAnyPointPoint3d(s, i)
+					e.Y = c1[i]
+				}
+			} else {
+				for i := range s {
+					e := reuseAnyPointPoint3d(s, i)
+					e.Y = 0
+				}
 			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := reuseAnyPointPoint3d(s, i)
-				e.Y = 0
-			}
-		}
-	}
-	{
-		col := karmem.Slice[float32](r, cols[2], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := reuseAnyPointPoint3d(s, i)
-				e.Z = col[i]
-			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := reuseAnyPointPoint3d(s, i)
-				e.Z = 0
+			if len(c2) == len(s) {
+				for i := range s {
+					e := reuseAnyPointPoint3d(s, i)
+					e.Z = c2[i]
+				}
+			} else {
+				for i := range s {
+					e := reuseAnyPointPoint3d(s, i)
+					e.Z = 0
+				}
 			}
 		}
 	}

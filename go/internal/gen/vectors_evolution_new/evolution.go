@@ -546,35 +546,16 @@ func writeSoaItem(w *karmem.Writer, at uint32, items []Item) error {
 		return err
 	}
 	{
-		col := karmem.WriterSlice[uint32](w, cols[0], len(items))
-		col = col[:len(items)]
+		c0 := karmem.WriterSlice[uint32](w, cols[0], len(items))[:len(items)]
+		c2 := karmem.WriterSlice[float64](w, cols[2], len(items))[:len(items)]
+		c3 := karmem.WriterSlice[float32](w, cols[3], len(items))[:len(items)]
+		c4 := karmem.WriterSlice[float32](w, cols[4], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			col[i] = e.Id
-		}
-	}
-	{
-		col := karmem.WriterSlice[float64](w, cols[2], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Weight
-		}
-	}
-	{
-		col := karmem.WriterSlice[float32](w, cols[3], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Where.X
-		}
-	}
-	{
-		col := karmem.WriterSlice[float32](w, cols[4], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Where.Y
+			c0[i] = e.Id
+			c2[i] = e.Weight
+			c3[i] = e.Where.X
+			c4[i] = e.Where.Y
 		}
 	}
 	for i := range items {
@@ -599,62 +580,66 @@ func readSoaItem(v *karmem.Validator, a karmem.ArrayRef, items *[]Item) error {
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		col := karmem.Slice[uint32](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[uint32](r, cols[0], a.Len)
+		c2 := karmem.Slice[float64](r, cols[2], a.Len)
+		c3 := karmem.Slice[float32](r, cols[3], a.Len)
+		c4 := karmem.Slice[float32](r, cols[4], a.Len)
+		if len(c0) == len(s) && len(c2) == len(s) && len(c3) == len(s) && len(c4) == len(s) {
+			c0 = c0[:len(s)]
+			c2 = c2[:len(s)]
+			c3 = c3[:len(s)]
+			c4 = c4[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.Id = col[i]
+				e.Id = c0[i]
+				e.Weight = c2[i]
+				e.Where.X = c3[i]
+				e.Where.Y = c4[i]
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Id = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Id = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Id = 0
+				}
 			}
-		}
-	}
-	{
-		col := karmem.Slice[float64](r, cols[2], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Weight = col[i]
+			if len(c2) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Weight = c2[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Weight = 0
+				}
 			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Weight = 0
+			if len(c3) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Where.X = c3[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Where.X = 0
+				}
 			}
-		}
-	}
-	{
-		col := karmem.Slice[float32](r, cols[3], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Where.X = col[i]
-			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Where.X = 0
-			}
-		}
-	}
-	{
-		col := karmem.Slice[float32](r, cols[4], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Where.Y = col[i]
-			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Where.Y = 0
+			if len(c4) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Where.Y = c4[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Where.Y = 0
+				}
 			}
 		}
 	}

@@ -432,11 +432,10 @@ func writeSoaItem(w *karmem.Writer, at uint32, items []Item) error {
 		return err
 	}
 	{
-		col := karmem.WriterSlice[uint32](w, cols[0], len(items))
-		col = col[:len(items)]
+		c0 := karmem.WriterSlice[uint32](w, cols[0], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			col[i] = e.Id
+			c0[i] = e.Id
 		}
 	}
 	for i := range items {
@@ -458,17 +457,24 @@ func readSoaItem(v *karmem.Validator, a karmem.ArrayRef, items *[]Item) error {
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		col := karmem.Slice[uint32](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[uint32](r, cols[0], a.Len)
+		if len(c0) == len(s) {
+			c0 = c0[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.Id = col[i]
+				e.Id = c0[i]
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Id = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Id = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Id = 0
+				}
 			}
 		}
 	}

@@ -488,19 +488,12 @@ func writeSoaProfile(w *karmem.Writer, at uint32, items []Profile) error {
 		return err
 	}
 	{
-		col := karmem.WriterSlice[SocialNetwork](w, cols[0], len(items))
-		col = col[:len(items)]
+		c0 := karmem.WriterSlice[SocialNetwork](w, cols[0], len(items))[:len(items)]
+		c2 := karmem.WriterSlice[uint64](w, cols[2], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			col[i] = e.Data.Network
-		}
-	}
-	{
-		col := karmem.WriterSlice[uint64](w, cols[2], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Data.ID
+			c0[i] = e.Data.Network
+			c2[i] = e.Data.ID
 		}
 	}
 	for i := range items {
@@ -522,32 +515,38 @@ func readSoaProfile(v *karmem.Validator, a karmem.ArrayRef, items *[]Profile) er
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		col := karmem.Slice[SocialNetwork](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[SocialNetwork](r, cols[0], a.Len)
+		c2 := karmem.Slice[uint64](r, cols[2], a.Len)
+		if len(c0) == len(s) && len(c2) == len(s) {
+			c0 = c0[:len(s)]
+			c2 = c2[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.Data.Network = col[i]
+				e.Data.Network = c0[i]
+				e.Data.ID = c2[i]
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Data.Network = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Data.Network = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Data.Network = 0
+				}
 			}
-		}
-	}
-	{
-		col := karmem.Slice[uint64](r, cols[2], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Data.ID = col[i]
-			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Data.ID = 0
+			if len(c2) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Data.ID = c2[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Data.ID = 0
+				}
 			}
 		}
 	}

@@ -772,27 +772,14 @@ func writeSoaVec3(w *karmem.Writer, at uint32, items []Vec3) error {
 		return err
 	}
 	{
-		col := karmem.WriterSlice[float32](w, cols[0], len(items))
-		col = col[:len(items)]
+		c0 := karmem.WriterSlice[float32](w, cols[0], len(items))[:len(items)]
+		c1 := karmem.WriterSlice[float32](w, cols[1], len(items))[:len(items)]
+		c2 := karmem.WriterSlice[float32](w, cols[2], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			col[i] = e.X
-		}
-	}
-	{
-		col := karmem.WriterSlice[float32](w, cols[1], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Y
-		}
-	}
-	{
-		col := karmem.WriterSlice[float32](w, cols[2], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Z
+			c0[i] = e.X
+			c1[i] = e.Y
+			c2[i] = e.Z
 		}
 	}
 	return nil
@@ -808,47 +795,52 @@ func readSoaVec3(v *karmem.Validator, a karmem.ArrayRef, items *[]Vec3) error {
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		col := karmem.Slice[float32](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[float32](r, cols[0], a.Len)
+		c1 := karmem.Slice[float32](r, cols[1], a.Len)
+		c2 := karmem.Slice[float32](r, cols[2], a.Len)
+		if len(c0) == len(s) && len(c1) == len(s) && len(c2) == len(s) {
+			c0 = c0[:len(s)]
+			c1 = c1[:len(s)]
+			c2 = c2[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.X = col[i]
+				e.X = c0[i]
+				e.Y = c1[i]
+				e.Z = c2[i]
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.X = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.X = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.X = 0
+				}
 			}
-		}
-	}
-	{
-		col := karmem.Slice[float32](r, cols[1], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Y = col[i]
+			if len(c1) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Y = c1[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Y = 0
+				}
 			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Y = 0
-			}
-		}
-	}
-	{
-		col := karmem.Slice[float32](r, cols[2], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Z = col[i]
-			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Z = 0
+			if len(c2) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Z = c2[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Z = 0
+				}
 			}
 		}
 	}
@@ -965,59 +957,22 @@ func writeSoaUnit(w *karmem.Writer, at uint32, items []Unit) error {
 		return err
 	}
 	{
-		col := karmem.WriterSlice[uint32](w, cols[0], len(items))
-		col = col[:len(items)]
+		c0 := karmem.WriterSlice[uint32](w, cols[0], len(items))[:len(items)]
+		c1 := karmem.WriterSlice[float32](w, cols[1], len(items))[:len(items)]
+		c2 := karmem.WriterSlice[float32](w, cols[2], len(items))[:len(items)]
+		c3 := karmem.WriterSlice[float32](w, cols[3], len(items))[:len(items)]
+		c4 := karmem.WriterSlice[Kind](w, cols[4], len(items))[:len(items)]
+		c5 := karmem.WriterSlice[int32](w, cols[5], len(items))[:len(items)]
+		c8 := karmem.WriterSlice[uint8](w, cols[8], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			col[i] = e.Id
-		}
-	}
-	{
-		col := karmem.WriterSlice[float32](w, cols[1], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Pos.X
-		}
-	}
-	{
-		col := karmem.WriterSlice[float32](w, cols[2], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Pos.Y
-		}
-	}
-	{
-		col := karmem.WriterSlice[float32](w, cols[3], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Pos.Z
-		}
-	}
-	{
-		col := karmem.WriterSlice[Kind](w, cols[4], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Kind
-		}
-	}
-	{
-		col := karmem.WriterSlice[int32](w, cols[5], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = e.Stats.Hp
-		}
-	}
-	{
-		col := karmem.WriterSlice[uint8](w, cols[8], len(items))
-		col = col[:len(items)]
-		for i := range items {
-			e := &items[i]
-			col[i] = karmem.BoolByte(e.Alive)
+			c0[i] = e.Id
+			c1[i] = e.Pos.X
+			c2[i] = e.Pos.Y
+			c3[i] = e.Pos.Z
+			c4[i] = e.Kind
+			c5[i] = e.Stats.Hp
+			c8[i] = karmem.BoolByte(e.Alive)
 		}
 	}
 	for i := range items {
@@ -1042,107 +997,108 @@ func readSoaUnit(v *karmem.Validator, a karmem.ArrayRef, items *[]Unit) error {
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		col := karmem.Slice[uint32](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[uint32](r, cols[0], a.Len)
+		c1 := karmem.Slice[float32](r, cols[1], a.Len)
+		c2 := karmem.Slice[float32](r, cols[2], a.Len)
+		c3 := karmem.Slice[float32](r, cols[3], a.Len)
+		c4 := karmem.Slice[Kind](r, cols[4], a.Len)
+		c5 := karmem.Slice[int32](r, cols[5], a.Len)
+		c8 := karmem.Slice[uint8](r, cols[8], a.Len)
+		if len(c0) == len(s) && len(c1) == len(s) && len(c2) == len(s) && len(c3) == len(s) && len(c4) == len(s) && len(c5) == len(s) && len(c8) == len(s) {
+			c0 = c0[:len(s)]
+			c1 = c1[:len(s)]
+			c2 = c2[:len(s)]
+			c3 = c3[:len(s)]
+			c4 = c4[:len(s)]
+			c5 = c5[:len(s)]
+			c8 = c8[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.Id = col[i]
+				e.Id = c0[i]
+				e.Pos.X = c1[i]
+				e.Pos.Y = c2[i]
+				e.Pos.Z = c3[i]
+				e.Kind = c4[i]
+				e.Stats.Hp = c5[i]
+				e.Alive = c8[i] != 0
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Id = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Id = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Id = 0
+				}
 			}
-		}
-	}
-	{
-		col := karmem.Slice[float32](r, cols[1], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Pos.X = col[i]
+			if len(c1) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Pos.X = c1[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Pos.X = 0
+				}
 			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Pos.X = 0
+			if len(c2) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Pos.Y = c2[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Pos.Y = 0
+				}
 			}
-		}
-	}
-	{
-		col := karmem.Slice[float32](r, cols[2], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Pos.Y = col[i]
+			if len(c3) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Pos.Z = c3[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Pos.Z = 0
+				}
 			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Pos.Y = 0
+			if len(c4) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Kind = c4[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Kind = 0
+				}
 			}
-		}
-	}
-	{
-		col := karmem.Slice[float32](r, cols[3], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Pos.Z = col[i]
+			if len(c5) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Stats.Hp = c5[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Stats.Hp = 0
+				}
 			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Pos.Z = 0
-			}
-		}
-	}
-	{
-		col := karmem.Slice[Kind](r, cols[4], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Kind = col[i]
-			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Kind = 0
-			}
-		}
-	}
-	{
-		col := karmem.Slice[int32](r, cols[5], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Stats.Hp = col[i]
-			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Stats.Hp = 0
-			}
-		}
-	}
-	{
-		col := karmem.Slice[uint8](r, cols[8], a.Len)
-		if len(col) == len(s) {
-			for i := range s {
-				e := &s[i]
-				e.Alive = col[i] != 0
-			}
-		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Alive = false
+			if len(c8) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Alive = c8[i] != 0
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Alive = false
+				}
 			}
 		}
 	}

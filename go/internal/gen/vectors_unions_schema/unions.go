@@ -1166,11 +1166,10 @@ func writeSoaCircle(w *karmem.Writer, at uint32, items []Circle) error {
 		return err
 	}
 	{
-		col := karmem.WriterSlice[float64](w, cols[0], len(items))
-		col = col[:len(items)]
+		c0 := karmem.WriterSlice[float64](w, cols[0], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			col[i] = e.Radius
+			c0[i] = e.Radius
 		}
 	}
 	return nil
@@ -1186,17 +1185,24 @@ func readSoaCircle(v *karmem.Validator, a karmem.ArrayRef, items *[]Circle) erro
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		col := karmem.Slice[float64](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[float64](r, cols[0], a.Len)
+		if len(c0) == len(s) {
+			c0 = c0[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.Radius = col[i]
+				e.Radius = c0[i]
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Radius = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Radius = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Radius = 0
+				}
 			}
 		}
 	}
@@ -1279,11 +1285,10 @@ func writeSoaSquare(w *karmem.Writer, at uint32, items []Square) error {
 		return err
 	}
 	{
-		col := karmem.WriterSlice[float32](w, cols[0], len(items))
-		col = col[:len(items)]
+		c0 := karmem.WriterSlice[float32](w, cols[0], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			col[i] = e.Side
+			c0[i] = e.Side
 		}
 	}
 	return nil
@@ -1299,17 +1304,24 @@ func readSoaSquare(v *karmem.Validator, a karmem.ArrayRef, items *[]Square) erro
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		col := karmem.Slice[float32](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[float32](r, cols[0], a.Len)
+		if len(c0) == len(s) {
+			c0 = c0[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.Side = col[i]
+				e.Side = c0[i]
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := &s[i]
-				e.Side = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Side = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Side = 0
+				}
 			}
 		}
 	}
@@ -1870,15 +1882,14 @@ func writeSoaCircleInShape(w *karmem.Writer, at uint32, items []Shape, count int
 		return err
 	}
 	{
-		col := karmem.WriterSlice[float64](w, cols[0], count)
-		col = col[:count]
+		c0 := karmem.WriterSlice[float64](w, cols[0], count)[:count]
 		i := 0
 		for _, item := range items {
 			e, ok := item.(*Circle)
 			if !ok || e == nil {
 				continue
 			}
-			col[i] = e.Radius
+			c0[i] = e.Radius
 			i++
 		}
 	}
@@ -1896,17 +1907,24 @@ func readSoaCircleInShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape
 	*items = karmem.Resize(*items, start+int(a.Len))
 	s := (*items)[start:]
 	{
-		col := karmem.Slice[float64](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[float64](r, cols[0], a.Len)
+		if len(c0) == len(s) {
+			c0 = c0[:len(s)]
 			for i := range s {
 				e := reuseShapeCircle(s, i)
-				e.Radius = col[i]
+				e.Radius = c0[i]
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := reuseShapeCircle(s, i)
-				e.Radius = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := reuseShapeCircle(s, i)
+					e.Radius = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := reuseShapeCircle(s, i)
+					e.Radius = 0
+				}
 			}
 		}
 	}
@@ -1919,15 +1937,14 @@ func writeSoaSquareInShape(w *karmem.Writer, at uint32, items []Shape, count int
 		return err
 	}
 	{
-		col := karmem.WriterSlice[float32](w, cols[0], count)
-		col = col[:count]
+		c0 := karmem.WriterSlice[float32](w, cols[0], count)[:count]
 		i := 0
 		for _, item := range items {
 			e, ok := item.(*Square)
 			if !ok || e == nil {
 				continue
 			}
-			col[i] = e.Side
+			c0[i] = e.Side
 			i++
 		}
 	}
@@ -1945,17 +1962,24 @@ func readSoaSquareInShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape
 	*items = karmem.Resize(*items, start+int(a.Len))
 	s := (*items)[start:]
 	{
-		col := karmem.Slice[float32](r, cols[0], a.Len)
-		if len(col) == len(s) {
+		c0 := karmem.Slice[float32](r, cols[0], a.Len)
+		if len(c0) == len(s) {
+			c0 = c0[:len(s)]
 			for i := range s {
 				e := reuseShapeSquare(s, i)
-				e.Side = col[i]
+				e.Side = c0[i]
 			}
 		} else {
-			// Absent column (older writer): zero values.
-			for i := range s {
-				e := reuseShapeSquare(s, i)
-				e.Side = 0
+			if len(c0) == len(s) {
+				for i := range s {
+					e := reuseShapeSquare(s, i)
+					e.Side = c0[i]
+				}
+			} else {
+				for i := range s {
+					e := reuseShapeSquare(s, i)
+					e.Side = 0
+				}
 			}
 		}
 	}
