@@ -12,5 +12,14 @@ go_bench_generate "$root"
 mkdir -p go/bench/results
 cd go/bench
 raw=results/latest.txt
-go test -run '^$' -bench . -count "${COUNT:-6}" -benchtime "${BENCHTIME:-1s}" . | tee "$raw"
+uptime | tee "$raw.conditions"
+# COUNT rounds of every contender (rather than COUNT runs of one, then the
+# next): on a shared machine, load changes then hit all contenders alike.
+go test -c -o results/bench.test .
+: >"$raw"
+for round in $(seq "${COUNT:-6}"); do
+  echo "round $round" >&2
+  ./results/bench.test -test.run '^$' -test.bench . -test.benchtime "${BENCHTIME:-1s}" | tee -a "$raw"
+done
+uptime | tee -a "$raw.conditions"
 benchstat -col /impl "$raw" | tee results/latest.benchstat.txt
