@@ -21,5 +21,10 @@ for round in $(seq "${COUNT:-6}"); do
   echo "round $round" >&2
   ./results/bench.test -test.run '^$' -test.bench . -test.benchtime "${BENCHTIME:-1s}" | tee -a "$raw"
 done
+# The sum target is a comparison of two ~1 ms loops: measure those two
+# again, many times, back to back.
+./results/bench.test -test.run '^$' -test.bench 'DecodeSumVec3/impl=(karmem|raw)' \
+  -test.benchtime 300ms -test.count 10 | tee results/sum.txt
 uptime | tee -a "$raw.conditions"
 benchstat -col /impl "$raw" | tee results/latest.benchstat.txt
+benchstat -col /impl results/sum.txt | tee results/sum.benchstat.txt

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"encoding/json"
+	"syscall"
 	"testing"
 
 	flatbuffers "github.com/google/flatbuffers/go"
@@ -83,42 +84,38 @@ func BenchmarkEncodeObjectAPI(b *testing.B) {
 	b.Run("impl=karmem", func(b *testing.B) {
 		w := karmem.NewWriter(1 << 20)
 		_, _ = kmObject.WriteAsRoot(w) // grow the reused writer once
-		b.ReportAllocs()
-		for b.Loop() {
+		loop(b, func() {
 			if _, err := kmObject.WriteAsRoot(w); err != nil {
 				b.Fatal(err)
 			}
-		}
+		})
 	})
 	b.Run("impl=flatbuffers", func(b *testing.B) {
 		builder := flatbuffers.NewBuilder(1 << 20)
 		EncodeFlatBuffers(builder, fbObject) // grow the reused builder once
-		b.ReportAllocs()
-		for b.Loop() {
+		loop(b, func() {
 			EncodeFlatBuffers(builder, fbObject)
-		}
+		})
 	})
 	b.Run("impl=protobuf", func(b *testing.B) {
 		buf := make([]byte, 0, len(pbBytes))
-		b.ReportAllocs()
-		for b.Loop() {
+		loop(b, func() {
 			var err error
 			if buf, err = (proto.MarshalOptions{}).MarshalAppend(buf[:0], pbObject); err != nil {
 				b.Fatal(err)
 			}
-		}
+		})
 	})
 	b.Run("impl=json", func(b *testing.B) {
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		_ = enc.Encode(state)
-		b.ReportAllocs()
-		for b.Loop() {
+		loop(b, func() {
 			buf.Reset()
 			if err := enc.Encode(state); err != nil {
 				b.Fatal(err)
 			}
-		}
+		})
 	})
 }
 
@@ -127,37 +124,33 @@ func BenchmarkDecodeObjectAPI(b *testing.B) {
 		r := karmem.NewReader(kmBytes)
 		var out km.State
 		_ = out.ReadAsRoot(r) // fill the reused object once
-		b.ReportAllocs()
-		for b.Loop() {
+		loop(b, func() {
 			r.Reset(kmBytes)
 			if err := out.ReadAsRoot(r); err != nil {
 				b.Fatal(err)
 			}
-		}
+		})
 	})
 	b.Run("impl=flatbuffers", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
+		loop(b, func() {
 			_ = fb.GetRootAsState(fbBytes, 0).UnPack()
-		}
+		})
 	})
 	b.Run("impl=protobuf", func(b *testing.B) {
 		var out pbgen.State
-		b.ReportAllocs()
-		for b.Loop() {
+		loop(b, func() {
 			if err := proto.Unmarshal(pbBytes, &out); err != nil {
 				b.Fatal(err)
 			}
-		}
+		})
 	})
 	b.Run("impl=json", func(b *testing.B) {
 		var out game.State
-		b.ReportAllocs()
-		for b.Loop() {
+		loop(b, func() {
 			if err := json.Unmarshal(jsonBytes, &out); err != nil {
 				b.Fatal(err)
 			}
-		}
+		})
 	})
 }
 
@@ -166,42 +159,57 @@ var sink float64
 func BenchmarkDecodeSumVec3(b *testing.B) {
 	b.Run("impl=karmem", func(b *testing.B) {
 		r := karmem.NewReader(kmBytes)
-		b.ReportAllocs()
-		for b.Loop() {
+		loop(b, func() {
 			r.Reset(kmBytes)
 			sink = game.SumKarmem(r)
-		}
+		})
 	})
 	b.Run("impl=flatbuffers", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
+		loop(b, func() {
 			sink = SumFlatBuffers(fbBytes)
-		}
+		})
 	})
 	b.Run("impl=protobuf", func(b *testing.B) {
 		var out pbgen.State
-		b.ReportAllocs()
-		for b.Loop() {
+		loop(b, func() {
 			if err := proto.Unmarshal(pbBytes, &out); err != nil {
 				b.Fatal(err)
 			}
 			sink = SumProtobuf(&out)
-		}
+		})
 	})
 	b.Run("impl=json", func(b *testing.B) {
 		var out game.State
-		b.ReportAllocs()
-		for b.Loop() {
+		loop(b, func() {
 			if err := json.Unmarshal(jsonBytes, &out); err != nil {
 				b.Fatal(err)
 			}
 			sink = game.SumPaths(&out)
-		}
+		})
 	})
 	b.Run("impl=raw", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
+		loop(b, func() {
 			sink = game.SumPaths(state)
-		}
+		})
 	})
+}
+
+// loop runs f as the benchmark body and reports, besides wall time, the
+// process CPU time per operation (cpu-ns/op): on a machine shared with other
+// jobs, wall time includes waiting for a CPU, CPU time does not.
+func loop(b *testing.B, f func()) {
+	b.ReportAllocs()
+	start := cpuNanos()
+	for b.Loop() {
+		f()
+	}
+	b.ReportMetric(float64(cpuNanos()-start)/float64(b.N), "cpu-ns/op")
+}
+
+func cpuNanos() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
