@@ -265,7 +265,12 @@ func (r *Reader) Array(at, elemSize, limit uint32) ArrayRef {
 	if !r.fits(at, 12) {
 		return ArrayRef{}
 	}
-	a := r.arrayRef(at)
+	b := r.mem[at : at+12]
+	a := ArrayRef{
+		Offset: binary.LittleEndian.Uint32(b),
+		Len:    binary.LittleEndian.Uint32(b[4:]),
+		Cap:    binary.LittleEndian.Uint32(b[8:]),
+	}
 	// A zero capacity means "no data block" whatever the offset says:
 	// normalising here keeps hostile offsets of empty arrays away from
 	// every later offset computation.
@@ -338,15 +343,30 @@ func (r *Reader) SoaColumns(a ArrayRef, wanted []Column, out []uint32) {
 	if n > r.limits.MaxDirectoryEntries || !r.fits(dir, 2*block) {
 		return
 	}
-	for k := uint32(1); k <= n; k++ {
-		hash := r.Uint32(dir + 4*k)
-		for j := range wanted {
-			if wanted[j].Hash == hash && out[j] == 0 {
-				col := r.Uint32(dir + uint32(block) + 4*k)
-				if columnOK(col, a.Cap, wanted[j].Size, len(r.mem)) {
-					out[j] = col
+	d := r.mem[dir : uint64(dir)+2*block]
+	hashes, offsets := d[:block], d[block:]
+	for k := 1; k <= int(n); k++ {
+		hash := binary.LittleEndian.Uint32(hashes[4*k:])
+		// Writers list columns in the reader's order when both know the
+		// same schema version: try the same position first.
+		j := k - 1
+		if j >= len(wanted) || wanted[j].Hash != hash {
+			j = -1
+			for i := range wanted {
+				if wanted[i].Hash == hash {
+					j = i
+					break
 				}
 			}
+		}
+		// Column hashes of one struct are distinct (the layout refuses
+		// collisions), so at most one wanted column matches.
+		if j < 0 || out[j] != 0 {
+			continue
+		}
+		col := binary.LittleEndian.Uint32(offsets[4*k:])
+		if columnOK(col, a.Cap, wanted[j].Size, len(r.mem)) {
+			out[j] = col
 		}
 	}
 }
