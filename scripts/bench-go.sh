@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 source scripts/go-tools.sh
 go_bench_tools
+go_benchstat
 go_bench_generate "$root"
 mkdir -p go/bench/results
 cd go/bench

@@ -29,10 +29,14 @@ go_test_tools() {
   go_install staticcheck "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
 }
 
+# The peers' code generators (the benchmarks are compiled by make test too).
 go_bench_tools() {
   apt_install flatc flatbuffers-compiler
   apt_install protoc protobuf-compiler
   go_install protoc-gen-go "google.golang.org/protobuf/cmd/protoc-gen-go@$PROTOC_GEN_GO_VERSION"
+}
+
+go_benchstat() {
   go_install benchstat "golang.org/x/perf/cmd/benchstat@$BENCHSTAT_VERSION"
 }
 
