@@ -814,18 +814,21 @@ impl Gen<'_> {
                 .iter()
                 .map(|(k, ..)| format!("len(c{k}) == len(s)"))
                 .collect();
-            c.open(&format!("if {} {{", all.join(" && ")));
-            for (k, ..) in &dense {
-                c.line(&format!("c{k} = c{k}[:len(s)]"));
+            let fused = dense.len() > 1;
+            if fused {
+                c.open(&format!("if {} {{", all.join(" && ")));
+                for (k, ..) in &dense {
+                    c.line(&format!("c{k} = c{k}[:len(s)]"));
+                }
+                c.open("for i := range s {");
+                c.line(&bind);
+                for (_, _, place, value, _) in &dense {
+                    c.line(&format!("{place} = {value}"));
+                }
+                c.close("}");
+                c.close("} else {");
+                c.indent += 1;
             }
-            c.open("for i := range s {");
-            c.line(&bind);
-            for (_, _, place, value, _) in &dense {
-                c.line(&format!("{place} = {value}"));
-            }
-            c.close("}");
-            c.close("} else {");
-            c.indent += 1;
             for (k, _, place, value, zero) in &dense {
                 c.open(&format!("if len(c{k}) == len(s) {{"));
                 c.open("for i := range s {");
@@ -840,7 +843,9 @@ impl Gen<'_> {
                 c.close("}");
                 c.close("}");
             }
-            c.close("}");
+            if fused {
+                c.close("}");
+            }
             c.close("}");
         }
         if !sparse.is_empty() {

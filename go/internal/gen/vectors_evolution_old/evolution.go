@@ -459,22 +459,14 @@ func readSoaItem(v *karmem.Validator, a karmem.ArrayRef, items *[]Item) error {
 	{
 		c0 := karmem.Slice[uint32](r, cols[0], a.Len)
 		if len(c0) == len(s) {
-			c0 = c0[:len(s)]
 			for i := range s {
 				e := &s[i]
 				e.Id = c0[i]
 			}
 		} else {
-			if len(c0) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.Id = c0[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.Id = 0
-				}
+			for i := range s {
+				e := &s[i]
+				e.Id = 0
 			}
 		}
 	}

@@ -1187,22 +1187,14 @@ func readSoaCircle(v *karmem.Validator, a karmem.ArrayRef, items *[]Circle) erro
 	{
 		c0 := karmem.Slice[float64](r, cols[0], a.Len)
 		if len(c0) == len(s) {
-			c0 = c0[:len(s)]
 			for i := range s {
 				e := &s[i]
 				e.Radius = c0[i]
 			}
 		} else {
-			if len(c0) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.Radius = c0[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.Radius = 0
-				}
+			for i := range s {
+				e := &s[i]
+				e.Radius = 0
 			}
 		}
 	}
@@ -1306,22 +1298,14 @@ func readSoaSquare(v *karmem.Validator, a karmem.ArrayRef, items *[]Square) erro
 	{
 		c0 := karmem.Slice[float32](r, cols[0], a.Len)
 		if len(c0) == len(s) {
-			c0 = c0[:len(s)]
 			for i := range s {
 				e := &s[i]
 				e.Side = c0[i]
 			}
 		} else {
-			if len(c0) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.Side = c0[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.Side = 0
-				}
+			for i := range s {
+				e := &s[i]
+				e.Side = 0
 			}
 		}
 	}
@@ -1909,22 +1893,14 @@ func readSoaCircleInShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape
 	{
 		c0 := karmem.Slice[float64](r, cols[0], a.Len)
 		if len(c0) == len(s) {
-			c0 = c0[:len(s)]
 			for i := range s {
 				e := reuseShapeCircle(s, i)
 				e.Radius = c0[i]
 			}
 		} else {
-			if len(c0) == len(s) {
-				for i := range s {
-					e := reuseShapeCircle(s, i)
-					e.Radius = c0[i]
-				}
-			} else {
-				for i := range s {
-					e := reuseShapeCircle(s, i)
-					e.Radius = 0
-				}
+			for i := range s {
+				e := reuseShapeCircle(s, i)
+				e.Radius = 0
 			}
 		}
 	}
@@ -1964,22 +1940,14 @@ func readSoaSquareInShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape
 	{
 		c0 := karmem.Slice[float32](r, cols[0], a.Len)
 		if len(c0) == len(s) {
-			c0 = c0[:len(s)]
 			for i := range s {
 				e := reuseShapeSquare(s, i)
 				e.Side = c0[i]
 			}
 		} else {
-			if len(c0) == len(s) {
-				for i := range s {
-					e := reuseShapeSquare(s, i)
-					e.Side = c0[i]
-				}
-			} else {
-				for i := range s {
-					e := reuseShapeSquare(s, i)
-					e.Side = 0
-				}
+			for i := range s {
+				e := reuseShapeSquare(s, i)
+				e.Side = 0
 			}
 		}
 	}
