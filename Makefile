@@ -2,12 +2,13 @@
 #   make demo   build the CLI, generate Rust code for examples/demo, run it
 #   make test   formatting, lints, all tests, generated-code checks, short fuzz
 #   make bench  criterion benchmarks against flatbuffers, rkyv, a plain struct
+#   make bench-go  Go benchmarks against flatbuffers, protobuf, encoding/json, a raw struct
 SHELL := /bin/bash
 CARGO ?= cargo
 FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
-.PHONY: all demo test setup lint unit generated fuzz bench vectors clean
+.PHONY: all demo test setup lint unit generated fuzz go go-generate bench bench-go vectors clean
 
 all: test
 
@@ -20,7 +21,7 @@ demo: setup
 	./target/release/karmem build --lang rust -o $(DEMO_DIR)/src/generated $(DEMO_DIR)/app.km
 	CARGO_TARGET_DIR=$(CURDIR)/target $(CARGO) run --release --quiet --manifest-path $(DEMO_DIR)/Cargo.toml
 
-test: setup lint unit generated fuzz
+test: setup lint unit generated fuzz go
 	@echo "make test: all checks passed"
 
 lint:
@@ -36,6 +37,17 @@ generated:
 
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# The Go target: library, generated code, vectors, wasip1, fuzz (scripts/test-go.sh).
+go: setup
+	scripts/test-go.sh
+
+# Regenerate the committed Go code (go/internal/gen, go/examples/seed/app).
+go-generate:
+	$(CARGO) run --quiet -p karmem-vectors-go -- go
+
+bench-go: setup
+	scripts/bench-go.sh
 
 bench: setup
 	$(CARGO) bench -p karmem-bench --bench game

@@ -22,6 +22,7 @@ const EXIT_IO: u8 = 3;
     after_help = "Examples:
   karmem check app.km                        report errors and warnings
   karmem build --lang rust -o src/gen app.km generate Rust code into src/gen/
+  karmem build --lang rust --lang go -o gen app.km  Rust and Go code into gen/
   karmem fmt app.km                          rewrite app.km in canonical form
   karmem fmt --check app.km                  exit 1 if app.km is not formatted
   karmem json encode --root AccountData app.km < value.json > msg.bin
@@ -90,6 +91,7 @@ enum JsonAction {
 #[derive(Clone, Copy, ValueEnum)]
 enum Lang {
     Rust,
+    Go,
 }
 
 /// Why a command failed; decides the exit code and the message.
@@ -159,6 +161,7 @@ fn build(langs: &[Lang], out: &Path, schema_path: &Path) -> Result<(), Failure> 
     for lang in langs {
         let backend: Box<dyn karmem_codegen::Backend> = match lang {
             Lang::Rust => Box::new(karmem_codegen::rust::RustBackend::default()),
+            Lang::Go => Box::new(karmem_codegen::go::GoBackend),
         };
         let files = backend
             .generate(&schema, &layout)
@@ -171,8 +174,11 @@ fn build(langs: &[Lang], out: &Path, schema_path: &Path) -> Result<(), Failure> 
             }
             fs::write(&path, &file.contents)
                 .map_err(|e| Failure::Io(format!("cannot write {}: {e}", path.display())))?;
-            if matches!(lang, Lang::Rust) {
-                rustfmt(&path);
+            match lang {
+                Lang::Rust => rustfmt(&path),
+                // The Go backend emits gofmt-clean code itself; gofmt (when
+                // installed) only normalises it further for the user's tools.
+                Lang::Go => gofmt(&path),
             }
             eprintln!("wrote {}", path.display());
         }
@@ -276,5 +282,19 @@ fn rustfmt(path: &Path) {
             "note: rustfmt not found; {} is not formatted",
             path.display()
         ),
+    }
+}
+
+/// Generated Go is already gofmt-clean; running the user's gofmt keeps it
+/// so across Go releases. Without gofmt the file is kept as generated.
+fn gofmt(path: &Path) {
+    if let Ok(s) = std::process::Command::new("gofmt")
+        .arg("-w")
+        .arg(path)
+        .status()
+    {
+        if !s.success() {
+            eprintln!("note: gofmt failed on {} ({s})", path.display());
+        }
     }
 }

@@ -7,6 +7,7 @@ use std::fmt;
 use karmem_layout::Layout;
 use karmem_schema::model::Schema;
 
+pub mod go;
 pub mod names;
 pub mod rust;
 

@@ -1,0 +1,598 @@
+//! Go backend: generates, per schema, one Go file (package from
+//! `@golang.package(...)`, else the schema name) with
+//!
+//! * object types with `WriteAsRoot` / `ReadAsRoot` (decoding reuses
+//!   slices, strings and union values already held by the object);
+//! * `Validate<Type>` functions (one pass, format.md §11);
+//! * zero-copy viewers in the seed README's style: small position values
+//!   whose methods take the `*karmem.Reader` (`NewAccountDataViewer(reader,
+//!   0).Profiles(reader)`), native slices over SoA columns and plain arrays;
+//! * in-place setters for scalar table fields (`karmem.Editor`).
+//!
+//! The emitted text is gofmt-clean by construction (tests check it with
+//! `gofmt -l`); the runtime library is `karmem.org/go/karmem` (`go/`).
+
+mod code;
+mod object;
+mod validate;
+mod views;
+
+use std::collections::BTreeSet;
+
+use karmem_layout::{ArrayData, FixedElem, Layout, Slot};
+use karmem_schema::model::*;
+
+use crate::names::camel;
+use crate::{Backend, Error, GeneratedFile};
+use code::{align, Code};
+
+/// Import path of the Go runtime library.
+pub const GO_MODULE: &str = "karmem.org/go/karmem";
+
+/// The Go generator.
+#[derive(Clone, Debug, Default)]
+pub struct GoBackend;
+
+impl Backend for GoBackend {
+    fn name(&self) -> &'static str {
+        "go"
+    }
+
+    fn generate(&self, schema: &Schema, layout: &Layout) -> Result<Vec<GeneratedFile>, Error> {
+        check_value_cycles(schema)?;
+        let package = package_name(schema);
+        let mut g = Gen {
+            s: schema,
+            l: layout,
+            c: Code::new(0),
+        };
+        g.body();
+        let body = std::mem::take(&mut g.c.out);
+        let mut file = crate::header("//", schema);
+        file.push('\n');
+        file.push_str(&format!("package {package}\n"));
+        let mut imports = Vec::new();
+        if body.contains("iter.Seq") {
+            imports.push("\"iter\"".to_string());
+        }
+        if body.contains("strconv.") {
+            imports.push("\"strconv\"".to_string());
+        }
+        if body.contains("karmem.") {
+            imports.push(format!("\"{GO_MODULE}\""));
+        }
+        match imports.len() {
+            0 => {}
+            1 => file.push_str(&format!("\nimport {}\n", imports[0])),
+            _ => {
+                // Standard library first, then the runtime, as goimports
+                // groups them.
+                file.push_str("\nimport (\n");
+                let (std, ours): (Vec<_>, Vec<_>) = imports.iter().partition(|i| !i.contains('.'));
+                for i in &std {
+                    file.push_str(&format!("\t{i}\n"));
+                }
+                if !std.is_empty() && !ours.is_empty() {
+                    file.push('\n');
+                }
+                for i in &ours {
+                    file.push_str(&format!("\t{i}\n"));
+                }
+                file.push_str(")\n");
+            }
+        }
+        file.push('\n');
+        file.push_str(body.trim_end());
+        file.push('\n');
+        Ok(vec![GeneratedFile {
+            path: format!("{package}.go"),
+            contents: file,
+        }])
+    }
+}
+
+/// The Go package name: `@golang.package(...)`, else the schema name,
+/// reduced to a valid lower-case identifier.
+pub fn package_name(schema: &Schema) -> String {
+    let raw = schema
+        .attribute("golang.package")
+        .unwrap_or(&schema.package);
+    let mut name: String = raw
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+        name.insert(0, 'k');
+    }
+    if GO_KEYWORDS.contains(&name.as_str()) {
+        name.push('_');
+    }
+    name
+}
+
+const GO_KEYWORDS: &[&str] = &[
+    "break",
+    "case",
+    "chan",
+    "const",
+    "continue",
+    "default",
+    "defer",
+    "else",
+    "fallthrough",
+    "for",
+    "func",
+    "go",
+    "goto",
+    "if",
+    "import",
+    "interface",
+    "map",
+    "package",
+    "range",
+    "return",
+    "select",
+    "struct",
+    "switch",
+    "type",
+    "var",
+];
+
+/// Go struct types embed inline structs and tables by value, so a table
+/// that contains itself through table fields (not arrays or unions) has no
+/// finite Go type. Such a message could not be written by any language
+/// either (every table field is always written), so refuse it clearly.
+fn check_value_cycles(schema: &Schema) -> Result<(), Error> {
+    fn children(s: &Struct) -> impl Iterator<Item = StructId> + '_ {
+        s.fields.iter().filter_map(|f| match &f.ty {
+            FieldType::Struct(c) => Some(*c),
+            FieldType::Array(ArrayType {
+                elem: ElemType::Struct(c),
+                kind: ArrayKind::Fixed(_),
+                ..
+            }) => Some(*c),
+            _ => None,
+        })
+    }
+    fn visit(
+        schema: &Schema,
+        id: StructId,
+        state: &mut [u8],
+        path: &mut Vec<StructId>,
+    ) -> Result<(), Error> {
+        match state[id] {
+            2 => return Ok(()),
+            1 => {
+                let from = path.iter().position(|p| *p == id).unwrap_or(0);
+                let mut names: Vec<&str> = path[from..]
+                    .iter()
+                    .map(|p| schema.structs[*p].name.as_str())
+                    .collect();
+                names.push(&schema.structs[id].name);
+                return Err(Error(format!(
+                    "`{}` contains itself through table fields ({}): use an array or a union for the recursion",
+                    schema.structs[id].name,
+                    names.join(" → ")
+                )));
+            }
+            _ => {}
+        }
+        state[id] = 1;
+        path.push(id);
+        for c in children(&schema.structs[id]) {
+            visit(schema, c, state, path)?;
+        }
+        path.pop();
+        state[id] = 2;
+        Ok(())
+    }
+    let mut state = vec![0u8; schema.structs.len()];
+    for id in 0..schema.structs.len() {
+        visit(schema, id, &mut state, &mut Vec::new())?;
+    }
+    Ok(())
+}
+
+/// An exported Go identifier for a schema name: `field_as_soa` →
+/// `FieldAsSoa`, `ID` → `ID`, `x` → `X`.
+pub fn go_name(name: &str) -> String {
+    let c = camel(name);
+    let mut chars = c.chars();
+    match chars.next() {
+        Some(f) => f.to_uppercase().chain(chars).collect(),
+        None => "X".into(),
+    }
+}
+
+pub(crate) fn go_prim(p: Primitive) -> &'static str {
+    match p {
+        Primitive::U8 => "uint8",
+        Primitive::U16 => "uint16",
+        Primitive::U32 => "uint32",
+        Primitive::U64 => "uint64",
+        Primitive::I8 => "int8",
+        Primitive::I16 => "int16",
+        Primitive::I32 => "int32",
+        Primitive::I64 => "int64",
+        Primitive::F32 => "float32",
+        Primitive::F64 => "float64",
+        Primitive::Bool => "bool",
+    }
+}
+
+/// The suffix of the runtime's typed loads and stores (`Uint32`, `Bool`).
+pub(crate) fn wire(p: Primitive) -> &'static str {
+    match p {
+        Primitive::U8 => "Uint8",
+        Primitive::U16 => "Uint16",
+        Primitive::U32 => "Uint32",
+        Primitive::U64 => "Uint64",
+        Primitive::I8 => "Int8",
+        Primitive::I16 => "Int16",
+        Primitive::I32 => "Int32",
+        Primitive::I64 => "Int64",
+        Primitive::F32 => "Float32",
+        Primitive::F64 => "Float64",
+        Primitive::Bool => "Bool",
+    }
+}
+
+/// The zero literal of a scalar.
+pub(crate) fn zero_of(p: Primitive) -> &'static str {
+    if p == Primitive::Bool {
+        "false"
+    } else {
+        "0"
+    }
+}
+
+/// Where a field's bytes are, for the code being emitted.
+#[derive(Clone)]
+pub(crate) enum Ctx {
+    /// A table field: `t` is the table expression, `off` the field offset.
+    Table { t: String, off: u32 },
+    /// A fixed position; `absent` is a condition under which the field is
+    /// not there (`None`: always present).
+    Pos {
+        pos: code::Pos,
+        absent: Option<String>,
+    },
+}
+
+pub(crate) struct Gen<'a> {
+    pub s: &'a Schema,
+    pub l: &'a Layout,
+    pub c: Code,
+}
+
+/// Method names the generated types define, which a field accessor must
+/// not take.
+const OBJECT_METHODS: &[&str] = &["WriteAsRoot", "ReadAsRoot"];
+const VIEW_METHODS: &[&str] = &["Table", "Position"];
+
+impl Gen<'_> {
+    // ---- names -----------------------------------------------------------
+
+    pub fn struct_name(&self, id: StructId) -> String {
+        go_name(&self.s.structs[id].name)
+    }
+    pub fn enum_name(&self, id: EnumId) -> String {
+        go_name(&self.s.enums[id].name)
+    }
+    pub fn union_name(&self, id: UnionId) -> String {
+        go_name(&self.s.unions[id].name)
+    }
+    pub fn view_name(&self, id: StructId) -> String {
+        format!("{}Viewer", self.struct_name(id))
+    }
+    pub fn soa_view(&self, id: StructId) -> String {
+        format!("{}SoaViewer", self.struct_name(id))
+    }
+    pub fn soa_item(&self, id: StructId) -> String {
+        format!("{}SoaItem", self.struct_name(id))
+    }
+    pub fn aos_view(&self, id: StructId) -> String {
+        format!("{}AosViewer", self.struct_name(id))
+    }
+    pub fn union_view(&self, id: UnionId) -> String {
+        format!("{}Viewer", self.union_name(id))
+    }
+    pub fn union_tag(&self, id: UnionId) -> String {
+        format!("{}Tag", self.union_name(id))
+    }
+    pub fn is_table(&self, id: StructId) -> bool {
+        self.s.structs[id].kind == StructKind::Table
+    }
+
+    /// The Go name of field `index` of struct `id`, moved aside (`Name_`)
+    /// when it would collide with a generated method.
+    pub fn field_name(&self, id: StructId, index: usize) -> String {
+        let name = go_name(&self.s.structs[id].fields[index].name);
+        let variant_of = self.s.unions.iter().any(|u| {
+            u.variants.iter().any(|v| v.ty == id) && name == format!("{}Tag", go_name(&u.name))
+        });
+        if OBJECT_METHODS.contains(&name.as_str())
+            || VIEW_METHODS.contains(&name.as_str())
+            || variant_of
+        {
+            format!("{name}_")
+        } else {
+            name
+        }
+    }
+
+    // ---- Go types of object fields ------------------------------------------
+
+    pub fn elem_type(&self, e: ElemType) -> String {
+        match e {
+            ElemType::Scalar(p) => go_prim(p).to_string(),
+            ElemType::Enum(id) => self.enum_name(id),
+            ElemType::Struct(id) => self.struct_name(id),
+            ElemType::Union(id) => self.union_name(id),
+        }
+    }
+
+    pub fn obj_type(&self, ty: &FieldType) -> String {
+        match ty {
+            FieldType::Scalar(p) => go_prim(*p).to_string(),
+            FieldType::Enum(id) => self.enum_name(*id),
+            FieldType::Struct(id) => self.struct_name(*id),
+            FieldType::Union(id) => self.union_name(*id),
+            FieldType::Array(a) => match (a.kind, a.text) {
+                (ArrayKind::Fixed(n), _) => format!("[{n}]{}", self.elem_type(a.elem)),
+                (_, Some(_)) => "string".into(),
+                _ => format!("[]{}", self.elem_type(a.elem)),
+            },
+        }
+    }
+
+    /// Go type of a scalar or enum stored as `p`/`e` in a slot.
+    pub fn scalar_type(&self, slot: &Slot) -> Option<String> {
+        match slot {
+            Slot::Scalar(p) => Some(go_prim(*p).into()),
+            Slot::Enum { id, .. } => Some(self.enum_name(*id)),
+            _ => None,
+        }
+    }
+
+    // ---- file ----------------------------------------------------------------
+
+    fn body(&mut self) {
+        for item in self.s.order.clone() {
+            match item {
+                Item::Enum(id) => self.enum_item(id),
+                Item::Struct(id) => {
+                    self.struct_object(id);
+                    self.struct_view(id);
+                }
+                Item::Union(id) => {
+                    self.union_object(id);
+                    self.union_view_item(id);
+                }
+                Item::Memory(_) | Item::Interface(_) => {}
+            }
+        }
+        for id in 0..self.s.structs.len() {
+            if self.l.soa[id].is_some() {
+                self.soa_object(id);
+                self.soa_view_item(id);
+            }
+        }
+        let uses = self.uses();
+        for id in &uses.aos {
+            self.aos_view_item(*id);
+        }
+        for id in &uses.union_arrays {
+            self.union_array_view(*id);
+        }
+        for (id, soa) in &uses.bunches {
+            self.bunch_object(*id, *soa);
+            self.bunch_view(*id, *soa);
+        }
+    }
+
+    /// Which helper types the schema's arrays need.
+    fn uses(&self) -> Uses {
+        let mut u = Uses::default();
+        let mut slots: Vec<&Slot> = Vec::new();
+        for st in &self.l.structs {
+            slots.extend(st.fields.iter().map(|f| &f.slot));
+        }
+        for soa in self.l.soa.iter().flatten() {
+            slots.extend(soa.columns.iter().map(|c| &c.slot));
+        }
+        for slot in slots {
+            match slot {
+                Slot::FixedArray {
+                    elem: FixedElem::InlineStruct(id),
+                    ..
+                } => {
+                    u.aos.insert(*id);
+                }
+                Slot::ArrayRef { array, data } => match data {
+                    ArrayData::AosInline { id, .. } | ArrayData::AosTable { id } => {
+                        u.aos.insert(*id);
+                    }
+                    ArrayData::UnionAos { id, .. } | ArrayData::UnionSoa { id, .. } => {
+                        u.union_arrays.insert(*id);
+                    }
+                    ArrayData::UnionBunch { id, variants, .. } => {
+                        let soa = array.layout == ArrayLayout::BoVoS;
+                        u.bunches.insert((*id, soa));
+                        if !soa {
+                            for v in variants {
+                                u.aos.insert(v.ty);
+                            }
+                        }
+                    }
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+        u
+    }
+
+    // ---- enums ---------------------------------------------------------------
+
+    fn enum_item(&mut self, id: EnumId) {
+        let e = self.s.enums[id].clone();
+        let name = self.enum_name(id);
+        self.c.doc(&e.doc);
+        if !e.doc.is_empty() {
+            self.c.line("//");
+        }
+        self.c.line(&format!(
+            "// {name} is the enum `{}` ({}). Values unknown to this schema",
+            e.name,
+            e.repr.name()
+        ));
+        self.c.line("// version are kept as they are.");
+        self.c.line(&format!("type {name} {}", go_prim(e.repr)));
+        self.c.line("");
+        if !e.variants.is_empty() {
+            let rows: Vec<Vec<String>> = e
+                .variants
+                .iter()
+                .map(|v| {
+                    vec![
+                        format!("{name}{}", go_name(&v.name)),
+                        format!("{name} = {}", v.value),
+                    ]
+                })
+                .collect();
+            self.c.open("const (");
+            for (v, row) in e.variants.iter().zip(align(&rows)) {
+                self.c.doc(&v.doc);
+                self.c.line(&row);
+            }
+            self.c.close(")");
+            self.c.line("");
+        }
+        self.c
+            .line("// String returns the schema name of the value, or the number.");
+        self.c.open(&format!("func (x {name}) String() string {{"));
+        if !e.variants.is_empty() {
+            self.c.line("switch x {");
+            for v in &e.variants {
+                self.c.line(&format!("case {name}{}:", go_name(&v.name)));
+                self.c.indent += 1;
+                self.c.line(&format!("return \"{}\"", v.name));
+                self.c.indent -= 1;
+            }
+            self.c.line("}");
+        }
+        if e.repr.is_signed() {
+            self.c.line(&format!(
+                "return \"{name}(\" + strconv.FormatInt(int64(x), 10) + \")\""
+            ));
+        } else {
+            self.c.line(&format!(
+                "return \"{name}(\" + strconv.FormatUint(uint64(x), 10) + \")\""
+            ));
+        }
+        self.c.close("}");
+        self.c.line("");
+    }
+}
+
+#[derive(Default)]
+struct Uses {
+    aos: BTreeSet<StructId>,
+    union_arrays: BTreeSet<UnionId>,
+    bunches: BTreeSet<(UnionId, bool)>,
+}
+
+/// Bytes a slot occupies in its parent.
+pub(crate) fn slot_size(l: &Layout, slot: &Slot) -> u32 {
+    match slot {
+        Slot::Scalar(p) => p.size(),
+        Slot::Enum { repr, .. } => repr.size(),
+        Slot::InlineStruct(id) => l.of_struct(*id).size,
+        Slot::TableRef(_) => 4,
+        Slot::Union { .. } => 8,
+        Slot::FixedArray { len, stride, .. } => len * stride,
+        Slot::ArrayRef { .. } => 12,
+    }
+}
+
+/// Element size passed to array checks (0 where the block is a directory or
+/// bunch table, checked separately).
+pub(crate) fn elem_size(data: &ArrayData) -> u32 {
+    match data {
+        ArrayData::Plain { elem_size } => *elem_size,
+        ArrayData::AosInline { stride, .. } => *stride,
+        ArrayData::AosTable { .. } => 4,
+        ArrayData::UnionAos { .. } => 8,
+        ArrayData::Soa { .. } | ArrayData::UnionSoa { .. } | ArrayData::UnionBunch { .. } => 0,
+    }
+}
+
+/// The limit argument of an array check.
+pub(crate) fn limit_of(array: &ArrayType) -> String {
+    match array.kind {
+        ArrayKind::Limited(n) => n.to_string(),
+        _ => "karmem.NoLimit".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generate(source: &str) -> Result<String, Error> {
+        let (schema, layout) = karmem_layout::load("t.km", source).expect("valid schema");
+        let files = GoBackend.generate(&schema, &layout)?;
+        assert_eq!(files.len(), 1);
+        Ok(files[0].contents.clone())
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(go_name("field_as_soa"), "FieldAsSoa");
+        assert_eq!(go_name("ID"), "ID");
+        assert_eq!(go_name("x"), "X");
+    }
+
+    #[test]
+    fn package_from_attribute_or_schema_name() {
+        let out =
+            generate("karmem app @golang.package(`km`);\nstruct A table { X u8; }\n").unwrap();
+        assert!(out.starts_with("// Code generated by karmem; DO NOT EDIT.\n"));
+        assert!(out.contains("\npackage km\n"));
+        let out = generate("karmem game;\nstruct A inline { X u8; }\n").unwrap();
+        assert!(out.contains("\npackage game\n"));
+        let out = generate("karmem type;\nstruct A inline { X u8; }\n").unwrap();
+        assert!(out.contains("\npackage type_\n"));
+    }
+
+    #[test]
+    fn deterministic_and_imports_only_what_is_used() {
+        let src = "karmem e;\nenum E u8 { A; B; }\n";
+        let out = generate(src).unwrap();
+        assert_eq!(out, generate(src).unwrap());
+        assert!(out.contains("import \"strconv\"\n"));
+        assert!(!out.contains("karmem.org"));
+    }
+
+    #[test]
+    fn refuses_tables_that_contain_themselves() {
+        let err = generate("karmem r;\nstruct Node table { Next Node; }\n").unwrap_err();
+        assert!(err.0.contains("contains itself"), "{err}");
+        // Through an array or a union the recursion is fine.
+        generate("karmem r;\nstruct Node table { Children []Node #aos; }\n").unwrap();
+    }
+
+    #[test]
+    fn method_names_are_not_taken_by_fields() {
+        let out = generate("karmem r;\nstruct A table { Table u8; WriteAsRoot u8; }\n").unwrap();
+        assert!(out.contains("Table_       uint8"), "{out}");
+        assert!(out.contains("func (v AViewer) Table_(r *karmem.Reader) uint8"));
+    }
+}

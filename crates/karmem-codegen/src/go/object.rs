@@ -1,0 +1,1185 @@
+//! Object types and their encoding (`WriteAsRoot`) and decoding
+//! (`ReadAsRoot`), including SoA arrays, unions and bunch arrays. Byte for
+//! byte the same writing order as the Rust backend (format.md §8).
+
+use karmem_layout::{ArrayData, FixedElem, Slot};
+use karmem_schema::model::*;
+
+use super::code::{align, mentions, times, Code, Pos};
+use super::{elem_size, go_prim, limit_of, slot_size, wire, zero_of, Ctx, Gen};
+
+/// How an SoA writer or reader walks its elements: a plain `[]S`, or the
+/// values of one variant inside a `[]Union` (bunch arrays, `#bovos`).
+#[derive(Clone)]
+pub(crate) enum Seq {
+    Plain,
+    InUnion { union: UnionId, variant: StructId },
+}
+
+impl Gen<'_> {
+    // ---- struct objects --------------------------------------------------------
+
+    pub(crate) fn struct_object(&mut self, id: StructId) {
+        let st = self.s.structs[id].clone();
+        let name = self.struct_name(id);
+        let table = self.is_table(id);
+        self.c.doc(&st.doc);
+        if !st.doc.is_empty() {
+            self.c.line("//");
+        }
+        let kind = if table {
+            "table (evolvable)"
+        } else {
+            "inline struct (frozen layout)"
+        };
+        self.c.line(&format!(
+            "// {name} is the {kind} `{}`. Object type: owns its data.",
+            st.name
+        ));
+        if st.fields.is_empty() {
+            self.c.line(&format!("type {name} struct{{}}"));
+        } else {
+            let rows: Vec<Vec<String>> = st
+                .fields
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    vec![
+                        self.field_name(id, i),
+                        self.obj_type(&f.ty),
+                        format!("`json:\"{}\"`", f.name),
+                    ]
+                })
+                .collect();
+            self.c.open(&format!("type {name} struct {{"));
+            for row in align(&rows) {
+                self.c.line(&row);
+            }
+            self.c.close("}");
+        }
+        self.c.line("");
+        self.write_functions(id);
+        self.read_functions(id);
+        self.validate_functions(id);
+    }
+
+    fn write_functions(&mut self, id: StructId) {
+        let name = self.struct_name(id);
+        let sl = self.l.of_struct(id).clone();
+        let table = self.is_table(id);
+        self.c
+            .line("// WriteAsRoot encodes x as the root of a message into w (reset first)");
+        self.c
+            .line("// and returns the message size. Reuse the writer: once it has grown,");
+        self.c.line("// encoding allocates nothing.");
+        self.c.open(&format!(
+            "func (x *{name}) WriteAsRoot(w *karmem.Writer) (uint, error) {{"
+        ));
+        self.c.line("w.Begin()");
+        if table {
+            self.c.try_call("x.writeTable(w, 0)", "0, err");
+        } else {
+            self.c.line(&format!("at, err := w.Alloc({}, 8)", sl.size));
+            self.c.check_err("0, err");
+            self.c.try_call("x.writeAt(w, at)", "0, err");
+        }
+        self.c.try_call("w.Finish()", "0, err");
+        self.c.line("return uint(w.Len()), nil");
+        self.c.close("}");
+        self.c.line("");
+
+        let mut body = Code::new(1);
+        for (i, f) in sl.fields.iter().enumerate() {
+            let place = format!("x.{}", self.field_name(id, i));
+            self.write_slot(&mut body, &f.slot, &place, &Pos::of("at").add(f.offset));
+        }
+        if table {
+            self.c.line(
+                "// writeTable appends the table and stores its offset at ref (0: the root).",
+            );
+            self.c.open(&format!(
+                "func (x *{name}) writeTable(w *karmem.Writer, ref uint32) error {{"
+            ));
+            self.c.line(&format!("at, err := w.Alloc({}, 8)", sl.size));
+            self.c.check_err("err");
+            self.c.line(&format!("w.PutUint32(at, {:#x})", sl.header));
+            self.c.open("if ref != 0 {");
+            self.c.line("w.PutUint32(ref, at)");
+            self.c.close("}");
+        } else {
+            self.c.open(&format!(
+                "func (x *{name}) writeAt(w *karmem.Writer, at uint32) error {{"
+            ));
+        }
+        self.c.append(body);
+        self.c.line("return nil");
+        self.c.close("}");
+        self.c.line("");
+    }
+
+    /// Encode one slot of `place` at `pos` (format.md §8 order).
+    pub(crate) fn write_slot(&self, c: &mut Code, slot: &Slot, place: &str, pos: &Pos) {
+        let pc = pos.compact();
+        match slot {
+            Slot::Scalar(p) => c.line(&format!("w.Put{}({pc}, {place})", wire(*p))),
+            Slot::Enum { repr, .. } => c.line(&format!(
+                "w.Put{}({pc}, {}({place}))",
+                wire(*repr),
+                go_prim(*repr)
+            )),
+            Slot::InlineStruct(_) => c.try_call(&format!("{place}.writeAt(w, {pc})"), "err"),
+            Slot::TableRef(_) => c.try_call(&format!("{place}.writeTable(w, {pc})"), "err"),
+            Slot::Union { id, .. } => c.try_call(
+                &format!(
+                    "writeUnion{}(w, {place}, {pc}, {})",
+                    self.union_name(*id),
+                    pos.add(4).compact()
+                ),
+                "err",
+            ),
+            Slot::FixedArray { elem, stride, .. } => {
+                let epos = pos.plus("uint32(j)", *stride).compact();
+                c.open(&format!("for j := range {place} {{"));
+                match elem {
+                    FixedElem::Scalar(p) => {
+                        c.line(&format!("w.Put{}({epos}, {place}[j])", wire(*p)))
+                    }
+                    FixedElem::Enum { repr, .. } => c.line(&format!(
+                        "w.Put{}({epos}, {}({place}[j]))",
+                        wire(*repr),
+                        go_prim(*repr)
+                    )),
+                    FixedElem::InlineStruct(_) => {
+                        c.try_call(&format!("{place}[j].writeAt(w, {epos})"), "err")
+                    }
+                }
+                c.close("}");
+            }
+            Slot::ArrayRef { array, data } => {
+                if let ArrayKind::Limited(n) = array.kind {
+                    let len = match array.text {
+                        Some(Text::Utf16) => format!("karmem.UTF16Len({place})"),
+                        _ => format!("len({place})"),
+                    };
+                    c.open(&format!("if {len} > {n} {{"));
+                    c.line("return karmem.ErrTooLarge");
+                    c.close("}");
+                }
+                self.write_array(c, array, data, place, &pc);
+            }
+        }
+    }
+
+    fn write_array(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        place: &str,
+        pc: &str,
+    ) {
+        match (array.text, data) {
+            (Some(Text::Utf8), _) => c.try_call(&format!("w.WriteString({pc}, {place})"), "err"),
+            (Some(Text::Utf16), _) => c.try_call(&format!("w.WriteUTF16({pc}, {place})"), "err"),
+            (None, ArrayData::Plain { .. }) => match array.elem {
+                ElemType::Scalar(Primitive::Bool) => {
+                    c.try_call(&format!("w.WriteBools({pc}, {place})"), "err")
+                }
+                _ => c.try_call(&format!("karmem.WriteSlice(w, {pc}, {place})"), "err"),
+            },
+            (None, ArrayData::AosInline { stride, .. }) => {
+                self.write_block(c, place, pc, *stride, |c| {
+                    c.try_call(
+                        &format!("{place}[k].writeAt(w, block+uint32(k)*{stride})"),
+                        "err",
+                    )
+                });
+            }
+            (None, ArrayData::AosTable { .. }) => {
+                self.write_block(c, place, pc, 4, |c| {
+                    c.try_call(
+                        &format!("{place}[k].writeTable(w, block+uint32(k)*4)"),
+                        "err",
+                    )
+                });
+            }
+            (None, ArrayData::Soa { elem }) => c.try_call(
+                &format!("writeSoa{}(w, {pc}, {place})", self.struct_name(*elem)),
+                "err",
+            ),
+            (None, ArrayData::UnionAos { id, .. }) => {
+                let u = self.union_name(*id);
+                self.write_block(c, place, pc, 8, |c| {
+                    c.try_call(
+                        &format!(
+                            "writeUnion{u}(w, {place}[k], block+uint32(k)*8, block+uint32(k)*8+4)"
+                        ),
+                        "err",
+                    )
+                });
+            }
+            (None, ArrayData::UnionSoa { id, tag }) => {
+                let u = self.union_name(*id);
+                let tw = tag.size();
+                c.open("{");
+                c.line(&format!("tags, err := w.AllocArray(len({place}), {tw})"));
+                c.check_err("err");
+                c.line(&format!("offsets, err := w.AllocArray(len({place}), 4)"));
+                c.check_err("err");
+                c.open(&format!("for k := range {place} {{"));
+                c.try_call(
+                    &format!(
+                        "writeUnion{u}(w, {place}[k], tags+{}, offsets+uint32(k)*4)",
+                        Pos::default().plus("uint32(k)", tw).compact()
+                    ),
+                    "err",
+                );
+                c.close("}");
+                c.line(&format!(
+                    "w.PutArrayRef({pc}, tags, uint32(len({place})), uint32(len({place})))"
+                ));
+                c.close("}");
+            }
+            (None, ArrayData::UnionBunch { id, .. }) => {
+                let f = if array.layout == ArrayLayout::BoVoS {
+                    "writeBovos"
+                } else {
+                    "writeBovoa"
+                };
+                c.try_call(
+                    &format!("{f}{}(w, {pc}, {place})", self.union_name(*id)),
+                    "err",
+                );
+            }
+        }
+    }
+
+    /// An AoS block of `len(place)` elements of `size` bytes; `each` writes
+    /// element `k` at `block + k × size`.
+    fn write_block(
+        &self,
+        c: &mut Code,
+        place: &str,
+        pc: &str,
+        size: u32,
+        each: impl FnOnce(&mut Code),
+    ) {
+        c.open("{");
+        c.line(&format!("block, err := w.AllocArray(len({place}), {size})"));
+        c.check_err("err");
+        c.open(&format!("for k := range {place} {{"));
+        each(c);
+        c.close("}");
+        c.line(&format!(
+            "w.PutArrayRef({pc}, block, uint32(len({place})), uint32(len({place})))"
+        ));
+        c.close("}");
+    }
+
+    // ---- decoding ----------------------------------------------------------------
+
+    fn read_functions(&mut self, id: StructId) {
+        let name = self.struct_name(id);
+        let sl = self.l.of_struct(id).clone();
+        let table = self.is_table(id);
+        self.c
+            .line("// ReadAsRoot decodes a whole message into x, reusing the slices,");
+        self.c
+            .line("// strings and union values x already holds. Malformed parts read as");
+        self.c
+            .line("// zero/empty; the traversal budget and depth limit bound the work and");
+        self.c.line("// memory a hostile message can cause.");
+        self.c.open(&format!(
+            "func (x *{name}) ReadAsRoot(r *karmem.Reader) error {{"
+        ));
+        self.c.try_call("r.Err()", "err");
+        self.c.line("v := karmem.NewValidator(r)");
+        if table {
+            self.c.line("return x.readTable(&v, r.Root())");
+        } else {
+            self.c
+                .open(&format!("if uint64(r.Size()) < {} {{", 8 + sl.size as u64));
+            self.c.line(&format!("*x = {name}{{}}"));
+            self.c.line("return nil");
+            self.c.close("}");
+            self.c.line("return x.readAt(&v, karmem.HeaderSize)");
+        }
+        self.c.close("}");
+        self.c.line("");
+
+        let mut body = Code::new(1);
+        for (i, f) in sl.fields.iter().enumerate() {
+            let place = format!("x.{}", self.field_name(id, i));
+            let ctx = if table {
+                Ctx::Table {
+                    t: "t".into(),
+                    off: f.offset,
+                }
+            } else {
+                Ctx::Pos {
+                    pos: Pos::of("at").add(f.offset),
+                    absent: None,
+                }
+            };
+            self.read_slot(&mut body, &f.slot, &place, &ctx);
+        }
+        let uses_r = mentions(&body.out, "r");
+        if table {
+            self.c.open(&format!(
+                "func (x *{name}) readTable(v *karmem.Validator, t karmem.Table) error {{"
+            ));
+            self.c.try_call("v.Enter()", "err");
+            self.c.try_call("v.Charge(uint64(t.Used))", "err");
+            if uses_r {
+                self.c.line("r := v.Reader()");
+            }
+            self.c.append(body);
+            self.c.line("v.Leave()");
+        } else {
+            self.c.open(&format!(
+                "func (x *{name}) readAt(v *karmem.Validator, at uint32) error {{"
+            ));
+            if uses_r {
+                self.c.line("r := v.Reader()");
+            }
+            self.c.append(body);
+        }
+        self.c.line("return nil");
+        self.c.close("}");
+        self.c.line("");
+    }
+
+    /// Decode one slot into `place`.
+    pub(crate) fn read_slot(&self, c: &mut Code, slot: &Slot, place: &str, ctx: &Ctx) {
+        let size = slot_size(self.l, slot);
+        let (pos, present): (Pos, Option<String>) = match ctx {
+            Ctx::Table { t, off } => (
+                Pos::of(&format!("{t}.Offset")).add(*off),
+                Some(format!("{t}.Has({off}, {size})")),
+            ),
+            Ctx::Pos { pos, absent } => (pos.clone(), absent.as_ref().map(|a| negate(a))),
+        };
+        let pc = pos.compact();
+        let guarded = |c: &mut Code, then: &dyn Fn(&mut Code), otherwise: &str| match &present {
+            None => then(c),
+            Some(cond) => {
+                c.open(&format!("if {cond} {{"));
+                then(c);
+                c.close("} else {");
+                c.indent += 1;
+                c.line(otherwise);
+                c.close("}");
+            }
+        };
+        match slot {
+            Slot::Scalar(_) | Slot::Enum { .. } => {
+                let (p, conv) = match slot {
+                    Slot::Scalar(p) => (*p, None),
+                    Slot::Enum { id, repr } => (*repr, Some(self.enum_name(*id))),
+                    _ => unreachable!(),
+                };
+                let load = match ctx {
+                    Ctx::Table { t, off } => format!("r.Field{}({t}, {off})", wire(p)),
+                    Ctx::Pos { .. } => format!("r.{}({})", wire(p), pos.normal()),
+                };
+                let value = match conv {
+                    Some(e) => format!("{e}({load})"),
+                    None => load,
+                };
+                match (ctx, &present) {
+                    (Ctx::Pos { .. }, Some(cond)) => {
+                        c.open(&format!("if {cond} {{"));
+                        c.line(&format!("{place} = {value}"));
+                        c.close("} else {");
+                        c.indent += 1;
+                        c.line(&format!("{place} = {}", zero_of(p)));
+                        c.close("}");
+                    }
+                    _ => c.line(&format!("{place} = {value}")),
+                }
+            }
+            Slot::InlineStruct(id) => {
+                let zero = format!("{place} = {}{{}}", self.struct_name(*id));
+                guarded(
+                    c,
+                    &|c: &mut Code| c.try_call(&format!("{place}.readAt(v, {pc})"), "err"),
+                    &zero,
+                );
+            }
+            Slot::TableRef(_) => {
+                let t = match ctx {
+                    Ctx::Table { t, off } => format!("r.FieldTable({t}, {off})"),
+                    Ctx::Pos { .. } => format!("r.Table(r.Uint32({}))", pos.normal()),
+                };
+                match (ctx, &present) {
+                    (Ctx::Pos { .. }, Some(cond)) => {
+                        c.open(&format!("if {cond} {{"));
+                        c.try_call(&format!("{place}.readTable(v, {t})"), "err");
+                        c.close("} else {");
+                        c.indent += 1;
+                        c.try_call(&format!("{place}.readTable(v, karmem.Table{{}})"), "err");
+                        c.close("}");
+                    }
+                    _ => c.try_call(&format!("{place}.readTable(v, {t})"), "err"),
+                }
+            }
+            Slot::Union { id, .. } => {
+                let call = format!(
+                    "readUnion{}(v, &{place}, {pc}, {})",
+                    self.union_name(*id),
+                    pos.add(4).compact()
+                );
+                guarded(
+                    c,
+                    &|c: &mut Code| c.try_call(&call, "err"),
+                    &format!("{place} = nil"),
+                );
+            }
+            Slot::FixedArray { elem, len, stride } => {
+                let epos = pos.plus("uint32(j)", *stride);
+                let zero = format!("{place} = [{len}]{}{{}}", self.fixed_elem_type(elem));
+                let read = |c: &mut Code| {
+                    c.open(&format!("for j := range {place} {{"));
+                    match elem {
+                        FixedElem::Scalar(p) => {
+                            c.line(&format!("{place}[j] = r.{}({})", wire(*p), epos.normal()))
+                        }
+                        FixedElem::Enum { id, repr } => c.line(&format!(
+                            "{place}[j] = {}(r.{}({}))",
+                            self.enum_name(*id),
+                            wire(*repr),
+                            epos.normal()
+                        )),
+                        FixedElem::InlineStruct(_) => {
+                            c.try_call(&format!("{place}[j].readAt(v, {})", epos.compact()), "err")
+                        }
+                    }
+                    c.close("}");
+                };
+                guarded(c, &read, &zero);
+            }
+            Slot::ArrayRef { array, data } => {
+                let es = elem_size(data);
+                let limit = limit_of(array);
+                c.open("{");
+                match ctx {
+                    Ctx::Table { t, off } => {
+                        c.line(&format!("a := r.FieldArray({t}, {off}, {es}, {limit})"))
+                    }
+                    Ctx::Pos { absent: None, .. } => {
+                        c.line(&format!("a := r.Array({pc}, {es}, {limit})"))
+                    }
+                    Ctx::Pos {
+                        absent: Some(_), ..
+                    } => {
+                        c.line("a := karmem.ArrayRef{}");
+                        c.open(&format!("if {} {{", present.clone().unwrap_or_default()));
+                        c.line(&format!("a = r.Array({pc}, {es}, {limit})"));
+                        c.close("}");
+                    }
+                }
+                self.read_array(c, array, data, place);
+                c.close("}");
+            }
+        }
+    }
+
+    pub(crate) fn fixed_elem_type(&self, elem: &FixedElem) -> String {
+        match elem {
+            FixedElem::Scalar(p) => go_prim(*p).into(),
+            FixedElem::Enum { id, .. } => self.enum_name(*id),
+            FixedElem::InlineStruct(id) => self.struct_name(*id),
+        }
+    }
+
+    /// Decode array `a` into `place`, reusing it.
+    fn read_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData, place: &str) {
+        let charge = |c: &mut Code, size: u32| {
+            c.try_call(
+                &format!("v.Charge({})", times("uint64(a.Len)", size.max(1))),
+                "err",
+            )
+        };
+        match (array.text, data) {
+            (Some(Text::Utf8), _) => {
+                charge(c, 1);
+                c.line(&format!("karmem.SetString(&{place}, r.ArrayBytes(a))"));
+            }
+            (Some(Text::Utf16), _) => {
+                charge(c, 2);
+                c.line(&format!(
+                    "karmem.SetUTF16(&{place}, karmem.Slice[uint16](r, a.Offset, a.Len))"
+                ));
+            }
+            (None, ArrayData::Plain { elem_size }) => {
+                charge(c, *elem_size);
+                match array.elem {
+                    ElemType::Scalar(Primitive::Bool) => c.line(&format!(
+                        "{place} = karmem.AppendBools({place}[:0], karmem.Slice[uint8](r, a.Offset, a.Len))"
+                    )),
+                    e => c.line(&format!(
+                        "{place} = append({place}[:0], karmem.Slice[{}](r, a.Offset, a.Len)...)",
+                        self.elem_type(e)
+                    )),
+                }
+            }
+            (None, ArrayData::AosInline { stride, .. }) => {
+                charge(c, *stride);
+                c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
+                c.open(&format!("for k := range {place} {{"));
+                c.try_call(
+                    &format!("{place}[k].readAt(v, a.Offset+uint32(k)*{stride})"),
+                    "err",
+                );
+                c.close("}");
+            }
+            (None, ArrayData::AosTable { .. }) => {
+                charge(c, 4);
+                c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
+                c.open(&format!("for k := range {place} {{"));
+                c.try_call(
+                    &format!("{place}[k].readTable(v, r.Table(r.Uint32(a.Offset+uint32(k)*4)))"),
+                    "err",
+                );
+                c.close("}");
+            }
+            (None, ArrayData::Soa { elem }) => c.try_call(
+                &format!("readSoa{}(v, a, &{place})", self.struct_name(*elem)),
+                "err",
+            ),
+            (None, ArrayData::UnionAos { id, .. }) => {
+                charge(c, 8);
+                c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
+                c.open(&format!("for k := range {place} {{"));
+                c.line("at := a.Offset + uint32(k)*8");
+                c.try_call(
+                    &format!(
+                        "readUnion{}(v, &{place}[k], at, at+4)",
+                        self.union_name(*id)
+                    ),
+                    "err",
+                );
+                c.close("}");
+            }
+            (None, ArrayData::UnionSoa { id, tag }) => {
+                let tw = tag.size();
+                c.open(&format!(
+                    "if tags, offsets, ok := r.UnionColumns(a, {tw}); ok {{"
+                ));
+                c.try_call(&format!("v.Charge(uint64(a.Len) * {})", tw + 4), "err");
+                c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
+                c.open(&format!("for k := range {place} {{"));
+                c.try_call(
+                    &format!(
+                        "readUnion{}(v, &{place}[k], tags+{}, offsets+uint32(k)*4)",
+                        self.union_name(*id),
+                        Pos::default().plus("uint32(k)", tw).compact()
+                    ),
+                    "err",
+                );
+                c.close("}");
+                c.close("} else {");
+                c.indent += 1;
+                c.line(&format!("{place} = {place}[:0]"));
+                c.close("}");
+            }
+            (None, ArrayData::UnionBunch { id, .. }) => {
+                let f = if array.layout == ArrayLayout::BoVoS {
+                    "readBovos"
+                } else {
+                    "readBovoa"
+                };
+                c.try_call(
+                    &format!("{f}{}(v, a, &{place})", self.union_name(*id)),
+                    "err",
+                );
+            }
+        }
+    }
+
+    // ---- SoA arrays ----------------------------------------------------------------
+
+    /// Column table, writer, reader and validator of SoA arrays of `id`.
+    pub(crate) fn soa_object(&mut self, id: StructId) {
+        let name = self.struct_name(id);
+        let soa = self.l.soa(id).clone();
+        let n = soa.columns.len();
+        self.c.line(&format!(
+            "// soaColumns{name}: hash and size of each SoA column of {name}, in writing order (format.md §5.3)."
+        ));
+        self.c
+            .open(&format!("var soaColumns{name} = [{n}]karmem.Column{{"));
+        for col in &soa.columns {
+            let dense = matches!(col.slot, Slot::Scalar(_) | Slot::Enum { .. });
+            self.c.line(&format!(
+                "{{Hash: {:#010x}, Size: {}, Dense: {dense}}},",
+                col.hash, col.size
+            ));
+        }
+        self.c.close("}");
+        self.c.line("");
+        self.soa_writer(id, &Seq::Plain);
+        self.soa_reader(id, &Seq::Plain);
+        self.soa_validator(id);
+    }
+
+    /// The Go expression of leaf `k` of element `e` (`e.Data.Username`).
+    pub(crate) fn column_place(&self, base: &str, id: StructId, k: usize) -> String {
+        let col = &self.l.soa(id).columns[k];
+        let mut place = base.to_string();
+        for (s, i) in col.steps.iter().zip(&col.path) {
+            place.push('.');
+            place.push_str(&self.field_name(*s, *i as usize));
+        }
+        place
+    }
+
+    fn seq_names(&self, id: StructId, seq: &Seq) -> (String, String) {
+        let name = self.struct_name(id);
+        match seq {
+            Seq::Plain => (name.clone(), format!("[]{name}")),
+            Seq::InUnion { union, .. } => {
+                let u = self.union_name(*union);
+                (format!("{name}In{u}"), format!("[]{u}"))
+            }
+        }
+    }
+
+    /// Opens a loop over the elements binding `e` (a pointer) and `i`.
+    fn open_write_loop(&self, c: &mut Code, seq: &Seq) {
+        match seq {
+            Seq::Plain => {
+                c.open("for i := range items {");
+                c.line("e := &items[i]");
+            }
+            Seq::InUnion { variant, .. } => {
+                c.line("i := 0");
+                c.open("for _, item := range items {");
+                c.line(&format!("e, ok := item.(*{})", self.struct_name(*variant)));
+                c.open("if !ok || e == nil {");
+                c.line("continue");
+                c.close("}");
+            }
+        }
+    }
+
+    fn close_write_loop(&self, c: &mut Code, seq: &Seq) {
+        if let Seq::InUnion { .. } = seq {
+            c.line("i++");
+        }
+        c.close("}");
+    }
+
+    pub(crate) fn soa_writer(&mut self, id: StructId, seq: &Seq) {
+        let soa = self.l.soa(id).clone();
+        let name = self.struct_name(id);
+        let n = soa.columns.len();
+        let (fname, items_ty) = self.seq_names(id, seq);
+        let count = match seq {
+            Seq::Plain => "len(items)",
+            Seq::InUnion { .. } => "count",
+        };
+        let mut c = Code::new(0);
+        match seq {
+            Seq::Plain => c.open(&format!(
+                "func writeSoa{fname}(w *karmem.Writer, at uint32, items {items_ty}) error {{"
+            )),
+            Seq::InUnion { .. } => c.open(&format!(
+                "func writeSoa{fname}(w *karmem.Writer, at uint32, items {items_ty}, count int) error {{"
+            )),
+        }
+        c.line(&format!("var cols [{n}]uint32"));
+        c.try_call(
+            &format!("w.WriteSoa(at, {count}, soaColumns{name}[:], cols[:])"),
+            "err",
+        );
+        // Dense columns (scalars, enums) are filled in one loop over the
+        // elements writing every column's native slice (one pass over the
+        // objects); the others element by element, which also fixes the
+        // order of out-of-line children.
+        let mut sparse = Vec::new();
+        let mut dense = Vec::new();
+        for (k, col) in soa.columns.iter().enumerate() {
+            let place = self.column_place("e", id, k);
+            match &col.slot {
+                Slot::Scalar(Primitive::Bool) => {
+                    dense.push((k, "uint8".to_string(), format!("karmem.BoolByte({place})")))
+                }
+                Slot::Scalar(p) => dense.push((k, go_prim(*p).to_string(), place)),
+                Slot::Enum { id, .. } => dense.push((k, self.enum_name(*id), place)),
+                _ => sparse.push(k),
+            }
+        }
+        if !dense.is_empty() {
+            c.open("{");
+            for (k, ty, _) in &dense {
+                c.line(&format!(
+                    "c{k} := karmem.WriterSlice[{ty}](w, cols[{k}], {count})[:{count}]"
+                ));
+            }
+            self.open_write_loop(&mut c, seq);
+            for (k, _, value) in &dense {
+                c.line(&format!("c{k}[i] = {value}"));
+            }
+            self.close_write_loop(&mut c, seq);
+            c.close("}");
+        }
+        if !sparse.is_empty() {
+            let wrap = matches!(seq, Seq::InUnion { .. });
+            if wrap {
+                c.open("{");
+            }
+            self.open_write_loop(&mut c, seq);
+            for k in sparse {
+                let col = &soa.columns[k];
+                let place = self.column_place("e", id, k);
+                let pos = Pos::of(&format!("cols[{k}]")).plus("uint32(i)", col.size);
+                self.write_slot(&mut c, &col.slot, &place, &pos);
+            }
+            self.close_write_loop(&mut c, seq);
+            if wrap {
+                c.close("}");
+            }
+        }
+        c.line("return nil");
+        c.close("}");
+        c.line("");
+        self.c.append(c);
+    }
+
+    pub(crate) fn soa_reader(&mut self, id: StructId, seq: &Seq) {
+        let soa = self.l.soa(id).clone();
+        let name = self.struct_name(id);
+        let n = soa.columns.len();
+        let (fname, items_ty) = self.seq_names(id, seq);
+        let mut c = Code::new(0);
+        c.open(&format!(
+            "func readSoa{fname}(v *karmem.Validator, a karmem.ArrayRef, items *{items_ty}) error {{"
+        ));
+        c.line("r := v.Reader()");
+        c.line(&format!("var cols [{n}]uint32"));
+        c.line(&format!("r.SoaColumns(a, soaColumns{name}[:], cols[:])"));
+        let cost: u32 = soa.columns.iter().map(|c| c.size).sum();
+        c.try_call(
+            &format!("v.Charge({})", times("uint64(a.Len)", cost.max(1))),
+            "err",
+        );
+        let bind = match seq {
+            Seq::Plain => {
+                c.line("*items = karmem.Resize(*items, int(a.Len))");
+                c.line("s := *items");
+                "e := &s[i]".to_string()
+            }
+            Seq::InUnion { union, variant } => {
+                c.line("start := len(*items)");
+                c.line("*items = karmem.Resize(*items, start+int(a.Len))");
+                c.line("s := (*items)[start:]");
+                format!(
+                    "e := reuse{}{}(s, i)",
+                    self.union_name(*union),
+                    self.struct_name(*variant)
+                )
+            }
+        };
+        let mut sparse = Vec::new();
+        let mut dense = Vec::new();
+        for (k, col) in soa.columns.iter().enumerate() {
+            let place = self.column_place("e", id, k);
+            match &col.slot {
+                Slot::Scalar(Primitive::Bool) => dense.push((
+                    k,
+                    "uint8".to_string(),
+                    place,
+                    format!("c{k}[i] != 0"),
+                    "false",
+                )),
+                Slot::Scalar(p) => {
+                    dense.push((k, go_prim(*p).to_string(), place, format!("c{k}[i]"), "0"))
+                }
+                Slot::Enum { id, .. } => {
+                    dense.push((k, self.enum_name(*id), place, format!("c{k}[i]"), "0"))
+                }
+                _ => sparse.push(k),
+            }
+        }
+        if !dense.is_empty() {
+            // One pass over the objects when every dense column is there
+            // (the common case); column by column, zero-filling absent
+            // columns (an older writer), otherwise.
+            c.open("{");
+            for (k, ty, ..) in &dense {
+                c.line(&format!("c{k} := karmem.Slice[{ty}](r, cols[{k}], a.Len)"));
+            }
+            let all: Vec<String> = dense
+                .iter()
+                .map(|(k, ..)| format!("len(c{k}) == len(s)"))
+                .collect();
+            let fused = dense.len() > 1;
+            if fused {
+                c.open(&format!("if {} {{", all.join(" && ")));
+                for (k, ..) in &dense {
+                    c.line(&format!("c{k} = c{k}[:len(s)]"));
+                }
+                c.open("for i := range s {");
+                c.line(&bind);
+                for (_, _, place, value, _) in &dense {
+                    c.line(&format!("{place} = {value}"));
+                }
+                c.close("}");
+                c.close("} else {");
+                c.indent += 1;
+            }
+            for (k, _, place, value, zero) in &dense {
+                c.open(&format!("if len(c{k}) == len(s) {{"));
+                c.open("for i := range s {");
+                c.line(&bind);
+                c.line(&format!("{place} = {value}"));
+                c.close("}");
+                c.close("} else {");
+                c.indent += 1;
+                c.open("for i := range s {");
+                c.line(&bind);
+                c.line(&format!("{place} = {zero}"));
+                c.close("}");
+                c.close("}");
+            }
+            if fused {
+                c.close("}");
+            }
+            c.close("}");
+        }
+        if !sparse.is_empty() {
+            c.open("for i := range s {");
+            c.line(&bind);
+            for k in sparse {
+                let col = &soa.columns[k];
+                let place = self.column_place("e", id, k);
+                let ctx = Ctx::Pos {
+                    pos: Pos::of(&format!("cols[{k}]")).plus("uint32(i)", col.size),
+                    absent: Some(format!("cols[{k}] == 0")),
+                };
+                self.read_slot(&mut c, &col.slot, &place, &ctx);
+            }
+            c.close("}");
+        } else if soa.columns.is_empty() {
+            c.line("_ = s");
+        }
+        c.line("return nil");
+        c.close("}");
+        c.line("");
+        self.c.append(c);
+    }
+
+    // ---- unions ----------------------------------------------------------------------
+
+    pub(crate) fn union_object(&mut self, id: UnionId) {
+        let u = self.s.unions[id].clone();
+        let name = self.union_name(id);
+        let tag = self.union_tag(id);
+        let variants: Vec<String> = u
+            .variants
+            .iter()
+            .map(|v| format!("*{}", self.struct_name(v.ty)))
+            .collect();
+        self.c.doc(&u.doc);
+        if !u.doc.is_empty() {
+            self.c.line("//");
+        }
+        self.c.line(&format!(
+            "// {name} is a value of the union `{}`: nil (no value) or one of",
+            u.name
+        ));
+        self.c.line(&format!("// {}.", variants.join(", ")));
+        self.c.open(&format!("type {name} interface {{"));
+        self.c.line(&format!("{tag}() {tag}"));
+        self.c.line(&format!("is{name}()"));
+        self.c.close("}");
+        self.c.line("");
+        self.c.line(&format!(
+            "// {tag} is the wire tag of a {name} variant (0: no value)."
+        ));
+        self.c.line(&format!("type {tag} uint32"));
+        self.c.line("");
+        let mut rows = vec![vec![format!("{tag}None"), format!("{tag} = 0")]];
+        for v in &u.variants {
+            rows.push(vec![
+                format!("{tag}{}", self.struct_name(v.ty)),
+                format!("{tag} = {}", v.tag),
+            ]);
+        }
+        self.c.open("const (");
+        for row in align(&rows) {
+            self.c.line(&row);
+        }
+        self.c.close(")");
+        self.c.line("");
+        for v in &u.variants {
+            let ty = self.struct_name(v.ty);
+            self.c.line(&format!("// {tag} returns {tag}{ty}."));
+            self.c.open(&format!("func (*{ty}) {tag}() {tag} {{"));
+            self.c.line(&format!("return {tag}{ty}"));
+            self.c.close("}");
+            self.c.line("");
+            self.c.line(&format!("func (*{ty}) is{name}() {{}}"));
+            self.c.line("");
+            self.c.line(&format!(
+                "// reuse{name}{ty} returns the *{ty} at s[i] for decoding into, making one if s[i] holds another variant."
+            ));
+            self.c
+                .open(&format!("func reuse{name}{ty}(s []{name}, i int) *{ty} {{"));
+            self.c
+                .open(&format!("if e, ok := s[i].(*{ty}); ok && e != nil {{"));
+            self.c.line("return e");
+            self.c.close("}");
+            self.c.line(&format!("e := new({ty})"));
+            self.c.line("s[i] = e");
+            self.c.line("return e");
+            self.c.close("}");
+            self.c.line("");
+        }
+        self.union_writer(id);
+        self.union_reader(id);
+        self.union_validator(id);
+    }
+
+    fn tag_load(&self, tag: Primitive, at: &str) -> String {
+        if tag == Primitive::U32 {
+            format!("r.Uint32({at})")
+        } else {
+            format!("uint32(r.{}({at}))", wire(tag))
+        }
+    }
+
+    fn union_writer(&mut self, id: UnionId) {
+        let u = self.s.unions[id].clone();
+        let name = self.union_name(id);
+        let mut c = Code::new(0);
+        c.open(&format!(
+            "func writeUnion{name}(w *karmem.Writer, value {name}, tagAt, offsetAt uint32) error {{"
+        ));
+        c.line("switch x := value.(type) {");
+        for v in &u.variants {
+            let ty = self.struct_name(v.ty);
+            c.line(&format!("case *{ty}:"));
+            c.indent += 1;
+            c.open("if x == nil {");
+            c.line("return nil");
+            c.close("}");
+            c.line(&format!("w.Put{}(tagAt, {})", wire(u.tag), v.tag));
+            if self.is_table(v.ty) {
+                c.line("return x.writeTable(w, offsetAt)");
+            } else {
+                c.line(&format!(
+                    "at, err := w.Alloc({}, 8)",
+                    self.l.of_struct(v.ty).size
+                ));
+                c.check_err("err");
+                c.line("w.PutUint32(offsetAt, at)");
+                c.line("return x.writeAt(w, at)");
+            }
+            c.indent -= 1;
+        }
+        c.line("}");
+        c.line("return nil");
+        c.close("}");
+        c.line("");
+        self.c.append(c);
+    }
+
+    fn union_reader(&mut self, id: UnionId) {
+        let u = self.s.unions[id].clone();
+        let name = self.union_name(id);
+        let mut c = Code::new(0);
+        c.open(&format!(
+            "func readUnion{name}(v *karmem.Validator, place *{name}, tagAt, offsetAt uint32) error {{"
+        ));
+        c.line("r := v.Reader()");
+        c.line(&format!("tag := {}", self.tag_load(u.tag, "tagAt")));
+        c.line("offset := r.Uint32(offsetAt)");
+        c.line("switch tag {");
+        for v in &u.variants {
+            let ty = self.struct_name(v.ty);
+            c.line(&format!("case {}:", v.tag));
+            c.indent += 1;
+            if self.is_table(v.ty) {
+                c.line(&format!("x, ok := (*place).(*{ty})"));
+                c.open("if !ok || x == nil {");
+                c.line(&format!("x = new({ty})"));
+                c.line("*place = x");
+                c.close("}");
+                c.line("return x.readTable(v, r.Table(offset))");
+            } else {
+                c.open(&format!(
+                    "if r.InlineAt(offset, {}) {{",
+                    self.l.of_struct(v.ty).size
+                ));
+                c.line(&format!("x, ok := (*place).(*{ty})"));
+                c.open("if !ok || x == nil {");
+                c.line(&format!("x = new({ty})"));
+                c.line("*place = x");
+                c.close("}");
+                c.line("return x.readAt(v, offset)");
+                c.close("}");
+            }
+            c.indent -= 1;
+        }
+        c.line("}");
+        c.line("*place = nil");
+        c.line("return nil");
+        c.close("}");
+        c.line("");
+        self.c.append(c);
+    }
+
+    // ---- bunch arrays (#bovoa, #bovos) ------------------------------------------------
+
+    pub(crate) fn bunch_object(&mut self, id: UnionId, soa: bool) {
+        let u = self.s.unions[id].clone();
+        let name = self.union_name(id);
+        let suffix = if soa { "Bovos" } else { "Bovoa" };
+        let k = u.variants.len();
+        if soa {
+            for v in &u.variants {
+                let seq = Seq::InUnion {
+                    union: id,
+                    variant: v.ty,
+                };
+                self.soa_writer(v.ty, &seq);
+                self.soa_reader(v.ty, &seq);
+            }
+        }
+        let mut c = Code::new(0);
+        c.open(&format!(
+            "func write{suffix}{name}(w *karmem.Writer, at uint32, items []{name}) error {{"
+        ));
+        c.line(&format!("var counts [{k}]int"));
+        c.open("for _, item := range items {");
+        c.line("switch x := item.(type) {");
+        for (i, v) in u.variants.iter().enumerate() {
+            c.line(&format!("case *{}:", self.struct_name(v.ty)));
+            c.indent += 1;
+            c.open("if x != nil {");
+            c.line(&format!("counts[{i}]++"));
+            c.close("}");
+            c.indent -= 1;
+        }
+        c.line("}");
+        c.close("}");
+        c.line("total, entries := 0, uint32(0)");
+        c.open("for _, n := range counts {");
+        c.line("total += n");
+        c.open("if n > 0 {");
+        c.line("entries++");
+        c.close("}");
+        c.close("}");
+        c.open("if total == 0 {");
+        c.line("w.PutArrayRef(at, 0, 0, 0)");
+        c.line("return nil");
+        c.close("}");
+        c.line("table, err := w.WriteBunchTable(entries)");
+        c.check_err("err");
+        c.line("entry := table + 16");
+        for (i, v) in u.variants.iter().enumerate() {
+            let ty = self.struct_name(v.ty);
+            c.open(&format!("if counts[{i}] > 0 {{"));
+            c.line(&format!("w.PutUint32(entry, {})", v.tag));
+            if soa {
+                c.try_call(
+                    &format!("writeSoa{ty}In{name}(w, entry+4, items, counts[{i}])"),
+                    "err",
+                );
+            } else {
+                let (size, call) = if self.is_table(v.ty) {
+                    (4, "e.writeTable(w, block+uint32(k)*4)".to_string())
+                } else {
+                    let stride = self.l.of_struct(v.ty).size;
+                    (stride, format!("e.writeAt(w, block+uint32(k)*{stride})"))
+                };
+                c.line(&format!("block, err := w.AllocArray(counts[{i}], {size})"));
+                c.check_err("err");
+                c.line("k := 0");
+                c.open("for _, item := range items {");
+                c.line(&format!("e, ok := item.(*{ty})"));
+                c.open("if !ok || e == nil {");
+                c.line("continue");
+                c.close("}");
+                c.try_call(&call, "err");
+                c.line("k++");
+                c.close("}");
+                c.line(&format!(
+                    "w.PutArrayRef(entry+4, block, uint32(counts[{i}]), uint32(counts[{i}]))"
+                ));
+            }
+            if i + 1 < u.variants.len() {
+                c.line("entry += 16");
+            }
+            c.close("}");
+        }
+        c.line("w.PutArrayRef(at, table, uint32(total), uint32(total))");
+        c.line("return nil");
+        c.close("}");
+        c.line("");
+
+        c.open(&format!(
+            "func read{suffix}{name}(v *karmem.Validator, a karmem.ArrayRef, items *[]{name}) error {{"
+        ));
+        let mut body = Code::new(1);
+        body.line("*items = (*items)[:0]");
+        for v in &u.variants {
+            let ty = self.struct_name(v.ty);
+            if soa {
+                body.try_call(
+                    &format!(
+                        "readSoa{ty}In{name}(v, r.BunchEntry(a, {}, 0), items)",
+                        v.tag
+                    ),
+                    "err",
+                );
+                continue;
+            }
+            let (size, call) = if self.is_table(v.ty) {
+                (
+                    4,
+                    "e.readTable(v, r.Table(r.Uint32(sub.Offset+uint32(k)*4)))".to_string(),
+                )
+            } else {
+                let stride = self.l.of_struct(v.ty).size;
+                (
+                    stride,
+                    format!("e.readAt(v, sub.Offset+uint32(k)*{stride})"),
+                )
+            };
+            body.open("{");
+            body.line(&format!("sub := r.BunchEntry(a, {}, {size})", v.tag));
+            body.try_call(
+                &format!("v.Charge({})", times("uint64(sub.Len)", size)),
+                "err",
+            );
+            body.line("start := len(*items)");
+            body.line("*items = karmem.Resize(*items, start+int(sub.Len))");
+            body.line("s := (*items)[start:]");
+            body.open("for k := range s {");
+            body.line(&format!("e := reuse{name}{ty}(s, k)"));
+            body.try_call(&call, "err");
+            body.close("}");
+            body.close("}");
+        }
+        c.line("r := v.Reader()");
+        c.append(body);
+        c.line("return nil");
+        c.close("}");
+        c.line("");
+        self.c.append(c);
+    }
+}
+
+/// `x == 0` → `x != 0` (conditions the generator builds are comparisons).
+pub(crate) fn negate(cond: &str) -> String {
+    if let Some((a, b)) = cond.split_once(" == ") {
+        format!("{a} != {b}")
+    } else if let Some((a, b)) = cond.split_once(" != ") {
+        format!("{a} == {b}")
+    } else {
+        format!("!({cond})")
+    }
+}

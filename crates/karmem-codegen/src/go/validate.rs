@@ -1,0 +1,382 @@
+//! One-pass validators (format.md §11): `Validate<Root>` per struct, and
+//! the per-table, per-inline-struct, per-SoA and per-union checks they
+//! call. The same rules and the same traversal-budget charges as the Rust
+//! backend, so both languages accept exactly the same messages.
+
+use karmem_layout::{ArrayData, FixedElem, Slot};
+use karmem_schema::model::*;
+
+use super::code::{mentions, Code, Pos};
+use super::object::negate;
+use super::{elem_size, limit_of, slot_size, Ctx, Gen};
+
+impl Gen<'_> {
+    pub(crate) fn validate_functions(&mut self, id: StructId) {
+        let name = self.struct_name(id);
+        let view = self.view_name(id);
+        let sl = self.l.of_struct(id).clone();
+        let table = self.is_table(id);
+        self.c.line(&format!(
+            "// Validate{name} checks a whole message whose root is a {name}, once"
+        ));
+        self.c
+            .line("// (format.md §11), and returns the viewer of its root.");
+        self.c.open(&format!(
+            "func Validate{name}(r *karmem.Reader) ({view}, error) {{"
+        ));
+        self.c.try_call("r.Err()", &format!("{view}{{}}, err"));
+        self.c.line("v := karmem.NewValidator(r)");
+        if table {
+            self.c.line("t, err := v.Root()");
+            self.c.check_err(&format!("{view}{{}}, err"));
+            self.c.try_call(
+                &format!("validateTable{name}(&v, t)"),
+                &format!("{view}{{}}, err"),
+            );
+            self.c.line(&format!("return {view}{{t: t}}, nil"));
+        } else {
+            let needed = 8 + sl.size as u64;
+            self.c.open(&format!("if uint64(r.Size()) < {needed} {{"));
+            self.c.line(&format!(
+                "return {view}{{}}, karmem.ErrorAt(karmem.ErrTruncated, 0, {needed})"
+            ));
+            self.c.close("}");
+            self.c.try_call(
+                &format!("validateAt{name}(&v, karmem.HeaderSize)"),
+                &format!("{view}{{}}, err"),
+            );
+            self.c
+                .line(&format!("return {view}{{at: karmem.HeaderSize}}, nil"));
+        }
+        self.c.close("}");
+        self.c.line("");
+
+        let mut body = Code::new(1);
+        for f in &sl.fields {
+            let ctx = if table {
+                Ctx::Table {
+                    t: "t".into(),
+                    off: f.offset,
+                }
+            } else {
+                Ctx::Pos {
+                    pos: Pos::of("at").add(f.offset),
+                    absent: None,
+                }
+            };
+            self.validate_slot(&mut body, &f.slot, &ctx);
+        }
+        if table {
+            self.c.open(&format!(
+                "func validateTable{name}(v *karmem.Validator, t karmem.Table) error {{"
+            ));
+            self.c.try_call("v.Enter()", "err");
+            if mentions(&body.out, "r") {
+                self.c.line("r := v.Reader()");
+            }
+            self.c.append(body);
+            self.c.line("v.Leave()");
+        } else {
+            self.c.open(&format!(
+                "func validateAt{name}(v *karmem.Validator, at uint32) error {{"
+            ));
+            if mentions(&body.out, "r") {
+                self.c.line("r := v.Reader()");
+            }
+            self.c.append(body);
+        }
+        self.c.line("return nil");
+        self.c.close("}");
+        self.c.line("");
+    }
+
+    /// Does an inline struct hold anything the validator must look at?
+    pub(crate) fn inline_needs_validation(&self, id: StructId) -> bool {
+        self.l.of_struct(id).fields.iter().any(|f| match &f.slot {
+            Slot::Scalar(Primitive::Bool) => true,
+            Slot::Scalar(_) | Slot::Enum { .. } => false,
+            Slot::InlineStruct(c) => self.inline_needs_validation(*c),
+            Slot::FixedArray { elem, .. } => match elem {
+                FixedElem::Scalar(Primitive::Bool) => true,
+                FixedElem::InlineStruct(c) => self.inline_needs_validation(*c),
+                _ => false,
+            },
+            _ => true,
+        })
+    }
+
+    pub(crate) fn validate_slot(&self, c: &mut Code, slot: &Slot, ctx: &Ctx) {
+        let size = slot_size(self.l, slot);
+        let (pos, present): (Pos, Option<String>) = match ctx {
+            Ctx::Table { t, off } => (
+                Pos::of(&format!("{t}.Offset")).add(*off),
+                Some(format!("{t}.Has({off}, {size})")),
+            ),
+            Ctx::Pos { pos, absent } => (pos.clone(), absent.as_ref().map(|a| negate(a))),
+        };
+        let pc = pos.compact();
+        // Runs `body` only when the slot is present, in a block either way
+        // so that its locals never collide with the next slot's.
+        let when = |c: &mut Code, body: &dyn Fn(&mut Code)| {
+            match &present {
+                Some(cond) => c.open(&format!("if {cond} {{")),
+                None => c.open("{"),
+            }
+            body(c);
+            c.close("}");
+        };
+        match slot {
+            Slot::Scalar(Primitive::Bool) => when(c, &|c: &mut Code| {
+                c.try_call(&format!("v.BoolAt({})", pos.normal()), "err")
+            }),
+            Slot::Scalar(_) | Slot::Enum { .. } => {}
+            Slot::InlineStruct(id) => {
+                if self.inline_needs_validation(*id) {
+                    let call = format!("validateAt{}(v, {pc})", self.struct_name(*id));
+                    when(c, &|c: &mut Code| c.try_call(&call, "err"));
+                }
+            }
+            Slot::TableRef(id) => {
+                let name = self.struct_name(*id);
+                when(c, &|c: &mut Code| {
+                    c.line(&format!(
+                        "child, err := v.Table(r.Uint32({}))",
+                        pos.normal()
+                    ));
+                    c.check_err("err");
+                    c.try_call(&format!("validateTable{name}(v, child)"), "err");
+                });
+            }
+            Slot::Union { id, .. } => {
+                let call = format!(
+                    "validateUnion{}(v, {pc}, {})",
+                    self.union_name(*id),
+                    pos.add(4).compact()
+                );
+                when(c, &|c: &mut Code| c.try_call(&call, "err"));
+            }
+            Slot::FixedArray { elem, len, stride } => match elem {
+                FixedElem::Scalar(Primitive::Bool) => when(c, &|c: &mut Code| {
+                    c.try_call(&format!("v.Bools({pc}, {len})"), "err")
+                }),
+                FixedElem::InlineStruct(id) if self.inline_needs_validation(*id) => {
+                    let name = self.struct_name(*id);
+                    when(c, &|c: &mut Code| {
+                        c.open(&format!("for j := uint32(0); j < {len}; j++ {{"));
+                        c.try_call(
+                            &format!("validateAt{name}(v, {})", pos.plus("j", *stride).compact()),
+                            "err",
+                        );
+                        c.close("}");
+                    })
+                }
+                _ => {}
+            },
+            Slot::ArrayRef { array, data } => {
+                let es = elem_size(data);
+                let limit = limit_of(array);
+                let mut inner = Code::new(c.indent + 1);
+                self.validate_array(&mut inner, array, data);
+                let call = match ctx {
+                    Ctx::Table { t, off } => format!("v.FieldArray({t}, {off}, {es}, {limit})"),
+                    Ctx::Pos { .. } => format!("v.Array({pc}, {es}, {limit})"),
+                };
+                // A table's array field is checked through FieldArray (absent
+                // is valid); a positioned one only when present.
+                let cond = match ctx {
+                    Ctx::Table { .. } => None,
+                    Ctx::Pos { .. } => present.clone(),
+                };
+                match &cond {
+                    Some(cond) => c.open(&format!("if {cond} {{")),
+                    None => c.open("{"),
+                }
+                if inner.out.is_empty() {
+                    c.try_discard(&call, "err");
+                } else {
+                    c.line(&format!("a, err := {call}"));
+                    c.check_err("err");
+                    c.append(inner);
+                }
+                c.close("}");
+            }
+        }
+    }
+
+    fn validate_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData) {
+        match (array.text, data) {
+            (Some(Text::Utf8), _) => c.try_call("v.UTF8(a.Offset, a.Len)", "err"),
+            (Some(Text::Utf16), _) => c.try_call("v.UTF16(a.Offset, a.Len)", "err"),
+            (None, ArrayData::Plain { .. }) => {
+                if array.elem == ElemType::Scalar(Primitive::Bool) {
+                    c.try_call("v.Bools(a.Offset, a.Len)", "err");
+                }
+            }
+            (None, ArrayData::UnionAos { id, .. }) => {
+                c.open("for i := uint32(0); i < a.Len; i++ {");
+                c.line("at := a.Offset + i*8");
+                c.try_call(
+                    &format!("validateUnion{}(v, at, at+4)", self.union_name(*id)),
+                    "err",
+                );
+                c.close("}");
+            }
+            (None, ArrayData::UnionSoa { id, tag }) => {
+                let tw = tag.size();
+                c.line(&format!(
+                    "tags, offsets, ok, err := v.UnionColumns(a, {tw})"
+                ));
+                c.check_err("err");
+                c.open("if ok {");
+                c.open("for i := uint32(0); i < a.Len; i++ {");
+                c.try_call(
+                    &format!(
+                        "validateUnion{}(v, tags+{}, offsets+i*4)",
+                        self.union_name(*id),
+                        Pos::default().plus("i", tw).compact()
+                    ),
+                    "err",
+                );
+                c.close("}");
+                c.close("}");
+            }
+            (None, ArrayData::UnionBunch { variants, .. }) => {
+                c.line("entries, err := v.Bunch(a)");
+                c.check_err("err");
+                c.open("for e := uint32(1); e <= entries; e++ {");
+                c.line("entry := a.Offset + 16*e");
+                c.line("switch v.Reader().Uint32(entry) {");
+                for bv in variants {
+                    c.line(&format!("case {}:", bv.tag));
+                    c.indent += 1;
+                    let es = elem_size(&bv.data);
+                    let mut inner = Code::new(c.indent);
+                    self.validate_struct_array(&mut inner, &bv.data);
+                    if inner.out.is_empty() {
+                        c.try_discard(&format!("v.Array(entry+4, {es}, karmem.NoLimit)"), "err");
+                    } else {
+                        c.line(&format!("a, err := v.Array(entry+4, {es}, karmem.NoLimit)"));
+                        c.check_err("err");
+                        c.append(inner);
+                    }
+                    c.indent -= 1;
+                }
+                c.line("}");
+                c.close("}");
+            }
+            (None, data) => self.validate_struct_array(c, data),
+        }
+    }
+
+    fn validate_struct_array(&self, c: &mut Code, data: &ArrayData) {
+        match data {
+            ArrayData::AosInline { id, stride } => {
+                if self.inline_needs_validation(*id) {
+                    c.open("for i := uint32(0); i < a.Len; i++ {");
+                    c.try_call(
+                        &format!(
+                            "validateAt{}(v, a.Offset+{})",
+                            self.struct_name(*id),
+                            Pos::default().plus("i", *stride).compact()
+                        ),
+                        "err",
+                    );
+                    c.close("}");
+                }
+            }
+            ArrayData::AosTable { id } => {
+                c.open("for i := uint32(0); i < a.Len; i++ {");
+                c.line("child, err := v.Table(v.Reader().Uint32(a.Offset + i*4))");
+                c.check_err("err");
+                c.try_call(
+                    &format!("validateTable{}(v, child)", self.struct_name(*id)),
+                    "err",
+                );
+                c.close("}");
+            }
+            ArrayData::Soa { elem } => c.try_call(
+                &format!("validateSoa{}(v, a)", self.struct_name(*elem)),
+                "err",
+            ),
+            _ => unreachable!("only struct arrays here"),
+        }
+    }
+
+    pub(crate) fn soa_validator(&mut self, id: StructId) {
+        let name = self.struct_name(id);
+        let soa = self.l.soa(id).clone();
+        let n = soa.columns.len();
+        let mut body = Code::new(2);
+        for (k, col) in soa.columns.iter().enumerate() {
+            let ctx = Ctx::Pos {
+                pos: Pos::of(&format!("cols[{k}]")).plus("i", col.size),
+                absent: Some(format!("cols[{k}] == 0")),
+            };
+            self.validate_slot(&mut body, &col.slot, &ctx);
+        }
+        let mut c = Code::new(0);
+        c.open(&format!(
+            "func validateSoa{name}(v *karmem.Validator, a karmem.ArrayRef) error {{"
+        ));
+        c.line(&format!("var cols [{n}]uint32"));
+        c.try_call(&format!("v.Soa(a, soaColumns{name}[:], cols[:])"), "err");
+        if !body.out.is_empty() {
+            if mentions(&body.out, "r") {
+                c.line("r := v.Reader()");
+            }
+            c.open("for i := uint32(0); i < a.Len; i++ {");
+            c.append(body);
+            c.close("}");
+        }
+        c.line("return nil");
+        c.close("}");
+        c.line("");
+        self.c.append(c);
+    }
+
+    pub(crate) fn union_validator(&mut self, id: UnionId) {
+        let u = self.s.unions[id].clone();
+        let name = self.union_name(id);
+        let mut c = Code::new(0);
+        c.open(&format!(
+            "func validateUnion{name}(v *karmem.Validator, tagAt, offsetAt uint32) error {{"
+        ));
+        c.line("r := v.Reader()");
+        let load = if u.tag == Primitive::U32 {
+            "r.Uint32(tagAt)".to_string()
+        } else {
+            format!("uint32(r.{}(tagAt))", super::wire(u.tag))
+        };
+        c.line(&format!("tag := {load}"));
+        c.line("offset := r.Uint32(offsetAt)");
+        c.line("switch tag {");
+        for v in &u.variants {
+            let ty = self.struct_name(v.ty);
+            c.line(&format!("case {}:", v.tag));
+            c.indent += 1;
+            if self.is_table(v.ty) {
+                c.open("if offset == 0 {");
+                c.line("return karmem.InvalidUnion(tagAt, tag)");
+                c.close("}");
+                c.line("t, err := v.Table(offset)");
+                c.check_err("err");
+                c.line(&format!("return validateTable{ty}(v, t)"));
+            } else {
+                let size = self.l.of_struct(v.ty).size;
+                c.open(&format!("if !r.InlineAt(offset, {size}) {{"));
+                c.line("return karmem.InvalidUnion(tagAt, tag)");
+                c.close("}");
+                c.try_call(&format!("v.Charge({size})"), "err");
+                c.line(&format!("return validateAt{ty}(v, offset)"));
+            }
+            c.indent -= 1;
+        }
+        c.line("}");
+        c.line("// 0 is \"no value\"; unknown tags come from newer writers and are");
+        c.line("// never dereferenced (viewers report them through Tag).");
+        c.line("return nil");
+        c.close("}");
+        c.line("");
+        self.c.append(c);
+    }
+}

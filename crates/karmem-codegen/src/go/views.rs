@@ -1,0 +1,805 @@
+//! Zero-copy viewers in the seed README's style: small position values whose
+//! methods take the message's `*karmem.Reader`. SoA arrays give native
+//! slices per scalar column and element views whose accessors follow the
+//! element's (flattened) field paths: `profiles.At(i).Data(r).Username(r)`.
+
+use std::collections::BTreeMap;
+
+use karmem_layout::{ArrayData, FixedElem, Slot};
+use karmem_schema::model::*;
+
+use super::code::{align, Pos};
+use super::{elem_size, go_prim, limit_of, slot_size, wire, Ctx, Gen};
+
+impl Gen<'_> {
+    fn struct_decl(&mut self, name: &str, fields: &[(&str, String)]) {
+        let rows: Vec<Vec<String>> = fields
+            .iter()
+            .map(|(n, t)| vec![n.to_string(), t.clone()])
+            .collect();
+        self.c.open(&format!("type {name} struct {{"));
+        for row in align(&rows) {
+            self.c.line(&row);
+        }
+        self.c.close("}");
+        self.c.line("");
+    }
+
+    /// `Len` and `All` of an array viewer type whose `At(i)` returns `item`.
+    fn len_and_all(&mut self, ty: &str, len: &str, item: &str) {
+        self.c.line("// Len is the number of elements.");
+        self.c.open(&format!("func (s {ty}) Len() int {{"));
+        self.c.line(&format!("return int({len})"));
+        self.c.close("}");
+        self.c.line("");
+        self.c
+            .line("// All iterates over the elements (for i, e := range s.All()).");
+        self.c
+            .open(&format!("func (s {ty}) All() iter.Seq2[int, {item}] {{"));
+        self.c
+            .open(&format!("return func(yield func(int, {item}) bool) {{"));
+        self.c.open(&format!("for i := range int({len}) {{"));
+        self.c.open("if !yield(i, s.At(i)) {");
+        self.c.line("return");
+        self.c.close("}");
+        self.c.close("}");
+        self.c.close("}");
+        self.c.close("}");
+        self.c.line("");
+    }
+
+    // ---- struct viewers ----------------------------------------------------------
+
+    pub(crate) fn struct_view(&mut self, id: StructId) {
+        let name = self.struct_name(id);
+        let view = self.view_name(id);
+        let sl = self.l.of_struct(id).clone();
+        let table = self.is_table(id);
+        let schema_name = self.s.structs[id].name.clone();
+        let kind = if table { "table" } else { "inline struct" };
+        self.c.line(&format!(
+            "// {view} reads the {kind} `{schema_name}` in place (zero-copy). Its methods"
+        ));
+        self.c
+            .line("// take the message's reader; malformed or absent data reads as zero.");
+        if table {
+            self.struct_decl(&view, &[("t", "karmem.Table".into())]);
+        } else {
+            self.struct_decl(&view, &[("at", "uint32".into())]);
+        }
+        self.c.line(&format!(
+            "// New{view} returns the viewer of the {name} at offset; offset 0 selects"
+        ));
+        self.c.line("// the root of the message.");
+        self.c.open(&format!(
+            "func New{view}(r *karmem.Reader, offset uint32) {view} {{"
+        ));
+        self.c.open("if offset == 0 {");
+        self.c.line("offset = karmem.HeaderSize");
+        self.c.close("}");
+        if table {
+            self.c.line(&format!("return {view}{{t: r.Table(offset)}}"));
+        } else {
+            self.c
+                .open(&format!("if !r.InlineAt(offset, {}) {{", sl.size));
+            self.c.line(&format!("return {view}{{}}"));
+            self.c.close("}");
+            self.c.line(&format!("return {view}{{at: offset}}"));
+        }
+        self.c.close("}");
+        self.c.line("");
+        if table {
+            self.c
+                .line("// Table returns where the table is (for in-place updates with");
+            self.c
+                .line("// karmem.Editor); the zero Table when it is absent or malformed.");
+            self.c
+                .open(&format!("func (v {view}) Table() karmem.Table {{"));
+            self.c.line("return v.t");
+        } else {
+            self.c
+                .line("// Position returns where the struct is in the message (0: absent).");
+            self.c
+                .open(&format!("func (v {view}) Position() uint32 {{"));
+            self.c.line("return v.at");
+        }
+        self.c.close("}");
+        self.c.line("");
+        for (i, f) in sl.fields.iter().enumerate() {
+            let fname = self.field_name(id, i);
+            let ctx = if table {
+                Ctx::Table {
+                    t: "v.t".into(),
+                    off: f.offset,
+                }
+            } else {
+                Ctx::Pos {
+                    pos: Pos::of("v.at").add(f.offset),
+                    absent: Some("v.at == 0".into()),
+                }
+            };
+            let doc = self.s.structs[id].fields[i].doc.clone();
+            self.view_accessor(&format!("v {view}"), &fname, &f.slot, &ctx, &doc);
+            if table {
+                self.setters(&view, &fname, &f.slot, f.offset);
+            }
+        }
+    }
+
+    /// In-place setters of a table field (karmem.Editor).
+    fn setters(&mut self, view: &str, name: &str, slot: &Slot, off: u32) {
+        match slot {
+            Slot::Scalar(p) | Slot::Enum { repr: p, .. } => {
+                let ty = self.scalar_type(slot).unwrap_or_default();
+                let value = match slot {
+                    Slot::Enum { .. } => format!("{}(x)", go_prim(*p)),
+                    _ => "x".into(),
+                };
+                self.c.line(&format!(
+                    "// Set{name} stores {name} in place (the field must be present in the message)."
+                ));
+                self.c.open(&format!(
+                    "func (v {view}) Set{name}(e *karmem.Editor, x {ty}) error {{"
+                ));
+                self.c
+                    .line(&format!("return e.Set{}(v.t, {off}, {value})", wire(*p)));
+                self.c.close("}");
+                self.c.line("");
+            }
+            Slot::ArrayRef {
+                array,
+                data: ArrayData::Plain { elem_size },
+            } if array.text.is_none() => {
+                let ty = match array.elem {
+                    ElemType::Scalar(Primitive::Bool) => "uint8".to_string(),
+                    e => self.elem_type(e),
+                };
+                self.c.line(&format!(
+                    "// Edit{name} returns {name} as a writable slice over the message: length"
+                ));
+                self.c
+                    .line("// = the array's length, capacity = its capacity (see Set{name}Len).");
+                self.c.open(&format!(
+                    "func (v {view}) Edit{name}(e *karmem.Editor) []{ty} {{"
+                ));
+                self.c.open(&format!("if !v.t.Has({off}, 12) {{"));
+                self.c.line("return nil");
+                self.c.close("}");
+                self.c.line(&format!(
+                    "return karmem.EditSlice[{ty}](e, v.t.Offset+{off})"
+                ));
+                self.c.close("}");
+                self.c.line("");
+                self.c.line(&format!(
+                    "// Set{name}Len changes the length of {name} in place, within its capacity."
+                ));
+                self.c.open(&format!(
+                    "func (v {view}) Set{name}Len(e *karmem.Editor, n uint32) error {{"
+                ));
+                if let ArrayKind::Limited(limit) = array.kind {
+                    self.c.open(&format!("if n > {limit} {{"));
+                    self.c.line("return karmem.ErrTooLarge");
+                    self.c.close("}");
+                }
+                self.c.open(&format!("if !v.t.Has({off}, 12) {{"));
+                self.c.line("return karmem.ErrMalformedTable");
+                self.c.close("}");
+                self.c.line(&format!(
+                    "return e.SetLen(v.t.Offset+{off}, {elem_size}, n)"
+                ));
+                self.c.close("}");
+                self.c.line("");
+            }
+            _ => {}
+        }
+    }
+
+    /// Emit the viewer accessor(s) of one slot on receiver `recv`
+    /// (`"v AccountDataViewer"`).
+    pub(crate) fn view_accessor(
+        &mut self,
+        recv: &str,
+        name: &str,
+        slot: &Slot,
+        ctx: &Ctx,
+        doc: &[String],
+    ) {
+        let size = slot_size(self.l, slot);
+        let (pos, absent): (Pos, Option<String>) = match ctx {
+            Ctx::Table { t, off } => (
+                Pos::of(&format!("{t}.Offset")).add(*off),
+                Some(format!("!{t}.Has({off}, {size})")),
+            ),
+            Ctx::Pos { pos, absent } => (pos.clone(), absent.clone()),
+        };
+        // (method name, return type, zero value, body lines after the guard)
+        let mut methods: Vec<(String, String, String, Vec<String>)> = Vec::new();
+        // Table scalars use the Field loads, which handle absence themselves.
+        let guarded = !matches!(
+            (ctx, slot),
+            (
+                Ctx::Table { .. },
+                Slot::Scalar(_) | Slot::Enum { .. } | Slot::TableRef(_) | Slot::ArrayRef { .. }
+            )
+        );
+        match slot {
+            Slot::Scalar(p) | Slot::Enum { repr: p, .. } => {
+                let ty = self.scalar_type(slot).unwrap_or_default();
+                let load = match ctx {
+                    Ctx::Table { t, off } => format!("r.Field{}({t}, {off})", wire(*p)),
+                    Ctx::Pos { .. } => format!("r.{}({})", wire(*p), pos.normal()),
+                };
+                let value = match slot {
+                    Slot::Enum { id, .. } => format!("{}({load})", self.enum_name(*id)),
+                    _ => load,
+                };
+                let zero = super::zero_of(*p).to_string();
+                methods.push((name.into(), ty, zero, vec![format!("return {value}")]));
+            }
+            Slot::InlineStruct(id) => {
+                let v = self.view_name(*id);
+                methods.push((
+                    name.into(),
+                    v.clone(),
+                    format!("{v}{{}}"),
+                    vec![format!("return {v}{{at: {}}}", pos.normal())],
+                ));
+            }
+            Slot::TableRef(id) => {
+                let v = self.view_name(*id);
+                let t = match ctx {
+                    Ctx::Table { t, off } => format!("r.FieldTable({t}, {off})"),
+                    Ctx::Pos { .. } => format!("r.Table(r.Uint32({}))", pos.normal()),
+                };
+                methods.push((
+                    name.into(),
+                    v.clone(),
+                    format!("{v}{{}}"),
+                    vec![format!("return {v}{{t: {t}}}")],
+                ));
+            }
+            Slot::Union { id, .. } => {
+                let v = self.union_view(*id);
+                methods.push((
+                    name.into(),
+                    v.clone(),
+                    format!("{v}{{}}"),
+                    vec![format!(
+                        "return new{v}(r, {}, {})",
+                        pos.compact(),
+                        pos.add(4).compact()
+                    )],
+                ));
+            }
+            Slot::FixedArray { elem, len, stride } => match elem {
+                FixedElem::InlineStruct(id) => {
+                    let v = self.aos_view(*id);
+                    methods.push((
+                        name.into(),
+                        v.clone(),
+                        format!("{v}{{}}"),
+                        vec![format!("return {v}{{off: {}, n: {len}}}", pos.normal())],
+                    ));
+                }
+                _ => {
+                    let (ty, load) = match elem {
+                        FixedElem::Scalar(p) => {
+                            (go_prim(*p).to_string(), format!("r.{}", wire(*p)))
+                        }
+                        FixedElem::Enum { id, repr } => (
+                            self.enum_name(*id),
+                            format!("{}(r.{}", self.enum_name(*id), wire(*repr)),
+                        ),
+                        FixedElem::InlineStruct(_) => unreachable!(),
+                    };
+                    let close = if matches!(elem, FixedElem::Enum { .. }) {
+                        ")"
+                    } else {
+                        ""
+                    };
+                    let epos = pos.plus("uint32(j)", *stride).normal();
+                    // The guard returns the zero array declared first.
+                    methods.push((
+                        name.into(),
+                        format!("[{len}]{ty}"),
+                        "out".into(),
+                        vec![
+                            "for j := range out {".into(),
+                            format!("\tout[j] = {load}({epos}){close}"),
+                            "}".into(),
+                            "return out".into(),
+                        ],
+                    ));
+                }
+            },
+            Slot::ArrayRef { array, data } => {
+                let es = elem_size(data);
+                let limit = limit_of(array);
+                let a = match ctx {
+                    Ctx::Table { t, off } => {
+                        format!("a := r.FieldArray({t}, {off}, {es}, {limit})")
+                    }
+                    Ctx::Pos { .. } => format!("a := r.Array({}, {es}, {limit})", pos.compact()),
+                };
+                let mut push = |n: String, ty: String, zero: &str, ret: String| {
+                    methods.push((n, ty, zero.to_string(), vec![a.clone(), ret]));
+                };
+                match (array.text, data) {
+                    (Some(Text::Utf8), _) => {
+                        push(
+                            name.into(),
+                            "string".into(),
+                            "\"\"",
+                            "return r.String(a)".into(),
+                        );
+                        push(
+                            format!("{name}Bytes"),
+                            "[]byte".into(),
+                            "nil",
+                            "return r.ArrayBytes(a)".into(),
+                        );
+                    }
+                    (Some(Text::Utf16), _) => push(
+                        name.into(),
+                        "[]uint16".into(),
+                        "nil",
+                        "return karmem.Slice[uint16](r, a.Offset, a.Len)".into(),
+                    ),
+                    (None, ArrayData::Plain { .. }) => {
+                        let t = match array.elem {
+                            ElemType::Scalar(Primitive::Bool) => "uint8".to_string(),
+                            e => self.elem_type(e),
+                        };
+                        push(
+                            name.into(),
+                            format!("[]{t}"),
+                            "nil",
+                            format!("return karmem.Slice[{t}](r, a.Offset, a.Len)"),
+                        );
+                    }
+                    (None, ArrayData::AosInline { id, .. }) => {
+                        let v = self.aos_view(*id);
+                        push(
+                            name.into(),
+                            v.clone(),
+                            &format!("{v}{{}}"),
+                            format!("return {v}{{off: a.Offset, n: a.Len}}"),
+                        );
+                    }
+                    (None, ArrayData::AosTable { id }) => {
+                        let v = self.aos_view(*id);
+                        push(
+                            name.into(),
+                            v.clone(),
+                            &format!("{v}{{}}"),
+                            format!("return {v}{{r: r, off: a.Offset, n: a.Len}}"),
+                        );
+                    }
+                    (None, ArrayData::Soa { elem }) => {
+                        let v = self.soa_view(*elem);
+                        push(
+                            name.into(),
+                            v.clone(),
+                            &format!("{v}{{}}"),
+                            format!("return New{v}(r, a)"),
+                        );
+                    }
+                    (None, ArrayData::UnionAos { id, .. }) => {
+                        let u = self.union_name(*id);
+                        push(
+                            name.into(),
+                            format!("{u}ArrayViewer"),
+                            &format!("{u}ArrayViewer{{}}"),
+                            format!("return new{u}ArrayAos(r, a)"),
+                        );
+                    }
+                    (None, ArrayData::UnionSoa { id, .. }) => {
+                        let u = self.union_name(*id);
+                        push(
+                            name.into(),
+                            format!("{u}ArrayViewer"),
+                            &format!("{u}ArrayViewer{{}}"),
+                            format!("return new{u}ArraySoa(r, a)"),
+                        );
+                    }
+                    (None, ArrayData::UnionBunch { id, .. }) => {
+                        let suffix = if array.layout == ArrayLayout::BoVoS {
+                            "Bovos"
+                        } else {
+                            "Bovoa"
+                        };
+                        let v = format!("{}{suffix}Viewer", self.union_name(*id));
+                        push(
+                            name.into(),
+                            v.clone(),
+                            &format!("{v}{{}}"),
+                            format!("return {v}{{a: a}}"),
+                        );
+                    }
+                }
+            }
+        }
+        for (mname, ty, zero, body) in methods {
+            self.c.doc(doc);
+            self.c
+                .open(&format!("func ({recv}) {mname}(r *karmem.Reader) {ty} {{"));
+            if zero == "out" {
+                self.c.line(&format!("var out {ty}"));
+            }
+            if guarded {
+                if let Some(cond) = &absent {
+                    self.c.open(&format!("if {cond} {{"));
+                    self.c.line(&format!("return {zero}"));
+                    self.c.close("}");
+                }
+            }
+            for l in body {
+                // A leading tab marks a line one level deeper.
+                match l.strip_prefix('\t') {
+                    Some(rest) => {
+                        self.c.indent += 1;
+                        self.c.line(rest);
+                        self.c.indent -= 1;
+                    }
+                    None => self.c.line(&l),
+                }
+            }
+            self.c.close("}");
+            self.c.line("");
+        }
+    }
+
+    // ---- SoA viewers -----------------------------------------------------------------
+
+    pub(crate) fn soa_view_item(&mut self, id: StructId) {
+        let soa = self.l.soa(id).clone();
+        let n = soa.columns.len();
+        let sv = self.soa_view(id);
+        let item = self.soa_item(id);
+        let name = self.struct_name(id);
+        let schema_name = self.s.structs[id].name.clone();
+        self.c.line(&format!(
+            "// {sv} is an SoA array of `{schema_name}`: one directory scan when created,"
+        ));
+        self.c
+            .line("// then every scalar column is a native slice and At(i) is O(1).");
+        self.struct_decl(
+            &sv,
+            &[("n", "uint32".into()), ("cols", format!("[{n}]uint32"))],
+        );
+        self.c.line(&format!(
+            "// New{sv} resolves the columns of the SoA array a (format.md §5.3)."
+        ));
+        self.c.open(&format!(
+            "func New{sv}(r *karmem.Reader, a karmem.ArrayRef) {sv} {{"
+        ));
+        self.c.line(&format!("s := {sv}{{n: a.Len}}"));
+        self.c
+            .line(&format!("r.SoaColumns(a, soaColumns{name}[:], s.cols[:])"));
+        self.c.line("return s");
+        self.c.close("}");
+        self.c.line("");
+        self.c
+            .line("// At returns element i (reading as zeros when i is out of range).");
+        self.c.open(&format!("func (s {sv}) At(i int) {item} {{"));
+        self.c.open("if uint(i) >= uint(s.n) {");
+        self.c.line(&format!("return {item}{{}}"));
+        self.c.close("}");
+        self.c.line(&format!("return {item}{{s: s, i: uint32(i)}}"));
+        self.c.close("}");
+        self.c.line("");
+        self.len_and_all(&sv, "s.n", &item);
+        for (k, col) in soa.columns.iter().enumerate() {
+            let ty = match &col.slot {
+                Slot::Scalar(Primitive::Bool) => "uint8".to_string(),
+                Slot::Scalar(p) => go_prim(*p).to_string(),
+                Slot::Enum { id, .. } => self.enum_name(*id),
+                _ => continue,
+            };
+            let mut cname = self.column_name(id, k);
+            if ["Len", "At", "All"].contains(&cname.as_str()) {
+                cname.push_str("Column");
+            }
+            self.c.line(&format!(
+                "// {cname} returns the whole column as a native slice over the message"
+            ));
+            self.c
+                .line("// (nil when the column is absent: an older writer).");
+            self.c.open(&format!(
+                "func (s {sv}) {cname}(r *karmem.Reader) []{ty} {{"
+            ));
+            self.c
+                .line(&format!("return karmem.Slice[{ty}](r, s.cols[{k}], s.n)"));
+            self.c.close("}");
+            self.c.line("");
+        }
+        self.c.line(&format!(
+            "// {item} is one element of a {sv}; its methods follow the element's fields."
+        ));
+        self.struct_decl(&item, &[("s", sv.clone()), ("i", "uint32".into())]);
+        // The flattening tree: each struct-typed step on a column path is a
+        // node type (same layout as the item, different methods).
+        let mut nodes: BTreeMap<Vec<u32>, StructId> = BTreeMap::new();
+        nodes.insert(Vec::new(), id);
+        for col in &soa.columns {
+            for d in 1..col.path.len() {
+                nodes.insert(col.path[..d].to_vec(), col.steps[d]);
+            }
+        }
+        for (prefix, sid) in &nodes {
+            let node = self.node_name(id, prefix);
+            if !prefix.is_empty() {
+                self.c.line(&format!(
+                    "// {node} views field {} of a {item}.",
+                    self.path_names(id, prefix).join(".")
+                ));
+                self.c.line(&format!("type {node} {item}"));
+                self.c.line("");
+            }
+            let fields = self.s.structs[*sid].fields.len();
+            for fi in 0..fields {
+                let mut path = prefix.clone();
+                path.push(fi as u32);
+                let fname = self.field_name(*sid, fi);
+                if nodes.contains_key(&path) {
+                    let child = self.node_name(id, &path);
+                    self.c.open(&format!(
+                        "func (it {node}) {fname}(r *karmem.Reader) {child} {{"
+                    ));
+                    self.c.line(&format!("return {child}(it)"));
+                    self.c.close("}");
+                    self.c.line("");
+                } else if let Some(k) = soa.columns.iter().position(|c| c.path == path) {
+                    let col = &soa.columns[k];
+                    let ctx = Ctx::Pos {
+                        pos: Pos::of(&format!("it.s.cols[{k}]")).plus("it.i", col.size),
+                        absent: Some(format!("it.s.cols[{k}] == 0")),
+                    };
+                    let slot = col.slot.clone();
+                    self.view_accessor(&format!("it {node}"), &fname, &slot, &ctx, &[]);
+                }
+            }
+        }
+    }
+
+    fn path_names(&self, id: StructId, path: &[u32]) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut sid = id;
+        for idx in path {
+            out.push(self.field_name(sid, *idx as usize));
+            if let FieldType::Struct(next) = &self.s.structs[sid].fields[*idx as usize].ty {
+                sid = *next;
+            }
+        }
+        out
+    }
+
+    fn node_name(&self, id: StructId, path: &[u32]) -> String {
+        format!(
+            "{}{}",
+            self.soa_item(id),
+            self.path_names(id, path).join("")
+        )
+    }
+
+    /// `DataUsername` for column `Data.Username`.
+    fn column_name(&self, id: StructId, k: usize) -> String {
+        let col = &self.l.soa(id).columns[k];
+        col.steps
+            .iter()
+            .zip(&col.path)
+            .map(|(s, i)| self.field_name(*s, *i as usize))
+            .collect()
+    }
+
+    // ---- AoS viewers ------------------------------------------------------------------
+
+    pub(crate) fn aos_view_item(&mut self, id: StructId) {
+        let av = self.aos_view(id);
+        let v = self.view_name(id);
+        let schema_name = self.s.structs[id].name.clone();
+        let table = self.is_table(id);
+        self.c.line(&format!(
+            "// {av} is an AoS array (or fixed array) of `{schema_name}`."
+        ));
+        if table {
+            self.struct_decl(
+                &av,
+                &[
+                    ("r", "*karmem.Reader".into()),
+                    ("off", "uint32".into()),
+                    ("n", "uint32".into()),
+                ],
+            );
+        } else {
+            self.struct_decl(&av, &[("off", "uint32".into()), ("n", "uint32".into())]);
+        }
+        self.c
+            .line("// At returns element i (reading as zeros when i is out of range).");
+        self.c.open(&format!("func (s {av}) At(i int) {v} {{"));
+        self.c.open("if uint(i) >= uint(s.n) {");
+        self.c.line(&format!("return {v}{{}}"));
+        self.c.close("}");
+        if table {
+            self.c.line(&format!(
+                "return {v}{{t: s.r.Table(s.r.Uint32(s.off + uint32(i)*4))}}"
+            ));
+        } else {
+            let stride = self.l.of_struct(id).size;
+            self.c.line(&format!(
+                "return {v}{{at: {}}}",
+                Pos::of("s.off").plus("uint32(i)", stride).normal()
+            ));
+        }
+        self.c.close("}");
+        self.c.line("");
+        self.len_and_all(&av, "s.n", &v);
+    }
+
+    // ---- union viewers ----------------------------------------------------------------
+
+    pub(crate) fn union_view_item(&mut self, id: UnionId) {
+        let u = self.s.unions[id].clone();
+        let uv = self.union_view(id);
+        let tag = self.union_tag(id);
+        self.c.line(&format!(
+            "// {uv} reads a `{}` value in place: check Tag, then read the variant.",
+            u.name
+        ));
+        self.struct_decl(&uv, &[("tag", tag.clone()), ("offset", "uint32".into())]);
+        let load = if u.tag == Primitive::U32 {
+            format!("{tag}(r.Uint32(tagAt))")
+        } else {
+            format!("{tag}(r.{}(tagAt))", wire(u.tag))
+        };
+        self.c.open(&format!(
+            "func new{uv}(r *karmem.Reader, tagAt, offsetAt uint32) {uv} {{"
+        ));
+        self.c.line(&format!(
+            "return {uv}{{tag: {load}, offset: r.Uint32(offsetAt)}}"
+        ));
+        self.c.close("}");
+        self.c.line("");
+        self.c.line(&format!(
+            "// Tag returns {tag}None, the tag of a variant, or a tag this schema"
+        ));
+        self.c
+            .line("// version does not know (from a newer writer).");
+        self.c.open(&format!("func (u {uv}) Tag() {tag} {{"));
+        self.c.line("return u.tag");
+        self.c.close("}");
+        self.c.line("");
+        for var in &u.variants {
+            let ty = self.struct_name(var.ty);
+            let v = self.view_name(var.ty);
+            self.c.line(&format!(
+                "// {ty} returns the {ty} value (reading as zeros when the tag is another)."
+            ));
+            self.c
+                .open(&format!("func (u {uv}) {ty}(r *karmem.Reader) {v} {{"));
+            if self.is_table(var.ty) {
+                self.c.open(&format!("if u.tag != {tag}{ty} {{"));
+                self.c.line(&format!("return {v}{{}}"));
+                self.c.close("}");
+                self.c.line(&format!("return {v}{{t: r.Table(u.offset)}}"));
+            } else {
+                self.c.open(&format!(
+                    "if u.tag != {tag}{ty} || !r.InlineAt(u.offset, {}) {{",
+                    self.l.of_struct(var.ty).size
+                ));
+                self.c.line(&format!("return {v}{{}}"));
+                self.c.close("}");
+                self.c.line(&format!("return {v}{{at: u.offset}}"));
+            }
+            self.c.close("}");
+            self.c.line("");
+        }
+    }
+
+    pub(crate) fn union_array_view(&mut self, id: UnionId) {
+        let u = self.s.unions[id].clone();
+        let name = self.union_name(id);
+        let av = format!("{name}ArrayViewer");
+        let uv = self.union_view(id);
+        let tw = u.tag.size();
+        self.c.line(&format!(
+            "// {av} is an AoS or SoA array of `{}` values.",
+            u.name
+        ));
+        self.struct_decl(
+            &av,
+            &[
+                ("r", "*karmem.Reader".into()),
+                ("n", "uint32".into()),
+                ("tags", "uint32".into()),
+                ("tagStride", "uint32".into()),
+                ("offsets", "uint32".into()),
+                ("offsetStride", "uint32".into()),
+            ],
+        );
+        self.c.open(
+            &format!("func new{av}Aos(r *karmem.Reader, a karmem.ArrayRef) {av} {{")
+                .replace("ArrayViewerAos", "ArrayAos"),
+        );
+        self.c.line(&format!(
+            "return {av}{{r: r, n: a.Len, tags: a.Offset, tagStride: 8, offsets: a.Offset + 4, offsetStride: 8}}"
+        ));
+        self.c.close("}");
+        self.c.line("");
+        self.c.open(&format!(
+            "func new{name}ArraySoa(r *karmem.Reader, a karmem.ArrayRef) {av} {{"
+        ));
+        self.c
+            .line(&format!("tags, offsets, ok := r.UnionColumns(a, {tw})"));
+        self.c.open("if !ok {");
+        self.c.line(&format!("return {av}{{}}"));
+        self.c.close("}");
+        self.c.line(&format!(
+            "return {av}{{r: r, n: a.Len, tags: tags, tagStride: {tw}, offsets: offsets, offsetStride: 4}}"
+        ));
+        self.c.close("}");
+        self.c.line("");
+        self.c
+            .line("// At returns element i (no value when i is out of range).");
+        self.c.open(&format!("func (s {av}) At(i int) {uv} {{"));
+        self.c.open("if uint(i) >= uint(s.n) {");
+        self.c.line(&format!("return {uv}{{}}"));
+        self.c.close("}");
+        self.c.line(&format!(
+            "return new{uv}(s.r, s.tags+uint32(i)*s.tagStride, s.offsets+uint32(i)*s.offsetStride)"
+        ));
+        self.c.close("}");
+        self.c.line("");
+        self.len_and_all(&av, "s.n", &uv);
+    }
+
+    pub(crate) fn bunch_view(&mut self, id: UnionId, soa: bool) {
+        let u = self.s.unions[id].clone();
+        let name = self.union_name(id);
+        let suffix = if soa { "Bovos" } else { "Bovoa" };
+        let bv = format!("{name}{suffix}Viewer");
+        self.c.line(&format!(
+            "// {bv} is a #{} array of `{}`: one homogeneous array per variant.",
+            suffix.to_lowercase(),
+            u.name
+        ));
+        self.struct_decl(&bv, &[("a", "karmem.ArrayRef".into())]);
+        self.c
+            .line("// Len is the number of values across all variants.");
+        self.c.open(&format!("func (b {bv}) Len() int {{"));
+        self.c.line("return int(b.a.Len)");
+        self.c.close("}");
+        self.c.line("");
+        for var in &u.variants {
+            let ty = self.struct_name(var.ty);
+            self.c.line(&format!("// {ty} returns the {ty} values."));
+            if soa {
+                let sv = self.soa_view(var.ty);
+                self.c
+                    .open(&format!("func (b {bv}) {ty}(r *karmem.Reader) {sv} {{"));
+                self.c.line(&format!(
+                    "return New{sv}(r, r.BunchEntry(b.a, {}, 0))",
+                    var.tag
+                ));
+            } else {
+                let av = self.aos_view(var.ty);
+                self.c
+                    .open(&format!("func (b {bv}) {ty}(r *karmem.Reader) {av} {{"));
+                if self.is_table(var.ty) {
+                    self.c
+                        .line(&format!("sub := r.BunchEntry(b.a, {}, 4)", var.tag));
+                    self.c
+                        .line(&format!("return {av}{{r: r, off: sub.Offset, n: sub.Len}}"));
+                } else {
+                    let stride = self.l.of_struct(var.ty).size;
+                    self.c
+                        .line(&format!("sub := r.BunchEntry(b.a, {}, {stride})", var.tag));
+                    self.c
+                        .line(&format!("return {av}{{off: sub.Offset, n: sub.Len}}"));
+                }
+            }
+            self.c.close("}");
+            self.c.line("");
+        }
+    }
+}

@@ -1,0 +1,215 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"syscall"
+	"testing"
+
+	flatbuffers "github.com/google/flatbuffers/go"
+	"google.golang.org/protobuf/proto"
+
+	"karmem.org/go/karmem"
+	"karmem.org/go/karmem/bench/internal/fbgen/bench/fb"
+	"karmem.org/go/karmem/bench/internal/pbgen"
+	"karmem.org/go/karmem/internal/game"
+	km "karmem.org/go/karmem/internal/gen/bench_game"
+)
+
+// The data of crates/karmem-bench: 1 000 monsters, paths of up to 2 000
+// points.
+const (
+	monsters = 1000
+	maxPath  = 2000
+)
+
+var (
+	state    = game.Generate(monsters, maxPath)
+	expected = game.SumPaths(state)
+
+	kmObject = game.ToKarmem(state)
+	kmBytes  = func() []byte {
+		w := karmem.NewWriter(1 << 20)
+		if _, err := kmObject.WriteAsRoot(w); err != nil {
+			panic(err)
+		}
+		return karmem.AlignedCopy(w.Bytes())
+	}()
+
+	fbObject = ToFlatBuffers(state)
+	fbBytes  = append([]byte(nil), EncodeFlatBuffers(flatbuffers.NewBuilder(1<<20), fbObject)...)
+
+	pbObject = ToProtobuf(state)
+	pbBytes  = func() []byte {
+		b, err := proto.Marshal(pbObject)
+		if err != nil {
+			panic(err)
+		}
+		return b
+	}()
+
+	jsonBytes = func() []byte {
+		b, err := json.Marshal(state)
+		if err != nil {
+			panic(err)
+		}
+		return b
+	}()
+)
+
+// Every contender computes the same sum before anything is timed.
+func TestSameSum(t *testing.T) {
+	check := func(name string, got float64) {
+		if got != expected {
+			t.Errorf("%s: sum %v, want %v", name, got, expected)
+		}
+	}
+	check("karmem", game.SumKarmem(karmem.NewReader(kmBytes)))
+	check("flatbuffers", SumFlatBuffers(fbBytes))
+	var pb pbgen.State
+	if err := proto.Unmarshal(pbBytes, &pb); err != nil {
+		t.Fatal(err)
+	}
+	check("protobuf", SumProtobuf(&pb))
+	var js game.State
+	if err := json.Unmarshal(jsonBytes, &js); err != nil {
+		t.Fatal(err)
+	}
+	check("json", game.SumPaths(&js))
+	t.Logf("message sizes: karmem %d B, flatbuffers %d B, protobuf %d B, json %d B",
+		len(kmBytes), len(fbBytes), len(pbBytes), len(jsonBytes))
+}
+
+func BenchmarkEncodeObjectAPI(b *testing.B) {
+	b.Run("impl=karmem", func(b *testing.B) {
+		w := karmem.NewWriter(1 << 20)
+		_, _ = kmObject.WriteAsRoot(w) // grow the reused writer once
+		loop(b, func() {
+			if _, err := kmObject.WriteAsRoot(w); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("impl=flatbuffers", func(b *testing.B) {
+		builder := flatbuffers.NewBuilder(1 << 20)
+		EncodeFlatBuffers(builder, fbObject) // grow the reused builder once
+		loop(b, func() {
+			EncodeFlatBuffers(builder, fbObject)
+		})
+	})
+	b.Run("impl=protobuf", func(b *testing.B) {
+		buf := make([]byte, 0, len(pbBytes))
+		loop(b, func() {
+			var err error
+			if buf, err = (proto.MarshalOptions{}).MarshalAppend(buf[:0], pbObject); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("impl=json", func(b *testing.B) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		_ = enc.Encode(state)
+		loop(b, func() {
+			buf.Reset()
+			if err := enc.Encode(state); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
+
+func BenchmarkDecodeObjectAPI(b *testing.B) {
+	b.Run("impl=karmem", func(b *testing.B) {
+		r := karmem.NewReader(kmBytes)
+		var out km.State
+		_ = out.ReadAsRoot(r) // fill the reused object once
+		loop(b, func() {
+			r.Reset(kmBytes)
+			if err := out.ReadAsRoot(r); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("impl=flatbuffers", func(b *testing.B) {
+		loop(b, func() {
+			_ = fb.GetRootAsState(fbBytes, 0).UnPack()
+		})
+	})
+	b.Run("impl=protobuf", func(b *testing.B) {
+		var out pbgen.State
+		loop(b, func() {
+			if err := proto.Unmarshal(pbBytes, &out); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("impl=json", func(b *testing.B) {
+		var out game.State
+		loop(b, func() {
+			if err := json.Unmarshal(jsonBytes, &out); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
+
+var sink float64
+
+func BenchmarkDecodeSumVec3(b *testing.B) {
+	b.Run("impl=karmem", func(b *testing.B) {
+		r := karmem.NewReader(kmBytes)
+		loop(b, func() {
+			r.Reset(kmBytes)
+			sink = game.SumKarmem(r)
+		})
+	})
+	b.Run("impl=flatbuffers", func(b *testing.B) {
+		loop(b, func() {
+			sink = SumFlatBuffers(fbBytes)
+		})
+	})
+	b.Run("impl=protobuf", func(b *testing.B) {
+		var out pbgen.State
+		loop(b, func() {
+			if err := proto.Unmarshal(pbBytes, &out); err != nil {
+				b.Fatal(err)
+			}
+			sink = SumProtobuf(&out)
+		})
+	})
+	b.Run("impl=json", func(b *testing.B) {
+		var out game.State
+		loop(b, func() {
+			if err := json.Unmarshal(jsonBytes, &out); err != nil {
+				b.Fatal(err)
+			}
+			sink = game.SumPaths(&out)
+		})
+	})
+	b.Run("impl=raw", func(b *testing.B) {
+		loop(b, func() {
+			sink = game.SumPaths(state)
+		})
+	})
+}
+
+// loop runs f as the benchmark body and reports, besides wall time, the
+// process CPU time per operation (cpu-ns/op): on a machine shared with other
+// jobs, wall time includes waiting for a CPU, CPU time does not.
+func loop(b *testing.B, f func()) {
+	b.ReportAllocs()
+	start := cpuNanos()
+	for b.Loop() {
+		f()
+	}
+	b.ReportMetric(float64(cpuNanos()-start)/float64(b.N), "cpu-ns/op")
+}
+
+func cpuNanos() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}

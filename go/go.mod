@@ -1,0 +1,3 @@
+module karmem.org/go/karmem
+
+go 1.23

@@ -1,0 +1,276 @@
+// Package vectors runs the golden vectors of testdata/vectors through the
+// Go generated code (registry_gen.go lists every generated root type) and
+// implements the vectors' JSON conventions (crates/karmem-json): structs
+// are objects keyed by schema field names (the json tags of the generated
+// types), integers and floats are numbers, enums their integer value, text
+// a string, other arrays arrays, and a union null or {"Variant": value}.
+package vectors
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"karmem.org/go/karmem"
+)
+
+// object is what every generated object type offers.
+type object interface {
+	WriteAsRoot(w *karmem.Writer) (uint, error)
+	ReadAsRoot(r *karmem.Reader) error
+}
+
+type rootType struct {
+	new      func() object
+	validate func(r *karmem.Reader) error
+}
+
+// Case is one golden vector: NAME.json + NAME.hex in a topic directory.
+type Case struct {
+	Topic   string
+	Name    string
+	Schema  string // file name in the topic directory
+	Root    string
+	Value   any
+	Readers map[string]any // other schema file → the value it reads
+	Bytes   []byte
+}
+
+// Load reads every case under dir (testdata/vectors), sorted by path.
+func Load(dir string) ([]Case, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*", "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	var cases []Case
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var doc struct {
+			Schema  string         `json:"schema"`
+			Root    string         `json:"root"`
+			Value   any            `json:"value"`
+			Readers map[string]any `json:"readers"`
+		}
+		d := json.NewDecoder(bytes.NewReader(text))
+		d.UseNumber()
+		if err := d.Decode(&doc); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		if doc.Schema == "" {
+			doc.Schema = "schema.km"
+		}
+		hex, err := os.ReadFile(strings.TrimSuffix(f, ".json") + ".hex")
+		if err != nil {
+			return nil, err
+		}
+		b, err := ParseHex(string(hex))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		cases = append(cases, Case{
+			Topic:   filepath.Base(filepath.Dir(f)),
+			Name:    strings.TrimSuffix(filepath.Base(f), ".json"),
+			Schema:  doc.Schema,
+			Root:    doc.Root,
+			Value:   doc.Value,
+			Readers: doc.Readers,
+			Bytes:   b,
+		})
+	}
+	return cases, nil
+}
+
+// ParseHex reads "OFFSET: xx xx ..." lines; everything before ':' is a
+// comment.
+func ParseHex(text string) ([]byte, error) {
+	var out []byte
+	for _, line := range strings.Split(text, "\n") {
+		if _, rest, ok := strings.Cut(line, ":"); ok {
+			line = rest
+		}
+		for _, pair := range strings.Fields(line) {
+			b, err := strconv.ParseUint(pair, 16, 8)
+			if err != nil {
+				return nil, fmt.Errorf("bad hex byte %q", pair)
+			}
+			out = append(out, byte(b))
+		}
+	}
+	return out, nil
+}
+
+// New returns a new object of root type root of schema (relative to
+// testdata/), and its validator.
+func New(schema, root string) (object, func(*karmem.Reader) error, error) {
+	t, ok := schemas[schema][root]
+	if !ok {
+		return nil, nil, fmt.Errorf("no generated type %s in %s", root, schema)
+	}
+	return t.new(), t.validate, nil
+}
+
+// Roots lists every (schema, root type) pair with generated code.
+func Roots() [][2]string {
+	var out [][2]string
+	for s, roots := range schemas {
+		for r := range roots {
+			out = append(out, [2]string{s, r})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i][0]+" "+out[i][1] < out[j][0]+" "+out[j][1]
+	})
+	return out
+}
+
+// FromJSON fills dst (a pointer to a generated object) from a JSON value
+// decoded with UseNumber.
+func FromJSON(value any, dst any) error {
+	return fromJSON(value, reflect.ValueOf(dst).Elem(), "$")
+}
+
+func fromJSON(v any, dst reflect.Value, path string) error {
+	if v == nil {
+		dst.SetZero()
+		return nil
+	}
+	switch dst.Kind() {
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: expected an object", path)
+		}
+		known := map[string]bool{}
+		t := dst.Type()
+		for i := 0; i < t.NumField(); i++ {
+			name := t.Field(i).Tag.Get("json")
+			known[name] = true
+			if err := fromJSON(m[name], dst.Field(i), path+"."+name); err != nil {
+				return err
+			}
+		}
+		for k := range m {
+			if !known[k] {
+				return fmt.Errorf("%s: unknown field %q", path, k)
+			}
+		}
+	case reflect.Bool:
+		b, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("%s: expected a bool", path)
+		}
+		dst.SetBool(b)
+	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, err := strconv.ParseInt(string(v.(json.Number)), 10, dst.Type().Bits())
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		dst.SetInt(n)
+	case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, err := strconv.ParseUint(string(v.(json.Number)), 10, dst.Type().Bits())
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		dst.SetUint(n)
+	case reflect.Float32, reflect.Float64:
+		f, err := strconv.ParseFloat(string(v.(json.Number)), 64)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		dst.SetFloat(f)
+	case reflect.String:
+		s, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("%s: expected a string", path)
+		}
+		dst.SetString(s)
+	case reflect.Slice, reflect.Array:
+		items, ok := v.([]any)
+		if !ok {
+			return fmt.Errorf("%s: expected an array", path)
+		}
+		if dst.Kind() == reflect.Slice {
+			dst.Set(reflect.MakeSlice(dst.Type(), len(items), len(items)))
+		} else if len(items) != dst.Len() {
+			return fmt.Errorf("%s: expected %d elements", path, dst.Len())
+		}
+		for i, item := range items {
+			if err := fromJSON(item, dst.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Interface:
+		m, ok := v.(map[string]any)
+		if !ok || len(m) != 1 {
+			return fmt.Errorf("%s: expected null or {\"Variant\": value}", path)
+		}
+		for name, inner := range m {
+			t, ok := unions[dst.Type()][name]
+			if !ok {
+				return fmt.Errorf("%s: %s has no variant %q", path, dst.Type(), name)
+			}
+			p := reflect.New(t.Elem())
+			if err := fromJSON(inner, p.Elem(), path+"."+name); err != nil {
+				return err
+			}
+			dst.Set(p)
+		}
+	default:
+		return fmt.Errorf("%s: unsupported kind %s", path, dst.Kind())
+	}
+	return nil
+}
+
+// Equal compares two generated objects: nil and empty slices are equal,
+// floats compare by bits.
+func Equal(a, b any) bool {
+	return equal(reflect.ValueOf(a), reflect.ValueOf(b))
+}
+
+func equal(a, b reflect.Value) bool {
+	if a.Kind() != b.Kind() {
+		return false
+	}
+	switch a.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		if a.Elem().Type() != b.Elem().Type() {
+			return false
+		}
+		return equal(a.Elem(), b.Elem())
+	case reflect.Struct:
+		for i := 0; i < a.NumField(); i++ {
+			if !equal(a.Field(i), b.Field(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Slice, reflect.Array:
+		if a.Len() != b.Len() {
+			return false
+		}
+		for i := 0; i < a.Len(); i++ {
+			if !equal(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Float32, reflect.Float64:
+		return math.Float64bits(a.Float()) == math.Float64bits(b.Float())
+	default:
+		return a.Interface() == b.Interface()
+	}
+}

@@ -1,0 +1,262 @@
+package karmem
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+	"unsafe"
+)
+
+func TestPathHash(t *testing.T) {
+	// FNV-1a over little-endian u32 indices (format.md §5.3); the seed's
+	// Profile columns are paths [0 0], [0 1], [0 2].
+	cases := []struct {
+		path []uint32
+		want uint32
+	}{
+		{nil, 0x811c9dc5},
+		{[]uint32{0}, 0x4b95f515},
+		{[]uint32{1, 2}, 0xded89066},
+		{[]uint32{0, 0}, 0x9be17165},
+		{[]uint32{0, 2}, 0x3c39ef87},
+	}
+	for _, c := range cases {
+		if got := PathHash(c.path...); got != c.want {
+			t.Errorf("PathHash(%v) = %#x, want %#x", c.path, got, c.want)
+		}
+	}
+}
+
+func aligned(b []byte, n uintptr) bool {
+	return uintptr(unsafe.Pointer(unsafe.SliceData(b)))%n == 0
+}
+
+func TestWriterAlignedZeroedDeterministic(t *testing.T) {
+	w := NewWriter(16)
+	w.Begin()
+	a, _ := w.Alloc(100, 8)
+	for i := range WriterSlice[uint8](w, a, 100) {
+		WriterSlice[uint8](w, a, 100)[i] = 0xAB
+	}
+	if err := w.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if !aligned(w.Bytes(), 64) {
+		t.Fatal("writer buffer is not 64-byte aligned")
+	}
+	w.Begin()
+	b, _ := w.Alloc(3, 1)
+	c, _ := w.Alloc(4, 64)
+	if b != 8 || c != 64 {
+		t.Fatalf("offsets %d %d", b, c)
+	}
+	for i, x := range w.Bytes()[8:68] {
+		if x != 0 {
+			t.Fatalf("stale byte at %d", 8+i)
+		}
+	}
+	if err := w.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Bytes()[:8]; !bytes.Equal(got, []byte{'K', 'M', 1, 0, 72, 0, 0, 0}) {
+		t.Fatalf("header %v", got)
+	}
+	// Growth keeps what was written and the alignment.
+	w.Begin()
+	at, _ := w.Alloc(8, 8)
+	w.PutUint64(at, 0x0102030405060708)
+	big, _ := w.AllocArray(10000, 8)
+	if !aligned(w.Bytes()[big:], 64) || Slice[uint64](NewReader(nil), 0, 0) != nil {
+		t.Fatal("grown buffer")
+	}
+	if w.Bytes()[at] != 8 {
+		t.Fatal("growth lost data")
+	}
+}
+
+func TestWriteSoaDirectoryLayout(t *testing.T) {
+	w := NewWriter(0)
+	w.Begin()
+	at, _ := w.Alloc(12, 4)
+	var cols [2]uint32
+	if err := w.WriteSoa(at, 3, []Column{{Hash: 0x11, Size: 4}, {Hash: 0x22, Size: 1}}, cols[:]); err != nil {
+		t.Fatal(err)
+	}
+	if cols != [2]uint32{192, 256} {
+		t.Fatalf("columns %v", cols)
+	}
+	b := w.Bytes()
+	if !bytes.Equal(b[64:76], []byte{2, 0, 0, 0, 0x11, 0, 0, 0, 0x22, 0, 0, 0}) ||
+		!bytes.Equal(b[128:140], []byte{0, 0, 0, 0, 192, 0, 0, 0, 0, 1, 0, 0}) ||
+		!bytes.Equal(b[8:20], []byte{64, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0}) {
+		t.Fatalf("directory bytes %x", b[:140])
+	}
+}
+
+// message builds a message of the given body (after the header).
+func message(body ...byte) []byte {
+	n := HeaderSize + len(body)
+	n = (n + 7) &^ 7
+	b := AlignedCopy(make([]byte, n))
+	copy(b, []byte{'K', 'M', 1, 0, byte(n), byte(n >> 8), 0, 0})
+	copy(b[8:], body)
+	return b
+}
+
+func TestReaderTables(t *testing.T) {
+	// A table at 8: 2 units (16 bytes), 4 unused → used 12.
+	msg := message(2, 0, 0, 0x80, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+	r := NewReader(msg)
+	if r.Err() != nil {
+		t.Fatal(r.Err())
+	}
+	root := r.Root()
+	if root != (Table{Offset: 8, Used: 12}) {
+		t.Fatalf("root %+v", root)
+	}
+	if r.FieldUint32(root, 4) != 7 || r.FieldUint32(root, 12) != 0 || r.FieldUint64(root, 8) != 0 {
+		t.Fatal("field presence by used size")
+	}
+	for _, off := range []uint32{0, 4, 12, 16, 24, 1 << 31} {
+		if r.Table(off) != (Table{}) {
+			t.Errorf("table at %d must be absent/malformed", off)
+		}
+	}
+	// Total beyond the message, used < 4.
+	for _, h := range [][]byte{{3, 0, 0, 0}, {1, 0, 0, 0xA0}} {
+		bad := message(append(h, make([]byte, 12)...)...)
+		if NewReader(bad).Root() != (Table{}) {
+			t.Errorf("header %x must be malformed", h)
+		}
+	}
+}
+
+func TestReaderArraysAndSlices(t *testing.T) {
+	w := NewWriter(0)
+	w.Begin()
+	at, _ := w.Alloc(48, 8)
+	_ = WriteSlice(w, at, []float32{1.5, 2.5})
+	_ = w.WriteString(at+12, "hé")
+	_ = WriteSlice(w, at+24, []uint64{7})
+	_ = w.Finish()
+	r := NewReader(w.Bytes())
+	if got := Slice[float32](r, r.Array(at, 4, NoLimit).Offset, 2); len(got) != 2 || got[1] != 2.5 {
+		t.Fatalf("floats %v", got)
+	}
+	s := r.String(r.Array(at+12, 1, NoLimit))
+	if s != "hé" || unsafe.StringData(s) != &w.Bytes()[r.Uint32(at+12)] {
+		t.Fatal("strings alias the message")
+	}
+	if r.Array(at+12, 1, 2).Len != 0 {
+		t.Fatal("a limited array over its limit reads as empty")
+	}
+	if r.Array(at+24, 1<<30, NoLimit) != (ArrayRef{}) {
+		t.Fatal("an array block beyond the message reads as empty")
+	}
+	// Misaligned element offsets never become native slices.
+	if Slice[uint64](r, r.Uint32(at+24)+4, 1) != nil {
+		t.Fatal("misaligned slice")
+	}
+	if Slice[uint64](r, r.Uint32(at+24), 1<<20) != nil {
+		t.Fatal("out-of-bounds slice")
+	}
+}
+
+func TestEditor(t *testing.T) {
+	w := NewWriter(0)
+	w.Begin()
+	root, _ := w.Alloc(24, 8)
+	w.PutUint32(root, 3) // 24 bytes, used 24
+	_ = WriteSlice(w, root+4, []int32{1, 2, 3})
+	_ = w.Finish()
+	buf := append(AlignedCopy(nil), w.Bytes()...)
+	buf = AlignedCopy(buf)
+	e, err := NewEditor(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := e.Root()
+	if err := e.SetInt32(tb, 16, -9); err != nil || e.FieldInt32(tb, 16) != -9 {
+		t.Fatalf("set field: %v", err)
+	}
+	if err := e.SetUint64(tb, 20, 1); err == nil {
+		t.Fatal("a field beyond the table must not be written")
+	}
+	s := EditSlice[int32](e, root+4)
+	if len(s) != 3 || cap(s) != 3 {
+		t.Fatalf("edit slice %v cap %d", s, cap(s))
+	}
+	s[0] = 42
+	if err := e.SetLen(root+4, 4, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := Slice[int32](&e.Reader, e.Array(root+4, 4, NoLimit).Offset, 3); got[0] != 42 || got[1] != 0 || got[2] != 0 {
+		t.Fatalf("shrinking zeroes dropped elements: %v", got)
+	}
+	if err := e.SetLen(root+4, 4, 4); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("growing past capacity: %v", err)
+	}
+	if err := e.SetLen(root+4, 4, 3); err != nil || len(EditSlice[int32](e, root+4)) != 3 {
+		t.Fatalf("growing within capacity: %v", err)
+	}
+	if _, err := NewEditor([]byte("nope")); err == nil {
+		t.Fatal("editor on a non-message")
+	}
+}
+
+func TestUTF16(t *testing.T) {
+	for _, s := range []string{"", "abc", "ñ and 😀", "日本語"} {
+		w := NewWriter(0)
+		w.Begin()
+		at, _ := w.Alloc(12, 4)
+		if err := w.WriteUTF16(at, s); err != nil {
+			t.Fatal(err)
+		}
+		_ = w.Finish()
+		r := NewReader(w.Bytes())
+		a := r.Array(at, 2, NoLimit)
+		units := Slice[uint16](r, a.Offset, a.Len)
+		if len(units) != UTF16Len(s) {
+			t.Fatalf("%q: %d units", s, len(units))
+		}
+		var got string
+		SetUTF16(&got, units)
+		if got != s || !utf16Equal(s, units) {
+			t.Fatalf("%q round trips as %q", s, got)
+		}
+		v := NewValidator(r)
+		if err := v.UTF16(a.Offset, a.Len); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got string
+	SetUTF16(&got, []uint16{0xD800, 'a', 0xDC00})
+	if got != "\uFFFDa\uFFFD" {
+		t.Fatalf("unpaired surrogates: %q", got)
+	}
+}
+
+func TestResizeReuses(t *testing.T) {
+	s := make([][]byte, 3, 4)
+	s[2] = []byte("kept")
+	s = Resize(s, 1)
+	s = Resize(s, 3)
+	if string(s[2]) != "kept" {
+		t.Fatal("elements within capacity are reused")
+	}
+	s = Resize(s, 10)
+	if len(s) != 10 || string(s[2]) != "kept" {
+		t.Fatal("growth keeps elements")
+	}
+}
+
+func TestAlignedCopy(t *testing.T) {
+	raw := make([]byte, 33)
+	for i := range raw {
+		raw[i] = byte(i)
+	}
+	c := AlignedCopy(raw[1:])
+	if !IsAligned(c) || !bytes.Equal(c, raw[1:]) {
+		t.Fatal("aligned copy")
+	}
+}

@@ -1,0 +1,234 @@
+package karmem
+
+import (
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Validator is the state of one validation or object-decoding pass: the
+// reader, the remaining traversal budget and the nesting depth
+// (format.md §10–§11). Generated Validate and ReadAsRoot functions drive
+// it; it lives on the caller's stack.
+type Validator struct {
+	r      *Reader
+	budget uint64
+	depth  uint32
+}
+
+// NewValidator starts a pass over r with a budget of
+// TraversalBudgetFactor × message size bytes.
+func NewValidator(r *Reader) Validator {
+	return Validator{r: r, budget: uint64(r.Size()) * uint64(r.limits.TraversalBudgetFactor)}
+}
+
+// Reader returns the reader being validated or decoded.
+func (v *Validator) Reader() *Reader { return v.r }
+
+// Charge accounts for n bytes visited (or allocated); it fails once the
+// budget is spent, which bounds the work of messages that reuse offsets.
+func (v *Validator) Charge(n uint64) error {
+	// At least one unit per object, so empty objects count too.
+	n = max(n, 1)
+	if n > v.budget {
+		return ErrBudgetExceeded
+	}
+	v.budget -= n
+	return nil
+}
+
+// Enter descends one nesting level; it fails past Limits.MaxDepth.
+func (v *Validator) Enter() error {
+	v.depth++
+	if v.depth > v.r.limits.MaxDepth {
+		return ErrDepthExceeded
+	}
+	return nil
+}
+
+// Leave ascends one nesting level.
+func (v *Validator) Leave() { v.depth-- }
+
+// Table checks the table at offset, which must be well formed; offset 0
+// (absent) is allowed and gives the zero Table.
+func (v *Validator) Table(offset uint32) (Table, error) {
+	if offset == 0 {
+		return Table{}, nil
+	}
+	t := v.r.Table(offset)
+	if t == (Table{}) {
+		return t, errAt(ErrMalformedTable, offset, 0)
+	}
+	header := v.r.Uint32(offset)
+	if err := v.Charge(uint64(header&0x1FFFFFFF) * 8); err != nil {
+		return t, err
+	}
+	return t, nil
+}
+
+// Root checks the root table, which must be present.
+func (v *Validator) Root() (Table, error) { return v.Table(HeaderSize) }
+
+// Array checks the array reference at at, which must be well formed.
+func (v *Validator) Array(at, elemSize, limit uint32) (ArrayRef, error) {
+	a := v.r.arrayRef(at)
+	if a.Len > limit {
+		return ArrayRef{}, errAt(ErrLimitExceeded, at, uint64(a.Len))
+	}
+	if !arrayOK(a, elemSize, limit, len(v.r.mem)) {
+		return ArrayRef{}, errAt(ErrMalformedArray, at, 0)
+	}
+	if err := v.Charge(uint64(a.Cap) * uint64(elemSize)); err != nil {
+		return ArrayRef{}, err
+	}
+	return a, nil
+}
+
+// FieldArray checks an array field of a table (absent = empty, valid).
+func (v *Validator) FieldArray(t Table, offset, elemSize, limit uint32) (ArrayRef, error) {
+	if !t.Has(offset, 12) {
+		return ArrayRef{}, nil
+	}
+	return v.Array(t.Offset+offset, elemSize, limit)
+}
+
+// Soa checks an SoA directory and resolves the known columns into out (as
+// Reader.SoaColumns). A known column that is present must be well formed;
+// absent columns are valid (older writers).
+func (v *Validator) Soa(a ArrayRef, wanted []Column, out []uint32) error {
+	clear(out)
+	if a.Cap == 0 {
+		return nil
+	}
+	r := v.r
+	dir := a.Offset
+	n := r.Uint32(dir)
+	if n > r.limits.MaxDirectoryEntries {
+		return errAt(ErrDirectoryTooLarge, dir, uint64(n))
+	}
+	block := alignUp(4*(uint64(n)+1), ArrayAlign)
+	if !r.fits(dir, 2*block) {
+		return errAt(ErrMalformedArray, dir, 0)
+	}
+	if err := v.Charge(2 * block); err != nil {
+		return err
+	}
+	for k := uint32(1); k <= n; k++ {
+		hash := r.Uint32(dir + 4*k)
+		for j := range wanted {
+			if wanted[j].Hash != hash {
+				continue
+			}
+			if out[j] != 0 {
+				// Two entries for one column: ambiguous.
+				return errAt(ErrMalformedArray, dir, 0)
+			}
+			col := r.Uint32(dir + uint32(block) + 4*k)
+			if !columnOK(col, a.Cap, wanted[j].Size, len(r.mem)) {
+				return errAt(ErrMalformedArray, dir, 0)
+			}
+			if err := v.Charge(uint64(a.Cap) * uint64(wanted[j].Size)); err != nil {
+				return err
+			}
+			out[j] = col
+		}
+	}
+	// Absent columns read as zeros, and decoding allocates them: charge
+	// them too, so that a validated message always decodes within the
+	// same budget (format.md §10).
+	for j := range wanted {
+		if out[j] == 0 {
+			if err := v.Charge(uint64(a.Cap) * uint64(wanted[j].Size)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// UTF8 checks that n bytes at offset are valid UTF-8.
+func (v *Validator) UTF8(offset, n uint32) error {
+	if !utf8.Valid(Slice[byte](v.r, offset, n)) {
+		return errAt(ErrInvalidText, offset, 0)
+	}
+	return nil
+}
+
+// UTF16 checks that n code units at offset are valid UTF-16 (no unpaired
+// surrogates).
+func (v *Validator) UTF16(offset, n uint32) error {
+	units := Slice[uint16](v.r, offset, n)
+	for i := 0; i < len(units); i++ {
+		u := rune(units[i])
+		if !utf16.IsSurrogate(u) {
+			continue
+		}
+		if u < 0xDC00 && i+1 < len(units) && units[i+1] >= 0xDC00 && units[i+1] <= 0xDFFF {
+			i++
+			continue
+		}
+		return errAt(ErrInvalidText, offset, uint64(i))
+	}
+	return nil
+}
+
+// BoolAt checks that the byte at offset is 0 or 1.
+func (v *Validator) BoolAt(offset uint32) error {
+	if v.r.Uint8(offset) > 1 {
+		return errAt(ErrInvalidBool, offset, 0)
+	}
+	return nil
+}
+
+// Bools checks n bool bytes at offset.
+func (v *Validator) Bools(offset, n uint32) error {
+	for i, b := range Slice[byte](v.r, offset, n) {
+		if b > 1 {
+			return errAt(ErrInvalidBool, offset+uint32(i), 0)
+		}
+	}
+	return nil
+}
+
+// UnionColumns checks the tag and offset columns of an SoA array of unions;
+// ok is false for an empty array.
+func (v *Validator) UnionColumns(a ArrayRef, tagSize uint32) (tags, offsets uint32, ok bool, err error) {
+	if a.Cap == 0 {
+		return 0, 0, false, nil
+	}
+	tags, offsets, ok = v.r.UnionColumns(a, tagSize)
+	if !ok {
+		return 0, 0, false, errAt(ErrMalformedArray, a.Offset, 0)
+	}
+	if err := v.Charge(uint64(a.Cap) * (uint64(tagSize) + 4)); err != nil {
+		return 0, 0, false, err
+	}
+	return tags, offsets, true, nil
+}
+
+// Bunch checks a bunch table and returns its number of entries; entry e
+// (1-based) starts at a.Offset + 16×e with its u32 tag, followed by an
+// array reference.
+func (v *Validator) Bunch(a ArrayRef) (uint32, error) {
+	if a.Cap == 0 {
+		return 0, nil
+	}
+	r := v.r
+	k := r.Uint32(a.Offset)
+	if k > r.limits.MaxDirectoryEntries {
+		return 0, errAt(ErrDirectoryTooLarge, a.Offset, uint64(k))
+	}
+	block := alignUp(16*(uint64(k)+1), ArrayAlign)
+	if !r.fits(a.Offset, block) {
+		return 0, errAt(ErrMalformedArray, a.Offset, 0)
+	}
+	if err := v.Charge(block); err != nil {
+		return 0, err
+	}
+	return k, nil
+}
+
+// InvalidUnion is the error of a union slot at offset whose tag has no
+// valid value.
+func InvalidUnion(offset, tag uint32) error {
+	return errAt(ErrInvalidUnion, offset, uint64(tag))
+}
