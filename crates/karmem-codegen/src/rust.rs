@@ -975,6 +975,19 @@ impl Gen<'_> {
         }
     }
 
+    /// Does validating this leaf lead into the validation of other structs
+    /// or unions (as opposed to a self-contained check)?
+    fn nests(&self, slot: &Slot) -> bool {
+        match slot {
+            Slot::Union { .. } | Slot::TableRef(_) | Slot::InlineStruct(_) => true,
+            Slot::FixedArray { elem, .. } => matches!(elem, FixedElem::InlineStruct(_)),
+            Slot::ArrayRef { array, data } => {
+                array.text.is_none() && !matches!(data, ArrayData::Plain { .. })
+            }
+            Slot::Scalar(_) | Slot::Enum { .. } => false,
+        }
+    }
+
     /// Does an inline struct hold anything the validator must look at?
     fn inline_needs_validation(&self, id: StructId) -> bool {
         self.l.of_struct(id).fields.iter().any(|f| match &f.slot {
@@ -1327,6 +1340,59 @@ impl Gen<'_> {
         place
     }
 
+    /// Cache lines worth prefetching ahead for an SoA column during a
+    /// validation (`decode == false`) or decode loop: the start of an
+    /// array's data when the loop will read it (text is checked or copied,
+    /// a directory scanned, plain values copied). Array data of successive
+    /// elements is scattered through the message, so without a hint each
+    /// element costs a cache miss per child, one after another.
+    fn prefetch_lines(&self, slot: &Slot, decode: bool) -> Option<u32> {
+        let Slot::ArrayRef { array, data } = slot else {
+            return None;
+        };
+        match (array.text, data) {
+            (Some(_), _) => Some(1),
+            // Directory: count and hashes, then offsets (format.md §5.3).
+            (None, ArrayData::Soa { .. }) => Some(2),
+            (None, ArrayData::Plain { .. }) => {
+                let bools = array.elem == ElemType::Scalar(Primitive::Bool);
+                (decode || bools).then_some(1)
+            }
+            (None, ArrayData::AosInline { id, .. }) => {
+                (decode || self.inline_needs_validation(*id)).then_some(1)
+            }
+            (None, _) => Some(1),
+        }
+    }
+
+    /// The prefetch statements at the top of an SoA element loop (`i` is
+    /// the element, `len` the array length, `r` a reader expression).
+    fn soa_prefetch(
+        &self,
+        soa: &SoaLayout,
+        columns: &[usize],
+        decode: bool,
+        r: &str,
+        indent: usize,
+    ) -> String {
+        let pad = "    ".repeat(indent);
+        let mut hints = String::new();
+        for &k in columns {
+            let c = &soa.columns[k];
+            if let Some(lines) = self.prefetch_lines(&c.slot, decode) {
+                let _ = writeln!(
+                    hints,
+                    "{pad}if ahead < len && cols[{k}] != 0 {{\n{pad}    {r}.prefetch_array(cols[{k}] + {}, {lines});\n{pad}}}",
+                    mul("ahead", c.size)
+                );
+            }
+        }
+        if hints.is_empty() {
+            return hints;
+        }
+        format!("{pad}let ahead = i + karmem::PREFETCH_AHEAD;\n{hints}")
+    }
+
     fn soa_item(&mut self, id: StructId, soa: &SoaLayout) {
         let name = self.struct_name(id);
         let n = soa.columns.len();
@@ -1374,22 +1440,49 @@ impl Gen<'_> {
         self.w(
             "        w.write_soa(at, count, &Self::SOA_COLUMNS, &Self::SOA_FILLED, &mut cols)?;",
         );
-        for (k, c) in soa.columns.iter().enumerate() {
-            if !dense[k] {
-                continue;
-            }
-            let place = self.column_place("e", soa, k);
-            let value = match &c.slot {
-                Slot::Scalar(Primitive::Bool) => format!("[{place} as u8]"),
-                Slot::Enum { .. } => format!("{place}.0.to_le_bytes()"),
-                _ => format!("{place}.to_le_bytes()"),
-            };
+        // All dense columns in one pass over the elements: each element is
+        // read once (a pass per column would stream a large array through
+        // the cache once per column).
+        let dense_cols: Vec<usize> = (0..n).filter(|k| dense[*k]).collect();
+        if !dense_cols.is_empty() {
+            let names: Vec<String> = dense_cols.iter().map(|k| format!("c{k}")).collect();
+            let parts: Vec<String> = dense_cols
+                .iter()
+                .map(|k| {
+                    let size = soa.columns[*k].size;
+                    let bytes = if size == 1 {
+                        "count as u32".to_string()
+                    } else {
+                        format!("(count * {size}) as u32")
+                    };
+                    format!("(cols[{k}], {bytes})")
+                })
+                .collect();
             self.w(&format!(
-                "        for (d, e) in w.slice_mut(cols[{k}], ({}) as u32).chunks_exact_mut({}).zip(items.clone()) {{",
-                mul("count", c.size),
-                c.size
+                "        let [{}] = w.slices_mut([{}]);",
+                names.join(", "),
+                parts.join(", ")
             ));
-            self.w(&format!("            d.copy_from_slice(&{value});"));
+            let mut pattern = "e".to_string();
+            let mut iter = "items.clone()".to_string();
+            for k in &dense_cols {
+                pattern = format!("({pattern}, d{k})");
+                let _ = write!(
+                    iter,
+                    ".zip(c{k}.chunks_exact_mut({}))",
+                    soa.columns[*k].size
+                );
+            }
+            self.w(&format!("        for {pattern} in {iter} {{"));
+            for k in &dense_cols {
+                let place = self.column_place("e", soa, *k);
+                let value = match &soa.columns[*k].slot {
+                    Slot::Scalar(Primitive::Bool) => format!("[{place} as u8]"),
+                    Slot::Enum { .. } => format!("{place}.0.to_le_bytes()"),
+                    _ => format!("{place}.to_le_bytes()"),
+                };
+                self.w(&format!("            d{k}.copy_from_slice(&{value});"));
+            }
             self.w("        }");
         }
         if dense.iter().any(|d| !d) {
@@ -1425,41 +1518,77 @@ impl Gen<'_> {
             mul("a.len as u64", cost.max(1))
         ));
         self.w("        items.resize_with(a.len as usize, core::default::Default::default);");
+        // Dense columns as native slices, copied in one pass over the
+        // elements when all are present; an absent column (older writer)
+        // reads as zeros.
+        let mut reads: Vec<(usize, String, String, String)> = Vec::new();
         for (k, c) in soa.columns.iter().enumerate() {
             if !dense[k] {
                 continue;
             }
             let place = self.column_place("e", soa, k);
+            let x = format!("x{k}");
             let (ty, value) = match &c.slot {
-                Slot::Scalar(Primitive::Bool) => ("u8".to_string(), "*x != 0".to_string()),
-                Slot::Scalar(p) => (rust_prim(*p).to_string(), "*x".to_string()),
+                Slot::Scalar(Primitive::Bool) => ("u8".to_string(), format!("*{x} != 0")),
+                Slot::Scalar(p) => (rust_prim(*p).to_string(), format!("*{x}")),
                 Slot::Enum { id, repr } => (
                     rust_prim(*repr).to_string(),
-                    format!("{}(*x)", self.enum_name(*id)),
+                    format!("{}(*{x})", self.enum_name(*id)),
                 ),
                 _ => unreachable!(),
             };
-            self.w("        {");
             self.w(&format!(
-                "            let column = r.slice::<{ty}>(cols[{k}], a.len);"
+                "        let c{k} = r.slice::<{ty}>(cols[{k}], a.len);"
             ));
-            self.w("            if column.len() == items.len() {");
-            self.w("                for (e, x) in items.iter_mut().zip(column) {");
-            self.w(&format!("                    {place} = {value};"));
-            self.w("                }");
-            self.w("            } else {");
-            self.w("                // Absent column (older writer): zero values.");
-            self.w("                for e in items.iter_mut() {");
-            self.w(&format!(
-                "                    {place} = core::default::Default::default();"
-            ));
-            self.w("                }");
+            reads.push((k, place, value, x));
+        }
+        let per_column = |g: &mut Self, indent: &str| {
+            for (k, place, value, x) in &reads {
+                g.w(&format!("{indent}if c{k}.len() == items.len() {{"));
+                g.w(&format!(
+                    "{indent}    for (e, {x}) in items.iter_mut().zip(c{k}) {{"
+                ));
+                g.w(&format!("{indent}        {place} = {value};"));
+                g.w(&format!("{indent}    }}"));
+                g.w(&format!("{indent}}} else {{"));
+                g.w(&format!("{indent}    for e in items.iter_mut() {{"));
+                g.w(&format!(
+                    "{indent}        {place} = core::default::Default::default();"
+                ));
+                g.w(&format!("{indent}    }}"));
+                g.w(&format!("{indent}}}"));
+            }
+        };
+        if reads.len() == 1 {
+            per_column(self, "        ");
+        } else if !reads.is_empty() {
+            let all: Vec<String> = reads
+                .iter()
+                .map(|(k, ..)| format!("c{k}.len() == items.len()"))
+                .collect();
+            self.w(&format!("        if {} {{", all.join(" && ")));
+            let mut pattern = "e".to_string();
+            let mut iter = "items.iter_mut()".to_string();
+            for (k, _, _, x) in &reads {
+                pattern = format!("({pattern}, {x})");
+                let _ = write!(iter, ".zip(c{k})");
+            }
+            self.w(&format!("            for {pattern} in {iter} {{"));
+            for (_, place, value, _) in &reads {
+                self.w(&format!("                {place} = {value};"));
+            }
             self.w("            }");
+            self.w("        } else {");
+            per_column(self, "            ");
             self.w("        }");
         }
         if dense.iter().any(|d| !d) {
+            self.w("        let len = a.len;");
             self.w("        for (i, e) in items.iter_mut().enumerate() {");
             self.w("            let i = i as u32;");
+            let all: Vec<usize> = (0..n).collect();
+            let prefetch = self.soa_prefetch(soa, &all, true, "r", 3);
+            self.out.push_str(&prefetch);
             for (k, c) in soa.columns.iter().enumerate() {
                 if dense[k] {
                     continue;
@@ -1477,16 +1606,39 @@ impl Gen<'_> {
         self.w("        Ok(())");
         self.w("    }");
         self.w("");
-        // validate
-        let mut body = String::new();
+        // validate: columns whose check is self-contained (text, plain
+        // arrays, bools) in one tight loop per column; columns that lead to
+        // nested structs in one loop over the elements, with prefetching.
+        let mut column_loops = String::new();
+        let mut nested = String::new();
+        let mut nested_cols = Vec::new();
         for (k, c) in soa.columns.iter().enumerate() {
+            if self.nests(&c.slot) {
+                let ctx = Ctx::Pos {
+                    pos: format!("cols[{k}] + {}", mul("i", c.size)),
+                    present: format!("cols[{k}] != 0"),
+                };
+                nested.push_str(&self.validate_slot(&c.slot, &ctx, 3));
+                nested_cols.push(k);
+                continue;
+            }
             let ctx = Ctx::Pos {
                 pos: format!("cols[{k}] + {}", mul("i", c.size)),
-                present: format!("cols[{k}] != 0"),
+                present: "true".into(),
             };
-            body.push_str(&self.validate_slot(&c.slot, &ctx, 3));
+            let check = self.validate_slot(&c.slot, &ctx, 4);
+            if check.is_empty() {
+                continue;
+            }
+            let prefetch = self.soa_prefetch(soa, &[k], false, "v.reader", 4);
+            let _ = write!(
+                column_loops,
+                "        if cols[{k}] != 0 {{\n            for i in 0..len {{\n{prefetch}{check}            }}\n        }}\n"
+            );
         }
+        let body = format!("{column_loops}{nested}");
         self.w("    #[doc(hidden)]");
+        self.w("    #[inline]");
         self.w("    pub fn validate_soa(v: &mut karmem::Validator<'_>, a: karmem::ArrayRef) -> Result<(), karmem::Error> {");
         let cols_mut = if body.is_empty() { "_cols" } else { "cols" };
         self.w(&format!("        let mut {cols_mut} = [0u32; {n}];"));
@@ -1497,9 +1649,15 @@ impl Gen<'_> {
             if mentions(&body, "r") {
                 self.w("        let r = v.reader;");
             }
-            self.w("        for i in 0..a.len {");
-            self.out.push_str(&body);
-            self.w("        }");
+            self.w("        let len = a.len;");
+            self.out.push_str(&column_loops);
+            if !nested.is_empty() {
+                self.w("        for i in 0..len {");
+                let prefetch = self.soa_prefetch(soa, &nested_cols, false, "v.reader", 3);
+                self.out.push_str(&prefetch);
+                self.out.push_str(&nested);
+                self.w("        }");
+            }
         }
         self.w("        Ok(())");
         self.w("    }");
