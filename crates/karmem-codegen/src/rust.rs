@@ -975,19 +975,6 @@ impl Gen<'_> {
         }
     }
 
-    /// Does validating this leaf lead into the validation of other structs
-    /// or unions (as opposed to a self-contained check)?
-    fn nests(&self, slot: &Slot) -> bool {
-        match slot {
-            Slot::Union { .. } | Slot::TableRef(_) | Slot::InlineStruct(_) => true,
-            Slot::FixedArray { elem, .. } => matches!(elem, FixedElem::InlineStruct(_)),
-            Slot::ArrayRef { array, data } => {
-                array.text.is_none() && !matches!(data, ArrayData::Plain { .. })
-            }
-            Slot::Scalar(_) | Slot::Enum { .. } => false,
-        }
-    }
-
     /// Does an inline struct hold anything the validator must look at?
     fn inline_needs_validation(&self, id: StructId) -> bool {
         self.l.of_struct(id).fields.iter().any(|f| match &f.slot {
@@ -1367,18 +1354,10 @@ impl Gen<'_> {
 
     /// The prefetch statements at the top of an SoA element loop (`i` is
     /// the element, `len` the array length, `r` a reader expression).
-    fn soa_prefetch(
-        &self,
-        soa: &SoaLayout,
-        columns: &[usize],
-        decode: bool,
-        r: &str,
-        indent: usize,
-    ) -> String {
+    fn soa_prefetch(&self, soa: &SoaLayout, decode: bool, r: &str, indent: usize) -> String {
         let pad = "    ".repeat(indent);
         let mut hints = String::new();
-        for &k in columns {
-            let c = &soa.columns[k];
+        for (k, c) in soa.columns.iter().enumerate() {
             if let Some(lines) = self.prefetch_lines(&c.slot, decode) {
                 let _ = writeln!(
                     hints,
@@ -1586,8 +1565,7 @@ impl Gen<'_> {
             self.w("        let len = a.len;");
             self.w("        for (i, e) in items.iter_mut().enumerate() {");
             self.w("            let i = i as u32;");
-            let all: Vec<usize> = (0..n).collect();
-            let prefetch = self.soa_prefetch(soa, &all, true, "r", 3);
+            let prefetch = self.soa_prefetch(soa, true, "r", 3);
             self.out.push_str(&prefetch);
             for (k, c) in soa.columns.iter().enumerate() {
                 if dense[k] {
@@ -1606,37 +1584,17 @@ impl Gen<'_> {
         self.w("        Ok(())");
         self.w("    }");
         self.w("");
-        // validate: columns whose check is self-contained (text, plain
-        // arrays, bools) in one tight loop per column; columns that lead to
-        // nested structs in one loop over the elements, with prefetching.
-        let mut column_loops = String::new();
-        let mut nested = String::new();
-        let mut nested_cols = Vec::new();
+        // validate: one loop over the elements, prefetching the children
+        // of elements ahead (R12). Inlined into the caller's loop: the
+        // per-array work is small and the call overhead was measurable.
+        let mut body = String::new();
         for (k, c) in soa.columns.iter().enumerate() {
-            if self.nests(&c.slot) {
-                let ctx = Ctx::Pos {
-                    pos: format!("cols[{k}] + {}", mul("i", c.size)),
-                    present: format!("cols[{k}] != 0"),
-                };
-                nested.push_str(&self.validate_slot(&c.slot, &ctx, 3));
-                nested_cols.push(k);
-                continue;
-            }
             let ctx = Ctx::Pos {
                 pos: format!("cols[{k}] + {}", mul("i", c.size)),
-                present: "true".into(),
+                present: format!("cols[{k}] != 0"),
             };
-            let check = self.validate_slot(&c.slot, &ctx, 4);
-            if check.is_empty() {
-                continue;
-            }
-            let prefetch = self.soa_prefetch(soa, &[k], false, "v.reader", 4);
-            let _ = write!(
-                column_loops,
-                "        if cols[{k}] != 0 {{\n            for i in 0..len {{\n{prefetch}{check}            }}\n        }}\n"
-            );
+            body.push_str(&self.validate_slot(&c.slot, &ctx, 3));
         }
-        let body = format!("{column_loops}{nested}");
         self.w("    #[doc(hidden)]");
         self.w("    #[inline]");
         self.w("    pub fn validate_soa(v: &mut karmem::Validator<'_>, a: karmem::ArrayRef) -> Result<(), karmem::Error> {");
@@ -1650,14 +1608,11 @@ impl Gen<'_> {
                 self.w("        let r = v.reader;");
             }
             self.w("        let len = a.len;");
-            self.out.push_str(&column_loops);
-            if !nested.is_empty() {
-                self.w("        for i in 0..len {");
-                let prefetch = self.soa_prefetch(soa, &nested_cols, false, "v.reader", 3);
-                self.out.push_str(&prefetch);
-                self.out.push_str(&nested);
-                self.w("        }");
-            }
+            self.w("        for i in 0..len {");
+            let prefetch = self.soa_prefetch(soa, false, "v.reader", 3);
+            self.out.push_str(&prefetch);
+            self.out.push_str(&body);
+            self.w("        }");
         }
         self.w("        Ok(())");
         self.w("    }");

@@ -400,9 +400,9 @@ impl<'a, M: Mode> Reader<'a, M> {
         let Some((hashes, offsets)) = self.directory(a) else {
             return;
         };
-        if same_columns(hashes, wanted) {
+        if let Some(found) = same_columns(hashes, offsets, wanted) {
             for j in 0..N {
-                let col = offsets[j];
+                let col = found[j];
                 if M::TRUSTED || column_ok(col, a.cap, wanted[j].1, self.bytes.len()) {
                     out[j] = col;
                 }
@@ -542,9 +542,17 @@ pub(crate) fn directory_matches<'d>(
 
 /// Does the directory list exactly the wanted columns, in order (what a
 /// writer of the same schema version emits)?
+/// Returns the `N` column offsets if so (as an array: no bounds checks
+/// downstream).
 #[inline(always)]
-pub(crate) fn same_columns<const N: usize>(hashes: &[u32], wanted: &[(u32, u32); N]) -> bool {
-    hashes.len() == N && (0..N).all(|j| hashes[j] == wanted[j].0)
+pub(crate) fn same_columns<'d, const N: usize>(
+    hashes: &[u32],
+    offsets: &'d [u32],
+    wanted: &[(u32, u32); N],
+) -> Option<&'d [u32; N]> {
+    let hashes: &[u32; N] = hashes.try_into().ok()?;
+    let offsets: &[u32; N] = offsets.try_into().ok()?;
+    (0..N).all(|j| hashes[j] == wanted[j].0).then_some(offsets)
 }
 
 #[inline]

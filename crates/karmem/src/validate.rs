@@ -87,7 +87,8 @@ impl<'a> Validator<'a> {
                 });
             }
         }
-        if !array_ok(a, elem_size, limit, r.size() as usize) {
+        // The limit is checked above, with its own error.
+        if !array_ok(a, elem_size, None, r.size() as usize) {
             return Err(Error::MalformedArray { offset: at });
         }
         self.charge(a.cap as u64 * elem_size as u64)?;
@@ -130,9 +131,9 @@ impl<'a> Validator<'a> {
         };
         let block = align_up(4 * (hashes.len() as u64 + 1), ARRAY_ALIGN as u64);
         let mut cost = 2 * block;
-        if same_columns(hashes, wanted) {
+        if let Some(found) = same_columns(hashes, offsets, wanted) {
             for j in 0..N {
-                let col = offsets[j];
+                let col = found[j];
                 if !column_ok(col, a.cap, wanted[j].1, r.size() as usize) {
                     return Err(Error::MalformedArray { offset: a.offset });
                 }
