@@ -1327,6 +1327,33 @@ impl Gen<'_> {
         place
     }
 
+    /// A struct literal of `id` (at `prefix` inside the SoA element) from
+    /// the value expression of each column, by position path: nested
+    /// inline structs and tables (flattened into columns) become nested
+    /// literals.
+    fn soa_literal(
+        &self,
+        id: StructId,
+        prefix: &mut Vec<u32>,
+        soa: &SoaLayout,
+        values: &[(Vec<u32>, String)],
+    ) -> String {
+        let mut fields = Vec::new();
+        for i in 0..self.s.structs[id].fields.len() {
+            prefix.push(i as u32);
+            let ident = self.field_ident(id, i);
+            if let Some((_, value)) = values.iter().find(|(path, _)| path == prefix) {
+                fields.push(format!("{ident}: {value}"));
+            } else if let Some(c) = soa.columns.iter().find(|c| c.path.starts_with(prefix)) {
+                let child = c.steps[prefix.len()];
+                let inner = self.soa_literal(child, prefix, soa, values);
+                fields.push(format!("{ident}: {inner}"));
+            }
+            prefix.pop();
+        }
+        format!("{} {{ {} }}", self.struct_name(id), fields.join(", "))
+    }
+
     /// Cache lines worth prefetching ahead for an SoA column during a
     /// validation (`decode == false`) or decode loop: the start of an
     /// array's data when the loop will read it (text is checked or copied,
@@ -1496,7 +1523,10 @@ impl Gen<'_> {
             "        v.charge({})?;",
             mul("a.len as u64", cost.max(1))
         ));
-        self.w("        items.resize_with(a.len as usize, core::default::Default::default);");
+        let plain_data = !dense.is_empty() && dense.iter().all(|d| *d);
+        if !plain_data {
+            self.w("        items.resize_with(a.len as usize, core::default::Default::default);");
+        }
         // Dense columns as native slices, copied in one pass over the
         // elements when all are present; an absent column (older writer)
         // reads as zeros.
@@ -1538,7 +1568,41 @@ impl Gen<'_> {
                 g.w(&format!("{indent}}}"));
             }
         };
-        if reads.len() == 1 {
+        if plain_data {
+            // Elements own nothing (every leaf is a scalar column): rebuild
+            // them in one pass, each written once, instead of resizing with
+            // defaults and overwriting (which writes a new array twice).
+            let all: Vec<String> = reads
+                .iter()
+                .map(|(k, ..)| format!("c{k}.len() == a.len as usize"))
+                .collect();
+            self.w(&format!("        if {} {{", all.join(" && ")));
+            self.w("            items.clear();");
+            let (mut pattern, mut iter) = (String::new(), String::new());
+            for (i, (k, _, _, x)) in reads.iter().enumerate() {
+                if i == 0 {
+                    pattern = x.clone();
+                    iter = format!("c{k}.iter()");
+                } else {
+                    pattern = format!("({pattern}, {x})");
+                    let _ = write!(iter, ".zip(c{k})");
+                }
+            }
+            let values: Vec<(Vec<u32>, String)> = reads
+                .iter()
+                .map(|(k, _, value, _)| (soa.columns[*k].path.clone(), value.clone()))
+                .collect();
+            let literal = self.soa_literal(soa.elem, &mut Vec::new(), soa, &values);
+            self.w(&format!(
+                "            items.extend({iter}.map(|{pattern}| {literal}));"
+            ));
+            self.w("        } else {");
+            self.w(
+                "            items.resize_with(a.len as usize, core::default::Default::default);",
+            );
+            per_column(self, "            ");
+            self.w("        }");
+        } else if reads.len() == 1 {
             per_column(self, "        ");
         } else if !reads.is_empty() {
             let all: Vec<String> = reads
