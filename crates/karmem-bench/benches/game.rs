@@ -31,13 +31,14 @@ fn benches(c: &mut Criterion) {
 
 criterion_group! {
     name = game;
-    // Every operation takes 0.05–5 ms; 50 samples over 5 s keep the
-    // confidence intervals narrow on a shared 2-core machine. Override with
+    // Every operation takes 0.02–5 ms. Short measurements, repeated over
+    // several runs by scripts/bench-report.py, cope better with a shared
+    // machine than one long run. Override with
     // `-- --warm-up-time S --measurement-time S`.
     config = Criterion::default()
-        .sample_size(50)
-        .warm_up_time(std::time::Duration::from_secs(2))
-        .measurement_time(std::time::Duration::from_secs(5));
+        .sample_size(30)
+        .warm_up_time(std::time::Duration::from_secs(1))
+        .measurement_time(std::time::Duration::from_secs(3));
     targets = benches
 }
 criterion_main!(game);
