@@ -2,12 +2,14 @@
 #   make demo   build the CLI, generate Rust code for examples/demo, run it
 #   make test   formatting, lints, all tests, generated-code checks, short fuzz
 #   make bench  criterion benchmarks against flatbuffers, rkyv, a plain struct
+#   make bench-report        five criterion runs summarised (docs/benchmarks.md)
+#   make bench-instructions  callgrind instruction counts of the same operations
 SHELL := /bin/bash
 CARGO ?= cargo
 FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
-.PHONY: all demo test setup lint unit generated fuzz bench vectors clean
+.PHONY: all demo test setup lint unit generated fuzz bench bench-report bench-instructions vectors clean
 
 all: test
 
@@ -39,6 +41,12 @@ fuzz:
 
 bench: setup
 	$(CARGO) bench -p karmem-bench --bench game
+
+bench-report: setup
+	scripts/bench-report.py 5
+
+bench-instructions: setup
+	scripts/bench-instructions.sh
 
 # Rewrite golden vector bytes from their JSON values (review the diff!).
 vectors:

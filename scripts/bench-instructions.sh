@@ -5,7 +5,11 @@
 # Usage: scripts/bench-instructions.sh [FILTER]   (prints a Markdown table)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-command -v valgrind >/dev/null || { echo "valgrind not installed (apt-get install valgrind)" >&2; exit 1; }
+if ! command -v valgrind >/dev/null; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq valgrind >/dev/null
+fi
 cargo build --release -q -p karmem-bench --example ops
 ops=target/release/examples/ops
 n=3
