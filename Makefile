@@ -3,12 +3,14 @@
 #   make test   formatting, lints, all tests, generated-code checks, short fuzz
 #   make bench  criterion benchmarks against flatbuffers, rkyv, a plain struct
 #   make bench-go  Go benchmarks against flatbuffers, protobuf, encoding/json, a raw struct
+#   make bench-report        five criterion runs summarised (docs/benchmarks.md)
+#   make bench-instructions  callgrind instruction counts of the same operations
 SHELL := /bin/bash
 CARGO ?= cargo
 FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
-.PHONY: all demo test setup lint unit generated fuzz go go-generate bench bench-go vectors clean
+.PHONY: all demo test setup lint unit generated fuzz go go-generate bench bench-go bench-report bench-instructions vectors clean
 
 all: test
 
@@ -51,6 +53,12 @@ bench-go: setup
 
 bench: setup
 	$(CARGO) bench -p karmem-bench --bench game
+
+bench-report: setup
+	scripts/bench-report.py 5
+
+bench-instructions: setup
+	scripts/bench-instructions.sh
 
 # Rewrite golden vector bytes from their JSON values (review the diff!).
 vectors:

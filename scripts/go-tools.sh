@@ -44,7 +44,7 @@ go_benchstat() {
 go_bench_generate() { # repo root
   local bench="$1/go/bench"
   rm -rf "$bench/internal/fbgen" "$bench/internal/pbgen"
-  flatc --go --gen-object-api -o "$bench/internal/fbgen" "$1/crates/karmem-bench/schemas/game.fbs"
+  flatc --go --gen-object-api -o "$bench/internal/fbgen" "$bench/game.fbs"
   mkdir -p "$bench/internal/pbgen"
   protoc --go_out="$bench/internal/pbgen" --go_opt=paths=source_relative -I "$bench" "$bench/game.proto"
 }

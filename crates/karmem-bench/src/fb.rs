@@ -18,65 +18,114 @@ mod generated {
 pub use generated::bench::fb;
 
 use crate::plain;
-use flatbuffers::FlatBufferBuilder;
+use flatbuffers::{FlatBufferBuilder, WIPOffset};
 
-/// Encode `state` into `builder` (reset first, so its buffer is reused).
-pub fn encode(builder: &mut FlatBufferBuilder<'static>, state: &plain::State) {
-    builder.reset();
-    let mut monsters = Vec::with_capacity(state.monsters.len());
-    for m in &state.monsters {
-        let name = builder.create_string(&m.name);
-        let inventory = builder.create_vector(&m.inventory);
-        let hitbox = builder.create_vector(&m.hitbox);
-        let status = builder.create_vector(&m.status);
-        let weapons: Vec<_> = m
-            .weapons
-            .iter()
-            .map(|w| {
-                fb::Weapon::create(
-                    builder,
+/// A builder plus the scratch vectors FlatBuffers needs for offsets and
+/// converted structs, all kept between messages: the fastest steady state
+/// the `flatbuffers` crate allows (reset builder, no per-message vectors).
+pub struct Encoder {
+    builder: FlatBufferBuilder<'static>,
+    monsters: Vec<WIPOffset<fb::Monster<'static>>>,
+    weapons: Vec<WIPOffset<fb::Weapon<'static>>>,
+    path: Vec<fb::Vec3>,
+}
+
+impl Encoder {
+    pub fn new(capacity: usize) -> Self {
+        Encoder {
+            builder: FlatBufferBuilder::with_capacity(capacity),
+            monsters: Vec::new(),
+            weapons: Vec::new(),
+            path: Vec::new(),
+        }
+    }
+
+    /// Encode `state`; the message is [`Encoder::bytes`] afterwards.
+    pub fn encode(&mut self, state: &plain::State) {
+        let b = &mut self.builder;
+        b.reset();
+        self.monsters.clear();
+        for m in &state.monsters {
+            let name = b.create_string(&m.name);
+            // u8 vectors and vectors of structs are memcpy'd
+            // (`create_vector_direct`); i32 has to be pushed one by one in
+            // this version of the crate.
+            let inventory = b.create_vector_direct(&m.inventory);
+            let status = b.create_vector(&m.status);
+            self.weapons.clear();
+            for w in &m.weapons {
+                self.weapons.push(fb::Weapon::create(
+                    b,
                     &fb::WeaponArgs {
                         damage: w.damage,
                         range: w.range,
                     },
-                )
-            })
-            .collect();
-        let weapons = builder.create_vector(&weapons);
-        let path: Vec<fb::Vec3> = m
-            .path
-            .iter()
-            .map(|p| fb::Vec3::new(p.x, p.y, p.z))
-            .collect();
-        let path = builder.create_vector(&path);
-        let pos = fb::Vec3::new(m.pos.x, m.pos.y, m.pos.z);
-        monsters.push(fb::Monster::create(
-            builder,
-            &fb::MonsterArgs {
-                pos: Some(&pos),
-                mana: m.mana,
-                health: m.health,
-                name: Some(name),
-                team: fb::Team(m.team),
-                inventory: Some(inventory),
-                hitbox: Some(hitbox),
-                status: Some(status),
-                weapons: Some(weapons),
-                path: Some(path),
+                ));
+            }
+            let weapons = b.create_vector(&self.weapons);
+            self.path.clear();
+            self.path
+                .extend(m.path.iter().map(|p| fb::Vec3::new(p.x, p.y, p.z)));
+            let path = b.create_vector_direct(&self.path);
+            let pos = fb::Vec3::new(m.pos.x, m.pos.y, m.pos.z);
+            let hitbox = fb::Hitbox::new(&m.hitbox);
+            self.monsters.push(fb::Monster::create(
+                b,
+                &fb::MonsterArgs {
+                    pos: Some(&pos),
+                    mana: m.mana,
+                    health: m.health,
+                    name: Some(name),
+                    team: fb::Team(m.team),
+                    inventory: Some(inventory),
+                    hitbox: Some(&hitbox),
+                    status: Some(status),
+                    weapons: Some(weapons),
+                    path: Some(path),
+                },
+            ));
+        }
+        let monsters = b.create_vector(&self.monsters);
+        let root = fb::State::create(
+            b,
+            &fb::StateArgs {
+                monsters: Some(monsters),
             },
-        ));
+        );
+        b.finish(root, None);
     }
-    let monsters = builder.create_vector(&monsters);
-    let root = fb::State::create(
-        builder,
-        &fb::StateArgs {
-            monsters: Some(monsters),
-        },
-    );
-    builder.finish(root, None);
+
+    pub fn bytes(&self) -> &[u8] {
+        self.builder.finished_data()
+    }
 }
 
-/// Sum every path coordinate through the accessors of a verified root.
+/// Verified access (the FlatBuffers verifier walks the whole buffer).
+pub fn root(bytes: &[u8]) -> fb::State<'_> {
+    flatbuffers::root::<fb::State>(bytes).expect("valid flatbuffer")
+}
+
+/// Unverified access.
+///
+/// # Safety
+/// `bytes` must be a buffer produced by [`Encoder::encode`].
+pub unsafe fn root_unchecked(bytes: &[u8]) -> fb::State<'_> {
+    // SAFETY: guaranteed by the caller.
+    unsafe { flatbuffers::root_unchecked::<fb::State>(bytes) }
+}
+
+/// Verify the whole buffer, nothing else.
+pub fn verify(bytes: &[u8]) -> bool {
+    flatbuffers::root::<fb::State>(bytes).is_ok()
+}
+
+/// Verify and unpack into the generated object API (always new objects:
+/// the object API has no decode-into-existing).
+pub fn decode(bytes: &[u8]) -> fb::StateT {
+    root(bytes).unpack()
+}
+
+/// Sum every path coordinate through the accessors.
 pub fn sum_paths(state: fb::State<'_>) -> f64 {
     let mut sum = 0.0f32;
     for monster in state.monsters().unwrap_or_default() {
@@ -85,4 +134,41 @@ pub fn sum_paths(state: fb::State<'_>) -> f64 {
         }
     }
     sum as f64
+}
+
+/// The unpacked object converted to the plain structs, to check that a
+/// decode round-trips (outside timing).
+pub fn to_plain(s: &fb::StateT) -> plain::State {
+    let v3 = |p: &fb::Vec3T| plain::Vec3 {
+        x: p.x,
+        y: p.y,
+        z: p.z,
+    };
+    plain::State {
+        monsters: s
+            .monsters
+            .iter()
+            .flatten()
+            .map(|m| plain::Monster {
+                pos: m.pos.as_ref().map(v3).unwrap_or_default(),
+                mana: m.mana,
+                health: m.health,
+                name: m.name.clone().unwrap_or_default(),
+                team: m.team.0,
+                inventory: m.inventory.clone().unwrap_or_default(),
+                hitbox: m.hitbox.as_ref().map(|h| h.v).unwrap_or_default(),
+                status: m.status.clone().unwrap_or_default(),
+                weapons: m
+                    .weapons
+                    .iter()
+                    .flatten()
+                    .map(|w| plain::Weapon {
+                        damage: w.damage,
+                        range: w.range,
+                    })
+                    .collect(),
+                path: m.path.iter().flatten().map(v3).collect(),
+            })
+            .collect(),
+    }
 }

@@ -1,26 +1,27 @@
 //! The rkyv contender: archives of the plain structs themselves (rkyv's
-//! natural use), validated access (`bytecheck`) and unchecked access.
+//! natural use). rkyv's low-level API is used throughout: the data has no
+//! shared pointers, so the high-level API's sharing maps would only add
+//! work that rkyv does not need here.
 
 use crate::plain::{ArchivedState, State};
 use rkyv::rancor::Error;
-use rkyv::util::AlignedVec;
+use rkyv::util::{with_arena, AlignedVec};
 
-/// Encode into `out`, reusing its allocation.
+/// Encode into `out`, reusing its allocation (and rkyv's thread-local
+/// arena for scratch space).
 pub fn encode(state: &State, out: &mut AlignedVec) {
-    let buffer = core::mem::take(out);
-    let mut buffer = rkyv::api::high::to_bytes_in::<_, Error>(state, clear(buffer))
-        .expect("rkyv serialisation of in-memory data");
+    let mut buffer = core::mem::take(out);
+    buffer.clear();
+    let mut buffer = with_arena(|arena| {
+        rkyv::api::low::to_bytes_in_with_alloc::<_, _, Error>(state, buffer, arena.acquire())
+    })
+    .expect("rkyv serialisation of in-memory data");
     core::mem::swap(out, &mut buffer);
 }
 
-fn clear(mut v: AlignedVec) -> AlignedVec {
-    v.clear();
-    v
-}
-
-/// Validated access: runs rkyv's checker over the whole archive.
+/// Validated access: runs rkyv's checker (bytecheck) over the whole archive.
 pub fn access(bytes: &[u8]) -> &ArchivedState {
-    rkyv::access::<ArchivedState, Error>(bytes).expect("valid archive")
+    rkyv::api::low::access::<ArchivedState, Error>(bytes).expect("valid archive")
 }
 
 /// Unchecked access.
@@ -32,8 +33,9 @@ pub unsafe fn access_unchecked(bytes: &[u8]) -> &ArchivedState {
     unsafe { rkyv::access_unchecked::<ArchivedState>(bytes) }
 }
 
+/// Deserialize to new objects (rkyv has no deserialize-into-existing).
 pub fn decode(archived: &ArchivedState) -> State {
-    rkyv::deserialize::<State, Error>(archived).expect("deserialise a valid archive")
+    rkyv::api::low::deserialize::<State, Error>(archived).expect("deserialise a valid archive")
 }
 
 pub fn sum_paths(state: &ArchivedState) -> f64 {

@@ -1327,6 +1327,78 @@ impl Gen<'_> {
         place
     }
 
+    /// A struct literal of `id` (at `prefix` inside the SoA element) from
+    /// the value expression of each column, by position path: nested
+    /// inline structs and tables (flattened into columns) become nested
+    /// literals.
+    fn soa_literal(
+        &self,
+        id: StructId,
+        prefix: &mut Vec<u32>,
+        soa: &SoaLayout,
+        values: &[(Vec<u32>, String)],
+    ) -> String {
+        let mut fields = Vec::new();
+        for i in 0..self.s.structs[id].fields.len() {
+            prefix.push(i as u32);
+            let ident = self.field_ident(id, i);
+            if let Some((_, value)) = values.iter().find(|(path, _)| path == prefix) {
+                fields.push(format!("{ident}: {value}"));
+            } else if let Some(c) = soa.columns.iter().find(|c| c.path.starts_with(prefix)) {
+                let child = c.steps[prefix.len()];
+                let inner = self.soa_literal(child, prefix, soa, values);
+                fields.push(format!("{ident}: {inner}"));
+            }
+            prefix.pop();
+        }
+        format!("{} {{ {} }}", self.struct_name(id), fields.join(", "))
+    }
+
+    /// Cache lines worth prefetching ahead for an SoA column during a
+    /// validation (`decode == false`) or decode loop: the start of an
+    /// array's data when the loop will read it (text is checked or copied,
+    /// a directory scanned, plain values copied). Array data of successive
+    /// elements is scattered through the message, so without a hint each
+    /// element costs a cache miss per child, one after another.
+    fn prefetch_lines(&self, slot: &Slot, decode: bool) -> Option<u32> {
+        let Slot::ArrayRef { array, data } = slot else {
+            return None;
+        };
+        match (array.text, data) {
+            (Some(_), _) => Some(1),
+            // Directory: count and hashes, then offsets (format.md §5.3).
+            (None, ArrayData::Soa { .. }) => Some(2),
+            (None, ArrayData::Plain { .. }) => {
+                let bools = array.elem == ElemType::Scalar(Primitive::Bool);
+                (decode || bools).then_some(1)
+            }
+            (None, ArrayData::AosInline { id, .. }) => {
+                (decode || self.inline_needs_validation(*id)).then_some(1)
+            }
+            (None, _) => Some(1),
+        }
+    }
+
+    /// The prefetch statements at the top of an SoA element loop (`i` is
+    /// the element, `len` the array length, `r` a reader expression).
+    fn soa_prefetch(&self, soa: &SoaLayout, decode: bool, r: &str, indent: usize) -> String {
+        let pad = "    ".repeat(indent);
+        let mut hints = String::new();
+        for (k, c) in soa.columns.iter().enumerate() {
+            if let Some(lines) = self.prefetch_lines(&c.slot, decode) {
+                let _ = writeln!(
+                    hints,
+                    "{pad}if ahead < len && cols[{k}] != 0 {{\n{pad}    {r}.prefetch_array(cols[{k}] + {}, {lines});\n{pad}}}",
+                    mul("ahead", c.size)
+                );
+            }
+        }
+        if hints.is_empty() {
+            return hints;
+        }
+        format!("{pad}let ahead = i + karmem::PREFETCH_AHEAD;\n{hints}")
+    }
+
     fn soa_item(&mut self, id: StructId, soa: &SoaLayout) {
         let name = self.struct_name(id);
         let n = soa.columns.len();
@@ -1374,22 +1446,49 @@ impl Gen<'_> {
         self.w(
             "        w.write_soa(at, count, &Self::SOA_COLUMNS, &Self::SOA_FILLED, &mut cols)?;",
         );
-        for (k, c) in soa.columns.iter().enumerate() {
-            if !dense[k] {
-                continue;
-            }
-            let place = self.column_place("e", soa, k);
-            let value = match &c.slot {
-                Slot::Scalar(Primitive::Bool) => format!("[{place} as u8]"),
-                Slot::Enum { .. } => format!("{place}.0.to_le_bytes()"),
-                _ => format!("{place}.to_le_bytes()"),
-            };
+        // All dense columns in one pass over the elements: each element is
+        // read once (a pass per column would stream a large array through
+        // the cache once per column).
+        let dense_cols: Vec<usize> = (0..n).filter(|k| dense[*k]).collect();
+        if !dense_cols.is_empty() {
+            let names: Vec<String> = dense_cols.iter().map(|k| format!("c{k}")).collect();
+            let parts: Vec<String> = dense_cols
+                .iter()
+                .map(|k| {
+                    let size = soa.columns[*k].size;
+                    let bytes = if size == 1 {
+                        "count as u32".to_string()
+                    } else {
+                        format!("(count * {size}) as u32")
+                    };
+                    format!("(cols[{k}], {bytes})")
+                })
+                .collect();
             self.w(&format!(
-                "        for (d, e) in w.slice_mut(cols[{k}], ({}) as u32).chunks_exact_mut({}).zip(items.clone()) {{",
-                mul("count", c.size),
-                c.size
+                "        let [{}] = w.slices_mut([{}]);",
+                names.join(", "),
+                parts.join(", ")
             ));
-            self.w(&format!("            d.copy_from_slice(&{value});"));
+            let mut pattern = "e".to_string();
+            let mut iter = "items.clone()".to_string();
+            for k in &dense_cols {
+                pattern = format!("({pattern}, d{k})");
+                let _ = write!(
+                    iter,
+                    ".zip(c{k}.chunks_exact_mut({}))",
+                    soa.columns[*k].size
+                );
+            }
+            self.w(&format!("        for {pattern} in {iter} {{"));
+            for k in &dense_cols {
+                let place = self.column_place("e", soa, *k);
+                let value = match &soa.columns[*k].slot {
+                    Slot::Scalar(Primitive::Bool) => format!("[{place} as u8]"),
+                    Slot::Enum { .. } => format!("{place}.0.to_le_bytes()"),
+                    _ => format!("{place}.to_le_bytes()"),
+                };
+                self.w(&format!("            d{k}.copy_from_slice(&{value});"));
+            }
             self.w("        }");
         }
         if dense.iter().any(|d| !d) {
@@ -1424,42 +1523,114 @@ impl Gen<'_> {
             "        v.charge({})?;",
             mul("a.len as u64", cost.max(1))
         ));
-        self.w("        items.resize_with(a.len as usize, core::default::Default::default);");
+        let plain_data = !dense.is_empty() && dense.iter().all(|d| *d);
+        if !plain_data {
+            self.w("        items.resize_with(a.len as usize, core::default::Default::default);");
+        }
+        // Dense columns as native slices, copied in one pass over the
+        // elements when all are present; an absent column (older writer)
+        // reads as zeros.
+        let mut reads: Vec<(usize, String, String, String)> = Vec::new();
         for (k, c) in soa.columns.iter().enumerate() {
             if !dense[k] {
                 continue;
             }
             let place = self.column_place("e", soa, k);
+            let x = format!("x{k}");
             let (ty, value) = match &c.slot {
-                Slot::Scalar(Primitive::Bool) => ("u8".to_string(), "*x != 0".to_string()),
-                Slot::Scalar(p) => (rust_prim(*p).to_string(), "*x".to_string()),
+                Slot::Scalar(Primitive::Bool) => ("u8".to_string(), format!("*{x} != 0")),
+                Slot::Scalar(p) => (rust_prim(*p).to_string(), format!("*{x}")),
                 Slot::Enum { id, repr } => (
                     rust_prim(*repr).to_string(),
-                    format!("{}(*x)", self.enum_name(*id)),
+                    format!("{}(*{x})", self.enum_name(*id)),
                 ),
                 _ => unreachable!(),
             };
-            self.w("        {");
             self.w(&format!(
-                "            let column = r.slice::<{ty}>(cols[{k}], a.len);"
+                "        let c{k} = r.slice::<{ty}>(cols[{k}], a.len);"
             ));
-            self.w("            if column.len() == items.len() {");
-            self.w("                for (e, x) in items.iter_mut().zip(column) {");
-            self.w(&format!("                    {place} = {value};"));
-            self.w("                }");
-            self.w("            } else {");
-            self.w("                // Absent column (older writer): zero values.");
-            self.w("                for e in items.iter_mut() {");
+            reads.push((k, place, value, x));
+        }
+        let per_column = |g: &mut Self, indent: &str| {
+            for (k, place, value, x) in &reads {
+                g.w(&format!("{indent}if c{k}.len() == items.len() {{"));
+                g.w(&format!(
+                    "{indent}    for (e, {x}) in items.iter_mut().zip(c{k}) {{"
+                ));
+                g.w(&format!("{indent}        {place} = {value};"));
+                g.w(&format!("{indent}    }}"));
+                g.w(&format!("{indent}}} else {{"));
+                g.w(&format!("{indent}    for e in items.iter_mut() {{"));
+                g.w(&format!(
+                    "{indent}        {place} = core::default::Default::default();"
+                ));
+                g.w(&format!("{indent}    }}"));
+                g.w(&format!("{indent}}}"));
+            }
+        };
+        if plain_data {
+            // Elements own nothing (every leaf is a scalar column): rebuild
+            // them in one pass, each written once, instead of resizing with
+            // defaults and overwriting (which writes a new array twice).
+            let all: Vec<String> = reads
+                .iter()
+                .map(|(k, ..)| format!("c{k}.len() == a.len as usize"))
+                .collect();
+            self.w(&format!("        if {} {{", all.join(" && ")));
+            self.w("            items.clear();");
+            let (mut pattern, mut iter) = (String::new(), String::new());
+            for (i, (k, _, _, x)) in reads.iter().enumerate() {
+                if i == 0 {
+                    pattern = x.clone();
+                    iter = format!("c{k}.iter()");
+                } else {
+                    pattern = format!("({pattern}, {x})");
+                    let _ = write!(iter, ".zip(c{k})");
+                }
+            }
+            let values: Vec<(Vec<u32>, String)> = reads
+                .iter()
+                .map(|(k, _, value, _)| (soa.columns[*k].path.clone(), value.clone()))
+                .collect();
+            let literal = self.soa_literal(soa.elem, &mut Vec::new(), soa, &values);
             self.w(&format!(
-                "                    {place} = core::default::Default::default();"
+                "            items.extend({iter}.map(|{pattern}| {literal}));"
             ));
-            self.w("                }");
+            self.w("        } else {");
+            self.w(
+                "            items.resize_with(a.len as usize, core::default::Default::default);",
+            );
+            per_column(self, "            ");
+            self.w("        }");
+        } else if reads.len() == 1 {
+            per_column(self, "        ");
+        } else if !reads.is_empty() {
+            let all: Vec<String> = reads
+                .iter()
+                .map(|(k, ..)| format!("c{k}.len() == items.len()"))
+                .collect();
+            self.w(&format!("        if {} {{", all.join(" && ")));
+            let mut pattern = "e".to_string();
+            let mut iter = "items.iter_mut()".to_string();
+            for (k, _, _, x) in &reads {
+                pattern = format!("({pattern}, {x})");
+                let _ = write!(iter, ".zip(c{k})");
+            }
+            self.w(&format!("            for {pattern} in {iter} {{"));
+            for (_, place, value, _) in &reads {
+                self.w(&format!("                {place} = {value};"));
+            }
             self.w("            }");
+            self.w("        } else {");
+            per_column(self, "            ");
             self.w("        }");
         }
         if dense.iter().any(|d| !d) {
+            self.w("        let len = a.len;");
             self.w("        for (i, e) in items.iter_mut().enumerate() {");
             self.w("            let i = i as u32;");
+            let prefetch = self.soa_prefetch(soa, true, "r", 3);
+            self.out.push_str(&prefetch);
             for (k, c) in soa.columns.iter().enumerate() {
                 if dense[k] {
                     continue;
@@ -1477,7 +1648,9 @@ impl Gen<'_> {
         self.w("        Ok(())");
         self.w("    }");
         self.w("");
-        // validate
+        // validate: one loop over the elements, prefetching the children
+        // of elements ahead (R12). Inlined into the caller's loop: the
+        // per-array work is small and the call overhead was measurable.
         let mut body = String::new();
         for (k, c) in soa.columns.iter().enumerate() {
             let ctx = Ctx::Pos {
@@ -1487,6 +1660,7 @@ impl Gen<'_> {
             body.push_str(&self.validate_slot(&c.slot, &ctx, 3));
         }
         self.w("    #[doc(hidden)]");
+        self.w("    #[inline]");
         self.w("    pub fn validate_soa(v: &mut karmem::Validator<'_>, a: karmem::ArrayRef) -> Result<(), karmem::Error> {");
         let cols_mut = if body.is_empty() { "_cols" } else { "cols" };
         self.w(&format!("        let mut {cols_mut} = [0u32; {n}];"));
@@ -1497,7 +1671,10 @@ impl Gen<'_> {
             if mentions(&body, "r") {
                 self.w("        let r = v.reader;");
             }
-            self.w("        for i in 0..a.len {");
+            self.w("        let len = a.len;");
+            self.w("        for i in 0..len {");
+            let prefetch = self.soa_prefetch(soa, false, "v.reader", 3);
+            self.out.push_str(&prefetch);
             self.out.push_str(&body);
             self.w("        }");
         }

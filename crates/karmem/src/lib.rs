@@ -44,6 +44,11 @@ pub const VERSION: u8 = 1;
 /// Alignment of array data blocks, SoA directories and columns.
 pub const ARRAY_ALIGN: u32 = 64;
 
+/// How many elements ahead generated SoA loops prefetch children
+/// (see [`Reader::prefetch_array`]).
+#[doc(hidden)]
+pub const PREFETCH_AHEAD: u32 = 4;
+
 /// `x` rounded up to a multiple of `a` (a power of two), in 64-bit arithmetic
 /// so that hostile 32-bit values cannot overflow.
 #[inline(always)]

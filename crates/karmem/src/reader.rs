@@ -3,6 +3,9 @@ use core::marker::PhantomData;
 
 use crate::{align_up, Error, Scalar, ARRAY_ALIGN, HEADER_SIZE, MAGIC, VERSION};
 
+/// Entries that fit a 64-byte directory block after its count word.
+const SMALL_DIRECTORY: usize = 15;
+
 /// Limits a reader enforces against hostile messages (format.md §10).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
@@ -266,11 +269,7 @@ impl<'a, M: Mode> Reader<'a, M> {
     /// malformed. `limit` is the `N` of `[<N]T`.
     #[inline]
     pub fn array(&self, at: u32, elem_size: u32, limit: Option<u32>) -> ArrayRef {
-        let a = ArrayRef {
-            offset: self.get(at),
-            len: self.get(at + 4),
-            cap: self.get(at + 8),
-        };
+        let a = self.array_ref(at).unwrap_or(ArrayRef::EMPTY);
         // A zero capacity means "no data block" whatever the offset says:
         // normalising here keeps hostile offsets of empty arrays away from
         // every later offset computation (they could overflow).
@@ -279,6 +278,29 @@ impl<'a, M: Mode> Reader<'a, M> {
         } else {
             ArrayRef::EMPTY
         }
+    }
+
+    /// The 12 raw bytes of an array reference at `at`, unchecked beyond
+    /// being inside the message (`None` otherwise). One bounds check for the
+    /// three words.
+    #[inline(always)]
+    pub fn array_ref(&self, at: u32) -> Option<ArrayRef> {
+        let o = at as usize;
+        let b = if M::TRUSTED {
+            // SAFETY: generated code reads references only where the
+            // validator checked that 12 bytes fit.
+            unsafe { self.bytes.get_unchecked(o..o + 12) }
+        } else {
+            self.bytes.get(o..o + 12)?
+        };
+        // One 12-byte value, so the compiler emits whole-word loads.
+        let b: [u8; 12] = b.try_into().ok()?;
+        let word = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        Some(ArrayRef {
+            offset: word(0),
+            len: word(4),
+            cap: word(8),
+        })
     }
 
     /// An array field of a table (empty when absent).
@@ -317,6 +339,35 @@ impl<'a, M: Mode> Reader<'a, M> {
         cast_slice(bytes)
     }
 
+    /// A hint that the data of the array whose reference is at `at` is
+    /// about to be read: prefetches its first `lines` cache lines. Loops over
+    /// SoA elements call it for an element a few places ahead, so that the
+    /// scattered children of successive elements (text, directories) arrive
+    /// in parallel instead of one cache miss after another. Never faults:
+    /// only addresses inside the message are touched, and on targets
+    /// without a prefetch instruction this does nothing.
+    #[inline(always)]
+    pub fn prefetch_array(&self, at: u32, lines: u32) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let data: u32 = self.get(at);
+            for l in 0..lines as usize {
+                let o = data as usize + 64 * l;
+                if o >= self.bytes.len() {
+                    break;
+                }
+                // SAFETY: `o` is inside the message, and a prefetch is only
+                // a hint (no load is architecturally performed).
+                unsafe {
+                    use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                    _mm_prefetch::<_MM_HINT_T0>(self.bytes.as_ptr().add(o).cast());
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (at, lines);
+    }
+
     /// The bytes of an array of `u8`.
     #[inline(always)]
     pub fn byte_slice(&self, a: ArrayRef) -> &'a [u8] {
@@ -333,33 +384,91 @@ impl<'a, M: Mode> Reader<'a, M> {
     /// Resolve SoA columns in one pass over the directory of `a`
     /// (format.md §5.3). `wanted[j] = (hash, value size)`; `out[j]` receives
     /// the column offset, or 0 when the column is absent or malformed.
-    #[inline]
-    pub fn soa_columns(&self, a: ArrayRef, wanted: &[(u32, u32)], out: &mut [u32]) {
-        out.iter_mut().for_each(|o| *o = 0);
-        if a.cap == 0 {
+    ///
+    /// Generic over the column count and inlined: a directory written by the
+    /// same schema version (same hashes, same order) resolves in `N`
+    /// constant compares and `N` column checks; any other directory (older
+    /// or newer writer) goes through the general scan.
+    #[inline(always)]
+    pub fn soa_columns<const N: usize>(
+        &self,
+        a: ArrayRef,
+        wanted: &[(u32, u32); N],
+        out: &mut [u32; N],
+    ) {
+        *out = [0; N];
+        let Some((hashes, offsets)) = self.directory(a) else {
             return;
+        };
+        if let Some(found) = same_columns(hashes, offsets, wanted) {
+            for j in 0..N {
+                let col = found[j];
+                if M::TRUSTED || column_ok(col, a.cap, wanted[j].1, self.bytes.len()) {
+                    out[j] = col;
+                }
+            }
+        } else {
+            self.find_columns(a.cap, hashes, offsets, wanted, out);
         }
-        let dir = a.offset;
+    }
+
+    /// The general case of `soa_columns`: one scan of the directory, each
+    /// entry matched against the wanted columns (the first well-formed entry
+    /// of a column wins).
+    #[cold]
+    fn find_columns(
+        &self,
+        cap: u32,
+        hashes: &[u32],
+        offsets: &[u32],
+        wanted: &[(u32, u32)],
+        out: &mut [u32],
+    ) {
+        for (j, col) in directory_matches(hashes, offsets, wanted) {
+            if out[j] == 0 && (M::TRUSTED || column_ok(col, cap, wanted[j].1, self.bytes.len())) {
+                out[j] = col;
+            }
+        }
+    }
+
+    /// The hash and offset blocks of the SoA directory of `a`, as native
+    /// slices of `n` entries each; `None` if the directory is malformed or
+    /// over `max_directory_entries`.
+    #[inline]
+    pub fn directory(&self, a: ArrayRef) -> Option<(&'a [u32], &'a [u32])> {
+        if a.cap == 0 {
+            return None;
+        }
+        // A directory of up to 15 columns (nearly every struct) is two
+        // 64-byte blocks at fixed places: both are read as one 128-byte
+        // slice, so the CPU fetches the offset block while it still waits
+        // for `n` (the general case needs `n` to find it: two cache misses
+        // in a row per array).
+        let lines = self.slice::<u32>(a.offset, 32);
+        if lines.len() == 32 {
+            let n = lines[0] as usize;
+            if n <= SMALL_DIRECTORY
+                && (M::TRUSTED || n <= self.limits.max_directory_entries as usize)
+            {
+                return Some((&lines[1..1 + n], &lines[17..17 + n]));
+            }
+        }
+        self.large_directory(a.offset)
+    }
+
+    #[cold]
+    fn large_directory(&self, dir: u32) -> Option<(&'a [u32], &'a [u32])> {
         let n: u32 = self.get(dir);
         let block = align_up(4 * (n as u64 + 1), ARRAY_ALIGN as u64);
         if !M::TRUSTED
             && (n > self.limits.max_directory_entries
                 || dir as u64 + 2 * block > self.bytes.len() as u64)
         {
-            return;
+            return None;
         }
-        let block = block as u32;
-        for k in 1..=n {
-            let hash: u32 = self.get(dir + 4 * k);
-            for (j, (want, size)) in wanted.iter().enumerate() {
-                if *want == hash && out[j] == 0 {
-                    let col: u32 = self.get(dir + block + 4 * k);
-                    if M::TRUSTED || column_ok(col, a.cap, *size, self.bytes.len()) {
-                        out[j] = col;
-                    }
-                }
-            }
-        }
+        let hashes = self.slice::<u32>(dir + 4, n);
+        let offsets = self.slice::<u32>(dir + block as u32 + 4, n);
+        Some((hashes, offsets))
     }
 
     /// Tag and offset columns of an SoA array of unions (format.md §7.1):
@@ -415,6 +524,35 @@ pub(crate) fn array_ok(a: ArrayRef, elem_size: u32, limit: Option<u32>, size: us
     a.offset != 0
         && a.offset.is_multiple_of(ARRAY_ALIGN)
         && a.offset as u64 + a.cap as u64 * elem_size as u64 <= size as u64
+}
+
+/// `(index in wanted, column offset)` of every directory entry whose hash
+/// is wanted, in directory order.
+#[inline]
+pub(crate) fn directory_matches<'d>(
+    hashes: &'d [u32],
+    offsets: &'d [u32],
+    wanted: &'d [(u32, u32)],
+) -> impl Iterator<Item = (usize, u32)> + 'd {
+    hashes
+        .iter()
+        .zip(offsets)
+        .filter_map(|(&hash, &col)| Some((wanted.iter().position(|w| w.0 == hash)?, col)))
+}
+
+/// Does the directory list exactly the wanted columns, in order (what a
+/// writer of the same schema version emits)?
+/// Returns the `N` column offsets if so (as an array: no bounds checks
+/// downstream).
+#[inline(always)]
+pub(crate) fn same_columns<'d, const N: usize>(
+    hashes: &[u32],
+    offsets: &'d [u32],
+    wanted: &[(u32, u32); N],
+) -> Option<&'d [u32; N]> {
+    let hashes: &[u32; N] = hashes.try_into().ok()?;
+    let offsets: &[u32; N] = offsets.try_into().ok()?;
+    (0..N).all(|j| hashes[j] == wanted[j].0).then_some(offsets)
 }
 
 #[inline]

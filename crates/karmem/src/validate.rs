@@ -1,4 +1,4 @@
-use crate::reader::{array_ok, column_ok};
+use crate::reader::{array_ok, column_ok, directory_matches, same_columns};
 use crate::{align_up, ArrayRef, Error, Reader, Table, ARRAY_ALIGN, HEADER_SIZE};
 
 /// The state of one validation pass: the reader, the remaining traversal
@@ -67,6 +67,7 @@ impl<'a> Validator<'a> {
     }
 
     /// The array reference at `at`, which must be well formed.
+    #[inline]
     pub fn array(
         &mut self,
         at: u32,
@@ -74,10 +75,8 @@ impl<'a> Validator<'a> {
         limit: Option<u32>,
     ) -> Result<ArrayRef, Error> {
         let r = &self.reader;
-        let a = ArrayRef {
-            offset: r.get(at),
-            len: r.get(at + 4),
-            cap: r.get(at + 8),
+        let Some(a) = r.array_ref(at) else {
+            return Err(Error::MalformedArray { offset: at });
         };
         if let Some(limit) = limit {
             if a.len > limit {
@@ -88,7 +87,8 @@ impl<'a> Validator<'a> {
                 });
             }
         }
-        if !array_ok(a, elem_size, limit, r.size() as usize) {
+        // The limit is checked above, with its own error.
+        if !array_ok(a, elem_size, None, r.size() as usize) {
             return Err(Error::MalformedArray { offset: at });
         }
         self.charge(a.cap as u64 * elem_size as u64)?;
@@ -111,58 +111,85 @@ impl<'a> Validator<'a> {
     }
 
     /// Check an SoA directory and resolve the known columns (`out`, as in
-    /// `Reader::soa_columns`). A known column that is present must be well
+    /// `Reader::soa_columns`, with the same fast path for a directory of the
+    /// same schema version). A known column that is present must be well
     /// formed; absent columns are valid (older writers).
-    pub fn soa(
+    #[inline(always)]
+    pub fn soa<const N: usize>(
         &mut self,
         a: ArrayRef,
-        wanted: &[(u32, u32)],
-        out: &mut [u32],
+        wanted: &[(u32, u32); N],
+        out: &mut [u32; N],
     ) -> Result<(), Error> {
-        out.iter_mut().for_each(|o| *o = 0);
+        *out = [0; N];
         if a.cap == 0 {
             return Ok(());
         }
         let r = self.reader;
-        let dir = a.offset;
-        let n: u32 = r.get(dir);
-        if n > r.limits().max_directory_entries {
-            return Err(Error::DirectoryTooLarge {
-                offset: dir,
-                entries: n,
-            });
-        }
-        let block = align_up(4 * (n as u64 + 1), ARRAY_ALIGN as u64);
-        if dir as u64 + 2 * block > r.size() as u64 {
-            return Err(Error::MalformedArray { offset: dir });
-        }
-        self.charge(2 * block)?;
+        let Some((hashes, offsets)) = r.directory(a) else {
+            return Err(self.directory_error(a.offset));
+        };
+        let block = align_up(4 * (hashes.len() as u64 + 1), ARRAY_ALIGN as u64);
         // Charge every known column, present or not: decoding an element
         // costs its full width whatever the directory lists, and a message
-        // that validates must also decode within the same budget.
+        // that validates must also decode within the same budget (§10).
         let width: u64 = wanted.iter().map(|(_, size)| *size as u64).sum();
-        self.charge(a.cap as u64 * width)?;
-        for k in 1..=n {
-            let hash: u32 = r.get(dir + 4 * k);
-            for (j, (want, size)) in wanted.iter().enumerate() {
-                if *want == hash {
-                    if out[j] != 0 {
-                        // Two entries for one column: ambiguous.
-                        return Err(Error::MalformedArray { offset: dir });
-                    }
-                    let col: u32 = r.get(dir + block as u32 + 4 * k);
-                    if !column_ok(col, a.cap, *size, r.size() as usize) {
-                        return Err(Error::MalformedArray { offset: dir });
-                    }
-                    out[j] = col;
+        let cost = 2 * block + a.cap as u64 * width;
+        if let Some(found) = same_columns(hashes, offsets, wanted) {
+            for j in 0..N {
+                let col = found[j];
+                if !column_ok(col, a.cap, wanted[j].1, r.size() as usize) {
+                    return Err(Error::MalformedArray { offset: a.offset });
                 }
+                out[j] = col;
             }
+        } else {
+            self.find_columns(a, hashes, offsets, wanted, out)?;
+        }
+        self.charge(cost)
+    }
+
+    /// Why `Reader::directory` refused the directory at `dir`.
+    #[cold]
+    fn directory_error(&self, dir: u32) -> Error {
+        let entries: u32 = self.reader.get(dir);
+        if entries > self.reader.limits().max_directory_entries {
+            Error::DirectoryTooLarge {
+                offset: dir,
+                entries,
+            }
+        } else {
+            Error::MalformedArray { offset: dir }
+        }
+    }
+
+    /// The general case of `soa`: one scan of the directory.
+    #[cold]
+    fn find_columns(
+        &self,
+        a: ArrayRef,
+        hashes: &[u32],
+        offsets: &[u32],
+        wanted: &[(u32, u32)],
+        out: &mut [u32],
+    ) -> Result<(), Error> {
+        for (j, col) in directory_matches(hashes, offsets, wanted) {
+            // Two entries for one column would be ambiguous.
+            if out[j] != 0 || !column_ok(col, a.cap, wanted[j].1, self.reader.size() as usize) {
+                return Err(Error::MalformedArray { offset: a.offset });
+            }
+            out[j] = col;
         }
         Ok(())
     }
 
+    /// UTF-8 text. ASCII (the common case) is checked first, word-wise.
+    #[inline]
     pub fn utf8(&self, offset: u32, len: u32) -> Result<(), Error> {
         let bytes = self.reader.slice::<u8>(offset, len);
+        if bytes.is_ascii() {
+            return Ok(());
+        }
         core::str::from_utf8(bytes)
             .map(|_| ())
             .map_err(|_| Error::InvalidText { offset })

@@ -276,6 +276,31 @@ impl Writer {
         Ok(dir)
     }
 
+    /// Several earlier allocations at once, as disjoint mutable byte slices
+    /// (`(offset, len)` each, in increasing offset order, not overlapping),
+    /// so that generated code fills all SoA columns of an array in one pass
+    /// over its elements. Zero-length parts give empty slices.
+    ///
+    /// # Panics
+    /// If the parts are out of order, overlap or lie outside the message
+    /// (only generated code calls this, with its own allocations).
+    #[inline]
+    pub fn slices_mut<const N: usize>(&mut self, parts: [(u32, u32); N]) -> [&mut [u8]; N] {
+        let mut rest = self.bytes_mut();
+        let mut base = 0usize;
+        parts.map(|(offset, len)| {
+            if len == 0 {
+                return &mut [][..];
+            }
+            let tail = core::mem::take(&mut rest);
+            let (_, tail) = tail.split_at_mut(offset as usize - base);
+            let (part, tail) = tail.split_at_mut(len as usize);
+            rest = tail;
+            base = offset as usize + len as usize;
+            part
+        })
+    }
+
     /// The bytes of an earlier allocation, for generated code that fills a
     /// block in place.
     #[inline]
@@ -307,6 +332,32 @@ mod tests {
         );
         let msg = w.finish().unwrap();
         assert_eq!(&msg[..8], &[b'K', b'M', 1, 0, 72, 0, 0, 0]);
+    }
+
+    #[test]
+    fn slices_mut_gives_disjoint_parts() {
+        let mut w = Writer::new(0);
+        w.begin();
+        let a = w.alloc(8, 8).unwrap();
+        let b = w.alloc(4, 64).unwrap();
+        let [pa, empty, pb] = w.slices_mut([(a, 8), (0, 0), (b, 4)]);
+        assert_eq!((pa.len(), empty.len(), pb.len()), (8, 0, 4));
+        pa.fill(1);
+        pb.fill(2);
+        assert_eq!(&w.bytes()[a as usize..][..8], &[1; 8]);
+        assert_eq!(&w.bytes()[b as usize..][..4], &[2; 4]);
+        assert!(w.bytes()[a as usize + 8..b as usize]
+            .iter()
+            .all(|x| *x == 0));
+    }
+
+    #[test]
+    #[should_panic]
+    fn slices_mut_refuses_overlaps() {
+        let mut w = Writer::new(0);
+        w.begin();
+        let a = w.alloc(16, 8).unwrap();
+        let _ = w.slices_mut([(a, 8), (a + 4, 8)]);
     }
 
     #[test]
