@@ -8,10 +8,10 @@ use karmem_codegen::Backend;
 fn main() {
     let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/abi.km");
     println!("cargo:rerun-if-changed={}", schema.display());
-    let source = std::fs::read_to_string(&schema)
-        .unwrap_or_else(|e| panic!("{}: {e}", schema.display()));
-    let (model, layout) = karmem_layout::load("abi.km", &source)
-        .unwrap_or_else(|d| panic!("{}", d.render(false)));
+    let source =
+        std::fs::read_to_string(&schema).unwrap_or_else(|e| panic!("{}: {e}", schema.display()));
+    let (model, layout) =
+        karmem_layout::load("abi.km", &source).unwrap_or_else(|d| panic!("{}", d.render(false)));
     let files = karmem_codegen::rust::RustBackend::default()
         .generate(&model, &layout)
         .unwrap_or_else(|e| panic!("generate Rust for abi.km: {e}"));

@@ -72,8 +72,11 @@ impl AppBuilder {
     /// `importer`'s import of `interface` binds to `exporter` (direct,
     /// singleton and pool interfaces with several exporters).
     pub fn bind(&mut self, importer: &str, interface: &str, exporter: &str) -> &mut AppBuilder {
-        self.bindings
-            .push((Some(importer.to_string()), interface.to_string(), exporter.to_string()));
+        self.bindings.push((
+            Some(importer.to_string()),
+            interface.to_string(),
+            exporter.to_string(),
+        ));
         self
     }
 
@@ -235,7 +238,13 @@ impl App {
     }
 
     /// [`App::export`] + [`App::invoke`].
-    pub fn call(&self, module: &str, interface: &str, function: &str, args: &[Arg<'_>]) -> Result<Output> {
+    pub fn call(
+        &self,
+        module: &str,
+        interface: &str,
+        function: &str,
+        args: &[Arg<'_>],
+    ) -> Result<Output> {
         let f = self.export(module, interface, function)?;
         self.invoke(&f, args)
     }
@@ -243,7 +252,12 @@ impl App {
     /// Fan-out from the host: call `interface.function` on every exporter,
     /// in module order; one failing callee does not stop the others.
     /// Fails as a whole only when no module exports the function.
-    pub fn call_all(&self, interface: &str, function: &str, args: &[Arg<'_>]) -> Result<Vec<CalleeResult>> {
+    pub fn call_all(
+        &self,
+        interface: &str,
+        function: &str,
+        args: &[Arg<'_>],
+    ) -> Result<Vec<CalleeResult>> {
         let fs = self.exporters(interface, function);
         if fs.is_empty() {
             return Err(crate::Error::UnknownFunction {
@@ -272,7 +286,9 @@ impl App {
     /// # Panics
     /// If `id` is not a region of this application.
     pub fn region_by_id(&self, id: crate::RegionId) -> Region {
-        Region { inner: self.inner.regions[id.0 as usize].clone() }
+        Region {
+            inner: self.inner.regions[id.0 as usize].clone(),
+        }
     }
 
     /// Every region, in id order.

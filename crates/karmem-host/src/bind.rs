@@ -66,24 +66,38 @@ impl AppInner {
     pub fn export(&self, module: &str, interface: &str, function: &str) -> Result<ExportFn> {
         let m = self.module_index(module)?;
         let desc = self.infos[m].module.descriptor();
-        let id = desc.export_id(interface, function).ok_or_else(|| Error::UnknownFunction {
-            module: module.to_string(),
-            interface: interface.to_string(),
-            function: function.to_string(),
-        })?;
+        let id = desc
+            .export_id(interface, function)
+            .ok_or_else(|| Error::UnknownFunction {
+                module: module.to_string(),
+                interface: interface.to_string(),
+                function: function.to_string(),
+            })?;
         let meta = &self.modules[m].exports[(id >> 16) as usize][(id & 0xffff) as usize];
-        Ok(ExportFn { module: m, id, site: meta.site.clone() })
+        Ok(ExportFn {
+            module: m,
+            id,
+            site: meta.site.clone(),
+        })
     }
 
     pub fn exporters(&self, interface: &str, function: &str) -> Vec<ExportFn> {
         (0..self.infos.len())
-            .filter_map(|m| self.export(self.infos[m].module.name(), interface, function).ok())
+            .filter_map(|m| {
+                self.export(self.infos[m].module.name(), interface, function)
+                    .ok()
+            })
             .collect()
     }
 
     pub fn region(&self, name: &str) -> Result<Region> {
-        let id = self.region_ids.get(name).ok_or_else(|| Error::UnknownRegion(name.to_string()))?;
-        Ok(Region { inner: self.regions[id.0 as usize].clone() })
+        let id = self
+            .region_ids
+            .get(name)
+            .ok_or_else(|| Error::UnknownRegion(name.to_string()))?;
+        Ok(Region {
+            inner: self.regions[id.0 as usize].clone(),
+        })
     }
 
     pub fn stats(&self) -> AppStats {
@@ -110,7 +124,10 @@ pub(crate) fn export_pattern(ctx: &ModuleCtx, e: usize) -> Pattern {
     ctx.module.desc.exports[e].pattern
 }
 
-fn regions(b: &AppBuilder) -> Result<(Vec<Arc<RegionInner>>, HashMap<String, RegionId>)> {
+/// The application's regions and their ids by name.
+type Regions = (Vec<Arc<RegionInner>>, HashMap<String, RegionId>);
+
+fn regions(b: &AppBuilder) -> Result<Regions> {
     let mut first: HashMap<&str, (&MemoryDesc, &str)> = HashMap::new();
     let mut order: Vec<&MemoryDesc> = Vec::new();
     for (m, _) in &b.modules {
@@ -155,12 +172,24 @@ fn regions(b: &AppBuilder) -> Result<(Vec<Arc<RegionInner>>, HashMap<String, Reg
 
 fn same_function(a: &FunctionDesc, b: &FunctionDesc) -> Result<(), String> {
     let sig = |f: &FunctionDesc| {
-        let mut v: Vec<(String, Option<String>)> = f.params.iter().map(|p| (p.ty.clone(), p.memory.clone())).collect();
-        v.push(f.result.as_ref().map(|r| (r.ty.clone(), r.memory.clone())).unwrap_or_default());
+        let mut v: Vec<(String, Option<String>)> = f
+            .params
+            .iter()
+            .map(|p| (p.ty.clone(), p.memory.clone()))
+            .collect();
+        v.push(
+            f.result
+                .as_ref()
+                .map(|r| (r.ty.clone(), r.memory.clone()))
+                .unwrap_or_default(),
+        );
         v
     };
     if sig(a) != sig(b) {
-        return Err(format!("function `{}` has different parameter or result types or regions", a.name));
+        return Err(format!(
+            "function `{}` has different parameter or result types or regions",
+            a.name
+        ));
     }
     Ok(())
 }
@@ -201,7 +230,12 @@ fn targets(b: &AppBuilder, m: usize, iface: &InterfaceDesc) -> Result<Vec<Target
         .iter()
         .enumerate()
         .filter_map(|(x, (module, _))| {
-            module.descriptor().exports.iter().position(|e| e.name == iface.name).map(|e| (x, e))
+            module
+                .descriptor()
+                .exports
+                .iter()
+                .position(|e| e.name == iface.name)
+                .map(|e| (x, e))
         })
         .collect();
     let binding_err = |message: String| Error::Binding {
@@ -210,7 +244,9 @@ fn targets(b: &AppBuilder, m: usize, iface: &InterfaceDesc) -> Result<Vec<Target
         message,
     };
     if exporters.is_empty() {
-        return Err(binding_err("unsatisfied import: no module exports this interface".into()));
+        return Err(binding_err(
+            "unsatisfied import: no module exports this interface".into(),
+        ));
     }
     let chosen: Vec<(usize, usize)> = if iface.pattern == Pattern::FanOut {
         exporters
@@ -220,16 +256,28 @@ fn targets(b: &AppBuilder, m: usize, iface: &InterfaceDesc) -> Result<Vec<Target
             .iter()
             .rev()
             .find(|(i, n, _)| n == &iface.name && i.as_deref() == Some(importer))
-            .or_else(|| b.bindings.iter().rev().find(|(i, n, _)| n == &iface.name && i.is_none()))
+            .or_else(|| {
+                b.bindings
+                    .iter()
+                    .rev()
+                    .find(|(i, n, _)| n == &iface.name && i.is_none())
+            })
             .map(|(_, _, x)| x.as_str());
         match named {
             Some(x) => {
                 let pick = exporters.iter().find(|(i, _)| b.modules[*i].0.name() == x);
-                vec![*pick.ok_or_else(|| binding_err(format!("bound to `{x}`, which does not export this interface")))?]
+                vec![*pick.ok_or_else(|| {
+                    binding_err(format!(
+                        "bound to `{x}`, which does not export this interface"
+                    ))
+                })?]
             }
             None if exporters.len() == 1 => exporters,
             None => {
-                let names: Vec<&str> = exporters.iter().map(|(x, _)| b.modules[*x].0.name()).collect();
+                let names: Vec<&str> = exporters
+                    .iter()
+                    .map(|(x, _)| b.modules[*x].0.name())
+                    .collect();
                 return Err(binding_err(format!(
                     "ambiguous: exported by {}; choose one (manifest `bind`)",
                     names.join(", ")
@@ -241,20 +289,29 @@ fn targets(b: &AppBuilder, m: usize, iface: &InterfaceDesc) -> Result<Vec<Target
         .into_iter()
         .map(|(x, e)| {
             let exp = &b.modules[x].0.descriptor().exports[e];
-            let functions = match_interface(iface, exp).map_err(|reason| Error::IncompatibleInterface {
-                interface: iface.name.clone(),
-                importer: importer.to_string(),
-                exporter: b.modules[x].0.name().to_string(),
-                reason,
-            })?;
-            Ok(Target { module: x, export: e, functions })
+            let functions =
+                match_interface(iface, exp).map_err(|reason| Error::IncompatibleInterface {
+                    interface: iface.name.clone(),
+                    importer: importer.to_string(),
+                    exporter: b.modules[x].0.name().to_string(),
+                    reason,
+                })?;
+            Ok(Target {
+                module: x,
+                export: e,
+                functions,
+            })
         })
         .collect()
 }
 
 /// Window layout of one module: all read-only windows in one block, all
 /// read-write ones in another (docs/abi.md §6).
-fn windows(desc: &crate::ModuleDesc, regions: &[Arc<RegionInner>], ids: &HashMap<String, RegionId>) -> (Vec<WindowPlan>, usize, usize) {
+fn windows(
+    desc: &crate::ModuleDesc,
+    regions: &[Arc<RegionInner>],
+    ids: &HashMap<String, RegionId>,
+) -> (Vec<WindowPlan>, usize, usize) {
     let (mut ro, mut rw) = (0usize, 0usize);
     let mut plans = Vec::new();
     for (i, m) in desc.memories.iter().enumerate() {
@@ -265,7 +322,12 @@ fn windows(desc: &crate::ModuleDesc, regions: &[Arc<RegionInner>], ids: &HashMap
         let region = regions[ids[&m.name].0 as usize].clone();
         let writable = access == Access::ReadWrite;
         let at = if writable { &mut rw } else { &mut ro };
-        plans.push(WindowPlan { bind_index: i as u32, offset: *at, writable, region: region.clone() });
+        plans.push(WindowPlan {
+            bind_index: i as u32,
+            offset: *at,
+            writable,
+            region: region.clone(),
+        });
         *at += region.len;
     }
     (plans, ro, rw)
@@ -285,25 +347,40 @@ pub(crate) fn build(b: &AppBuilder) -> Result<App> {
             }
         }
         if let Some(i) = importer {
-            if !b.modules[names[i.as_str()]].0.descriptor().imports.iter().any(|d| &d.name == iface) {
+            if !b.modules[names[i.as_str()]]
+                .0
+                .descriptor()
+                .imports
+                .iter()
+                .any(|d| &d.name == iface)
+            {
                 return Err(Error::Binding {
                     module: i.clone(),
                     interface: iface.clone(),
-                    message: "bound in the manifest, but the module does not import this interface".into(),
+                    message: "bound in the manifest, but the module does not import this interface"
+                        .into(),
                 });
             }
         }
     }
     let (regions, region_ids) = regions(b)?;
     for (name, bytes) in &b.region_init {
-        let id = region_ids.get(name).ok_or_else(|| Error::UnknownRegion(name.clone()))?;
-        Region { inner: regions[id.0 as usize].clone() }
-            .write(0, bytes)
-            .map_err(|_| Error::Binding {
-                module: "<host>".into(),
-                interface: name.clone(),
-                message: format!("initial contents ({} bytes) larger than the region ({} bytes)", bytes.len(), regions[id.0 as usize].len),
-            })?;
+        let id = region_ids
+            .get(name)
+            .ok_or_else(|| Error::UnknownRegion(name.clone()))?;
+        Region {
+            inner: regions[id.0 as usize].clone(),
+        }
+        .write(0, bytes)
+        .map_err(|_| Error::Binding {
+            module: "<host>".into(),
+            interface: name.clone(),
+            message: format!(
+                "initial contents ({} bytes) larger than the region ({} bytes)",
+                bytes.len(),
+                regions[id.0 as usize].len
+            ),
+        })?;
     }
 
     let mut routes = Vec::new();
@@ -316,7 +393,12 @@ pub(crate) fn build(b: &AppBuilder) -> Result<App> {
                 params: iface
                     .functions
                     .iter()
-                    .map(|f| f.params.iter().map(|p| region_of(&region_ids, &p.memory)).collect())
+                    .map(|f| {
+                        f.params
+                            .iter()
+                            .map(|p| region_of(&region_ids, &p.memory))
+                            .collect()
+                    })
                     .collect(),
             });
         }
@@ -327,7 +409,7 @@ pub(crate) fn build(b: &AppBuilder) -> Result<App> {
     let counters = Arc::new(Counters::default());
     let inner = Arc::new_cyclic(|weak| {
         let mut modules = Vec::new();
-        for ((m, (module, options)), imports) in b.modules.iter().enumerate().zip(routes) {
+        for ((module, options), imports) in b.modules.iter().zip(routes) {
             let desc = module.descriptor();
             let exports = desc
                 .exports
@@ -342,7 +424,11 @@ pub(crate) fn build(b: &AppBuilder) -> Result<App> {
                                 interface: iface.name.clone(),
                                 function: f.name.clone(),
                             }),
-                            params: f.params.iter().map(|p| region_of(&region_ids, &p.memory)).collect(),
+                            params: f
+                                .params
+                                .iter()
+                                .map(|p| region_of(&region_ids, &p.memory))
+                                .collect(),
                             result: f.result.as_ref().map(|r| region_of(&region_ids, &r.memory)),
                         })
                         .collect()
@@ -363,23 +449,40 @@ pub(crate) fn build(b: &AppBuilder) -> Result<App> {
             }));
         }
         let pool = |size: usize| -> Vec<Arc<InstancePool>> {
-            modules.iter().map(|c| Arc::new(InstancePool::new(c.clone(), size, counters.clone()))).collect()
+            modules
+                .iter()
+                .map(|c| Arc::new(InstancePool::new(c.clone(), size, counters.clone())))
+                .collect()
         };
         let singletons = pool(1);
         let host = pool(1);
         let pools = modules
             .iter()
             .map(|c| {
-                let declared = c.module.desc.exports.iter().map(|i| i.pool_size).max().unwrap_or(1);
+                let declared = c
+                    .module
+                    .desc
+                    .exports
+                    .iter()
+                    .map(|i| i.pool_size)
+                    .max()
+                    .unwrap_or(1);
                 let size = c.options.pool_size.unwrap_or(declared).max(1);
-                Arc::new(InstancePool::new(c.clone(), size as usize, counters.clone()))
+                Arc::new(InstancePool::new(
+                    c.clone(),
+                    size as usize,
+                    counters.clone(),
+                ))
             })
             .collect();
         AppInner {
             infos: b
                 .modules
                 .iter()
-                .map(|(m, o)| ModuleInfo { module: m.clone(), options: o.clone() })
+                .map(|(m, o)| ModuleInfo {
+                    module: m.clone(),
+                    options: o.clone(),
+                })
                 .collect(),
             regions,
             region_ids,

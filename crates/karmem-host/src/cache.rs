@@ -48,7 +48,10 @@ impl Hasher for ShaHasher {
 }
 
 fn io_err(path: &Path, e: std::io::Error) -> Error {
-    Error::Io { path: path.to_path_buf(), message: e.to_string() }
+    Error::Io {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -75,11 +78,15 @@ impl Cache {
         if meta.mode() & 0o077 != 0 {
             // An existing directory of ours that others can read or write:
             // tighten it rather than trust what may have been planted.
-            fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).map_err(|e| io_err(dir, e))?;
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+                .map_err(|e| io_err(dir, e))?;
         }
         let mut h = ShaHasher(Sha256::new());
         std::hash::Hash::hash(&engine.precompile_compatibility_hash(), &mut h);
-        Ok(Cache { dir: dir.to_path_buf(), engine_hash: h.0.finalize().into() })
+        Ok(Cache {
+            dir: dir.to_path_buf(),
+            engine_hash: h.0.finalize().into(),
+        })
     }
 
     /// The entry name of a module.
@@ -120,7 +127,10 @@ impl Cache {
         // Load what we just wrote, so a module always runs from its mmap.
         match self.load(engine, key) {
             Some(m) => Ok((m, outcome)),
-            None => Err(Error::Io { path, message: "a freshly written cache entry did not load".into() }),
+            None => Err(Error::Io {
+                path,
+                message: "a freshly written cache entry did not load".into(),
+            }),
         }
     }
 
@@ -146,9 +156,17 @@ impl Cache {
 
 /// Write to a unique temporary name in the same directory, then rename.
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension(format!("tmp.{}.{:?}", std::process::id(), std::thread::current().id()));
+    let tmp = path.with_extension(format!(
+        "tmp.{}.{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
     let write = || -> std::io::Result<()> {
-        let mut f = fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp)?;
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
         fs::rename(&tmp, path)

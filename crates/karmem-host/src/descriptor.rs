@@ -9,7 +9,13 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 /// Generated from docs/abi.km by build.rs.
-#[allow(clippy::all, dead_code, unused_imports, missing_docs, nonstandard_style)]
+#[allow(
+    clippy::all,
+    dead_code,
+    unused_imports,
+    missing_docs,
+    nonstandard_style
+)]
 mod wire {
     include!(concat!(env!("OUT_DIR"), "/abi.rs"));
 }
@@ -282,14 +288,29 @@ impl ModuleDesc {
     pub fn decode(bytes: &[u8]) -> Result<ModuleDesc, String> {
         // The reader needs an 8-byte aligned base (format.md §1).
         let buf = karmem::AlignedBuf::from_bytes(bytes);
-        let reader = karmem::Reader::new(buf.as_slice()).map_err(|e| format!("not a Karmem message: {e:?}"))?;
-        wire::ModuleDesc::validate(&reader).map_err(|e| format!("not a valid ModuleDesc: {e:?}"))?;
+        let reader = karmem::Reader::new(buf.as_slice())
+            .map_err(|e| format!("not a Karmem message: {e:?}"))?;
+        wire::ModuleDesc::validate(&reader)
+            .map_err(|e| format!("not a valid ModuleDesc: {e:?}"))?;
         let mut raw = wire::ModuleDesc::default();
-        raw.read_as_root(&reader).map_err(|e| format!("not a valid ModuleDesc: {e:?}"))?;
+        raw.read_as_root(&reader)
+            .map_err(|e| format!("not a valid ModuleDesc: {e:?}"))?;
         let desc = ModuleDesc {
-            memories: raw.memories.iter().map(memory_from_wire).collect::<Result<_, _>>()?,
-            exports: raw.exports.iter().map(interface_from_wire).collect::<Result<_, _>>()?,
-            imports: raw.imports.iter().map(interface_from_wire).collect::<Result<_, _>>()?,
+            memories: raw
+                .memories
+                .iter()
+                .map(memory_from_wire)
+                .collect::<Result<_, _>>()?,
+            exports: raw
+                .exports
+                .iter()
+                .map(interface_from_wire)
+                .collect::<Result<_, _>>()?,
+            imports: raw
+                .imports
+                .iter()
+                .map(interface_from_wire)
+                .collect::<Result<_, _>>()?,
         };
         desc.check()?;
         Ok(desc)
@@ -364,8 +385,15 @@ impl ModuleDesc {
                 check_interface(i, &regions, &mut used)?;
             }
         }
-        if let Some(unused) = self.memories.iter().find(|m| !used.contains(m.name.as_str())) {
-            return Err(format!("region `{}` is listed but no interface uses it", unused.name));
+        if let Some(unused) = self
+            .memories
+            .iter()
+            .find(|m| !used.contains(m.name.as_str()))
+        {
+            return Err(format!(
+                "region `{}` is listed but no interface uses it",
+                unused.name
+            ));
         }
         Ok(())
     }
@@ -382,7 +410,10 @@ fn check_memory(m: &MemoryDesc) -> Result<(), String> {
         return Err("a region has an empty name".into());
     }
     if !(1..=65536).contains(&m.max_pages) {
-        return Err(format!("region `{}`: {} pages, expected 1..=65536", m.name, m.max_pages));
+        return Err(format!(
+            "region `{}`: {} pages, expected 1..=65536",
+            m.name, m.max_pages
+        ));
     }
     Ok(())
 }
@@ -393,7 +424,10 @@ fn check_param(p: &ParamDesc, iface: &InterfaceDesc, what: &str) -> Result<(), S
     }
     if let Some(m) = &p.memory {
         if !iface.memories.iter().any(|d| &d.name == m) {
-            return Err(format!("{what} `{}` is bound to region `{m}`, which the interface does not declare", p.name));
+            return Err(format!(
+                "{what} `{}` is bound to region `{m}`, which the interface does not declare",
+                p.name
+            ));
         }
     }
     Ok(())
@@ -423,9 +457,17 @@ fn check_interface<'a>(
         match regions.get(m.name.as_str()) {
             Some(d) if *d == m => {}
             Some(_) => {
-                return Err(ctx(format!("region `{}` differs from the module's list of regions", m.name)))
+                return Err(ctx(format!(
+                    "region `{}` differs from the module's list of regions",
+                    m.name
+                )))
             }
-            None => return Err(ctx(format!("region `{}` is missing from the module's list of regions", m.name))),
+            None => {
+                return Err(ctx(format!(
+                    "region `{}` is missing from the module's list of regions",
+                    m.name
+                )))
+            }
         }
         used.insert(m.name.as_str());
     }
@@ -452,4 +494,117 @@ fn check_interface<'a>(
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn example() -> InterfaceDesc {
+        let world = Some("game.world".to_string());
+        InterfaceDesc {
+            name: "game.Updater".into(),
+            hash: 0,
+            dynamic: false,
+            pattern: Pattern::Direct,
+            pool_size: 0,
+            memories: vec![MemoryDesc {
+                name: "game.world".into(),
+                importer: Access::Read,
+                exporter: Access::ReadWrite,
+                max_pages: 16,
+            }],
+            functions: vec![
+                FunctionDesc {
+                    name: "update".into(),
+                    params: vec![
+                        ParamDesc {
+                            name: "state".into(),
+                            ty: "game.State".into(),
+                            memory: world.clone(),
+                        },
+                        ParamDesc {
+                            name: "input".into(),
+                            ty: "game.Input".into(),
+                            memory: None,
+                        },
+                    ],
+                    result: Some(ParamDesc {
+                        name: "next".into(),
+                        ty: "game.State".into(),
+                        memory: world,
+                    }),
+                },
+                FunctionDesc {
+                    name: "reset".into(),
+                    params: vec![],
+                    result: None,
+                },
+            ],
+        }
+    }
+
+    /// The worked example of docs/abi.md §3.1, byte for byte.
+    #[test]
+    fn signature_matches_the_abi_example() {
+        let i = example();
+        assert_eq!(
+            i.signature(),
+            "interface game.Updater\nmemory game.world import=read export=readwrite pages=16\nfn update(state: game.State @ game.world, input: game.Input) -> next: game.State @ game.world\nfn reset()\n"
+        );
+        assert_eq!(i.signature_hash(), 0xf1c9_c72e_7ed9_6715);
+    }
+
+    #[test]
+    fn encode_decode_round_trip() {
+        let i = example();
+        let d = ModuleDesc {
+            memories: i.memories.clone(),
+            exports: vec![i.clone()],
+            imports: vec![i],
+        }
+        .with_hashes();
+        assert_eq!(ModuleDesc::decode(&d.encode()).unwrap(), d);
+        assert_eq!(d.export_id("game.Updater", "reset"), Some(1));
+        assert_eq!(d.access("game.world"), Access::ReadWrite);
+    }
+
+    #[test]
+    fn broken_descriptors_are_refused() {
+        let i = example();
+        let good = ModuleDesc {
+            memories: i.memories.clone(),
+            exports: vec![i],
+            imports: vec![],
+        }
+        .with_hashes();
+        let mut bad_hash = good.clone();
+        bad_hash.exports[0].hash ^= 1;
+        assert!(ModuleDesc::decode(&bad_hash.encode())
+            .unwrap_err()
+            .contains("does not match the signature"));
+        let mut missing_region = good.clone();
+        missing_region.memories.clear();
+        assert!(ModuleDesc::decode(&missing_region.encode())
+            .unwrap_err()
+            .contains("missing from the module's list"));
+        let mut zero_pages = good.clone();
+        zero_pages.memories[0].max_pages = 0;
+        zero_pages.exports[0].memories[0].max_pages = 0;
+        assert!(ModuleDesc::decode(&zero_pages.with_hashes().encode())
+            .unwrap_err()
+            .contains("pages"));
+        let mut dup = good.clone();
+        dup.exports.push(dup.exports[0].clone());
+        assert!(ModuleDesc::decode(&dup.encode())
+            .unwrap_err()
+            .contains("twice"));
+        let mut unbound = good;
+        unbound.exports[0].functions[0].params[1].memory = Some("game.other".into());
+        assert!(ModuleDesc::decode(&unbound.with_hashes().encode())
+            .unwrap_err()
+            .contains("does not declare"));
+        assert!(ModuleDesc::decode(b"garbage!").is_err());
+        assert!(ModuleDesc::decode(&[]).is_err());
+    }
 }

@@ -37,12 +37,20 @@ pub(crate) fn lease_error(e: LeaseError, site: &CallSite, timeout: std::time::Du
             site,
             message: format!("more than {} nested calls", crate::pool::MAX_DEPTH),
         },
-        LeaseError::Create(e) => Error::Instantiate { site, message: e.to_string() },
+        LeaseError::Create(e) => Error::Instantiate {
+            site,
+            message: e.to_string(),
+        },
     }
 }
 
 /// Call export function `id` of an instance leased from `pool`.
-pub(crate) fn invoke(pool: &InstancePool, id: u32, meta: &FnMeta, args: &[ArgSrc<'_>]) -> Result<Output> {
+pub(crate) fn invoke(
+    pool: &InstancePool,
+    id: u32,
+    meta: &FnMeta,
+    args: &[ArgSrc<'_>],
+) -> Result<Output> {
     let timeout = pool.ctx.options.timeout;
     match pool.lease(Instant::now() + timeout) {
         Ok(lease) => invoke_leased(lease, id, meta, args),
@@ -51,7 +59,12 @@ pub(crate) fn invoke(pool: &InstancePool, id: u32, meta: &FnMeta, args: &[ArgSrc
 }
 
 /// Call export function `id` on a leased instance; return or discard it.
-pub(crate) fn invoke_leased(mut lease: Lease<'_>, id: u32, meta: &FnMeta, args: &[ArgSrc<'_>]) -> Result<Output> {
+pub(crate) fn invoke_leased(
+    mut lease: Lease<'_>,
+    id: u32,
+    meta: &FnMeta,
+    args: &[ArgSrc<'_>],
+) -> Result<Output> {
     let site = &*meta.site;
     let live = lease.live();
     live.arm(live.store.data().ctx.options.timeout);
@@ -83,22 +96,39 @@ fn write_error(site: &crate::CallSite, what: &str, e: WriteError) -> Error {
             site: site.clone(),
             message: format!("{what}: karmem_alloc returned a block outside the memory"),
         },
-        WriteError::ReadOnly(Abort::ReadOnly { region, offset }) => {
-            Error::ReadOnlyViolation { site: site.clone(), region, offset }
-        }
-        WriteError::ReadOnly(other) => Error::Guest { site: site.clone(), message: other.to_string() },
+        WriteError::ReadOnly(Abort::ReadOnly { region, offset }) => Error::ReadOnlyViolation {
+            site: site.clone(),
+            region,
+            offset,
+        },
+        WriteError::ReadOnly(other) => Error::Guest {
+            site: site.clone(),
+            message: other.to_string(),
+        },
     }
 }
 
 /// Allocate `len` bytes in the callee for the host to fill.
-fn alloc(live: &mut Live, len: u32, align: u32, what: &str, site: &crate::CallSite) -> wasmtime::Result<Result<u32>> {
+fn alloc(
+    live: &mut Live,
+    len: u32,
+    align: u32,
+    what: &str,
+    site: &crate::CallSite,
+) -> wasmtime::Result<Result<u32>> {
     let ptr = live.alloc(len, align)?;
     if ptr == 0 {
         let st = live.store.data();
         return Ok(Err(if st.limiter.denied {
-            Error::MemoryLimit { site: site.clone(), limit: st.ctx.options.memory_limit }
+            Error::MemoryLimit {
+                site: site.clone(),
+                limit: st.ctx.options.memory_limit,
+            }
         } else {
-            Error::Guest { site: site.clone(), message: format!("karmem_alloc({len}, {align}) for {what} returned 0") }
+            Error::Guest {
+                site: site.clone(),
+                message: format!("karmem_alloc({len}, {align}) for {what} returned 0"),
+            }
         }));
     }
     Ok(Ok(ptr))
@@ -106,12 +136,21 @@ fn alloc(live: &mut Live, len: u32, align: u32, what: &str, site: &crate::CallSi
 
 /// The call itself. Outer error: the guest trapped (classified by the
 /// caller); inner error: a failure the host detected.
-fn run(live: &mut Live, id: u32, meta: &FnMeta, args: &[ArgSrc<'_>]) -> wasmtime::Result<Result<Output>> {
+fn run(
+    live: &mut Live,
+    id: u32,
+    meta: &FnMeta,
+    args: &[ArgSrc<'_>],
+) -> wasmtime::Result<Result<Output>> {
     let site = &*meta.site;
     if args.len() != meta.params.len() {
         return Ok(Err(Error::BadArgument {
             site: site.clone(),
-            message: format!("{} arguments for {} parameters", args.len(), meta.params.len()),
+            message: format!(
+                "{} arguments for {} parameters",
+                args.len(),
+                meta.params.len()
+            ),
         }));
     }
     let mut entries = Vec::with_capacity(args.len() * 8);
@@ -128,7 +167,10 @@ fn run(live: &mut Live, id: u32, meta: &FnMeta, args: &[ArgSrc<'_>]) -> wasmtime
                 if u64::from(s.offset) + u64::from(s.len) > u64::from(w.len) {
                     return Ok(Err(Error::BadArgument {
                         site: site.clone(),
-                        message: format!("argument {i}: {} bytes at offset {} exceed the region", s.len, s.offset),
+                        message: format!(
+                            "argument {i}: {} bytes at offset {} exceed the region",
+                            s.len, s.offset
+                        ),
                     }));
                 }
                 (w.start + s.offset, s.len)
@@ -136,16 +178,20 @@ fn run(live: &mut Live, id: u32, meta: &FnMeta, args: &[ArgSrc<'_>]) -> wasmtime
             (ArgSrc::Region(_), _) => {
                 return Ok(Err(Error::BadArgument {
                     site: site.clone(),
-                    message: format!("argument {i}: a region slice for a parameter not bound to that region"),
+                    message: format!(
+                        "argument {i}: a region slice for a parameter not bound to that region"
+                    ),
                 }))
             }
             (_, Some(_)) => {
                 return Ok(Err(Error::BadArgument {
                     site: site.clone(),
-                    message: format!("argument {i}: the parameter is bound to a region; pass a region slice"),
+                    message: format!(
+                        "argument {i}: the parameter is bound to a region; pass a region slice"
+                    ),
                 }))
             }
-            (ArgSrc::Host(b), None) if b.is_empty() => (0, 0),
+            (ArgSrc::Host([]), None) => (0, 0),
             (ArgSrc::Guest(_, 0), None) => (0, 0),
             (ArgSrc::Host(b), None) => {
                 let len = b.len() as u32;
@@ -184,7 +230,10 @@ fn run(live: &mut Live, id: u32, meta: &FnMeta, args: &[ArgSrc<'_>]) -> wasmtime
         }
         ptr
     };
-    let code = live.dispatch.call(&mut live.store, (id as i32, array as i32, args.len() as i32))?;
+    let code = live.dispatch.call(
+        &mut live.store,
+        (id as i32, array as i32, args.len() as i32),
+    )?;
     let st = live.store.data();
     match Status::from_dispatch(code) {
         Status::Ok => {}
@@ -202,10 +251,13 @@ fn run(live: &mut Live, id: u32, meta: &FnMeta, args: &[ArgSrc<'_>]) -> wasmtime
             }))
         }
     }
-    let Some((ptr, len)) = st.call.result else { return Ok(Ok(Output::Empty)) };
+    let Some((ptr, len)) = st.call.result else {
+        return Ok(Ok(Output::Empty));
+    };
     if let Some(Some(region)) = meta.result {
         let inside = st.window_of(region).filter(|w| {
-            ptr >= w.start && u64::from(ptr) + u64::from(len) <= u64::from(w.start) + u64::from(w.len)
+            ptr >= w.start
+                && u64::from(ptr) + u64::from(len) <= u64::from(w.start) + u64::from(w.len)
         });
         return Ok(match inside {
             Some(w) => Ok(Output::Region(RegionSlice { region, offset: ptr - w.start, len })),
@@ -218,7 +270,10 @@ fn run(live: &mut Live, id: u32, meta: &FnMeta, args: &[ArgSrc<'_>]) -> wasmtime
     // Checked when `result` was called; the memory cannot have shrunk.
     Ok(match guest_slice(&live.store, ptr, len) {
         Some(b) => Ok(Output::Bytes(b.to_vec())),
-        None => Err(Error::Guest { site: site.clone(), message: "result out of range".into() }),
+        None => Err(Error::Guest {
+            site: site.clone(),
+            message: "result out of range".into(),
+        }),
     })
 }
 
@@ -240,7 +295,9 @@ pub(crate) fn host_invoke(app: &AppInner, f: &ExportFn, args: &[Arg<'_>]) -> Res
                 if region.is_none_or(|r| u64::from(s.offset) + u64::from(s.len) > r.len as u64) {
                     return Err(Error::BadArgument {
                         site: (*meta.site).clone(),
-                        message: format!("region slice {s:?} is not inside a region of this application"),
+                        message: format!(
+                            "region slice {s:?} is not inside a region of this application"
+                        ),
                     });
                 }
                 ArgSrc::Region(s)

@@ -73,7 +73,8 @@ pub(crate) fn engine_config(config: &RuntimeConfig) -> Config {
 }
 
 pub(crate) fn new_runtime(config: RuntimeConfig) -> Result<Runtime> {
-    let engine = Engine::new(&engine_config(&config)).map_err(|e| Error::Engine(format!("{e:#}")))?;
+    let engine =
+        Engine::new(&engine_config(&config)).map_err(|e| Error::Engine(format!("{e:#}")))?;
     let cache = match &config.cache_dir {
         Some(dir) => Some(Cache::open(dir, &engine)?),
         None => None,

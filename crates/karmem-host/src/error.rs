@@ -22,7 +22,11 @@ pub struct CallSite {
 
 impl fmt::Display for CallSite {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "module `{}`, {}.{}", self.module, self.interface, self.function)
+        write!(
+            f,
+            "module `{}`, {}.{}",
+            self.module, self.interface, self.function
+        )
     }
 }
 
@@ -61,55 +65,122 @@ impl Status {
 #[non_exhaustive]
 pub enum Error {
     /// A file could not be read or written.
-    Io { path: PathBuf, message: String },
+    Io {
+        path: PathBuf,
+        message: String,
+    },
     /// The engine could not be configured (a bug or an unsupported platform).
     Engine(String),
     /// Not a valid WebAssembly module, or one the ABI does not accept
     /// (memory missing or not exactly one 32-bit unshared memory, a
     /// required export missing or mistyped, a reserved name).
-    InvalidModule { module: String, message: String },
+    InvalidModule {
+        module: String,
+        message: String,
+    },
     /// Exports `_start` but not `_initialize` (a WASI command).
-    NotAReactor { module: String },
+    NotAReactor {
+        module: String,
+    },
     /// An import the host does not provide, or with the wrong type.
-    UnsatisfiedImport { module: String, import: String, reason: String },
+    UnsatisfiedImport {
+        module: String,
+        import: String,
+        reason: String,
+    },
     /// `karmem_abi_version` returned another version (0: export missing).
-    AbiMismatch { module: String, found: u32, supported: u32 },
+    AbiMismatch {
+        module: String,
+        found: u32,
+        supported: u32,
+    },
     /// A start-up step (docs/abi.md §2) failed.
-    Startup { module: String, step: String, message: String },
+    Startup {
+        module: String,
+        step: String,
+        message: String,
+    },
     /// The module descriptor is not a valid `ModuleDesc` or breaks a rule.
-    BadDescriptor { module: String, message: String },
+    BadDescriptor {
+        module: String,
+        message: String,
+    },
     /// An importer and an exporter disagree about an interface.
-    IncompatibleInterface { interface: String, importer: String, exporter: String, reason: String },
+    IncompatibleInterface {
+        interface: String,
+        importer: String,
+        exporter: String,
+        reason: String,
+    },
     /// Two modules declare the same region differently.
-    IncompatibleMemory { region: String, first: String, second: String, reason: String },
+    IncompatibleMemory {
+        region: String,
+        first: String,
+        second: String,
+        reason: String,
+    },
     /// An import no exporter satisfies, an ambiguous direct binding, or a
     /// binding that names something that does not exist.
-    Binding { module: String, interface: String, message: String },
+    Binding {
+        module: String,
+        interface: String,
+        message: String,
+    },
     /// Two modules share a name in one application.
     DuplicateModule(String),
     UnknownModule(String),
     UnknownRegion(String),
-    UnknownFunction { module: String, interface: String, function: String },
+    UnknownFunction {
+        module: String,
+        interface: String,
+        function: String,
+    },
     /// The host passed arguments that do not fit the function.
-    BadArgument { site: CallSite, message: String },
+    BadArgument {
+        site: CallSite,
+        message: String,
+    },
     /// The guest returned `UNKNOWN_FUNCTION`, `BAD_ARGUMENT` or
     /// `APPLICATION_ERROR`, with its error message.
-    Application { site: CallSite, status: Status, message: String },
+    Application {
+        site: CallSite,
+        status: Status,
+        message: String,
+    },
     /// The guest trapped (including `unreachable`, stack overflow,
     /// out-of-bounds access outside any region, `proc_exit`).
-    Trap { site: CallSite, message: String },
+    Trap {
+        site: CallSite,
+        message: String,
+    },
     /// The call ran past its deadline (or waited that long for a busy
     /// instance).
-    Timeout { site: CallSite, timeout: Duration },
+    Timeout {
+        site: CallSite,
+        timeout: Duration,
+    },
     /// The guest trapped after the host refused to grow its memory.
-    MemoryLimit { site: CallSite, limit: u64 },
+    MemoryLimit {
+        site: CallSite,
+        limit: u64,
+    },
     /// The guest (or the host on its behalf) tried to write into a region
     /// it may only read. The region's bytes are unchanged.
-    ReadOnlyViolation { site: CallSite, region: String, offset: u32 },
+    ReadOnlyViolation {
+        site: CallSite,
+        region: String,
+        offset: u32,
+    },
     /// The guest handed the host a bad pointer or length.
-    Guest { site: CallSite, message: String },
+    Guest {
+        site: CallSite,
+        message: String,
+    },
     /// A fresh instance could not be created for the call.
-    Instantiate { site: CallSite, message: String },
+    Instantiate {
+        site: CallSite,
+        message: String,
+    },
 }
 
 impl Error {

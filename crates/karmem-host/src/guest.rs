@@ -58,49 +58,81 @@ fn text(bytes: &[u8], max: usize) -> String {
 }
 
 pub(crate) fn define(linker: &mut Linker<State>) -> wasmtime::Result<()> {
-    linker.func_wrap("karmem", "result", |mut c: Caller<'_, State>, ptr: i32, len: i32| {
-        if guest_slice(&c, ptr as u32, len as u32).is_none() {
-            return Err(bad_range("karmem.result", ptr, len));
-        }
-        c.data_mut().call.result = Some((ptr as u32, len as u32));
-        Ok(())
-    })?;
-    linker.func_wrap("karmem", "error", |mut c: Caller<'_, State>, ptr: i32, len: i32| {
-        let Some(b) = guest_slice(&c, ptr as u32, len as u32) else {
-            return Err(bad_range("karmem.error", ptr, len));
-        };
-        let msg = text(b, MAX_ERROR);
-        c.data_mut().call.error = Some(msg);
-        Ok(())
-    })?;
-    linker.func_wrap("karmem", "log", |c: Caller<'_, State>, level: i32, ptr: i32, len: i32| {
-        let Some(b) = guest_slice(&c, ptr as u32, len as u32) else {
-            return Err(bad_range("karmem.log", ptr, len));
-        };
-        let message = text(b, MAX_LOG);
-        let ctx = &c.data().ctx;
-        ctx.log.log(&LogRecord { module: ctx.name(), level: LogLevel::from_guest(level), message: &message });
-        Ok(())
-    })?;
-    linker.func_wrap("karmem", "take", |mut c: Caller<'_, State>, index: i32, dst: i32, len: i32| {
-        let Some(Some(bytes)) = c.data_mut().pending.get_mut(index as u32 as usize).map(Option::take) else {
-            return Ok(-1);
-        };
-        let n = bytes.len().min(len as u32 as usize);
-        let r = guest_write(&mut c, dst as u32, &bytes[..n]);
-        // Keep it for another attempt (e.g. after a bad range).
-        c.data_mut().pending[index as usize] = Some(bytes);
-        match r {
-            Ok(()) => Ok(0),
-            Err(WriteError::OutOfRange) => Ok(-2),
-            Err(WriteError::ReadOnly(a)) => trap(a),
-        }
-    })?;
+    linker.func_wrap(
+        "karmem",
+        "result",
+        |mut c: Caller<'_, State>, ptr: i32, len: i32| {
+            if guest_slice(&c, ptr as u32, len as u32).is_none() {
+                return Err(bad_range("karmem.result", ptr, len));
+            }
+            c.data_mut().call.result = Some((ptr as u32, len as u32));
+            Ok(())
+        },
+    )?;
+    linker.func_wrap(
+        "karmem",
+        "error",
+        |mut c: Caller<'_, State>, ptr: i32, len: i32| {
+            let Some(b) = guest_slice(&c, ptr as u32, len as u32) else {
+                return Err(bad_range("karmem.error", ptr, len));
+            };
+            let msg = text(b, MAX_ERROR);
+            c.data_mut().call.error = Some(msg);
+            Ok(())
+        },
+    )?;
+    linker.func_wrap(
+        "karmem",
+        "log",
+        |c: Caller<'_, State>, level: i32, ptr: i32, len: i32| {
+            let Some(b) = guest_slice(&c, ptr as u32, len as u32) else {
+                return Err(bad_range("karmem.log", ptr, len));
+            };
+            let message = text(b, MAX_LOG);
+            let ctx = &c.data().ctx;
+            ctx.log.log(&LogRecord {
+                module: ctx.name(),
+                level: LogLevel::from_guest(level),
+                message: &message,
+            });
+            Ok(())
+        },
+    )?;
+    linker.func_wrap(
+        "karmem",
+        "take",
+        |mut c: Caller<'_, State>, index: i32, dst: i32, len: i32| {
+            let Some(Some(bytes)) = c
+                .data_mut()
+                .pending
+                .get_mut(index as u32 as usize)
+                .map(Option::take)
+            else {
+                return Ok(-1);
+            };
+            let n = bytes.len().min(len as u32 as usize);
+            let r = guest_write(&mut c, dst as u32, &bytes[..n]);
+            // Keep it for another attempt (e.g. after a bad range).
+            c.data_mut().pending[index as usize] = Some(bytes);
+            match r {
+                Ok(()) => Ok(0),
+                Err(WriteError::OutOfRange) => Ok(-2),
+                Err(WriteError::ReadOnly(a)) => trap(a),
+            }
+        },
+    )?;
     linker.func_wrap(
         "karmem",
         "call",
         |mut c: Caller<'_, State>, function: i32, args: i32, count: i32, out: i32, out_cap: i32| {
-            guest_call(&mut c, function as u32, args as u32, count as u32, out as u32, out_cap as u32)
+            guest_call(
+                &mut c,
+                function as u32,
+                args as u32,
+                count as u32,
+                out as u32,
+                out_cap as u32,
+            )
         },
     )?;
     Ok(())
@@ -117,13 +149,26 @@ struct Entry {
 
 /// `karmem.call`: route by pattern, call every target, write the `out`
 /// entries and keep copied results for `take`.
-fn guest_call(c: &mut Caller<'_, State>, function: u32, args: u32, count: u32, out: u32, out_cap: u32) -> wasmtime::Result<i32> {
+fn guest_call(
+    c: &mut Caller<'_, State>,
+    function: u32,
+    args: u32,
+    count: u32,
+    out: u32,
+    out_cap: u32,
+) -> wasmtime::Result<i32> {
     c.data_mut().pending.clear();
     let ctx = c.data().ctx.clone();
-    let Some(app) = ctx.app.upgrade() else { return Ok(E_UNBOUND) };
+    let Some(app) = ctx.app.upgrade() else {
+        return Ok(E_UNBOUND);
+    };
     let (i, f) = ((function >> 16) as usize, (function & 0xffff) as usize);
-    let Some(route) = ctx.imports.get(i) else { return Ok(E_UNKNOWN) };
-    let Some(params) = route.params.get(f) else { return Ok(E_UNKNOWN) };
+    let Some(route) = ctx.imports.get(i) else {
+        return Ok(E_UNKNOWN);
+    };
+    let Some(params) = route.params.get(f) else {
+        return Ok(E_UNKNOWN);
+    };
     if route.targets.is_empty() {
         return Ok(E_UNBOUND);
     }
@@ -137,10 +182,14 @@ fn guest_call(c: &mut Caller<'_, State>, function: u32, args: u32, count: u32, o
     if guest_slice(&*c, out, out_cap.saturating_mul(16)).is_none() {
         return Ok(E_OUT);
     }
-    let Some((base, _)) = guest_base(&*c) else { return Ok(E_ARGS) };
+    let Some((base, _)) = guest_base(&*c) else {
+        return Ok(E_ARGS);
+    };
     let mut srcs = Vec::with_capacity(params.len());
     for (k, region) in params.iter().enumerate() {
-        let word = |o: usize| u32::from_le_bytes(array[k * 8 + o..k * 8 + o + 4].try_into().unwrap_or([0; 4]));
+        let word = |o: usize| {
+            u32::from_le_bytes(array[k * 8 + o..k * 8 + o + 4].try_into().unwrap_or([0; 4]))
+        };
         let (ptr, len) = (word(0), word(4));
         if ptr == 0 && len == 0 {
             srcs.push(ArgSrc::Empty);
@@ -151,11 +200,19 @@ fn guest_call(c: &mut Caller<'_, State>, function: u32, args: u32, count: u32, o
         }
         srcs.push(match region {
             Some(r) => {
-                let Some(w) = c.data().window_of(*r) else { return Ok(E_ARGS) };
-                if ptr < w.start || u64::from(ptr) + u64::from(len) > u64::from(w.start) + u64::from(w.len) {
+                let Some(w) = c.data().window_of(*r) else {
+                    return Ok(E_ARGS);
+                };
+                if ptr < w.start
+                    || u64::from(ptr) + u64::from(len) > u64::from(w.start) + u64::from(w.len)
+                {
                     return Ok(E_ARGS);
                 }
-                ArgSrc::Region(RegionSlice { region: *r, offset: ptr - w.start, len })
+                ArgSrc::Region(RegionSlice {
+                    region: *r,
+                    offset: ptr - w.start,
+                    len,
+                })
             }
             // SAFETY: in bounds (checked above) of the caller's memory, which
             // stays mapped while the caller waits in this import.
@@ -221,8 +278,19 @@ fn child(c: &mut Caller<'_, State>, app: &Arc<AppInner>, module: usize) -> Arc<I
         .clone()
 }
 
-fn entry(c: &Caller<'_, State>, app: &AppInner, callee: u32, result: crate::Result<crate::Output>) -> Entry {
-    let ok = |len: u32, ptr: u32, pending| Entry { status: 0, callee, len, ptr, pending };
+fn entry(
+    c: &Caller<'_, State>,
+    app: &AppInner,
+    callee: u32,
+    result: crate::Result<crate::Output>,
+) -> Entry {
+    let ok = |len: u32, ptr: u32, pending| Entry {
+        status: 0,
+        callee,
+        len,
+        ptr,
+        pending,
+    };
     match result {
         Ok(crate::Output::Empty) => ok(0, 0, None),
         Ok(crate::Output::Bytes(b)) => ok(b.len() as u32, 0, Some(b)),
@@ -230,16 +298,24 @@ fn entry(c: &Caller<'_, State>, app: &AppInner, callee: u32, result: crate::Resu
             Some(w) => ok(s.len, w.start + s.offset, None),
             // The caller cannot see the region: hand it a copy instead.
             None => {
-                let bytes = crate::Region { inner: app.regions[s.region.0 as usize].clone() }
-                    .to_vec(s)
-                    .unwrap_or_default();
+                let bytes = crate::Region {
+                    inner: app.regions[s.region.0 as usize].clone(),
+                }
+                .to_vec(s)
+                .unwrap_or_default();
                 ok(bytes.len() as u32, 0, Some(bytes))
             }
         },
         Err(e) => {
             let status = e.status().unwrap_or(Status::Trap) as u32;
             let msg = e.to_string().into_bytes();
-            Entry { status, callee, len: msg.len() as u32, ptr: 0, pending: Some(msg) }
+            Entry {
+                status,
+                callee,
+                len: msg.len() as u32,
+                ptr: 0,
+                pending: Some(msg),
+            }
         }
     }
 }

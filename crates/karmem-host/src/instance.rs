@@ -70,7 +70,10 @@ impl std::fmt::Display for Abort {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Abort::ReadOnly { region, offset } => {
-                write!(f, "write into read-only region `{region}` (at offset {offset})")
+                write!(
+                    f,
+                    "write into read-only region `{region}` (at offset {offset})"
+                )
             }
             Abort::Guest(m) => f.write_str(m),
             Abort::Exit(c) => write!(f, "proc_exit({c})"),
@@ -89,7 +92,12 @@ pub(crate) struct Limiter {
 }
 
 impl ResourceLimiter for Limiter {
-    fn memory_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> wasmtime::Result<bool> {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _max: Option<usize>,
+    ) -> wasmtime::Result<bool> {
         if desired as u64 > self.cap {
             self.denied = true;
             return Ok(false);
@@ -97,7 +105,12 @@ impl ResourceLimiter for Limiter {
         Ok(true)
     }
 
-    fn table_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> wasmtime::Result<bool> {
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _max: Option<usize>,
+    ) -> wasmtime::Result<bool> {
         // Tables hold function references, 8–16 bytes each: a million is
         // plenty and bounds what a guest can make the host allocate.
         Ok(desired <= 1 << 20)
@@ -183,7 +196,7 @@ impl State {
 }
 
 /// Bounds-checked view of guest memory `[ptr, ptr+len)`.
-pub(crate) fn guest_slice<'a>(cx: &'a impl AsContext<Data = State>, ptr: u32, len: u32) -> Option<&'a [u8]> {
+pub(crate) fn guest_slice(cx: &impl AsContext<Data = State>, ptr: u32, len: u32) -> Option<&[u8]> {
     let memory = cx.as_context().data().memory?;
     let data = memory.data(cx);
     let start = ptr as usize;
@@ -205,20 +218,31 @@ pub(crate) enum WriteError {
 /// Check a host write into guest memory: in range, and not into a
 /// read-only window (where it would fault in host code, killing the
 /// process). Every host write goes through here first.
-pub(crate) fn check_write(cx: &impl AsContext<Data = State>, ptr: u32, len: u32) -> Result<*mut u8, WriteError> {
+pub(crate) fn check_write(
+    cx: &impl AsContext<Data = State>,
+    ptr: u32,
+    len: u32,
+) -> Result<*mut u8, WriteError> {
     let (base, size) = guest_base(cx).ok_or(WriteError::OutOfRange)?;
     if u64::from(ptr) + u64::from(len) > size as u64 {
         return Err(WriteError::OutOfRange);
     }
     if let Some((w, offset)) = cx.as_context().data().read_only_overlap(ptr, len) {
-        return Err(WriteError::ReadOnly(Abort::ReadOnly { region: w.name.clone(), offset }));
+        return Err(WriteError::ReadOnly(Abort::ReadOnly {
+            region: w.name.clone(),
+            offset,
+        }));
     }
     // SAFETY: in bounds of the live memory.
     Ok(unsafe { base.add(ptr as usize) })
 }
 
 /// Copy `bytes` into guest memory at `ptr`, checked by [`check_write`].
-pub(crate) fn guest_write(cx: &mut impl AsContextMut<Data = State>, ptr: u32, bytes: &[u8]) -> Result<(), WriteError> {
+pub(crate) fn guest_write(
+    cx: &mut impl AsContextMut<Data = State>,
+    ptr: u32,
+    bytes: &[u8],
+) -> Result<(), WriteError> {
     // SAFETY (of the copy): `check_write` proved the range writable and in
     // bounds; raw copies, because windows may be shared with other threads.
     guest_copy_in(cx, ptr, bytes.as_ptr(), bytes.len())
@@ -260,7 +284,9 @@ impl Live {
 
     /// `karmem_alloc(size, align)` with the current deadline.
     pub fn alloc(&mut self, size: u32, align: u32) -> wasmtime::Result<u32> {
-        Ok(self.alloc.call(&mut self.store, (size as i32, align as i32))? as u32)
+        Ok(self
+            .alloc
+            .call(&mut self.store, (size as i32, align as i32))? as u32)
     }
 }
 
@@ -269,10 +295,23 @@ pub(crate) fn classify(store: &mut Store<State>, e: wasmtime::Error, site: &Call
     let site = site.clone();
     if let Some(a) = e.downcast_ref::<Abort>() {
         return match a {
-            Abort::ReadOnly { region, offset } => Error::ReadOnlyViolation { site, region: region.clone(), offset: *offset },
-            Abort::Guest(m) => Error::Guest { site, message: m.clone() },
-            Abort::Exit(_) => Error::Trap { site, message: a.to_string() },
-            Abort::Timeout => Error::Timeout { site, timeout: store.data().ctx.options.timeout },
+            Abort::ReadOnly { region, offset } => Error::ReadOnlyViolation {
+                site,
+                region: region.clone(),
+                offset: *offset,
+            },
+            Abort::Guest(m) => Error::Guest {
+                site,
+                message: m.clone(),
+            },
+            Abort::Exit(_) => Error::Trap {
+                site,
+                message: a.to_string(),
+            },
+            Abort::Timeout => Error::Timeout {
+                site,
+                timeout: store.data().ctx.options.timeout,
+            },
         };
     }
     // The bulk-memory guard (rewrite.rs) records where it refused to write.
@@ -282,7 +321,11 @@ pub(crate) fn classify(store: &mut Store<State>, e: wasmtime::Error, site: &Call
                 let addr = u64::from(store.data().ro.0) + u64::from(v as u32 - 1);
                 if let Some(w) = store.data().window_at(addr) {
                     let offset = (addr - u64::from(w.start)) as u32;
-                    return Error::ReadOnlyViolation { site, region: w.name.clone(), offset };
+                    return Error::ReadOnlyViolation {
+                        site,
+                        region: w.name.clone(),
+                        offset,
+                    };
                 }
             }
         }
@@ -294,17 +337,30 @@ pub(crate) fn classify(store: &mut Store<State>, e: wasmtime::Error, site: &Call
         if let Some(addr) = fault_address(&e) {
             if let Some(w) = store.data().window_at(addr).filter(|w| !w.writable) {
                 let offset = (addr - u64::from(w.start)) as u32;
-                return Error::ReadOnlyViolation { site, region: w.name.clone(), offset };
+                return Error::ReadOnlyViolation {
+                    site,
+                    region: w.name.clone(),
+                    offset,
+                };
             }
         }
     }
     if trap == Some(wasmtime::Trap::Interrupt) {
-        return Error::Timeout { site, timeout: store.data().ctx.options.timeout };
+        return Error::Timeout {
+            site,
+            timeout: store.data().ctx.options.timeout,
+        };
     }
     if store.data().limiter.denied {
-        return Error::MemoryLimit { site, limit: store.data().ctx.options.memory_limit };
+        return Error::MemoryLimit {
+            site,
+            limit: store.data().ctx.options.memory_limit,
+        };
     }
-    Error::Trap { site, message: trap_message(&e) }
+    Error::Trap {
+        site,
+        message: trap_message(&e),
+    }
 }
 
 /// The first line of each error in the chain, without wasm backtraces.
@@ -328,18 +384,29 @@ fn fault_address(e: &wasmtime::Error) -> Option<u64> {
     e.chain().find_map(|c| {
         let s = c.to_string();
         let at = s.find(MARK)? + MARK.len();
-        let hex: String = s[at..].chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+        let hex: String = s[at..]
+            .chars()
+            .take_while(|c| c.is_ascii_hexdigit())
+            .collect();
         u64::from_str_radix(&hex, 16).ok()
     })
 }
 
 fn startup_err(ctx: &ModuleCtx, step: &str, message: impl std::fmt::Display) -> Error {
-    Error::Startup { module: ctx.name().to_string(), step: step.to_string(), message: message.to_string() }
+    Error::Startup {
+        module: ctx.name().to_string(),
+        step: step.to_string(),
+        message: message.to_string(),
+    }
 }
 
 /// The message of a trap during start-up, with the cause made precise.
 fn startup_trap(store: &mut Store<State>, e: wasmtime::Error, step: &str) -> Error {
-    let site = CallSite { module: store.data().ctx.name().to_string(), interface: String::new(), function: step.to_string() };
+    let site = CallSite {
+        module: store.data().ctx.name().to_string(),
+        interface: String::new(),
+        function: step.to_string(),
+    };
     let err = classify(store, e, &site);
     let message = match &err {
         Error::Trap { message, .. } => message.clone(),
@@ -371,43 +438,64 @@ pub(crate) fn create(ctx: &Arc<ModuleCtx>, probe: bool) -> Result<(Live, Vec<u8>
 
     // 1. `_initialize` (reactor start).
     if let Ok(init) = instance.get_typed_func::<(), ()>(&mut store, "_initialize") {
-        init.call(&mut store, ()).map_err(|e| startup_trap(&mut store, e, "_initialize"))?;
+        init.call(&mut store, ())
+            .map_err(|e| startup_trap(&mut store, e, "_initialize"))?;
     }
     // 2. ABI version, before anything else of ours.
     let version = match instance.get_typed_func::<(), i32>(&mut store, "karmem_abi_version") {
-        Ok(f) => f.call(&mut store, ()).map_err(|e| startup_trap(&mut store, e, "karmem_abi_version"))? as u32,
+        Ok(f) => {
+            f.call(&mut store, ())
+                .map_err(|e| startup_trap(&mut store, e, "karmem_abi_version"))? as u32
+        }
         Err(_) => 0,
     };
     if version != crate::ABI_VERSION {
-        return Err(Error::AbiMismatch { module: ctx.name().to_string(), found: version, supported: crate::ABI_VERSION });
+        return Err(Error::AbiMismatch {
+            module: ctx.name().to_string(),
+            found: version,
+            supported: crate::ABI_VERSION,
+        });
     }
     let func = |store: &mut Store<State>, name: &str| {
-        instance.get_func(&mut *store, name).ok_or_else(|| startup_err(ctx, name, "export missing"))
+        instance
+            .get_func(&mut *store, name)
+            .ok_or_else(|| startup_err(ctx, name, "export missing"))
     };
     // 3. karmem_init.
     let init = func(&mut store, "karmem_init")?
         .typed::<(), i32>(&store)
         .map_err(|e| startup_err(ctx, "karmem_init", e))?;
-    let code = init.call(&mut store, ()).map_err(|e| startup_trap(&mut store, e, "karmem_init"))?;
+    let code = init
+        .call(&mut store, ())
+        .map_err(|e| startup_trap(&mut store, e, "karmem_init"))?;
     if code != 0 {
-        return Err(startup_err(ctx, "karmem_init", format!("returned {code}, expected 0")));
+        return Err(startup_err(
+            ctx,
+            "karmem_init",
+            format!("returned {code}, expected 0"),
+        ));
     }
     // 4. The descriptor.
     let describe = func(&mut store, "karmem_describe")?
         .typed::<(), i64>(&store)
         .map_err(|e| startup_err(ctx, "karmem_describe", e))?;
-    let at = describe.call(&mut store, ()).map_err(|e| startup_trap(&mut store, e, "karmem_describe"))? as u64;
+    let at = describe
+        .call(&mut store, ())
+        .map_err(|e| startup_trap(&mut store, e, "karmem_describe"))? as u64;
     let (ptr, len) = (at as u32, (at >> 32) as u32);
     let desc = guest_slice(&store, ptr, len)
         .ok_or_else(|| Error::BadDescriptor {
             module: ctx.name().to_string(),
-            message: format!("karmem_describe returned {len} bytes at {ptr:#x}, outside the memory"),
+            message: format!(
+                "karmem_describe returned {len} bytes at {ptr:#x}, outside the memory"
+            ),
         })?
         .to_vec();
     if !probe && desc != ctx.module.desc_bytes {
         return Err(Error::BadDescriptor {
             module: ctx.name().to_string(),
-            message: "the descriptor differs from the one the module reported when it was loaded".into(),
+            message: "the descriptor differs from the one the module reported when it was loaded"
+                .into(),
         });
     }
     let dispatch = func(&mut store, "karmem_dispatch")?
@@ -416,7 +504,11 @@ pub(crate) fn create(ctx: &Arc<ModuleCtx>, probe: bool) -> Result<(Live, Vec<u8>
     let alloc = func(&mut store, "karmem_alloc")?
         .typed::<(i32, i32), i32>(&store)
         .map_err(|e| startup_err(ctx, "karmem_alloc", e))?;
-    let mut live = Live { store, dispatch, alloc };
+    let mut live = Live {
+        store,
+        dispatch,
+        alloc,
+    };
     // 5. Windows.
     if !ctx.windows.is_empty() {
         map_windows(ctx, &mut live, &instance)?;
@@ -427,19 +519,28 @@ pub(crate) fn create(ctx: &Arc<ModuleCtx>, probe: bool) -> Result<(Live, Vec<u8>
 /// Allocate one block for the read-only windows and one for the read-write
 /// ones, map the regions there, publish the read-only range to the guard
 /// globals, then tell the guest where each window is.
-fn map_windows(ctx: &ModuleCtx, live: &mut Live, instance: &wasmtime::Instance) -> Result<(), Error> {
+fn map_windows(
+    ctx: &ModuleCtx,
+    live: &mut Live,
+    instance: &wasmtime::Instance,
+) -> Result<(), Error> {
     let step = "mapping region windows";
     let block = |live: &mut Live, len: usize| -> Result<u32, Error> {
         if len == 0 {
             return Ok(0);
         }
-        let len32 = u32::try_from(len).map_err(|_| startup_err(ctx, step, "windows larger than 4 GiB"))?;
+        let len32 =
+            u32::try_from(len).map_err(|_| startup_err(ctx, step, "windows larger than 4 GiB"))?;
         let ptr = live
             .alloc(len32, 65536)
             .map_err(|e| startup_trap(&mut live.store, e, "karmem_alloc (windows)"))?;
         let (_, size) = guest_base(&live.store).unwrap_or((std::ptr::null_mut(), 0));
         if ptr == 0 || ptr % 65536 != 0 || u64::from(ptr) + len as u64 > size as u64 {
-            let why = if live.store.data().limiter.denied { " (memory limit)" } else { "" };
+            let why = if live.store.data().limiter.denied {
+                " (memory limit)"
+            } else {
+                ""
+            };
             return Err(startup_err(
                 ctx,
                 step,
@@ -458,7 +559,13 @@ fn map_windows(ctx: &ModuleCtx, live: &mut Live, instance: &wasmtime::Instance) 
         // (checked above) inside the never-moving memory; no Rust reference
         // into guest memory is alive here.
         unsafe {
-            crate::memory::map_window(base, start, w.region.len, std::os::fd::AsFd::as_fd(&w.region.fd), w.writable)
+            crate::memory::map_window(
+                base,
+                start,
+                w.region.len,
+                std::os::fd::AsFd::as_fd(&w.region.fd),
+                w.writable,
+            )
         }
         .map_err(|e| startup_err(ctx, step, format!("mmap of `{}`: {e}", w.region.desc.name)))?;
         windows.push(Window {
@@ -482,9 +589,21 @@ fn map_windows(ctx: &ModuleCtx, live: &mut Live, instance: &wasmtime::Instance) 
     let bind = instance
         .get_typed_func::<(i32, i32, i32), ()>(&mut live.store, "karmem_bind_memory")
         .map_err(|e| startup_err(ctx, "karmem_bind_memory", e))?;
-    for (w, plan) in live.store.data().windows.iter().map(|w| (w.start, w.len)).collect::<Vec<_>>().into_iter().zip(&ctx.windows) {
-        bind.call(&mut live.store, (plan.bind_index as i32, w.0 as i32, w.1 as i32))
-            .map_err(|e| startup_trap(&mut live.store, e, "karmem_bind_memory"))?;
+    for (w, plan) in live
+        .store
+        .data()
+        .windows
+        .iter()
+        .map(|w| (w.start, w.len))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .zip(&ctx.windows)
+    {
+        bind.call(
+            &mut live.store,
+            (plan.bind_index as i32, w.0 as i32, w.1 as i32),
+        )
+        .map_err(|e| startup_trap(&mut live.store, e, "karmem_bind_memory"))?;
     }
     Ok(())
 }

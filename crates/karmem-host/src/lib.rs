@@ -38,12 +38,18 @@ mod rewrite;
 mod runtime;
 mod wasi;
 
-pub use app::{App, AppBuilder, AppStats, Arg, CalleeResult, ExportFn, ModuleInfo, ModuleOptions, Output};
-pub use descriptor::{Access, FunctionDesc, InterfaceDesc, MemoryDesc, ModuleDesc, ParamDesc, Pattern};
+pub use app::{
+    App, AppBuilder, AppStats, Arg, CalleeResult, ExportFn, ModuleInfo, ModuleOptions, Output,
+};
+pub use descriptor::{
+    Access, FunctionDesc, InterfaceDesc, MemoryDesc, ModuleDesc, ParamDesc, Pattern,
+};
 pub use error::{CallSite, Error, Result, Status};
 pub use log::{LogLevel, LogRecord, LogSink, MemoryLog, StderrLog};
 pub use region::{Region, RegionId, RegionSlice};
-pub use runtime::{default_cache_dir, CacheOutcome, CacheStats, GuestModule, OptLevel, Runtime, RuntimeConfig};
+pub use runtime::{
+    default_cache_dir, CacheOutcome, CacheStats, GuestModule, OptLevel, Runtime, RuntimeConfig,
+};
 
 /// The guest ABI version this host speaks (docs/abi.md §10).
 pub const ABI_VERSION: u32 = 1;

@@ -33,9 +33,21 @@ const EXPORTS: &[(&str, &[ValType], &[ValType])] = &[
     ("karmem_abi_version", &[], &[ValType::I32]),
     ("karmem_init", &[], &[ValType::I32]),
     ("karmem_describe", &[], &[ValType::I64]),
-    ("karmem_alloc", &[ValType::I32, ValType::I32], &[ValType::I32]),
-    ("karmem_bind_memory", &[ValType::I32, ValType::I32, ValType::I32], &[]),
-    ("karmem_dispatch", &[ValType::I32, ValType::I32, ValType::I32], &[ValType::I32]),
+    (
+        "karmem_alloc",
+        &[ValType::I32, ValType::I32],
+        &[ValType::I32],
+    ),
+    (
+        "karmem_bind_memory",
+        &[ValType::I32, ValType::I32, ValType::I32],
+        &[],
+    ),
+    (
+        "karmem_dispatch",
+        &[ValType::I32, ValType::I32, ValType::I32],
+        &[ValType::I32],
+    ),
     ("_initialize", &[], &[]),
 ];
 
@@ -47,11 +59,19 @@ struct Stub {
 }
 
 fn invalid(module: &str, message: impl std::fmt::Display) -> Error {
-    Error::InvalidModule { module: module.to_string(), message: message.to_string() }
+    Error::InvalidModule {
+        module: module.to_string(),
+        message: message.to_string(),
+    }
 }
 
 fn sig(params: &[ValType], results: &[ValType]) -> String {
-    let list = |v: &[ValType]| v.iter().map(|t| format!("{t}")).collect::<Vec<_>>().join(", ");
+    let list = |v: &[ValType]| {
+        v.iter()
+            .map(|t| format!("{t}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     format!("({}) -> ({})", list(params), list(results))
 }
 
@@ -62,7 +82,9 @@ fn inspect(name: &str, wasm: &[u8]) -> Result<Vec<Stub>> {
     let mut stubs = Vec::new();
     let mut memories = 0;
     let mut exports: HashMap<String, (ExternalKind, u32)> = HashMap::new();
-    let func_type = |types: &[Option<(Vec<ValType>, Vec<ValType>)>], t: u32| types.get(t as usize).cloned().flatten();
+    let func_type = |types: &[Option<(Vec<ValType>, Vec<ValType>)>], t: u32| {
+        types.get(t as usize).cloned().flatten()
+    };
     for payload in Parser::new(0).parse_all(wasm) {
         match payload.map_err(|e| invalid(name, e))? {
             Payload::Version { encoding, .. } if encoding != wasmparser::Encoding::Module => {
@@ -72,7 +94,9 @@ fn inspect(name: &str, wasm: &[u8]) -> Result<Vec<Stub>> {
                 for group in r {
                     for ty in group.map_err(|e| invalid(name, e))?.into_types() {
                         types.push(match &ty.composite_type.inner {
-                            wasmparser::CompositeInnerType::Func(f) => Some((f.params().to_vec(), f.results().to_vec())),
+                            wasmparser::CompositeInnerType::Func(f) => {
+                                Some((f.params().to_vec(), f.results().to_vec()))
+                            }
                             _ => None,
                         });
                     }
@@ -95,11 +119,17 @@ fn inspect(name: &str, wasm: &[u8]) -> Result<Vec<Stub>> {
                         _ => return Err(unsatisfied("only functions can be imported".into())),
                     };
                     funcs.push(t);
-                    let (params, results) = func_type(&types, t).ok_or_else(|| unsatisfied("not a function type".into()))?;
+                    let (params, results) = func_type(&types, t)
+                        .ok_or_else(|| unsatisfied("not a function type".into()))?;
                     match import.module {
                         "karmem" => {
-                            let Some(&(_, n, ret)) = crate::guest::IMPORTS.iter().find(|i| i.0 == import.name) else {
-                                return Err(unsatisfied("the host provides karmem.call, take, result, error and log".into()));
+                            let Some(&(_, n, ret)) =
+                                crate::guest::IMPORTS.iter().find(|i| i.0 == import.name)
+                            else {
+                                return Err(unsatisfied(
+                                    "the host provides karmem.call, take, result, error and log"
+                                        .into(),
+                                ));
                             };
                             let want_p = vec![ValType::I32; n];
                             let want_r = if ret { vec![ValType::I32] } else { vec![] };
@@ -113,17 +143,27 @@ fn inspect(name: &str, wasm: &[u8]) -> Result<Vec<Stub>> {
                         }
                         crate::wasi::MODULE => {
                             if !crate::wasi::FUNCTIONS.contains(&import.name) {
-                                if params.iter().chain(&results).any(|t| !matches!(t, ValType::I32 | ValType::I64 | ValType::F32 | ValType::F64)) {
-                                    return Err(unsatisfied("only number types can be stubbed".into()));
+                                if params.iter().chain(&results).any(|t| {
+                                    !matches!(
+                                        t,
+                                        ValType::I32 | ValType::I64 | ValType::F32 | ValType::F64
+                                    )
+                                }) {
+                                    return Err(unsatisfied(
+                                        "only number types can be stubbed".into(),
+                                    ));
                                 }
-                                stubs.push(Stub { name: import.name.to_string(), params, results });
+                                stubs.push(Stub {
+                                    name: import.name.to_string(),
+                                    params,
+                                    results,
+                                });
                             }
                         }
-                        _ => {
-                            return Err(unsatisfied(
-                                "only imports from `karmem` and `wasi_snapshot_preview1` are provided".into(),
-                            ))
-                        }
+                        _ => return Err(unsatisfied(
+                            "only imports from `karmem` and `wasi_snapshot_preview1` are provided"
+                                .into(),
+                        )),
                     }
                 }
             }
@@ -136,7 +176,10 @@ fn inspect(name: &str, wasm: &[u8]) -> Result<Vec<Stub>> {
                 for m in r {
                     let m = m.map_err(|e| invalid(name, e))?;
                     if m.memory64 || m.shared {
-                        return Err(invalid(name, "the memory must be a 32-bit, unshared memory"));
+                        return Err(invalid(
+                            name,
+                            "the memory must be a 32-bit, unshared memory",
+                        ));
                     }
                     memories += 1;
                 }
@@ -151,21 +194,33 @@ fn inspect(name: &str, wasm: &[u8]) -> Result<Vec<Stub>> {
         }
     }
     if memories != 1 {
-        return Err(invalid(name, format!("defines {memories} memories; exactly one is required")));
+        return Err(invalid(
+            name,
+            format!("defines {memories} memories; exactly one is required"),
+        ));
     }
     if !matches!(exports.get("memory"), Some((ExternalKind::Memory, 0))) {
         return Err(invalid(name, "the memory is not exported as `memory`"));
     }
     if exports.contains_key("_start") && !exports.contains_key("_initialize") {
-        return Err(Error::NotAReactor { module: name.to_string() });
+        return Err(Error::NotAReactor {
+            module: name.to_string(),
+        });
     }
     for reserved in [RO_START, RO_END, RO_FAULT] {
         if exports.contains_key(reserved) {
-            return Err(invalid(name, format!("exports `{reserved}`, a name reserved for the host")));
+            return Err(invalid(
+                name,
+                format!("exports `{reserved}`, a name reserved for the host"),
+            ));
         }
     }
     if !exports.contains_key("karmem_abi_version") {
-        return Err(Error::AbiMismatch { module: name.to_string(), found: 0, supported: crate::ABI_VERSION });
+        return Err(Error::AbiMismatch {
+            module: name.to_string(),
+            found: 0,
+            supported: crate::ABI_VERSION,
+        });
     }
     for &(export, params, results) in EXPORTS {
         let Some(&(kind, index)) = exports.get(export) else {
@@ -176,12 +231,19 @@ fn inspect(name: &str, wasm: &[u8]) -> Result<Vec<Stub>> {
             return Err(invalid(name, format!("missing export `{export}`")));
         };
         let ty = (kind == ExternalKind::Func)
-            .then(|| funcs.get(index as usize).and_then(|&t| func_type(&types, t)))
+            .then(|| {
+                funcs
+                    .get(index as usize)
+                    .and_then(|&t| func_type(&types, t))
+            })
             .flatten();
         if ty.as_ref().is_none_or(|(p, r)| p != params || r != results) {
             return Err(invalid(
                 name,
-                format!("export `{export}` must be a function {}", sig(params, results)),
+                format!(
+                    "export `{export}` must be a function {}",
+                    sig(params, results)
+                ),
             ));
         }
     }
@@ -202,15 +264,26 @@ pub(crate) fn load(rt: &Runtime, name: &str, input: &[u8]) -> Result<GuestModule
     let wasm: Cow<'_, [u8]> = if input.starts_with(b"\0asm") {
         Cow::Borrowed(input)
     } else {
-        Cow::Owned(wat::parse_bytes(input).map_err(|e| invalid(name, e))?.into_owned())
+        Cow::Owned(
+            wat::parse_bytes(input)
+                .map_err(|e| invalid(name, e))?
+                .into_owned(),
+        )
     };
     let stubs = inspect(name, &wasm)?;
-    let rewrite = || -> Result<Vec<u8>> { Ok(crate::rewrite::rewrite(&wasm).map_err(|e| invalid(name, e))?.0) };
+    let rewrite = || -> Result<Vec<u8>> {
+        Ok(crate::rewrite::rewrite(&wasm)
+            .map_err(|e| invalid(name, e))?
+            .0)
+    };
     let (module, outcome) = match &inner.cache {
         Some(cache) => {
             let key = cache.key(&wasm);
             cache.get_or_compile(&inner.engine, &key, || {
-                inner.engine.precompile_module(&rewrite()?).map_err(|e| invalid(name, format!("{e:#}")))
+                inner
+                    .engine
+                    .precompile_module(&rewrite()?)
+                    .map_err(|e| invalid(name, format!("{e:#}")))
             })?
         }
         None => (
@@ -230,7 +303,11 @@ pub(crate) fn load(rt: &Runtime, name: &str, input: &[u8]) -> Result<GuestModule
 
     let mut linker = inner.linker.clone();
     for s in &stubs {
-        let ty = FuncType::new(&inner.engine, s.params.iter().map(val_type), s.results.iter().map(val_type));
+        let ty = FuncType::new(
+            &inner.engine,
+            s.params.iter().map(val_type),
+            s.results.iter().map(val_type),
+        );
         // ENOSYS in the first i32 result, zeros elsewhere.
         let answer: Vec<wasmtime::Val> = s
             .results
@@ -245,17 +322,24 @@ pub(crate) fn load(rt: &Runtime, name: &str, input: &[u8]) -> Result<GuestModule
             })
             .collect();
         linker
-            .func_new(crate::wasi::MODULE, &s.name, ty, move |_c, _params, results| {
-                results.copy_from_slice(&answer);
-                Ok(())
-            })
+            .func_new(
+                crate::wasi::MODULE,
+                &s.name,
+                ty,
+                move |_c, _params, results| {
+                    results.copy_from_slice(&answer);
+                    Ok(())
+                },
+            )
             .map_err(|e| Error::Engine(format!("{e:#}")))?;
     }
-    let pre = linker.instantiate_pre(&module).map_err(|e| Error::UnsatisfiedImport {
-        module: name.to_string(),
-        import: "?".into(),
-        reason: format!("{e:#}"),
-    })?;
+    let pre = linker
+        .instantiate_pre(&module)
+        .map_err(|e| Error::UnsatisfiedImport {
+            module: name.to_string(),
+            import: "?".into(),
+            reason: format!("{e:#}"),
+        })?;
 
     let mut loaded = LoadedModule {
         name: name.to_string(),
@@ -267,7 +351,11 @@ pub(crate) fn load(rt: &Runtime, name: &str, input: &[u8]) -> Result<GuestModule
     // The probe: generous limits (the application's own apply later).
     let ctx = Arc::new(ModuleCtx {
         module: Arc::new(loaded.clone()),
-        options: ModuleOptions { timeout: Duration::from_secs(10), memory_limit: 4 << 30, pool_size: None },
+        options: ModuleOptions {
+            timeout: Duration::from_secs(10),
+            memory_limit: 4 << 30,
+            pool_size: None,
+        },
         runtime: inner.clone(),
         app: Weak::new(),
         log: Arc::new(StderrLog),
@@ -279,7 +367,12 @@ pub(crate) fn load(rt: &Runtime, name: &str, input: &[u8]) -> Result<GuestModule
     });
     let (probe, bytes) = crate::instance::create(&ctx, true)?;
     drop(probe);
-    loaded.desc = ModuleDesc::decode(&bytes).map_err(|message| Error::BadDescriptor { module: name.to_string(), message })?;
+    loaded.desc = ModuleDesc::decode(&bytes).map_err(|message| Error::BadDescriptor {
+        module: name.to_string(),
+        message,
+    })?;
     loaded.desc_bytes = bytes;
-    Ok(GuestModule { inner: Arc::new(loaded) })
+    Ok(GuestModule {
+        inner: Arc::new(loaded),
+    })
 }

@@ -80,9 +80,10 @@ impl MemoryLog {
 
 impl LogSink for MemoryLog {
     fn log(&self, r: &LogRecord<'_>) {
-        self.lines
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push((r.module.to_string(), r.level, r.message.to_string()));
+        self.lines.lock().unwrap_or_else(|p| p.into_inner()).push((
+            r.module.to_string(),
+            r.level,
+            r.message.to_string(),
+        ));
     }
 }

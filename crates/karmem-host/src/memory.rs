@@ -66,7 +66,10 @@ unsafe impl LinearMemory for FixedMemory {
 
     fn grow_to(&mut self, new_size: usize) -> wasmtime::Result<()> {
         if new_size > self.reserved {
-            wasmtime::bail!("memory cannot grow past its {} byte reservation", self.reserved);
+            wasmtime::bail!(
+                "memory cannot grow past its {} byte reservation",
+                self.reserved
+            );
         }
         if new_size > self.size {
             // Only the new tail changes protection: windows lie below `size`.
@@ -101,7 +104,9 @@ unsafe impl MemoryCreator for FixedCreator {
         // space: the memory must never move.
         let reserved = reserved_size_in_bytes.unwrap_or(1 << 32);
         if maximum.is_some_and(|m| m > reserved) || minimum > reserved {
-            return Err(format!("memory does not fit its {reserved} byte reservation"));
+            return Err(format!(
+                "memory does not fit its {reserved} byte reservation"
+            ));
         }
         let guard = guard_size_in_bytes;
         let mapping_len = guard + reserved + guard;
@@ -117,12 +122,21 @@ unsafe impl MemoryCreator for FixedCreator {
             )
         };
         if mapping == libc::MAP_FAILED {
-            return Err(format!("reserving {mapping_len} bytes: {}", std::io::Error::last_os_error()));
+            return Err(format!(
+                "reserving {mapping_len} bytes: {}",
+                std::io::Error::last_os_error()
+            ));
         }
         let mapping: *mut u8 = mapping.cast();
         // SAFETY: inside the mapping.
         let base = unsafe { mapping.add(guard) };
-        let mem = FixedMemory { mapping, mapping_len, base, size: 0, reserved };
+        let mem = FixedMemory {
+            mapping,
+            mapping_len,
+            base,
+            size: 0,
+            reserved,
+        };
         let mut mem = mem;
         mem.grow_to(minimum).map_err(|e| e.to_string())?;
         Ok(Box::new(mem))
@@ -142,12 +156,23 @@ pub(crate) unsafe fn map_window(
     fd: BorrowedFd<'_>,
     writable: bool,
 ) -> std::io::Result<()> {
-    let prot = if writable { libc::PROT_READ | libc::PROT_WRITE } else { libc::PROT_READ };
+    let prot = if writable {
+        libc::PROT_READ | libc::PROT_WRITE
+    } else {
+        libc::PROT_READ
+    };
     // SAFETY: per the contract, the target range belongs to a reservation
     // we own; MAP_FIXED replaces the anonymous pages there.
     let at = unsafe { base.add(offset) };
     let got = unsafe {
-        libc::mmap(at.cast(), len, prot, libc::MAP_SHARED | libc::MAP_FIXED, fd.as_raw_fd(), 0)
+        libc::mmap(
+            at.cast(),
+            len,
+            prot,
+            libc::MAP_SHARED | libc::MAP_FIXED,
+            fd.as_raw_fd(),
+            0,
+        )
     };
     if got == libc::MAP_FAILED {
         return Err(std::io::Error::last_os_error());

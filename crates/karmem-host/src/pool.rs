@@ -73,7 +73,10 @@ impl InstancePool {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             ctx,
             size: size.max(1),
-            slots: Mutex::new(Slots { idle: Vec::new(), live: 0 }),
+            slots: Mutex::new(Slots {
+                idle: Vec::new(),
+                live: 0,
+            }),
             freed: Condvar::new(),
             counters,
         }
@@ -146,7 +149,10 @@ impl InstancePool {
 
     fn enter(&self, live: Live) -> Lease<'_> {
         HELD.with(|h| h.borrow_mut().push(self.id));
-        Lease { pool: self, live: Some(live) }
+        Lease {
+            pool: self,
+            live: Some(live),
+        }
     }
 }
 

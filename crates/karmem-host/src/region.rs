@@ -56,7 +56,8 @@ impl RegionInner {
     /// Create the memfd of `desc.size()` bytes (zero-filled) and map it
     /// read-write into the host.
     pub fn new(id: RegionId, desc: &MemoryDesc) -> Result<RegionInner> {
-        let len = usize::try_from(desc.size()).map_err(|_| Error::Engine("region too large".into()))?;
+        let len =
+            usize::try_from(desc.size()).map_err(|_| Error::Engine("region too large".into()))?;
         let name = std::ffi::CString::new(format!("karmem:{}", desc.name)).unwrap_or_default();
         // SAFETY: plain syscalls; the fd is owned right away.
         let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
@@ -83,12 +84,21 @@ impl RegionInner {
         if base == libc::MAP_FAILED {
             return Err(os_error("mmap", &desc.name));
         }
-        Ok(RegionInner { id, desc: desc.clone(), fd, base: base.cast(), len })
+        Ok(RegionInner {
+            id,
+            desc: desc.clone(),
+            fd,
+            base: base.cast(),
+            len,
+        })
     }
 }
 
 fn os_error(what: &str, region: &str) -> Error {
-    Error::Engine(format!("region `{region}`: {what}: {}", std::io::Error::last_os_error()))
+    Error::Engine(format!(
+        "region `{region}`: {what}: {}",
+        std::io::Error::last_os_error()
+    ))
 }
 
 impl Region {
@@ -126,7 +136,10 @@ impl Region {
                     interface: String::new(),
                     function: format!("region `{}`", self.name()),
                 },
-                message: format!("{len} bytes at offset {offset} do not fit in {} bytes", self.inner.len),
+                message: format!(
+                    "{len} bytes at offset {offset} do not fit in {} bytes",
+                    self.inner.len
+                ),
             }),
         }
     }
@@ -134,7 +147,11 @@ impl Region {
     /// A slice descriptor for arguments, bounds-checked.
     pub fn slice(&self, offset: u32, len: u32) -> Result<RegionSlice> {
         self.check(offset, len as usize)?;
-        Ok(RegionSlice { region: self.inner.id, offset, len })
+        Ok(RegionSlice {
+            region: self.inner.id,
+            offset,
+            len,
+        })
     }
 
     /// Copy `buf.len()` bytes at `offset` out of the region.

@@ -193,10 +193,15 @@ pub(crate) fn rewrite(wasm: &[u8]) -> Result<(Vec<u8>, Report), String> {
 
     let mut code = None;
     if !helpers.is_empty() || sections.iter().any(|s| s.id == CODE) {
-        code = Some(code_section(wasm, &bodies, &helpers, (g_start, g_end, g_fault)));
+        code = Some(code_section(
+            wasm,
+            &bodies,
+            &helpers,
+            (g_start, g_end, g_fault),
+        ));
     }
 
-    let mut out = wasm[..8].to_vec();
+    let mut out = wasm.get(..8).ok_or("truncated module")?.to_vec();
     let mut pending: Vec<u8> = extra.keys().copied().collect();
     if code.is_some() {
         pending.push(CODE);
@@ -279,17 +284,27 @@ fn scan_body(body: &wasmparser::FunctionBody<'_>) -> Result<Body, String> {
         };
         if let Some((mem, bulk)) = bulk {
             if mem != 0 {
-                return Err(format!("bulk-memory instruction on memory {mem}: only memory 0 exists"));
+                return Err(format!(
+                    "bulk-memory instruction on memory {mem}: only memory 0 exists"
+                ));
             }
             sites.push((start, ops.original_position(), bulk));
         }
     }
-    Ok(Body { range: body.range(), sites })
+    Ok(Body {
+        range: body.range(),
+        sites,
+    })
 }
 
 /// The code section: every original body (rewritten where needed) followed
 /// by the helpers.
-fn code_section(wasm: &[u8], bodies: &[Body], helpers: &BTreeMap<Bulk, u32>, globals: (u32, u32, u32)) -> Vec<u8> {
+fn code_section(
+    wasm: &[u8],
+    bodies: &[Body],
+    helpers: &BTreeMap<Bulk, u32>,
+    globals: (u32, u32, u32),
+) -> Vec<u8> {
     let mut out = Vec::new();
     leb(&mut out, (bodies.len() + helpers.len()) as u32);
     for b in bodies {
@@ -324,7 +339,9 @@ fn helper(op: Bulk, (start, end, fault): (u32, u32, u32)) -> Vec<u8> {
         .instruction(&I::GlobalGet(end))
         .instruction(&I::I32Eq)
         .instruction(&I::BrIf(0));
-    f.instruction(&I::LocalGet(len)).instruction(&I::I32Eqz).instruction(&I::BrIf(0));
+    f.instruction(&I::LocalGet(len))
+        .instruction(&I::I32Eqz)
+        .instruction(&I::BrIf(0));
     // dst >= end: entirely above.
     f.instruction(&I::LocalGet(dst))
         .instruction(&I::GlobalGet(end))
@@ -354,12 +371,118 @@ fn helper(op: Bulk, (start, end, fault): (u32, u32, u32)) -> Vec<u8> {
         .instruction(&I::GlobalSet(fault))
         .instruction(&I::Unreachable);
     f.instruction(&I::End);
-    f.instruction(&I::LocalGet(dst)).instruction(&I::LocalGet(x)).instruction(&I::LocalGet(len));
+    f.instruction(&I::LocalGet(dst))
+        .instruction(&I::LocalGet(x))
+        .instruction(&I::LocalGet(len));
     f.instruction(&match op {
         Bulk::Fill => I::MemoryFill(0),
-        Bulk::Copy => I::MemoryCopy { src_mem: 0, dst_mem: 0 },
-        Bulk::Init(seg) => I::MemoryInit { mem: 0, data_index: seg },
+        Bulk::Copy => I::MemoryCopy {
+            src_mem: 0,
+            dst_mem: 0,
+        },
+        Bulk::Init(seg) => I::MemoryInit {
+            mem: 0,
+            data_index: seg,
+        },
     });
     f.instruction(&I::End);
     f.into_raw_body()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn validate(wasm: &[u8]) {
+        wasmparser::Validator::new()
+            .validate_all(wasm)
+            .expect("rewritten module is valid");
+    }
+
+    fn exports(wasm: &[u8]) -> Vec<(String, wasmparser::ExternalKind, u32)> {
+        let mut v = Vec::new();
+        for p in Parser::new(0).parse_all(wasm) {
+            if let Payload::ExportSection(r) = p.unwrap() {
+                for e in r {
+                    let e = e.unwrap();
+                    v.push((e.name.to_string(), e.kind, e.index));
+                }
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn bulk_instructions_become_guarded_calls_and_indices_stay() {
+        let wasm = wat::parse_str(
+            r#"(module
+                (import "x" "f" (func $imp (param i32)))
+                (import "x" "g" (global $ig i32))
+                (memory (export "memory") 1)
+                (global $g (mut i32) (i32.const 7))
+                (data $d "abcd")
+                (func $a (export "a") (param $p i32) (local $l i64)
+                    (memory.fill (local.get $p) (i32.const 1) (i32.const 2))
+                    (memory.copy (i32.const 0) (i32.const 8) (i32.const 4))
+                    (memory.fill (i32.const 9) (i32.const 1) (i32.const 2))
+                    (call $imp (global.get $g)))
+                (func $b (export "b")
+                    (memory.init $d (i32.const 0) (i32.const 0) (i32.const 4))
+                    (call $a (i32.const 3))))"#,
+        )
+        .unwrap();
+        let (out, report) = rewrite(&wasm).unwrap();
+        validate(&out);
+        assert_eq!(report.guarded, 4);
+        let ex = exports(&out);
+        // Originals keep their indices; the globals are appended after the
+        // imported and the defined one.
+        assert!(ex.contains(&("a".into(), wasmparser::ExternalKind::Func, 1)));
+        assert!(ex.contains(&("b".into(), wasmparser::ExternalKind::Func, 2)));
+        assert!(ex.contains(&(RO_START.into(), wasmparser::ExternalKind::Global, 2)));
+        assert!(ex.contains(&(RO_FAULT.into(), wasmparser::ExternalKind::Global, 4)));
+        // No bulk instruction is left outside the three helpers.
+        let mut bodies = 0;
+        for p in Parser::new(0).parse_all(&out) {
+            if let Payload::CodeSectionEntry(body) = p.unwrap() {
+                bodies += 1;
+                let mut ops = body.get_operators_reader().unwrap();
+                let mut bulk = 0;
+                while !ops.eof() {
+                    if matches!(
+                        ops.read().unwrap(),
+                        Operator::MemoryFill { .. }
+                            | Operator::MemoryCopy { .. }
+                            | Operator::MemoryInit { .. }
+                    ) {
+                        bulk += 1;
+                    }
+                }
+                assert_eq!(bulk, if bodies > 2 { 1 } else { 0 });
+            }
+        }
+        assert_eq!(bodies, 2 + 3);
+    }
+
+    #[test]
+    fn sections_are_created_where_missing() {
+        let wasm = wat::parse_str(r#"(module (memory (export "memory") 1))"#).unwrap();
+        let (out, report) = rewrite(&wasm).unwrap();
+        validate(&out);
+        assert_eq!(report.guarded, 0);
+        assert_eq!(exports(&out).len(), 4);
+        let bare = wat::parse_str(
+            r#"(module (memory 1) (func (memory.fill (i32.const 0) (i32.const 0) (i32.const 0))))"#,
+        )
+        .unwrap();
+        let (out, report) = rewrite(&bare).unwrap();
+        validate(&out);
+        assert_eq!(report.guarded, 1);
+    }
+
+    #[test]
+    fn malformed_input_is_an_error() {
+        assert!(rewrite(b"\0asm\x01\0\0\0\x0a\xff\xff").is_err());
+        assert!(rewrite(b"\0asm\x01\0\0\0\x01\x05\x01\x60\x00").is_err());
+    }
 }

@@ -67,7 +67,12 @@ fn monotonic_ns() -> u64 {
 
 fn clock_ns(id: i32) -> Option<u64> {
     match id {
-        0 => Some(SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).ok()?.as_nanos() as u64),
+        0 => Some(
+            SystemTime::now()
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .ok()?
+                .as_nanos() as u64,
+        ),
         1..=3 => Some(monotonic_ns()),
         _ => None,
     }
@@ -75,7 +80,11 @@ fn clock_ns(id: i32) -> Option<u64> {
 
 /// Forward complete lines of stdout (fd 1) / stderr (fd 2) to the log.
 fn emit_lines(c: &mut Caller<'_, State>, fd: usize, bytes: &[u8]) {
-    let level = if fd == 1 { LogLevel::Info } else { LogLevel::Warn };
+    let level = if fd == 1 {
+        LogLevel::Info
+    } else {
+        LogLevel::Warn
+    };
     let mut lines = Vec::new();
     {
         let buf = &mut c.data_mut().lines[fd - 1];
@@ -92,92 +101,147 @@ fn emit_lines(c: &mut Caller<'_, State>, fd: usize, bytes: &[u8]) {
     for line in lines {
         let text = String::from_utf8_lossy(&line[..line.len().min(MAX_LINE)]);
         let message = text.trim_end_matches(['\n', '\r']);
-        ctx.log.log(&LogRecord { module: ctx.name(), level, message });
+        ctx.log.log(&LogRecord {
+            module: ctx.name(),
+            level,
+            message,
+        });
     }
 }
 
 pub(crate) fn define(linker: &mut Linker<State>) -> wasmtime::Result<()> {
     let m = MODULE;
-    linker.func_wrap(m, "fd_write", |mut c: Caller<'_, State>, fd: i32, iovs: i32, n: i32, written: i32| {
-        if fd != 1 && fd != 2 {
-            return Ok(EBADF);
-        }
-        let Some(list) = guest_slice(&c, iovs as u32, (n as u32).saturating_mul(8)).map(<[u8]>::to_vec) else {
-            return Ok(EFAULT);
-        };
-        let mut data = Vec::new();
-        for k in 0..n as usize {
-            let (ptr, len) = (u32_at(&list, k * 8), u32_at(&list, k * 8 + 4));
-            let Some(b) = guest_slice(&c, ptr, len) else { return Ok(EFAULT) };
-            data.extend_from_slice(b);
-        }
-        emit_lines(&mut c, fd as usize, &data);
-        put(&mut c, written, &(data.len() as u32).to_le_bytes())
+    linker.func_wrap(
+        m,
+        "fd_write",
+        |mut c: Caller<'_, State>, fd: i32, iovs: i32, n: i32, written: i32| {
+            if fd != 1 && fd != 2 {
+                return Ok(EBADF);
+            }
+            let Some(list) =
+                guest_slice(&c, iovs as u32, (n as u32).saturating_mul(8)).map(<[u8]>::to_vec)
+            else {
+                return Ok(EFAULT);
+            };
+            let mut data = Vec::new();
+            for k in 0..n as usize {
+                let (ptr, len) = (u32_at(&list, k * 8), u32_at(&list, k * 8 + 4));
+                let Some(b) = guest_slice(&c, ptr, len) else {
+                    return Ok(EFAULT);
+                };
+                data.extend_from_slice(b);
+            }
+            emit_lines(&mut c, fd as usize, &data);
+            put(&mut c, written, &(data.len() as u32).to_le_bytes())
+        },
+    )?;
+    linker.func_wrap(
+        m,
+        "fd_read",
+        |mut c: Caller<'_, State>, fd: i32, _iovs: i32, _n: i32, read: i32| {
+            if fd != 0 {
+                return Ok(EBADF);
+            }
+            // stdin is empty: end of file, nothing written but the count.
+            put(&mut c, read, &0u32.to_le_bytes())
+        },
+    )?;
+    linker.func_wrap(m, "fd_close", |_c: Caller<'_, State>, fd: i32| {
+        Ok(if (0..=2).contains(&fd) {
+            SUCCESS
+        } else {
+            EBADF
+        })
     })?;
-    linker.func_wrap(m, "fd_read", |mut c: Caller<'_, State>, fd: i32, _iovs: i32, _n: i32, read: i32| {
-        if fd != 0 {
-            return Ok(EBADF);
-        }
-        // stdin is empty: end of file, nothing written but the count.
-        put(&mut c, read, &0u32.to_le_bytes())
-    })?;
-    linker.func_wrap(m, "fd_close", |_c: Caller<'_, State>, fd: i32| Ok(if (0..=2).contains(&fd) { SUCCESS } else { EBADF }))?;
-    linker.func_wrap(m, "fd_fdstat_get", |mut c: Caller<'_, State>, fd: i32, out: i32| {
-        if !(0..=2).contains(&fd) {
-            return Ok(EBADF);
-        }
-        // filetype 2 = character device; rights: fd_read (bit 1) for stdin,
-        // fd_write (bit 6) for stdout/stderr.
-        let mut stat = [0u8; 24];
-        stat[0] = 2;
-        let rights: u64 = if fd == 0 { 1 << 1 } else { 1 << 6 };
-        stat[8..16].copy_from_slice(&rights.to_le_bytes());
-        put(&mut c, out, &stat)
-    })?;
+    linker.func_wrap(
+        m,
+        "fd_fdstat_get",
+        |mut c: Caller<'_, State>, fd: i32, out: i32| {
+            if !(0..=2).contains(&fd) {
+                return Ok(EBADF);
+            }
+            // filetype 2 = character device; rights: fd_read (bit 1) for stdin,
+            // fd_write (bit 6) for stdout/stderr.
+            let mut stat = [0u8; 24];
+            stat[0] = 2;
+            let rights: u64 = if fd == 0 { 1 << 1 } else { 1 << 6 };
+            stat[8..16].copy_from_slice(&rights.to_le_bytes());
+            put(&mut c, out, &stat)
+        },
+    )?;
     // No preopened directories: EBADF ends the guest's preopen scan.
-    linker.func_wrap(m, "fd_prestat_get", |_c: Caller<'_, State>, _fd: i32, _out: i32| Ok(EBADF))?;
-    linker.func_wrap(m, "clock_time_get", |mut c: Caller<'_, State>, id: i32, _precision: i64, out: i32| {
-        match clock_ns(id) {
+    linker.func_wrap(
+        m,
+        "fd_prestat_get",
+        |_c: Caller<'_, State>, _fd: i32, _out: i32| Ok(EBADF),
+    )?;
+    linker.func_wrap(
+        m,
+        "clock_time_get",
+        |mut c: Caller<'_, State>, id: i32, _precision: i64, out: i32| match clock_ns(id) {
             Some(ns) => put(&mut c, out, &ns.to_le_bytes()),
             None => Ok(EINVAL),
-        }
-    })?;
-    linker.func_wrap(m, "clock_res_get", |mut c: Caller<'_, State>, id: i32, out: i32| {
-        if clock_ns(id).is_none() {
-            return Ok(EINVAL);
-        }
-        put(&mut c, out, &1000u64.to_le_bytes())
-    })?;
-    linker.func_wrap(m, "random_get", |mut c: Caller<'_, State>, buf: i32, len: i32| {
-        let len = len as u32 as usize;
-        if len > 1 << 20 {
-            return Ok(EINVAL);
-        }
-        let mut bytes = vec![0u8; len];
-        let mut filled = 0;
-        while filled < len {
-            // SAFETY: writes into the unfilled tail of `bytes`.
-            let n = unsafe { libc::getrandom(bytes[filled..].as_mut_ptr().cast(), len - filled, 0) };
-            if n <= 0 {
-                return Ok(EFAULT);
+        },
+    )?;
+    linker.func_wrap(
+        m,
+        "clock_res_get",
+        |mut c: Caller<'_, State>, id: i32, out: i32| {
+            if clock_ns(id).is_none() {
+                return Ok(EINVAL);
             }
-            filled += n as usize;
-        }
-        put(&mut c, buf, &bytes)
-    })?;
-    for (get, sizes) in [("args_get", "args_sizes_get"), ("environ_get", "environ_sizes_get")] {
-        linker.func_wrap(m, get, |_c: Caller<'_, State>, _a: i32, _b: i32| Ok(SUCCESS))?;
-        linker.func_wrap(m, sizes, |mut c: Caller<'_, State>, count: i32, size: i32| {
-            let r = put(&mut c, count, &0u32.to_le_bytes())?;
-            if r != SUCCESS {
-                return Ok(r);
+            put(&mut c, out, &1000u64.to_le_bytes())
+        },
+    )?;
+    linker.func_wrap(
+        m,
+        "random_get",
+        |mut c: Caller<'_, State>, buf: i32, len: i32| {
+            let len = len as u32 as usize;
+            if len > 1 << 20 {
+                return Ok(EINVAL);
             }
-            put(&mut c, size, &0u32.to_le_bytes())
+            let mut bytes = vec![0u8; len];
+            let mut filled = 0;
+            while filled < len {
+                // SAFETY: writes into the unfilled tail of `bytes`.
+                let n = unsafe {
+                    libc::getrandom(bytes[filled..].as_mut_ptr().cast(), len - filled, 0)
+                };
+                if n <= 0 {
+                    return Ok(EFAULT);
+                }
+                filled += n as usize;
+            }
+            put(&mut c, buf, &bytes)
+        },
+    )?;
+    for (get, sizes) in [
+        ("args_get", "args_sizes_get"),
+        ("environ_get", "environ_sizes_get"),
+    ] {
+        linker.func_wrap(m, get, |_c: Caller<'_, State>, _a: i32, _b: i32| {
+            Ok(SUCCESS)
         })?;
+        linker.func_wrap(
+            m,
+            sizes,
+            |mut c: Caller<'_, State>, count: i32, size: i32| {
+                let r = put(&mut c, count, &0u32.to_le_bytes())?;
+                if r != SUCCESS {
+                    return Ok(r);
+                }
+                put(&mut c, size, &0u32.to_le_bytes())
+            },
+        )?;
     }
-    linker.func_wrap(m, "proc_exit", |_c: Caller<'_, State>, code: i32| -> wasmtime::Result<()> {
-        Err(wasmtime::Error::new(Abort::Exit(code)))
-    })?;
+    linker.func_wrap(
+        m,
+        "proc_exit",
+        |_c: Caller<'_, State>, code: i32| -> wasmtime::Result<()> {
+            Err(wasmtime::Error::new(Abort::Exit(code)))
+        },
+    )?;
     linker.func_wrap(m, "sched_yield", |_c: Caller<'_, State>| Ok(SUCCESS))?;
     linker.func_wrap(m, "poll_oneoff", poll_oneoff)?;
     Ok(())
@@ -185,7 +249,13 @@ pub(crate) fn define(linker: &mut Linker<State>) -> wasmtime::Result<()> {
 
 /// Clock subscriptions sleep (never past the call's deadline); others are
 /// answered at once with `ENOSYS`.
-fn poll_oneoff(mut c: Caller<'_, State>, subs: i32, events: i32, n: i32, nevents: i32) -> wasmtime::Result<i32> {
+fn poll_oneoff(
+    mut c: Caller<'_, State>,
+    subs: i32,
+    events: i32,
+    n: i32,
+    nevents: i32,
+) -> wasmtime::Result<i32> {
     let n = n as u32;
     if n == 0 {
         return Ok(EINVAL);
@@ -199,7 +269,11 @@ fn poll_oneoff(mut c: Caller<'_, State>, subs: i32, events: i32, n: i32, nevents
         let s = &list[k * 48..(k + 1) * 48];
         let (userdata, tag) = (u64_at(s, 0), s[8]);
         if tag == 0 {
-            let (id, timeout, flags) = (u32_at(s, 16), u64_at(s, 24), u16::from_le_bytes([s[40], s[41]]));
+            let (id, timeout, flags) = (
+                u32_at(s, 16),
+                u64_at(s, 24),
+                u16::from_le_bytes([s[40], s[41]]),
+            );
             let wait = if flags & 1 != 0 {
                 timeout.saturating_sub(clock_ns(id as i32).unwrap_or(0))
             } else {
@@ -212,7 +286,11 @@ fn poll_oneoff(mut c: Caller<'_, State>, subs: i32, events: i32, n: i32, nevents
             fired.push((userdata, ENOSYS as u16, tag, Duration::ZERO));
         }
     }
-    let wait = if fired.iter().any(|f| f.2 != 0) { Duration::ZERO } else { sleep.unwrap_or(Duration::ZERO) };
+    let wait = if fired.iter().any(|f| f.2 != 0) {
+        Duration::ZERO
+    } else {
+        sleep.unwrap_or(Duration::ZERO)
+    };
     let left = c.data().deadline.saturating_duration_since(Instant::now());
     if wait > left {
         std::thread::sleep(left);

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use karmem_host::{
-    Access, AppBuilder, FunctionDesc, GuestModule, InterfaceDesc, MemoryDesc, MemoryLog, ModuleDesc, ParamDesc,
-    Pattern, Runtime, RuntimeConfig,
+    Access, AppBuilder, FunctionDesc, GuestModule, InterfaceDesc, MemoryDesc, MemoryLog,
+    ModuleDesc, ParamDesc, Pattern, Runtime, RuntimeConfig,
 };
 
 /// Where guest libraries keep the window of region `i`: ptr at
@@ -23,7 +23,11 @@ const HEAP: u32 = 65536;
 pub fn runtime() -> &'static Runtime {
     static RT: OnceLock<Runtime> = OnceLock::new();
     RT.get_or_init(|| {
-        Runtime::new(RuntimeConfig { cache_dir: Some(cache_dir()), ..RuntimeConfig::default() }).expect("runtime")
+        Runtime::new(RuntimeConfig {
+            cache_dir: Some(cache_dir()),
+            ..RuntimeConfig::default()
+        })
+        .expect("runtime")
     })
 }
 
@@ -32,16 +36,29 @@ pub fn cache_dir() -> PathBuf {
 }
 
 pub fn memory(name: &str, importer: Access, exporter: Access, pages: u32) -> MemoryDesc {
-    MemoryDesc { name: name.into(), importer, exporter, max_pages: pages }
+    MemoryDesc {
+        name: name.into(),
+        importer,
+        exporter,
+        max_pages: pages,
+    }
 }
 
 pub fn param(name: &str, ty: &str, memory: Option<&str>) -> ParamDesc {
-    ParamDesc { name: name.into(), ty: ty.into(), memory: memory.map(str::to_string) }
+    ParamDesc {
+        name: name.into(),
+        ty: ty.into(),
+        memory: memory.map(str::to_string),
+    }
 }
 
 /// `name(params) -> result`.
 pub fn func(name: &str, params: Vec<ParamDesc>, result: Option<ParamDesc>) -> FunctionDesc {
-    FunctionDesc { name: name.into(), params, result }
+    FunctionDesc {
+        name: name.into(),
+        params,
+        result,
+    }
 }
 
 /// A function `name() -> r: t.Msg`.
@@ -49,7 +66,12 @@ pub fn simple(name: &str) -> FunctionDesc {
     func(name, vec![], Some(param("r", "t.Msg", None)))
 }
 
-pub fn iface(name: &str, pattern: Pattern, memories: Vec<MemoryDesc>, functions: Vec<FunctionDesc>) -> InterfaceDesc {
+pub fn iface(
+    name: &str,
+    pattern: Pattern,
+    memories: Vec<MemoryDesc>,
+    functions: Vec<FunctionDesc>,
+) -> InterfaceDesc {
     InterfaceDesc {
         name: name.into(),
         hash: 0,
@@ -88,7 +110,12 @@ impl Guest {
             }
         }
         Guest {
-            desc: ModuleDesc { memories, exports, imports }.with_hashes(),
+            desc: ModuleDesc {
+                memories,
+                exports,
+                imports,
+            }
+            .with_hashes(),
             funcs: Vec::new(),
             extra: String::new(),
             pages: 2,
@@ -101,7 +128,10 @@ impl Guest {
 
     /// Implement `interface.function` with a WAT body.
     pub fn func(mut self, interface: &str, function: &str, body: &str) -> Guest {
-        let id = self.desc.export_id(interface, function).unwrap_or_else(|| panic!("no export {interface}.{function}"));
+        let id = self
+            .desc
+            .export_id(interface, function)
+            .unwrap_or_else(|| panic!("no export {interface}.{function}"));
         self.funcs.push((id, body.to_string()));
         self
     }
@@ -135,7 +165,11 @@ impl Guest {
             let _ = write!(data, "\\{b:02x}");
         }
         let _ = writeln!(w, "  (data (i32.const {DESC_AT}) \"{data}\")");
-        let _ = writeln!(w, "  (func (export \"karmem_abi_version\") (result i32) (i32.const {}))", self.abi_version);
+        let _ = writeln!(
+            w,
+            "  (func (export \"karmem_abi_version\") (result i32) (i32.const {}))",
+            self.abi_version
+        );
         w.push_str("  (func (export \"karmem_init\") (result i32) (i32.const 0))\n");
         let _ = writeln!(
             w,
@@ -164,7 +198,10 @@ impl Guest {
         }
         w.push_str("    (i32.const 1))\n");
         for (id, body) in &self.funcs {
-            let _ = writeln!(w, "  (func $f{id} (param $args i32) (param $n i32) (result i32)\n{body})");
+            let _ = writeln!(
+                w,
+                "  (func $f{id} (param $args i32) (param $n i32) (result i32)\n{body})"
+            );
         }
         w.push_str(HELPERS);
         w.push_str(&self.extra);
@@ -174,7 +211,9 @@ impl Guest {
 
     pub fn load(&self, name: &str) -> GuestModule {
         let wat = self.wat();
-        runtime().load(name, wat.as_bytes()).unwrap_or_else(|e| panic!("load {name}: {e}\n{wat}"))
+        runtime()
+            .load(name, wat.as_bytes())
+            .unwrap_or_else(|e| panic!("load {name}: {e}\n{wat}"))
     }
 }
 
@@ -210,4 +249,24 @@ pub fn builder(log: &Arc<MemoryLog>) -> AppBuilder {
     let mut b = AppBuilder::new(runtime());
     b.log_sink(log.clone());
     b
+}
+
+/// A guest exporting `interface` with one function `ok() -> r` that replies
+/// `text`.
+pub fn replier(interface: &str, text: &str) -> Guest {
+    Guest::new(
+        vec![iface(
+            interface,
+            Pattern::Direct,
+            vec![],
+            vec![simple("ok")],
+        )],
+        vec![],
+    )
+    .func(
+        interface,
+        "ok",
+        &format!("(call $reply (i32.const 2048) (i32.const {}))", text.len()),
+    )
+    .extra(&format!("(data (i32.const 2048) \"{text}\")"))
 }

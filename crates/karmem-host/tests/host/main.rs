@@ -3,3 +3,6 @@
 //! target/tmp and load from it afterwards.
 mod common;
 mod isolation;
+mod limits;
+mod loading;
+mod patterns;
