@@ -35,7 +35,11 @@ pub(crate) fn lease_error(e: LeaseError, site: &CallSite, timeout: std::time::Du
         },
         LeaseError::TooDeep => Error::Trap {
             site,
-            message: format!("more than {} nested calls", crate::pool::MAX_DEPTH),
+            message: format!(
+                "too many nested calls (at most {}, with {} KiB of native stack each)",
+                crate::pool::MAX_DEPTH,
+                crate::pool::MAX_WASM_STACK >> 10
+            ),
         },
         LeaseError::Create(e) => Error::Instantiate {
             site,
@@ -153,67 +157,67 @@ fn run(
             ),
         }));
     }
-    let mut entries = Vec::with_capacity(args.len() * 8);
+    // Check every argument before allocating anything in the callee.
+    let mut plan = Vec::with_capacity(args.len());
     for (i, (arg, region)) in args.iter().zip(&meta.params).enumerate() {
-        let (ptr, len) = match (*arg, region) {
-            (ArgSrc::Empty, _) => (0, 0),
+        let bad = |message: String| {
+            Ok(Err(Error::BadArgument {
+                site: site.clone(),
+                message: format!("argument {i}: {message}"),
+            }))
+        };
+        plan.push(match (*arg, region) {
+            (ArgSrc::Empty, _) | (ArgSrc::Host([]), None) | (ArgSrc::Guest(_, 0), None) => {
+                ArgSrc::Empty
+            }
             (ArgSrc::Region(s), Some(r)) if s.region == *r => {
                 let Some(w) = live.store.data().window_of(*r) else {
-                    return Ok(Err(Error::BadArgument {
-                        site: site.clone(),
-                        message: format!("argument {i}: the module has no window of its region"),
-                    }));
+                    return bad("the module has no window of its region".into());
                 };
                 if u64::from(s.offset) + u64::from(s.len) > u64::from(w.len) {
-                    return Ok(Err(Error::BadArgument {
-                        site: site.clone(),
-                        message: format!(
-                            "argument {i}: {} bytes at offset {} exceed the region",
-                            s.len, s.offset
-                        ),
-                    }));
+                    return bad(format!(
+                        "{} bytes at offset {} exceed the region",
+                        s.len, s.offset
+                    ));
                 }
-                (w.start + s.offset, s.len)
+                ArgSrc::Region(s)
             }
             (ArgSrc::Region(_), _) => {
-                return Ok(Err(Error::BadArgument {
-                    site: site.clone(),
-                    message: format!(
-                        "argument {i}: a region slice for a parameter not bound to that region"
-                    ),
-                }))
+                return bad("a region slice for a parameter not bound to that region".into())
             }
             (_, Some(_)) => {
-                return Ok(Err(Error::BadArgument {
-                    site: site.clone(),
-                    message: format!(
-                        "argument {i}: the parameter is bound to a region; pass a region slice"
-                    ),
-                }))
+                return bad("the parameter is bound to a region; pass a region slice".into())
             }
-            (ArgSrc::Host([]), None) => (0, 0),
-            (ArgSrc::Guest(_, 0), None) => (0, 0),
-            (ArgSrc::Host(b), None) => {
-                let len = b.len() as u32;
-                let ptr = match alloc(live, len, 64, "an argument", site)? {
-                    Ok(p) => p,
-                    Err(e) => return Ok(Err(e)),
-                };
-                if let Err(e) = guest_write(&mut live.store, ptr, b) {
-                    return Ok(Err(write_error(site, "an argument", e)));
-                }
-                (ptr, len)
+            (a, None) => a,
+        });
+    }
+    let mut entries = Vec::with_capacity(args.len() * 8);
+    for (arg, region) in plan.into_iter().zip(&meta.params) {
+        let (src, len) = match arg {
+            ArgSrc::Empty => (std::ptr::null(), 0),
+            ArgSrc::Region(s) => {
+                // Checked above: the window exists.
+                let start = region
+                    .and_then(|r| live.store.data().window_of(r))
+                    .map_or(0, |w| w.start);
+                entries.extend_from_slice(&(start + s.offset).to_le_bytes());
+                entries.extend_from_slice(&s.len.to_le_bytes());
+                continue;
             }
-            (ArgSrc::Guest(src, len), None) => {
-                let ptr = match alloc(live, len, 64, "an argument", site)? {
-                    Ok(p) => p,
-                    Err(e) => return Ok(Err(e)),
-                };
-                if let Err(e) = guest_copy_in(&mut live.store, ptr, src, len as usize) {
-                    return Ok(Err(write_error(site, "an argument", e)));
-                }
-                (ptr, len)
+            ArgSrc::Host(b) => (b.as_ptr(), b.len() as u32),
+            ArgSrc::Guest(p, len) => (p, len),
+        };
+        let ptr = if len == 0 {
+            0
+        } else {
+            let ptr = match alloc(live, len, 64, "an argument", site)? {
+                Ok(p) => p,
+                Err(e) => return Ok(Err(e)),
+            };
+            if let Err(e) = guest_copy_in(&mut live.store, ptr, src, len as usize) {
+                return Ok(Err(write_error(site, "an argument", e)));
             }
+            ptr
         };
         entries.extend_from_slice(&ptr.to_le_bytes());
         entries.extend_from_slice(&len.to_le_bytes());

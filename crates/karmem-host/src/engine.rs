@@ -58,6 +58,8 @@ pub(crate) fn engine_config(config: &RuntimeConfig) -> Config {
     c.memory_reservation(1 << 32);
     c.memory_reservation_for_growth(0);
     c.epoch_interruption(true);
+    // Explicit, because nested calls budget native stack with it (pool.rs).
+    c.max_wasm_stack(crate::pool::MAX_WASM_STACK);
     // Atomic instructions on unshared memories (the ABI forbids shared
     // memories; see loader). Their stores must trap on read-only windows
     // like plain ones.
@@ -82,7 +84,8 @@ pub(crate) fn new_runtime(config: RuntimeConfig) -> Result<Runtime> {
     let mut linker = Linker::new(&engine);
     crate::guest::define(&mut linker).map_err(|e| Error::Engine(format!("{e:#}")))?;
     crate::wasi::define(&mut linker).map_err(|e| Error::Engine(format!("{e:#}")))?;
-    let ticker = Ticker::start(engine.clone(), config.epoch_tick);
+    let ticker = Ticker::start(engine.clone(), config.epoch_tick)
+        .map_err(|e| Error::Engine(format!("epoch ticker thread: {e}")))?;
     Ok(Runtime {
         inner: Arc::new(RuntimeInner {
             config,
@@ -104,7 +107,7 @@ struct Ticker {
 }
 
 impl Ticker {
-    fn start(engine: Engine, tick: Duration) -> Ticker {
+    fn start(engine: Engine, tick: Duration) -> std::io::Result<Ticker> {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let thread = std::thread::Builder::new()
@@ -114,9 +117,11 @@ impl Ticker {
                     std::thread::park_timeout(tick);
                     engine.increment_epoch();
                 }
-            })
-            .ok();
-        Ticker { stop, thread }
+            })?;
+        Ok(Ticker {
+            stop,
+            thread: Some(thread),
+        })
     }
 }
 

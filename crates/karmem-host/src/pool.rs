@@ -20,7 +20,51 @@ use crate::instance::{create, Live, ModuleCtx};
 /// frame plus a wasm stack).
 pub(crate) const MAX_DEPTH: usize = 32;
 
+/// Wasm stack of one store (`Config::max_wasm_stack`). wasmtime enforces it
+/// per store, so nested calls into *other* stores each get this much again:
+/// before entering one, [`stack_left`] must cover it plus [`HOST_MARGIN`].
+pub(crate) const MAX_WASM_STACK: usize = 512 << 10;
+/// Native stack kept for host frames around a guest call (wasmtime's
+/// trampolines, our imports, the signal handler).
+const HOST_MARGIN: usize = 256 << 10;
+
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// Lowest address of this thread's stack (0: unknown).
+    static STACK_LOW: usize = stack_low();
+}
+
+fn stack_low() -> usize {
+    // SAFETY: plain pthread queries on the current thread into zeroed
+    // out-parameters; the attribute object is destroyed after use.
+    unsafe {
+        let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+        if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
+            return 0;
+        }
+        let mut addr: *mut libc::c_void = std::ptr::null_mut();
+        let mut size: libc::size_t = 0;
+        let ok = libc::pthread_attr_getstack(&attr, &mut addr, &mut size) == 0;
+        libc::pthread_attr_destroy(&mut attr);
+        if ok {
+            addr as usize
+        } else {
+            0
+        }
+    }
+}
+
+/// Bytes of native stack left below the current frame (`usize::MAX` when
+/// the platform does not tell).
+pub(crate) fn stack_left() -> usize {
+    let here = 0u8;
+    let sp = std::ptr::addr_of!(here) as usize;
+    match STACK_LOW.with(|l| *l) {
+        0 => usize::MAX,
+        low => sp.saturating_sub(low),
+    }
+}
 
 thread_local! {
     /// Ids of the sets this thread holds a lease on, innermost last.
@@ -31,7 +75,8 @@ thread_local! {
 pub(crate) enum LeaseError {
     /// Every instance of the set is held further up this thread's stack.
     Reentrant,
-    /// Too many nested calls on this thread.
+    /// Too many nested calls on this thread, or too little native stack
+    /// left for another guest.
     TooDeep,
     /// All instances stayed busy until the deadline.
     Timeout,
@@ -107,7 +152,7 @@ impl InstancePool {
     /// else wait for one until `deadline`.
     pub fn lease(&self, deadline: Instant) -> Result<Lease<'_>, LeaseError> {
         let (mine, depth) = self.held_here();
-        if depth >= MAX_DEPTH {
+        if depth >= MAX_DEPTH || stack_left() < MAX_WASM_STACK + HOST_MARGIN {
             return Err(LeaseError::TooDeep);
         }
         let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());

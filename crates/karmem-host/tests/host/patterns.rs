@@ -287,3 +287,87 @@ fn regions_are_shared_without_copies() {
         Err(Error::BadArgument { .. })
     ));
 }
+
+/// Calls import function 0; replies with the negative return code, or the
+/// status of callee 0 and (when OK) its taken result.
+fn relay(
+    exports: Vec<karmem_host::InterfaceDesc>,
+    import: karmem_host::InterfaceDesc,
+    interface: &str,
+    function: &str,
+) -> Guest {
+    Guest::new(exports, vec![import]).func(
+        interface,
+        function,
+        "(local $r i32) (local $len i32)
+         (local.set $r (call $call (i32.const 0) (i32.const 0) (i32.const 0) (i32.const 1024) (i32.const 1)))
+         (if (i32.lt_s (local.get $r) (i32.const 0))
+           (then (i32.store (i32.const 2048) (local.get $r)) (return (call $reply (i32.const 2048) (i32.const 4)))))
+         (if (i32.load (i32.const 1024))
+           (then (return (call $reply (i32.const 1024) (i32.const 4)))))
+         (local.set $len (i32.load (i32.const 1032)))
+         (local.set $r (call $alloc (local.get $len) (i32.const 8)))
+         (drop (call $take (i32.const 0) (local.get $r) (local.get $len)))
+         (call $reply (local.get $r) (local.get $len))",
+    )
+}
+
+fn code(o: Output) -> i32 {
+    let Output::Bytes(b) = o else { panic!("{o:?}") };
+    i32::from_le_bytes(b.try_into().unwrap())
+}
+
+#[test]
+fn a_call_back_into_a_busy_singleton_is_refused_not_deadlocked() {
+    let s = iface("t.S", Pattern::Singleton, vec![], vec![simple("go")]);
+    let back = iface("t.Back", Pattern::Direct, vec![], vec![simple("go")]);
+    let log = Arc::new(MemoryLog::new());
+    let mut b = builder(&log);
+    b.module(relay(vec![s.clone()], back.clone(), "t.S", "go").load("single"));
+    b.module(relay(vec![back], s, "t.Back", "go").load("back"));
+    let app = b.build().unwrap();
+    assert_eq!(code(app.call("single", "t.S", "go", &[]).unwrap()), -4);
+}
+
+#[test]
+fn unbounded_nesting_stops_at_the_depth_limit() {
+    let ping = iface("t.Ping", Pattern::Direct, vec![], vec![simple("go")]);
+    let log = Arc::new(MemoryLog::new());
+    let mut b = builder(&log);
+    b.module(relay(vec![ping.clone()], ping, "t.Ping", "go").load("ping"));
+    let app = b.build().unwrap();
+    assert_eq!(code(app.call("ping", "t.Ping", "go", &[]).unwrap()), -6);
+}
+
+#[test]
+fn a_callee_timeout_is_a_status_for_the_caller() {
+    let lp = iface("t.Loop", Pattern::Direct, vec![], vec![simple("spin")]);
+    let looper = Guest::new(vec![lp.clone()], vec![]).func(
+        "t.Loop",
+        "spin",
+        "(loop $l (br $l)) (i32.const 0)",
+    );
+    let log = Arc::new(MemoryLog::new());
+    let mut b = builder(&log);
+    b.module_with(
+        looper.load("looper"),
+        ModuleOptions {
+            timeout: std::time::Duration::from_millis(50),
+            ..Default::default()
+        },
+    );
+    b.module(
+        relay(
+            vec![iface("t.Imp", Pattern::Direct, vec![], vec![simple("go")])],
+            lp,
+            "t.Imp",
+            "go",
+        )
+        .load("impatient"),
+    );
+    let app = b.build().unwrap();
+    assert_eq!(
+        code(app.call("impatient", "t.Imp", "go", &[]).unwrap()),
+        Status::Timeout as i32
+    );
+}
