@@ -37,6 +37,7 @@ mod region;
 mod rewrite;
 mod runtime;
 mod wasi;
+pub mod wat_guest;
 
 pub use app::{
     App, AppBuilder, AppStats, Arg, CalleeResult, ExportFn, ModuleInfo, ModuleOptions, Output,
