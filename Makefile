@@ -2,12 +2,13 @@
 #   make demo   build the CLI, generate Rust code for examples/demo, run it
 #   make test   formatting, lints, all tests, generated-code checks, short fuzz
 #   make bench  criterion benchmarks against flatbuffers, rkyv, a plain struct
+#   make bench-host  host runtime: call overhead, fan-out region vs copy, module start
 SHELL := /bin/bash
 CARGO ?= cargo
 FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
-.PHONY: all demo test setup lint unit generated fuzz bench vectors clean
+.PHONY: all demo test setup lint unit generated fuzz bench bench-host vectors clean
 
 all: test
 
@@ -39,6 +40,12 @@ fuzz:
 
 bench: setup
 	$(CARGO) bench -p karmem-bench --bench game
+
+# Results and the plot go to docs/benchmarks.md ("Runtime") and docs/img/.
+bench-host: setup
+	$(CARGO) bench -p karmem-host --bench host
+	python3 -c "import matplotlib" 2>/dev/null || python3 -m pip install --quiet matplotlib
+	python3 scripts/plot-fanout.py target/criterion
 
 # Rewrite golden vector bytes from their JSON values (review the diff!).
 vectors:
