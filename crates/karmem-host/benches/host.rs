@@ -4,9 +4,10 @@
 //!   result copy) and guest→guest (`karmem.call` + `take`), against a raw
 //!   wasmtime typed call of a function that does the same nothing;
 //! * `fanout/<variant>/<N>/<bytes>`: hand one payload to N modules, either
-//!   through a shared region (the host writes it once, every module gets a
-//!   pointer into its window) or by copying it into each module's memory
-//!   (what Extism and the Component Model do);
+//!   through a shared region (`region`: the host writes it once, every
+//!   module gets a pointer into its window; `inplace`: it is already there,
+//!   only the calls remain) or by copying it into each module's memory
+//!   (`copy`: what Extism and the Component Model do);
 //! * `start/*`: load a module with the cache warm vs compiling it.
 //!
 //! `cargo bench -p karmem-host --bench host` (or `make bench-host`).
@@ -184,6 +185,17 @@ fn fanout(c: &mut Criterion) {
                     region.write(0, data).unwrap();
                     let slice = region.slice(0, size as u32).unwrap();
                     // …every consumer gets a pointer to it.
+                    for f in &by_region {
+                        app.invoke(f, &[Arg::Region(slice)]).unwrap();
+                    }
+                })
+            });
+            // The payload was produced in the region (e.g. a guest wrote
+            // it there): only the calls remain.
+            region.write(0, data).unwrap();
+            let slice = region.slice(0, size as u32).unwrap();
+            g.bench_with_input(BenchmarkId::new(format!("inplace/{n}"), size), &size, |b, _| {
+                b.iter(|| {
                     for f in &by_region {
                         app.invoke(f, &[Arg::Region(slice)]).unwrap();
                     }

@@ -2,7 +2,6 @@
 //! host calls and guest→guest calls.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use crate::app::{Arg, ExportFn, Output};
 use crate::bind::{export_pattern, AppInner, FnMeta};
@@ -56,7 +55,7 @@ pub(crate) fn invoke(
     args: &[ArgSrc<'_>],
 ) -> Result<Output> {
     let timeout = pool.ctx.options.timeout;
-    match pool.lease(Instant::now() + timeout) {
+    match pool.lease(timeout) {
         Ok(lease) => invoke_leased(lease, id, meta, args),
         Err(e) => Err(lease_error(e, &meta.site, timeout)),
     }

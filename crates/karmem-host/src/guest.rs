@@ -2,7 +2,6 @@
 //! `error`, `log`.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use wasmtime::{Caller, Linker};
 
@@ -239,7 +238,7 @@ fn guest_call(
         let id = ((t.export as u32) << 16) | u32::from(callee_fn);
         let meta = &app.modules[t.module].exports[t.export][callee_fn as usize];
         let timeout = pool.ctx.options.timeout;
-        let result = match pool.lease(Instant::now() + timeout) {
+        let result = match pool.lease(timeout) {
             Ok(lease) => invoke_leased(lease, id, meta, &srcs),
             // Routing failures the ABI reports as return codes.
             Err(LeaseError::Reentrant) => return Ok(E_REENTRANT),

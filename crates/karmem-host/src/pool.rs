@@ -11,7 +11,7 @@
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::error::Error;
 use crate::instance::{create, Live, ModuleCtx};
@@ -85,9 +85,15 @@ pub(crate) enum LeaseError {
 }
 
 struct Slots {
-    idle: Vec<Live>,
+    /// Boxed: a lease moves its instance in and out of this list, and a
+    /// `Live` is 136 bytes.
+    #[allow(clippy::vec_box)]
+    idle: Vec<Box<Live>>,
     /// Instances that exist (idle or leased).
     live: usize,
+    /// Callers waiting for an instance: `notify` only then (std's condvar
+    /// makes a futex syscall on every notify, which would dominate a call).
+    waiting: usize,
 }
 
 pub(crate) struct InstancePool {
@@ -109,7 +115,7 @@ pub(crate) struct Counters {
 /// An instance on loan; give it back with [`Lease::finish`].
 pub(crate) struct Lease<'a> {
     pool: &'a InstancePool,
-    live: Option<Live>,
+    live: Option<Box<Live>>,
 }
 
 impl InstancePool {
@@ -121,6 +127,7 @@ impl InstancePool {
             slots: Mutex::new(Slots {
                 idle: Vec::new(),
                 live: 0,
+                waiting: 0,
             }),
             freed: Condvar::new(),
             counters,
@@ -144,18 +151,20 @@ impl InstancePool {
         let (live, _) = create(&self.ctx, false)?;
         self.counters.created.fetch_add(1, Ordering::Relaxed);
         slots.live += 1;
-        slots.idle.push(live);
+        slots.idle.push(Box::new(live));
         Ok(())
     }
 
     /// Lease an idle instance, creating one if fewer than `size` exist,
-    /// else wait for one until `deadline`.
-    pub fn lease(&self, deadline: Instant) -> Result<Lease<'_>, LeaseError> {
+    /// else wait for one for at most `patience`.
+    pub fn lease(&self, patience: Duration) -> Result<Lease<'_>, LeaseError> {
         let (mine, depth) = self.held_here();
         if depth >= MAX_DEPTH || stack_left() < MAX_WASM_STACK + HOST_MARGIN {
             return Err(LeaseError::TooDeep);
         }
         let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        // Only read the clock when there is something to wait for.
+        let mut deadline: Option<Instant> = None;
         loop {
             if let Some(live) = slots.idle.pop() {
                 return Ok(self.enter(live));
@@ -166,11 +175,14 @@ impl InstancePool {
                 return match create(&self.ctx, false) {
                     Ok((live, _)) => {
                         self.counters.created.fetch_add(1, Ordering::Relaxed);
-                        Ok(self.enter(live))
+                        Ok(self.enter(Box::new(live)))
                     }
                     Err(e) => {
-                        self.slots.lock().unwrap_or_else(|p| p.into_inner()).live -= 1;
-                        self.freed.notify_one();
+                        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+                        slots.live -= 1;
+                        if slots.waiting > 0 {
+                            self.freed.notify_one();
+                        }
                         Err(LeaseError::Create(e))
                     }
                 };
@@ -181,18 +193,21 @@ impl InstancePool {
                 return Err(LeaseError::Reentrant);
             }
             let now = Instant::now();
+            let deadline = *deadline.get_or_insert(now + patience);
             if now >= deadline {
                 return Err(LeaseError::Timeout);
             }
+            slots.waiting += 1;
             slots = self
                 .freed
                 .wait_timeout(slots, deadline - now)
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
+            slots.waiting -= 1;
         }
     }
 
-    fn enter(&self, live: Live) -> Lease<'_> {
+    fn enter(&self, live: Box<Live>) -> Lease<'_> {
         HELD.with(|h| h.borrow_mut().push(self.id));
         Lease {
             pool: self,
@@ -222,8 +237,10 @@ impl Lease<'_> {
             }
         });
         let mut slots = self.pool.slots.lock().unwrap_or_else(|p| p.into_inner());
+        let wake = slots.waiting > 0;
         if keep {
             slots.idle.push(live);
+            drop(slots);
         } else {
             slots.live -= 1;
             self.pool.counters.discarded.fetch_add(1, Ordering::Relaxed);
@@ -231,7 +248,9 @@ impl Lease<'_> {
             // Unmaps the memory and its windows.
             drop(live);
         }
-        self.pool.freed.notify_one();
+        if wake {
+            self.pool.freed.notify_one();
+        }
     }
 }
 
