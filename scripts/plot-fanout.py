@@ -39,7 +39,12 @@ for entry in sorted(os.listdir(group)):
 if not series:
     sys.exit(f"no fan-out results under {group}: run `make bench-host` first")
 
-fig, ax = plt.subplots(figsize=(8, 5))
+STYLE = {
+    "region": ("-", "shared region (written once)"),
+    "inplace": (":", "shared region (already there)"),
+    "copy": ("--", "copy into each module"),
+}
+fig, ax = plt.subplots(figsize=(9, 5.5))
 colors = {1: "tab:blue", 4: "tab:orange", 16: "tab:red"}
 for (variant, n), points in sorted(series.items(), key=lambda kv: (kv[0][1], kv[0][0])):
     sizes = sorted(points)
@@ -47,9 +52,9 @@ for (variant, n), points in sorted(series.items(), key=lambda kv: (kv[0][1], kv[
         sizes,
         [points[s] / 1000 for s in sizes],
         marker="o",
-        linestyle="-" if variant == "region" else "--",
+        linestyle=STYLE[variant][0],
         color=colors.get(n, "black"),
-        label=f"{'shared region' if variant == 'region' else 'copy into each'}, N={n}",
+        label=f"{STYLE[variant][1]}, N={n}",
     )
 ax.set_xscale("log", base=2)
 ax.set_yscale("log")
@@ -75,12 +80,10 @@ def t(ns):
 ns = sorted({n for _, n in series})
 sizes = sorted({s for p in series.values() for s in p})
 print()
-print("| payload | " + " | ".join(f"N={n} region | N={n} copy | ratio" for n in ns) + " |")
-print("|---|" + "---|---|---|" * len(ns))
+print("| payload | N | region | in place | copy | copy / region |")
+print("|---|---|---|---|---|---|")
 for s in sizes:
-    cells = []
     for n in ns:
-        r, c = series.get(("region", n), {}).get(s), series.get(("copy", n), {}).get(s)
+        r, p, c = (series.get((v, n), {}).get(s) for v in ("region", "inplace", "copy"))
         ratio = f"{c / r:.1f}×" if r and c else "–"
-        cells.append(f"{t(r) if r else '–'} | {t(c) if c else '–'} | {ratio}")
-    print(f"| {human(s)} | " + " | ".join(cells) + " |")
+        print(f"| {human(s)} | {n} | {t(r) if r else '–'} | {t(p) if p else '–'} | {t(c) if c else '–'} | {ratio} |")
