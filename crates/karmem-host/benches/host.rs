@@ -21,7 +21,11 @@ use karmem_host::{Access, App, AppBuilder, Arg, ModuleOptions, Pattern, Runtime,
 
 fn runtime(cache: bool) -> Runtime {
     let dir = std::env::temp_dir().join(format!("karmem-bench-cache-{}", std::process::id()));
-    Runtime::new(RuntimeConfig { cache_dir: cache.then_some(dir), ..RuntimeConfig::default() }).unwrap()
+    Runtime::new(RuntimeConfig {
+        cache_dir: cache.then_some(dir),
+        ..RuntimeConfig::default()
+    })
+    .unwrap()
 }
 
 /// Arguments go to one reused buffer (grown when needed) and argument
@@ -41,7 +45,8 @@ const REUSE: &str = "(if (i32.eq (local.get $align) (i32.const 8)) (then (return
         (global.set $heap (local.get $end))))
     (return (global.get $argbuf))))";
 
-const REUSE_GLOBALS: &str = "(global $argbuf (mut i32) (i32.const 0)) (global $argcap (mut i32) (i32.const 0))";
+const REUSE_GLOBALS: &str =
+    "(global $argbuf (mut i32) (i32.const 0)) (global $argcap (mut i32) (i32.const 0))";
 
 fn msg(name: &str, memory: Option<&str>) -> karmem_host::ParamDesc {
     param(name, "b.Msg", memory)
@@ -53,7 +58,10 @@ fn api() -> karmem_host::InterfaceDesc {
         "b.Api",
         Pattern::Direct,
         vec![],
-        vec![func("nop", vec![], None), func("echo", vec![msg("x", None)], Some(msg("r", None)))],
+        vec![
+            func("nop", vec![], None),
+            func("echo", vec![msg("x", None)], Some(msg("r", None))),
+        ],
     )
 }
 
@@ -111,13 +119,26 @@ fn calls(c: &mut Criterion) {
     .unwrap();
     let mut store = wasmtime::Store::new(&engine, ());
     let instance = wasmtime::Instance::new(&mut store, &module, &[]).unwrap();
-    let f = instance.get_typed_func::<(i32, i32, i32), i32>(&mut store, "f").unwrap();
+    let f = instance
+        .get_typed_func::<(i32, i32, i32), i32>(&mut store, "f")
+        .unwrap();
 
     let mut g = c.benchmark_group("call");
-    g.bench_function("raw_wasmtime_typed", |b| b.iter(|| f.call(&mut store, black_box((1, 2, 3))).unwrap()));
-    g.bench_function("host_to_guest_nop", |b| b.iter(|| app.invoke(&nop, &[]).unwrap()));
-    g.bench_function("host_to_guest_echo_64B", |b| b.iter(|| app.invoke(&echo, &[Arg::Bytes(black_box(&payload))]).unwrap()));
-    g.bench_function("host_to_guest_to_guest_echo_64B", |b| b.iter(|| app.invoke(&relay, &[]).unwrap()));
+    g.bench_function("raw_wasmtime_typed", |b| {
+        b.iter(|| f.call(&mut store, black_box((1, 2, 3))).unwrap())
+    });
+    g.bench_function("host_to_guest_nop", |b| {
+        b.iter(|| app.invoke(&nop, &[]).unwrap())
+    });
+    g.bench_function("host_to_guest_echo_64B", |b| {
+        b.iter(|| {
+            app.invoke(&echo, &[Arg::Bytes(black_box(&payload))])
+                .unwrap()
+        })
+    });
+    g.bench_function("host_to_guest_to_guest_echo_64B", |b| {
+        b.iter(|| app.invoke(&relay, &[]).unwrap())
+    });
     g.finish();
 }
 
@@ -128,7 +149,12 @@ const MAX_PAYLOAD: usize = 64 << 20;
 /// region or copied. Reading little keeps the comparison about passing the
 /// data, not processing it.
 fn sink() -> Guest {
-    let region = memory(REGION, Access::ReadWrite, Access::Read, (MAX_PAYLOAD / 65536) as u32);
+    let region = memory(
+        REGION,
+        Access::ReadWrite,
+        Access::Read,
+        (MAX_PAYLOAD / 65536) as u32,
+    );
     let touch = "(local $p i32) (local $l i32)
         (local.set $p (call $arg_ptr (local.get $args) (i32.const 0)))
         (local.set $l (call $arg_len (local.get $args) (i32.const 0)))
@@ -159,7 +185,13 @@ fn fanout_app(rt: &Runtime, n: usize) -> App {
     let mut b = AppBuilder::new(rt);
     for i in 0..n {
         // Room for one copied 64 MiB payload besides the window.
-        b.module_with(module.renamed(&format!("sink{i}")), ModuleOptions { memory_limit: 256 << 20, ..Default::default() });
+        b.module_with(
+            module.renamed(&format!("sink{i}")),
+            ModuleOptions {
+                memory_limit: 256 << 20,
+                ..Default::default()
+            },
+        );
     }
     b.build().unwrap()
 }
@@ -174,40 +206,62 @@ fn fanout(c: &mut Criterion) {
     for n in [1usize, 4, 16] {
         let app = fanout_app(&rt, n);
         let region = app.region(REGION).unwrap();
-        let by_region: Vec<_> = (0..n).map(|i| app.export(&format!("sink{i}"), "b.Sink", "by_region").unwrap()).collect();
-        let by_copy: Vec<_> = (0..n).map(|i| app.export(&format!("sink{i}"), "b.Sink", "by_copy").unwrap()).collect();
+        let by_region: Vec<_> = (0..n)
+            .map(|i| {
+                app.export(&format!("sink{i}"), "b.Sink", "by_region")
+                    .unwrap()
+            })
+            .collect();
+        let by_copy: Vec<_> = (0..n)
+            .map(|i| {
+                app.export(&format!("sink{i}"), "b.Sink", "by_copy")
+                    .unwrap()
+            })
+            .collect();
         for size in [1usize << 10, 16 << 10, 256 << 10, 4 << 20, 64 << 20] {
             let data = &payload[..size];
             g.throughput(Throughput::Bytes(size as u64));
-            g.bench_with_input(BenchmarkId::new(format!("region/{n}"), size), &size, |b, _| {
-                b.iter(|| {
-                    // The producer writes the payload once…
-                    region.write(0, data).unwrap();
-                    let slice = region.slice(0, size as u32).unwrap();
-                    // …every consumer gets a pointer to it.
-                    for f in &by_region {
-                        app.invoke(f, &[Arg::Region(slice)]).unwrap();
-                    }
-                })
-            });
+            g.bench_with_input(
+                BenchmarkId::new(format!("region/{n}"), size),
+                &size,
+                |b, _| {
+                    b.iter(|| {
+                        // The producer writes the payload once…
+                        region.write(0, data).unwrap();
+                        let slice = region.slice(0, size as u32).unwrap();
+                        // …every consumer gets a pointer to it.
+                        for f in &by_region {
+                            app.invoke(f, &[Arg::Region(slice)]).unwrap();
+                        }
+                    })
+                },
+            );
             // The payload was produced in the region (e.g. a guest wrote
             // it there): only the calls remain.
             region.write(0, data).unwrap();
             let slice = region.slice(0, size as u32).unwrap();
-            g.bench_with_input(BenchmarkId::new(format!("inplace/{n}"), size), &size, |b, _| {
-                b.iter(|| {
-                    for f in &by_region {
-                        app.invoke(f, &[Arg::Region(slice)]).unwrap();
-                    }
-                })
-            });
-            g.bench_with_input(BenchmarkId::new(format!("copy/{n}"), size), &size, |b, _| {
-                b.iter(|| {
-                    for f in &by_copy {
-                        app.invoke(f, &[Arg::Bytes(data)]).unwrap();
-                    }
-                })
-            });
+            g.bench_with_input(
+                BenchmarkId::new(format!("inplace/{n}"), size),
+                &size,
+                |b, _| {
+                    b.iter(|| {
+                        for f in &by_region {
+                            app.invoke(f, &[Arg::Region(slice)]).unwrap();
+                        }
+                    })
+                },
+            );
+            g.bench_with_input(
+                BenchmarkId::new(format!("copy/{n}"), size),
+                &size,
+                |b, _| {
+                    b.iter(|| {
+                        for f in &by_copy {
+                            app.invoke(f, &[Arg::Bytes(data)]).unwrap();
+                        }
+                    })
+                },
+            );
         }
     }
     g.finish();
@@ -237,11 +291,20 @@ fn start(c: &mut Criterion) {
     let mut g = c.benchmark_group("start");
     g.sample_size(10);
     g.throughput(Throughput::Bytes(wasm.len() as u64));
-    g.bench_function(BenchmarkId::new("compile", wasm.len()), |b| b.iter(|| uncached.load("big", &wasm).unwrap()));
-    g.bench_function(BenchmarkId::new("from_cache", wasm.len()), |b| b.iter(|| cached.load("big", &wasm).unwrap()));
+    g.bench_function(BenchmarkId::new("compile", wasm.len()), |b| {
+        b.iter(|| uncached.load("big", &wasm).unwrap())
+    });
+    g.bench_function(BenchmarkId::new("from_cache", wasm.len()), |b| {
+        b.iter(|| cached.load("big", &wasm).unwrap())
+    });
     let module = cached.load("big", &wasm).unwrap();
     g.bench_function(BenchmarkId::new("new_instance", wasm.len()), |b| {
-        b.iter(|| AppBuilder::new(&cached).module(module.clone()).build().unwrap())
+        b.iter(|| {
+            AppBuilder::new(&cached)
+                .module(module.clone())
+                .build()
+                .unwrap()
+        })
     });
     g.finish();
 }
