@@ -264,3 +264,48 @@ fn logs_reach_the_sink() {
     );
     assert_eq!(lines[0].1, karmem_host::LogLevel::Warn);
 }
+
+#[test]
+fn a_sleep_in_wasi_never_outlasts_the_deadline() {
+    // poll_oneoff with a 10 s clock subscription and a 100 ms timeout.
+    let mut g = Guest::new(
+        vec![iface(
+            "t.Sleep",
+            Pattern::Direct,
+            vec![],
+            vec![simple("nap")],
+        )],
+        vec![],
+    )
+    .func(
+        "t.Sleep",
+        "nap",
+        "(i64.store (i32.const 3000) (i64.const 0))
+         (i64.store (i32.const 3008) (i64.const 0))
+         (i64.store (i32.const 3016) (i64.const 1))
+         (i64.store (i32.const 3024) (i64.const 10000000000))
+         (i64.store (i32.const 3032) (i64.const 0))
+         (i64.store (i32.const 3040) (i64.const 0))
+         (drop (call $poll (i32.const 3000) (i32.const 3100) (i32.const 1) (i32.const 3200)))
+         (i32.const 0)",
+    );
+    g.extra_imports =
+        "(import \"wasi_snapshot_preview1\" \"poll_oneoff\" (func $poll (param i32 i32 i32 i32) (result i32)))\n".into();
+    let log = Arc::new(MemoryLog::new());
+    let mut b = builder(&log);
+    b.module_with(
+        g.load("sleeper"),
+        ModuleOptions {
+            timeout: Duration::from_millis(100),
+            ..Default::default()
+        },
+    );
+    let app = b.build().unwrap();
+    let started = std::time::Instant::now();
+    assert!(matches!(
+        app.call("sleeper", "t.Sleep", "nap", &[]),
+        Err(Error::Timeout { .. })
+    ));
+    // Not a timing assertion on performance: the call must not sleep 10 s.
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
