@@ -5,12 +5,13 @@
 #   make bench-go  Go benchmarks against flatbuffers, protobuf, encoding/json, a raw struct
 #   make bench-report        five criterion runs summarised (docs/benchmarks.md)
 #   make bench-instructions  callgrind instruction counts of the same operations
+#   make bench-host  host runtime: call overhead, fan-out region vs copy, module start
 SHELL := /bin/bash
 CARGO ?= cargo
 FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
-.PHONY: all demo test setup lint unit generated fuzz go go-generate bench bench-go bench-report bench-instructions vectors clean
+.PHONY: all demo test setup lint unit generated fuzz go go-generate bench bench-go bench-report bench-instructions bench-host vectors clean
 
 all: test
 
@@ -59,6 +60,12 @@ bench-report: setup
 
 bench-instructions: setup
 	scripts/bench-instructions.sh
+
+# Results and the plot go to docs/benchmarks.md ("Runtime") and docs/img/.
+bench-host: setup
+	$(CARGO) bench -p karmem-host --bench host
+	python3 -c "import matplotlib" 2>/dev/null || python3 -m pip install --quiet matplotlib
+	python3 scripts/plot-fanout.py target/criterion
 
 # Rewrite golden vector bytes from their JSON values (review the diff!).
 vectors:

@@ -11,6 +11,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+#[cfg(feature = "host")]
+mod run;
+
 const EXIT_INVALID: u8 = 1;
 const EXIT_IO: u8 = 3;
 
@@ -27,6 +30,7 @@ const EXIT_IO: u8 = 3;
   karmem fmt --check app.km                  exit 1 if app.km is not formatted
   karmem json encode --root AccountData app.km < value.json > msg.bin
   karmem json decode --root AccountData app.km < msg.bin
+  karmem run app.toml                        run the calls an application manifest lists
 
 Exit codes: 0 ok, 1 invalid schema/message or unformatted file, 2 usage, 3 I/O error."
 )]
@@ -62,6 +66,12 @@ enum Command {
         /// The schema files.
         #[arg(required = true)]
         schemas: Vec<PathBuf>,
+    },
+    /// Run an application of wasm modules from a manifest (docs/manifest.md).
+    #[cfg(feature = "host")]
+    Run {
+        /// The manifest (TOML).
+        manifest: PathBuf,
     },
     /// Convert messages between JSON and the binary format.
     Json {
@@ -109,6 +119,8 @@ fn main() -> ExitCode {
         Command::Check { schemas } => check(&schemas),
         Command::Fmt { check, schemas } => fmt(check, &schemas),
         Command::Json { action } => json(action),
+        #[cfg(feature = "host")]
+        Command::Run { manifest } => run::run(&manifest),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

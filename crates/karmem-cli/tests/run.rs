@@ -1,0 +1,209 @@
+//! `karmem run <manifest>`: a working application, and each kind of error
+//! reported at the manifest entry responsible (file:line:col).
+#![cfg(feature = "host")]
+
+use std::path::Path;
+use std::process::Command;
+
+use karmem_host::wat_guest::{func, iface, param, replier, simple, Guest};
+use karmem_host::Pattern;
+
+const SCHEMA: &str = "karmem t;\n\nstruct Msg table {\n    Text []char;\n    N u32;\n}\n";
+
+fn echo() -> Guest {
+    Guest::new(
+        vec![iface(
+            "t.Echo",
+            Pattern::Direct,
+            vec![],
+            vec![func("echo", vec![param("x", "t.Msg", None)], Some(param("r", "t.Msg", None)))],
+        )],
+        vec![],
+    )
+    .func(
+        "t.Echo",
+        "echo",
+        "(call $reply (call $arg_ptr (local.get $args) (i32.const 0)) (call $arg_len (local.get $args) (i32.const 0)))",
+    )
+}
+
+/// Write files into a fresh directory, run `karmem run app.toml` there.
+fn run(files: &[(&str, &str)]) -> (i32, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_karmem"))
+        .arg("run")
+        .arg(dir.path().join("app.toml"))
+        .env(
+            "KARMEM_CACHE_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("karmem-cli-cache"),
+        )
+        .output()
+        .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        text(out.stdout),
+        text(out.stderr),
+    )
+}
+
+const ECHO_MANIFEST: &str = r#"schemas = ["t.km"]
+
+[[module]]
+name = "echo"
+path = "echo.wat"
+timeout_ms = 500
+
+[[run]]
+module = "echo"
+interface = "t.Echo"
+function = "echo"
+args = [{ json = { Text = "hi", N = 3 } }]
+times = 2
+"#;
+
+#[test]
+fn runs_the_calls_and_prints_results_as_json() {
+    let (code, out, err) = run(&[
+        ("app.toml", ECHO_MANIFEST),
+        ("t.km", SCHEMA),
+        ("echo.wat", &echo().wat()),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("echo t.Echo.echo #1: ok"), "{out}");
+    assert!(out.contains("echo t.Echo.echo #2: ok"), "{out}");
+    assert!(
+        out.contains("\"Text\": \"hi\"") && out.contains("\"N\": 3"),
+        "{out}"
+    );
+}
+
+/// Runs `manifest` with the echo module and schema present; expects exit
+/// `code` and `needle` (with its location) on stderr.
+fn expect_error(manifest: &str, extra: &[(&str, &str)], code: i32, needle: &str) {
+    let echo = echo().wat();
+    let mut files = vec![
+        ("app.toml", manifest),
+        ("t.km", SCHEMA),
+        ("echo.wat", echo.as_str()),
+    ];
+    files.extend_from_slice(extra);
+    let (got, out, err) = run(&files);
+    assert_eq!(got, code, "stdout: {out}\nstderr: {err}");
+    assert!(err.contains(needle), "{err:?} lacks {needle:?}");
+}
+
+#[test]
+fn missing_manifest() {
+    let out = Command::new(env!("CARGO_BIN_EXE_karmem"))
+        .args(["run", "/nonexistent/app.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/app.toml"));
+}
+
+#[test]
+fn missing_module_file() {
+    let m = "[[module]]\nname = \"a\"\npath = \"nowhere.wasm\"\n";
+    expect_error(m, &[], 3, "app.toml:3:8: error:");
+}
+
+#[test]
+fn unknown_key() {
+    let m = "[[module]]\nname = \"echo\"\npath = \"echo.wat\"\ncolour = \"red\"\n";
+    expect_error(m, &[], 1, "app.toml:4:1: error: unknown field `colour`");
+}
+
+#[test]
+fn wrong_type() {
+    let m = "[[module]]\nname = \"echo\"\npath = \"echo.wat\"\ntimeout_ms = \"soon\"\n";
+    expect_error(
+        m,
+        &[],
+        1,
+        "app.toml:4:14: error: invalid type: string \"soon\"",
+    );
+}
+
+#[test]
+fn unsatisfied_import() {
+    let caller = Guest::new(
+        vec![iface("t.C", Pattern::Direct, vec![], vec![simple("go")])],
+        vec![iface(
+            "t.Missing",
+            Pattern::Direct,
+            vec![],
+            vec![simple("x")],
+        )],
+    )
+    .wat();
+    let m = "[[module]]\nname = \"echo\"\npath = \"echo.wat\"\n\n[[module]]\nname = \"caller\"\npath = \"caller.wat\"\n";
+    expect_error(
+        m,
+        &[("caller.wat", &caller)],
+        1,
+        "app.toml:6:8: error: module `caller`, import `t.Missing`: unsatisfied import",
+    );
+}
+
+#[test]
+fn abi_mismatch() {
+    let mut g = replier("t.Old", "x");
+    g.abi_version = 7;
+    let m = "[[module]]\nname = \"old\"\npath = \"old.wat\"\n";
+    expect_error(
+        m,
+        &[("old.wat", &g.wat())],
+        1,
+        "app.toml:3:8: error: module `old`: ABI mismatch: module speaks version 7",
+    );
+}
+
+#[test]
+fn incompatible_interface() {
+    // The importer's t.Echo has another signature than the exporter's.
+    let caller = Guest::new(
+        vec![iface("t.C", Pattern::Direct, vec![], vec![simple("go")])],
+        vec![iface(
+            "t.Echo",
+            Pattern::Direct,
+            vec![],
+            vec![simple("echo")],
+        )],
+    )
+    .wat();
+    let m = "[[module]]\nname = \"echo\"\npath = \"echo.wat\"\n\n[[module]]\nname = \"caller\"\npath = \"caller.wat\"\n";
+    expect_error(m, &[("caller.wat", &caller)], 1, "app.toml:6:8: error: incompatible interface `t.Echo` between importer `caller` and exporter `echo`");
+}
+
+#[test]
+fn module_failing_to_load() {
+    let m = "[[module]]\nname = \"junk\"\npath = \"junk.wasm\"\n";
+    expect_error(
+        m,
+        &[("junk.wasm", "\0asm garbage")],
+        1,
+        "app.toml:3:8: error: module `junk`: invalid module",
+    );
+}
+
+#[test]
+fn a_failing_call_is_reported_and_sets_the_exit_code() {
+    let boom = Guest::new(
+        vec![iface("t.B", Pattern::Direct, vec![], vec![simple("boom")])],
+        vec![],
+    )
+    .func("t.B", "boom", "(unreachable)")
+    .wat();
+    let m = "[[module]]\nname = \"b\"\npath = \"b.wat\"\n\n[[run]]\nmodule = \"b\"\ninterface = \"t.B\"\nfunction = \"boom\"\n";
+    expect_error(
+        m,
+        &[("b.wat", &boom)],
+        1,
+        "error: module `b`, t.B.boom: trap: ",
+    );
+}

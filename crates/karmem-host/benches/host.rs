@@ -1,0 +1,313 @@
+//! Runtime benchmarks (docs/benchmarks.md, "Runtime"):
+//!
+//! * `call/*`: one call host→guest through karmem (dispatch, argument copy,
+//!   result copy) and guest→guest (`karmem.call` + `take`), against a raw
+//!   wasmtime typed call of a function that does the same nothing;
+//! * `fanout/<variant>/<N>/<bytes>`: hand one payload to N modules, either
+//!   through a shared region (`region`: the host writes it once, every
+//!   module gets a pointer into its window; `inplace`: it is already there,
+//!   only the calls remain) or by copying it into each module's memory
+//!   (`copy`: what Extism and the Component Model do);
+//! * `start/*`: load a module with the cache warm vs compiling it.
+//!
+//! `cargo bench -p karmem-host --bench host` (or `make bench-host`).
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use karmem_host::wat_guest::{func, iface, memory, param, Guest};
+use karmem_host::{Access, App, AppBuilder, Arg, ModuleOptions, Pattern, Runtime, RuntimeConfig};
+
+fn runtime(cache: bool) -> Runtime {
+    let dir = std::env::temp_dir().join(format!("karmem-bench-cache-{}", std::process::id()));
+    Runtime::new(RuntimeConfig {
+        cache_dir: cache.then_some(dir),
+        ..RuntimeConfig::default()
+    })
+    .unwrap()
+}
+
+/// Arguments go to one reused buffer (grown when needed) and argument
+/// arrays to a fixed scratch area, so millions of calls allocate nothing.
+const REUSE: &str = "(if (i32.eq (local.get $align) (i32.const 8)) (then (return (i32.const 1024))))
+(if (i32.eq (local.get $align) (i32.const 64))
+  (then
+    (if (i32.gt_u (local.get $size) (global.get $argcap))
+      (then
+        (global.set $argbuf (i32.and (i32.add (global.get $heap) (i32.const 63)) (i32.const -64)))
+        (global.set $argcap (local.get $size))
+        (global.set $heap (global.get $argbuf))
+        (local.set $end (i32.add (global.get $argbuf) (local.get $size)))
+        (if (i32.gt_u (local.get $end) (i32.shl (memory.size) (i32.const 16)))
+          (then (if (i32.eq (memory.grow (i32.shr_u (i32.add (i32.sub (local.get $end) (i32.shl (memory.size) (i32.const 16))) (i32.const 65535)) (i32.const 16))) (i32.const -1))
+            (then (return (i32.const 0))))))
+        (global.set $heap (local.get $end))))
+    (return (global.get $argbuf))))";
+
+const REUSE_GLOBALS: &str =
+    "(global $argbuf (mut i32) (i32.const 0)) (global $argcap (mut i32) (i32.const 0))";
+
+fn msg(name: &str, memory: Option<&str>) -> karmem_host::ParamDesc {
+    param(name, "b.Msg", memory)
+}
+
+/// `b.Api`: `nop()`, `echo(x) -> r` (replies with its argument).
+fn api() -> karmem_host::InterfaceDesc {
+    iface(
+        "b.Api",
+        Pattern::Direct,
+        vec![],
+        vec![
+            func("nop", vec![], None),
+            func("echo", vec![msg("x", None)], Some(msg("r", None))),
+        ],
+    )
+}
+
+fn callee() -> Guest {
+    let mut g = Guest::new(vec![api()], vec![])
+        .func("b.Api", "nop", "(i32.const 0)")
+        .func(
+            "b.Api",
+            "echo",
+            "(call $reply (call $arg_ptr (local.get $args) (i32.const 0)) (call $arg_len (local.get $args) (i32.const 0)))",
+        )
+        .extra(REUSE_GLOBALS);
+    g.alloc_prefix = REUSE.into();
+    g
+}
+
+/// `b.Relay.relay() -> r`: calls `b.Api.echo` with 64 bytes, takes the
+/// result, replies with it.
+fn relay() -> Guest {
+    let mut g = Guest::new(
+        vec![iface("b.Relay", Pattern::Direct, vec![], vec![func("relay", vec![], Some(msg("r", None)))])],
+        vec![api()],
+    )
+    .func(
+        "b.Relay",
+        "relay",
+        "(i32.store (i32.const 1200) (i32.const 2048)) (i32.store (i32.const 1204) (i32.const 64))
+         (if (i32.ne (call $call (i32.const 1) (i32.const 1200) (i32.const 1) (i32.const 1100) (i32.const 1)) (i32.const 1)) (then (unreachable)))
+         (drop (call $take (i32.const 0) (i32.const 3000) (i32.load (i32.const 1108))))
+         (call $reply (i32.const 3000) (i32.load (i32.const 1108)))",
+    )
+    .extra(REUSE_GLOBALS);
+    g.alloc_prefix = REUSE.into();
+    g
+}
+
+fn calls(c: &mut Criterion) {
+    let rt = runtime(true);
+    let app = AppBuilder::new(&rt)
+        .module(callee().load_into(&rt, "callee").unwrap())
+        .module(relay().load_into(&rt, "relay").unwrap())
+        .build()
+        .unwrap();
+    let nop = app.export("callee", "b.Api", "nop").unwrap();
+    let echo = app.export("callee", "b.Api", "echo").unwrap();
+    let relay = app.export("relay", "b.Relay", "relay").unwrap();
+    let payload = [7u8; 64];
+
+    // The baseline: plain wasmtime, default engine, a typed call.
+    let engine = wasmtime::Engine::default();
+    let module = wasmtime::Module::new(
+        &engine,
+        "(module (func (export \"f\") (param i32 i32 i32) (result i32) (local.get 0)))",
+    )
+    .unwrap();
+    let mut store = wasmtime::Store::new(&engine, ());
+    let instance = wasmtime::Instance::new(&mut store, &module, &[]).unwrap();
+    let f = instance
+        .get_typed_func::<(i32, i32, i32), i32>(&mut store, "f")
+        .unwrap();
+
+    let mut g = c.benchmark_group("call");
+    g.bench_function("raw_wasmtime_typed", |b| {
+        b.iter(|| f.call(&mut store, black_box((1, 2, 3))).unwrap())
+    });
+    g.bench_function("host_to_guest_nop", |b| {
+        b.iter(|| app.invoke(&nop, &[]).unwrap())
+    });
+    g.bench_function("host_to_guest_echo_64B", |b| {
+        b.iter(|| {
+            app.invoke(&echo, &[Arg::Bytes(black_box(&payload))])
+                .unwrap()
+        })
+    });
+    g.bench_function("host_to_guest_to_guest_echo_64B", |b| {
+        b.iter(|| app.invoke(&relay, &[]).unwrap())
+    });
+    g.finish();
+}
+
+const REGION: &str = "b.payload";
+const MAX_PAYLOAD: usize = 64 << 20;
+
+/// `b.Sink`: read the first and last byte of the payload, passed in the
+/// region or copied. Reading little keeps the comparison about passing the
+/// data, not processing it.
+fn sink() -> Guest {
+    let region = memory(
+        REGION,
+        Access::ReadWrite,
+        Access::Read,
+        (MAX_PAYLOAD / 65536) as u32,
+    );
+    let touch = "(local $p i32) (local $l i32)
+        (local.set $p (call $arg_ptr (local.get $args) (i32.const 0)))
+        (local.set $l (call $arg_len (local.get $args) (i32.const 0)))
+        (drop (i32.load8_u (local.get $p)))
+        (drop (i32.load8_u (i32.add (local.get $p) (i32.sub (local.get $l) (i32.const 1)))))
+        (i32.const 0)";
+    let mut g = Guest::new(
+        vec![iface(
+            "b.Sink",
+            Pattern::Direct,
+            vec![region],
+            vec![
+                func("by_region", vec![msg("p", Some(REGION))], None),
+                func("by_copy", vec![msg("p", None)], None),
+            ],
+        )],
+        vec![],
+    )
+    .func("b.Sink", "by_region", touch)
+    .func("b.Sink", "by_copy", touch)
+    .extra(REUSE_GLOBALS);
+    g.alloc_prefix = REUSE.into();
+    g
+}
+
+fn fanout_app(rt: &Runtime, n: usize) -> App {
+    let module = sink().load_into(rt, "sink0").unwrap();
+    let mut b = AppBuilder::new(rt);
+    for i in 0..n {
+        // Room for one copied 64 MiB payload besides the window.
+        b.module_with(
+            module.renamed(&format!("sink{i}")),
+            ModuleOptions {
+                memory_limit: 256 << 20,
+                ..Default::default()
+            },
+        );
+    }
+    b.build().unwrap()
+}
+
+fn fanout(c: &mut Criterion) {
+    let rt = runtime(true);
+    let payload: Vec<u8> = (0..MAX_PAYLOAD).map(|i| i as u8).collect();
+    let mut g = c.benchmark_group("fanout");
+    g.warm_up_time(Duration::from_millis(500));
+    g.measurement_time(Duration::from_secs(2));
+    g.sample_size(10);
+    for n in [1usize, 4, 16] {
+        let app = fanout_app(&rt, n);
+        let region = app.region(REGION).unwrap();
+        let by_region: Vec<_> = (0..n)
+            .map(|i| {
+                app.export(&format!("sink{i}"), "b.Sink", "by_region")
+                    .unwrap()
+            })
+            .collect();
+        let by_copy: Vec<_> = (0..n)
+            .map(|i| {
+                app.export(&format!("sink{i}"), "b.Sink", "by_copy")
+                    .unwrap()
+            })
+            .collect();
+        for size in [1usize << 10, 16 << 10, 256 << 10, 4 << 20, 64 << 20] {
+            let data = &payload[..size];
+            g.throughput(Throughput::Bytes(size as u64));
+            g.bench_with_input(
+                BenchmarkId::new(format!("region/{n}"), size),
+                &size,
+                |b, _| {
+                    b.iter(|| {
+                        // The producer writes the payload once…
+                        region.write(0, data).unwrap();
+                        let slice = region.slice(0, size as u32).unwrap();
+                        // …every consumer gets a pointer to it.
+                        for f in &by_region {
+                            app.invoke(f, &[Arg::Region(slice)]).unwrap();
+                        }
+                    })
+                },
+            );
+            // The payload was produced in the region (e.g. a guest wrote
+            // it there): only the calls remain.
+            region.write(0, data).unwrap();
+            let slice = region.slice(0, size as u32).unwrap();
+            g.bench_with_input(
+                BenchmarkId::new(format!("inplace/{n}"), size),
+                &size,
+                |b, _| {
+                    b.iter(|| {
+                        for f in &by_region {
+                            app.invoke(f, &[Arg::Region(slice)]).unwrap();
+                        }
+                    })
+                },
+            );
+            g.bench_with_input(
+                BenchmarkId::new(format!("copy/{n}"), size),
+                &size,
+                |b, _| {
+                    b.iter(|| {
+                        for f in &by_copy {
+                            app.invoke(f, &[Arg::Bytes(data)]).unwrap();
+                        }
+                    })
+                },
+            );
+        }
+    }
+    g.finish();
+}
+
+/// A module of ~`n` small functions, to give compilation something to do.
+fn big_module(n: usize) -> Guest {
+    let mut extra = String::new();
+    for i in 0..n {
+        extra.push_str(&format!(
+            "(func $g{i} (param $x i32) (result i32) (local $a i32)
+               (local.set $a (i32.mul (local.get $x) (i32.const {i})))
+               (block $b (loop $l (br_if $b (i32.gt_u (local.get $a) (i32.const 1000)))
+                 (local.set $a (i32.add (i32.xor (local.get $a) (i32.const 0x55)) (i32.const 3))) (br $l)))
+               (i32.add (local.get $a) (i32.load (i32.and (local.get $x) (i32.const 0xfffc)))))\n"
+        ));
+    }
+    callee().extra(&extra)
+}
+
+fn start(c: &mut Criterion) {
+    let wat = big_module(2000).wat();
+    let wasm = wat::parse_str(&wat).unwrap();
+    let cached = runtime(true);
+    let uncached = runtime(false);
+    cached.load("big", &wasm).unwrap();
+    let mut g = c.benchmark_group("start");
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes(wasm.len() as u64));
+    g.bench_function(BenchmarkId::new("compile", wasm.len()), |b| {
+        b.iter(|| uncached.load("big", &wasm).unwrap())
+    });
+    g.bench_function(BenchmarkId::new("from_cache", wasm.len()), |b| {
+        b.iter(|| cached.load("big", &wasm).unwrap())
+    });
+    let module = cached.load("big", &wasm).unwrap();
+    g.bench_function(BenchmarkId::new("new_instance", wasm.len()), |b| {
+        b.iter(|| {
+            AppBuilder::new(&cached)
+                .module(module.clone())
+                .build()
+                .unwrap()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, calls, fanout, start);
+criterion_main!(benches);

@@ -1,0 +1,306 @@
+//! An application: loaded modules bound to each other through their
+//! interfaces, with shared regions, limits and patterns; and the host's
+//! calls into it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::error::{CallSite, Result};
+use crate::log::LogSink;
+use crate::region::{Region, RegionSlice};
+use crate::runtime::{GuestModule, Runtime};
+
+/// Limits and pattern options of one module in an application.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleOptions {
+    /// Deadline of every call into the module (docs/abi.md §7).
+    pub timeout: Duration,
+    /// Cap on the module's linear memory in bytes, windows not counted.
+    pub memory_limit: u64,
+    /// Instances of the module for its `pool(N)` interfaces; `None` takes
+    /// the largest `N` its descriptor declares.
+    pub pool_size: Option<u32>,
+}
+
+impl Default for ModuleOptions {
+    /// 1 s, 64 MiB, pool size from the descriptor.
+    fn default() -> Self {
+        ModuleOptions {
+            timeout: Duration::from_secs(1),
+            memory_limit: 64 << 20,
+            pool_size: None,
+        }
+    }
+}
+
+/// Builds an [`App`]: add modules (their order is the `callee` index of
+/// fan-out results), choose exporters for ambiguous bindings, then
+/// [`AppBuilder::build`].
+pub struct AppBuilder {
+    pub(crate) runtime: Runtime,
+    pub(crate) modules: Vec<(GuestModule, ModuleOptions)>,
+    /// (importer or `None` for every importer, interface) → exporter.
+    pub(crate) bindings: Vec<(Option<String>, String, String)>,
+    pub(crate) region_init: HashMap<String, Vec<u8>>,
+    pub(crate) log: Option<Arc<dyn LogSink>>,
+    pub(crate) warm_up: bool,
+}
+
+impl AppBuilder {
+    pub fn new(runtime: &Runtime) -> AppBuilder {
+        AppBuilder {
+            runtime: runtime.clone(),
+            modules: Vec::new(),
+            bindings: Vec::new(),
+            region_init: HashMap::new(),
+            log: None,
+            warm_up: true,
+        }
+    }
+
+    /// Add a module with default options.
+    pub fn module(&mut self, module: GuestModule) -> &mut AppBuilder {
+        self.module_with(module, ModuleOptions::default())
+    }
+
+    pub fn module_with(&mut self, module: GuestModule, options: ModuleOptions) -> &mut AppBuilder {
+        self.modules.push((module, options));
+        self
+    }
+
+    /// `importer`'s import of `interface` binds to `exporter` (direct,
+    /// singleton and pool interfaces with several exporters).
+    pub fn bind(&mut self, importer: &str, interface: &str, exporter: &str) -> &mut AppBuilder {
+        self.bindings.push((
+            Some(importer.to_string()),
+            interface.to_string(),
+            exporter.to_string(),
+        ));
+        self
+    }
+
+    /// Every importer of `interface` binds to `exporter`, unless a
+    /// [`AppBuilder::bind`] for that importer says otherwise.
+    pub fn bind_all(&mut self, interface: &str, exporter: &str) -> &mut AppBuilder {
+        self.bindings
+            .push((None, interface.to_string(), exporter.to_string()));
+        self
+    }
+
+    /// Initial bytes of a region (the rest is zero).
+    pub fn region_contents(&mut self, region: &str, bytes: Vec<u8>) -> &mut AppBuilder {
+        self.region_init.insert(region.to_string(), bytes);
+        self
+    }
+
+    /// Where guest log lines go (default: [`crate::StderrLog`]).
+    pub fn log_sink(&mut self, sink: Arc<dyn LogSink>) -> &mut AppBuilder {
+        self.log = Some(sink);
+        self
+    }
+
+    /// Whether `build` creates one instance of every module right away, so
+    /// start-up failures (window allocation, …) surface there rather than
+    /// at the first call. Default: true.
+    pub fn warm_up(&mut self, yes: bool) -> &mut AppBuilder {
+        self.warm_up = yes;
+        self
+    }
+
+    /// Check compatibility (interfaces, regions), bind imports, create the
+    /// regions, and (by default) create a first instance of each module.
+    pub fn build(&self) -> Result<App> {
+        crate::bind::build(self)
+    }
+}
+
+/// An argument of a host call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg<'a> {
+    /// Absent or empty value (`{0, 0}` in the argument array).
+    Empty,
+    /// A message, copied into the callee's memory.
+    Bytes(&'a [u8]),
+    /// A message in a region (the parameter must be bound to that region):
+    /// passed by offset, never copied.
+    Region(RegionSlice),
+}
+
+/// What a call returned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// The function returns nothing (or reported no result).
+    Empty,
+    /// A copied result message.
+    Bytes(Vec<u8>),
+    /// A result bound to a region: where it is (read it with
+    /// [`App::region_by_id`]).
+    Region(RegionSlice),
+}
+
+impl Output {
+    /// The result bytes, reading region results out of their region.
+    pub fn to_vec(&self, app: &App) -> Result<Vec<u8>> {
+        match self {
+            Output::Empty => Ok(Vec::new()),
+            Output::Bytes(b) => Ok(b.clone()),
+            Output::Region(s) => app.region_by_id(s.region).to_vec(*s),
+        }
+    }
+}
+
+/// A resolved exported function of one module: resolve once with
+/// [`App::export`], call many times with [`App::invoke`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ExportFn {
+    pub(crate) module: usize,
+    pub(crate) id: u32,
+    pub(crate) site: Arc<CallSite>,
+}
+
+impl ExportFn {
+    /// Index of the module in the application (its `callee` number).
+    pub fn module_index(&self) -> usize {
+        self.module
+    }
+
+    /// The export function id `(e << 16) | f` (docs/abi.md §3).
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    pub fn site(&self) -> &CallSite {
+        &self.site
+    }
+}
+
+/// The outcome of one callee of [`App::call_all`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct CalleeResult {
+    /// Index of the module in the application.
+    pub callee: usize,
+    pub module: String,
+    pub result: Result<Output>,
+}
+
+/// A module of an application.
+#[derive(Clone)]
+pub struct ModuleInfo {
+    pub module: GuestModule,
+    pub options: ModuleOptions,
+}
+
+/// Counters of an application (observability and tests).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AppStats {
+    /// Instances created (start-up sequence run) since `build`.
+    pub instances_created: u64,
+    /// Instances discarded after a trap, timeout, limit or violation.
+    pub instances_discarded: u64,
+}
+
+/// A running application. `Send + Sync` and cheap to clone: call it from
+/// many threads (pool interfaces then run in parallel; other instances
+/// serialise their callers).
+#[derive(Clone)]
+pub struct App {
+    pub(crate) inner: Arc<crate::bind::AppInner>,
+}
+
+impl App {
+    /// The modules in the order they were added.
+    pub fn modules(&self) -> &[ModuleInfo] {
+        &self.inner.infos
+    }
+
+    /// Index of a module by name.
+    pub fn module_index(&self, name: &str) -> Result<usize> {
+        self.inner.module_index(name)
+    }
+
+    /// Resolve `module`'s export `interface.function`.
+    pub fn export(&self, module: &str, interface: &str, function: &str) -> Result<ExportFn> {
+        self.inner.export(module, interface, function)
+    }
+
+    /// Every module exporting `interface.function`, in module order.
+    pub fn exporters(&self, interface: &str, function: &str) -> Vec<ExportFn> {
+        self.inner.exporters(interface, function)
+    }
+
+    /// Call a resolved export with the host as the importer. The instance
+    /// is chosen by the interface's pattern: the module's singleton
+    /// instance, an idle pool instance, or (direct, fan-out) the host's own
+    /// instance of the module.
+    pub fn invoke(&self, f: &ExportFn, args: &[Arg<'_>]) -> Result<Output> {
+        crate::dispatch::host_invoke(&self.inner, f, args)
+    }
+
+    /// [`App::export`] + [`App::invoke`].
+    pub fn call(
+        &self,
+        module: &str,
+        interface: &str,
+        function: &str,
+        args: &[Arg<'_>],
+    ) -> Result<Output> {
+        let f = self.export(module, interface, function)?;
+        self.invoke(&f, args)
+    }
+
+    /// Fan-out from the host: call `interface.function` on every exporter,
+    /// in module order; one failing callee does not stop the others.
+    /// Fails as a whole only when no module exports the function.
+    pub fn call_all(
+        &self,
+        interface: &str,
+        function: &str,
+        args: &[Arg<'_>],
+    ) -> Result<Vec<CalleeResult>> {
+        let fs = self.exporters(interface, function);
+        if fs.is_empty() {
+            return Err(crate::Error::UnknownFunction {
+                module: "*".into(),
+                interface: interface.into(),
+                function: function.into(),
+            });
+        }
+        Ok(fs
+            .iter()
+            .map(|f| CalleeResult {
+                callee: f.module,
+                module: f.site.module.clone(),
+                result: self.invoke(f, args),
+            })
+            .collect())
+    }
+
+    /// A region by qualified name.
+    pub fn region(&self, name: &str) -> Result<Region> {
+        self.inner.region(name)
+    }
+
+    /// A region by id (ids come from [`RegionSlice`]s this app made).
+    ///
+    /// # Panics
+    /// If `id` is not a region of this application.
+    pub fn region_by_id(&self, id: crate::RegionId) -> Region {
+        Region {
+            inner: self.inner.regions[id.0 as usize].clone(),
+        }
+    }
+
+    /// Every region, in id order.
+    pub fn regions(&self) -> Vec<Region> {
+        self.inner
+            .regions
+            .iter()
+            .map(|r| Region { inner: r.clone() })
+            .collect()
+    }
+
+    pub fn stats(&self) -> AppStats {
+        self.inner.stats()
+    }
+}

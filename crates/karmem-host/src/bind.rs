@@ -1,0 +1,508 @@
+//! Building an application: region and interface compatibility, binding
+//! imports to exporters by pattern, and the per-module call tables.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use crate::app::{App, AppBuilder, AppStats, ExportFn, ModuleInfo};
+use crate::descriptor::{Access, FunctionDesc, InterfaceDesc, MemoryDesc, Pattern};
+use crate::error::{CallSite, Error, Result};
+use crate::instance::{ModuleCtx, WindowPlan};
+use crate::log::{LogSink, StderrLog};
+use crate::pool::{Counters, InstancePool};
+use crate::region::{Region, RegionId, RegionInner};
+
+/// One exported function as the host calls it.
+pub(crate) struct FnMeta {
+    pub site: Arc<CallSite>,
+    /// Region of each parameter bound to one.
+    pub params: Vec<Option<RegionId>>,
+    /// `None`: no result; `Some(None)`: copied; `Some(Some(r))`: in `r`.
+    pub result: Option<Option<RegionId>>,
+}
+
+/// An exporter an import is bound to.
+pub(crate) struct Target {
+    pub module: usize,
+    /// Index of the interface in the exporter's `Exports`.
+    pub export: usize,
+    /// Importer function index → exporter function index (`None`: the
+    /// exporter of a dynamic interface lacks it).
+    pub functions: Vec<Option<u16>>,
+}
+
+/// Where one imported interface's calls go.
+pub(crate) struct ImportRoute {
+    pub pattern: Pattern,
+    pub targets: Vec<Target>,
+    /// Region of each parameter of each importer function.
+    pub params: Vec<Vec<Option<RegionId>>>,
+}
+
+pub(crate) struct AppInner {
+    pub infos: Vec<ModuleInfo>,
+    pub regions: Vec<Arc<RegionInner>>,
+    pub region_ids: HashMap<String, RegionId>,
+    pub modules: Vec<Arc<ModuleCtx>>,
+    /// Per module: the one shared instance serving its singleton interfaces.
+    pub singletons: Vec<Arc<InstancePool>>,
+    /// Per module: the instances serving its `pool(N)` interfaces.
+    pub pools: Vec<Arc<InstancePool>>,
+    /// Per module: the host's own instance (direct and fan-out calls from
+    /// the host).
+    pub host: Vec<Arc<InstancePool>>,
+    pub counters: Arc<Counters>,
+}
+
+impl AppInner {
+    pub fn module_index(&self, name: &str) -> Result<usize> {
+        self.infos
+            .iter()
+            .position(|m| m.module.name() == name)
+            .ok_or_else(|| Error::UnknownModule(name.to_string()))
+    }
+
+    pub fn export(&self, module: &str, interface: &str, function: &str) -> Result<ExportFn> {
+        let m = self.module_index(module)?;
+        let desc = self.infos[m].module.descriptor();
+        let id = desc
+            .export_id(interface, function)
+            .ok_or_else(|| Error::UnknownFunction {
+                module: module.to_string(),
+                interface: interface.to_string(),
+                function: function.to_string(),
+            })?;
+        let meta = &self.modules[m].exports[(id >> 16) as usize][(id & 0xffff) as usize];
+        Ok(ExportFn {
+            module: m,
+            id,
+            site: meta.site.clone(),
+        })
+    }
+
+    pub fn exporters(&self, interface: &str, function: &str) -> Vec<ExportFn> {
+        (0..self.infos.len())
+            .filter_map(|m| {
+                self.export(self.infos[m].module.name(), interface, function)
+                    .ok()
+            })
+            .collect()
+    }
+
+    pub fn region(&self, name: &str) -> Result<Region> {
+        let id = self
+            .region_ids
+            .get(name)
+            .ok_or_else(|| Error::UnknownRegion(name.to_string()))?;
+        Ok(Region {
+            inner: self.regions[id.0 as usize].clone(),
+        })
+    }
+
+    pub fn stats(&self) -> AppStats {
+        AppStats {
+            instances_created: self.counters.created.load(Ordering::Relaxed),
+            instances_discarded: self.counters.discarded.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The instances that serve `pattern` calls into `module` when no
+    /// importer instance owns them (singleton, pool), or `None` for
+    /// per-importer patterns.
+    pub fn shared_pool(&self, module: usize, pattern: Pattern) -> Option<&Arc<InstancePool>> {
+        match pattern {
+            Pattern::Singleton => Some(&self.singletons[module]),
+            Pattern::Pool => Some(&self.pools[module]),
+            Pattern::Direct | Pattern::FanOut => None,
+        }
+    }
+}
+
+/// The pattern of export interface `e` of module `m`.
+pub(crate) fn export_pattern(ctx: &ModuleCtx, e: usize) -> Pattern {
+    ctx.module.desc.exports[e].pattern
+}
+
+/// The application's regions and their ids by name.
+type Regions = (Vec<Arc<RegionInner>>, HashMap<String, RegionId>);
+
+fn regions(b: &AppBuilder) -> Result<Regions> {
+    let mut first: HashMap<&str, (&MemoryDesc, &str)> = HashMap::new();
+    let mut order: Vec<&MemoryDesc> = Vec::new();
+    for (m, _) in &b.modules {
+        for d in &m.descriptor().memories {
+            match first.get(d.name.as_str()) {
+                None => {
+                    first.insert(&d.name, (d, m.name()));
+                    order.push(d);
+                }
+                Some((f, owner)) if *f != d => {
+                    let reason = if f.importer != d.importer || f.exporter != d.exporter {
+                        format!(
+                            "access import={}/export={} vs import={}/export={}",
+                            f.importer.keyword(),
+                            f.exporter.keyword(),
+                            d.importer.keyword(),
+                            d.exporter.keyword()
+                        )
+                    } else {
+                        format!("{} pages vs {} pages", f.max_pages, d.max_pages)
+                    };
+                    return Err(Error::IncompatibleMemory {
+                        region: d.name.clone(),
+                        first: owner.to_string(),
+                        second: m.name().to_string(),
+                        reason,
+                    });
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    let mut list = Vec::new();
+    let mut ids = HashMap::new();
+    for (i, d) in order.into_iter().enumerate() {
+        let id = RegionId(i as u32);
+        list.push(Arc::new(RegionInner::new(id, d)?));
+        ids.insert(d.name.clone(), id);
+    }
+    Ok((list, ids))
+}
+
+fn same_function(a: &FunctionDesc, b: &FunctionDesc) -> Result<(), String> {
+    let sig = |f: &FunctionDesc| {
+        let mut v: Vec<(String, Option<String>)> = f
+            .params
+            .iter()
+            .map(|p| (p.ty.clone(), p.memory.clone()))
+            .collect();
+        v.push(
+            f.result
+                .as_ref()
+                .map(|r| (r.ty.clone(), r.memory.clone()))
+                .unwrap_or_default(),
+        );
+        v
+    };
+    if sig(a) != sig(b) {
+        return Err(format!(
+            "function `{}` has different parameter or result types or regions",
+            a.name
+        ));
+    }
+    Ok(())
+}
+
+/// Whether importer `imp` can call exporter `exp` (docs/abi.md §3.1), and
+/// the function map.
+fn match_interface(imp: &InterfaceDesc, exp: &InterfaceDesc) -> Result<Vec<Option<u16>>, String> {
+    if imp.pattern != exp.pattern {
+        return Err(format!("pattern {:?} vs {:?}", imp.pattern, exp.pattern));
+    }
+    if imp.hash == exp.hash {
+        return Ok((0..imp.functions.len()).map(|f| Some(f as u16)).collect());
+    }
+    if !(imp.dynamic && exp.dynamic) {
+        return Err(format!(
+            "signature hashes differ ({:#018x} vs {:#018x}) and the interface is not dynamic on both sides",
+            imp.hash, exp.hash
+        ));
+    }
+    imp.functions
+        .iter()
+        .map(|f| match exp.function(&f.name) {
+            Some(i) => same_function(f, &exp.functions[i]).map(|_| Some(i as u16)),
+            None => Ok(None),
+        })
+        .collect()
+}
+
+fn region_of(ids: &HashMap<String, RegionId>, memory: &Option<String>) -> Option<RegionId> {
+    memory.as_ref().and_then(|m| ids.get(m).copied())
+}
+
+/// Choose the exporters of import `iface` of module `m`.
+fn targets(b: &AppBuilder, m: usize, iface: &InterfaceDesc) -> Result<Vec<Target>> {
+    let importer = b.modules[m].0.name();
+    let exporters: Vec<(usize, usize)> = b
+        .modules
+        .iter()
+        .enumerate()
+        .filter_map(|(x, (module, _))| {
+            module
+                .descriptor()
+                .exports
+                .iter()
+                .position(|e| e.name == iface.name)
+                .map(|e| (x, e))
+        })
+        .collect();
+    let binding_err = |message: String| Error::Binding {
+        module: importer.to_string(),
+        interface: iface.name.clone(),
+        message,
+    };
+    if exporters.is_empty() {
+        return Err(binding_err(
+            "unsatisfied import: no module exports this interface".into(),
+        ));
+    }
+    let chosen: Vec<(usize, usize)> = if iface.pattern == Pattern::FanOut {
+        exporters
+    } else {
+        let named = b
+            .bindings
+            .iter()
+            .rev()
+            .find(|(i, n, _)| n == &iface.name && i.as_deref() == Some(importer))
+            .or_else(|| {
+                b.bindings
+                    .iter()
+                    .rev()
+                    .find(|(i, n, _)| n == &iface.name && i.is_none())
+            })
+            .map(|(_, _, x)| x.as_str());
+        match named {
+            Some(x) => {
+                let pick = exporters.iter().find(|(i, _)| b.modules[*i].0.name() == x);
+                vec![*pick.ok_or_else(|| {
+                    binding_err(format!(
+                        "bound to `{x}`, which does not export this interface"
+                    ))
+                })?]
+            }
+            None if exporters.len() == 1 => exporters,
+            None => {
+                let names: Vec<&str> = exporters
+                    .iter()
+                    .map(|(x, _)| b.modules[*x].0.name())
+                    .collect();
+                return Err(binding_err(format!(
+                    "ambiguous: exported by {}; choose one (manifest `bind`)",
+                    names.join(", ")
+                )));
+            }
+        }
+    };
+    chosen
+        .into_iter()
+        .map(|(x, e)| {
+            let exp = &b.modules[x].0.descriptor().exports[e];
+            let functions =
+                match_interface(iface, exp).map_err(|reason| Error::IncompatibleInterface {
+                    interface: iface.name.clone(),
+                    importer: importer.to_string(),
+                    exporter: b.modules[x].0.name().to_string(),
+                    reason,
+                })?;
+            Ok(Target {
+                module: x,
+                export: e,
+                functions,
+            })
+        })
+        .collect()
+}
+
+/// Window layout of one module: all read-only windows in one block, all
+/// read-write ones in another (docs/abi.md §6).
+fn windows(
+    desc: &crate::ModuleDesc,
+    regions: &[Arc<RegionInner>],
+    ids: &HashMap<String, RegionId>,
+) -> (Vec<WindowPlan>, usize, usize) {
+    let (mut ro, mut rw) = (0usize, 0usize);
+    let mut plans = Vec::new();
+    for (i, m) in desc.memories.iter().enumerate() {
+        let access = desc.access(&m.name);
+        if access == Access::None {
+            continue;
+        }
+        let region = regions[ids[&m.name].0 as usize].clone();
+        let writable = access == Access::ReadWrite;
+        let at = if writable { &mut rw } else { &mut ro };
+        plans.push(WindowPlan {
+            bind_index: i as u32,
+            offset: *at,
+            writable,
+            region: region.clone(),
+        });
+        *at += region.len;
+    }
+    (plans, ro, rw)
+}
+
+pub(crate) fn build(b: &AppBuilder) -> Result<App> {
+    let mut names = HashMap::new();
+    for (i, (m, _)) in b.modules.iter().enumerate() {
+        if names.insert(m.name(), i).is_some() {
+            return Err(Error::DuplicateModule(m.name().to_string()));
+        }
+    }
+    for (importer, iface, exporter) in &b.bindings {
+        for name in importer.iter().chain(Some(exporter)) {
+            if !names.contains_key(name.as_str()) {
+                return Err(Error::UnknownModule(name.clone()));
+            }
+        }
+        if let Some(i) = importer {
+            if !b.modules[names[i.as_str()]]
+                .0
+                .descriptor()
+                .imports
+                .iter()
+                .any(|d| &d.name == iface)
+            {
+                return Err(Error::Binding {
+                    module: i.clone(),
+                    interface: iface.clone(),
+                    message: "bound in the manifest, but the module does not import this interface"
+                        .into(),
+                });
+            }
+        }
+    }
+    let (regions, region_ids) = regions(b)?;
+    for (name, bytes) in &b.region_init {
+        let id = region_ids
+            .get(name)
+            .ok_or_else(|| Error::UnknownRegion(name.clone()))?;
+        Region {
+            inner: regions[id.0 as usize].clone(),
+        }
+        .write(0, bytes)
+        .map_err(|_| Error::Binding {
+            module: "<host>".into(),
+            interface: name.clone(),
+            message: format!(
+                "initial contents ({} bytes) larger than the region ({} bytes)",
+                bytes.len(),
+                regions[id.0 as usize].len
+            ),
+        })?;
+    }
+
+    let mut routes = Vec::new();
+    for (m, (module, _)) in b.modules.iter().enumerate() {
+        let mut list = Vec::new();
+        for iface in &module.descriptor().imports {
+            list.push(ImportRoute {
+                pattern: iface.pattern,
+                targets: targets(b, m, iface)?,
+                params: iface
+                    .functions
+                    .iter()
+                    .map(|f| {
+                        f.params
+                            .iter()
+                            .map(|p| region_of(&region_ids, &p.memory))
+                            .collect()
+                    })
+                    .collect(),
+            });
+        }
+        routes.push(list);
+    }
+
+    let log: Arc<dyn LogSink> = b.log.clone().unwrap_or_else(|| Arc::new(StderrLog));
+    let counters = Arc::new(Counters::default());
+    let inner = Arc::new_cyclic(|weak| {
+        let mut modules = Vec::new();
+        for ((module, options), imports) in b.modules.iter().zip(routes) {
+            let desc = module.descriptor();
+            let exports = desc
+                .exports
+                .iter()
+                .map(|iface| {
+                    iface
+                        .functions
+                        .iter()
+                        .map(|f| FnMeta {
+                            site: Arc::new(CallSite {
+                                module: module.name().to_string(),
+                                interface: iface.name.clone(),
+                                function: f.name.clone(),
+                            }),
+                            params: f
+                                .params
+                                .iter()
+                                .map(|p| region_of(&region_ids, &p.memory))
+                                .collect(),
+                            result: f.result.as_ref().map(|r| region_of(&region_ids, &r.memory)),
+                        })
+                        .collect()
+                })
+                .collect();
+            let (windows, ro_len, rw_len) = windows(desc, &regions, &region_ids);
+            modules.push(Arc::new(ModuleCtx {
+                module: module.inner.clone(),
+                options: options.clone(),
+                runtime: b.runtime.inner.clone(),
+                app: weak.clone(),
+                log: log.clone(),
+                windows,
+                ro_len,
+                rw_len,
+                imports,
+                exports,
+            }));
+        }
+        let pool = |size: usize| -> Vec<Arc<InstancePool>> {
+            modules
+                .iter()
+                .map(|c| Arc::new(InstancePool::new(c.clone(), size, counters.clone())))
+                .collect()
+        };
+        let singletons = pool(1);
+        let host = pool(1);
+        let pools = modules
+            .iter()
+            .map(|c| {
+                let declared = c
+                    .module
+                    .desc
+                    .exports
+                    .iter()
+                    .map(|i| i.pool_size)
+                    .max()
+                    .unwrap_or(1);
+                let size = c.options.pool_size.unwrap_or(declared).max(1);
+                Arc::new(InstancePool::new(
+                    c.clone(),
+                    size as usize,
+                    counters.clone(),
+                ))
+            })
+            .collect();
+        AppInner {
+            infos: b
+                .modules
+                .iter()
+                .map(|(m, o)| ModuleInfo {
+                    module: m.clone(),
+                    options: o.clone(),
+                })
+                .collect(),
+            regions,
+            region_ids,
+            modules,
+            singletons,
+            pools,
+            host,
+            counters: counters.clone(),
+        }
+    });
+    if b.warm_up {
+        for m in 0..inner.modules.len() {
+            let exports = &inner.modules[m].module.desc.exports;
+            let pool = if exports.iter().any(|i| i.pattern == Pattern::Singleton) {
+                &inner.singletons[m]
+            } else {
+                &inner.host[m]
+            };
+            pool.warm_up()?;
+        }
+    }
+    Ok(App { inner })
+}

@@ -1,0 +1,610 @@
+//! The module descriptor (docs/abi.md §3): what a guest exports and imports.
+//!
+//! The wire form is a Karmem message of root `ModuleDesc` (docs/abi.km),
+//! read and written with code our own Rust backend generates from that
+//! schema (`build.rs`). The host works on the plain types below, which are
+//! this crate's stable API, independent of the generator's output.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+
+/// Generated from docs/abi.km by build.rs.
+#[allow(
+    clippy::all,
+    dead_code,
+    unused_imports,
+    missing_docs,
+    nonstandard_style
+)]
+mod wire {
+    include!(concat!(env!("OUT_DIR"), "/abi.rs"));
+}
+
+/// Access of one side of an interface to a region. Ordered: `None < Read <
+/// ReadWrite`, so a module with two roles gets the larger one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Access {
+    None,
+    Read,
+    ReadWrite,
+}
+
+impl Access {
+    /// The word used in canonical signatures.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Access::None => "none",
+            Access::Read => "read",
+            Access::ReadWrite => "readwrite",
+        }
+    }
+
+    fn from_wire(v: wire::Access) -> Result<Access, String> {
+        match v.0 {
+            0 => Ok(Access::None),
+            1 => Ok(Access::Read),
+            2 => Ok(Access::ReadWrite),
+            n => Err(format!("unknown access value {n}")),
+        }
+    }
+
+    fn to_wire(self) -> wire::Access {
+        wire::Access(self as u8)
+    }
+}
+
+/// Communication pattern of an interface (docs/abi.md §9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Pattern {
+    Direct,
+    FanOut,
+    Singleton,
+    Pool,
+}
+
+impl Pattern {
+    fn from_wire(v: wire::Pattern) -> Result<Pattern, String> {
+        match v.0 {
+            0 => Ok(Pattern::Direct),
+            1 => Ok(Pattern::FanOut),
+            2 => Ok(Pattern::Singleton),
+            3 => Ok(Pattern::Pool),
+            n => Err(format!("unknown pattern value {n}")),
+        }
+    }
+
+    fn to_wire(self) -> wire::Pattern {
+        wire::Pattern(self as u8)
+    }
+}
+
+/// A region as an interface declares it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MemoryDesc {
+    /// Qualified: `package.memory`.
+    pub name: String,
+    pub importer: Access,
+    pub exporter: Access,
+    /// Size in 64 KiB pages, 1..=65536.
+    pub max_pages: u32,
+}
+
+impl MemoryDesc {
+    /// Size in bytes.
+    pub fn size(&self) -> u64 {
+        u64::from(self.max_pages) * 65536
+    }
+}
+
+/// A parameter or result of a function.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ParamDesc {
+    pub name: String,
+    /// Qualified struct name: `package.Type`.
+    pub ty: String,
+    /// Qualified region name when the value lives in a region.
+    pub memory: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FunctionDesc {
+    pub name: String,
+    pub params: Vec<ParamDesc>,
+    pub result: Option<ParamDesc>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct InterfaceDesc {
+    /// Qualified: `package.Interface`.
+    pub name: String,
+    /// Signature hash (docs/abi.md §3.1); [`InterfaceDesc::signature_hash`]
+    /// computes it.
+    pub hash: u64,
+    pub dynamic: bool,
+    pub pattern: Pattern,
+    /// Instances for `pool(N)`, else 0.
+    pub pool_size: u32,
+    pub memories: Vec<MemoryDesc>,
+    pub functions: Vec<FunctionDesc>,
+}
+
+/// What a module exports and imports.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ModuleDesc {
+    /// Distinct regions of this module's interfaces, in `karmem_bind_memory`
+    /// index order.
+    pub memories: Vec<MemoryDesc>,
+    pub exports: Vec<InterfaceDesc>,
+    pub imports: Vec<InterfaceDesc>,
+}
+
+/// FNV-1a, 64 bit (docs/abi.md §3.1).
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+fn param_text(out: &mut String, p: &ParamDesc) {
+    let _ = write!(out, "{}: {}", p.name, p.ty);
+    if let Some(m) = &p.memory {
+        let _ = write!(out, " @ {m}");
+    }
+}
+
+impl InterfaceDesc {
+    /// The canonical signature text (docs/abi.md §3.1).
+    pub fn signature(&self) -> String {
+        let mut s = format!("interface {}\n", self.name);
+        for m in &self.memories {
+            let _ = writeln!(
+                s,
+                "memory {} import={} export={} pages={}",
+                m.name,
+                m.importer.keyword(),
+                m.exporter.keyword(),
+                m.max_pages
+            );
+        }
+        for f in &self.functions {
+            let _ = write!(s, "fn {}(", f.name);
+            for (i, p) in f.params.iter().enumerate() {
+                if i > 0 {
+                    s.push_str(", ");
+                }
+                param_text(&mut s, p);
+            }
+            s.push(')');
+            if let Some(r) = &f.result {
+                s.push_str(" -> ");
+                param_text(&mut s, r);
+            }
+            s.push('\n');
+        }
+        s
+    }
+
+    /// FNV-1a 64 of [`InterfaceDesc::signature`].
+    pub fn signature_hash(&self) -> u64 {
+        fnv1a64(self.signature().as_bytes())
+    }
+
+    /// The index of a function by name.
+    pub fn function(&self, name: &str) -> Option<usize> {
+        self.functions.iter().position(|f| f.name == name)
+    }
+}
+
+fn param_from_wire(p: &wire::ParamDesc) -> ParamDesc {
+    ParamDesc {
+        name: p.name.clone(),
+        ty: p.type_.clone(),
+        memory: (!p.memory.is_empty()).then(|| p.memory.clone()),
+    }
+}
+
+fn param_to_wire(p: &ParamDesc) -> wire::ParamDesc {
+    wire::ParamDesc {
+        name: p.name.clone(),
+        type_: p.ty.clone(),
+        memory: p.memory.clone().unwrap_or_default(),
+    }
+}
+
+fn memory_from_wire(m: &wire::MemoryDesc) -> Result<MemoryDesc, String> {
+    Ok(MemoryDesc {
+        name: m.name.clone(),
+        importer: Access::from_wire(m.importer).map_err(|e| format!("region `{}`: {e}", m.name))?,
+        exporter: Access::from_wire(m.exporter).map_err(|e| format!("region `{}`: {e}", m.name))?,
+        max_pages: m.max_pages,
+    })
+}
+
+fn memory_to_wire(m: &MemoryDesc) -> wire::MemoryDesc {
+    wire::MemoryDesc {
+        name: m.name.clone(),
+        importer: m.importer.to_wire(),
+        exporter: m.exporter.to_wire(),
+        max_pages: m.max_pages,
+    }
+}
+
+fn interface_from_wire(i: &wire::InterfaceDesc) -> Result<InterfaceDesc, String> {
+    let ctx = |e: String| format!("interface `{}`: {e}", i.name);
+    Ok(InterfaceDesc {
+        name: i.name.clone(),
+        hash: i.hash,
+        dynamic: i.dynamic,
+        pattern: Pattern::from_wire(i.pattern).map_err(ctx)?,
+        pool_size: i.pool_size,
+        memories: i
+            .memories
+            .iter()
+            .map(memory_from_wire)
+            .collect::<Result<_, _>>()
+            .map_err(ctx)?,
+        functions: i
+            .functions
+            .iter()
+            .map(|f| FunctionDesc {
+                name: f.name.clone(),
+                params: f.params.iter().map(param_from_wire).collect(),
+                // A table field cannot be told apart from an empty one, and
+                // a result always has a type: an empty type means "absent".
+                result: (!f.result.type_.is_empty()).then(|| param_from_wire(&f.result)),
+            })
+            .collect(),
+    })
+}
+
+fn interface_to_wire(i: &InterfaceDesc) -> wire::InterfaceDesc {
+    wire::InterfaceDesc {
+        name: i.name.clone(),
+        hash: i.hash,
+        dynamic: i.dynamic,
+        pattern: i.pattern.to_wire(),
+        pool_size: i.pool_size,
+        memories: i.memories.iter().map(memory_to_wire).collect(),
+        functions: i
+            .functions
+            .iter()
+            .map(|f| wire::FunctionDesc {
+                name: f.name.clone(),
+                params: f.params.iter().map(param_to_wire).collect(),
+                result: f.result.as_ref().map(param_to_wire).unwrap_or_default(),
+            })
+            .collect(),
+    }
+}
+
+/// Limits on what a descriptor may contain (ids are 16-bit, §3).
+const MAX_ENTRIES: usize = 65535;
+
+impl ModuleDesc {
+    /// Decode a descriptor message and check every rule of docs/abi.md §3.
+    pub fn decode(bytes: &[u8]) -> Result<ModuleDesc, String> {
+        // The reader needs an 8-byte aligned base (format.md §1).
+        let buf = karmem::AlignedBuf::from_bytes(bytes);
+        let reader = karmem::Reader::new(buf.as_slice())
+            .map_err(|e| format!("not a Karmem message: {e:?}"))?;
+        wire::ModuleDesc::validate(&reader)
+            .map_err(|e| format!("not a valid ModuleDesc: {e:?}"))?;
+        let mut raw = wire::ModuleDesc::default();
+        raw.read_as_root(&reader)
+            .map_err(|e| format!("not a valid ModuleDesc: {e:?}"))?;
+        let desc = ModuleDesc {
+            memories: raw
+                .memories
+                .iter()
+                .map(memory_from_wire)
+                .collect::<Result<_, _>>()?,
+            exports: raw
+                .exports
+                .iter()
+                .map(interface_from_wire)
+                .collect::<Result<_, _>>()?,
+            imports: raw
+                .imports
+                .iter()
+                .map(interface_from_wire)
+                .collect::<Result<_, _>>()?,
+        };
+        desc.check()?;
+        Ok(desc)
+    }
+
+    /// Encode as a descriptor message (what a guest's `karmem_describe`
+    /// points at). Hashes are written as they are: call
+    /// [`ModuleDesc::with_hashes`] first to fill them in.
+    pub fn encode(&self) -> Vec<u8> {
+        let raw = wire::ModuleDesc {
+            memories: self.memories.iter().map(memory_to_wire).collect(),
+            exports: self.exports.iter().map(interface_to_wire).collect(),
+            imports: self.imports.iter().map(interface_to_wire).collect(),
+        };
+        // Encoding owned, bounded data cannot fail short of a 4 GiB message.
+        raw.to_bytes().expect("descriptor larger than 4 GiB")
+    }
+
+    /// The same descriptor with every interface's hash set from its
+    /// signature.
+    pub fn with_hashes(mut self) -> ModuleDesc {
+        for i in self.exports.iter_mut().chain(self.imports.iter_mut()) {
+            i.hash = i.signature_hash();
+        }
+        self
+    }
+
+    /// The export function id `(e << 16) | f` of `interface.function`.
+    pub fn export_id(&self, interface: &str, function: &str) -> Option<u32> {
+        function_id(&self.exports, interface, function)
+    }
+
+    /// The import function id `(i << 16) | f` of `interface.function`.
+    pub fn import_id(&self, interface: &str, function: &str) -> Option<u32> {
+        function_id(&self.imports, interface, function)
+    }
+
+    /// This module's access to a region: the exporter access if it exports
+    /// an interface declaring it, the importer access if it imports one,
+    /// the larger if both (docs/abi.md §6).
+    pub fn access(&self, region: &str) -> Access {
+        let side = |list: &[InterfaceDesc], exporter: bool| {
+            list.iter()
+                .flat_map(|i| i.memories.iter())
+                .filter(|m| m.name == region)
+                .map(|m| if exporter { m.exporter } else { m.importer })
+                .max()
+                .unwrap_or(Access::None)
+        };
+        side(&self.exports, true).max(side(&self.imports, false))
+    }
+
+    /// Every rule a well-formed descriptor follows (docs/abi.md §3).
+    pub fn check(&self) -> Result<(), String> {
+        let mut regions: HashMap<&str, &MemoryDesc> = HashMap::new();
+        for m in &self.memories {
+            check_memory(m)?;
+            if regions.insert(&m.name, m).is_some() {
+                return Err(format!("region `{}` listed twice", m.name));
+            }
+        }
+        let mut used: HashSet<&str> = HashSet::new();
+        for (side, list) in [("export", &self.exports), ("import", &self.imports)] {
+            if list.len() > MAX_ENTRIES {
+                return Err(format!("more than {MAX_ENTRIES} {side}ed interfaces"));
+            }
+            let mut names = HashSet::new();
+            for i in list {
+                if !names.insert(i.name.as_str()) {
+                    return Err(format!("interface `{}` {side}ed twice", i.name));
+                }
+                check_interface(i, &regions, &mut used)?;
+            }
+        }
+        if let Some(unused) = self
+            .memories
+            .iter()
+            .find(|m| !used.contains(m.name.as_str()))
+        {
+            return Err(format!(
+                "region `{}` is listed but no interface uses it",
+                unused.name
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn function_id(list: &[InterfaceDesc], interface: &str, function: &str) -> Option<u32> {
+    let e = list.iter().position(|i| i.name == interface)?;
+    let f = list[e].function(function)?;
+    Some(((e as u32) << 16) | f as u32)
+}
+
+fn check_memory(m: &MemoryDesc) -> Result<(), String> {
+    if m.name.is_empty() {
+        return Err("a region has an empty name".into());
+    }
+    if !(1..=65536).contains(&m.max_pages) {
+        return Err(format!(
+            "region `{}`: {} pages, expected 1..=65536",
+            m.name, m.max_pages
+        ));
+    }
+    Ok(())
+}
+
+fn check_param(p: &ParamDesc, iface: &InterfaceDesc, what: &str) -> Result<(), String> {
+    if p.ty.is_empty() {
+        return Err(format!("{what} `{}` has no type", p.name));
+    }
+    if let Some(m) = &p.memory {
+        if !iface.memories.iter().any(|d| &d.name == m) {
+            return Err(format!(
+                "{what} `{}` is bound to region `{m}`, which the interface does not declare",
+                p.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_interface<'a>(
+    i: &'a InterfaceDesc,
+    regions: &HashMap<&str, &MemoryDesc>,
+    used: &mut HashSet<&'a str>,
+) -> Result<(), String> {
+    let ctx = |e: String| format!("interface `{}`: {e}", i.name);
+    if i.name.is_empty() {
+        return Err("an interface has an empty name".into());
+    }
+    if i.functions.len() > MAX_ENTRIES {
+        return Err(ctx(format!("more than {MAX_ENTRIES} functions")));
+    }
+    if i.pattern == Pattern::Pool && i.pool_size == 0 {
+        return Err(ctx("pattern pool with pool size 0".into()));
+    }
+    let mut names = HashSet::new();
+    for m in &i.memories {
+        check_memory(m).map_err(ctx)?;
+        if !names.insert(m.name.as_str()) {
+            return Err(ctx(format!("region `{}` declared twice", m.name)));
+        }
+        match regions.get(m.name.as_str()) {
+            Some(d) if *d == m => {}
+            Some(_) => {
+                return Err(ctx(format!(
+                    "region `{}` differs from the module's list of regions",
+                    m.name
+                )))
+            }
+            None => {
+                return Err(ctx(format!(
+                    "region `{}` is missing from the module's list of regions",
+                    m.name
+                )))
+            }
+        }
+        used.insert(m.name.as_str());
+    }
+    let mut names = HashSet::new();
+    for f in &i.functions {
+        if f.name.is_empty() {
+            return Err(ctx("a function has an empty name".into()));
+        }
+        if !names.insert(f.name.as_str()) {
+            return Err(ctx(format!("function `{}` declared twice", f.name)));
+        }
+        for p in &f.params {
+            check_param(p, i, "parameter").map_err(|e| ctx(format!("fn {}: {e}", f.name)))?;
+        }
+        if let Some(r) = &f.result {
+            check_param(r, i, "result").map_err(|e| ctx(format!("fn {}: {e}", f.name)))?;
+        }
+    }
+    let expected = i.signature_hash();
+    if i.hash != expected {
+        return Err(ctx(format!(
+            "hash {:#018x} does not match the signature (expected {expected:#018x}; docs/abi.md §3.1)",
+            i.hash
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn example() -> InterfaceDesc {
+        let world = Some("game.world".to_string());
+        InterfaceDesc {
+            name: "game.Updater".into(),
+            hash: 0,
+            dynamic: false,
+            pattern: Pattern::Direct,
+            pool_size: 0,
+            memories: vec![MemoryDesc {
+                name: "game.world".into(),
+                importer: Access::Read,
+                exporter: Access::ReadWrite,
+                max_pages: 16,
+            }],
+            functions: vec![
+                FunctionDesc {
+                    name: "update".into(),
+                    params: vec![
+                        ParamDesc {
+                            name: "state".into(),
+                            ty: "game.State".into(),
+                            memory: world.clone(),
+                        },
+                        ParamDesc {
+                            name: "input".into(),
+                            ty: "game.Input".into(),
+                            memory: None,
+                        },
+                    ],
+                    result: Some(ParamDesc {
+                        name: "next".into(),
+                        ty: "game.State".into(),
+                        memory: world,
+                    }),
+                },
+                FunctionDesc {
+                    name: "reset".into(),
+                    params: vec![],
+                    result: None,
+                },
+            ],
+        }
+    }
+
+    /// The worked example of docs/abi.md §3.1, byte for byte.
+    #[test]
+    fn signature_matches_the_abi_example() {
+        let i = example();
+        assert_eq!(
+            i.signature(),
+            "interface game.Updater\nmemory game.world import=read export=readwrite pages=16\nfn update(state: game.State @ game.world, input: game.Input) -> next: game.State @ game.world\nfn reset()\n"
+        );
+        assert_eq!(i.signature_hash(), 0xf1c9_c72e_7ed9_6715);
+    }
+
+    #[test]
+    fn encode_decode_round_trip() {
+        let i = example();
+        let d = ModuleDesc {
+            memories: i.memories.clone(),
+            exports: vec![i.clone()],
+            imports: vec![i],
+        }
+        .with_hashes();
+        assert_eq!(ModuleDesc::decode(&d.encode()).unwrap(), d);
+        assert_eq!(d.export_id("game.Updater", "reset"), Some(1));
+        assert_eq!(d.access("game.world"), Access::ReadWrite);
+    }
+
+    #[test]
+    fn broken_descriptors_are_refused() {
+        let i = example();
+        let good = ModuleDesc {
+            memories: i.memories.clone(),
+            exports: vec![i],
+            imports: vec![],
+        }
+        .with_hashes();
+        let mut bad_hash = good.clone();
+        bad_hash.exports[0].hash ^= 1;
+        assert!(ModuleDesc::decode(&bad_hash.encode())
+            .unwrap_err()
+            .contains("does not match the signature"));
+        let mut missing_region = good.clone();
+        missing_region.memories.clear();
+        assert!(ModuleDesc::decode(&missing_region.encode())
+            .unwrap_err()
+            .contains("missing from the module's list"));
+        let mut zero_pages = good.clone();
+        zero_pages.memories[0].max_pages = 0;
+        zero_pages.exports[0].memories[0].max_pages = 0;
+        assert!(ModuleDesc::decode(&zero_pages.with_hashes().encode())
+            .unwrap_err()
+            .contains("pages"));
+        let mut dup = good.clone();
+        dup.exports.push(dup.exports[0].clone());
+        assert!(ModuleDesc::decode(&dup.encode())
+            .unwrap_err()
+            .contains("twice"));
+        let mut unbound = good;
+        unbound.exports[0].functions[0].params[1].memory = Some("game.other".into());
+        assert!(ModuleDesc::decode(&unbound.with_hashes().encode())
+            .unwrap_err()
+            .contains("does not declare"));
+        assert!(ModuleDesc::decode(b"garbage!").is_err());
+        assert!(ModuleDesc::decode(&[]).is_err());
+    }
+}

@@ -1,0 +1,318 @@
+//! A minimal `wasi_snapshot_preview1` (docs/abi.md §8) for toolchains that
+//! need it (Go). No filesystem, no sockets; every write into guest memory
+//! goes through the read-only check (`guest_write`), so a WASI call cannot
+//! be used to write into a read-only window either. Imports not listed in
+//! [`FUNCTIONS`] get `ENOSYS` stubs of the declared type (loader.rs).
+
+use std::time::{Duration, Instant, SystemTime};
+
+use wasmtime::{Caller, Linker};
+
+use crate::instance::{guest_slice, guest_write, Abort, State, WriteError};
+use crate::log::{LogLevel, LogRecord};
+
+pub(crate) const MODULE: &str = "wasi_snapshot_preview1";
+
+const SUCCESS: i32 = 0;
+const EBADF: i32 = 8;
+const EFAULT: i32 = 21;
+const EINVAL: i32 = 28;
+pub(crate) const ENOSYS: i32 = 52;
+
+/// The functions implemented here.
+pub(crate) const FUNCTIONS: &[&str] = &[
+    "fd_write",
+    "fd_read",
+    "fd_close",
+    "fd_fdstat_get",
+    "fd_prestat_get",
+    "clock_time_get",
+    "clock_res_get",
+    "random_get",
+    "args_get",
+    "args_sizes_get",
+    "environ_get",
+    "environ_sizes_get",
+    "proc_exit",
+    "sched_yield",
+    "poll_oneoff",
+];
+
+/// Longest unfinished stdout/stderr line kept before it is flushed.
+const MAX_LINE: usize = 4096;
+
+/// Write into guest memory: `EFAULT` when out of range, a trap of the call
+/// when into a read-only window.
+fn put(c: &mut Caller<'_, State>, ptr: i32, bytes: &[u8]) -> wasmtime::Result<i32> {
+    match guest_write(c, ptr as u32, bytes) {
+        Ok(()) => Ok(SUCCESS),
+        Err(WriteError::OutOfRange) => Ok(EFAULT),
+        Err(WriteError::ReadOnly(a)) => Err(wasmtime::Error::new(a)),
+    }
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap_or([0; 4]))
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().unwrap_or([0; 8]))
+}
+
+/// Process-wide origin of the monotonic clock.
+fn monotonic_ns() -> u64 {
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_nanos() as u64
+}
+
+fn clock_ns(id: i32) -> Option<u64> {
+    match id {
+        0 => Some(
+            SystemTime::now()
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .ok()?
+                .as_nanos() as u64,
+        ),
+        1..=3 => Some(monotonic_ns()),
+        _ => None,
+    }
+}
+
+/// Forward complete lines of stdout (fd 1) / stderr (fd 2) to the log.
+fn emit_lines(c: &mut Caller<'_, State>, fd: usize, bytes: &[u8]) {
+    let level = if fd == 1 {
+        LogLevel::Info
+    } else {
+        LogLevel::Warn
+    };
+    let mut lines = Vec::new();
+    {
+        let buf = &mut c.data_mut().lines[fd - 1];
+        buf.extend_from_slice(bytes);
+        while let Some(nl) = buf.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = buf.drain(..=nl).collect();
+            lines.push(line);
+        }
+        if buf.len() > MAX_LINE {
+            lines.push(std::mem::take(buf));
+        }
+    }
+    let ctx = c.data().ctx.clone();
+    for line in lines {
+        let text = String::from_utf8_lossy(&line[..line.len().min(MAX_LINE)]);
+        let message = text.trim_end_matches(['\n', '\r']);
+        ctx.log.log(&LogRecord {
+            module: ctx.name(),
+            level,
+            message,
+        });
+    }
+}
+
+pub(crate) fn define(linker: &mut Linker<State>) -> wasmtime::Result<()> {
+    let m = MODULE;
+    linker.func_wrap(
+        m,
+        "fd_write",
+        |mut c: Caller<'_, State>, fd: i32, iovs: i32, n: i32, written: i32| {
+            if fd != 1 && fd != 2 {
+                return Ok(EBADF);
+            }
+            let Some(list) =
+                guest_slice(&c, iovs as u32, (n as u32).saturating_mul(8)).map(<[u8]>::to_vec)
+            else {
+                return Ok(EFAULT);
+            };
+            let mut data = Vec::new();
+            for k in 0..n as usize {
+                let (ptr, len) = (u32_at(&list, k * 8), u32_at(&list, k * 8 + 4));
+                let Some(b) = guest_slice(&c, ptr, len) else {
+                    return Ok(EFAULT);
+                };
+                data.extend_from_slice(b);
+            }
+            emit_lines(&mut c, fd as usize, &data);
+            put(&mut c, written, &(data.len() as u32).to_le_bytes())
+        },
+    )?;
+    linker.func_wrap(
+        m,
+        "fd_read",
+        |mut c: Caller<'_, State>, fd: i32, _iovs: i32, _n: i32, read: i32| {
+            if fd != 0 {
+                return Ok(EBADF);
+            }
+            // stdin is empty: end of file, nothing written but the count.
+            put(&mut c, read, &0u32.to_le_bytes())
+        },
+    )?;
+    linker.func_wrap(m, "fd_close", |_c: Caller<'_, State>, fd: i32| {
+        Ok(if (0..=2).contains(&fd) {
+            SUCCESS
+        } else {
+            EBADF
+        })
+    })?;
+    linker.func_wrap(
+        m,
+        "fd_fdstat_get",
+        |mut c: Caller<'_, State>, fd: i32, out: i32| {
+            if !(0..=2).contains(&fd) {
+                return Ok(EBADF);
+            }
+            // filetype 2 = character device; rights: fd_read (bit 1) for stdin,
+            // fd_write (bit 6) for stdout/stderr.
+            let mut stat = [0u8; 24];
+            stat[0] = 2;
+            let rights: u64 = if fd == 0 { 1 << 1 } else { 1 << 6 };
+            stat[8..16].copy_from_slice(&rights.to_le_bytes());
+            put(&mut c, out, &stat)
+        },
+    )?;
+    // No preopened directories: EBADF ends the guest's preopen scan.
+    linker.func_wrap(
+        m,
+        "fd_prestat_get",
+        |_c: Caller<'_, State>, _fd: i32, _out: i32| Ok(EBADF),
+    )?;
+    linker.func_wrap(
+        m,
+        "clock_time_get",
+        |mut c: Caller<'_, State>, id: i32, _precision: i64, out: i32| match clock_ns(id) {
+            Some(ns) => put(&mut c, out, &ns.to_le_bytes()),
+            None => Ok(EINVAL),
+        },
+    )?;
+    linker.func_wrap(
+        m,
+        "clock_res_get",
+        |mut c: Caller<'_, State>, id: i32, out: i32| {
+            if clock_ns(id).is_none() {
+                return Ok(EINVAL);
+            }
+            put(&mut c, out, &1000u64.to_le_bytes())
+        },
+    )?;
+    linker.func_wrap(
+        m,
+        "random_get",
+        |mut c: Caller<'_, State>, buf: i32, len: i32| {
+            let len = len as u32 as usize;
+            if len > 1 << 20 {
+                return Ok(EINVAL);
+            }
+            let mut bytes = vec![0u8; len];
+            let mut filled = 0;
+            while filled < len {
+                // SAFETY: writes into the unfilled tail of `bytes`.
+                let n = unsafe {
+                    libc::getrandom(bytes[filled..].as_mut_ptr().cast(), len - filled, 0)
+                };
+                if n <= 0 {
+                    return Ok(EFAULT);
+                }
+                filled += n as usize;
+            }
+            put(&mut c, buf, &bytes)
+        },
+    )?;
+    for (get, sizes) in [
+        ("args_get", "args_sizes_get"),
+        ("environ_get", "environ_sizes_get"),
+    ] {
+        linker.func_wrap(m, get, |_c: Caller<'_, State>, _a: i32, _b: i32| {
+            Ok(SUCCESS)
+        })?;
+        linker.func_wrap(
+            m,
+            sizes,
+            |mut c: Caller<'_, State>, count: i32, size: i32| {
+                let r = put(&mut c, count, &0u32.to_le_bytes())?;
+                if r != SUCCESS {
+                    return Ok(r);
+                }
+                put(&mut c, size, &0u32.to_le_bytes())
+            },
+        )?;
+    }
+    linker.func_wrap(
+        m,
+        "proc_exit",
+        |_c: Caller<'_, State>, code: i32| -> wasmtime::Result<()> {
+            Err(wasmtime::Error::new(Abort::Exit(code)))
+        },
+    )?;
+    linker.func_wrap(m, "sched_yield", |_c: Caller<'_, State>| Ok(SUCCESS))?;
+    linker.func_wrap(m, "poll_oneoff", poll_oneoff)?;
+    Ok(())
+}
+
+/// Clock subscriptions sleep (never past the call's deadline); others are
+/// answered at once with `ENOSYS`.
+fn poll_oneoff(
+    mut c: Caller<'_, State>,
+    subs: i32,
+    events: i32,
+    n: i32,
+    nevents: i32,
+) -> wasmtime::Result<i32> {
+    let n = n as u32;
+    if n == 0 {
+        return Ok(EINVAL);
+    }
+    let Some(list) = guest_slice(&c, subs as u32, n.saturating_mul(48)).map(<[u8]>::to_vec) else {
+        return Ok(EFAULT);
+    };
+    let mut sleep: Option<Duration> = None;
+    let mut fired = Vec::new();
+    for k in 0..n as usize {
+        let s = &list[k * 48..(k + 1) * 48];
+        let (userdata, tag) = (u64_at(s, 0), s[8]);
+        if tag == 0 {
+            let (id, timeout, flags) = (
+                u32_at(s, 16),
+                u64_at(s, 24),
+                u16::from_le_bytes([s[40], s[41]]),
+            );
+            let wait = if flags & 1 != 0 {
+                timeout.saturating_sub(clock_ns(id as i32).unwrap_or(0))
+            } else {
+                timeout
+            };
+            let wait = Duration::from_nanos(wait);
+            sleep = Some(sleep.map_or(wait, |s| s.min(wait)));
+            fired.push((userdata, 0u16, 0u8, wait));
+        } else {
+            fired.push((userdata, ENOSYS as u16, tag, Duration::ZERO));
+        }
+    }
+    let wait = if fired.iter().any(|f| f.2 != 0) {
+        Duration::ZERO
+    } else {
+        sleep.unwrap_or(Duration::ZERO)
+    };
+    let left = c.data().deadline.saturating_duration_since(Instant::now());
+    if wait > left {
+        std::thread::sleep(left);
+        return Err(wasmtime::Error::new(Abort::Timeout));
+    }
+    std::thread::sleep(wait);
+    let mut out = Vec::new();
+    let mut count = 0u32;
+    for (userdata, error, tag, w) in fired {
+        if tag == 0 && w > wait {
+            continue;
+        }
+        let mut e = [0u8; 32];
+        e[0..8].copy_from_slice(&userdata.to_le_bytes());
+        e[8..10].copy_from_slice(&error.to_le_bytes());
+        e[10] = tag;
+        out.extend_from_slice(&e);
+        count += 1;
+    }
+    let r = put(&mut c, events, &out)?;
+    if r != SUCCESS {
+        return Ok(r);
+    }
+    put(&mut c, nevents, &count.to_le_bytes())
+}

@@ -1,0 +1,246 @@
+//! WAT test guests: a tiny guest library written in WAT (bump allocator,
+//! window table, dispatch by function id, descriptor in a data segment)
+//! around caller-supplied function bodies. For tests and examples of hosts
+//! and bindings that should not depend on a guest toolchain; it follows
+//! docs/abi.md like any guest library.
+//!
+//! Bodies are WAT instructions of `(param $args i32) (param $n i32)
+//! (result i32)` (the dispatch status) and may use `$arg_ptr`, `$arg_len`
+//! (argument `k`), `$win` (window of region `i`), `$reply` (report a
+//! result, return 0), `$alloc`, and the `karmem` imports `$result`,
+//! `$error`, `$log`, `$call`, `$take`.
+
+use std::fmt::Write as _;
+
+use crate::{
+    Access, FunctionDesc, GuestModule, InterfaceDesc, MemoryDesc, ModuleDesc, ParamDesc, Pattern,
+    Result, Runtime,
+};
+
+/// Where guest libraries keep the window of region `i`: ptr at
+/// `WINDOWS + 8i`, len at `WINDOWS + 8i + 4`.
+pub const WINDOWS: u32 = 256;
+/// Where the descriptor lives.
+const DESC_AT: u32 = 4096;
+/// First byte of the bump heap.
+const HEAP: u32 = 65536;
+
+pub fn memory(name: &str, importer: Access, exporter: Access, pages: u32) -> MemoryDesc {
+    MemoryDesc {
+        name: name.into(),
+        importer,
+        exporter,
+        max_pages: pages,
+    }
+}
+
+pub fn param(name: &str, ty: &str, memory: Option<&str>) -> ParamDesc {
+    ParamDesc {
+        name: name.into(),
+        ty: ty.into(),
+        memory: memory.map(str::to_string),
+    }
+}
+
+/// `name(params) -> result`.
+pub fn func(name: &str, params: Vec<ParamDesc>, result: Option<ParamDesc>) -> FunctionDesc {
+    FunctionDesc {
+        name: name.into(),
+        params,
+        result,
+    }
+}
+
+/// A function `name() -> r: t.Msg`.
+pub fn simple(name: &str) -> FunctionDesc {
+    func(name, vec![], Some(param("r", "t.Msg", None)))
+}
+
+pub fn iface(
+    name: &str,
+    pattern: Pattern,
+    memories: Vec<MemoryDesc>,
+    functions: Vec<FunctionDesc>,
+) -> InterfaceDesc {
+    InterfaceDesc {
+        name: name.into(),
+        hash: 0,
+        dynamic: false,
+        pattern,
+        pool_size: if pattern == Pattern::Pool { 2 } else { 0 },
+        memories,
+        functions,
+    }
+}
+
+/// A WAT guest under construction.
+pub struct Guest {
+    pub desc: ModuleDesc,
+    /// (export function id, WAT body of `(param $args i32) (param $n i32)
+    /// (result i32)`).
+    funcs: Vec<(u32, String)>,
+    /// Extra module fields (functions, data, globals).
+    pub extra: String,
+    pub pages: u32,
+    /// Runs first in `karmem_alloc` (params $size $align).
+    pub alloc_prefix: String,
+    pub abi_version: i32,
+    pub start_export: bool,
+    pub extra_imports: String,
+}
+
+impl Guest {
+    pub fn new(exports: Vec<InterfaceDesc>, imports: Vec<InterfaceDesc>) -> Guest {
+        let mut memories: Vec<MemoryDesc> = Vec::new();
+        for i in exports.iter().chain(&imports) {
+            for m in &i.memories {
+                if !memories.iter().any(|x| x.name == m.name) {
+                    memories.push(m.clone());
+                }
+            }
+        }
+        Guest {
+            desc: ModuleDesc {
+                memories,
+                exports,
+                imports,
+            }
+            .with_hashes(),
+            funcs: Vec::new(),
+            extra: String::new(),
+            pages: 2,
+            alloc_prefix: String::new(),
+            abi_version: 1,
+            start_export: false,
+            extra_imports: String::new(),
+        }
+    }
+
+    /// Implement `interface.function` with a WAT body.
+    pub fn func(mut self, interface: &str, function: &str, body: &str) -> Guest {
+        let id = self
+            .desc
+            .export_id(interface, function)
+            .unwrap_or_else(|| panic!("no export {interface}.{function}"));
+        self.funcs.push((id, body.to_string()));
+        self
+    }
+
+    pub fn extra(mut self, wat: &str) -> Guest {
+        self.extra.push_str(wat);
+        self.extra.push('\n');
+        self
+    }
+
+    /// The module text.
+    pub fn wat(&self) -> String {
+        self.wat_with_desc(&self.desc.encode())
+    }
+
+    pub fn wat_with_desc(&self, desc: &[u8]) -> String {
+        let mut w = String::from("(module\n");
+        w.push_str(
+            r#"  (import "karmem" "result" (func $result (param i32 i32)))
+  (import "karmem" "error" (func $error (param i32 i32)))
+  (import "karmem" "log" (func $log (param i32 i32 i32)))
+  (import "karmem" "call" (func $call (param i32 i32 i32 i32 i32) (result i32)))
+  (import "karmem" "take" (func $take (param i32 i32 i32) (result i32)))
+"#,
+        );
+        w.push_str(&self.extra_imports);
+        let _ = writeln!(w, "  (memory (export \"memory\") {})", self.pages);
+        let _ = writeln!(w, "  (global $heap (mut i32) (i32.const {HEAP}))");
+        let mut data = String::new();
+        for b in desc {
+            let _ = write!(data, "\\{b:02x}");
+        }
+        let _ = writeln!(w, "  (data (i32.const {DESC_AT}) \"{data}\")");
+        let _ = writeln!(
+            w,
+            "  (func (export \"karmem_abi_version\") (result i32) (i32.const {}))",
+            self.abi_version
+        );
+        w.push_str("  (func (export \"karmem_init\") (result i32) (i32.const 0))\n");
+        let _ = writeln!(
+            w,
+            "  (func (export \"karmem_describe\") (result i64) (i64.const {}))",
+            u64::from(DESC_AT) | ((desc.len() as u64) << 32)
+        );
+        let alloc = format!("{}\n{BUMP}", self.alloc_prefix);
+        let _ = writeln!(
+            w,
+            "  (func $alloc (export \"karmem_alloc\") (param $size i32) (param $align i32) (result i32) (local $p i32) (local $end i32)\n{alloc})"
+        );
+        let _ = writeln!(
+            w,
+            "  (func (export \"karmem_bind_memory\") (param $i i32) (param $p i32) (param $l i32)\n    (i32.store (i32.add (i32.const {WINDOWS}) (i32.shl (local.get $i) (i32.const 3))) (local.get $p))\n    (i32.store (i32.add (i32.const {}) (i32.shl (local.get $i) (i32.const 3))) (local.get $l)))",
+            WINDOWS + 4
+        );
+        if self.start_export {
+            w.push_str("  (func (export \"_start\"))\n");
+        }
+        w.push_str("  (func (export \"karmem_dispatch\") (param $f i32) (param $args i32) (param $n i32) (result i32)\n");
+        for (id, _) in &self.funcs {
+            let _ = writeln!(
+                w,
+                "    (if (i32.eq (local.get $f) (i32.const {id})) (then (return (call $f{id} (local.get $args) (local.get $n)))))"
+            );
+        }
+        w.push_str("    (i32.const 1))\n");
+        for (id, body) in &self.funcs {
+            let _ = writeln!(
+                w,
+                "  (func $f{id} (param $args i32) (param $n i32) (result i32)\n{body})"
+            );
+        }
+        w.push_str(HELPERS);
+        w.push_str(&self.extra);
+        w.push_str(")\n");
+        w
+    }
+
+    /// Load the module into `runtime` under `name`.
+    pub fn load_into(&self, runtime: &Runtime, name: &str) -> Result<GuestModule> {
+        runtime.load(name, self.wat().as_bytes())
+    }
+}
+
+/// Bump allocator that grows the memory; 0 when growth is refused.
+const BUMP: &str = r#"    (local.set $p (i32.and (i32.add (global.get $heap) (i32.sub (local.get $align) (i32.const 1)))
+                           (i32.xor (i32.sub (local.get $align) (i32.const 1)) (i32.const -1))))
+    (local.set $end (i32.add (local.get $p) (local.get $size)))
+    (if (i32.gt_u (local.get $end) (i32.shl (memory.size) (i32.const 16)))
+      (then
+        (if (i32.eq (memory.grow (i32.shr_u (i32.add (i32.sub (local.get $end) (i32.shl (memory.size) (i32.const 16))) (i32.const 65535)) (i32.const 16)))
+                    (i32.const -1))
+          (then (return (i32.const 0))))))
+    (global.set $heap (local.get $end))
+    (local.get $p)"#;
+
+/// Helpers for bodies: argument k's pointer/length, the window of region i,
+/// reply with bytes (result) or an error string.
+const HELPERS: &str = r#"  (func $arg_ptr (param $args i32) (param $k i32) (result i32) (i32.load (i32.add (local.get $args) (i32.shl (local.get $k) (i32.const 3)))))
+  (func $arg_len (param $args i32) (param $k i32) (result i32) (i32.load offset=4 (i32.add (local.get $args) (i32.shl (local.get $k) (i32.const 3)))))
+  (func $win (param $i i32) (result i32) (i32.load (i32.add (i32.const 256) (i32.shl (local.get $i) (i32.const 3)))))
+  (func $reply (param $p i32) (param $l i32) (result i32) (call $result (local.get $p) (local.get $l)) (i32.const 0))
+"#;
+
+/// A guest exporting `interface` with one function `ok() -> r` that replies
+/// `text`.
+pub fn replier(interface: &str, text: &str) -> Guest {
+    Guest::new(
+        vec![iface(
+            interface,
+            Pattern::Direct,
+            vec![],
+            vec![simple("ok")],
+        )],
+        vec![],
+    )
+    .func(
+        interface,
+        "ok",
+        &format!("(call $reply (i32.const 2048) (i32.const {}))", text.len()),
+    )
+    .extra(&format!("(data (i32.const 2048) \"{text}\")"))
+}

@@ -1,0 +1,50 @@
+//! Test setup: one runtime per test binary, and the WAT guest builder of
+//! `karmem_host::wat_guest`.
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+pub use karmem_host::wat_guest::*;
+use karmem_host::{AppBuilder, GuestModule, MemoryLog, Runtime, RuntimeConfig};
+
+/// One runtime (and cache directory) per test binary.
+pub fn runtime() -> &'static Runtime {
+    static RT: OnceLock<Runtime> = OnceLock::new();
+    RT.get_or_init(|| {
+        Runtime::new(RuntimeConfig {
+            cache_dir: Some(cache_dir()),
+            ..RuntimeConfig::default()
+        })
+        .expect("runtime")
+    })
+}
+
+pub fn cache_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("karmem-host-cache")
+}
+
+/// A region snapshot, for "bytes unchanged" checks.
+pub fn snapshot(app: &karmem_host::App, region: &str) -> Vec<u8> {
+    let r = app.region(region).unwrap();
+    let mut v = vec![0; r.len()];
+    r.read(0, &mut v).unwrap();
+    v
+}
+
+pub fn builder(log: &Arc<MemoryLog>) -> AppBuilder {
+    let mut b = AppBuilder::new(runtime());
+    b.log_sink(log.clone());
+    b
+}
+
+/// Load a guest into the shared runtime (panics with the WAT on failure).
+pub trait LoadExt {
+    fn load(&self, name: &str) -> GuestModule;
+}
+
+impl LoadExt for Guest {
+    fn load(&self, name: &str) -> GuestModule {
+        self.load_into(runtime(), name)
+            .unwrap_or_else(|e| panic!("load {name}: {e}\n{}", self.wat()))
+    }
+}
