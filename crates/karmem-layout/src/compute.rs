@@ -183,6 +183,24 @@ impl Computer<'_> {
                     ArrayLayout::Soa => ArrayData::UnionSoa { id, tag },
                     ArrayLayout::BoVoA | ArrayLayout::BoVoS => {
                         let soa = a.layout == ArrayLayout::BoVoS;
+                        let union = &schema.unions[id];
+                        // A bunch table has one entry per variant; readers
+                        // scan at most MAX_COLUMNS entries (format.md §7.1,
+                        // §10), so more variants would be unreadable.
+                        if union.variants.len() > MAX_COLUMNS {
+                            self.diags.push(
+                                Diagnostic::error(
+                                    span,
+                                    format!(
+                                        "`{}` has {} variants; a #bovoa/#bovos array holds at most {MAX_COLUMNS}",
+                                        union.name,
+                                        union.variants.len()
+                                    ),
+                                )
+                                .with_label("array of this union")
+                                .with_hint("use #soa or #aos for this array"),
+                            );
+                        }
                         let variants = schema.unions[id]
                             .variants
                             .iter()

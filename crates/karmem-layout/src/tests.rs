@@ -143,3 +143,27 @@ fn union_bunches_and_directory_size() {
         128
     );
 }
+
+#[test]
+fn bunch_arrays_of_unions_with_too_many_variants_are_errors() {
+    let mut src = String::from("karmem t;\n");
+    let mut variants = String::new();
+    for i in 0..1100 {
+        src.push_str(&format!("struct S{i} inline {{ X u8; }}\n"));
+        variants.push_str(&format!("S{i}; "));
+    }
+    src.push_str(&format!("union U u16 {{ {variants}}}\n"));
+    // Fine as #soa; refused as a bunch (readers scan at most 1 024 entries).
+    layout(&format!("{src}struct R table {{ A []U #soa; }}\n"));
+    let err = load(
+        "t.km",
+        &format!("{src}struct R table {{ A []U #bovoa; }}\n"),
+    )
+    .unwrap_err();
+    let text = err.render(false);
+    assert!(
+        text.contains("`U` has 1100 variants; a #bovoa/#bovos array holds at most 1024"),
+        "{text}"
+    );
+    assert!(text.contains("use #soa or #aos"), "{text}");
+}
