@@ -102,6 +102,10 @@ enum JsonAction {
 enum Lang {
     Rust,
     Go,
+    /// Rust WebAssembly guest bindings on `karmem-guest` (docs/guests.md).
+    RustGuest,
+    /// Typed Rust host bindings over `karmem-host` (docs/guests.md).
+    RustHost,
 }
 
 /// Why a command failed; decides the exit code and the message.
@@ -174,6 +178,8 @@ fn build(langs: &[Lang], out: &Path, schema_path: &Path) -> Result<(), Failure> 
         let backend: Box<dyn karmem_codegen::Backend> = match lang {
             Lang::Rust => Box::new(karmem_codegen::rust::RustBackend::default()),
             Lang::Go => Box::new(karmem_codegen::go::GoBackend),
+            Lang::RustGuest => Box::new(karmem_codegen::rust_guest::RustGuestBackend),
+            Lang::RustHost => Box::new(karmem_codegen::rust_host::RustHostBackend),
         };
         let files = backend
             .generate(&schema, &layout)
@@ -187,7 +193,7 @@ fn build(langs: &[Lang], out: &Path, schema_path: &Path) -> Result<(), Failure> 
             fs::write(&path, &file.contents)
                 .map_err(|e| Failure::Io(format!("cannot write {}: {e}", path.display())))?;
             match lang {
-                Lang::Rust => rustfmt(&path),
+                Lang::Rust | Lang::RustGuest | Lang::RustHost => rustfmt(&path),
                 // The Go backend emits gofmt-clean code itself; gofmt (when
                 // installed) only normalises it further for the user's tools.
                 Lang::Go => gofmt(&path),

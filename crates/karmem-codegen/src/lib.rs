@@ -11,6 +11,9 @@ pub mod go;
 pub mod iface;
 pub mod names;
 pub mod rust;
+pub mod rust_guest;
+pub mod rust_host;
+pub mod script;
 
 /// One output file, relative to the output directory.
 #[derive(Clone, Debug, PartialEq, Eq)]

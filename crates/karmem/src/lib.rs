@@ -35,6 +35,31 @@ pub use validate::Validator;
 pub use views::{FromInline, FromTable, InlineArray, TableArray};
 pub use writer::Writer;
 
+/// A generated data type used as a message root: how to view, encode and
+/// decode it without naming its generated functions. Implemented by the
+/// interface generators (`--lang rust-guest`, `--lang rust-host`) for every
+/// struct that is a parameter or result, so their runtime support can be
+/// generic over the message type.
+pub trait Message: Sized {
+    /// The zero-copy, bounds-checked viewer (`TypeView<'a>`).
+    type View<'a>;
+    fn view<'a>(r: &Reader<'a>) -> Self::View<'a>;
+    fn encode(&self, w: &mut Writer) -> Result<(), Error>;
+    fn decode(r: &Reader<'_>) -> Result<Self, Error>;
+}
+
+/// "No result": what callers of a function without a result receive.
+impl Message for () {
+    type View<'a> = ();
+    fn view<'a>(_: &Reader<'a>) -> Self::View<'a> {}
+    fn encode(&self, _: &mut Writer) -> Result<(), Error> {
+        Ok(())
+    }
+    fn decode(_: &Reader<'_>) -> Result<Self, Error> {
+        Ok(())
+    }
+}
+
 /// Message header size; the root object starts here.
 pub const HEADER_SIZE: u32 = 8;
 /// `"KM"`: the first two bytes of every message.

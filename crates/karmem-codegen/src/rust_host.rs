@@ -1,0 +1,332 @@
+//! `--lang rust-host`: typed bindings over `karmem_host::App` for a host
+//! program. One self-contained file `<package>_host.rs`:
+//!
+//! * the data types (the `--lang rust` output) and `karmem::Message` for
+//!   every struct used by an interface;
+//! * `Reply<T>` (a result: zero-copy viewer, decoding) and `Callee<T>` (one
+//!   exporter's outcome of a fan-out);
+//! * per interface a module `<interface>` with `NAME` and
+//!   `Client` — `Client::new(&app, module)` resolves one exporter's
+//!   functions once; `Client::all(&app)` every exporter (for fan-out, or to
+//!   reach each pool/singleton member); one method per function taking
+//!   typed arguments (`&T`, or `karmem_host::RegionSlice` for region-bound
+//!   parameters).
+
+use std::fmt::Write as _;
+
+use karmem_layout::Layout;
+use karmem_schema::model::Schema;
+
+use crate::iface::{self, Iface};
+use crate::names::{rust_ident, snake};
+use crate::rust::RustBackend;
+use crate::rust_guest::{messages, strip_header, type_name};
+use crate::{Backend, Error, GeneratedFile};
+
+#[derive(Clone, Debug, Default)]
+pub struct RustHostBackend;
+
+const SUPPORT: &str = r#"
+/// The result of a call: the message bytes (copied out of the callee, or
+/// out of the region for region-bound results) with a typed viewer.
+pub struct Reply<T> {
+    buf: karmem::AlignedBuf,
+    /// Where a region-bound result was (no copy was made by the runtime).
+    pub region: Option<karmem_host::RegionSlice>,
+    _t: core::marker::PhantomData<T>,
+}
+
+impl<T: karmem::Message> Reply<T> {
+    fn new(app: &karmem_host::App, out: karmem_host::Output) -> karmem_host::Result<Self> {
+        let region = match &out {
+            karmem_host::Output::Region(s) => Some(*s),
+            _ => None,
+        };
+        let bytes = out.to_vec(app)?;
+        Ok(Reply {
+            buf: karmem::AlignedBuf::from_bytes(&bytes),
+            region,
+            _t: core::marker::PhantomData,
+        })
+    }
+
+    /// The message bytes (empty when the function reported no result).
+    pub fn bytes(&self) -> &[u8] {
+        self.buf.as_slice()
+    }
+
+    /// A bounds-checked, zero-copy viewer. `Err` when the callee's bytes
+    /// are not a message (an empty result reads as an error too).
+    pub fn view(&self) -> Result<T::View<'_>, karmem::Error> {
+        Ok(T::view(&karmem::Reader::new(self.bytes())?))
+    }
+
+    /// Decode into an owned object.
+    pub fn decode(&self) -> Result<T, karmem::Error> {
+        T::decode(&karmem::Reader::new(self.bytes())?)
+    }
+}
+
+/// One exporter's outcome of a call made through [`Client::all`]-style
+/// clients: a failing callee does not hide the others' results.
+pub struct Callee<T> {
+    /// Index of the module in the application.
+    pub callee: usize,
+    pub module: String,
+    pub result: karmem_host::Result<Reply<T>>,
+}
+
+fn encode_arg<T: karmem::Message>(
+    f: &karmem_host::ExportFn,
+    value: &T,
+) -> karmem_host::Result<Vec<u8>> {
+    let mut w = karmem::Writer::new(256);
+    value
+        .encode(&mut w)
+        .map_err(|e| karmem_host::Error::BadArgument {
+            site: f.site().clone(),
+            message: format!("encode: {e:?}"),
+        })?;
+    Ok(w.bytes().to_vec())
+}
+"#;
+
+impl Backend for RustHostBackend {
+    fn name(&self) -> &'static str {
+        "rust-host"
+    }
+
+    fn generate(&self, schema: &Schema, layout: &Layout) -> Result<Vec<GeneratedFile>, Error> {
+        let data = RustBackend::default().generate(schema, layout)?;
+        let mut out = crate::header("//", schema);
+        out.push_str(
+            "//\n// Usage: `mod <name>;` (or `include!` it) in a host crate depending on `karmem`\n\
+             // and `karmem-host` (docs/guests.md).\n\n",
+        );
+        out.push_str(strip_header(&data[0].contents));
+        let ifaces = iface::interfaces(schema);
+        messages(&mut out, &ifaces);
+        if !ifaces.is_empty() {
+            out.push_str(SUPPORT);
+        }
+        for i in &ifaces {
+            interface(&mut out, i);
+        }
+        Ok(vec![GeneratedFile {
+            path: format!("{}_host.rs", snake(&schema.package)),
+            contents: out,
+        }])
+    }
+}
+
+fn interface(out: &mut String, i: &Iface) {
+    let module = rust_ident(&snake(&i.local));
+    let n = i.functions.len();
+    let _ = writeln!(out);
+    for d in &i.doc {
+        let _ = writeln!(out, "/// {d}");
+    }
+    let _ = writeln!(out, "pub mod {module} {{");
+    let _ = writeln!(out, "    #[allow(unused_imports)]\n    use super::*;\n");
+    let _ = writeln!(out, "    /// The qualified interface name.");
+    let _ = writeln!(out, "    pub const NAME: &str = {:?};", i.name);
+    let _ = writeln!(out, "    /// Function names, in function-index order.");
+    let names: Vec<String> = i
+        .functions
+        .iter()
+        .map(|f| format!("{:?}", f.name))
+        .collect();
+    let _ = writeln!(
+        out,
+        "    pub const FUNCTIONS: [&str; {n}] = [{}];\n",
+        names.join(", ")
+    );
+    let _ = writeln!(
+        out,
+        "    /// Typed calls of `{}` exported by one module (resolved once).",
+        i.name
+    );
+    let _ = writeln!(out, "    #[derive(Clone)]");
+    let _ = writeln!(out, "    pub struct Client {{");
+    let _ = writeln!(out, "        app: karmem_host::App,");
+    let _ = writeln!(
+        out,
+        "        /// `None` for a function the exporter lacks (dynamic interfaces)."
+    );
+    let _ = writeln!(
+        out,
+        "        fns: [Option<karmem_host::ExportFn>; {n}],\n    }}\n"
+    );
+    let _ = writeln!(out, "    impl Client {{");
+    let _ = writeln!(
+        out,
+        "        /// The client of `module`'s export of `{}`.",
+        i.name
+    );
+    let _ = writeln!(
+        out,
+        "        pub fn new(app: &karmem_host::App, module: &str) -> karmem_host::Result<Client> {{"
+    );
+    let _ = writeln!(out, "            app.module_index(module)?;");
+    let _ = writeln!(
+        out,
+        "            let fns = FUNCTIONS.map(|f| app.export(module, NAME, f).ok());"
+    );
+    let _ = writeln!(
+        out,
+        "            if fns.iter().all(Option::is_none) && !FUNCTIONS.is_empty() {{"
+    );
+    let _ = writeln!(
+        out,
+        "                return Err(karmem_host::Error::UnknownFunction {{ module: module.into(), interface: NAME.into(), function: FUNCTIONS[0].into() }});"
+    );
+    let _ = writeln!(out, "            }}");
+    let _ = writeln!(out, "            Ok(Client {{ app: app.clone(), fns }})");
+    let _ = writeln!(out, "        }}\n");
+    let _ = writeln!(
+        out,
+        "        /// One client per module exporting `{}`, in module order (fan-out from the host).",
+        i.name
+    );
+    let _ = writeln!(
+        out,
+        "        pub fn all(app: &karmem_host::App) -> karmem_host::Result<Vec<Client>> {{"
+    );
+    let _ = writeln!(
+        out,
+        "            let mut modules: Vec<usize> = FUNCTIONS.iter().flat_map(|f| app.exporters(NAME, f)).map(|f| f.module_index()).collect();"
+    );
+    let _ = writeln!(out, "            modules.sort_unstable();");
+    let _ = writeln!(out, "            modules.dedup();");
+    let _ = writeln!(
+        out,
+        "            modules.into_iter().map(|m| Client::new(app, app.modules()[m].module.name())).collect()"
+    );
+    let _ = writeln!(out, "        }}\n");
+    let _ = writeln!(out, "        /// The module this client calls.");
+    let _ = writeln!(out, "        pub fn module(&self) -> Option<usize> {{");
+    let _ = writeln!(
+        out,
+        "            self.fns.iter().flatten().next().map(|f| f.module_index())"
+    );
+    let _ = writeln!(out, "        }}\n");
+    let _ = writeln!(
+        out,
+        "        fn function(&self, index: usize) -> karmem_host::Result<&karmem_host::ExportFn> {{"
+    );
+    let _ = writeln!(
+        out,
+        "            self.fns[index].as_ref().ok_or_else(|| karmem_host::Error::UnknownFunction {{"
+    );
+    let _ = writeln!(
+        out,
+        "                module: self.module().map(|m| self.app.modules()[m].module.name().to_string()).unwrap_or_default(),"
+    );
+    let _ = writeln!(
+        out,
+        "                interface: NAME.into(),\n                function: FUNCTIONS[index].into(),\n            }})"
+    );
+    let _ = writeln!(out, "        }}");
+    for f in &i.functions {
+        let (params, _) = signature(f);
+        let t = f
+            .result
+            .as_ref()
+            .map(type_name)
+            .unwrap_or_else(|| "()".into());
+        let _ = writeln!(out);
+        for d in &f.doc {
+            let _ = writeln!(out, "        /// {d}");
+        }
+        let _ = writeln!(
+            out,
+            "        pub fn {}(&self{params}) -> karmem_host::Result<Reply<{t}>> {{",
+            rust_ident(&snake(&f.name)),
+        );
+        let _ = writeln!(out, "            let f = self.function({})?;", f.index);
+        let mut args = Vec::new();
+        for (k, p) in f.params.iter().enumerate() {
+            let ident = rust_ident(&snake(&p.name));
+            if p.region.is_some() {
+                args.push(format!("karmem_host::Arg::Region({ident})"));
+            } else {
+                let _ = writeln!(out, "            let a{k} = encode_arg(f, {ident})?;");
+                args.push(format!("karmem_host::Arg::Bytes(&a{k})"));
+            }
+        }
+        let _ = writeln!(
+            out,
+            "            let out = self.app.invoke(f, &[{}])?;",
+            args.join(", ")
+        );
+        let _ = writeln!(out, "            Reply::new(&self.app, out)");
+        let _ = writeln!(out, "        }}");
+    }
+    let _ = writeln!(out, "    }}\n");
+    let _ = writeln!(
+        out,
+        "    /// Calls every module exporting `{}` (fan-out from the host): one [`Callee`] per exporter, in module order.",
+        i.name
+    );
+    let _ = writeln!(out, "    #[derive(Clone)]");
+    let _ = writeln!(out, "    pub struct All(pub Vec<Client>);\n");
+    let _ = writeln!(out, "    impl All {{");
+    let _ = writeln!(
+        out,
+        "        pub fn new(app: &karmem_host::App) -> karmem_host::Result<All> {{\n            Client::all(app).map(All)\n        }}"
+    );
+    for f in &i.functions {
+        let (params, names) = signature(f);
+        let t = f
+            .result
+            .as_ref()
+            .map(type_name)
+            .unwrap_or_else(|| "()".into());
+        let _ = writeln!(
+            out,
+            "\n        pub fn {}(&self{params}) -> Vec<Callee<{t}>> {{",
+            rust_ident(&snake(&f.name))
+        );
+        let _ = writeln!(out, "            self.0.iter().map(|c| {{");
+        let _ = writeln!(
+            out,
+            "                let callee = c.module().unwrap_or_default();"
+        );
+        let _ = writeln!(out, "                Callee {{");
+        let _ = writeln!(out, "                    callee,");
+        let _ = writeln!(
+            out,
+            "                    module: c.app.modules()[callee].module.name().to_string(),"
+        );
+        let _ = writeln!(
+            out,
+            "                    result: c.{}({names}),",
+            rust_ident(&snake(&f.name))
+        );
+        let _ = writeln!(
+            out,
+            "                }}\n            }}).collect()\n        }}"
+        );
+    }
+    let _ = writeln!(out, "    }}");
+    let _ = writeln!(out, "}}");
+}
+
+/// `, a: &A, b: karmem_host::RegionSlice` and `a, b`.
+fn signature(f: &crate::iface::Func) -> (String, String) {
+    let mut params = String::new();
+    let mut names = Vec::new();
+    for p in &f.params {
+        let ident = rust_ident(&snake(&p.name));
+        match p.region {
+            Some(_) => {
+                let _ = write!(params, ", {ident}: karmem_host::RegionSlice");
+            }
+            None => {
+                let _ = write!(params, ", {ident}: &{}", type_name(p));
+            }
+        }
+        names.push(ident);
+    }
+    (params, names.join(", "))
+}

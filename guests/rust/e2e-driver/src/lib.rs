@@ -1,0 +1,76 @@
+//! E2E guest that imports Echo, Counter, Workers and Dyn and runs one
+//! guest→guest scenario per `Driver.run` command, describing the outcome
+//! as text for the host-side test to check.
+
+// Generated bindings: a guest uses only part of them.
+#[allow(dead_code)]
+mod e2e {
+    include!(concat!(env!("OUT_DIR"), "/e2e_guest.rs"));
+}
+
+use e2e::{Num, Text, TextView};
+use karmem_guest::{CallError, Error, Status};
+
+#[derive(Default)]
+struct Driver;
+
+fn text(value: String) -> Text {
+    Text { value }
+}
+
+impl e2e::driver::Driver for Driver {
+    fn run(&mut self, cmd: TextView<'_>) -> Result<Text, Error> {
+        let (op, arg) = cmd.value().split_once(':').unwrap_or((cmd.value(), ""));
+        let n = Num {
+            value: arg.parse().unwrap_or(0),
+        };
+        match op {
+            "echo" => {
+                let reply = e2e::echo::Client.echo(&Text {
+                    value: arg.to_string(),
+                })?;
+                Ok(text(format!("echo={}", reply.view().value())))
+            }
+            "fail" => match e2e::echo::Client.fail(&Text {
+                value: arg.to_string(),
+            }) {
+                Err(CallError::Callee {
+                    status, message, ..
+                }) => Ok(text(format!("{status:?}: {message}"))),
+                Err(e) => Err(e.into()),
+                Ok(_) => Err(Error::new("fail succeeded")),
+            },
+            "add" => {
+                let reply = e2e::counter::Client.add(&n)?;
+                Ok(text(format!("total={}", reply.view().value())))
+            }
+            "fanout" => {
+                // One line per callee: index, status, result or message.
+                let lines: Vec<String> = e2e::workers::Client
+                    .work(&n)?
+                    .into_iter()
+                    .map(|r| match r.status {
+                        Status::Ok => format!("{} Ok {}", r.callee, r.reply.view().value()),
+                        s => format!("{} {s:?} {}", r.callee, r.message),
+                    })
+                    .collect();
+                Ok(text(lines.join("\n")))
+            }
+            "dyn-a" => {
+                let reply = e2e::dyn_::Client.a(&n)?;
+                Ok(text(format!("a={}", reply.view().value())))
+            }
+            "dyn-b" => match e2e::dyn_::Client.b(&n) {
+                Err(CallError::Callee { status, .. }) => Ok(text(format!("b: {status:?}"))),
+                Err(e) => Err(e.into()),
+                Ok(r) => Ok(text(format!("b={}", r.view().value()))),
+            },
+            other => Err(Error::new(format!("unknown command `{other}`"))),
+        }
+    }
+}
+
+karmem_guest::module! {
+    exports: [e2e::driver::export::<Driver>()],
+    imports: [e2e::echo::INFO, e2e::counter::INFO, e2e::workers::INFO, e2e::dyn_::INFO],
+}

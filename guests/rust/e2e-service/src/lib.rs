@@ -1,0 +1,79 @@
+//! E2E guest exporting Echo (direct), Counter (singleton), Pooled (pool),
+//! Shared (a region-bound argument) and one member of Workers (fan-out).
+
+// Generated bindings: a guest uses only part of them.
+#[allow(dead_code)]
+mod e2e {
+    include!(concat!(env!("OUT_DIR"), "/e2e_guest.rs"));
+}
+
+use e2e::{Num, NumView, Seen, Text, TextView};
+use karmem_guest::Error;
+
+#[derive(Default)]
+struct Service {
+    total: u64,
+    hits: u64,
+}
+
+impl e2e::echo::Echo for Service {
+    fn echo(&mut self, t: TextView<'_>) -> Result<Text, Error> {
+        Ok(Text {
+            value: t.value().to_string(),
+        })
+    }
+
+    fn fail(&mut self, t: TextView<'_>) -> Result<Text, Error> {
+        Err(Error::new(format!("failed on purpose: {}", t.value())))
+    }
+}
+
+impl e2e::counter::Counter for Service {
+    fn add(&mut self, n: NumView<'_>) -> Result<Num, Error> {
+        self.total += n.value();
+        Ok(Num { value: self.total })
+    }
+}
+
+impl e2e::pooled::Pooled for Service {
+    fn hit(&mut self, _n: NumView<'_>) -> Result<Num, Error> {
+        self.hits += 1;
+        Ok(Num { value: self.hits })
+    }
+}
+
+impl e2e::workers::Workers for Service {
+    fn work(&mut self, n: NumView<'_>) -> Result<Text, Error> {
+        Ok(Text {
+            value: format!("service:{}", n.value() * 2),
+        })
+    }
+}
+
+impl e2e::shared::Shared for Service {
+    fn inspect(&mut self, b: e2e::BlobView<'_>) -> Result<Seen, Error> {
+        let w = karmem_guest::window("e2e.shm").ok_or("no window of e2e.shm")?;
+        // Where the argument's bytes are: inside our window means the host
+        // passed the region's pages, not a copy.
+        let at = b.reader().bytes().as_ptr() as usize as u64;
+        let start = u64::from(w.ptr());
+        let in_window = at >= start && at < start + u64::from(w.len());
+        Ok(Seen {
+            offset: at.wrapping_sub(start),
+            in_window,
+            marker: b.marker(),
+            sum: b.data().iter().map(|&x| u64::from(x)).sum(),
+        })
+    }
+}
+
+karmem_guest::module! {
+    exports: [
+        e2e::echo::export::<Service>(),
+        e2e::counter::export::<Service>(),
+        e2e::pooled::export::<Service>(),
+        e2e::workers::export::<Service>(),
+        e2e::shared::export::<Service>(),
+    ],
+    imports: [],
+}
