@@ -11,7 +11,8 @@ CARGO ?= cargo
 FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
-.PHONY: all demo test setup lint unit generated fuzz go go-generate bench bench-go bench-report bench-instructions bench-host vectors clean
+# guests: build the WebAssembly guest modules (guests/out/*.wasm) the e2e tests load
+.PHONY: all demo test setup guests lint unit generated fuzz go go-generate bench bench-go bench-report bench-instructions bench-host vectors clean
 
 all: test
 
@@ -31,7 +32,11 @@ lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-unit:
+# The e2e tests (crates/karmem-e2e) load real guest modules: build them first.
+guests: setup
+	scripts/build-guests.sh
+
+unit: guests
 	$(CARGO) test --workspace
 
 # Generated code must pass rustfmt and clippy exactly as a user would build it.

@@ -272,3 +272,21 @@ interface Updater {
     assert_eq!(host.signature_hash(), 0xf1c9_c72e_7ed9_6715);
     assert_eq!(i.hash, host.signature_hash());
 }
+
+/// Argument memory is freed after each dispatch (abi.md §5.2) and the
+/// allocator reuses it: 100 calls with a 1 MiB argument would need 100 MiB
+/// if it leaked, past the instance's 64 MiB default cap (the call would fail
+/// with MEMORY_LIMIT or a trap).
+#[test]
+fn argument_memory_is_reused_across_calls() {
+    let app = app();
+    let echo = e2e::echo::Client::new(&app, "service").unwrap();
+    let big = Text {
+        value: "x".repeat(1 << 20),
+    };
+    for i in 0..100 {
+        let reply = echo.echo(&big).unwrap_or_else(|e| panic!("call {i}: {e}"));
+        assert_eq!(reply.view().unwrap().value().len(), 1 << 20);
+    }
+    assert_eq!(app.stats().instances_discarded, 0);
+}
