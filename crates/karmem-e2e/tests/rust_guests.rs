@@ -5,10 +5,11 @@
 
 use std::sync::{Arc, Barrier};
 use std::thread;
+use std::time::Duration;
 
 use karmem_e2e::e2e::{self, Blob, Num, Text};
 use karmem_e2e::load;
-use karmem_host::{App, AppBuilder, Error, Status};
+use karmem_host::{App, AppBuilder, Error, ModuleOptions, Status};
 
 /// driver (imports Echo, Counter, Workers, Dyn) + service (exports Echo,
 /// Counter, Pooled, Shared, Workers) + worker + trapper (Workers) + dynold
@@ -20,7 +21,15 @@ fn app() -> App {
         .module(driver.renamed("driver2"))
         .module(load("service", "e2e_service.wasm"))
         .module(load("worker", "e2e_worker.wasm"))
-        .module(load("trapper", "e2e_trapper.wasm"))
+        // A shorter deadline than its callers': a caller's deadline covers
+        // its callees (abi.md §7), so the trapper's TIMEOUT must come first.
+        .module_with(
+            load("trapper", "e2e_trapper.wasm"),
+            ModuleOptions {
+                timeout: Duration::from_millis(200),
+                ..ModuleOptions::default()
+            },
+        )
         .module(load("dynold", "e2e_dynold.wasm"))
         .build()
         .unwrap_or_else(|e| panic!("build the app: {e}"))
@@ -93,6 +102,40 @@ fn fan_out_keeps_results_when_one_member_traps() {
         "worker:6"
     );
     assert!(matches!(results[2].result, Err(Error::Trap { .. })));
+}
+
+#[test]
+fn fan_out_reports_timeout_and_memory_limit_per_callee() {
+    let app = app();
+    for (n, status) in [(1000, "Timeout"), (2000, "MemoryLimit")] {
+        let out = run(&app, "driver", &format!("fanout:{n}"));
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 3, "{out}");
+        assert!(lines[0].starts_with("2 Ok service:"), "{out}");
+        assert!(lines[1].starts_with("3 Ok worker:"), "{out}");
+        assert!(lines[2].starts_with(&format!("4 {status}")), "{out}");
+    }
+}
+
+#[test]
+fn writing_a_read_only_window_fails_the_call_and_changes_nothing() {
+    let app = app();
+    let region = app.region("e2e.shm").unwrap();
+    let blob = Blob {
+        marker: 1,
+        data: vec![],
+    }
+    .to_bytes()
+    .unwrap();
+    region.write(0, &blob).unwrap();
+    let shared = e2e::shared::Client::new(&app, "service").unwrap();
+    let slice = region.slice(0, blob.len() as u32).unwrap();
+    match shared.scribble(slice) {
+        Err(Error::ReadOnlyViolation { .. }) => {}
+        Err(e) => panic!("unexpected error {e}"),
+        Ok(_) => panic!("the write into a read-only window succeeded"),
+    }
+    assert_eq!(region.to_vec(slice).unwrap(), blob);
 }
 
 #[test]

@@ -65,6 +65,17 @@ impl e2e::shared::Shared for Service {
             sum: b.data().iter().map(|&x| u64::from(x)).sum(),
         })
     }
+
+    fn scribble(&mut self, b: e2e::BlobView<'_>) -> Result<Seen, Error> {
+        let w = karmem_guest::window("e2e.shm").ok_or("no window of e2e.shm")?;
+        // Exporters may only read `shm`: this write must fail the call with
+        // READ_ONLY_VIOLATION and leave the region unchanged.
+        w.write(0, b"scribble")?;
+        Ok(Seen {
+            marker: b.marker(),
+            ..Seen::default()
+        })
+    }
 }
 
 karmem_guest::module! {
