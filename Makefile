@@ -30,6 +30,7 @@ test: setup lint unit generated fuzz go
 
 lint:
 	$(CARGO) fmt --all -- --check
+	$(CARGO) fmt --manifest-path guests/rust/Cargo.toml --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 # The e2e tests (crates/karmem-e2e) load real guest modules: build them first.

@@ -1,23 +1,14 @@
 #!/usr/bin/env bash
 # Build the Rust guests (guests/rust/*) for wasm32-unknown-unknown and copy
 # them to guests/out/<crate>.wasm (crate name with `_`, as Cargo names it).
-# Idempotent and incremental: installs Debian's Rust 1.96 toolchain with its
-# library source and wasm-ld when missing (docs/TOOLCHAINS: rustup cannot add
-# targets here, and its 1.95 cannot build 1.96's library source), and lets
-# Cargo skip what is up to date. First build ≈ 2 min (std is compiled).
+# Idempotent and incremental: scripts/setup-guests.sh installs Debian's Rust
+# 1.96 toolchain with its library source and wasm-ld when missing (rustup
+# cannot add targets here, and its 1.95 cannot build 1.96's library source);
+# Cargo skips what is up to date. First build ≈ 2 min (std is compiled).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-need=()
-for pkg in rustc-web cargo-web rust-web-src lld-19; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
-done
-if [ ${#need[@]} -gt 0 ]; then
-  echo "build-guests-rust: installing ${need[*]}"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+scripts/setup-guests.sh
 
 target_dir=${GUESTS_TARGET_DIR:-$PWD/guests/rust/target}
 # Debian's cargo explicitly: rustup's comes first on PATH. RUSTC_BOOTSTRAP
