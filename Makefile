@@ -1,5 +1,7 @@
 # Entry points for people and CI. Every target installs what it needs.
-#   make demo   build the CLI, generate Rust code for examples/demo, run it
+#   make demo   the arena: build the guest modules (world and bots in Rust and Go) and play a game
+#               (ARENA_ARGS="--seed 7 --ticks 60" to change it; see karmem-arena --help)
+#   make demo-format  the format on its own: generate Rust code for examples/demo, write/validate/read
 #   make test   formatting, lints, all tests, generated-code checks, short fuzz
 #   make bench  criterion benchmarks against flatbuffers, rkyv, a plain struct
 #   make bench-go  Go benchmarks against flatbuffers, protobuf, encoding/json, a raw struct
@@ -12,14 +14,20 @@ FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
 # guests: build the WebAssembly guest modules (guests/out/*.wasm) the e2e tests load
-.PHONY: all demo test setup guests lint unit generated fuzz go go-generate bench bench-go bench-report bench-instructions bench-host vectors clean
+.PHONY: all demo demo-format test setup guests lint unit generated fuzz go go-generate bench bench-go bench-report bench-instructions bench-host vectors clean
 
 all: test
 
 setup:
 	@scripts/setup.sh
 
-demo: setup
+ARENA_ARGS ?=
+
+demo: setup guests
+	$(CARGO) build --release -p karmem-arena
+	./target/release/karmem-arena examples/arena/arena.toml $(ARENA_ARGS)
+
+demo-format: setup
 	$(CARGO) build --release -p karmem-cli
 	./target/release/karmem check $(DEMO_DIR)/app.km
 	./target/release/karmem build --lang rust -o $(DEMO_DIR)/src/generated $(DEMO_DIR)/app.km
@@ -39,6 +47,8 @@ guests: setup
 
 unit: guests
 	$(CARGO) test --workspace
+	# The arena's rules and tactics, natively (their crates also build for wasm32).
+	$(CARGO) test --manifest-path guests/rust/Cargo.toml -p arena-world -p arena-tactics
 
 # Generated code must pass rustfmt and clippy exactly as a user would build it.
 generated:

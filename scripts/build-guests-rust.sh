@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the Rust guests (guests/rust/*) for wasm32-unknown-unknown and copy
-# them to guests/out/<crate>.wasm (crate name with `_`, as Cargo names it).
+# them to guests/out/<crate>.wasm (the crate's name, with `-` like the Go
+# guests, where Cargo's file has `_`).
 # Idempotent and incremental: scripts/setup-guests.sh installs Debian's Rust
 # 1.96 toolchain with its library source and wasm-ld when missing (rustup
 # cannot add targets here, and its 1.95 cannot build 1.96's library source);
@@ -25,7 +26,8 @@ n=0
 for wasm in "$target_dir"/wasm32-unknown-unknown/release/*.wasm; do
   [ -e "$wasm" ] || continue
   # Copy only when changed, so timestamps stay meaningful.
-  cmp -s "$wasm" "guests/out/$(basename "$wasm")" || cp "$wasm" guests/out/
+  out="guests/out/$(basename "$wasm" | tr _ -)"
+  cmp -s "$wasm" "$out" || cp "$wasm" "$out"
   n=$((n + 1))
 done
 echo "build-guests-rust: $n Rust guests in guests/out/"

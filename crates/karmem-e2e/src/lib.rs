@@ -13,7 +13,7 @@ pub fn guests_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../guests")
 }
 
-/// `guests/out/<file>` (e.g. `e2e_driver.wasm`), or an error telling how to
+/// `guests/out/<file>` (e.g. `e2e-driver.wasm`), or an error telling how to
 /// build it.
 pub fn guest_path(file: &str) -> Result<PathBuf, String> {
     let path = guests_dir().join("out").join(file);

@@ -15,22 +15,22 @@ use karmem_host::{App, AppBuilder, Error, ModuleOptions, Status};
 /// Counter, Pooled, Shared, Workers) + worker + trapper (Workers) + dynold
 /// (the old Dyn), and a second driver sharing the singleton Counter.
 fn app() -> App {
-    let driver = load("driver", "e2e_driver.wasm");
+    let driver = load("driver", "e2e-driver.wasm");
     AppBuilder::new(karmem_e2e::runtime())
         .module(driver.clone())
         .module(driver.renamed("driver2"))
-        .module(load("service", "e2e_service.wasm"))
-        .module(load("worker", "e2e_worker.wasm"))
+        .module(load("service", "e2e-service.wasm"))
+        .module(load("worker", "e2e-worker.wasm"))
         // A shorter deadline than its callers': a caller's deadline covers
         // its callees (abi.md §7), so the trapper's TIMEOUT must come first.
         .module_with(
-            load("trapper", "e2e_trapper.wasm"),
+            load("trapper", "e2e-trapper.wasm"),
             ModuleOptions {
                 timeout: Duration::from_millis(200),
                 ..ModuleOptions::default()
             },
         )
-        .module(load("dynold", "e2e_dynold.wasm"))
+        .module(load("dynold", "e2e-dynold.wasm"))
         .build()
         .unwrap_or_else(|e| panic!("build the app: {e}"))
 }
@@ -245,8 +245,8 @@ fn generated_hashes_match_the_host() {
     let source = std::fs::read_to_string(karmem_e2e::guests_dir().join("e2e.km")).unwrap();
     let schema = karmem_schema::compile("e2e.km", &source).unwrap().schema;
     let ifaces = karmem_codegen::iface::interfaces(&schema);
-    let service = load("service", "e2e_service.wasm");
-    let driver = load("driver", "e2e_driver.wasm");
+    let service = load("service", "e2e-service.wasm");
+    let driver = load("driver", "e2e-driver.wasm");
     let described: Vec<_> = service
         .descriptor()
         .exports

@@ -60,6 +60,10 @@ struct Args {
     /// Print only the final standings.
     #[arg(long)]
     quiet: bool,
+    /// Also print what the guests log (karmem.log, WASI stdout/stderr),
+    /// e.g. the Go runtime's report when the hoarder runs out of memory.
+    #[arg(long)]
+    guest_log: bool,
 }
 
 fn main() -> ExitCode {
@@ -81,7 +85,9 @@ fn play(args: &Args) -> Result<(), String> {
     })
     .map_err(|e| e.to_string())?;
     let mut builder = AppBuilder::new(&runtime);
-    builder.log_sink(Arc::new(show::GuestLog));
+    builder.log_sink(Arc::new(show::GuestLog {
+        enabled: args.guest_log,
+    }));
     let started = std::time::Instant::now();
     for m in &manifest.modules {
         let module = runtime
@@ -115,6 +121,9 @@ fn play(args: &Args) -> Result<(), String> {
     for number in 1..=args.ticks {
         let tick = Tick { number };
         report = call(&app, &world, "step", &encode(|w| tick.write_as_root(w))?)?;
+        if !args.quiet {
+            show::tick(&report);
+        }
         // A player the world has put out: cut its module off, so its
         // timeouts (or worse) cost nothing from now on.
         for p in report.players.iter().filter(|p| p.out) {
@@ -129,9 +138,6 @@ fn play(args: &Args) -> Result<(), String> {
                 }
                 suspended.push(module);
             }
-        }
-        if !args.quiet {
-            show::tick(&report);
         }
         if report.finished {
             break;

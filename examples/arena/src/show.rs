@@ -4,12 +4,15 @@ use karmem_host::{App, LogLevel, LogRecord, LogSink};
 
 use crate::arena::{Outcome, Player, Report};
 
-/// Guest log lines: warnings and errors only, so the game stays readable.
-pub struct GuestLog;
+/// Guest log lines (warnings and errors) with `--guest-log`; off by
+/// default, so the game stays readable when a Go bot dumps its goroutines.
+pub struct GuestLog {
+    pub enabled: bool,
+}
 
 impl LogSink for GuestLog {
     fn log(&self, r: &LogRecord<'_>) {
-        if r.level <= LogLevel::Warn {
+        if self.enabled && r.level <= LogLevel::Warn {
             eprintln!("         [{}] {}: {}", r.module, r.level.name(), r.message);
         }
     }

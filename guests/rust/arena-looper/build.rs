@@ -1,0 +1,8 @@
+//! Bindings generated from the arena schema at build time (not committed:
+//! RATIONALE.md R-Guest-4).
+use std::path::Path;
+
+fn main() {
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../examples/arena/arena.km");
+    karmem_codegen::script::generate(&schema, &karmem_codegen::rust_guest::RustGuestBackend);
+}
