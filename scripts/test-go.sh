@@ -22,7 +22,7 @@ for run in a b; do
   target/debug/karmem-vectors-go "$scratch/$run"
 done
 diff -r "$scratch/a" "$scratch/b" >/dev/null || { echo "non-deterministic Go output"; exit 1; }
-for path in internal/gen examples/seed/app internal/vectors/registry_gen.go; do
+for path in internal/gen examples/seed/app guest/internal/abi internal/vectors/registry_gen.go; do
   diff -r "$scratch/a/$path" "go/$path" || {
     echo "go/$path is stale: run target/debug/karmem-vectors-go go (or make go-generate)"; exit 1; }
 done
