@@ -120,11 +120,3 @@ type Arg[V any] struct {
 	R *karmem.Reader
 	V V
 }
-
-// View opens msg with validate (a generated ValidateT): every later
-// access through the viewer stays within the message.
-func View[V any](msg []byte, validate func(*karmem.Reader) (V, error)) (Arg[V], error) {
-	r := karmem.NewReader(msg)
-	v, err := validate(r)
-	return Arg[V]{R: r, V: v}, err
-}
