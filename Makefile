@@ -6,12 +6,13 @@
 #   make bench-report        five criterion runs summarised (docs/benchmarks.md)
 #   make bench-instructions  callgrind instruction counts of the same operations
 #   make bench-host  host runtime: call overhead, fan-out region vs copy, module start
+#   make guests-go   build the Go guest modules (guests/go) into guests/out/
 SHELL := /bin/bash
 CARGO ?= cargo
 FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
-.PHONY: all demo test setup lint unit generated fuzz go go-generate bench bench-go bench-report bench-instructions bench-host vectors clean
+.PHONY: all demo test setup lint unit guests-go generated fuzz go go-generate bench bench-go bench-report bench-instructions bench-host vectors clean
 
 all: test
 
@@ -31,8 +32,13 @@ lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-unit:
+# The e2e tests load the guest modules from guests/out/.
+unit: guests-go
 	$(CARGO) test --workspace
+
+# Go guest modules guests/go/* into guests/out/*.wasm (incremental).
+guests-go:
+	scripts/build-guests-go.sh
 
 # Generated code must pass rustfmt and clippy exactly as a user would build it.
 generated:

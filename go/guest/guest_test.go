@@ -49,6 +49,13 @@ func TestRegisterDescribeDispatch(t *testing.T) {
 	if _, err := m.importIface(testIface("t.D", "")); err == nil || m.err == nil {
 		t.Fatal("registration after seal accepted")
 	}
+	window := make([]byte, 16)
+	if !m.bind(0, window) || m.bind(2, window) || m.bind(-1, window) {
+		t.Fatal("bind range check")
+	}
+	if len(m.windows[0]) != 16 || m.windows[1] != nil {
+		t.Fatal("bind stored the wrong window")
+	}
 	// The descriptor reads back: regions deduplicated in first-use order.
 	var back abi.ModuleDesc
 	if err := back.ReadAsRoot(karmem.NewReader(m.encoded)); err != nil {
@@ -104,9 +111,11 @@ func TestBlocks(t *testing.T) {
 	if len(b.transient) != 4 {
 		t.Fatalf("%d blocks tracked", len(b.transient))
 	}
+	window := b.alloc(65536, 65536)
+	b.keep(addrOf(window))
 	b.release()
-	if len(b.transient) != 0 {
-		t.Fatal("release kept blocks")
+	if len(b.transient) != 0 || len(b.kept) != 1 {
+		t.Fatalf("release: %d transient, %d kept", len(b.transient), len(b.kept))
 	}
 }
 

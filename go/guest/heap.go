@@ -15,8 +15,6 @@ type blocks struct {
 	kept [][]byte
 }
 
-var heap = blocks{transient: map[uintptr][]byte{}}
-
 // alloc returns size bytes aligned to align (a power of two up to 64 KiB),
 // or nil for a bad alignment.
 func (b *blocks) alloc(size, align uint32) []byte {
@@ -34,10 +32,10 @@ func (b *blocks) alloc(size, align uint32) []byte {
 }
 
 // keep makes the block at addr permanent (a window block).
-func (b *blocks) keep(addr uint32) {
-	if raw, ok := b.transient[uintptr(addr)]; ok {
+func (b *blocks) keep(addr uintptr) {
+	if raw, ok := b.transient[addr]; ok {
 		b.kept = append(b.kept, raw)
-		delete(b.transient, uintptr(addr))
+		delete(b.transient, addr)
 	}
 }
 

@@ -6,6 +6,9 @@ import "unsafe"
 
 const inHost = true
 
+// heap holds the blocks karmem_alloc handed out.
+var heap = blocks{transient: map[uintptr][]byte{}}
+
 // The host's functions (docs/abi.md §4). Pointers go as unsafe.Pointer so
 // the compiler keeps what they point to alive across the call.
 
@@ -84,7 +87,7 @@ func karmemAlloc(size, align int32) int32 {
 
 //go:wasmexport karmem_bind_memory
 func karmemBindMemory(index, ptr, n int32) {
-	heap.keep(uint32(ptr))
+	heap.keep(uintptr(uint32(ptr)))
 	self.bind(int(index), bytesAt(uint32(ptr), uint32(n)))
 }
 

@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use karmem_layout::Layout;
 use karmem_schema::model::Schema;
 
-use crate::go::{go_name, package_name, GoBackend, GO_MODULE};
+use crate::go::{go_name, package_name, GoBackend, GO_KEYWORDS, GO_MODULE};
 use crate::iface::{self, Access, Func, Iface, Pattern, Value};
 use crate::names::camel;
 use crate::{Backend, Error, GeneratedFile};
@@ -50,42 +50,9 @@ impl Backend for GoGuestBackend {
     }
 }
 
-const GO_KEYWORDS: &[&str] = &[
-    "break",
-    "case",
-    "chan",
-    "const",
-    "continue",
-    "default",
-    "defer",
-    "else",
-    "fallthrough",
-    "for",
-    "func",
-    "go",
-    "goto",
-    "if",
-    "import",
-    "interface",
-    "map",
-    "package",
-    "range",
-    "return",
-    "select",
-    "struct",
-    "switch",
-    "type",
-    "var",
-    // Predeclared and package names the generated bodies use.
-    "guest",
-    "karmem",
-    "impl",
-    "c",
-    "err",
-    "args",
-    "out",
-    "w",
-    "replies",
+/// Names the generated bodies use, which a parameter must not take.
+const BODY_NAMES: &[&str] = &[
+    "guest", "karmem", "impl", "c", "err", "args", "out", "w", "replies",
 ];
 
 /// A Go parameter name for a schema parameter: lower camel case, with a
@@ -98,7 +65,7 @@ fn local(name: &str) -> String {
         Some(f) => f.to_lowercase().chain(chars).collect(),
         None => "x".into(),
     };
-    if GO_KEYWORDS.contains(&s.as_str()) {
+    if GO_KEYWORDS.contains(&s.as_str()) || BODY_NAMES.contains(&s.as_str()) {
         s.push('_');
     }
     s
@@ -345,7 +312,10 @@ fn client(out: &mut String, i: &Iface, go: &str) {
             .map(|r| format!("Validate{}", go_name(&r.type_local)))
             .unwrap_or_else(|| "nil".into());
         let (returns, zero) = if fanout {
-            (format!("([]guest.Result[{result_view}], error)"), "nil".to_string())
+            (
+                format!("([]guest.Result[{result_view}], error)"),
+                "nil".to_string(),
+            )
         } else if f.result.is_some() {
             (
                 format!("(guest.Arg[{result_view}], error)"),
@@ -457,7 +427,8 @@ mod tests {
     use super::*;
 
     fn generate(src: &str) -> String {
-        let (schema, layout) = karmem_layout::load("t.km", src).unwrap_or_else(|d| panic!("{}", d.render(false)));
+        let (schema, layout) =
+            karmem_layout::load("t.km", src).unwrap_or_else(|d| panic!("{}", d.render(false)));
         let files = GoGuestBackend.generate(&schema, &layout).unwrap();
         assert_eq!(files.len(), 2);
         files[1].contents.clone()
@@ -470,8 +441,10 @@ mod tests {
              interface Updater (fanout) {\n  world: memory (import: read, export: write, 16);\n\
              update: fn(state: State @ world, input: Input) (next: State @ world);\n  reset: fn();\n}\n",
         );
-        assert!(out.contains("Hash: 0xf1c9c72e7ed96715,"), "{out}");
-        assert!(out.contains("Update(state guest.Arg[StateViewer], input guest.Arg[InputViewer]) ([]byte, error)"));
+        assert!(out.contains("Hash:     0xf1c9c72e7ed96715,"), "{out}");
+        assert!(out.contains(
+            "Update(state guest.Arg[StateViewer], input guest.Arg[InputViewer]) ([]byte, error)"
+        ));
         assert!(out.contains("func (c UpdaterClient) Update(state []byte, input *Input) ([]guest.Result[StateViewer], error)"));
         assert!(out.contains("func (c UpdaterClient) Reset() ([]guest.Result[struct{}], error)"));
         assert!(out.contains("func UpdaterWorldWindow() []byte"));
@@ -483,7 +456,10 @@ mod tests {
         let out = generate(
             "karmem k;\nstruct M table { X u32; }\ninterface I {\n  get: fn(type: M) -> M;\n  put: fn(err: M);\n}\n",
         );
-        assert!(out.contains("Get(type_ guest.Arg[MViewer]) (*M, error)"), "{out}");
+        assert!(
+            out.contains("Get(type_ guest.Arg[MViewer]) (*M, error)"),
+            "{out}"
+        );
         assert!(out.contains("func (c IClient) Get(type_ *M) (guest.Arg[MViewer], error)"));
         assert!(out.contains("func (c IClient) Put(err_ *M) error"));
     }
