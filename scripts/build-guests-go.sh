@@ -22,8 +22,11 @@ schema_of() {
   esac
 }
 
-cargo build --quiet -p karmem-cli
-karmem=${CARGO_TARGET_DIR:-$root/target}/debug/karmem
+# KARMEM: a karmem binary to use instead of building one.
+if [ -z "${KARMEM:-}" ]; then
+  cargo build --quiet -p karmem-cli
+fi
+karmem=${KARMEM:-${CARGO_TARGET_DIR:-$root/target}/debug/karmem}
 mkdir -p guests/out
 
 # Inputs shared by every module: the Go library and the generator.
