@@ -31,6 +31,30 @@ func (echo) Fail(m guest.Arg[e2e.MsgViewer]) (*e2e.Msg, error) {
 	return nil, errors.New("fail: " + m.V.Text(m.R))
 }
 
+// Stamp returns its result in place in the `out` region: the host passes
+// it on by position, without a copy.
+func (echo) Stamp(m guest.Arg[e2e.MsgViewer]) ([]byte, error) {
+	w := guest.ResultWriter()
+	reply := e2e.Msg{Text: m.V.Text(m.R), Number: m.V.Number(m.R) + 100}
+	if _, err := reply.WriteAsRoot(w); err != nil {
+		return nil, err
+	}
+	window := e2e.EchoOutWindow()
+	if len(window) < w.Len() {
+		return nil, errors.New("stamp: the out window is too small")
+	}
+	return window[:copy(window, w.Bytes())], nil
+}
+
+// Scribble writes into a read-only window: the host must stop it.
+func (echo) Scribble(m guest.Arg[e2e.MsgViewer]) error {
+	msg := m.R.Bytes()
+	for i := range msg {
+		msg[i] = 0xee
+	}
+	return nil
+}
+
 type voter struct{}
 
 func (voter) Vote(guest.Arg[e2e.MsgViewer]) (*e2e.Msg, error) {
