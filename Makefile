@@ -8,6 +8,7 @@
 #   make bench-report        five criterion runs summarised (docs/benchmarks.md)
 #   make bench-instructions  callgrind instruction counts of the same operations
 #   make bench-host  host runtime: call overhead, fan-out region vs copy, module start
+#   make guests  build the guest modules (guests/rust, guests/go) into guests/out/
 SHELL := /bin/bash
 CARGO ?= cargo
 FUZZ_SECONDS ?= 20

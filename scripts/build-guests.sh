@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
 # Build every guest module used by tests and examples into guests/out/:
-# Rust guests always, Go guests when their script is present.
+# the Rust guests (guests/rust) and the Go guests (guests/go).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build-guests-rust.sh
-if [ -x scripts/build-guests-go.sh ]; then
-  scripts/build-guests-go.sh
-fi
+scripts/build-guests-go.sh

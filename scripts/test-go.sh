@@ -22,7 +22,7 @@ for run in a b; do
   target/debug/karmem-vectors-go "$scratch/$run"
 done
 diff -r "$scratch/a" "$scratch/b" >/dev/null || { echo "non-deterministic Go output"; exit 1; }
-for path in internal/gen examples/seed/app internal/vectors/registry_gen.go; do
+for path in internal/gen examples/seed/app guest/internal/abi internal/vectors/registry_gen.go; do
   diff -r "$scratch/a/$path" "go/$path" || {
     echo "go/$path is stale: run target/debug/karmem-vectors-go go (or make go-generate)"; exit 1; }
 done
@@ -37,6 +37,21 @@ while IFS= read -r schema; do
   ls "$out"/*.go "$out"/*.rs >/dev/null
 done < <(find examples crates/karmem-bench/schemas testdata -name '*.km' | sort)
 echo "go: $n schemas built for Rust and Go"
+
+echo "go: --lang go-guest output is gofmt-clean (raw) and vet-clean, host and wasip1"
+mkdir -p "$scratch/guest"
+printf 'module karmem.org/scratch\n\ngo 1.24\n\nrequire karmem.org/go/karmem v0.0.0\n\nreplace karmem.org/go/karmem => %s/go\n' "$root" \
+  > "$scratch/guest/go.mod"
+n=0
+while IFS= read -r schema; do
+  n=$((n + 1))
+  # No gofmt on PATH: the CLI writes the generator's own output.
+  PATH=/usr/bin:/bin target/debug/karmem build --lang go-guest -o "$scratch/guest/p$n" "$schema" 2>/dev/null
+done < <(grep -rl --include='*.km' -E '^\s*interface ' examples testdata guests | sort)
+unformatted=$(gofmt -l "$scratch/guest")
+[ -z "$unformatted" ] || { echo "go-guest output is not gofmt-clean:"; echo "$unformatted"; exit 1; }
+(cd "$scratch/guest" && go vet ./... && GOOS=wasip1 GOARCH=wasm go vet ./... && staticcheck ./...)
+echo "go: $n schemas with interfaces built for go-guest"
 
 cd go
 unformatted=$(gofmt -l . | grep -v '^bench/internal/' || true)

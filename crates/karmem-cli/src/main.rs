@@ -26,6 +26,7 @@ const EXIT_IO: u8 = 3;
   karmem check app.km                        report errors and warnings
   karmem build --lang rust -o src/gen app.km generate Rust code into src/gen/
   karmem build --lang rust --lang go -o gen app.km  Rust and Go code into gen/
+  karmem build --lang go-guest -o bot app.km      Go guest bindings into bot/
   karmem fmt app.km                          rewrite app.km in canonical form
   karmem fmt --check app.km                  exit 1 if app.km is not formatted
   karmem json encode --root AccountData app.km < value.json > msg.bin
@@ -106,6 +107,9 @@ enum Lang {
     RustGuest,
     /// Typed Rust host bindings over `karmem-host` (docs/guests.md).
     RustHost,
+    /// Go guest bindings (docs/guests.md): the `go` package plus exporter
+    /// interfaces, registration and importer clients.
+    GoGuest,
 }
 
 /// Why a command failed; decides the exit code and the message.
@@ -180,6 +184,7 @@ fn build(langs: &[Lang], out: &Path, schema_path: &Path) -> Result<(), Failure> 
             Lang::Go => Box::new(karmem_codegen::go::GoBackend),
             Lang::RustGuest => Box::new(karmem_codegen::rust_guest::RustGuestBackend),
             Lang::RustHost => Box::new(karmem_codegen::rust_host::RustHostBackend),
+            Lang::GoGuest => Box::new(karmem_codegen::go_guest::GoGuestBackend),
         };
         let files = backend
             .generate(&schema, &layout)
@@ -196,7 +201,7 @@ fn build(langs: &[Lang], out: &Path, schema_path: &Path) -> Result<(), Failure> 
                 Lang::Rust | Lang::RustGuest | Lang::RustHost => rustfmt(&path),
                 // The Go backend emits gofmt-clean code itself; gofmt (when
                 // installed) only normalises it further for the user's tools.
-                Lang::Go => gofmt(&path),
+                Lang::Go | Lang::GoGuest => gofmt(&path),
             }
             eprintln!("wrote {}", path.display());
         }

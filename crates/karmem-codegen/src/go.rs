@@ -116,7 +116,7 @@ pub fn package_name(schema: &Schema) -> String {
     name
 }
 
-const GO_KEYWORDS: &[&str] = &[
+pub(crate) const GO_KEYWORDS: &[&str] = &[
     "break",
     "case",
     "chan",

@@ -8,6 +8,7 @@ use karmem_layout::Layout;
 use karmem_schema::model::Schema;
 
 pub mod go;
+pub mod go_guest;
 pub mod iface;
 pub mod names;
 pub mod rust;

@@ -1,8 +1,10 @@
 //! `karmem-vectors-go GO_DIR`: generate Go code (raw generator output, not
 //! passed through gofmt) for every schema under testdata/ and for the
 //! benchmark schema into GO_DIR/internal/gen/<name>/, the seed example's
-//! package into GO_DIR/examples/seed/app/, and the registry the Go vector
-//! tests dispatch through (GO_DIR/internal/vectors/registry_gen.go).
+//! package into GO_DIR/examples/seed/app/, the ABI descriptor package of the
+//! guest library (docs/abi.km) into GO_DIR/guest/internal/abi/, and the
+//! registry the Go vector tests dispatch through
+//! (GO_DIR/internal/vectors/registry_gen.go).
 //!
 //! scripts/test-go.sh runs it into a scratch directory and compares with the
 //! committed files, so the committed Go code can never go stale.
@@ -99,6 +101,18 @@ fn main() {
     let (schema, layout) = karmem_layout::load(&seed.display().to_string(), &source)
         .unwrap_or_else(|d| panic!("{}", d.render(false)));
     let out = go_dir.join("examples/seed/app");
+    std::fs::create_dir_all(&out).unwrap();
+    for f in GoBackend.generate(&schema, &layout).unwrap() {
+        std::fs::write(out.join(&f.path), f.contents).unwrap();
+    }
+
+    // The guest library writes its module descriptor with the code generated
+    // from the ABI's own schema (docs/abi.md §3).
+    let abi = repo.join("docs/abi.km");
+    let source = std::fs::read_to_string(&abi).unwrap();
+    let (schema, layout) = karmem_layout::load(&abi.display().to_string(), &source)
+        .unwrap_or_else(|d| panic!("{}", d.render(false)));
+    let out = go_dir.join("guest/internal/abi");
     std::fs::create_dir_all(&out).unwrap();
     for f in GoBackend.generate(&schema, &layout).unwrap() {
         std::fs::write(out.join(&f.path), f.contents).unwrap();

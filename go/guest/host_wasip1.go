@@ -1,0 +1,118 @@
+//go:build wasip1
+
+package guest
+
+import "unsafe"
+
+const inHost = true
+
+// heap holds the blocks karmem_alloc handed out.
+var heap = blocks{transient: map[uintptr][]byte{}}
+
+// The host's functions (docs/abi.md §4). Pointers go as unsafe.Pointer so
+// the compiler keeps what they point to alive across the call.
+
+//go:wasmimport karmem call
+func karmemCall(fn uint32, args unsafe.Pointer, count uint32, out unsafe.Pointer, outCap uint32) int32
+
+//go:wasmimport karmem take
+func karmemTake(index uint32, dst unsafe.Pointer, n uint32) int32
+
+//go:wasmimport karmem result
+func karmemResult(ptr unsafe.Pointer, n uint32)
+
+//go:wasmimport karmem error
+func karmemError(ptr unsafe.Pointer, n uint32)
+
+//go:wasmimport karmem log
+func karmemLog(level uint32, ptr unsafe.Pointer, n uint32)
+
+func hostCall(fn uint32, args []uint32, out []uint32) int32 {
+	return karmemCall(fn, unsafe.Pointer(unsafe.SliceData(args)), uint32(len(args)/2),
+		unsafe.Pointer(unsafe.SliceData(out)), uint32(len(out)/4))
+}
+
+func hostTake(k uint32, dst []byte) int32 {
+	return karmemTake(k, unsafe.Pointer(unsafe.SliceData(dst)), uint32(len(dst)))
+}
+
+func hostLog(level uint32, msg string) {
+	karmemLog(level, unsafe.Pointer(unsafe.StringData(msg)), uint32(len(msg)))
+}
+
+// addressOf is where b starts in linear memory (0 for an empty slice, the
+// ABI's "absent").
+func addressOf(b []byte) uint32 {
+	if len(b) == 0 {
+		return 0
+	}
+	return uint32(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
+}
+
+// bytesAt is the n bytes at linear-memory address ptr. unsafe.Add from nil
+// rather than a uintptr conversion: the address comes from the host, not
+// from a Go pointer.
+func bytesAt(ptr, n uint32) []byte {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(nil), uintptr(ptr))), n)
+}
+
+//go:wasmexport karmem_abi_version
+func karmemABIVersion() int32 { return ABIVersion }
+
+//go:wasmexport karmem_init
+func karmemInit() int32 {
+	if err := self.seal(); err != nil {
+		Log(LogError, err.Error())
+		return 1
+	}
+	return 0
+}
+
+//go:wasmexport karmem_describe
+func karmemDescribe() int64 {
+	return int64(addressOf(self.encoded)) | int64(len(self.encoded))<<32
+}
+
+//go:wasmexport karmem_alloc
+func karmemAlloc(size, align int32) int32 {
+	b := heap.alloc(uint32(size), uint32(align))
+	if b == nil {
+		return 0
+	}
+	return int32(addrOf(b))
+}
+
+//go:wasmexport karmem_bind_memory
+func karmemBindMemory(index, ptr, n int32) {
+	heap.keep(uintptr(uint32(ptr)))
+	self.bind(int(index), bytesAt(uint32(ptr), uint32(n)))
+}
+
+// Argument slices of the current dispatch, reused.
+var dispatchArgs [][]byte
+
+//go:wasmexport karmem_dispatch
+func karmemDispatch(fn, args, count int32) int32 {
+	// What the host allocated for this dispatch (arguments and the
+	// argument array) belongs to the guest from here on: released when
+	// the dispatch returns.
+	defer heap.release()
+	words := unsafe.Slice((*uint32)(unsafe.Add(unsafe.Pointer(nil), uintptr(args))), 2*int(count))
+	dispatchArgs = dispatchArgs[:0]
+	for k := range int(count) {
+		dispatchArgs = append(dispatchArgs, bytesAt(words[2*k], words[2*k+1]))
+	}
+	status, out, msg := self.dispatch(uint32(fn), dispatchArgs)
+	clear(dispatchArgs)
+	if status != StatusOK {
+		karmemError(unsafe.Pointer(unsafe.StringData(msg)), uint32(len(msg)))
+		return int32(status)
+	}
+	if len(out) > 0 {
+		karmemResult(unsafe.Pointer(unsafe.SliceData(out)), uint32(len(out)))
+	}
+	return 0
+}

@@ -1,0 +1,177 @@
+package guest
+
+import (
+	"errors"
+	"fmt"
+
+	"karmem.org/go/karmem"
+	"karmem.org/go/karmem/guest/internal/abi"
+)
+
+// module is what this guest registered: the descriptor it reports, the
+// handlers of its exports and its region windows.
+type module struct {
+	desc     abi.ModuleDesc
+	handlers [][]Handler // by export index, then function index
+	windows  [][]byte    // by index in desc.Memories; nil until bound
+	err      error       // first registration error; fails karmem_init
+	sealed   bool        // described: no more registrations
+	encoded  []byte      // the descriptor message
+}
+
+var self module
+
+// Import is a registered import: the base of its import function ids.
+type Import struct{ index uint32 }
+
+// Function is the import function id of function f (docs/abi.md §3).
+func (i Import) Function(f uint32) uint32 { return i.index<<16 | f }
+
+// RegisterExport declares that this module exports iface, implemented by
+// handlers (one per function, in declaration order; a nil handler answers
+// UNKNOWN_FUNCTION). Call it from an init function: registrations after the
+// host has read the descriptor fail.
+func RegisterExport(iface Interface, handlers []Handler) error {
+	return self.export(iface, handlers)
+}
+
+// RegisterImport declares that this module imports iface and returns the
+// handle its calls go through. Registering the same interface twice
+// returns the first handle.
+func RegisterImport(iface Interface) (Import, error) {
+	return self.importIface(iface)
+}
+
+func (m *module) fail(err error) error {
+	if m.err == nil {
+		m.err = err
+	}
+	return err
+}
+
+func (m *module) export(iface Interface, handlers []Handler) error {
+	if m.sealed {
+		return m.fail(fmt.Errorf("guest: export %s registered after karmem_init", iface.Name))
+	}
+	if len(handlers) != len(iface.Functions) {
+		return m.fail(fmt.Errorf("guest: export %s: %d handlers for %d functions",
+			iface.Name, len(handlers), len(iface.Functions)))
+	}
+	for _, e := range m.desc.Exports {
+		if e.Name == iface.Name {
+			return m.fail(fmt.Errorf("guest: export %s registered twice", iface.Name))
+		}
+	}
+	if len(m.desc.Exports) >= 0xffff || len(iface.Functions) > 0xffff {
+		return m.fail(fmt.Errorf("guest: export %s: too many interfaces or functions", iface.Name))
+	}
+	m.desc.Exports = append(m.desc.Exports, iface)
+	m.handlers = append(m.handlers, handlers)
+	m.addMemories(iface)
+	return nil
+}
+
+func (m *module) importIface(iface Interface) (Import, error) {
+	for i, e := range m.desc.Imports {
+		if e.Name == iface.Name {
+			return Import{index: uint32(i)}, nil
+		}
+	}
+	if m.sealed {
+		return Import{}, m.fail(fmt.Errorf("guest: import %s registered after karmem_init", iface.Name))
+	}
+	if len(m.desc.Imports) >= 0xffff {
+		return Import{}, m.fail(fmt.Errorf("guest: import %s: too many imports", iface.Name))
+	}
+	m.desc.Imports = append(m.desc.Imports, iface)
+	m.addMemories(iface)
+	return Import{index: uint32(len(m.desc.Imports) - 1)}, nil
+}
+
+// addMemories appends the regions of iface not seen yet: their position is
+// the index the host binds them by.
+func (m *module) addMemories(iface Interface) {
+	for _, mem := range iface.Memories {
+		if m.memoryIndex(mem.Name) < 0 {
+			m.desc.Memories = append(m.desc.Memories, mem)
+			m.windows = append(m.windows, nil)
+		}
+	}
+}
+
+func (m *module) memoryIndex(name string) int {
+	for i, mem := range m.desc.Memories {
+		if mem.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// seal encodes the descriptor once; later registrations fail.
+func (m *module) seal() error {
+	if m.sealed {
+		return m.err
+	}
+	m.sealed = true
+	if m.err != nil {
+		return m.err
+	}
+	w := karmem.NewWriter(1024)
+	if _, err := m.desc.WriteAsRoot(w); err != nil {
+		return m.fail(fmt.Errorf("guest: encoding the descriptor: %w", err))
+	}
+	m.encoded = w.Bytes()
+	return nil
+}
+
+// bind records the window of region index; false for an unknown index.
+func (m *module) bind(index int, window []byte) bool {
+	if index < 0 || index >= len(m.windows) {
+		return false
+	}
+	m.windows[index] = window
+	return true
+}
+
+// Window is the window of region name (qualified: `package.memory`) in this
+// module's memory, nil when the module has no access to it or runs outside
+// a host. Writing into a read-only window fails the current call.
+func Window(name string) []byte {
+	i := self.memoryIndex(name)
+	if i < 0 {
+		return nil
+	}
+	return self.windows[i]
+}
+
+// dispatch runs export function id with args: the status, the result
+// message, and the error text for statuses other than OK.
+func (m *module) dispatch(id uint32, args [][]byte) (status Status, result []byte, msg string) {
+	e, f := int(id>>16), int(id&0xffff)
+	if e >= len(m.handlers) || f >= len(m.handlers[e]) || m.handlers[e][f] == nil {
+		return StatusUnknownFunction, nil, fmt.Sprintf("no export function %#x", id)
+	}
+	iface := &m.desc.Exports[e]
+	fn := &iface.Functions[f]
+	if len(args) != len(fn.Params) {
+		return StatusBadArgument, nil, fmt.Sprintf("%s.%s: %d arguments for %d parameters",
+			iface.Name, fn.Name, len(args), len(fn.Params))
+	}
+	defer func() {
+		// A panicking handler fails its call, not the instance: the
+		// module's state is the handler's business.
+		if p := recover(); p != nil {
+			status, result, msg = StatusApplicationError, nil, fmt.Sprintf("%s.%s: panic: %v", iface.Name, fn.Name, p)
+		}
+	}()
+	out, err := m.handlers[e][f](args)
+	if err != nil {
+		var bad *ArgumentError
+		if errors.As(err, &bad) {
+			return StatusBadArgument, nil, fmt.Sprintf("%s.%s: %v", iface.Name, fn.Name, err)
+		}
+		return StatusApplicationError, nil, err.Error()
+	}
+	return StatusOK, out, ""
+}

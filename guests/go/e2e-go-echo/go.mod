@@ -1,0 +1,7 @@
+module karmem.org/guests/e2e-go-echo
+
+go 1.24
+
+require karmem.org/go/karmem v0.0.0
+
+replace karmem.org/go/karmem => ../../../go

@@ -1,0 +1,73 @@
+// e2e-go-echo exports e2e.Echo and e2e.Voter for the Go guest tests.
+package main
+
+import (
+	"errors"
+	"unsafe"
+
+	"karmem.org/go/karmem/guest"
+	"karmem.org/guests/e2e-go-echo/e2e"
+)
+
+type echo struct{}
+
+func (echo) Echo(m guest.Arg[e2e.MsgViewer]) (*e2e.Msg, error) {
+	return &e2e.Msg{Text: m.V.Text(m.R), Number: m.V.Number(m.R) + 1}, nil
+}
+
+// Peek proves the argument was not copied: its bytes lie in this module's
+// window of the region, and the reply says where.
+func (echo) Peek(m guest.Arg[e2e.MsgViewer]) (*e2e.Msg, error) {
+	window, msg := e2e.EchoSharedWindow(), m.R.Bytes()
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(window)))
+	at := uintptr(unsafe.Pointer(unsafe.SliceData(msg)))
+	if len(msg) == 0 || at < start || at+uintptr(len(msg)) > start+uintptr(len(window)) {
+		return nil, errors.New("peek: the argument is not in the shared window")
+	}
+	return &e2e.Msg{Text: m.V.Text(m.R), Number: uint32(at - start)}, nil
+}
+
+func (echo) Fail(m guest.Arg[e2e.MsgViewer]) (*e2e.Msg, error) {
+	return nil, errors.New("fail: " + m.V.Text(m.R))
+}
+
+// Stamp returns its result in place in the `out` region: the host passes
+// it on by position, without a copy.
+func (echo) Stamp(m guest.Arg[e2e.MsgViewer]) ([]byte, error) {
+	w := guest.ResultWriter()
+	reply := e2e.Msg{Text: m.V.Text(m.R), Number: m.V.Number(m.R) + 100}
+	if _, err := reply.WriteAsRoot(w); err != nil {
+		return nil, err
+	}
+	window := e2e.EchoOutWindow()
+	if len(window) < w.Len() {
+		return nil, errors.New("stamp: the out window is too small")
+	}
+	return window[:copy(window, w.Bytes())], nil
+}
+
+// Scribble writes into a read-only window: the host must stop it.
+func (echo) Scribble(m guest.Arg[e2e.MsgViewer]) error {
+	msg := m.R.Bytes()
+	for i := range msg {
+		msg[i] = 0xee
+	}
+	return nil
+}
+
+type voter struct{}
+
+func (voter) Vote(guest.Arg[e2e.MsgViewer]) (*e2e.Msg, error) {
+	return &e2e.Msg{Text: "go"}, nil
+}
+
+func init() {
+	if err := e2e.RegisterEcho(echo{}); err != nil {
+		panic(err)
+	}
+	if err := e2e.RegisterVoter(voter{}); err != nil {
+		panic(err)
+	}
+}
+
+func main() {}

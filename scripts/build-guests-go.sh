@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Build the Go guest modules guests/go/<name>/ into guests/out/<name>.wasm
+# (GOOS=wasip1, -buildmode=c-shared: a reactor, docs/abi.md §1).
+#
+# Each module's bindings are generated here from its schema with
+# `karmem build --lang go-guest` into guests/go/<name>/<package>/ (not
+# committed: always regenerated, so never stale), then checked: gofmt-clean
+# as generated, go vet for the host and for wasip1.
+# Incremental: a module is rebuilt only when its sources, its schema, the
+# Go library or the generator changed (a stamp next to the .wasm).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+export PATH="$PATH:$(go env GOPATH)/bin"
+
+# The schema of each module (repository paths).
+schema_of() {
+  case "$1" in
+    e2e-go-*) echo guests/go/e2e-go.km ;;
+    arena-*) echo examples/arena/arena.km ;;
+    *) echo "build-guests-go: no schema known for guests/go/$1" >&2; return 1 ;;
+  esac
+}
+
+# KARMEM: a karmem binary to use instead of building one.
+if [ -z "${KARMEM:-}" ]; then
+  cargo build --quiet -p karmem-cli
+fi
+karmem=${KARMEM:-${CARGO_TARGET_DIR:-$root/target}/debug/karmem}
+mkdir -p guests/out
+
+# Inputs shared by every module: the Go library and the generator.
+shared=$( { find go -name '*.go' -not -path 'go/bench/*' -not -path 'go/internal/*' -print0 \
+            | sort -z | xargs -0 sha256sum; \
+          find crates/karmem-codegen/src -name '*.rs' -print0 | sort -z | xargs -0 sha256sum; } \
+          | sha256sum | cut -c1-64)
+
+built=0
+for dir in guests/go/*/; do
+  name=$(basename "$dir")
+  [ -f "$dir/go.mod" ] || continue
+  schema=$(schema_of "$name")
+  package=$(grep -o 'golang.package(`[a-z0-9_]*`)' "$schema" | sed 's/.*(`\(.*\)`)/\1/')
+  out=guests/out/$name.wasm
+  stamp=$( { echo "$shared"; sha256sum "$schema"; \
+             find "$dir" -type f \( -name '*.go' -o -name 'go.mod' -o -name 'go.sum' \) \
+               -not -path "$dir$package/*" -print0 | sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-64)
+  if [ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ]; then
+    continue
+  fi
+  rm -rf "${dir:?}$package"
+  # Without gofmt on PATH the CLI writes the generator's raw output: that
+  # is what must be gofmt-clean.
+  PATH=/usr/bin:/bin "$karmem" build --lang go-guest -o "$dir$package" "$schema" 2>/dev/null
+  unformatted=$(gofmt -l "$dir$package")
+  [ -z "$unformatted" ] || { echo "generated Go guest code is not gofmt-clean: $unformatted"; gofmt -d "$dir$package" | head -40; exit 1; }
+  unformatted=$(gofmt -l "$dir"*.go)
+  [ -z "$unformatted" ] || { echo "not gofmt-clean: $unformatted"; exit 1; }
+  (cd "$dir" && go vet ./... && GOOS=wasip1 GOARCH=wasm go vet ./...)
+  (cd "$dir" && GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -o "$root/$out.tmp" .)
+  mv "$out.tmp" "$out"
+  echo "$stamp" > "$out.stamp"
+  echo "build-guests-go: $out ($(stat -c %s "$out") bytes)"
+  built=$((built + 1))
+done
+echo "build-guests-go: $built built, the others up to date"
