@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --quiet -p karmem-cli
-karmem=target/debug/karmem
+karmem="${CARGO_TARGET_DIR:-target}/debug/karmem"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 n=0

@@ -139,6 +139,24 @@ impl Gen<'_> {
     fn field_ident(&self, id: StructId, index: usize) -> String {
         rust_ident(&snake(&self.s.structs[id].fields[index].name))
     }
+    /// `K` when the SoA columns of `id` are exactly its fields, in order,
+    /// each a 4-byte number (`Vec3 { x, y, z: f32 }`), 2 ≤ K ≤ 4: such a
+    /// struct is emitted `#[repr(C)]` and a slice of it is written by
+    /// `Writer::write_soa_words`, which transposes four elements at a time
+    /// (RATIONALE R15).
+    fn words_soa(&self, id: StructId) -> Option<usize> {
+        let soa = self.l.soa.get(id)?.as_ref()?;
+        let k = soa.columns.len();
+        let words = soa.columns.iter().enumerate().all(|(i, c)| {
+            c.path == [i as u32]
+                && matches!(
+                    c.slot,
+                    Slot::Scalar(Primitive::I32 | Primitive::U32 | Primitive::F32)
+                )
+        });
+        (words && (2..=4).contains(&k) && self.s.structs[id].fields.len() == k).then_some(k)
+    }
+
     fn is_table(&self, id: StructId) -> bool {
         self.s.structs[id].kind == StructKind::Table
     }
@@ -297,6 +315,10 @@ impl Gen<'_> {
             st.name
         ));
         self.w("#[derive(Clone, Debug, PartialEq)]");
+        if self.words_soa(id).is_some() {
+            // Field order and no padding are relied on by `write_soa_slice`.
+            self.w("#[repr(C)]");
+        }
         if self.serde {
             self.w("#[derive(serde::Serialize, serde::Deserialize)]");
             self.w("#[serde(default, deny_unknown_fields)]");
@@ -650,6 +672,10 @@ impl Gen<'_> {
                 let f = if array.layout == ArrayLayout::BoVoS { "write_bovos" } else { "write_bovoa" };
                 format!("{pad}{}::{f}(&{place}, w, {pos})?;\n", self.union_value(*id))
             }
+            (None, ArrayData::Soa { elem }) if self.words_soa(*elem).is_some() => format!(
+                "{pad}{}::write_soa_slice(&{place}, w, {pos})?;\n",
+                self.struct_name(*elem)
+            ),
             (None, data) => self.write_struct_array(data, &format!("{place}.iter()"), &format!("{place}.len()"), pos, indent),
         }
     }
@@ -1508,6 +1534,25 @@ impl Gen<'_> {
         self.w("        Ok(())");
         self.w("    }");
         self.w("");
+        if let Some(k) = self.words_soa(id) {
+            self.w("    #[doc(hidden)]");
+            self.w("    pub fn write_soa_slice(items: &[Self], w: &mut karmem::Writer, at: u32) -> Result<(), karmem::Error> {");
+            self.w(&format!(
+                "        const _: () = assert!(core::mem::size_of::<{name}>() == {});",
+                4 * k
+            ));
+            self.w(&format!(
+                "        // SAFETY: `{name}` is `#[repr(C)]` with {k} fields of 4-byte numbers and"
+            ));
+            self.w("        // no padding (size asserted above): each element is that many");
+            self.w("        // initialised, 4-aligned words.");
+            self.w(&format!(
+                "        let words = unsafe {{ core::slice::from_raw_parts(items.as_ptr().cast::<u32>(), items.len() * {k}) }};"
+            ));
+            self.w("        w.write_soa_words(at, words, &Self::SOA_COLUMNS)");
+            self.w("    }");
+            self.w("");
+        }
         // read
         self.w("    #[doc(hidden)]");
         self.w("    pub fn read_soa(");
