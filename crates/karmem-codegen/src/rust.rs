@@ -79,6 +79,17 @@ fn mul(i: &str, size: u32) -> String {
     }
 }
 
+/// `ident` + `_suffix` for a derived method name. A keyword field's ident
+/// carries a trailing `_` (`type_`); the suffix already makes the name no
+/// keyword, so the escape is dropped: `type_bytes`, not `type__bytes`.
+fn suffixed(ident: &str, suffix: &str) -> String {
+    let base = ident
+        .strip_suffix('_')
+        .filter(|base| rust_ident(base) == ident)
+        .unwrap_or(ident);
+    format!("{base}_{suffix}")
+}
+
 fn rust_prim(p: Primitive) -> &'static str {
     match p {
         Primitive::U8 => "u8",
@@ -1235,7 +1246,7 @@ impl Gen<'_> {
                             format!("{let_a}self.r.str(a)"),
                         ));
                         methods.push((
-                            format!("{ident}_bytes"),
+                            suffixed(ident, "bytes"),
                             "&'a [u8]".into(),
                             format!("{let_a}self.r.byte_slice(a)"),
                         ));
@@ -2312,4 +2323,45 @@ fn mentions(body: &str, name: &str) -> bool {
         let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
         !before.is_some_and(|c| ident(c) || c == b'.') && matches!(after, Some(b'.' | b',' | b')'))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generate(source: &str) -> String {
+        let (schema, layout) = karmem_layout::load("t.km", source).expect("valid schema");
+        let files = RustBackend::default()
+            .generate(&schema, &layout)
+            .expect("generates");
+        files[0].contents.clone()
+    }
+
+    #[test]
+    fn derived_names_of_keyword_fields_have_one_underscore() {
+        assert_eq!(suffixed("type_", "bytes"), "type_bytes");
+        assert_eq!(suffixed("name", "bytes"), "name_bytes");
+        // A trailing underscore that is not a keyword escape stays.
+        assert_eq!(suffixed("name_", "bytes"), "name__bytes");
+        let out = generate("karmem k;\nstruct A table { Type []char; }\n");
+        assert!(out.contains("pub fn type_(&self)"), "{out}");
+        assert!(out.contains("pub fn type_bytes(&self)"), "{out}");
+        assert!(!out.contains("__"), "{out}");
+    }
+
+    #[test]
+    fn word_structs_get_the_slice_writer() {
+        let out = generate(
+            "karmem k;\nstruct V inline { X f32; Y i32; Z u32; }\nstruct A table { P []V; }\n",
+        );
+        assert!(out.contains("#[repr(C)]\npub struct V {"), "{out}");
+        assert!(out.contains("V::write_soa_slice(&self.p, w,"), "{out}");
+        // Mixed sizes or more than 4 columns: the element-wise writer.
+        let out =
+            generate("karmem k;\nstruct V inline { X f32; Y u16; }\nstruct A table { P []V; }\n");
+        assert!(
+            !out.contains("repr(C)") && !out.contains("write_soa_slice"),
+            "{out}"
+        );
+    }
 }
