@@ -11,7 +11,7 @@ if ! command -v valgrind >/dev/null; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq valgrind >/dev/null
 fi
 cargo build --release -q -p karmem-bench --example ops
-ops=target/release/examples/ops
+ops="${CARGO_TARGET_DIR:-target}/release/examples/ops"
 n=3
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

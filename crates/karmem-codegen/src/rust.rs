@@ -79,6 +79,17 @@ fn mul(i: &str, size: u32) -> String {
     }
 }
 
+/// `ident` + `_suffix` for a derived method name. A keyword field's ident
+/// carries a trailing `_` (`type_`); the suffix already makes the name no
+/// keyword, so the escape is dropped: `type_bytes`, not `type__bytes`.
+fn suffixed(ident: &str, suffix: &str) -> String {
+    let base = ident
+        .strip_suffix('_')
+        .filter(|base| rust_ident(base) == ident)
+        .unwrap_or(ident);
+    format!("{base}_{suffix}")
+}
+
 fn rust_prim(p: Primitive) -> &'static str {
     match p {
         Primitive::U8 => "u8",
@@ -139,6 +150,24 @@ impl Gen<'_> {
     fn field_ident(&self, id: StructId, index: usize) -> String {
         rust_ident(&snake(&self.s.structs[id].fields[index].name))
     }
+    /// `K` when the SoA columns of `id` are exactly its fields, in order,
+    /// each a 4-byte number (`Vec3 { x, y, z: f32 }`), 2 ≤ K ≤ 4: such a
+    /// struct is emitted `#[repr(C)]` and a slice of it is written by
+    /// `Writer::write_soa_words`, which transposes four elements at a time
+    /// (RATIONALE R15).
+    fn words_soa(&self, id: StructId) -> Option<usize> {
+        let soa = self.l.soa.get(id)?.as_ref()?;
+        let k = soa.columns.len();
+        let words = soa.columns.iter().enumerate().all(|(i, c)| {
+            c.path == [i as u32]
+                && matches!(
+                    c.slot,
+                    Slot::Scalar(Primitive::I32 | Primitive::U32 | Primitive::F32)
+                )
+        });
+        (words && (2..=4).contains(&k) && self.s.structs[id].fields.len() == k).then_some(k)
+    }
+
     fn is_table(&self, id: StructId) -> bool {
         self.s.structs[id].kind == StructKind::Table
     }
@@ -297,6 +326,10 @@ impl Gen<'_> {
             st.name
         ));
         self.w("#[derive(Clone, Debug, PartialEq)]");
+        if self.words_soa(id).is_some() {
+            // Field order and no padding are relied on by `write_soa_slice`.
+            self.w("#[repr(C)]");
+        }
         if self.serde {
             self.w("#[derive(serde::Serialize, serde::Deserialize)]");
             self.w("#[serde(default, deny_unknown_fields)]");
@@ -650,6 +683,10 @@ impl Gen<'_> {
                 let f = if array.layout == ArrayLayout::BoVoS { "write_bovos" } else { "write_bovoa" };
                 format!("{pad}{}::{f}(&{place}, w, {pos})?;\n", self.union_value(*id))
             }
+            (None, ArrayData::Soa { elem }) if self.words_soa(*elem).is_some() => format!(
+                "{pad}{}::write_soa_slice(&{place}, w, {pos})?;\n",
+                self.struct_name(*elem)
+            ),
             (None, data) => self.write_struct_array(data, &format!("{place}.iter()"), &format!("{place}.len()"), pos, indent),
         }
     }
@@ -1209,7 +1246,7 @@ impl Gen<'_> {
                             format!("{let_a}self.r.str(a)"),
                         ));
                         methods.push((
-                            format!("{ident}_bytes"),
+                            suffixed(ident, "bytes"),
                             "&'a [u8]".into(),
                             format!("{let_a}self.r.byte_slice(a)"),
                         ));
@@ -1508,6 +1545,25 @@ impl Gen<'_> {
         self.w("        Ok(())");
         self.w("    }");
         self.w("");
+        if let Some(k) = self.words_soa(id) {
+            self.w("    #[doc(hidden)]");
+            self.w("    pub fn write_soa_slice(items: &[Self], w: &mut karmem::Writer, at: u32) -> Result<(), karmem::Error> {");
+            self.w(&format!(
+                "        const _: () = assert!(core::mem::size_of::<{name}>() == {});",
+                4 * k
+            ));
+            self.w(&format!(
+                "        // SAFETY: `{name}` is `#[repr(C)]` with {k} fields of 4-byte numbers and"
+            ));
+            self.w("        // no padding (size asserted above): each element is that many");
+            self.w("        // initialised, 4-aligned words.");
+            self.w(&format!(
+                "        let words = unsafe {{ core::slice::from_raw_parts(items.as_ptr().cast::<u32>(), items.len() * {k}) }};"
+            ));
+            self.w("        w.write_soa_words(at, words, &Self::SOA_COLUMNS)");
+            self.w("    }");
+            self.w("");
+        }
         // read
         self.w("    #[doc(hidden)]");
         self.w("    pub fn read_soa(");
@@ -2267,4 +2323,45 @@ fn mentions(body: &str, name: &str) -> bool {
         let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
         !before.is_some_and(|c| ident(c) || c == b'.') && matches!(after, Some(b'.' | b',' | b')'))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generate(source: &str) -> String {
+        let (schema, layout) = karmem_layout::load("t.km", source).expect("valid schema");
+        let files = RustBackend::default()
+            .generate(&schema, &layout)
+            .expect("generates");
+        files[0].contents.clone()
+    }
+
+    #[test]
+    fn derived_names_of_keyword_fields_have_one_underscore() {
+        assert_eq!(suffixed("type_", "bytes"), "type_bytes");
+        assert_eq!(suffixed("name", "bytes"), "name_bytes");
+        // A trailing underscore that is not a keyword escape stays.
+        assert_eq!(suffixed("name_", "bytes"), "name__bytes");
+        let out = generate("karmem k;\nstruct A table { Type []char; }\n");
+        assert!(out.contains("pub fn type_(&self)"), "{out}");
+        assert!(out.contains("pub fn type_bytes(&self)"), "{out}");
+        assert!(!out.contains("__"), "{out}");
+    }
+
+    #[test]
+    fn word_structs_get_the_slice_writer() {
+        let out = generate(
+            "karmem k;\nstruct V inline { X f32; Y i32; Z u32; }\nstruct A table { P []V; }\n",
+        );
+        assert!(out.contains("#[repr(C)]\npub struct V {"), "{out}");
+        assert!(out.contains("V::write_soa_slice(&self.p, w,"), "{out}");
+        // Mixed sizes or more than 4 columns: the element-wise writer.
+        let out =
+            generate("karmem k;\nstruct V inline { X f32; Y u16; }\nstruct A table { P []V; }\n");
+        assert!(
+            !out.contains("repr(C)") && !out.contains("write_soa_slice"),
+            "{out}"
+        );
+    }
 }

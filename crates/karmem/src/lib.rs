@@ -24,6 +24,7 @@ extern crate std;
 mod error;
 mod reader;
 mod scalar;
+mod transpose;
 mod validate;
 mod views;
 mod writer;

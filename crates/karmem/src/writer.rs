@@ -276,6 +276,32 @@ impl Writer {
         Ok(dir)
     }
 
+    /// An SoA array of elements made of `K` 4-byte numbers, one column
+    /// each (`columns[k].1 == 4`): like [`Writer::write_soa`], then fills
+    /// the columns from `words`, the elements one after another with their
+    /// `K` numbers in column order as native `u32` words (how a `#[repr(C)]`
+    /// struct of `K` such fields lies in memory). Four elements at a time
+    /// are transposed in registers (RATIONALE R15).
+    pub fn write_soa_words<const K: usize>(
+        &mut self,
+        at: u32,
+        words: &[u32],
+        columns: &[(u32, u32); K],
+    ) -> Result<(), Error> {
+        debug_assert!(columns.iter().all(|c| c.1 == 4));
+        let count = words.len() / K;
+        let mut cols = [0u32; K];
+        self.write_soa(at, count, columns, &[true; K], &mut cols)?;
+        if count == 0 {
+            return Ok(());
+        }
+        // Within u32: write_soa allocated every column.
+        let bytes = 4 * count as u32;
+        let parts = self.slices_mut(cols.map(|c| (c, bytes)));
+        crate::transpose::split_words(&words[..count * K], parts);
+        Ok(())
+    }
+
     /// Several earlier allocations at once, as disjoint mutable byte slices
     /// (`(offset, len)` each, in increasing offset order, not overlapping),
     /// so that generated code fills all SoA columns of an array in one pass
