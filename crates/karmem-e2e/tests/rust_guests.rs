@@ -154,6 +154,9 @@ fn singleton_state_persists_across_importers() {
             .value,
         13
     );
+    // A function without a result: an empty reply.
+    assert!(counter.reset().unwrap().bytes().is_empty());
+    assert_eq!(run(&app, "driver2", "add:2"), "total=2");
 }
 
 #[test]

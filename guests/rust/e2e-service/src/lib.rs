@@ -33,6 +33,11 @@ impl e2e::counter::Counter for Service {
         self.total += n.value();
         Ok(Num { value: self.total })
     }
+
+    fn reset(&mut self) -> Result<(), Error> {
+        self.total = 0;
+        Ok(())
+    }
 }
 
 impl e2e::pooled::Pooled for Service {
