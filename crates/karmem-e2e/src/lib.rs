@@ -77,6 +77,12 @@ mod tests {
         fn scribble(&mut self, _b: g::BlobView<'_>) -> Result<g::Seen, karmem_guest::Error> {
             Ok(g::Seen::default())
         }
+        fn stamp(
+            &mut self,
+            _n: g::NumView<'_>,
+        ) -> Result<karmem_guest::RegionSlice, karmem_guest::Error> {
+            Ok(karmem_guest::RegionSlice::default())
+        }
     }
 
     /// The descriptor karmem-guest writes (here on the host target, without
@@ -94,7 +100,7 @@ mod tests {
         assert_eq!(desc.exports[0].name, "e2e.Shared");
         assert_eq!(desc.imports.len(), 3);
         // Exported (read) and imported (read-write): the module gets both.
-        assert_eq!(desc.memories.len(), 1);
+        assert_eq!(desc.memories.len(), 2);
         assert_eq!(desc.access("e2e.shm"), karmem_host::Access::ReadWrite);
         // `reset()` has no result: an empty type in the wire form.
         let reset = &desc.imports[1].functions[1];

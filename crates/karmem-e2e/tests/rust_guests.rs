@@ -336,3 +336,25 @@ fn argument_memory_is_reused_across_calls() {
     }
     assert_eq!(app.stats().instances_discarded, 0);
 }
+
+/// Guest→guest with regions: the importer writes a message into its window
+/// and passes it by offset; the exporter reads it in place; a region-bound
+/// result comes back as a pointer into the caller's window.
+#[test]
+fn guest_to_guest_region_arguments_and_results_are_not_copied() {
+    let app = app();
+    assert_eq!(
+        run(&app, "driver", "shared:42"),
+        "offset=256 in_window=true marker=42 sum=6"
+    );
+    assert_eq!(
+        run(&app, "driver", "stamp:9"),
+        "in_region=true at=512 marker=9 data=[7, 7, 7]"
+    );
+    // From the host: the result is where the exporter put it in the region.
+    let shared = e2e::shared::client(&app, "service").unwrap();
+    let reply = shared.stamp(&Num { value: 5 }).unwrap();
+    let at = reply.region.expect("a region-bound result");
+    assert_eq!(at.offset, 512);
+    assert_eq!(reply.decode().unwrap().marker, 5);
+}

@@ -71,6 +71,17 @@ impl e2e::shared::Shared for Service {
         })
     }
 
+    fn stamp(&mut self, n: NumView<'_>) -> Result<karmem_guest::RegionSlice, Error> {
+        let w = karmem_guest::window("e2e.out").ok_or("no window of e2e.out")?;
+        let blob = e2e::Blob {
+            marker: n.value() as u32,
+            data: vec![7; 3],
+        };
+        // Not at the region's start, so a caller that ignored the offset
+        // would read the wrong bytes.
+        w.write_message(512, &blob)
+    }
+
     fn scribble(&mut self, b: e2e::BlobView<'_>) -> Result<Seen, Error> {
         let w = karmem_guest::window("e2e.shm").ok_or("no window of e2e.shm")?;
         // Exporters may only read `shm`: this write must fail the call with
