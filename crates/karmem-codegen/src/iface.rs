@@ -135,7 +135,7 @@ pub struct Iface {
 }
 
 impl Iface {
-    /// The qualified region name a value is bound to, if any.
+    /// The region a value is bound to, if any.
     pub fn region_of(&self, v: &Value) -> Option<&Region> {
         v.region.map(|r| &self.regions[r])
     }

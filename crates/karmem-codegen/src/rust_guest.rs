@@ -25,6 +25,10 @@ use crate::{Backend, Error, GeneratedFile};
 #[derive(Clone, Debug, Default)]
 pub struct RustGuestBackend;
 
+/// On items whose methods are named after schema functions.
+pub(crate) const NAMING: &str =
+    "#[allow(clippy::new_ret_no_self, clippy::wrong_self_convention, clippy::should_implement_trait)]";
+
 impl Backend for RustGuestBackend {
     fn name(&self) -> &'static str {
         "rust-guest"
@@ -186,6 +190,9 @@ fn interface(out: &mut String, i: &Iface) {
          (region-bound ones read in place from the window), valid during the call.",
         i.name
     );
+    // Function names are the schema's: `new`, `is_x`, `add`... are not
+    // constructors, predicates or operators here.
+    let _ = writeln!(out, "    {NAMING}");
     let _ = writeln!(out, "    pub trait {tr} {{");
     for f in &i.functions {
         for d in &f.doc {
@@ -276,6 +283,7 @@ fn interface(out: &mut String, i: &Iface) {
     );
     let _ = writeln!(out, "    #[derive(Clone, Copy, Debug, Default)]");
     let _ = writeln!(out, "    pub struct Client;\n");
+    let _ = writeln!(out, "    {NAMING}");
     let _ = writeln!(out, "    impl Client {{");
     for f in &i.functions {
         let params: Vec<String> = f

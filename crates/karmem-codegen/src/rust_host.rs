@@ -5,12 +5,11 @@
 //!   every struct used by an interface;
 //! * `Reply<T>` (a result: zero-copy viewer, decoding) and `Callee<T>` (one
 //!   exporter's outcome of a fan-out);
-//! * per interface a module `<interface>` with `NAME` and
-//!   `Client` — `Client::new(&app, module)` resolves one exporter's
-//!   functions once; `Client::all(&app)` every exporter (for fan-out, or to
-//!   reach each pool/singleton member); one method per function taking
-//!   typed arguments (`&T`, or `karmem_host::RegionSlice` for region-bound
-//!   parameters).
+//! * per interface a module `<interface>` with `NAME`, `client(&app,
+//!   module)` (a `Client` resolving one exporter's functions once) and
+//!   `all(&app)` (an `All`: every exporter, for fan-out from the host); both
+//!   have one method per function taking typed arguments (`&T`, or
+//!   `karmem_host::RegionSlice` for region-bound parameters).
 
 use std::fmt::Write as _;
 
@@ -20,7 +19,7 @@ use karmem_schema::model::Schema;
 use crate::iface::{self, Iface};
 use crate::names::{rust_ident, snake};
 use crate::rust::RustBackend;
-use crate::rust_guest::{messages, strip_header, type_name};
+use crate::rust_guest::{messages, strip_header, type_name, NAMING};
 use crate::{Backend, Error, GeneratedFile};
 
 #[derive(Clone, Debug, Default)]
@@ -67,8 +66,8 @@ impl<T: karmem::Message> Reply<T> {
     }
 }
 
-/// One exporter's outcome of a call made through [`Client::all`]-style
-/// clients: a failing callee does not hide the others' results.
+/// One exporter's outcome of a call made through an interface's `All`:
+/// a failing callee does not hide the others' results.
 pub struct Callee<T> {
     /// Index of the module in the application.
     pub callee: usize,
@@ -119,6 +118,72 @@ impl Backend for RustHostBackend {
     }
 }
 
+/// The per-interface items that do not depend on its functions. Only
+/// schema functions are methods of `Client` and `All`, so no function name
+/// can collide with a helper (`client`, `all` and `resolve` are free
+/// functions; `module` is a field).
+const CLIENT: &str = r#"
+    /// Typed calls of `NAME` exported by one module (functions resolved
+    /// once). Cheap to clone; `Send + Sync`.
+    #[derive(Clone)]
+    pub struct Client {
+        app: karmem_host::App,
+        /// Index of the module this client calls.
+        pub module: usize,
+        /// `None` for a function the exporter lacks (dynamic interfaces).
+        fns: [Option<karmem_host::ExportFn>; N],
+    }
+
+    /// The client of `module`'s export of this interface.
+    pub fn client(app: &karmem_host::App, module: &str) -> karmem_host::Result<Client> {
+        let index = app.module_index(module)?;
+        let fns = FUNCTIONS.map(|f| app.export(module, NAME, f).ok());
+        if fns.iter().all(Option::is_none) && !FUNCTIONS.is_empty() {
+            return Err(karmem_host::Error::UnknownFunction {
+                module: module.into(),
+                interface: NAME.into(),
+                function: FUNCTIONS[0].into(),
+            });
+        }
+        Ok(Client {
+            app: app.clone(),
+            module: index,
+            fns,
+        })
+    }
+
+    /// Calls every module exporting this interface (fan-out from the
+    /// host): one [`Callee`] per exporter, in module order.
+    #[derive(Clone)]
+    pub struct All(pub Vec<Client>);
+
+    /// A client for every module exporting this interface, in module order.
+    pub fn all(app: &karmem_host::App) -> karmem_host::Result<All> {
+        let mut modules: Vec<usize> = FUNCTIONS
+            .iter()
+            .flat_map(|f| app.exporters(NAME, f))
+            .map(|f| f.module_index())
+            .collect();
+        modules.sort_unstable();
+        modules.dedup();
+        modules
+            .into_iter()
+            .map(|m| client(app, app.modules()[m].module.name()))
+            .collect::<karmem_host::Result<Vec<Client>>>()
+            .map(All)
+    }
+
+    fn resolve(c: &Client, index: usize) -> karmem_host::Result<&karmem_host::ExportFn> {
+        c.fns[index]
+            .as_ref()
+            .ok_or_else(|| karmem_host::Error::UnknownFunction {
+                module: c.app.modules()[c.module].module.name().to_string(),
+                interface: NAME.into(),
+                function: FUNCTIONS[index].into(),
+            })
+    }
+"#;
+
 fn interface(out: &mut String, i: &Iface) {
     let module = rust_ident(&snake(&i.local));
     let n = i.functions.len();
@@ -138,103 +203,26 @@ fn interface(out: &mut String, i: &Iface) {
         .collect();
     let _ = writeln!(
         out,
-        "    pub const FUNCTIONS: [&str; {n}] = [{}];\n",
+        "    pub const FUNCTIONS: [&str; {n}] = [{}];",
         names.join(", ")
     );
-    let _ = writeln!(
-        out,
-        "    /// Typed calls of `{}` exported by one module (resolved once).",
-        i.name
+    out.push_str(
+        &CLIENT
+            .replace("`NAME`", &format!("`{}`", i.name))
+            .replace("; N]", &format!("; {n}]")),
     );
-    let _ = writeln!(out, "    #[derive(Clone)]");
-    let _ = writeln!(out, "    pub struct Client {{");
-    let _ = writeln!(out, "        app: karmem_host::App,");
-    let _ = writeln!(
-        out,
-        "        /// `None` for a function the exporter lacks (dynamic interfaces)."
-    );
-    let _ = writeln!(
-        out,
-        "        fns: [Option<karmem_host::ExportFn>; {n}],\n    }}\n"
-    );
+    let _ = writeln!(out, "\n    {NAMING}");
     let _ = writeln!(out, "    impl Client {{");
-    let _ = writeln!(
-        out,
-        "        /// The client of `module`'s export of `{}`.",
-        i.name
-    );
-    let _ = writeln!(
-        out,
-        "        pub fn new(app: &karmem_host::App, module: &str) -> karmem_host::Result<Client> {{"
-    );
-    let _ = writeln!(out, "            app.module_index(module)?;");
-    let _ = writeln!(
-        out,
-        "            let fns = FUNCTIONS.map(|f| app.export(module, NAME, f).ok());"
-    );
-    let _ = writeln!(
-        out,
-        "            if fns.iter().all(Option::is_none) && !FUNCTIONS.is_empty() {{"
-    );
-    let _ = writeln!(
-        out,
-        "                return Err(karmem_host::Error::UnknownFunction {{ module: module.into(), interface: NAME.into(), function: FUNCTIONS[0].into() }});"
-    );
-    let _ = writeln!(out, "            }}");
-    let _ = writeln!(out, "            Ok(Client {{ app: app.clone(), fns }})");
-    let _ = writeln!(out, "        }}\n");
-    let _ = writeln!(
-        out,
-        "        /// One client per module exporting `{}`, in module order (fan-out from the host).",
-        i.name
-    );
-    let _ = writeln!(
-        out,
-        "        pub fn all(app: &karmem_host::App) -> karmem_host::Result<Vec<Client>> {{"
-    );
-    let _ = writeln!(
-        out,
-        "            let mut modules: Vec<usize> = FUNCTIONS.iter().flat_map(|f| app.exporters(NAME, f)).map(|f| f.module_index()).collect();"
-    );
-    let _ = writeln!(out, "            modules.sort_unstable();");
-    let _ = writeln!(out, "            modules.dedup();");
-    let _ = writeln!(
-        out,
-        "            modules.into_iter().map(|m| Client::new(app, app.modules()[m].module.name())).collect()"
-    );
-    let _ = writeln!(out, "        }}\n");
-    let _ = writeln!(out, "        /// The module this client calls.");
-    let _ = writeln!(out, "        pub fn module(&self) -> Option<usize> {{");
-    let _ = writeln!(
-        out,
-        "            self.fns.iter().flatten().next().map(|f| f.module_index())"
-    );
-    let _ = writeln!(out, "        }}\n");
-    let _ = writeln!(
-        out,
-        "        fn function(&self, index: usize) -> karmem_host::Result<&karmem_host::ExportFn> {{"
-    );
-    let _ = writeln!(
-        out,
-        "            self.fns[index].as_ref().ok_or_else(|| karmem_host::Error::UnknownFunction {{"
-    );
-    let _ = writeln!(
-        out,
-        "                module: self.module().map(|m| self.app.modules()[m].module.name().to_string()).unwrap_or_default(),"
-    );
-    let _ = writeln!(
-        out,
-        "                interface: NAME.into(),\n                function: FUNCTIONS[index].into(),\n            }})"
-    );
-    let _ = writeln!(out, "        }}");
-    for f in &i.functions {
+    for (k, f) in i.functions.iter().enumerate() {
         let (params, _) = signature(f);
         let t = f
             .result
             .as_ref()
             .map(type_name)
             .unwrap_or_else(|| "()".into());
-        let _ = writeln!(out);
+        if k > 0 {
+            let _ = writeln!(out);
+        }
         for d in &f.doc {
             let _ = writeln!(out, "        /// {d}");
         }
@@ -243,7 +231,7 @@ fn interface(out: &mut String, i: &Iface) {
             "        pub fn {}(&self{params}) -> karmem_host::Result<Reply<{t}>> {{",
             rust_ident(&snake(&f.name)),
         );
-        let _ = writeln!(out, "            let f = self.function({})?;", f.index);
+        let _ = writeln!(out, "            let f = resolve(self, {})?;", f.index);
         let mut args = Vec::new();
         for (k, p) in f.params.iter().enumerate() {
             let ident = rust_ident(&snake(&p.name));
@@ -263,40 +251,30 @@ fn interface(out: &mut String, i: &Iface) {
         let _ = writeln!(out, "        }}");
     }
     let _ = writeln!(out, "    }}\n");
-    let _ = writeln!(
-        out,
-        "    /// Calls every module exporting `{}` (fan-out from the host): one [`Callee`] per exporter, in module order.",
-        i.name
-    );
-    let _ = writeln!(out, "    #[derive(Clone)]");
-    let _ = writeln!(out, "    pub struct All(pub Vec<Client>);\n");
+    let _ = writeln!(out, "    {NAMING}");
     let _ = writeln!(out, "    impl All {{");
-    let _ = writeln!(
-        out,
-        "        pub fn new(app: &karmem_host::App) -> karmem_host::Result<All> {{\n            Client::all(app).map(All)\n        }}"
-    );
-    for f in &i.functions {
+    for (k, f) in i.functions.iter().enumerate() {
         let (params, names) = signature(f);
         let t = f
             .result
             .as_ref()
             .map(type_name)
             .unwrap_or_else(|| "()".into());
+        if k > 0 {
+            let _ = writeln!(out);
+        }
         let _ = writeln!(
             out,
-            "\n        pub fn {}(&self{params}) -> Vec<Callee<{t}>> {{",
+            "        pub fn {}(&self{params}) -> Vec<Callee<{t}>> {{",
             rust_ident(&snake(&f.name))
         );
-        let _ = writeln!(out, "            self.0.iter().map(|c| {{");
+        let _ = writeln!(out, "            self.0");
+        let _ = writeln!(out, "                .iter()");
+        let _ = writeln!(out, "                .map(|c| Callee {{");
+        let _ = writeln!(out, "                    callee: c.module,");
         let _ = writeln!(
             out,
-            "                let callee = c.module().unwrap_or_default();"
-        );
-        let _ = writeln!(out, "                Callee {{");
-        let _ = writeln!(out, "                    callee,");
-        let _ = writeln!(
-            out,
-            "                    module: c.app.modules()[callee].module.name().to_string(),"
+            "                    module: c.app.modules()[c.module].module.name().to_string(),"
         );
         let _ = writeln!(
             out,
@@ -305,7 +283,7 @@ fn interface(out: &mut String, i: &Iface) {
         );
         let _ = writeln!(
             out,
-            "                }}\n            }}).collect()\n        }}"
+            "                }})\n                .collect()\n        }}"
         );
     }
     let _ = writeln!(out, "    }}");

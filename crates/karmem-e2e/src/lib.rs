@@ -62,3 +62,52 @@ pub mod e2e {
 mod e2e_guest {
     include!(concat!(env!("OUT_DIR"), "/e2e_guest.rs"));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::e2e_guest as g;
+
+    #[derive(Default)]
+    struct Reader;
+
+    impl g::shared::Shared for Reader {
+        fn inspect(&mut self, _b: g::BlobView<'_>) -> Result<g::Seen, karmem_guest::Error> {
+            Ok(g::Seen::default())
+        }
+        fn scribble(&mut self, _b: g::BlobView<'_>) -> Result<g::Seen, karmem_guest::Error> {
+            Ok(g::Seen::default())
+        }
+        fn stamp(
+            &mut self,
+            _n: g::NumView<'_>,
+        ) -> Result<karmem_guest::RegionSlice, karmem_guest::Error> {
+            Ok(karmem_guest::RegionSlice::default())
+        }
+    }
+
+    /// The descriptor karmem-guest writes (here on the host target, without
+    /// a wasm build) is one the host accepts: every rule of abi.md §3 and
+    /// every hash, with the module's regions merged across roles.
+    #[test]
+    fn guest_descriptor_is_accepted_by_the_host() {
+        let status = karmem_guest::register(karmem_guest::Module {
+            exports: vec![g::shared::export::<Reader>()],
+            imports: vec![&g::shared::INFO, &g::counter::INFO, &g::echo::INFO],
+        });
+        assert_eq!(status, 0);
+        let desc = karmem_host::ModuleDesc::decode(karmem_guest::describe_bytes())
+            .unwrap_or_else(|e| panic!("the host refused the guest's descriptor: {e}"));
+        assert_eq!(desc.exports[0].name, "e2e.Shared");
+        assert_eq!(desc.imports.len(), 3);
+        // Exported (read) and imported (read-write): the module gets both.
+        assert_eq!(desc.memories.len(), 2);
+        assert_eq!(desc.access("e2e.shm"), karmem_host::Access::ReadWrite);
+        // `reset()` has no result: an empty type in the wire form.
+        let reset = &desc.imports[1].functions[1];
+        assert_eq!(
+            (reset.name.as_str(), reset.result.is_none()),
+            ("reset", true)
+        );
+        assert_eq!(desc.import_id("e2e.Counter", "reset"), Some((1 << 16) | 1));
+    }
+}

@@ -36,7 +36,7 @@ fn app() -> App {
 }
 
 fn run(app: &App, module: &str, cmd: &str) -> String {
-    let driver = e2e::driver::Client::new(app, module).unwrap();
+    let driver = e2e::driver::client(app, module).unwrap();
     let reply = driver
         .run(&Text {
             value: cmd.to_string(),
@@ -48,7 +48,7 @@ fn run(app: &App, module: &str, cmd: &str) -> String {
 #[test]
 fn host_calls_a_rust_guest_through_typed_bindings() {
     let app = app();
-    let echo = e2e::echo::Client::new(&app, "service").unwrap();
+    let echo = e2e::echo::client(&app, "service").unwrap();
     let reply = echo
         .echo(&Text {
             value: "hello".into(),
@@ -94,7 +94,7 @@ fn fan_out_keeps_results_when_one_member_traps() {
     // the others still answer.
     assert_eq!(run(&app, "driver", "fanout:1").lines().count(), 3);
     // The same through the host's own fan-out bindings.
-    let all = e2e::workers::All::new(&app).unwrap();
+    let all = e2e::workers::all(&app).unwrap();
     let results = all.work(&Num { value: 5 });
     assert_eq!(results.len(), 3);
     assert_eq!(
@@ -128,7 +128,7 @@ fn writing_a_read_only_window_fails_the_call_and_changes_nothing() {
     .to_bytes()
     .unwrap();
     region.write(0, &blob).unwrap();
-    let shared = e2e::shared::Client::new(&app, "service").unwrap();
+    let shared = e2e::shared::client(&app, "service").unwrap();
     let slice = region.slice(0, blob.len() as u32).unwrap();
     match shared.scribble(slice) {
         Err(Error::ReadOnlyViolation { .. }) => {}
@@ -144,7 +144,7 @@ fn singleton_state_persists_across_importers() {
     assert_eq!(run(&app, "driver", "add:5"), "total=5");
     assert_eq!(run(&app, "driver2", "add:7"), "total=12");
     // The host reaches the same instance.
-    let counter = e2e::counter::Client::new(&app, "service").unwrap();
+    let counter = e2e::counter::client(&app, "service").unwrap();
     assert_eq!(
         counter
             .add(&Num { value: 1 })
@@ -154,12 +154,15 @@ fn singleton_state_persists_across_importers() {
             .value,
         13
     );
+    // A function without a result: an empty reply.
+    assert!(counter.reset().unwrap().bytes().is_empty());
+    assert_eq!(run(&app, "driver2", "add:2"), "total=2");
 }
 
 #[test]
 fn pool_serves_concurrent_host_callers_with_two_instances() {
     let app = app();
-    let pooled = e2e::pooled::Client::new(&app, "service").unwrap();
+    let pooled = e2e::pooled::client(&app, "service").unwrap();
     let callers = 4;
     let per_caller = 5;
     let barrier = Arc::new(Barrier::new(callers));
@@ -211,7 +214,7 @@ fn region_bound_argument_is_read_in_place() {
     let offset = 4096;
     region.write(offset, &blob).unwrap();
     let slice = region.slice(offset, blob.len() as u32).unwrap();
-    let shared = e2e::shared::Client::new(&app, "service").unwrap();
+    let shared = e2e::shared::client(&app, "service").unwrap();
     let seen = shared.inspect(slice).unwrap().decode().unwrap();
     assert!(seen.in_window, "the argument was not inside the window");
     assert_eq!(seen.offset, u64::from(offset));
@@ -323,7 +326,7 @@ interface Updater {
 #[test]
 fn argument_memory_is_reused_across_calls() {
     let app = app();
-    let echo = e2e::echo::Client::new(&app, "service").unwrap();
+    let echo = e2e::echo::client(&app, "service").unwrap();
     let big = Text {
         value: "x".repeat(1 << 20),
     };
@@ -332,4 +335,26 @@ fn argument_memory_is_reused_across_calls() {
         assert_eq!(reply.view().unwrap().value().len(), 1 << 20);
     }
     assert_eq!(app.stats().instances_discarded, 0);
+}
+
+/// Guest→guest with regions: the importer writes a message into its window
+/// and passes it by offset; the exporter reads it in place; a region-bound
+/// result comes back as a pointer into the caller's window.
+#[test]
+fn guest_to_guest_region_arguments_and_results_are_not_copied() {
+    let app = app();
+    assert_eq!(
+        run(&app, "driver", "shared:42"),
+        "offset=256 in_window=true marker=42 sum=6"
+    );
+    assert_eq!(
+        run(&app, "driver", "stamp:9"),
+        "in_region=true at=512 marker=9 data=[7, 7, 7]"
+    );
+    // From the host: the result is where the exporter put it in the region.
+    let shared = e2e::shared::client(&app, "service").unwrap();
+    let reply = shared.stamp(&Num { value: 5 }).unwrap();
+    let at = reply.region.expect("a region-bound result");
+    assert_eq!(at.offset, 512);
+    assert_eq!(reply.decode().unwrap().marker, 5);
 }

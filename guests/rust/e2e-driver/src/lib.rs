@@ -65,6 +65,39 @@ impl e2e::driver::Driver for Driver {
                 Err(e) => Err(e.into()),
                 Ok(r) => Ok(text(format!("b={}", r.view().value()))),
             },
+            "shared" => {
+                // Place a message in our window of the shared region and
+                // pass it by offset: the exporter reads it in place.
+                let w = karmem_guest::window("e2e.shm").ok_or("no window of e2e.shm")?;
+                let slice = w.write_message(
+                    256,
+                    &e2e::Blob {
+                        marker: n.value as u32,
+                        data: vec![1, 2, 3],
+                    },
+                )?;
+                let seen = e2e::shared::Client.inspect(slice)?;
+                let seen = seen.view();
+                Ok(text(format!(
+                    "offset={} in_window={} marker={} sum={}",
+                    seen.offset(),
+                    seen.in_window(),
+                    seen.marker(),
+                    seen.sum()
+                )))
+            }
+            "stamp" => {
+                // A region-bound result arrives as a pointer into our window.
+                let reply = e2e::shared::Client.stamp(&n)?;
+                let w = karmem_guest::window("e2e.out").ok_or("no window of e2e.out")?;
+                let at = reply.bytes().as_ptr() as usize as u32 - w.ptr();
+                Ok(text(format!(
+                    "in_region={} at={at} marker={} data={:?}",
+                    reply.is_in_region(),
+                    reply.view().marker(),
+                    reply.view().data()
+                )))
+            }
             other => Err(Error::new(format!("unknown command `{other}`"))),
         }
     }
@@ -72,5 +105,11 @@ impl e2e::driver::Driver for Driver {
 
 karmem_guest::module! {
     exports: [e2e::driver::export::<Driver>()],
-    imports: [e2e::echo::INFO, e2e::counter::INFO, e2e::workers::INFO, e2e::dyn_::INFO],
+    imports: [
+        e2e::echo::INFO,
+        e2e::counter::INFO,
+        e2e::workers::INFO,
+        e2e::dyn_::INFO,
+        e2e::shared::INFO,
+    ],
 }

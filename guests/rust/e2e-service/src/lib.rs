@@ -33,6 +33,11 @@ impl e2e::counter::Counter for Service {
         self.total += n.value();
         Ok(Num { value: self.total })
     }
+
+    fn reset(&mut self) -> Result<(), Error> {
+        self.total = 0;
+        Ok(())
+    }
 }
 
 impl e2e::pooled::Pooled for Service {
@@ -64,6 +69,17 @@ impl e2e::shared::Shared for Service {
             marker: b.marker(),
             sum: b.data().iter().map(|&x| u64::from(x)).sum(),
         })
+    }
+
+    fn stamp(&mut self, n: NumView<'_>) -> Result<karmem_guest::RegionSlice, Error> {
+        let w = karmem_guest::window("e2e.out").ok_or("no window of e2e.out")?;
+        let blob = e2e::Blob {
+            marker: n.value() as u32,
+            data: vec![7; 3],
+        };
+        // Not at the region's start, so a caller that ignored the offset
+        // would read the wrong bytes.
+        w.write_message(512, &blob)
     }
 
     fn scribble(&mut self, b: e2e::BlobView<'_>) -> Result<Seen, Error> {
