@@ -276,6 +276,32 @@ impl App {
             .collect())
     }
 
+    /// Cut `module` off: from now on every call into it, from the host or
+    /// from a guest, fails with [`crate::Error::Suspended`] (status
+    /// `SUSPENDED` in a guest's `call` entries) without running guest code.
+    /// Fan-out calls skip it and still report it, so callers keep their
+    /// callee numbering. A call already running finishes normally. For
+    /// hosts that decide a module misbehaves (the arena disqualifies a bot
+    /// after repeated failures) and do not want to pay its timeouts again.
+    pub fn suspend(&self, module: &str) -> Result<()> {
+        let m = self.module_index(module)?;
+        self.inner.suspended[m].store(true, std::sync::atomic::Ordering::Release);
+        Ok(())
+    }
+
+    /// Undo [`App::suspend`].
+    pub fn resume(&self, module: &str) -> Result<()> {
+        let m = self.module_index(module)?;
+        self.inner.suspended[m].store(false, std::sync::atomic::Ordering::Release);
+        Ok(())
+    }
+
+    /// Whether [`App::suspend`] cut `module` off.
+    pub fn is_suspended(&self, module: &str) -> Result<bool> {
+        let m = self.module_index(module)?;
+        Ok(self.inner.suspended[m].load(std::sync::atomic::Ordering::Acquire))
+    }
+
     /// A region by qualified name.
     pub fn region(&self, name: &str) -> Result<Region> {
         self.inner.region(name)

@@ -2,7 +2,7 @@
 //! imports to exporters by pattern, and the per-module call tables.
 
 use std::collections::HashMap;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::app::{App, AppBuilder, AppStats, ExportFn, ModuleInfo};
@@ -53,9 +53,20 @@ pub(crate) struct AppInner {
     /// the host).
     pub host: Vec<Arc<InstancePool>>,
     pub counters: Arc<Counters>,
+    /// Per module: cut off by the host ([`crate::App::suspend`]); calls
+    /// to it fail with `SUSPENDED` without entering the guest.
+    pub suspended: Vec<AtomicBool>,
 }
 
 impl AppInner {
+    /// The error of a call into `module` when the host has suspended it.
+    pub fn check_suspended(&self, module: usize, site: &CallSite) -> Result<()> {
+        if self.suspended[module].load(Ordering::Acquire) {
+            return Err(Error::Suspended { site: site.clone() });
+        }
+        Ok(())
+    }
+
     pub fn module_index(&self, name: &str) -> Result<usize> {
         self.infos
             .iter()
@@ -491,6 +502,9 @@ pub(crate) fn build(b: &AppBuilder) -> Result<App> {
             pools,
             host,
             counters: counters.clone(),
+            suspended: (0..b.modules.len())
+                .map(|_| AtomicBool::new(false))
+                .collect(),
         }
     });
     if b.warm_up {

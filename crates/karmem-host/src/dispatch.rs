@@ -285,6 +285,7 @@ pub(crate) fn host_invoke(app: &AppInner, f: &ExportFn, args: &[Arg<'_>]) -> Res
     let ctx = &app.modules[f.module];
     let (e, fi) = ((f.id >> 16) as usize, (f.id & 0xffff) as usize);
     let meta = &ctx.exports[e][fi];
+    app.check_suspended(f.module, &meta.site)?;
     let pool: &Arc<InstancePool> = app
         .shared_pool(f.module, export_pattern(ctx, e))
         .unwrap_or(&app.host[f.module]);

@@ -43,6 +43,9 @@ pub enum Status {
     Timeout = 17,
     MemoryLimit = 18,
     ReadOnlyViolation = 19,
+    /// The host has suspended the callee module ([`crate::App::suspend`]);
+    /// it was not called.
+    Suspended = 20,
 }
 
 impl Status {
@@ -166,6 +169,11 @@ pub enum Error {
     },
     /// The guest (or the host on its behalf) tried to write into a region
     /// it may only read. The region's bytes are unchanged.
+    /// The host has suspended the callee module ([`crate::App::suspend`]):
+    /// the call was refused without running any guest code.
+    Suspended {
+        site: CallSite,
+    },
     ReadOnlyViolation {
         site: CallSite,
         region: String,
@@ -193,6 +201,7 @@ impl Error {
             Error::Timeout { .. } => Status::Timeout,
             Error::MemoryLimit { .. } => Status::MemoryLimit,
             Error::ReadOnlyViolation { .. } => Status::ReadOnlyViolation,
+            Error::Suspended { .. } => Status::Suspended,
             _ => return None,
         })
     }
@@ -206,6 +215,7 @@ impl Error {
             | Error::Timeout { site, .. }
             | Error::MemoryLimit { site, .. }
             | Error::ReadOnlyViolation { site, .. }
+            | Error::Suspended { site }
             | Error::Guest { site, .. }
             | Error::Instantiate { site, .. } => Some(site),
             _ => None,
@@ -276,6 +286,9 @@ impl fmt::Display for Error {
                 "{site}: write into read-only region `{region}` (at offset {offset})"
             ),
             Error::Guest { site, message } => write!(f, "{site}: bad guest request: {message}"),
+            Error::Suspended { site } => {
+                write!(f, "{site}: the module is suspended by the host")
+            }
             Error::Instantiate { site, message } => {
                 write!(f, "{site}: could not create an instance: {message}")
             }

@@ -237,6 +237,10 @@ fn guest_call(
         };
         let id = ((t.export as u32) << 16) | u32::from(callee_fn);
         let meta = &app.modules[t.module].exports[t.export][callee_fn as usize];
+        if let Err(e) = app.check_suspended(t.module, &meta.site) {
+            entries.push(entry(c, &app, t.module as u32, Err(e)));
+            continue;
+        }
         let timeout = pool.ctx.options.timeout;
         let result = match pool.lease(timeout) {
             Ok(lease) => invoke_leased(lease, id, meta, &srcs),

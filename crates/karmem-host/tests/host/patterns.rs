@@ -93,6 +93,58 @@ fn fan_out_one_member_traps_the_others_answer() {
     );
 }
 
+#[test]
+fn a_suspended_module_is_skipped_by_fan_out_and_refused_to_the_host() {
+    let fan = iface("t.Fan", Pattern::FanOut, vec![], vec![simple("get")]);
+    let log = Arc::new(MemoryLog::new());
+    let mut b = builder(&log);
+    b.module(fan_member(Some("one")).load("f1"));
+    // A member that would take its full timeout on every call.
+    b.module_with(
+        Guest::new(
+            vec![iface("t.Fan", Pattern::FanOut, vec![], vec![simple("get")])],
+            vec![],
+        )
+        .func("t.Fan", "get", "(loop $l (br $l)) (unreachable)")
+        .load("spin"),
+        ModuleOptions {
+            timeout: std::time::Duration::from_secs(30),
+            ..ModuleOptions::default()
+        },
+    );
+    b.module(hub(fan).load("hub"));
+    let app = b.build().unwrap();
+    app.suspend("spin").unwrap();
+    assert!(app.is_suspended("spin").unwrap());
+
+    // From a guest: the suspended member keeps its entry (callee numbering
+    // is stable) with status SUSPENDED and an explanation to `take`.
+    let Output::Bytes(out) = app.call("hub", "t.Hub", "go", &[]).unwrap() else {
+        panic!()
+    };
+    let e = entries(&out, 2);
+    assert_eq!(e[0], [0, 0, 3, 0]);
+    assert_eq!((e[1][0], e[1][1]), (Status::Suspended as u32, 1));
+    assert!(e[1][2] > 0);
+
+    // From the host: refused without running the guest.
+    let all = app.call_all("t.Fan", "get", &[]).unwrap();
+    assert_eq!(all[0].result, Ok(Output::Bytes(b"one".to_vec())));
+    match &all[1].result {
+        Err(err @ Error::Suspended { site }) => {
+            assert_eq!(site.module, "spin");
+            assert_eq!(err.status(), Some(Status::Suspended));
+            assert!(err.to_string().contains("suspended"), "{err}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(app.suspend("nobody").is_err());
+
+    app.resume("f1").unwrap();
+    app.resume("spin").unwrap();
+    assert!(!app.is_suspended("spin").unwrap());
+}
+
 /// `inc()`: adds 1 to a global and replies with it (4 bytes).
 fn counter(pattern: Pattern) -> Guest {
     Guest::new(

@@ -1,0 +1,201 @@
+//! The arena demo's host (`make demo`): the paper's multiplayer game where
+//! each player's bot is a WebAssembly module, possibly untrusted, written in
+//! any guest language.
+//!
+//! The host loads the modules the manifest names (the `karmem run` format,
+//! docs/manifest.md), finds the world (the module exporting `arena.World`)
+//! and drives the game through it: `start` once, then `step` per tick. The
+//! world owns the game state and writes it into the shared region
+//! `arena.board`; on each step it fans `arena.Bot.think` out to every bot
+//! through the runtime, the bots read the state in place (the region is
+//! read-only for them) and answer with a move. A bot that traps, loops,
+//! over-allocates or writes into the board fails its own call; the world
+//! counts a strike, and after `--strikes` the player is out and the host
+//! suspends its module, so it costs nothing from then on.
+
+#[allow(dead_code, clippy::all, clippy::pedantic)] // generated: the host uses part of the API
+mod arena {
+    include!(concat!(env!("OUT_DIR"), "/arena.rs"));
+}
+mod manifest;
+mod show;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Parser;
+use karmem_host::{App, AppBuilder, Arg, Output, Runtime, RuntimeConfig};
+
+use crate::arena::{Outcome, Report, Setup, Tick};
+
+/// Run the arena: a coin-collecting game between WebAssembly bots.
+#[derive(Parser)]
+#[command(
+    version,
+    after_help = "Example:\n  karmem-arena examples/arena/arena.toml --ticks 30 --seed 7"
+)]
+struct Args {
+    /// The application manifest (modules and their limits).
+    #[arg(default_value = "examples/arena/arena.toml")]
+    manifest: PathBuf,
+    /// Number of ticks to play.
+    #[arg(long, default_value_t = 40)]
+    ticks: u32,
+    /// Seed of the world's coin placement (same seed, same game).
+    #[arg(long, default_value_t = 2026)]
+    seed: u64,
+    /// Board width in cells.
+    #[arg(long, default_value_t = 20)]
+    width: i16,
+    /// Board height in cells.
+    #[arg(long, default_value_t = 10)]
+    height: i16,
+    /// Coins on the board at any time (a taken coin reappears elsewhere).
+    #[arg(long, default_value_t = 8)]
+    coins: u16,
+    /// Failed calls after which a bot is out.
+    #[arg(long, default_value_t = 3)]
+    strikes: u8,
+    /// Print only the final standings.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match play(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("karmem-arena: error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn play(args: &Args) -> Result<(), String> {
+    let manifest = manifest::Manifest::load(&args.manifest)?;
+    let runtime = Runtime::new(RuntimeConfig {
+        cache_dir: manifest.cache_dir(),
+        ..RuntimeConfig::default()
+    })
+    .map_err(|e| e.to_string())?;
+    let mut builder = AppBuilder::new(&runtime);
+    builder.log_sink(Arc::new(show::GuestLog));
+    let started = std::time::Instant::now();
+    for m in &manifest.modules {
+        let module = runtime
+            .load_file(&m.name, &manifest.relative(&m.path))
+            .map_err(|e| format!("{}: module `{}`: {e}", args.manifest.display(), m.name))?;
+        builder.module_with(module, m.options());
+    }
+    let app = builder.build().map_err(|e| e.to_string())?;
+    let world = exporter_of(&app, "arena.World")?;
+    let stats = runtime.cache_stats();
+    println!(
+        "arena: {} modules loaded in {:.0?} ({} from the module cache, {} compiled)",
+        app.modules().len(),
+        started.elapsed(),
+        stats.hits,
+        stats.misses
+    );
+
+    let setup = Setup {
+        width: args.width,
+        height: args.height,
+        ticks: args.ticks,
+        coins: args.coins,
+        seed: args.seed,
+        strikes: args.strikes,
+    };
+    let mut report = call(&app, &world, "start", &encode(|w| setup.write_as_root(w))?)?;
+    show::lineup(&report);
+
+    let mut suspended = Vec::new();
+    for number in 1..=args.ticks {
+        let tick = Tick { number };
+        report = call(&app, &world, "step", &encode(|w| tick.write_as_root(w))?)?;
+        // A player the world has put out: cut its module off, so its
+        // timeouts (or worse) cost nothing from now on.
+        for p in report.players.iter().filter(|p| p.out) {
+            let Some(info) = app.modules().get(p.callee as usize) else {
+                continue;
+            };
+            let module = info.module.name().to_string();
+            if !suspended.contains(&module) {
+                app.suspend(&module).map_err(|e| e.to_string())?;
+                if !args.quiet {
+                    println!("         host: `{module}` is out, module suspended");
+                }
+                suspended.push(module);
+            }
+        }
+        if !args.quiet {
+            show::tick(&report);
+        }
+        if report.finished {
+            break;
+        }
+    }
+    show::standings(&report, &app);
+    Ok(())
+}
+
+/// The one module exporting `interface`.
+fn exporter_of(app: &App, interface: &str) -> Result<String, String> {
+    let mut found = app.modules().iter().filter(|m| {
+        m.module
+            .descriptor()
+            .exports
+            .iter()
+            .any(|i| i.name == interface)
+    });
+    match (found.next(), found.next()) {
+        (Some(m), None) => Ok(m.module.name().to_string()),
+        (None, _) => Err(format!("no module exports {interface}")),
+        (Some(_), Some(_)) => Err(format!("several modules export {interface}")),
+    }
+}
+
+fn encode(
+    write: impl FnOnce(&mut karmem::Writer) -> Result<(), karmem::Error>,
+) -> Result<Vec<u8>, String> {
+    let mut w = karmem::Writer::new(256);
+    write(&mut w).map_err(|e| e.to_string())?;
+    Ok(w.bytes().to_vec())
+}
+
+/// Call `arena.World.<function>` on the world and decode its report.
+fn call(app: &App, world: &str, function: &str, arg: &[u8]) -> Result<Report, String> {
+    let out = app
+        .call(world, "arena.World", function, &[Arg::Bytes(arg)])
+        .map_err(|e| e.to_string())?;
+    let bytes = match out {
+        Output::Bytes(b) => b,
+        other => other.to_vec(app).map_err(|e| e.to_string())?,
+    };
+    let buf = karmem::AlignedBuf::from_bytes(&bytes);
+    let reader = karmem::Reader::new(buf.as_slice()).map_err(|e| e.to_string())?;
+    let mut report = Report::default();
+    report
+        .read_as_root(&reader)
+        .map_err(|e| format!("the world's report is malformed: {e}"))?;
+    Ok(report)
+}
+
+impl Outcome {
+    /// How a call outcome reads in the summary.
+    fn word(self) -> &'static str {
+        match self {
+            Outcome::OK => "ok",
+            Outcome::TRAP => "trapped",
+            Outcome::TIMEOUT => "timed out",
+            Outcome::MEMORY_LIMIT => "hit its memory limit",
+            Outcome::READ_ONLY_VIOLATION => "wrote into the read-only board",
+            Outcome::ERROR => "failed",
+            Outcome::BAD_REPLY => "sent a malformed order",
+            Outcome::OUT => "out",
+            _ => "unknown outcome",
+        }
+    }
+}
