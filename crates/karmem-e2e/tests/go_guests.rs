@@ -331,7 +331,7 @@ fn hoarder_hits_the_memory_limit_and_the_host_goes_on() {
     let c = arena();
     let mut b = AppBuilder::new(runtime());
     // The memory cap examples/arena/arena.toml gives it; the deadline is
-    // generous (the arena's is 100 ms, which it also meets, in ≈ 20 ms) so
+    // generous (the arena's is 100 ms, which it also meets here) so
     // that a slow machine cannot turn MEMORY_LIMIT into TIMEOUT.
     b.module_with(
         go_module("arena-hoarder"),
