@@ -63,6 +63,8 @@ const (
 	StatusTimeout           Status = 17
 	StatusMemoryLimit       Status = 18
 	StatusReadOnlyViolation Status = 19
+	// StatusSuspended: the host has cut the callee off (App::suspend).
+	StatusSuspended Status = 20
 )
 
 var statusNames = map[Status]string{
@@ -74,6 +76,7 @@ var statusNames = map[Status]string{
 	StatusTimeout:           "TIMEOUT",
 	StatusMemoryLimit:       "MEMORY_LIMIT",
 	StatusReadOnlyViolation: "READ_ONLY_VIOLATION",
+	StatusSuspended:         "SUSPENDED",
 }
 
 // String is the ABI's name of the status, or its number.

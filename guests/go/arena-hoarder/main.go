@@ -25,7 +25,7 @@ func (bot) Think(guest.Arg[arena.StateViewer]) (*arena.Order, error) {
 	ticks++
 	if ticks > 3 {
 		for {
-			b := make([]byte, 1<<20)
+			b := make([]byte, 4<<20)
 			b[0] = 1 // touch it: the memory is really used
 			hoard = append(hoard, b)
 		}
