@@ -13,9 +13,10 @@
 //! counts a strike, and after `--strikes` the player is out and the host
 //! suspends its module, so it costs nothing from then on.
 
-#[allow(dead_code, clippy::all, clippy::pedantic)] // generated: the host uses part of the API
+/// Message types and typed host bindings of arena.km (`--lang rust-host`).
+#[allow(dead_code)] // generated: the host uses part of the API
 mod arena {
-    include!(concat!(env!("OUT_DIR"), "/arena.rs"));
+    include!(concat!(env!("OUT_DIR"), "/arena_host.rs"));
 }
 mod manifest;
 mod show;
@@ -25,7 +26,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
-use karmem_host::{App, AppBuilder, Arg, Output, Runtime, RuntimeConfig};
+use karmem_host::{App, AppBuilder, Runtime, RuntimeConfig};
 
 use crate::arena::{Outcome, Report, Setup, Tick};
 
@@ -96,7 +97,8 @@ fn play(args: &Args) -> Result<(), String> {
         builder.module_with(module, m.options());
     }
     let app = builder.build().map_err(|e| e.to_string())?;
-    let world = exporter_of(&app, "arena.World")?;
+    let world = arena::world::client(&app, &exporter_of(&app, arena::world::NAME)?)
+        .map_err(|e| e.to_string())?;
     let stats = runtime.cache_stats();
     println!(
         "arena: {} modules loaded in {:.0?} ({} from the module cache, {} compiled)",
@@ -114,13 +116,12 @@ fn play(args: &Args) -> Result<(), String> {
         seed: args.seed,
         strikes: args.strikes,
     };
-    let mut report = call(&app, &world, "start", &encode(|w| setup.write_as_root(w))?)?;
+    let mut report = decode(world.start(&setup))?;
     show::lineup(&report);
 
     let mut suspended = Vec::new();
     for number in 1..=args.ticks {
-        let tick = Tick { number };
-        report = call(&app, &world, "step", &encode(|w| tick.write_as_root(w))?)?;
+        report = decode(world.step(&Tick { number }))?;
         if !args.quiet {
             show::tick(&report);
         }
@@ -163,30 +164,12 @@ fn exporter_of(app: &App, interface: &str) -> Result<String, String> {
     }
 }
 
-fn encode(
-    write: impl FnOnce(&mut karmem::Writer) -> Result<(), karmem::Error>,
-) -> Result<Vec<u8>, String> {
-    let mut w = karmem::Writer::new(256);
-    write(&mut w).map_err(|e| e.to_string())?;
-    Ok(w.bytes().to_vec())
-}
-
-/// Call `arena.World.<function>` on the world and decode its report.
-fn call(app: &App, world: &str, function: &str, arg: &[u8]) -> Result<Report, String> {
-    let out = app
-        .call(world, "arena.World", function, &[Arg::Bytes(arg)])
-        .map_err(|e| e.to_string())?;
-    let bytes = match out {
-        Output::Bytes(b) => b,
-        other => other.to_vec(app).map_err(|e| e.to_string())?,
-    };
-    let buf = karmem::AlignedBuf::from_bytes(&bytes);
-    let reader = karmem::Reader::new(buf.as_slice()).map_err(|e| e.to_string())?;
-    let mut report = Report::default();
-    report
-        .read_as_root(&reader)
-        .map_err(|e| format!("the world's report is malformed: {e}"))?;
-    Ok(report)
+/// The world's report, decoded (a malformed one is an error of the game).
+fn decode(reply: karmem_host::Result<arena::Reply<Report>>) -> Result<Report, String> {
+    reply
+        .map_err(|e| e.to_string())?
+        .decode()
+        .map_err(|e| format!("the world's report is malformed: {e}"))
 }
 
 impl Outcome {

@@ -15,7 +15,7 @@ fn play(extra: &[&str]) -> (String, String) {
         "{} is missing: run scripts/build-guests.sh (make test does)",
         world.display()
     );
-    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("arena-cache");
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("module-cache");
     let out = Command::new(env!("CARGO_BIN_EXE_karmem-arena"))
         .arg(&manifest)
         .args(extra)
