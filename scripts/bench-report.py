@@ -11,13 +11,15 @@ are stated in (docs/benchmarks.md).
 Usage: scripts/bench-report.py [RUNS] [-- extra criterion arguments]
 """
 import json
+import os
 import pathlib
 import statistics
 import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-CRITERION = ROOT / "target" / "criterion"
+# Criterion writes under the cargo target directory (CARGO_TARGET_DIR if set).
+CRITERION = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "criterion"
 
 # (label, numerator, denominator): the ratios the targets are stated in.
 RATIOS = [
