@@ -29,7 +29,7 @@ pub fn lineup(r: &Report) {
     println!();
 }
 
-/// `tick  7 | greedy 3 | sweeper 2 | looper OUT | ... | coins 8` plus a
+/// `tick   7 | greedy 3 | sweeper 2 | looper out | ...` (scores) plus a
 /// line for each call that failed this tick.
 pub fn tick(r: &Report) {
     let cells: Vec<String> = r
@@ -70,8 +70,9 @@ pub fn standings(r: &Report, app: &App) {
         } else {
             "clean".to_string()
         };
+        let coins = if p.score == 1 { "coin " } else { "coins" };
         println!(
-            "  {}. {:<10} {:<6} {:>3} coins  {}",
+            "  {}. {:<10} {:<6} {:>3} {coins}  {}",
             i + 1,
             p.name,
             p.language,
