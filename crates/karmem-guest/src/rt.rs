@@ -46,6 +46,9 @@ pub enum Status {
     Timeout,
     MemoryLimit,
     ReadOnlyViolation,
+    /// The host has suspended the callee module (`App::suspend`); it was
+    /// not called.
+    Suspended,
     /// A code this library does not know (a newer host).
     Other(u32),
 }
@@ -61,6 +64,7 @@ impl Status {
             Status::Timeout => 17,
             Status::MemoryLimit => 18,
             Status::ReadOnlyViolation => 19,
+            Status::Suspended => 20,
             Status::Other(n) => n,
         }
     }
@@ -75,6 +79,7 @@ impl Status {
             17 => Status::Timeout,
             18 => Status::MemoryLimit,
             19 => Status::ReadOnlyViolation,
+            20 => Status::Suspended,
             n => Status::Other(n),
         }
     }
@@ -762,9 +767,11 @@ mod tests {
 
     #[test]
     fn status_codes_round_trip() {
-        for c in [0, 1, 2, 3, 16, 17, 18, 19, 99] {
+        for c in [0, 1, 2, 3, 16, 17, 18, 19, 20, 99] {
             assert_eq!(Status::from_code(c).code(), c);
         }
+        assert_eq!(Status::from_code(20), Status::Suspended);
+        assert_eq!(Status::from_code(99), Status::Other(99));
     }
 
     #[test]

@@ -141,6 +141,8 @@ fn outcome(s: Status) -> Outcome {
         Status::Timeout => Outcome::Timeout,
         Status::MemoryLimit => Outcome::MemoryLimit,
         Status::ReadOnlyViolation => Outcome::ReadOnlyViolation,
+        // The host cut the bot off: it is out (answers no longer count).
+        Status::Suspended => Outcome::Out,
         _ => Outcome::Error,
     }
 }
