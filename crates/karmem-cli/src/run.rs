@@ -10,7 +10,6 @@ use std::fs;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use karmem_host::{
     App, AppBuilder, Arg, Error, ModuleOptions, Output, Runtime, RuntimeConfig, StderrLog,
@@ -192,18 +191,9 @@ pub(crate) fn run(manifest: &Path) -> Result<(), Failure> {
                 return Err(Failure::Invalid);
             }
         };
-        let defaults = ModuleOptions::default();
         builder.module_with(
             module,
-            ModuleOptions {
-                timeout: entry
-                    .timeout_ms
-                    .map_or(defaults.timeout, Duration::from_millis),
-                memory_limit: entry
-                    .memory_limit_mib
-                    .map_or(defaults.memory_limit, |m| m << 20),
-                pool_size: entry.pool_size,
-            },
+            ModuleOptions::from_manifest(entry.timeout_ms, entry.memory_limit_mib, entry.pool_size),
         );
     }
     for b in &m.binds {

@@ -215,11 +215,7 @@ fn interface(out: &mut String, i: &Iface) {
     let _ = writeln!(out, "    impl Client {{");
     for (k, f) in i.functions.iter().enumerate() {
         let (params, _) = signature(f);
-        let t = f
-            .result
-            .as_ref()
-            .map(type_name)
-            .unwrap_or_else(|| "()".into());
+        let t = result_type(f);
         if k > 0 {
             let _ = writeln!(out);
         }
@@ -255,11 +251,7 @@ fn interface(out: &mut String, i: &Iface) {
     let _ = writeln!(out, "    impl All {{");
     for (k, f) in i.functions.iter().enumerate() {
         let (params, names) = signature(f);
-        let t = f
-            .result
-            .as_ref()
-            .map(type_name)
-            .unwrap_or_else(|| "()".into());
+        let t = result_type(f);
         if k > 0 {
             let _ = writeln!(out);
         }
@@ -288,6 +280,14 @@ fn interface(out: &mut String, i: &Iface) {
     }
     let _ = writeln!(out, "    }}");
     let _ = writeln!(out, "}}");
+}
+
+/// The Rust type of `f`'s result, `()` when it has none.
+fn result_type(f: &crate::iface::Func) -> String {
+    f.result
+        .as_ref()
+        .map(type_name)
+        .unwrap_or_else(|| "()".into())
 }
 
 /// `, a: &A, b: karmem_host::RegionSlice` and `a, b`.

@@ -34,6 +34,24 @@ impl Default for ModuleOptions {
     }
 }
 
+impl ModuleOptions {
+    /// Options as a manifest states them (docs/manifest.md `[[module]]`):
+    /// `timeout_ms`, `memory_limit_mib` and `pool_size`, each defaulting
+    /// when absent.
+    pub fn from_manifest(
+        timeout_ms: Option<u64>,
+        memory_limit_mib: Option<u64>,
+        pool_size: Option<u32>,
+    ) -> ModuleOptions {
+        let defaults = ModuleOptions::default();
+        ModuleOptions {
+            timeout: timeout_ms.map_or(defaults.timeout, Duration::from_millis),
+            memory_limit: memory_limit_mib.map_or(defaults.memory_limit, |m| m << 20),
+            pool_size,
+        }
+    }
+}
+
 /// Builds an [`App`]: add modules (their order is the `callee` index of
 /// fan-out results), choose exporters for ambiguous bindings, then
 /// [`AppBuilder::build`].

@@ -4,7 +4,6 @@
 //! ignores what it does not use.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use karmem_host::ModuleOptions;
 use serde::Deserialize;
@@ -61,15 +60,6 @@ impl Manifest {
 
 impl Module {
     pub fn options(&self) -> ModuleOptions {
-        let defaults = ModuleOptions::default();
-        ModuleOptions {
-            timeout: self
-                .timeout_ms
-                .map_or(defaults.timeout, Duration::from_millis),
-            memory_limit: self
-                .memory_limit_mib
-                .map_or(defaults.memory_limit, |m| m << 20),
-            pool_size: None,
-        }
+        ModuleOptions::from_manifest(self.timeout_ms, self.memory_limit_mib, None)
     }
 }
