@@ -13,7 +13,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use karmem_layout::{ArrayData, FixedElem, Layout, Slot, SoaLayout};
+use karmem_layout::{ArrayData, Column, FixedElem, Layout, Slot, SoaLayout};
 use karmem_schema::model::*;
 
 use crate::names::{camel, rust_ident, screaming, snake};
@@ -952,6 +952,71 @@ impl Gen<'_> {
         }
     }
 
+    /// The checks of SoA column `k` for all `len` elements of an array
+    /// (`cols[k]` is its offset, 0 when the writer did not write it).
+    fn validate_column(&self, k: usize, c: &Column) -> String {
+        let pad = "    ".repeat(3);
+        let col = format!("cols[{k}]");
+        let Slot::ArrayRef { array, data } = &c.slot else {
+            // Anything else (bools, unions, table references, inline
+            // structs with such fields) element by element.
+            let ctx = Ctx::Pos {
+                pos: format!("{col} + {}", mul("i", c.size)),
+                present: "true".into(),
+            };
+            let body = self.validate_slot(&c.slot, &ctx, 4);
+            if body.is_empty() {
+                return body;
+            }
+            return format!("        if {col} != 0 {{\n            for i in 0..len {{\n{body}            }}\n        }}\n");
+        };
+        let es = elem_size(self.l, data);
+        let limit = match array.kind {
+            ArrayKind::Limited(n) => format!("Some({n})"),
+            _ => "None".into(),
+        };
+        let mut out = format!(
+            "        if {col} != 0 {{\n            v.array_column({col}, len, {es}, {limit})?;\n"
+        );
+        let each = self.validate_array(array, data, 4);
+        match data {
+            _ if each.is_empty() => {}
+            _ if array.text == Some(Text::Utf8) => {
+                let _ = writeln!(out, "{pad}v.utf8_column({col}, len)?;");
+            }
+            // Directories of element types with nothing more to check: one
+            // loop in the runtime.
+            ArrayData::Soa { elem }
+                if array.text.is_none() && !self.soa_needs_validation(*elem) =>
+            {
+                let _ = writeln!(
+                    out,
+                    "{pad}v.soa_column({col}, len, &{}::SOA_COLUMNS)?;",
+                    self.struct_name(*elem)
+                );
+            }
+            _ => {
+                let lines = self.prefetch_lines(&c.slot, false).unwrap_or(1);
+                let _ = write!(
+                    out,
+                    "{pad}for i in 0..len {{\n{pad}    if i + karmem::PREFETCH_AHEAD < len {{\n{pad}        v.reader.prefetch_array({col} + 12 * (i + karmem::PREFETCH_AHEAD), {lines});\n{pad}    }}\n{pad}    let a = v.column_ref({col}, i);\n{each}{pad}}}\n"
+                );
+            }
+        }
+        out.push_str("        }\n");
+        out
+    }
+
+    /// Does an SoA array of `elem` need checks beyond its directory?
+    fn soa_needs_validation(&self, elem: StructId) -> bool {
+        self.l
+            .soa(elem)
+            .columns
+            .iter()
+            .enumerate()
+            .any(|(k, c)| !self.validate_column(k, c).is_empty())
+    }
+
     fn validate_array(&self, array: &ArrayType, data: &ArrayData, indent: usize) -> String {
         let pad = "    ".repeat(indent);
         match (array.text, data) {
@@ -1704,17 +1769,15 @@ impl Gen<'_> {
         self.w("        Ok(())");
         self.w("    }");
         self.w("");
-        // validate: one loop over the elements, prefetching the children
-        // of elements ahead (R12). Inlined into the caller's loop: the
-        // per-array work is small and the call overhead was measurable.
-        let mut body = String::new();
-        for (k, c) in soa.columns.iter().enumerate() {
-            let ctx = Ctx::Pos {
-                pos: format!("cols[{k}] + {}", mul("i", c.size)),
-                present: format!("cols[{k}] != 0"),
-            };
-            body.push_str(&self.validate_slot(&c.slot, &ctx, 3));
-        }
+        // validate: column by column (R16). Each column's checks run in
+        // one tight loop; references are checked as a whole column first,
+        // then whatever their data needs (text, nested directories).
+        let body: String = soa
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(k, c)| self.validate_column(k, c))
+            .collect();
         self.w("    #[doc(hidden)]");
         self.w("    #[inline]");
         self.w("    pub fn validate_soa(v: &mut karmem::Validator<'_>, a: karmem::ArrayRef) -> Result<(), karmem::Error> {");
@@ -1728,11 +1791,7 @@ impl Gen<'_> {
                 self.w("        let r = v.reader;");
             }
             self.w("        let len = a.len;");
-            self.w("        for i in 0..len {");
-            let prefetch = self.soa_prefetch(soa, false, "v.reader", 3);
-            self.out.push_str(&prefetch);
             self.out.push_str(&body);
-            self.w("        }");
         }
         self.w("        Ok(())");
         self.w("    }");
@@ -1839,11 +1898,34 @@ impl Gen<'_> {
             let before = self.out.len();
             self.view_accessor(&ident, &c.slot, &ctx, &[]);
             // Element views reach the reader through the array view.
-            let emitted = self
+            let mut emitted = self
                 .out
                 .split_off(before)
                 .replace("self.r.", "self.r().")
                 .replace("self.r,", "self.r(),");
+            // Reaching an SoA array through an element costs two dependent
+            // cache misses (reference, then directory). Elements are mostly
+            // visited in order, so the accessor asks for the next element's
+            // directory now, while this one's columns are being read (R18).
+            if let Slot::ArrayRef {
+                data: ArrayData::Soa { .. },
+                ..
+            } = c.slot
+            {
+                let head = format!("pub fn {ident}(&self) -> ");
+                if let Some(at) = emitted
+                    .find(&head)
+                    .and_then(|h| emitted[h..].find("{\n").map(|b| h + b + 2))
+                {
+                    emitted.insert_str(
+                        at,
+                        &format!(
+                            "        if self.s.cols[{k}] != 0 && self.i + 1 < self.s.len {{\n            self.r().prefetch_array(self.s.cols[{k}] + {}, 2);\n        }}\n",
+                            mul("(self.i + 1)", c.size)
+                        ),
+                    );
+                }
+            }
             self.out.push_str(&emitted);
         }
         self.w("}");

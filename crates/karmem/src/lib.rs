@@ -23,6 +23,7 @@ extern crate std;
 
 mod error;
 mod reader;
+mod refcheck;
 mod scalar;
 mod transpose;
 mod validate;

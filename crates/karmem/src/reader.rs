@@ -4,7 +4,7 @@ use core::marker::PhantomData;
 use crate::{align_up, Error, Scalar, ARRAY_ALIGN, HEADER_SIZE, MAGIC, VERSION};
 
 /// Entries that fit a 64-byte directory block after its count word.
-const SMALL_DIRECTORY: usize = 15;
+pub(crate) const SMALL_DIRECTORY: usize = 15;
 
 /// Limits a reader enforces against hostile messages (format.md §10).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -366,6 +366,22 @@ impl<'a, M: Mode> Reader<'a, M> {
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (at, lines);
+    }
+
+    /// A hint that the cache line at `offset` is about to be read. Never
+    /// faults: offsets outside the message are ignored.
+    #[inline(always)]
+    pub fn prefetch(&self, offset: u32) {
+        #[cfg(target_arch = "x86_64")]
+        if (offset as usize) < self.bytes.len() {
+            // SAFETY: inside the message; a prefetch performs no load.
+            unsafe {
+                use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                _mm_prefetch::<_MM_HINT_T0>(self.bytes.as_ptr().add(offset as usize).cast());
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = offset;
     }
 
     /// The bytes of an array of `u8`.

@@ -1,4 +1,5 @@
-use crate::reader::{array_ok, column_ok, directory_matches, same_columns};
+use crate::reader::{array_ok, column_ok, directory_matches, same_columns, SMALL_DIRECTORY};
+use crate::refcheck;
 use crate::{align_up, ArrayRef, Error, Reader, Table, ARRAY_ALIGN, HEADER_SIZE};
 
 /// The state of one validation pass: the reader, the remaining traversal
@@ -17,6 +18,13 @@ impl<'a> Validator<'a> {
             budget,
             depth: 0,
         }
+    }
+
+    /// What is left of the traversal budget (for tests comparing
+    /// validation strategies).
+    #[doc(hidden)]
+    pub fn remaining_budget(&self) -> u64 {
+        self.budget
     }
 
     /// Account for `bytes` visited; fails once the budget is spent, which
@@ -147,6 +155,192 @@ impl<'a> Validator<'a> {
             self.find_columns(a, hashes, offsets, wanted, out)?;
         }
         self.charge(cost)
+    }
+
+    /// Check a whole SoA column of `len` array references at `col` (a
+    /// column the directory check placed inside the message) in one tight
+    /// loop, and charge the budget once for all of them (R16).
+    ///
+    /// Column by column is how the generated validator walks an SoA array:
+    /// the references of one column are adjacent, so the checks of one
+    /// element do not wait on those of the previous one, and every check is
+    /// a flag folded into one branch at the end of the column. When a
+    /// reference is bad, the column is walked again element by element to
+    /// name the first bad one with the same error as [`Validator::array`].
+    #[inline(always)]
+    pub fn array_column(
+        &mut self,
+        col: u32,
+        len: u32,
+        elem_size: u32,
+        limit: Option<u32>,
+    ) -> Result<(), Error> {
+        let refs = self.reader.slice::<u32>(col, len.saturating_mul(3));
+        if refs.len() != len as usize * 3 {
+            return Err(Error::MalformedArray { offset: col });
+        }
+        let rules = refcheck::Rules {
+            elem_size,
+            max_len: limit.unwrap_or(u32::MAX),
+            size: self.reader.size(),
+        };
+        let (ok, cost) = refcheck::check(refs, rules);
+        if !ok {
+            return Err(self.first_bad_array(col, len, elem_size, limit));
+        }
+        if len == 0 {
+            return Ok(());
+        }
+        self.charge(cost)
+    }
+
+    /// The error [`Validator::array`] gives for the first bad reference of
+    /// a column that [`Validator::array_column`] refused.
+    #[cold]
+    fn first_bad_array(&self, col: u32, len: u32, elem_size: u32, limit: Option<u32>) -> Error {
+        // A copy with an unlimited budget: only the shape is in question.
+        let mut v = Validator {
+            reader: self.reader,
+            budget: u64::MAX,
+            depth: self.depth,
+        };
+        for i in 0..len {
+            if let Err(e) = v.array(col + 12 * i, elem_size, limit) {
+                return e;
+            }
+        }
+        Error::MalformedArray { offset: col }
+    }
+
+    /// The UTF-8 text of every array in a column that passed
+    /// [`Validator::array_column`] (a `[]char` field of an SoA element).
+    ///
+    /// ASCII text (the common case) is recognised eight bytes at a time:
+    /// a data block starts at a multiple of 64 and the message size is a
+    /// multiple of 8, so the words covering `len` bytes lie inside the
+    /// message; the bytes past `len` are masked off, whatever they hold.
+    #[inline]
+    pub fn utf8_column(&self, col: u32, len: u32) -> Result<(), Error> {
+        let refs = self.reader.slice::<u32>(col, len.saturating_mul(3));
+        let bytes = self.reader.bytes();
+        for (i, r) in refs.chunks_exact(3).enumerate() {
+            if let Some(ahead) = refs.get(3 * (i + crate::PREFETCH_AHEAD as usize)) {
+                self.reader.prefetch(*ahead);
+            }
+            let (offset, n) = (r[0] as usize, r[1] as usize);
+            if n == 0 {
+                continue;
+            }
+            let Some(words) = bytes.get(offset..offset + n.next_multiple_of(8)) else {
+                return Err(Error::MalformedArray { offset: r[0] });
+            };
+            let (whole, last) = words.split_at(n & !7);
+            let mut high = 0u64;
+            for w in whole.chunks_exact(8) {
+                high |= u64::from_le_bytes(w.try_into().unwrap_or([0x80; 8]));
+            }
+            if let Ok(w) = <[u8; 8]>::try_from(last) {
+                // Only the `n % 8` bytes before the end count.
+                high |= u64::from_le_bytes(w) & ((1u64 << (8 * (n & 7))) - 1);
+            }
+            if high & 0x8080_8080_8080_8080 != 0 {
+                self.utf8(r[0], r[1])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Element `i` of a column of array references that passed
+    /// [`Validator::array_column`].
+    #[inline(always)]
+    pub fn column_ref(&self, col: u32, i: u32) -> ArrayRef {
+        self.reader
+            .array_ref(col + 12 * i)
+            .unwrap_or(ArrayRef::EMPTY)
+    }
+
+    /// The SoA directories of every array in a column that passed
+    /// [`Validator::array_column`] (`wanted` as in [`Validator::soa`]), for
+    /// element types whose columns need no further checks (`Vec3`: only
+    /// numbers). A directory written by the same schema version is checked
+    /// with flags folded into one branch per directory; any other goes
+    /// through [`Validator::soa`]. The budget is charged as `soa` charges it.
+    #[inline]
+    pub fn soa_column<const N: usize>(
+        &mut self,
+        col: u32,
+        len: u32,
+        wanted: &[(u32, u32); N],
+    ) -> Result<(), Error> {
+        let size = self.reader.size() as u64;
+        let width: u64 = wanted.iter().map(|(_, s)| *s as u64).sum();
+        // The same-version fast path reads both 64-byte blocks at once
+        // (N ≤ 15 entries) and must respect a lowered entry limit.
+        let fast = N <= SMALL_DIRECTORY && N as u32 <= self.reader.limits().max_directory_entries;
+        let block = align_up(4 * (N as u64 + 1), ARRAY_ALIGN as u64);
+        let mut cost = 0u64;
+        let refs = self.reader.slice::<u32>(col, len.saturating_mul(3));
+        let bytes = self.reader.bytes();
+        for (i, r) in refs.chunks_exact(3).enumerate() {
+            // Both blocks of a directory some arrays ahead.
+            if let Some(&ahead) = refs.get(3 * (i + crate::PREFETCH_AHEAD as usize)) {
+                self.reader.prefetch(ahead);
+                self.reader.prefetch(ahead.wrapping_add(64));
+            }
+            let (offset, cap) = (r[0], r[2]);
+            if cap == 0 {
+                continue;
+            }
+            // Words 0..=N: count and hashes; 17..17+N: column offsets.
+            let dir: Option<&[u8; 128]> = bytes
+                .get(offset as usize..offset as usize + 128)
+                .and_then(|d| d.try_into().ok());
+            let word = |d: &[u8; 128], k: usize| {
+                u32::from_le_bytes([d[4 * k], d[4 * k + 1], d[4 * k + 2], d[4 * k + 3]])
+            };
+            let good = fast
+                && dir.is_some_and(|d| {
+                    let mut good = word(d, 0) == N as u32;
+                    for (j, &(hash, value_size)) in wanted.iter().enumerate() {
+                        let c = word(d, 17 + j);
+                        let end = c as u64 + cap as u64 * value_size as u64;
+                        good &= (word(d, 1 + j) == hash)
+                            & (c != 0)
+                            & (c % ARRAY_ALIGN == 0)
+                            & (end <= size);
+                    }
+                    good
+                });
+            if good {
+                // Each term is at most 128 + N · size; saturating, as a
+                // column of 2^28 hostile directories could pass 2^64.
+                cost = cost.saturating_add(2 * block + cap as u64 * width);
+            } else {
+                let a = ArrayRef {
+                    offset,
+                    len: r[1],
+                    cap,
+                };
+                self.soa_slow(a, wanted)?;
+            }
+        }
+        if cost == 0 {
+            return Ok(());
+        }
+        self.charge(cost)
+    }
+
+    /// [`Validator::soa`] for one array of [`Validator::soa_column`] whose
+    /// directory is not of the same schema version (or is malformed).
+    #[cold]
+    #[inline(never)]
+    fn soa_slow<const N: usize>(
+        &mut self,
+        a: ArrayRef,
+        wanted: &[(u32, u32); N],
+    ) -> Result<(), Error> {
+        let mut out = [0u32; N];
+        self.soa(a, wanted, &mut out)
     }
 
     /// Why `Reader::directory` refused the directory at `dir`.
