@@ -1898,34 +1898,11 @@ impl Gen<'_> {
             let before = self.out.len();
             self.view_accessor(&ident, &c.slot, &ctx, &[]);
             // Element views reach the reader through the array view.
-            let mut emitted = self
+            let emitted = self
                 .out
                 .split_off(before)
                 .replace("self.r.", "self.r().")
                 .replace("self.r,", "self.r(),");
-            // Reaching an SoA array through an element costs two dependent
-            // cache misses (reference, then directory). Elements are mostly
-            // visited in order, so the accessor asks for the next element's
-            // directory now, while this one's columns are being read (R18).
-            if let Slot::ArrayRef {
-                data: ArrayData::Soa { .. },
-                ..
-            } = c.slot
-            {
-                let head = format!("pub fn {ident}(&self) -> ");
-                if let Some(at) = emitted
-                    .find(&head)
-                    .and_then(|h| emitted[h..].find("{\n").map(|b| h + b + 2))
-                {
-                    emitted.insert_str(
-                        at,
-                        &format!(
-                            "        if self.s.cols[{k}] != 0 && self.i + 1 < self.s.len {{\n            self.r().prefetch_array(self.s.cols[{k}] + {}, 2);\n        }}\n",
-                            mul("(self.i + 1)", c.size)
-                        ),
-                    );
-                }
-            }
             self.out.push_str(&emitted);
         }
         self.w("}");
