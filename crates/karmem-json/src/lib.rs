@@ -9,8 +9,8 @@
 //! JSON conventions (the cross-language contract, testdata/vectors/README.md):
 //! structs are objects keyed by schema field names; integers and floats are
 //! numbers (NaN and infinities the strings `"NaN"`, `"Infinity"`,
-//! `"-Infinity"`); `bool` is `true`/`false`; enums are their integer value; text is
-//! a string; other arrays are arrays; a union is `null` or
+//! `"-Infinity"`); `bool` is `true`/`false`; enums are their integer value;
+//! text is a string; other arrays are arrays; a union is `null` or
 //! `{"VariantType": value}`.
 
 pub mod vectors;
