@@ -3,6 +3,7 @@ package karmem
 import (
 	"bytes"
 	"errors"
+	"math"
 	"testing"
 	"unsafe"
 )
@@ -258,5 +259,78 @@ func TestAlignedCopy(t *testing.T) {
 	c := AlignedCopy(raw[1:])
 	if !IsAligned(c) || !bytes.Equal(c, raw[1:]) {
 		t.Fatal("aligned copy")
+	}
+}
+
+// bunchMessage builds a message whose root table holds one bunch array
+// reference of length n and a bunch table of the given (tag, length)
+// entries, each with a 64-byte data block; it returns the message and the
+// array reference's position.
+func bunchMessage(t *testing.T, n uint32, entries [][2]uint32) ([]byte, uint32) {
+	t.Helper()
+	w := NewWriter(0)
+	w.Begin()
+	at, err := w.Alloc(16, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.PutUint32(at, 2)
+	table, err := w.WriteBunchTable(uint32(len(entries)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range entries {
+		entry := table + 16*uint32(i+1)
+		data, err := w.Alloc(64, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.PutUint32(entry, e[0])
+		// Element size 0 below: any length fits the block.
+		w.PutArrayRef(entry+4, data, e[1], e[1])
+	}
+	w.PutArrayRef(at+4, table, n, max(n, 1))
+	if err := w.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	return AlignedCopy(w.Bytes()), at + 4
+}
+
+// The entries' lengths of a bunch table, unknown tags included, must add up
+// to the array's length, without wrapping around (format.md §7.1).
+func TestBunchLengthsAddUp(t *testing.T) {
+	for _, c := range []struct {
+		n       uint32
+		entries [][2]uint32
+		ok      bool
+	}{
+		{6, [][2]uint32{{1, 2}, {9, 3}, {4, 1}}, true}, // tag 9: unknown, counted
+		{0, nil, true},
+		{7, [][2]uint32{{1, 2}, {9, 3}, {4, 1}}, false}, // sum too small
+		{5, [][2]uint32{{1, 2}, {9, 3}, {4, 1}}, false}, // sum too large
+		{1, nil, false},
+		{1, [][2]uint32{{1, math.MaxUint32}, {4, 2}}, false}, // wraps to 1 in uint32
+		{math.MaxUint32, [][2]uint32{{1, math.MaxUint32}, {4, math.MaxUint32}, {5, 1}}, false},
+	} {
+		msg, at := bunchMessage(t, c.n, c.entries)
+		r := NewReader(msg)
+		a := r.Array(at, 0, NoLimit)
+		if a.Len != c.n {
+			t.Fatalf("reference not read back: %+v", a)
+		}
+		v := NewValidator(r)
+		k, err := v.Bunch(a)
+		if c.ok && (err != nil || k != uint32(len(c.entries))) {
+			t.Errorf("%d %v: %d entries, %v", c.n, c.entries, k, err)
+		}
+		if !c.ok && !errors.Is(err, ErrMalformedArray) {
+			t.Errorf("%d %v: want ErrMalformedArray, got %v", c.n, c.entries, err)
+		}
+	}
+	// Not validated, an entry claiming a billion elements reads as empty.
+	msg, at := bunchMessage(t, 1, [][2]uint32{{1, 1_000_000_000}})
+	r := NewReader(msg)
+	if e := r.BunchEntry(r.Array(at, 0, NoLimit), 1, 4); e != (ArrayRef{}) {
+		t.Errorf("oversized entry: %+v", e)
 	}
 }

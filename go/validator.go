@@ -205,7 +205,8 @@ func (v *Validator) UnionColumns(a ArrayRef, tagSize uint32) (tags, offsets uint
 	return tags, offsets, true, nil
 }
 
-// Bunch checks a bunch table and returns its number of entries; entry e
+// Bunch checks a bunch table (its size, and that its entries' lengths add
+// up to the array's length) and returns its number of entries; entry e
 // (1-based) starts at a.Offset + 16×e with its u32 tag, followed by an
 // array reference.
 func (v *Validator) Bunch(a ArrayRef) (uint32, error) {
@@ -223,6 +224,17 @@ func (v *Validator) Bunch(a ArrayRef) (uint32, error) {
 	}
 	if err := v.Charge(block); err != nil {
 		return 0, err
+	}
+	// The array's length is the number of stored elements: the entries'
+	// lengths, unknown tags included, must add up to it (format.md §7.1).
+	// Summed in uint64, which k < 2^32 values below 2^32 cannot overflow (a
+	// wrapping uint32 sum could be made to match).
+	var total uint64
+	for e := uint32(1); e <= k; e++ {
+		total += uint64(r.Uint32(a.Offset + 16*e + 8))
+	}
+	if total != uint64(a.Len) {
+		return 0, errAt(ErrMalformedArray, a.Offset, 0)
 	}
 	return k, nil
 }

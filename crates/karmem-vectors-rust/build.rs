@@ -30,6 +30,7 @@ fn main() {
     let mut modules = String::new();
     let mut arms = String::new();
     let mut decode_arms = String::new();
+    let mut read_arms = String::new();
     let mut impls = String::new();
     for path in found {
         println!("cargo:rerun-if-changed={}", path.display());
@@ -70,6 +71,11 @@ fn main() {
                 st.name
             );
             let _ = writeln!(
+                read_arms,
+                "        ({rel_file:?}, {:?}) => check_read::<{ty}>(value, bytes),",
+                st.name
+            );
+            let _ = writeln!(
                 decode_arms,
                 "        ({rel_file:?}, {:?}) => decode::<{ty}>(bytes, strict),",
                 st.name
@@ -83,6 +89,12 @@ fn main() {
     );
     let _ = writeln!(modules, "pub fn check_case(schema: &str, root: &str, value: &serde_json::Value, bytes: &[u8]) -> Result<(), String> {{");
     let _ = writeln!(modules, "    match (schema, root) {{\n{arms}        _ => Err(format!(\"no generated type {{root}} in {{schema}}\")),\n    }}\n}}");
+    let _ = writeln!(
+        modules,
+        "/// Read a golden vector's bytes with the generated type `root` of another schema version."
+    );
+    let _ = writeln!(modules, "pub fn read_case(schema: &str, root: &str, value: &serde_json::Value, bytes: &[u8]) -> Result<(), String> {{");
+    let _ = writeln!(modules, "    match (schema, root) {{\n{read_arms}        _ => Err(format!(\"no generated type {{root}} in {{schema}}\")),\n    }}\n}}");
     let _ = writeln!(
         modules,
         "/// Decode with the generated type and return the value as JSON."

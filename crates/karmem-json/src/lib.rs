@@ -8,8 +8,9 @@
 //!
 //! JSON conventions (the cross-language contract, testdata/vectors/README.md):
 //! structs are objects keyed by schema field names; integers and floats are
-//! numbers; `bool` is `true`/`false`; enums are their integer value; text is
-//! a string; other arrays are arrays; a union is `null` or
+//! numbers (NaN and infinities the strings `"NaN"`, `"Infinity"`,
+//! `"-Infinity"`); `bool` is `true`/`false`; enums are their integer value;
+//! text is a string; other arrays are arrays; a union is `null` or
 //! `{"VariantType": value}`.
 
 pub mod vectors;
@@ -154,10 +155,8 @@ impl Encoder<'_> {
                 Value::Bool(b) => vec![*b as u8],
                 _ => return err(format!("{path}: expected true or false")),
             },
-            Primitive::F32 => {
-                vec_of(&(number(v, path)?.as_f64().unwrap_or(0.0) as f32).to_le_bytes())
-            }
-            Primitive::F64 => vec_of(&number(v, path)?.as_f64().unwrap_or(0.0).to_le_bytes()),
+            Primitive::F32 => vec_of(&float_bits(v, path, true)?.to_le_bytes()[..4]),
+            Primitive::F64 => vec_of(&float_bits(v, path, false)?.to_le_bytes()),
             _ => {
                 let n = number(v, path)?;
                 let x: i128 = if let Some(u) = n.as_u64() {
@@ -460,6 +459,35 @@ impl Encoder<'_> {
 fn vec_of(b: &[u8]) -> Vec<u8> {
     b.to_vec()
 }
+
+/// The bits of an `f32` (`narrow`, in the low 32 bits) or `f64` given as a
+/// JSON number or as one of the strings of [`NON_FINITE`].
+fn float_bits(v: &Value, path: &str, narrow: bool) -> Result<u64, Error> {
+    if let Value::String(s) = v {
+        return match NON_FINITE.iter().find(|(name, _, _)| name == s) {
+            Some(&(_, bits32, bits64)) => Ok(if narrow { bits32 as u64 } else { bits64 }),
+            None => err(format!(
+                "{path}: expected a number, \"NaN\", \"Infinity\" or \"-Infinity\", found {s:?}"
+            )),
+        };
+    }
+    let x = number(v, path)?.as_f64().unwrap_or(0.0);
+    Ok(if narrow {
+        (x as f32).to_bits() as u64
+    } else {
+        x.to_bits()
+    })
+}
+
+/// JSON has no NaN or infinities: they are written as these strings
+/// (testdata/vectors/README.md), with these exact `f32` and `f64` bits.
+/// "NaN" is the quiet NaN with sign 0 and an empty payload; any NaN decodes
+/// as "NaN", so other NaN bit patterns cannot appear in vectors.
+pub const NON_FINITE: [(&str, u32, u64); 3] = [
+    ("NaN", 0x7fc0_0000, 0x7ff8_0000_0000_0000),
+    ("Infinity", 0x7f80_0000, 0x7ff0_0000_0000_0000),
+    ("-Infinity", 0xff80_0000, 0xfff0_0000_0000_0000),
+];
 
 fn number<'v>(v: &'v Value, path: &str) -> Result<&'v Number, Error> {
     match v {
@@ -950,10 +978,13 @@ impl Decoder<'_> {
     }
 }
 
-/// Floats as JSON numbers; non-finite values, which JSON cannot hold,
-/// decode as `null` (as serde_json writes them), so decoding never fails.
+/// Floats as JSON numbers; NaN and the infinities, which JSON numbers
+/// cannot hold, as the strings of [`NON_FINITE`].
 fn float(x: f64) -> Value {
-    Number::from_f64(x)
-        .map(Value::Number)
-        .unwrap_or(Value::Null)
+    match Number::from_f64(x) {
+        Some(n) => Value::Number(n),
+        None if x.is_nan() => Value::from("NaN"),
+        None if x > 0.0 => Value::from("Infinity"),
+        None => Value::from("-Infinity"),
+    }
 }

@@ -300,14 +300,37 @@ impl Parser {
         })
     }
 
+    /// The optional type after an enum's or a union's name: bare (`enum E u8`)
+    /// or in parentheses (`enum E (u8)`), both meaning the same. `keyword` and
+    /// `name` make the hints quote the user's own declaration.
+    fn optional_type(
+        &mut self,
+        keyword: &str,
+        name: &str,
+        example: &str,
+    ) -> PResult<Option<Ident>> {
+        if self.eat_sym('(') {
+            if !matches!(self.peek(), Tok::Ident(_)) {
+                let hint = format!(
+                    "put the {keyword}'s type between the parentheses (`{keyword} {name} ({example})`) or leave them out"
+                );
+                return Err(self.error_here("a type", Some(&hint)));
+            }
+            let ty = self.ident("a type")?;
+            let hint = format!("close the type with `)`: `{keyword} {name} ({})`", ty.name);
+            self.expect_sym(')', Some(&hint))?;
+            Ok(Some(ty))
+        } else if let Tok::Ident(_) = self.peek() {
+            Ok(Some(self.ident("a type")?))
+        } else {
+            Ok(None)
+        }
+    }
+
     fn enum_decl(&mut self, doc: Vec<String>) -> PResult<EnumDecl> {
         let start = self.bump().span.start;
         let name = self.ident("an enum name")?;
-        let repr = if let Tok::Ident(_) = self.peek() {
-            Some(self.ident("a type")?)
-        } else {
-            None
-        };
+        let repr = self.optional_type("enum", &name.name, "u8")?;
         self.expect_sym('{', Some("enum values go between `{` and `}`"))?;
         let mut variants = Vec::new();
         loop {
@@ -433,15 +456,7 @@ impl Parser {
     fn union_decl(&mut self, doc: Vec<String>) -> PResult<UnionDecl> {
         let start = self.bump().span.start;
         let name = self.ident("a union name")?;
-        let tag = if self.eat_sym('(') {
-            let t = self.ident("a tag type")?;
-            self.expect_sym(')', None)?;
-            Some(t)
-        } else if let Tok::Ident(_) = self.peek() {
-            Some(self.ident("a tag type")?)
-        } else {
-            None
-        };
+        let tag = self.optional_type("union", &name.name, "u16")?;
         self.expect_sym('{', Some("union variants go between `{` and `}`"))?;
         let mut variants = Vec::new();
         loop {

@@ -489,3 +489,24 @@ fn interfaces_are_names_but_not_types() {
         "duplicate type name `I`",
     );
 }
+
+#[test]
+fn enum_type_in_parentheses_malformed() {
+    expect(
+        "karmem a;\nenum E (u8 { A; }\n",
+        "2:12",
+        "expected `)`, found `{`",
+    );
+    assert!(errors("karmem a;\nenum E (u8 { A; }\n").contains("`enum E (u8)`"));
+    expect(
+        "karmem a;\nenum E () { A; }\n",
+        "2:9",
+        "expected a type, found `)`",
+    );
+    assert!(errors("karmem a;\nenum E () { A; }\n").contains("or leave them out"));
+    expect(
+        "karmem a;\nstruct C table { }\nunion U (u8 { C; }\n",
+        "3:13",
+        "expected `)`, found `{`",
+    );
+}

@@ -153,3 +153,34 @@ fn formatter_refuses_syntax_errors() {
     let err = karmem_schema::format("t.km", "karmem a;\nstruct {\n").unwrap_err();
     assert!(err.render(false).contains("t.km:2:8"));
 }
+
+#[test]
+fn enum_type_in_parentheses_means_the_bare_type() {
+    let bare = compile("karmem a;\nenum E u8 { A; B = 7; }\nenum S int16 { Z = -1; O; }\n");
+    let paren = compile("karmem a;\nenum E (u8) { A; B = 7; }\nenum S (int16) { Z = -1; O; }\n");
+    let shape = |s: &Schema| {
+        s.enums
+            .iter()
+            .map(|e| {
+                let values: Vec<i128> = e.variants.iter().map(|v| v.value).collect();
+                (e.name.clone(), e.repr, values)
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(shape(&paren), shape(&bare));
+    assert_eq!(paren.enums[0].repr, Primitive::U8);
+    assert_eq!(paren.enums[1].repr, Primitive::I16);
+}
+
+#[test]
+fn formatter_prints_parenthesised_enum_and_union_types_canonically() {
+    let src = "karmem a;\nenum E(  u8 ){A;B}\nstruct C table { }\nunion U( u16){C}\n";
+    let once = karmem_schema::format("t.km", src).unwrap();
+    assert_eq!(
+        once,
+        "karmem a;\n\nenum E (u8) {\n    A;\n    B\n}\n\nstruct C table {\n}\n\nunion U (u16) {\n    C\n}\n"
+    );
+    let twice = karmem_schema::format("t.km", &once).unwrap();
+    assert_eq!(once, twice, "not idempotent");
+    assert_eq!(compile(&once).enums[0].repr, Primitive::U8);
+}

@@ -22,12 +22,9 @@ fn golden_vectors_through_generated_code() {
         }
         for (file, expected) in &case.readers {
             let reader = format!("vectors/{topic}/{file}");
-            match karmem_vectors_rust::decode_case(&reader, &case.root, bytes) {
-                Ok(got) if got == *expected => {}
-                Ok(got) => {
-                    failures.push(format!("{} read by {file}: {got} != {expected}", case.name))
-                }
-                Err(e) => failures.push(format!("{} read by {file}: {e}", case.name)),
+            // Compared as typed objects, floats by bits (NaN has no JSON number).
+            if let Err(e) = karmem_vectors_rust::read_case(&reader, &case.root, expected, bytes) {
+                failures.push(format!("{} read by {file}: {e}", case.name));
             }
         }
     }

@@ -436,7 +436,8 @@ impl<'a> Validator<'a> {
         }
     }
 
-    /// Check a bunch table; returns its entries `(tag, entry position)`
+    /// Check a bunch table (its size, and that its entries' lengths add up
+    /// to the array's length); returns its entries `(tag, entry position)`
     /// through `each` (entries with unknown tags are skipped by the caller).
     pub fn bunch(
         &mut self,
@@ -459,6 +460,16 @@ impl<'a> Validator<'a> {
             return Err(Error::MalformedArray { offset: a.offset });
         }
         self.charge(block)?;
+        // The array's length is the number of stored elements: the entries'
+        // lengths, unknown tags included, must add up to it (format.md
+        // §7.1). Summed in u64, which k < 2^32 values below 2^32 cannot
+        // overflow (a wrapping u32 sum could be made to match).
+        let total: u64 = (1..=k)
+            .map(|e| r.get::<u32>(a.offset + 16 * e + 8) as u64)
+            .sum();
+        if total != a.len as u64 {
+            return Err(Error::MalformedArray { offset: a.offset });
+        }
         for e in 1..=k {
             let entry = a.offset + 16 * e;
             let tag: u32 = r.get(entry);

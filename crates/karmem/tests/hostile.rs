@@ -164,6 +164,77 @@ fn directory_bombs_are_bounded() {
     ));
 }
 
+/// A message with a `#bovoa`-style array whose reference says `len` and
+/// whose bunch table holds `entries` as `(tag, length)`, each entry's data
+/// a 64-byte block of its own; returns the message and the array's reference.
+fn bunch_message(len: u32, entries: &[(u32, u32)]) -> (AlignedBuf, u32) {
+    let mut w = Writer::new(64);
+    w.begin();
+    let at = w.alloc(16, 8).unwrap();
+    w.put(at, 2u32);
+    let table = w
+        .alloc(16 * (entries.len() as u32 + 1).div_ceil(4) * 4, 64)
+        .unwrap();
+    w.put(table, entries.len() as u32);
+    for (i, &(tag, n)) in entries.iter().enumerate() {
+        let entry = table + 16 * (i as u32 + 1);
+        let data = w.alloc(64, 64).unwrap();
+        w.put(entry, tag);
+        // Element size 0 in the checks below: any length fits the block.
+        w.put_array_ref(entry + 4, data, n, n);
+    }
+    w.put_array_ref(at + 4, table, len, len.max(1));
+    (AlignedBuf::from_bytes(w.finish().unwrap()), at + 4)
+}
+
+fn validate_bunch(len: u32, entries: &[(u32, u32)]) -> Result<Vec<u32>, Error> {
+    let (m, at) = bunch_message(len, entries);
+    let r = Reader::new(m.as_slice()).unwrap();
+    let a = r.array(at, 0, None);
+    assert_eq!(a.len, len, "reference not read back");
+    let mut tags = Vec::new();
+    Validator::new(r).bunch(a, |_, tag, _| {
+        tags.push(tag);
+        Ok(())
+    })?;
+    Ok(tags)
+}
+
+#[test]
+fn bunch_lengths_must_add_up_to_the_array_length() {
+    // Tag 9 is unknown to any schema here: its elements count all the same.
+    assert_eq!(
+        validate_bunch(6, &[(1, 2), (9, 3), (4, 1)]),
+        Ok(vec![1, 9, 4])
+    );
+    assert_eq!(validate_bunch(0, &[]), Ok(vec![]));
+    let malformed = |len, entries: &[(u32, u32)]| {
+        assert_eq!(
+            validate_bunch(len, entries).map(|_| ()),
+            Err(Error::MalformedArray { offset: 64 }),
+            "len {len}, entries {entries:?}"
+        )
+    };
+    malformed(7, &[(1, 2), (9, 3), (4, 1)]); // sum too small
+    malformed(5, &[(1, 2), (9, 3), (4, 1)]); // sum too large
+    malformed(1, &[]); // no entries, one element claimed
+                       // 0xFFFF_FFFF + 2 wraps to 1 in u32 arithmetic: still refused.
+    malformed(1, &[(1, u32::MAX), (4, 2)]);
+    malformed(u32::MAX, &[(1, u32::MAX), (4, u32::MAX), (5, 1)]);
+}
+
+#[test]
+fn bunch_entries_of_a_mismatched_array_stay_bounded_in_the_reader() {
+    // Not validated: the reference says 1 element, the entry says a
+    // billion. The entry is checked like any array reference, so it reads
+    // as empty instead of reaching past the message.
+    let (m, at) = bunch_message(1, &[(1, 1_000_000_000)]);
+    let r = Reader::new(m.as_slice()).unwrap();
+    let a = r.array(at, 0, None);
+    assert_eq!(r.bunch_entry(a, 1, 4), ArrayRef::EMPTY);
+    assert_eq!(r.bunch_entry(a, 2, 4), ArrayRef::EMPTY);
+}
+
 #[test]
 fn traversal_budget_stops_amplification() {
     // Charging a 64 KiB array once per reference: the validator stops after

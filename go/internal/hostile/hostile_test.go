@@ -3,6 +3,7 @@ package hostile
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -135,9 +136,9 @@ func TestHugeLengths(t *testing.T) {
 			if err := Check(bad); err != nil {
 				t.Fatalf("array at %d len %d cap %d: %v", at, lc[0], lc[1], err)
 			}
-			// Either the validator refuses the reference, or the length is
-			// never used to allocate (a bunch array's length is only
-			// reported; its entries carry their own lengths).
+			// Either the validator refuses the reference (a bunch array's
+			// length must equal its entries' lengths, format.md §7.1), or
+			// the length is never used to allocate.
 			r := karmem.NewReader(karmem.AlignedCopy(bad))
 			if _, err := all.ValidateRoot(r); err == nil {
 				var v all.Root
@@ -190,10 +191,72 @@ func TestDirectoryBomb(t *testing.T) {
 	}
 }
 
-func pointsOffset(t *testing.T) uint32 {
-	// Points is the 8th field of Root; read its offset from a message
-	// where only Points is set.
-	msg := Encode(&all.Root{Points: []all.Vec3{{X: 1}}})
+// A bunch array whose entries' lengths do not add up to its length (too
+// few, too many, or right only modulo 2^32) is refused by the validator
+// with ErrMalformedArray; viewers and the decoder stay bounded (Check).
+// Entries with a tag the schema does not know count like the others.
+func TestBunchLengths(t *testing.T) {
+	msg := Encode(Sample())
+	root := karmem.NewReader(karmem.AlignedCopy(msg)).Root()
+	u32 := func(b []byte, at uint32) uint32 { return binary.LittleEndian.Uint32(b[at:]) }
+	put := func(b []byte, at, x uint32) { binary.LittleEndian.PutUint32(b[at:], x) }
+	one := []all.Shape{&all.Circle{Radius: 1}}
+	for name, only := range map[string]*all.Root{
+		"ShapesBovoa": {ShapesBovoa: one},
+		"ShapesBovos": {ShapesBovos: one},
+	} {
+		at := root.Offset + onlyArray(t, only)
+		bunch, n := u32(msg, at), u32(msg, at+4)
+		if n < 2 || u32(msg, bunch) != 2 {
+			t.Fatalf("%s: not the sample's bunch table (length %d)", name, n)
+		}
+		entryLen := func(e uint32) uint32 { return bunch + 16*e + 8 }
+		check := func(what string, b []byte, valid bool) {
+			t.Helper()
+			r := karmem.NewReader(karmem.AlignedCopy(b))
+			_, err := all.ValidateRoot(r)
+			if valid && err != nil {
+				t.Errorf("%s, %s: %v", name, what, err)
+			}
+			if !valid && !errors.Is(err, karmem.ErrMalformedArray) {
+				t.Errorf("%s, %s: want ErrMalformedArray, got %v", name, what, err)
+			}
+			if err := Check(b); err != nil {
+				t.Errorf("%s, %s: %v", name, what, err)
+			}
+		}
+		check("unchanged", msg, true)
+
+		bad := append([]byte(nil), msg...)
+		put(bad, at+4, n+1)
+		put(bad, at+8, n+1)
+		check("sum too small", bad, false)
+
+		bad = append([]byte(nil), msg...)
+		put(bad, at+4, n-1)
+		check("sum too large", bad, false)
+
+		// MaxUint32 + (n + 1) wraps around to n. (The entry's own check,
+		// length ≤ capacity, refuses it too; TestBunchLengthsAddUp in the
+		// library tests the sum alone.)
+		bad = append([]byte(nil), msg...)
+		put(bad, entryLen(1), math.MaxUint32)
+		put(bad, entryLen(2), n+1)
+		check("sum overflowing uint32", bad, false)
+
+		bad = append([]byte(nil), msg...)
+		put(bad, bunch+16*2, 99)
+		check("unknown tag", bad, true)
+		put(bad, at+4, n-u32(bad, entryLen(2)))
+		check("unknown tag not counted", bad, false)
+	}
+}
+
+// onlyArray returns the offset in the root table of the one array that v
+// (a root with a single one-element array) sets.
+func onlyArray(t *testing.T, v *all.Root) uint32 {
+	t.Helper()
+	msg := Encode(v)
 	r := karmem.NewReader(karmem.AlignedCopy(msg))
 	root := r.Root()
 	for off := uint32(4); off+12 <= root.Used; off += 4 {
@@ -202,8 +265,13 @@ func pointsOffset(t *testing.T) uint32 {
 			return off
 		}
 	}
-	t.Fatal("no Points field")
+	t.Fatal("no one-element array")
 	return 0
+}
+
+func pointsOffset(t *testing.T) uint32 {
+	// Points is the 8th field of Root.
+	return onlyArray(t, &all.Root{Points: []all.Vec3{{X: 1}}})
 }
 
 // Offsets reused to amplify work: 400 AoS elements all pointing at one big

@@ -14,6 +14,7 @@ import (
 	vectors_enums_schema "karmem.org/go/karmem/internal/gen/vectors_enums_schema"
 	vectors_evolution_new "karmem.org/go/karmem/internal/gen/vectors_evolution_new"
 	vectors_evolution_old "karmem.org/go/karmem/internal/gen/vectors_evolution_old"
+	vectors_floats_schema "karmem.org/go/karmem/internal/gen/vectors_floats_schema"
 	vectors_game_schema "karmem.org/go/karmem/internal/gen/vectors_game_schema"
 	vectors_inline_schema "karmem.org/go/karmem/internal/gen/vectors_inline_schema"
 	vectors_scalars_schema "karmem.org/go/karmem/internal/gen/vectors_scalars_schema"
@@ -143,6 +144,16 @@ var schemas = map[string]map[string]rootType{
 		"Root": {
 			new:      func() object { return new(vectors_evolution_old.Root) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_evolution_old.ValidateRoot(r); return err },
+		},
+	},
+	"vectors/floats/schema.km": {
+		"Pair": {
+			new:      func() object { return new(vectors_floats_schema.Pair) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_floats_schema.ValidatePair(r); return err },
+		},
+		"Floats": {
+			new:      func() object { return new(vectors_floats_schema.Floats) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_floats_schema.ValidateFloats(r); return err },
 		},
 	},
 	"vectors/game/schema.km": {

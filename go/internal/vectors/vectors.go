@@ -2,7 +2,8 @@
 // Go generated code (registry_gen.go lists every generated root type) and
 // implements the vectors' JSON conventions (crates/karmem-json): structs
 // are objects keyed by schema field names (the json tags of the generated
-// types), integers and floats are numbers, enums their integer value, text
+// types), integers and floats are numbers (NaN and infinities the strings
+// "NaN", "Infinity", "-Infinity"), enums their integer value, text
 // a string, other arrays arrays, and a union null or {"Variant": value}.
 package vectors
 
@@ -184,11 +185,7 @@ func fromJSON(v any, dst reflect.Value, path string) error {
 		}
 		dst.SetUint(n)
 	case reflect.Float32, reflect.Float64:
-		f, err := strconv.ParseFloat(string(v.(json.Number)), 64)
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		dst.SetFloat(f)
+		return floatFromJSON(v, dst, path)
 	case reflect.String:
 		s, ok := v.(string)
 		if !ok {
@@ -228,6 +225,51 @@ func fromJSON(v any, dst reflect.Value, path string) error {
 		}
 	default:
 		return fmt.Errorf("%s: unsupported kind %s", path, dst.Kind())
+	}
+	return nil
+}
+
+// nonFinite maps the strings the vectors write for NaN and the infinities
+// to their exact f32 and f64 bits (testdata/vectors/README.md; "NaN" is the
+// quiet NaN with sign 0 and an empty payload, not Go's math.NaN()).
+var nonFinite = map[string]struct {
+	bits32 uint32
+	bits64 uint64
+}{
+	"NaN":       {0x7fc00000, 0x7ff8000000000000},
+	"Infinity":  {0x7f800000, 0x7ff0000000000000},
+	"-Infinity": {0xff800000, 0xfff0000000000000},
+}
+
+// floatFromJSON sets a float32/float64 from a JSON number or one of the
+// nonFinite strings, by bits: a float64 → float32 conversion of a NaN need
+// not keep its bits.
+func floatFromJSON(v any, dst reflect.Value, path string) error {
+	var bits32 uint32
+	var bits64 uint64
+	switch x := v.(type) {
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		bits32, bits64 = math.Float32bits(float32(f)), math.Float64bits(f)
+	case string:
+		nf, ok := nonFinite[x]
+		if !ok {
+			return fmt.Errorf("%s: expected a number, \"NaN\", \"Infinity\" or \"-Infinity\", found %q", path, x)
+		}
+		bits32, bits64 = nf.bits32, nf.bits64
+	default:
+		return fmt.Errorf("%s: expected a number", path)
+	}
+	switch p := dst.Addr().Interface().(type) {
+	case *float32:
+		*p = math.Float32frombits(bits32)
+	case *float64:
+		*p = math.Float64frombits(bits64)
+	default:
+		return fmt.Errorf("%s: unsupported float type %s", path, dst.Type())
 	}
 	return nil
 }
