@@ -231,7 +231,14 @@ impl<'a> Validator<'a> {
             if n == 0 {
                 continue;
             }
-            let Some(words) = bytes.get(offset..offset + n.next_multiple_of(8)) else {
+            // In 64 bits: on 32-bit targets a hostile length must not wrap
+            // (references reach here checked by `array_column`, but this
+            // function is public).
+            let end = offset as u64 + (n as u64).next_multiple_of(8);
+            let Some(words) = usize::try_from(end)
+                .ok()
+                .and_then(|end| bytes.get(offset..end))
+            else {
                 return Err(Error::MalformedArray { offset: r[0] });
             };
             let (whole, last) = words.split_at(n & !7);
