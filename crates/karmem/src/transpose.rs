@@ -18,10 +18,11 @@
 pub(crate) fn split_words<const K: usize>(words: &[u32], cols: [&mut [u8]; K]) {
     assert!(K > 0 && words.len().is_multiple_of(K));
     let count = words.len() / K;
-    let mut cols = cols.map(|c| &mut c[..4 * count]);
+    let cols = cols.map(|c| &mut c[..4 * count]);
     #[cfg(target_arch = "x86_64")]
     {
         if K == 2 || K == 3 || K == 4 {
+            let mut cols = cols;
             let blocks = count / 4;
             // SAFETY: `x86` only reads `4 * blocks * K <= words.len()` words
             // and writes `16 * blocks <= 4 * count` bytes of each column.
