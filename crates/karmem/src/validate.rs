@@ -159,7 +159,7 @@ impl<'a> Validator<'a> {
 
     /// Check a whole SoA column of `len` array references at `col` (a
     /// column the directory check placed inside the message) in one tight
-    /// loop, and charge the budget once for all of them (R16).
+    /// loop, and charge the budget once for all of them (RATIONALE R18).
     ///
     /// Column by column is how the generated validator walks an SoA array:
     /// the references of one column are adjacent, so the checks of one
@@ -299,8 +299,9 @@ impl<'a> Validator<'a> {
                 continue;
             }
             // Words 0..=N: count and hashes; 17..17+N: column offsets.
-            let dir: Option<&[u8; 128]> = bytes
-                .get(offset as usize..offset as usize + 128)
+            let dir: Option<&[u8; 128]> = (offset as usize)
+                .checked_add(128)
+                .and_then(|end| bytes.get(offset as usize..end))
                 .and_then(|d| d.try_into().ok());
             let word = |d: &[u8; 128], k: usize| {
                 u32::from_le_bytes([d[4 * k], d[4 * k + 1], d[4 * k + 2], d[4 * k + 3]])
