@@ -986,9 +986,7 @@ impl Gen<'_> {
             }
             // Directories of element types with nothing more to check: one
             // loop in the runtime.
-            ArrayData::Soa { elem }
-                if array.text.is_none() && !self.soa_needs_validation(*elem) =>
-            {
+            ArrayData::Soa { elem } if !self.soa_needs_validation(*elem) => {
                 let _ = writeln!(
                     out,
                     "{pad}v.soa_column({col}, len, &{}::SOA_COLUMNS)?;",
@@ -1481,13 +1479,13 @@ impl Gen<'_> {
         }
     }
 
-    /// The prefetch statements at the top of an SoA element loop (`i` is
+    /// The prefetch statements at the top of the decoder's SoA element loop (`i` is
     /// the element, `len` the array length, `r` a reader expression).
-    fn soa_prefetch(&self, soa: &SoaLayout, decode: bool, r: &str, indent: usize) -> String {
+    fn soa_prefetch(&self, soa: &SoaLayout, r: &str, indent: usize) -> String {
         let pad = "    ".repeat(indent);
         let mut hints = String::new();
         for (k, c) in soa.columns.iter().enumerate() {
-            if let Some(lines) = self.prefetch_lines(&c.slot, decode) {
+            if let Some(lines) = self.prefetch_lines(&c.slot, true) {
                 let _ = writeln!(
                     hints,
                     "{pad}if ahead < len && cols[{k}] != 0 {{\n{pad}    {r}.prefetch_array(cols[{k}] + {}, {lines});\n{pad}}}",
@@ -1750,7 +1748,7 @@ impl Gen<'_> {
             self.w("        let len = a.len;");
             self.w("        for (i, e) in items.iter_mut().enumerate() {");
             self.w("            let i = i as u32;");
-            let prefetch = self.soa_prefetch(soa, true, "r", 3);
+            let prefetch = self.soa_prefetch(soa, "r", 3);
             self.out.push_str(&prefetch);
             for (k, c) in soa.columns.iter().enumerate() {
                 if dense[k] {

@@ -14,7 +14,10 @@
 //! per step with SSE2 (baseline there, so no runtime detection) when the
 //! element size is zero (SoA data: the block is a directory, checked on its
 //! own) or a power of two. Other element sizes and targets use the
-//! portable loop, which gives the same answer.
+//! portable loop over `array_ok`, the rule the element-wise check applies.
+
+use crate::reader::array_ok;
+use crate::ArrayRef;
 
 /// What a column of references is checked against.
 #[derive(Clone, Copy)]
@@ -46,23 +49,24 @@ pub(crate) fn check(refs: &[u32], rules: Rules) -> (bool, u64) {
     scalar(refs, rules)
 }
 
-/// The portable loop.
+/// The portable loop: [`array_ok`] (the element-wise rule) per reference.
 #[inline]
 fn scalar(refs: &[u32], rules: Rules) -> (bool, u64) {
-    let size = rules.size as u64;
-    let mut bad = false;
+    let mut ok = true;
     // A well-formed reference costs at most the message size, so the sum
     // of at most `size / 12` of them cannot overflow; bad references may
     // wrap it, and then the cost is not used.
     let mut cost = 0u64;
     for r in refs.chunks_exact(3) {
-        let (offset, len, cap) = (u32::from_le(r[0]), u32::from_le(r[1]), u32::from_le(r[2]));
-        let bytes = cap as u64 * rules.elem_size as u64;
-        let placed = (offset != 0) & (offset % 64 == 0) & (offset as u64 + bytes <= size);
-        bad |= (len > cap.min(rules.max_len)) | ((cap != 0) & !placed);
-        cost = cost.wrapping_add(bytes.max(1));
+        let a = ArrayRef {
+            offset: u32::from_le(r[0]),
+            len: u32::from_le(r[1]),
+            cap: u32::from_le(r[2]),
+        };
+        ok &= array_ok(a, rules.elem_size, Some(rules.max_len), rules.size as usize);
+        cost = cost.wrapping_add((a.cap as u64 * rules.elem_size as u64).max(1));
     }
-    (!bad, cost)
+    (ok, cost)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -201,27 +205,8 @@ mod tests {
         [offset, len, cap]
     }
 
-    /// The definition, one reference at a time, with branches.
-    fn reference(refs: &[u32], rules: Rules) -> (bool, u64) {
-        let mut cost = 0u64;
-        for r in refs.chunks_exact(3) {
-            let (offset, len, cap) = (r[0], r[1], r[2]);
-            if len > cap || len > rules.max_len {
-                return (false, 0);
-            }
-            let bytes = cap as u64 * rules.elem_size as u64;
-            if cap != 0
-                && (offset == 0 || offset % 64 != 0 || offset as u64 + bytes > rules.size as u64)
-            {
-                return (false, 0);
-            }
-            cost += bytes.max(1);
-        }
-        (true, cost)
-    }
-
     #[test]
-    fn same_answer_as_the_definition() {
+    fn vector_and_portable_loops_agree() {
         let mut rng = Rng(TestRng::deterministic_rng(RngAlgorithm::ChaCha));
         let mut accepted = 0;
         for round in 0..20_000 {
@@ -249,7 +234,7 @@ mod tests {
                 };
                 refs[at] = rng.near(edge);
             }
-            let want = reference(&refs, rules);
+            let want = scalar(&refs, rules);
             let got = check(&refs, rules);
             assert_eq!(got.0, want.0, "{refs:?} {elem_size} {size} {max_len}");
             if want.0 {

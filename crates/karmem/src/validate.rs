@@ -213,44 +213,17 @@ impl<'a> Validator<'a> {
     }
 
     /// The UTF-8 text of every array in a column that passed
-    /// [`Validator::array_column`] (a `[]char` field of an SoA element).
-    ///
-    /// ASCII text (the common case) is recognised eight bytes at a time:
-    /// a data block starts at a multiple of 64 and the message size is a
-    /// multiple of 8, so the words covering `len` bytes lie inside the
-    /// message; the bytes past `len` are masked off, whatever they hold.
+    /// [`Validator::array_column`] (a `[]char` field of an SoA element),
+    /// prefetching the text of the arrays some elements ahead.
     #[inline]
     pub fn utf8_column(&self, col: u32, len: u32) -> Result<(), Error> {
         let refs = self.reader.slice::<u32>(col, len.saturating_mul(3));
-        let bytes = self.reader.bytes();
         for (i, r) in refs.chunks_exact(3).enumerate() {
-            if let Some(ahead) = refs.get(3 * (i + crate::PREFETCH_AHEAD as usize)) {
-                self.reader.prefetch(*ahead);
+            if let Some(&ahead) = refs.get(3 * (i + crate::PREFETCH_AHEAD as usize)) {
+                self.reader.prefetch(ahead);
             }
-            let (offset, n) = (r[0] as usize, r[1] as usize);
-            if n == 0 {
-                continue;
-            }
-            // In 64 bits: on 32-bit targets a hostile length must not wrap
-            // (references reach here checked by `array_column`, but this
-            // function is public).
-            let end = offset as u64 + (n as u64).next_multiple_of(8);
-            let Some(words) = usize::try_from(end)
-                .ok()
-                .and_then(|end| bytes.get(offset..end))
-            else {
-                return Err(Error::MalformedArray { offset: r[0] });
-            };
-            let (whole, last) = words.split_at(n & !7);
-            let mut high = 0u64;
-            for w in whole.chunks_exact(8) {
-                high |= u64::from_le_bytes(w.try_into().unwrap_or([0x80; 8]));
-            }
-            if let Ok(w) = <[u8; 8]>::try_from(last) {
-                // Only the `n % 8` bytes before the end count.
-                high |= u64::from_le_bytes(w) & ((1u64 << (8 * (n & 7))) - 1);
-            }
-            if high & 0x8080_8080_8080_8080 != 0 {
+            // ASCII without the call; anything else through `utf8`.
+            if !self.ascii_words(r[0], r[1]) {
                 self.utf8(r[0], r[1])?;
             }
         }
@@ -279,7 +252,7 @@ impl<'a> Validator<'a> {
         len: u32,
         wanted: &[(u32, u32); N],
     ) -> Result<(), Error> {
-        let size = self.reader.size() as u64;
+        let size = self.reader.size() as usize;
         let width: u64 = wanted.iter().map(|(_, s)| *s as u64).sum();
         // The same-version fast path reads both 64-byte blocks at once
         // (N ≤ 15 entries) and must respect a lowered entry limit.
@@ -311,11 +284,7 @@ impl<'a> Validator<'a> {
                     let mut good = word(d, 0) == N as u32;
                     for (j, &(hash, value_size)) in wanted.iter().enumerate() {
                         let c = word(d, 17 + j);
-                        let end = c as u64 + cap as u64 * value_size as u64;
-                        good &= (word(d, 1 + j) == hash)
-                            & (c != 0)
-                            & (c % ARRAY_ALIGN == 0)
-                            & (end <= size);
+                        good &= (word(d, 1 + j) == hash) & column_ok(c, cap, value_size, size);
                     }
                     good
                 });
@@ -385,16 +354,45 @@ impl<'a> Validator<'a> {
         Ok(())
     }
 
-    /// UTF-8 text. ASCII (the common case) is checked first, word-wise.
+    /// UTF-8 text. ASCII (the common case) is recognised first, eight
+    /// bytes at a time: the words covering `len` bytes from a data block
+    /// (64-aligned, in a message whose size is a multiple of 8) lie inside
+    /// the message, and the bytes past `len` are masked off, whatever they
+    /// hold. Anything else goes through `from_utf8`.
     #[inline]
     pub fn utf8(&self, offset: u32, len: u32) -> Result<(), Error> {
-        let bytes = self.reader.slice::<u8>(offset, len);
-        if bytes.is_ascii() {
+        if len == 0 || self.ascii_words(offset, len) {
             return Ok(());
         }
-        core::str::from_utf8(bytes)
+        core::str::from_utf8(self.reader.slice::<u8>(offset, len))
             .map(|_| ())
             .map_err(|_| Error::InvalidText { offset })
+    }
+
+    /// Are the `len` bytes at `offset` ASCII, read as whole 8-byte words?
+    /// `false` also when those words do not fit the message (the caller
+    /// then looks at the exact bytes).
+    #[inline(always)]
+    fn ascii_words(&self, offset: u32, len: u32) -> bool {
+        let (offset, n) = (offset as usize, len as usize);
+        // In 64 bits: on 32-bit targets a hostile length must not wrap.
+        let end = offset as u64 + (n as u64).next_multiple_of(8);
+        let Some(words) = usize::try_from(end)
+            .ok()
+            .and_then(|end| self.reader.bytes().get(offset..end))
+        else {
+            return false;
+        };
+        let (whole, last) = words.split_at(n & !7);
+        let mut high = 0u64;
+        for w in whole.chunks_exact(8) {
+            high |= u64::from_le_bytes(w.try_into().unwrap_or([0x80; 8]));
+        }
+        if let Ok(w) = <[u8; 8]>::try_from(last) {
+            // Only the `n % 8` bytes before the end count.
+            high |= u64::from_le_bytes(w) & ((1u64 << (8 * (n & 7))) - 1);
+        }
+        high & 0x8080_8080_8080_8080 == 0
     }
 
     pub fn utf16(&self, offset: u32, len: u32) -> Result<(), Error> {

@@ -298,3 +298,32 @@ fn in_place_updates_respect_capacity() {
     // Shrinking zeroed the dropped element (unused capacity is zero).
     assert_eq!(r.slice::<u16>(a.offset, 4), &[10, 21, 30, 0]);
 }
+
+#[test]
+fn text_is_checked_byte_for_byte_but_not_past_its_length() {
+    // The validator reads text eight bytes at a time: a bad byte at any
+    // position of any length must be found, and whatever follows the text
+    // in its block (here 0xFF) must not count.
+    for len in 1..=24u32 {
+        for bad in 0..len {
+            let mut text = vec![b'a'; 32];
+            text[len as usize..].fill(0xFF);
+            let mut w = Writer::new(64);
+            w.begin();
+            let block = w.alloc_array(32, 1).unwrap();
+            w.put_bytes(block, &text);
+            let clean = AlignedBuf::from_bytes(w.finish().unwrap());
+            let r = Reader::new(clean.as_slice()).unwrap();
+            assert_eq!(Validator::new(r).utf8(block, len), Ok(()), "len {len}");
+
+            let mut broken = clean.clone();
+            broken.as_mut_slice()[(block + bad) as usize] = 0xFF;
+            let r = Reader::new(broken.as_slice()).unwrap();
+            assert_eq!(
+                Validator::new(r).utf8(block, len),
+                Err(Error::InvalidText { offset: block }),
+                "len {len}, bad byte at {bad}"
+            );
+        }
+    }
+}
