@@ -101,39 +101,56 @@ fn three_streams(paths: &[Vec<u32>], out: &mut [u8]) {
 #[cfg(target_arch = "x86_64")]
 fn column_passes(paths: &[Vec<u32>], out: &mut [u8]) {
     use core::arch::x86_64::*;
+    /// Column `k` of four elements from their 12 floats at `q` (the
+    /// shuffles of karmem's transposition, one column of them).
+    ///
+    /// # Safety
+    /// `q` points to 12 readable floats.
+    #[inline(always)]
+    unsafe fn column<const K: usize>(q: *const f32) -> __m128 {
+        // SAFETY: the caller's contract; SSE2 is part of x86-64.
+        unsafe {
+            let (a, b, c) = (
+                _mm_loadu_ps(q),
+                _mm_loadu_ps(q.add(4)),
+                _mm_loadu_ps(q.add(8)),
+            );
+            match K {
+                0 => _mm_shuffle_ps::<0b10_00_01_00>(
+                    _mm_shuffle_ps::<0b11_00_11_00>(a, a),
+                    _mm_shuffle_ps::<0b01_01_10_10>(b, c),
+                ),
+                1 => _mm_shuffle_ps::<0b10_00_10_00>(
+                    _mm_shuffle_ps::<0b00_00_01_01>(a, b),
+                    _mm_shuffle_ps::<0b10_10_11_11>(b, c),
+                ),
+                _ => _mm_shuffle_ps::<0b10_00_10_00>(
+                    _mm_shuffle_ps::<0b01_01_10_10>(a, b),
+                    _mm_shuffle_ps::<0b11_11_00_00>(c, c),
+                ),
+            }
+        }
+    }
+    /// # Safety
+    /// `src` holds `3 * n` floats, `dst` room for `n`.
+    unsafe fn pass<const K: usize>(src: *const f32, dst: *mut f32, n: usize) {
+        for b in 0..n / 4 {
+            // SAFETY: block `b` reads floats 12b..12b+12 <= 3n and writes
+            // 4b..4b+4 <= n.
+            unsafe { _mm_storeu_ps(dst.add(4 * b), column::<K>(src.add(12 * b))) };
+        }
+    }
     let mut at = 0;
     for p in paths {
         let n = p.len() / 3;
         let col = (4 * n).next_multiple_of(64);
         let base = out[at..at + 3 * col].as_mut_ptr().cast::<f32>();
         let src = p.as_ptr().cast::<f32>();
-        // SAFETY: block `b` reads floats 12b..12b+12 < 3n and writes 4
-        // floats at 4b < n of one column; SSE2 is part of x86-64.
+        // SAFETY: `p` holds 3n floats and each column `col / 4 >= n`.
         unsafe {
-            let d = base;
-            for b in 0..n / 4 {
-                let q = src.add(12 * b);
-                let (a, bb, c) = (_mm_loadu_ps(q), _mm_loadu_ps(q.add(4)), _mm_loadu_ps(q.add(8)));
-                let x01 = _mm_shuffle_ps::<0b11_00_11_00>(a, a);
-                let x23 = _mm_shuffle_ps::<0b01_01_10_10>(bb, c);
-                _mm_storeu_ps(d.add(4 * b), _mm_shuffle_ps::<0b10_00_01_00>(x01, x23));
-            }
-            let d = base.add(col / 4);
-            for b in 0..n / 4 {
-                let q = src.add(12 * b);
-                let (a, bb, c) = (_mm_loadu_ps(q), _mm_loadu_ps(q.add(4)), _mm_loadu_ps(q.add(8)));
-                let y01 = _mm_shuffle_ps::<0b00_00_01_01>(a, bb);
-                let y23 = _mm_shuffle_ps::<0b10_10_11_11>(bb, c);
-                _mm_storeu_ps(d.add(4 * b), _mm_shuffle_ps::<0b10_00_10_00>(y01, y23));
-            }
-            let d = base.add(col / 2);
-            for b in 0..n / 4 {
-                let q = src.add(12 * b);
-                let (a, bb, c) = (_mm_loadu_ps(q), _mm_loadu_ps(q.add(4)), _mm_loadu_ps(q.add(8)));
-                let z01 = _mm_shuffle_ps::<0b01_01_10_10>(a, bb);
-                let z23 = _mm_shuffle_ps::<0b11_11_00_00>(c, c);
-                _mm_storeu_ps(d.add(4 * b), _mm_shuffle_ps::<0b10_00_10_00>(z01, z23));
-            }
+            pass::<0>(src, base, n);
+            pass::<1>(src, base.add(col / 4), n);
+            pass::<2>(src, base.add(col / 2), n);
         }
         at += 3 * col;
     }
