@@ -15,6 +15,12 @@ const ZERO_LINE: Line = Line([0; 64]);
 /// Offsets handed out by [`Writer::alloc`] are positions in the message.
 /// Everything allocated is zero-filled, so padding and unused capacity are
 /// zero and nothing of a previous message leaks into the next one.
+///
+/// Invariant: the bytes from `len` to the end of its line are zero. A line
+/// is zeroed whole when the message first reaches into it (before anyone
+/// writes to it), so padding and alignment gaps inside a line cost nothing
+/// and no allocation zeroes byte ranges of its own: small `memset` calls
+/// were a sixth of the instructions of encoding a small message.
 pub struct Writer {
     lines: Vec<Line>,
     len: usize,
@@ -37,6 +43,8 @@ impl Writer {
     /// Forget the current message; keep the buffer.
     #[inline]
     pub fn reset(&mut self) {
+        // Line 0 is zeroed by the first allocation (an empty message
+        // reaches into no line), which keeps the invariant.
         self.len = 0;
     }
 
@@ -79,7 +87,9 @@ impl Writer {
         if end > u32::MAX as u64 {
             return Err(Error::TooLarge);
         }
-        self.grow_to(end as usize);
+        // Up to the next multiple of 8, inside the current line: zero by
+        // the invariant.
+        self.grow(end as usize);
         let size = self.len as u32;
         let b = self.bytes_mut();
         b[0..2].copy_from_slice(&MAGIC);
@@ -98,29 +108,50 @@ impl Writer {
         if end > u32::MAX as u64 {
             return Err(Error::TooLarge);
         }
-        self.grow_to(end as usize);
+        let first_new = self.len.div_ceil(64);
+        self.grow(end as usize);
+        self.zero_lines(first_new, self.len.div_ceil(64));
         Ok(start as u32)
     }
 
-    /// Extend to `end` bytes, zeroing what is added.
+    /// Extend the message to `end` bytes (storage grows by doubling; new
+    /// storage is zero). Zeroing the lines it reaches into is the caller's
+    /// job, before anything is written to them.
     #[inline]
-    fn grow_to(&mut self, end: usize) {
-        let old = self.len;
-        self.grow_dirty(end);
-        self.bytes_mut()[old..end].fill(0);
-    }
-
-    /// Extend to `end` bytes without zeroing: the caller overwrites every
-    /// added byte (the buffer is always initialised memory, so this is about
-    /// determinism, not safety).
-    #[inline]
-    fn grow_dirty(&mut self, end: usize) {
+    fn grow(&mut self, end: usize) {
         let lines = end.div_ceil(64);
         if lines > self.lines.len() {
             let target = lines.max(self.lines.len() * 2);
             self.lines.resize(target, ZERO_LINE);
         }
         self.len = end;
+    }
+
+    /// Zero lines `from..to`: one or two with plain stores (no call), more
+    /// with `fill`.
+    #[inline(always)]
+    fn zero_lines(&mut self, from: usize, to: usize) {
+        match to.saturating_sub(from) {
+            0 => {}
+            1 => self.lines[from] = ZERO_LINE,
+            2 => {
+                self.lines[from] = ZERO_LINE;
+                self.lines[from + 1] = ZERO_LINE;
+            }
+            _ => self.lines[from..to].fill(ZERO_LINE),
+        }
+    }
+
+    /// Zero the line holding the message's last byte if the message ends
+    /// inside it and it is line `first_new` or later (an earlier one is
+    /// zero after `len` already): the tail of a block the caller is about
+    /// to fill, so that the bytes after the block are zero.
+    #[inline(always)]
+    fn zero_tail_line(&mut self, first_new: usize) {
+        let last = self.len / 64;
+        if !self.len.is_multiple_of(64) && last >= first_new {
+            self.lines[last] = ZERO_LINE;
+        }
     }
 
     /// Like [`Writer::alloc`] for a block the caller fills completely:
@@ -133,9 +164,14 @@ impl Writer {
         if end > u32::MAX as u64 {
             return Err(Error::TooLarge);
         }
-        let old = self.len;
-        self.grow_dirty(end as usize);
-        self.bytes_mut()[old..start as usize].fill(0);
+        let first_new = self.len.div_ceil(64);
+        self.grow(end as usize);
+        // The gap: new lines before the block and the one it starts in
+        // (the block's part of that is overwritten by the caller). With
+        // alignments up to 64 there are none: the block starts in the
+        // current line or at the next line boundary.
+        self.zero_lines(first_new, (start as usize).div_ceil(64));
+        self.zero_tail_line(first_new);
         Ok(start as u32)
     }
 
@@ -276,10 +312,24 @@ impl Writer {
         if end > u32::MAX as u64 {
             return Err(Error::TooLarge);
         }
-        let old = self.len;
-        self.grow_dirty(end as usize);
+        // The gap before the directory is the rest of the current line:
+        // zero by the invariant. The directory's lines, the lines of columns
+        // the caller does not fill and the last line of those it fills
+        // (their padding) are zeroed before anything is written.
+        self.grow(end as usize);
+        let dir_line = dir as usize / 64;
+        self.zero_lines(dir_line, dir_line + 2 * block as usize / 64);
+        for (k, ((_, size), col)) in columns.iter().zip(columns_out.iter()).enumerate() {
+            let data = *col as usize..*col as usize + count * *size as usize;
+            if filled[k] {
+                if !data.end.is_multiple_of(64) {
+                    self.lines[data.end / 64] = ZERO_LINE;
+                }
+            } else {
+                self.zero_lines(data.start / 64, data.end.div_ceil(64));
+            }
+        }
         let bytes = self.bytes_mut();
-        bytes[old..dir as usize + 2 * block as usize].fill(0);
         let directory = &mut bytes[dir as usize..][..2 * block as usize];
         directory[..4].copy_from_slice(&(n as u32).to_le_bytes());
         for (k, (hash, col)) in columns.iter().zip(columns_out.iter()).enumerate() {
@@ -287,14 +337,6 @@ impl Writer {
             directory[entry..entry + 4].copy_from_slice(&hash.0.to_le_bytes());
             let entry = entry + block as usize;
             directory[entry..entry + 4].copy_from_slice(&col.to_le_bytes());
-        }
-        for (k, ((_, size), col)) in columns.iter().zip(columns_out.iter()).enumerate() {
-            let data = *col as usize..*col as usize + count * *size as usize;
-            // Padding up to the next column is always zeroed; the values
-            // only when the caller does not write every one of them.
-            let next = align_up(data.end as u64, ARRAY_ALIGN as u64);
-            let zero_from = if filled[k] { data.end } else { data.start };
-            bytes[zero_from..next.min(end) as usize].fill(0);
         }
         let n = count as u32;
         self.put_array_ref(at, dir as u32, n, n);
