@@ -243,37 +243,62 @@ impl Writer {
     /// column offsets into `columns_out` (same order); returns the directory
     /// offset (0 for an empty array). Columns marked in `filled` are not
     /// zeroed: the caller writes every value of them.
-    pub fn write_soa(
+    #[inline]
+    pub fn write_soa<const N: usize>(
         &mut self,
         at: u32,
         count: usize,
-        columns: &[(u32, u32)],
-        filled: &[bool],
-        columns_out: &mut [u32],
+        columns: &[(u32, u32); N],
+        filled: &[bool; N],
+        columns_out: &mut [u32; N],
     ) -> Result<u32, Error> {
         if count == 0 {
             self.put_array_ref(at, 0, 0, 0);
             columns_out.iter_mut().for_each(|c| *c = 0);
             return Ok(0);
         }
-        let n = columns.len() as u64;
+        // The whole array is laid out first and the buffer grows once, and
+        // the column count is a constant of the generated caller: a small
+        // array (a monster's weapons) used to pay one growth check and one
+        // bounds-checked directory write per column (RATIONALE R15).
+        let n = N as u64;
         let block = align_up(4 * (n + 1), ARRAY_ALIGN as u64);
-        let dir = self.alloc((2 * block).min(u32::MAX as u64) as u32, ARRAY_ALIGN)?;
-        self.put(dir, n as u32);
-        for (k, (hash, size)) in columns.iter().enumerate() {
-            let col = if filled.get(k).copied().unwrap_or(false) {
-                self.alloc_array_filled(count, *size)?
-            } else {
-                self.alloc_array(count, *size)?
-            };
-            columns_out[k] = col;
-            let entry = dir + 4 * (k as u32 + 1);
-            self.put(entry, *hash);
-            self.put(entry + block as u32, col);
+        let dir = align_up(self.len as u64, ARRAY_ALIGN as u64);
+        let mut end = dir + 2 * block;
+        for ((_, size), out) in columns.iter().zip(columns_out.iter_mut()) {
+            let start = align_up(end, ARRAY_ALIGN as u64);
+            end = start.saturating_add((count as u64).saturating_mul(*size as u64));
+            if end > u32::MAX as u64 {
+                return Err(Error::TooLarge);
+            }
+            *out = start as u32;
+        }
+        if end > u32::MAX as u64 {
+            return Err(Error::TooLarge);
+        }
+        let old = self.len;
+        self.grow_dirty(end as usize);
+        let bytes = self.bytes_mut();
+        bytes[old..dir as usize + 2 * block as usize].fill(0);
+        let directory = &mut bytes[dir as usize..][..2 * block as usize];
+        directory[..4].copy_from_slice(&(n as u32).to_le_bytes());
+        for (k, (hash, col)) in columns.iter().zip(columns_out.iter()).enumerate() {
+            let entry = 4 * (k + 1);
+            directory[entry..entry + 4].copy_from_slice(&hash.0.to_le_bytes());
+            let entry = entry + block as usize;
+            directory[entry..entry + 4].copy_from_slice(&col.to_le_bytes());
+        }
+        for (k, ((_, size), col)) in columns.iter().zip(columns_out.iter()).enumerate() {
+            let data = *col as usize..*col as usize + count * *size as usize;
+            // Padding up to the next column is always zeroed; the values
+            // only when the caller does not write every one of them.
+            let next = align_up(data.end as u64, ARRAY_ALIGN as u64);
+            let zero_from = if filled[k] { data.end } else { data.start };
+            bytes[zero_from..next.min(end) as usize].fill(0);
         }
         let n = count as u32;
-        self.put_array_ref(at, dir, n, n);
-        Ok(dir)
+        self.put_array_ref(at, dir as u32, n, n);
+        Ok(dir as u32)
     }
 
     /// An SoA array of elements made of `K` 4-byte numbers, one column
@@ -401,5 +426,30 @@ mod tests {
         assert_eq!(&b[64..76], &[2, 0, 0, 0, 0x11, 0, 0, 0, 0x22, 0, 0, 0]);
         assert_eq!(&b[128..140], &[0, 0, 0, 0, 192, 0, 0, 0, 0, 1, 0, 0]);
         assert_eq!(&b[8..20], &[64, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0]);
+    }
+
+    /// Every byte of an SoA array that its caller does not write (the
+    /// gap before the directory, the directory's padding, unfilled columns
+    /// and the padding between columns) is zero, even in a writer whose
+    /// buffer holds an earlier message full of other bytes.
+    #[test]
+    fn soa_array_bytes_do_not_depend_on_buffer_history() {
+        fn message(w: &mut Writer) -> Vec<u8> {
+            w.begin();
+            let at = w.alloc(13, 1).unwrap();
+            let columns = [(0x11, 4), (0x22, 1), (0x33, 8), (0x44, 2)];
+            let filled = [true, false, true, false];
+            let mut cols = [0u32; 4];
+            w.write_soa(at, 5, &columns, &filled, &mut cols).unwrap();
+            w.slice_mut(cols[0], 20).fill(0x5A);
+            w.slice_mut(cols[2], 40).fill(0xA5);
+            w.finish().unwrap().to_vec()
+        }
+        let fresh = message(&mut Writer::new(0));
+        let mut dirty = Writer::new(0);
+        dirty.begin();
+        let all = dirty.alloc(4096, 8).unwrap();
+        dirty.slice_mut(all, 4096).fill(0xFF);
+        assert_eq!(message(&mut dirty), fresh);
     }
 }

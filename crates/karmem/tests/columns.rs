@@ -28,6 +28,13 @@ impl Rng {
 /// generated writer lays them out: one of SoA arrays (directories of
 /// `WANTED`; some elements with an older or a reordered directory) and one
 /// of text (ASCII or not). Returns the message and both columns.
+/// An SoA array of `len` elements with these directory entries, its
+/// columns left zero.
+fn write_soa<const N: usize>(w: &mut Writer, at: u32, len: usize, columns: &[(u32, u32); N]) {
+    w.write_soa(at, len, columns, &[false; N], &mut [0; N])
+        .unwrap();
+}
+
 fn message(rng: &mut Rng, count: u32) -> (AlignedBuf, u32, u32) {
     let mut w = Writer::new(64);
     w.begin();
@@ -45,15 +52,19 @@ fn message(rng: &mut Rng, count: u32) -> (AlignedBuf, u32, u32) {
     ];
     for i in 0..count {
         let len = rng.below(LIMIT + 1) as usize;
-        let columns: Vec<(u32, u32)> = match rng.below(6) {
-            0 => vec![WANTED[0], WANTED[2]], // older writer
-            1 => vec![WANTED[2], (0xEE, 8), WANTED[0], WANTED[1]], // newer, reordered
-            _ => WANTED.to_vec(),
-        };
-        let mut offsets = vec![0; columns.len()];
-        let filled = vec![false; columns.len()];
-        w.write_soa(arrays + 12 * i, len, &columns, &filled, &mut offsets)
-            .unwrap();
+        let at = arrays + 12 * i;
+        match rng.below(6) {
+            // An older writer.
+            0 => write_soa(&mut w, at, len, &[WANTED[0], WANTED[2]]),
+            // A newer writer, its columns reordered.
+            1 => write_soa(
+                &mut w,
+                at,
+                len,
+                &[WANTED[2], (0xEE, 8), WANTED[0], WANTED[1]],
+            ),
+            _ => write_soa(&mut w, at, len, &WANTED),
+        }
         let text = words[rng.below(words.len() as u32) as usize].as_bytes();
         let at = w.alloc_array(text.len(), 1).unwrap();
         w.put_bytes(at, text);

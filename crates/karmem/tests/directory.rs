@@ -7,14 +7,16 @@ const WANTED: [(u32, u32); 3] = [(0xA1, 4), (0xB2, 4), (0xC3, 2)];
 
 /// A message whose root table holds one SoA array of `count` elements with
 /// the given directory entries (hash, value size), in that order.
-fn soa_message(count: usize, columns: &[(u32, u32)]) -> (AlignedBuf, u32, Vec<u32>) {
+fn soa_message<const N: usize>(
+    count: usize,
+    columns: &[(u32, u32); N],
+) -> (AlignedBuf, u32, [u32; N]) {
     let mut w = Writer::new(64);
     w.begin();
     let t = w.alloc(16, 8).unwrap();
     w.put(t, 2u32);
-    let mut offsets = vec![0u32; columns.len()];
-    let filled = vec![false; columns.len()];
-    w.write_soa(t + 4, count, columns, &filled, &mut offsets)
+    let mut offsets = [0u32; N];
+    w.write_soa(t + 4, count, columns, &[false; N], &mut offsets)
         .unwrap();
     (AlignedBuf::from_bytes(w.finish().unwrap()), t + 4, offsets)
 }
@@ -69,8 +71,12 @@ fn absent_columns_read_as_zero() {
 #[test]
 fn large_directories_take_the_general_path() {
     // 20 entries: the directory blocks are 128 bytes each, not 64.
-    let mut columns: Vec<(u32, u32)> = (0..17).map(|h| (0x1000 + h, 1)).collect();
-    columns.extend(WANTED);
+    let columns: [(u32, u32); 20] = core::array::from_fn(|h| {
+        WANTED
+            .get(h.wrapping_sub(17))
+            .copied()
+            .unwrap_or((0x1000 + h as u32, 1))
+    });
     let (m, at, offs) = soa_message(3, &columns);
     let (read, validated) = resolve(&m, at);
     assert_eq!(read, [offs[17], offs[18], offs[19]]);
