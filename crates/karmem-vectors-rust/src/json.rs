@@ -143,6 +143,15 @@ macro_rules! plain {
     )*};
 }
 
+/// Methods that begin a compound value: its state is wrapped in turn.
+macro_rules! starts {
+    ($($method:ident($($arg:ident: $ty:ty),*) -> $state:ident;)*) => {$(
+        fn $method(self, $($arg: $ty),*) -> Result<Self::$state, S::Error> {
+            self.0.$method($($arg),*).map(Floats)
+        }
+    )*};
+}
+
 impl<S: Serializer> Serializer for Floats<S> {
     type Ok = S::Ok;
     type Error = S::Error;
@@ -208,56 +217,16 @@ impl<S: Serializer> Serializer for Floats<S> {
             .serialize_newtype_variant(name, index, variant, &Wrapped(v))
     }
 
-    fn serialize_seq(self, len: Option<usize>) -> Result<Self::SerializeSeq, S::Error> {
-        self.0.serialize_seq(len).map(Floats)
-    }
-
-    fn serialize_tuple(self, len: usize) -> Result<Self::SerializeTuple, S::Error> {
-        self.0.serialize_tuple(len).map(Floats)
-    }
-
-    fn serialize_tuple_struct(
-        self,
-        name: &'static str,
-        len: usize,
-    ) -> Result<Self::SerializeTupleStruct, S::Error> {
-        self.0.serialize_tuple_struct(name, len).map(Floats)
-    }
-
-    fn serialize_tuple_variant(
-        self,
-        name: &'static str,
-        index: u32,
-        variant: &'static str,
-        len: usize,
-    ) -> Result<Self::SerializeTupleVariant, S::Error> {
-        self.0
-            .serialize_tuple_variant(name, index, variant, len)
-            .map(Floats)
-    }
-
-    fn serialize_map(self, len: Option<usize>) -> Result<Self::SerializeMap, S::Error> {
-        self.0.serialize_map(len).map(Floats)
-    }
-
-    fn serialize_struct(
-        self,
-        name: &'static str,
-        len: usize,
-    ) -> Result<Self::SerializeStruct, S::Error> {
-        self.0.serialize_struct(name, len).map(Floats)
-    }
-
-    fn serialize_struct_variant(
-        self,
-        name: &'static str,
-        index: u32,
-        variant: &'static str,
-        len: usize,
-    ) -> Result<Self::SerializeStructVariant, S::Error> {
-        self.0
-            .serialize_struct_variant(name, index, variant, len)
-            .map(Floats)
+    starts! {
+        serialize_seq(len: Option<usize>) -> SerializeSeq;
+        serialize_tuple(len: usize) -> SerializeTuple;
+        serialize_tuple_struct(name: &'static str, len: usize) -> SerializeTupleStruct;
+        serialize_tuple_variant(name: &'static str, index: u32, variant: &'static str, len: usize)
+            -> SerializeTupleVariant;
+        serialize_map(len: Option<usize>) -> SerializeMap;
+        serialize_struct(name: &'static str, len: usize) -> SerializeStruct;
+        serialize_struct_variant(name: &'static str, index: u32, variant: &'static str, len: usize)
+            -> SerializeStructVariant;
     }
 
     fn is_human_readable(&self) -> bool {
