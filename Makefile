@@ -73,6 +73,7 @@ bench-go: setup
 
 bench: setup
 	$(CARGO) bench -p karmem-bench --bench game
+	$(CARGO) bench -p karmem-bench --bench write_paths
 
 bench-report: setup
 	scripts/bench-report.py 5

@@ -11,6 +11,10 @@
 //!   20 runs each; prints the fastest and the median round per run (the
 //!   fastest round is the one least disturbed by other processes).
 //!   Published numbers come from criterion (`make bench`).
+//!
+//! `KARMEM_BENCH_MONSTERS` and `KARMEM_BENCH_MAX_PATH` change the fixture
+//! (default 1 000 monsters, paths of up to 2 000 points), e.g. `1` and `10`
+//! for a message of the size a plugin call passes.
 
 use karmem_bench::count::{allocations, Counting};
 use karmem_bench::ops::{Ctx, Op, OPS};
@@ -26,6 +30,20 @@ fn measured(op: Op, ctx: &mut Ctx, n: u32) {
     }
 }
 
+/// The fixture, sized by the environment (see the module comment).
+fn fixture() -> Fixture {
+    let var = |name: &str, default: usize| {
+        std::env::var(name).map_or(default, |v| {
+            v.parse()
+                .unwrap_or_else(|_| panic!("{name}: a number, not {v:?}"))
+        })
+    };
+    Fixture::new(
+        var("KARMEM_BENCH_MONSTERS", MONSTERS),
+        var("KARMEM_BENCH_MAX_PATH", MAX_PATH),
+    )
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -37,12 +55,12 @@ fn main() {
                 .iter()
                 .find(|(o, _)| o == name)
                 .unwrap_or_else(|| panic!("unknown operation {name} (see `ops list`)"));
-            let mut ctx = Ctx::new(Fixture::new(MONSTERS, MAX_PATH));
+            let mut ctx = Ctx::new(fixture());
             op(&mut ctx); // warm: buffers and reused objects at full size
             measured(*op, &mut ctx, n);
         }
         ["allocs"] => {
-            let mut ctx = Ctx::new(Fixture::new(MONSTERS, MAX_PATH));
+            let mut ctx = Ctx::new(fixture());
             println!("| operation | allocations | bytes allocated |");
             println!("|---|---:|---:|");
             for (name, op) in OPS {
@@ -53,7 +71,7 @@ fn main() {
             }
         }
         ["time", filters @ ..] => {
-            let mut ctx = Ctx::new(Fixture::new(MONSTERS, MAX_PATH));
+            let mut ctx = Ctx::new(fixture());
             let chosen: Vec<&(&str, Op)> = OPS
                 .iter()
                 .filter(|(name, _)| filters.iter().any(|f| name.contains(f)))
@@ -69,7 +87,7 @@ fn main() {
             for ((name, _), mut r) in chosen.iter().zip(rounds) {
                 r.sort_by(f64::total_cmp);
                 println!(
-                    "{name:55} min {:8.1} us  median {:8.1} us",
+                    "{name:55} min {:10.3} us  median {:10.3} us",
                     r[0] * 1e6,
                     r[r.len() / 2] * 1e6
                 );

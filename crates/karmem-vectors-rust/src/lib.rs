@@ -53,6 +53,18 @@ pub fn check<T: Generated>(value: &serde_json::Value, bytes: &[u8]) -> Result<()
     if w.bytes() != bytes {
         return Err("re-encoding with a reused writer changed the bytes".into());
     }
+    // A writer whose buffer is full of other bytes: every byte the value
+    // does not set (padding, gaps, unused capacity) must still come out zero.
+    w.begin();
+    let stale = (2 * bytes.len() + 256) as u32;
+    let at = w.alloc(stale, 8).map_err(|e| format!("alloc: {e}"))?;
+    w.slice_mut(at, stale).fill(0xFF);
+    expected
+        .write_as_root(&mut w)
+        .map_err(|e| format!("encode over stale bytes: {e}"))?;
+    if w.bytes() != bytes {
+        return Err("encoding over a buffer full of stale bytes changed the bytes".into());
+    }
     Ok(())
 }
 

@@ -337,18 +337,35 @@ impl Writer {
     /// (only generated code calls this, with its own allocations).
     #[inline]
     pub fn slices_mut<const N: usize>(&mut self, parts: [(u32, u32); N]) -> [&mut [u8]; N] {
-        let mut rest = self.bytes_mut();
-        let mut base = 0usize;
+        // Check every part first, then cut them all from one pointer: the
+        // split-as-you-go version cost about 170 instructions for three
+        // columns, a visible share of encoding a small message.
+        let mut end = 0u64;
+        for (offset, len) in parts {
+            if len == 0 {
+                continue;
+            }
+            let start = offset as u64;
+            assert!(
+                start >= end,
+                "slices_mut: parts out of order or overlapping"
+            );
+            end = start + len as u64;
+        }
+        assert!(
+            end <= self.len as u64,
+            "slices_mut: part outside the message"
+        );
+        let base = self.lines.as_mut_ptr().cast::<u8>();
         parts.map(|(offset, len)| {
             if len == 0 {
                 return &mut [][..];
             }
-            let tail = core::mem::take(&mut rest);
-            let (_, tail) = tail.split_at_mut(offset as usize - base);
-            let (part, tail) = tail.split_at_mut(len as usize);
-            rest = tail;
-            base = offset as usize + len as usize;
-            part
+            // SAFETY: the parts are inside the message (checked above:
+            // the last non-empty part ends at `end <= len`, and they are in
+            // increasing order) and pairwise disjoint, so these are
+            // distinct borrows of bytes `&mut self` owns, for its lifetime.
+            unsafe { core::slice::from_raw_parts_mut(base.add(offset as usize), len as usize) }
         })
     }
 
@@ -409,6 +426,24 @@ mod tests {
         w.begin();
         let a = w.alloc(16, 8).unwrap();
         let _ = w.slices_mut([(a, 8), (a + 4, 8)]);
+    }
+
+    #[test]
+    #[should_panic]
+    fn slices_mut_refuses_parts_outside_the_message() {
+        let mut w = Writer::new(4096);
+        w.begin();
+        let a = w.alloc(16, 8).unwrap();
+        let _ = w.slices_mut([(a, 8), (a + 8, 9)]);
+    }
+
+    #[test]
+    #[should_panic]
+    fn slices_mut_refuses_parts_out_of_order() {
+        let mut w = Writer::new(0);
+        w.begin();
+        let a = w.alloc(16, 8).unwrap();
+        let _ = w.slices_mut([(a + 8, 8), (a, 8)]);
     }
 
     #[test]

@@ -1,0 +1,205 @@
+//! The write side of encode in isolation: every path of the game state
+//! (12 MB of `Vec3`) written into a reused, 64-byte aligned buffer, one path
+//! after another at 64-byte aligned offsets.
+//!
+//! * `memcpy`: the path's bytes as they are, what rkyv's encode does with
+//!   a `Vec<Vec3>` (glibc picks `rep movsb` for copies of this size);
+//! * `store loop` (x86-64): the same copy with 16-byte SSE2 loads and
+//!   stores, the best a hand-written loop of ordinary stores does;
+//! * `karmem write_soa_words`: Karmem's SoA array writer, directory and
+//!   transposition into three columns (RATIONALE R15).
+//!
+//! It explains the encode row of docs/benchmarks.md ("Fourth pass"): the
+//! transposition beats any loop of ordinary stores but not `memcpy`, which
+//! it cannot use. Run: `cargo bench -p karmem-bench --bench write_paths`.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use karmem_bench::{plain, MAX_PATH, MONSTERS};
+
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u8; 64]);
+
+/// Every path as native-endian words, three per point.
+fn paths() -> Vec<Vec<u32>> {
+    plain::generate(MONSTERS, MAX_PATH)
+        .monsters
+        .iter()
+        .map(|m| {
+            m.path
+                .iter()
+                .flat_map(|p| [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()])
+                .collect()
+        })
+        .collect()
+}
+
+fn as_bytes(words: &[u32]) -> &[u8] {
+    // SAFETY: any initialised `u32` memory is valid as bytes; the length is
+    // the words' byte length.
+    unsafe { core::slice::from_raw_parts(words.as_ptr().cast(), 4 * words.len()) }
+}
+
+fn memcpy(paths: &[Vec<u32>], out: &mut [u8]) {
+    let mut at = 0;
+    for p in paths {
+        let src = as_bytes(p);
+        out[at..at + src.len()].copy_from_slice(src);
+        at = (at + src.len()).next_multiple_of(64);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn store_loop(paths: &[Vec<u32>], out: &mut [u8]) {
+    use core::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_storeu_si128};
+    let mut at = 0;
+    for p in paths {
+        let src = as_bytes(p);
+        let dst = &mut out[at..at + src.len()];
+        for (d, s) in dst.chunks_exact_mut(16).zip(src.chunks_exact(16)) {
+            // SAFETY: both chunks are 16 bytes; SSE2 is part of x86-64.
+            unsafe {
+                let v = _mm_loadu_si128(s.as_ptr().cast::<__m128i>());
+                _mm_storeu_si128(d.as_mut_ptr().cast::<__m128i>(), v);
+            }
+        }
+        let tail = src.len() / 16 * 16;
+        dst[tail..].copy_from_slice(&src[tail..]);
+        at = (at + src.len()).next_multiple_of(64);
+    }
+}
+
+/// The store loop writing three streams (the thirds of each path's block,
+/// 64-byte aligned) in turn: SoA's access pattern without its shuffles.
+#[cfg(target_arch = "x86_64")]
+fn three_streams(paths: &[Vec<u32>], out: &mut [u8]) {
+    use core::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_storeu_si128};
+    let mut at = 0;
+    for p in paths {
+        let src = as_bytes(p);
+        let third = (src.len() / 3).next_multiple_of(64);
+        let blocks = src.len() / 48;
+        let base = out[at..at + 3 * third].as_mut_ptr();
+        for b in 0..blocks {
+            // SAFETY: block `b` reads 48 bytes of `src` and writes 16 bytes
+            // at `16 * b < third` of each third; SSE2 is part of x86-64.
+            unsafe {
+                let s = src.as_ptr().add(48 * b).cast::<__m128i>();
+                for k in 0..3 {
+                    let v = _mm_loadu_si128(s.add(k));
+                    _mm_storeu_si128(base.add(k * third + 16 * b).cast::<__m128i>(), v);
+                }
+            }
+        }
+        at += 3 * third;
+    }
+}
+
+/// SoA columns written one after another: each path is read three times
+/// (it is in L1 after the first pass) so that only one stream is written
+/// at a time.
+#[cfg(target_arch = "x86_64")]
+fn column_passes(paths: &[Vec<u32>], out: &mut [u8]) {
+    use core::arch::x86_64::*;
+    /// Column `k` of four elements from their 12 floats at `q` (the
+    /// shuffles of karmem's transposition, one column of them).
+    ///
+    /// # Safety
+    /// `q` points to 12 readable floats.
+    #[inline(always)]
+    unsafe fn column<const K: usize>(q: *const f32) -> __m128 {
+        // SAFETY: the caller's contract; SSE2 is part of x86-64.
+        unsafe {
+            let (a, b, c) = (
+                _mm_loadu_ps(q),
+                _mm_loadu_ps(q.add(4)),
+                _mm_loadu_ps(q.add(8)),
+            );
+            match K {
+                0 => _mm_shuffle_ps::<0b10_00_01_00>(
+                    _mm_shuffle_ps::<0b11_00_11_00>(a, a),
+                    _mm_shuffle_ps::<0b01_01_10_10>(b, c),
+                ),
+                1 => _mm_shuffle_ps::<0b10_00_10_00>(
+                    _mm_shuffle_ps::<0b00_00_01_01>(a, b),
+                    _mm_shuffle_ps::<0b10_10_11_11>(b, c),
+                ),
+                _ => _mm_shuffle_ps::<0b10_00_10_00>(
+                    _mm_shuffle_ps::<0b01_01_10_10>(a, b),
+                    _mm_shuffle_ps::<0b11_11_00_00>(c, c),
+                ),
+            }
+        }
+    }
+    /// # Safety
+    /// `src` holds `3 * n` floats, `dst` room for `n`.
+    unsafe fn pass<const K: usize>(src: *const f32, dst: *mut f32, n: usize) {
+        for b in 0..n / 4 {
+            // SAFETY: block `b` reads floats 12b..12b+12 <= 3n and writes
+            // 4b..4b+4 <= n.
+            unsafe { _mm_storeu_ps(dst.add(4 * b), column::<K>(src.add(12 * b))) };
+        }
+    }
+    let mut at = 0;
+    for p in paths {
+        let n = p.len() / 3;
+        let col = (4 * n).next_multiple_of(64);
+        let base = out[at..at + 3 * col].as_mut_ptr().cast::<f32>();
+        let src = p.as_ptr().cast::<f32>();
+        // SAFETY: `p` holds 3n floats and each column `col / 4 >= n`.
+        unsafe {
+            pass::<0>(src, base, n);
+            pass::<1>(src, base.add(col / 4), n);
+            pass::<2>(src, base.add(col / 2), n);
+        }
+        at += 3 * col;
+    }
+}
+
+fn karmem_soa(paths: &[Vec<u32>], w: &mut karmem::Writer) {
+    const COLUMNS: [(u32, u32); 3] = [(1, 4), (2, 4), (3, 4)];
+    w.begin();
+    let refs = w.alloc(12 * paths.len() as u32, 4).expect("fits");
+    for (i, p) in paths.iter().enumerate() {
+        w.write_soa_words(refs + 12 * i as u32, p, &COLUMNS)
+            .expect("fits");
+    }
+}
+
+fn benches(c: &mut Criterion) {
+    let paths = paths();
+    let bytes: usize = paths.iter().map(|p| 4 * p.len()).sum();
+    let mut lines = vec![Line([0; 64]); (bytes + 3 * 64 * paths.len()).div_ceil(64)];
+    // SAFETY: `Line` is plain bytes; the slice covers the whole vector.
+    let out = unsafe {
+        core::slice::from_raw_parts_mut(lines.as_mut_ptr().cast::<u8>(), 64 * lines.len())
+    };
+    let mut writer = karmem::Writer::new(2 * bytes);
+    let mut g = c.benchmark_group("write_paths");
+    g.throughput(Throughput::Bytes(bytes as u64));
+    g.bench_function("memcpy", |b| b.iter(|| memcpy(&paths, out)));
+    #[cfg(target_arch = "x86_64")]
+    g.bench_function("store loop", |b| b.iter(|| store_loop(&paths, out)));
+    #[cfg(target_arch = "x86_64")]
+    g.bench_function("store loop, three streams", |b| {
+        b.iter(|| three_streams(&paths, out))
+    });
+    #[cfg(target_arch = "x86_64")]
+    g.bench_function("transposition, one column per pass", |b| {
+        b.iter(|| column_passes(&paths, out))
+    });
+    g.bench_function("karmem write_soa_words", |b| {
+        b.iter(|| karmem_soa(&paths, &mut writer))
+    });
+    g.finish();
+}
+
+criterion_group! {
+    name = write_paths;
+    config = Criterion::default()
+        .sample_size(30)
+        .warm_up_time(std::time::Duration::from_secs(1))
+        .measurement_time(std::time::Duration::from_secs(3));
+    targets = benches
+}
+criterion_main!(write_paths);
