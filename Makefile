@@ -41,6 +41,8 @@ lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) fmt --manifest-path guests/rust/Cargo.toml --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	# The guest code for wasm32, the target it is built for.
+	scripts/clippy-guests.sh
 
 # The e2e tests (crates/karmem-e2e) load real guest modules: build them first.
 guests: setup

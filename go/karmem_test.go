@@ -262,11 +262,9 @@ func TestAlignedCopy(t *testing.T) {
 	}
 }
 
-// bunchMessage builds a message whose root table holds one bunch array
-// reference of length n and a bunch table of the given (tag, length)
-// entries, each with a 64-byte data block; it returns the message and the
-// array reference's position.
-func bunchMessage(t *testing.T, n uint32, entries [][2]uint32) ([]byte, uint32) {
+// oneArrayRoot begins a message whose root table, at the returned offset,
+// holds one array reference, 4 bytes further on.
+func oneArrayRoot(t *testing.T) (*Writer, uint32) {
 	t.Helper()
 	w := NewWriter(0)
 	w.Begin()
@@ -275,6 +273,16 @@ func bunchMessage(t *testing.T, n uint32, entries [][2]uint32) ([]byte, uint32) 
 		t.Fatal(err)
 	}
 	w.PutUint32(at, 2)
+	return w, at
+}
+
+// bunchMessage builds a message whose root table holds one bunch array
+// reference of length n and a bunch table of the given (tag, length)
+// entries, each with a 64-byte data block; it returns the message and the
+// array reference's position.
+func bunchMessage(t *testing.T, n uint32, entries [][2]uint32) ([]byte, uint32) {
+	t.Helper()
+	w, at := oneArrayRoot(t)
 	table, err := w.WriteBunchTable(uint32(len(entries)))
 	if err != nil {
 		t.Fatal(err)
@@ -319,7 +327,7 @@ func TestBunchLengthsAddUp(t *testing.T) {
 			t.Fatalf("reference not read back: %+v", a)
 		}
 		v := NewValidator(r)
-		k, err := v.Bunch(a)
+		k, err := v.Bunch(a, []uint32{1, 4})
 		if c.ok && (err != nil || k != uint32(len(c.entries))) {
 			t.Errorf("%d %v: %d entries, %v", c.n, c.entries, k, err)
 		}
@@ -332,5 +340,79 @@ func TestBunchLengthsAddUp(t *testing.T) {
 	r := NewReader(msg)
 	if e := r.BunchEntry(r.Array(at, 0, NoLimit), 1, 4); e != (ArrayRef{}) {
 		t.Errorf("oversized entry: %+v", e)
+	}
+}
+
+// A tag of the reader's schema with two entries is ambiguous and refused
+// with ErrMalformedArray; unknown tags may repeat (format.md §7.1).
+func TestBunchKnownTagsOnce(t *testing.T) {
+	for _, c := range []struct {
+		n       uint32
+		entries [][2]uint32
+		ok      bool
+	}{
+		{3, [][2]uint32{{1, 1}, {4, 1}, {1, 1}}, false},
+		{2, [][2]uint32{{4, 1}, {4, 1}}, false},
+		{4, [][2]uint32{{9, 1}, {4, 1}, {9, 1}, {4, 1}}, false},
+		{1, [][2]uint32{{1, 1}, {1, 0}}, false}, // also when one is empty
+		{4, [][2]uint32{{9, 1}, {1, 1}, {9, 1}, {4, 1}}, true},
+	} {
+		msg, at := bunchMessage(t, c.n, c.entries)
+		r := NewReader(msg)
+		v := NewValidator(r)
+		_, err := v.Bunch(r.Array(at, 0, NoLimit), []uint32{1, 4})
+		if c.ok && err != nil {
+			t.Errorf("%v: %v", c.entries, err)
+		}
+		if !c.ok && !errors.Is(err, ErrMalformedArray) {
+			t.Errorf("%v: want ErrMalformedArray, got %v", c.entries, err)
+		}
+	}
+	// A reader that does not validate uses the first entry of a tag.
+	msg, at := bunchMessage(t, 3, [][2]uint32{{1, 1}, {4, 1}, {1, 2}})
+	r := NewReader(msg)
+	if e := r.BunchEntry(r.Array(at, 0, NoLimit), 1, 4); e.Len != 1 {
+		t.Errorf("first entry not used: %+v", e)
+	}
+}
+
+// A hash of the reader's schema listed twice in an SoA directory is
+// ambiguous and refused; repeated unknown hashes are not looked at
+// (format.md §5.3).
+func TestSoaKnownHashesOnce(t *testing.T) {
+	wanted := []Column{{Hash: 0xA1, Size: 4}, {Hash: 0xB2, Size: 4}, {Hash: 0xC3, Size: 2}}
+	soa := func(columns []Column) (*Reader, ArrayRef, []uint32) {
+		w, at := oneArrayRoot(t)
+		cols := make([]uint32, len(columns))
+		if err := w.WriteSoa(at+4, 3, columns, cols); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		r := NewReader(AlignedCopy(w.Bytes()))
+		return r, r.Array(at+4, 0, NoLimit), cols
+	}
+	validate := func(r *Reader, a ArrayRef) error {
+		v := NewValidator(r)
+		return v.Soa(a, wanted, make([]uint32, len(wanted)))
+	}
+	r, a, cols := soa([]Column{{Hash: 0xA1, Size: 4}, {Hash: 0xA1, Size: 4}, {Hash: 0xC3, Size: 2}})
+	if err := validate(r, a); !errors.Is(err, ErrMalformedArray) {
+		t.Errorf("known hash twice: want ErrMalformedArray, got %v", err)
+	}
+	got := make([]uint32, len(wanted))
+	r.SoaColumns(a, wanted, got)
+	if got[0] != cols[0] || got[1] != 0 || got[2] != cols[2] {
+		t.Errorf("reader: first entry should win: %v (columns %v)", got, cols)
+	}
+	r, a, cols = soa([]Column{{Hash: 0xEE, Size: 8}, {Hash: 0xA1, Size: 4}, {Hash: 0xEE, Size: 8},
+		{Hash: 0xB2, Size: 4}, {Hash: 0xC3, Size: 2}})
+	if err := validate(r, a); err != nil {
+		t.Errorf("unknown hash twice: %v", err)
+	}
+	r.SoaColumns(a, wanted, got)
+	if got[0] != cols[1] || got[1] != cols[3] || got[2] != cols[4] {
+		t.Errorf("reader: %v (columns %v)", got, cols)
 	}
 }

@@ -119,7 +119,8 @@ func (v *Validator) Soa(a ArrayRef, wanted []Column, out []uint32) error {
 				continue
 			}
 			if out[j] != 0 {
-				// Two entries for one column: ambiguous.
+				// Two entries for one known column: ambiguous (format.md
+				// §5.3). Unknown hashes, repeated or not, are never looked at.
 				return errAt(ErrMalformedArray, dir, 0)
 			}
 			col := r.Uint32(dir + uint32(block) + 4*k)
@@ -205,11 +206,12 @@ func (v *Validator) UnionColumns(a ArrayRef, tagSize uint32) (tags, offsets uint
 	return tags, offsets, true, nil
 }
 
-// Bunch checks a bunch table (its size, and that its entries' lengths add
-// up to the array's length) and returns its number of entries; entry e
-// (1-based) starts at a.Offset + 16×e with its u32 tag, followed by an
-// array reference.
-func (v *Validator) Bunch(a ArrayRef) (uint32, error) {
+// Bunch checks a bunch table (its size, that its entries' lengths add up
+// to the array's length, and that no tag of known — the variants of the
+// reader's schema — has two entries) and returns its number of entries;
+// entry e (1-based) starts at a.Offset + 16×e with its u32 tag, followed by
+// an array reference.
+func (v *Validator) Bunch(a ArrayRef, known []uint32) (uint32, error) {
 	if a.Cap == 0 {
 		return 0, nil
 	}
@@ -235,6 +237,22 @@ func (v *Validator) Bunch(a ArrayRef) (uint32, error) {
 	}
 	if total != uint64(a.Len) {
 		return 0, errAt(ErrMalformedArray, a.Offset, 0)
+	}
+	// A known variant with two entries would be ambiguous: which one a
+	// reader uses decides what the array holds (format.md §7.1). One count
+	// per known tag: variants × entries reads, no more than the decoder's
+	// look-up of each variant costs; unknown tags may repeat (no reader of
+	// this schema looks at them).
+	for _, tag := range known {
+		n := 0
+		for e := uint32(1); e <= k; e++ {
+			if r.Uint32(a.Offset+16*e) == tag {
+				n++
+			}
+		}
+		if n > 1 {
+			return 0, errAt(ErrMalformedArray, a.Offset, 0)
+		}
 	}
 	return k, nil
 }

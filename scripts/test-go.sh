@@ -13,18 +13,23 @@ go_bench_tools
 fuzz_seconds=${GO_FUZZ_SECONDS:-5}
 
 cargo build --quiet -p karmem-cli -p karmem-vectors-go
+# Where cargo put them: $CARGO_TARGET_DIR when set (relative to the
+# repository root, where cargo ran), else target/.
+target_dir=${CARGO_TARGET_DIR:-target}
+case $target_dir in /*) ;; *) target_dir=$root/$target_dir ;; esac
+bin=$target_dir/debug
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
 echo "go: generated code is up to date and deterministic"
 for run in a b; do
   mkdir -p "$scratch/$run/internal/vectors" "$scratch/$run/examples/seed"
-  target/debug/karmem-vectors-go "$scratch/$run"
+  "$bin/karmem-vectors-go" "$scratch/$run"
 done
 diff -r "$scratch/a" "$scratch/b" >/dev/null || { echo "non-deterministic Go output"; exit 1; }
 for path in internal/gen examples/seed/app guest/internal/abi internal/vectors/registry_gen.go; do
   diff -r "$scratch/a/$path" "go/$path" || {
-    echo "go/$path is stale: run target/debug/karmem-vectors-go go (or make go-generate)"; exit 1; }
+    echo "go/$path is stale: run make go-generate"; exit 1; }
 done
 unformatted=$(gofmt -l "$scratch/a/internal/gen" "$scratch/a/examples")
 [ -z "$unformatted" ] || { echo "generator output is not gofmt-clean:"; echo "$unformatted"; exit 1; }
@@ -33,7 +38,7 @@ echo "go: karmem build --lang rust --lang go for every schema"
 n=0
 while IFS= read -r schema; do
   out="$scratch/cli/$n"; n=$((n + 1))
-  target/debug/karmem build --lang rust --lang go -o "$out" "$schema" 2>/dev/null
+  "$bin/karmem" build --lang rust --lang go -o "$out" "$schema" 2>/dev/null
   ls "$out"/*.go "$out"/*.rs >/dev/null
 done < <(find examples crates/karmem-bench/schemas testdata -name '*.km' | sort)
 echo "go: $n schemas built for Rust and Go"
@@ -46,7 +51,7 @@ n=0
 while IFS= read -r schema; do
   n=$((n + 1))
   # No gofmt on PATH: the CLI writes the generator's own output.
-  PATH=/usr/bin:/bin target/debug/karmem build --lang go-guest -o "$scratch/guest/p$n" "$schema" 2>/dev/null
+  PATH=/usr/bin:/bin "$bin/karmem" build --lang go-guest -o "$scratch/guest/p$n" "$schema" 2>/dev/null
 done < <(grep -rl --include='*.km' -E '^\s*interface ' examples testdata guests | sort)
 unformatted=$(gofmt -l "$scratch/guest")
 [ -z "$unformatted" ] || { echo "go-guest output is not gofmt-clean:"; echo "$unformatted"; exit 1; }

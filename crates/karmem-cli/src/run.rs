@@ -263,6 +263,28 @@ fn blame(e: &Error, m: &Manifest, modules: &HashMap<String, Range<usize>>) -> Ra
 }
 
 /// The argument bytes of one `args` entry for a parameter of type `ty`.
+/// A `json = …` argument (TOML) as the JSON codec reads it. TOML has
+/// `nan` and `inf`, which serde_json would turn into `null`: they become
+/// the strings the codec reads for them ("NaN", "Infinity", "-Infinity").
+fn json_of(value: &toml::Value) -> Result<serde_json::Value, serde_json::Error> {
+    use serde_json::Value;
+    Ok(match value {
+        toml::Value::Float(x) => match karmem_json::non_finite_name(*x) {
+            Some(name) => Value::from(name),
+            None => serde_json::to_value(x)?,
+        },
+        toml::Value::Array(items) => {
+            Value::Array(items.iter().map(json_of).collect::<Result<_, _>>()?)
+        }
+        toml::Value::Table(t) => Value::Object(
+            t.iter()
+                .map(|(k, v)| Ok((k.clone(), json_of(v)?)))
+                .collect::<Result<_, _>>()?,
+        ),
+        other => serde_json::to_value(other)?,
+    })
+}
+
 fn argument<'a>(
     src: &Source,
     schemas: &Schemas,
@@ -292,7 +314,7 @@ fn argument<'a>(
         let (schema, layout, id) = schemas
             .find(ty)
             .ok_or_else(|| fail(format!("no schema in `schemas` defines `{ty}`")))?;
-        let json = serde_json::to_value(value).map_err(|e| fail(e.to_string()))?;
+        let json = json_of(value).map_err(|e| fail(e.to_string()))?;
         *owned = karmem_json::encode(schema, layout, id, &json)
             .map_err(|e| fail(format!("cannot encode as `{ty}`: {e}")))?;
     } else if let Some(file) = &a.file {

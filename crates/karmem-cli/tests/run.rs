@@ -81,6 +81,28 @@ fn runs_the_calls_and_prints_results_as_json() {
     );
 }
 
+#[test]
+fn non_finite_floats_in_and_out_as_the_vectors_write_them() {
+    // TOML's nan and inf go in, the JSON strings "NaN", ... come out; the
+    // strings are accepted in TOML too.
+    let schema = "karmem t;\n\nstruct Msg table {\n    A f32;\n    B []f64;\n    C f64;\n}\n";
+    let manifest = ECHO_MANIFEST.replace(
+        r#"{ Text = "hi", N = 3 }"#,
+        r#"{ A = nan, B = [-inf, 1.5, +inf], C = "-Infinity" }"#,
+    );
+    let (code, out, err) = run(&[
+        ("app.toml", &manifest),
+        ("t.km", schema),
+        ("echo.wat", &echo().wat()),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let compact: String = out.split_whitespace().collect();
+    assert!(
+        compact.contains(r#"{"A":"NaN","B":["-Infinity",1.5,"Infinity"],"C":"-Infinity"}"#),
+        "{out}"
+    );
+}
+
 /// Runs `manifest` with the echo module and schema present; expects exit
 /// `code` and `needle` (with its location) on stderr.
 fn expect_error(manifest: &str, extra: &[(&str, &str)], code: i32, needle: &str) {

@@ -1046,7 +1046,11 @@ impl Gen<'_> {
                         bv.tag
                     );
                 }
-                format!("{pad}v.bunch(a, |v, tag, entry| {{\n{pad}    match tag {{\n{arms}{pad}        _ => Ok(()),\n{pad}    }}\n{pad}}})?;\n")
+                let tags: Vec<String> = variants.iter().map(|bv| bv.tag.to_string()).collect();
+                format!(
+                    "{pad}v.bunch(a, &[{}], |v, tag, entry| {{\n{pad}    match tag {{\n{arms}{pad}        _ => Ok(()),\n{pad}    }}\n{pad}}})?;\n",
+                    tags.join(", ")
+                )
             }
             (None, data) => self.validate_struct_array(data, indent),
         }

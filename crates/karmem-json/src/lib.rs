@@ -978,13 +978,25 @@ impl Decoder<'_> {
     }
 }
 
+/// The string of [`NON_FINITE`] that stands for `x` in JSON (any NaN is
+/// "NaN"), or `None` for a finite `x`. Every JSON export uses it: this
+/// codec, the Rust vector runner, `karmem run`'s arguments.
+pub fn non_finite_name(x: f64) -> Option<&'static str> {
+    let i = match () {
+        _ if x.is_nan() => 0,
+        _ if x == f64::INFINITY => 1,
+        _ if x == f64::NEG_INFINITY => 2,
+        _ => return None,
+    };
+    Some(NON_FINITE[i].0)
+}
+
 /// Floats as JSON numbers; NaN and the infinities, which JSON numbers
 /// cannot hold, as the strings of [`NON_FINITE`].
 fn float(x: f64) -> Value {
-    match Number::from_f64(x) {
-        Some(n) => Value::Number(n),
-        None if x.is_nan() => Value::from("NaN"),
-        None if x > 0.0 => Value::from("Infinity"),
-        None => Value::from("-Infinity"),
+    match non_finite_name(x) {
+        Some(name) => Value::from(name),
+        // Finite: always a number.
+        None => Number::from_f64(x).map_or(Value::Null, Value::Number),
     }
 }

@@ -1,4 +1,4 @@
-//! Typed values from the vectors' JSON, NaN and infinities included.
+//! Typed values from and to the vectors' JSON, NaN and infinities included.
 //!
 //! The generated types derive `serde::Deserialize`, but `serde_json::Value`
 //! cannot hold a non-finite float and refuses a string where an `f32`/`f64`
@@ -8,10 +8,18 @@
 //! except that a float asked for as one of those strings gets its exact
 //! bits. Only a field the generated type declares as a float reads a
 //! string that way: text such as `"NaN"` in a `[]char` field stays text.
+//!
+//! The other way, `serde_json::to_value` writes a non-finite float as
+//! `null` (indistinguishable from an absent union); [`to_value`] is
+//! `serde_json`'s serializer with floats written as the vectors write them.
 
 use serde::de::value::{MapAccessDeserializer, MapDeserializer, SeqDeserializer};
 use serde::de::{DeserializeOwned, IntoDeserializer, Visitor};
 use serde::forward_to_deserialize_any;
+use serde::ser::{
+    Serialize, SerializeMap, SerializeSeq, SerializeStruct, SerializeStructVariant, SerializeTuple,
+    SerializeTupleStruct, SerializeTupleVariant, Serializer,
+};
 use serde_json::{Error, Value};
 
 /// Build a generated object from a vector's JSON value.
@@ -104,6 +112,161 @@ impl<'de> serde::Deserializer<'de> for Json {
     }
 }
 
+/// A generated object as the vectors' JSON: `serde_json::to_value`, except
+/// that NaN and the infinities are the strings of `karmem_json::NON_FINITE`
+/// (any NaN is `"NaN"`, as the JSON codec writes it).
+pub fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<Value, Error> {
+    value.serialize(Floats(serde_json::value::Serializer))
+}
+
+/// `S` (a serializer, or one of its compound states) with every float
+/// below it that is not finite written as its name in the vectors
+/// (`karmem_json::non_finite_name`).
+struct Floats<S>(S);
+
+/// A value to be serialized through [`Floats`], whatever serializer its
+/// container was given.
+struct Wrapped<'a, T: ?Sized>(&'a T);
+
+impl<T: Serialize + ?Sized> Serialize for Wrapped<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(Floats(serializer))
+    }
+}
+
+/// Methods that take no value below them: passed on unchanged.
+macro_rules! plain {
+    ($($method:ident($($ty:ty)?);)*) => {$(
+        fn $method(self $(, v: $ty)?) -> Result<S::Ok, S::Error> {
+            self.0.$method($(v as $ty)?)
+        }
+    )*};
+}
+
+/// Methods that begin a compound value: its state is wrapped in turn.
+macro_rules! starts {
+    ($($method:ident($($arg:ident: $ty:ty),*) -> $state:ident;)*) => {$(
+        fn $method(self, $($arg: $ty),*) -> Result<Self::$state, S::Error> {
+            self.0.$method($($arg),*).map(Floats)
+        }
+    )*};
+}
+
+impl<S: Serializer> Serializer for Floats<S> {
+    type Ok = S::Ok;
+    type Error = S::Error;
+    type SerializeSeq = Floats<S::SerializeSeq>;
+    type SerializeTuple = Floats<S::SerializeTuple>;
+    type SerializeTupleStruct = Floats<S::SerializeTupleStruct>;
+    type SerializeTupleVariant = Floats<S::SerializeTupleVariant>;
+    type SerializeMap = Floats<S::SerializeMap>;
+    type SerializeStruct = Floats<S::SerializeStruct>;
+    type SerializeStructVariant = Floats<S::SerializeStructVariant>;
+
+    plain! {
+        serialize_bool(bool); serialize_i8(i8); serialize_i16(i16); serialize_i32(i32);
+        serialize_i64(i64); serialize_i128(i128); serialize_u8(u8); serialize_u16(u16);
+        serialize_u32(u32); serialize_u64(u64); serialize_u128(u128); serialize_char(char);
+        serialize_str(&str); serialize_bytes(&[u8]); serialize_none(); serialize_unit();
+        serialize_unit_struct(&'static str);
+    }
+
+    fn serialize_f32(self, v: f32) -> Result<S::Ok, S::Error> {
+        match karmem_json::non_finite_name(v as f64) {
+            Some(name) => self.0.serialize_str(name),
+            None => self.0.serialize_f32(v),
+        }
+    }
+
+    fn serialize_f64(self, v: f64) -> Result<S::Ok, S::Error> {
+        match karmem_json::non_finite_name(v) {
+            Some(name) => self.0.serialize_str(name),
+            None => self.0.serialize_f64(v),
+        }
+    }
+
+    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<S::Ok, S::Error> {
+        self.0.serialize_some(&Wrapped(v))
+    }
+
+    fn serialize_unit_variant(
+        self,
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+    ) -> Result<S::Ok, S::Error> {
+        self.0.serialize_unit_variant(name, index, variant)
+    }
+
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        name: &'static str,
+        v: &T,
+    ) -> Result<S::Ok, S::Error> {
+        self.0.serialize_newtype_struct(name, &Wrapped(v))
+    }
+
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+        v: &T,
+    ) -> Result<S::Ok, S::Error> {
+        self.0
+            .serialize_newtype_variant(name, index, variant, &Wrapped(v))
+    }
+
+    starts! {
+        serialize_seq(len: Option<usize>) -> SerializeSeq;
+        serialize_tuple(len: usize) -> SerializeTuple;
+        serialize_tuple_struct(name: &'static str, len: usize) -> SerializeTupleStruct;
+        serialize_tuple_variant(name: &'static str, index: u32, variant: &'static str, len: usize)
+            -> SerializeTupleVariant;
+        serialize_map(len: Option<usize>) -> SerializeMap;
+        serialize_struct(name: &'static str, len: usize) -> SerializeStruct;
+        serialize_struct_variant(name: &'static str, index: u32, variant: &'static str, len: usize)
+            -> SerializeStructVariant;
+    }
+
+    fn is_human_readable(&self) -> bool {
+        self.0.is_human_readable()
+    }
+}
+
+/// The compound states: every element, key and field goes through
+/// [`Wrapped`].
+macro_rules! compound {
+    ($($trait:ident { $($method:ident($($arg:ident: $ty:ty),*);)* })*) => {$(
+        impl<S: $trait> $trait for Floats<S> {
+            type Ok = S::Ok;
+            type Error = S::Error;
+            $(
+                fn $method<T: Serialize + ?Sized>(
+                    &mut self,
+                    $($arg: $ty,)*
+                    v: &T,
+                ) -> Result<(), S::Error> {
+                    self.0.$method($($arg,)* &Wrapped(v))
+                }
+            )*
+            fn end(self) -> Result<S::Ok, S::Error> {
+                self.0.end()
+            }
+        }
+    )*};
+}
+
+compound! {
+    SerializeSeq { serialize_element(); }
+    SerializeTuple { serialize_element(); }
+    SerializeTupleStruct { serialize_field(); }
+    SerializeTupleVariant { serialize_field(); }
+    SerializeMap { serialize_key(); serialize_value(); }
+    SerializeStruct { serialize_field(key: &'static str); }
+    SerializeStructVariant { serialize_field(key: &'static str); }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,6 +303,57 @@ mod tests {
         assert_eq!(s.t, "NaN");
         let o = s.o.unwrap();
         assert_eq!((o[0].to_bits(), o[1].to_bits()), (0xff80_0000, 0x7fc0_0000));
+    }
+
+    #[derive(serde::Serialize)]
+    enum Shape {
+        Circle { r: f32 },
+        Pair(f64, f32),
+    }
+
+    #[derive(serde::Serialize)]
+    struct Out {
+        a: f32,
+        b: Vec<f64>,
+        t: String,
+        o: Option<[f32; 2]>,
+        none: Option<f32>,
+        shapes: Vec<Option<Shape>>,
+    }
+
+    #[test]
+    fn non_finite_floats_are_written_as_the_vectors_write_them() {
+        let signed_nan = f32::from_bits(0xffc0_0001);
+        let v = to_value(&Out {
+            a: f32::NAN,
+            b: vec![f64::INFINITY, f64::NEG_INFINITY, -0.0, 1.5],
+            t: "NaN".into(),
+            o: Some([f32::NEG_INFINITY, signed_nan]),
+            none: None,
+            shapes: vec![
+                Some(Shape::Circle { r: f32::INFINITY }),
+                None,
+                Some(Shape::Pair(f64::NAN, 2.0)),
+            ],
+        })
+        .unwrap();
+        assert_eq!(
+            v,
+            json!({
+                "a": "NaN",
+                "b": ["Infinity", "-Infinity", -0.0, 1.5],
+                "t": "NaN",
+                "o": ["-Infinity", "NaN"],
+                "none": null,
+                "shapes": [{"Circle": {"r": "Infinity"}}, null, {"Pair": ["NaN", 2.0]}],
+            })
+        );
+        // `-0.0` keeps its sign, as in the vectors.
+        assert!(v["b"][2].as_f64().unwrap().is_sign_negative());
+        // And back: the strings give the canonical bits.
+        let s: S = from_value(v).unwrap();
+        assert_eq!(s.a.to_bits(), 0x7fc0_0000);
+        assert_eq!(s.o.unwrap()[1].to_bits(), 0x7fc0_0000);
     }
 
     #[test]

@@ -102,9 +102,8 @@ pub fn check_read<T: Generated>(value: &serde_json::Value, bytes: &[u8]) -> Resu
 }
 
 /// Decode with the generated type; `strict` also requires validation to
-/// pass, otherwise validation only has to not panic. The JSON comes from
-/// serde_json, which writes NaN and infinities as `null` (golden-vector
-/// reads compare typed objects instead: `read_case`).
+/// pass, otherwise validation only has to not panic. The JSON is the
+/// vectors' (NaN and infinities as strings, [`json::to_value`]).
 pub fn decode<T: Generated>(bytes: &[u8], strict: bool) -> Result<serde_json::Value, String> {
     let buf = karmem::AlignedBuf::from_bytes(bytes);
     let r = karmem::Reader::new(buf.as_slice()).map_err(|e| format!("open: {e}"))?;
@@ -114,7 +113,7 @@ pub fn decode<T: Generated>(bytes: &[u8], strict: bool) -> Result<serde_json::Va
     if strict {
         valid.map_err(|e| format!("validate: {e}"))?;
     }
-    serde_json::to_value(&got).map_err(|e| e.to_string())
+    json::to_value(&got).map_err(|e| e.to_string())
 }
 
 /// Hostile input: decode if possible; never panics.

@@ -1,6 +1,7 @@
 //! Hostile bunch tables through generated code (format.md §7.1): the
 //! validator refuses an array whose entries' lengths do not add up to its
-//! length; the decoder and the viewers stay bounded and never panic.
+//! length, or that lists a variant twice; the decoder and the viewers stay
+//! bounded and never panic.
 use karmem::{AlignedBuf, Error, Reader, Writer};
 use karmem_vectors_rust::vectors_unions_schema::{
     Circle, Label, Root, RootView, ShapeValue, Square,
@@ -132,5 +133,36 @@ fn bunch_lengths_must_add_up() {
         let unknown = u32_at(&b, entry_len(2));
         put(&mut b, at + 4, 4 - unknown);
         expect_malformed(&b, "unknown tag's elements not counted");
+    }
+}
+
+#[test]
+fn a_variant_with_two_entries_is_malformed() {
+    let good = sample();
+    let table = Reader::new(AlignedBuf::from_bytes(&good).as_slice())
+        .unwrap()
+        .root()
+        .offset;
+    for field in bunch_fields() {
+        let bunch = u32_at(&good, table + field);
+        let tag_at = |e: u32| bunch + 16 * e;
+        assert_ne!(u32_at(&good, tag_at(1)), u32_at(&good, tag_at(3)));
+        // Entry 3 claims entry 1's variant: which one a reader takes would
+        // decide what the array holds.
+        let mut b = good.clone();
+        put(&mut b, tag_at(3), u32_at(&good, tag_at(1)));
+        assert_eq!(
+            validate_and_read(&b),
+            Err(Error::MalformedArray { offset: bunch }),
+            "field at {field}: a known tag twice"
+        );
+        // Tags this schema does not know are never looked at.
+        put(&mut b, tag_at(1), 99);
+        put(&mut b, tag_at(3), 99);
+        assert_eq!(
+            validate_and_read(&b),
+            Ok(()),
+            "field at {field}: an unknown tag twice"
+        );
     }
 }

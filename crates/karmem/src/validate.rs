@@ -345,7 +345,8 @@ impl<'a> Validator<'a> {
         out: &mut [u32],
     ) -> Result<(), Error> {
         for (j, col) in directory_matches(hashes, offsets, wanted) {
-            // Two entries for one column would be ambiguous.
+            // Two entries for one known column would be ambiguous (format.md
+            // §5.3); unknown hashes, repeated or not, are never looked at.
             if out[j] != 0 || !column_ok(col, a.cap, wanted[j].1, self.reader.size() as usize) {
                 return Err(Error::MalformedArray { offset: a.offset });
             }
@@ -442,12 +443,15 @@ impl<'a> Validator<'a> {
         }
     }
 
-    /// Check a bunch table (its size, and that its entries' lengths add up
-    /// to the array's length); returns its entries `(tag, entry position)`
-    /// through `each` (entries with unknown tags are skipped by the caller).
+    /// Check a bunch table (its size, that its entries' lengths add up to
+    /// the array's length, and that no tag of `known` — the variants of the
+    /// reader's schema — has two entries); returns its entries `(tag, entry
+    /// position)` through `each` (entries with unknown tags are skipped by
+    /// the caller).
     pub fn bunch(
         &mut self,
         a: ArrayRef,
+        known: &[u32],
         mut each: impl FnMut(&mut Self, u32, u32) -> Result<(), Error>,
     ) -> Result<(), Error> {
         if a.cap == 0 {
@@ -475,6 +479,17 @@ impl<'a> Validator<'a> {
             .sum();
         if total != a.len as u64 {
             return Err(Error::MalformedArray { offset: a.offset });
+        }
+        // A known variant with two entries would be ambiguous: which one a
+        // reader uses decides what the array holds (format.md §7.1). One
+        // count per known tag: variants × entries reads, no more than the
+        // decoder's look-up of each variant costs; unknown tags may repeat
+        // (no reader of this schema looks at them).
+        for &tag in known {
+            let entries = (1..=k).filter(|e| r.get::<u32>(a.offset + 16 * e) == tag);
+            if entries.count() > 1 {
+                return Err(Error::MalformedArray { offset: a.offset });
+            }
         }
         for e in 1..=k {
             let entry = a.offset + 16 * e;

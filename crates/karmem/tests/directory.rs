@@ -127,6 +127,58 @@ fn duplicate_entries_first_good_one_wins_and_validation_fails() {
 }
 
 #[test]
+fn unknown_hashes_may_repeat() {
+    // No reader of this schema looks at 0xEE: a repeated unknown hash is
+    // not ambiguous to it (format.md §5.3).
+    let columns = [(0xEE, 8), (0xA1, 4), (0xEE, 8), (0xB2, 4), (0xC3, 2)];
+    let (m, at, offs) = soa_message(5, &columns);
+    let (read, validated) = resolve(&m, at);
+    assert_eq!(read, [offs[1], offs[3], offs[4]]);
+    assert_eq!(validated, Ok(read));
+}
+
+/// A message holding `n` array references in a row (a column of an SoA
+/// array, at the returned offset), each to its own SoA array of `count`
+/// elements with the directory `columns`.
+fn directory_column<const N: usize>(
+    n: u32,
+    count: usize,
+    columns: &[(u32, u32); N],
+) -> (AlignedBuf, u32) {
+    let mut w = Writer::new(64);
+    w.begin();
+    let t = w.alloc(8, 8).unwrap();
+    w.put(t, 1u32);
+    let col = w.alloc(12 * n, 8).unwrap();
+    for i in 0..n {
+        w.write_soa(col + 12 * i, count, columns, &[false; N], &mut [0; N])
+            .unwrap();
+    }
+    (AlignedBuf::from_bytes(w.finish().unwrap()), col)
+}
+
+fn validate_column(m: &AlignedBuf, col: u32, n: u32) -> Result<(), Error> {
+    Validator::new(Reader::new(m.as_slice()).unwrap()).soa_column(col, n, &WANTED)
+}
+
+#[test]
+fn the_column_wise_validator_refuses_repeated_known_hashes() {
+    let (mut m, col) = directory_column(4, 3, &WANTED);
+    assert_eq!(validate_column(&m, col, 4), Ok(()));
+    // The third directory lists 0xA1 twice: it leaves the same-version
+    // fast path for the general check, which refuses it.
+    patch(&mut m, col + 24, 2, Some(0xA1), None);
+    assert!(matches!(
+        validate_column(&m, col, 4),
+        Err(Error::MalformedArray { .. })
+    ));
+    // Repeated unknown hashes pass, as in `Validator::soa`.
+    let columns = [(0xA1, 4), (0xEE, 8), (0xB2, 4), (0xEE, 8), (0xC3, 2)];
+    let (m, col) = directory_column(4, 3, &columns);
+    assert_eq!(validate_column(&m, col, 4), Ok(()));
+}
+
+#[test]
 fn truncated_directories_read_as_absent() {
     // The directory's two blocks do not fit: the message ends after the
     // first one.

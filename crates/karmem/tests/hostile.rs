@@ -187,13 +187,16 @@ fn bunch_message(len: u32, entries: &[(u32, u32)]) -> (AlignedBuf, u32) {
     (AlignedBuf::from_bytes(w.finish().unwrap()), at + 4)
 }
 
+/// The variants of the schema these bunch tables are checked against.
+const KNOWN: [u32; 2] = [1, 4];
+
 fn validate_bunch(len: u32, entries: &[(u32, u32)]) -> Result<Vec<u32>, Error> {
     let (m, at) = bunch_message(len, entries);
     let r = Reader::new(m.as_slice()).unwrap();
     let a = r.array(at, 0, None);
     assert_eq!(a.len, len, "reference not read back");
     let mut tags = Vec::new();
-    Validator::new(r).bunch(a, |_, tag, _| {
+    Validator::new(r).bunch(a, &KNOWN, |_, tag, _| {
         tags.push(tag);
         Ok(())
     })?;
@@ -221,6 +224,30 @@ fn bunch_lengths_must_add_up_to_the_array_length() {
                        // 0xFFFF_FFFF + 2 wraps to 1 in u32 arithmetic: still refused.
     malformed(1, &[(1, u32::MAX), (4, 2)]);
     malformed(u32::MAX, &[(1, u32::MAX), (4, u32::MAX), (5, 1)]);
+}
+
+#[test]
+fn a_known_tag_with_two_entries_is_malformed() {
+    let malformed = Err(Error::MalformedArray { offset: 64 });
+    // Which of the two a reader takes would decide what the array holds.
+    assert_eq!(validate_bunch(3, &[(1, 1), (4, 1), (1, 1)]), malformed);
+    assert_eq!(validate_bunch(2, &[(4, 1), (4, 1)]), malformed);
+    assert_eq!(
+        validate_bunch(4, &[(9, 1), (4, 1), (9, 1), (4, 1)]),
+        malformed
+    );
+    // Also when one of them is empty.
+    assert_eq!(validate_bunch(1, &[(1, 1), (1, 0)]), malformed);
+    // Unknown tags may repeat: no reader of this schema looks at them.
+    assert_eq!(
+        validate_bunch(4, &[(9, 1), (1, 1), (9, 1), (4, 1)]),
+        Ok(vec![9, 1, 9, 4])
+    );
+    // A reader that does not validate uses the first entry of a tag.
+    let (m, at) = bunch_message(3, &[(1, 1), (4, 1), (1, 2)]);
+    let r = Reader::new(m.as_slice()).unwrap();
+    let a = r.array(at, 0, None);
+    assert_eq!(r.bunch_entry(a, 1, 4).len, 1);
 }
 
 #[test]

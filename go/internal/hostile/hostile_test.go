@@ -197,15 +197,7 @@ func TestDirectoryBomb(t *testing.T) {
 // Entries with a tag the schema does not know count like the others.
 func TestBunchLengths(t *testing.T) {
 	msg := Encode(Sample())
-	root := karmem.NewReader(karmem.AlignedCopy(msg)).Root()
-	u32 := func(b []byte, at uint32) uint32 { return binary.LittleEndian.Uint32(b[at:]) }
-	put := func(b []byte, at, x uint32) { binary.LittleEndian.PutUint32(b[at:], x) }
-	one := []all.Shape{&all.Circle{Radius: 1}}
-	for name, only := range map[string]*all.Root{
-		"ShapesBovoa": {ShapesBovoa: one},
-		"ShapesBovos": {ShapesBovos: one},
-	} {
-		at := root.Offset + onlyArray(t, only)
+	for name, at := range bunchRefs(t, msg) {
 		bunch, n := u32(msg, at), u32(msg, at+4)
 		if n < 2 || u32(msg, bunch) != 2 {
 			t.Fatalf("%s: not the sample's bunch table (length %d)", name, n)
@@ -213,17 +205,7 @@ func TestBunchLengths(t *testing.T) {
 		entryLen := func(e uint32) uint32 { return bunch + 16*e + 8 }
 		check := func(what string, b []byte, valid bool) {
 			t.Helper()
-			r := karmem.NewReader(karmem.AlignedCopy(b))
-			_, err := all.ValidateRoot(r)
-			if valid && err != nil {
-				t.Errorf("%s, %s: %v", name, what, err)
-			}
-			if !valid && !errors.Is(err, karmem.ErrMalformedArray) {
-				t.Errorf("%s, %s: want ErrMalformedArray, got %v", name, what, err)
-			}
-			if err := Check(b); err != nil {
-				t.Errorf("%s, %s: %v", name, what, err)
-			}
+			expectMalformed(t, name+", "+what, b, !valid)
 		}
 		check("unchanged", msg, true)
 
@@ -250,6 +232,69 @@ func TestBunchLengths(t *testing.T) {
 		put(bad, at+4, n-u32(bad, entryLen(2)))
 		check("unknown tag not counted", bad, false)
 	}
+}
+
+func u32(b []byte, at uint32) uint32 { return binary.LittleEndian.Uint32(b[at:]) }
+func put(b []byte, at, x uint32)     { binary.LittleEndian.PutUint32(b[at:], x) }
+
+// bunchRefs returns where in msg (the sample) the array reference of each
+// bunch array of Root is, by field name.
+func bunchRefs(t *testing.T, msg []byte) map[string]uint32 {
+	t.Helper()
+	root := karmem.NewReader(karmem.AlignedCopy(msg)).Root()
+	one := []all.Shape{&all.Circle{Radius: 1}}
+	return map[string]uint32{
+		"ShapesBovoa": root.Offset + onlyArray(t, &all.Root{ShapesBovoa: one}),
+		"ShapesBovos": root.Offset + onlyArray(t, &all.Root{ShapesBovos: one}),
+	}
+}
+
+// expectMalformed validates b with the generated validator, which must
+// refuse it with ErrMalformedArray when malformed and accept it otherwise;
+// viewers and the decoder must stay bounded either way (Check).
+func expectMalformed(t *testing.T, what string, b []byte, malformed bool) {
+	t.Helper()
+	_, err := all.ValidateRoot(karmem.NewReader(karmem.AlignedCopy(b)))
+	if !malformed && err != nil {
+		t.Errorf("%s: %v", what, err)
+	}
+	if malformed && !errors.Is(err, karmem.ErrMalformedArray) {
+		t.Errorf("%s: want ErrMalformedArray, got %v", what, err)
+	}
+	if err := Check(b); err != nil {
+		t.Errorf("%s: %v", what, err)
+	}
+}
+
+// A variant's tag twice in a bunch table, or a column's hash twice in an
+// SoA directory, is ambiguous (which entry a reader takes decides what it
+// reads): refused with ErrMalformedArray. Repeated tags and hashes the
+// schema does not know are never looked at and pass (format.md §5.3, §7.1).
+func TestRepeatedEntries(t *testing.T) {
+	msg := Encode(Sample())
+	for name, at := range bunchRefs(t, msg) {
+		bunch := u32(msg, at)
+		if u32(msg, bunch) != 2 || u32(msg, bunch+16) == u32(msg, bunch+32) {
+			t.Fatalf("%s: not the sample's bunch table", name)
+		}
+		bad := append([]byte(nil), msg...)
+		put(bad, bunch+32, u32(msg, bunch+16))
+		expectMalformed(t, name+": a known tag twice", bad, true)
+		put(bad, bunch+16, 99)
+		put(bad, bunch+32, 99)
+		expectMalformed(t, name+": an unknown tag twice", bad, false)
+	}
+	r := karmem.NewReader(karmem.AlignedCopy(msg))
+	dir := r.FieldArray(r.Root(), pointsOffset(t), 0, karmem.NoLimit).Offset
+	if u32(msg, dir) != 3 {
+		t.Fatalf("Points: not a directory of three columns")
+	}
+	bad := append([]byte(nil), msg...)
+	put(bad, dir+8, u32(msg, dir+4))
+	expectMalformed(t, "Points: a known hash twice", bad, true)
+	put(bad, dir+4, 0xDEAD)
+	put(bad, dir+8, 0xDEAD)
+	expectMalformed(t, "Points: an unknown hash twice", bad, false)
 }
 
 // onlyArray returns the offset in the root table of the one array that v

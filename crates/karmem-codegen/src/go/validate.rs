@@ -241,7 +241,11 @@ impl Gen<'_> {
                 c.close("}");
             }
             (None, ArrayData::UnionBunch { variants, .. }) => {
-                c.line("entries, err := v.Bunch(a)");
+                let tags: Vec<String> = variants.iter().map(|bv| bv.tag.to_string()).collect();
+                c.line(&format!(
+                    "entries, err := v.Bunch(a, []uint32{{{}}})",
+                    tags.join(", ")
+                ));
                 c.check_err("err");
                 c.open("for e := uint32(1); e <= entries; e++ {");
                 c.line("entry := a.Offset + 16*e");

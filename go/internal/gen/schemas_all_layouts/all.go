@@ -1485,7 +1485,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		if err != nil {
 			return err
 		}
-		entries, err := v.Bunch(a)
+		entries, err := v.Bunch(a, []uint32{1, 4})
 		if err != nil {
 			return err
 		}
@@ -1518,7 +1518,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		if err != nil {
 			return err
 		}
-		entries, err := v.Bunch(a)
+		entries, err := v.Bunch(a, []uint32{1, 4})
 		if err != nil {
 			return err
 		}

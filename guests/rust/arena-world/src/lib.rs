@@ -96,7 +96,7 @@ fn publish(g: &Game) -> Result<RegionSlice, Error> {
         coins: g.coins.iter().map(|&(x, y)| Point { x, y }).collect(),
     };
     let board = karmem_guest::window("arena.board").ok_or("the board region is not mapped")?;
-    Ok(board.write_message(0, &state)?)
+    board.write_message(0, &state)
 }
 
 fn players(g: &Game) -> Vec<arena::Player> {
