@@ -6,6 +6,10 @@
 //!   a `Vec<Vec3>` (glibc picks `rep movsb` for copies of this size);
 //! * `store loop` (x86-64): the same copy with 16-byte SSE2 loads and
 //!   stores, the best a hand-written loop of ordinary stores does;
+//! * `store loop, three streams` and `one column per pass`: SoA's store
+//!   pattern without shuffles, and one store stream at a time;
+//! * `SSE2 transposition alone` / `AVX2 transposition alone` (x86-64; AVX2
+//!   when the CPU has it): the transposition loop without a writer;
 //! * `karmem write_soa_words`: Karmem's SoA array writer, directory and
 //!   transposition into three columns (RATIONALE R15).
 //!
@@ -156,6 +160,84 @@ fn column_passes(paths: &[Vec<u32>], out: &mut [u8]) {
     }
 }
 
+/// The transposition with AVX2: eight points per step, two blends and one
+/// lane permutation per column.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn avx2_transposition(paths: &[Vec<u32>], out: &mut [u8]) {
+    use core::arch::x86_64::*;
+    let ix = _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5);
+    let iy = _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6);
+    let iz = _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7);
+    let mut at = 0;
+    for p in paths {
+        let n = p.len() / 3;
+        let col = (4 * n).next_multiple_of(64);
+        let base = out[at..at + 3 * col].as_mut_ptr().cast::<f32>();
+        let src = p.as_ptr().cast::<f32>();
+        for b in 0..n / 8 {
+            // SAFETY: block `b` reads floats 24b..24b+24 <= 3n and writes
+            // 8b..8b+8 <= n of each column.
+            unsafe {
+                let q = src.add(24 * b);
+                _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(128).cast());
+                let a = _mm256_loadu_ps(q);
+                let c = _mm256_loadu_ps(q.add(8));
+                let e = _mm256_loadu_ps(q.add(16));
+                let x = _mm256_blend_ps::<0b0010_0100>(_mm256_blend_ps::<0b1011_0110>(a, c), e);
+                let y = _mm256_blend_ps::<0b0100_1001>(_mm256_blend_ps::<0b0110_1101>(a, c), e);
+                let z = _mm256_blend_ps::<0b1001_0010>(_mm256_blend_ps::<0b1101_1011>(a, c), e);
+                _mm256_storeu_ps(base.add(8 * b), _mm256_permutevar8x32_ps(x, ix));
+                _mm256_storeu_ps(base.add(col / 4 + 8 * b), _mm256_permutevar8x32_ps(y, iy));
+                _mm256_storeu_ps(base.add(col / 2 + 8 * b), _mm256_permutevar8x32_ps(z, iz));
+            }
+        }
+        at += 3 * col;
+    }
+}
+
+/// The SSE2 transposition alone (no writer, no directory).
+#[cfg(target_arch = "x86_64")]
+fn sse2_transposition(paths: &[Vec<u32>], out: &mut [u8]) {
+    use core::arch::x86_64::*;
+    let mut at = 0;
+    for p in paths {
+        let n = p.len() / 3;
+        let col = (4 * n).next_multiple_of(64);
+        let base = out[at..at + 3 * col].as_mut_ptr().cast::<f32>();
+        let src = p.as_ptr().cast::<f32>();
+        for b in 0..n / 4 {
+            // SAFETY: block `b` reads floats 12b..12b+12 <= 3n and writes
+            // 4b..4b+4 <= n of each column; SSE2 is part of x86-64.
+            unsafe {
+                let q = src.add(12 * b);
+                _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(128).cast());
+                let (a, c, e) = (
+                    _mm_loadu_ps(q),
+                    _mm_loadu_ps(q.add(4)),
+                    _mm_loadu_ps(q.add(8)),
+                );
+                let x = _mm_shuffle_ps::<0b10_00_01_00>(
+                    _mm_shuffle_ps::<0b11_00_11_00>(a, a),
+                    _mm_shuffle_ps::<0b01_01_10_10>(c, e),
+                );
+                let y = _mm_shuffle_ps::<0b10_00_10_00>(
+                    _mm_shuffle_ps::<0b00_00_01_01>(a, c),
+                    _mm_shuffle_ps::<0b10_10_11_11>(c, e),
+                );
+                let z = _mm_shuffle_ps::<0b10_00_10_00>(
+                    _mm_shuffle_ps::<0b01_01_10_10>(a, c),
+                    _mm_shuffle_ps::<0b11_11_00_00>(e, e),
+                );
+                _mm_storeu_ps(base.add(4 * b), x);
+                _mm_storeu_ps(base.add(col / 4 + 4 * b), y);
+                _mm_storeu_ps(base.add(col / 2 + 4 * b), z);
+            }
+        }
+        at += 3 * col;
+    }
+}
+
 fn karmem_soa(paths: &[Vec<u32>], w: &mut karmem::Writer) {
     const COLUMNS: [(u32, u32); 3] = [(1, 4), (2, 4), (3, 4)];
     w.begin();
@@ -188,6 +270,17 @@ fn benches(c: &mut Criterion) {
     g.bench_function("transposition, one column per pass", |b| {
         b.iter(|| column_passes(&paths, out))
     });
+    #[cfg(target_arch = "x86_64")]
+    g.bench_function("SSE2 transposition alone", |b| {
+        b.iter(|| sse2_transposition(&paths, out))
+    });
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        g.bench_function("AVX2 transposition alone", |b| {
+            // SAFETY: AVX2 is available (detected above).
+            b.iter(|| unsafe { avx2_transposition(&paths, out) })
+        });
+    }
     g.bench_function("karmem write_soa_words", |b| {
         b.iter(|| karmem_soa(&paths, &mut writer))
     });
