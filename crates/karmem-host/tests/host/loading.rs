@@ -300,6 +300,53 @@ fn dynamic_interfaces_match_by_function_name() {
     );
 }
 
+/// The cache directory holds machine code the runtime maps and runs, so
+/// it must be a directory of this user that nobody else can write:
+/// another user's directory and a file are refused, and a directory of
+/// ours that others may read or write is tightened to 0700 on open.
+#[test]
+fn cache_directory_must_be_ours_and_private() {
+    let with_cache = |dir: &std::path::Path| {
+        Runtime::new(RuntimeConfig {
+            cache_dir: Some(dir.to_path_buf()),
+            ..RuntimeConfig::default()
+        })
+    };
+    let root = tempfile::tempdir().unwrap();
+
+    let file = root.path().join("a-file");
+    std::fs::write(&file, b"not a directory").unwrap();
+    match with_cache(&file) {
+        Err(Error::Io { path, .. }) => assert_eq!(path, file),
+        other => panic!("a file as cache directory: {:?}", other.err()),
+    }
+
+    let open = root.path().join("open");
+    std::fs::create_dir(&open).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    with_cache(&open).unwrap();
+    assert_eq!(
+        std::fs::metadata(&open).unwrap().permissions().mode() & 0o777,
+        0o700,
+        "a group- and world-writable cache directory is tightened"
+    );
+
+    let foreign = root.path().join("foreign");
+    std::fs::create_dir(&foreign).unwrap();
+    // Giving a directory away needs root (CI and this machine run as root);
+    // elsewhere this part cannot be set up and is skipped, saying so.
+    match std::os::unix::fs::chown(&foreign, Some(65534), Some(65534)) {
+        Ok(()) => match with_cache(&foreign) {
+            Err(Error::Io { path, message }) => {
+                assert_eq!(path, foreign);
+                assert!(message.contains("owned by this user"), "{message}");
+            }
+            other => panic!("another user's cache directory: {:?}", other.err()),
+        },
+        Err(e) => eprintln!("skipped the other-owner case: chown failed ({e})"),
+    }
+}
+
 #[test]
 fn cache_hit_miss_and_invalidation() {
     let dir = tempfile::tempdir().unwrap();
