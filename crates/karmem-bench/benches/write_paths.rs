@@ -99,82 +99,126 @@ fn three_streams(paths: &[Vec<u32>], out: &mut [u8]) {
     }
 }
 
+/// Each path's SoA layout in `out`: three columns of `n` floats, each
+/// padded to 64 bytes, one path after another. `write` gets the path's
+/// `3 * n` floats and its three column pointers.
+#[cfg(target_arch = "x86_64")]
+fn each_path(
+    paths: &[Vec<u32>],
+    out: &mut [u8],
+    mut write: impl FnMut(*const f32, [*mut f32; 3], usize),
+) {
+    let mut at = 0;
+    for p in paths {
+        let n = p.len() / 3;
+        let col = (4 * n).next_multiple_of(64);
+        let base = out[at..at + 3 * col].as_mut_ptr().cast::<f32>();
+        // In bounds: the three columns of `col / 4 >= n` floats lie in the
+        // slice just taken.
+        let cols = [base, base.wrapping_add(col / 4), base.wrapping_add(col / 2)];
+        write(p.as_ptr().cast(), cols, n);
+        at += 3 * col;
+    }
+}
+
+/// Column `K` of four points from their 12 floats at `q`: the shuffles of
+/// karmem's SSE2 transposition (crates/karmem/src/transpose.rs).
+///
+/// # Safety
+/// `q` points to 12 readable floats.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn sse2_column<const K: usize>(q: *const f32) -> core::arch::x86_64::__m128 {
+    use core::arch::x86_64::*;
+    // SAFETY: the caller's contract; SSE2 is part of x86-64.
+    unsafe {
+        let (a, b, c) = (
+            _mm_loadu_ps(q),
+            _mm_loadu_ps(q.add(4)),
+            _mm_loadu_ps(q.add(8)),
+        );
+        match K {
+            0 => _mm_shuffle_ps::<0b10_00_01_00>(
+                _mm_shuffle_ps::<0b11_00_11_00>(a, a),
+                _mm_shuffle_ps::<0b01_01_10_10>(b, c),
+            ),
+            1 => _mm_shuffle_ps::<0b10_00_10_00>(
+                _mm_shuffle_ps::<0b00_00_01_01>(a, b),
+                _mm_shuffle_ps::<0b10_10_11_11>(b, c),
+            ),
+            _ => _mm_shuffle_ps::<0b10_00_10_00>(
+                _mm_shuffle_ps::<0b01_01_10_10>(a, b),
+                _mm_shuffle_ps::<0b11_11_00_00>(c, c),
+            ),
+        }
+    }
+}
+
 /// SoA columns written one after another: each path is read three times
 /// (it is in L1 after the first pass) so that only one stream is written
 /// at a time.
 #[cfg(target_arch = "x86_64")]
 fn column_passes(paths: &[Vec<u32>], out: &mut [u8]) {
-    use core::arch::x86_64::*;
-    /// Column `k` of four elements from their 12 floats at `q` (the
-    /// shuffles of karmem's transposition, one column of them).
-    ///
-    /// # Safety
-    /// `q` points to 12 readable floats.
-    #[inline(always)]
-    unsafe fn column<const K: usize>(q: *const f32) -> __m128 {
-        // SAFETY: the caller's contract; SSE2 is part of x86-64.
-        unsafe {
-            let (a, b, c) = (
-                _mm_loadu_ps(q),
-                _mm_loadu_ps(q.add(4)),
-                _mm_loadu_ps(q.add(8)),
-            );
-            match K {
-                0 => _mm_shuffle_ps::<0b10_00_01_00>(
-                    _mm_shuffle_ps::<0b11_00_11_00>(a, a),
-                    _mm_shuffle_ps::<0b01_01_10_10>(b, c),
-                ),
-                1 => _mm_shuffle_ps::<0b10_00_10_00>(
-                    _mm_shuffle_ps::<0b00_00_01_01>(a, b),
-                    _mm_shuffle_ps::<0b10_10_11_11>(b, c),
-                ),
-                _ => _mm_shuffle_ps::<0b10_00_10_00>(
-                    _mm_shuffle_ps::<0b01_01_10_10>(a, b),
-                    _mm_shuffle_ps::<0b11_11_00_00>(c, c),
-                ),
-            }
-        }
-    }
+    use core::arch::x86_64::_mm_storeu_ps;
     /// # Safety
     /// `src` holds `3 * n` floats, `dst` room for `n`.
     unsafe fn pass<const K: usize>(src: *const f32, dst: *mut f32, n: usize) {
         for b in 0..n / 4 {
             // SAFETY: block `b` reads floats 12b..12b+12 <= 3n and writes
             // 4b..4b+4 <= n.
-            unsafe { _mm_storeu_ps(dst.add(4 * b), column::<K>(src.add(12 * b))) };
+            unsafe { _mm_storeu_ps(dst.add(4 * b), sse2_column::<K>(src.add(12 * b))) };
         }
     }
-    let mut at = 0;
-    for p in paths {
-        let n = p.len() / 3;
-        let col = (4 * n).next_multiple_of(64);
-        let base = out[at..at + 3 * col].as_mut_ptr().cast::<f32>();
-        let src = p.as_ptr().cast::<f32>();
-        // SAFETY: `p` holds 3n floats and each column `col / 4 >= n`.
+    each_path(paths, out, |src, [x, y, z], n| {
+        // SAFETY: `each_path` gives 3n floats and columns of n.
         unsafe {
-            pass::<0>(src, base, n);
-            pass::<1>(src, base.add(col / 4), n);
-            pass::<2>(src, base.add(col / 2), n);
+            pass::<0>(src, x, n);
+            pass::<1>(src, y, n);
+            pass::<2>(src, z, n);
         }
-        at += 3 * col;
-    }
+    });
 }
 
-/// The transposition with AVX2: eight points per step, two blends and one
-/// lane permutation per column.
+/// The SSE2 transposition alone (no writer, no directory).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn avx2_transposition(paths: &[Vec<u32>], out: &mut [u8]) {
+fn sse2_transposition(paths: &[Vec<u32>], out: &mut [u8]) {
     use core::arch::x86_64::*;
-    let ix = _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5);
-    let iy = _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6);
-    let iz = _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7);
-    let mut at = 0;
-    for p in paths {
-        let n = p.len() / 3;
-        let col = (4 * n).next_multiple_of(64);
-        let base = out[at..at + 3 * col].as_mut_ptr().cast::<f32>();
-        let src = p.as_ptr().cast::<f32>();
+    each_path(paths, out, |src, [x, y, z], n| {
+        for b in 0..n / 4 {
+            // SAFETY: block `b` reads floats 12b..12b+12 <= 3n and writes
+            // 4b..4b+4 <= n of each column; SSE2 is part of x86-64.
+            unsafe {
+                let q = src.add(12 * b);
+                _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(128).cast());
+                // All three before any store, so the loads are shared.
+                let v = (
+                    sse2_column::<0>(q),
+                    sse2_column::<1>(q),
+                    sse2_column::<2>(q),
+                );
+                _mm_storeu_ps(x.add(4 * b), v.0);
+                _mm_storeu_ps(y.add(4 * b), v.1);
+                _mm_storeu_ps(z.add(4 * b), v.2);
+            }
+        }
+    });
+}
+
+/// The transposition with AVX2 alone: eight points per step, two blends
+/// and one lane permutation per column.
+///
+/// # Safety
+/// The CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+unsafe fn avx2_transposition(paths: &[Vec<u32>], out: &mut [u8]) {
+    use core::arch::x86_64::*;
+    /// # Safety
+    /// AVX2; `src` holds `3 * n` floats, each column room for `n`.
+    #[target_feature(enable = "avx2")]
+    unsafe fn path(src: *const f32, [x, y, z]: [*mut f32; 3], n: usize) {
+        let ix = _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5);
+        let iy = _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6);
+        let iz = _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7);
         for b in 0..n / 8 {
             // SAFETY: block `b` reads floats 24b..24b+24 <= 3n and writes
             // 8b..8b+8 <= n of each column.
@@ -184,58 +228,17 @@ fn avx2_transposition(paths: &[Vec<u32>], out: &mut [u8]) {
                 let a = _mm256_loadu_ps(q);
                 let c = _mm256_loadu_ps(q.add(8));
                 let e = _mm256_loadu_ps(q.add(16));
-                let x = _mm256_blend_ps::<0b0010_0100>(_mm256_blend_ps::<0b1011_0110>(a, c), e);
-                let y = _mm256_blend_ps::<0b0100_1001>(_mm256_blend_ps::<0b0110_1101>(a, c), e);
-                let z = _mm256_blend_ps::<0b1001_0010>(_mm256_blend_ps::<0b1101_1011>(a, c), e);
-                _mm256_storeu_ps(base.add(8 * b), _mm256_permutevar8x32_ps(x, ix));
-                _mm256_storeu_ps(base.add(col / 4 + 8 * b), _mm256_permutevar8x32_ps(y, iy));
-                _mm256_storeu_ps(base.add(col / 2 + 8 * b), _mm256_permutevar8x32_ps(z, iz));
+                let vx = _mm256_blend_ps::<0b0010_0100>(_mm256_blend_ps::<0b1011_0110>(a, c), e);
+                let vy = _mm256_blend_ps::<0b0100_1001>(_mm256_blend_ps::<0b0110_1101>(a, c), e);
+                let vz = _mm256_blend_ps::<0b1001_0010>(_mm256_blend_ps::<0b1101_1011>(a, c), e);
+                _mm256_storeu_ps(x.add(8 * b), _mm256_permutevar8x32_ps(vx, ix));
+                _mm256_storeu_ps(y.add(8 * b), _mm256_permutevar8x32_ps(vy, iy));
+                _mm256_storeu_ps(z.add(8 * b), _mm256_permutevar8x32_ps(vz, iz));
             }
         }
-        at += 3 * col;
     }
-}
-
-/// The SSE2 transposition alone (no writer, no directory).
-#[cfg(target_arch = "x86_64")]
-fn sse2_transposition(paths: &[Vec<u32>], out: &mut [u8]) {
-    use core::arch::x86_64::*;
-    let mut at = 0;
-    for p in paths {
-        let n = p.len() / 3;
-        let col = (4 * n).next_multiple_of(64);
-        let base = out[at..at + 3 * col].as_mut_ptr().cast::<f32>();
-        let src = p.as_ptr().cast::<f32>();
-        for b in 0..n / 4 {
-            // SAFETY: block `b` reads floats 12b..12b+12 <= 3n and writes
-            // 4b..4b+4 <= n of each column; SSE2 is part of x86-64.
-            unsafe {
-                let q = src.add(12 * b);
-                _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(128).cast());
-                let (a, c, e) = (
-                    _mm_loadu_ps(q),
-                    _mm_loadu_ps(q.add(4)),
-                    _mm_loadu_ps(q.add(8)),
-                );
-                let x = _mm_shuffle_ps::<0b10_00_01_00>(
-                    _mm_shuffle_ps::<0b11_00_11_00>(a, a),
-                    _mm_shuffle_ps::<0b01_01_10_10>(c, e),
-                );
-                let y = _mm_shuffle_ps::<0b10_00_10_00>(
-                    _mm_shuffle_ps::<0b00_00_01_01>(a, c),
-                    _mm_shuffle_ps::<0b10_10_11_11>(c, e),
-                );
-                let z = _mm_shuffle_ps::<0b10_00_10_00>(
-                    _mm_shuffle_ps::<0b01_01_10_10>(a, c),
-                    _mm_shuffle_ps::<0b11_11_00_00>(e, e),
-                );
-                _mm_storeu_ps(base.add(4 * b), x);
-                _mm_storeu_ps(base.add(col / 4 + 4 * b), y);
-                _mm_storeu_ps(base.add(col / 2 + 4 * b), z);
-            }
-        }
-        at += 3 * col;
-    }
+    // SAFETY: the caller's contract (AVX2) and `each_path`'s layout.
+    each_path(paths, out, |src, cols, n| unsafe { path(src, cols, n) });
 }
 
 fn karmem_soa(paths: &[Vec<u32>], w: &mut karmem::Writer) {

@@ -142,15 +142,14 @@ impl Writer {
         }
     }
 
-    /// Zero the line holding the message's last byte if the message ends
-    /// inside it and it is line `first_new` or later (an earlier one is
-    /// zero after `len` already): the tail of a block the caller is about
-    /// to fill, so that the bytes after the block are zero.
+    /// Zero the line a block ending at `end` ends inside (nothing if it
+    /// ends at a line boundary): done before the caller fills the block, it
+    /// leaves the bytes after the block zero. Only for lines the message
+    /// reached just now; an earlier line is zero after `len` already.
     #[inline(always)]
-    fn zero_tail_line(&mut self, first_new: usize) {
-        let last = self.len / 64;
-        if !self.len.is_multiple_of(64) && last >= first_new {
-            self.lines[last] = ZERO_LINE;
+    fn zero_line_ending(&mut self, end: usize) {
+        if !end.is_multiple_of(64) {
+            self.lines[end / 64] = ZERO_LINE;
         }
     }
 
@@ -171,7 +170,9 @@ impl Writer {
         // alignments up to 64 there are none: the block starts in the
         // current line or at the next line boundary.
         self.zero_lines(first_new, (start as usize).div_ceil(64));
-        self.zero_tail_line(first_new);
+        if self.len / 64 >= first_new {
+            self.zero_line_ending(self.len);
+        }
         Ok(start as u32)
     }
 
@@ -322,9 +323,7 @@ impl Writer {
         for (k, ((_, size), col)) in columns.iter().zip(columns_out.iter()).enumerate() {
             let data = *col as usize..*col as usize + count * *size as usize;
             if filled[k] {
-                if !data.end.is_multiple_of(64) {
-                    self.lines[data.end / 64] = ZERO_LINE;
-                }
+                self.zero_line_ending(data.end);
             } else {
                 self.zero_lines(data.start / 64, data.end.div_ceil(64));
             }
@@ -461,31 +460,31 @@ mod tests {
             .all(|x| *x == 0));
     }
 
+    /// Two parts of a message whose last allocation is 16 bytes at `a`
+    /// (storage reaches well past the message).
+    fn cut_two(parts: impl FnOnce(u32) -> [(u32, u32); 2]) {
+        let mut w = Writer::new(4096);
+        w.begin();
+        let a = w.alloc(16, 8).unwrap();
+        let _ = w.slices_mut(parts(a));
+    }
+
     #[test]
     #[should_panic]
     fn slices_mut_refuses_overlaps() {
-        let mut w = Writer::new(0);
-        w.begin();
-        let a = w.alloc(16, 8).unwrap();
-        let _ = w.slices_mut([(a, 8), (a + 4, 8)]);
+        cut_two(|a| [(a, 8), (a + 4, 8)]);
     }
 
     #[test]
     #[should_panic]
     fn slices_mut_refuses_parts_outside_the_message() {
-        let mut w = Writer::new(4096);
-        w.begin();
-        let a = w.alloc(16, 8).unwrap();
-        let _ = w.slices_mut([(a, 8), (a + 8, 9)]);
+        cut_two(|a| [(a, 8), (a + 8, 9)]);
     }
 
     #[test]
     #[should_panic]
     fn slices_mut_refuses_parts_out_of_order() {
-        let mut w = Writer::new(0);
-        w.begin();
-        let a = w.alloc(16, 8).unwrap();
-        let _ = w.slices_mut([(a + 8, 8), (a, 8)]);
+        cut_two(|a| [(a + 8, 8), (a, 8)]);
     }
 
     #[test]
