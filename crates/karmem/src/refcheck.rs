@@ -40,6 +40,11 @@ pub(crate) fn check(refs: &[u32], rules: Rules) -> (bool, u64) {
     {
         if rules.elem_size == 0 || rules.elem_size.is_power_of_two() {
             let blocks = refs.len() / 12;
+            // Fewer than four references (a small message): the vector
+            // set-up and reduction would cost more than the loop.
+            if blocks == 0 {
+                return scalar(refs, rules);
+            }
             // SAFETY: reads `12 * blocks <= refs.len()` words.
             let (ok, cost) = unsafe { x86::check(refs, blocks, rules) };
             let (ok_tail, cost_tail) = scalar(&refs[12 * blocks..], rules);
@@ -50,7 +55,7 @@ pub(crate) fn check(refs: &[u32], rules: Rules) -> (bool, u64) {
 }
 
 /// The portable loop: [`array_ok`] (the element-wise rule) per reference.
-#[inline]
+#[inline(always)]
 fn scalar(refs: &[u32], rules: Rules) -> (bool, u64) {
     let mut ok = true;
     // A well-formed reference costs at most the message size, so the sum

@@ -144,13 +144,16 @@ impl<'a> Validator<'a> {
         let width: u64 = wanted.iter().map(|(_, size)| *size as u64).sum();
         let cost = 2 * block + a.cap as u64 * width;
         if let Some(found) = same_columns(hashes, offsets, wanted) {
+            // Every column's flag folded into one branch (the sizes are
+            // constants of the generated code).
+            let mut good = true;
             for j in 0..N {
-                let col = found[j];
-                if !column_ok(col, a.cap, wanted[j].1, r.size() as usize) {
-                    return Err(Error::MalformedArray { offset: a.offset });
-                }
-                out[j] = col;
+                good &= column_ok(found[j], a.cap, wanted[j].1, r.size() as usize);
             }
+            if !good {
+                return Err(Error::MalformedArray { offset: a.offset });
+            }
+            *out = *found;
         } else {
             self.find_columns(a, hashes, offsets, wanted, out)?;
         }
