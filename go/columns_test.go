@@ -66,8 +66,8 @@ func columnsMessage(t *testing.T, rng *rand.Rand, count uint32) (msg []byte, arr
 }
 
 // byColumn runs the column-wise checks with the given budget; it returns
-// their outcome and the budget left.
-func byColumn(r *Reader, budget uint64, arrays, texts, count uint32) (error, uint64) {
+// the budget left and their outcome.
+func byColumn(r *Reader, budget uint64, arrays, texts, count uint32) (uint64, error) {
 	v := NewValidator(r)
 	v.budget = budget
 	err := func() error {
@@ -82,13 +82,13 @@ func byColumn(r *Reader, budget uint64, arrays, texts, count uint32) (error, uin
 		}
 		return v.UTF8Column(texts, count)
 	}()
-	return err, v.budget
+	return v.budget, err
 }
 
 // byElement runs the same checks element by element, in the element-wise
 // validator's order, with Soa's directory scan alone and utf8.Valid on
 // every text.
-func byElement(r *Reader, budget uint64, arrays, texts, count uint32) (error, uint64) {
+func byElement(r *Reader, budget uint64, arrays, texts, count uint32) (uint64, error) {
 	v := NewValidator(r)
 	v.budget = budget
 	err := func() error {
@@ -113,7 +113,7 @@ func byElement(r *Reader, budget uint64, arrays, texts, count uint32) (error, ui
 		}
 		return nil
 	}()
-	return err, v.budget
+	return v.budget, err
 }
 
 func TestColumnAndElementChecksAgree(t *testing.T) {
@@ -178,12 +178,12 @@ func TestColumnAndElementChecksAgree(t *testing.T) {
 		// The message's own budget, or one around what the checks charge,
 		// so that it runs out at every point of the walk.
 		budget := NewValidator(r).budget
-		if _, left := byElement(r, math.MaxUint64, arrays, texts, count); round%2 == 0 && left > math.MaxUint64/2 {
+		if left, _ := byElement(r, math.MaxUint64, arrays, texts, count); round%2 == 0 && left > math.MaxUint64/2 {
 			used := math.MaxUint64 - left
 			budget = used/2 + rng.Uint64N(used+1)
 		}
-		colErr, colBudget := byColumn(r, budget, arrays, texts, count)
-		elemErr, elemBudget := byElement(r, budget, arrays, texts, count)
+		colBudget, colErr := byColumn(r, budget, arrays, texts, count)
+		elemBudget, elemErr := byElement(r, budget, arrays, texts, count)
 		if (colErr == nil) != (elemErr == nil) {
 			t.Fatalf("round %d: column-wise %v, element-wise %v", round, colErr, elemErr)
 		}
