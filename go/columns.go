@@ -189,13 +189,16 @@ func (v *Validator) SoaColumn(col, n uint32, wanted []Column) error {
 	block := alignUp(4*(uint64(entries)+1), ArrayAlign)
 	// Soa's charge for capacity c: 2 × block + Σ max(c × size, 1).
 	width, zeros := columnsWidth(wanted), zeroWidthColumns(wanted)
-	// Where sameColumns and the slow path put the columns (discarded); on
-	// the stack for all but the widest elements.
+	// Where the slow path (Soa) puts the columns, discarded; on the stack
+	// for all but the widest elements.
 	var buf [16]uint32
 	out := buf[:]
 	if len(wanted) > len(buf) {
 		out = make([]uint32, len(wanted))
 	}
+	// The directory's two blocks, in words, and where the second starts.
+	dirWords, second := uint32(block/2), int(block/4)
+	size := len(r.mem)
 	var cost uint64
 	refs := r.columnRefs(col, n)
 	for len(refs) >= 3 {
@@ -204,8 +207,17 @@ func (v *Validator) SoaColumn(col, n uint32, wanted []Column) error {
 		if capacity == 0 {
 			continue
 		}
-		if fast && r.fits(offset, 2*block) && r.Uint32(offset) == entries &&
-			r.sameColumns(offset, block, capacity, wanted, out) {
+		// sameColumns, written out: this runs once per element.
+		good := uint32(0)
+		if words := Slice[uint32](r, offset, dirWords); fast && len(words) == int(dirWords) && words[0] == entries {
+			hashes := words[1 : 1+len(wanted)]
+			cols := words[second+1 : second+1+len(wanted)]
+			good = 1
+			for j, c := range wanted {
+				good &= b2u(hashes[j] == c.Hash) & b2u(columnOK(cols[j], capacity, c.Size, size))
+			}
+		}
+		if good != 0 {
 			cost += 2*block + uint64(capacity)*width + zeros
 			// Each term is below 2^43 (≤ 1 024 columns, each ≤ the message
 			// size); stopping once the sum passes what is left keeps it from
