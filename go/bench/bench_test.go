@@ -28,25 +28,20 @@ var (
 	expected = game.SumPaths(state)
 
 	kmObject = game.ToKarmem(state)
-	kmBytes  = func() []byte {
-		w := karmem.NewWriter(1 << 20)
-		if _, err := kmObject.WriteAsRoot(w); err != nil {
-			panic(err)
-		}
-		return karmem.AlignedCopy(w.Bytes())
-	}()
+	kmBytes  = encodeKarmem(kmObject)
 
 	fbObject = ToFlatBuffers(state)
 	fbBytes  = append([]byte(nil), EncodeFlatBuffers(flatbuffers.NewBuilder(1<<20), fbObject)...)
 
 	pbObject = ToProtobuf(state)
-	pbBytes  = func() []byte {
-		b, err := proto.Marshal(pbObject)
-		if err != nil {
-			panic(err)
-		}
-		return b
-	}()
+	pbBytes  = encodeProtobuf(pbObject)
+
+	// The small message: one monster with a path of up to 10 points, the
+	// size of a plugin call's argument (KARMEM_BENCH_MONSTERS=1
+	// KARMEM_BENCH_MAX_PATH=10 on the Rust side).
+	smallState   = game.Generate(1, 10)
+	smallKmBytes = encodeKarmem(game.ToKarmem(smallState))
+	smallPbBytes = encodeProtobuf(ToProtobuf(smallState))
 
 	jsonBytes = func() []byte {
 		b, err := json.Marshal(state)
@@ -56,6 +51,22 @@ var (
 		return b
 	}()
 )
+
+func encodeKarmem(s *km.State) []byte {
+	w := karmem.NewWriter(1 << 10)
+	if _, err := s.WriteAsRoot(w); err != nil {
+		panic(err)
+	}
+	return karmem.AlignedCopy(w.Bytes())
+}
+
+func encodeProtobuf(s *pbgen.State) []byte {
+	b, err := proto.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
 
 // Every contender computes the same sum before anything is timed.
 func TestSameSum(t *testing.T) {
@@ -76,6 +87,13 @@ func TestSameSum(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("json", game.SumPaths(&js))
+	// The small message, as BenchmarkValidate checks it.
+	if _, err := km.ValidateState(karmem.NewReader(smallKmBytes)); err != nil {
+		t.Errorf("small message: %v", err)
+	}
+	if got, want := game.SumKarmem(karmem.NewReader(smallKmBytes)), game.SumPaths(smallState); got != want {
+		t.Errorf("small message: karmem sum %v, want %v", got, want)
+	}
 	t.Logf("message sizes: karmem %d B, flatbuffers %d B, protobuf %d B, json %d B",
 		len(kmBytes), len(fbBytes), len(pbBytes), len(jsonBytes))
 }
@@ -152,6 +170,40 @@ func BenchmarkDecodeObjectAPI(b *testing.B) {
 			}
 		})
 	})
+}
+
+// BenchmarkValidate checks a whole received message, nothing else:
+// Karmem's generated validator (format.md §11) against protobuf's Unmarshal
+// into a reused message, the only step protobuf has that checks its input
+// (it also decodes). FlatBuffers Go 2.0.8 has no verifier, and a raw Go
+// struct has nothing to check: neither has a row. The game state and the
+// small message (one monster, ≤ 10 path points).
+func BenchmarkValidate(b *testing.B) {
+	for _, fixture := range []struct {
+		name   string
+		km, pb []byte
+	}{
+		{"game", kmBytes, pbBytes},
+		{"small", smallKmBytes, smallPbBytes},
+	} {
+		b.Run("msg="+fixture.name+"/impl=karmem", func(b *testing.B) {
+			r := karmem.NewReader(fixture.km)
+			loop(b, func() {
+				r.Reset(fixture.km)
+				if _, err := km.ValidateState(r); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+		b.Run("msg="+fixture.name+"/impl=protobuf", func(b *testing.B) {
+			var out pbgen.State
+			loop(b, func() {
+				if err := proto.Unmarshal(fixture.pb, &out); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
 }
 
 var sink float64

@@ -590,6 +590,34 @@ mod tests {
     }
 
     #[test]
+    fn soa_arrays_are_validated_column_by_column() {
+        let out = generate(
+            "karmem g;\nstruct P inline { X f32; }\nstruct T inline { L []char; W []u16 @string; }\n\
+             struct M inline { Name []char; Inv [<8]u8; Path []P; Tags []T; On bool; }\n\
+             struct S table { Ms []M; }\n",
+        )
+        .unwrap();
+        let soa = &out[out.find("func validateSoaM(").unwrap()..];
+        let soa = &soa[..soa.find("\n}\n").unwrap()];
+        // References of a column together, then what they lead to: text and
+        // plain directories in one call, anything else element by element.
+        for call in [
+            "v.ArrayColumn(cols[0], n, 1, karmem.NoLimit)",
+            "v.UTF8Column(cols[0], n)",
+            "v.ArrayColumn(cols[1], n, 1, 8)",
+            "v.SoaColumn(cols[2], n, soaColumnsP[:])",
+            "a := v.ColumnRef(cols[3], i)",
+            "validateSoaT(v, a)",
+            "v.BoolAt(cols[4] + i)",
+        ] {
+            assert!(soa.contains(call), "{call} missing in:\n{soa}");
+        }
+        assert!(!soa.contains("v.Array("), "{soa}");
+        // T's text columns make it need checks of its own.
+        assert!(!soa.contains("soaColumnsT[:]"), "{soa}");
+    }
+
+    #[test]
     fn method_names_are_not_taken_by_fields() {
         let out = generate("karmem r;\nstruct A table { Table u8; WriteAsRoot u8; }\n").unwrap();
         assert!(out.contains("Table_       uint8"), "{out}");

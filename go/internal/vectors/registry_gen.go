@@ -11,6 +11,7 @@ import (
 	schemas_paper "karmem.org/go/karmem/internal/gen/schemas_paper"
 	schemas_seed_app "karmem.org/go/karmem/internal/gen/schemas_seed_app"
 	schemas_seed_game "karmem.org/go/karmem/internal/gen/schemas_seed_game"
+	schemas_soa_columns "karmem.org/go/karmem/internal/gen/schemas_soa_columns"
 	vectors_enums_schema "karmem.org/go/karmem/internal/gen/vectors_enums_schema"
 	vectors_evolution_new "karmem.org/go/karmem/internal/gen/vectors_evolution_new"
 	vectors_evolution_old "karmem.org/go/karmem/internal/gen/vectors_evolution_old"
@@ -110,6 +111,28 @@ var schemas = map[string]map[string]rootType{
 		"State": {
 			new:      func() object { return new(schemas_seed_game.State) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_seed_game.ValidateState(r); return err },
+		},
+	},
+	"schemas/soa_columns.km": {
+		"Circle": {
+			new:      func() object { return new(schemas_soa_columns.Circle) },
+			validate: func(r *karmem.Reader) error { _, err := schemas_soa_columns.ValidateCircle(r); return err },
+		},
+		"Square": {
+			new:      func() object { return new(schemas_soa_columns.Square) },
+			validate: func(r *karmem.Reader) error { _, err := schemas_soa_columns.ValidateSquare(r); return err },
+		},
+		"Tag": {
+			new:      func() object { return new(schemas_soa_columns.Tag) },
+			validate: func(r *karmem.Reader) error { _, err := schemas_soa_columns.ValidateTag(r); return err },
+		},
+		"Item": {
+			new:      func() object { return new(schemas_soa_columns.Item) },
+			validate: func(r *karmem.Reader) error { _, err := schemas_soa_columns.ValidateItem(r); return err },
+		},
+		"Root": {
+			new:      func() object { return new(schemas_soa_columns.Root) },
+			validate: func(r *karmem.Reader) error { _, err := schemas_soa_columns.ValidateRoot(r); return err },
 		},
 	},
 	"vectors/enums/schema.km": {
@@ -312,6 +335,7 @@ var schemas = map[string]map[string]rootType{
 var unions = map[reflect.Type]map[string]reflect.Type{
 	reflect.TypeFor[schemas_all_layouts.Shape]():   {"Circle": reflect.TypeFor[*schemas_all_layouts.Circle](), "Square": reflect.TypeFor[*schemas_all_layouts.Square]()},
 	reflect.TypeFor[schemas_paper.AnyPoint]():      {"point2d": reflect.TypeFor[*schemas_paper.Point2d](), "point3d": reflect.TypeFor[*schemas_paper.Point3d]()},
+	reflect.TypeFor[schemas_soa_columns.Shape]():   {"Circle": reflect.TypeFor[*schemas_soa_columns.Circle](), "Square": reflect.TypeFor[*schemas_soa_columns.Square]()},
 	reflect.TypeFor[vectors_unions_schema.Shape](): {"Circle": reflect.TypeFor[*vectors_unions_schema.Circle](), "Square": reflect.TypeFor[*vectors_unions_schema.Square](), "Label": reflect.TypeFor[*vectors_unions_schema.Label]()},
 	reflect.TypeFor[vectors_unions_schema.Wide]():  {"Circle": reflect.TypeFor[*vectors_unions_schema.Circle](), "Label": reflect.TypeFor[*vectors_unions_schema.Label]()},
 }

@@ -306,17 +306,19 @@ impl Gen<'_> {
         }
     }
 
+    /// `validateSoa<T>`: the directory, then one column at a time
+    /// (format.md §11, RATIONALE R-Go-11): a column of array references
+    /// with `ArrayColumn` (folded checks, one charge), then what they lead
+    /// to — text with `UTF8Column`, SoA arrays of element types with
+    /// nothing beyond their directory to check with `SoaColumn`, anything
+    /// else element by element; other columns element by element.
     pub(crate) fn soa_validator(&mut self, id: StructId) {
         let name = self.struct_name(id);
         let soa = self.l.soa(id).clone();
         let n = soa.columns.len();
-        let mut body = Code::new(2);
+        let mut body = Code::new(1);
         for (k, col) in soa.columns.iter().enumerate() {
-            let ctx = Ctx::Pos {
-                pos: Pos::of(&format!("cols[{k}]")).plus("i", col.size),
-                absent: Some(format!("cols[{k}] == 0")),
-            };
-            self.validate_slot(&mut body, &col.slot, &ctx);
+            self.validate_column(&mut body, k, col);
         }
         let mut c = Code::new(0);
         c.open(&format!(
@@ -328,14 +330,97 @@ impl Gen<'_> {
             if mentions(&body.out, "r") {
                 c.line("r := v.Reader()");
             }
-            c.open("for i := uint32(0); i < a.Len; i++ {");
+            c.line("n := a.Len");
             c.append(body);
-            c.close("}");
         }
         c.line("return nil");
         c.close("}");
         c.line("");
         self.c.append(c);
+    }
+
+    /// The checks of SoA column `k` for all `n` elements of an array
+    /// (`cols[k]` is its offset, 0 when the writer did not write it).
+    fn validate_column(&self, c: &mut Code, k: usize, col: &karmem_layout::Column) {
+        let at = format!("cols[{k}]");
+        let Slot::ArrayRef { array, data } = &col.slot else {
+            // Bools, unions, fixed arrays of them: element by element.
+            let ctx = Ctx::Pos {
+                pos: Pos::of(&at).plus("i", col.size),
+                absent: None,
+            };
+            // One level in: the slot's code is one `{ … }` block (its
+            // locals scoped), which becomes the loop's body.
+            let mut each = Code::new(c.indent + 1);
+            self.validate_slot(&mut each, &col.slot, &ctx);
+            if each.out.is_empty() {
+                return;
+            }
+            let tabs = "\t".repeat(c.indent + 1);
+            let (open, close) = (format!("{tabs}{{\n"), format!("{tabs}}}\n"));
+            let inner = each
+                .out
+                .strip_prefix(&open)
+                .and_then(|rest| rest.strip_suffix(&close))
+                // No line back at the block's own level: one block.
+                .filter(|inner| inner.lines().all(|l| l.starts_with(&format!("{tabs}\t"))));
+            c.open(&format!("if {at} != 0 {{"));
+            c.open("for i := uint32(0); i < n; i++ {");
+            match inner {
+                Some(inner) => c.out.push_str(inner),
+                // Anything else, one tab further in.
+                None => each.out.lines().for_each(|l| {
+                    if !l.is_empty() {
+                        c.out.push('\t');
+                    }
+                    c.out.push_str(l);
+                    c.out.push('\n');
+                }),
+            }
+            c.close("}");
+            c.close("}");
+            return;
+        };
+        c.open(&format!("if {at} != 0 {{"));
+        c.try_call(
+            &format!(
+                "v.ArrayColumn({at}, n, {}, {})",
+                elem_size(data),
+                limit_of(array)
+            ),
+            "err",
+        );
+        let mut each = Code::new(c.indent + 1);
+        self.validate_array(&mut each, array, data);
+        match data {
+            _ if each.out.is_empty() => {}
+            _ if array.text == Some(Text::Utf8) => {
+                c.try_call(&format!("v.UTF8Column({at}, n)"), "err")
+            }
+            ArrayData::Soa { elem } if !self.soa_needs_validation(*elem) => c.try_call(
+                &format!(
+                    "v.SoaColumn({at}, n, soaColumns{}[:])",
+                    self.struct_name(*elem)
+                ),
+                "err",
+            ),
+            _ => {
+                c.open("for i := uint32(0); i < n; i++ {");
+                c.line(&format!("a := v.ColumnRef({at}, i)"));
+                c.append(each);
+                c.close("}");
+            }
+        }
+        c.close("}");
+    }
+
+    /// Does an SoA array of `elem` need checks beyond its directory?
+    fn soa_needs_validation(&self, elem: StructId) -> bool {
+        self.l.soa(elem).columns.iter().enumerate().any(|(k, col)| {
+            let mut c = Code::new(0);
+            self.validate_column(&mut c, k, col);
+            !c.out.is_empty()
+        })
     }
 
     pub(crate) fn union_validator(&mut self, id: UnionId) {

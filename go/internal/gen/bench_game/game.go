@@ -1556,43 +1556,39 @@ func validateSoaMonster(v *karmem.Validator, a karmem.ArrayRef) error {
 	if err := v.Soa(a, soaColumnsMonster[:], cols[:]); err != nil {
 		return err
 	}
-	for i := uint32(0); i < a.Len; i++ {
-		if cols[5] != 0 {
-			a, err := v.Array(cols[5]+i*12, 1, karmem.NoLimit)
-			if err != nil {
-				return err
-			}
-			if err := v.UTF8(a.Offset, a.Len); err != nil {
-				return err
-			}
+	n := a.Len
+	if cols[5] != 0 {
+		if err := v.ArrayColumn(cols[5], n, 1, karmem.NoLimit); err != nil {
+			return err
 		}
-		if cols[7] != 0 {
-			if _, err := v.Array(cols[7]+i*12, 1, 128); err != nil {
-				return err
-			}
+		if err := v.UTF8Column(cols[5], n); err != nil {
+			return err
 		}
-		if cols[9] != 0 {
-			if _, err := v.Array(cols[9]+i*12, 4, karmem.NoLimit); err != nil {
-				return err
-			}
+	}
+	if cols[7] != 0 {
+		if err := v.ArrayColumn(cols[7], n, 1, 128); err != nil {
+			return err
 		}
-		if cols[10] != 0 {
-			a, err := v.Array(cols[10]+i*12, 0, 4)
-			if err != nil {
-				return err
-			}
-			if err := validateSoaWeapon(v, a); err != nil {
-				return err
-			}
+	}
+	if cols[9] != 0 {
+		if err := v.ArrayColumn(cols[9], n, 4, karmem.NoLimit); err != nil {
+			return err
 		}
-		if cols[11] != 0 {
-			a, err := v.Array(cols[11]+i*12, 0, 2000)
-			if err != nil {
-				return err
-			}
-			if err := validateSoaVec3(v, a); err != nil {
-				return err
-			}
+	}
+	if cols[10] != 0 {
+		if err := v.ArrayColumn(cols[10], n, 0, 4); err != nil {
+			return err
+		}
+		if err := v.SoaColumn(cols[10], n, soaColumnsWeapon[:]); err != nil {
+			return err
+		}
+	}
+	if cols[11] != 0 {
+		if err := v.ArrayColumn(cols[11], n, 0, 2000); err != nil {
+			return err
+		}
+		if err := v.SoaColumn(cols[11], n, soaColumnsVec3[:]); err != nil {
+			return err
 		}
 	}
 	return nil

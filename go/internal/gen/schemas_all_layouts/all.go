@@ -2326,36 +2326,37 @@ func validateSoaElement(v *karmem.Validator, a karmem.ArrayRef) error {
 	if err := v.Soa(a, soaColumnsElement[:], cols[:]); err != nil {
 		return err
 	}
-	for i := uint32(0); i < a.Len; i++ {
-		if cols[5] != 0 {
+	n := a.Len
+	if cols[5] != 0 {
+		for i := uint32(0); i < n; i++ {
 			if err := v.BoolAt(cols[5] + i); err != nil {
 				return err
 			}
 		}
-		if cols[7] != 0 {
-			a, err := v.Array(cols[7]+i*12, 1, karmem.NoLimit)
-			if err != nil {
-				return err
-			}
-			if err := v.UTF8(a.Offset, a.Len); err != nil {
-				return err
-			}
+	}
+	if cols[7] != 0 {
+		if err := v.ArrayColumn(cols[7], n, 1, karmem.NoLimit); err != nil {
+			return err
 		}
-		if cols[8] != 0 {
-			a, err := v.Array(cols[8]+i*12, 1, karmem.NoLimit)
-			if err != nil {
-				return err
-			}
-			if err := v.UTF8(a.Offset, a.Len); err != nil {
-				return err
-			}
+		if err := v.UTF8Column(cols[7], n); err != nil {
+			return err
 		}
-		if cols[9] != 0 {
-			if _, err := v.Array(cols[9]+i*12, 4, karmem.NoLimit); err != nil {
-				return err
-			}
+	}
+	if cols[8] != 0 {
+		if err := v.ArrayColumn(cols[8], n, 1, karmem.NoLimit); err != nil {
+			return err
 		}
-		if cols[10] != 0 {
+		if err := v.UTF8Column(cols[8], n); err != nil {
+			return err
+		}
+	}
+	if cols[9] != 0 {
+		if err := v.ArrayColumn(cols[9], n, 4, karmem.NoLimit); err != nil {
+			return err
+		}
+	}
+	if cols[10] != 0 {
+		for i := uint32(0); i < n; i++ {
 			if err := validateUnionShape(v, cols[10]+i*8, cols[10]+i*8+4); err != nil {
 				return err
 			}

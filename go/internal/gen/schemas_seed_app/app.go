@@ -571,15 +571,13 @@ func validateSoaProfile(v *karmem.Validator, a karmem.ArrayRef) error {
 	if err := v.Soa(a, soaColumnsProfile[:], cols[:]); err != nil {
 		return err
 	}
-	for i := uint32(0); i < a.Len; i++ {
-		if cols[1] != 0 {
-			a, err := v.Array(cols[1]+i*12, 1, karmem.NoLimit)
-			if err != nil {
-				return err
-			}
-			if err := v.UTF8(a.Offset, a.Len); err != nil {
-				return err
-			}
+	n := a.Len
+	if cols[1] != 0 {
+		if err := v.ArrayColumn(cols[1], n, 1, karmem.NoLimit); err != nil {
+			return err
+		}
+		if err := v.UTF8Column(cols[1], n); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -674,20 +674,18 @@ func validateSoaItem(v *karmem.Validator, a karmem.ArrayRef) error {
 	if err := v.Soa(a, soaColumnsItem[:], cols[:]); err != nil {
 		return err
 	}
-	for i := uint32(0); i < a.Len; i++ {
-		if cols[1] != 0 {
-			a, err := v.Array(cols[1]+i*12, 1, karmem.NoLimit)
-			if err != nil {
-				return err
-			}
-			if err := v.UTF8(a.Offset, a.Len); err != nil {
-				return err
-			}
+	n := a.Len
+	if cols[1] != 0 {
+		if err := v.ArrayColumn(cols[1], n, 1, karmem.NoLimit); err != nil {
+			return err
 		}
-		if cols[5] != 0 {
-			if _, err := v.Array(cols[5]+i*12, 2, karmem.NoLimit); err != nil {
-				return err
-			}
+		if err := v.UTF8Column(cols[1], n); err != nil {
+			return err
+		}
+	}
+	if cols[5] != 0 {
+		if err := v.ArrayColumn(cols[5], n, 2, karmem.NoLimit); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -1132,26 +1132,25 @@ func validateSoaUnit(v *karmem.Validator, a karmem.ArrayRef) error {
 	if err := v.Soa(a, soaColumnsUnit[:], cols[:]); err != nil {
 		return err
 	}
-	for i := uint32(0); i < a.Len; i++ {
-		if cols[6] != 0 {
-			a, err := v.Array(cols[6]+i*12, 1, karmem.NoLimit)
-			if err != nil {
-				return err
-			}
-			if err := v.UTF8(a.Offset, a.Len); err != nil {
-				return err
-			}
+	n := a.Len
+	if cols[6] != 0 {
+		if err := v.ArrayColumn(cols[6], n, 1, karmem.NoLimit); err != nil {
+			return err
 		}
-		if cols[7] != 0 {
-			a, err := v.Array(cols[7]+i*12, 0, karmem.NoLimit)
-			if err != nil {
-				return err
-			}
-			if err := validateSoaVec3(v, a); err != nil {
-				return err
-			}
+		if err := v.UTF8Column(cols[6], n); err != nil {
+			return err
 		}
-		if cols[8] != 0 {
+	}
+	if cols[7] != 0 {
+		if err := v.ArrayColumn(cols[7], n, 0, karmem.NoLimit); err != nil {
+			return err
+		}
+		if err := v.SoaColumn(cols[7], n, soaColumnsVec3[:]); err != nil {
+			return err
+		}
+	}
+	if cols[8] != 0 {
+		for i := uint32(0); i < n; i++ {
 			if err := v.BoolAt(cols[8] + i); err != nil {
 				return err
 			}
