@@ -1,0 +1,60 @@
+//! Every contender round-trips every workload to the same values, and its
+//! read and access compute the same results as the plain structs: the
+//! benchmark compares equal work (`Fixture::check`).
+
+use karmem_bench_shapes::{data, Fixture, Log, Mesh, Save, Updates, Workload};
+
+#[test]
+fn log_agrees() {
+    Fixture::<Log>::new().check();
+}
+
+#[test]
+fn mesh_agrees() {
+    // A smaller mesh than the benchmark's million vertices: the same code
+    // paths, without minutes of unoptimised test build per run.
+    Fixture::<Mesh>::from_plain(data::mesh(1 << 14)).check();
+}
+
+#[test]
+fn save_agrees() {
+    Fixture::<Save>::new().check();
+}
+
+#[test]
+fn updates_agrees() {
+    Fixture::<Updates>::new().check();
+}
+
+/// The check can fail: data changed after encoding no longer round-trips.
+#[test]
+#[should_panic(expected = "does not round-trip")]
+fn check_catches_a_changed_value() {
+    let mut f = Fixture::<Updates>::new();
+    f.plain.updates[7].hp = f.plain.updates[7].hp.wrapping_add(1);
+    f.check();
+}
+
+/// The check can fail on a read result too.
+#[test]
+#[should_panic(expected = "read")]
+fn check_catches_a_wrong_sum() {
+    let mut f = Fixture::<Save>::new();
+    f.sum += 1;
+    f.check();
+}
+
+/// The generators are deterministic: every run and every contender sees
+/// the same data.
+#[test]
+fn generators_are_deterministic() {
+    assert_eq!(Log::generate(), Log::generate());
+    assert_eq!(Save::generate(), Save::generate());
+    assert_eq!(data::mesh(100), data::mesh(100));
+    let log = Log::generate();
+    assert_eq!(log.entries.len(), data::LOG_ENTRIES);
+    assert!(log
+        .entries
+        .iter()
+        .all(|e| (20..=200).contains(&e.message.len())));
+}
