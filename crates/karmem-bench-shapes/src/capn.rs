@@ -205,10 +205,10 @@ pub fn read_log(l: cp::log::Reader<'_>) -> u64 {
 }
 
 pub fn read_mesh(m: cp::mesh::Reader<'_>) -> MeshSum {
-    let mut s = 0.0;
+    let mut s = 0;
     if let Ok(vs) = m.get_vertices() {
         for v in vs.iter() {
-            s = data::vertex_sum(
+            s = data::vertex_bits(
                 s,
                 [
                     v.get_px(),

@@ -200,14 +200,14 @@ impl Rng {
     pub fn new(seed: u64) -> Self {
         Rng(seed | 1)
     }
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
         self.0
     }
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.next_u64() % n
     }
     /// A float with 20 significant bits, in [-512, 512).
     pub fn f32(&mut self) -> f32 {
@@ -361,17 +361,25 @@ pub fn log_entry_sum(acc: u64, timestamp: u64, level: u64, service: usize, messa
         .wrapping_add(message as u64)
 }
 
-/// Mesh: every coordinate of every vertex (f64 accumulator, fixed order).
-pub fn vertex_sum(acc: f64, v: [f32; 8]) -> f64 {
-    let mut s = acc;
-    for x in v {
-        s += x as f64;
-    }
-    s
+/// Mesh: a checksum of every coordinate of every vertex — the sum of their
+/// bit patterns. Wrapping integer addition is exact and does not depend on
+/// order, so each contender may read in the order its layout favours
+/// (Karmem column by column, the others vertex by vertex) and still agree
+/// bit for bit; a float sum would need one fixed order and would time its
+/// dependency chain of additions rather than the reads.
+pub fn vertex_bits(acc: u64, v: [f32; 8]) -> u64 {
+    v.iter()
+        .fold(acc, |a, x| a.wrapping_add(x.to_bits() as u64))
 }
 
-/// Mesh read result: the vertex sum and the index sum.
-pub type MeshSum = (f64, u64);
+/// The same checksum over one column of coordinates.
+pub fn column_bits(c: &[f32]) -> u64 {
+    c.iter()
+        .fold(0u64, |a, x| a.wrapping_add(x.to_bits() as u64))
+}
+
+/// Mesh read result: the coordinate checksum and the index sum.
+pub type MeshSum = (u64, u64);
 
 pub fn read_log(l: &Log) -> u64 {
     l.entries.iter().fold(0, |acc, e| {
@@ -386,10 +394,10 @@ pub fn read_log(l: &Log) -> u64 {
 }
 
 pub fn read_mesh(m: &Mesh) -> MeshSum {
-    let mut s = 0.0;
+    let mut s = 0;
     for v in &m.vertices {
         let (p, n, t) = (v.position, v.normal, v.uv);
-        s = vertex_sum(s, [p.x, p.y, p.z, n.x, n.y, n.z, t.x, t.y]);
+        s = vertex_bits(s, [p.x, p.y, p.z, n.x, n.y, n.z, t.x, t.y]);
     }
     (s, m.indices.iter().map(|&i| i as u64).sum())
 }

@@ -204,10 +204,10 @@ pub fn read_log(l: fb::Log<'_>) -> u64 {
 }
 
 pub fn read_mesh(m: fb::Mesh<'_>) -> MeshSum {
-    let mut s = 0.0;
+    let mut s = 0;
     for v in m.vertices().unwrap_or_default() {
         let (p, n, t) = (v.position(), v.normal(), v.uv());
-        s = data::vertex_sum(s, [p.x(), p.y(), p.z(), n.x(), n.y(), n.z(), t.x(), t.y()]);
+        s = data::vertex_bits(s, [p.x(), p.y(), p.z(), n.x(), n.y(), n.z(), t.x(), t.y()]);
     }
     let indices = m.indices().map_or(&[][..], |v| v.safe_slice());
     (s, indices.iter().map(|&i| i as u64).sum())

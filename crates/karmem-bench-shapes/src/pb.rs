@@ -179,14 +179,14 @@ pub fn read_log(l: &Log) -> u64 {
 }
 
 pub fn read_mesh(m: &Mesh) -> MeshSum {
-    let mut s = 0.0;
+    let mut s = 0;
     for ((p, n), t) in m
         .positions
         .chunks_exact(3)
         .zip(m.normals.chunks_exact(3))
         .zip(m.uvs.chunks_exact(2))
     {
-        s = data::vertex_sum(s, [p[0], p[1], p[2], n[0], n[1], n[2], t[0], t[1]]);
+        s = data::vertex_bits(s, [p[0], p[1], p[2], n[0], n[1], n[2], t[0], t[1]]);
     }
     (s, m.indices.iter().map(|&i| i as u64).sum())
 }

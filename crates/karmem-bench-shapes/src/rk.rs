@@ -48,10 +48,10 @@ pub fn read_log(l: &ArchivedLog) -> u64 {
 }
 
 pub fn read_mesh(m: &ArchivedMesh) -> MeshSum {
-    let mut s = 0.0;
+    let mut s = 0;
     for v in m.vertices.iter() {
         let (p, n, t) = (&v.position, &v.normal, &v.uv);
-        s = vertex_sum(
+        s = vertex_bits(
             s,
             [p.x, p.y, p.z, n.x, n.y, n.z, t.x, t.y].map(|f| f.to_native()),
         );
