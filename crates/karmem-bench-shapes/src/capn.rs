@@ -158,13 +158,15 @@ pub fn message(mut bytes: &[u8]) -> capnp::message::Reader<NoAllocSliceSegments<
         .expect("valid message")
 }
 
-/// Follow every pointer of the message under the reader's checks.
-pub fn validate<'a, T>(msg: &'a capnp::message::Reader<NoAllocSliceSegments<'_>>) -> bool
+/// Open the message and follow every pointer under the reader's checks;
+/// false on any error (a bad segment table included).
+pub fn validate<T: capnp::traits::Owned>(mut bytes: &[u8]) -> bool
 where
-    T: capnp::traits::FromPointerReader<'a>,
-    T: TotalSize,
+    for<'a> T::Reader<'a>: TotalSize,
 {
-    msg.get_root::<T>().and_then(|r| r.total_size()).is_ok()
+    serialize::read_message_from_flat_slice_no_alloc(&mut bytes, ReaderOptions::new())
+        .and_then(|msg| msg.get_root::<T::Reader<'_>>().and_then(|r| r.total_size()))
+        .is_ok()
 }
 
 /// The generated readers' `total_size`, behind one trait.

@@ -58,3 +58,38 @@ fn generators_are_deterministic() {
         .iter()
         .all(|e| (20..=200).contains(&e.message.len())));
 }
+
+/// Every validator (and prost's and bitcode's decoders, their validation)
+/// refuses a message cut short, without panicking.
+fn truncated_is_refused<W: Workload>(f: &Fixture<W>) {
+    let cut = |b: &[u8]| b[..b.len() / 2].to_vec();
+    let name = W::NAME;
+    let km = karmem::AlignedBuf::from_bytes(&cut(f.km_bytes.as_slice()));
+    assert!(!W::km_validate(km.as_slice()), "{name}: karmem");
+    assert!(!W::fb_verify(&cut(&f.fb_bytes)), "{name}: flatbuffers");
+    let cp = karmem::AlignedBuf::from_bytes(&cut(f.cp_bytes.as_slice()));
+    assert!(!W::cp_validate(cp.as_slice()), "{name}: capnp");
+    let mut rk = rkyv::util::AlignedVec::<16>::new();
+    rk.extend_from_slice(&cut(&f.rk_bytes));
+    assert!(!W::rk_validate(&rk), "{name}: rkyv");
+    let pb = cut(&f.pb_bytes);
+    assert!(
+        <W::Pb as prost::Message>::decode(&pb[..]).is_err(),
+        "{name}: prost"
+    );
+    let bc = bitcode::decode::<W::Plain>(&cut(&f.bc_bytes));
+    assert!(bc.is_err(), "{name}: bitcode");
+}
+
+#[test]
+fn truncated_messages_are_refused() {
+    let f = Fixture::<Log>::new();
+    assert!(
+        Log::km_validate(f.km_bytes.as_slice()),
+        "the intact message passes"
+    );
+    truncated_is_refused(&f);
+    truncated_is_refused(&Fixture::<Mesh>::from_plain(data::mesh(1 << 10)));
+    truncated_is_refused(&Fixture::<Save>::new());
+    truncated_is_refused(&Fixture::<Updates>::new());
+}
