@@ -142,6 +142,10 @@ fn benches(c: &mut Criterion) {
     workload::<Log>(c);
     workload::<Mesh>(c);
     workload::<Save>(c);
+    // The save game with AoS nested arrays: its size only (docs).
+    let aos = kar::from_save_aos(&Save::generate());
+    let size = aos.to_bytes().expect("fits").len();
+    println!("message size: save karmem (nested arrays #aos) {size} B");
     workload::<Updates>(c);
 }
 

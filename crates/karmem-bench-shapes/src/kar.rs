@@ -243,55 +243,63 @@ pub fn to_mesh(m: &Mesh) -> data::Mesh {
     }
 }
 
-pub fn from_save(s: &data::Save) -> Save {
-    let p = &s.player;
-    Save {
-        player: Player {
-            name: p.name.clone(),
-            level: p.level,
-            hp: p.hp,
-            gold: p.gold,
-            position: v3(&p.position),
-            inventory: p
-                .inventory
-                .iter()
-                .map(|i| Item {
-                    id: i.id,
-                    name: i.name.clone(),
-                    count: i.count,
-                    weight: i.weight,
-                    enchantments: i
-                        .enchantments
+/// The save game's object for a root type of the Save shape: the schema's
+/// default (SoA) and the AoS variant differ only in type names.
+macro_rules! from_save {
+    ($f:ident, $save:ident, $player:ident, $item:ident, $quest:ident) => {
+        pub fn $f(s: &data::Save) -> $save {
+            let p = &s.player;
+            $save {
+                player: $player {
+                    name: p.name.clone(),
+                    level: p.level,
+                    hp: p.hp,
+                    gold: p.gold,
+                    position: v3(&p.position),
+                    inventory: p
+                        .inventory
                         .iter()
-                        .map(|e| Enchantment {
-                            element: Element(e.element as u8),
-                            power: e.power,
-                            duration: e.duration,
+                        .map(|i| $item {
+                            id: i.id,
+                            name: i.name.clone(),
+                            count: i.count,
+                            weight: i.weight,
+                            enchantments: i
+                                .enchantments
+                                .iter()
+                                .map(|e| Enchantment {
+                                    element: Element(e.element as u8),
+                                    power: e.power,
+                                    duration: e.duration,
+                                })
+                                .collect(),
                         })
                         .collect(),
-                })
-                .collect(),
-        },
-        quests: s
-            .quests
-            .iter()
-            .map(|q| Quest {
-                id: q.id,
-                title: q.title.clone(),
-                state: QuestState(q.state as u8),
-                steps: q
-                    .steps
+                },
+                quests: s
+                    .quests
                     .iter()
-                    .map(|st| Step {
-                        description: st.description.clone(),
-                        done: st.done,
-                        progress: st.progress,
+                    .map(|q| $quest {
+                        id: q.id,
+                        title: q.title.clone(),
+                        state: QuestState(q.state as u8),
+                        steps: q
+                            .steps
+                            .iter()
+                            .map(|st| Step {
+                                description: st.description.clone(),
+                                done: st.done,
+                                progress: st.progress,
+                            })
+                            .collect(),
                     })
                     .collect(),
-            })
-            .collect(),
-    }
+            }
+        }
+    };
 }
+from_save!(from_save, Save, Player, Item, Quest);
+from_save!(from_save_aos, SaveAos, PlayerAos, ItemAos, QuestAos);
 
 pub fn to_save(s: &Save) -> data::Save {
     let p = &s.player;

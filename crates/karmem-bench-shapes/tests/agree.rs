@@ -93,3 +93,15 @@ fn truncated_messages_are_refused() {
     truncated_is_refused(&Fixture::<Save>::new());
     truncated_is_refused(&Fixture::<Updates>::new());
 }
+
+/// The AoS variant of the save game (sizes only) is a valid message that
+/// decodes to the object written.
+#[test]
+fn save_aos_round_trips() {
+    use karmem_bench_shapes::kar::{self, gen::SaveAos};
+    let obj = kar::from_save_aos(&Save::generate());
+    let bytes = karmem::AlignedBuf::from_bytes(&obj.to_bytes().expect("fits"));
+    let r = karmem::Reader::new(bytes.as_slice()).expect("aligned");
+    assert!(SaveAos::validate(&r).is_ok());
+    assert!(SaveAos::from_bytes(bytes.as_slice()).expect("decodes") == obj);
+}
