@@ -4,6 +4,7 @@
 #   make demo-format  the format on its own: generate Rust code for examples/demo, write/validate/read
 #   make test   formatting, lints, all tests, generated-code checks, short fuzz
 #   make bench  criterion benchmarks against flatbuffers, rkyv, a plain struct
+#   make bench-shapes  Rust: four data shapes against rkyv, flatbuffers, capnp, bitcode, prost
 #   make bench-go  Go benchmarks against flatbuffers, protobuf, encoding/json, a raw struct
 #   make bench-report        five criterion runs summarised (docs/benchmarks.md)
 #   make bench-instructions  callgrind instruction counts of the same operations
@@ -15,7 +16,7 @@ FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
 # guests: build the WebAssembly guest modules (guests/out/*.wasm) the e2e tests load
-.PHONY: all demo demo-format test setup guests lint unit generated fuzz go go-generate bench bench-go bench-report bench-instructions bench-host vectors clean
+.PHONY: all demo demo-format test setup guests lint unit generated fuzz go go-generate bench bench-shapes bench-go bench-report bench-instructions bench-host vectors clean
 
 all: test
 
@@ -74,6 +75,10 @@ bench-go: setup
 bench: setup
 	$(CARGO) bench -p karmem-bench --bench game
 	$(CARGO) bench -p karmem-bench --bench write_paths
+
+# Results: docs/benchmarks.md "Rust: five peers, four shapes".
+bench-shapes: setup
+	$(CARGO) bench -p karmem-bench-shapes --bench shapes
 
 bench-report: setup
 	scripts/bench-report.py 5

@@ -5,6 +5,8 @@ set -euo pipefail
 
 need_apt=()
 command -v flatc >/dev/null 2>&1 || need_apt+=(flatbuffers-compiler)
+# Cap'n Proto's schema compiler, for crates/karmem-bench-shapes' build.rs.
+command -v capnp >/dev/null 2>&1 || need_apt+=(capnproto)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
