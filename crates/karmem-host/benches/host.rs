@@ -1,8 +1,5 @@
 //! Runtime benchmarks (docs/benchmarks.md, "Runtime"):
 //!
-//! * `call/*`: one call host→guest through karmem (dispatch, argument copy,
-//!   result copy) and guest→guest (`karmem.call` + `take`), against a raw
-//!   wasmtime typed call of a function that does the same nothing;
 //! * `fanout/<variant>/<N>/<bytes>`: hand one payload to N modules, either
 //!   through a shared region (`region`: the host writes it once, every
 //!   module gets a pointer into its window; `inplace`: it is already there,
@@ -10,14 +7,16 @@
 //!   (`copy`: what Extism and the Component Model do);
 //! * `start/*`: load a module with the cache warm vs compiling it.
 //!
+//! Call overhead (host→guest, guest→guest, against a raw wasmtime call and
+//! real Rust and Go guests) is measured by `crates/karmem-e2e/benches/calls.rs`.
+//!
 //! `cargo bench -p karmem-host --bench host` (or `make bench-host`).
 
-use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use karmem_host::wat_guest::{
-    echo_guest, func, iface, memory, param, relay_guest, Guest, REUSE_ALLOC, REUSE_GLOBALS,
+    echo_guest, func, iface, memory, param, Guest, REUSE_ALLOC, REUSE_GLOBALS,
 };
 use karmem_host::{Access, App, AppBuilder, Arg, ModuleOptions, Pattern, Runtime, RuntimeConfig};
 
@@ -32,50 +31,6 @@ fn runtime(cache: bool) -> Runtime {
 
 fn msg(name: &str, memory: Option<&str>) -> karmem_host::ParamDesc {
     param(name, "b.Msg", memory)
-}
-
-fn calls(c: &mut Criterion) {
-    let rt = runtime(true);
-    let app = AppBuilder::new(&rt)
-        .module(echo_guest().load_into(&rt, "callee").unwrap())
-        .module(relay_guest().load_into(&rt, "relay").unwrap())
-        .build()
-        .unwrap();
-    let nop = app.export("callee", "b.Api", "nop").unwrap();
-    let echo = app.export("callee", "b.Api", "echo").unwrap();
-    let relay = app.export("relay", "b.Relay", "relay").unwrap();
-    let payload = [7u8; 64];
-
-    // The baseline: plain wasmtime, default engine, a typed call.
-    let engine = wasmtime::Engine::default();
-    let module = wasmtime::Module::new(
-        &engine,
-        "(module (func (export \"f\") (param i32 i32 i32) (result i32) (local.get 0)))",
-    )
-    .unwrap();
-    let mut store = wasmtime::Store::new(&engine, ());
-    let instance = wasmtime::Instance::new(&mut store, &module, &[]).unwrap();
-    let f = instance
-        .get_typed_func::<(i32, i32, i32), i32>(&mut store, "f")
-        .unwrap();
-
-    let mut g = c.benchmark_group("call");
-    g.bench_function("raw_wasmtime_typed", |b| {
-        b.iter(|| f.call(&mut store, black_box((1, 2, 3))).unwrap())
-    });
-    g.bench_function("host_to_guest_nop", |b| {
-        b.iter(|| app.invoke(&nop, &[]).unwrap())
-    });
-    g.bench_function("host_to_guest_echo_64B", |b| {
-        b.iter(|| {
-            app.invoke(&echo, &[Arg::Bytes(black_box(&payload))])
-                .unwrap()
-        })
-    });
-    g.bench_function("host_to_guest_to_guest_echo_64B", |b| {
-        b.iter(|| app.invoke(&relay, &[]).unwrap())
-    });
-    g.finish();
 }
 
 const REGION: &str = "b.payload";
@@ -245,5 +200,5 @@ fn start(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, calls, fanout, start);
+criterion_group!(benches, fanout, start);
 criterion_main!(benches);
