@@ -18,6 +18,11 @@
 //! service) and `driver_echo` (the driver calls `Echo.echo`), so the
 //! guest→guest call is the difference to `driver_idle`.
 //!
+//! Time is the benchmark thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), not
+//! wall time: on a shared machine a preempted call would count the time
+//! other processes ran; the guest and the host both run on this thread. On
+//! a quiet machine the two are the same.
+//!
 //! The guest modules must be built first: `make guests` (or
 //! `scripts/build-guests.sh`); `make bench-host` does it. Run:
 //! `cargo bench -p karmem-e2e --bench calls`.
@@ -25,11 +30,61 @@
 use std::hint::black_box;
 use std::path::PathBuf;
 
+use std::time::Duration;
+
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{criterion_group, criterion_main, Criterion};
 use karmem_e2e::e2e::Text;
 use karmem_e2e::guest_path;
 use karmem_host::wat_guest::{echo_guest, relay_guest};
 use karmem_host::{App, AppBuilder, Arg, ExportFn, GuestModule, Output, Runtime, RuntimeConfig};
+
+/// CPU time of the calling thread.
+struct ThreadTime;
+
+fn thread_cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec to write; the clock id is a constant
+    // every Linux has.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// Values are nanoseconds like wall time's: its formatter prints them.
+static WALL: WallTime = WallTime;
+
+impl Measurement for ThreadTime {
+    type Intermediate = Duration;
+    type Value = Duration;
+
+    fn start(&self) -> Duration {
+        thread_cpu_time()
+    }
+
+    fn end(&self, start: Duration) -> Duration {
+        thread_cpu_time().saturating_sub(start)
+    }
+
+    fn add(&self, a: &Duration, b: &Duration) -> Duration {
+        *a + *b
+    }
+
+    fn zero(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn to_f64(&self, v: &Duration) -> f64 {
+        v.as_nanos() as f64
+    }
+
+    fn formatter(&self) -> &dyn ValueFormatter {
+        WALL.formatter()
+    }
+}
 
 /// The text of the echoed messages: a small message, as a command or a
 /// short name would be.
@@ -85,7 +140,7 @@ fn checked(app: &App, f: &ExportFn, args: &[Arg<'_>], expect: &Output) {
     assert_eq!(&out, expect, "{:?}", f.site());
 }
 
-fn calls(c: &mut Criterion) {
+fn calls(c: &mut Criterion<ThreadTime>) {
     let rt = runtime();
 
     // The baseline: plain wasmtime, default engine, a typed call.
@@ -212,5 +267,9 @@ fn calls(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, calls);
+criterion_group! {
+    name = benches;
+    config = Criterion::default().with_measurement(ThreadTime);
+    targets = calls
+}
 criterion_main!(benches);
