@@ -8,7 +8,7 @@
 #   make bench-go  Go benchmarks against flatbuffers, protobuf, encoding/json, a raw struct
 #   make bench-report        five criterion runs summarised (docs/benchmarks.md)
 #   make bench-instructions  callgrind instruction counts of the same operations
-#   make bench-host  host runtime: call overhead, fan-out region vs copy, module start
+#   make bench-host  host runtime: call overhead (WAT, Rust, Go guests), fan-out region vs copy, module start
 #   make guests  build the guest modules (guests/rust, guests/go) into guests/out/
 SHELL := /bin/bash
 CARGO ?= cargo
@@ -87,7 +87,9 @@ bench-instructions: setup
 	scripts/bench-instructions.sh
 
 # Results and the plot go to docs/benchmarks.md ("Runtime") and docs/img/.
-bench-host: setup
+# The call benchmarks load the real guest modules: `guests` builds them.
+bench-host: setup guests
+	$(CARGO) bench -p karmem-e2e --bench calls
 	$(CARGO) bench -p karmem-host --bench host
 	python3 -c "import matplotlib" 2>/dev/null || python3 -m pip install --quiet matplotlib
 	python3 scripts/plot-fanout.py target/criterion

@@ -98,7 +98,7 @@ func TestHandlerCountChecked(t *testing.T) {
 }
 
 func TestBlocks(t *testing.T) {
-	b := blocks{transient: map[uintptr][]byte{}}
+	var b blocks
 	for _, align := range []uint32{1, 8, 64, 65536} {
 		p := b.alloc(100, align)
 		if len(p) != 100 || uintptr(addrOf(p))%uintptr(align) != 0 {
@@ -112,7 +112,19 @@ func TestBlocks(t *testing.T) {
 		t.Fatalf("%d blocks tracked", len(b.transient))
 	}
 	window := b.alloc(65536, 65536)
+	arg := b.alloc(100, 64)
 	b.keep(addrOf(window))
+	// An address that is no block's start is ignored.
+	b.keep(addrOf(arg) + 1)
+	if len(b.transient) != 5 || len(b.kept) != 1 || addrOf(b.kept[0]) > addrOf(window) ||
+		addrOf(window)-addrOf(b.kept[0]) >= 65536 {
+		t.Fatalf("keep: %d transient, %d kept", len(b.transient), len(b.kept))
+	}
+	for _, blk := range b.transient {
+		if blk.addr == addrOf(window) {
+			t.Fatal("the kept block is still transient")
+		}
+	}
 	b.release()
 	if len(b.transient) != 0 || len(b.kept) != 1 {
 		t.Fatalf("release: %d transient, %d kept", len(b.transient), len(b.kept))

@@ -7,7 +7,7 @@ import "unsafe"
 const inHost = true
 
 // heap holds the blocks karmem_alloc handed out.
-var heap = blocks{transient: map[uintptr][]byte{}}
+var heap blocks
 
 // The host's functions (docs/abi.md §4). Pointers go as unsafe.Pointer so
 // the compiler keeps what they point to alive across the call.

@@ -118,6 +118,9 @@ fn go_export_called_from_host() {
     let got = c.decode("Msg", &bytes(&app, out));
     assert_eq!(got["Text"], "héllo");
     assert_eq!(got["Number"], 42);
+    // A function without parameters or result (the call benchmarks' nop).
+    let out = app.call("e2e-go-echo", "e2e.Echo", "nop", &[]).unwrap();
+    assert_eq!(out, Output::Empty);
 }
 
 #[test]

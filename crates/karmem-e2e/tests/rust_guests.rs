@@ -56,6 +56,8 @@ fn host_calls_a_rust_guest_through_typed_bindings() {
         .unwrap();
     assert_eq!(reply.view().unwrap().value(), "hello");
     assert!(reply.region.is_none());
+    // A function without parameters or result (the call benchmarks' nop).
+    echo.nop().unwrap();
     // An application error arrives as Error::Application with the message.
     match echo.fail(&Text { value: "x".into() }) {
         Err(Error::Application {
@@ -73,6 +75,10 @@ fn host_calls_a_rust_guest_through_typed_bindings() {
 fn guest_calls_guest_directly() {
     let app = app();
     assert_eq!(run(&app, "driver", "echo:ping"), "echo=ping");
+    // The call benchmarks' baselines: no guest→guest call, then a call
+    // without parameters or result.
+    assert_eq!(run(&app, "driver", "idle"), "");
+    assert_eq!(run(&app, "driver", "nop"), "");
     // The callee's status and message reach the calling guest (the host
     // prefixes the message with where it happened).
     let failed = run(&app, "driver", "fail:boom");

@@ -1,8 +1,5 @@
 //! Runtime benchmarks (docs/benchmarks.md, "Runtime"):
 //!
-//! * `call/*`: one call host→guest through karmem (dispatch, argument copy,
-//!   result copy) and guest→guest (`karmem.call` + `take`), against a raw
-//!   wasmtime typed call of a function that does the same nothing;
 //! * `fanout/<variant>/<N>/<bytes>`: hand one payload to N modules, either
 //!   through a shared region (`region`: the host writes it once, every
 //!   module gets a pointer into its window; `inplace`: it is already there,
@@ -10,13 +7,17 @@
 //!   (`copy`: what Extism and the Component Model do);
 //! * `start/*`: load a module with the cache warm vs compiling it.
 //!
+//! Call overhead (host→guest, guest→guest, against a raw wasmtime call and
+//! real Rust and Go guests) is measured by `crates/karmem-e2e/benches/calls.rs`.
+//!
 //! `cargo bench -p karmem-host --bench host` (or `make bench-host`).
 
-use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use karmem_host::wat_guest::{func, iface, memory, param, Guest};
+use karmem_host::wat_guest::{
+    echo_guest, func, iface, memory, param, Guest, REUSE_ALLOC, REUSE_GLOBALS,
+};
 use karmem_host::{Access, App, AppBuilder, Arg, ModuleOptions, Pattern, Runtime, RuntimeConfig};
 
 fn runtime(cache: bool) -> Runtime {
@@ -28,118 +29,8 @@ fn runtime(cache: bool) -> Runtime {
     .unwrap()
 }
 
-/// Arguments go to one reused buffer (grown when needed) and argument
-/// arrays to a fixed scratch area, so millions of calls allocate nothing.
-const REUSE: &str = "(if (i32.eq (local.get $align) (i32.const 8)) (then (return (i32.const 1024))))
-(if (i32.eq (local.get $align) (i32.const 64))
-  (then
-    (if (i32.gt_u (local.get $size) (global.get $argcap))
-      (then
-        (global.set $argbuf (i32.and (i32.add (global.get $heap) (i32.const 63)) (i32.const -64)))
-        (global.set $argcap (local.get $size))
-        (global.set $heap (global.get $argbuf))
-        (local.set $end (i32.add (global.get $argbuf) (local.get $size)))
-        (if (i32.gt_u (local.get $end) (i32.shl (memory.size) (i32.const 16)))
-          (then (if (i32.eq (memory.grow (i32.shr_u (i32.add (i32.sub (local.get $end) (i32.shl (memory.size) (i32.const 16))) (i32.const 65535)) (i32.const 16))) (i32.const -1))
-            (then (return (i32.const 0))))))
-        (global.set $heap (local.get $end))))
-    (return (global.get $argbuf))))";
-
-const REUSE_GLOBALS: &str =
-    "(global $argbuf (mut i32) (i32.const 0)) (global $argcap (mut i32) (i32.const 0))";
-
 fn msg(name: &str, memory: Option<&str>) -> karmem_host::ParamDesc {
     param(name, "b.Msg", memory)
-}
-
-/// `b.Api`: `nop()`, `echo(x) -> r` (replies with its argument).
-fn api() -> karmem_host::InterfaceDesc {
-    iface(
-        "b.Api",
-        Pattern::Direct,
-        vec![],
-        vec![
-            func("nop", vec![], None),
-            func("echo", vec![msg("x", None)], Some(msg("r", None))),
-        ],
-    )
-}
-
-fn callee() -> Guest {
-    let mut g = Guest::new(vec![api()], vec![])
-        .func("b.Api", "nop", "(i32.const 0)")
-        .func(
-            "b.Api",
-            "echo",
-            "(call $reply (call $arg_ptr (local.get $args) (i32.const 0)) (call $arg_len (local.get $args) (i32.const 0)))",
-        )
-        .extra(REUSE_GLOBALS);
-    g.alloc_prefix = REUSE.into();
-    g
-}
-
-/// `b.Relay.relay() -> r`: calls `b.Api.echo` with 64 bytes, takes the
-/// result, replies with it.
-fn relay() -> Guest {
-    let mut g = Guest::new(
-        vec![iface("b.Relay", Pattern::Direct, vec![], vec![func("relay", vec![], Some(msg("r", None)))])],
-        vec![api()],
-    )
-    .func(
-        "b.Relay",
-        "relay",
-        "(i32.store (i32.const 1200) (i32.const 2048)) (i32.store (i32.const 1204) (i32.const 64))
-         (if (i32.ne (call $call (i32.const 1) (i32.const 1200) (i32.const 1) (i32.const 1100) (i32.const 1)) (i32.const 1)) (then (unreachable)))
-         (drop (call $take (i32.const 0) (i32.const 3000) (i32.load (i32.const 1108))))
-         (call $reply (i32.const 3000) (i32.load (i32.const 1108)))",
-    )
-    .extra(REUSE_GLOBALS);
-    g.alloc_prefix = REUSE.into();
-    g
-}
-
-fn calls(c: &mut Criterion) {
-    let rt = runtime(true);
-    let app = AppBuilder::new(&rt)
-        .module(callee().load_into(&rt, "callee").unwrap())
-        .module(relay().load_into(&rt, "relay").unwrap())
-        .build()
-        .unwrap();
-    let nop = app.export("callee", "b.Api", "nop").unwrap();
-    let echo = app.export("callee", "b.Api", "echo").unwrap();
-    let relay = app.export("relay", "b.Relay", "relay").unwrap();
-    let payload = [7u8; 64];
-
-    // The baseline: plain wasmtime, default engine, a typed call.
-    let engine = wasmtime::Engine::default();
-    let module = wasmtime::Module::new(
-        &engine,
-        "(module (func (export \"f\") (param i32 i32 i32) (result i32) (local.get 0)))",
-    )
-    .unwrap();
-    let mut store = wasmtime::Store::new(&engine, ());
-    let instance = wasmtime::Instance::new(&mut store, &module, &[]).unwrap();
-    let f = instance
-        .get_typed_func::<(i32, i32, i32), i32>(&mut store, "f")
-        .unwrap();
-
-    let mut g = c.benchmark_group("call");
-    g.bench_function("raw_wasmtime_typed", |b| {
-        b.iter(|| f.call(&mut store, black_box((1, 2, 3))).unwrap())
-    });
-    g.bench_function("host_to_guest_nop", |b| {
-        b.iter(|| app.invoke(&nop, &[]).unwrap())
-    });
-    g.bench_function("host_to_guest_echo_64B", |b| {
-        b.iter(|| {
-            app.invoke(&echo, &[Arg::Bytes(black_box(&payload))])
-                .unwrap()
-        })
-    });
-    g.bench_function("host_to_guest_to_guest_echo_64B", |b| {
-        b.iter(|| app.invoke(&relay, &[]).unwrap())
-    });
-    g.finish();
 }
 
 const REGION: &str = "b.payload";
@@ -176,7 +67,7 @@ fn sink() -> Guest {
     .func("b.Sink", "by_region", touch)
     .func("b.Sink", "by_copy", touch)
     .extra(REUSE_GLOBALS);
-    g.alloc_prefix = REUSE.into();
+    g.alloc_prefix = REUSE_ALLOC.into();
     g
 }
 
@@ -279,7 +170,7 @@ fn big_module(n: usize) -> Guest {
                (i32.add (local.get $a) (i32.load (i32.and (local.get $x) (i32.const 0xfffc)))))\n"
         ));
     }
-    callee().extra(&extra)
+    echo_guest().extra(&extra)
 }
 
 fn start(c: &mut Criterion) {
@@ -309,5 +200,5 @@ fn start(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, calls, fanout, start);
+criterion_group!(benches, fanout, start);
 criterion_main!(benches);

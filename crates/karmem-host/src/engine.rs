@@ -71,7 +71,20 @@ pub(crate) fn engine_config(config: &RuntimeConfig) -> Config {
         OptLevel::None => wasmtime::OptLevel::None,
         OptLevel::Speed => wasmtime::OptLevel::Speed,
     });
+    // Diagnostics: with KARMEM_PERFMAP=1 wasmtime appends every loaded
+    // module's functions to /tmp/perf-<pid>.map, so that `perf report`
+    // names guest code instead of showing anonymous memory
+    // (docs/benchmarks.md, "Real guests"). Not part of the compatibility
+    // hash: the map is written when a module is loaded, compiled or cached.
+    if perfmap_requested(std::env::var_os("KARMEM_PERFMAP").as_deref()) {
+        c.profiler(wasmtime::ProfilingStrategy::PerfMap);
+    }
     c
+}
+
+/// Whether the value of `KARMEM_PERFMAP` asks for a perf map: exactly `1`.
+fn perfmap_requested(value: Option<&std::ffi::OsStr>) -> bool {
+    value.is_some_and(|v| v == "1")
 }
 
 pub(crate) fn new_runtime(config: RuntimeConfig) -> Result<Runtime> {
@@ -132,5 +145,20 @@ impl Drop for Ticker {
             t.thread().unpark();
             let _ = t.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::perfmap_requested;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn perfmap_only_when_asked_for_with_1() {
+        assert!(perfmap_requested(Some(OsStr::new("1"))));
+        assert!(!perfmap_requested(None));
+        assert!(!perfmap_requested(Some(OsStr::new("0"))));
+        assert!(!perfmap_requested(Some(OsStr::new(""))));
+        assert!(!perfmap_requested(Some(OsStr::new("yes"))));
     }
 }

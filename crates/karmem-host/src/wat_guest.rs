@@ -244,3 +244,86 @@ pub fn replier(interface: &str, text: &str) -> Guest {
     )
     .extra(&format!("(data (i32.const 2048) \"{text}\")"))
 }
+
+/// `karmem_alloc` prefix for benchmark guests: arguments go to one reused
+/// buffer (grown when needed) and argument arrays to a fixed scratch area,
+/// so millions of calls allocate nothing. Needs [`REUSE_GLOBALS`] in
+/// [`Guest::extra`].
+pub const REUSE_ALLOC: &str = "(if (i32.eq (local.get $align) (i32.const 8)) (then (return (i32.const 1024))))
+(if (i32.eq (local.get $align) (i32.const 64))
+  (then
+    (if (i32.gt_u (local.get $size) (global.get $argcap))
+      (then
+        (global.set $argbuf (i32.and (i32.add (global.get $heap) (i32.const 63)) (i32.const -64)))
+        (global.set $argcap (local.get $size))
+        (global.set $heap (global.get $argbuf))
+        (local.set $end (i32.add (global.get $argbuf) (local.get $size)))
+        (if (i32.gt_u (local.get $end) (i32.shl (memory.size) (i32.const 16)))
+          (then (if (i32.eq (memory.grow (i32.shr_u (i32.add (i32.sub (local.get $end) (i32.shl (memory.size) (i32.const 16))) (i32.const 65535)) (i32.const 16))) (i32.const -1))
+            (then (return (i32.const 0))))))
+        (global.set $heap (local.get $end))))
+    (return (global.get $argbuf))))";
+
+/// The globals [`REUSE_ALLOC`] uses.
+pub const REUSE_GLOBALS: &str =
+    "(global $argbuf (mut i32) (i32.const 0)) (global $argcap (mut i32) (i32.const 0))";
+
+/// `b.Api`: `nop()`, `echo(x: b.Msg) -> r: b.Msg`.
+pub fn bench_api() -> InterfaceDesc {
+    iface(
+        "b.Api",
+        Pattern::Direct,
+        vec![],
+        vec![
+            func("nop", vec![], None),
+            func(
+                "echo",
+                vec![param("x", "b.Msg", None)],
+                Some(param("r", "b.Msg", None)),
+            ),
+        ],
+    )
+}
+
+/// The benchmarks' reference callee: exports [`bench_api`], `nop` returns
+/// at once and `echo` replies with its argument's bytes; nothing is
+/// allocated per call ([`REUSE_ALLOC`]). What a call into it costs is the
+/// runtime's cost, not the guest's.
+pub fn echo_guest() -> Guest {
+    let mut g = Guest::new(vec![bench_api()], vec![])
+        .func("b.Api", "nop", "(i32.const 0)")
+        .func(
+            "b.Api",
+            "echo",
+            "(call $reply (call $arg_ptr (local.get $args) (i32.const 0)) (call $arg_len (local.get $args) (i32.const 0)))",
+        )
+        .extra(REUSE_GLOBALS);
+    g.alloc_prefix = REUSE_ALLOC.into();
+    g
+}
+
+/// `b.Relay.relay() -> r`: calls `b.Api.echo` (imported) with the 64 bytes
+/// at 2048, takes the result, replies with it: the reference guest→guest
+/// call.
+pub fn relay_guest() -> Guest {
+    let mut g = Guest::new(
+        vec![iface(
+            "b.Relay",
+            Pattern::Direct,
+            vec![],
+            vec![func("relay", vec![], Some(param("r", "b.Msg", None)))],
+        )],
+        vec![bench_api()],
+    )
+    .func(
+        "b.Relay",
+        "relay",
+        "(i32.store (i32.const 1200) (i32.const 2048)) (i32.store (i32.const 1204) (i32.const 64))
+         (if (i32.ne (call $call (i32.const 1) (i32.const 1200) (i32.const 1) (i32.const 1100) (i32.const 1)) (i32.const 1)) (then (unreachable)))
+         (drop (call $take (i32.const 0) (i32.const 3000) (i32.load (i32.const 1108))))
+         (call $reply (i32.const 3000) (i32.load (i32.const 1108)))",
+    )
+    .extra(REUSE_GLOBALS);
+    g.alloc_prefix = REUSE_ALLOC.into();
+    g
+}

@@ -55,6 +55,9 @@ func (echo) Scribble(m guest.Arg[e2e.MsgViewer]) error {
 	return nil
 }
 
+// Nop does nothing: the cheapest call there is (call benchmarks).
+func (echo) Nop() error { return nil }
+
 type voter struct{}
 
 func (voter) Vote(guest.Arg[e2e.MsgViewer]) (*e2e.Msg, error) {

@@ -25,6 +25,14 @@ impl e2e::driver::Driver for Driver {
             value: arg.parse().unwrap_or(0),
         };
         match op {
+            // The call benchmarks' baselines (crates/karmem-e2e/benches):
+            // the driver's own cost without a guest→guest call, then the
+            // cheapest guest→guest call.
+            "idle" => Ok(text(String::new())),
+            "nop" => {
+                e2e::echo::Client.nop()?;
+                Ok(text(String::new()))
+            }
             "echo" => {
                 let reply = e2e::echo::Client.echo(&Text {
                     value: arg.to_string(),

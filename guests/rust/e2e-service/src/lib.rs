@@ -26,6 +26,10 @@ impl e2e::echo::Echo for Service {
     fn fail(&mut self, t: TextView<'_>) -> Result<Text, Error> {
         Err(Error::new(format!("failed on purpose: {}", t.value())))
     }
+
+    fn nop(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
 }
 
 impl e2e::counter::Counter for Service {

@@ -1,0 +1,275 @@
+//! Call overhead into real guest modules (docs/benchmarks.md, "Runtime",
+//! "Real guests"), next to the WAT reference guest and a raw wasmtime
+//! typed call, in one criterion group so that ratios can be read:
+//!
+//! * `raw_wasmtime_typed`: plain wasmtime, a typed call of a function that
+//!   returns its first argument;
+//! * `wat/*`: the WAT guest of the runtime benchmarks
+//!   (`karmem_host::wat_guest::echo_guest`, `relay_guest`): the runtime's
+//!   own cost;
+//! * `rust/*`: `guests/rust/e2e-service` (Echo) and `e2e-driver` (Driver,
+//!   calls Echo of the service) built with karmem-guest;
+//! * `go/*`: `guests/go/e2e-go-echo` (Echo) built with go/guest.
+//!
+//! Per guest: `nop` (no argument, no result), `echo` (a small message
+//! copied in, the same message copied out). For Rust also `driver_idle`
+//! (`Driver.run("idle")`: one call with a small argument and result, the
+//! driver calls nobody), `driver_nop` (the driver calls `Echo.nop` of the
+//! service) and `driver_echo` (the driver calls `Echo.echo`), so the
+//! guest→guest call is the difference to `driver_idle`.
+//!
+//! Time is the benchmark thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), not
+//! wall time: on a shared machine a preempted call would count the time
+//! other processes ran; the guest and the host both run on this thread. On
+//! a quiet machine the two are the same.
+//!
+//! The guest modules must be built first: `make guests` (or
+//! `scripts/build-guests.sh`); `make bench-host` does it. Run:
+//! `cargo bench -p karmem-e2e --bench calls`.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+
+use std::time::Duration;
+
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use criterion::{criterion_group, criterion_main, Criterion};
+use karmem_e2e::e2e::Text;
+use karmem_e2e::guest_path;
+use karmem_host::wat_guest::{echo_guest, relay_guest};
+use karmem_host::{App, AppBuilder, Arg, ExportFn, GuestModule, Output, Runtime, RuntimeConfig};
+
+/// CPU time of the calling thread.
+struct ThreadTime;
+
+fn thread_cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec to write; the clock id is a constant
+    // every Linux has.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// Values are nanoseconds like wall time's: its formatter prints them.
+static WALL: WallTime = WallTime;
+
+impl Measurement for ThreadTime {
+    type Intermediate = Duration;
+    type Value = Duration;
+
+    fn start(&self) -> Duration {
+        thread_cpu_time()
+    }
+
+    fn end(&self, start: Duration) -> Duration {
+        thread_cpu_time().saturating_sub(start)
+    }
+
+    fn add(&self, a: &Duration, b: &Duration) -> Duration {
+        *a + *b
+    }
+
+    fn zero(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn to_f64(&self, v: &Duration) -> f64 {
+        v.as_nanos() as f64
+    }
+
+    fn formatter(&self) -> &dyn ValueFormatter {
+        WALL.formatter()
+    }
+}
+
+/// The text of the echoed messages: a small message, as a command or a
+/// short name would be.
+const TEXT: &str = "hello, karmem";
+
+fn runtime() -> Runtime {
+    // A Go module takes seconds to compile: keep the compiled modules
+    // between runs, inside the target directory.
+    let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-module-cache");
+    Runtime::new(RuntimeConfig {
+        cache_dir: Some(cache),
+        ..RuntimeConfig::default()
+    })
+    .expect("create the runtime")
+}
+
+/// `guests/out/<file>` loaded as `name`; panics with how to build it.
+fn load(rt: &Runtime, name: &str, file: &str) -> GuestModule {
+    let path = guest_path(file).unwrap_or_else(|e| panic!("{e}"));
+    rt.load_file(name, &path)
+        .unwrap_or_else(|e| panic!("load {}: {e}", path.display()))
+}
+
+fn app(rt: &Runtime, modules: Vec<GuestModule>) -> App {
+    let mut b = AppBuilder::new(rt);
+    for m in modules {
+        b.module(m);
+    }
+    b.build().unwrap_or_else(|e| panic!("build the app: {e}"))
+}
+
+/// The message bytes of `value` as root `root` of the schema at
+/// `guests/<schema>` (through karmem-json, so no bindings are needed).
+fn encode(schema: &str, root: &str, value: serde_json::Value) -> Vec<u8> {
+    let path = karmem_e2e::guests_dir().join(schema);
+    let source = std::fs::read_to_string(&path).expect("read the schema");
+    let (model, layout) =
+        karmem_layout::load(schema, &source).unwrap_or_else(|d| panic!("{}", d.render(false)));
+    let root = model
+        .structs
+        .iter()
+        .position(|s| s.name == root)
+        .expect("the root struct exists");
+    karmem_json::encode(&model, &layout, root, &value).expect("encode the message")
+}
+
+/// One call, checked once before it is measured: a benchmark of a call
+/// that fails would measure the error path.
+fn checked(app: &App, f: &ExportFn, args: &[Arg<'_>], expect: &Output) {
+    let out = app
+        .invoke(f, args)
+        .unwrap_or_else(|e| panic!("{:?}: {e}", f.site()));
+    assert_eq!(&out, expect, "{:?}", f.site());
+}
+
+fn calls(c: &mut Criterion<ThreadTime>) {
+    let rt = runtime();
+
+    // The baseline: plain wasmtime, default engine, a typed call.
+    let engine = wasmtime::Engine::default();
+    let module = wasmtime::Module::new(
+        &engine,
+        "(module (func (export \"f\") (param i32 i32 i32) (result i32) (local.get 0)))",
+    )
+    .unwrap();
+    let mut store = wasmtime::Store::new(&engine, ());
+    let instance = wasmtime::Instance::new(&mut store, &module, &[]).unwrap();
+    let raw = instance
+        .get_typed_func::<(i32, i32, i32), i32>(&mut store, "f")
+        .unwrap();
+
+    // The messages: Rust's Echo takes a Text, Go's a Msg (text and number);
+    // the WAT guest echoes any bytes: it gets the Rust one.
+    let text = Text { value: TEXT.into() }.to_bytes().unwrap();
+    let msg = encode(
+        "go/e2e-go.km",
+        "Msg",
+        serde_json::json!({"Text": TEXT, "Number": 41}),
+    );
+    let cmd = |c: &str| {
+        Text {
+            value: c.to_string(),
+        }
+        .to_bytes()
+        .unwrap()
+    };
+    let (idle, nop_cmd, echo_cmd) = (cmd("idle"), cmd("nop"), cmd(&format!("echo:{TEXT}")));
+    eprintln!(
+        "calls: message sizes: Text {} B, Msg {} B, Driver commands {}/{}/{} B",
+        text.len(),
+        msg.len(),
+        idle.len(),
+        nop_cmd.len(),
+        echo_cmd.len()
+    );
+
+    let wat = app(
+        &rt,
+        vec![
+            echo_guest().load_into(&rt, "callee").unwrap(),
+            relay_guest().load_into(&rt, "relay").unwrap(),
+        ],
+    );
+    let rust = app(
+        &rt,
+        vec![
+            load(&rt, "service", "e2e-service.wasm"),
+            load(&rt, "driver", "e2e-driver.wasm"),
+            // The driver imports Dyn too: every import needs an exporter.
+            load(&rt, "dynold", "e2e-dynold.wasm"),
+        ],
+    );
+    let go = app(&rt, vec![load(&rt, "go-echo", "e2e-go-echo.wasm")]);
+
+    let export = |app: &App, module: &str, iface: &str, function: &str| {
+        app.export(module, iface, function)
+            .unwrap_or_else(|e| panic!("{module} {iface}.{function}: {e}"))
+    };
+    let wat_nop = export(&wat, "callee", "b.Api", "nop");
+    let wat_echo = export(&wat, "callee", "b.Api", "echo");
+    let wat_relay = export(&wat, "relay", "b.Relay", "relay");
+    let rust_nop = export(&rust, "service", "e2e.Echo", "nop");
+    let rust_echo = export(&rust, "service", "e2e.Echo", "echo");
+    let driver = export(&rust, "driver", "e2e.Driver", "run");
+    let go_nop = export(&go, "go-echo", "e2e.Echo", "nop");
+    let go_echo = export(&go, "go-echo", "e2e.Echo", "echo");
+
+    // Every measured call does what it should.
+    let empty_text = Output::Bytes(cmd(""));
+    checked(&wat, &wat_nop, &[], &Output::Empty);
+    checked(
+        &wat,
+        &wat_echo,
+        &[Arg::Bytes(&text)],
+        &Output::Bytes(text.clone()),
+    );
+    checked(&rust, &rust_nop, &[], &Output::Empty);
+    checked(
+        &rust,
+        &rust_echo,
+        &[Arg::Bytes(&text)],
+        &Output::Bytes(text.clone()),
+    );
+    checked(&rust, &driver, &[Arg::Bytes(&idle)], &empty_text);
+    checked(&rust, &driver, &[Arg::Bytes(&nop_cmd)], &empty_text);
+    checked(
+        &rust,
+        &driver,
+        &[Arg::Bytes(&echo_cmd)],
+        &Output::Bytes(cmd(&format!("echo={TEXT}"))),
+    );
+    checked(&go, &go_nop, &[], &Output::Empty);
+    let go_reply = encode(
+        "go/e2e-go.km",
+        "Msg",
+        serde_json::json!({"Text": TEXT, "Number": 42}),
+    );
+    checked(&go, &go_echo, &[Arg::Bytes(&msg)], &Output::Bytes(go_reply));
+
+    let mut g = c.benchmark_group("guest_call");
+    g.bench_function("raw_wasmtime_typed", |b| {
+        b.iter(|| raw.call(&mut store, black_box((1, 2, 3))).unwrap())
+    });
+    let mut bench = |name: &str, app: &App, f: &ExportFn, arg: Option<&[u8]>| {
+        let args: Vec<Arg<'_>> = arg.map(Arg::Bytes).into_iter().collect();
+        g.bench_function(name, |b| {
+            b.iter(|| app.invoke(f, black_box(&args)).unwrap())
+        });
+    };
+    bench("wat/nop", &wat, &wat_nop, None);
+    bench("wat/echo", &wat, &wat_echo, Some(&text));
+    bench("wat/guest_to_guest_echo_64B", &wat, &wat_relay, None);
+    bench("rust/nop", &rust, &rust_nop, None);
+    bench("rust/echo", &rust, &rust_echo, Some(&text));
+    bench("rust/driver_idle", &rust, &driver, Some(&idle));
+    bench("rust/driver_nop", &rust, &driver, Some(&nop_cmd));
+    bench("rust/driver_echo", &rust, &driver, Some(&echo_cmd));
+    bench("go/nop", &go, &go_nop, None);
+    bench("go/echo", &go, &go_echo, Some(&msg));
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().with_measurement(ThreadTime);
+    targets = calls
+}
+criterion_main!(benches);
