@@ -86,8 +86,32 @@ fn suffixed(ident: &str, suffix: &str) -> String {
     let base = ident
         .strip_suffix('_')
         .filter(|base| rust_ident(base) == ident)
+        .or_else(|| {
+            ident
+                .strip_suffix("_field")
+                .filter(|base| view_ident(base) == ident)
+        })
         .unwrap_or(ident);
     format!("{base}_{suffix}")
+}
+
+/// The methods every struct viewer has of its own (`root`, and `table` or
+/// `position`, and `reader`), and names whose signatures Rust convention
+/// (and clippy) fixes: `new` returns `Self`, `len` comes with `is_empty`.
+const VIEW_METHODS: &[&str] = &[
+    "root", "table", "position", "reader", "new", "len", "is_empty",
+];
+
+/// The accessor of a field in a struct viewer: a field named like one of
+/// the viewer's own methods gets `_field` (`position_field()`), as a
+/// column named like an SoA array's method gets `_column`. The schema's
+/// names are never refused for the Rust target's sake.
+fn view_ident(ident: &str) -> String {
+    if VIEW_METHODS.contains(&ident) {
+        format!("{ident}_field")
+    } else {
+        ident.to_string()
+    }
 }
 
 fn rust_prim(p: Primitive) -> &'static str {
@@ -1173,7 +1197,7 @@ impl Gen<'_> {
         }
         self.w("    }");
         for (i, f) in sl.fields.iter().enumerate() {
-            let ident = self.field_ident(id, i);
+            let ident = view_ident(&self.field_ident(id, i));
             let ctx = if table {
                 Ctx::Table {
                     t: "self.t".into(),
@@ -1887,10 +1911,6 @@ impl Gen<'_> {
         self.w("}");
         self.w("");
         self.w(&format!("impl<'a, M: karmem::Mode> {item}<'_, 'a, M> {{"));
-        self.w("    #[inline(always)]");
-        self.w("    fn r(&self) -> karmem::Reader<'a, M> {");
-        self.w("        self.s.r");
-        self.w("    }");
         for (k, c) in soa.columns.iter().enumerate() {
             let ident = self.column_ident(soa, k);
             let ctx = Ctx::Pos {
@@ -1899,12 +1919,14 @@ impl Gen<'_> {
             };
             let before = self.out.len();
             self.view_accessor(&ident, &c.slot, &ctx, &[]);
-            // Element views reach the reader through the array view.
+            // Element views reach the reader through the array view (a
+            // field, not a helper method, which a column named `r` would
+            // clash with).
             let emitted = self
                 .out
                 .split_off(before)
-                .replace("self.r.", "self.r().")
-                .replace("self.r,", "self.r(),");
+                .replace("self.r.", "self.s.r.")
+                .replace("self.r,", "self.s.r,");
             self.out.push_str(&emitted);
         }
         self.w("}");
@@ -2310,7 +2332,10 @@ impl Gen<'_> {
         self.w("        self.a.len == 0");
         self.w("    }");
         for var in &u.variants {
-            let m = rust_ident(&snake(&self.s.structs[var.ty].name));
+            let m = match rust_ident(&snake(&self.s.structs[var.ty].name)) {
+                m if m == "len" || m == "is_empty" => format!("{m}_variant"),
+                m => m,
+            };
             self.w("");
             if soa {
                 let sv = self.soa_name(var.ty);
@@ -2396,6 +2421,30 @@ mod tests {
             .generate(&schema, &layout)
             .expect("generates");
         files[0].contents.clone()
+    }
+
+    #[test]
+    fn fields_named_like_viewer_methods_are_moved_aside() {
+        assert_eq!(suffixed("reader_field", "bytes"), "reader_bytes");
+        assert_eq!(suffixed("name_field", "bytes"), "name_field_bytes");
+        let out = generate(
+            "karmem k;\nstruct P inline { Position f32; Len i32; }\n\
+             struct A table { Reader []char; Table P; R i32; Ps []P; }\n",
+        );
+        for method in [
+            "pub fn position(&self) -> Option<u32>",
+            "pub fn position_field(&self) -> f32",
+            "pub fn len_field(&self) -> i32",
+            "pub fn reader_field(&self) -> &'a str",
+            "pub fn reader_bytes(&self) -> &'a [u8]",
+            "pub fn table_field(&self) -> PView<'a, M>",
+            "pub fn len_column(&self) -> &'a [i32]",
+        ] {
+            assert!(out.contains(method), "{method} missing:\n{out}");
+        }
+        // An SoA element reaches its reader through the array view's field:
+        // a column named `r` has no helper method to clash with.
+        assert!(!out.contains("fn r(&self) -> karmem::Reader"), "{out}");
     }
 
     #[test]

@@ -9,6 +9,7 @@ import (
 	bench_game "karmem.org/go/karmem/internal/gen/bench_game"
 	schemas_all_layouts "karmem.org/go/karmem/internal/gen/schemas_all_layouts"
 	schemas_paper "karmem.org/go/karmem/internal/gen/schemas_paper"
+	schemas_reserved_names "karmem.org/go/karmem/internal/gen/schemas_reserved_names"
 	schemas_seed_app "karmem.org/go/karmem/internal/gen/schemas_seed_app"
 	schemas_seed_game "karmem.org/go/karmem/internal/gen/schemas_seed_game"
 	schemas_soa_columns "karmem.org/go/karmem/internal/gen/schemas_soa_columns"
@@ -79,6 +80,24 @@ var schemas = map[string]map[string]rootType{
 		"particle": {
 			new:      func() object { return new(schemas_paper.Particle) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_paper.ValidateParticle(r); return err },
+		},
+	},
+	"schemas/reserved_names.km": {
+		"Len": {
+			new:      func() object { return new(schemas_reserved_names.Len) },
+			validate: func(r *karmem.Reader) error { _, err := schemas_reserved_names.ValidateLen(r); return err },
+		},
+		"Cell": {
+			new:      func() object { return new(schemas_reserved_names.Cell) },
+			validate: func(r *karmem.Reader) error { _, err := schemas_reserved_names.ValidateCell(r); return err },
+		},
+		"Point": {
+			new:      func() object { return new(schemas_reserved_names.Point) },
+			validate: func(r *karmem.Reader) error { _, err := schemas_reserved_names.ValidatePoint(r); return err },
+		},
+		"Holder": {
+			new:      func() object { return new(schemas_reserved_names.Holder) },
+			validate: func(r *karmem.Reader) error { _, err := schemas_reserved_names.ValidateHolder(r); return err },
 		},
 	},
 	"schemas/seed_app.km": {
@@ -333,9 +352,10 @@ var schemas = map[string]map[string]rootType{
 
 // unions maps each union interface type to its variants by schema name.
 var unions = map[reflect.Type]map[string]reflect.Type{
-	reflect.TypeFor[schemas_all_layouts.Shape]():   {"Circle": reflect.TypeFor[*schemas_all_layouts.Circle](), "Square": reflect.TypeFor[*schemas_all_layouts.Square]()},
-	reflect.TypeFor[schemas_paper.AnyPoint]():      {"point2d": reflect.TypeFor[*schemas_paper.Point2d](), "point3d": reflect.TypeFor[*schemas_paper.Point3d]()},
-	reflect.TypeFor[schemas_soa_columns.Shape]():   {"Circle": reflect.TypeFor[*schemas_soa_columns.Circle](), "Square": reflect.TypeFor[*schemas_soa_columns.Square]()},
-	reflect.TypeFor[vectors_unions_schema.Shape](): {"Circle": reflect.TypeFor[*vectors_unions_schema.Circle](), "Square": reflect.TypeFor[*vectors_unions_schema.Square](), "Label": reflect.TypeFor[*vectors_unions_schema.Label]()},
-	reflect.TypeFor[vectors_unions_schema.Wide]():  {"Circle": reflect.TypeFor[*vectors_unions_schema.Circle](), "Label": reflect.TypeFor[*vectors_unions_schema.Label]()},
+	reflect.TypeFor[schemas_all_layouts.Shape]():    {"Circle": reflect.TypeFor[*schemas_all_layouts.Circle](), "Square": reflect.TypeFor[*schemas_all_layouts.Square]()},
+	reflect.TypeFor[schemas_paper.AnyPoint]():       {"point2d": reflect.TypeFor[*schemas_paper.Point2d](), "point3d": reflect.TypeFor[*schemas_paper.Point3d]()},
+	reflect.TypeFor[schemas_reserved_names.Shape](): {"Len": reflect.TypeFor[*schemas_reserved_names.Len](), "Point": reflect.TypeFor[*schemas_reserved_names.Point]()},
+	reflect.TypeFor[schemas_soa_columns.Shape]():    {"Circle": reflect.TypeFor[*schemas_soa_columns.Circle](), "Square": reflect.TypeFor[*schemas_soa_columns.Square]()},
+	reflect.TypeFor[vectors_unions_schema.Shape]():  {"Circle": reflect.TypeFor[*vectors_unions_schema.Circle](), "Square": reflect.TypeFor[*vectors_unions_schema.Square](), "Label": reflect.TypeFor[*vectors_unions_schema.Label]()},
+	reflect.TypeFor[vectors_unions_schema.Wide]():   {"Circle": reflect.TypeFor[*vectors_unions_schema.Circle](), "Label": reflect.TypeFor[*vectors_unions_schema.Label]()},
 }

@@ -772,11 +772,17 @@ impl Gen<'_> {
         self.c.line("");
         for var in &u.variants {
             let ty = self.struct_name(var.ty);
-            self.c.line(&format!("// {ty} returns the {ty} values."));
+            // A variant type named `Len` moves aside, as fields do (`Len_`).
+            let m = if ty == "Len" {
+                format!("{ty}_")
+            } else {
+                ty.clone()
+            };
+            self.c.line(&format!("// {m} returns the {ty} values."));
             if soa {
                 let sv = self.soa_view(var.ty);
                 self.c
-                    .open(&format!("func (b {bv}) {ty}(r *karmem.Reader) {sv} {{"));
+                    .open(&format!("func (b {bv}) {m}(r *karmem.Reader) {sv} {{"));
                 self.c.line(&format!(
                     "return New{sv}(r, r.BunchEntry(b.a, {}, 0))",
                     var.tag
@@ -784,7 +790,7 @@ impl Gen<'_> {
             } else {
                 let av = self.aos_view(var.ty);
                 self.c
-                    .open(&format!("func (b {bv}) {ty}(r *karmem.Reader) {av} {{"));
+                    .open(&format!("func (b {bv}) {m}(r *karmem.Reader) {av} {{"));
                 if self.is_table(var.ty) {
                     self.c
                         .line(&format!("sub := r.BunchEntry(b.a, {}, 4)", var.tag));
