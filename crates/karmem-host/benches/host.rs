@@ -310,4 +310,45 @@ fn start(c: &mut Criterion) {
 }
 
 criterion_group!(benches, calls, fanout, start);
-criterion_main!(benches);
+criterion_group!(host_exports, host_export_calls);
+criterion_main!(benches, host_exports);
+
+/// `host_export/*`: host → relay → `b.Api.echo` (64 bytes each way), the
+/// echo served by a guest (`guest_to_guest`) or by a host function
+/// (`guest_to_host`, docs/abi.md §5.4): the same guest code, the same
+/// `karmem.call` + `take`.
+fn host_export_calls(c: &mut Criterion) {
+    let rt = runtime(true);
+    let relay_module = relay().load_into(&rt, "relay").unwrap();
+    let to_guest = AppBuilder::new(&rt)
+        .module(callee().load_into(&rt, "callee").unwrap())
+        .module(relay_module.clone())
+        .build()
+        .unwrap();
+    let to_host = AppBuilder::new(&rt)
+        .module(relay_module)
+        .host_export(
+            api().with_signature_hash(),
+            |_: &karmem_host::HostCall<'_>,
+             args: &[Arg<'_>]|
+             -> Result<karmem_host::Output, karmem_host::HostError> {
+                match args {
+                    // The argument is read in place in the relay's memory;
+                    // the result is copied once into a Vec for `take`.
+                    [Arg::Bytes(x)] => Ok(karmem_host::Output::Bytes(x.to_vec())),
+                    _ => Ok(karmem_host::Output::Empty),
+                }
+            },
+        )
+        .build()
+        .unwrap();
+    let mut g = c.benchmark_group("host_export");
+    for (name, app) in [
+        ("guest_to_guest_echo_64B", &to_guest),
+        ("guest_to_host_echo_64B", &to_host),
+    ] {
+        let relay = app.export("relay", "b.Relay", "relay").unwrap();
+        g.bench_function(name, |b| b.iter(|| app.invoke(&relay, &[]).unwrap()));
+    }
+    g.finish();
+}
