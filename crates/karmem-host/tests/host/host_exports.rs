@@ -468,21 +468,10 @@ fn region_bound_parameters_and_results_reach_the_host_without_copies() {
     .with_signature_hash();
     // Writes "news" at offset 100 of its window and passes it by pointer;
     // replies with the entry (its `ptr` points into the window).
-    let writer = Guest::new(
-        vec![iface("t.Write", Pattern::Direct, vec![], vec![simple("post")])],
-        vec![api.clone()],
-    )
-    .func(
-        "t.Write",
-        "post",
-        "(local $w i32)
-         (local.set $w (call $win (i32.const 0)))
-         (i32.store (i32.add (local.get $w) (i32.const 100)) (i32.const 0x7377656e))
-         (i32.store (i32.const 1200) (i32.add (local.get $w) (i32.const 100)))
-         (i32.store (i32.const 1204) (i32.const 4))
-         (if (i32.ne (call $call (i32.const 0) (i32.const 1200) (i32.const 1) (i32.const 1024) (i32.const 1)) (i32.const 1)) (then (unreachable)))
-         (i32.store (i32.const 1040) (i32.sub (i32.load (i32.const 1036)) (local.get $w)))
-         (call $reply (i32.const 1024) (i32.const 20))",
+    let writer = news_poster(
+        api.clone(),
+        "(i32.store (i32.const 1040) (i32.sub (i32.load (i32.const 1036)) (local.get $w)))
+             (call $reply (i32.const 1024) (i32.const 20))",
     );
     let log = Arc::new(MemoryLog::new());
     let mut b = builder(&log);
