@@ -512,3 +512,45 @@ fn region_bound_parameters_and_results_reach_the_host_without_copies() {
         "the result points into the caller's window at offset 104"
     );
 }
+
+#[test]
+fn a_copied_argument_inside_a_window_reaches_the_host_as_a_copy() {
+    // The interface declares a region, but `peek`'s parameter is copied:
+    // the importer passes a pointer into its window anyway, so the host
+    // must copy (another instance may be writing the region meanwhile).
+    let board = memory("t.board", Access::ReadWrite, Access::Read, 1);
+    let api = iface(
+        "t.Board",
+        Pattern::Direct,
+        vec![board],
+        vec![func(
+            "peek",
+            vec![param("at", "t.Msg", None)],
+            Some(param("r", "t.Msg", None)),
+        )],
+    )
+    .with_signature_hash();
+    let writer = news_poster(
+        api.clone(),
+        "(if (i32.load (i32.const 1024)) (then (unreachable)))
+         (drop (call $take (i32.const 0) (i32.const 1300) (i32.load (i32.const 1032))))
+         (call $reply (i32.const 1300) (i32.load (i32.const 1032)))",
+    );
+    let log = Arc::new(MemoryLog::new());
+    let mut b = builder(&log);
+    b.module(writer.load("writer"));
+    b.host_export(
+        api,
+        |_: &HostCall<'_>, args: &[Arg<'_>]| -> Result<Output, HostError> {
+            let [Arg::Bytes(at)] = args else {
+                return Err(format!("{args:?}").into());
+            };
+            Ok(Output::Bytes([b"got ", *at].concat()))
+        },
+    );
+    let app = b.build().unwrap();
+    assert_eq!(
+        app.call("writer", "t.Write", "post", &[]).unwrap(),
+        Output::Bytes(b"got news".to_vec())
+    );
+}
