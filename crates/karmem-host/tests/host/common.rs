@@ -77,3 +77,26 @@ pub fn news_poster(api: karmem_host::InterfaceDesc, tail: &str) -> Guest {
         ),
     )
 }
+
+/// `t.Board { peek(at: t.Msg) -> r: t.Msg }` with region `t.board`
+/// (importer read-write, exporter read-only, 2 pages); `at` and `r` are
+/// bound to it when `bound`, else copied.
+pub fn board_api(bound: bool) -> karmem_host::InterfaceDesc {
+    let region = bound.then_some("t.board");
+    iface(
+        "t.Board",
+        karmem_host::Pattern::Direct,
+        vec![memory(
+            "t.board",
+            karmem_host::Access::ReadWrite,
+            karmem_host::Access::Read,
+            2,
+        )],
+        vec![func(
+            "peek",
+            vec![param("at", "t.Msg", region)],
+            Some(param("r", "t.Msg", region)),
+        )],
+    )
+    .with_signature_hash()
+}

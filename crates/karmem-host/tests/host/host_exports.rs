@@ -5,8 +5,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use karmem_host::{
-    Access, Arg, Error, HostCall, HostError, InterfaceDesc, MemoryLog, Output, Pattern, Status,
-    HOST,
+    Arg, Error, HostCall, HostError, InterfaceDesc, MemoryLog, Output, Pattern, Status, HOST,
 };
 
 use crate::common::*;
@@ -454,18 +453,7 @@ fn dynamic_host_exports_match_function_by_function() {
 
 #[test]
 fn region_bound_parameters_and_results_reach_the_host_without_copies() {
-    let board = memory("t.board", Access::ReadWrite, Access::Read, 1);
-    let api = iface(
-        "t.Board",
-        Pattern::Direct,
-        vec![board],
-        vec![func(
-            "peek",
-            vec![param("at", "t.Msg", Some("t.board"))],
-            Some(param("r", "t.Msg", Some("t.board"))),
-        )],
-    )
-    .with_signature_hash();
+    let api = board_api(true);
     // Writes "news" at offset 100 of its window and passes it by pointer;
     // replies with the entry (its `ptr` points into the window).
     let writer = news_poster(
@@ -518,18 +506,7 @@ fn a_copied_argument_inside_a_window_reaches_the_host_as_a_copy() {
     // The interface declares a region, but `peek`'s parameter is copied:
     // the importer passes a pointer into its window anyway, so the host
     // must copy (another instance may be writing the region meanwhile).
-    let board = memory("t.board", Access::ReadWrite, Access::Read, 1);
-    let api = iface(
-        "t.Board",
-        Pattern::Direct,
-        vec![board],
-        vec![func(
-            "peek",
-            vec![param("at", "t.Msg", None)],
-            Some(param("r", "t.Msg", None)),
-        )],
-    )
-    .with_signature_hash();
+    let api = board_api(false);
     let writer = news_poster(
         api.clone(),
         "(if (i32.load (i32.const 1024)) (then (unreachable)))

@@ -278,17 +278,7 @@ fn pool_serves_concurrent_callers_in_parallel() {
 fn regions_are_shared_without_copies() {
     // The writer imports t.Board (read-write), the reader exports it
     // (read-only) and returns what it sees at the offset it is given.
-    let board = memory("t.board", Access::ReadWrite, Access::Read, 2);
-    let api = iface(
-        "t.Board",
-        Pattern::Direct,
-        vec![board],
-        vec![func(
-            "peek",
-            vec![param("at", "t.Msg", Some("t.board"))],
-            Some(param("r", "t.Msg", Some("t.board"))),
-        )],
-    );
+    let api = board_api(true);
     let reader = Guest::new(vec![api.clone()], vec![]).func(
         "t.Board",
         "peek",
