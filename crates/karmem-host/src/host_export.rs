@@ -83,7 +83,9 @@ pub struct HostCall<'a> {
 
 impl HostCall<'_> {
     /// The application (to read regions, or to call other modules: see
-    /// [`crate::AppBuilder::host_export`] on re-entrancy).
+    /// [`crate::AppBuilder::host_export`] on re-entrancy). Use it during
+    /// the call; an implementation that keeps it (in its own state) keeps
+    /// the application alive through a reference cycle.
     pub fn app(&self) -> App {
         App {
             inner: self.app.clone(),
