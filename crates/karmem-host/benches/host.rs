@@ -5,7 +5,9 @@
 //!   module gets a pointer into its window; `inplace`: it is already there,
 //!   only the calls remain) or by copying it into each module's memory
 //!   (`copy`: what Extism and the Component Model do);
-//! * `start/*`: load a module with the cache warm vs compiling it.
+//! * `start/*`: load a module with the cache warm vs compiling it;
+//! * `host_export/*`: a guest's call served by another guest vs by a host
+//!   function (docs/abi.md §5.4).
 //!
 //! Call overhead (host→guest, guest→guest, against a raw wasmtime call and
 //! real Rust and Go guests) is measured by `crates/karmem-e2e/benches/calls.rs`.
@@ -16,7 +18,8 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use karmem_host::wat_guest::{
-    echo_guest, func, iface, memory, param, Guest, REUSE_ALLOC, REUSE_GLOBALS,
+    bench_api, echo_guest, func, iface, memory, param, relay_guest, Guest, REUSE_ALLOC,
+    REUSE_GLOBALS,
 };
 use karmem_host::{Access, App, AppBuilder, Arg, ModuleOptions, Pattern, Runtime, RuntimeConfig};
 
@@ -201,4 +204,45 @@ fn start(c: &mut Criterion) {
 }
 
 criterion_group!(benches, fanout, start);
-criterion_main!(benches);
+criterion_group!(host_exports, host_export_calls);
+criterion_main!(benches, host_exports);
+
+/// `host_export/*`: host → relay → `b.Api.echo` (64 bytes each way), the
+/// echo served by a guest (`guest_to_guest`) or by a host function
+/// (`guest_to_host`, docs/abi.md §5.4): the same guest code, the same
+/// `karmem.call` + `take`.
+fn host_export_calls(c: &mut Criterion) {
+    let rt = runtime(true);
+    let relay_module = relay_guest().load_into(&rt, "relay").unwrap();
+    let to_guest = AppBuilder::new(&rt)
+        .module(echo_guest().load_into(&rt, "callee").unwrap())
+        .module(relay_module.clone())
+        .build()
+        .unwrap();
+    let to_host = AppBuilder::new(&rt)
+        .module(relay_module)
+        .host_export(
+            bench_api().with_signature_hash(),
+            |_: &karmem_host::HostCall<'_>,
+             args: &[Arg<'_>]|
+             -> Result<karmem_host::Output, karmem_host::HostError> {
+                match args {
+                    // The argument is read in place in the relay's memory;
+                    // the result is copied once into a Vec for `take`.
+                    [Arg::Bytes(x)] => Ok(karmem_host::Output::Bytes(x.to_vec())),
+                    _ => Ok(karmem_host::Output::Empty),
+                }
+            },
+        )
+        .build()
+        .unwrap();
+    let mut g = c.benchmark_group("host_export");
+    for (name, app) in [
+        ("guest_to_guest_echo_64B", &to_guest),
+        ("guest_to_host_echo_64B", &to_host),
+    ] {
+        let relay = app.export("relay", "b.Relay", "relay").unwrap();
+        g.bench_function(name, |b| b.iter(|| app.invoke(&relay, &[]).unwrap()));
+    }
+    g.finish();
+}

@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::descriptor::InterfaceDesc;
 use crate::error::{CallSite, Result};
+use crate::host_export::HostInterface;
 use crate::log::LogSink;
 use crate::region::{Region, RegionSlice};
 use crate::runtime::{GuestModule, Runtime};
@@ -63,6 +65,7 @@ pub struct AppBuilder {
     pub(crate) region_init: HashMap<String, Vec<u8>>,
     pub(crate) log: Option<Arc<dyn LogSink>>,
     pub(crate) warm_up: bool,
+    pub(crate) host_exports: Vec<(InterfaceDesc, Arc<dyn HostInterface>)>,
 }
 
 impl AppBuilder {
@@ -74,6 +77,7 @@ impl AppBuilder {
             region_init: HashMap::new(),
             log: None,
             warm_up: true,
+            host_exports: Vec::new(),
         }
     }
 
@@ -103,6 +107,72 @@ impl AppBuilder {
     pub fn bind_all(&mut self, interface: &str, exporter: &str) -> &mut AppBuilder {
         self.bindings
             .push((None, interface.to_string(), exporter.to_string()));
+        self
+    }
+
+    /// The host exports `interface` itself, implemented by `implementation`
+    /// ("host functions"): guests that import it call the host with
+    /// `karmem.call` exactly as they would call a guest exporter
+    /// (docs/abi.md §5.4). The host is an exporter named [`crate::HOST`]
+    /// (`"host"`): bindings choose it like a module (`bind(importer,
+    /// interface, "host")`, `bind_all(interface, "host")`), it is chosen
+    /// automatically when it is the only exporter, and a fan-out includes it
+    /// after the modules, with callee number = the number of modules.
+    ///
+    /// `interface.hash` must be its signature hash
+    /// ([`InterfaceDesc::with_signature_hash`]); [`AppBuilder::build`]
+    /// checks the descriptor like a guest's (`Error::BadDescriptor` naming
+    /// `host`) and each importer's declaration against it like a guest
+    /// exporter's (`Error::IncompatibleInterface`). One host export per
+    /// interface. The pattern must be the importer's; the host has no
+    /// instances, so direct, singleton and pool all call the same
+    /// `implementation`, from as many threads as call it at once.
+    ///
+    /// The implementation runs on the calling guest's thread while that
+    /// guest waits in `karmem.call`; no lock is held. It may call into the
+    /// application ([`HostCall::app`]): a call back into the calling
+    /// instance (or any instance on the same call stack) fails with a
+    /// re-entrant-call error instead of deadlocking, calls into other
+    /// instances work (at most 32 nested calls). A panic fails that one
+    /// call with status `TRAP`; the host, the caller and later calls carry
+    /// on.
+    ///
+    /// ```no_run
+    /// use karmem_host::wat_guest::{func, iface, param};
+    /// use karmem_host::{AppBuilder, Arg, HostCall, HostError, Output, Pattern, Runtime};
+    ///
+    /// // `interface World { fn query(q: game.Query) -> r: game.Answer; }`
+    /// let world = iface(
+    ///     "game.World",
+    ///     Pattern::Direct,
+    ///     vec![],
+    ///     vec![func(
+    ///         "query",
+    ///         vec![param("q", "game.Query", None)],
+    ///         Some(param("r", "game.Answer", None)),
+    ///     )],
+    /// )
+    /// .with_signature_hash();
+    /// let runtime = Runtime::new(Default::default())?;
+    /// let bot = runtime.load_file("bot", "bot.wasm".as_ref())?;
+    /// let app = AppBuilder::new(&runtime)
+    ///     .module(bot)
+    ///     .host_export(world, |call: &HostCall<'_>, args: &[Arg<'_>]| {
+    ///         match (call.function(), args) {
+    ///             ("query", [Arg::Bytes(q)]) => Ok(Output::Bytes(q.to_vec())),
+    ///             (f, _) => Err(HostError::new(format!("unexpected call {f}"))),
+    ///         }
+    ///     })
+    ///     .build()?;
+    /// # Ok::<(), karmem_host::Error>(())
+    /// ```
+    pub fn host_export(
+        &mut self,
+        interface: InterfaceDesc,
+        implementation: impl HostInterface,
+    ) -> &mut AppBuilder {
+        self.host_exports
+            .push((interface, Arc::new(implementation)));
         self
     }
 

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use crate::app::{App, AppBuilder, AppStats, ExportFn, ModuleInfo};
 use crate::descriptor::{Access, FunctionDesc, InterfaceDesc, MemoryDesc, Pattern};
 use crate::error::{CallSite, Error, Result};
+use crate::host_export::{HostExport, HOST};
 use crate::instance::{ModuleCtx, WindowPlan};
 use crate::log::{LogSink, StderrLog};
 use crate::pool::{Counters, InstancePool};
@@ -22,11 +23,18 @@ pub(crate) struct FnMeta {
     pub result: Option<Option<RegionId>>,
 }
 
+/// Who serves an import.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Exporter {
+    /// Module `module`, its `Exports[export]`.
+    Module { module: usize, export: usize },
+    /// The host: [`AppInner::host_exports`]`[h]`.
+    Host(usize),
+}
+
 /// An exporter an import is bound to.
 pub(crate) struct Target {
-    pub module: usize,
-    /// Index of the interface in the exporter's `Exports`.
-    pub export: usize,
+    pub exporter: Exporter,
     /// Importer function index → exporter function index (`None`: the
     /// exporter of a dynamic interface lacks it).
     pub functions: Vec<Option<u16>>,
@@ -56,6 +64,8 @@ pub(crate) struct AppInner {
     /// Per module: cut off by the host ([`crate::App::suspend`]); calls
     /// to it fail with `SUSPENDED` without entering the guest.
     pub suspended: Vec<AtomicBool>,
+    /// Interfaces the host exports (`AppBuilder::host_export`).
+    pub host_exports: Vec<HostExport>,
 }
 
 impl AppInner {
@@ -141,34 +151,43 @@ type Regions = (Vec<Arc<RegionInner>>, HashMap<String, RegionId>);
 fn regions(b: &AppBuilder) -> Result<Regions> {
     let mut first: HashMap<&str, (&MemoryDesc, &str)> = HashMap::new();
     let mut order: Vec<&MemoryDesc> = Vec::new();
-    for (m, _) in &b.modules {
-        for d in &m.descriptor().memories {
-            match first.get(d.name.as_str()) {
-                None => {
-                    first.insert(&d.name, (d, m.name()));
-                    order.push(d);
-                }
-                Some((f, owner)) if *f != d => {
-                    let reason = if f.importer != d.importer || f.exporter != d.exporter {
-                        format!(
-                            "access import={}/export={} vs import={}/export={}",
-                            f.importer.keyword(),
-                            f.exporter.keyword(),
-                            d.importer.keyword(),
-                            d.exporter.keyword()
-                        )
-                    } else {
-                        format!("{} pages vs {} pages", f.max_pages, d.max_pages)
-                    };
-                    return Err(Error::IncompatibleMemory {
-                        region: d.name.clone(),
-                        first: owner.to_string(),
-                        second: m.name().to_string(),
-                        reason,
-                    });
-                }
-                Some(_) => {}
+    // The host's exports declare regions like a module's (and are checked
+    // the same way), after the modules.
+    let declared = b
+        .modules
+        .iter()
+        .flat_map(|(m, _)| m.descriptor().memories.iter().map(|d| (d, m.name())))
+        .chain(
+            b.host_exports
+                .iter()
+                .flat_map(|(i, _)| i.memories.iter().map(|d| (d, HOST))),
+        );
+    for (d, name) in declared {
+        match first.get(d.name.as_str()) {
+            None => {
+                first.insert(&d.name, (d, name));
+                order.push(d);
             }
+            Some((f, owner)) if *f != d => {
+                let reason = if f.importer != d.importer || f.exporter != d.exporter {
+                    format!(
+                        "access import={}/export={} vs import={}/export={}",
+                        f.importer.keyword(),
+                        f.exporter.keyword(),
+                        d.importer.keyword(),
+                        d.exporter.keyword()
+                    )
+                } else {
+                    format!("{} pages vs {} pages", f.max_pages, d.max_pages)
+                };
+                return Err(Error::IncompatibleMemory {
+                    region: d.name.clone(),
+                    first: owner.to_string(),
+                    second: name.to_string(),
+                    reason,
+                });
+            }
+            Some(_) => {}
         }
     }
     let mut list = Vec::new();
@@ -236,7 +255,7 @@ fn region_of(ids: &HashMap<String, RegionId>, memory: &Option<String>) -> Option
 /// Choose the exporters of import `iface` of module `m`.
 fn targets(b: &AppBuilder, m: usize, iface: &InterfaceDesc) -> Result<Vec<Target>> {
     let importer = b.modules[m].0.name();
-    let exporters: Vec<(usize, usize)> = b
+    let exporters: Vec<Exporter> = b
         .modules
         .iter()
         .enumerate()
@@ -246,9 +265,22 @@ fn targets(b: &AppBuilder, m: usize, iface: &InterfaceDesc) -> Result<Vec<Target
                 .exports
                 .iter()
                 .position(|e| e.name == iface.name)
-                .map(|e| (x, e))
+                .map(|e| Exporter::Module {
+                    module: x,
+                    export: e,
+                })
         })
+        .chain(
+            b.host_exports
+                .iter()
+                .position(|(e, _)| e.name == iface.name)
+                .map(Exporter::Host),
+        )
         .collect();
+    let name = |x: &Exporter| match *x {
+        Exporter::Module { module, .. } => b.modules[module].0.name(),
+        Exporter::Host(_) => HOST,
+    };
     let binding_err = |message: String| Error::Binding {
         module: importer.to_string(),
         interface: iface.name.clone(),
@@ -256,10 +288,10 @@ fn targets(b: &AppBuilder, m: usize, iface: &InterfaceDesc) -> Result<Vec<Target
     };
     if exporters.is_empty() {
         return Err(binding_err(
-            "unsatisfied import: no module exports this interface".into(),
+            "unsatisfied import: no module (nor the host) exports this interface".into(),
         ));
     }
-    let chosen: Vec<(usize, usize)> = if iface.pattern == Pattern::FanOut {
+    let chosen: Vec<Exporter> = if iface.pattern == Pattern::FanOut {
         exporters
     } else {
         let named = b
@@ -276,7 +308,7 @@ fn targets(b: &AppBuilder, m: usize, iface: &InterfaceDesc) -> Result<Vec<Target
             .map(|(_, _, x)| x.as_str());
         match named {
             Some(x) => {
-                let pick = exporters.iter().find(|(i, _)| b.modules[*i].0.name() == x);
+                let pick = exporters.iter().find(|e| name(e) == x);
                 vec![*pick.ok_or_else(|| {
                     binding_err(format!(
                         "bound to `{x}`, which does not export this interface"
@@ -285,10 +317,7 @@ fn targets(b: &AppBuilder, m: usize, iface: &InterfaceDesc) -> Result<Vec<Target
             }
             None if exporters.len() == 1 => exporters,
             None => {
-                let names: Vec<&str> = exporters
-                    .iter()
-                    .map(|(x, _)| b.modules[*x].0.name())
-                    .collect();
+                let names: Vec<&str> = exporters.iter().map(name).collect();
                 return Err(binding_err(format!(
                     "ambiguous: exported by {}; choose one (manifest `bind`)",
                     names.join(", ")
@@ -298,18 +327,22 @@ fn targets(b: &AppBuilder, m: usize, iface: &InterfaceDesc) -> Result<Vec<Target
     };
     chosen
         .into_iter()
-        .map(|(x, e)| {
-            let exp = &b.modules[x].0.descriptor().exports[e];
+        .map(|x| {
+            let exp = match x {
+                Exporter::Module { module, export } => {
+                    &b.modules[module].0.descriptor().exports[export]
+                }
+                Exporter::Host(h) => &b.host_exports[h].0,
+            };
             let functions =
                 match_interface(iface, exp).map_err(|reason| Error::IncompatibleInterface {
                     interface: iface.name.clone(),
                     importer: importer.to_string(),
-                    exporter: b.modules[x].0.name().to_string(),
+                    exporter: name(&x).to_string(),
                     reason,
                 })?;
             Ok(Target {
-                module: x,
-                export: e,
+                exporter: x,
                 functions,
             })
         })
@@ -344,6 +377,57 @@ fn windows(
     (plans, ro, rw)
 }
 
+/// The host's exports follow the rules of a guest's descriptor, and the
+/// name `host` is not also a module's.
+fn check_host_exports(b: &AppBuilder, names: &HashMap<&str, usize>) -> Result<()> {
+    if b.host_exports.is_empty() {
+        return Ok(());
+    }
+    if names.contains_key(HOST) {
+        // The host is an exporter named `host` (docs/abi.md §5.4).
+        return Err(Error::DuplicateModule(HOST.to_string()));
+    }
+    let mut desc = crate::ModuleDesc::default();
+    for (i, _) in &b.host_exports {
+        for m in &i.memories {
+            if !desc.memories.contains(m) {
+                desc.memories.push(m.clone());
+            }
+        }
+        desc.exports.push(i.clone());
+    }
+    desc.check().map_err(|message| Error::BadDescriptor {
+        module: HOST.to_string(),
+        message,
+    })
+}
+
+/// Call sites and region bindings of each function of `iface`, exported by
+/// `module` (a module's name or `host`).
+fn fn_metas(
+    module: &str,
+    iface: &InterfaceDesc,
+    region_ids: &HashMap<String, RegionId>,
+) -> Vec<FnMeta> {
+    iface
+        .functions
+        .iter()
+        .map(|f| FnMeta {
+            site: Arc::new(CallSite {
+                module: module.to_string(),
+                interface: iface.name.clone(),
+                function: f.name.clone(),
+            }),
+            params: f
+                .params
+                .iter()
+                .map(|p| region_of(region_ids, &p.memory))
+                .collect(),
+            result: f.result.as_ref().map(|r| region_of(region_ids, &r.memory)),
+        })
+        .collect()
+}
+
 pub(crate) fn build(b: &AppBuilder) -> Result<App> {
     let mut names = HashMap::new();
     for (i, (m, _)) in b.modules.iter().enumerate() {
@@ -351,8 +435,10 @@ pub(crate) fn build(b: &AppBuilder) -> Result<App> {
             return Err(Error::DuplicateModule(m.name().to_string()));
         }
     }
+    check_host_exports(b, &names)?;
     for (importer, iface, exporter) in &b.bindings {
-        for name in importer.iter().chain(Some(exporter)) {
+        let host = !b.host_exports.is_empty() && exporter == HOST;
+        for name in importer.iter().chain((!host).then_some(exporter)) {
             if !names.contains_key(name.as_str()) {
                 return Err(Error::UnknownModule(name.clone()));
             }
@@ -416,6 +502,14 @@ pub(crate) fn build(b: &AppBuilder) -> Result<App> {
         routes.push(list);
     }
 
+    let host_exports: Vec<HostExport> = b
+        .host_exports
+        .iter()
+        .map(|(desc, imp)| HostExport {
+            functions: fn_metas(HOST, desc, &region_ids),
+            imp: imp.clone(),
+        })
+        .collect();
     let log: Arc<dyn LogSink> = b.log.clone().unwrap_or_else(|| Arc::new(StderrLog));
     let counters = Arc::new(Counters::default());
     let inner = Arc::new_cyclic(|weak| {
@@ -425,25 +519,7 @@ pub(crate) fn build(b: &AppBuilder) -> Result<App> {
             let exports = desc
                 .exports
                 .iter()
-                .map(|iface| {
-                    iface
-                        .functions
-                        .iter()
-                        .map(|f| FnMeta {
-                            site: Arc::new(CallSite {
-                                module: module.name().to_string(),
-                                interface: iface.name.clone(),
-                                function: f.name.clone(),
-                            }),
-                            params: f
-                                .params
-                                .iter()
-                                .map(|p| region_of(&region_ids, &p.memory))
-                                .collect(),
-                            result: f.result.as_ref().map(|r| region_of(&region_ids, &r.memory)),
-                        })
-                        .collect()
-                })
+                .map(|iface| fn_metas(module.name(), iface, &region_ids))
                 .collect();
             let (windows, ro_len, rw_len) = windows(desc, &regions, &region_ids);
             modules.push(Arc::new(ModuleCtx {
@@ -505,6 +581,7 @@ pub(crate) fn build(b: &AppBuilder) -> Result<App> {
             suspended: (0..b.modules.len())
                 .map(|_| AtomicBool::new(false))
                 .collect(),
+            host_exports,
         }
     });
     if b.warm_up {

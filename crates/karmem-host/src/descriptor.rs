@@ -192,6 +192,13 @@ impl InterfaceDesc {
         fnv1a64(self.signature().as_bytes())
     }
 
+    /// The same interface with [`InterfaceDesc::hash`] set from its
+    /// signature (for descriptors built in Rust, e.g. a host export).
+    pub fn with_signature_hash(mut self) -> InterfaceDesc {
+        self.hash = self.signature_hash();
+        self
+    }
+
     /// The index of a function by name.
     pub fn function(&self, name: &str) -> Option<usize> {
         self.functions.iter().position(|f| f.name == name)

@@ -129,7 +129,8 @@ pub enum Error {
         interface: String,
         message: String,
     },
-    /// Two modules share a name in one application.
+    /// Two modules share a name in one application, or a module is named
+    /// `host` while the host exports interfaces ([`crate::HOST`]).
     DuplicateModule(String),
     UnknownModule(String),
     UnknownRegion(String),

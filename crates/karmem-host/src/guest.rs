@@ -5,10 +5,12 @@ use std::sync::Arc;
 
 use wasmtime::{Caller, Linker};
 
-use crate::bind::AppInner;
+use crate::app::Arg;
+use crate::bind::{AppInner, Exporter};
 use crate::descriptor::Pattern;
 use crate::dispatch::{invoke_leased, lease_error, ArgSrc};
 use crate::error::Status;
+use crate::host_export::{call_host, HostCall};
 use crate::instance::{guest_base, guest_slice, guest_write, Abort, State, WriteError};
 use crate::log::{LogLevel, LogRecord};
 use crate::pool::{InstancePool, LeaseError};
@@ -185,11 +187,14 @@ fn guest_call(
         return Ok(E_ARGS);
     };
     let mut srcs = Vec::with_capacity(params.len());
+    // The same arguments as (ptr, len) in the caller, for host exporters.
+    let mut ranges = Vec::with_capacity(params.len());
     for (k, region) in params.iter().enumerate() {
         let word = |o: usize| {
             u32::from_le_bytes(array[k * 8 + o..k * 8 + o + 4].try_into().unwrap_or([0; 4]))
         };
         let (ptr, len) = (word(0), word(4));
+        ranges.push((ptr, len));
         if ptr == 0 && len == 0 {
             srcs.push(ArgSrc::Empty);
             continue;
@@ -221,24 +226,37 @@ fn guest_call(
 
     let mut entries = Vec::with_capacity(route.targets.len());
     for t in &route.targets {
+        let callee = match t.exporter {
+            Exporter::Module { module, .. } => module as u32,
+            // The host's callee number: after the modules.
+            Exporter::Host(_) => app.modules.len() as u32,
+        };
         let Some(callee_fn) = t.functions[f] else {
             entries.push(Entry {
                 status: Status::UnknownFunction as u32,
-                callee: t.module as u32,
+                callee,
                 len: 0,
                 ptr: 0,
                 pending: None,
             });
             continue;
         };
-        let pool = match app.shared_pool(t.module, route.pattern) {
-            Some(p) => p.clone(),
-            None => child(c, &app, t.module),
+        let (module, export) = match t.exporter {
+            Exporter::Module { module, export } => (module, export),
+            Exporter::Host(h) => {
+                let result = host_target(c, &app, h, callee_fn, &srcs, &ranges);
+                entries.push(entry(c, &app, callee, result));
+                continue;
+            }
         };
-        let id = ((t.export as u32) << 16) | u32::from(callee_fn);
-        let meta = &app.modules[t.module].exports[t.export][callee_fn as usize];
-        if let Err(e) = app.check_suspended(t.module, &meta.site) {
-            entries.push(entry(c, &app, t.module as u32, Err(e)));
+        let pool = match app.shared_pool(module, route.pattern) {
+            Some(p) => p.clone(),
+            None => child(c, &app, module),
+        };
+        let id = ((export as u32) << 16) | u32::from(callee_fn);
+        let meta = &app.modules[module].exports[export][callee_fn as usize];
+        if let Err(e) = app.check_suspended(module, &meta.site) {
+            entries.push(entry(c, &app, callee, Err(e)));
             continue;
         }
         let timeout = pool.ctx.options.timeout;
@@ -249,7 +267,7 @@ fn guest_call(
             Err(LeaseError::TooDeep) => return Ok(E_DEPTH),
             Err(e) => Err(lease_error(e, &meta.site, timeout)),
         };
-        entries.push(entry(c, &app, t.module as u32, result));
+        entries.push(entry(c, &app, callee, result));
     }
     if route.pattern != Pattern::FanOut && entries.len() > 1 {
         entries.truncate(1);
@@ -269,6 +287,59 @@ fn guest_call(
     let n = entries.len() as i32;
     c.data_mut().pending = entries.into_iter().map(|e| e.pending).collect();
     Ok(n)
+}
+
+/// Call host export `h`'s function `function` with the caller's arguments.
+/// Copied arguments are handed over in place (a borrow of the caller's
+/// memory, which cannot change while the caller waits here) unless they lie
+/// in a window: another instance may write a region concurrently, so those
+/// bytes are copied first.
+fn host_target(
+    c: &Caller<'_, State>,
+    app: &Arc<AppInner>,
+    h: usize,
+    function: u16,
+    srcs: &[ArgSrc<'_>],
+    ranges: &[(u32, u32)],
+) -> crate::Result<crate::Output> {
+    let export = &app.host_exports[h];
+    let st = c.data();
+    let mut copies: Vec<Option<Vec<u8>>> = Vec::new();
+    for (src, &(ptr, len)) in srcs.iter().zip(ranges) {
+        let shared = matches!(src, ArgSrc::Guest(..))
+            && st.windows.iter().any(|w| {
+                u64::from(ptr) < u64::from(w.start) + u64::from(w.len)
+                    && u64::from(ptr) + u64::from(len) > u64::from(w.start)
+            });
+        copies.push(if shared {
+            let mut v = vec![0; len as usize];
+            if let Some((base, _)) = guest_base(c) {
+                // SAFETY: checked in range by the caller of this function;
+                // a raw copy because another thread may be writing.
+                unsafe { std::ptr::copy(base.add(ptr as usize), v.as_mut_ptr(), v.len()) };
+            }
+            Some(v)
+        } else {
+            None
+        });
+    }
+    let mut args = Vec::with_capacity(srcs.len());
+    for ((src, &(ptr, len)), copy) in srcs.iter().zip(ranges).zip(&copies) {
+        args.push(match (src, copy) {
+            (_, Some(v)) => Arg::Bytes(v),
+            (ArgSrc::Region(s), None) => Arg::Region(*s),
+            (ArgSrc::Guest(..), None) => Arg::Bytes(guest_slice(c, ptr, len).unwrap_or_default()),
+            (ArgSrc::Empty | ArgSrc::Host(_), None) => Arg::Empty,
+        });
+    }
+    let call = HostCall {
+        app,
+        caller: st.ctx.name(),
+        site: &export.functions[function as usize].site,
+        index: function as usize,
+        deadline: st.deadline,
+    };
+    call_host(&call, export, &args)
 }
 
 /// The caller's own instance of `module` (direct and fan-out patterns).

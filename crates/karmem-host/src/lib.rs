@@ -9,6 +9,9 @@
 //! naming the module, interface and function; the host and the other
 //! modules continue.
 //!
+//! The host can also export interfaces to guests itself ("host functions",
+//! [`AppBuilder::host_export`]).
+//!
 //! ```no_run
 //! use karmem_host::{AppBuilder, Arg, Runtime, RuntimeConfig};
 //! let runtime = Runtime::new(RuntimeConfig::default())?;
@@ -28,6 +31,7 @@ mod dispatch;
 mod engine;
 mod error;
 mod guest;
+mod host_export;
 mod instance;
 mod loader;
 mod log;
@@ -46,6 +50,7 @@ pub use descriptor::{
     Access, FunctionDesc, InterfaceDesc, MemoryDesc, ModuleDesc, ParamDesc, Pattern,
 };
 pub use error::{CallSite, Error, Result, Status};
+pub use host_export::{HostCall, HostError, HostInterface, HOST};
 pub use log::{LogLevel, LogRecord, LogSink, MemoryLog, StderrLog};
 pub use region::{Region, RegionId, RegionSlice};
 pub use runtime::{

@@ -48,3 +48,55 @@ impl LoadExt for Guest {
             .unwrap_or_else(|e| panic!("load {name}: {e}\n{}", self.wat()))
     }
 }
+
+/// An importer of a region-bound `api` (`peek(at @ region)`), exporting
+/// `t.Write.post() -> r`: writes "news" at offset 100 of its window (region
+/// 0, local `$w`), passes it by pointer to import function 0, expects one
+/// callee (its `out` entry at 1024), then runs `tail`.
+pub fn news_poster(api: karmem_host::InterfaceDesc, tail: &str) -> Guest {
+    Guest::new(
+        vec![iface(
+            "t.Write",
+            karmem_host::Pattern::Direct,
+            vec![],
+            vec![simple("post")],
+        )],
+        vec![api],
+    )
+    .func(
+        "t.Write",
+        "post",
+        &format!(
+            "(local $w i32)
+             (local.set $w (call $win (i32.const 0)))
+             (i32.store (i32.add (local.get $w) (i32.const 100)) (i32.const 0x7377656e))
+             (i32.store (i32.const 1200) (i32.add (local.get $w) (i32.const 100)))
+             (i32.store (i32.const 1204) (i32.const 4))
+             (if (i32.ne (call $call (i32.const 0) (i32.const 1200) (i32.const 1) (i32.const 1024) (i32.const 1)) (i32.const 1)) (then (unreachable)))
+             {tail}"
+        ),
+    )
+}
+
+/// `t.Board { peek(at: t.Msg) -> r: t.Msg }` with region `t.board`
+/// (importer read-write, exporter read-only, 2 pages); `at` and `r` are
+/// bound to it when `bound`, else copied.
+pub fn board_api(bound: bool) -> karmem_host::InterfaceDesc {
+    let region = bound.then_some("t.board");
+    iface(
+        "t.Board",
+        karmem_host::Pattern::Direct,
+        vec![memory(
+            "t.board",
+            karmem_host::Access::ReadWrite,
+            karmem_host::Access::Read,
+            2,
+        )],
+        vec![func(
+            "peek",
+            vec![param("at", "t.Msg", region)],
+            Some(param("r", "t.Msg", region)),
+        )],
+    )
+    .with_signature_hash()
+}

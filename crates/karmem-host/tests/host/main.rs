@@ -2,6 +2,7 @@
 //! (wasmtime links once); modules compile once into a cache under
 //! target/tmp and load from it afterwards.
 mod common;
+mod host_exports;
 mod isolation;
 mod limits;
 mod loading;

@@ -278,36 +278,18 @@ fn pool_serves_concurrent_callers_in_parallel() {
 fn regions_are_shared_without_copies() {
     // The writer imports t.Board (read-write), the reader exports it
     // (read-only) and returns what it sees at the offset it is given.
-    let board = memory("t.board", Access::ReadWrite, Access::Read, 2);
-    let api = iface(
-        "t.Board",
-        Pattern::Direct,
-        vec![board],
-        vec![func(
-            "peek",
-            vec![param("at", "t.Msg", Some("t.board"))],
-            Some(param("r", "t.Msg", Some("t.board"))),
-        )],
-    );
+    let api = board_api(true);
     let reader = Guest::new(vec![api.clone()], vec![]).func(
         "t.Board",
         "peek",
         // Reply with the argument itself: a region-bound result.
         "(call $reply (call $arg_ptr (local.get $args) (i32.const 0)) (call $arg_len (local.get $args) (i32.const 0)))",
     );
-    let writer = Guest::new(vec![iface("t.Write", Pattern::Direct, vec![], vec![simple("post")])], vec![api]).func(
-        "t.Write",
-        "post",
-        // Write "news" at offset 100 of the window, pass it by pointer,
-        // reply with the callee's answer (a pointer into our window).
-        "(local $w i32)
-         (local.set $w (call $win (i32.const 0)))
-         (i32.store (i32.add (local.get $w) (i32.const 100)) (i32.const 0x7377656e))
-         (i32.store (i32.const 1200) (i32.add (local.get $w) (i32.const 100)))
-         (i32.store (i32.const 1204) (i32.const 4))
-         (if (i32.ne (call $call (i32.const 0) (i32.const 1200) (i32.const 1) (i32.const 1024) (i32.const 1)) (i32.const 1)) (then (unreachable)))
-         (if (i32.load (i32.const 1024)) (then (unreachable)))
-         (call $reply (i32.load (i32.const 1036)) (i32.load (i32.const 1032)))",
+    // Reply with the callee's answer (a pointer into our window).
+    let writer = news_poster(
+        api,
+        "(if (i32.load (i32.const 1024)) (then (unreachable)))
+             (call $reply (i32.load (i32.const 1036)) (i32.load (i32.const 1032)))",
     );
     let log = Arc::new(MemoryLog::new());
     let mut b = builder(&log);
