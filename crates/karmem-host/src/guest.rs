@@ -187,14 +187,11 @@ fn guest_call(
         return Ok(E_ARGS);
     };
     let mut srcs = Vec::with_capacity(params.len());
-    // The same arguments as (ptr, len) in the caller, for host exporters.
-    let mut ranges = Vec::with_capacity(params.len());
     for (k, region) in params.iter().enumerate() {
         let word = |o: usize| {
             u32::from_le_bytes(array[k * 8 + o..k * 8 + o + 4].try_into().unwrap_or([0; 4]))
         };
         let (ptr, len) = (word(0), word(4));
-        ranges.push((ptr, len));
         if ptr == 0 && len == 0 {
             srcs.push(ArgSrc::Empty);
             continue;
@@ -244,7 +241,7 @@ fn guest_call(
         let (module, export) = match t.exporter {
             Exporter::Module { module, export } => (module, export),
             Exporter::Host(h) => {
-                let result = host_target(c, &app, h, callee_fn, &srcs, &ranges);
+                let result = host_target(c, &app, h, callee_fn, &srcs);
                 entries.push(entry(c, &app, callee, result));
                 continue;
             }
@@ -300,35 +297,39 @@ fn host_target(
     h: usize,
     function: u16,
     srcs: &[ArgSrc<'_>],
-    ranges: &[(u32, u32)],
 ) -> crate::Result<crate::Output> {
     let export = &app.host_exports[h];
     let st = c.data();
-    let mut copies: Vec<Option<Vec<u8>>> = Vec::new();
-    for (src, &(ptr, len)) in srcs.iter().zip(ranges) {
-        let shared = matches!(src, ArgSrc::Guest(..))
-            && st.windows.iter().any(|w| {
-                u64::from(ptr) < u64::from(w.start) + u64::from(w.len)
-                    && u64::from(ptr) + u64::from(len) > u64::from(w.start)
-            });
-        copies.push(if shared {
-            let mut v = vec![0; len as usize];
-            if let Some((base, _)) = guest_base(c) {
-                // SAFETY: checked in range by the caller of this function;
+    // `ArgSrc::Guest` points into the caller's memory; its offset there.
+    let base = guest_base(c).map_or(0, |(b, _)| b as usize);
+    let offset = |p: *const u8| (p as usize).wrapping_sub(base) as u32;
+    let copies: Vec<Option<Vec<u8>>> = srcs
+        .iter()
+        .map(|src| match *src {
+            ArgSrc::Guest(p, len)
+                if st.windows.iter().any(|w| {
+                    u64::from(offset(p)) < u64::from(w.start) + u64::from(w.len)
+                        && u64::from(offset(p)) + u64::from(len) > u64::from(w.start)
+                }) =>
+            {
+                let mut v = vec![0; len as usize];
+                // SAFETY: `guest_call` checked `p .. p + len` inside the
+                // caller's memory, which stays mapped while it waits here;
                 // a raw copy because another thread may be writing.
-                unsafe { std::ptr::copy(base.add(ptr as usize), v.as_mut_ptr(), v.len()) };
+                unsafe { std::ptr::copy(p, v.as_mut_ptr(), v.len()) };
+                Some(v)
             }
-            Some(v)
-        } else {
-            None
-        });
-    }
+            _ => None,
+        })
+        .collect();
     let mut args = Vec::with_capacity(srcs.len());
-    for ((src, &(ptr, len)), copy) in srcs.iter().zip(ranges).zip(&copies) {
+    for (src, copy) in srcs.iter().zip(&copies) {
         args.push(match (src, copy) {
             (_, Some(v)) => Arg::Bytes(v),
             (ArgSrc::Region(s), None) => Arg::Region(*s),
-            (ArgSrc::Guest(..), None) => Arg::Bytes(guest_slice(c, ptr, len).unwrap_or_default()),
+            (ArgSrc::Guest(p, len), None) => {
+                Arg::Bytes(guest_slice(c, offset(*p), *len).unwrap_or_default())
+            }
             (ArgSrc::Empty | ArgSrc::Host(_), None) => Arg::Empty,
         });
     }
