@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// Column-wise checks of SoA arrays (format.md §11, RATIONALE R-Go-11).
+// Column-wise checks of SoA arrays (format.md §11, RATIONALE R5.9).
 //
 // Generated validators walk an SoA array one column at a time: all array
 // references of a column, then what they point to. The references of a

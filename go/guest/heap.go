@@ -5,7 +5,7 @@ import "unsafe"
 // blocks keeps what karmem_alloc handed to the host reachable: the host
 // writes into it (arguments) or maps regions over it (windows), and Go's
 // GC must neither collect nor reuse that memory while the host relies on it
-// (R-GoGuest-1). The GC does not move objects, so a reachable block stays
+// (R9.8). The GC does not move objects, so a reachable block stays
 // where it is.
 type blocks struct {
 	// transient: argument memory of the next or current dispatch (two

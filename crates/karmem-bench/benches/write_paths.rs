@@ -11,7 +11,7 @@
 //! * `SSE2 transposition alone` / `AVX2 transposition alone` (x86-64; AVX2
 //!   when the CPU has it): the transposition loop without a writer;
 //! * `karmem write_soa_words`: Karmem's SoA array writer, directory and
-//!   transposition into three columns (RATIONALE R15).
+//!   transposition into three columns (RATIONALE R4.4).
 //!
 //! It explains the encode row of docs/benchmarks.md ("Fourth pass"): the
 //! transposition beats any loop of ordinary stores but not `memcpy`, which

@@ -178,7 +178,7 @@ impl Gen<'_> {
     /// each a 4-byte number (`Vec3 { x, y, z: f32 }`), 2 ≤ K ≤ 4: such a
     /// struct is emitted `#[repr(C)]` and a slice of it is written by
     /// `Writer::write_soa_words`, which transposes four elements at a time
-    /// (RATIONALE R15).
+    /// (RATIONALE R4.4).
     fn words_soa(&self, id: StructId) -> Option<usize> {
         let soa = self.l.soa.get(id)?.as_ref()?;
         let k = soa.columns.len();
@@ -1795,7 +1795,7 @@ impl Gen<'_> {
         self.w("        Ok(())");
         self.w("    }");
         self.w("");
-        // validate: column by column (R16). Each column's checks run in
+        // validate: column by column (R4.5). Each column's checks run in
         // one tight loop; references are checked as a whole column first,
         // then whatever their data needs (text, nested directories).
         let body: String = soa

@@ -1,5 +1,5 @@
 //! Checking a whole SoA column of array references at once: the hot loop
-//! of validating an SoA array (RATIONALE R16).
+//! of validating an SoA array (RATIONALE R4.5).
 //!
 //! A reference is three little-endian `u32` (offset, length, capacity,
 //! format.md §5). It is well formed when `length <= capacity`, `length <=`

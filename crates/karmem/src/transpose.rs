@@ -1,6 +1,6 @@
 //! Array-of-structs → SoA columns for elements made of `K` 4-byte numbers
 //! (a `Vec3` of three `f32` is the common case): the hot loop of encoding
-//! an SoA array (RATIONALE R15).
+//! an SoA array (RATIONALE R4.4).
 //!
 //! The element-by-element loop the generator used to emit loads every field
 //! on its own (12 scalar loads per 4 `Vec3`) and is bound by those loads;
@@ -77,7 +77,7 @@ mod x86 {
         // Plain stores: non-temporal ones (no read of the destination
         // line first) won in isolation but lost 30-40 % in the whole
         // encode, where directories and other arrays share the lines at
-        // the columns' ends (RATIONALE R15).
+        // the columns' ends (RATIONALE R4.4).
         let store = |p: *mut f32, v: __m128| {
             // SAFETY: in bounds by the contract of `split_with`.
             unsafe { _mm_storeu_ps(p, v) }
@@ -88,7 +88,7 @@ mod x86 {
             unsafe {
                 let p = src.add(4 * K * b);
                 // The source is one sequential stream; a hint some lines
-                // ahead keeps the loads fed (measured: R15).
+                // ahead keeps the loads fed (measured: R4.4).
                 _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(128).cast());
                 let o = 4 * b;
                 match K {

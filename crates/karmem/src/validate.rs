@@ -162,7 +162,7 @@ impl<'a> Validator<'a> {
 
     /// Check a whole SoA column of `len` array references at `col` (a
     /// column the directory check placed inside the message) in one tight
-    /// loop, and charge the budget once for all of them (RATIONALE R18).
+    /// loop, and charge the budget once for all of them (RATIONALE R4.6).
     ///
     /// Column by column is how the generated validator walks an SoA array:
     /// the references of one column are adjacent, so the checks of one

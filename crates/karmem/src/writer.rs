@@ -297,7 +297,7 @@ impl Writer {
         // The whole array is laid out first and the buffer grows once, and
         // the column count is a constant of the generated caller: a small
         // array (a monster's weapons) used to pay one growth check and one
-        // bounds-checked directory write per column (RATIONALE R15).
+        // bounds-checked directory write per column (RATIONALE R4.4).
         let n = N as u64;
         let block = align_up(4 * (n + 1), ARRAY_ALIGN as u64);
         let dir = align_up(self.len as u64, ARRAY_ALIGN as u64);
@@ -347,7 +347,7 @@ impl Writer {
     /// the columns from `words`, the elements one after another with their
     /// `K` numbers in column order as native `u32` words (how a `#[repr(C)]`
     /// struct of `K` such fields lies in memory). Four elements at a time
-    /// are transposed in registers (RATIONALE R15).
+    /// are transposed in registers (RATIONALE R4.4).
     pub fn write_soa_words<const K: usize>(
         &mut self,
         at: u32,

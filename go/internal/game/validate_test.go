@@ -11,7 +11,7 @@ import (
 )
 
 // The generated validator walks the SoA array of monsters column by
-// column (RATIONALE R-Go-11). It must accept exactly the messages the
+// column (RATIONALE R5.9). It must accept exactly the messages the
 // element-by-element walk it replaced accepts: validateByElement below is
 // that walk, written with the library's element-wise checks, and both run
 // on thousands of corrupted game states.
@@ -43,7 +43,7 @@ func sized(cols []karmem.Column, sizes []uint32) []karmem.Column {
 	return cols
 }
 
-// validateByElement is ValidateState as generated before R-Go-11: every
+// validateByElement is ValidateState as generated before R5.9: every
 // check of one monster, then the next monster.
 func validateByElement(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {

@@ -13,7 +13,7 @@ import (
 // The generated validator of testdata/schemas/soa_columns.km checks each
 // column of array references of an SoA element at once, then what every
 // reference leads to (UTF-16 text, bools, nested SoA arrays with text of
-// their own, union arrays) element by element (RATIONALE R-Go-11). A fault
+// their own, union arrays) element by element (RATIONALE R5.9). A fault
 // in any element of any of those columns must be found.
 
 func soaColumnsSample() *sc.Root {

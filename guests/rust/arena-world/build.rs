@@ -1,5 +1,5 @@
 //! Bindings generated from the arena schema at build time (not committed:
-//! RATIONALE.md R-Guest-4).
+//! RATIONALE.md R1.5).
 use std::path::Path;
 
 fn main() {

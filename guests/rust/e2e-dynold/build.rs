@@ -1,5 +1,5 @@
 //! Bindings for this guest, generated from the schema at build time (not
-//! committed: RATIONALE.md R-Guest-4).
+//! committed: RATIONALE.md R1.5).
 use std::path::Path;
 
 fn main() {

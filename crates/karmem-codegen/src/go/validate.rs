@@ -307,7 +307,7 @@ impl Gen<'_> {
     }
 
     /// `validateSoa<T>`: the directory, then one column at a time
-    /// (format.md §11, RATIONALE R-Go-11): a column of array references
+    /// (format.md §11, RATIONALE R5.9): a column of array references
     /// with `ArrayColumn` (folded checks, one charge), then what they lead
     /// to — text with `UTF8Column`, SoA arrays of element types with
     /// nothing beyond their directory to check with `SoaColumn`, anything
