@@ -7,124 +7,22 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-use karmem_host::{
-    App, AppBuilder, Arg, Error, ModuleOptions, Output, Runtime, RuntimeConfig, StderrLog,
-};
+use karmem_host::{App, Arg, Output, StderrLog};
 use karmem_layout::Layout;
+use karmem_manifest::{ArgEntry, ErrorKind, Manifest, ManifestError, RunEntry, Spanned};
 use karmem_schema::model::Schema;
-use serde::Deserialize;
-use toml::Spanned;
 
 use crate::Failure;
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Manifest {
-    /// Schemas used to convert JSON arguments and print results.
-    #[serde(default)]
-    schemas: Vec<Spanned<String>>,
-    /// Module cache directory; `false` disables it, `true` (default) uses
-    /// the default directory.
-    #[serde(default)]
-    cache: Option<Spanned<CacheSetting>>,
-    #[serde(rename = "module")]
-    modules: Vec<ModuleEntry>,
-    #[serde(default, rename = "bind")]
-    binds: Vec<BindEntry>,
-    #[serde(default, rename = "region")]
-    regions: Vec<RegionEntry>,
-    #[serde(default, rename = "run")]
-    runs: Vec<RunEntry>,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum CacheSetting {
-    Enabled(bool),
-    Dir(String),
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ModuleEntry {
-    name: Spanned<String>,
-    path: Spanned<String>,
-    timeout_ms: Option<u64>,
-    memory_limit_mib: Option<u64>,
-    pool_size: Option<u32>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BindEntry {
-    interface: Spanned<String>,
-    exporter: Spanned<String>,
-    importer: Option<Spanned<String>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RegionEntry {
-    name: Spanned<String>,
-    contents: Spanned<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RunEntry {
-    /// Callee module; omit with `all = true`.
-    module: Option<Spanned<String>>,
-    interface: Spanned<String>,
-    function: Spanned<String>,
-    #[serde(default)]
-    args: Vec<Spanned<ArgEntry>>,
-    #[serde(default = "one")]
-    times: u32,
-    /// Fan out from the host to every exporter.
-    #[serde(default)]
-    all: bool,
-}
-
-fn one() -> u32 {
-    1
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ArgEntry {
-    json: Option<toml::Value>,
-    file: Option<String>,
-    hex: Option<String>,
-    region: Option<String>,
-    offset: Option<u32>,
-    len: Option<u32>,
-}
-
-/// The manifest's text and where it is, for `file:line:col` messages.
-struct Source {
-    path: PathBuf,
-    text: String,
-}
-
-impl Source {
-    fn at(&self, span: Range<usize>) -> String {
-        let before = &self.text[..span.start.min(self.text.len())];
-        let line = before.matches('\n').count() + 1;
-        let col = before.chars().rev().take_while(|&c| c != '\n').count() + 1;
-        format!("{}:{line}:{col}", self.path.display())
-    }
-
-    /// Print `file:line:col: error: message`.
-    fn report(&self, span: Range<usize>, message: impl std::fmt::Display) {
-        eprintln!("{}: error: {message}", self.at(span));
-    }
-
-    fn relative(&self, path: &str) -> PathBuf {
-        self.path.parent().unwrap_or(Path::new(".")).join(path)
+/// Print a manifest error; the failure it means for the exit code.
+fn report(e: ManifestError) -> Failure {
+    eprintln!("{e}");
+    match e.kind {
+        ErrorKind::Io => Failure::Io(e.message),
+        ErrorKind::Invalid => Failure::Invalid,
     }
 }
 
@@ -141,86 +39,24 @@ impl Schemas {
 }
 
 pub(crate) fn run(manifest: &Path) -> Result<(), Failure> {
-    let text = fs::read_to_string(manifest)
-        .map_err(|e| Failure::Io(format!("cannot read {}: {e}", manifest.display())))?;
-    let src = Source {
-        path: manifest.to_path_buf(),
-        text,
-    };
-    let m: Manifest = toml::from_str(&src.text).map_err(|e| {
-        src.report(e.span().unwrap_or(0..0), e.message());
-        Failure::Invalid
-    })?;
+    let m = Manifest::load(manifest).map_err(report)?;
 
     let mut schemas = HashMap::new();
-    for s in &m.schemas {
-        let (schema, layout) = crate::load(&src.relative(s.get_ref()))?;
+    for s in &m.file.schemas {
+        let (schema, layout) = crate::load(&m.relative(s.get_ref()))?;
         schemas.insert(schema.package.clone(), (schema, layout));
     }
     let schemas = Schemas(schemas);
 
-    let cache_dir = match m.cache.as_ref().map(|c| c.get_ref()) {
-        None | Some(CacheSetting::Enabled(true)) => karmem_host::default_cache_dir(),
-        Some(CacheSetting::Enabled(false)) => None,
-        Some(CacheSetting::Dir(d)) => Some(src.relative(d)),
-    };
-    let runtime = Runtime::new(RuntimeConfig {
-        cache_dir,
-        ..RuntimeConfig::default()
-    })
-    .map_err(|e| Failure::Message(e.to_string()))?;
-
-    let mut builder = AppBuilder::new(&runtime);
-    builder.log_sink(Arc::new(StderrLog));
-    let mut spans: HashMap<String, Range<usize>> = HashMap::new();
-    for entry in &m.modules {
-        let name = entry.name.get_ref();
-        let path = src.relative(entry.path.get_ref());
-        if spans.insert(name.clone(), entry.name.span()).is_some() {
-            src.report(entry.name.span(), format!("a second module named `{name}`"));
-            return Err(Failure::Invalid);
-        }
-        let module = match runtime.load_file(name, &path) {
-            Ok(m) => m,
-            Err(e @ Error::Io { .. }) => {
-                src.report(entry.path.span(), &e);
-                return Err(Failure::Io(format!("cannot load module `{name}`")));
-            }
-            Err(e) => {
-                src.report(entry.path.span(), &e);
-                return Err(Failure::Invalid);
-            }
-        };
-        builder.module_with(
-            module,
-            ModuleOptions::from_manifest(entry.timeout_ms, entry.memory_limit_mib, entry.pool_size),
-        );
-    }
-    for b in &m.binds {
-        match &b.importer {
-            Some(i) => builder.bind(i.get_ref(), b.interface.get_ref(), b.exporter.get_ref()),
-            None => builder.bind_all(b.interface.get_ref(), b.exporter.get_ref()),
-        };
-    }
-    for r in &m.regions {
-        let path = src.relative(r.contents.get_ref());
-        let bytes = fs::read(&path).map_err(|e| {
-            src.report(
-                r.contents.span(),
-                format!("cannot read {}: {e}", path.display()),
-            );
-            Failure::Io(format!("cannot read {}", path.display()))
-        })?;
-        builder.region_contents(r.name.get_ref(), bytes);
-    }
-    let app = builder.build().map_err(|e| {
-        src.report(blame(&e, &m, &spans), &e);
-        Failure::Invalid
-    })?;
+    let runtime = m.runtime().map_err(report)?;
+    let app = m
+        .build(&runtime, Arc::new(StderrLog), |_| {})
+        .map_err(report)?;
+    notice_clamped_access(&m, &app);
 
     let mut failed = false;
-    for step in &m.runs {
-        failed |= !run_step(&src, &schemas, &app, step)?;
+    for step in &m.file.runs {
+        failed |= !run_step(&m, &schemas, &app, step)?;
     }
     if failed {
         return Err(Failure::Invalid);
@@ -228,38 +64,32 @@ pub(crate) fn run(manifest: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The manifest entry an application error is about.
-fn blame(e: &Error, m: &Manifest, modules: &HashMap<String, Range<usize>>) -> Range<usize> {
-    let module = |name: &str| modules.get(name).cloned();
-    let span = match e {
-        Error::Binding {
-            module: importer,
-            interface,
-            ..
-        } => m
-            .binds
-            .iter()
-            .find(|b| b.interface.get_ref() == interface)
-            .map(|b| b.interface.span())
-            .or_else(|| module(importer)),
-        Error::IncompatibleInterface { importer, .. } => module(importer),
-        Error::IncompatibleMemory { second, .. } => module(second),
-        Error::UnknownModule(name) => m
-            .binds
-            .iter()
-            .flat_map(|b| [Some(&b.exporter), b.importer.as_ref()])
-            .flatten()
-            .find(|s| s.get_ref() == name)
-            .map(|s| s.span()),
-        Error::UnknownRegion(r) => m
-            .regions
-            .iter()
-            .find(|x| x.name.get_ref() == r)
-            .map(|x| x.name.span()),
-        Error::Startup { module: name, .. } => module(name),
-        _ => None,
-    };
-    span.unwrap_or(0..0)
+/// Say where a module asks for more access to a region than the manifest
+/// grants it: it gets the grant (docs/security.md §1), and a write it then
+/// makes fails with a read-only violation, which is easier to understand
+/// with this note.
+fn notice_clamped_access(m: &Manifest, app: &App) {
+    for entry in &m.file.modules {
+        let name = entry.name.get_ref();
+        for region in app.regions() {
+            let (Ok(asked), Ok(got)) = (
+                app.requested_access(name, region.name()),
+                app.access(name, region.name()),
+            ) else {
+                continue;
+            };
+            if asked > got {
+                eprintln!(
+                    "{}: note: module `{name}` asks for {} access to `{}`; granted {} (add `grant = {{ \"{}\" = \"write\" }}` to give it more)",
+                    m.at(entry.name.span()),
+                    asked.keyword(),
+                    region.name(),
+                    got.keyword(),
+                    region.name()
+                );
+            }
+        }
+    }
 }
 
 /// The argument bytes of one `args` entry for a parameter of type `ty`.
@@ -286,7 +116,7 @@ fn json_of(value: &toml::Value) -> Result<serde_json::Value, serde_json::Error> 
 }
 
 fn argument<'a>(
-    src: &Source,
+    src: &Manifest,
     schemas: &Schemas,
     app: &App,
     entry: &Spanned<ArgEntry>,
@@ -294,10 +124,7 @@ fn argument<'a>(
     owned: &'a mut Vec<u8>,
 ) -> Result<Arg<'a>, Failure> {
     let a = entry.get_ref();
-    let fail = |message: String| {
-        src.report(entry.span(), message);
-        Failure::Invalid
-    };
+    let fail = |message: String| report(src.error(entry.span(), message));
     let given = [
         a.json.is_some(),
         a.file.is_some(),
@@ -373,49 +200,47 @@ fn show(schemas: &Schemas, app: &App, ty: Option<&str>, out: &Output) -> String 
 }
 
 /// Make the calls of one `[[run]]` entry; false if any failed.
-fn run_step(src: &Source, schemas: &Schemas, app: &App, step: &RunEntry) -> Result<bool, Failure> {
+fn run_step(
+    src: &Manifest,
+    schemas: &Schemas,
+    app: &App,
+    step: &RunEntry,
+) -> Result<bool, Failure> {
     let (interface, function) = (
         step.interface.get_ref().as_str(),
         step.function.get_ref().as_str(),
     );
-    let targets =
-        match (&step.module, step.all) {
-            (None, true) => app.exporters(interface, function),
-            (Some(module), false) => vec![app
-                .export(module.get_ref(), interface, function)
-                .map_err(|e| {
-                    src.report(module.span(), &e);
-                    Failure::Invalid
-                })?],
-            _ => {
-                src.report(
-                    step.interface.span(),
-                    "a `run` entry names a `module`, or sets `all = true`",
-                );
-                return Err(Failure::Invalid);
-            }
-        };
+    let targets = match (&step.module, step.all) {
+        (None, true) => app.exporters(interface, function),
+        (Some(module), false) => vec![app
+            .export(module.get_ref(), interface, function)
+            .map_err(|e| report(src.error(module.span(), e)))?],
+        _ => {
+            return Err(report(src.error(
+                step.interface.span(),
+                "a `run` entry names a `module`, or sets `all = true`",
+            )))
+        }
+    };
     if targets.is_empty() {
-        src.report(
+        return Err(report(src.error(
             step.function.span(),
             format!("no module exports {interface}.{function}"),
-        );
-        return Err(Failure::Invalid);
+        )));
     }
     let mut ok = true;
     for f in &targets {
         let desc = app.modules()[f.module_index()].module.descriptor();
         let fd = &desc.exports[(f.id() >> 16) as usize].functions[(f.id() & 0xffff) as usize];
         if step.args.len() != fd.params.len() {
-            src.report(
+            return Err(report(src.error(
                 step.function.span(),
                 format!(
                     "{interface}.{function} takes {} arguments, `args` has {}",
                     fd.params.len(),
                     step.args.len()
                 ),
-            );
-            return Err(Failure::Invalid);
+            )));
         }
         let mut owned = vec![Vec::new(); step.args.len()];
         let mut args = Vec::new();

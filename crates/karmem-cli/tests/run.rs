@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use karmem_host::wat_guest::{func, iface, param, replier, simple, Guest};
 use karmem_host::Pattern;
+use karmem_testkit::wat_guest::{func, iface, param, replier, simple, Guest};
 
 const SCHEMA: &str = "karmem t;\n\nstruct Msg table {\n    Text []char;\n    N u32;\n}\n";
 

@@ -5,7 +5,7 @@
 //! * `raw_wasmtime_typed`: plain wasmtime, a typed call of a function that
 //!   returns its first argument;
 //! * `wat/*`: the WAT guest of the runtime benchmarks
-//!   (`karmem_host::wat_guest::echo_guest`, `relay_guest`): the runtime's
+//!   (`karmem_testkit::wat_guest::echo_guest`, `relay_guest`): the runtime's
 //!   own cost;
 //! * `rust/*`: `guests/rust/e2e-service` (Echo) and `e2e-driver` (Driver,
 //!   calls Echo of the service) built with karmem-guest;
@@ -36,8 +36,8 @@ use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{criterion_group, criterion_main, Criterion};
 use karmem_e2e::e2e::Text;
 use karmem_e2e::guest_path;
-use karmem_host::wat_guest::{echo_guest, relay_guest};
 use karmem_host::{App, AppBuilder, Arg, ExportFn, GuestModule, Output, Runtime, RuntimeConfig};
+use karmem_testkit::wat_guest::{echo_guest, relay_guest};
 
 /// CPU time of the calling thread.
 struct ThreadTime;

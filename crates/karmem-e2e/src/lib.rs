@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use karmem_host::{GuestModule, Runtime, RuntimeConfig};
+use karmem_host::{Access, GuestModule, ModuleOptions, Runtime, RuntimeConfig};
 
 /// The repository's `guests/` directory.
 pub fn guests_dir() -> PathBuf {
@@ -48,6 +48,18 @@ pub fn load(name: &str, file: &str) -> GuestModule {
     runtime()
         .load_file(name, &path)
         .unwrap_or_else(|e| panic!("load {}: {e}", path.display()))
+}
+
+/// Options that grant `module` write access to every region it declares,
+/// so each module gets exactly what its roles ask for: these tests are
+/// about calls between real guests, not about grants (the host's
+/// `tests/host/hostile.rs` is; docs/security.md §1).
+pub fn trusting(module: &GuestModule, options: ModuleOptions) -> ModuleOptions {
+    module
+        .descriptor()
+        .memories
+        .iter()
+        .fold(options, |o, m| o.grant(&m.name, Access::ReadWrite))
 }
 
 /// Typed host bindings of guests/e2e.km (`--lang rust-host`).

@@ -9,11 +9,11 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use karmem_host::wat_guest::{func, iface, param, Guest};
 use karmem_host::{
     App, AppBuilder, Arg, GuestModule, ModuleOptions, OptLevel, Output, Pattern, Runtime,
     RuntimeConfig, Status,
 };
+use karmem_testkit::wat_guest::{func, iface, param, Guest};
 use serde_json::{json, Value};
 
 fn repo() -> PathBuf {
@@ -102,7 +102,8 @@ fn bytes(app: &App, out: Output) -> Vec<u8> {
 fn app(modules: Vec<GuestModule>) -> App {
     let mut b = AppBuilder::new(runtime());
     for m in modules {
-        b.module(m);
+        let options = karmem_e2e::trusting(&m, ModuleOptions::default());
+        b.module_with(m, options);
     }
     b.build().unwrap()
 }
@@ -341,7 +342,7 @@ fn hoarder_hits_the_memory_limit_and_the_host_goes_on() {
         ModuleOptions {
             timeout: std::time::Duration::from_secs(5),
             memory_limit: 32 << 20,
-            pool_size: None,
+            ..ModuleOptions::default()
         },
     )
     .module(go_module("arena-sweeper"));

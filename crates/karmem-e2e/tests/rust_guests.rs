@@ -9,30 +9,37 @@ use std::time::Duration;
 
 use karmem_e2e::e2e::{self, Blob, Num, Text};
 use karmem_e2e::load;
-use karmem_host::{App, AppBuilder, Error, ModuleOptions, Status};
+use karmem_host::{App, AppBuilder, Error, GuestModule, ModuleOptions, Status};
 
 /// driver (imports Echo, Counter, Workers, Dyn) + service (exports Echo,
 /// Counter, Pooled, Shared, Workers) + worker + trapper (Workers) + dynold
 /// (the old Dyn), and a second driver sharing the singleton Counter.
 fn app() -> App {
     let driver = load("driver", "e2e-driver.wasm");
-    AppBuilder::new(karmem_e2e::runtime())
-        .module(driver.clone())
-        .module(driver.renamed("driver2"))
-        .module(load("service", "e2e-service.wasm"))
-        .module(load("worker", "e2e-worker.wasm"))
-        // A shorter deadline than its callers': a caller's deadline covers
-        // its callees (abi.md §7), so the trapper's TIMEOUT must come first.
-        .module_with(
-            load("trapper", "e2e-trapper.wasm"),
-            ModuleOptions {
-                timeout: Duration::from_millis(200),
-                ..ModuleOptions::default()
-            },
-        )
-        .module(load("dynold", "e2e-dynold.wasm"))
-        .build()
-        .unwrap_or_else(|e| panic!("build the app: {e}"))
+    let mut b = AppBuilder::new(karmem_e2e::runtime());
+    let mut add = |m: GuestModule, options: ModuleOptions| {
+        // Each module gets the access its roles ask for (karmem_e2e::trusting).
+        let options = karmem_e2e::trusting(&m, options);
+        b.module_with(m, options);
+    };
+    add(driver.clone(), ModuleOptions::default());
+    add(driver.renamed("driver2"), ModuleOptions::default());
+    add(
+        load("service", "e2e-service.wasm"),
+        ModuleOptions::default(),
+    );
+    add(load("worker", "e2e-worker.wasm"), ModuleOptions::default());
+    // A shorter deadline than its callers': a caller's deadline covers its
+    // callees (abi.md §7), so the trapper's TIMEOUT must come first.
+    add(
+        load("trapper", "e2e-trapper.wasm"),
+        ModuleOptions {
+            timeout: Duration::from_millis(200),
+            ..ModuleOptions::default()
+        },
+    );
+    add(load("dynold", "e2e-dynold.wasm"), ModuleOptions::default());
+    b.build().unwrap_or_else(|e| panic!("build the app: {e}"))
 }
 
 fn run(app: &App, module: &str, cmd: &str) -> String {

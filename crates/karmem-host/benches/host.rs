@@ -17,11 +17,11 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use karmem_host::wat_guest::{
+use karmem_host::{Access, App, AppBuilder, Arg, ModuleOptions, Pattern, Runtime, RuntimeConfig};
+use karmem_testkit::wat_guest::{
     bench_api, echo_guest, func, iface, memory, param, relay_guest, Guest, REUSE_ALLOC,
     REUSE_GLOBALS,
 };
-use karmem_host::{Access, App, AppBuilder, Arg, ModuleOptions, Pattern, Runtime, RuntimeConfig};
 
 fn runtime(cache: bool) -> Runtime {
     let dir = std::env::temp_dir().join(format!("karmem-bench-cache-{}", std::process::id()));

@@ -90,9 +90,41 @@ pub struct MemoryDesc {
 }
 
 impl MemoryDesc {
+    /// `name: memory (import: importer, export: exporter, pages)`.
+    pub fn new(name: &str, importer: Access, exporter: Access, pages: u32) -> MemoryDesc {
+        MemoryDesc {
+            name: name.into(),
+            importer,
+            exporter,
+            max_pages: pages,
+        }
+    }
+
     /// Size in bytes.
     pub fn size(&self) -> u64 {
         u64::from(self.max_pages) * 65536
+    }
+}
+
+impl ParamDesc {
+    /// `name: ty`, or `name: ty @ memory` when bound to a region.
+    pub fn new(name: &str, ty: &str, memory: Option<&str>) -> ParamDesc {
+        ParamDesc {
+            name: name.into(),
+            ty: ty.into(),
+            memory: memory.map(str::to_string),
+        }
+    }
+}
+
+impl FunctionDesc {
+    /// `name(params) -> result`.
+    pub fn new(name: &str, params: Vec<ParamDesc>, result: Option<ParamDesc>) -> FunctionDesc {
+        FunctionDesc {
+            name: name.into(),
+            params,
+            result,
+        }
     }
 }
 
@@ -156,6 +188,33 @@ fn param_text(out: &mut String, p: &ParamDesc) {
 }
 
 impl InterfaceDesc {
+    /// A static interface (not `dynamic`, pool size 0) with its signature
+    /// hash set: what a host export ([`crate::AppBuilder::host_export`])
+    /// declares.
+    pub fn new(
+        name: &str,
+        pattern: Pattern,
+        memories: Vec<MemoryDesc>,
+        functions: Vec<FunctionDesc>,
+    ) -> InterfaceDesc {
+        InterfaceDesc {
+            name: name.into(),
+            hash: 0,
+            dynamic: false,
+            pattern,
+            pool_size: 0,
+            memories,
+            functions,
+        }
+        .with_signature_hash()
+    }
+
+    /// The same interface with `pool(n)` instances declared.
+    pub fn with_pool_size(mut self, n: u32) -> InterfaceDesc {
+        self.pool_size = n;
+        self
+    }
+
     /// The canonical signature text (docs/abi.md §3.1).
     pub fn signature(&self) -> String {
         let mut s = format!("interface {}\n", self.name);
@@ -355,9 +414,10 @@ impl ModuleDesc {
         function_id(&self.imports, interface, function)
     }
 
-    /// This module's access to a region: the exporter access if it exports
-    /// an interface declaring it, the importer access if it imports one,
-    /// the larger if both (docs/abi.md §6).
+    /// The access to a region this module *asks for*: the exporter access
+    /// if it exports an interface declaring it, the importer access if it
+    /// imports one, the larger if both (docs/abi.md §6). What it gets is at
+    /// most what the host grants (docs/security.md §1).
     pub fn access(&self, region: &str) -> Access {
         let side = |list: &[InterfaceDesc], exporter: bool| {
             list.iter()
@@ -412,10 +472,46 @@ fn function_id(list: &[InterfaceDesc], interface: &str, function: &str) -> Optio
     Some(((e as u32) << 16) | f as u32)
 }
 
-fn check_memory(m: &MemoryDesc) -> Result<(), String> {
-    if m.name.is_empty() {
-        return Err("a region has an empty name".into());
+/// Longest name a descriptor may contain.
+const MAX_NAME: usize = 256;
+
+/// `IDENT`: `[A-Za-z_][A-Za-z0-9_]*` (docs/idl.md §2), at most 256 bytes.
+/// Names go into the canonical signature text and into error messages:
+/// restricted this way they cannot forge a line of the signature (two
+/// different interfaces with one text, hence one hash) nor of a message.
+fn is_ident(s: &str) -> bool {
+    let mut b = s.bytes();
+    s.len() <= MAX_NAME
+        && b.next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+        && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
+}
+
+/// `IDENT "." IDENT { "." IDENT }`: a qualified interface, type or region
+/// name.
+fn is_qualified(s: &str) -> bool {
+    s.len() <= MAX_NAME && s.contains('.') && s.split('.').all(is_ident)
+}
+
+fn check_name(what: &str, name: &str, qualified: bool) -> Result<(), String> {
+    let ok = if qualified {
+        is_qualified(name)
+    } else {
+        is_ident(name)
+    };
+    if ok {
+        return Ok(());
     }
+    let shown = crate::log::sanitize(name.as_bytes(), 64);
+    Err(if qualified {
+        format!("{what} name `{shown}` is not a qualified name (`package.Name`, identifiers of at most {MAX_NAME} bytes)")
+    } else {
+        format!("{what} name `{shown}` is not an identifier (`[A-Za-z_][A-Za-z0-9_]*`, at most {MAX_NAME} bytes)")
+    })
+}
+
+fn check_memory(m: &MemoryDesc) -> Result<(), String> {
+    check_name("region", &m.name, true)?;
     if !(1..=65536).contains(&m.max_pages) {
         return Err(format!(
             "region `{}`: {} pages, expected 1..=65536",
@@ -426,9 +522,11 @@ fn check_memory(m: &MemoryDesc) -> Result<(), String> {
 }
 
 fn check_param(p: &ParamDesc, iface: &InterfaceDesc, what: &str) -> Result<(), String> {
+    check_name(what, &p.name, false)?;
     if p.ty.is_empty() {
         return Err(format!("{what} `{}` has no type", p.name));
     }
+    check_name(&format!("{what} `{}`: type", p.name), &p.ty, true)?;
     if let Some(m) = &p.memory {
         if !iface.memories.iter().any(|d| &d.name == m) {
             return Err(format!(
@@ -445,10 +543,8 @@ fn check_interface<'a>(
     regions: &HashMap<&str, &MemoryDesc>,
     used: &mut HashSet<&'a str>,
 ) -> Result<(), String> {
+    check_name("interface", &i.name, true)?;
     let ctx = |e: String| format!("interface `{}`: {e}", i.name);
-    if i.name.is_empty() {
-        return Err("an interface has an empty name".into());
-    }
     if i.functions.len() > MAX_ENTRIES {
         return Err(ctx(format!("more than {MAX_ENTRIES} functions")));
     }
@@ -480,9 +576,7 @@ fn check_interface<'a>(
     }
     let mut names = HashSet::new();
     for f in &i.functions {
-        if f.name.is_empty() {
-            return Err(ctx("a function has an empty name".into()));
-        }
+        check_name("function", &f.name, false).map_err(ctx)?;
         if !names.insert(f.name.as_str()) {
             return Err(ctx(format!("function `{}` declared twice", f.name)));
         }
@@ -613,5 +707,55 @@ mod tests {
             .contains("does not declare"));
         assert!(ModuleDesc::decode(b"garbage!").is_err());
         assert!(ModuleDesc::decode(&[]).is_err());
+    }
+
+    /// Names go into the signature text, whose hash decides binding: a
+    /// name holding `)\nfn ` would let a one-function interface have the
+    /// text (and hash) of a two-function one. Names are identifiers and
+    /// qualified names, nothing else (docs/security.md §2.7).
+    #[test]
+    fn names_cannot_forge_a_signature() {
+        let two = InterfaceDesc::new(
+            "game.I",
+            Pattern::Direct,
+            vec![],
+            vec![
+                FunctionDesc::new("f", vec![], None),
+                FunctionDesc::new("g", vec![], None),
+            ],
+        );
+        let forged = InterfaceDesc::new(
+            "game.I",
+            Pattern::Direct,
+            vec![],
+            vec![FunctionDesc::new("f()\nfn g", vec![], None)],
+        );
+        // The same text, hence the same hash, from different interfaces...
+        assert_eq!(forged.signature(), two.signature());
+        assert_eq!(forged.hash, two.hash);
+        // ... which a descriptor cannot contain.
+        let desc = |i: InterfaceDesc| ModuleDesc {
+            memories: vec![],
+            exports: vec![i],
+            imports: vec![],
+        };
+        assert!(desc(two).check().is_ok());
+        let e = desc(forged).check().unwrap_err();
+        assert!(e.contains("not an identifier"), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+        for (bad, what) in [
+            ("I", "not a qualified name"),
+            ("game.", "not a qualified name"),
+            ("game.I x", "not a qualified name"),
+            ("game.\u{1b}[2J", "not a qualified name"),
+        ] {
+            let mut i = example();
+            i.name = bad.into();
+            let e = desc(i.with_signature_hash()).check().unwrap_err();
+            assert!(e.contains(what), "{bad:?}: {e}");
+        }
+        let mut long = example();
+        long.functions[0].name = "f".repeat(257);
+        assert!(desc(long.with_signature_hash()).check().is_err());
     }
 }

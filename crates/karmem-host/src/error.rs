@@ -46,6 +46,9 @@ pub enum Status {
     /// The host has suspended the callee module ([`crate::App::suspend`]);
     /// it was not called.
     Suspended = 20,
+    /// The top-level call this call belongs to exhausted one of its budgets
+    /// ([`crate::CallBudget`], docs/security.md §2.5).
+    BudgetExceeded = 21,
 }
 
 impl Status {
@@ -58,6 +61,32 @@ impl Status {
             2 => Status::BadArgument,
             3 => Status::ApplicationError,
             _ => Status::Trap,
+        }
+    }
+}
+
+/// A limit on what one top-level call may cause (docs/security.md §2.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Budget {
+    /// Instances created during the call ([`crate::CallBudget::instances`]).
+    Instances,
+    /// Guest→guest and guest→host calls ([`crate::CallBudget::calls`]).
+    Calls,
+    /// Bytes the host copied or buffered for guests
+    /// ([`crate::CallBudget::host_bytes`]).
+    HostBytes,
+    /// Live instances of one module ([`crate::ModuleOptions::max_instances`]).
+    ModuleInstances,
+}
+
+impl Budget {
+    /// What the limit counts, for messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Budget::Instances => "instances created by one top-level call",
+            Budget::Calls => "nested calls made by one top-level call",
+            Budget::HostBytes => "bytes the host copied or buffered for one top-level call",
+            Budget::ModuleInstances => "live instances of the module",
         }
     }
 }
@@ -168,13 +197,20 @@ pub enum Error {
         site: CallSite,
         limit: u64,
     },
-    /// The guest (or the host on its behalf) tried to write into a region
-    /// it may only read. The region's bytes are unchanged.
     /// The host has suspended the callee module ([`crate::App::suspend`]):
     /// the call was refused without running any guest code.
     Suspended {
         site: CallSite,
     },
+    /// The top-level call exhausted a budget (docs/security.md §2.5): the
+    /// call that hit it fails, and so does the top-level call.
+    BudgetExceeded {
+        site: CallSite,
+        budget: Budget,
+        limit: u64,
+    },
+    /// The guest (or the host on its behalf) tried to write into a region
+    /// it may only read. The region's bytes are unchanged.
     ReadOnlyViolation {
         site: CallSite,
         region: String,
@@ -203,6 +239,7 @@ impl Error {
             Error::MemoryLimit { .. } => Status::MemoryLimit,
             Error::ReadOnlyViolation { .. } => Status::ReadOnlyViolation,
             Error::Suspended { .. } => Status::Suspended,
+            Error::BudgetExceeded { .. } => Status::BudgetExceeded,
             _ => return None,
         })
     }
@@ -217,6 +254,7 @@ impl Error {
             | Error::MemoryLimit { site, .. }
             | Error::ReadOnlyViolation { site, .. }
             | Error::Suspended { site }
+            | Error::BudgetExceeded { site, .. }
             | Error::Guest { site, .. }
             | Error::Instantiate { site, .. } => Some(site),
             _ => None,
@@ -293,6 +331,11 @@ impl fmt::Display for Error {
             Error::Instantiate { site, message } => {
                 write!(f, "{site}: could not create an instance: {message}")
             }
+            Error::BudgetExceeded { site, budget, limit } => write!(
+                f,
+                "{site}: budget exceeded: {} (limit {limit})",
+                budget.describe()
+            ),
         }
     }
 }

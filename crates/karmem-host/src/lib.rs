@@ -23,42 +23,45 @@
 //!
 //! Platform: Linux (memfd, `mmap(MAP_FIXED)`), 64-bit.
 
+// Layers, each using only those below it (docs/security.md says what
+// each one defends):
+// 1. foundation: `abi` (the ABI's names and numbers), `descriptor`,
+//    `error`, `log`, `region`;
+// 2. engine (`engine`): the wasmtime engine and its configuration,
+//    memories that never move, the module cache, and loading: validation,
+//    rewrite and compilation of guest bytes;
+// 3. instances (`instance`): stores, start-up, the host's access to guest
+//    memory, the imports guests call, pools, the scope (deadline and
+//    budgets) of a top-level call;
+// 4. modules (`runtime`): `Runtime`, `GuestModule` and `ModuleOptions`:
+//    loading plus the load-time probe that reads the descriptor;
+// 5. applications (`app`): bindings, grants, dispatch, guest→guest calls,
+//    host exports; it plugs into instances through `instance::Router`.
+mod abi;
 mod app;
-mod bind;
-mod cache;
 pub mod descriptor;
-mod dispatch;
 mod engine;
 mod error;
-mod guest;
-mod host_export;
 mod instance;
-mod loader;
 mod log;
-mod memory;
-mod pool;
 mod region;
-mod rewrite;
 mod runtime;
-mod wasi;
-pub mod wat_guest;
 
+pub use abi::ABI_VERSION;
+pub use app::host_export::{HostCall, HostError, HostInterface, HOST};
 pub use app::{
     App, AppBuilder, AppStats, Arg, CalleeResult, ExportFn, ModuleInfo, ModuleOptions, Output,
 };
 pub use descriptor::{
     Access, FunctionDesc, InterfaceDesc, MemoryDesc, ModuleDesc, ParamDesc, Pattern,
 };
-pub use error::{CallSite, Error, Result, Status};
-pub use host_export::{HostCall, HostError, HostInterface, HOST};
+pub use error::{Budget, CallSite, Error, Result, Status};
+pub use instance::scope::CallBudget;
 pub use log::{LogLevel, LogRecord, LogSink, MemoryLog, StderrLog};
 pub use region::{Region, RegionId, RegionSlice};
 pub use runtime::{
     default_cache_dir, CacheOutcome, CacheStats, GuestModule, OptLevel, Runtime, RuntimeConfig,
 };
 
-/// The guest ABI version this host speaks (docs/abi.md §10).
-pub const ABI_VERSION: u32 = 1;
-
 /// Version of the load-time rewrite (docs/abi.md §6); part of the cache key.
-pub const REWRITE_VERSION: u32 = 1;
+pub const REWRITE_VERSION: u32 = karmem_rewrite::VERSION;

@@ -35,13 +35,58 @@ impl LogLevel {
     }
 }
 
+/// Longest log line kept, in bytes of guest text (longer ones are cut).
+pub(crate) const MAX_LINE: usize = 4096;
+
+/// What one log line costs the call's `host_bytes` budget beyond its
+/// bytes: a sink pays per line (a record, a write), so a flood of empty
+/// lines is bounded as well as a flood of long ones.
+pub(crate) const LINE_COST: u64 = 256;
+
+/// Guest text made safe to show: at most `max` bytes of it, invalid UTF-8
+/// replaced, trailing line breaks dropped, and every control character
+/// (C0, DEL, C1) and bidirectional formatting character escaped (`\n`,
+/// `\x1b`, `\u{202e}`), so that the text cannot start a line of its own,
+/// pose as the host's output or drive a terminal (docs/security.md §2.5).
+pub(crate) fn sanitize(bytes: &[u8], max: usize) -> String {
+    let mut cut = &bytes[..bytes.len().min(max)];
+    while let [rest @ .., b'\n' | b'\r'] = cut {
+        cut = rest;
+    }
+    let text = String::from_utf8_lossy(cut);
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x80 && c.is_control() => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if c.is_control() || is_bidi_control(c) => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Characters that reorder the display of the text around them ("Trojan
+/// source"): the Unicode bidirectional formatting characters.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
 /// One log line of a guest.
 #[derive(Clone, Copy, Debug)]
 pub struct LogRecord<'a> {
     /// The module name.
     pub module: &'a str,
     pub level: LogLevel,
-    /// UTF-8 (invalid bytes replaced), at most 4 KiB, no trailing newline.
+    /// The guest's text: UTF-8 (invalid bytes replaced), at most 4 KiB of
+    /// it, no control or bidirectional formatting characters (escaped as
+    /// `\n`, `\x1b`, `\u{202e}`; a backslash stays as it is).
     pub message: &'a str,
 }
 
@@ -85,5 +130,27 @@ impl LogSink for MemoryLog {
             r.level,
             r.message.to_string(),
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sanitize;
+
+    #[test]
+    fn control_and_bidi_characters_are_escaped() {
+        assert_eq!(sanitize(b"plain text\n", 100), "plain text");
+        assert_eq!(
+            sanitize(b"a\nb\r\x1b[2J\x07\x7f\tz\r\n", 100),
+            "a\\nb\\r\\x1b[2J\\x07\\x7f\\tz"
+        );
+        assert_eq!(
+            sanitize("\u{202e}x\u{85}".as_bytes(), 100),
+            "\\u{202e}x\\u{85}"
+        );
+        assert_eq!(sanitize(b"\xff ok", 100), "\u{fffd} ok");
+        assert_eq!(sanitize(b"abcdef", 3), "abc");
+        assert_eq!(sanitize("été".as_bytes(), 3), "ét");
+        assert_eq!(sanitize("é".as_bytes(), 1), "\u{fffd}");
     }
 }

@@ -1,117 +1,208 @@
-//! The engine and module loading: one [`Runtime`] per process is typical; it
-//! owns the wasmtime engine (custom memory creator, epoch ticker) and the
-//! precompiled-module cache, and turns wasm bytes into [`GuestModule`]s.
+//! The facade over the engine and instance layers: one [`Runtime`] per
+//! process is typical; it owns the wasmtime engine (custom memory creator,
+//! epoch ticker), the precompiled-module cache and the imports every guest
+//! links against, and turns wasm bytes into [`GuestModule`]s.
 
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::AtomicU32;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::descriptor::ModuleDesc;
-use crate::error::Result;
+use wasmtime::{InstancePre, Linker};
 
-/// Code generation effort; part of the cache key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum OptLevel {
-    /// No optimisation: fastest compile, slowest code.
-    None,
-    /// Cranelift's default.
-    #[default]
-    Speed,
+pub use crate::engine::config::{
+    default_cache_dir, CacheOutcome, CacheStats, OptLevel, RuntimeConfig,
+};
+
+use crate::descriptor::{Access, ModuleDesc};
+use crate::engine::EngineCtx;
+use crate::error::{Error, Result};
+use crate::instance::scope::{self, CallBudget};
+use crate::instance::{startup, InstanceCtx, Limits, State};
+use crate::log::StderrLog;
+
+/// What the host grants one module, and its limits, in an application.
+/// The host decides these; a guest's descriptor can only ask for less
+/// (docs/security.md §1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleOptions {
+    /// Deadline of every call into the module (docs/abi.md §7); nested
+    /// calls also end at the deadline of the top-level call they belong to.
+    pub timeout: Duration,
+    /// Cap on the module's linear memory in bytes, windows not counted.
+    pub memory_limit: u64,
+    /// Instances of the module for its `pool(N)` interfaces; `None` takes
+    /// the largest `N` its descriptor declares.
+    pub pool_size: Option<u32>,
+    /// The most access the module may have to each region, by qualified
+    /// name ([`ModuleOptions::grant`]). A region not listed is granted
+    /// [`ModuleOptions::DEFAULT_GRANT`].
+    pub grants: BTreeMap<String, Access>,
+    /// Live instances of the module at most, whoever holds them (the host,
+    /// importers, singleton, pool). Default 256.
+    pub max_instances: u32,
 }
 
-/// How the engine is set up. Everything here is fixed for the life of the
-/// [`Runtime`].
-#[derive(Clone, Debug)]
-pub struct RuntimeConfig {
-    /// Directory of precompiled modules; `None` disables the disk cache.
-    /// Created with mode 0700 if missing.
-    pub cache_dir: Option<PathBuf>,
-    /// Period of the epoch ticker: the resolution of timeouts.
-    pub epoch_tick: Duration,
-    pub opt_level: OptLevel,
-}
-
-impl Default for RuntimeConfig {
-    /// Cache in [`default_cache_dir`], 1 ms ticks, optimised code.
+impl Default for ModuleOptions {
+    /// 1 s, 64 MiB, pool size from the descriptor, no grants (read access
+    /// at most), 256 instances.
     fn default() -> Self {
-        RuntimeConfig {
-            cache_dir: default_cache_dir(),
-            epoch_tick: Duration::from_millis(1),
-            opt_level: OptLevel::Speed,
+        ModuleOptions {
+            timeout: Duration::from_secs(1),
+            memory_limit: 64 << 20,
+            pool_size: None,
+            grants: BTreeMap::new(),
+            max_instances: 256,
         }
     }
 }
 
-/// `$KARMEM_CACHE_DIR`, else `$XDG_CACHE_HOME/karmem/modules`, else
-/// `$HOME/.cache/karmem/modules`; `None` if none of them is set.
-pub fn default_cache_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("KARMEM_CACHE_DIR") {
-        return Some(PathBuf::from(dir));
+impl ModuleOptions {
+    /// The grant of a region no grant names: a module may read a region
+    /// its interfaces declare, but writing shared memory is always the
+    /// host's explicit decision.
+    pub const DEFAULT_GRANT: Access = Access::Read;
+
+    /// The same options with `region` granted at most `access`.
+    pub fn grant(mut self, region: &str, access: Access) -> ModuleOptions {
+        self.grants.insert(region.to_string(), access);
+        self
     }
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-    Some(base.join("karmem").join("modules"))
-}
 
-/// Where a module's machine code came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CacheOutcome {
-    /// No cache configured: compiled.
-    Disabled,
-    /// Loaded from the cache (no compilation).
-    Hit,
-    /// Not in the cache: compiled and stored.
-    Miss,
-    /// A cached file was corrupt or unreadable: compiled and replaced.
-    Replaced,
-}
+    /// The most access the module may have to `region`.
+    pub fn granted(&self, region: &str) -> Access {
+        self.grants
+            .get(region)
+            .copied()
+            .unwrap_or(Self::DEFAULT_GRANT)
+    }
 
-/// Counters of the module cache since the runtime was created.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CacheStats {
-    pub hits: u64,
-    pub misses: u64,
-    pub replaced: u64,
+    pub(crate) fn limits(&self) -> Limits {
+        Limits {
+            timeout: self.timeout,
+            memory_limit: self.memory_limit,
+            max_instances: self.max_instances,
+        }
+    }
 }
 
 /// The wasmtime engine, its configuration and the module cache. Cheap to
 /// clone (shared).
 #[derive(Clone)]
 pub struct Runtime {
-    pub(crate) inner: Arc<crate::engine::RuntimeInner>,
+    pub(crate) inner: Arc<RuntimeInner>,
+}
+
+pub(crate) struct RuntimeInner {
+    pub engine: Arc<EngineCtx>,
+    /// `karmem.*` and the WASI subset; per-module stubs are added to a
+    /// clone of it.
+    pub linker: Linker<State>,
+}
+
+/// A module as loaded: compiled, linked, and described by its probe.
+#[derive(Clone)]
+pub(crate) struct LoadedModule {
+    pub name: String,
+    pub desc: ModuleDesc,
+    /// The descriptor as the guest wrote it (later instances must match).
+    pub desc_bytes: Arc<[u8]>,
+    pub cache_outcome: CacheOutcome,
+    pub pre: InstancePre<State>,
 }
 
 impl Runtime {
     /// Configure the engine and start its epoch ticker.
     pub fn new(config: RuntimeConfig) -> Result<Runtime> {
-        crate::engine::new_runtime(config)
+        let engine = EngineCtx::new(config)?;
+        let linker = crate::instance::imports::linker(&engine.engine)?;
+        Ok(Runtime {
+            inner: Arc::new(RuntimeInner {
+                engine: Arc::new(engine),
+                linker,
+            }),
+        })
     }
 
-    /// Check, rewrite, compile (or load from the cache) and describe a
-    /// module: instantiates it once to run the start-up sequence up to
-    /// `karmem_describe` (docs/abi.md §2 steps 1–4).
+    /// [`Runtime::load_with`] under the default [`ModuleOptions`] (1 s,
+    /// 64 MiB).
     pub fn load(&self, name: &str, wasm: &[u8]) -> Result<GuestModule> {
-        crate::loader::load(self, name, wasm)
+        self.load_with(name, wasm, &ModuleOptions::default())
+    }
+
+    /// Check, validate, rewrite, compile (or load from the cache) and
+    /// describe a module: instantiates it once to run the start-up sequence
+    /// up to `karmem_describe` (docs/abi.md §2 steps 1–4), under the
+    /// timeout and memory limit of `options` — a module's start-up is
+    /// bounded by its own limits, as its calls are.
+    pub fn load_with(
+        &self,
+        name: &str,
+        wasm: &[u8],
+        options: &ModuleOptions,
+    ) -> Result<GuestModule> {
+        let engine = &self.inner.engine;
+        let compiled = crate::engine::loader::compile(engine, name, wasm)?;
+        let pre =
+            crate::instance::imports::prepare(&self.inner.linker, &engine.engine, name, &compiled)?;
+        let probe = Arc::new(InstanceCtx {
+            name: name.to_string(),
+            pre: pre.clone(),
+            engine: engine.clone(),
+            limits: options.limits(),
+            log: Arc::new(StderrLog),
+            windows: Vec::new(),
+            ro_len: 0,
+            rw_len: 0,
+            router: None,
+            desc_bytes: None,
+            live: AtomicU32::new(0),
+        });
+        let _scope = scope::enter(options.timeout, &CallBudget::default());
+        let bytes = startup::describe(&probe, scope::deadline(options.timeout))?;
+        let desc = ModuleDesc::decode(&bytes).map_err(|message| Error::BadDescriptor {
+            module: name.to_string(),
+            message,
+        })?;
+        Ok(GuestModule {
+            inner: Arc::new(LoadedModule {
+                name: name.to_string(),
+                desc,
+                desc_bytes: bytes.into(),
+                cache_outcome: compiled.outcome,
+                pre,
+            }),
+        })
     }
 
     /// [`Runtime::load`] of a file (`.wasm` or `.wat`).
     pub fn load_file(&self, name: &str, path: &Path) -> Result<GuestModule> {
-        let bytes = std::fs::read(path).map_err(|e| crate::Error::Io {
+        self.load_file_with(name, path, &ModuleOptions::default())
+    }
+
+    /// [`Runtime::load_with`] of a file (`.wasm` or `.wat`).
+    pub fn load_file_with(
+        &self,
+        name: &str,
+        path: &Path,
+        options: &ModuleOptions,
+    ) -> Result<GuestModule> {
+        let bytes = std::fs::read(path).map_err(|e| Error::Io {
             path: path.to_path_buf(),
             message: e.to_string(),
         })?;
-        self.load(name, &bytes)
+        self.load_with(name, &bytes, options)
     }
 
     /// Cache counters (for tests and diagnostics).
     pub fn cache_stats(&self) -> CacheStats {
-        self.inner.cache_stats()
+        self.inner.engine.cache_stats()
     }
 
     /// The configuration this runtime was created with.
     pub fn config(&self) -> &RuntimeConfig {
-        &self.inner.config
+        &self.inner.engine.config
     }
 }
 
@@ -119,7 +210,7 @@ impl Runtime {
 /// [`crate::AppBuilder`]. Cheap to clone.
 #[derive(Clone)]
 pub struct GuestModule {
-    pub(crate) inner: Arc<crate::loader::LoadedModule>,
+    pub(crate) inner: Arc<LoadedModule>,
 }
 
 impl GuestModule {

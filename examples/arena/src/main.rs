@@ -18,7 +18,6 @@
 mod arena {
     include!(concat!(env!("OUT_DIR"), "/arena_host.rs"));
 }
-mod manifest;
 mod show;
 
 use std::path::PathBuf;
@@ -26,7 +25,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
-use karmem_host::{App, AppBuilder, Runtime, RuntimeConfig};
+use karmem_host::App;
+use karmem_manifest::Manifest;
 
 use crate::arena::{Outcome, Report, Setup, Tick};
 
@@ -71,32 +71,51 @@ fn main() -> ExitCode {
     let args = Args::parse();
     match play(&args) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("karmem-arena: error: {message}");
+        Err(failure) => {
+            eprintln!("karmem-arena: {failure}");
             ExitCode::FAILURE
         }
     }
 }
 
-fn play(args: &Args) -> Result<(), String> {
-    let manifest = manifest::Manifest::load(&args.manifest)?;
-    let runtime = Runtime::new(RuntimeConfig {
-        cache_dir: manifest.cache_dir(),
-        ..RuntimeConfig::default()
-    })
-    .map_err(|e| e.to_string())?;
-    let mut builder = AppBuilder::new(&runtime);
-    builder.log_sink(Arc::new(show::GuestLog {
-        enabled: args.guest_log,
-    }));
-    let started = std::time::Instant::now();
-    for m in &manifest.modules {
-        let module = runtime
-            .load_file(&m.name, &manifest.relative(&m.path))
-            .map_err(|e| format!("{}: module `{}`: {e}", args.manifest.display(), m.name))?;
-        builder.module_with(module, m.options());
+/// Why a game could not be played.
+enum Failure {
+    /// The manifest, or a module it names: `file:line:col: error: ...`.
+    Manifest(karmem_manifest::ManifestError),
+    Other(String),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Manifest(e) => e.fmt(f),
+            Failure::Other(m) => write!(f, "error: {m}"),
+        }
     }
-    let app = builder.build().map_err(|e| e.to_string())?;
+}
+
+impl From<String> for Failure {
+    fn from(m: String) -> Failure {
+        Failure::Other(m)
+    }
+}
+
+impl From<karmem_manifest::ManifestError> for Failure {
+    fn from(e: karmem_manifest::ManifestError) -> Failure {
+        Failure::Manifest(e)
+    }
+}
+
+fn play(args: &Args) -> Result<(), Failure> {
+    // The same manifest reader as `karmem run`: the grants, limits and
+    // budgets in arena.toml are the host's, whatever the bots declare.
+    let manifest = Manifest::load(&args.manifest)?;
+    let runtime = manifest.runtime()?;
+    let started = std::time::Instant::now();
+    let log = Arc::new(show::GuestLog {
+        enabled: args.guest_log,
+    });
+    let app = manifest.build(&runtime, log, |_| {})?;
     let world = arena::world::client(&app, &exporter_of(&app, arena::world::NAME)?)
         .map_err(|e| e.to_string())?;
     let stats = runtime.cache_stats();

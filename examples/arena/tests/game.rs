@@ -8,7 +8,11 @@ use std::process::Command;
 
 fn play(extra: &[&str]) -> (String, String) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let manifest = root.join("examples/arena/arena.toml");
+    play_manifest(&root.join("examples/arena/arena.toml"), extra)
+}
+
+fn play_manifest(manifest: &Path, extra: &[&str]) -> (String, String) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let world = root.join("guests/out/arena-world.wasm");
     assert!(
         world.exists(),
@@ -17,7 +21,7 @@ fn play(extra: &[&str]) -> (String, String) {
     );
     let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("module-cache");
     let out = Command::new(env!("CARGO_BIN_EXE_karmem-arena"))
-        .arg(&manifest)
+        .arg(manifest)
         .args(extra)
         .env("KARMEM_CACHE_DIR", &cache)
         .output()
@@ -100,4 +104,96 @@ fn the_same_seed_plays_the_same_game() {
     let (b, _) = play(&args);
     let standings = |s: &str| s.split("final standings").nth(1).map(str::to_string);
     assert_eq!(standings(&a), standings(&b));
+}
+
+/// A message of arena.km, encoded from JSON.
+fn message(ty: &str, json: serde_json::Value) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("arena.km");
+    let (schema, layout) =
+        karmem_layout::load("arena.km", &std::fs::read_to_string(path).unwrap()).unwrap();
+    let id = schema.struct_by_name(ty).unwrap();
+    karmem_json::encode(&schema, &layout, id, &json).unwrap()
+}
+
+/// WAT data-segment text of `bytes`.
+fn data(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("\\{b:02x}")).collect()
+}
+
+/// docs/security.md §2.3, against the real world and the real bots: a bot
+/// that declares an *import* of `arena.Bot` as well as its export asks for
+/// the importer's read-write access to the board, and writes it on every
+/// `think`. The manifest grants bots read access only: its writes fail,
+/// it is put out for them, and the honest bots never notice.
+#[test]
+fn a_bot_declaring_both_roles_cannot_write_the_board() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = root.join("guests/out");
+    // The interface exactly as the world imports it.
+    let runtime = karmem_host::Runtime::new(karmem_host::RuntimeConfig {
+        cache_dir: None,
+        ..Default::default()
+    })
+    .unwrap();
+    let world = runtime
+        .load_file("world", &out.join("arena-world.wasm"))
+        .unwrap();
+    let bot = world
+        .descriptor()
+        .imports
+        .iter()
+        .find(|i| i.name == "arena.Bot")
+        .unwrap()
+        .clone();
+    let hello = message(
+        "Hello",
+        serde_json::json!({ "Name": "agent", "Language": "WAT" }),
+    );
+    let order = message("Order", serde_json::json!({ "Move": 0 }));
+    let agent = karmem_testkit::wat_guest::Guest::new(vec![bot.clone()], vec![bot])
+        .func(
+            "arena.Bot",
+            "join",
+            &format!("(call $reply (i32.const 2048) (i32.const {}))", hello.len()),
+        )
+        .func(
+            "arena.Bot",
+            "think",
+            &format!(
+                "(memory.fill (call $win (i32.const 0)) (i32.const 0xff) (i32.const 4096))
+                 (call $reply (i32.const 3072) (i32.const {}))",
+                order.len()
+            ),
+        )
+        .extra(&format!(
+            "(data (i32.const 2048) \"{}\") (data (i32.const 3072) \"{}\")",
+            data(&hello),
+            data(&order)
+        ));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("agent.wat"), agent.wat()).unwrap();
+    let manifest = std::fs::read_to_string(root.join("examples/arena/arena.toml"))
+        .unwrap()
+        .replace("../../guests/out", &out.display().to_string())
+        .replace("\"arena.km\"", "\"\"")
+        + "\n[[module]]\nname = \"agent\"\npath = \"agent.wat\"\ntimeout_ms = 100\ngrant = { \"arena.board\" = \"read\" }\n";
+    let manifest = manifest.replace("schemas = [\"\"]", "");
+    let path = dir.path().join("arena.toml");
+    std::fs::write(&path, manifest).unwrap();
+
+    let (stdout, stderr) = play_manifest(&path, &["--ticks", "12"]);
+    for bot in ["greedy", "sweeper"] {
+        let line = standing(&stdout, bot);
+        assert!(line.contains("clean"), "{bot}: {line}\n{stdout}\n{stderr}");
+    }
+    assert!(
+        standing(&stdout, "agent").contains("out after 3 strikes"),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.contains("agent wrote into the read-only board")),
+        "{stdout}"
+    );
 }

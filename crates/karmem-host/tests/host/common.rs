@@ -1,11 +1,11 @@
 //! Test setup: one runtime per test binary, and the WAT guest builder of
-//! `karmem_host::wat_guest`.
+//! `karmem_testkit::wat_guest`.
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-pub use karmem_host::wat_guest::*;
 use karmem_host::{AppBuilder, GuestModule, MemoryLog, Runtime, RuntimeConfig};
+pub use karmem_testkit::wat_guest::*;
 
 /// One runtime (and cache directory) per test binary.
 pub fn runtime() -> &'static Runtime {

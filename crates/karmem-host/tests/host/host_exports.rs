@@ -5,7 +5,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use karmem_host::{
-    Arg, Error, HostCall, HostError, InterfaceDesc, MemoryLog, Output, Pattern, Status, HOST,
+    Access, Arg, Error, HostCall, HostError, InterfaceDesc, MemoryLog, ModuleOptions, Output,
+    Pattern, Status, HOST,
 };
 
 use crate::common::*;
@@ -463,7 +464,10 @@ fn region_bound_parameters_and_results_reach_the_host_without_copies() {
     );
     let log = Arc::new(MemoryLog::new());
     let mut b = builder(&log);
-    b.module(writer.load("writer"));
+    b.module_with(
+        writer.load("writer"),
+        ModuleOptions::default().grant("t.board", Access::ReadWrite),
+    );
     let seen = Arc::new(Mutex::new(Vec::new()));
     let s = seen.clone();
     b.host_export(
@@ -515,7 +519,10 @@ fn a_copied_argument_inside_a_window_reaches_the_host_as_a_copy() {
     );
     let log = Arc::new(MemoryLog::new());
     let mut b = builder(&log);
-    b.module(writer.load("writer"));
+    b.module_with(
+        writer.load("writer"),
+        ModuleOptions::default().grant("t.board", Access::ReadWrite),
+    );
     b.host_export(
         api,
         |_: &HostCall<'_>, args: &[Arg<'_>]| -> Result<Output, HostError> {

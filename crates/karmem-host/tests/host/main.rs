@@ -3,6 +3,7 @@
 //! target/tmp and load from it afterwards.
 mod common;
 mod host_exports;
+mod hostile;
 mod isolation;
 mod limits;
 mod loading;

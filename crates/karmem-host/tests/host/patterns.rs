@@ -251,7 +251,8 @@ fn pool_serves_concurrent_callers_in_parallel() {
         ModuleOptions {
             pool_size: Some(2),
             ..Default::default()
-        },
+        }
+        .grant("t.stats", Access::ReadWrite),
     );
     let app = b.build().unwrap();
     let f = app.export("worker", "t.Work", "slow").unwrap();
@@ -294,7 +295,11 @@ fn regions_are_shared_without_copies() {
     let log = Arc::new(MemoryLog::new());
     let mut b = builder(&log);
     b.module(reader.load("reader"));
-    b.module(writer.load("writer"));
+    // Writing shared memory needs the host's grant (docs/security.md §1).
+    b.module_with(
+        writer.load("writer"),
+        ModuleOptions::default().grant("t.board", Access::ReadWrite),
+    );
     let app = b.build().unwrap();
     // The writer's result is copied out of its window (its own export's
     // result is not region-bound).

@@ -1,61 +1,34 @@
-//! Loading a module: the checks of docs/abi.md §1–§2 on the bytes, the
-//! rewrite, compilation through the cache, ENOSYS stubs for WASI imports we
-//! do not implement, and a probe instance that reports the descriptor.
+//! From guest bytes to compiled code: the checks of docs/abi.md §1–§2 on
+//! the module's shape, validation and the bulk-memory rewrite
+//! (`karmem-rewrite`), and compilation through the cache. What it yields
+//! is not yet instantiated: the instance layer links and starts it.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::{Arc, Weak};
-use std::time::Duration;
 
+use sha2::{Digest, Sha256};
 use wasmparser::{ExternalKind, Parser, Payload, TypeRef, ValType};
-use wasmtime::{FuncType, InstancePre, Module};
+use wasmtime::Module;
 
-use crate::app::ModuleOptions;
-use crate::descriptor::ModuleDesc;
+use super::config::CacheOutcome;
+use super::EngineCtx;
+use crate::abi;
 use crate::error::{Error, Result};
-use crate::instance::{ModuleCtx, State};
-use crate::log::StderrLog;
-use crate::rewrite::{RO_END, RO_FAULT, RO_START};
-use crate::runtime::{CacheOutcome, GuestModule, Runtime};
 
+/// A WASI import the host does not implement: the instance layer links a
+/// stub of its declared type that returns `ENOSYS`.
 #[derive(Clone)]
-pub(crate) struct LoadedModule {
+pub(crate) struct Stub {
     pub name: String,
-    pub desc: ModuleDesc,
-    /// The descriptor as the guest wrote it (later instances must match).
-    pub desc_bytes: Vec<u8>,
-    pub cache_outcome: CacheOutcome,
-    pub pre: InstancePre<State>,
+    pub params: Vec<ValType>,
+    pub results: Vec<ValType>,
 }
 
-/// (name, params, results) of the exports the host calls.
-const EXPORTS: &[(&str, &[ValType], &[ValType])] = &[
-    ("karmem_abi_version", &[], &[ValType::I32]),
-    ("karmem_init", &[], &[ValType::I32]),
-    ("karmem_describe", &[], &[ValType::I64]),
-    (
-        "karmem_alloc",
-        &[ValType::I32, ValType::I32],
-        &[ValType::I32],
-    ),
-    (
-        "karmem_bind_memory",
-        &[ValType::I32, ValType::I32, ValType::I32],
-        &[],
-    ),
-    (
-        "karmem_dispatch",
-        &[ValType::I32, ValType::I32, ValType::I32],
-        &[ValType::I32],
-    ),
-    ("_initialize", &[], &[]),
-];
-
-/// A WASI import we do not implement: stubbed with its declared type.
-struct Stub {
-    name: String,
-    params: Vec<ValType>,
-    results: Vec<ValType>,
+/// A checked, validated, rewritten and compiled module.
+pub(crate) struct Compiled {
+    pub module: Module,
+    pub stubs: Vec<Stub>,
+    pub outcome: CacheOutcome,
 }
 
 fn invalid(module: &str, message: impl std::fmt::Display) -> Error {
@@ -75,16 +48,17 @@ fn sig(params: &[ValType], results: &[ValType]) -> String {
     format!("({}) -> ({})", list(params), list(results))
 }
 
-/// Check imports, memory and exports; return the WASI stubs needed.
+/// Check imports, memory and exports against the ABI; return the WASI
+/// stubs needed. This gives precise errors for modules of the wrong shape;
+/// validity itself is checked by the rewrite.
 fn inspect(name: &str, wasm: &[u8]) -> Result<Vec<Stub>> {
-    let mut types: Vec<Option<(Vec<ValType>, Vec<ValType>)>> = Vec::new();
+    type FuncSig = (Vec<ValType>, Vec<ValType>);
+    let mut types: Vec<Option<FuncSig>> = Vec::new();
     let mut funcs: Vec<u32> = Vec::new();
     let mut stubs = Vec::new();
     let mut memories = 0;
     let mut exports: HashMap<String, (ExternalKind, u32)> = HashMap::new();
-    let func_type = |types: &[Option<(Vec<ValType>, Vec<ValType>)>], t: u32| {
-        types.get(t as usize).cloned().flatten()
-    };
+    let func_type = |types: &[Option<FuncSig>], t: u32| types.get(t as usize).cloned().flatten();
     for payload in Parser::new(0).parse_all(wasm) {
         match payload.map_err(|e| invalid(name, e))? {
             Payload::Version { encoding, .. } if encoding != wasmparser::Encoding::Module => {
@@ -105,7 +79,11 @@ fn inspect(name: &str, wasm: &[u8]) -> Result<Vec<Stub>> {
             Payload::ImportSection(r) => {
                 for import in r.into_imports() {
                     let import = import.map_err(|e| invalid(name, e))?;
-                    let full = format!("{}.{}", import.module, import.name);
+                    let full = format!(
+                        "{}.{}",
+                        crate::log::sanitize(import.module.as_bytes(), 64),
+                        crate::log::sanitize(import.name.as_bytes(), 64)
+                    );
                     let unsatisfied = |reason: String| Error::UnsatisfiedImport {
                         module: name.to_string(),
                         import: full.clone(),
@@ -122,9 +100,9 @@ fn inspect(name: &str, wasm: &[u8]) -> Result<Vec<Stub>> {
                     let (params, results) = func_type(&types, t)
                         .ok_or_else(|| unsatisfied("not a function type".into()))?;
                     match import.module {
-                        "karmem" => {
+                        abi::KARMEM => {
                             let Some(&(_, n, ret)) =
-                                crate::guest::IMPORTS.iter().find(|i| i.0 == import.name)
+                                abi::IMPORTS.iter().find(|i| i.0 == import.name)
                             else {
                                 return Err(unsatisfied(
                                     "the host provides karmem.call, take, result, error and log"
@@ -141,8 +119,8 @@ fn inspect(name: &str, wasm: &[u8]) -> Result<Vec<Stub>> {
                                 )));
                             }
                         }
-                        crate::wasi::MODULE => {
-                            if !crate::wasi::FUNCTIONS.contains(&import.name) {
+                        abi::WASI => {
+                            if !abi::WASI_FUNCTIONS.contains(&import.name) {
                                 if params.iter().chain(&results).any(|t| {
                                     !matches!(
                                         t,
@@ -207,7 +185,11 @@ fn inspect(name: &str, wasm: &[u8]) -> Result<Vec<Stub>> {
             module: name.to_string(),
         });
     }
-    for reserved in [RO_START, RO_END, RO_FAULT] {
+    for reserved in [
+        karmem_rewrite::RO_START,
+        karmem_rewrite::RO_END,
+        karmem_rewrite::RO_FAULT,
+    ] {
         if exports.contains_key(reserved) {
             return Err(invalid(
                 name,
@@ -219,13 +201,12 @@ fn inspect(name: &str, wasm: &[u8]) -> Result<Vec<Stub>> {
         return Err(Error::AbiMismatch {
             module: name.to_string(),
             found: 0,
-            supported: crate::ABI_VERSION,
+            supported: abi::ABI_VERSION,
         });
     }
-    for &(export, params, results) in EXPORTS {
+    for &(export, params, results) in abi::EXPORTS {
         let Some(&(kind, index)) = exports.get(export) else {
-            // Only needed when the module uses regions (checked at start-up).
-            if export == "_initialize" || export == "karmem_bind_memory" {
+            if abi::OPTIONAL_EXPORTS.contains(&export) {
                 continue;
             }
             return Err(invalid(name, format!("missing export `{export}`")));
@@ -250,17 +231,14 @@ fn inspect(name: &str, wasm: &[u8]) -> Result<Vec<Stub>> {
     Ok(stubs)
 }
 
-fn val_type(t: &ValType) -> wasmtime::ValType {
-    match t {
-        ValType::I64 => wasmtime::ValType::I64,
-        ValType::F32 => wasmtime::ValType::F32,
-        ValType::F64 => wasmtime::ValType::F64,
-        _ => wasmtime::ValType::I32,
-    }
-}
-
-pub(crate) fn load(rt: &Runtime, name: &str, input: &[u8]) -> Result<GuestModule> {
-    let inner = &rt.inner;
+/// Check, validate, rewrite and compile `input` (`.wasm` bytes or WAT
+/// text), through the cache when there is one.
+///
+/// Validation happens inside the rewrite, so no unvalidated module is ever
+/// rewritten or compiled. A cache hit skips both: the entry's sidecar names
+/// the digest of these very bytes (authenticated, cache.rs), which were
+/// validated when the entry was made.
+pub(crate) fn compile(engine: &EngineCtx, name: &str, input: &[u8]) -> Result<Compiled> {
     let wasm: Cow<'_, [u8]> = if input.starts_with(b"\0asm") {
         Cow::Borrowed(input)
     } else {
@@ -272,107 +250,37 @@ pub(crate) fn load(rt: &Runtime, name: &str, input: &[u8]) -> Result<GuestModule
     };
     let stubs = inspect(name, &wasm)?;
     let rewrite = || -> Result<Vec<u8>> {
-        Ok(crate::rewrite::rewrite(&wasm)
+        Ok(karmem_rewrite::rewrite(&wasm)
             .map_err(|e| invalid(name, e))?
             .0)
     };
-    let (module, outcome) = match &inner.cache {
+    let (module, outcome) = match &engine.cache {
         Some(cache) => {
-            let key = cache.key(&wasm);
-            cache.get_or_compile(&inner.engine, &key, || {
-                inner
+            let digest: [u8; 32] = Sha256::digest(&wasm).into();
+            cache.get_or_compile(&engine.engine, &digest, || {
+                engine
                     .engine
                     .precompile_module(&rewrite()?)
                     .map_err(|e| invalid(name, format!("{e:#}")))
             })?
         }
         None => (
-            Module::new(&inner.engine, rewrite()?).map_err(|e| invalid(name, format!("{e:#}")))?,
+            Module::new(&engine.engine, rewrite()?).map_err(|e| invalid(name, format!("{e:#}")))?,
             CacheOutcome::Disabled,
         ),
     };
     let counter = match outcome {
-        CacheOutcome::Hit => Some(&inner.hits),
-        CacheOutcome::Miss => Some(&inner.misses),
-        CacheOutcome::Replaced => Some(&inner.replaced),
+        CacheOutcome::Hit => Some(&engine.hits),
+        CacheOutcome::Miss => Some(&engine.misses),
+        CacheOutcome::Replaced => Some(&engine.replaced),
         CacheOutcome::Disabled => None,
     };
     if let Some(c) = counter {
         c.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
-
-    let mut linker = inner.linker.clone();
-    for s in &stubs {
-        let ty = FuncType::new(
-            &inner.engine,
-            s.params.iter().map(val_type),
-            s.results.iter().map(val_type),
-        );
-        // ENOSYS in the first i32 result, zeros elsewhere.
-        let answer: Vec<wasmtime::Val> = s
-            .results
-            .iter()
-            .enumerate()
-            .map(|(i, t)| match t {
-                ValType::I32 if i == 0 => wasmtime::Val::I32(crate::wasi::ENOSYS),
-                ValType::I64 => wasmtime::Val::I64(0),
-                ValType::F32 => wasmtime::Val::F32(0),
-                ValType::F64 => wasmtime::Val::F64(0),
-                _ => wasmtime::Val::I32(0),
-            })
-            .collect();
-        linker
-            .func_new(
-                crate::wasi::MODULE,
-                &s.name,
-                ty,
-                move |_c, _params, results| {
-                    results.copy_from_slice(&answer);
-                    Ok(())
-                },
-            )
-            .map_err(|e| Error::Engine(format!("{e:#}")))?;
-    }
-    let pre = linker
-        .instantiate_pre(&module)
-        .map_err(|e| Error::UnsatisfiedImport {
-            module: name.to_string(),
-            import: "?".into(),
-            reason: format!("{e:#}"),
-        })?;
-
-    let mut loaded = LoadedModule {
-        name: name.to_string(),
-        desc: ModuleDesc::default(),
-        desc_bytes: Vec::new(),
-        cache_outcome: outcome,
-        pre,
-    };
-    // The probe: generous limits (the application's own apply later).
-    let ctx = Arc::new(ModuleCtx {
-        module: Arc::new(loaded.clone()),
-        options: ModuleOptions {
-            timeout: Duration::from_secs(10),
-            memory_limit: 4 << 30,
-            pool_size: None,
-        },
-        runtime: inner.clone(),
-        app: Weak::new(),
-        log: Arc::new(StderrLog),
-        windows: Vec::new(),
-        ro_len: 0,
-        rw_len: 0,
-        imports: Vec::new(),
-        exports: Vec::new(),
-    });
-    let (probe, bytes) = crate::instance::create(&ctx, true)?;
-    drop(probe);
-    loaded.desc = ModuleDesc::decode(&bytes).map_err(|message| Error::BadDescriptor {
-        module: name.to_string(),
-        message,
-    })?;
-    loaded.desc_bytes = bytes;
-    Ok(GuestModule {
-        inner: Arc::new(loaded),
+    Ok(Compiled {
+        module,
+        stubs,
+        outcome,
     })
 }

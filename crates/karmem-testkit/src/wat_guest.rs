@@ -12,7 +12,7 @@
 
 use std::fmt::Write as _;
 
-use crate::{
+use karmem_host::{
     Access, FunctionDesc, GuestModule, InterfaceDesc, MemoryDesc, ModuleDesc, ParamDesc, Pattern,
     Result, Runtime,
 };
@@ -25,30 +25,19 @@ const DESC_AT: u32 = 4096;
 /// First byte of the bump heap.
 const HEAP: u32 = 65536;
 
+/// [`MemoryDesc::new`].
 pub fn memory(name: &str, importer: Access, exporter: Access, pages: u32) -> MemoryDesc {
-    MemoryDesc {
-        name: name.into(),
-        importer,
-        exporter,
-        max_pages: pages,
-    }
+    MemoryDesc::new(name, importer, exporter, pages)
 }
 
+/// [`ParamDesc::new`].
 pub fn param(name: &str, ty: &str, memory: Option<&str>) -> ParamDesc {
-    ParamDesc {
-        name: name.into(),
-        ty: ty.into(),
-        memory: memory.map(str::to_string),
-    }
+    ParamDesc::new(name, ty, memory)
 }
 
 /// `name(params) -> result`.
 pub fn func(name: &str, params: Vec<ParamDesc>, result: Option<ParamDesc>) -> FunctionDesc {
-    FunctionDesc {
-        name: name.into(),
-        params,
-        result,
-    }
+    FunctionDesc::new(name, params, result)
 }
 
 /// A function `name() -> r: t.Msg`.
@@ -56,20 +45,19 @@ pub fn simple(name: &str) -> FunctionDesc {
     func(name, vec![], Some(param("r", "t.Msg", None)))
 }
 
+/// An interface with its signature hash set ([`InterfaceDesc::new`]); a
+/// `pool` interface declares two instances.
 pub fn iface(
     name: &str,
     pattern: Pattern,
     memories: Vec<MemoryDesc>,
     functions: Vec<FunctionDesc>,
 ) -> InterfaceDesc {
-    InterfaceDesc {
-        name: name.into(),
-        hash: 0,
-        dynamic: false,
-        pattern,
-        pool_size: if pattern == Pattern::Pool { 2 } else { 0 },
-        memories,
-        functions,
+    let i = InterfaceDesc::new(name, pattern, memories, functions);
+    if pattern == Pattern::Pool {
+        i.with_pool_size(2)
+    } else {
+        i
     }
 }
 
@@ -282,6 +270,23 @@ pub fn bench_api() -> InterfaceDesc {
                 Some(param("r", "b.Msg", None)),
             ),
         ],
+    )
+}
+
+/// `t.Bot`, an arena in miniature: the board `t.board` is read-write for
+/// importers (the world) and read-only for exporters (the bots);
+/// `think(state @ t.board)` is how the world calls a bot. The security
+/// tests use it to try a bot that grants itself the world's access.
+pub fn bot_api() -> InterfaceDesc {
+    iface(
+        "t.Bot",
+        Pattern::FanOut,
+        vec![memory("t.board", Access::ReadWrite, Access::Read, 1)],
+        vec![func(
+            "think",
+            vec![param("state", "t.State", Some("t.board"))],
+            None,
+        )],
     )
 }
 

@@ -1,143 +1,30 @@
-//! The `karmem` imports (docs/abi.md §4, §5.3): `call`, `take`, `result`,
-//! `error`, `log`.
+//! `karmem.call` (docs/abi.md §5.3): a guest calling the interfaces it
+//! imports, routed by pattern to exporter instances or to the host, with
+//! the results kept for `take`.
 
 use std::sync::Arc;
 
-use wasmtime::{Caller, Linker};
+use wasmtime::Caller;
 
-use crate::app::Arg;
-use crate::bind::{AppInner, Exporter};
+use super::bind::{AppInner, Exporter};
+use super::dispatch::{invoke_leased, lease_error, ArgSrc};
+use super::host_export::{call_host, HostCall};
+use super::Arg;
 use crate::descriptor::Pattern;
-use crate::dispatch::{invoke_leased, lease_error, ArgSrc};
-use crate::error::Status;
-use crate::host_export::{call_host, HostCall};
-use crate::instance::{guest_base, guest_slice, guest_write, Abort, State, WriteError};
-use crate::log::{LogLevel, LogRecord};
-use crate::pool::{InstancePool, LeaseError};
+use crate::error::{Budget, Status};
+use crate::instance::access::{guest_base, guest_slice, guest_write, WriteError};
+use crate::instance::classify::{abort, charge};
+use crate::instance::pool::{InstancePool, LeaseError};
+use crate::instance::{scope, State};
 use crate::region::RegionSlice;
-
-/// Longest log line and error message kept (longer ones are truncated).
-const MAX_LOG: usize = 4096;
-const MAX_ERROR: usize = 64 * 1024;
 
 /// Negative returns of `call` (docs/abi.md §5.3).
 const E_UNKNOWN: i32 = -1;
 const E_ARGS: i32 = -2;
 const E_OUT: i32 = -3;
 const E_REENTRANT: i32 = -4;
-const E_UNBOUND: i32 = -5;
+pub(crate) const E_UNBOUND: i32 = -5;
 const E_DEPTH: i32 = -6;
-
-/// The import names and types a guest may use (checked at load time).
-pub(crate) const IMPORTS: &[(&str, usize, bool)] = &[
-    // (name, i32 params, returns i32)
-    ("call", 5, true),
-    ("take", 3, true),
-    ("result", 2, false),
-    ("error", 2, false),
-    ("log", 3, false),
-];
-
-fn trap<T>(a: Abort) -> wasmtime::Result<T> {
-    Err(wasmtime::Error::new(a))
-}
-
-/// A bad pointer pair in `result`/`error`/`log` fails the call.
-fn bad_range(what: &str, ptr: i32, len: i32) -> wasmtime::Error {
-    wasmtime::Error::new(Abort::Guest(format!(
-        "{what}: {} bytes at {:#x} are outside the memory",
-        len as u32, ptr as u32
-    )))
-}
-
-fn text(bytes: &[u8], max: usize) -> String {
-    let mut s = String::from_utf8_lossy(&bytes[..bytes.len().min(max)]).into_owned();
-    while s.ends_with('\n') || s.ends_with('\r') {
-        s.pop();
-    }
-    s
-}
-
-pub(crate) fn define(linker: &mut Linker<State>) -> wasmtime::Result<()> {
-    linker.func_wrap(
-        "karmem",
-        "result",
-        |mut c: Caller<'_, State>, ptr: i32, len: i32| {
-            if guest_slice(&c, ptr as u32, len as u32).is_none() {
-                return Err(bad_range("karmem.result", ptr, len));
-            }
-            c.data_mut().call.result = Some((ptr as u32, len as u32));
-            Ok(())
-        },
-    )?;
-    linker.func_wrap(
-        "karmem",
-        "error",
-        |mut c: Caller<'_, State>, ptr: i32, len: i32| {
-            let Some(b) = guest_slice(&c, ptr as u32, len as u32) else {
-                return Err(bad_range("karmem.error", ptr, len));
-            };
-            let msg = text(b, MAX_ERROR);
-            c.data_mut().call.error = Some(msg);
-            Ok(())
-        },
-    )?;
-    linker.func_wrap(
-        "karmem",
-        "log",
-        |c: Caller<'_, State>, level: i32, ptr: i32, len: i32| {
-            let Some(b) = guest_slice(&c, ptr as u32, len as u32) else {
-                return Err(bad_range("karmem.log", ptr, len));
-            };
-            let message = text(b, MAX_LOG);
-            let ctx = &c.data().ctx;
-            ctx.log.log(&LogRecord {
-                module: ctx.name(),
-                level: LogLevel::from_guest(level),
-                message: &message,
-            });
-            Ok(())
-        },
-    )?;
-    linker.func_wrap(
-        "karmem",
-        "take",
-        |mut c: Caller<'_, State>, index: i32, dst: i32, len: i32| {
-            let Some(Some(bytes)) = c
-                .data_mut()
-                .pending
-                .get_mut(index as u32 as usize)
-                .map(Option::take)
-            else {
-                return Ok(-1);
-            };
-            let n = bytes.len().min(len as u32 as usize);
-            let r = guest_write(&mut c, dst as u32, &bytes[..n]);
-            // Keep it for another attempt (e.g. after a bad range).
-            c.data_mut().pending[index as usize] = Some(bytes);
-            match r {
-                Ok(()) => Ok(0),
-                Err(WriteError::OutOfRange) => Ok(-2),
-                Err(WriteError::ReadOnly(a)) => trap(a),
-            }
-        },
-    )?;
-    linker.func_wrap(
-        "karmem",
-        "call",
-        |mut c: Caller<'_, State>, function: i32, args: i32, count: i32, out: i32, out_cap: i32| {
-            guest_call(
-                &mut c,
-                function as u32,
-                args as u32,
-                count as u32,
-                out as u32,
-                out_cap as u32,
-            )
-        },
-    )?;
-    Ok(())
-}
 
 /// One callee's entry for the caller: status, result or message.
 struct Entry {
@@ -148,10 +35,14 @@ struct Entry {
     pending: Option<Vec<u8>>,
 }
 
-/// `karmem.call`: route by pattern, call every target, write the `out`
-/// entries and keep copied results for `take`.
-fn guest_call(
+/// `karmem.call` of an instance of module `caller_module`: route by pattern, call
+/// every target (each one charged to the top-level call's budget of
+/// calls), write the `out` entries and keep copied results for `take`.
+#[allow(clippy::too_many_arguments)] // the import's five arguments, and where it runs
+pub(crate) fn guest_call(
     c: &mut Caller<'_, State>,
+    app: &Arc<AppInner>,
+    caller_module: usize,
     function: u32,
     args: u32,
     count: u32,
@@ -159,10 +50,7 @@ fn guest_call(
     out_cap: u32,
 ) -> wasmtime::Result<i32> {
     c.data_mut().pending.clear();
-    let ctx = c.data().ctx.clone();
-    let Some(app) = ctx.app.upgrade() else {
-        return Ok(E_UNBOUND);
-    };
+    let ctx = app.modules[caller_module].clone();
     let (i, f) = ((function >> 16) as usize, (function & 0xffff) as usize);
     let Some(route) = ctx.imports.get(i) else {
         return Ok(E_UNKNOWN);
@@ -228,6 +116,7 @@ fn guest_call(
             // The host's callee number: after the modules.
             Exporter::Host(_) => app.modules.len() as u32,
         };
+        charge(Budget::Calls, 1)?;
         let Some(callee_fn) = t.functions[f] else {
             entries.push(Entry {
                 status: Status::UnknownFunction as u32,
@@ -241,30 +130,31 @@ fn guest_call(
         let (module, export) = match t.exporter {
             Exporter::Module { module, export } => (module, export),
             Exporter::Host(h) => {
-                let result = host_target(c, &app, h, callee_fn, &srcs);
-                entries.push(entry(c, &app, callee, result));
+                let result = host_target(c, app, h, callee_fn, &srcs);
+                entries.push(entry(c, app, callee, result)?);
                 continue;
             }
         };
         let pool = match app.shared_pool(module, route.pattern) {
             Some(p) => p.clone(),
-            None => child(c, &app, module),
+            None => child(c, app, module),
         };
         let id = ((export as u32) << 16) | u32::from(callee_fn);
         let meta = &app.modules[module].exports[export][callee_fn as usize];
         if let Err(e) = app.check_suspended(module, &meta.site) {
-            entries.push(entry(c, &app, callee, Err(e)));
+            entries.push(entry(c, app, callee, Err(e))?);
             continue;
         }
-        let timeout = pool.ctx.options.timeout;
-        let result = match pool.lease(timeout) {
-            Ok(lease) => invoke_leased(lease, id, meta, &srcs),
+        let timeout = pool.ctx.limits.timeout;
+        let deadline = scope::deadline(timeout);
+        let result = match pool.lease(deadline) {
+            Ok(lease) => invoke_leased(lease, deadline, id, meta, &srcs),
             // Routing failures the ABI reports as return codes.
             Err(LeaseError::Reentrant) => return Ok(E_REENTRANT),
             Err(LeaseError::TooDeep) => return Ok(E_DEPTH),
             Err(e) => Err(lease_error(e, &meta.site, timeout)),
         };
-        entries.push(entry(c, &app, callee, result));
+        entries.push(entry(c, app, callee, result)?);
     }
     if route.pattern != Pattern::FanOut && entries.len() > 1 {
         entries.truncate(1);
@@ -279,7 +169,7 @@ fn guest_call(
     match guest_write(c, out, &bytes) {
         Ok(()) => {}
         Err(WriteError::OutOfRange) => return Ok(E_OUT),
-        Err(WriteError::ReadOnly(a)) => return trap(a),
+        Err(WriteError::ReadOnly(a)) => return abort(a),
     }
     let n = entries.len() as i32;
     c.data_mut().pending = entries.into_iter().map(|e| e.pending).collect();
@@ -335,7 +225,7 @@ fn host_target(
     }
     let call = HostCall {
         app,
-        caller: st.ctx.name(),
+        caller: &st.ctx.name,
         site: &export.functions[function as usize].site,
         index: function as usize,
         deadline: st.deadline,
@@ -349,16 +239,24 @@ fn child(c: &mut Caller<'_, State>, app: &Arc<AppInner>, module: usize) -> Arc<I
     c.data_mut()
         .children
         .entry(module)
-        .or_insert_with(|| Arc::new(InstancePool::new(app.modules[module].clone(), 1, counters)))
+        .or_insert_with(|| {
+            Arc::new(InstancePool::new(
+                app.modules[module].inst.clone(),
+                1,
+                counters,
+            ))
+        })
         .clone()
 }
 
+/// The entry of one callee. Bytes kept for `take` (a region result the
+/// caller cannot see, copied; an error message) are charged to the call.
 fn entry(
     c: &Caller<'_, State>,
     app: &AppInner,
     callee: u32,
     result: crate::Result<crate::Output>,
-) -> Entry {
+) -> wasmtime::Result<Entry> {
     let ok = |len: u32, ptr: u32, pending| Entry {
         status: 0,
         callee,
@@ -366,13 +264,15 @@ fn entry(
         ptr,
         pending,
     };
-    match result {
+    Ok(match result {
         Ok(crate::Output::Empty) => ok(0, 0, None),
+        // Charged when it was copied out of the callee (dispatch.rs).
         Ok(crate::Output::Bytes(b)) => ok(b.len() as u32, 0, Some(b)),
         Ok(crate::Output::Region(s)) => match c.data().window_of(s.region) {
             Some(w) => ok(s.len, w.start + s.offset, None),
             // The caller cannot see the region: hand it a copy instead.
             None => {
+                charge(Budget::HostBytes, u64::from(s.len))?;
                 let bytes = crate::Region {
                     inner: app.regions[s.region.0 as usize].clone(),
                 }
@@ -384,6 +284,7 @@ fn entry(
         Err(e) => {
             let status = e.status().unwrap_or(Status::Trap) as u32;
             let msg = e.to_string().into_bytes();
+            charge(Budget::HostBytes, msg.len() as u64)?;
             Entry {
                 status,
                 callee,
@@ -392,5 +293,5 @@ fn entry(
                 pending: Some(msg),
             }
         }
-    }
+    })
 }

@@ -2,12 +2,15 @@
 //! host calls and guest→guest calls.
 
 use std::sync::Arc;
+use std::time::Instant;
 
-use crate::app::{Arg, ExportFn, Output};
-use crate::bind::{export_pattern, AppInner, FnMeta};
-use crate::error::{CallSite, Error, Result, Status};
-use crate::instance::{classify, guest_copy_in, guest_slice, guest_write, Abort, Live, WriteError};
-use crate::pool::{InstancePool, Lease, LeaseError};
+use super::bind::{export_pattern, AppInner, FnMeta};
+use super::{Arg, ExportFn, Output};
+use crate::error::{Budget, CallSite, Error, Result, Status};
+use crate::instance::access::{guest_copy_in, guest_slice, guest_write, WriteError};
+use crate::instance::classify::{classify, Abort};
+use crate::instance::pool::{InstancePool, Lease, LeaseError};
+use crate::instance::{scope, Live};
 use crate::region::RegionSlice;
 
 /// Where an argument's bytes come from.
@@ -27,6 +30,11 @@ pub(crate) enum ArgSrc<'a> {
 pub(crate) fn lease_error(e: LeaseError, site: &CallSite, timeout: std::time::Duration) -> Error {
     let site = site.clone();
     match e {
+        LeaseError::Budget(budget, limit) => Error::BudgetExceeded {
+            site,
+            budget,
+            limit,
+        },
         LeaseError::Timeout => Error::Timeout { site, timeout },
         LeaseError::Reentrant => Error::Trap {
             site,
@@ -36,8 +44,8 @@ pub(crate) fn lease_error(e: LeaseError, site: &CallSite, timeout: std::time::Du
             site,
             message: format!(
                 "too many nested calls (at most {}, with {} KiB of native stack each)",
-                crate::pool::MAX_DEPTH,
-                crate::pool::MAX_WASM_STACK >> 10
+                crate::instance::pool::MAX_DEPTH,
+                crate::engine::MAX_WASM_STACK >> 10
             ),
         },
         LeaseError::Create(e) => Error::Instantiate {
@@ -47,31 +55,56 @@ pub(crate) fn lease_error(e: LeaseError, site: &CallSite, timeout: std::time::Du
     }
 }
 
-/// Call export function `id` of an instance leased from `pool`.
+/// Call export function `id` of an instance leased from `pool`, by the
+/// callee's deadline (`scope::deadline`).
 pub(crate) fn invoke(
     pool: &InstancePool,
     id: u32,
     meta: &FnMeta,
     args: &[ArgSrc<'_>],
 ) -> Result<Output> {
-    let timeout = pool.ctx.options.timeout;
-    match pool.lease(timeout) {
-        Ok(lease) => invoke_leased(lease, id, meta, args),
+    let timeout = pool.ctx.limits.timeout;
+    let deadline = scope::deadline(timeout);
+    if Instant::now() >= deadline {
+        // The top-level call's time is up: do not even start an instance.
+        return Err(Error::Timeout {
+            site: (*meta.site).clone(),
+            timeout,
+        });
+    }
+    match pool.lease(deadline) {
+        Ok(lease) => invoke_leased(lease, deadline, id, meta, args),
         Err(e) => Err(lease_error(e, &meta.site, timeout)),
     }
 }
 
-/// Call export function `id` on a leased instance; return or discard it.
+/// Call export function `id` on a leased instance, to end by `deadline`;
+/// return the instance or discard it.
 pub(crate) fn invoke_leased(
     mut lease: Lease<'_>,
+    deadline: Instant,
     id: u32,
     meta: &FnMeta,
     args: &[ArgSrc<'_>],
 ) -> Result<Output> {
     let site = &*meta.site;
     let live = lease.live();
-    live.arm(live.store.data().ctx.options.timeout);
-    match run(live, id, meta, args) {
+    live.arm(deadline);
+    let tick = live.store.data().ctx.engine.config.epoch_tick;
+    let timeout = live.store.data().ctx.limits.timeout;
+    let outcome = run(live, id, meta, args);
+    // A call that returns after its deadline (plus the epoch tick that
+    // bounds how late an interrupt can come) is late whatever it returns:
+    // a nested callee that was interrupted at the shared deadline does not
+    // let its caller finish past it.
+    if outcome.as_ref().is_ok_and(|r| r.is_ok()) && Instant::now() > deadline + tick {
+        lease.finish(true);
+        return Err(Error::Timeout {
+            site: site.clone(),
+            timeout,
+        });
+    }
+    match outcome {
         Ok(Ok(out)) => {
             lease.finish(true);
             Ok(out)
@@ -125,7 +158,7 @@ fn alloc(
         return Ok(Err(if st.limiter.denied {
             Error::MemoryLimit {
                 site: site.clone(),
-                limit: st.ctx.options.memory_limit,
+                limit: st.ctx.limits.memory_limit,
             }
         } else {
             Error::Guest {
@@ -209,6 +242,13 @@ fn run(
         let ptr = if len == 0 {
             0
         } else {
+            if let Err((budget, limit)) = scope::charge(Budget::HostBytes, u64::from(len)) {
+                return Ok(Err(Error::BudgetExceeded {
+                    site: site.clone(),
+                    budget,
+                    limit,
+                }));
+            }
             let ptr = match alloc(live, len, 64, "an argument", site)? {
                 Ok(p) => p,
                 Err(e) => return Ok(Err(e)),
@@ -270,6 +310,15 @@ fn run(
             }),
         });
     }
+    // The copy out is charged before it is made: a result of gigabytes is
+    // refused, not copied.
+    if let Err((budget, limit)) = scope::charge(Budget::HostBytes, u64::from(len)) {
+        return Ok(Err(Error::BudgetExceeded {
+            site: site.clone(),
+            budget,
+            limit,
+        }));
+    }
     // Checked when `result` was called; the memory cannot have shrunk.
     Ok(match guest_slice(&live.store, ptr, len) {
         Some(b) => Ok(Output::Bytes(b.to_vec())),
@@ -286,6 +335,9 @@ pub(crate) fn host_invoke(app: &AppInner, f: &ExportFn, args: &[Arg<'_>]) -> Res
     let (e, fi) = ((f.id >> 16) as usize, (f.id & 0xffff) as usize);
     let meta = &ctx.exports[e][fi];
     app.check_suspended(f.module, &meta.site)?;
+    // The top-level call: its deadline and budgets cover every nested call
+    // (a host function calling back in joins the one in progress).
+    let entry = scope::enter(ctx.options.timeout, &app.budget);
     let pool: &Arc<InstancePool> = app
         .shared_pool(f.module, export_pattern(ctx, e))
         .unwrap_or(&app.host[f.module]);
@@ -308,5 +360,15 @@ pub(crate) fn host_invoke(app: &AppInner, f: &ExportFn, args: &[Arg<'_>]) -> Res
             }
         });
     }
-    invoke(pool, f.id, meta, &srcs)
+    let result = invoke(pool, f.id, meta, &srcs);
+    match entry.exceeded() {
+        // Whatever the guests made of a callee's exhausted budget, the
+        // top-level call fails with it.
+        Some((budget, limit)) if entry.outermost() => Err(Error::BudgetExceeded {
+            site: (*meta.site).clone(),
+            budget,
+            limit,
+        }),
+        _ => result,
+    }
 }

@@ -2,7 +2,7 @@
 //!
 //! wasmtime's pooling allocator ignores custom memory creators, and its
 //! copy-on-write initialisation panics on a module with a data segment when
-//! a custom creator is used (DESIGN.md §2); so the engine uses this creator
+//! a custom creator is used (seen with wasmtime 48); so the engine uses this creator
 //! with `memory_init_cow(false)`. Each memory is one `PROT_NONE` reservation
 //! of the configured size plus guard pages on both sides, made accessible
 //! (`PROT_READ|PROT_WRITE`) as it grows. Because the base never moves, a

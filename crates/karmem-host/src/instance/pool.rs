@@ -11,19 +11,17 @@
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use crate::error::Error;
-use crate::instance::{create, Live, ModuleCtx};
+use super::startup::create;
+use super::{scope, InstanceCtx, Live};
+use crate::engine::MAX_WASM_STACK;
+use crate::error::{Budget, Error};
 
 /// Nested guest→guest calls allowed on one thread (each level is a host
 /// frame plus a wasm stack).
 pub(crate) const MAX_DEPTH: usize = 32;
 
-/// Wasm stack of one store (`Config::max_wasm_stack`). wasmtime enforces it
-/// per store, so nested calls into *other* stores each get this much again:
-/// before entering one, [`stack_left`] must cover it plus [`HOST_MARGIN`].
-pub(crate) const MAX_WASM_STACK: usize = 512 << 10;
 /// Native stack kept for host frames around a guest call (wasmtime's
 /// trampolines, our imports, the signal handler).
 const HOST_MARGIN: usize = 256 << 10;
@@ -82,6 +80,9 @@ pub(crate) enum LeaseError {
     Timeout,
     /// A fresh instance failed its start-up sequence.
     Create(Error),
+    /// Creating an instance would exceed a budget: the top-level call's
+    /// instance budget or the module's instance cap (with its limit).
+    Budget(Budget, u64),
 }
 
 struct Slots {
@@ -98,7 +99,7 @@ struct Slots {
 
 pub(crate) struct InstancePool {
     id: u64,
-    pub ctx: Arc<ModuleCtx>,
+    pub ctx: Arc<InstanceCtx>,
     size: usize,
     slots: Mutex<Slots>,
     freed: Condvar,
@@ -119,7 +120,7 @@ pub(crate) struct Lease<'a> {
 }
 
 impl InstancePool {
-    pub fn new(ctx: Arc<ModuleCtx>, size: usize, counters: Arc<Counters>) -> InstancePool {
+    pub fn new(ctx: Arc<InstanceCtx>, size: usize, counters: Arc<Counters>) -> InstancePool {
         InstancePool {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             ctx,
@@ -142,13 +143,24 @@ impl InstancePool {
     }
 
     /// Create an instance now (at build time) so start-up errors surface
-    /// early; it joins the idle set.
-    pub fn warm_up(&self) -> Result<(), Error> {
+    /// early; it joins the idle set. Runs in a scope of its own (the
+    /// module's timeout, `budget`).
+    pub fn warm_up(&self, budget: &scope::CallBudget) -> Result<(), Error> {
         let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
         if slots.live > 0 {
             return Ok(());
         }
-        let (live, _) = create(&self.ctx, false)?;
+        let timeout = self.ctx.limits.timeout;
+        let _scope = scope::enter(timeout, budget);
+        let slot = self.ctx.reserve().ok_or_else(|| Error::Startup {
+            module: self.ctx.name.clone(),
+            step: "instantiate".into(),
+            message: format!(
+                "the module may have at most {} instances",
+                self.ctx.limits.max_instances
+            ),
+        })?;
+        let live = create(&self.ctx, slot, scope::deadline(timeout))?;
         self.counters.created.fetch_add(1, Ordering::Relaxed);
         slots.live += 1;
         slots.idle.push(Box::new(live));
@@ -156,24 +168,32 @@ impl InstancePool {
     }
 
     /// Lease an idle instance, creating one if fewer than `size` exist,
-    /// else wait for one for at most `patience`.
-    pub fn lease(&self, patience: Duration) -> Result<Lease<'_>, LeaseError> {
+    /// else wait for one until `deadline` (which also bounds the start-up
+    /// of a new one). A new instance is charged to the top-level call's
+    /// instance budget and needs a place under the module's instance cap.
+    pub fn lease(&self, deadline: Instant) -> Result<Lease<'_>, LeaseError> {
         let (mine, depth) = self.held_here();
         if depth >= MAX_DEPTH || stack_left() < MAX_WASM_STACK + HOST_MARGIN {
             return Err(LeaseError::TooDeep);
         }
         let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-        // Only read the clock when there is something to wait for.
-        let mut deadline: Option<Instant> = None;
         loop {
             if let Some(live) = slots.idle.pop() {
                 return Ok(self.enter(live));
             }
             if slots.live < self.size {
+                let Some(slot) = self.ctx.reserve() else {
+                    let (b, limit) =
+                        scope::module_instances_exhausted(u64::from(self.ctx.limits.max_instances));
+                    return Err(LeaseError::Budget(b, limit));
+                };
+                if let Err((b, limit)) = scope::charge(Budget::Instances, 1) {
+                    return Err(LeaseError::Budget(b, limit));
+                }
                 slots.live += 1;
                 drop(slots);
-                return match create(&self.ctx, false) {
-                    Ok((live, _)) => {
+                return match create(&self.ctx, slot, deadline) {
+                    Ok(live) => {
                         self.counters.created.fetch_add(1, Ordering::Relaxed);
                         Ok(self.enter(Box::new(live)))
                     }
@@ -193,7 +213,6 @@ impl InstancePool {
                 return Err(LeaseError::Reentrant);
             }
             let now = Instant::now();
-            let deadline = *deadline.get_or_insert(now + patience);
             if now >= deadline {
                 return Err(LeaseError::Timeout);
             }

@@ -1,18 +1,71 @@
-//! Building an application: region and interface compatibility, binding
-//! imports to exporters by pattern, and the per-module call tables.
+//! Building an application: region and interface compatibility, grants,
+//! binding imports to exporters by pattern, and the per-module call tables.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Weak};
 
-use crate::app::{App, AppBuilder, AppStats, ExportFn, ModuleInfo};
-use crate::descriptor::{Access, FunctionDesc, InterfaceDesc, MemoryDesc, Pattern};
+use super::host_export::{HostExport, HOST};
+use super::{App, AppBuilder, AppStats, ExportFn, ModuleInfo, ModuleOptions};
+use crate::descriptor::{Access, FunctionDesc, InterfaceDesc, MemoryDesc, ModuleDesc, Pattern};
 use crate::error::{CallSite, Error, Result};
-use crate::host_export::{HostExport, HOST};
-use crate::instance::{ModuleCtx, WindowPlan};
+use crate::instance::pool::{Counters, InstancePool};
+use crate::instance::scope::CallBudget;
+use crate::instance::{InstanceCtx, Router, State, WindowPlan};
 use crate::log::{LogSink, StderrLog};
-use crate::pool::{Counters, InstancePool};
 use crate::region::{Region, RegionId, RegionInner};
+
+/// What the application knows of one module: its instances' context, its
+/// options, where its imports go, and what its exports take.
+pub(crate) struct ModuleCtx {
+    pub inst: Arc<InstanceCtx>,
+    pub desc: ModuleDesc,
+    pub options: ModuleOptions,
+    /// Per import interface: where calls go.
+    pub imports: Vec<ImportRoute>,
+    /// Per export interface, per function: call site and region bindings.
+    pub exports: Vec<Vec<FnMeta>>,
+}
+
+impl ModuleCtx {
+    /// The access the module has to `region`: what its descriptor asks
+    /// for, at most what the host granted (docs/security.md §1).
+    pub fn access(&self, region: &str) -> Access {
+        self.desc.access(region).min(self.options.granted(region))
+    }
+}
+
+/// The application's side of a module's `karmem.call`.
+struct ModuleRouter {
+    app: Weak<AppInner>,
+    module: usize,
+}
+
+impl Router for ModuleRouter {
+    fn call(
+        &self,
+        caller: &mut wasmtime::Caller<'_, State>,
+        function: u32,
+        args: u32,
+        count: u32,
+        out: u32,
+        out_cap: u32,
+    ) -> wasmtime::Result<i32> {
+        let Some(app) = self.app.upgrade() else {
+            return Ok(super::calls::E_UNBOUND);
+        };
+        super::calls::guest_call(
+            caller,
+            &app,
+            self.module,
+            function,
+            args,
+            count,
+            out,
+            out_cap,
+        )
+    }
+}
 
 /// One exported function as the host calls it.
 pub(crate) struct FnMeta {
@@ -66,6 +119,8 @@ pub(crate) struct AppInner {
     pub suspended: Vec<AtomicBool>,
     /// Interfaces the host exports (`AppBuilder::host_export`).
     pub host_exports: Vec<HostExport>,
+    /// The budgets of each top-level call.
+    pub budget: CallBudget,
 }
 
 impl AppInner {
@@ -125,6 +180,11 @@ impl AppInner {
         AppStats {
             instances_created: self.counters.created.load(Ordering::Relaxed),
             instances_discarded: self.counters.discarded.load(Ordering::Relaxed),
+            instances_live: self
+                .modules
+                .iter()
+                .map(|m| u64::from(m.inst.live.load(Ordering::Relaxed)))
+                .sum(),
         }
     }
 
@@ -142,7 +202,7 @@ impl AppInner {
 
 /// The pattern of export interface `e` of module `m`.
 pub(crate) fn export_pattern(ctx: &ModuleCtx, e: usize) -> Pattern {
-    ctx.module.desc.exports[e].pattern
+    ctx.desc.exports[e].pattern
 }
 
 /// The application's regions and their ids by name.
@@ -231,6 +291,17 @@ fn match_interface(imp: &InterfaceDesc, exp: &InterfaceDesc) -> Result<Vec<Optio
         return Err(format!("pattern {:?} vs {:?}", imp.pattern, exp.pattern));
     }
     if imp.hash == exp.hash {
+        // Equal hashes are taken as equal signatures only if the texts are
+        // equal too: FNV-1a is no defence against a guest that crafts a
+        // collision, and a function map built on one would send calls to
+        // functions the exporter does not have. (Names are identifiers,
+        // so the text is unambiguous: descriptor.rs.)
+        if imp.signature() != exp.signature() {
+            return Err(format!(
+                "signature hashes are equal ({:#018x}) but the signatures differ",
+                imp.hash
+            ));
+        }
         return Ok((0..imp.functions.len()).map(|f| Some(f as u16)).collect());
     }
     if !(imp.dynamic && exp.dynamic) {
@@ -350,16 +421,18 @@ fn targets(b: &AppBuilder, m: usize, iface: &InterfaceDesc) -> Result<Vec<Target
 }
 
 /// Window layout of one module: all read-only windows in one block, all
-/// read-write ones in another (docs/abi.md §6).
+/// read-write ones in another (docs/abi.md §6), each window as the module
+/// asks for it and at most as the host grants it.
 fn windows(
-    desc: &crate::ModuleDesc,
+    desc: &ModuleDesc,
+    options: &ModuleOptions,
     regions: &[Arc<RegionInner>],
     ids: &HashMap<String, RegionId>,
 ) -> (Vec<WindowPlan>, usize, usize) {
     let (mut ro, mut rw) = (0usize, 0usize);
     let mut plans = Vec::new();
     for (i, m) in desc.memories.iter().enumerate() {
-        let access = desc.access(&m.name);
+        let access = desc.access(&m.name).min(options.granted(&m.name));
         if access == Access::None {
             continue;
         }
@@ -387,7 +460,7 @@ fn check_host_exports(b: &AppBuilder, names: &HashMap<&str, usize>) -> Result<()
         // The host is an exporter named `host` (docs/abi.md §5.4).
         return Err(Error::DuplicateModule(HOST.to_string()));
     }
-    let mut desc = crate::ModuleDesc::default();
+    let mut desc = ModuleDesc::default();
     for (i, _) in &b.host_exports {
         for m in &i.memories {
             if !desc.memories.contains(m) {
@@ -461,6 +534,13 @@ pub(crate) fn build(b: &AppBuilder) -> Result<App> {
         }
     }
     let (regions, region_ids) = regions(b)?;
+    // A grant names a region of this application: a typo must not leave a
+    // module with the default instead of the grant that was meant.
+    for (_, options) in &b.modules {
+        if let Some(r) = options.grants.keys().find(|r| !region_ids.contains_key(*r)) {
+            return Err(Error::UnknownRegion(r.clone()));
+        }
+    }
     for (name, bytes) in &b.region_init {
         let id = region_ids
             .get(name)
@@ -514,23 +594,35 @@ pub(crate) fn build(b: &AppBuilder) -> Result<App> {
     let counters = Arc::new(Counters::default());
     let inner = Arc::new_cyclic(|weak| {
         let mut modules = Vec::new();
-        for ((module, options), imports) in b.modules.iter().zip(routes) {
+        for (m, ((module, options), imports)) in b.modules.iter().zip(routes).enumerate() {
             let desc = module.descriptor();
             let exports = desc
                 .exports
                 .iter()
                 .map(|iface| fn_metas(module.name(), iface, &region_ids))
                 .collect();
-            let (windows, ro_len, rw_len) = windows(desc, &regions, &region_ids);
-            modules.push(Arc::new(ModuleCtx {
-                module: module.inner.clone(),
-                options: options.clone(),
-                runtime: b.runtime.inner.clone(),
+            let (windows, ro_len, rw_len) = windows(desc, options, &regions, &region_ids);
+            let router: Arc<dyn Router> = Arc::new(ModuleRouter {
                 app: weak.clone(),
+                module: m,
+            });
+            let inst = Arc::new(InstanceCtx {
+                name: module.name().to_string(),
+                pre: module.inner.pre.clone(),
+                engine: b.runtime.inner.engine.clone(),
+                limits: options.limits(),
                 log: log.clone(),
                 windows,
                 ro_len,
                 rw_len,
+                router: Some(router),
+                desc_bytes: Some(module.inner.desc_bytes.clone()),
+                live: AtomicU32::new(0),
+            });
+            modules.push(Arc::new(ModuleCtx {
+                inst,
+                desc: desc.clone(),
+                options: options.clone(),
                 imports,
                 exports,
             }));
@@ -538,7 +630,7 @@ pub(crate) fn build(b: &AppBuilder) -> Result<App> {
         let pool = |size: usize| -> Vec<Arc<InstancePool>> {
             modules
                 .iter()
-                .map(|c| Arc::new(InstancePool::new(c.clone(), size, counters.clone())))
+                .map(|c| Arc::new(InstancePool::new(c.inst.clone(), size, counters.clone())))
                 .collect()
         };
         let singletons = pool(1);
@@ -547,7 +639,6 @@ pub(crate) fn build(b: &AppBuilder) -> Result<App> {
             .iter()
             .map(|c| {
                 let declared = c
-                    .module
                     .desc
                     .exports
                     .iter()
@@ -556,7 +647,7 @@ pub(crate) fn build(b: &AppBuilder) -> Result<App> {
                     .unwrap_or(1);
                 let size = c.options.pool_size.unwrap_or(declared).max(1);
                 Arc::new(InstancePool::new(
-                    c.clone(),
+                    c.inst.clone(),
                     size as usize,
                     counters.clone(),
                 ))
@@ -582,18 +673,54 @@ pub(crate) fn build(b: &AppBuilder) -> Result<App> {
                 .map(|_| AtomicBool::new(false))
                 .collect(),
             host_exports,
+            budget: b.budget,
         }
     });
     if b.warm_up {
         for m in 0..inner.modules.len() {
-            let exports = &inner.modules[m].module.desc.exports;
+            let exports = &inner.modules[m].desc.exports;
             let pool = if exports.iter().any(|i| i.pattern == Pattern::Singleton) {
                 &inner.singletons[m]
             } else {
                 &inner.host[m]
             };
-            pool.warm_up()?;
+            pool.warm_up(&inner.budget)?;
         }
     }
     Ok(App { inner })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::match_interface;
+    use crate::descriptor::{FunctionDesc, InterfaceDesc, Pattern};
+
+    /// Equal hashes with different signatures (a crafted FNV collision):
+    /// refused, never a function map into functions the exporter lacks.
+    #[test]
+    fn equal_hashes_bind_only_equal_signatures() {
+        let importer = InterfaceDesc::new(
+            "t.I",
+            Pattern::Direct,
+            vec![],
+            vec![
+                FunctionDesc::new("f", vec![], None),
+                FunctionDesc::new("g", vec![], None),
+            ],
+        );
+        let mut exporter = InterfaceDesc::new(
+            "t.I",
+            Pattern::Direct,
+            vec![],
+            vec![FunctionDesc::new("f", vec![], None)],
+        );
+        assert!(match_interface(&importer, &exporter).is_err());
+        exporter.hash = importer.hash;
+        let e = match_interface(&importer, &exporter).unwrap_err();
+        assert!(e.contains("signatures differ"), "{e}");
+        assert_eq!(
+            match_interface(&importer, &importer.clone()).unwrap(),
+            vec![Some(0), Some(1)]
+        );
+    }
 }

@@ -1,58 +1,23 @@
-//! An application: loaded modules bound to each other through their
-//! interfaces, with shared regions, limits and patterns; and the host's
-//! calls into it.
+//! The application layer: loaded modules bound to each other through their
+//! interfaces, with shared regions, grants, limits, budgets and patterns;
+//! and the host's calls into it.
+
+pub(crate) mod bind;
+pub(crate) mod calls;
+pub(crate) mod dispatch;
+pub(crate) mod host_export;
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
 
-use crate::descriptor::InterfaceDesc;
+use crate::descriptor::{Access, InterfaceDesc};
 use crate::error::{CallSite, Result};
-use crate::host_export::HostInterface;
+use crate::instance::scope::CallBudget;
 use crate::log::LogSink;
 use crate::region::{Region, RegionSlice};
+pub use crate::runtime::ModuleOptions;
 use crate::runtime::{GuestModule, Runtime};
-
-/// Limits and pattern options of one module in an application.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ModuleOptions {
-    /// Deadline of every call into the module (docs/abi.md §7).
-    pub timeout: Duration,
-    /// Cap on the module's linear memory in bytes, windows not counted.
-    pub memory_limit: u64,
-    /// Instances of the module for its `pool(N)` interfaces; `None` takes
-    /// the largest `N` its descriptor declares.
-    pub pool_size: Option<u32>,
-}
-
-impl Default for ModuleOptions {
-    /// 1 s, 64 MiB, pool size from the descriptor.
-    fn default() -> Self {
-        ModuleOptions {
-            timeout: Duration::from_secs(1),
-            memory_limit: 64 << 20,
-            pool_size: None,
-        }
-    }
-}
-
-impl ModuleOptions {
-    /// Options as a manifest states them (docs/manifest.md `[[module]]`):
-    /// `timeout_ms`, `memory_limit_mib` and `pool_size`, each defaulting
-    /// when absent.
-    pub fn from_manifest(
-        timeout_ms: Option<u64>,
-        memory_limit_mib: Option<u64>,
-        pool_size: Option<u32>,
-    ) -> ModuleOptions {
-        let defaults = ModuleOptions::default();
-        ModuleOptions {
-            timeout: timeout_ms.map_or(defaults.timeout, Duration::from_millis),
-            memory_limit: memory_limit_mib.map_or(defaults.memory_limit, |m| m << 20),
-            pool_size,
-        }
-    }
-}
+use host_export::HostInterface;
 
 /// Builds an [`App`]: add modules (their order is the `callee` index of
 /// fan-out results), choose exporters for ambiguous bindings, then
@@ -66,6 +31,7 @@ pub struct AppBuilder {
     pub(crate) log: Option<Arc<dyn LogSink>>,
     pub(crate) warm_up: bool,
     pub(crate) host_exports: Vec<(InterfaceDesc, Arc<dyn HostInterface>)>,
+    pub(crate) budget: CallBudget,
 }
 
 impl AppBuilder {
@@ -78,7 +44,16 @@ impl AppBuilder {
             log: None,
             warm_up: true,
             host_exports: Vec::new(),
+            budget: CallBudget::default(),
         }
+    }
+
+    /// The budgets of every top-level call into the application
+    /// (docs/security.md §2.5): what one call from the host, with
+    /// everything it causes, may use at most.
+    pub fn call_budget(&mut self, budget: CallBudget) -> &mut AppBuilder {
+        self.budget = budget;
+        self
     }
 
     /// Add a module with default options.
@@ -120,7 +95,7 @@ impl AppBuilder {
     /// after the modules, with callee number = the number of modules.
     ///
     /// `interface.hash` must be its signature hash
-    /// ([`InterfaceDesc::with_signature_hash`]); [`AppBuilder::build`]
+    /// ([`InterfaceDesc::new`] sets it); [`AppBuilder::build`]
     /// checks the descriptor like a guest's (`Error::BadDescriptor` naming
     /// `host`) and each importer's declaration against it like a guest
     /// exporter's (`Error::IncompatibleInterface`). One host export per
@@ -138,21 +113,22 @@ impl AppBuilder {
     /// on.
     ///
     /// ```no_run
-    /// use karmem_host::wat_guest::{func, iface, param};
-    /// use karmem_host::{AppBuilder, Arg, HostCall, HostError, Output, Pattern, Runtime};
+    /// use karmem_host::{
+    ///     AppBuilder, Arg, FunctionDesc, HostCall, HostError, InterfaceDesc, Output, ParamDesc,
+    ///     Pattern, Runtime,
+    /// };
     ///
     /// // `interface World { fn query(q: game.Query) -> r: game.Answer; }`
-    /// let world = iface(
+    /// let world = InterfaceDesc::new(
     ///     "game.World",
     ///     Pattern::Direct,
     ///     vec![],
-    ///     vec![func(
+    ///     vec![FunctionDesc::new(
     ///         "query",
-    ///         vec![param("q", "game.Query", None)],
-    ///         Some(param("r", "game.Answer", None)),
+    ///         vec![ParamDesc::new("q", "game.Query", None)],
+    ///         Some(ParamDesc::new("r", "game.Answer", None)),
     ///     )],
-    /// )
-    /// .with_signature_hash();
+    /// );
     /// let runtime = Runtime::new(Default::default())?;
     /// let bot = runtime.load_file("bot", "bot.wasm".as_ref())?;
     /// let app = AppBuilder::new(&runtime)
@@ -199,7 +175,7 @@ impl AppBuilder {
     /// Check compatibility (interfaces, regions), bind imports, create the
     /// regions, and (by default) create a first instance of each module.
     pub fn build(&self) -> Result<App> {
-        crate::bind::build(self)
+        bind::build(self)
     }
 }
 
@@ -286,6 +262,8 @@ pub struct AppStats {
     pub instances_created: u64,
     /// Instances discarded after a trap, timeout, limit or violation.
     pub instances_discarded: u64,
+    /// Instances alive now, of every module.
+    pub instances_live: u64,
 }
 
 /// A running application. `Send + Sync` and cheap to clone: call it from
@@ -293,7 +271,7 @@ pub struct AppStats {
 /// serialise their callers).
 #[derive(Clone)]
 pub struct App {
-    pub(crate) inner: Arc<crate::bind::AppInner>,
+    pub(crate) inner: Arc<bind::AppInner>,
 }
 
 impl App {
@@ -321,8 +299,13 @@ impl App {
     /// is chosen by the interface's pattern: the module's singleton
     /// instance, an idle pool instance, or (direct, fan-out) the host's own
     /// instance of the module.
+    ///
+    /// This is a *top-level call* (docs/security.md §2.4–2.5): it and every
+    /// nested call it causes end by the callee's timeout from now, and
+    /// share the application's [`CallBudget`]. Called from inside a host
+    /// function, it joins the top-level call in progress instead.
     pub fn invoke(&self, f: &ExportFn, args: &[Arg<'_>]) -> Result<Output> {
-        crate::dispatch::host_invoke(&self.inner, f, args)
+        dispatch::host_invoke(&self.inner, f, args)
     }
 
     /// [`App::export`] + [`App::invoke`].
@@ -338,8 +321,9 @@ impl App {
     }
 
     /// Fan-out from the host: call `interface.function` on every exporter,
-    /// in module order; one failing callee does not stop the others.
-    /// Fails as a whole only when no module exports the function.
+    /// in module order, each a top-level call of its own; one failing
+    /// callee does not stop the others. Fails as a whole only when no
+    /// module exports the function.
     pub fn call_all(
         &self,
         interface: &str,
@@ -416,5 +400,21 @@ impl App {
 
     pub fn stats(&self) -> AppStats {
         self.inner.stats()
+    }
+
+    /// The access `module` has to `region`: what its descriptor asks for,
+    /// at most what the host granted it (docs/security.md §1).
+    pub fn access(&self, module: &str, region: &str) -> Result<Access> {
+        let m = self.module_index(module)?;
+        self.region(region)?;
+        Ok(self.inner.modules[m].access(region))
+    }
+
+    /// The access to `region` that `module`'s descriptor asks for, granted
+    /// or not.
+    pub fn requested_access(&self, module: &str, region: &str) -> Result<Access> {
+        let m = self.module_index(module)?;
+        self.region(region)?;
+        Ok(self.inner.infos[m].module.descriptor().access(region))
     }
 }

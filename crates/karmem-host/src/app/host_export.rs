@@ -6,8 +6,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::app::{App, Arg, Output};
-use crate::bind::{AppInner, FnMeta};
+use super::bind::{AppInner, FnMeta};
+use super::{App, Arg, Output};
 use crate::error::{CallSite, Error, Status};
 use crate::region::RegionSlice;
 

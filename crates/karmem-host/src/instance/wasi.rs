@@ -2,44 +2,24 @@
 //! need it (Go). No filesystem, no sockets; every write into guest memory
 //! goes through the read-only check (`guest_write`), so a WASI call cannot
 //! be used to write into a read-only window either. Imports not listed in
-//! [`FUNCTIONS`] get `ENOSYS` stubs of the declared type (loader.rs).
+//! `crate::abi::WASI_FUNCTIONS` get `ENOSYS` stubs of the declared type
+//! (imports.rs).
 
 use std::time::{Duration, Instant, SystemTime};
 
 use wasmtime::{Caller, Linker};
 
-use crate::instance::{guest_slice, guest_write, Abort, State, WriteError};
-use crate::log::{LogLevel, LogRecord};
-
-pub(crate) const MODULE: &str = "wasi_snapshot_preview1";
+use super::access::{guest_slice, guest_write, WriteError};
+use super::classify::{charge, Abort};
+use super::State;
+use crate::abi::{ENOSYS, WASI};
+use crate::error::Budget;
+use crate::log::{sanitize, LogLevel, LogRecord, LINE_COST, MAX_LINE};
 
 const SUCCESS: i32 = 0;
 const EBADF: i32 = 8;
 const EFAULT: i32 = 21;
 const EINVAL: i32 = 28;
-pub(crate) const ENOSYS: i32 = 52;
-
-/// The functions implemented here.
-pub(crate) const FUNCTIONS: &[&str] = &[
-    "fd_write",
-    "fd_read",
-    "fd_close",
-    "fd_fdstat_get",
-    "fd_prestat_get",
-    "clock_time_get",
-    "clock_res_get",
-    "random_get",
-    "args_get",
-    "args_sizes_get",
-    "environ_get",
-    "environ_sizes_get",
-    "proc_exit",
-    "sched_yield",
-    "poll_oneoff",
-];
-
-/// Longest unfinished stdout/stderr line kept before it is flushed.
-const MAX_LINE: usize = 4096;
 
 /// Write into guest memory: `EFAULT` when out of range, a trap of the call
 /// when into a read-only window.
@@ -78,39 +58,48 @@ fn clock_ns(id: i32) -> Option<u64> {
     }
 }
 
-/// Forward complete lines of stdout (fd 1) / stderr (fd 2) to the log.
-fn emit_lines(c: &mut Caller<'_, State>, fd: usize, bytes: &[u8]) {
+/// Forward the complete lines in guest memory `[ptr, ptr+len)` written to
+/// stdout (fd 1) / stderr (fd 2) to the log, read in place: an unfinished
+/// line is kept (at most [`MAX_LINE`] bytes; a longer one is forwarded in
+/// pieces). Each line forwarded is charged [`LINE_COST`] more to the call:
+/// a sink pays per line, so a flood of empty lines is bounded too.
+fn emit_lines(c: &mut Caller<'_, State>, fd: usize, ptr: u32, len: u32) -> wasmtime::Result<()> {
     let level = if fd == 1 {
         LogLevel::Info
     } else {
         LogLevel::Warn
     };
-    let mut lines = Vec::new();
-    {
-        let buf = &mut c.data_mut().lines[fd - 1];
-        buf.extend_from_slice(bytes);
-        while let Some(nl) = buf.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = buf.drain(..=nl).collect();
-            lines.push(line);
-        }
-        if buf.len() > MAX_LINE {
-            lines.push(std::mem::take(buf));
-        }
-    }
     let ctx = c.data().ctx.clone();
-    for line in lines {
-        let text = String::from_utf8_lossy(&line[..line.len().min(MAX_LINE)]);
-        let message = text.trim_end_matches(['\n', '\r']);
-        ctx.log.log(&LogRecord {
-            module: ctx.name(),
-            level,
-            message,
-        });
+    let Some(memory) = c.data().memory else {
+        return Ok(());
+    };
+    let (data, state) = memory.data_and_store_mut(&mut *c);
+    let Some(bytes) = data.get(ptr as usize..ptr as usize + len as usize) else {
+        return Ok(());
+    };
+    let buf = &mut state.lines[fd - 1];
+    for piece in bytes.split_inclusive(|&b| b == b'\n') {
+        let mut rest = piece;
+        while !rest.is_empty() {
+            let take = rest.len().min(MAX_LINE - buf.len());
+            buf.extend_from_slice(&rest[..take]);
+            rest = &rest[take..];
+            if buf.ends_with(b"\n") || buf.len() >= MAX_LINE {
+                charge(Budget::HostBytes, LINE_COST)?;
+                ctx.log.log(&LogRecord {
+                    module: &ctx.name,
+                    level,
+                    message: &sanitize(buf, MAX_LINE),
+                });
+                buf.clear();
+            }
+        }
     }
+    Ok(())
 }
 
 pub(crate) fn define(linker: &mut Linker<State>) -> wasmtime::Result<()> {
-    let m = MODULE;
+    let m = WASI;
     linker.func_wrap(
         m,
         "fd_write",
@@ -118,21 +107,26 @@ pub(crate) fn define(linker: &mut Linker<State>) -> wasmtime::Result<()> {
             if fd != 1 && fd != 2 {
                 return Ok(EBADF);
             }
+            // The iovec list is copied (the guest cannot change it under
+            // us); the data is read in place, each iovec charged to the
+            // call before it is looked at, and never gathered.
             let Some(list) =
                 guest_slice(&c, iovs as u32, (n as u32).saturating_mul(8)).map(<[u8]>::to_vec)
             else {
                 return Ok(EFAULT);
             };
-            let mut data = Vec::new();
+            charge(Budget::HostBytes, list.len() as u64)?;
+            let mut total: u32 = 0;
             for k in 0..n as usize {
                 let (ptr, len) = (u32_at(&list, k * 8), u32_at(&list, k * 8 + 4));
-                let Some(b) = guest_slice(&c, ptr, len) else {
+                if guest_slice(&c, ptr, len).is_none() {
                     return Ok(EFAULT);
-                };
-                data.extend_from_slice(b);
+                }
+                charge(Budget::HostBytes, u64::from(len))?;
+                emit_lines(&mut c, fd as usize, ptr, len)?;
+                total = total.saturating_add(len);
             }
-            emit_lines(&mut c, fd as usize, &data);
-            put(&mut c, written, &(data.len() as u32).to_le_bytes())
+            put(&mut c, written, &total.to_le_bytes())
         },
     )?;
     linker.func_wrap(
@@ -201,6 +195,7 @@ pub(crate) fn define(linker: &mut Linker<State>) -> wasmtime::Result<()> {
             if len > 1 << 20 {
                 return Ok(EINVAL);
             }
+            charge(Budget::HostBytes, len as u64)?;
             let mut bytes = vec![0u8; len];
             let mut filled = 0;
             while filled < len {

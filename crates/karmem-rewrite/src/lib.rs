@@ -1,13 +1,26 @@
-//! Load-time rewrite of bulk-memory writes (docs/abi.md §6).
+//! Load-time validation and rewrite of Karmem guest modules
+//! (docs/abi.md §6, docs/security.md).
 //!
-//! `memory.fill`, `memory.copy` and `memory.init` are executed by wasmtime's
-//! own Rust code, not by guest instructions: a write into a `PROT_READ`
-//! window there is a SIGSEGV of the whole process, not a trap. So every such
-//! instruction is replaced by a call to an injected helper that first checks
-//! the destination range against the module's read-only range
+//! `memory.fill`, `memory.copy` and `memory.init` are executed by the
+//! runtime's own native code, not by guest instructions: a write into a
+//! `PROT_READ` window there is a SIGSEGV of the whole process, not a trap.
+//! So every such instruction is replaced by a call to an injected helper that
+//! first checks the destination range against the module's read-only range
 //! `[__karmem_ro_start, __karmem_ro_end)` and, on overlap, records the fault
 //! in `__karmem_ro_fault` and executes `unreachable` before a byte is
 //! written; otherwise it performs the original instruction.
+//!
+//! [`rewrite`] validates its input first and refuses anything invalid. That
+//! is what keeps the injected globals and helpers out of the guest's reach:
+//! they are appended after every index the module defines, so a valid module
+//! can never name them, while an *invalid* one that names an index one past
+//! its own globals (`global.set 1` with one global) would become valid after
+//! the rewrite and could switch its own guard off. Nothing the rewrite
+//! injects is reachable from guest code: the helpers are in no table and no
+//! export, the globals are exported only to the host.
+//!
+//! The range globals are 64-bit: a read-only block may end exactly at 4 GiB
+//! (`0xffff_0000 + 0x1_0000`), which a 32-bit end would wrap to 0.
 //!
 //! Everything injected is *appended* (one function type, three globals,
 //! three exports, one helper per distinct instruction), so no existing
@@ -18,15 +31,44 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use wasm_encoder::{BlockType, Function, Instruction};
-use wasmparser::{BinaryReader, Operator, Parser, Payload};
+use wasmparser::{BinaryReader, Operator, Parser, Payload, WasmFeatures};
 
-/// Exported global: first byte of the read-only range (set by the host).
-pub(crate) const RO_START: &str = "__karmem_ro_start";
-/// Exported global: one past the last byte of the read-only range.
-pub(crate) const RO_END: &str = "__karmem_ro_end";
-/// Exported global: 0, or 1 + the offset within the read-only range of the
-/// lowest byte a guarded instruction would have written.
-pub(crate) const RO_FAULT: &str = "__karmem_ro_fault";
+/// Exported global (`mut i64`): first byte of the read-only range (set by
+/// the host; equal to [`RO_END`] when there is none).
+pub const RO_START: &str = "__karmem_ro_start";
+/// Exported global (`mut i64`): one past the last byte of the read-only
+/// range; at most 2^32.
+pub const RO_END: &str = "__karmem_ro_end";
+/// Exported global (`mut i64`): 0, or 1 + the offset within the read-only
+/// range of the lowest byte a guarded instruction would have written.
+pub const RO_FAULT: &str = "__karmem_ro_fault";
+
+/// Version of the rewrite; part of the host's precompiled-module cache key,
+/// so a changed rewrite never loads an artifact of an older one. 2: 64-bit
+/// range globals, input validated.
+pub const VERSION: u32 = 2;
+
+/// The WebAssembly features a guest module may use: what the host's
+/// wasmtime engine enables (its on-by-default set, built without the `gc`
+/// crate feature, with `threads` on and multi-memory and memory64 off;
+/// `karmem-host` tests that the two agree). A module using anything else is
+/// refused here, before it is rewritten.
+pub fn features() -> WasmFeatures {
+    WasmFeatures::WASM3
+        & !(WasmFeatures::GC
+            | WasmFeatures::GC_TYPES
+            | WasmFeatures::EXCEPTIONS
+            | WasmFeatures::MULTI_MEMORY
+            | WasmFeatures::MEMORY64)
+}
+
+/// Validate `wasm` as a core module under [`features`].
+pub fn validate(wasm: &[u8]) -> Result<(), String> {
+    wasmparser::Validator::new_with_features(features())
+        .validate_all(wasm)
+        .map(|_| ())
+        .map_err(|e| format!("not a valid WebAssembly module: {e}"))
+}
 
 const TYPE: u8 = 1;
 const FUNCTION: u8 = 3;
@@ -84,11 +126,16 @@ struct Counts {
     defined_globals: u32,
 }
 
-/// What the rewrite did (for tests and diagnostics).
-#[derive(Debug, Default, PartialEq, Eq)]
-pub(crate) struct Report {
+/// What the rewrite did (for tests, fuzzing and diagnostics).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
     /// Instructions replaced by a guarded call.
     pub guarded: usize,
+    /// Helper functions appended (the module's last functions).
+    pub helpers: u32,
+    /// Index of the first appended global ([`RO_START`]; then [`RO_END`],
+    /// [`RO_FAULT`]).
+    pub first_global: u32,
 }
 
 fn leb(out: &mut Vec<u8>, mut v: u32) {
@@ -112,10 +159,13 @@ fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
-/// Rewrite `wasm` (a core module, already checked to have exactly one
-/// memory) so that no bulk-memory instruction can write into the read-only
-/// range. Fails on malformed input.
-pub(crate) fn rewrite(wasm: &[u8]) -> Result<(Vec<u8>, Report), String> {
+/// Validate `wasm` ([`validate`]) and rewrite it so that no bulk-memory
+/// instruction can write into the read-only range. Fails on invalid input,
+/// on a component, on a module that exports one of the reserved names
+/// ([`RO_START`], [`RO_END`], [`RO_FAULT`]), and on bulk-memory
+/// instructions on any memory but 0.
+pub fn rewrite(wasm: &[u8]) -> Result<(Vec<u8>, Report), String> {
+    validate(wasm)?;
     let mut sections = Vec::new();
     let mut bodies = Vec::new();
     let mut counts = Counts::default();
@@ -139,6 +189,14 @@ pub(crate) fn rewrite(wasm: &[u8]) -> Result<(Vec<u8>, Report), String> {
                 }
             }
             Payload::FunctionSection(r) => counts.defined_funcs = r.count(),
+            Payload::ExportSection(r) => {
+                for e in r.clone() {
+                    let name = e.map_err(err)?.name;
+                    if [RO_START, RO_END, RO_FAULT].contains(&name) {
+                        return Err(format!("exports `{name}`, a name reserved for the host"));
+                    }
+                }
+            }
             Payload::GlobalSection(r) => counts.defined_globals = r.count(),
             Payload::CodeSectionEntry(body) => bodies.push(scan_body(body)?),
             Payload::Version { encoding, .. } if *encoding != wasmparser::Encoding::Module => {
@@ -170,6 +228,7 @@ pub(crate) fn rewrite(wasm: &[u8]) -> Result<(Vec<u8>, Report), String> {
     // The entries each changed section gets appended.
     let mut extra: BTreeMap<u8, (u32, Vec<u8>)> = BTreeMap::new();
     if !helpers.is_empty() {
+        // (func (param i32 i32 i32))
         let mut t = vec![0x60];
         leb(&mut t, 3);
         t.extend_from_slice(&[0x7f, 0x7f, 0x7f]);
@@ -181,8 +240,8 @@ pub(crate) fn rewrite(wasm: &[u8]) -> Result<(Vec<u8>, Report), String> {
         }
         extra.insert(FUNCTION, (helpers.len() as u32, f));
     }
-    // (global (mut i32) (i32.const 0)) × 3
-    extra.insert(GLOBAL, (3, [0x7f, 0x01, 0x41, 0x00, 0x0b].repeat(3)));
+    // (global (mut i64) (i64.const 0)) × 3
+    extra.insert(GLOBAL, (3, [0x7e, 0x01, 0x42, 0x00, 0x0b].repeat(3)));
     let mut e = Vec::new();
     for (n, g) in [(RO_START, g_start), (RO_END, g_end), (RO_FAULT, g_fault)] {
         name(&mut e, n);
@@ -231,8 +290,16 @@ pub(crate) fn rewrite(wasm: &[u8]) -> Result<(Vec<u8>, Report), String> {
     for id in pending {
         emit(&mut out, id, None, &extra, &code)?;
     }
-    let guarded = bodies.iter().map(|b| b.sites.len()).sum();
-    Ok((out, Report { guarded }))
+    let report = Report {
+        guarded: bodies.iter().map(|b| b.sites.len()).sum(),
+        helpers: helpers.len() as u32,
+        first_global: g_start,
+    };
+    // A rewrite that produced an invalid module is a bug here, not a guest
+    // fault; the engine would refuse the output anyway when it compiles it.
+    #[cfg(debug_assertions)]
+    validate(&out).map_err(|e| format!("the rewrite produced an invalid module (a bug): {e}"))?;
+    Ok((out, report))
 }
 
 /// Write section `id`: the original `content` (if any) with our entries
@@ -268,21 +335,25 @@ fn emit(
     Ok(())
 }
 
+/// The bulk-memory write of `op`, with the memory it writes.
+fn bulk_write(op: &Operator<'_>) -> Option<(u32, Bulk)> {
+    match *op {
+        Operator::MemoryFill { mem } => Some((mem, Bulk::Fill)),
+        // Only the destination memory matters: a copy *from* a window is a
+        // read.
+        Operator::MemoryCopy { dst_mem, .. } => Some((dst_mem, Bulk::Copy)),
+        Operator::MemoryInit { mem, data_index } => Some((mem, Bulk::Init(data_index))),
+        _ => None,
+    }
+}
+
 fn scan_body(body: &wasmparser::FunctionBody<'_>) -> Result<Body, String> {
     let mut sites = Vec::new();
     let mut ops = body.get_operators_reader().map_err(err)?;
     while !ops.eof() {
         let start = ops.original_position();
         let op = ops.read().map_err(err)?;
-        let bulk = match op {
-            Operator::MemoryFill { mem } => Some((mem, Bulk::Fill)),
-            // Only the destination memory matters: a copy *from* a window is
-            // a read.
-            Operator::MemoryCopy { dst_mem, .. } => Some((dst_mem, Bulk::Copy)),
-            Operator::MemoryInit { mem, data_index } => Some((mem, Bulk::Init(data_index))),
-            _ => None,
-        };
-        if let Some((mem, bulk)) = bulk {
+        if let Some((mem, bulk)) = bulk_write(&op) {
             if mem != 0 {
                 return Err(format!(
                     "bulk-memory instruction on memory {mem}: only memory 0 exists"
@@ -329,6 +400,8 @@ fn code_section(
 }
 
 /// `(dst: i32, x: i32, len: i32)`: guard, then the original instruction.
+/// The comparisons are 64-bit: `dst + len` cannot wrap and the range may end
+/// at 2^32.
 fn helper(op: Bulk, (start, end, fault): (u32, u32, u32)) -> Vec<u8> {
     use Instruction as I;
     let mut f = Function::new([]);
@@ -337,37 +410,39 @@ fn helper(op: Bulk, (start, end, fault): (u32, u32, u32)) -> Vec<u8> {
     // No read-only range, or nothing written: nothing to check.
     f.instruction(&I::GlobalGet(start))
         .instruction(&I::GlobalGet(end))
-        .instruction(&I::I32Eq)
+        .instruction(&I::I64Eq)
         .instruction(&I::BrIf(0));
     f.instruction(&I::LocalGet(len))
         .instruction(&I::I32Eqz)
         .instruction(&I::BrIf(0));
     // dst >= end: entirely above.
     f.instruction(&I::LocalGet(dst))
+        .instruction(&I::I64ExtendI32U)
         .instruction(&I::GlobalGet(end))
-        .instruction(&I::I32GeU)
+        .instruction(&I::I64GeU)
         .instruction(&I::BrIf(0));
-    // dst + len <= start, in 64 bits so the sum cannot wrap: entirely below.
+    // dst + len <= start: entirely below.
     f.instruction(&I::LocalGet(dst))
         .instruction(&I::I64ExtendI32U)
         .instruction(&I::LocalGet(len))
         .instruction(&I::I64ExtendI32U)
         .instruction(&I::I64Add)
         .instruction(&I::GlobalGet(start))
-        .instruction(&I::I64ExtendI32U)
         .instruction(&I::I64LeU)
         .instruction(&I::BrIf(0));
     // Overlap: fault = max(dst, start) - start + 1; trap before writing.
     f.instruction(&I::LocalGet(dst))
+        .instruction(&I::I64ExtendI32U)
         .instruction(&I::GlobalGet(start))
         .instruction(&I::LocalGet(dst))
+        .instruction(&I::I64ExtendI32U)
         .instruction(&I::GlobalGet(start))
-        .instruction(&I::I32GtU)
+        .instruction(&I::I64GtU)
         .instruction(&I::Select)
         .instruction(&I::GlobalGet(start))
-        .instruction(&I::I32Sub)
-        .instruction(&I::I32Const(1))
-        .instruction(&I::I32Add)
+        .instruction(&I::I64Sub)
+        .instruction(&I::I64Const(1))
+        .instruction(&I::I64Add)
         .instruction(&I::GlobalSet(fault))
         .instruction(&I::Unreachable);
     f.instruction(&I::End);
@@ -389,100 +464,71 @@ fn helper(op: Bulk, (start, end, fault): (u32, u32, u32)) -> Vec<u8> {
     f.into_raw_body()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn validate(wasm: &[u8]) {
-        wasmparser::Validator::new()
-            .validate_all(wasm)
-            .expect("rewritten module is valid");
-    }
-
-    fn exports(wasm: &[u8]) -> Vec<(String, wasmparser::ExternalKind, u32)> {
-        let mut v = Vec::new();
-        for p in Parser::new(0).parse_all(wasm) {
-            if let Payload::ExportSection(r) = p.unwrap() {
-                for e in r {
-                    let e = e.unwrap();
-                    v.push((e.name.to_string(), e.kind, e.index));
-                }
-            }
-        }
-        v
-    }
-
-    #[test]
-    fn bulk_instructions_become_guarded_calls_and_indices_stay() {
-        let wasm = wat::parse_str(
-            r#"(module
-                (import "x" "f" (func $imp (param i32)))
-                (import "x" "g" (global $ig i32))
-                (memory (export "memory") 1)
-                (global $g (mut i32) (i32.const 7))
-                (data $d "abcd")
-                (func $a (export "a") (param $p i32) (local $l i64)
-                    (memory.fill (local.get $p) (i32.const 1) (i32.const 2))
-                    (memory.copy (i32.const 0) (i32.const 8) (i32.const 4))
-                    (memory.fill (i32.const 9) (i32.const 1) (i32.const 2))
-                    (call $imp (global.get $g)))
-                (func $b (export "b")
-                    (memory.init $d (i32.const 0) (i32.const 0) (i32.const 4))
-                    (call $a (i32.const 3))))"#,
-        )
-        .unwrap();
-        let (out, report) = rewrite(&wasm).unwrap();
-        validate(&out);
-        assert_eq!(report.guarded, 4);
-        let ex = exports(&out);
-        // Originals keep their indices; the globals are appended after the
-        // imported and the defined one.
-        assert!(ex.contains(&("a".into(), wasmparser::ExternalKind::Func, 1)));
-        assert!(ex.contains(&("b".into(), wasmparser::ExternalKind::Func, 2)));
-        assert!(ex.contains(&(RO_START.into(), wasmparser::ExternalKind::Global, 2)));
-        assert!(ex.contains(&(RO_FAULT.into(), wasmparser::ExternalKind::Global, 4)));
-        // No bulk instruction is left outside the three helpers.
-        let mut bodies = 0;
-        for p in Parser::new(0).parse_all(&out) {
-            if let Payload::CodeSectionEntry(body) = p.unwrap() {
-                bodies += 1;
-                let mut ops = body.get_operators_reader().unwrap();
-                let mut bulk = 0;
-                while !ops.eof() {
-                    if matches!(
-                        ops.read().unwrap(),
-                        Operator::MemoryFill { .. }
-                            | Operator::MemoryCopy { .. }
-                            | Operator::MemoryInit { .. }
-                    ) {
-                        bulk += 1;
-                    }
-                }
-                assert_eq!(bulk, if bodies > 2 { 1 } else { 0 });
-            }
-        }
-        assert_eq!(bodies, 2 + 3);
-    }
-
-    #[test]
-    fn sections_are_created_where_missing() {
-        let wasm = wat::parse_str(r#"(module (memory (export "memory") 1))"#).unwrap();
-        let (out, report) = rewrite(&wasm).unwrap();
-        validate(&out);
-        assert_eq!(report.guarded, 0);
-        assert_eq!(exports(&out).len(), 4);
-        let bare = wat::parse_str(
-            r#"(module (memory 1) (func (memory.fill (i32.const 0) (i32.const 0) (i32.const 0))))"#,
-        )
-        .unwrap();
-        let (out, report) = rewrite(&bare).unwrap();
-        validate(&out);
-        assert_eq!(report.guarded, 1);
-    }
-
-    #[test]
-    fn malformed_input_is_an_error() {
-        assert!(rewrite(b"\0asm\x01\0\0\0\x0a\xff\xff").is_err());
-        assert!(rewrite(b"\0asm\x01\0\0\0\x01\x05\x01\x60\x00").is_err());
-    }
+/// The rule the guard implements, for the host's own writes into guest
+/// memory and for tests of the injected code: the offset within the
+/// read-only range `ro` of the first byte of `[dst, dst + len)` inside it,
+/// or `None` when nothing is written into it. 64-bit throughout: `dst + len`
+/// may exceed 2^32 and `ro.end` may be 2^32.
+pub fn read_only_overlap(ro: Range<u64>, dst: u32, len: u32) -> Option<u64> {
+    let (start, end) = (u64::from(dst), u64::from(dst) + u64::from(len));
+    (len > 0 && ro.start < ro.end && start < ro.end && end > ro.start)
+        .then(|| start.max(ro.start) - ro.start)
 }
+
+/// Check a rewritten module against the rewrite's promise: it is valid, the
+/// three range globals are exported under their names at
+/// `report.first_global..+3`, and no bulk-memory write is left outside the
+/// last `report.helpers` functions, each of which guards before it writes.
+/// For tests and fuzzing.
+pub fn check_guarded(out: &[u8], report: &Report) -> Result<(), String> {
+    validate(out)?;
+    let mut bodies = Vec::new();
+    let mut exports = Vec::new();
+    for payload in Parser::new(0).parse_all(out) {
+        match payload.map_err(err)? {
+            Payload::CodeSectionEntry(body) => bodies.push(body),
+            Payload::ExportSection(r) => {
+                for e in r {
+                    let e = e.map_err(err)?;
+                    exports.push((e.name.to_string(), e.kind, e.index));
+                }
+            }
+            _ => {}
+        }
+    }
+    for (i, n) in [RO_START, RO_END, RO_FAULT].into_iter().enumerate() {
+        let want = (
+            n.to_string(),
+            wasmparser::ExternalKind::Global,
+            report.first_global + i as u32,
+        );
+        if !exports.contains(&want) {
+            return Err(format!("`{n}` is not exported as global {}", want.2));
+        }
+    }
+    let first_helper = bodies
+        .len()
+        .checked_sub(report.helpers as usize)
+        .ok_or("fewer bodies than helpers")?;
+    for (i, body) in bodies.iter().enumerate() {
+        let mut ops = body.get_operators_reader().map_err(err)?;
+        let mut first = true;
+        while !ops.eof() {
+            let op = ops.read().map_err(err)?;
+            if i >= first_helper && first {
+                // A helper opens its guard block first.
+                if !matches!(op, Operator::Block { .. }) {
+                    return Err(format!("helper {i} does not start with its guard"));
+                }
+            }
+            first = false;
+            if bulk_write(&op).is_some() && i < first_helper {
+                return Err(format!("function body {i} writes memory unguarded"));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

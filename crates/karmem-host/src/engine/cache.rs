@@ -1,0 +1,305 @@
+//! On-disk cache of precompiled modules (docs/abi.md §10, docs/security.md
+//! §2.6).
+//!
+//! Key: `sha256(sha256(module bytes) ‖ rewrite version ‖ engine
+//! compatibility hash)`, so a changed module, a new rewrite or a
+//! differently configured engine never finds a stale entry. Each entry is
+//! `<key>.cwasm` (wasmtime's serialized module, loaded with
+//! `Module::deserialize_file`, i.e. mmap, no copy) and `<key>.meta`:
+//!
+//! ```text
+//! karmem-cache 1
+//! key <key>
+//! module <sha256 of the original module bytes>
+//! artifact <sha256 of the .cwasm>
+//! mac <HMAC-SHA256 under the directory's secret of the four lines above>
+//! ```
+//!
+//! Why `deserialize_file`'s unsafety is acceptable here: it trusts the file
+//! to be machine code wasmtime produced, so an entry is loaded only when
+//! * the directory and both files belong to this user and nobody else can
+//!   write them, and neither file is a symbolic link;
+//! * the sidecar names this very key and module (an entry copied under
+//!   another key is refused, not run as the other module);
+//! * the artifact matches its digest (bit rot, truncation);
+//! * the sidecar carries the MAC of this directory's secret (`.secret`, 32
+//!   random bytes, mode 0600): an entry made elsewhere is refused.
+//!
+//! Anything else is compiled again and replaced. Files are written to a
+//! temporary name and renamed into place, so a crash never leaves a partial
+//! entry. What remains trusted: whoever can write this directory as this
+//! user can read the secret too, and could run native code as this user
+//! anyway.
+
+use std::fs;
+use std::hash::Hasher;
+use std::io::{Read as _, Write as _};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use hmac::{Hmac, Mac};
+use sha2::{Digest, Sha256};
+use wasmtime::{Engine, Module};
+
+use super::config::CacheOutcome;
+use crate::error::{Error, Result};
+
+/// The sidecar's first line: its format.
+const FORMAT: &str = "karmem-cache 1";
+/// The directory's secret.
+const SECRET: &str = ".secret";
+const SECRET_LEN: usize = 32;
+/// Sidecars are a few hundred bytes; anything longer is not ours.
+const MAX_META: u64 = 4096;
+
+pub(crate) struct Cache {
+    dir: PathBuf,
+    engine_hash: [u8; 32],
+    secret: [u8; SECRET_LEN],
+}
+
+/// Feeds `Hash` output into SHA-256 (the compatibility hash is only
+/// available as `impl Hash`).
+struct ShaHasher(Sha256);
+
+impl Hasher for ShaHasher {
+    fn finish(&self) -> u64 {
+        0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+}
+
+fn io_err(path: &Path, e: std::io::Error) -> Error {
+    Error::Io {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn euid() -> u32 {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() }
+}
+
+/// A file this user may trust: a regular file (not a symbolic link) of
+/// this user that nobody else may write (`extra_mode`: further mode bits
+/// that must be clear).
+fn trusted_file(path: &Path, extra_mode: u32) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|m| {
+        m.file_type().is_file() && m.uid() == euid() && m.mode() & (0o022 | extra_mode) == 0
+    })
+}
+
+/// Read at most `max` bytes of a trusted file.
+fn read_trusted(path: &Path, max: u64) -> Option<Vec<u8>> {
+    if !trusted_file(path, 0) {
+        return None;
+    }
+    // O_NOFOLLOW: the file checked above cannot have been swapped for a
+    // link meanwhile without the open failing.
+    let f = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .ok()?;
+    let mut bytes = Vec::new();
+    f.take(max).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
+fn mac(secret: &[u8], text: &str) -> String {
+    // HMAC takes keys of any length; 32 bytes is what `secret` always is.
+    let mut m = <Hmac<Sha256>>::new_from_slice(secret).expect("HMAC takes any key length");
+    m.update(text.as_bytes());
+    hex(&m.finalize().into_bytes())
+}
+
+/// Constant-time equality of two strings of hex digits (the MAC check).
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0, |d, (x, y)| d | (x ^ y)) == 0
+}
+
+impl Cache {
+    /// Open (creating with mode 0700) the cache directory and its secret.
+    pub fn open(dir: &Path, engine: &Engine) -> Result<Cache> {
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| io_err(dir, e))?;
+        let meta = fs::symlink_metadata(dir).map_err(|e| io_err(dir, e))?;
+        if !meta.is_dir() || meta.uid() != euid() {
+            return Err(Error::Io {
+                path: dir.to_path_buf(),
+                message: "module cache directory is not a directory owned by this user".into(),
+            });
+        }
+        if meta.mode() & 0o077 != 0 {
+            // An existing directory of ours that others can read or write:
+            // tighten it. What others may have planted meanwhile is refused
+            // entry by entry (`load`).
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+                .map_err(|e| io_err(dir, e))?;
+        }
+        let mut h = ShaHasher(Sha256::new());
+        std::hash::Hash::hash(&engine.precompile_compatibility_hash(), &mut h);
+        Ok(Cache {
+            dir: dir.to_path_buf(),
+            engine_hash: h.0.finalize().into(),
+            secret: secret(dir)?,
+        })
+    }
+
+    /// The entry name of a module with SHA-256 `digest`.
+    pub fn key(&self, digest: &[u8; 32]) -> String {
+        let mut h = Sha256::new();
+        h.update(digest);
+        h.update(karmem_rewrite::VERSION.to_le_bytes());
+        h.update(self.engine_hash);
+        hex(&h.finalize())
+    }
+
+    fn path(&self, key: &str, ext: &str) -> PathBuf {
+        self.dir.join(format!("{key}.{ext}"))
+    }
+
+    /// The sidecar text of an entry, without its `mac` line.
+    fn sidecar(key: &str, module: &[u8; 32], artifact: &[u8]) -> String {
+        format!(
+            "{FORMAT}\nkey {key}\nmodule {}\nartifact {}\n",
+            hex(module),
+            hex(&Sha256::digest(artifact))
+        )
+    }
+
+    /// Load the module with digest `module` from the cache, or compile it
+    /// with `compile` (which returns serialized machine code) and store it.
+    pub fn get_or_compile(
+        &self,
+        engine: &Engine,
+        module: &[u8; 32],
+        compile: impl FnOnce() -> Result<Vec<u8>>,
+    ) -> Result<(Module, CacheOutcome)> {
+        let key = self.key(module);
+        let path = self.path(&key, "cwasm");
+        let mut outcome = CacheOutcome::Miss;
+        if fs::symlink_metadata(&path).is_ok() {
+            match self.load(engine, &key, module) {
+                Some(m) => return Ok((m, CacheOutcome::Hit)),
+                None => outcome = CacheOutcome::Replaced,
+            }
+        }
+        let bytes = compile()?;
+        self.store(&key, module, &bytes)?;
+        // Load what we just wrote, so a module always runs from its mmap.
+        match self.load(engine, &key, module) {
+            Some(m) => Ok((m, outcome)),
+            None => Err(Error::Io {
+                path,
+                message: "a freshly written cache entry did not load".into(),
+            }),
+        }
+    }
+
+    /// `None` unless every condition of the module documentation holds.
+    fn load(&self, engine: &Engine, key: &str, module: &[u8; 32]) -> Option<Module> {
+        let meta = String::from_utf8(read_trusted(&self.path(key, "meta"), MAX_META)?).ok()?;
+        let (body, tag) = meta.rsplit_once("mac ")?;
+        let artifact_path = self.path(key, "cwasm");
+        let artifact = read_trusted(&artifact_path, u64::MAX)?;
+        if body != Self::sidecar(key, module, &artifact)
+            || !same(tag.trim_end(), &mac(&self.secret, body))
+        {
+            return None;
+        }
+        // SAFETY: see the module documentation: a file of this user that
+        // nobody else can write, made for this key and module with this
+        // directory's secret, matching its digest.
+        unsafe { Module::deserialize_file(engine, &artifact_path) }.ok()
+    }
+
+    fn store(&self, key: &str, module: &[u8; 32], bytes: &[u8]) -> Result<()> {
+        let body = Self::sidecar(key, module, bytes);
+        let meta = format!("{body}mac {}\n", mac(&self.secret, &body));
+        write_atomic(&self.path(key, "cwasm"), bytes)?;
+        write_atomic(&self.path(key, "meta"), meta.as_bytes())
+    }
+}
+
+/// The directory's secret: read, or created (32 random bytes, mode 0600).
+/// A secret that is not a private file of this user is replaced, which
+/// invalidates every entry made with the old one.
+fn secret(dir: &Path) -> Result<[u8; SECRET_LEN]> {
+    let path = dir.join(SECRET);
+    let read = || {
+        if !trusted_file(&path, 0o077) {
+            return None;
+        }
+        read_trusted(&path, SECRET_LEN as u64 + 1)?.try_into().ok()
+    };
+    if let Some(s) = read() {
+        return Ok(s);
+    }
+    let mut fresh = [0u8; SECRET_LEN];
+    let mut filled = 0;
+    while filled < SECRET_LEN {
+        // SAFETY: writes into the unfilled tail of `fresh`.
+        let n =
+            unsafe { libc::getrandom(fresh[filled..].as_mut_ptr().cast(), SECRET_LEN - filled, 0) };
+        if n <= 0 {
+            return Err(io_err(&path, std::io::Error::last_os_error()));
+        }
+        filled += n as usize;
+    }
+    write_atomic(&path, &fresh)?;
+    // Another process may have written its own secret at the same moment:
+    // use whichever is in place, so both processes agree from now on.
+    read().ok_or_else(|| Error::Io {
+        path,
+        message: "the cache secret could not be read back".into(),
+    })
+}
+
+/// Write to a unique temporary name in the same directory (mode 0600),
+/// then rename over `path` (a link there is replaced, not followed).
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension(format!(
+        "tmp.{}.{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let write = || -> std::io::Result<()> {
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    };
+    write().map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        io_err(path, e)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same;
+
+    #[test]
+    fn mac_comparison() {
+        assert!(same("00ff", "00ff"));
+        assert!(!same("00ff", "00fe"));
+        assert!(!same("00ff", "00ff0"));
+    }
+}

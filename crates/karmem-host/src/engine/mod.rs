@@ -1,0 +1,229 @@
+//! The engine layer: the wasmtime engine and its configuration, the epoch
+//! ticker, linear memories that never move, the module cache, and turning
+//! guest bytes into checked, rewritten, compiled code ([`loader`]). Nothing
+//! here knows about instances or applications.
+
+pub(crate) mod cache;
+pub(crate) mod config;
+pub(crate) mod loader;
+pub(crate) mod memory;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use wasmtime::{Config, Engine};
+
+use crate::error::{Error, Result};
+use cache::Cache;
+use config::{CacheStats, OptLevel, RuntimeConfig};
+use memory::FixedCreator;
+
+/// Native stack one store's wasm code may use (`Config::max_wasm_stack`).
+/// wasmtime enforces it per store, so nested calls into *other* stores each
+/// get this much again; the instance pool checks that the thread has room
+/// before it enters another one.
+pub(crate) const MAX_WASM_STACK: usize = 512 << 10;
+
+/// The engine, its cache and counters; shared by everything a
+/// [`crate::Runtime`] creates.
+pub(crate) struct EngineCtx {
+    pub config: RuntimeConfig,
+    pub engine: Engine,
+    pub cache: Option<Cache>,
+    pub hits: AtomicU64,
+    pub misses: AtomicU64,
+    pub replaced: AtomicU64,
+    _ticker: Ticker,
+}
+
+impl EngineCtx {
+    /// Configure the engine, open the cache and start the epoch ticker.
+    pub fn new(config: RuntimeConfig) -> Result<EngineCtx> {
+        let engine =
+            Engine::new(&engine_config(&config)).map_err(|e| Error::Engine(format!("{e:#}")))?;
+        let cache = match &config.cache_dir {
+            Some(dir) => Some(Cache::open(dir, &engine)?),
+            None => None,
+        };
+        let ticker = Ticker::start(engine.clone(), config.epoch_tick)
+            .map_err(|e| Error::Engine(format!("epoch ticker thread: {e}")))?;
+        Ok(EngineCtx {
+            config,
+            engine,
+            cache,
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+            replaced: AtomicU64::new(0),
+            _ticker: ticker,
+        })
+    }
+
+    pub fn cache_stats(&self) -> CacheStats {
+        CacheStats {
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
+            replaced: self.replaced.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Epoch ticks that cover `time` (at least one full tick): an epoch
+    /// deadline set from it passes at most one tick after `time`.
+    pub fn ticks(&self, time: Duration) -> u64 {
+        let tick = self.config.epoch_tick.as_nanos().max(1);
+        u64::try_from(time.as_nanos().div_ceil(tick))
+            .unwrap_or(u64::MAX)
+            .saturating_add(1)
+    }
+}
+
+/// The engine configuration every module is compiled and run with. Changing
+/// anything here changes `precompile_compatibility_hash` and thus the cache
+/// key. The WebAssembly features it enables must match
+/// `karmem_rewrite::features()`, which validates modules before they reach
+/// the engine (tested: `engine_and_rewrite_agree_on_features`).
+pub(crate) fn engine_config(config: &RuntimeConfig) -> Config {
+    let mut c = Config::new();
+    c.with_host_memory(Arc::new(FixedCreator));
+    // Windows are mapped at fixed addresses inside the memory.
+    c.memory_may_move(false);
+    // With CoW images and a custom creator, a data segment panics inside
+    // wasmtime (memory.rs); segments are copied at instantiation.
+    c.memory_init_cow(false);
+    // Reserve the whole 32-bit space: bounds checks become guard-page
+    // faults, and a PROT_READ window turns a guest store into a trap.
+    c.memory_reservation(1 << 32);
+    c.memory_reservation_for_growth(0);
+    c.epoch_interruption(true);
+    // Explicit, because nested calls budget native stack with it (pool.rs).
+    c.max_wasm_stack(MAX_WASM_STACK);
+    // Atomic instructions on unshared memories (the ABI forbids shared
+    // memories; see loader). Their stores must trap on read-only windows
+    // like plain ones.
+    c.wasm_threads(true);
+    c.shared_memory(false);
+    c.wasm_multi_memory(false);
+    c.wasm_memory64(false);
+    c.cranelift_opt_level(match config.opt_level {
+        OptLevel::None => wasmtime::OptLevel::None,
+        OptLevel::Speed => wasmtime::OptLevel::Speed,
+    });
+    // Diagnostics: with KARMEM_PERFMAP=1 wasmtime appends every loaded
+    // module's functions to /tmp/perf-<pid>.map, so that `perf report`
+    // names guest code instead of showing anonymous memory
+    // (docs/benchmarks.md, "Real guests"). Not part of the compatibility
+    // hash: the map is written when a module is loaded, compiled or cached.
+    if perfmap_requested(std::env::var_os("KARMEM_PERFMAP").as_deref()) {
+        c.profiler(wasmtime::ProfilingStrategy::PerfMap);
+    }
+    c
+}
+
+/// Whether the value of `KARMEM_PERFMAP` asks for a perf map: exactly `1`.
+fn perfmap_requested(value: Option<&std::ffi::OsStr>) -> bool {
+    value.is_some_and(|v| v == "1")
+}
+
+/// Increments the engine's epoch every tick; stops when dropped. The epoch
+/// follows the clock, not the number of wake-ups: a thread woken late (a
+/// loaded machine) catches up, so an epoch deadline set from a duration
+/// passes when that much wall time has, as the deadlines of nested calls
+/// (computed from one `Instant`) assume.
+struct Ticker {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Ticker {
+    fn start(engine: Engine, tick: Duration) -> std::io::Result<Ticker> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("karmem-epoch".into())
+            .spawn(move || {
+                let start = std::time::Instant::now();
+                let tick_ns = tick.as_nanos().max(1);
+                let mut done: u128 = 0;
+                while !flag.load(Ordering::Relaxed) {
+                    std::thread::park_timeout(tick);
+                    let due = start.elapsed().as_nanos() / tick_ns;
+                    while done < due {
+                        engine.increment_epoch();
+                        done += 1;
+                    }
+                }
+            })?;
+        Ok(Ticker {
+            stop,
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for Ticker {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            t.thread().unpark();
+            let _ = t.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::config::RuntimeConfig;
+    use super::{engine_config, perfmap_requested};
+    use std::ffi::OsStr;
+
+    /// `karmem_rewrite` validates modules before the engine sees them:
+    /// both must accept the same features, or a module the engine would
+    /// run is refused (or one the rewrite accepted fails to compile). One
+    /// module per feature, on and off.
+    #[test]
+    fn engine_and_rewrite_agree_on_features() {
+        let engine = wasmtime::Engine::new(&engine_config(&RuntimeConfig {
+            cache_dir: None,
+            ..RuntimeConfig::default()
+        }))
+        .unwrap();
+        let probes = [
+            ("mvp", "(module (func (result i32) (i32.const 1)))"),
+            ("simd", "(module (func (drop (v128.const i64x2 1 2))))"),
+            ("relaxed simd", "(module (func (result v128) (i32x4.relaxed_trunc_f32x4_s (v128.const i64x2 1 2))))"),
+            ("threads", "(module (memory 1) (func (drop (i32.atomic.load (i32.const 0)))))"),
+            ("shared memory", "(module (memory 1 1 shared))"),
+            ("bulk memory", "(module (memory 1) (func (memory.fill (i32.const 0) (i32.const 0) (i32.const 0))))"),
+            ("reference types", "(module (table 1 externref) (func (drop (ref.null extern))))"),
+            ("multi-value", "(module (func (result i32 i32) (i32.const 1) (i32.const 2)))"),
+            ("sign extension", "(module (func (result i32) (i32.extend8_s (i32.const 1))))"),
+            ("saturating conversions", "(module (func (result i32) (i32.trunc_sat_f32_s (f32.const 1))))"),
+            ("tail calls", "(module (func $f (return_call $f)))"),
+            ("extended const", "(module (global i32 (i32.add (i32.const 1) (i32.const 2))))"),
+            ("function references", "(module (type $t (func)) (func $f (call_ref $t (ref.func $f))) (elem declare func $f))"),
+            ("multi-memory", "(module (memory 1) (memory 1))"),
+            ("memory64", "(module (memory i64 1))"),
+            ("exceptions", "(module (tag $e) (func (throw $e)))"),
+            ("gc", "(module (type $s (struct (field i32))) (func (drop (struct.new $s (i32.const 1)))))"),
+        ];
+        for (feature, wat) in probes {
+            let wasm = wat::parse_str(wat).unwrap_or_else(|e| panic!("{feature}: {e}"));
+            let engine_ok = wasmtime::Module::validate(&engine, &wasm).is_ok();
+            let rewrite_ok = karmem_rewrite::validate(&wasm).is_ok();
+            assert_eq!(
+                engine_ok, rewrite_ok,
+                "{feature}: engine {engine_ok}, rewrite {rewrite_ok}"
+            );
+        }
+    }
+
+    #[test]
+    fn perfmap_only_when_asked_for_with_1() {
+        assert!(perfmap_requested(Some(OsStr::new("1"))));
+        assert!(!perfmap_requested(None));
+        assert!(!perfmap_requested(Some(OsStr::new("0"))));
+        assert!(!perfmap_requested(Some(OsStr::new(""))));
+        assert!(!perfmap_requested(Some(OsStr::new("yes"))));
+    }
+}

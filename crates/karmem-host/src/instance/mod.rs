@@ -1,0 +1,253 @@
+//! The instance layer: one guest instance (its store, the checked access
+//! the host has to its memory, its start-up sequence), the host functions
+//! it imports, sets of interchangeable instances, and the scope of the
+//! top-level call it runs in. It knows nothing of applications: a module's
+//! `karmem.call` goes to the [`Router`] its context was given.
+
+pub(crate) mod access;
+pub(crate) mod classify;
+pub(crate) mod imports;
+pub(crate) mod pool;
+pub(crate) mod scope;
+pub(crate) mod startup;
+mod wasi;
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicU32;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use wasmtime::{Caller, Global, InstancePre, Memory, ResourceLimiter, Store, TypedFunc};
+
+use crate::engine::EngineCtx;
+use crate::log::LogSink;
+use crate::region::{RegionId, RegionInner};
+
+/// The limits of one module's instances (docs/abi.md §7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Limits {
+    /// Longest a call into an instance may run (less when the top-level
+    /// call's deadline comes first).
+    pub timeout: Duration,
+    /// Cap on the linear memory in bytes, windows not counted.
+    pub memory_limit: u64,
+    /// Live instances of the module at most.
+    pub max_instances: u32,
+}
+
+/// Where a module's `karmem.call` goes: implemented by the application
+/// layer, which knows the bindings.
+pub(crate) trait Router: Send + Sync {
+    /// `karmem.call(function, args, count, out, out_cap)` of an instance
+    /// (docs/abi.md §5.3).
+    fn call(
+        &self,
+        caller: &mut Caller<'_, State>,
+        function: u32,
+        args: u32,
+        count: u32,
+        out: u32,
+        out_cap: u32,
+    ) -> wasmtime::Result<i32>;
+}
+
+/// A region window of one module, planned at bind time.
+pub(crate) struct WindowPlan {
+    /// The `index` argument of `karmem_bind_memory`.
+    pub bind_index: u32,
+    pub region: Arc<RegionInner>,
+    pub writable: bool,
+    /// Offset inside the read-only or the read-write block.
+    pub offset: usize,
+}
+
+/// Everything the instances of one module share.
+pub(crate) struct InstanceCtx {
+    pub name: String,
+    pub pre: InstancePre<State>,
+    pub engine: Arc<EngineCtx>,
+    pub limits: Limits,
+    pub log: Arc<dyn LogSink>,
+    pub windows: Vec<WindowPlan>,
+    pub ro_len: usize,
+    pub rw_len: usize,
+    /// `None` for the load-time probe: its `karmem.call` is unbound.
+    pub router: Option<Arc<dyn Router>>,
+    /// The descriptor every instance must report (the one seen at load);
+    /// `None` for the probe, which reports it first.
+    pub desc_bytes: Option<Arc<[u8]>>,
+    /// Live instances of the module (capped by `limits.max_instances`).
+    pub live: AtomicU32,
+}
+
+impl InstanceCtx {
+    /// Memory cap including the windows (docs/abi.md §7).
+    pub fn memory_cap(&self) -> u64 {
+        self.limits
+            .memory_limit
+            .saturating_add((self.ro_len + self.rw_len) as u64)
+    }
+}
+
+/// Memory cap of a store; remembers a refused growth so a trap that
+/// follows can be reported as `MEMORY_LIMIT`.
+pub(crate) struct Limiter {
+    pub cap: u64,
+    pub denied: bool,
+}
+
+impl ResourceLimiter for Limiter {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _max: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired as u64 > self.cap {
+            self.denied = true;
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _max: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        // Tables hold function references, 8–16 bytes each: a million is
+        // plenty and bounds what a guest can make the host allocate.
+        Ok(desired <= 1 << 20)
+    }
+}
+
+/// A mapped window.
+pub(crate) struct Window {
+    pub region: RegionId,
+    pub name: String,
+    pub start: u32,
+    pub len: u32,
+    pub writable: bool,
+}
+
+impl Window {
+    /// One past the last byte, in 64 bits (a window may end at 4 GiB).
+    pub fn end(&self) -> u64 {
+        u64::from(self.start) + u64::from(self.len)
+    }
+
+    pub fn contains(&self, addr: u64) -> bool {
+        addr >= u64::from(self.start) && addr < self.end()
+    }
+}
+
+/// Per-dispatch state: what `result` and `error` reported.
+#[derive(Default)]
+pub(crate) struct CallCtx {
+    pub result: Option<(u32, u32)>,
+    pub error: Option<String>,
+}
+
+/// The data of an instance's store.
+pub(crate) struct State {
+    pub ctx: Arc<InstanceCtx>,
+    pub limiter: Limiter,
+    pub memory: Option<Memory>,
+    pub windows: Vec<Window>,
+    /// The contiguous read-only range `[start, end)`; `end` may be 2^32.
+    pub ro: (u64, u64),
+    pub fault: Option<Global>,
+    pub call: CallCtx,
+    /// Results and error messages of the last `karmem.call`, for `take`.
+    pub pending: Vec<Option<Vec<u8>>>,
+    /// This instance's own instances of the modules it imports from
+    /// (direct and fan-out), by exporter module index.
+    pub children: HashMap<usize, Arc<pool::InstancePool>>,
+    /// When the current call into this instance must end.
+    pub deadline: Instant,
+    /// Unfinished lines written to WASI stdout (0) and stderr (1).
+    pub lines: [Vec<u8>; 2],
+}
+
+impl State {
+    pub fn new(ctx: Arc<InstanceCtx>) -> State {
+        let cap = ctx.memory_cap();
+        State {
+            ctx,
+            limiter: Limiter { cap, denied: false },
+            memory: None,
+            windows: Vec::new(),
+            ro: (0, 0),
+            fault: None,
+            call: CallCtx::default(),
+            pending: Vec::new(),
+            children: HashMap::new(),
+            deadline: Instant::now(),
+            lines: [Vec::new(), Vec::new()],
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.ctx.name
+    }
+
+    /// The window containing guest address `addr`.
+    pub fn window_at(&self, addr: u64) -> Option<&Window> {
+        self.windows.iter().find(|w| w.contains(addr))
+    }
+
+    /// This instance's window of a region.
+    pub fn window_of(&self, region: RegionId) -> Option<&Window> {
+        self.windows.iter().find(|w| w.region == region)
+    }
+
+    /// The read-only window overlapping `[ptr, ptr+len)`, with the offset
+    /// in the region of the first overlapping byte
+    /// (`karmem_rewrite::read_only_overlap`, the rule the guard follows).
+    pub fn read_only_overlap(&self, ptr: u32, len: u32) -> Option<(&Window, u32)> {
+        self.windows.iter().filter(|w| !w.writable).find_map(|w| {
+            karmem_rewrite::read_only_overlap(u64::from(w.start)..w.end(), ptr, len)
+                .map(|offset| (w, offset as u32))
+        })
+    }
+}
+
+/// A live instance with the exports the host calls. Counts towards its
+/// module's live instances until dropped.
+pub(crate) struct Live {
+    pub store: Store<State>,
+    pub dispatch: TypedFunc<(i32, i32, i32), i32>,
+    pub alloc: TypedFunc<(i32, i32), i32>,
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        self.store
+            .data()
+            .ctx
+            .live
+            .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+impl Live {
+    /// Arm `deadline` and reset per-call state before entering the guest.
+    pub fn arm(&mut self, deadline: Instant) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let ticks = self.store.data().ctx.engine.ticks(left);
+        self.store.set_epoch_deadline(ticks);
+        let st = self.store.data_mut();
+        st.deadline = deadline;
+        st.limiter.denied = false;
+        st.call = CallCtx::default();
+        st.pending.clear();
+    }
+
+    /// `karmem_alloc(size, align)` with the current deadline.
+    pub fn alloc(&mut self, size: u32, align: u32) -> wasmtime::Result<u32> {
+        Ok(self
+            .alloc
+            .call(&mut self.store, (size as i32, align as i32))? as u32)
+    }
+}

@@ -1,0 +1,195 @@
+//! The top-level call every nested call belongs to (docs/security.md
+//! §2.4, §2.5): one deadline and one set of budgets, shared by everything a
+//! call from the host causes — guest→guest calls, fan-out members, host
+//! functions that call back in, instances created on the way.
+//!
+//! All of a top-level call's nested work runs on the thread that made it
+//! (calls between stores are synchronous), so the current scope is a
+//! thread-local: the outermost [`enter`] on a thread opens one, nested
+//! entries join it, and it closes when that outermost entry ends.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use crate::error::Budget;
+
+/// Limits on what one top-level call may cause, whatever the guests do
+/// (docs/security.md §2.5). Exhausting one fails the call that hit it with
+/// [`crate::Error::BudgetExceeded`], and the top-level call with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallBudget {
+    /// Instances created (start-up sequence run). Default 64.
+    pub instances: u32,
+    /// Guest→guest and guest→host calls; each fan-out member counts.
+    /// Default 4 096.
+    pub calls: u32,
+    /// Bytes the host copies or buffers for guests: copied arguments and
+    /// results, replies and messages kept for `take`, log and WASI output
+    /// it reads. Default 256 MiB.
+    pub host_bytes: u64,
+}
+
+impl Default for CallBudget {
+    fn default() -> Self {
+        CallBudget {
+            instances: 64,
+            calls: 4096,
+            host_bytes: 256 << 20,
+        }
+    }
+}
+
+/// The shared state of one top-level call.
+struct Scope {
+    deadline: Instant,
+    budget: CallBudget,
+    instances: Cell<u64>,
+    calls: Cell<u64>,
+    host_bytes: Cell<u64>,
+    /// The first budget exhausted, and its limit; once set, every charge
+    /// fails, so the whole call winds down.
+    exceeded: Cell<Option<(Budget, u64)>>,
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<Rc<Scope>>> = const { RefCell::new(None) };
+}
+
+/// An entry into the runtime on this thread: the outermost one owns the
+/// scope and closes it when dropped.
+pub(crate) struct Entry {
+    scope: Rc<Scope>,
+    outermost: bool,
+}
+
+/// Enter a call whose callee has `timeout`, charged to `budget` if this is
+/// the outermost entry on the thread (a call from the host); a nested entry
+/// (a host function calling back in) joins the scope already open.
+pub(crate) fn enter(timeout: Duration, budget: &CallBudget) -> Entry {
+    if let Some(scope) = CURRENT.with(|c| c.borrow().clone()) {
+        return Entry {
+            scope,
+            outermost: false,
+        };
+    }
+    let scope = Rc::new(Scope {
+        deadline: Instant::now() + timeout,
+        budget: *budget,
+        instances: Cell::new(0),
+        calls: Cell::new(0),
+        host_bytes: Cell::new(0),
+        exceeded: Cell::new(None),
+    });
+    CURRENT.with(|c| *c.borrow_mut() = Some(scope.clone()));
+    Entry {
+        scope,
+        outermost: true,
+    }
+}
+
+impl Entry {
+    /// Whether this entry opened the scope (a top-level call).
+    pub fn outermost(&self) -> bool {
+        self.outermost
+    }
+
+    /// The budget exhausted during the scope, with its limit.
+    pub fn exceeded(&self) -> Option<(Budget, u64)> {
+        self.scope.exceeded.get()
+    }
+}
+
+impl Drop for Entry {
+    fn drop(&mut self) {
+        if self.outermost {
+            CURRENT.with(|c| *c.borrow_mut() = None);
+        }
+    }
+}
+
+fn with<T>(f: impl FnOnce(&Scope) -> T) -> Option<T> {
+    CURRENT.with(|c| c.borrow().as_deref().map(f))
+}
+
+/// When a call into a callee with `timeout` must end: the earlier of its
+/// own timeout from now and the top-level call's deadline.
+pub(crate) fn deadline(timeout: Duration) -> Instant {
+    let own = Instant::now() + timeout;
+    with(|s| s.deadline.min(own)).unwrap_or(own)
+}
+
+/// Charge `n` to budget `kind` of the current scope; the exhausted budget
+/// and its limit when it (or an earlier one) is used up. Outside any scope
+/// nothing is charged: every entry into guest code opens one (calls,
+/// instance warm-up, the load-time probe).
+pub(crate) fn charge(kind: Budget, n: u64) -> Result<(), (Budget, u64)> {
+    with(|s| {
+        if let Some(e) = s.exceeded.get() {
+            return Err(e);
+        }
+        let (used, limit) = match kind {
+            Budget::Instances => (&s.instances, u64::from(s.budget.instances)),
+            Budget::Calls => (&s.calls, u64::from(s.budget.calls)),
+            Budget::HostBytes => (&s.host_bytes, s.budget.host_bytes),
+            // Not a per-call budget: the pool counts it; recorded here so
+            // the top-level call fails with it too.
+            Budget::ModuleInstances => {
+                s.exceeded.set(Some((kind, n)));
+                return Err((kind, n));
+            }
+        };
+        let total = used.get().saturating_add(n);
+        used.set(total);
+        if total > limit {
+            s.exceeded.set(Some((kind, limit)));
+            return Err((kind, limit));
+        }
+        Ok(())
+    })
+    .unwrap_or(Ok(()))
+}
+
+/// Record that a module's instance cap (`limit`) stopped the call.
+pub(crate) fn module_instances_exhausted(limit: u64) -> (Budget, u64) {
+    charge(Budget::ModuleInstances, limit)
+        .err()
+        .unwrap_or((Budget::ModuleInstances, limit))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_entries_share_the_outermost_scope() {
+        let budget = CallBudget {
+            calls: 3,
+            ..CallBudget::default()
+        };
+        let outer = enter(Duration::from_secs(1), &budget);
+        assert!(outer.outermost());
+        let far = Instant::now() + Duration::from_secs(60);
+        assert!(deadline(Duration::from_secs(60)) < far);
+        {
+            let inner = enter(Duration::from_secs(60), &CallBudget::default());
+            assert!(!inner.outermost());
+            assert_eq!(charge(Budget::Calls, 2), Ok(()));
+        }
+        assert_eq!(charge(Budget::Calls, 1), Ok(()));
+        assert_eq!(charge(Budget::Calls, 1), Err((Budget::Calls, 3)));
+        // Once exhausted, every charge fails with the first exhausted one.
+        assert_eq!(charge(Budget::HostBytes, 1), Err((Budget::Calls, 3)));
+        assert_eq!(outer.exceeded(), Some((Budget::Calls, 3)));
+        drop(outer);
+        // A new top-level call starts afresh.
+        let again = enter(Duration::from_secs(1), &budget);
+        assert!(again.outermost());
+        assert_eq!(charge(Budget::Calls, 3), Ok(()));
+    }
+
+    #[test]
+    fn outside_a_scope_nothing_is_charged() {
+        assert_eq!(charge(Budget::HostBytes, u64::MAX), Ok(()));
+    }
+}

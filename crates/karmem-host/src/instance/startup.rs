@@ -1,0 +1,294 @@
+//! Creating an instance: instantiation and the start-up sequence of
+//! docs/abi.md §2 (`_initialize`, ABI version, `karmem_init`, the
+//! descriptor, the region windows), under the module's limits and the
+//! deadline of the call that needs it.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+use wasmtime::{Store, Val};
+
+use super::access::guest_base;
+use super::classify::classify;
+use super::{InstanceCtx, Live, State, Window};
+use crate::abi::{ABI_VERSION, MAX_DESCRIPTOR};
+use crate::error::{CallSite, Error};
+
+/// A reserved place among a module's live instances
+/// ([`super::Limits::max_instances`]); given back when dropped unless an
+/// instance took it.
+pub(crate) struct Slot<'a>(&'a InstanceCtx);
+
+impl InstanceCtx {
+    /// Reserve a place for one more live instance; `None` at the cap.
+    pub fn reserve(&self) -> Option<Slot<'_>> {
+        self.live
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < self.limits.max_instances).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| Slot(self))
+    }
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        self.0.live.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+fn startup_err(ctx: &InstanceCtx, step: &str, message: impl std::fmt::Display) -> Error {
+    Error::Startup {
+        module: ctx.name.clone(),
+        step: step.to_string(),
+        message: message.to_string(),
+    }
+}
+
+/// The message of a failure during start-up, with the cause made precise
+/// (trap, timeout, memory limit, ...).
+fn startup_trap(store: &mut Store<State>, e: wasmtime::Error, step: &str) -> Error {
+    let site = CallSite {
+        module: store.data().name().to_string(),
+        interface: String::new(),
+        function: step.to_string(),
+    };
+    let err = classify(store, e, &site);
+    let message = match &err {
+        Error::Trap { message, .. } => message.clone(),
+        other => other.to_string(),
+    };
+    startup_err(&store.data().ctx, step, message)
+}
+
+/// Create an instance in `slot` and run its start-up sequence, which must
+/// end by `deadline`. The instance must report the descriptor it reported
+/// at load time.
+pub(crate) fn create(
+    ctx: &Arc<InstanceCtx>,
+    slot: Slot<'_>,
+    deadline: Instant,
+) -> Result<Live, Error> {
+    start(ctx, slot, deadline).map(|(live, _)| live)
+}
+
+/// Run the start-up sequence of a fresh instance up to the descriptor and
+/// return the descriptor's bytes (the load-time probe).
+pub(crate) fn describe(ctx: &Arc<InstanceCtx>, deadline: Instant) -> Result<Vec<u8>, Error> {
+    let slot = ctx
+        .reserve()
+        .ok_or_else(|| startup_err(ctx, "instantiate", "no instance allowed (max_instances 0)"))?;
+    start(ctx, slot, deadline).map(|(_, desc)| desc)
+}
+
+fn start(
+    ctx: &Arc<InstanceCtx>,
+    slot: Slot<'_>,
+    deadline: Instant,
+) -> Result<(Live, Vec<u8>), Error> {
+    let mut store = Store::new(&ctx.engine.engine, State::new(ctx.clone()));
+    store.limiter(|s| &mut s.limiter);
+    store.epoch_deadline_trap();
+    let left = deadline.saturating_duration_since(Instant::now());
+    store.set_epoch_deadline(ctx.engine.ticks(left));
+    store.data_mut().deadline = deadline;
+
+    let instance = match ctx.pre.instantiate(&mut store) {
+        Ok(i) => i,
+        Err(e) => return Err(startup_trap(&mut store, e, "instantiate")),
+    };
+    let memory = instance
+        .get_memory(&mut store, "memory")
+        .ok_or_else(|| startup_err(ctx, "instantiate", "no exported memory `memory`"))?;
+    store.data_mut().memory = Some(memory);
+    store.data_mut().fault = instance.get_global(&mut store, karmem_rewrite::RO_FAULT);
+
+    // 1. `_initialize` (reactor start).
+    if let Ok(init) = instance.get_typed_func::<(), ()>(&mut store, "_initialize") {
+        init.call(&mut store, ())
+            .map_err(|e| startup_trap(&mut store, e, "_initialize"))?;
+    }
+    // 2. ABI version, before anything else of ours.
+    let version = match instance.get_typed_func::<(), i32>(&mut store, "karmem_abi_version") {
+        Ok(f) => {
+            f.call(&mut store, ())
+                .map_err(|e| startup_trap(&mut store, e, "karmem_abi_version"))? as u32
+        }
+        Err(_) => 0,
+    };
+    if version != ABI_VERSION {
+        return Err(Error::AbiMismatch {
+            module: ctx.name.clone(),
+            found: version,
+            supported: ABI_VERSION,
+        });
+    }
+    let func = |store: &mut Store<State>, name: &str| {
+        instance
+            .get_func(&mut *store, name)
+            .ok_or_else(|| startup_err(ctx, name, "export missing"))
+    };
+    // 3. karmem_init.
+    let init = func(&mut store, "karmem_init")?
+        .typed::<(), i32>(&store)
+        .map_err(|e| startup_err(ctx, "karmem_init", e))?;
+    let code = init
+        .call(&mut store, ())
+        .map_err(|e| startup_trap(&mut store, e, "karmem_init"))?;
+    if code != 0 {
+        return Err(startup_err(
+            ctx,
+            "karmem_init",
+            format!("returned {code}, expected 0"),
+        ));
+    }
+    // 4. The descriptor: its size is bounded before anything is copied.
+    let describe = func(&mut store, "karmem_describe")?
+        .typed::<(), i64>(&store)
+        .map_err(|e| startup_err(ctx, "karmem_describe", e))?;
+    let at = describe
+        .call(&mut store, ())
+        .map_err(|e| startup_trap(&mut store, e, "karmem_describe"))? as u64;
+    let (ptr, len) = (at as u32, (at >> 32) as u32);
+    let bad = |message: String| Error::BadDescriptor {
+        module: ctx.name.clone(),
+        message,
+    };
+    if len > MAX_DESCRIPTOR {
+        return Err(bad(format!(
+            "karmem_describe reported {len} bytes; a descriptor is at most {MAX_DESCRIPTOR} bytes"
+        )));
+    }
+    let desc = super::access::guest_slice(&store, ptr, len)
+        .ok_or_else(|| {
+            bad(format!(
+                "karmem_describe returned {len} bytes at {ptr:#x}, outside the memory"
+            ))
+        })?
+        .to_vec();
+    if ctx
+        .desc_bytes
+        .as_deref()
+        .is_some_and(|d| d != desc.as_slice())
+    {
+        return Err(bad(
+            "the descriptor differs from the one the module reported when it was loaded".into(),
+        ));
+    }
+    let dispatch = func(&mut store, "karmem_dispatch")?
+        .typed::<(i32, i32, i32), i32>(&store)
+        .map_err(|e| startup_err(ctx, "karmem_dispatch", e))?;
+    let alloc = func(&mut store, "karmem_alloc")?
+        .typed::<(i32, i32), i32>(&store)
+        .map_err(|e| startup_err(ctx, "karmem_alloc", e))?;
+    // The instance now holds the slot (released when `Live` drops).
+    std::mem::forget(slot);
+    let mut live = Live {
+        store,
+        dispatch,
+        alloc,
+    };
+    // 5. Windows.
+    if !ctx.windows.is_empty() {
+        map_windows(ctx, &mut live, &instance)?;
+    }
+    Ok((live, desc))
+}
+
+/// Allocate one block for the read-only windows and one for the read-write
+/// ones, map the regions there, publish the read-only range to the guard
+/// globals, then tell the guest where each window is.
+fn map_windows(
+    ctx: &InstanceCtx,
+    live: &mut Live,
+    instance: &wasmtime::Instance,
+) -> Result<(), Error> {
+    let step = "mapping region windows";
+    let block = |live: &mut Live, len: usize| -> Result<u32, Error> {
+        if len == 0 {
+            return Ok(0);
+        }
+        let len32 =
+            u32::try_from(len).map_err(|_| startup_err(ctx, step, "windows larger than 4 GiB"))?;
+        let ptr = live
+            .alloc(len32, 65536)
+            .map_err(|e| startup_trap(&mut live.store, e, "karmem_alloc (windows)"))?;
+        let (_, size) = guest_base(&live.store).unwrap_or((std::ptr::null_mut(), 0));
+        // 64-bit: a block may end exactly at 4 GiB.
+        if ptr == 0 || ptr % 65536 != 0 || u64::from(ptr) + u64::from(len32) > size as u64 {
+            let why = if live.store.data().limiter.denied {
+                " (memory limit)"
+            } else {
+                ""
+            };
+            return Err(startup_err(
+                ctx,
+                step,
+                format!("karmem_alloc({len}, 65536) returned {ptr:#x}: not a 64 KiB aligned block inside the memory{why}"),
+            ));
+        }
+        Ok(ptr)
+    };
+    let ro = block(live, ctx.ro_len)?;
+    let rw = block(live, ctx.rw_len)?;
+    let (base, _) = guest_base(&live.store).ok_or_else(|| startup_err(ctx, step, "no memory"))?;
+    let mut windows = Vec::new();
+    for w in &ctx.windows {
+        let block = if w.writable { rw } else { ro };
+        let start = u32::try_from(u64::from(block) + w.offset as u64)
+            .map_err(|_| startup_err(ctx, step, "a window starts past 4 GiB"))?;
+        // SAFETY: `start..start+len` lies in a block the guest allocated
+        // (checked above) inside the never-moving memory; no Rust reference
+        // into guest memory is alive here.
+        unsafe {
+            crate::engine::memory::map_window(
+                base,
+                start as usize,
+                w.region.len,
+                std::os::fd::AsFd::as_fd(&w.region.fd),
+                w.writable,
+            )
+        }
+        .map_err(|e| startup_err(ctx, step, format!("mmap of `{}`: {e}", w.region.desc.name)))?;
+        windows.push(Window {
+            region: w.region.id,
+            name: w.region.desc.name.clone(),
+            start,
+            len: w.region.len as u32,
+            writable: w.writable,
+        });
+    }
+    let ro_range = (u64::from(ro), u64::from(ro) + ctx.ro_len as u64);
+    let st = live.store.data_mut();
+    st.ro = ro_range;
+    st.windows = windows;
+    for (name, value) in [
+        (karmem_rewrite::RO_START, ro_range.0),
+        (karmem_rewrite::RO_END, ro_range.1),
+    ] {
+        let g = instance
+            .get_global(&mut live.store, name)
+            .ok_or_else(|| startup_err(ctx, step, format!("rewrite global `{name}` missing")))?;
+        g.set(&mut live.store, Val::I64(value as i64))
+            .map_err(|e| startup_err(ctx, step, e))?;
+    }
+    let bind = instance
+        .get_typed_func::<(i32, i32, i32), ()>(&mut live.store, "karmem_bind_memory")
+        .map_err(|e| startup_err(ctx, "karmem_bind_memory", e))?;
+    let mapped: Vec<(u32, u32)> = live
+        .store
+        .data()
+        .windows
+        .iter()
+        .map(|w| (w.start, w.len))
+        .collect();
+    for ((start, len), plan) in mapped.into_iter().zip(&ctx.windows) {
+        bind.call(
+            &mut live.store,
+            (plan.bind_index as i32, start as i32, len as i32),
+        )
+        .map_err(|e| startup_trap(&mut live.store, e, "karmem_bind_memory"))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,125 @@
+use std::path::Path;
+use std::sync::Arc;
+
+use karmem_host::{Access, MemoryLog, Pattern};
+use karmem_testkit::wat_guest::{bot_api, iface, simple, Guest};
+
+use super::*;
+
+fn parse(text: &str) -> Result<Manifest, ManifestError> {
+    Manifest::parse(Path::new("dir/app.toml"), text.to_string())
+}
+
+#[test]
+fn grants_limits_and_budgets_are_read() {
+    let m = parse(
+        r#"
+[budget]
+instances = 10
+host_bytes_mib = 2
+
+[[module]]
+name = "world"
+path = "world.wasm"
+timeout_ms = 250
+max_instances = 3
+grant = { "arena.board" = "write", "arena.log" = "none" }
+
+[[module]]
+name = "bot"
+path = "bot.wasm"
+"#,
+    )
+    .unwrap();
+    let world = Manifest::module_options(&m.file.modules[0]);
+    assert_eq!(world.timeout, Duration::from_millis(250));
+    assert_eq!(world.max_instances, 3);
+    assert_eq!(world.granted("arena.board"), Access::ReadWrite);
+    assert_eq!(world.granted("arena.log"), Access::None);
+    assert_eq!(world.granted("arena.other"), Access::Read);
+    let bot = Manifest::module_options(&m.file.modules[1]);
+    assert_eq!(bot, ModuleOptions::default());
+    let budget = m.call_budget();
+    assert_eq!(
+        (budget.instances, budget.calls, budget.host_bytes),
+        (10, CallBudget::default().calls, 2 << 20)
+    );
+    assert_eq!(m.relative("world.wasm"), Path::new("dir/world.wasm"));
+}
+
+#[test]
+fn a_bad_grant_is_reported_where_it_is_written() {
+    let e =
+        parse("[[module]]\nname = \"w\"\npath = \"w.wasm\"\ngrant = { \"a.b\" = \"readwrite\" }\n")
+            .err()
+            .unwrap();
+    assert_eq!(e.kind, ErrorKind::Invalid);
+    assert_eq!(e.location.as_deref(), Some("dir/app.toml:4:19"));
+    assert!(e.message.contains("unknown variant"), "{}", e.message);
+    let e = parse("[[module]]\nname = \"w\"\npath = \"w.wasm\"\ngrants = {}\n")
+        .err()
+        .unwrap();
+    assert_eq!(e.location.as_deref(), Some("dir/app.toml:4:1"));
+    assert!(e.message.contains("unknown field"), "{}", e.message);
+}
+
+#[test]
+fn grants_reach_the_application_and_unknown_regions_are_blamed() {
+    let dir = tempfile::tempdir().unwrap();
+    let world = Guest::new(
+        vec![iface(
+            "t.World",
+            Pattern::Singleton,
+            vec![],
+            vec![simple("tick")],
+        )],
+        vec![bot_api()],
+    )
+    .func("t.World", "tick", "(i32.const 0)");
+    // Declares both roles: asks for write access.
+    let agent =
+        Guest::new(vec![bot_api()], vec![bot_api()]).func("t.Bot", "think", "(i32.const 0)");
+    std::fs::write(dir.path().join("world.wat"), world.wat()).unwrap();
+    std::fs::write(dir.path().join("agent.wat"), agent.wat()).unwrap();
+    let text = |grant: &str| {
+        format!(
+            "cache = false\n\n[[module]]\nname = \"world\"\npath = \"world.wat\"\ngrant = {{ \"t.board\" = \"write\" }}\n\n[[module]]\nname = \"agent\"\npath = \"agent.wat\"\ngrant = {{ {grant} }}\n"
+        )
+    };
+    let path = dir.path().join("app.toml");
+    let m = Manifest::parse(&path, text("\"t.board\" = \"read\"")).unwrap();
+    let runtime = m.runtime().unwrap();
+    let app = m
+        .build(&runtime, Arc::new(MemoryLog::new()), |_| {})
+        .unwrap();
+    assert_eq!(app.access("world", "t.board").unwrap(), Access::ReadWrite);
+    assert_eq!(app.access("agent", "t.board").unwrap(), Access::Read);
+    assert_eq!(
+        app.requested_access("agent", "t.board").unwrap(),
+        Access::ReadWrite
+    );
+
+    let m = Manifest::parse(&path, text("\"t.bored\" = \"read\"")).unwrap();
+    let e = m
+        .build(&runtime, Arc::new(MemoryLog::new()), |_| {})
+        .err()
+        .unwrap();
+    assert_eq!(e.kind, ErrorKind::Invalid);
+    assert!(
+        e.location.as_deref().unwrap().ends_with("app.toml:11:11"),
+        "{e}"
+    );
+    assert!(e.message.contains("t.bored"), "{e}");
+}
+
+#[test]
+fn a_missing_module_file_is_an_io_error_at_its_path() {
+    let m = parse("cache = false\n[[module]]\nname = \"w\"\npath = \"nowhere.wasm\"\n").unwrap();
+    let runtime = m.runtime().unwrap();
+    let e = m
+        .build(&runtime, Arc::new(MemoryLog::new()), |_| {})
+        .err()
+        .unwrap();
+    assert_eq!(e.kind, ErrorKind::Io);
+    assert_eq!(e.location.as_deref(), Some("dir/app.toml:4:8"));
+}
