@@ -264,6 +264,11 @@ impl Computer<'_> {
             self.diags
                 .push(collision_diagnostic(span, &a, &b, hashes[i]));
         }
+        if let Some((i, j)) = first_name_clash(&columns, |c| self.column_name(elem, c)) {
+            let a = self.column_name(elem, &columns[i]);
+            let b = self.column_name(elem, &columns[j]);
+            self.diags.push(name_clash_diagnostic(span, &a, &b));
+        }
         let directory_block = align_up(4 * (columns.len() as u32 + 1), ARRAY_ALIGN);
         SoaLayout {
             elem,
@@ -343,6 +348,52 @@ impl Computer<'_> {
         }
         names.join(".")
     }
+}
+
+/// The key two column names clash on in some language: the field path
+/// without separators or case (`selected_item_slot` and
+/// `selected_item.slot` become the Rust accessor `selected_item_slot`;
+/// `SelectedItem.Slot` and `SelectedItemSlot` the Go method
+/// `SelectedItemSlot`). Accessors that would shadow a view's own methods
+/// get a `column` suffix in Rust (`len` becomes `len_column`), so the key
+/// carries it too.
+fn accessor_key(dotted: &str) -> String {
+    // Drop the element's own name, keep the path below it.
+    let path = dotted.split_once('.').map_or(dotted, |(_, p)| p);
+    let key: String = path
+        .chars()
+        .filter(|c| *c != '_' && *c != '.')
+        .flat_map(char::to_lowercase)
+        .collect();
+    match key.as_str() {
+        "len" | "isempty" | "get" | "iter" | "new" => key + "column",
+        _ => key,
+    }
+}
+
+/// Indices of the first two columns whose accessor names would clash in
+/// some generated language ([`accessor_key`]), if any.
+pub(crate) fn first_name_clash(
+    columns: &[Column],
+    name: impl Fn(&Column) -> String,
+) -> Option<(usize, usize)> {
+    let mut seen = std::collections::HashMap::new();
+    for (j, c) in columns.iter().enumerate() {
+        if let Some(&i) = seen.get(&accessor_key(&name(c))) {
+            return Some((i, j));
+        }
+        seen.insert(accessor_key(&name(c)), j);
+    }
+    None
+}
+
+pub(crate) fn name_clash_diagnostic(span: Span, a: &str, b: &str) -> Diagnostic {
+    Diagnostic::error(
+        span,
+        format!("columns `{a}` and `{b}` would get the same accessor name"),
+    )
+    .with_label("array whose SoA view would have two equal method names")
+    .with_hint("column accessors join the field path without separators or case (`a_b` and `a.b` both give `a_b` / `AB`): rename one field, or use #aos for this array")
 }
 
 /// Indices of the first two equal hashes, if any.

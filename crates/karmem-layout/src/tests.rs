@@ -167,3 +167,30 @@ fn bunch_arrays_of_unions_with_too_many_variants_are_errors() {
     );
     assert!(text.contains("use #soa or #aos"), "{text}");
 }
+
+#[test]
+fn column_accessor_name_clashes_are_errors() {
+    // Found in the wild (a Minecraft save): a field `selected_item_slot` and
+    // the path `selected_item.slot` both became the Rust accessor
+    // `selected_item_slot`, and the generated code did not compile.
+    let src = "karmem t;\nstruct Slot inline { Slot u8; }\nstruct P inline { selected_item Slot; selected_item_slot u8; }\nstruct R table { Players []P; }\n";
+    let err = load("t.km", src).unwrap_err();
+    let text = err.render(false);
+    assert!(
+        text.contains("columns `P.selected_item.Slot` and `P.selected_item_slot` would get the same accessor name"),
+        "{text}"
+    );
+    assert!(text.contains("t.km:4:18"), "{text}");
+    assert!(text.contains("rename one field"), "{text}");
+    // Go's camel case: `AB` and `A.B` are both `AB`.
+    let go = "karmem t; struct I inline { B u8; } struct E inline { A I; AB u8; } struct R table { X []E; }";
+    assert!(load("t.km", go).is_err());
+    // A view's own method names: a column `Len` would be `len_column` in
+    // Rust, as a field named `len_column` is.
+    let own = "karmem t; struct E inline { Len u8; len_column u8; } struct R table { X []E; }";
+    assert!(load("t.km", own).is_err());
+    // The same fields in an #aos array have no column accessors.
+    layout("karmem t; struct Slot inline { Slot u8; } struct P inline { selected_item Slot; selected_item_slot u8; } struct R table { Players []P #aos; }");
+    // Distinct names stay fine.
+    layout("karmem t; struct I inline { B u8; } struct E inline { A I; C u8; } struct R table { X []E; }");
+}
