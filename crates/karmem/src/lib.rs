@@ -7,7 +7,11 @@
 //!   a panic or an out-of-bounds read.
 //! * [`Validator`]: the one-pass checker behind the generated `validate`
 //!   functions; a validated message can be read through a
-//!   `Reader<'_, Trusted>`, whose loads skip bounds checks.
+//!   `Reader<'_, Trusted>`, whose loads skip bounds checks and whose text
+//!   is not checked for UTF-8 again. A message validated once and read
+//!   many times later is re-opened with the `unsafe`
+//!   [`Reader::from_validated`] (no header checks) or
+//!   [`Reader::assume_trusted`].
 //! * [`ReaderMut`]: in-place updates of scalars and of arrays within their
 //!   capacity.
 //!

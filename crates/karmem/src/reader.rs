@@ -145,16 +145,43 @@ impl<'a> Reader<'a, Checked> {
         })
     }
 
-    /// A reader whose loads skip bounds checks.
+    /// A reader whose loads skip bounds checks. The generated `validate`
+    /// returns one; call this only to keep reading a message validated
+    /// earlier without validating it again.
     ///
     /// # Safety
     /// The message must have passed the generated `validate` of the root type
-    /// that will be read through the returned reader.
-    #[doc(hidden)]
+    /// that will be read through the returned reader, and must not have
+    /// changed since.
     pub unsafe fn assume_trusted(self) -> Reader<'a, Trusted> {
         Reader {
             bytes: self.bytes,
             limits: self.limits,
+            _mode: PhantomData,
+        }
+    }
+}
+
+impl<'a> Reader<'a, Trusted> {
+    /// Re-open a message that was validated before, without the header
+    /// checks [`Reader::new`] makes: for the reader that validates a message
+    /// once (when it arrives) and reads it many times later. The cost of
+    /// opening is then one load (the header's size).
+    ///
+    /// # Safety
+    /// `buf` must start with the bytes of a message that [`Reader::new`]
+    /// opened and the generated `validate` of the root type that will be
+    /// read accepted, unchanged since (bytes after the message may differ),
+    /// at an address aligned to 8.
+    #[inline(always)]
+    pub unsafe fn from_validated(buf: &'a [u8]) -> Self {
+        debug_assert!(open(buf).is_ok(), "from_validated: not an open message");
+        // SAFETY: the caller promises a validated message, so the header is
+        // there and its size is within `buf`.
+        let size = unsafe { u32::from_le_bytes(*buf.as_ptr().add(4).cast::<[u8; 4]>()) };
+        Reader {
+            bytes: unsafe { buf.get_unchecked(..size as usize) },
+            limits: Limits::default(),
             _mode: PhantomData,
         }
     }
@@ -381,10 +408,20 @@ impl<'a, M: Mode> Reader<'a, M> {
     }
 
     /// UTF-8 text; invalid UTF-8 reads as `""` (use `byte_slice` for the raw
-    /// bytes, the validator reports it).
+    /// bytes, the validator reports it). A trusted reader does not check
+    /// again: validation checked every string of the schema
+    /// (`Validator::utf8`, `Validator::utf8_column`).
     #[inline]
     pub fn str(&self, a: ArrayRef) -> &'a str {
-        core::str::from_utf8(self.byte_slice(a)).unwrap_or("")
+        let bytes = self.byte_slice(a);
+        if M::TRUSTED {
+            // SAFETY: a `Reader<Trusted>` exists only for a validated message
+            // (or under the caller's promise that it was), and the validator
+            // refuses a message with any string field that is not UTF-8.
+            unsafe { core::str::from_utf8_unchecked(bytes) }
+        } else {
+            core::str::from_utf8(bytes).unwrap_or("")
+        }
     }
 
     /// Resolve SoA columns in one pass over the directory of `a`

@@ -354,3 +354,39 @@ fn text_is_checked_byte_for_byte_but_not_past_its_length() {
         }
     }
 }
+
+/// A trusted reader does not check UTF-8 again (validation did), and one
+/// re-opened with `from_validated` reads what the checked reader reads.
+#[test]
+fn trusted_text_is_the_validated_text() {
+    let text = "ünïcödé".as_bytes();
+    let m = message(&[1 | (4 << 29), 0], text);
+    // The text follows the 8-byte table at 8.
+    let a = ArrayRef {
+        offset: 16,
+        len: text.len() as u32,
+        cap: text.len() as u32,
+    };
+    let r = Reader::new(m.as_slice()).unwrap();
+    assert!(Validator::new(r).utf8(a.offset, a.len).is_ok());
+    assert_eq!(r.str(a), "ünïcödé");
+    // SAFETY: the only string of this message was validated just above.
+    let trusted = unsafe { r.assume_trusted() };
+    assert_eq!(trusted.str(a), "ünïcödé");
+    // SAFETY: the same bytes, unchanged.
+    let reopened = unsafe { Reader::from_validated(m.as_slice()) };
+    assert_eq!(reopened.str(a), "ünïcödé");
+    assert_eq!(reopened.bytes(), r.bytes());
+
+    // Invalid UTF-8: the checked reader reads "", the validator refuses it,
+    // so no trusted reader can be made for it through validation.
+    let bad = message(&[1 | (4 << 29), 0], &[0xff, 0xfe, b'a']);
+    let r = Reader::new(bad.as_slice()).unwrap();
+    let a = ArrayRef {
+        offset: 16,
+        len: 3,
+        cap: 3,
+    };
+    assert_eq!(r.str(a), "");
+    assert!(Validator::new(r).utf8(a.offset, a.len).is_err());
+}
