@@ -8,6 +8,7 @@
 #   make bench-go  Go benchmarks against flatbuffers, protobuf, encoding/json, a raw struct
 #   make bench-report        five criterion runs summarised (docs/benchmarks.md)
 #   make bench-instructions  callgrind instruction counts of the same operations
+#   make bench-build  how long `karmem build` takes (generation + rustfmt/gofmt) on three schemas
 #   make bench-host  host runtime: call overhead (WAT, Rust, Go guests), fan-out region vs copy, module start
 #   make guests  build the guest modules (guests/rust, guests/go) into guests/out/
 SHELL := /bin/bash
@@ -16,7 +17,7 @@ FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
 # guests: build the WebAssembly guest modules (guests/out/*.wasm) the e2e tests load
-.PHONY: all demo demo-format test setup guests lint unit generated fuzz go go-generate bench bench-shapes bench-go bench-report bench-instructions bench-host vectors clean
+.PHONY: all demo demo-format test setup guests lint unit generated fuzz go go-generate bench bench-shapes bench-go bench-report bench-instructions bench-build bench-host vectors clean
 
 all: test
 
@@ -79,6 +80,9 @@ bench: setup
 # Results: docs/benchmarks.md "Rust: five peers, four shapes".
 bench-shapes: setup
 	$(CARGO) bench -p karmem-bench-shapes --bench shapes
+
+bench-build: setup
+	$(CARGO) bench -p karmem-cli --bench build
 
 bench-report: setup
 	scripts/bench-report.py 5

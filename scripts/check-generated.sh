@@ -23,5 +23,5 @@ while IFS= read -r schema; do
   diff -r "$dir" "$dir.again" >/dev/null || { echo "non-deterministic output for $schema"; exit 1; }
   find "$dir" -name '*.rs' -print0 | xargs -0 rustfmt --edition 2021 --check \
     || { echo "generated code for $schema is not rustfmt-clean"; exit 1; }
-done < <(find examples crates/karmem-bench/schemas testdata/vectors guests -name '*.km' -not -path '*/target/*' | sort)
+done < <(find examples crates/karmem-bench/schemas testdata/schemas testdata/vectors guests -name '*.km' -not -path '*/target/*' | sort)
 echo "generated code: $n schemas, deterministic and rustfmt-clean"

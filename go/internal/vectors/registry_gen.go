@@ -13,6 +13,7 @@ import (
 	schemas_seed_app "karmem.org/go/karmem/internal/gen/schemas_seed_app"
 	schemas_seed_game "karmem.org/go/karmem/internal/gen/schemas_seed_game"
 	schemas_soa_columns "karmem.org/go/karmem/internal/gen/schemas_soa_columns"
+	schemas_wide "karmem.org/go/karmem/internal/gen/schemas_wide"
 	vectors_enums_schema "karmem.org/go/karmem/internal/gen/vectors_enums_schema"
 	vectors_evolution_new "karmem.org/go/karmem/internal/gen/vectors_evolution_new"
 	vectors_evolution_old "karmem.org/go/karmem/internal/gen/vectors_evolution_old"
@@ -152,6 +153,52 @@ var schemas = map[string]map[string]rootType{
 		"Root": {
 			new:      func() object { return new(schemas_soa_columns.Root) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_soa_columns.ValidateRoot(r); return err },
+		},
+	},
+	"schemas/wide.km": {
+		"Plain": {
+			new:      func() object { return new(schemas_wide.Plain) },
+			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidatePlain(r); return err },
+		},
+		"L7": {
+			new:      func() object { return new(schemas_wide.L7) },
+			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidateL7(r); return err },
+		},
+		"L6": {
+			new:      func() object { return new(schemas_wide.L6) },
+			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidateL6(r); return err },
+		},
+		"L5": {
+			new:      func() object { return new(schemas_wide.L5) },
+			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidateL5(r); return err },
+		},
+		"L4": {
+			new:      func() object { return new(schemas_wide.L4) },
+			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidateL4(r); return err },
+		},
+		"L3": {
+			new:      func() object { return new(schemas_wide.L3) },
+			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidateL3(r); return err },
+		},
+		"L2": {
+			new:      func() object { return new(schemas_wide.L2) },
+			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidateL2(r); return err },
+		},
+		"L1": {
+			new:      func() object { return new(schemas_wide.L1) },
+			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidateL1(r); return err },
+		},
+		"L0": {
+			new:      func() object { return new(schemas_wide.L0) },
+			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidateL0(r); return err },
+		},
+		"Rich": {
+			new:      func() object { return new(schemas_wide.Rich) },
+			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidateRich(r); return err },
+		},
+		"Root": {
+			new:      func() object { return new(schemas_wide.Root) },
+			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidateRoot(r); return err },
 		},
 	},
 	"vectors/enums/schema.km": {
