@@ -17,7 +17,7 @@ FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
 # guests: build the WebAssembly guest modules (guests/out/*.wasm) the e2e tests load
-.PHONY: all demo demo-format test setup guests lint unit generated fuzz go go-generate bench bench-shapes bench-go bench-report bench-instructions bench-build bench-host vectors clean
+.PHONY: all demo demo-format test setup guests lint unit generated expected fuzz go go-generate bench bench-shapes bench-go bench-report bench-instructions bench-build bench-host vectors clean
 
 all: test
 
@@ -56,8 +56,13 @@ unit: guests
 	$(CARGO) test --manifest-path guests/rust/Cargo.toml -p arena-world -p arena-tactics
 
 # Generated code must pass rustfmt and clippy exactly as a user would build it.
+# ... and must equal the committed expected output (testdata/expected).
 generated:
 	scripts/check-generated.sh
+
+# Rewrite testdata/expected after an intended change to generated code.
+expected:
+	scripts/refresh-expected.sh
 
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)

@@ -3,6 +3,9 @@
 # Rust for every schema we ship (examples, benchmark, golden vectors) and
 # require rustfmt --check to pass on it. Clippy runs on it through the crates
 # that include it (karmem-vectors-rust, karmem-bench, the demo) in `make lint`.
+# Then the committed expected output (testdata/expected) must be exactly what
+# the generators write today: any change to generated code shows up there as
+# a reviewed diff (refresh with scripts/refresh-expected.sh, `make expected`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --quiet -p karmem-cli
@@ -25,3 +28,12 @@ while IFS= read -r schema; do
     || { echo "generated code for $schema is not rustfmt-clean"; exit 1; }
 done < <(find examples crates/karmem-bench/schemas testdata/schemas testdata/vectors guests -name '*.km' -not -path '*/target/*' | sort)
 echo "generated code: $n schemas, deterministic and rustfmt-clean"
+
+scripts/gen-expected.sh "$out/expected"
+if ! diff -r testdata/expected "$out/expected"; then
+  echo "generated code differs from testdata/expected (diff above: expected vs. now)."
+  echo "If the change is intended, refresh the committed files and review them:"
+  echo "  scripts/refresh-expected.sh   (or: make expected)"
+  exit 1
+fi
+echo "generated code: identical to testdata/expected"

@@ -509,31 +509,6 @@ struct Uses {
     bunches: BTreeSet<(UnionId, bool)>,
 }
 
-/// Bytes a slot occupies in its parent.
-pub(crate) fn slot_size(l: &Layout, slot: &Slot) -> u32 {
-    match slot {
-        Slot::Scalar(p) => p.size(),
-        Slot::Enum { repr, .. } => repr.size(),
-        Slot::InlineStruct(id) => l.of_struct(*id).size,
-        Slot::TableRef(_) => 4,
-        Slot::Union { .. } => 8,
-        Slot::FixedArray { len, stride, .. } => len * stride,
-        Slot::ArrayRef { .. } => 12,
-    }
-}
-
-/// Element size passed to array checks (0 where the block is a directory or
-/// bunch table, checked separately).
-pub(crate) fn elem_size(data: &ArrayData) -> u32 {
-    match data {
-        ArrayData::Plain { elem_size } => *elem_size,
-        ArrayData::AosInline { stride, .. } => *stride,
-        ArrayData::AosTable { .. } => 4,
-        ArrayData::UnionAos { .. } => 8,
-        ArrayData::Soa { .. } | ArrayData::UnionSoa { .. } | ArrayData::UnionBunch { .. } => 0,
-    }
-}
-
 /// The limit argument of an array check.
 pub(crate) fn limit_of(array: &ArrayType) -> String {
     match array.kind {

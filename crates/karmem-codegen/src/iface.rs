@@ -9,43 +9,21 @@
 //! descriptor written by any generated guest agrees with what the host
 //! (`karmem_host::descriptor`) recomputes.
 
-use std::fmt::Write as _;
-
+use karmem_format::{Function, Memory, Param, Signature};
 use karmem_schema::model::{self, Schema, StructId};
 
 use crate::Error;
 
-/// Access of one side of an interface to a region (docs/abi.md §3). The
-/// schema never says `None`; it exists because a *module's* access to a
-/// region it does not use is none (§6). Ordered, so two roles combine with
-/// `max`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Access {
-    None,
-    Read,
-    ReadWrite,
-}
+/// Access of one side of an interface to a region (docs/abi.md §3); the
+/// contract's own type (`karmem-format`), shared with the host. The schema
+/// never says `None`; it exists because a *module's* access to a region it
+/// does not use is none (§6).
+pub use karmem_format::Access;
 
-impl Access {
-    /// The word used in canonical signatures.
-    pub fn keyword(self) -> &'static str {
-        match self {
-            Access::None => "none",
-            Access::Read => "read",
-            Access::ReadWrite => "readwrite",
-        }
-    }
-
-    /// The value of the `Access` enum in docs/abi.km.
-    pub fn wire(self) -> u8 {
-        self as u8
-    }
-
-    fn from_schema(a: model::Access) -> Access {
-        match a {
-            model::Access::Read => Access::Read,
-            model::Access::ReadWrite => Access::ReadWrite,
-        }
+fn access_from_schema(a: model::Access) -> Access {
+    match a {
+        model::Access::Read => Access::Read,
+        model::Access::ReadWrite => Access::ReadWrite,
     }
 }
 
@@ -141,16 +119,6 @@ impl Iface {
     }
 }
 
-/// FNV-1a, 64 bit (docs/abi.md §3.1).
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
 /// Every interface of a schema, in declaration order.
 pub fn interfaces(schema: &Schema) -> Vec<Iface> {
     schema
@@ -170,8 +138,8 @@ fn interface(schema: &Schema, i: &model::Interface) -> Iface {
             Region {
                 name: format!("{pkg}.{}", m.name),
                 local: m.name.clone(),
-                importer: Access::from_schema(m.importer),
-                exporter: Access::from_schema(m.exporter),
+                importer: access_from_schema(m.importer),
+                exporter: access_from_schema(m.exporter),
                 pages: m.max_pages,
             }
         })
@@ -217,47 +185,46 @@ fn interface(schema: &Schema, i: &model::Interface) -> Iface {
         hash: 0,
         doc: i.doc.clone(),
     };
-    out.signature = signature(&out);
-    out.hash = fnv1a64(out.signature.as_bytes());
+    let sig = signature(&out);
+    let (text, hash) = (sig.text(), sig.hash());
+    out.signature = text;
+    out.hash = hash;
     out
 }
 
-/// The canonical signature (docs/abi.md §3.1): exact spacing matters, the
-/// host recomputes it from the descriptor and refuses a mismatch.
-fn signature(i: &Iface) -> String {
-    let mut s = format!("interface {}\n", i.name);
-    for r in &i.regions {
-        let _ = writeln!(
-            s,
-            "memory {} import={} export={} pages={}",
-            r.name,
-            r.importer.keyword(),
-            r.exporter.keyword(),
-            r.pages
-        );
-    }
-    let value = |s: &mut String, v: &Value| {
-        let _ = write!(s, "{}: {}", v.name, v.ty);
-        if let Some(r) = i.region_of(v) {
-            let _ = write!(s, " @ {}", r.name);
+/// What the canonical signature (docs/abi.md §3.1) is built from; the text
+/// itself is written by `karmem-format`, as the host writes it when it
+/// recomputes the hash.
+fn signature<'a>(i: &'a Iface) -> Signature<'a> {
+    let value = |v: &'a Value| -> Param<'a> {
+        Param {
+            name: &v.name,
+            ty: &v.ty,
+            memory: i.region_of(v).map(|r| r.name.as_str()),
         }
     };
-    for f in &i.functions {
-        let _ = write!(s, "fn {}(", f.name);
-        for (n, p) in f.params.iter().enumerate() {
-            if n > 0 {
-                s.push_str(", ");
-            }
-            value(&mut s, p);
-        }
-        s.push(')');
-        if let Some(r) = &f.result {
-            s.push_str(" -> ");
-            value(&mut s, r);
-        }
-        s.push('\n');
+    Signature {
+        interface: &i.name,
+        memories: i
+            .regions
+            .iter()
+            .map(|r| Memory {
+                name: &r.name,
+                importer: r.importer,
+                exporter: r.exporter,
+                pages: r.pages,
+            })
+            .collect(),
+        functions: i
+            .functions
+            .iter()
+            .map(|f| Function {
+                name: &f.name,
+                params: f.params.iter().map(value).collect(),
+                result: f.result.as_ref().map(value),
+            })
+            .collect(),
     }
-    s
 }
 
 /// A region as one module sees it: the entry of `ModuleDesc.Memories` and

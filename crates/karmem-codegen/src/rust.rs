@@ -13,7 +13,11 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use karmem_layout::{ArrayData, Column, FixedElem, Layout, Slot, SoaLayout};
+use karmem_layout::{
+    ArrayData, Column, FixedElem, Layout, Slot, SoaLayout, ARRAY_ALIGN, ARRAY_REF_SIZE,
+    BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE, HEADER_SIZE, OBJECT_ALIGN, OFFSET_SIZE,
+    UNION_OFFSET_AT, UNION_SLOT_SIZE,
+};
 use karmem_schema::model::*;
 
 use crate::names::{camel, rust_ident, screaming, snake};
@@ -427,7 +431,10 @@ impl Gen<'_> {
         if table {
             self.w("        self.write(w)?;");
         } else {
-            self.w(&format!("        let at = w.alloc({}, 8)?;", sl.size));
+            self.w(&format!(
+                "        let at = w.alloc({}, {OBJECT_ALIGN})?;",
+                sl.size
+            ));
             self.w("        self.write_at(w, at)?;");
         }
         self.w("        w.finish()?;");
@@ -452,7 +459,10 @@ impl Gen<'_> {
             self.w(
                 "    pub fn write(&self, w: &mut karmem::Writer) -> Result<u32, karmem::Error> {",
             );
-            self.w(&format!("        let at = w.alloc({}, 8)?;", sl.size));
+            self.w(&format!(
+                "        let at = w.alloc({}, {OBJECT_ALIGN})?;",
+                sl.size
+            ));
             self.w(&format!("        w.put::<u32>(at, {:#x});", sl.header));
             self.out.push_str(&body);
             self.w("        Ok(at)");
@@ -481,7 +491,10 @@ impl Gen<'_> {
         if table {
             self.w("        self.read_table(&mut v, r.root())");
         } else {
-            self.w(&format!("        if 8 + {} > r.size() {{", sl.size));
+            self.w(&format!(
+                "        if {HEADER_SIZE} + {} > r.size() {{",
+                sl.size
+            ));
             self.w("            *self = Self::default();");
             self.w("            return Ok(());");
             self.w("        }");
@@ -554,7 +567,10 @@ impl Gen<'_> {
             self.w("        let t = v.root()?;");
             self.w("        Self::validate_table(&mut v, t)?;");
         } else {
-            self.w(&format!("        if 8 + {} > r.size() {{", sl.size));
+            self.w(&format!(
+                "        if {HEADER_SIZE} + {} > r.size() {{",
+                sl.size
+            ));
             self.w(&format!(
                 "            return Err(karmem::Error::Truncated {{ needed: 8 + {}, available: r.size() as u64 }});",
                 sl.size
@@ -699,13 +715,13 @@ impl Gen<'_> {
                 _ => format!("{pad}w.write_slice({pos}, &{place})?;\n"),
             },
             (None, ArrayData::UnionAos { id, .. }) => format!(
-                "{pad}{{\n{pad}    let block = w.alloc_array({place}.len(), 8)?;\n{pad}    for (i, e) in {place}.iter().enumerate() {{\n{pad}        {}::write_slot(e, w, block + i as u32 * 8)?;\n{pad}    }}\n{pad}    w.put_array_ref({pos}, block, {place}.len() as u32, {place}.len() as u32);\n{pad}}}\n",
+                "{pad}{{\n{pad}    let block = w.alloc_array({place}.len(), {UNION_SLOT_SIZE})?;\n{pad}    for (i, e) in {place}.iter().enumerate() {{\n{pad}        {}::write_slot(e, w, block + i as u32 * {UNION_SLOT_SIZE})?;\n{pad}    }}\n{pad}    w.put_array_ref({pos}, block, {place}.len() as u32, {place}.len() as u32);\n{pad}}}\n",
                 self.union_value(*id)
             ),
             (None, ArrayData::UnionSoa { id, tag }) => {
                 let tw = tag.size();
                 format!(
-                    "{pad}{{\n{pad}    let tags = w.alloc_array({place}.len(), {tw})?;\n{pad}    let offsets = w.alloc_array({place}.len(), 4)?;\n{pad}    for (i, e) in {place}.iter().enumerate() {{\n{pad}        {}::write_parts(e, w, tags + {}, offsets + i as u32 * 4)?;\n{pad}    }}\n{pad}    w.put_array_ref({pos}, tags, {place}.len() as u32, {place}.len() as u32);\n{pad}}}\n",
+                    "{pad}{{\n{pad}    let tags = w.alloc_array({place}.len(), {tw})?;\n{pad}    let offsets = w.alloc_array({place}.len(), {OFFSET_SIZE})?;\n{pad}    for (i, e) in {place}.iter().enumerate() {{\n{pad}        {}::write_parts(e, w, tags + {}, offsets + i as u32 * {OFFSET_SIZE})?;\n{pad}    }}\n{pad}    w.put_array_ref({pos}, tags, {place}.len() as u32, {place}.len() as u32);\n{pad}}}\n",
                     self.union_value(*id),
                     mul("i as u32", tw)
                 )
@@ -738,7 +754,7 @@ impl Gen<'_> {
                 mul("i as u32", *stride)
             ),
             ArrayData::AosTable { .. } => format!(
-                "{pad}{{\n{pad}    let count = {count};\n{pad}    let block = w.alloc_array(count, 4)?;\n{pad}    for (i, e) in {iter}.enumerate() {{\n{pad}        let child = e.write(w)?;\n{pad}        w.put::<u32>(block + i as u32 * 4, child);\n{pad}    }}\n{pad}    w.put_array_ref({pos}, block, count as u32, count as u32);\n{pad}}}\n"
+                "{pad}{{\n{pad}    let count = {count};\n{pad}    let block = w.alloc_array(count, {OFFSET_SIZE})?;\n{pad}    for (i, e) in {iter}.enumerate() {{\n{pad}        let child = e.write(w)?;\n{pad}        w.put::<u32>(block + i as u32 * {OFFSET_SIZE}, child);\n{pad}    }}\n{pad}    w.put_array_ref({pos}, block, count as u32, count as u32);\n{pad}}}\n"
             ),
             ArrayData::Soa { elem } => format!(
                 "{pad}{}::write_soa({iter}, {count}, w, {pos})?;\n",
@@ -752,7 +768,7 @@ impl Gen<'_> {
 
     fn read_slot(&self, slot: &Slot, place: &str, ctx: &Ctx, indent: usize) -> String {
         let pad = "    ".repeat(indent);
-        let size = slot_size(self.l, slot);
+        let size = self.l.slot_size(slot);
         let (pos, present) = match ctx {
             Ctx::Table { t, off } => (
                 format!("{t}.offset + {off}"),
@@ -798,7 +814,7 @@ impl Gen<'_> {
             Slot::Union { id, .. } => self.guarded(
                 &present,
                 &format!(
-                    "{}::read_parts(&mut {place}, v, {pos}, {pos} + 4)?;",
+                    "{}::read_parts(&mut {place}, v, {pos}, {pos} + {UNION_OFFSET_AT})?;",
                     self.union_value(*id)
                 ),
                 &format!("{place} = None;"),
@@ -829,7 +845,7 @@ impl Gen<'_> {
                 )
             }
             Slot::ArrayRef { array, data } => {
-                let es = elem_size(self.l, data);
+                let es = data.elem_size();
                 let limit = match array.kind {
                     ArrayKind::Limited(n) => format!("Some({n})"),
                     _ => "None".into(),
@@ -893,19 +909,19 @@ impl Gen<'_> {
                 mul("i as u32", *stride)
             ),
             (None, ArrayData::AosTable { .. }) => format!(
-                "{}{pad}{place}.resize_with(a.len as usize, core::default::Default::default);\n{pad}for (i, e) in {place}.iter_mut().enumerate() {{\n{pad}    e.read_table(v, r.table(r.get::<u32>(a.offset + i as u32 * 4)))?;\n{pad}}}\n",
-                charge(4)
+                "{}{pad}{place}.resize_with(a.len as usize, core::default::Default::default);\n{pad}for (i, e) in {place}.iter_mut().enumerate() {{\n{pad}    e.read_table(v, r.table(r.get::<u32>(a.offset + i as u32 * {OFFSET_SIZE})))?;\n{pad}}}\n",
+                charge(OFFSET_SIZE)
             ),
             (None, ArrayData::Soa { elem }) => format!("{pad}{}::read_soa(&mut {place}, v, a)?;\n", self.struct_name(*elem)),
             (None, ArrayData::UnionAos { id, .. }) => format!(
-                "{}{pad}{place}.resize_with(a.len as usize, || None);\n{pad}for (i, e) in {place}.iter_mut().enumerate() {{\n{pad}    let at = a.offset + i as u32 * 8;\n{pad}    {}::read_parts(e, v, at, at + 4)?;\n{pad}}}\n",
-                charge(8),
+                "{}{pad}{place}.resize_with(a.len as usize, || None);\n{pad}for (i, e) in {place}.iter_mut().enumerate() {{\n{pad}    let at = a.offset + i as u32 * {UNION_SLOT_SIZE};\n{pad}    {}::read_parts(e, v, at, at + {UNION_OFFSET_AT})?;\n{pad}}}\n",
+                charge(UNION_SLOT_SIZE),
                 self.union_value(*id)
             ),
             (None, ArrayData::UnionSoa { id, tag }) => format!(
-                "{pad}match r.union_columns(a, {tw}) {{\n{pad}    Some((tags, offsets)) => {{\n{pad}        v.charge(a.len as u64 * {cost})?;\n{pad}        {place}.resize_with(a.len as usize, || None);\n{pad}        for (i, e) in {place}.iter_mut().enumerate() {{\n{pad}            {u}::read_parts(e, v, tags + {ti}, offsets + i as u32 * 4)?;\n{pad}        }}\n{pad}    }}\n{pad}    None => {place}.clear(),\n{pad}}}\n",
+                "{pad}match r.union_columns(a, {tw}) {{\n{pad}    Some((tags, offsets)) => {{\n{pad}        v.charge(a.len as u64 * {cost})?;\n{pad}        {place}.resize_with(a.len as usize, || None);\n{pad}        for (i, e) in {place}.iter_mut().enumerate() {{\n{pad}            {u}::read_parts(e, v, tags + {ti}, offsets + i as u32 * {OFFSET_SIZE})?;\n{pad}        }}\n{pad}    }}\n{pad}    None => {place}.clear(),\n{pad}}}\n",
                 tw = tag.size(),
-                cost = tag.size() + 4,
+                cost = tag.size() + OFFSET_SIZE,
                 u = self.union_value(*id),
                 ti = mul("i as u32", tag.size())
             ),
@@ -920,7 +936,7 @@ impl Gen<'_> {
 
     fn validate_slot(&self, slot: &Slot, ctx: &Ctx, indent: usize) -> String {
         let pad = "    ".repeat(indent);
-        let size = slot_size(self.l, slot);
+        let size = self.l.slot_size(slot);
         let (pos, present) = match ctx {
             Ctx::Table { t, off } => (
                 format!("{t}.offset + {off}"),
@@ -942,7 +958,7 @@ impl Gen<'_> {
             Slot::Scalar(Primitive::Bool) => when(format!("{pad}v.bool_at({pos})?;\n")),
             Slot::Scalar(_) | Slot::Enum { .. } => String::new(),
             Slot::InlineStruct(id) => {
-                if self.inline_needs_validation(*id) {
+                if self.l.inline_needs_validation(*id) {
                     when(format!("{pad}{}::validate_at(v, {pos})?;\n", self.struct_name(*id)))
                 } else {
                     String::new()
@@ -952,10 +968,10 @@ impl Gen<'_> {
                 "{pad}let child = v.table(r.get::<u32>({pos}))?;\n{pad}{}::validate_table(v, child)?;\n",
                 self.struct_name(*id)
             )),
-            Slot::Union { id, .. } => when(format!("{pad}{}::validate_parts(v, {pos}, {pos} + 4)?;\n", self.union_value(*id))),
+            Slot::Union { id, .. } => when(format!("{pad}{}::validate_parts(v, {pos}, {pos} + {UNION_OFFSET_AT})?;\n", self.union_value(*id))),
             Slot::FixedArray { elem, len, stride } => match elem {
                 FixedElem::Scalar(Primitive::Bool) => when(format!("{pad}v.bools({pos}, {len})?;\n")),
-                FixedElem::InlineStruct(id) if self.inline_needs_validation(*id) => when(format!(
+                FixedElem::InlineStruct(id) if self.l.inline_needs_validation(*id) => when(format!(
                     "{pad}for j in 0..{len}u32 {{\n{pad}    {}::validate_at(v, {pos} + {})?;\n{pad}}}\n",
                     self.struct_name(*id),
                     mul("j", *stride)
@@ -963,7 +979,7 @@ impl Gen<'_> {
                 _ => String::new(),
             },
             Slot::ArrayRef { array, data } => {
-                let es = elem_size(self.l, data);
+                let es = data.elem_size();
                 let limit = match array.kind {
                     ArrayKind::Limited(n) => format!("Some({n})"),
                     _ => "None".into(),
@@ -1001,7 +1017,7 @@ impl Gen<'_> {
             }
             return format!("        if {col} != 0 {{\n            for i in 0..len {{\n{body}            }}\n        }}\n");
         };
-        let es = elem_size(self.l, data);
+        let es = data.elem_size();
         let limit = match array.kind {
             ArrayKind::Limited(n) => format!("Some({n})"),
             _ => "None".into(),
@@ -1028,7 +1044,7 @@ impl Gen<'_> {
                 let lines = self.prefetch_lines(&c.slot, false).unwrap_or(1);
                 let _ = write!(
                     out,
-                    "{pad}for i in 0..len {{\n{pad}    if i + karmem::PREFETCH_AHEAD < len {{\n{pad}        v.reader.prefetch_array({col} + 12 * (i + karmem::PREFETCH_AHEAD), {lines});\n{pad}    }}\n{pad}    let a = v.column_ref({col}, i);\n{each}{pad}}}\n"
+                    "{pad}for i in 0..len {{\n{pad}    if i + karmem::PREFETCH_AHEAD < len {{\n{pad}        v.reader.prefetch_array({col} + {ARRAY_REF_SIZE} * (i + karmem::PREFETCH_AHEAD), {lines});\n{pad}    }}\n{pad}    let a = v.column_ref({col}, i);\n{each}{pad}}}\n"
                 );
             }
         }
@@ -1056,11 +1072,11 @@ impl Gen<'_> {
                 _ => String::new(),
             },
             (None, ArrayData::UnionAos { id, .. }) => format!(
-                "{pad}for i in 0..a.len {{\n{pad}    let at = a.offset + i * 8;\n{pad}    {}::validate_parts(v, at, at + 4)?;\n{pad}}}\n",
+                "{pad}for i in 0..a.len {{\n{pad}    let at = a.offset + i * {UNION_SLOT_SIZE};\n{pad}    {}::validate_parts(v, at, at + {UNION_OFFSET_AT})?;\n{pad}}}\n",
                 self.union_value(*id)
             ),
             (None, ArrayData::UnionSoa { id, tag }) => format!(
-                "{pad}if let Some((tags, offsets)) = v.union_columns(a, {})? {{\n{pad}    for i in 0..a.len {{\n{pad}        {}::validate_parts(v, tags + {}, offsets + i * 4)?;\n{pad}    }}\n{pad}}}\n",
+                "{pad}if let Some((tags, offsets)) = v.union_columns(a, {})? {{\n{pad}    for i in 0..a.len {{\n{pad}        {}::validate_parts(v, tags + {}, offsets + i * {OFFSET_SIZE})?;\n{pad}    }}\n{pad}}}\n",
                 tag.size(),
                 self.union_value(*id),
                 mul("i", tag.size())
@@ -1068,12 +1084,12 @@ impl Gen<'_> {
             (None, ArrayData::UnionBunch { variants, .. }) => {
                 let mut arms = String::new();
                 for bv in variants {
-                    let es = elem_size(self.l, &bv.data);
+                    let es = bv.data.elem_size();
                     let inner = self.validate_struct_array(&bv.data, indent + 3);
                     let binding = if inner.is_empty() { "_sub" } else { "a" };
                     let _ = write!(
                         arms,
-                        "{pad}        {} => {{\n{pad}            let {binding} = v.array(entry + 4, {es}, None)?;\n{inner}{pad}            Ok(())\n{pad}        }}\n",
+                        "{pad}        {} => {{\n{pad}            let {binding} = v.array(entry + {BUNCH_ENTRY_ARRAY_AT}, {es}, None)?;\n{inner}{pad}            Ok(())\n{pad}        }}\n",
                         bv.tag
                     );
                 }
@@ -1091,7 +1107,7 @@ impl Gen<'_> {
         let pad = "    ".repeat(indent);
         match data {
             ArrayData::AosInline { id, stride } => {
-                if self.inline_needs_validation(*id) {
+                if self.l.inline_needs_validation(*id) {
                     format!(
                         "{pad}for i in 0..a.len {{\n{pad}    {}::validate_at(v, a.offset + {})?;\n{pad}}}\n",
                         self.struct_name(*id),
@@ -1102,27 +1118,12 @@ impl Gen<'_> {
                 }
             }
             ArrayData::AosTable { id } => format!(
-                "{pad}for i in 0..a.len {{\n{pad}    let child = v.table(v.reader.get::<u32>(a.offset + i * 4))?;\n{pad}    {}::validate_table(v, child)?;\n{pad}}}\n",
+                "{pad}for i in 0..a.len {{\n{pad}    let child = v.table(v.reader.get::<u32>(a.offset + i * {OFFSET_SIZE}))?;\n{pad}    {}::validate_table(v, child)?;\n{pad}}}\n",
                 self.struct_name(*id)
             ),
             ArrayData::Soa { elem } => format!("{pad}{}::validate_soa(v, a)?;\n", self.struct_name(*elem)),
             _ => unreachable!(),
         }
-    }
-
-    /// Does an inline struct hold anything the validator must look at?
-    fn inline_needs_validation(&self, id: StructId) -> bool {
-        self.l.of_struct(id).fields.iter().any(|f| match &f.slot {
-            Slot::Scalar(Primitive::Bool) => true,
-            Slot::Scalar(_) | Slot::Enum { .. } => false,
-            Slot::InlineStruct(c) => self.inline_needs_validation(*c),
-            Slot::FixedArray { elem, .. } => match elem {
-                FixedElem::Scalar(Primitive::Bool) => true,
-                FixedElem::InlineStruct(c) => self.inline_needs_validation(*c),
-                _ => false,
-            },
-            _ => true,
-        })
     }
 
     // ---- viewers ---------------------------------------------------------
@@ -1225,7 +1226,7 @@ impl Gen<'_> {
 
     /// Emit the viewer accessor(s) of one slot.
     fn view_accessor(&mut self, ident: &str, slot: &Slot, ctx: &Ctx, doc: &[String]) {
-        let size = slot_size(self.l, slot);
+        let size = self.l.slot_size(slot);
         let (pos, present) = match ctx {
             Ctx::Table { t, off } => (
                 format!("{t}.offset + {off}"),
@@ -1286,7 +1287,7 @@ impl Gen<'_> {
                 methods.push((
                     ident.into(),
                     format!("{v}<'a, M>"),
-                    format!("if {present} {{ {v}::from_parts(self.r, {pos}, {pos} + 4) }} else {{ {v}::None }}"),
+                    format!("if {present} {{ {v}::from_parts(self.r, {pos}, {pos} + {UNION_OFFSET_AT}) }} else {{ {v}::None }}"),
                 ));
             }
             Slot::FixedArray { elem, len, stride } => {
@@ -1324,7 +1325,7 @@ impl Gen<'_> {
                 methods.push((ident.into(), ty, body));
             }
             Slot::ArrayRef { array, data } => {
-                let es = elem_size(self.l, data);
+                let es = data.elem_size();
                 let limit = match array.kind {
                     ArrayKind::Limited(n) => format!("Some({n})"),
                     _ => "None".into(),
@@ -1508,7 +1509,7 @@ impl Gen<'_> {
                 (decode || bools).then_some(1)
             }
             (None, ArrayData::AosInline { id, .. }) => {
-                (decode || self.inline_needs_validation(*id)).then_some(1)
+                (decode || self.l.inline_needs_validation(*id)).then_some(1)
             }
             (None, _) => Some(1),
         }
@@ -1990,7 +1991,9 @@ impl Gen<'_> {
         self.w("");
         self.w("    #[doc(hidden)]");
         self.w("    pub fn write_slot(v: &Option<Self>, w: &mut karmem::Writer, at: u32) -> Result<(), karmem::Error> {");
-        self.w("        Self::write_parts(v, w, at, at + 4)");
+        self.w(&format!(
+            "        Self::write_parts(v, w, at, at + {UNION_OFFSET_AT})"
+        ));
         self.w("    }");
         self.w("");
         self.w("    #[doc(hidden)]");
@@ -2008,7 +2011,7 @@ impl Gen<'_> {
                 self.w("                let child = x.write(w)?;");
             } else {
                 self.w(&format!(
-                    "                let child = w.alloc({}, 8)?;",
+                    "                let child = w.alloc({}, {OBJECT_ALIGN})?;",
                     self.l.of_struct(var.ty).size
                 ));
                 self.w("                x.write_at(w, child)?;");
@@ -2165,13 +2168,13 @@ impl Gen<'_> {
         self.w(&format!("impl<'a, M: karmem::Mode> {arr}<'a, M> {{"));
         self.w("    #[doc(hidden)]");
         self.w("    pub fn aos(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {");
-        self.w(&format!("        {arr} {{ r, len: a.len, tags: a.offset, tag_stride: 8, offsets: a.offset + 4, offset_stride: 8 }}"));
+        self.w(&format!("        {arr} {{ r, len: a.len, tags: a.offset, tag_stride: {UNION_SLOT_SIZE}, offsets: a.offset + {UNION_OFFSET_AT}, offset_stride: {UNION_SLOT_SIZE} }}"));
         self.w("    }");
         self.w("");
         self.w("    #[doc(hidden)]");
         self.w("    pub fn soa(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {");
         self.w(&format!("        match r.union_columns(a, {tw}) {{"));
-        self.w(&format!("            Some((tags, offsets)) => {arr} {{ r, len: a.len, tags, tag_stride: {tw}, offsets, offset_stride: 4 }},"));
+        self.w(&format!("            Some((tags, offsets)) => {arr} {{ r, len: a.len, tags, tag_stride: {tw}, offsets, offset_stride: {OFFSET_SIZE} }},"));
         self.w(&format!("            None => {arr} {{ r, len: 0, tags: 0, tag_stride: 0, offsets: 0, offset_stride: 0 }},"));
         self.w("        }");
         self.w("    }");
@@ -2230,9 +2233,11 @@ impl Gen<'_> {
         self.w("            return Ok(());");
         self.w("        }");
         self.w("        let entries = counts.iter().filter(|c| **c > 0).count() as u32;");
-        self.w("        let table = w.alloc((16 * (entries + 1)).div_ceil(64) * 64, 64)?;");
+        self.w(&format!("        let table = w.alloc(({BUNCH_ENTRY_SIZE} * (entries + 1)).div_ceil({ARRAY_ALIGN}) * {ARRAY_ALIGN}, {ARRAY_ALIGN})?;"));
         self.w("        w.put::<u32>(table, entries);");
-        self.w("        let mut entry = table + 16;");
+        self.w(&format!(
+            "        let mut entry = table + {BUNCH_ENTRY_SIZE};"
+        ));
         for (i, var) in u.variants.iter().enumerate() {
             let ty = self.struct_name(var.ty);
             let data = if soa {
@@ -2248,10 +2253,15 @@ impl Gen<'_> {
             self.w(&format!("        if counts[{i}] > 0 {{"));
             self.w(&format!("            w.put::<u32>(entry, {});", var.tag));
             let iter = format!("items.iter().filter_map(|x| match x {{ Some(Self::{ty}(v)) => Some(v), _ => None }})");
-            let code =
-                self.write_struct_array(&data, &iter, &format!("counts[{i}]"), "entry + 4", 3);
+            let code = self.write_struct_array(
+                &data,
+                &iter,
+                &format!("counts[{i}]"),
+                &format!("entry + {BUNCH_ENTRY_ARRAY_AT}"),
+                3,
+            );
             self.out.push_str(&code);
-            self.w("            entry += 16;");
+            self.w(&format!("            entry += {BUNCH_ENTRY_SIZE};"));
             self.w("        }");
         }
         self.w("        let _ = entry;");
@@ -2282,14 +2292,16 @@ impl Gen<'_> {
             } else if self.is_table(var.ty) {
                 self.w("        {");
                 self.w(&format!(
-                    "            let sub = r.bunch_entry(a, {}, 4);",
+                    "            let sub = r.bunch_entry(a, {}, {OFFSET_SIZE});",
                     var.tag
                 ));
-                self.w("            v.charge(sub.len as u64 * 4)?;");
+                self.w(&format!(
+                    "            v.charge(sub.len as u64 * {OFFSET_SIZE})?;"
+                ));
                 self.w("            for i in 0..sub.len {");
                 self.w(&format!("                let mut x = {ty}::default();"));
                 self.w(
-                    "                x.read_table(v, r.table(r.get::<u32>(sub.offset + i * 4)))?;",
+                    &format!("                x.read_table(v, r.table(r.get::<u32>(sub.offset + i * {OFFSET_SIZE})))?;"),
                 );
                 self.w(&format!("                items.push(Some(Self::{ty}(x)));"));
                 self.w("            }");
@@ -2365,7 +2377,7 @@ impl Gen<'_> {
                     "    pub fn {m}(&self) -> karmem::TableArray<'a, {v}<'a, M>, M> {{"
                 ));
                 self.w(&format!(
-                    "        let sub = self.r.bunch_entry(self.a, {}, 4);",
+                    "        let sub = self.r.bunch_entry(self.a, {}, {OFFSET_SIZE});",
                     var.tag
                 ));
                 self.w("        karmem::TableArray::new(self.r, sub.offset, sub.len)");
@@ -2387,31 +2399,6 @@ impl Gen<'_> {
         }
         self.w("}");
         self.w("");
-    }
-}
-
-/// Bytes a slot occupies in its parent.
-fn slot_size(l: &Layout, slot: &Slot) -> u32 {
-    match slot {
-        Slot::Scalar(p) => p.size(),
-        Slot::Enum { repr, .. } => repr.size(),
-        Slot::InlineStruct(id) => l.of_struct(*id).size,
-        Slot::TableRef(_) => 4,
-        Slot::Union { .. } => 8,
-        Slot::FixedArray { len, stride, .. } => len * stride,
-        Slot::ArrayRef { .. } => 12,
-    }
-}
-
-/// Element size passed to array checks: the bytes per element of the data
-/// block (0 where the block is a directory or bunch table checked separately).
-fn elem_size(_l: &Layout, data: &ArrayData) -> u32 {
-    match data {
-        ArrayData::Plain { elem_size } => *elem_size,
-        ArrayData::AosInline { stride, .. } => *stride,
-        ArrayData::AosTable { .. } => 4,
-        ArrayData::UnionAos { .. } => 8,
-        ArrayData::Soa { .. } | ArrayData::UnionSoa { .. } | ArrayData::UnionBunch { .. } => 0,
     }
 }
 

@@ -5,8 +5,8 @@
 //! schema (`build.rs`). The host works on the plain types below, which are
 //! this crate's stable API, independent of the generator's output.
 
+use karmem_format::{Function, Memory, Param, Signature};
 use std::collections::{HashMap, HashSet};
-use std::fmt::Write as _;
 
 /// Generated from docs/abi.km by build.rs.
 #[allow(
@@ -21,36 +21,16 @@ mod wire {
 }
 
 /// Access of one side of an interface to a region. Ordered: `None < Read <
-/// ReadWrite`, so a module with two roles gets the larger one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Access {
-    None,
-    Read,
-    ReadWrite,
+/// ReadWrite`, so a module with two roles gets the larger one. The
+/// contract's type (`karmem-format`), shared with the code generator.
+pub use karmem_format::Access;
+
+fn access_from_wire(v: wire::Access) -> Result<Access, String> {
+    Access::from_wire(v.0).ok_or_else(|| format!("unknown access value {}", v.0))
 }
 
-impl Access {
-    /// The word used in canonical signatures.
-    pub fn keyword(self) -> &'static str {
-        match self {
-            Access::None => "none",
-            Access::Read => "read",
-            Access::ReadWrite => "readwrite",
-        }
-    }
-
-    fn from_wire(v: wire::Access) -> Result<Access, String> {
-        match v.0 {
-            0 => Ok(Access::None),
-            1 => Ok(Access::Read),
-            2 => Ok(Access::ReadWrite),
-            n => Err(format!("unknown access value {n}")),
-        }
-    }
-
-    fn to_wire(self) -> wire::Access {
-        wire::Access(self as u8)
-    }
+fn access_to_wire(a: Access) -> wire::Access {
+    wire::Access(a.wire())
 }
 
 /// Communication pattern of an interface (docs/abi.md §9).
@@ -170,23 +150,6 @@ pub struct ModuleDesc {
     pub imports: Vec<InterfaceDesc>,
 }
 
-/// FNV-1a, 64 bit (docs/abi.md §3.1).
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
-fn param_text(out: &mut String, p: &ParamDesc) {
-    let _ = write!(out, "{}: {}", p.name, p.ty);
-    if let Some(m) = &p.memory {
-        let _ = write!(out, " @ {m}");
-    }
-}
-
 impl InterfaceDesc {
     /// A static interface (not `dynamic`, pool size 0) with its signature
     /// hash set: what a host export ([`crate::AppBuilder::host_export`])
@@ -215,40 +178,46 @@ impl InterfaceDesc {
         self
     }
 
+    /// What the canonical signature is built from: the same description
+    /// the code generator gives `karmem-format`, so both write one text.
+    fn signature_parts<'a>(&'a self) -> Signature<'a> {
+        let param = |p: &'a ParamDesc| Param {
+            name: &p.name,
+            ty: &p.ty,
+            memory: p.memory.as_deref(),
+        };
+        Signature {
+            interface: &self.name,
+            memories: self
+                .memories
+                .iter()
+                .map(|m| Memory {
+                    name: &m.name,
+                    importer: m.importer,
+                    exporter: m.exporter,
+                    pages: m.max_pages,
+                })
+                .collect(),
+            functions: self
+                .functions
+                .iter()
+                .map(|f| Function {
+                    name: &f.name,
+                    params: f.params.iter().map(param).collect(),
+                    result: f.result.as_ref().map(param),
+                })
+                .collect(),
+        }
+    }
+
     /// The canonical signature text (docs/abi.md §3.1).
     pub fn signature(&self) -> String {
-        let mut s = format!("interface {}\n", self.name);
-        for m in &self.memories {
-            let _ = writeln!(
-                s,
-                "memory {} import={} export={} pages={}",
-                m.name,
-                m.importer.keyword(),
-                m.exporter.keyword(),
-                m.max_pages
-            );
-        }
-        for f in &self.functions {
-            let _ = write!(s, "fn {}(", f.name);
-            for (i, p) in f.params.iter().enumerate() {
-                if i > 0 {
-                    s.push_str(", ");
-                }
-                param_text(&mut s, p);
-            }
-            s.push(')');
-            if let Some(r) = &f.result {
-                s.push_str(" -> ");
-                param_text(&mut s, r);
-            }
-            s.push('\n');
-        }
-        s
+        self.signature_parts().text()
     }
 
     /// FNV-1a 64 of [`InterfaceDesc::signature`].
     pub fn signature_hash(&self) -> u64 {
-        fnv1a64(self.signature().as_bytes())
+        self.signature_parts().hash()
     }
 
     /// The same interface with [`InterfaceDesc::hash`] set from its
@@ -283,8 +252,8 @@ fn param_to_wire(p: &ParamDesc) -> wire::ParamDesc {
 fn memory_from_wire(m: &wire::MemoryDesc) -> Result<MemoryDesc, String> {
     Ok(MemoryDesc {
         name: m.name.clone(),
-        importer: Access::from_wire(m.importer).map_err(|e| format!("region `{}`: {e}", m.name))?,
-        exporter: Access::from_wire(m.exporter).map_err(|e| format!("region `{}`: {e}", m.name))?,
+        importer: access_from_wire(m.importer).map_err(|e| format!("region `{}`: {e}", m.name))?,
+        exporter: access_from_wire(m.exporter).map_err(|e| format!("region `{}`: {e}", m.name))?,
         max_pages: m.max_pages,
     })
 }
@@ -292,8 +261,8 @@ fn memory_from_wire(m: &wire::MemoryDesc) -> Result<MemoryDesc, String> {
 fn memory_to_wire(m: &MemoryDesc) -> wire::MemoryDesc {
     wire::MemoryDesc {
         name: m.name.clone(),
-        importer: m.importer.to_wire(),
-        exporter: m.exporter.to_wire(),
+        importer: access_to_wire(m.importer),
+        exporter: access_to_wire(m.exporter),
         max_pages: m.max_pages,
     }
 }

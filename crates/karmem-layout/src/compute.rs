@@ -79,7 +79,7 @@ impl Computer<'_> {
             let s = &self.schema.structs[id];
             let is_table = s.kind == StructKind::Table;
             // The header is the table's first u32 member.
-            let mut offset: u32 = if is_table { 4 } else { 0 };
+            let mut offset: u32 = if is_table { TABLE_HEADER_SIZE } else { 0 };
             let mut fields = Vec::with_capacity(s.fields.len());
             for f in &s.fields {
                 let (size, align, slot) = self.field_slot(&f.ty, f.span);
@@ -94,16 +94,16 @@ impl Computer<'_> {
                 offset = offset.saturating_add(size);
             }
             let used = offset;
-            let size = align_up(used, 8);
+            let size = align_up(used, OBJECT_ALIGN);
             let header = if is_table {
-                (size / 8) | ((size - used) << 29)
+                (size / OBJECT_ALIGN) | ((size - used) << 29)
             } else {
                 0
             };
             self.structs[id] = Some(StructLayout {
                 size,
                 used: if is_table { used } else { size },
-                align: 8,
+                align: OBJECT_ALIGN,
                 fields,
                 header,
             });
@@ -122,12 +122,12 @@ impl Computer<'_> {
             }
             FieldType::Struct(id) if schema.structs[*id].kind == StructKind::Inline => {
                 let size = self.struct_layout(*id).size;
-                (size, 8, Slot::InlineStruct(*id))
+                (size, OBJECT_ALIGN, Slot::InlineStruct(*id))
             }
-            FieldType::Struct(id) => (4, 4, Slot::TableRef(*id)),
+            FieldType::Struct(id) => (OFFSET_SIZE, REF_SLOT_ALIGN, Slot::TableRef(*id)),
             FieldType::Union(id) => (
                 UNION_SLOT_SIZE,
-                4,
+                REF_SLOT_ALIGN,
                 Slot::Union {
                     id: *id,
                     tag: schema.unions[*id].tag,
@@ -143,7 +143,7 @@ impl Computer<'_> {
                         }
                         ElemType::Struct(id) => {
                             let size = self.struct_layout(id).size;
-                            (FixedElem::InlineStruct(id), size, 8)
+                            (FixedElem::InlineStruct(id), size, OBJECT_ALIGN)
                         }
                         ElemType::Union(_) => {
                             unreachable!("the schema checker rejects fixed arrays of unions")
@@ -157,7 +157,11 @@ impl Computer<'_> {
                 }
                 ArrayKind::Dynamic | ArrayKind::Limited(_) => {
                     let data = self.array_data(a, span);
-                    (ARRAY_REF_SIZE, 4, Slot::ArrayRef { array: *a, data })
+                    (
+                        ARRAY_REF_SIZE,
+                        REF_SLOT_ALIGN,
+                        Slot::ArrayRef { array: *a, data },
+                    )
                 }
             },
         }
@@ -269,7 +273,8 @@ impl Computer<'_> {
             let b = self.column_name(elem, &columns[j]);
             self.diags.push(name_clash_diagnostic(span, &a, &b));
         }
-        let directory_block = align_up(4 * (columns.len() as u32 + 1), ARRAY_ALIGN);
+        // Fits in u32: more than MAX_COLUMNS columns is an error reported above.
+        let directory_block = soa_directory_block_size(columns.len() as u64) as u32;
         SoaLayout {
             elem,
             columns,

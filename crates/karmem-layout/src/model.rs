@@ -7,14 +7,14 @@
 
 use karmem_schema::model::{ArrayType, EnumId, Primitive, StructId, UnionId};
 
-/// Size of the message header; the root object starts here.
-pub const HEADER_SIZE: u32 = 8;
-/// Alignment of every array data block, SoA directory and column.
-pub const ARRAY_ALIGN: u32 = 64;
-/// Size of an array reference (`offset`, `length`, `capacity`).
-pub const ARRAY_REF_SIZE: u32 = 12;
-/// Size of a union slot (tag padded to 4, then offset).
-pub const UNION_SLOT_SIZE: u32 = 8;
+// The wire constants and the column hash are the format's, not this
+// crate's: they live in `karmem-format` (RATIONALE.md R3.4), and are
+// re-exported so that the generators ask one crate every layout question.
+pub use karmem_format::{
+    bunch_table_size, path_hash, soa_directory_block_size, ARRAY_ALIGN, ARRAY_REF_SIZE,
+    BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE, HEADER_SIZE, OBJECT_ALIGN, OFFSET_SIZE, REF_SLOT_ALIGN,
+    TABLE_HEADER_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE,
+};
 /// Schema-side limits on flattening (format.md §5.3).
 pub const MAX_FLATTEN_DEPTH: usize = 16;
 pub const MAX_COLUMNS: usize = 1024;
@@ -42,6 +42,40 @@ impl Layout {
         self.soa[elem]
             .as_ref()
             .expect("layout computed the SoA of every struct used in an SoA array")
+    }
+
+    /// Bytes a slot occupies in its parent (a table, an inline struct, an
+    /// SoA column value): what a presence check (`o + s ≤ used`, format.md
+    /// §4) compares.
+    pub fn slot_size(&self, slot: &Slot) -> u32 {
+        match slot {
+            Slot::Scalar(p) => p.size(),
+            Slot::Enum { repr, .. } => repr.size(),
+            Slot::InlineStruct(id) => self.of_struct(*id).size,
+            Slot::TableRef(_) => OFFSET_SIZE,
+            Slot::Union { .. } => UNION_SLOT_SIZE,
+            Slot::FixedArray { len, stride, .. } => len * stride,
+            Slot::ArrayRef { .. } => ARRAY_REF_SIZE,
+        }
+    }
+
+    /// Does an inline struct hold anything a validator must look at?
+    /// Numbers and enums need no check; a `bool` must be 0 or 1 (format.md
+    /// §11), and anything holding an offset must be followed. Generators
+    /// skip the validation of inline structs (and of arrays of them) for
+    /// which this is false.
+    pub fn inline_needs_validation(&self, id: StructId) -> bool {
+        self.of_struct(id).fields.iter().any(|f| match &f.slot {
+            Slot::Scalar(Primitive::Bool) => true,
+            Slot::Scalar(_) | Slot::Enum { .. } => false,
+            Slot::InlineStruct(c) => self.inline_needs_validation(*c),
+            Slot::FixedArray { elem, .. } => match elem {
+                FixedElem::Scalar(Primitive::Bool) => true,
+                FixedElem::InlineStruct(c) => self.inline_needs_validation(*c),
+                _ => false,
+            },
+            _ => true,
+        })
     }
 }
 
@@ -132,6 +166,21 @@ pub enum ArrayData {
     },
 }
 
+impl ArrayData {
+    /// Bytes per element of the data block, as array bounds checks take it
+    /// (capacity × this must fit in the message); 0 where the block is an
+    /// SoA directory or a bunch table, whose own checks size it.
+    pub fn elem_size(&self) -> u32 {
+        match self {
+            ArrayData::Plain { elem_size } => *elem_size,
+            ArrayData::AosInline { stride, .. } => *stride,
+            ArrayData::AosTable { .. } => OFFSET_SIZE,
+            ArrayData::UnionAos { .. } => UNION_SLOT_SIZE,
+            ArrayData::Soa { .. } | ArrayData::UnionSoa { .. } | ArrayData::UnionBunch { .. } => 0,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BunchVariant {
     pub tag: u32,
@@ -183,16 +232,4 @@ pub struct UnionVariantLayout {
     /// True when the variant is a table (offset to a table); false when it is
     /// an inline struct stored out of line at an 8-aligned offset.
     pub is_table: bool,
-}
-
-/// FNV-1a (32-bit) over the little-endian `u32` encoding of each index.
-pub fn path_hash(path: &[u32]) -> u32 {
-    let mut h: u32 = 0x811C_9DC5;
-    for index in path {
-        for byte in index.to_le_bytes() {
-            h ^= byte as u32;
-            h = h.wrapping_mul(0x0100_0193);
-        }
-    }
-    h
 }

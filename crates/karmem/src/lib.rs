@@ -66,14 +66,9 @@ impl Message for () {
     }
 }
 
-/// Message header size; the root object starts here.
-pub const HEADER_SIZE: u32 = 8;
-/// `"KM"`: the first two bytes of every message.
-pub const MAGIC: [u8; 2] = *b"KM";
-/// The format version this library reads and writes.
-pub const VERSION: u8 = 1;
-/// Alignment of array data blocks, SoA directories and columns.
-pub const ARRAY_ALIGN: u32 = 64;
+/// The format's constants and the column hash, owned by `karmem-format`
+/// (the one layout contract, RATIONALE.md R3.4) and re-exported here.
+pub use karmem_format::{path_hash, ARRAY_ALIGN, HEADER_SIZE, MAGIC, VERSION};
 
 /// How many elements ahead generated SoA loops prefetch children
 /// (see [`Reader::prefetch_array`]).
@@ -85,22 +80,4 @@ pub const PREFETCH_AHEAD: u32 = 4;
 #[inline(always)]
 pub const fn align_up(x: u64, a: u64) -> u64 {
     (x + a - 1) & !(a - 1)
-}
-
-/// FNV-1a (32-bit) over the little-endian `u32` encoding of each index: the
-/// hash of an SoA column's position path (format.md §5.3).
-pub const fn path_hash(path: &[u32]) -> u32 {
-    let mut h: u32 = 0x811C_9DC5;
-    let mut i = 0;
-    while i < path.len() {
-        let bytes = path[i].to_le_bytes();
-        let mut j = 0;
-        while j < 4 {
-            h ^= bytes[j] as u32;
-            h = h.wrapping_mul(0x0100_0193);
-            j += 1;
-        }
-        i += 1;
-    }
-    h
 }

@@ -1,6 +1,8 @@
 use alloc::vec::Vec;
 use core::marker::PhantomData;
 
+use karmem_format::{soa_directory_block_size, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE};
+
 use crate::{align_up, Error, Scalar, ARRAY_ALIGN, HEADER_SIZE, MAGIC, VERSION};
 
 /// Entries that fit a 64-byte directory block after its count word.
@@ -502,7 +504,7 @@ impl<'a, M: Mode> Reader<'a, M> {
     #[cold]
     fn large_directory(&self, dir: u32) -> Option<(&'a [u32], &'a [u32])> {
         let n: u32 = self.get(dir);
-        let block = align_up(4 * (n as u64 + 1), ARRAY_ALIGN as u64);
+        let block = soa_directory_block_size(n as u64);
         if !M::TRUSTED
             && (n > self.limits.max_directory_entries
                 || dir as u64 + 2 * block > self.bytes.len() as u64)
@@ -537,14 +539,14 @@ impl<'a, M: Mode> Reader<'a, M> {
             return ArrayRef::EMPTY;
         }
         let k: u32 = self.get(a.offset);
-        let end = a.offset as u64 + 16 * (k as u64 + 1);
+        let end = a.offset as u64 + BUNCH_ENTRY_SIZE as u64 * (k as u64 + 1);
         if !M::TRUSTED && (k > self.limits.max_directory_entries || end > self.bytes.len() as u64) {
             return ArrayRef::EMPTY;
         }
         for e in 1..=k {
-            let entry = a.offset + 16 * e;
+            let entry = a.offset + BUNCH_ENTRY_SIZE * e;
             if self.get::<u32>(entry) == tag {
-                return self.array(entry + 4, elem_size, None);
+                return self.array(entry + BUNCH_ENTRY_ARRAY_AT, elem_size, None);
             }
         }
         ArrayRef::EMPTY

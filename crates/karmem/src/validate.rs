@@ -1,6 +1,9 @@
 use crate::reader::{array_ok, column_ok, directory_matches, same_columns, SMALL_DIRECTORY};
 use crate::refcheck;
-use crate::{align_up, ArrayRef, Error, Reader, Table, ARRAY_ALIGN, HEADER_SIZE};
+use crate::{ArrayRef, Error, Reader, Table, HEADER_SIZE};
+use karmem_format::{
+    bunch_table_size, soa_directory_block_size, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE,
+};
 
 /// The state of one validation pass: the reader, the remaining traversal
 /// budget and the nesting depth. Generated `validate` functions drive it.
@@ -137,7 +140,7 @@ impl<'a> Validator<'a> {
         let Some((hashes, offsets)) = r.directory(a) else {
             return Err(self.directory_error(a.offset));
         };
-        let block = align_up(4 * (hashes.len() as u64 + 1), ARRAY_ALIGN as u64);
+        let block = soa_directory_block_size(hashes.len() as u64);
         // Charge every known column, present or not: decoding an element
         // costs its full width whatever the directory lists, and a message
         // that validates must also decode within the same budget (§10).
@@ -260,7 +263,7 @@ impl<'a> Validator<'a> {
         // The same-version fast path reads both 64-byte blocks at once
         // (N ≤ 15 entries) and must respect a lowered entry limit.
         let fast = N <= SMALL_DIRECTORY && N as u32 <= self.reader.limits().max_directory_entries;
-        let block = align_up(4 * (N as u64 + 1), ARRAY_ALIGN as u64);
+        let block = soa_directory_block_size(N as u64);
         let mut cost = 0u64;
         let refs = self.reader.slice::<u32>(col, len.saturating_mul(3));
         let bytes = self.reader.bytes();
@@ -468,7 +471,7 @@ impl<'a> Validator<'a> {
                 entries: k,
             });
         }
-        let block = align_up(16 * (k as u64 + 1), ARRAY_ALIGN as u64);
+        let block = bunch_table_size(k as u64);
         if a.offset as u64 + block > r.size() as u64 {
             return Err(Error::MalformedArray { offset: a.offset });
         }
@@ -478,7 +481,10 @@ impl<'a> Validator<'a> {
         // §7.1). Summed in u64, which k < 2^32 values below 2^32 cannot
         // overflow (a wrapping u32 sum could be made to match).
         let total: u64 = (1..=k)
-            .map(|e| r.get::<u32>(a.offset + 16 * e + 8) as u64)
+            // The entry's `length`: the second word of its array reference.
+            .map(|e| {
+                r.get::<u32>(a.offset + BUNCH_ENTRY_SIZE * e + BUNCH_ENTRY_ARRAY_AT + 4) as u64
+            })
             .sum();
         if total != a.len as u64 {
             return Err(Error::MalformedArray { offset: a.offset });
@@ -489,13 +495,13 @@ impl<'a> Validator<'a> {
         // decoder's look-up of each variant costs; unknown tags may repeat
         // (no reader of this schema looks at them).
         for &tag in known {
-            let entries = (1..=k).filter(|e| r.get::<u32>(a.offset + 16 * e) == tag);
+            let entries = (1..=k).filter(|e| r.get::<u32>(a.offset + BUNCH_ENTRY_SIZE * e) == tag);
             if entries.count() > 1 {
                 return Err(Error::MalformedArray { offset: a.offset });
             }
         }
         for e in 1..=k {
-            let entry = a.offset + 16 * e;
+            let entry = a.offset + BUNCH_ENTRY_SIZE * e;
             let tag: u32 = r.get(entry);
             each(self, tag, entry)?;
         }

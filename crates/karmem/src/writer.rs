@@ -1,5 +1,7 @@
 use alloc::vec::Vec;
 
+use karmem_format::soa_directory_block_size;
+
 use crate::{align_up, Error, Scalar, ARRAY_ALIGN, HEADER_SIZE, MAGIC, VERSION};
 
 /// One cache line; the writer's storage unit, so the buffer is 64-byte
@@ -299,7 +301,7 @@ impl Writer {
         // array (a monster's weapons) used to pay one growth check and one
         // bounds-checked directory write per column (RATIONALE R4.4).
         let n = N as u64;
-        let block = align_up(4 * (n + 1), ARRAY_ALIGN as u64);
+        let block = soa_directory_block_size(n);
         let dir = align_up(self.len as u64, ARRAY_ALIGN as u64);
         let mut end = dir + 2 * block;
         for ((_, size), out) in columns.iter().zip(columns_out.iter_mut()) {

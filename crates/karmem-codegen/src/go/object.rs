@@ -2,11 +2,14 @@
 //! (`ReadAsRoot`), including SoA arrays, unions and bunch arrays. Byte for
 //! byte the same writing order as the Rust backend (format.md §8).
 
-use karmem_layout::{ArrayData, FixedElem, Slot};
+use karmem_layout::{
+    ArrayData, FixedElem, Slot, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE, OBJECT_ALIGN, OFFSET_SIZE,
+    UNION_OFFSET_AT, UNION_SLOT_SIZE,
+};
 use karmem_schema::model::*;
 
 use super::code::{align, mentions, times, Code, Pos};
-use super::{elem_size, go_prim, limit_of, slot_size, wire, zero_of, Ctx, Gen};
+use super::{go_prim, limit_of, wire, zero_of, Ctx, Gen};
 
 /// How an SoA writer or reader walks its elements: a plain `[]S`, or the
 /// values of one variant inside a `[]Union` (bunch arrays, `#bovos`).
@@ -79,7 +82,8 @@ impl Gen<'_> {
         if table {
             self.c.try_call("x.writeTable(w, 0)", "0, err");
         } else {
-            self.c.line(&format!("at, err := w.Alloc({}, 8)", sl.size));
+            self.c
+                .line(&format!("at, err := w.Alloc({}, {OBJECT_ALIGN})", sl.size));
             self.c.check_err("0, err");
             self.c.try_call("x.writeAt(w, at)", "0, err");
         }
@@ -100,7 +104,8 @@ impl Gen<'_> {
             self.c.open(&format!(
                 "func (x *{name}) writeTable(w *karmem.Writer, ref uint32) error {{"
             ));
-            self.c.line(&format!("at, err := w.Alloc({}, 8)", sl.size));
+            self.c
+                .line(&format!("at, err := w.Alloc({}, {OBJECT_ALIGN})", sl.size));
             self.c.check_err("err");
             self.c.line(&format!("w.PutUint32(at, {:#x})", sl.header));
             self.c.open("if ref != 0 {");
@@ -133,7 +138,7 @@ impl Gen<'_> {
                 &format!(
                     "writeUnion{}(w, {place}, {pc}, {})",
                     self.union_name(*id),
-                    pos.add(4).compact()
+                    pos.add(UNION_OFFSET_AT).compact()
                 ),
                 "err",
             ),
@@ -196,9 +201,9 @@ impl Gen<'_> {
                 });
             }
             (None, ArrayData::AosTable { .. }) => {
-                self.write_block(c, place, pc, 4, |c| {
+                self.write_block(c, place, pc, OFFSET_SIZE, |c| {
                     c.try_call(
-                        &format!("{place}[k].writeTable(w, block+uint32(k)*4)"),
+                        &format!("{place}[k].writeTable(w, block+uint32(k)*{OFFSET_SIZE})"),
                         "err",
                     )
                 });
@@ -209,10 +214,10 @@ impl Gen<'_> {
             ),
             (None, ArrayData::UnionAos { id, .. }) => {
                 let u = self.union_name(*id);
-                self.write_block(c, place, pc, 8, |c| {
+                self.write_block(c, place, pc, UNION_SLOT_SIZE, |c| {
                     c.try_call(
                         &format!(
-                            "writeUnion{u}(w, {place}[k], block+uint32(k)*8, block+uint32(k)*8+4)"
+                            "writeUnion{u}(w, {place}[k], block+uint32(k)*{UNION_SLOT_SIZE}, block+uint32(k)*{UNION_SLOT_SIZE}+{UNION_OFFSET_AT})"
                         ),
                         "err",
                     )
@@ -224,12 +229,14 @@ impl Gen<'_> {
                 c.open("{");
                 c.line(&format!("tags, err := w.AllocArray(len({place}), {tw})"));
                 c.check_err("err");
-                c.line(&format!("offsets, err := w.AllocArray(len({place}), 4)"));
+                c.line(&format!(
+                    "offsets, err := w.AllocArray(len({place}), {OFFSET_SIZE})"
+                ));
                 c.check_err("err");
                 c.open(&format!("for k := range {place} {{"));
                 c.try_call(
                     &format!(
-                        "writeUnion{u}(w, {place}[k], tags+{}, offsets+uint32(k)*4)",
+                        "writeUnion{u}(w, {place}[k], tags+{}, offsets+uint32(k)*{OFFSET_SIZE})",
                         Pos::default().plus("uint32(k)", tw).compact()
                     ),
                     "err",
@@ -351,7 +358,7 @@ impl Gen<'_> {
 
     /// Decode one slot into `place`.
     pub(crate) fn read_slot(&self, c: &mut Code, slot: &Slot, place: &str, ctx: &Ctx) {
-        let size = slot_size(self.l, slot);
+        let size = self.l.slot_size(slot);
         let (pos, present): (Pos, Option<String>) = match ctx {
             Ctx::Table { t, off } => (
                 Pos::of(&format!("{t}.Offset")).add(*off),
@@ -427,7 +434,7 @@ impl Gen<'_> {
                 let call = format!(
                     "readUnion{}(v, &{place}, {pc}, {})",
                     self.union_name(*id),
-                    pos.add(4).compact()
+                    pos.add(UNION_OFFSET_AT).compact()
                 );
                 guarded(
                     c,
@@ -459,7 +466,7 @@ impl Gen<'_> {
                 guarded(c, &read, &zero);
             }
             Slot::ArrayRef { array, data } => {
-                let es = elem_size(data);
+                let es = data.elem_size();
                 let limit = limit_of(array);
                 c.open("{");
                 match ctx {
@@ -534,11 +541,11 @@ impl Gen<'_> {
                 c.close("}");
             }
             (None, ArrayData::AosTable { .. }) => {
-                charge(c, 4);
+                charge(c, OFFSET_SIZE);
                 c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
                 c.open(&format!("for k := range {place} {{"));
                 c.try_call(
-                    &format!("{place}[k].readTable(v, r.Table(r.Uint32(a.Offset+uint32(k)*4)))"),
+                    &format!("{place}[k].readTable(v, r.Table(r.Uint32(a.Offset+uint32(k)*{OFFSET_SIZE})))"),
                     "err",
                 );
                 c.close("}");
@@ -548,13 +555,13 @@ impl Gen<'_> {
                 "err",
             ),
             (None, ArrayData::UnionAos { id, .. }) => {
-                charge(c, 8);
+                charge(c, UNION_SLOT_SIZE);
                 c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
                 c.open(&format!("for k := range {place} {{"));
-                c.line("at := a.Offset + uint32(k)*8");
+                c.line(&format!("at := a.Offset + uint32(k)*{UNION_SLOT_SIZE}"));
                 c.try_call(
                     &format!(
-                        "readUnion{}(v, &{place}[k], at, at+4)",
+                        "readUnion{}(v, &{place}[k], at, at+{UNION_OFFSET_AT})",
                         self.union_name(*id)
                     ),
                     "err",
@@ -566,12 +573,15 @@ impl Gen<'_> {
                 c.open(&format!(
                     "if tags, offsets, ok := r.UnionColumns(a, {tw}); ok {{"
                 ));
-                c.try_call(&format!("v.Charge(uint64(a.Len) * {})", tw + 4), "err");
+                c.try_call(
+                    &format!("v.Charge(uint64(a.Len) * {})", tw + OFFSET_SIZE),
+                    "err",
+                );
                 c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
                 c.open(&format!("for k := range {place} {{"));
                 c.try_call(
                     &format!(
-                        "readUnion{}(v, &{place}[k], tags+{}, offsets+uint32(k)*4)",
+                        "readUnion{}(v, &{place}[k], tags+{}, offsets+uint32(k)*{OFFSET_SIZE})",
                         self.union_name(*id),
                         Pos::default().plus("uint32(k)", tw).compact()
                     ),
@@ -970,7 +980,7 @@ impl Gen<'_> {
                 c.line("return x.writeTable(w, offsetAt)");
             } else {
                 c.line(&format!(
-                    "at, err := w.Alloc({}, 8)",
+                    "at, err := w.Alloc({}, {OBJECT_ALIGN})",
                     self.l.of_struct(v.ty).size
                 ));
                 c.check_err("err");
@@ -1078,19 +1088,24 @@ impl Gen<'_> {
         c.close("}");
         c.line("table, err := w.WriteBunchTable(entries)");
         c.check_err("err");
-        c.line("entry := table + 16");
+        c.line(&format!("entry := table + {BUNCH_ENTRY_SIZE}"));
         for (i, v) in u.variants.iter().enumerate() {
             let ty = self.struct_name(v.ty);
             c.open(&format!("if counts[{i}] > 0 {{"));
             c.line(&format!("w.PutUint32(entry, {})", v.tag));
             if soa {
                 c.try_call(
-                    &format!("writeSoa{ty}In{name}(w, entry+4, items, counts[{i}])"),
+                    &format!(
+                        "writeSoa{ty}In{name}(w, entry+{BUNCH_ENTRY_ARRAY_AT}, items, counts[{i}])"
+                    ),
                     "err",
                 );
             } else {
                 let (size, call) = if self.is_table(v.ty) {
-                    (4, "e.writeTable(w, block+uint32(k)*4)".to_string())
+                    (
+                        OFFSET_SIZE,
+                        format!("e.writeTable(w, block+uint32(k)*{OFFSET_SIZE})"),
+                    )
                 } else {
                     let stride = self.l.of_struct(v.ty).size;
                     (stride, format!("e.writeAt(w, block+uint32(k)*{stride})"))
@@ -1107,11 +1122,11 @@ impl Gen<'_> {
                 c.line("k++");
                 c.close("}");
                 c.line(&format!(
-                    "w.PutArrayRef(entry+4, block, uint32(counts[{i}]), uint32(counts[{i}]))"
+                    "w.PutArrayRef(entry+{BUNCH_ENTRY_ARRAY_AT}, block, uint32(counts[{i}]), uint32(counts[{i}]))"
                 ));
             }
             if i + 1 < u.variants.len() {
-                c.line("entry += 16");
+                c.line(&format!("entry += {BUNCH_ENTRY_SIZE}"));
             }
             c.close("}");
         }
@@ -1139,8 +1154,10 @@ impl Gen<'_> {
             }
             let (size, call) = if self.is_table(v.ty) {
                 (
-                    4,
-                    "e.readTable(v, r.Table(r.Uint32(sub.Offset+uint32(k)*4)))".to_string(),
+                    OFFSET_SIZE,
+                    format!(
+                        "e.readTable(v, r.Table(r.Uint32(sub.Offset+uint32(k)*{OFFSET_SIZE})))"
+                    ),
                 )
             } else {
                 let stride = self.l.of_struct(v.ty).size;

@@ -3,12 +3,15 @@
 //! call. The same rules and the same traversal-budget charges as the Rust
 //! backend, so both languages accept exactly the same messages.
 
-use karmem_layout::{ArrayData, FixedElem, Slot};
+use karmem_layout::{
+    ArrayData, FixedElem, Slot, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE, OFFSET_SIZE,
+    UNION_OFFSET_AT, UNION_SLOT_SIZE,
+};
 use karmem_schema::model::*;
 
 use super::code::{mentions, Code, Pos};
 use super::object::negate;
-use super::{elem_size, limit_of, slot_size, Ctx, Gen};
+use super::{limit_of, Ctx, Gen};
 
 impl Gen<'_> {
     pub(crate) fn validate_functions(&mut self, id: StructId) {
@@ -90,23 +93,8 @@ impl Gen<'_> {
         self.c.line("");
     }
 
-    /// Does an inline struct hold anything the validator must look at?
-    pub(crate) fn inline_needs_validation(&self, id: StructId) -> bool {
-        self.l.of_struct(id).fields.iter().any(|f| match &f.slot {
-            Slot::Scalar(Primitive::Bool) => true,
-            Slot::Scalar(_) | Slot::Enum { .. } => false,
-            Slot::InlineStruct(c) => self.inline_needs_validation(*c),
-            Slot::FixedArray { elem, .. } => match elem {
-                FixedElem::Scalar(Primitive::Bool) => true,
-                FixedElem::InlineStruct(c) => self.inline_needs_validation(*c),
-                _ => false,
-            },
-            _ => true,
-        })
-    }
-
     pub(crate) fn validate_slot(&self, c: &mut Code, slot: &Slot, ctx: &Ctx) {
-        let size = slot_size(self.l, slot);
+        let size = self.l.slot_size(slot);
         let (pos, present): (Pos, Option<String>) = match ctx {
             Ctx::Table { t, off } => (
                 Pos::of(&format!("{t}.Offset")).add(*off),
@@ -131,7 +119,7 @@ impl Gen<'_> {
             }),
             Slot::Scalar(_) | Slot::Enum { .. } => {}
             Slot::InlineStruct(id) => {
-                if self.inline_needs_validation(*id) {
+                if self.l.inline_needs_validation(*id) {
                     let call = format!("validateAt{}(v, {pc})", self.struct_name(*id));
                     when(c, &|c: &mut Code| c.try_call(&call, "err"));
                 }
@@ -151,7 +139,7 @@ impl Gen<'_> {
                 let call = format!(
                     "validateUnion{}(v, {pc}, {})",
                     self.union_name(*id),
-                    pos.add(4).compact()
+                    pos.add(UNION_OFFSET_AT).compact()
                 );
                 when(c, &|c: &mut Code| c.try_call(&call, "err"));
             }
@@ -159,7 +147,7 @@ impl Gen<'_> {
                 FixedElem::Scalar(Primitive::Bool) => when(c, &|c: &mut Code| {
                     c.try_call(&format!("v.Bools({pc}, {len})"), "err")
                 }),
-                FixedElem::InlineStruct(id) if self.inline_needs_validation(*id) => {
+                FixedElem::InlineStruct(id) if self.l.inline_needs_validation(*id) => {
                     let name = self.struct_name(*id);
                     when(c, &|c: &mut Code| {
                         c.open(&format!("for j := uint32(0); j < {len}; j++ {{"));
@@ -173,7 +161,7 @@ impl Gen<'_> {
                 _ => {}
             },
             Slot::ArrayRef { array, data } => {
-                let es = elem_size(data);
+                let es = data.elem_size();
                 let limit = limit_of(array);
                 let mut inner = Code::new(c.indent + 1);
                 self.validate_array(&mut inner, array, data);
@@ -214,9 +202,12 @@ impl Gen<'_> {
             }
             (None, ArrayData::UnionAos { id, .. }) => {
                 c.open("for i := uint32(0); i < a.Len; i++ {");
-                c.line("at := a.Offset + i*8");
+                c.line(&format!("at := a.Offset + i*{UNION_SLOT_SIZE}"));
                 c.try_call(
-                    &format!("validateUnion{}(v, at, at+4)", self.union_name(*id)),
+                    &format!(
+                        "validateUnion{}(v, at, at+{UNION_OFFSET_AT})",
+                        self.union_name(*id)
+                    ),
                     "err",
                 );
                 c.close("}");
@@ -231,7 +222,7 @@ impl Gen<'_> {
                 c.open("for i := uint32(0); i < a.Len; i++ {");
                 c.try_call(
                     &format!(
-                        "validateUnion{}(v, tags+{}, offsets+i*4)",
+                        "validateUnion{}(v, tags+{}, offsets+i*{OFFSET_SIZE})",
                         self.union_name(*id),
                         Pos::default().plus("i", tw).compact()
                     ),
@@ -248,18 +239,23 @@ impl Gen<'_> {
                 ));
                 c.check_err("err");
                 c.open("for e := uint32(1); e <= entries; e++ {");
-                c.line("entry := a.Offset + 16*e");
+                c.line(&format!("entry := a.Offset + {BUNCH_ENTRY_SIZE}*e"));
                 c.line("switch v.Reader().Uint32(entry) {");
                 for bv in variants {
                     c.line(&format!("case {}:", bv.tag));
                     c.indent += 1;
-                    let es = elem_size(&bv.data);
+                    let es = bv.data.elem_size();
                     let mut inner = Code::new(c.indent);
                     self.validate_struct_array(&mut inner, &bv.data);
                     if inner.out.is_empty() {
-                        c.try_discard(&format!("v.Array(entry+4, {es}, karmem.NoLimit)"), "err");
+                        c.try_discard(
+                            &format!("v.Array(entry+{BUNCH_ENTRY_ARRAY_AT}, {es}, karmem.NoLimit)"),
+                            "err",
+                        );
                     } else {
-                        c.line(&format!("a, err := v.Array(entry+4, {es}, karmem.NoLimit)"));
+                        c.line(&format!(
+                            "a, err := v.Array(entry+{BUNCH_ENTRY_ARRAY_AT}, {es}, karmem.NoLimit)"
+                        ));
                         c.check_err("err");
                         c.append(inner);
                     }
@@ -275,7 +271,7 @@ impl Gen<'_> {
     fn validate_struct_array(&self, c: &mut Code, data: &ArrayData) {
         match data {
             ArrayData::AosInline { id, stride } => {
-                if self.inline_needs_validation(*id) {
+                if self.l.inline_needs_validation(*id) {
                     c.open("for i := uint32(0); i < a.Len; i++ {");
                     c.try_call(
                         &format!(
@@ -290,7 +286,9 @@ impl Gen<'_> {
             }
             ArrayData::AosTable { id } => {
                 c.open("for i := uint32(0); i < a.Len; i++ {");
-                c.line("child, err := v.Table(v.Reader().Uint32(a.Offset + i*4))");
+                c.line(&format!(
+                    "child, err := v.Table(v.Reader().Uint32(a.Offset + i*{OFFSET_SIZE}))"
+                ));
                 c.check_err("err");
                 c.try_call(
                     &format!("validateTable{}(v, child)", self.struct_name(*id)),
@@ -385,7 +383,7 @@ impl Gen<'_> {
         c.try_call(
             &format!(
                 "v.ArrayColumn({at}, n, {}, {})",
-                elem_size(data),
+                data.elem_size(),
                 limit_of(array)
             ),
             "err",

@@ -5,11 +5,13 @@
 
 use std::collections::BTreeMap;
 
-use karmem_layout::{ArrayData, FixedElem, Slot};
+use karmem_layout::{
+    ArrayData, FixedElem, Slot, ARRAY_REF_SIZE, OFFSET_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE,
+};
 use karmem_schema::model::*;
 
 use super::code::{align, Pos};
-use super::{elem_size, go_prim, limit_of, slot_size, wire, Ctx, Gen};
+use super::{go_prim, limit_of, wire, Ctx, Gen};
 
 impl Gen<'_> {
     fn struct_decl(&mut self, name: &str, fields: &[(&str, String)]) {
@@ -162,7 +164,8 @@ impl Gen<'_> {
                 self.c.open(&format!(
                     "func (v {view}) Edit{name}(e *karmem.Editor) []{ty} {{"
                 ));
-                self.c.open(&format!("if !v.t.Has({off}, 12) {{"));
+                self.c
+                    .open(&format!("if !v.t.Has({off}, {ARRAY_REF_SIZE}) {{"));
                 self.c.line("return nil");
                 self.c.close("}");
                 self.c.line(&format!(
@@ -181,7 +184,8 @@ impl Gen<'_> {
                     self.c.line("return karmem.ErrTooLarge");
                     self.c.close("}");
                 }
-                self.c.open(&format!("if !v.t.Has({off}, 12) {{"));
+                self.c
+                    .open(&format!("if !v.t.Has({off}, {ARRAY_REF_SIZE}) {{"));
                 self.c.line("return karmem.ErrMalformedTable");
                 self.c.close("}");
                 self.c.line(&format!(
@@ -204,7 +208,7 @@ impl Gen<'_> {
         ctx: &Ctx,
         doc: &[String],
     ) {
-        let size = slot_size(self.l, slot);
+        let size = self.l.slot_size(slot);
         let (pos, absent): (Pos, Option<String>) = match ctx {
             Ctx::Table { t, off } => (
                 Pos::of(&format!("{t}.Offset")).add(*off),
@@ -267,7 +271,7 @@ impl Gen<'_> {
                     vec![format!(
                         "return new{v}(r, {}, {})",
                         pos.compact(),
-                        pos.add(4).compact()
+                        pos.add(UNION_OFFSET_AT).compact()
                     )],
                 ));
             }
@@ -313,7 +317,7 @@ impl Gen<'_> {
                 }
             },
             Slot::ArrayRef { array, data } => {
-                let es = elem_size(data);
+                let es = data.elem_size();
                 let limit = limit_of(array);
                 let a = match ctx {
                     Ctx::Table { t, off } => {
@@ -622,7 +626,7 @@ impl Gen<'_> {
         self.c.close("}");
         if table {
             self.c.line(&format!(
-                "return {v}{{t: s.r.Table(s.r.Uint32(s.off + uint32(i)*4))}}"
+                "return {v}{{t: s.r.Table(s.r.Uint32(s.off + uint32(i)*{OFFSET_SIZE}))}}"
             ));
         } else {
             let stride = self.l.of_struct(id).size;
@@ -722,7 +726,7 @@ impl Gen<'_> {
                 .replace("ArrayViewerAos", "ArrayAos"),
         );
         self.c.line(&format!(
-            "return {av}{{r: r, n: a.Len, tags: a.Offset, tagStride: 8, offsets: a.Offset + 4, offsetStride: 8}}"
+            "return {av}{{r: r, n: a.Len, tags: a.Offset, tagStride: {UNION_SLOT_SIZE}, offsets: a.Offset + {UNION_OFFSET_AT}, offsetStride: {UNION_SLOT_SIZE}}}"
         ));
         self.c.close("}");
         self.c.line("");
@@ -735,7 +739,7 @@ impl Gen<'_> {
         self.c.line(&format!("return {av}{{}}"));
         self.c.close("}");
         self.c.line(&format!(
-            "return {av}{{r: r, n: a.Len, tags: tags, tagStride: {tw}, offsets: offsets, offsetStride: 4}}"
+            "return {av}{{r: r, n: a.Len, tags: tags, tagStride: {tw}, offsets: offsets, offsetStride: {OFFSET_SIZE}}}"
         ));
         self.c.close("}");
         self.c.line("");
@@ -792,8 +796,10 @@ impl Gen<'_> {
                 self.c
                     .open(&format!("func (b {bv}) {m}(r *karmem.Reader) {av} {{"));
                 if self.is_table(var.ty) {
-                    self.c
-                        .line(&format!("sub := r.BunchEntry(b.a, {}, 4)", var.tag));
+                    self.c.line(&format!(
+                        "sub := r.BunchEntry(b.a, {}, {OFFSET_SIZE})",
+                        var.tag
+                    ));
                     self.c
                         .line(&format!("return {av}{{r: r, off: sub.Offset, n: sub.Len}}"));
                 } else {

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Generates the committed expected output (testdata/expected) into DIR:
+# Rust and Go for every schema of testdata/schemas and for the demo's
+# app.km, one directory per schema: DIR/<schema>/{rust,go}/. Used by
+# scripts/refresh-expected.sh (DIR = testdata/expected) and by
+# scripts/check-generated.sh (DIR = a temporary directory, then diff -r).
+# The CLI formats Rust with rustfmt, which must be installed: without it the
+# output would differ from the committed files.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: scripts/gen-expected.sh DIR}
+command -v rustfmt >/dev/null || { echo "gen-expected: rustfmt is required" >&2; exit 1; }
+cargo build --quiet -p karmem-cli
+karmem=${CARGO_TARGET_DIR:-target}/debug/karmem
+for schema in testdata/schemas/*.km examples/demo/app.km; do
+  name=$(basename "$schema" .km)
+  [ "$schema" = examples/demo/app.km ] && name=demo_app
+  for lang in rust go; do
+    # Quiet but for problems: the CLI reports every file it writes.
+    "$karmem" build --lang "$lang" -o "$out/$name/$lang" "$schema" 2>&1 >/dev/null \
+      | { grep -v '^wrote ' >&2 || true; }
+  done
+done
