@@ -74,7 +74,7 @@ pub fn read_log<M: Mode>(v: LogView<'_, M>) -> u64 {
         acc = data::log_entry_sum(
             acc,
             ts,
-            level as u64,
+            level.0 as u64,
             e.service_bytes().len(),
             e.message_bytes().len(),
         );
@@ -109,7 +109,7 @@ pub fn read_save<M: Mode>(v: SaveView<'_, M>) -> i64 {
         acc += item.id() as i64 + item.name_bytes().len() as i64 + item.count() as i64;
         let e = item.enchantments();
         for ((&el, &power), &duration) in e.element().iter().zip(e.power()).zip(e.duration()) {
-            acc += el as i64 + power as i64 + duration as i64;
+            acc += el.0 as i64 + power as i64 + duration as i64;
         }
     }
     for q in v.quests().iter() {

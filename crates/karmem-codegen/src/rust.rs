@@ -280,6 +280,13 @@ impl Gen<'_> {
         self.w("#[repr(transparent)]");
         self.w(&format!("pub struct {name}(pub {repr});"));
         self.w("");
+        self.w(&format!(
+            "// SAFETY: `repr(transparent)` over `{repr}`, and every `{repr}` is a valid `{name}`."
+        ));
+        self.w(&format!("unsafe impl karmem::ScalarNewtype for {name} {{"));
+        self.w(&format!("    type Repr = {repr};"));
+        self.w("}");
+        self.w("");
         self.w("#[allow(clippy::derivable_impls)]");
         self.w(&format!("impl core::default::Default for {name} {{"));
         self.w("    fn default() -> Self {");
@@ -1895,12 +1902,12 @@ impl Gen<'_> {
         self.w("    }");
         for (k, c) in soa.columns.iter().enumerate() {
             let t = match &c.slot {
-                Slot::Scalar(Primitive::Bool) => Some("u8"),
-                Slot::Scalar(p) => Some(rust_prim(*p)),
-                Slot::Enum { repr, .. } => Some(rust_prim(*repr)),
+                Slot::Scalar(Primitive::Bool) => Some(("u8".to_string(), "slice")),
+                Slot::Scalar(p) => Some((rust_prim(*p).to_string(), "slice")),
+                Slot::Enum { id, .. } => Some((self.enum_name(*id), "newtype_slice")),
                 _ => None,
             };
-            if let Some(t) = t {
+            if let Some((t, slice)) = t {
                 let ident = self.column_ident(soa, k);
                 self.w("");
                 self.w(&format!(
@@ -1910,7 +1917,7 @@ impl Gen<'_> {
                 self.w("    #[inline]");
                 self.w(&format!("    pub fn {ident}(&self) -> &'a [{t}] {{"));
                 self.w(&format!(
-                    "        self.r.slice::<{t}>(self.cols[{k}], self.len)"
+                    "        self.r.{slice}::<{t}>(self.cols[{k}], self.len)"
                 ));
                 self.w("    }");
             }

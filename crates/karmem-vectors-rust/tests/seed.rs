@@ -42,7 +42,15 @@ fn round_trip_and_views() {
     let names: Vec<&str> = profiles.iter().map(|p| p.data_username()).collect();
     assert_eq!(names, ["inkeliz", "karmem", "inkeliz"]);
     assert_eq!(profiles.data_id(), &[123, 231, 312]);
-    assert_eq!(profiles.data_network(), &[1, 1, 2]);
+    // An enum column is a native slice of the enum type.
+    assert_eq!(
+        profiles.data_network(),
+        &[
+            SocialNetwork::FACEBOOK,
+            SocialNetwork::FACEBOOK,
+            SocialNetwork::INSTAGRAM
+        ]
+    );
     assert_eq!(
         profiles.get(2).unwrap().data_network(),
         SocialNetwork::INSTAGRAM

@@ -36,7 +36,7 @@ mod writer;
 
 pub use error::Error;
 pub use reader::{AlignedBuf, ArrayRef, Checked, Limits, Mode, Reader, ReaderMut, Table, Trusted};
-pub use scalar::Scalar;
+pub use scalar::{Scalar, ScalarNewtype};
 pub use validate::Validator;
 pub use views::{FromInline, FromTable, InlineArray, TableArray};
 pub use writer::Writer;

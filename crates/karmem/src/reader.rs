@@ -3,7 +3,7 @@ use core::marker::PhantomData;
 
 use karmem_format::{soa_directory_block_size, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE};
 
-use crate::{align_up, Error, Scalar, ARRAY_ALIGN, HEADER_SIZE, MAGIC, VERSION};
+use crate::{align_up, Error, Scalar, ScalarNewtype, ARRAY_ALIGN, HEADER_SIZE, MAGIC, VERSION};
 
 /// Entries that fit a 64-byte directory block after its count word.
 pub(crate) const SMALL_DIRECTORY: usize = 15;
@@ -366,6 +366,15 @@ impl<'a, M: Mode> Reader<'a, M> {
             }
         };
         cast_slice(bytes)
+    }
+
+    /// [`Reader::slice`] of a generated enum type (an SoA column of enums).
+    #[inline(always)]
+    pub fn newtype_slice<T: ScalarNewtype>(&self, offset: u32, len: u32) -> &'a [T] {
+        let s = self.slice::<T::Repr>(offset, len);
+        // SAFETY: `T` is `repr(transparent)` over `T::Repr` (the trait's
+        // contract): same size, alignment and valid values.
+        unsafe { core::slice::from_raw_parts(s.as_ptr().cast::<T>(), s.len()) }
     }
 
     /// A hint that the data of the array whose reference is at `at` is

@@ -14,6 +14,20 @@ mod sealed {
     pub trait Sealed {}
 }
 
+/// A generated enum type: a `#[repr(transparent)]` newtype over a
+/// [`Scalar`], valid for every value of that scalar (values unknown to the
+/// schema version survive). It lets an SoA column of enums be a native
+/// slice of the enum type ([`crate::Reader::newtype_slice`]) instead of a
+/// slice of its wire integers.
+///
+/// # Safety
+/// Implement only for a `#[repr(transparent)]` struct whose single field
+/// is of type `Repr`, so that the two have the same size, alignment and
+/// valid values. The code generators do; nothing else needs to.
+pub unsafe trait ScalarNewtype: Copy + 'static {
+    type Repr: Scalar;
+}
+
 macro_rules! scalar {
     ($($t:ty),*) => {$(
         impl sealed::Sealed for $t {}

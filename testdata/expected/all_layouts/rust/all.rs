@@ -9,6 +9,11 @@
 #[repr(transparent)]
 pub struct Kind(pub u8);
 
+// SAFETY: `repr(transparent)` over `u8`, and every `u8` is a valid `Kind`.
+unsafe impl karmem::ScalarNewtype for Kind {
+    type Repr = u8;
+}
+
 #[allow(clippy::derivable_impls)]
 impl core::default::Default for Kind {
     fn default() -> Self {
@@ -46,6 +51,11 @@ impl core::fmt::Debug for Kind {
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(transparent)]
 pub struct Wide(pub i64);
+
+// SAFETY: `repr(transparent)` over `i64`, and every `i64` is a valid `Wide`.
+unsafe impl karmem::ScalarNewtype for Wide {
+    type Repr = i64;
+}
 
 #[allow(clippy::derivable_impls)]
 impl core::default::Default for Wide {

@@ -9,6 +9,11 @@
 #[repr(transparent)]
 pub struct SocialNetwork(pub u8);
 
+// SAFETY: `repr(transparent)` over `u8`, and every `u8` is a valid `SocialNetwork`.
+unsafe impl karmem::ScalarNewtype for SocialNetwork {
+    type Repr = u8;
+}
+
 #[allow(clippy::derivable_impls)]
 impl core::default::Default for SocialNetwork {
     fn default() -> Self {
@@ -690,8 +695,9 @@ impl<'a, M: karmem::Mode> ProfileSoa<'a, M> {
 
     /// The whole `data_network` column as a native slice (absent column: empty).
     #[inline]
-    pub fn data_network(&self) -> &'a [u8] {
-        self.r.slice::<u8>(self.cols[0], self.len)
+    pub fn data_network(&self) -> &'a [SocialNetwork] {
+        self.r
+            .newtype_slice::<SocialNetwork>(self.cols[0], self.len)
     }
 
     /// The whole `data_id` column as a native slice (absent column: empty).

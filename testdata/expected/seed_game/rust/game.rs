@@ -9,6 +9,11 @@
 #[repr(transparent)]
 pub struct Team(pub u8);
 
+// SAFETY: `repr(transparent)` over `u8`, and every `u8` is a valid `Team`.
+unsafe impl karmem::ScalarNewtype for Team {
+    type Repr = u8;
+}
+
 #[allow(clippy::derivable_impls)]
 impl core::default::Default for Team {
     fn default() -> Self {
@@ -1345,8 +1350,8 @@ impl<'a, M: karmem::Mode> MonsterSoa<'a, M> {
 
     /// The whole `data_team` column as a native slice (absent column: empty).
     #[inline]
-    pub fn data_team(&self) -> &'a [u8] {
-        self.r.slice::<u8>(self.cols[6], self.len)
+    pub fn data_team(&self) -> &'a [Team] {
+        self.r.newtype_slice::<Team>(self.cols[6], self.len)
     }
 }
 

@@ -9,6 +9,11 @@
 #[repr(transparent)]
 pub struct Color(pub u8);
 
+// SAFETY: `repr(transparent)` over `u8`, and every `u8` is a valid `Color`.
+unsafe impl karmem::ScalarNewtype for Color {
+    type Repr = u8;
+}
+
 #[allow(clippy::derivable_impls)]
 impl core::default::Default for Color {
     fn default() -> Self {
@@ -2909,8 +2914,8 @@ impl<'a, M: karmem::Mode> PlainSoa<'a, M> {
 
     /// The whole `tint` column as a native slice (absent column: empty).
     #[inline]
-    pub fn tint(&self) -> &'a [u8] {
-        self.r.slice::<u8>(self.cols[17], self.len)
+    pub fn tint(&self) -> &'a [Color] {
+        self.r.newtype_slice::<Color>(self.cols[17], self.len)
     }
 
     /// The whole `last` column as a native slice (absent column: empty).
