@@ -164,6 +164,12 @@ func columnsWidth(wanted []Column) uint64 {
 	return width
 }
 
+// elementWidth is what one element of an SoA array with these columns
+// costs the traversal budget: its width, at least 1 (format.md §10).
+func elementWidth(wanted []Column) uint64 {
+	return max(columnsWidth(wanted), 1)
+}
+
 // zeroWidthColumns counts the columns whose Charge is its minimum of 1
 // (none in generated schemas: a column holds at least one byte).
 func zeroWidthColumns(wanted []Column) uint64 {
@@ -185,8 +191,9 @@ func (v *Validator) SoaColumn(col, n uint32, wanted []Column) error {
 	entries := uint32(len(wanted))
 	fast := entries <= r.limits.MaxDirectoryEntries
 	block := alignUp(4*(uint64(entries)+1), ArrayAlign)
-	// Soa's charge for capacity c: 2 × block + Σ max(c × size, 1).
-	width, zeros := columnsWidth(wanted), zeroWidthColumns(wanted)
+	// Soa's charge for capacity c: 2 × block + Σ max(c × size, 1), or
+	// 2 × block + c without columns.
+	width, zeros := elementWidth(wanted), zeroWidthColumns(wanted)
 	// Where the slow path (Soa) puts the columns, discarded; on the stack
 	// for all but the widest elements.
 	var buf [16]uint32

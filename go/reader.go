@@ -329,18 +329,26 @@ func (r *Reader) String(a ArrayRef) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
+// directory returns the entries n of the SoA directory of a and the size
+// of each of its two blocks (format.md §5.3); ok is false when a has no
+// directory or it is malformed (too many entries, past the end).
+func (r *Reader) directory(a ArrayRef) (n uint32, block uint64, ok bool) {
+	if a.Cap == 0 {
+		return 0, 0, false
+	}
+	n = r.Uint32(a.Offset)
+	block = alignUp(4*(uint64(n)+1), ArrayAlign)
+	return n, block, n <= r.limits.MaxDirectoryEntries && r.fits(a.Offset, 2*block)
+}
+
 // SoaColumns resolves SoA columns in one pass over the directory of a
 // (format.md §5.3). out[j] receives the offset of column wanted[j], or 0
 // when it is absent or malformed (it then reads as zeros).
 func (r *Reader) SoaColumns(a ArrayRef, wanted []Column, out []uint32) {
 	clear(out)
-	if a.Cap == 0 {
-		return
-	}
 	dir := a.Offset
-	n := r.Uint32(dir)
-	block := alignUp(4*(uint64(n)+1), ArrayAlign)
-	if n > r.limits.MaxDirectoryEntries || !r.fits(dir, 2*block) {
+	n, block, ok := r.directory(a)
+	if !ok {
 		return
 	}
 	d := r.mem[dir : uint64(dir)+2*block]

@@ -48,12 +48,9 @@ func (v *Validator) Enter() error {
 // Leave ascends one nesting level.
 func (v *Validator) Leave() { v.depth-- }
 
-// Table checks the table at offset, which must be well formed; offset 0
-// (absent) is allowed and gives the zero Table.
+// Table checks the table at offset, which must be well formed. Offset 0 is
+// malformed too (format.md §4): a writer always writes a table.
 func (v *Validator) Table(offset uint32) (Table, error) {
-	if offset == 0 {
-		return Table{}, nil
-	}
 	t := v.r.Table(offset)
 	if t == (Table{}) {
 		return t, errAt(ErrMalformedTable, offset, 0)
@@ -123,7 +120,7 @@ func (v *Validator) soa(a ArrayRef, wanted []Column, out []uint32, fast bool) er
 	// once. Anything else, or any bad column, goes through the scan below,
 	// which names the error.
 	if fast && n == uint32(len(wanted)) && r.sameColumns(dir, block, a.Cap, wanted, out) {
-		return v.Charge(uint64(a.Cap)*columnsWidth(wanted) + zeroWidthColumns(wanted))
+		return v.Charge(uint64(a.Cap)*elementWidth(wanted) + zeroWidthColumns(wanted))
 	}
 	clear(out)
 	for k := uint32(1); k <= n; k++ {
@@ -147,6 +144,11 @@ func (v *Validator) soa(a ArrayRef, wanted []Column, out []uint32, fast bool) er
 			out[j] = col
 		}
 	}
+	// An element is at least one unit, also without columns (an empty
+	// table): a huge capacity of nothing is no free work (format.md §10).
+	if len(wanted) == 0 {
+		return v.Charge(uint64(a.Cap))
+	}
 	// Absent columns read as zeros, and decoding allocates them: charge
 	// them too, so that a validated message always decodes within the
 	// same budget (format.md §10).
@@ -156,6 +158,17 @@ func (v *Validator) soa(a ArrayRef, wanted []Column, out []uint32, fast bool) er
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// SoaColumns resolves the known columns of an SoA array for decoding, as
+// Reader.SoaColumns, and charges the directory's two blocks when it is
+// read (format.md §10): a directory shared by many arrays costs each.
+func (v *Validator) SoaColumns(a ArrayRef, wanted []Column, out []uint32) error {
+	v.r.SoaColumns(a, wanted, out)
+	if _, block, ok := v.r.directory(a); ok {
+		return v.Charge(2 * block)
 	}
 	return nil
 }

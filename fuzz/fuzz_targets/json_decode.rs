@@ -9,28 +9,47 @@ struct Compiled {
     layout: karmem_layout::Layout,
 }
 
-fn compiled() -> &'static Compiled {
-    static C: OnceLock<Compiled> = OnceLock::new();
+fn compile(name: &str, source: &str) -> Compiled {
+    let schema = karmem_schema::compile(name, source)
+        .expect("valid schema")
+        .schema;
+    let layout = karmem_layout::compute(&schema).expect("valid layout");
+    Compiled { schema, layout }
+}
+
+/// A schema that uses every layout, and the hostile vectors' schema
+/// (elements without columns, AoS tables).
+fn compiled() -> &'static [Compiled; 2] {
+    static C: OnceLock<[Compiled; 2]> = OnceLock::new();
     C.get_or_init(|| {
-        let source = include_str!("../schemas/all.km");
-        let schema = karmem_schema::compile("all.km", source)
-            .expect("valid schema")
-            .schema;
-        let layout = karmem_layout::compute(&schema).expect("valid layout");
-        Compiled { schema, layout }
+        [
+            compile("all.km", include_str!("../schemas/all.km")),
+            compile(
+                "hostile.km",
+                include_str!("../../testdata/vectors/hostile/schema.km"),
+            ),
+        ]
     })
 }
 
 fuzz_target!(|data: &[u8]| {
-    let c = compiled();
-    // The first byte picks the root type so one target covers all of them.
+    // The first byte picks the schema and the root type so one target
+    // covers all of them.
     let Some((&pick, message)) = data.split_first() else {
         return;
     };
-    let root = pick as usize % c.schema.structs.len();
+    let c = &compiled()[(pick & 1) as usize];
+    let root = (pick >> 1) as usize % c.schema.structs.len();
+    // The traversal budget bounds the work and memory (format.md §10;
+    // scripts/fuzz.sh runs with a 256 MB malloc limit).
     if let Ok(value) = karmem_json::decode(&c.schema, &c.layout, root, message) {
-        // Whatever decodes must re-encode (the decoder only returns values
-        // the schema can express).
-        let _ = karmem_json::encode(&c.schema, &c.layout, root, &value);
+        // Whatever decodes re-encodes (the decoder only returns values the
+        // schema can express), canonically: decoding the new bytes gives
+        // the same value, and encoding it again the same bytes.
+        let bytes = karmem_json::encode(&c.schema, &c.layout, root, &value).expect("re-encode");
+        let again = karmem_json::decode(&c.schema, &c.layout, root, &bytes).expect("decode again");
+        assert_eq!(again, value);
+        let bytes2 = karmem_json::encode(&c.schema, &c.layout, root, &again).expect("encode again");
+        assert_eq!(bytes, bytes2);
     }
 });

@@ -1679,9 +1679,11 @@ impl Gen<'_> {
         self.w("        v: &mut karmem::Validator<'_>,");
         self.w("        a: karmem::ArrayRef,");
         self.w("    ) -> Result<(), karmem::Error> {");
-        self.w("        let r = v.reader;");
+        if n > 0 {
+            self.w("        let r = v.reader;");
+        }
         self.w(&format!("        let mut cols = [0u32; {n}];"));
-        self.w("        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);");
+        self.w("        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;");
         let cost: u32 = soa.columns.iter().map(|c| c.size).sum();
         self.w(&format!(
             "        v.charge({})?;",
@@ -2052,7 +2054,11 @@ impl Gen<'_> {
                         " if offset != 0 && offset.is_multiple_of(8) && offset as u64 + {} <= r.size() as u64",
                         self.l.of_struct(var.ty).size
                     ),
-                    "x.read_at(v, offset)?".to_string(),
+                    // Charged like a table: its size (format.md §10).
+                    format!(
+                        "{{ v.charge({})?; x.read_at(v, offset)? }}",
+                        self.l.of_struct(var.ty).size
+                    ),
                 )
             };
             self.w(&format!("            {}{guard} => match place {{", var.tag));

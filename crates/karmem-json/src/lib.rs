@@ -15,6 +15,7 @@
 
 pub mod vectors;
 
+use std::collections::HashMap;
 use std::fmt;
 
 use karmem_layout::{ArrayData, FixedElem, Layout, Slot, ARRAY_ALIGN, HEADER_SIZE};
@@ -190,16 +191,22 @@ impl Encoder<'_> {
             }
             Slot::Union { id, .. } => self.union(*id, v, at, at + 4, path),
             Slot::FixedArray { elem, len, stride } => {
-                let items: &[Value] = match v {
-                    Value::Null => &[],
-                    Value::Array(a) if a.len() == *len as usize => a,
+                // `null` is N zero elements, written exactly as N `null`s:
+                // a table inside an element is still written (format.md §8).
+                let items: Option<&[Value]> = match v {
+                    Value::Null => None,
+                    Value::Array(a) if a.len() == *len as usize => Some(a),
                     _ => {
                         return err(format!(
                             "{path}: expected an array of exactly {len} elements"
                         ))
                     }
                 };
-                for (j, e) in items.iter().enumerate() {
+                // Zero scalars are the bytes already there.
+                let scalars = !matches!(elem, FixedElem::InlineStruct(_));
+                let n = if items.is_none() && scalars { 0 } else { *len };
+                for j in 0..n as usize {
+                    let e = items.map_or(&Value::Null, |a| &a[j]);
                     let pos = at + j as u32 * stride;
                     let p = format!("{path}[{j}]");
                     match elem {
@@ -564,6 +571,7 @@ pub fn decode_with(
         budget: size as u64 * limits.traversal_budget_factor,
         depth: 0,
         limits,
+        columns: HashMap::new(),
     };
     if schema.structs[root].kind == StructKind::Table {
         let t = d.table(HEADER_SIZE);
@@ -581,6 +589,9 @@ struct Decoder<'a> {
     budget: u64,
     depth: u32,
     limits: Limits,
+    /// Per SoA element type: column hash → the columns with that hash, so
+    /// that a directory is scanned once, in time linear in its entries.
+    columns: HashMap<StructId, HashMap<u32, Vec<usize>>>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -696,7 +707,8 @@ impl Decoder<'_> {
     }
 
     fn inline_value(&mut self, id: StructId, at: u32, present: bool) -> Result<Value, Error> {
-        self.enter()?;
+        // Inline structs are not a nesting level (format.md §10: depth
+        // counts tables), and their size is charged by their container.
         let sl = self.l.of_struct(id);
         let mut m = Map::new();
         for (i, f) in self.s.structs[id].fields.iter().enumerate() {
@@ -704,7 +716,6 @@ impl Decoder<'_> {
             let v = self.slot(&fl.slot, at + fl.offset, present)?;
             m.insert(f.name.clone(), v);
         }
-        self.depth -= 1;
         Ok(Value::Object(m))
     }
 
@@ -836,25 +847,32 @@ impl Decoder<'_> {
                     }
                 }
             }
-            ArrayData::UnionBunch { id, variants, .. } => {
-                let name = |s: &Schema, ty: StructId| s.structs[ty].name.clone();
+            ArrayData::UnionBunch { variants, .. } => {
                 let k = if a.cap > 0 { self.u32(a.offset) } else { 0 };
+                let block = align(16 * (k as u64 + 1), 64);
                 let fits = a.offset as u64 + 16 * (k as u64 + 1) <= self.b.len() as u64;
                 if a.cap > 0 && k <= self.limits.max_directory_entries && fits {
-                    let _ = id;
+                    // The bunch table is read once (its 64-aligned block
+                    // charged, format.md §10): the first entry of each tag.
+                    self.charge(block)?;
+                    let mut first: HashMap<u32, u32> = HashMap::new();
+                    for e in 1..=k {
+                        first
+                            .entry(self.u32(a.offset + 16 * e))
+                            .or_insert(a.offset + 16 * e);
+                    }
                     for bv in variants {
                         let es = match &*bv.data {
                             ArrayData::AosInline { stride, .. } => *stride,
                             ArrayData::AosTable { .. } => 4,
                             _ => 0,
                         };
-                        let sub = (1..=k)
-                            .map(|e| a.offset + 16 * e)
-                            .find(|entry| self.u32(*entry) == bv.tag)
+                        let sub = first
+                            .get(&bv.tag)
                             .map(|entry| self.array_ref(entry + 4, es, None))
                             .unwrap_or(EMPTY_ARRAY);
                         let values = self.struct_array(&bv.data, sub)?;
-                        let n = name(self.s, bv.ty);
+                        let n = self.s.structs[bv.ty].name.clone();
                         items.extend(values.into_iter().map(|v| {
                             let mut m = Map::new();
                             m.insert(n.clone(), v);
@@ -893,29 +911,45 @@ impl Decoder<'_> {
                     if n <= self.limits.max_directory_entries
                         && a.offset as u64 + 2 * block <= self.b.len() as u64
                     {
+                        // Both blocks of the directory are read: charged
+                        // whatever they list (format.md §10).
+                        self.charge(2 * block)?;
+                        let index = self.columns.remove(elem).unwrap_or_else(|| {
+                            let mut index: HashMap<u32, Vec<usize>> = HashMap::new();
+                            for (j, c) in soa.columns.iter().enumerate() {
+                                index.entry(c.hash).or_default().push(j);
+                            }
+                            index
+                        });
                         for k in 1..=n {
                             let hash = self.u32(a.offset + 4 * k);
-                            for (j, c) in soa.columns.iter().enumerate() {
-                                if c.hash == hash && cols[j] == 0 {
-                                    let col = self.u32(a.offset + block as u32 + 4 * k);
-                                    if col != 0
-                                        && col.is_multiple_of(ARRAY_ALIGN)
-                                        && col as u64 + a.cap as u64 * c.size as u64
-                                            <= self.b.len() as u64
-                                    {
-                                        cols[j] = col;
-                                    }
+                            let Some(known) = index.get(&hash) else {
+                                continue;
+                            };
+                            let col = self.u32(a.offset + block as u32 + 4 * k);
+                            for &j in known {
+                                let c = &soa.columns[j];
+                                if cols[j] == 0
+                                    && col != 0
+                                    && col.is_multiple_of(ARRAY_ALIGN)
+                                    && col as u64 + a.cap as u64 * c.size as u64
+                                        <= self.b.len() as u64
+                                {
+                                    cols[j] = col;
                                 }
                             }
                         }
+                        self.columns.insert(*elem, index);
                     }
                 }
-                let cost: u64 = soa.columns.iter().map(|c| c.size as u64).sum();
-                self.charge(a.len as u64 * cost)?;
+                // Every element is charged, at least one unit even when it
+                // has no columns (an empty table): format.md §10.
+                let width: u64 = soa.columns.iter().map(|c| c.size as u64).sum();
+                self.charge(a.len as u64 * width.max(1))?;
                 for i in 0..a.len {
                     // Start from the zero value of the element, then set each
                     // leaf from its column.
-                    let mut item = self.zero_struct(*elem, 0)?;
+                    let mut item = self.zero_struct(*elem)?;
                     for (k, c) in soa.columns.iter().enumerate() {
                         let present = cols[k] != 0;
                         let v = self.slot(&c.slot, cols[k] + i * c.size, present)?;
@@ -935,15 +969,13 @@ impl Decoder<'_> {
     }
 
     /// The all-zero value of a struct (what reading an absent one gives).
-    fn zero_struct(&mut self, id: StructId, depth: u32) -> Result<Value, Error> {
-        if depth > self.limits.max_depth {
-            return err("message nesting exceeds the depth limit");
-        }
+    /// Finite: a struct never holds itself through fields (a schema error).
+    fn zero_struct(&mut self, id: StructId) -> Result<Value, Error> {
         let sl = self.l.of_struct(id);
         let mut m = Map::new();
         for (i, f) in self.s.structs[id].fields.iter().enumerate() {
             let v = match &sl.fields[i].slot {
-                Slot::InlineStruct(c) | Slot::TableRef(c) => self.zero_struct(*c, depth + 1)?,
+                Slot::InlineStruct(c) | Slot::TableRef(c) => self.zero_struct(*c)?,
                 slot => self.slot(slot, 0, false)?,
             };
             m.insert(f.name.clone(), v);
@@ -970,6 +1002,8 @@ impl Decoder<'_> {
             {
                 return Ok(Value::Null);
             }
+            // Out of line like a table, so charged like one: its size.
+            self.charge(size)?;
             self.inline_value(ty, offset, true)?
         };
         let mut m = Map::new();

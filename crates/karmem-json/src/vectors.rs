@@ -18,6 +18,51 @@ pub struct Case {
     /// reads (evolution cases).
     pub readers: Vec<(String, Value)>,
     pub bytes: Option<Vec<u8>>,
+    /// A hostile case: the bytes are built from this description, not
+    /// encoded from `value` (see [`Hostile`]).
+    pub hostile: Option<Hostile>,
+}
+
+/// A hostile case (topic `hostile`): a message built word by word, whether
+/// validators accept it, and what decoders make of it.
+#[derive(Clone, Debug)]
+pub struct Hostile {
+    /// The message: `size` bytes with a valid header, zero but for the
+    /// `words` (`{"offset": u32}`, little-endian).
+    pub size: usize,
+    pub words: Vec<(usize, u32)>,
+    /// Whether every validator accepts the message.
+    pub valid: bool,
+    /// Whether every decoder decodes it (to `value`); otherwise every
+    /// decoder refuses it with an error.
+    pub decodes: bool,
+}
+
+impl Hostile {
+    fn parse(v: &Value) -> Option<Hostile> {
+        let m = v.get("message")?;
+        let words = m["words"].as_object()?.iter().map(|(at, w)| {
+            let at = at.parse().expect("a word's offset");
+            (at, w.as_u64().expect("a u32 word") as u32)
+        });
+        Some(Hostile {
+            size: m["size"].as_u64().expect("message size") as usize,
+            words: words.collect(),
+            valid: v["valid"].as_bool().expect("`valid`: true or false"),
+            decodes: v.get("value").is_some(),
+        })
+    }
+
+    /// The message's bytes.
+    pub fn bytes(&self) -> Vec<u8> {
+        let mut b = vec![0u8; self.size];
+        b[0..4].copy_from_slice(b"KM\x01\x00");
+        b[4..8].copy_from_slice(&(self.size as u32).to_le_bytes());
+        for &(at, w) in &self.words {
+            b[at..at + 4].copy_from_slice(&w.to_le_bytes());
+        }
+        b
+    }
 }
 
 impl Case {
@@ -77,6 +122,7 @@ pub fn load_all(root: &Path) -> Vec<Case> {
                 value: v.get("value").cloned().unwrap_or(Value::Null),
                 readers,
                 bytes: std::fs::read_to_string(&hex).ok().map(|t| parse_hex(&t)),
+                hostile: Hostile::parse(&v),
                 dir: dir.clone(),
                 name,
             });

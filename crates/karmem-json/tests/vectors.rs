@@ -29,6 +29,29 @@ fn golden_vectors() {
     for case in &cases {
         let (schema, layout) = load(&case.dir, &case.schema);
         let root_id = schema.struct_by_name(&case.root).expect("root type");
+        if let Some(h) = &case.hostile {
+            let bytes = h.bytes();
+            let decoded = karmem_json::decode(&schema, &layout, root_id, &bytes);
+            if regen {
+                hostile_regen(case, &bytes, decoded.ok());
+                continue;
+            }
+            let name = case.json_path().display().to_string();
+            if case.bytes.as_ref() != Some(&bytes) {
+                failures.push(format!(
+                    "{name}: .hex is not the message (run `make vectors`)"
+                ));
+            }
+            match decoded {
+                Ok(v) if !h.decodes => {
+                    failures.push(format!("{name}: decoded, expected an error: {v}"))
+                }
+                Ok(v) if v != case.value => failures.push(format!("{name}: decoded value differs")),
+                Err(e) if h.decodes => failures.push(format!("{name}: {e}")),
+                _ => {}
+            }
+            continue;
+        }
         let bytes = karmem_json::encode(&schema, &layout, root_id, &case.value)
             .unwrap_or_else(|e| panic!("{}: {e}", case.json_path().display()));
         if regen {
@@ -84,4 +107,18 @@ fn golden_vectors() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A hostile case is written back with the message it describes and what
+/// the oracle decodes from it (no `value`: the oracle refuses it).
+fn hostile_regen(case: &karmem_json::vectors::Case, bytes: &[u8], decoded: Option<Value>) {
+    let text = std::fs::read_to_string(case.json_path()).unwrap();
+    let mut doc: Map<String, Value> = serde_json::from_str(&text).unwrap();
+    doc.remove("value");
+    if let Some(v) = decoded {
+        doc.insert("value".into(), v);
+    }
+    let text = serde_json::to_string_pretty(&Value::Object(doc)).unwrap() + "\n";
+    std::fs::write(case.json_path(), text).unwrap();
+    std::fs::write(case.hex_path(), format_hex(bytes)).unwrap();
 }

@@ -1054,78 +1054,102 @@ impl Resolver {
         })
     }
 
-    /// Inline structs are embedded, so one containing itself (directly, via
-    /// other inline structs, or via fixed arrays) would be infinitely large.
+    /// A struct's zero value contains every struct it holds through a
+    /// field or a fixed array: inline structs are embedded, and a table
+    /// field is always written (format.md §8 rule 4, idl.md §4). A struct
+    /// holding itself that way (directly or through others) would be
+    /// infinitely large, or have an infinite zero value. Arrays `[]T`,
+    /// `[<N]T` and unions break a cycle: they can be empty.
     fn check_inline_cycles(&mut self) {
         let n = self.schema.structs.len();
         // 0 = unvisited, 1 = on stack, 2 = done
         let mut state = vec![0u8; n];
-        let mut stack: Vec<StructId> = Vec::new();
+        // The structs on the path, each with the field leading to the next.
+        let mut stack: Vec<(StructId, Span)> = Vec::new();
         let mut reported = vec![false; n];
         for start in 0..n {
-            if self.schema.structs[start].kind == StructKind::Inline {
-                self.visit_inline(start, &mut state, &mut stack, &mut reported);
-            }
+            self.visit_contained(start, &mut state, &mut stack, &mut reported);
         }
     }
 
-    fn visit_inline(
+    fn visit_contained(
         &mut self,
         id: StructId,
         state: &mut [u8],
-        stack: &mut Vec<StructId>,
+        stack: &mut Vec<(StructId, Span)>,
         reported: &mut [bool],
     ) {
         if state[id] == 2 {
             return;
         }
         if state[id] == 1 {
-            let from = stack.iter().position(|s| *s == id).unwrap_or(0);
-            let cycle: Vec<StructId> = stack[from..].to_vec();
-            if cycle.iter().any(|s| reported[*s]) {
-                return;
-            }
-            for s in &cycle {
-                reported[*s] = true;
-            }
-            let mut names: Vec<&str> = cycle
-                .iter()
-                .map(|s| self.schema.structs[*s].name.as_str())
-                .collect();
-            names.push(&self.schema.structs[id].name);
-            let path = names.join(" → ");
-            let s = &self.schema.structs[id];
-            self.diags.push(
-                Diagnostic::error(
-                    s.span,
-                    format!("inline struct `{}` contains itself: {path}", s.name),
-                )
-                .with_label("infinitely large")
-                .with_hint("make one of them a `table` (stored behind an offset) or use an array"),
-            );
+            self.report_cycle(id, stack, reported);
             return;
         }
         state[id] = 1;
-        stack.push(id);
-        let children: Vec<StructId> = self.schema.structs[id]
+        let children: Vec<(StructId, Span)> = self.schema.structs[id]
             .fields
             .iter()
             .filter_map(|f| match &f.ty {
-                FieldType::Struct(c) => Some(*c),
+                FieldType::Struct(c) => Some((*c, f.span)),
                 FieldType::Array(ArrayType {
                     elem: ElemType::Struct(c),
                     kind: ArrayKind::Fixed(_),
                     ..
-                }) => Some(*c),
+                }) => Some((*c, f.span)),
                 _ => None,
             })
-            .filter(|c| self.schema.structs[*c].kind == StructKind::Inline)
             .collect();
-        for c in children {
-            self.visit_inline(c, state, stack, reported);
+        for (c, span) in children {
+            stack.push((id, span));
+            self.visit_contained(c, state, stack, reported);
+            stack.pop();
         }
-        stack.pop();
         state[id] = 2;
+    }
+
+    /// `id` is on `stack`: the structs from it to the top hold each other.
+    fn report_cycle(&mut self, id: StructId, stack: &[(StructId, Span)], reported: &mut [bool]) {
+        let from = stack.iter().position(|(s, _)| *s == id).unwrap_or(0);
+        let cycle = &stack[from..];
+        if cycle.iter().any(|(s, _)| reported[*s]) {
+            return;
+        }
+        for (s, _) in cycle {
+            reported[*s] = true;
+        }
+        let structs = &self.schema.structs;
+        let mut names: Vec<&str> = cycle
+            .iter()
+            .map(|(s, _)| structs[*s].name.as_str())
+            .collect();
+        names.push(&structs[id].name);
+        let path = names.join(" → ");
+        let s = &structs[id];
+        let diagnostic = if cycle
+            .iter()
+            .all(|(s, _)| structs[*s].kind == StructKind::Inline)
+        {
+            Diagnostic::error(
+                s.span,
+                format!("inline struct `{}` contains itself: {path}", s.name),
+            )
+            .with_label("infinitely large")
+            .with_hint("make one of them a `table` (stored behind an offset) or use an array")
+        } else {
+            // Point at the field that closes the cycle.
+            let field = cycle.last().map_or(s.span, |(_, span)| *span);
+            Diagnostic::error(
+                field,
+                format!("struct `{}` contains itself: {path}", s.name),
+            )
+            .with_label("a table field is always written, so the zero value would be infinite")
+            .with_hint(format!(
+                "hold it through an array or a union, which can be empty: `[<1]{}` or `[]{}`",
+                s.name, s.name
+            ))
+        };
+        self.diags.push(diagnostic);
     }
 
     /// Sizes must fit 32-bit offsets. Computed with the format's rules

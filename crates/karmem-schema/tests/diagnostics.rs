@@ -181,6 +181,26 @@ fn inline_struct_cycle() {
 }
 
 #[test]
+fn table_cycle() {
+    // Directly: the zero value of `Node` holds a `Node` (format.md §8).
+    let src = "karmem a;\nstruct Node table {\n    V u32;\n    Next Node;\n}\n";
+    expect(src, "4:5", "struct `Node` contains itself: Node → Node");
+    // Through an inline struct and a fixed array.
+    let src = "karmem a;\nstruct T table { I [2]I; }\nstruct I inline { T T; }\n";
+    expect(src, "3:19", "struct `T` contains itself: T → I → T");
+    // An array or a union breaks the cycle: they can be empty.
+    for ok in [
+        "karmem a;\nstruct Node table { V u32; Next [<1]Node; }\n",
+        "karmem a;\nstruct Node table { V u32; Kids []Node; }\n",
+        "karmem a;\nstruct Node table { V u32; Next N; }\nunion N { Node; }\n",
+    ] {
+        if let Err(d) = karmem_schema::compile("t.km", ok) {
+            panic!("{ok}: {}", d.render(false));
+        }
+    }
+}
+
+#[test]
 fn arrays_of_arrays() {
     expect(
         "karmem a;\nstruct A table { X [][]u8; }\n",

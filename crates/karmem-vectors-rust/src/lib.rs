@@ -116,6 +116,36 @@ pub fn decode<T: Generated>(bytes: &[u8], strict: bool) -> Result<serde_json::Va
     json::to_value(&got).map_err(|e| e.to_string())
 }
 
+/// What the generated code decides on a hostile message: whether the
+/// validator accepts it, and what the decoder gives (as JSON) or why not.
+#[derive(Debug)]
+pub struct Verdict {
+    pub valid: Result<(), String>,
+    pub decoded: Result<serde_json::Value, String>,
+}
+
+/// Validate and decode `bytes` with the generated type `T`.
+pub fn hostile<T: Generated>(bytes: &[u8]) -> Verdict {
+    let buf = karmem::AlignedBuf::from_bytes(bytes);
+    let r = match karmem::Reader::new(buf.as_slice()) {
+        Ok(r) => r,
+        Err(e) => {
+            return Verdict {
+                valid: Err(format!("open: {e}")),
+                decoded: Err(format!("open: {e}")),
+            }
+        }
+    };
+    let mut got = T::default();
+    Verdict {
+        valid: T::validate(&r).map_err(|e| e.to_string()),
+        decoded: got
+            .read_as_root(&r)
+            .map_err(|e| e.to_string())
+            .and_then(|()| json::to_value(&got).map_err(|e| e.to_string())),
+    }
+}
+
 /// Hostile input: decode if possible; never panics.
 pub fn decode_lenient(schema: &str, root: &str, bytes: &[u8]) -> Result<serde_json::Value, String> {
     decode_with(schema, root, bytes, false)

@@ -17,6 +17,28 @@ fn golden_vectors_through_generated_code() {
             .bytes
             .as_ref()
             .expect("run `make vectors` to create the .hex files");
+        if let Some(h) = &case.hostile {
+            let name = case.json_path().display().to_string();
+            match karmem_vectors_rust::hostile_case(&schema, &case.root, bytes) {
+                Err(e) => failures.push(format!("{name}: {e}")),
+                Ok(v) => {
+                    if v.valid.is_ok() != h.valid {
+                        failures.push(format!("{name}: validation gives {:?}", v.valid));
+                    }
+                    match v.decoded {
+                        Ok(got) if !h.decodes => {
+                            failures.push(format!("{name}: decoded, expected an error: {got}"))
+                        }
+                        Ok(got) if got != case.value => {
+                            failures.push(format!("{name}: decoded value differs: {got}"))
+                        }
+                        Err(e) if h.decodes => failures.push(format!("{name}: decode: {e}")),
+                        _ => {}
+                    }
+                }
+            }
+            continue;
+        }
         if let Err(e) = karmem_vectors_rust::check_case(&schema, &case.root, &case.value, bytes) {
             failures.push(format!("{}: {e}", case.json_path().display()));
         }

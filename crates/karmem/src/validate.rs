@@ -57,12 +57,9 @@ impl<'a> Validator<'a> {
         self.depth -= 1;
     }
 
-    /// A table that must be well formed; offset 0 (absent) is allowed and
-    /// yields `Table::EMPTY`.
+    /// A table that must be well formed. Offset 0 is malformed too
+    /// (format.md §4): a writer always writes a table.
     pub fn table(&mut self, offset: u32) -> Result<Table, Error> {
-        if offset == 0 {
-            return Ok(Table::EMPTY);
-        }
         let t = self.reader.table(offset);
         if t == Table::EMPTY {
             return Err(Error::MalformedTable { offset });
@@ -144,7 +141,9 @@ impl<'a> Validator<'a> {
         // Charge every known column, present or not: decoding an element
         // costs its full width whatever the directory lists, and a message
         // that validates must also decode within the same budget (§10).
-        let width: u64 = wanted.iter().map(|(_, size)| *size as u64).sum();
+        // An element is at least one unit, also without columns (an empty
+        // table): a huge capacity of nothing is no free work.
+        let width = element_width(wanted);
         let cost = 2 * block + a.cap as u64 * width;
         if let Some(found) = same_columns(hashes, offsets, wanted) {
             // Every column's flag folded into one branch (the sizes are
@@ -161,6 +160,24 @@ impl<'a> Validator<'a> {
             self.find_columns(a, hashes, offsets, wanted, out)?;
         }
         self.charge(cost)
+    }
+
+    /// The known columns of an SoA array, for decoding: as
+    /// `Reader::soa_columns`, and the directory's two blocks are charged
+    /// when it is read (format.md §10), so a directory shared by many arrays
+    /// costs each of them.
+    #[inline]
+    pub fn soa_columns<const N: usize>(
+        &mut self,
+        a: ArrayRef,
+        wanted: &[(u32, u32); N],
+        out: &mut [u32; N],
+    ) -> Result<(), Error> {
+        self.reader.soa_columns(a, wanted, out);
+        match self.reader.directory(a) {
+            Some((hashes, _)) => self.charge(2 * soa_directory_block_size(hashes.len() as u64)),
+            None => Ok(()),
+        }
     }
 
     /// Check a whole SoA column of `len` array references at `col` (a
@@ -259,7 +276,7 @@ impl<'a> Validator<'a> {
         wanted: &[(u32, u32); N],
     ) -> Result<(), Error> {
         let size = self.reader.size() as usize;
-        let width: u64 = wanted.iter().map(|(_, s)| *s as u64).sum();
+        let width = element_width(wanted);
         // The same-version fast path reads both 64-byte blocks at once
         // (N ≤ 15 entries) and must respect a lowered entry limit.
         let fast = N <= SMALL_DIRECTORY && N as u32 <= self.reader.limits().max_directory_entries;
@@ -507,4 +524,15 @@ impl<'a> Validator<'a> {
         }
         Ok(())
     }
+}
+
+/// What one element of an SoA array with the `wanted` columns costs the
+/// traversal budget: its width, at least 1 (format.md §10).
+#[inline(always)]
+fn element_width(wanted: &[(u32, u32)]) -> u64 {
+    wanted
+        .iter()
+        .map(|(_, size)| *size as u64)
+        .sum::<u64>()
+        .max(1)
 }

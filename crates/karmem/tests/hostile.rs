@@ -76,6 +76,9 @@ fn malformed_tables_read_as_empty() {
     let r = Reader::new(m.as_slice()).unwrap();
     assert_eq!(r.table(12), Table::EMPTY);
     assert_eq!(r.table(0), Table::EMPTY);
+    // Offset 0 reads as the all-zero table but is malformed (§4).
+    let mut v = Validator::new(r);
+    assert_eq!(v.table(0).err(), Some(Error::MalformedTable { offset: 0 }));
     assert_eq!(r.table(u32::MAX - 7), Table::EMPTY);
 }
 

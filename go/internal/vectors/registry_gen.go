@@ -19,6 +19,7 @@ import (
 	vectors_evolution_old "karmem.org/go/karmem/internal/gen/vectors_evolution_old"
 	vectors_floats_schema "karmem.org/go/karmem/internal/gen/vectors_floats_schema"
 	vectors_game_schema "karmem.org/go/karmem/internal/gen/vectors_game_schema"
+	vectors_hostile_schema "karmem.org/go/karmem/internal/gen/vectors_hostile_schema"
 	vectors_inline_schema "karmem.org/go/karmem/internal/gen/vectors_inline_schema"
 	vectors_scalars_schema "karmem.org/go/karmem/internal/gen/vectors_scalars_schema"
 	vectors_seed_schema "karmem.org/go/karmem/internal/gen/vectors_seed_schema"
@@ -261,6 +262,24 @@ var schemas = map[string]map[string]rootType{
 		"State": {
 			new:      func() object { return new(vectors_game_schema.State) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_game_schema.ValidateState(r); return err },
+		},
+	},
+	"vectors/hostile/schema.km": {
+		"Empty": {
+			new:      func() object { return new(vectors_hostile_schema.Empty) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateEmpty(r); return err },
+		},
+		"Zeros": {
+			new:      func() object { return new(vectors_hostile_schema.Zeros) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateZeros(r); return err },
+		},
+		"Leaf": {
+			new:      func() object { return new(vectors_hostile_schema.Leaf) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateLeaf(r); return err },
+		},
+		"Tables": {
+			new:      func() object { return new(vectors_hostile_schema.Tables) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateTables(r); return err },
 		},
 	},
 	"vectors/inline/schema.km": {

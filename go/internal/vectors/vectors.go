@@ -42,6 +42,16 @@ type Case struct {
 	Value   any
 	Readers map[string]any // other schema file → the value it reads
 	Bytes   []byte
+	// Hostile is set for a hostile case: a message built word by word
+	// (the .hex holds it), which validators accept iff Valid and decoders
+	// decode (to Value) iff Decodes, otherwise refuse with an error.
+	Hostile *Hostile
+}
+
+// Hostile is what every implementation decides on a hostile case.
+type Hostile struct {
+	Valid   bool
+	Decodes bool
 }
 
 // Load reads every case under dir (testdata/vectors), sorted by path.
@@ -62,6 +72,8 @@ func Load(dir string) ([]Case, error) {
 			Root    string         `json:"root"`
 			Value   any            `json:"value"`
 			Readers map[string]any `json:"readers"`
+			Message any            `json:"message"`
+			Valid   bool           `json:"valid"`
 		}
 		d := json.NewDecoder(bytes.NewReader(text))
 		d.UseNumber()
@@ -88,6 +100,10 @@ func Load(dir string) ([]Case, error) {
 			Readers: doc.Readers,
 			Bytes:   b,
 		})
+		if doc.Message != nil {
+			// A root value is an object, never null: nil means no "value".
+			cases[len(cases)-1].Hostile = &Hostile{Valid: doc.Valid, Decodes: doc.Value != nil}
+		}
 	}
 	return cases, nil
 }

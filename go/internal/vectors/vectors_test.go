@@ -26,6 +26,12 @@ func TestGoldenVectors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.Topic+"/"+c.Name, func(t *testing.T) {
 			schema := path.Join("vectors", c.Topic, c.Schema)
+			if c.Hostile != nil {
+				if err := hostile(schema, c.Root, c.Value, *c.Hostile, c.Bytes); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
 			if err := check(schema, c.Root, c.Value, c.Bytes); err != nil {
 				t.Fatal(err)
 			}
@@ -72,6 +78,37 @@ func check(schema, root string, value any, golden []byte) error {
 	}
 	if !bytes.Equal(w.Bytes(), golden) {
 		return fmt.Errorf("re-encoding with a reused writer changed the bytes")
+	}
+	return nil
+}
+
+// hostile checks what the generated validator and decoder decide on a
+// hostile message.
+func hostile(schema, root string, value any, want Hostile, message []byte) error {
+	got, validate, err := New(schema, root)
+	if err != nil {
+		return err
+	}
+	r := karmem.NewReader(karmem.AlignedCopy(message))
+	if err := validate(r); (err == nil) != want.Valid {
+		return fmt.Errorf("validation gives %v, want valid = %v", err, want.Valid)
+	}
+	err = got.ReadAsRoot(r)
+	if !want.Decodes {
+		if err == nil {
+			return fmt.Errorf("decoded, expected an error")
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("decode: %w", err)
+	}
+	expected, _, _ := New(schema, root)
+	if err := FromJSON(value, expected); err != nil {
+		return err
+	}
+	if !Equal(got, expected) {
+		return fmt.Errorf("decoded value differs:\n%+v\nexpected\n%+v", got, expected)
 	}
 	return nil
 }

@@ -617,16 +617,22 @@ impl Gen<'_> {
         self.c.line(&format!(
             "// soaColumns{name}: hash and size of each SoA column of {name}, in writing order (format.md §5.3)."
         ));
-        self.c
-            .open(&format!("var soaColumns{name} = [{n}]karmem.Column{{"));
-        for col in &soa.columns {
-            let dense = matches!(col.slot, Slot::Scalar(_) | Slot::Enum { .. });
-            self.c.line(&format!(
-                "{{Hash: {:#010x}, Size: {}, Dense: {dense}}},",
-                col.hash, col.size
-            ));
+        if n == 0 {
+            // An element without columns (an empty table): as gofmt has it.
+            self.c
+                .line(&format!("var soaColumns{name} = [0]karmem.Column{{}}"));
+        } else {
+            self.c
+                .open(&format!("var soaColumns{name} = [{n}]karmem.Column{{"));
+            for col in &soa.columns {
+                let dense = matches!(col.slot, Slot::Scalar(_) | Slot::Enum { .. });
+                self.c.line(&format!(
+                    "{{Hash: {:#010x}, Size: {}, Dense: {dense}}},",
+                    col.hash, col.size
+                ));
+            }
+            self.c.close("}");
         }
-        self.c.close("}");
         self.c.line("");
         self.soa_writer(id, &Seq::Plain);
         self.soa_reader(id, &Seq::Plain);
@@ -766,9 +772,14 @@ impl Gen<'_> {
         c.open(&format!(
             "func readSoa{fname}(v *karmem.Validator, a karmem.ArrayRef, items *{items_ty}) error {{"
         ));
-        c.line("r := v.Reader()");
+        if n > 0 {
+            c.line("r := v.Reader()");
+        }
         c.line(&format!("var cols [{n}]uint32"));
-        c.line(&format!("r.SoaColumns(a, soaColumns{name}[:], cols[:])"));
+        c.try_call(
+            &format!("v.SoaColumns(a, soaColumns{name}[:], cols[:])"),
+            "err",
+        );
         let cost: u32 = soa.columns.iter().map(|c| c.size).sum();
         c.try_call(
             &format!("v.Charge({})", times("uint64(a.Len)", cost.max(1))),
@@ -1023,6 +1034,8 @@ impl Gen<'_> {
                     "if r.InlineAt(offset, {}) {{",
                     self.l.of_struct(v.ty).size
                 ));
+                // Charged like a table: its size (format.md §10).
+                c.try_call(&format!("v.Charge({})", self.l.of_struct(v.ty).size), "err");
                 c.line(&format!("x, ok := (*place).(*{ty})"));
                 c.open("if !ok || x == nil {");
                 c.line(&format!("x = new({ty})"));

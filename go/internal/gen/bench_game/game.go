@@ -1012,7 +1012,9 @@ func writeSoaVec3(w *karmem.Writer, at uint32, items []Vec3) error {
 func readSoaVec3(v *karmem.Validator, a karmem.ArrayRef, items *[]Vec3) error {
 	r := v.Reader()
 	var cols [3]uint32
-	r.SoaColumns(a, soaColumnsVec3[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsVec3[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 12); err != nil {
 		return err
 	}
@@ -1188,7 +1190,9 @@ func writeSoaWeapon(w *karmem.Writer, at uint32, items []Weapon) error {
 func readSoaWeapon(v *karmem.Validator, a karmem.ArrayRef, items *[]Weapon) error {
 	r := v.Reader()
 	var cols [2]uint32
-	r.SoaColumns(a, soaColumnsWeapon[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsWeapon[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 8); err != nil {
 		return err
 	}
@@ -1392,7 +1396,9 @@ func writeSoaMonster(w *karmem.Writer, at uint32, items []Monster) error {
 func readSoaMonster(v *karmem.Validator, a karmem.ArrayRef, items *[]Monster) error {
 	r := v.Reader()
 	var cols [12]uint32
-	r.SoaColumns(a, soaColumnsMonster[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsMonster[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 109); err != nil {
 		return err
 	}

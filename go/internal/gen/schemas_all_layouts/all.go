@@ -748,6 +748,9 @@ func readUnionShape(v *karmem.Validator, place *Shape, tagAt, offsetAt uint32) e
 		return x.readTable(v, r.Table(offset))
 	case 4:
 		if r.InlineAt(offset, 8) {
+			if err := v.Charge(8); err != nil {
+				return err
+			}
 			x, ok := (*place).(*Square)
 			if !ok || x == nil {
 				x = new(Square)
@@ -1734,7 +1737,9 @@ func writeSoaVec3(w *karmem.Writer, at uint32, items []Vec3) error {
 func readSoaVec3(v *karmem.Validator, a karmem.ArrayRef, items *[]Vec3) error {
 	r := v.Reader()
 	var cols [3]uint32
-	r.SoaColumns(a, soaColumnsVec3[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsVec3[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 12); err != nil {
 		return err
 	}
@@ -1907,7 +1912,9 @@ func writeSoaCircle(w *karmem.Writer, at uint32, items []Circle) error {
 func readSoaCircle(v *karmem.Validator, a karmem.ArrayRef, items *[]Circle) error {
 	r := v.Reader()
 	var cols [1]uint32
-	r.SoaColumns(a, soaColumnsCircle[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsCircle[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 8); err != nil {
 		return err
 	}
@@ -2018,7 +2025,9 @@ func writeSoaSquare(w *karmem.Writer, at uint32, items []Square) error {
 func readSoaSquare(v *karmem.Validator, a karmem.ArrayRef, items *[]Square) error {
 	r := v.Reader()
 	var cols [1]uint32
-	r.SoaColumns(a, soaColumnsSquare[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsSquare[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 4); err != nil {
 		return err
 	}
@@ -2166,7 +2175,9 @@ func writeSoaElement(w *karmem.Writer, at uint32, items []Element) error {
 func readSoaElement(v *karmem.Validator, a karmem.ArrayRef, items *[]Element) error {
 	r := v.Reader()
 	var cols [11]uint32
-	r.SoaColumns(a, soaColumnsElement[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsElement[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 71); err != nil {
 		return err
 	}
@@ -2890,7 +2901,9 @@ func writeSoaCircleInShape(w *karmem.Writer, at uint32, items []Shape, count int
 func readSoaCircleInShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape) error {
 	r := v.Reader()
 	var cols [1]uint32
-	r.SoaColumns(a, soaColumnsCircle[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsCircle[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 8); err != nil {
 		return err
 	}
@@ -2937,7 +2950,9 @@ func writeSoaSquareInShape(w *karmem.Writer, at uint32, items []Shape, count int
 func readSoaSquareInShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape) error {
 	r := v.Reader()
 	var cols [1]uint32
-	r.SoaColumns(a, soaColumnsSquare[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsSquare[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 4); err != nil {
 		return err
 	}

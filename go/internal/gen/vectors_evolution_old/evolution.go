@@ -450,7 +450,9 @@ func writeSoaItem(w *karmem.Writer, at uint32, items []Item) error {
 func readSoaItem(v *karmem.Validator, a karmem.ArrayRef, items *[]Item) error {
 	r := v.Reader()
 	var cols [2]uint32
-	r.SoaColumns(a, soaColumnsItem[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsItem[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 16); err != nil {
 		return err
 	}

@@ -453,7 +453,9 @@ func writeSoaPair(w *karmem.Writer, at uint32, items []Pair) error {
 func readSoaPair(v *karmem.Validator, a karmem.ArrayRef, items *[]Pair) error {
 	r := v.Reader()
 	var cols [2]uint32
-	r.SoaColumns(a, soaColumnsPair[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsPair[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 12); err != nil {
 		return err
 	}

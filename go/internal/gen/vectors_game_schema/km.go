@@ -746,7 +746,9 @@ func writeSoaVec3(w *karmem.Writer, at uint32, items []Vec3) error {
 func readSoaVec3(v *karmem.Validator, a karmem.ArrayRef, items *[]Vec3) error {
 	r := v.Reader()
 	var cols [3]uint32
-	r.SoaColumns(a, soaColumnsVec3[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsVec3[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 12); err != nil {
 		return err
 	}
@@ -963,7 +965,9 @@ func writeSoaMonster(w *karmem.Writer, at uint32, items []Monster) error {
 func readSoaMonster(v *karmem.Validator, a karmem.ArrayRef, items *[]Monster) error {
 	r := v.Reader()
 	var cols [11]uint32
-	r.SoaColumns(a, soaColumnsMonster[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsMonster[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 97); err != nil {
 		return err
 	}

@@ -788,7 +788,9 @@ func writeSoaVec3(w *karmem.Writer, at uint32, items []Vec3) error {
 func readSoaVec3(v *karmem.Validator, a karmem.ArrayRef, items *[]Vec3) error {
 	r := v.Reader()
 	var cols [3]uint32
-	r.SoaColumns(a, soaColumnsVec3[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsVec3[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 12); err != nil {
 		return err
 	}
@@ -990,7 +992,9 @@ func writeSoaUnit(w *karmem.Writer, at uint32, items []Unit) error {
 func readSoaUnit(v *karmem.Validator, a karmem.ArrayRef, items *[]Unit) error {
 	r := v.Reader()
 	var cols [9]uint32
-	r.SoaColumns(a, soaColumnsUnit[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsUnit[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 46); err != nil {
 		return err
 	}

@@ -464,6 +464,9 @@ func readUnionShape(v *karmem.Validator, place *Shape, tagAt, offsetAt uint32) e
 		return x.readTable(v, r.Table(offset))
 	case 4:
 		if r.InlineAt(offset, 8) {
+			if err := v.Charge(8); err != nil {
+				return err
+			}
 			x, ok := (*place).(*Square)
 			if !ok || x == nil {
 				x = new(Square)
@@ -1178,7 +1181,9 @@ func writeSoaCircle(w *karmem.Writer, at uint32, items []Circle) error {
 func readSoaCircle(v *karmem.Validator, a karmem.ArrayRef, items *[]Circle) error {
 	r := v.Reader()
 	var cols [1]uint32
-	r.SoaColumns(a, soaColumnsCircle[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsCircle[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 8); err != nil {
 		return err
 	}
@@ -1289,7 +1294,9 @@ func writeSoaSquare(w *karmem.Writer, at uint32, items []Square) error {
 func readSoaSquare(v *karmem.Validator, a karmem.ArrayRef, items *[]Square) error {
 	r := v.Reader()
 	var cols [1]uint32
-	r.SoaColumns(a, soaColumnsSquare[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsSquare[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 4); err != nil {
 		return err
 	}
@@ -1399,7 +1406,9 @@ func writeSoaLabel(w *karmem.Writer, at uint32, items []Label) error {
 func readSoaLabel(v *karmem.Validator, a karmem.ArrayRef, items *[]Label) error {
 	r := v.Reader()
 	var cols [1]uint32
-	r.SoaColumns(a, soaColumnsLabel[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsLabel[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 12); err != nil {
 		return err
 	}
@@ -1881,7 +1890,9 @@ func writeSoaCircleInShape(w *karmem.Writer, at uint32, items []Shape, count int
 func readSoaCircleInShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape) error {
 	r := v.Reader()
 	var cols [1]uint32
-	r.SoaColumns(a, soaColumnsCircle[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsCircle[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 8); err != nil {
 		return err
 	}
@@ -1928,7 +1939,9 @@ func writeSoaSquareInShape(w *karmem.Writer, at uint32, items []Shape, count int
 func readSoaSquareInShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape) error {
 	r := v.Reader()
 	var cols [1]uint32
-	r.SoaColumns(a, soaColumnsSquare[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsSquare[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 4); err != nil {
 		return err
 	}
@@ -1976,7 +1989,9 @@ func writeSoaLabelInShape(w *karmem.Writer, at uint32, items []Shape, count int)
 func readSoaLabelInShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape) error {
 	r := v.Reader()
 	var cols [1]uint32
-	r.SoaColumns(a, soaColumnsLabel[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsLabel[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 12); err != nil {
 		return err
 	}

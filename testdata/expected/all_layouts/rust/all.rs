@@ -934,10 +934,16 @@ impl ShapeValue {
                 && offset as u64 + 8 <= r.size() as u64 =>
             {
                 match place {
-                    Some(Self::Square(x)) => x.read_at(v, offset)?,
+                    Some(Self::Square(x)) => {
+                        v.charge(8)?;
+                        x.read_at(v, offset)?
+                    }
                     _ => {
                         let mut x = Square::default();
-                        x.read_at(v, offset)?;
+                        {
+                            v.charge(8)?;
+                            x.read_at(v, offset)?
+                        };
                         *place = Some(Self::Square(x));
                     }
                 }
@@ -1938,7 +1944,7 @@ impl Vec3 {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         let mut cols = [0u32; 3];
-        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);
+        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
         v.charge(a.len as u64 * 12)?;
         let c0 = r.slice::<f32>(cols[0], a.len);
         let c1 = r.slice::<f32>(cols[1], a.len);
@@ -2125,7 +2131,7 @@ impl Circle {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         let mut cols = [0u32; 1];
-        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);
+        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
         v.charge(a.len as u64 * 8)?;
         let c0 = r.slice::<f64>(cols[0], a.len);
         if c0.len() == a.len as usize {
@@ -2258,7 +2264,7 @@ impl Square {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         let mut cols = [0u32; 1];
-        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);
+        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
         v.charge(a.len as u64 * 4)?;
         let c0 = r.slice::<f32>(cols[0], a.len);
         if c0.len() == a.len as usize {
@@ -2435,7 +2441,7 @@ impl Element {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         let mut cols = [0u32; 11];
-        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);
+        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
         v.charge(a.len as u64 * 71)?;
         items.resize_with(a.len as usize, core::default::Default::default);
         let c0 = r.slice::<u32>(cols[0], a.len);

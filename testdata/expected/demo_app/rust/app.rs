@@ -582,7 +582,7 @@ impl Profile {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         let mut cols = [0u32; 3];
-        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);
+        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
         v.charge(a.len as u64 * 21)?;
         items.resize_with(a.len as usize, core::default::Default::default);
         let c0 = r.slice::<u8>(cols[0], a.len);

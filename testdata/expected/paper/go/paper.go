@@ -621,6 +621,9 @@ func readUnionAnyPoint(v *karmem.Validator, place *AnyPoint, tagAt, offsetAt uin
 	switch tag {
 	case 1:
 		if r.InlineAt(offset, 8) {
+			if err := v.Charge(8); err != nil {
+				return err
+			}
 			x, ok := (*place).(*Point2d)
 			if !ok || x == nil {
 				x = new(Point2d)
@@ -630,6 +633,9 @@ func readUnionAnyPoint(v *karmem.Validator, place *AnyPoint, tagAt, offsetAt uin
 		}
 	case 2:
 		if r.InlineAt(offset, 16) {
+			if err := v.Charge(16); err != nil {
+				return err
+			}
 			x, ok := (*place).(*Point3d)
 			if !ok || x == nil {
 				x = new(Point3d)
@@ -899,7 +905,9 @@ func writeSoaAnotherStruct(w *karmem.Writer, at uint32, items []AnotherStruct) e
 func readSoaAnotherStruct(v *karmem.Validator, a karmem.ArrayRef, items *[]AnotherStruct) error {
 	r := v.Reader()
 	var cols [2]uint32
-	r.SoaColumns(a, soaColumnsAnotherStruct[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsAnotherStruct[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 12); err != nil {
 		return err
 	}
@@ -1048,7 +1056,9 @@ func writeSoaPoint2d(w *karmem.Writer, at uint32, items []Point2d) error {
 func readSoaPoint2d(v *karmem.Validator, a karmem.ArrayRef, items *[]Point2d) error {
 	r := v.Reader()
 	var cols [2]uint32
-	r.SoaColumns(a, soaColumnsPoint2d[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsPoint2d[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 8); err != nil {
 		return err
 	}
@@ -1200,7 +1210,9 @@ func writeSoaPoint3d(w *karmem.Writer, at uint32, items []Point3d) error {
 func readSoaPoint3d(v *karmem.Validator, a karmem.ArrayRef, items *[]Point3d) error {
 	r := v.Reader()
 	var cols [3]uint32
-	r.SoaColumns(a, soaColumnsPoint3d[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsPoint3d[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 12); err != nil {
 		return err
 	}
@@ -1406,7 +1418,9 @@ func writeSoaPoint2dInAnyPoint(w *karmem.Writer, at uint32, items []AnyPoint, co
 func readSoaPoint2dInAnyPoint(v *karmem.Validator, a karmem.ArrayRef, items *[]AnyPoint) error {
 	r := v.Reader()
 	var cols [2]uint32
-	r.SoaColumns(a, soaColumnsPoint2d[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsPoint2d[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 8); err != nil {
 		return err
 	}
@@ -1479,7 +1493,9 @@ func writeSoaPoint3dInAnyPoint(w *karmem.Writer, at uint32, items []AnyPoint, co
 func readSoaPoint3dInAnyPoint(v *karmem.Validator, a karmem.ArrayRef, items *[]AnyPoint) error {
 	r := v.Reader()
 	var cols [3]uint32
-	r.SoaColumns(a, soaColumnsPoint3d[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsPoint3d[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 12); err != nil {
 		return err
 	}

@@ -710,10 +710,16 @@ impl AnyPointValue {
                 && offset as u64 + 8 <= r.size() as u64 =>
             {
                 match place {
-                    Some(Self::Point2d(x)) => x.read_at(v, offset)?,
+                    Some(Self::Point2d(x)) => {
+                        v.charge(8)?;
+                        x.read_at(v, offset)?
+                    }
                     _ => {
                         let mut x = Point2d::default();
-                        x.read_at(v, offset)?;
+                        {
+                            v.charge(8)?;
+                            x.read_at(v, offset)?
+                        };
                         *place = Some(Self::Point2d(x));
                     }
                 }
@@ -723,10 +729,16 @@ impl AnyPointValue {
                 && offset as u64 + 16 <= r.size() as u64 =>
             {
                 match place {
-                    Some(Self::Point3d(x)) => x.read_at(v, offset)?,
+                    Some(Self::Point3d(x)) => {
+                        v.charge(16)?;
+                        x.read_at(v, offset)?
+                    }
                     _ => {
                         let mut x = Point3d::default();
-                        x.read_at(v, offset)?;
+                        {
+                            v.charge(16)?;
+                            x.read_at(v, offset)?
+                        };
                         *place = Some(Self::Point3d(x));
                     }
                 }
@@ -1112,7 +1124,7 @@ impl AnotherStruct {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         let mut cols = [0u32; 2];
-        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);
+        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
         v.charge(a.len as u64 * 12)?;
         let c0 = r.slice::<u32>(cols[0], a.len);
         let c1 = r.slice::<u64>(cols[1], a.len);
@@ -1294,7 +1306,7 @@ impl Point2d {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         let mut cols = [0u32; 2];
-        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);
+        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
         v.charge(a.len as u64 * 8)?;
         let c0 = r.slice::<f32>(cols[0], a.len);
         let c1 = r.slice::<f32>(cols[1], a.len);
@@ -1478,7 +1490,7 @@ impl Point3d {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         let mut cols = [0u32; 3];
-        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);
+        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
         v.charge(a.len as u64 * 12)?;
         let c0 = r.slice::<f32>(cols[0], a.len);
         let c1 = r.slice::<f32>(cols[1], a.len);

@@ -612,6 +612,9 @@ func readUnionShape(v *karmem.Validator, place *Shape, tagAt, offsetAt uint32) e
 	switch tag {
 	case 1:
 		if r.InlineAt(offset, 8) {
+			if err := v.Charge(8); err != nil {
+				return err
+			}
 			x, ok := (*place).(*Len)
 			if !ok || x == nil {
 				x = new(Len)
@@ -621,6 +624,9 @@ func readUnionShape(v *karmem.Validator, place *Shape, tagAt, offsetAt uint32) e
 		}
 	case 2:
 		if r.InlineAt(offset, 32) {
+			if err := v.Charge(32); err != nil {
+				return err
+			}
 			x, ok := (*place).(*Point)
 			if !ok || x == nil {
 				x = new(Point)
@@ -990,7 +996,9 @@ func writeSoaLen(w *karmem.Writer, at uint32, items []Len) error {
 func readSoaLen(v *karmem.Validator, a karmem.ArrayRef, items *[]Len) error {
 	r := v.Reader()
 	var cols [1]uint32
-	r.SoaColumns(a, soaColumnsLen[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsLen[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 4); err != nil {
 		return err
 	}
@@ -1136,7 +1144,9 @@ func writeSoaCell(w *karmem.Writer, at uint32, items []Cell) error {
 func readSoaCell(v *karmem.Validator, a karmem.ArrayRef, items *[]Cell) error {
 	r := v.Reader()
 	var cols [11]uint32
-	r.SoaColumns(a, soaColumnsCell[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsCell[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 60); err != nil {
 		return err
 	}
@@ -1559,7 +1569,9 @@ func writeSoaPoint(w *karmem.Writer, at uint32, items []Point) error {
 func readSoaPoint(v *karmem.Validator, a karmem.ArrayRef, items *[]Point) error {
 	r := v.Reader()
 	var cols [5]uint32
-	r.SoaColumns(a, soaColumnsPoint[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsPoint[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 28); err != nil {
 		return err
 	}
@@ -1797,7 +1809,9 @@ func writeSoaLenInShape(w *karmem.Writer, at uint32, items []Shape, count int) e
 func readSoaLenInShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape) error {
 	r := v.Reader()
 	var cols [1]uint32
-	r.SoaColumns(a, soaColumnsLen[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsLen[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 4); err != nil {
 		return err
 	}
@@ -1863,7 +1877,9 @@ func writeSoaPointInShape(w *karmem.Writer, at uint32, items []Shape, count int)
 func readSoaPointInShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape) error {
 	r := v.Reader()
 	var cols [5]uint32
-	r.SoaColumns(a, soaColumnsPoint[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsPoint[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 28); err != nil {
 		return err
 	}

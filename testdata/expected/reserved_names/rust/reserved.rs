@@ -751,10 +751,16 @@ impl ShapeValue {
                 && offset as u64 + 8 <= r.size() as u64 =>
             {
                 match place {
-                    Some(Self::Len(x)) => x.read_at(v, offset)?,
+                    Some(Self::Len(x)) => {
+                        v.charge(8)?;
+                        x.read_at(v, offset)?
+                    }
                     _ => {
                         let mut x = Len::default();
-                        x.read_at(v, offset)?;
+                        {
+                            v.charge(8)?;
+                            x.read_at(v, offset)?
+                        };
                         *place = Some(Self::Len(x));
                     }
                 }
@@ -764,10 +770,16 @@ impl ShapeValue {
                 && offset as u64 + 32 <= r.size() as u64 =>
             {
                 match place {
-                    Some(Self::Point(x)) => x.read_at(v, offset)?,
+                    Some(Self::Point(x)) => {
+                        v.charge(32)?;
+                        x.read_at(v, offset)?
+                    }
                     _ => {
                         let mut x = Point::default();
-                        x.read_at(v, offset)?;
+                        {
+                            v.charge(32)?;
+                            x.read_at(v, offset)?
+                        };
                         *place = Some(Self::Point(x));
                     }
                 }
@@ -1227,7 +1239,7 @@ impl Len {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         let mut cols = [0u32; 1];
-        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);
+        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
         v.charge(a.len as u64 * 4)?;
         let c0 = r.slice::<i32>(cols[0], a.len);
         if c0.len() == a.len as usize {
@@ -1408,7 +1420,7 @@ impl Cell {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         let mut cols = [0u32; 11];
-        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);
+        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
         v.charge(a.len as u64 * 60)?;
         items.resize_with(a.len as usize, core::default::Default::default);
         let c0 = r.slice::<i32>(cols[0], a.len);
@@ -1874,7 +1886,7 @@ impl Point {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         let mut cols = [0u32; 5];
-        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);
+        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
         v.charge(a.len as u64 * 28)?;
         items.resize_with(a.len as usize, core::default::Default::default);
         let c0 = r.slice::<f32>(cols[0], a.len);

@@ -508,7 +508,9 @@ func writeSoaProfile(w *karmem.Writer, at uint32, items []Profile) error {
 func readSoaProfile(v *karmem.Validator, a karmem.ArrayRef, items *[]Profile) error {
 	r := v.Reader()
 	var cols [3]uint32
-	r.SoaColumns(a, soaColumnsProfile[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsProfile[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 21); err != nil {
 		return err
 	}

@@ -854,7 +854,7 @@ impl Vec3 {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         let mut cols = [0u32; 3];
-        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);
+        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
         v.charge(a.len as u64 * 12)?;
         let c0 = r.slice::<f32>(cols[0], a.len);
         let c1 = r.slice::<f32>(cols[1], a.len);
@@ -1091,7 +1091,7 @@ impl Monster {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         let mut cols = [0u32; 11];
-        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);
+        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
         v.charge(a.len as u64 * 97)?;
         items.resize_with(a.len as usize, core::default::Default::default);
         let c0 = r.slice::<f32>(cols[0], a.len);

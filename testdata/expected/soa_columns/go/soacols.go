@@ -309,6 +309,9 @@ func readUnionShape(v *karmem.Validator, place *Shape, tagAt, offsetAt uint32) e
 		return x.readTable(v, r.Table(offset))
 	case 4:
 		if r.InlineAt(offset, 8) {
+			if err := v.Charge(8); err != nil {
+				return err
+			}
 			x, ok := (*place).(*Square)
 			if !ok || x == nil {
 				x = new(Square)
@@ -950,7 +953,9 @@ func writeSoaCircle(w *karmem.Writer, at uint32, items []Circle) error {
 func readSoaCircle(v *karmem.Validator, a karmem.ArrayRef, items *[]Circle) error {
 	r := v.Reader()
 	var cols [1]uint32
-	r.SoaColumns(a, soaColumnsCircle[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsCircle[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 8); err != nil {
 		return err
 	}
@@ -1061,7 +1066,9 @@ func writeSoaSquare(w *karmem.Writer, at uint32, items []Square) error {
 func readSoaSquare(v *karmem.Validator, a karmem.ArrayRef, items *[]Square) error {
 	r := v.Reader()
 	var cols [1]uint32
-	r.SoaColumns(a, soaColumnsSquare[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsSquare[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 4); err != nil {
 		return err
 	}
@@ -1171,7 +1178,9 @@ func writeSoaTag(w *karmem.Writer, at uint32, items []Tag) error {
 func readSoaTag(v *karmem.Validator, a karmem.ArrayRef, items *[]Tag) error {
 	r := v.Reader()
 	var cols [1]uint32
-	r.SoaColumns(a, soaColumnsTag[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsTag[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 12); err != nil {
 		return err
 	}
@@ -1329,7 +1338,9 @@ func writeSoaItem(w *karmem.Writer, at uint32, items []Item) error {
 func readSoaItem(v *karmem.Validator, a karmem.ArrayRef, items *[]Item) error {
 	r := v.Reader()
 	var cols [6]uint32
-	r.SoaColumns(a, soaColumnsItem[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsItem[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 61); err != nil {
 		return err
 	}
@@ -1679,7 +1690,9 @@ func writeSoaCircleInShape(w *karmem.Writer, at uint32, items []Shape, count int
 func readSoaCircleInShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape) error {
 	r := v.Reader()
 	var cols [1]uint32
-	r.SoaColumns(a, soaColumnsCircle[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsCircle[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 8); err != nil {
 		return err
 	}
@@ -1726,7 +1739,9 @@ func writeSoaSquareInShape(w *karmem.Writer, at uint32, items []Shape, count int
 func readSoaSquareInShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape) error {
 	r := v.Reader()
 	var cols [1]uint32
-	r.SoaColumns(a, soaColumnsSquare[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsSquare[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 4); err != nil {
 		return err
 	}

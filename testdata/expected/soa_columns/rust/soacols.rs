@@ -345,10 +345,16 @@ impl ShapeValue {
                 && offset as u64 + 8 <= r.size() as u64 =>
             {
                 match place {
-                    Some(Self::Square(x)) => x.read_at(v, offset)?,
+                    Some(Self::Square(x)) => {
+                        v.charge(8)?;
+                        x.read_at(v, offset)?
+                    }
                     _ => {
                         let mut x = Square::default();
-                        x.read_at(v, offset)?;
+                        {
+                            v.charge(8)?;
+                            x.read_at(v, offset)?
+                        };
                         *place = Some(Self::Square(x));
                     }
                 }
@@ -1152,7 +1158,7 @@ impl Circle {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         let mut cols = [0u32; 1];
-        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);
+        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
         v.charge(a.len as u64 * 8)?;
         let c0 = r.slice::<f64>(cols[0], a.len);
         if c0.len() == a.len as usize {
@@ -1285,7 +1291,7 @@ impl Square {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         let mut cols = [0u32; 1];
-        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);
+        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
         v.charge(a.len as u64 * 4)?;
         let c0 = r.slice::<f32>(cols[0], a.len);
         if c0.len() == a.len as usize {
@@ -1418,7 +1424,7 @@ impl Tag {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         let mut cols = [0u32; 1];
-        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);
+        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
         v.charge(a.len as u64 * 12)?;
         items.resize_with(a.len as usize, core::default::Default::default);
         let len = a.len;
@@ -1605,7 +1611,7 @@ impl Item {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         let mut cols = [0u32; 6];
-        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);
+        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
         v.charge(a.len as u64 * 61)?;
         items.resize_with(a.len as usize, core::default::Default::default);
         let c5 = r.slice::<u8>(cols[5], a.len);

@@ -1812,7 +1812,9 @@ func writeSoaPlain(w *karmem.Writer, at uint32, items []Plain) error {
 func readSoaPlain(v *karmem.Validator, a karmem.ArrayRef, items *[]Plain) error {
 	r := v.Reader()
 	var cols [19]uint32
-	r.SoaColumns(a, soaColumnsPlain[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsPlain[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 64); err != nil {
 		return err
 	}
@@ -2522,7 +2524,9 @@ func writeSoaRich(w *karmem.Writer, at uint32, items []Rich) error {
 func readSoaRich(v *karmem.Validator, a karmem.ArrayRef, items *[]Rich) error {
 	r := v.Reader()
 	var cols [32]uint32
-	r.SoaColumns(a, soaColumnsRich[:], cols[:])
+	if err := v.SoaColumns(a, soaColumnsRich[:], cols[:]); err != nil {
+		return err
+	}
 	if err := v.Charge(uint64(a.Len) * 136); err != nil {
 		return err
 	}

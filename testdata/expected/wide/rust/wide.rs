@@ -2485,7 +2485,7 @@ impl Plain {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         let mut cols = [0u32; 19];
-        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);
+        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
         v.charge(a.len as u64 * 64)?;
         let c0 = r.slice::<u32>(cols[0], a.len);
         let c1 = r.slice::<u32>(cols[1], a.len);
@@ -3283,7 +3283,7 @@ impl Rich {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         let mut cols = [0u32; 32];
-        r.soa_columns(a, &Self::SOA_COLUMNS, &mut cols);
+        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
         v.charge(a.len as u64 * 136)?;
         items.resize_with(a.len as usize, core::default::Default::default);
         let c0 = r.slice::<u32>(cols[0], a.len);

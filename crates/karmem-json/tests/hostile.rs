@@ -1,0 +1,124 @@
+//! Hostile messages: the decoder's work is bounded by the traversal budget
+//! (format.md §10), whatever the message asks for. Each test builds a small
+//! message that used to make `karmem json decode` run for minutes or
+//! allocate gigabytes, and checks that it is refused; a message just inside
+//! the budget still decodes. Nothing here measures time.
+use serde_json::{json, Value};
+
+fn load(src: &str) -> (karmem_schema::model::Schema, karmem_layout::Layout) {
+    karmem_layout::load("t.km", src).unwrap_or_else(|d| panic!("{}", d.render(false)))
+}
+
+fn root(s: &karmem_schema::model::Schema) -> usize {
+    s.structs
+        .iter()
+        .position(|st| st.name == "R")
+        .expect("a root R")
+}
+
+/// A message of `size` bytes (a multiple of 8) with a valid header and the
+/// given little-endian `u32` words at the given offsets.
+fn message(size: usize, words: &[(usize, u32)]) -> Vec<u8> {
+    let mut b = vec![0u8; size];
+    b[0..4].copy_from_slice(&[b'K', b'M', 1, 0]);
+    b[4..8].copy_from_slice(&(size as u32).to_le_bytes());
+    for &(at, w) in words {
+        b[at..at + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    b
+}
+
+fn over_budget(r: Result<Value, karmem_json::Error>) {
+    match r {
+        Err(e) => assert!(e.0.contains("traversal budget"), "{e}"),
+        Ok(v) => panic!("decoded: {}", &v.to_string()[..80.min(v.to_string().len())]),
+    }
+}
+
+/// An SoA array of empty tables: elements without columns. Root table at 8
+/// (16 bytes), the array's directory at 64 (n = 0, two 64-byte blocks):
+/// 192 bytes, budget 8 × 192 = 1 536 = 16 (root) + 128 (directory) + 1 per
+/// element, so 1 392 elements fit and 1 393 do not.
+#[test]
+fn zero_width_elements_are_charged() {
+    let (s, l) = load("karmem t;\nstruct E table { }\nstruct R table { A []E; }\n");
+    let at = |len: u32| message(192, &[(8, 2), (12, 64), (16, len), (20, len)]);
+    let v = karmem_json::decode(&s, &l, root(&s), &at(1392)).unwrap();
+    assert_eq!(v["A"].as_array().map(Vec::len), Some(1392));
+    assert_eq!(v["A"][0], json!({}));
+    over_budget(karmem_json::decode(&s, &l, root(&s), &at(1393)));
+    // Used to build 2^32 − 1 empty objects (past 1.2 GB).
+    over_budget(karmem_json::decode(&s, &l, root(&s), &at(u32::MAX)));
+}
+
+/// Many arrays sharing one directory of 1 024 entries: every read of the
+/// directory is charged its two blocks (2 × 4 160 bytes).
+#[test]
+fn directory_reads_are_charged() {
+    let (s, l) = load(
+        "karmem t;\nstruct V inline { X u32; }\nstruct H table { A []V; }\n\
+         struct R table { L []H #aos; }\n",
+    );
+    let build = |n: u32| {
+        let t = (64 + 4 * n as usize).next_multiple_of(8);
+        let d = (t + 16).next_multiple_of(64);
+        let block = (4 * 1025usize).next_multiple_of(64);
+        let mut words = vec![(8, 2), (12, 64), (16, n), (20, n)];
+        words.extend((0..n as usize).map(|i| (64 + 4 * i, t as u32)));
+        words.extend([(t, 2), (t + 4, d as u32), (t + 8, 1), (t + 12, 1)]);
+        words.push((d, 1024));
+        // Hashes no column of V has: the scan finds nothing.
+        words.extend((1..=1024).map(|k| (d + 4 * k, k as u32)));
+        message(d + 2 * block, &words)
+    };
+    let v = karmem_json::decode(&s, &l, root(&s), &build(4)).unwrap();
+    assert_eq!(v["L"][3], json!({ "A": [{ "X": 0 }] }));
+    // 100 000 scans of 1 024 entries for a 0.4 MB message, refused after
+    // about 400 of them.
+    over_budget(karmem_json::decode(&s, &l, root(&s), &build(100_000)));
+}
+
+/// Union slots all pointing to one 512-byte inline variant: each use is
+/// charged the variant's size, as a table is charged its size.
+#[test]
+fn inline_variants_are_charged() {
+    let fields: String = (0..64).map(|i| format!("F{i} u64; ")).collect();
+    let (s, l) = load(&format!(
+        "karmem t;\nstruct Big inline {{ {fields}}}\nunion U u8 {{ Big; }}\n\
+         struct R table {{ L []U #aos; }}\n"
+    ));
+    let build = |n: u32| {
+        let big = 64 + 8 * n as usize;
+        let mut words = vec![(8, 2), (12, 64), (16, n), (20, n), (big, 7)];
+        words.extend((0..n as usize).flat_map(|i| [(64 + 8 * i, 1), (68 + 8 * i, big as u32)]));
+        message(big + 512, &words)
+    };
+    let v = karmem_json::decode(&s, &l, root(&s), &build(3)).unwrap();
+    assert_eq!(v["L"][2]["Big"]["F0"], json!(7));
+    // 20 000 slots (160 kB) used to build 20 000 × 64 numbers; the budget
+    // (1.3 MB) covers about 2 500 of them.
+    over_budget(karmem_json::decode(&s, &l, root(&s), &build(20_000)));
+}
+
+/// `null` for a fixed array is its zero value, with the same bytes as a
+/// missing key or N zero elements: the tables inside its elements are
+/// written (format.md §8), never left at offset 0.
+#[test]
+fn fixed_array_null_is_canonical() {
+    let (s, l) = load(
+        "karmem t;\nstruct T table { X u32; }\nstruct I inline { T T; Y u8; }\n\
+         struct R table { Fx [2]I; }\n",
+    );
+    let encode = |v: Value| karmem_json::encode(&s, &l, root(&s), &v).unwrap();
+    let bytes = encode(json!({}));
+    for same in [
+        json!({ "Fx": null }),
+        json!({ "Fx": [null, null] }),
+        json!({ "Fx": [{}, { "T": null }] }),
+        json!({ "Fx": [{ "T": { "X": 0 }, "Y": 0 }, { "T": {} }] }),
+    ] {
+        assert_eq!(encode(same.clone()), bytes, "{same}");
+    }
+    let zero = json!({ "Fx": [{ "T": { "X": 0 }, "Y": 0 }, { "T": { "X": 0 }, "Y": 0 }] });
+    assert_eq!(karmem_json::decode(&s, &l, root(&s), &bytes).unwrap(), zero);
+}
