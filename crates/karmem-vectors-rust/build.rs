@@ -55,17 +55,9 @@ fn main() {
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let file = out_dir.join(format!("{module}.rs"));
         std::fs::write(&file, &files[0].contents).unwrap();
-        // The hostile vectors have an SoA array of empty tables: elements
-        // without columns leave parts of the generated SoA code unused (the
-        // writer's items, the viewer's fields).
-        let allow = if module.contains("hostile") {
-            "#[allow(unused_variables, dead_code)]\n"
-        } else {
-            ""
-        };
         let _ = writeln!(
             modules,
-            "{allow}pub mod {module} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\"));\n}}"
+            "pub mod {module} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\"));\n}}"
         );
         let rel_file = path
             .strip_prefix(&root)

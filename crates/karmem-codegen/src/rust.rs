@@ -1580,7 +1580,12 @@ impl Gen<'_> {
         // write
         self.w("    #[doc(hidden)]");
         self.w("    pub fn write_soa<'x>(");
-        self.w("        items: impl Iterator<Item = &'x Self> + Clone,");
+        // An element without columns (an empty table) writes only the
+        // directory: its items are not looked at.
+        let items = if n == 0 { "_items" } else { "items" };
+        self.w(&format!(
+            "        {items}: impl Iterator<Item = &'x Self> + Clone,"
+        ));
         self.w("        count: usize,");
         self.w("        w: &mut karmem::Writer,");
         self.w("        at: u32,");
@@ -1861,8 +1866,17 @@ impl Gen<'_> {
         self.w(&format!(
             "pub struct {sv}<'a, M: karmem::Mode = karmem::Checked> {{"
         ));
+        // Without columns (an empty table) there is nothing to read: the
+        // reader and the column offsets are kept for a uniform API.
+        let unread = if n == 0 {
+            "    #[allow(dead_code)]\n"
+        } else {
+            ""
+        };
+        self.out.push_str(unread);
         self.w("    r: karmem::Reader<'a, M>,");
         self.w("    len: u32,");
+        self.out.push_str(unread);
         self.w(&format!("    cols: [u32; {n}],"));
         self.w("}");
         self.w("");
@@ -1931,7 +1945,13 @@ impl Gen<'_> {
         self.w(&format!(
             "pub struct {item}<'s, 'a, M: karmem::Mode = karmem::Checked> {{"
         ));
+        if n == 0 {
+            self.w("    #[allow(dead_code)]");
+        }
         self.w(&format!("    s: &'s {sv}<'a, M>,"));
+        if n == 0 {
+            self.w("    #[allow(dead_code)]");
+        }
         self.w("    i: u32,");
         self.w("}");
         self.w("");
