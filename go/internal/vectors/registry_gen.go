@@ -281,6 +281,14 @@ var schemas = map[string]map[string]rootType{
 			new:      func() object { return new(vectors_hostile_schema.Tables) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateTables(r); return err },
 		},
+		"Point": {
+			new:      func() object { return new(vectors_hostile_schema.Point) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidatePoint(r); return err },
+		},
+		"Columns": {
+			new:      func() object { return new(vectors_hostile_schema.Columns) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateColumns(r); return err },
+		},
 	},
 	"vectors/inline/schema.km": {
 		"Vec3": {
