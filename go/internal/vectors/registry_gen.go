@@ -289,6 +289,10 @@ var schemas = map[string]map[string]rootType{
 			new:      func() object { return new(vectors_hostile_schema.Columns) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateColumns(r); return err },
 		},
+		"Triple": {
+			new:      func() object { return new(vectors_hostile_schema.Triple) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateTriple(r); return err },
+		},
 	},
 	"vectors/inline/schema.km": {
 		"Vec3": {
