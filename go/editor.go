@@ -118,11 +118,13 @@ func (e *Editor) SetLen(at, elemSize, length uint32) error {
 	if length > a.Cap {
 		return errAt(ErrTooLarge, at, uint64(length))
 	}
-	if length < a.Len {
-		from := a.Offset + length*elemSize
-		to := a.Offset + a.Len*elemSize
-		clear(e.mem[from:to])
-	}
+	// Both ways the elements between the old and the new length are
+	// zeroed: dropped ones so that unused capacity stays zero, exposed ones
+	// because a message from elsewhere may hold anything there (validation
+	// does not read unused capacity, format.md §12).
+	from := a.Offset + min(length, a.Len)*elemSize
+	to := a.Offset + max(length, a.Len)*elemSize
+	clear(e.mem[from:to])
 	binary.LittleEndian.PutUint32(e.mem[at+4:], length)
 	return nil
 }

@@ -197,8 +197,17 @@ func TestEditor(t *testing.T) {
 	if err := e.SetLen(root+4, 4, 4); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("growing past capacity: %v", err)
 	}
+	// A hostile writer's bytes in unused capacity (validation does not read
+	// it) must not be exposed by growth (format.md §12).
+	unused := e.mem[e.Array(root+4, 4, NoLimit).Offset+4:]
+	for i := range 8 {
+		unused[i] = 0xba
+	}
 	if err := e.SetLen(root+4, 4, 3); err != nil || len(EditSlice[int32](e, root+4)) != 3 {
 		t.Fatalf("growing within capacity: %v", err)
+	}
+	if got := EditSlice[int32](e, root+4); got[1] != 0 || got[2] != 0 {
+		t.Fatalf("growing exposed unused capacity: %v", got)
 	}
 	if _, err := NewEditor([]byte("nope")); err == nil {
 		t.Fatal("editor on a non-message")

@@ -735,11 +735,14 @@ impl<'a> ReaderMut<'a> {
         if len > a.cap || (a.cap == 0 && a.offset == 0 && self.reader().get::<u32>(at + 8) != 0) {
             return Err(Error::TooLarge);
         }
-        if len < a.len {
-            let from = a.offset as usize + (len * elem_size) as usize;
-            let to = a.offset as usize + (a.len * elem_size) as usize;
-            self.bytes[from..to].fill(0);
-        }
+        // Both ways the elements between the old and the new length are
+        // zeroed: dropped ones so that unused capacity stays zero, exposed
+        // ones because a message from elsewhere may hold anything there
+        // (validation does not read unused capacity, format.md §12).
+        let (lo, hi) = (len.min(a.len), len.max(a.len));
+        let from = a.offset as usize + (lo * elem_size) as usize;
+        let to = a.offset as usize + (hi * elem_size) as usize;
+        self.bytes[from..to].fill(0);
         self.write_len(at, len);
         Ok(())
     }

@@ -393,3 +393,28 @@ fn trusted_text_is_the_validated_text() {
     assert_eq!(r.str(a), "");
     assert!(Validator::new(r).utf8(a.offset, a.len).is_err());
 }
+
+/// A hostile writer leaves bytes in unused capacity (validation does not
+/// read it): growing in place must not expose them (format.md §12).
+#[test]
+fn growing_in_place_never_exposes_unused_capacity() {
+    let mut w = Writer::new(64);
+    w.begin();
+    let t = w.alloc(16, 8).unwrap();
+    w.put(t, 2u32);
+    let block = w.alloc_array(4, 2).unwrap();
+    // Length 1, capacity 4, and the author's bytes in the unused three.
+    w.put_slice(block, &[10u16, 0xbad, 0xbad, 0xbad]);
+    let at = t + 4;
+    w.put_array_ref(at, block, 1, 4);
+    let mut buf = AlignedBuf::from_bytes(w.finish().unwrap());
+    {
+        let mut m = ReaderMut::new(buf.as_mut_slice()).unwrap();
+        m.set_len(at, 2, 3).unwrap();
+    }
+    let r = Reader::new(buf.as_slice()).unwrap();
+    let a = r.array(at, 2, None);
+    assert_eq!(r.slice::<u16>(a.offset, a.len), &[10, 0, 0]);
+    // Only the exposed elements were touched.
+    assert_eq!(r.slice::<u16>(a.offset, 4), &[10, 0, 0, 0xbad]);
+}

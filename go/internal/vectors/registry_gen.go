@@ -293,6 +293,10 @@ var schemas = map[string]map[string]rootType{
 			new:      func() object { return new(vectors_hostile_schema.Triple) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateTriple(r); return err },
 		},
+		"Holder": {
+			new:      func() object { return new(vectors_hostile_schema.Holder) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateHolder(r); return err },
+		},
 	},
 	"vectors/inline/schema.km": {
 		"Vec3": {
@@ -434,6 +438,7 @@ var unions = map[reflect.Type]map[string]reflect.Type{
 	reflect.TypeFor[schemas_paper.AnyPoint]():       {"point2d": reflect.TypeFor[*schemas_paper.Point2d](), "point3d": reflect.TypeFor[*schemas_paper.Point3d]()},
 	reflect.TypeFor[schemas_reserved_names.Shape](): {"Len": reflect.TypeFor[*schemas_reserved_names.Len](), "Point": reflect.TypeFor[*schemas_reserved_names.Point]()},
 	reflect.TypeFor[schemas_soa_columns.Shape]():    {"Circle": reflect.TypeFor[*schemas_soa_columns.Circle](), "Square": reflect.TypeFor[*schemas_soa_columns.Square]()},
+	reflect.TypeFor[vectors_hostile_schema.Pick]():  {"Leaf": reflect.TypeFor[*vectors_hostile_schema.Leaf]()},
 	reflect.TypeFor[vectors_unions_schema.Shape]():  {"Circle": reflect.TypeFor[*vectors_unions_schema.Circle](), "Square": reflect.TypeFor[*vectors_unions_schema.Square](), "Label": reflect.TypeFor[*vectors_unions_schema.Label]()},
 	reflect.TypeFor[vectors_unions_schema.Wide]():   {"Circle": reflect.TypeFor[*vectors_unions_schema.Circle](), "Label": reflect.TypeFor[*vectors_unions_schema.Label]()},
 }
