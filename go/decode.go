@@ -10,9 +10,13 @@ import (
 // destination already holds, so decoding into a reused object allocates
 // only where the new value does not fit what is there.
 
-// SetString stores b in *dst. A Go string is immutable, so a changed value
+// SetString stores the UTF-8 text b in *dst; b that is not valid UTF-8 is
+// stored as "" (format.md §6). A Go string is immutable, so a changed value
 // costs one allocation of its length; an unchanged value costs nothing.
 func SetString(dst *string, b []byte) {
+	if !utf8.Valid(b) {
+		b = nil
+	}
 	if *dst != string(b) { // compared without a conversion
 		*dst = string(b)
 	}

@@ -3,6 +3,7 @@ package karmem
 import (
 	"encoding/binary"
 	"math"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -319,11 +320,12 @@ func (r *Reader) ArrayBytes(a ArrayRef) []byte {
 }
 
 // String returns UTF-8 text as a string that aliases the message (no copy).
-// Invalid UTF-8 is returned as is (Go strings hold any bytes); the validator
-// reports it.
+// Text that is not valid UTF-8 reads as "" (format.md §6), as in every other
+// implementation, although a Go string could hold the bytes: the validator
+// reports it, and ArrayBytes gives the raw bytes.
 func (r *Reader) String(a ArrayRef) string {
 	b := Slice[byte](r, a.Offset, a.Len)
-	if len(b) == 0 {
+	if len(b) == 0 || !utf8.Valid(b) {
 		return ""
 	}
 	return unsafe.String(unsafe.SliceData(b), len(b))

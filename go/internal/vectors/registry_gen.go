@@ -297,6 +297,10 @@ var schemas = map[string]map[string]rootType{
 			new:      func() object { return new(vectors_hostile_schema.Holder) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateHolder(r); return err },
 		},
+		"Text": {
+			new:      func() object { return new(vectors_hostile_schema.Text) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateText(r); return err },
+		},
 	},
 	"vectors/inline/schema.km": {
 		"Vec3": {
