@@ -301,6 +301,10 @@ var schemas = map[string]map[string]rootType{
 			new:      func() object { return new(vectors_hostile_schema.Text) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateText(r); return err },
 		},
+		"Bunch": {
+			new:      func() object { return new(vectors_hostile_schema.Bunch) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateBunch(r); return err },
+		},
 	},
 	"vectors/inline/schema.km": {
 		"Vec3": {
