@@ -425,3 +425,36 @@ func TestSoaKnownHashesOnce(t *testing.T) {
 		t.Errorf("reader: %v (columns %v)", got, cols)
 	}
 }
+
+func TestFixedWriter(t *testing.T) {
+	raw := make([]byte, 256)
+	skip := int(-uintptr(unsafe.Pointer(unsafe.SliceData(raw))) & 63)
+	buf := raw[skip : skip+128]
+	if _, err := NewFixedWriter(buf[8:72]); !errors.Is(err, ErrMisaligned) {
+		t.Fatalf("misaligned buffer: %v", err)
+	}
+	if _, err := NewFixedWriter(buf[:63]); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("buffer under one line: %v", err)
+	}
+	w, err := NewFixedWriter(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Begin()
+	if _, err := w.Alloc(120, 8); err != nil {
+		t.Fatalf("120 bytes after the header fit 128: %v", err)
+	}
+	w.Begin()
+	if _, err := w.Alloc(121, 8); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("121 bytes after the header: %v", err)
+	}
+	w.Begin()
+	at, _ := w.Alloc(8, 8)
+	w.PutUint32(at, 1|4<<29)
+	if err := w.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if &w.Bytes()[0] != &buf[0] {
+		t.Fatal("the message is not the caller's bytes")
+	}
+}

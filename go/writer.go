@@ -13,13 +13,30 @@ import (
 // unused capacity are zero and nothing of a previous message leaks into the
 // next one. Offsets handed out by Alloc are positions in the message.
 type Writer struct {
-	buf []byte // aligned storage; len(buf) is the capacity
-	n   int    // bytes written
+	buf   []byte // aligned storage; len(buf) is the capacity
+	n     int    // bytes written
+	fixed bool   // buf is the caller's: it never grows
 }
 
 // NewWriter returns a writer with room for capacity bytes before it grows.
 func NewWriter(capacity int) *Writer {
 	return &Writer{buf: alignedBytes(max(capacity, 64))}
+}
+
+// NewFixedWriter returns a writer over the caller's buf: messages are
+// encoded into it in place (a region a WebAssembly module exported, shared
+// memory) and it never grows; an allocation that does not fit fails with
+// ErrTooLarge. buf must start at a 64-byte aligned address (ErrMisaligned)
+// and hold at least 64 bytes (ErrTooLarge). Whatever buf held is
+// overwritten where the message reaches and left alone after it.
+func NewFixedWriter(buf []byte) (*Writer, error) {
+	if len(buf) < 64 {
+		return nil, ErrTooLarge
+	}
+	if uintptr(unsafe.Pointer(unsafe.SliceData(buf)))&(ArrayAlign-1) != 0 {
+		return nil, ErrMisaligned
+	}
+	return &Writer{buf: buf[:len(buf):len(buf)], fixed: true}, nil
 }
 
 // alignedBytes allocates n zero bytes starting at a 64-byte aligned
@@ -45,7 +62,7 @@ func (w *Writer) Len() int { return w.n }
 // root object must be allocated next (it lands at offset 8).
 func (w *Writer) Begin() {
 	w.n = 0
-	w.grow(HeaderSize)
+	_ = w.grow(HeaderSize) // a fixed buffer holds at least 64 bytes
 	clear(w.buf[:HeaderSize])
 	w.n = HeaderSize
 }
@@ -56,31 +73,41 @@ func (w *Writer) Finish() error {
 	if end > math.MaxUint32 {
 		return ErrTooLarge
 	}
-	w.extend(int(end), true)
+	if err := w.extend(int(end), true); err != nil {
+		return err
+	}
 	b := w.buf
 	b[0], b[1], b[2], b[3] = 'K', 'M', Version, 0
 	binary.LittleEndian.PutUint32(b[4:], uint32(w.n))
 	return nil
 }
 
-// grow makes room for end bytes, keeping what was written.
-func (w *Writer) grow(end int) {
+// grow makes room for end bytes, keeping what was written; a fixed
+// buffer cannot grow.
+func (w *Writer) grow(end int) error {
 	if end <= len(w.buf) {
-		return
+		return nil
+	}
+	if w.fixed {
+		return ErrTooLarge
 	}
 	buf := alignedBytes(max(end, 2*len(w.buf)))
 	copy(buf, w.buf[:w.n])
 	w.buf = buf
+	return nil
 }
 
 // extend moves the end of the message to end, zeroing the added bytes when
 // zero is set (otherwise the caller overwrites all of them).
-func (w *Writer) extend(end int, zero bool) {
-	w.grow(end)
+func (w *Writer) extend(end int, zero bool) error {
+	if err := w.grow(end); err != nil {
+		return err
+	}
 	if zero {
 		clear(w.buf[w.n:end])
 	}
 	w.n = end
+	return nil
 }
 
 func (w *Writer) reserve(size, align uint32, zero bool) (uint32, error) {
@@ -89,10 +116,14 @@ func (w *Writer) reserve(size, align uint32, zero bool) (uint32, error) {
 	if end > math.MaxUint32 {
 		return 0, ErrTooLarge
 	}
-	w.grow(int(end))
+	if err := w.grow(int(end)); err != nil {
+		return 0, err
+	}
 	clear(w.buf[w.n:start])
 	w.n = int(start)
-	w.extend(int(end), zero)
+	if err := w.extend(int(end), zero); err != nil {
+		return 0, err
+	}
 	return uint32(start), nil
 }
 

@@ -258,7 +258,7 @@ pub struct Fixture<W: Workload> {
     pub sum: W::Sum,
     pub access: W::Access,
     pub km: W::Km,
-    pub km_writer: karmem::Writer,
+    pub km_writer: karmem::Writer<'static>,
     /// Messages copied to 8-aligned buffers where the reader needs it.
     pub km_bytes: karmem::AlignedBuf,
     pub fb: fb::Encoder,

@@ -16,7 +16,7 @@ pub struct Fixture {
     pub state: plain::State,
     pub expected_sum: f64,
     pub km_object: kar::Object,
-    pub km_writer: karmem::Writer,
+    pub km_writer: karmem::Writer<'static>,
     /// The Karmem message, copied to an 8-aligned buffer (readers need it).
     pub km_bytes: karmem::AlignedBuf,
     pub fb: fb::Encoder,

@@ -253,7 +253,7 @@ static WINDOWS: Global<Vec<(u32, u32)>> = Global::new(Vec::new());
 #[cfg(target_arch = "wasm32")]
 static PENDING: Global<Vec<(usize, core::alloc::Layout)>> = Global::new(Vec::new());
 /// The reusable writer of results and of argument messages.
-static WRITERS: Global<Vec<karmem::Writer>> = Global::new(Vec::new());
+static WRITERS: Global<Vec<karmem::Writer<'static>>> = Global::new(Vec::new());
 
 fn module() -> Option<&'static Registered> {
     // SAFETY: written once by `register` (from `karmem_init`), read-only

@@ -65,6 +65,53 @@ pub fn check<T: Generated>(value: &serde_json::Value, bytes: &[u8]) -> Result<()
     if w.bytes() != bytes {
         return Err("encoding over a buffer full of stale bytes changed the bytes".into());
     }
+    over_callers_buffer(&expected, bytes)
+}
+
+/// One 64-byte aligned line of a caller's buffer (`Writer::over` needs
+/// the alignment).
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u8; 64]);
+
+/// Encoding into a caller's buffer full of other bytes gives the same
+/// bytes and touches nothing after the message; a buffer one line short is
+/// refused with `TooLarge`, whatever the encoding reached.
+fn over_callers_buffer<T: Generated>(value: &T, bytes: &[u8]) -> Result<(), String> {
+    let lines = bytes.len().div_ceil(64);
+    let mut buf = vec![Line([0xAB; 64]); lines + 1];
+    // SAFETY: `buf` is `(lines + 1) * 64` initialised bytes; u8 has no
+    // alignment requirement and any byte is a valid u8.
+    let raw =
+        unsafe { std::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<u8>(), buf.len() * 64) };
+    {
+        let mut w = karmem::Writer::over(&mut raw[..]).map_err(|e| format!("over: {e}"))?;
+        value
+            .write_as_root(&mut w)
+            .map_err(|e| format!("encode over a caller's buffer: {e}"))?;
+        if w.bytes() != bytes {
+            return Err("encoding over a caller's buffer changed the bytes".into());
+        }
+    }
+    // The rest of the message's last line is zeroed (the writer works in
+    // whole lines); nothing after that line is touched.
+    let line_end = lines * 64;
+    if raw[..bytes.len()] != *bytes
+        || raw[bytes.len()..line_end].iter().any(|b| *b != 0)
+        || raw[line_end..].iter().any(|b| *b != 0xAB)
+    {
+        return Err(
+            "a caller's buffer: not the message, or bytes after its last line touched".into(),
+        );
+    }
+    if lines > 1 {
+        let mut w =
+            karmem::Writer::over(&mut raw[..(lines - 1) * 64]).map_err(|e| format!("over: {e}"))?;
+        match value.write_as_root(&mut w) {
+            Err(karmem::Error::TooLarge) => {}
+            other => return Err(format!("a buffer one line short: {other:?}")),
+        }
+    }
     Ok(())
 }
 

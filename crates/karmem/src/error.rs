@@ -48,7 +48,7 @@ impl fmt::Display for Error {
                 "message truncated: needs {needed} bytes, buffer has {available}"
             ),
             Error::Misaligned => f.write_str(
-                "message buffer is not 8-byte aligned (copy it into karmem::AlignedBuf)",
+                "buffer is not aligned (a message needs 8 bytes, copy it into karmem::AlignedBuf; a writer's buffer 64)",
             ),
             Error::BadMagic => f.write_str("not a Karmem message (bad magic)"),
             Error::UnsupportedVersion(v) => write!(f, "unsupported format version {v}"),

@@ -1,7 +1,9 @@
 //! Karmem runtime library for Rust: the pieces generated code is built from.
 //!
 //! * [`Writer`]: a reusable, 64-byte aligned output buffer. Encoding into a
-//!   reused writer allocates nothing once it has grown to the message size.
+//!   reused writer allocates nothing once it has grown to the message size;
+//!   [`Writer::over`] encodes into the caller's buffer (a shared or
+//!   exported region) without a copy.
 //! * [`Reader`]: bounds-checked, zero-copy access to a message. Every load is
 //!   checked; malformed data reads as zero/empty (format.md §4–§5), never as
 //!   a panic or an out-of-bounds read.

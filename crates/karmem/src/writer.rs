@@ -1,4 +1,6 @@
 use alloc::vec::Vec;
+use core::marker::PhantomData;
+use core::ptr::NonNull;
 
 use karmem_format::soa_directory_block_size;
 
@@ -18,28 +20,91 @@ const ZERO_LINE: Line = Line([0; 64]);
 /// Everything allocated is zero-filled, so padding and unused capacity are
 /// zero and nothing of a previous message leaks into the next one.
 ///
+/// The buffer is the writer's own ([`Writer::new`], it grows as needed) or
+/// the caller's ([`Writer::over`]: a message is encoded straight into, say,
+/// a region a WebAssembly module exported, without a copy; an allocation
+/// that does not fit fails with [`Error::TooLarge`]).
+///
 /// Invariant: the bytes from `len` to the end of its line are zero. A line
 /// is zeroed whole when the message first reaches into it (before anyone
 /// writes to it), so padding and alignment gaps inside a line cost nothing
 /// and no allocation zeroes byte ranges of its own: small `memset` calls
 /// were a sixth of the instructions of encoding a small message.
-pub struct Writer {
-    lines: Vec<Line>,
+pub struct Writer<'b> {
+    /// The first of `cap` lines: `owned`'s storage, or the caller's. Kept
+    /// as a pointer so that the hot paths index one slice whichever it is.
+    lines: NonNull<Line>,
+    cap: usize,
+    /// The writer's own storage (empty over a caller's buffer).
+    owned: Vec<Line>,
+    borrowed: bool,
     len: usize,
+    _buf: PhantomData<&'b mut [Line]>,
 }
 
-impl Default for Writer {
+// SAFETY: a writer owns its lines (`owned`) or borrows them exclusively for
+// `'b` (`over` takes `&'b mut [u8]`): as `Vec<Line>` and `&mut [Line]`, it
+// can be sent to and shared with other threads.
+unsafe impl Send for Writer<'_> {}
+// SAFETY: as above; `&Writer` gives only shared reads of the lines.
+unsafe impl Sync for Writer<'_> {}
+
+impl Default for Writer<'static> {
     fn default() -> Self {
         Writer::new(1024)
     }
 }
 
-impl Writer {
+impl Writer<'static> {
     /// A writer with room for `capacity` bytes before it grows.
     pub fn new(capacity: usize) -> Self {
-        let mut lines = Vec::new();
-        lines.resize(capacity.div_ceil(64).max(1), ZERO_LINE);
-        Writer { lines, len: 0 }
+        let mut owned = Vec::new();
+        owned.resize(capacity.div_ceil(64).max(1), ZERO_LINE);
+        Writer {
+            lines: NonNull::new(owned.as_mut_ptr()).expect("a Vec's pointer is not null"),
+            cap: owned.len(),
+            owned,
+            borrowed: false,
+            len: 0,
+            _buf: PhantomData,
+        }
+    }
+}
+
+impl<'b> Writer<'b> {
+    /// A writer over the caller's `buf`: messages are encoded into it in
+    /// place and never moved. `buf` must start at a 64-byte aligned address
+    /// (else [`Error::Misaligned`]) and hold at least 64 bytes (else
+    /// [`Error::TooLarge`]); whole 64-byte lines of it are used (a tail
+    /// shorter than 64 bytes is not). Whatever `buf` held before is
+    /// overwritten up to the end of the 64-byte line the message ends in
+    /// (the rest of that line is zeroed) and left alone after it.
+    pub fn over(buf: &'b mut [u8]) -> Result<Self, Error> {
+        if !(buf.as_ptr() as usize).is_multiple_of(64) {
+            return Err(Error::Misaligned);
+        }
+        let cap = buf.len() / 64;
+        if cap == 0 {
+            return Err(Error::TooLarge);
+        }
+        Ok(Writer {
+            lines: NonNull::new(buf.as_mut_ptr().cast::<Line>())
+                .expect("a slice's pointer is not null"),
+            cap,
+            owned: Vec::new(),
+            borrowed: true,
+            len: 0,
+            _buf: PhantomData,
+        })
+    }
+
+    /// The writer's lines.
+    #[inline(always)]
+    fn lines(&mut self) -> &mut [Line] {
+        // SAFETY: `lines` points to `cap` lines that this writer owns or
+        // borrows exclusively for `'b` (a `Line` is 64 bytes, align 64,
+        // valid for any bytes; `over` checked the alignment).
+        unsafe { core::slice::from_raw_parts_mut(self.lines.as_ptr(), self.cap) }
     }
 
     /// Forget the current message; keep the buffer.
@@ -53,15 +118,15 @@ impl Writer {
     /// Bytes written so far (the finished message after [`Writer::finish`]).
     #[inline]
     pub fn bytes(&self) -> &[u8] {
-        // SAFETY: `lines` owns `lines.len() * 64` initialised bytes and
-        // `len <= lines.len() * 64` is an invariant kept by `alloc`.
+        // SAFETY: `lines` holds `cap * 64` initialised bytes this writer
+        // owns or borrows, and `len <= cap * 64` is kept by `grow`.
         unsafe { core::slice::from_raw_parts(self.lines.as_ptr().cast::<u8>(), self.len) }
     }
 
     #[inline]
     fn bytes_mut(&mut self) -> &mut [u8] {
         // SAFETY: as in `bytes`, and we hold `&mut self`.
-        unsafe { core::slice::from_raw_parts_mut(self.lines.as_mut_ptr().cast::<u8>(), self.len) }
+        unsafe { core::slice::from_raw_parts_mut(self.lines.as_ptr().cast::<u8>(), self.len) }
     }
 
     #[inline]
@@ -91,7 +156,7 @@ impl Writer {
         }
         // Up to the next multiple of 8, inside the current line: zero by
         // the invariant.
-        self.grow(end as usize);
+        self.grow(end as usize)?;
         let size = self.len as u32;
         let b = self.bytes_mut();
         b[0..2].copy_from_slice(&MAGIC);
@@ -111,22 +176,35 @@ impl Writer {
             return Err(Error::TooLarge);
         }
         let first_new = self.len.div_ceil(64);
-        self.grow(end as usize);
+        self.grow(end as usize)?;
         self.zero_lines(first_new, self.len.div_ceil(64));
         Ok(start as u32)
     }
 
-    /// Extend the message to `end` bytes (storage grows by doubling; new
-    /// storage is zero). Zeroing the lines it reaches into is the caller's
-    /// job, before anything is written to them.
+    /// Extend the message to `end` bytes (an owned buffer grows by
+    /// doubling; new storage is zero; a caller's buffer cannot grow).
+    /// Zeroing the lines it reaches into is the caller's job, before
+    /// anything is written to them.
     #[inline]
-    fn grow(&mut self, end: usize) {
+    fn grow(&mut self, end: usize) -> Result<(), Error> {
         let lines = end.div_ceil(64);
-        if lines > self.lines.len() {
-            let target = lines.max(self.lines.len() * 2);
-            self.lines.resize(target, ZERO_LINE);
+        if lines > self.cap {
+            self.grow_lines(lines)?;
         }
         self.len = end;
+        Ok(())
+    }
+
+    #[cold]
+    fn grow_lines(&mut self, lines: usize) -> Result<(), Error> {
+        if self.borrowed {
+            return Err(Error::TooLarge);
+        }
+        let target = lines.max(self.cap * 2);
+        self.owned.resize(target, ZERO_LINE);
+        self.lines = NonNull::new(self.owned.as_mut_ptr()).expect("a Vec's pointer is not null");
+        self.cap = self.owned.len();
+        Ok(())
     }
 
     /// Zero lines `from..to`: one or two with plain stores (no call), more
@@ -135,12 +213,13 @@ impl Writer {
     fn zero_lines(&mut self, from: usize, to: usize) {
         match to.saturating_sub(from) {
             0 => {}
-            1 => self.lines[from] = ZERO_LINE,
+            1 => self.lines()[from] = ZERO_LINE,
             2 => {
-                self.lines[from] = ZERO_LINE;
-                self.lines[from + 1] = ZERO_LINE;
+                let lines = self.lines();
+                lines[from] = ZERO_LINE;
+                lines[from + 1] = ZERO_LINE;
             }
-            _ => self.lines[from..to].fill(ZERO_LINE),
+            _ => self.lines()[from..to].fill(ZERO_LINE),
         }
     }
 
@@ -151,7 +230,7 @@ impl Writer {
     #[inline(always)]
     fn zero_line_ending(&mut self, end: usize) {
         if !end.is_multiple_of(64) {
-            self.lines[end / 64] = ZERO_LINE;
+            self.lines()[end / 64] = ZERO_LINE;
         }
     }
 
@@ -166,7 +245,7 @@ impl Writer {
             return Err(Error::TooLarge);
         }
         let first_new = self.len.div_ceil(64);
-        self.grow(end as usize);
+        self.grow(end as usize)?;
         // The gap: new lines before the block and the one it starts in
         // (the block's part of that is overwritten by the caller). With
         // alignments up to 64 there are none: the block starts in the
@@ -319,7 +398,7 @@ impl Writer {
         // zero by the invariant. The directory's lines, the lines of columns
         // the caller does not fill and the last line of those it fills
         // (their padding) are zeroed before anything is written.
-        self.grow(end as usize);
+        self.grow(end as usize)?;
         let dir_line = dir as usize / 64;
         self.zero_lines(dir_line, dir_line + 2 * block as usize / 64);
         for (k, ((_, size), col)) in columns.iter().zip(columns_out.iter()).enumerate() {
@@ -399,7 +478,7 @@ impl Writer {
             end <= self.len as u64,
             "slices_mut: part outside the message"
         );
-        let base = self.lines.as_mut_ptr().cast::<u8>();
+        let base = self.lines.as_ptr().cast::<u8>();
         parts.map(|(offset, len)| {
             if len == 0 {
                 return &mut [][..];

@@ -2,9 +2,11 @@ package vectors
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path"
 	"testing"
+	"unsafe"
 
 	"karmem.org/go/karmem"
 )
@@ -78,6 +80,44 @@ func check(schema, root string, value any, golden []byte) error {
 	}
 	if !bytes.Equal(w.Bytes(), golden) {
 		return fmt.Errorf("re-encoding with a reused writer changed the bytes")
+	}
+	return overCallersBuffer(expected, golden)
+}
+
+// overCallersBuffer: encoding into a caller's buffer full of other bytes
+// gives the golden bytes and touches nothing after them; a buffer one
+// 64-byte line short is refused with ErrTooLarge.
+func overCallersBuffer(value object, golden []byte) error {
+	lines := (len(golden) + 63) / 64
+	raw := make([]byte, (lines+2)*64)
+	skip := int(-uintptr(unsafe.Pointer(unsafe.SliceData(raw))) & 63)
+	buf := raw[skip : skip+(lines+1)*64]
+	for i := range buf {
+		buf[i] = 0xAB
+	}
+	w, err := karmem.NewFixedWriter(buf)
+	if err != nil {
+		return fmt.Errorf("fixed writer: %w", err)
+	}
+	if _, err := value.WriteAsRoot(w); err != nil {
+		return fmt.Errorf("encode over a caller's buffer: %w", err)
+	}
+	if !bytes.Equal(w.Bytes(), golden) || !bytes.Equal(buf[:len(golden)], golden) {
+		return fmt.Errorf("encoding over a caller's buffer changed the bytes")
+	}
+	for _, b := range buf[len(golden):] {
+		if b != 0xAB {
+			return fmt.Errorf("encoding over a caller's buffer touched bytes after the message")
+		}
+	}
+	if lines > 1 {
+		w, err := karmem.NewFixedWriter(buf[:(lines-1)*64])
+		if err != nil {
+			return fmt.Errorf("fixed writer: %w", err)
+		}
+		if _, err := value.WriteAsRoot(w); !errors.Is(err, karmem.ErrTooLarge) {
+			return fmt.Errorf("a buffer one line short: %v", err)
+		}
 	}
 	return nil
 }
