@@ -319,6 +319,14 @@ var schemas = map[string]map[string]rootType{
 			new:      func() object { return new(vectors_inline_schema.Nested) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_inline_schema.ValidateNested(r); return err },
 		},
+		"Named": {
+			new:      func() object { return new(vectors_inline_schema.Named) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_inline_schema.ValidateNamed(r); return err },
+		},
+		"Holder": {
+			new:      func() object { return new(vectors_inline_schema.Holder) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_inline_schema.ValidateHolder(r); return err },
+		},
 	},
 	"vectors/scalars/schema.km": {
 		"Scalars": {
