@@ -467,20 +467,46 @@ impl Gen<'_> {
         ));
         self.c
             .line("// then every scalar column is a native slice and At(i) is O(1).");
-        self.struct_decl(
-            &sv,
-            &[("n", "uint32".into()), ("cols", format!("[{n}]uint32"))],
-        );
+        // Up to three columns, the viewer keeps them in fields (c0, c1, c2),
+        // not an array: a struct of at most four scalar fields stays in
+        // registers when At(i) copies it into an item (Go's SSA does not
+        // take arrays), which made the per-element loop 4.5× faster
+        // (RATIONALE.md R5.10).
+        let fields = (1..=3).contains(&n);
+        let column = |k: usize| {
+            if fields {
+                format!("s.c{k}")
+            } else {
+                format!("s.cols[{k}]")
+            }
+        };
+        let mut decl = vec![("n".to_string(), "uint32".to_string())];
+        if fields {
+            decl.extend((0..n).map(|k| (format!("c{k}"), "uint32".to_string())));
+        } else {
+            decl.push(("cols".into(), format!("[{n}]uint32")));
+        }
+        let decl: Vec<(&str, String)> = decl.iter().map(|(f, t)| (f.as_str(), t.clone())).collect();
+        self.struct_decl(&sv, &decl);
         self.c.line(&format!(
             "// New{sv} resolves the columns of the SoA array a (format.md §5.3)."
         ));
         self.c.open(&format!(
             "func New{sv}(r *karmem.Reader, a karmem.ArrayRef) {sv} {{"
         ));
-        self.c.line(&format!("s := {sv}{{n: a.Len}}"));
-        self.c
-            .line(&format!("r.SoaColumns(a, soaColumns{name}[:], s.cols[:])"));
-        self.c.line("return s");
+        if fields {
+            self.c.line(&format!("var cols [{n}]uint32"));
+            self.c
+                .line(&format!("r.SoaColumns(a, soaColumns{name}[:], cols[:])"));
+            let inits: Vec<String> = (0..n).map(|k| format!("c{k}: cols[{k}]")).collect();
+            self.c
+                .line(&format!("return {sv}{{n: a.Len, {}}}", inits.join(", ")));
+        } else {
+            self.c.line(&format!("s := {sv}{{n: a.Len}}"));
+            self.c
+                .line(&format!("r.SoaColumns(a, soaColumns{name}[:], s.cols[:])"));
+            self.c.line("return s");
+        }
         self.c.close("}");
         self.c.line("");
         self.c
@@ -513,7 +539,7 @@ impl Gen<'_> {
                 "func (s {sv}) {cname}(r *karmem.Reader) []{ty} {{"
             ));
             self.c
-                .line(&format!("return karmem.Slice[{ty}](r, s.cols[{k}], s.n)"));
+                .line(&format!("return karmem.Slice[{ty}](r, {}, s.n)", column(k)));
             self.c.close("}");
             self.c.line("");
         }
@@ -555,9 +581,10 @@ impl Gen<'_> {
                     self.c.line("");
                 } else if let Some(k) = soa.columns.iter().position(|c| c.path == path) {
                     let col = &soa.columns[k];
+                    let at = format!("it.{}", column(k));
                     let ctx = Ctx::Pos {
-                        pos: Pos::of(&format!("it.s.cols[{k}]")).plus("it.i", col.size),
-                        absent: Some(format!("it.s.cols[{k}] == 0")),
+                        pos: Pos::of(&at).plus("it.i", col.size),
+                        absent: Some(format!("{at} == 0")),
                     };
                     let slot = col.slot.clone();
                     self.view_accessor(&format!("it {node}"), &fname, &slot, &ctx, &[]);

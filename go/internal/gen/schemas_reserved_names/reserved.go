@@ -1032,15 +1032,15 @@ func validateSoaLen(v *karmem.Validator, a karmem.ArrayRef) error {
 // LenSoaViewer is an SoA array of `Len`: one directory scan when created,
 // then every scalar column is a native slice and At(i) is O(1).
 type LenSoaViewer struct {
-	n    uint32
-	cols [1]uint32
+	n  uint32
+	c0 uint32
 }
 
 // NewLenSoaViewer resolves the columns of the SoA array a (format.md §5.3).
 func NewLenSoaViewer(r *karmem.Reader, a karmem.ArrayRef) LenSoaViewer {
-	s := LenSoaViewer{n: a.Len}
-	r.SoaColumns(a, soaColumnsLen[:], s.cols[:])
-	return s
+	var cols [1]uint32
+	r.SoaColumns(a, soaColumnsLen[:], cols[:])
+	return LenSoaViewer{n: a.Len, c0: cols[0]}
 }
 
 // At returns element i (reading as zeros when i is out of range).
@@ -1070,7 +1070,7 @@ func (s LenSoaViewer) All() iter.Seq2[int, LenSoaItem] {
 // Get returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s LenSoaViewer) Get(r *karmem.Reader) []int32 {
-	return karmem.Slice[int32](r, s.cols[0], s.n)
+	return karmem.Slice[int32](r, s.c0, s.n)
 }
 
 // LenSoaItem is one element of a LenSoaViewer; its methods follow the element's fields.
@@ -1080,10 +1080,10 @@ type LenSoaItem struct {
 }
 
 func (it LenSoaItem) Get(r *karmem.Reader) int32 {
-	if it.s.cols[0] == 0 {
+	if it.s.c0 == 0 {
 		return 0
 	}
-	return r.Int32(it.s.cols[0] + it.i*4)
+	return r.Int32(it.s.c0 + it.i*4)
 }
 
 // soaColumnsCell: hash and size of each SoA column of Cell, in writing order (format.md §5.3).

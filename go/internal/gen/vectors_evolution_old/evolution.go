@@ -508,15 +508,16 @@ func validateSoaItem(v *karmem.Validator, a karmem.ArrayRef) error {
 // ItemSoaViewer is an SoA array of `Item`: one directory scan when created,
 // then every scalar column is a native slice and At(i) is O(1).
 type ItemSoaViewer struct {
-	n    uint32
-	cols [2]uint32
+	n  uint32
+	c0 uint32
+	c1 uint32
 }
 
 // NewItemSoaViewer resolves the columns of the SoA array a (format.md §5.3).
 func NewItemSoaViewer(r *karmem.Reader, a karmem.ArrayRef) ItemSoaViewer {
-	s := ItemSoaViewer{n: a.Len}
-	r.SoaColumns(a, soaColumnsItem[:], s.cols[:])
-	return s
+	var cols [2]uint32
+	r.SoaColumns(a, soaColumnsItem[:], cols[:])
+	return ItemSoaViewer{n: a.Len, c0: cols[0], c1: cols[1]}
 }
 
 // At returns element i (reading as zeros when i is out of range).
@@ -546,7 +547,7 @@ func (s ItemSoaViewer) All() iter.Seq2[int, ItemSoaItem] {
 // Id returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s ItemSoaViewer) Id(r *karmem.Reader) []uint32 {
-	return karmem.Slice[uint32](r, s.cols[0], s.n)
+	return karmem.Slice[uint32](r, s.c0, s.n)
 }
 
 // ItemSoaItem is one element of a ItemSoaViewer; its methods follow the element's fields.
@@ -556,24 +557,24 @@ type ItemSoaItem struct {
 }
 
 func (it ItemSoaItem) Id(r *karmem.Reader) uint32 {
-	if it.s.cols[0] == 0 {
+	if it.s.c0 == 0 {
 		return 0
 	}
-	return r.Uint32(it.s.cols[0] + it.i*4)
+	return r.Uint32(it.s.c0 + it.i*4)
 }
 
 func (it ItemSoaItem) Name(r *karmem.Reader) string {
-	if it.s.cols[1] == 0 {
+	if it.s.c1 == 0 {
 		return ""
 	}
-	a := r.Array(it.s.cols[1]+it.i*12, 1, karmem.NoLimit)
+	a := r.Array(it.s.c1+it.i*12, 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (it ItemSoaItem) NameBytes(r *karmem.Reader) []byte {
-	if it.s.cols[1] == 0 {
+	if it.s.c1 == 0 {
 		return nil
 	}
-	a := r.Array(it.s.cols[1]+it.i*12, 1, karmem.NoLimit)
+	a := r.Array(it.s.c1+it.i*12, 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }

@@ -511,15 +511,16 @@ func validateSoaPair(v *karmem.Validator, a karmem.ArrayRef) error {
 // PairSoaViewer is an SoA array of `Pair`: one directory scan when created,
 // then every scalar column is a native slice and At(i) is O(1).
 type PairSoaViewer struct {
-	n    uint32
-	cols [2]uint32
+	n  uint32
+	c0 uint32
+	c1 uint32
 }
 
 // NewPairSoaViewer resolves the columns of the SoA array a (format.md §5.3).
 func NewPairSoaViewer(r *karmem.Reader, a karmem.ArrayRef) PairSoaViewer {
-	s := PairSoaViewer{n: a.Len}
-	r.SoaColumns(a, soaColumnsPair[:], s.cols[:])
-	return s
+	var cols [2]uint32
+	r.SoaColumns(a, soaColumnsPair[:], cols[:])
+	return PairSoaViewer{n: a.Len, c0: cols[0], c1: cols[1]}
 }
 
 // At returns element i (reading as zeros when i is out of range).
@@ -549,13 +550,13 @@ func (s PairSoaViewer) All() iter.Seq2[int, PairSoaItem] {
 // A returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s PairSoaViewer) A(r *karmem.Reader) []float32 {
-	return karmem.Slice[float32](r, s.cols[0], s.n)
+	return karmem.Slice[float32](r, s.c0, s.n)
 }
 
 // B returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s PairSoaViewer) B(r *karmem.Reader) []float64 {
-	return karmem.Slice[float64](r, s.cols[1], s.n)
+	return karmem.Slice[float64](r, s.c1, s.n)
 }
 
 // PairSoaItem is one element of a PairSoaViewer; its methods follow the element's fields.
@@ -565,17 +566,17 @@ type PairSoaItem struct {
 }
 
 func (it PairSoaItem) A(r *karmem.Reader) float32 {
-	if it.s.cols[0] == 0 {
+	if it.s.c0 == 0 {
 		return 0
 	}
-	return r.Float32(it.s.cols[0] + it.i*4)
+	return r.Float32(it.s.c0 + it.i*4)
 }
 
 func (it PairSoaItem) B(r *karmem.Reader) float64 {
-	if it.s.cols[1] == 0 {
+	if it.s.c1 == 0 {
 		return 0
 	}
-	return r.Float64(it.s.cols[1] + it.i*8)
+	return r.Float64(it.s.c1 + it.i*8)
 }
 
 // PairAosViewer is an AoS array (or fixed array) of `Pair`.

@@ -818,15 +818,17 @@ func validateSoaVec3(v *karmem.Validator, a karmem.ArrayRef) error {
 // Vec3SoaViewer is an SoA array of `Vec3`: one directory scan when created,
 // then every scalar column is a native slice and At(i) is O(1).
 type Vec3SoaViewer struct {
-	n    uint32
-	cols [3]uint32
+	n  uint32
+	c0 uint32
+	c1 uint32
+	c2 uint32
 }
 
 // NewVec3SoaViewer resolves the columns of the SoA array a (format.md §5.3).
 func NewVec3SoaViewer(r *karmem.Reader, a karmem.ArrayRef) Vec3SoaViewer {
-	s := Vec3SoaViewer{n: a.Len}
-	r.SoaColumns(a, soaColumnsVec3[:], s.cols[:])
-	return s
+	var cols [3]uint32
+	r.SoaColumns(a, soaColumnsVec3[:], cols[:])
+	return Vec3SoaViewer{n: a.Len, c0: cols[0], c1: cols[1], c2: cols[2]}
 }
 
 // At returns element i (reading as zeros when i is out of range).
@@ -856,19 +858,19 @@ func (s Vec3SoaViewer) All() iter.Seq2[int, Vec3SoaItem] {
 // X returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s Vec3SoaViewer) X(r *karmem.Reader) []float32 {
-	return karmem.Slice[float32](r, s.cols[0], s.n)
+	return karmem.Slice[float32](r, s.c0, s.n)
 }
 
 // Y returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s Vec3SoaViewer) Y(r *karmem.Reader) []float32 {
-	return karmem.Slice[float32](r, s.cols[1], s.n)
+	return karmem.Slice[float32](r, s.c1, s.n)
 }
 
 // Z returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s Vec3SoaViewer) Z(r *karmem.Reader) []float32 {
-	return karmem.Slice[float32](r, s.cols[2], s.n)
+	return karmem.Slice[float32](r, s.c2, s.n)
 }
 
 // Vec3SoaItem is one element of a Vec3SoaViewer; its methods follow the element's fields.
@@ -878,24 +880,24 @@ type Vec3SoaItem struct {
 }
 
 func (it Vec3SoaItem) X(r *karmem.Reader) float32 {
-	if it.s.cols[0] == 0 {
+	if it.s.c0 == 0 {
 		return 0
 	}
-	return r.Float32(it.s.cols[0] + it.i*4)
+	return r.Float32(it.s.c0 + it.i*4)
 }
 
 func (it Vec3SoaItem) Y(r *karmem.Reader) float32 {
-	if it.s.cols[1] == 0 {
+	if it.s.c1 == 0 {
 		return 0
 	}
-	return r.Float32(it.s.cols[1] + it.i*4)
+	return r.Float32(it.s.c1 + it.i*4)
 }
 
 func (it Vec3SoaItem) Z(r *karmem.Reader) float32 {
-	if it.s.cols[2] == 0 {
+	if it.s.c2 == 0 {
 		return 0
 	}
-	return r.Float32(it.s.cols[2] + it.i*4)
+	return r.Float32(it.s.c2 + it.i*4)
 }
 
 // soaColumnsMonster: hash and size of each SoA column of Monster, in writing order (format.md §5.3).

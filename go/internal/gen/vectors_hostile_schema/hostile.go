@@ -1477,15 +1477,15 @@ func validateSoaPoint(v *karmem.Validator, a karmem.ArrayRef) error {
 // PointSoaViewer is an SoA array of `Point`: one directory scan when created,
 // then every scalar column is a native slice and At(i) is O(1).
 type PointSoaViewer struct {
-	n    uint32
-	cols [1]uint32
+	n  uint32
+	c0 uint32
 }
 
 // NewPointSoaViewer resolves the columns of the SoA array a (format.md §5.3).
 func NewPointSoaViewer(r *karmem.Reader, a karmem.ArrayRef) PointSoaViewer {
-	s := PointSoaViewer{n: a.Len}
-	r.SoaColumns(a, soaColumnsPoint[:], s.cols[:])
-	return s
+	var cols [1]uint32
+	r.SoaColumns(a, soaColumnsPoint[:], cols[:])
+	return PointSoaViewer{n: a.Len, c0: cols[0]}
 }
 
 // At returns element i (reading as zeros when i is out of range).
@@ -1515,7 +1515,7 @@ func (s PointSoaViewer) All() iter.Seq2[int, PointSoaItem] {
 // X returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s PointSoaViewer) X(r *karmem.Reader) []uint32 {
-	return karmem.Slice[uint32](r, s.cols[0], s.n)
+	return karmem.Slice[uint32](r, s.c0, s.n)
 }
 
 // PointSoaItem is one element of a PointSoaViewer; its methods follow the element's fields.
@@ -1525,10 +1525,10 @@ type PointSoaItem struct {
 }
 
 func (it PointSoaItem) X(r *karmem.Reader) uint32 {
-	if it.s.cols[0] == 0 {
+	if it.s.c0 == 0 {
 		return 0
 	}
-	return r.Uint32(it.s.cols[0] + it.i*4)
+	return r.Uint32(it.s.c0 + it.i*4)
 }
 
 // LeafAosViewer is an AoS array (or fixed array) of `Leaf`.

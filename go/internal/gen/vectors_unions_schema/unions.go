@@ -1217,15 +1217,15 @@ func validateSoaCircle(v *karmem.Validator, a karmem.ArrayRef) error {
 // CircleSoaViewer is an SoA array of `Circle`: one directory scan when created,
 // then every scalar column is a native slice and At(i) is O(1).
 type CircleSoaViewer struct {
-	n    uint32
-	cols [1]uint32
+	n  uint32
+	c0 uint32
 }
 
 // NewCircleSoaViewer resolves the columns of the SoA array a (format.md §5.3).
 func NewCircleSoaViewer(r *karmem.Reader, a karmem.ArrayRef) CircleSoaViewer {
-	s := CircleSoaViewer{n: a.Len}
-	r.SoaColumns(a, soaColumnsCircle[:], s.cols[:])
-	return s
+	var cols [1]uint32
+	r.SoaColumns(a, soaColumnsCircle[:], cols[:])
+	return CircleSoaViewer{n: a.Len, c0: cols[0]}
 }
 
 // At returns element i (reading as zeros when i is out of range).
@@ -1255,7 +1255,7 @@ func (s CircleSoaViewer) All() iter.Seq2[int, CircleSoaItem] {
 // Radius returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s CircleSoaViewer) Radius(r *karmem.Reader) []float64 {
-	return karmem.Slice[float64](r, s.cols[0], s.n)
+	return karmem.Slice[float64](r, s.c0, s.n)
 }
 
 // CircleSoaItem is one element of a CircleSoaViewer; its methods follow the element's fields.
@@ -1265,10 +1265,10 @@ type CircleSoaItem struct {
 }
 
 func (it CircleSoaItem) Radius(r *karmem.Reader) float64 {
-	if it.s.cols[0] == 0 {
+	if it.s.c0 == 0 {
 		return 0
 	}
-	return r.Float64(it.s.cols[0] + it.i*8)
+	return r.Float64(it.s.c0 + it.i*8)
 }
 
 // soaColumnsSquare: hash and size of each SoA column of Square, in writing order (format.md §5.3).
@@ -1330,15 +1330,15 @@ func validateSoaSquare(v *karmem.Validator, a karmem.ArrayRef) error {
 // SquareSoaViewer is an SoA array of `Square`: one directory scan when created,
 // then every scalar column is a native slice and At(i) is O(1).
 type SquareSoaViewer struct {
-	n    uint32
-	cols [1]uint32
+	n  uint32
+	c0 uint32
 }
 
 // NewSquareSoaViewer resolves the columns of the SoA array a (format.md §5.3).
 func NewSquareSoaViewer(r *karmem.Reader, a karmem.ArrayRef) SquareSoaViewer {
-	s := SquareSoaViewer{n: a.Len}
-	r.SoaColumns(a, soaColumnsSquare[:], s.cols[:])
-	return s
+	var cols [1]uint32
+	r.SoaColumns(a, soaColumnsSquare[:], cols[:])
+	return SquareSoaViewer{n: a.Len, c0: cols[0]}
 }
 
 // At returns element i (reading as zeros when i is out of range).
@@ -1368,7 +1368,7 @@ func (s SquareSoaViewer) All() iter.Seq2[int, SquareSoaItem] {
 // Side returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s SquareSoaViewer) Side(r *karmem.Reader) []float32 {
-	return karmem.Slice[float32](r, s.cols[0], s.n)
+	return karmem.Slice[float32](r, s.c0, s.n)
 }
 
 // SquareSoaItem is one element of a SquareSoaViewer; its methods follow the element's fields.
@@ -1378,10 +1378,10 @@ type SquareSoaItem struct {
 }
 
 func (it SquareSoaItem) Side(r *karmem.Reader) float32 {
-	if it.s.cols[0] == 0 {
+	if it.s.c0 == 0 {
 		return 0
 	}
-	return r.Float32(it.s.cols[0] + it.i*4)
+	return r.Float32(it.s.c0 + it.i*4)
 }
 
 // soaColumnsLabel: hash and size of each SoA column of Label, in writing order (format.md §5.3).
@@ -1450,15 +1450,15 @@ func validateSoaLabel(v *karmem.Validator, a karmem.ArrayRef) error {
 // LabelSoaViewer is an SoA array of `Label`: one directory scan when created,
 // then every scalar column is a native slice and At(i) is O(1).
 type LabelSoaViewer struct {
-	n    uint32
-	cols [1]uint32
+	n  uint32
+	c0 uint32
 }
 
 // NewLabelSoaViewer resolves the columns of the SoA array a (format.md §5.3).
 func NewLabelSoaViewer(r *karmem.Reader, a karmem.ArrayRef) LabelSoaViewer {
-	s := LabelSoaViewer{n: a.Len}
-	r.SoaColumns(a, soaColumnsLabel[:], s.cols[:])
-	return s
+	var cols [1]uint32
+	r.SoaColumns(a, soaColumnsLabel[:], cols[:])
+	return LabelSoaViewer{n: a.Len, c0: cols[0]}
 }
 
 // At returns element i (reading as zeros when i is out of range).
@@ -1492,18 +1492,18 @@ type LabelSoaItem struct {
 }
 
 func (it LabelSoaItem) Text(r *karmem.Reader) string {
-	if it.s.cols[0] == 0 {
+	if it.s.c0 == 0 {
 		return ""
 	}
-	a := r.Array(it.s.cols[0]+it.i*12, 1, karmem.NoLimit)
+	a := r.Array(it.s.c0+it.i*12, 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (it LabelSoaItem) TextBytes(r *karmem.Reader) []byte {
-	if it.s.cols[0] == 0 {
+	if it.s.c0 == 0 {
 		return nil
 	}
-	a := r.Array(it.s.cols[0]+it.i*12, 1, karmem.NoLimit)
+	a := r.Array(it.s.c0+it.i*12, 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 

@@ -588,15 +588,17 @@ func validateSoaProfile(v *karmem.Validator, a karmem.ArrayRef) error {
 // ProfileSoaViewer is an SoA array of `Profile`: one directory scan when created,
 // then every scalar column is a native slice and At(i) is O(1).
 type ProfileSoaViewer struct {
-	n    uint32
-	cols [3]uint32
+	n  uint32
+	c0 uint32
+	c1 uint32
+	c2 uint32
 }
 
 // NewProfileSoaViewer resolves the columns of the SoA array a (format.md §5.3).
 func NewProfileSoaViewer(r *karmem.Reader, a karmem.ArrayRef) ProfileSoaViewer {
-	s := ProfileSoaViewer{n: a.Len}
-	r.SoaColumns(a, soaColumnsProfile[:], s.cols[:])
-	return s
+	var cols [3]uint32
+	r.SoaColumns(a, soaColumnsProfile[:], cols[:])
+	return ProfileSoaViewer{n: a.Len, c0: cols[0], c1: cols[1], c2: cols[2]}
 }
 
 // At returns element i (reading as zeros when i is out of range).
@@ -626,13 +628,13 @@ func (s ProfileSoaViewer) All() iter.Seq2[int, ProfileSoaItem] {
 // DataNetwork returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s ProfileSoaViewer) DataNetwork(r *karmem.Reader) []SocialNetwork {
-	return karmem.Slice[SocialNetwork](r, s.cols[0], s.n)
+	return karmem.Slice[SocialNetwork](r, s.c0, s.n)
 }
 
 // DataID returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s ProfileSoaViewer) DataID(r *karmem.Reader) []uint64 {
-	return karmem.Slice[uint64](r, s.cols[2], s.n)
+	return karmem.Slice[uint64](r, s.c2, s.n)
 }
 
 // ProfileSoaItem is one element of a ProfileSoaViewer; its methods follow the element's fields.
@@ -649,31 +651,31 @@ func (it ProfileSoaItem) Data(r *karmem.Reader) ProfileSoaItemData {
 type ProfileSoaItemData ProfileSoaItem
 
 func (it ProfileSoaItemData) Network(r *karmem.Reader) SocialNetwork {
-	if it.s.cols[0] == 0 {
+	if it.s.c0 == 0 {
 		return 0
 	}
-	return SocialNetwork(r.Uint8(it.s.cols[0] + it.i))
+	return SocialNetwork(r.Uint8(it.s.c0 + it.i))
 }
 
 func (it ProfileSoaItemData) Username(r *karmem.Reader) string {
-	if it.s.cols[1] == 0 {
+	if it.s.c1 == 0 {
 		return ""
 	}
-	a := r.Array(it.s.cols[1]+it.i*12, 1, karmem.NoLimit)
+	a := r.Array(it.s.c1+it.i*12, 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (it ProfileSoaItemData) UsernameBytes(r *karmem.Reader) []byte {
-	if it.s.cols[1] == 0 {
+	if it.s.c1 == 0 {
 		return nil
 	}
-	a := r.Array(it.s.cols[1]+it.i*12, 1, karmem.NoLimit)
+	a := r.Array(it.s.c1+it.i*12, 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
 func (it ProfileSoaItemData) ID(r *karmem.Reader) uint64 {
-	if it.s.cols[2] == 0 {
+	if it.s.c2 == 0 {
 		return 0
 	}
-	return r.Uint64(it.s.cols[2] + it.i*8)
+	return r.Uint64(it.s.c2 + it.i*8)
 }

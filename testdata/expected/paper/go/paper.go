@@ -963,15 +963,16 @@ func validateSoaAnotherStruct(v *karmem.Validator, a karmem.ArrayRef) error {
 // AnotherStructSoaViewer is an SoA array of `another_struct`: one directory scan when created,
 // then every scalar column is a native slice and At(i) is O(1).
 type AnotherStructSoaViewer struct {
-	n    uint32
-	cols [2]uint32
+	n  uint32
+	c0 uint32
+	c1 uint32
 }
 
 // NewAnotherStructSoaViewer resolves the columns of the SoA array a (format.md §5.3).
 func NewAnotherStructSoaViewer(r *karmem.Reader, a karmem.ArrayRef) AnotherStructSoaViewer {
-	s := AnotherStructSoaViewer{n: a.Len}
-	r.SoaColumns(a, soaColumnsAnotherStruct[:], s.cols[:])
-	return s
+	var cols [2]uint32
+	r.SoaColumns(a, soaColumnsAnotherStruct[:], cols[:])
+	return AnotherStructSoaViewer{n: a.Len, c0: cols[0], c1: cols[1]}
 }
 
 // At returns element i (reading as zeros when i is out of range).
@@ -1001,13 +1002,13 @@ func (s AnotherStructSoaViewer) All() iter.Seq2[int, AnotherStructSoaItem] {
 // A returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s AnotherStructSoaViewer) A(r *karmem.Reader) []uint32 {
-	return karmem.Slice[uint32](r, s.cols[0], s.n)
+	return karmem.Slice[uint32](r, s.c0, s.n)
 }
 
 // B returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s AnotherStructSoaViewer) B(r *karmem.Reader) []uint64 {
-	return karmem.Slice[uint64](r, s.cols[1], s.n)
+	return karmem.Slice[uint64](r, s.c1, s.n)
 }
 
 // AnotherStructSoaItem is one element of a AnotherStructSoaViewer; its methods follow the element's fields.
@@ -1017,17 +1018,17 @@ type AnotherStructSoaItem struct {
 }
 
 func (it AnotherStructSoaItem) A(r *karmem.Reader) uint32 {
-	if it.s.cols[0] == 0 {
+	if it.s.c0 == 0 {
 		return 0
 	}
-	return r.Uint32(it.s.cols[0] + it.i*4)
+	return r.Uint32(it.s.c0 + it.i*4)
 }
 
 func (it AnotherStructSoaItem) B(r *karmem.Reader) uint64 {
-	if it.s.cols[1] == 0 {
+	if it.s.c1 == 0 {
 		return 0
 	}
-	return r.Uint64(it.s.cols[1] + it.i*8)
+	return r.Uint64(it.s.c1 + it.i*8)
 }
 
 // soaColumnsPoint2d: hash and size of each SoA column of Point2d, in writing order (format.md §5.3).
@@ -1114,15 +1115,16 @@ func validateSoaPoint2d(v *karmem.Validator, a karmem.ArrayRef) error {
 // Point2dSoaViewer is an SoA array of `point2d`: one directory scan when created,
 // then every scalar column is a native slice and At(i) is O(1).
 type Point2dSoaViewer struct {
-	n    uint32
-	cols [2]uint32
+	n  uint32
+	c0 uint32
+	c1 uint32
 }
 
 // NewPoint2dSoaViewer resolves the columns of the SoA array a (format.md §5.3).
 func NewPoint2dSoaViewer(r *karmem.Reader, a karmem.ArrayRef) Point2dSoaViewer {
-	s := Point2dSoaViewer{n: a.Len}
-	r.SoaColumns(a, soaColumnsPoint2d[:], s.cols[:])
-	return s
+	var cols [2]uint32
+	r.SoaColumns(a, soaColumnsPoint2d[:], cols[:])
+	return Point2dSoaViewer{n: a.Len, c0: cols[0], c1: cols[1]}
 }
 
 // At returns element i (reading as zeros when i is out of range).
@@ -1152,13 +1154,13 @@ func (s Point2dSoaViewer) All() iter.Seq2[int, Point2dSoaItem] {
 // X returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s Point2dSoaViewer) X(r *karmem.Reader) []float32 {
-	return karmem.Slice[float32](r, s.cols[0], s.n)
+	return karmem.Slice[float32](r, s.c0, s.n)
 }
 
 // Y returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s Point2dSoaViewer) Y(r *karmem.Reader) []float32 {
-	return karmem.Slice[float32](r, s.cols[1], s.n)
+	return karmem.Slice[float32](r, s.c1, s.n)
 }
 
 // Point2dSoaItem is one element of a Point2dSoaViewer; its methods follow the element's fields.
@@ -1168,17 +1170,17 @@ type Point2dSoaItem struct {
 }
 
 func (it Point2dSoaItem) X(r *karmem.Reader) float32 {
-	if it.s.cols[0] == 0 {
+	if it.s.c0 == 0 {
 		return 0
 	}
-	return r.Float32(it.s.cols[0] + it.i*4)
+	return r.Float32(it.s.c0 + it.i*4)
 }
 
 func (it Point2dSoaItem) Y(r *karmem.Reader) float32 {
-	if it.s.cols[1] == 0 {
+	if it.s.c1 == 0 {
 		return 0
 	}
-	return r.Float32(it.s.cols[1] + it.i*4)
+	return r.Float32(it.s.c1 + it.i*4)
 }
 
 // soaColumnsPoint3d: hash and size of each SoA column of Point3d, in writing order (format.md §5.3).
@@ -1282,15 +1284,17 @@ func validateSoaPoint3d(v *karmem.Validator, a karmem.ArrayRef) error {
 // Point3dSoaViewer is an SoA array of `point3d`: one directory scan when created,
 // then every scalar column is a native slice and At(i) is O(1).
 type Point3dSoaViewer struct {
-	n    uint32
-	cols [3]uint32
+	n  uint32
+	c0 uint32
+	c1 uint32
+	c2 uint32
 }
 
 // NewPoint3dSoaViewer resolves the columns of the SoA array a (format.md §5.3).
 func NewPoint3dSoaViewer(r *karmem.Reader, a karmem.ArrayRef) Point3dSoaViewer {
-	s := Point3dSoaViewer{n: a.Len}
-	r.SoaColumns(a, soaColumnsPoint3d[:], s.cols[:])
-	return s
+	var cols [3]uint32
+	r.SoaColumns(a, soaColumnsPoint3d[:], cols[:])
+	return Point3dSoaViewer{n: a.Len, c0: cols[0], c1: cols[1], c2: cols[2]}
 }
 
 // At returns element i (reading as zeros when i is out of range).
@@ -1320,19 +1324,19 @@ func (s Point3dSoaViewer) All() iter.Seq2[int, Point3dSoaItem] {
 // X returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s Point3dSoaViewer) X(r *karmem.Reader) []float32 {
-	return karmem.Slice[float32](r, s.cols[0], s.n)
+	return karmem.Slice[float32](r, s.c0, s.n)
 }
 
 // Y returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s Point3dSoaViewer) Y(r *karmem.Reader) []float32 {
-	return karmem.Slice[float32](r, s.cols[1], s.n)
+	return karmem.Slice[float32](r, s.c1, s.n)
 }
 
 // Z returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s Point3dSoaViewer) Z(r *karmem.Reader) []float32 {
-	return karmem.Slice[float32](r, s.cols[2], s.n)
+	return karmem.Slice[float32](r, s.c2, s.n)
 }
 
 // Point3dSoaItem is one element of a Point3dSoaViewer; its methods follow the element's fields.
@@ -1342,24 +1346,24 @@ type Point3dSoaItem struct {
 }
 
 func (it Point3dSoaItem) X(r *karmem.Reader) float32 {
-	if it.s.cols[0] == 0 {
+	if it.s.c0 == 0 {
 		return 0
 	}
-	return r.Float32(it.s.cols[0] + it.i*4)
+	return r.Float32(it.s.c0 + it.i*4)
 }
 
 func (it Point3dSoaItem) Y(r *karmem.Reader) float32 {
-	if it.s.cols[1] == 0 {
+	if it.s.c1 == 0 {
 		return 0
 	}
-	return r.Float32(it.s.cols[1] + it.i*4)
+	return r.Float32(it.s.c1 + it.i*4)
 }
 
 func (it Point3dSoaItem) Z(r *karmem.Reader) float32 {
-	if it.s.cols[2] == 0 {
+	if it.s.c2 == 0 {
 		return 0
 	}
-	return r.Float32(it.s.cols[2] + it.i*4)
+	return r.Float32(it.s.c2 + it.i*4)
 }
 
 // AnotherStructAosViewer is an AoS array (or fixed array) of `another_struct`.

@@ -989,15 +989,15 @@ func validateSoaCircle(v *karmem.Validator, a karmem.ArrayRef) error {
 // CircleSoaViewer is an SoA array of `Circle`: one directory scan when created,
 // then every scalar column is a native slice and At(i) is O(1).
 type CircleSoaViewer struct {
-	n    uint32
-	cols [1]uint32
+	n  uint32
+	c0 uint32
 }
 
 // NewCircleSoaViewer resolves the columns of the SoA array a (format.md §5.3).
 func NewCircleSoaViewer(r *karmem.Reader, a karmem.ArrayRef) CircleSoaViewer {
-	s := CircleSoaViewer{n: a.Len}
-	r.SoaColumns(a, soaColumnsCircle[:], s.cols[:])
-	return s
+	var cols [1]uint32
+	r.SoaColumns(a, soaColumnsCircle[:], cols[:])
+	return CircleSoaViewer{n: a.Len, c0: cols[0]}
 }
 
 // At returns element i (reading as zeros when i is out of range).
@@ -1027,7 +1027,7 @@ func (s CircleSoaViewer) All() iter.Seq2[int, CircleSoaItem] {
 // Radius returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s CircleSoaViewer) Radius(r *karmem.Reader) []float64 {
-	return karmem.Slice[float64](r, s.cols[0], s.n)
+	return karmem.Slice[float64](r, s.c0, s.n)
 }
 
 // CircleSoaItem is one element of a CircleSoaViewer; its methods follow the element's fields.
@@ -1037,10 +1037,10 @@ type CircleSoaItem struct {
 }
 
 func (it CircleSoaItem) Radius(r *karmem.Reader) float64 {
-	if it.s.cols[0] == 0 {
+	if it.s.c0 == 0 {
 		return 0
 	}
-	return r.Float64(it.s.cols[0] + it.i*8)
+	return r.Float64(it.s.c0 + it.i*8)
 }
 
 // soaColumnsSquare: hash and size of each SoA column of Square, in writing order (format.md §5.3).
@@ -1102,15 +1102,15 @@ func validateSoaSquare(v *karmem.Validator, a karmem.ArrayRef) error {
 // SquareSoaViewer is an SoA array of `Square`: one directory scan when created,
 // then every scalar column is a native slice and At(i) is O(1).
 type SquareSoaViewer struct {
-	n    uint32
-	cols [1]uint32
+	n  uint32
+	c0 uint32
 }
 
 // NewSquareSoaViewer resolves the columns of the SoA array a (format.md §5.3).
 func NewSquareSoaViewer(r *karmem.Reader, a karmem.ArrayRef) SquareSoaViewer {
-	s := SquareSoaViewer{n: a.Len}
-	r.SoaColumns(a, soaColumnsSquare[:], s.cols[:])
-	return s
+	var cols [1]uint32
+	r.SoaColumns(a, soaColumnsSquare[:], cols[:])
+	return SquareSoaViewer{n: a.Len, c0: cols[0]}
 }
 
 // At returns element i (reading as zeros when i is out of range).
@@ -1140,7 +1140,7 @@ func (s SquareSoaViewer) All() iter.Seq2[int, SquareSoaItem] {
 // Side returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s SquareSoaViewer) Side(r *karmem.Reader) []float32 {
-	return karmem.Slice[float32](r, s.cols[0], s.n)
+	return karmem.Slice[float32](r, s.c0, s.n)
 }
 
 // SquareSoaItem is one element of a SquareSoaViewer; its methods follow the element's fields.
@@ -1150,10 +1150,10 @@ type SquareSoaItem struct {
 }
 
 func (it SquareSoaItem) Side(r *karmem.Reader) float32 {
-	if it.s.cols[0] == 0 {
+	if it.s.c0 == 0 {
 		return 0
 	}
-	return r.Float32(it.s.cols[0] + it.i*4)
+	return r.Float32(it.s.c0 + it.i*4)
 }
 
 // soaColumnsTag: hash and size of each SoA column of Tag, in writing order (format.md §5.3).
@@ -1222,15 +1222,15 @@ func validateSoaTag(v *karmem.Validator, a karmem.ArrayRef) error {
 // TagSoaViewer is an SoA array of `Tag`: one directory scan when created,
 // then every scalar column is a native slice and At(i) is O(1).
 type TagSoaViewer struct {
-	n    uint32
-	cols [1]uint32
+	n  uint32
+	c0 uint32
 }
 
 // NewTagSoaViewer resolves the columns of the SoA array a (format.md §5.3).
 func NewTagSoaViewer(r *karmem.Reader, a karmem.ArrayRef) TagSoaViewer {
-	s := TagSoaViewer{n: a.Len}
-	r.SoaColumns(a, soaColumnsTag[:], s.cols[:])
-	return s
+	var cols [1]uint32
+	r.SoaColumns(a, soaColumnsTag[:], cols[:])
+	return TagSoaViewer{n: a.Len, c0: cols[0]}
 }
 
 // At returns element i (reading as zeros when i is out of range).
@@ -1264,18 +1264,18 @@ type TagSoaItem struct {
 }
 
 func (it TagSoaItem) Label(r *karmem.Reader) string {
-	if it.s.cols[0] == 0 {
+	if it.s.c0 == 0 {
 		return ""
 	}
-	a := r.Array(it.s.cols[0]+it.i*12, 1, karmem.NoLimit)
+	a := r.Array(it.s.c0+it.i*12, 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (it TagSoaItem) LabelBytes(r *karmem.Reader) []byte {
-	if it.s.cols[0] == 0 {
+	if it.s.c0 == 0 {
 		return nil
 	}
-	a := r.Array(it.s.cols[0]+it.i*12, 1, karmem.NoLimit)
+	a := r.Array(it.s.c0+it.i*12, 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
