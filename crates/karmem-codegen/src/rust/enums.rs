@@ -1,72 +1,78 @@
 //! Enums: the newtype over the wire value, its constants, `name()` and
 //! `Debug`.
 
-use karmem_schema::model::*;
-use std::fmt::Write as _;
-
 use super::{rust_prim, Gen};
 use crate::names::screaming;
+use karmem_schema::model::*;
 
 impl Gen<'_> {
     pub(super) fn enum_item(&mut self, id: EnumId) {
         let e = &self.s.enums[id];
         let name = self.enum_name(id);
         let repr = rust_prim(e.repr);
-        self.doc(&e.doc.clone());
-        self.w("///");
-        self.w("/// A newtype over the wire value, so values unknown to this schema version survive a round trip.");
-        self.w("#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]");
+        self.c.doc(&e.doc);
+        self.c.line("///");
+        self.c.line("/// A newtype over the wire value, so values unknown to this schema version survive a round trip.");
+        self.c
+            .line("#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]");
         if self.serde {
-            self.w("#[derive(serde::Serialize, serde::Deserialize)]");
-            self.w("#[serde(transparent)]");
+            self.c
+                .line("#[derive(serde::Serialize, serde::Deserialize)]");
+            self.c.line("#[serde(transparent)]");
         }
-        self.w("#[repr(transparent)]");
-        self.w(&format!("pub struct {name}(pub {repr});"));
-        self.w("");
-        self.w(&format!(
+        self.c.line("#[repr(transparent)]");
+        self.c.line(&format!("pub struct {name}(pub {repr});"));
+        self.c.line("");
+        self.c.line(&format!(
             "// SAFETY: `repr(transparent)` over `{repr}`, and every `{repr}` is a valid `{name}`."
         ));
-        self.w(&format!("unsafe impl karmem::ScalarNewtype for {name} {{"));
-        self.w(&format!("    type Repr = {repr};"));
-        self.w("}");
-        self.w("");
-        self.w("#[allow(clippy::derivable_impls)]");
-        self.w(&format!("impl core::default::Default for {name} {{"));
-        self.w("    fn default() -> Self {");
-        self.w(&format!("        {name}(0)"));
-        self.w("    }");
-        self.w("}");
-        self.w("");
-        self.w(&format!("impl {name} {{"));
-        let mut arms = String::new();
+        self.c
+            .open(&format!("unsafe impl karmem::ScalarNewtype for {name} {{"));
+        self.c.line(&format!("type Repr = {repr};"));
+        self.c.close("}");
+        self.c.line("");
+        self.c.line("#[allow(clippy::derivable_impls)]");
+        self.c
+            .open(&format!("impl core::default::Default for {name} {{"));
+        self.c.open("fn default() -> Self {");
+        self.c.line(&format!("{name}(0)"));
+        self.c.close("}");
+        self.c.close("}");
+        self.c.line("");
+        self.c.open(&format!("impl {name} {{"));
+        let mut arms = Vec::new();
         for v in &e.variants {
             let c = screaming(&v.name);
             for d in &v.doc {
-                self.w(&format!("    /// {d}"));
+                self.c.line(&format!("/// {d}"));
             }
-            self.w(&format!("    pub const {c}: {name} = {name}({});", v.value));
-            let _ = writeln!(arms, "            {} => Some(\"{}\"),", v.value, v.name);
+            self.c
+                .line(&format!("pub const {c}: {name} = {name}({});", v.value));
+            arms.push(format!("{} => Some(\"{}\"),", v.value, v.name));
         }
-        self.w("");
-        self.w("    /// The schema name of this value, if this schema version knows it.");
-        self.w("    pub fn name(self) -> Option<&'static str> {");
-        self.w("        match self.0 {");
-        self.out.push_str(&arms);
-        self.w("            _ => None,");
-        self.w("        }");
-        self.w("    }");
-        self.w("}");
-        self.w("");
-        self.w(&format!("impl core::fmt::Debug for {name} {{"));
-        self.w("    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {");
-        self.w("        match self.name() {");
-        self.w("            Some(n) => f.write_str(n),");
-        self.w(&format!(
-            "            None => write!(f, \"{name}({{}})\", self.0),"
-        ));
-        self.w("        }");
-        self.w("    }");
-        self.w("}");
-        self.w("");
+        self.c.line("");
+        self.c
+            .line("/// The schema name of this value, if this schema version knows it.");
+        self.c.open("pub fn name(self) -> Option<&'static str> {");
+        self.c.open("match self.0 {");
+        for arm in &arms {
+            self.c.line(arm);
+        }
+        self.c.line("_ => None,");
+        self.c.close("}");
+        self.c.close("}");
+        self.c.close("}");
+        self.c.line("");
+        self.c.open(&format!("impl core::fmt::Debug for {name} {{"));
+        self.c
+            .open("fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {");
+        self.c.open("match self.name() {");
+        self.c.line("Some(n) => f.write_str(n),");
+        self.c
+            .line(&format!("None => write!(f, \"{name}({{}})\", self.0),"));
+        self.c.close("}");
+        self.c.close("}");
+        self.c.close("}");
+        self.c.line("");
     }
 }

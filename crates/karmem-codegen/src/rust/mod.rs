@@ -15,6 +15,7 @@
 //! column code and views) and `unions` (with bunch arrays); this file holds
 //! the backend, the shared names and helpers, and the file's item order.
 
+mod code;
 mod enums;
 mod object;
 mod soa;
@@ -29,6 +30,7 @@ use karmem_schema::model::*;
 
 use crate::names::{camel, rust_ident, snake};
 use crate::{Backend, Error, GeneratedFile};
+use code::Code;
 
 /// Most SoA columns copied in one zipped loop. The loop's pattern nests a
 /// tuple per column (`((e, x0), x1)…`), and rustfmt's time grows
@@ -54,12 +56,12 @@ impl Backend for RustBackend {
             s: schema,
             l: layout,
             serde: self.serde,
-            out: String::new(),
+            c: Code::new(0),
         };
         g.file();
         Ok(vec![GeneratedFile {
             path: format!("{}.rs", snake(&schema.package)),
-            contents: g.out,
+            contents: g.c.out,
         }])
     }
 }
@@ -68,7 +70,7 @@ struct Gen<'a> {
     s: &'a Schema,
     l: &'a Layout,
     serde: bool,
-    out: String,
+    c: Code,
 }
 
 /// Where a field's bytes are, for the code being emitted.
@@ -158,11 +160,6 @@ fn as_u32(expr: &str, p: Primitive) -> String {
 }
 
 impl Gen<'_> {
-    fn w(&mut self, text: &str) {
-        self.out.push_str(text);
-        self.out.push('\n');
-    }
-
     // ---- names -----------------------------------------------------------
 
     fn struct_name(&self, id: StructId) -> String {
@@ -218,12 +215,12 @@ impl Gen<'_> {
 
     fn file(&mut self) {
         let header = crate::header("//", self.s);
-        self.out.push_str(&header);
-        self.w("//");
-        self.w(
+        self.c.raw(&header);
+        self.c.line("//");
+        self.c.line(
             "// Usage: `mod <name>;` next to this file, with the `karmem` crate as a dependency.",
         );
-        self.w("");
+        self.c.line("");
         for item in self.s.order.clone() {
             match item {
                 Item::Enum(id) => self.enum_item(id),
@@ -260,13 +257,6 @@ impl Gen<'_> {
         } = slot
         {
             out.insert((*id, array.layout == ArrayLayout::BoVoS));
-        }
-    }
-
-    fn doc(&mut self, doc: &[String]) {
-        for d in doc {
-            let line = format!("/// {d}");
-            self.w(line.trim_end());
         }
     }
 }

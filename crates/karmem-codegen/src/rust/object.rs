@@ -45,35 +45,36 @@ impl Gen<'_> {
         } else {
             "inline struct (frozen layout)"
         };
-        self.doc(&st.doc.clone());
+        self.c.doc(&st.doc);
         if !st.doc.is_empty() {
-            self.w("///");
+            self.c.line("///");
         }
-        self.w(&format!(
+        self.c.line(&format!(
             "/// `{}`: {kind}. Object type: owns its data.",
             st.name
         ));
-        self.w("#[derive(Clone, Debug, PartialEq)]");
+        self.c.line("#[derive(Clone, Debug, PartialEq)]");
         if self.words_soa(id).is_some() {
             // Field order and no padding are relied on by `write_soa_slice`.
-            self.w("#[repr(C)]");
+            self.c.line("#[repr(C)]");
         }
         if self.serde {
-            self.w("#[derive(serde::Serialize, serde::Deserialize)]");
-            self.w("#[serde(default, deny_unknown_fields)]");
+            self.c
+                .line("#[derive(serde::Serialize, serde::Deserialize)]");
+            self.c.line("#[serde(default, deny_unknown_fields)]");
         }
-        self.w(&format!("pub struct {name} {{"));
-        let mut defaults = String::new();
+        self.c.open(&format!("pub struct {name} {{"));
+        let mut defaults = Vec::new();
         for (i, f) in st.fields.iter().enumerate() {
             for d in &f.doc {
-                self.w(&format!("    /// {d}"));
+                self.c.line(&format!("/// {d}"));
             }
             let ident = self.field_ident(id, i);
             if self.serde && ident.trim_end_matches('_') != f.name {
-                self.w(&format!("    #[serde(rename = \"{}\")]", f.name));
+                self.c.line(&format!("#[serde(rename = \"{}\")]", f.name));
             }
             let ty = self.obj_type(&f.ty);
-            self.w(&format!("    pub {ident}: {ty},"));
+            self.c.line(&format!("pub {ident}: {ty},"));
             let default = match &f.ty {
                 FieldType::Array(ArrayType {
                     kind: ArrayKind::Fixed(_),
@@ -81,19 +82,22 @@ impl Gen<'_> {
                 }) => "core::array::from_fn(|_| core::default::Default::default())".to_string(),
                 _ => "core::default::Default::default()".to_string(),
             };
-            let _ = writeln!(defaults, "            {ident}: {default},");
+            defaults.push(format!("{ident}: {default},"));
         }
-        self.w("}");
-        self.w("");
-        self.w("#[allow(clippy::derivable_impls)]");
-        self.w(&format!("impl core::default::Default for {name} {{"));
-        self.w("    fn default() -> Self {");
-        self.w(&format!("        {name} {{"));
-        self.out.push_str(&defaults);
-        self.w("        }");
-        self.w("    }");
-        self.w("}");
-        self.w("");
+        self.c.close("}");
+        self.c.line("");
+        self.c.line("#[allow(clippy::derivable_impls)]");
+        self.c
+            .open(&format!("impl core::default::Default for {name} {{"));
+        self.c.open("fn default() -> Self {");
+        self.c.open(&format!("{name} {{"));
+        for default in &defaults {
+            self.c.line(default);
+        }
+        self.c.close("}");
+        self.c.close("}");
+        self.c.close("}");
+        self.c.line("");
         self.struct_impl(id);
         self.view_item(id);
     }
@@ -103,44 +107,48 @@ impl Gen<'_> {
         let view = self.view_name(id);
         let sl = self.l.of_struct(id).clone();
         let table = self.is_table(id);
-        self.w(&format!("impl {name} {{"));
+        self.c.open(&format!("impl {name} {{"));
         for (i, f) in sl.fields.iter().enumerate() {
             let field = &self.s.structs[id].fields[i].name;
-            self.w(&format!(
-                "    /// Byte offset of `{field}` in the {} (for in-place updates).",
+            self.c.line(&format!(
+                "/// Byte offset of `{field}` in the {} (for in-place updates).",
                 if table { "table" } else { "struct" }
             ));
-            self.w(&format!(
-                "    pub const {}_OFFSET: u32 = {};",
+            self.c.line(&format!(
+                "pub const {}_OFFSET: u32 = {};",
                 screaming(field),
                 f.offset
             ));
         }
         // -- encode
-        self.w("    /// Encode as the root of a message; `w` is reset first. Reuse the");
-        self.w("    /// writer: once it has grown, encoding allocates nothing.");
-        self.w("    pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {");
-        self.w("        w.begin();");
+        self.c
+            .line("/// Encode as the root of a message; `w` is reset first. Reuse the");
+        self.c
+            .line("/// writer: once it has grown, encoding allocates nothing.");
+        self.c.open(
+            "pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {",
+        );
+        self.c.line("w.begin();");
         if table {
-            self.w("        self.write(w)?;");
+            self.c.line("self.write(w)?;");
         } else {
-            self.w(&format!(
-                "        let at = w.alloc({}, {OBJECT_ALIGN})?;",
-                sl.size
-            ));
-            self.w("        self.write_at(w, at)?;");
+            self.c
+                .line(&format!("let at = w.alloc({}, {OBJECT_ALIGN})?;", sl.size));
+            self.c.line("self.write_at(w, at)?;");
         }
-        self.w("        w.finish()?;");
-        self.w("        Ok(())");
-        self.w("    }");
-        self.w("");
-        self.w("    /// Encode into a new buffer (convenience; prefer `write_as_root`).");
-        self.w("    pub fn to_bytes(&self) -> Result<Vec<u8>, karmem::Error> {");
-        self.w("        let mut w = karmem::Writer::new(1024);");
-        self.w("        self.write_as_root(&mut w)?;");
-        self.w("        Ok(w.bytes().to_vec())");
-        self.w("    }");
-        self.w("");
+        self.c.line("w.finish()?;");
+        self.c.line("Ok(())");
+        self.c.close("}");
+        self.c.line("");
+        self.c
+            .line("/// Encode into a new buffer (convenience; prefer `write_as_root`).");
+        self.c
+            .open("pub fn to_bytes(&self) -> Result<Vec<u8>, karmem::Error> {");
+        self.c.line("let mut w = karmem::Writer::new(1024);");
+        self.c.line("self.write_as_root(&mut w)?;");
+        self.c.line("Ok(w.bytes().to_vec())");
+        self.c.close("}");
+        self.c.line("");
         let mut body = String::new();
         for (i, f) in sl.fields.iter().enumerate() {
             let place = format!("self.{}", self.field_ident(id, i));
@@ -148,61 +156,63 @@ impl Gen<'_> {
             body.push_str(&self.write_slot(&f.slot, &place, &pos, 2));
         }
         if table {
-            self.w("    #[doc(hidden)]");
-            self.w(
-                "    pub fn write(&self, w: &mut karmem::Writer) -> Result<u32, karmem::Error> {",
+            self.c.line("#[doc(hidden)]");
+            self.c.open(
+                "pub fn write(&self, w: &mut karmem::Writer) -> Result<u32, karmem::Error> {",
             );
-            self.w(&format!(
-                "        let at = w.alloc({}, {OBJECT_ALIGN})?;",
-                sl.size
-            ));
-            self.w(&format!("        w.put::<u32>(at, {:#x});", sl.header));
-            self.out.push_str(&body);
-            self.w("        Ok(at)");
-            self.w("    }");
+            self.c
+                .line(&format!("let at = w.alloc({}, {OBJECT_ALIGN})?;", sl.size));
+            self.c.line(&format!("w.put::<u32>(at, {:#x});", sl.header));
+            self.c.raw(&body);
+            self.c.line("Ok(at)");
+            self.c.close("}");
         } else {
             let (w, at) = if body.is_empty() {
                 ("_w", "_at")
             } else {
                 ("w", "at")
             };
-            self.w("    #[doc(hidden)]");
-            self.w(&format!(
-                "    pub fn write_at(&self, {w}: &mut karmem::Writer, {at}: u32) -> Result<(), karmem::Error> {{"
+            self.c.line("#[doc(hidden)]");
+            self.c.open(&format!(
+                "pub fn write_at(&self, {w}: &mut karmem::Writer, {at}: u32) -> Result<(), karmem::Error> {{"
             ));
-            self.out.push_str(&body);
-            self.w("        Ok(())");
-            self.w("    }");
+            self.c.raw(&body);
+            self.c.line("Ok(())");
+            self.c.close("}");
         }
-        self.w("");
+        self.c.line("");
         // -- decode
-        self.w("    /// Decode a whole message into `self`, reusing its allocations.");
-        self.w("    /// Malformed parts read as zero/empty; the traversal budget and depth");
-        self.w("    /// limit bound the work and memory a hostile message can cause.");
-        self.w("    pub fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {");
-        self.w("        let mut v = karmem::Validator::new(*r);");
+        self.c
+            .line("/// Decode a whole message into `self`, reusing its allocations.");
+        self.c
+            .line("/// Malformed parts read as zero/empty; the traversal budget and depth");
+        self.c
+            .line("/// limit bound the work and memory a hostile message can cause.");
+        self.c.open(
+            "pub fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {",
+        );
+        self.c.line("let mut v = karmem::Validator::new(*r);");
         if table {
-            self.w("        self.read_table(&mut v, r.root())");
+            self.c.line("self.read_table(&mut v, r.root())");
         } else {
-            self.w(&format!(
-                "        if {HEADER_SIZE} + {} > r.size() {{",
-                sl.size
-            ));
-            self.w("            *self = Self::default();");
-            self.w("            return Ok(());");
-            self.w("        }");
-            self.w("        self.read_at(&mut v, karmem::HEADER_SIZE)");
+            self.c
+                .open(&format!("if {HEADER_SIZE} + {} > r.size() {{", sl.size));
+            self.c.line("*self = Self::default();");
+            self.c.line("return Ok(());");
+            self.c.close("}");
+            self.c.line("self.read_at(&mut v, karmem::HEADER_SIZE)");
         }
-        self.w("    }");
-        self.w("");
-        self.w("    /// Decode a message into a new object.");
-        self.w("    pub fn from_bytes(bytes: &[u8]) -> Result<Self, karmem::Error> {");
-        self.w("        let r = karmem::Reader::new(bytes)?;");
-        self.w("        let mut value = Self::default();");
-        self.w("        value.read_as_root(&r)?;");
-        self.w("        Ok(value)");
-        self.w("    }");
-        self.w("");
+        self.c.close("}");
+        self.c.line("");
+        self.c.line("/// Decode a message into a new object.");
+        self.c
+            .open("pub fn from_bytes(bytes: &[u8]) -> Result<Self, karmem::Error> {");
+        self.c.line("let r = karmem::Reader::new(bytes)?;");
+        self.c.line("let mut value = Self::default();");
+        self.c.line("value.read_as_root(&r)?;");
+        self.c.line("Ok(value)");
+        self.c.close("}");
+        self.c.line("");
         let mut body = String::new();
         for (i, f) in sl.fields.iter().enumerate() {
             let place = format!("self.{}", self.field_ident(id, i));
@@ -221,61 +231,63 @@ impl Gen<'_> {
         }
         let uses_r = mentions(&body, "r");
         if table {
-            self.w("    #[doc(hidden)]");
-            self.w("    pub fn read_table(&mut self, v: &mut karmem::Validator<'_>, t: karmem::Table) -> Result<(), karmem::Error> {");
-            self.w("        v.enter()?;");
-            self.w("        v.charge(t.used as u64)?;");
+            self.c.line("#[doc(hidden)]");
+            self.c.open("pub fn read_table(&mut self, v: &mut karmem::Validator<'_>, t: karmem::Table) -> Result<(), karmem::Error> {");
+            self.c.line("v.enter()?;");
+            self.c.line("v.charge(t.used as u64)?;");
             if uses_r {
-                self.w("        let r = v.reader;");
+                self.c.line("let r = v.reader;");
             }
-            self.out.push_str(&body);
-            self.w("        v.leave();");
-            self.w("        Ok(())");
-            self.w("    }");
+            self.c.raw(&body);
+            self.c.line("v.leave();");
+            self.c.line("Ok(())");
+            self.c.close("}");
         } else {
             let at = if body.contains("at") { "at" } else { "_at" };
-            self.w("    #[doc(hidden)]");
-            self.w(&format!(
-                "    pub fn read_at(&mut self, v: &mut karmem::Validator<'_>, {at}: u32) -> Result<(), karmem::Error> {{"
+            self.c.line("#[doc(hidden)]");
+            self.c.open(&format!(
+                "pub fn read_at(&mut self, v: &mut karmem::Validator<'_>, {at}: u32) -> Result<(), karmem::Error> {{"
             ));
             if uses_r {
-                self.w("        let r = v.reader;");
+                self.c.line("let r = v.reader;");
             }
             if !body.contains("v.") && !body.contains("(v") && !body.contains(", v") {
-                self.w("        let _ = v;");
+                self.c.line("let _ = v;");
             }
-            self.out.push_str(&body);
-            self.w("        Ok(())");
-            self.w("    }");
+            self.c.raw(&body);
+            self.c.line("Ok(())");
+            self.c.close("}");
         }
-        self.w("");
+        self.c.line("");
         // -- validate
-        self.w("    /// Check the whole message once (format.md §11). On success the");
-        self.w("    /// returned viewer reads without bounds checks.");
-        self.w(&format!(
-            "    pub fn validate<'a>(r: &karmem::Reader<'a>) -> Result<{view}<'a, karmem::Trusted>, karmem::Error> {{"
+        self.c
+            .line("/// Check the whole message once (format.md §11). On success the");
+        self.c
+            .line("/// returned viewer reads without bounds checks.");
+        self.c.open(&format!(
+            "pub fn validate<'a>(r: &karmem::Reader<'a>) -> Result<{view}<'a, karmem::Trusted>, karmem::Error> {{"
         ));
-        self.w("        let mut v = karmem::Validator::new(*r);");
+        self.c.line("let mut v = karmem::Validator::new(*r);");
         if table {
-            self.w("        let t = v.root()?;");
-            self.w("        Self::validate_table(&mut v, t)?;");
+            self.c.line("let t = v.root()?;");
+            self.c.line("Self::validate_table(&mut v, t)?;");
         } else {
-            self.w(&format!(
-                "        if {HEADER_SIZE} + {} > r.size() {{",
+            self.c
+                .open(&format!("if {HEADER_SIZE} + {} > r.size() {{", sl.size));
+            self.c.line(&format!(
+                "return Err(karmem::Error::Truncated {{ needed: 8 + {}, available: r.size() as u64 }});",
                 sl.size
             ));
-            self.w(&format!(
-                "            return Err(karmem::Error::Truncated {{ needed: 8 + {}, available: r.size() as u64 }});",
-                sl.size
-            ));
-            self.w("        }");
-            self.w("        Self::validate_at(&mut v, karmem::HEADER_SIZE)?;");
+            self.c.close("}");
+            self.c
+                .line("Self::validate_at(&mut v, karmem::HEADER_SIZE)?;");
         }
-        self.w("        // SAFETY: the message passed this root type's validation.");
-        self.w("        let trusted = unsafe { r.assume_trusted() };");
-        self.w(&format!("        Ok({view}::root(&trusted))"));
-        self.w("    }");
-        self.w("");
+        self.c
+            .line("// SAFETY: the message passed this root type's validation.");
+        self.c.line("let trusted = unsafe { r.assume_trusted() };");
+        self.c.line(&format!("Ok({view}::root(&trusted))"));
+        self.c.close("}");
+        self.c.line("");
         let mut body = String::new();
         for f in &sl.fields {
             let ctx = if table {
@@ -294,37 +306,37 @@ impl Gen<'_> {
         let uses_r = mentions(&body, "r");
         if table {
             let t = if body.contains('t') { "t" } else { "_t" };
-            self.w("    #[doc(hidden)]");
-            self.w(&format!(
-                "    pub fn validate_table(v: &mut karmem::Validator<'_>, {t}: karmem::Table) -> Result<(), karmem::Error> {{"
+            self.c.line("#[doc(hidden)]");
+            self.c.open(&format!(
+                "pub fn validate_table(v: &mut karmem::Validator<'_>, {t}: karmem::Table) -> Result<(), karmem::Error> {{"
             ));
-            self.w("        v.enter()?;");
+            self.c.line("v.enter()?;");
             if uses_r {
-                self.w("        let r = v.reader;");
+                self.c.line("let r = v.reader;");
             }
-            self.out.push_str(&body);
-            self.w("        v.leave();");
-            self.w("        Ok(())");
-            self.w("    }");
+            self.c.raw(&body);
+            self.c.line("v.leave();");
+            self.c.line("Ok(())");
+            self.c.close("}");
         } else {
             let (v, at) = if body.is_empty() {
                 ("_v", "_at")
             } else {
                 ("v", "at")
             };
-            self.w("    #[doc(hidden)]");
-            self.w(&format!(
-                "    pub fn validate_at({v}: &mut karmem::Validator<'_>, {at}: u32) -> Result<(), karmem::Error> {{"
+            self.c.line("#[doc(hidden)]");
+            self.c.open(&format!(
+                "pub fn validate_at({v}: &mut karmem::Validator<'_>, {at}: u32) -> Result<(), karmem::Error> {{"
             ));
             if uses_r {
-                self.w("        let r = v.reader;");
+                self.c.line("let r = v.reader;");
             }
-            self.out.push_str(&body);
-            self.w("        Ok(())");
-            self.w("    }");
+            self.c.raw(&body);
+            self.c.line("Ok(())");
+            self.c.close("}");
         }
-        self.w("}");
-        self.w("");
+        self.c.close("}");
+        self.c.line("");
     }
 
     // ---- per-slot code: write --------------------------------------------

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use karmem_layout::{ArrayData, Slot, SoaLayout};
 use karmem_schema::model::*;
 
+use super::code::Code;
 use super::{mentions, mul, rust_prim, Ctx, Gen, MAX_ZIP};
 use crate::names::{rust_ident, snake};
 
@@ -117,14 +118,15 @@ impl Gen<'_> {
             .iter()
             .map(|c| format!("({:#010x}, {})", c.hash, c.size))
             .collect();
-        self.w(&format!("impl {name} {{"));
-        self.w("    /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).");
-        self.w("    #[doc(hidden)]");
-        self.w(&format!(
-            "    pub const SOA_COLUMNS: [(u32, u32); {n}] = [{}];",
+        self.c.open(&format!("impl {name} {{"));
+        self.c
+            .line("/// `(hash, size)` of each SoA column, in writing order (format.md §5.3).");
+        self.c.line("#[doc(hidden)]");
+        self.c.line(&format!(
+            "pub const SOA_COLUMNS: [(u32, u32); {n}] = [{}];",
             columns.join(", ")
         ));
-        self.w("");
+        self.c.line("");
         // Dense columns (scalars, enums) are written and read column by
         // column in tight loops over one slice each; the rest (references,
         // unions, fixed arrays) element by element, which also fixes the
@@ -138,29 +140,27 @@ impl Gen<'_> {
             .iter()
             .map(|d| if *d { "true" } else { "false" })
             .collect();
-        self.w("    #[doc(hidden)]");
-        self.w(&format!(
-            "    pub const SOA_FILLED: [bool; {n}] = [{}];",
+        self.c.line("#[doc(hidden)]");
+        self.c.line(&format!(
+            "pub const SOA_FILLED: [bool; {n}] = [{}];",
             flags.join(", ")
         ));
-        self.w("");
+        self.c.line("");
         // write
-        self.w("    #[doc(hidden)]");
-        self.w("    pub fn write_soa<'x>(");
+        self.c.line("#[doc(hidden)]");
+        self.c.open("pub fn write_soa<'x>(");
         // An element without columns (an empty table) writes only the
         // directory: its items are not looked at.
         let items = if n == 0 { "_items" } else { "items" };
-        self.w(&format!(
-            "        {items}: impl Iterator<Item = &'x Self> + Clone,"
-        ));
-        self.w("        count: usize,");
-        self.w("        w: &mut karmem::Writer,");
-        self.w("        at: u32,");
-        self.w("    ) -> Result<(), karmem::Error> {");
-        self.w(&format!("        let mut cols = [0u32; {n}];"));
-        self.w(
-            "        w.write_soa(at, count, &Self::SOA_COLUMNS, &Self::SOA_FILLED, &mut cols)?;",
-        );
+        self.c
+            .line(&format!("{items}: impl Iterator<Item = &'x Self> + Clone,"));
+        self.c.line("count: usize,");
+        self.c.line("w: &mut karmem::Writer,");
+        self.c.line("at: u32,");
+        self.c.reopen(") -> Result<(), karmem::Error> {");
+        self.c.line(&format!("let mut cols = [0u32; {n}];"));
+        self.c
+            .line("w.write_soa(at, count, &Self::SOA_COLUMNS, &Self::SOA_FILLED, &mut cols)?;");
         // All dense columns in one pass over the elements: each element is
         // read once (a pass per column would stream a large array through
         // the cache once per column).
@@ -179,8 +179,8 @@ impl Gen<'_> {
                     format!("(cols[{k}], {bytes})")
                 })
                 .collect();
-            self.w(&format!(
-                "        let [{}] = w.slices_mut([{}]);",
+            self.c.line(&format!(
+                "let [{}] = w.slices_mut([{}]);",
                 names.join(", "),
                 parts.join(", ")
             ));
@@ -195,7 +195,7 @@ impl Gen<'_> {
                         soa.columns[*k].size
                     );
                 }
-                self.w(&format!("        for {pattern} in {iter} {{"));
+                self.c.open(&format!("for {pattern} in {iter} {{"));
                 for k in group {
                     let place = self.column_place("e", soa, *k);
                     let value = match &soa.columns[*k].slot {
@@ -203,14 +203,14 @@ impl Gen<'_> {
                         Slot::Enum { .. } => format!("{place}.0.to_le_bytes()"),
                         _ => format!("{place}.to_le_bytes()"),
                     };
-                    self.w(&format!("            d{k}.copy_from_slice(&{value});"));
+                    self.c.line(&format!("d{k}.copy_from_slice(&{value});"));
                 }
-                self.w("        }");
+                self.c.close("}");
             }
         }
         if dense.iter().any(|d| !d) {
-            self.w("        for (i, e) in items.enumerate() {");
-            self.w("            let i = i as u32;");
+            self.c.open("for (i, e) in items.enumerate() {");
+            self.c.line("let i = i as u32;");
             for (k, c) in soa.columns.iter().enumerate() {
                 if dense[k] {
                     continue;
@@ -218,52 +218,54 @@ impl Gen<'_> {
                 let place = self.column_place("e", soa, k);
                 let pos = format!("cols[{k}] + {}", mul("i", c.size));
                 let code = self.write_slot(&c.slot, &place, &pos, 3);
-                self.out.push_str(&code);
+                self.c.raw(&code);
             }
-            self.w("        }");
+            self.c.close("}");
         }
-        self.w("        Ok(())");
-        self.w("    }");
-        self.w("");
+        self.c.line("Ok(())");
+        self.c.close("}");
+        self.c.line("");
         if let Some(k) = self.words_soa(id) {
-            self.w("    #[doc(hidden)]");
-            self.w("    pub fn write_soa_slice(items: &[Self], w: &mut karmem::Writer, at: u32) -> Result<(), karmem::Error> {");
-            self.w(&format!(
-                "        const _: () = assert!(core::mem::size_of::<{name}>() == {});",
+            self.c.line("#[doc(hidden)]");
+            self.c.open("pub fn write_soa_slice(items: &[Self], w: &mut karmem::Writer, at: u32) -> Result<(), karmem::Error> {");
+            self.c.line(&format!(
+                "const _: () = assert!(core::mem::size_of::<{name}>() == {});",
                 4 * k
             ));
-            self.w(&format!(
-                "        // SAFETY: `{name}` is `#[repr(C)]` with {k} fields of 4-byte numbers and"
+            self.c.line(&format!(
+                "// SAFETY: `{name}` is `#[repr(C)]` with {k} fields of 4-byte numbers and"
             ));
-            self.w("        // no padding (size asserted above): each element is that many");
-            self.w("        // initialised, 4-aligned words.");
-            self.w(&format!(
-                "        let words = unsafe {{ core::slice::from_raw_parts(items.as_ptr().cast::<u32>(), items.len() * {k}) }};"
+            self.c
+                .line("// no padding (size asserted above): each element is that many");
+            self.c.line("// initialised, 4-aligned words.");
+            self.c.line(&format!(
+                "let words = unsafe {{ core::slice::from_raw_parts(items.as_ptr().cast::<u32>(), items.len() * {k}) }};"
             ));
-            self.w("        w.write_soa_words(at, words, &Self::SOA_COLUMNS)");
-            self.w("    }");
-            self.w("");
+            self.c
+                .line("w.write_soa_words(at, words, &Self::SOA_COLUMNS)");
+            self.c.close("}");
+            self.c.line("");
         }
         // read
-        self.w("    #[doc(hidden)]");
-        self.w("    pub fn read_soa(");
-        self.w("        items: &mut Vec<Self>,");
-        self.w("        v: &mut karmem::Validator<'_>,");
-        self.w("        a: karmem::ArrayRef,");
-        self.w("    ) -> Result<(), karmem::Error> {");
+        self.c.line("#[doc(hidden)]");
+        self.c.open("pub fn read_soa(");
+        self.c.line("items: &mut Vec<Self>,");
+        self.c.line("v: &mut karmem::Validator<'_>,");
+        self.c.line("a: karmem::ArrayRef,");
+        self.c.reopen(") -> Result<(), karmem::Error> {");
         if n > 0 {
-            self.w("        let r = v.reader;");
+            self.c.line("let r = v.reader;");
         }
-        self.w(&format!("        let mut cols = [0u32; {n}];"));
-        self.w("        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;");
+        self.c.line(&format!("let mut cols = [0u32; {n}];"));
+        self.c
+            .line("v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;");
         let cost: u32 = soa.columns.iter().map(|c| c.size).sum();
-        self.w(&format!(
-            "        v.charge({})?;",
-            mul("a.len as u64", cost.max(1))
-        ));
+        self.c
+            .line(&format!("v.charge({})?;", mul("a.len as u64", cost.max(1))));
         let plain_data = !dense.is_empty() && dense.iter().all(|d| *d);
         if !plain_data {
-            self.w("        items.resize_with(a.len as usize, core::default::Default::default);");
+            self.c
+                .line("items.resize_with(a.len as usize, core::default::Default::default);");
         }
         // Dense columns as native slices, copied in one pass over the
         // elements when all are present; an absent column (older writer)
@@ -284,31 +286,27 @@ impl Gen<'_> {
                 ),
                 _ => unreachable!(),
             };
-            self.w(&format!(
-                "        let c{k} = r.slice::<{ty}>(cols[{k}], a.len);"
-            ));
+            self.c
+                .line(&format!("let c{k} = r.slice::<{ty}>(cols[{k}], a.len);"));
             reads.push((k, place, value, x));
         }
-        let per_column = |g: &mut Self, indent: &str| {
+        let per_column = |c: &mut Code| {
             for (k, place, value, x) in &reads {
-                g.w(&format!("{indent}if c{k}.len() == items.len() {{"));
-                g.w(&format!(
-                    "{indent}    for (e, {x}) in items.iter_mut().zip(c{k}) {{"
-                ));
-                g.w(&format!("{indent}        {place} = {value};"));
-                g.w(&format!("{indent}    }}"));
-                g.w(&format!("{indent}}} else {{"));
-                g.w(&format!("{indent}    for e in items.iter_mut() {{"));
-                g.w(&format!(
-                    "{indent}        {place} = core::default::Default::default();"
-                ));
-                g.w(&format!("{indent}    }}"));
-                g.w(&format!("{indent}}}"));
+                c.open(&format!("if c{k}.len() == items.len() {{"));
+                c.open(&format!("for (e, {x}) in items.iter_mut().zip(c{k}) {{"));
+                c.line(&format!("{place} = {value};"));
+                c.close("}");
+                c.reopen("} else {");
+                c.open("for e in items.iter_mut() {");
+                c.line(&format!("{place} = core::default::Default::default();"));
+                c.close("}");
+                c.close("}");
             }
         };
         if plain_data && reads.len() > MAX_ZIP {
             // Too wide for one zipped pass: resized, then filled in groups.
-            self.w("        items.resize_with(a.len as usize, core::default::Default::default);");
+            self.c
+                .line("items.resize_with(a.len as usize, core::default::Default::default);");
         }
         if plain_data && reads.len() <= MAX_ZIP {
             // Elements own nothing (every leaf is a scalar column): rebuild
@@ -318,8 +316,8 @@ impl Gen<'_> {
                 .iter()
                 .map(|(k, ..)| format!("c{k}.len() == a.len as usize"))
                 .collect();
-            self.w(&format!("        if {} {{", all.join(" && ")));
-            self.w("            items.clear();");
+            self.c.open(&format!("if {} {{", all.join(" && ")));
+            self.c.line("items.clear();");
             let (mut pattern, mut iter) = (String::new(), String::new());
             for (i, (k, _, _, x)) in reads.iter().enumerate() {
                 if i == 0 {
@@ -335,23 +333,21 @@ impl Gen<'_> {
                 .map(|(k, _, value, _)| (soa.columns[*k].path.clone(), value.clone()))
                 .collect();
             let literal = self.soa_literal(soa.elem, &mut Vec::new(), soa, &values);
-            self.w(&format!(
-                "            items.extend({iter}.map(|{pattern}| {literal}));"
-            ));
-            self.w("        } else {");
-            self.w(
-                "            items.resize_with(a.len as usize, core::default::Default::default);",
-            );
-            per_column(self, "            ");
-            self.w("        }");
+            self.c
+                .line(&format!("items.extend({iter}.map(|{pattern}| {literal}));"));
+            self.c.reopen("} else {");
+            self.c
+                .line("items.resize_with(a.len as usize, core::default::Default::default);");
+            per_column(&mut self.c);
+            self.c.close("}");
         } else if reads.len() == 1 {
-            per_column(self, "        ");
+            per_column(&mut self.c);
         } else if !reads.is_empty() {
             let all: Vec<String> = reads
                 .iter()
                 .map(|(k, ..)| format!("c{k}.len() == items.len()"))
                 .collect();
-            self.w(&format!("        if {} {{", all.join(" && ")));
+            self.c.open(&format!("if {} {{", all.join(" && ")));
             for group in reads.chunks(MAX_ZIP) {
                 let mut pattern = "e".to_string();
                 let mut iter = "items.iter_mut()".to_string();
@@ -359,22 +355,22 @@ impl Gen<'_> {
                     pattern = format!("({pattern}, {x})");
                     let _ = write!(iter, ".zip(c{k})");
                 }
-                self.w(&format!("            for {pattern} in {iter} {{"));
+                self.c.open(&format!("for {pattern} in {iter} {{"));
                 for (_, place, value, _) in group {
-                    self.w(&format!("                {place} = {value};"));
+                    self.c.line(&format!("{place} = {value};"));
                 }
-                self.w("            }");
+                self.c.close("}");
             }
-            self.w("        } else {");
-            per_column(self, "            ");
-            self.w("        }");
+            self.c.reopen("} else {");
+            per_column(&mut self.c);
+            self.c.close("}");
         }
         if dense.iter().any(|d| !d) {
-            self.w("        let len = a.len;");
-            self.w("        for (i, e) in items.iter_mut().enumerate() {");
-            self.w("            let i = i as u32;");
+            self.c.line("let len = a.len;");
+            self.c.open("for (i, e) in items.iter_mut().enumerate() {");
+            self.c.line("let i = i as u32;");
             let prefetch = self.soa_prefetch(soa, "r", 3);
-            self.out.push_str(&prefetch);
+            self.c.raw(&prefetch);
             for (k, c) in soa.columns.iter().enumerate() {
                 if dense[k] {
                     continue;
@@ -385,13 +381,13 @@ impl Gen<'_> {
                     present: format!("cols[{k}] != 0"),
                 };
                 let code = self.read_slot(&c.slot, &place, &ctx, 3);
-                self.out.push_str(&code);
+                self.c.raw(&code);
             }
-            self.w("        }");
+            self.c.close("}");
         }
-        self.w("        Ok(())");
-        self.w("    }");
-        self.w("");
+        self.c.line("Ok(())");
+        self.c.close("}");
+        self.c.line("");
         // validate: column by column (R4.5). Each column's checks run in
         // one tight loop; references are checked as a whole column first,
         // then whatever their data needs (text, nested directories).
@@ -401,88 +397,89 @@ impl Gen<'_> {
             .enumerate()
             .map(|(k, c)| self.validate_column(k, c))
             .collect();
-        self.w("    #[doc(hidden)]");
-        self.w("    #[inline]");
-        self.w("    pub fn validate_soa(v: &mut karmem::Validator<'_>, a: karmem::ArrayRef) -> Result<(), karmem::Error> {");
+        self.c.line("#[doc(hidden)]");
+        self.c.line("#[inline]");
+        self.c.open("pub fn validate_soa(v: &mut karmem::Validator<'_>, a: karmem::ArrayRef) -> Result<(), karmem::Error> {");
         let cols_mut = if body.is_empty() { "_cols" } else { "cols" };
-        self.w(&format!("        let mut {cols_mut} = [0u32; {n}];"));
-        self.w(&format!(
-            "        v.soa(a, &Self::SOA_COLUMNS, &mut {cols_mut})?;"
-        ));
+        self.c.line(&format!("let mut {cols_mut} = [0u32; {n}];"));
+        self.c
+            .line(&format!("v.soa(a, &Self::SOA_COLUMNS, &mut {cols_mut})?;"));
         if !body.is_empty() {
             if mentions(&body, "r") {
-                self.w("        let r = v.reader;");
+                self.c.line("let r = v.reader;");
             }
-            self.w("        let len = a.len;");
-            self.out.push_str(&body);
+            self.c.line("let len = a.len;");
+            self.c.raw(&body);
         }
-        self.w("        Ok(())");
-        self.w("    }");
-        self.w("}");
-        self.w("");
+        self.c.line("Ok(())");
+        self.c.close("}");
+        self.c.close("}");
+        self.c.line("");
 
         // Array view.
         let sv = self.soa_name(id);
         let item = self.soa_item_name(id);
         let st_name = self.s.structs[id].name.clone();
-        self.w(&format!(
+        self.c.line(&format!(
             "/// SoA array of `{st_name}`: one directory scan when created, then every"
         ));
-        self.w("/// scalar column is a native slice and element access is O(1).");
-        self.w("#[derive(Clone, Copy)]");
-        self.w(&format!(
+        self.c
+            .line("/// scalar column is a native slice and element access is O(1).");
+        self.c.line("#[derive(Clone, Copy)]");
+        self.c.open(&format!(
             "pub struct {sv}<'a, M: karmem::Mode = karmem::Checked> {{"
         ));
         // Without columns (an empty table) there is nothing to read: the
         // reader and the column offsets are kept for a uniform API.
-        let unread = if n == 0 {
-            "    #[allow(dead_code)]\n"
-        } else {
-            ""
-        };
-        self.out.push_str(unread);
-        self.w("    r: karmem::Reader<'a, M>,");
-        self.w("    len: u32,");
-        self.out.push_str(unread);
-        self.w(&format!("    cols: [u32; {n}],"));
-        self.w("}");
-        self.w("");
-        self.w(&format!("impl<'a, M: karmem::Mode> {sv}<'a, M> {{"));
-        self.w("    #[doc(hidden)]");
-        self.w("    pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {");
-        self.w(&format!("        let mut cols = [0u32; {n}];"));
-        self.w(&format!(
-            "        r.soa_columns(a, &{name}::SOA_COLUMNS, &mut cols);"
+        if n == 0 {
+            self.c.line("#[allow(dead_code)]");
+        }
+        self.c.line("r: karmem::Reader<'a, M>,");
+        self.c.line("len: u32,");
+        if n == 0 {
+            self.c.line("#[allow(dead_code)]");
+        }
+        self.c.line(&format!("cols: [u32; {n}],"));
+        self.c.close("}");
+        self.c.line("");
+        self.c
+            .open(&format!("impl<'a, M: karmem::Mode> {sv}<'a, M> {{"));
+        self.c.line("#[doc(hidden)]");
+        self.c
+            .open("pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {");
+        self.c.line(&format!("let mut cols = [0u32; {n}];"));
+        self.c.line(&format!(
+            "r.soa_columns(a, &{name}::SOA_COLUMNS, &mut cols);"
         ));
-        self.w(&format!("        {sv} {{ r, len: a.len, cols }}"));
-        self.w("    }");
-        self.w("");
-        self.w("    #[inline]");
-        self.w("    pub fn len(&self) -> usize {");
-        self.w("        self.len as usize");
-        self.w("    }");
-        self.w("");
-        self.w("    #[inline]");
-        self.w("    pub fn is_empty(&self) -> bool {");
-        self.w("        self.len == 0");
-        self.w("    }");
-        self.w("");
-        self.w("    #[inline]");
-        self.w(&format!(
-            "    pub fn get(&self, i: usize) -> Option<{item}<'_, 'a, M>> {{"
+        self.c.line(&format!("{sv} {{ r, len: a.len, cols }}"));
+        self.c.close("}");
+        self.c.line("");
+        self.c.line("#[inline]");
+        self.c.open("pub fn len(&self) -> usize {");
+        self.c.line("self.len as usize");
+        self.c.close("}");
+        self.c.line("");
+        self.c.line("#[inline]");
+        self.c.open("pub fn is_empty(&self) -> bool {");
+        self.c.line("self.len == 0");
+        self.c.close("}");
+        self.c.line("");
+        self.c.line("#[inline]");
+        self.c.open(&format!(
+            "pub fn get(&self, i: usize) -> Option<{item}<'_, 'a, M>> {{"
         ));
-        self.w(&format!(
-            "        (i < self.len as usize).then_some({item} {{ s: self, i: i as u32 }})"
+        self.c.line(&format!(
+            "(i < self.len as usize).then_some({item} {{ s: self, i: i as u32 }})"
         ));
-        self.w("    }");
-        self.w("");
-        self.w(&format!(
-            "    pub fn iter(&self) -> impl ExactSizeIterator<Item = {item}<'_, 'a, M>> {{"
+        self.c.close("}");
+        self.c.line("");
+        self.c.open(&format!(
+            "pub fn iter(&self) -> impl ExactSizeIterator<Item = {item}<'_, 'a, M>> {{"
         ));
-        self.w(&format!(
-            "        (0..self.len).map(move |i| {item} {{ s: self, i }})"
+        self.c.line(&format!(
+            "(0..self.len).map(move |i| {item} {{ s: self, i }})"
         ));
-        self.w("    }");
+        self.c.close("}");
         for (k, c) in soa.columns.iter().enumerate() {
             let t = match &c.slot {
                 Slot::Scalar(Primitive::Bool) => Some(("u8".to_string(), "slice")),
@@ -492,56 +489,58 @@ impl Gen<'_> {
             };
             if let Some((t, slice)) = t {
                 let ident = self.column_ident(soa, k);
-                self.w("");
-                self.w(&format!(
-                    "    /// The whole `{}` column as a native slice (absent column: empty).",
+                self.c.line("");
+                self.c.line(&format!(
+                    "/// The whole `{}` column as a native slice (absent column: empty).",
                     ident
                 ));
-                self.w("    #[inline]");
-                self.w(&format!("    pub fn {ident}(&self) -> &'a [{t}] {{"));
-                self.w(&format!(
-                    "        self.r.{slice}::<{t}>(self.cols[{k}], self.len)"
-                ));
-                self.w("    }");
+                self.c.line("#[inline]");
+                self.c
+                    .open(&format!("pub fn {ident}(&self) -> &'a [{t}] {{"));
+                self.c
+                    .line(&format!("self.r.{slice}::<{t}>(self.cols[{k}], self.len)"));
+                self.c.close("}");
             }
         }
-        self.w("}");
-        self.w("");
-        self.w(&format!("/// One element of a [`{sv}`]."));
-        self.w("#[derive(Clone, Copy)]");
-        self.w(&format!(
+        self.c.close("}");
+        self.c.line("");
+        self.c.line(&format!("/// One element of a [`{sv}`]."));
+        self.c.line("#[derive(Clone, Copy)]");
+        self.c.open(&format!(
             "pub struct {item}<'s, 'a, M: karmem::Mode = karmem::Checked> {{"
         ));
         if n == 0 {
-            self.w("    #[allow(dead_code)]");
+            self.c.line("#[allow(dead_code)]");
         }
-        self.w(&format!("    s: &'s {sv}<'a, M>,"));
+        self.c.line(&format!("s: &'s {sv}<'a, M>,"));
         if n == 0 {
-            self.w("    #[allow(dead_code)]");
+            self.c.line("#[allow(dead_code)]");
         }
-        self.w("    i: u32,");
-        self.w("}");
-        self.w("");
-        self.w(&format!("impl<'a, M: karmem::Mode> {item}<'_, 'a, M> {{"));
+        self.c.line("i: u32,");
+        self.c.close("}");
+        self.c.line("");
+        self.c
+            .open(&format!("impl<'a, M: karmem::Mode> {item}<'_, 'a, M> {{"));
         for (k, c) in soa.columns.iter().enumerate() {
             let ident = self.column_ident(soa, k);
             let ctx = Ctx::Pos {
                 pos: format!("self.s.cols[{k}] + {}", mul("self.i", c.size)),
                 present: format!("self.s.cols[{k}] != 0"),
             };
-            let before = self.out.len();
+            let before = self.c.out.len();
             self.view_accessor(&ident, &c.slot, &ctx, &[]);
             // Element views reach the reader through the array view (a
             // field, not a helper method, which a column named `r` would
             // clash with).
             let emitted = self
+                .c
                 .out
                 .split_off(before)
                 .replace("self.r.", "self.s.r.")
                 .replace("self.r,", "self.s.r,");
-            self.out.push_str(&emitted);
+            self.c.raw(&emitted);
         }
-        self.w("}");
-        self.w("");
+        self.c.close("}");
+        self.c.line("");
     }
 }

@@ -12,77 +12,88 @@ impl Gen<'_> {
         let view = self.view_name(id);
         let sl = self.l.of_struct(id).clone();
         let table = self.is_table(id);
-        self.w(&format!(
+        self.c.line(&format!(
             "/// Zero-copy viewer of `{}`. `M` is `karmem::Checked` (every load",
             self.s.structs[id].name
         ));
-        self.w("/// bounds-checked; malformed data reads as zero) or `karmem::Trusted`");
-        self.w(&format!("/// (returned by `{name}::validate`)."));
-        self.w("#[derive(Clone, Copy)]");
+        self.c
+            .line("/// bounds-checked; malformed data reads as zero) or `karmem::Trusted`");
+        self.c
+            .line(&format!("/// (returned by `{name}::validate`)."));
+        self.c.line("#[derive(Clone, Copy)]");
         if table {
-            self.w(&format!(
+            self.c.open(&format!(
                 "pub struct {view}<'a, M: karmem::Mode = karmem::Checked> {{"
             ));
-            self.w("    r: karmem::Reader<'a, M>,");
-            self.w("    t: karmem::Table,");
-            self.w("}");
-            self.w("");
-            self.w(&format!(
+            self.c.line("r: karmem::Reader<'a, M>,");
+            self.c.line("t: karmem::Table,");
+            self.c.close("}");
+            self.c.line("");
+            self.c.open(&format!(
                 "impl<'a, M: karmem::Mode> karmem::FromTable<'a, M> for {view}<'a, M> {{"
             ));
-            self.w("    fn from_table(r: karmem::Reader<'a, M>, t: karmem::Table) -> Self {");
-            self.w(&format!("        {view} {{ r, t }}"));
-            self.w("    }");
-            self.w("}");
+            self.c
+                .open("fn from_table(r: karmem::Reader<'a, M>, t: karmem::Table) -> Self {");
+            self.c.line(&format!("{view} {{ r, t }}"));
+            self.c.close("}");
+            self.c.close("}");
         } else {
-            self.w(&format!(
+            self.c.open(&format!(
                 "pub struct {view}<'a, M: karmem::Mode = karmem::Checked> {{"
             ));
-            self.w("    r: karmem::Reader<'a, M>,");
-            self.w("    at: u32,");
-            self.w("    present: bool,");
-            self.w("}");
-            self.w("");
-            self.w(&format!(
+            self.c.line("r: karmem::Reader<'a, M>,");
+            self.c.line("at: u32,");
+            self.c.line("present: bool,");
+            self.c.close("}");
+            self.c.line("");
+            self.c.open(&format!(
                 "impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for {view}<'a, M> {{"
             ));
-            self.w("    fn from_inline(r: karmem::Reader<'a, M>, at: u32) -> Self {");
-            self.w(&format!("        {view} {{ r, at, present: true }}"));
-            self.w("    }");
-            self.w("}");
+            self.c
+                .open("fn from_inline(r: karmem::Reader<'a, M>, at: u32) -> Self {");
+            self.c.line(&format!("{view} {{ r, at, present: true }}"));
+            self.c.close("}");
+            self.c.close("}");
         }
-        self.w("");
-        self.w(&format!("impl<'a, M: karmem::Mode> {view}<'a, M> {{"));
-        self.w("    /// The viewer of a message whose root is this type.");
-        self.w("    pub fn root(r: &karmem::Reader<'a, M>) -> Self {");
+        self.c.line("");
+        self.c
+            .open(&format!("impl<'a, M: karmem::Mode> {view}<'a, M> {{"));
+        self.c
+            .line("/// The viewer of a message whose root is this type.");
+        self.c
+            .open("pub fn root(r: &karmem::Reader<'a, M>) -> Self {");
         if table {
-            self.w(&format!("        {view} {{ r: *r, t: r.root() }}"));
-            self.w("    }");
-            self.w("");
-            self.w("    /// Where the table is (for in-place updates with `karmem::ReaderMut`);");
-            self.w("    /// `Table::EMPTY` when absent or malformed.");
-            self.w("    pub fn table(&self) -> karmem::Table {");
-            self.w("        self.t");
-            self.w("    }");
-            self.w("");
-            self.w("    pub fn reader(&self) -> karmem::Reader<'a, M> {");
-            self.w("        self.r");
+            self.c.line(&format!("{view} {{ r: *r, t: r.root() }}"));
+            self.c.close("}");
+            self.c.line("");
+            self.c
+                .line("/// Where the table is (for in-place updates with `karmem::ReaderMut`);");
+            self.c.line("/// `Table::EMPTY` when absent or malformed.");
+            self.c.open("pub fn table(&self) -> karmem::Table {");
+            self.c.line("self.t");
+            self.c.close("}");
+            self.c.line("");
+            self.c
+                .open("pub fn reader(&self) -> karmem::Reader<'a, M> {");
+            self.c.line("self.r");
         } else {
-            self.w(&format!(
-                "        {view} {{ r: *r, at: karmem::HEADER_SIZE, present: karmem::HEADER_SIZE + {} <= r.size() }}",
+            self.c.line(&format!(
+                "{view} {{ r: *r, at: karmem::HEADER_SIZE, present: karmem::HEADER_SIZE + {} <= r.size() }}",
                 sl.size
             ));
-            self.w("    }");
-            self.w("");
-            self.w("    /// Position of the struct in the message, if it is present.");
-            self.w("    pub fn position(&self) -> Option<u32> {");
-            self.w("        self.present.then_some(self.at)");
-            self.w("    }");
-            self.w("");
-            self.w("    pub fn reader(&self) -> karmem::Reader<'a, M> {");
-            self.w("        self.r");
+            self.c.close("}");
+            self.c.line("");
+            self.c
+                .line("/// Position of the struct in the message, if it is present.");
+            self.c.open("pub fn position(&self) -> Option<u32> {");
+            self.c.line("self.present.then_some(self.at)");
+            self.c.close("}");
+            self.c.line("");
+            self.c
+                .open("pub fn reader(&self) -> karmem::Reader<'a, M> {");
+            self.c.line("self.r");
         }
-        self.w("    }");
+        self.c.close("}");
         for (i, f) in sl.fields.iter().enumerate() {
             let ident = view_ident(&self.field_ident(id, i));
             let ctx = if table {
@@ -99,8 +110,8 @@ impl Gen<'_> {
             let doc = self.s.structs[id].fields[i].doc.clone();
             self.view_accessor(&ident, &f.slot, &ctx, &doc);
         }
-        self.w("}");
-        self.w("");
+        self.c.close("}");
+        self.c.line("");
     }
 
     /// Emit the viewer accessor(s) of one slot.
@@ -304,14 +315,14 @@ impl Gen<'_> {
             }
         }
         for (name, ty, body) in methods {
-            self.w("");
+            self.c.line("");
             for d in doc {
-                self.w(&format!("    /// {d}"));
+                self.c.line(&format!("/// {d}"));
             }
-            self.w("    #[inline]");
-            self.w(&format!("    pub fn {name}(&self) -> {ty} {{"));
-            self.w(&format!("        {body}"));
-            self.w("    }");
+            self.c.line("#[inline]");
+            self.c.open(&format!("pub fn {name}(&self) -> {ty} {{"));
+            self.c.line(&format!("{body}"));
+            self.c.close("}");
         }
     }
 }
