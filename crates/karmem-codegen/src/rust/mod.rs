@@ -83,6 +83,37 @@ enum Ctx {
     Pos { pos: String, present: String },
 }
 
+impl Ctx {
+    /// The field's position and whether it is present (`u32` and `bool`
+    /// expressions), for a slot of `size` bytes.
+    fn pos_present(&self, size: u32) -> (String, String) {
+        match self {
+            Ctx::Table { t, off } => (
+                format!("{t}.offset + {off}"),
+                format!("{t}.has({off}, {size})"),
+            ),
+            Ctx::Pos { pos, present } => (pos.clone(), present.clone()),
+        }
+    }
+}
+
+/// The `Option<u32>` limit of an array's length (`Some(n)` for `[<n]`).
+fn limit(array: &ArrayType) -> String {
+    match array.kind {
+        ArrayKind::Limited(n) => format!("Some({n})"),
+        _ => "None".into(),
+    }
+}
+
+/// `bovos` or `bovoa`: the kind of a bunch array, as its helpers are named.
+fn bunch_kind(array: &ArrayType) -> &'static str {
+    if array.layout == ArrayLayout::BoVoS {
+        "bovos"
+    } else {
+        "bovoa"
+    }
+}
+
 fn add(base: &str, off: u32) -> String {
     if off == 0 {
         base.to_string()
@@ -205,6 +236,14 @@ impl Gen<'_> {
                 )
         });
         (words && (2..=4).contains(&k) && self.s.structs[id].fields.len() == k).then_some(k)
+    }
+
+    /// Runs `f` on the output buffer detached from `self`, so that `f` can
+    /// call the `&self` helpers that write per-slot code into it.
+    fn emit(&mut self, f: impl FnOnce(&Self, &mut Code)) {
+        let mut c = std::mem::take(&mut self.c);
+        f(self, &mut c);
+        self.c = c;
     }
 
     fn is_table(&self, id: StructId) -> bool {

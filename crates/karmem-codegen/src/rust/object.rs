@@ -3,15 +3,14 @@
 //! per-slot code that writes a field and decodes it into the object
 //! (reusing allocations).
 
-use std::fmt::Write as _;
-
 use karmem_layout::{
     ArrayData, FixedElem, Slot, HEADER_SIZE, OBJECT_ALIGN, OFFSET_SIZE, UNION_OFFSET_AT,
     UNION_SLOT_SIZE,
 };
 use karmem_schema::model::*;
 
-use super::{add, mentions, mul, rust_prim, Ctx, Gen};
+use super::code::Code;
+use super::{add, bunch_kind, limit, mentions, mul, rust_prim, Ctx, Gen};
 use crate::names::screaming;
 
 impl Gen<'_> {
@@ -149,12 +148,13 @@ impl Gen<'_> {
         self.c.line("Ok(w.bytes().to_vec())");
         self.c.close("}");
         self.c.line("");
-        let mut body = String::new();
+        let mut body = Code::new(2);
         for (i, f) in sl.fields.iter().enumerate() {
             let place = format!("self.{}", self.field_ident(id, i));
             let pos = add("at", f.offset);
-            body.push_str(&self.write_slot(&f.slot, &place, &pos, 2));
+            self.write_slot(&mut body, &f.slot, &place, &pos);
         }
+        let body = body.out;
         if table {
             self.c.line("#[doc(hidden)]");
             self.c.open(
@@ -213,7 +213,7 @@ impl Gen<'_> {
         self.c.line("Ok(value)");
         self.c.close("}");
         self.c.line("");
-        let mut body = String::new();
+        let mut body = Code::new(2);
         for (i, f) in sl.fields.iter().enumerate() {
             let place = format!("self.{}", self.field_ident(id, i));
             let ctx = if table {
@@ -227,8 +227,9 @@ impl Gen<'_> {
                     present: "true".into(),
                 }
             };
-            body.push_str(&self.read_slot(&f.slot, &place, &ctx, 2));
+            self.read_slot(&mut body, &f.slot, &place, &ctx);
         }
+        let body = body.out;
         let uses_r = mentions(&body, "r");
         if table {
             self.c.line("#[doc(hidden)]");
@@ -288,7 +289,7 @@ impl Gen<'_> {
         self.c.line(&format!("Ok({view}::root(&trusted))"));
         self.c.close("}");
         self.c.line("");
-        let mut body = String::new();
+        let mut body = Code::new(2);
         for f in &sl.fields {
             let ctx = if table {
                 Ctx::Table {
@@ -301,8 +302,9 @@ impl Gen<'_> {
                     present: "true".into(),
                 }
             };
-            body.push_str(&self.validate_slot(&f.slot, &ctx, 2));
+            self.validate_slot(&mut body, &f.slot, &ctx);
         }
+        let body = body.out;
         let uses_r = mentions(&body, "r");
         if table {
             let t = if body.contains('t') { "t" } else { "_t" };
@@ -341,24 +343,22 @@ impl Gen<'_> {
 
     // ---- per-slot code: write --------------------------------------------
 
-    pub(super) fn write_slot(&self, slot: &Slot, place: &str, pos: &str, indent: usize) -> String {
-        let pad = "    ".repeat(indent);
+    pub(super) fn write_slot(&self, c: &mut Code, slot: &Slot, place: &str, pos: &str) {
         match slot {
-            Slot::Scalar(Primitive::Bool) => format!("{pad}w.put_bool({pos}, {place});\n"),
-            Slot::Scalar(p) => format!("{pad}w.put::<{}>({pos}, {place});\n", rust_prim(*p)),
+            Slot::Scalar(Primitive::Bool) => c.line(&format!("w.put_bool({pos}, {place});")),
+            Slot::Scalar(p) => c.line(&format!("w.put::<{}>({pos}, {place});", rust_prim(*p))),
             Slot::Enum { repr, .. } => {
-                format!("{pad}w.put::<{}>({pos}, {place}.0);\n", rust_prim(*repr))
+                c.line(&format!("w.put::<{}>({pos}, {place}.0);", rust_prim(*repr)))
             }
-            Slot::InlineStruct(_) => format!("{pad}{place}.write_at(w, {pos})?;\n"),
+            Slot::InlineStruct(_) => c.line(&format!("{place}.write_at(w, {pos})?;")),
             Slot::TableRef(_) => {
-                format!("{pad}let child = {place}.write(w)?;\n{pad}w.put::<u32>({pos}, child);\n")
+                c.line(&format!("let child = {place}.write(w)?;"));
+                c.line(&format!("w.put::<u32>({pos}, child);"));
             }
-            Slot::Union { id, .. } => {
-                format!(
-                    "{pad}{}::write_slot(&{place}, w, {pos})?;\n",
-                    self.union_value(*id)
-                )
-            }
+            Slot::Union { id, .. } => c.line(&format!(
+                "{}::write_slot(&{place}, w, {pos})?;",
+                self.union_value(*id)
+            )),
             Slot::FixedArray { elem, stride, .. } => {
                 let epos = format!("{pos} + {}", mul("j as u32", *stride));
                 let inner = match elem {
@@ -369,118 +369,172 @@ impl Gen<'_> {
                     }
                     FixedElem::InlineStruct(_) => format!("e.write_at(w, {epos})?;"),
                 };
-                format!(
-                    "{pad}for (j, e) in {place}.iter().enumerate() {{\n{pad}    {inner}\n{pad}}}\n"
-                )
+                c.open(&format!("for (j, e) in {place}.iter().enumerate() {{"));
+                c.line(&inner);
+                c.close("}");
             }
             Slot::ArrayRef { array, data } => {
-                let mut out = String::new();
                 if let ArrayKind::Limited(n) = array.kind {
                     let len = match array.text {
                         Some(Text::Utf16) => format!("{place}.encode_utf16().count()"),
                         _ => format!("{place}.len()"),
                     };
-                    let _ = writeln!(out, "{pad}if {len} > {n} {{\n{pad}    return Err(karmem::Error::TooLarge);\n{pad}}}");
+                    c.open(&format!("if {len} > {n} {{"));
+                    c.line("return Err(karmem::Error::TooLarge);");
+                    c.close("}");
                 }
-                out.push_str(&self.write_array(array, data, place, pos, indent));
-                out
+                self.write_array(c, array, data, place, pos);
             }
         }
     }
 
     fn write_array(
         &self,
+        c: &mut Code,
         array: &ArrayType,
         data: &ArrayData,
         place: &str,
         pos: &str,
-        indent: usize,
-    ) -> String {
-        let pad = "    ".repeat(indent);
+    ) {
+        // A block allocated for `place.len()` elements of `size` bytes,
+        // filled by `each` (element `e`, index `i`), then referenced at `pos`.
+        let block = |c: &mut Code, size: u32, each: &str| {
+            c.open("{");
+            c.line(&format!(
+                "let block = w.alloc_array({place}.len(), {size})?;"
+            ));
+            c.open(&format!("for (i, e) in {place}.iter().enumerate() {{"));
+            c.line(each);
+            c.close("}");
+            c.line(&format!(
+                "w.put_array_ref({pos}, block, {place}.len() as u32, {place}.len() as u32);"
+            ));
+            c.close("}");
+        };
         match (array.text, data) {
-            (Some(Text::Utf8), _) => format!("{pad}w.write_bytes({pos}, {place}.as_bytes())?;\n"),
-            (Some(Text::Utf16), _) => format!(
-                "{pad}{{\n{pad}    let units: Vec<u16> = {place}.encode_utf16().collect();\n{pad}    w.write_slice({pos}, &units)?;\n{pad}}}\n"
-            ),
+            (Some(Text::Utf8), _) => c.line(&format!("w.write_bytes({pos}, {place}.as_bytes())?;")),
+            (Some(Text::Utf16), _) => {
+                c.open("{");
+                c.line(&format!(
+                    "let units: Vec<u16> = {place}.encode_utf16().collect();"
+                ));
+                c.line(&format!("w.write_slice({pos}, &units)?;"));
+                c.close("}");
+            }
             (None, ArrayData::Plain { elem_size }) => match array.elem {
-                ElemType::Scalar(Primitive::Bool) | ElemType::Enum(_) => {
-                    let put = match array.elem {
-                        ElemType::Scalar(_) => format!("w.put_bool(block + {}, *e);", mul("i as u32", 1)),
-                        ElemType::Enum(id) => format!(
-                            "w.put::<{}>(block + {}, e.0);",
-                            rust_prim(self.s.enums[id].repr),
-                            mul("i as u32", *elem_size)
-                        ),
-                        _ => unreachable!(),
-                    };
-                    format!(
-                        "{pad}{{\n{pad}    let block = w.alloc_array({place}.len(), {elem_size})?;\n{pad}    for (i, e) in {place}.iter().enumerate() {{\n{pad}        {put}\n{pad}    }}\n{pad}    w.put_array_ref({pos}, block, {place}.len() as u32, {place}.len() as u32);\n{pad}}}\n"
-                    )
+                ElemType::Scalar(Primitive::Bool) => {
+                    let put = format!("w.put_bool(block + {}, *e);", mul("i as u32", 1));
+                    block(c, *elem_size, &put);
                 }
-                _ => format!("{pad}w.write_slice({pos}, &{place})?;\n"),
+                ElemType::Enum(id) => {
+                    let put = format!(
+                        "w.put::<{}>(block + {}, e.0);",
+                        rust_prim(self.s.enums[id].repr),
+                        mul("i as u32", *elem_size)
+                    );
+                    block(c, *elem_size, &put);
+                }
+                _ => c.line(&format!("w.write_slice({pos}, &{place})?;")),
             },
-            (None, ArrayData::UnionAos { id, .. }) => format!(
-                "{pad}{{\n{pad}    let block = w.alloc_array({place}.len(), {UNION_SLOT_SIZE})?;\n{pad}    for (i, e) in {place}.iter().enumerate() {{\n{pad}        {}::write_slot(e, w, block + i as u32 * {UNION_SLOT_SIZE})?;\n{pad}    }}\n{pad}    w.put_array_ref({pos}, block, {place}.len() as u32, {place}.len() as u32);\n{pad}}}\n",
-                self.union_value(*id)
-            ),
+            (None, ArrayData::UnionAos { id, .. }) => {
+                let put = format!(
+                    "{}::write_slot(e, w, block + i as u32 * {UNION_SLOT_SIZE})?;",
+                    self.union_value(*id)
+                );
+                block(c, UNION_SLOT_SIZE, &put);
+            }
             (None, ArrayData::UnionSoa { id, tag }) => {
                 let tw = tag.size();
-                format!(
-                    "{pad}{{\n{pad}    let tags = w.alloc_array({place}.len(), {tw})?;\n{pad}    let offsets = w.alloc_array({place}.len(), {OFFSET_SIZE})?;\n{pad}    for (i, e) in {place}.iter().enumerate() {{\n{pad}        {}::write_parts(e, w, tags + {}, offsets + i as u32 * {OFFSET_SIZE})?;\n{pad}    }}\n{pad}    w.put_array_ref({pos}, tags, {place}.len() as u32, {place}.len() as u32);\n{pad}}}\n",
+                c.open("{");
+                c.line(&format!("let tags = w.alloc_array({place}.len(), {tw})?;"));
+                c.line(&format!(
+                    "let offsets = w.alloc_array({place}.len(), {OFFSET_SIZE})?;"
+                ));
+                c.open(&format!("for (i, e) in {place}.iter().enumerate() {{"));
+                c.line(&format!(
+                    "{}::write_parts(e, w, tags + {}, offsets + i as u32 * {OFFSET_SIZE})?;",
                     self.union_value(*id),
                     mul("i as u32", tw)
-                )
+                ));
+                c.close("}");
+                c.line(&format!(
+                    "w.put_array_ref({pos}, tags, {place}.len() as u32, {place}.len() as u32);"
+                ));
+                c.close("}");
             }
             (None, ArrayData::UnionBunch { id, .. }) => {
-                let f = if array.layout == ArrayLayout::BoVoS { "write_bovos" } else { "write_bovoa" };
-                format!("{pad}{}::{f}(&{place}, w, {pos})?;\n", self.union_value(*id))
+                c.line(&format!(
+                    "{}::write_{}(&{place}, w, {pos})?;",
+                    self.union_value(*id),
+                    bunch_kind(array)
+                ));
             }
-            (None, ArrayData::Soa { elem }) if self.words_soa(*elem).is_some() => format!(
-                "{pad}{}::write_soa_slice(&{place}, w, {pos})?;\n",
+            (None, ArrayData::Soa { elem }) if self.words_soa(*elem).is_some() => c.line(&format!(
+                "{}::write_soa_slice(&{place}, w, {pos})?;",
                 self.struct_name(*elem)
+            )),
+            (None, data) => self.write_struct_array(
+                c,
+                data,
+                &format!("{place}.iter()"),
+                &format!("{place}.len()"),
+                pos,
             ),
-            (None, data) => self.write_struct_array(data, &format!("{place}.iter()"), &format!("{place}.len()"), pos, indent),
         }
     }
 
     /// An array of structs from an iterator of `&T` with `count` items.
     pub(super) fn write_struct_array(
         &self,
+        c: &mut Code,
         data: &ArrayData,
         iter: &str,
         count: &str,
         pos: &str,
-        indent: usize,
-    ) -> String {
-        let pad = "    ".repeat(indent);
+    ) {
+        let block = |c: &mut Code, size: String, each: &[String]| {
+            c.open("{");
+            c.line(&format!("let count = {count};"));
+            c.line(&format!("let block = w.alloc_array(count, {size})?;"));
+            c.open(&format!("for (i, e) in {iter}.enumerate() {{"));
+            for l in each {
+                c.line(l);
+            }
+            c.close("}");
+            c.line(&format!(
+                "w.put_array_ref({pos}, block, count as u32, count as u32);"
+            ));
+            c.close("}");
+        };
         match data {
-            ArrayData::AosInline { stride, .. } => format!(
-                "{pad}{{\n{pad}    let count = {count};\n{pad}    let block = w.alloc_array(count, {stride})?;\n{pad}    for (i, e) in {iter}.enumerate() {{\n{pad}        e.write_at(w, block + {})?;\n{pad}    }}\n{pad}    w.put_array_ref({pos}, block, count as u32, count as u32);\n{pad}}}\n",
-                mul("i as u32", *stride)
+            ArrayData::AosInline { stride, .. } => block(
+                c,
+                stride.to_string(),
+                &[format!(
+                    "e.write_at(w, block + {})?;",
+                    mul("i as u32", *stride)
+                )],
             ),
-            ArrayData::AosTable { .. } => format!(
-                "{pad}{{\n{pad}    let count = {count};\n{pad}    let block = w.alloc_array(count, {OFFSET_SIZE})?;\n{pad}    for (i, e) in {iter}.enumerate() {{\n{pad}        let child = e.write(w)?;\n{pad}        w.put::<u32>(block + i as u32 * {OFFSET_SIZE}, child);\n{pad}    }}\n{pad}    w.put_array_ref({pos}, block, count as u32, count as u32);\n{pad}}}\n"
+            ArrayData::AosTable { .. } => block(
+                c,
+                OFFSET_SIZE.to_string(),
+                &[
+                    "let child = e.write(w)?;".to_string(),
+                    format!("w.put::<u32>(block + i as u32 * {OFFSET_SIZE}, child);"),
+                ],
             ),
-            ArrayData::Soa { elem } => format!(
-                "{pad}{}::write_soa({iter}, {count}, w, {pos})?;\n",
+            ArrayData::Soa { elem } => c.line(&format!(
+                "{}::write_soa({iter}, {count}, w, {pos})?;",
                 self.struct_name(*elem)
-            ),
+            )),
             _ => unreachable!("only struct arrays here"),
         }
     }
 
     // ---- per-slot code: object decode ------------------------------------
 
-    pub(super) fn read_slot(&self, slot: &Slot, place: &str, ctx: &Ctx, indent: usize) -> String {
-        let pad = "    ".repeat(indent);
-        let size = self.l.slot_size(slot);
-        let (pos, present) = match ctx {
-            Ctx::Table { t, off } => (
-                format!("{t}.offset + {off}"),
-                format!("{t}.has({off}, {size})"),
-            ),
-            Ctx::Pos { pos, present } => (pos.clone(), present.clone()),
-        };
+    pub(super) fn read_slot(&self, c: &mut Code, slot: &Slot, place: &str, ctx: &Ctx) {
+        let (pos, present) = ctx.pos_present(self.l.slot_size(slot));
         let scalar = |ty: &str| -> String {
             match ctx {
                 Ctx::Table { t, off } => format!("r.field::<{ty}>({t}, {off})"),
@@ -491,18 +545,18 @@ impl Gen<'_> {
             }
         };
         match slot {
-            Slot::Scalar(Primitive::Bool) => format!("{pad}{place} = {} != 0;\n", scalar("u8")),
-            Slot::Scalar(p) => format!("{pad}{place} = {};\n", scalar(rust_prim(*p))),
-            Slot::Enum { id, repr } => format!(
-                "{pad}{place} = {}({});\n",
+            Slot::Scalar(Primitive::Bool) => c.line(&format!("{place} = {} != 0;", scalar("u8"))),
+            Slot::Scalar(p) => c.line(&format!("{place} = {};", scalar(rust_prim(*p)))),
+            Slot::Enum { id, repr } => c.line(&format!(
+                "{place} = {}({});",
                 self.enum_name(*id),
                 scalar(rust_prim(*repr))
-            ),
-            Slot::InlineStruct(_) => self.guarded(
+            )),
+            Slot::InlineStruct(_) => guarded(
+                c,
                 &present,
-                &format!("{place}.read_at(v, {pos})?;"),
+                |c| c.line(&format!("{place}.read_at(v, {pos})?;")),
                 &format!("{place} = core::default::Default::default();"),
-                indent,
             ),
             Slot::TableRef(_) => {
                 let t = match ctx {
@@ -514,16 +568,18 @@ impl Gen<'_> {
                         format!("if {present} {{ r.table(r.get::<u32>({pos})) }} else {{ karmem::Table::EMPTY }}")
                     }
                 };
-                format!("{pad}{place}.read_table(v, {t})?;\n")
+                c.line(&format!("{place}.read_table(v, {t})?;"));
             }
-            Slot::Union { id, .. } => self.guarded(
+            Slot::Union { id, .. } => guarded(
+                c,
                 &present,
-                &format!(
-                    "{}::read_parts(&mut {place}, v, {pos}, {pos} + {UNION_OFFSET_AT})?;",
-                    self.union_value(*id)
-                ),
+                |c| {
+                    c.line(&format!(
+                        "{}::read_parts(&mut {place}, v, {pos}, {pos} + {UNION_OFFSET_AT})?;",
+                        self.union_value(*id)
+                    ))
+                },
                 &format!("{place} = None;"),
-                indent,
             ),
             Slot::FixedArray { elem, stride, .. } => {
                 let epos = format!("{pos} + {}", mul("j as u32", *stride));
@@ -539,22 +595,22 @@ impl Gen<'_> {
                     }
                     FixedElem::InlineStruct(_) => format!("e.read_at(v, {epos})?;"),
                 };
-                let read = format!("for (j, e) in {place}.iter_mut().enumerate() {{\n{pad}        {inner}\n{pad}    }}");
-                self.guarded(
+                guarded(
+                    c,
                     &present,
-                    &read,
+                    |c| {
+                        c.open(&format!("for (j, e) in {place}.iter_mut().enumerate() {{"));
+                        c.line(&inner);
+                        c.close("}");
+                    },
                     &format!(
                         "{place} = core::array::from_fn(|_| core::default::Default::default());"
                     ),
-                    indent,
                 )
             }
             Slot::ArrayRef { array, data } => {
                 let es = data.elem_size();
-                let limit = match array.kind {
-                    ArrayKind::Limited(n) => format!("Some({n})"),
-                    _ => "None".into(),
-                };
+                let limit = limit(array);
                 let a = match ctx {
                     Ctx::Table { t, off } => format!("r.field_array({t}, {off}, {es}, {limit})"),
                     Ctx::Pos { pos, present } if present == "true" => format!("r.array({pos}, {es}, {limit})"),
@@ -562,43 +618,50 @@ impl Gen<'_> {
                         "if {present} {{ r.array({pos}, {es}, {limit}) }} else {{ karmem::ArrayRef::EMPTY }}"
                     ),
                 };
-                let body = self.read_array(array, data, place, indent + 1);
-                format!("{pad}{{\n{pad}    let a = {a};\n{body}{pad}}}\n")
+                c.open("{");
+                c.line(&format!("let a = {a};"));
+                self.read_array(c, array, data, place);
+                c.close("}");
             }
         }
     }
 
-    fn guarded(&self, present: &str, then: &str, otherwise: &str, indent: usize) -> String {
-        let pad = "    ".repeat(indent);
-        if present == "true" {
-            format!("{pad}{then}\n")
-        } else {
-            format!("{pad}if {present} {{\n{pad}    {then}\n{pad}}} else {{\n{pad}    {otherwise}\n{pad}}}\n")
-        }
-    }
-
     /// Decode array `a` into `place` (a `Vec` or `String`), reusing it.
-    fn read_array(
-        &self,
-        array: &ArrayType,
-        data: &ArrayData,
-        place: &str,
-        indent: usize,
-    ) -> String {
-        let pad = "    ".repeat(indent);
-        let charge = |size: u32| format!("{pad}v.charge({})?;\n", mul("a.len as u64", size.max(1)));
+    fn read_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData, place: &str) {
+        let charge = |c: &mut Code, size: u32| {
+            c.line(&format!("v.charge({})?;", mul("a.len as u64", size.max(1))))
+        };
+        // Resized to `a.len` elements, each filled by `each` (`e`, `i`).
+        let each = |c: &mut Code, size: u32, empty: &str, each: &[String]| {
+            charge(c, size);
+            c.line(&format!("{place}.resize_with(a.len as usize, {empty});"));
+            c.open(&format!("for (i, e) in {place}.iter_mut().enumerate() {{"));
+            for l in each {
+                c.line(l);
+            }
+            c.close("}");
+        };
+        let default = "core::default::Default::default";
         match (array.text, data) {
-            (Some(Text::Utf8), _) => format!("{}{pad}{place}.clear();\n{pad}{place}.push_str(r.str(a));\n", charge(1)),
-            (Some(Text::Utf16), _) => format!(
-                "{}{pad}{place}.clear();\n{pad}{place}.extend(char::decode_utf16(r.slice::<u16>(a.offset, a.len).iter().copied()).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)));\n",
-                charge(2)
-            ),
+            (Some(Text::Utf8), _) => {
+                charge(c, 1);
+                c.line(&format!("{place}.clear();"));
+                c.line(&format!("{place}.push_str(r.str(a));"));
+            }
+            (Some(Text::Utf16), _) => {
+                charge(c, 2);
+                c.line(&format!("{place}.clear();"));
+                c.line(&format!("{place}.extend(char::decode_utf16(r.slice::<u16>(a.offset, a.len).iter().copied()).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)));"));
+            }
             (None, ArrayData::Plain { elem_size }) => {
                 let fill = match array.elem {
                     ElemType::Scalar(Primitive::Bool) => {
                         format!("{place}.extend(r.slice::<u8>(a.offset, a.len).iter().map(|b| *b != 0));")
                     }
-                    ElemType::Scalar(p) => format!("{place}.extend_from_slice(r.slice::<{}>(a.offset, a.len));", rust_prim(p)),
+                    ElemType::Scalar(p) => format!(
+                        "{place}.extend_from_slice(r.slice::<{}>(a.offset, a.len));",
+                        rust_prim(p)
+                    ),
                     ElemType::Enum(id) => format!(
                         "{place}.extend(r.slice::<{}>(a.offset, a.len).iter().map(|x| {}(*x)));",
                         rust_prim(self.s.enums[id].repr),
@@ -606,34 +669,81 @@ impl Gen<'_> {
                     ),
                     _ => unreachable!(),
                 };
-                format!("{}{pad}{place}.clear();\n{pad}{fill}\n", charge(*elem_size))
+                charge(c, *elem_size);
+                c.line(&format!("{place}.clear();"));
+                c.line(&fill);
             }
-            (None, ArrayData::AosInline { stride, .. }) => format!(
-                "{}{pad}{place}.resize_with(a.len as usize, core::default::Default::default);\n{pad}for (i, e) in {place}.iter_mut().enumerate() {{\n{pad}    e.read_at(v, a.offset + {})?;\n{pad}}}\n",
-                charge(*stride),
-                mul("i as u32", *stride)
+            (None, ArrayData::AosInline { stride, .. }) => each(
+                c,
+                *stride,
+                default,
+                &[format!(
+                    "e.read_at(v, a.offset + {})?;",
+                    mul("i as u32", *stride)
+                )],
             ),
-            (None, ArrayData::AosTable { .. }) => format!(
-                "{}{pad}{place}.resize_with(a.len as usize, core::default::Default::default);\n{pad}for (i, e) in {place}.iter_mut().enumerate() {{\n{pad}    e.read_table(v, r.table(r.get::<u32>(a.offset + i as u32 * {OFFSET_SIZE})))?;\n{pad}}}\n",
-                charge(OFFSET_SIZE)
+            (None, ArrayData::AosTable { .. }) => each(
+                c,
+                OFFSET_SIZE,
+                default,
+                &[format!(
+                    "e.read_table(v, r.table(r.get::<u32>(a.offset + i as u32 * {OFFSET_SIZE})))?;"
+                )],
             ),
-            (None, ArrayData::Soa { elem }) => format!("{pad}{}::read_soa(&mut {place}, v, a)?;\n", self.struct_name(*elem)),
-            (None, ArrayData::UnionAos { id, .. }) => format!(
-                "{}{pad}{place}.resize_with(a.len as usize, || None);\n{pad}for (i, e) in {place}.iter_mut().enumerate() {{\n{pad}    let at = a.offset + i as u32 * {UNION_SLOT_SIZE};\n{pad}    {}::read_parts(e, v, at, at + {UNION_OFFSET_AT})?;\n{pad}}}\n",
-                charge(UNION_SLOT_SIZE),
-                self.union_value(*id)
+            (None, ArrayData::Soa { elem }) => c.line(&format!(
+                "{}::read_soa(&mut {place}, v, a)?;",
+                self.struct_name(*elem)
+            )),
+            (None, ArrayData::UnionAos { id, .. }) => each(
+                c,
+                UNION_SLOT_SIZE,
+                "|| None",
+                &[
+                    format!("let at = a.offset + i as u32 * {UNION_SLOT_SIZE};"),
+                    format!(
+                        "{}::read_parts(e, v, at, at + {UNION_OFFSET_AT})?;",
+                        self.union_value(*id)
+                    ),
+                ],
             ),
-            (None, ArrayData::UnionSoa { id, tag }) => format!(
-                "{pad}match r.union_columns(a, {tw}) {{\n{pad}    Some((tags, offsets)) => {{\n{pad}        v.charge(a.len as u64 * {cost})?;\n{pad}        {place}.resize_with(a.len as usize, || None);\n{pad}        for (i, e) in {place}.iter_mut().enumerate() {{\n{pad}            {u}::read_parts(e, v, tags + {ti}, offsets + i as u32 * {OFFSET_SIZE})?;\n{pad}        }}\n{pad}    }}\n{pad}    None => {place}.clear(),\n{pad}}}\n",
-                tw = tag.size(),
-                cost = tag.size() + OFFSET_SIZE,
-                u = self.union_value(*id),
-                ti = mul("i as u32", tag.size())
-            ),
+            (None, ArrayData::UnionSoa { id, tag }) => {
+                let tw = tag.size();
+                c.open(&format!("match r.union_columns(a, {tw}) {{"));
+                c.open("Some((tags, offsets)) => {");
+                c.line(&format!("v.charge(a.len as u64 * {})?;", tw + OFFSET_SIZE));
+                c.line(&format!("{place}.resize_with(a.len as usize, || None);"));
+                c.open(&format!("for (i, e) in {place}.iter_mut().enumerate() {{"));
+                c.line(&format!(
+                    "{}::read_parts(e, v, tags + {}, offsets + i as u32 * {OFFSET_SIZE})?;",
+                    self.union_value(*id),
+                    mul("i as u32", tw)
+                ));
+                c.close("}");
+                c.close("}");
+                c.line(&format!("None => {place}.clear(),"));
+                c.close("}");
+            }
             (None, ArrayData::UnionBunch { id, .. }) => {
-                let f = if array.layout == ArrayLayout::BoVoS { "read_bovos" } else { "read_bovoa" };
-                format!("{pad}{}::{f}(&mut {place}, v, a)?;\n", self.union_value(*id))
+                c.line(&format!(
+                    "{}::read_{}(&mut {place}, v, a)?;",
+                    self.union_value(*id),
+                    bunch_kind(array)
+                ));
             }
         }
     }
+}
+
+/// `then` when `present` is `true`; otherwise `if present { then } else {
+/// otherwise }`.
+fn guarded(c: &mut Code, present: &str, then: impl FnOnce(&mut Code), otherwise: &str) {
+    if present == "true" {
+        then(c);
+        return;
+    }
+    c.open(&format!("if {present} {{"));
+    then(c);
+    c.reopen("} else {");
+    c.line(otherwise);
+    c.close("}");
 }

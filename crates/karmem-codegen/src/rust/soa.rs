@@ -92,22 +92,25 @@ impl Gen<'_> {
 
     /// The prefetch statements at the top of the decoder's SoA element loop (`i` is
     /// the element, `len` the array length, `r` a reader expression).
-    fn soa_prefetch(&self, soa: &SoaLayout, r: &str, indent: usize) -> String {
-        let pad = "    ".repeat(indent);
-        let mut hints = String::new();
-        for (k, c) in soa.columns.iter().enumerate() {
-            if let Some(lines) = self.prefetch_lines(&c.slot, true) {
-                let _ = writeln!(
-                    hints,
-                    "{pad}if ahead < len && cols[{k}] != 0 {{\n{pad}    {r}.prefetch_array(cols[{k}] + {}, {lines});\n{pad}}}",
-                    mul("ahead", c.size)
-                );
-            }
-        }
+    fn soa_prefetch(&self, c: &mut Code, soa: &SoaLayout, r: &str) {
+        let hints: Vec<(usize, u32, u32)> = soa
+            .columns
+            .iter()
+            .enumerate()
+            .filter_map(|(k, col)| Some((k, col.size, self.prefetch_lines(&col.slot, true)?)))
+            .collect();
         if hints.is_empty() {
-            return hints;
+            return;
         }
-        format!("{pad}let ahead = i + karmem::PREFETCH_AHEAD;\n{hints}")
+        c.line("let ahead = i + karmem::PREFETCH_AHEAD;");
+        for (k, size, lines) in hints {
+            c.open(&format!("if ahead < len && cols[{k}] != 0 {{"));
+            c.line(&format!(
+                "{r}.prefetch_array(cols[{k}] + {}, {lines});",
+                mul("ahead", size)
+            ));
+            c.close("}");
+        }
     }
 
     pub(super) fn soa_item(&mut self, id: StructId, soa: &SoaLayout) {
@@ -217,8 +220,7 @@ impl Gen<'_> {
                 }
                 let place = self.column_place("e", soa, k);
                 let pos = format!("cols[{k}] + {}", mul("i", c.size));
-                let code = self.write_slot(&c.slot, &place, &pos, 3);
-                self.c.raw(&code);
+                self.emit(|g, out| g.write_slot(out, &c.slot, &place, &pos));
             }
             self.c.close("}");
         }
@@ -369,8 +371,7 @@ impl Gen<'_> {
             self.c.line("let len = a.len;");
             self.c.open("for (i, e) in items.iter_mut().enumerate() {");
             self.c.line("let i = i as u32;");
-            let prefetch = self.soa_prefetch(soa, "r", 3);
-            self.c.raw(&prefetch);
+            self.emit(|g, c| g.soa_prefetch(c, soa, "r"));
             for (k, c) in soa.columns.iter().enumerate() {
                 if dense[k] {
                     continue;
@@ -380,8 +381,7 @@ impl Gen<'_> {
                     pos: format!("cols[{k}] + {}", mul("i", c.size)),
                     present: format!("cols[{k}] != 0"),
                 };
-                let code = self.read_slot(&c.slot, &place, &ctx, 3);
-                self.c.raw(&code);
+                self.emit(|g, out| g.read_slot(out, &c.slot, &place, &ctx));
             }
             self.c.close("}");
         }

@@ -330,14 +330,9 @@ impl Gen<'_> {
             self.c.open(&format!("if counts[{i}] > 0 {{"));
             self.c.line(&format!("w.put::<u32>(entry, {});", var.tag));
             let iter = format!("items.iter().filter_map(|x| match x {{ Some(Self::{ty}(v)) => Some(v), _ => None }})");
-            let code = self.write_struct_array(
-                &data,
-                &iter,
-                &format!("counts[{i}]"),
-                &format!("entry + {BUNCH_ENTRY_ARRAY_AT}"),
-                3,
-            );
-            self.c.raw(&code);
+            let count = format!("counts[{i}]");
+            let pos = format!("entry + {BUNCH_ENTRY_ARRAY_AT}");
+            self.emit(|g, c| g.write_struct_array(c, &data, &iter, &count, &pos));
             self.c.line(&format!("entry += {BUNCH_ENTRY_SIZE};"));
             self.c.close("}");
         }

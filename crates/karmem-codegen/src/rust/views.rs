@@ -4,7 +4,7 @@
 use karmem_layout::{ArrayData, FixedElem, Slot, UNION_OFFSET_AT};
 use karmem_schema::model::*;
 
-use super::{add, mul, rust_prim, suffixed, view_ident, Ctx, Gen};
+use super::{add, limit, mul, rust_prim, suffixed, view_ident, Ctx, Gen};
 
 impl Gen<'_> {
     pub(super) fn view_item(&mut self, id: StructId) {
@@ -117,13 +117,7 @@ impl Gen<'_> {
     /// Emit the viewer accessor(s) of one slot.
     pub(super) fn view_accessor(&mut self, ident: &str, slot: &Slot, ctx: &Ctx, doc: &[String]) {
         let size = self.l.slot_size(slot);
-        let (pos, present) = match ctx {
-            Ctx::Table { t, off } => (
-                format!("{t}.offset + {off}"),
-                format!("{t}.has({off}, {size})"),
-            ),
-            Ctx::Pos { pos, present } => (pos.clone(), present.clone()),
-        };
+        let (pos, present) = ctx.pos_present(size);
         let scalar = |ty: &str| -> String {
             match ctx {
                 Ctx::Table { t, off } => format!("self.r.field::<{ty}>({t}, {off})"),
@@ -216,17 +210,14 @@ impl Gen<'_> {
             }
             Slot::ArrayRef { array, data } => {
                 let es = data.elem_size();
-                let limit = match array.kind {
-                    ArrayKind::Limited(n) => format!("Some({n})"),
-                    _ => "None".into(),
-                };
+                let limit = limit(array);
                 let a = match ctx {
                     Ctx::Table { t, off } => format!("self.r.field_array({t}, {off}, {es}, {limit})"),
                     Ctx::Pos { pos, present } => format!(
                         "if {present} {{ self.r.array({pos}, {es}, {limit}) }} else {{ karmem::ArrayRef::EMPTY }}"
                     ),
                 };
-                let let_a = format!("let a = {a};\n        ");
+                let let_a = format!("let a = {a};\n");
                 match (array.text, data) {
                     (Some(Text::Utf8), _) => {
                         methods.push((
@@ -321,7 +312,9 @@ impl Gen<'_> {
             }
             self.c.line("#[inline]");
             self.c.open(&format!("pub fn {name}(&self) -> {ty} {{"));
-            self.c.line(&format!("{body}"));
+            for line in body.lines() {
+                self.c.line(line);
+            }
             self.c.close("}");
         }
     }
