@@ -61,7 +61,7 @@ impl Backend for RustBackend {
         g.file();
         Ok(vec![GeneratedFile {
             path: format!("{}.rs", snake(&schema.package)),
-            contents: g.c.out,
+            contents: g.c.into_text(),
         }])
     }
 }

@@ -154,7 +154,7 @@ impl Gen<'_> {
             let pos = add("at", f.offset);
             self.write_slot(&mut body, &f.slot, &place, &pos);
         }
-        let body = body.out;
+        let body = body.into_text();
         if table {
             self.c.line("#[doc(hidden)]");
             self.c.open(
@@ -229,7 +229,7 @@ impl Gen<'_> {
             };
             self.read_slot(&mut body, &f.slot, &place, &ctx);
         }
-        let body = body.out;
+        let body = body.into_text();
         let uses_r = mentions(&body, "r");
         if table {
             self.c.line("#[doc(hidden)]");
@@ -304,7 +304,7 @@ impl Gen<'_> {
             };
             self.validate_slot(&mut body, &f.slot, &ctx);
         }
-        let body = body.out;
+        let body = body.into_text();
         let uses_r = mentions(&body, "r");
         if table {
             let t = if body.contains('t') { "t" } else { "_t" };

@@ -177,8 +177,8 @@ impl Gen<'_> {
         self.c.line("None,");
         for var in &u.variants {
             let ty = self.struct_name(var.ty);
-            self.c
-                .line(&format!("{ty}({}<'a, M>),", self.view_name(var.ty)));
+            let view = self.view_name(var.ty);
+            self.c.line(&format!("{ty}({view}<'a, M>),"));
         }
         self.c.line("/// A tag this schema version does not know.");
         self.c.line("Unknown(u32),");
@@ -296,10 +296,9 @@ impl Gen<'_> {
         self.c.open("for item in items {");
         self.c.open("match item {");
         for (i, var) in u.variants.iter().enumerate() {
-            self.c.line(&format!(
-                "Some(Self::{}(_)) => counts[{i}] += 1,",
-                self.struct_name(var.ty)
-            ));
+            let ty = self.struct_name(var.ty);
+            self.c
+                .line(&format!("Some(Self::{ty}(_)) => counts[{i}] += 1,"));
         }
         self.c.line("None => {}");
         self.c.close("}");

@@ -106,14 +106,14 @@ impl Gen<'_> {
             let mut body = Code::new(4);
             self.validate_slot(&mut body, &c.slot, &ctx);
             if body.out.is_empty() {
-                return body.out;
+                return String::new();
             }
             out.open(&format!("if {col} != 0 {{"));
             out.open("for i in 0..len {");
             out.raw(&body.out);
             out.close("}");
             out.close("}");
-            return out.out;
+            return out.into_text();
         };
         let es = data.elem_size();
         out.open(&format!("if {col} != 0 {{"));
@@ -148,7 +148,7 @@ impl Gen<'_> {
             }
         }
         out.close("}");
-        out.out
+        out.into_text()
     }
 
     /// Does an SoA array of `elem` need checks beyond its directory?
