@@ -14,6 +14,8 @@
 //! `object` (owned types: write and decode), `validate`, `views`, `soa` (SoA
 //! column code and views) and `unions` (with bunch arrays); this file holds
 //! the backend, the shared names and helpers, and the file's item order.
+//! All of them write through `code::Code` (`self.c`), which keeps the
+//! indentation: a block is `open`ed and `close`d, never indented by hand.
 
 mod code;
 mod enums;
