@@ -527,18 +527,10 @@ impl Gen<'_> {
                 pos: format!("self.s.cols[{k}] + {}", mul("self.i", c.size)),
                 present: format!("self.s.cols[{k}] != 0"),
             };
-            let before = self.c.out.len();
-            self.view_accessor(&ident, &c.slot, &ctx, &[]);
             // Element views reach the reader through the array view (a
             // field, not a helper method, which a column named `r` would
             // clash with).
-            let emitted = self
-                .c
-                .out
-                .split_off(before)
-                .replace("self.r.", "self.s.r.")
-                .replace("self.r,", "self.s.r,");
-            self.c.raw(&emitted);
+            self.view_accessor(&ident, &c.slot, &ctx, &[], "self.s.r");
         }
         self.c.close("}");
         self.c.line("");

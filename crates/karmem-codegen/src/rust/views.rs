@@ -108,21 +108,29 @@ impl Gen<'_> {
                 }
             };
             let doc = self.s.structs[id].fields[i].doc.clone();
-            self.view_accessor(&ident, &f.slot, &ctx, &doc);
+            self.view_accessor(&ident, &f.slot, &ctx, &doc, "self.r");
         }
         self.c.close("}");
         self.c.line("");
     }
 
-    /// Emit the viewer accessor(s) of one slot.
-    pub(super) fn view_accessor(&mut self, ident: &str, slot: &Slot, ctx: &Ctx, doc: &[String]) {
+    /// Emit the viewer accessor(s) of one slot; `r` is the viewer's
+    /// reader (`self.r`, or `self.s.r` in an SoA element view).
+    pub(super) fn view_accessor(
+        &mut self,
+        ident: &str,
+        slot: &Slot,
+        ctx: &Ctx,
+        doc: &[String],
+        r: &str,
+    ) {
         let size = self.l.slot_size(slot);
         let (pos, present) = ctx.pos_present(size);
         let scalar = |ty: &str| -> String {
             match ctx {
-                Ctx::Table { t, off } => format!("self.r.field::<{ty}>({t}, {off})"),
+                Ctx::Table { t, off } => format!("{r}.field::<{ty}>({t}, {off})"),
                 Ctx::Pos { pos, present } => {
-                    format!("if {present} {{ self.r.get::<{ty}>({pos}) }} else {{ core::default::Default::default() }}")
+                    format!("if {present} {{ {r}.get::<{ty}>({pos}) }} else {{ core::default::Default::default() }}")
                 }
             }
         };
@@ -149,21 +157,21 @@ impl Gen<'_> {
                 methods.push((
                     ident.into(),
                     format!("{v}<'a, M>"),
-                    format!("{v} {{ r: self.r, at: {pos}, present: {present} }}"),
+                    format!("{v} {{ r: {r}, at: {pos}, present: {present} }}"),
                 ));
             }
             Slot::TableRef(id) => {
                 let v = self.view_name(*id);
                 let t = match ctx {
-                    Ctx::Table { t, off } => format!("self.r.field_table({t}, {off})"),
+                    Ctx::Table { t, off } => format!("{r}.field_table({t}, {off})"),
                     Ctx::Pos { pos, present } => {
-                        format!("if {present} {{ self.r.table(self.r.get::<u32>({pos})) }} else {{ karmem::Table::EMPTY }}")
+                        format!("if {present} {{ {r}.table({r}.get::<u32>({pos})) }} else {{ karmem::Table::EMPTY }}")
                     }
                 };
                 methods.push((
                     ident.into(),
                     format!("{v}<'a, M>"),
-                    format!("{v} {{ r: self.r, t: {t} }}"),
+                    format!("{v} {{ r: {r}, t: {t} }}"),
                 ));
             }
             Slot::Union { id, .. } => {
@@ -171,7 +179,7 @@ impl Gen<'_> {
                 methods.push((
                     ident.into(),
                     format!("{v}<'a, M>"),
-                    format!("if {present} {{ {v}::from_parts(self.r, {pos}, {pos} + {UNION_OFFSET_AT}) }} else {{ {v}::None }}"),
+                    format!("if {present} {{ {v}::from_parts({r}, {pos}, {pos} + {UNION_OFFSET_AT}) }} else {{ {v}::None }}"),
                 ));
             }
             Slot::FixedArray { elem, len, stride } => {
@@ -180,14 +188,14 @@ impl Gen<'_> {
                     FixedElem::Scalar(Primitive::Bool) => (
                         format!("[bool; {len}]"),
                         format!(
-                            "core::array::from_fn(|j| {present} && self.r.get::<u8>({epos}) != 0)"
+                            "core::array::from_fn(|j| {present} && {r}.get::<u8>({epos}) != 0)"
                         ),
                     ),
                     FixedElem::Scalar(p) => {
                         let t = rust_prim(*p);
                         (
                             format!("[{t}; {len}]"),
-                            format!("core::array::from_fn(|j| if {present} {{ self.r.get::<{t}>({epos}) }} else {{ core::default::Default::default() }})"),
+                            format!("core::array::from_fn(|j| if {present} {{ {r}.get::<{t}>({epos}) }} else {{ core::default::Default::default() }})"),
                         )
                     }
                     FixedElem::Enum { id, repr } => {
@@ -195,14 +203,14 @@ impl Gen<'_> {
                         let t = rust_prim(*repr);
                         (
                             format!("[{e}; {len}]"),
-                            format!("core::array::from_fn(|j| {e}(if {present} {{ self.r.get::<{t}>({epos}) }} else {{ core::default::Default::default() }}))"),
+                            format!("core::array::from_fn(|j| {e}(if {present} {{ {r}.get::<{t}>({epos}) }} else {{ core::default::Default::default() }}))"),
                         )
                     }
                     FixedElem::InlineStruct(id) => {
                         let v = self.view_name(*id);
                         (
                             format!("karmem::InlineArray<'a, {v}<'a, M>, M>"),
-                            format!("karmem::InlineArray::new(self.r, {pos}, if {present} {{ {len} }} else {{ 0 }}, {stride})"),
+                            format!("karmem::InlineArray::new({r}, {pos}, if {present} {{ {len} }} else {{ 0 }}, {stride})"),
                         )
                     }
                 };
@@ -212,9 +220,9 @@ impl Gen<'_> {
                 let es = data.elem_size();
                 let limit = limit(array);
                 let a = match ctx {
-                    Ctx::Table { t, off } => format!("self.r.field_array({t}, {off}, {es}, {limit})"),
+                    Ctx::Table { t, off } => format!("{r}.field_array({t}, {off}, {es}, {limit})"),
                     Ctx::Pos { pos, present } => format!(
-                        "if {present} {{ self.r.array({pos}, {es}, {limit}) }} else {{ karmem::ArrayRef::EMPTY }}"
+                        "if {present} {{ {r}.array({pos}, {es}, {limit}) }} else {{ karmem::ArrayRef::EMPTY }}"
                     ),
                 };
                 let let_a = format!("let a = {a};\n");
@@ -223,18 +231,18 @@ impl Gen<'_> {
                         methods.push((
                             ident.into(),
                             "&'a str".into(),
-                            format!("{let_a}self.r.str(a)"),
+                            format!("{let_a}{r}.str(a)"),
                         ));
                         methods.push((
                             suffixed(ident, "bytes"),
                             "&'a [u8]".into(),
-                            format!("{let_a}self.r.byte_slice(a)"),
+                            format!("{let_a}{r}.byte_slice(a)"),
                         ));
                     }
                     (Some(Text::Utf16), _) => methods.push((
                         ident.into(),
                         "&'a [u16]".into(),
-                        format!("{let_a}self.r.slice::<u16>(a.offset, a.len)"),
+                        format!("{let_a}{r}.slice::<u16>(a.offset, a.len)"),
                     )),
                     (None, ArrayData::Plain { .. }) => {
                         let t = match array.elem {
@@ -246,7 +254,7 @@ impl Gen<'_> {
                         methods.push((
                             ident.into(),
                             format!("&'a [{t}]"),
-                            format!("{let_a}self.r.slice::<{t}>(a.offset, a.len)"),
+                            format!("{let_a}{r}.slice::<{t}>(a.offset, a.len)"),
                         ));
                     }
                     (None, ArrayData::AosInline { id, stride }) => {
@@ -254,7 +262,9 @@ impl Gen<'_> {
                         methods.push((
                             ident.into(),
                             format!("karmem::InlineArray<'a, {v}<'a, M>, M>"),
-                            format!("{let_a}karmem::InlineArray::new(self.r, a.offset, a.len, {stride})"),
+                            format!(
+                                "{let_a}karmem::InlineArray::new({r}, a.offset, a.len, {stride})"
+                            ),
                         ));
                     }
                     (None, ArrayData::AosTable { id }) => {
@@ -262,7 +272,7 @@ impl Gen<'_> {
                         methods.push((
                             ident.into(),
                             format!("karmem::TableArray<'a, {v}<'a, M>, M>"),
-                            format!("{let_a}karmem::TableArray::new(self.r, a.offset, a.len)"),
+                            format!("{let_a}karmem::TableArray::new({r}, a.offset, a.len)"),
                         ));
                     }
                     (None, ArrayData::Soa { elem }) => {
@@ -270,7 +280,7 @@ impl Gen<'_> {
                         methods.push((
                             ident.into(),
                             format!("{v}<'a, M>"),
-                            format!("{v}::new(self.r, {a})"),
+                            format!("{v}::new({r}, {a})"),
                         ));
                     }
                     (None, ArrayData::UnionAos { id, .. }) => {
@@ -278,7 +288,7 @@ impl Gen<'_> {
                         methods.push((
                             ident.into(),
                             format!("{v}<'a, M>"),
-                            format!("{v}::aos(self.r, {a})"),
+                            format!("{v}::aos({r}, {a})"),
                         ));
                     }
                     (None, ArrayData::UnionSoa { id, .. }) => {
@@ -286,7 +296,7 @@ impl Gen<'_> {
                         methods.push((
                             ident.into(),
                             format!("{v}<'a, M>"),
-                            format!("{v}::soa(self.r, {a})"),
+                            format!("{v}::soa({r}, {a})"),
                         ));
                     }
                     (None, ArrayData::UnionBunch { id, .. }) => {
@@ -299,7 +309,7 @@ impl Gen<'_> {
                         methods.push((
                             ident.into(),
                             format!("{v}<'a, M>"),
-                            format!("{v} {{ r: self.r, a: {a} }}"),
+                            format!("{v} {{ r: {r}, a: {a} }}"),
                         ));
                     }
                 }
