@@ -7,6 +7,7 @@ use std::fmt;
 use karmem_layout::Layout;
 use karmem_schema::model::Schema;
 
+mod emit;
 pub mod go;
 pub mod go_guest;
 pub mod iface;

@@ -2,42 +2,16 @@
 //! spacing gofmt gives binary expressions, and tabwriter-style alignment of
 //! struct fields and constant blocks.
 
+use crate::emit::{deref_lines, Lines};
+
 /// A Go source buffer with the current indentation (tabs).
-#[derive(Default)]
-pub(crate) struct Code {
-    pub out: String,
-    pub indent: usize,
-}
+pub(crate) struct Code(Lines);
+
+deref_lines!(Code);
 
 impl Code {
     pub fn new(indent: usize) -> Self {
-        Code {
-            out: String::new(),
-            indent,
-        }
-    }
-
-    /// One line at the current indentation (an empty line stays empty).
-    pub fn line(&mut self, s: &str) {
-        if !s.is_empty() {
-            for _ in 0..self.indent {
-                self.out.push('\t');
-            }
-            self.out.push_str(s);
-        }
-        self.out.push('\n');
-    }
-
-    /// A line ending a block opener (`... {`); indents what follows.
-    pub fn open(&mut self, s: &str) {
-        self.line(s);
-        self.indent += 1;
-    }
-
-    /// Ends a block: dedents, then writes `s` (usually `}`).
-    pub fn close(&mut self, s: &str) {
-        self.indent -= 1;
-        self.line(s);
+        Code(Lines::new("\t", indent))
     }
 
     /// `if err := CALL; err != nil { return RET }`.

@@ -559,10 +559,9 @@ impl Gen<'_> {
         for (prefix, sid) in &nodes {
             let node = self.node_name(id, prefix);
             if !prefix.is_empty() {
-                self.c.line(&format!(
-                    "// {node} views field {} of a {item}.",
-                    self.path_names(id, prefix).join(".")
-                ));
+                let path = self.path_names(id, prefix).join(".");
+                self.c
+                    .line(&format!("// {node} views field {path} of a {item}."));
                 self.c.line(&format!("type {node} {item}"));
                 self.c.line("");
             }

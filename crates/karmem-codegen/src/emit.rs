@@ -1,0 +1,108 @@
+//! The line buffer both backends emit through: text plus the current
+//! indentation, so generator code opens and closes blocks instead of
+//! spelling out each line's indentation. Each backend wraps it with its
+//! own indentation unit and helpers (`go::code::Code`: tabs, `//` comments,
+//! error checks; `rust::code::Code`: four spaces, `///` comments).
+
+/// Source text and the current indentation (`indent` units of `unit`).
+pub(crate) struct Lines {
+    pub out: String,
+    pub indent: usize,
+    unit: &'static str,
+}
+
+impl Lines {
+    pub fn new(unit: &'static str, indent: usize) -> Self {
+        Lines {
+            out: String::new(),
+            indent,
+            unit,
+        }
+    }
+
+    /// One line at the current indentation (an empty line stays empty).
+    pub fn line(&mut self, s: &str) {
+        if !s.is_empty() {
+            for _ in 0..self.indent {
+                self.out.push_str(self.unit);
+            }
+            self.out.push_str(s);
+        }
+        self.out.push('\n');
+    }
+
+    /// A line opening a block (`... {`, `... (`); indents what follows.
+    pub fn open(&mut self, s: &str) {
+        self.line(s);
+        self.indent += 1;
+    }
+
+    /// Ends a block: dedents, then writes `s` (usually `}`).
+    pub fn close(&mut self, s: &str) {
+        self.indent -= 1;
+        self.line(s);
+    }
+
+    /// A line that ends one block and opens the next (`} else {`,
+    /// `) -> T {`): written one level out, what follows one level in.
+    pub fn reopen(&mut self, s: &str) {
+        self.indent -= 1;
+        self.open(s);
+    }
+
+    /// Text already indented (code produced into another buffer).
+    pub fn raw(&mut self, s: &str) {
+        self.out.push_str(s);
+    }
+}
+
+/// `Deref` and `DerefMut` from a backend's `Code(Lines)` to the `Lines`, so
+/// `c.line(..)`, `c.indent` and `c.out` reach the shared buffer, and
+/// `into_text`.
+macro_rules! deref_lines {
+    ($code:ident) => {
+        impl std::ops::Deref for $code {
+            type Target = $crate::emit::Lines;
+            fn deref(&self) -> &Self::Target {
+                &self.0
+            }
+        }
+
+        impl std::ops::DerefMut for $code {
+            fn deref_mut(&mut self) -> &mut Self::Target {
+                &mut self.0
+            }
+        }
+
+        impl $code {
+            /// The text written.
+            #[allow(dead_code)]
+            pub fn into_text(self) -> String {
+                self.0.out
+            }
+        }
+    };
+}
+pub(crate) use deref_lines;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_indent_what_they_hold() {
+        let mut c = Lines::new("  ", 1);
+        c.open("f {");
+        c.open("if x {");
+        c.line("a");
+        c.reopen("} else {");
+        c.line("");
+        c.close("}");
+        c.close("}");
+        c.raw("as is\n");
+        assert_eq!(
+            c.out,
+            "  f {\n    if x {\n      a\n    } else {\n\n    }\n  }\nas is\n"
+        );
+    }
+}

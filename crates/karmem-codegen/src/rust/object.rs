@@ -1,0 +1,749 @@
+//! Object types: the owned struct (`Clone + Debug + Default + PartialEq`),
+//! its `write_as_root` / `read_as_root` / `validate` entry points, and the
+//! per-slot code that writes a field and decodes it into the object
+//! (reusing allocations).
+
+use karmem_layout::{
+    ArrayData, FixedElem, Slot, HEADER_SIZE, OBJECT_ALIGN, OFFSET_SIZE, UNION_OFFSET_AT,
+    UNION_SLOT_SIZE,
+};
+use karmem_schema::model::*;
+
+use super::code::Code;
+use super::{add, bunch_kind, limit, mentions, mul, rust_prim, Ctx, Gen};
+use crate::names::screaming;
+
+impl Gen<'_> {
+    fn obj_type(&self, ty: &FieldType) -> String {
+        match ty {
+            FieldType::Scalar(p) => rust_prim(*p).to_string(),
+            FieldType::Enum(id) => self.enum_name(*id),
+            FieldType::Struct(id) => self.struct_name(*id),
+            FieldType::Union(id) => format!("Option<{}>", self.union_value(*id)),
+            FieldType::Array(a) => {
+                let elem = match a.elem {
+                    ElemType::Scalar(p) => rust_prim(p).to_string(),
+                    ElemType::Enum(id) => self.enum_name(id),
+                    ElemType::Struct(id) => self.struct_name(id),
+                    ElemType::Union(id) => format!("Option<{}>", self.union_value(id)),
+                };
+                match (a.kind, a.text) {
+                    (ArrayKind::Fixed(n), _) => format!("[{elem}; {n}]"),
+                    (_, Some(_)) => "String".to_string(),
+                    _ => format!("Vec<{elem}>"),
+                }
+            }
+        }
+    }
+
+    pub(super) fn struct_item(&mut self, id: StructId) {
+        let st = &self.s.structs[id];
+        let name = self.struct_name(id);
+        let kind = if self.is_table(id) {
+            "table (evolvable)"
+        } else {
+            "inline struct (frozen layout)"
+        };
+        self.c.doc(&st.doc);
+        if !st.doc.is_empty() {
+            self.c.line("///");
+        }
+        self.c.line(&format!(
+            "/// `{}`: {kind}. Object type: owns its data.",
+            st.name
+        ));
+        self.c.line("#[derive(Clone, Debug, PartialEq)]");
+        if self.words_soa(id).is_some() {
+            // Field order and no padding are relied on by `write_soa_slice`.
+            self.c.line("#[repr(C)]");
+        }
+        if self.serde {
+            self.c
+                .line("#[derive(serde::Serialize, serde::Deserialize)]");
+            self.c.line("#[serde(default, deny_unknown_fields)]");
+        }
+        self.c.open(&format!("pub struct {name} {{"));
+        let mut defaults = Vec::new();
+        for (i, f) in st.fields.iter().enumerate() {
+            for d in &f.doc {
+                self.c.line(&format!("/// {d}"));
+            }
+            let ident = self.field_ident(id, i);
+            if self.serde && ident.trim_end_matches('_') != f.name {
+                self.c.line(&format!("#[serde(rename = \"{}\")]", f.name));
+            }
+            let ty = self.obj_type(&f.ty);
+            self.c.line(&format!("pub {ident}: {ty},"));
+            let default = match &f.ty {
+                FieldType::Array(ArrayType {
+                    kind: ArrayKind::Fixed(_),
+                    ..
+                }) => "core::array::from_fn(|_| core::default::Default::default())".to_string(),
+                _ => "core::default::Default::default()".to_string(),
+            };
+            defaults.push(format!("{ident}: {default},"));
+        }
+        self.c.close("}");
+        self.c.line("");
+        self.c.line("#[allow(clippy::derivable_impls)]");
+        self.c
+            .open(&format!("impl core::default::Default for {name} {{"));
+        self.c.open("fn default() -> Self {");
+        self.c.open(&format!("{name} {{"));
+        for default in &defaults {
+            self.c.line(default);
+        }
+        self.c.close("}");
+        self.c.close("}");
+        self.c.close("}");
+        self.c.line("");
+        self.struct_impl(id);
+        self.view_item(id);
+    }
+
+    fn struct_impl(&mut self, id: StructId) {
+        let name = self.struct_name(id);
+        let view = self.view_name(id);
+        let sl = self.l.of_struct(id).clone();
+        let table = self.is_table(id);
+        self.c.open(&format!("impl {name} {{"));
+        for (i, f) in sl.fields.iter().enumerate() {
+            let field = &self.s.structs[id].fields[i].name;
+            self.c.line(&format!(
+                "/// Byte offset of `{field}` in the {} (for in-place updates).",
+                if table { "table" } else { "struct" }
+            ));
+            self.c.line(&format!(
+                "pub const {}_OFFSET: u32 = {};",
+                screaming(field),
+                f.offset
+            ));
+        }
+        // -- encode
+        self.c
+            .line("/// Encode as the root of a message; `w` is reset first. Reuse the");
+        self.c
+            .line("/// writer: once it has grown, encoding allocates nothing.");
+        self.c.open(
+            "pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {",
+        );
+        self.c.line("w.begin();");
+        if table {
+            self.c.line("self.write(w)?;");
+        } else {
+            self.c
+                .line(&format!("let at = w.alloc({}, {OBJECT_ALIGN})?;", sl.size));
+            self.c.line("self.write_at(w, at)?;");
+        }
+        self.c.line("w.finish()?;");
+        self.c.line("Ok(())");
+        self.c.close("}");
+        self.c.line("");
+        self.c
+            .line("/// Encode into a new buffer (convenience; prefer `write_as_root`).");
+        self.c
+            .open("pub fn to_bytes(&self) -> Result<Vec<u8>, karmem::Error> {");
+        self.c.line("let mut w = karmem::Writer::new(1024);");
+        self.c.line("self.write_as_root(&mut w)?;");
+        self.c.line("Ok(w.bytes().to_vec())");
+        self.c.close("}");
+        self.c.line("");
+        let mut body = Code::new(2);
+        for (i, f) in sl.fields.iter().enumerate() {
+            let place = format!("self.{}", self.field_ident(id, i));
+            let pos = add("at", f.offset);
+            self.write_slot(&mut body, &f.slot, &place, &pos);
+        }
+        let body = body.into_text();
+        if table {
+            self.c.line("#[doc(hidden)]");
+            self.c.open(
+                "pub fn write(&self, w: &mut karmem::Writer) -> Result<u32, karmem::Error> {",
+            );
+            self.c
+                .line(&format!("let at = w.alloc({}, {OBJECT_ALIGN})?;", sl.size));
+            self.c.line(&format!("w.put::<u32>(at, {:#x});", sl.header));
+            self.c.raw(&body);
+            self.c.line("Ok(at)");
+            self.c.close("}");
+        } else {
+            let (w, at) = if body.is_empty() {
+                ("_w", "_at")
+            } else {
+                ("w", "at")
+            };
+            self.c.line("#[doc(hidden)]");
+            self.c.open(&format!(
+                "pub fn write_at(&self, {w}: &mut karmem::Writer, {at}: u32) -> Result<(), karmem::Error> {{"
+            ));
+            self.c.raw(&body);
+            self.c.line("Ok(())");
+            self.c.close("}");
+        }
+        self.c.line("");
+        // -- decode
+        self.c
+            .line("/// Decode a whole message into `self`, reusing its allocations.");
+        self.c
+            .line("/// Malformed parts read as zero/empty; the traversal budget and depth");
+        self.c
+            .line("/// limit bound the work and memory a hostile message can cause.");
+        self.c.open(
+            "pub fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {",
+        );
+        self.c.line("let mut v = karmem::Validator::new(*r);");
+        if table {
+            self.c.line("self.read_table(&mut v, r.root())");
+        } else {
+            self.c
+                .open(&format!("if {HEADER_SIZE} + {} > r.size() {{", sl.size));
+            self.c.line("*self = Self::default();");
+            self.c.line("return Ok(());");
+            self.c.close("}");
+            self.c.line("self.read_at(&mut v, karmem::HEADER_SIZE)");
+        }
+        self.c.close("}");
+        self.c.line("");
+        self.c.line("/// Decode a message into a new object.");
+        self.c
+            .open("pub fn from_bytes(bytes: &[u8]) -> Result<Self, karmem::Error> {");
+        self.c.line("let r = karmem::Reader::new(bytes)?;");
+        self.c.line("let mut value = Self::default();");
+        self.c.line("value.read_as_root(&r)?;");
+        self.c.line("Ok(value)");
+        self.c.close("}");
+        self.c.line("");
+        let mut body = Code::new(2);
+        for (i, f) in sl.fields.iter().enumerate() {
+            let place = format!("self.{}", self.field_ident(id, i));
+            let ctx = if table {
+                Ctx::Table {
+                    t: "t".into(),
+                    off: f.offset,
+                }
+            } else {
+                Ctx::Pos {
+                    pos: add("at", f.offset),
+                    present: "true".into(),
+                }
+            };
+            self.read_slot(&mut body, &f.slot, &place, &ctx);
+        }
+        let body = body.into_text();
+        let uses_r = mentions(&body, "r");
+        if table {
+            self.c.line("#[doc(hidden)]");
+            self.c.open("pub fn read_table(&mut self, v: &mut karmem::Validator<'_>, t: karmem::Table) -> Result<(), karmem::Error> {");
+            self.c.line("v.enter()?;");
+            self.c.line("v.charge(t.used as u64)?;");
+            if uses_r {
+                self.c.line("let r = v.reader;");
+            }
+            self.c.raw(&body);
+            self.c.line("v.leave();");
+            self.c.line("Ok(())");
+            self.c.close("}");
+        } else {
+            let at = if body.contains("at") { "at" } else { "_at" };
+            self.c.line("#[doc(hidden)]");
+            self.c.open(&format!(
+                "pub fn read_at(&mut self, v: &mut karmem::Validator<'_>, {at}: u32) -> Result<(), karmem::Error> {{"
+            ));
+            if uses_r {
+                self.c.line("let r = v.reader;");
+            }
+            if !body.contains("v.") && !body.contains("(v") && !body.contains(", v") {
+                self.c.line("let _ = v;");
+            }
+            self.c.raw(&body);
+            self.c.line("Ok(())");
+            self.c.close("}");
+        }
+        self.c.line("");
+        // -- validate
+        self.c
+            .line("/// Check the whole message once (format.md §11). On success the");
+        self.c
+            .line("/// returned viewer reads without bounds checks.");
+        self.c.open(&format!(
+            "pub fn validate<'a>(r: &karmem::Reader<'a>) -> Result<{view}<'a, karmem::Trusted>, karmem::Error> {{"
+        ));
+        self.c.line("let mut v = karmem::Validator::new(*r);");
+        if table {
+            self.c.line("let t = v.root()?;");
+            self.c.line("Self::validate_table(&mut v, t)?;");
+        } else {
+            self.c
+                .open(&format!("if {HEADER_SIZE} + {} > r.size() {{", sl.size));
+            self.c.line(&format!(
+                "return Err(karmem::Error::Truncated {{ needed: 8 + {}, available: r.size() as u64 }});",
+                sl.size
+            ));
+            self.c.close("}");
+            self.c
+                .line("Self::validate_at(&mut v, karmem::HEADER_SIZE)?;");
+        }
+        self.c
+            .line("// SAFETY: the message passed this root type's validation.");
+        self.c.line("let trusted = unsafe { r.assume_trusted() };");
+        self.c.line(&format!("Ok({view}::root(&trusted))"));
+        self.c.close("}");
+        self.c.line("");
+        let mut body = Code::new(2);
+        for f in &sl.fields {
+            let ctx = if table {
+                Ctx::Table {
+                    t: "t".into(),
+                    off: f.offset,
+                }
+            } else {
+                Ctx::Pos {
+                    pos: add("at", f.offset),
+                    present: "true".into(),
+                }
+            };
+            self.validate_slot(&mut body, &f.slot, &ctx);
+        }
+        let body = body.into_text();
+        let uses_r = mentions(&body, "r");
+        if table {
+            let t = if body.contains('t') { "t" } else { "_t" };
+            self.c.line("#[doc(hidden)]");
+            self.c.open(&format!(
+                "pub fn validate_table(v: &mut karmem::Validator<'_>, {t}: karmem::Table) -> Result<(), karmem::Error> {{"
+            ));
+            self.c.line("v.enter()?;");
+            if uses_r {
+                self.c.line("let r = v.reader;");
+            }
+            self.c.raw(&body);
+            self.c.line("v.leave();");
+            self.c.line("Ok(())");
+            self.c.close("}");
+        } else {
+            let (v, at) = if body.is_empty() {
+                ("_v", "_at")
+            } else {
+                ("v", "at")
+            };
+            self.c.line("#[doc(hidden)]");
+            self.c.open(&format!(
+                "pub fn validate_at({v}: &mut karmem::Validator<'_>, {at}: u32) -> Result<(), karmem::Error> {{"
+            ));
+            if uses_r {
+                self.c.line("let r = v.reader;");
+            }
+            self.c.raw(&body);
+            self.c.line("Ok(())");
+            self.c.close("}");
+        }
+        self.c.close("}");
+        self.c.line("");
+    }
+
+    // ---- per-slot code: write --------------------------------------------
+
+    pub(super) fn write_slot(&self, c: &mut Code, slot: &Slot, place: &str, pos: &str) {
+        match slot {
+            Slot::Scalar(Primitive::Bool) => c.line(&format!("w.put_bool({pos}, {place});")),
+            Slot::Scalar(p) => c.line(&format!("w.put::<{}>({pos}, {place});", rust_prim(*p))),
+            Slot::Enum { repr, .. } => {
+                c.line(&format!("w.put::<{}>({pos}, {place}.0);", rust_prim(*repr)))
+            }
+            Slot::InlineStruct(_) => c.line(&format!("{place}.write_at(w, {pos})?;")),
+            Slot::TableRef(_) => {
+                c.line(&format!("let child = {place}.write(w)?;"));
+                c.line(&format!("w.put::<u32>({pos}, child);"));
+            }
+            Slot::Union { id, .. } => c.line(&format!(
+                "{}::write_slot(&{place}, w, {pos})?;",
+                self.union_value(*id)
+            )),
+            Slot::FixedArray { elem, stride, .. } => {
+                let epos = format!("{pos} + {}", mul("j as u32", *stride));
+                let inner = match elem {
+                    FixedElem::Scalar(Primitive::Bool) => format!("w.put_bool({epos}, *e);"),
+                    FixedElem::Scalar(p) => format!("w.put::<{}>({epos}, *e);", rust_prim(*p)),
+                    FixedElem::Enum { repr, .. } => {
+                        format!("w.put::<{}>({epos}, e.0);", rust_prim(*repr))
+                    }
+                    FixedElem::InlineStruct(_) => format!("e.write_at(w, {epos})?;"),
+                };
+                c.open(&format!("for (j, e) in {place}.iter().enumerate() {{"));
+                c.line(&inner);
+                c.close("}");
+            }
+            Slot::ArrayRef { array, data } => {
+                if let ArrayKind::Limited(n) = array.kind {
+                    let len = match array.text {
+                        Some(Text::Utf16) => format!("{place}.encode_utf16().count()"),
+                        _ => format!("{place}.len()"),
+                    };
+                    c.open(&format!("if {len} > {n} {{"));
+                    c.line("return Err(karmem::Error::TooLarge);");
+                    c.close("}");
+                }
+                self.write_array(c, array, data, place, pos);
+            }
+        }
+    }
+
+    fn write_array(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        place: &str,
+        pos: &str,
+    ) {
+        // A block allocated for `place.len()` elements of `size` bytes,
+        // filled by `each` (element `e`, index `i`), then referenced at `pos`.
+        let block = |c: &mut Code, size: u32, each: &str| {
+            c.open("{");
+            c.line(&format!(
+                "let block = w.alloc_array({place}.len(), {size})?;"
+            ));
+            c.open(&format!("for (i, e) in {place}.iter().enumerate() {{"));
+            c.line(each);
+            c.close("}");
+            c.line(&format!(
+                "w.put_array_ref({pos}, block, {place}.len() as u32, {place}.len() as u32);"
+            ));
+            c.close("}");
+        };
+        match (array.text, data) {
+            (Some(Text::Utf8), _) => c.line(&format!("w.write_bytes({pos}, {place}.as_bytes())?;")),
+            (Some(Text::Utf16), _) => {
+                c.open("{");
+                c.line(&format!(
+                    "let units: Vec<u16> = {place}.encode_utf16().collect();"
+                ));
+                c.line(&format!("w.write_slice({pos}, &units)?;"));
+                c.close("}");
+            }
+            (None, ArrayData::Plain { elem_size }) => match array.elem {
+                ElemType::Scalar(Primitive::Bool) => {
+                    let put = format!("w.put_bool(block + {}, *e);", mul("i as u32", 1));
+                    block(c, *elem_size, &put);
+                }
+                ElemType::Enum(id) => {
+                    let put = format!(
+                        "w.put::<{}>(block + {}, e.0);",
+                        rust_prim(self.s.enums[id].repr),
+                        mul("i as u32", *elem_size)
+                    );
+                    block(c, *elem_size, &put);
+                }
+                _ => c.line(&format!("w.write_slice({pos}, &{place})?;")),
+            },
+            (None, ArrayData::UnionAos { id, .. }) => {
+                let put = format!(
+                    "{}::write_slot(e, w, block + i as u32 * {UNION_SLOT_SIZE})?;",
+                    self.union_value(*id)
+                );
+                block(c, UNION_SLOT_SIZE, &put);
+            }
+            (None, ArrayData::UnionSoa { id, tag }) => {
+                let tw = tag.size();
+                c.open("{");
+                c.line(&format!("let tags = w.alloc_array({place}.len(), {tw})?;"));
+                c.line(&format!(
+                    "let offsets = w.alloc_array({place}.len(), {OFFSET_SIZE})?;"
+                ));
+                c.open(&format!("for (i, e) in {place}.iter().enumerate() {{"));
+                c.line(&format!(
+                    "{}::write_parts(e, w, tags + {}, offsets + i as u32 * {OFFSET_SIZE})?;",
+                    self.union_value(*id),
+                    mul("i as u32", tw)
+                ));
+                c.close("}");
+                c.line(&format!(
+                    "w.put_array_ref({pos}, tags, {place}.len() as u32, {place}.len() as u32);"
+                ));
+                c.close("}");
+            }
+            (None, ArrayData::UnionBunch { id, .. }) => {
+                c.line(&format!(
+                    "{}::write_{}(&{place}, w, {pos})?;",
+                    self.union_value(*id),
+                    bunch_kind(array)
+                ));
+            }
+            (None, ArrayData::Soa { elem }) if self.words_soa(*elem).is_some() => c.line(&format!(
+                "{}::write_soa_slice(&{place}, w, {pos})?;",
+                self.struct_name(*elem)
+            )),
+            (None, data) => self.write_struct_array(
+                c,
+                data,
+                &format!("{place}.iter()"),
+                &format!("{place}.len()"),
+                pos,
+            ),
+        }
+    }
+
+    /// An array of structs from an iterator of `&T` with `count` items.
+    pub(super) fn write_struct_array(
+        &self,
+        c: &mut Code,
+        data: &ArrayData,
+        iter: &str,
+        count: &str,
+        pos: &str,
+    ) {
+        let block = |c: &mut Code, size: String, each: &[String]| {
+            c.open("{");
+            c.line(&format!("let count = {count};"));
+            c.line(&format!("let block = w.alloc_array(count, {size})?;"));
+            c.open(&format!("for (i, e) in {iter}.enumerate() {{"));
+            for l in each {
+                c.line(l);
+            }
+            c.close("}");
+            c.line(&format!(
+                "w.put_array_ref({pos}, block, count as u32, count as u32);"
+            ));
+            c.close("}");
+        };
+        match data {
+            ArrayData::AosInline { stride, .. } => block(
+                c,
+                stride.to_string(),
+                &[format!(
+                    "e.write_at(w, block + {})?;",
+                    mul("i as u32", *stride)
+                )],
+            ),
+            ArrayData::AosTable { .. } => block(
+                c,
+                OFFSET_SIZE.to_string(),
+                &[
+                    "let child = e.write(w)?;".to_string(),
+                    format!("w.put::<u32>(block + i as u32 * {OFFSET_SIZE}, child);"),
+                ],
+            ),
+            ArrayData::Soa { elem } => c.line(&format!(
+                "{}::write_soa({iter}, {count}, w, {pos})?;",
+                self.struct_name(*elem)
+            )),
+            _ => unreachable!("only struct arrays here"),
+        }
+    }
+
+    // ---- per-slot code: object decode ------------------------------------
+
+    pub(super) fn read_slot(&self, c: &mut Code, slot: &Slot, place: &str, ctx: &Ctx) {
+        let (pos, present) = ctx.pos_present(self.l.slot_size(slot));
+        let scalar = |ty: &str| -> String {
+            match ctx {
+                Ctx::Table { t, off } => format!("r.field::<{ty}>({t}, {off})"),
+                Ctx::Pos { pos, present } if present == "true" => format!("r.get::<{ty}>({pos})"),
+                Ctx::Pos { pos, present } => {
+                    format!("if {present} {{ r.get::<{ty}>({pos}) }} else {{ core::default::Default::default() }}")
+                }
+            }
+        };
+        match slot {
+            Slot::Scalar(Primitive::Bool) => c.line(&format!("{place} = {} != 0;", scalar("u8"))),
+            Slot::Scalar(p) => c.line(&format!("{place} = {};", scalar(rust_prim(*p)))),
+            Slot::Enum { id, repr } => c.line(&format!(
+                "{place} = {}({});",
+                self.enum_name(*id),
+                scalar(rust_prim(*repr))
+            )),
+            Slot::InlineStruct(_) => guarded(
+                c,
+                &present,
+                |c| c.line(&format!("{place}.read_at(v, {pos})?;")),
+                &format!("{place} = core::default::Default::default();"),
+            ),
+            Slot::TableRef(_) => {
+                let t = match ctx {
+                    Ctx::Table { t, off } => format!("r.field_table({t}, {off})"),
+                    Ctx::Pos { pos, present } if present == "true" => {
+                        format!("r.table(r.get::<u32>({pos}))")
+                    }
+                    Ctx::Pos { pos, present } => {
+                        format!("if {present} {{ r.table(r.get::<u32>({pos})) }} else {{ karmem::Table::EMPTY }}")
+                    }
+                };
+                c.line(&format!("{place}.read_table(v, {t})?;"));
+            }
+            Slot::Union { id, .. } => guarded(
+                c,
+                &present,
+                |c| {
+                    c.line(&format!(
+                        "{}::read_parts(&mut {place}, v, {pos}, {pos} + {UNION_OFFSET_AT})?;",
+                        self.union_value(*id)
+                    ))
+                },
+                &format!("{place} = None;"),
+            ),
+            Slot::FixedArray { elem, stride, .. } => {
+                let epos = format!("{pos} + {}", mul("j as u32", *stride));
+                let inner = match elem {
+                    FixedElem::Scalar(Primitive::Bool) => format!("*e = r.get::<u8>({epos}) != 0;"),
+                    FixedElem::Scalar(p) => format!("*e = r.get::<{}>({epos});", rust_prim(*p)),
+                    FixedElem::Enum { id, repr } => {
+                        format!(
+                            "*e = {}(r.get::<{}>({epos}));",
+                            self.enum_name(*id),
+                            rust_prim(*repr)
+                        )
+                    }
+                    FixedElem::InlineStruct(_) => format!("e.read_at(v, {epos})?;"),
+                };
+                guarded(
+                    c,
+                    &present,
+                    |c| {
+                        c.open(&format!("for (j, e) in {place}.iter_mut().enumerate() {{"));
+                        c.line(&inner);
+                        c.close("}");
+                    },
+                    &format!(
+                        "{place} = core::array::from_fn(|_| core::default::Default::default());"
+                    ),
+                )
+            }
+            Slot::ArrayRef { array, data } => {
+                let es = data.elem_size();
+                let limit = limit(array);
+                let a = match ctx {
+                    Ctx::Table { t, off } => format!("r.field_array({t}, {off}, {es}, {limit})"),
+                    Ctx::Pos { pos, present } if present == "true" => format!("r.array({pos}, {es}, {limit})"),
+                    Ctx::Pos { pos, present } => format!(
+                        "if {present} {{ r.array({pos}, {es}, {limit}) }} else {{ karmem::ArrayRef::EMPTY }}"
+                    ),
+                };
+                c.open("{");
+                c.line(&format!("let a = {a};"));
+                self.read_array(c, array, data, place);
+                c.close("}");
+            }
+        }
+    }
+
+    /// Decode array `a` into `place` (a `Vec` or `String`), reusing it.
+    fn read_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData, place: &str) {
+        let charge = |c: &mut Code, size: u32| {
+            c.line(&format!("v.charge({})?;", mul("a.len as u64", size.max(1))))
+        };
+        // Resized to `a.len` elements, each filled by `each` (`e`, `i`).
+        let each = |c: &mut Code, size: u32, empty: &str, each: &[String]| {
+            charge(c, size);
+            c.line(&format!("{place}.resize_with(a.len as usize, {empty});"));
+            c.open(&format!("for (i, e) in {place}.iter_mut().enumerate() {{"));
+            for l in each {
+                c.line(l);
+            }
+            c.close("}");
+        };
+        let default = "core::default::Default::default";
+        match (array.text, data) {
+            (Some(Text::Utf8), _) => {
+                charge(c, 1);
+                c.line(&format!("{place}.clear();"));
+                c.line(&format!("{place}.push_str(r.str(a));"));
+            }
+            (Some(Text::Utf16), _) => {
+                charge(c, 2);
+                c.line(&format!("{place}.clear();"));
+                c.line(&format!("{place}.extend(char::decode_utf16(r.slice::<u16>(a.offset, a.len).iter().copied()).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)));"));
+            }
+            (None, ArrayData::Plain { elem_size }) => {
+                let fill = match array.elem {
+                    ElemType::Scalar(Primitive::Bool) => {
+                        format!("{place}.extend(r.slice::<u8>(a.offset, a.len).iter().map(|b| *b != 0));")
+                    }
+                    ElemType::Scalar(p) => format!(
+                        "{place}.extend_from_slice(r.slice::<{}>(a.offset, a.len));",
+                        rust_prim(p)
+                    ),
+                    ElemType::Enum(id) => format!(
+                        "{place}.extend(r.slice::<{}>(a.offset, a.len).iter().map(|x| {}(*x)));",
+                        rust_prim(self.s.enums[id].repr),
+                        self.enum_name(id)
+                    ),
+                    _ => unreachable!(),
+                };
+                charge(c, *elem_size);
+                c.line(&format!("{place}.clear();"));
+                c.line(&fill);
+            }
+            (None, ArrayData::AosInline { stride, .. }) => each(
+                c,
+                *stride,
+                default,
+                &[format!(
+                    "e.read_at(v, a.offset + {})?;",
+                    mul("i as u32", *stride)
+                )],
+            ),
+            (None, ArrayData::AosTable { .. }) => each(
+                c,
+                OFFSET_SIZE,
+                default,
+                &[format!(
+                    "e.read_table(v, r.table(r.get::<u32>(a.offset + i as u32 * {OFFSET_SIZE})))?;"
+                )],
+            ),
+            (None, ArrayData::Soa { elem }) => c.line(&format!(
+                "{}::read_soa(&mut {place}, v, a)?;",
+                self.struct_name(*elem)
+            )),
+            (None, ArrayData::UnionAos { id, .. }) => each(
+                c,
+                UNION_SLOT_SIZE,
+                "|| None",
+                &[
+                    format!("let at = a.offset + i as u32 * {UNION_SLOT_SIZE};"),
+                    format!(
+                        "{}::read_parts(e, v, at, at + {UNION_OFFSET_AT})?;",
+                        self.union_value(*id)
+                    ),
+                ],
+            ),
+            (None, ArrayData::UnionSoa { id, tag }) => {
+                let tw = tag.size();
+                c.open(&format!("match r.union_columns(a, {tw}) {{"));
+                c.open("Some((tags, offsets)) => {");
+                c.line(&format!("v.charge(a.len as u64 * {})?;", tw + OFFSET_SIZE));
+                c.line(&format!("{place}.resize_with(a.len as usize, || None);"));
+                c.open(&format!("for (i, e) in {place}.iter_mut().enumerate() {{"));
+                c.line(&format!(
+                    "{}::read_parts(e, v, tags + {}, offsets + i as u32 * {OFFSET_SIZE})?;",
+                    self.union_value(*id),
+                    mul("i as u32", tw)
+                ));
+                c.close("}");
+                c.close("}");
+                c.line(&format!("None => {place}.clear(),"));
+                c.close("}");
+            }
+            (None, ArrayData::UnionBunch { id, .. }) => {
+                c.line(&format!(
+                    "{}::read_{}(&mut {place}, v, a)?;",
+                    self.union_value(*id),
+                    bunch_kind(array)
+                ));
+            }
+        }
+    }
+}
+
+/// `then` when `present` is `true`; otherwise `if present { then } else {
+/// otherwise }`.
+fn guarded(c: &mut Code, present: &str, then: impl FnOnce(&mut Code), otherwise: &str) {
+    if present == "true" {
+        then(c);
+        return;
+    }
+    c.open(&format!("if {present} {{"));
+    then(c);
+    c.reopen("} else {");
+    c.line(otherwise);
+    c.close("}");
+}

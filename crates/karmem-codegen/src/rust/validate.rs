@@ -1,0 +1,255 @@
+//! Generated validators: the per-slot, per-array and per-SoA-column checks
+//! run once over a message (format.md §11) before it is read trusted.
+
+use karmem_layout::{
+    ArrayData, Column, FixedElem, Slot, ARRAY_REF_SIZE, BUNCH_ENTRY_ARRAY_AT, OFFSET_SIZE,
+    UNION_OFFSET_AT, UNION_SLOT_SIZE,
+};
+use karmem_schema::model::*;
+
+use super::code::Code;
+use super::{limit, mul, Ctx, Gen};
+
+impl Gen<'_> {
+    pub(super) fn validate_slot(&self, c: &mut Code, slot: &Slot, ctx: &Ctx) {
+        let (pos, present) = ctx.pos_present(self.l.slot_size(slot));
+        // The checks `code` writes, inside `if present { … }` unless the
+        // slot is always there; nothing when there is nothing to check.
+        let when = |c: &mut Code, code: &dyn Fn(&mut Code)| {
+            if present == "true" {
+                code(c);
+                return;
+            }
+            let mut inner = Code::new(c.indent + 1);
+            code(&mut inner);
+            if !inner.out.is_empty() {
+                c.open(&format!("if {present} {{"));
+                c.raw(&inner.out);
+                c.close("}");
+            }
+        };
+        match slot {
+            Slot::Scalar(Primitive::Bool) => when(c, &|c| c.line(&format!("v.bool_at({pos})?;"))),
+            Slot::Scalar(_) | Slot::Enum { .. } => {}
+            Slot::InlineStruct(id) => {
+                if self.l.inline_needs_validation(*id) {
+                    let s = self.struct_name(*id);
+                    when(c, &|c| c.line(&format!("{s}::validate_at(v, {pos})?;")))
+                }
+            }
+            Slot::TableRef(id) => {
+                let s = self.struct_name(*id);
+                when(c, &|c| {
+                    c.line(&format!("let child = v.table(r.get::<u32>({pos}))?;"));
+                    c.line(&format!("{s}::validate_table(v, child)?;"));
+                })
+            }
+            Slot::Union { id, .. } => {
+                let u = self.union_value(*id);
+                when(c, &|c| {
+                    c.line(&format!(
+                        "{u}::validate_parts(v, {pos}, {pos} + {UNION_OFFSET_AT})?;"
+                    ))
+                })
+            }
+            Slot::FixedArray { elem, len, stride } => match elem {
+                FixedElem::Scalar(Primitive::Bool) => {
+                    when(c, &|c| c.line(&format!("v.bools({pos}, {len})?;")))
+                }
+                FixedElem::InlineStruct(id) if self.l.inline_needs_validation(*id) => {
+                    let s = self.struct_name(*id);
+                    when(c, &|c| {
+                        c.open(&format!("for j in 0..{len}u32 {{"));
+                        c.line(&format!(
+                            "{s}::validate_at(v, {pos} + {})?;",
+                            mul("j", *stride)
+                        ));
+                        c.close("}");
+                    })
+                }
+                _ => {}
+            },
+            Slot::ArrayRef { array, data } => {
+                let es = data.elem_size();
+                let limit = limit(array);
+                let a = match ctx {
+                    Ctx::Table { t, off } => format!("v.field_array({t}, {off}, {es}, {limit})?"),
+                    Ctx::Pos { pos, .. } => format!("v.array({pos}, {es}, {limit})?"),
+                };
+                let code = |c: &mut Code| {
+                    let mut body = Code::new(c.indent);
+                    self.validate_array(&mut body, array, data);
+                    let binding = if body.out.is_empty() { "_a" } else { "a" };
+                    c.line(&format!("let {binding} = {a};"));
+                    c.raw(&body.out);
+                };
+                match ctx {
+                    Ctx::Table { .. } => code(c),
+                    Ctx::Pos { .. } => when(c, &code),
+                }
+            }
+        }
+    }
+
+    /// The checks of SoA column `k` for all `len` elements of an array
+    /// (`cols[k]` is its offset, 0 when the writer did not write it).
+    pub(super) fn validate_column(&self, k: usize, c: &Column) -> String {
+        let mut out = Code::new(2);
+        let col = format!("cols[{k}]");
+        let Slot::ArrayRef { array, data } = &c.slot else {
+            // Anything else (bools, unions, table references, inline
+            // structs with such fields) element by element.
+            let ctx = Ctx::Pos {
+                pos: format!("{col} + {}", mul("i", c.size)),
+                present: "true".into(),
+            };
+            let mut body = Code::new(4);
+            self.validate_slot(&mut body, &c.slot, &ctx);
+            if body.out.is_empty() {
+                return String::new();
+            }
+            out.open(&format!("if {col} != 0 {{"));
+            out.open("for i in 0..len {");
+            out.raw(&body.out);
+            out.close("}");
+            out.close("}");
+            return out.into_text();
+        };
+        let es = data.elem_size();
+        out.open(&format!("if {col} != 0 {{"));
+        out.line(&format!(
+            "v.array_column({col}, len, {es}, {})?;",
+            limit(array)
+        ));
+        let mut each = Code::new(4);
+        self.validate_array(&mut each, array, data);
+        match data {
+            _ if each.out.is_empty() => {}
+            _ if array.text == Some(Text::Utf8) => {
+                out.line(&format!("v.utf8_column({col}, len)?;"));
+            }
+            // Directories of element types with nothing more to check: one
+            // loop in the runtime.
+            ArrayData::Soa { elem } if !self.soa_needs_validation(*elem) => {
+                out.line(&format!(
+                    "v.soa_column({col}, len, &{}::SOA_COLUMNS)?;",
+                    self.struct_name(*elem)
+                ));
+            }
+            _ => {
+                let lines = self.prefetch_lines(&c.slot, false).unwrap_or(1);
+                out.open("for i in 0..len {");
+                out.open("if i + karmem::PREFETCH_AHEAD < len {");
+                out.line(&format!("v.reader.prefetch_array({col} + {ARRAY_REF_SIZE} * (i + karmem::PREFETCH_AHEAD), {lines});"));
+                out.close("}");
+                out.line(&format!("let a = v.column_ref({col}, i);"));
+                out.raw(&each.out);
+                out.close("}");
+            }
+        }
+        out.close("}");
+        out.into_text()
+    }
+
+    /// Does an SoA array of `elem` need checks beyond its directory?
+    fn soa_needs_validation(&self, elem: StructId) -> bool {
+        self.l
+            .soa(elem)
+            .columns
+            .iter()
+            .enumerate()
+            .any(|(k, c)| !self.validate_column(k, c).is_empty())
+    }
+
+    fn validate_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData) {
+        match (array.text, data) {
+            (Some(Text::Utf8), _) => c.line("v.utf8(a.offset, a.len)?;"),
+            (Some(Text::Utf16), _) => c.line("v.utf16(a.offset, a.len)?;"),
+            (None, ArrayData::Plain { .. }) => {
+                if array.elem == ElemType::Scalar(Primitive::Bool) {
+                    c.line("v.bools(a.offset, a.len)?;");
+                }
+            }
+            (None, ArrayData::UnionAos { id, .. }) => {
+                c.open("for i in 0..a.len {");
+                c.line(&format!("let at = a.offset + i * {UNION_SLOT_SIZE};"));
+                c.line(&format!(
+                    "{}::validate_parts(v, at, at + {UNION_OFFSET_AT})?;",
+                    self.union_value(*id)
+                ));
+                c.close("}");
+            }
+            (None, ArrayData::UnionSoa { id, tag }) => {
+                c.open(&format!(
+                    "if let Some((tags, offsets)) = v.union_columns(a, {})? {{",
+                    tag.size()
+                ));
+                c.open("for i in 0..a.len {");
+                c.line(&format!(
+                    "{}::validate_parts(v, tags + {}, offsets + i * {OFFSET_SIZE})?;",
+                    self.union_value(*id),
+                    mul("i", tag.size())
+                ));
+                c.close("}");
+                c.close("}");
+            }
+            (None, ArrayData::UnionBunch { variants, .. }) => {
+                let tags: Vec<String> = variants.iter().map(|bv| bv.tag.to_string()).collect();
+                c.open(&format!(
+                    "v.bunch(a, &[{}], |v, tag, entry| {{",
+                    tags.join(", ")
+                ));
+                c.open("match tag {");
+                for bv in variants {
+                    let es = bv.data.elem_size();
+                    c.open(&format!("{} => {{", bv.tag));
+                    let mut inner = Code::new(c.indent);
+                    self.validate_struct_array(&mut inner, &bv.data);
+                    let binding = if inner.out.is_empty() { "_sub" } else { "a" };
+                    c.line(&format!(
+                        "let {binding} = v.array(entry + {BUNCH_ENTRY_ARRAY_AT}, {es}, None)?;"
+                    ));
+                    c.raw(&inner.out);
+                    c.line("Ok(())");
+                    c.close("}");
+                }
+                c.line("_ => Ok(()),");
+                c.close("}");
+                c.close("})?;");
+            }
+            (None, data) => self.validate_struct_array(c, data),
+        }
+    }
+
+    fn validate_struct_array(&self, c: &mut Code, data: &ArrayData) {
+        match data {
+            ArrayData::AosInline { id, stride } => {
+                if self.l.inline_needs_validation(*id) {
+                    c.open("for i in 0..a.len {");
+                    c.line(&format!(
+                        "{}::validate_at(v, a.offset + {})?;",
+                        self.struct_name(*id),
+                        mul("i", *stride)
+                    ));
+                    c.close("}");
+                }
+            }
+            ArrayData::AosTable { id } => {
+                c.open("for i in 0..a.len {");
+                c.line(&format!(
+                    "let child = v.table(v.reader.get::<u32>(a.offset + i * {OFFSET_SIZE}))?;"
+                ));
+                c.line(&format!(
+                    "{}::validate_table(v, child)?;",
+                    self.struct_name(*id)
+                ));
+                c.close("}");
+            }
+            ArrayData::Soa { elem } => c.line(&format!(
+                "{}::validate_soa(v, a)?;",
+                self.struct_name(*elem)
+            )),
+            _ => unreachable!(),
+        }
+    }
+}

@@ -1,0 +1,331 @@
+//! Zero-copy viewers of structs and tables, generic over `karmem::Mode`,
+//! and the accessor of each field.
+
+use karmem_layout::{ArrayData, FixedElem, Slot, UNION_OFFSET_AT};
+use karmem_schema::model::*;
+
+use super::{add, limit, mul, rust_prim, suffixed, view_ident, Ctx, Gen};
+
+impl Gen<'_> {
+    pub(super) fn view_item(&mut self, id: StructId) {
+        let name = self.struct_name(id);
+        let view = self.view_name(id);
+        let sl = self.l.of_struct(id).clone();
+        let table = self.is_table(id);
+        self.c.line(&format!(
+            "/// Zero-copy viewer of `{}`. `M` is `karmem::Checked` (every load",
+            self.s.structs[id].name
+        ));
+        self.c
+            .line("/// bounds-checked; malformed data reads as zero) or `karmem::Trusted`");
+        self.c
+            .line(&format!("/// (returned by `{name}::validate`)."));
+        self.c.line("#[derive(Clone, Copy)]");
+        if table {
+            self.c.open(&format!(
+                "pub struct {view}<'a, M: karmem::Mode = karmem::Checked> {{"
+            ));
+            self.c.line("r: karmem::Reader<'a, M>,");
+            self.c.line("t: karmem::Table,");
+            self.c.close("}");
+            self.c.line("");
+            self.c.open(&format!(
+                "impl<'a, M: karmem::Mode> karmem::FromTable<'a, M> for {view}<'a, M> {{"
+            ));
+            self.c
+                .open("fn from_table(r: karmem::Reader<'a, M>, t: karmem::Table) -> Self {");
+            self.c.line(&format!("{view} {{ r, t }}"));
+            self.c.close("}");
+            self.c.close("}");
+        } else {
+            self.c.open(&format!(
+                "pub struct {view}<'a, M: karmem::Mode = karmem::Checked> {{"
+            ));
+            self.c.line("r: karmem::Reader<'a, M>,");
+            self.c.line("at: u32,");
+            self.c.line("present: bool,");
+            self.c.close("}");
+            self.c.line("");
+            self.c.open(&format!(
+                "impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for {view}<'a, M> {{"
+            ));
+            self.c
+                .open("fn from_inline(r: karmem::Reader<'a, M>, at: u32) -> Self {");
+            self.c.line(&format!("{view} {{ r, at, present: true }}"));
+            self.c.close("}");
+            self.c.close("}");
+        }
+        self.c.line("");
+        self.c
+            .open(&format!("impl<'a, M: karmem::Mode> {view}<'a, M> {{"));
+        self.c
+            .line("/// The viewer of a message whose root is this type.");
+        self.c
+            .open("pub fn root(r: &karmem::Reader<'a, M>) -> Self {");
+        if table {
+            self.c.line(&format!("{view} {{ r: *r, t: r.root() }}"));
+            self.c.close("}");
+            self.c.line("");
+            self.c
+                .line("/// Where the table is (for in-place updates with `karmem::ReaderMut`);");
+            self.c.line("/// `Table::EMPTY` when absent or malformed.");
+            self.c.open("pub fn table(&self) -> karmem::Table {");
+            self.c.line("self.t");
+            self.c.close("}");
+            self.c.line("");
+            self.c
+                .open("pub fn reader(&self) -> karmem::Reader<'a, M> {");
+            self.c.line("self.r");
+        } else {
+            self.c.line(&format!(
+                "{view} {{ r: *r, at: karmem::HEADER_SIZE, present: karmem::HEADER_SIZE + {} <= r.size() }}",
+                sl.size
+            ));
+            self.c.close("}");
+            self.c.line("");
+            self.c
+                .line("/// Position of the struct in the message, if it is present.");
+            self.c.open("pub fn position(&self) -> Option<u32> {");
+            self.c.line("self.present.then_some(self.at)");
+            self.c.close("}");
+            self.c.line("");
+            self.c
+                .open("pub fn reader(&self) -> karmem::Reader<'a, M> {");
+            self.c.line("self.r");
+        }
+        self.c.close("}");
+        for (i, f) in sl.fields.iter().enumerate() {
+            let ident = view_ident(&self.field_ident(id, i));
+            let ctx = if table {
+                Ctx::Table {
+                    t: "self.t".into(),
+                    off: f.offset,
+                }
+            } else {
+                Ctx::Pos {
+                    pos: add("self.at", f.offset),
+                    present: "self.present".into(),
+                }
+            };
+            let doc = self.s.structs[id].fields[i].doc.clone();
+            self.view_accessor(&ident, &f.slot, &ctx, &doc, "self.r");
+        }
+        self.c.close("}");
+        self.c.line("");
+    }
+
+    /// Emit the viewer accessor(s) of one slot; `r` is the viewer's
+    /// reader (`self.r`, or `self.s.r` in an SoA element view).
+    pub(super) fn view_accessor(
+        &mut self,
+        ident: &str,
+        slot: &Slot,
+        ctx: &Ctx,
+        doc: &[String],
+        r: &str,
+    ) {
+        let size = self.l.slot_size(slot);
+        let (pos, present) = ctx.pos_present(size);
+        let scalar = |ty: &str| -> String {
+            match ctx {
+                Ctx::Table { t, off } => format!("{r}.field::<{ty}>({t}, {off})"),
+                Ctx::Pos { pos, present } => {
+                    format!("if {present} {{ {r}.get::<{ty}>({pos}) }} else {{ core::default::Default::default() }}")
+                }
+            }
+        };
+        let mut methods: Vec<(String, String, String)> = Vec::new(); // (name, type, body)
+        match slot {
+            Slot::Scalar(Primitive::Bool) => methods.push((
+                ident.into(),
+                "bool".into(),
+                format!("({}) != 0", scalar("u8")),
+            )),
+            Slot::Scalar(p) => {
+                methods.push((ident.into(), rust_prim(*p).into(), scalar(rust_prim(*p))))
+            }
+            Slot::Enum { id, repr } => {
+                let e = self.enum_name(*id);
+                methods.push((
+                    ident.into(),
+                    e.clone(),
+                    format!("{e}({})", scalar(rust_prim(*repr))),
+                ));
+            }
+            Slot::InlineStruct(id) => {
+                let v = self.view_name(*id);
+                methods.push((
+                    ident.into(),
+                    format!("{v}<'a, M>"),
+                    format!("{v} {{ r: {r}, at: {pos}, present: {present} }}"),
+                ));
+            }
+            Slot::TableRef(id) => {
+                let v = self.view_name(*id);
+                let t = match ctx {
+                    Ctx::Table { t, off } => format!("{r}.field_table({t}, {off})"),
+                    Ctx::Pos { pos, present } => {
+                        format!("if {present} {{ {r}.table({r}.get::<u32>({pos})) }} else {{ karmem::Table::EMPTY }}")
+                    }
+                };
+                methods.push((
+                    ident.into(),
+                    format!("{v}<'a, M>"),
+                    format!("{v} {{ r: {r}, t: {t} }}"),
+                ));
+            }
+            Slot::Union { id, .. } => {
+                let v = self.union_view(*id);
+                methods.push((
+                    ident.into(),
+                    format!("{v}<'a, M>"),
+                    format!("if {present} {{ {v}::from_parts({r}, {pos}, {pos} + {UNION_OFFSET_AT}) }} else {{ {v}::None }}"),
+                ));
+            }
+            Slot::FixedArray { elem, len, stride } => {
+                let epos = format!("{pos} + {}", mul("j as u32", *stride));
+                let (ty, body) = match elem {
+                    FixedElem::Scalar(Primitive::Bool) => (
+                        format!("[bool; {len}]"),
+                        format!(
+                            "core::array::from_fn(|j| {present} && {r}.get::<u8>({epos}) != 0)"
+                        ),
+                    ),
+                    FixedElem::Scalar(p) => {
+                        let t = rust_prim(*p);
+                        (
+                            format!("[{t}; {len}]"),
+                            format!("core::array::from_fn(|j| if {present} {{ {r}.get::<{t}>({epos}) }} else {{ core::default::Default::default() }})"),
+                        )
+                    }
+                    FixedElem::Enum { id, repr } => {
+                        let e = self.enum_name(*id);
+                        let t = rust_prim(*repr);
+                        (
+                            format!("[{e}; {len}]"),
+                            format!("core::array::from_fn(|j| {e}(if {present} {{ {r}.get::<{t}>({epos}) }} else {{ core::default::Default::default() }}))"),
+                        )
+                    }
+                    FixedElem::InlineStruct(id) => {
+                        let v = self.view_name(*id);
+                        (
+                            format!("karmem::InlineArray<'a, {v}<'a, M>, M>"),
+                            format!("karmem::InlineArray::new({r}, {pos}, if {present} {{ {len} }} else {{ 0 }}, {stride})"),
+                        )
+                    }
+                };
+                methods.push((ident.into(), ty, body));
+            }
+            Slot::ArrayRef { array, data } => {
+                let es = data.elem_size();
+                let limit = limit(array);
+                let a = match ctx {
+                    Ctx::Table { t, off } => format!("{r}.field_array({t}, {off}, {es}, {limit})"),
+                    Ctx::Pos { pos, present } => format!(
+                        "if {present} {{ {r}.array({pos}, {es}, {limit}) }} else {{ karmem::ArrayRef::EMPTY }}"
+                    ),
+                };
+                let let_a = format!("let a = {a};\n");
+                match (array.text, data) {
+                    (Some(Text::Utf8), _) => {
+                        methods.push((
+                            ident.into(),
+                            "&'a str".into(),
+                            format!("{let_a}{r}.str(a)"),
+                        ));
+                        methods.push((
+                            suffixed(ident, "bytes"),
+                            "&'a [u8]".into(),
+                            format!("{let_a}{r}.byte_slice(a)"),
+                        ));
+                    }
+                    (Some(Text::Utf16), _) => methods.push((
+                        ident.into(),
+                        "&'a [u16]".into(),
+                        format!("{let_a}{r}.slice::<u16>(a.offset, a.len)"),
+                    )),
+                    (None, ArrayData::Plain { .. }) => {
+                        let t = match array.elem {
+                            ElemType::Scalar(Primitive::Bool) => "u8",
+                            ElemType::Scalar(p) => rust_prim(p),
+                            ElemType::Enum(id) => rust_prim(self.s.enums[id].repr),
+                            _ => unreachable!(),
+                        };
+                        methods.push((
+                            ident.into(),
+                            format!("&'a [{t}]"),
+                            format!("{let_a}{r}.slice::<{t}>(a.offset, a.len)"),
+                        ));
+                    }
+                    (None, ArrayData::AosInline { id, stride }) => {
+                        let v = self.view_name(*id);
+                        methods.push((
+                            ident.into(),
+                            format!("karmem::InlineArray<'a, {v}<'a, M>, M>"),
+                            format!(
+                                "{let_a}karmem::InlineArray::new({r}, a.offset, a.len, {stride})"
+                            ),
+                        ));
+                    }
+                    (None, ArrayData::AosTable { id }) => {
+                        let v = self.view_name(*id);
+                        methods.push((
+                            ident.into(),
+                            format!("karmem::TableArray<'a, {v}<'a, M>, M>"),
+                            format!("{let_a}karmem::TableArray::new({r}, a.offset, a.len)"),
+                        ));
+                    }
+                    (None, ArrayData::Soa { elem }) => {
+                        let v = self.soa_name(*elem);
+                        methods.push((
+                            ident.into(),
+                            format!("{v}<'a, M>"),
+                            format!("{v}::new({r}, {a})"),
+                        ));
+                    }
+                    (None, ArrayData::UnionAos { id, .. }) => {
+                        let v = format!("{}Array", self.union_name(*id));
+                        methods.push((
+                            ident.into(),
+                            format!("{v}<'a, M>"),
+                            format!("{v}::aos({r}, {a})"),
+                        ));
+                    }
+                    (None, ArrayData::UnionSoa { id, .. }) => {
+                        let v = format!("{}Array", self.union_name(*id));
+                        methods.push((
+                            ident.into(),
+                            format!("{v}<'a, M>"),
+                            format!("{v}::soa({r}, {a})"),
+                        ));
+                    }
+                    (None, ArrayData::UnionBunch { id, .. }) => {
+                        let suffix = if array.layout == ArrayLayout::BoVoS {
+                            "Bovos"
+                        } else {
+                            "Bovoa"
+                        };
+                        let v = format!("{}{suffix}", self.union_name(*id));
+                        methods.push((
+                            ident.into(),
+                            format!("{v}<'a, M>"),
+                            format!("{v} {{ r: {r}, a: {a} }}"),
+                        ));
+                    }
+                }
+            }
+        }
+        for (name, ty, body) in methods {
+            self.c.line("");
+            for d in doc {
+                self.c.line(&format!("/// {d}"));
+            }
+            self.c.line("#[inline]");
+            self.c.open(&format!("pub fn {name}(&self) -> {ty} {{"));
+            for line in body.lines() {
+                self.c.line(line);
+            }
+            self.c.close("}");
+        }
+    }
+}
