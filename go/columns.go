@@ -190,7 +190,7 @@ func (v *Validator) SoaColumn(col, n uint32, wanted []Column) error {
 	r := v.r
 	entries := uint32(len(wanted))
 	fast := entries <= r.limits.MaxDirectoryEntries
-	block := alignUp(4*(uint64(entries)+1), ArrayAlign)
+	block := directoryBlock(uint64(entries))
 	// Soa's charge for capacity c: 2 × block + Σ max(c × size, 1), or
 	// 2 × block + c without columns.
 	width, zeros := elementWidth(wanted), zeroWidthColumns(wanted)

@@ -339,20 +339,28 @@ func (r *Reader) directory(a ArrayRef) (n uint32, block uint64, ok bool) {
 		return 0, 0, false
 	}
 	n = r.Uint32(a.Offset)
-	block = alignUp(4*(uint64(n)+1), ArrayAlign)
+	block = directoryBlock(uint64(n))
 	return n, block, n <= r.limits.MaxDirectoryEntries && r.fits(a.Offset, 2*block)
 }
+
+// directoryBlock is the size of each of the two blocks of an SoA directory
+// of n entries (format.md §5.3).
+func directoryBlock(n uint64) uint64 { return alignUp(4*(n+1), ArrayAlign) }
 
 // SoaColumns resolves SoA columns in one pass over the directory of a
 // (format.md §5.3). out[j] receives the offset of column wanted[j], or 0
 // when it is absent or malformed (it then reads as zeros).
 func (r *Reader) SoaColumns(a ArrayRef, wanted []Column, out []uint32) {
 	clear(out)
-	dir := a.Offset
-	n, block, ok := r.directory(a)
-	if !ok {
-		return
+	if n, block, ok := r.directory(a); ok {
+		r.resolveColumns(a, n, block, wanted, out)
 	}
+}
+
+// resolveColumns is SoaColumns over a directory already found well formed
+// (r.directory): n entries, blocks of block bytes; out is zero.
+func (r *Reader) resolveColumns(a ArrayRef, n uint32, block uint64, wanted []Column, out []uint32) {
+	dir := a.Offset
 	d := r.mem[dir : uint64(dir)+2*block]
 	hashes, offsets := d[:block], d[block:]
 	for k := 1; k <= int(n); k++ {

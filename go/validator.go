@@ -108,7 +108,7 @@ func (v *Validator) soa(a ArrayRef, wanted []Column, out []uint32, fast bool) er
 	if n > r.limits.MaxDirectoryEntries {
 		return errAt(ErrDirectoryTooLarge, dir, uint64(n))
 	}
-	block := alignUp(4*(uint64(n)+1), ArrayAlign)
+	block := directoryBlock(uint64(n))
 	if !r.fits(dir, 2*block) {
 		return errAt(ErrMalformedArray, dir, 0)
 	}
@@ -166,11 +166,13 @@ func (v *Validator) soa(a ArrayRef, wanted []Column, out []uint32, fast bool) er
 // Reader.SoaColumns, and charges the directory's two blocks when it is
 // read (format.md §10): a directory shared by many arrays costs each.
 func (v *Validator) SoaColumns(a ArrayRef, wanted []Column, out []uint32) error {
-	v.r.SoaColumns(a, wanted, out)
-	if _, block, ok := v.r.directory(a); ok {
-		return v.Charge(2 * block)
+	clear(out)
+	n, block, ok := v.r.directory(a)
+	if !ok {
+		return nil
 	}
-	return nil
+	v.r.resolveColumns(a, n, block, wanted, out)
+	return v.Charge(2 * block)
 }
 
 // UTF8 checks that n bytes at offset are valid UTF-8. ASCII, the common

@@ -316,7 +316,7 @@ func (w *Writer) WriteSoa(at uint32, count int, columns []Column, out []uint32) 
 		return nil
 	}
 	n := uint64(len(columns))
-	block := uint32(alignUp(4*(n+1), ArrayAlign))
+	block := uint32(directoryBlock(n))
 	dir, err := w.Alloc(2*block, ArrayAlign)
 	if err != nil {
 		return err

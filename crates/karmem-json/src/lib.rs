@@ -18,7 +18,9 @@ pub mod vectors;
 use std::collections::HashMap;
 use std::fmt;
 
-use karmem_layout::{ArrayData, FixedElem, Layout, Slot, ARRAY_ALIGN, HEADER_SIZE};
+use karmem_layout::{
+    soa_directory_block_size, ArrayData, FixedElem, Layout, Slot, ARRAY_ALIGN, HEADER_SIZE,
+};
 use karmem_schema::model::*;
 use serde_json::{Map, Number, Value};
 
@@ -907,7 +909,7 @@ impl Decoder<'_> {
                 let mut cols = vec![0u32; soa.columns.len()];
                 if a.cap > 0 {
                     let n = self.u32(a.offset);
-                    let block = align(4 * (n as u64 + 1), 64);
+                    let block = soa_directory_block_size(n as u64);
                     if n <= self.limits.max_directory_entries
                         && a.offset as u64 + 2 * block <= self.b.len() as u64
                     {

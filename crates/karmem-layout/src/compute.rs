@@ -384,10 +384,9 @@ pub(crate) fn first_name_clash(
 ) -> Option<(usize, usize)> {
     let mut seen = std::collections::HashMap::new();
     for (j, c) in columns.iter().enumerate() {
-        if let Some(&i) = seen.get(&accessor_key(&name(c))) {
+        if let Some(i) = seen.insert(accessor_key(&name(c)), j) {
             return Some((i, j));
         }
-        seen.insert(accessor_key(&name(c)), j);
     }
     None
 }

@@ -451,18 +451,31 @@ impl<'a, M: Mode> Reader<'a, M> {
         out: &mut [u32; N],
     ) {
         *out = [0; N];
-        let Some((hashes, offsets)) = self.directory(a) else {
-            return;
-        };
+        if let Some((hashes, offsets)) = self.directory(a) {
+            self.resolve_columns(a.cap, hashes, offsets, wanted, out);
+        }
+    }
+
+    /// `soa_columns` over a directory already found well formed
+    /// (`directory`); `out` is zero.
+    #[inline(always)]
+    pub(crate) fn resolve_columns<const N: usize>(
+        &self,
+        cap: u32,
+        hashes: &[u32],
+        offsets: &[u32],
+        wanted: &[(u32, u32); N],
+        out: &mut [u32; N],
+    ) {
         if let Some(found) = same_columns(hashes, offsets, wanted) {
             for j in 0..N {
                 let col = found[j];
-                if M::TRUSTED || column_ok(col, a.cap, wanted[j].1, self.bytes.len()) {
+                if M::TRUSTED || column_ok(col, cap, wanted[j].1, self.bytes.len()) {
                     out[j] = col;
                 }
             }
         } else {
-            self.find_columns(a.cap, hashes, offsets, wanted, out);
+            self.find_columns(cap, hashes, offsets, wanted, out);
         }
     }
 

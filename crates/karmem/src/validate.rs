@@ -173,11 +173,13 @@ impl<'a> Validator<'a> {
         wanted: &[(u32, u32); N],
         out: &mut [u32; N],
     ) -> Result<(), Error> {
-        self.reader.soa_columns(a, wanted, out);
-        match self.reader.directory(a) {
-            Some((hashes, _)) => self.charge(2 * soa_directory_block_size(hashes.len() as u64)),
-            None => Ok(()),
-        }
+        *out = [0; N];
+        let Some((hashes, offsets)) = self.reader.directory(a) else {
+            return Ok(());
+        };
+        self.reader
+            .resolve_columns(a.cap, hashes, offsets, wanted, out);
+        self.charge(2 * soa_directory_block_size(hashes.len() as u64))
     }
 
     /// Check a whole SoA column of `len` array references at `col` (a

@@ -35,9 +35,9 @@ pub struct Writer<'b> {
     /// as a pointer so that the hot paths index one slice whichever it is.
     lines: NonNull<Line>,
     cap: usize,
-    /// The writer's own storage (empty over a caller's buffer).
+    /// The writer's own storage; empty over a caller's buffer (an owned
+    /// writer always has at least one line).
     owned: Vec<Line>,
-    borrowed: bool,
     len: usize,
     _buf: PhantomData<&'b mut [Line]>,
 }
@@ -64,7 +64,6 @@ impl Writer<'static> {
             lines: NonNull::new(owned.as_mut_ptr()).expect("a Vec's pointer is not null"),
             cap: owned.len(),
             owned,
-            borrowed: false,
             len: 0,
             _buf: PhantomData,
         }
@@ -92,7 +91,6 @@ impl<'b> Writer<'b> {
                 .expect("a slice's pointer is not null"),
             cap,
             owned: Vec::new(),
-            borrowed: true,
             len: 0,
             _buf: PhantomData,
         })
@@ -197,7 +195,8 @@ impl<'b> Writer<'b> {
 
     #[cold]
     fn grow_lines(&mut self, lines: usize) -> Result<(), Error> {
-        if self.borrowed {
+        if self.owned.is_empty() {
+            // A caller's buffer cannot grow.
             return Err(Error::TooLarge);
         }
         let target = lines.max(self.cap * 2);
