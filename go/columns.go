@@ -131,7 +131,7 @@ func (r *Reader) asciiWords(offset, n uint32) bool {
 	return high&0x8080808080808080 == 0
 }
 
-// sameColumns reports whether the directory at dir (its two blocks of
+// sameColumns reports whether the directory at dir (its two halves of
 // block bytes inside the message, its entry count already compared with
 // len(wanted)) is the one a writer of the reader's schema version writes —
 // wanted's hashes, in order — with every column well formed for capacity
@@ -201,7 +201,7 @@ func (v *Validator) SoaColumn(col, n uint32, wanted []Column) error {
 	if len(wanted) > len(buf) {
 		out = make([]uint32, len(wanted))
 	}
-	// The directory's two blocks, in words, and where the second starts.
+	// The directory's two halves, in words, and where the second starts.
 	dirWords, second := uint32(block/2), int(block/4)
 	size := len(r.mem)
 	var cost uint64

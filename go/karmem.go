@@ -20,11 +20,12 @@ const (
 	// HeaderSize is the size of the message header; the root object
 	// starts right after it.
 	HeaderSize = 8
-	// Version is the format version this library reads and writes.
-	Version = 1
+	// Version is the format version this library reads and writes (the
+	// format's second edition, docs/format.md §1).
+	Version = 2
 	// ArrayAlign is the alignment of array data blocks, SoA directories and
-	// columns.
-	ArrayAlign = 64
+	// columns: the widest scalar, so every column is a native slice.
+	ArrayAlign = 8
 	// NoLimit is the limit argument for arrays that are not limited
 	// ([]T rather than [<N]T).
 	NoLimit = ^uint32(0)

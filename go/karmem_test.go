@@ -59,7 +59,7 @@ func TestWriterAlignedZeroedDeterministic(t *testing.T) {
 	if err := w.Finish(); err != nil {
 		t.Fatal(err)
 	}
-	if got := w.Bytes()[:8]; !bytes.Equal(got, []byte{'K', 'M', 1, 0, 72, 0, 0, 0}) {
+	if got := w.Bytes()[:8]; !bytes.Equal(got, []byte{'K', 'M', Version, 0, 72, 0, 0, 0}) {
 		t.Fatalf("header %v", got)
 	}
 	// Growth keeps what was written and the alignment.
@@ -67,7 +67,7 @@ func TestWriterAlignedZeroedDeterministic(t *testing.T) {
 	at, _ := w.Alloc(8, 8)
 	w.PutUint64(at, 0x0102030405060708)
 	big, _ := w.AllocArray(10000, 8)
-	if !aligned(w.Bytes()[big:], 64) || Slice[uint64](NewReader(nil), 0, 0) != nil {
+	if !aligned(w.Bytes()[big:], ArrayAlign) || Slice[uint64](NewReader(nil), 0, 0) != nil {
 		t.Fatal("grown buffer")
 	}
 	if w.Bytes()[at] != 8 {
@@ -83,14 +83,16 @@ func TestWriteSoaDirectoryLayout(t *testing.T) {
 	if err := w.WriteSoa(at, 3, []Column{{Hash: 0x11, Size: 4}, {Hash: 0x22, Size: 1}}, cols[:]); err != nil {
 		t.Fatal(err)
 	}
-	if cols != [2]uint32{192, 256} {
+	// The reference ends at 20: the directory starts at 24 and takes
+	// 2 × 4 × (2 + 1) = 24 bytes; each column starts at a multiple of 8.
+	if cols != [2]uint32{48, 64} {
 		t.Fatalf("columns %v", cols)
 	}
 	b := w.Bytes()
-	if !bytes.Equal(b[64:76], []byte{2, 0, 0, 0, 0x11, 0, 0, 0, 0x22, 0, 0, 0}) ||
-		!bytes.Equal(b[128:140], []byte{0, 0, 0, 0, 192, 0, 0, 0, 0, 1, 0, 0}) ||
-		!bytes.Equal(b[8:20], []byte{64, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0}) {
-		t.Fatalf("directory bytes %x", b[:140])
+	if !bytes.Equal(b[24:36], []byte{2, 0, 0, 0, 0x11, 0, 0, 0, 0x22, 0, 0, 0}) ||
+		!bytes.Equal(b[36:48], []byte{0, 0, 0, 0, 48, 0, 0, 0, 64, 0, 0, 0}) ||
+		!bytes.Equal(b[8:20], []byte{24, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0}) {
+		t.Fatalf("directory bytes %x", b[:67])
 	}
 }
 
@@ -99,7 +101,7 @@ func message(body ...byte) []byte {
 	n := HeaderSize + len(body)
 	n = (n + 7) &^ 7
 	b := AlignedCopy(make([]byte, n))
-	copy(b, []byte{'K', 'M', 1, 0, byte(n), byte(n >> 8), 0, 0})
+	copy(b, []byte{'K', 'M', Version, 0, byte(n), byte(n >> 8), 0, 0})
 	copy(b[8:], body)
 	return b
 }
@@ -287,7 +289,7 @@ func oneArrayRoot(t *testing.T) (*Writer, uint32) {
 
 // bunchMessage builds a message whose root table holds one bunch array
 // reference of length n and a bunch table of the given (tag, length)
-// entries, each with a 64-byte data block; it returns the message and the
+// entries, each with its own data block; it returns the message and the
 // array reference's position.
 func bunchMessage(t *testing.T, n uint32, entries [][2]uint32) ([]byte, uint32) {
 	t.Helper()
@@ -430,11 +432,11 @@ func TestFixedWriter(t *testing.T) {
 	raw := make([]byte, 256)
 	skip := int(-uintptr(unsafe.Pointer(unsafe.SliceData(raw))) & 63)
 	buf := raw[skip : skip+128]
-	if _, err := NewFixedWriter(buf[8:72]); !errors.Is(err, ErrMisaligned) {
+	if _, err := NewFixedWriter(buf[4:72]); !errors.Is(err, ErrMisaligned) {
 		t.Fatalf("misaligned buffer: %v", err)
 	}
-	if _, err := NewFixedWriter(buf[:63]); !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("buffer under one line: %v", err)
+	if _, err := NewFixedWriter(buf[:7]); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("buffer under the header: %v", err)
 	}
 	w, err := NewFixedWriter(buf)
 	if err != nil {

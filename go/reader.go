@@ -332,7 +332,7 @@ func (r *Reader) String(a ArrayRef) string {
 }
 
 // directory returns the entries n of the SoA directory of a and the size
-// of each of its two blocks (format.md §5.3); ok is false when a has no
+// of each of its two halves (format.md §5.3); ok is false when a has no
 // directory or it is malformed (too many entries, past the end).
 func (r *Reader) directory(a ArrayRef) (n uint32, block uint64, ok bool) {
 	if a.Cap == 0 {
@@ -343,9 +343,12 @@ func (r *Reader) directory(a ArrayRef) (n uint32, block uint64, ok bool) {
 	return n, block, n <= r.limits.MaxDirectoryEntries && r.fits(a.Offset, 2*block)
 }
 
-// directoryBlock is the size of each of the two blocks of an SoA directory
-// of n entries (format.md §5.3).
-func directoryBlock(n uint64) uint64 { return alignUp(4*(n+1), ArrayAlign) }
+// directoryBlock is the size of each of the two halves of an SoA directory
+// of n entries (format.md §5.3): a count or reserved word, then n words.
+func directoryBlock(n uint64) uint64 { return 4 * (n + 1) }
+
+// bunchTableSize is the size of a bunch table of k entries (format.md §7.1).
+func bunchTableSize(k uint64) uint64 { return 16 * (k + 1) }
 
 // SoaColumns resolves SoA columns in one pass over the directory of a
 // (format.md §5.3). out[j] receives the offset of column wanted[j], or 0

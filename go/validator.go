@@ -163,7 +163,7 @@ func (v *Validator) soa(a ArrayRef, wanted []Column, out []uint32, fast bool) er
 }
 
 // SoaColumns resolves the known columns of an SoA array for decoding, as
-// Reader.SoaColumns, and charges the directory's two blocks when it is
+// Reader.SoaColumns, and charges the directory's two halves when it is
 // read (format.md §10): a directory shared by many arrays costs each.
 func (v *Validator) SoaColumns(a ArrayRef, wanted []Column, out []uint32) error {
 	clear(out)
@@ -254,7 +254,7 @@ func (v *Validator) Bunch(a ArrayRef, known []uint32) (uint32, error) {
 	if k > r.limits.MaxDirectoryEntries {
 		return 0, errAt(ErrDirectoryTooLarge, a.Offset, uint64(k))
 	}
-	block := alignUp(16*(uint64(k)+1), ArrayAlign)
+	block := bunchTableSize(uint64(k))
 	if !r.fits(a.Offset, block) {
 		return 0, errAt(ErrMalformedArray, a.Offset, 0)
 	}

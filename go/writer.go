@@ -26,11 +26,12 @@ func NewWriter(capacity int) *Writer {
 // NewFixedWriter returns a writer over the caller's buf: messages are
 // encoded into it in place (a region a WebAssembly module exported, shared
 // memory) and it never grows; an allocation that does not fit fails with
-// ErrTooLarge. buf must start at a 64-byte aligned address (ErrMisaligned)
-// and hold at least 64 bytes (ErrTooLarge). Whatever buf held is
-// overwritten where the message reaches and left alone after it.
+// ErrTooLarge. buf must start at an 8-byte aligned address, as a message
+// must (ErrMisaligned), and hold at least the 8-byte header (ErrTooLarge).
+// Whatever buf held is overwritten where the message reaches and left
+// alone after it.
 func NewFixedWriter(buf []byte) (*Writer, error) {
-	if len(buf) < 64 {
+	if len(buf) < HeaderSize {
 		return nil, ErrTooLarge
 	}
 	if uintptr(unsafe.Pointer(unsafe.SliceData(buf)))&(ArrayAlign-1) != 0 {
@@ -39,11 +40,15 @@ func NewFixedWriter(buf []byte) (*Writer, error) {
 	return &Writer{buf: buf[:len(buf):len(buf)], fixed: true}, nil
 }
 
+// lineSize is the alignment of the writer's own buffers: a cache line, so
+// that no column shares a line with data before the message.
+const lineSize = 64
+
 // alignedBytes allocates n zero bytes starting at a 64-byte aligned
 // address.
 func alignedBytes(n int) []byte {
-	raw := make([]byte, n+ArrayAlign)
-	skip := int(-uintptr(unsafe.Pointer(unsafe.SliceData(raw))) & (ArrayAlign - 1))
+	raw := make([]byte, n+lineSize)
+	skip := int(-uintptr(unsafe.Pointer(unsafe.SliceData(raw))) & (lineSize - 1))
 	return raw[skip : skip+n : skip+n]
 }
 
@@ -62,7 +67,7 @@ func (w *Writer) Len() int { return w.n }
 // root object must be allocated next (it lands at offset 8).
 func (w *Writer) Begin() {
 	w.n = 0
-	_ = w.grow(HeaderSize) // a fixed buffer holds at least 64 bytes
+	_ = w.grow(HeaderSize) // a fixed buffer holds at least the header
 	clear(w.buf[:HeaderSize])
 	w.n = HeaderSize
 }
@@ -148,7 +153,7 @@ func arrayBytes(count int, elemSize uint32) (uint32, error) {
 	return uint32(n), nil
 }
 
-// AllocArray reserves a zeroed, 64-byte aligned array block of count
+// AllocArray reserves a zeroed, 8-byte aligned array block of count
 // elements of elemSize bytes. An empty array has no block: it returns 0.
 func (w *Writer) AllocArray(count int, elemSize uint32) (uint32, error) {
 	if count == 0 {
@@ -305,7 +310,7 @@ func WriterSlice[T Scalar](w *Writer, offset uint32, n int) []T {
 }
 
 // WriteSoa writes the directory of an SoA array of count elements and
-// reserves one 64-aligned column per entry of columns, in order (format.md
+// reserves one 8-aligned column per entry of columns, in order (format.md
 // §5.3). It writes the reference at at and the column offsets into out
 // (same order). Dense columns are not zeroed: the caller writes every value
 // of them.
@@ -345,7 +350,7 @@ func (w *Writer) WriteSoa(at uint32, count int, columns []Column, out []uint32) 
 // §7.1) and stores the count; entry e (0-based) starts at the returned
 // offset + 16×(e+1).
 func (w *Writer) WriteBunchTable(entries uint32) (uint32, error) {
-	size := uint32(alignUp(16*(uint64(entries)+1), ArrayAlign))
+	size := uint32(bunchTableSize(uint64(entries)))
 	table, err := w.Alloc(size, ArrayAlign)
 	if err != nil {
 		return 0, err

@@ -33,15 +33,18 @@ pub use signature::{Access, Function, Memory, Param, Signature};
 
 /// `"KM"`: the first two bytes of every message.
 pub const MAGIC: [u8; 2] = *b"KM";
-/// The format version this contract describes.
-pub const VERSION: u8 = 1;
+/// The format version this contract describes: the second edition
+/// (format.md §1; RATIONALE.md R2.11 says what changed from the first).
+pub const VERSION: u8 = 2;
 /// Size of the message header; the root object starts here.
 pub const HEADER_SIZE: u32 = 8;
 /// Alignment of every object that is not an array block: the message size,
 /// tables, inline structs, inline union values (format.md §1, §3, §4, §7).
 pub const OBJECT_ALIGN: u32 = 8;
-/// Alignment of every array data block, SoA directory and column (§5).
-pub const ARRAY_ALIGN: u32 = 64;
+/// Alignment of every array data block, SoA directory and column (§5): the
+/// widest scalar, so every column is a native slice. (The first edition
+/// put each on a 64-byte line: RATIONALE.md R2.11 measures why not.)
+pub const ARRAY_ALIGN: u32 = 8;
 
 // ---- tables (§4) -------------------------------------------------------------
 
@@ -66,11 +69,12 @@ pub const UNION_OFFSET_AT: u32 = 4;
 
 // ---- SoA directory (§5.3) ---------------------------------------------------
 
-/// Size of each of the two blocks of an SoA directory of `n` columns (`u32
-/// n` then `n` hashes; a reserved `u32` then `n` offsets), padded to a
-/// multiple of [`ARRAY_ALIGN`]: `align(4 × (n + 1), 64)`.
+/// Size of each of the two halves of an SoA directory of `n` columns (`u32
+/// n` then `n` hashes; a reserved `u32` then `n` offsets): `4 × (n + 1)`.
+/// The whole directory, `2 × 4 × (n + 1)` bytes, is a multiple of 8, so the
+/// first column follows it without a gap.
 pub const fn soa_directory_block_size(n: u64) -> u64 {
-    (OFFSET_SIZE as u64 * (n + 1)).div_ceil(ARRAY_ALIGN as u64) * ARRAY_ALIGN as u64
+    OFFSET_SIZE as u64 * (n + 1)
 }
 
 // ---- bunch table of a bunch-of-values union array (§7.1) --------------------
@@ -82,11 +86,11 @@ pub const BUNCH_ENTRY_SIZE: u32 = 16;
 /// Where the array reference of a bunch entry starts, after its `u32` tag.
 pub const BUNCH_ENTRY_ARRAY_AT: u32 = 4;
 
-/// Bytes of a bunch table with `k` entries: head and entries, padded to a
-/// multiple of [`ARRAY_ALIGN`]. 64-bit, so that a hostile `k` cannot
+/// Bytes of a bunch table with `k` entries: head and entries, `16 × (k + 1)`
+/// (a multiple of [`ARRAY_ALIGN`]). 64-bit, so that a hostile `k` cannot
 /// overflow.
 pub const fn bunch_table_size(k: u64) -> u64 {
-    (BUNCH_ENTRY_SIZE as u64 * (k + 1)).div_ceil(ARRAY_ALIGN as u64) * ARRAY_ALIGN as u64
+    BUNCH_ENTRY_SIZE as u64 * (k + 1)
 }
 
 // ---- hashes ----------------------------------------------------------------

@@ -79,16 +79,21 @@ fn access_wire_values_round_trip() {
 
 #[test]
 fn bunch_table_geometry() {
-    // Head + 2 entries = 48 bytes, padded to one line; 4 entries need two.
-    assert_eq!(bunch_table_size(2), 64);
-    assert_eq!(bunch_table_size(3), 64);
-    assert_eq!(bunch_table_size(4), 128);
+    // Head + entries, 16 bytes each, no padding.
+    assert_eq!(bunch_table_size(0), 16);
+    assert_eq!(bunch_table_size(2), 48);
+    assert_eq!(bunch_table_size(4), 80);
     assert_eq!(bunch_table_size(u32::MAX as u64), (1u64 << 36));
 }
 
 #[test]
 fn soa_directory_geometry() {
-    assert_eq!(soa_directory_block_size(0), 64);
-    assert_eq!(soa_directory_block_size(15), 64);
-    assert_eq!(soa_directory_block_size(16), 128);
+    // Each half: a `u32` then `n` of them; the two halves together are a
+    // multiple of 8 whatever `n` is.
+    assert_eq!(soa_directory_block_size(0), 4);
+    assert_eq!(soa_directory_block_size(3), 16);
+    assert_eq!(soa_directory_block_size(4), 20);
+    for n in 0..64 {
+        assert_eq!(2 * soa_directory_block_size(n) % ARRAY_ALIGN as u64, 0);
+    }
 }

@@ -192,8 +192,22 @@ pub use karmem::Message;
 #[repr(C, align(8))]
 struct Empty([u8; 16]);
 static EMPTY: Empty = Empty([
-    b'K', b'M', 1, 0, 16, 0, 0, 0, // header, size 16
-    1, 0, 0, 0x80, 0, 0, 0, 0, // root table: total 1 unit, 4 unused bytes
+    b'K',
+    b'M',
+    karmem::VERSION,
+    0,
+    16,
+    0,
+    0,
+    0, // header, size 16
+    1,
+    0,
+    0,
+    0x80,
+    0,
+    0,
+    0,
+    0, // root table: total 1 unit, 4 unused bytes
 ]);
 
 /// Open a message; an empty slice is the empty message.

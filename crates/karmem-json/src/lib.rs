@@ -19,7 +19,8 @@ use std::collections::HashMap;
 use std::fmt;
 
 use karmem_layout::{
-    soa_directory_block_size, ArrayData, FixedElem, Layout, Slot, ARRAY_ALIGN, HEADER_SIZE,
+    bunch_table_size, soa_directory_block_size, ArrayData, FixedElem, Layout, Slot, ARRAY_ALIGN,
+    HEADER_SIZE,
 };
 use karmem_schema::model::*;
 use serde_json::{Map, Number, Value};
@@ -67,8 +68,8 @@ pub fn encode(
     let end = align(e.buf.len() as u64, 8) as usize;
     e.buf.resize(end, 0);
     let size = e.buf.len() as u32;
-    e.buf[0..2].copy_from_slice(b"KM");
-    e.buf[2] = 1;
+    e.buf[0..2].copy_from_slice(&karmem_layout::MAGIC);
+    e.buf[2] = karmem_layout::VERSION;
     e.buf[3] = 0;
     e.buf[4..8].copy_from_slice(&size.to_le_bytes());
     Ok(e.buf)
@@ -334,7 +335,7 @@ impl Encoder<'_> {
                     return Ok(());
                 }
                 let k = groups.iter().filter(|g| !g.is_empty()).count() as u64;
-                let table = self.alloc(align(16 * (k + 1), 64), 64)?;
+                let table = self.alloc(bunch_table_size(k), ARRAY_ALIGN as u64)?;
                 self.put(table, &(k as u32).to_le_bytes());
                 let mut entry = table + 16;
                 for (bv, group) in variants.iter().zip(&groups) {
@@ -383,7 +384,7 @@ impl Encoder<'_> {
                 }
                 let soa = self.l.soa(*elem);
                 let block = soa.directory_block as u64;
-                let dir = self.alloc(2 * block, 64)?;
+                let dir = self.alloc(2 * block, ARRAY_ALIGN as u64)?;
                 self.put(dir, &(soa.columns.len() as u32).to_le_bytes());
                 let mut cols = Vec::with_capacity(soa.columns.len());
                 for (k, c) in soa.columns.iter().enumerate() {
@@ -547,10 +548,10 @@ pub fn decode_with(
     if bytes.len() < 8 {
         return err("message truncated: shorter than its header");
     }
-    if &bytes[0..2] != b"KM" {
+    if bytes[0..2] != karmem_layout::MAGIC {
         return err("not a Karmem message (bad magic)");
     }
-    if bytes[2] != 1 {
+    if bytes[2] != karmem_layout::VERSION {
         return err(format!("unsupported format version {}", bytes[2]));
     }
     if bytes[3] != 0 {
@@ -836,7 +837,10 @@ impl Decoder<'_> {
             ArrayData::UnionSoa { id, tag } => {
                 let tw = tag.size();
                 if a.cap > 0 {
-                    let offsets = align(a.offset as u64 + a.cap as u64 * tw as u64, 64);
+                    let offsets = align(
+                        a.offset as u64 + a.cap as u64 * tw as u64,
+                        ARRAY_ALIGN as u64,
+                    );
                     if offsets + 4 * a.cap as u64 <= self.b.len() as u64 {
                         self.charge(a.len as u64 * (tw as u64 + 4))?;
                         for i in 0..a.len {
@@ -851,11 +855,11 @@ impl Decoder<'_> {
             }
             ArrayData::UnionBunch { variants, .. } => {
                 let k = if a.cap > 0 { self.u32(a.offset) } else { 0 };
-                let block = align(16 * (k as u64 + 1), 64);
-                let fits = a.offset as u64 + 16 * (k as u64 + 1) <= self.b.len() as u64;
+                let block = bunch_table_size(k as u64);
+                let fits = a.offset as u64 + block <= self.b.len() as u64;
                 if a.cap > 0 && k <= self.limits.max_directory_entries && fits {
-                    // The bunch table is read once (its 64-aligned block
-                    // charged, format.md §10): the first entry of each tag.
+                    // The bunch table is read once (its bytes charged,
+                    // format.md §10): the first entry of each tag.
                     self.charge(block)?;
                     let mut first: HashMap<u32, u32> = HashMap::new();
                     for e in 1..=k {
@@ -913,7 +917,7 @@ impl Decoder<'_> {
                     if n <= self.limits.max_directory_entries
                         && a.offset as u64 + 2 * block <= self.b.len() as u64
                     {
-                        // Both blocks of the directory are read: charged
+                        // Both halves of the directory are read: charged
                         // whatever they list (format.md §10).
                         self.charge(2 * block)?;
                         let index = self.columns.remove(elem).unwrap_or_else(|| {

@@ -56,7 +56,7 @@ impl Hostile {
     /// The message's bytes.
     pub fn bytes(&self) -> Vec<u8> {
         let mut b = vec![0u8; self.size];
-        b[0..4].copy_from_slice(b"KM\x01\x00");
+        b[0..4].copy_from_slice(&[b'K', b'M', karmem_layout::VERSION, 0]);
         b[4..8].copy_from_slice(&(self.size as u32).to_le_bytes());
         for &(at, w) in &self.words {
             b[at..at + 4].copy_from_slice(&w.to_le_bytes());

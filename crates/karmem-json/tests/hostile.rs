@@ -20,7 +20,7 @@ fn root(s: &karmem_schema::model::Schema) -> usize {
 /// given little-endian `u32` words at the given offsets.
 fn message(size: usize, words: &[(usize, u32)]) -> Vec<u8> {
     let mut b = vec![0u8; size];
-    b[0..4].copy_from_slice(&[b'K', b'M', 1, 0]);
+    b[0..4].copy_from_slice(&[b'K', b'M', karmem_layout::VERSION, 0]);
     b[4..8].copy_from_slice(&(size as u32).to_le_bytes());
     for &(at, w) in words {
         b[at..at + 4].copy_from_slice(&w.to_le_bytes());
@@ -36,23 +36,23 @@ fn over_budget(r: Result<Value, karmem_json::Error>) {
 }
 
 /// An SoA array of empty tables: elements without columns. Root table at 8
-/// (16 bytes), the array's directory at 64 (n = 0, two 64-byte blocks):
-/// 192 bytes, budget 8 × 192 = 1 536 = 16 (root) + 128 (directory) + 1 per
-/// element, so 1 392 elements fit and 1 393 do not.
+/// (16 bytes), the array's directory at 64 (n = 0, two 4-byte halves):
+/// 192 bytes, budget 8 × 192 = 1 536 = 16 (root) + 8 (directory) + 1 per
+/// element, so 1 512 elements fit and 1 513 do not.
 #[test]
 fn zero_width_elements_are_charged() {
     let (s, l) = load("karmem t;\nstruct E table { }\nstruct R table { A []E; }\n");
     let at = |len: u32| message(192, &[(8, 2), (12, 64), (16, len), (20, len)]);
-    let v = karmem_json::decode(&s, &l, root(&s), &at(1392)).unwrap();
-    assert_eq!(v["A"].as_array().map(Vec::len), Some(1392));
+    let v = karmem_json::decode(&s, &l, root(&s), &at(1512)).unwrap();
+    assert_eq!(v["A"].as_array().map(Vec::len), Some(1512));
     assert_eq!(v["A"][0], json!({}));
-    over_budget(karmem_json::decode(&s, &l, root(&s), &at(1393)));
+    over_budget(karmem_json::decode(&s, &l, root(&s), &at(1513)));
     // Used to build 2^32 − 1 empty objects (past 1.2 GB).
     over_budget(karmem_json::decode(&s, &l, root(&s), &at(u32::MAX)));
 }
 
 /// Many arrays sharing one directory of 1 024 entries: every read of the
-/// directory is charged its two blocks (2 × 4 160 bytes).
+/// directory is charged its two halves (2 × 4 100 bytes).
 #[test]
 fn directory_reads_are_charged() {
     let (s, l) = load(
@@ -61,8 +61,8 @@ fn directory_reads_are_charged() {
     );
     let build = |n: u32| {
         let t = (64 + 4 * n as usize).next_multiple_of(8);
-        let d = (t + 16).next_multiple_of(64);
-        let block = (4 * 1025usize).next_multiple_of(64);
+        let d = t + 16;
+        let block = 4 * 1025usize;
         let mut words = vec![(8, 2), (12, 64), (16, n), (20, n)];
         words.extend((0..n as usize).map(|i| (64 + 4 * i, t as u32)));
         words.extend([(t, 2), (t + 4, d as u32), (t + 8, 1), (t + 12, 1)]);

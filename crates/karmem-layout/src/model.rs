@@ -12,8 +12,8 @@ use karmem_schema::model::{ArrayType, EnumId, Primitive, StructId, UnionId};
 // re-exported so that the generators ask one crate every layout question.
 pub use karmem_format::{
     bunch_table_size, path_hash, soa_directory_block_size, ARRAY_ALIGN, ARRAY_REF_SIZE,
-    BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE, HEADER_SIZE, OBJECT_ALIGN, OFFSET_SIZE, REF_SLOT_ALIGN,
-    TABLE_HEADER_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE,
+    BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE, HEADER_SIZE, MAGIC, OBJECT_ALIGN, OFFSET_SIZE,
+    REF_SLOT_ALIGN, TABLE_HEADER_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE, VERSION,
 };
 /// Schema-side limits on flattening (format.md §5.3).
 pub const MAX_FLATTEN_DEPTH: usize = 16;
@@ -127,7 +127,7 @@ pub enum Slot {
         len: u32,
         stride: u32,
     },
-    /// 12-byte array reference; `data` says what the 64-aligned block holds.
+    /// 12-byte array reference; `data` says what the 8-aligned block holds.
     ArrayRef {
         array: ArrayType,
         data: ArrayData,
@@ -196,7 +196,7 @@ pub struct SoaLayout {
     pub elem: StructId,
     /// Columns in flattening order (= directory order when writing).
     pub columns: Vec<Column>,
-    /// Size of each directory block: `align(4 × (n + 1), 64)`.
+    /// Size of each half of the directory: `4 × (n + 1)`.
     pub directory_block: u32,
 }
 

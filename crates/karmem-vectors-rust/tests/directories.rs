@@ -13,8 +13,9 @@ use karmem_vectors_rust::{schemas_all_layouts as all, vectors_game_schema as gam
 fn vec3_directories(bytes: &[u8]) -> Vec<usize> {
     let hashes = [0, 1, 2].map(|i| karmem_layout::path_hash(&[i]));
     let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
-    (64..bytes.len() - 16)
-        .step_by(64)
+    // Directories start at multiples of 8 (format.md §5.3).
+    (8..bytes.len() - 16)
+        .step_by(8)
         .filter(|&d| word(d) == 3 && (0..3).all(|k| word(d + 4 + 4 * k) == hashes[k]))
         .collect()
 }

@@ -1,11 +1,13 @@
 use alloc::vec::Vec;
 use core::marker::PhantomData;
 
-use karmem_format::{soa_directory_block_size, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE};
+use karmem_format::{BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE};
 
 use crate::{align_up, Error, Scalar, ScalarNewtype, ARRAY_ALIGN, HEADER_SIZE, MAGIC, VERSION};
 
-/// Entries that fit a 64-byte directory block after its count word.
+/// Directories of up to this many entries (`8 × (n + 1)` ≤ 128 bytes) are
+/// checked by the validator's same-version fast path
+/// (`Validator::soa_column`).
 pub(crate) const SMALL_DIRECTORY: usize = 15;
 
 /// Limits a reader enforces against hostile messages (format.md §10).
@@ -506,36 +508,23 @@ impl<'a, M: Mode> Reader<'a, M> {
         if a.cap == 0 {
             return None;
         }
-        // A directory of up to 15 columns (nearly every struct) is two
-        // 64-byte blocks at fixed places: both are read as one 128-byte
-        // slice, so the CPU fetches the offset block while it still waits
-        // for `n` (the general case needs `n` to find it: two cache misses
-        // in a row per array).
-        let lines = self.slice::<u32>(a.offset, 32);
-        if lines.len() == 32 {
-            let n = lines[0] as usize;
-            if n <= SMALL_DIRECTORY
-                && (M::TRUSTED || n <= self.limits.max_directory_entries as usize)
-            {
-                return Some((&lines[1..1 + n], &lines[17..17 + n]));
-            }
-        }
-        self.large_directory(a.offset)
-    }
-
-    #[cold]
-    fn large_directory(&self, dir: u32) -> Option<(&'a [u32], &'a [u32])> {
-        let n: u32 = self.get(dir);
-        let block = soa_directory_block_size(n as u64);
-        if !M::TRUSTED
-            && (n > self.limits.max_directory_entries
-                || dir as u64 + 2 * block > self.bytes.len() as u64)
-        {
+        // `n`, then the whole directory as one slice: `2 × (n + 1)` words,
+        // both halves cut from it with one bounds check (a trusted reader
+        // reads no further than the validator checked).
+        let n: u32 = self.get(a.offset);
+        if !M::TRUSTED && n > self.limits.max_directory_entries {
             return None;
         }
-        let hashes = self.slice::<u32>(dir + 4, n);
-        let offsets = self.slice::<u32>(dir + block as u32 + 4, n);
-        Some((hashes, offsets))
+        let words = 2 * (n as u64 + 1);
+        if words > u32::MAX as u64 {
+            return None;
+        }
+        let all = self.slice::<u32>(a.offset, words as u32);
+        if all.len() as u64 != words {
+            return None;
+        }
+        let n = n as usize;
+        Some((&all[1..1 + n], &all[n + 2..]))
     }
 
     /// Tag and offset columns of an SoA array of unions (format.md §7.1):

@@ -4,7 +4,7 @@
 //! A reference is three little-endian `u32` (offset, length, capacity,
 //! format.md §5). It is well formed when `length <= capacity`, `length <=`
 //! the limit of `[<N]T`, and, if the capacity is not zero, the data block
-//! starts at a non-zero multiple of 64 and `offset + capacity × element
+//! starts at a non-zero multiple of 8 (`ARRAY_ALIGN`) and `offset + capacity × element
 //! size` lies inside the message. The validator charges its budget
 //! `max(capacity × element size, 1)` per reference.
 //!
@@ -78,6 +78,8 @@ fn scalar(refs: &[u32], rules: Rules) -> (bool, u64) {
 mod x86 {
     use core::arch::x86_64::*;
 
+    use crate::ARRAY_ALIGN;
+
     use super::Rules;
 
     /// `a > b` for unsigned 32-bit lanes (SSE2 compares signed lanes: flip
@@ -112,7 +114,7 @@ mod x86 {
         unsafe {
             let zero = _mm_setzero_si128();
             let ones = _mm_set1_epi32(-1);
-            let low6 = _mm_set1_epi32(63);
+            let misalign = _mm_set1_epi32(ARRAY_ALIGN as i32 - 1);
             let size = _mm_set1_epi32(rules.size as i32);
             let max_len = _mm_set1_epi32(rules.max_len as i32);
             // Capacities count towards the block's end only for sized elements.
@@ -134,10 +136,10 @@ mod x86 {
                 let cap = pick!(t, c, 0, 2, 0, 3);
 
                 let bad_len = _mm_or_si128(gt_u32(len, cap), gt_u32(len, max_len));
-                // offset ≠ 0, a multiple of 64, ≤ size, and capacity ≤
+                // offset ≠ 0, a multiple of 8, ≤ size, and capacity ≤
                 // (size − offset) / element size: the block's end, without a
                 // 64-bit product.
-                let aligned = _mm_cmpeq_epi32(_mm_and_si128(offset, low6), zero);
+                let aligned = _mm_cmpeq_epi32(_mm_and_si128(offset, misalign), zero);
                 let bad_offset = _mm_or_si128(
                     _mm_or_si128(_mm_cmpeq_epi32(offset, zero), _mm_xor_si128(aligned, ones)),
                     gt_u32(offset, size),
@@ -200,7 +202,7 @@ mod tests {
         if rng.next().is_multiple_of(5) {
             return [0, 0, 0];
         }
-        let offset = 64 * (1 + rng.below(rules.size / 64));
+        let offset = 8 * (1 + rng.below(rules.size / 8));
         if offset > rules.size {
             return [0, 0, 0];
         }
@@ -233,7 +235,7 @@ mod tests {
             if rng.next().is_multiple_of(2) {
                 let at = rng.below(refs.len() as u32) as usize;
                 let edge = match at % 3 {
-                    0 => [64, size, size - 64][rng.below(3) as usize],
+                    0 => [8, size, size - 8][rng.below(3) as usize],
                     1 => refs[at + 1].min(max_len),
                     _ => (size - refs[at - 2].min(size)) / elem_size.max(1),
                 };
@@ -265,7 +267,7 @@ mod tests {
             ([0, 0, 0], true),
             ([12345, 0, 0], true), // no block: the offset is not looked at
             ([0, 1, 1], false),
-            ([96, 1, 1], false),          // not a multiple of 64
+            ([92, 1, 1], false),          // not a multiple of 8
             ([1024 - 64, 10, 16], true),  // ends exactly at the message end
             ([1024 - 64, 10, 17], false), // one element past it
             ([64, 11, 11], false),        // over the limit

@@ -163,7 +163,7 @@ impl<'a> Validator<'a> {
     }
 
     /// The known columns of an SoA array, for decoding: as
-    /// `Reader::soa_columns`, and the directory's two blocks are charged
+    /// `Reader::soa_columns`, and the directory's two halves are charged
     /// when it is read (format.md §10), so a directory shared by many arrays
     /// costs each of them.
     #[inline]
@@ -279,7 +279,7 @@ impl<'a> Validator<'a> {
     ) -> Result<(), Error> {
         let size = self.reader.size() as usize;
         let width = element_width(wanted);
-        // The same-version fast path reads both 64-byte blocks at once
+        // The same-version fast path reads the whole directory at once
         // (N ≤ 15 entries) and must respect a lowered entry limit.
         let fast = N <= SMALL_DIRECTORY && N as u32 <= self.reader.limits().max_directory_entries;
         let block = soa_directory_block_size(N as u64);
@@ -296,25 +296,24 @@ impl<'a> Validator<'a> {
             if cap == 0 {
                 continue;
             }
-            // Words 0..=N: count and hashes; 17..17+N: column offsets.
-            let dir: Option<&[u8; 128]> = (offset as usize)
-                .checked_add(128)
-                .and_then(|end| bytes.get(offset as usize..end))
-                .and_then(|d| d.try_into().ok());
-            let word = |d: &[u8; 128], k: usize| {
+            // Words 0..=N: count and hashes; N+2..2N+2: column offsets.
+            let dir: Option<&[u8]> = (offset as usize)
+                .checked_add(2 * block as usize)
+                .and_then(|end| bytes.get(offset as usize..end));
+            let word = |d: &[u8], k: usize| {
                 u32::from_le_bytes([d[4 * k], d[4 * k + 1], d[4 * k + 2], d[4 * k + 3]])
             };
             let good = fast
                 && dir.is_some_and(|d| {
                     let mut good = word(d, 0) == N as u32;
                     for (j, &(hash, value_size)) in wanted.iter().enumerate() {
-                        let c = word(d, 17 + j);
+                        let c = word(d, N + 2 + j);
                         good &= (word(d, 1 + j) == hash) & column_ok(c, cap, value_size, size);
                     }
                     good
                 });
             if good {
-                // Each term is at most 128 + N · size; saturating, as a
+                // Each term is at most 2·block + N · size; saturating, as a
                 // column of 2^28 hostile directories could pass 2^64.
                 cost = cost.saturating_add(2 * block + cap as u64 * width);
             } else {
@@ -382,7 +381,7 @@ impl<'a> Validator<'a> {
 
     /// UTF-8 text. ASCII (the common case) is recognised first, eight
     /// bytes at a time: the words covering `len` bytes from a data block
-    /// (64-aligned, in a message whose size is a multiple of 8) lie inside
+    /// (8-aligned, in a message whose size is a multiple of 8) lie inside
     /// the message, and the bytes past `len` are masked off, whatever they
     /// hold. Anything else goes through `from_utf8`.
     #[inline]

@@ -2,7 +2,7 @@ use alloc::vec::Vec;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 
-use karmem_format::soa_directory_block_size;
+use karmem_format::{bunch_table_size, soa_directory_block_size};
 
 use crate::{align_up, Error, Scalar, ARRAY_ALIGN, HEADER_SIZE, MAGIC, VERSION};
 
@@ -257,7 +257,7 @@ impl<'b> Writer<'b> {
     }
 
     /// Reserve an array data block of `count` elements of `elem_size` bytes,
-    /// 64-byte aligned. An empty array has no block: returns 0.
+    /// 8-byte aligned (`ARRAY_ALIGN`). An empty array has no block: returns 0.
     #[inline]
     pub fn alloc_array(&mut self, count: usize, elem_size: u32) -> Result<u32, Error> {
         if count == 0 {
@@ -355,7 +355,7 @@ impl<'b> Writer<'b> {
     }
 
     /// An SoA array of `count` elements: directory (hashes, then column
-    /// offsets) followed by one 64-aligned column per `(hash, size)`, in the
+    /// offsets) followed by one 8-aligned column per `(hash, size)`, in the
     /// given order (format.md §5.3). Writes the reference at `at` and the
     /// column offsets into `columns_out` (same order); returns the directory
     /// offset (0 for an empty array). Columns marked in `filled` are not
@@ -393,21 +393,26 @@ impl<'b> Writer<'b> {
         if end > u32::MAX as u64 {
             return Err(Error::TooLarge);
         }
-        // The gap before the directory is the rest of the current line:
-        // zero by the invariant. The directory's lines, the lines of columns
-        // the caller does not fill and the last line of those it fills
-        // (their padding) are zeroed before anything is written.
+        // Every line the array reaches into for the first time is zeroed
+        // before anything is written, except the lines that lie wholly
+        // inside a column the caller fills (they would be written twice):
+        // the directory, the gaps, the columns the caller does not fill and
+        // the rest of the last line are then zero.
+        let first_new = self.len.div_ceil(64);
         self.grow(end as usize)?;
-        let dir_line = dir as usize / 64;
-        self.zero_lines(dir_line, dir_line + 2 * block as usize / 64);
+        let mut next = first_new;
         for (k, ((_, size), col)) in columns.iter().zip(columns_out.iter()).enumerate() {
-            let data = *col as usize..*col as usize + count * *size as usize;
-            if filled[k] {
-                self.zero_line_ending(data.end);
-            } else {
-                self.zero_lines(data.start / 64, data.end.div_ceil(64));
+            if !filled[k] {
+                continue;
+            }
+            let (start, stop) = (*col as usize, *col as usize + count * *size as usize);
+            let (inner_from, inner_to) = (start.div_ceil(64), stop / 64);
+            if inner_to > inner_from && inner_from >= next {
+                self.zero_lines(next, inner_from);
+                next = inner_to;
             }
         }
+        self.zero_lines(next, self.len.div_ceil(64));
         let bytes = self.bytes_mut();
         let directory = &mut bytes[dir as usize..][..2 * block as usize];
         directory[..4].copy_from_slice(&(n as u32).to_le_bytes());
@@ -420,6 +425,19 @@ impl<'b> Writer<'b> {
         let n = count as u32;
         self.put_array_ref(at, dir as u32, n, n);
         Ok(dir as u32)
+    }
+
+    /// A bunch table of `entries` entries (format.md §7.1), its count
+    /// written, its entries zero for the caller to fill; returns its offset.
+    #[inline]
+    pub fn write_bunch_table(&mut self, entries: u32) -> Result<u32, Error> {
+        let size = bunch_table_size(entries as u64);
+        if size > u32::MAX as u64 {
+            return Err(Error::TooLarge);
+        }
+        let table = self.alloc(size as u32, ARRAY_ALIGN)?;
+        self.put::<u32>(table, entries);
+        Ok(table)
     }
 
     /// An SoA array of elements made of `K` 4-byte numbers, one column
@@ -520,7 +538,7 @@ mod tests {
             "stale bytes leaked"
         );
         let msg = w.finish().unwrap();
-        assert_eq!(&msg[..8], &[b'K', b'M', 1, 0, 72, 0, 0, 0]);
+        assert_eq!(&msg[..8], &[b'K', b'M', VERSION, 0, 72, 0, 0, 0]);
     }
 
     #[test]
@@ -576,12 +594,14 @@ mod tests {
         let dir = w
             .write_soa(at, 3, &[(0x11, 4), (0x22, 1)], &[false, false], &mut cols)
             .unwrap();
-        assert_eq!(dir, 64);
-        assert_eq!(cols, [192, 256]);
+        // The reference ends at 20: the directory starts at 24 and takes
+        // 2 × 4 × (2 + 1) = 24 bytes; each column starts at a multiple of 8.
+        assert_eq!(dir, 24);
+        assert_eq!(cols, [48, 64]);
         let b = w.bytes();
-        assert_eq!(&b[64..76], &[2, 0, 0, 0, 0x11, 0, 0, 0, 0x22, 0, 0, 0]);
-        assert_eq!(&b[128..140], &[0, 0, 0, 0, 192, 0, 0, 0, 0, 1, 0, 0]);
-        assert_eq!(&b[8..20], &[64, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0]);
+        assert_eq!(&b[24..36], &[2, 0, 0, 0, 0x11, 0, 0, 0, 0x22, 0, 0, 0]);
+        assert_eq!(&b[36..48], &[0, 0, 0, 0, 48, 0, 0, 0, 64, 0, 0, 0]);
+        assert_eq!(&b[8..20], &[24, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0]);
     }
 
     /// Every byte of an SoA array that its caller does not write (the
@@ -590,22 +610,29 @@ mod tests {
     /// buffer holds an earlier message full of other bytes.
     #[test]
     fn soa_array_bytes_do_not_depend_on_buffer_history() {
-        fn message(w: &mut Writer) -> Vec<u8> {
-            w.begin();
-            let at = w.alloc(13, 1).unwrap();
-            let columns = [(0x11, 4), (0x22, 1), (0x33, 8), (0x44, 2)];
-            let filled = [true, false, true, false];
-            let mut cols = [0u32; 4];
-            w.write_soa(at, 5, &columns, &filled, &mut cols).unwrap();
-            w.slice_mut(cols[0], 20).fill(0x5A);
-            w.slice_mut(cols[2], 40).fill(0xA5);
-            w.finish().unwrap().to_vec()
+        // Short columns share lines; long ones have whole lines of their
+        // own, which the writer does not zero first when they are filled.
+        for count in [5u32, 3, 100, 37] {
+            let message = |w: &mut Writer| -> Vec<u8> {
+                w.begin();
+                let at = w.alloc(13, 1).unwrap();
+                let columns = [(0x11, 4), (0x22, 1), (0x33, 8), (0x44, 2)];
+                let filled = [true, false, true, false];
+                let mut cols = [0u32; 4];
+                w.write_soa(at, count as usize, &columns, &filled, &mut cols)
+                    .unwrap();
+                w.slice_mut(cols[0], 4 * count).fill(0x5A);
+                w.slice_mut(cols[2], 8 * count).fill(0xA5);
+                w.finish().unwrap().to_vec()
+            };
+            let fresh = message(&mut Writer::new(0));
+            let mut dirty = Writer::new(0);
+            dirty.begin();
+            let all = dirty.alloc(4096, 8).unwrap();
+            dirty.slice_mut(all, 4096).fill(0xFF);
+            assert_eq!(message(&mut dirty), fresh, "{count} elements");
+            let set = fresh.iter().filter(|&&b| b == 0x5A || b == 0xA5).count();
+            assert_eq!(set, 12 * count as usize, "{count} elements");
         }
-        let fresh = message(&mut Writer::new(0));
-        let mut dirty = Writer::new(0);
-        dirty.begin();
-        let all = dirty.alloc(4096, 8).unwrap();
-        dirty.slice_mut(all, 4096).fill(0xFF);
-        assert_eq!(message(&mut dirty), fresh);
     }
 }

@@ -70,7 +70,7 @@ fn absent_columns_read_as_zero() {
 
 #[test]
 fn large_directories_take_the_general_path() {
-    // 20 entries: the directory blocks are 128 bytes each, not 64.
+    // 20 entries: past the validator's fast path (15).
     let columns: [(u32, u32); 20] = core::array::from_fn(|h| {
         WANTED
             .get(h.wrapping_sub(17))
@@ -88,7 +88,7 @@ fn patch(m: &mut AlignedBuf, at: u32, k: usize, hash: Option<u32>, offset: Optio
     let r = Reader::new(m.as_slice()).unwrap();
     let dir = r.array(at, 0, None).offset as usize;
     let n = r.get::<u32>(dir as u32) as usize;
-    let block = (4 * (n + 1)).div_ceil(64) * 64;
+    let block = 4 * (n + 1);
     let bytes = m.as_mut_slice();
     if let Some(h) = hash {
         bytes[dir + 4 + 4 * k..][..4].copy_from_slice(&h.to_le_bytes());
@@ -180,12 +180,12 @@ fn the_column_wise_validator_refuses_repeated_known_hashes() {
 
 #[test]
 fn truncated_directories_read_as_absent() {
-    // The directory's two blocks do not fit: the message ends after the
-    // first one.
+    // The directory's two halves do not fit: the message ends after the
+    // first one (4 × (3 + 1) bytes).
     let (m, at, _) = soa_message(1, &WANTED);
     let r = Reader::new(m.as_slice()).unwrap();
     let dir = r.array(at, 0, None).offset;
-    let mut cut = m.as_slice()[..dir as usize + 64].to_vec();
+    let mut cut = m.as_slice()[..dir as usize + 16].to_vec();
     let size = cut.len() as u32;
     cut[4..8].copy_from_slice(&size.to_le_bytes());
     let cut = AlignedBuf::from_bytes(&cut);

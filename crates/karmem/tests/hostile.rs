@@ -28,9 +28,13 @@ fn header_checks() {
     bytes[0] = b'X';
     assert_eq!(check(&bytes), Some(Error::BadMagic));
     bytes[0] = b'K';
-    bytes[2] = 2;
-    assert_eq!(check(&bytes), Some(Error::UnsupportedVersion(2)));
-    bytes[2] = 1;
+    // The first edition's messages (version 1) and any later version are
+    // refused, not misread.
+    for version in [1, 3, 255] {
+        bytes[2] = version;
+        assert_eq!(check(&bytes), Some(Error::UnsupportedVersion(version)));
+    }
+    bytes[2] = karmem::VERSION;
     bytes[3] = 1;
     assert_eq!(check(&bytes), Some(Error::BadFlags(1)));
     bytes[3] = 0;

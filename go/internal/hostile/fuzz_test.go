@@ -12,7 +12,7 @@ func seeds(f *testing.F) {
 	f.Add(Encode(Sample()))
 	f.Add(Encode(&all.Root{}))
 	f.Add(Encode(&all.Root{Elements: Sample().Elements}))
-	f.Add([]byte("KM\x01\x00\x08\x00\x00\x00"))
+	f.Add([]byte("KM\x02\x00\x08\x00\x00\x00"))
 }
 
 // FuzzReader: viewers, decoding (twice, into one object) and validation on

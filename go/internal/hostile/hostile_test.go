@@ -92,7 +92,7 @@ func TestHeaderErrors(t *testing.T) {
 	}{
 		{"short", func(b []byte) []byte { return b[:7] }, karmem.ErrTruncated},
 		{"magic", func(b []byte) []byte { b[0] = 'X'; return b }, karmem.ErrBadMagic},
-		{"version", func(b []byte) []byte { b[2] = 2; return b }, karmem.ErrUnsupportedVersion},
+		{"version", func(b []byte) []byte { b[2] = 1; return b }, karmem.ErrUnsupportedVersion},
 		{"flags", func(b []byte) []byte { b[3] = 1; return b }, karmem.ErrBadFlags},
 		{"size not a multiple of 8", func(b []byte) []byte { b[4]++; return b }, karmem.ErrBadSize},
 		{"size beyond the buffer", func(b []byte) []byte { return b[:len(b)-8] }, karmem.ErrTruncated},

@@ -3,8 +3,8 @@
 //! arrays.
 
 use karmem_layout::{
-    ArrayData, ARRAY_ALIGN, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE, OBJECT_ALIGN, OFFSET_SIZE,
-    UNION_OFFSET_AT, UNION_SLOT_SIZE,
+    ArrayData, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE, OBJECT_ALIGN, OFFSET_SIZE, UNION_OFFSET_AT,
+    UNION_SLOT_SIZE,
 };
 use karmem_schema::model::*;
 
@@ -310,8 +310,7 @@ impl Gen<'_> {
         self.c.close("}");
         self.c
             .line("let entries = counts.iter().filter(|c| **c > 0).count() as u32;");
-        self.c.line(&format!("let table = w.alloc(({BUNCH_ENTRY_SIZE} * (entries + 1)).div_ceil({ARRAY_ALIGN}) * {ARRAY_ALIGN}, {ARRAY_ALIGN})?;"));
-        self.c.line("w.put::<u32>(table, entries);");
+        self.c.line("let table = w.write_bunch_table(entries)?;");
         self.c
             .line(&format!("let mut entry = table + {BUNCH_ENTRY_SIZE};"));
         for (i, var) in u.variants.iter().enumerate() {

@@ -1666,8 +1666,7 @@ impl AnyPointValue {
             return Ok(());
         }
         let entries = counts.iter().filter(|c| **c > 0).count() as u32;
-        let table = w.alloc((16 * (entries + 1)).div_ceil(64) * 64, 64)?;
-        w.put::<u32>(table, entries);
+        let table = w.write_bunch_table(entries)?;
         let mut entry = table + 16;
         if counts[0] > 0 {
             w.put::<u32>(entry, 1);
