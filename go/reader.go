@@ -369,13 +369,7 @@ func (r *Reader) resolveColumns(a ArrayRef, n uint32, block uint64, wanted []Col
 		// same schema version: try the same position first.
 		j := k - 1
 		if j >= len(wanted) || wanted[j].Hash != hash {
-			j = -1
-			for i := range wanted {
-				if wanted[i].Hash == hash {
-					j = i
-					break
-				}
-			}
+			j = columnOf(wanted, hash)
 		}
 		// Column hashes of one struct are distinct (the layout refuses
 		// collisions), so at most one wanted column matches.

@@ -132,3 +132,20 @@ func SumKarmem(r *karmem.Reader) float64 {
 	}
 	return float64(sum)
 }
+
+// SumTrusted is SumKarmem over a validated message (km.TrustState), through
+// the trusted viewers.
+func SumTrusted(t karmem.Trusted, root km.TrustedStateViewer) float64 {
+	var sum float32
+	monsters := root.Monsters(t)
+	for i := range monsters.Len() {
+		path := monsters.At(i).Data(t).Path(t)
+		xs, ys, zs := path.X(t), path.Y(t), path.Z(t)
+		n := min(len(xs), len(ys), len(zs))
+		xs, ys, zs = xs[:n], ys[:n], zs[:n]
+		for j := range xs {
+			sum += xs[j] + ys[j] + zs[j]
+		}
+	}
+	return float64(sum)
+}
