@@ -149,32 +149,13 @@ func (t Trusted) SoaColumns(a ArrayRef, wanted []Column, out []uint32) {
 		return
 	}
 	n := t.Uint32(a.Offset)
-	block := directoryBlock(uint64(n))
-	dir := uint64(a.Offset)
-	d := t.mem[dir : dir+2*block]
-	hashes, offsets := d[:block], d[block:]
+	hashes, offsets := directoryBlocks(t.mem, a.Offset, directoryBlock(uint64(n)))
+	// A validated directory names each known column once.
 	for k := 1; k <= int(n); k++ {
-		hash := binary.LittleEndian.Uint32(hashes[4*k:])
-		// Same position first, as Reader.SoaColumns; a validated
-		// directory names each known column once.
-		j := k - 1
-		if j >= len(wanted) || wanted[j].Hash != hash {
-			j = columnOf(wanted, hash)
-		}
-		if j >= 0 {
-			out[j] = binary.LittleEndian.Uint32(offsets[4*k:])
+		if j, col := directoryEntry(hashes, offsets, k, wanted); j >= 0 {
+			out[j] = col
 		}
 	}
-}
-
-// columnOf is the index of the wanted column with this hash, or -1.
-func columnOf(wanted []Column, hash uint32) int {
-	for i := range wanted {
-		if wanted[i].Hash == hash {
-			return i
-		}
-	}
-	return -1
 }
 
 // UnionColumns returns the tag and offset columns of an SoA array of

@@ -6,7 +6,6 @@ import (
 	"math"
 	"path"
 	"reflect"
-	"strings"
 	"testing"
 	"unsafe"
 
@@ -83,7 +82,7 @@ func TestTrustOnlyAfterValidation(t *testing.T) {
 		r := karmem.NewReader(buf)
 		v, err := Views("bench/game.km", "State", r)
 		if err != nil {
-			if strings.Contains(err.Error(), "Trust") {
+			if errors.Is(err, errTrustDisagrees) {
 				t.Fatalf("byte %d: %v", i, err)
 			}
 			refused++

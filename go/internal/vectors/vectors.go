@@ -10,6 +10,7 @@ package vectors
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -43,6 +44,9 @@ type views struct {
 	Reader  karmem.Trusted
 }
 
+// errTrustDisagrees: Trust<T> did not do what Validate<T> did.
+var errTrustDisagrees = errors.New("trust and validation disagree")
+
 // bothViews validates r with a generated Validate<T> and Trust<T>: they
 // must agree, and a message Validate<T> refuses gives the zero Trusted.
 func bothViews[C, T any](r *karmem.Reader, validate func(*karmem.Reader) (C, error),
@@ -50,10 +54,10 @@ func bothViews[C, T any](r *karmem.Reader, validate func(*karmem.Reader) (C, err
 	checked, err := validate(r)
 	t, trusted, terr := trust(r)
 	if (err == nil) != (terr == nil) {
-		return views{}, fmt.Errorf("Validate gives %v, Trust %v", err, terr)
+		return views{}, fmt.Errorf("%w: Validate<T> gives %v, Trust<T> %v", errTrustDisagrees, err, terr)
 	}
 	if terr != nil && (t.Bytes() != nil || !reflect.ValueOf(trusted).IsZero()) {
-		return views{}, fmt.Errorf("Trust refused the message (%v) but returned a reader or a viewer", terr)
+		return views{}, fmt.Errorf("%w: Trust<T> refused the message (%v) but returned a reader or a viewer", errTrustDisagrees, terr)
 	}
 	return views{Checked: checked, Trusted: trusted, Reader: t}, err
 }
