@@ -363,33 +363,40 @@ func (r *Reader) SoaColumns(a ArrayRef, wanted []Column, out []uint32) {
 // resolveColumns is SoaColumns over a directory already found well formed
 // (r.directory): n entries, blocks of block bytes; out is zero.
 func (r *Reader) resolveColumns(a ArrayRef, n uint32, block uint64, wanted []Column, out []uint32) {
-	dir := a.Offset
-	d := r.mem[dir : uint64(dir)+2*block]
-	hashes, offsets := d[:block], d[block:]
+	hashes, offsets := directoryBlocks(r.mem, a.Offset, block)
 	for k := 1; k <= int(n); k++ {
-		hash := binary.LittleEndian.Uint32(hashes[4*k:])
-		// Writers list columns in the reader's order when both know the
-		// same schema version: try the same position first.
-		j := k - 1
-		if j >= len(wanted) || wanted[j].Hash != hash {
-			j = -1
-			for i := range wanted {
-				if wanted[i].Hash == hash {
-					j = i
-					break
-				}
-			}
-		}
+		j, col := directoryEntry(hashes, offsets, k, wanted)
 		// Column hashes of one struct are distinct (the layout refuses
 		// collisions), so at most one wanted column matches.
-		if j < 0 || out[j] != 0 {
-			continue
-		}
-		col := binary.LittleEndian.Uint32(offsets[4*k:])
-		if columnOK(col, a.Cap, wanted[j].Size, len(r.mem)) {
+		if j >= 0 && out[j] == 0 && columnOK(col, a.Cap, wanted[j].Size, len(r.mem)) {
 			out[j] = col
 		}
 	}
+}
+
+// directoryBlocks returns the two blocks (hashes, then offsets) of block
+// bytes each of the SoA directory at dir; the caller knows they fit.
+func directoryBlocks(mem []byte, dir uint32, block uint64) (hashes, offsets []byte) {
+	d := mem[dir : uint64(dir)+2*block]
+	return d[:block], d[block:]
+}
+
+// directoryEntry reads entry k (from 1) of an SoA directory: the index in
+// wanted of its column (-1 when the reader does not know it) and the
+// column's offset. Writers list columns in the reader's order when both
+// know the same schema version: the same position is tried first.
+func directoryEntry(hashes, offsets []byte, k int, wanted []Column) (int, uint32) {
+	hash := binary.LittleEndian.Uint32(hashes[4*k:])
+	col := binary.LittleEndian.Uint32(offsets[4*k:])
+	if j := k - 1; j < len(wanted) && wanted[j].Hash == hash {
+		return j, col
+	}
+	for i := range wanted {
+		if wanted[i].Hash == hash {
+			return i, col
+		}
+	}
+	return -1, col
 }
 
 // UnionColumns returns the tag and offset columns of an SoA array of unions

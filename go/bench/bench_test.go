@@ -76,6 +76,11 @@ func TestSameSum(t *testing.T) {
 		}
 	}
 	check("karmem", game.SumKarmem(karmem.NewReader(kmBytes)))
+	tr, root, err := km.TrustState(karmem.NewReader(kmBytes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("karmem-trusted", game.SumTrusted(tr, root))
 	check("flatbuffers", SumFlatBuffers(fbBytes))
 	var pb pbgen.State
 	if err := proto.Unmarshal(pbBytes, &pb); err != nil {
@@ -214,6 +219,19 @@ func BenchmarkDecodeSumVec3(b *testing.B) {
 		loop(b, func() {
 			r.Reset(kmBytes)
 			sink = game.SumKarmem(r)
+		})
+	})
+	// The trusted viewers (RATIONALE R5.11): every message is validated
+	// (karmem's only extra step here), then read without checks.
+	b.Run("impl=karmem-trusted", func(b *testing.B) {
+		r := karmem.NewReader(kmBytes)
+		loop(b, func() {
+			r.Reset(kmBytes)
+			t, root, err := km.TrustState(r)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sink = game.SumTrusted(t, root)
 		})
 	})
 	b.Run("impl=flatbuffers", func(b *testing.B) {

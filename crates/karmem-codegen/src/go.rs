@@ -7,7 +7,11 @@
 //! * zero-copy viewers in the seed README's style: small position values
 //!   whose methods take the `*karmem.Reader` (`NewAccountDataViewer(reader,
 //!   0).Profiles(reader)`), native slices over SoA columns and plain arrays;
-//! * in-place setters for scalar table fields (`karmem.Editor`).
+//! * in-place setters for scalar table fields (`karmem.Editor`);
+//! * the same viewers again for validated messages (`Trusted` + name),
+//!   whose methods take a `karmem.Trusted` and skip the format's checks,
+//!   and `Trust<Type>` functions that validate and return them
+//!   (RATIONALE R5.11).
 //!
 //! The emitted text is gofmt-clean by construction (tests check it with
 //! `gofmt -l`); the runtime library is `karmem.org/go/karmem` (`go/`).
@@ -44,6 +48,7 @@ impl Backend for GoBackend {
             s: schema,
             l: layout,
             c: Code::new(0),
+            trusted: false,
         };
         g.body();
         let body = std::mem::take(&mut g.c.out);
@@ -213,6 +218,10 @@ pub(crate) struct Gen<'a> {
     pub s: &'a Schema,
     pub l: &'a Layout,
     pub c: Code,
+    /// Emitting the trusted viewers: type names take the `Trusted` prefix,
+    /// methods take a `karmem.Trusted`, and only the checks that are part
+    /// of the format's meaning (absence, table evolution, indices) remain.
+    pub trusted: bool,
 }
 
 /// Method names the generated types define, which a field accessor must
@@ -232,20 +241,49 @@ impl Gen<'_> {
     pub fn union_name(&self, id: UnionId) -> String {
         go_name(&self.s.unions[id].name)
     }
+    /// `Trusted` while emitting the trusted viewers, else nothing: the
+    /// prefix of every viewer type name.
+    pub fn mode(&self) -> &'static str {
+        if self.trusted {
+            "Trusted"
+        } else {
+            ""
+        }
+    }
+    /// The reader parameter of viewer methods.
+    pub fn reader_type(&self) -> &'static str {
+        if self.trusted {
+            "karmem.Trusted"
+        } else {
+            "*karmem.Reader"
+        }
+    }
+    /// The runtime function giving a native slice over the message.
+    pub fn slice_fn(&self) -> &'static str {
+        if self.trusted {
+            "karmem.TrustedSlice"
+        } else {
+            "karmem.Slice"
+        }
+    }
     pub fn view_name(&self, id: StructId) -> String {
-        format!("{}Viewer", self.struct_name(id))
+        format!("{}{}Viewer", self.mode(), self.struct_name(id))
     }
     pub fn soa_view(&self, id: StructId) -> String {
-        format!("{}SoaViewer", self.struct_name(id))
+        format!("{}{}SoaViewer", self.mode(), self.struct_name(id))
     }
     pub fn soa_item(&self, id: StructId) -> String {
-        format!("{}SoaItem", self.struct_name(id))
+        format!("{}{}SoaItem", self.mode(), self.struct_name(id))
     }
     pub fn aos_view(&self, id: StructId) -> String {
-        format!("{}AosViewer", self.struct_name(id))
+        format!("{}{}AosViewer", self.mode(), self.struct_name(id))
     }
     pub fn union_view(&self, id: UnionId) -> String {
-        format!("{}Viewer", self.union_name(id))
+        format!("{}{}Viewer", self.mode(), self.union_name(id))
+    }
+    /// The viewer of an AoS or SoA array of unions (`ShapeArrayViewer`).
+    pub fn union_array(&self, id: UnionId) -> String {
+        format!("{}{}ArrayViewer", self.mode(), self.union_name(id))
     }
     pub fn union_tag(&self, id: UnionId) -> String {
         format!("{}Tag", self.union_name(id))
@@ -339,6 +377,33 @@ impl Gen<'_> {
             self.bunch_object(*id, *soa);
             self.bunch_view(*id, *soa);
         }
+        // The trusted viewers: the same emitters in trusted mode.
+        self.trusted = true;
+        for item in self.s.order.clone() {
+            match item {
+                Item::Struct(id) => {
+                    self.trust_function(id);
+                    self.struct_view(id);
+                }
+                Item::Union(id) => self.union_view_item(id),
+                Item::Enum(_) | Item::Memory(_) | Item::Interface(_) => {}
+            }
+        }
+        for id in 0..self.s.structs.len() {
+            if self.l.soa[id].is_some() {
+                self.soa_view_item(id);
+            }
+        }
+        for id in &uses.aos {
+            self.aos_view_item(*id);
+        }
+        for id in &uses.union_arrays {
+            self.union_array_view(*id);
+        }
+        for (id, soa) in &uses.bunches {
+            self.bunch_view(*id, *soa);
+        }
+        self.trusted = false;
     }
 
     /// Which helper types the schema's arrays need.

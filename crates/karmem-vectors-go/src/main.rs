@@ -152,7 +152,7 @@ fn registry_entries(
         let ty = go_name(&st.name);
         let _ = writeln!(
             roots,
-            "\t\t{:?}: {{\n\t\t\tnew: func() object {{ return new({pkg}.{ty}) }},\n\t\t\tvalidate: func(r *karmem.Reader) error {{ _, err := {pkg}.Validate{ty}(r); return err }},\n\t\t}},",
+            "\t\t{:?}: {{\n\t\t\tnew: func() object {{ return new({pkg}.{ty}) }},\n\t\t\tvalidate: func(r *karmem.Reader) error {{ _, err := {pkg}.Validate{ty}(r); return err }},\n\t\t\ttrust: func(r *karmem.Reader) (views, error) {{ return bothViews(r, {pkg}.Validate{ty}, {pkg}.Trust{ty}) }},\n\t\t}},",
             st.name
         );
     }

@@ -123,12 +123,30 @@ func SumKarmem(r *karmem.Reader) float64 {
 	monsters := km.NewStateViewer(r, 0).Monsters(r)
 	for i := range monsters.Len() {
 		path := monsters.At(i).Data(r).Path(r)
-		xs, ys, zs := path.X(r), path.Y(r), path.Z(r)
-		n := min(len(xs), len(ys), len(zs))
-		xs, ys, zs = xs[:n], ys[:n], zs[:n]
-		for j := range xs {
-			sum += xs[j] + ys[j] + zs[j]
-		}
+		sum = sumColumns(sum, path.X(r), path.Y(r), path.Z(r))
+	}
+	return float64(sum)
+}
+
+// sumColumns adds the points of one path, given as its three columns, to
+// sum (in the raw struct's order, so that the sums are equal).
+func sumColumns(sum float32, xs, ys, zs []float32) float32 {
+	n := min(len(xs), len(ys), len(zs))
+	xs, ys, zs = xs[:n], ys[:n], zs[:n]
+	for j := range xs {
+		sum += xs[j] + ys[j] + zs[j]
+	}
+	return sum
+}
+
+// SumTrusted is SumKarmem over a validated message (km.TrustState), through
+// the trusted viewers.
+func SumTrusted(t karmem.Trusted, root km.TrustedStateViewer) float64 {
+	var sum float32
+	monsters := root.Monsters(t)
+	for i := range monsters.Len() {
+		path := monsters.At(i).Data(t).Path(t)
+		sum = sumColumns(sum, path.X(t), path.Y(t), path.Z(t))
 	}
 	return float64(sum)
 }

@@ -71,6 +71,15 @@ func TestZeroAllocations(t *testing.T) {
 		{"decode into a reused object", func() { _ = dec.ReadAsRoot(r) }},
 		{"validate", func() { _, _ = km.ValidateState(r) }},
 		{"viewer sum", func() { _ = SumKarmem(r) }},
+		{"trust and trusted viewers", func() {
+			tr, root, _ := km.TrustState(r)
+			_ = SumTrusted(tr, root)
+			m := root.Monsters(tr)
+			_ = m.At(3).Data(tr).Name(tr)
+			for _, e := range m.All() {
+				_ = e.Data(tr).Weapons(tr).At(0).Data(tr).Damage(tr)
+			}
+		}},
 		{"reader per call", func() {
 			r := karmem.NewReader(buf)
 			m := km.NewStateViewer(r, 0).Monsters(r)

@@ -36,414 +36,693 @@ var schemas = map[string]map[string]rootType{
 		"Vec3": {
 			new:      func() object { return new(schemas_all_layouts.Vec3) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_all_layouts.ValidateVec3(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_all_layouts.ValidateVec3, schemas_all_layouts.TrustVec3)
+			},
 		},
 		"Pair": {
 			new:      func() object { return new(schemas_all_layouts.Pair) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_all_layouts.ValidatePair(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_all_layouts.ValidatePair, schemas_all_layouts.TrustPair)
+			},
 		},
 		"Leaf": {
 			new:      func() object { return new(schemas_all_layouts.Leaf) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_all_layouts.ValidateLeaf(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_all_layouts.ValidateLeaf, schemas_all_layouts.TrustLeaf)
+			},
 		},
 		"Circle": {
 			new:      func() object { return new(schemas_all_layouts.Circle) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_all_layouts.ValidateCircle(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_all_layouts.ValidateCircle, schemas_all_layouts.TrustCircle)
+			},
 		},
 		"Square": {
 			new:      func() object { return new(schemas_all_layouts.Square) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_all_layouts.ValidateSquare(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_all_layouts.ValidateSquare, schemas_all_layouts.TrustSquare)
+			},
 		},
 		"Element": {
 			new:      func() object { return new(schemas_all_layouts.Element) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_all_layouts.ValidateElement(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_all_layouts.ValidateElement, schemas_all_layouts.TrustElement)
+			},
 		},
 		"Root": {
 			new:      func() object { return new(schemas_all_layouts.Root) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_all_layouts.ValidateRoot(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_all_layouts.ValidateRoot, schemas_all_layouts.TrustRoot)
+			},
 		},
 	},
 	"schemas/paper.km": {
 		"another_struct": {
 			new:      func() object { return new(schemas_paper.AnotherStruct) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_paper.ValidateAnotherStruct(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_paper.ValidateAnotherStruct, schemas_paper.TrustAnotherStruct)
+			},
 		},
 		"struct_name": {
 			new:      func() object { return new(schemas_paper.StructName) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_paper.ValidateStructName(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_paper.ValidateStructName, schemas_paper.TrustStructName)
+			},
 		},
 		"point2d": {
 			new:      func() object { return new(schemas_paper.Point2d) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_paper.ValidatePoint2d(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_paper.ValidatePoint2d, schemas_paper.TrustPoint2d)
+			},
 		},
 		"point3d": {
 			new:      func() object { return new(schemas_paper.Point3d) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_paper.ValidatePoint3d(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_paper.ValidatePoint3d, schemas_paper.TrustPoint3d)
+			},
 		},
 		"particle": {
 			new:      func() object { return new(schemas_paper.Particle) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_paper.ValidateParticle(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_paper.ValidateParticle, schemas_paper.TrustParticle)
+			},
 		},
 	},
 	"schemas/reserved_names.km": {
 		"Len": {
 			new:      func() object { return new(schemas_reserved_names.Len) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_reserved_names.ValidateLen(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_reserved_names.ValidateLen, schemas_reserved_names.TrustLen)
+			},
 		},
 		"Cell": {
 			new:      func() object { return new(schemas_reserved_names.Cell) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_reserved_names.ValidateCell(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_reserved_names.ValidateCell, schemas_reserved_names.TrustCell)
+			},
 		},
 		"Point": {
 			new:      func() object { return new(schemas_reserved_names.Point) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_reserved_names.ValidatePoint(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_reserved_names.ValidatePoint, schemas_reserved_names.TrustPoint)
+			},
 		},
 		"Holder": {
 			new:      func() object { return new(schemas_reserved_names.Holder) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_reserved_names.ValidateHolder(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_reserved_names.ValidateHolder, schemas_reserved_names.TrustHolder)
+			},
 		},
 	},
 	"schemas/seed_app.km": {
 		"ProfileData": {
 			new:      func() object { return new(schemas_seed_app.ProfileData) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_seed_app.ValidateProfileData(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_seed_app.ValidateProfileData, schemas_seed_app.TrustProfileData)
+			},
 		},
 		"Profile": {
 			new:      func() object { return new(schemas_seed_app.Profile) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_seed_app.ValidateProfile(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_seed_app.ValidateProfile, schemas_seed_app.TrustProfile)
+			},
 		},
 		"AccountData": {
 			new:      func() object { return new(schemas_seed_app.AccountData) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_seed_app.ValidateAccountData(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_seed_app.ValidateAccountData, schemas_seed_app.TrustAccountData)
+			},
 		},
 	},
 	"schemas/seed_game.km": {
 		"Vec3": {
 			new:      func() object { return new(schemas_seed_game.Vec3) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_seed_game.ValidateVec3(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_seed_game.ValidateVec3, schemas_seed_game.TrustVec3)
+			},
 		},
 		"MonsterData": {
 			new:      func() object { return new(schemas_seed_game.MonsterData) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_seed_game.ValidateMonsterData(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_seed_game.ValidateMonsterData, schemas_seed_game.TrustMonsterData)
+			},
 		},
 		"Monster": {
 			new:      func() object { return new(schemas_seed_game.Monster) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_seed_game.ValidateMonster(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_seed_game.ValidateMonster, schemas_seed_game.TrustMonster)
+			},
 		},
 		"State": {
 			new:      func() object { return new(schemas_seed_game.State) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_seed_game.ValidateState(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_seed_game.ValidateState, schemas_seed_game.TrustState)
+			},
 		},
 	},
 	"schemas/soa_columns.km": {
 		"Circle": {
 			new:      func() object { return new(schemas_soa_columns.Circle) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_soa_columns.ValidateCircle(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_soa_columns.ValidateCircle, schemas_soa_columns.TrustCircle)
+			},
 		},
 		"Square": {
 			new:      func() object { return new(schemas_soa_columns.Square) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_soa_columns.ValidateSquare(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_soa_columns.ValidateSquare, schemas_soa_columns.TrustSquare)
+			},
 		},
 		"Tag": {
 			new:      func() object { return new(schemas_soa_columns.Tag) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_soa_columns.ValidateTag(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_soa_columns.ValidateTag, schemas_soa_columns.TrustTag)
+			},
 		},
 		"Item": {
 			new:      func() object { return new(schemas_soa_columns.Item) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_soa_columns.ValidateItem(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_soa_columns.ValidateItem, schemas_soa_columns.TrustItem)
+			},
 		},
 		"Root": {
 			new:      func() object { return new(schemas_soa_columns.Root) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_soa_columns.ValidateRoot(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_soa_columns.ValidateRoot, schemas_soa_columns.TrustRoot)
+			},
 		},
 	},
 	"schemas/wide.km": {
 		"Plain": {
 			new:      func() object { return new(schemas_wide.Plain) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidatePlain(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_wide.ValidatePlain, schemas_wide.TrustPlain)
+			},
 		},
 		"L7": {
 			new:      func() object { return new(schemas_wide.L7) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidateL7(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_wide.ValidateL7, schemas_wide.TrustL7)
+			},
 		},
 		"L6": {
 			new:      func() object { return new(schemas_wide.L6) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidateL6(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_wide.ValidateL6, schemas_wide.TrustL6)
+			},
 		},
 		"L5": {
 			new:      func() object { return new(schemas_wide.L5) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidateL5(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_wide.ValidateL5, schemas_wide.TrustL5)
+			},
 		},
 		"L4": {
 			new:      func() object { return new(schemas_wide.L4) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidateL4(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_wide.ValidateL4, schemas_wide.TrustL4)
+			},
 		},
 		"L3": {
 			new:      func() object { return new(schemas_wide.L3) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidateL3(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_wide.ValidateL3, schemas_wide.TrustL3)
+			},
 		},
 		"L2": {
 			new:      func() object { return new(schemas_wide.L2) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidateL2(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_wide.ValidateL2, schemas_wide.TrustL2)
+			},
 		},
 		"L1": {
 			new:      func() object { return new(schemas_wide.L1) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidateL1(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_wide.ValidateL1, schemas_wide.TrustL1)
+			},
 		},
 		"L0": {
 			new:      func() object { return new(schemas_wide.L0) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidateL0(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_wide.ValidateL0, schemas_wide.TrustL0)
+			},
 		},
 		"Rich": {
 			new:      func() object { return new(schemas_wide.Rich) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidateRich(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_wide.ValidateRich, schemas_wide.TrustRich)
+			},
 		},
 		"Root": {
 			new:      func() object { return new(schemas_wide.Root) },
 			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidateRoot(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, schemas_wide.ValidateRoot, schemas_wide.TrustRoot)
+			},
 		},
 	},
 	"vectors/enums/schema.km": {
 		"Enums": {
 			new:      func() object { return new(vectors_enums_schema.Enums) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_enums_schema.ValidateEnums(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_enums_schema.ValidateEnums, vectors_enums_schema.TrustEnums)
+			},
 		},
 	},
 	"vectors/evolution/new.km": {
 		"Point": {
 			new:      func() object { return new(vectors_evolution_new.Point) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_evolution_new.ValidatePoint(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_evolution_new.ValidatePoint, vectors_evolution_new.TrustPoint)
+			},
 		},
 		"Item": {
 			new:      func() object { return new(vectors_evolution_new.Item) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_evolution_new.ValidateItem(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_evolution_new.ValidateItem, vectors_evolution_new.TrustItem)
+			},
 		},
 		"Root": {
 			new:      func() object { return new(vectors_evolution_new.Root) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_evolution_new.ValidateRoot(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_evolution_new.ValidateRoot, vectors_evolution_new.TrustRoot)
+			},
 		},
 	},
 	"vectors/evolution/old.km": {
 		"Point": {
 			new:      func() object { return new(vectors_evolution_old.Point) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_evolution_old.ValidatePoint(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_evolution_old.ValidatePoint, vectors_evolution_old.TrustPoint)
+			},
 		},
 		"Item": {
 			new:      func() object { return new(vectors_evolution_old.Item) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_evolution_old.ValidateItem(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_evolution_old.ValidateItem, vectors_evolution_old.TrustItem)
+			},
 		},
 		"Root": {
 			new:      func() object { return new(vectors_evolution_old.Root) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_evolution_old.ValidateRoot(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_evolution_old.ValidateRoot, vectors_evolution_old.TrustRoot)
+			},
 		},
 	},
 	"vectors/floats/schema.km": {
 		"Pair": {
 			new:      func() object { return new(vectors_floats_schema.Pair) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_floats_schema.ValidatePair(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_floats_schema.ValidatePair, vectors_floats_schema.TrustPair)
+			},
 		},
 		"Floats": {
 			new:      func() object { return new(vectors_floats_schema.Floats) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_floats_schema.ValidateFloats(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_floats_schema.ValidateFloats, vectors_floats_schema.TrustFloats)
+			},
 		},
 	},
 	"vectors/game/schema.km": {
 		"Vec3": {
 			new:      func() object { return new(vectors_game_schema.Vec3) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_game_schema.ValidateVec3(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_game_schema.ValidateVec3, vectors_game_schema.TrustVec3)
+			},
 		},
 		"MonsterData": {
 			new:      func() object { return new(vectors_game_schema.MonsterData) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_game_schema.ValidateMonsterData(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_game_schema.ValidateMonsterData, vectors_game_schema.TrustMonsterData)
+			},
 		},
 		"Monster": {
 			new:      func() object { return new(vectors_game_schema.Monster) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_game_schema.ValidateMonster(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_game_schema.ValidateMonster, vectors_game_schema.TrustMonster)
+			},
 		},
 		"State": {
 			new:      func() object { return new(vectors_game_schema.State) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_game_schema.ValidateState(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_game_schema.ValidateState, vectors_game_schema.TrustState)
+			},
 		},
 	},
 	"vectors/hostile/schema.km": {
 		"Empty": {
 			new:      func() object { return new(vectors_hostile_schema.Empty) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateEmpty(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateEmpty, vectors_hostile_schema.TrustEmpty)
+			},
 		},
 		"Zeros": {
 			new:      func() object { return new(vectors_hostile_schema.Zeros) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateZeros(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateZeros, vectors_hostile_schema.TrustZeros)
+			},
 		},
 		"Leaf": {
 			new:      func() object { return new(vectors_hostile_schema.Leaf) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateLeaf(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateLeaf, vectors_hostile_schema.TrustLeaf)
+			},
 		},
 		"Tables": {
 			new:      func() object { return new(vectors_hostile_schema.Tables) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateTables(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateTables, vectors_hostile_schema.TrustTables)
+			},
 		},
 		"Point": {
 			new:      func() object { return new(vectors_hostile_schema.Point) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidatePoint(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidatePoint, vectors_hostile_schema.TrustPoint)
+			},
 		},
 		"Columns": {
 			new:      func() object { return new(vectors_hostile_schema.Columns) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateColumns(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateColumns, vectors_hostile_schema.TrustColumns)
+			},
 		},
 		"Triple": {
 			new:      func() object { return new(vectors_hostile_schema.Triple) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateTriple(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateTriple, vectors_hostile_schema.TrustTriple)
+			},
 		},
 		"Holder": {
 			new:      func() object { return new(vectors_hostile_schema.Holder) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateHolder(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateHolder, vectors_hostile_schema.TrustHolder)
+			},
 		},
 		"Text": {
 			new:      func() object { return new(vectors_hostile_schema.Text) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateText(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateText, vectors_hostile_schema.TrustText)
+			},
 		},
 		"Bunch": {
 			new:      func() object { return new(vectors_hostile_schema.Bunch) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateBunch(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateBunch, vectors_hostile_schema.TrustBunch)
+			},
 		},
 	},
 	"vectors/inline/schema.km": {
 		"Vec3": {
 			new:      func() object { return new(vectors_inline_schema.Vec3) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_inline_schema.ValidateVec3(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_inline_schema.ValidateVec3, vectors_inline_schema.TrustVec3)
+			},
 		},
 		"Padded": {
 			new:      func() object { return new(vectors_inline_schema.Padded) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_inline_schema.ValidatePadded(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_inline_schema.ValidatePadded, vectors_inline_schema.TrustPadded)
+			},
 		},
 		"Nested": {
 			new:      func() object { return new(vectors_inline_schema.Nested) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_inline_schema.ValidateNested(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_inline_schema.ValidateNested, vectors_inline_schema.TrustNested)
+			},
 		},
 		"Named": {
 			new:      func() object { return new(vectors_inline_schema.Named) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_inline_schema.ValidateNamed(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_inline_schema.ValidateNamed, vectors_inline_schema.TrustNamed)
+			},
 		},
 		"Holder": {
 			new:      func() object { return new(vectors_inline_schema.Holder) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_inline_schema.ValidateHolder(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_inline_schema.ValidateHolder, vectors_inline_schema.TrustHolder)
+			},
 		},
 	},
 	"vectors/scalars/schema.km": {
 		"Scalars": {
 			new:      func() object { return new(vectors_scalars_schema.Scalars) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_scalars_schema.ValidateScalars(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_scalars_schema.ValidateScalars, vectors_scalars_schema.TrustScalars)
+			},
 		},
 	},
 	"vectors/seed/schema.km": {
 		"ProfileData": {
 			new:      func() object { return new(vectors_seed_schema.ProfileData) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_seed_schema.ValidateProfileData(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_seed_schema.ValidateProfileData, vectors_seed_schema.TrustProfileData)
+			},
 		},
 		"Profile": {
 			new:      func() object { return new(vectors_seed_schema.Profile) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_seed_schema.ValidateProfile(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_seed_schema.ValidateProfile, vectors_seed_schema.TrustProfile)
+			},
 		},
 		"AccountData": {
 			new:      func() object { return new(vectors_seed_schema.AccountData) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_seed_schema.ValidateAccountData(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_seed_schema.ValidateAccountData, vectors_seed_schema.TrustAccountData)
+			},
 		},
 	},
 	"vectors/struct_arrays/schema.km": {
 		"Vec3": {
 			new:      func() object { return new(vectors_struct_arrays_schema.Vec3) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_struct_arrays_schema.ValidateVec3(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_struct_arrays_schema.ValidateVec3, vectors_struct_arrays_schema.TrustVec3)
+			},
 		},
 		"Stats": {
 			new:      func() object { return new(vectors_struct_arrays_schema.Stats) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_struct_arrays_schema.ValidateStats(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_struct_arrays_schema.ValidateStats, vectors_struct_arrays_schema.TrustStats)
+			},
 		},
 		"Unit": {
 			new:      func() object { return new(vectors_struct_arrays_schema.Unit) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_struct_arrays_schema.ValidateUnit(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_struct_arrays_schema.ValidateUnit, vectors_struct_arrays_schema.TrustUnit)
+			},
 		},
 		"Root": {
 			new:      func() object { return new(vectors_struct_arrays_schema.Root) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_struct_arrays_schema.ValidateRoot(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_struct_arrays_schema.ValidateRoot, vectors_struct_arrays_schema.TrustRoot)
+			},
 		},
 	},
 	"vectors/tables/schema.km": {
 		"Vec2": {
 			new:      func() object { return new(vectors_tables_schema.Vec2) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_tables_schema.ValidateVec2(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_tables_schema.ValidateVec2, vectors_tables_schema.TrustVec2)
+			},
 		},
 		"Empty": {
 			new:      func() object { return new(vectors_tables_schema.Empty) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_tables_schema.ValidateEmpty(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_tables_schema.ValidateEmpty, vectors_tables_schema.TrustEmpty)
+			},
 		},
 		"Leaf": {
 			new:      func() object { return new(vectors_tables_schema.Leaf) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_tables_schema.ValidateLeaf(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_tables_schema.ValidateLeaf, vectors_tables_schema.TrustLeaf)
+			},
 		},
 		"Branch": {
 			new:      func() object { return new(vectors_tables_schema.Branch) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_tables_schema.ValidateBranch(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_tables_schema.ValidateBranch, vectors_tables_schema.TrustBranch)
+			},
 		},
 		"Arrays": {
 			new:      func() object { return new(vectors_tables_schema.Arrays) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_tables_schema.ValidateArrays(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_tables_schema.ValidateArrays, vectors_tables_schema.TrustArrays)
+			},
 		},
 		"Holder": {
 			new:      func() object { return new(vectors_tables_schema.Holder) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_tables_schema.ValidateHolder(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_tables_schema.ValidateHolder, vectors_tables_schema.TrustHolder)
+			},
 		},
 		"Root": {
 			new:      func() object { return new(vectors_tables_schema.Root) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_tables_schema.ValidateRoot(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_tables_schema.ValidateRoot, vectors_tables_schema.TrustRoot)
+			},
 		},
 	},
 	"vectors/text/schema.km": {
 		"Text": {
 			new:      func() object { return new(vectors_text_schema.Text) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_text_schema.ValidateText(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_text_schema.ValidateText, vectors_text_schema.TrustText)
+			},
 		},
 	},
 	"vectors/unions/schema.km": {
 		"Circle": {
 			new:      func() object { return new(vectors_unions_schema.Circle) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_unions_schema.ValidateCircle(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_unions_schema.ValidateCircle, vectors_unions_schema.TrustCircle)
+			},
 		},
 		"Square": {
 			new:      func() object { return new(vectors_unions_schema.Square) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_unions_schema.ValidateSquare(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_unions_schema.ValidateSquare, vectors_unions_schema.TrustSquare)
+			},
 		},
 		"Label": {
 			new:      func() object { return new(vectors_unions_schema.Label) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_unions_schema.ValidateLabel(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_unions_schema.ValidateLabel, vectors_unions_schema.TrustLabel)
+			},
 		},
 		"Root": {
 			new:      func() object { return new(vectors_unions_schema.Root) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_unions_schema.ValidateRoot(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_unions_schema.ValidateRoot, vectors_unions_schema.TrustRoot)
+			},
 		},
 	},
 	"bench/game.km": {
 		"Vec3": {
 			new:      func() object { return new(bench_game.Vec3) },
 			validate: func(r *karmem.Reader) error { _, err := bench_game.ValidateVec3(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, bench_game.ValidateVec3, bench_game.TrustVec3)
+			},
 		},
 		"WeaponData": {
 			new:      func() object { return new(bench_game.WeaponData) },
 			validate: func(r *karmem.Reader) error { _, err := bench_game.ValidateWeaponData(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, bench_game.ValidateWeaponData, bench_game.TrustWeaponData)
+			},
 		},
 		"Weapon": {
 			new:      func() object { return new(bench_game.Weapon) },
 			validate: func(r *karmem.Reader) error { _, err := bench_game.ValidateWeapon(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, bench_game.ValidateWeapon, bench_game.TrustWeapon)
+			},
 		},
 		"MonsterData": {
 			new:      func() object { return new(bench_game.MonsterData) },
 			validate: func(r *karmem.Reader) error { _, err := bench_game.ValidateMonsterData(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, bench_game.ValidateMonsterData, bench_game.TrustMonsterData)
+			},
 		},
 		"Monster": {
 			new:      func() object { return new(bench_game.Monster) },
 			validate: func(r *karmem.Reader) error { _, err := bench_game.ValidateMonster(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, bench_game.ValidateMonster, bench_game.TrustMonster)
+			},
 		},
 		"State": {
 			new:      func() object { return new(bench_game.State) },
 			validate: func(r *karmem.Reader) error { _, err := bench_game.ValidateState(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, bench_game.ValidateState, bench_game.TrustState)
+			},
 		},
 	},
 }

@@ -10,6 +10,7 @@ package vectors
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -31,6 +32,34 @@ type object interface {
 type rootType struct {
 	new      func() object
 	validate func(r *karmem.Reader) error
+	// trust validates with Validate<T> and with Trust<T>.
+	trust func(r *karmem.Reader) (views, error)
+}
+
+// views are the root viewers of one message: checked (Validate<T>) and
+// trusted (Trust<T>, with its reader).
+type views struct {
+	Checked any
+	Trusted any
+	Reader  karmem.Trusted
+}
+
+// errTrustDisagrees: Trust<T> did not do what Validate<T> did.
+var errTrustDisagrees = errors.New("trust and validation disagree")
+
+// bothViews validates r with a generated Validate<T> and Trust<T>: they
+// must agree, and a message Validate<T> refuses gives the zero Trusted.
+func bothViews[C, T any](r *karmem.Reader, validate func(*karmem.Reader) (C, error),
+	trust func(*karmem.Reader) (karmem.Trusted, T, error)) (views, error) {
+	checked, err := validate(r)
+	t, trusted, terr := trust(r)
+	if (err == nil) != (terr == nil) {
+		return views{}, fmt.Errorf("%w: Validate<T> gives %v, Trust<T> %v", errTrustDisagrees, err, terr)
+	}
+	if terr != nil && (t.Bytes() != nil || !reflect.ValueOf(trusted).IsZero()) {
+		return views{}, fmt.Errorf("%w: Trust<T> refused the message (%v) but returned a reader or a viewer", errTrustDisagrees, terr)
+	}
+	return views{Checked: checked, Trusted: trusted, Reader: t}, err
 }
 
 // Case is one golden vector: NAME.json + NAME.hex in a topic directory.
@@ -135,6 +164,16 @@ func New(schema, root string) (object, func(*karmem.Reader) error, error) {
 		return nil, nil, fmt.Errorf("no generated type %s in %s", root, schema)
 	}
 	return t.new(), t.validate, nil
+}
+
+// Views validates r as a message whose root is root of schema, with the
+// generated Validate and Trust functions.
+func Views(schema, root string, r *karmem.Reader) (views, error) {
+	t, ok := schemas[schema][root]
+	if !ok {
+		return views{}, fmt.Errorf("no generated type %s in %s", root, schema)
+	}
+	return t.trust(r)
 }
 
 // Roots lists every (schema, root type) pair with generated code.

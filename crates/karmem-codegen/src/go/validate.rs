@@ -14,6 +14,31 @@ use super::object::negate;
 use super::{limit_of, Ctx, Gen};
 
 impl Gen<'_> {
+    /// `Trust<Name>` (trusted mode): validates as `Validate<Name>` does and
+    /// returns the trusted reader with the trusted viewer of the root.
+    pub(crate) fn trust_function(&mut self, id: StructId) {
+        let name = self.struct_name(id);
+        let view = self.view_name(id);
+        let at = if self.is_table(id) { "t" } else { "at" };
+        self.c.line(&format!(
+            "// Trust{name} validates a whole message whose root is a {name}, as"
+        ));
+        self.c.line(&format!(
+            "// Validate{name} does, and returns it as a karmem.Trusted with the trusted"
+        ));
+        self.c
+            .line("// viewer of its root, which read it without further checks.");
+        self.c.open(&format!(
+            "func Trust{name}(r *karmem.Reader) (karmem.Trusted, {view}, error) {{"
+        ));
+        self.c
+            .line(&format!("t, root, err := karmem.Trust(r, Validate{name})"));
+        self.c
+            .line(&format!("return t, {view}{{{at}: root.{at}}}, err"));
+        self.c.close("}");
+        self.c.line("");
+    }
+
     pub(crate) fn validate_functions(&mut self, id: StructId) {
         let name = self.struct_name(id);
         let view = self.view_name(id);

@@ -2,6 +2,10 @@
 //! methods take the message's `*karmem.Reader`. SoA arrays give native
 //! slices per scalar column and element views whose accessors follow the
 //! element's (flattened) field paths: `profiles.At(i).Data(r).Username(r)`.
+//!
+//! In trusted mode (`Gen::trusted`) the same emitters write the trusted
+//! viewers: `Trusted`-prefixed types whose methods take a `karmem.Trusted`,
+//! with the checks a validated message no longer needs left out.
 
 use std::collections::BTreeMap;
 
@@ -11,6 +15,7 @@ use karmem_layout::{
 use karmem_schema::model::*;
 
 use super::code::{align, Pos};
+use super::object::negate;
 use super::{go_prim, limit_of, wire, Ctx, Gen};
 
 impl Gen<'_> {
@@ -62,34 +67,25 @@ impl Gen<'_> {
         self.c.line(&format!(
             "// {view} reads the {kind} `{schema_name}` in place (zero-copy). Its methods"
         ));
-        self.c
-            .line("// take the message's reader; malformed or absent data reads as zero.");
+        if self.trusted {
+            self.c.line(&format!(
+                "// take the karmem.Trusted of Trust{name} (a validated message) and skip"
+            ));
+            self.c
+                .line("// the checks the validation made; absent data reads as zero.");
+        } else {
+            self.c
+                .line("// take the message's reader; malformed or absent data reads as zero.");
+        }
         if table {
             self.struct_decl(&view, &[("t", "karmem.Table".into())]);
         } else {
             self.struct_decl(&view, &[("at", "uint32".into())]);
         }
-        self.c.line(&format!(
-            "// New{view} returns the viewer of the {name} at offset; offset 0 selects"
-        ));
-        self.c.line("// the root of the message.");
-        self.c.open(&format!(
-            "func New{view}(r *karmem.Reader, offset uint32) {view} {{"
-        ));
-        self.c.open("if offset == 0 {");
-        self.c.line("offset = karmem.HeaderSize");
-        self.c.close("}");
-        if table {
-            self.c.line(&format!("return {view}{{t: r.Table(offset)}}"));
-        } else {
-            self.c
-                .open(&format!("if !r.InlineAt(offset, {}) {{", sl.size));
-            self.c.line(&format!("return {view}{{}}"));
-            self.c.close("}");
-            self.c.line(&format!("return {view}{{at: offset}}"));
+        // Trusted viewers start at the root Trust<T> returns.
+        if !self.trusted {
+            self.new_struct_view(&view, &name, sl.size, table);
         }
-        self.c.close("}");
-        self.c.line("");
         if table {
             self.c
                 .line("// Table returns where the table is (for in-place updates with");
@@ -122,10 +118,34 @@ impl Gen<'_> {
             };
             let doc = self.s.structs[id].fields[i].doc.clone();
             self.view_accessor(&format!("v {view}"), &fname, &f.slot, &ctx, &doc);
-            if table {
+            if table && !self.trusted {
                 self.setters(&view, &fname, &f.slot, f.offset);
             }
         }
+    }
+
+    /// `New<T>Viewer(r, offset)`, the checked viewer at an offset.
+    fn new_struct_view(&mut self, view: &str, name: &str, size: u32, table: bool) {
+        self.c.line(&format!(
+            "// New{view} returns the viewer of the {name} at offset; offset 0 selects"
+        ));
+        self.c.line("// the root of the message.");
+        self.c.open(&format!(
+            "func New{view}(r *karmem.Reader, offset uint32) {view} {{"
+        ));
+        self.c.open("if offset == 0 {");
+        self.c.line("offset = karmem.HeaderSize");
+        self.c.close("}");
+        if table {
+            self.c.line(&format!("return {view}{{t: r.Table(offset)}}"));
+        } else {
+            self.c.open(&format!("if !r.InlineAt(offset, {size}) {{"));
+            self.c.line(&format!("return {view}{{}}"));
+            self.c.close("}");
+            self.c.line(&format!("return {view}{{at: offset}}"));
+        }
+        self.c.close("}");
+        self.c.line("");
     }
 
     /// In-place setters of a table field (karmem.Editor).
@@ -218,8 +238,11 @@ impl Gen<'_> {
         };
         // (method name, return type, zero value, body lines after the guard)
         let mut methods: Vec<(String, String, String, Vec<String>)> = Vec::new();
-        // Table scalars use the Field loads, which handle absence themselves.
-        let guarded = !matches!(
+        // Table scalars use the Field loads, which handle absence themselves;
+        // Trusted has none, so its accessors test the field's presence.
+        let checked_table = !self.trusted && matches!(ctx, Ctx::Table { .. });
+        let guarded = self.trusted
+            || !matches!(
             (ctx, slot),
             (
                 Ctx::Table { .. },
@@ -230,8 +253,10 @@ impl Gen<'_> {
             Slot::Scalar(p) | Slot::Enum { repr: p, .. } => {
                 let ty = self.scalar_type(slot).unwrap_or_default();
                 let load = match ctx {
-                    Ctx::Table { t, off } => format!("r.Field{}({t}, {off})", wire(*p)),
-                    Ctx::Pos { .. } => format!("r.{}({})", wire(*p), pos.normal()),
+                    Ctx::Table { t, off } if checked_table => {
+                        format!("r.Field{}({t}, {off})", wire(*p))
+                    }
+                    _ => format!("r.{}({})", wire(*p), pos.normal()),
                 };
                 let value = match slot {
                     Slot::Enum { id, .. } => format!("{}({load})", self.enum_name(*id)),
@@ -252,8 +277,8 @@ impl Gen<'_> {
             Slot::TableRef(id) => {
                 let v = self.view_name(*id);
                 let t = match ctx {
-                    Ctx::Table { t, off } => format!("r.FieldTable({t}, {off})"),
-                    Ctx::Pos { .. } => format!("r.Table(r.Uint32({}))", pos.normal()),
+                    Ctx::Table { t, off } if checked_table => format!("r.FieldTable({t}, {off})"),
+                    _ => format!("r.Table(r.Uint32({}))", pos.normal()),
                 };
                 methods.push((
                     name.into(),
@@ -319,12 +344,15 @@ impl Gen<'_> {
             Slot::ArrayRef { array, data } => {
                 let es = data.elem_size();
                 let limit = limit_of(array);
+                // A validated reference needs no size or limit to be checked.
                 let a = match ctx {
+                    _ if self.trusted => format!("a := r.Array({})", pos.normal()),
                     Ctx::Table { t, off } => {
                         format!("a := r.FieldArray({t}, {off}, {es}, {limit})")
                     }
                     Ctx::Pos { .. } => format!("a := r.Array({}, {es}, {limit})", pos.compact()),
                 };
+                let slice = self.slice_fn();
                 let mut push = |n: String, ty: String, zero: &str, ret: String| {
                     methods.push((n, ty, zero.to_string(), vec![a.clone(), ret]));
                 };
@@ -347,7 +375,7 @@ impl Gen<'_> {
                         name.into(),
                         "[]uint16".into(),
                         "nil",
-                        "return karmem.Slice[uint16](r, a.Offset, a.Len)".into(),
+                        format!("return {slice}[uint16](r, a.Offset, a.Len)"),
                     ),
                     (None, ArrayData::Plain { .. }) => {
                         let t = match array.elem {
@@ -358,7 +386,7 @@ impl Gen<'_> {
                             name.into(),
                             format!("[]{t}"),
                             "nil",
-                            format!("return karmem.Slice[{t}](r, a.Offset, a.Len)"),
+                            format!("return {slice}[{t}](r, a.Offset, a.Len)"),
                         );
                     }
                     (None, ArrayData::AosInline { id, .. }) => {
@@ -388,22 +416,19 @@ impl Gen<'_> {
                             format!("return New{v}(r, a)"),
                         );
                     }
-                    (None, ArrayData::UnionAos { id, .. }) => {
-                        let u = self.union_name(*id);
+                    (None, ArrayData::UnionAos { id, .. } | ArrayData::UnionSoa { id, .. }) => {
+                        let v = self.union_array(*id);
+                        let u = format!("{}{}", self.mode(), self.union_name(*id));
+                        let layout = if matches!(data, ArrayData::UnionAos { .. }) {
+                            "Aos"
+                        } else {
+                            "Soa"
+                        };
                         push(
                             name.into(),
-                            format!("{u}ArrayViewer"),
-                            &format!("{u}ArrayViewer{{}}"),
-                            format!("return new{u}ArrayAos(r, a)"),
-                        );
-                    }
-                    (None, ArrayData::UnionSoa { id, .. }) => {
-                        let u = self.union_name(*id);
-                        push(
-                            name.into(),
-                            format!("{u}ArrayViewer"),
-                            &format!("{u}ArrayViewer{{}}"),
-                            format!("return new{u}ArraySoa(r, a)"),
+                            v.clone(),
+                            &format!("{v}{{}}"),
+                            format!("return new{u}Array{layout}(r, a)"),
                         );
                     }
                     (None, ArrayData::UnionBunch { id, .. }) => {
@@ -412,7 +437,7 @@ impl Gen<'_> {
                         } else {
                             "Bovoa"
                         };
-                        let v = format!("{}{suffix}Viewer", self.union_name(*id));
+                        let v = format!("{}{}{suffix}Viewer", self.mode(), self.union_name(*id));
                         push(
                             name.into(),
                             v.clone(),
@@ -423,33 +448,52 @@ impl Gen<'_> {
                 }
             }
         }
+        let reader = self.reader_type();
         for (mname, ty, zero, body) in methods {
             self.c.doc(doc);
             self.c
-                .open(&format!("func ({recv}) {mname}(r *karmem.Reader) {ty} {{"));
+                .open(&format!("func ({recv}) {mname}(r {reader}) {ty} {{"));
             if zero == "out" {
                 self.c.line(&format!("var out {ty}"));
             }
-            if guarded {
-                if let Some(cond) = &absent {
+            match absent.as_deref().filter(|_| guarded) {
+                // Trusted: the present case first, so that it falls through
+                // (in the per-element SoA loop, one taken branch less per
+                // field read; RATIONALE R5.11).
+                Some(cond) if self.trusted => {
+                    let present = match cond.strip_prefix('!') {
+                        Some(c) => c.to_string(),
+                        None => negate(cond),
+                    };
+                    self.c.open(&format!("if {present} {{"));
+                    self.body_lines(&body);
+                    self.c.close("}");
+                    self.c.line(&format!("return {zero}"));
+                }
+                Some(cond) => {
                     self.c.open(&format!("if {cond} {{"));
                     self.c.line(&format!("return {zero}"));
                     self.c.close("}");
+                    self.body_lines(&body);
                 }
-            }
-            for l in body {
-                // A leading tab marks a line one level deeper.
-                match l.strip_prefix('\t') {
-                    Some(rest) => {
-                        self.c.indent += 1;
-                        self.c.line(rest);
-                        self.c.indent -= 1;
-                    }
-                    None => self.c.line(&l),
-                }
+                None => self.body_lines(&body),
             }
             self.c.close("}");
             self.c.line("");
+        }
+    }
+
+    fn body_lines(&mut self, body: &[String]) {
+        for l in body {
+            // A leading tab marks a line one level deeper.
+            match l.strip_prefix('\t') {
+                Some(rest) => {
+                    self.c.indent += 1;
+                    self.c.line(rest);
+                    self.c.indent -= 1;
+                }
+                None => self.c.line(l),
+            }
         }
     }
 
@@ -488,11 +532,13 @@ impl Gen<'_> {
         }
         let decl: Vec<(&str, String)> = decl.iter().map(|(f, t)| (f.as_str(), t.clone())).collect();
         self.struct_decl(&sv, &decl);
+        let reader = self.reader_type();
+        let slice = self.slice_fn();
         self.c.line(&format!(
             "// New{sv} resolves the columns of the SoA array a (format.md §5.3)."
         ));
         self.c.open(&format!(
-            "func New{sv}(r *karmem.Reader, a karmem.ArrayRef) {sv} {{"
+            "func New{sv}(r {reader}, a karmem.ArrayRef) {sv} {{"
         ));
         if fields {
             self.c.line(&format!("var cols [{n}]uint32"));
@@ -535,11 +581,10 @@ impl Gen<'_> {
             ));
             self.c
                 .line("// (nil when the column is absent: an older writer).");
-            self.c.open(&format!(
-                "func (s {sv}) {cname}(r *karmem.Reader) []{ty} {{"
-            ));
             self.c
-                .line(&format!("return karmem.Slice[{ty}](r, {}, s.n)", column(k)));
+                .open(&format!("func (s {sv}) {cname}(r {reader}) []{ty} {{"));
+            self.c
+                .line(&format!("return {slice}[{ty}](r, {}, s.n)", column(k)));
             self.c.close("}");
             self.c.line("");
         }
@@ -573,7 +618,7 @@ impl Gen<'_> {
                 if nodes.contains_key(&path) {
                     let child = self.node_name(id, &path);
                     self.c.open(&format!(
-                        "func (it {node}) {fname}(r *karmem.Reader) {child} {{"
+                        "func (it {node}) {fname}(r {reader}) {child} {{"
                     ));
                     self.c.line(&format!("return {child}(it)"));
                     self.c.close("}");
@@ -636,7 +681,7 @@ impl Gen<'_> {
             self.struct_decl(
                 &av,
                 &[
-                    ("r", "*karmem.Reader".into()),
+                    ("r", self.reader_type().into()),
                     ("off", "uint32".into()),
                     ("n", "uint32".into()),
                 ],
@@ -682,8 +727,9 @@ impl Gen<'_> {
         } else {
             format!("{tag}(r.{}(tagAt))", wire(u.tag))
         };
+        let reader = self.reader_type();
         self.c.open(&format!(
-            "func new{uv}(r *karmem.Reader, tagAt, offsetAt uint32) {uv} {{"
+            "func new{uv}(r {reader}, tagAt, offsetAt uint32) {uv} {{"
         ));
         self.c.line(&format!(
             "return {uv}{{tag: {load}, offset: r.Uint32(offsetAt)}}"
@@ -706,12 +752,19 @@ impl Gen<'_> {
                 "// {ty} returns the {ty} value (reading as zeros when the tag is another)."
             ));
             self.c
-                .open(&format!("func (u {uv}) {ty}(r *karmem.Reader) {v} {{"));
+                .open(&format!("func (u {uv}) {ty}(r {reader}) {v} {{"));
             if self.is_table(var.ty) {
                 self.c.open(&format!("if u.tag != {tag}{ty} {{"));
                 self.c.line(&format!("return {v}{{}}"));
                 self.c.close("}");
                 self.c.line(&format!("return {v}{{t: r.Table(u.offset)}}"));
+            } else if self.trusted {
+                // A validated variant of this tag has its value in place.
+                self.c
+                    .open(&format!("if u.tag != {tag}{ty} || u.offset == 0 {{"));
+                self.c.line(&format!("return {v}{{}}"));
+                self.c.close("}");
+                self.c.line(&format!("return {v}{{at: u.offset}}"));
             } else {
                 self.c.open(&format!(
                     "if u.tag != {tag}{ty} || !r.InlineAt(u.offset, {}) {{",
@@ -728,10 +781,11 @@ impl Gen<'_> {
 
     pub(crate) fn union_array_view(&mut self, id: UnionId) {
         let u = self.s.unions[id].clone();
-        let name = self.union_name(id);
-        let av = format!("{name}ArrayViewer");
+        let name = format!("{}{}", self.mode(), self.union_name(id));
+        let av = self.union_array(id);
         let uv = self.union_view(id);
         let tw = u.tag.size();
+        let reader = self.reader_type();
         self.c.line(&format!(
             "// {av} is an AoS or SoA array of `{}` values.",
             u.name
@@ -739,7 +793,7 @@ impl Gen<'_> {
         self.struct_decl(
             &av,
             &[
-                ("r", "*karmem.Reader".into()),
+                ("r", reader.into()),
                 ("n", "uint32".into()),
                 ("tags", "uint32".into()),
                 ("tagStride", "uint32".into()),
@@ -748,8 +802,7 @@ impl Gen<'_> {
             ],
         );
         self.c.open(
-            &format!("func new{av}Aos(r *karmem.Reader, a karmem.ArrayRef) {av} {{")
-                .replace("ArrayViewerAos", "ArrayAos"),
+            &format!("func new{name}ArrayAos(r {reader}, a karmem.ArrayRef) {av} {{"),
         );
         self.c.line(&format!(
             "return {av}{{r: r, n: a.Len, tags: a.Offset, tagStride: {UNION_SLOT_SIZE}, offsets: a.Offset + {UNION_OFFSET_AT}, offsetStride: {UNION_SLOT_SIZE}}}"
@@ -757,7 +810,7 @@ impl Gen<'_> {
         self.c.close("}");
         self.c.line("");
         self.c.open(&format!(
-            "func new{name}ArraySoa(r *karmem.Reader, a karmem.ArrayRef) {av} {{"
+            "func new{name}ArraySoa(r {reader}, a karmem.ArrayRef) {av} {{"
         ));
         self.c
             .line(&format!("tags, offsets, ok := r.UnionColumns(a, {tw})"));
@@ -787,7 +840,17 @@ impl Gen<'_> {
         let u = self.s.unions[id].clone();
         let name = self.union_name(id);
         let suffix = if soa { "Bovos" } else { "Bovoa" };
-        let bv = format!("{name}{suffix}Viewer");
+        let bv = format!("{}{name}{suffix}Viewer", self.mode());
+        let reader = self.reader_type();
+        // A trusted bunch table was validated with its element sizes.
+        let trusted = self.trusted;
+        let entry = |tag: u32, size: u32| {
+            if trusted {
+                format!("r.BunchEntry(b.a, {tag})")
+            } else {
+                format!("r.BunchEntry(b.a, {tag}, {size})")
+            }
+        };
         self.c.line(&format!(
             "// {bv} is a #{} array of `{}`: one homogeneous array per variant.",
             suffix.to_lowercase(),
@@ -812,26 +875,22 @@ impl Gen<'_> {
             if soa {
                 let sv = self.soa_view(var.ty);
                 self.c
-                    .open(&format!("func (b {bv}) {m}(r *karmem.Reader) {sv} {{"));
-                self.c.line(&format!(
-                    "return New{sv}(r, r.BunchEntry(b.a, {}, 0))",
-                    var.tag
-                ));
+                    .open(&format!("func (b {bv}) {m}(r {reader}) {sv} {{"));
+                self.c
+                    .line(&format!("return New{sv}(r, {})", entry(var.tag, 0)));
             } else {
                 let av = self.aos_view(var.ty);
                 self.c
-                    .open(&format!("func (b {bv}) {m}(r *karmem.Reader) {av} {{"));
+                    .open(&format!("func (b {bv}) {m}(r {reader}) {av} {{"));
                 if self.is_table(var.ty) {
-                    self.c.line(&format!(
-                        "sub := r.BunchEntry(b.a, {}, {OFFSET_SIZE})",
-                        var.tag
-                    ));
+                    self.c
+                        .line(&format!("sub := {}", entry(var.tag, OFFSET_SIZE)));
                     self.c
                         .line(&format!("return {av}{{r: r, off: sub.Offset, n: sub.Len}}"));
                 } else {
                     let stride = self.l.of_struct(var.ty).size;
                     self.c
-                        .line(&format!("sub := r.BunchEntry(b.a, {}, {stride})", var.tag));
+                        .line(&format!("sub := {}", entry(var.tag, stride)));
                     self.c
                         .line(&format!("return {av}{{off: sub.Offset, n: sub.Len}}"));
                 }

@@ -1253,3 +1253,434 @@ func (s InterfaceDescAosViewer) All() iter.Seq2[int, InterfaceDescViewer] {
 		}
 	}
 }
+
+// TrustMemoryDesc validates a whole message whose root is a MemoryDesc, as
+// ValidateMemoryDesc does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustMemoryDesc(r *karmem.Reader) (karmem.Trusted, TrustedMemoryDescViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateMemoryDesc)
+	return t, TrustedMemoryDescViewer{t: root.t}, err
+}
+
+// TrustedMemoryDescViewer reads the table `MemoryDesc` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustMemoryDesc (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedMemoryDescViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedMemoryDescViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedMemoryDescViewer) Name(r karmem.Trusted) string {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedMemoryDescViewer) NameBytes(r karmem.Trusted) []byte {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (v TrustedMemoryDescViewer) Importer(r karmem.Trusted) Access {
+	if v.t.Has(16, 1) {
+		return Access(r.Uint8(v.t.Offset + 16))
+	}
+	return 0
+}
+
+func (v TrustedMemoryDescViewer) Exporter(r karmem.Trusted) Access {
+	if v.t.Has(17, 1) {
+		return Access(r.Uint8(v.t.Offset + 17))
+	}
+	return 0
+}
+
+func (v TrustedMemoryDescViewer) MaxPages(r karmem.Trusted) uint32 {
+	if v.t.Has(20, 4) {
+		return r.Uint32(v.t.Offset + 20)
+	}
+	return 0
+}
+
+// TrustParamDesc validates a whole message whose root is a ParamDesc, as
+// ValidateParamDesc does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustParamDesc(r *karmem.Reader) (karmem.Trusted, TrustedParamDescViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateParamDesc)
+	return t, TrustedParamDescViewer{t: root.t}, err
+}
+
+// TrustedParamDescViewer reads the table `ParamDesc` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustParamDesc (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedParamDescViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedParamDescViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedParamDescViewer) Name(r karmem.Trusted) string {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedParamDescViewer) NameBytes(r karmem.Trusted) []byte {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (v TrustedParamDescViewer) Type(r karmem.Trusted) string {
+	if v.t.Has(16, 12) {
+		a := r.Array(v.t.Offset + 16)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedParamDescViewer) TypeBytes(r karmem.Trusted) []byte {
+	if v.t.Has(16, 12) {
+		a := r.Array(v.t.Offset + 16)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (v TrustedParamDescViewer) Memory(r karmem.Trusted) string {
+	if v.t.Has(28, 12) {
+		a := r.Array(v.t.Offset + 28)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedParamDescViewer) MemoryBytes(r karmem.Trusted) []byte {
+	if v.t.Has(28, 12) {
+		a := r.Array(v.t.Offset + 28)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+// TrustFunctionDesc validates a whole message whose root is a FunctionDesc, as
+// ValidateFunctionDesc does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustFunctionDesc(r *karmem.Reader) (karmem.Trusted, TrustedFunctionDescViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateFunctionDesc)
+	return t, TrustedFunctionDescViewer{t: root.t}, err
+}
+
+// TrustedFunctionDescViewer reads the table `FunctionDesc` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustFunctionDesc (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedFunctionDescViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedFunctionDescViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedFunctionDescViewer) Name(r karmem.Trusted) string {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedFunctionDescViewer) NameBytes(r karmem.Trusted) []byte {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (v TrustedFunctionDescViewer) Params(r karmem.Trusted) TrustedParamDescAosViewer {
+	if v.t.Has(16, 12) {
+		a := r.Array(v.t.Offset + 16)
+		return TrustedParamDescAosViewer{r: r, off: a.Offset, n: a.Len}
+	}
+	return TrustedParamDescAosViewer{}
+}
+
+func (v TrustedFunctionDescViewer) Result(r karmem.Trusted) TrustedParamDescViewer {
+	if v.t.Has(28, 4) {
+		return TrustedParamDescViewer{t: r.Table(r.Uint32(v.t.Offset + 28))}
+	}
+	return TrustedParamDescViewer{}
+}
+
+// TrustInterfaceDesc validates a whole message whose root is a InterfaceDesc, as
+// ValidateInterfaceDesc does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustInterfaceDesc(r *karmem.Reader) (karmem.Trusted, TrustedInterfaceDescViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateInterfaceDesc)
+	return t, TrustedInterfaceDescViewer{t: root.t}, err
+}
+
+// TrustedInterfaceDescViewer reads the table `InterfaceDesc` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustInterfaceDesc (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedInterfaceDescViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedInterfaceDescViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedInterfaceDescViewer) Name(r karmem.Trusted) string {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedInterfaceDescViewer) NameBytes(r karmem.Trusted) []byte {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (v TrustedInterfaceDescViewer) Hash(r karmem.Trusted) uint64 {
+	if v.t.Has(16, 8) {
+		return r.Uint64(v.t.Offset + 16)
+	}
+	return 0
+}
+
+func (v TrustedInterfaceDescViewer) Dynamic(r karmem.Trusted) bool {
+	if v.t.Has(24, 1) {
+		return r.Bool(v.t.Offset + 24)
+	}
+	return false
+}
+
+func (v TrustedInterfaceDescViewer) Pattern(r karmem.Trusted) Pattern {
+	if v.t.Has(25, 1) {
+		return Pattern(r.Uint8(v.t.Offset + 25))
+	}
+	return 0
+}
+
+func (v TrustedInterfaceDescViewer) PoolSize(r karmem.Trusted) uint32 {
+	if v.t.Has(28, 4) {
+		return r.Uint32(v.t.Offset + 28)
+	}
+	return 0
+}
+
+func (v TrustedInterfaceDescViewer) Memories(r karmem.Trusted) TrustedMemoryDescAosViewer {
+	if v.t.Has(32, 12) {
+		a := r.Array(v.t.Offset + 32)
+		return TrustedMemoryDescAosViewer{r: r, off: a.Offset, n: a.Len}
+	}
+	return TrustedMemoryDescAosViewer{}
+}
+
+func (v TrustedInterfaceDescViewer) Functions(r karmem.Trusted) TrustedFunctionDescAosViewer {
+	if v.t.Has(44, 12) {
+		a := r.Array(v.t.Offset + 44)
+		return TrustedFunctionDescAosViewer{r: r, off: a.Offset, n: a.Len}
+	}
+	return TrustedFunctionDescAosViewer{}
+}
+
+// TrustModuleDesc validates a whole message whose root is a ModuleDesc, as
+// ValidateModuleDesc does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustModuleDesc(r *karmem.Reader) (karmem.Trusted, TrustedModuleDescViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateModuleDesc)
+	return t, TrustedModuleDescViewer{t: root.t}, err
+}
+
+// TrustedModuleDescViewer reads the table `ModuleDesc` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustModuleDesc (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedModuleDescViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedModuleDescViewer) Table() karmem.Table {
+	return v.t
+}
+
+// Distinct regions used by this module's interfaces, in the order of
+// the `index` argument of `karmem_bind_memory`.
+func (v TrustedModuleDescViewer) Memories(r karmem.Trusted) TrustedMemoryDescAosViewer {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return TrustedMemoryDescAosViewer{r: r, off: a.Offset, n: a.Len}
+	}
+	return TrustedMemoryDescAosViewer{}
+}
+
+func (v TrustedModuleDescViewer) Exports(r karmem.Trusted) TrustedInterfaceDescAosViewer {
+	if v.t.Has(16, 12) {
+		a := r.Array(v.t.Offset + 16)
+		return TrustedInterfaceDescAosViewer{r: r, off: a.Offset, n: a.Len}
+	}
+	return TrustedInterfaceDescAosViewer{}
+}
+
+func (v TrustedModuleDescViewer) Imports(r karmem.Trusted) TrustedInterfaceDescAosViewer {
+	if v.t.Has(28, 12) {
+		a := r.Array(v.t.Offset + 28)
+		return TrustedInterfaceDescAosViewer{r: r, off: a.Offset, n: a.Len}
+	}
+	return TrustedInterfaceDescAosViewer{}
+}
+
+// TrustedMemoryDescAosViewer is an AoS array (or fixed array) of `MemoryDesc`.
+type TrustedMemoryDescAosViewer struct {
+	r   karmem.Trusted
+	off uint32
+	n   uint32
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedMemoryDescAosViewer) At(i int) TrustedMemoryDescViewer {
+	if uint(i) >= uint(s.n) {
+		return TrustedMemoryDescViewer{}
+	}
+	return TrustedMemoryDescViewer{t: s.r.Table(s.r.Uint32(s.off + uint32(i)*4))}
+}
+
+// Len is the number of elements.
+func (s TrustedMemoryDescAosViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedMemoryDescAosViewer) All() iter.Seq2[int, TrustedMemoryDescViewer] {
+	return func(yield func(int, TrustedMemoryDescViewer) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// TrustedParamDescAosViewer is an AoS array (or fixed array) of `ParamDesc`.
+type TrustedParamDescAosViewer struct {
+	r   karmem.Trusted
+	off uint32
+	n   uint32
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedParamDescAosViewer) At(i int) TrustedParamDescViewer {
+	if uint(i) >= uint(s.n) {
+		return TrustedParamDescViewer{}
+	}
+	return TrustedParamDescViewer{t: s.r.Table(s.r.Uint32(s.off + uint32(i)*4))}
+}
+
+// Len is the number of elements.
+func (s TrustedParamDescAosViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedParamDescAosViewer) All() iter.Seq2[int, TrustedParamDescViewer] {
+	return func(yield func(int, TrustedParamDescViewer) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// TrustedFunctionDescAosViewer is an AoS array (or fixed array) of `FunctionDesc`.
+type TrustedFunctionDescAosViewer struct {
+	r   karmem.Trusted
+	off uint32
+	n   uint32
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedFunctionDescAosViewer) At(i int) TrustedFunctionDescViewer {
+	if uint(i) >= uint(s.n) {
+		return TrustedFunctionDescViewer{}
+	}
+	return TrustedFunctionDescViewer{t: s.r.Table(s.r.Uint32(s.off + uint32(i)*4))}
+}
+
+// Len is the number of elements.
+func (s TrustedFunctionDescAosViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedFunctionDescAosViewer) All() iter.Seq2[int, TrustedFunctionDescViewer] {
+	return func(yield func(int, TrustedFunctionDescViewer) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// TrustedInterfaceDescAosViewer is an AoS array (or fixed array) of `InterfaceDesc`.
+type TrustedInterfaceDescAosViewer struct {
+	r   karmem.Trusted
+	off uint32
+	n   uint32
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedInterfaceDescAosViewer) At(i int) TrustedInterfaceDescViewer {
+	if uint(i) >= uint(s.n) {
+		return TrustedInterfaceDescViewer{}
+	}
+	return TrustedInterfaceDescViewer{t: s.r.Table(s.r.Uint32(s.off + uint32(i)*4))}
+}
+
+// Len is the number of elements.
+func (s TrustedInterfaceDescAosViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedInterfaceDescAosViewer) All() iter.Seq2[int, TrustedInterfaceDescViewer] {
+	return func(yield func(int, TrustedInterfaceDescViewer) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}

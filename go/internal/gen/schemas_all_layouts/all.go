@@ -3056,3 +3056,1064 @@ func (b ShapeBovosViewer) Circle(r *karmem.Reader) CircleSoaViewer {
 func (b ShapeBovosViewer) Square(r *karmem.Reader) SquareSoaViewer {
 	return NewSquareSoaViewer(r, r.BunchEntry(b.a, 4, 0))
 }
+
+// TrustVec3 validates a whole message whose root is a Vec3, as
+// ValidateVec3 does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustVec3(r *karmem.Reader) (karmem.Trusted, TrustedVec3Viewer, error) {
+	t, root, err := karmem.Trust(r, ValidateVec3)
+	return t, TrustedVec3Viewer{at: root.at}, err
+}
+
+// TrustedVec3Viewer reads the inline struct `Vec3` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustVec3 (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedVec3Viewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedVec3Viewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedVec3Viewer) X(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at)
+	}
+	return 0
+}
+
+func (v TrustedVec3Viewer) Y(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 4)
+	}
+	return 0
+}
+
+func (v TrustedVec3Viewer) Z(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 8)
+	}
+	return 0
+}
+
+// TrustPair validates a whole message whose root is a Pair, as
+// ValidatePair does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustPair(r *karmem.Reader) (karmem.Trusted, TrustedPairViewer, error) {
+	t, root, err := karmem.Trust(r, ValidatePair)
+	return t, TrustedPairViewer{at: root.at}, err
+}
+
+// TrustedPairViewer reads the inline struct `Pair` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustPair (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedPairViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedPairViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedPairViewer) Pos(r karmem.Trusted) TrustedVec3Viewer {
+	if v.at != 0 {
+		return TrustedVec3Viewer{at: v.at}
+	}
+	return TrustedVec3Viewer{}
+}
+
+func (v TrustedPairViewer) Tag(r karmem.Trusted) uint16 {
+	if v.at != 0 {
+		return r.Uint16(v.at + 16)
+	}
+	return 0
+}
+
+func (v TrustedPairViewer) Flag(r karmem.Trusted) bool {
+	if v.at != 0 {
+		return r.Bool(v.at + 18)
+	}
+	return false
+}
+
+// TrustLeaf validates a whole message whose root is a Leaf, as
+// ValidateLeaf does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustLeaf(r *karmem.Reader) (karmem.Trusted, TrustedLeafViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateLeaf)
+	return t, TrustedLeafViewer{t: root.t}, err
+}
+
+// TrustedLeafViewer reads the table `Leaf` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustLeaf (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedLeafViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedLeafViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedLeafViewer) Value(r karmem.Trusted) uint64 {
+	if v.t.Has(8, 8) {
+		return r.Uint64(v.t.Offset + 8)
+	}
+	return 0
+}
+
+func (v TrustedLeafViewer) Label(r karmem.Trusted) string {
+	if v.t.Has(16, 12) {
+		a := r.Array(v.t.Offset + 16)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedLeafViewer) LabelBytes(r karmem.Trusted) []byte {
+	if v.t.Has(16, 12) {
+		a := r.Array(v.t.Offset + 16)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+// TrustCircle validates a whole message whose root is a Circle, as
+// ValidateCircle does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustCircle(r *karmem.Reader) (karmem.Trusted, TrustedCircleViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateCircle)
+	return t, TrustedCircleViewer{t: root.t}, err
+}
+
+// TrustedCircleViewer reads the table `Circle` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustCircle (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedCircleViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedCircleViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedCircleViewer) Radius(r karmem.Trusted) float64 {
+	if v.t.Has(8, 8) {
+		return r.Float64(v.t.Offset + 8)
+	}
+	return 0
+}
+
+// TrustSquare validates a whole message whose root is a Square, as
+// ValidateSquare does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustSquare(r *karmem.Reader) (karmem.Trusted, TrustedSquareViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateSquare)
+	return t, TrustedSquareViewer{at: root.at}, err
+}
+
+// TrustedSquareViewer reads the inline struct `Square` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustSquare (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedSquareViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedSquareViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedSquareViewer) Side(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at)
+	}
+	return 0
+}
+
+// TrustedShapeViewer reads a `Shape` value in place: check Tag, then read the variant.
+type TrustedShapeViewer struct {
+	tag    ShapeTag
+	offset uint32
+}
+
+func newTrustedShapeViewer(r karmem.Trusted, tagAt, offsetAt uint32) TrustedShapeViewer {
+	return TrustedShapeViewer{tag: ShapeTag(r.Uint8(tagAt)), offset: r.Uint32(offsetAt)}
+}
+
+// Tag returns ShapeTagNone, the tag of a variant, or a tag this schema
+// version does not know (from a newer writer).
+func (u TrustedShapeViewer) Tag() ShapeTag {
+	return u.tag
+}
+
+// Circle returns the Circle value (reading as zeros when the tag is another).
+func (u TrustedShapeViewer) Circle(r karmem.Trusted) TrustedCircleViewer {
+	if u.tag != ShapeTagCircle {
+		return TrustedCircleViewer{}
+	}
+	return TrustedCircleViewer{t: r.Table(u.offset)}
+}
+
+// Square returns the Square value (reading as zeros when the tag is another).
+func (u TrustedShapeViewer) Square(r karmem.Trusted) TrustedSquareViewer {
+	if u.tag != ShapeTagSquare || u.offset == 0 {
+		return TrustedSquareViewer{}
+	}
+	return TrustedSquareViewer{at: u.offset}
+}
+
+// TrustElement validates a whole message whose root is a Element, as
+// ValidateElement does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustElement(r *karmem.Reader) (karmem.Trusted, TrustedElementViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateElement)
+	return t, TrustedElementViewer{t: root.t}, err
+}
+
+// TrustedElementViewer reads the table `Element` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustElement (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedElementViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedElementViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedElementViewer) Id(r karmem.Trusted) uint32 {
+	if v.t.Has(4, 4) {
+		return r.Uint32(v.t.Offset + 4)
+	}
+	return 0
+}
+
+func (v TrustedElementViewer) Where(r karmem.Trusted) TrustedPairViewer {
+	if v.t.Has(8, 24) {
+		return TrustedPairViewer{at: v.t.Offset + 8}
+	}
+	return TrustedPairViewer{}
+}
+
+func (v TrustedElementViewer) Child(r karmem.Trusted) TrustedLeafViewer {
+	if v.t.Has(32, 4) {
+		return TrustedLeafViewer{t: r.Table(r.Uint32(v.t.Offset + 32))}
+	}
+	return TrustedLeafViewer{}
+}
+
+func (v TrustedElementViewer) Name(r karmem.Trusted) string {
+	if v.t.Has(36, 12) {
+		a := r.Array(v.t.Offset + 36)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedElementViewer) NameBytes(r karmem.Trusted) []byte {
+	if v.t.Has(36, 12) {
+		a := r.Array(v.t.Offset + 36)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (v TrustedElementViewer) Numbers(r karmem.Trusted) []int32 {
+	if v.t.Has(48, 12) {
+		a := r.Array(v.t.Offset + 48)
+		return karmem.TrustedSlice[int32](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (v TrustedElementViewer) Shape(r karmem.Trusted) TrustedShapeViewer {
+	if v.t.Has(60, 8) {
+		return newTrustedShapeViewer(r, v.t.Offset+60, v.t.Offset+64)
+	}
+	return TrustedShapeViewer{}
+}
+
+// TrustRoot validates a whole message whose root is a Root, as
+// ValidateRoot does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustRoot(r *karmem.Reader) (karmem.Trusted, TrustedRootViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateRoot)
+	return t, TrustedRootViewer{t: root.t}, err
+}
+
+// TrustedRootViewer reads the table `Root` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustRoot (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedRootViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedRootViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedRootViewer) Flags(r karmem.Trusted) [4]bool {
+	var out [4]bool
+	if v.t.Has(4, 4) {
+		for j := range out {
+			out[j] = r.Bool(v.t.Offset + uint32(j) + 4)
+		}
+		return out
+	}
+	return out
+}
+
+func (v TrustedRootViewer) Kind(r karmem.Trusted) Kind {
+	if v.t.Has(8, 1) {
+		return Kind(r.Uint8(v.t.Offset + 8))
+	}
+	return 0
+}
+
+func (v TrustedRootViewer) Wide(r karmem.Trusted) Wide {
+	if v.t.Has(16, 8) {
+		return Wide(r.Int64(v.t.Offset + 16))
+	}
+	return 0
+}
+
+func (v TrustedRootViewer) Text(r karmem.Trusted) string {
+	if v.t.Has(24, 12) {
+		a := r.Array(v.t.Offset + 24)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedRootViewer) TextBytes(r karmem.Trusted) []byte {
+	if v.t.Has(24, 12) {
+		a := r.Array(v.t.Offset + 24)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (v TrustedRootViewer) Utf16(r karmem.Trusted) []uint16 {
+	if v.t.Has(36, 12) {
+		a := r.Array(v.t.Offset + 36)
+		return karmem.TrustedSlice[uint16](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (v TrustedRootViewer) Fixed(r karmem.Trusted) TrustedVec3AosViewer {
+	if v.t.Has(48, 48) {
+		return TrustedVec3AosViewer{off: v.t.Offset + 48, n: 3}
+	}
+	return TrustedVec3AosViewer{}
+}
+
+func (v TrustedRootViewer) Limited(r karmem.Trusted) []uint64 {
+	if v.t.Has(96, 12) {
+		a := r.Array(v.t.Offset + 96)
+		return karmem.TrustedSlice[uint64](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (v TrustedRootViewer) Points(r karmem.Trusted) TrustedVec3SoaViewer {
+	if v.t.Has(108, 12) {
+		a := r.Array(v.t.Offset + 108)
+		return NewTrustedVec3SoaViewer(r, a)
+	}
+	return TrustedVec3SoaViewer{}
+}
+
+func (v TrustedRootViewer) PointsAos(r karmem.Trusted) TrustedVec3AosViewer {
+	if v.t.Has(120, 12) {
+		a := r.Array(v.t.Offset + 120)
+		return TrustedVec3AosViewer{off: a.Offset, n: a.Len}
+	}
+	return TrustedVec3AosViewer{}
+}
+
+func (v TrustedRootViewer) Elements(r karmem.Trusted) TrustedElementSoaViewer {
+	if v.t.Has(132, 12) {
+		a := r.Array(v.t.Offset + 132)
+		return NewTrustedElementSoaViewer(r, a)
+	}
+	return TrustedElementSoaViewer{}
+}
+
+func (v TrustedRootViewer) ElementsAos(r karmem.Trusted) TrustedElementAosViewer {
+	if v.t.Has(144, 12) {
+		a := r.Array(v.t.Offset + 144)
+		return TrustedElementAosViewer{r: r, off: a.Offset, n: a.Len}
+	}
+	return TrustedElementAosViewer{}
+}
+
+func (v TrustedRootViewer) Shape(r karmem.Trusted) TrustedShapeViewer {
+	if v.t.Has(156, 8) {
+		return newTrustedShapeViewer(r, v.t.Offset+156, v.t.Offset+160)
+	}
+	return TrustedShapeViewer{}
+}
+
+func (v TrustedRootViewer) ShapesAos(r karmem.Trusted) TrustedShapeArrayViewer {
+	if v.t.Has(164, 12) {
+		a := r.Array(v.t.Offset + 164)
+		return newTrustedShapeArrayAos(r, a)
+	}
+	return TrustedShapeArrayViewer{}
+}
+
+func (v TrustedRootViewer) ShapesSoa(r karmem.Trusted) TrustedShapeArrayViewer {
+	if v.t.Has(176, 12) {
+		a := r.Array(v.t.Offset + 176)
+		return newTrustedShapeArraySoa(r, a)
+	}
+	return TrustedShapeArrayViewer{}
+}
+
+func (v TrustedRootViewer) ShapesBovoa(r karmem.Trusted) TrustedShapeBovoaViewer {
+	if v.t.Has(188, 12) {
+		a := r.Array(v.t.Offset + 188)
+		return TrustedShapeBovoaViewer{a: a}
+	}
+	return TrustedShapeBovoaViewer{}
+}
+
+func (v TrustedRootViewer) ShapesBovos(r karmem.Trusted) TrustedShapeBovosViewer {
+	if v.t.Has(200, 12) {
+		a := r.Array(v.t.Offset + 200)
+		return TrustedShapeBovosViewer{a: a}
+	}
+	return TrustedShapeBovosViewer{}
+}
+
+func (v TrustedRootViewer) Next(r karmem.Trusted) TrustedLeafViewer {
+	if v.t.Has(212, 4) {
+		return TrustedLeafViewer{t: r.Table(r.Uint32(v.t.Offset + 212))}
+	}
+	return TrustedLeafViewer{}
+}
+
+// TrustedVec3SoaViewer is an SoA array of `Vec3`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedVec3SoaViewer struct {
+	n  uint32
+	c0 uint32
+	c1 uint32
+	c2 uint32
+}
+
+// NewTrustedVec3SoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedVec3SoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedVec3SoaViewer {
+	var cols [3]uint32
+	r.SoaColumns(a, soaColumnsVec3[:], cols[:])
+	return TrustedVec3SoaViewer{n: a.Len, c0: cols[0], c1: cols[1], c2: cols[2]}
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedVec3SoaViewer) At(i int) TrustedVec3SoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedVec3SoaItem{}
+	}
+	return TrustedVec3SoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedVec3SoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedVec3SoaViewer) All() iter.Seq2[int, TrustedVec3SoaItem] {
+	return func(yield func(int, TrustedVec3SoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// X returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedVec3SoaViewer) X(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.c0, s.n)
+}
+
+// Y returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedVec3SoaViewer) Y(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.c1, s.n)
+}
+
+// Z returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedVec3SoaViewer) Z(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.c2, s.n)
+}
+
+// TrustedVec3SoaItem is one element of a TrustedVec3SoaViewer; its methods follow the element's fields.
+type TrustedVec3SoaItem struct {
+	s TrustedVec3SoaViewer
+	i uint32
+}
+
+func (it TrustedVec3SoaItem) X(r karmem.Trusted) float32 {
+	if it.s.c0 != 0 {
+		return r.Float32(it.s.c0 + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedVec3SoaItem) Y(r karmem.Trusted) float32 {
+	if it.s.c1 != 0 {
+		return r.Float32(it.s.c1 + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedVec3SoaItem) Z(r karmem.Trusted) float32 {
+	if it.s.c2 != 0 {
+		return r.Float32(it.s.c2 + it.i*4)
+	}
+	return 0
+}
+
+// TrustedCircleSoaViewer is an SoA array of `Circle`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedCircleSoaViewer struct {
+	n  uint32
+	c0 uint32
+}
+
+// NewTrustedCircleSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedCircleSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedCircleSoaViewer {
+	var cols [1]uint32
+	r.SoaColumns(a, soaColumnsCircle[:], cols[:])
+	return TrustedCircleSoaViewer{n: a.Len, c0: cols[0]}
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedCircleSoaViewer) At(i int) TrustedCircleSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedCircleSoaItem{}
+	}
+	return TrustedCircleSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedCircleSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedCircleSoaViewer) All() iter.Seq2[int, TrustedCircleSoaItem] {
+	return func(yield func(int, TrustedCircleSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Radius returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedCircleSoaViewer) Radius(r karmem.Trusted) []float64 {
+	return karmem.TrustedSlice[float64](r, s.c0, s.n)
+}
+
+// TrustedCircleSoaItem is one element of a TrustedCircleSoaViewer; its methods follow the element's fields.
+type TrustedCircleSoaItem struct {
+	s TrustedCircleSoaViewer
+	i uint32
+}
+
+func (it TrustedCircleSoaItem) Radius(r karmem.Trusted) float64 {
+	if it.s.c0 != 0 {
+		return r.Float64(it.s.c0 + it.i*8)
+	}
+	return 0
+}
+
+// TrustedSquareSoaViewer is an SoA array of `Square`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedSquareSoaViewer struct {
+	n  uint32
+	c0 uint32
+}
+
+// NewTrustedSquareSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedSquareSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedSquareSoaViewer {
+	var cols [1]uint32
+	r.SoaColumns(a, soaColumnsSquare[:], cols[:])
+	return TrustedSquareSoaViewer{n: a.Len, c0: cols[0]}
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedSquareSoaViewer) At(i int) TrustedSquareSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedSquareSoaItem{}
+	}
+	return TrustedSquareSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedSquareSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedSquareSoaViewer) All() iter.Seq2[int, TrustedSquareSoaItem] {
+	return func(yield func(int, TrustedSquareSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Side returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedSquareSoaViewer) Side(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.c0, s.n)
+}
+
+// TrustedSquareSoaItem is one element of a TrustedSquareSoaViewer; its methods follow the element's fields.
+type TrustedSquareSoaItem struct {
+	s TrustedSquareSoaViewer
+	i uint32
+}
+
+func (it TrustedSquareSoaItem) Side(r karmem.Trusted) float32 {
+	if it.s.c0 != 0 {
+		return r.Float32(it.s.c0 + it.i*4)
+	}
+	return 0
+}
+
+// TrustedElementSoaViewer is an SoA array of `Element`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedElementSoaViewer struct {
+	n    uint32
+	cols [11]uint32
+}
+
+// NewTrustedElementSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedElementSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedElementSoaViewer {
+	s := TrustedElementSoaViewer{n: a.Len}
+	r.SoaColumns(a, soaColumnsElement[:], s.cols[:])
+	return s
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedElementSoaViewer) At(i int) TrustedElementSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedElementSoaItem{}
+	}
+	return TrustedElementSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedElementSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedElementSoaViewer) All() iter.Seq2[int, TrustedElementSoaItem] {
+	return func(yield func(int, TrustedElementSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Id returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedElementSoaViewer) Id(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[0], s.n)
+}
+
+// WherePosX returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedElementSoaViewer) WherePosX(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[1], s.n)
+}
+
+// WherePosY returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedElementSoaViewer) WherePosY(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[2], s.n)
+}
+
+// WherePosZ returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedElementSoaViewer) WherePosZ(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[3], s.n)
+}
+
+// WhereTag returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedElementSoaViewer) WhereTag(r karmem.Trusted) []uint16 {
+	return karmem.TrustedSlice[uint16](r, s.cols[4], s.n)
+}
+
+// WhereFlag returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedElementSoaViewer) WhereFlag(r karmem.Trusted) []uint8 {
+	return karmem.TrustedSlice[uint8](r, s.cols[5], s.n)
+}
+
+// ChildValue returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedElementSoaViewer) ChildValue(r karmem.Trusted) []uint64 {
+	return karmem.TrustedSlice[uint64](r, s.cols[6], s.n)
+}
+
+// TrustedElementSoaItem is one element of a TrustedElementSoaViewer; its methods follow the element's fields.
+type TrustedElementSoaItem struct {
+	s TrustedElementSoaViewer
+	i uint32
+}
+
+func (it TrustedElementSoaItem) Id(r karmem.Trusted) uint32 {
+	if it.s.cols[0] != 0 {
+		return r.Uint32(it.s.cols[0] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedElementSoaItem) Where(r karmem.Trusted) TrustedElementSoaItemWhere {
+	return TrustedElementSoaItemWhere(it)
+}
+
+func (it TrustedElementSoaItem) Child(r karmem.Trusted) TrustedElementSoaItemChild {
+	return TrustedElementSoaItemChild(it)
+}
+
+func (it TrustedElementSoaItem) Name(r karmem.Trusted) string {
+	if it.s.cols[8] != 0 {
+		a := r.Array(it.s.cols[8] + it.i*12)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (it TrustedElementSoaItem) NameBytes(r karmem.Trusted) []byte {
+	if it.s.cols[8] != 0 {
+		a := r.Array(it.s.cols[8] + it.i*12)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (it TrustedElementSoaItem) Numbers(r karmem.Trusted) []int32 {
+	if it.s.cols[9] != 0 {
+		a := r.Array(it.s.cols[9] + it.i*12)
+		return karmem.TrustedSlice[int32](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (it TrustedElementSoaItem) Shape(r karmem.Trusted) TrustedShapeViewer {
+	if it.s.cols[10] != 0 {
+		return newTrustedShapeViewer(r, it.s.cols[10]+it.i*8, it.s.cols[10]+it.i*8+4)
+	}
+	return TrustedShapeViewer{}
+}
+
+// TrustedElementSoaItemWhere views field Where of a TrustedElementSoaItem.
+type TrustedElementSoaItemWhere TrustedElementSoaItem
+
+func (it TrustedElementSoaItemWhere) Pos(r karmem.Trusted) TrustedElementSoaItemWherePos {
+	return TrustedElementSoaItemWherePos(it)
+}
+
+func (it TrustedElementSoaItemWhere) Tag(r karmem.Trusted) uint16 {
+	if it.s.cols[4] != 0 {
+		return r.Uint16(it.s.cols[4] + it.i*2)
+	}
+	return 0
+}
+
+func (it TrustedElementSoaItemWhere) Flag(r karmem.Trusted) bool {
+	if it.s.cols[5] != 0 {
+		return r.Bool(it.s.cols[5] + it.i)
+	}
+	return false
+}
+
+// TrustedElementSoaItemWherePos views field Where.Pos of a TrustedElementSoaItem.
+type TrustedElementSoaItemWherePos TrustedElementSoaItem
+
+func (it TrustedElementSoaItemWherePos) X(r karmem.Trusted) float32 {
+	if it.s.cols[1] != 0 {
+		return r.Float32(it.s.cols[1] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedElementSoaItemWherePos) Y(r karmem.Trusted) float32 {
+	if it.s.cols[2] != 0 {
+		return r.Float32(it.s.cols[2] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedElementSoaItemWherePos) Z(r karmem.Trusted) float32 {
+	if it.s.cols[3] != 0 {
+		return r.Float32(it.s.cols[3] + it.i*4)
+	}
+	return 0
+}
+
+// TrustedElementSoaItemChild views field Child of a TrustedElementSoaItem.
+type TrustedElementSoaItemChild TrustedElementSoaItem
+
+func (it TrustedElementSoaItemChild) Value(r karmem.Trusted) uint64 {
+	if it.s.cols[6] != 0 {
+		return r.Uint64(it.s.cols[6] + it.i*8)
+	}
+	return 0
+}
+
+func (it TrustedElementSoaItemChild) Label(r karmem.Trusted) string {
+	if it.s.cols[7] != 0 {
+		a := r.Array(it.s.cols[7] + it.i*12)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (it TrustedElementSoaItemChild) LabelBytes(r karmem.Trusted) []byte {
+	if it.s.cols[7] != 0 {
+		a := r.Array(it.s.cols[7] + it.i*12)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+// TrustedVec3AosViewer is an AoS array (or fixed array) of `Vec3`.
+type TrustedVec3AosViewer struct {
+	off uint32
+	n   uint32
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedVec3AosViewer) At(i int) TrustedVec3Viewer {
+	if uint(i) >= uint(s.n) {
+		return TrustedVec3Viewer{}
+	}
+	return TrustedVec3Viewer{at: s.off + uint32(i)*16}
+}
+
+// Len is the number of elements.
+func (s TrustedVec3AosViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedVec3AosViewer) All() iter.Seq2[int, TrustedVec3Viewer] {
+	return func(yield func(int, TrustedVec3Viewer) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// TrustedCircleAosViewer is an AoS array (or fixed array) of `Circle`.
+type TrustedCircleAosViewer struct {
+	r   karmem.Trusted
+	off uint32
+	n   uint32
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedCircleAosViewer) At(i int) TrustedCircleViewer {
+	if uint(i) >= uint(s.n) {
+		return TrustedCircleViewer{}
+	}
+	return TrustedCircleViewer{t: s.r.Table(s.r.Uint32(s.off + uint32(i)*4))}
+}
+
+// Len is the number of elements.
+func (s TrustedCircleAosViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedCircleAosViewer) All() iter.Seq2[int, TrustedCircleViewer] {
+	return func(yield func(int, TrustedCircleViewer) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// TrustedSquareAosViewer is an AoS array (or fixed array) of `Square`.
+type TrustedSquareAosViewer struct {
+	off uint32
+	n   uint32
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedSquareAosViewer) At(i int) TrustedSquareViewer {
+	if uint(i) >= uint(s.n) {
+		return TrustedSquareViewer{}
+	}
+	return TrustedSquareViewer{at: s.off + uint32(i)*8}
+}
+
+// Len is the number of elements.
+func (s TrustedSquareAosViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedSquareAosViewer) All() iter.Seq2[int, TrustedSquareViewer] {
+	return func(yield func(int, TrustedSquareViewer) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// TrustedElementAosViewer is an AoS array (or fixed array) of `Element`.
+type TrustedElementAosViewer struct {
+	r   karmem.Trusted
+	off uint32
+	n   uint32
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedElementAosViewer) At(i int) TrustedElementViewer {
+	if uint(i) >= uint(s.n) {
+		return TrustedElementViewer{}
+	}
+	return TrustedElementViewer{t: s.r.Table(s.r.Uint32(s.off + uint32(i)*4))}
+}
+
+// Len is the number of elements.
+func (s TrustedElementAosViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedElementAosViewer) All() iter.Seq2[int, TrustedElementViewer] {
+	return func(yield func(int, TrustedElementViewer) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// TrustedShapeArrayViewer is an AoS or SoA array of `Shape` values.
+type TrustedShapeArrayViewer struct {
+	r            karmem.Trusted
+	n            uint32
+	tags         uint32
+	tagStride    uint32
+	offsets      uint32
+	offsetStride uint32
+}
+
+func newTrustedShapeArrayAos(r karmem.Trusted, a karmem.ArrayRef) TrustedShapeArrayViewer {
+	return TrustedShapeArrayViewer{r: r, n: a.Len, tags: a.Offset, tagStride: 8, offsets: a.Offset + 4, offsetStride: 8}
+}
+
+func newTrustedShapeArraySoa(r karmem.Trusted, a karmem.ArrayRef) TrustedShapeArrayViewer {
+	tags, offsets, ok := r.UnionColumns(a, 1)
+	if !ok {
+		return TrustedShapeArrayViewer{}
+	}
+	return TrustedShapeArrayViewer{r: r, n: a.Len, tags: tags, tagStride: 1, offsets: offsets, offsetStride: 4}
+}
+
+// At returns element i (no value when i is out of range).
+func (s TrustedShapeArrayViewer) At(i int) TrustedShapeViewer {
+	if uint(i) >= uint(s.n) {
+		return TrustedShapeViewer{}
+	}
+	return newTrustedShapeViewer(s.r, s.tags+uint32(i)*s.tagStride, s.offsets+uint32(i)*s.offsetStride)
+}
+
+// Len is the number of elements.
+func (s TrustedShapeArrayViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedShapeArrayViewer) All() iter.Seq2[int, TrustedShapeViewer] {
+	return func(yield func(int, TrustedShapeViewer) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// TrustedShapeBovoaViewer is a #bovoa array of `Shape`: one homogeneous array per variant.
+type TrustedShapeBovoaViewer struct {
+	a karmem.ArrayRef
+}
+
+// Len is the number of values across all variants.
+func (b TrustedShapeBovoaViewer) Len() int {
+	return int(b.a.Len)
+}
+
+// Circle returns the Circle values.
+func (b TrustedShapeBovoaViewer) Circle(r karmem.Trusted) TrustedCircleAosViewer {
+	sub := r.BunchEntry(b.a, 1)
+	return TrustedCircleAosViewer{r: r, off: sub.Offset, n: sub.Len}
+}
+
+// Square returns the Square values.
+func (b TrustedShapeBovoaViewer) Square(r karmem.Trusted) TrustedSquareAosViewer {
+	sub := r.BunchEntry(b.a, 4)
+	return TrustedSquareAosViewer{off: sub.Offset, n: sub.Len}
+}
+
+// TrustedShapeBovosViewer is a #bovos array of `Shape`: one homogeneous array per variant.
+type TrustedShapeBovosViewer struct {
+	a karmem.ArrayRef
+}
+
+// Len is the number of values across all variants.
+func (b TrustedShapeBovosViewer) Len() int {
+	return int(b.a.Len)
+}
+
+// Circle returns the Circle values.
+func (b TrustedShapeBovosViewer) Circle(r karmem.Trusted) TrustedCircleSoaViewer {
+	return NewTrustedCircleSoaViewer(r, r.BunchEntry(b.a, 1))
+}
+
+// Square returns the Square values.
+func (b TrustedShapeBovosViewer) Square(r karmem.Trusted) TrustedSquareSoaViewer {
+	return NewTrustedSquareSoaViewer(r, r.BunchEntry(b.a, 4))
+}

@@ -1637,3 +1637,497 @@ func (b AnyPointBovosViewer) Point2d(r *karmem.Reader) Point2dSoaViewer {
 func (b AnyPointBovosViewer) Point3d(r *karmem.Reader) Point3dSoaViewer {
 	return NewPoint3dSoaViewer(r, r.BunchEntry(b.a, 2, 0))
 }
+
+// TrustAnotherStruct validates a whole message whose root is a AnotherStruct, as
+// ValidateAnotherStruct does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustAnotherStruct(r *karmem.Reader) (karmem.Trusted, TrustedAnotherStructViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateAnotherStruct)
+	return t, TrustedAnotherStructViewer{t: root.t}, err
+}
+
+// TrustedAnotherStructViewer reads the table `another_struct` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustAnotherStruct (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedAnotherStructViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedAnotherStructViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedAnotherStructViewer) A(r karmem.Trusted) uint32 {
+	if v.t.Has(4, 4) {
+		return r.Uint32(v.t.Offset + 4)
+	}
+	return 0
+}
+
+func (v TrustedAnotherStructViewer) B(r karmem.Trusted) uint64 {
+	if v.t.Has(8, 8) {
+		return r.Uint64(v.t.Offset + 8)
+	}
+	return 0
+}
+
+// TrustStructName validates a whole message whose root is a StructName, as
+// ValidateStructName does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustStructName(r *karmem.Reader) (karmem.Trusted, TrustedStructNameViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateStructName)
+	return t, TrustedStructNameViewer{t: root.t}, err
+}
+
+// TrustedStructNameViewer reads the table `struct_name` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustStructName (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedStructNameViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedStructNameViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedStructNameViewer) FieldAsSoa(r karmem.Trusted) TrustedAnotherStructSoaViewer {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return NewTrustedAnotherStructSoaViewer(r, a)
+	}
+	return TrustedAnotherStructSoaViewer{}
+}
+
+func (v TrustedStructNameViewer) FieldAsAos(r karmem.Trusted) TrustedAnotherStructAosViewer {
+	if v.t.Has(16, 12) {
+		a := r.Array(v.t.Offset + 16)
+		return TrustedAnotherStructAosViewer{r: r, off: a.Offset, n: a.Len}
+	}
+	return TrustedAnotherStructAosViewer{}
+}
+
+// TrustPoint2d validates a whole message whose root is a Point2d, as
+// ValidatePoint2d does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustPoint2d(r *karmem.Reader) (karmem.Trusted, TrustedPoint2dViewer, error) {
+	t, root, err := karmem.Trust(r, ValidatePoint2d)
+	return t, TrustedPoint2dViewer{at: root.at}, err
+}
+
+// TrustedPoint2dViewer reads the inline struct `point2d` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustPoint2d (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedPoint2dViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedPoint2dViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedPoint2dViewer) X(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at)
+	}
+	return 0
+}
+
+func (v TrustedPoint2dViewer) Y(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 4)
+	}
+	return 0
+}
+
+// TrustPoint3d validates a whole message whose root is a Point3d, as
+// ValidatePoint3d does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustPoint3d(r *karmem.Reader) (karmem.Trusted, TrustedPoint3dViewer, error) {
+	t, root, err := karmem.Trust(r, ValidatePoint3d)
+	return t, TrustedPoint3dViewer{at: root.at}, err
+}
+
+// TrustedPoint3dViewer reads the inline struct `point3d` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustPoint3d (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedPoint3dViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedPoint3dViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedPoint3dViewer) X(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at)
+	}
+	return 0
+}
+
+func (v TrustedPoint3dViewer) Y(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 4)
+	}
+	return 0
+}
+
+func (v TrustedPoint3dViewer) Z(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 8)
+	}
+	return 0
+}
+
+// TrustedAnyPointViewer reads a `any_point` value in place: check Tag, then read the variant.
+type TrustedAnyPointViewer struct {
+	tag    AnyPointTag
+	offset uint32
+}
+
+func newTrustedAnyPointViewer(r karmem.Trusted, tagAt, offsetAt uint32) TrustedAnyPointViewer {
+	return TrustedAnyPointViewer{tag: AnyPointTag(r.Uint8(tagAt)), offset: r.Uint32(offsetAt)}
+}
+
+// Tag returns AnyPointTagNone, the tag of a variant, or a tag this schema
+// version does not know (from a newer writer).
+func (u TrustedAnyPointViewer) Tag() AnyPointTag {
+	return u.tag
+}
+
+// Point2d returns the Point2d value (reading as zeros when the tag is another).
+func (u TrustedAnyPointViewer) Point2d(r karmem.Trusted) TrustedPoint2dViewer {
+	if u.tag != AnyPointTagPoint2d || u.offset == 0 {
+		return TrustedPoint2dViewer{}
+	}
+	return TrustedPoint2dViewer{at: u.offset}
+}
+
+// Point3d returns the Point3d value (reading as zeros when the tag is another).
+func (u TrustedAnyPointViewer) Point3d(r karmem.Trusted) TrustedPoint3dViewer {
+	if u.tag != AnyPointTagPoint3d || u.offset == 0 {
+		return TrustedPoint3dViewer{}
+	}
+	return TrustedPoint3dViewer{at: u.offset}
+}
+
+// TrustParticle validates a whole message whose root is a Particle, as
+// ValidateParticle does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustParticle(r *karmem.Reader) (karmem.Trusted, TrustedParticleViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateParticle)
+	return t, TrustedParticleViewer{t: root.t}, err
+}
+
+// TrustedParticleViewer reads the table `particle` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustParticle (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedParticleViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedParticleViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedParticleViewer) Pos(r karmem.Trusted) TrustedAnyPointBovosViewer {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return TrustedAnyPointBovosViewer{a: a}
+	}
+	return TrustedAnyPointBovosViewer{}
+}
+
+func (v TrustedParticleViewer) Name(r karmem.Trusted) []uint16 {
+	if v.t.Has(16, 12) {
+		a := r.Array(v.t.Offset + 16)
+		return karmem.TrustedSlice[uint16](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+// TrustedAnotherStructSoaViewer is an SoA array of `another_struct`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedAnotherStructSoaViewer struct {
+	n  uint32
+	c0 uint32
+	c1 uint32
+}
+
+// NewTrustedAnotherStructSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedAnotherStructSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedAnotherStructSoaViewer {
+	var cols [2]uint32
+	r.SoaColumns(a, soaColumnsAnotherStruct[:], cols[:])
+	return TrustedAnotherStructSoaViewer{n: a.Len, c0: cols[0], c1: cols[1]}
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedAnotherStructSoaViewer) At(i int) TrustedAnotherStructSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedAnotherStructSoaItem{}
+	}
+	return TrustedAnotherStructSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedAnotherStructSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedAnotherStructSoaViewer) All() iter.Seq2[int, TrustedAnotherStructSoaItem] {
+	return func(yield func(int, TrustedAnotherStructSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// A returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedAnotherStructSoaViewer) A(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.c0, s.n)
+}
+
+// B returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedAnotherStructSoaViewer) B(r karmem.Trusted) []uint64 {
+	return karmem.TrustedSlice[uint64](r, s.c1, s.n)
+}
+
+// TrustedAnotherStructSoaItem is one element of a TrustedAnotherStructSoaViewer; its methods follow the element's fields.
+type TrustedAnotherStructSoaItem struct {
+	s TrustedAnotherStructSoaViewer
+	i uint32
+}
+
+func (it TrustedAnotherStructSoaItem) A(r karmem.Trusted) uint32 {
+	if it.s.c0 != 0 {
+		return r.Uint32(it.s.c0 + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedAnotherStructSoaItem) B(r karmem.Trusted) uint64 {
+	if it.s.c1 != 0 {
+		return r.Uint64(it.s.c1 + it.i*8)
+	}
+	return 0
+}
+
+// TrustedPoint2dSoaViewer is an SoA array of `point2d`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedPoint2dSoaViewer struct {
+	n  uint32
+	c0 uint32
+	c1 uint32
+}
+
+// NewTrustedPoint2dSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedPoint2dSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedPoint2dSoaViewer {
+	var cols [2]uint32
+	r.SoaColumns(a, soaColumnsPoint2d[:], cols[:])
+	return TrustedPoint2dSoaViewer{n: a.Len, c0: cols[0], c1: cols[1]}
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedPoint2dSoaViewer) At(i int) TrustedPoint2dSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedPoint2dSoaItem{}
+	}
+	return TrustedPoint2dSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedPoint2dSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedPoint2dSoaViewer) All() iter.Seq2[int, TrustedPoint2dSoaItem] {
+	return func(yield func(int, TrustedPoint2dSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// X returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPoint2dSoaViewer) X(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.c0, s.n)
+}
+
+// Y returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPoint2dSoaViewer) Y(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.c1, s.n)
+}
+
+// TrustedPoint2dSoaItem is one element of a TrustedPoint2dSoaViewer; its methods follow the element's fields.
+type TrustedPoint2dSoaItem struct {
+	s TrustedPoint2dSoaViewer
+	i uint32
+}
+
+func (it TrustedPoint2dSoaItem) X(r karmem.Trusted) float32 {
+	if it.s.c0 != 0 {
+		return r.Float32(it.s.c0 + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedPoint2dSoaItem) Y(r karmem.Trusted) float32 {
+	if it.s.c1 != 0 {
+		return r.Float32(it.s.c1 + it.i*4)
+	}
+	return 0
+}
+
+// TrustedPoint3dSoaViewer is an SoA array of `point3d`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedPoint3dSoaViewer struct {
+	n  uint32
+	c0 uint32
+	c1 uint32
+	c2 uint32
+}
+
+// NewTrustedPoint3dSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedPoint3dSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedPoint3dSoaViewer {
+	var cols [3]uint32
+	r.SoaColumns(a, soaColumnsPoint3d[:], cols[:])
+	return TrustedPoint3dSoaViewer{n: a.Len, c0: cols[0], c1: cols[1], c2: cols[2]}
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedPoint3dSoaViewer) At(i int) TrustedPoint3dSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedPoint3dSoaItem{}
+	}
+	return TrustedPoint3dSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedPoint3dSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedPoint3dSoaViewer) All() iter.Seq2[int, TrustedPoint3dSoaItem] {
+	return func(yield func(int, TrustedPoint3dSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// X returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPoint3dSoaViewer) X(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.c0, s.n)
+}
+
+// Y returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPoint3dSoaViewer) Y(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.c1, s.n)
+}
+
+// Z returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPoint3dSoaViewer) Z(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.c2, s.n)
+}
+
+// TrustedPoint3dSoaItem is one element of a TrustedPoint3dSoaViewer; its methods follow the element's fields.
+type TrustedPoint3dSoaItem struct {
+	s TrustedPoint3dSoaViewer
+	i uint32
+}
+
+func (it TrustedPoint3dSoaItem) X(r karmem.Trusted) float32 {
+	if it.s.c0 != 0 {
+		return r.Float32(it.s.c0 + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedPoint3dSoaItem) Y(r karmem.Trusted) float32 {
+	if it.s.c1 != 0 {
+		return r.Float32(it.s.c1 + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedPoint3dSoaItem) Z(r karmem.Trusted) float32 {
+	if it.s.c2 != 0 {
+		return r.Float32(it.s.c2 + it.i*4)
+	}
+	return 0
+}
+
+// TrustedAnotherStructAosViewer is an AoS array (or fixed array) of `another_struct`.
+type TrustedAnotherStructAosViewer struct {
+	r   karmem.Trusted
+	off uint32
+	n   uint32
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedAnotherStructAosViewer) At(i int) TrustedAnotherStructViewer {
+	if uint(i) >= uint(s.n) {
+		return TrustedAnotherStructViewer{}
+	}
+	return TrustedAnotherStructViewer{t: s.r.Table(s.r.Uint32(s.off + uint32(i)*4))}
+}
+
+// Len is the number of elements.
+func (s TrustedAnotherStructAosViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedAnotherStructAosViewer) All() iter.Seq2[int, TrustedAnotherStructViewer] {
+	return func(yield func(int, TrustedAnotherStructViewer) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// TrustedAnyPointBovosViewer is a #bovos array of `any_point`: one homogeneous array per variant.
+type TrustedAnyPointBovosViewer struct {
+	a karmem.ArrayRef
+}
+
+// Len is the number of values across all variants.
+func (b TrustedAnyPointBovosViewer) Len() int {
+	return int(b.a.Len)
+}
+
+// Point2d returns the Point2d values.
+func (b TrustedAnyPointBovosViewer) Point2d(r karmem.Trusted) TrustedPoint2dSoaViewer {
+	return NewTrustedPoint2dSoaViewer(r, r.BunchEntry(b.a, 1))
+}
+
+// Point3d returns the Point3d values.
+func (b TrustedAnyPointBovosViewer) Point3d(r karmem.Trusted) TrustedPoint3dSoaViewer {
+	return NewTrustedPoint3dSoaViewer(r, r.BunchEntry(b.a, 2))
+}

@@ -2044,3 +2044,705 @@ func (b ShapeBovosViewer) Len_(r *karmem.Reader) LenSoaViewer {
 func (b ShapeBovosViewer) Point(r *karmem.Reader) PointSoaViewer {
 	return NewPointSoaViewer(r, r.BunchEntry(b.a, 2, 0))
 }
+
+// TrustLen validates a whole message whose root is a Len, as
+// ValidateLen does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustLen(r *karmem.Reader) (karmem.Trusted, TrustedLenViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateLen)
+	return t, TrustedLenViewer{at: root.at}, err
+}
+
+// TrustedLenViewer reads the inline struct `Len` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustLen (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedLenViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedLenViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedLenViewer) Get(r karmem.Trusted) int32 {
+	if v.at != 0 {
+		return r.Int32(v.at)
+	}
+	return 0
+}
+
+// TrustCell validates a whole message whose root is a Cell, as
+// ValidateCell does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustCell(r *karmem.Reader) (karmem.Trusted, TrustedCellViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateCell)
+	return t, TrustedCellViewer{at: root.at}, err
+}
+
+// TrustedCellViewer reads the inline struct `Cell` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustCell (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedCellViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedCellViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedCellViewer) Len(r karmem.Trusted) int32 {
+	if v.at != 0 {
+		return r.Int32(v.at)
+	}
+	return 0
+}
+
+func (v TrustedCellViewer) Get(r karmem.Trusted) int32 {
+	if v.at != 0 {
+		return r.Int32(v.at + 4)
+	}
+	return 0
+}
+
+func (v TrustedCellViewer) Iter(r karmem.Trusted) int32 {
+	if v.at != 0 {
+		return r.Int32(v.at + 8)
+	}
+	return 0
+}
+
+func (v TrustedCellViewer) New(r karmem.Trusted) int32 {
+	if v.at != 0 {
+		return r.Int32(v.at + 12)
+	}
+	return 0
+}
+
+func (v TrustedCellViewer) IsEmpty(r karmem.Trusted) int32 {
+	if v.at != 0 {
+		return r.Int32(v.at + 16)
+	}
+	return 0
+}
+
+func (v TrustedCellViewer) R(r karmem.Trusted) int32 {
+	if v.at != 0 {
+		return r.Int32(v.at + 20)
+	}
+	return 0
+}
+
+func (v TrustedCellViewer) At(r karmem.Trusted) int32 {
+	if v.at != 0 {
+		return r.Int32(v.at + 24)
+	}
+	return 0
+}
+
+func (v TrustedCellViewer) All(r karmem.Trusted) int32 {
+	if v.at != 0 {
+		return r.Int32(v.at + 28)
+	}
+	return 0
+}
+
+func (v TrustedCellViewer) Position_(r karmem.Trusted) int32 {
+	if v.at != 0 {
+		return r.Int32(v.at + 32)
+	}
+	return 0
+}
+
+func (v TrustedCellViewer) Name(r karmem.Trusted) string {
+	if v.at != 0 {
+		a := r.Array(v.at + 36)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedCellViewer) NameBytes(r karmem.Trusted) []byte {
+	if v.at != 0 {
+		a := r.Array(v.at + 36)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (v TrustedCellViewer) Reader(r karmem.Trusted) string {
+	if v.at != 0 {
+		a := r.Array(v.at + 48)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedCellViewer) ReaderBytes(r karmem.Trusted) []byte {
+	if v.at != 0 {
+		a := r.Array(v.at + 48)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+// TrustPoint validates a whole message whose root is a Point, as
+// ValidatePoint does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustPoint(r *karmem.Reader) (karmem.Trusted, TrustedPointViewer, error) {
+	t, root, err := karmem.Trust(r, ValidatePoint)
+	return t, TrustedPointViewer{at: root.at}, err
+}
+
+// TrustedPointViewer reads the inline struct `Point` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustPoint (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedPointViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedPointViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedPointViewer) Position_(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at)
+	}
+	return 0
+}
+
+func (v TrustedPointViewer) Reader(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 4)
+	}
+	return 0
+}
+
+func (v TrustedPointViewer) Root(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 8)
+	}
+	return 0
+}
+
+func (v TrustedPointViewer) Table_(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 12)
+	}
+	return 0
+}
+
+func (v TrustedPointViewer) Name(r karmem.Trusted) string {
+	if v.at != 0 {
+		a := r.Array(v.at + 16)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedPointViewer) NameBytes(r karmem.Trusted) []byte {
+	if v.at != 0 {
+		a := r.Array(v.at + 16)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+// TrustedShapeViewer reads a `Shape` value in place: check Tag, then read the variant.
+type TrustedShapeViewer struct {
+	tag    ShapeTag
+	offset uint32
+}
+
+func newTrustedShapeViewer(r karmem.Trusted, tagAt, offsetAt uint32) TrustedShapeViewer {
+	return TrustedShapeViewer{tag: ShapeTag(r.Uint8(tagAt)), offset: r.Uint32(offsetAt)}
+}
+
+// Tag returns ShapeTagNone, the tag of a variant, or a tag this schema
+// version does not know (from a newer writer).
+func (u TrustedShapeViewer) Tag() ShapeTag {
+	return u.tag
+}
+
+// Len returns the Len value (reading as zeros when the tag is another).
+func (u TrustedShapeViewer) Len(r karmem.Trusted) TrustedLenViewer {
+	if u.tag != ShapeTagLen || u.offset == 0 {
+		return TrustedLenViewer{}
+	}
+	return TrustedLenViewer{at: u.offset}
+}
+
+// Point returns the Point value (reading as zeros when the tag is another).
+func (u TrustedShapeViewer) Point(r karmem.Trusted) TrustedPointViewer {
+	if u.tag != ShapeTagPoint || u.offset == 0 {
+		return TrustedPointViewer{}
+	}
+	return TrustedPointViewer{at: u.offset}
+}
+
+// TrustHolder validates a whole message whose root is a Holder, as
+// ValidateHolder does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustHolder(r *karmem.Reader) (karmem.Trusted, TrustedHolderViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateHolder)
+	return t, TrustedHolderViewer{t: root.t}, err
+}
+
+// TrustedHolderViewer reads the table `Holder` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustHolder (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedHolderViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedHolderViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedHolderViewer) Position_(r karmem.Trusted) string {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedHolderViewer) Position_Bytes(r karmem.Trusted) []byte {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (v TrustedHolderViewer) Table_(r karmem.Trusted) TrustedPointViewer {
+	if v.t.Has(16, 32) {
+		return TrustedPointViewer{at: v.t.Offset + 16}
+	}
+	return TrustedPointViewer{}
+}
+
+func (v TrustedHolderViewer) Reader(r karmem.Trusted) TrustedPointSoaViewer {
+	if v.t.Has(48, 12) {
+		a := r.Array(v.t.Offset + 48)
+		return NewTrustedPointSoaViewer(r, a)
+	}
+	return TrustedPointSoaViewer{}
+}
+
+func (v TrustedHolderViewer) Root(r karmem.Trusted) int32 {
+	if v.t.Has(60, 4) {
+		return r.Int32(v.t.Offset + 60)
+	}
+	return 0
+}
+
+func (v TrustedHolderViewer) R(r karmem.Trusted) int32 {
+	if v.t.Has(64, 4) {
+		return r.Int32(v.t.Offset + 64)
+	}
+	return 0
+}
+
+func (v TrustedHolderViewer) Cells(r karmem.Trusted) TrustedCellSoaViewer {
+	if v.t.Has(68, 12) {
+		a := r.Array(v.t.Offset + 68)
+		return NewTrustedCellSoaViewer(r, a)
+	}
+	return TrustedCellSoaViewer{}
+}
+
+func (v TrustedHolderViewer) Shapes(r karmem.Trusted) TrustedShapeBovosViewer {
+	if v.t.Has(80, 12) {
+		a := r.Array(v.t.Offset + 80)
+		return TrustedShapeBovosViewer{a: a}
+	}
+	return TrustedShapeBovosViewer{}
+}
+
+// TrustedLenSoaViewer is an SoA array of `Len`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedLenSoaViewer struct {
+	n  uint32
+	c0 uint32
+}
+
+// NewTrustedLenSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedLenSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedLenSoaViewer {
+	var cols [1]uint32
+	r.SoaColumns(a, soaColumnsLen[:], cols[:])
+	return TrustedLenSoaViewer{n: a.Len, c0: cols[0]}
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedLenSoaViewer) At(i int) TrustedLenSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedLenSoaItem{}
+	}
+	return TrustedLenSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedLenSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedLenSoaViewer) All() iter.Seq2[int, TrustedLenSoaItem] {
+	return func(yield func(int, TrustedLenSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Get returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedLenSoaViewer) Get(r karmem.Trusted) []int32 {
+	return karmem.TrustedSlice[int32](r, s.c0, s.n)
+}
+
+// TrustedLenSoaItem is one element of a TrustedLenSoaViewer; its methods follow the element's fields.
+type TrustedLenSoaItem struct {
+	s TrustedLenSoaViewer
+	i uint32
+}
+
+func (it TrustedLenSoaItem) Get(r karmem.Trusted) int32 {
+	if it.s.c0 != 0 {
+		return r.Int32(it.s.c0 + it.i*4)
+	}
+	return 0
+}
+
+// TrustedCellSoaViewer is an SoA array of `Cell`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedCellSoaViewer struct {
+	n    uint32
+	cols [11]uint32
+}
+
+// NewTrustedCellSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedCellSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedCellSoaViewer {
+	s := TrustedCellSoaViewer{n: a.Len}
+	r.SoaColumns(a, soaColumnsCell[:], s.cols[:])
+	return s
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedCellSoaViewer) At(i int) TrustedCellSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedCellSoaItem{}
+	}
+	return TrustedCellSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedCellSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedCellSoaViewer) All() iter.Seq2[int, TrustedCellSoaItem] {
+	return func(yield func(int, TrustedCellSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// LenColumn returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedCellSoaViewer) LenColumn(r karmem.Trusted) []int32 {
+	return karmem.TrustedSlice[int32](r, s.cols[0], s.n)
+}
+
+// Get returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedCellSoaViewer) Get(r karmem.Trusted) []int32 {
+	return karmem.TrustedSlice[int32](r, s.cols[1], s.n)
+}
+
+// Iter returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedCellSoaViewer) Iter(r karmem.Trusted) []int32 {
+	return karmem.TrustedSlice[int32](r, s.cols[2], s.n)
+}
+
+// New returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedCellSoaViewer) New(r karmem.Trusted) []int32 {
+	return karmem.TrustedSlice[int32](r, s.cols[3], s.n)
+}
+
+// IsEmpty returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedCellSoaViewer) IsEmpty(r karmem.Trusted) []int32 {
+	return karmem.TrustedSlice[int32](r, s.cols[4], s.n)
+}
+
+// R returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedCellSoaViewer) R(r karmem.Trusted) []int32 {
+	return karmem.TrustedSlice[int32](r, s.cols[5], s.n)
+}
+
+// AtColumn returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedCellSoaViewer) AtColumn(r karmem.Trusted) []int32 {
+	return karmem.TrustedSlice[int32](r, s.cols[6], s.n)
+}
+
+// AllColumn returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedCellSoaViewer) AllColumn(r karmem.Trusted) []int32 {
+	return karmem.TrustedSlice[int32](r, s.cols[7], s.n)
+}
+
+// Position_ returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedCellSoaViewer) Position_(r karmem.Trusted) []int32 {
+	return karmem.TrustedSlice[int32](r, s.cols[8], s.n)
+}
+
+// TrustedCellSoaItem is one element of a TrustedCellSoaViewer; its methods follow the element's fields.
+type TrustedCellSoaItem struct {
+	s TrustedCellSoaViewer
+	i uint32
+}
+
+func (it TrustedCellSoaItem) Len(r karmem.Trusted) int32 {
+	if it.s.cols[0] != 0 {
+		return r.Int32(it.s.cols[0] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedCellSoaItem) Get(r karmem.Trusted) int32 {
+	if it.s.cols[1] != 0 {
+		return r.Int32(it.s.cols[1] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedCellSoaItem) Iter(r karmem.Trusted) int32 {
+	if it.s.cols[2] != 0 {
+		return r.Int32(it.s.cols[2] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedCellSoaItem) New(r karmem.Trusted) int32 {
+	if it.s.cols[3] != 0 {
+		return r.Int32(it.s.cols[3] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedCellSoaItem) IsEmpty(r karmem.Trusted) int32 {
+	if it.s.cols[4] != 0 {
+		return r.Int32(it.s.cols[4] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedCellSoaItem) R(r karmem.Trusted) int32 {
+	if it.s.cols[5] != 0 {
+		return r.Int32(it.s.cols[5] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedCellSoaItem) At(r karmem.Trusted) int32 {
+	if it.s.cols[6] != 0 {
+		return r.Int32(it.s.cols[6] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedCellSoaItem) All(r karmem.Trusted) int32 {
+	if it.s.cols[7] != 0 {
+		return r.Int32(it.s.cols[7] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedCellSoaItem) Position_(r karmem.Trusted) int32 {
+	if it.s.cols[8] != 0 {
+		return r.Int32(it.s.cols[8] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedCellSoaItem) Name(r karmem.Trusted) string {
+	if it.s.cols[9] != 0 {
+		a := r.Array(it.s.cols[9] + it.i*12)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (it TrustedCellSoaItem) NameBytes(r karmem.Trusted) []byte {
+	if it.s.cols[9] != 0 {
+		a := r.Array(it.s.cols[9] + it.i*12)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (it TrustedCellSoaItem) Reader(r karmem.Trusted) string {
+	if it.s.cols[10] != 0 {
+		a := r.Array(it.s.cols[10] + it.i*12)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (it TrustedCellSoaItem) ReaderBytes(r karmem.Trusted) []byte {
+	if it.s.cols[10] != 0 {
+		a := r.Array(it.s.cols[10] + it.i*12)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+// TrustedPointSoaViewer is an SoA array of `Point`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedPointSoaViewer struct {
+	n    uint32
+	cols [5]uint32
+}
+
+// NewTrustedPointSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedPointSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedPointSoaViewer {
+	s := TrustedPointSoaViewer{n: a.Len}
+	r.SoaColumns(a, soaColumnsPoint[:], s.cols[:])
+	return s
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedPointSoaViewer) At(i int) TrustedPointSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedPointSoaItem{}
+	}
+	return TrustedPointSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedPointSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedPointSoaViewer) All() iter.Seq2[int, TrustedPointSoaItem] {
+	return func(yield func(int, TrustedPointSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Position_ returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPointSoaViewer) Position_(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[0], s.n)
+}
+
+// Reader returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPointSoaViewer) Reader(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[1], s.n)
+}
+
+// Root returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPointSoaViewer) Root(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[2], s.n)
+}
+
+// Table_ returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPointSoaViewer) Table_(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[3], s.n)
+}
+
+// TrustedPointSoaItem is one element of a TrustedPointSoaViewer; its methods follow the element's fields.
+type TrustedPointSoaItem struct {
+	s TrustedPointSoaViewer
+	i uint32
+}
+
+func (it TrustedPointSoaItem) Position_(r karmem.Trusted) float32 {
+	if it.s.cols[0] != 0 {
+		return r.Float32(it.s.cols[0] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedPointSoaItem) Reader(r karmem.Trusted) float32 {
+	if it.s.cols[1] != 0 {
+		return r.Float32(it.s.cols[1] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedPointSoaItem) Root(r karmem.Trusted) float32 {
+	if it.s.cols[2] != 0 {
+		return r.Float32(it.s.cols[2] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedPointSoaItem) Table_(r karmem.Trusted) float32 {
+	if it.s.cols[3] != 0 {
+		return r.Float32(it.s.cols[3] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedPointSoaItem) Name(r karmem.Trusted) string {
+	if it.s.cols[4] != 0 {
+		a := r.Array(it.s.cols[4] + it.i*12)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (it TrustedPointSoaItem) NameBytes(r karmem.Trusted) []byte {
+	if it.s.cols[4] != 0 {
+		a := r.Array(it.s.cols[4] + it.i*12)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+// TrustedShapeBovosViewer is a #bovos array of `Shape`: one homogeneous array per variant.
+type TrustedShapeBovosViewer struct {
+	a karmem.ArrayRef
+}
+
+// Len is the number of values across all variants.
+func (b TrustedShapeBovosViewer) Len() int {
+	return int(b.a.Len)
+}
+
+// Len_ returns the Len values.
+func (b TrustedShapeBovosViewer) Len_(r karmem.Trusted) TrustedLenSoaViewer {
+	return NewTrustedLenSoaViewer(r, r.BunchEntry(b.a, 1))
+}
+
+// Point returns the Point values.
+func (b TrustedShapeBovosViewer) Point(r karmem.Trusted) TrustedPointSoaViewer {
+	return NewTrustedPointSoaViewer(r, r.BunchEntry(b.a, 2))
+}

@@ -1340,3 +1340,472 @@ func (it MonsterSoaItemDataPos) Z(r *karmem.Reader) float32 {
 	}
 	return r.Float32(it.s.cols[2] + it.i*4)
 }
+
+// TrustVec3 validates a whole message whose root is a Vec3, as
+// ValidateVec3 does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustVec3(r *karmem.Reader) (karmem.Trusted, TrustedVec3Viewer, error) {
+	t, root, err := karmem.Trust(r, ValidateVec3)
+	return t, TrustedVec3Viewer{at: root.at}, err
+}
+
+// TrustedVec3Viewer reads the inline struct `Vec3` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustVec3 (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedVec3Viewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedVec3Viewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedVec3Viewer) X(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at)
+	}
+	return 0
+}
+
+func (v TrustedVec3Viewer) Y(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 4)
+	}
+	return 0
+}
+
+func (v TrustedVec3Viewer) Z(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 8)
+	}
+	return 0
+}
+
+// TrustMonsterData validates a whole message whose root is a MonsterData, as
+// ValidateMonsterData does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustMonsterData(r *karmem.Reader) (karmem.Trusted, TrustedMonsterDataViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateMonsterData)
+	return t, TrustedMonsterDataViewer{t: root.t}, err
+}
+
+// TrustedMonsterDataViewer reads the table `MonsterData` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustMonsterData (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedMonsterDataViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedMonsterDataViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedMonsterDataViewer) Pos(r karmem.Trusted) TrustedVec3Viewer {
+	if v.t.Has(8, 16) {
+		return TrustedVec3Viewer{at: v.t.Offset + 8}
+	}
+	return TrustedVec3Viewer{}
+}
+
+func (v TrustedMonsterDataViewer) Mana(r karmem.Trusted) int16 {
+	if v.t.Has(24, 2) {
+		return r.Int16(v.t.Offset + 24)
+	}
+	return 0
+}
+
+func (v TrustedMonsterDataViewer) Health(r karmem.Trusted) int16 {
+	if v.t.Has(26, 2) {
+		return r.Int16(v.t.Offset + 26)
+	}
+	return 0
+}
+
+func (v TrustedMonsterDataViewer) Name(r karmem.Trusted) string {
+	if v.t.Has(28, 12) {
+		a := r.Array(v.t.Offset + 28)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedMonsterDataViewer) NameBytes(r karmem.Trusted) []byte {
+	if v.t.Has(28, 12) {
+		a := r.Array(v.t.Offset + 28)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (v TrustedMonsterDataViewer) Team(r karmem.Trusted) Team {
+	if v.t.Has(40, 1) {
+		return Team(r.Uint8(v.t.Offset + 40))
+	}
+	return 0
+}
+
+func (v TrustedMonsterDataViewer) Inventory(r karmem.Trusted) []uint8 {
+	if v.t.Has(44, 12) {
+		a := r.Array(v.t.Offset + 44)
+		return karmem.TrustedSlice[uint8](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (v TrustedMonsterDataViewer) Hitbox(r karmem.Trusted) [4]float64 {
+	var out [4]float64
+	if v.t.Has(56, 32) {
+		for j := range out {
+			out[j] = r.Float64(v.t.Offset + uint32(j)*8 + 56)
+		}
+		return out
+	}
+	return out
+}
+
+func (v TrustedMonsterDataViewer) Status(r karmem.Trusted) []int32 {
+	if v.t.Has(88, 12) {
+		a := r.Array(v.t.Offset + 88)
+		return karmem.TrustedSlice[int32](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (v TrustedMonsterDataViewer) Path(r karmem.Trusted) TrustedVec3SoaViewer {
+	if v.t.Has(100, 12) {
+		a := r.Array(v.t.Offset + 100)
+		return NewTrustedVec3SoaViewer(r, a)
+	}
+	return TrustedVec3SoaViewer{}
+}
+
+// TrustMonster validates a whole message whose root is a Monster, as
+// ValidateMonster does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustMonster(r *karmem.Reader) (karmem.Trusted, TrustedMonsterViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateMonster)
+	return t, TrustedMonsterViewer{at: root.at}, err
+}
+
+// TrustedMonsterViewer reads the inline struct `Monster` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustMonster (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedMonsterViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedMonsterViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedMonsterViewer) Data(r karmem.Trusted) TrustedMonsterDataViewer {
+	if v.at != 0 {
+		return TrustedMonsterDataViewer{t: r.Table(r.Uint32(v.at))}
+	}
+	return TrustedMonsterDataViewer{}
+}
+
+// TrustState validates a whole message whose root is a State, as
+// ValidateState does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustState(r *karmem.Reader) (karmem.Trusted, TrustedStateViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateState)
+	return t, TrustedStateViewer{t: root.t}, err
+}
+
+// TrustedStateViewer reads the table `State` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustState (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedStateViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedStateViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedStateViewer) Monsters(r karmem.Trusted) TrustedMonsterSoaViewer {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return NewTrustedMonsterSoaViewer(r, a)
+	}
+	return TrustedMonsterSoaViewer{}
+}
+
+// TrustedVec3SoaViewer is an SoA array of `Vec3`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedVec3SoaViewer struct {
+	n  uint32
+	c0 uint32
+	c1 uint32
+	c2 uint32
+}
+
+// NewTrustedVec3SoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedVec3SoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedVec3SoaViewer {
+	var cols [3]uint32
+	r.SoaColumns(a, soaColumnsVec3[:], cols[:])
+	return TrustedVec3SoaViewer{n: a.Len, c0: cols[0], c1: cols[1], c2: cols[2]}
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedVec3SoaViewer) At(i int) TrustedVec3SoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedVec3SoaItem{}
+	}
+	return TrustedVec3SoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedVec3SoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedVec3SoaViewer) All() iter.Seq2[int, TrustedVec3SoaItem] {
+	return func(yield func(int, TrustedVec3SoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// X returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedVec3SoaViewer) X(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.c0, s.n)
+}
+
+// Y returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedVec3SoaViewer) Y(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.c1, s.n)
+}
+
+// Z returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedVec3SoaViewer) Z(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.c2, s.n)
+}
+
+// TrustedVec3SoaItem is one element of a TrustedVec3SoaViewer; its methods follow the element's fields.
+type TrustedVec3SoaItem struct {
+	s TrustedVec3SoaViewer
+	i uint32
+}
+
+func (it TrustedVec3SoaItem) X(r karmem.Trusted) float32 {
+	if it.s.c0 != 0 {
+		return r.Float32(it.s.c0 + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedVec3SoaItem) Y(r karmem.Trusted) float32 {
+	if it.s.c1 != 0 {
+		return r.Float32(it.s.c1 + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedVec3SoaItem) Z(r karmem.Trusted) float32 {
+	if it.s.c2 != 0 {
+		return r.Float32(it.s.c2 + it.i*4)
+	}
+	return 0
+}
+
+// TrustedMonsterSoaViewer is an SoA array of `Monster`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedMonsterSoaViewer struct {
+	n    uint32
+	cols [11]uint32
+}
+
+// NewTrustedMonsterSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedMonsterSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedMonsterSoaViewer {
+	s := TrustedMonsterSoaViewer{n: a.Len}
+	r.SoaColumns(a, soaColumnsMonster[:], s.cols[:])
+	return s
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedMonsterSoaViewer) At(i int) TrustedMonsterSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedMonsterSoaItem{}
+	}
+	return TrustedMonsterSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedMonsterSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedMonsterSoaViewer) All() iter.Seq2[int, TrustedMonsterSoaItem] {
+	return func(yield func(int, TrustedMonsterSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// DataPosX returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedMonsterSoaViewer) DataPosX(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[0], s.n)
+}
+
+// DataPosY returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedMonsterSoaViewer) DataPosY(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[1], s.n)
+}
+
+// DataPosZ returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedMonsterSoaViewer) DataPosZ(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[2], s.n)
+}
+
+// DataMana returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedMonsterSoaViewer) DataMana(r karmem.Trusted) []int16 {
+	return karmem.TrustedSlice[int16](r, s.cols[3], s.n)
+}
+
+// DataHealth returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedMonsterSoaViewer) DataHealth(r karmem.Trusted) []int16 {
+	return karmem.TrustedSlice[int16](r, s.cols[4], s.n)
+}
+
+// DataTeam returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedMonsterSoaViewer) DataTeam(r karmem.Trusted) []Team {
+	return karmem.TrustedSlice[Team](r, s.cols[6], s.n)
+}
+
+// TrustedMonsterSoaItem is one element of a TrustedMonsterSoaViewer; its methods follow the element's fields.
+type TrustedMonsterSoaItem struct {
+	s TrustedMonsterSoaViewer
+	i uint32
+}
+
+func (it TrustedMonsterSoaItem) Data(r karmem.Trusted) TrustedMonsterSoaItemData {
+	return TrustedMonsterSoaItemData(it)
+}
+
+// TrustedMonsterSoaItemData views field Data of a TrustedMonsterSoaItem.
+type TrustedMonsterSoaItemData TrustedMonsterSoaItem
+
+func (it TrustedMonsterSoaItemData) Pos(r karmem.Trusted) TrustedMonsterSoaItemDataPos {
+	return TrustedMonsterSoaItemDataPos(it)
+}
+
+func (it TrustedMonsterSoaItemData) Mana(r karmem.Trusted) int16 {
+	if it.s.cols[3] != 0 {
+		return r.Int16(it.s.cols[3] + it.i*2)
+	}
+	return 0
+}
+
+func (it TrustedMonsterSoaItemData) Health(r karmem.Trusted) int16 {
+	if it.s.cols[4] != 0 {
+		return r.Int16(it.s.cols[4] + it.i*2)
+	}
+	return 0
+}
+
+func (it TrustedMonsterSoaItemData) Name(r karmem.Trusted) string {
+	if it.s.cols[5] != 0 {
+		a := r.Array(it.s.cols[5] + it.i*12)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (it TrustedMonsterSoaItemData) NameBytes(r karmem.Trusted) []byte {
+	if it.s.cols[5] != 0 {
+		a := r.Array(it.s.cols[5] + it.i*12)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (it TrustedMonsterSoaItemData) Team(r karmem.Trusted) Team {
+	if it.s.cols[6] != 0 {
+		return Team(r.Uint8(it.s.cols[6] + it.i))
+	}
+	return 0
+}
+
+func (it TrustedMonsterSoaItemData) Inventory(r karmem.Trusted) []uint8 {
+	if it.s.cols[7] != 0 {
+		a := r.Array(it.s.cols[7] + it.i*12)
+		return karmem.TrustedSlice[uint8](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (it TrustedMonsterSoaItemData) Hitbox(r karmem.Trusted) [4]float64 {
+	var out [4]float64
+	if it.s.cols[8] != 0 {
+		for j := range out {
+			out[j] = r.Float64(it.s.cols[8] + it.i*32 + uint32(j)*8)
+		}
+		return out
+	}
+	return out
+}
+
+func (it TrustedMonsterSoaItemData) Status(r karmem.Trusted) []int32 {
+	if it.s.cols[9] != 0 {
+		a := r.Array(it.s.cols[9] + it.i*12)
+		return karmem.TrustedSlice[int32](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (it TrustedMonsterSoaItemData) Path(r karmem.Trusted) TrustedVec3SoaViewer {
+	if it.s.cols[10] != 0 {
+		a := r.Array(it.s.cols[10] + it.i*12)
+		return NewTrustedVec3SoaViewer(r, a)
+	}
+	return TrustedVec3SoaViewer{}
+}
+
+// TrustedMonsterSoaItemDataPos views field Data.Pos of a TrustedMonsterSoaItem.
+type TrustedMonsterSoaItemDataPos TrustedMonsterSoaItem
+
+func (it TrustedMonsterSoaItemDataPos) X(r karmem.Trusted) float32 {
+	if it.s.cols[0] != 0 {
+		return r.Float32(it.s.cols[0] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedMonsterSoaItemDataPos) Y(r karmem.Trusted) float32 {
+	if it.s.cols[1] != 0 {
+		return r.Float32(it.s.cols[1] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedMonsterSoaItemDataPos) Z(r karmem.Trusted) float32 {
+	if it.s.cols[2] != 0 {
+		return r.Float32(it.s.cols[2] + it.i*4)
+	}
+	return 0
+}

@@ -1843,3 +1843,559 @@ func (b ShapeBovosViewer) Circle(r *karmem.Reader) CircleSoaViewer {
 func (b ShapeBovosViewer) Square(r *karmem.Reader) SquareSoaViewer {
 	return NewSquareSoaViewer(r, r.BunchEntry(b.a, 4, 0))
 }
+
+// TrustCircle validates a whole message whose root is a Circle, as
+// ValidateCircle does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustCircle(r *karmem.Reader) (karmem.Trusted, TrustedCircleViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateCircle)
+	return t, TrustedCircleViewer{t: root.t}, err
+}
+
+// TrustedCircleViewer reads the table `Circle` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustCircle (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedCircleViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedCircleViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedCircleViewer) Radius(r karmem.Trusted) float64 {
+	if v.t.Has(8, 8) {
+		return r.Float64(v.t.Offset + 8)
+	}
+	return 0
+}
+
+// TrustSquare validates a whole message whose root is a Square, as
+// ValidateSquare does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustSquare(r *karmem.Reader) (karmem.Trusted, TrustedSquareViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateSquare)
+	return t, TrustedSquareViewer{at: root.at}, err
+}
+
+// TrustedSquareViewer reads the inline struct `Square` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustSquare (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedSquareViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedSquareViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedSquareViewer) Side(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at)
+	}
+	return 0
+}
+
+// TrustedShapeViewer reads a `Shape` value in place: check Tag, then read the variant.
+type TrustedShapeViewer struct {
+	tag    ShapeTag
+	offset uint32
+}
+
+func newTrustedShapeViewer(r karmem.Trusted, tagAt, offsetAt uint32) TrustedShapeViewer {
+	return TrustedShapeViewer{tag: ShapeTag(r.Uint8(tagAt)), offset: r.Uint32(offsetAt)}
+}
+
+// Tag returns ShapeTagNone, the tag of a variant, or a tag this schema
+// version does not know (from a newer writer).
+func (u TrustedShapeViewer) Tag() ShapeTag {
+	return u.tag
+}
+
+// Circle returns the Circle value (reading as zeros when the tag is another).
+func (u TrustedShapeViewer) Circle(r karmem.Trusted) TrustedCircleViewer {
+	if u.tag != ShapeTagCircle {
+		return TrustedCircleViewer{}
+	}
+	return TrustedCircleViewer{t: r.Table(u.offset)}
+}
+
+// Square returns the Square value (reading as zeros when the tag is another).
+func (u TrustedShapeViewer) Square(r karmem.Trusted) TrustedSquareViewer {
+	if u.tag != ShapeTagSquare || u.offset == 0 {
+		return TrustedSquareViewer{}
+	}
+	return TrustedSquareViewer{at: u.offset}
+}
+
+// TrustTag validates a whole message whose root is a Tag, as
+// ValidateTag does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustTag(r *karmem.Reader) (karmem.Trusted, TrustedTagViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateTag)
+	return t, TrustedTagViewer{at: root.at}, err
+}
+
+// TrustedTagViewer reads the inline struct `Tag` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustTag (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedTagViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedTagViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedTagViewer) Label(r karmem.Trusted) string {
+	if v.at != 0 {
+		a := r.Array(v.at)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedTagViewer) LabelBytes(r karmem.Trusted) []byte {
+	if v.at != 0 {
+		a := r.Array(v.at)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+// TrustItem validates a whole message whose root is a Item, as
+// ValidateItem does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustItem(r *karmem.Reader) (karmem.Trusted, TrustedItemViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateItem)
+	return t, TrustedItemViewer{at: root.at}, err
+}
+
+// TrustedItemViewer reads the inline struct `Item` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustItem (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedItemViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedItemViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedItemViewer) Wide(r karmem.Trusted) []uint16 {
+	if v.at != 0 {
+		a := r.Array(v.at)
+		return karmem.TrustedSlice[uint16](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (v TrustedItemViewer) Flags(r karmem.Trusted) []uint8 {
+	if v.at != 0 {
+		a := r.Array(v.at + 12)
+		return karmem.TrustedSlice[uint8](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (v TrustedItemViewer) Tags(r karmem.Trusted) TrustedTagSoaViewer {
+	if v.at != 0 {
+		a := r.Array(v.at + 24)
+		return NewTrustedTagSoaViewer(r, a)
+	}
+	return TrustedTagSoaViewer{}
+}
+
+func (v TrustedItemViewer) Shapes(r karmem.Trusted) TrustedShapeArrayViewer {
+	if v.at != 0 {
+		a := r.Array(v.at + 36)
+		return newTrustedShapeArraySoa(r, a)
+	}
+	return TrustedShapeArrayViewer{}
+}
+
+func (v TrustedItemViewer) Bunch(r karmem.Trusted) TrustedShapeBovosViewer {
+	if v.at != 0 {
+		a := r.Array(v.at + 48)
+		return TrustedShapeBovosViewer{a: a}
+	}
+	return TrustedShapeBovosViewer{}
+}
+
+func (v TrustedItemViewer) Ok(r karmem.Trusted) bool {
+	if v.at != 0 {
+		return r.Bool(v.at + 60)
+	}
+	return false
+}
+
+// TrustRoot validates a whole message whose root is a Root, as
+// ValidateRoot does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustRoot(r *karmem.Reader) (karmem.Trusted, TrustedRootViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateRoot)
+	return t, TrustedRootViewer{t: root.t}, err
+}
+
+// TrustedRootViewer reads the table `Root` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustRoot (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedRootViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedRootViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedRootViewer) Items(r karmem.Trusted) TrustedItemSoaViewer {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return NewTrustedItemSoaViewer(r, a)
+	}
+	return TrustedItemSoaViewer{}
+}
+
+// TrustedCircleSoaViewer is an SoA array of `Circle`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedCircleSoaViewer struct {
+	n  uint32
+	c0 uint32
+}
+
+// NewTrustedCircleSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedCircleSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedCircleSoaViewer {
+	var cols [1]uint32
+	r.SoaColumns(a, soaColumnsCircle[:], cols[:])
+	return TrustedCircleSoaViewer{n: a.Len, c0: cols[0]}
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedCircleSoaViewer) At(i int) TrustedCircleSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedCircleSoaItem{}
+	}
+	return TrustedCircleSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedCircleSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedCircleSoaViewer) All() iter.Seq2[int, TrustedCircleSoaItem] {
+	return func(yield func(int, TrustedCircleSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Radius returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedCircleSoaViewer) Radius(r karmem.Trusted) []float64 {
+	return karmem.TrustedSlice[float64](r, s.c0, s.n)
+}
+
+// TrustedCircleSoaItem is one element of a TrustedCircleSoaViewer; its methods follow the element's fields.
+type TrustedCircleSoaItem struct {
+	s TrustedCircleSoaViewer
+	i uint32
+}
+
+func (it TrustedCircleSoaItem) Radius(r karmem.Trusted) float64 {
+	if it.s.c0 != 0 {
+		return r.Float64(it.s.c0 + it.i*8)
+	}
+	return 0
+}
+
+// TrustedSquareSoaViewer is an SoA array of `Square`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedSquareSoaViewer struct {
+	n  uint32
+	c0 uint32
+}
+
+// NewTrustedSquareSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedSquareSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedSquareSoaViewer {
+	var cols [1]uint32
+	r.SoaColumns(a, soaColumnsSquare[:], cols[:])
+	return TrustedSquareSoaViewer{n: a.Len, c0: cols[0]}
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedSquareSoaViewer) At(i int) TrustedSquareSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedSquareSoaItem{}
+	}
+	return TrustedSquareSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedSquareSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedSquareSoaViewer) All() iter.Seq2[int, TrustedSquareSoaItem] {
+	return func(yield func(int, TrustedSquareSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Side returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedSquareSoaViewer) Side(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.c0, s.n)
+}
+
+// TrustedSquareSoaItem is one element of a TrustedSquareSoaViewer; its methods follow the element's fields.
+type TrustedSquareSoaItem struct {
+	s TrustedSquareSoaViewer
+	i uint32
+}
+
+func (it TrustedSquareSoaItem) Side(r karmem.Trusted) float32 {
+	if it.s.c0 != 0 {
+		return r.Float32(it.s.c0 + it.i*4)
+	}
+	return 0
+}
+
+// TrustedTagSoaViewer is an SoA array of `Tag`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedTagSoaViewer struct {
+	n  uint32
+	c0 uint32
+}
+
+// NewTrustedTagSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedTagSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedTagSoaViewer {
+	var cols [1]uint32
+	r.SoaColumns(a, soaColumnsTag[:], cols[:])
+	return TrustedTagSoaViewer{n: a.Len, c0: cols[0]}
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedTagSoaViewer) At(i int) TrustedTagSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedTagSoaItem{}
+	}
+	return TrustedTagSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedTagSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedTagSoaViewer) All() iter.Seq2[int, TrustedTagSoaItem] {
+	return func(yield func(int, TrustedTagSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// TrustedTagSoaItem is one element of a TrustedTagSoaViewer; its methods follow the element's fields.
+type TrustedTagSoaItem struct {
+	s TrustedTagSoaViewer
+	i uint32
+}
+
+func (it TrustedTagSoaItem) Label(r karmem.Trusted) string {
+	if it.s.c0 != 0 {
+		a := r.Array(it.s.c0 + it.i*12)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (it TrustedTagSoaItem) LabelBytes(r karmem.Trusted) []byte {
+	if it.s.c0 != 0 {
+		a := r.Array(it.s.c0 + it.i*12)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+// TrustedItemSoaViewer is an SoA array of `Item`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedItemSoaViewer struct {
+	n    uint32
+	cols [6]uint32
+}
+
+// NewTrustedItemSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedItemSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedItemSoaViewer {
+	s := TrustedItemSoaViewer{n: a.Len}
+	r.SoaColumns(a, soaColumnsItem[:], s.cols[:])
+	return s
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedItemSoaViewer) At(i int) TrustedItemSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedItemSoaItem{}
+	}
+	return TrustedItemSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedItemSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedItemSoaViewer) All() iter.Seq2[int, TrustedItemSoaItem] {
+	return func(yield func(int, TrustedItemSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Ok returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedItemSoaViewer) Ok(r karmem.Trusted) []uint8 {
+	return karmem.TrustedSlice[uint8](r, s.cols[5], s.n)
+}
+
+// TrustedItemSoaItem is one element of a TrustedItemSoaViewer; its methods follow the element's fields.
+type TrustedItemSoaItem struct {
+	s TrustedItemSoaViewer
+	i uint32
+}
+
+func (it TrustedItemSoaItem) Wide(r karmem.Trusted) []uint16 {
+	if it.s.cols[0] != 0 {
+		a := r.Array(it.s.cols[0] + it.i*12)
+		return karmem.TrustedSlice[uint16](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (it TrustedItemSoaItem) Flags(r karmem.Trusted) []uint8 {
+	if it.s.cols[1] != 0 {
+		a := r.Array(it.s.cols[1] + it.i*12)
+		return karmem.TrustedSlice[uint8](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (it TrustedItemSoaItem) Tags(r karmem.Trusted) TrustedTagSoaViewer {
+	if it.s.cols[2] != 0 {
+		a := r.Array(it.s.cols[2] + it.i*12)
+		return NewTrustedTagSoaViewer(r, a)
+	}
+	return TrustedTagSoaViewer{}
+}
+
+func (it TrustedItemSoaItem) Shapes(r karmem.Trusted) TrustedShapeArrayViewer {
+	if it.s.cols[3] != 0 {
+		a := r.Array(it.s.cols[3] + it.i*12)
+		return newTrustedShapeArraySoa(r, a)
+	}
+	return TrustedShapeArrayViewer{}
+}
+
+func (it TrustedItemSoaItem) Bunch(r karmem.Trusted) TrustedShapeBovosViewer {
+	if it.s.cols[4] != 0 {
+		a := r.Array(it.s.cols[4] + it.i*12)
+		return TrustedShapeBovosViewer{a: a}
+	}
+	return TrustedShapeBovosViewer{}
+}
+
+func (it TrustedItemSoaItem) Ok(r karmem.Trusted) bool {
+	if it.s.cols[5] != 0 {
+		return r.Bool(it.s.cols[5] + it.i)
+	}
+	return false
+}
+
+// TrustedShapeArrayViewer is an AoS or SoA array of `Shape` values.
+type TrustedShapeArrayViewer struct {
+	r            karmem.Trusted
+	n            uint32
+	tags         uint32
+	tagStride    uint32
+	offsets      uint32
+	offsetStride uint32
+}
+
+func newTrustedShapeArrayAos(r karmem.Trusted, a karmem.ArrayRef) TrustedShapeArrayViewer {
+	return TrustedShapeArrayViewer{r: r, n: a.Len, tags: a.Offset, tagStride: 8, offsets: a.Offset + 4, offsetStride: 8}
+}
+
+func newTrustedShapeArraySoa(r karmem.Trusted, a karmem.ArrayRef) TrustedShapeArrayViewer {
+	tags, offsets, ok := r.UnionColumns(a, 1)
+	if !ok {
+		return TrustedShapeArrayViewer{}
+	}
+	return TrustedShapeArrayViewer{r: r, n: a.Len, tags: tags, tagStride: 1, offsets: offsets, offsetStride: 4}
+}
+
+// At returns element i (no value when i is out of range).
+func (s TrustedShapeArrayViewer) At(i int) TrustedShapeViewer {
+	if uint(i) >= uint(s.n) {
+		return TrustedShapeViewer{}
+	}
+	return newTrustedShapeViewer(s.r, s.tags+uint32(i)*s.tagStride, s.offsets+uint32(i)*s.offsetStride)
+}
+
+// Len is the number of elements.
+func (s TrustedShapeArrayViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedShapeArrayViewer) All() iter.Seq2[int, TrustedShapeViewer] {
+	return func(yield func(int, TrustedShapeViewer) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// TrustedShapeBovosViewer is a #bovos array of `Shape`: one homogeneous array per variant.
+type TrustedShapeBovosViewer struct {
+	a karmem.ArrayRef
+}
+
+// Len is the number of values across all variants.
+func (b TrustedShapeBovosViewer) Len() int {
+	return int(b.a.Len)
+}
+
+// Circle returns the Circle values.
+func (b TrustedShapeBovosViewer) Circle(r karmem.Trusted) TrustedCircleSoaViewer {
+	return NewTrustedCircleSoaViewer(r, r.BunchEntry(b.a, 1))
+}
+
+// Square returns the Square values.
+func (b TrustedShapeBovosViewer) Square(r karmem.Trusted) TrustedSquareSoaViewer {
+	return NewTrustedSquareSoaViewer(r, r.BunchEntry(b.a, 4))
+}

@@ -3525,3 +3525,1472 @@ func (it RichSoaItemDeepNextNextNextNextNextNextNext) B7(r *karmem.Reader) float
 	}
 	return r.Float32(it.s.cols[31] + it.i*4)
 }
+
+// TrustPlain validates a whole message whose root is a Plain, as
+// ValidatePlain does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustPlain(r *karmem.Reader) (karmem.Trusted, TrustedPlainViewer, error) {
+	t, root, err := karmem.Trust(r, ValidatePlain)
+	return t, TrustedPlainViewer{at: root.at}, err
+}
+
+// TrustedPlainViewer reads the inline struct `Plain` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustPlain (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedPlainViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedPlainViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedPlainViewer) F0(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at)
+	}
+	return 0
+}
+
+func (v TrustedPlainViewer) F1(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at + 4)
+	}
+	return 0
+}
+
+func (v TrustedPlainViewer) F2(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at + 8)
+	}
+	return 0
+}
+
+func (v TrustedPlainViewer) F3(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at + 12)
+	}
+	return 0
+}
+
+func (v TrustedPlainViewer) F4(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at + 16)
+	}
+	return 0
+}
+
+func (v TrustedPlainViewer) F5(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at + 20)
+	}
+	return 0
+}
+
+func (v TrustedPlainViewer) F6(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at + 24)
+	}
+	return 0
+}
+
+func (v TrustedPlainViewer) F7(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at + 28)
+	}
+	return 0
+}
+
+func (v TrustedPlainViewer) F8(r karmem.Trusted) uint16 {
+	if v.at != 0 {
+		return r.Uint16(v.at + 32)
+	}
+	return 0
+}
+
+func (v TrustedPlainViewer) F9(r karmem.Trusted) uint16 {
+	if v.at != 0 {
+		return r.Uint16(v.at + 34)
+	}
+	return 0
+}
+
+func (v TrustedPlainViewer) F10(r karmem.Trusted) uint16 {
+	if v.at != 0 {
+		return r.Uint16(v.at + 36)
+	}
+	return 0
+}
+
+func (v TrustedPlainViewer) F11(r karmem.Trusted) uint16 {
+	if v.at != 0 {
+		return r.Uint16(v.at + 38)
+	}
+	return 0
+}
+
+func (v TrustedPlainViewer) F12(r karmem.Trusted) uint8 {
+	if v.at != 0 {
+		return r.Uint8(v.at + 40)
+	}
+	return 0
+}
+
+func (v TrustedPlainViewer) F13(r karmem.Trusted) int64 {
+	if v.at != 0 {
+		return r.Int64(v.at + 48)
+	}
+	return 0
+}
+
+func (v TrustedPlainViewer) F14(r karmem.Trusted) float64 {
+	if v.at != 0 {
+		return r.Float64(v.at + 56)
+	}
+	return 0
+}
+
+func (v TrustedPlainViewer) F15(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 64)
+	}
+	return 0
+}
+
+func (v TrustedPlainViewer) Flag(r karmem.Trusted) bool {
+	if v.at != 0 {
+		return r.Bool(v.at + 68)
+	}
+	return false
+}
+
+func (v TrustedPlainViewer) Tint(r karmem.Trusted) Color {
+	if v.at != 0 {
+		return Color(r.Uint8(v.at + 69))
+	}
+	return 0
+}
+
+func (v TrustedPlainViewer) Last(r karmem.Trusted) int8 {
+	if v.at != 0 {
+		return r.Int8(v.at + 70)
+	}
+	return 0
+}
+
+// TrustL7 validates a whole message whose root is a L7, as
+// ValidateL7 does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustL7(r *karmem.Reader) (karmem.Trusted, TrustedL7Viewer, error) {
+	t, root, err := karmem.Trust(r, ValidateL7)
+	return t, TrustedL7Viewer{at: root.at}, err
+}
+
+// TrustedL7Viewer reads the inline struct `L7` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustL7 (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedL7Viewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedL7Viewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedL7Viewer) A7(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at)
+	}
+	return 0
+}
+
+func (v TrustedL7Viewer) B7(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 4)
+	}
+	return 0
+}
+
+// TrustL6 validates a whole message whose root is a L6, as
+// ValidateL6 does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustL6(r *karmem.Reader) (karmem.Trusted, TrustedL6Viewer, error) {
+	t, root, err := karmem.Trust(r, ValidateL6)
+	return t, TrustedL6Viewer{at: root.at}, err
+}
+
+// TrustedL6Viewer reads the inline struct `L6` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustL6 (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedL6Viewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedL6Viewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedL6Viewer) A6(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at)
+	}
+	return 0
+}
+
+func (v TrustedL6Viewer) B6(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 4)
+	}
+	return 0
+}
+
+func (v TrustedL6Viewer) Next(r karmem.Trusted) TrustedL7Viewer {
+	if v.at != 0 {
+		return TrustedL7Viewer{at: v.at + 8}
+	}
+	return TrustedL7Viewer{}
+}
+
+// TrustL5 validates a whole message whose root is a L5, as
+// ValidateL5 does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustL5(r *karmem.Reader) (karmem.Trusted, TrustedL5Viewer, error) {
+	t, root, err := karmem.Trust(r, ValidateL5)
+	return t, TrustedL5Viewer{at: root.at}, err
+}
+
+// TrustedL5Viewer reads the inline struct `L5` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustL5 (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedL5Viewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedL5Viewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedL5Viewer) A5(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at)
+	}
+	return 0
+}
+
+func (v TrustedL5Viewer) B5(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 4)
+	}
+	return 0
+}
+
+func (v TrustedL5Viewer) Next(r karmem.Trusted) TrustedL6Viewer {
+	if v.at != 0 {
+		return TrustedL6Viewer{at: v.at + 8}
+	}
+	return TrustedL6Viewer{}
+}
+
+// TrustL4 validates a whole message whose root is a L4, as
+// ValidateL4 does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustL4(r *karmem.Reader) (karmem.Trusted, TrustedL4Viewer, error) {
+	t, root, err := karmem.Trust(r, ValidateL4)
+	return t, TrustedL4Viewer{at: root.at}, err
+}
+
+// TrustedL4Viewer reads the inline struct `L4` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustL4 (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedL4Viewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedL4Viewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedL4Viewer) A4(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at)
+	}
+	return 0
+}
+
+func (v TrustedL4Viewer) B4(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 4)
+	}
+	return 0
+}
+
+func (v TrustedL4Viewer) Next(r karmem.Trusted) TrustedL5Viewer {
+	if v.at != 0 {
+		return TrustedL5Viewer{at: v.at + 8}
+	}
+	return TrustedL5Viewer{}
+}
+
+// TrustL3 validates a whole message whose root is a L3, as
+// ValidateL3 does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustL3(r *karmem.Reader) (karmem.Trusted, TrustedL3Viewer, error) {
+	t, root, err := karmem.Trust(r, ValidateL3)
+	return t, TrustedL3Viewer{at: root.at}, err
+}
+
+// TrustedL3Viewer reads the inline struct `L3` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustL3 (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedL3Viewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedL3Viewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedL3Viewer) A3(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at)
+	}
+	return 0
+}
+
+func (v TrustedL3Viewer) B3(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 4)
+	}
+	return 0
+}
+
+func (v TrustedL3Viewer) Next(r karmem.Trusted) TrustedL4Viewer {
+	if v.at != 0 {
+		return TrustedL4Viewer{at: v.at + 8}
+	}
+	return TrustedL4Viewer{}
+}
+
+// TrustL2 validates a whole message whose root is a L2, as
+// ValidateL2 does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustL2(r *karmem.Reader) (karmem.Trusted, TrustedL2Viewer, error) {
+	t, root, err := karmem.Trust(r, ValidateL2)
+	return t, TrustedL2Viewer{at: root.at}, err
+}
+
+// TrustedL2Viewer reads the inline struct `L2` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustL2 (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedL2Viewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedL2Viewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedL2Viewer) A2(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at)
+	}
+	return 0
+}
+
+func (v TrustedL2Viewer) B2(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 4)
+	}
+	return 0
+}
+
+func (v TrustedL2Viewer) Next(r karmem.Trusted) TrustedL3Viewer {
+	if v.at != 0 {
+		return TrustedL3Viewer{at: v.at + 8}
+	}
+	return TrustedL3Viewer{}
+}
+
+// TrustL1 validates a whole message whose root is a L1, as
+// ValidateL1 does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustL1(r *karmem.Reader) (karmem.Trusted, TrustedL1Viewer, error) {
+	t, root, err := karmem.Trust(r, ValidateL1)
+	return t, TrustedL1Viewer{at: root.at}, err
+}
+
+// TrustedL1Viewer reads the inline struct `L1` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustL1 (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedL1Viewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedL1Viewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedL1Viewer) A1(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at)
+	}
+	return 0
+}
+
+func (v TrustedL1Viewer) B1(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 4)
+	}
+	return 0
+}
+
+func (v TrustedL1Viewer) Next(r karmem.Trusted) TrustedL2Viewer {
+	if v.at != 0 {
+		return TrustedL2Viewer{at: v.at + 8}
+	}
+	return TrustedL2Viewer{}
+}
+
+// TrustL0 validates a whole message whose root is a L0, as
+// ValidateL0 does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustL0(r *karmem.Reader) (karmem.Trusted, TrustedL0Viewer, error) {
+	t, root, err := karmem.Trust(r, ValidateL0)
+	return t, TrustedL0Viewer{at: root.at}, err
+}
+
+// TrustedL0Viewer reads the inline struct `L0` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustL0 (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedL0Viewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedL0Viewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedL0Viewer) A0(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at)
+	}
+	return 0
+}
+
+func (v TrustedL0Viewer) B0(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 4)
+	}
+	return 0
+}
+
+func (v TrustedL0Viewer) Next(r karmem.Trusted) TrustedL1Viewer {
+	if v.at != 0 {
+		return TrustedL1Viewer{at: v.at + 8}
+	}
+	return TrustedL1Viewer{}
+}
+
+// TrustRich validates a whole message whose root is a Rich, as
+// ValidateRich does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustRich(r *karmem.Reader) (karmem.Trusted, TrustedRichViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateRich)
+	return t, TrustedRichViewer{at: root.at}, err
+}
+
+// TrustedRichViewer reads the inline struct `Rich` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustRich (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedRichViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedRichViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedRichViewer) G0(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at)
+	}
+	return 0
+}
+
+func (v TrustedRichViewer) G1(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at + 4)
+	}
+	return 0
+}
+
+func (v TrustedRichViewer) G2(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at + 8)
+	}
+	return 0
+}
+
+func (v TrustedRichViewer) G3(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at + 12)
+	}
+	return 0
+}
+
+func (v TrustedRichViewer) G4(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at + 16)
+	}
+	return 0
+}
+
+func (v TrustedRichViewer) G5(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at + 20)
+	}
+	return 0
+}
+
+func (v TrustedRichViewer) G6(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at + 24)
+	}
+	return 0
+}
+
+func (v TrustedRichViewer) G7(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at + 28)
+	}
+	return 0
+}
+
+func (v TrustedRichViewer) G8(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at + 32)
+	}
+	return 0
+}
+
+func (v TrustedRichViewer) G9(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at + 36)
+	}
+	return 0
+}
+
+func (v TrustedRichViewer) G10(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at + 40)
+	}
+	return 0
+}
+
+func (v TrustedRichViewer) G11(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at + 44)
+	}
+	return 0
+}
+
+func (v TrustedRichViewer) G12(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at + 48)
+	}
+	return 0
+}
+
+func (v TrustedRichViewer) G13(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at + 52)
+	}
+	return 0
+}
+
+func (v TrustedRichViewer) G14(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at + 56)
+	}
+	return 0
+}
+
+func (v TrustedRichViewer) Name(r karmem.Trusted) string {
+	if v.at != 0 {
+		a := r.Array(v.at + 60)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedRichViewer) NameBytes(r karmem.Trusted) []byte {
+	if v.at != 0 {
+		a := r.Array(v.at + 60)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (v TrustedRichViewer) Deep(r karmem.Trusted) TrustedL0Viewer {
+	if v.at != 0 {
+		return TrustedL0Viewer{at: v.at + 72}
+	}
+	return TrustedL0Viewer{}
+}
+
+// TrustRoot validates a whole message whose root is a Root, as
+// ValidateRoot does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustRoot(r *karmem.Reader) (karmem.Trusted, TrustedRootViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateRoot)
+	return t, TrustedRootViewer{t: root.t}, err
+}
+
+// TrustedRootViewer reads the table `Root` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustRoot (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedRootViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedRootViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedRootViewer) Plains(r karmem.Trusted) TrustedPlainSoaViewer {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return NewTrustedPlainSoaViewer(r, a)
+	}
+	return TrustedPlainSoaViewer{}
+}
+
+func (v TrustedRootViewer) Riches(r karmem.Trusted) TrustedRichSoaViewer {
+	if v.t.Has(16, 12) {
+		a := r.Array(v.t.Offset + 16)
+		return NewTrustedRichSoaViewer(r, a)
+	}
+	return TrustedRichSoaViewer{}
+}
+
+// TrustedPlainSoaViewer is an SoA array of `Plain`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedPlainSoaViewer struct {
+	n    uint32
+	cols [19]uint32
+}
+
+// NewTrustedPlainSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedPlainSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedPlainSoaViewer {
+	s := TrustedPlainSoaViewer{n: a.Len}
+	r.SoaColumns(a, soaColumnsPlain[:], s.cols[:])
+	return s
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedPlainSoaViewer) At(i int) TrustedPlainSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedPlainSoaItem{}
+	}
+	return TrustedPlainSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedPlainSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedPlainSoaViewer) All() iter.Seq2[int, TrustedPlainSoaItem] {
+	return func(yield func(int, TrustedPlainSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// F0 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F0(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[0], s.n)
+}
+
+// F1 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F1(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[1], s.n)
+}
+
+// F2 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F2(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[2], s.n)
+}
+
+// F3 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F3(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[3], s.n)
+}
+
+// F4 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F4(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[4], s.n)
+}
+
+// F5 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F5(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[5], s.n)
+}
+
+// F6 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F6(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[6], s.n)
+}
+
+// F7 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F7(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[7], s.n)
+}
+
+// F8 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F8(r karmem.Trusted) []uint16 {
+	return karmem.TrustedSlice[uint16](r, s.cols[8], s.n)
+}
+
+// F9 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F9(r karmem.Trusted) []uint16 {
+	return karmem.TrustedSlice[uint16](r, s.cols[9], s.n)
+}
+
+// F10 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F10(r karmem.Trusted) []uint16 {
+	return karmem.TrustedSlice[uint16](r, s.cols[10], s.n)
+}
+
+// F11 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F11(r karmem.Trusted) []uint16 {
+	return karmem.TrustedSlice[uint16](r, s.cols[11], s.n)
+}
+
+// F12 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F12(r karmem.Trusted) []uint8 {
+	return karmem.TrustedSlice[uint8](r, s.cols[12], s.n)
+}
+
+// F13 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F13(r karmem.Trusted) []int64 {
+	return karmem.TrustedSlice[int64](r, s.cols[13], s.n)
+}
+
+// F14 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F14(r karmem.Trusted) []float64 {
+	return karmem.TrustedSlice[float64](r, s.cols[14], s.n)
+}
+
+// F15 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F15(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[15], s.n)
+}
+
+// Flag returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) Flag(r karmem.Trusted) []uint8 {
+	return karmem.TrustedSlice[uint8](r, s.cols[16], s.n)
+}
+
+// Tint returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) Tint(r karmem.Trusted) []Color {
+	return karmem.TrustedSlice[Color](r, s.cols[17], s.n)
+}
+
+// Last returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) Last(r karmem.Trusted) []int8 {
+	return karmem.TrustedSlice[int8](r, s.cols[18], s.n)
+}
+
+// TrustedPlainSoaItem is one element of a TrustedPlainSoaViewer; its methods follow the element's fields.
+type TrustedPlainSoaItem struct {
+	s TrustedPlainSoaViewer
+	i uint32
+}
+
+func (it TrustedPlainSoaItem) F0(r karmem.Trusted) uint32 {
+	if it.s.cols[0] != 0 {
+		return r.Uint32(it.s.cols[0] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedPlainSoaItem) F1(r karmem.Trusted) uint32 {
+	if it.s.cols[1] != 0 {
+		return r.Uint32(it.s.cols[1] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedPlainSoaItem) F2(r karmem.Trusted) uint32 {
+	if it.s.cols[2] != 0 {
+		return r.Uint32(it.s.cols[2] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedPlainSoaItem) F3(r karmem.Trusted) uint32 {
+	if it.s.cols[3] != 0 {
+		return r.Uint32(it.s.cols[3] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedPlainSoaItem) F4(r karmem.Trusted) uint32 {
+	if it.s.cols[4] != 0 {
+		return r.Uint32(it.s.cols[4] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedPlainSoaItem) F5(r karmem.Trusted) uint32 {
+	if it.s.cols[5] != 0 {
+		return r.Uint32(it.s.cols[5] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedPlainSoaItem) F6(r karmem.Trusted) uint32 {
+	if it.s.cols[6] != 0 {
+		return r.Uint32(it.s.cols[6] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedPlainSoaItem) F7(r karmem.Trusted) uint32 {
+	if it.s.cols[7] != 0 {
+		return r.Uint32(it.s.cols[7] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedPlainSoaItem) F8(r karmem.Trusted) uint16 {
+	if it.s.cols[8] != 0 {
+		return r.Uint16(it.s.cols[8] + it.i*2)
+	}
+	return 0
+}
+
+func (it TrustedPlainSoaItem) F9(r karmem.Trusted) uint16 {
+	if it.s.cols[9] != 0 {
+		return r.Uint16(it.s.cols[9] + it.i*2)
+	}
+	return 0
+}
+
+func (it TrustedPlainSoaItem) F10(r karmem.Trusted) uint16 {
+	if it.s.cols[10] != 0 {
+		return r.Uint16(it.s.cols[10] + it.i*2)
+	}
+	return 0
+}
+
+func (it TrustedPlainSoaItem) F11(r karmem.Trusted) uint16 {
+	if it.s.cols[11] != 0 {
+		return r.Uint16(it.s.cols[11] + it.i*2)
+	}
+	return 0
+}
+
+func (it TrustedPlainSoaItem) F12(r karmem.Trusted) uint8 {
+	if it.s.cols[12] != 0 {
+		return r.Uint8(it.s.cols[12] + it.i)
+	}
+	return 0
+}
+
+func (it TrustedPlainSoaItem) F13(r karmem.Trusted) int64 {
+	if it.s.cols[13] != 0 {
+		return r.Int64(it.s.cols[13] + it.i*8)
+	}
+	return 0
+}
+
+func (it TrustedPlainSoaItem) F14(r karmem.Trusted) float64 {
+	if it.s.cols[14] != 0 {
+		return r.Float64(it.s.cols[14] + it.i*8)
+	}
+	return 0
+}
+
+func (it TrustedPlainSoaItem) F15(r karmem.Trusted) float32 {
+	if it.s.cols[15] != 0 {
+		return r.Float32(it.s.cols[15] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedPlainSoaItem) Flag(r karmem.Trusted) bool {
+	if it.s.cols[16] != 0 {
+		return r.Bool(it.s.cols[16] + it.i)
+	}
+	return false
+}
+
+func (it TrustedPlainSoaItem) Tint(r karmem.Trusted) Color {
+	if it.s.cols[17] != 0 {
+		return Color(r.Uint8(it.s.cols[17] + it.i))
+	}
+	return 0
+}
+
+func (it TrustedPlainSoaItem) Last(r karmem.Trusted) int8 {
+	if it.s.cols[18] != 0 {
+		return r.Int8(it.s.cols[18] + it.i)
+	}
+	return 0
+}
+
+// TrustedRichSoaViewer is an SoA array of `Rich`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedRichSoaViewer struct {
+	n    uint32
+	cols [32]uint32
+}
+
+// NewTrustedRichSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedRichSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedRichSoaViewer {
+	s := TrustedRichSoaViewer{n: a.Len}
+	r.SoaColumns(a, soaColumnsRich[:], s.cols[:])
+	return s
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedRichSoaViewer) At(i int) TrustedRichSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedRichSoaItem{}
+	}
+	return TrustedRichSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedRichSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedRichSoaViewer) All() iter.Seq2[int, TrustedRichSoaItem] {
+	return func(yield func(int, TrustedRichSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// G0 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) G0(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[0], s.n)
+}
+
+// G1 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) G1(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[1], s.n)
+}
+
+// G2 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) G2(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[2], s.n)
+}
+
+// G3 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) G3(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[3], s.n)
+}
+
+// G4 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) G4(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[4], s.n)
+}
+
+// G5 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) G5(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[5], s.n)
+}
+
+// G6 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) G6(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[6], s.n)
+}
+
+// G7 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) G7(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[7], s.n)
+}
+
+// G8 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) G8(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[8], s.n)
+}
+
+// G9 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) G9(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[9], s.n)
+}
+
+// G10 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) G10(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[10], s.n)
+}
+
+// G11 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) G11(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[11], s.n)
+}
+
+// G12 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) G12(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[12], s.n)
+}
+
+// G13 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) G13(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[13], s.n)
+}
+
+// G14 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) G14(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[14], s.n)
+}
+
+// DeepA0 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) DeepA0(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[16], s.n)
+}
+
+// DeepB0 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) DeepB0(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[17], s.n)
+}
+
+// DeepNextA1 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) DeepNextA1(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[18], s.n)
+}
+
+// DeepNextB1 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) DeepNextB1(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[19], s.n)
+}
+
+// DeepNextNextA2 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) DeepNextNextA2(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[20], s.n)
+}
+
+// DeepNextNextB2 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) DeepNextNextB2(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[21], s.n)
+}
+
+// DeepNextNextNextA3 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) DeepNextNextNextA3(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[22], s.n)
+}
+
+// DeepNextNextNextB3 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) DeepNextNextNextB3(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[23], s.n)
+}
+
+// DeepNextNextNextNextA4 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) DeepNextNextNextNextA4(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[24], s.n)
+}
+
+// DeepNextNextNextNextB4 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) DeepNextNextNextNextB4(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[25], s.n)
+}
+
+// DeepNextNextNextNextNextA5 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) DeepNextNextNextNextNextA5(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[26], s.n)
+}
+
+// DeepNextNextNextNextNextB5 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) DeepNextNextNextNextNextB5(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[27], s.n)
+}
+
+// DeepNextNextNextNextNextNextA6 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) DeepNextNextNextNextNextNextA6(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[28], s.n)
+}
+
+// DeepNextNextNextNextNextNextB6 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) DeepNextNextNextNextNextNextB6(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[29], s.n)
+}
+
+// DeepNextNextNextNextNextNextNextA7 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) DeepNextNextNextNextNextNextNextA7(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[30], s.n)
+}
+
+// DeepNextNextNextNextNextNextNextB7 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedRichSoaViewer) DeepNextNextNextNextNextNextNextB7(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[31], s.n)
+}
+
+// TrustedRichSoaItem is one element of a TrustedRichSoaViewer; its methods follow the element's fields.
+type TrustedRichSoaItem struct {
+	s TrustedRichSoaViewer
+	i uint32
+}
+
+func (it TrustedRichSoaItem) G0(r karmem.Trusted) uint32 {
+	if it.s.cols[0] != 0 {
+		return r.Uint32(it.s.cols[0] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItem) G1(r karmem.Trusted) uint32 {
+	if it.s.cols[1] != 0 {
+		return r.Uint32(it.s.cols[1] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItem) G2(r karmem.Trusted) uint32 {
+	if it.s.cols[2] != 0 {
+		return r.Uint32(it.s.cols[2] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItem) G3(r karmem.Trusted) uint32 {
+	if it.s.cols[3] != 0 {
+		return r.Uint32(it.s.cols[3] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItem) G4(r karmem.Trusted) uint32 {
+	if it.s.cols[4] != 0 {
+		return r.Uint32(it.s.cols[4] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItem) G5(r karmem.Trusted) uint32 {
+	if it.s.cols[5] != 0 {
+		return r.Uint32(it.s.cols[5] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItem) G6(r karmem.Trusted) uint32 {
+	if it.s.cols[6] != 0 {
+		return r.Uint32(it.s.cols[6] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItem) G7(r karmem.Trusted) uint32 {
+	if it.s.cols[7] != 0 {
+		return r.Uint32(it.s.cols[7] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItem) G8(r karmem.Trusted) uint32 {
+	if it.s.cols[8] != 0 {
+		return r.Uint32(it.s.cols[8] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItem) G9(r karmem.Trusted) uint32 {
+	if it.s.cols[9] != 0 {
+		return r.Uint32(it.s.cols[9] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItem) G10(r karmem.Trusted) uint32 {
+	if it.s.cols[10] != 0 {
+		return r.Uint32(it.s.cols[10] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItem) G11(r karmem.Trusted) uint32 {
+	if it.s.cols[11] != 0 {
+		return r.Uint32(it.s.cols[11] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItem) G12(r karmem.Trusted) uint32 {
+	if it.s.cols[12] != 0 {
+		return r.Uint32(it.s.cols[12] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItem) G13(r karmem.Trusted) uint32 {
+	if it.s.cols[13] != 0 {
+		return r.Uint32(it.s.cols[13] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItem) G14(r karmem.Trusted) uint32 {
+	if it.s.cols[14] != 0 {
+		return r.Uint32(it.s.cols[14] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItem) Name(r karmem.Trusted) string {
+	if it.s.cols[15] != 0 {
+		a := r.Array(it.s.cols[15] + it.i*12)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (it TrustedRichSoaItem) NameBytes(r karmem.Trusted) []byte {
+	if it.s.cols[15] != 0 {
+		a := r.Array(it.s.cols[15] + it.i*12)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (it TrustedRichSoaItem) Deep(r karmem.Trusted) TrustedRichSoaItemDeep {
+	return TrustedRichSoaItemDeep(it)
+}
+
+// TrustedRichSoaItemDeep views field Deep of a TrustedRichSoaItem.
+type TrustedRichSoaItemDeep TrustedRichSoaItem
+
+func (it TrustedRichSoaItemDeep) A0(r karmem.Trusted) uint32 {
+	if it.s.cols[16] != 0 {
+		return r.Uint32(it.s.cols[16] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItemDeep) B0(r karmem.Trusted) float32 {
+	if it.s.cols[17] != 0 {
+		return r.Float32(it.s.cols[17] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItemDeep) Next(r karmem.Trusted) TrustedRichSoaItemDeepNext {
+	return TrustedRichSoaItemDeepNext(it)
+}
+
+// TrustedRichSoaItemDeepNext views field Deep.Next of a TrustedRichSoaItem.
+type TrustedRichSoaItemDeepNext TrustedRichSoaItem
+
+func (it TrustedRichSoaItemDeepNext) A1(r karmem.Trusted) uint32 {
+	if it.s.cols[18] != 0 {
+		return r.Uint32(it.s.cols[18] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItemDeepNext) B1(r karmem.Trusted) float32 {
+	if it.s.cols[19] != 0 {
+		return r.Float32(it.s.cols[19] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItemDeepNext) Next(r karmem.Trusted) TrustedRichSoaItemDeepNextNext {
+	return TrustedRichSoaItemDeepNextNext(it)
+}
+
+// TrustedRichSoaItemDeepNextNext views field Deep.Next.Next of a TrustedRichSoaItem.
+type TrustedRichSoaItemDeepNextNext TrustedRichSoaItem
+
+func (it TrustedRichSoaItemDeepNextNext) A2(r karmem.Trusted) uint32 {
+	if it.s.cols[20] != 0 {
+		return r.Uint32(it.s.cols[20] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItemDeepNextNext) B2(r karmem.Trusted) float32 {
+	if it.s.cols[21] != 0 {
+		return r.Float32(it.s.cols[21] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItemDeepNextNext) Next(r karmem.Trusted) TrustedRichSoaItemDeepNextNextNext {
+	return TrustedRichSoaItemDeepNextNextNext(it)
+}
+
+// TrustedRichSoaItemDeepNextNextNext views field Deep.Next.Next.Next of a TrustedRichSoaItem.
+type TrustedRichSoaItemDeepNextNextNext TrustedRichSoaItem
+
+func (it TrustedRichSoaItemDeepNextNextNext) A3(r karmem.Trusted) uint32 {
+	if it.s.cols[22] != 0 {
+		return r.Uint32(it.s.cols[22] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItemDeepNextNextNext) B3(r karmem.Trusted) float32 {
+	if it.s.cols[23] != 0 {
+		return r.Float32(it.s.cols[23] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItemDeepNextNextNext) Next(r karmem.Trusted) TrustedRichSoaItemDeepNextNextNextNext {
+	return TrustedRichSoaItemDeepNextNextNextNext(it)
+}
+
+// TrustedRichSoaItemDeepNextNextNextNext views field Deep.Next.Next.Next.Next of a TrustedRichSoaItem.
+type TrustedRichSoaItemDeepNextNextNextNext TrustedRichSoaItem
+
+func (it TrustedRichSoaItemDeepNextNextNextNext) A4(r karmem.Trusted) uint32 {
+	if it.s.cols[24] != 0 {
+		return r.Uint32(it.s.cols[24] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItemDeepNextNextNextNext) B4(r karmem.Trusted) float32 {
+	if it.s.cols[25] != 0 {
+		return r.Float32(it.s.cols[25] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItemDeepNextNextNextNext) Next(r karmem.Trusted) TrustedRichSoaItemDeepNextNextNextNextNext {
+	return TrustedRichSoaItemDeepNextNextNextNextNext(it)
+}
+
+// TrustedRichSoaItemDeepNextNextNextNextNext views field Deep.Next.Next.Next.Next.Next of a TrustedRichSoaItem.
+type TrustedRichSoaItemDeepNextNextNextNextNext TrustedRichSoaItem
+
+func (it TrustedRichSoaItemDeepNextNextNextNextNext) A5(r karmem.Trusted) uint32 {
+	if it.s.cols[26] != 0 {
+		return r.Uint32(it.s.cols[26] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItemDeepNextNextNextNextNext) B5(r karmem.Trusted) float32 {
+	if it.s.cols[27] != 0 {
+		return r.Float32(it.s.cols[27] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItemDeepNextNextNextNextNext) Next(r karmem.Trusted) TrustedRichSoaItemDeepNextNextNextNextNextNext {
+	return TrustedRichSoaItemDeepNextNextNextNextNextNext(it)
+}
+
+// TrustedRichSoaItemDeepNextNextNextNextNextNext views field Deep.Next.Next.Next.Next.Next.Next of a TrustedRichSoaItem.
+type TrustedRichSoaItemDeepNextNextNextNextNextNext TrustedRichSoaItem
+
+func (it TrustedRichSoaItemDeepNextNextNextNextNextNext) A6(r karmem.Trusted) uint32 {
+	if it.s.cols[28] != 0 {
+		return r.Uint32(it.s.cols[28] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItemDeepNextNextNextNextNextNext) B6(r karmem.Trusted) float32 {
+	if it.s.cols[29] != 0 {
+		return r.Float32(it.s.cols[29] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItemDeepNextNextNextNextNextNext) Next(r karmem.Trusted) TrustedRichSoaItemDeepNextNextNextNextNextNextNext {
+	return TrustedRichSoaItemDeepNextNextNextNextNextNextNext(it)
+}
+
+// TrustedRichSoaItemDeepNextNextNextNextNextNextNext views field Deep.Next.Next.Next.Next.Next.Next.Next of a TrustedRichSoaItem.
+type TrustedRichSoaItemDeepNextNextNextNextNextNextNext TrustedRichSoaItem
+
+func (it TrustedRichSoaItemDeepNextNextNextNextNextNextNext) A7(r karmem.Trusted) uint32 {
+	if it.s.cols[30] != 0 {
+		return r.Uint32(it.s.cols[30] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedRichSoaItemDeepNextNextNextNextNextNextNext) B7(r karmem.Trusted) float32 {
+	if it.s.cols[31] != 0 {
+		return r.Float32(it.s.cols[31] + it.i*4)
+	}
+	return 0
+}

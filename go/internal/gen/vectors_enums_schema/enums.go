@@ -460,3 +460,106 @@ func (v EnumsViewer) Fixed(r *karmem.Reader) [3]S16 {
 	}
 	return out
 }
+
+// TrustEnums validates a whole message whose root is a Enums, as
+// ValidateEnums does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustEnums(r *karmem.Reader) (karmem.Trusted, TrustedEnumsViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateEnums)
+	return t, TrustedEnumsViewer{t: root.t}, err
+}
+
+// TrustedEnumsViewer reads the table `Enums` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustEnums (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedEnumsViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedEnumsViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedEnumsViewer) A(r karmem.Trusted) E8 {
+	if v.t.Has(4, 1) {
+		return E8(r.Uint8(v.t.Offset + 4))
+	}
+	return 0
+}
+
+func (v TrustedEnumsViewer) B(r karmem.Trusted) E16 {
+	if v.t.Has(6, 2) {
+		return E16(r.Uint16(v.t.Offset + 6))
+	}
+	return 0
+}
+
+func (v TrustedEnumsViewer) C(r karmem.Trusted) E32 {
+	if v.t.Has(8, 4) {
+		return E32(r.Uint32(v.t.Offset + 8))
+	}
+	return 0
+}
+
+func (v TrustedEnumsViewer) D(r karmem.Trusted) E64 {
+	if v.t.Has(16, 8) {
+		return E64(r.Uint64(v.t.Offset + 16))
+	}
+	return 0
+}
+
+func (v TrustedEnumsViewer) E(r karmem.Trusted) S8 {
+	if v.t.Has(24, 1) {
+		return S8(r.Int8(v.t.Offset + 24))
+	}
+	return 0
+}
+
+func (v TrustedEnumsViewer) F(r karmem.Trusted) S16 {
+	if v.t.Has(26, 2) {
+		return S16(r.Int16(v.t.Offset + 26))
+	}
+	return 0
+}
+
+func (v TrustedEnumsViewer) G(r karmem.Trusted) S32 {
+	if v.t.Has(28, 4) {
+		return S32(r.Int32(v.t.Offset + 28))
+	}
+	return 0
+}
+
+func (v TrustedEnumsViewer) H(r karmem.Trusted) S64 {
+	if v.t.Has(32, 8) {
+		return S64(r.Int64(v.t.Offset + 32))
+	}
+	return 0
+}
+
+func (v TrustedEnumsViewer) I(r karmem.Trusted) Default {
+	if v.t.Has(40, 4) {
+		return Default(r.Uint32(v.t.Offset + 40))
+	}
+	return 0
+}
+
+func (v TrustedEnumsViewer) List(r karmem.Trusted) []E8 {
+	if v.t.Has(44, 12) {
+		a := r.Array(v.t.Offset + 44)
+		return karmem.TrustedSlice[E8](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (v TrustedEnumsViewer) Fixed(r karmem.Trusted) [3]S16 {
+	var out [3]S16
+	if v.t.Has(56, 6) {
+		for j := range out {
+			out[j] = S16(r.Int16(v.t.Offset + uint32(j)*2 + 56))
+		}
+		return out
+	}
+	return out
+}

@@ -819,3 +819,296 @@ func (it ItemSoaItemWhere) Y(r *karmem.Reader) float32 {
 	}
 	return r.Float32(it.s.cols[4] + it.i*4)
 }
+
+// TrustPoint validates a whole message whose root is a Point, as
+// ValidatePoint does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustPoint(r *karmem.Reader) (karmem.Trusted, TrustedPointViewer, error) {
+	t, root, err := karmem.Trust(r, ValidatePoint)
+	return t, TrustedPointViewer{at: root.at}, err
+}
+
+// TrustedPointViewer reads the inline struct `Point` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustPoint (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedPointViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedPointViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedPointViewer) X(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at)
+	}
+	return 0
+}
+
+func (v TrustedPointViewer) Y(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 4)
+	}
+	return 0
+}
+
+// TrustItem validates a whole message whose root is a Item, as
+// ValidateItem does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustItem(r *karmem.Reader) (karmem.Trusted, TrustedItemViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateItem)
+	return t, TrustedItemViewer{t: root.t}, err
+}
+
+// TrustedItemViewer reads the table `Item` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustItem (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedItemViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedItemViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedItemViewer) Id(r karmem.Trusted) uint32 {
+	if v.t.Has(4, 4) {
+		return r.Uint32(v.t.Offset + 4)
+	}
+	return 0
+}
+
+func (v TrustedItemViewer) Name(r karmem.Trusted) string {
+	if v.t.Has(8, 12) {
+		a := r.Array(v.t.Offset + 8)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedItemViewer) NameBytes(r karmem.Trusted) []byte {
+	if v.t.Has(8, 12) {
+		a := r.Array(v.t.Offset + 8)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (v TrustedItemViewer) Weight(r karmem.Trusted) float64 {
+	if v.t.Has(24, 8) {
+		return r.Float64(v.t.Offset + 24)
+	}
+	return 0
+}
+
+func (v TrustedItemViewer) Where(r karmem.Trusted) TrustedPointViewer {
+	if v.t.Has(32, 8) {
+		return TrustedPointViewer{at: v.t.Offset + 32}
+	}
+	return TrustedPointViewer{}
+}
+
+func (v TrustedItemViewer) Tags(r karmem.Trusted) []uint16 {
+	if v.t.Has(40, 12) {
+		a := r.Array(v.t.Offset + 40)
+		return karmem.TrustedSlice[uint16](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+// TrustRoot validates a whole message whose root is a Root, as
+// ValidateRoot does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustRoot(r *karmem.Reader) (karmem.Trusted, TrustedRootViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateRoot)
+	return t, TrustedRootViewer{t: root.t}, err
+}
+
+// TrustedRootViewer reads the table `Root` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustRoot (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedRootViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedRootViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedRootViewer) Version(r karmem.Trusted) uint16 {
+	if v.t.Has(4, 2) {
+		return r.Uint16(v.t.Offset + 4)
+	}
+	return 0
+}
+
+func (v TrustedRootViewer) Items(r karmem.Trusted) TrustedItemSoaViewer {
+	if v.t.Has(8, 12) {
+		a := r.Array(v.t.Offset + 8)
+		return NewTrustedItemSoaViewer(r, a)
+	}
+	return TrustedItemSoaViewer{}
+}
+
+func (v TrustedRootViewer) Main(r karmem.Trusted) TrustedItemViewer {
+	if v.t.Has(20, 4) {
+		return TrustedItemViewer{t: r.Table(r.Uint32(v.t.Offset + 20))}
+	}
+	return TrustedItemViewer{}
+}
+
+func (v TrustedRootViewer) Extra(r karmem.Trusted) uint64 {
+	if v.t.Has(24, 8) {
+		return r.Uint64(v.t.Offset + 24)
+	}
+	return 0
+}
+
+func (v TrustedRootViewer) Notes(r karmem.Trusted) string {
+	if v.t.Has(32, 12) {
+		a := r.Array(v.t.Offset + 32)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedRootViewer) NotesBytes(r karmem.Trusted) []byte {
+	if v.t.Has(32, 12) {
+		a := r.Array(v.t.Offset + 32)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+// TrustedItemSoaViewer is an SoA array of `Item`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedItemSoaViewer struct {
+	n    uint32
+	cols [6]uint32
+}
+
+// NewTrustedItemSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedItemSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedItemSoaViewer {
+	s := TrustedItemSoaViewer{n: a.Len}
+	r.SoaColumns(a, soaColumnsItem[:], s.cols[:])
+	return s
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedItemSoaViewer) At(i int) TrustedItemSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedItemSoaItem{}
+	}
+	return TrustedItemSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedItemSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedItemSoaViewer) All() iter.Seq2[int, TrustedItemSoaItem] {
+	return func(yield func(int, TrustedItemSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Id returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedItemSoaViewer) Id(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[0], s.n)
+}
+
+// Weight returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedItemSoaViewer) Weight(r karmem.Trusted) []float64 {
+	return karmem.TrustedSlice[float64](r, s.cols[2], s.n)
+}
+
+// WhereX returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedItemSoaViewer) WhereX(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[3], s.n)
+}
+
+// WhereY returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedItemSoaViewer) WhereY(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[4], s.n)
+}
+
+// TrustedItemSoaItem is one element of a TrustedItemSoaViewer; its methods follow the element's fields.
+type TrustedItemSoaItem struct {
+	s TrustedItemSoaViewer
+	i uint32
+}
+
+func (it TrustedItemSoaItem) Id(r karmem.Trusted) uint32 {
+	if it.s.cols[0] != 0 {
+		return r.Uint32(it.s.cols[0] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedItemSoaItem) Name(r karmem.Trusted) string {
+	if it.s.cols[1] != 0 {
+		a := r.Array(it.s.cols[1] + it.i*12)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (it TrustedItemSoaItem) NameBytes(r karmem.Trusted) []byte {
+	if it.s.cols[1] != 0 {
+		a := r.Array(it.s.cols[1] + it.i*12)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (it TrustedItemSoaItem) Weight(r karmem.Trusted) float64 {
+	if it.s.cols[2] != 0 {
+		return r.Float64(it.s.cols[2] + it.i*8)
+	}
+	return 0
+}
+
+func (it TrustedItemSoaItem) Where(r karmem.Trusted) TrustedItemSoaItemWhere {
+	return TrustedItemSoaItemWhere(it)
+}
+
+func (it TrustedItemSoaItem) Tags(r karmem.Trusted) []uint16 {
+	if it.s.cols[5] != 0 {
+		a := r.Array(it.s.cols[5] + it.i*12)
+		return karmem.TrustedSlice[uint16](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+// TrustedItemSoaItemWhere views field Where of a TrustedItemSoaItem.
+type TrustedItemSoaItemWhere TrustedItemSoaItem
+
+func (it TrustedItemSoaItemWhere) X(r karmem.Trusted) float32 {
+	if it.s.cols[3] != 0 {
+		return r.Float32(it.s.cols[3] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedItemSoaItemWhere) Y(r karmem.Trusted) float32 {
+	if it.s.cols[4] != 0 {
+		return r.Float32(it.s.cols[4] + it.i*4)
+	}
+	return 0
+}

@@ -608,3 +608,230 @@ func (s PairAosViewer) All() iter.Seq2[int, PairViewer] {
 		}
 	}
 }
+
+// TrustPair validates a whole message whose root is a Pair, as
+// ValidatePair does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustPair(r *karmem.Reader) (karmem.Trusted, TrustedPairViewer, error) {
+	t, root, err := karmem.Trust(r, ValidatePair)
+	return t, TrustedPairViewer{at: root.at}, err
+}
+
+// TrustedPairViewer reads the inline struct `Pair` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustPair (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedPairViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedPairViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedPairViewer) A(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at)
+	}
+	return 0
+}
+
+func (v TrustedPairViewer) B(r karmem.Trusted) float64 {
+	if v.at != 0 {
+		return r.Float64(v.at + 8)
+	}
+	return 0
+}
+
+// TrustFloats validates a whole message whose root is a Floats, as
+// ValidateFloats does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustFloats(r *karmem.Reader) (karmem.Trusted, TrustedFloatsViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateFloats)
+	return t, TrustedFloatsViewer{t: root.t}, err
+}
+
+// TrustedFloatsViewer reads the table `Floats` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustFloats (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedFloatsViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedFloatsViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedFloatsViewer) F32(r karmem.Trusted) float32 {
+	if v.t.Has(4, 4) {
+		return r.Float32(v.t.Offset + 4)
+	}
+	return 0
+}
+
+func (v TrustedFloatsViewer) F64(r karmem.Trusted) float64 {
+	if v.t.Has(8, 8) {
+		return r.Float64(v.t.Offset + 8)
+	}
+	return 0
+}
+
+func (v TrustedFloatsViewer) NegZero32(r karmem.Trusted) float32 {
+	if v.t.Has(16, 4) {
+		return r.Float32(v.t.Offset + 16)
+	}
+	return 0
+}
+
+func (v TrustedFloatsViewer) NegZero64(r karmem.Trusted) float64 {
+	if v.t.Has(24, 8) {
+		return r.Float64(v.t.Offset + 24)
+	}
+	return 0
+}
+
+func (v TrustedFloatsViewer) F32s(r karmem.Trusted) []float32 {
+	if v.t.Has(32, 12) {
+		a := r.Array(v.t.Offset + 32)
+		return karmem.TrustedSlice[float32](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (v TrustedFloatsViewer) F64s(r karmem.Trusted) []float64 {
+	if v.t.Has(44, 12) {
+		a := r.Array(v.t.Offset + 44)
+		return karmem.TrustedSlice[float64](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (v TrustedFloatsViewer) Fixed(r karmem.Trusted) [4]float32 {
+	var out [4]float32
+	if v.t.Has(56, 16) {
+		for j := range out {
+			out[j] = r.Float32(v.t.Offset + uint32(j)*4 + 56)
+		}
+		return out
+	}
+	return out
+}
+
+func (v TrustedFloatsViewer) Pairs(r karmem.Trusted) TrustedPairSoaViewer {
+	if v.t.Has(72, 12) {
+		a := r.Array(v.t.Offset + 72)
+		return NewTrustedPairSoaViewer(r, a)
+	}
+	return TrustedPairSoaViewer{}
+}
+
+func (v TrustedFloatsViewer) PairsAos(r karmem.Trusted) TrustedPairAosViewer {
+	if v.t.Has(84, 12) {
+		a := r.Array(v.t.Offset + 84)
+		return TrustedPairAosViewer{off: a.Offset, n: a.Len}
+	}
+	return TrustedPairAosViewer{}
+}
+
+// TrustedPairSoaViewer is an SoA array of `Pair`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedPairSoaViewer struct {
+	n  uint32
+	c0 uint32
+	c1 uint32
+}
+
+// NewTrustedPairSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedPairSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedPairSoaViewer {
+	var cols [2]uint32
+	r.SoaColumns(a, soaColumnsPair[:], cols[:])
+	return TrustedPairSoaViewer{n: a.Len, c0: cols[0], c1: cols[1]}
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedPairSoaViewer) At(i int) TrustedPairSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedPairSoaItem{}
+	}
+	return TrustedPairSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedPairSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedPairSoaViewer) All() iter.Seq2[int, TrustedPairSoaItem] {
+	return func(yield func(int, TrustedPairSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// A returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPairSoaViewer) A(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.c0, s.n)
+}
+
+// B returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPairSoaViewer) B(r karmem.Trusted) []float64 {
+	return karmem.TrustedSlice[float64](r, s.c1, s.n)
+}
+
+// TrustedPairSoaItem is one element of a TrustedPairSoaViewer; its methods follow the element's fields.
+type TrustedPairSoaItem struct {
+	s TrustedPairSoaViewer
+	i uint32
+}
+
+func (it TrustedPairSoaItem) A(r karmem.Trusted) float32 {
+	if it.s.c0 != 0 {
+		return r.Float32(it.s.c0 + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedPairSoaItem) B(r karmem.Trusted) float64 {
+	if it.s.c1 != 0 {
+		return r.Float64(it.s.c1 + it.i*8)
+	}
+	return 0
+}
+
+// TrustedPairAosViewer is an AoS array (or fixed array) of `Pair`.
+type TrustedPairAosViewer struct {
+	off uint32
+	n   uint32
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedPairAosViewer) At(i int) TrustedPairViewer {
+	if uint(i) >= uint(s.n) {
+		return TrustedPairViewer{}
+	}
+	return TrustedPairViewer{at: s.off + uint32(i)*16}
+}
+
+// Len is the number of elements.
+func (s TrustedPairAosViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedPairAosViewer) All() iter.Seq2[int, TrustedPairViewer] {
+	return func(yield func(int, TrustedPairViewer) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}

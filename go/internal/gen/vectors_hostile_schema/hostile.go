@@ -1647,3 +1647,473 @@ func (b PickBovoaViewer) Leaf(r *karmem.Reader) LeafAosViewer {
 	sub := r.BunchEntry(b.a, 1, 4)
 	return LeafAosViewer{r: r, off: sub.Offset, n: sub.Len}
 }
+
+// TrustEmpty validates a whole message whose root is a Empty, as
+// ValidateEmpty does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustEmpty(r *karmem.Reader) (karmem.Trusted, TrustedEmptyViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateEmpty)
+	return t, TrustedEmptyViewer{t: root.t}, err
+}
+
+// TrustedEmptyViewer reads the table `Empty` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustEmpty (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedEmptyViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedEmptyViewer) Table() karmem.Table {
+	return v.t
+}
+
+// TrustZeros validates a whole message whose root is a Zeros, as
+// ValidateZeros does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustZeros(r *karmem.Reader) (karmem.Trusted, TrustedZerosViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateZeros)
+	return t, TrustedZerosViewer{t: root.t}, err
+}
+
+// TrustedZerosViewer reads the table `Zeros` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustZeros (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedZerosViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedZerosViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedZerosViewer) A(r karmem.Trusted) TrustedEmptySoaViewer {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return NewTrustedEmptySoaViewer(r, a)
+	}
+	return TrustedEmptySoaViewer{}
+}
+
+// TrustLeaf validates a whole message whose root is a Leaf, as
+// ValidateLeaf does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustLeaf(r *karmem.Reader) (karmem.Trusted, TrustedLeafViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateLeaf)
+	return t, TrustedLeafViewer{t: root.t}, err
+}
+
+// TrustedLeafViewer reads the table `Leaf` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustLeaf (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedLeafViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedLeafViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedLeafViewer) X(r karmem.Trusted) uint32 {
+	if v.t.Has(4, 4) {
+		return r.Uint32(v.t.Offset + 4)
+	}
+	return 0
+}
+
+// TrustTables validates a whole message whose root is a Tables, as
+// ValidateTables does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustTables(r *karmem.Reader) (karmem.Trusted, TrustedTablesViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateTables)
+	return t, TrustedTablesViewer{t: root.t}, err
+}
+
+// TrustedTablesViewer reads the table `Tables` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustTables (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedTablesViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedTablesViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedTablesViewer) L(r karmem.Trusted) TrustedLeafAosViewer {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return TrustedLeafAosViewer{r: r, off: a.Offset, n: a.Len}
+	}
+	return TrustedLeafAosViewer{}
+}
+
+// TrustPoint validates a whole message whose root is a Point, as
+// ValidatePoint does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustPoint(r *karmem.Reader) (karmem.Trusted, TrustedPointViewer, error) {
+	t, root, err := karmem.Trust(r, ValidatePoint)
+	return t, TrustedPointViewer{at: root.at}, err
+}
+
+// TrustedPointViewer reads the inline struct `Point` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustPoint (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedPointViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedPointViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedPointViewer) X(r karmem.Trusted) uint32 {
+	if v.at != 0 {
+		return r.Uint32(v.at)
+	}
+	return 0
+}
+
+// TrustColumns validates a whole message whose root is a Columns, as
+// ValidateColumns does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustColumns(r *karmem.Reader) (karmem.Trusted, TrustedColumnsViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateColumns)
+	return t, TrustedColumnsViewer{t: root.t}, err
+}
+
+// TrustedColumnsViewer reads the table `Columns` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustColumns (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedColumnsViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedColumnsViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedColumnsViewer) P(r karmem.Trusted) TrustedPointSoaViewer {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return NewTrustedPointSoaViewer(r, a)
+	}
+	return TrustedPointSoaViewer{}
+}
+
+// TrustTriple validates a whole message whose root is a Triple, as
+// ValidateTriple does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustTriple(r *karmem.Reader) (karmem.Trusted, TrustedTripleViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateTriple)
+	return t, TrustedTripleViewer{at: root.at}, err
+}
+
+// TrustedTripleViewer reads the inline struct `Triple` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustTriple (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedTripleViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedTripleViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedTripleViewer) A(r karmem.Trusted) uint64 {
+	if v.at != 0 {
+		return r.Uint64(v.at)
+	}
+	return 0
+}
+
+func (v TrustedTripleViewer) B(r karmem.Trusted) uint64 {
+	if v.at != 0 {
+		return r.Uint64(v.at + 8)
+	}
+	return 0
+}
+
+func (v TrustedTripleViewer) C(r karmem.Trusted) uint64 {
+	if v.at != 0 {
+		return r.Uint64(v.at + 16)
+	}
+	return 0
+}
+
+// TrustedPickViewer reads a `Pick` value in place: check Tag, then read the variant.
+type TrustedPickViewer struct {
+	tag    PickTag
+	offset uint32
+}
+
+func newTrustedPickViewer(r karmem.Trusted, tagAt, offsetAt uint32) TrustedPickViewer {
+	return TrustedPickViewer{tag: PickTag(r.Uint8(tagAt)), offset: r.Uint32(offsetAt)}
+}
+
+// Tag returns PickTagNone, the tag of a variant, or a tag this schema
+// version does not know (from a newer writer).
+func (u TrustedPickViewer) Tag() PickTag {
+	return u.tag
+}
+
+// Leaf returns the Leaf value (reading as zeros when the tag is another).
+func (u TrustedPickViewer) Leaf(r karmem.Trusted) TrustedLeafViewer {
+	if u.tag != PickTagLeaf {
+		return TrustedLeafViewer{}
+	}
+	return TrustedLeafViewer{t: r.Table(u.offset)}
+}
+
+// TrustHolder validates a whole message whose root is a Holder, as
+// ValidateHolder does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustHolder(r *karmem.Reader) (karmem.Trusted, TrustedHolderViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateHolder)
+	return t, TrustedHolderViewer{t: root.t}, err
+}
+
+// TrustedHolderViewer reads the table `Holder` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustHolder (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedHolderViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedHolderViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedHolderViewer) V(r karmem.Trusted) TrustedPickViewer {
+	if v.t.Has(4, 8) {
+		return newTrustedPickViewer(r, v.t.Offset+4, v.t.Offset+8)
+	}
+	return TrustedPickViewer{}
+}
+
+// TrustText validates a whole message whose root is a Text, as
+// ValidateText does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustText(r *karmem.Reader) (karmem.Trusted, TrustedTextViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateText)
+	return t, TrustedTextViewer{t: root.t}, err
+}
+
+// TrustedTextViewer reads the table `Text` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustText (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedTextViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedTextViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedTextViewer) S(r karmem.Trusted) string {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedTextViewer) SBytes(r karmem.Trusted) []byte {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+// TrustBunch validates a whole message whose root is a Bunch, as
+// ValidateBunch does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustBunch(r *karmem.Reader) (karmem.Trusted, TrustedBunchViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateBunch)
+	return t, TrustedBunchViewer{t: root.t}, err
+}
+
+// TrustedBunchViewer reads the table `Bunch` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustBunch (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedBunchViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedBunchViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedBunchViewer) B(r karmem.Trusted) TrustedPickBovoaViewer {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return TrustedPickBovoaViewer{a: a}
+	}
+	return TrustedPickBovoaViewer{}
+}
+
+// TrustedEmptySoaViewer is an SoA array of `Empty`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedEmptySoaViewer struct {
+	n    uint32
+	cols [0]uint32
+}
+
+// NewTrustedEmptySoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedEmptySoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedEmptySoaViewer {
+	s := TrustedEmptySoaViewer{n: a.Len}
+	r.SoaColumns(a, soaColumnsEmpty[:], s.cols[:])
+	return s
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedEmptySoaViewer) At(i int) TrustedEmptySoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedEmptySoaItem{}
+	}
+	return TrustedEmptySoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedEmptySoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedEmptySoaViewer) All() iter.Seq2[int, TrustedEmptySoaItem] {
+	return func(yield func(int, TrustedEmptySoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// TrustedEmptySoaItem is one element of a TrustedEmptySoaViewer; its methods follow the element's fields.
+type TrustedEmptySoaItem struct {
+	s TrustedEmptySoaViewer
+	i uint32
+}
+
+// TrustedPointSoaViewer is an SoA array of `Point`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedPointSoaViewer struct {
+	n  uint32
+	c0 uint32
+}
+
+// NewTrustedPointSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedPointSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedPointSoaViewer {
+	var cols [1]uint32
+	r.SoaColumns(a, soaColumnsPoint[:], cols[:])
+	return TrustedPointSoaViewer{n: a.Len, c0: cols[0]}
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedPointSoaViewer) At(i int) TrustedPointSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedPointSoaItem{}
+	}
+	return TrustedPointSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedPointSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedPointSoaViewer) All() iter.Seq2[int, TrustedPointSoaItem] {
+	return func(yield func(int, TrustedPointSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// X returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPointSoaViewer) X(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.c0, s.n)
+}
+
+// TrustedPointSoaItem is one element of a TrustedPointSoaViewer; its methods follow the element's fields.
+type TrustedPointSoaItem struct {
+	s TrustedPointSoaViewer
+	i uint32
+}
+
+func (it TrustedPointSoaItem) X(r karmem.Trusted) uint32 {
+	if it.s.c0 != 0 {
+		return r.Uint32(it.s.c0 + it.i*4)
+	}
+	return 0
+}
+
+// TrustedLeafAosViewer is an AoS array (or fixed array) of `Leaf`.
+type TrustedLeafAosViewer struct {
+	r   karmem.Trusted
+	off uint32
+	n   uint32
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedLeafAosViewer) At(i int) TrustedLeafViewer {
+	if uint(i) >= uint(s.n) {
+		return TrustedLeafViewer{}
+	}
+	return TrustedLeafViewer{t: s.r.Table(s.r.Uint32(s.off + uint32(i)*4))}
+}
+
+// Len is the number of elements.
+func (s TrustedLeafAosViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedLeafAosViewer) All() iter.Seq2[int, TrustedLeafViewer] {
+	return func(yield func(int, TrustedLeafViewer) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// TrustedPickBovoaViewer is a #bovoa array of `Pick`: one homogeneous array per variant.
+type TrustedPickBovoaViewer struct {
+	a karmem.ArrayRef
+}
+
+// Len is the number of values across all variants.
+func (b TrustedPickBovoaViewer) Len() int {
+	return int(b.a.Len)
+}
+
+// Leaf returns the Leaf values.
+func (b TrustedPickBovoaViewer) Leaf(r karmem.Trusted) TrustedLeafAosViewer {
+	sub := r.BunchEntry(b.a, 1)
+	return TrustedLeafAosViewer{r: r, off: sub.Offset, n: sub.Len}
+}

@@ -829,3 +829,303 @@ func (s NamedAosViewer) All() iter.Seq2[int, NamedViewer] {
 		}
 	}
 }
+
+// TrustVec3 validates a whole message whose root is a Vec3, as
+// ValidateVec3 does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustVec3(r *karmem.Reader) (karmem.Trusted, TrustedVec3Viewer, error) {
+	t, root, err := karmem.Trust(r, ValidateVec3)
+	return t, TrustedVec3Viewer{at: root.at}, err
+}
+
+// TrustedVec3Viewer reads the inline struct `Vec3` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustVec3 (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedVec3Viewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedVec3Viewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedVec3Viewer) X(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at)
+	}
+	return 0
+}
+
+func (v TrustedVec3Viewer) Y(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 4)
+	}
+	return 0
+}
+
+func (v TrustedVec3Viewer) Z(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 8)
+	}
+	return 0
+}
+
+// TrustPadded validates a whole message whose root is a Padded, as
+// ValidatePadded does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustPadded(r *karmem.Reader) (karmem.Trusted, TrustedPaddedViewer, error) {
+	t, root, err := karmem.Trust(r, ValidatePadded)
+	return t, TrustedPaddedViewer{at: root.at}, err
+}
+
+// TrustedPaddedViewer reads the inline struct `Padded` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustPadded (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedPaddedViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedPaddedViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedPaddedViewer) A(r karmem.Trusted) uint8 {
+	if v.at != 0 {
+		return r.Uint8(v.at)
+	}
+	return 0
+}
+
+func (v TrustedPaddedViewer) Pos(r karmem.Trusted) TrustedVec3Viewer {
+	if v.at != 0 {
+		return TrustedVec3Viewer{at: v.at + 8}
+	}
+	return TrustedVec3Viewer{}
+}
+
+func (v TrustedPaddedViewer) B(r karmem.Trusted) [3]uint16 {
+	var out [3]uint16
+	if v.at != 0 {
+		for j := range out {
+			out[j] = r.Uint16(v.at + uint32(j)*2 + 24)
+		}
+		return out
+	}
+	return out
+}
+
+func (v TrustedPaddedViewer) C(r karmem.Trusted) bool {
+	if v.at != 0 {
+		return r.Bool(v.at + 30)
+	}
+	return false
+}
+
+func (v TrustedPaddedViewer) D(r karmem.Trusted) uint64 {
+	if v.at != 0 {
+		return r.Uint64(v.at + 32)
+	}
+	return 0
+}
+
+// TrustNested validates a whole message whose root is a Nested, as
+// ValidateNested does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustNested(r *karmem.Reader) (karmem.Trusted, TrustedNestedViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateNested)
+	return t, TrustedNestedViewer{at: root.at}, err
+}
+
+// TrustedNestedViewer reads the inline struct `Nested` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustNested (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedNestedViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedNestedViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedNestedViewer) Inner(r karmem.Trusted) TrustedPaddedViewer {
+	if v.at != 0 {
+		return TrustedPaddedViewer{at: v.at}
+	}
+	return TrustedPaddedViewer{}
+}
+
+func (v TrustedNestedViewer) Points(r karmem.Trusted) TrustedVec3AosViewer {
+	if v.at != 0 {
+		return TrustedVec3AosViewer{off: v.at + 40, n: 2}
+	}
+	return TrustedVec3AosViewer{}
+}
+
+func (v TrustedNestedViewer) Code(r karmem.Trusted) [4]uint8 {
+	var out [4]uint8
+	if v.at != 0 {
+		for j := range out {
+			out[j] = r.Uint8(v.at + uint32(j) + 72)
+		}
+		return out
+	}
+	return out
+}
+
+// TrustNamed validates a whole message whose root is a Named, as
+// ValidateNamed does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustNamed(r *karmem.Reader) (karmem.Trusted, TrustedNamedViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateNamed)
+	return t, TrustedNamedViewer{at: root.at}, err
+}
+
+// TrustedNamedViewer reads the inline struct `Named` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustNamed (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedNamedViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedNamedViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedNamedViewer) Name(r karmem.Trusted) string {
+	if v.at != 0 {
+		a := r.Array(v.at)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedNamedViewer) NameBytes(r karmem.Trusted) []byte {
+	if v.at != 0 {
+		a := r.Array(v.at)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (v TrustedNamedViewer) Tags(r karmem.Trusted) []uint16 {
+	if v.at != 0 {
+		a := r.Array(v.at + 12)
+		return karmem.TrustedSlice[uint16](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+// TrustHolder validates a whole message whose root is a Holder, as
+// ValidateHolder does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustHolder(r *karmem.Reader) (karmem.Trusted, TrustedHolderViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateHolder)
+	return t, TrustedHolderViewer{t: root.t}, err
+}
+
+// TrustedHolderViewer reads the table `Holder` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustHolder (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedHolderViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedHolderViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedHolderViewer) Pair(r karmem.Trusted) TrustedNamedAosViewer {
+	if v.t.Has(8, 48) {
+		return TrustedNamedAosViewer{off: v.t.Offset + 8, n: 2}
+	}
+	return TrustedNamedAosViewer{}
+}
+
+func (v TrustedHolderViewer) One(r karmem.Trusted) TrustedNamedViewer {
+	if v.t.Has(56, 24) {
+		return TrustedNamedViewer{at: v.t.Offset + 56}
+	}
+	return TrustedNamedViewer{}
+}
+
+func (v TrustedHolderViewer) Last(r karmem.Trusted) string {
+	if v.t.Has(80, 12) {
+		a := r.Array(v.t.Offset + 80)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedHolderViewer) LastBytes(r karmem.Trusted) []byte {
+	if v.t.Has(80, 12) {
+		a := r.Array(v.t.Offset + 80)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+// TrustedVec3AosViewer is an AoS array (or fixed array) of `Vec3`.
+type TrustedVec3AosViewer struct {
+	off uint32
+	n   uint32
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedVec3AosViewer) At(i int) TrustedVec3Viewer {
+	if uint(i) >= uint(s.n) {
+		return TrustedVec3Viewer{}
+	}
+	return TrustedVec3Viewer{at: s.off + uint32(i)*16}
+}
+
+// Len is the number of elements.
+func (s TrustedVec3AosViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedVec3AosViewer) All() iter.Seq2[int, TrustedVec3Viewer] {
+	return func(yield func(int, TrustedVec3Viewer) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// TrustedNamedAosViewer is an AoS array (or fixed array) of `Named`.
+type TrustedNamedAosViewer struct {
+	off uint32
+	n   uint32
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedNamedAosViewer) At(i int) TrustedNamedViewer {
+	if uint(i) >= uint(s.n) {
+		return TrustedNamedViewer{}
+	}
+	return TrustedNamedViewer{at: s.off + uint32(i)*24}
+}
+
+// Len is the number of elements.
+func (s TrustedNamedAosViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedNamedAosViewer) All() iter.Seq2[int, TrustedNamedViewer] {
+	return func(yield func(int, TrustedNamedViewer) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}

@@ -242,3 +242,101 @@ func (v ScalarsViewer) Flag(r *karmem.Reader) bool {
 func (v ScalarsViewer) SetFlag(e *karmem.Editor, x bool) error {
 	return e.SetBool(v.t, 56, x)
 }
+
+// TrustScalars validates a whole message whose root is a Scalars, as
+// ValidateScalars does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustScalars(r *karmem.Reader) (karmem.Trusted, TrustedScalarsViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateScalars)
+	return t, TrustedScalarsViewer{t: root.t}, err
+}
+
+// TrustedScalarsViewer reads the table `Scalars` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustScalars (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedScalarsViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedScalarsViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedScalarsViewer) U8(r karmem.Trusted) uint8 {
+	if v.t.Has(4, 1) {
+		return r.Uint8(v.t.Offset + 4)
+	}
+	return 0
+}
+
+func (v TrustedScalarsViewer) U16(r karmem.Trusted) uint16 {
+	if v.t.Has(6, 2) {
+		return r.Uint16(v.t.Offset + 6)
+	}
+	return 0
+}
+
+func (v TrustedScalarsViewer) U32(r karmem.Trusted) uint32 {
+	if v.t.Has(8, 4) {
+		return r.Uint32(v.t.Offset + 8)
+	}
+	return 0
+}
+
+func (v TrustedScalarsViewer) U64(r karmem.Trusted) uint64 {
+	if v.t.Has(16, 8) {
+		return r.Uint64(v.t.Offset + 16)
+	}
+	return 0
+}
+
+func (v TrustedScalarsViewer) I8(r karmem.Trusted) int8 {
+	if v.t.Has(24, 1) {
+		return r.Int8(v.t.Offset + 24)
+	}
+	return 0
+}
+
+func (v TrustedScalarsViewer) I16(r karmem.Trusted) int16 {
+	if v.t.Has(26, 2) {
+		return r.Int16(v.t.Offset + 26)
+	}
+	return 0
+}
+
+func (v TrustedScalarsViewer) I32(r karmem.Trusted) int32 {
+	if v.t.Has(28, 4) {
+		return r.Int32(v.t.Offset + 28)
+	}
+	return 0
+}
+
+func (v TrustedScalarsViewer) I64(r karmem.Trusted) int64 {
+	if v.t.Has(32, 8) {
+		return r.Int64(v.t.Offset + 32)
+	}
+	return 0
+}
+
+func (v TrustedScalarsViewer) F32(r karmem.Trusted) float32 {
+	if v.t.Has(40, 4) {
+		return r.Float32(v.t.Offset + 40)
+	}
+	return 0
+}
+
+func (v TrustedScalarsViewer) F64(r karmem.Trusted) float64 {
+	if v.t.Has(48, 8) {
+		return r.Float64(v.t.Offset + 48)
+	}
+	return 0
+}
+
+func (v TrustedScalarsViewer) Flag(r karmem.Trusted) bool {
+	if v.t.Has(56, 1) {
+		return r.Bool(v.t.Offset + 56)
+	}
+	return false
+}

@@ -679,3 +679,228 @@ func (it ProfileSoaItemData) ID(r *karmem.Reader) uint64 {
 	}
 	return r.Uint64(it.s.c2 + it.i*8)
 }
+
+// TrustProfileData validates a whole message whose root is a ProfileData, as
+// ValidateProfileData does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustProfileData(r *karmem.Reader) (karmem.Trusted, TrustedProfileDataViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateProfileData)
+	return t, TrustedProfileDataViewer{t: root.t}, err
+}
+
+// TrustedProfileDataViewer reads the table `ProfileData` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustProfileData (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedProfileDataViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedProfileDataViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedProfileDataViewer) Network(r karmem.Trusted) SocialNetwork {
+	if v.t.Has(4, 1) {
+		return SocialNetwork(r.Uint8(v.t.Offset + 4))
+	}
+	return 0
+}
+
+func (v TrustedProfileDataViewer) Username(r karmem.Trusted) string {
+	if v.t.Has(8, 12) {
+		a := r.Array(v.t.Offset + 8)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedProfileDataViewer) UsernameBytes(r karmem.Trusted) []byte {
+	if v.t.Has(8, 12) {
+		a := r.Array(v.t.Offset + 8)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (v TrustedProfileDataViewer) ID(r karmem.Trusted) uint64 {
+	if v.t.Has(24, 8) {
+		return r.Uint64(v.t.Offset + 24)
+	}
+	return 0
+}
+
+// TrustProfile validates a whole message whose root is a Profile, as
+// ValidateProfile does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustProfile(r *karmem.Reader) (karmem.Trusted, TrustedProfileViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateProfile)
+	return t, TrustedProfileViewer{at: root.at}, err
+}
+
+// TrustedProfileViewer reads the inline struct `Profile` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustProfile (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedProfileViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedProfileViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedProfileViewer) Data(r karmem.Trusted) TrustedProfileDataViewer {
+	if v.at != 0 {
+		return TrustedProfileDataViewer{t: r.Table(r.Uint32(v.at))}
+	}
+	return TrustedProfileDataViewer{}
+}
+
+// TrustAccountData validates a whole message whose root is a AccountData, as
+// ValidateAccountData does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustAccountData(r *karmem.Reader) (karmem.Trusted, TrustedAccountDataViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateAccountData)
+	return t, TrustedAccountDataViewer{t: root.t}, err
+}
+
+// TrustedAccountDataViewer reads the table `AccountData` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustAccountData (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedAccountDataViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedAccountDataViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedAccountDataViewer) ID(r karmem.Trusted) uint64 {
+	if v.t.Has(8, 8) {
+		return r.Uint64(v.t.Offset + 8)
+	}
+	return 0
+}
+
+func (v TrustedAccountDataViewer) Email(r karmem.Trusted) string {
+	if v.t.Has(16, 12) {
+		a := r.Array(v.t.Offset + 16)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedAccountDataViewer) EmailBytes(r karmem.Trusted) []byte {
+	if v.t.Has(16, 12) {
+		a := r.Array(v.t.Offset + 16)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (v TrustedAccountDataViewer) Profiles(r karmem.Trusted) TrustedProfileSoaViewer {
+	if v.t.Has(28, 12) {
+		a := r.Array(v.t.Offset + 28)
+		return NewTrustedProfileSoaViewer(r, a)
+	}
+	return TrustedProfileSoaViewer{}
+}
+
+// TrustedProfileSoaViewer is an SoA array of `Profile`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedProfileSoaViewer struct {
+	n  uint32
+	c0 uint32
+	c1 uint32
+	c2 uint32
+}
+
+// NewTrustedProfileSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedProfileSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedProfileSoaViewer {
+	var cols [3]uint32
+	r.SoaColumns(a, soaColumnsProfile[:], cols[:])
+	return TrustedProfileSoaViewer{n: a.Len, c0: cols[0], c1: cols[1], c2: cols[2]}
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedProfileSoaViewer) At(i int) TrustedProfileSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedProfileSoaItem{}
+	}
+	return TrustedProfileSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedProfileSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedProfileSoaViewer) All() iter.Seq2[int, TrustedProfileSoaItem] {
+	return func(yield func(int, TrustedProfileSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// DataNetwork returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedProfileSoaViewer) DataNetwork(r karmem.Trusted) []SocialNetwork {
+	return karmem.TrustedSlice[SocialNetwork](r, s.c0, s.n)
+}
+
+// DataID returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedProfileSoaViewer) DataID(r karmem.Trusted) []uint64 {
+	return karmem.TrustedSlice[uint64](r, s.c2, s.n)
+}
+
+// TrustedProfileSoaItem is one element of a TrustedProfileSoaViewer; its methods follow the element's fields.
+type TrustedProfileSoaItem struct {
+	s TrustedProfileSoaViewer
+	i uint32
+}
+
+func (it TrustedProfileSoaItem) Data(r karmem.Trusted) TrustedProfileSoaItemData {
+	return TrustedProfileSoaItemData(it)
+}
+
+// TrustedProfileSoaItemData views field Data of a TrustedProfileSoaItem.
+type TrustedProfileSoaItemData TrustedProfileSoaItem
+
+func (it TrustedProfileSoaItemData) Network(r karmem.Trusted) SocialNetwork {
+	if it.s.c0 != 0 {
+		return SocialNetwork(r.Uint8(it.s.c0 + it.i))
+	}
+	return 0
+}
+
+func (it TrustedProfileSoaItemData) Username(r karmem.Trusted) string {
+	if it.s.c1 != 0 {
+		a := r.Array(it.s.c1 + it.i*12)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (it TrustedProfileSoaItemData) UsernameBytes(r karmem.Trusted) []byte {
+	if it.s.c1 != 0 {
+		a := r.Array(it.s.c1 + it.i*12)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (it TrustedProfileSoaItemData) ID(r karmem.Trusted) uint64 {
+	if it.s.c2 != 0 {
+		return r.Uint64(it.s.c2 + it.i*8)
+	}
+	return 0
+}

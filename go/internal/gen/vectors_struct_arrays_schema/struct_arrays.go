@@ -1398,3 +1398,532 @@ func (s UnitAosViewer) All() iter.Seq2[int, UnitViewer] {
 		}
 	}
 }
+
+// TrustVec3 validates a whole message whose root is a Vec3, as
+// ValidateVec3 does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustVec3(r *karmem.Reader) (karmem.Trusted, TrustedVec3Viewer, error) {
+	t, root, err := karmem.Trust(r, ValidateVec3)
+	return t, TrustedVec3Viewer{at: root.at}, err
+}
+
+// TrustedVec3Viewer reads the inline struct `Vec3` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustVec3 (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedVec3Viewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedVec3Viewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedVec3Viewer) X(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at)
+	}
+	return 0
+}
+
+func (v TrustedVec3Viewer) Y(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 4)
+	}
+	return 0
+}
+
+func (v TrustedVec3Viewer) Z(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 8)
+	}
+	return 0
+}
+
+// TrustStats validates a whole message whose root is a Stats, as
+// ValidateStats does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustStats(r *karmem.Reader) (karmem.Trusted, TrustedStatsViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateStats)
+	return t, TrustedStatsViewer{t: root.t}, err
+}
+
+// TrustedStatsViewer reads the table `Stats` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustStats (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedStatsViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedStatsViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedStatsViewer) Hp(r karmem.Trusted) int32 {
+	if v.t.Has(4, 4) {
+		return r.Int32(v.t.Offset + 4)
+	}
+	return 0
+}
+
+func (v TrustedStatsViewer) Names(r karmem.Trusted) string {
+	if v.t.Has(8, 12) {
+		a := r.Array(v.t.Offset + 8)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedStatsViewer) NamesBytes(r karmem.Trusted) []byte {
+	if v.t.Has(8, 12) {
+		a := r.Array(v.t.Offset + 8)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+// TrustUnit validates a whole message whose root is a Unit, as
+// ValidateUnit does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustUnit(r *karmem.Reader) (karmem.Trusted, TrustedUnitViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateUnit)
+	return t, TrustedUnitViewer{t: root.t}, err
+}
+
+// TrustedUnitViewer reads the table `Unit` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustUnit (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedUnitViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedUnitViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedUnitViewer) Id(r karmem.Trusted) uint32 {
+	if v.t.Has(4, 4) {
+		return r.Uint32(v.t.Offset + 4)
+	}
+	return 0
+}
+
+func (v TrustedUnitViewer) Pos(r karmem.Trusted) TrustedVec3Viewer {
+	if v.t.Has(8, 16) {
+		return TrustedVec3Viewer{at: v.t.Offset + 8}
+	}
+	return TrustedVec3Viewer{}
+}
+
+func (v TrustedUnitViewer) Kind(r karmem.Trusted) Kind {
+	if v.t.Has(24, 1) {
+		return Kind(r.Uint8(v.t.Offset + 24))
+	}
+	return 0
+}
+
+func (v TrustedUnitViewer) Stats(r karmem.Trusted) TrustedStatsViewer {
+	if v.t.Has(28, 4) {
+		return TrustedStatsViewer{t: r.Table(r.Uint32(v.t.Offset + 28))}
+	}
+	return TrustedStatsViewer{}
+}
+
+func (v TrustedUnitViewer) Path(r karmem.Trusted) TrustedVec3SoaViewer {
+	if v.t.Has(32, 12) {
+		a := r.Array(v.t.Offset + 32)
+		return NewTrustedVec3SoaViewer(r, a)
+	}
+	return TrustedVec3SoaViewer{}
+}
+
+func (v TrustedUnitViewer) Alive(r karmem.Trusted) bool {
+	if v.t.Has(44, 1) {
+		return r.Bool(v.t.Offset + 44)
+	}
+	return false
+}
+
+// TrustRoot validates a whole message whose root is a Root, as
+// ValidateRoot does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustRoot(r *karmem.Reader) (karmem.Trusted, TrustedRootViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateRoot)
+	return t, TrustedRootViewer{t: root.t}, err
+}
+
+// TrustedRootViewer reads the table `Root` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustRoot (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedRootViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedRootViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedRootViewer) SoaInline(r karmem.Trusted) TrustedVec3SoaViewer {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return NewTrustedVec3SoaViewer(r, a)
+	}
+	return TrustedVec3SoaViewer{}
+}
+
+func (v TrustedRootViewer) AosInline(r karmem.Trusted) TrustedVec3AosViewer {
+	if v.t.Has(16, 12) {
+		a := r.Array(v.t.Offset + 16)
+		return TrustedVec3AosViewer{off: a.Offset, n: a.Len}
+	}
+	return TrustedVec3AosViewer{}
+}
+
+func (v TrustedRootViewer) SoaTables(r karmem.Trusted) TrustedUnitSoaViewer {
+	if v.t.Has(28, 12) {
+		a := r.Array(v.t.Offset + 28)
+		return NewTrustedUnitSoaViewer(r, a)
+	}
+	return TrustedUnitSoaViewer{}
+}
+
+func (v TrustedRootViewer) AosTables(r karmem.Trusted) TrustedUnitAosViewer {
+	if v.t.Has(40, 12) {
+		a := r.Array(v.t.Offset + 40)
+		return TrustedUnitAosViewer{r: r, off: a.Offset, n: a.Len}
+	}
+	return TrustedUnitAosViewer{}
+}
+
+func (v TrustedRootViewer) Limited(r karmem.Trusted) TrustedVec3SoaViewer {
+	if v.t.Has(52, 12) {
+		a := r.Array(v.t.Offset + 52)
+		return NewTrustedVec3SoaViewer(r, a)
+	}
+	return TrustedVec3SoaViewer{}
+}
+
+// TrustedVec3SoaViewer is an SoA array of `Vec3`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedVec3SoaViewer struct {
+	n  uint32
+	c0 uint32
+	c1 uint32
+	c2 uint32
+}
+
+// NewTrustedVec3SoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedVec3SoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedVec3SoaViewer {
+	var cols [3]uint32
+	r.SoaColumns(a, soaColumnsVec3[:], cols[:])
+	return TrustedVec3SoaViewer{n: a.Len, c0: cols[0], c1: cols[1], c2: cols[2]}
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedVec3SoaViewer) At(i int) TrustedVec3SoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedVec3SoaItem{}
+	}
+	return TrustedVec3SoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedVec3SoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedVec3SoaViewer) All() iter.Seq2[int, TrustedVec3SoaItem] {
+	return func(yield func(int, TrustedVec3SoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// X returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedVec3SoaViewer) X(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.c0, s.n)
+}
+
+// Y returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedVec3SoaViewer) Y(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.c1, s.n)
+}
+
+// Z returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedVec3SoaViewer) Z(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.c2, s.n)
+}
+
+// TrustedVec3SoaItem is one element of a TrustedVec3SoaViewer; its methods follow the element's fields.
+type TrustedVec3SoaItem struct {
+	s TrustedVec3SoaViewer
+	i uint32
+}
+
+func (it TrustedVec3SoaItem) X(r karmem.Trusted) float32 {
+	if it.s.c0 != 0 {
+		return r.Float32(it.s.c0 + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedVec3SoaItem) Y(r karmem.Trusted) float32 {
+	if it.s.c1 != 0 {
+		return r.Float32(it.s.c1 + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedVec3SoaItem) Z(r karmem.Trusted) float32 {
+	if it.s.c2 != 0 {
+		return r.Float32(it.s.c2 + it.i*4)
+	}
+	return 0
+}
+
+// TrustedUnitSoaViewer is an SoA array of `Unit`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedUnitSoaViewer struct {
+	n    uint32
+	cols [9]uint32
+}
+
+// NewTrustedUnitSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedUnitSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedUnitSoaViewer {
+	s := TrustedUnitSoaViewer{n: a.Len}
+	r.SoaColumns(a, soaColumnsUnit[:], s.cols[:])
+	return s
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedUnitSoaViewer) At(i int) TrustedUnitSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedUnitSoaItem{}
+	}
+	return TrustedUnitSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedUnitSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedUnitSoaViewer) All() iter.Seq2[int, TrustedUnitSoaItem] {
+	return func(yield func(int, TrustedUnitSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Id returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedUnitSoaViewer) Id(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[0], s.n)
+}
+
+// PosX returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedUnitSoaViewer) PosX(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[1], s.n)
+}
+
+// PosY returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedUnitSoaViewer) PosY(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[2], s.n)
+}
+
+// PosZ returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedUnitSoaViewer) PosZ(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.cols[3], s.n)
+}
+
+// Kind returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedUnitSoaViewer) Kind(r karmem.Trusted) []Kind {
+	return karmem.TrustedSlice[Kind](r, s.cols[4], s.n)
+}
+
+// StatsHp returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedUnitSoaViewer) StatsHp(r karmem.Trusted) []int32 {
+	return karmem.TrustedSlice[int32](r, s.cols[5], s.n)
+}
+
+// Alive returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedUnitSoaViewer) Alive(r karmem.Trusted) []uint8 {
+	return karmem.TrustedSlice[uint8](r, s.cols[8], s.n)
+}
+
+// TrustedUnitSoaItem is one element of a TrustedUnitSoaViewer; its methods follow the element's fields.
+type TrustedUnitSoaItem struct {
+	s TrustedUnitSoaViewer
+	i uint32
+}
+
+func (it TrustedUnitSoaItem) Id(r karmem.Trusted) uint32 {
+	if it.s.cols[0] != 0 {
+		return r.Uint32(it.s.cols[0] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedUnitSoaItem) Pos(r karmem.Trusted) TrustedUnitSoaItemPos {
+	return TrustedUnitSoaItemPos(it)
+}
+
+func (it TrustedUnitSoaItem) Kind(r karmem.Trusted) Kind {
+	if it.s.cols[4] != 0 {
+		return Kind(r.Uint8(it.s.cols[4] + it.i))
+	}
+	return 0
+}
+
+func (it TrustedUnitSoaItem) Stats(r karmem.Trusted) TrustedUnitSoaItemStats {
+	return TrustedUnitSoaItemStats(it)
+}
+
+func (it TrustedUnitSoaItem) Path(r karmem.Trusted) TrustedVec3SoaViewer {
+	if it.s.cols[7] != 0 {
+		a := r.Array(it.s.cols[7] + it.i*12)
+		return NewTrustedVec3SoaViewer(r, a)
+	}
+	return TrustedVec3SoaViewer{}
+}
+
+func (it TrustedUnitSoaItem) Alive(r karmem.Trusted) bool {
+	if it.s.cols[8] != 0 {
+		return r.Bool(it.s.cols[8] + it.i)
+	}
+	return false
+}
+
+// TrustedUnitSoaItemPos views field Pos of a TrustedUnitSoaItem.
+type TrustedUnitSoaItemPos TrustedUnitSoaItem
+
+func (it TrustedUnitSoaItemPos) X(r karmem.Trusted) float32 {
+	if it.s.cols[1] != 0 {
+		return r.Float32(it.s.cols[1] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedUnitSoaItemPos) Y(r karmem.Trusted) float32 {
+	if it.s.cols[2] != 0 {
+		return r.Float32(it.s.cols[2] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedUnitSoaItemPos) Z(r karmem.Trusted) float32 {
+	if it.s.cols[3] != 0 {
+		return r.Float32(it.s.cols[3] + it.i*4)
+	}
+	return 0
+}
+
+// TrustedUnitSoaItemStats views field Stats of a TrustedUnitSoaItem.
+type TrustedUnitSoaItemStats TrustedUnitSoaItem
+
+func (it TrustedUnitSoaItemStats) Hp(r karmem.Trusted) int32 {
+	if it.s.cols[5] != 0 {
+		return r.Int32(it.s.cols[5] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedUnitSoaItemStats) Names(r karmem.Trusted) string {
+	if it.s.cols[6] != 0 {
+		a := r.Array(it.s.cols[6] + it.i*12)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (it TrustedUnitSoaItemStats) NamesBytes(r karmem.Trusted) []byte {
+	if it.s.cols[6] != 0 {
+		a := r.Array(it.s.cols[6] + it.i*12)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+// TrustedVec3AosViewer is an AoS array (or fixed array) of `Vec3`.
+type TrustedVec3AosViewer struct {
+	off uint32
+	n   uint32
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedVec3AosViewer) At(i int) TrustedVec3Viewer {
+	if uint(i) >= uint(s.n) {
+		return TrustedVec3Viewer{}
+	}
+	return TrustedVec3Viewer{at: s.off + uint32(i)*16}
+}
+
+// Len is the number of elements.
+func (s TrustedVec3AosViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedVec3AosViewer) All() iter.Seq2[int, TrustedVec3Viewer] {
+	return func(yield func(int, TrustedVec3Viewer) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// TrustedUnitAosViewer is an AoS array (or fixed array) of `Unit`.
+type TrustedUnitAosViewer struct {
+	r   karmem.Trusted
+	off uint32
+	n   uint32
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedUnitAosViewer) At(i int) TrustedUnitViewer {
+	if uint(i) >= uint(s.n) {
+		return TrustedUnitViewer{}
+	}
+	return TrustedUnitViewer{t: s.r.Table(s.r.Uint32(s.off + uint32(i)*4))}
+}
+
+// Len is the number of elements.
+func (s TrustedUnitAosViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedUnitAosViewer) All() iter.Seq2[int, TrustedUnitViewer] {
+	return func(yield func(int, TrustedUnitViewer) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}

@@ -1170,3 +1170,298 @@ func (v RootViewer) Held(r *karmem.Reader) HolderViewer {
 	}
 	return HolderViewer{at: v.t.Offset + 24}
 }
+
+// TrustVec2 validates a whole message whose root is a Vec2, as
+// ValidateVec2 does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustVec2(r *karmem.Reader) (karmem.Trusted, TrustedVec2Viewer, error) {
+	t, root, err := karmem.Trust(r, ValidateVec2)
+	return t, TrustedVec2Viewer{at: root.at}, err
+}
+
+// TrustedVec2Viewer reads the inline struct `Vec2` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustVec2 (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedVec2Viewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedVec2Viewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedVec2Viewer) X(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at)
+	}
+	return 0
+}
+
+func (v TrustedVec2Viewer) Y(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at + 4)
+	}
+	return 0
+}
+
+// TrustEmpty validates a whole message whose root is a Empty, as
+// ValidateEmpty does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustEmpty(r *karmem.Reader) (karmem.Trusted, TrustedEmptyViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateEmpty)
+	return t, TrustedEmptyViewer{t: root.t}, err
+}
+
+// TrustedEmptyViewer reads the table `Empty` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustEmpty (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedEmptyViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedEmptyViewer) Table() karmem.Table {
+	return v.t
+}
+
+// TrustLeaf validates a whole message whose root is a Leaf, as
+// ValidateLeaf does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustLeaf(r *karmem.Reader) (karmem.Trusted, TrustedLeafViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateLeaf)
+	return t, TrustedLeafViewer{t: root.t}, err
+}
+
+// TrustedLeafViewer reads the table `Leaf` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustLeaf (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedLeafViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedLeafViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedLeafViewer) Value(r karmem.Trusted) uint32 {
+	if v.t.Has(4, 4) {
+		return r.Uint32(v.t.Offset + 4)
+	}
+	return 0
+}
+
+func (v TrustedLeafViewer) Tag(r karmem.Trusted) uint8 {
+	if v.t.Has(8, 1) {
+		return r.Uint8(v.t.Offset + 8)
+	}
+	return 0
+}
+
+// TrustBranch validates a whole message whose root is a Branch, as
+// ValidateBranch does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustBranch(r *karmem.Reader) (karmem.Trusted, TrustedBranchViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateBranch)
+	return t, TrustedBranchViewer{t: root.t}, err
+}
+
+// TrustedBranchViewer reads the table `Branch` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustBranch (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedBranchViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedBranchViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedBranchViewer) Left(r karmem.Trusted) TrustedLeafViewer {
+	if v.t.Has(4, 4) {
+		return TrustedLeafViewer{t: r.Table(r.Uint32(v.t.Offset + 4))}
+	}
+	return TrustedLeafViewer{}
+}
+
+func (v TrustedBranchViewer) Right(r karmem.Trusted) TrustedLeafViewer {
+	if v.t.Has(8, 4) {
+		return TrustedLeafViewer{t: r.Table(r.Uint32(v.t.Offset + 8))}
+	}
+	return TrustedLeafViewer{}
+}
+
+func (v TrustedBranchViewer) Where(r karmem.Trusted) TrustedVec2Viewer {
+	if v.t.Has(16, 8) {
+		return TrustedVec2Viewer{at: v.t.Offset + 16}
+	}
+	return TrustedVec2Viewer{}
+}
+
+func (v TrustedBranchViewer) Empty(r karmem.Trusted) TrustedEmptyViewer {
+	if v.t.Has(24, 4) {
+		return TrustedEmptyViewer{t: r.Table(r.Uint32(v.t.Offset + 24))}
+	}
+	return TrustedEmptyViewer{}
+}
+
+// TrustArrays validates a whole message whose root is a Arrays, as
+// ValidateArrays does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustArrays(r *karmem.Reader) (karmem.Trusted, TrustedArraysViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateArrays)
+	return t, TrustedArraysViewer{t: root.t}, err
+}
+
+// TrustedArraysViewer reads the table `Arrays` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustArrays (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedArraysViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedArraysViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedArraysViewer) Bytes(r karmem.Trusted) []uint8 {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return karmem.TrustedSlice[uint8](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (v TrustedArraysViewer) Words(r karmem.Trusted) []uint32 {
+	if v.t.Has(16, 12) {
+		a := r.Array(v.t.Offset + 16)
+		return karmem.TrustedSlice[uint32](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (v TrustedArraysViewer) Longs(r karmem.Trusted) []int64 {
+	if v.t.Has(28, 12) {
+		a := r.Array(v.t.Offset + 28)
+		return karmem.TrustedSlice[int64](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (v TrustedArraysViewer) Floats(r karmem.Trusted) []float64 {
+	if v.t.Has(40, 12) {
+		a := r.Array(v.t.Offset + 40)
+		return karmem.TrustedSlice[float64](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (v TrustedArraysViewer) Flags(r karmem.Trusted) []uint8 {
+	if v.t.Has(52, 12) {
+		a := r.Array(v.t.Offset + 52)
+		return karmem.TrustedSlice[uint8](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (v TrustedArraysViewer) Limited(r karmem.Trusted) []uint16 {
+	if v.t.Has(64, 12) {
+		a := r.Array(v.t.Offset + 64)
+		return karmem.TrustedSlice[uint16](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (v TrustedArraysViewer) Fixed(r karmem.Trusted) [2]float64 {
+	var out [2]float64
+	if v.t.Has(80, 16) {
+		for j := range out {
+			out[j] = r.Float64(v.t.Offset + uint32(j)*8 + 80)
+		}
+		return out
+	}
+	return out
+}
+
+// TrustHolder validates a whole message whose root is a Holder, as
+// ValidateHolder does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustHolder(r *karmem.Reader) (karmem.Trusted, TrustedHolderViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateHolder)
+	return t, TrustedHolderViewer{at: root.at}, err
+}
+
+// TrustedHolderViewer reads the inline struct `Holder` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustHolder (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedHolderViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedHolderViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedHolderViewer) Child(r karmem.Trusted) TrustedLeafViewer {
+	if v.at != 0 {
+		return TrustedLeafViewer{t: r.Table(r.Uint32(v.at))}
+	}
+	return TrustedLeafViewer{}
+}
+
+// TrustRoot validates a whole message whose root is a Root, as
+// ValidateRoot does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustRoot(r *karmem.Reader) (karmem.Trusted, TrustedRootViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateRoot)
+	return t, TrustedRootViewer{t: root.t}, err
+}
+
+// TrustedRootViewer reads the table `Root` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustRoot (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedRootViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedRootViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedRootViewer) Id(r karmem.Trusted) uint64 {
+	if v.t.Has(8, 8) {
+		return r.Uint64(v.t.Offset + 8)
+	}
+	return 0
+}
+
+func (v TrustedRootViewer) Tree(r karmem.Trusted) TrustedBranchViewer {
+	if v.t.Has(16, 4) {
+		return TrustedBranchViewer{t: r.Table(r.Uint32(v.t.Offset + 16))}
+	}
+	return TrustedBranchViewer{}
+}
+
+func (v TrustedRootViewer) Arrays(r karmem.Trusted) TrustedArraysViewer {
+	if v.t.Has(20, 4) {
+		return TrustedArraysViewer{t: r.Table(r.Uint32(v.t.Offset + 20))}
+	}
+	return TrustedArraysViewer{}
+}
+
+func (v TrustedRootViewer) Held(r karmem.Trusted) TrustedHolderViewer {
+	if v.t.Has(24, 8) {
+		return TrustedHolderViewer{at: v.t.Offset + 24}
+	}
+	return TrustedHolderViewer{}
+}

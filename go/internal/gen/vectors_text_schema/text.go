@@ -253,3 +253,96 @@ func (v TextViewer) LimitedBytes(r *karmem.Reader) []byte {
 	a := r.FieldArray(v.t, 52, 1, 8)
 	return r.ArrayBytes(a)
 }
+
+// TrustText validates a whole message whose root is a Text, as
+// ValidateText does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustText(r *karmem.Reader) (karmem.Trusted, TrustedTextViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateText)
+	return t, TrustedTextViewer{t: root.t}, err
+}
+
+// TrustedTextViewer reads the table `Text` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustText (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedTextViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedTextViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedTextViewer) Utf8(r karmem.Trusted) string {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedTextViewer) Utf8Bytes(r karmem.Trusted) []byte {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (v TrustedTextViewer) Sugar(r karmem.Trusted) string {
+	if v.t.Has(16, 12) {
+		a := r.Array(v.t.Offset + 16)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedTextViewer) SugarBytes(r karmem.Trusted) []byte {
+	if v.t.Has(16, 12) {
+		a := r.Array(v.t.Offset + 16)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (v TrustedTextViewer) Bytes(r karmem.Trusted) string {
+	if v.t.Has(28, 12) {
+		a := r.Array(v.t.Offset + 28)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedTextViewer) BytesBytes(r karmem.Trusted) []byte {
+	if v.t.Has(28, 12) {
+		a := r.Array(v.t.Offset + 28)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+func (v TrustedTextViewer) Utf16(r karmem.Trusted) []uint16 {
+	if v.t.Has(40, 12) {
+		a := r.Array(v.t.Offset + 40)
+		return karmem.TrustedSlice[uint16](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (v TrustedTextViewer) Limited(r karmem.Trusted) string {
+	if v.t.Has(52, 12) {
+		a := r.Array(v.t.Offset + 52)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedTextViewer) LimitedBytes(r karmem.Trusted) []byte {
+	if v.t.Has(52, 12) {
+		a := r.Array(v.t.Offset + 52)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}

@@ -2111,3 +2111,660 @@ func (b ShapeBovosViewer) Square(r *karmem.Reader) SquareSoaViewer {
 func (b ShapeBovosViewer) Label(r *karmem.Reader) LabelSoaViewer {
 	return NewLabelSoaViewer(r, r.BunchEntry(b.a, 5, 0))
 }
+
+// TrustCircle validates a whole message whose root is a Circle, as
+// ValidateCircle does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustCircle(r *karmem.Reader) (karmem.Trusted, TrustedCircleViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateCircle)
+	return t, TrustedCircleViewer{t: root.t}, err
+}
+
+// TrustedCircleViewer reads the table `Circle` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustCircle (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedCircleViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedCircleViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedCircleViewer) Radius(r karmem.Trusted) float64 {
+	if v.t.Has(8, 8) {
+		return r.Float64(v.t.Offset + 8)
+	}
+	return 0
+}
+
+// TrustSquare validates a whole message whose root is a Square, as
+// ValidateSquare does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustSquare(r *karmem.Reader) (karmem.Trusted, TrustedSquareViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateSquare)
+	return t, TrustedSquareViewer{at: root.at}, err
+}
+
+// TrustedSquareViewer reads the inline struct `Square` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustSquare (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedSquareViewer struct {
+	at uint32
+}
+
+// Position returns where the struct is in the message (0: absent).
+func (v TrustedSquareViewer) Position() uint32 {
+	return v.at
+}
+
+func (v TrustedSquareViewer) Side(r karmem.Trusted) float32 {
+	if v.at != 0 {
+		return r.Float32(v.at)
+	}
+	return 0
+}
+
+// TrustLabel validates a whole message whose root is a Label, as
+// ValidateLabel does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustLabel(r *karmem.Reader) (karmem.Trusted, TrustedLabelViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateLabel)
+	return t, TrustedLabelViewer{t: root.t}, err
+}
+
+// TrustedLabelViewer reads the table `Label` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustLabel (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedLabelViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedLabelViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedLabelViewer) Text(r karmem.Trusted) string {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (v TrustedLabelViewer) TextBytes(r karmem.Trusted) []byte {
+	if v.t.Has(4, 12) {
+		a := r.Array(v.t.Offset + 4)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+// TrustedShapeViewer reads a `Shape` value in place: check Tag, then read the variant.
+type TrustedShapeViewer struct {
+	tag    ShapeTag
+	offset uint32
+}
+
+func newTrustedShapeViewer(r karmem.Trusted, tagAt, offsetAt uint32) TrustedShapeViewer {
+	return TrustedShapeViewer{tag: ShapeTag(r.Uint8(tagAt)), offset: r.Uint32(offsetAt)}
+}
+
+// Tag returns ShapeTagNone, the tag of a variant, or a tag this schema
+// version does not know (from a newer writer).
+func (u TrustedShapeViewer) Tag() ShapeTag {
+	return u.tag
+}
+
+// Circle returns the Circle value (reading as zeros when the tag is another).
+func (u TrustedShapeViewer) Circle(r karmem.Trusted) TrustedCircleViewer {
+	if u.tag != ShapeTagCircle {
+		return TrustedCircleViewer{}
+	}
+	return TrustedCircleViewer{t: r.Table(u.offset)}
+}
+
+// Square returns the Square value (reading as zeros when the tag is another).
+func (u TrustedShapeViewer) Square(r karmem.Trusted) TrustedSquareViewer {
+	if u.tag != ShapeTagSquare || u.offset == 0 {
+		return TrustedSquareViewer{}
+	}
+	return TrustedSquareViewer{at: u.offset}
+}
+
+// Label returns the Label value (reading as zeros when the tag is another).
+func (u TrustedShapeViewer) Label(r karmem.Trusted) TrustedLabelViewer {
+	if u.tag != ShapeTagLabel {
+		return TrustedLabelViewer{}
+	}
+	return TrustedLabelViewer{t: r.Table(u.offset)}
+}
+
+// TrustedWideViewer reads a `Wide` value in place: check Tag, then read the variant.
+type TrustedWideViewer struct {
+	tag    WideTag
+	offset uint32
+}
+
+func newTrustedWideViewer(r karmem.Trusted, tagAt, offsetAt uint32) TrustedWideViewer {
+	return TrustedWideViewer{tag: WideTag(r.Uint32(tagAt)), offset: r.Uint32(offsetAt)}
+}
+
+// Tag returns WideTagNone, the tag of a variant, or a tag this schema
+// version does not know (from a newer writer).
+func (u TrustedWideViewer) Tag() WideTag {
+	return u.tag
+}
+
+// Circle returns the Circle value (reading as zeros when the tag is another).
+func (u TrustedWideViewer) Circle(r karmem.Trusted) TrustedCircleViewer {
+	if u.tag != WideTagCircle {
+		return TrustedCircleViewer{}
+	}
+	return TrustedCircleViewer{t: r.Table(u.offset)}
+}
+
+// Label returns the Label value (reading as zeros when the tag is another).
+func (u TrustedWideViewer) Label(r karmem.Trusted) TrustedLabelViewer {
+	if u.tag != WideTagLabel {
+		return TrustedLabelViewer{}
+	}
+	return TrustedLabelViewer{t: r.Table(u.offset)}
+}
+
+// TrustRoot validates a whole message whose root is a Root, as
+// ValidateRoot does, and returns it as a karmem.Trusted with the trusted
+// viewer of its root, which read it without further checks.
+func TrustRoot(r *karmem.Reader) (karmem.Trusted, TrustedRootViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateRoot)
+	return t, TrustedRootViewer{t: root.t}, err
+}
+
+// TrustedRootViewer reads the table `Root` in place (zero-copy). Its methods
+// take the karmem.Trusted of TrustRoot (a validated message) and skip
+// the checks the validation made; absent data reads as zero.
+type TrustedRootViewer struct {
+	t karmem.Table
+}
+
+// Table returns where the table is (for in-place updates with
+// karmem.Editor); the zero Table when it is absent or malformed.
+func (v TrustedRootViewer) Table() karmem.Table {
+	return v.t
+}
+
+func (v TrustedRootViewer) One(r karmem.Trusted) TrustedShapeViewer {
+	if v.t.Has(4, 8) {
+		return newTrustedShapeViewer(r, v.t.Offset+4, v.t.Offset+8)
+	}
+	return TrustedShapeViewer{}
+}
+
+func (v TrustedRootViewer) None(r karmem.Trusted) TrustedShapeViewer {
+	if v.t.Has(12, 8) {
+		return newTrustedShapeViewer(r, v.t.Offset+12, v.t.Offset+16)
+	}
+	return TrustedShapeViewer{}
+}
+
+func (v TrustedRootViewer) Wide(r karmem.Trusted) TrustedWideViewer {
+	if v.t.Has(20, 8) {
+		return newTrustedWideViewer(r, v.t.Offset+20, v.t.Offset+24)
+	}
+	return TrustedWideViewer{}
+}
+
+func (v TrustedRootViewer) Aos(r karmem.Trusted) TrustedShapeArrayViewer {
+	if v.t.Has(28, 12) {
+		a := r.Array(v.t.Offset + 28)
+		return newTrustedShapeArrayAos(r, a)
+	}
+	return TrustedShapeArrayViewer{}
+}
+
+func (v TrustedRootViewer) Soa(r karmem.Trusted) TrustedShapeArrayViewer {
+	if v.t.Has(40, 12) {
+		a := r.Array(v.t.Offset + 40)
+		return newTrustedShapeArraySoa(r, a)
+	}
+	return TrustedShapeArrayViewer{}
+}
+
+func (v TrustedRootViewer) Bovoa(r karmem.Trusted) TrustedShapeBovoaViewer {
+	if v.t.Has(52, 12) {
+		a := r.Array(v.t.Offset + 52)
+		return TrustedShapeBovoaViewer{a: a}
+	}
+	return TrustedShapeBovoaViewer{}
+}
+
+func (v TrustedRootViewer) Bovos(r karmem.Trusted) TrustedShapeBovosViewer {
+	if v.t.Has(64, 12) {
+		a := r.Array(v.t.Offset + 64)
+		return TrustedShapeBovosViewer{a: a}
+	}
+	return TrustedShapeBovosViewer{}
+}
+
+func (v TrustedRootViewer) Narrow(r karmem.Trusted) TrustedWideArrayViewer {
+	if v.t.Has(76, 12) {
+		a := r.Array(v.t.Offset + 76)
+		return newTrustedWideArraySoa(r, a)
+	}
+	return TrustedWideArrayViewer{}
+}
+
+// TrustedCircleSoaViewer is an SoA array of `Circle`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedCircleSoaViewer struct {
+	n  uint32
+	c0 uint32
+}
+
+// NewTrustedCircleSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedCircleSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedCircleSoaViewer {
+	var cols [1]uint32
+	r.SoaColumns(a, soaColumnsCircle[:], cols[:])
+	return TrustedCircleSoaViewer{n: a.Len, c0: cols[0]}
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedCircleSoaViewer) At(i int) TrustedCircleSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedCircleSoaItem{}
+	}
+	return TrustedCircleSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedCircleSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedCircleSoaViewer) All() iter.Seq2[int, TrustedCircleSoaItem] {
+	return func(yield func(int, TrustedCircleSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Radius returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedCircleSoaViewer) Radius(r karmem.Trusted) []float64 {
+	return karmem.TrustedSlice[float64](r, s.c0, s.n)
+}
+
+// TrustedCircleSoaItem is one element of a TrustedCircleSoaViewer; its methods follow the element's fields.
+type TrustedCircleSoaItem struct {
+	s TrustedCircleSoaViewer
+	i uint32
+}
+
+func (it TrustedCircleSoaItem) Radius(r karmem.Trusted) float64 {
+	if it.s.c0 != 0 {
+		return r.Float64(it.s.c0 + it.i*8)
+	}
+	return 0
+}
+
+// TrustedSquareSoaViewer is an SoA array of `Square`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedSquareSoaViewer struct {
+	n  uint32
+	c0 uint32
+}
+
+// NewTrustedSquareSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedSquareSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedSquareSoaViewer {
+	var cols [1]uint32
+	r.SoaColumns(a, soaColumnsSquare[:], cols[:])
+	return TrustedSquareSoaViewer{n: a.Len, c0: cols[0]}
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedSquareSoaViewer) At(i int) TrustedSquareSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedSquareSoaItem{}
+	}
+	return TrustedSquareSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedSquareSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedSquareSoaViewer) All() iter.Seq2[int, TrustedSquareSoaItem] {
+	return func(yield func(int, TrustedSquareSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Side returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedSquareSoaViewer) Side(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.c0, s.n)
+}
+
+// TrustedSquareSoaItem is one element of a TrustedSquareSoaViewer; its methods follow the element's fields.
+type TrustedSquareSoaItem struct {
+	s TrustedSquareSoaViewer
+	i uint32
+}
+
+func (it TrustedSquareSoaItem) Side(r karmem.Trusted) float32 {
+	if it.s.c0 != 0 {
+		return r.Float32(it.s.c0 + it.i*4)
+	}
+	return 0
+}
+
+// TrustedLabelSoaViewer is an SoA array of `Label`: one directory scan when created,
+// then every scalar column is a native slice and At(i) is O(1).
+type TrustedLabelSoaViewer struct {
+	n  uint32
+	c0 uint32
+}
+
+// NewTrustedLabelSoaViewer resolves the columns of the SoA array a (format.md §5.3).
+func NewTrustedLabelSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedLabelSoaViewer {
+	var cols [1]uint32
+	r.SoaColumns(a, soaColumnsLabel[:], cols[:])
+	return TrustedLabelSoaViewer{n: a.Len, c0: cols[0]}
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedLabelSoaViewer) At(i int) TrustedLabelSoaItem {
+	if uint(i) >= uint(s.n) {
+		return TrustedLabelSoaItem{}
+	}
+	return TrustedLabelSoaItem{s: s, i: uint32(i)}
+}
+
+// Len is the number of elements.
+func (s TrustedLabelSoaViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedLabelSoaViewer) All() iter.Seq2[int, TrustedLabelSoaItem] {
+	return func(yield func(int, TrustedLabelSoaItem) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// TrustedLabelSoaItem is one element of a TrustedLabelSoaViewer; its methods follow the element's fields.
+type TrustedLabelSoaItem struct {
+	s TrustedLabelSoaViewer
+	i uint32
+}
+
+func (it TrustedLabelSoaItem) Text(r karmem.Trusted) string {
+	if it.s.c0 != 0 {
+		a := r.Array(it.s.c0 + it.i*12)
+		return r.String(a)
+	}
+	return ""
+}
+
+func (it TrustedLabelSoaItem) TextBytes(r karmem.Trusted) []byte {
+	if it.s.c0 != 0 {
+		a := r.Array(it.s.c0 + it.i*12)
+		return r.ArrayBytes(a)
+	}
+	return nil
+}
+
+// TrustedCircleAosViewer is an AoS array (or fixed array) of `Circle`.
+type TrustedCircleAosViewer struct {
+	r   karmem.Trusted
+	off uint32
+	n   uint32
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedCircleAosViewer) At(i int) TrustedCircleViewer {
+	if uint(i) >= uint(s.n) {
+		return TrustedCircleViewer{}
+	}
+	return TrustedCircleViewer{t: s.r.Table(s.r.Uint32(s.off + uint32(i)*4))}
+}
+
+// Len is the number of elements.
+func (s TrustedCircleAosViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedCircleAosViewer) All() iter.Seq2[int, TrustedCircleViewer] {
+	return func(yield func(int, TrustedCircleViewer) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// TrustedSquareAosViewer is an AoS array (or fixed array) of `Square`.
+type TrustedSquareAosViewer struct {
+	off uint32
+	n   uint32
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedSquareAosViewer) At(i int) TrustedSquareViewer {
+	if uint(i) >= uint(s.n) {
+		return TrustedSquareViewer{}
+	}
+	return TrustedSquareViewer{at: s.off + uint32(i)*8}
+}
+
+// Len is the number of elements.
+func (s TrustedSquareAosViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedSquareAosViewer) All() iter.Seq2[int, TrustedSquareViewer] {
+	return func(yield func(int, TrustedSquareViewer) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// TrustedLabelAosViewer is an AoS array (or fixed array) of `Label`.
+type TrustedLabelAosViewer struct {
+	r   karmem.Trusted
+	off uint32
+	n   uint32
+}
+
+// At returns element i (reading as zeros when i is out of range).
+func (s TrustedLabelAosViewer) At(i int) TrustedLabelViewer {
+	if uint(i) >= uint(s.n) {
+		return TrustedLabelViewer{}
+	}
+	return TrustedLabelViewer{t: s.r.Table(s.r.Uint32(s.off + uint32(i)*4))}
+}
+
+// Len is the number of elements.
+func (s TrustedLabelAosViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedLabelAosViewer) All() iter.Seq2[int, TrustedLabelViewer] {
+	return func(yield func(int, TrustedLabelViewer) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// TrustedShapeArrayViewer is an AoS or SoA array of `Shape` values.
+type TrustedShapeArrayViewer struct {
+	r            karmem.Trusted
+	n            uint32
+	tags         uint32
+	tagStride    uint32
+	offsets      uint32
+	offsetStride uint32
+}
+
+func newTrustedShapeArrayAos(r karmem.Trusted, a karmem.ArrayRef) TrustedShapeArrayViewer {
+	return TrustedShapeArrayViewer{r: r, n: a.Len, tags: a.Offset, tagStride: 8, offsets: a.Offset + 4, offsetStride: 8}
+}
+
+func newTrustedShapeArraySoa(r karmem.Trusted, a karmem.ArrayRef) TrustedShapeArrayViewer {
+	tags, offsets, ok := r.UnionColumns(a, 1)
+	if !ok {
+		return TrustedShapeArrayViewer{}
+	}
+	return TrustedShapeArrayViewer{r: r, n: a.Len, tags: tags, tagStride: 1, offsets: offsets, offsetStride: 4}
+}
+
+// At returns element i (no value when i is out of range).
+func (s TrustedShapeArrayViewer) At(i int) TrustedShapeViewer {
+	if uint(i) >= uint(s.n) {
+		return TrustedShapeViewer{}
+	}
+	return newTrustedShapeViewer(s.r, s.tags+uint32(i)*s.tagStride, s.offsets+uint32(i)*s.offsetStride)
+}
+
+// Len is the number of elements.
+func (s TrustedShapeArrayViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedShapeArrayViewer) All() iter.Seq2[int, TrustedShapeViewer] {
+	return func(yield func(int, TrustedShapeViewer) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// TrustedWideArrayViewer is an AoS or SoA array of `Wide` values.
+type TrustedWideArrayViewer struct {
+	r            karmem.Trusted
+	n            uint32
+	tags         uint32
+	tagStride    uint32
+	offsets      uint32
+	offsetStride uint32
+}
+
+func newTrustedWideArrayAos(r karmem.Trusted, a karmem.ArrayRef) TrustedWideArrayViewer {
+	return TrustedWideArrayViewer{r: r, n: a.Len, tags: a.Offset, tagStride: 8, offsets: a.Offset + 4, offsetStride: 8}
+}
+
+func newTrustedWideArraySoa(r karmem.Trusted, a karmem.ArrayRef) TrustedWideArrayViewer {
+	tags, offsets, ok := r.UnionColumns(a, 4)
+	if !ok {
+		return TrustedWideArrayViewer{}
+	}
+	return TrustedWideArrayViewer{r: r, n: a.Len, tags: tags, tagStride: 4, offsets: offsets, offsetStride: 4}
+}
+
+// At returns element i (no value when i is out of range).
+func (s TrustedWideArrayViewer) At(i int) TrustedWideViewer {
+	if uint(i) >= uint(s.n) {
+		return TrustedWideViewer{}
+	}
+	return newTrustedWideViewer(s.r, s.tags+uint32(i)*s.tagStride, s.offsets+uint32(i)*s.offsetStride)
+}
+
+// Len is the number of elements.
+func (s TrustedWideArrayViewer) Len() int {
+	return int(s.n)
+}
+
+// All iterates over the elements (for i, e := range s.All()).
+func (s TrustedWideArrayViewer) All() iter.Seq2[int, TrustedWideViewer] {
+	return func(yield func(int, TrustedWideViewer) bool) {
+		for i := range int(s.n) {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// TrustedShapeBovoaViewer is a #bovoa array of `Shape`: one homogeneous array per variant.
+type TrustedShapeBovoaViewer struct {
+	a karmem.ArrayRef
+}
+
+// Len is the number of values across all variants.
+func (b TrustedShapeBovoaViewer) Len() int {
+	return int(b.a.Len)
+}
+
+// Circle returns the Circle values.
+func (b TrustedShapeBovoaViewer) Circle(r karmem.Trusted) TrustedCircleAosViewer {
+	sub := r.BunchEntry(b.a, 1)
+	return TrustedCircleAosViewer{r: r, off: sub.Offset, n: sub.Len}
+}
+
+// Square returns the Square values.
+func (b TrustedShapeBovoaViewer) Square(r karmem.Trusted) TrustedSquareAosViewer {
+	sub := r.BunchEntry(b.a, 4)
+	return TrustedSquareAosViewer{off: sub.Offset, n: sub.Len}
+}
+
+// Label returns the Label values.
+func (b TrustedShapeBovoaViewer) Label(r karmem.Trusted) TrustedLabelAosViewer {
+	sub := r.BunchEntry(b.a, 5)
+	return TrustedLabelAosViewer{r: r, off: sub.Offset, n: sub.Len}
+}
+
+// TrustedShapeBovosViewer is a #bovos array of `Shape`: one homogeneous array per variant.
+type TrustedShapeBovosViewer struct {
+	a karmem.ArrayRef
+}
+
+// Len is the number of values across all variants.
+func (b TrustedShapeBovosViewer) Len() int {
+	return int(b.a.Len)
+}
+
+// Circle returns the Circle values.
+func (b TrustedShapeBovosViewer) Circle(r karmem.Trusted) TrustedCircleSoaViewer {
+	return NewTrustedCircleSoaViewer(r, r.BunchEntry(b.a, 1))
+}
+
+// Square returns the Square values.
+func (b TrustedShapeBovosViewer) Square(r karmem.Trusted) TrustedSquareSoaViewer {
+	return NewTrustedSquareSoaViewer(r, r.BunchEntry(b.a, 4))
+}
+
+// Label returns the Label values.
+func (b TrustedShapeBovosViewer) Label(r karmem.Trusted) TrustedLabelSoaViewer {
+	return NewTrustedLabelSoaViewer(r, r.BunchEntry(b.a, 5))
+}

@@ -1,0 +1,213 @@
+package vectors
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"path"
+	"reflect"
+	"testing"
+	"unsafe"
+
+	"karmem.org/go/karmem"
+	"karmem.org/go/karmem/internal/game"
+)
+
+// The trusted viewers (Trust<T>, RATIONALE R5.11) read every valid golden
+// vector, and what other schema versions read of it, as the checked viewers
+// do; a message the validator refuses gives no Trusted.
+func TestTrustedViewersAgree(t *testing.T) {
+	cases, err := Load(vectorsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compared := 0
+	for _, c := range cases {
+		t.Run(c.Topic+"/"+c.Name, func(t *testing.T) {
+			readers := []string{c.Schema}
+			for file := range c.Readers {
+				readers = append(readers, file)
+			}
+			for _, file := range readers {
+				schema := path.Join("vectors", c.Topic, file)
+				r := karmem.NewReader(karmem.AlignedCopy(c.Bytes))
+				v, err := Views(schema, c.Root, r)
+				if err != nil {
+					if c.Hostile != nil && !c.Hostile.Valid {
+						continue // bothViews checked that Trust refused it too
+					}
+					t.Fatalf("%s: %v", file, err)
+				}
+				if err := sameViews(r, v); err != nil {
+					t.Fatalf("%s: %v", file, err)
+				}
+				compared++
+			}
+		})
+	}
+	if compared < 20 {
+		t.Fatalf("only %d messages compared", compared)
+	}
+}
+
+// The benchmark's game state, read through both viewer kinds.
+func TestTrustedViewersAgreeOnGameState(t *testing.T) {
+	w := karmem.NewWriter(1 << 16)
+	if _, err := game.ToKarmem(game.Generate(60, 50)).WriteAsRoot(w); err != nil {
+		t.Fatal(err)
+	}
+	r := karmem.NewReader(w.Bytes())
+	v, err := Views("bench/game.km", "State", r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sameViews(r, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Every byte of a valid message corrupted in turn: whenever validation
+// refuses the result, Trust refuses it too and gives the zero Trusted
+// (bothViews checks both); whenever it accepts it, both viewers agree.
+func TestTrustOnlyAfterValidation(t *testing.T) {
+	w := karmem.NewWriter(1024)
+	if _, err := game.ToKarmem(game.Generate(2, 3)).WriteAsRoot(w); err != nil {
+		t.Fatal(err)
+	}
+	good := append([]byte(nil), w.Bytes()...)
+	refused := 0
+	for i := range good {
+		buf := karmem.AlignedCopy(good)
+		buf[i] ^= 0xA5
+		r := karmem.NewReader(buf)
+		v, err := Views("bench/game.km", "State", r)
+		if err != nil {
+			if errors.Is(err, errTrustDisagrees) {
+				t.Fatalf("byte %d: %v", i, err)
+			}
+			refused++
+			continue
+		}
+		if err := sameViews(r, v); err != nil {
+			t.Fatalf("byte %d: %v", i, err)
+		}
+	}
+	if refused == 0 {
+		t.Fatal("no corruption was refused")
+	}
+	// karmem.Trust itself: a refusing validator gives the zero Trusted.
+	bad := errors.New("refused")
+	tr, _, err := karmem.Trust(karmem.NewReader(good), func(*karmem.Reader) (int, error) { return 0, bad })
+	if err != bad || tr.Bytes() != nil {
+		t.Fatalf("Trust after a refusal: %v, %d bytes", err, len(tr.Bytes()))
+	}
+}
+
+var (
+	readerType  = reflect.TypeFor[*karmem.Reader]()
+	trustedType = reflect.TypeFor[karmem.Trusted]()
+)
+
+// sameViews walks the checked and the trusted root viewer of one message
+// side by side: every accessor, every element (up to a bound, and indices
+// out of range), every union variant; the trusted viewer type of X must be
+// TrustedX with the same accessors, and every value read must be the same
+// (slices and strings: the same bytes of the message).
+func sameViews(r *karmem.Reader, v views) error {
+	w := pairWalker{r: reflect.ValueOf(r), t: reflect.ValueOf(v.Reader), calls: 200000}
+	return w.walk(reflect.ValueOf(v.Checked), reflect.ValueOf(v.Trusted), 0, "root")
+}
+
+type pairWalker struct {
+	r, t  reflect.Value
+	calls int
+}
+
+func (w *pairWalker) walk(c, u reflect.Value, depth int, at string) error {
+	if depth > 12 || w.calls <= 0 {
+		return nil
+	}
+	w.calls--
+	if c.Kind() != u.Kind() {
+		return fmt.Errorf("%s: %s vs %s", at, c.Type(), u.Type())
+	}
+	switch c.Kind() {
+	case reflect.Slice:
+		if c.Type() != u.Type() || c.Len() != u.Len() || c.Len() > 0 && c.UnsafePointer() != u.UnsafePointer() {
+			return fmt.Errorf("%s: %s of %d at %p vs %s of %d at %p", at, c.Type(), c.Len(), c.UnsafePointer(), u.Type(), u.Len(), u.UnsafePointer())
+		}
+		return nil
+	case reflect.String:
+		cs, us := c.String(), u.String()
+		if cs != us || len(cs) > 0 && unsafe.StringData(cs) != unsafe.StringData(us) {
+			return fmt.Errorf("%s: %q vs %q", at, cs, us)
+		}
+		return nil
+	case reflect.Float32, reflect.Float64:
+		if math.Float64bits(c.Float()) != math.Float64bits(u.Float()) {
+			return fmt.Errorf("%s: %v vs %v", at, c.Float(), u.Float())
+		}
+		return nil
+	case reflect.Array:
+		for i := range c.Len() {
+			if err := w.walk(c.Index(i), u.Index(i), depth, fmt.Sprintf("%s[%d]", at, i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	case reflect.Struct:
+	default:
+		if !reflect.DeepEqual(c.Interface(), u.Interface()) {
+			return fmt.Errorf("%s: %v vs %v", at, c.Interface(), u.Interface())
+		}
+		return nil
+	}
+	ct, ut := c.Type(), u.Type()
+	if ct.PkgPath() == "karmem.org/go/karmem" { // karmem.Table
+		if c.Interface() != u.Interface() {
+			return fmt.Errorf("%s: %v vs %v", at, c.Interface(), u.Interface())
+		}
+		return nil
+	}
+	if ut.Name() != "Trusted"+ct.Name() {
+		return fmt.Errorf("%s: the trusted viewer of %s is %s", at, ct, ut)
+	}
+	for i := range ct.NumMethod() {
+		m := ct.Method(i)
+		if m.Name == "All" || m.Type.NumOut() != 1 {
+			continue
+		}
+		um, ok := ut.MethodByName(m.Name)
+		switch {
+		case m.Type.NumIn() == 1: // Len, Tag, Table, Position
+			if !ok {
+				return fmt.Errorf("%s: %s has no %s", at, ut, m.Name)
+			}
+			if err := w.walk(c.Method(i).Call(nil)[0], u.MethodByName(m.Name).Call(nil)[0], depth+1, at+"."+m.Name); err != nil {
+				return err
+			}
+		case m.Type.NumIn() == 2 && m.Type.In(1) == readerType:
+			if !ok || um.Type.NumIn() != 2 || um.Type.In(1) != trustedType {
+				return fmt.Errorf("%s: %s has no %s(karmem.Trusted)", at, ut, m.Name)
+			}
+			cv := c.Method(i).Call([]reflect.Value{w.r})[0]
+			uv := u.MethodByName(m.Name).Call([]reflect.Value{w.t})[0]
+			if err := w.walk(cv, uv, depth+1, at+"."+m.Name); err != nil {
+				return err
+			}
+		case m.Name == "At":
+			n := int(c.MethodByName("Len").Call(nil)[0].Int())
+			indices := []int{-1, n, n + 1}
+			for i := range min(n, 40) {
+				indices = append(indices, i)
+			}
+			for _, i := range indices {
+				arg := []reflect.Value{reflect.ValueOf(i)}
+				if err := w.walk(c.Method(m.Index).Call(arg)[0], u.MethodByName("At").Call(arg)[0], depth+1, fmt.Sprintf("%s.At(%d)", at, i)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
