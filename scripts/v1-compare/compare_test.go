@@ -145,6 +145,44 @@ func sumColumns(r *karmem.Reader) float32 {
 	return sum
 }
 
+// sumTrustedAt and sumTrustedColumns are the two loops above through the
+// trusted reader (after validation, docs/go.md "Trusted reading").
+func sumTrustedAt(r karmem.Trusted, root ours.TrustedMonstersViewer) float32 {
+	var sum float32
+	monsters := root.Monsters(r)
+	for i := range monsters.Len() {
+		path := monsters.At(i).Data(r).Path(r)
+		for j := range path.Len() {
+			p := path.At(j)
+			sum += p.X(r) + p.Y(r) + p.Z(r)
+		}
+	}
+	return sum
+}
+
+func sumTrustedColumns(r karmem.Trusted, root ours.TrustedMonstersViewer) float32 {
+	var sum float32
+	monsters := root.Monsters(r)
+	for i := range monsters.Len() {
+		path := monsters.At(i).Data(r).Path(r)
+		xs, ys, zs := path.X(r), path.Y(r), path.Z(r)
+		n := min(len(xs), len(ys), len(zs))
+		xs, ys, zs = xs[:n], ys[:n], zs[:n]
+		for j := range xs {
+			sum += xs[j] + ys[j] + zs[j]
+		}
+	}
+	return sum
+}
+
+func trusted(tb testing.TB) (karmem.Trusted, ours.TrustedMonstersViewer) {
+	t, root, err := ours.TrustMonsters(karmem.NewReader(oursBytes))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return t, root
+}
+
 func TestSameResults(t *testing.T) {
 	if got := sumV1(v1.NewReader(v1Bytes)); got != expected {
 		t.Fatalf("v1 sum %v, want %v", got, expected)
@@ -158,6 +196,10 @@ func TestSameResults(t *testing.T) {
 	}
 	if got := sumColumns(r); got != expected {
 		t.Fatalf("column sum %v, want %v", got, expected)
+	}
+	tr, root := trusted(t)
+	if a, b := sumTrustedAt(tr, root), sumTrustedColumns(tr, root); a != expected || b != expected {
+		t.Fatalf("trusted sums %v %v, want %v", a, b, expected)
 	}
 	var back ours.Monsters
 	if err := back.ReadAsRoot(r); err != nil || back.Monsters[999].Data.Path[99] != oursValue.Monsters[999].Data.Path[99] {
@@ -231,6 +273,22 @@ func BenchmarkSumVec3(b *testing.B) {
 		r := karmem.NewReader(oursBytes)
 		for range b.N {
 			if sumColumns(r) != expected {
+				b.Fatal("sum")
+			}
+		}
+	})
+	b.Run("impl=karmem-trusted-at", func(b *testing.B) {
+		t, root := trusted(b)
+		for range b.N {
+			if sumTrustedAt(t, root) != expected {
+				b.Fatal("sum")
+			}
+		}
+	})
+	b.Run("impl=karmem-trusted-columns", func(b *testing.B) {
+		t, root := trusted(b)
+		for range b.N {
+			if sumTrustedColumns(t, root) != expected {
 				b.Fatal("sum")
 			}
 		}
