@@ -412,3 +412,24 @@ func TestWalkDetectsEscape(t *testing.T) {
 		t.Fatal("a slice outside the message went unnoticed")
 	}
 }
+
+// The walk of the trusted viewers reaches as far as the walk of the checked
+// ones: a fuzz input that validates exercises every trusted accessor.
+func TestTrustedWalkReachesWhatTheCheckedWalkReaches(t *testing.T) {
+	r := karmem.NewReader(karmem.AlignedCopy(Encode(Sample())))
+	checked, err := walkCount(r, karmem.Trusted{}, all.NewRootViewer(r, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, root, err := all.TrustRoot(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trusted, err := walkCount(r, tr, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 200 || trusted < checked*9/10 {
+		t.Fatalf("checked walk visited %d values, trusted walk %d", checked, trusted)
+	}
+}

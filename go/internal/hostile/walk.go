@@ -1,8 +1,9 @@
 // Package hostile exercises generated Go code on malformed and adversarial
 // messages: deterministic cases (truncation, corruption, huge lengths,
 // directory bombs, offset reuse, deep nesting) and fuzz targets. Walk reads
-// every viewer accessor reachable from a root viewer and checks that each
-// returned slice or string lies inside the message.
+// every viewer accessor reachable from a root viewer (checked, or trusted
+// after validation) and checks that each returned slice or string lies
+// inside the message.
 package hostile
 
 import (
@@ -15,20 +16,41 @@ import (
 	all "karmem.org/go/karmem/internal/gen/schemas_all_layouts"
 )
 
-var readerType = reflect.TypeFor[*karmem.Reader]()
+var (
+	readerType  = reflect.TypeFor[*karmem.Reader]()
+	trustedType = reflect.TypeFor[karmem.Trusted]()
+)
 
 // Walk calls every accessor of viewer (a generated viewer value) and,
 // recursively, of what they return: at most maxElems elements per array,
 // depth levels and calls accessor calls in total. It returns an error when
 // a view escapes the message.
 func Walk(r *karmem.Reader, viewer any) error {
-	w := walker{r: r, calls: 50000}
+	return walkWith(r, karmem.Trusted{}, viewer)
+}
+
+// WalkTrusted is Walk for a trusted viewer (its accessors take t, which
+// validation of r's message returned).
+func WalkTrusted(r *karmem.Reader, t karmem.Trusted, viewer any) error {
+	return walkWith(r, t, viewer)
+}
+
+func walkWith(r *karmem.Reader, t karmem.Trusted, viewer any) error {
+	_, err := walkCount(r, t, viewer)
+	return err
+}
+
+// walkCount is walkWith that also says how many values it visited.
+func walkCount(r *karmem.Reader, t karmem.Trusted, viewer any) (int, error) {
+	const budget = 50000
+	w := walker{r: r, t: t, calls: budget}
 	mem := r.Bytes()
 	if len(mem) > 0 {
 		w.lo = uintptr(unsafe.Pointer(unsafe.SliceData(mem)))
 		w.hi = w.lo + uintptr(len(mem))
 	}
-	return w.walk(reflect.ValueOf(viewer), 0)
+	err := w.walk(reflect.ValueOf(viewer), 0)
+	return budget - w.calls, err
 }
 
 const (
@@ -38,6 +60,7 @@ const (
 
 type walker struct {
 	r      *karmem.Reader
+	t      karmem.Trusted
 	lo, hi uintptr
 	calls  int
 }
@@ -101,9 +124,12 @@ func (w *walker) walk(v reflect.Value, depth int) error {
 	}
 	for _, m := range accessors(t) {
 		var out reflect.Value
-		if m.reader {
+		switch {
+		case m.reader:
 			out = v.Method(m.index).Call([]reflect.Value{reflect.ValueOf(w.r)})[0]
-		} else {
+		case m.trusted:
+			out = v.Method(m.index).Call([]reflect.Value{reflect.ValueOf(w.t)})[0]
+		default:
 			out = v.Method(m.index).Call(nil)[0]
 		}
 		if err := w.walk(out, depth+1); err != nil {
@@ -114,15 +140,17 @@ func (w *walker) walk(v reflect.Value, depth int) error {
 }
 
 type accessor struct {
-	index  int
-	name   string
-	reader bool // takes the *karmem.Reader
+	index   int
+	name    string
+	reader  bool // takes the *karmem.Reader
+	trusted bool // takes the karmem.Trusted
 }
 
 var accessorCache sync.Map // reflect.Type → []accessor
 
 // accessors lists the methods of a viewer type that read something:
-// func(*karmem.Reader) X and func() X (except All and String).
+// func(*karmem.Reader) X, func(karmem.Trusted) X and func() X (except All
+// and String).
 func accessors(t reflect.Type) []accessor {
 	if a, ok := accessorCache.Load(t); ok {
 		return a.([]accessor)
@@ -136,9 +164,11 @@ func accessors(t reflect.Type) []accessor {
 		}
 		switch {
 		case mt.NumIn() == 2 && mt.In(1) == readerType:
-			out = append(out, accessor{i, m.Name, true})
+			out = append(out, accessor{index: i, name: m.Name, reader: true})
+		case mt.NumIn() == 2 && mt.In(1) == trustedType:
+			out = append(out, accessor{index: i, name: m.Name, trusted: true})
 		case mt.NumIn() == 1 && m.Name != "All" && m.Name != "String":
-			out = append(out, accessor{i, m.Name, false})
+			out = append(out, accessor{index: i, name: m.Name})
 		}
 	}
 	accessorCache.Store(t, out)
@@ -164,6 +194,15 @@ func Check(data []byte) error {
 	}
 	if err := Walk(r, trusted); err != nil {
 		return err
+	}
+	// The trusted viewers skip the checks validation made (RATIONALE
+	// R5.11): on whatever validates they must not panic or escape either.
+	t, tv, err := all.TrustRoot(r)
+	if err != nil {
+		return fmt.Errorf("validated, but Trust refused it: %w", err)
+	}
+	if err := WalkTrusted(r, t, tv); err != nil {
+		return fmt.Errorf("trusted: %w", err)
 	}
 	if err := value.ReadAsRoot(r); err != nil {
 		return fmt.Errorf("a validated message does not decode: %w", err)
