@@ -181,6 +181,56 @@ impl ArrayData {
     }
 }
 
+impl Layout {
+    /// Whether `id` is a table (it has a header word; an inline struct
+    /// has none).
+    pub fn is_table(&self, id: StructId) -> bool {
+        self.of_struct(id).header != 0
+    }
+
+    /// The array block of one variant's elements in a bunch-of-values
+    /// array (format.md §7.1): SoA of the variant's struct (`#bovos`), or
+    /// AoS — table offsets or inline structs (`#bovoa`).
+    pub fn bunch_variant_data(&self, ty: StructId, soa: bool) -> ArrayData {
+        if soa {
+            ArrayData::Soa { elem: ty }
+        } else if self.is_table(ty) {
+            ArrayData::AosTable { id: ty }
+        } else {
+            ArrayData::AosInline {
+                id: ty,
+                stride: self.of_struct(ty).size,
+            }
+        }
+    }
+
+    /// Traversal-budget units a decoder charges per element it builds
+    /// from an array whose block holds `data` (format.md §10, the decoder
+    /// column), at least 1: a plain or text array its element size, AoS
+    /// its stride (4 per table offset, 8 per union slot), an SoA union
+    /// array its tag width + 4, an SoA array of structs
+    /// [`SoaLayout::element_charge`]. `None` for a bunch-of-values array:
+    /// each entry is charged as its variant's array
+    /// ([`Layout::bunch_variant_data`]).
+    pub fn decode_charge(&self, data: &ArrayData) -> Option<u32> {
+        match data {
+            ArrayData::Soa { elem } => Some(self.soa(*elem).element_charge()),
+            ArrayData::UnionSoa { tag, .. } => Some(tag.size() + OFFSET_SIZE),
+            ArrayData::UnionBunch { .. } => None,
+            other => Some(other.elem_size().max(1)),
+        }
+    }
+}
+
+impl SoaLayout {
+    /// Traversal-budget units per element of an SoA array (format.md §10):
+    /// the sizes of every column the reader's schema knows, summed, at
+    /// least 1 (an element without columns is not free).
+    pub fn element_charge(&self) -> u32 {
+        self.columns.iter().map(|c| c.size).sum::<u32>().max(1)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BunchVariant {
     pub tag: u32,

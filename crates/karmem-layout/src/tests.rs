@@ -193,3 +193,36 @@ fn column_accessor_name_clashes_are_errors() {
     // Distinct names stay fine.
     layout("karmem t; struct I inline { B u8; } struct E inline { A I; C u8; } struct R table { X []E; }");
 }
+
+/// What a decoder charges per element (format.md §10) is answered here,
+/// for every kind of array block, so no generator computes it.
+#[test]
+fn decode_charges_per_element() {
+    let (schema, l) = layout(
+        "karmem t; struct E table { } struct V inline { X f32; Y u8; } \
+         struct T table { A u64; } union U u16 { T; V; } \
+         struct R table { P []u16; S []char; I []V #aos; Ts []T #aos; Vs []V; Es []E; \
+         Ua []U #aos; Us []U; Ub []U #bovoa; }",
+    );
+    let r = l.of_struct(schema.struct_by_name("R").unwrap());
+    let charge = |i: usize| match &r.fields[i].slot {
+        Slot::ArrayRef { data, .. } => l.decode_charge(data),
+        other => panic!("field {i} is {other:?}"),
+    };
+    // Plain: element size; text: its unit; AoS: stride, 4 per table
+    // offset; SoA: the column sizes summed (4 + 1), and 1 for an element
+    // without columns; union slots 8; SoA union: tag width + offset.
+    assert_eq!(
+        (0..8).map(charge).collect::<Vec<_>>(),
+        [2, 1, 8, 4, 5, 1, 8, 6].map(Some)
+    );
+    assert_eq!(charge(8), None, "a bunch array is charged entry by entry");
+    let (t, v) = (
+        schema.struct_by_name("T").unwrap(),
+        schema.struct_by_name("V").unwrap(),
+    );
+    assert!(l.is_table(t) && !l.is_table(v));
+    assert_eq!(l.decode_charge(&l.bunch_variant_data(t, false)), Some(4));
+    assert_eq!(l.decode_charge(&l.bunch_variant_data(v, false)), Some(8));
+    assert_eq!(l.decode_charge(&l.bunch_variant_data(v, true)), Some(5));
+}

@@ -501,25 +501,29 @@ impl Gen<'_> {
 
     /// Decode array `a` into `place`, reusing it.
     fn read_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData, place: &str) {
-        let charge = |c: &mut Code, size: u32| {
+        // What each element costs the traversal budget is the layout's
+        // answer (format.md §10), not this generator's.
+        let per_element = self.l.decode_charge(data);
+        let charge = |c: &mut Code| {
+            let size = per_element.expect("charged per element");
             c.try_call(
-                &format!("v.Charge({})", times("uint64(a.Len)", size.max(1))),
+                &format!("v.Charge({})", times("uint64(a.Len)", size)),
                 "err",
             )
         };
         match (array.text, data) {
             (Some(Text::Utf8), _) => {
-                charge(c, 1);
+                charge(c);
                 c.line(&format!("karmem.SetString(&{place}, r.ArrayBytes(a))"));
             }
             (Some(Text::Utf16), _) => {
-                charge(c, 2);
+                charge(c);
                 c.line(&format!(
                     "karmem.SetUTF16(&{place}, karmem.Slice[uint16](r, a.Offset, a.Len))"
                 ));
             }
-            (None, ArrayData::Plain { elem_size }) => {
-                charge(c, *elem_size);
+            (None, ArrayData::Plain { .. }) => {
+                charge(c);
                 match array.elem {
                     ElemType::Scalar(Primitive::Bool) => c.line(&format!(
                         "{place} = karmem.AppendBools({place}[:0], karmem.Slice[uint8](r, a.Offset, a.Len))"
@@ -531,7 +535,7 @@ impl Gen<'_> {
                 }
             }
             (None, ArrayData::AosInline { stride, .. }) => {
-                charge(c, *stride);
+                charge(c);
                 c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
                 c.open(&format!("for k := range {place} {{"));
                 c.try_call(
@@ -541,7 +545,7 @@ impl Gen<'_> {
                 c.close("}");
             }
             (None, ArrayData::AosTable { .. }) => {
-                charge(c, OFFSET_SIZE);
+                charge(c);
                 c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
                 c.open(&format!("for k := range {place} {{"));
                 c.try_call(
@@ -555,7 +559,7 @@ impl Gen<'_> {
                 "err",
             ),
             (None, ArrayData::UnionAos { id, .. }) => {
-                charge(c, UNION_SLOT_SIZE);
+                charge(c);
                 c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
                 c.open(&format!("for k := range {place} {{"));
                 c.line(&format!("at := a.Offset + uint32(k)*{UNION_SLOT_SIZE}"));
@@ -573,10 +577,7 @@ impl Gen<'_> {
                 c.open(&format!(
                     "if tags, offsets, ok := r.UnionColumns(a, {tw}); ok {{"
                 ));
-                c.try_call(
-                    &format!("v.Charge(uint64(a.Len) * {})", tw + OFFSET_SIZE),
-                    "err",
-                );
+                charge(c);
                 c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
                 c.open(&format!("for k := range {place} {{"));
                 c.try_call(
@@ -780,9 +781,8 @@ impl Gen<'_> {
             &format!("v.SoaColumns(a, soaColumns{name}[:], cols[:])"),
             "err",
         );
-        let cost: u32 = soa.columns.iter().map(|c| c.size).sum();
         c.try_call(
-            &format!("v.Charge({})", times("uint64(a.Len)", cost.max(1))),
+            &format!("v.Charge({})", times("uint64(a.Len)", soa.element_charge())),
             "err",
         );
         let bind = match seq {
@@ -1165,24 +1165,21 @@ impl Gen<'_> {
                 );
                 continue;
             }
-            let (size, call) = if self.is_table(v.ty) {
-                (
-                    OFFSET_SIZE,
-                    format!(
-                        "e.readTable(v, r.Table(r.Uint32(sub.Offset+uint32(k)*{OFFSET_SIZE})))"
-                    ),
-                )
+            let data = self.l.bunch_variant_data(v.ty, false);
+            let size = data.elem_size();
+            let per_element = self
+                .l
+                .decode_charge(&data)
+                .expect("an AoS array is charged per element");
+            let call = if self.is_table(v.ty) {
+                format!("e.readTable(v, r.Table(r.Uint32(sub.Offset+uint32(k)*{OFFSET_SIZE})))")
             } else {
-                let stride = self.l.of_struct(v.ty).size;
-                (
-                    stride,
-                    format!("e.readAt(v, sub.Offset+uint32(k)*{stride})"),
-                )
+                format!("e.readAt(v, sub.Offset+uint32(k)*{size})")
             };
             body.open("{");
             body.line(&format!("sub := r.BunchEntry(a, {}, {size})", v.tag));
             body.try_call(
-                &format!("v.Charge({})", times("uint64(sub.Len)", size)),
+                &format!("v.Charge({})", times("uint64(sub.Len)", per_element)),
                 "err",
             );
             body.line("start := len(*items)");

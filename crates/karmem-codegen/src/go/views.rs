@@ -243,12 +243,12 @@ impl Gen<'_> {
         let checked_table = !self.trusted && matches!(ctx, Ctx::Table { .. });
         let guarded = self.trusted
             || !matches!(
-            (ctx, slot),
-            (
-                Ctx::Table { .. },
-                Slot::Scalar(_) | Slot::Enum { .. } | Slot::TableRef(_) | Slot::ArrayRef { .. }
-            )
-        );
+                (ctx, slot),
+                (
+                    Ctx::Table { .. },
+                    Slot::Scalar(_) | Slot::Enum { .. } | Slot::TableRef(_) | Slot::ArrayRef { .. }
+                )
+            );
         match slot {
             Slot::Scalar(p) | Slot::Enum { repr: p, .. } => {
                 let ty = self.scalar_type(slot).unwrap_or_default();
@@ -617,9 +617,8 @@ impl Gen<'_> {
                 let fname = self.field_name(*sid, fi);
                 if nodes.contains_key(&path) {
                     let child = self.node_name(id, &path);
-                    self.c.open(&format!(
-                        "func (it {node}) {fname}(r {reader}) {child} {{"
-                    ));
+                    self.c
+                        .open(&format!("func (it {node}) {fname}(r {reader}) {child} {{"));
                     self.c.line(&format!("return {child}(it)"));
                     self.c.close("}");
                     self.c.line("");
@@ -801,9 +800,9 @@ impl Gen<'_> {
                 ("offsetStride", "uint32".into()),
             ],
         );
-        self.c.open(
-            &format!("func new{name}ArrayAos(r {reader}, a karmem.ArrayRef) {av} {{"),
-        );
+        self.c.open(&format!(
+            "func new{name}ArrayAos(r {reader}, a karmem.ArrayRef) {av} {{"
+        ));
         self.c.line(&format!(
             "return {av}{{r: r, n: a.Len, tags: a.Offset, tagStride: {UNION_SLOT_SIZE}, offsets: a.Offset + {UNION_OFFSET_AT}, offsetStride: {UNION_SLOT_SIZE}}}"
         ));
@@ -889,8 +888,7 @@ impl Gen<'_> {
                         .line(&format!("return {av}{{r: r, off: sub.Offset, n: sub.Len}}"));
                 } else {
                     let stride = self.l.of_struct(var.ty).size;
-                    self.c
-                        .line(&format!("sub := {}", entry(var.tag, stride)));
+                    self.c.line(&format!("sub := {}", entry(var.tag, stride)));
                     self.c
                         .line(&format!("return {av}{{off: sub.Offset, n: sub.Len}}"));
                 }

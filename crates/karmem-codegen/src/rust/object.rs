@@ -628,12 +628,16 @@ impl Gen<'_> {
 
     /// Decode array `a` into `place` (a `Vec` or `String`), reusing it.
     fn read_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData, place: &str) {
-        let charge = |c: &mut Code, size: u32| {
-            c.line(&format!("v.charge({})?;", mul("a.len as u64", size.max(1))))
+        // What each element costs the traversal budget is the layout's
+        // answer (format.md §10), not this generator's.
+        let per_element = self.l.decode_charge(data);
+        let charge = |c: &mut Code| {
+            let size = per_element.expect("charged per element");
+            c.line(&format!("v.charge({})?;", mul("a.len as u64", size)))
         };
         // Resized to `a.len` elements, each filled by `each` (`e`, `i`).
-        let each = |c: &mut Code, size: u32, empty: &str, each: &[String]| {
-            charge(c, size);
+        let each = |c: &mut Code, empty: &str, each: &[String]| {
+            charge(c);
             c.line(&format!("{place}.resize_with(a.len as usize, {empty});"));
             c.open(&format!("for (i, e) in {place}.iter_mut().enumerate() {{"));
             for l in each {
@@ -644,16 +648,16 @@ impl Gen<'_> {
         let default = "core::default::Default::default";
         match (array.text, data) {
             (Some(Text::Utf8), _) => {
-                charge(c, 1);
+                charge(c);
                 c.line(&format!("{place}.clear();"));
                 c.line(&format!("{place}.push_str(r.str(a));"));
             }
             (Some(Text::Utf16), _) => {
-                charge(c, 2);
+                charge(c);
                 c.line(&format!("{place}.clear();"));
                 c.line(&format!("{place}.extend(char::decode_utf16(r.slice::<u16>(a.offset, a.len).iter().copied()).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)));"));
             }
-            (None, ArrayData::Plain { elem_size }) => {
+            (None, ArrayData::Plain { .. }) => {
                 let fill = match array.elem {
                     ElemType::Scalar(Primitive::Bool) => {
                         format!("{place}.extend(r.slice::<u8>(a.offset, a.len).iter().map(|b| *b != 0));")
@@ -669,13 +673,12 @@ impl Gen<'_> {
                     ),
                     _ => unreachable!(),
                 };
-                charge(c, *elem_size);
+                charge(c);
                 c.line(&format!("{place}.clear();"));
                 c.line(&fill);
             }
             (None, ArrayData::AosInline { stride, .. }) => each(
                 c,
-                *stride,
                 default,
                 &[format!(
                     "e.read_at(v, a.offset + {})?;",
@@ -684,7 +687,6 @@ impl Gen<'_> {
             ),
             (None, ArrayData::AosTable { .. }) => each(
                 c,
-                OFFSET_SIZE,
                 default,
                 &[format!(
                     "e.read_table(v, r.table(r.get::<u32>(a.offset + i as u32 * {OFFSET_SIZE})))?;"
@@ -696,7 +698,6 @@ impl Gen<'_> {
             )),
             (None, ArrayData::UnionAos { id, .. }) => each(
                 c,
-                UNION_SLOT_SIZE,
                 "|| None",
                 &[
                     format!("let at = a.offset + i as u32 * {UNION_SLOT_SIZE};"),
@@ -710,7 +711,7 @@ impl Gen<'_> {
                 let tw = tag.size();
                 c.open(&format!("match r.union_columns(a, {tw}) {{"));
                 c.open("Some((tags, offsets)) => {");
-                c.line(&format!("v.charge(a.len as u64 * {})?;", tw + OFFSET_SIZE));
+                charge(c);
                 c.line(&format!("{place}.resize_with(a.len as usize, || None);"));
                 c.open(&format!("for (i, e) in {place}.iter_mut().enumerate() {{"));
                 c.line(&format!(

@@ -261,9 +261,10 @@ impl Gen<'_> {
         self.c.line(&format!("let mut cols = [0u32; {n}];"));
         self.c
             .line("v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;");
-        let cost: u32 = soa.columns.iter().map(|c| c.size).sum();
-        self.c
-            .line(&format!("v.charge({})?;", mul("a.len as u64", cost.max(1))));
+        self.c.line(&format!(
+            "v.charge({})?;",
+            mul("a.len as u64", soa.element_charge())
+        ));
         let plain_data = !dense.is_empty() && dense.iter().all(|d| *d);
         if !plain_data {
             self.c

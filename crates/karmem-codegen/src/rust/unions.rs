@@ -3,7 +3,7 @@
 //! arrays.
 
 use karmem_layout::{
-    ArrayData, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE, OBJECT_ALIGN, OFFSET_SIZE, UNION_OFFSET_AT,
+    BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE, OBJECT_ALIGN, OFFSET_SIZE, UNION_OFFSET_AT,
     UNION_SLOT_SIZE,
 };
 use karmem_schema::model::*;
@@ -284,6 +284,19 @@ impl Gen<'_> {
     }
 
     /// Writer, reader and view of a bunch (`#bovoa` / `#bovos`) array.
+    /// The budget charge of one AoS variant array of a `#bovoa` array
+    /// (`sub`): its elements, as the layout charges them (format.md §10).
+    fn variant_charge(&mut self, ty: StructId) {
+        let per_element = self
+            .l
+            .decode_charge(&self.l.bunch_variant_data(ty, false))
+            .expect("an AoS array is charged per element");
+        self.c.line(&format!(
+            "v.charge({})?;",
+            mul("sub.len as u64", per_element)
+        ));
+    }
+
     pub(super) fn bunch_item(&mut self, id: UnionId, soa: bool) {
         let u = self.s.unions[id].clone();
         let value = self.union_value(id);
@@ -315,16 +328,7 @@ impl Gen<'_> {
             .line(&format!("let mut entry = table + {BUNCH_ENTRY_SIZE};"));
         for (i, var) in u.variants.iter().enumerate() {
             let ty = self.struct_name(var.ty);
-            let data = if soa {
-                ArrayData::Soa { elem: var.ty }
-            } else if self.is_table(var.ty) {
-                ArrayData::AosTable { id: var.ty }
-            } else {
-                ArrayData::AosInline {
-                    id: var.ty,
-                    stride: self.l.of_struct(var.ty).size,
-                }
-            };
+            let data = self.l.bunch_variant_data(var.ty, soa);
             self.c.open(&format!("if counts[{i}] > 0 {{"));
             self.c.line(&format!("w.put::<u32>(entry, {});", var.tag));
             let iter = format!("items.iter().filter_map(|x| match x {{ Some(Self::{ty}(v)) => Some(v), _ => None }})");
@@ -363,8 +367,7 @@ impl Gen<'_> {
                     "let sub = r.bunch_entry(a, {}, {OFFSET_SIZE});",
                     var.tag
                 ));
-                self.c
-                    .line(&format!("v.charge(sub.len as u64 * {OFFSET_SIZE})?;"));
+                self.variant_charge(var.ty);
                 self.c.open("for i in 0..sub.len {");
                 self.c.line(&format!("let mut x = {ty}::default();"));
                 self.c.line(&format!(
@@ -380,8 +383,7 @@ impl Gen<'_> {
                     "let sub = r.bunch_entry(a, {}, {stride});",
                     var.tag
                 ));
-                self.c
-                    .line(&format!("v.charge(sub.len as u64 * {stride})?;"));
+                self.variant_charge(var.ty);
                 self.c.open("for i in 0..sub.len {");
                 self.c.line(&format!("let mut x = {ty}::default();"));
                 self.c.line(&format!(
