@@ -520,10 +520,12 @@ struct Uses {
 
 /// The limit argument of an array check.
 pub(crate) fn limit_of(array: &ArrayType) -> String {
-    match array.kind {
-        ArrayKind::Limited(n) => n.to_string(),
-        _ => "karmem.NoLimit".into(),
-    }
+    go_limit(array.limit())
+}
+
+/// A `[<N]T` limit as the runtime's `uint32` argument.
+pub(crate) fn go_limit(limit: Option<u32>) -> String {
+    limit.map_or("karmem.NoLimit".into(), |n| n.to_string())
 }
 
 #[cfg(test)]

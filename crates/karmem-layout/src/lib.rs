@@ -4,9 +4,11 @@
 //! JSON codec, so that no two consumers can disagree on an offset.
 mod compute;
 pub mod model;
+pub mod plan;
 
 pub use compute::compute;
 pub use model::*;
+pub use plan::SlotCheck;
 
 /// Parse, check and lay out a schema in one step: what the CLI and build
 /// scripts need. Layout errors are rendered against the same source.

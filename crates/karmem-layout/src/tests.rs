@@ -226,3 +226,52 @@ fn decode_charges_per_element() {
     assert_eq!(l.decode_charge(&l.bunch_variant_data(v, false)), Some(8));
     assert_eq!(l.decode_charge(&l.bunch_variant_data(v, true)), Some(5));
 }
+
+/// The validator's plan per slot (format.md §11): what needs a check and
+/// what does not, decided here for every backend.
+#[test]
+fn validator_plan_per_slot() {
+    let (schema, l) = layout(
+        "karmem t; enum K u8 { A; } struct N inline { X u32; } struct B inline { F bool; } \
+         struct T table { X u32; } union U u8 { T; } \
+         struct R table { I i32; E K; F bool; Nn N; Bb B; Tt T; Uu U; Fb [3]bool; \
+         Fn [2]N; Fbb [2]B; L [<7]u16; D []N; }",
+    );
+    let r = l.of_struct(schema.struct_by_name("R").unwrap());
+    let id = |n: &str| schema.struct_by_name(n).unwrap();
+    let plans: Vec<SlotCheck> = r.fields.iter().map(|f| l.slot_check(&f.slot)).collect();
+    assert_eq!(plans[0], SlotCheck::Nothing, "a number");
+    assert_eq!(plans[1], SlotCheck::Nothing, "an enum: unknown values are valid");
+    assert_eq!(plans[2], SlotCheck::Bool);
+    assert_eq!(plans[3], SlotCheck::Nothing, "an inline struct of numbers");
+    assert_eq!(plans[4], SlotCheck::Inline(id("B")));
+    assert_eq!(plans[5], SlotCheck::Table(id("T")));
+    assert!(matches!(plans[6], SlotCheck::Union(_)));
+    assert_eq!(plans[7], SlotCheck::Bools { len: 3 });
+    assert_eq!(plans[8], SlotCheck::Nothing, "inline structs of numbers");
+    assert_eq!(
+        plans[9],
+        SlotCheck::InlineEach {
+            id: id("B"),
+            len: 2,
+            stride: 8
+        }
+    );
+    assert!(matches!(
+        plans[10],
+        SlotCheck::Array {
+            elem_size: 2,
+            limit: Some(7),
+            ..
+        }
+    ));
+    assert!(matches!(
+        plans[11],
+        SlotCheck::Array {
+            elem_size: 0,
+            limit: None,
+            data: ArrayData::Soa { .. },
+            ..
+        }
+    ));
+}

@@ -271,6 +271,17 @@ pub struct ArrayType {
     pub text: Option<Text>,
 }
 
+impl ArrayType {
+    /// The `N` of a limited array `[<N]T`, which readers enforce on its
+    /// length (format.md §5); `None` for `[]T`.
+    pub fn limit(&self) -> Option<u32> {
+        match self.kind {
+            ArrayKind::Limited(n) => Some(n),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Union {
     pub name: String,

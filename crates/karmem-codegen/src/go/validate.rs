@@ -4,14 +4,14 @@
 //! backend, so both languages accept exactly the same messages.
 
 use karmem_layout::{
-    ArrayData, FixedElem, Slot, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE, OFFSET_SIZE,
+    ArrayData, Slot, SlotCheck, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE, OFFSET_SIZE,
     UNION_OFFSET_AT, UNION_SLOT_SIZE,
 };
 use karmem_schema::model::*;
 
 use super::code::{mentions, Code, Pos};
 use super::object::negate;
-use super::{limit_of, Ctx, Gen};
+use super::{go_limit, limit_of, Ctx, Gen};
 
 impl Gen<'_> {
     /// `Trust<Name>` (trusted mode): validates as `Validate<Name>` does and
@@ -138,19 +138,17 @@ impl Gen<'_> {
             body(c);
             c.close("}");
         };
-        match slot {
-            Slot::Scalar(Primitive::Bool) => when(c, &|c: &mut Code| {
+        match self.l.slot_check(slot) {
+            SlotCheck::Nothing => {}
+            SlotCheck::Bool => when(c, &|c: &mut Code| {
                 c.try_call(&format!("v.BoolAt({})", pos.normal()), "err")
             }),
-            Slot::Scalar(_) | Slot::Enum { .. } => {}
-            Slot::InlineStruct(id) => {
-                if self.l.inline_needs_validation(*id) {
-                    let call = format!("validateAt{}(v, {pc})", self.struct_name(*id));
-                    when(c, &|c: &mut Code| c.try_call(&call, "err"));
-                }
+            SlotCheck::Inline(id) => {
+                let call = format!("validateAt{}(v, {pc})", self.struct_name(id));
+                when(c, &|c: &mut Code| c.try_call(&call, "err"));
             }
-            Slot::TableRef(id) => {
-                let name = self.struct_name(*id);
+            SlotCheck::Table(id) => {
+                let name = self.struct_name(id);
                 when(c, &|c: &mut Code| {
                     c.line(&format!(
                         "child, err := v.Table(r.Uint32({}))",
@@ -160,34 +158,35 @@ impl Gen<'_> {
                     c.try_call(&format!("validateTable{name}(v, child)"), "err");
                 });
             }
-            Slot::Union { id, .. } => {
+            SlotCheck::Union(id) => {
                 let call = format!(
                     "validateUnion{}(v, {pc}, {})",
-                    self.union_name(*id),
+                    self.union_name(id),
                     pos.add(UNION_OFFSET_AT).compact()
                 );
                 when(c, &|c: &mut Code| c.try_call(&call, "err"));
             }
-            Slot::FixedArray { elem, len, stride } => match elem {
-                FixedElem::Scalar(Primitive::Bool) => when(c, &|c: &mut Code| {
-                    c.try_call(&format!("v.Bools({pc}, {len})"), "err")
-                }),
-                FixedElem::InlineStruct(id) if self.l.inline_needs_validation(*id) => {
-                    let name = self.struct_name(*id);
-                    when(c, &|c: &mut Code| {
-                        c.open(&format!("for j := uint32(0); j < {len}; j++ {{"));
-                        c.try_call(
-                            &format!("validateAt{name}(v, {})", pos.plus("j", *stride).compact()),
-                            "err",
-                        );
-                        c.close("}");
-                    })
-                }
-                _ => {}
-            },
-            Slot::ArrayRef { array, data } => {
-                let es = data.elem_size();
-                let limit = limit_of(array);
+            SlotCheck::Bools { len } => when(c, &|c: &mut Code| {
+                c.try_call(&format!("v.Bools({pc}, {len})"), "err")
+            }),
+            SlotCheck::InlineEach { id, len, stride } => {
+                let name = self.struct_name(id);
+                when(c, &|c: &mut Code| {
+                    c.open(&format!("for j := uint32(0); j < {len}; j++ {{"));
+                    c.try_call(
+                        &format!("validateAt{name}(v, {})", pos.plus("j", stride).compact()),
+                        "err",
+                    );
+                    c.close("}");
+                })
+            }
+            SlotCheck::Array {
+                array,
+                data,
+                elem_size: es,
+                limit,
+            } => {
+                let limit = go_limit(limit);
                 let mut inner = Code::new(c.indent + 1);
                 self.validate_array(&mut inner, array, data);
                 let call = match ctx {

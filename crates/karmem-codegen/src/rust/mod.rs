@@ -101,10 +101,12 @@ impl Ctx {
 
 /// The `Option<u32>` limit of an array's length (`Some(n)` for `[<n]`).
 fn limit(array: &ArrayType) -> String {
-    match array.kind {
-        ArrayKind::Limited(n) => format!("Some({n})"),
-        _ => "None".into(),
-    }
+    rust_limit(array.limit())
+}
+
+/// A `[<N]T` limit as the runtime's `Option<u32>` argument.
+fn rust_limit(limit: Option<u32>) -> String {
+    limit.map_or("None".into(), |n| format!("Some({n})"))
 }
 
 /// `bovos` or `bovoa`: the kind of a bunch array, as its helpers are named.

@@ -2,13 +2,13 @@
 //! run once over a message (format.md §11) before it is read trusted.
 
 use karmem_layout::{
-    ArrayData, Column, FixedElem, Slot, ARRAY_REF_SIZE, BUNCH_ENTRY_ARRAY_AT, OFFSET_SIZE,
+    ArrayData, Column, Slot, SlotCheck, ARRAY_REF_SIZE, BUNCH_ENTRY_ARRAY_AT, OFFSET_SIZE,
     UNION_OFFSET_AT, UNION_SLOT_SIZE,
 };
 use karmem_schema::model::*;
 
 use super::code::Code;
-use super::{limit, mul, Ctx, Gen};
+use super::{limit, mul, rust_limit, Ctx, Gen};
 
 impl Gen<'_> {
     pub(super) fn validate_slot(&self, c: &mut Code, slot: &Slot, ctx: &Ctx) {
@@ -28,50 +28,47 @@ impl Gen<'_> {
                 c.close("}");
             }
         };
-        match slot {
-            Slot::Scalar(Primitive::Bool) => when(c, &|c| c.line(&format!("v.bool_at({pos})?;"))),
-            Slot::Scalar(_) | Slot::Enum { .. } => {}
-            Slot::InlineStruct(id) => {
-                if self.l.inline_needs_validation(*id) {
-                    let s = self.struct_name(*id);
-                    when(c, &|c| c.line(&format!("{s}::validate_at(v, {pos})?;")))
-                }
+        match self.l.slot_check(slot) {
+            SlotCheck::Nothing => {}
+            SlotCheck::Bool => when(c, &|c| c.line(&format!("v.bool_at({pos})?;"))),
+            SlotCheck::Inline(id) => {
+                let s = self.struct_name(id);
+                when(c, &|c| c.line(&format!("{s}::validate_at(v, {pos})?;")))
             }
-            Slot::TableRef(id) => {
-                let s = self.struct_name(*id);
+            SlotCheck::Table(id) => {
+                let s = self.struct_name(id);
                 when(c, &|c| {
                     c.line(&format!("let child = v.table(r.get::<u32>({pos}))?;"));
                     c.line(&format!("{s}::validate_table(v, child)?;"));
                 })
             }
-            Slot::Union { id, .. } => {
-                let u = self.union_value(*id);
+            SlotCheck::Union(id) => {
+                let u = self.union_value(id);
                 when(c, &|c| {
                     c.line(&format!(
                         "{u}::validate_parts(v, {pos}, {pos} + {UNION_OFFSET_AT})?;"
                     ))
                 })
             }
-            Slot::FixedArray { elem, len, stride } => match elem {
-                FixedElem::Scalar(Primitive::Bool) => {
-                    when(c, &|c| c.line(&format!("v.bools({pos}, {len})?;")))
-                }
-                FixedElem::InlineStruct(id) if self.l.inline_needs_validation(*id) => {
-                    let s = self.struct_name(*id);
-                    when(c, &|c| {
-                        c.open(&format!("for j in 0..{len}u32 {{"));
-                        c.line(&format!(
-                            "{s}::validate_at(v, {pos} + {})?;",
-                            mul("j", *stride)
-                        ));
-                        c.close("}");
-                    })
-                }
-                _ => {}
-            },
-            Slot::ArrayRef { array, data } => {
-                let es = data.elem_size();
-                let limit = limit(array);
+            SlotCheck::Bools { len } => when(c, &|c| c.line(&format!("v.bools({pos}, {len})?;"))),
+            SlotCheck::InlineEach { id, len, stride } => {
+                let s = self.struct_name(id);
+                when(c, &|c| {
+                    c.open(&format!("for j in 0..{len}u32 {{"));
+                    c.line(&format!(
+                        "{s}::validate_at(v, {pos} + {})?;",
+                        mul("j", stride)
+                    ));
+                    c.close("}");
+                })
+            }
+            SlotCheck::Array {
+                array,
+                data,
+                elem_size: es,
+                limit,
+            } => {
+                let limit = rust_limit(limit);
                 let a = match ctx {
                     Ctx::Table { t, off } => format!("v.field_array({t}, {off}, {es}, {limit})?"),
                     Ctx::Pos { pos, .. } => format!("v.array({pos}, {es}, {limit})?"),

@@ -1,0 +1,70 @@
+//! Per-slot plans: what generated code does with a slot, decided once for
+//! every backend, so that a backend only prints the plan in its language.
+//! Today: what a validator checks (format.md §11).
+
+use karmem_schema::model::{ArrayType, Primitive, StructId, UnionId};
+
+use crate::model::{ArrayData, FixedElem, Layout, Slot};
+
+/// What a one-pass validator checks for one slot (format.md §11), when the
+/// slot is present. Scalars (but `bool`), enums (unknown values are valid,
+/// §2), fixed arrays of them and inline structs with nothing to check need
+/// no check at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlotCheck<'l> {
+    /// Nothing to check.
+    Nothing,
+    /// A `bool` byte: 0 or 1.
+    Bool,
+    /// An inline struct that holds something checkable.
+    Inline(StructId),
+    /// A table reference: the table, then its fields.
+    Table(StructId),
+    /// A union slot (tag and value).
+    Union(UnionId),
+    /// A fixed array of `len` `bool`s.
+    Bools { len: u32 },
+    /// A fixed array of `len` inline structs, `stride` bytes apart, each
+    /// holding something checkable.
+    InlineEach { id: StructId, len: u32, stride: u32 },
+    /// An array reference: checked against `elem_size` bytes per element
+    /// (0: the block is sized by its own checks, SoA and bunch arrays) and
+    /// the `[<N]T` limit, then what its block holds (`data`).
+    Array {
+        array: &'l ArrayType,
+        data: &'l ArrayData,
+        elem_size: u32,
+        limit: Option<u32>,
+    },
+}
+
+impl Layout {
+    /// The validator's plan for `slot` (see [`SlotCheck`]).
+    pub fn slot_check<'l>(&self, slot: &'l Slot) -> SlotCheck<'l> {
+        match slot {
+            Slot::Scalar(Primitive::Bool) => SlotCheck::Bool,
+            Slot::Scalar(_) | Slot::Enum { .. } => SlotCheck::Nothing,
+            Slot::InlineStruct(id) if self.inline_needs_validation(*id) => SlotCheck::Inline(*id),
+            Slot::InlineStruct(_) => SlotCheck::Nothing,
+            Slot::TableRef(id) => SlotCheck::Table(*id),
+            Slot::Union { id, .. } => SlotCheck::Union(*id),
+            Slot::FixedArray { elem, len, stride } => match elem {
+                FixedElem::Scalar(Primitive::Bool) => SlotCheck::Bools { len: *len },
+                FixedElem::InlineStruct(id) if self.inline_needs_validation(*id) => {
+                    SlotCheck::InlineEach {
+                        id: *id,
+                        len: *len,
+                        stride: *stride,
+                    }
+                }
+                _ => SlotCheck::Nothing,
+            },
+            Slot::ArrayRef { array, data } => SlotCheck::Array {
+                array,
+                data,
+                elem_size: data.elem_size(),
+                limit: array.limit(),
+            },
+        }
+    }
+}
