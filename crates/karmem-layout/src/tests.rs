@@ -241,7 +241,11 @@ fn validator_plan_per_slot() {
     let id = |n: &str| schema.struct_by_name(n).unwrap();
     let plans: Vec<SlotCheck> = r.fields.iter().map(|f| l.slot_check(&f.slot)).collect();
     assert_eq!(plans[0], SlotCheck::Nothing, "a number");
-    assert_eq!(plans[1], SlotCheck::Nothing, "an enum: unknown values are valid");
+    assert_eq!(
+        plans[1],
+        SlotCheck::Nothing,
+        "an enum: unknown values are valid"
+    );
     assert_eq!(plans[2], SlotCheck::Bool);
     assert_eq!(plans[3], SlotCheck::Nothing, "an inline struct of numbers");
     assert_eq!(plans[4], SlotCheck::Inline(id("B")));
