@@ -49,6 +49,7 @@ func (v *Validator) ArrayColumn(col, n, elemSize, limit uint32) error {
 	}
 	size := uint64(len(v.r.mem))
 	es := uint64(elemSize)
+	align := NaturalAlign(elemSize)
 	var bad uint32
 	// Each term is at most max(2^64−2^33+1, 1) on its own; a well-formed
 	// reference's is at most the message size, so for an accepted column
@@ -60,7 +61,7 @@ func (v *Validator) ArrayColumn(col, n, elemSize, limit uint32) error {
 		refs = refs[3:]
 		// (2^32−1)² + 2^32 < 2^64: neither the product nor the end wraps.
 		bytes := uint64(capacity) * es
-		placed := b2u(offset != 0) & b2u(offset%ArrayAlign == 0) & b2u(uint64(offset)+bytes <= size)
+		placed := b2u(offset != 0) & b2u(offset%align == 0) & b2u(uint64(offset)+bytes <= size)
 		bad |= b2u(length > capacity) | b2u(length > limit) | b2u(capacity != 0)&^placed
 		cost += bytes + uint64(b2u(bytes == 0)) // Charge's minimum of 1
 	}
@@ -105,28 +106,32 @@ func (v *Validator) UTF8Column(col, n uint32) error {
 }
 
 // asciiWords reports whether the n bytes at offset are ASCII, reading
-// whole 8-byte words: a text's data block starts at a multiple of 64 in a
-// message whose size is a multiple of 8, so the word holding its last byte
-// is inside the message, and the bytes past n in it are masked off,
-// whatever they hold. False also when those words do not fit the message
-// (the caller then looks at the exact bytes).
+// whole 8-byte words where they lie inside the message; the bytes past n
+// in the last word are masked off, whatever they hold. Text starts at any
+// offset (format.md §5: its alignment is 1), so the word holding its last
+// byte may run past the end of the message: those bytes are then read one
+// by one. False also when the text does not fit the message (the caller
+// then looks at the exact bytes).
 func (r *Reader) asciiWords(offset, n uint32) bool {
-	end := uint64(offset) + alignUp(uint64(n), 8)
+	end := uint64(offset) + uint64(n)
 	if end > uint64(len(r.mem)) {
 		return false
 	}
 	b := r.mem[offset:end]
 	var high uint64
-	for len(b) > 8 {
+	for len(b) >= 8 {
 		high |= binary.LittleEndian.Uint64(b)
 		b = b[8:]
 	}
-	if len(b) == 8 {
-		last := binary.LittleEndian.Uint64(b)
-		if k := n % 8; k != 0 {
-			last &= 1<<(8*k) - 1
+	if k := len(b); k != 0 {
+		if at := end - uint64(k); at+8 <= uint64(len(r.mem)) {
+			high |= binary.LittleEndian.Uint64(r.mem[at:]) & (1<<(8*k) - 1)
+		} else {
+			// The word would cross the end of the message.
+			for _, c := range b {
+				high |= uint64(c)
+			}
 		}
-		high |= last
 	}
 	return high&0x8080808080808080 == 0
 }
@@ -214,6 +219,7 @@ func (v *Validator) SoaColumn(col, n uint32, wanted []Column) error {
 		}
 		// sameColumns, written out: this runs once per element.
 		good := uint32(0)
+		// Slice refuses an offset that is not 4-aligned (directoryAlign).
 		if words := Slice[uint32](r, offset, dirWords); fast && len(words) == int(dirWords) && words[0] == entries {
 			hashes := words[1 : 1+len(wanted)]
 			cols := words[second+1 : second+1+len(wanted)]

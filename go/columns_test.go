@@ -257,7 +257,8 @@ func TestASCIIWordsMatchesUTF8Valid(t *testing.T) {
 	for round := range 20000 {
 		// ASCII text, one non-ASCII byte sometimes inside it and
 		// sometimes just past its end (which must not count).
-		offset := 64 * uint32(1+rng.IntN(3))
+		// Text is 1-aligned (format.md §5): any offset.
+		offset := uint32(8 + rng.IntN(200))
 		n := uint32(rng.IntN(40))
 		for i := offset; i < offset+48 && i < uint32(len(mem)); i++ {
 			mem[i] = 'a' + byte(rng.IntN(26))
@@ -277,9 +278,31 @@ func TestASCIIWordsMatchesUTF8Valid(t *testing.T) {
 			t.Fatalf("round %d: UTF8 %v, utf8.Valid %v", round, got, want)
 		}
 	}
-	// Words past the message: not ASCII as far as asciiWords knows.
-	if r.asciiWords(uint32(len(mem))-4, 4) {
-		t.Fatal("a word past the message end was read")
+	// Text ending at the message end: the word holding its last byte
+	// crosses the end, so the last bytes are read one by one.
+	end := uint32(len(mem))
+	v := NewValidator(r)
+	for n := uint32(1); n <= 16; n++ {
+		for i := end - n; i < end; i++ {
+			mem[i] = 'a'
+		}
+		if !r.asciiWords(end-n, n) || v.UTF8(end-n, n) != nil {
+			t.Fatalf("ASCII text of %d bytes at the end", n)
+		}
+		mem[end-1] = 0xC3
+		if r.asciiWords(end-n, n) || v.UTF8(end-n, n) == nil {
+			t.Fatalf("a non-ASCII last byte of %d bytes at the end", n)
+		}
+		if n >= 2 {
+			copy(mem[end-2:], "é")
+			if v.UTF8(end-n, n) != nil {
+				t.Fatalf("UTF-8 text of %d bytes at the end", n)
+			}
+		}
+	}
+	// Text past the message: not ASCII as far as asciiWords knows.
+	if r.asciiWords(end-4, 5) {
+		t.Fatal("a byte past the message end was read")
 	}
 }
 

@@ -83,15 +83,16 @@ func TestWriteSoaDirectoryLayout(t *testing.T) {
 	if err := w.WriteSoa(at, 3, []Column{{Hash: 0x11, Size: 4}, {Hash: 0x22, Size: 1}}, cols[:]); err != nil {
 		t.Fatal(err)
 	}
-	// The reference ends at 20: the directory starts at 24 and takes
-	// 2 × 4 × (2 + 1) = 24 bytes; each column starts at a multiple of 8.
-	if cols != [2]uint32{48, 64} {
+	// The reference ends at 20: the directory (4-aligned) starts there and
+	// takes 2 × 4 × (2 + 1) = 24 bytes; each column starts at the natural
+	// alignment of its size (4, then 1).
+	if cols != [2]uint32{44, 56} {
 		t.Fatalf("columns %v", cols)
 	}
 	b := w.Bytes()
-	if !bytes.Equal(b[24:36], []byte{2, 0, 0, 0, 0x11, 0, 0, 0, 0x22, 0, 0, 0}) ||
-		!bytes.Equal(b[36:48], []byte{0, 0, 0, 0, 48, 0, 0, 0, 64, 0, 0, 0}) ||
-		!bytes.Equal(b[8:20], []byte{24, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0}) {
+	if !bytes.Equal(b[20:32], []byte{2, 0, 0, 0, 0x11, 0, 0, 0, 0x22, 0, 0, 0}) ||
+		!bytes.Equal(b[32:44], []byte{0, 0, 0, 0, 44, 0, 0, 0, 56, 0, 0, 0}) ||
+		!bytes.Equal(b[8:20], []byte{20, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0}) {
 		t.Fatalf("directory bytes %x", b[:67])
 	}
 }

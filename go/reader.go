@@ -246,12 +246,12 @@ func arrayOK(a ArrayRef, elemSize, limit uint32, size int) bool {
 	if a.Cap == 0 {
 		return true
 	}
-	return a.Offset != 0 && a.Offset%ArrayAlign == 0 &&
+	return a.Offset != 0 && a.Offset%NaturalAlign(elemSize) == 0 &&
 		uint64(a.Offset)+uint64(a.Cap)*uint64(elemSize) <= uint64(size)
 }
 
 func columnOK(col, capacity, size uint32, msg int) bool {
-	return col != 0 && col%ArrayAlign == 0 && uint64(col)+uint64(capacity)*uint64(size) <= uint64(msg)
+	return col != 0 && col%NaturalAlign(size) == 0 && uint64(col)+uint64(capacity)*uint64(size) <= uint64(msg)
 }
 
 func (r *Reader) arrayRef(at uint32) ArrayRef {
@@ -340,7 +340,7 @@ func (r *Reader) directory(a ArrayRef) (n uint32, block uint64, ok bool) {
 	}
 	n = r.Uint32(a.Offset)
 	block = directoryBlock(uint64(n))
-	return n, block, n <= r.limits.MaxDirectoryEntries && r.fits(a.Offset, 2*block)
+	return n, block, a.Offset%directoryAlign == 0 && n <= r.limits.MaxDirectoryEntries && r.fits(a.Offset, 2*block)
 }
 
 // directoryBlock is the size of each of the two halves of an SoA directory
@@ -399,8 +399,8 @@ func (r *Reader) UnionColumns(a ArrayRef, tagSize uint32) (tags, offsets uint32,
 		return 0, 0, false
 	}
 	tagsEnd := uint64(a.Offset) + uint64(a.Cap)*uint64(tagSize)
-	offs := alignUp(tagsEnd, ArrayAlign)
-	if offs+4*uint64(a.Cap) > uint64(len(r.mem)) {
+	offs := alignUp(tagsEnd, 4)
+	if a.Offset%NaturalAlign(tagSize) != 0 || offs+4*uint64(a.Cap) > uint64(len(r.mem)) {
 		return 0, 0, false
 	}
 	return a.Offset, uint32(offs), true
@@ -414,7 +414,7 @@ func (r *Reader) BunchEntry(a ArrayRef, tag, elemSize uint32) ArrayRef {
 		return ArrayRef{}
 	}
 	k := r.Uint32(a.Offset)
-	if k > r.limits.MaxDirectoryEntries || !r.fits(a.Offset, 16*(uint64(k)+1)) {
+	if a.Offset%bunchTableAlign != 0 || k > r.limits.MaxDirectoryEntries || !r.fits(a.Offset, 16*(uint64(k)+1)) {
 		return ArrayRef{}
 	}
 	for e := uint32(1); e <= k; e++ {

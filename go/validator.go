@@ -109,7 +109,7 @@ func (v *Validator) soa(a ArrayRef, wanted []Column, out []uint32, fast bool) er
 		return errAt(ErrDirectoryTooLarge, dir, uint64(n))
 	}
 	block := directoryBlock(uint64(n))
-	if !r.fits(dir, 2*block) {
+	if dir%directoryAlign != 0 || !r.fits(dir, 2*block) {
 		return errAt(ErrMalformedArray, dir, 0)
 	}
 	if err := v.Charge(2 * block); err != nil {
@@ -255,7 +255,7 @@ func (v *Validator) Bunch(a ArrayRef, known []uint32) (uint32, error) {
 		return 0, errAt(ErrDirectoryTooLarge, a.Offset, uint64(k))
 	}
 	block := bunchTableSize(uint64(k))
-	if !r.fits(a.Offset, block) {
+	if a.Offset%bunchTableAlign != 0 || !r.fits(a.Offset, block) {
 		return 0, errAt(ErrMalformedArray, a.Offset, 0)
 	}
 	if err := v.Charge(block); err != nil {

@@ -153,8 +153,8 @@ func arrayBytes(count int, elemSize uint32) (uint32, error) {
 	return uint32(n), nil
 }
 
-// AllocArray reserves a zeroed, 8-byte aligned array block of count
-// elements of elemSize bytes. An empty array has no block: it returns 0.
+// AllocArray reserves a zeroed array block of count elements of elemSize
+// bytes, at NaturalAlign(elemSize) (docs/format.md §5). An empty array has no block: it returns 0.
 func (w *Writer) AllocArray(count int, elemSize uint32) (uint32, error) {
 	if count == 0 {
 		return 0, nil
@@ -163,7 +163,7 @@ func (w *Writer) AllocArray(count int, elemSize uint32) (uint32, error) {
 	if err != nil {
 		return 0, err
 	}
-	return w.reserve(n, ArrayAlign, true)
+	return w.reserve(n, NaturalAlign(elemSize), true)
 }
 
 // AllocArrayFilled is AllocArray for a block the caller fills completely.
@@ -175,7 +175,7 @@ func (w *Writer) AllocArrayFilled(count int, elemSize uint32) (uint32, error) {
 	if err != nil {
 		return 0, err
 	}
-	return w.reserve(n, ArrayAlign, false)
+	return w.reserve(n, NaturalAlign(elemSize), false)
 }
 
 // PutUint8 stores a byte at offset (inside an earlier allocation). The
@@ -322,7 +322,7 @@ func (w *Writer) WriteSoa(at uint32, count int, columns []Column, out []uint32) 
 	}
 	n := uint64(len(columns))
 	block := uint32(directoryBlock(n))
-	dir, err := w.Alloc(2*block, ArrayAlign)
+	dir, err := w.Alloc(2*block, directoryAlign)
 	if err != nil {
 		return err
 	}
@@ -351,7 +351,7 @@ func (w *Writer) WriteSoa(at uint32, count int, columns []Column, out []uint32) 
 // offset + 16×(e+1).
 func (w *Writer) WriteBunchTable(entries uint32) (uint32, error) {
 	size := uint32(bunchTableSize(uint64(entries)))
-	table, err := w.Alloc(size, ArrayAlign)
+	table, err := w.Alloc(size, bunchTableAlign)
 	if err != nil {
 		return 0, err
 	}

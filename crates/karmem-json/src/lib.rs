@@ -19,8 +19,8 @@ use std::collections::HashMap;
 use std::fmt;
 
 use karmem_layout::{
-    bunch_table_size, soa_directory_block_size, ArrayData, FixedElem, Layout, Slot, ARRAY_ALIGN,
-    HEADER_SIZE,
+    bunch_table_size, natural_align, soa_directory_block_size, ArrayData, FixedElem, Layout, Slot,
+    BUNCH_TABLE_ALIGN, HEADER_SIZE, OFFSET_SIZE, SOA_DIRECTORY_ALIGN,
 };
 use karmem_schema::model::*;
 use serde_json::{Map, Number, Value};
@@ -96,7 +96,8 @@ impl Encoder<'_> {
         if count == 0 {
             return Ok(0);
         }
-        self.alloc(count as u64 * size as u64, ARRAY_ALIGN as u64)
+        // At the natural alignment of the element size (format.md §5).
+        self.alloc(count as u64 * size as u64, natural_align(size) as u64)
     }
 
     fn put(&mut self, at: u32, bytes: &[u8]) {
@@ -335,7 +336,7 @@ impl Encoder<'_> {
                     return Ok(());
                 }
                 let k = groups.iter().filter(|g| !g.is_empty()).count() as u64;
-                let table = self.alloc(bunch_table_size(k), ARRAY_ALIGN as u64)?;
+                let table = self.alloc(bunch_table_size(k), BUNCH_TABLE_ALIGN as u64)?;
                 self.put(table, &(k as u32).to_le_bytes());
                 let mut entry = table + 16;
                 for (bv, group) in variants.iter().zip(&groups) {
@@ -384,7 +385,7 @@ impl Encoder<'_> {
                 }
                 let soa = self.l.soa(*elem);
                 let block = soa.directory_block as u64;
-                let dir = self.alloc(2 * block, ARRAY_ALIGN as u64)?;
+                let dir = self.alloc(2 * block, SOA_DIRECTORY_ALIGN as u64)?;
                 self.put(dir, &(soa.columns.len() as u32).to_le_bytes());
                 let mut cols = Vec::with_capacity(soa.columns.len());
                 for (k, c) in soa.columns.iter().enumerate() {
@@ -677,7 +678,7 @@ impl Decoder<'_> {
             && limit.is_none_or(|l| a.len <= l)
             && (a.cap == 0
                 || (a.offset != 0
-                    && a.offset.is_multiple_of(ARRAY_ALIGN)
+                    && a.offset.is_multiple_of(natural_align(elem_size))
                     && a.offset as u64 + a.cap as u64 * elem_size as u64 <= self.b.len() as u64));
         if ok {
             a
@@ -836,10 +837,10 @@ impl Decoder<'_> {
             }
             ArrayData::UnionSoa { id, tag } => {
                 let tw = tag.size();
-                if a.cap > 0 {
+                if a.cap > 0 && a.offset.is_multiple_of(natural_align(tw)) {
                     let offsets = align(
                         a.offset as u64 + a.cap as u64 * tw as u64,
-                        ARRAY_ALIGN as u64,
+                        OFFSET_SIZE as u64,
                     );
                     if offsets + 4 * a.cap as u64 <= self.b.len() as u64 {
                         self.charge(a.len as u64 * (tw as u64 + 4))?;
@@ -856,7 +857,8 @@ impl Decoder<'_> {
             ArrayData::UnionBunch { variants, .. } => {
                 let k = if a.cap > 0 { self.u32(a.offset) } else { 0 };
                 let block = bunch_table_size(k as u64);
-                let fits = a.offset as u64 + block <= self.b.len() as u64;
+                let fits = a.offset as u64 + block <= self.b.len() as u64
+                    && a.offset.is_multiple_of(BUNCH_TABLE_ALIGN);
                 if a.cap > 0 && k <= self.limits.max_directory_entries && fits {
                     // The bunch table is read once (its bytes charged,
                     // format.md §10): the first entry of each tag.
@@ -915,6 +917,7 @@ impl Decoder<'_> {
                     let n = self.u32(a.offset);
                     let block = soa_directory_block_size(n as u64);
                     if n <= self.limits.max_directory_entries
+                        && a.offset.is_multiple_of(SOA_DIRECTORY_ALIGN)
                         && a.offset as u64 + 2 * block <= self.b.len() as u64
                     {
                         // Both halves of the directory are read: charged
@@ -937,7 +940,7 @@ impl Decoder<'_> {
                                 let c = &soa.columns[j];
                                 if cols[j] == 0
                                     && col != 0
-                                    && col.is_multiple_of(ARRAY_ALIGN)
+                                    && col.is_multiple_of(natural_align(c.size))
                                     && col as u64 + a.cap as u64 * c.size as u64
                                         <= self.b.len() as u64
                                 {

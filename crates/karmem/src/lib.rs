@@ -70,7 +70,7 @@ impl Message for () {
 
 /// The format's constants and the column hash, owned by `karmem-format`
 /// (the one layout contract, RATIONALE.md R3.4) and re-exported here.
-pub use karmem_format::{path_hash, ARRAY_ALIGN, HEADER_SIZE, MAGIC, VERSION};
+pub use karmem_format::{natural_align, path_hash, ARRAY_ALIGN, HEADER_SIZE, MAGIC, VERSION};
 
 /// How many elements ahead generated SoA loops prefetch children
 /// (see [`Reader::prefetch_array`]).

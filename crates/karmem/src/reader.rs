@@ -1,9 +1,12 @@
 use alloc::vec::Vec;
 use core::marker::PhantomData;
 
-use karmem_format::{BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE};
+use karmem_format::{
+    natural_align, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE, BUNCH_TABLE_ALIGN, OFFSET_SIZE,
+    SOA_DIRECTORY_ALIGN,
+};
 
-use crate::{align_up, Error, Scalar, ScalarNewtype, ARRAY_ALIGN, HEADER_SIZE, MAGIC, VERSION};
+use crate::{align_up, Error, Scalar, ScalarNewtype, HEADER_SIZE, MAGIC, VERSION};
 
 /// Directories of up to this many entries (`8 × (n + 1)` ≤ 128 bytes) are
 /// checked by the validator's same-version fast path
@@ -511,6 +514,9 @@ impl<'a, M: Mode> Reader<'a, M> {
         // `n`, then the whole directory as one slice: `2 × (n + 1)` words,
         // both halves cut from it with one bounds check (a trusted reader
         // reads no further than the validator checked).
+        if !M::TRUSTED && !a.offset.is_multiple_of(SOA_DIRECTORY_ALIGN) {
+            return None;
+        }
         let n: u32 = self.get(a.offset);
         if !M::TRUSTED && n > self.limits.max_directory_entries {
             return None;
@@ -534,9 +540,14 @@ impl<'a, M: Mode> Reader<'a, M> {
         if a.cap == 0 {
             return None;
         }
+        // The tag column at its natural alignment, the offset column at
+        // the next multiple of 4 after it.
         let tags_end = a.offset as u64 + a.cap as u64 * tag_size as u64;
-        let offsets = align_up(tags_end, ARRAY_ALIGN as u64);
-        if !M::TRUSTED && offsets + 4 * a.cap as u64 > self.bytes.len() as u64 {
+        let offsets = align_up(tags_end, OFFSET_SIZE as u64);
+        if !M::TRUSTED
+            && (!a.offset.is_multiple_of(natural_align(tag_size))
+                || offsets + OFFSET_SIZE as u64 * a.cap as u64 > self.bytes.len() as u64)
+        {
             return None;
         }
         Some((a.offset, offsets as u32))
@@ -551,7 +562,11 @@ impl<'a, M: Mode> Reader<'a, M> {
         }
         let k: u32 = self.get(a.offset);
         let end = a.offset as u64 + BUNCH_ENTRY_SIZE as u64 * (k as u64 + 1);
-        if !M::TRUSTED && (k > self.limits.max_directory_entries || end > self.bytes.len() as u64) {
+        if !M::TRUSTED
+            && (k > self.limits.max_directory_entries
+                || end > self.bytes.len() as u64
+                || !a.offset.is_multiple_of(BUNCH_TABLE_ALIGN))
+        {
             return ArrayRef::EMPTY;
         }
         for e in 1..=k {
@@ -577,8 +592,11 @@ pub(crate) fn array_ok(a: ArrayRef, elem_size: u32, limit: Option<u32>, size: us
     if a.cap == 0 {
         return true;
     }
+    // The block starts at the natural alignment of its elements (format.md
+    // §5); a block of unknown contents (`elem_size` 0: SoA, SoA union or
+    // bunch) is checked for alignment by its own reader.
     a.offset != 0
-        && a.offset.is_multiple_of(ARRAY_ALIGN)
+        && a.offset.is_multiple_of(natural_align(elem_size))
         && a.offset as u64 + a.cap as u64 * elem_size as u64 <= size as u64
 }
 
@@ -616,7 +634,7 @@ pub(crate) fn column_ok(col: u32, cap: u32, size: u32, msg: usize) -> bool {
     // `&`, not `&&`: three cheap tests and one branch for the caller, which
     // checks whole directories (and columns of them) without branching.
     (col != 0)
-        & col.is_multiple_of(ARRAY_ALIGN)
+        & col.is_multiple_of(natural_align(size))
         & (col as u64 + cap as u64 * size as u64 <= msg as u64)
 }
 

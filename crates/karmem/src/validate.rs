@@ -3,6 +3,7 @@ use crate::refcheck;
 use crate::{ArrayRef, Error, Reader, Table, HEADER_SIZE};
 use karmem_format::{
     bunch_table_size, soa_directory_block_size, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE,
+    BUNCH_TABLE_ALIGN, SOA_DIRECTORY_ALIGN,
 };
 
 /// The state of one validation pass: the reader, the remaining traversal
@@ -304,6 +305,7 @@ impl<'a> Validator<'a> {
                 u32::from_le_bytes([d[4 * k], d[4 * k + 1], d[4 * k + 2], d[4 * k + 3]])
             };
             let good = fast
+                && offset.is_multiple_of(SOA_DIRECTORY_ALIGN)
                 && dir.is_some_and(|d| {
                     let mut good = word(d, 0) == N as u32;
                     for (j, &(hash, value_size)) in wanted.iter().enumerate() {
@@ -380,10 +382,7 @@ impl<'a> Validator<'a> {
     }
 
     /// UTF-8 text. ASCII (the common case) is recognised first, eight
-    /// bytes at a time: the words covering `len` bytes from a data block
-    /// (8-aligned, in a message whose size is a multiple of 8) lie inside
-    /// the message, and the bytes past `len` are masked off, whatever they
-    /// hold. Anything else goes through `from_utf8`.
+    /// bytes at a time; anything else goes through `from_utf8`.
     #[inline]
     pub fn utf8(&self, offset: u32, len: u32) -> Result<(), Error> {
         if len == 0 || self.ascii_words(offset, len) {
@@ -394,28 +393,38 @@ impl<'a> Validator<'a> {
             .map_err(|_| Error::InvalidText { offset })
     }
 
-    /// Are the `len` bytes at `offset` ASCII, read as whole 8-byte words?
-    /// `false` also when those words do not fit the message (the caller
-    /// then looks at the exact bytes).
+    /// Are the `len` bytes at `offset` ASCII? Read as whole 8-byte words
+    /// where they lie inside the message, the bytes past `len` in the last
+    /// word masked off whatever they hold. Text starts at any offset
+    /// (format.md §5: its alignment is 1), so the word holding its last
+    /// byte may run past the end of the message: those last bytes are then
+    /// read one by one. `false` also when the text does not fit the
+    /// message (the caller then looks at the exact bytes).
     #[inline(always)]
     fn ascii_words(&self, offset: u32, len: u32) -> bool {
         let (offset, n) = (offset as usize, len as usize);
+        let bytes = self.reader.bytes();
         // In 64 bits: on 32-bit targets a hostile length must not wrap.
-        let end = offset as u64 + (n as u64).next_multiple_of(8);
-        let Some(words) = usize::try_from(end)
-            .ok()
-            .and_then(|end| self.reader.bytes().get(offset..end))
-        else {
+        let end = offset as u64 + n as u64;
+        if end > bytes.len() as u64 {
             return false;
-        };
-        let (whole, last) = words.split_at(n & !7);
+        }
+        let text = &bytes[offset..end as usize];
+        let (whole, tail) = text.split_at(n & !7);
         let mut high = 0u64;
         for w in whole.chunks_exact(8) {
             high |= u64::from_le_bytes(w.try_into().unwrap_or([0x80; 8]));
         }
-        if let Ok(w) = <[u8; 8]>::try_from(last) {
-            // Only the `n % 8` bytes before the end count.
-            high |= u64::from_le_bytes(w) & ((1u64 << (8 * (n & 7))) - 1);
+        if !tail.is_empty() {
+            match bytes.get(offset + (n & !7)..offset + (n & !7) + 8) {
+                // Only the `n % 8` bytes before the end count.
+                Some(w) => {
+                    let w = u64::from_le_bytes(w.try_into().unwrap_or([0x80; 8]));
+                    high |= w & ((1u64 << (8 * (n & 7))) - 1);
+                }
+                // The word would cross the end of the message.
+                None => tail.iter().for_each(|&b| high |= b as u64),
+            }
         }
         high & 0x8080_8080_8080_8080 == 0
     }
@@ -490,7 +499,8 @@ impl<'a> Validator<'a> {
             });
         }
         let block = bunch_table_size(k as u64);
-        if a.offset as u64 + block > r.size() as u64 {
+        if a.offset as u64 + block > r.size() as u64 || !a.offset.is_multiple_of(BUNCH_TABLE_ALIGN)
+        {
             return Err(Error::MalformedArray { offset: a.offset });
         }
         self.charge(block)?;
@@ -536,4 +546,51 @@ fn element_width(wanted: &[(u32, u32)]) -> u64 {
         .map(|(_, size)| *size as u64)
         .sum::<u64>()
         .max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::AlignedBuf;
+
+    /// A message of `size` bytes whose last bytes are `text`.
+    fn ending_with(size: usize, text: &[u8]) -> AlignedBuf {
+        let mut b = alloc::vec![0u8; size];
+        b[0..4].copy_from_slice(&[b'K', b'M', crate::VERSION, 0]);
+        b[4..8].copy_from_slice(&(size as u32).to_le_bytes());
+        b[size - text.len()..].copy_from_slice(text);
+        AlignedBuf::from_bytes(&b)
+    }
+
+    /// Text is 1-aligned (format.md §5), so the 8-byte word holding its
+    /// last byte may cross the end of the message: the check must read
+    /// the bytes there one by one, and still see every one of them.
+    #[test]
+    fn utf8_at_the_end_of_the_message() {
+        for len in [1usize, 5, 7, 8, 9, 13, 15, 16] {
+            let ascii: alloc::vec::Vec<u8> = (0..len).map(|i| b'a' + i as u8).collect();
+            let buf = ending_with(32, &ascii);
+            let v = Validator::new(Reader::new(buf.as_slice()).unwrap());
+            let at = (32 - len) as u32;
+            assert_eq!(v.utf8(at, len as u32), Ok(()), "{len}");
+            assert!(v.ascii_words(at, len as u32), "{len}");
+            // Not ASCII in the last byte, which may lie in the crossing word.
+            for (last, valid) in [(0xC3u8, false), (0x80, false)] {
+                let mut bad = ascii.clone();
+                bad[len - 1] = last;
+                let buf = ending_with(32, &bad);
+                let v = Validator::new(Reader::new(buf.as_slice()).unwrap());
+                assert!(!v.ascii_words(at, len as u32), "{len}");
+                assert_eq!(v.utf8(at, len as u32).is_ok(), valid, "{len}");
+            }
+            // Valid UTF-8 that is not ASCII, ending at the message end.
+            if len >= 2 {
+                let mut e = ascii.clone();
+                e[len - 2..].copy_from_slice("é".as_bytes());
+                let buf = ending_with(32, &e);
+                let v = Validator::new(Reader::new(buf.as_slice()).unwrap());
+                assert_eq!(v.utf8(at, len as u32), Ok(()), "{len}");
+            }
+        }
+    }
 }

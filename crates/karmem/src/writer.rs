@@ -2,9 +2,12 @@ use alloc::vec::Vec;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 
-use karmem_format::{bunch_table_size, soa_directory_block_size};
+use karmem_format::{
+    bunch_table_size, natural_align, soa_directory_block_size, BUNCH_TABLE_ALIGN,
+    SOA_DIRECTORY_ALIGN,
+};
 
-use crate::{align_up, Error, Scalar, ARRAY_ALIGN, HEADER_SIZE, MAGIC, VERSION};
+use crate::{align_up, Error, Scalar, HEADER_SIZE, MAGIC, VERSION};
 
 /// One cache line; the writer's storage unit, so the buffer is 64-byte
 /// aligned (array blocks at aligned offsets are aligned in memory too).
@@ -257,7 +260,8 @@ impl<'b> Writer<'b> {
     }
 
     /// Reserve an array data block of `count` elements of `elem_size` bytes,
-    /// 8-byte aligned (`ARRAY_ALIGN`). An empty array has no block: returns 0.
+    /// at the natural alignment of the element size ([`natural_align`],
+    /// format.md §5). An empty array has no block: returns 0.
     #[inline]
     pub fn alloc_array(&mut self, count: usize, elem_size: u32) -> Result<u32, Error> {
         if count == 0 {
@@ -267,7 +271,7 @@ impl<'b> Writer<'b> {
         if bytes > u32::MAX as u64 {
             return Err(Error::TooLarge);
         }
-        self.alloc(bytes as u32, ARRAY_ALIGN)
+        self.alloc(bytes as u32, natural_align(elem_size))
     }
 
     #[inline(always)]
@@ -327,7 +331,7 @@ impl<'b> Writer<'b> {
         if bytes > u32::MAX as u64 {
             return Err(Error::TooLarge);
         }
-        self.alloc_filled(bytes as u32, ARRAY_ALIGN)
+        self.alloc_filled(bytes as u32, natural_align(elem_size))
     }
 
     /// A plain array of scalars: block + reference at `at`.
@@ -355,7 +359,8 @@ impl<'b> Writer<'b> {
     }
 
     /// An SoA array of `count` elements: directory (hashes, then column
-    /// offsets) followed by one 8-aligned column per `(hash, size)`, in the
+    /// offsets) followed by one column per `(hash, size)`, each at the
+    /// natural alignment of its size, in the
     /// given order (format.md §5.3). Writes the reference at `at` and the
     /// column offsets into `columns_out` (same order); returns the directory
     /// offset (0 for an empty array). Columns marked in `filled` are not
@@ -380,10 +385,10 @@ impl<'b> Writer<'b> {
         // bounds-checked directory write per column (RATIONALE R4.4).
         let n = N as u64;
         let block = soa_directory_block_size(n);
-        let dir = align_up(self.len as u64, ARRAY_ALIGN as u64);
+        let dir = align_up(self.len as u64, SOA_DIRECTORY_ALIGN as u64);
         let mut end = dir + 2 * block;
         for ((_, size), out) in columns.iter().zip(columns_out.iter_mut()) {
-            let start = align_up(end, ARRAY_ALIGN as u64);
+            let start = align_up(end, natural_align(*size) as u64);
             end = start.saturating_add((count as u64).saturating_mul(*size as u64));
             if end > u32::MAX as u64 {
                 return Err(Error::TooLarge);
@@ -435,7 +440,7 @@ impl<'b> Writer<'b> {
         if size > u32::MAX as u64 {
             return Err(Error::TooLarge);
         }
-        let table = self.alloc(size as u32, ARRAY_ALIGN)?;
+        let table = self.alloc(size as u32, BUNCH_TABLE_ALIGN)?;
         self.put::<u32>(table, entries);
         Ok(table)
     }
@@ -594,14 +599,15 @@ mod tests {
         let dir = w
             .write_soa(at, 3, &[(0x11, 4), (0x22, 1)], &[false, false], &mut cols)
             .unwrap();
-        // The reference ends at 20: the directory starts at 24 and takes
-        // 2 × 4 × (2 + 1) = 24 bytes; each column starts at a multiple of 8.
-        assert_eq!(dir, 24);
-        assert_eq!(cols, [48, 64]);
+        // The reference ends at 20: the directory (4-aligned) starts there
+        // and takes 2 × 4 × (2 + 1) = 24 bytes; each column starts at the
+        // natural alignment of its size (4, then 1).
+        assert_eq!(dir, 20);
+        assert_eq!(cols, [44, 56]);
         let b = w.bytes();
-        assert_eq!(&b[24..36], &[2, 0, 0, 0, 0x11, 0, 0, 0, 0x22, 0, 0, 0]);
-        assert_eq!(&b[36..48], &[0, 0, 0, 0, 48, 0, 0, 0, 64, 0, 0, 0]);
-        assert_eq!(&b[8..20], &[24, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0]);
+        assert_eq!(&b[20..32], &[2, 0, 0, 0, 0x11, 0, 0, 0, 0x22, 0, 0, 0]);
+        assert_eq!(&b[32..44], &[0, 0, 0, 0, 44, 0, 0, 0, 56, 0, 0, 0]);
+        assert_eq!(&b[8..20], &[20, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0]);
     }
 
     /// Every byte of an SoA array that its caller does not write (the
