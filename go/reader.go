@@ -250,10 +250,6 @@ func arrayOK(a ArrayRef, elemSize, limit uint32, size int) bool {
 		uint64(a.Offset)+uint64(a.Cap)*uint64(elemSize) <= uint64(size)
 }
 
-func columnOK(col, capacity, size uint32, msg int) bool {
-	return col != 0 && col%NaturalAlign(size) == 0 && uint64(col)+uint64(capacity)*uint64(size) <= uint64(msg)
-}
-
 func (r *Reader) arrayRef(at uint32) ArrayRef {
 	return ArrayRef{Offset: r.Uint32(at), Len: r.Uint32(at + 4), Cap: r.Uint32(at + 8)}
 }
@@ -331,46 +327,79 @@ func (r *Reader) String(a ArrayRef) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-// directory returns the entries n of the SoA directory of a and the size
-// of each of its two halves (format.md §5.3); ok is false when a has no
-// directory or it is malformed (too many entries, past the end).
-func (r *Reader) directory(a ArrayRef) (n uint32, block uint64, ok bool) {
-	if a.Cap == 0 {
+// directory returns the SoA directory of a (format.md §5.3): the one the
+// first word of its block points to, with n entries. ok is false when a
+// has no block, or the block's word or the directory is malformed
+// (misaligned, past the end, too many entries). Whether the block's
+// columns end inside the message is checked when they are laid out
+// (layoutColumns).
+func (r *Reader) directory(a ArrayRef) (dir, n uint32, ok bool) {
+	if a.Cap == 0 || a.Offset%directoryAlign != 0 || !r.fits(a.Offset, 4) {
 		return 0, 0, false
 	}
-	n = r.Uint32(a.Offset)
-	block = directoryBlock(uint64(n))
-	return n, block, a.Offset%directoryAlign == 0 && n <= r.limits.MaxDirectoryEntries && r.fits(a.Offset, 2*block)
+	dir = r.Uint32(a.Offset)
+	if dir == 0 || dir%directoryAlign != 0 || !r.fits(dir, 4) {
+		return 0, 0, false
+	}
+	n = r.Uint32(dir)
+	return dir, n, n <= r.limits.MaxDirectoryEntries && r.fits(dir, directorySize(uint64(n)))
 }
 
-// directoryBlock is the size of each of the two halves of an SoA directory
-// of n entries (format.md §5.3): a count or reserved word, then n words.
-func directoryBlock(n uint64) uint64 { return 4 * (n + 1) }
+// directorySize is the size of an SoA directory of n entries (format.md
+// §5.3): n, then n hashes, then n value sizes.
+func directorySize(n uint64) uint64 { return 4 * (2*n + 1) }
+
+// directoryCharge is what reading a directory of n entries costs the
+// traversal budget, each time it is read (format.md §10): the directory
+// and the block's word that points to it, 8 × (n + 1).
+func directoryCharge(n uint64) uint64 { return directorySize(n) + 4 }
 
 // bunchTableSize is the size of a bunch table of k entries (format.md §7.1).
 func bunchTableSize(k uint64) uint64 { return 16 * (k + 1) }
+
+// layoutColumns lays out the columns of the SoA block at block with the
+// given capacity and the value sizes of the n-entry directory at dir
+// (format.md §5.3): column k starts at the natural alignment of its size
+// after the end of column k−1 (of the block's word for the first). each
+// gets the entry's index, hash, size and column offset. False as soon as a
+// column ends past the message (the block is then malformed). In 64 bits:
+// each step adds at most (2^32−1)² to a position checked against the
+// message size, so nothing wraps.
+func (r *Reader) layoutColumns(block, capacity, dir, n uint32, each func(k, hash, size, col uint32)) bool {
+	limit := uint64(len(r.mem))
+	pos := uint64(block) + 4
+	for k := uint32(0); k < n; k++ {
+		size := r.Uint32(dir + 4 + 4*(n+k))
+		pos = alignUp(pos, uint64(NaturalAlign(size)))
+		if pos > limit {
+			return false
+		}
+		if each != nil {
+			each(k, r.Uint32(dir+4+4*k), size, uint32(pos))
+		}
+		pos += uint64(capacity) * uint64(size)
+	}
+	return pos <= limit
+}
 
 // SoaColumns resolves SoA columns in one pass over the directory of a
 // (format.md §5.3). out[j] receives the offset of column wanted[j], or 0
 // when it is absent or malformed (it then reads as zeros).
 func (r *Reader) SoaColumns(a ArrayRef, wanted []Column, out []uint32) {
 	clear(out)
-	if n, block, ok := r.directory(a); ok {
-		r.resolveColumns(a, n, block, wanted, out)
+	if dir, n, ok := r.directory(a); ok {
+		r.resolveColumns(a, dir, n, wanted, out)
 	}
 }
 
 // resolveColumns is SoaColumns over a directory already found well formed
-// (r.directory): n entries, blocks of block bytes; out is zero.
-func (r *Reader) resolveColumns(a ArrayRef, n uint32, block uint64, wanted []Column, out []uint32) {
-	dir := a.Offset
-	d := r.mem[dir : uint64(dir)+2*block]
-	hashes, offsets := d[:block], d[block:]
-	for k := 1; k <= int(n); k++ {
-		hash := binary.LittleEndian.Uint32(hashes[4*k:])
+// (r.directory); out is zero. The first entry of a wanted hash with the
+// wanted size is its column; a block that ends past the message has none.
+func (r *Reader) resolveColumns(a ArrayRef, dir, n uint32, wanted []Column, out []uint32) {
+	ok := r.layoutColumns(a.Offset, a.Cap, dir, n, func(k, hash, size, col uint32) {
 		// Writers list columns in the reader's order when both know the
 		// same schema version: try the same position first.
-		j := k - 1
+		j := int(k)
 		if j >= len(wanted) || wanted[j].Hash != hash {
 			j = -1
 			for i := range wanted {
@@ -382,13 +411,12 @@ func (r *Reader) resolveColumns(a ArrayRef, n uint32, block uint64, wanted []Col
 		}
 		// Column hashes of one struct are distinct (the layout refuses
 		// collisions), so at most one wanted column matches.
-		if j < 0 || out[j] != 0 {
-			continue
-		}
-		col := binary.LittleEndian.Uint32(offsets[4*k:])
-		if columnOK(col, a.Cap, wanted[j].Size, len(r.mem)) {
+		if j >= 0 && out[j] == 0 && wanted[j].Size == size {
 			out[j] = col
 		}
+	})
+	if !ok {
+		clear(out)
 	}
 }
 

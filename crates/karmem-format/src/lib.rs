@@ -66,7 +66,8 @@ pub const fn natural_align(size: u32) -> u32 {
     }
 }
 
-/// Alignment of an SoA directory (§5.3): it is made of `u32` words.
+/// Alignment of an SoA directory and of an SoA array's block (§5.3): both
+/// start with `u32` words.
 pub const SOA_DIRECTORY_ALIGN: u32 = 4;
 /// Alignment of a bunch table (§7.1): the natural alignment of its 16-byte
 /// entries.
@@ -95,12 +96,19 @@ pub const UNION_OFFSET_AT: u32 = 4;
 
 // ---- SoA directory (§5.3) ---------------------------------------------------
 
-/// Size of each of the two halves of an SoA directory of `n` columns (`u32
-/// n` then `n` hashes; a reserved `u32` then `n` offsets): `4 × (n + 1)`.
-/// The whole directory, `2 × 4 × (n + 1)` bytes, is a multiple of 8, so the
-/// first column follows it without a gap.
-pub const fn soa_directory_block_size(n: u64) -> u64 {
-    OFFSET_SIZE as u64 * (n + 1)
+/// Size of an SoA directory of `n` columns, shared by every SoA array of
+/// its column list in a message: `u32 n`, then `n` hashes, then the `n`
+/// value sizes, `4 × (2n + 1)` bytes. 64-bit, so that a hostile `n` cannot
+/// overflow.
+pub const fn soa_directory_size(n: u64) -> u64 {
+    OFFSET_SIZE as u64 * (2 * n + 1)
+}
+
+/// What reading an SoA directory of `n` columns costs the traversal budget
+/// each time it is read (format.md §10): the directory and the `u32` of the
+/// array's block that points to it, `8 × (n + 1)`.
+pub const fn soa_directory_charge(n: u64) -> u64 {
+    soa_directory_size(n) + OFFSET_SIZE as u64
 }
 
 // ---- bunch table of a bunch-of-values union array (§7.1) --------------------

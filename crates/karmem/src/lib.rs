@@ -37,7 +37,9 @@ mod views;
 mod writer;
 
 pub use error::Error;
-pub use reader::{AlignedBuf, ArrayRef, Checked, Limits, Mode, Reader, ReaderMut, Table, Trusted};
+pub use reader::{
+    AlignedBuf, ArrayRef, Checked, Directory, Limits, Mode, Reader, ReaderMut, Table, Trusted,
+};
 pub use scalar::{Scalar, ScalarNewtype};
 pub use validate::Validator;
 pub use views::{FromInline, FromTable, InlineArray, TableArray};
