@@ -305,6 +305,10 @@ var schemas = map[string]map[string]rootType{
 			new:      func() object { return new(vectors_hostile_schema.Bunch) },
 			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateBunch(r); return err },
 		},
+		"Shared": {
+			new:      func() object { return new(vectors_hostile_schema.Shared) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateShared(r); return err },
+		},
 	},
 	"vectors/inline/schema.km": {
 		"Vec3": {
