@@ -49,6 +49,7 @@ func (v *Validator) ArrayColumn(col, n, elemSize, limit uint32) error {
 	}
 	size := uint64(len(v.r.mem))
 	es := uint64(elemSize)
+	align := NaturalAlign(elemSize)
 	var bad uint32
 	// Each term is at most max(2^64−2^33+1, 1) on its own; a well-formed
 	// reference's is at most the message size, so for an accepted column
@@ -60,7 +61,7 @@ func (v *Validator) ArrayColumn(col, n, elemSize, limit uint32) error {
 		refs = refs[3:]
 		// (2^32−1)² + 2^32 < 2^64: neither the product nor the end wraps.
 		bytes := uint64(capacity) * es
-		placed := b2u(offset != 0) & b2u(offset%ArrayAlign == 0) & b2u(uint64(offset)+bytes <= size)
+		placed := b2u(offset != 0) & b2u(offset%align == 0) & b2u(uint64(offset)+bytes <= size)
 		bad |= b2u(length > capacity) | b2u(length > limit) | b2u(capacity != 0)&^placed
 		cost += bytes + uint64(b2u(bytes == 0)) // Charge's minimum of 1
 	}
@@ -105,54 +106,73 @@ func (v *Validator) UTF8Column(col, n uint32) error {
 }
 
 // asciiWords reports whether the n bytes at offset are ASCII, reading
-// whole 8-byte words: a text's data block starts at a multiple of 64 in a
-// message whose size is a multiple of 8, so the word holding its last byte
-// is inside the message, and the bytes past n in it are masked off,
-// whatever they hold. False also when those words do not fit the message
-// (the caller then looks at the exact bytes).
+// whole 8-byte words where they lie inside the message; the bytes past n
+// in the last word are masked off, whatever they hold. Text starts at any
+// offset (format.md §5: its alignment is 1), so the word holding its last
+// byte may run past the end of the message: those bytes are then read one
+// by one. False also when the text does not fit the message (the caller
+// then looks at the exact bytes).
 func (r *Reader) asciiWords(offset, n uint32) bool {
-	end := uint64(offset) + alignUp(uint64(n), 8)
+	end := uint64(offset) + uint64(n)
 	if end > uint64(len(r.mem)) {
 		return false
 	}
 	b := r.mem[offset:end]
 	var high uint64
-	for len(b) > 8 {
+	for len(b) >= 8 {
 		high |= binary.LittleEndian.Uint64(b)
 		b = b[8:]
 	}
-	if len(b) == 8 {
-		last := binary.LittleEndian.Uint64(b)
-		if k := n % 8; k != 0 {
-			last &= 1<<(8*k) - 1
+	if k := len(b); k != 0 {
+		if at := end - uint64(k); at+8 <= uint64(len(r.mem)) {
+			high |= binary.LittleEndian.Uint64(r.mem[at:]) & (1<<(8*k) - 1)
+		} else {
+			// The word would cross the end of the message.
+			for _, c := range b {
+				high |= uint64(c)
+			}
 		}
-		high |= last
 	}
 	return high&0x8080808080808080 == 0
 }
 
-// sameColumns reports whether the directory at dir (its two halves of
-// block bytes inside the message, its entry count already compared with
-// len(wanted)) is the one a writer of the reader's schema version writes —
-// wanted's hashes, in order — with every column well formed for capacity
-// elements; out then holds the columns (as Soa resolves them). One branch
-// for the whole directory; out holds garbage when it returns false.
-func (r *Reader) sameColumns(dir uint32, block uint64, capacity uint32, wanted []Column, out []uint32) bool {
-	words := Slice[uint32](r, dir, uint32(block/2))
-	second := int(block / 4)
-	if len(words) < second+1+len(wanted) || len(out) < len(wanted) {
+// sameDirectory reports whether the directory at dir (well formed or not)
+// lists exactly wanted's hashes and sizes, in order: the one a writer of
+// the reader's schema version writes. One branch for the whole directory.
+func (r *Reader) sameDirectory(dir uint32, wanted []Column) bool {
+	n := uint32(len(wanted))
+	if dir == 0 || dir%directoryAlign != 0 {
 		return false
 	}
-	hashes := words[1 : 1+len(wanted)]
-	cols := words[second+1 : second+1+len(wanted)]
-	size := len(r.mem)
+	words := Slice[uint32](r, dir, 2*n+1)
+	if uint32(len(words)) != 2*n+1 || words[0] != n {
+		return false
+	}
+	hashes, sizes := words[1:1+n], words[1+n:]
 	good := uint32(1)
 	for j, c := range wanted {
-		col := cols[j]
-		good &= b2u(hashes[j] == c.Hash) & b2u(columnOK(col, capacity, c.Size, size))
-		out[j] = col
+		good &= b2u(hashes[j] == c.Hash) & b2u(sizes[j] == c.Size)
 	}
 	return good != 0
+}
+
+// sameLayout lays out the columns of the SoA block at block of the given
+// capacity with wanted's sizes (a directory sameDirectory accepted) into
+// out; false if the block ends past the message.
+func (r *Reader) sameLayout(block, capacity uint32, wanted []Column, out []uint32) bool {
+	limit := uint64(len(r.mem))
+	pos := uint64(block) + 4
+	for j, c := range wanted {
+		pos = alignUp(pos, uint64(NaturalAlign(c.Size)))
+		if pos > limit {
+			return false
+		}
+		if out != nil {
+			out[j] = uint32(pos)
+		}
+		pos += uint64(capacity) * uint64(c.Size)
+	}
+	return pos <= limit
 }
 
 // columnsWidth is the bytes of one element over all wanted columns.
@@ -180,19 +200,20 @@ func zeroWidthColumns(wanted []Column) uint64 {
 	return n
 }
 
-// SoaColumn checks the SoA directories of the n arrays of a column that
-// passed ArrayColumn (wanted as in Soa), for element types whose columns
-// need no checks beyond the directory (Vec3: only numbers). A directory
-// of the reader's schema version is checked with flags folded into one
-// branch, and all of them charged at once; any other goes through Soa.
+// SoaColumn checks the SoA blocks and directories of the n arrays of a
+// column that passed ArrayColumn (wanted as in Soa), for element types
+// whose columns need no checks beyond the directory (Vec3: only numbers).
+// A directory of the reader's schema version is compared with wanted once
+// (the arrays of a column share it, format.md §5.3), each block's layout
+// checked, and all of them charged at once; any other goes through Soa.
 // The budget charged is Soa's.
 func (v *Validator) SoaColumn(col, n uint32, wanted []Column) error {
 	r := v.r
 	entries := uint32(len(wanted))
 	fast := entries <= r.limits.MaxDirectoryEntries
-	block := directoryBlock(uint64(entries))
-	// Soa's charge for capacity c: 2 × block + Σ max(c × size, 1), or
-	// 2 × block + c without columns.
+	charge := directoryCharge(uint64(entries))
+	// Soa's charge for capacity c: the directory + Σ max(c × size, 1), or
+	// the directory + c without columns.
 	width, zeros := elementWidth(wanted), zeroWidthColumns(wanted)
 	// Where the slow path (Soa) puts the columns, discarded; on the stack
 	// for all but the widest elements.
@@ -201,9 +222,8 @@ func (v *Validator) SoaColumn(col, n uint32, wanted []Column) error {
 	if len(wanted) > len(buf) {
 		out = make([]uint32, len(wanted))
 	}
-	// The directory's two halves, in words, and where the second starts.
-	dirWords, second := uint32(block/2), int(block/4)
-	size := len(r.mem)
+	// The directory last found to be the same-version one.
+	var known uint32
 	var cost uint64
 	refs := r.columnRefs(col, n)
 	for len(refs) >= 3 {
@@ -212,18 +232,18 @@ func (v *Validator) SoaColumn(col, n uint32, wanted []Column) error {
 		if capacity == 0 {
 			continue
 		}
-		// sameColumns, written out: this runs once per element.
-		good := uint32(0)
-		if words := Slice[uint32](r, offset, dirWords); fast && len(words) == int(dirWords) && words[0] == entries {
-			hashes := words[1 : 1+len(wanted)]
-			cols := words[second+1 : second+1+len(wanted)]
-			good = 1
-			for j, c := range wanted {
-				good &= b2u(hashes[j] == c.Hash) & b2u(columnOK(cols[j], capacity, c.Size, size))
+		good := false
+		if fast && offset%directoryAlign == 0 && r.fits(offset, 4) {
+			dir := r.Uint32(offset)
+			if (dir != 0 && dir == known) || r.sameDirectory(dir, wanted) {
+				good = r.sameLayout(offset, capacity, wanted, nil)
+				if good {
+					known = dir
+				}
 			}
 		}
-		if good != 0 {
-			cost += 2*block + uint64(capacity)*width + zeros
+		if good {
+			cost += charge + uint64(capacity)*width + zeros
 			// Each term is below 2^43 (≤ 1 024 columns, each ≤ the message
 			// size); stopping once the sum passes what is left keeps it from
 			// wrapping, and the final charge would fail anyway.

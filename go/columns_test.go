@@ -131,7 +131,7 @@ func TestColumnAndElementChecksAgree(t *testing.T) {
 			edits = 1 + rng.IntN(3)
 		}
 		for range edits {
-			dir := word(arrays + 12*uint32(rng.IntN(int(count))))
+			block := word(arrays + 12*uint32(rng.IntN(int(count))))
 			text := word(texts + 12*uint32(rng.IntN(int(count))))
 			var at uint32
 			switch k := rng.IntN(5); {
@@ -139,9 +139,13 @@ func TestColumnAndElementChecksAgree(t *testing.T) {
 				at = arrays + 4*uint32(rng.IntN(3*int(count)))
 			case k == 1:
 				at = texts + 4*uint32(rng.IntN(3*int(count)))
-			case k == 2 && dir >= 64 && dir+128 < size:
-				// A directory's count, hashes or column offsets.
-				at = dir + 64*uint32(rng.IntN(2)) + 4*uint32(rng.IntN(4))
+			case k == 2 && block >= 8 && block+4 <= size && word(block) >= 8 && word(block)+28 <= size:
+				// A block's directory word, or a directory's count, hashes
+				// or sizes (a shared directory: every array using it).
+				at = block
+				if rng.IntN(4) != 0 {
+					at = word(block) + 4*uint32(rng.IntN(7))
+				}
 			case k == 3 && text >= 64 && text+8 < size:
 				// Inside a text.
 				at = text + 4*uint32(rng.IntN(2))
@@ -214,12 +218,16 @@ func TestSoaSameVersionPathAgreesWithScan(t *testing.T) {
 	for round := range 4000 {
 		m, arrays, _ := columnsMessage(t, rng, 1)
 		size := uint32(len(m))
-		dir := binary.LittleEndian.Uint32(m[arrays:])
-		if dir == 0 {
+		block := binary.LittleEndian.Uint32(m[arrays:])
+		if block == 0 {
 			continue
 		}
-		at := dir + 4*uint32(rng.IntN(8)) // the 8 words of a 3-column directory
-		values := []uint32{0, 3, 4, columnsWanted[rng.IntN(3)].Hash, size - 64, size, rng.Uint32()}
+		// The block's word, or the 7 words of a 3-column directory.
+		at := block
+		if rng.IntN(4) != 0 {
+			at = binary.LittleEndian.Uint32(m[block:]) + 4*uint32(rng.IntN(7))
+		}
+		values := []uint32{0, 3, 4, 8, columnsWanted[rng.IntN(3)].Hash, columnsWanted[rng.IntN(3)].Size, size - 64, size, rng.Uint32()}
 		if round%4 != 0 {
 			binary.LittleEndian.PutUint32(m[at:], values[rng.IntN(len(values))])
 		}
@@ -257,7 +265,8 @@ func TestASCIIWordsMatchesUTF8Valid(t *testing.T) {
 	for round := range 20000 {
 		// ASCII text, one non-ASCII byte sometimes inside it and
 		// sometimes just past its end (which must not count).
-		offset := 64 * uint32(1+rng.IntN(3))
+		// Text is 1-aligned (format.md §5): any offset.
+		offset := uint32(8 + rng.IntN(200))
 		n := uint32(rng.IntN(40))
 		for i := offset; i < offset+48 && i < uint32(len(mem)); i++ {
 			mem[i] = 'a' + byte(rng.IntN(26))
@@ -277,9 +286,31 @@ func TestASCIIWordsMatchesUTF8Valid(t *testing.T) {
 			t.Fatalf("round %d: UTF8 %v, utf8.Valid %v", round, got, want)
 		}
 	}
-	// Words past the message: not ASCII as far as asciiWords knows.
-	if r.asciiWords(uint32(len(mem))-4, 4) {
-		t.Fatal("a word past the message end was read")
+	// Text ending at the message end: the word holding its last byte
+	// crosses the end, so the last bytes are read one by one.
+	end := uint32(len(mem))
+	v := NewValidator(r)
+	for n := uint32(1); n <= 16; n++ {
+		for i := end - n; i < end; i++ {
+			mem[i] = 'a'
+		}
+		if !r.asciiWords(end-n, n) || v.UTF8(end-n, n) != nil {
+			t.Fatalf("ASCII text of %d bytes at the end", n)
+		}
+		mem[end-1] = 0xC3
+		if r.asciiWords(end-n, n) || v.UTF8(end-n, n) == nil {
+			t.Fatalf("a non-ASCII last byte of %d bytes at the end", n)
+		}
+		if n >= 2 {
+			copy(mem[end-2:], "é")
+			if v.UTF8(end-n, n) != nil {
+				t.Fatalf("UTF-8 text of %d bytes at the end", n)
+			}
+		}
+	}
+	// Text past the message: not ASCII as far as asciiWords knows.
+	if r.asciiWords(end-4, 5) {
+		t.Fatal("a byte past the message end was read")
 	}
 }
 

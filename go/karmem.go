@@ -23,13 +23,31 @@ const (
 	// Version is the format version this library reads and writes (the
 	// format's second edition, docs/format.md §1).
 	Version = 2
-	// ArrayAlign is the alignment of array data blocks, SoA directories and
-	// columns: the widest scalar, so every column is a native slice.
+	// ArrayAlign is the largest alignment of an array data block or SoA
+	// column: the widest scalar. Each starts at NaturalAlign of its element
+	// size (docs/format.md §5), at most this.
 	ArrayAlign = 8
+	// directoryAlign is the alignment of an SoA directory (u32 words,
+	// format.md §5.3), bunchTableAlign that of a bunch table (16-byte
+	// entries, §7.1).
+	directoryAlign  = 4
+	bunchTableAlign = 8
 	// NoLimit is the limit argument for arrays that are not limited
 	// ([]T rather than [<N]T).
 	NoLimit = ^uint32(0)
 )
+
+// NaturalAlign is the alignment of an array block or SoA column whose
+// elements are size bytes (docs/format.md §5): the largest power of two
+// dividing size, at most 8 (text 1, u16 2, an array reference 4, an inline
+// struct 8). 0 — a block whose reference does not say what it holds (SoA,
+// SoA union, bunch) — gives 1: those blocks are checked by their readers.
+func NaturalAlign(size uint32) uint32 {
+	if size == 0 {
+		return 1
+	}
+	return min(size&-size, ArrayAlign)
+}
 
 // alignUp rounds x up to a multiple of a (a power of two), in 64-bit
 // arithmetic so that hostile 32-bit values cannot overflow.

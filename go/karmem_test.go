@@ -2,6 +2,7 @@ package karmem
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math"
 	"testing"
@@ -83,16 +84,38 @@ func TestWriteSoaDirectoryLayout(t *testing.T) {
 	if err := w.WriteSoa(at, 3, []Column{{Hash: 0x11, Size: 4}, {Hash: 0x22, Size: 1}}, cols[:]); err != nil {
 		t.Fatal(err)
 	}
-	// The reference ends at 20: the directory starts at 24 and takes
-	// 2 × 4 × (2 + 1) = 24 bytes; each column starts at a multiple of 8.
-	if cols != [2]uint32{48, 64} {
+	// The reference ends at 20: the directory (4-aligned) starts there and
+	// takes 4 × (2 × 2 + 1) = 20 bytes (n, hashes, sizes); the block
+	// follows at 40 with the directory's offset, then each column at the
+	// natural alignment of its size (4, then 1).
+	if cols != [2]uint32{44, 56} {
 		t.Fatalf("columns %v", cols)
 	}
 	b := w.Bytes()
-	if !bytes.Equal(b[24:36], []byte{2, 0, 0, 0, 0x11, 0, 0, 0, 0x22, 0, 0, 0}) ||
-		!bytes.Equal(b[36:48], []byte{0, 0, 0, 0, 48, 0, 0, 0, 64, 0, 0, 0}) ||
-		!bytes.Equal(b[8:20], []byte{24, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0}) {
+	if !bytes.Equal(b[20:40], []byte{2, 0, 0, 0, 0x11, 0, 0, 0, 0x22, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0}) ||
+		!bytes.Equal(b[40:44], []byte{20, 0, 0, 0}) ||
+		!bytes.Equal(b[8:20], []byte{40, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0}) {
 		t.Fatalf("directory bytes %x", b[:67])
+	}
+	// A second array of the same column list refers to the same directory:
+	// its block is right after the first array's columns.
+	at2, _ := w.Alloc(12, 4)
+	if err := w.WriteSoa(at2, 1, []Column{{Hash: 0x11, Size: 4}, {Hash: 0x22, Size: 1}}, cols[:]); err != nil {
+		t.Fatal(err)
+	}
+	b = w.Bytes()
+	block := binary.LittleEndian.Uint32(b[at2:])
+	if binary.LittleEndian.Uint32(b[block:]) != 20 || cols != [2]uint32{block + 4, block + 8} {
+		t.Fatalf("second array: block %d, columns %v, bytes %x", block, cols, b)
+	}
+	// A new message forgets the directories of the last one.
+	w.Begin()
+	at3, _ := w.Alloc(12, 4)
+	if err := w.WriteSoa(at3, 1, []Column{{Hash: 0x11, Size: 4}, {Hash: 0x22, Size: 1}}, cols[:]); err != nil {
+		t.Fatal(err)
+	}
+	if b := w.Bytes(); binary.LittleEndian.Uint32(b[binary.LittleEndian.Uint32(b[at3:]):]) != at3+12 {
+		t.Fatalf("third array: %x", b)
 	}
 }
 

@@ -246,12 +246,8 @@ func arrayOK(a ArrayRef, elemSize, limit uint32, size int) bool {
 	if a.Cap == 0 {
 		return true
 	}
-	return a.Offset != 0 && a.Offset%ArrayAlign == 0 &&
+	return a.Offset != 0 && a.Offset%NaturalAlign(elemSize) == 0 &&
 		uint64(a.Offset)+uint64(a.Cap)*uint64(elemSize) <= uint64(size)
-}
-
-func columnOK(col, capacity, size uint32, msg int) bool {
-	return col != 0 && col%ArrayAlign == 0 && uint64(col)+uint64(capacity)*uint64(size) <= uint64(msg)
 }
 
 func (r *Reader) arrayRef(at uint32) ArrayRef {
@@ -331,72 +327,102 @@ func (r *Reader) String(a ArrayRef) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-// directory returns the entries n of the SoA directory of a and the size
-// of each of its two halves (format.md §5.3); ok is false when a has no
-// directory or it is malformed (too many entries, past the end).
-func (r *Reader) directory(a ArrayRef) (n uint32, block uint64, ok bool) {
-	if a.Cap == 0 {
+// directory returns the SoA directory of a (format.md §5.3): the one the
+// first word of its block points to, with n entries. ok is false when a
+// has no block, or the block's word or the directory is malformed
+// (misaligned, past the end, too many entries). Whether the block's
+// columns end inside the message is checked when they are laid out
+// (layoutColumns).
+func (r *Reader) directory(a ArrayRef) (dir, n uint32, ok bool) {
+	if a.Cap == 0 || a.Offset%directoryAlign != 0 || !r.fits(a.Offset, 4) {
 		return 0, 0, false
 	}
-	n = r.Uint32(a.Offset)
-	block = directoryBlock(uint64(n))
-	return n, block, n <= r.limits.MaxDirectoryEntries && r.fits(a.Offset, 2*block)
+	dir = r.Uint32(a.Offset)
+	if dir == 0 || dir%directoryAlign != 0 || !r.fits(dir, 4) {
+		return 0, 0, false
+	}
+	n = r.Uint32(dir)
+	return dir, n, n <= r.limits.MaxDirectoryEntries && r.fits(dir, directorySize(uint64(n)))
 }
 
-// directoryBlock is the size of each of the two halves of an SoA directory
-// of n entries (format.md §5.3): a count or reserved word, then n words.
-func directoryBlock(n uint64) uint64 { return 4 * (n + 1) }
+// directorySize is the size of an SoA directory of n entries (format.md
+// §5.3): n, then n hashes, then n value sizes.
+func directorySize(n uint64) uint64 { return 4 * (2*n + 1) }
+
+// directoryCharge is what reading a directory of n entries costs the
+// traversal budget, each time it is read (format.md §10): the directory
+// and the block's word that points to it, 8 × (n + 1).
+func directoryCharge(n uint64) uint64 { return directorySize(n) + 4 }
 
 // bunchTableSize is the size of a bunch table of k entries (format.md §7.1).
 func bunchTableSize(k uint64) uint64 { return 16 * (k + 1) }
+
+// layoutColumns lays out the columns of the SoA block at block with the
+// given capacity and the value sizes of the n-entry directory at dir
+// (format.md §5.3): column k starts at the natural alignment of its size
+// after the end of column k−1 (of the block's word for the first). each
+// gets the entry's index, hash, size and column offset. False as soon as a
+// column ends past the message (the block is then malformed). In 64 bits:
+// each step adds at most (2^32−1)² to a position checked against the
+// message size, so nothing wraps.
+func (r *Reader) layoutColumns(block, capacity, dir, n uint32, each func(k, hash, size, col uint32)) bool {
+	limit := uint64(len(r.mem))
+	pos := uint64(block) + 4
+	for k := uint32(0); k < n; k++ {
+		size := r.Uint32(dir + 4 + 4*(n+k))
+		pos = alignUp(pos, uint64(NaturalAlign(size)))
+		if pos > limit {
+			return false
+		}
+		if each != nil {
+			each(k, r.Uint32(dir+4+4*k), size, uint32(pos))
+		}
+		pos += uint64(capacity) * uint64(size)
+	}
+	return pos <= limit
+}
 
 // SoaColumns resolves SoA columns in one pass over the directory of a
 // (format.md §5.3). out[j] receives the offset of column wanted[j], or 0
 // when it is absent or malformed (it then reads as zeros).
 func (r *Reader) SoaColumns(a ArrayRef, wanted []Column, out []uint32) {
 	clear(out)
-	if n, block, ok := r.directory(a); ok {
-		r.resolveColumns(a, n, block, wanted, out)
+	if dir, n, ok := r.directory(a); ok {
+		r.resolveColumns(a, dir, n, wanted, out)
 	}
 }
 
 // resolveColumns is SoaColumns over a directory already found well formed
-// (r.directory): n entries, blocks of block bytes; out is zero.
-func (r *Reader) resolveColumns(a ArrayRef, n uint32, block uint64, wanted []Column, out []uint32) {
-	hashes, offsets := directoryBlocks(r.mem, a.Offset, block)
-	for k := 1; k <= int(n); k++ {
-		j, col := directoryEntry(hashes, offsets, k, wanted)
+// (r.directory); out is zero. The first entry of a wanted hash with the
+// wanted size is its column; a block that ends past the message has none.
+func (r *Reader) resolveColumns(a ArrayRef, dir, n uint32, wanted []Column, out []uint32) {
+	ok := r.layoutColumns(a.Offset, a.Cap, dir, n, func(k, hash, size, col uint32) {
+		j := wantedIndex(wanted, int(k), hash)
 		// Column hashes of one struct are distinct (the layout refuses
 		// collisions), so at most one wanted column matches.
-		if j >= 0 && out[j] == 0 && columnOK(col, a.Cap, wanted[j].Size, len(r.mem)) {
+		if j >= 0 && out[j] == 0 && wanted[j].Size == size {
 			out[j] = col
 		}
+	})
+	if !ok {
+		clear(out)
 	}
 }
 
-// directoryBlocks returns the two blocks (hashes, then offsets) of block
-// bytes each of the SoA directory at dir; the caller knows they fit.
-func directoryBlocks(mem []byte, dir uint32, block uint64) (hashes, offsets []byte) {
-	d := mem[dir : uint64(dir)+2*block]
-	return d[:block], d[block:]
-}
-
-// directoryEntry reads entry k (from 1) of an SoA directory: the index in
-// wanted of its column (-1 when the reader does not know it) and the
-// column's offset. Writers list columns in the reader's order when both
-// know the same schema version: the same position is tried first.
-func directoryEntry(hashes, offsets []byte, k int, wanted []Column) (int, uint32) {
-	hash := binary.LittleEndian.Uint32(hashes[4*k:])
-	col := binary.LittleEndian.Uint32(offsets[4*k:])
-	if j := k - 1; j < len(wanted) && wanted[j].Hash == hash {
-		return j, col
+// wantedIndex is the index in wanted of the column that directory entry k
+// (from 0) with the given hash holds, or -1 when the reader does not know
+// it. Writers list columns in the reader's order when both know the same
+// schema version: the same position is tried first.
+func wantedIndex(wanted []Column, k int, hash uint32) int {
+	if k < len(wanted) && wanted[k].Hash == hash {
+		return k
 	}
 	for i := range wanted {
 		if wanted[i].Hash == hash {
-			return i, col
+			return i
 		}
 	}
-	return -1, col
+	return -1
 }
 
 // UnionColumns returns the tag and offset columns of an SoA array of unions
@@ -405,12 +431,17 @@ func (r *Reader) UnionColumns(a ArrayRef, tagSize uint32) (tags, offsets uint32,
 	if a.Cap == 0 {
 		return 0, 0, false
 	}
-	tagsEnd := uint64(a.Offset) + uint64(a.Cap)*uint64(tagSize)
-	offs := alignUp(tagsEnd, ArrayAlign)
-	if offs+4*uint64(a.Cap) > uint64(len(r.mem)) {
+	offs := unionOffsetColumn(a, tagSize)
+	if a.Offset%NaturalAlign(tagSize) != 0 || offs+4*uint64(a.Cap) > uint64(len(r.mem)) {
 		return 0, 0, false
 	}
 	return a.Offset, uint32(offs), true
+}
+
+// unionOffsetColumn is where the offset column of an SoA union array
+// starts: after the tag column, at the alignment of a u32 (format.md §7.1).
+func unionOffsetColumn(a ArrayRef, tagSize uint32) uint64 {
+	return alignUp(uint64(a.Offset)+uint64(a.Cap)*uint64(tagSize), 4)
 }
 
 // BunchEntry returns the array of one variant in a bunch table (format.md
@@ -421,7 +452,7 @@ func (r *Reader) BunchEntry(a ArrayRef, tag, elemSize uint32) ArrayRef {
 		return ArrayRef{}
 	}
 	k := r.Uint32(a.Offset)
-	if k > r.limits.MaxDirectoryEntries || !r.fits(a.Offset, 16*(uint64(k)+1)) {
+	if a.Offset%bunchTableAlign != 0 || k > r.limits.MaxDirectoryEntries || !r.fits(a.Offset, 16*(uint64(k)+1)) {
 		return ArrayRef{}
 	}
 	for e := uint32(1); e <= k; e++ {

@@ -140,21 +140,29 @@ func (t Trusted) String(a ArrayRef) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-// SoaColumns resolves SoA columns as Reader.SoaColumns does, over a
-// directory the validator found well formed: out[j] receives the offset of
-// column wanted[j], or 0 when it is absent.
+// SoaColumns resolves SoA columns as Reader.SoaColumns does, over a block
+// and directory the validator found well formed (format.md §5.3): out[j]
+// receives the offset of column wanted[j], or 0 when it is absent.
 func (t Trusted) SoaColumns(a ArrayRef, wanted []Column, out []uint32) {
 	clear(out)
 	if a.Cap == 0 {
 		return
 	}
-	n := t.Uint32(a.Offset)
-	hashes, offsets := directoryBlocks(t.mem, a.Offset, directoryBlock(uint64(n)))
-	// A validated directory names each known column once.
-	for k := 1; k <= int(n); k++ {
-		if j, col := directoryEntry(hashes, offsets, k, wanted); j >= 0 {
-			out[j] = col
+	dir := uint64(t.Uint32(a.Offset))
+	n := uint64(t.Uint32(uint32(dir)))
+	// The hashes, then the value sizes: one slice, one bounds check.
+	entries := t.mem[dir+4 : dir+4+8*n]
+	pos := uint64(a.Offset) + 4
+	for k := range int(n) {
+		hash := binary.LittleEndian.Uint32(entries[4*k:])
+		size := binary.LittleEndian.Uint32(entries[4*(int(n)+k):])
+		pos = alignUp(pos, uint64(NaturalAlign(size)))
+		// A validated directory lists each known column once, with the
+		// reader's size, and its block lies inside the message.
+		if j := wantedIndex(wanted, k, hash); j >= 0 {
+			out[j] = uint32(pos)
 		}
+		pos += uint64(a.Cap) * uint64(size)
 	}
 }
 
@@ -164,8 +172,7 @@ func (t Trusted) UnionColumns(a ArrayRef, tagSize uint32) (tags, offsets uint32,
 	if a.Cap == 0 {
 		return 0, 0, false
 	}
-	tagsEnd := uint64(a.Offset) + uint64(a.Cap)*uint64(tagSize)
-	return a.Offset, uint32(alignUp(tagsEnd, ArrayAlign)), true
+	return a.Offset, uint32(unionOffsetColumn(a, tagSize)), true
 }
 
 // BunchEntry returns the array of one variant in a bunch table (format.md

@@ -103,76 +103,72 @@ func (v *Validator) soa(a ArrayRef, wanted []Column, out []uint32, fast bool) er
 		return nil
 	}
 	r := v.r
-	dir := a.Offset
-	n := r.Uint32(dir)
-	if n > r.limits.MaxDirectoryEntries {
-		return errAt(ErrDirectoryTooLarge, dir, uint64(n))
+	dir, n, ok := r.directory(a)
+	if !ok {
+		if a.Offset%directoryAlign == 0 && r.fits(a.Offset, 4) {
+			if d := r.Uint32(a.Offset); d != 0 && r.Uint32(d) > r.limits.MaxDirectoryEntries {
+				return errAt(ErrDirectoryTooLarge, d, uint64(r.Uint32(d)))
+			}
+		}
+		return errAt(ErrMalformedArray, a.Offset, 0)
 	}
-	block := directoryBlock(uint64(n))
-	if !r.fits(dir, 2*block) {
-		return errAt(ErrMalformedArray, dir, 0)
-	}
-	if err := v.Charge(2 * block); err != nil {
+	if err := v.Charge(directoryCharge(uint64(n))); err != nil {
 		return err
 	}
 	// A directory of the reader's own schema version (the common case):
-	// every column checked with flags folded into one branch, charged at
-	// once. Anything else, or any bad column, goes through the scan below,
-	// which names the error.
-	if fast && n == uint32(len(wanted)) && r.sameColumns(dir, block, a.Cap, wanted, out) {
+	// the columns laid out with the known sizes, charged at once. Anything
+	// else, or a block past the end, goes through the scan below, which
+	// names the error.
+	if fast && n == uint32(len(wanted)) && r.sameDirectory(dir, wanted) && r.sameLayout(a.Offset, a.Cap, wanted, out) {
 		return v.Charge(uint64(a.Cap)*elementWidth(wanted) + zeroWidthColumns(wanted))
 	}
 	clear(out)
-	for k := uint32(1); k <= n; k++ {
-		hash := r.Uint32(dir + 4*k)
+	bad := false
+	fits := r.layoutColumns(a.Offset, a.Cap, dir, n, func(_, hash, size, col uint32) {
 		for j := range wanted {
 			if wanted[j].Hash != hash {
 				continue
 			}
-			if out[j] != 0 {
-				// Two entries for one known column: ambiguous (format.md
-				// §5.3). Unknown hashes, repeated or not, are never looked at.
-				return errAt(ErrMalformedArray, dir, 0)
-			}
-			col := r.Uint32(dir + uint32(block) + 4*k)
-			if !columnOK(col, a.Cap, wanted[j].Size, len(r.mem)) {
-				return errAt(ErrMalformedArray, dir, 0)
-			}
-			if err := v.Charge(uint64(a.Cap) * uint64(wanted[j].Size)); err != nil {
-				return err
+			// Two entries for one known column are ambiguous, and one with
+			// another value size would be misread (format.md §5.3).
+			// Unknown hashes, repeated or not, are only laid out.
+			if out[j] != 0 || wanted[j].Size != size {
+				bad = true
 			}
 			out[j] = col
 		}
+	})
+	if bad || !fits {
+		clear(out)
+		return errAt(ErrMalformedArray, a.Offset, 0)
 	}
 	// An element is at least one unit, also without columns (an empty
 	// table): a huge capacity of nothing is no free work (format.md §10).
 	if len(wanted) == 0 {
 		return v.Charge(uint64(a.Cap))
 	}
-	// Absent columns read as zeros, and decoding allocates them: charge
-	// them too, so that a validated message always decodes within the
-	// same budget (format.md §10).
+	// Every known column is charged, present or not: absent columns read
+	// as zeros, and decoding allocates them, so a validated message always
+	// decodes within the same budget (format.md §10).
 	for j := range wanted {
-		if out[j] == 0 {
-			if err := v.Charge(uint64(a.Cap) * uint64(wanted[j].Size)); err != nil {
-				return err
-			}
+		if err := v.Charge(uint64(a.Cap) * uint64(wanted[j].Size)); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
 // SoaColumns resolves the known columns of an SoA array for decoding, as
-// Reader.SoaColumns, and charges the directory's two halves when it is
-// read (format.md §10): a directory shared by many arrays costs each.
+// Reader.SoaColumns, and charges the directory each time it is read
+// (format.md §10): a directory shared by many arrays costs each of them.
 func (v *Validator) SoaColumns(a ArrayRef, wanted []Column, out []uint32) error {
 	clear(out)
-	n, block, ok := v.r.directory(a)
+	dir, n, ok := v.r.directory(a)
 	if !ok {
 		return nil
 	}
-	v.r.resolveColumns(a, n, block, wanted, out)
-	return v.Charge(2 * block)
+	v.r.resolveColumns(a, dir, n, wanted, out)
+	return v.Charge(directoryCharge(uint64(n)))
 }
 
 // UTF8 checks that n bytes at offset are valid UTF-8. ASCII, the common
@@ -255,7 +251,7 @@ func (v *Validator) Bunch(a ArrayRef, known []uint32) (uint32, error) {
 		return 0, errAt(ErrDirectoryTooLarge, a.Offset, uint64(k))
 	}
 	block := bunchTableSize(uint64(k))
-	if !r.fits(a.Offset, block) {
+	if a.Offset%bunchTableAlign != 0 || !r.fits(a.Offset, block) {
 		return 0, errAt(ErrMalformedArray, a.Offset, 0)
 	}
 	if err := v.Charge(block); err != nil {

@@ -16,6 +16,9 @@ type Writer struct {
 	buf   []byte // aligned storage; len(buf) is the capacity
 	n     int    // bytes written
 	fixed bool   // buf is the caller's: it never grows
+	// dirs are the SoA directories of the current message (format.md
+	// §5.3): one per column list, found again by their bytes.
+	dirs []uint32
 }
 
 // NewWriter returns a writer with room for capacity bytes before it grows.
@@ -53,7 +56,7 @@ func alignedBytes(n int) []byte {
 }
 
 // Reset forgets the current message and keeps the buffer.
-func (w *Writer) Reset() { w.n = 0 }
+func (w *Writer) Reset() { w.n = 0; w.dirs = w.dirs[:0] }
 
 // Bytes returns the bytes written so far (the finished message after
 // Finish). They alias the writer's buffer: copy them before the writer is
@@ -67,6 +70,7 @@ func (w *Writer) Len() int { return w.n }
 // root object must be allocated next (it lands at offset 8).
 func (w *Writer) Begin() {
 	w.n = 0
+	w.dirs = w.dirs[:0]
 	_ = w.grow(HeaderSize) // a fixed buffer holds at least the header
 	clear(w.buf[:HeaderSize])
 	w.n = HeaderSize
@@ -153,8 +157,8 @@ func arrayBytes(count int, elemSize uint32) (uint32, error) {
 	return uint32(n), nil
 }
 
-// AllocArray reserves a zeroed, 8-byte aligned array block of count
-// elements of elemSize bytes. An empty array has no block: it returns 0.
+// AllocArray reserves a zeroed array block of count elements of elemSize
+// bytes, at NaturalAlign(elemSize) (docs/format.md §5). An empty array has no block: it returns 0.
 func (w *Writer) AllocArray(count int, elemSize uint32) (uint32, error) {
 	if count == 0 {
 		return 0, nil
@@ -163,7 +167,7 @@ func (w *Writer) AllocArray(count int, elemSize uint32) (uint32, error) {
 	if err != nil {
 		return 0, err
 	}
-	return w.reserve(n, ArrayAlign, true)
+	return w.reserve(n, NaturalAlign(elemSize), true)
 }
 
 // AllocArrayFilled is AllocArray for a block the caller fills completely.
@@ -175,7 +179,7 @@ func (w *Writer) AllocArrayFilled(count int, elemSize uint32) (uint32, error) {
 	if err != nil {
 		return 0, err
 	}
-	return w.reserve(n, ArrayAlign, false)
+	return w.reserve(n, NaturalAlign(elemSize), false)
 }
 
 // PutUint8 stores a byte at offset (inside an earlier allocation). The
@@ -309,24 +313,31 @@ func WriterSlice[T Scalar](w *Writer, offset uint32, n int) []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(&w.buf[offset])), n)
 }
 
-// WriteSoa writes the directory of an SoA array of count elements and
-// reserves one 8-aligned column per entry of columns, in order (format.md
-// §5.3). It writes the reference at at and the column offsets into out
-// (same order). Dense columns are not zeroed: the caller writes every value
-// of them.
+// WriteSoa writes the block of an SoA array of count elements (format.md
+// §5.3): the offset of the directory of its column list, then one column
+// per entry of columns, each at the natural alignment of its size. The
+// directory is written right before the block the first time the message
+// has an SoA array of this column list; later arrays refer to it. The
+// reference goes to at and the column offsets to out (same order). Dense
+// columns are not zeroed: the caller writes every value of them.
 func (w *Writer) WriteSoa(at uint32, count int, columns []Column, out []uint32) error {
 	if count == 0 {
 		w.PutArrayRef(at, 0, 0, 0)
 		clear(out)
 		return nil
 	}
-	n := uint64(len(columns))
-	block := uint32(directoryBlock(n))
-	dir, err := w.Alloc(2*block, ArrayAlign)
+	dir, ok := w.findDirectory(columns)
+	if !ok {
+		var err error
+		if dir, err = w.writeDirectory(columns); err != nil {
+			return err
+		}
+	}
+	block, err := w.Alloc(4, directoryAlign)
 	if err != nil {
 		return err
 	}
-	w.PutUint32(dir, uint32(n))
+	w.PutUint32(block, dir)
 	for k, c := range columns {
 		var col uint32
 		if c.Dense {
@@ -338,12 +349,47 @@ func (w *Writer) WriteSoa(at uint32, count int, columns []Column, out []uint32) 
 			return err
 		}
 		out[k] = col
-		entry := dir + 4*uint32(k+1)
-		w.PutUint32(entry, c.Hash)
-		w.PutUint32(entry+block, col)
 	}
-	w.PutArrayRef(at, dir, uint32(count), uint32(count))
+	w.PutArrayRef(at, block, uint32(count), uint32(count))
 	return nil
+}
+
+// findDirectory returns the directory of this column list written earlier
+// in the message, compared by its bytes.
+func (w *Writer) findDirectory(columns []Column) (uint32, bool) {
+	n := uint32(len(columns))
+	for _, d := range w.dirs {
+		if binary.LittleEndian.Uint32(w.buf[d:]) != n {
+			continue
+		}
+		same := true
+		for k, c := range columns {
+			e := d + 4 + 4*uint32(k)
+			same = same && binary.LittleEndian.Uint32(w.buf[e:]) == c.Hash &&
+				binary.LittleEndian.Uint32(w.buf[e+4*n:]) == c.Size
+		}
+		if same {
+			return d, true
+		}
+	}
+	return 0, false
+}
+
+// writeDirectory writes the directory of a column list (n, the hashes, the
+// value sizes) and remembers it for the rest of the message.
+func (w *Writer) writeDirectory(columns []Column) (uint32, error) {
+	n := uint32(len(columns))
+	d, err := w.Alloc(uint32(directorySize(uint64(n))), directoryAlign)
+	if err != nil {
+		return 0, err
+	}
+	w.PutUint32(d, n)
+	for k, c := range columns {
+		w.PutUint32(d+4+4*uint32(k), c.Hash)
+		w.PutUint32(d+4+4*(n+uint32(k)), c.Size)
+	}
+	w.dirs = append(w.dirs, d)
+	return d, nil
 }
 
 // WriteBunchTable reserves a bunch table of entries entries (format.md
@@ -351,7 +397,7 @@ func (w *Writer) WriteSoa(at uint32, count int, columns []Column, out []uint32) 
 // offset + 16×(e+1).
 func (w *Writer) WriteBunchTable(entries uint32) (uint32, error) {
 	size := uint32(bunchTableSize(uint64(entries)))
-	table, err := w.Alloc(size, ArrayAlign)
+	table, err := w.Alloc(size, bunchTableAlign)
 	if err != nil {
 		return 0, err
 	}

@@ -41,10 +41,37 @@ pub const HEADER_SIZE: u32 = 8;
 /// Alignment of every object that is not an array block: the message size,
 /// tables, inline structs, inline union values (format.md §1, §3, §4, §7).
 pub const OBJECT_ALIGN: u32 = 8;
-/// Alignment of every array data block, SoA directory and column (§5): the
-/// widest scalar, so every column is a native slice. (The first edition
-/// put each on a 64-byte line: RATIONALE.md R2.11 measures why not.)
+/// The largest alignment an array data block or SoA column needs (§5): the
+/// widest scalar. Blocks and columns start at [`natural_align`] of their
+/// element size, at most this. (The first edition put each on a 64-byte
+/// line, its first step of the second edition on 8: RATIONALE.md R2.11.)
 pub const ARRAY_ALIGN: u32 = 8;
+
+/// The natural alignment of an array element or column value of `size`
+/// bytes (format.md §5): the largest power of two dividing `size`, at most
+/// 8 — text 1, `u16` 2, a 12-byte array reference 4, an inline struct
+/// (a multiple of 8) 8. A size of 0 (an SoA, SoA-union or bunch block,
+/// whose reference does not say what it holds) gives 1: such blocks are
+/// checked by their own readers ([`SOA_DIRECTORY_ALIGN`],
+/// [`BUNCH_TABLE_ALIGN`], the tag width of a union array).
+pub const fn natural_align(size: u32) -> u32 {
+    if size == 0 {
+        return 1;
+    }
+    let low = size & size.wrapping_neg();
+    if low > ARRAY_ALIGN {
+        ARRAY_ALIGN
+    } else {
+        low
+    }
+}
+
+/// Alignment of an SoA directory and of an SoA array's block (§5.3): both
+/// start with `u32` words.
+pub const SOA_DIRECTORY_ALIGN: u32 = 4;
+/// Alignment of a bunch table (§7.1): the natural alignment of its 16-byte
+/// entries.
+pub const BUNCH_TABLE_ALIGN: u32 = 8;
 
 // ---- tables (§4) -------------------------------------------------------------
 
@@ -69,12 +96,19 @@ pub const UNION_OFFSET_AT: u32 = 4;
 
 // ---- SoA directory (§5.3) ---------------------------------------------------
 
-/// Size of each of the two halves of an SoA directory of `n` columns (`u32
-/// n` then `n` hashes; a reserved `u32` then `n` offsets): `4 × (n + 1)`.
-/// The whole directory, `2 × 4 × (n + 1)` bytes, is a multiple of 8, so the
-/// first column follows it without a gap.
-pub const fn soa_directory_block_size(n: u64) -> u64 {
-    OFFSET_SIZE as u64 * (n + 1)
+/// Size of an SoA directory of `n` columns, shared by every SoA array of
+/// its column list in a message: `u32 n`, then `n` hashes, then the `n`
+/// value sizes, `4 × (2n + 1)` bytes. 64-bit, so that a hostile `n` cannot
+/// overflow.
+pub const fn soa_directory_size(n: u64) -> u64 {
+    OFFSET_SIZE as u64 * (2 * n + 1)
+}
+
+/// What reading an SoA directory of `n` columns costs the traversal budget
+/// each time it is read (format.md §10): the directory and the `u32` of the
+/// array's block that points to it, `8 × (n + 1)`.
+pub const fn soa_directory_charge(n: u64) -> u64 {
+    soa_directory_size(n) + OFFSET_SIZE as u64
 }
 
 // ---- bunch table of a bunch-of-values union array (§7.1) --------------------

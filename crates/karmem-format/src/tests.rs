@@ -88,12 +88,12 @@ fn bunch_table_geometry() {
 
 #[test]
 fn soa_directory_geometry() {
-    // Each half: a `u32` then `n` of them; the two halves together are a
-    // multiple of 8 whatever `n` is.
-    assert_eq!(soa_directory_block_size(0), 4);
-    assert_eq!(soa_directory_block_size(3), 16);
-    assert_eq!(soa_directory_block_size(4), 20);
+    // `n`, `n` hashes, `n` sizes; charged with the block's pointer word.
+    assert_eq!(soa_directory_size(0), 4);
+    assert_eq!(soa_directory_size(3), 28);
+    assert_eq!(soa_directory_charge(3), 32);
     for n in 0..64 {
-        assert_eq!(2 * soa_directory_block_size(n) % ARRAY_ALIGN as u64, 0);
+        assert_eq!(soa_directory_charge(n), 8 * (n + 1));
+        assert_eq!(soa_directory_size(n) % SOA_DIRECTORY_ALIGN as u64, 0);
     }
 }

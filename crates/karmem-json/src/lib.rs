@@ -19,8 +19,8 @@ use std::collections::HashMap;
 use std::fmt;
 
 use karmem_layout::{
-    bunch_table_size, soa_directory_block_size, ArrayData, FixedElem, Layout, Slot, ARRAY_ALIGN,
-    HEADER_SIZE,
+    bunch_table_size, natural_align, soa_directory_charge, soa_directory_size, ArrayData,
+    FixedElem, Layout, Slot, BUNCH_TABLE_ALIGN, HEADER_SIZE, OFFSET_SIZE, SOA_DIRECTORY_ALIGN,
 };
 use karmem_schema::model::*;
 use serde_json::{Map, Number, Value};
@@ -57,6 +57,7 @@ pub fn encode(
         s: schema,
         l: layout,
         buf: Vec::new(),
+        directories: HashMap::new(),
     };
     e.alloc(HEADER_SIZE as u64, 8)?;
     if schema.structs[root].kind == StructKind::Table {
@@ -79,6 +80,9 @@ struct Encoder<'a> {
     s: &'a Schema,
     l: &'a Layout,
     buf: Vec<u8>,
+    /// The SoA directories written so far: column list (hash, size) →
+    /// offset (format.md §5.3: one per column list per message).
+    directories: HashMap<Vec<(u32, u32)>, u32>,
 }
 
 impl Encoder<'_> {
@@ -96,7 +100,8 @@ impl Encoder<'_> {
         if count == 0 {
             return Ok(0);
         }
-        self.alloc(count as u64 * size as u64, ARRAY_ALIGN as u64)
+        // At the natural alignment of the element size (format.md §5).
+        self.alloc(count as u64 * size as u64, natural_align(size) as u64)
     }
 
     fn put(&mut self, at: u32, bytes: &[u8]) {
@@ -335,7 +340,7 @@ impl Encoder<'_> {
                     return Ok(());
                 }
                 let k = groups.iter().filter(|g| !g.is_empty()).count() as u64;
-                let table = self.alloc(bunch_table_size(k), ARRAY_ALIGN as u64)?;
+                let table = self.alloc(bunch_table_size(k), BUNCH_TABLE_ALIGN as u64)?;
                 self.put(table, &(k as u32).to_le_bytes());
                 let mut entry = table + 16;
                 for (bv, group) in variants.iter().zip(&groups) {
@@ -383,16 +388,29 @@ impl Encoder<'_> {
                     return Ok(());
                 }
                 let soa = self.l.soa(*elem);
-                let block = soa.directory_block as u64;
-                let dir = self.alloc(2 * block, ARRAY_ALIGN as u64)?;
-                self.put(dir, &(soa.columns.len() as u32).to_le_bytes());
+                // The directory of this column list: written right before
+                // the first block that uses it, then shared (format.md §5.3).
+                let list: Vec<(u32, u32)> = soa.columns.iter().map(|c| (c.hash, c.size)).collect();
+                let dir = match self.directories.get(&list) {
+                    Some(&d) => d,
+                    None => {
+                        let n = list.len() as u32;
+                        let d =
+                            self.alloc(soa.directory_size as u64, SOA_DIRECTORY_ALIGN as u64)?;
+                        self.put(d, &n.to_le_bytes());
+                        for (k, (hash, size)) in list.iter().enumerate() {
+                            self.put(d + 4 + 4 * k as u32, &hash.to_le_bytes());
+                            self.put(d + 4 + 4 * (n + k as u32), &size.to_le_bytes());
+                        }
+                        self.directories.insert(list, d);
+                        d
+                    }
+                };
+                let block = self.alloc(OFFSET_SIZE as u64, SOA_DIRECTORY_ALIGN as u64)?;
+                self.put(block, &dir.to_le_bytes());
                 let mut cols = Vec::with_capacity(soa.columns.len());
-                for (k, c) in soa.columns.iter().enumerate() {
-                    let col = self.alloc_array(items.len(), c.size)?;
-                    let entry = dir + 4 * (k as u32 + 1);
-                    self.put(entry, &c.hash.to_le_bytes());
-                    self.put(entry + block as u32, &col.to_le_bytes());
-                    cols.push(col);
+                for c in &soa.columns {
+                    cols.push(self.alloc_array(items.len(), c.size)?);
                 }
                 for (i, e) in items.iter().enumerate() {
                     // Reject unknown keys at every level of the element.
@@ -409,7 +427,7 @@ impl Encoder<'_> {
                         self.slot(&c.slot, leaf, cols[k] + i as u32 * c.size, &p)?;
                     }
                 }
-                self.put_ref(at, dir, n, n);
+                self.put_ref(at, block, n, n);
             }
             _ => unreachable!("struct arrays only"),
         }
@@ -677,7 +695,7 @@ impl Decoder<'_> {
             && limit.is_none_or(|l| a.len <= l)
             && (a.cap == 0
                 || (a.offset != 0
-                    && a.offset.is_multiple_of(ARRAY_ALIGN)
+                    && a.offset.is_multiple_of(natural_align(elem_size))
                     && a.offset as u64 + a.cap as u64 * elem_size as u64 <= self.b.len() as u64));
         if ok {
             a
@@ -836,10 +854,10 @@ impl Decoder<'_> {
             }
             ArrayData::UnionSoa { id, tag } => {
                 let tw = tag.size();
-                if a.cap > 0 {
+                if a.cap > 0 && a.offset.is_multiple_of(natural_align(tw)) {
                     let offsets = align(
                         a.offset as u64 + a.cap as u64 * tw as u64,
-                        ARRAY_ALIGN as u64,
+                        OFFSET_SIZE as u64,
                     );
                     if offsets + 4 * a.cap as u64 <= self.b.len() as u64 {
                         self.charge(a.len as u64 * (tw as u64 + 4))?;
@@ -856,7 +874,8 @@ impl Decoder<'_> {
             ArrayData::UnionBunch { variants, .. } => {
                 let k = if a.cap > 0 { self.u32(a.offset) } else { 0 };
                 let block = bunch_table_size(k as u64);
-                let fits = a.offset as u64 + block <= self.b.len() as u64;
+                let fits = a.offset as u64 + block <= self.b.len() as u64
+                    && a.offset.is_multiple_of(BUNCH_TABLE_ALIGN);
                 if a.cap > 0 && k <= self.limits.max_directory_entries && fits {
                     // The bunch table is read once (its bytes charged,
                     // format.md §10): the first entry of each tag.
@@ -911,15 +930,22 @@ impl Decoder<'_> {
             ArrayData::Soa { elem } => {
                 let soa = self.l.soa(*elem);
                 let mut cols = vec![0u32; soa.columns.len()];
-                if a.cap > 0 {
-                    let n = self.u32(a.offset);
-                    let block = soa_directory_block_size(n as u64);
-                    if n <= self.limits.max_directory_entries
-                        && a.offset as u64 + 2 * block <= self.b.len() as u64
+                if a.cap > 0
+                    && a.offset.is_multiple_of(SOA_DIRECTORY_ALIGN)
+                    && a.offset as u64 + 4 <= self.b.len() as u64
+                {
+                    // The block's first word: the shared directory (§5.3).
+                    let d = self.u32(a.offset);
+                    let n = self.u32(d);
+                    let size = soa_directory_size(n as u64);
+                    if d != 0
+                        && d.is_multiple_of(SOA_DIRECTORY_ALIGN)
+                        && n <= self.limits.max_directory_entries
+                        && d as u64 + size <= self.b.len() as u64
                     {
-                        // Both halves of the directory are read: charged
-                        // whatever they list (format.md §10).
-                        self.charge(2 * block)?;
+                        // Read each time an array uses it: charged each time
+                        // (format.md §10).
+                        self.charge(soa_directory_charge(n as u64))?;
                         let index = self.columns.remove(elem).unwrap_or_else(|| {
                             let mut index: HashMap<u32, Vec<usize>> = HashMap::new();
                             for (j, c) in soa.columns.iter().enumerate() {
@@ -927,23 +953,30 @@ impl Decoder<'_> {
                             }
                             index
                         });
-                        for k in 1..=n {
-                            let hash = self.u32(a.offset + 4 * k);
-                            let Some(known) = index.get(&hash) else {
-                                continue;
-                            };
-                            let col = self.u32(a.offset + block as u32 + 4 * k);
-                            for &j in known {
-                                let c = &soa.columns[j];
-                                if cols[j] == 0
-                                    && col != 0
-                                    && col.is_multiple_of(ARRAY_ALIGN)
-                                    && col as u64 + a.cap as u64 * c.size as u64
-                                        <= self.b.len() as u64
-                                {
-                                    cols[j] = col;
+                        // Lay out every column, known or not, by the listed
+                        // sizes; the first entry of a known hash with the
+                        // reader's size is its column. A block that ends
+                        // past the message has no column.
+                        let mut pos = a.offset as u64 + 4;
+                        let mut found = vec![0u32; cols.len()];
+                        let mut fits = true;
+                        for k in 0..n {
+                            let hash = self.u32(d + 4 + 4 * k);
+                            let value_size = self.u32(d + 4 + 4 * (n + k));
+                            pos = align(pos, natural_align(value_size) as u64);
+                            if pos > self.b.len() as u64 {
+                                fits = false;
+                                break;
+                            }
+                            for &j in index.get(&hash).into_iter().flatten() {
+                                if found[j] == 0 && soa.columns[j].size == value_size {
+                                    found[j] = pos as u32;
                                 }
                             }
+                            pos += a.cap as u64 * value_size as u64;
+                        }
+                        if fits && pos <= self.b.len() as u64 {
+                            cols = found;
                         }
                         self.columns.insert(*elem, index);
                     }

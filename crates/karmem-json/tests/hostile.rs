@@ -36,13 +36,14 @@ fn over_budget(r: Result<Value, karmem_json::Error>) {
 }
 
 /// An SoA array of empty tables: elements without columns. Root table at 8
-/// (16 bytes), the array's directory at 64 (n = 0, two 4-byte halves):
-/// 192 bytes, budget 8 × 192 = 1 536 = 16 (root) + 8 (directory) + 1 per
-/// element, so 1 512 elements fit and 1 513 do not.
+/// (16 bytes), the directory at 24 (n = 0, 4 bytes), the array's block at
+/// 28 (its word pointing to the directory): 192 bytes, budget 8 × 192 =
+/// 1 536 = 16 (root) + 8 (directory and block word) + 1 per element, so
+/// 1 512 elements fit and 1 513 do not.
 #[test]
 fn zero_width_elements_are_charged() {
     let (s, l) = load("karmem t;\nstruct E table { }\nstruct R table { A []E; }\n");
-    let at = |len: u32| message(192, &[(8, 2), (12, 64), (16, len), (20, len)]);
+    let at = |len: u32| message(192, &[(8, 2), (12, 28), (16, len), (20, len), (28, 24)]);
     let v = karmem_json::decode(&s, &l, root(&s), &at(1512)).unwrap();
     assert_eq!(v["A"].as_array().map(Vec::len), Some(1512));
     assert_eq!(v["A"][0], json!({}));
@@ -52,7 +53,8 @@ fn zero_width_elements_are_charged() {
 }
 
 /// Many arrays sharing one directory of 1 024 entries: every read of the
-/// directory is charged its two halves (2 × 4 100 bytes).
+/// directory is charged (8 × 1 025 bytes: the directory and the block's
+/// word).
 #[test]
 fn directory_reads_are_charged() {
     let (s, l) = load(
@@ -60,16 +62,18 @@ fn directory_reads_are_charged() {
          struct R table { L []H #aos; }\n",
     );
     let build = |n: u32| {
+        // n AoS elements, all the table H at t, whose array's block at b
+        // points to the directory at d (entries of size 0: no column).
         let t = (64 + 4 * n as usize).next_multiple_of(8);
-        let d = t + 16;
-        let block = 4 * 1025usize;
+        let b = t + 16;
+        let d = b + 4;
         let mut words = vec![(8, 2), (12, 64), (16, n), (20, n)];
         words.extend((0..n as usize).map(|i| (64 + 4 * i, t as u32)));
-        words.extend([(t, 2), (t + 4, d as u32), (t + 8, 1), (t + 12, 1)]);
-        words.push((d, 1024));
+        words.extend([(t, 2), (t + 4, b as u32), (t + 8, 1), (t + 12, 1)]);
+        words.extend([(b, d as u32), (d, 1024)]);
         // Hashes no column of V has: the scan finds nothing.
         words.extend((1..=1024).map(|k| (d + 4 * k, k as u32)));
-        message(d + 2 * block, &words)
+        message((d + 4 * 2049).next_multiple_of(8), &words)
     };
     let v = karmem_json::decode(&s, &l, root(&s), &build(4)).unwrap();
     assert_eq!(v["L"][3], json!({ "A": [{ "X": 0 }] }));

@@ -274,11 +274,11 @@ impl Computer<'_> {
             self.diags.push(name_clash_diagnostic(span, &a, &b));
         }
         // Fits in u32: more than MAX_COLUMNS columns is an error reported above.
-        let directory_block = soa_directory_block_size(columns.len() as u64) as u32;
+        let directory_size = soa_directory_size(columns.len() as u64) as u32;
         SoaLayout {
             elem,
             columns,
-            directory_block,
+            directory_size,
         }
     }
 

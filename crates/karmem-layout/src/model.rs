@@ -11,9 +11,10 @@ use karmem_schema::model::{ArrayType, EnumId, Primitive, StructId, UnionId};
 // crate's: they live in `karmem-format` (RATIONALE.md R3.4), and are
 // re-exported so that the generators ask one crate every layout question.
 pub use karmem_format::{
-    bunch_table_size, path_hash, soa_directory_block_size, ARRAY_ALIGN, ARRAY_REF_SIZE,
-    BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE, HEADER_SIZE, MAGIC, OBJECT_ALIGN, OFFSET_SIZE,
-    REF_SLOT_ALIGN, TABLE_HEADER_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE, VERSION,
+    bunch_table_size, natural_align, path_hash, soa_directory_charge, soa_directory_size,
+    ARRAY_ALIGN, ARRAY_REF_SIZE, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE, BUNCH_TABLE_ALIGN,
+    HEADER_SIZE, MAGIC, OBJECT_ALIGN, OFFSET_SIZE, REF_SLOT_ALIGN, SOA_DIRECTORY_ALIGN,
+    TABLE_HEADER_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE, VERSION,
 };
 /// Schema-side limits on flattening (format.md §5.3).
 pub const MAX_FLATTEN_DEPTH: usize = 16;
@@ -246,8 +247,8 @@ pub struct SoaLayout {
     pub elem: StructId,
     /// Columns in flattening order (= directory order when writing).
     pub columns: Vec<Column>,
-    /// Size of each half of the directory: `4 × (n + 1)`.
-    pub directory_block: u32,
+    /// Size of the directory: `4 × (2n + 1)`.
+    pub directory_size: u32,
 }
 
 /// One leaf of a flattened struct.

@@ -37,8 +37,8 @@ fn seed_account_data_offsets() {
     );
     assert_eq!(soa.columns[1].size, ARRAY_REF_SIZE);
     assert_eq!(soa.columns[2].size, 8);
-    // Three columns: the count (or reserved word) and three entries.
-    assert_eq!(soa.directory_block, 16);
+    // Three columns: the count, three hashes and three sizes.
+    assert_eq!(soa.directory_size, 28);
 }
 
 #[test]
@@ -138,8 +138,8 @@ fn union_bunches_and_directory_size() {
         "karmem t; struct W inline {{ {fields} }} struct R table {{ A []W; }}"
     ));
     assert_eq!(
-        l.soa(schema.struct_by_name("W").unwrap()).directory_block,
-        68
+        l.soa(schema.struct_by_name("W").unwrap()).directory_size,
+        132
     );
 }
 

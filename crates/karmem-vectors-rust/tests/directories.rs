@@ -3,7 +3,8 @@
 //! reader takes decides what it reads) and the validator refuses it, both
 //! for an array validated on its own (`Validator::soa`) and for the arrays
 //! of an SoA column (`Validator::soa_column`, whose same-version fast path
-//! such a directory leaves); a repeated hash the schema does not know
+//! such a directory leaves; the arrays of one column list share it); a
+//! repeated hash the schema does not know
 //! passes. Viewers and the decoder stay bounded either way.
 use karmem::{AlignedBuf, Error, Reader, Writer};
 use karmem_vectors_rust::{schemas_all_layouts as all, vectors_game_schema as game};
@@ -13,9 +14,9 @@ use karmem_vectors_rust::{schemas_all_layouts as all, vectors_game_schema as gam
 fn vec3_directories(bytes: &[u8]) -> Vec<usize> {
     let hashes = [0, 1, 2].map(|i| karmem_layout::path_hash(&[i]));
     let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
-    // Directories start at multiples of 8 (format.md §5.3).
+    // Directories start at multiples of 4 (format.md §5.3).
     (8..bytes.len() - 16)
-        .step_by(8)
+        .step_by(4)
         .filter(|&d| word(d) == 3 && (0..3).all(|k| word(d + 4 + 4 * k) == hashes[k]))
         .collect()
 }
@@ -70,7 +71,9 @@ fn a_directory_on_its_own() {
     let good = w.bytes().to_vec();
     assert_eq!(all_layouts(&good), Ok(()));
     for (dir, known, unknown) in repeated(&good) {
-        let offset = dir as u32;
+        // The error names the array's block, right after the directory
+        // (28 bytes: n, three hashes, three sizes).
+        let offset = dir as u32 + 28;
         assert_eq!(all_layouts(&known), Err(Error::MalformedArray { offset }));
         assert_eq!(all_layouts(&unknown), Ok(()));
     }
@@ -113,9 +116,11 @@ fn the_directories_of_a_column() {
     let good = w.bytes().to_vec();
     assert_eq!(game_state(&good), Ok(()));
     let cases = repeated(&good);
-    assert_eq!(cases.len(), 3, "one Path directory per monster");
+    // One directory for the three monsters' paths (format.md §5.3): the
+    // first array, whose block follows it, is the first refused.
+    assert_eq!(cases.len(), 1, "one Path directory shared by the monsters");
     for (dir, known, unknown) in cases {
-        let offset = dir as u32;
+        let offset = dir as u32 + 28;
         assert_eq!(game_state(&known), Err(Error::MalformedArray { offset }));
         assert_eq!(game_state(&unknown), Ok(()));
     }

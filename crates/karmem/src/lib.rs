@@ -37,7 +37,9 @@ mod views;
 mod writer;
 
 pub use error::Error;
-pub use reader::{AlignedBuf, ArrayRef, Checked, Limits, Mode, Reader, ReaderMut, Table, Trusted};
+pub use reader::{
+    AlignedBuf, ArrayRef, Checked, Directory, Limits, Mode, Reader, ReaderMut, Table, Trusted,
+};
 pub use scalar::{Scalar, ScalarNewtype};
 pub use validate::Validator;
 pub use views::{FromInline, FromTable, InlineArray, TableArray};
@@ -70,7 +72,7 @@ impl Message for () {
 
 /// The format's constants and the column hash, owned by `karmem-format`
 /// (the one layout contract, RATIONALE.md R3.4) and re-exported here.
-pub use karmem_format::{path_hash, ARRAY_ALIGN, HEADER_SIZE, MAGIC, VERSION};
+pub use karmem_format::{natural_align, path_hash, ARRAY_ALIGN, HEADER_SIZE, MAGIC, VERSION};
 
 /// How many elements ahead generated SoA loops prefetch children
 /// (see [`Reader::prefetch_array`]).

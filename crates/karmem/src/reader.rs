@@ -1,13 +1,15 @@
 use alloc::vec::Vec;
 use core::marker::PhantomData;
 
-use karmem_format::{BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE};
+use karmem_format::{
+    natural_align, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE, BUNCH_TABLE_ALIGN, OFFSET_SIZE,
+    SOA_DIRECTORY_ALIGN,
+};
 
-use crate::{align_up, Error, Scalar, ScalarNewtype, ARRAY_ALIGN, HEADER_SIZE, MAGIC, VERSION};
+use crate::{align_up, Error, Scalar, ScalarNewtype, HEADER_SIZE, MAGIC, VERSION};
 
-/// Directories of up to this many entries (`8 × (n + 1)` ≤ 128 bytes) are
-/// checked by the validator's same-version fast path
-/// (`Validator::soa_column`).
+/// Directories of up to this many entries are checked by the validator's
+/// same-version fast path (`Validator::soa_column`).
 pub(crate) const SMALL_DIRECTORY: usize = 15;
 
 /// Limits a reader enforces against hostile messages (format.md §10).
@@ -442,9 +444,9 @@ impl<'a, M: Mode> Reader<'a, M> {
     /// the column offset, or 0 when the column is absent or malformed.
     ///
     /// Generic over the column count and inlined: a directory written by the
-    /// same schema version (same hashes, same order) resolves in `N`
-    /// constant compares and `N` column checks; any other directory (older
-    /// or newer writer) goes through the general scan.
+    /// same schema version (same hashes and sizes, same order) resolves in
+    /// `N` constant compares and `N` steps of the column layout; any other
+    /// directory (older or newer writer) goes through the general scan.
     #[inline(always)]
     pub fn soa_columns<const N: usize>(
         &self,
@@ -453,78 +455,78 @@ impl<'a, M: Mode> Reader<'a, M> {
         out: &mut [u32; N],
     ) {
         *out = [0; N];
-        if let Some((hashes, offsets)) = self.directory(a) {
-            self.resolve_columns(a.cap, hashes, offsets, wanted, out);
+        if let Some(dir) = self.directory(a) {
+            self.resolve_columns(a.cap, dir, wanted, out);
         }
     }
 
     /// `soa_columns` over a directory already found well formed
-    /// (`directory`); `out` is zero.
+    /// (`directory`); `out` is zero. Columns are where the directory's
+    /// sizes put them (`column_layout`); a block that does not end inside
+    /// the message has no column.
     #[inline(always)]
     pub(crate) fn resolve_columns<const N: usize>(
         &self,
         cap: u32,
-        hashes: &[u32],
-        offsets: &[u32],
+        dir: Directory<'a>,
         wanted: &[(u32, u32); N],
         out: &mut [u32; N],
     ) {
-        if let Some(found) = same_columns(hashes, offsets, wanted) {
-            for j in 0..N {
-                let col = found[j];
-                if M::TRUSTED || column_ok(col, cap, wanted[j].1, self.bytes.len()) {
-                    out[j] = col;
-                }
+        let size = self.bytes.len() as u64;
+        if same_columns(dir, wanted) {
+            let sizes = wanted.map(|w| w.1);
+            let mut cols = [0u32; N];
+            if column_layout(dir.start, cap, &sizes, size, |k, col| cols[k] = col) {
+                *out = cols;
             }
         } else {
-            self.find_columns(cap, hashes, offsets, wanted, out);
+            find_columns(dir, cap, size, wanted, out);
         }
     }
 
-    /// The general case of `soa_columns`: one scan of the directory, each
-    /// entry matched against the wanted columns (the first well-formed entry
-    /// of a column wins).
-    #[cold]
-    fn find_columns(
-        &self,
-        cap: u32,
-        hashes: &[u32],
-        offsets: &[u32],
-        wanted: &[(u32, u32)],
-        out: &mut [u32],
-    ) {
-        for (j, col) in directory_matches(hashes, offsets, wanted) {
-            if out[j] == 0 && (M::TRUSTED || column_ok(col, cap, wanted[j].1, self.bytes.len())) {
-                out[j] = col;
-            }
-        }
-    }
-
-    /// The hash and offset blocks of the SoA directory of `a`, as native
-    /// slices of `n` entries each; `None` if the directory is malformed or
-    /// over `max_directory_entries`.
+    /// The SoA directory of `a` (format.md §5.3): the one its block's first
+    /// word points to, shared by the arrays of its column list. `None` if
+    /// the array is empty, or the block's word or the directory is
+    /// malformed (misaligned, past the end, over `max_directory_entries`).
+    /// Whether the block's columns end inside the message is checked when
+    /// they are laid out (`column_layout`).
     #[inline]
-    pub fn directory(&self, a: ArrayRef) -> Option<(&'a [u32], &'a [u32])> {
+    pub fn directory(&self, a: ArrayRef) -> Option<Directory<'a>> {
         if a.cap == 0 {
             return None;
         }
-        // `n`, then the whole directory as one slice: `2 × (n + 1)` words,
-        // both halves cut from it with one bounds check (a trusted reader
-        // reads no further than the validator checked).
-        let n: u32 = self.get(a.offset);
+        if !M::TRUSTED
+            && (!a.offset.is_multiple_of(SOA_DIRECTORY_ALIGN)
+                || a.offset as u64 + OFFSET_SIZE as u64 > self.bytes.len() as u64)
+        {
+            return None;
+        }
+        let at: u32 = self.get(a.offset);
+        if !M::TRUSTED && !at.is_multiple_of(SOA_DIRECTORY_ALIGN) {
+            return None;
+        }
+        // `n`, then the whole directory as one slice of `2n + 1` words (a
+        // trusted reader reads no further than the validator checked;
+        // offset 0 gives an empty slice).
+        let n: u32 = self.get(at);
         if !M::TRUSTED && n > self.limits.max_directory_entries {
             return None;
         }
-        let words = 2 * (n as u64 + 1);
+        let words = 2 * n as u64 + 1;
         if words > u32::MAX as u64 {
             return None;
         }
-        let all = self.slice::<u32>(a.offset, words as u32);
+        let all = self.slice::<u32>(at, words as u32);
         if all.len() as u64 != words {
             return None;
         }
         let n = n as usize;
-        Some((&all[1..1 + n], &all[n + 2..]))
+        Some(Directory {
+            at,
+            hashes: &all[1..1 + n],
+            sizes: &all[1 + n..],
+            start: a.offset.wrapping_add(OFFSET_SIZE),
+        })
     }
 
     /// Tag and offset columns of an SoA array of unions (format.md §7.1):
@@ -534,9 +536,14 @@ impl<'a, M: Mode> Reader<'a, M> {
         if a.cap == 0 {
             return None;
         }
+        // The tag column at its natural alignment, the offset column at
+        // the next multiple of 4 after it.
         let tags_end = a.offset as u64 + a.cap as u64 * tag_size as u64;
-        let offsets = align_up(tags_end, ARRAY_ALIGN as u64);
-        if !M::TRUSTED && offsets + 4 * a.cap as u64 > self.bytes.len() as u64 {
+        let offsets = align_up(tags_end, OFFSET_SIZE as u64);
+        if !M::TRUSTED
+            && (!a.offset.is_multiple_of(natural_align(tag_size))
+                || offsets + OFFSET_SIZE as u64 * a.cap as u64 > self.bytes.len() as u64)
+        {
             return None;
         }
         Some((a.offset, offsets as u32))
@@ -551,7 +558,11 @@ impl<'a, M: Mode> Reader<'a, M> {
         }
         let k: u32 = self.get(a.offset);
         let end = a.offset as u64 + BUNCH_ENTRY_SIZE as u64 * (k as u64 + 1);
-        if !M::TRUSTED && (k > self.limits.max_directory_entries || end > self.bytes.len() as u64) {
+        if !M::TRUSTED
+            && (k > self.limits.max_directory_entries
+                || end > self.bytes.len() as u64
+                || !a.offset.is_multiple_of(BUNCH_TABLE_ALIGN))
+        {
             return ArrayRef::EMPTY;
         }
         for e in 1..=k {
@@ -577,47 +588,89 @@ pub(crate) fn array_ok(a: ArrayRef, elem_size: u32, limit: Option<u32>, size: us
     if a.cap == 0 {
         return true;
     }
+    // The block starts at the natural alignment of its elements (format.md
+    // §5); a block of unknown contents (`elem_size` 0: SoA, SoA union or
+    // bunch) is checked for alignment by its own reader.
     a.offset != 0
-        && a.offset.is_multiple_of(ARRAY_ALIGN)
+        && a.offset.is_multiple_of(natural_align(elem_size))
         && a.offset as u64 + a.cap as u64 * elem_size as u64 <= size as u64
 }
 
-/// `(index in wanted, column offset)` of every directory entry whose hash
-/// is wanted, in directory order.
-#[inline]
-pub(crate) fn directory_matches<'d>(
-    hashes: &'d [u32],
-    offsets: &'d [u32],
-    wanted: &'d [(u32, u32)],
-) -> impl Iterator<Item = (usize, u32)> + 'd {
-    hashes
-        .iter()
-        .zip(offsets)
-        .filter_map(|(&hash, &col)| Some((wanted.iter().position(|w| w.0 == hash)?, col)))
+/// A well-formed SoA directory (format.md §5.3) as an array sees it: the
+/// column hashes and value sizes it lists, and where the array's first
+/// column may start (after the block's word that points to the directory).
+#[derive(Clone, Copy, Debug)]
+pub struct Directory<'a> {
+    /// Where the directory is.
+    pub at: u32,
+    /// The hash of each column, in directory (= block) order.
+    pub hashes: &'a [u32],
+    /// The value size of each column, in the same order.
+    pub sizes: &'a [u32],
+    /// The end of the block's directory word: column 0 starts at the next
+    /// multiple of its natural alignment.
+    pub start: u32,
 }
 
-/// Does the directory list exactly the wanted columns, in order (what a
-/// writer of the same schema version emits)?
-/// Returns the `N` column offsets if so (as an array: no bounds checks
-/// downstream).
+/// Lay out the columns of an SoA block (format.md §5.3): column `k` starts
+/// at the natural alignment of `sizes[k]` after the end of column `k − 1`
+/// (of `start` for the first) and holds `cap` values. Calls `each(k,
+/// offset)` for each; `false` as soon as a column ends past `limit` (the
+/// block is then malformed). In 64 bits: each step adds at most
+/// `(2^32 − 1)^2` to a position checked against `limit ≤ 2^32`, so nothing
+/// wraps.
 #[inline(always)]
-pub(crate) fn same_columns<'d, const N: usize>(
-    hashes: &[u32],
-    offsets: &'d [u32],
-    wanted: &[(u32, u32); N],
-) -> Option<&'d [u32; N]> {
-    let hashes: &[u32; N] = hashes.try_into().ok()?;
-    let offsets: &[u32; N] = offsets.try_into().ok()?;
-    (0..N).all(|j| hashes[j] == wanted[j].0).then_some(offsets)
+pub(crate) fn column_layout(
+    start: u32,
+    cap: u32,
+    sizes: &[u32],
+    limit: u64,
+    mut each: impl FnMut(usize, u32),
+) -> bool {
+    let mut pos = start as u64;
+    for (k, &size) in sizes.iter().enumerate() {
+        pos = align_up(pos, natural_align(size) as u64);
+        if pos > limit {
+            return false;
+        }
+        each(k, pos as u32);
+        pos += cap as u64 * size as u64;
+    }
+    pos <= limit
 }
 
-#[inline]
-pub(crate) fn column_ok(col: u32, cap: u32, size: u32, msg: usize) -> bool {
-    // `&`, not `&&`: three cheap tests and one branch for the caller, which
-    // checks whole directories (and columns of them) without branching.
-    (col != 0)
-        & col.is_multiple_of(ARRAY_ALIGN)
-        & (col as u64 + cap as u64 * size as u64 <= msg as u64)
+/// The general case of resolving columns: one pass over the directory,
+/// each entry matched against the wanted columns; the first entry of a
+/// column whose size is the reader's wins. Nothing is found when the
+/// block does not end inside `limit`.
+#[cold]
+fn find_columns(dir: Directory<'_>, cap: u32, limit: u64, wanted: &[(u32, u32)], out: &mut [u32]) {
+    let ok = column_layout(dir.start, cap, dir.sizes, limit, |k, col| {
+        if let Some(j) = wanted.iter().position(|w| w.0 == dir.hashes[k]) {
+            if out[j] == 0 && dir.sizes[k] == wanted[j].1 {
+                out[j] = col;
+            }
+        }
+    });
+    if !ok {
+        out.fill(0);
+    }
+}
+
+/// Does the directory list exactly the wanted columns, with their sizes,
+/// in order (what a writer of the same schema version emits)?
+#[inline(always)]
+pub(crate) fn same_columns<const N: usize>(dir: Directory<'_>, wanted: &[(u32, u32); N]) -> bool {
+    let (Ok(hashes), Ok(sizes)) = (
+        <&[u32; N]>::try_from(dir.hashes),
+        <&[u32; N]>::try_from(dir.sizes),
+    ) else {
+        return false;
+    };
+    // `&`, not `&&`: one branch for the whole directory.
+    (0..N).fold(true, |good, j| {
+        good & (hashes[j] == wanted[j].0) & (sizes[j] == wanted[j].1)
+    })
 }
 
 /// Reinterpret little-endian bytes as a slice of `T`.

@@ -4,7 +4,9 @@
 //! A reference is three little-endian `u32` (offset, length, capacity,
 //! format.md §5). It is well formed when `length <= capacity`, `length <=`
 //! the limit of `[<N]T`, and, if the capacity is not zero, the data block
-//! starts at a non-zero multiple of 8 (`ARRAY_ALIGN`) and `offset + capacity × element
+//! starts at a non-zero multiple of the element size's natural alignment
+//! (`natural_align`: 1 for SoA data, whose block is checked on its own)
+//! and `offset + capacity × element
 //! size` lies inside the message. The validator charges its budget
 //! `max(capacity × element size, 1)` per reference.
 //!
@@ -78,7 +80,7 @@ fn scalar(refs: &[u32], rules: Rules) -> (bool, u64) {
 mod x86 {
     use core::arch::x86_64::*;
 
-    use crate::ARRAY_ALIGN;
+    use crate::natural_align;
 
     use super::Rules;
 
@@ -114,7 +116,7 @@ mod x86 {
         unsafe {
             let zero = _mm_setzero_si128();
             let ones = _mm_set1_epi32(-1);
-            let misalign = _mm_set1_epi32(ARRAY_ALIGN as i32 - 1);
+            let misalign = _mm_set1_epi32(natural_align(rules.elem_size) as i32 - 1);
             let size = _mm_set1_epi32(rules.size as i32);
             let max_len = _mm_set1_epi32(rules.max_len as i32);
             // Capacities count towards the block's end only for sized elements.
@@ -136,7 +138,7 @@ mod x86 {
                 let cap = pick!(t, c, 0, 2, 0, 3);
 
                 let bad_len = _mm_or_si128(gt_u32(len, cap), gt_u32(len, max_len));
-                // offset ≠ 0, a multiple of 8, ≤ size, and capacity ≤
+                // offset ≠ 0, naturally aligned, ≤ size, and capacity ≤
                 // (size − offset) / element size: the block's end, without a
                 // 64-bit product.
                 let aligned = _mm_cmpeq_epi32(_mm_and_si128(offset, misalign), zero);
@@ -202,7 +204,8 @@ mod tests {
         if rng.next().is_multiple_of(5) {
             return [0, 0, 0];
         }
-        let offset = 8 * (1 + rng.below(rules.size / 8));
+        let align = crate::natural_align(rules.elem_size);
+        let offset = align * (1 + rng.below(rules.size / align));
         if offset > rules.size {
             return [0, 0, 0];
         }
@@ -262,12 +265,13 @@ mod tests {
         };
         // Each case repeated to fill the vector path, then on its own for
         // the scalar path.
-        let cases: [([u32; 3], bool); 9] = [
+        let cases: [([u32; 3], bool); 10] = [
             ([64, 2, 3], true),
             ([0, 0, 0], true),
             ([12345, 0, 0], true), // no block: the offset is not looked at
             ([0, 1, 1], false),
-            ([92, 1, 1], false),          // not a multiple of 8
+            ([90, 1, 1], false),          // not a multiple of 4
+            ([92, 1, 1], true),           // a multiple of 4, not of 8
             ([1024 - 64, 10, 16], true),  // ends exactly at the message end
             ([1024 - 64, 10, 17], false), // one element past it
             ([64, 11, 11], false),        // over the limit

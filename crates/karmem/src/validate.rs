@@ -1,8 +1,9 @@
-use crate::reader::{array_ok, column_ok, directory_matches, same_columns, SMALL_DIRECTORY};
+use crate::reader::{array_ok, column_layout, same_columns, SMALL_DIRECTORY};
 use crate::refcheck;
 use crate::{ArrayRef, Error, Reader, Table, HEADER_SIZE};
 use karmem_format::{
-    bunch_table_size, soa_directory_block_size, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE,
+    bunch_table_size, soa_directory_charge, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE,
+    BUNCH_TABLE_ALIGN, SOA_DIRECTORY_ALIGN,
 };
 
 /// The state of one validation pass: the reader, the remaining traversal
@@ -118,10 +119,12 @@ impl<'a> Validator<'a> {
         }
     }
 
-    /// Check an SoA directory and resolve the known columns (`out`, as in
-    /// `Reader::soa_columns`, with the same fast path for a directory of the
-    /// same schema version). A known column that is present must be well
-    /// formed; absent columns are valid (older writers).
+    /// Check an SoA array's block and its directory and resolve the known
+    /// columns (`out`, as in `Reader::soa_columns`, with the same fast path
+    /// for a directory of the same schema version). The directory must be
+    /// well formed, list no known hash twice and no known hash with another
+    /// value size, and the block must end inside the message (format.md
+    /// §5.3); absent columns are valid (older writers).
     #[inline(always)]
     pub fn soa<const N: usize>(
         &mut self,
@@ -134,38 +137,37 @@ impl<'a> Validator<'a> {
             return Ok(());
         }
         let r = self.reader;
-        let Some((hashes, offsets)) = r.directory(a) else {
+        let Some(dir) = r.directory(a) else {
             return Err(self.directory_error(a.offset));
         };
-        let block = soa_directory_block_size(hashes.len() as u64);
         // Charge every known column, present or not: decoding an element
         // costs its full width whatever the directory lists, and a message
         // that validates must also decode within the same budget (§10).
         // An element is at least one unit, also without columns (an empty
         // table): a huge capacity of nothing is no free work.
         let width = element_width(wanted);
-        let cost = 2 * block + a.cap as u64 * width;
-        if let Some(found) = same_columns(hashes, offsets, wanted) {
-            // Every column's flag folded into one branch (the sizes are
-            // constants of the generated code).
-            let mut good = true;
-            for j in 0..N {
-                good &= column_ok(found[j], a.cap, wanted[j].1, r.size() as usize);
-            }
-            if !good {
-                return Err(Error::MalformedArray { offset: a.offset });
-            }
-            *out = *found;
+        let cost = soa_directory_charge(dir.hashes.len() as u64) + a.cap as u64 * width;
+        let size = r.size() as u64;
+        let good = if same_columns(dir, wanted) {
+            let sizes = wanted.map(|w| w.1);
+            let mut cols = [0u32; N];
+            let good = column_layout(dir.start, a.cap, &sizes, size, |k, col| cols[k] = col);
+            *out = cols;
+            good
         } else {
-            self.find_columns(a, hashes, offsets, wanted, out)?;
+            find_columns(dir, a.cap, size, wanted, out)
+        };
+        if !good {
+            *out = [0; N];
+            return Err(Error::MalformedArray { offset: a.offset });
         }
         self.charge(cost)
     }
 
     /// The known columns of an SoA array, for decoding: as
-    /// `Reader::soa_columns`, and the directory's two halves are charged
-    /// when it is read (format.md §10), so a directory shared by many arrays
-    /// costs each of them.
+    /// `Reader::soa_columns`, and the directory is charged each time it is
+    /// read (format.md §10), so a directory shared by many arrays costs
+    /// each of them.
     #[inline]
     pub fn soa_columns<const N: usize>(
         &mut self,
@@ -174,12 +176,11 @@ impl<'a> Validator<'a> {
         out: &mut [u32; N],
     ) -> Result<(), Error> {
         *out = [0; N];
-        let Some((hashes, offsets)) = self.reader.directory(a) else {
+        let Some(dir) = self.reader.directory(a) else {
             return Ok(());
         };
-        self.reader
-            .resolve_columns(a.cap, hashes, offsets, wanted, out);
-        self.charge(2 * soa_directory_block_size(hashes.len() as u64))
+        self.reader.resolve_columns(a.cap, dir, wanted, out);
+        self.charge(soa_directory_charge(dir.hashes.len() as u64))
     }
 
     /// Check a whole SoA column of `len` array references at `col` (a
@@ -264,12 +265,14 @@ impl<'a> Validator<'a> {
             .unwrap_or(ArrayRef::EMPTY)
     }
 
-    /// The SoA directories of every array in a column that passed
-    /// [`Validator::array_column`] (`wanted` as in [`Validator::soa`]), for
-    /// element types whose columns need no further checks (`Vec3`: only
-    /// numbers). A directory written by the same schema version is checked
-    /// with flags folded into one branch per directory; any other goes
-    /// through [`Validator::soa`]. The budget is charged as `soa` charges it.
+    /// The SoA blocks and directories of every array in a column that
+    /// passed [`Validator::array_column`] (`wanted` as in
+    /// [`Validator::soa`]), for element types whose columns need no further
+    /// checks (`Vec3`: only numbers). A directory written by the same
+    /// schema version is compared with `wanted` once (the arrays of a
+    /// column share it, format.md §5.3), each block's layout checked with
+    /// flags folded into one branch; any other goes through
+    /// [`Validator::soa`]. The budget is charged as `soa` charges it.
     #[inline]
     pub fn soa_column<const N: usize>(
         &mut self,
@@ -277,45 +280,42 @@ impl<'a> Validator<'a> {
         len: u32,
         wanted: &[(u32, u32); N],
     ) -> Result<(), Error> {
-        let size = self.reader.size() as usize;
+        let size = self.reader.size() as u64;
         let width = element_width(wanted);
-        // The same-version fast path reads the whole directory at once
+        // The same-version fast path compares the whole directory at once
         // (N ≤ 15 entries) and must respect a lowered entry limit.
         let fast = N <= SMALL_DIRECTORY && N as u32 <= self.reader.limits().max_directory_entries;
-        let block = soa_directory_block_size(N as u64);
+        let charge = soa_directory_charge(N as u64);
+        let sizes = wanted.map(|w| w.1);
+        // The directory last found to be the same-version one.
+        let mut known = 0u32;
         let mut cost = 0u64;
         let refs = self.reader.slice::<u32>(col, len.saturating_mul(3));
-        let bytes = self.reader.bytes();
         for (i, r) in refs.chunks_exact(3).enumerate() {
-            // Both blocks of a directory some arrays ahead.
+            // The block of an array some arrays ahead.
             if let Some(&ahead) = refs.get(3 * (i + crate::PREFETCH_AHEAD as usize)) {
                 self.reader.prefetch(ahead);
-                self.reader.prefetch(ahead.wrapping_add(64));
             }
             let (offset, cap) = (r[0], r[2]);
             if cap == 0 {
                 continue;
             }
-            // Words 0..=N: count and hashes; N+2..2N+2: column offsets.
-            let dir: Option<&[u8]> = (offset as usize)
-                .checked_add(2 * block as usize)
-                .and_then(|end| bytes.get(offset as usize..end));
-            let word = |d: &[u8], k: usize| {
-                u32::from_le_bytes([d[4 * k], d[4 * k + 1], d[4 * k + 2], d[4 * k + 3]])
-            };
             let good = fast
-                && dir.is_some_and(|d| {
-                    let mut good = word(d, 0) == N as u32;
-                    for (j, &(hash, value_size)) in wanted.iter().enumerate() {
-                        let c = word(d, N + 2 + j);
-                        good &= (word(d, 1 + j) == hash) & column_ok(c, cap, value_size, size);
-                    }
-                    good
-                });
+                && offset.is_multiple_of(SOA_DIRECTORY_ALIGN)
+                && offset as u64 + 4 <= size
+                && {
+                    let at: u32 = self.reader.get(offset);
+                    (at != 0 && at == known || self.same_directory(at, wanted))
+                        && column_layout(offset + 4, cap, &sizes, size, |_, _| {})
+                        && {
+                            known = at;
+                            true
+                        }
+                };
             if good {
-                // Each term is at most 2·block + N · size; saturating, as a
-                // column of 2^28 hostile directories could pass 2^64.
-                cost = cost.saturating_add(2 * block + cap as u64 * width);
+                // Each term is at most 8·16 + N · 2^32 · size; saturating, as
+                // a column of 2^28 hostile arrays could pass 2^64.
+                cost = cost.saturating_add(charge + cap as u64 * width);
             } else {
                 let a = ArrayRef {
                     offset,
@@ -331,6 +331,22 @@ impl<'a> Validator<'a> {
         self.charge(cost)
     }
 
+    /// Is the directory at `at` well formed and exactly `wanted` (hashes
+    /// and sizes, in order)?
+    #[inline(always)]
+    fn same_directory<const N: usize>(&self, at: u32, wanted: &[(u32, u32); N]) -> bool {
+        if at == 0 || !at.is_multiple_of(SOA_DIRECTORY_ALIGN) {
+            return false;
+        }
+        let words = self.reader.slice::<u32>(at, 2 * N as u32 + 1);
+        if words.len() != 2 * N + 1 || words[0] != N as u32 {
+            return false;
+        }
+        (0..N).fold(true, |good, j| {
+            good & (words[1 + j] == wanted[j].0) & (words[1 + N + j] == wanted[j].1)
+        })
+    }
+
     /// [`Validator::soa`] for one array of [`Validator::soa_column`] whose
     /// directory is not of the same schema version (or is malformed).
     #[cold]
@@ -344,46 +360,24 @@ impl<'a> Validator<'a> {
         self.soa(a, wanted, &mut out)
     }
 
-    /// Why `Reader::directory` refused the directory at `dir`.
+    /// Why `Reader::directory` refused the directory of the SoA block at
+    /// `block`.
     #[cold]
-    fn directory_error(&self, dir: u32) -> Error {
-        let entries: u32 = self.reader.get(dir);
-        if entries > self.reader.limits().max_directory_entries {
+    fn directory_error(&self, block: u32) -> Error {
+        let at: u32 = self.reader.get(block);
+        let entries: u32 = self.reader.get(at);
+        if at != 0 && entries > self.reader.limits().max_directory_entries {
             Error::DirectoryTooLarge {
-                offset: dir,
+                offset: at,
                 entries,
             }
         } else {
-            Error::MalformedArray { offset: dir }
+            Error::MalformedArray { offset: block }
         }
-    }
-
-    /// The general case of `soa`: one scan of the directory.
-    #[cold]
-    fn find_columns(
-        &self,
-        a: ArrayRef,
-        hashes: &[u32],
-        offsets: &[u32],
-        wanted: &[(u32, u32)],
-        out: &mut [u32],
-    ) -> Result<(), Error> {
-        for (j, col) in directory_matches(hashes, offsets, wanted) {
-            // Two entries for one known column would be ambiguous (format.md
-            // §5.3); unknown hashes, repeated or not, are never looked at.
-            if out[j] != 0 || !column_ok(col, a.cap, wanted[j].1, self.reader.size() as usize) {
-                return Err(Error::MalformedArray { offset: a.offset });
-            }
-            out[j] = col;
-        }
-        Ok(())
     }
 
     /// UTF-8 text. ASCII (the common case) is recognised first, eight
-    /// bytes at a time: the words covering `len` bytes from a data block
-    /// (8-aligned, in a message whose size is a multiple of 8) lie inside
-    /// the message, and the bytes past `len` are masked off, whatever they
-    /// hold. Anything else goes through `from_utf8`.
+    /// bytes at a time; anything else goes through `from_utf8`.
     #[inline]
     pub fn utf8(&self, offset: u32, len: u32) -> Result<(), Error> {
         if len == 0 || self.ascii_words(offset, len) {
@@ -394,28 +388,38 @@ impl<'a> Validator<'a> {
             .map_err(|_| Error::InvalidText { offset })
     }
 
-    /// Are the `len` bytes at `offset` ASCII, read as whole 8-byte words?
-    /// `false` also when those words do not fit the message (the caller
-    /// then looks at the exact bytes).
+    /// Are the `len` bytes at `offset` ASCII? Read as whole 8-byte words
+    /// where they lie inside the message, the bytes past `len` in the last
+    /// word masked off whatever they hold. Text starts at any offset
+    /// (format.md §5: its alignment is 1), so the word holding its last
+    /// byte may run past the end of the message: those last bytes are then
+    /// read one by one. `false` also when the text does not fit the
+    /// message (the caller then looks at the exact bytes).
     #[inline(always)]
     fn ascii_words(&self, offset: u32, len: u32) -> bool {
         let (offset, n) = (offset as usize, len as usize);
+        let bytes = self.reader.bytes();
         // In 64 bits: on 32-bit targets a hostile length must not wrap.
-        let end = offset as u64 + (n as u64).next_multiple_of(8);
-        let Some(words) = usize::try_from(end)
-            .ok()
-            .and_then(|end| self.reader.bytes().get(offset..end))
-        else {
+        let end = offset as u64 + n as u64;
+        if end > bytes.len() as u64 {
             return false;
-        };
-        let (whole, last) = words.split_at(n & !7);
+        }
+        let text = &bytes[offset..end as usize];
+        let (whole, tail) = text.split_at(n & !7);
         let mut high = 0u64;
         for w in whole.chunks_exact(8) {
             high |= u64::from_le_bytes(w.try_into().unwrap_or([0x80; 8]));
         }
-        if let Ok(w) = <[u8; 8]>::try_from(last) {
-            // Only the `n % 8` bytes before the end count.
-            high |= u64::from_le_bytes(w) & ((1u64 << (8 * (n & 7))) - 1);
+        if !tail.is_empty() {
+            match bytes.get(offset + (n & !7)..offset + (n & !7) + 8) {
+                // Only the `n % 8` bytes before the end count.
+                Some(w) => {
+                    let w = u64::from_le_bytes(w.try_into().unwrap_or([0x80; 8]));
+                    high |= w & ((1u64 << (8 * (n & 7))) - 1);
+                }
+                // The word would cross the end of the message.
+                None => tail.iter().for_each(|&b| high |= b as u64),
+            }
         }
         high & 0x8080_8080_8080_8080 == 0
     }
@@ -490,7 +494,8 @@ impl<'a> Validator<'a> {
             });
         }
         let block = bunch_table_size(k as u64);
-        if a.offset as u64 + block > r.size() as u64 {
+        if a.offset as u64 + block > r.size() as u64 || !a.offset.is_multiple_of(BUNCH_TABLE_ALIGN)
+        {
             return Err(Error::MalformedArray { offset: a.offset });
         }
         self.charge(block)?;
@@ -527,6 +532,30 @@ impl<'a> Validator<'a> {
     }
 }
 
+/// The general case of [`Validator::soa`]: one pass over the directory
+/// laying out every column. `false` if a known hash is listed twice or with
+/// another value size than the reader's (format.md §5.3: which entry holds
+/// the column would be ambiguous, or its values misread), or the block
+/// does not end inside the message. Unknown hashes, repeated or not, are
+/// only laid out.
+#[cold]
+fn find_columns(
+    dir: crate::Directory<'_>,
+    cap: u32,
+    size: u64,
+    wanted: &[(u32, u32)],
+    out: &mut [u32],
+) -> bool {
+    let mut good = true;
+    let fits = column_layout(dir.start, cap, dir.sizes, size, |k, col| {
+        if let Some(j) = wanted.iter().position(|w| w.0 == dir.hashes[k]) {
+            good &= out[j] == 0 && dir.sizes[k] == wanted[j].1;
+            out[j] = col;
+        }
+    });
+    good & fits
+}
+
 /// What one element of an SoA array with the `wanted` columns costs the
 /// traversal budget: its width, at least 1 (format.md §10).
 #[inline(always)]
@@ -536,4 +565,51 @@ fn element_width(wanted: &[(u32, u32)]) -> u64 {
         .map(|(_, size)| *size as u64)
         .sum::<u64>()
         .max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::AlignedBuf;
+
+    /// A message of `size` bytes whose last bytes are `text`.
+    fn ending_with(size: usize, text: &[u8]) -> AlignedBuf {
+        let mut b = alloc::vec![0u8; size];
+        b[0..4].copy_from_slice(&[b'K', b'M', crate::VERSION, 0]);
+        b[4..8].copy_from_slice(&(size as u32).to_le_bytes());
+        b[size - text.len()..].copy_from_slice(text);
+        AlignedBuf::from_bytes(&b)
+    }
+
+    /// Text is 1-aligned (format.md §5), so the 8-byte word holding its
+    /// last byte may cross the end of the message: the check must read
+    /// the bytes there one by one, and still see every one of them.
+    #[test]
+    fn utf8_at_the_end_of_the_message() {
+        for len in [1usize, 5, 7, 8, 9, 13, 15, 16] {
+            let ascii: alloc::vec::Vec<u8> = (0..len).map(|i| b'a' + i as u8).collect();
+            let buf = ending_with(32, &ascii);
+            let v = Validator::new(Reader::new(buf.as_slice()).unwrap());
+            let at = (32 - len) as u32;
+            assert_eq!(v.utf8(at, len as u32), Ok(()), "{len}");
+            assert!(v.ascii_words(at, len as u32), "{len}");
+            // Not ASCII in the last byte, which may lie in the crossing word.
+            for (last, valid) in [(0xC3u8, false), (0x80, false)] {
+                let mut bad = ascii.clone();
+                bad[len - 1] = last;
+                let buf = ending_with(32, &bad);
+                let v = Validator::new(Reader::new(buf.as_slice()).unwrap());
+                assert!(!v.ascii_words(at, len as u32), "{len}");
+                assert_eq!(v.utf8(at, len as u32).is_ok(), valid, "{len}");
+            }
+            // Valid UTF-8 that is not ASCII, ending at the message end.
+            if len >= 2 {
+                let mut e = ascii.clone();
+                e[len - 2..].copy_from_slice("é".as_bytes());
+                let buf = ending_with(32, &e);
+                let v = Validator::new(Reader::new(buf.as_slice()).unwrap());
+                assert_eq!(v.utf8(at, len as u32), Ok(()), "{len}");
+            }
+        }
+    }
 }

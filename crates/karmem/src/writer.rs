@@ -2,9 +2,12 @@ use alloc::vec::Vec;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 
-use karmem_format::{bunch_table_size, soa_directory_block_size};
+use karmem_format::{
+    bunch_table_size, natural_align, soa_directory_size, BUNCH_TABLE_ALIGN, OFFSET_SIZE,
+    SOA_DIRECTORY_ALIGN,
+};
 
-use crate::{align_up, Error, Scalar, ARRAY_ALIGN, HEADER_SIZE, MAGIC, VERSION};
+use crate::{align_up, Error, Scalar, HEADER_SIZE, MAGIC, VERSION};
 
 /// One cache line; the writer's storage unit, so the buffer is 64-byte
 /// aligned (array blocks at aligned offsets are aligned in memory too).
@@ -39,6 +42,9 @@ pub struct Writer<'b> {
     /// writer always has at least one line).
     owned: Vec<Line>,
     len: usize,
+    /// The SoA directories of the current message (format.md §5.3): one per
+    /// column list, found again by comparing the bytes written there.
+    directories: Vec<u32>,
     _buf: PhantomData<&'b mut [Line]>,
 }
 
@@ -65,6 +71,7 @@ impl Writer<'static> {
             cap: owned.len(),
             owned,
             len: 0,
+            directories: Vec::new(),
             _buf: PhantomData,
         }
     }
@@ -92,6 +99,7 @@ impl<'b> Writer<'b> {
             cap,
             owned: Vec::new(),
             len: 0,
+            directories: Vec::new(),
             _buf: PhantomData,
         })
     }
@@ -111,6 +119,7 @@ impl<'b> Writer<'b> {
         // Line 0 is zeroed by the first allocation (an empty message
         // reaches into no line), which keeps the invariant.
         self.len = 0;
+        self.directories.clear();
     }
 
     /// Bytes written so far (the finished message after [`Writer::finish`]).
@@ -142,6 +151,7 @@ impl<'b> Writer<'b> {
     #[inline]
     pub fn begin(&mut self) {
         self.len = 0;
+        self.directories.clear();
         let header = self.alloc(HEADER_SIZE, 8).expect("8 bytes always fit");
         debug_assert_eq!(header, 0);
     }
@@ -257,7 +267,8 @@ impl<'b> Writer<'b> {
     }
 
     /// Reserve an array data block of `count` elements of `elem_size` bytes,
-    /// 8-byte aligned (`ARRAY_ALIGN`). An empty array has no block: returns 0.
+    /// at the natural alignment of the element size ([`natural_align`],
+    /// format.md §5). An empty array has no block: returns 0.
     #[inline]
     pub fn alloc_array(&mut self, count: usize, elem_size: u32) -> Result<u32, Error> {
         if count == 0 {
@@ -267,7 +278,7 @@ impl<'b> Writer<'b> {
         if bytes > u32::MAX as u64 {
             return Err(Error::TooLarge);
         }
-        self.alloc(bytes as u32, ARRAY_ALIGN)
+        self.alloc(bytes as u32, natural_align(elem_size))
     }
 
     #[inline(always)]
@@ -327,7 +338,7 @@ impl<'b> Writer<'b> {
         if bytes > u32::MAX as u64 {
             return Err(Error::TooLarge);
         }
-        self.alloc_filled(bytes as u32, ARRAY_ALIGN)
+        self.alloc_filled(bytes as u32, natural_align(elem_size))
     }
 
     /// A plain array of scalars: block + reference at `at`.
@@ -354,12 +365,15 @@ impl<'b> Writer<'b> {
         Ok(())
     }
 
-    /// An SoA array of `count` elements: directory (hashes, then column
-    /// offsets) followed by one 8-aligned column per `(hash, size)`, in the
-    /// given order (format.md §5.3). Writes the reference at `at` and the
-    /// column offsets into `columns_out` (same order); returns the directory
-    /// offset (0 for an empty array). Columns marked in `filled` are not
-    /// zeroed: the caller writes every value of them.
+    /// An SoA array of `count` elements (format.md §5.3): its block — the
+    /// offset of the directory of its column list, then one column per
+    /// `(hash, size)` in the given order, each at the natural alignment of
+    /// its size. The directory is written right before the block the first
+    /// time the message has an SoA array of this column list; later arrays
+    /// refer to it. Writes the reference at `at` and the column offsets
+    /// into `columns_out` (same order); returns the block's offset (0 for
+    /// an empty array). Columns marked in `filled` are not zeroed: the
+    /// caller writes every value of them.
     #[inline]
     pub fn write_soa<const N: usize>(
         &mut self,
@@ -374,16 +388,18 @@ impl<'b> Writer<'b> {
             columns_out.iter_mut().for_each(|c| *c = 0);
             return Ok(0);
         }
-        // The whole array is laid out first and the buffer grows once, and
+        let directory = match self.find_directory(columns) {
+            Some(d) => d,
+            None => self.write_directory(columns)?,
+        };
+        // The whole block is laid out first and the buffer grows once, and
         // the column count is a constant of the generated caller: a small
         // array (a monster's weapons) used to pay one growth check and one
-        // bounds-checked directory write per column (RATIONALE R4.4).
-        let n = N as u64;
-        let block = soa_directory_block_size(n);
-        let dir = align_up(self.len as u64, ARRAY_ALIGN as u64);
-        let mut end = dir + 2 * block;
+        // bounds-checked write per column (RATIONALE R4.4).
+        let block = align_up(self.len as u64, SOA_DIRECTORY_ALIGN as u64);
+        let mut end = block + OFFSET_SIZE as u64;
         for ((_, size), out) in columns.iter().zip(columns_out.iter_mut()) {
-            let start = align_up(end, ARRAY_ALIGN as u64);
+            let start = align_up(end, natural_align(*size) as u64);
             end = start.saturating_add((count as u64).saturating_mul(*size as u64));
             if end > u32::MAX as u64 {
                 return Err(Error::TooLarge);
@@ -396,8 +412,8 @@ impl<'b> Writer<'b> {
         // Every line the array reaches into for the first time is zeroed
         // before anything is written, except the lines that lie wholly
         // inside a column the caller fills (they would be written twice):
-        // the directory, the gaps, the columns the caller does not fill and
-        // the rest of the last line are then zero.
+        // the gaps, the columns the caller does not fill and the rest of
+        // the last line are then zero.
         let first_new = self.len.div_ceil(64);
         self.grow(end as usize)?;
         let mut next = first_new;
@@ -413,18 +429,44 @@ impl<'b> Writer<'b> {
             }
         }
         self.zero_lines(next, self.len.div_ceil(64));
-        let bytes = self.bytes_mut();
-        let directory = &mut bytes[dir as usize..][..2 * block as usize];
-        directory[..4].copy_from_slice(&(n as u32).to_le_bytes());
-        for (k, (hash, col)) in columns.iter().zip(columns_out.iter()).enumerate() {
-            let entry = 4 * (k + 1);
-            directory[entry..entry + 4].copy_from_slice(&hash.0.to_le_bytes());
-            let entry = entry + block as usize;
-            directory[entry..entry + 4].copy_from_slice(&col.to_le_bytes());
-        }
+        self.put::<u32>(block as u32, directory);
         let n = count as u32;
-        self.put_array_ref(at, dir as u32, n, n);
-        Ok(dir as u32)
+        self.put_array_ref(at, block as u32, n, n);
+        Ok(block as u32)
+    }
+
+    /// The directory of this column list written earlier in the message.
+    #[inline]
+    fn find_directory<const N: usize>(&self, columns: &[(u32, u32); N]) -> Option<u32> {
+        let bytes = self.bytes();
+        let word = |at: usize| {
+            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+        };
+        self.directories.iter().copied().find(|&d| {
+            let d = d as usize;
+            word(d) == N as u32
+                && columns.iter().enumerate().all(|(k, &(hash, size))| {
+                    word(d + 4 + 4 * k) == hash && word(d + 4 + 4 * (N + k)) == size
+                })
+        })
+    }
+
+    /// Write the directory of a column list (`n`, the hashes, the sizes)
+    /// and remember it for the rest of the message.
+    #[cold]
+    fn write_directory<const N: usize>(&mut self, columns: &[(u32, u32); N]) -> Result<u32, Error> {
+        let size = soa_directory_size(N as u64);
+        if size > u32::MAX as u64 {
+            return Err(Error::TooLarge);
+        }
+        let d = self.alloc(size as u32, SOA_DIRECTORY_ALIGN)?;
+        self.put::<u32>(d, N as u32);
+        for (k, &(hash, value_size)) in columns.iter().enumerate() {
+            self.put::<u32>(d + 4 + 4 * k as u32, hash);
+            self.put::<u32>(d + 4 + 4 * (N + k) as u32, value_size);
+        }
+        self.directories.push(d);
+        Ok(d)
     }
 
     /// A bunch table of `entries` entries (format.md §7.1), its count
@@ -435,7 +477,7 @@ impl<'b> Writer<'b> {
         if size > u32::MAX as u64 {
             return Err(Error::TooLarge);
         }
-        let table = self.alloc(size as u32, ARRAY_ALIGN)?;
+        let table = self.alloc(size as u32, BUNCH_TABLE_ALIGN)?;
         self.put::<u32>(table, entries);
         Ok(table)
     }
@@ -594,14 +636,26 @@ mod tests {
         let dir = w
             .write_soa(at, 3, &[(0x11, 4), (0x22, 1)], &[false, false], &mut cols)
             .unwrap();
-        // The reference ends at 20: the directory starts at 24 and takes
-        // 2 × 4 × (2 + 1) = 24 bytes; each column starts at a multiple of 8.
-        assert_eq!(dir, 24);
-        assert_eq!(cols, [48, 64]);
+        // The reference ends at 20: the directory (4-aligned) starts there
+        // and takes 4 × (2 × 2 + 1) = 20 bytes (n, hashes, sizes); the block
+        // follows at 40 with the directory's offset, then each column at
+        // the natural alignment of its size (4, then 1).
+        assert_eq!(dir, 40);
+        assert_eq!(cols, [44, 56]);
         let b = w.bytes();
-        assert_eq!(&b[24..36], &[2, 0, 0, 0, 0x11, 0, 0, 0, 0x22, 0, 0, 0]);
-        assert_eq!(&b[36..48], &[0, 0, 0, 0, 48, 0, 0, 0, 64, 0, 0, 0]);
-        assert_eq!(&b[8..20], &[24, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0]);
+        assert_eq!(
+            &b[20..40],
+            &[2, 0, 0, 0, 0x11, 0, 0, 0, 0x22, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0]
+        );
+        assert_eq!(&b[40..44], &[20, 0, 0, 0]);
+        assert_eq!(&b[8..20], &[40, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0]);
+        // A second array of the same column list refers to the directory.
+        let at2 = w.alloc(12, 4).unwrap();
+        let block = w
+            .write_soa(at2, 1, &[(0x11, 4), (0x22, 1)], &[false, false], &mut cols)
+            .unwrap();
+        assert_eq!(&w.bytes()[block as usize..][..4], &[20, 0, 0, 0]);
+        assert_eq!(cols, [block + 4, block + 8]);
     }
 
     /// Every byte of an SoA array that its caller does not write (the

@@ -83,32 +83,69 @@ fn large_directories_take_the_general_path() {
     assert_eq!(validated, Ok(read));
 }
 
-/// Overwrite directory entry `k` (0-based) of the array at `at`.
-fn patch(m: &mut AlignedBuf, at: u32, k: usize, hash: Option<u32>, offset: Option<u32>) {
+/// The directory of the SoA array whose reference is at `at`: its offset
+/// and number of entries.
+fn directory_of(m: &AlignedBuf, at: u32) -> (usize, usize) {
     let r = Reader::new(m.as_slice()).unwrap();
-    let dir = r.array(at, 0, None).offset as usize;
-    let n = r.get::<u32>(dir as u32) as usize;
-    let block = 4 * (n + 1);
+    let block = r.array(at, 0, None).offset;
+    let dir = r.get::<u32>(block);
+    (dir as usize, r.get::<u32>(dir) as usize)
+}
+
+/// Overwrite directory entry `k` (0-based) of the array at `at` (the
+/// directory it shares with every array of its column list).
+fn patch(m: &mut AlignedBuf, at: u32, k: usize, hash: Option<u32>, size: Option<u32>) {
+    let (dir, n) = directory_of(m, at);
     let bytes = m.as_mut_slice();
     if let Some(h) = hash {
         bytes[dir + 4 + 4 * k..][..4].copy_from_slice(&h.to_le_bytes());
     }
-    if let Some(o) = offset {
-        bytes[dir + block + 4 + 4 * k..][..4].copy_from_slice(&o.to_le_bytes());
+    if let Some(s) = size {
+        bytes[dir + 4 + 4 * (n + k)..][..4].copy_from_slice(&s.to_le_bytes());
     }
+}
+
+/// Where the directory's sizes put each column of the array at `at`
+/// (format.md §5.3, computed here independently of the runtime).
+fn layout(m: &AlignedBuf, at: u32) -> Vec<u32> {
+    let r = Reader::new(m.as_slice()).unwrap();
+    let a = r.array(at, 0, None);
+    let (dir, n) = directory_of(m, at);
+    let mut pos = a.offset + 4;
+    (0..n)
+        .map(|k| {
+            let size = r.get::<u32>((dir + 4 + 4 * (n + k)) as u32);
+            let align = (size & size.wrapping_neg()).clamp(1, 8);
+            pos = pos.next_multiple_of(align);
+            let col = pos;
+            pos += a.cap * size;
+            col
+        })
+        .collect()
 }
 
 #[test]
 fn malformed_columns_are_absent_or_rejected() {
-    for bad in [0, 65, u32::MAX - 63] {
+    // The last column (0xC3, 2-byte values) listed with another size: to a
+    // reader it is absent; to a validator the directory is malformed.
+    for bad in [0, 1] {
         let (mut m, at, offs) = soa_message(5, &WANTED);
-        patch(&mut m, at, 1, None, Some(bad));
+        patch(&mut m, at, 2, None, Some(bad));
         let (read, validated) = resolve(&m, at);
-        assert_eq!(read, [offs[0], 0, offs[2]], "column offset {bad}");
+        assert_eq!(read, [offs[0], offs[1], 0], "size {bad}");
         assert!(
             matches!(validated, Err(Error::MalformedArray { .. })),
-            "column offset {bad}: {validated:?}"
+            "size {bad}: {validated:?}"
         );
+    }
+    // A size that makes the block end past the message: every column is
+    // absent.
+    for bad in [4, 1 << 20, u32::MAX] {
+        let (mut m, at, _) = soa_message(5, &WANTED);
+        patch(&mut m, at, 2, None, Some(bad));
+        let (read, validated) = resolve(&m, at);
+        assert_eq!(read, [0; 3], "size {bad}");
+        assert!(matches!(validated, Err(Error::MalformedArray { .. })));
     }
 }
 
@@ -120,10 +157,12 @@ fn duplicate_entries_first_good_one_wins_and_validation_fails() {
     let (read, validated) = resolve(&m, at);
     assert_eq!(read, [offs[0], 0, offs[2]]);
     assert!(matches!(validated, Err(Error::MalformedArray { .. })));
-    // The first entry is malformed: the second one is used by the reader.
-    patch(&mut m, at, 0, None, Some(3));
+    // The first entry has another size: the second one is used by the
+    // reader (where the new sizes put it).
+    patch(&mut m, at, 0, None, Some(2));
+    let cols = layout(&m, at);
     let (read, _) = resolve(&m, at);
-    assert_eq!(read, [offs[1], 0, offs[2]]);
+    assert_eq!(read, [cols[1], 0, cols[2]]);
 }
 
 #[test]
@@ -180,30 +219,63 @@ fn the_column_wise_validator_refuses_repeated_known_hashes() {
 
 #[test]
 fn truncated_directories_read_as_absent() {
-    // The directory's two halves do not fit: the message ends after the
-    // first one (4 × (3 + 1) bytes).
-    let (m, at, _) = soa_message(1, &WANTED);
+    // The block's word points to a directory of three entries (28 bytes)
+    // that starts 8 bytes before the end of the message.
+    let (mut m, at, _) = soa_message(1, &WANTED);
+    let size = m.as_slice().len() as u32;
+    let block = Reader::new(m.as_slice()).unwrap().array(at, 0, None).offset;
+    let bytes = m.as_mut_slice();
+    bytes[block as usize..][..4].copy_from_slice(&(size - 8).to_le_bytes());
+    bytes[size as usize - 8..][..4].copy_from_slice(&3u32.to_le_bytes());
+    let (read, validated) = resolve(&m, at);
+    assert_eq!(read, [0; 3]);
+    assert!(matches!(validated, Err(Error::MalformedArray { .. })));
+    // A block whose word lies past the end of the message.
     let r = Reader::new(m.as_slice()).unwrap();
-    let dir = r.array(at, 0, None).offset;
-    let mut cut = m.as_slice()[..dir as usize + 16].to_vec();
-    let size = cut.len() as u32;
-    cut[4..8].copy_from_slice(&size.to_le_bytes());
-    let cut = AlignedBuf::from_bytes(&cut);
-    let r = Reader::new(cut.as_slice()).unwrap();
-    // The reference itself is now out of the message: rebuild one by hand.
     let a = ArrayRef {
-        offset: dir,
+        offset: size - 4 + 4,
         len: 1,
         cap: 1,
     };
     let mut cols = [9; 3];
     r.soa_columns(a, &WANTED, &mut cols);
     assert_eq!(cols, [0; 3]);
-    let mut v = Validator::new(r);
     assert!(matches!(
-        v.soa(a, &WANTED, &mut cols),
+        Validator::new(r).soa(a, &WANTED, &mut cols),
         Err(Error::MalformedArray { .. })
     ));
+}
+
+/// Arrays of one column list share one directory (format.md §5.3), written
+/// before the first of them; a new message starts without directories.
+#[test]
+fn arrays_of_one_column_list_share_a_directory() {
+    let (m, col) = directory_column(3, 2, &WANTED);
+    let r = Reader::new(m.as_slice()).unwrap();
+    let dirs: Vec<u32> = (0..3)
+        .map(|i| r.get::<u32>(r.array(col + 12 * i, 0, None).offset))
+        .collect();
+    assert_eq!(dirs, [dirs[0]; 3]);
+    let first = r.array(col, 0, None).offset;
+    assert_eq!(
+        dirs[0] + 4 * 7,
+        first,
+        "the directory is right before the first block"
+    );
+    // Another column list gets its own directory.
+    let mut w = Writer::new(64);
+    w.begin();
+    let at = w.alloc(24, 8).unwrap();
+    w.write_soa(at, 1, &WANTED, &[false; 3], &mut [0; 3])
+        .unwrap();
+    w.write_soa(at + 12, 1, &[(0xA1, 4)], &[false], &mut [0; 1])
+        .unwrap();
+    let m = AlignedBuf::from_bytes(w.finish().unwrap());
+    let r = Reader::new(m.as_slice()).unwrap();
+    let d0 = r.get::<u32>(r.array(at, 0, None).offset);
+    let d1 = r.get::<u32>(r.array(at + 12, 0, None).offset);
+    assert_ne!(d0, d1);
+    assert_eq!(r.get::<u32>(d1), 1);
 }
 
 #[test]

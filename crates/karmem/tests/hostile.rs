@@ -157,7 +157,10 @@ fn directory_bombs_are_bounded() {
     w.put(at, 2u32);
     let dir = w.alloc(128, 64).unwrap();
     w.put(dir, 10_000_000u32);
-    w.put_array_ref(at + 4, dir, 1, 1);
+    // The array's block: the offset of the directory, then its columns.
+    let block = w.alloc(8, 4).unwrap();
+    w.put(block, dir);
+    w.put_array_ref(at + 4, block, 1, 1);
     let m = AlignedBuf::from_bytes(w.finish().unwrap());
     let r = Reader::new(m.as_slice()).unwrap();
     let a = r.array(at + 4, 0, None);

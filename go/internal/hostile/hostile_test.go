@@ -178,7 +178,8 @@ func TestDirectoryBomb(t *testing.T) {
 		t.Fatalf("Points array not found: %+v", a)
 	}
 	bad := append([]byte(nil), msg...)
-	binary.LittleEndian.PutUint32(bad[a.Offset:], 1_000_000)
+	// The directory the block's first word points to (format.md §5.3).
+	binary.LittleEndian.PutUint32(bad[binary.LittleEndian.Uint32(msg[a.Offset:]):], 1_000_000)
 	rb := karmem.NewReader(karmem.AlignedCopy(bad))
 	if _, err := all.ValidateRoot(rb); !errors.Is(err, karmem.ErrDirectoryTooLarge) {
 		t.Fatalf("validate: %v", err)
@@ -285,7 +286,8 @@ func TestRepeatedEntries(t *testing.T) {
 		expectMalformed(t, name+": an unknown tag twice", bad, false)
 	}
 	r := karmem.NewReader(karmem.AlignedCopy(msg))
-	dir := r.FieldArray(r.Root(), pointsOffset(t), 0, karmem.NoLimit).Offset
+	// The directory the block's first word points to (format.md §5.3).
+	dir := u32(msg, r.FieldArray(r.Root(), pointsOffset(t), 0, karmem.NoLimit).Offset)
 	if u32(msg, dir) != 3 {
 		t.Fatalf("Points: not a directory of three columns")
 	}

@@ -491,6 +491,13 @@ var schemas = map[string]map[string]rootType{
 				return bothViews(r, vectors_hostile_schema.ValidateBunch, vectors_hostile_schema.TrustBunch)
 			},
 		},
+		"Shared": {
+			new:      func() object { return new(vectors_hostile_schema.Shared) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateShared(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateShared, vectors_hostile_schema.TrustShared)
+			},
+		},
 	},
 	"vectors/inline/schema.km": {
 		"Vec3": {
