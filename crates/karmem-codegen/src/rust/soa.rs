@@ -77,7 +77,8 @@ impl Gen<'_> {
         };
         match (array.text, data) {
             (Some(_), _) => Some(1),
-            // Directory: count and hashes, then offsets (format.md §5.3).
+            // The block's first word, then the (shared) directory it points
+            // to (format.md §5.3): two lines.
             (None, ArrayData::Soa { .. }) => Some(2),
             (None, ArrayData::Plain { .. }) => {
                 let bools = array.elem == ElemType::Scalar(Primitive::Bool);
