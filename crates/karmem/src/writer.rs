@@ -43,8 +43,10 @@ pub struct Writer<'b> {
     owned: Vec<Line>,
     len: usize,
     /// The SoA directories of the current message (format.md §5.3): one per
-    /// column list, found again by comparing the bytes written there.
-    directories: Vec<u32>,
+    /// column list, found again by the address of the caller's column list
+    /// (generated code passes the same constant every time) or, failing
+    /// that, by comparing the bytes written there.
+    directories: Vec<(usize, u32)>,
     _buf: PhantomData<&'b mut [Line]>,
 }
 
@@ -439,16 +441,31 @@ impl<'b> Writer<'b> {
     #[inline]
     fn find_directory<const N: usize>(&self, columns: &[(u32, u32); N]) -> Option<u32> {
         let bytes = self.bytes();
-        let word = |at: usize| {
-            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+        // Whether the directory at `d` lists exactly `columns`: one slice,
+        // one bounds check.
+        let lists = |d: u32| {
+            let Some(dir) = bytes.get(d as usize..d as usize + 4 * (2 * N + 1)) else {
+                return false;
+            };
+            let word = |i: usize| u32::from_le_bytes(dir[4 * i..4 * i + 4].try_into().unwrap());
+            word(0) == N as u32
+                && columns
+                    .iter()
+                    .enumerate()
+                    .all(|(k, &(hash, size))| word(1 + k) == hash && word(1 + N + k) == size)
         };
-        self.directories.iter().copied().find(|&d| {
-            let d = d as usize;
-            word(d) == N as u32
-                && columns.iter().enumerate().all(|(k, &(hash, size))| {
-                    word(d + 4 + 4 * k) == hash && word(d + 4 + 4 * (N + k)) == size
-                })
-        })
+        // The directory written for the same column list object before (the
+        // generated caller passes one constant every time) is checked
+        // first: one comparison instead of a scan. Its contents are compared
+        // all the same, as the address of a caller's local array may be
+        // reused for other columns.
+        let key = columns.as_ptr() as usize;
+        if let Some(&(_, d)) = self.directories.iter().find(|(k, _)| *k == key) {
+            if lists(d) {
+                return Some(d);
+            }
+        }
+        self.directories.iter().map(|&(_, d)| d).find(|&d| lists(d))
     }
 
     /// Write the directory of a column list (`n`, the hashes, the sizes)
@@ -460,12 +477,19 @@ impl<'b> Writer<'b> {
             return Err(Error::TooLarge);
         }
         let d = self.alloc(size as u32, SOA_DIRECTORY_ALIGN)?;
-        self.put::<u32>(d, N as u32);
-        for (k, &(hash, value_size)) in columns.iter().enumerate() {
-            self.put::<u32>(d + 4 + 4 * k as u32, hash);
-            self.put::<u32>(d + 4 + 4 * (N + k) as u32, value_size);
+        // One bounds check for the whole directory: `n`, hashes, sizes.
+        let out = &mut self.bytes_mut()[d as usize..][..size as usize];
+        out[..4].copy_from_slice(&(N as u32).to_le_bytes());
+        let (hashes, sizes) = out[4..].split_at_mut(4 * N);
+        for ((&(hash, value_size), h), z) in columns
+            .iter()
+            .zip(hashes.chunks_exact_mut(4))
+            .zip(sizes.chunks_exact_mut(4))
+        {
+            h.copy_from_slice(&hash.to_le_bytes());
+            z.copy_from_slice(&value_size.to_le_bytes());
         }
-        self.directories.push(d);
+        self.directories.push((columns.as_ptr() as usize, d));
         Ok(d)
     }
 
@@ -656,6 +680,36 @@ mod tests {
             .unwrap();
         assert_eq!(&w.bytes()[block as usize..][..4], &[20, 0, 0, 0]);
         assert_eq!(cols, [block + 4, block + 8]);
+    }
+
+    /// Directories are shared by column list, whatever object the caller
+    /// passes: equal lists at two addresses share one, and one array whose
+    /// contents change between calls (same address) gets two.
+    #[test]
+    fn directories_are_found_by_contents() {
+        let mut w = Writer::new(0);
+        w.begin();
+        let at = w.alloc(12 * 4, 4).unwrap();
+        let dir = |w: &Writer, block: u32| {
+            u32::from_le_bytes(w.bytes()[block as usize..][..4].try_into().unwrap())
+        };
+        let mut cols = [(0x11u32, 4u32), (0x22, 1)];
+        let copy = cols;
+        let mut out = [0u32; 2];
+        let a = w.write_soa(at, 2, &cols, &[false; 2], &mut out).unwrap();
+        let b = w
+            .write_soa(at + 12, 2, &copy, &[false; 2], &mut out)
+            .unwrap();
+        assert_eq!(dir(&w, a), dir(&w, b), "equal lists share a directory");
+        cols[1] = (0x33, 2);
+        let c = w
+            .write_soa(at + 24, 2, &cols, &[false; 2], &mut out)
+            .unwrap();
+        assert_ne!(dir(&w, a), dir(&w, c), "a changed list gets its own");
+        let d = w
+            .write_soa(at + 36, 2, &cols, &[false; 2], &mut out)
+            .unwrap();
+        assert_eq!(dir(&w, c), dir(&w, d));
     }
 
     /// Every byte of an SoA array that its caller does not write (the
