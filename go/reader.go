@@ -396,15 +396,31 @@ func (r *Reader) SoaColumns(a ArrayRef, wanted []Column, out []uint32) {
 // (r.directory); out is zero. The first entry of a wanted hash with the
 // wanted size is its column; a block that ends past the message has none.
 func (r *Reader) resolveColumns(a ArrayRef, dir, n uint32, wanted []Column, out []uint32) {
-	ok := r.layoutColumns(a.Offset, a.Cap, dir, n, func(k, hash, size, col uint32) {
-		j := wantedIndex(wanted, int(k), hash)
+	// The loop of layoutColumns, written out: a callback per entry cost
+	// an indirect call each, per array (format.md §5.3 for the layout).
+	limit := uint64(len(r.mem))
+	if !r.fits(dir+4, 8*uint64(n)) {
+		clear(out)
+		return
+	}
+	entries := r.mem[uint64(dir)+4 : uint64(dir)+4+8*uint64(n)]
+	pos := uint64(a.Offset) + 4
+	for k := range int(n) {
+		hash := binary.LittleEndian.Uint32(entries[4*k:])
+		size := binary.LittleEndian.Uint32(entries[4*(int(n)+k):])
+		pos = alignUp(pos, uint64(NaturalAlign(size)))
+		if pos > limit {
+			clear(out)
+			return
+		}
 		// Column hashes of one struct are distinct (the layout refuses
 		// collisions), so at most one wanted column matches.
-		if j >= 0 && out[j] == 0 && wanted[j].Size == size {
-			out[j] = col
+		if j := wantedIndex(wanted, k, hash); j >= 0 && out[j] == 0 && wanted[j].Size == size {
+			out[j] = uint32(pos)
 		}
-	})
-	if !ok {
+		pos += uint64(a.Cap) * uint64(size)
+	}
+	if pos > limit {
 		clear(out)
 	}
 }
