@@ -483,3 +483,19 @@ func TestFixedWriter(t *testing.T) {
 		t.Fatal("the message is not the caller's bytes")
 	}
 }
+
+// Text outside the message is refused by the UTF-8 check itself, not read
+// as empty and valid (callers check the array first).
+func TestUTF8OutsideTheMessageIsRefused(t *testing.T) {
+	msg := message(1, 0, 0, 0x80, 0, 0, 0, 0)
+	v := NewValidator(NewReader(msg))
+	size := uint32(len(msg))
+	if err := v.UTF8(8, 0); err != nil {
+		t.Fatalf("empty text: %v", err)
+	}
+	for _, c := range [][2]uint32{{size, 1}, {size - 4, 5}, {^uint32(0) - 2, 8}} {
+		if err := v.UTF8(c[0], c[1]); !errors.Is(err, ErrMalformedArray) {
+			t.Fatalf("%d bytes at %d: %v", c[1], c[0], err)
+		}
+	}
+}

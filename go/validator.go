@@ -178,7 +178,13 @@ func (v *Validator) UTF8(offset, n uint32) error {
 	if v.r.asciiWords(offset, n) {
 		return nil
 	}
-	if !utf8.Valid(Slice[byte](v.r, offset, n)) {
+	text := Slice[byte](v.r, offset, n)
+	// Callers check the array first; text outside the message is refused
+	// all the same, not read as empty and valid.
+	if uint32(len(text)) != n {
+		return errAt(ErrMalformedArray, offset, 0)
+	}
+	if !utf8.Valid(text) {
 		return errAt(ErrInvalidText, offset, 0)
 	}
 	return nil

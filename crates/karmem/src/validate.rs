@@ -383,7 +383,13 @@ impl<'a> Validator<'a> {
         if len == 0 || self.ascii_words(offset, len) {
             return Ok(());
         }
-        core::str::from_utf8(self.reader.slice::<u8>(offset, len))
+        let text = self.reader.slice::<u8>(offset, len);
+        // Callers check the array first; text outside the message is
+        // refused all the same, not read as empty and valid.
+        if text.len() != len as usize {
+            return Err(Error::MalformedArray { offset });
+        }
+        core::str::from_utf8(text)
             .map(|_| ())
             .map_err(|_| Error::InvalidText { offset })
     }

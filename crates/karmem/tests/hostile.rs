@@ -425,3 +425,21 @@ fn growing_in_place_never_exposes_unused_capacity() {
     // Only the exposed elements were touched.
     assert_eq!(r.slice::<u16>(a.offset, 4), &[10, 0, 0, 0xbad]);
 }
+
+/// Text outside the message is refused by the UTF-8 check itself, not read
+/// as empty and valid (callers check the array first; this is the check
+/// standing on its own).
+#[test]
+fn utf8_outside_the_message_is_refused() {
+    let m = message(&[1 | (4 << 29)], &[]);
+    let v = Validator::new(Reader::new(m.as_slice()).unwrap());
+    let size = m.as_slice().len() as u32;
+    assert_eq!(v.utf8(8, 0), Ok(()));
+    for (offset, len) in [(size, 1), (size - 4, 5), (u32::MAX - 2, 8)] {
+        assert_eq!(
+            v.utf8(offset, len),
+            Err(Error::MalformedArray { offset }),
+            "{len} bytes at {offset}"
+        );
+    }
+}
