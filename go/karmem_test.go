@@ -499,3 +499,31 @@ func TestUTF8OutsideTheMessageIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// Directories are shared by column list, whatever slice the caller
+// passes: equal lists in two slices share one, and one slice whose
+// contents change between calls gets two.
+func TestDirectoriesAreFoundByContents(t *testing.T) {
+	w := NewWriter(0)
+	w.Begin()
+	at, _ := w.Alloc(12*4, 4)
+	dir := func(block uint32) uint32 { return binary.LittleEndian.Uint32(w.Bytes()[block:]) }
+	cols := []Column{{Hash: 0x11, Size: 4}, {Hash: 0x22, Size: 1}}
+	copied := append([]Column(nil), cols...)
+	out := make([]uint32, 2)
+	write := func(i uint32, c []Column) uint32 {
+		if err := w.WriteSoa(at+12*i, 2, c, out); err != nil {
+			t.Fatal(err)
+		}
+		return binary.LittleEndian.Uint32(w.Bytes()[at+12*i:])
+	}
+	a, b := write(0, cols), write(1, copied)
+	if dir(a) != dir(b) {
+		t.Fatal("equal lists do not share a directory")
+	}
+	cols[1] = Column{Hash: 0x33, Size: 2}
+	c, d := write(2, cols), write(3, cols)
+	if dir(a) == dir(c) || dir(c) != dir(d) {
+		t.Fatalf("directories %d %d %d %d", dir(a), dir(b), dir(c), dir(d))
+	}
+}

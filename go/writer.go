@@ -17,8 +17,17 @@ type Writer struct {
 	n     int    // bytes written
 	fixed bool   // buf is the caller's: it never grows
 	// dirs are the SoA directories of the current message (format.md
-	// §5.3): one per column list, found again by their bytes.
-	dirs []uint32
+	// §5.3): one per column list, found again by the address of the
+	// caller's column list (generated code passes one package-level array
+	// every time) or, failing that, by their bytes.
+	dirs []writtenDirectory
+}
+
+// writtenDirectory is a directory of the current message and the column
+// list it was first written for.
+type writtenDirectory struct {
+	columns *Column
+	offset  uint32
 }
 
 // NewWriter returns a writer with room for capacity bytes before it grows.
@@ -357,22 +366,37 @@ func (w *Writer) WriteSoa(at uint32, count int, columns []Column, out []uint32) 
 // findDirectory returns the directory of this column list written earlier
 // in the message, compared by its bytes.
 func (w *Writer) findDirectory(columns []Column) (uint32, bool) {
-	n := uint32(len(columns))
+	// The directory written for the same column list before is checked
+	// first: one comparison instead of a scan. Its bytes are compared all
+	// the same, as a caller's slice may hold other columns by now.
+	key := unsafe.SliceData(columns)
 	for _, d := range w.dirs {
-		if binary.LittleEndian.Uint32(w.buf[d:]) != n {
-			continue
+		if d.columns == key && w.lists(d.offset, columns) {
+			return d.offset, true
 		}
-		same := true
-		for k, c := range columns {
-			e := d + 4 + 4*uint32(k)
-			same = same && binary.LittleEndian.Uint32(w.buf[e:]) == c.Hash &&
-				binary.LittleEndian.Uint32(w.buf[e+4*n:]) == c.Size
-		}
-		if same {
-			return d, true
+	}
+	for _, d := range w.dirs {
+		if w.lists(d.offset, columns) {
+			return d.offset, true
 		}
 	}
 	return 0, false
+}
+
+// lists reports whether the directory at d lists exactly columns.
+func (w *Writer) lists(d uint32, columns []Column) bool {
+	n := uint32(len(columns))
+	if binary.LittleEndian.Uint32(w.buf[d:]) != n {
+		return false
+	}
+	for k, c := range columns {
+		e := d + 4 + 4*uint32(k)
+		if binary.LittleEndian.Uint32(w.buf[e:]) != c.Hash ||
+			binary.LittleEndian.Uint32(w.buf[e+4*n:]) != c.Size {
+			return false
+		}
+	}
+	return true
 }
 
 // writeDirectory writes the directory of a column list (n, the hashes, the
@@ -388,7 +412,7 @@ func (w *Writer) writeDirectory(columns []Column) (uint32, error) {
 		w.PutUint32(d+4+4*uint32(k), c.Hash)
 		w.PutUint32(d+4+4*(n+uint32(k)), c.Size)
 	}
-	w.dirs = append(w.dirs, d)
+	w.dirs = append(w.dirs, writtenDirectory{unsafe.SliceData(columns), d})
 	return d, nil
 }
 
