@@ -161,18 +161,17 @@ func (r *Reader) sameDirectory(dir uint32, wanted []Column) bool {
 // out; false if the block ends past the message.
 func (r *Reader) sameLayout(block, capacity uint32, wanted []Column, out []uint32) bool {
 	limit := uint64(len(r.mem))
-	pos := uint64(block) + 4
+	layout := newColumnLayout(block, capacity)
 	for j, c := range wanted {
-		pos = alignUp(pos, uint64(NaturalAlign(c.Size)))
-		if pos > limit {
+		col := layout.next(c.Size)
+		if col > limit {
 			return false
 		}
 		if out != nil {
-			out[j] = uint32(pos)
+			out[j] = uint32(col)
 		}
-		pos += uint64(capacity) * uint64(c.Size)
 	}
-	return pos <= limit
+	return layout.pos <= limit
 }
 
 // columnsWidth is the bytes of one element over all wanted columns.

@@ -332,7 +332,7 @@ func (r *Reader) String(a ArrayRef) string {
 // has no block, or the block's word or the directory is malformed
 // (misaligned, past the end, too many entries). Whether the block's
 // columns end inside the message is checked when they are laid out
-// (layoutColumns).
+// (findColumns).
 func (r *Reader) directory(a ArrayRef) (dir, n uint32, ok bool) {
 	if a.Cap == 0 || a.Offset%directoryAlign != 0 || !r.fits(a.Offset, 4) {
 		return 0, 0, false
@@ -357,29 +357,30 @@ func directoryCharge(n uint64) uint64 { return directorySize(n) + 4 }
 // bunchTableSize is the size of a bunch table of k entries (format.md §7.1).
 func bunchTableSize(k uint64) uint64 { return 16 * (k + 1) }
 
-// layoutColumns lays out the columns of the SoA block at block with the
-// given capacity and the value sizes of the n-entry directory at dir
-// (format.md §5.3): column k starts at the natural alignment of its size
-// after the end of column k−1 (of the block's word for the first). each
-// gets the entry's index, hash, size and column offset. False as soon as a
-// column ends past the message (the block is then malformed). In 64 bits:
-// each step adds at most (2^32−1)² to a position checked against the
-// message size, so nothing wraps.
-func (r *Reader) layoutColumns(block, capacity, dir, n uint32, each func(k, hash, size, col uint32)) bool {
-	limit := uint64(len(r.mem))
-	pos := uint64(block) + 4
-	for k := uint32(0); k < n; k++ {
-		size := r.Uint32(dir + 4 + 4*(n+k))
-		pos = alignUp(pos, uint64(NaturalAlign(size)))
-		if pos > limit {
-			return false
-		}
-		if each != nil {
-			each(k, r.Uint32(dir+4+4*k), size, uint32(pos))
-		}
-		pos += uint64(capacity) * uint64(size)
-	}
-	return pos <= limit
+// columnLayout walks the columns of an SoA block (format.md §5.3): each
+// starts at the natural alignment of its value size after the end of the
+// one before, the first after the block's word. Callers that do not trust
+// the message check each start against its size before the next step, so
+// in 64 bits nothing wraps: a step adds at most (2^32−1)² to a position
+// of at most 2^32.
+type columnLayout struct{ pos, capacity uint64 }
+
+func newColumnLayout(block, capacity uint32) columnLayout {
+	return columnLayout{pos: uint64(block) + 4, capacity: uint64(capacity)}
+}
+
+// next returns where the column of values of the given size starts and
+// moves past it; pos is then where that column ends.
+func (l *columnLayout) next(size uint32) uint64 {
+	start := alignUp(l.pos, uint64(NaturalAlign(size)))
+	l.pos = start + l.capacity*uint64(size)
+	return start
+}
+
+// directoryEntry is the hash and value size of entry k of a directory of
+// n entries, from the words after its count (format.md §5.3).
+func directoryEntry(entries []byte, n, k int) (hash, size uint32) {
+	return binary.LittleEndian.Uint32(entries[4*k:]), binary.LittleEndian.Uint32(entries[4*(n+k):])
 }
 
 // SoaColumns resolves SoA columns in one pass over the directory of a
@@ -396,33 +397,39 @@ func (r *Reader) SoaColumns(a ArrayRef, wanted []Column, out []uint32) {
 // (r.directory); out is zero. The first entry of a wanted hash with the
 // wanted size is its column; a block that ends past the message has none.
 func (r *Reader) resolveColumns(a ArrayRef, dir, n uint32, wanted []Column, out []uint32) {
-	// The loop of layoutColumns, written out: a callback per entry cost
-	// an indirect call each, per array (format.md §5.3 for the layout).
-	limit := uint64(len(r.mem))
-	if !r.fits(dir+4, 8*uint64(n)) {
+	if fits, _ := r.findColumns(a, dir, n, wanted, out); !fits {
 		clear(out)
-		return
 	}
+}
+
+// findColumns lays out the block of a over the well-formed n-entry
+// directory at dir (format.md §5.3) and puts into out (zero on entry) the
+// first column of each wanted hash listed with the wanted size. fits is
+// false when the block ends past the message; strict is false when a
+// wanted hash is listed twice or with another size, which a validator
+// refuses. Unknown hashes, repeated or not, are only laid out.
+func (r *Reader) findColumns(a ArrayRef, dir, n uint32, wanted []Column, out []uint32) (fits, strict bool) {
+	limit := uint64(len(r.mem))
 	entries := r.mem[uint64(dir)+4 : uint64(dir)+4+8*uint64(n)]
-	pos := uint64(a.Offset) + 4
+	layout := newColumnLayout(a.Offset, a.Cap)
+	strict = true
 	for k := range int(n) {
-		hash := binary.LittleEndian.Uint32(entries[4*k:])
-		size := binary.LittleEndian.Uint32(entries[4*(int(n)+k):])
-		pos = alignUp(pos, uint64(NaturalAlign(size)))
-		if pos > limit {
-			clear(out)
-			return
+		hash, size := directoryEntry(entries, int(n), k)
+		col := layout.next(size)
+		if col > limit {
+			return false, strict
 		}
 		// Column hashes of one struct are distinct (the layout refuses
 		// collisions), so at most one wanted column matches.
-		if j := wantedIndex(wanted, k, hash); j >= 0 && out[j] == 0 && wanted[j].Size == size {
-			out[j] = uint32(pos)
+		if j := wantedIndex(wanted, k, hash); j >= 0 {
+			sizeOK := wanted[j].Size == size
+			strict = strict && out[j] == 0 && sizeOK
+			if out[j] == 0 && sizeOK {
+				out[j] = uint32(col)
+			}
 		}
-		pos += uint64(a.Cap) * uint64(size)
 	}
-	if pos > limit {
-		clear(out)
-	}
+	return layout.pos <= limit, strict
 }
 
 // wantedIndex is the index in wanted of the column that directory entry k

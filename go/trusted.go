@@ -152,17 +152,15 @@ func (t Trusted) SoaColumns(a ArrayRef, wanted []Column, out []uint32) {
 	n := uint64(t.Uint32(uint32(dir)))
 	// The hashes, then the value sizes: one slice, one bounds check.
 	entries := t.mem[dir+4 : dir+4+8*n]
-	pos := uint64(a.Offset) + 4
+	layout := newColumnLayout(a.Offset, a.Cap)
 	for k := range int(n) {
-		hash := binary.LittleEndian.Uint32(entries[4*k:])
-		size := binary.LittleEndian.Uint32(entries[4*(int(n)+k):])
-		pos = alignUp(pos, uint64(NaturalAlign(size)))
+		hash, size := directoryEntry(entries, int(n), k)
+		col := layout.next(size)
 		// A validated directory lists each known column once, with the
 		// reader's size, and its block lies inside the message.
 		if j := wantedIndex(wanted, k, hash); j >= 0 {
-			out[j] = uint32(pos)
+			out[j] = uint32(col)
 		}
-		pos += uint64(a.Cap) * uint64(size)
 	}
 }
 

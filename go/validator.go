@@ -123,22 +123,9 @@ func (v *Validator) soa(a ArrayRef, wanted []Column, out []uint32, fast bool) er
 		return v.Charge(uint64(a.Cap)*elementWidth(wanted) + zeroWidthColumns(wanted))
 	}
 	clear(out)
-	bad := false
-	fits := r.layoutColumns(a.Offset, a.Cap, dir, n, func(_, hash, size, col uint32) {
-		for j := range wanted {
-			if wanted[j].Hash != hash {
-				continue
-			}
-			// Two entries for one known column are ambiguous, and one with
-			// another value size would be misread (format.md §5.3).
-			// Unknown hashes, repeated or not, are only laid out.
-			if out[j] != 0 || wanted[j].Size != size {
-				bad = true
-			}
-			out[j] = col
-		}
-	})
-	if bad || !fits {
+	// Two entries for one known column are ambiguous, and one with another
+	// value size would be misread (format.md §5.3).
+	if fits, strict := r.findColumns(a, dir, n, wanted, out); !fits || !strict {
 		clear(out)
 		return errAt(ErrMalformedArray, a.Offset, 0)
 	}

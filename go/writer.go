@@ -364,7 +364,7 @@ func (w *Writer) WriteSoa(at uint32, count int, columns []Column, out []uint32) 
 }
 
 // findDirectory returns the directory of this column list written earlier
-// in the message, compared by its bytes.
+// in the message.
 func (w *Writer) findDirectory(columns []Column) (uint32, bool) {
 	// The directory written for the same column list before is checked
 	// first: one comparison instead of a scan. Its bytes are compared all

@@ -479,14 +479,8 @@ impl<'a, M: Mode> Reader<'a, M> {
         } else {
             self.bytes.len() as u64
         };
-        if same_columns(dir, wanted) {
-            let sizes = wanted.map(|w| w.1);
-            let mut cols = [0u32; N];
-            if column_layout(dir.start, cap, &sizes, size, |k, col| cols[k] = col) {
-                *out = cols;
-            }
-        } else {
-            find_columns(dir, cap, size, wanted, out);
+        if !resolve(dir, cap, size, wanted, out).fits {
+            *out = [0; N];
         }
     }
 
@@ -621,10 +615,10 @@ pub struct Directory<'a> {
 /// Lay out the columns of an SoA block (format.md §5.3): column `k` starts
 /// at the natural alignment of `sizes[k]` after the end of column `k − 1`
 /// (of `start` for the first) and holds `cap` values. Calls `each(k,
-/// offset)` for each; `false` as soon as a column ends past `limit` (the
-/// block is then malformed). In 64 bits: each step adds at most
-/// `(2^32 − 1)^2` to a position checked against `limit ≤ 2^32`, so nothing
-/// wraps.
+/// offset)` for each and returns where the block ends; `None` as soon as
+/// a column ends past `limit` (the block is then malformed, or too large
+/// for a writer). In 64 bits: each step adds at most `(2^32 − 1)^2` to a
+/// position checked against `limit ≤ 2^32`, so nothing wraps.
 #[inline(always)]
 pub(crate) fn column_layout(
     start: u32,
@@ -632,41 +626,82 @@ pub(crate) fn column_layout(
     sizes: &[u32],
     limit: u64,
     mut each: impl FnMut(usize, u32),
-) -> bool {
+) -> Option<u64> {
     let mut pos = start as u64;
     for (k, &size) in sizes.iter().enumerate() {
         pos = align_up(pos, natural_align(size) as u64);
         if pos > limit {
-            return false;
+            return None;
         }
         each(k, pos as u32);
         pos += cap as u64 * size as u64;
     }
-    pos <= limit
+    (pos <= limit).then_some(pos)
 }
 
-/// The general case of resolving columns: one pass over the directory,
-/// each entry matched against the wanted columns; the first entry of a
-/// column whose size is the reader's wins. Nothing is found when the
-/// block does not end inside `limit`.
+/// What resolving the known columns of an SoA block found
+/// ([`resolve`]).
+pub(crate) struct Resolved {
+    /// The block ends inside the limit (else `out` is meaningless).
+    pub fits: bool,
+    /// Every known hash is listed once, with the reader's value size: what
+    /// a validator requires (format.md §5.3). A reader that does not
+    /// validate takes the first entry of the reader's size instead.
+    pub strict: bool,
+}
+
+/// Resolve the `wanted` columns of an SoA block with directory `dir` and
+/// capacity `cap` into `out` (zero on entry): a directory listing exactly
+/// `wanted` (what a writer of the same schema version emits) is laid out
+/// with the reader's own sizes, any other in one pass over its entries.
+#[inline(always)]
+pub(crate) fn resolve<const N: usize>(
+    dir: Directory<'_>,
+    cap: u32,
+    limit: u64,
+    wanted: &[(u32, u32); N],
+    out: &mut [u32; N],
+) -> Resolved {
+    if same_columns(dir, wanted) {
+        let sizes = wanted.map(|w| w.1);
+        let mut cols = [0u32; N];
+        let fits = column_layout(dir.start, cap, &sizes, limit, |k, col| cols[k] = col).is_some();
+        *out = cols;
+        Resolved { fits, strict: true }
+    } else {
+        find_columns(dir, cap, limit, wanted, out)
+    }
+}
+
+/// The general case of [`resolve`]: one pass over the directory laying out
+/// every column; the first entry of a known hash with the reader's size
+/// is its column. Unknown hashes, repeated or not, are only laid out.
 #[cold]
-fn find_columns(dir: Directory<'_>, cap: u32, limit: u64, wanted: &[(u32, u32)], out: &mut [u32]) {
-    let ok = column_layout(dir.start, cap, dir.sizes, limit, |k, col| {
+fn find_columns(
+    dir: Directory<'_>,
+    cap: u32,
+    limit: u64,
+    wanted: &[(u32, u32)],
+    out: &mut [u32],
+) -> Resolved {
+    let mut strict = true;
+    let fits = column_layout(dir.start, cap, dir.sizes, limit, |k, col| {
         if let Some(j) = wanted.iter().position(|w| w.0 == dir.hashes[k]) {
-            if out[j] == 0 && dir.sizes[k] == wanted[j].1 {
+            let size_ok = dir.sizes[k] == wanted[j].1;
+            strict &= out[j] == 0 && size_ok;
+            if out[j] == 0 && size_ok {
                 out[j] = col;
             }
         }
-    });
-    if !ok {
-        out.fill(0);
-    }
+    })
+    .is_some();
+    Resolved { fits, strict }
 }
 
 /// Does the directory list exactly the wanted columns, with their sizes,
 /// in order (what a writer of the same schema version emits)?
 #[inline(always)]
-pub(crate) fn same_columns<const N: usize>(dir: Directory<'_>, wanted: &[(u32, u32); N]) -> bool {
+fn same_columns<const N: usize>(dir: Directory<'_>, wanted: &[(u32, u32); N]) -> bool {
     let (Ok(hashes), Ok(sizes)) = (
         <&[u32; N]>::try_from(dir.hashes),
         <&[u32; N]>::try_from(dir.sizes),

@@ -7,6 +7,8 @@ use karmem_format::{
     SOA_DIRECTORY_ALIGN,
 };
 
+use crate::reader::column_layout;
+
 use crate::{align_up, Error, Scalar, HEADER_SIZE, MAGIC, VERSION};
 
 /// One cache line; the writer's storage unit, so the buffer is 64-byte
@@ -398,19 +400,20 @@ impl<'b> Writer<'b> {
         // the column count is a constant of the generated caller: a small
         // array (a monster's weapons) used to pay one growth check and one
         // bounds-checked write per column (RATIONALE R4.4).
+        // The columns where readers will look for them: the readers' own
+        // layout rule (format.md §5.3), bounded by the largest message.
         let block = align_up(self.len as u64, SOA_DIRECTORY_ALIGN as u64);
-        let mut end = block + OFFSET_SIZE as u64;
-        for ((_, size), out) in columns.iter().zip(columns_out.iter_mut()) {
-            let start = align_up(end, natural_align(*size) as u64);
-            end = start.saturating_add((count as u64).saturating_mul(*size as u64));
-            if end > u32::MAX as u64 {
-                return Err(Error::TooLarge);
-            }
-            *out = start as u32;
-        }
-        if end > u32::MAX as u64 {
+        let (Ok(cap), Ok(start)) = (
+            u32::try_from(count),
+            u32::try_from(block + OFFSET_SIZE as u64),
+        ) else {
             return Err(Error::TooLarge);
-        }
+        };
+        let sizes = columns.map(|c| c.1);
+        let end = column_layout(start, cap, &sizes, u32::MAX as u64, |k, col| {
+            columns_out[k] = col
+        })
+        .ok_or(Error::TooLarge)?;
         // Every line the array reaches into for the first time is zeroed
         // before anything is written, except the lines that lie wholly
         // inside a column the caller fills (they would be written twice):
