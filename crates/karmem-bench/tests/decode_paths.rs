@@ -17,9 +17,15 @@ fn message_and_z_hash(m: u32) -> (kar::Object, AlignedBuf, usize) {
     let bytes = AlignedBuf::from_bytes(w.bytes());
     let r = Reader::new(bytes.as_slice()).unwrap();
     let monsters = r.field_array(r.root(), 4, 0, Some(2000));
-    let mut cols = [0u32; 12];
-    r.soa_columns(monsters, &Monster::SOA_COLUMNS, &mut cols);
-    let path = r.array(cols[11] + 12 * m, 0, Some(2000));
+    let cols = r.soa_columns(monsters, &Monster::SOA_COLUMNS);
+    // `Path` is MonsterData's last array field, and columns of equal
+    // alignment keep the flattening order (format.md §5.3): the last column
+    // of array references (12 bytes each) is the path.
+    let path_column = Monster::SOA_COLUMNS
+        .iter()
+        .rposition(|&(_, size)| size == 12)
+        .unwrap();
+    let path = r.array(cols[path_column] + 12 * m, 0, Some(2000));
     let z_hash = Vec3::SOA_COLUMNS[2].0;
     let dir = r.get::<u32>(path.offset);
     let at = dir as usize + 4 * 3;

@@ -273,6 +273,10 @@ impl Computer<'_> {
             let b = self.column_name(elem, &columns[j]);
             self.diags.push(name_clash_diagnostic(span, &a, &b));
         }
+        // Directory order (format.md §5.3): by decreasing natural alignment
+        // of the value size, flattening order among equals (a stable sort),
+        // so no column needs padding after the first.
+        columns.sort_by_key(|c| core::cmp::Reverse(karmem_format::natural_align(c.size)));
         // Fits in u32: more than MAX_COLUMNS columns is an error reported above.
         let directory_size = soa_directory_size(columns.len() as u64) as u32;
         SoaLayout {

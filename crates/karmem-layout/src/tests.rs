@@ -23,20 +23,23 @@ fn seed_account_data_offsets() {
     assert_eq!(offsets, [4, 8, 24]);
     assert_eq!((data.used, data.size, data.header), (32, 32, 4));
 
-    // []Profile is SoA; Profile (inline) → Data (table) is flattened.
+    // []Profile is SoA; Profile (inline) → Data (table) is flattened, and
+    // the columns are listed by decreasing alignment (format.md §5.3): ID
+    // (8), Username's reference (4), Network (1) — the reverse of the
+    // fields' order here.
     let profile = schema.struct_by_name("Profile").unwrap();
     let soa = l.soa(profile);
     let paths: Vec<Vec<u32>> = soa.columns.iter().map(|c| c.path.clone()).collect();
-    assert_eq!(paths, [vec![0, 0], vec![0, 1], vec![0, 2]]);
+    assert_eq!(paths, [vec![0, 2], vec![0, 1], vec![0, 0]]);
+    assert_eq!(soa.columns[0].size, 8);
+    assert_eq!(soa.columns[1].size, ARRAY_REF_SIZE);
     assert_eq!(
-        soa.columns[0].slot,
+        soa.columns[2].slot,
         Slot::Enum {
             id: 0,
             repr: Primitive::U8
         }
     );
-    assert_eq!(soa.columns[1].size, ARRAY_REF_SIZE);
-    assert_eq!(soa.columns[2].size, 8);
     // Three columns: the count, three hashes and three sizes.
     assert_eq!(soa.directory_size, 28);
 }
@@ -278,4 +281,34 @@ fn validator_plan_per_slot() {
             ..
         }
     ));
+}
+
+#[test]
+fn soa_columns_by_decreasing_alignment_flattening_order_among_equals() {
+    let (schema, l) = layout(
+        "karmem t;
+         struct Inner inline { A u16; B u64; }
+         struct E table { P u8; Q u64; R Inner; S u32; T u8; U [3]u16; V f64; }
+         struct Root table { Es []E; }",
+    );
+    let soa = l.soa(schema.struct_by_name("E").unwrap());
+    let order: Vec<(Vec<u32>, u32)> = soa
+        .columns
+        .iter()
+        .map(|c| (c.path.clone(), c.size))
+        .collect();
+    // 8-aligned: Q, R.B, V; 4: S; 2: R.A, U (6 bytes: natural 2); 1: P, T.
+    assert_eq!(
+        order,
+        [
+            (vec![1], 8),
+            (vec![2, 1], 8),
+            (vec![6], 8),
+            (vec![3], 4),
+            (vec![2, 0], 2),
+            (vec![5], 6),
+            (vec![0], 1),
+            (vec![4], 1),
+        ]
+    );
 }

@@ -440,38 +440,35 @@ impl<'a, M: Mode> Reader<'a, M> {
     }
 
     /// Resolve SoA columns in one pass over the directory of `a`
-    /// (format.md §5.3). `wanted[j] = (hash, value size)`; `out[j]` receives
-    /// the column offset, or 0 when the column is absent or malformed.
+    /// (format.md §5.3). `wanted[j] = (hash, value size)`; entry `j` of the
+    /// result is the column offset, or 0 when the column is absent or
+    /// malformed.
     ///
     /// Generic over the column count and inlined: a directory written by the
     /// same schema version (same hashes and sizes, same order) resolves in
-    /// `N` constant compares and `N` steps of the column layout; any other
+    /// `N` constant compares and `N` independent multiply-adds; any other
     /// directory (older or newer writer) goes through the general scan.
+    /// Returned by value (not through a `&mut` argument), so the offsets go
+    /// to the caller's struct from registers.
     #[inline(always)]
-    pub fn soa_columns<const N: usize>(
-        &self,
-        a: ArrayRef,
-        wanted: &[(u32, u32); N],
-        out: &mut [u32; N],
-    ) {
-        *out = [0; N];
-        if let Some(dir) = self.directory(a) {
-            self.resolve_columns(a.cap, dir, wanted, out);
+    pub fn soa_columns<const N: usize>(&self, a: ArrayRef, wanted: &[(u32, u32); N]) -> [u32; N] {
+        match self.directory(a) {
+            Some(dir) => self.resolve_columns(a.cap, dir, wanted),
+            None => [0; N],
         }
     }
 
     /// `soa_columns` over a directory already found well formed
-    /// (`directory`); `out` is zero. Columns are where the directory's
-    /// sizes put them (`column_layout`); a block that does not end inside
-    /// the message has no column.
+    /// (`directory`). Columns are where the directory's sizes put them
+    /// (`column_layout`); a block that does not end inside the message has
+    /// no column.
     #[inline(always)]
     pub(crate) fn resolve_columns<const N: usize>(
         &self,
         cap: u32,
         dir: Directory<'a>,
         wanted: &[(u32, u32); N],
-        out: &mut [u32; N],
-    ) {
+    ) -> [u32; N] {
         // A validated block ends inside the message (format.md §5.3): a
         // trusted reader's bound never fails, so its checks fold away.
         let size = if M::TRUSTED {
@@ -479,8 +476,11 @@ impl<'a, M: Mode> Reader<'a, M> {
         } else {
             self.bytes.len() as u64
         };
-        if !resolve(dir, cap, size, wanted, out).fits {
-            *out = [0; N];
+        let (found, cols) = resolve(dir, cap, size, wanted);
+        if found.fits {
+            cols
+        } else {
+            [0; N]
         }
     }
 
@@ -651,25 +651,70 @@ pub(crate) struct Resolved {
 }
 
 /// Resolve the `wanted` columns of an SoA block with directory `dir` and
-/// capacity `cap` into `out` (zero on entry): a directory listing exactly
-/// `wanted` (what a writer of the same schema version emits) is laid out
-/// with the reader's own sizes, any other in one pass over its entries.
+/// capacity `cap`: a directory listing exactly `wanted` (what a writer of
+/// the same schema version emits) is laid out with the reader's own sizes,
+/// any other in one pass over its entries. The offsets mean nothing unless
+/// the block fits.
 #[inline(always)]
 pub(crate) fn resolve<const N: usize>(
     dir: Directory<'_>,
     cap: u32,
     limit: u64,
     wanted: &[(u32, u32); N],
-    out: &mut [u32; N],
-) -> Resolved {
-    if same_columns(dir, wanted) {
+) -> (Resolved, [u32; N]) {
+    if !same_columns(dir, wanted) {
+        let mut out = [0; N];
+        let found = find_columns(dir, cap, limit, wanted, &mut out);
+        return (found, out);
+    }
+    let strict = true;
+    if let Some(plan) = ColumnPlan::of(wanted) {
+        // Columns in directory order (format.md §5.3): each starts
+        // `capacity × (sizes before it)` after the first, independently.
+        let first = align_up(dir.start as u64, plan.first_align as u64);
+        let fits = first + (cap as u64).saturating_mul(plan.total) <= limit;
+        let cols = plan.prefix.map(|p| (first + cap as u64 * p as u64) as u32);
+        (Resolved { fits, strict }, cols)
+    } else {
         let sizes = wanted.map(|w| w.1);
         let mut cols = [0u32; N];
         let fits = column_layout(dir.start, cap, &sizes, limit, |k, col| cols[k] = col).is_some();
-        *out = cols;
-        Resolved { fits, strict: true }
-    } else {
-        find_columns(dir, cap, limit, wanted, out)
+        (Resolved { fits, strict }, cols)
+    }
+}
+
+/// Where a column list in directory order puts its columns (format.md
+/// §5.3): by decreasing natural alignment, no column needs padding after
+/// the first, so column `k` starts at `first + capacity × prefix[k]`.
+/// Computed from a constant list, so it folds away when inlined.
+struct ColumnPlan<const N: usize> {
+    first_align: u32,
+    prefix: [u32; N],
+    total: u64,
+}
+
+impl<const N: usize> ColumnPlan<N> {
+    /// `None` if the list is not in directory order (a hand-written list:
+    /// its columns are then laid out one after the other).
+    #[inline(always)]
+    fn of(wanted: &[(u32, u32); N]) -> Option<Self> {
+        let mut prefix = [0u32; N];
+        let mut total = 0u64;
+        let mut align = 8;
+        for (k, &(_, size)) in wanted.iter().enumerate() {
+            let a = natural_align(size);
+            if a > align || total > u32::MAX as u64 {
+                return None;
+            }
+            align = a;
+            prefix[k] = total as u32;
+            total += size as u64;
+        }
+        Some(ColumnPlan {
+            first_align: wanted.first().map_or(1, |w| natural_align(w.1)),
+            prefix,
+            total,
+        })
     }
 }
 

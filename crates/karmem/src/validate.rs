@@ -120,7 +120,7 @@ impl<'a> Validator<'a> {
     }
 
     /// Check an SoA array's block and its directory and resolve the known
-    /// columns (`out`, as in `Reader::soa_columns`, with the same fast path
+    /// columns (as `Reader::soa_columns`, with the same fast path
     /// for a directory of the same schema version). The directory must be
     /// well formed, list no known hash twice and no known hash with another
     /// value size, and the block must end inside the message (format.md
@@ -130,11 +130,9 @@ impl<'a> Validator<'a> {
         &mut self,
         a: ArrayRef,
         wanted: &[(u32, u32); N],
-        out: &mut [u32; N],
-    ) -> Result<(), Error> {
-        *out = [0; N];
+    ) -> Result<[u32; N], Error> {
         if a.cap == 0 {
-            return Ok(());
+            return Ok([0; N]);
         }
         let r = self.reader;
         let Some(dir) = r.directory(a) else {
@@ -147,12 +145,12 @@ impl<'a> Validator<'a> {
         // table): a huge capacity of nothing is no free work.
         let width = element_width(wanted);
         let cost = soa_directory_charge(dir.hashes.len() as u64) + a.cap as u64 * width;
-        let found = resolve(dir, a.cap, r.size() as u64, wanted, out);
+        let (found, cols) = resolve(dir, a.cap, r.size() as u64, wanted);
         if !(found.fits && found.strict) {
-            *out = [0; N];
             return Err(Error::MalformedArray { offset: a.offset });
         }
-        self.charge(cost)
+        self.charge(cost)?;
+        Ok(cols)
     }
 
     /// The known columns of an SoA array, for decoding: as
@@ -164,14 +162,12 @@ impl<'a> Validator<'a> {
         &mut self,
         a: ArrayRef,
         wanted: &[(u32, u32); N],
-        out: &mut [u32; N],
-    ) -> Result<(), Error> {
-        *out = [0; N];
+    ) -> Result<[u32; N], Error> {
         let Some(dir) = self.reader.directory(a) else {
-            return Ok(());
+            return Ok([0; N]);
         };
-        self.reader.resolve_columns(a.cap, dir, wanted, out);
-        self.charge(soa_directory_charge(dir.hashes.len() as u64))
+        self.charge(soa_directory_charge(dir.hashes.len() as u64))?;
+        Ok(self.reader.resolve_columns(a.cap, dir, wanted))
     }
 
     /// Check a whole SoA column of `len` array references at `col` (a
@@ -350,8 +346,7 @@ impl<'a> Validator<'a> {
         a: ArrayRef,
         wanted: &[(u32, u32); N],
     ) -> Result<(), Error> {
-        let mut out = [0u32; N];
-        self.soa(a, wanted, &mut out)
+        self.soa(a, wanted).map(drop)
     }
 
     /// Why `Reader::directory` refused the directory of the SoA block at

@@ -93,7 +93,7 @@ fn by_element(r: Reader<'_>, arrays: u32, texts: u32, count: u32) -> (Result<(),
     let result = (|| {
         for i in 0..count {
             let a = v.array(arrays + 12 * i, 0, Some(LIMIT))?;
-            v.soa(a, &WANTED, &mut [0; 3])?;
+            v.soa(a, &WANTED)?;
         }
         for i in 0..count {
             let a = v.array(texts + 12 * i, 1, None)?;

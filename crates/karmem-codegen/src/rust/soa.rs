@@ -259,9 +259,12 @@ impl Gen<'_> {
         if n > 0 {
             self.c.line("let r = v.reader;");
         }
-        self.c.line(&format!("let mut cols = [0u32; {n}];"));
-        self.c
-            .line("v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;");
+        // An element without columns (an empty table) still has its
+        // directory checked and charged; the column offsets go unused.
+        let cols = if n > 0 { "cols" } else { "_cols" };
+        self.c.line(&format!(
+            "let {cols} = v.soa_columns(a, &Self::SOA_COLUMNS)?;"
+        ));
         self.c.line(&format!(
             "v.charge({})?;",
             mul("a.len as u64", soa.element_charge())
@@ -402,10 +405,9 @@ impl Gen<'_> {
         self.c.line("#[doc(hidden)]");
         self.c.line("#[inline]");
         self.c.open("pub fn validate_soa(v: &mut karmem::Validator<'_>, a: karmem::ArrayRef) -> Result<(), karmem::Error> {");
-        let cols_mut = if body.is_empty() { "_cols" } else { "cols" };
-        self.c.line(&format!("let mut {cols_mut} = [0u32; {n}];"));
+        let cols = if body.is_empty() { "_cols" } else { "cols" };
         self.c
-            .line(&format!("v.soa(a, &Self::SOA_COLUMNS, &mut {cols_mut})?;"));
+            .line(&format!("let {cols} = v.soa(a, &Self::SOA_COLUMNS)?;"));
         if !body.is_empty() {
             if mentions(&body, "r") {
                 self.c.line("let r = v.reader;");
@@ -449,9 +451,8 @@ impl Gen<'_> {
         self.c.line("#[doc(hidden)]");
         self.c
             .open("pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {");
-        self.c.line(&format!("let mut cols = [0u32; {n}];"));
         self.c.line(&format!(
-            "r.soa_columns(a, &{name}::SOA_COLUMNS, &mut cols);"
+            "let cols = r.soa_columns(a, &{name}::SOA_COLUMNS);"
         ));
         self.c.line(&format!("{sv} {{ r, len: a.len, cols }}"));
         self.c.close("}");

@@ -477,9 +477,9 @@ func (v AccountDataViewer) Profiles(r *karmem.Reader) ProfileSoaViewer {
 
 // soaColumnsProfile: hash and size of each SoA column of Profile, in writing order (format.md §5.3).
 var soaColumnsProfile = [3]karmem.Column{
-	{Hash: 0x9be17165, Size: 1, Dense: true},
-	{Hash: 0x4bb53254, Size: 12, Dense: false},
 	{Hash: 0x3c39ef87, Size: 8, Dense: true},
+	{Hash: 0x4bb53254, Size: 12, Dense: false},
+	{Hash: 0x9be17165, Size: 1, Dense: true},
 }
 
 func writeSoaProfile(w *karmem.Writer, at uint32, items []Profile) error {
@@ -488,12 +488,12 @@ func writeSoaProfile(w *karmem.Writer, at uint32, items []Profile) error {
 		return err
 	}
 	{
-		c0 := karmem.WriterSlice[SocialNetwork](w, cols[0], len(items))[:len(items)]
-		c2 := karmem.WriterSlice[uint64](w, cols[2], len(items))[:len(items)]
+		c0 := karmem.WriterSlice[uint64](w, cols[0], len(items))[:len(items)]
+		c2 := karmem.WriterSlice[SocialNetwork](w, cols[2], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			c0[i] = e.Data.Network
-			c2[i] = e.Data.ID
+			c0[i] = e.Data.ID
+			c2[i] = e.Data.Network
 		}
 	}
 	for i := range items {
@@ -517,37 +517,37 @@ func readSoaProfile(v *karmem.Validator, a karmem.ArrayRef, items *[]Profile) er
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		c0 := karmem.Slice[SocialNetwork](r, cols[0], a.Len)
-		c2 := karmem.Slice[uint64](r, cols[2], a.Len)
+		c0 := karmem.Slice[uint64](r, cols[0], a.Len)
+		c2 := karmem.Slice[SocialNetwork](r, cols[2], a.Len)
 		if len(c0) == len(s) && len(c2) == len(s) {
 			c0 = c0[:len(s)]
 			c2 = c2[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.Data.Network = c0[i]
-				e.Data.ID = c2[i]
+				e.Data.ID = c0[i]
+				e.Data.Network = c2[i]
 			}
 		} else {
 			if len(c0) == len(s) {
 				for i := range s {
 					e := &s[i]
-					e.Data.Network = c0[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.Data.Network = 0
-				}
-			}
-			if len(c2) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.Data.ID = c2[i]
+					e.Data.ID = c0[i]
 				}
 			} else {
 				for i := range s {
 					e := &s[i]
 					e.Data.ID = 0
+				}
+			}
+			if len(c2) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Data.Network = c2[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Data.Network = 0
 				}
 			}
 		}
@@ -625,16 +625,16 @@ func (s ProfileSoaViewer) All() iter.Seq2[int, ProfileSoaItem] {
 	}
 }
 
-// DataNetwork returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s ProfileSoaViewer) DataNetwork(r *karmem.Reader) []SocialNetwork {
-	return karmem.Slice[SocialNetwork](r, s.c0, s.n)
-}
-
 // DataID returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s ProfileSoaViewer) DataID(r *karmem.Reader) []uint64 {
-	return karmem.Slice[uint64](r, s.c2, s.n)
+	return karmem.Slice[uint64](r, s.c0, s.n)
+}
+
+// DataNetwork returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s ProfileSoaViewer) DataNetwork(r *karmem.Reader) []SocialNetwork {
+	return karmem.Slice[SocialNetwork](r, s.c2, s.n)
 }
 
 // ProfileSoaItem is one element of a ProfileSoaViewer; its methods follow the element's fields.
@@ -651,10 +651,10 @@ func (it ProfileSoaItem) Data(r *karmem.Reader) ProfileSoaItemData {
 type ProfileSoaItemData ProfileSoaItem
 
 func (it ProfileSoaItemData) Network(r *karmem.Reader) SocialNetwork {
-	if it.s.c0 == 0 {
+	if it.s.c2 == 0 {
 		return 0
 	}
-	return SocialNetwork(r.Uint8(it.s.c0 + it.i))
+	return SocialNetwork(r.Uint8(it.s.c2 + it.i))
 }
 
 func (it ProfileSoaItemData) Username(r *karmem.Reader) string {
@@ -674,10 +674,10 @@ func (it ProfileSoaItemData) UsernameBytes(r *karmem.Reader) []byte {
 }
 
 func (it ProfileSoaItemData) ID(r *karmem.Reader) uint64 {
-	if it.s.c2 == 0 {
+	if it.s.c0 == 0 {
 		return 0
 	}
-	return r.Uint64(it.s.c2 + it.i*8)
+	return r.Uint64(it.s.c0 + it.i*8)
 }
 
 // TrustProfileData validates a whole message whose root is a ProfileData, as
@@ -850,16 +850,16 @@ func (s TrustedProfileSoaViewer) All() iter.Seq2[int, TrustedProfileSoaItem] {
 	}
 }
 
-// DataNetwork returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s TrustedProfileSoaViewer) DataNetwork(r karmem.Trusted) []SocialNetwork {
-	return karmem.TrustedSlice[SocialNetwork](r, s.c0, s.n)
-}
-
 // DataID returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s TrustedProfileSoaViewer) DataID(r karmem.Trusted) []uint64 {
-	return karmem.TrustedSlice[uint64](r, s.c2, s.n)
+	return karmem.TrustedSlice[uint64](r, s.c0, s.n)
+}
+
+// DataNetwork returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedProfileSoaViewer) DataNetwork(r karmem.Trusted) []SocialNetwork {
+	return karmem.TrustedSlice[SocialNetwork](r, s.c2, s.n)
 }
 
 // TrustedProfileSoaItem is one element of a TrustedProfileSoaViewer; its methods follow the element's fields.
@@ -876,8 +876,8 @@ func (it TrustedProfileSoaItem) Data(r karmem.Trusted) TrustedProfileSoaItemData
 type TrustedProfileSoaItemData TrustedProfileSoaItem
 
 func (it TrustedProfileSoaItemData) Network(r karmem.Trusted) SocialNetwork {
-	if it.s.c0 != 0 {
-		return SocialNetwork(r.Uint8(it.s.c0 + it.i))
+	if it.s.c2 != 0 {
+		return SocialNetwork(r.Uint8(it.s.c2 + it.i))
 	}
 	return 0
 }
@@ -899,8 +899,8 @@ func (it TrustedProfileSoaItemData) UsernameBytes(r karmem.Trusted) []byte {
 }
 
 func (it TrustedProfileSoaItemData) ID(r karmem.Trusted) uint64 {
-	if it.s.c2 != 0 {
-		return r.Uint64(it.s.c2 + it.i*8)
+	if it.s.c0 != 0 {
+		return r.Uint64(it.s.c0 + it.i*8)
 	}
 	return 0
 }

@@ -2119,17 +2119,17 @@ func (it SquareSoaItem) Side(r *karmem.Reader) float32 {
 
 // soaColumnsElement: hash and size of each SoA column of Element, in writing order (format.md §5.3).
 var soaColumnsElement = [11]karmem.Column{
+	{Hash: 0x56a42fa7, Size: 8, Dense: true},
+	{Hash: 0xbab8b9c0, Size: 8, Dense: false},
 	{Hash: 0x4b95f515, Size: 4, Dense: true},
 	{Hash: 0x0eaff284, Size: 4, Dense: true},
 	{Hash: 0x5edc3195, Size: 4, Dense: true},
 	{Hash: 0xaf0870a6, Size: 4, Dense: true},
-	{Hash: 0x8eac5155, Size: 2, Dense: true},
-	{Hash: 0xded89066, Size: 1, Dense: true},
-	{Hash: 0x56a42fa7, Size: 8, Dense: true},
 	{Hash: 0x0677f096, Size: 12, Dense: false},
 	{Hash: 0x9bc23426, Size: 12, Dense: false},
 	{Hash: 0x0ae4f8d1, Size: 12, Dense: false},
-	{Hash: 0xbab8b9c0, Size: 8, Dense: false},
+	{Hash: 0x8eac5155, Size: 2, Dense: true},
+	{Hash: 0xded89066, Size: 1, Dense: true},
 }
 
 func writeSoaElement(w *karmem.Writer, at uint32, items []Element) error {
@@ -2138,36 +2138,36 @@ func writeSoaElement(w *karmem.Writer, at uint32, items []Element) error {
 		return err
 	}
 	{
-		c0 := karmem.WriterSlice[uint32](w, cols[0], len(items))[:len(items)]
-		c1 := karmem.WriterSlice[float32](w, cols[1], len(items))[:len(items)]
-		c2 := karmem.WriterSlice[float32](w, cols[2], len(items))[:len(items)]
+		c0 := karmem.WriterSlice[uint64](w, cols[0], len(items))[:len(items)]
+		c2 := karmem.WriterSlice[uint32](w, cols[2], len(items))[:len(items)]
 		c3 := karmem.WriterSlice[float32](w, cols[3], len(items))[:len(items)]
-		c4 := karmem.WriterSlice[uint16](w, cols[4], len(items))[:len(items)]
-		c5 := karmem.WriterSlice[uint8](w, cols[5], len(items))[:len(items)]
-		c6 := karmem.WriterSlice[uint64](w, cols[6], len(items))[:len(items)]
+		c4 := karmem.WriterSlice[float32](w, cols[4], len(items))[:len(items)]
+		c5 := karmem.WriterSlice[float32](w, cols[5], len(items))[:len(items)]
+		c9 := karmem.WriterSlice[uint16](w, cols[9], len(items))[:len(items)]
+		c10 := karmem.WriterSlice[uint8](w, cols[10], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			c0[i] = e.Id
-			c1[i] = e.Where.Pos.X
-			c2[i] = e.Where.Pos.Y
-			c3[i] = e.Where.Pos.Z
-			c4[i] = e.Where.Tag
-			c5[i] = karmem.BoolByte(e.Where.Flag)
-			c6[i] = e.Child.Value
+			c0[i] = e.Child.Value
+			c2[i] = e.Id
+			c3[i] = e.Where.Pos.X
+			c4[i] = e.Where.Pos.Y
+			c5[i] = e.Where.Pos.Z
+			c9[i] = e.Where.Tag
+			c10[i] = karmem.BoolByte(e.Where.Flag)
 		}
 	}
 	for i := range items {
 		e := &items[i]
-		if err := w.WriteString(cols[7]+uint32(i)*12, e.Child.Label); err != nil {
+		if err := writeUnionShape(w, e.Shape, cols[1]+uint32(i)*8, cols[1]+uint32(i)*8+4); err != nil {
 			return err
 		}
-		if err := w.WriteString(cols[8]+uint32(i)*12, e.Name); err != nil {
+		if err := w.WriteString(cols[6]+uint32(i)*12, e.Child.Label); err != nil {
 			return err
 		}
-		if err := karmem.WriteSlice(w, cols[9]+uint32(i)*12, e.Numbers); err != nil {
+		if err := w.WriteString(cols[7]+uint32(i)*12, e.Name); err != nil {
 			return err
 		}
-		if err := writeUnionShape(w, e.Shape, cols[10]+uint32(i)*8, cols[10]+uint32(i)*8+4); err != nil {
+		if err := karmem.WriteSlice(w, cols[8]+uint32(i)*12, e.Numbers); err != nil {
 			return err
 		}
 	}
@@ -2186,102 +2186,36 @@ func readSoaElement(v *karmem.Validator, a karmem.ArrayRef, items *[]Element) er
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		c0 := karmem.Slice[uint32](r, cols[0], a.Len)
-		c1 := karmem.Slice[float32](r, cols[1], a.Len)
-		c2 := karmem.Slice[float32](r, cols[2], a.Len)
+		c0 := karmem.Slice[uint64](r, cols[0], a.Len)
+		c2 := karmem.Slice[uint32](r, cols[2], a.Len)
 		c3 := karmem.Slice[float32](r, cols[3], a.Len)
-		c4 := karmem.Slice[uint16](r, cols[4], a.Len)
-		c5 := karmem.Slice[uint8](r, cols[5], a.Len)
-		c6 := karmem.Slice[uint64](r, cols[6], a.Len)
-		if len(c0) == len(s) && len(c1) == len(s) && len(c2) == len(s) && len(c3) == len(s) && len(c4) == len(s) && len(c5) == len(s) && len(c6) == len(s) {
+		c4 := karmem.Slice[float32](r, cols[4], a.Len)
+		c5 := karmem.Slice[float32](r, cols[5], a.Len)
+		c9 := karmem.Slice[uint16](r, cols[9], a.Len)
+		c10 := karmem.Slice[uint8](r, cols[10], a.Len)
+		if len(c0) == len(s) && len(c2) == len(s) && len(c3) == len(s) && len(c4) == len(s) && len(c5) == len(s) && len(c9) == len(s) && len(c10) == len(s) {
 			c0 = c0[:len(s)]
-			c1 = c1[:len(s)]
 			c2 = c2[:len(s)]
 			c3 = c3[:len(s)]
 			c4 = c4[:len(s)]
 			c5 = c5[:len(s)]
-			c6 = c6[:len(s)]
+			c9 = c9[:len(s)]
+			c10 = c10[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.Id = c0[i]
-				e.Where.Pos.X = c1[i]
-				e.Where.Pos.Y = c2[i]
-				e.Where.Pos.Z = c3[i]
-				e.Where.Tag = c4[i]
-				e.Where.Flag = c5[i] != 0
-				e.Child.Value = c6[i]
+				e.Child.Value = c0[i]
+				e.Id = c2[i]
+				e.Where.Pos.X = c3[i]
+				e.Where.Pos.Y = c4[i]
+				e.Where.Pos.Z = c5[i]
+				e.Where.Tag = c9[i]
+				e.Where.Flag = c10[i] != 0
 			}
 		} else {
 			if len(c0) == len(s) {
 				for i := range s {
 					e := &s[i]
-					e.Id = c0[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.Id = 0
-				}
-			}
-			if len(c1) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.Where.Pos.X = c1[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.Where.Pos.X = 0
-				}
-			}
-			if len(c2) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.Where.Pos.Y = c2[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.Where.Pos.Y = 0
-				}
-			}
-			if len(c3) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.Where.Pos.Z = c3[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.Where.Pos.Z = 0
-				}
-			}
-			if len(c4) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.Where.Tag = c4[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.Where.Tag = 0
-				}
-			}
-			if len(c5) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.Where.Flag = c5[i] != 0
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.Where.Flag = false
-				}
-			}
-			if len(c6) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.Child.Value = c6[i]
+					e.Child.Value = c0[i]
 				}
 			} else {
 				for i := range s {
@@ -2289,14 +2223,87 @@ func readSoaElement(v *karmem.Validator, a karmem.ArrayRef, items *[]Element) er
 					e.Child.Value = 0
 				}
 			}
+			if len(c2) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Id = c2[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Id = 0
+				}
+			}
+			if len(c3) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Where.Pos.X = c3[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Where.Pos.X = 0
+				}
+			}
+			if len(c4) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Where.Pos.Y = c4[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Where.Pos.Y = 0
+				}
+			}
+			if len(c5) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Where.Pos.Z = c5[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Where.Pos.Z = 0
+				}
+			}
+			if len(c9) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Where.Tag = c9[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Where.Tag = 0
+				}
+			}
+			if len(c10) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Where.Flag = c10[i] != 0
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Where.Flag = false
+				}
+			}
 		}
 	}
 	for i := range s {
 		e := &s[i]
+		if cols[1] != 0 {
+			if err := readUnionShape(v, &e.Shape, cols[1]+uint32(i)*8, cols[1]+uint32(i)*8+4); err != nil {
+				return err
+			}
+		} else {
+			e.Shape = nil
+		}
 		{
 			a := karmem.ArrayRef{}
-			if cols[7] != 0 {
-				a = r.Array(cols[7]+uint32(i)*12, 1, karmem.NoLimit)
+			if cols[6] != 0 {
+				a = r.Array(cols[6]+uint32(i)*12, 1, karmem.NoLimit)
 			}
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
@@ -2305,8 +2312,8 @@ func readSoaElement(v *karmem.Validator, a karmem.ArrayRef, items *[]Element) er
 		}
 		{
 			a := karmem.ArrayRef{}
-			if cols[8] != 0 {
-				a = r.Array(cols[8]+uint32(i)*12, 1, karmem.NoLimit)
+			if cols[7] != 0 {
+				a = r.Array(cols[7]+uint32(i)*12, 1, karmem.NoLimit)
 			}
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
@@ -2315,20 +2322,13 @@ func readSoaElement(v *karmem.Validator, a karmem.ArrayRef, items *[]Element) er
 		}
 		{
 			a := karmem.ArrayRef{}
-			if cols[9] != 0 {
-				a = r.Array(cols[9]+uint32(i)*12, 4, karmem.NoLimit)
+			if cols[8] != 0 {
+				a = r.Array(cols[8]+uint32(i)*12, 4, karmem.NoLimit)
 			}
 			if err := v.Charge(uint64(a.Len) * 4); err != nil {
 				return err
 			}
 			e.Numbers = append(e.Numbers[:0], karmem.Slice[int32](r, a.Offset, a.Len)...)
-		}
-		if cols[10] != 0 {
-			if err := readUnionShape(v, &e.Shape, cols[10]+uint32(i)*8, cols[10]+uint32(i)*8+4); err != nil {
-				return err
-			}
-		} else {
-			e.Shape = nil
 		}
 	}
 	return nil
@@ -2340,11 +2340,19 @@ func validateSoaElement(v *karmem.Validator, a karmem.ArrayRef) error {
 		return err
 	}
 	n := a.Len
-	if cols[5] != 0 {
+	if cols[1] != 0 {
 		for i := uint32(0); i < n; i++ {
-			if err := v.BoolAt(cols[5] + i); err != nil {
+			if err := validateUnionShape(v, cols[1]+i*8, cols[1]+i*8+4); err != nil {
 				return err
 			}
+		}
+	}
+	if cols[6] != 0 {
+		if err := v.ArrayColumn(cols[6], n, 1, karmem.NoLimit); err != nil {
+			return err
+		}
+		if err := v.UTF8Column(cols[6], n); err != nil {
+			return err
 		}
 	}
 	if cols[7] != 0 {
@@ -2356,21 +2364,13 @@ func validateSoaElement(v *karmem.Validator, a karmem.ArrayRef) error {
 		}
 	}
 	if cols[8] != 0 {
-		if err := v.ArrayColumn(cols[8], n, 1, karmem.NoLimit); err != nil {
-			return err
-		}
-		if err := v.UTF8Column(cols[8], n); err != nil {
-			return err
-		}
-	}
-	if cols[9] != 0 {
-		if err := v.ArrayColumn(cols[9], n, 4, karmem.NoLimit); err != nil {
+		if err := v.ArrayColumn(cols[8], n, 4, karmem.NoLimit); err != nil {
 			return err
 		}
 	}
 	if cols[10] != 0 {
 		for i := uint32(0); i < n; i++ {
-			if err := validateUnionShape(v, cols[10]+i*8, cols[10]+i*8+4); err != nil {
+			if err := v.BoolAt(cols[10] + i); err != nil {
 				return err
 			}
 		}
@@ -2416,46 +2416,46 @@ func (s ElementSoaViewer) All() iter.Seq2[int, ElementSoaItem] {
 	}
 }
 
+// ChildValue returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s ElementSoaViewer) ChildValue(r *karmem.Reader) []uint64 {
+	return karmem.Slice[uint64](r, s.cols[0], s.n)
+}
+
 // Id returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s ElementSoaViewer) Id(r *karmem.Reader) []uint32 {
-	return karmem.Slice[uint32](r, s.cols[0], s.n)
+	return karmem.Slice[uint32](r, s.cols[2], s.n)
 }
 
 // WherePosX returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s ElementSoaViewer) WherePosX(r *karmem.Reader) []float32 {
-	return karmem.Slice[float32](r, s.cols[1], s.n)
+	return karmem.Slice[float32](r, s.cols[3], s.n)
 }
 
 // WherePosY returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s ElementSoaViewer) WherePosY(r *karmem.Reader) []float32 {
-	return karmem.Slice[float32](r, s.cols[2], s.n)
+	return karmem.Slice[float32](r, s.cols[4], s.n)
 }
 
 // WherePosZ returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s ElementSoaViewer) WherePosZ(r *karmem.Reader) []float32 {
-	return karmem.Slice[float32](r, s.cols[3], s.n)
+	return karmem.Slice[float32](r, s.cols[5], s.n)
 }
 
 // WhereTag returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s ElementSoaViewer) WhereTag(r *karmem.Reader) []uint16 {
-	return karmem.Slice[uint16](r, s.cols[4], s.n)
+	return karmem.Slice[uint16](r, s.cols[9], s.n)
 }
 
 // WhereFlag returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s ElementSoaViewer) WhereFlag(r *karmem.Reader) []uint8 {
-	return karmem.Slice[uint8](r, s.cols[5], s.n)
-}
-
-// ChildValue returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s ElementSoaViewer) ChildValue(r *karmem.Reader) []uint64 {
-	return karmem.Slice[uint64](r, s.cols[6], s.n)
+	return karmem.Slice[uint8](r, s.cols[10], s.n)
 }
 
 // ElementSoaItem is one element of a ElementSoaViewer; its methods follow the element's fields.
@@ -2465,10 +2465,10 @@ type ElementSoaItem struct {
 }
 
 func (it ElementSoaItem) Id(r *karmem.Reader) uint32 {
-	if it.s.cols[0] == 0 {
+	if it.s.cols[2] == 0 {
 		return 0
 	}
-	return r.Uint32(it.s.cols[0] + it.i*4)
+	return r.Uint32(it.s.cols[2] + it.i*4)
 }
 
 func (it ElementSoaItem) Where(r *karmem.Reader) ElementSoaItemWhere {
@@ -2480,34 +2480,34 @@ func (it ElementSoaItem) Child(r *karmem.Reader) ElementSoaItemChild {
 }
 
 func (it ElementSoaItem) Name(r *karmem.Reader) string {
-	if it.s.cols[8] == 0 {
+	if it.s.cols[7] == 0 {
 		return ""
 	}
-	a := r.Array(it.s.cols[8]+it.i*12, 1, karmem.NoLimit)
+	a := r.Array(it.s.cols[7]+it.i*12, 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (it ElementSoaItem) NameBytes(r *karmem.Reader) []byte {
-	if it.s.cols[8] == 0 {
+	if it.s.cols[7] == 0 {
 		return nil
 	}
-	a := r.Array(it.s.cols[8]+it.i*12, 1, karmem.NoLimit)
+	a := r.Array(it.s.cols[7]+it.i*12, 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
 func (it ElementSoaItem) Numbers(r *karmem.Reader) []int32 {
-	if it.s.cols[9] == 0 {
+	if it.s.cols[8] == 0 {
 		return nil
 	}
-	a := r.Array(it.s.cols[9]+it.i*12, 4, karmem.NoLimit)
+	a := r.Array(it.s.cols[8]+it.i*12, 4, karmem.NoLimit)
 	return karmem.Slice[int32](r, a.Offset, a.Len)
 }
 
 func (it ElementSoaItem) Shape(r *karmem.Reader) ShapeViewer {
-	if it.s.cols[10] == 0 {
+	if it.s.cols[1] == 0 {
 		return ShapeViewer{}
 	}
-	return newShapeViewer(r, it.s.cols[10]+it.i*8, it.s.cols[10]+it.i*8+4)
+	return newShapeViewer(r, it.s.cols[1]+it.i*8, it.s.cols[1]+it.i*8+4)
 }
 
 // ElementSoaItemWhere views field Where of a ElementSoaItem.
@@ -2518,66 +2518,66 @@ func (it ElementSoaItemWhere) Pos(r *karmem.Reader) ElementSoaItemWherePos {
 }
 
 func (it ElementSoaItemWhere) Tag(r *karmem.Reader) uint16 {
-	if it.s.cols[4] == 0 {
+	if it.s.cols[9] == 0 {
 		return 0
 	}
-	return r.Uint16(it.s.cols[4] + it.i*2)
+	return r.Uint16(it.s.cols[9] + it.i*2)
 }
 
 func (it ElementSoaItemWhere) Flag(r *karmem.Reader) bool {
-	if it.s.cols[5] == 0 {
+	if it.s.cols[10] == 0 {
 		return false
 	}
-	return r.Bool(it.s.cols[5] + it.i)
+	return r.Bool(it.s.cols[10] + it.i)
 }
 
 // ElementSoaItemWherePos views field Where.Pos of a ElementSoaItem.
 type ElementSoaItemWherePos ElementSoaItem
 
 func (it ElementSoaItemWherePos) X(r *karmem.Reader) float32 {
-	if it.s.cols[1] == 0 {
-		return 0
-	}
-	return r.Float32(it.s.cols[1] + it.i*4)
-}
-
-func (it ElementSoaItemWherePos) Y(r *karmem.Reader) float32 {
-	if it.s.cols[2] == 0 {
-		return 0
-	}
-	return r.Float32(it.s.cols[2] + it.i*4)
-}
-
-func (it ElementSoaItemWherePos) Z(r *karmem.Reader) float32 {
 	if it.s.cols[3] == 0 {
 		return 0
 	}
 	return r.Float32(it.s.cols[3] + it.i*4)
 }
 
+func (it ElementSoaItemWherePos) Y(r *karmem.Reader) float32 {
+	if it.s.cols[4] == 0 {
+		return 0
+	}
+	return r.Float32(it.s.cols[4] + it.i*4)
+}
+
+func (it ElementSoaItemWherePos) Z(r *karmem.Reader) float32 {
+	if it.s.cols[5] == 0 {
+		return 0
+	}
+	return r.Float32(it.s.cols[5] + it.i*4)
+}
+
 // ElementSoaItemChild views field Child of a ElementSoaItem.
 type ElementSoaItemChild ElementSoaItem
 
 func (it ElementSoaItemChild) Value(r *karmem.Reader) uint64 {
-	if it.s.cols[6] == 0 {
+	if it.s.cols[0] == 0 {
 		return 0
 	}
-	return r.Uint64(it.s.cols[6] + it.i*8)
+	return r.Uint64(it.s.cols[0] + it.i*8)
 }
 
 func (it ElementSoaItemChild) Label(r *karmem.Reader) string {
-	if it.s.cols[7] == 0 {
+	if it.s.cols[6] == 0 {
 		return ""
 	}
-	a := r.Array(it.s.cols[7]+it.i*12, 1, karmem.NoLimit)
+	a := r.Array(it.s.cols[6]+it.i*12, 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (it ElementSoaItemChild) LabelBytes(r *karmem.Reader) []byte {
-	if it.s.cols[7] == 0 {
+	if it.s.cols[6] == 0 {
 		return nil
 	}
-	a := r.Array(it.s.cols[7]+it.i*12, 1, karmem.NoLimit)
+	a := r.Array(it.s.cols[6]+it.i*12, 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
@@ -3743,46 +3743,46 @@ func (s TrustedElementSoaViewer) All() iter.Seq2[int, TrustedElementSoaItem] {
 	}
 }
 
+// ChildValue returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedElementSoaViewer) ChildValue(r karmem.Trusted) []uint64 {
+	return karmem.TrustedSlice[uint64](r, s.cols[0], s.n)
+}
+
 // Id returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s TrustedElementSoaViewer) Id(r karmem.Trusted) []uint32 {
-	return karmem.TrustedSlice[uint32](r, s.cols[0], s.n)
+	return karmem.TrustedSlice[uint32](r, s.cols[2], s.n)
 }
 
 // WherePosX returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s TrustedElementSoaViewer) WherePosX(r karmem.Trusted) []float32 {
-	return karmem.TrustedSlice[float32](r, s.cols[1], s.n)
+	return karmem.TrustedSlice[float32](r, s.cols[3], s.n)
 }
 
 // WherePosY returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s TrustedElementSoaViewer) WherePosY(r karmem.Trusted) []float32 {
-	return karmem.TrustedSlice[float32](r, s.cols[2], s.n)
+	return karmem.TrustedSlice[float32](r, s.cols[4], s.n)
 }
 
 // WherePosZ returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s TrustedElementSoaViewer) WherePosZ(r karmem.Trusted) []float32 {
-	return karmem.TrustedSlice[float32](r, s.cols[3], s.n)
+	return karmem.TrustedSlice[float32](r, s.cols[5], s.n)
 }
 
 // WhereTag returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s TrustedElementSoaViewer) WhereTag(r karmem.Trusted) []uint16 {
-	return karmem.TrustedSlice[uint16](r, s.cols[4], s.n)
+	return karmem.TrustedSlice[uint16](r, s.cols[9], s.n)
 }
 
 // WhereFlag returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s TrustedElementSoaViewer) WhereFlag(r karmem.Trusted) []uint8 {
-	return karmem.TrustedSlice[uint8](r, s.cols[5], s.n)
-}
-
-// ChildValue returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s TrustedElementSoaViewer) ChildValue(r karmem.Trusted) []uint64 {
-	return karmem.TrustedSlice[uint64](r, s.cols[6], s.n)
+	return karmem.TrustedSlice[uint8](r, s.cols[10], s.n)
 }
 
 // TrustedElementSoaItem is one element of a TrustedElementSoaViewer; its methods follow the element's fields.
@@ -3792,8 +3792,8 @@ type TrustedElementSoaItem struct {
 }
 
 func (it TrustedElementSoaItem) Id(r karmem.Trusted) uint32 {
-	if it.s.cols[0] != 0 {
-		return r.Uint32(it.s.cols[0] + it.i*4)
+	if it.s.cols[2] != 0 {
+		return r.Uint32(it.s.cols[2] + it.i*4)
 	}
 	return 0
 }
@@ -3807,32 +3807,32 @@ func (it TrustedElementSoaItem) Child(r karmem.Trusted) TrustedElementSoaItemChi
 }
 
 func (it TrustedElementSoaItem) Name(r karmem.Trusted) string {
-	if it.s.cols[8] != 0 {
-		a := r.Array(it.s.cols[8] + it.i*12)
+	if it.s.cols[7] != 0 {
+		a := r.Array(it.s.cols[7] + it.i*12)
 		return r.String(a)
 	}
 	return ""
 }
 
 func (it TrustedElementSoaItem) NameBytes(r karmem.Trusted) []byte {
-	if it.s.cols[8] != 0 {
-		a := r.Array(it.s.cols[8] + it.i*12)
+	if it.s.cols[7] != 0 {
+		a := r.Array(it.s.cols[7] + it.i*12)
 		return r.ArrayBytes(a)
 	}
 	return nil
 }
 
 func (it TrustedElementSoaItem) Numbers(r karmem.Trusted) []int32 {
-	if it.s.cols[9] != 0 {
-		a := r.Array(it.s.cols[9] + it.i*12)
+	if it.s.cols[8] != 0 {
+		a := r.Array(it.s.cols[8] + it.i*12)
 		return karmem.TrustedSlice[int32](r, a.Offset, a.Len)
 	}
 	return nil
 }
 
 func (it TrustedElementSoaItem) Shape(r karmem.Trusted) TrustedShapeViewer {
-	if it.s.cols[10] != 0 {
-		return newTrustedShapeViewer(r, it.s.cols[10]+it.i*8, it.s.cols[10]+it.i*8+4)
+	if it.s.cols[1] != 0 {
+		return newTrustedShapeViewer(r, it.s.cols[1]+it.i*8, it.s.cols[1]+it.i*8+4)
 	}
 	return TrustedShapeViewer{}
 }
@@ -3845,15 +3845,15 @@ func (it TrustedElementSoaItemWhere) Pos(r karmem.Trusted) TrustedElementSoaItem
 }
 
 func (it TrustedElementSoaItemWhere) Tag(r karmem.Trusted) uint16 {
-	if it.s.cols[4] != 0 {
-		return r.Uint16(it.s.cols[4] + it.i*2)
+	if it.s.cols[9] != 0 {
+		return r.Uint16(it.s.cols[9] + it.i*2)
 	}
 	return 0
 }
 
 func (it TrustedElementSoaItemWhere) Flag(r karmem.Trusted) bool {
-	if it.s.cols[5] != 0 {
-		return r.Bool(it.s.cols[5] + it.i)
+	if it.s.cols[10] != 0 {
+		return r.Bool(it.s.cols[10] + it.i)
 	}
 	return false
 }
@@ -3862,22 +3862,22 @@ func (it TrustedElementSoaItemWhere) Flag(r karmem.Trusted) bool {
 type TrustedElementSoaItemWherePos TrustedElementSoaItem
 
 func (it TrustedElementSoaItemWherePos) X(r karmem.Trusted) float32 {
-	if it.s.cols[1] != 0 {
-		return r.Float32(it.s.cols[1] + it.i*4)
+	if it.s.cols[3] != 0 {
+		return r.Float32(it.s.cols[3] + it.i*4)
 	}
 	return 0
 }
 
 func (it TrustedElementSoaItemWherePos) Y(r karmem.Trusted) float32 {
-	if it.s.cols[2] != 0 {
-		return r.Float32(it.s.cols[2] + it.i*4)
+	if it.s.cols[4] != 0 {
+		return r.Float32(it.s.cols[4] + it.i*4)
 	}
 	return 0
 }
 
 func (it TrustedElementSoaItemWherePos) Z(r karmem.Trusted) float32 {
-	if it.s.cols[3] != 0 {
-		return r.Float32(it.s.cols[3] + it.i*4)
+	if it.s.cols[5] != 0 {
+		return r.Float32(it.s.cols[5] + it.i*4)
 	}
 	return 0
 }
@@ -3886,23 +3886,23 @@ func (it TrustedElementSoaItemWherePos) Z(r karmem.Trusted) float32 {
 type TrustedElementSoaItemChild TrustedElementSoaItem
 
 func (it TrustedElementSoaItemChild) Value(r karmem.Trusted) uint64 {
-	if it.s.cols[6] != 0 {
-		return r.Uint64(it.s.cols[6] + it.i*8)
+	if it.s.cols[0] != 0 {
+		return r.Uint64(it.s.cols[0] + it.i*8)
 	}
 	return 0
 }
 
 func (it TrustedElementSoaItemChild) Label(r karmem.Trusted) string {
-	if it.s.cols[7] != 0 {
-		a := r.Array(it.s.cols[7] + it.i*12)
+	if it.s.cols[6] != 0 {
+		a := r.Array(it.s.cols[6] + it.i*12)
 		return r.String(a)
 	}
 	return ""
 }
 
 func (it TrustedElementSoaItemChild) LabelBytes(r karmem.Trusted) []byte {
-	if it.s.cols[7] != 0 {
-		a := r.Array(it.s.cols[7] + it.i*12)
+	if it.s.cols[6] != 0 {
+		a := r.Array(it.s.cols[6] + it.i*12)
 		return r.ArrayBytes(a)
 	}
 	return nil

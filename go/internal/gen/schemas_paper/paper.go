@@ -881,8 +881,8 @@ func (v ParticleViewer) Name(r *karmem.Reader) []uint16 {
 
 // soaColumnsAnotherStruct: hash and size of each SoA column of AnotherStruct, in writing order (format.md §5.3).
 var soaColumnsAnotherStruct = [2]karmem.Column{
-	{Hash: 0x4b95f515, Size: 4, Dense: true},
 	{Hash: 0xfb69b604, Size: 8, Dense: true},
+	{Hash: 0x4b95f515, Size: 4, Dense: true},
 }
 
 func writeSoaAnotherStruct(w *karmem.Writer, at uint32, items []AnotherStruct) error {
@@ -891,12 +891,12 @@ func writeSoaAnotherStruct(w *karmem.Writer, at uint32, items []AnotherStruct) e
 		return err
 	}
 	{
-		c0 := karmem.WriterSlice[uint32](w, cols[0], len(items))[:len(items)]
-		c1 := karmem.WriterSlice[uint64](w, cols[1], len(items))[:len(items)]
+		c0 := karmem.WriterSlice[uint64](w, cols[0], len(items))[:len(items)]
+		c1 := karmem.WriterSlice[uint32](w, cols[1], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			c0[i] = e.A
-			c1[i] = e.B
+			c0[i] = e.B
+			c1[i] = e.A
 		}
 	}
 	return nil
@@ -914,37 +914,37 @@ func readSoaAnotherStruct(v *karmem.Validator, a karmem.ArrayRef, items *[]Anoth
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		c0 := karmem.Slice[uint32](r, cols[0], a.Len)
-		c1 := karmem.Slice[uint64](r, cols[1], a.Len)
+		c0 := karmem.Slice[uint64](r, cols[0], a.Len)
+		c1 := karmem.Slice[uint32](r, cols[1], a.Len)
 		if len(c0) == len(s) && len(c1) == len(s) {
 			c0 = c0[:len(s)]
 			c1 = c1[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.A = c0[i]
-				e.B = c1[i]
+				e.B = c0[i]
+				e.A = c1[i]
 			}
 		} else {
 			if len(c0) == len(s) {
 				for i := range s {
 					e := &s[i]
-					e.A = c0[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.A = 0
-				}
-			}
-			if len(c1) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.B = c1[i]
+					e.B = c0[i]
 				}
 			} else {
 				for i := range s {
 					e := &s[i]
 					e.B = 0
+				}
+			}
+			if len(c1) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.A = c1[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.A = 0
 				}
 			}
 		}
@@ -999,16 +999,16 @@ func (s AnotherStructSoaViewer) All() iter.Seq2[int, AnotherStructSoaItem] {
 	}
 }
 
-// A returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s AnotherStructSoaViewer) A(r *karmem.Reader) []uint32 {
-	return karmem.Slice[uint32](r, s.c0, s.n)
-}
-
 // B returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s AnotherStructSoaViewer) B(r *karmem.Reader) []uint64 {
-	return karmem.Slice[uint64](r, s.c1, s.n)
+	return karmem.Slice[uint64](r, s.c0, s.n)
+}
+
+// A returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s AnotherStructSoaViewer) A(r *karmem.Reader) []uint32 {
+	return karmem.Slice[uint32](r, s.c1, s.n)
 }
 
 // AnotherStructSoaItem is one element of a AnotherStructSoaViewer; its methods follow the element's fields.
@@ -1018,17 +1018,17 @@ type AnotherStructSoaItem struct {
 }
 
 func (it AnotherStructSoaItem) A(r *karmem.Reader) uint32 {
-	if it.s.c0 == 0 {
-		return 0
-	}
-	return r.Uint32(it.s.c0 + it.i*4)
-}
-
-func (it AnotherStructSoaItem) B(r *karmem.Reader) uint64 {
 	if it.s.c1 == 0 {
 		return 0
 	}
-	return r.Uint64(it.s.c1 + it.i*8)
+	return r.Uint32(it.s.c1 + it.i*4)
+}
+
+func (it AnotherStructSoaItem) B(r *karmem.Reader) uint64 {
+	if it.s.c0 == 0 {
+		return 0
+	}
+	return r.Uint64(it.s.c0 + it.i*8)
 }
 
 // soaColumnsPoint2d: hash and size of each SoA column of Point2d, in writing order (format.md §5.3).
@@ -1893,16 +1893,16 @@ func (s TrustedAnotherStructSoaViewer) All() iter.Seq2[int, TrustedAnotherStruct
 	}
 }
 
-// A returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s TrustedAnotherStructSoaViewer) A(r karmem.Trusted) []uint32 {
-	return karmem.TrustedSlice[uint32](r, s.c0, s.n)
-}
-
 // B returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s TrustedAnotherStructSoaViewer) B(r karmem.Trusted) []uint64 {
-	return karmem.TrustedSlice[uint64](r, s.c1, s.n)
+	return karmem.TrustedSlice[uint64](r, s.c0, s.n)
+}
+
+// A returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedAnotherStructSoaViewer) A(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.c1, s.n)
 }
 
 // TrustedAnotherStructSoaItem is one element of a TrustedAnotherStructSoaViewer; its methods follow the element's fields.
@@ -1912,15 +1912,15 @@ type TrustedAnotherStructSoaItem struct {
 }
 
 func (it TrustedAnotherStructSoaItem) A(r karmem.Trusted) uint32 {
-	if it.s.c0 != 0 {
-		return r.Uint32(it.s.c0 + it.i*4)
+	if it.s.c1 != 0 {
+		return r.Uint32(it.s.c1 + it.i*4)
 	}
 	return 0
 }
 
 func (it TrustedAnotherStructSoaItem) B(r karmem.Trusted) uint64 {
-	if it.s.c1 != 0 {
-		return r.Uint64(it.s.c1 + it.i*8)
+	if it.s.c0 != 0 {
+		return r.Uint64(it.s.c0 + it.i*8)
 	}
 	return 0
 }

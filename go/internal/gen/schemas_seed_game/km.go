@@ -902,17 +902,17 @@ func (it Vec3SoaItem) Z(r *karmem.Reader) float32 {
 
 // soaColumnsMonster: hash and size of each SoA column of Monster, in writing order (format.md §5.3).
 var soaColumnsMonster = [11]karmem.Column{
+	{Hash: 0xfb88f343, Size: 32, Dense: false},
 	{Hash: 0xe23c62b5, Size: 4, Dense: true},
 	{Hash: 0x921023a4, Size: 4, Dense: true},
 	{Hash: 0x8294e0d7, Size: 4, Dense: true},
-	{Hash: 0x4bb53254, Size: 2, Dense: true},
-	{Hash: 0x3c39ef87, Size: 2, Dense: true},
 	{Hash: 0xec0db076, Size: 12, Dense: false},
-	{Hash: 0x5b307521, Size: 1, Dense: true},
 	{Hash: 0x0b043610, Size: 12, Dense: false},
-	{Hash: 0xfb88f343, Size: 32, Dense: false},
 	{Hash: 0xab5cb432, Size: 12, Dense: false},
 	{Hash: 0x1d4369ed, Size: 12, Dense: false},
+	{Hash: 0x4bb53254, Size: 2, Dense: true},
+	{Hash: 0x3c39ef87, Size: 2, Dense: true},
+	{Hash: 0x5b307521, Size: 1, Dense: true},
 }
 
 func writeSoaMonster(w *karmem.Writer, at uint32, items []Monster) error {
@@ -921,43 +921,43 @@ func writeSoaMonster(w *karmem.Writer, at uint32, items []Monster) error {
 		return err
 	}
 	{
-		c0 := karmem.WriterSlice[float32](w, cols[0], len(items))[:len(items)]
 		c1 := karmem.WriterSlice[float32](w, cols[1], len(items))[:len(items)]
 		c2 := karmem.WriterSlice[float32](w, cols[2], len(items))[:len(items)]
-		c3 := karmem.WriterSlice[int16](w, cols[3], len(items))[:len(items)]
-		c4 := karmem.WriterSlice[int16](w, cols[4], len(items))[:len(items)]
-		c6 := karmem.WriterSlice[Team](w, cols[6], len(items))[:len(items)]
+		c3 := karmem.WriterSlice[float32](w, cols[3], len(items))[:len(items)]
+		c8 := karmem.WriterSlice[int16](w, cols[8], len(items))[:len(items)]
+		c9 := karmem.WriterSlice[int16](w, cols[9], len(items))[:len(items)]
+		c10 := karmem.WriterSlice[Team](w, cols[10], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			c0[i] = e.Data.Pos.X
-			c1[i] = e.Data.Pos.Y
-			c2[i] = e.Data.Pos.Z
-			c3[i] = e.Data.Mana
-			c4[i] = e.Data.Health
-			c6[i] = e.Data.Team
+			c1[i] = e.Data.Pos.X
+			c2[i] = e.Data.Pos.Y
+			c3[i] = e.Data.Pos.Z
+			c8[i] = e.Data.Mana
+			c9[i] = e.Data.Health
+			c10[i] = e.Data.Team
 		}
 	}
 	for i := range items {
 		e := &items[i]
-		if err := w.WriteString(cols[5]+uint32(i)*12, e.Data.Name); err != nil {
+		for j := range e.Data.Hitbox {
+			w.PutFloat64(cols[0]+uint32(i)*32+uint32(j)*8, e.Data.Hitbox[j])
+		}
+		if err := w.WriteString(cols[4]+uint32(i)*12, e.Data.Name); err != nil {
 			return err
 		}
 		if len(e.Data.Inventory) > 128 {
 			return karmem.ErrTooLarge
 		}
-		if err := karmem.WriteSlice(w, cols[7]+uint32(i)*12, e.Data.Inventory); err != nil {
+		if err := karmem.WriteSlice(w, cols[5]+uint32(i)*12, e.Data.Inventory); err != nil {
 			return err
 		}
-		for j := range e.Data.Hitbox {
-			w.PutFloat64(cols[8]+uint32(i)*32+uint32(j)*8, e.Data.Hitbox[j])
-		}
-		if err := karmem.WriteSlice(w, cols[9]+uint32(i)*12, e.Data.Status); err != nil {
+		if err := karmem.WriteSlice(w, cols[6]+uint32(i)*12, e.Data.Status); err != nil {
 			return err
 		}
 		if len(e.Data.Path) > 128 {
 			return karmem.ErrTooLarge
 		}
-		if err := writeSoaVec3(w, cols[10]+uint32(i)*12, e.Data.Path); err != nil {
+		if err := writeSoaVec3(w, cols[7]+uint32(i)*12, e.Data.Path); err != nil {
 			return err
 		}
 	}
@@ -976,33 +976,33 @@ func readSoaMonster(v *karmem.Validator, a karmem.ArrayRef, items *[]Monster) er
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		c0 := karmem.Slice[float32](r, cols[0], a.Len)
 		c1 := karmem.Slice[float32](r, cols[1], a.Len)
 		c2 := karmem.Slice[float32](r, cols[2], a.Len)
-		c3 := karmem.Slice[int16](r, cols[3], a.Len)
-		c4 := karmem.Slice[int16](r, cols[4], a.Len)
-		c6 := karmem.Slice[Team](r, cols[6], a.Len)
-		if len(c0) == len(s) && len(c1) == len(s) && len(c2) == len(s) && len(c3) == len(s) && len(c4) == len(s) && len(c6) == len(s) {
-			c0 = c0[:len(s)]
+		c3 := karmem.Slice[float32](r, cols[3], a.Len)
+		c8 := karmem.Slice[int16](r, cols[8], a.Len)
+		c9 := karmem.Slice[int16](r, cols[9], a.Len)
+		c10 := karmem.Slice[Team](r, cols[10], a.Len)
+		if len(c1) == len(s) && len(c2) == len(s) && len(c3) == len(s) && len(c8) == len(s) && len(c9) == len(s) && len(c10) == len(s) {
 			c1 = c1[:len(s)]
 			c2 = c2[:len(s)]
 			c3 = c3[:len(s)]
-			c4 = c4[:len(s)]
-			c6 = c6[:len(s)]
+			c8 = c8[:len(s)]
+			c9 = c9[:len(s)]
+			c10 = c10[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.Data.Pos.X = c0[i]
-				e.Data.Pos.Y = c1[i]
-				e.Data.Pos.Z = c2[i]
-				e.Data.Mana = c3[i]
-				e.Data.Health = c4[i]
-				e.Data.Team = c6[i]
+				e.Data.Pos.X = c1[i]
+				e.Data.Pos.Y = c2[i]
+				e.Data.Pos.Z = c3[i]
+				e.Data.Mana = c8[i]
+				e.Data.Health = c9[i]
+				e.Data.Team = c10[i]
 			}
 		} else {
-			if len(c0) == len(s) {
+			if len(c1) == len(s) {
 				for i := range s {
 					e := &s[i]
-					e.Data.Pos.X = c0[i]
+					e.Data.Pos.X = c1[i]
 				}
 			} else {
 				for i := range s {
@@ -1010,10 +1010,10 @@ func readSoaMonster(v *karmem.Validator, a karmem.ArrayRef, items *[]Monster) er
 					e.Data.Pos.X = 0
 				}
 			}
-			if len(c1) == len(s) {
+			if len(c2) == len(s) {
 				for i := range s {
 					e := &s[i]
-					e.Data.Pos.Y = c1[i]
+					e.Data.Pos.Y = c2[i]
 				}
 			} else {
 				for i := range s {
@@ -1021,10 +1021,10 @@ func readSoaMonster(v *karmem.Validator, a karmem.ArrayRef, items *[]Monster) er
 					e.Data.Pos.Y = 0
 				}
 			}
-			if len(c2) == len(s) {
+			if len(c3) == len(s) {
 				for i := range s {
 					e := &s[i]
-					e.Data.Pos.Z = c2[i]
+					e.Data.Pos.Z = c3[i]
 				}
 			} else {
 				for i := range s {
@@ -1032,10 +1032,10 @@ func readSoaMonster(v *karmem.Validator, a karmem.ArrayRef, items *[]Monster) er
 					e.Data.Pos.Z = 0
 				}
 			}
-			if len(c3) == len(s) {
+			if len(c8) == len(s) {
 				for i := range s {
 					e := &s[i]
-					e.Data.Mana = c3[i]
+					e.Data.Mana = c8[i]
 				}
 			} else {
 				for i := range s {
@@ -1043,10 +1043,10 @@ func readSoaMonster(v *karmem.Validator, a karmem.ArrayRef, items *[]Monster) er
 					e.Data.Mana = 0
 				}
 			}
-			if len(c4) == len(s) {
+			if len(c9) == len(s) {
 				for i := range s {
 					e := &s[i]
-					e.Data.Health = c4[i]
+					e.Data.Health = c9[i]
 				}
 			} else {
 				for i := range s {
@@ -1054,10 +1054,10 @@ func readSoaMonster(v *karmem.Validator, a karmem.ArrayRef, items *[]Monster) er
 					e.Data.Health = 0
 				}
 			}
-			if len(c6) == len(s) {
+			if len(c10) == len(s) {
 				for i := range s {
 					e := &s[i]
-					e.Data.Team = c6[i]
+					e.Data.Team = c10[i]
 				}
 			} else {
 				for i := range s {
@@ -1069,10 +1069,17 @@ func readSoaMonster(v *karmem.Validator, a karmem.ArrayRef, items *[]Monster) er
 	}
 	for i := range s {
 		e := &s[i]
+		if cols[0] != 0 {
+			for j := range e.Data.Hitbox {
+				e.Data.Hitbox[j] = r.Float64(cols[0] + uint32(i)*32 + uint32(j)*8)
+			}
+		} else {
+			e.Data.Hitbox = [4]float64{}
+		}
 		{
 			a := karmem.ArrayRef{}
-			if cols[5] != 0 {
-				a = r.Array(cols[5]+uint32(i)*12, 1, karmem.NoLimit)
+			if cols[4] != 0 {
+				a = r.Array(cols[4]+uint32(i)*12, 1, karmem.NoLimit)
 			}
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
@@ -1081,25 +1088,18 @@ func readSoaMonster(v *karmem.Validator, a karmem.ArrayRef, items *[]Monster) er
 		}
 		{
 			a := karmem.ArrayRef{}
-			if cols[7] != 0 {
-				a = r.Array(cols[7]+uint32(i)*12, 1, 128)
+			if cols[5] != 0 {
+				a = r.Array(cols[5]+uint32(i)*12, 1, 128)
 			}
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			e.Data.Inventory = append(e.Data.Inventory[:0], karmem.Slice[uint8](r, a.Offset, a.Len)...)
 		}
-		if cols[8] != 0 {
-			for j := range e.Data.Hitbox {
-				e.Data.Hitbox[j] = r.Float64(cols[8] + uint32(i)*32 + uint32(j)*8)
-			}
-		} else {
-			e.Data.Hitbox = [4]float64{}
-		}
 		{
 			a := karmem.ArrayRef{}
-			if cols[9] != 0 {
-				a = r.Array(cols[9]+uint32(i)*12, 4, karmem.NoLimit)
+			if cols[6] != 0 {
+				a = r.Array(cols[6]+uint32(i)*12, 4, karmem.NoLimit)
 			}
 			if err := v.Charge(uint64(a.Len) * 4); err != nil {
 				return err
@@ -1108,8 +1108,8 @@ func readSoaMonster(v *karmem.Validator, a karmem.ArrayRef, items *[]Monster) er
 		}
 		{
 			a := karmem.ArrayRef{}
-			if cols[10] != 0 {
-				a = r.Array(cols[10]+uint32(i)*12, 0, 128)
+			if cols[7] != 0 {
+				a = r.Array(cols[7]+uint32(i)*12, 0, 128)
 			}
 			if err := readSoaVec3(v, a, &e.Data.Path); err != nil {
 				return err
@@ -1125,29 +1125,29 @@ func validateSoaMonster(v *karmem.Validator, a karmem.ArrayRef) error {
 		return err
 	}
 	n := a.Len
-	if cols[5] != 0 {
-		if err := v.ArrayColumn(cols[5], n, 1, karmem.NoLimit); err != nil {
+	if cols[4] != 0 {
+		if err := v.ArrayColumn(cols[4], n, 1, karmem.NoLimit); err != nil {
 			return err
 		}
-		if err := v.UTF8Column(cols[5], n); err != nil {
+		if err := v.UTF8Column(cols[4], n); err != nil {
+			return err
+		}
+	}
+	if cols[5] != 0 {
+		if err := v.ArrayColumn(cols[5], n, 1, 128); err != nil {
+			return err
+		}
+	}
+	if cols[6] != 0 {
+		if err := v.ArrayColumn(cols[6], n, 4, karmem.NoLimit); err != nil {
 			return err
 		}
 	}
 	if cols[7] != 0 {
-		if err := v.ArrayColumn(cols[7], n, 1, 128); err != nil {
+		if err := v.ArrayColumn(cols[7], n, 0, 128); err != nil {
 			return err
 		}
-	}
-	if cols[9] != 0 {
-		if err := v.ArrayColumn(cols[9], n, 4, karmem.NoLimit); err != nil {
-			return err
-		}
-	}
-	if cols[10] != 0 {
-		if err := v.ArrayColumn(cols[10], n, 0, 128); err != nil {
-			return err
-		}
-		if err := v.SoaColumn(cols[10], n, soaColumnsVec3[:]); err != nil {
+		if err := v.SoaColumn(cols[7], n, soaColumnsVec3[:]); err != nil {
 			return err
 		}
 	}
@@ -1195,37 +1195,37 @@ func (s MonsterSoaViewer) All() iter.Seq2[int, MonsterSoaItem] {
 // DataPosX returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s MonsterSoaViewer) DataPosX(r *karmem.Reader) []float32 {
-	return karmem.Slice[float32](r, s.cols[0], s.n)
+	return karmem.Slice[float32](r, s.cols[1], s.n)
 }
 
 // DataPosY returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s MonsterSoaViewer) DataPosY(r *karmem.Reader) []float32 {
-	return karmem.Slice[float32](r, s.cols[1], s.n)
+	return karmem.Slice[float32](r, s.cols[2], s.n)
 }
 
 // DataPosZ returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s MonsterSoaViewer) DataPosZ(r *karmem.Reader) []float32 {
-	return karmem.Slice[float32](r, s.cols[2], s.n)
+	return karmem.Slice[float32](r, s.cols[3], s.n)
 }
 
 // DataMana returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s MonsterSoaViewer) DataMana(r *karmem.Reader) []int16 {
-	return karmem.Slice[int16](r, s.cols[3], s.n)
+	return karmem.Slice[int16](r, s.cols[8], s.n)
 }
 
 // DataHealth returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s MonsterSoaViewer) DataHealth(r *karmem.Reader) []int16 {
-	return karmem.Slice[int16](r, s.cols[4], s.n)
+	return karmem.Slice[int16](r, s.cols[9], s.n)
 }
 
 // DataTeam returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s MonsterSoaViewer) DataTeam(r *karmem.Reader) []Team {
-	return karmem.Slice[Team](r, s.cols[6], s.n)
+	return karmem.Slice[Team](r, s.cols[10], s.n)
 }
 
 // MonsterSoaItem is one element of a MonsterSoaViewer; its methods follow the element's fields.
@@ -1246,74 +1246,74 @@ func (it MonsterSoaItemData) Pos(r *karmem.Reader) MonsterSoaItemDataPos {
 }
 
 func (it MonsterSoaItemData) Mana(r *karmem.Reader) int16 {
-	if it.s.cols[3] == 0 {
+	if it.s.cols[8] == 0 {
 		return 0
 	}
-	return r.Int16(it.s.cols[3] + it.i*2)
+	return r.Int16(it.s.cols[8] + it.i*2)
 }
 
 func (it MonsterSoaItemData) Health(r *karmem.Reader) int16 {
-	if it.s.cols[4] == 0 {
+	if it.s.cols[9] == 0 {
 		return 0
 	}
-	return r.Int16(it.s.cols[4] + it.i*2)
+	return r.Int16(it.s.cols[9] + it.i*2)
 }
 
 func (it MonsterSoaItemData) Name(r *karmem.Reader) string {
-	if it.s.cols[5] == 0 {
+	if it.s.cols[4] == 0 {
 		return ""
 	}
-	a := r.Array(it.s.cols[5]+it.i*12, 1, karmem.NoLimit)
+	a := r.Array(it.s.cols[4]+it.i*12, 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (it MonsterSoaItemData) NameBytes(r *karmem.Reader) []byte {
-	if it.s.cols[5] == 0 {
+	if it.s.cols[4] == 0 {
 		return nil
 	}
-	a := r.Array(it.s.cols[5]+it.i*12, 1, karmem.NoLimit)
+	a := r.Array(it.s.cols[4]+it.i*12, 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
 func (it MonsterSoaItemData) Team(r *karmem.Reader) Team {
-	if it.s.cols[6] == 0 {
+	if it.s.cols[10] == 0 {
 		return 0
 	}
-	return Team(r.Uint8(it.s.cols[6] + it.i))
+	return Team(r.Uint8(it.s.cols[10] + it.i))
 }
 
 func (it MonsterSoaItemData) Inventory(r *karmem.Reader) []uint8 {
-	if it.s.cols[7] == 0 {
+	if it.s.cols[5] == 0 {
 		return nil
 	}
-	a := r.Array(it.s.cols[7]+it.i*12, 1, 128)
+	a := r.Array(it.s.cols[5]+it.i*12, 1, 128)
 	return karmem.Slice[uint8](r, a.Offset, a.Len)
 }
 
 func (it MonsterSoaItemData) Hitbox(r *karmem.Reader) [4]float64 {
 	var out [4]float64
-	if it.s.cols[8] == 0 {
+	if it.s.cols[0] == 0 {
 		return out
 	}
 	for j := range out {
-		out[j] = r.Float64(it.s.cols[8] + it.i*32 + uint32(j)*8)
+		out[j] = r.Float64(it.s.cols[0] + it.i*32 + uint32(j)*8)
 	}
 	return out
 }
 
 func (it MonsterSoaItemData) Status(r *karmem.Reader) []int32 {
-	if it.s.cols[9] == 0 {
+	if it.s.cols[6] == 0 {
 		return nil
 	}
-	a := r.Array(it.s.cols[9]+it.i*12, 4, karmem.NoLimit)
+	a := r.Array(it.s.cols[6]+it.i*12, 4, karmem.NoLimit)
 	return karmem.Slice[int32](r, a.Offset, a.Len)
 }
 
 func (it MonsterSoaItemData) Path(r *karmem.Reader) Vec3SoaViewer {
-	if it.s.cols[10] == 0 {
+	if it.s.cols[7] == 0 {
 		return Vec3SoaViewer{}
 	}
-	a := r.Array(it.s.cols[10]+it.i*12, 0, 128)
+	a := r.Array(it.s.cols[7]+it.i*12, 0, 128)
 	return NewVec3SoaViewer(r, a)
 }
 
@@ -1321,24 +1321,24 @@ func (it MonsterSoaItemData) Path(r *karmem.Reader) Vec3SoaViewer {
 type MonsterSoaItemDataPos MonsterSoaItem
 
 func (it MonsterSoaItemDataPos) X(r *karmem.Reader) float32 {
-	if it.s.cols[0] == 0 {
-		return 0
-	}
-	return r.Float32(it.s.cols[0] + it.i*4)
-}
-
-func (it MonsterSoaItemDataPos) Y(r *karmem.Reader) float32 {
 	if it.s.cols[1] == 0 {
 		return 0
 	}
 	return r.Float32(it.s.cols[1] + it.i*4)
 }
 
-func (it MonsterSoaItemDataPos) Z(r *karmem.Reader) float32 {
+func (it MonsterSoaItemDataPos) Y(r *karmem.Reader) float32 {
 	if it.s.cols[2] == 0 {
 		return 0
 	}
 	return r.Float32(it.s.cols[2] + it.i*4)
+}
+
+func (it MonsterSoaItemDataPos) Z(r *karmem.Reader) float32 {
+	if it.s.cols[3] == 0 {
+		return 0
+	}
+	return r.Float32(it.s.cols[3] + it.i*4)
 }
 
 // TrustVec3 validates a whole message whose root is a Vec3, as
@@ -1664,37 +1664,37 @@ func (s TrustedMonsterSoaViewer) All() iter.Seq2[int, TrustedMonsterSoaItem] {
 // DataPosX returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s TrustedMonsterSoaViewer) DataPosX(r karmem.Trusted) []float32 {
-	return karmem.TrustedSlice[float32](r, s.cols[0], s.n)
+	return karmem.TrustedSlice[float32](r, s.cols[1], s.n)
 }
 
 // DataPosY returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s TrustedMonsterSoaViewer) DataPosY(r karmem.Trusted) []float32 {
-	return karmem.TrustedSlice[float32](r, s.cols[1], s.n)
+	return karmem.TrustedSlice[float32](r, s.cols[2], s.n)
 }
 
 // DataPosZ returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s TrustedMonsterSoaViewer) DataPosZ(r karmem.Trusted) []float32 {
-	return karmem.TrustedSlice[float32](r, s.cols[2], s.n)
+	return karmem.TrustedSlice[float32](r, s.cols[3], s.n)
 }
 
 // DataMana returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s TrustedMonsterSoaViewer) DataMana(r karmem.Trusted) []int16 {
-	return karmem.TrustedSlice[int16](r, s.cols[3], s.n)
+	return karmem.TrustedSlice[int16](r, s.cols[8], s.n)
 }
 
 // DataHealth returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s TrustedMonsterSoaViewer) DataHealth(r karmem.Trusted) []int16 {
-	return karmem.TrustedSlice[int16](r, s.cols[4], s.n)
+	return karmem.TrustedSlice[int16](r, s.cols[9], s.n)
 }
 
 // DataTeam returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s TrustedMonsterSoaViewer) DataTeam(r karmem.Trusted) []Team {
-	return karmem.TrustedSlice[Team](r, s.cols[6], s.n)
+	return karmem.TrustedSlice[Team](r, s.cols[10], s.n)
 }
 
 // TrustedMonsterSoaItem is one element of a TrustedMonsterSoaViewer; its methods follow the element's fields.
@@ -1715,45 +1715,45 @@ func (it TrustedMonsterSoaItemData) Pos(r karmem.Trusted) TrustedMonsterSoaItemD
 }
 
 func (it TrustedMonsterSoaItemData) Mana(r karmem.Trusted) int16 {
-	if it.s.cols[3] != 0 {
-		return r.Int16(it.s.cols[3] + it.i*2)
+	if it.s.cols[8] != 0 {
+		return r.Int16(it.s.cols[8] + it.i*2)
 	}
 	return 0
 }
 
 func (it TrustedMonsterSoaItemData) Health(r karmem.Trusted) int16 {
-	if it.s.cols[4] != 0 {
-		return r.Int16(it.s.cols[4] + it.i*2)
+	if it.s.cols[9] != 0 {
+		return r.Int16(it.s.cols[9] + it.i*2)
 	}
 	return 0
 }
 
 func (it TrustedMonsterSoaItemData) Name(r karmem.Trusted) string {
-	if it.s.cols[5] != 0 {
-		a := r.Array(it.s.cols[5] + it.i*12)
+	if it.s.cols[4] != 0 {
+		a := r.Array(it.s.cols[4] + it.i*12)
 		return r.String(a)
 	}
 	return ""
 }
 
 func (it TrustedMonsterSoaItemData) NameBytes(r karmem.Trusted) []byte {
-	if it.s.cols[5] != 0 {
-		a := r.Array(it.s.cols[5] + it.i*12)
+	if it.s.cols[4] != 0 {
+		a := r.Array(it.s.cols[4] + it.i*12)
 		return r.ArrayBytes(a)
 	}
 	return nil
 }
 
 func (it TrustedMonsterSoaItemData) Team(r karmem.Trusted) Team {
-	if it.s.cols[6] != 0 {
-		return Team(r.Uint8(it.s.cols[6] + it.i))
+	if it.s.cols[10] != 0 {
+		return Team(r.Uint8(it.s.cols[10] + it.i))
 	}
 	return 0
 }
 
 func (it TrustedMonsterSoaItemData) Inventory(r karmem.Trusted) []uint8 {
-	if it.s.cols[7] != 0 {
-		a := r.Array(it.s.cols[7] + it.i*12)
+	if it.s.cols[5] != 0 {
+		a := r.Array(it.s.cols[5] + it.i*12)
 		return karmem.TrustedSlice[uint8](r, a.Offset, a.Len)
 	}
 	return nil
@@ -1761,9 +1761,9 @@ func (it TrustedMonsterSoaItemData) Inventory(r karmem.Trusted) []uint8 {
 
 func (it TrustedMonsterSoaItemData) Hitbox(r karmem.Trusted) [4]float64 {
 	var out [4]float64
-	if it.s.cols[8] != 0 {
+	if it.s.cols[0] != 0 {
 		for j := range out {
-			out[j] = r.Float64(it.s.cols[8] + it.i*32 + uint32(j)*8)
+			out[j] = r.Float64(it.s.cols[0] + it.i*32 + uint32(j)*8)
 		}
 		return out
 	}
@@ -1771,16 +1771,16 @@ func (it TrustedMonsterSoaItemData) Hitbox(r karmem.Trusted) [4]float64 {
 }
 
 func (it TrustedMonsterSoaItemData) Status(r karmem.Trusted) []int32 {
-	if it.s.cols[9] != 0 {
-		a := r.Array(it.s.cols[9] + it.i*12)
+	if it.s.cols[6] != 0 {
+		a := r.Array(it.s.cols[6] + it.i*12)
 		return karmem.TrustedSlice[int32](r, a.Offset, a.Len)
 	}
 	return nil
 }
 
 func (it TrustedMonsterSoaItemData) Path(r karmem.Trusted) TrustedVec3SoaViewer {
-	if it.s.cols[10] != 0 {
-		a := r.Array(it.s.cols[10] + it.i*12)
+	if it.s.cols[7] != 0 {
+		a := r.Array(it.s.cols[7] + it.i*12)
 		return NewTrustedVec3SoaViewer(r, a)
 	}
 	return TrustedVec3SoaViewer{}
@@ -1790,22 +1790,22 @@ func (it TrustedMonsterSoaItemData) Path(r karmem.Trusted) TrustedVec3SoaViewer 
 type TrustedMonsterSoaItemDataPos TrustedMonsterSoaItem
 
 func (it TrustedMonsterSoaItemDataPos) X(r karmem.Trusted) float32 {
-	if it.s.cols[0] != 0 {
-		return r.Float32(it.s.cols[0] + it.i*4)
-	}
-	return 0
-}
-
-func (it TrustedMonsterSoaItemDataPos) Y(r karmem.Trusted) float32 {
 	if it.s.cols[1] != 0 {
 		return r.Float32(it.s.cols[1] + it.i*4)
 	}
 	return 0
 }
 
-func (it TrustedMonsterSoaItemDataPos) Z(r karmem.Trusted) float32 {
+func (it TrustedMonsterSoaItemDataPos) Y(r karmem.Trusted) float32 {
 	if it.s.cols[2] != 0 {
 		return r.Float32(it.s.cols[2] + it.i*4)
+	}
+	return 0
+}
+
+func (it TrustedMonsterSoaItemDataPos) Z(r karmem.Trusted) float32 {
+	if it.s.cols[3] != 0 {
+		return r.Float32(it.s.cols[3] + it.i*4)
 	}
 	return 0
 }

@@ -1737,6 +1737,8 @@ func (v RootViewer) Riches(r *karmem.Reader) RichSoaViewer {
 
 // soaColumnsPlain: hash and size of each SoA column of Plain, in writing order (format.md §5.3).
 var soaColumnsPlain = [19]karmem.Column{
+	{Hash: 0x3c1ab248, Size: 8, Dense: true},
+	{Hash: 0x2c9f6f7b, Size: 8, Dense: true},
 	{Hash: 0x4b95f515, Size: 4, Dense: true},
 	{Hash: 0xfb69b604, Size: 4, Dense: true},
 	{Hash: 0xebee7337, Size: 4, Dense: true},
@@ -1745,14 +1747,12 @@ var soaColumnsPlain = [19]karmem.Column{
 	{Hash: 0xbab8b9c0, Size: 4, Dense: true},
 	{Hash: 0xab3d76f3, Size: 4, Dense: true},
 	{Hash: 0x5b1137e2, Size: 4, Dense: true},
+	{Hash: 0xdc73306a, Size: 4, Dense: true},
 	{Hash: 0xccf7ed9d, Size: 2, Dense: true},
 	{Hash: 0x7ccbae8c, Size: 2, Dense: true},
 	{Hash: 0x6d506bbf, Size: 2, Dense: true},
 	{Hash: 0x1d242cae, Size: 2, Dense: true},
 	{Hash: 0x8c46f159, Size: 1, Dense: true},
-	{Hash: 0x3c1ab248, Size: 8, Dense: true},
-	{Hash: 0x2c9f6f7b, Size: 8, Dense: true},
-	{Hash: 0xdc73306a, Size: 4, Dense: true},
 	{Hash: 0x4e59e625, Size: 1, Dense: true},
 	{Hash: 0xfe2da714, Size: 1, Dense: true},
 	{Hash: 0xeeb26447, Size: 1, Dense: true},
@@ -1764,43 +1764,43 @@ func writeSoaPlain(w *karmem.Writer, at uint32, items []Plain) error {
 		return err
 	}
 	{
-		c0 := karmem.WriterSlice[uint32](w, cols[0], len(items))[:len(items)]
-		c1 := karmem.WriterSlice[uint32](w, cols[1], len(items))[:len(items)]
+		c0 := karmem.WriterSlice[int64](w, cols[0], len(items))[:len(items)]
+		c1 := karmem.WriterSlice[float64](w, cols[1], len(items))[:len(items)]
 		c2 := karmem.WriterSlice[uint32](w, cols[2], len(items))[:len(items)]
 		c3 := karmem.WriterSlice[uint32](w, cols[3], len(items))[:len(items)]
 		c4 := karmem.WriterSlice[uint32](w, cols[4], len(items))[:len(items)]
 		c5 := karmem.WriterSlice[uint32](w, cols[5], len(items))[:len(items)]
 		c6 := karmem.WriterSlice[uint32](w, cols[6], len(items))[:len(items)]
 		c7 := karmem.WriterSlice[uint32](w, cols[7], len(items))[:len(items)]
-		c8 := karmem.WriterSlice[uint16](w, cols[8], len(items))[:len(items)]
-		c9 := karmem.WriterSlice[uint16](w, cols[9], len(items))[:len(items)]
-		c10 := karmem.WriterSlice[uint16](w, cols[10], len(items))[:len(items)]
+		c8 := karmem.WriterSlice[uint32](w, cols[8], len(items))[:len(items)]
+		c9 := karmem.WriterSlice[uint32](w, cols[9], len(items))[:len(items)]
+		c10 := karmem.WriterSlice[float32](w, cols[10], len(items))[:len(items)]
 		c11 := karmem.WriterSlice[uint16](w, cols[11], len(items))[:len(items)]
-		c12 := karmem.WriterSlice[uint8](w, cols[12], len(items))[:len(items)]
-		c13 := karmem.WriterSlice[int64](w, cols[13], len(items))[:len(items)]
-		c14 := karmem.WriterSlice[float64](w, cols[14], len(items))[:len(items)]
-		c15 := karmem.WriterSlice[float32](w, cols[15], len(items))[:len(items)]
+		c12 := karmem.WriterSlice[uint16](w, cols[12], len(items))[:len(items)]
+		c13 := karmem.WriterSlice[uint16](w, cols[13], len(items))[:len(items)]
+		c14 := karmem.WriterSlice[uint16](w, cols[14], len(items))[:len(items)]
+		c15 := karmem.WriterSlice[uint8](w, cols[15], len(items))[:len(items)]
 		c16 := karmem.WriterSlice[uint8](w, cols[16], len(items))[:len(items)]
 		c17 := karmem.WriterSlice[Color](w, cols[17], len(items))[:len(items)]
 		c18 := karmem.WriterSlice[int8](w, cols[18], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			c0[i] = e.F0
-			c1[i] = e.F1
-			c2[i] = e.F2
-			c3[i] = e.F3
-			c4[i] = e.F4
-			c5[i] = e.F5
-			c6[i] = e.F6
-			c7[i] = e.F7
-			c8[i] = e.F8
-			c9[i] = e.F9
-			c10[i] = e.F10
-			c11[i] = e.F11
-			c12[i] = e.F12
-			c13[i] = e.F13
-			c14[i] = e.F14
-			c15[i] = e.F15
+			c0[i] = e.F13
+			c1[i] = e.F14
+			c2[i] = e.F0
+			c3[i] = e.F1
+			c4[i] = e.F2
+			c5[i] = e.F3
+			c6[i] = e.F4
+			c7[i] = e.F5
+			c8[i] = e.F6
+			c9[i] = e.F7
+			c10[i] = e.F15
+			c11[i] = e.F8
+			c12[i] = e.F9
+			c13[i] = e.F10
+			c14[i] = e.F11
+			c15[i] = e.F12
 			c16[i] = karmem.BoolByte(e.Flag)
 			c17[i] = e.Tint
 			c18[i] = e.Last
@@ -1821,22 +1821,22 @@ func readSoaPlain(v *karmem.Validator, a karmem.ArrayRef, items *[]Plain) error 
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		c0 := karmem.Slice[uint32](r, cols[0], a.Len)
-		c1 := karmem.Slice[uint32](r, cols[1], a.Len)
+		c0 := karmem.Slice[int64](r, cols[0], a.Len)
+		c1 := karmem.Slice[float64](r, cols[1], a.Len)
 		c2 := karmem.Slice[uint32](r, cols[2], a.Len)
 		c3 := karmem.Slice[uint32](r, cols[3], a.Len)
 		c4 := karmem.Slice[uint32](r, cols[4], a.Len)
 		c5 := karmem.Slice[uint32](r, cols[5], a.Len)
 		c6 := karmem.Slice[uint32](r, cols[6], a.Len)
 		c7 := karmem.Slice[uint32](r, cols[7], a.Len)
-		c8 := karmem.Slice[uint16](r, cols[8], a.Len)
-		c9 := karmem.Slice[uint16](r, cols[9], a.Len)
-		c10 := karmem.Slice[uint16](r, cols[10], a.Len)
+		c8 := karmem.Slice[uint32](r, cols[8], a.Len)
+		c9 := karmem.Slice[uint32](r, cols[9], a.Len)
+		c10 := karmem.Slice[float32](r, cols[10], a.Len)
 		c11 := karmem.Slice[uint16](r, cols[11], a.Len)
-		c12 := karmem.Slice[uint8](r, cols[12], a.Len)
-		c13 := karmem.Slice[int64](r, cols[13], a.Len)
-		c14 := karmem.Slice[float64](r, cols[14], a.Len)
-		c15 := karmem.Slice[float32](r, cols[15], a.Len)
+		c12 := karmem.Slice[uint16](r, cols[12], a.Len)
+		c13 := karmem.Slice[uint16](r, cols[13], a.Len)
+		c14 := karmem.Slice[uint16](r, cols[14], a.Len)
+		c15 := karmem.Slice[uint8](r, cols[15], a.Len)
 		c16 := karmem.Slice[uint8](r, cols[16], a.Len)
 		c17 := karmem.Slice[Color](r, cols[17], a.Len)
 		c18 := karmem.Slice[int8](r, cols[18], a.Len)
@@ -1862,22 +1862,22 @@ func readSoaPlain(v *karmem.Validator, a karmem.ArrayRef, items *[]Plain) error 
 			c18 = c18[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.F0 = c0[i]
-				e.F1 = c1[i]
-				e.F2 = c2[i]
-				e.F3 = c3[i]
-				e.F4 = c4[i]
-				e.F5 = c5[i]
-				e.F6 = c6[i]
-				e.F7 = c7[i]
-				e.F8 = c8[i]
-				e.F9 = c9[i]
-				e.F10 = c10[i]
-				e.F11 = c11[i]
-				e.F12 = c12[i]
-				e.F13 = c13[i]
-				e.F14 = c14[i]
-				e.F15 = c15[i]
+				e.F13 = c0[i]
+				e.F14 = c1[i]
+				e.F0 = c2[i]
+				e.F1 = c3[i]
+				e.F2 = c4[i]
+				e.F3 = c5[i]
+				e.F4 = c6[i]
+				e.F5 = c7[i]
+				e.F6 = c8[i]
+				e.F7 = c9[i]
+				e.F15 = c10[i]
+				e.F8 = c11[i]
+				e.F9 = c12[i]
+				e.F10 = c13[i]
+				e.F11 = c14[i]
+				e.F12 = c15[i]
 				e.Flag = c16[i] != 0
 				e.Tint = c17[i]
 				e.Last = c18[i]
@@ -1886,150 +1886,7 @@ func readSoaPlain(v *karmem.Validator, a karmem.ArrayRef, items *[]Plain) error 
 			if len(c0) == len(s) {
 				for i := range s {
 					e := &s[i]
-					e.F0 = c0[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.F0 = 0
-				}
-			}
-			if len(c1) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.F1 = c1[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.F1 = 0
-				}
-			}
-			if len(c2) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.F2 = c2[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.F2 = 0
-				}
-			}
-			if len(c3) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.F3 = c3[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.F3 = 0
-				}
-			}
-			if len(c4) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.F4 = c4[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.F4 = 0
-				}
-			}
-			if len(c5) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.F5 = c5[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.F5 = 0
-				}
-			}
-			if len(c6) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.F6 = c6[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.F6 = 0
-				}
-			}
-			if len(c7) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.F7 = c7[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.F7 = 0
-				}
-			}
-			if len(c8) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.F8 = c8[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.F8 = 0
-				}
-			}
-			if len(c9) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.F9 = c9[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.F9 = 0
-				}
-			}
-			if len(c10) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.F10 = c10[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.F10 = 0
-				}
-			}
-			if len(c11) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.F11 = c11[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.F11 = 0
-				}
-			}
-			if len(c12) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.F12 = c12[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.F12 = 0
-				}
-			}
-			if len(c13) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.F13 = c13[i]
+					e.F13 = c0[i]
 				}
 			} else {
 				for i := range s {
@@ -2037,10 +1894,10 @@ func readSoaPlain(v *karmem.Validator, a karmem.ArrayRef, items *[]Plain) error 
 					e.F13 = 0
 				}
 			}
-			if len(c14) == len(s) {
+			if len(c1) == len(s) {
 				for i := range s {
 					e := &s[i]
-					e.F14 = c14[i]
+					e.F14 = c1[i]
 				}
 			} else {
 				for i := range s {
@@ -2048,15 +1905,158 @@ func readSoaPlain(v *karmem.Validator, a karmem.ArrayRef, items *[]Plain) error 
 					e.F14 = 0
 				}
 			}
-			if len(c15) == len(s) {
+			if len(c2) == len(s) {
 				for i := range s {
 					e := &s[i]
-					e.F15 = c15[i]
+					e.F0 = c2[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.F0 = 0
+				}
+			}
+			if len(c3) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.F1 = c3[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.F1 = 0
+				}
+			}
+			if len(c4) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.F2 = c4[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.F2 = 0
+				}
+			}
+			if len(c5) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.F3 = c5[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.F3 = 0
+				}
+			}
+			if len(c6) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.F4 = c6[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.F4 = 0
+				}
+			}
+			if len(c7) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.F5 = c7[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.F5 = 0
+				}
+			}
+			if len(c8) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.F6 = c8[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.F6 = 0
+				}
+			}
+			if len(c9) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.F7 = c9[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.F7 = 0
+				}
+			}
+			if len(c10) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.F15 = c10[i]
 				}
 			} else {
 				for i := range s {
 					e := &s[i]
 					e.F15 = 0
+				}
+			}
+			if len(c11) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.F8 = c11[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.F8 = 0
+				}
+			}
+			if len(c12) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.F9 = c12[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.F9 = 0
+				}
+			}
+			if len(c13) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.F10 = c13[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.F10 = 0
+				}
+			}
+			if len(c14) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.F11 = c14[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.F11 = 0
+				}
+			}
+			if len(c15) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.F12 = c15[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.F12 = 0
 				}
 			}
 			if len(c16) == len(s) {
@@ -2151,100 +2151,100 @@ func (s PlainSoaViewer) All() iter.Seq2[int, PlainSoaItem] {
 	}
 }
 
-// F0 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s PlainSoaViewer) F0(r *karmem.Reader) []uint32 {
-	return karmem.Slice[uint32](r, s.cols[0], s.n)
-}
-
-// F1 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s PlainSoaViewer) F1(r *karmem.Reader) []uint32 {
-	return karmem.Slice[uint32](r, s.cols[1], s.n)
-}
-
-// F2 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s PlainSoaViewer) F2(r *karmem.Reader) []uint32 {
-	return karmem.Slice[uint32](r, s.cols[2], s.n)
-}
-
-// F3 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s PlainSoaViewer) F3(r *karmem.Reader) []uint32 {
-	return karmem.Slice[uint32](r, s.cols[3], s.n)
-}
-
-// F4 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s PlainSoaViewer) F4(r *karmem.Reader) []uint32 {
-	return karmem.Slice[uint32](r, s.cols[4], s.n)
-}
-
-// F5 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s PlainSoaViewer) F5(r *karmem.Reader) []uint32 {
-	return karmem.Slice[uint32](r, s.cols[5], s.n)
-}
-
-// F6 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s PlainSoaViewer) F6(r *karmem.Reader) []uint32 {
-	return karmem.Slice[uint32](r, s.cols[6], s.n)
-}
-
-// F7 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s PlainSoaViewer) F7(r *karmem.Reader) []uint32 {
-	return karmem.Slice[uint32](r, s.cols[7], s.n)
-}
-
-// F8 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s PlainSoaViewer) F8(r *karmem.Reader) []uint16 {
-	return karmem.Slice[uint16](r, s.cols[8], s.n)
-}
-
-// F9 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s PlainSoaViewer) F9(r *karmem.Reader) []uint16 {
-	return karmem.Slice[uint16](r, s.cols[9], s.n)
-}
-
-// F10 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s PlainSoaViewer) F10(r *karmem.Reader) []uint16 {
-	return karmem.Slice[uint16](r, s.cols[10], s.n)
-}
-
-// F11 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s PlainSoaViewer) F11(r *karmem.Reader) []uint16 {
-	return karmem.Slice[uint16](r, s.cols[11], s.n)
-}
-
-// F12 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s PlainSoaViewer) F12(r *karmem.Reader) []uint8 {
-	return karmem.Slice[uint8](r, s.cols[12], s.n)
-}
-
 // F13 returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s PlainSoaViewer) F13(r *karmem.Reader) []int64 {
-	return karmem.Slice[int64](r, s.cols[13], s.n)
+	return karmem.Slice[int64](r, s.cols[0], s.n)
 }
 
 // F14 returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s PlainSoaViewer) F14(r *karmem.Reader) []float64 {
-	return karmem.Slice[float64](r, s.cols[14], s.n)
+	return karmem.Slice[float64](r, s.cols[1], s.n)
+}
+
+// F0 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s PlainSoaViewer) F0(r *karmem.Reader) []uint32 {
+	return karmem.Slice[uint32](r, s.cols[2], s.n)
+}
+
+// F1 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s PlainSoaViewer) F1(r *karmem.Reader) []uint32 {
+	return karmem.Slice[uint32](r, s.cols[3], s.n)
+}
+
+// F2 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s PlainSoaViewer) F2(r *karmem.Reader) []uint32 {
+	return karmem.Slice[uint32](r, s.cols[4], s.n)
+}
+
+// F3 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s PlainSoaViewer) F3(r *karmem.Reader) []uint32 {
+	return karmem.Slice[uint32](r, s.cols[5], s.n)
+}
+
+// F4 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s PlainSoaViewer) F4(r *karmem.Reader) []uint32 {
+	return karmem.Slice[uint32](r, s.cols[6], s.n)
+}
+
+// F5 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s PlainSoaViewer) F5(r *karmem.Reader) []uint32 {
+	return karmem.Slice[uint32](r, s.cols[7], s.n)
+}
+
+// F6 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s PlainSoaViewer) F6(r *karmem.Reader) []uint32 {
+	return karmem.Slice[uint32](r, s.cols[8], s.n)
+}
+
+// F7 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s PlainSoaViewer) F7(r *karmem.Reader) []uint32 {
+	return karmem.Slice[uint32](r, s.cols[9], s.n)
 }
 
 // F15 returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s PlainSoaViewer) F15(r *karmem.Reader) []float32 {
-	return karmem.Slice[float32](r, s.cols[15], s.n)
+	return karmem.Slice[float32](r, s.cols[10], s.n)
+}
+
+// F8 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s PlainSoaViewer) F8(r *karmem.Reader) []uint16 {
+	return karmem.Slice[uint16](r, s.cols[11], s.n)
+}
+
+// F9 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s PlainSoaViewer) F9(r *karmem.Reader) []uint16 {
+	return karmem.Slice[uint16](r, s.cols[12], s.n)
+}
+
+// F10 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s PlainSoaViewer) F10(r *karmem.Reader) []uint16 {
+	return karmem.Slice[uint16](r, s.cols[13], s.n)
+}
+
+// F11 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s PlainSoaViewer) F11(r *karmem.Reader) []uint16 {
+	return karmem.Slice[uint16](r, s.cols[14], s.n)
+}
+
+// F12 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s PlainSoaViewer) F12(r *karmem.Reader) []uint8 {
+	return karmem.Slice[uint8](r, s.cols[15], s.n)
 }
 
 // Flag returns the whole column as a native slice over the message
@@ -2272,115 +2272,115 @@ type PlainSoaItem struct {
 }
 
 func (it PlainSoaItem) F0(r *karmem.Reader) uint32 {
-	if it.s.cols[0] == 0 {
-		return 0
-	}
-	return r.Uint32(it.s.cols[0] + it.i*4)
-}
-
-func (it PlainSoaItem) F1(r *karmem.Reader) uint32 {
-	if it.s.cols[1] == 0 {
-		return 0
-	}
-	return r.Uint32(it.s.cols[1] + it.i*4)
-}
-
-func (it PlainSoaItem) F2(r *karmem.Reader) uint32 {
 	if it.s.cols[2] == 0 {
 		return 0
 	}
 	return r.Uint32(it.s.cols[2] + it.i*4)
 }
 
-func (it PlainSoaItem) F3(r *karmem.Reader) uint32 {
+func (it PlainSoaItem) F1(r *karmem.Reader) uint32 {
 	if it.s.cols[3] == 0 {
 		return 0
 	}
 	return r.Uint32(it.s.cols[3] + it.i*4)
 }
 
-func (it PlainSoaItem) F4(r *karmem.Reader) uint32 {
+func (it PlainSoaItem) F2(r *karmem.Reader) uint32 {
 	if it.s.cols[4] == 0 {
 		return 0
 	}
 	return r.Uint32(it.s.cols[4] + it.i*4)
 }
 
-func (it PlainSoaItem) F5(r *karmem.Reader) uint32 {
+func (it PlainSoaItem) F3(r *karmem.Reader) uint32 {
 	if it.s.cols[5] == 0 {
 		return 0
 	}
 	return r.Uint32(it.s.cols[5] + it.i*4)
 }
 
-func (it PlainSoaItem) F6(r *karmem.Reader) uint32 {
+func (it PlainSoaItem) F4(r *karmem.Reader) uint32 {
 	if it.s.cols[6] == 0 {
 		return 0
 	}
 	return r.Uint32(it.s.cols[6] + it.i*4)
 }
 
-func (it PlainSoaItem) F7(r *karmem.Reader) uint32 {
+func (it PlainSoaItem) F5(r *karmem.Reader) uint32 {
 	if it.s.cols[7] == 0 {
 		return 0
 	}
 	return r.Uint32(it.s.cols[7] + it.i*4)
 }
 
-func (it PlainSoaItem) F8(r *karmem.Reader) uint16 {
+func (it PlainSoaItem) F6(r *karmem.Reader) uint32 {
 	if it.s.cols[8] == 0 {
 		return 0
 	}
-	return r.Uint16(it.s.cols[8] + it.i*2)
+	return r.Uint32(it.s.cols[8] + it.i*4)
 }
 
-func (it PlainSoaItem) F9(r *karmem.Reader) uint16 {
+func (it PlainSoaItem) F7(r *karmem.Reader) uint32 {
 	if it.s.cols[9] == 0 {
 		return 0
 	}
-	return r.Uint16(it.s.cols[9] + it.i*2)
+	return r.Uint32(it.s.cols[9] + it.i*4)
 }
 
-func (it PlainSoaItem) F10(r *karmem.Reader) uint16 {
-	if it.s.cols[10] == 0 {
-		return 0
-	}
-	return r.Uint16(it.s.cols[10] + it.i*2)
-}
-
-func (it PlainSoaItem) F11(r *karmem.Reader) uint16 {
+func (it PlainSoaItem) F8(r *karmem.Reader) uint16 {
 	if it.s.cols[11] == 0 {
 		return 0
 	}
 	return r.Uint16(it.s.cols[11] + it.i*2)
 }
 
-func (it PlainSoaItem) F12(r *karmem.Reader) uint8 {
+func (it PlainSoaItem) F9(r *karmem.Reader) uint16 {
 	if it.s.cols[12] == 0 {
 		return 0
 	}
-	return r.Uint8(it.s.cols[12] + it.i)
+	return r.Uint16(it.s.cols[12] + it.i*2)
 }
 
-func (it PlainSoaItem) F13(r *karmem.Reader) int64 {
+func (it PlainSoaItem) F10(r *karmem.Reader) uint16 {
 	if it.s.cols[13] == 0 {
 		return 0
 	}
-	return r.Int64(it.s.cols[13] + it.i*8)
+	return r.Uint16(it.s.cols[13] + it.i*2)
 }
 
-func (it PlainSoaItem) F14(r *karmem.Reader) float64 {
+func (it PlainSoaItem) F11(r *karmem.Reader) uint16 {
 	if it.s.cols[14] == 0 {
 		return 0
 	}
-	return r.Float64(it.s.cols[14] + it.i*8)
+	return r.Uint16(it.s.cols[14] + it.i*2)
 }
 
-func (it PlainSoaItem) F15(r *karmem.Reader) float32 {
+func (it PlainSoaItem) F12(r *karmem.Reader) uint8 {
 	if it.s.cols[15] == 0 {
 		return 0
 	}
-	return r.Float32(it.s.cols[15] + it.i*4)
+	return r.Uint8(it.s.cols[15] + it.i)
+}
+
+func (it PlainSoaItem) F13(r *karmem.Reader) int64 {
+	if it.s.cols[0] == 0 {
+		return 0
+	}
+	return r.Int64(it.s.cols[0] + it.i*8)
+}
+
+func (it PlainSoaItem) F14(r *karmem.Reader) float64 {
+	if it.s.cols[1] == 0 {
+		return 0
+	}
+	return r.Float64(it.s.cols[1] + it.i*8)
+}
+
+func (it PlainSoaItem) F15(r *karmem.Reader) float32 {
+	if it.s.cols[10] == 0 {
+		return 0
+	}
+	return r.Float32(it.s.cols[10] + it.i*4)
 }
 
 func (it PlainSoaItem) Flag(r *karmem.Reader) bool {
@@ -4223,100 +4223,100 @@ func (s TrustedPlainSoaViewer) All() iter.Seq2[int, TrustedPlainSoaItem] {
 	}
 }
 
-// F0 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s TrustedPlainSoaViewer) F0(r karmem.Trusted) []uint32 {
-	return karmem.TrustedSlice[uint32](r, s.cols[0], s.n)
-}
-
-// F1 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s TrustedPlainSoaViewer) F1(r karmem.Trusted) []uint32 {
-	return karmem.TrustedSlice[uint32](r, s.cols[1], s.n)
-}
-
-// F2 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s TrustedPlainSoaViewer) F2(r karmem.Trusted) []uint32 {
-	return karmem.TrustedSlice[uint32](r, s.cols[2], s.n)
-}
-
-// F3 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s TrustedPlainSoaViewer) F3(r karmem.Trusted) []uint32 {
-	return karmem.TrustedSlice[uint32](r, s.cols[3], s.n)
-}
-
-// F4 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s TrustedPlainSoaViewer) F4(r karmem.Trusted) []uint32 {
-	return karmem.TrustedSlice[uint32](r, s.cols[4], s.n)
-}
-
-// F5 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s TrustedPlainSoaViewer) F5(r karmem.Trusted) []uint32 {
-	return karmem.TrustedSlice[uint32](r, s.cols[5], s.n)
-}
-
-// F6 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s TrustedPlainSoaViewer) F6(r karmem.Trusted) []uint32 {
-	return karmem.TrustedSlice[uint32](r, s.cols[6], s.n)
-}
-
-// F7 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s TrustedPlainSoaViewer) F7(r karmem.Trusted) []uint32 {
-	return karmem.TrustedSlice[uint32](r, s.cols[7], s.n)
-}
-
-// F8 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s TrustedPlainSoaViewer) F8(r karmem.Trusted) []uint16 {
-	return karmem.TrustedSlice[uint16](r, s.cols[8], s.n)
-}
-
-// F9 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s TrustedPlainSoaViewer) F9(r karmem.Trusted) []uint16 {
-	return karmem.TrustedSlice[uint16](r, s.cols[9], s.n)
-}
-
-// F10 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s TrustedPlainSoaViewer) F10(r karmem.Trusted) []uint16 {
-	return karmem.TrustedSlice[uint16](r, s.cols[10], s.n)
-}
-
-// F11 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s TrustedPlainSoaViewer) F11(r karmem.Trusted) []uint16 {
-	return karmem.TrustedSlice[uint16](r, s.cols[11], s.n)
-}
-
-// F12 returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s TrustedPlainSoaViewer) F12(r karmem.Trusted) []uint8 {
-	return karmem.TrustedSlice[uint8](r, s.cols[12], s.n)
-}
-
 // F13 returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s TrustedPlainSoaViewer) F13(r karmem.Trusted) []int64 {
-	return karmem.TrustedSlice[int64](r, s.cols[13], s.n)
+	return karmem.TrustedSlice[int64](r, s.cols[0], s.n)
 }
 
 // F14 returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s TrustedPlainSoaViewer) F14(r karmem.Trusted) []float64 {
-	return karmem.TrustedSlice[float64](r, s.cols[14], s.n)
+	return karmem.TrustedSlice[float64](r, s.cols[1], s.n)
+}
+
+// F0 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F0(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[2], s.n)
+}
+
+// F1 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F1(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[3], s.n)
+}
+
+// F2 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F2(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[4], s.n)
+}
+
+// F3 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F3(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[5], s.n)
+}
+
+// F4 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F4(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[6], s.n)
+}
+
+// F5 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F5(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[7], s.n)
+}
+
+// F6 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F6(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[8], s.n)
+}
+
+// F7 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F7(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[9], s.n)
 }
 
 // F15 returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s TrustedPlainSoaViewer) F15(r karmem.Trusted) []float32 {
-	return karmem.TrustedSlice[float32](r, s.cols[15], s.n)
+	return karmem.TrustedSlice[float32](r, s.cols[10], s.n)
+}
+
+// F8 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F8(r karmem.Trusted) []uint16 {
+	return karmem.TrustedSlice[uint16](r, s.cols[11], s.n)
+}
+
+// F9 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F9(r karmem.Trusted) []uint16 {
+	return karmem.TrustedSlice[uint16](r, s.cols[12], s.n)
+}
+
+// F10 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F10(r karmem.Trusted) []uint16 {
+	return karmem.TrustedSlice[uint16](r, s.cols[13], s.n)
+}
+
+// F11 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F11(r karmem.Trusted) []uint16 {
+	return karmem.TrustedSlice[uint16](r, s.cols[14], s.n)
+}
+
+// F12 returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPlainSoaViewer) F12(r karmem.Trusted) []uint8 {
+	return karmem.TrustedSlice[uint8](r, s.cols[15], s.n)
 }
 
 // Flag returns the whole column as a native slice over the message
@@ -4344,113 +4344,113 @@ type TrustedPlainSoaItem struct {
 }
 
 func (it TrustedPlainSoaItem) F0(r karmem.Trusted) uint32 {
-	if it.s.cols[0] != 0 {
-		return r.Uint32(it.s.cols[0] + it.i*4)
-	}
-	return 0
-}
-
-func (it TrustedPlainSoaItem) F1(r karmem.Trusted) uint32 {
-	if it.s.cols[1] != 0 {
-		return r.Uint32(it.s.cols[1] + it.i*4)
-	}
-	return 0
-}
-
-func (it TrustedPlainSoaItem) F2(r karmem.Trusted) uint32 {
 	if it.s.cols[2] != 0 {
 		return r.Uint32(it.s.cols[2] + it.i*4)
 	}
 	return 0
 }
 
-func (it TrustedPlainSoaItem) F3(r karmem.Trusted) uint32 {
+func (it TrustedPlainSoaItem) F1(r karmem.Trusted) uint32 {
 	if it.s.cols[3] != 0 {
 		return r.Uint32(it.s.cols[3] + it.i*4)
 	}
 	return 0
 }
 
-func (it TrustedPlainSoaItem) F4(r karmem.Trusted) uint32 {
+func (it TrustedPlainSoaItem) F2(r karmem.Trusted) uint32 {
 	if it.s.cols[4] != 0 {
 		return r.Uint32(it.s.cols[4] + it.i*4)
 	}
 	return 0
 }
 
-func (it TrustedPlainSoaItem) F5(r karmem.Trusted) uint32 {
+func (it TrustedPlainSoaItem) F3(r karmem.Trusted) uint32 {
 	if it.s.cols[5] != 0 {
 		return r.Uint32(it.s.cols[5] + it.i*4)
 	}
 	return 0
 }
 
-func (it TrustedPlainSoaItem) F6(r karmem.Trusted) uint32 {
+func (it TrustedPlainSoaItem) F4(r karmem.Trusted) uint32 {
 	if it.s.cols[6] != 0 {
 		return r.Uint32(it.s.cols[6] + it.i*4)
 	}
 	return 0
 }
 
-func (it TrustedPlainSoaItem) F7(r karmem.Trusted) uint32 {
+func (it TrustedPlainSoaItem) F5(r karmem.Trusted) uint32 {
 	if it.s.cols[7] != 0 {
 		return r.Uint32(it.s.cols[7] + it.i*4)
 	}
 	return 0
 }
 
-func (it TrustedPlainSoaItem) F8(r karmem.Trusted) uint16 {
+func (it TrustedPlainSoaItem) F6(r karmem.Trusted) uint32 {
 	if it.s.cols[8] != 0 {
-		return r.Uint16(it.s.cols[8] + it.i*2)
+		return r.Uint32(it.s.cols[8] + it.i*4)
 	}
 	return 0
 }
 
-func (it TrustedPlainSoaItem) F9(r karmem.Trusted) uint16 {
+func (it TrustedPlainSoaItem) F7(r karmem.Trusted) uint32 {
 	if it.s.cols[9] != 0 {
-		return r.Uint16(it.s.cols[9] + it.i*2)
+		return r.Uint32(it.s.cols[9] + it.i*4)
 	}
 	return 0
 }
 
-func (it TrustedPlainSoaItem) F10(r karmem.Trusted) uint16 {
-	if it.s.cols[10] != 0 {
-		return r.Uint16(it.s.cols[10] + it.i*2)
-	}
-	return 0
-}
-
-func (it TrustedPlainSoaItem) F11(r karmem.Trusted) uint16 {
+func (it TrustedPlainSoaItem) F8(r karmem.Trusted) uint16 {
 	if it.s.cols[11] != 0 {
 		return r.Uint16(it.s.cols[11] + it.i*2)
 	}
 	return 0
 }
 
-func (it TrustedPlainSoaItem) F12(r karmem.Trusted) uint8 {
+func (it TrustedPlainSoaItem) F9(r karmem.Trusted) uint16 {
 	if it.s.cols[12] != 0 {
-		return r.Uint8(it.s.cols[12] + it.i)
+		return r.Uint16(it.s.cols[12] + it.i*2)
+	}
+	return 0
+}
+
+func (it TrustedPlainSoaItem) F10(r karmem.Trusted) uint16 {
+	if it.s.cols[13] != 0 {
+		return r.Uint16(it.s.cols[13] + it.i*2)
+	}
+	return 0
+}
+
+func (it TrustedPlainSoaItem) F11(r karmem.Trusted) uint16 {
+	if it.s.cols[14] != 0 {
+		return r.Uint16(it.s.cols[14] + it.i*2)
+	}
+	return 0
+}
+
+func (it TrustedPlainSoaItem) F12(r karmem.Trusted) uint8 {
+	if it.s.cols[15] != 0 {
+		return r.Uint8(it.s.cols[15] + it.i)
 	}
 	return 0
 }
 
 func (it TrustedPlainSoaItem) F13(r karmem.Trusted) int64 {
-	if it.s.cols[13] != 0 {
-		return r.Int64(it.s.cols[13] + it.i*8)
+	if it.s.cols[0] != 0 {
+		return r.Int64(it.s.cols[0] + it.i*8)
 	}
 	return 0
 }
 
 func (it TrustedPlainSoaItem) F14(r karmem.Trusted) float64 {
-	if it.s.cols[14] != 0 {
-		return r.Float64(it.s.cols[14] + it.i*8)
+	if it.s.cols[1] != 0 {
+		return r.Float64(it.s.cols[1] + it.i*8)
 	}
 	return 0
 }
 
 func (it TrustedPlainSoaItem) F15(r karmem.Trusted) float32 {
-	if it.s.cols[15] != 0 {
-		return r.Float32(it.s.cols[15] + it.i*4)
+	if it.s.cols[10] != 0 {
+		return r.Float32(it.s.cols[10] + it.i*4)
 	}
 	return 0
 }

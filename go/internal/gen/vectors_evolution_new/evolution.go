@@ -532,9 +532,9 @@ func (v RootViewer) NotesBytes(r *karmem.Reader) []byte {
 
 // soaColumnsItem: hash and size of each SoA column of Item, in writing order (format.md §5.3).
 var soaColumnsItem = [6]karmem.Column{
+	{Hash: 0xebee7337, Size: 8, Dense: true},
 	{Hash: 0x4b95f515, Size: 4, Dense: true},
 	{Hash: 0xfb69b604, Size: 12, Dense: false},
-	{Hash: 0xebee7337, Size: 8, Dense: true},
 	{Hash: 0xf942d086, Size: 4, Dense: true},
 	{Hash: 0x496f0f97, Size: 4, Dense: true},
 	{Hash: 0x0ae4f8d1, Size: 12, Dense: false},
@@ -546,21 +546,21 @@ func writeSoaItem(w *karmem.Writer, at uint32, items []Item) error {
 		return err
 	}
 	{
-		c0 := karmem.WriterSlice[uint32](w, cols[0], len(items))[:len(items)]
-		c2 := karmem.WriterSlice[float64](w, cols[2], len(items))[:len(items)]
+		c0 := karmem.WriterSlice[float64](w, cols[0], len(items))[:len(items)]
+		c1 := karmem.WriterSlice[uint32](w, cols[1], len(items))[:len(items)]
 		c3 := karmem.WriterSlice[float32](w, cols[3], len(items))[:len(items)]
 		c4 := karmem.WriterSlice[float32](w, cols[4], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			c0[i] = e.Id
-			c2[i] = e.Weight
+			c0[i] = e.Weight
+			c1[i] = e.Id
 			c3[i] = e.Where.X
 			c4[i] = e.Where.Y
 		}
 	}
 	for i := range items {
 		e := &items[i]
-		if err := w.WriteString(cols[1]+uint32(i)*12, e.Name); err != nil {
+		if err := w.WriteString(cols[2]+uint32(i)*12, e.Name); err != nil {
 			return err
 		}
 		if err := karmem.WriteSlice(w, cols[5]+uint32(i)*12, e.Tags); err != nil {
@@ -582,19 +582,19 @@ func readSoaItem(v *karmem.Validator, a karmem.ArrayRef, items *[]Item) error {
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		c0 := karmem.Slice[uint32](r, cols[0], a.Len)
-		c2 := karmem.Slice[float64](r, cols[2], a.Len)
+		c0 := karmem.Slice[float64](r, cols[0], a.Len)
+		c1 := karmem.Slice[uint32](r, cols[1], a.Len)
 		c3 := karmem.Slice[float32](r, cols[3], a.Len)
 		c4 := karmem.Slice[float32](r, cols[4], a.Len)
-		if len(c0) == len(s) && len(c2) == len(s) && len(c3) == len(s) && len(c4) == len(s) {
+		if len(c0) == len(s) && len(c1) == len(s) && len(c3) == len(s) && len(c4) == len(s) {
 			c0 = c0[:len(s)]
-			c2 = c2[:len(s)]
+			c1 = c1[:len(s)]
 			c3 = c3[:len(s)]
 			c4 = c4[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.Id = c0[i]
-				e.Weight = c2[i]
+				e.Weight = c0[i]
+				e.Id = c1[i]
 				e.Where.X = c3[i]
 				e.Where.Y = c4[i]
 			}
@@ -602,23 +602,23 @@ func readSoaItem(v *karmem.Validator, a karmem.ArrayRef, items *[]Item) error {
 			if len(c0) == len(s) {
 				for i := range s {
 					e := &s[i]
-					e.Id = c0[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.Id = 0
-				}
-			}
-			if len(c2) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.Weight = c2[i]
+					e.Weight = c0[i]
 				}
 			} else {
 				for i := range s {
 					e := &s[i]
 					e.Weight = 0
+				}
+			}
+			if len(c1) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Id = c1[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Id = 0
 				}
 			}
 			if len(c3) == len(s) {
@@ -649,8 +649,8 @@ func readSoaItem(v *karmem.Validator, a karmem.ArrayRef, items *[]Item) error {
 		e := &s[i]
 		{
 			a := karmem.ArrayRef{}
-			if cols[1] != 0 {
-				a = r.Array(cols[1]+uint32(i)*12, 1, karmem.NoLimit)
+			if cols[2] != 0 {
+				a = r.Array(cols[2]+uint32(i)*12, 1, karmem.NoLimit)
 			}
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
@@ -677,11 +677,11 @@ func validateSoaItem(v *karmem.Validator, a karmem.ArrayRef) error {
 		return err
 	}
 	n := a.Len
-	if cols[1] != 0 {
-		if err := v.ArrayColumn(cols[1], n, 1, karmem.NoLimit); err != nil {
+	if cols[2] != 0 {
+		if err := v.ArrayColumn(cols[2], n, 1, karmem.NoLimit); err != nil {
 			return err
 		}
-		if err := v.UTF8Column(cols[1], n); err != nil {
+		if err := v.UTF8Column(cols[2], n); err != nil {
 			return err
 		}
 	}
@@ -731,16 +731,16 @@ func (s ItemSoaViewer) All() iter.Seq2[int, ItemSoaItem] {
 	}
 }
 
-// Id returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s ItemSoaViewer) Id(r *karmem.Reader) []uint32 {
-	return karmem.Slice[uint32](r, s.cols[0], s.n)
-}
-
 // Weight returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s ItemSoaViewer) Weight(r *karmem.Reader) []float64 {
-	return karmem.Slice[float64](r, s.cols[2], s.n)
+	return karmem.Slice[float64](r, s.cols[0], s.n)
+}
+
+// Id returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s ItemSoaViewer) Id(r *karmem.Reader) []uint32 {
+	return karmem.Slice[uint32](r, s.cols[1], s.n)
 }
 
 // WhereX returns the whole column as a native slice over the message
@@ -762,33 +762,33 @@ type ItemSoaItem struct {
 }
 
 func (it ItemSoaItem) Id(r *karmem.Reader) uint32 {
-	if it.s.cols[0] == 0 {
+	if it.s.cols[1] == 0 {
 		return 0
 	}
-	return r.Uint32(it.s.cols[0] + it.i*4)
+	return r.Uint32(it.s.cols[1] + it.i*4)
 }
 
 func (it ItemSoaItem) Name(r *karmem.Reader) string {
-	if it.s.cols[1] == 0 {
+	if it.s.cols[2] == 0 {
 		return ""
 	}
-	a := r.Array(it.s.cols[1]+it.i*12, 1, karmem.NoLimit)
+	a := r.Array(it.s.cols[2]+it.i*12, 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (it ItemSoaItem) NameBytes(r *karmem.Reader) []byte {
-	if it.s.cols[1] == 0 {
+	if it.s.cols[2] == 0 {
 		return nil
 	}
-	a := r.Array(it.s.cols[1]+it.i*12, 1, karmem.NoLimit)
+	a := r.Array(it.s.cols[2]+it.i*12, 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
 func (it ItemSoaItem) Weight(r *karmem.Reader) float64 {
-	if it.s.cols[2] == 0 {
+	if it.s.cols[0] == 0 {
 		return 0
 	}
-	return r.Float64(it.s.cols[2] + it.i*8)
+	return r.Float64(it.s.cols[0] + it.i*8)
 }
 
 func (it ItemSoaItem) Where(r *karmem.Reader) ItemSoaItemWhere {
@@ -1024,16 +1024,16 @@ func (s TrustedItemSoaViewer) All() iter.Seq2[int, TrustedItemSoaItem] {
 	}
 }
 
-// Id returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s TrustedItemSoaViewer) Id(r karmem.Trusted) []uint32 {
-	return karmem.TrustedSlice[uint32](r, s.cols[0], s.n)
-}
-
 // Weight returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s TrustedItemSoaViewer) Weight(r karmem.Trusted) []float64 {
-	return karmem.TrustedSlice[float64](r, s.cols[2], s.n)
+	return karmem.TrustedSlice[float64](r, s.cols[0], s.n)
+}
+
+// Id returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedItemSoaViewer) Id(r karmem.Trusted) []uint32 {
+	return karmem.TrustedSlice[uint32](r, s.cols[1], s.n)
 }
 
 // WhereX returns the whole column as a native slice over the message
@@ -1055,31 +1055,31 @@ type TrustedItemSoaItem struct {
 }
 
 func (it TrustedItemSoaItem) Id(r karmem.Trusted) uint32 {
-	if it.s.cols[0] != 0 {
-		return r.Uint32(it.s.cols[0] + it.i*4)
+	if it.s.cols[1] != 0 {
+		return r.Uint32(it.s.cols[1] + it.i*4)
 	}
 	return 0
 }
 
 func (it TrustedItemSoaItem) Name(r karmem.Trusted) string {
-	if it.s.cols[1] != 0 {
-		a := r.Array(it.s.cols[1] + it.i*12)
+	if it.s.cols[2] != 0 {
+		a := r.Array(it.s.cols[2] + it.i*12)
 		return r.String(a)
 	}
 	return ""
 }
 
 func (it TrustedItemSoaItem) NameBytes(r karmem.Trusted) []byte {
-	if it.s.cols[1] != 0 {
-		a := r.Array(it.s.cols[1] + it.i*12)
+	if it.s.cols[2] != 0 {
+		a := r.Array(it.s.cols[2] + it.i*12)
 		return r.ArrayBytes(a)
 	}
 	return nil
 }
 
 func (it TrustedItemSoaItem) Weight(r karmem.Trusted) float64 {
-	if it.s.cols[2] != 0 {
-		return r.Float64(it.s.cols[2] + it.i*8)
+	if it.s.cols[0] != 0 {
+		return r.Float64(it.s.cols[0] + it.i*8)
 	}
 	return 0
 }

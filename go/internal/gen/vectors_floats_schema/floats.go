@@ -429,8 +429,8 @@ func (v FloatsViewer) PairsAos(r *karmem.Reader) PairAosViewer {
 
 // soaColumnsPair: hash and size of each SoA column of Pair, in writing order (format.md §5.3).
 var soaColumnsPair = [2]karmem.Column{
-	{Hash: 0x4b95f515, Size: 4, Dense: true},
 	{Hash: 0xfb69b604, Size: 8, Dense: true},
+	{Hash: 0x4b95f515, Size: 4, Dense: true},
 }
 
 func writeSoaPair(w *karmem.Writer, at uint32, items []Pair) error {
@@ -439,12 +439,12 @@ func writeSoaPair(w *karmem.Writer, at uint32, items []Pair) error {
 		return err
 	}
 	{
-		c0 := karmem.WriterSlice[float32](w, cols[0], len(items))[:len(items)]
-		c1 := karmem.WriterSlice[float64](w, cols[1], len(items))[:len(items)]
+		c0 := karmem.WriterSlice[float64](w, cols[0], len(items))[:len(items)]
+		c1 := karmem.WriterSlice[float32](w, cols[1], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			c0[i] = e.A
-			c1[i] = e.B
+			c0[i] = e.B
+			c1[i] = e.A
 		}
 	}
 	return nil
@@ -462,37 +462,37 @@ func readSoaPair(v *karmem.Validator, a karmem.ArrayRef, items *[]Pair) error {
 	*items = karmem.Resize(*items, int(a.Len))
 	s := *items
 	{
-		c0 := karmem.Slice[float32](r, cols[0], a.Len)
-		c1 := karmem.Slice[float64](r, cols[1], a.Len)
+		c0 := karmem.Slice[float64](r, cols[0], a.Len)
+		c1 := karmem.Slice[float32](r, cols[1], a.Len)
 		if len(c0) == len(s) && len(c1) == len(s) {
 			c0 = c0[:len(s)]
 			c1 = c1[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.A = c0[i]
-				e.B = c1[i]
+				e.B = c0[i]
+				e.A = c1[i]
 			}
 		} else {
 			if len(c0) == len(s) {
 				for i := range s {
 					e := &s[i]
-					e.A = c0[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.A = 0
-				}
-			}
-			if len(c1) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.B = c1[i]
+					e.B = c0[i]
 				}
 			} else {
 				for i := range s {
 					e := &s[i]
 					e.B = 0
+				}
+			}
+			if len(c1) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.A = c1[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.A = 0
 				}
 			}
 		}
@@ -547,16 +547,16 @@ func (s PairSoaViewer) All() iter.Seq2[int, PairSoaItem] {
 	}
 }
 
-// A returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s PairSoaViewer) A(r *karmem.Reader) []float32 {
-	return karmem.Slice[float32](r, s.c0, s.n)
-}
-
 // B returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s PairSoaViewer) B(r *karmem.Reader) []float64 {
-	return karmem.Slice[float64](r, s.c1, s.n)
+	return karmem.Slice[float64](r, s.c0, s.n)
+}
+
+// A returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s PairSoaViewer) A(r *karmem.Reader) []float32 {
+	return karmem.Slice[float32](r, s.c1, s.n)
 }
 
 // PairSoaItem is one element of a PairSoaViewer; its methods follow the element's fields.
@@ -566,17 +566,17 @@ type PairSoaItem struct {
 }
 
 func (it PairSoaItem) A(r *karmem.Reader) float32 {
-	if it.s.c0 == 0 {
-		return 0
-	}
-	return r.Float32(it.s.c0 + it.i*4)
-}
-
-func (it PairSoaItem) B(r *karmem.Reader) float64 {
 	if it.s.c1 == 0 {
 		return 0
 	}
-	return r.Float64(it.s.c1 + it.i*8)
+	return r.Float32(it.s.c1 + it.i*4)
+}
+
+func (it PairSoaItem) B(r *karmem.Reader) float64 {
+	if it.s.c0 == 0 {
+		return 0
+	}
+	return r.Float64(it.s.c0 + it.i*8)
 }
 
 // PairAosViewer is an AoS array (or fixed array) of `Pair`.
@@ -774,16 +774,16 @@ func (s TrustedPairSoaViewer) All() iter.Seq2[int, TrustedPairSoaItem] {
 	}
 }
 
-// A returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s TrustedPairSoaViewer) A(r karmem.Trusted) []float32 {
-	return karmem.TrustedSlice[float32](r, s.c0, s.n)
-}
-
 // B returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s TrustedPairSoaViewer) B(r karmem.Trusted) []float64 {
-	return karmem.TrustedSlice[float64](r, s.c1, s.n)
+	return karmem.TrustedSlice[float64](r, s.c0, s.n)
+}
+
+// A returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedPairSoaViewer) A(r karmem.Trusted) []float32 {
+	return karmem.TrustedSlice[float32](r, s.c1, s.n)
 }
 
 // TrustedPairSoaItem is one element of a TrustedPairSoaViewer; its methods follow the element's fields.
@@ -793,15 +793,15 @@ type TrustedPairSoaItem struct {
 }
 
 func (it TrustedPairSoaItem) A(r karmem.Trusted) float32 {
-	if it.s.c0 != 0 {
-		return r.Float32(it.s.c0 + it.i*4)
+	if it.s.c1 != 0 {
+		return r.Float32(it.s.c1 + it.i*4)
 	}
 	return 0
 }
 
 func (it TrustedPairSoaItem) B(r karmem.Trusted) float64 {
-	if it.s.c1 != 0 {
-		return r.Float64(it.s.c1 + it.i*8)
+	if it.s.c0 != 0 {
+		return r.Float64(it.s.c0 + it.i*8)
 	}
 	return 0
 }

@@ -948,10 +948,10 @@ var soaColumnsUnit = [9]karmem.Column{
 	{Hash: 0x3e801244, Size: 4, Dense: true},
 	{Hash: 0x8eac5155, Size: 4, Dense: true},
 	{Hash: 0xded89066, Size: 4, Dense: true},
-	{Hash: 0xebee7337, Size: 1, Dense: true},
 	{Hash: 0xf942d086, Size: 4, Dense: true},
 	{Hash: 0x496f0f97, Size: 12, Dense: false},
 	{Hash: 0x0ae4f8d1, Size: 12, Dense: false},
+	{Hash: 0xebee7337, Size: 1, Dense: true},
 	{Hash: 0xbab8b9c0, Size: 1, Dense: true},
 }
 
@@ -965,8 +965,8 @@ func writeSoaUnit(w *karmem.Writer, at uint32, items []Unit) error {
 		c1 := karmem.WriterSlice[float32](w, cols[1], len(items))[:len(items)]
 		c2 := karmem.WriterSlice[float32](w, cols[2], len(items))[:len(items)]
 		c3 := karmem.WriterSlice[float32](w, cols[3], len(items))[:len(items)]
-		c4 := karmem.WriterSlice[Kind](w, cols[4], len(items))[:len(items)]
-		c5 := karmem.WriterSlice[int32](w, cols[5], len(items))[:len(items)]
+		c4 := karmem.WriterSlice[int32](w, cols[4], len(items))[:len(items)]
+		c7 := karmem.WriterSlice[Kind](w, cols[7], len(items))[:len(items)]
 		c8 := karmem.WriterSlice[uint8](w, cols[8], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
@@ -974,17 +974,17 @@ func writeSoaUnit(w *karmem.Writer, at uint32, items []Unit) error {
 			c1[i] = e.Pos.X
 			c2[i] = e.Pos.Y
 			c3[i] = e.Pos.Z
-			c4[i] = e.Kind
-			c5[i] = e.Stats.Hp
+			c4[i] = e.Stats.Hp
+			c7[i] = e.Kind
 			c8[i] = karmem.BoolByte(e.Alive)
 		}
 	}
 	for i := range items {
 		e := &items[i]
-		if err := w.WriteString(cols[6]+uint32(i)*12, e.Stats.Names); err != nil {
+		if err := w.WriteString(cols[5]+uint32(i)*12, e.Stats.Names); err != nil {
 			return err
 		}
-		if err := writeSoaVec3(w, cols[7]+uint32(i)*12, e.Path); err != nil {
+		if err := writeSoaVec3(w, cols[6]+uint32(i)*12, e.Path); err != nil {
 			return err
 		}
 	}
@@ -1007,16 +1007,16 @@ func readSoaUnit(v *karmem.Validator, a karmem.ArrayRef, items *[]Unit) error {
 		c1 := karmem.Slice[float32](r, cols[1], a.Len)
 		c2 := karmem.Slice[float32](r, cols[2], a.Len)
 		c3 := karmem.Slice[float32](r, cols[3], a.Len)
-		c4 := karmem.Slice[Kind](r, cols[4], a.Len)
-		c5 := karmem.Slice[int32](r, cols[5], a.Len)
+		c4 := karmem.Slice[int32](r, cols[4], a.Len)
+		c7 := karmem.Slice[Kind](r, cols[7], a.Len)
 		c8 := karmem.Slice[uint8](r, cols[8], a.Len)
-		if len(c0) == len(s) && len(c1) == len(s) && len(c2) == len(s) && len(c3) == len(s) && len(c4) == len(s) && len(c5) == len(s) && len(c8) == len(s) {
+		if len(c0) == len(s) && len(c1) == len(s) && len(c2) == len(s) && len(c3) == len(s) && len(c4) == len(s) && len(c7) == len(s) && len(c8) == len(s) {
 			c0 = c0[:len(s)]
 			c1 = c1[:len(s)]
 			c2 = c2[:len(s)]
 			c3 = c3[:len(s)]
 			c4 = c4[:len(s)]
-			c5 = c5[:len(s)]
+			c7 = c7[:len(s)]
 			c8 = c8[:len(s)]
 			for i := range s {
 				e := &s[i]
@@ -1024,8 +1024,8 @@ func readSoaUnit(v *karmem.Validator, a karmem.ArrayRef, items *[]Unit) error {
 				e.Pos.X = c1[i]
 				e.Pos.Y = c2[i]
 				e.Pos.Z = c3[i]
-				e.Kind = c4[i]
-				e.Stats.Hp = c5[i]
+				e.Stats.Hp = c4[i]
+				e.Kind = c7[i]
 				e.Alive = c8[i] != 0
 			}
 		} else {
@@ -1076,23 +1076,23 @@ func readSoaUnit(v *karmem.Validator, a karmem.ArrayRef, items *[]Unit) error {
 			if len(c4) == len(s) {
 				for i := range s {
 					e := &s[i]
-					e.Kind = c4[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.Kind = 0
-				}
-			}
-			if len(c5) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.Stats.Hp = c5[i]
+					e.Stats.Hp = c4[i]
 				}
 			} else {
 				for i := range s {
 					e := &s[i]
 					e.Stats.Hp = 0
+				}
+			}
+			if len(c7) == len(s) {
+				for i := range s {
+					e := &s[i]
+					e.Kind = c7[i]
+				}
+			} else {
+				for i := range s {
+					e := &s[i]
+					e.Kind = 0
 				}
 			}
 			if len(c8) == len(s) {
@@ -1112,8 +1112,8 @@ func readSoaUnit(v *karmem.Validator, a karmem.ArrayRef, items *[]Unit) error {
 		e := &s[i]
 		{
 			a := karmem.ArrayRef{}
-			if cols[6] != 0 {
-				a = r.Array(cols[6]+uint32(i)*12, 1, karmem.NoLimit)
+			if cols[5] != 0 {
+				a = r.Array(cols[5]+uint32(i)*12, 1, karmem.NoLimit)
 			}
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
@@ -1122,8 +1122,8 @@ func readSoaUnit(v *karmem.Validator, a karmem.ArrayRef, items *[]Unit) error {
 		}
 		{
 			a := karmem.ArrayRef{}
-			if cols[7] != 0 {
-				a = r.Array(cols[7]+uint32(i)*12, 0, karmem.NoLimit)
+			if cols[6] != 0 {
+				a = r.Array(cols[6]+uint32(i)*12, 0, karmem.NoLimit)
 			}
 			if err := readSoaVec3(v, a, &e.Path); err != nil {
 				return err
@@ -1139,19 +1139,19 @@ func validateSoaUnit(v *karmem.Validator, a karmem.ArrayRef) error {
 		return err
 	}
 	n := a.Len
-	if cols[6] != 0 {
-		if err := v.ArrayColumn(cols[6], n, 1, karmem.NoLimit); err != nil {
+	if cols[5] != 0 {
+		if err := v.ArrayColumn(cols[5], n, 1, karmem.NoLimit); err != nil {
 			return err
 		}
-		if err := v.UTF8Column(cols[6], n); err != nil {
+		if err := v.UTF8Column(cols[5], n); err != nil {
 			return err
 		}
 	}
-	if cols[7] != 0 {
-		if err := v.ArrayColumn(cols[7], n, 0, karmem.NoLimit); err != nil {
+	if cols[6] != 0 {
+		if err := v.ArrayColumn(cols[6], n, 0, karmem.NoLimit); err != nil {
 			return err
 		}
-		if err := v.SoaColumn(cols[7], n, soaColumnsVec3[:]); err != nil {
+		if err := v.SoaColumn(cols[6], n, soaColumnsVec3[:]); err != nil {
 			return err
 		}
 	}
@@ -1227,16 +1227,16 @@ func (s UnitSoaViewer) PosZ(r *karmem.Reader) []float32 {
 	return karmem.Slice[float32](r, s.cols[3], s.n)
 }
 
-// Kind returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s UnitSoaViewer) Kind(r *karmem.Reader) []Kind {
-	return karmem.Slice[Kind](r, s.cols[4], s.n)
-}
-
 // StatsHp returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s UnitSoaViewer) StatsHp(r *karmem.Reader) []int32 {
-	return karmem.Slice[int32](r, s.cols[5], s.n)
+	return karmem.Slice[int32](r, s.cols[4], s.n)
+}
+
+// Kind returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s UnitSoaViewer) Kind(r *karmem.Reader) []Kind {
+	return karmem.Slice[Kind](r, s.cols[7], s.n)
 }
 
 // Alive returns the whole column as a native slice over the message
@@ -1263,10 +1263,10 @@ func (it UnitSoaItem) Pos(r *karmem.Reader) UnitSoaItemPos {
 }
 
 func (it UnitSoaItem) Kind(r *karmem.Reader) Kind {
-	if it.s.cols[4] == 0 {
+	if it.s.cols[7] == 0 {
 		return 0
 	}
-	return Kind(r.Uint8(it.s.cols[4] + it.i))
+	return Kind(r.Uint8(it.s.cols[7] + it.i))
 }
 
 func (it UnitSoaItem) Stats(r *karmem.Reader) UnitSoaItemStats {
@@ -1274,10 +1274,10 @@ func (it UnitSoaItem) Stats(r *karmem.Reader) UnitSoaItemStats {
 }
 
 func (it UnitSoaItem) Path(r *karmem.Reader) Vec3SoaViewer {
-	if it.s.cols[7] == 0 {
+	if it.s.cols[6] == 0 {
 		return Vec3SoaViewer{}
 	}
-	a := r.Array(it.s.cols[7]+it.i*12, 0, karmem.NoLimit)
+	a := r.Array(it.s.cols[6]+it.i*12, 0, karmem.NoLimit)
 	return NewVec3SoaViewer(r, a)
 }
 
@@ -1316,25 +1316,25 @@ func (it UnitSoaItemPos) Z(r *karmem.Reader) float32 {
 type UnitSoaItemStats UnitSoaItem
 
 func (it UnitSoaItemStats) Hp(r *karmem.Reader) int32 {
-	if it.s.cols[5] == 0 {
+	if it.s.cols[4] == 0 {
 		return 0
 	}
-	return r.Int32(it.s.cols[5] + it.i*4)
+	return r.Int32(it.s.cols[4] + it.i*4)
 }
 
 func (it UnitSoaItemStats) Names(r *karmem.Reader) string {
-	if it.s.cols[6] == 0 {
+	if it.s.cols[5] == 0 {
 		return ""
 	}
-	a := r.Array(it.s.cols[6]+it.i*12, 1, karmem.NoLimit)
+	a := r.Array(it.s.cols[5]+it.i*12, 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (it UnitSoaItemStats) NamesBytes(r *karmem.Reader) []byte {
-	if it.s.cols[6] == 0 {
+	if it.s.cols[5] == 0 {
 		return nil
 	}
-	a := r.Array(it.s.cols[6]+it.i*12, 1, karmem.NoLimit)
+	a := r.Array(it.s.cols[5]+it.i*12, 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
@@ -1756,16 +1756,16 @@ func (s TrustedUnitSoaViewer) PosZ(r karmem.Trusted) []float32 {
 	return karmem.TrustedSlice[float32](r, s.cols[3], s.n)
 }
 
-// Kind returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s TrustedUnitSoaViewer) Kind(r karmem.Trusted) []Kind {
-	return karmem.TrustedSlice[Kind](r, s.cols[4], s.n)
-}
-
 // StatsHp returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
 func (s TrustedUnitSoaViewer) StatsHp(r karmem.Trusted) []int32 {
-	return karmem.TrustedSlice[int32](r, s.cols[5], s.n)
+	return karmem.TrustedSlice[int32](r, s.cols[4], s.n)
+}
+
+// Kind returns the whole column as a native slice over the message
+// (nil when the column is absent: an older writer).
+func (s TrustedUnitSoaViewer) Kind(r karmem.Trusted) []Kind {
+	return karmem.TrustedSlice[Kind](r, s.cols[7], s.n)
 }
 
 // Alive returns the whole column as a native slice over the message
@@ -1792,8 +1792,8 @@ func (it TrustedUnitSoaItem) Pos(r karmem.Trusted) TrustedUnitSoaItemPos {
 }
 
 func (it TrustedUnitSoaItem) Kind(r karmem.Trusted) Kind {
-	if it.s.cols[4] != 0 {
-		return Kind(r.Uint8(it.s.cols[4] + it.i))
+	if it.s.cols[7] != 0 {
+		return Kind(r.Uint8(it.s.cols[7] + it.i))
 	}
 	return 0
 }
@@ -1803,8 +1803,8 @@ func (it TrustedUnitSoaItem) Stats(r karmem.Trusted) TrustedUnitSoaItemStats {
 }
 
 func (it TrustedUnitSoaItem) Path(r karmem.Trusted) TrustedVec3SoaViewer {
-	if it.s.cols[7] != 0 {
-		a := r.Array(it.s.cols[7] + it.i*12)
+	if it.s.cols[6] != 0 {
+		a := r.Array(it.s.cols[6] + it.i*12)
 		return NewTrustedVec3SoaViewer(r, a)
 	}
 	return TrustedVec3SoaViewer{}
@@ -1845,23 +1845,23 @@ func (it TrustedUnitSoaItemPos) Z(r karmem.Trusted) float32 {
 type TrustedUnitSoaItemStats TrustedUnitSoaItem
 
 func (it TrustedUnitSoaItemStats) Hp(r karmem.Trusted) int32 {
-	if it.s.cols[5] != 0 {
-		return r.Int32(it.s.cols[5] + it.i*4)
+	if it.s.cols[4] != 0 {
+		return r.Int32(it.s.cols[4] + it.i*4)
 	}
 	return 0
 }
 
 func (it TrustedUnitSoaItemStats) Names(r karmem.Trusted) string {
-	if it.s.cols[6] != 0 {
-		a := r.Array(it.s.cols[6] + it.i*12)
+	if it.s.cols[5] != 0 {
+		a := r.Array(it.s.cols[5] + it.i*12)
 		return r.String(a)
 	}
 	return ""
 }
 
 func (it TrustedUnitSoaItemStats) NamesBytes(r karmem.Trusted) []byte {
-	if it.s.cols[6] != 0 {
-		a := r.Array(it.s.cols[6] + it.i*12)
+	if it.s.cols[5] != 0 {
+		a := r.Array(it.s.cols[5] + it.i*12)
 		return r.ArrayBytes(a)
 	}
 	return nil

@@ -1943,8 +1943,7 @@ impl Vec3 {
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
-        let mut cols = [0u32; 3];
-        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa_columns(a, &Self::SOA_COLUMNS)?;
         v.charge(a.len as u64 * 12)?;
         let c0 = r.slice::<f32>(cols[0], a.len);
         let c1 = r.slice::<f32>(cols[1], a.len);
@@ -1995,8 +1994,7 @@ impl Vec3 {
         v: &mut karmem::Validator<'_>,
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
-        let mut _cols = [0u32; 3];
-        v.soa(a, &Self::SOA_COLUMNS, &mut _cols)?;
+        let _cols = v.soa(a, &Self::SOA_COLUMNS)?;
         Ok(())
     }
 }
@@ -2013,8 +2011,7 @@ pub struct Vec3Soa<'a, M: karmem::Mode = karmem::Checked> {
 impl<'a, M: karmem::Mode> Vec3Soa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
-        let mut cols = [0u32; 3];
-        r.soa_columns(a, &Vec3::SOA_COLUMNS, &mut cols);
+        let cols = r.soa_columns(a, &Vec3::SOA_COLUMNS);
         Vec3Soa {
             r,
             len: a.len,
@@ -2130,8 +2127,7 @@ impl Circle {
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
-        let mut cols = [0u32; 1];
-        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa_columns(a, &Self::SOA_COLUMNS)?;
         v.charge(a.len as u64 * 8)?;
         let c0 = r.slice::<f64>(cols[0], a.len);
         if c0.len() == a.len as usize {
@@ -2158,8 +2154,7 @@ impl Circle {
         v: &mut karmem::Validator<'_>,
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
-        let mut _cols = [0u32; 1];
-        v.soa(a, &Self::SOA_COLUMNS, &mut _cols)?;
+        let _cols = v.soa(a, &Self::SOA_COLUMNS)?;
         Ok(())
     }
 }
@@ -2176,8 +2171,7 @@ pub struct CircleSoa<'a, M: karmem::Mode = karmem::Checked> {
 impl<'a, M: karmem::Mode> CircleSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
-        let mut cols = [0u32; 1];
-        r.soa_columns(a, &Circle::SOA_COLUMNS, &mut cols);
+        let cols = r.soa_columns(a, &Circle::SOA_COLUMNS);
         CircleSoa {
             r,
             len: a.len,
@@ -2263,8 +2257,7 @@ impl Square {
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
-        let mut cols = [0u32; 1];
-        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa_columns(a, &Self::SOA_COLUMNS)?;
         v.charge(a.len as u64 * 4)?;
         let c0 = r.slice::<f32>(cols[0], a.len);
         if c0.len() == a.len as usize {
@@ -2291,8 +2284,7 @@ impl Square {
         v: &mut karmem::Validator<'_>,
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
-        let mut _cols = [0u32; 1];
-        v.soa(a, &Self::SOA_COLUMNS, &mut _cols)?;
+        let _cols = v.soa(a, &Self::SOA_COLUMNS)?;
         Ok(())
     }
 }
@@ -2309,8 +2301,7 @@ pub struct SquareSoa<'a, M: karmem::Mode = karmem::Checked> {
 impl<'a, M: karmem::Mode> SquareSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
-        let mut cols = [0u32; 1];
-        r.soa_columns(a, &Square::SOA_COLUMNS, &mut cols);
+        let cols = r.soa_columns(a, &Square::SOA_COLUMNS);
         SquareSoa {
             r,
             len: a.len,
@@ -2369,22 +2360,22 @@ impl Element {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
     pub const SOA_COLUMNS: [(u32, u32); 11] = [
+        (0x56a42fa7, 8),
+        (0xbab8b9c0, 8),
         (0x4b95f515, 4),
         (0x0eaff284, 4),
         (0x5edc3195, 4),
         (0xaf0870a6, 4),
-        (0x8eac5155, 2),
-        (0xded89066, 1),
-        (0x56a42fa7, 8),
         (0x0677f096, 12),
         (0x9bc23426, 12),
         (0x0ae4f8d1, 12),
-        (0xbab8b9c0, 8),
+        (0x8eac5155, 2),
+        (0xded89066, 1),
     ];
 
     #[doc(hidden)]
     pub const SOA_FILLED: [bool; 11] = [
-        true, true, true, true, true, true, true, false, false, false, false,
+        true, false, true, true, true, true, false, false, false, true, true,
     ];
 
     #[doc(hidden)]
@@ -2396,39 +2387,39 @@ impl Element {
     ) -> Result<(), karmem::Error> {
         let mut cols = [0u32; 11];
         w.write_soa(at, count, &Self::SOA_COLUMNS, &Self::SOA_FILLED, &mut cols)?;
-        let [c0, c1, c2, c3, c4, c5, c6] = w.slices_mut([
-            (cols[0], (count * 4) as u32),
-            (cols[1], (count * 4) as u32),
+        let [c0, c2, c3, c4, c5, c9, c10] = w.slices_mut([
+            (cols[0], (count * 8) as u32),
             (cols[2], (count * 4) as u32),
             (cols[3], (count * 4) as u32),
-            (cols[4], (count * 2) as u32),
-            (cols[5], count as u32),
-            (cols[6], (count * 8) as u32),
+            (cols[4], (count * 4) as u32),
+            (cols[5], (count * 4) as u32),
+            (cols[9], (count * 2) as u32),
+            (cols[10], count as u32),
         ]);
-        for (((((((e, d0), d1), d2), d3), d4), d5), d6) in items
+        for (((((((e, d0), d2), d3), d4), d5), d9), d10) in items
             .clone()
-            .zip(c0.chunks_exact_mut(4))
-            .zip(c1.chunks_exact_mut(4))
+            .zip(c0.chunks_exact_mut(8))
             .zip(c2.chunks_exact_mut(4))
             .zip(c3.chunks_exact_mut(4))
-            .zip(c4.chunks_exact_mut(2))
-            .zip(c5.chunks_exact_mut(1))
-            .zip(c6.chunks_exact_mut(8))
+            .zip(c4.chunks_exact_mut(4))
+            .zip(c5.chunks_exact_mut(4))
+            .zip(c9.chunks_exact_mut(2))
+            .zip(c10.chunks_exact_mut(1))
         {
-            d0.copy_from_slice(&e.id.to_le_bytes());
-            d1.copy_from_slice(&e.where_.pos.x.to_le_bytes());
-            d2.copy_from_slice(&e.where_.pos.y.to_le_bytes());
-            d3.copy_from_slice(&e.where_.pos.z.to_le_bytes());
-            d4.copy_from_slice(&e.where_.tag.to_le_bytes());
-            d5.copy_from_slice(&[e.where_.flag as u8]);
-            d6.copy_from_slice(&e.child.value.to_le_bytes());
+            d0.copy_from_slice(&e.child.value.to_le_bytes());
+            d2.copy_from_slice(&e.id.to_le_bytes());
+            d3.copy_from_slice(&e.where_.pos.x.to_le_bytes());
+            d4.copy_from_slice(&e.where_.pos.y.to_le_bytes());
+            d5.copy_from_slice(&e.where_.pos.z.to_le_bytes());
+            d9.copy_from_slice(&e.where_.tag.to_le_bytes());
+            d10.copy_from_slice(&[e.where_.flag as u8]);
         }
         for (i, e) in items.enumerate() {
             let i = i as u32;
-            w.write_bytes(cols[7] + i * 12, e.child.label.as_bytes())?;
-            w.write_bytes(cols[8] + i * 12, e.name.as_bytes())?;
-            w.write_slice(cols[9] + i * 12, &e.numbers)?;
-            ShapeValue::write_slot(&e.shape, w, cols[10] + i * 8)?;
+            ShapeValue::write_slot(&e.shape, w, cols[1] + i * 8)?;
+            w.write_bytes(cols[6] + i * 12, e.child.label.as_bytes())?;
+            w.write_bytes(cols[7] + i * 12, e.name.as_bytes())?;
+            w.write_slice(cols[8] + i * 12, &e.numbers)?;
         }
         Ok(())
     }
@@ -2440,105 +2431,104 @@ impl Element {
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
-        let mut cols = [0u32; 11];
-        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa_columns(a, &Self::SOA_COLUMNS)?;
         v.charge(a.len as u64 * 71)?;
         items.resize_with(a.len as usize, core::default::Default::default);
-        let c0 = r.slice::<u32>(cols[0], a.len);
-        let c1 = r.slice::<f32>(cols[1], a.len);
-        let c2 = r.slice::<f32>(cols[2], a.len);
+        let c0 = r.slice::<u64>(cols[0], a.len);
+        let c2 = r.slice::<u32>(cols[2], a.len);
         let c3 = r.slice::<f32>(cols[3], a.len);
-        let c4 = r.slice::<u16>(cols[4], a.len);
-        let c5 = r.slice::<u8>(cols[5], a.len);
-        let c6 = r.slice::<u64>(cols[6], a.len);
+        let c4 = r.slice::<f32>(cols[4], a.len);
+        let c5 = r.slice::<f32>(cols[5], a.len);
+        let c9 = r.slice::<u16>(cols[9], a.len);
+        let c10 = r.slice::<u8>(cols[10], a.len);
         if c0.len() == items.len()
-            && c1.len() == items.len()
             && c2.len() == items.len()
             && c3.len() == items.len()
             && c4.len() == items.len()
             && c5.len() == items.len()
-            && c6.len() == items.len()
+            && c9.len() == items.len()
+            && c10.len() == items.len()
         {
-            for (((((((e, x0), x1), x2), x3), x4), x5), x6) in items
+            for (((((((e, x0), x2), x3), x4), x5), x9), x10) in items
                 .iter_mut()
                 .zip(c0)
-                .zip(c1)
                 .zip(c2)
                 .zip(c3)
                 .zip(c4)
                 .zip(c5)
-                .zip(c6)
+                .zip(c9)
+                .zip(c10)
             {
-                e.id = *x0;
-                e.where_.pos.x = *x1;
-                e.where_.pos.y = *x2;
-                e.where_.pos.z = *x3;
-                e.where_.tag = *x4;
-                e.where_.flag = *x5 != 0;
-                e.child.value = *x6;
+                e.child.value = *x0;
+                e.id = *x2;
+                e.where_.pos.x = *x3;
+                e.where_.pos.y = *x4;
+                e.where_.pos.z = *x5;
+                e.where_.tag = *x9;
+                e.where_.flag = *x10 != 0;
             }
         } else {
             if c0.len() == items.len() {
                 for (e, x0) in items.iter_mut().zip(c0) {
-                    e.id = *x0;
+                    e.child.value = *x0;
+                }
+            } else {
+                for e in items.iter_mut() {
+                    e.child.value = core::default::Default::default();
+                }
+            }
+            if c2.len() == items.len() {
+                for (e, x2) in items.iter_mut().zip(c2) {
+                    e.id = *x2;
                 }
             } else {
                 for e in items.iter_mut() {
                     e.id = core::default::Default::default();
                 }
             }
-            if c1.len() == items.len() {
-                for (e, x1) in items.iter_mut().zip(c1) {
-                    e.where_.pos.x = *x1;
+            if c3.len() == items.len() {
+                for (e, x3) in items.iter_mut().zip(c3) {
+                    e.where_.pos.x = *x3;
                 }
             } else {
                 for e in items.iter_mut() {
                     e.where_.pos.x = core::default::Default::default();
                 }
             }
-            if c2.len() == items.len() {
-                for (e, x2) in items.iter_mut().zip(c2) {
-                    e.where_.pos.y = *x2;
+            if c4.len() == items.len() {
+                for (e, x4) in items.iter_mut().zip(c4) {
+                    e.where_.pos.y = *x4;
                 }
             } else {
                 for e in items.iter_mut() {
                     e.where_.pos.y = core::default::Default::default();
                 }
             }
-            if c3.len() == items.len() {
-                for (e, x3) in items.iter_mut().zip(c3) {
-                    e.where_.pos.z = *x3;
+            if c5.len() == items.len() {
+                for (e, x5) in items.iter_mut().zip(c5) {
+                    e.where_.pos.z = *x5;
                 }
             } else {
                 for e in items.iter_mut() {
                     e.where_.pos.z = core::default::Default::default();
                 }
             }
-            if c4.len() == items.len() {
-                for (e, x4) in items.iter_mut().zip(c4) {
-                    e.where_.tag = *x4;
+            if c9.len() == items.len() {
+                for (e, x9) in items.iter_mut().zip(c9) {
+                    e.where_.tag = *x9;
                 }
             } else {
                 for e in items.iter_mut() {
                     e.where_.tag = core::default::Default::default();
                 }
             }
-            if c5.len() == items.len() {
-                for (e, x5) in items.iter_mut().zip(c5) {
-                    e.where_.flag = *x5 != 0;
+            if c10.len() == items.len() {
+                for (e, x10) in items.iter_mut().zip(c10) {
+                    e.where_.flag = *x10 != 0;
                 }
             } else {
                 for e in items.iter_mut() {
                     e.where_.flag = core::default::Default::default();
-                }
-            }
-            if c6.len() == items.len() {
-                for (e, x6) in items.iter_mut().zip(c6) {
-                    e.child.value = *x6;
-                }
-            } else {
-                for e in items.iter_mut() {
-                    e.child.value = core::default::Default::default();
                 }
             }
         }
@@ -2546,18 +2536,23 @@ impl Element {
         for (i, e) in items.iter_mut().enumerate() {
             let i = i as u32;
             let ahead = i + karmem::PREFETCH_AHEAD;
+            if ahead < len && cols[6] != 0 {
+                r.prefetch_array(cols[6] + ahead * 12, 1);
+            }
             if ahead < len && cols[7] != 0 {
                 r.prefetch_array(cols[7] + ahead * 12, 1);
             }
             if ahead < len && cols[8] != 0 {
                 r.prefetch_array(cols[8] + ahead * 12, 1);
             }
-            if ahead < len && cols[9] != 0 {
-                r.prefetch_array(cols[9] + ahead * 12, 1);
+            if cols[1] != 0 {
+                ShapeValue::read_parts(&mut e.shape, v, cols[1] + i * 8, cols[1] + i * 8 + 4)?;
+            } else {
+                e.shape = None;
             }
             {
-                let a = if cols[7] != 0 {
-                    r.array(cols[7] + i * 12, 1, None)
+                let a = if cols[6] != 0 {
+                    r.array(cols[6] + i * 12, 1, None)
                 } else {
                     karmem::ArrayRef::EMPTY
                 };
@@ -2566,8 +2561,8 @@ impl Element {
                 e.child.label.push_str(r.str(a));
             }
             {
-                let a = if cols[8] != 0 {
-                    r.array(cols[8] + i * 12, 1, None)
+                let a = if cols[7] != 0 {
+                    r.array(cols[7] + i * 12, 1, None)
                 } else {
                     karmem::ArrayRef::EMPTY
                 };
@@ -2576,19 +2571,14 @@ impl Element {
                 e.name.push_str(r.str(a));
             }
             {
-                let a = if cols[9] != 0 {
-                    r.array(cols[9] + i * 12, 4, None)
+                let a = if cols[8] != 0 {
+                    r.array(cols[8] + i * 12, 4, None)
                 } else {
                     karmem::ArrayRef::EMPTY
                 };
                 v.charge(a.len as u64 * 4)?;
                 e.numbers.clear();
                 e.numbers.extend_from_slice(r.slice::<i32>(a.offset, a.len));
-            }
-            if cols[10] != 0 {
-                ShapeValue::read_parts(&mut e.shape, v, cols[10] + i * 8, cols[10] + i * 8 + 4)?;
-            } else {
-                e.shape = None;
             }
         }
         Ok(())
@@ -2600,28 +2590,27 @@ impl Element {
         v: &mut karmem::Validator<'_>,
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
-        let mut cols = [0u32; 11];
-        v.soa(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa(a, &Self::SOA_COLUMNS)?;
         let len = a.len;
-        if cols[5] != 0 {
+        if cols[1] != 0 {
             for i in 0..len {
-                v.bool_at(cols[5] + i)?;
+                ShapeValue::validate_parts(v, cols[1] + i * 8, cols[1] + i * 8 + 4)?;
             }
+        }
+        if cols[6] != 0 {
+            v.array_column(cols[6], len, 1, None)?;
+            v.utf8_column(cols[6], len)?;
         }
         if cols[7] != 0 {
             v.array_column(cols[7], len, 1, None)?;
             v.utf8_column(cols[7], len)?;
         }
         if cols[8] != 0 {
-            v.array_column(cols[8], len, 1, None)?;
-            v.utf8_column(cols[8], len)?;
-        }
-        if cols[9] != 0 {
-            v.array_column(cols[9], len, 4, None)?;
+            v.array_column(cols[8], len, 4, None)?;
         }
         if cols[10] != 0 {
             for i in 0..len {
-                ShapeValue::validate_parts(v, cols[10] + i * 8, cols[10] + i * 8 + 4)?;
+                v.bool_at(cols[10] + i)?;
             }
         }
         Ok(())
@@ -2640,8 +2629,7 @@ pub struct ElementSoa<'a, M: karmem::Mode = karmem::Checked> {
 impl<'a, M: karmem::Mode> ElementSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
-        let mut cols = [0u32; 11];
-        r.soa_columns(a, &Element::SOA_COLUMNS, &mut cols);
+        let cols = r.soa_columns(a, &Element::SOA_COLUMNS);
         ElementSoa {
             r,
             len: a.len,
@@ -2671,46 +2659,46 @@ impl<'a, M: karmem::Mode> ElementSoa<'a, M> {
         (0..self.len).map(move |i| ElementSoaItem { s: self, i })
     }
 
+    /// The whole `child_value` column as a native slice (absent column: empty).
+    #[inline]
+    pub fn child_value(&self) -> &'a [u64] {
+        self.r.slice::<u64>(self.cols[0], self.len)
+    }
+
     /// The whole `id` column as a native slice (absent column: empty).
     #[inline]
     pub fn id(&self) -> &'a [u32] {
-        self.r.slice::<u32>(self.cols[0], self.len)
+        self.r.slice::<u32>(self.cols[2], self.len)
     }
 
     /// The whole `where_pos_x` column as a native slice (absent column: empty).
     #[inline]
     pub fn where_pos_x(&self) -> &'a [f32] {
-        self.r.slice::<f32>(self.cols[1], self.len)
+        self.r.slice::<f32>(self.cols[3], self.len)
     }
 
     /// The whole `where_pos_y` column as a native slice (absent column: empty).
     #[inline]
     pub fn where_pos_y(&self) -> &'a [f32] {
-        self.r.slice::<f32>(self.cols[2], self.len)
+        self.r.slice::<f32>(self.cols[4], self.len)
     }
 
     /// The whole `where_pos_z` column as a native slice (absent column: empty).
     #[inline]
     pub fn where_pos_z(&self) -> &'a [f32] {
-        self.r.slice::<f32>(self.cols[3], self.len)
+        self.r.slice::<f32>(self.cols[5], self.len)
     }
 
     /// The whole `where_tag` column as a native slice (absent column: empty).
     #[inline]
     pub fn where_tag(&self) -> &'a [u16] {
-        self.r.slice::<u16>(self.cols[4], self.len)
+        self.r.slice::<u16>(self.cols[9], self.len)
     }
 
     /// The whole `where_flag` column as a native slice (absent column: empty).
     #[inline]
     pub fn where_flag(&self) -> &'a [u8] {
-        self.r.slice::<u8>(self.cols[5], self.len)
-    }
-
-    /// The whole `child_value` column as a native slice (absent column: empty).
-    #[inline]
-    pub fn child_value(&self) -> &'a [u64] {
-        self.r.slice::<u64>(self.cols[6], self.len)
+        self.r.slice::<u8>(self.cols[10], self.len)
     }
 }
 
@@ -2723,9 +2711,31 @@ pub struct ElementSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
 
 impl<'a, M: karmem::Mode> ElementSoaItem<'_, 'a, M> {
     #[inline]
-    pub fn id(&self) -> u32 {
+    pub fn child_value(&self) -> u64 {
         if self.s.cols[0] != 0 {
-            self.s.r.get::<u32>(self.s.cols[0] + self.i * 4)
+            self.s.r.get::<u64>(self.s.cols[0] + self.i * 8)
+        } else {
+            core::default::Default::default()
+        }
+    }
+
+    #[inline]
+    pub fn shape(&self) -> ShapeView<'a, M> {
+        if self.s.cols[1] != 0 {
+            ShapeView::from_parts(
+                self.s.r,
+                self.s.cols[1] + self.i * 8,
+                self.s.cols[1] + self.i * 8 + 4,
+            )
+        } else {
+            ShapeView::None
+        }
+    }
+
+    #[inline]
+    pub fn id(&self) -> u32 {
+        if self.s.cols[2] != 0 {
+            self.s.r.get::<u32>(self.s.cols[2] + self.i * 4)
         } else {
             core::default::Default::default()
         }
@@ -2733,24 +2743,6 @@ impl<'a, M: karmem::Mode> ElementSoaItem<'_, 'a, M> {
 
     #[inline]
     pub fn where_pos_x(&self) -> f32 {
-        if self.s.cols[1] != 0 {
-            self.s.r.get::<f32>(self.s.cols[1] + self.i * 4)
-        } else {
-            core::default::Default::default()
-        }
-    }
-
-    #[inline]
-    pub fn where_pos_y(&self) -> f32 {
-        if self.s.cols[2] != 0 {
-            self.s.r.get::<f32>(self.s.cols[2] + self.i * 4)
-        } else {
-            core::default::Default::default()
-        }
-    }
-
-    #[inline]
-    pub fn where_pos_z(&self) -> f32 {
         if self.s.cols[3] != 0 {
             self.s.r.get::<f32>(self.s.cols[3] + self.i * 4)
         } else {
@@ -2759,27 +2751,18 @@ impl<'a, M: karmem::Mode> ElementSoaItem<'_, 'a, M> {
     }
 
     #[inline]
-    pub fn where_tag(&self) -> u16 {
+    pub fn where_pos_y(&self) -> f32 {
         if self.s.cols[4] != 0 {
-            self.s.r.get::<u16>(self.s.cols[4] + self.i * 2)
+            self.s.r.get::<f32>(self.s.cols[4] + self.i * 4)
         } else {
             core::default::Default::default()
         }
     }
 
     #[inline]
-    pub fn where_flag(&self) -> bool {
-        (if self.s.cols[5] != 0 {
-            self.s.r.get::<u8>(self.s.cols[5] + self.i)
-        } else {
-            core::default::Default::default()
-        }) != 0
-    }
-
-    #[inline]
-    pub fn child_value(&self) -> u64 {
-        if self.s.cols[6] != 0 {
-            self.s.r.get::<u64>(self.s.cols[6] + self.i * 8)
+    pub fn where_pos_z(&self) -> f32 {
+        if self.s.cols[5] != 0 {
+            self.s.r.get::<f32>(self.s.cols[5] + self.i * 4)
         } else {
             core::default::Default::default()
         }
@@ -2787,8 +2770,8 @@ impl<'a, M: karmem::Mode> ElementSoaItem<'_, 'a, M> {
 
     #[inline]
     pub fn child_label(&self) -> &'a str {
-        let a = if self.s.cols[7] != 0 {
-            self.s.r.array(self.s.cols[7] + self.i * 12, 1, None)
+        let a = if self.s.cols[6] != 0 {
+            self.s.r.array(self.s.cols[6] + self.i * 12, 1, None)
         } else {
             karmem::ArrayRef::EMPTY
         };
@@ -2797,6 +2780,26 @@ impl<'a, M: karmem::Mode> ElementSoaItem<'_, 'a, M> {
 
     #[inline]
     pub fn child_label_bytes(&self) -> &'a [u8] {
+        let a = if self.s.cols[6] != 0 {
+            self.s.r.array(self.s.cols[6] + self.i * 12, 1, None)
+        } else {
+            karmem::ArrayRef::EMPTY
+        };
+        self.s.r.byte_slice(a)
+    }
+
+    #[inline]
+    pub fn name(&self) -> &'a str {
+        let a = if self.s.cols[7] != 0 {
+            self.s.r.array(self.s.cols[7] + self.i * 12, 1, None)
+        } else {
+            karmem::ArrayRef::EMPTY
+        };
+        self.s.r.str(a)
+    }
+
+    #[inline]
+    pub fn name_bytes(&self) -> &'a [u8] {
         let a = if self.s.cols[7] != 0 {
             self.s.r.array(self.s.cols[7] + self.i * 12, 1, None)
         } else {
@@ -2806,29 +2809,9 @@ impl<'a, M: karmem::Mode> ElementSoaItem<'_, 'a, M> {
     }
 
     #[inline]
-    pub fn name(&self) -> &'a str {
-        let a = if self.s.cols[8] != 0 {
-            self.s.r.array(self.s.cols[8] + self.i * 12, 1, None)
-        } else {
-            karmem::ArrayRef::EMPTY
-        };
-        self.s.r.str(a)
-    }
-
-    #[inline]
-    pub fn name_bytes(&self) -> &'a [u8] {
-        let a = if self.s.cols[8] != 0 {
-            self.s.r.array(self.s.cols[8] + self.i * 12, 1, None)
-        } else {
-            karmem::ArrayRef::EMPTY
-        };
-        self.s.r.byte_slice(a)
-    }
-
-    #[inline]
     pub fn numbers(&self) -> &'a [i32] {
-        let a = if self.s.cols[9] != 0 {
-            self.s.r.array(self.s.cols[9] + self.i * 12, 4, None)
+        let a = if self.s.cols[8] != 0 {
+            self.s.r.array(self.s.cols[8] + self.i * 12, 4, None)
         } else {
             karmem::ArrayRef::EMPTY
         };
@@ -2836,16 +2819,21 @@ impl<'a, M: karmem::Mode> ElementSoaItem<'_, 'a, M> {
     }
 
     #[inline]
-    pub fn shape(&self) -> ShapeView<'a, M> {
-        if self.s.cols[10] != 0 {
-            ShapeView::from_parts(
-                self.s.r,
-                self.s.cols[10] + self.i * 8,
-                self.s.cols[10] + self.i * 8 + 4,
-            )
+    pub fn where_tag(&self) -> u16 {
+        if self.s.cols[9] != 0 {
+            self.s.r.get::<u16>(self.s.cols[9] + self.i * 2)
         } else {
-            ShapeView::None
+            core::default::Default::default()
         }
+    }
+
+    #[inline]
+    pub fn where_flag(&self) -> bool {
+        (if self.s.cols[10] != 0 {
+            self.s.r.get::<u8>(self.s.cols[10] + self.i)
+        } else {
+            core::default::Default::default()
+        }) != 0
     }
 }
 

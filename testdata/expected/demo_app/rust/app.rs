@@ -544,7 +544,7 @@ impl<'a, M: karmem::Mode> AccountDataView<'a, M> {
 impl Profile {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
-    pub const SOA_COLUMNS: [(u32, u32); 3] = [(0x9be17165, 1), (0x4bb53254, 12), (0x3c39ef87, 8)];
+    pub const SOA_COLUMNS: [(u32, u32); 3] = [(0x3c39ef87, 8), (0x4bb53254, 12), (0x9be17165, 1)];
 
     #[doc(hidden)]
     pub const SOA_FILLED: [bool; 3] = [true, false, true];
@@ -558,14 +558,14 @@ impl Profile {
     ) -> Result<(), karmem::Error> {
         let mut cols = [0u32; 3];
         w.write_soa(at, count, &Self::SOA_COLUMNS, &Self::SOA_FILLED, &mut cols)?;
-        let [c0, c2] = w.slices_mut([(cols[0], count as u32), (cols[2], (count * 8) as u32)]);
+        let [c0, c2] = w.slices_mut([(cols[0], (count * 8) as u32), (cols[2], count as u32)]);
         for ((e, d0), d2) in items
             .clone()
-            .zip(c0.chunks_exact_mut(1))
-            .zip(c2.chunks_exact_mut(8))
+            .zip(c0.chunks_exact_mut(8))
+            .zip(c2.chunks_exact_mut(1))
         {
-            d0.copy_from_slice(&e.data.network.0.to_le_bytes());
-            d2.copy_from_slice(&e.data.id.to_le_bytes());
+            d0.copy_from_slice(&e.data.id.to_le_bytes());
+            d2.copy_from_slice(&e.data.network.0.to_le_bytes());
         }
         for (i, e) in items.enumerate() {
             let i = i as u32;
@@ -581,34 +581,33 @@ impl Profile {
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
-        let mut cols = [0u32; 3];
-        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa_columns(a, &Self::SOA_COLUMNS)?;
         v.charge(a.len as u64 * 21)?;
         items.resize_with(a.len as usize, core::default::Default::default);
-        let c0 = r.slice::<u8>(cols[0], a.len);
-        let c2 = r.slice::<u64>(cols[2], a.len);
+        let c0 = r.slice::<u64>(cols[0], a.len);
+        let c2 = r.slice::<u8>(cols[2], a.len);
         if c0.len() == items.len() && c2.len() == items.len() {
             for ((e, x0), x2) in items.iter_mut().zip(c0).zip(c2) {
-                e.data.network = SocialNetwork(*x0);
-                e.data.id = *x2;
+                e.data.id = *x0;
+                e.data.network = SocialNetwork(*x2);
             }
         } else {
             if c0.len() == items.len() {
                 for (e, x0) in items.iter_mut().zip(c0) {
-                    e.data.network = SocialNetwork(*x0);
-                }
-            } else {
-                for e in items.iter_mut() {
-                    e.data.network = core::default::Default::default();
-                }
-            }
-            if c2.len() == items.len() {
-                for (e, x2) in items.iter_mut().zip(c2) {
-                    e.data.id = *x2;
+                    e.data.id = *x0;
                 }
             } else {
                 for e in items.iter_mut() {
                     e.data.id = core::default::Default::default();
+                }
+            }
+            if c2.len() == items.len() {
+                for (e, x2) in items.iter_mut().zip(c2) {
+                    e.data.network = SocialNetwork(*x2);
+                }
+            } else {
+                for e in items.iter_mut() {
+                    e.data.network = core::default::Default::default();
                 }
             }
         }
@@ -639,8 +638,7 @@ impl Profile {
         v: &mut karmem::Validator<'_>,
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
-        let mut cols = [0u32; 3];
-        v.soa(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa(a, &Self::SOA_COLUMNS)?;
         let len = a.len;
         if cols[1] != 0 {
             v.array_column(cols[1], len, 1, None)?;
@@ -662,8 +660,7 @@ pub struct ProfileSoa<'a, M: karmem::Mode = karmem::Checked> {
 impl<'a, M: karmem::Mode> ProfileSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
-        let mut cols = [0u32; 3];
-        r.soa_columns(a, &Profile::SOA_COLUMNS, &mut cols);
+        let cols = r.soa_columns(a, &Profile::SOA_COLUMNS);
         ProfileSoa {
             r,
             len: a.len,
@@ -693,17 +690,17 @@ impl<'a, M: karmem::Mode> ProfileSoa<'a, M> {
         (0..self.len).map(move |i| ProfileSoaItem { s: self, i })
     }
 
+    /// The whole `data_id` column as a native slice (absent column: empty).
+    #[inline]
+    pub fn data_id(&self) -> &'a [u64] {
+        self.r.slice::<u64>(self.cols[0], self.len)
+    }
+
     /// The whole `data_network` column as a native slice (absent column: empty).
     #[inline]
     pub fn data_network(&self) -> &'a [SocialNetwork] {
         self.r
-            .newtype_slice::<SocialNetwork>(self.cols[0], self.len)
-    }
-
-    /// The whole `data_id` column as a native slice (absent column: empty).
-    #[inline]
-    pub fn data_id(&self) -> &'a [u64] {
-        self.r.slice::<u64>(self.cols[2], self.len)
+            .newtype_slice::<SocialNetwork>(self.cols[2], self.len)
     }
 }
 
@@ -716,12 +713,12 @@ pub struct ProfileSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
 
 impl<'a, M: karmem::Mode> ProfileSoaItem<'_, 'a, M> {
     #[inline]
-    pub fn data_network(&self) -> SocialNetwork {
-        SocialNetwork(if self.s.cols[0] != 0 {
-            self.s.r.get::<u8>(self.s.cols[0] + self.i)
+    pub fn data_id(&self) -> u64 {
+        if self.s.cols[0] != 0 {
+            self.s.r.get::<u64>(self.s.cols[0] + self.i * 8)
         } else {
             core::default::Default::default()
-        })
+        }
     }
 
     #[inline]
@@ -745,11 +742,11 @@ impl<'a, M: karmem::Mode> ProfileSoaItem<'_, 'a, M> {
     }
 
     #[inline]
-    pub fn data_id(&self) -> u64 {
-        if self.s.cols[2] != 0 {
-            self.s.r.get::<u64>(self.s.cols[2] + self.i * 8)
+    pub fn data_network(&self) -> SocialNetwork {
+        SocialNetwork(if self.s.cols[2] != 0 {
+            self.s.r.get::<u8>(self.s.cols[2] + self.i)
         } else {
             core::default::Default::default()
-        }
+        })
     }
 }

@@ -1090,7 +1090,7 @@ impl<'a, M: karmem::Mode> ParticleView<'a, M> {
 impl AnotherStruct {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
-    pub const SOA_COLUMNS: [(u32, u32); 2] = [(0x4b95f515, 4), (0xfb69b604, 8)];
+    pub const SOA_COLUMNS: [(u32, u32); 2] = [(0xfb69b604, 8), (0x4b95f515, 4)];
 
     #[doc(hidden)]
     pub const SOA_FILLED: [bool; 2] = [true, true];
@@ -1104,14 +1104,14 @@ impl AnotherStruct {
     ) -> Result<(), karmem::Error> {
         let mut cols = [0u32; 2];
         w.write_soa(at, count, &Self::SOA_COLUMNS, &Self::SOA_FILLED, &mut cols)?;
-        let [c0, c1] = w.slices_mut([(cols[0], (count * 4) as u32), (cols[1], (count * 8) as u32)]);
+        let [c0, c1] = w.slices_mut([(cols[0], (count * 8) as u32), (cols[1], (count * 4) as u32)]);
         for ((e, d0), d1) in items
             .clone()
-            .zip(c0.chunks_exact_mut(4))
-            .zip(c1.chunks_exact_mut(8))
+            .zip(c0.chunks_exact_mut(8))
+            .zip(c1.chunks_exact_mut(4))
         {
-            d0.copy_from_slice(&e.a.to_le_bytes());
-            d1.copy_from_slice(&e.b.to_le_bytes());
+            d0.copy_from_slice(&e.b.to_le_bytes());
+            d1.copy_from_slice(&e.a.to_le_bytes());
         }
         Ok(())
     }
@@ -1123,36 +1123,35 @@ impl AnotherStruct {
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
-        let mut cols = [0u32; 2];
-        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa_columns(a, &Self::SOA_COLUMNS)?;
         v.charge(a.len as u64 * 12)?;
-        let c0 = r.slice::<u32>(cols[0], a.len);
-        let c1 = r.slice::<u64>(cols[1], a.len);
+        let c0 = r.slice::<u64>(cols[0], a.len);
+        let c1 = r.slice::<u32>(cols[1], a.len);
         if c0.len() == a.len as usize && c1.len() == a.len as usize {
             items.clear();
             items.extend(
                 c0.iter()
                     .zip(c1)
-                    .map(|(x0, x1)| AnotherStruct { a: *x0, b: *x1 }),
+                    .map(|(x0, x1)| AnotherStruct { a: *x1, b: *x0 }),
             );
         } else {
             items.resize_with(a.len as usize, core::default::Default::default);
             if c0.len() == items.len() {
                 for (e, x0) in items.iter_mut().zip(c0) {
-                    e.a = *x0;
-                }
-            } else {
-                for e in items.iter_mut() {
-                    e.a = core::default::Default::default();
-                }
-            }
-            if c1.len() == items.len() {
-                for (e, x1) in items.iter_mut().zip(c1) {
-                    e.b = *x1;
+                    e.b = *x0;
                 }
             } else {
                 for e in items.iter_mut() {
                     e.b = core::default::Default::default();
+                }
+            }
+            if c1.len() == items.len() {
+                for (e, x1) in items.iter_mut().zip(c1) {
+                    e.a = *x1;
+                }
+            } else {
+                for e in items.iter_mut() {
+                    e.a = core::default::Default::default();
                 }
             }
         }
@@ -1165,8 +1164,7 @@ impl AnotherStruct {
         v: &mut karmem::Validator<'_>,
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
-        let mut _cols = [0u32; 2];
-        v.soa(a, &Self::SOA_COLUMNS, &mut _cols)?;
+        let _cols = v.soa(a, &Self::SOA_COLUMNS)?;
         Ok(())
     }
 }
@@ -1183,8 +1181,7 @@ pub struct AnotherStructSoa<'a, M: karmem::Mode = karmem::Checked> {
 impl<'a, M: karmem::Mode> AnotherStructSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
-        let mut cols = [0u32; 2];
-        r.soa_columns(a, &AnotherStruct::SOA_COLUMNS, &mut cols);
+        let cols = r.soa_columns(a, &AnotherStruct::SOA_COLUMNS);
         AnotherStructSoa {
             r,
             len: a.len,
@@ -1214,16 +1211,16 @@ impl<'a, M: karmem::Mode> AnotherStructSoa<'a, M> {
         (0..self.len).map(move |i| AnotherStructSoaItem { s: self, i })
     }
 
-    /// The whole `a` column as a native slice (absent column: empty).
-    #[inline]
-    pub fn a(&self) -> &'a [u32] {
-        self.r.slice::<u32>(self.cols[0], self.len)
-    }
-
     /// The whole `b` column as a native slice (absent column: empty).
     #[inline]
     pub fn b(&self) -> &'a [u64] {
-        self.r.slice::<u64>(self.cols[1], self.len)
+        self.r.slice::<u64>(self.cols[0], self.len)
+    }
+
+    /// The whole `a` column as a native slice (absent column: empty).
+    #[inline]
+    pub fn a(&self) -> &'a [u32] {
+        self.r.slice::<u32>(self.cols[1], self.len)
     }
 }
 
@@ -1236,18 +1233,18 @@ pub struct AnotherStructSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
 
 impl<'a, M: karmem::Mode> AnotherStructSoaItem<'_, 'a, M> {
     #[inline]
-    pub fn a(&self) -> u32 {
+    pub fn b(&self) -> u64 {
         if self.s.cols[0] != 0 {
-            self.s.r.get::<u32>(self.s.cols[0] + self.i * 4)
+            self.s.r.get::<u64>(self.s.cols[0] + self.i * 8)
         } else {
             core::default::Default::default()
         }
     }
 
     #[inline]
-    pub fn b(&self) -> u64 {
+    pub fn a(&self) -> u32 {
         if self.s.cols[1] != 0 {
-            self.s.r.get::<u64>(self.s.cols[1] + self.i * 8)
+            self.s.r.get::<u32>(self.s.cols[1] + self.i * 4)
         } else {
             core::default::Default::default()
         }
@@ -1305,8 +1302,7 @@ impl Point2d {
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
-        let mut cols = [0u32; 2];
-        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa_columns(a, &Self::SOA_COLUMNS)?;
         v.charge(a.len as u64 * 8)?;
         let c0 = r.slice::<f32>(cols[0], a.len);
         let c1 = r.slice::<f32>(cols[1], a.len);
@@ -1343,8 +1339,7 @@ impl Point2d {
         v: &mut karmem::Validator<'_>,
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
-        let mut _cols = [0u32; 2];
-        v.soa(a, &Self::SOA_COLUMNS, &mut _cols)?;
+        let _cols = v.soa(a, &Self::SOA_COLUMNS)?;
         Ok(())
     }
 }
@@ -1361,8 +1356,7 @@ pub struct Point2dSoa<'a, M: karmem::Mode = karmem::Checked> {
 impl<'a, M: karmem::Mode> Point2dSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
-        let mut cols = [0u32; 2];
-        r.soa_columns(a, &Point2d::SOA_COLUMNS, &mut cols);
+        let cols = r.soa_columns(a, &Point2d::SOA_COLUMNS);
         Point2dSoa {
             r,
             len: a.len,
@@ -1489,8 +1483,7 @@ impl Point3d {
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
-        let mut cols = [0u32; 3];
-        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa_columns(a, &Self::SOA_COLUMNS)?;
         v.charge(a.len as u64 * 12)?;
         let c0 = r.slice::<f32>(cols[0], a.len);
         let c1 = r.slice::<f32>(cols[1], a.len);
@@ -1541,8 +1534,7 @@ impl Point3d {
         v: &mut karmem::Validator<'_>,
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
-        let mut _cols = [0u32; 3];
-        v.soa(a, &Self::SOA_COLUMNS, &mut _cols)?;
+        let _cols = v.soa(a, &Self::SOA_COLUMNS)?;
         Ok(())
     }
 }
@@ -1559,8 +1551,7 @@ pub struct Point3dSoa<'a, M: karmem::Mode = karmem::Checked> {
 impl<'a, M: karmem::Mode> Point3dSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
-        let mut cols = [0u32; 3];
-        r.soa_columns(a, &Point3d::SOA_COLUMNS, &mut cols);
+        let cols = r.soa_columns(a, &Point3d::SOA_COLUMNS);
         Point3dSoa {
             r,
             len: a.len,

@@ -1238,8 +1238,7 @@ impl Len {
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
-        let mut cols = [0u32; 1];
-        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa_columns(a, &Self::SOA_COLUMNS)?;
         v.charge(a.len as u64 * 4)?;
         let c0 = r.slice::<i32>(cols[0], a.len);
         if c0.len() == a.len as usize {
@@ -1266,8 +1265,7 @@ impl Len {
         v: &mut karmem::Validator<'_>,
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
-        let mut _cols = [0u32; 1];
-        v.soa(a, &Self::SOA_COLUMNS, &mut _cols)?;
+        let _cols = v.soa(a, &Self::SOA_COLUMNS)?;
         Ok(())
     }
 }
@@ -1284,8 +1282,7 @@ pub struct LenSoa<'a, M: karmem::Mode = karmem::Checked> {
 impl<'a, M: karmem::Mode> LenSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
-        let mut cols = [0u32; 1];
-        r.soa_columns(a, &Len::SOA_COLUMNS, &mut cols);
+        let cols = r.soa_columns(a, &Len::SOA_COLUMNS);
         LenSoa {
             r,
             len: a.len,
@@ -1419,8 +1416,7 @@ impl Cell {
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
-        let mut cols = [0u32; 11];
-        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa_columns(a, &Self::SOA_COLUMNS)?;
         v.charge(a.len as u64 * 60)?;
         items.resize_with(a.len as usize, core::default::Default::default);
         let c0 = r.slice::<i32>(cols[0], a.len);
@@ -1587,8 +1583,7 @@ impl Cell {
         v: &mut karmem::Validator<'_>,
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
-        let mut cols = [0u32; 11];
-        v.soa(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa(a, &Self::SOA_COLUMNS)?;
         let len = a.len;
         if cols[9] != 0 {
             v.array_column(cols[9], len, 1, None)?;
@@ -1614,8 +1609,7 @@ pub struct CellSoa<'a, M: karmem::Mode = karmem::Checked> {
 impl<'a, M: karmem::Mode> CellSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
-        let mut cols = [0u32; 11];
-        r.soa_columns(a, &Cell::SOA_COLUMNS, &mut cols);
+        let cols = r.soa_columns(a, &Cell::SOA_COLUMNS);
         CellSoa {
             r,
             len: a.len,
@@ -1885,8 +1879,7 @@ impl Point {
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
-        let mut cols = [0u32; 5];
-        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa_columns(a, &Self::SOA_COLUMNS)?;
         v.charge(a.len as u64 * 28)?;
         items.resize_with(a.len as usize, core::default::Default::default);
         let c0 = r.slice::<f32>(cols[0], a.len);
@@ -1969,8 +1962,7 @@ impl Point {
         v: &mut karmem::Validator<'_>,
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
-        let mut cols = [0u32; 5];
-        v.soa(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa(a, &Self::SOA_COLUMNS)?;
         let len = a.len;
         if cols[4] != 0 {
             v.array_column(cols[4], len, 1, None)?;
@@ -1992,8 +1984,7 @@ pub struct PointSoa<'a, M: karmem::Mode = karmem::Checked> {
 impl<'a, M: karmem::Mode> PointSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
-        let mut cols = [0u32; 5];
-        r.soa_columns(a, &Point::SOA_COLUMNS, &mut cols);
+        let cols = r.soa_columns(a, &Point::SOA_COLUMNS);
         PointSoa {
             r,
             len: a.len,

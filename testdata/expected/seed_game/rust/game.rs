@@ -853,8 +853,7 @@ impl Vec3 {
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
-        let mut cols = [0u32; 3];
-        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa_columns(a, &Self::SOA_COLUMNS)?;
         v.charge(a.len as u64 * 12)?;
         let c0 = r.slice::<f32>(cols[0], a.len);
         let c1 = r.slice::<f32>(cols[1], a.len);
@@ -905,8 +904,7 @@ impl Vec3 {
         v: &mut karmem::Validator<'_>,
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
-        let mut _cols = [0u32; 3];
-        v.soa(a, &Self::SOA_COLUMNS, &mut _cols)?;
+        let _cols = v.soa(a, &Self::SOA_COLUMNS)?;
         Ok(())
     }
 }
@@ -923,8 +921,7 @@ pub struct Vec3Soa<'a, M: karmem::Mode = karmem::Checked> {
 impl<'a, M: karmem::Mode> Vec3Soa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
-        let mut cols = [0u32; 3];
-        r.soa_columns(a, &Vec3::SOA_COLUMNS, &mut cols);
+        let cols = r.soa_columns(a, &Vec3::SOA_COLUMNS);
         Vec3Soa {
             r,
             len: a.len,
@@ -1013,22 +1010,22 @@ impl Monster {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
     pub const SOA_COLUMNS: [(u32, u32); 11] = [
+        (0xfb88f343, 32),
         (0xe23c62b5, 4),
         (0x921023a4, 4),
         (0x8294e0d7, 4),
-        (0x4bb53254, 2),
-        (0x3c39ef87, 2),
         (0xec0db076, 12),
-        (0x5b307521, 1),
         (0x0b043610, 12),
-        (0xfb88f343, 32),
         (0xab5cb432, 12),
         (0x1d4369ed, 12),
+        (0x4bb53254, 2),
+        (0x3c39ef87, 2),
+        (0x5b307521, 1),
     ];
 
     #[doc(hidden)]
     pub const SOA_FILLED: [bool; 11] = [
-        true, true, true, true, true, false, true, false, false, false, false,
+        false, true, true, true, false, false, false, false, true, true, true,
     ];
 
     #[doc(hidden)]
@@ -1040,45 +1037,45 @@ impl Monster {
     ) -> Result<(), karmem::Error> {
         let mut cols = [0u32; 11];
         w.write_soa(at, count, &Self::SOA_COLUMNS, &Self::SOA_FILLED, &mut cols)?;
-        let [c0, c1, c2, c3, c4, c6] = w.slices_mut([
-            (cols[0], (count * 4) as u32),
+        let [c1, c2, c3, c8, c9, c10] = w.slices_mut([
             (cols[1], (count * 4) as u32),
             (cols[2], (count * 4) as u32),
-            (cols[3], (count * 2) as u32),
-            (cols[4], (count * 2) as u32),
-            (cols[6], count as u32),
+            (cols[3], (count * 4) as u32),
+            (cols[8], (count * 2) as u32),
+            (cols[9], (count * 2) as u32),
+            (cols[10], count as u32),
         ]);
-        for ((((((e, d0), d1), d2), d3), d4), d6) in items
+        for ((((((e, d1), d2), d3), d8), d9), d10) in items
             .clone()
-            .zip(c0.chunks_exact_mut(4))
             .zip(c1.chunks_exact_mut(4))
             .zip(c2.chunks_exact_mut(4))
-            .zip(c3.chunks_exact_mut(2))
-            .zip(c4.chunks_exact_mut(2))
-            .zip(c6.chunks_exact_mut(1))
+            .zip(c3.chunks_exact_mut(4))
+            .zip(c8.chunks_exact_mut(2))
+            .zip(c9.chunks_exact_mut(2))
+            .zip(c10.chunks_exact_mut(1))
         {
-            d0.copy_from_slice(&e.data.pos.x.to_le_bytes());
-            d1.copy_from_slice(&e.data.pos.y.to_le_bytes());
-            d2.copy_from_slice(&e.data.pos.z.to_le_bytes());
-            d3.copy_from_slice(&e.data.mana.to_le_bytes());
-            d4.copy_from_slice(&e.data.health.to_le_bytes());
-            d6.copy_from_slice(&e.data.team.0.to_le_bytes());
+            d1.copy_from_slice(&e.data.pos.x.to_le_bytes());
+            d2.copy_from_slice(&e.data.pos.y.to_le_bytes());
+            d3.copy_from_slice(&e.data.pos.z.to_le_bytes());
+            d8.copy_from_slice(&e.data.mana.to_le_bytes());
+            d9.copy_from_slice(&e.data.health.to_le_bytes());
+            d10.copy_from_slice(&e.data.team.0.to_le_bytes());
         }
         for (i, e) in items.enumerate() {
             let i = i as u32;
-            w.write_bytes(cols[5] + i * 12, e.data.name.as_bytes())?;
+            for (j, e) in e.data.hitbox.iter().enumerate() {
+                w.put::<f64>(cols[0] + i * 32 + j as u32 * 8, *e);
+            }
+            w.write_bytes(cols[4] + i * 12, e.data.name.as_bytes())?;
             if e.data.inventory.len() > 128 {
                 return Err(karmem::Error::TooLarge);
             }
-            w.write_slice(cols[7] + i * 12, &e.data.inventory)?;
-            for (j, e) in e.data.hitbox.iter().enumerate() {
-                w.put::<f64>(cols[8] + i * 32 + j as u32 * 8, *e);
-            }
-            w.write_slice(cols[9] + i * 12, &e.data.status)?;
+            w.write_slice(cols[5] + i * 12, &e.data.inventory)?;
+            w.write_slice(cols[6] + i * 12, &e.data.status)?;
             if e.data.path.len() > 128 {
                 return Err(karmem::Error::TooLarge);
             }
-            Vec3::write_soa_slice(&e.data.path, w, cols[10] + i * 12)?;
+            Vec3::write_soa_slice(&e.data.path, w, cols[7] + i * 12)?;
         }
         Ok(())
     }
@@ -1090,88 +1087,87 @@ impl Monster {
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
-        let mut cols = [0u32; 11];
-        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa_columns(a, &Self::SOA_COLUMNS)?;
         v.charge(a.len as u64 * 97)?;
         items.resize_with(a.len as usize, core::default::Default::default);
-        let c0 = r.slice::<f32>(cols[0], a.len);
         let c1 = r.slice::<f32>(cols[1], a.len);
         let c2 = r.slice::<f32>(cols[2], a.len);
-        let c3 = r.slice::<i16>(cols[3], a.len);
-        let c4 = r.slice::<i16>(cols[4], a.len);
-        let c6 = r.slice::<u8>(cols[6], a.len);
-        if c0.len() == items.len()
-            && c1.len() == items.len()
+        let c3 = r.slice::<f32>(cols[3], a.len);
+        let c8 = r.slice::<i16>(cols[8], a.len);
+        let c9 = r.slice::<i16>(cols[9], a.len);
+        let c10 = r.slice::<u8>(cols[10], a.len);
+        if c1.len() == items.len()
             && c2.len() == items.len()
             && c3.len() == items.len()
-            && c4.len() == items.len()
-            && c6.len() == items.len()
+            && c8.len() == items.len()
+            && c9.len() == items.len()
+            && c10.len() == items.len()
         {
-            for ((((((e, x0), x1), x2), x3), x4), x6) in items
+            for ((((((e, x1), x2), x3), x8), x9), x10) in items
                 .iter_mut()
-                .zip(c0)
                 .zip(c1)
                 .zip(c2)
                 .zip(c3)
-                .zip(c4)
-                .zip(c6)
+                .zip(c8)
+                .zip(c9)
+                .zip(c10)
             {
-                e.data.pos.x = *x0;
-                e.data.pos.y = *x1;
-                e.data.pos.z = *x2;
-                e.data.mana = *x3;
-                e.data.health = *x4;
-                e.data.team = Team(*x6);
+                e.data.pos.x = *x1;
+                e.data.pos.y = *x2;
+                e.data.pos.z = *x3;
+                e.data.mana = *x8;
+                e.data.health = *x9;
+                e.data.team = Team(*x10);
             }
         } else {
-            if c0.len() == items.len() {
-                for (e, x0) in items.iter_mut().zip(c0) {
-                    e.data.pos.x = *x0;
+            if c1.len() == items.len() {
+                for (e, x1) in items.iter_mut().zip(c1) {
+                    e.data.pos.x = *x1;
                 }
             } else {
                 for e in items.iter_mut() {
                     e.data.pos.x = core::default::Default::default();
                 }
             }
-            if c1.len() == items.len() {
-                for (e, x1) in items.iter_mut().zip(c1) {
-                    e.data.pos.y = *x1;
+            if c2.len() == items.len() {
+                for (e, x2) in items.iter_mut().zip(c2) {
+                    e.data.pos.y = *x2;
                 }
             } else {
                 for e in items.iter_mut() {
                     e.data.pos.y = core::default::Default::default();
                 }
             }
-            if c2.len() == items.len() {
-                for (e, x2) in items.iter_mut().zip(c2) {
-                    e.data.pos.z = *x2;
+            if c3.len() == items.len() {
+                for (e, x3) in items.iter_mut().zip(c3) {
+                    e.data.pos.z = *x3;
                 }
             } else {
                 for e in items.iter_mut() {
                     e.data.pos.z = core::default::Default::default();
                 }
             }
-            if c3.len() == items.len() {
-                for (e, x3) in items.iter_mut().zip(c3) {
-                    e.data.mana = *x3;
+            if c8.len() == items.len() {
+                for (e, x8) in items.iter_mut().zip(c8) {
+                    e.data.mana = *x8;
                 }
             } else {
                 for e in items.iter_mut() {
                     e.data.mana = core::default::Default::default();
                 }
             }
-            if c4.len() == items.len() {
-                for (e, x4) in items.iter_mut().zip(c4) {
-                    e.data.health = *x4;
+            if c9.len() == items.len() {
+                for (e, x9) in items.iter_mut().zip(c9) {
+                    e.data.health = *x9;
                 }
             } else {
                 for e in items.iter_mut() {
                     e.data.health = core::default::Default::default();
                 }
             }
-            if c6.len() == items.len() {
-                for (e, x6) in items.iter_mut().zip(c6) {
-                    e.data.team = Team(*x6);
+            if c10.len() == items.len() {
+                for (e, x10) in items.iter_mut().zip(c10) {
+                    e.data.team = Team(*x10);
                 }
             } else {
                 for e in items.iter_mut() {
@@ -1183,21 +1179,28 @@ impl Monster {
         for (i, e) in items.iter_mut().enumerate() {
             let i = i as u32;
             let ahead = i + karmem::PREFETCH_AHEAD;
+            if ahead < len && cols[4] != 0 {
+                r.prefetch_array(cols[4] + ahead * 12, 1);
+            }
             if ahead < len && cols[5] != 0 {
                 r.prefetch_array(cols[5] + ahead * 12, 1);
             }
+            if ahead < len && cols[6] != 0 {
+                r.prefetch_array(cols[6] + ahead * 12, 1);
+            }
             if ahead < len && cols[7] != 0 {
-                r.prefetch_array(cols[7] + ahead * 12, 1);
+                r.prefetch_array(cols[7] + ahead * 12, 2);
             }
-            if ahead < len && cols[9] != 0 {
-                r.prefetch_array(cols[9] + ahead * 12, 1);
-            }
-            if ahead < len && cols[10] != 0 {
-                r.prefetch_array(cols[10] + ahead * 12, 2);
+            if cols[0] != 0 {
+                for (j, e) in e.data.hitbox.iter_mut().enumerate() {
+                    *e = r.get::<f64>(cols[0] + i * 32 + j as u32 * 8);
+                }
+            } else {
+                e.data.hitbox = core::array::from_fn(|_| core::default::Default::default());
             }
             {
-                let a = if cols[5] != 0 {
-                    r.array(cols[5] + i * 12, 1, None)
+                let a = if cols[4] != 0 {
+                    r.array(cols[4] + i * 12, 1, None)
                 } else {
                     karmem::ArrayRef::EMPTY
                 };
@@ -1206,8 +1209,8 @@ impl Monster {
                 e.data.name.push_str(r.str(a));
             }
             {
-                let a = if cols[7] != 0 {
-                    r.array(cols[7] + i * 12, 1, Some(128))
+                let a = if cols[5] != 0 {
+                    r.array(cols[5] + i * 12, 1, Some(128))
                 } else {
                     karmem::ArrayRef::EMPTY
                 };
@@ -1217,16 +1220,9 @@ impl Monster {
                     .inventory
                     .extend_from_slice(r.slice::<u8>(a.offset, a.len));
             }
-            if cols[8] != 0 {
-                for (j, e) in e.data.hitbox.iter_mut().enumerate() {
-                    *e = r.get::<f64>(cols[8] + i * 32 + j as u32 * 8);
-                }
-            } else {
-                e.data.hitbox = core::array::from_fn(|_| core::default::Default::default());
-            }
             {
-                let a = if cols[9] != 0 {
-                    r.array(cols[9] + i * 12, 4, None)
+                let a = if cols[6] != 0 {
+                    r.array(cols[6] + i * 12, 4, None)
                 } else {
                     karmem::ArrayRef::EMPTY
                 };
@@ -1237,8 +1233,8 @@ impl Monster {
                     .extend_from_slice(r.slice::<i32>(a.offset, a.len));
             }
             {
-                let a = if cols[10] != 0 {
-                    r.array(cols[10] + i * 12, 0, Some(128))
+                let a = if cols[7] != 0 {
+                    r.array(cols[7] + i * 12, 0, Some(128))
                 } else {
                     karmem::ArrayRef::EMPTY
                 };
@@ -1254,22 +1250,21 @@ impl Monster {
         v: &mut karmem::Validator<'_>,
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
-        let mut cols = [0u32; 11];
-        v.soa(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa(a, &Self::SOA_COLUMNS)?;
         let len = a.len;
+        if cols[4] != 0 {
+            v.array_column(cols[4], len, 1, None)?;
+            v.utf8_column(cols[4], len)?;
+        }
         if cols[5] != 0 {
-            v.array_column(cols[5], len, 1, None)?;
-            v.utf8_column(cols[5], len)?;
+            v.array_column(cols[5], len, 1, Some(128))?;
+        }
+        if cols[6] != 0 {
+            v.array_column(cols[6], len, 4, None)?;
         }
         if cols[7] != 0 {
-            v.array_column(cols[7], len, 1, Some(128))?;
-        }
-        if cols[9] != 0 {
-            v.array_column(cols[9], len, 4, None)?;
-        }
-        if cols[10] != 0 {
-            v.array_column(cols[10], len, 0, Some(128))?;
-            v.soa_column(cols[10], len, &Vec3::SOA_COLUMNS)?;
+            v.array_column(cols[7], len, 0, Some(128))?;
+            v.soa_column(cols[7], len, &Vec3::SOA_COLUMNS)?;
         }
         Ok(())
     }
@@ -1287,8 +1282,7 @@ pub struct MonsterSoa<'a, M: karmem::Mode = karmem::Checked> {
 impl<'a, M: karmem::Mode> MonsterSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
-        let mut cols = [0u32; 11];
-        r.soa_columns(a, &Monster::SOA_COLUMNS, &mut cols);
+        let cols = r.soa_columns(a, &Monster::SOA_COLUMNS);
         MonsterSoa {
             r,
             len: a.len,
@@ -1321,37 +1315,37 @@ impl<'a, M: karmem::Mode> MonsterSoa<'a, M> {
     /// The whole `data_pos_x` column as a native slice (absent column: empty).
     #[inline]
     pub fn data_pos_x(&self) -> &'a [f32] {
-        self.r.slice::<f32>(self.cols[0], self.len)
+        self.r.slice::<f32>(self.cols[1], self.len)
     }
 
     /// The whole `data_pos_y` column as a native slice (absent column: empty).
     #[inline]
     pub fn data_pos_y(&self) -> &'a [f32] {
-        self.r.slice::<f32>(self.cols[1], self.len)
+        self.r.slice::<f32>(self.cols[2], self.len)
     }
 
     /// The whole `data_pos_z` column as a native slice (absent column: empty).
     #[inline]
     pub fn data_pos_z(&self) -> &'a [f32] {
-        self.r.slice::<f32>(self.cols[2], self.len)
+        self.r.slice::<f32>(self.cols[3], self.len)
     }
 
     /// The whole `data_mana` column as a native slice (absent column: empty).
     #[inline]
     pub fn data_mana(&self) -> &'a [i16] {
-        self.r.slice::<i16>(self.cols[3], self.len)
+        self.r.slice::<i16>(self.cols[8], self.len)
     }
 
     /// The whole `data_health` column as a native slice (absent column: empty).
     #[inline]
     pub fn data_health(&self) -> &'a [i16] {
-        self.r.slice::<i16>(self.cols[4], self.len)
+        self.r.slice::<i16>(self.cols[9], self.len)
     }
 
     /// The whole `data_team` column as a native slice (absent column: empty).
     #[inline]
     pub fn data_team(&self) -> &'a [Team] {
-        self.r.newtype_slice::<Team>(self.cols[6], self.len)
+        self.r.newtype_slice::<Team>(self.cols[10], self.len)
     }
 }
 
@@ -1364,16 +1358,20 @@ pub struct MonsterSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
 
 impl<'a, M: karmem::Mode> MonsterSoaItem<'_, 'a, M> {
     #[inline]
-    pub fn data_pos_x(&self) -> f32 {
-        if self.s.cols[0] != 0 {
-            self.s.r.get::<f32>(self.s.cols[0] + self.i * 4)
-        } else {
-            core::default::Default::default()
-        }
+    pub fn data_hitbox(&self) -> [f64; 4] {
+        core::array::from_fn(|j| {
+            if self.s.cols[0] != 0 {
+                self.s
+                    .r
+                    .get::<f64>(self.s.cols[0] + self.i * 32 + j as u32 * 8)
+            } else {
+                core::default::Default::default()
+            }
+        })
     }
 
     #[inline]
-    pub fn data_pos_y(&self) -> f32 {
+    pub fn data_pos_x(&self) -> f32 {
         if self.s.cols[1] != 0 {
             self.s.r.get::<f32>(self.s.cols[1] + self.i * 4)
         } else {
@@ -1382,7 +1380,7 @@ impl<'a, M: karmem::Mode> MonsterSoaItem<'_, 'a, M> {
     }
 
     #[inline]
-    pub fn data_pos_z(&self) -> f32 {
+    pub fn data_pos_y(&self) -> f32 {
         if self.s.cols[2] != 0 {
             self.s.r.get::<f32>(self.s.cols[2] + self.i * 4)
         } else {
@@ -1391,18 +1389,9 @@ impl<'a, M: karmem::Mode> MonsterSoaItem<'_, 'a, M> {
     }
 
     #[inline]
-    pub fn data_mana(&self) -> i16 {
+    pub fn data_pos_z(&self) -> f32 {
         if self.s.cols[3] != 0 {
-            self.s.r.get::<i16>(self.s.cols[3] + self.i * 2)
-        } else {
-            core::default::Default::default()
-        }
-    }
-
-    #[inline]
-    pub fn data_health(&self) -> i16 {
-        if self.s.cols[4] != 0 {
-            self.s.r.get::<i16>(self.s.cols[4] + self.i * 2)
+            self.s.r.get::<f32>(self.s.cols[3] + self.i * 4)
         } else {
             core::default::Default::default()
         }
@@ -1410,8 +1399,8 @@ impl<'a, M: karmem::Mode> MonsterSoaItem<'_, 'a, M> {
 
     #[inline]
     pub fn data_name(&self) -> &'a str {
-        let a = if self.s.cols[5] != 0 {
-            self.s.r.array(self.s.cols[5] + self.i * 12, 1, None)
+        let a = if self.s.cols[4] != 0 {
+            self.s.r.array(self.s.cols[4] + self.i * 12, 1, None)
         } else {
             karmem::ArrayRef::EMPTY
         };
@@ -1420,8 +1409,8 @@ impl<'a, M: karmem::Mode> MonsterSoaItem<'_, 'a, M> {
 
     #[inline]
     pub fn data_name_bytes(&self) -> &'a [u8] {
-        let a = if self.s.cols[5] != 0 {
-            self.s.r.array(self.s.cols[5] + self.i * 12, 1, None)
+        let a = if self.s.cols[4] != 0 {
+            self.s.r.array(self.s.cols[4] + self.i * 12, 1, None)
         } else {
             karmem::ArrayRef::EMPTY
         };
@@ -1429,18 +1418,9 @@ impl<'a, M: karmem::Mode> MonsterSoaItem<'_, 'a, M> {
     }
 
     #[inline]
-    pub fn data_team(&self) -> Team {
-        Team(if self.s.cols[6] != 0 {
-            self.s.r.get::<u8>(self.s.cols[6] + self.i)
-        } else {
-            core::default::Default::default()
-        })
-    }
-
-    #[inline]
     pub fn data_inventory(&self) -> &'a [u8] {
-        let a = if self.s.cols[7] != 0 {
-            self.s.r.array(self.s.cols[7] + self.i * 12, 1, Some(128))
+        let a = if self.s.cols[5] != 0 {
+            self.s.r.array(self.s.cols[5] + self.i * 12, 1, Some(128))
         } else {
             karmem::ArrayRef::EMPTY
         };
@@ -1448,22 +1428,9 @@ impl<'a, M: karmem::Mode> MonsterSoaItem<'_, 'a, M> {
     }
 
     #[inline]
-    pub fn data_hitbox(&self) -> [f64; 4] {
-        core::array::from_fn(|j| {
-            if self.s.cols[8] != 0 {
-                self.s
-                    .r
-                    .get::<f64>(self.s.cols[8] + self.i * 32 + j as u32 * 8)
-            } else {
-                core::default::Default::default()
-            }
-        })
-    }
-
-    #[inline]
     pub fn data_status(&self) -> &'a [i32] {
-        let a = if self.s.cols[9] != 0 {
-            self.s.r.array(self.s.cols[9] + self.i * 12, 4, None)
+        let a = if self.s.cols[6] != 0 {
+            self.s.r.array(self.s.cols[6] + self.i * 12, 4, None)
         } else {
             karmem::ArrayRef::EMPTY
         };
@@ -1474,11 +1441,38 @@ impl<'a, M: karmem::Mode> MonsterSoaItem<'_, 'a, M> {
     pub fn data_path(&self) -> Vec3Soa<'a, M> {
         Vec3Soa::new(
             self.s.r,
-            if self.s.cols[10] != 0 {
-                self.s.r.array(self.s.cols[10] + self.i * 12, 0, Some(128))
+            if self.s.cols[7] != 0 {
+                self.s.r.array(self.s.cols[7] + self.i * 12, 0, Some(128))
             } else {
                 karmem::ArrayRef::EMPTY
             },
         )
+    }
+
+    #[inline]
+    pub fn data_mana(&self) -> i16 {
+        if self.s.cols[8] != 0 {
+            self.s.r.get::<i16>(self.s.cols[8] + self.i * 2)
+        } else {
+            core::default::Default::default()
+        }
+    }
+
+    #[inline]
+    pub fn data_health(&self) -> i16 {
+        if self.s.cols[9] != 0 {
+            self.s.r.get::<i16>(self.s.cols[9] + self.i * 2)
+        } else {
+            core::default::Default::default()
+        }
+    }
+
+    #[inline]
+    pub fn data_team(&self) -> Team {
+        Team(if self.s.cols[10] != 0 {
+            self.s.r.get::<u8>(self.s.cols[10] + self.i)
+        } else {
+            core::default::Default::default()
+        })
     }
 }

@@ -1157,8 +1157,7 @@ impl Circle {
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
-        let mut cols = [0u32; 1];
-        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa_columns(a, &Self::SOA_COLUMNS)?;
         v.charge(a.len as u64 * 8)?;
         let c0 = r.slice::<f64>(cols[0], a.len);
         if c0.len() == a.len as usize {
@@ -1185,8 +1184,7 @@ impl Circle {
         v: &mut karmem::Validator<'_>,
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
-        let mut _cols = [0u32; 1];
-        v.soa(a, &Self::SOA_COLUMNS, &mut _cols)?;
+        let _cols = v.soa(a, &Self::SOA_COLUMNS)?;
         Ok(())
     }
 }
@@ -1203,8 +1201,7 @@ pub struct CircleSoa<'a, M: karmem::Mode = karmem::Checked> {
 impl<'a, M: karmem::Mode> CircleSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
-        let mut cols = [0u32; 1];
-        r.soa_columns(a, &Circle::SOA_COLUMNS, &mut cols);
+        let cols = r.soa_columns(a, &Circle::SOA_COLUMNS);
         CircleSoa {
             r,
             len: a.len,
@@ -1290,8 +1287,7 @@ impl Square {
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
-        let mut cols = [0u32; 1];
-        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa_columns(a, &Self::SOA_COLUMNS)?;
         v.charge(a.len as u64 * 4)?;
         let c0 = r.slice::<f32>(cols[0], a.len);
         if c0.len() == a.len as usize {
@@ -1318,8 +1314,7 @@ impl Square {
         v: &mut karmem::Validator<'_>,
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
-        let mut _cols = [0u32; 1];
-        v.soa(a, &Self::SOA_COLUMNS, &mut _cols)?;
+        let _cols = v.soa(a, &Self::SOA_COLUMNS)?;
         Ok(())
     }
 }
@@ -1336,8 +1331,7 @@ pub struct SquareSoa<'a, M: karmem::Mode = karmem::Checked> {
 impl<'a, M: karmem::Mode> SquareSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
-        let mut cols = [0u32; 1];
-        r.soa_columns(a, &Square::SOA_COLUMNS, &mut cols);
+        let cols = r.soa_columns(a, &Square::SOA_COLUMNS);
         SquareSoa {
             r,
             len: a.len,
@@ -1423,8 +1417,7 @@ impl Tag {
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
-        let mut cols = [0u32; 1];
-        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa_columns(a, &Self::SOA_COLUMNS)?;
         v.charge(a.len as u64 * 12)?;
         items.resize_with(a.len as usize, core::default::Default::default);
         let len = a.len;
@@ -1454,8 +1447,7 @@ impl Tag {
         v: &mut karmem::Validator<'_>,
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
-        let mut cols = [0u32; 1];
-        v.soa(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa(a, &Self::SOA_COLUMNS)?;
         let len = a.len;
         if cols[0] != 0 {
             v.array_column(cols[0], len, 1, None)?;
@@ -1477,8 +1469,7 @@ pub struct TagSoa<'a, M: karmem::Mode = karmem::Checked> {
 impl<'a, M: karmem::Mode> TagSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
-        let mut cols = [0u32; 1];
-        r.soa_columns(a, &Tag::SOA_COLUMNS, &mut cols);
+        let cols = r.soa_columns(a, &Tag::SOA_COLUMNS);
         TagSoa {
             r,
             len: a.len,
@@ -1610,8 +1601,7 @@ impl Item {
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
-        let mut cols = [0u32; 6];
-        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa_columns(a, &Self::SOA_COLUMNS)?;
         v.charge(a.len as u64 * 61)?;
         items.resize_with(a.len as usize, core::default::Default::default);
         let c5 = r.slice::<u8>(cols[5], a.len);
@@ -1710,8 +1700,7 @@ impl Item {
         v: &mut karmem::Validator<'_>,
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
-        let mut cols = [0u32; 6];
-        v.soa(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa(a, &Self::SOA_COLUMNS)?;
         let len = a.len;
         if cols[0] != 0 {
             v.array_column(cols[0], len, 2, None)?;
@@ -1805,8 +1794,7 @@ pub struct ItemSoa<'a, M: karmem::Mode = karmem::Checked> {
 impl<'a, M: karmem::Mode> ItemSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
-        let mut cols = [0u32; 6];
-        r.soa_columns(a, &Item::SOA_COLUMNS, &mut cols);
+        let cols = r.soa_columns(a, &Item::SOA_COLUMNS);
         ItemSoa {
             r,
             len: a.len,

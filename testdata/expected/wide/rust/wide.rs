@@ -2370,6 +2370,8 @@ impl Plain {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
     pub const SOA_COLUMNS: [(u32, u32); 19] = [
+        (0x3c1ab248, 8),
+        (0x2c9f6f7b, 8),
         (0x4b95f515, 4),
         (0xfb69b604, 4),
         (0xebee7337, 4),
@@ -2378,14 +2380,12 @@ impl Plain {
         (0xbab8b9c0, 4),
         (0xab3d76f3, 4),
         (0x5b1137e2, 4),
+        (0xdc73306a, 4),
         (0xccf7ed9d, 2),
         (0x7ccbae8c, 2),
         (0x6d506bbf, 2),
         (0x1d242cae, 2),
         (0x8c46f159, 1),
-        (0x3c1ab248, 8),
-        (0x2c9f6f7b, 8),
-        (0xdc73306a, 4),
         (0x4e59e625, 1),
         (0xfe2da714, 1),
         (0xeeb26447, 1),
@@ -2408,68 +2408,68 @@ impl Plain {
         w.write_soa(at, count, &Self::SOA_COLUMNS, &Self::SOA_FILLED, &mut cols)?;
         let [c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18] =
             w.slices_mut([
-                (cols[0], (count * 4) as u32),
-                (cols[1], (count * 4) as u32),
+                (cols[0], (count * 8) as u32),
+                (cols[1], (count * 8) as u32),
                 (cols[2], (count * 4) as u32),
                 (cols[3], (count * 4) as u32),
                 (cols[4], (count * 4) as u32),
                 (cols[5], (count * 4) as u32),
                 (cols[6], (count * 4) as u32),
                 (cols[7], (count * 4) as u32),
-                (cols[8], (count * 2) as u32),
-                (cols[9], (count * 2) as u32),
-                (cols[10], (count * 2) as u32),
+                (cols[8], (count * 4) as u32),
+                (cols[9], (count * 4) as u32),
+                (cols[10], (count * 4) as u32),
                 (cols[11], (count * 2) as u32),
-                (cols[12], count as u32),
-                (cols[13], (count * 8) as u32),
-                (cols[14], (count * 8) as u32),
-                (cols[15], (count * 4) as u32),
+                (cols[12], (count * 2) as u32),
+                (cols[13], (count * 2) as u32),
+                (cols[14], (count * 2) as u32),
+                (cols[15], count as u32),
                 (cols[16], count as u32),
                 (cols[17], count as u32),
                 (cols[18], count as u32),
             ]);
         for ((((((((((((e, d0), d1), d2), d3), d4), d5), d6), d7), d8), d9), d10), d11) in items
             .clone()
-            .zip(c0.chunks_exact_mut(4))
-            .zip(c1.chunks_exact_mut(4))
+            .zip(c0.chunks_exact_mut(8))
+            .zip(c1.chunks_exact_mut(8))
             .zip(c2.chunks_exact_mut(4))
             .zip(c3.chunks_exact_mut(4))
             .zip(c4.chunks_exact_mut(4))
             .zip(c5.chunks_exact_mut(4))
             .zip(c6.chunks_exact_mut(4))
             .zip(c7.chunks_exact_mut(4))
-            .zip(c8.chunks_exact_mut(2))
-            .zip(c9.chunks_exact_mut(2))
-            .zip(c10.chunks_exact_mut(2))
+            .zip(c8.chunks_exact_mut(4))
+            .zip(c9.chunks_exact_mut(4))
+            .zip(c10.chunks_exact_mut(4))
             .zip(c11.chunks_exact_mut(2))
         {
-            d0.copy_from_slice(&e.f0.to_le_bytes());
-            d1.copy_from_slice(&e.f1.to_le_bytes());
-            d2.copy_from_slice(&e.f2.to_le_bytes());
-            d3.copy_from_slice(&e.f3.to_le_bytes());
-            d4.copy_from_slice(&e.f4.to_le_bytes());
-            d5.copy_from_slice(&e.f5.to_le_bytes());
-            d6.copy_from_slice(&e.f6.to_le_bytes());
-            d7.copy_from_slice(&e.f7.to_le_bytes());
-            d8.copy_from_slice(&e.f8.to_le_bytes());
-            d9.copy_from_slice(&e.f9.to_le_bytes());
-            d10.copy_from_slice(&e.f10.to_le_bytes());
-            d11.copy_from_slice(&e.f11.to_le_bytes());
+            d0.copy_from_slice(&e.f13.to_le_bytes());
+            d1.copy_from_slice(&e.f14.to_le_bytes());
+            d2.copy_from_slice(&e.f0.to_le_bytes());
+            d3.copy_from_slice(&e.f1.to_le_bytes());
+            d4.copy_from_slice(&e.f2.to_le_bytes());
+            d5.copy_from_slice(&e.f3.to_le_bytes());
+            d6.copy_from_slice(&e.f4.to_le_bytes());
+            d7.copy_from_slice(&e.f5.to_le_bytes());
+            d8.copy_from_slice(&e.f6.to_le_bytes());
+            d9.copy_from_slice(&e.f7.to_le_bytes());
+            d10.copy_from_slice(&e.f15.to_le_bytes());
+            d11.copy_from_slice(&e.f8.to_le_bytes());
         }
         for (((((((e, d12), d13), d14), d15), d16), d17), d18) in items
             .clone()
-            .zip(c12.chunks_exact_mut(1))
-            .zip(c13.chunks_exact_mut(8))
-            .zip(c14.chunks_exact_mut(8))
-            .zip(c15.chunks_exact_mut(4))
+            .zip(c12.chunks_exact_mut(2))
+            .zip(c13.chunks_exact_mut(2))
+            .zip(c14.chunks_exact_mut(2))
+            .zip(c15.chunks_exact_mut(1))
             .zip(c16.chunks_exact_mut(1))
             .zip(c17.chunks_exact_mut(1))
             .zip(c18.chunks_exact_mut(1))
         {
-            d12.copy_from_slice(&e.f12.to_le_bytes());
-            d13.copy_from_slice(&e.f13.to_le_bytes());
-            d14.copy_from_slice(&e.f14.to_le_bytes());
-            d15.copy_from_slice(&e.f15.to_le_bytes());
+            d12.copy_from_slice(&e.f9.to_le_bytes());
+            d13.copy_from_slice(&e.f10.to_le_bytes());
+            d14.copy_from_slice(&e.f11.to_le_bytes());
+            d15.copy_from_slice(&e.f12.to_le_bytes());
             d16.copy_from_slice(&[e.flag as u8]);
             d17.copy_from_slice(&e.tint.0.to_le_bytes());
             d18.copy_from_slice(&e.last.to_le_bytes());
@@ -2484,25 +2484,24 @@ impl Plain {
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
-        let mut cols = [0u32; 19];
-        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa_columns(a, &Self::SOA_COLUMNS)?;
         v.charge(a.len as u64 * 64)?;
-        let c0 = r.slice::<u32>(cols[0], a.len);
-        let c1 = r.slice::<u32>(cols[1], a.len);
+        let c0 = r.slice::<i64>(cols[0], a.len);
+        let c1 = r.slice::<f64>(cols[1], a.len);
         let c2 = r.slice::<u32>(cols[2], a.len);
         let c3 = r.slice::<u32>(cols[3], a.len);
         let c4 = r.slice::<u32>(cols[4], a.len);
         let c5 = r.slice::<u32>(cols[5], a.len);
         let c6 = r.slice::<u32>(cols[6], a.len);
         let c7 = r.slice::<u32>(cols[7], a.len);
-        let c8 = r.slice::<u16>(cols[8], a.len);
-        let c9 = r.slice::<u16>(cols[9], a.len);
-        let c10 = r.slice::<u16>(cols[10], a.len);
+        let c8 = r.slice::<u32>(cols[8], a.len);
+        let c9 = r.slice::<u32>(cols[9], a.len);
+        let c10 = r.slice::<f32>(cols[10], a.len);
         let c11 = r.slice::<u16>(cols[11], a.len);
-        let c12 = r.slice::<u8>(cols[12], a.len);
-        let c13 = r.slice::<i64>(cols[13], a.len);
-        let c14 = r.slice::<f64>(cols[14], a.len);
-        let c15 = r.slice::<f32>(cols[15], a.len);
+        let c12 = r.slice::<u16>(cols[12], a.len);
+        let c13 = r.slice::<u16>(cols[13], a.len);
+        let c14 = r.slice::<u16>(cols[14], a.len);
+        let c15 = r.slice::<u8>(cols[15], a.len);
         let c16 = r.slice::<u8>(cols[16], a.len);
         let c17 = r.slice::<u8>(cols[17], a.len);
         let c18 = r.slice::<i8>(cols[18], a.len);
@@ -2542,18 +2541,18 @@ impl Plain {
                 .zip(c10)
                 .zip(c11)
             {
-                e.f0 = *x0;
-                e.f1 = *x1;
-                e.f2 = *x2;
-                e.f3 = *x3;
-                e.f4 = *x4;
-                e.f5 = *x5;
-                e.f6 = *x6;
-                e.f7 = *x7;
-                e.f8 = *x8;
-                e.f9 = *x9;
-                e.f10 = *x10;
-                e.f11 = *x11;
+                e.f13 = *x0;
+                e.f14 = *x1;
+                e.f0 = *x2;
+                e.f1 = *x3;
+                e.f2 = *x4;
+                e.f3 = *x5;
+                e.f4 = *x6;
+                e.f5 = *x7;
+                e.f6 = *x8;
+                e.f7 = *x9;
+                e.f15 = *x10;
+                e.f8 = *x11;
             }
             for (((((((e, x12), x13), x14), x15), x16), x17), x18) in items
                 .iter_mut()
@@ -2565,10 +2564,10 @@ impl Plain {
                 .zip(c17)
                 .zip(c18)
             {
-                e.f12 = *x12;
-                e.f13 = *x13;
-                e.f14 = *x14;
-                e.f15 = *x15;
+                e.f9 = *x12;
+                e.f10 = *x13;
+                e.f11 = *x14;
+                e.f12 = *x15;
                 e.flag = *x16 != 0;
                 e.tint = Color(*x17);
                 e.last = *x18;
@@ -2576,146 +2575,146 @@ impl Plain {
         } else {
             if c0.len() == items.len() {
                 for (e, x0) in items.iter_mut().zip(c0) {
-                    e.f0 = *x0;
-                }
-            } else {
-                for e in items.iter_mut() {
-                    e.f0 = core::default::Default::default();
-                }
-            }
-            if c1.len() == items.len() {
-                for (e, x1) in items.iter_mut().zip(c1) {
-                    e.f1 = *x1;
-                }
-            } else {
-                for e in items.iter_mut() {
-                    e.f1 = core::default::Default::default();
-                }
-            }
-            if c2.len() == items.len() {
-                for (e, x2) in items.iter_mut().zip(c2) {
-                    e.f2 = *x2;
-                }
-            } else {
-                for e in items.iter_mut() {
-                    e.f2 = core::default::Default::default();
-                }
-            }
-            if c3.len() == items.len() {
-                for (e, x3) in items.iter_mut().zip(c3) {
-                    e.f3 = *x3;
-                }
-            } else {
-                for e in items.iter_mut() {
-                    e.f3 = core::default::Default::default();
-                }
-            }
-            if c4.len() == items.len() {
-                for (e, x4) in items.iter_mut().zip(c4) {
-                    e.f4 = *x4;
-                }
-            } else {
-                for e in items.iter_mut() {
-                    e.f4 = core::default::Default::default();
-                }
-            }
-            if c5.len() == items.len() {
-                for (e, x5) in items.iter_mut().zip(c5) {
-                    e.f5 = *x5;
-                }
-            } else {
-                for e in items.iter_mut() {
-                    e.f5 = core::default::Default::default();
-                }
-            }
-            if c6.len() == items.len() {
-                for (e, x6) in items.iter_mut().zip(c6) {
-                    e.f6 = *x6;
-                }
-            } else {
-                for e in items.iter_mut() {
-                    e.f6 = core::default::Default::default();
-                }
-            }
-            if c7.len() == items.len() {
-                for (e, x7) in items.iter_mut().zip(c7) {
-                    e.f7 = *x7;
-                }
-            } else {
-                for e in items.iter_mut() {
-                    e.f7 = core::default::Default::default();
-                }
-            }
-            if c8.len() == items.len() {
-                for (e, x8) in items.iter_mut().zip(c8) {
-                    e.f8 = *x8;
-                }
-            } else {
-                for e in items.iter_mut() {
-                    e.f8 = core::default::Default::default();
-                }
-            }
-            if c9.len() == items.len() {
-                for (e, x9) in items.iter_mut().zip(c9) {
-                    e.f9 = *x9;
-                }
-            } else {
-                for e in items.iter_mut() {
-                    e.f9 = core::default::Default::default();
-                }
-            }
-            if c10.len() == items.len() {
-                for (e, x10) in items.iter_mut().zip(c10) {
-                    e.f10 = *x10;
-                }
-            } else {
-                for e in items.iter_mut() {
-                    e.f10 = core::default::Default::default();
-                }
-            }
-            if c11.len() == items.len() {
-                for (e, x11) in items.iter_mut().zip(c11) {
-                    e.f11 = *x11;
-                }
-            } else {
-                for e in items.iter_mut() {
-                    e.f11 = core::default::Default::default();
-                }
-            }
-            if c12.len() == items.len() {
-                for (e, x12) in items.iter_mut().zip(c12) {
-                    e.f12 = *x12;
-                }
-            } else {
-                for e in items.iter_mut() {
-                    e.f12 = core::default::Default::default();
-                }
-            }
-            if c13.len() == items.len() {
-                for (e, x13) in items.iter_mut().zip(c13) {
-                    e.f13 = *x13;
+                    e.f13 = *x0;
                 }
             } else {
                 for e in items.iter_mut() {
                     e.f13 = core::default::Default::default();
                 }
             }
-            if c14.len() == items.len() {
-                for (e, x14) in items.iter_mut().zip(c14) {
-                    e.f14 = *x14;
+            if c1.len() == items.len() {
+                for (e, x1) in items.iter_mut().zip(c1) {
+                    e.f14 = *x1;
                 }
             } else {
                 for e in items.iter_mut() {
                     e.f14 = core::default::Default::default();
                 }
             }
-            if c15.len() == items.len() {
-                for (e, x15) in items.iter_mut().zip(c15) {
-                    e.f15 = *x15;
+            if c2.len() == items.len() {
+                for (e, x2) in items.iter_mut().zip(c2) {
+                    e.f0 = *x2;
+                }
+            } else {
+                for e in items.iter_mut() {
+                    e.f0 = core::default::Default::default();
+                }
+            }
+            if c3.len() == items.len() {
+                for (e, x3) in items.iter_mut().zip(c3) {
+                    e.f1 = *x3;
+                }
+            } else {
+                for e in items.iter_mut() {
+                    e.f1 = core::default::Default::default();
+                }
+            }
+            if c4.len() == items.len() {
+                for (e, x4) in items.iter_mut().zip(c4) {
+                    e.f2 = *x4;
+                }
+            } else {
+                for e in items.iter_mut() {
+                    e.f2 = core::default::Default::default();
+                }
+            }
+            if c5.len() == items.len() {
+                for (e, x5) in items.iter_mut().zip(c5) {
+                    e.f3 = *x5;
+                }
+            } else {
+                for e in items.iter_mut() {
+                    e.f3 = core::default::Default::default();
+                }
+            }
+            if c6.len() == items.len() {
+                for (e, x6) in items.iter_mut().zip(c6) {
+                    e.f4 = *x6;
+                }
+            } else {
+                for e in items.iter_mut() {
+                    e.f4 = core::default::Default::default();
+                }
+            }
+            if c7.len() == items.len() {
+                for (e, x7) in items.iter_mut().zip(c7) {
+                    e.f5 = *x7;
+                }
+            } else {
+                for e in items.iter_mut() {
+                    e.f5 = core::default::Default::default();
+                }
+            }
+            if c8.len() == items.len() {
+                for (e, x8) in items.iter_mut().zip(c8) {
+                    e.f6 = *x8;
+                }
+            } else {
+                for e in items.iter_mut() {
+                    e.f6 = core::default::Default::default();
+                }
+            }
+            if c9.len() == items.len() {
+                for (e, x9) in items.iter_mut().zip(c9) {
+                    e.f7 = *x9;
+                }
+            } else {
+                for e in items.iter_mut() {
+                    e.f7 = core::default::Default::default();
+                }
+            }
+            if c10.len() == items.len() {
+                for (e, x10) in items.iter_mut().zip(c10) {
+                    e.f15 = *x10;
                 }
             } else {
                 for e in items.iter_mut() {
                     e.f15 = core::default::Default::default();
+                }
+            }
+            if c11.len() == items.len() {
+                for (e, x11) in items.iter_mut().zip(c11) {
+                    e.f8 = *x11;
+                }
+            } else {
+                for e in items.iter_mut() {
+                    e.f8 = core::default::Default::default();
+                }
+            }
+            if c12.len() == items.len() {
+                for (e, x12) in items.iter_mut().zip(c12) {
+                    e.f9 = *x12;
+                }
+            } else {
+                for e in items.iter_mut() {
+                    e.f9 = core::default::Default::default();
+                }
+            }
+            if c13.len() == items.len() {
+                for (e, x13) in items.iter_mut().zip(c13) {
+                    e.f10 = *x13;
+                }
+            } else {
+                for e in items.iter_mut() {
+                    e.f10 = core::default::Default::default();
+                }
+            }
+            if c14.len() == items.len() {
+                for (e, x14) in items.iter_mut().zip(c14) {
+                    e.f11 = *x14;
+                }
+            } else {
+                for e in items.iter_mut() {
+                    e.f11 = core::default::Default::default();
+                }
+            }
+            if c15.len() == items.len() {
+                for (e, x15) in items.iter_mut().zip(c15) {
+                    e.f12 = *x15;
+                }
+            } else {
+                for e in items.iter_mut() {
+                    e.f12 = core::default::Default::default();
                 }
             }
             if c16.len() == items.len() {
@@ -2755,8 +2754,7 @@ impl Plain {
         v: &mut karmem::Validator<'_>,
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
-        let mut cols = [0u32; 19];
-        v.soa(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa(a, &Self::SOA_COLUMNS)?;
         let len = a.len;
         if cols[16] != 0 {
             for i in 0..len {
@@ -2779,8 +2777,7 @@ pub struct PlainSoa<'a, M: karmem::Mode = karmem::Checked> {
 impl<'a, M: karmem::Mode> PlainSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
-        let mut cols = [0u32; 19];
-        r.soa_columns(a, &Plain::SOA_COLUMNS, &mut cols);
+        let cols = r.soa_columns(a, &Plain::SOA_COLUMNS);
         PlainSoa {
             r,
             len: a.len,
@@ -2810,100 +2807,100 @@ impl<'a, M: karmem::Mode> PlainSoa<'a, M> {
         (0..self.len).map(move |i| PlainSoaItem { s: self, i })
     }
 
-    /// The whole `f0` column as a native slice (absent column: empty).
-    #[inline]
-    pub fn f0(&self) -> &'a [u32] {
-        self.r.slice::<u32>(self.cols[0], self.len)
-    }
-
-    /// The whole `f1` column as a native slice (absent column: empty).
-    #[inline]
-    pub fn f1(&self) -> &'a [u32] {
-        self.r.slice::<u32>(self.cols[1], self.len)
-    }
-
-    /// The whole `f2` column as a native slice (absent column: empty).
-    #[inline]
-    pub fn f2(&self) -> &'a [u32] {
-        self.r.slice::<u32>(self.cols[2], self.len)
-    }
-
-    /// The whole `f3` column as a native slice (absent column: empty).
-    #[inline]
-    pub fn f3(&self) -> &'a [u32] {
-        self.r.slice::<u32>(self.cols[3], self.len)
-    }
-
-    /// The whole `f4` column as a native slice (absent column: empty).
-    #[inline]
-    pub fn f4(&self) -> &'a [u32] {
-        self.r.slice::<u32>(self.cols[4], self.len)
-    }
-
-    /// The whole `f5` column as a native slice (absent column: empty).
-    #[inline]
-    pub fn f5(&self) -> &'a [u32] {
-        self.r.slice::<u32>(self.cols[5], self.len)
-    }
-
-    /// The whole `f6` column as a native slice (absent column: empty).
-    #[inline]
-    pub fn f6(&self) -> &'a [u32] {
-        self.r.slice::<u32>(self.cols[6], self.len)
-    }
-
-    /// The whole `f7` column as a native slice (absent column: empty).
-    #[inline]
-    pub fn f7(&self) -> &'a [u32] {
-        self.r.slice::<u32>(self.cols[7], self.len)
-    }
-
-    /// The whole `f8` column as a native slice (absent column: empty).
-    #[inline]
-    pub fn f8(&self) -> &'a [u16] {
-        self.r.slice::<u16>(self.cols[8], self.len)
-    }
-
-    /// The whole `f9` column as a native slice (absent column: empty).
-    #[inline]
-    pub fn f9(&self) -> &'a [u16] {
-        self.r.slice::<u16>(self.cols[9], self.len)
-    }
-
-    /// The whole `f10` column as a native slice (absent column: empty).
-    #[inline]
-    pub fn f10(&self) -> &'a [u16] {
-        self.r.slice::<u16>(self.cols[10], self.len)
-    }
-
-    /// The whole `f11` column as a native slice (absent column: empty).
-    #[inline]
-    pub fn f11(&self) -> &'a [u16] {
-        self.r.slice::<u16>(self.cols[11], self.len)
-    }
-
-    /// The whole `f12` column as a native slice (absent column: empty).
-    #[inline]
-    pub fn f12(&self) -> &'a [u8] {
-        self.r.slice::<u8>(self.cols[12], self.len)
-    }
-
     /// The whole `f13` column as a native slice (absent column: empty).
     #[inline]
     pub fn f13(&self) -> &'a [i64] {
-        self.r.slice::<i64>(self.cols[13], self.len)
+        self.r.slice::<i64>(self.cols[0], self.len)
     }
 
     /// The whole `f14` column as a native slice (absent column: empty).
     #[inline]
     pub fn f14(&self) -> &'a [f64] {
-        self.r.slice::<f64>(self.cols[14], self.len)
+        self.r.slice::<f64>(self.cols[1], self.len)
+    }
+
+    /// The whole `f0` column as a native slice (absent column: empty).
+    #[inline]
+    pub fn f0(&self) -> &'a [u32] {
+        self.r.slice::<u32>(self.cols[2], self.len)
+    }
+
+    /// The whole `f1` column as a native slice (absent column: empty).
+    #[inline]
+    pub fn f1(&self) -> &'a [u32] {
+        self.r.slice::<u32>(self.cols[3], self.len)
+    }
+
+    /// The whole `f2` column as a native slice (absent column: empty).
+    #[inline]
+    pub fn f2(&self) -> &'a [u32] {
+        self.r.slice::<u32>(self.cols[4], self.len)
+    }
+
+    /// The whole `f3` column as a native slice (absent column: empty).
+    #[inline]
+    pub fn f3(&self) -> &'a [u32] {
+        self.r.slice::<u32>(self.cols[5], self.len)
+    }
+
+    /// The whole `f4` column as a native slice (absent column: empty).
+    #[inline]
+    pub fn f4(&self) -> &'a [u32] {
+        self.r.slice::<u32>(self.cols[6], self.len)
+    }
+
+    /// The whole `f5` column as a native slice (absent column: empty).
+    #[inline]
+    pub fn f5(&self) -> &'a [u32] {
+        self.r.slice::<u32>(self.cols[7], self.len)
+    }
+
+    /// The whole `f6` column as a native slice (absent column: empty).
+    #[inline]
+    pub fn f6(&self) -> &'a [u32] {
+        self.r.slice::<u32>(self.cols[8], self.len)
+    }
+
+    /// The whole `f7` column as a native slice (absent column: empty).
+    #[inline]
+    pub fn f7(&self) -> &'a [u32] {
+        self.r.slice::<u32>(self.cols[9], self.len)
     }
 
     /// The whole `f15` column as a native slice (absent column: empty).
     #[inline]
     pub fn f15(&self) -> &'a [f32] {
-        self.r.slice::<f32>(self.cols[15], self.len)
+        self.r.slice::<f32>(self.cols[10], self.len)
+    }
+
+    /// The whole `f8` column as a native slice (absent column: empty).
+    #[inline]
+    pub fn f8(&self) -> &'a [u16] {
+        self.r.slice::<u16>(self.cols[11], self.len)
+    }
+
+    /// The whole `f9` column as a native slice (absent column: empty).
+    #[inline]
+    pub fn f9(&self) -> &'a [u16] {
+        self.r.slice::<u16>(self.cols[12], self.len)
+    }
+
+    /// The whole `f10` column as a native slice (absent column: empty).
+    #[inline]
+    pub fn f10(&self) -> &'a [u16] {
+        self.r.slice::<u16>(self.cols[13], self.len)
+    }
+
+    /// The whole `f11` column as a native slice (absent column: empty).
+    #[inline]
+    pub fn f11(&self) -> &'a [u16] {
+        self.r.slice::<u16>(self.cols[14], self.len)
+    }
+
+    /// The whole `f12` column as a native slice (absent column: empty).
+    #[inline]
+    pub fn f12(&self) -> &'a [u8] {
+        self.r.slice::<u8>(self.cols[15], self.len)
     }
 
     /// The whole `flag` column as a native slice (absent column: empty).
@@ -2934,25 +2931,25 @@ pub struct PlainSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
 
 impl<'a, M: karmem::Mode> PlainSoaItem<'_, 'a, M> {
     #[inline]
-    pub fn f0(&self) -> u32 {
+    pub fn f13(&self) -> i64 {
         if self.s.cols[0] != 0 {
-            self.s.r.get::<u32>(self.s.cols[0] + self.i * 4)
+            self.s.r.get::<i64>(self.s.cols[0] + self.i * 8)
         } else {
             core::default::Default::default()
         }
     }
 
     #[inline]
-    pub fn f1(&self) -> u32 {
+    pub fn f14(&self) -> f64 {
         if self.s.cols[1] != 0 {
-            self.s.r.get::<u32>(self.s.cols[1] + self.i * 4)
+            self.s.r.get::<f64>(self.s.cols[1] + self.i * 8)
         } else {
             core::default::Default::default()
         }
     }
 
     #[inline]
-    pub fn f2(&self) -> u32 {
+    pub fn f0(&self) -> u32 {
         if self.s.cols[2] != 0 {
             self.s.r.get::<u32>(self.s.cols[2] + self.i * 4)
         } else {
@@ -2961,7 +2958,7 @@ impl<'a, M: karmem::Mode> PlainSoaItem<'_, 'a, M> {
     }
 
     #[inline]
-    pub fn f3(&self) -> u32 {
+    pub fn f1(&self) -> u32 {
         if self.s.cols[3] != 0 {
             self.s.r.get::<u32>(self.s.cols[3] + self.i * 4)
         } else {
@@ -2970,7 +2967,7 @@ impl<'a, M: karmem::Mode> PlainSoaItem<'_, 'a, M> {
     }
 
     #[inline]
-    pub fn f4(&self) -> u32 {
+    pub fn f2(&self) -> u32 {
         if self.s.cols[4] != 0 {
             self.s.r.get::<u32>(self.s.cols[4] + self.i * 4)
         } else {
@@ -2979,7 +2976,7 @@ impl<'a, M: karmem::Mode> PlainSoaItem<'_, 'a, M> {
     }
 
     #[inline]
-    pub fn f5(&self) -> u32 {
+    pub fn f3(&self) -> u32 {
         if self.s.cols[5] != 0 {
             self.s.r.get::<u32>(self.s.cols[5] + self.i * 4)
         } else {
@@ -2988,7 +2985,7 @@ impl<'a, M: karmem::Mode> PlainSoaItem<'_, 'a, M> {
     }
 
     #[inline]
-    pub fn f6(&self) -> u32 {
+    pub fn f4(&self) -> u32 {
         if self.s.cols[6] != 0 {
             self.s.r.get::<u32>(self.s.cols[6] + self.i * 4)
         } else {
@@ -2997,7 +2994,7 @@ impl<'a, M: karmem::Mode> PlainSoaItem<'_, 'a, M> {
     }
 
     #[inline]
-    pub fn f7(&self) -> u32 {
+    pub fn f5(&self) -> u32 {
         if self.s.cols[7] != 0 {
             self.s.r.get::<u32>(self.s.cols[7] + self.i * 4)
         } else {
@@ -3006,34 +3003,34 @@ impl<'a, M: karmem::Mode> PlainSoaItem<'_, 'a, M> {
     }
 
     #[inline]
-    pub fn f8(&self) -> u16 {
+    pub fn f6(&self) -> u32 {
         if self.s.cols[8] != 0 {
-            self.s.r.get::<u16>(self.s.cols[8] + self.i * 2)
+            self.s.r.get::<u32>(self.s.cols[8] + self.i * 4)
         } else {
             core::default::Default::default()
         }
     }
 
     #[inline]
-    pub fn f9(&self) -> u16 {
+    pub fn f7(&self) -> u32 {
         if self.s.cols[9] != 0 {
-            self.s.r.get::<u16>(self.s.cols[9] + self.i * 2)
+            self.s.r.get::<u32>(self.s.cols[9] + self.i * 4)
         } else {
             core::default::Default::default()
         }
     }
 
     #[inline]
-    pub fn f10(&self) -> u16 {
+    pub fn f15(&self) -> f32 {
         if self.s.cols[10] != 0 {
-            self.s.r.get::<u16>(self.s.cols[10] + self.i * 2)
+            self.s.r.get::<f32>(self.s.cols[10] + self.i * 4)
         } else {
             core::default::Default::default()
         }
     }
 
     #[inline]
-    pub fn f11(&self) -> u16 {
+    pub fn f8(&self) -> u16 {
         if self.s.cols[11] != 0 {
             self.s.r.get::<u16>(self.s.cols[11] + self.i * 2)
         } else {
@@ -3042,36 +3039,36 @@ impl<'a, M: karmem::Mode> PlainSoaItem<'_, 'a, M> {
     }
 
     #[inline]
-    pub fn f12(&self) -> u8 {
+    pub fn f9(&self) -> u16 {
         if self.s.cols[12] != 0 {
-            self.s.r.get::<u8>(self.s.cols[12] + self.i)
+            self.s.r.get::<u16>(self.s.cols[12] + self.i * 2)
         } else {
             core::default::Default::default()
         }
     }
 
     #[inline]
-    pub fn f13(&self) -> i64 {
+    pub fn f10(&self) -> u16 {
         if self.s.cols[13] != 0 {
-            self.s.r.get::<i64>(self.s.cols[13] + self.i * 8)
+            self.s.r.get::<u16>(self.s.cols[13] + self.i * 2)
         } else {
             core::default::Default::default()
         }
     }
 
     #[inline]
-    pub fn f14(&self) -> f64 {
+    pub fn f11(&self) -> u16 {
         if self.s.cols[14] != 0 {
-            self.s.r.get::<f64>(self.s.cols[14] + self.i * 8)
+            self.s.r.get::<u16>(self.s.cols[14] + self.i * 2)
         } else {
             core::default::Default::default()
         }
     }
 
     #[inline]
-    pub fn f15(&self) -> f32 {
+    pub fn f12(&self) -> u8 {
         if self.s.cols[15] != 0 {
-            self.s.r.get::<f32>(self.s.cols[15] + self.i * 4)
+            self.s.r.get::<u8>(self.s.cols[15] + self.i)
         } else {
             core::default::Default::default()
         }
@@ -3282,8 +3279,7 @@ impl Rich {
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
-        let mut cols = [0u32; 32];
-        v.soa_columns(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa_columns(a, &Self::SOA_COLUMNS)?;
         v.charge(a.len as u64 * 136)?;
         items.resize_with(a.len as usize, core::default::Default::default);
         let c0 = r.slice::<u32>(cols[0], a.len);
@@ -3736,8 +3732,7 @@ impl Rich {
         v: &mut karmem::Validator<'_>,
         a: karmem::ArrayRef,
     ) -> Result<(), karmem::Error> {
-        let mut cols = [0u32; 32];
-        v.soa(a, &Self::SOA_COLUMNS, &mut cols)?;
+        let cols = v.soa(a, &Self::SOA_COLUMNS)?;
         let len = a.len;
         if cols[15] != 0 {
             v.array_column(cols[15], len, 1, None)?;
@@ -3759,8 +3754,7 @@ pub struct RichSoa<'a, M: karmem::Mode = karmem::Checked> {
 impl<'a, M: karmem::Mode> RichSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
-        let mut cols = [0u32; 32];
-        r.soa_columns(a, &Rich::SOA_COLUMNS, &mut cols);
+        let cols = r.soa_columns(a, &Rich::SOA_COLUMNS);
         RichSoa {
             r,
             len: a.len,
