@@ -37,3 +37,37 @@ if ! diff -r testdata/expected "$out/expected"; then
   exit 1
 fi
 echo "generated code: identical to testdata/expected"
+
+# A user's crate: every expected file as a module (`mod app;`, as the
+# generated header says) of a program that uses none of it must build
+# without a single warning (a schema's API is generated whole; a program
+# uses part of it).
+user="$out/user"
+mkdir -p "$user/src"
+cat > "$user/Cargo.toml" <<TOML
+[package]
+name = "generated-in-a-user-crate"
+version = "0.0.0"
+edition = "2021"
+publish = false
+[dependencies]
+karmem = { path = "$PWD/crates/karmem" }
+[workspace]
+TOML
+main="$user/src/main.rs"
+: > "$main"
+for file in testdata/expected/*/rust/*.rs; do
+  module=$(basename "$(dirname "$(dirname "$file")")")
+  cp "$file" "$user/src/$module.rs"
+  echo "mod $module;" >> "$main"
+done
+echo "fn main() {}" >> "$main"
+log=$(CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}/generated-user-crate \
+  cargo build --quiet --manifest-path "$user/Cargo.toml" 2>&1) \
+  || { echo "$log"; echo "generated code does not build in a user's crate"; exit 1; }
+if grep -q '^warning' <<<"$log"; then
+  echo "$log"
+  echo "generated code gives warnings in a user's crate (mod NAME;, nothing used)"
+  exit 1
+fi
+echo "generated code: builds without warnings as modules of a user's crate"

@@ -24,11 +24,14 @@ const EXIT_IO: u8 = 3;
     about = "Compile KarmemIDL schemas, generate code, and inspect Karmem messages",
     after_help = "Examples:
   karmem check app.km                        report errors and warnings
+  karmem check --deny-warnings app.km        fail on warnings too (for CI)
   karmem build --lang rust -o src/gen app.km generate Rust code into src/gen/
   karmem build --lang rust --lang go -o gen app.km  Rust and Go code into gen/
+  karmem build --lang rust -o gen schemas/   every *.km file of a directory
   karmem build --lang go-guest -o bot app.km      Go guest bindings into bot/
   karmem fmt app.km                          rewrite app.km in canonical form
-  karmem fmt --check app.km                  exit 1 if app.km is not formatted
+  karmem fmt --check app.km                  print a diff and exit 1 if app.km is not formatted
+  karmem fmt - < app.km                      format stdin to stdout
   karmem json encode --root AccountData app.km < value.json > msg.bin
   karmem json decode --root AccountData app.km < msg.bin
   karmem run app.toml                        run the calls an application manifest lists
@@ -50,21 +53,25 @@ enum Command {
         /// Output directory (created if missing).
         #[arg(short = 'o', long = "out", default_value = ".")]
         out: PathBuf,
-        /// The schema file.
-        schema: PathBuf,
-    },
-    /// Check a schema and print its diagnostics.
-    Check {
-        /// The schema files.
+        /// Schema files, or directories whose `*.km` files are all built.
         #[arg(required = true)]
         schemas: Vec<PathBuf>,
     },
-    /// Format schema files in place (keeps comments).
+    /// Check schemas and print their diagnostics.
+    Check {
+        /// Fail (exit 1) when a schema has warnings, not only errors.
+        #[arg(long)]
+        deny_warnings: bool,
+        /// Schema files, or directories whose `*.km` files are all checked.
+        #[arg(required = true)]
+        schemas: Vec<PathBuf>,
+    },
+    /// Format schema files in place (keeps comments); `-` formats stdin to stdout.
     Fmt {
-        /// Do not write; exit 1 if any file would change.
+        /// Do not write; print a diff and exit 1 if any file would change.
         #[arg(long)]
         check: bool,
-        /// The schema files.
+        /// The schema files, or `-` for stdin.
         #[arg(required = true)]
         schemas: Vec<PathBuf>,
     },
@@ -123,8 +130,15 @@ enum Failure {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Build { langs, out, schema } => build(&langs, &out, &schema),
-        Command::Check { schemas } => check(&schemas),
+        Command::Build {
+            langs,
+            out,
+            schemas,
+        } => expand(&schemas).and_then(|schemas| build(&langs, &out, &schemas)),
+        Command::Check {
+            deny_warnings,
+            schemas,
+        } => expand(&schemas).and_then(|schemas| check(&schemas, deny_warnings)),
         Command::Fmt { check, schemas } => fmt(check, &schemas),
         Command::Json { action } => json(action),
         #[cfg(feature = "host")]
@@ -145,7 +159,40 @@ fn main() -> ExitCode {
 }
 
 fn color() -> bool {
-    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+    std::io::stderr().is_terminal() && !no_color(std::env::var_os("NO_COLOR").as_deref())
+}
+
+/// no-color.org: colour is off when `NO_COLOR` is set to a non-empty value
+/// (set but empty does not count).
+fn no_color(value: Option<&std::ffi::OsStr>) -> bool {
+    value.is_some_and(|v| !v.is_empty())
+}
+
+/// Schema paths as given, with each directory replaced by its `*.km` files
+/// (sorted, not recursive), so `karmem build schemas/` is one call.
+fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+    let mut out = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            out.push(path.clone());
+            continue;
+        }
+        let entries = fs::read_dir(path)
+            .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))?;
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "km") && p.is_file())
+            .collect();
+        if found.is_empty() {
+            return Err(Failure::Message(format!(
+                "{} holds no `.km` schema files",
+                path.display()
+            )));
+        }
+        found.sort();
+        out.extend(found);
+    }
+    Ok(out)
 }
 
 fn read_source(path: &Path) -> Result<String, Failure> {
@@ -153,8 +200,15 @@ fn read_source(path: &Path) -> Result<String, Failure> {
         .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))
 }
 
+/// A checked schema, its layout, and how many warnings were printed.
+struct Loaded {
+    schema: karmem_schema::model::Schema,
+    layout: karmem_layout::Layout,
+    warnings: usize,
+}
+
 /// Parse, check and lay out a schema; print warnings, and errors on failure.
-fn load(path: &Path) -> Result<(karmem_schema::model::Schema, karmem_layout::Layout), Failure> {
+fn load(path: &Path) -> Result<Loaded, Failure> {
     let source = read_source(path)?;
     let name = path.display().to_string();
     let compiled = karmem_schema::compile(&name, &source).map_err(|diags| {
@@ -173,47 +227,99 @@ fn load(path: &Path) -> Result<(karmem_schema::model::Schema, karmem_layout::Lay
         eprint!("{}", diags.render(color()));
         Failure::Invalid
     })?;
-    Ok((compiled.schema, layout))
+    Ok(Loaded {
+        schema: compiled.schema,
+        layout,
+        warnings: compiled.warnings.items.len(),
+    })
 }
 
-fn build(langs: &[Lang], out: &Path, schema_path: &Path) -> Result<(), Failure> {
-    let (schema, layout) = load(schema_path)?;
-    for lang in langs {
-        let backend: Box<dyn karmem_codegen::Backend> = match lang {
-            Lang::Rust => Box::new(karmem_codegen::rust::RustBackend::default()),
-            Lang::Go => Box::new(karmem_codegen::go::GoBackend),
-            Lang::RustGuest => Box::new(karmem_codegen::rust_guest::RustGuestBackend),
-            Lang::RustHost => Box::new(karmem_codegen::rust_host::RustHostBackend),
-            Lang::GoGuest => Box::new(karmem_codegen::go_guest::GoGuestBackend),
-        };
-        let files = backend
-            .generate(&schema, &layout)
-            .map_err(|e| Failure::Message(format!("{} generator: {e}", backend.name())))?;
-        for file in files {
-            let path = out.join(&file.path);
-            if let Some(dir) = path.parent() {
-                fs::create_dir_all(dir)
-                    .map_err(|e| Failure::Io(format!("cannot create {}: {e}", dir.display())))?;
-            }
-            fs::write(&path, &file.contents)
-                .map_err(|e| Failure::Io(format!("cannot write {}: {e}", path.display())))?;
-            match lang {
-                Lang::Rust | Lang::RustGuest | Lang::RustHost => rustfmt(&path),
-                // The Go backend emits gofmt-clean code itself; gofmt (when
-                // installed) only normalises it further for the user's tools.
-                Lang::Go | Lang::GoGuest => gofmt(&path),
-            }
-            eprintln!("wrote {}", path.display());
+/// Every schema is checked before anything is written, so a bad schema
+/// among several leaves the output directory untouched; two schemas that
+/// would write the same file are refused.
+fn build(langs: &[Lang], out: &Path, schema_paths: &[PathBuf]) -> Result<(), Failure> {
+    let mut loaded = Vec::new();
+    let mut failed = false;
+    for path in schema_paths {
+        match load(path) {
+            Ok(l) => loaded.push((path, l)),
+            Err(Failure::Invalid) => failed = true,
+            Err(other) => return Err(other),
+        }
+    }
+    if failed {
+        return Err(Failure::Invalid);
+    }
+    let mut written: std::collections::HashMap<PathBuf, &Path> = std::collections::HashMap::new();
+    for (schema_path, l) in &loaded {
+        for lang in langs {
+            build_one(*lang, out, schema_path, l, &mut written)?;
         }
     }
     Ok(())
 }
 
-fn check(paths: &[PathBuf]) -> Result<(), Failure> {
+fn build_one<'p>(
+    lang: Lang,
+    out: &Path,
+    schema_path: &'p Path,
+    loaded: &Loaded,
+    written: &mut std::collections::HashMap<PathBuf, &'p Path>,
+) -> Result<(), Failure> {
+    let (schema, layout) = (&loaded.schema, &loaded.layout);
+    let backend: Box<dyn karmem_codegen::Backend> = match lang {
+        Lang::Rust => Box::new(karmem_codegen::rust::RustBackend::default()),
+        Lang::Go => Box::new(karmem_codegen::go::GoBackend),
+        Lang::RustGuest => Box::new(karmem_codegen::rust_guest::RustGuestBackend),
+        Lang::RustHost => Box::new(karmem_codegen::rust_host::RustHostBackend),
+        Lang::GoGuest => Box::new(karmem_codegen::go_guest::GoGuestBackend),
+    };
+    let files = backend
+        .generate(schema, layout)
+        .map_err(|e| Failure::Message(format!("{} generator: {e}", backend.name())))?;
+    for file in files {
+        let path = out.join(&file.path);
+        if let Some(other) = written.insert(path.clone(), schema_path) {
+            if other != schema_path {
+                return Err(Failure::Message(format!(
+                    "{} and {} both generate {}: give them different `karmem NAME;` headers or build them into different directories",
+                    other.display(),
+                    schema_path.display(),
+                    path.display()
+                )));
+            }
+        }
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir)
+                .map_err(|e| Failure::Io(format!("cannot create {}: {e}", dir.display())))?;
+        }
+        fs::write(&path, &file.contents)
+            .map_err(|e| Failure::Io(format!("cannot write {}: {e}", path.display())))?;
+        match lang {
+            Lang::Rust | Lang::RustGuest | Lang::RustHost => rustfmt(&path),
+            // The Go backend emits gofmt-clean code itself; gofmt (when
+            // installed) only normalises it further for the user's tools.
+            Lang::Go | Lang::GoGuest => gofmt(&path),
+        }
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+fn check(paths: &[PathBuf], deny_warnings: bool) -> Result<(), Failure> {
     let mut failed = false;
     for path in paths {
         match load(path) {
-            Ok((schema, _)) => eprintln!(
+            Ok(l) if deny_warnings && l.warnings > 0 => {
+                let plural = if l.warnings == 1 { "" } else { "s" };
+                eprintln!(
+                    "{}: {} warning{plural} denied (--deny-warnings)",
+                    path.display(),
+                    l.warnings
+                );
+                failed = true;
+            }
+            Ok(Loaded { schema, .. }) => eprintln!(
                 "{}: ok ({} structs, {} enums, {} unions, {} interfaces)",
                 path.display(),
                 schema.structs.len(),
@@ -235,17 +341,40 @@ fn check(paths: &[PathBuf]) -> Result<(), Failure> {
 fn fmt(check_only: bool, paths: &[PathBuf]) -> Result<(), Failure> {
     let mut unformatted = false;
     for path in paths {
-        let source = read_source(path)?;
-        let name = path.display().to_string();
+        let stdin = path.as_os_str() == "-";
+        let (source, name) = if stdin {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| Failure::Io(format!("cannot read stdin: {e}")))?;
+            (text, "<stdin>".to_string())
+        } else {
+            (read_source(path)?, path.display().to_string())
+        };
         let formatted = karmem_schema::format(&name, &source).map_err(|diags| {
             eprint!("{}", diags.render(color()));
             Failure::Invalid
         })?;
+        if stdin && !check_only {
+            std::io::stdout()
+                .write_all(formatted.as_bytes())
+                .map_err(|e| Failure::Io(format!("cannot write stdout: {e}")))?;
+            continue;
+        }
         if formatted == source {
             continue;
         }
         if check_only {
-            eprintln!("{}: not formatted", path.display());
+            // The diff on stdout (it is the command's output, as with
+            // `rustfmt --check`); the verdict on stderr.
+            let diff = similar::TextDiff::from_lines(&source, &formatted);
+            print!(
+                "{}",
+                diff.unified_diff()
+                    .context_radius(2)
+                    .header(&name, &format!("{name} (formatted)"))
+            );
+            eprintln!("{name}: not formatted");
             unformatted = true;
         } else {
             fs::write(path, formatted)
@@ -265,7 +394,7 @@ fn json(action: JsonAction) -> Result<(), Failure> {
         JsonAction::Encode { root, schema } => (root, schema, true),
         JsonAction::Decode { root, schema } => (root, schema, false),
     };
-    let (schema, layout) = load(schema_path)?;
+    let Loaded { schema, layout, .. } = load(schema_path)?;
     let root_id = schema
         .struct_by_name(root)
         .ok_or_else(|| Failure::Message(format!("no struct named `{root}` in the schema")))?;
@@ -319,5 +448,19 @@ fn gofmt(path: &Path) {
         if !s.success() {
             eprintln!("note: gofmt failed on {} ({s})", path.display());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::no_color;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn no_color_needs_a_non_empty_value() {
+        assert!(!no_color(None));
+        assert!(!no_color(Some(OsStr::new(""))));
+        assert!(no_color(Some(OsStr::new("1"))));
+        assert!(no_color(Some(OsStr::new("0"))), "any non-empty value");
     }
 }

@@ -43,7 +43,7 @@ pub(crate) fn run(manifest: &Path) -> Result<(), Failure> {
 
     let mut schemas = HashMap::new();
     for s in &m.file.schemas {
-        let (schema, layout) = crate::load(&m.relative(s.get_ref()))?;
+        let crate::Loaded { schema, layout, .. } = crate::load(&m.relative(s.get_ref()))?;
         schemas.insert(schema.package.clone(), (schema, layout));
     }
     let schemas = Schemas(schemas);

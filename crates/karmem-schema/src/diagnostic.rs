@@ -135,9 +135,22 @@ impl Diagnostics {
         let pad = " ".repeat(gutter);
         out.push_str(&format!("{pad}--> {}:{line}:{col}\n", self.file_name));
         out.push_str(&format!("{pad} |\n"));
-        self.render_snippet(d.span, d.label.as_deref(), '^', gutter, paint, reset, out);
-        for (span, label) in &d.secondary {
-            self.render_snippet(*span, Some(label), '-', gutter, "", "", out);
+        // Snippets in source order: a duplicate's first definition (a
+        // secondary span) is shown above the later one the error is about.
+        let mut snippets: Vec<(Span, Option<&str>, bool)> =
+            vec![(d.span, d.label.as_deref(), true)];
+        snippets.extend(
+            d.secondary
+                .iter()
+                .map(|(span, label)| (*span, Some(label.as_str()), false)),
+        );
+        snippets.sort_by_key(|(span, _, _)| span.start);
+        for (span, label, primary) in snippets {
+            if primary {
+                self.render_snippet(span, label, '^', gutter, paint, reset, out);
+            } else {
+                self.render_snippet(span, label, '-', gutter, "", "", out);
+            }
         }
         if let Some(hint) = &d.hint {
             out.push_str(&format!("{pad} = help: {hint}\n"));

@@ -13,6 +13,10 @@ pub fn format_tokens(source: &str, tokens: &[Token]) -> String {
     let mut parens = 0usize; // `(` / `[` nesting: no line breaks inside
     let mut prev: Option<&Token> = None;
     let mut after_item = false; // a top-level `}` or header `;` just ended
+                                // A member ended (`;`, or `,` between enum values or union variants)
+                                // and its line waits only for trailing comments: the next token that is
+                                // not one of them starts a new line.
+    let mut member_done = false;
 
     let flush = |out: &mut String, line: &mut String, depth: usize| {
         let text = line.trim_end();
@@ -41,8 +45,9 @@ pub fn format_tokens(source: &str, tokens: &[Token]) -> String {
                 // Trailing comment: stays on its line.
                 line.push(' ');
                 line.push_str(&comment);
-                if matches!(t.tok, Tok::LineComment(_) | Tok::DocComment(_)) {
+                if member_done || matches!(t.tok, Tok::LineComment(_) | Tok::DocComment(_)) {
                     flush(&mut out, &mut line, depth);
+                    member_done = false;
                 }
             } else {
                 flush(&mut out, &mut line, depth);
@@ -70,6 +75,10 @@ pub fn format_tokens(source: &str, tokens: &[Token]) -> String {
                 after_item = depth == 0;
             }
             _ => {
+                if member_done {
+                    flush(&mut out, &mut line, depth);
+                    member_done = false;
+                }
                 if line.is_empty() {
                     blank_line(&mut out, t, after_item, depth);
                     after_item = false;
@@ -84,11 +93,18 @@ pub fn format_tokens(source: &str, tokens: &[Token]) -> String {
                     }
                     Tok::Sym('(') | Tok::Sym('[') => parens += 1,
                     Tok::Sym(')') | Tok::Sym(']') => parens = parens.saturating_sub(1),
-                    Tok::Sym(';') if parens == 0 => {
+                    // A member ends at `;`, and at `,` between the values
+                    // of an enum or the variants of a union (inside braces,
+                    // outside parentheses): one member per line.
+                    Tok::Sym(';') | Tok::Sym(',')
+                        if parens == 0 && (t.tok == Tok::Sym(';') || depth > 0) =>
+                    {
                         let next_is_trailing_comment = tokens.get(i + 1).is_some_and(|n| {
                             n.tok.is_comment() && !source[t.span.end..n.span.start].contains('\n')
                         });
-                        if !next_is_trailing_comment {
+                        if next_is_trailing_comment {
+                            member_done = true;
+                        } else {
                             flush(&mut out, &mut line, depth);
                         }
                         after_item = depth == 0;

@@ -27,6 +27,8 @@ pub struct Token {
     pub span: Span,
     /// A blank line precedes this token (kept by the formatter).
     pub blank_before: bool,
+    /// A line break precedes this token: it starts a new line of source.
+    pub line_before: bool,
 }
 
 impl Tok {
@@ -73,6 +75,7 @@ pub fn lex(source: &str) -> (Vec<Token>, Vec<Diagnostic>) {
         }
         let start = i;
         let blank_before = newlines >= 2;
+        let line_before = newlines >= 1;
         newlines = 0;
         let tok = if source[i..].starts_with("///") && !source[i..].starts_with("////") {
             let end = source[i..]
@@ -166,12 +169,14 @@ pub fn lex(source: &str) -> (Vec<Token>, Vec<Diagnostic>) {
             tok,
             span: Span::new(start, i),
             blank_before,
+            line_before,
         });
     }
     tokens.push(Token {
         tok: Tok::Eof,
         span: Span::new(source.len(), source.len()),
         blank_before: false,
+        line_before: true,
     });
     (tokens, diags)
 }

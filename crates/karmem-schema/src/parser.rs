@@ -11,11 +11,21 @@ use crate::lexer::{Tok, Token};
 use crate::model::Span;
 
 pub fn parse(tokens: &[Token]) -> (File, Vec<Diagnostic>) {
-    let tokens: Vec<Token> = tokens
-        .iter()
-        .filter(|t| !matches!(t.tok, Tok::LineComment(_) | Tok::BlockComment(_)))
-        .cloned()
-        .collect();
+    // Comments are dropped; a line break before a dropped comment (or
+    // inside it) still separates the tokens around it.
+    let mut kept: Vec<Token> = Vec::with_capacity(tokens.len());
+    let mut line_pending = false;
+    for t in tokens {
+        if matches!(t.tok, Tok::LineComment(_) | Tok::BlockComment(_)) {
+            line_pending |= t.line_before || matches!(t.tok, Tok::LineComment(_));
+            continue;
+        }
+        let mut t = t.clone();
+        t.line_before |= line_pending;
+        line_pending = false;
+        kept.push(t);
+    }
+    let tokens = kept;
     let mut p = Parser {
         tokens,
         pos: 0,
@@ -104,6 +114,29 @@ impl Parser {
             Ok(self.bump().span)
         } else {
             Err(self.error_here(&format!("`{c}`"), hint))
+        }
+    }
+
+    /// The `;` that ends a header, field or member. When it is missing, the
+    /// error points right after the token it should follow — where it was
+    /// forgotten — rather than at the next token, often on the next line.
+    /// If that next token starts a new line, parsing goes on as if the `;`
+    /// were there, so one forgotten `;` is one error, not a cascade.
+    fn expect_semicolon(&mut self, hint: &str) -> PResult<()> {
+        if self.eat_sym(';') {
+            return Ok(());
+        }
+        let end = self.prev_end();
+        let found = self.peek().describe();
+        self.diags.push(
+            Diagnostic::error(Span::new(end, end), format!("expected `;`, found {found}"))
+                .with_label("`;` missing here")
+                .with_hint(hint),
+        );
+        if self.tokens[self.pos].line_before {
+            Ok(())
+        } else {
+            Err(Bail)
         }
     }
 
@@ -249,7 +282,10 @@ impl Parser {
         while self.is_sym('@') {
             attrs.push(self.attr()?);
         }
-        self.expect_sym(';', Some("end the header with `;`"))?;
+        // A header is a line of its own: without its `;` it is still the
+        // header (the error is reported), so the next declaration is not
+        // skipped and no "missing header" error follows.
+        let _ = self.expect_semicolon("end the header with `;`");
         Ok(Header {
             name,
             attrs,
@@ -418,7 +454,7 @@ impl Parser {
         while self.is_sym('@') || self.is_sym('#') {
             attrs.push(self.attr()?);
         }
-        self.expect_sym(';', Some("end each field with `;`"))?;
+        self.expect_semicolon("end each field with `;`")?;
         Ok(FieldDecl {
             span: Span::new(name.span.start, self.prev_end()),
             name,
@@ -592,7 +628,7 @@ impl Parser {
             }
         }
         self.expect_sym(')', None)?;
-        self.expect_sym(';', Some("end each member with `;`"))?;
+        self.expect_semicolon("end each member with `;`")?;
         Ok(MemoryDecl {
             span: Span::new(name.span.start, self.prev_end()),
             name,
@@ -622,7 +658,7 @@ impl Parser {
         } else {
             Vec::new()
         };
-        self.expect_sym(';', Some("end each member with `;`"))?;
+        self.expect_semicolon("end each member with `;`")?;
         Ok(FunctionDecl {
             span: Span::new(name.span.start, self.prev_end()),
             name,

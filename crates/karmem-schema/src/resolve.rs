@@ -79,6 +79,28 @@ impl Resolver {
             Some(h) => {
                 self.schema.package = h.name.name.clone();
                 for a in &h.attrs {
+                    // A warning, not an error: a first-Karmem schema may
+                    // carry options for generators this compiler does not
+                    // have. `karmem check --deny-warnings` refuses them.
+                    let known = a.sigil == '@' && SCHEMA_ATTRIBUTES.contains(&a.name.name.as_str());
+                    if !known {
+                        let hint = match closest(&a.name.name, SCHEMA_ATTRIBUTES) {
+                            Some(s) => format!("did you mean `@{s}`?"),
+                            None => "known schema attributes: `@golang.package`, `@packed`, `@assemblyscript.import`"
+                                .to_string(),
+                        };
+                        self.diags.push(
+                            Diagnostic::warning(
+                                a.span,
+                                format!(
+                                    "unknown schema attribute `{}{}` is ignored",
+                                    a.sigil, a.name.name
+                                ),
+                            )
+                            .with_label("not known to karmem")
+                            .with_hint(hint),
+                        );
+                    }
                     self.schema.attributes.push(Attribute {
                         name: a.name.name.clone(),
                         value: a.value.as_ref().map(|v| v.0.clone()).unwrap_or_default(),
@@ -286,14 +308,8 @@ impl Resolver {
             .keys()
             .map(String::as_str)
             .chain(BUILTIN_NAMES.iter().copied());
-        let mut best: Option<(usize, &str)> = None;
-        for c in candidates {
-            let d = edit_distance(&name.to_lowercase(), &c.to_lowercase());
-            if d <= (name.len() / 3).max(1) && best.is_none_or(|(bd, _)| d < bd) {
-                best = Some((d, c));
-            }
-        }
-        best.map(|(_, c)| c.to_string())
+        let candidates: Vec<&str> = candidates.collect();
+        closest(name, &candidates).map(str::to_string)
     }
 
     fn integer_type(
@@ -478,20 +494,31 @@ impl Resolver {
                         layout = Some((l, a));
                     }
                 }
-                ('#', other) => self.diags.push(
-                    Diagnostic::error(a.span, format!("unknown layout annotation `#{other}`"))
-                        .with_label("not a layout")
-                        .with_hint("use #soa, #aos, #bovoa or #bovos"),
-                ),
-                ('@', "string") => string_attr = Some(a),
-                ('@', other) => self.diags.push(
-                    Diagnostic::warning(
-                        a.span,
-                        format!("unknown field attribute `@{other}` is ignored"),
+                ('#', other) => {
+                    let hint = match closest(other, LAYOUT_ANNOTATIONS) {
+                        Some(s) => format!("did you mean `#{s}`?"),
+                        None => "use #soa, #aos, #bovoa or #bovos".to_string(),
+                    };
+                    self.diags.push(
+                        Diagnostic::error(a.span, format!("unknown layout annotation `#{other}`"))
+                            .with_label("not a layout")
+                            .with_hint(hint),
                     )
-                    .with_label("not known to karmem")
-                    .with_hint("known field attributes: @string"),
-                ),
+                }
+                ('@', "string") => string_attr = Some(a),
+                // An error, not a warning: a misspelt `@string` would
+                // silently turn text into bytes.
+                ('@', other) => {
+                    let hint = match closest(other, FIELD_ATTRIBUTES) {
+                        Some(s) => format!("did you mean `@{s}`?"),
+                        None => "the only field attribute is `@string`".to_string(),
+                    };
+                    self.diags.push(
+                        Diagnostic::error(a.span, format!("unknown field attribute `@{other}`"))
+                            .with_label("not known to karmem")
+                            .with_hint(hint),
+                    )
+                }
                 _ => {}
             }
         }
@@ -1239,17 +1266,31 @@ fn one_of(list: &[&str]) -> String {
     }
 }
 
-/// Levenshtein distance, for "did you mean" hints.
+/// The layout annotations of array fields (docs/idl.md).
+const LAYOUT_ANNOTATIONS: &[&str] = &["soa", "aos", "bovoa", "bovos"];
+
+/// The attributes a schema header may carry (docs/idl.md §4.1): the Go
+/// package name, and two of the first Karmem's, accepted without effect.
+const SCHEMA_ATTRIBUTES: &[&str] = &["golang.package", "packed", "assemblyscript.import"];
+
+/// The `@` attributes a field may carry (docs/idl.md).
+const FIELD_ATTRIBUTES: &[&str] = &["string"];
+
+/// Edit distance (case-insensitive; a swap of two neighbours is one edit),
+/// for "did you mean" hints.
 fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+    strsim::osa_distance(&a.to_lowercase(), &b.to_lowercase())
+}
+
+/// The candidate closest to `name`, if it is close enough to be a typo:
+/// at most a third of the name's length away (and at least one edit).
+fn closest<'c>(name: &str, candidates: &[&'c str]) -> Option<&'c str> {
+    let mut best: Option<(usize, &str)> = None;
+    for &c in candidates {
+        let d = edit_distance(name, c);
+        if d <= (name.len() / 3).max(1) && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, c));
         }
-        prev = cur;
     }
-    prev[b.len()]
+    best.map(|(_, c)| c)
 }

@@ -37,11 +37,44 @@ fn duplicate_header() {
 
 #[test]
 fn syntax_error_expected_token() {
+    // A missing `;` is reported where it belongs: right after `u8`, not at
+    // the `}` on the next line.
     expect(
         "karmem a;\nstruct A inline {\n    X u8\n}\n",
-        "4:1",
+        "3:9",
         "expected `;`, found `}`",
     );
+    expect(
+        "karmem a;\nstruct A inline { X u8 Y u8; }\n",
+        "2:23",
+        "expected `;`, found `Y`",
+    );
+}
+
+#[test]
+fn a_missing_semicolon_at_a_line_end_is_one_error() {
+    // The next line's field is not swallowed by recovery: no second error,
+    // and the struct has both fields.
+    let src = "karmem a;\nstruct A inline {\n    X u8\n    Y Vec4;\n}\n";
+    let out = errors(src);
+    assert!(out.contains("--> t.km:3:9"), "{out}");
+    assert!(out.contains("unknown type `Vec4`"), "{out}");
+    assert!(out.contains("2 errors found"), "{out}");
+}
+
+#[test]
+fn a_header_without_semicolon_does_not_cascade() {
+    // The first error is the missing `;`, at the end of the header; the
+    // struct after it is still read (no "missing header", no phantom
+    // "unknown type" for the struct the recovery used to skip).
+    let src = "karmem a\nstruct P inline { X u8; }\nstruct A table { Ps []P; }\n";
+    let out = errors(src);
+    let first = out.split("\n\n").next().unwrap();
+    assert!(first.contains("expected `;`, found `struct`"), "{out}");
+    assert!(first.contains("--> t.km:1:9"), "{out}");
+    assert!(!out.contains("missing `karmem NAME;` header"), "{out}");
+    assert!(!out.contains("unknown type"), "{out}");
+    assert!(out.contains("1 error found"), "{out}");
 }
 
 #[test]
@@ -108,11 +141,13 @@ fn unknown_struct_kind() {
 
 #[test]
 fn duplicate_field() {
-    expect(
-        "karmem a;\nstruct A inline {\n    X u8;\n    X u16;\n}\n",
-        "4:5",
-        "duplicate field `X` in `A`",
-    );
+    let src = "karmem a;\nstruct A inline {\n    X u8;\n    X u16;\n}\n";
+    expect(src, "4:5", "duplicate field `X` in `A`");
+    // The snippets are in source order: the first definition above.
+    let out = errors(src);
+    let first = out.find("3 |     X u8;").expect(&out);
+    let second = out.find("4 |     X u16;").expect(&out);
+    assert!(first < second, "{out}");
 }
 
 #[test]
@@ -298,6 +333,40 @@ fn unknown_layout() {
         "karmem a;\nstruct P inline { X u8; }\nstruct A table { X []P #columns; }\n",
         "3:24",
         "unknown layout annotation `#columns`",
+    );
+}
+
+#[test]
+fn unknown_annotations_are_errors_with_did_you_mean() {
+    // A typo of `@string` must not silently turn text into bytes.
+    for typo in ["strng", "stringg", "String"] {
+        let src = format!("karmem a;\nstruct A table {{ X []u8 @{typo}; }}\n");
+        expect(&src, "2:25", &format!("unknown field attribute `@{typo}`"));
+        assert!(errors(&src).contains("did you mean `@string`?"));
+    }
+    let src = "karmem a;\nstruct A table { X []u8 @json(`x`); }\n";
+    expect(src, "2:25", "unknown field attribute `@json`");
+    assert!(errors(src).contains("the only field attribute is `@string`"));
+    let src = "karmem a;\nstruct P inline { X u8; }\nstruct A table { X []P #aso; }\n";
+    expect(src, "3:24", "unknown layout annotation `#aso`");
+    assert!(errors(src).contains("did you mean `#aos`?"));
+}
+
+#[test]
+fn unknown_schema_attribute_is_a_warning_with_did_you_mean() {
+    let src = "karmem a @golang.pakage(`x`) @packed(true);\nstruct A table { X u8; }\n";
+    let compiled = karmem_schema::compile("t.km", src).unwrap();
+    let out = compiled.warnings.render(false);
+    assert!(
+        out.contains("warning: unknown schema attribute `@golang.pakage` is ignored"),
+        "{out}"
+    );
+    assert!(out.contains("--> t.km:1:10"), "{out}");
+    assert!(out.contains("did you mean `@golang.package`?"), "{out}");
+    assert_eq!(
+        compiled.warnings.items.len(),
+        1,
+        "`@packed` is known: {out}"
     );
 }
 

@@ -184,3 +184,22 @@ fn formatter_prints_parenthesised_enum_and_union_types_canonically() {
     assert_eq!(once, twice, "not idempotent");
     assert_eq!(compile(&once).enums[0].repr, Primitive::U8);
 }
+
+#[test]
+fn formatter_puts_one_member_per_line() {
+    // docs/idl.md §11: values separated by `,` and members followed by a
+    // block comment on the same line each get their own line; the comment
+    // stays with the member before it.
+    let src = "karmem a;\nenum F(u8){Z,B=3,}\nunion U u8 { A: F, B: F }\nstruct S table { a: u8; /* c */ b: u8; /* d */ /* e */ c: u8; }\n";
+    let once = karmem_schema::format("t.km", src).unwrap();
+    assert_eq!(
+        once,
+        "karmem a;\n\nenum F (u8) {\n    Z,\n    B = 3,\n}\n\nunion U u8 {\n    A: F,\n    B: F\n}\n\nstruct S table {\n    a: u8; /* c */\n    b: u8; /* d */\n    /* e */\n    c: u8;\n}\n"
+    );
+    let twice = karmem_schema::format("t.km", &once).unwrap();
+    assert_eq!(once, twice, "not idempotent");
+    // Commas inside parentheses do not break lines.
+    let src = "karmem a;\nstruct P table { X u8; }\ninterface I { f: fn(a: P, b: P) -> P; }\n";
+    let out = karmem_schema::format("t.km", src).unwrap();
+    assert!(out.contains("    f: fn(a: P, b: P) -> P;\n"), "{out}");
+}

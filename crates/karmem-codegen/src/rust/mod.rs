@@ -63,9 +63,35 @@ impl Backend for RustBackend {
         g.file();
         Ok(vec![GeneratedFile {
             path: format!("{}.rs", snake(&schema.package)),
-            contents: g.c.into_text(),
+            contents: allow_unused_items(&g.c.into_text()),
         }])
     }
+}
+
+/// `#[allow(dead_code)]` before every top-level type, constant, function
+/// and inherent `impl` of a generated file. A program uses the part of a
+/// schema's API it needs, and the rest is not dead code to warn about in
+/// the user's crate. Outer attributes, not one `#![allow(dead_code)]`: the
+/// file may be `include!`d (from a build script's `OUT_DIR`), where inner
+/// attributes are not allowed. Trait impls are never dead code.
+fn allow_unused_items(code: &str) -> String {
+    const ITEMS: [&str; 5] = [
+        "pub struct ",
+        "pub enum ",
+        "pub const ",
+        "pub fn ",
+        "pub type ",
+    ];
+    let mut out = String::with_capacity(code.len() + code.len() / 16);
+    for line in code.split_inclusive('\n') {
+        let inherent_impl = line.starts_with("impl") && !line.contains(" for ");
+        let item = ITEMS.iter().any(|p| line.starts_with(p)) || inherent_impl;
+        if item {
+            out.push_str("#[allow(dead_code)]\n");
+        }
+        out.push_str(line);
+    }
+    out
 }
 
 struct Gen<'a> {
@@ -364,11 +390,23 @@ mod tests {
     }
 
     #[test]
+    fn top_level_items_allow_dead_code_trait_impls_do_not_need_it() {
+        let code = "/// doc\n#[derive(Clone)]\npub struct A(pub u8);\n\nimpl A {\n    pub fn f() {}\n}\n\nimpl<'a> core::fmt::Debug for A {\n}\npub const N: u32 = 1;\n";
+        assert_eq!(
+            allow_unused_items(code),
+            "/// doc\n#[derive(Clone)]\n#[allow(dead_code)]\npub struct A(pub u8);\n\n#[allow(dead_code)]\nimpl A {\n    pub fn f() {}\n}\n\nimpl<'a> core::fmt::Debug for A {\n}\n#[allow(dead_code)]\npub const N: u32 = 1;\n"
+        );
+    }
+
+    #[test]
     fn word_structs_get_the_slice_writer() {
         let out = generate(
             "karmem k;\nstruct V inline { X f32; Y i32; Z u32; }\nstruct A table { P []V; }\n",
         );
-        assert!(out.contains("#[repr(C)]\npub struct V {"), "{out}");
+        assert!(
+            out.contains("#[repr(C)]\n#[allow(dead_code)]\npub struct V {"),
+            "{out}"
+        );
         assert!(out.contains("V::write_soa_slice(&self.p, w,"), "{out}");
         // Mixed sizes or more than 4 columns: the element-wise writer.
         let out =

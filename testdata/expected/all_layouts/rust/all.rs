@@ -7,6 +7,7 @@
 /// A newtype over the wire value, so values unknown to this schema version survive a round trip.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(transparent)]
+#[allow(dead_code)]
 pub struct Kind(pub u8);
 
 // SAFETY: `repr(transparent)` over `u8`, and every `u8` is a valid `Kind`.
@@ -21,6 +22,7 @@ impl core::default::Default for Kind {
     }
 }
 
+#[allow(dead_code)]
 impl Kind {
     pub const NONE: Kind = Kind(0);
     pub const A: Kind = Kind(1);
@@ -50,6 +52,7 @@ impl core::fmt::Debug for Kind {
 /// A newtype over the wire value, so values unknown to this schema version survive a round trip.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(transparent)]
+#[allow(dead_code)]
 pub struct Wide(pub i64);
 
 // SAFETY: `repr(transparent)` over `i64`, and every `i64` is a valid `Wide`.
@@ -64,6 +67,7 @@ impl core::default::Default for Wide {
     }
 }
 
+#[allow(dead_code)]
 impl Wide {
     pub const ZERO: Wide = Wide(0);
     pub const NEG: Wide = Wide(-5);
@@ -92,6 +96,7 @@ impl core::fmt::Debug for Wide {
 /// `Vec3`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
 #[repr(C)]
+#[allow(dead_code)]
 pub struct Vec3 {
     pub x: f32,
     pub y: f32,
@@ -109,6 +114,7 @@ impl core::default::Default for Vec3 {
     }
 }
 
+#[allow(dead_code)]
 impl Vec3 {
     /// Byte offset of `X` in the struct (for in-place updates).
     pub const X_OFFSET: u32 = 0;
@@ -199,6 +205,7 @@ impl Vec3 {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Vec3::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct Vec3View<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -215,6 +222,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for Vec3View<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> Vec3View<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -264,6 +272,7 @@ impl<'a, M: karmem::Mode> Vec3View<'a, M> {
 
 /// `Pair`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct Pair {
     pub pos: Vec3,
     pub tag: u16,
@@ -281,6 +290,7 @@ impl core::default::Default for Pair {
     }
 }
 
+#[allow(dead_code)]
 impl Pair {
     /// Byte offset of `Pos` in the struct (for in-place updates).
     pub const POS_OFFSET: u32 = 0;
@@ -371,6 +381,7 @@ impl Pair {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Pair::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct PairView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -387,6 +398,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for PairView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> PairView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -436,6 +448,7 @@ impl<'a, M: karmem::Mode> PairView<'a, M> {
 
 /// `Leaf`: table (evolvable). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct Leaf {
     pub value: u64,
     pub label: String,
@@ -451,6 +464,7 @@ impl core::default::Default for Leaf {
     }
 }
 
+#[allow(dead_code)]
 impl Leaf {
     /// Byte offset of `Value` in the table (for in-place updates).
     pub const VALUE_OFFSET: u32 = 8;
@@ -547,6 +561,7 @@ impl Leaf {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Leaf::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct LeafView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     t: karmem::Table,
@@ -558,6 +573,7 @@ impl<'a, M: karmem::Mode> karmem::FromTable<'a, M> for LeafView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> LeafView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -594,6 +610,7 @@ impl<'a, M: karmem::Mode> LeafView<'a, M> {
 
 /// `Circle`: table (evolvable). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct Circle {
     pub radius: f64,
 }
@@ -607,6 +624,7 @@ impl core::default::Default for Circle {
     }
 }
 
+#[allow(dead_code)]
 impl Circle {
     /// Byte offset of `Radius` in the table (for in-place updates).
     pub const RADIUS_OFFSET: u32 = 8;
@@ -692,6 +710,7 @@ impl Circle {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Circle::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct CircleView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     t: karmem::Table,
@@ -703,6 +722,7 @@ impl<'a, M: karmem::Mode> karmem::FromTable<'a, M> for CircleView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> CircleView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -727,6 +747,7 @@ impl<'a, M: karmem::Mode> CircleView<'a, M> {
 
 /// `Square`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct Square {
     pub side: f32,
 }
@@ -740,6 +761,7 @@ impl core::default::Default for Square {
     }
 }
 
+#[allow(dead_code)]
 impl Square {
     /// Byte offset of `Side` in the struct (for in-place updates).
     pub const SIDE_OFFSET: u32 = 0;
@@ -822,6 +844,7 @@ impl Square {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Square::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct SquareView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -838,6 +861,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for SquareView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> SquareView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -869,11 +893,13 @@ impl<'a, M: karmem::Mode> SquareView<'a, M> {
 
 /// A value of union `Shape` (object API; `None` is tag 0).
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub enum ShapeValue {
     Circle(Circle),
     Square(Square),
 }
 
+#[allow(dead_code)]
 impl ShapeValue {
     pub const TAGS: [u32; 2] = [1, 4];
 
@@ -992,6 +1018,7 @@ impl ShapeValue {
 
 /// Zero-copy view of a `Shape` value.
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub enum ShapeView<'a, M: karmem::Mode = karmem::Checked> {
     None,
     Circle(CircleView<'a, M>),
@@ -1000,6 +1027,7 @@ pub enum ShapeView<'a, M: karmem::Mode = karmem::Checked> {
     Unknown(u32),
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> ShapeView<'a, M> {
     #[doc(hidden)]
     pub fn from_parts(r: karmem::Reader<'a, M>, tag_at: u32, offset_at: u32) -> Self {
@@ -1029,6 +1057,7 @@ impl<'a, M: karmem::Mode> ShapeView<'a, M> {
 
 /// An AoS or SoA array of `Shape` values.
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct ShapeArray<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
@@ -1038,6 +1067,7 @@ pub struct ShapeArray<'a, M: karmem::Mode = karmem::Checked> {
     offset_stride: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> ShapeArray<'a, M> {
     #[doc(hidden)]
     pub fn aos(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -1108,6 +1138,7 @@ impl<'a, M: karmem::Mode> ShapeArray<'a, M> {
 
 /// `Element`: table (evolvable). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct Element {
     pub id: u32,
     pub where_: Pair,
@@ -1131,6 +1162,7 @@ impl core::default::Default for Element {
     }
 }
 
+#[allow(dead_code)]
 impl Element {
     /// Byte offset of `Id` in the table (for in-place updates).
     pub const ID_OFFSET: u32 = 4;
@@ -1270,6 +1302,7 @@ impl Element {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Element::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct ElementView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     t: karmem::Table,
@@ -1281,6 +1314,7 @@ impl<'a, M: karmem::Mode> karmem::FromTable<'a, M> for ElementView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> ElementView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -1349,6 +1383,7 @@ impl<'a, M: karmem::Mode> ElementView<'a, M> {
 
 /// `Root`: table (evolvable). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct Root {
     pub flags: [bool; 4],
     pub kind: Kind,
@@ -1394,6 +1429,7 @@ impl core::default::Default for Root {
     }
 }
 
+#[allow(dead_code)]
 impl Root {
     /// Byte offset of `Flags` in the table (for in-place updates).
     pub const FLAGS_OFFSET: u32 = 4;
@@ -1742,6 +1778,7 @@ impl Root {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Root::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct RootView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     t: karmem::Table,
@@ -1753,6 +1790,7 @@ impl<'a, M: karmem::Mode> karmem::FromTable<'a, M> for RootView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> RootView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -1886,6 +1924,7 @@ impl<'a, M: karmem::Mode> RootView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl Vec3 {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
@@ -2002,12 +2041,14 @@ impl Vec3 {
 /// SoA array of `Vec3`: one directory scan when created, then every
 /// scalar column is a native slice and element access is O(1).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct Vec3Soa<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
     cols: [u32; 3],
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> Vec3Soa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -2062,11 +2103,13 @@ impl<'a, M: karmem::Mode> Vec3Soa<'a, M> {
 
 /// One element of a [`Vec3Soa`].
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct Vec3SoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
     s: &'s Vec3Soa<'a, M>,
     i: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> Vec3SoaItem<'_, 'a, M> {
     #[inline]
     pub fn x(&self) -> f32 {
@@ -2096,6 +2139,7 @@ impl<'a, M: karmem::Mode> Vec3SoaItem<'_, 'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl Circle {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
@@ -2162,12 +2206,14 @@ impl Circle {
 /// SoA array of `Circle`: one directory scan when created, then every
 /// scalar column is a native slice and element access is O(1).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct CircleSoa<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
     cols: [u32; 1],
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> CircleSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -2210,11 +2256,13 @@ impl<'a, M: karmem::Mode> CircleSoa<'a, M> {
 
 /// One element of a [`CircleSoa`].
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct CircleSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
     s: &'s CircleSoa<'a, M>,
     i: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> CircleSoaItem<'_, 'a, M> {
     #[inline]
     pub fn radius(&self) -> f64 {
@@ -2226,6 +2274,7 @@ impl<'a, M: karmem::Mode> CircleSoaItem<'_, 'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl Square {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
@@ -2292,12 +2341,14 @@ impl Square {
 /// SoA array of `Square`: one directory scan when created, then every
 /// scalar column is a native slice and element access is O(1).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct SquareSoa<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
     cols: [u32; 1],
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> SquareSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -2340,11 +2391,13 @@ impl<'a, M: karmem::Mode> SquareSoa<'a, M> {
 
 /// One element of a [`SquareSoa`].
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct SquareSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
     s: &'s SquareSoa<'a, M>,
     i: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> SquareSoaItem<'_, 'a, M> {
     #[inline]
     pub fn side(&self) -> f32 {
@@ -2356,6 +2409,7 @@ impl<'a, M: karmem::Mode> SquareSoaItem<'_, 'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl Element {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
@@ -2620,12 +2674,14 @@ impl Element {
 /// SoA array of `Element`: one directory scan when created, then every
 /// scalar column is a native slice and element access is O(1).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct ElementSoa<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
     cols: [u32; 11],
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> ElementSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -2704,11 +2760,13 @@ impl<'a, M: karmem::Mode> ElementSoa<'a, M> {
 
 /// One element of a [`ElementSoa`].
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct ElementSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
     s: &'s ElementSoa<'a, M>,
     i: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> ElementSoaItem<'_, 'a, M> {
     #[inline]
     pub fn child_value(&self) -> u64 {
@@ -2837,6 +2895,7 @@ impl<'a, M: karmem::Mode> ElementSoaItem<'_, 'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl ShapeValue {
     #[doc(hidden)]
     pub fn write_bovoa(
@@ -2936,11 +2995,13 @@ impl ShapeValue {
 
 /// A `#bovoa` array of `Shape`: one homogeneous array per variant.
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct ShapeBovoa<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     a: karmem::ArrayRef,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> ShapeBovoa<'a, M> {
     /// Number of values across all variants.
     pub fn len(&self) -> usize {
@@ -2962,6 +3023,7 @@ impl<'a, M: karmem::Mode> ShapeBovoa<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl ShapeValue {
     #[doc(hidden)]
     pub fn write_bovos(
@@ -3042,11 +3104,13 @@ impl ShapeValue {
 
 /// A `#bovos` array of `Shape`: one homogeneous array per variant.
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct ShapeBovos<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     a: karmem::ArrayRef,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> ShapeBovos<'a, M> {
     /// Number of values across all variants.
     pub fn len(&self) -> usize {

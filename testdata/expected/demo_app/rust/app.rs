@@ -7,6 +7,7 @@
 /// A newtype over the wire value, so values unknown to this schema version survive a round trip.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(transparent)]
+#[allow(dead_code)]
 pub struct SocialNetwork(pub u8);
 
 // SAFETY: `repr(transparent)` over `u8`, and every `u8` is a valid `SocialNetwork`.
@@ -21,6 +22,7 @@ impl core::default::Default for SocialNetwork {
     }
 }
 
+#[allow(dead_code)]
 impl SocialNetwork {
     pub const UNKNOWN: SocialNetwork = SocialNetwork(0);
     pub const FACEBOOK: SocialNetwork = SocialNetwork(1);
@@ -52,6 +54,7 @@ impl core::fmt::Debug for SocialNetwork {
 
 /// `ProfileData`: table (evolvable). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct ProfileData {
     pub network: SocialNetwork,
     pub username: String,
@@ -69,6 +72,7 @@ impl core::default::Default for ProfileData {
     }
 }
 
+#[allow(dead_code)]
 impl ProfileData {
     /// Byte offset of `Network` in the table (for in-place updates).
     pub const NETWORK_OFFSET: u32 = 4;
@@ -169,6 +173,7 @@ impl ProfileData {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `ProfileData::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct ProfileDataView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     t: karmem::Table,
@@ -180,6 +185,7 @@ impl<'a, M: karmem::Mode> karmem::FromTable<'a, M> for ProfileDataView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> ProfileDataView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -221,6 +227,7 @@ impl<'a, M: karmem::Mode> ProfileDataView<'a, M> {
 
 /// `Profile`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct Profile {
     pub data: ProfileData,
 }
@@ -234,6 +241,7 @@ impl core::default::Default for Profile {
     }
 }
 
+#[allow(dead_code)]
 impl Profile {
     /// Byte offset of `Data` in the struct (for in-place updates).
     pub const DATA_OFFSET: u32 = 0;
@@ -319,6 +327,7 @@ impl Profile {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Profile::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct ProfileView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -335,6 +344,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for ProfileView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> ProfileView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -369,6 +379,7 @@ impl<'a, M: karmem::Mode> ProfileView<'a, M> {
 
 /// `AccountData`: table (evolvable). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct AccountData {
     pub id: u64,
     pub email: String,
@@ -386,6 +397,7 @@ impl core::default::Default for AccountData {
     }
 }
 
+#[allow(dead_code)]
 impl AccountData {
     /// Byte offset of `ID` in the table (for in-place updates).
     pub const ID_OFFSET: u32 = 8;
@@ -491,6 +503,7 @@ impl AccountData {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `AccountData::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct AccountDataView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     t: karmem::Table,
@@ -502,6 +515,7 @@ impl<'a, M: karmem::Mode> karmem::FromTable<'a, M> for AccountDataView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> AccountDataView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -541,6 +555,7 @@ impl<'a, M: karmem::Mode> AccountDataView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl Profile {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
@@ -651,12 +666,14 @@ impl Profile {
 /// SoA array of `Profile`: one directory scan when created, then every
 /// scalar column is a native slice and element access is O(1).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct ProfileSoa<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
     cols: [u32; 3],
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> ProfileSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -706,11 +723,13 @@ impl<'a, M: karmem::Mode> ProfileSoa<'a, M> {
 
 /// One element of a [`ProfileSoa`].
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct ProfileSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
     s: &'s ProfileSoa<'a, M>,
     i: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> ProfileSoaItem<'_, 'a, M> {
     #[inline]
     pub fn data_id(&self) -> u64 {

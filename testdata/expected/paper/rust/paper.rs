@@ -5,6 +5,7 @@
 
 /// `another_struct`: table (evolvable). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct AnotherStruct {
     pub a: u32,
     pub b: u64,
@@ -20,6 +21,7 @@ impl core::default::Default for AnotherStruct {
     }
 }
 
+#[allow(dead_code)]
 impl AnotherStruct {
     /// Byte offset of `a` in the table (for in-place updates).
     pub const A_OFFSET: u32 = 4;
@@ -109,6 +111,7 @@ impl AnotherStruct {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `AnotherStruct::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct AnotherStructView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     t: karmem::Table,
@@ -120,6 +123,7 @@ impl<'a, M: karmem::Mode> karmem::FromTable<'a, M> for AnotherStructView<'a, M> 
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> AnotherStructView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -149,6 +153,7 @@ impl<'a, M: karmem::Mode> AnotherStructView<'a, M> {
 
 /// `struct_name`: table (evolvable). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct StructName {
     pub field_as_soa: Vec<AnotherStruct>,
     pub field_as_aos: Vec<AnotherStruct>,
@@ -164,6 +169,7 @@ impl core::default::Default for StructName {
     }
 }
 
+#[allow(dead_code)]
 impl StructName {
     /// Byte offset of `field_as_soa` in the table (for in-place updates).
     pub const FIELD_AS_SOA_OFFSET: u32 = 4;
@@ -279,6 +285,7 @@ impl StructName {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `StructName::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct StructNameView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     t: karmem::Table,
@@ -290,6 +297,7 @@ impl<'a, M: karmem::Mode> karmem::FromTable<'a, M> for StructNameView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> StructNameView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -321,6 +329,7 @@ impl<'a, M: karmem::Mode> StructNameView<'a, M> {
 /// `point2d`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
 #[repr(C)]
+#[allow(dead_code)]
 pub struct Point2d {
     pub x: f32,
     pub y: f32,
@@ -336,6 +345,7 @@ impl core::default::Default for Point2d {
     }
 }
 
+#[allow(dead_code)]
 impl Point2d {
     /// Byte offset of `x` in the struct (for in-place updates).
     pub const X_OFFSET: u32 = 0;
@@ -422,6 +432,7 @@ impl Point2d {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Point2d::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct Point2dView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -438,6 +449,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for Point2dView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> Point2dView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -479,6 +491,7 @@ impl<'a, M: karmem::Mode> Point2dView<'a, M> {
 /// `point3d`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
 #[repr(C)]
+#[allow(dead_code)]
 pub struct Point3d {
     pub x: f32,
     pub y: f32,
@@ -496,6 +509,7 @@ impl core::default::Default for Point3d {
     }
 }
 
+#[allow(dead_code)]
 impl Point3d {
     /// Byte offset of `x` in the struct (for in-place updates).
     pub const X_OFFSET: u32 = 0;
@@ -586,6 +600,7 @@ impl Point3d {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Point3d::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct Point3dView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -602,6 +617,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for Point3dView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> Point3dView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -652,11 +668,13 @@ impl<'a, M: karmem::Mode> Point3dView<'a, M> {
 /// Either a 2D or a 3D point (Figure 3).
 /// A value of union `any_point` (object API; `None` is tag 0).
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub enum AnyPointValue {
     Point2d(Point2d),
     Point3d(Point3d),
 }
 
+#[allow(dead_code)]
 impl AnyPointValue {
     pub const TAGS: [u32; 2] = [1, 2];
 
@@ -788,6 +806,7 @@ impl AnyPointValue {
 
 /// Zero-copy view of a `any_point` value.
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub enum AnyPointView<'a, M: karmem::Mode = karmem::Checked> {
     None,
     Point2d(Point2dView<'a, M>),
@@ -796,6 +815,7 @@ pub enum AnyPointView<'a, M: karmem::Mode = karmem::Checked> {
     Unknown(u32),
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> AnyPointView<'a, M> {
     #[doc(hidden)]
     pub fn from_parts(r: karmem::Reader<'a, M>, tag_at: u32, offset_at: u32) -> Self {
@@ -832,6 +852,7 @@ impl<'a, M: karmem::Mode> AnyPointView<'a, M> {
 
 /// An AoS or SoA array of `any_point` values.
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct AnyPointArray<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
@@ -841,6 +862,7 @@ pub struct AnyPointArray<'a, M: karmem::Mode = karmem::Checked> {
     offset_stride: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> AnyPointArray<'a, M> {
     #[doc(hidden)]
     pub fn aos(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -911,6 +933,7 @@ impl<'a, M: karmem::Mode> AnyPointArray<'a, M> {
 
 /// `particle`: table (evolvable). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct Particle {
     pub pos: Vec<Option<AnyPointValue>>,
     pub name: String,
@@ -926,6 +949,7 @@ impl core::default::Default for Particle {
     }
 }
 
+#[allow(dead_code)]
 impl Particle {
     /// Byte offset of `pos` in the table (for in-place updates).
     pub const POS_OFFSET: u32 = 4;
@@ -1045,6 +1069,7 @@ impl Particle {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Particle::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct ParticleView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     t: karmem::Table,
@@ -1056,6 +1081,7 @@ impl<'a, M: karmem::Mode> karmem::FromTable<'a, M> for ParticleView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> ParticleView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -1087,6 +1113,7 @@ impl<'a, M: karmem::Mode> ParticleView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl AnotherStruct {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
@@ -1172,12 +1199,14 @@ impl AnotherStruct {
 /// SoA array of `another_struct`: one directory scan when created, then every
 /// scalar column is a native slice and element access is O(1).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct AnotherStructSoa<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
     cols: [u32; 2],
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> AnotherStructSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -1226,11 +1255,13 @@ impl<'a, M: karmem::Mode> AnotherStructSoa<'a, M> {
 
 /// One element of a [`AnotherStructSoa`].
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct AnotherStructSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
     s: &'s AnotherStructSoa<'a, M>,
     i: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> AnotherStructSoaItem<'_, 'a, M> {
     #[inline]
     pub fn b(&self) -> u64 {
@@ -1251,6 +1282,7 @@ impl<'a, M: karmem::Mode> AnotherStructSoaItem<'_, 'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl Point2d {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
@@ -1347,12 +1379,14 @@ impl Point2d {
 /// SoA array of `point2d`: one directory scan when created, then every
 /// scalar column is a native slice and element access is O(1).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct Point2dSoa<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
     cols: [u32; 2],
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> Point2dSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -1401,11 +1435,13 @@ impl<'a, M: karmem::Mode> Point2dSoa<'a, M> {
 
 /// One element of a [`Point2dSoa`].
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct Point2dSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
     s: &'s Point2dSoa<'a, M>,
     i: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> Point2dSoaItem<'_, 'a, M> {
     #[inline]
     pub fn x(&self) -> f32 {
@@ -1426,6 +1462,7 @@ impl<'a, M: karmem::Mode> Point2dSoaItem<'_, 'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl Point3d {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
@@ -1542,12 +1579,14 @@ impl Point3d {
 /// SoA array of `point3d`: one directory scan when created, then every
 /// scalar column is a native slice and element access is O(1).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct Point3dSoa<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
     cols: [u32; 3],
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> Point3dSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -1602,11 +1641,13 @@ impl<'a, M: karmem::Mode> Point3dSoa<'a, M> {
 
 /// One element of a [`Point3dSoa`].
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct Point3dSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
     s: &'s Point3dSoa<'a, M>,
     i: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> Point3dSoaItem<'_, 'a, M> {
     #[inline]
     pub fn x(&self) -> f32 {
@@ -1636,6 +1677,7 @@ impl<'a, M: karmem::Mode> Point3dSoaItem<'_, 'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl AnyPointValue {
     #[doc(hidden)]
     pub fn write_bovos(
@@ -1716,11 +1758,13 @@ impl AnyPointValue {
 
 /// A `#bovos` array of `any_point`: one homogeneous array per variant.
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct AnyPointBovos<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     a: karmem::ArrayRef,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> AnyPointBovos<'a, M> {
     /// Number of values across all variants.
     pub fn len(&self) -> usize {

@@ -5,6 +5,7 @@
 
 /// `Len`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct Len {
     pub get: i32,
 }
@@ -18,6 +19,7 @@ impl core::default::Default for Len {
     }
 }
 
+#[allow(dead_code)]
 impl Len {
     /// Byte offset of `Get` in the struct (for in-place updates).
     pub const GET_OFFSET: u32 = 0;
@@ -100,6 +102,7 @@ impl Len {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Len::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct LenView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -116,6 +119,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for LenView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> LenView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -147,6 +151,7 @@ impl<'a, M: karmem::Mode> LenView<'a, M> {
 
 /// `Cell`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct Cell {
     pub len: i32,
     pub get: i32,
@@ -180,6 +185,7 @@ impl core::default::Default for Cell {
     }
 }
 
+#[allow(dead_code)]
 impl Cell {
     /// Byte offset of `Len` in the struct (for in-place updates).
     pub const LEN_OFFSET: u32 = 0;
@@ -315,6 +321,7 @@ impl Cell {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Cell::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct CellView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -331,6 +338,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for CellView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> CellView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -474,6 +482,7 @@ impl<'a, M: karmem::Mode> CellView<'a, M> {
 
 /// `Point`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct Point {
     pub position: f32,
     pub reader: f32,
@@ -495,6 +504,7 @@ impl core::default::Default for Point {
     }
 }
 
+#[allow(dead_code)]
 impl Point {
     /// Byte offset of `Position` in the struct (for in-place updates).
     pub const POSITION_OFFSET: u32 = 0;
@@ -599,6 +609,7 @@ impl Point {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Point::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct PointView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -615,6 +626,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for PointView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> PointView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -693,11 +705,13 @@ impl<'a, M: karmem::Mode> PointView<'a, M> {
 
 /// A value of union `Shape` (object API; `None` is tag 0).
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub enum ShapeValue {
     Len(Len),
     Point(Point),
 }
 
+#[allow(dead_code)]
 impl ShapeValue {
     pub const TAGS: [u32; 2] = [1, 2];
 
@@ -829,6 +843,7 @@ impl ShapeValue {
 
 /// Zero-copy view of a `Shape` value.
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub enum ShapeView<'a, M: karmem::Mode = karmem::Checked> {
     None,
     Len(LenView<'a, M>),
@@ -837,6 +852,7 @@ pub enum ShapeView<'a, M: karmem::Mode = karmem::Checked> {
     Unknown(u32),
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> ShapeView<'a, M> {
     #[doc(hidden)]
     pub fn from_parts(r: karmem::Reader<'a, M>, tag_at: u32, offset_at: u32) -> Self {
@@ -873,6 +889,7 @@ impl<'a, M: karmem::Mode> ShapeView<'a, M> {
 
 /// An AoS or SoA array of `Shape` values.
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct ShapeArray<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
@@ -882,6 +899,7 @@ pub struct ShapeArray<'a, M: karmem::Mode = karmem::Checked> {
     offset_stride: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> ShapeArray<'a, M> {
     #[doc(hidden)]
     pub fn aos(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -952,6 +970,7 @@ impl<'a, M: karmem::Mode> ShapeArray<'a, M> {
 
 /// `Holder`: table (evolvable). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct Holder {
     pub position: String,
     pub table: Point,
@@ -977,6 +996,7 @@ impl core::default::Default for Holder {
     }
 }
 
+#[allow(dead_code)]
 impl Holder {
     /// Byte offset of `Position` in the table (for in-place updates).
     pub const POSITION_OFFSET: u32 = 4;
@@ -1130,6 +1150,7 @@ impl Holder {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Holder::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct HolderView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     t: karmem::Table,
@@ -1141,6 +1162,7 @@ impl<'a, M: karmem::Mode> karmem::FromTable<'a, M> for HolderView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> HolderView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -1207,6 +1229,7 @@ impl<'a, M: karmem::Mode> HolderView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl Len {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
@@ -1273,12 +1296,14 @@ impl Len {
 /// SoA array of `Len`: one directory scan when created, then every
 /// scalar column is a native slice and element access is O(1).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct LenSoa<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
     cols: [u32; 1],
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> LenSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -1321,11 +1346,13 @@ impl<'a, M: karmem::Mode> LenSoa<'a, M> {
 
 /// One element of a [`LenSoa`].
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct LenSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
     s: &'s LenSoa<'a, M>,
     i: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> LenSoaItem<'_, 'a, M> {
     #[inline]
     pub fn get_column(&self) -> i32 {
@@ -1337,6 +1364,7 @@ impl<'a, M: karmem::Mode> LenSoaItem<'_, 'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl Cell {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
@@ -1600,12 +1628,14 @@ impl Cell {
 /// SoA array of `Cell`: one directory scan when created, then every
 /// scalar column is a native slice and element access is O(1).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct CellSoa<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
     cols: [u32; 11],
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> CellSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -1696,11 +1726,13 @@ impl<'a, M: karmem::Mode> CellSoa<'a, M> {
 
 /// One element of a [`CellSoa`].
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct CellSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
     s: &'s CellSoa<'a, M>,
     i: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> CellSoaItem<'_, 'a, M> {
     #[inline]
     pub fn len_column(&self) -> i32 {
@@ -1824,6 +1856,7 @@ impl<'a, M: karmem::Mode> CellSoaItem<'_, 'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl Point {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
@@ -1975,12 +2008,14 @@ impl Point {
 /// SoA array of `Point`: one directory scan when created, then every
 /// scalar column is a native slice and element access is O(1).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct PointSoa<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
     cols: [u32; 5],
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> PointSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -2041,11 +2076,13 @@ impl<'a, M: karmem::Mode> PointSoa<'a, M> {
 
 /// One element of a [`PointSoa`].
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct PointSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
     s: &'s PointSoa<'a, M>,
     i: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> PointSoaItem<'_, 'a, M> {
     #[inline]
     pub fn position(&self) -> f32 {
@@ -2104,6 +2141,7 @@ impl<'a, M: karmem::Mode> PointSoaItem<'_, 'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl ShapeValue {
     #[doc(hidden)]
     pub fn write_bovos(
@@ -2184,11 +2222,13 @@ impl ShapeValue {
 
 /// A `#bovos` array of `Shape`: one homogeneous array per variant.
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct ShapeBovos<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     a: karmem::ArrayRef,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> ShapeBovos<'a, M> {
     /// Number of values across all variants.
     pub fn len(&self) -> usize {

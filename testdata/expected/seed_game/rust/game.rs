@@ -7,6 +7,7 @@
 /// A newtype over the wire value, so values unknown to this schema version survive a round trip.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(transparent)]
+#[allow(dead_code)]
 pub struct Team(pub u8);
 
 // SAFETY: `repr(transparent)` over `u8`, and every `u8` is a valid `Team`.
@@ -21,6 +22,7 @@ impl core::default::Default for Team {
     }
 }
 
+#[allow(dead_code)]
 impl Team {
     pub const HUMANS: Team = Team(0);
     pub const ORCS: Team = Team(1);
@@ -53,6 +55,7 @@ impl core::fmt::Debug for Team {
 /// `Vec3`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
 #[repr(C)]
+#[allow(dead_code)]
 pub struct Vec3 {
     pub x: f32,
     pub y: f32,
@@ -70,6 +73,7 @@ impl core::default::Default for Vec3 {
     }
 }
 
+#[allow(dead_code)]
 impl Vec3 {
     /// Byte offset of `X` in the struct (for in-place updates).
     pub const X_OFFSET: u32 = 0;
@@ -160,6 +164,7 @@ impl Vec3 {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Vec3::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct Vec3View<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -176,6 +181,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for Vec3View<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> Vec3View<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -225,6 +231,7 @@ impl<'a, M: karmem::Mode> Vec3View<'a, M> {
 
 /// `MonsterData`: table (evolvable). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct MonsterData {
     pub pos: Vec3,
     pub mana: i16,
@@ -254,6 +261,7 @@ impl core::default::Default for MonsterData {
     }
 }
 
+#[allow(dead_code)]
 impl MonsterData {
     /// Byte offset of `Pos` in the table (for in-place updates).
     pub const POS_OFFSET: u32 = 8;
@@ -415,6 +423,7 @@ impl MonsterData {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `MonsterData::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct MonsterDataView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     t: karmem::Table,
@@ -426,6 +435,7 @@ impl<'a, M: karmem::Mode> karmem::FromTable<'a, M> for MonsterDataView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> MonsterDataView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -509,6 +519,7 @@ impl<'a, M: karmem::Mode> MonsterDataView<'a, M> {
 
 /// `Monster`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct Monster {
     pub data: MonsterData,
 }
@@ -522,6 +533,7 @@ impl core::default::Default for Monster {
     }
 }
 
+#[allow(dead_code)]
 impl Monster {
     /// Byte offset of `Data` in the struct (for in-place updates).
     pub const DATA_OFFSET: u32 = 0;
@@ -607,6 +619,7 @@ impl Monster {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Monster::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct MonsterView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -623,6 +636,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for MonsterView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> MonsterView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -657,6 +671,7 @@ impl<'a, M: karmem::Mode> MonsterView<'a, M> {
 
 /// `State`: table (evolvable). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct State {
     pub monsters: Vec<Monster>,
 }
@@ -670,6 +685,7 @@ impl core::default::Default for State {
     }
 }
 
+#[allow(dead_code)]
 impl State {
     /// Byte offset of `Monsters` in the table (for in-place updates).
     pub const MONSTERS_OFFSET: u32 = 4;
@@ -763,6 +779,7 @@ impl State {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `State::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct StateView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     t: karmem::Table,
@@ -774,6 +791,7 @@ impl<'a, M: karmem::Mode> karmem::FromTable<'a, M> for StateView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> StateView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -796,6 +814,7 @@ impl<'a, M: karmem::Mode> StateView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl Vec3 {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
@@ -912,12 +931,14 @@ impl Vec3 {
 /// SoA array of `Vec3`: one directory scan when created, then every
 /// scalar column is a native slice and element access is O(1).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct Vec3Soa<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
     cols: [u32; 3],
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> Vec3Soa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -972,11 +993,13 @@ impl<'a, M: karmem::Mode> Vec3Soa<'a, M> {
 
 /// One element of a [`Vec3Soa`].
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct Vec3SoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
     s: &'s Vec3Soa<'a, M>,
     i: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> Vec3SoaItem<'_, 'a, M> {
     #[inline]
     pub fn x(&self) -> f32 {
@@ -1006,6 +1029,7 @@ impl<'a, M: karmem::Mode> Vec3SoaItem<'_, 'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl Monster {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
@@ -1273,12 +1297,14 @@ impl Monster {
 /// SoA array of `Monster`: one directory scan when created, then every
 /// scalar column is a native slice and element access is O(1).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct MonsterSoa<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
     cols: [u32; 11],
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> MonsterSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -1351,11 +1377,13 @@ impl<'a, M: karmem::Mode> MonsterSoa<'a, M> {
 
 /// One element of a [`MonsterSoa`].
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct MonsterSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
     s: &'s MonsterSoa<'a, M>,
     i: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> MonsterSoaItem<'_, 'a, M> {
     #[inline]
     pub fn data_hitbox(&self) -> [f64; 4] {

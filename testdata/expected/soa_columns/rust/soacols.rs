@@ -5,6 +5,7 @@
 
 /// `Circle`: table (evolvable). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct Circle {
     pub radius: f64,
 }
@@ -18,6 +19,7 @@ impl core::default::Default for Circle {
     }
 }
 
+#[allow(dead_code)]
 impl Circle {
     /// Byte offset of `Radius` in the table (for in-place updates).
     pub const RADIUS_OFFSET: u32 = 8;
@@ -103,6 +105,7 @@ impl Circle {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Circle::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct CircleView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     t: karmem::Table,
@@ -114,6 +117,7 @@ impl<'a, M: karmem::Mode> karmem::FromTable<'a, M> for CircleView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> CircleView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -138,6 +142,7 @@ impl<'a, M: karmem::Mode> CircleView<'a, M> {
 
 /// `Square`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct Square {
     pub side: f32,
 }
@@ -151,6 +156,7 @@ impl core::default::Default for Square {
     }
 }
 
+#[allow(dead_code)]
 impl Square {
     /// Byte offset of `Side` in the struct (for in-place updates).
     pub const SIDE_OFFSET: u32 = 0;
@@ -233,6 +239,7 @@ impl Square {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Square::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct SquareView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -249,6 +256,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for SquareView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> SquareView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -280,11 +288,13 @@ impl<'a, M: karmem::Mode> SquareView<'a, M> {
 
 /// A value of union `Shape` (object API; `None` is tag 0).
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub enum ShapeValue {
     Circle(Circle),
     Square(Square),
 }
 
+#[allow(dead_code)]
 impl ShapeValue {
     pub const TAGS: [u32; 2] = [1, 4];
 
@@ -403,6 +413,7 @@ impl ShapeValue {
 
 /// Zero-copy view of a `Shape` value.
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub enum ShapeView<'a, M: karmem::Mode = karmem::Checked> {
     None,
     Circle(CircleView<'a, M>),
@@ -411,6 +422,7 @@ pub enum ShapeView<'a, M: karmem::Mode = karmem::Checked> {
     Unknown(u32),
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> ShapeView<'a, M> {
     #[doc(hidden)]
     pub fn from_parts(r: karmem::Reader<'a, M>, tag_at: u32, offset_at: u32) -> Self {
@@ -440,6 +452,7 @@ impl<'a, M: karmem::Mode> ShapeView<'a, M> {
 
 /// An AoS or SoA array of `Shape` values.
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct ShapeArray<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
@@ -449,6 +462,7 @@ pub struct ShapeArray<'a, M: karmem::Mode = karmem::Checked> {
     offset_stride: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> ShapeArray<'a, M> {
     #[doc(hidden)]
     pub fn aos(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -519,6 +533,7 @@ impl<'a, M: karmem::Mode> ShapeArray<'a, M> {
 
 /// `Tag`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct Tag {
     pub label: String,
 }
@@ -532,6 +547,7 @@ impl core::default::Default for Tag {
     }
 }
 
+#[allow(dead_code)]
 impl Tag {
     /// Byte offset of `Label` in the struct (for in-place updates).
     pub const LABEL_OFFSET: u32 = 0;
@@ -620,6 +636,7 @@ impl Tag {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Tag::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct TagView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -636,6 +653,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for TagView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> TagView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -678,6 +696,7 @@ impl<'a, M: karmem::Mode> TagView<'a, M> {
 
 /// `Item`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct Item {
     pub wide: String,
     pub flags: Vec<bool>,
@@ -701,6 +720,7 @@ impl core::default::Default for Item {
     }
 }
 
+#[allow(dead_code)]
 impl Item {
     /// Byte offset of `Wide` in the struct (for in-place updates).
     pub const WIDE_OFFSET: u32 = 0;
@@ -887,6 +907,7 @@ impl Item {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Item::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct ItemView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -903,6 +924,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for ItemView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> ItemView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -990,6 +1012,7 @@ impl<'a, M: karmem::Mode> ItemView<'a, M> {
 
 /// `Root`: table (evolvable). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct Root {
     pub items: Vec<Item>,
 }
@@ -1003,6 +1026,7 @@ impl core::default::Default for Root {
     }
 }
 
+#[allow(dead_code)]
 impl Root {
     /// Byte offset of `Items` in the table (for in-place updates).
     pub const ITEMS_OFFSET: u32 = 4;
@@ -1093,6 +1117,7 @@ impl Root {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Root::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct RootView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     t: karmem::Table,
@@ -1104,6 +1129,7 @@ impl<'a, M: karmem::Mode> karmem::FromTable<'a, M> for RootView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> RootView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -1126,6 +1152,7 @@ impl<'a, M: karmem::Mode> RootView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl Circle {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
@@ -1192,12 +1219,14 @@ impl Circle {
 /// SoA array of `Circle`: one directory scan when created, then every
 /// scalar column is a native slice and element access is O(1).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct CircleSoa<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
     cols: [u32; 1],
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> CircleSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -1240,11 +1269,13 @@ impl<'a, M: karmem::Mode> CircleSoa<'a, M> {
 
 /// One element of a [`CircleSoa`].
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct CircleSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
     s: &'s CircleSoa<'a, M>,
     i: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> CircleSoaItem<'_, 'a, M> {
     #[inline]
     pub fn radius(&self) -> f64 {
@@ -1256,6 +1287,7 @@ impl<'a, M: karmem::Mode> CircleSoaItem<'_, 'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl Square {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
@@ -1322,12 +1354,14 @@ impl Square {
 /// SoA array of `Square`: one directory scan when created, then every
 /// scalar column is a native slice and element access is O(1).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct SquareSoa<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
     cols: [u32; 1],
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> SquareSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -1370,11 +1404,13 @@ impl<'a, M: karmem::Mode> SquareSoa<'a, M> {
 
 /// One element of a [`SquareSoa`].
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct SquareSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
     s: &'s SquareSoa<'a, M>,
     i: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> SquareSoaItem<'_, 'a, M> {
     #[inline]
     pub fn side(&self) -> f32 {
@@ -1386,6 +1422,7 @@ impl<'a, M: karmem::Mode> SquareSoaItem<'_, 'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl Tag {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
@@ -1460,12 +1497,14 @@ impl Tag {
 /// SoA array of `Tag`: one directory scan when created, then every
 /// scalar column is a native slice and element access is O(1).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct TagSoa<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
     cols: [u32; 1],
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> TagSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -1502,11 +1541,13 @@ impl<'a, M: karmem::Mode> TagSoa<'a, M> {
 
 /// One element of a [`TagSoa`].
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct TagSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
     s: &'s TagSoa<'a, M>,
     i: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> TagSoaItem<'_, 'a, M> {
     #[inline]
     pub fn label(&self) -> &'a str {
@@ -1529,6 +1570,7 @@ impl<'a, M: karmem::Mode> TagSoaItem<'_, 'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl Item {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
@@ -1785,12 +1827,14 @@ impl Item {
 /// SoA array of `Item`: one directory scan when created, then every
 /// scalar column is a native slice and element access is O(1).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct ItemSoa<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
     cols: [u32; 6],
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> ItemSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -1833,11 +1877,13 @@ impl<'a, M: karmem::Mode> ItemSoa<'a, M> {
 
 /// One element of a [`ItemSoa`].
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct ItemSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
     s: &'s ItemSoa<'a, M>,
     i: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> ItemSoaItem<'_, 'a, M> {
     #[inline]
     pub fn wide(&self) -> &'a [u16] {
@@ -1905,6 +1951,7 @@ impl<'a, M: karmem::Mode> ItemSoaItem<'_, 'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl ShapeValue {
     #[doc(hidden)]
     pub fn write_bovos(
@@ -1985,11 +2032,13 @@ impl ShapeValue {
 
 /// A `#bovos` array of `Shape`: one homogeneous array per variant.
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct ShapeBovos<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     a: karmem::ArrayRef,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> ShapeBovos<'a, M> {
     /// Number of values across all variants.
     pub fn len(&self) -> usize {

@@ -7,6 +7,7 @@
 /// A newtype over the wire value, so values unknown to this schema version survive a round trip.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(transparent)]
+#[allow(dead_code)]
 pub struct Color(pub u8);
 
 // SAFETY: `repr(transparent)` over `u8`, and every `u8` is a valid `Color`.
@@ -21,6 +22,7 @@ impl core::default::Default for Color {
     }
 }
 
+#[allow(dead_code)]
 impl Color {
     pub const RED: Color = Color(0);
     pub const GREEN: Color = Color(1);
@@ -48,6 +50,7 @@ impl core::fmt::Debug for Color {
 
 /// `Plain`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct Plain {
     pub f0: u32,
     pub f1: u32,
@@ -97,6 +100,7 @@ impl core::default::Default for Plain {
     }
 }
 
+#[allow(dead_code)]
 impl Plain {
     /// Byte offset of `F0` in the struct (for in-place updates).
     pub const F0_OFFSET: u32 = 0;
@@ -252,6 +256,7 @@ impl Plain {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Plain::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct PlainView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -268,6 +273,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for PlainView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> PlainView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -461,6 +467,7 @@ impl<'a, M: karmem::Mode> PlainView<'a, M> {
 
 /// `L7`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct L7 {
     pub a7: u32,
     pub b7: f32,
@@ -476,6 +483,7 @@ impl core::default::Default for L7 {
     }
 }
 
+#[allow(dead_code)]
 impl L7 {
     /// Byte offset of `A7` in the struct (for in-place updates).
     pub const A7_OFFSET: u32 = 0;
@@ -562,6 +570,7 @@ impl L7 {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `L7::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct L7View<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -578,6 +587,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for L7View<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> L7View<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -618,6 +628,7 @@ impl<'a, M: karmem::Mode> L7View<'a, M> {
 
 /// `L6`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct L6 {
     pub a6: u32,
     pub b6: f32,
@@ -635,6 +646,7 @@ impl core::default::Default for L6 {
     }
 }
 
+#[allow(dead_code)]
 impl L6 {
     /// Byte offset of `A6` in the struct (for in-place updates).
     pub const A6_OFFSET: u32 = 0;
@@ -724,6 +736,7 @@ impl L6 {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `L6::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct L6View<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -740,6 +753,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for L6View<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> L6View<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -789,6 +803,7 @@ impl<'a, M: karmem::Mode> L6View<'a, M> {
 
 /// `L5`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct L5 {
     pub a5: u32,
     pub b5: f32,
@@ -806,6 +821,7 @@ impl core::default::Default for L5 {
     }
 }
 
+#[allow(dead_code)]
 impl L5 {
     /// Byte offset of `A5` in the struct (for in-place updates).
     pub const A5_OFFSET: u32 = 0;
@@ -895,6 +911,7 @@ impl L5 {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `L5::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct L5View<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -911,6 +928,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for L5View<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> L5View<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -960,6 +978,7 @@ impl<'a, M: karmem::Mode> L5View<'a, M> {
 
 /// `L4`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct L4 {
     pub a4: u32,
     pub b4: f32,
@@ -977,6 +996,7 @@ impl core::default::Default for L4 {
     }
 }
 
+#[allow(dead_code)]
 impl L4 {
     /// Byte offset of `A4` in the struct (for in-place updates).
     pub const A4_OFFSET: u32 = 0;
@@ -1066,6 +1086,7 @@ impl L4 {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `L4::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct L4View<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -1082,6 +1103,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for L4View<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> L4View<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -1131,6 +1153,7 @@ impl<'a, M: karmem::Mode> L4View<'a, M> {
 
 /// `L3`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct L3 {
     pub a3: u32,
     pub b3: f32,
@@ -1148,6 +1171,7 @@ impl core::default::Default for L3 {
     }
 }
 
+#[allow(dead_code)]
 impl L3 {
     /// Byte offset of `A3` in the struct (for in-place updates).
     pub const A3_OFFSET: u32 = 0;
@@ -1237,6 +1261,7 @@ impl L3 {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `L3::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct L3View<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -1253,6 +1278,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for L3View<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> L3View<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -1302,6 +1328,7 @@ impl<'a, M: karmem::Mode> L3View<'a, M> {
 
 /// `L2`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct L2 {
     pub a2: u32,
     pub b2: f32,
@@ -1319,6 +1346,7 @@ impl core::default::Default for L2 {
     }
 }
 
+#[allow(dead_code)]
 impl L2 {
     /// Byte offset of `A2` in the struct (for in-place updates).
     pub const A2_OFFSET: u32 = 0;
@@ -1408,6 +1436,7 @@ impl L2 {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `L2::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct L2View<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -1424,6 +1453,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for L2View<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> L2View<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -1473,6 +1503,7 @@ impl<'a, M: karmem::Mode> L2View<'a, M> {
 
 /// `L1`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct L1 {
     pub a1: u32,
     pub b1: f32,
@@ -1490,6 +1521,7 @@ impl core::default::Default for L1 {
     }
 }
 
+#[allow(dead_code)]
 impl L1 {
     /// Byte offset of `A1` in the struct (for in-place updates).
     pub const A1_OFFSET: u32 = 0;
@@ -1579,6 +1611,7 @@ impl L1 {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `L1::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct L1View<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -1595,6 +1628,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for L1View<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> L1View<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -1644,6 +1678,7 @@ impl<'a, M: karmem::Mode> L1View<'a, M> {
 
 /// `L0`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct L0 {
     pub a0: u32,
     pub b0: f32,
@@ -1661,6 +1696,7 @@ impl core::default::Default for L0 {
     }
 }
 
+#[allow(dead_code)]
 impl L0 {
     /// Byte offset of `A0` in the struct (for in-place updates).
     pub const A0_OFFSET: u32 = 0;
@@ -1750,6 +1786,7 @@ impl L0 {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `L0::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct L0View<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -1766,6 +1803,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for L0View<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> L0View<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -1815,6 +1853,7 @@ impl<'a, M: karmem::Mode> L0View<'a, M> {
 
 /// `Rich`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct Rich {
     pub g0: u32,
     pub g1: u32,
@@ -1860,6 +1899,7 @@ impl core::default::Default for Rich {
     }
 }
 
+#[allow(dead_code)]
 impl Rich {
     /// Byte offset of `G0` in the struct (for in-place updates).
     pub const G0_OFFSET: u32 = 0;
@@ -2012,6 +2052,7 @@ impl Rich {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Rich::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct RichView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     at: u32,
@@ -2028,6 +2069,7 @@ impl<'a, M: karmem::Mode> karmem::FromInline<'a, M> for RichView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> RichView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -2214,6 +2256,7 @@ impl<'a, M: karmem::Mode> RichView<'a, M> {
 
 /// `Root`: table (evolvable). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)]
 pub struct Root {
     pub plains: Vec<Plain>,
     pub riches: Vec<Rich>,
@@ -2229,6 +2272,7 @@ impl core::default::Default for Root {
     }
 }
 
+#[allow(dead_code)]
 impl Root {
     /// Byte offset of `Plains` in the table (for in-place updates).
     pub const PLAINS_OFFSET: u32 = 4;
@@ -2328,6 +2372,7 @@ impl Root {
 /// bounds-checked; malformed data reads as zero) or `karmem::Trusted`
 /// (returned by `Root::validate`).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct RootView<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     t: karmem::Table,
@@ -2339,6 +2384,7 @@ impl<'a, M: karmem::Mode> karmem::FromTable<'a, M> for RootView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> RootView<'a, M> {
     /// The viewer of a message whose root is this type.
     pub fn root(r: &karmem::Reader<'a, M>) -> Self {
@@ -2366,6 +2412,7 @@ impl<'a, M: karmem::Mode> RootView<'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl Plain {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
@@ -2768,12 +2815,14 @@ impl Plain {
 /// SoA array of `Plain`: one directory scan when created, then every
 /// scalar column is a native slice and element access is O(1).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct PlainSoa<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
     cols: [u32; 19],
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> PlainSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -2924,11 +2973,13 @@ impl<'a, M: karmem::Mode> PlainSoa<'a, M> {
 
 /// One element of a [`PlainSoa`].
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct PlainSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
     s: &'s PlainSoa<'a, M>,
     i: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> PlainSoaItem<'_, 'a, M> {
     #[inline]
     pub fn f13(&self) -> i64 {
@@ -3102,6 +3153,7 @@ impl<'a, M: karmem::Mode> PlainSoaItem<'_, 'a, M> {
     }
 }
 
+#[allow(dead_code)]
 impl Rich {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
     #[doc(hidden)]
@@ -3745,12 +3797,14 @@ impl Rich {
 /// SoA array of `Rich`: one directory scan when created, then every
 /// scalar column is a native slice and element access is O(1).
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct RichSoa<'a, M: karmem::Mode = karmem::Checked> {
     r: karmem::Reader<'a, M>,
     len: u32,
     cols: [u32; 32],
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> RichSoa<'a, M> {
     #[doc(hidden)]
     pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
@@ -3973,11 +4027,13 @@ impl<'a, M: karmem::Mode> RichSoa<'a, M> {
 
 /// One element of a [`RichSoa`].
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 pub struct RichSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
     s: &'s RichSoa<'a, M>,
     i: u32,
 }
 
+#[allow(dead_code)]
 impl<'a, M: karmem::Mode> RichSoaItem<'_, 'a, M> {
     #[inline]
     pub fn g0(&self) -> u32 {

@@ -1,0 +1,190 @@
+//! The compiler's commands as a user runs them: `check`, `fmt` and `build`,
+//! their exit codes and what they print (README.md "The `karmem` command").
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Run `karmem ARGS` in `dir`, with `stdin` on its standard input.
+fn karmem(dir: &Path, args: &[&str], stdin: &str) -> Out {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_karmem"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+fn dir_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+const WARNS: &str = "karmem app @golang.pakage(`app`);\n\nstruct A table {\n    X u8;\n}\n";
+const TYPO: &str = "karmem app;\n\nstruct A table {\n    Name []u8 @strng;\n}\n";
+
+#[test]
+fn check_warnings_pass_unless_denied() {
+    let dir = dir_with(&[("w.km", WARNS)]);
+    let out = karmem(dir.path(), &["check", "w.km"], "");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out
+        .stderr
+        .contains("warning: unknown schema attribute `@golang.pakage` is ignored"));
+    assert!(out.stderr.contains("did you mean `@golang.package`?"));
+
+    let out = karmem(dir.path(), &["check", "--deny-warnings", "w.km"], "");
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out
+        .stderr
+        .contains("w.km: 1 warning denied (--deny-warnings)"));
+}
+
+#[test]
+fn a_misspelt_string_attribute_fails_the_check() {
+    let dir = dir_with(&[("t.km", TYPO)]);
+    let out = karmem(dir.path(), &["check", "t.km"], "");
+    assert_eq!(out.code, 1);
+    assert!(out
+        .stderr
+        .contains("error: unknown field attribute `@strng`"));
+    assert!(out.stderr.contains("--> t.km:4:15"), "{}", out.stderr);
+    assert!(out.stderr.contains("did you mean `@string`?"));
+}
+
+#[test]
+fn fmt_reads_stdin_and_writes_stdout() {
+    let dir = dir_with(&[]);
+    let out = karmem(dir.path(), &["fmt", "-"], "karmem a;enum F(u8){Z,B=3,}\n");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "karmem a;\n\nenum F (u8) {\n    Z,\n    B = 3,\n}\n"
+    );
+    // Syntax errors name `<stdin>` and fail.
+    let out = karmem(dir.path(), &["fmt", "-"], "karmem a;\nstruct {\n");
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("--> <stdin>:2:8"), "{}", out.stderr);
+    // `--check -` only reports.
+    let out = karmem(dir.path(), &["fmt", "--check", "-"], "karmem a;\n");
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""));
+}
+
+#[test]
+fn fmt_check_prints_a_diff_and_leaves_the_file() {
+    let src = "karmem a;\nstruct A table { X u8; }\n";
+    let dir = dir_with(&[("a.km", src)]);
+    let out = karmem(dir.path(), &["fmt", "--check", "a.km"], "");
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("a.km: not formatted"));
+    assert!(
+        out.stdout.contains("--- a.km\n+++ a.km (formatted)\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("-struct A table { X u8; }\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("+    X u8;\n"), "{}", out.stdout);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.km")).unwrap(),
+        src
+    );
+    // Formatting it makes the check pass, silently.
+    assert_eq!(karmem(dir.path(), &["fmt", "a.km"], "").code, 0);
+    let out = karmem(dir.path(), &["fmt", "--check", "a.km"], "");
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""));
+}
+
+const ONE: &str = "karmem one;\n\nstruct A table {\n    X u8;\n}\n";
+const TWO: &str = "karmem two;\n\nstruct B table {\n    Y u16;\n}\n";
+
+#[test]
+fn build_takes_several_schemas_and_directories() {
+    let dir = dir_with(&[("s/one.km", ONE), ("s/two.km", TWO), ("s/notes.txt", "x")]);
+    let out = karmem(dir.path(), &["build", "--lang", "go", "-o", "gen", "s"], "");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let gen = dir.path().join("gen");
+    assert!(
+        gen.join("one.go").is_file() && gen.join("two.go").is_file(),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("wrote gen/one.go\nwrote gen/two.go\n"),
+        "sorted: {}",
+        out.stderr
+    );
+
+    let out = karmem(
+        dir.path(),
+        &[
+            "build", "--lang", "rust", "-o", "rs", "s/one.km", "s/two.km",
+        ],
+        "",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(dir.path().join("rs/one.rs").is_file() && dir.path().join("rs/two.rs").is_file());
+}
+
+#[test]
+fn build_checks_every_schema_before_writing_and_refuses_clashes() {
+    let dir = dir_with(&[("one.km", ONE), ("bad.km", TYPO), ("again.km", ONE)]);
+    let out = karmem(
+        dir.path(),
+        &["build", "--lang", "rust", "-o", "out", "one.km", "bad.km"],
+        "",
+    );
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("unknown field attribute `@strng`"));
+    assert!(!dir.path().join("out").exists(), "nothing is written");
+
+    let out = karmem(
+        dir.path(),
+        &["build", "--lang", "rust", "-o", "out", "one.km", "again.km"],
+        "",
+    );
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr
+            .contains("one.km and again.km both generate out/one.rs"),
+        "{}",
+        out.stderr
+    );
+
+    let empty = dir_with(&[("readme.txt", "")]);
+    let out = karmem(empty.path(), &["build", "--lang", "rust", "."], "");
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("holds no `.km` schema files"),
+        "{}",
+        out.stderr
+    );
+}
