@@ -45,6 +45,8 @@ lint:
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	# The guest code for wasm32, the target it is built for.
 	scripts/clippy-guests.sh
+	# The library crates can be published (versions, files inside the crate).
+	scripts/check-package.sh
 
 # The e2e tests (crates/karmem-e2e) load real guest modules: build them first.
 guests: setup

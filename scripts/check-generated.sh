@@ -41,7 +41,8 @@ echo "generated code: identical to testdata/expected"
 # A user's crate: every expected file as a module (`mod app;`, as the
 # generated header says) of a program that uses none of it must build
 # without a single warning (a schema's API is generated whole; a program
-# uses part of it).
+# uses part of it). The crate also generates a schema in its build.rs and
+# includes it from OUT_DIR, as docs/rust.md shows.
 user="$out/user"
 mkdir -p "$user/src"
 cat > "$user/Cargo.toml" <<TOML
@@ -52,8 +53,19 @@ edition = "2021"
 publish = false
 [dependencies]
 karmem = { path = "$PWD/crates/karmem" }
+[build-dependencies]
+karmem-codegen = { path = "$PWD/crates/karmem-codegen" }
 [workspace]
 TOML
+cp testdata/schemas/seed_game.km "$user/game.km"
+cat > "$user/build.rs" <<'RS'
+fn main() {
+    karmem_codegen::script::generate(
+        std::path::Path::new("game.km"),
+        &karmem_codegen::rust::RustBackend::default(),
+    );
+}
+RS
 main="$user/src/main.rs"
 : > "$main"
 for file in testdata/expected/*/rust/*.rs; do
@@ -61,7 +73,12 @@ for file in testdata/expected/*/rust/*.rs; do
   cp "$file" "$user/src/$module.rs"
   echo "mod $module;" >> "$main"
 done
-echo "fn main() {}" >> "$main"
+cat >> "$main" <<'RS'
+mod from_build_script {
+    include!(concat!(env!("OUT_DIR"), "/game.rs"));
+}
+fn main() {}
+RS
 log=$(CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}/generated-user-crate \
   cargo build --quiet --manifest-path "$user/Cargo.toml" 2>&1) \
   || { echo "$log"; echo "generated code does not build in a user's crate"; exit 1; }

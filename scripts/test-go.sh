@@ -58,6 +58,41 @@ unformatted=$(gofmt -l "$scratch/guest")
 (cd "$scratch/guest" && go vet ./... && GOOS=wasip1 GOARCH=wasm go vet ./... && staticcheck ./...)
 echo "go: $n schemas with interfaces built for go-guest"
 
+echo "go: a user's module, as docs/go.md sets it up (replace, go:generate)"
+user="$scratch/user"
+mkdir -p "$user/app"
+cp testdata/schemas/seed_app.km "$user/app/app.km"
+printf '// Package app holds the types generated from app.km.\npackage app\n\n//go:generate karmem build --lang go -o . app.km\n' > "$user/app/doc.go"
+cat > "$user/main.go" <<'GO'
+package main
+
+import (
+	"fmt"
+
+	"example.com/user/app"
+	"karmem.org/go/karmem"
+)
+
+func main() {
+	w := karmem.NewWriter(256)
+	in := app.AccountData{ID: 42, Email: "a@b.c"}
+	if _, err := in.WriteAsRoot(w); err != nil {
+		panic(err)
+	}
+	var out app.AccountData
+	if err := out.ReadAsRoot(karmem.NewReader(w.Bytes())); err != nil {
+		panic(err)
+	}
+	fmt.Println(out.ID, out.Email)
+}
+GO
+(cd "$user" && go mod init example.com/user 2>/dev/null
+ go mod edit -require=karmem.org/go/karmem@v0.0.0 -replace=karmem.org/go/karmem="$root/go"
+ PATH="$bin:$PATH" go generate ./...
+ go mod tidy
+ go vet ./...
+ [ "$(go run .)" = "42 a@b.c" ] || { echo "the user's module printed the wrong values"; exit 1; })
+
 cd go
 unformatted=$(gofmt -l . | grep -v '^bench/internal/' || true)
 [ -z "$unformatted" ] || { echo "not gofmt-clean:"; echo "$unformatted"; exit 1; }

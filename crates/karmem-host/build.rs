@@ -4,6 +4,8 @@
 use std::path::Path;
 
 fn main() {
-    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/abi.km");
+    // `abi.km` is a symbolic link to docs/abi.km: one file in the
+    // repository, and a copy inside the packaged crate (cargo follows it).
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("abi.km");
     karmem_codegen::script::generate(&schema, &karmem_codegen::rust::RustBackend::default());
 }

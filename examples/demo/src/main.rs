@@ -2,7 +2,6 @@
 //! by `karmem build --lang rust` from `app.km` (into src/generated/).
 
 #[path = "generated/app.rs"]
-#[allow(dead_code)] // generated: the demo uses part of the API
 mod app;
 
 use app::*;
@@ -29,7 +28,7 @@ fn main() -> Result<(), karmem::Error> {
         let hex: Vec<String> = line.iter().map(|b| format!("{b:02x}")).collect();
         println!("  {:04x}: {}", i * 16, hex.join(" "));
     }
-    println!("  ... (header \"KM\" v1, root table at 8, 64-byte aligned arrays)");
+    println!("  ... (header \"KM\", format version 2, then the root table at offset 8)");
 
     // 2. Read fields in place, zero-copy, every access bounds-checked.
     let buf = karmem::AlignedBuf::from_bytes(&message);
