@@ -33,7 +33,7 @@ const EXIT_IO: u8 = 3;
   karmem fmt --check app.km                  print a diff and exit 1 if app.km is not formatted
   karmem fmt - < app.km                      format stdin to stdout
   karmem json encode --root AccountData app.km < value.json > msg.bin
-  karmem json decode --root AccountData app.km < msg.bin
+  karmem json decode app.km < msg.bin        (the schema declares `root AccountData;`)
   karmem run app.toml                        run the calls an application manifest lists
 
 Exit codes: 0 ok, 1 invalid schema/message or unformatted file, 2 usage, 3 I/O error."
@@ -92,16 +92,16 @@ enum Command {
 enum JsonAction {
     /// Read a JSON value on stdin, write the binary message to stdout.
     Encode {
-        /// Root struct type.
+        /// Root struct type (default: the schema's `root NAME;`).
         #[arg(long)]
-        root: String,
+        root: Option<String>,
         schema: PathBuf,
     },
     /// Read a binary message on stdin, write it as JSON to stdout.
     Decode {
-        /// Root struct type.
+        /// Root struct type (default: the schema's `root NAME;`).
         #[arg(long)]
-        root: String,
+        root: Option<String>,
         schema: PathBuf,
     },
 }
@@ -395,9 +395,17 @@ fn json(action: JsonAction) -> Result<(), Failure> {
         JsonAction::Decode { root, schema } => (root, schema, false),
     };
     let Loaded { schema, layout, .. } = load(schema_path)?;
-    let root_id = schema
-        .struct_by_name(root)
-        .ok_or_else(|| Failure::Message(format!("no struct named `{root}` in the schema")))?;
+    let root_id = match root {
+        Some(root) => schema
+            .struct_by_name(root)
+            .ok_or_else(|| Failure::Message(format!("no struct named `{root}` in the schema")))?,
+        None => schema.root.ok_or_else(|| {
+            Failure::Message(format!(
+                "{} declares no root type: pass --root TYPE, or declare `root TYPE;` in the schema",
+                schema_path.display()
+            ))
+        })?,
+    };
     let mut input = Vec::new();
     std::io::stdin()
         .read_to_end(&mut input)

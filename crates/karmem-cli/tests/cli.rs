@@ -188,3 +188,46 @@ fn build_checks_every_schema_before_writing_and_refuses_clashes() {
         out.stderr
     );
 }
+
+#[test]
+fn json_uses_the_declared_root() {
+    let with_root =
+        "karmem a;\n\nroot Account;\n\nstruct Account table {\n    ID u64;\n    Name []char;\n}\n";
+    let without = "karmem a;\n\nstruct Account table {\n    ID u64;\n}\n";
+    let dir = dir_with(&[("a.km", with_root), ("b.km", without)]);
+    let encoded = Command::new(env!("CARGO_BIN_EXE_karmem"))
+        .args(["json", "encode", "a.km"])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin
+                .take()
+                .unwrap()
+                .write_all(br#"{"ID": 7, "Name": "seven"}"#)?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    assert!(encoded.status.success());
+    std::fs::write(dir.path().join("m.bin"), &encoded.stdout).unwrap();
+    let decoded = Command::new(env!("CARGO_BIN_EXE_karmem"))
+        .args(["json", "decode", "a.km"])
+        .current_dir(dir.path())
+        .stdin(std::fs::File::open(dir.path().join("m.bin")).unwrap())
+        .output()
+        .unwrap();
+    assert!(decoded.status.success());
+    let value: serde_json::Value = serde_json::from_slice(&decoded.stdout).unwrap();
+    assert_eq!(value, serde_json::json!({"ID": 7, "Name": "seven"}));
+
+    let out = karmem(dir.path(), &["json", "decode", "b.km"], "");
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains(
+            "b.km declares no root type: pass --root TYPE, or declare `root TYPE;` in the schema"
+        ),
+        "{}",
+        out.stderr
+    );
+}

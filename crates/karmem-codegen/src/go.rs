@@ -345,6 +345,21 @@ impl Gen<'_> {
 
     // ---- file ----------------------------------------------------------------
 
+    /// `type Root = NAME` for a schema that declares `root NAME;` (the
+    /// compiler refuses another type that would be called `Root`).
+    fn root_alias(&mut self) {
+        let Some(root) = self.s.root else { return };
+        let name = self.struct_name(root);
+        if name != "Root" {
+            self.c.line(&format!(
+                "// Root is {name}, the schema's root type (`root {};`).",
+                self.s.structs[root].name
+            ));
+            self.c.line(&format!("type Root = {name}"));
+            self.c.line("");
+        }
+    }
+
     fn body(&mut self) {
         for item in self.s.order.clone() {
             match item {
@@ -366,6 +381,7 @@ impl Gen<'_> {
                 self.soa_view_item(id);
             }
         }
+        self.root_alias();
         let uses = self.uses();
         for id in &uses.aos {
             self.aos_view_item(*id);
@@ -537,6 +553,16 @@ mod tests {
         let files = GoBackend.generate(&schema, &layout)?;
         assert_eq!(files.len(), 1);
         Ok(files[0].contents.clone())
+    }
+
+    #[test]
+    fn a_declared_root_gets_the_alias_root() {
+        let out = generate("karmem k;\nroot A;\nstruct A table { X u8; }\n").unwrap();
+        assert!(out.contains("\ntype Root = A\n"), "{out}");
+        let out = generate("karmem k;\nroot Root;\nstruct Root table { X u8; }\n").unwrap();
+        assert!(!out.contains("type Root ="), "{out}");
+        let out = generate("karmem k;\nstruct A table { X u8; }\n").unwrap();
+        assert!(!out.contains("type Root"), "{out}");
     }
 
     #[test]

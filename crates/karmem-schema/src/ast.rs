@@ -13,6 +13,15 @@ pub struct Ident {
 pub struct File {
     pub headers: Vec<Header>,
     pub items: Vec<Item>,
+    /// `root NAME;` declarations (one is allowed; more are reported).
+    pub roots: Vec<RootDecl>,
+}
+
+/// `root NAME;`: the message type a schema is about.
+#[derive(Clone, Debug)]
+pub struct RootDecl {
+    pub name: Ident,
+    pub span: Span,
 }
 
 #[derive(Clone, Debug)]

@@ -5,15 +5,17 @@
 //!  --> game.km:7:9
 //!   |
 //! 7 |     Pos Vec4;
-//!   |         ^^^^ not declared anywhere in this file
+//!   |         ^^^^ not declared in this file
+//!   |
 //!   = help: did you mean `Vec3`?
 //! ```
 //!
-//! The renderer is small and written here rather than taken from a crate:
-//! the output format is part of the CLI's interface (tests match it), and the
-//! crate must stay light enough to build for wasm32.
+//! Rendering is annotate-snippets' (the renderer rustc uses, so the output
+//! reads like Rust's own diagnostics); this module owns what a diagnostic
+//! holds and the `file:line:col` arithmetic.
 
 use crate::model::Span;
+use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,9 +99,15 @@ impl Diagnostics {
 
     /// Human-readable report; `color` adds ANSI colours for terminals.
     pub fn render(&self, color: bool) -> String {
+        let renderer = if color {
+            Renderer::styled()
+        } else {
+            Renderer::plain()
+        };
         let mut out = String::new();
         for d in &self.items {
-            self.render_one(d, color, &mut out);
+            out.push_str(&renderer.render(&[self.report(d)]));
+            out.push_str("\n\n");
         }
         let errors = self
             .items
@@ -116,91 +124,48 @@ impl Diagnostics {
         out
     }
 
-    fn render_one(&self, d: &Diagnostic, color: bool, out: &mut String) {
-        let (paint, reset) = if color {
-            match d.severity {
-                Severity::Error => ("\x1b[1;31m", "\x1b[0m"),
-                Severity::Warning => ("\x1b[1;33m", "\x1b[0m"),
-            }
-        } else {
-            ("", "")
+    /// One diagnostic as an annotate-snippets report: the message, the
+    /// source with the primary span (`^`) and secondary spans (`-`), the
+    /// hint as a `help:` line.
+    fn report<'a>(&'a self, d: &'a Diagnostic) -> Group<'a> {
+        let level = match d.severity {
+            Severity::Error => Level::ERROR,
+            Severity::Warning => Level::WARNING,
         };
-        let kind = match d.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
-        out.push_str(&format!("{paint}{kind}{reset}: {}\n", d.message));
-        let (line, col) = self.line_col(d.span.start);
-        let gutter = line.max(self.secondary_max_line(d)).to_string().len();
-        let pad = " ".repeat(gutter);
-        out.push_str(&format!("{pad}--> {}:{line}:{col}\n", self.file_name));
-        out.push_str(&format!("{pad} |\n"));
-        // Snippets in source order: a duplicate's first definition (a
-        // secondary span) is shown above the later one the error is about.
-        let mut snippets: Vec<(Span, Option<&str>, bool)> =
-            vec![(d.span, d.label.as_deref(), true)];
-        snippets.extend(
-            d.secondary
-                .iter()
-                .map(|(span, label)| (*span, Some(label.as_str()), false)),
-        );
-        snippets.sort_by_key(|(span, _, _)| span.start);
-        for (span, label, primary) in snippets {
-            if primary {
-                self.render_snippet(span, label, '^', gutter, paint, reset, out);
-            } else {
-                self.render_snippet(span, label, '-', gutter, "", "", out);
-            }
+        let mut snippet = Snippet::source(self.source.as_str())
+            .path(self.file_name.as_str())
+            .annotation(
+                AnnotationKind::Primary
+                    .span(self.clamp(d.span))
+                    .label(d.label.as_deref()),
+            );
+        for (span, label) in &d.secondary {
+            snippet = snippet.annotation(
+                AnnotationKind::Context
+                    .span(self.clamp(*span))
+                    .label(label.as_str()),
+            );
         }
-        if let Some(hint) = &d.hint {
-            out.push_str(&format!("{pad} = help: {hint}\n"));
+        let group = level.primary_title(d.message.as_str()).element(snippet);
+        match &d.hint {
+            Some(hint) => group.element(Level::HELP.message(hint.as_str())),
+            None => group,
         }
-        out.push('\n');
     }
 
-    fn secondary_max_line(&self, d: &Diagnostic) -> usize {
-        d.secondary
-            .iter()
-            .map(|(s, _)| self.line_col(s.start).0)
-            .max()
-            .unwrap_or(0)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn render_snippet(
-        &self,
-        span: Span,
-        label: Option<&str>,
-        mark: char,
-        gutter: usize,
-        paint: &str,
-        reset: &str,
-        out: &mut String,
-    ) {
-        let (line, col) = self.line_col(span.start);
-        let text = self.source.lines().nth(line - 1).unwrap_or("");
-        // Underline at most to the end of the first line of the span.
-        let line_chars = text.chars().count();
-        let span_chars = self
-            .source
-            .get(span.start..span.end.max(span.start))
-            .map(|s| s.split('\n').next().unwrap_or("").chars().count())
-            .unwrap_or(1);
-        let width = span_chars.clamp(1, line_chars.saturating_sub(col - 1).max(1));
-        let expanded: String = text.replace('\t', "    ");
-        let prefix_width: usize = text
-            .chars()
-            .take(col - 1)
-            .map(|c| if c == '\t' { 4 } else { 1 })
-            .sum();
-        out.push_str(&format!("{line:>gutter$} | {expanded}\n"));
-        let marks: String = std::iter::repeat_n(mark, width).collect();
-        let label = label.map(|l| format!(" {l}")).unwrap_or_default();
-        out.push_str(&format!(
-            "{:gutter$} | {}{paint}{marks}{label}{reset}\n",
-            "",
-            " ".repeat(prefix_width)
-        ));
+    /// A span as a byte range inside the source, on character boundaries
+    /// (spans come from the lexer, so this only guards the renderer).
+    fn clamp(&self, span: Span) -> std::ops::Range<usize> {
+        let len = self.source.len();
+        let mut start = span.start.min(len);
+        while !self.source.is_char_boundary(start) {
+            start -= 1;
+        }
+        let mut end = span.end.clamp(start, len);
+        while !self.source.is_char_boundary(end) {
+            end += 1;
+        }
+        start..end
     }
 }
 

@@ -115,6 +115,9 @@ pub struct Schema {
     pub order: Vec<Item>,
     /// SHA-256 of the source text, hex encoded; printed in generated headers.
     pub source_hash: String,
+    /// `root NAME;`: the struct a message of this schema holds, when declared
+    /// (`karmem json` then needs no `--root`; generators name it `Root`).
+    pub root: Option<StructId>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -224,7 +224,7 @@ impl Parser {
                     if depth <= 0
                         && matches!(
                             w.as_str(),
-                            "struct" | "enum" | "union" | "interface" | "karmem"
+                            "struct" | "enum" | "union" | "interface" | "karmem" | "root"
                         ) =>
                 {
                     return
@@ -243,6 +243,7 @@ impl Parser {
                 Tok::Eof => break,
                 Tok::Ident(w) => match w.as_str() {
                     "karmem" => self.header().map(|h| file.headers.push(h)),
+                    "root" => self.root_decl().map(|r| file.roots.push(r)),
                     "enum" => self.enum_decl(docs).map(|d| file.items.push(Item::Enum(d))),
                     "struct" => self
                         .struct_decl(docs)
@@ -289,6 +290,23 @@ impl Parser {
         Ok(Header {
             name,
             attrs,
+            span: Span::new(start, self.prev_end()),
+        })
+    }
+
+    /// `root NAME;`
+    fn root_decl(&mut self) -> PResult<RootDecl> {
+        let start = self.bump().span.start; // `root`
+        if !matches!(self.peek(), Tok::Ident(_)) {
+            return Err(self.error_here(
+                "the root type's name after `root`",
+                Some("write `root NAME;`, NAME being a struct of this schema"),
+            ));
+        }
+        let name = self.ident("the root type's name after `root`")?;
+        self.expect_semicolon("end the root declaration with `;`")?;
+        Ok(RootDecl {
+            name,
             span: Span::new(start, self.prev_end()),
         })
     }

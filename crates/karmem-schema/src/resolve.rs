@@ -55,6 +55,7 @@ pub fn resolve(file: &ast::File) -> (Schema, Vec<Diagnostic>) {
     r.header(file);
     r.declare(file);
     r.define(file);
+    r.root(file);
     r.check_inline_cycles();
     r.check_sizes();
     (r.schema, r.diags)
@@ -117,6 +118,66 @@ impl Resolver {
                     .with_hint("a schema file has exactly one `karmem NAME;` header"),
             );
         }
+    }
+
+    /// `root NAME;`: at most one, naming a struct. Generators call the root
+    /// type `Root` too, so another type of that name would be ambiguous.
+    fn root(&mut self, file: &ast::File) {
+        for extra in file.roots.iter().skip(1) {
+            self.diags.push(
+                Diagnostic::error(extra.span, "duplicate root declaration")
+                    .with_label("second root")
+                    .with_secondary(file.roots[0].span, "first root here")
+                    .with_hint("a schema has at most one `root NAME;`"),
+            );
+        }
+        let Some(decl) = file.roots.first() else {
+            return;
+        };
+        let what = match self.lookup(&decl.name) {
+            None => return, // reported by `lookup`
+            Some(Named::Struct(id)) => {
+                self.schema.root = Some(id);
+                // Case-insensitive: generators capitalise (`root` is Go's
+                // and Rust's `Root` too).
+                let other = self
+                    .names
+                    .iter()
+                    .find(|(n, _)| n.eq_ignore_ascii_case("root") && **n != decl.name.name)
+                    .map(|(n, (_, at))| (n.clone(), *at));
+                if let Some((other, at)) = other {
+                    self.diags.push(
+                        Diagnostic::error(
+                            decl.name.span,
+                            format!(
+                                "the root is `{}`, but another type is named `{other}`",
+                                decl.name.name
+                            ),
+                        )
+                        .with_label("generated code names the root type `Root`")
+                        .with_secondary(at, format!("`{other}` declared here"))
+                        .with_hint(format!("rename `{other}`, or make it the root")),
+                    );
+                }
+                return;
+            }
+            Some(Named::Primitive(..)) => "a built-in type",
+            Some(Named::Enum(_)) => "an enum",
+            Some(Named::Union(_)) => "a union",
+        };
+        self.diags.push(
+            Diagnostic::error(
+                decl.name.span,
+                format!(
+                    "the root type must be a struct, found {what} `{}`",
+                    decl.name.name
+                ),
+            )
+            .with_label("not a struct")
+            .with_hint(
+                "a message holds a struct: declare `root` with a `table` or `inline` struct",
+            ),
+        );
     }
 
     /// Pass 1: enter every type name, so references may point forward.

@@ -599,3 +599,47 @@ fn enum_type_in_parentheses_malformed() {
         "expected `)`, found `{`",
     );
 }
+
+#[test]
+fn root_declaration() {
+    let ok = karmem_schema::compile(
+        "t.km",
+        "karmem a;\nroot Account;\nstruct Account table { X u8; }\n",
+    )
+    .unwrap();
+    assert_eq!(ok.schema.root, ok.schema.struct_by_name("Account"));
+    let none = karmem_schema::compile("t.km", "karmem a;\nstruct A table { X u8; }\n").unwrap();
+    assert_eq!(none.schema.root, None);
+}
+
+#[test]
+fn root_errors() {
+    let src = "karmem a;\nroot Acount;\nstruct Account table { X u8; }\n";
+    expect(src, "2:6", "unknown type `Acount`");
+    assert!(errors(src).contains("did you mean `Account`?"));
+    expect(
+        "karmem a;\nenum E u8 { Z; }\nroot E;\n",
+        "3:6",
+        "the root type must be a struct, found an enum `E`",
+    );
+    expect(
+        "karmem a;\nroot u32;\n",
+        "2:6",
+        "the root type must be a struct, found a built-in type `u32`",
+    );
+    expect(
+        "karmem a;\nstruct A table { X u8; }\nroot A;\nroot A;\n",
+        "4:1",
+        "duplicate root declaration",
+    );
+    expect(
+        "karmem a;\nroot A;\nstruct A table { X u8; }\nstruct root inline { Y u8; }\n",
+        "2:6",
+        "the root is `A`, but another type is named `root`",
+    );
+    expect(
+        "karmem a;\nroot;\n",
+        "2:5",
+        "expected the root type's name after `root`, found `;`",
+    );
+}

@@ -317,6 +317,22 @@ impl Gen<'_> {
         for (id, soa) in bunches {
             self.bunch_item(id, soa);
         }
+        self.root_alias();
+    }
+
+    /// `pub type Root = NAME;` for a schema that declares `root NAME;` (the
+    /// compiler refuses another type that would be called `Root`).
+    fn root_alias(&mut self) {
+        let Some(root) = self.s.root else { return };
+        let name = self.struct_name(root);
+        if name != "Root" {
+            self.c.line(&format!(
+                "/// The schema's root type (`root {};`).",
+                self.s.structs[root].name
+            ));
+            self.c.line(&format!("pub type Root = {name};"));
+            self.c.line("");
+        }
     }
 
     fn collect_bunches(&self, slot: &Slot, out: &mut BTreeSet<(UnionId, bool)>) {
@@ -396,6 +412,17 @@ mod tests {
             allow_unused_items(code),
             "/// doc\n#[derive(Clone)]\n#[allow(dead_code)]\npub struct A(pub u8);\n\n#[allow(dead_code)]\nimpl A {\n    pub fn f() {}\n}\n\nimpl<'a> core::fmt::Debug for A {\n}\n#[allow(dead_code)]\npub const N: u32 = 1;\n"
         );
+    }
+
+    #[test]
+    fn a_declared_root_gets_the_alias_root() {
+        let out = generate("karmem k;\nroot A;\nstruct A table { X u8; }\n");
+        assert!(
+            out.contains("#[allow(dead_code)]\npub type Root = A;\n"),
+            "{out}"
+        );
+        let out = generate("karmem k;\nroot Root;\nstruct Root table { X u8; }\n");
+        assert!(!out.contains("type Root"), "{out}");
     }
 
     #[test]
