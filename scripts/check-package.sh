@@ -7,7 +7,16 @@
 # outside, docs/abi.km, is a symbolic link that cargo copies in.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Cargo treats a verified package's dependencies on the other packages as
+# registry crates, which never change for a given version: it reuses their
+# unpacked sources (under $CARGO_HOME/registry/src) and their compiled
+# artifacts even when the package changed since. So earlier copies go, and
+# verification builds in a target directory of its own.
+find "${CARGO_HOME:-$HOME/.cargo}/registry/src" -mindepth 2 -maxdepth 2 -type d \
+  -name 'karmem*-0.*' -exec rm -rf {} +
+verify_target=$(mktemp -d)
+trap 'rm -rf "$verify_target"' EXIT
 cargo package --quiet --workspace --no-verify --allow-dirty
-cargo package --quiet --allow-dirty \
+CARGO_TARGET_DIR=$verify_target cargo package --quiet --allow-dirty \
   -p karmem-format -p karmem-schema -p karmem-layout -p karmem -p karmem-codegen -p karmem-json
 echo "package: every publishable crate packages; the compiler's crates build from their packages"
