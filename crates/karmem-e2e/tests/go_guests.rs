@@ -315,11 +315,11 @@ fn sweeper_joins_and_walks_to_the_nearest_coin() {
     assert_eq!(hello["Language"], "Go");
 
     let cases = [
-        (json!([{"X": 5, "Y": 2}, {"X": 0, "Y": 0}]), 3),
-        (json!([{"X": 2, "Y": 0}, {"X": 7, "Y": 7}]), 1),
-        (json!([{"X": 0, "Y": 3}]), 4),
-        (json!([{"X": 2, "Y": 6}]), 2),
-        (json!([]), 0),
+        (json!([{"X": 5, "Y": 2}, {"X": 0, "Y": 0}]), "East"),
+        (json!([{"X": 2, "Y": 0}, {"X": 7, "Y": 7}]), "North"),
+        (json!([{"X": 0, "Y": 3}]), "West"),
+        (json!([{"X": 2, "Y": 6}]), "South"),
+        (json!([]), "Stay"),
     ];
     for (coins, want) in cases {
         let state = board_state(&c, &app, coins.clone());
@@ -351,7 +351,7 @@ fn hoarder_hits_the_memory_limit_and_the_host_goes_on() {
     let think = |module: &str| app.call(module, "arena.Bot", "think", &[Arg::Region(state)]);
     for tick in 1..=3 {
         let out = think("arena-hoarder").unwrap_or_else(|e| panic!("tick {tick}: {e}"));
-        assert_eq!(order(&c, &app, out), 0);
+        assert_eq!(order(&c, &app, out), "Stay");
     }
     let err = think("arena-hoarder").unwrap_err();
     assert_eq!(err.status(), Some(Status::MemoryLimit), "{err}");
@@ -361,9 +361,9 @@ fn hoarder_hits_the_memory_limit_and_the_host_goes_on() {
     // The other bot is unaffected, and the hoarder gets a fresh instance
     // that plays again (its tick count starts over).
     let out = think("arena-sweeper").unwrap();
-    assert_eq!(order(&c, &app, out), 3);
+    assert_eq!(order(&c, &app, out), "East");
     let out = think("arena-hoarder").unwrap();
-    assert_eq!(order(&c, &app, out), 0);
+    assert_eq!(order(&c, &app, out), "Stay");
 
     // Fan-out from the host: one result per bot.
     let all = app

@@ -9,7 +9,9 @@
 //! JSON conventions (the cross-language contract, testdata/vectors/README.md):
 //! structs are objects keyed by schema field names; integers and floats are
 //! numbers (NaN and infinities the strings `"NaN"`, `"Infinity"`,
-//! `"-Infinity"`); `bool` is `true`/`false`; enums are their integer value;
+//! `"-Infinity"`); `bool` is `true`/`false`; an enum value is its name when
+//! the schema declares one (a number is accepted too, and printed for values
+//! only a newer schema knows);
 //! text is a string; other arrays are arrays; a union is `null` or
 //! `{"VariantType": value}`.
 
@@ -187,10 +189,41 @@ impl Encoder<'_> {
         Ok(())
     }
 
+    /// An enum value: the name of one of its values (`"Facebook"`), or a
+    /// number (any number of the enum's type: a newer schema's value too).
+    fn enum_value(
+        &mut self,
+        id: EnumId,
+        repr: Primitive,
+        v: &Value,
+        at: u32,
+        path: &str,
+    ) -> Result<(), Error> {
+        let Value::String(name) = v else {
+            return self.scalar(repr, v, at, path);
+        };
+        let e = &self.s.enums[id];
+        match e.variants.iter().find(|x| x.name == *name) {
+            Some(x) => {
+                let le = (x.value as u128).to_le_bytes();
+                self.put(at, &le[..repr.size() as usize]);
+                Ok(())
+            }
+            None => {
+                let known: Vec<&str> = e.variants.iter().map(|x| x.name.as_str()).collect();
+                err(format!(
+                    "{path}: `{name}` is not a value of enum `{}` (its values: {})",
+                    e.name,
+                    known.join(", ")
+                ))
+            }
+        }
+    }
+
     fn slot(&mut self, slot: &Slot, v: &Value, at: u32, path: &str) -> Result<(), Error> {
         match slot {
             Slot::Scalar(p) => self.scalar(*p, v, at, path),
-            Slot::Enum { repr, .. } => self.scalar(*repr, v, at, path),
+            Slot::Enum { id, repr } => self.enum_value(*id, *repr, v, at, path),
             Slot::InlineStruct(id) => self.fields(*id, v, at, path),
             Slot::TableRef(id) => {
                 let child = self.table(*id, v, path)?;
@@ -219,7 +252,7 @@ impl Encoder<'_> {
                     let p = format!("{path}[{j}]");
                     match elem {
                         FixedElem::Scalar(p2) => self.scalar(*p2, e, pos, &p)?,
-                        FixedElem::Enum { repr, .. } => self.scalar(*repr, e, pos, &p)?,
+                        FixedElem::Enum { id, repr } => self.enum_value(*id, *repr, e, pos, &p)?,
                         FixedElem::InlineStruct(id) => self.fields(*id, e, pos, &p)?,
                     }
                 }
@@ -274,14 +307,17 @@ impl Encoder<'_> {
         let n = items.len() as u32;
         match data {
             ArrayData::Plain { elem_size } => {
-                let p = match array.elem {
-                    ElemType::Scalar(p) => p,
-                    ElemType::Enum(id) => self.s.enums[id].repr,
-                    _ => unreachable!("plain arrays hold scalars"),
-                };
                 let block = self.alloc_array(items.len(), *elem_size)?;
                 for (i, e) in items.iter().enumerate() {
-                    self.scalar(p, e, block + i as u32 * elem_size, &format!("{path}[{i}]"))?;
+                    let pos = block + i as u32 * elem_size;
+                    let path = format!("{path}[{i}]");
+                    match array.elem {
+                        ElemType::Scalar(p) => self.scalar(p, e, pos, &path)?,
+                        ElemType::Enum(id) => {
+                            self.enum_value(id, self.s.enums[id].repr, e, pos, &path)?
+                        }
+                        _ => unreachable!("plain arrays hold scalars"),
+                    }
                 }
                 self.put_ref(at, block, n, n);
             }
@@ -754,10 +790,28 @@ impl Decoder<'_> {
         }
     }
 
+    /// An enum value as its name, or as a number when this schema has no
+    /// name for it (a newer writer's value).
+    fn enum_value(&self, id: EnumId, repr: Primitive, at: u32, present: bool) -> Value {
+        let number = self.scalar(repr, at, present);
+        let value = number
+            .as_i64()
+            .map(i128::from)
+            .or_else(|| number.as_u64().map(i128::from));
+        match self.s.enums[id]
+            .variants
+            .iter()
+            .find(|x| Some(x.value) == value)
+        {
+            Some(x) => Value::String(x.name.clone()),
+            None => number,
+        }
+    }
+
     fn slot(&mut self, slot: &Slot, at: u32, present: bool) -> Result<Value, Error> {
         Ok(match slot {
             Slot::Scalar(p) => self.scalar(*p, at, present),
-            Slot::Enum { repr, .. } => self.scalar(*repr, at, present),
+            Slot::Enum { id, repr } => self.enum_value(*id, *repr, at, present),
             Slot::InlineStruct(id) => self.inline_value(*id, at, present)?,
             Slot::TableRef(id) => {
                 let t = if present {
@@ -781,7 +835,7 @@ impl Decoder<'_> {
                     let pos = at + j * stride;
                     items.push(match elem {
                         FixedElem::Scalar(p) => self.scalar(*p, pos, present),
-                        FixedElem::Enum { repr, .. } => self.scalar(*repr, pos, present),
+                        FixedElem::Enum { id, repr } => self.enum_value(*id, *repr, pos, present),
                         FixedElem::InlineStruct(id) => self.inline_value(*id, pos, present)?,
                     });
                 }
@@ -836,13 +890,13 @@ impl Decoder<'_> {
         match data {
             ArrayData::Plain { elem_size } => {
                 self.charge(a.len as u64 * *elem_size as u64)?;
-                let p = match array.elem {
-                    ElemType::Scalar(p) => p,
-                    ElemType::Enum(id) => self.s.enums[id].repr,
-                    _ => unreachable!(),
-                };
                 for i in 0..a.len {
-                    items.push(self.scalar(p, a.offset + i * elem_size, true));
+                    let pos = a.offset + i * elem_size;
+                    items.push(match array.elem {
+                        ElemType::Scalar(p) => self.scalar(p, pos, true),
+                        ElemType::Enum(id) => self.enum_value(id, self.s.enums[id].repr, pos, true),
+                        _ => unreachable!(),
+                    });
                 }
             }
             ArrayData::UnionAos { id, .. } => {

@@ -1,5 +1,7 @@
-//! Enums: the newtype over the wire value, its constants, `name()` and
-//! `Debug`.
+//! Enums: the newtype over the wire value, its constants, `name()`,
+//! `from_name()` and `Debug` (and, with serde, the JSON convention of
+//! testdata/vectors/README.md: a name where the schema has one, else the
+//! number).
 
 use super::{rust_prim, Gen};
 use crate::names::screaming;
@@ -15,11 +17,6 @@ impl Gen<'_> {
         self.c.line("/// A newtype over the wire value, so values unknown to this schema version survive a round trip.");
         self.c
             .line("#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]");
-        if self.serde {
-            self.c
-                .line("#[derive(serde::Serialize, serde::Deserialize)]");
-            self.c.line("#[serde(transparent)]");
-        }
         self.c.line("#[repr(transparent)]");
         self.c.line(&format!("pub struct {name}(pub {repr});"));
         self.c.line("");
@@ -41,6 +38,7 @@ impl Gen<'_> {
         self.c.line("");
         self.c.open(&format!("impl {name} {{"));
         let mut arms = Vec::new();
+        let mut from_arms = Vec::new();
         for v in &e.variants {
             let c = screaming(&v.name);
             for d in &v.doc {
@@ -49,6 +47,7 @@ impl Gen<'_> {
             self.c
                 .line(&format!("pub const {c}: {name} = {name}({});", v.value));
             arms.push(format!("{} => Some(\"{}\"),", v.value, v.name));
+            from_arms.push(format!("\"{}\" => Some({name}::{c}),", v.name));
         }
         self.c.line("");
         self.c
@@ -61,8 +60,25 @@ impl Gen<'_> {
         self.c.line("_ => None,");
         self.c.close("}");
         self.c.close("}");
+        self.c.line("");
+        self.c
+            .line("/// The value the schema names `name`, if this schema version has it.");
+        self.c.line("#[allow(clippy::should_implement_trait)]");
+        self.c
+            .open("pub fn from_name(name: &str) -> Option<Self> {");
+        self.c.open("match name {");
+        for arm in &from_arms {
+            self.c.line(arm);
+        }
+        self.c.line("_ => None,");
+        self.c.close("}");
+        self.c.close("}");
         self.c.close("}");
         self.c.line("");
+        if self.serde {
+            let schema_name = e.name.clone();
+            self.enum_serde(&name, repr, &schema_name);
+        }
         self.c.open(&format!("impl core::fmt::Debug for {name} {{"));
         self.c
             .open("fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {");
@@ -70,6 +86,47 @@ impl Gen<'_> {
         self.c.line("Some(n) => f.write_str(n),");
         self.c
             .line(&format!("None => write!(f, \"{name}({{}})\", self.0),"));
+        self.c.close("}");
+        self.c.close("}");
+        self.c.close("}");
+        self.c.line("");
+    }
+
+    /// serde in the JSON convention of the golden vectors: a value the
+    /// schema names is its name, any other the number; both are read.
+    fn enum_serde(&mut self, name: &str, repr: &str, schema_name: &str) {
+        self.c.open(&format!("impl serde::Serialize for {name} {{"));
+        self.c
+            .open("fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {");
+        self.c.open("match self.name() {");
+        self.c.line("Some(n) => s.serialize_str(n),");
+        self.c
+            .line("None => serde::Serialize::serialize(&self.0, s),");
+        self.c.close("}");
+        self.c.close("}");
+        self.c.close("}");
+        self.c.line("");
+        self.c
+            .open(&format!("impl<'de> serde::Deserialize<'de> for {name} {{"));
+        self.c
+            .open("fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {");
+        self.c.line("#[derive(serde::Deserialize)]");
+        self.c.line("#[serde(untagged)]");
+        self.c.open("enum NameOrNumber {");
+        self.c.line("Name(String),");
+        self.c.line(&format!("Number({repr}),"));
+        self.c.close("}");
+        self.c
+            .open("match <NameOrNumber as serde::Deserialize>::deserialize(d)? {");
+        self.c
+            .line(&format!("NameOrNumber::Number(n) => Ok({name}(n)),"));
+        self.c.open(&format!(
+            "NameOrNumber::Name(s) => {name}::from_name(&s).ok_or_else(|| {{"
+        ));
+        self.c.line(&format!(
+            "serde::de::Error::custom(format!(\"`{{s}}` is not a value of enum `{schema_name}`\"))"
+        ));
+        self.c.close("}),");
         self.c.close("}");
         self.c.close("}");
         self.c.close("}");

@@ -37,6 +37,17 @@ impl Kind {
             _ => None,
         }
     }
+
+    /// The value the schema names `name`, if this schema version has it.
+    #[allow(clippy::should_implement_trait)]
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "None" => Some(Kind::NONE),
+            "A" => Some(Kind::A),
+            "B" => Some(Kind::B),
+            _ => None,
+        }
+    }
 }
 
 impl core::fmt::Debug for Kind {
@@ -79,6 +90,17 @@ impl Wide {
             0 => Some("Zero"),
             -5 => Some("Neg"),
             9000000000 => Some("Big"),
+            _ => None,
+        }
+    }
+
+    /// The value the schema names `name`, if this schema version has it.
+    #[allow(clippy::should_implement_trait)]
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "Zero" => Some(Wide::ZERO),
+            "Neg" => Some(Wide::NEG),
+            "Big" => Some(Wide::BIG),
             _ => None,
         }
     }

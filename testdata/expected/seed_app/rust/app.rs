@@ -41,6 +41,19 @@ impl SocialNetwork {
             _ => None,
         }
     }
+
+    /// The value the schema names `name`, if this schema version has it.
+    #[allow(clippy::should_implement_trait)]
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "Unknown" => Some(SocialNetwork::UNKNOWN),
+            "Facebook" => Some(SocialNetwork::FACEBOOK),
+            "Instagram" => Some(SocialNetwork::INSTAGRAM),
+            "Twitter" => Some(SocialNetwork::TWITTER),
+            "TikTok" => Some(SocialNetwork::TIK_TOK),
+            _ => None,
+        }
+    }
 }
 
 impl core::fmt::Debug for SocialNetwork {

@@ -41,6 +41,19 @@ impl Team {
             _ => None,
         }
     }
+
+    /// The value the schema names `name`, if this schema version has it.
+    #[allow(clippy::should_implement_trait)]
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "Humans" => Some(Team::HUMANS),
+            "Orcs" => Some(Team::ORCS),
+            "Zombies" => Some(Team::ZOMBIES),
+            "Robots" => Some(Team::ROBOTS),
+            "Aliens" => Some(Team::ALIENS),
+            _ => None,
+        }
+    }
 }
 
 impl core::fmt::Debug for Team {

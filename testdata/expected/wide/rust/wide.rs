@@ -37,6 +37,17 @@ impl Color {
             _ => None,
         }
     }
+
+    /// The value the schema names `name`, if this schema version has it.
+    #[allow(clippy::should_implement_trait)]
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "Red" => Some(Color::RED),
+            "Green" => Some(Color::GREEN),
+            "Blue" => Some(Color::BLUE),
+            _ => None,
+        }
+    }
 }
 
 impl core::fmt::Debug for Color {
