@@ -56,6 +56,11 @@ impl Backend for GoBackend {
         file.push('\n');
         file.push_str(&format!("package {package}\n"));
         let mut imports = Vec::new();
+        // `errors.New(` rather than `errors.`: comments end sentences with
+        // "errors." too.
+        if body.contains("errors.New(") {
+            imports.push("\"errors\"".to_string());
+        }
         if body.contains("iter.Seq") {
             imports.push("\"iter\"".to_string());
         }
@@ -524,6 +529,75 @@ impl Gen<'_> {
         }
         self.c.close("}");
         self.c.line("");
+        self.enum_json(&e, &name);
+    }
+
+    /// `MarshalJSON`/`UnmarshalJSON` in the JSON convention of the golden
+    /// vectors and `karmem json` (testdata/vectors/README.md): a value the
+    /// schema names is that name, any other the number; both are read.
+    fn enum_json(&mut self, e: &Enum, name: &str) {
+        let (format, parse) = if e.repr.is_signed() {
+            ("strconv.AppendInt(nil, int64(x), 10)", "strconv.ParseInt")
+        } else {
+            (
+                "strconv.AppendUint(nil, uint64(x), 10)",
+                "strconv.ParseUint",
+            )
+        };
+        self.c
+            .line("// MarshalJSON writes the schema name of the value as a JSON string, or the");
+        self.c
+            .line("// number when this schema version has no name for it.");
+        self.c
+            .open(&format!("func (x {name}) MarshalJSON() ([]byte, error) {{"));
+        if !e.variants.is_empty() {
+            self.c.line("switch x {");
+            for v in &e.variants {
+                self.c.line(&format!("case {name}{}:", go_name(&v.name)));
+                self.c.indent += 1;
+                self.c
+                    .line(&format!("return []byte(`\"{}\"`), nil", v.name));
+                self.c.indent -= 1;
+            }
+            self.c.line("}");
+        }
+        self.c.line(&format!("return {format}, nil"));
+        self.c.close("}");
+        self.c.line("");
+        self.c.line(&format!(
+            "// UnmarshalJSON reads a schema name of {name} (a JSON string) or a number;"
+        ));
+        self.c.line("// null leaves the value as it is.");
+        self.c.open(&format!(
+            "func (x *{name}) UnmarshalJSON(b []byte) error {{"
+        ));
+        self.c.line("switch string(b) {");
+        self.c.line("case \"null\":");
+        self.c.indent += 1;
+        self.c.line("return nil");
+        self.c.indent -= 1;
+        for v in &e.variants {
+            self.c.line(&format!("case `\"{}\"`:", v.name));
+            self.c.indent += 1;
+            self.c.line(&format!("*x = {name}{}", go_name(&v.name)));
+            self.c.line("return nil");
+            self.c.indent -= 1;
+        }
+        self.c.line("}");
+        self.c.line(&format!(
+            "n, err := {parse}(string(b), 10, {})",
+            8 * e.repr.size()
+        ));
+        self.c.open("if err != nil {");
+        self.c.line(&format!(
+            "return errors.New(\"karmem: \" + string(b) + \" is not a value of enum {}\")",
+            e.name
+        ));
+        self.c.close("}");
+        self.c.line(&format!("*x = {name}(n)"));
+        self.c.line("return nil");
+        self.c.close("}");
+        self.c.line("");
     }
 }
 
@@ -589,7 +663,12 @@ mod tests {
         let src = "karmem e;\nenum E u8 { A; B; }\n";
         let out = generate(src).unwrap();
         assert_eq!(out, generate(src).unwrap());
-        assert!(out.contains("import \"strconv\"\n"));
+        // An enum's String and JSON methods: errors and strconv, sorted as
+        // gofmt sorts them; no runtime.
+        assert!(
+            out.contains("import (\n\t\"errors\"\n\t\"strconv\"\n)\n"),
+            "{out}"
+        );
         assert!(!out.contains("karmem.org"));
     }
 

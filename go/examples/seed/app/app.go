@@ -4,6 +4,7 @@
 package app
 
 import (
+	"errors"
 	"iter"
 	"strconv"
 
@@ -37,6 +38,54 @@ func (x SocialNetwork) String() string {
 		return "TikTok"
 	}
 	return "SocialNetwork(" + strconv.FormatUint(uint64(x), 10) + ")"
+}
+
+// MarshalJSON writes the schema name of the value as a JSON string, or the
+// number when this schema version has no name for it.
+func (x SocialNetwork) MarshalJSON() ([]byte, error) {
+	switch x {
+	case SocialNetworkUnknown:
+		return []byte(`"Unknown"`), nil
+	case SocialNetworkFacebook:
+		return []byte(`"Facebook"`), nil
+	case SocialNetworkInstagram:
+		return []byte(`"Instagram"`), nil
+	case SocialNetworkTwitter:
+		return []byte(`"Twitter"`), nil
+	case SocialNetworkTikTok:
+		return []byte(`"TikTok"`), nil
+	}
+	return strconv.AppendUint(nil, uint64(x), 10), nil
+}
+
+// UnmarshalJSON reads a schema name of SocialNetwork (a JSON string) or a number;
+// null leaves the value as it is.
+func (x *SocialNetwork) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "null":
+		return nil
+	case `"Unknown"`:
+		*x = SocialNetworkUnknown
+		return nil
+	case `"Facebook"`:
+		*x = SocialNetworkFacebook
+		return nil
+	case `"Instagram"`:
+		*x = SocialNetworkInstagram
+		return nil
+	case `"Twitter"`:
+		*x = SocialNetworkTwitter
+		return nil
+	case `"TikTok"`:
+		*x = SocialNetworkTikTok
+		return nil
+	}
+	n, err := strconv.ParseUint(string(b), 10, 8)
+	if err != nil {
+		return errors.New("karmem: " + string(b) + " is not a value of enum SocialNetwork")
+	}
+	*x = SocialNetwork(n)
+	return nil
 }
 
 // ProfileData is the table (evolvable) `ProfileData`. Object type: owns its data.

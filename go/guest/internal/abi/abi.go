@@ -4,6 +4,7 @@
 package abi
 
 import (
+	"errors"
 	"iter"
 	"strconv"
 
@@ -35,6 +36,44 @@ func (x Access) String() string {
 	return "Access(" + strconv.FormatUint(uint64(x), 10) + ")"
 }
 
+// MarshalJSON writes the schema name of the value as a JSON string, or the
+// number when this schema version has no name for it.
+func (x Access) MarshalJSON() ([]byte, error) {
+	switch x {
+	case AccessNone:
+		return []byte(`"None"`), nil
+	case AccessRead:
+		return []byte(`"Read"`), nil
+	case AccessReadWrite:
+		return []byte(`"ReadWrite"`), nil
+	}
+	return strconv.AppendUint(nil, uint64(x), 10), nil
+}
+
+// UnmarshalJSON reads a schema name of Access (a JSON string) or a number;
+// null leaves the value as it is.
+func (x *Access) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "null":
+		return nil
+	case `"None"`:
+		*x = AccessNone
+		return nil
+	case `"Read"`:
+		*x = AccessRead
+		return nil
+	case `"ReadWrite"`:
+		*x = AccessReadWrite
+		return nil
+	}
+	n, err := strconv.ParseUint(string(b), 10, 8)
+	if err != nil {
+		return errors.New("karmem: " + string(b) + " is not a value of enum Access")
+	}
+	*x = Access(n)
+	return nil
+}
+
 // Pattern is the enum `Pattern` (u8). Values unknown to this schema
 // version are kept as they are.
 type Pattern uint8
@@ -59,6 +98,49 @@ func (x Pattern) String() string {
 		return "Pool"
 	}
 	return "Pattern(" + strconv.FormatUint(uint64(x), 10) + ")"
+}
+
+// MarshalJSON writes the schema name of the value as a JSON string, or the
+// number when this schema version has no name for it.
+func (x Pattern) MarshalJSON() ([]byte, error) {
+	switch x {
+	case PatternDirect:
+		return []byte(`"Direct"`), nil
+	case PatternFanOut:
+		return []byte(`"FanOut"`), nil
+	case PatternSingleton:
+		return []byte(`"Singleton"`), nil
+	case PatternPool:
+		return []byte(`"Pool"`), nil
+	}
+	return strconv.AppendUint(nil, uint64(x), 10), nil
+}
+
+// UnmarshalJSON reads a schema name of Pattern (a JSON string) or a number;
+// null leaves the value as it is.
+func (x *Pattern) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "null":
+		return nil
+	case `"Direct"`:
+		*x = PatternDirect
+		return nil
+	case `"FanOut"`:
+		*x = PatternFanOut
+		return nil
+	case `"Singleton"`:
+		*x = PatternSingleton
+		return nil
+	case `"Pool"`:
+		*x = PatternPool
+		return nil
+	}
+	n, err := strconv.ParseUint(string(b), 10, 8)
+	if err != nil {
+		return errors.New("karmem: " + string(b) + " is not a value of enum Pattern")
+	}
+	*x = Pattern(n)
+	return nil
 }
 
 // A region as declared in the interface.

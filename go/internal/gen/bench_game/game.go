@@ -4,6 +4,7 @@
 package game
 
 import (
+	"errors"
 	"iter"
 	"strconv"
 
@@ -37,6 +38,54 @@ func (x Team) String() string {
 		return "Aliens"
 	}
 	return "Team(" + strconv.FormatUint(uint64(x), 10) + ")"
+}
+
+// MarshalJSON writes the schema name of the value as a JSON string, or the
+// number when this schema version has no name for it.
+func (x Team) MarshalJSON() ([]byte, error) {
+	switch x {
+	case TeamHumans:
+		return []byte(`"Humans"`), nil
+	case TeamOrcs:
+		return []byte(`"Orcs"`), nil
+	case TeamZombies:
+		return []byte(`"Zombies"`), nil
+	case TeamRobots:
+		return []byte(`"Robots"`), nil
+	case TeamAliens:
+		return []byte(`"Aliens"`), nil
+	}
+	return strconv.AppendUint(nil, uint64(x), 10), nil
+}
+
+// UnmarshalJSON reads a schema name of Team (a JSON string) or a number;
+// null leaves the value as it is.
+func (x *Team) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "null":
+		return nil
+	case `"Humans"`:
+		*x = TeamHumans
+		return nil
+	case `"Orcs"`:
+		*x = TeamOrcs
+		return nil
+	case `"Zombies"`:
+		*x = TeamZombies
+		return nil
+	case `"Robots"`:
+		*x = TeamRobots
+		return nil
+	case `"Aliens"`:
+		*x = TeamAliens
+		return nil
+	}
+	n, err := strconv.ParseUint(string(b), 10, 8)
+	if err != nil {
+		return errors.New("karmem: " + string(b) + " is not a value of enum Team")
+	}
+	*x = Team(n)
+	return nil
 }
 
 // Vec3 is the inline struct (frozen layout) `Vec3`. Object type: owns its data.

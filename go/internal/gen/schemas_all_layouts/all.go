@@ -4,6 +4,7 @@
 package all
 
 import (
+	"errors"
 	"iter"
 	"strconv"
 
@@ -33,6 +34,44 @@ func (x Kind) String() string {
 	return "Kind(" + strconv.FormatUint(uint64(x), 10) + ")"
 }
 
+// MarshalJSON writes the schema name of the value as a JSON string, or the
+// number when this schema version has no name for it.
+func (x Kind) MarshalJSON() ([]byte, error) {
+	switch x {
+	case KindNone:
+		return []byte(`"None"`), nil
+	case KindA:
+		return []byte(`"A"`), nil
+	case KindB:
+		return []byte(`"B"`), nil
+	}
+	return strconv.AppendUint(nil, uint64(x), 10), nil
+}
+
+// UnmarshalJSON reads a schema name of Kind (a JSON string) or a number;
+// null leaves the value as it is.
+func (x *Kind) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "null":
+		return nil
+	case `"None"`:
+		*x = KindNone
+		return nil
+	case `"A"`:
+		*x = KindA
+		return nil
+	case `"B"`:
+		*x = KindB
+		return nil
+	}
+	n, err := strconv.ParseUint(string(b), 10, 8)
+	if err != nil {
+		return errors.New("karmem: " + string(b) + " is not a value of enum Kind")
+	}
+	*x = Kind(n)
+	return nil
+}
+
 // Wide is the enum `Wide` (i64). Values unknown to this schema
 // version are kept as they are.
 type Wide int64
@@ -54,6 +93,44 @@ func (x Wide) String() string {
 		return "Big"
 	}
 	return "Wide(" + strconv.FormatInt(int64(x), 10) + ")"
+}
+
+// MarshalJSON writes the schema name of the value as a JSON string, or the
+// number when this schema version has no name for it.
+func (x Wide) MarshalJSON() ([]byte, error) {
+	switch x {
+	case WideZero:
+		return []byte(`"Zero"`), nil
+	case WideNeg:
+		return []byte(`"Neg"`), nil
+	case WideBig:
+		return []byte(`"Big"`), nil
+	}
+	return strconv.AppendInt(nil, int64(x), 10), nil
+}
+
+// UnmarshalJSON reads a schema name of Wide (a JSON string) or a number;
+// null leaves the value as it is.
+func (x *Wide) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "null":
+		return nil
+	case `"Zero"`:
+		*x = WideZero
+		return nil
+	case `"Neg"`:
+		*x = WideNeg
+		return nil
+	case `"Big"`:
+		*x = WideBig
+		return nil
+	}
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		return errors.New("karmem: " + string(b) + " is not a value of enum Wide")
+	}
+	*x = Wide(n)
+	return nil
 }
 
 // Vec3 is the inline struct (frozen layout) `Vec3`. Object type: owns its data.

@@ -4,6 +4,7 @@
 package wide
 
 import (
+	"errors"
 	"iter"
 	"strconv"
 
@@ -31,6 +32,44 @@ func (x Color) String() string {
 		return "Blue"
 	}
 	return "Color(" + strconv.FormatUint(uint64(x), 10) + ")"
+}
+
+// MarshalJSON writes the schema name of the value as a JSON string, or the
+// number when this schema version has no name for it.
+func (x Color) MarshalJSON() ([]byte, error) {
+	switch x {
+	case ColorRed:
+		return []byte(`"Red"`), nil
+	case ColorGreen:
+		return []byte(`"Green"`), nil
+	case ColorBlue:
+		return []byte(`"Blue"`), nil
+	}
+	return strconv.AppendUint(nil, uint64(x), 10), nil
+}
+
+// UnmarshalJSON reads a schema name of Color (a JSON string) or a number;
+// null leaves the value as it is.
+func (x *Color) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "null":
+		return nil
+	case `"Red"`:
+		*x = ColorRed
+		return nil
+	case `"Green"`:
+		*x = ColorGreen
+		return nil
+	case `"Blue"`:
+		*x = ColorBlue
+		return nil
+	}
+	n, err := strconv.ParseUint(string(b), 10, 8)
+	if err != nil {
+		return errors.New("karmem: " + string(b) + " is not a value of enum Color")
+	}
+	*x = Color(n)
+	return nil
 }
 
 // Plain is the inline struct (frozen layout) `Plain`. Object type: owns its data.

@@ -4,6 +4,7 @@
 package enums
 
 import (
+	"errors"
 	"strconv"
 
 	"karmem.org/go/karmem"
@@ -32,6 +33,44 @@ func (x E8) String() string {
 	return "E8(" + strconv.FormatUint(uint64(x), 10) + ")"
 }
 
+// MarshalJSON writes the schema name of the value as a JSON string, or the
+// number when this schema version has no name for it.
+func (x E8) MarshalJSON() ([]byte, error) {
+	switch x {
+	case E8Zero:
+		return []byte(`"Zero"`), nil
+	case E8One:
+		return []byte(`"One"`), nil
+	case E8Max:
+		return []byte(`"Max"`), nil
+	}
+	return strconv.AppendUint(nil, uint64(x), 10), nil
+}
+
+// UnmarshalJSON reads a schema name of E8 (a JSON string) or a number;
+// null leaves the value as it is.
+func (x *E8) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "null":
+		return nil
+	case `"Zero"`:
+		*x = E8Zero
+		return nil
+	case `"One"`:
+		*x = E8One
+		return nil
+	case `"Max"`:
+		*x = E8Max
+		return nil
+	}
+	n, err := strconv.ParseUint(string(b), 10, 8)
+	if err != nil {
+		return errors.New("karmem: " + string(b) + " is not a value of enum E8")
+	}
+	*x = E8(n)
+	return nil
+}
+
 // E16 is the enum `E16` (u16). Values unknown to this schema
 // version are kept as they are.
 type E16 uint16
@@ -50,6 +89,39 @@ func (x E16) String() string {
 		return "Max"
 	}
 	return "E16(" + strconv.FormatUint(uint64(x), 10) + ")"
+}
+
+// MarshalJSON writes the schema name of the value as a JSON string, or the
+// number when this schema version has no name for it.
+func (x E16) MarshalJSON() ([]byte, error) {
+	switch x {
+	case E16Zero:
+		return []byte(`"Zero"`), nil
+	case E16Max:
+		return []byte(`"Max"`), nil
+	}
+	return strconv.AppendUint(nil, uint64(x), 10), nil
+}
+
+// UnmarshalJSON reads a schema name of E16 (a JSON string) or a number;
+// null leaves the value as it is.
+func (x *E16) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "null":
+		return nil
+	case `"Zero"`:
+		*x = E16Zero
+		return nil
+	case `"Max"`:
+		*x = E16Max
+		return nil
+	}
+	n, err := strconv.ParseUint(string(b), 10, 16)
+	if err != nil {
+		return errors.New("karmem: " + string(b) + " is not a value of enum E16")
+	}
+	*x = E16(n)
+	return nil
 }
 
 // E32 is the enum `E32` (u32). Values unknown to this schema
@@ -72,6 +144,39 @@ func (x E32) String() string {
 	return "E32(" + strconv.FormatUint(uint64(x), 10) + ")"
 }
 
+// MarshalJSON writes the schema name of the value as a JSON string, or the
+// number when this schema version has no name for it.
+func (x E32) MarshalJSON() ([]byte, error) {
+	switch x {
+	case E32Zero:
+		return []byte(`"Zero"`), nil
+	case E32Max:
+		return []byte(`"Max"`), nil
+	}
+	return strconv.AppendUint(nil, uint64(x), 10), nil
+}
+
+// UnmarshalJSON reads a schema name of E32 (a JSON string) or a number;
+// null leaves the value as it is.
+func (x *E32) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "null":
+		return nil
+	case `"Zero"`:
+		*x = E32Zero
+		return nil
+	case `"Max"`:
+		*x = E32Max
+		return nil
+	}
+	n, err := strconv.ParseUint(string(b), 10, 32)
+	if err != nil {
+		return errors.New("karmem: " + string(b) + " is not a value of enum E32")
+	}
+	*x = E32(n)
+	return nil
+}
+
 // E64 is the enum `E64` (u64). Values unknown to this schema
 // version are kept as they are.
 type E64 uint64
@@ -90,6 +195,39 @@ func (x E64) String() string {
 		return "Max"
 	}
 	return "E64(" + strconv.FormatUint(uint64(x), 10) + ")"
+}
+
+// MarshalJSON writes the schema name of the value as a JSON string, or the
+// number when this schema version has no name for it.
+func (x E64) MarshalJSON() ([]byte, error) {
+	switch x {
+	case E64Zero:
+		return []byte(`"Zero"`), nil
+	case E64Max:
+		return []byte(`"Max"`), nil
+	}
+	return strconv.AppendUint(nil, uint64(x), 10), nil
+}
+
+// UnmarshalJSON reads a schema name of E64 (a JSON string) or a number;
+// null leaves the value as it is.
+func (x *E64) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "null":
+		return nil
+	case `"Zero"`:
+		*x = E64Zero
+		return nil
+	case `"Max"`:
+		*x = E64Max
+		return nil
+	}
+	n, err := strconv.ParseUint(string(b), 10, 64)
+	if err != nil {
+		return errors.New("karmem: " + string(b) + " is not a value of enum E64")
+	}
+	*x = E64(n)
+	return nil
 }
 
 // S8 is the enum `S8` (i8). Values unknown to this schema
@@ -112,6 +250,39 @@ func (x S8) String() string {
 	return "S8(" + strconv.FormatInt(int64(x), 10) + ")"
 }
 
+// MarshalJSON writes the schema name of the value as a JSON string, or the
+// number when this schema version has no name for it.
+func (x S8) MarshalJSON() ([]byte, error) {
+	switch x {
+	case S8Min:
+		return []byte(`"Min"`), nil
+	case S8Zero:
+		return []byte(`"Zero"`), nil
+	}
+	return strconv.AppendInt(nil, int64(x), 10), nil
+}
+
+// UnmarshalJSON reads a schema name of S8 (a JSON string) or a number;
+// null leaves the value as it is.
+func (x *S8) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "null":
+		return nil
+	case `"Min"`:
+		*x = S8Min
+		return nil
+	case `"Zero"`:
+		*x = S8Zero
+		return nil
+	}
+	n, err := strconv.ParseInt(string(b), 10, 8)
+	if err != nil {
+		return errors.New("karmem: " + string(b) + " is not a value of enum S8")
+	}
+	*x = S8(n)
+	return nil
+}
+
 // S16 is the enum `S16` (i16). Values unknown to this schema
 // version are kept as they are.
 type S16 int16
@@ -130,6 +301,39 @@ func (x S16) String() string {
 		return "Zero"
 	}
 	return "S16(" + strconv.FormatInt(int64(x), 10) + ")"
+}
+
+// MarshalJSON writes the schema name of the value as a JSON string, or the
+// number when this schema version has no name for it.
+func (x S16) MarshalJSON() ([]byte, error) {
+	switch x {
+	case S16Min:
+		return []byte(`"Min"`), nil
+	case S16Zero:
+		return []byte(`"Zero"`), nil
+	}
+	return strconv.AppendInt(nil, int64(x), 10), nil
+}
+
+// UnmarshalJSON reads a schema name of S16 (a JSON string) or a number;
+// null leaves the value as it is.
+func (x *S16) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "null":
+		return nil
+	case `"Min"`:
+		*x = S16Min
+		return nil
+	case `"Zero"`:
+		*x = S16Zero
+		return nil
+	}
+	n, err := strconv.ParseInt(string(b), 10, 16)
+	if err != nil {
+		return errors.New("karmem: " + string(b) + " is not a value of enum S16")
+	}
+	*x = S16(n)
+	return nil
 }
 
 // S32 is the enum `S32` (i32). Values unknown to this schema
@@ -152,6 +356,39 @@ func (x S32) String() string {
 	return "S32(" + strconv.FormatInt(int64(x), 10) + ")"
 }
 
+// MarshalJSON writes the schema name of the value as a JSON string, or the
+// number when this schema version has no name for it.
+func (x S32) MarshalJSON() ([]byte, error) {
+	switch x {
+	case S32Min:
+		return []byte(`"Min"`), nil
+	case S32Zero:
+		return []byte(`"Zero"`), nil
+	}
+	return strconv.AppendInt(nil, int64(x), 10), nil
+}
+
+// UnmarshalJSON reads a schema name of S32 (a JSON string) or a number;
+// null leaves the value as it is.
+func (x *S32) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "null":
+		return nil
+	case `"Min"`:
+		*x = S32Min
+		return nil
+	case `"Zero"`:
+		*x = S32Zero
+		return nil
+	}
+	n, err := strconv.ParseInt(string(b), 10, 32)
+	if err != nil {
+		return errors.New("karmem: " + string(b) + " is not a value of enum S32")
+	}
+	*x = S32(n)
+	return nil
+}
+
 // S64 is the enum `S64` (i64). Values unknown to this schema
 // version are kept as they are.
 type S64 int64
@@ -172,6 +409,39 @@ func (x S64) String() string {
 	return "S64(" + strconv.FormatInt(int64(x), 10) + ")"
 }
 
+// MarshalJSON writes the schema name of the value as a JSON string, or the
+// number when this schema version has no name for it.
+func (x S64) MarshalJSON() ([]byte, error) {
+	switch x {
+	case S64Min:
+		return []byte(`"Min"`), nil
+	case S64Zero:
+		return []byte(`"Zero"`), nil
+	}
+	return strconv.AppendInt(nil, int64(x), 10), nil
+}
+
+// UnmarshalJSON reads a schema name of S64 (a JSON string) or a number;
+// null leaves the value as it is.
+func (x *S64) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "null":
+		return nil
+	case `"Min"`:
+		*x = S64Min
+		return nil
+	case `"Zero"`:
+		*x = S64Zero
+		return nil
+	}
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		return errors.New("karmem: " + string(b) + " is not a value of enum S64")
+	}
+	*x = S64(n)
+	return nil
+}
+
 // Default is the enum `Default` (u32). Values unknown to this schema
 // version are kept as they are.
 type Default uint32
@@ -190,6 +460,39 @@ func (x Default) String() string {
 		return "Seven"
 	}
 	return "Default(" + strconv.FormatUint(uint64(x), 10) + ")"
+}
+
+// MarshalJSON writes the schema name of the value as a JSON string, or the
+// number when this schema version has no name for it.
+func (x Default) MarshalJSON() ([]byte, error) {
+	switch x {
+	case DefaultZero:
+		return []byte(`"Zero"`), nil
+	case DefaultSeven:
+		return []byte(`"Seven"`), nil
+	}
+	return strconv.AppendUint(nil, uint64(x), 10), nil
+}
+
+// UnmarshalJSON reads a schema name of Default (a JSON string) or a number;
+// null leaves the value as it is.
+func (x *Default) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "null":
+		return nil
+	case `"Zero"`:
+		*x = DefaultZero
+		return nil
+	case `"Seven"`:
+		*x = DefaultSeven
+		return nil
+	}
+	n, err := strconv.ParseUint(string(b), 10, 32)
+	if err != nil {
+		return errors.New("karmem: " + string(b) + " is not a value of enum Default")
+	}
+	*x = Default(n)
+	return nil
 }
 
 // Enums is the table (evolvable) `Enums`. Object type: owns its data.

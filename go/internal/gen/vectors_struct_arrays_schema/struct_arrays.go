@@ -4,6 +4,7 @@
 package struct_arrays
 
 import (
+	"errors"
 	"iter"
 	"strconv"
 
@@ -31,6 +32,44 @@ func (x Kind) String() string {
 		return "Slow"
 	}
 	return "Kind(" + strconv.FormatUint(uint64(x), 10) + ")"
+}
+
+// MarshalJSON writes the schema name of the value as a JSON string, or the
+// number when this schema version has no name for it.
+func (x Kind) MarshalJSON() ([]byte, error) {
+	switch x {
+	case KindNone:
+		return []byte(`"None"`), nil
+	case KindFast:
+		return []byte(`"Fast"`), nil
+	case KindSlow:
+		return []byte(`"Slow"`), nil
+	}
+	return strconv.AppendUint(nil, uint64(x), 10), nil
+}
+
+// UnmarshalJSON reads a schema name of Kind (a JSON string) or a number;
+// null leaves the value as it is.
+func (x *Kind) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "null":
+		return nil
+	case `"None"`:
+		*x = KindNone
+		return nil
+	case `"Fast"`:
+		*x = KindFast
+		return nil
+	case `"Slow"`:
+		*x = KindSlow
+		return nil
+	}
+	n, err := strconv.ParseUint(string(b), 10, 8)
+	if err != nil {
+		return errors.New("karmem: " + string(b) + " is not a value of enum Kind")
+	}
+	*x = Kind(n)
+	return nil
 }
 
 // Vec3 is the inline struct (frozen layout) `Vec3`. Object type: owns its data.
