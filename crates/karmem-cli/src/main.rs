@@ -32,6 +32,7 @@ const EXIT_IO: u8 = 3;
   karmem fmt app.km                          rewrite app.km in canonical form
   karmem fmt --check app.km                  print a diff and exit 1 if app.km is not formatted
   karmem fmt - < app.km                      format stdin to stdout
+  karmem fmt --check schemas/                every *.km file of a directory
   karmem json encode --root AccountData app.km < value.json > msg.bin
   karmem json decode app.km < msg.bin        (the schema declares `root AccountData;`)
   karmem run app.toml                        run the calls an application manifest lists
@@ -71,7 +72,8 @@ enum Command {
         /// Do not write; print a diff and exit 1 if any file would change.
         #[arg(long)]
         check: bool,
-        /// The schema files, or `-` for stdin.
+        /// Schema files, directories whose `*.km` files are all formatted,
+        /// or `-` for stdin.
         #[arg(required = true)]
         schemas: Vec<PathBuf>,
     },
@@ -139,7 +141,7 @@ fn main() -> ExitCode {
             deny_warnings,
             schemas,
         } => expand(&schemas).and_then(|schemas| check(&schemas, deny_warnings)),
-        Command::Fmt { check, schemas } => fmt(check, &schemas),
+        Command::Fmt { check, schemas } => expand(&schemas).and_then(|s| fmt(check, &s)),
         Command::Json { action } => json(action),
         #[cfg(feature = "host")]
         Command::Run { manifest } => run::run(&manifest),

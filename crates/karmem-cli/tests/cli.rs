@@ -123,6 +123,25 @@ fn fmt_check_prints_a_diff_and_leaves_the_file() {
     assert_eq!((out.code, out.stdout.as_str()), (0, ""));
 }
 
+#[test]
+fn fmt_takes_directories() {
+    let dir = dir_with(&[
+        ("s/a.km", "karmem a;\nstruct A table { X u8; }\n"),
+        ("s/b.km", "karmem b;\n\nstruct B table {\n    Y u8;\n}\n"),
+        ("s/notes.txt", "not a schema {"),
+    ]);
+    let out = karmem(dir.path(), &["fmt", "--check", "s"], "");
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("s/a.km: not formatted"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("b.km"), "{}", out.stderr);
+    assert_eq!(karmem(dir.path(), &["fmt", "s"], "").code, 0);
+    assert_eq!(karmem(dir.path(), &["fmt", "--check", "s"], "").code, 0);
+}
+
 const ONE: &str = "karmem one;\n\nstruct A table {\n    X u8;\n}\n";
 const TWO: &str = "karmem two;\n\nstruct B table {\n    Y u16;\n}\n";
 
