@@ -505,19 +505,30 @@ impl Gen<'_> {
             self.c.close(")");
             self.c.line("");
         }
+        // One switch from value to name, shared by String and MarshalJSON.
         self.c
-            .line("// String returns the schema name of the value, or the number.");
-        self.c.open(&format!("func (x {name}) String() string {{"));
+            .line("// name is the schema name of the value, if this schema version has one.");
+        self.c
+            .open(&format!("func (x {name}) name() (string, bool) {{"));
         if !e.variants.is_empty() {
             self.c.line("switch x {");
             for v in &e.variants {
                 self.c.line(&format!("case {name}{}:", go_name(&v.name)));
                 self.c.indent += 1;
-                self.c.line(&format!("return \"{}\"", v.name));
+                self.c.line(&format!("return \"{}\", true", v.name));
                 self.c.indent -= 1;
             }
             self.c.line("}");
         }
+        self.c.line("return \"\", false");
+        self.c.close("}");
+        self.c.line("");
+        self.c
+            .line("// String returns the schema name of the value, or the number.");
+        self.c.open(&format!("func (x {name}) String() string {{"));
+        self.c.open("if n, ok := x.name(); ok {");
+        self.c.line("return n");
+        self.c.close("}");
         if e.repr.is_signed() {
             self.c.line(&format!(
                 "return \"{name}(\" + strconv.FormatInt(int64(x), 10) + \")\""
@@ -550,17 +561,9 @@ impl Gen<'_> {
             .line("// number when this schema version has no name for it.");
         self.c
             .open(&format!("func (x {name}) MarshalJSON() ([]byte, error) {{"));
-        if !e.variants.is_empty() {
-            self.c.line("switch x {");
-            for v in &e.variants {
-                self.c.line(&format!("case {name}{}:", go_name(&v.name)));
-                self.c.indent += 1;
-                self.c
-                    .line(&format!("return []byte(`\"{}\"`), nil", v.name));
-                self.c.indent -= 1;
-            }
-            self.c.line("}");
-        }
+        self.c.open("if n, ok := x.name(); ok {");
+        self.c.line("return []byte(`\"` + n + `\"`), nil");
+        self.c.close("}");
         self.c.line(&format!("return {format}, nil"));
         self.c.close("}");
         self.c.line("");

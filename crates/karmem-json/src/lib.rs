@@ -204,10 +204,13 @@ impl Encoder<'_> {
         };
         let e = &self.s.enums[id];
         match e.variants.iter().find(|x| x.name == *name) {
+            // The schema checked that the value fits the enum's type.
             Some(x) => {
-                let le = (x.value as u128).to_le_bytes();
-                self.put(at, &le[..repr.size() as usize]);
-                Ok(())
+                let number = match i64::try_from(x.value) {
+                    Ok(i) => Value::from(i),
+                    Err(_) => Value::from(x.value as u64),
+                };
+                self.scalar(repr, &number, at, path)
             }
             None => {
                 let known: Vec<&str> = e.variants.iter().map(|x| x.name.as_str()).collect();
@@ -307,16 +310,14 @@ impl Encoder<'_> {
         let n = items.len() as u32;
         match data {
             ArrayData::Plain { elem_size } => {
+                let (p, named) = plain_elem(self.s, array.elem);
                 let block = self.alloc_array(items.len(), *elem_size)?;
                 for (i, e) in items.iter().enumerate() {
                     let pos = block + i as u32 * elem_size;
                     let path = format!("{path}[{i}]");
-                    match array.elem {
-                        ElemType::Scalar(p) => self.scalar(p, e, pos, &path)?,
-                        ElemType::Enum(id) => {
-                            self.enum_value(id, self.s.enums[id].repr, e, pos, &path)?
-                        }
-                        _ => unreachable!("plain arrays hold scalars"),
+                    match named {
+                        Some(id) => self.enum_value(id, p, e, pos, &path)?,
+                        None => self.scalar(p, e, pos, &path)?,
                     }
                 }
                 self.put_ref(at, block, n, n);
@@ -890,12 +891,12 @@ impl Decoder<'_> {
         match data {
             ArrayData::Plain { elem_size } => {
                 self.charge(a.len as u64 * *elem_size as u64)?;
+                let (p, named) = plain_elem(self.s, array.elem);
                 for i in 0..a.len {
                     let pos = a.offset + i * elem_size;
-                    items.push(match array.elem {
-                        ElemType::Scalar(p) => self.scalar(p, pos, true),
-                        ElemType::Enum(id) => self.enum_value(id, self.s.enums[id].repr, pos, true),
-                        _ => unreachable!(),
+                    items.push(match named {
+                        Some(id) => self.enum_value(id, p, pos, true),
+                        None => self.scalar(p, pos, true),
                     });
                 }
             }
@@ -1125,5 +1126,15 @@ fn float(x: f64) -> Value {
         Some(name) => Value::from(name),
         // Finite: always a number.
         None => Number::from_f64(x).map_or(Value::Null, Value::Number),
+    }
+}
+
+/// The scalar type of a plain array's elements, and the enum when they are
+/// enum values (written and read by name).
+fn plain_elem(s: &Schema, elem: ElemType) -> (Primitive, Option<EnumId>) {
+    match elem {
+        ElemType::Scalar(p) => (p, None),
+        ElemType::Enum(id) => (s.enums[id].repr, Some(id)),
+        _ => unreachable!("plain arrays hold scalars"),
     }
 }

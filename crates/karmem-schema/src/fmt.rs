@@ -12,11 +12,11 @@ pub fn format_tokens(source: &str, tokens: &[Token]) -> String {
     let mut depth = 0usize; // `{` nesting
     let mut parens = 0usize; // `(` / `[` nesting: no line breaks inside
     let mut prev: Option<&Token> = None;
-    let mut after_item = false; // a top-level `}` or header `;` just ended
-                                // A member ended (`;`, or `,` between enum values or union variants)
-                                // and its line waits only for trailing comments: the next token that is
-                                // not one of them starts a new line.
+    // A member ended (`;`, or `,` between enum values or union variants)
+    // and its line waits only for trailing comments: the next token that is
+    // not one of them starts a new line.
     let mut member_done = false;
+    let mut after_item = false; // a top-level `}` or header `;` just ended
 
     let flush = |out: &mut String, line: &mut String, depth: usize| {
         let text = line.trim_end();

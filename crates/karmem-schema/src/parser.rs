@@ -297,13 +297,16 @@ impl Parser {
     /// `root NAME;`
     fn root_decl(&mut self) -> PResult<RootDecl> {
         let start = self.bump().span.start; // `root`
-        if !matches!(self.peek(), Tok::Ident(_)) {
+        let Tok::Ident(name) = self.peek().clone() else {
             return Err(self.error_here(
                 "the root type's name after `root`",
                 Some("write `root NAME;`, NAME being a struct of this schema"),
             ));
-        }
-        let name = self.ident("the root type's name after `root`")?;
+        };
+        let name = Ident {
+            name,
+            span: self.bump().span,
+        };
         self.expect_semicolon("end the root declaration with `;`")?;
         Ok(RootDecl {
             name,

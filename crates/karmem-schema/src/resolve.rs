@@ -85,11 +85,12 @@ impl Resolver {
                     // have. `karmem check --deny-warnings` refuses them.
                     let known = a.sigil == '@' && SCHEMA_ATTRIBUTES.contains(&a.name.name.as_str());
                     if !known {
-                        let hint = match closest(&a.name.name, SCHEMA_ATTRIBUTES) {
-                            Some(s) => format!("did you mean `@{s}`?"),
-                            None => "known schema attributes: `@golang.package`, `@packed`, `@assemblyscript.import`"
-                                .to_string(),
-                        };
+                        let hint = did_you_mean(
+                            '@',
+                            &a.name.name,
+                            SCHEMA_ATTRIBUTES,
+                            "known schema attributes: `@golang.package`, `@packed`, `@assemblyscript.import`",
+                        );
                         self.diags.push(
                             Diagnostic::warning(
                                 a.span,
@@ -138,27 +139,7 @@ impl Resolver {
             None => return, // reported by `lookup`
             Some(Named::Struct(id)) => {
                 self.schema.root = Some(id);
-                // Case-insensitive: generators capitalise (`root` is Go's
-                // and Rust's `Root` too).
-                let other = self
-                    .names
-                    .iter()
-                    .find(|(n, _)| n.eq_ignore_ascii_case("root") && **n != decl.name.name)
-                    .map(|(n, (_, at))| (n.clone(), *at));
-                if let Some((other, at)) = other {
-                    self.diags.push(
-                        Diagnostic::error(
-                            decl.name.span,
-                            format!(
-                                "the root is `{}`, but another type is named `{other}`",
-                                decl.name.name
-                            ),
-                        )
-                        .with_label("generated code names the root type `Root`")
-                        .with_secondary(at, format!("`{other}` declared here"))
-                        .with_hint(format!("rename `{other}`, or make it the root")),
-                    );
-                }
+                self.check_root_alias_free(decl);
                 return;
             }
             Some(Named::Primitive(..)) => "a built-in type",
@@ -177,6 +158,32 @@ impl Resolver {
             .with_hint(
                 "a message holds a struct: declare `root` with a `table` or `inline` struct",
             ),
+        );
+    }
+
+    /// No other type may take the name `Root` that generators give the
+    /// root; case-insensitively, since they capitalise (`root` is Go's and
+    /// Rust's `Root` too).
+    fn check_root_alias_free(&mut self, decl: &ast::RootDecl) {
+        let Some((other, at)) = self
+            .names
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case("root") && **n != decl.name.name)
+            .map(|(n, (_, at))| (n.clone(), *at))
+        else {
+            return;
+        };
+        self.diags.push(
+            Diagnostic::error(
+                decl.name.span,
+                format!(
+                    "the root is `{}`, but another type is named `{other}`",
+                    decl.name.name
+                ),
+            )
+            .with_label("generated code names the root type `Root`")
+            .with_secondary(at, format!("`{other}` declared here"))
+            .with_hint(format!("rename `{other}`, or make it the root")),
         );
     }
 
@@ -369,8 +376,7 @@ impl Resolver {
             .keys()
             .map(String::as_str)
             .chain(BUILTIN_NAMES.iter().copied());
-        let candidates: Vec<&str> = candidates.collect();
-        closest(name, &candidates).map(str::to_string)
+        closest(name, candidates).map(str::to_string)
     }
 
     fn integer_type(
@@ -556,10 +562,12 @@ impl Resolver {
                     }
                 }
                 ('#', other) => {
-                    let hint = match closest(other, LAYOUT_ANNOTATIONS) {
-                        Some(s) => format!("did you mean `#{s}`?"),
-                        None => "use #soa, #aos, #bovoa or #bovos".to_string(),
-                    };
+                    let hint = did_you_mean(
+                        '#',
+                        other,
+                        LAYOUT_ANNOTATIONS,
+                        "use #soa, #aos, #bovoa or #bovos",
+                    );
                     self.diags.push(
                         Diagnostic::error(a.span, format!("unknown layout annotation `#{other}`"))
                             .with_label("not a layout")
@@ -570,10 +578,12 @@ impl Resolver {
                 // An error, not a warning: a misspelt `@string` would
                 // silently turn text into bytes.
                 ('@', other) => {
-                    let hint = match closest(other, FIELD_ATTRIBUTES) {
-                        Some(s) => format!("did you mean `@{s}`?"),
-                        None => "the only field attribute is `@string`".to_string(),
-                    };
+                    let hint = did_you_mean(
+                        '@',
+                        other,
+                        FIELD_ATTRIBUTES,
+                        "the only field attribute is `@string`",
+                    );
                     self.diags.push(
                         Diagnostic::error(a.span, format!("unknown field attribute `@{other}`"))
                             .with_label("not known to karmem")
@@ -1345,13 +1355,22 @@ fn edit_distance(a: &str, b: &str) -> usize {
 
 /// The candidate closest to `name`, if it is close enough to be a typo:
 /// at most a third of the name's length away (and at least one edit).
-fn closest<'c>(name: &str, candidates: &[&'c str]) -> Option<&'c str> {
+fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
     let mut best: Option<(usize, &str)> = None;
-    for &c in candidates {
+    for c in candidates {
         let d = edit_distance(name, c);
         if d <= (name.len() / 3).max(1) && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, c));
         }
     }
     best.map(|(_, c)| c)
+}
+
+/// The hint for an unknown annotation `{sigil}{name}`: the closest known
+/// one, else `otherwise` (which lists them).
+fn did_you_mean(sigil: char, name: &str, known: &[&str], otherwise: &str) -> String {
+    match closest(name, known.iter().copied()) {
+        Some(s) => format!("did you mean `{sigil}{s}`?"),
+        None => otherwise.to_string(),
+    }
 }

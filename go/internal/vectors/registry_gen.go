@@ -3,7 +3,6 @@
 package vectors
 
 import (
-	"encoding/json"
 	"reflect"
 
 	"karmem.org/go/karmem"
@@ -744,27 +743,4 @@ var unions = map[reflect.Type]map[string]reflect.Type{
 	reflect.TypeFor[vectors_hostile_schema.Pick]():  {"Leaf": reflect.TypeFor[*vectors_hostile_schema.Leaf]()},
 	reflect.TypeFor[vectors_unions_schema.Shape]():  {"Circle": reflect.TypeFor[*vectors_unions_schema.Circle](), "Square": reflect.TypeFor[*vectors_unions_schema.Square](), "Label": reflect.TypeFor[*vectors_unions_schema.Label]()},
 	reflect.TypeFor[vectors_unions_schema.Wide]():   {"Circle": reflect.TypeFor[*vectors_unions_schema.Circle](), "Label": reflect.TypeFor[*vectors_unions_schema.Label]()},
-}
-
-// enums maps each enum type to its values by schema name (the vectors
-// write known enum values as names, testdata/vectors/README.md).
-var enums = map[reflect.Type]map[string]json.Number{
-	reflect.TypeFor[schemas_all_layouts.Kind]():          {"None": "0", "A": "1", "B": "200"},
-	reflect.TypeFor[schemas_all_layouts.Wide]():          {"Zero": "0", "Neg": "-5", "Big": "9000000000"},
-	reflect.TypeFor[schemas_seed_app.SocialNetwork]():    {"Unknown": "0", "Facebook": "1", "Instagram": "2", "Twitter": "3", "TikTok": "4"},
-	reflect.TypeFor[schemas_seed_game.Team]():            {"Humans": "0", "Orcs": "1", "Zombies": "2", "Robots": "3", "Aliens": "4"},
-	reflect.TypeFor[schemas_wide.Color]():                {"Red": "0", "Green": "1", "Blue": "2"},
-	reflect.TypeFor[vectors_enums_schema.E8]():           {"Zero": "0", "One": "1", "Max": "255"},
-	reflect.TypeFor[vectors_enums_schema.E16]():          {"Zero": "0", "Max": "65535"},
-	reflect.TypeFor[vectors_enums_schema.E32]():          {"Zero": "0", "Max": "4294967295"},
-	reflect.TypeFor[vectors_enums_schema.E64]():          {"Zero": "0", "Max": "18446744073709551615"},
-	reflect.TypeFor[vectors_enums_schema.S8]():           {"Min": "-128", "Zero": "0"},
-	reflect.TypeFor[vectors_enums_schema.S16]():          {"Min": "-32768", "Zero": "0"},
-	reflect.TypeFor[vectors_enums_schema.S32]():          {"Min": "-2147483648", "Zero": "0"},
-	reflect.TypeFor[vectors_enums_schema.S64]():          {"Min": "-9223372036854775808", "Zero": "0"},
-	reflect.TypeFor[vectors_enums_schema.Default]():      {"Zero": "0", "Seven": "7"},
-	reflect.TypeFor[vectors_game_schema.Team]():          {"Humans": "0", "Orcs": "1", "Zombies": "2", "Robots": "3", "Aliens": "4"},
-	reflect.TypeFor[vectors_seed_schema.SocialNetwork](): {"Unknown": "0", "Facebook": "1", "Instagram": "2", "Twitter": "3", "TikTok": "4"},
-	reflect.TypeFor[vectors_struct_arrays_schema.Kind](): {"None": "0", "Fast": "1", "Slow": "2"},
-	reflect.TypeFor[bench_game.Team]():                   {"Humans": "0", "Orcs": "1", "Zombies": "2", "Robots": "3", "Aliens": "4"},
 }

@@ -228,21 +228,19 @@ func fromJSON(v any, dst reflect.Value, path string) error {
 		}
 		dst.SetBool(b)
 	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		v, err := enumNumber(v, dst.Type(), path)
-		if err != nil {
-			return err
+		if name, ok := v.(string); ok {
+			return enumFromName(name, dst, path)
 		}
-		n, err := strconv.ParseInt(string(v), 10, dst.Type().Bits())
+		n, err := strconv.ParseInt(string(v.(json.Number)), 10, dst.Type().Bits())
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		dst.SetInt(n)
 	case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		v, err := enumNumber(v, dst.Type(), path)
-		if err != nil {
-			return err
+		if name, ok := v.(string); ok {
+			return enumFromName(name, dst, path)
 		}
-		n, err := strconv.ParseUint(string(v), 10, dst.Type().Bits())
+		n, err := strconv.ParseUint(string(v.(json.Number)), 10, dst.Type().Bits())
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
@@ -292,20 +290,19 @@ func fromJSON(v any, dst reflect.Value, path string) error {
 	return nil
 }
 
-// enumNumber is an integer JSON value as a number: a number as it is, the
-// name of a value of an enum type (the vectors write known enum values by
-// name) as that value's number.
-func enumNumber(v any, t reflect.Type, path string) (json.Number, error) {
-	switch v := v.(type) {
-	case json.Number:
-		return v, nil
-	case string:
-		if n, ok := enums[t][v]; ok {
-			return n, nil
-		}
-		return "", fmt.Errorf("%s: %q is not a value of %s", path, v, t)
+// enumFromName sets an enum from the name of one of its values (the
+// vectors write known enum values by name), through the generated
+// UnmarshalJSON.
+func enumFromName(name string, dst reflect.Value, path string) error {
+	u, ok := dst.Addr().Interface().(json.Unmarshaler)
+	if !ok {
+		return fmt.Errorf("%s: expected a number", path)
 	}
-	return "", fmt.Errorf("%s: expected a number", path)
+	quoted, _ := json.Marshal(name)
+	if err := u.UnmarshalJSON(quoted); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // nonFinite maps the strings the vectors write for NaN and the infinities

@@ -23,19 +23,27 @@ const (
 	SocialNetworkTikTok    SocialNetwork = 4
 )
 
-// String returns the schema name of the value, or the number.
-func (x SocialNetwork) String() string {
+// name is the schema name of the value, if this schema version has one.
+func (x SocialNetwork) name() (string, bool) {
 	switch x {
 	case SocialNetworkUnknown:
-		return "Unknown"
+		return "Unknown", true
 	case SocialNetworkFacebook:
-		return "Facebook"
+		return "Facebook", true
 	case SocialNetworkInstagram:
-		return "Instagram"
+		return "Instagram", true
 	case SocialNetworkTwitter:
-		return "Twitter"
+		return "Twitter", true
 	case SocialNetworkTikTok:
-		return "TikTok"
+		return "TikTok", true
+	}
+	return "", false
+}
+
+// String returns the schema name of the value, or the number.
+func (x SocialNetwork) String() string {
+	if n, ok := x.name(); ok {
+		return n
 	}
 	return "SocialNetwork(" + strconv.FormatUint(uint64(x), 10) + ")"
 }
@@ -43,17 +51,8 @@ func (x SocialNetwork) String() string {
 // MarshalJSON writes the schema name of the value as a JSON string, or the
 // number when this schema version has no name for it.
 func (x SocialNetwork) MarshalJSON() ([]byte, error) {
-	switch x {
-	case SocialNetworkUnknown:
-		return []byte(`"Unknown"`), nil
-	case SocialNetworkFacebook:
-		return []byte(`"Facebook"`), nil
-	case SocialNetworkInstagram:
-		return []byte(`"Instagram"`), nil
-	case SocialNetworkTwitter:
-		return []byte(`"Twitter"`), nil
-	case SocialNetworkTikTok:
-		return []byte(`"TikTok"`), nil
+	if n, ok := x.name(); ok {
+		return []byte(`"` + n + `"`), nil
 	}
 	return strconv.AppendUint(nil, uint64(x), 10), nil
 }

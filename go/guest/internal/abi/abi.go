@@ -23,15 +23,23 @@ const (
 	AccessReadWrite Access = 2
 )
 
-// String returns the schema name of the value, or the number.
-func (x Access) String() string {
+// name is the schema name of the value, if this schema version has one.
+func (x Access) name() (string, bool) {
 	switch x {
 	case AccessNone:
-		return "None"
+		return "None", true
 	case AccessRead:
-		return "Read"
+		return "Read", true
 	case AccessReadWrite:
-		return "ReadWrite"
+		return "ReadWrite", true
+	}
+	return "", false
+}
+
+// String returns the schema name of the value, or the number.
+func (x Access) String() string {
+	if n, ok := x.name(); ok {
+		return n
 	}
 	return "Access(" + strconv.FormatUint(uint64(x), 10) + ")"
 }
@@ -39,13 +47,8 @@ func (x Access) String() string {
 // MarshalJSON writes the schema name of the value as a JSON string, or the
 // number when this schema version has no name for it.
 func (x Access) MarshalJSON() ([]byte, error) {
-	switch x {
-	case AccessNone:
-		return []byte(`"None"`), nil
-	case AccessRead:
-		return []byte(`"Read"`), nil
-	case AccessReadWrite:
-		return []byte(`"ReadWrite"`), nil
+	if n, ok := x.name(); ok {
+		return []byte(`"` + n + `"`), nil
 	}
 	return strconv.AppendUint(nil, uint64(x), 10), nil
 }
@@ -85,17 +88,25 @@ const (
 	PatternPool      Pattern = 3
 )
 
-// String returns the schema name of the value, or the number.
-func (x Pattern) String() string {
+// name is the schema name of the value, if this schema version has one.
+func (x Pattern) name() (string, bool) {
 	switch x {
 	case PatternDirect:
-		return "Direct"
+		return "Direct", true
 	case PatternFanOut:
-		return "FanOut"
+		return "FanOut", true
 	case PatternSingleton:
-		return "Singleton"
+		return "Singleton", true
 	case PatternPool:
-		return "Pool"
+		return "Pool", true
+	}
+	return "", false
+}
+
+// String returns the schema name of the value, or the number.
+func (x Pattern) String() string {
+	if n, ok := x.name(); ok {
+		return n
 	}
 	return "Pattern(" + strconv.FormatUint(uint64(x), 10) + ")"
 }
@@ -103,15 +114,8 @@ func (x Pattern) String() string {
 // MarshalJSON writes the schema name of the value as a JSON string, or the
 // number when this schema version has no name for it.
 func (x Pattern) MarshalJSON() ([]byte, error) {
-	switch x {
-	case PatternDirect:
-		return []byte(`"Direct"`), nil
-	case PatternFanOut:
-		return []byte(`"FanOut"`), nil
-	case PatternSingleton:
-		return []byte(`"Singleton"`), nil
-	case PatternPool:
-		return []byte(`"Pool"`), nil
+	if n, ok := x.name(); ok {
+		return []byte(`"` + n + `"`), nil
 	}
 	return strconv.AppendUint(nil, uint64(x), 10), nil
 }

@@ -23,19 +23,27 @@ const (
 	TeamAliens  Team = 4
 )
 
-// String returns the schema name of the value, or the number.
-func (x Team) String() string {
+// name is the schema name of the value, if this schema version has one.
+func (x Team) name() (string, bool) {
 	switch x {
 	case TeamHumans:
-		return "Humans"
+		return "Humans", true
 	case TeamOrcs:
-		return "Orcs"
+		return "Orcs", true
 	case TeamZombies:
-		return "Zombies"
+		return "Zombies", true
 	case TeamRobots:
-		return "Robots"
+		return "Robots", true
 	case TeamAliens:
-		return "Aliens"
+		return "Aliens", true
+	}
+	return "", false
+}
+
+// String returns the schema name of the value, or the number.
+func (x Team) String() string {
+	if n, ok := x.name(); ok {
+		return n
 	}
 	return "Team(" + strconv.FormatUint(uint64(x), 10) + ")"
 }
@@ -43,17 +51,8 @@ func (x Team) String() string {
 // MarshalJSON writes the schema name of the value as a JSON string, or the
 // number when this schema version has no name for it.
 func (x Team) MarshalJSON() ([]byte, error) {
-	switch x {
-	case TeamHumans:
-		return []byte(`"Humans"`), nil
-	case TeamOrcs:
-		return []byte(`"Orcs"`), nil
-	case TeamZombies:
-		return []byte(`"Zombies"`), nil
-	case TeamRobots:
-		return []byte(`"Robots"`), nil
-	case TeamAliens:
-		return []byte(`"Aliens"`), nil
+	if n, ok := x.name(); ok {
+		return []byte(`"` + n + `"`), nil
 	}
 	return strconv.AppendUint(nil, uint64(x), 10), nil
 }

@@ -21,15 +21,23 @@ const (
 	KindB    Kind = 200
 )
 
-// String returns the schema name of the value, or the number.
-func (x Kind) String() string {
+// name is the schema name of the value, if this schema version has one.
+func (x Kind) name() (string, bool) {
 	switch x {
 	case KindNone:
-		return "None"
+		return "None", true
 	case KindA:
-		return "A"
+		return "A", true
 	case KindB:
-		return "B"
+		return "B", true
+	}
+	return "", false
+}
+
+// String returns the schema name of the value, or the number.
+func (x Kind) String() string {
+	if n, ok := x.name(); ok {
+		return n
 	}
 	return "Kind(" + strconv.FormatUint(uint64(x), 10) + ")"
 }
@@ -37,13 +45,8 @@ func (x Kind) String() string {
 // MarshalJSON writes the schema name of the value as a JSON string, or the
 // number when this schema version has no name for it.
 func (x Kind) MarshalJSON() ([]byte, error) {
-	switch x {
-	case KindNone:
-		return []byte(`"None"`), nil
-	case KindA:
-		return []byte(`"A"`), nil
-	case KindB:
-		return []byte(`"B"`), nil
+	if n, ok := x.name(); ok {
+		return []byte(`"` + n + `"`), nil
 	}
 	return strconv.AppendUint(nil, uint64(x), 10), nil
 }
@@ -82,15 +85,23 @@ const (
 	WideBig  Wide = 9000000000
 )
 
-// String returns the schema name of the value, or the number.
-func (x Wide) String() string {
+// name is the schema name of the value, if this schema version has one.
+func (x Wide) name() (string, bool) {
 	switch x {
 	case WideZero:
-		return "Zero"
+		return "Zero", true
 	case WideNeg:
-		return "Neg"
+		return "Neg", true
 	case WideBig:
-		return "Big"
+		return "Big", true
+	}
+	return "", false
+}
+
+// String returns the schema name of the value, or the number.
+func (x Wide) String() string {
+	if n, ok := x.name(); ok {
+		return n
 	}
 	return "Wide(" + strconv.FormatInt(int64(x), 10) + ")"
 }
@@ -98,13 +109,8 @@ func (x Wide) String() string {
 // MarshalJSON writes the schema name of the value as a JSON string, or the
 // number when this schema version has no name for it.
 func (x Wide) MarshalJSON() ([]byte, error) {
-	switch x {
-	case WideZero:
-		return []byte(`"Zero"`), nil
-	case WideNeg:
-		return []byte(`"Neg"`), nil
-	case WideBig:
-		return []byte(`"Big"`), nil
+	if n, ok := x.name(); ok {
+		return []byte(`"` + n + `"`), nil
 	}
 	return strconv.AppendInt(nil, int64(x), 10), nil
 }

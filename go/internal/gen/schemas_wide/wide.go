@@ -21,15 +21,23 @@ const (
 	ColorBlue  Color = 2
 )
 
-// String returns the schema name of the value, or the number.
-func (x Color) String() string {
+// name is the schema name of the value, if this schema version has one.
+func (x Color) name() (string, bool) {
 	switch x {
 	case ColorRed:
-		return "Red"
+		return "Red", true
 	case ColorGreen:
-		return "Green"
+		return "Green", true
 	case ColorBlue:
-		return "Blue"
+		return "Blue", true
+	}
+	return "", false
+}
+
+// String returns the schema name of the value, or the number.
+func (x Color) String() string {
+	if n, ok := x.name(); ok {
+		return n
 	}
 	return "Color(" + strconv.FormatUint(uint64(x), 10) + ")"
 }
@@ -37,13 +45,8 @@ func (x Color) String() string {
 // MarshalJSON writes the schema name of the value as a JSON string, or the
 // number when this schema version has no name for it.
 func (x Color) MarshalJSON() ([]byte, error) {
-	switch x {
-	case ColorRed:
-		return []byte(`"Red"`), nil
-	case ColorGreen:
-		return []byte(`"Green"`), nil
-	case ColorBlue:
-		return []byte(`"Blue"`), nil
+	if n, ok := x.name(); ok {
+		return []byte(`"` + n + `"`), nil
 	}
 	return strconv.AppendUint(nil, uint64(x), 10), nil
 }

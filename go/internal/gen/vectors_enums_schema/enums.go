@@ -20,15 +20,23 @@ const (
 	E8Max  E8 = 255
 )
 
-// String returns the schema name of the value, or the number.
-func (x E8) String() string {
+// name is the schema name of the value, if this schema version has one.
+func (x E8) name() (string, bool) {
 	switch x {
 	case E8Zero:
-		return "Zero"
+		return "Zero", true
 	case E8One:
-		return "One"
+		return "One", true
 	case E8Max:
-		return "Max"
+		return "Max", true
+	}
+	return "", false
+}
+
+// String returns the schema name of the value, or the number.
+func (x E8) String() string {
+	if n, ok := x.name(); ok {
+		return n
 	}
 	return "E8(" + strconv.FormatUint(uint64(x), 10) + ")"
 }
@@ -36,13 +44,8 @@ func (x E8) String() string {
 // MarshalJSON writes the schema name of the value as a JSON string, or the
 // number when this schema version has no name for it.
 func (x E8) MarshalJSON() ([]byte, error) {
-	switch x {
-	case E8Zero:
-		return []byte(`"Zero"`), nil
-	case E8One:
-		return []byte(`"One"`), nil
-	case E8Max:
-		return []byte(`"Max"`), nil
+	if n, ok := x.name(); ok {
+		return []byte(`"` + n + `"`), nil
 	}
 	return strconv.AppendUint(nil, uint64(x), 10), nil
 }
@@ -80,13 +83,21 @@ const (
 	E16Max  E16 = 65535
 )
 
-// String returns the schema name of the value, or the number.
-func (x E16) String() string {
+// name is the schema name of the value, if this schema version has one.
+func (x E16) name() (string, bool) {
 	switch x {
 	case E16Zero:
-		return "Zero"
+		return "Zero", true
 	case E16Max:
-		return "Max"
+		return "Max", true
+	}
+	return "", false
+}
+
+// String returns the schema name of the value, or the number.
+func (x E16) String() string {
+	if n, ok := x.name(); ok {
+		return n
 	}
 	return "E16(" + strconv.FormatUint(uint64(x), 10) + ")"
 }
@@ -94,11 +105,8 @@ func (x E16) String() string {
 // MarshalJSON writes the schema name of the value as a JSON string, or the
 // number when this schema version has no name for it.
 func (x E16) MarshalJSON() ([]byte, error) {
-	switch x {
-	case E16Zero:
-		return []byte(`"Zero"`), nil
-	case E16Max:
-		return []byte(`"Max"`), nil
+	if n, ok := x.name(); ok {
+		return []byte(`"` + n + `"`), nil
 	}
 	return strconv.AppendUint(nil, uint64(x), 10), nil
 }
@@ -133,13 +141,21 @@ const (
 	E32Max  E32 = 4294967295
 )
 
-// String returns the schema name of the value, or the number.
-func (x E32) String() string {
+// name is the schema name of the value, if this schema version has one.
+func (x E32) name() (string, bool) {
 	switch x {
 	case E32Zero:
-		return "Zero"
+		return "Zero", true
 	case E32Max:
-		return "Max"
+		return "Max", true
+	}
+	return "", false
+}
+
+// String returns the schema name of the value, or the number.
+func (x E32) String() string {
+	if n, ok := x.name(); ok {
+		return n
 	}
 	return "E32(" + strconv.FormatUint(uint64(x), 10) + ")"
 }
@@ -147,11 +163,8 @@ func (x E32) String() string {
 // MarshalJSON writes the schema name of the value as a JSON string, or the
 // number when this schema version has no name for it.
 func (x E32) MarshalJSON() ([]byte, error) {
-	switch x {
-	case E32Zero:
-		return []byte(`"Zero"`), nil
-	case E32Max:
-		return []byte(`"Max"`), nil
+	if n, ok := x.name(); ok {
+		return []byte(`"` + n + `"`), nil
 	}
 	return strconv.AppendUint(nil, uint64(x), 10), nil
 }
@@ -186,13 +199,21 @@ const (
 	E64Max  E64 = 18446744073709551615
 )
 
-// String returns the schema name of the value, or the number.
-func (x E64) String() string {
+// name is the schema name of the value, if this schema version has one.
+func (x E64) name() (string, bool) {
 	switch x {
 	case E64Zero:
-		return "Zero"
+		return "Zero", true
 	case E64Max:
-		return "Max"
+		return "Max", true
+	}
+	return "", false
+}
+
+// String returns the schema name of the value, or the number.
+func (x E64) String() string {
+	if n, ok := x.name(); ok {
+		return n
 	}
 	return "E64(" + strconv.FormatUint(uint64(x), 10) + ")"
 }
@@ -200,11 +221,8 @@ func (x E64) String() string {
 // MarshalJSON writes the schema name of the value as a JSON string, or the
 // number when this schema version has no name for it.
 func (x E64) MarshalJSON() ([]byte, error) {
-	switch x {
-	case E64Zero:
-		return []byte(`"Zero"`), nil
-	case E64Max:
-		return []byte(`"Max"`), nil
+	if n, ok := x.name(); ok {
+		return []byte(`"` + n + `"`), nil
 	}
 	return strconv.AppendUint(nil, uint64(x), 10), nil
 }
@@ -239,13 +257,21 @@ const (
 	S8Zero S8 = 0
 )
 
-// String returns the schema name of the value, or the number.
-func (x S8) String() string {
+// name is the schema name of the value, if this schema version has one.
+func (x S8) name() (string, bool) {
 	switch x {
 	case S8Min:
-		return "Min"
+		return "Min", true
 	case S8Zero:
-		return "Zero"
+		return "Zero", true
+	}
+	return "", false
+}
+
+// String returns the schema name of the value, or the number.
+func (x S8) String() string {
+	if n, ok := x.name(); ok {
+		return n
 	}
 	return "S8(" + strconv.FormatInt(int64(x), 10) + ")"
 }
@@ -253,11 +279,8 @@ func (x S8) String() string {
 // MarshalJSON writes the schema name of the value as a JSON string, or the
 // number when this schema version has no name for it.
 func (x S8) MarshalJSON() ([]byte, error) {
-	switch x {
-	case S8Min:
-		return []byte(`"Min"`), nil
-	case S8Zero:
-		return []byte(`"Zero"`), nil
+	if n, ok := x.name(); ok {
+		return []byte(`"` + n + `"`), nil
 	}
 	return strconv.AppendInt(nil, int64(x), 10), nil
 }
@@ -292,13 +315,21 @@ const (
 	S16Zero S16 = 0
 )
 
-// String returns the schema name of the value, or the number.
-func (x S16) String() string {
+// name is the schema name of the value, if this schema version has one.
+func (x S16) name() (string, bool) {
 	switch x {
 	case S16Min:
-		return "Min"
+		return "Min", true
 	case S16Zero:
-		return "Zero"
+		return "Zero", true
+	}
+	return "", false
+}
+
+// String returns the schema name of the value, or the number.
+func (x S16) String() string {
+	if n, ok := x.name(); ok {
+		return n
 	}
 	return "S16(" + strconv.FormatInt(int64(x), 10) + ")"
 }
@@ -306,11 +337,8 @@ func (x S16) String() string {
 // MarshalJSON writes the schema name of the value as a JSON string, or the
 // number when this schema version has no name for it.
 func (x S16) MarshalJSON() ([]byte, error) {
-	switch x {
-	case S16Min:
-		return []byte(`"Min"`), nil
-	case S16Zero:
-		return []byte(`"Zero"`), nil
+	if n, ok := x.name(); ok {
+		return []byte(`"` + n + `"`), nil
 	}
 	return strconv.AppendInt(nil, int64(x), 10), nil
 }
@@ -345,13 +373,21 @@ const (
 	S32Zero S32 = 0
 )
 
-// String returns the schema name of the value, or the number.
-func (x S32) String() string {
+// name is the schema name of the value, if this schema version has one.
+func (x S32) name() (string, bool) {
 	switch x {
 	case S32Min:
-		return "Min"
+		return "Min", true
 	case S32Zero:
-		return "Zero"
+		return "Zero", true
+	}
+	return "", false
+}
+
+// String returns the schema name of the value, or the number.
+func (x S32) String() string {
+	if n, ok := x.name(); ok {
+		return n
 	}
 	return "S32(" + strconv.FormatInt(int64(x), 10) + ")"
 }
@@ -359,11 +395,8 @@ func (x S32) String() string {
 // MarshalJSON writes the schema name of the value as a JSON string, or the
 // number when this schema version has no name for it.
 func (x S32) MarshalJSON() ([]byte, error) {
-	switch x {
-	case S32Min:
-		return []byte(`"Min"`), nil
-	case S32Zero:
-		return []byte(`"Zero"`), nil
+	if n, ok := x.name(); ok {
+		return []byte(`"` + n + `"`), nil
 	}
 	return strconv.AppendInt(nil, int64(x), 10), nil
 }
@@ -398,13 +431,21 @@ const (
 	S64Zero S64 = 0
 )
 
-// String returns the schema name of the value, or the number.
-func (x S64) String() string {
+// name is the schema name of the value, if this schema version has one.
+func (x S64) name() (string, bool) {
 	switch x {
 	case S64Min:
-		return "Min"
+		return "Min", true
 	case S64Zero:
-		return "Zero"
+		return "Zero", true
+	}
+	return "", false
+}
+
+// String returns the schema name of the value, or the number.
+func (x S64) String() string {
+	if n, ok := x.name(); ok {
+		return n
 	}
 	return "S64(" + strconv.FormatInt(int64(x), 10) + ")"
 }
@@ -412,11 +453,8 @@ func (x S64) String() string {
 // MarshalJSON writes the schema name of the value as a JSON string, or the
 // number when this schema version has no name for it.
 func (x S64) MarshalJSON() ([]byte, error) {
-	switch x {
-	case S64Min:
-		return []byte(`"Min"`), nil
-	case S64Zero:
-		return []byte(`"Zero"`), nil
+	if n, ok := x.name(); ok {
+		return []byte(`"` + n + `"`), nil
 	}
 	return strconv.AppendInt(nil, int64(x), 10), nil
 }
@@ -451,13 +489,21 @@ const (
 	DefaultSeven Default = 7
 )
 
-// String returns the schema name of the value, or the number.
-func (x Default) String() string {
+// name is the schema name of the value, if this schema version has one.
+func (x Default) name() (string, bool) {
 	switch x {
 	case DefaultZero:
-		return "Zero"
+		return "Zero", true
 	case DefaultSeven:
-		return "Seven"
+		return "Seven", true
+	}
+	return "", false
+}
+
+// String returns the schema name of the value, or the number.
+func (x Default) String() string {
+	if n, ok := x.name(); ok {
+		return n
 	}
 	return "Default(" + strconv.FormatUint(uint64(x), 10) + ")"
 }
@@ -465,11 +511,8 @@ func (x Default) String() string {
 // MarshalJSON writes the schema name of the value as a JSON string, or the
 // number when this schema version has no name for it.
 func (x Default) MarshalJSON() ([]byte, error) {
-	switch x {
-	case DefaultZero:
-		return []byte(`"Zero"`), nil
-	case DefaultSeven:
-		return []byte(`"Seven"`), nil
+	if n, ok := x.name(); ok {
+		return []byte(`"` + n + `"`), nil
 	}
 	return strconv.AppendUint(nil, uint64(x), 10), nil
 }

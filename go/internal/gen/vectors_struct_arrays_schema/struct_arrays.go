@@ -21,15 +21,23 @@ const (
 	KindSlow Kind = 2
 )
 
-// String returns the schema name of the value, or the number.
-func (x Kind) String() string {
+// name is the schema name of the value, if this schema version has one.
+func (x Kind) name() (string, bool) {
 	switch x {
 	case KindNone:
-		return "None"
+		return "None", true
 	case KindFast:
-		return "Fast"
+		return "Fast", true
 	case KindSlow:
-		return "Slow"
+		return "Slow", true
+	}
+	return "", false
+}
+
+// String returns the schema name of the value, or the number.
+func (x Kind) String() string {
+	if n, ok := x.name(); ok {
+		return n
 	}
 	return "Kind(" + strconv.FormatUint(uint64(x), 10) + ")"
 }
@@ -37,13 +45,8 @@ func (x Kind) String() string {
 // MarshalJSON writes the schema name of the value as a JSON string, or the
 // number when this schema version has no name for it.
 func (x Kind) MarshalJSON() ([]byte, error) {
-	switch x {
-	case KindNone:
-		return []byte(`"None"`), nil
-	case KindFast:
-		return []byte(`"Fast"`), nil
-	case KindSlow:
-		return []byte(`"Slow"`), nil
+	if n, ok := x.name(); ok {
+		return []byte(`"` + n + `"`), nil
 	}
 	return strconv.AppendUint(nil, uint64(x), 10), nil
 }
