@@ -198,6 +198,22 @@ pub(crate) fn wire(p: Primitive) -> &'static str {
 }
 
 /// The zero literal of a scalar.
+/// A Go interpreted string literal of `text` (schema strings have no
+/// newlines; quotes, backslashes and control characters are escaped).
+fn go_quote(text: &str) -> String {
+    let mut out = String::from("\"");
+    for ch in text.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 pub(crate) fn zero_of(p: Primitive) -> &'static str {
     if p == Primitive::Bool {
         "false"
@@ -245,6 +261,23 @@ impl Gen<'_> {
     }
     pub fn union_name(&self, id: UnionId) -> String {
         go_name(&self.s.unions[id].name)
+    }
+
+    /// A declared default (docs/idl.md §4.3.1) as a Go constant of the
+    /// slot's reader type: a number, `true`, `TeamOrcs`, or a string.
+    pub(crate) fn default_expr(&self, slot: &Slot, d: &DefaultValue) -> String {
+        if let Some(literal) = crate::scalar_default(slot, d) {
+            return literal;
+        }
+        match (slot, d) {
+            (Slot::Enum { id, .. }, DefaultValue::Enum { variant, .. }) => {
+                let variant = &self.s.enums[*id].variants[*variant].name;
+                format!("{}{}", self.enum_name(*id), go_name(variant))
+            }
+            (_, DefaultValue::Enum { value, .. }) => value.to_string(),
+            (_, DefaultValue::Text(t)) => go_quote(t),
+            _ => unreachable!("numbers and booleans are crate::scalar_default's"),
+        }
     }
     /// `Trusted` while emitting the trusted viewers, else nothing: the
     /// prefix of every viewer type name.

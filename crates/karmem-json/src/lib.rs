@@ -150,7 +150,9 @@ impl Encoder<'_> {
         let obj = self.object(id, v, path)?;
         let sl = self.l.of_struct(id);
         for (i, f) in self.s.structs[id].fields.iter().enumerate() {
-            let fv = obj.and_then(|m| m.get(&f.name)).unwrap_or(&Value::Null);
+            let given = obj.and_then(|m| m.get(&f.name)).unwrap_or(&Value::Null);
+            let default = given.is_null().then(|| default_json(self.s, f)).flatten();
+            let fv = default.as_ref().unwrap_or(given);
             let fl = &sl.fields[i];
             self.slot(&fl.slot, fv, at + fl.offset, &format!("{path}.{}", f.name))?;
         }
@@ -461,6 +463,11 @@ impl Encoder<'_> {
                             p.push('.');
                             p.push_str(name);
                         }
+                        let default = leaf
+                            .is_null()
+                            .then(|| default_json(self.s, c.field(self.s)))
+                            .flatten();
+                        let leaf = default.as_ref().unwrap_or(leaf);
                         self.slot(&c.slot, leaf, cols[k] + i as u32 * c.size, &p)?;
                     }
                 }
@@ -519,6 +526,27 @@ impl Encoder<'_> {
         self.put(off_at, &child.to_le_bytes());
         Ok(())
     }
+}
+
+/// A field's declared default as the JSON value it reads as (None when
+/// it has none, or it is the zero value). Enum values by name, as the
+/// codec prints them (RATIONALE R6.5).
+fn default_json(s: &Schema, f: &Field) -> Option<Value> {
+    Some(match f.nonzero_default()? {
+        DefaultValue::Int(v) => match i64::try_from(*v) {
+            Ok(i) => Value::from(i),
+            Err(_) => Value::from(*v as u64),
+        },
+        DefaultValue::Float(v) => float(*v),
+        DefaultValue::Bool(b) => Value::Bool(*b),
+        DefaultValue::Text(t) => Value::String(t.clone()),
+        DefaultValue::Enum { variant, .. } => {
+            let FieldType::Enum(e) = f.ty else {
+                unreachable!("an enum default belongs to an enum field")
+            };
+            Value::String(s.enums[e].variants[*variant].name.clone())
+        }
+    })
 }
 
 fn vec_of(b: &[u8]) -> Vec<u8> {
@@ -757,7 +785,12 @@ impl Decoder<'_> {
         for (i, f) in self.s.structs[id].fields.iter().enumerate() {
             let fl = &sl.fields[i];
             let present = fl.offset + fl.size <= t.used;
-            let v = self.slot(&fl.slot, t.offset + fl.offset, present)?;
+            // An absent field (an older writer's table) reads as its
+            // default (docs/idl.md §4.3.1).
+            let v = match default_json(self.s, f) {
+                Some(d) if !present => d,
+                _ => self.slot(&fl.slot, t.offset + fl.offset, present)?,
+            };
             m.insert(f.name.clone(), v);
         }
         self.depth -= 1;
@@ -1046,6 +1079,9 @@ impl Decoder<'_> {
                     let mut item = self.zero_struct(*elem)?;
                     for (k, c) in soa.columns.iter().enumerate() {
                         let present = cols[k] != 0;
+                        if !present && c.field(self.s).nonzero_default().is_some() {
+                            continue; // `item` holds the default already
+                        }
                         let v = self.slot(&c.slot, cols[k] + i * c.size, present)?;
                         let mut place = &mut item;
                         for (step, index) in c.steps.iter().zip(&c.path) {
@@ -1062,15 +1098,17 @@ impl Decoder<'_> {
         Ok(items)
     }
 
-    /// The all-zero value of a struct (what reading an absent one gives).
-    /// Finite: a struct never holds itself through fields (a schema error).
+    /// The value of an absent struct: every field zero, or its default
+    /// where it has one. Finite: a struct never holds itself through
+    /// fields (a schema error).
     fn zero_struct(&mut self, id: StructId) -> Result<Value, Error> {
         let sl = self.l.of_struct(id);
         let mut m = Map::new();
         for (i, f) in self.s.structs[id].fields.iter().enumerate() {
-            let v = match &sl.fields[i].slot {
-                Slot::InlineStruct(c) | Slot::TableRef(c) => self.zero_struct(*c)?,
-                slot => self.slot(slot, 0, false)?,
+            let v = match (&sl.fields[i].slot, default_json(self.s, f)) {
+                (_, Some(d)) => d,
+                (Slot::InlineStruct(c) | Slot::TableRef(c), None) => self.zero_struct(*c)?,
+                (slot, None) => self.slot(slot, 0, false)?,
             };
             m.insert(f.name.clone(), v);
         }

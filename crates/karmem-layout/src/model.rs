@@ -5,7 +5,7 @@
 //! never recompute offsets, sizes, columns or hashes themselves.
 //! Indices (`StructId`, field index) match the schema model.
 
-use karmem_schema::model::{ArrayType, EnumId, Primitive, StructId, UnionId};
+use karmem_schema::model::{ArrayType, EnumId, Field, Primitive, Schema, StructId, UnionId};
 
 // The wire constants and the column hash are the format's, not this
 // crate's: they live in `karmem-format` (RATIONALE.md R3.4), and are
@@ -267,6 +267,17 @@ pub struct Column {
     pub align: u32,
     /// The leaf; never `InlineStruct` or `TableRef` (those are flattened).
     pub slot: Slot,
+}
+
+impl Column {
+    /// The schema field this column holds: the leaf of `path`. Its default
+    /// (docs/idl.md §4.3.1) is what the column reads as when a message's
+    /// directory does not list it (an older writer, format.md §9).
+    pub fn field<'s>(&self, schema: &'s Schema) -> &'s Field {
+        let owner = *self.steps.last().expect("a column has a leaf");
+        let index = *self.path.last().expect("a column has a leaf");
+        &schema.structs[owner].fields[index as usize]
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -168,6 +168,7 @@ fn every_diagnostic_is_documented_in_idl_md() {
         "crates/karmem-schema/src/lexer.rs",
         "crates/karmem-schema/src/parser.rs",
         "crates/karmem-schema/src/resolve.rs",
+        "crates/karmem-schema/src/resolve/defaults.rs",
         "crates/karmem-layout/src/compute.rs",
     ] {
         templates.extend(diagnostic_templates(&repo_file(file)));

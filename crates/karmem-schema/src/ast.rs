@@ -87,8 +87,38 @@ pub struct FieldDecl {
     pub name: Ident,
     pub ty: TypeExpr,
     pub attrs: Vec<Attr>,
+    /// `= literal` after the attributes: the value an absent field reads as.
+    pub default: Option<Literal>,
     pub doc: Vec<String>,
     pub span: Span,
+}
+
+/// A literal as written in a default value (`= 100`, `= -1.5`, `= "anon"`,
+/// `= true`, `= Orcs`). Booleans and enum values are identifiers here; the
+/// resolver decides what they mean from the field's type.
+#[derive(Clone, Debug)]
+pub enum Literal {
+    Int(IntLit),
+    /// A decimal number with a fraction or an exponent (sign included).
+    Float {
+        text: String,
+        span: Span,
+    },
+    Str {
+        value: String,
+        span: Span,
+    },
+    Ident(Ident),
+}
+
+impl Literal {
+    pub fn span(&self) -> Span {
+        match self {
+            Literal::Int(i) => i.span,
+            Literal::Float { span, .. } | Literal::Str { span, .. } => *span,
+            Literal::Ident(id) => id.span,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -136,7 +136,7 @@ fn needs_space(prev: Option<&Token>, t: &Token, tokens: &[Token], i: usize) -> b
         (_, Tok::Sym(';' | ',' | ')' | ']' | ':' | '.')) => false,
         (Tok::Sym('(' | '[' | '@' | '#' | '.' | '<'), _) => false,
         (Tok::Sym(']'), _) => false,
-        (Tok::Sym('-'), Tok::Int(_)) => false,
+        (Tok::Sym('-'), Tok::Int(_) | Tok::Float(_)) => false,
         (Tok::Ident(_), Tok::Sym('(')) => {
             // `@golang.package(`, `fn(`, `pool(` hug their parenthesis;
             // `struct X (dynamic)` and `memory (` do not.

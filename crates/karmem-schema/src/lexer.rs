@@ -9,6 +9,8 @@ pub enum Tok {
     Ident(String),
     /// Integer literal (decimal or 0x hex), value checked later.
     Int(String),
+    /// A decimal number with a fraction or exponent (`1.5`, `2e-3`).
+    Float(String),
     /// Backtick or double-quoted string, quotes removed.
     Str(String),
     LineComment(String),
@@ -35,7 +37,7 @@ impl Tok {
     pub fn describe(&self) -> String {
         match self {
             Tok::Ident(s) => format!("`{s}`"),
-            Tok::Int(s) => format!("number `{s}`"),
+            Tok::Int(s) | Tok::Float(s) => format!("number `{s}`"),
             Tok::Str(_) => "a string".into(),
             Tok::LineComment(_) | Tok::BlockComment(_) | Tok::DocComment(_) => "a comment".into(),
             Tok::Sym(c) => format!("`{c}`"),
@@ -140,13 +142,14 @@ pub fn lex(source: &str) -> (Vec<Token>, Vec<Diagnostic>) {
             i = end;
             Tok::Ident(text)
         } else if c.is_ascii_digit() {
-            let end = source[i..]
-                .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
-                .map(|n| i + n)
-                .unwrap_or(source.len());
+            let end = number_end(source, i);
             let text = source[i..end].to_string();
             i = end;
-            Tok::Int(text)
+            if is_float(&text) {
+                Tok::Float(text)
+            } else {
+                Tok::Int(text)
+            }
         } else if source[i..].starts_with("->") {
             i += 2;
             Tok::Arrow
@@ -179,4 +182,40 @@ pub fn lex(source: &str) -> (Vec<Token>, Vec<Diagnostic>) {
         line_before: true,
     });
     (tokens, diags)
+}
+
+/// End of the number starting at `start`: a run of letters, digits and
+/// `_` (so `0x2A` and malformed `12ab` are one token), extended by a
+/// fraction (`.` then a digit) and an exponent sign (`1e-3`) for decimals.
+fn number_end(source: &str, start: usize) -> usize {
+    let bytes = source.as_bytes();
+    let run = |from: usize| {
+        source[from..]
+            .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+            .map(|n| from + n)
+            .unwrap_or(source.len())
+    };
+    let digit_at = |k: usize| bytes.get(k).is_some_and(u8::is_ascii_digit);
+    let mut end = run(start);
+    let hex = matches!(&source[start..end.min(start + 2)], "0x" | "0X");
+    if hex {
+        return end;
+    }
+    if bytes.get(end) == Some(&b'.') && digit_at(end + 1) {
+        end = run(end + 1);
+    }
+    if matches!(bytes.get(end - 1), Some(b'e' | b'E'))
+        && matches!(bytes.get(end), Some(b'+' | b'-'))
+        && digit_at(end + 1)
+    {
+        end = run(end + 1);
+    }
+    end
+}
+
+/// A decimal number with a fraction or an exponent is a float literal.
+fn is_float(text: &str) -> bool {
+    !text.starts_with("0x")
+        && !text.starts_with("0X")
+        && (text.contains('.') || text.contains(['e', 'E']))
 }

@@ -158,6 +158,26 @@ impl Schema {
     pub fn union_by_name(&self, name: &str) -> Option<UnionId> {
         self.unions.iter().position(|u| u.name == name)
     }
+
+    /// Whether a fresh value of the struct differs from all-zero: one of
+    /// its fields has a non-zero default, or holds (inline, as a table or
+    /// in a fixed array) a struct that does. Languages whose zero value
+    /// cannot carry defaults (Go) generate a constructor for these.
+    /// Finite: no struct holds itself through fields (checked).
+    pub fn has_defaults(&self, id: StructId) -> bool {
+        self.structs[id].fields.iter().any(|f| {
+            f.nonzero_default().is_some()
+                || match &f.ty {
+                    FieldType::Struct(c) => self.has_defaults(*c),
+                    FieldType::Array(ArrayType {
+                        elem: ElemType::Struct(c),
+                        kind: ArrayKind::Fixed(_),
+                        ..
+                    }) => self.has_defaults(*c),
+                    _ => false,
+                }
+        })
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -202,6 +222,49 @@ pub struct Field {
     pub ty: FieldType,
     pub span: Span,
     pub doc: Vec<String>,
+    /// `= value`: what the field reads as when it is absent from a table
+    /// (docs/idl.md §4.3.1). Only table fields of scalar, enum or UTF-8
+    /// text type have one (checked).
+    pub default: Option<DefaultValue>,
+}
+
+impl Field {
+    /// The declared default, if it differs from the type's zero value
+    /// (generators then emit something; a default equal to zero needs no
+    /// code). Text `""`, `0`, `false` and an enum value 0 are zero; `0.0`
+    /// is too, `-0.0` is refused by the checker.
+    pub fn nonzero_default(&self) -> Option<&DefaultValue> {
+        self.default.as_ref().filter(|d| !d.is_zero())
+    }
+}
+
+/// A declared default value, already checked against the field's type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DefaultValue {
+    /// An integer scalar's value (within the type's range).
+    Int(i128),
+    /// A float scalar's value; for `f32` fields already rounded to `f32`.
+    Float(f64),
+    Bool(bool),
+    /// UTF-8 text (`string`, `[]char`, `[<N]char`, `[]u8 @string`).
+    Text(String),
+    /// An enum value: the variant's index in `Enum::variants` and its
+    /// number.
+    Enum {
+        variant: usize,
+        value: i128,
+    },
+}
+
+impl DefaultValue {
+    pub fn is_zero(&self) -> bool {
+        match self {
+            DefaultValue::Int(v) | DefaultValue::Enum { value: v, .. } => *v == 0,
+            DefaultValue::Float(v) => *v == 0.0,
+            DefaultValue::Bool(b) => !b,
+            DefaultValue::Text(t) => t.is_empty(),
+        }
+    }
 }
 
 /// What a field holds.

@@ -51,6 +51,12 @@ impl Parser {
         &self.tokens[self.pos].tok
     }
 
+    /// The token `n` places after the next one (end of file past the end).
+    fn peek_at(&self, n: usize) -> &Tok {
+        let last = self.tokens.len() - 1;
+        &self.tokens[(self.pos + n).min(last)].tok
+    }
+
     fn span(&self) -> Span {
         self.tokens[self.pos].span
     }
@@ -475,14 +481,53 @@ impl Parser {
         while self.is_sym('@') || self.is_sym('#') {
             attrs.push(self.attr()?);
         }
+        let default = if self.eat_sym('=') {
+            Some(self.literal()?)
+        } else {
+            None
+        };
         self.expect_semicolon("end each field with `;`")?;
         Ok(FieldDecl {
             span: Span::new(name.span.start, self.prev_end()),
             name,
             ty,
             attrs,
+            default,
             doc,
         })
+    }
+
+    /// A default value: an integer, a decimal number, a string, or a word
+    /// (`true`, `false`, an enum value), checked against the field's type
+    /// by the resolver.
+    fn literal(&mut self) -> PResult<Literal> {
+        let start = self.span().start;
+        match self.peek().clone() {
+            Tok::Str(value) => {
+                let span = self.bump().span;
+                Ok(Literal::Str { value, span })
+            }
+            Tok::Ident(_) => Ok(Literal::Ident(self.ident("a value")?)),
+            Tok::Sym('-') | Tok::Int(_) | Tok::Float(_) => {
+                let negative = matches!(self.peek(), Tok::Sym('-'));
+                if negative && matches!(self.peek_at(1), Tok::Float(_)) {
+                    self.bump();
+                }
+                if let Tok::Float(text) = self.peek().clone() {
+                    let end = self.bump().span.end;
+                    let text = if negative { format!("-{text}") } else { text };
+                    return Ok(Literal::Float {
+                        text,
+                        span: Span::new(start, end),
+                    });
+                }
+                Ok(Literal::Int(self.int("a number")?))
+            }
+            _ => Err(self.error_here(
+                "a default value",
+                Some("write a number, a string, `true`, `false` or an enum value"),
+            )),
+        }
     }
 
     fn type_expr(&mut self) -> PResult<TypeExpr> {

@@ -10,6 +10,8 @@ use crate::ast::{self, ArrayKindExpr, TypeExpr};
 use crate::diagnostic::Diagnostic;
 use crate::model::*;
 
+mod defaults;
+
 /// Largest size any struct may have: offsets are 32 bits.
 const MAX_SIZE: u64 = u32::MAX as u64;
 
@@ -55,6 +57,7 @@ pub fn resolve(file: &ast::File) -> (Schema, Vec<Diagnostic>) {
     r.header(file);
     r.declare(file);
     r.define(file);
+    r.defaults(file);
     r.root(file);
     r.check_inline_cycles();
     r.check_sizes();
@@ -506,6 +509,7 @@ impl Resolver {
                     ty: FieldType::Scalar(Primitive::U8),
                     span: f.name.span,
                     doc: f.doc.clone(),
+                    default: None,
                 });
                 continue;
             };
@@ -514,6 +518,7 @@ impl Resolver {
                 ty,
                 span: f.name.span,
                 doc: f.doc.clone(),
+                default: None,
             });
         }
         if fields.is_empty() && self.schema.structs[id].kind == StructKind::Inline {

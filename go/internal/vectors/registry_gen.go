@@ -14,6 +14,8 @@ import (
 	schemas_seed_game "karmem.org/go/karmem/internal/gen/schemas_seed_game"
 	schemas_soa_columns "karmem.org/go/karmem/internal/gen/schemas_soa_columns"
 	schemas_wide "karmem.org/go/karmem/internal/gen/schemas_wide"
+	vectors_defaults_new "karmem.org/go/karmem/internal/gen/vectors_defaults_new"
+	vectors_defaults_old "karmem.org/go/karmem/internal/gen/vectors_defaults_old"
 	vectors_enums_schema "karmem.org/go/karmem/internal/gen/vectors_enums_schema"
 	vectors_evolution_new "karmem.org/go/karmem/internal/gen/vectors_evolution_new"
 	vectors_evolution_old "karmem.org/go/karmem/internal/gen/vectors_evolution_old"
@@ -316,6 +318,38 @@ var schemas = map[string]map[string]rootType{
 			validate: func(r *karmem.Reader) error { _, err := schemas_wide.ValidateRoot(r); return err },
 			trust: func(r *karmem.Reader) (views, error) {
 				return bothViews(r, schemas_wide.ValidateRoot, schemas_wide.TrustRoot)
+			},
+		},
+	},
+	"vectors/defaults/new.km": {
+		"Unit": {
+			new:      func() object { return new(vectors_defaults_new.Unit) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_defaults_new.ValidateUnit(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_defaults_new.ValidateUnit, vectors_defaults_new.TrustUnit)
+			},
+		},
+		"Root": {
+			new:      func() object { return new(vectors_defaults_new.Root) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_defaults_new.ValidateRoot(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_defaults_new.ValidateRoot, vectors_defaults_new.TrustRoot)
+			},
+		},
+	},
+	"vectors/defaults/old.km": {
+		"Unit": {
+			new:      func() object { return new(vectors_defaults_old.Unit) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_defaults_old.ValidateUnit(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_defaults_old.ValidateUnit, vectors_defaults_old.TrustUnit)
+			},
+		},
+		"Root": {
+			new:      func() object { return new(vectors_defaults_old.Root) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_defaults_old.ValidateRoot(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_defaults_old.ValidateRoot, vectors_defaults_old.TrustRoot)
 			},
 		},
 	},

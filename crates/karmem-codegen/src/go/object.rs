@@ -61,9 +61,71 @@ impl Gen<'_> {
             self.c.close("}");
         }
         self.c.line("");
+        if self.s.has_defaults(id) {
+            self.constructor(id);
+        }
         self.write_functions(id);
         self.read_functions(id);
         self.validate_functions(id);
+    }
+
+    /// `NewX()`: a value holding the schema's defaults (docs/idl.md
+    /// §4.3.1), for structs whose zero value (`X{}`) would not.
+    fn constructor(&mut self, id: StructId) {
+        let name = self.struct_name(id);
+        let sl = self.l.of_struct(id).clone();
+        let mut fields = Vec::new();
+        let mut loops = Vec::new();
+        for (i, f) in self.s.structs[id].fields.iter().enumerate() {
+            let fname = self.field_name(id, i);
+            match (&f.ty, f.nonzero_default()) {
+                (_, Some(d)) => fields.push(vec![
+                    format!("{fname}:"),
+                    format!("{},", self.default_expr(&sl.fields[i].slot, d)),
+                ]),
+                (FieldType::Struct(c), None) if self.s.has_defaults(*c) => fields.push(vec![
+                    format!("{fname}:"),
+                    format!("New{}(),", self.struct_name(*c)),
+                ]),
+                (
+                    FieldType::Array(ArrayType {
+                        elem: ElemType::Struct(c),
+                        kind: ArrayKind::Fixed(_),
+                        ..
+                    }),
+                    None,
+                ) if self.s.has_defaults(*c) => loops.push((fname, self.struct_name(*c))),
+                _ => {}
+            }
+        }
+        self.c.line(&format!(
+            "// New{name} returns a {name} holding the schema's default values; the"
+        ));
+        self.c.line(&format!(
+            "// zero {name}{{}} holds zeros. Decoding fills absent fields with the defaults."
+        ));
+        self.c.open(&format!("func New{name}() {name} {{"));
+        let literal_open = if loops.is_empty() {
+            format!("return {name}{{")
+        } else {
+            format!("x := {name}{{")
+        };
+        self.c.open(&literal_open);
+        // Aligned as gofmt aligns a composite literal's keys.
+        for row in align(&fields) {
+            self.c.line(&row);
+        }
+        self.c.close("}");
+        for (fname, elem) in &loops {
+            self.c.open(&format!("for j := range x.{fname} {{"));
+            self.c.line(&format!("x.{fname}[j] = New{elem}()"));
+            self.c.close("}");
+        }
+        if !loops.is_empty() {
+            self.c.line("return x");
+        }
+        self.c.close("}");
+        self.c.line("");
     }
 
     fn write_functions(&mut self, id: StructId) {
@@ -328,7 +390,8 @@ impl Gen<'_> {
                     absent: None,
                 }
             };
-            self.read_slot(&mut body, &f.slot, &place, &ctx);
+            let default = self.s.structs[id].fields[i].nonzero_default();
+            self.read_slot(&mut body, &f.slot, &place, &ctx, default);
         }
         let uses_r = mentions(&body.out, "r");
         if table {
@@ -356,9 +419,18 @@ impl Gen<'_> {
         self.c.line("");
     }
 
-    /// Decode one slot into `place`.
-    pub(crate) fn read_slot(&self, c: &mut Code, slot: &Slot, place: &str, ctx: &Ctx) {
+    /// Decode one slot into `place`; an absent field (or SoA column) reads
+    /// as `default`, else as zero.
+    pub(crate) fn read_slot(
+        &self,
+        c: &mut Code,
+        slot: &Slot,
+        place: &str,
+        ctx: &Ctx,
+        default: Option<&DefaultValue>,
+    ) {
         let size = self.l.slot_size(slot);
+        let default = default.map(|d| self.default_expr(slot, d));
         let (pos, present): (Pos, Option<String>) = match ctx {
             Ctx::Table { t, off } => (
                 Pos::of(&format!("{t}.Offset")).add(*off),
@@ -386,20 +458,24 @@ impl Gen<'_> {
                     _ => unreachable!(),
                 };
                 let load = match ctx {
-                    Ctx::Table { t, off } => format!("r.Field{}({t}, {off})", wire(p)),
-                    Ctx::Pos { .. } => format!("r.{}({})", wire(p), pos.normal()),
+                    Ctx::Table { t, off } if default.is_none() => {
+                        format!("r.Field{}({t}, {off})", wire(p))
+                    }
+                    _ => format!("r.{}({})", wire(p), pos.normal()),
                 };
                 let value = match conv {
                     Some(e) => format!("{e}({load})"),
                     None => load,
                 };
-                match (ctx, &present) {
-                    (Ctx::Pos { .. }, Some(cond)) => {
+                let guard = default.is_some() || matches!(ctx, Ctx::Pos { .. });
+                match &present {
+                    Some(cond) if guard => {
                         c.open(&format!("if {cond} {{"));
                         c.line(&format!("{place} = {value}"));
                         c.close("} else {");
                         c.indent += 1;
-                        c.line(&format!("{place} = {}", zero_of(p)));
+                        let absent = default.as_deref().unwrap_or(zero_of(p));
+                        c.line(&format!("{place} = {absent}"));
                         c.close("}");
                     }
                     _ => c.line(&format!("{place} = {value}")),
@@ -464,6 +540,27 @@ impl Gen<'_> {
                     c.close("}");
                 };
                 guarded(c, &read, &zero);
+            }
+            Slot::ArrayRef { array, data } if default.is_some() => {
+                // Text with a default: read when present, else the default.
+                let es = data.elem_size();
+                let limit = limit_of(array);
+                let cond = present.clone().unwrap_or_else(|| "true".into());
+                c.open(&format!("if {cond} {{"));
+                match ctx {
+                    Ctx::Table { t, off } => {
+                        c.line(&format!("a := r.FieldArray({t}, {off}, {es}, {limit})"))
+                    }
+                    Ctx::Pos { .. } => c.line(&format!("a := r.Array({pc}, {es}, {limit})")),
+                }
+                self.read_array(c, array, data, place);
+                c.close("} else {");
+                c.indent += 1;
+                c.line(&format!(
+                    "{place} = {}",
+                    default.as_deref().unwrap_or_default()
+                ));
+                c.close("}");
             }
             Slot::ArrayRef { array, data } => {
                 let es = data.elem_size();
@@ -806,20 +903,33 @@ impl Gen<'_> {
         let mut dense = Vec::new();
         for (k, col) in soa.columns.iter().enumerate() {
             let place = self.column_place("e", id, k);
+            // What an absent column (an older writer) reads as.
+            let absent = |zero: &str| match col.field(self.s).nonzero_default() {
+                Some(d) => self.default_expr(&col.slot, d),
+                None => zero.to_string(),
+            };
             match &col.slot {
                 Slot::Scalar(Primitive::Bool) => dense.push((
                     k,
                     "uint8".to_string(),
                     place,
                     format!("c{k}[i] != 0"),
-                    "false",
+                    absent("false"),
                 )),
-                Slot::Scalar(p) => {
-                    dense.push((k, go_prim(*p).to_string(), place, format!("c{k}[i]"), "0"))
-                }
-                Slot::Enum { id, .. } => {
-                    dense.push((k, self.enum_name(*id), place, format!("c{k}[i]"), "0"))
-                }
+                Slot::Scalar(p) => dense.push((
+                    k,
+                    go_prim(*p).to_string(),
+                    place,
+                    format!("c{k}[i]"),
+                    absent("0"),
+                )),
+                Slot::Enum { id, .. } => dense.push((
+                    k,
+                    self.enum_name(*id),
+                    place,
+                    format!("c{k}[i]"),
+                    absent("0"),
+                )),
                 _ => sparse.push(k),
             }
         }
@@ -879,7 +989,8 @@ impl Gen<'_> {
                     pos: Pos::of(&format!("cols[{k}]")).plus("uint32(i)", col.size),
                     absent: Some(format!("cols[{k}] == 0")),
                 };
-                self.read_slot(&mut c, &col.slot, &place, &ctx);
+                let default = col.field(self.s).nonzero_default();
+                self.read_slot(&mut c, &col.slot, &place, &ctx, default);
             }
             c.close("}");
         } else if soa.columns.is_empty() {

@@ -116,8 +116,16 @@ impl Gen<'_> {
                     absent: Some("v.at == 0".into()),
                 }
             };
-            let doc = self.s.structs[id].fields[i].doc.clone();
-            self.view_accessor(&format!("v {view}"), &fname, &f.slot, &ctx, &doc);
+            let field = &self.s.structs[id].fields[i];
+            let (doc, default) = (field.doc.clone(), field.nonzero_default().cloned());
+            self.view_accessor(
+                &format!("v {view}"),
+                &fname,
+                &f.slot,
+                &ctx,
+                &doc,
+                default.as_ref(),
+            );
             if table && !self.trusted {
                 self.setters(&view, &fname, &f.slot, f.offset);
             }
@@ -227,8 +235,12 @@ impl Gen<'_> {
         slot: &Slot,
         ctx: &Ctx,
         doc: &[String],
+        default: Option<&DefaultValue>,
     ) {
         let size = self.l.slot_size(slot);
+        // An absent field (or SoA column) reads as its declared default:
+        // the guard then returns the default instead of the zero value.
+        let default = default.map(|d| self.default_expr(slot, d));
         let (pos, absent): (Pos, Option<String>) = match ctx {
             Ctx::Table { t, off } => (
                 Pos::of(&format!("{t}.Offset")).add(*off),
@@ -240,8 +252,9 @@ impl Gen<'_> {
         let mut methods: Vec<(String, String, String, Vec<String>)> = Vec::new();
         // Table scalars use the Field loads, which handle absence themselves;
         // Trusted has none, so its accessors test the field's presence.
-        let checked_table = !self.trusted && matches!(ctx, Ctx::Table { .. });
+        let checked_table = !self.trusted && matches!(ctx, Ctx::Table { .. }) && default.is_none();
         let guarded = self.trusted
+            || default.is_some()
             || !matches!(
                 (ctx, slot),
                 (
@@ -262,7 +275,9 @@ impl Gen<'_> {
                     Slot::Enum { id, .. } => format!("{}({load})", self.enum_name(*id)),
                     _ => load,
                 };
-                let zero = super::zero_of(*p).to_string();
+                let zero = default
+                    .clone()
+                    .unwrap_or_else(|| super::zero_of(*p).to_string());
                 methods.push((name.into(), ty, zero, vec![format!("return {value}")]));
             }
             Slot::InlineStruct(id) => {
@@ -358,16 +373,20 @@ impl Gen<'_> {
                 };
                 match (array.text, data) {
                     (Some(Text::Utf8), _) => {
+                        let (text, bytes) = match &default {
+                            Some(d) => (d.clone(), format!("[]byte({d})")),
+                            None => ("\"\"".into(), "nil".into()),
+                        };
                         push(
                             name.into(),
                             "string".into(),
-                            "\"\"",
+                            &text,
                             "return r.String(a)".into(),
                         );
                         push(
                             format!("{name}Bytes"),
                             "[]byte".into(),
-                            "nil",
+                            &bytes,
                             "return r.ArrayBytes(a)".into(),
                         );
                     }
@@ -630,7 +649,8 @@ impl Gen<'_> {
                         absent: Some(format!("{at} == 0")),
                     };
                     let slot = col.slot.clone();
-                    self.view_accessor(&format!("it {node}"), &fname, &slot, &ctx, &[]);
+                    let default = col.field(self.s).nonzero_default();
+                    self.view_accessor(&format!("it {node}"), &fname, &slot, &ctx, &[], default);
                 }
             }
         }

@@ -30,7 +30,7 @@ use std::collections::BTreeSet;
 use karmem_layout::{ArrayData, Layout, Slot};
 use karmem_schema::model::*;
 
-use crate::names::{camel, rust_ident, snake};
+use crate::names::{camel, rust_ident, screaming, snake};
 use crate::{Backend, Error, GeneratedFile};
 use code::Code;
 
@@ -235,6 +235,25 @@ impl Gen<'_> {
     fn soa_item_name(&self, id: StructId) -> String {
         format!("{}SoaItem", self.struct_name(id))
     }
+
+    /// A declared default (docs/idl.md §4.3.1) as a Rust expression of the
+    /// slot's reader type: a number, `true`, `Team::ORCS`, or a `&'static str`.
+    fn default_expr(&self, slot: &Slot, d: &DefaultValue) -> String {
+        if let Some(literal) = crate::scalar_default(slot, d) {
+            return literal;
+        }
+        match (slot, d) {
+            (Slot::Enum { id, .. }, DefaultValue::Enum { variant, .. }) => {
+                let variant = &self.s.enums[*id].variants[*variant].name;
+                format!("{}::{}", self.enum_name(*id), screaming(variant))
+            }
+            (_, DefaultValue::Enum { value, .. }) => value.to_string(),
+            // Debug of a `str` is a valid Rust string literal (escapes included).
+            (_, DefaultValue::Text(t)) => format!("{t:?}"),
+            _ => unreachable!("numbers and booleans are crate::scalar_default's"),
+        }
+    }
+
     fn enum_name(&self, id: EnumId) -> String {
         camel(&self.s.enums[id].name)
     }

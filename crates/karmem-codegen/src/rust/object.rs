@@ -74,11 +74,19 @@ impl Gen<'_> {
             }
             let ty = self.obj_type(&f.ty);
             self.c.line(&format!("pub {ident}: {ty},"));
-            let default = match &f.ty {
-                FieldType::Array(ArrayType {
-                    kind: ArrayKind::Fixed(_),
-                    ..
-                }) => "core::array::from_fn(|_| core::default::Default::default())".to_string(),
+            let default = match (&f.ty, f.nonzero_default()) {
+                (_, Some(DefaultValue::Text(t))) => format!("String::from({t:?})"),
+                (_, Some(d)) => {
+                    let slot = &self.l.of_struct(id).fields[i].slot;
+                    self.default_expr(slot, d)
+                }
+                (
+                    FieldType::Array(ArrayType {
+                        kind: ArrayKind::Fixed(_),
+                        ..
+                    }),
+                    None,
+                ) => "core::array::from_fn(|_| core::default::Default::default())".to_string(),
                 _ => "core::default::Default::default()".to_string(),
             };
             defaults.push(format!("{ident}: {default},"));
@@ -227,7 +235,8 @@ impl Gen<'_> {
                     present: "true".into(),
                 }
             };
-            self.read_slot(&mut body, &f.slot, &place, &ctx);
+            let default = self.s.structs[id].fields[i].nonzero_default();
+            self.read_slot(&mut body, &f.slot, &place, &ctx, default);
         }
         let body = body.into_text();
         let uses_r = mentions(&body, "r");
@@ -533,18 +542,38 @@ impl Gen<'_> {
 
     // ---- per-slot code: object decode ------------------------------------
 
-    pub(super) fn read_slot(&self, c: &mut Code, slot: &Slot, place: &str, ctx: &Ctx) {
+    /// Decode one slot into `place`; an absent field (or SoA column) reads
+    /// as `default`, else as zero.
+    pub(super) fn read_slot(
+        &self,
+        c: &mut Code,
+        slot: &Slot,
+        place: &str,
+        ctx: &Ctx,
+        default: Option<&DefaultValue>,
+    ) {
         let (pos, present) = ctx.pos_present(self.l.slot_size(slot));
+        let default = default.map(|d| self.default_expr(slot, d));
         let scalar = |ty: &str| -> String {
-            match ctx {
-                Ctx::Table { t, off } => format!("r.field::<{ty}>({t}, {off})"),
-                Ctx::Pos { pos, present } if present == "true" => format!("r.get::<{ty}>({pos})"),
-                Ctx::Pos { pos, present } => {
+            match (ctx, &default) {
+                (Ctx::Pos { pos, present }, _) if present == "true" => {
+                    format!("r.get::<{ty}>({pos})")
+                }
+                (_, Some(d)) if matches!(slot, Slot::Enum { .. }) => {
+                    format!("if {present} {{ r.get::<{ty}>({pos}) }} else {{ {d}.0 }}")
+                }
+                (_, Some(d)) => format!("if {present} {{ r.get::<{ty}>({pos}) }} else {{ {d} }}"),
+                (Ctx::Table { t, off }, None) => format!("r.field::<{ty}>({t}, {off})"),
+                (Ctx::Pos { pos, present }, None) => {
                     format!("if {present} {{ r.get::<{ty}>({pos}) }} else {{ core::default::Default::default() }}")
                 }
             }
         };
         match slot {
+            Slot::Scalar(Primitive::Bool) if default.is_some() => c.line(&format!(
+                "{place} = if {present} {{ r.get::<u8>({pos}) != 0 }} else {{ {} }};",
+                default.as_deref().unwrap_or_default()
+            )),
             Slot::Scalar(Primitive::Bool) => c.line(&format!("{place} = {} != 0;", scalar("u8"))),
             Slot::Scalar(p) => c.line(&format!("{place} = {};", scalar(rust_prim(*p)))),
             Slot::Enum { id, repr } => c.line(&format!(
@@ -613,15 +642,27 @@ impl Gen<'_> {
                 let limit = limit(array);
                 let a = match ctx {
                     Ctx::Table { t, off } => format!("r.field_array({t}, {off}, {es}, {limit})"),
-                    Ctx::Pos { pos, present } if present == "true" => format!("r.array({pos}, {es}, {limit})"),
+                    // With a default, presence is checked around the read.
+                    Ctx::Pos { pos, present } if present == "true" || default.is_some() => {
+                        format!("r.array({pos}, {es}, {limit})")
+                    }
                     Ctx::Pos { pos, present } => format!(
                         "if {present} {{ r.array({pos}, {es}, {limit}) }} else {{ karmem::ArrayRef::EMPTY }}"
                     ),
                 };
-                c.open("{");
-                c.line(&format!("let a = {a};"));
-                self.read_array(c, array, data, place);
-                c.close("}");
+                let read = |c: &mut Code| {
+                    c.line(&format!("let a = {a};"));
+                    self.read_array(c, array, data, place);
+                };
+                match &default {
+                    // Only text has a default among arrays (checked).
+                    Some(d) => guarded(c, &present, read, &format!("{place} = String::from({d});")),
+                    None => {
+                        c.open("{");
+                        read(c);
+                        c.close("}");
+                    }
+                }
             }
         }
     }

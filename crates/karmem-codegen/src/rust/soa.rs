@@ -297,15 +297,26 @@ impl Gen<'_> {
                 .line(&format!("let c{k} = r.slice::<{ty}>(cols[{k}], a.len);"));
             reads.push((k, place, value, x));
         }
+        // An absent column reads as its field's default, else as zero.
+        let absent: Vec<String> = reads
+            .iter()
+            .map(|(k, ..)| {
+                let c = &soa.columns[*k];
+                match c.field(self.s).nonzero_default() {
+                    Some(d) => self.default_expr(&c.slot, d),
+                    None => "core::default::Default::default()".into(),
+                }
+            })
+            .collect();
         let per_column = |c: &mut Code| {
-            for (k, place, value, x) in &reads {
+            for ((k, place, value, x), absent) in reads.iter().zip(&absent) {
                 c.open(&format!("if c{k}.len() == items.len() {{"));
                 c.open(&format!("for (e, {x}) in items.iter_mut().zip(c{k}) {{"));
                 c.line(&format!("{place} = {value};"));
                 c.close("}");
                 c.reopen("} else {");
                 c.open("for e in items.iter_mut() {");
-                c.line(&format!("{place} = core::default::Default::default();"));
+                c.line(&format!("{place} = {absent};"));
                 c.close("}");
                 c.close("}");
             }
@@ -386,7 +397,8 @@ impl Gen<'_> {
                     pos: format!("cols[{k}] + {}", mul("i", c.size)),
                     present: format!("cols[{k}] != 0"),
                 };
-                self.emit(|g, out| g.read_slot(out, &c.slot, &place, &ctx));
+                let default = c.field(self.s).nonzero_default();
+                self.emit(|g, out| g.read_slot(out, &c.slot, &place, &ctx, default));
             }
             self.c.close("}");
         }
@@ -533,7 +545,8 @@ impl Gen<'_> {
             // Element views reach the reader through the array view (a
             // field, not a helper method, which a column named `r` would
             // clash with).
-            self.view_accessor(&ident, &c.slot, &ctx, &[], "self.s.r");
+            let default = c.field(self.s).nonzero_default();
+            self.view_accessor(&ident, &c.slot, &ctx, &[], default, "self.s.r");
         }
         self.c.close("}");
         self.c.line("");

@@ -107,35 +107,49 @@ impl Gen<'_> {
                     present: "self.present".into(),
                 }
             };
-            let doc = self.s.structs[id].fields[i].doc.clone();
-            self.view_accessor(&ident, &f.slot, &ctx, &doc, "self.r");
+            let field = &self.s.structs[id].fields[i];
+            let (doc, default) = (field.doc.clone(), field.nonzero_default());
+            self.view_accessor(&ident, &f.slot, &ctx, &doc, default, "self.r");
         }
         self.c.close("}");
         self.c.line("");
     }
 
     /// Emit the viewer accessor(s) of one slot; `r` is the viewer's
-    /// reader (`self.r`, or `self.s.r` in an SoA element view).
+    /// reader (`self.r`, or `self.s.r` in an SoA element view). An absent
+    /// field (or SoA column) reads as `default`, else as zero.
     pub(super) fn view_accessor(
         &mut self,
         ident: &str,
         slot: &Slot,
         ctx: &Ctx,
         doc: &[String],
+        default: Option<&DefaultValue>,
         r: &str,
     ) {
         let size = self.l.slot_size(slot);
         let (pos, present) = ctx.pos_present(size);
+        let default = default.map(|d| self.default_expr(slot, d));
         let scalar = |ty: &str| -> String {
-            match ctx {
-                Ctx::Table { t, off } => format!("{r}.field::<{ty}>({t}, {off})"),
-                Ctx::Pos { pos, present } => {
+            match (ctx, &default) {
+                (Ctx::Table { t, off }, None) => format!("{r}.field::<{ty}>({t}, {off})"),
+                (_, Some(d)) if ty == "u8" && matches!(slot, Slot::Scalar(Primitive::Bool)) => {
+                    format!("if {present} {{ {r}.get::<u8>({pos}) != 0 }} else {{ {d} }}")
+                }
+                (_, Some(d)) if matches!(slot, Slot::Enum { .. }) => {
+                    format!("if {present} {{ {r}.get::<{ty}>({pos}) }} else {{ {d}.0 }}")
+                }
+                (_, Some(d)) => format!("if {present} {{ {r}.get::<{ty}>({pos}) }} else {{ {d} }}"),
+                (Ctx::Pos { pos, present }, None) => {
                     format!("if {present} {{ {r}.get::<{ty}>({pos}) }} else {{ core::default::Default::default() }}")
                 }
             }
         };
         let mut methods: Vec<(String, String, String)> = Vec::new(); // (name, type, body)
         match slot {
+            Slot::Scalar(Primitive::Bool) if default.is_some() => {
+                methods.push((ident.into(), "bool".into(), scalar("u8")))
+            }
             Slot::Scalar(Primitive::Bool) => methods.push((
                 ident.into(),
                 "bool".into(),
@@ -228,15 +242,28 @@ impl Gen<'_> {
                 let let_a = format!("let a = {a};\n");
                 match (array.text, data) {
                     (Some(Text::Utf8), _) => {
+                        // An absent field reads as its default text; once
+                        // presence is known, the reference is read as is.
+                        let or_default = |read: &str, absent: &str| {
+                            match (&default, ctx) {
+                            (Some(d), Ctx::Pos { pos, .. }) => format!(
+                                "if {present} {{\nlet a = {r}.array({pos}, {es}, {limit});\n{read}\n}} else {{\n{d}{absent}\n}}"
+                            ),
+                            (Some(d), Ctx::Table { .. }) => format!(
+                                "if {present} {{\n{let_a}{read}\n}} else {{\n{d}{absent}\n}}"
+                            ),
+                            (None, _) => format!("{let_a}{read}"),
+                        }
+                        };
                         methods.push((
                             ident.into(),
                             "&'a str".into(),
-                            format!("{let_a}{r}.str(a)"),
+                            or_default(&format!("{r}.str(a)"), ""),
                         ));
                         methods.push((
                             suffixed(ident, "bytes"),
                             "&'a [u8]".into(),
-                            format!("{let_a}{r}.byte_slice(a)"),
+                            or_default(&format!("{r}.byte_slice(a)"), ".as_bytes()"),
                         ));
                     }
                     (Some(Text::Utf16), _) => methods.push((
