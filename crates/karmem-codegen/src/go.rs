@@ -372,6 +372,23 @@ impl Gen<'_> {
         }
     }
 
+    /// Go object type of the value an optional slot holds (its field is a
+    /// pointer to it).
+    pub fn value_type(&self, slot: &Slot) -> String {
+        match slot {
+            Slot::Scalar(p) => go_prim(*p).into(),
+            Slot::Enum { id, .. } => self.enum_name(*id),
+            Slot::InlineStruct(id) | Slot::TableRef(id) | Slot::OptionalTable(id) => {
+                self.struct_name(*id)
+            }
+            Slot::ArrayRef { array, .. } => self.obj_type(&FieldType::Array(*array)),
+            Slot::Union { id, .. } => self.union_name(*id),
+            Slot::FixedArray { .. } | Slot::Optional { .. } => {
+                unreachable!("the schema checker refuses optional fixed arrays and `??T`")
+            }
+        }
+    }
+
     /// Go type of a scalar or enum stored as `p`/`e` in a slot.
     pub fn scalar_type(&self, slot: &Slot) -> Option<String> {
         match slot {

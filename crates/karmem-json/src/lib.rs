@@ -235,6 +235,17 @@ impl Encoder<'_> {
                 self.put(at, &child.to_le_bytes());
                 Ok(())
             }
+            // `null` (or left out) is no value: offset 0, presence byte 0.
+            Slot::OptionalTable(_) | Slot::Optional { .. } if v.is_null() => Ok(()),
+            Slot::OptionalTable(id) => {
+                let child = self.table(*id, v, path)?;
+                self.put(at, &child.to_le_bytes());
+                Ok(())
+            }
+            Slot::Optional { value_at, value } => {
+                self.put(at, &[1]);
+                self.slot(value, v, at + value_at, path)
+            }
             Slot::Union { id, .. } => self.union(*id, v, at, at + 4, path),
             Slot::FixedArray { elem, len, stride } => {
                 // `null` is N zero elements, written exactly as N `null`s:
@@ -858,6 +869,21 @@ impl Decoder<'_> {
             Slot::Union { id, .. } => {
                 if present {
                     self.union(*id, at, at + 4)?
+                } else {
+                    Value::Null
+                }
+            }
+            // No value: absent, offset 0 or presence byte 0 (format.md §4.2).
+            Slot::OptionalTable(id) => match if present { self.u32(at) } else { 0 } {
+                0 => Value::Null,
+                offset => {
+                    let t = self.table(offset);
+                    self.table_value(*id, t)?
+                }
+            },
+            Slot::Optional { value_at, value } => {
+                if present && self.uint(at, 1) != 0 {
+                    self.slot(value, at + value_at, true)?
                 } else {
                     Value::Null
                 }

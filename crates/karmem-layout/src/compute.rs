@@ -82,7 +82,7 @@ impl Computer<'_> {
             let mut offset: u32 = if is_table { TABLE_HEADER_SIZE } else { 0 };
             let mut fields = Vec::with_capacity(s.fields.len());
             for f in &s.fields {
-                let (size, align, slot) = self.field_slot(&f.ty, f.span);
+                let (size, align, slot) = self.field_slot(f);
                 offset = align_up(offset, align);
                 fields.push(FieldLayout {
                     offset,
@@ -111,8 +111,28 @@ impl Computer<'_> {
         self.structs[id].as_ref().expect("just computed")
     }
 
-    /// Size, alignment and slot of a field of type `ty`.
-    fn field_slot(&mut self, ty: &FieldType, span: Span) -> (u32, u32, Slot) {
+    /// Size, alignment and slot of a field; an optional one wraps its
+    /// value's slot (format.md §4.2).
+    fn field_slot(&mut self, f: &Field) -> (u32, u32, Slot) {
+        let (size, align, slot) = self.value_slot(&f.ty, f.span);
+        match slot {
+            _ if !f.optional => (size, align, slot),
+            Slot::TableRef(id) => (size, align, Slot::OptionalTable(id)),
+            value => (
+                // The presence byte takes the value's alignment, so the
+                // value stays naturally aligned.
+                align.saturating_add(size),
+                align,
+                Slot::Optional {
+                    value_at: align,
+                    value: Box::new(value),
+                },
+            ),
+        }
+    }
+
+    /// Size, alignment and slot of a value of type `ty`.
+    fn value_slot(&mut self, ty: &FieldType, span: Span) -> (u32, u32, Slot) {
         let schema = self.schema;
         match ty {
             FieldType::Scalar(p) => (p.size(), p.size(), Slot::Scalar(*p)),
@@ -311,7 +331,9 @@ impl Computer<'_> {
             path.push(index as u32);
             steps.push(id);
             match &field.ty {
-                FieldType::Struct(child) => {
+                // An optional table is a column of table offsets (0 =
+                // none), never flattened: it may hold the element itself.
+                FieldType::Struct(child) if !field.optional => {
                     if on_path.contains(child) {
                         let elem = &schema.structs[on_path[0]].name;
                         self.diags.push(
@@ -329,8 +351,8 @@ impl Computer<'_> {
                         on_path.pop();
                     }
                 }
-                other => {
-                    let (size, align, slot) = self.field_slot(other, field.span);
+                _ => {
+                    let (size, align, slot) = self.field_slot(field);
                     out.push(Column {
                         path: path.clone(),
                         steps: steps.clone(),

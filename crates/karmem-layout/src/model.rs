@@ -53,7 +53,8 @@ impl Layout {
             Slot::Scalar(p) => p.size(),
             Slot::Enum { repr, .. } => repr.size(),
             Slot::InlineStruct(id) => self.of_struct(*id).size,
-            Slot::TableRef(_) => OFFSET_SIZE,
+            Slot::TableRef(_) | Slot::OptionalTable(_) => OFFSET_SIZE,
+            Slot::Optional { value_at, value } => value_at + self.slot_size(value),
             Slot::Union { .. } => UNION_SLOT_SIZE,
             Slot::FixedArray { len, stride, .. } => len * stride,
             Slot::ArrayRef { .. } => ARRAY_REF_SIZE,
@@ -117,6 +118,16 @@ pub enum Slot {
     InlineStruct(StructId),
     /// `u32` offset to a table.
     TableRef(StructId),
+    /// `?T` of a table: a `u32` offset, 0 = no value (format.md §4.2).
+    OptionalTable(StructId),
+    /// `?T` of anything else but a union: a presence byte (0 = no value,
+    /// 1 = a value), then the value at `value_at` (its alignment; the
+    /// bytes between are zero). Inline, so the slot is
+    /// `value_at + size(value)` bytes.
+    Optional {
+        value_at: u32,
+        value: Box<Slot>,
+    },
     /// 8-byte union slot.
     Union {
         id: UnionId,

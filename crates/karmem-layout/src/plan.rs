@@ -20,6 +20,11 @@ pub enum SlotCheck<'l> {
     Inline(StructId),
     /// A table reference: the table, then its fields.
     Table(StructId),
+    /// An optional table reference: nothing when 0, else as `Table`.
+    OptionalTable(StructId),
+    /// An optional value: the presence byte (0 or 1), then, when it is 1,
+    /// the value at `value_at` as its own plan says.
+    Optional { value_at: u32, value: &'l Slot },
     /// A union slot (tag and value).
     Union(UnionId),
     /// A fixed array of `len` `bool`s.
@@ -47,6 +52,11 @@ impl Layout {
             Slot::InlineStruct(id) if self.inline_needs_validation(*id) => SlotCheck::Inline(*id),
             Slot::InlineStruct(_) => SlotCheck::Nothing,
             Slot::TableRef(id) => SlotCheck::Table(*id),
+            Slot::OptionalTable(id) => SlotCheck::OptionalTable(*id),
+            Slot::Optional { value_at, value } => SlotCheck::Optional {
+                value_at: *value_at,
+                value,
+            },
             Slot::Union { id, .. } => SlotCheck::Union(*id),
             Slot::FixedArray { elem, len, stride } => match elem {
                 FixedElem::Scalar(Primitive::Bool) => SlotCheck::Bools { len: *len },

@@ -85,6 +85,8 @@ pub struct StructDecl {
 #[derive(Clone, Debug)]
 pub struct FieldDecl {
     pub name: Ident,
+    /// The `?` of an optional field (`next: ?Node;`).
+    pub optional: Option<Span>,
     pub ty: TypeExpr,
     pub attrs: Vec<Attr>,
     /// `= literal` after the attributes: the value an absent field reads as.

@@ -134,7 +134,7 @@ fn needs_space(prev: Option<&Token>, t: &Token, tokens: &[Token], i: usize) -> b
     let Some(p) = prev else { return false };
     match (&p.tok, &t.tok) {
         (_, Tok::Sym(';' | ',' | ')' | ']' | ':' | '.')) => false,
-        (Tok::Sym('(' | '[' | '@' | '#' | '.' | '<'), _) => false,
+        (Tok::Sym('(' | '[' | '@' | '#' | '.' | '<' | '?'), _) => false,
         (Tok::Sym(']'), _) => false,
         (Tok::Sym('-'), Tok::Int(_) | Tok::Float(_)) => false,
         (Tok::Ident(_), Tok::Sym('(')) => {

@@ -54,7 +54,7 @@ impl Tok {
     }
 }
 
-const SYMBOLS: &str = "{}()[];:=<>@#,.-";
+const SYMBOLS: &str = "{}()[];:=<>@#,.-?";
 
 /// Splits `source` into tokens. Unknown characters and unterminated
 /// strings/comments become diagnostics; lexing continues after them.

@@ -165,18 +165,24 @@ impl Schema {
     /// cannot carry defaults (Go) generate a constructor for these.
     /// Finite: no struct holds itself through fields (checked).
     pub fn has_defaults(&self, id: StructId) -> bool {
-        self.structs[id].fields.iter().any(|f| {
-            f.nonzero_default().is_some()
-                || match &f.ty {
-                    FieldType::Struct(c) => self.has_defaults(*c),
-                    FieldType::Array(ArrayType {
-                        elem: ElemType::Struct(c),
-                        kind: ArrayKind::Fixed(_),
-                        ..
-                    }) => self.has_defaults(*c),
-                    _ => false,
-                }
-        })
+        // An optional field starts with no value, whatever its type holds
+        // (and an optional table may hold its own type).
+        self.structs[id]
+            .fields
+            .iter()
+            .filter(|f| !f.optional)
+            .any(|f| {
+                f.nonzero_default().is_some()
+                    || match &f.ty {
+                        FieldType::Struct(c) => self.has_defaults(*c),
+                        FieldType::Array(ArrayType {
+                            elem: ElemType::Struct(c),
+                            kind: ArrayKind::Fixed(_),
+                            ..
+                        }) => self.has_defaults(*c),
+                        _ => false,
+                    }
+            })
     }
 }
 
@@ -222,6 +228,10 @@ pub struct Field {
     pub ty: FieldType,
     pub span: Span,
     pub doc: Vec<String>,
+    /// `?T`: the field may hold no value, distinct from zero or empty
+    /// (docs/idl.md §4.3.2). Never a union (tag 0 already means "no
+    /// value") and never with a default.
+    pub optional: bool,
     /// `= value`: what the field reads as when it is absent from a table
     /// (docs/idl.md §4.3.1). Only table fields of scalar, enum or UTF-8
     /// text type have one (checked).

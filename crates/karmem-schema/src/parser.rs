@@ -476,6 +476,7 @@ impl Parser {
     fn field(&mut self, doc: Vec<String>) -> PResult<FieldDecl> {
         let name = self.ident("a field name")?;
         self.eat_sym(':');
+        let optional = self.is_sym('?').then(|| self.bump().span);
         let ty = self.type_expr()?;
         let mut attrs = Vec::new();
         while self.is_sym('@') || self.is_sym('#') {
@@ -490,6 +491,7 @@ impl Parser {
         Ok(FieldDecl {
             span: Span::new(name.span.start, self.prev_end()),
             name,
+            optional,
             ty,
             attrs,
             default,
@@ -544,6 +546,12 @@ impl Parser {
                 self.expect_sym(']', Some("a fixed array is written `[N]T`"))?;
                 ArrayKindExpr::Fixed(n)
             };
+            if self.is_sym('?') {
+                return Err(self.error_here(
+                    "an element type",
+                    Some("array elements cannot be optional; an optional array is `?[]T`"),
+                ));
+            }
             let elem = self.type_expr()?;
             Ok(TypeExpr::Array {
                 kind,

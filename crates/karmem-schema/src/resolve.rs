@@ -509,15 +509,18 @@ impl Resolver {
                     ty: FieldType::Scalar(Primitive::U8),
                     span: f.name.span,
                     doc: f.doc.clone(),
+                    optional: false,
                     default: None,
                 });
                 continue;
             };
+            let optional = f.optional.is_some_and(|q| self.optional_allowed(q, &ty));
             fields.push(Field {
                 name: f.name.name.clone(),
                 ty,
                 span: f.name.span,
                 doc: f.doc.clone(),
+                optional,
                 default: None,
             });
         }
@@ -743,6 +746,36 @@ impl Resolver {
             layout: chosen,
             text,
         }))
+    }
+
+    /// `?T` (docs/idl.md §4.3.2): anything but a union, whose tag 0
+    /// already means "no value", and a fixed array.
+    fn optional_allowed(&mut self, question: Span, ty: &FieldType) -> bool {
+        if let FieldType::Array(ArrayType {
+            kind: ArrayKind::Fixed(_),
+            ..
+        }) = ty
+        {
+            self.diags.push(
+                Diagnostic::error(question, "a fixed array cannot be optional")
+                    .with_label("optional")
+                    .with_hint(
+                        "use an optional limited array `?[<N]T`, or put the array in an \
+                         inline struct and make that optional",
+                    ),
+            );
+            return false;
+        }
+        let FieldType::Union(u) = ty else {
+            return true;
+        };
+        let name = self.schema.unions[*u].name.clone();
+        self.diags.push(
+            Diagnostic::error(question, format!("union `{name}` is optional already"))
+                .with_label("tag 0 means no value")
+                .with_hint("remove the `?`: a union field without a value reads as none"),
+        );
+        false
     }
 
     fn arrays_of_arrays(&mut self, span: Span) {
@@ -1194,6 +1227,12 @@ impl Resolver {
             .fields
             .iter()
             .filter_map(|f| match &f.ty {
+                // An optional table can be absent: it breaks the cycle.
+                FieldType::Struct(c)
+                    if f.optional && self.schema.structs[*c].kind == StructKind::Table =>
+                {
+                    None
+                }
                 FieldType::Struct(c) => Some((*c, f.span)),
                 FieldType::Array(ArrayType {
                     elem: ElemType::Struct(c),
@@ -1248,7 +1287,8 @@ impl Resolver {
             )
             .with_label("a table field is always written, so the zero value would be infinite")
             .with_hint(format!(
-                "hold it through an array or a union, which can be empty: `[<1]{}` or `[]{}`",
+                "make the field optional (`?{}`), or hold it through an array or a union, \
+                 which can be empty (`[]{}`)",
                 s.name, s.name
             ))
         };
@@ -1291,7 +1331,14 @@ impl Resolver {
         };
         let fields = self.schema.structs[id].fields.clone();
         for f in &fields {
-            let (size, align) = self.field_size(&f.ty, memo, depth + 1);
+            let (mut size, align) = self.field_size(&f.ty, memo, depth + 1);
+            let table = matches!(f.ty, FieldType::Struct(s)
+                if self.schema.structs[s].kind == StructKind::Table);
+            if f.optional && !table {
+                // A presence byte, then the value at its alignment
+                // (format.md §4.2).
+                size = size.saturating_add(align);
+            }
             offset = offset.div_ceil(align).saturating_mul(align);
             offset = offset.saturating_add(size);
         }

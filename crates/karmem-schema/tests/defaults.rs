@@ -20,22 +20,13 @@ fn default_of(s: &Schema, field: &str) -> Option<DefaultValue> {
         .clone()
 }
 
+mod common;
+
 /// Compiling `body` (after a header and an enum `Team`) reports `message`
 /// at `line:col` (lines of `body`, which starts on line 3), with a hint.
 fn expect(body: &str, line_col: &str, message: &str) {
     let src = format!("karmem t;\nenum Team u8 {{ Humans; Orcs; }}\n{body}");
-    let out = match karmem_schema::compile("t.km", &src) {
-        Ok(_) => panic!("expected errors for:\n{src}"),
-        Err(d) => d.render(false),
-    };
-    let at = format!("--> t.km:{line_col}\n");
-    let found = out
-        .split("\n\n")
-        .any(|block| block.contains(message) && block.contains(&at) && block.contains("= help: "));
-    assert!(
-        found,
-        "expected `{message}` at {line_col} with a hint, got:\n{out}"
-    );
+    common::expect(&src, line_col, message);
 }
 
 #[test]

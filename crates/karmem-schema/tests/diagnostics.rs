@@ -1,25 +1,9 @@
 //! One test per diagnostic: the message text, the `file:line:col` it points
 //! at, and that a hint is given.
 
-fn errors(src: &str) -> String {
-    match karmem_schema::compile("t.km", src) {
-        Ok(_) => panic!("expected errors for:\n{src}"),
-        Err(d) => d.render(false),
-    }
-}
+mod common;
 
-/// Assert that compiling `src` reports `message` at `line:col`, with a hint.
-fn expect(src: &str, line_col: &str, message: &str) {
-    let out = errors(src);
-    let at = format!("--> t.km:{line_col}\n");
-    let found = out
-        .split("\n\n")
-        .any(|block| block.contains(message) && block.contains(&at) && block.contains("= help: "));
-    assert!(
-        found,
-        "expected `{message}` at {line_col} with a hint, got:\n{out}"
-    );
-}
+use common::{errors, expect};
 
 #[test]
 fn missing_header() {

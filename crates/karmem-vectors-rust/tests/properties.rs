@@ -103,6 +103,15 @@ impl Gen<'_> {
             Slot::Enum { repr, .. } => self.scalar(*repr),
             Slot::InlineStruct(id) | Slot::TableRef(id) => self.strukt(*id, depth),
             Slot::Union { id, .. } => self.union(*id, depth, true),
+            // No value a third of the time, and always deep down (an
+            // optional table may hold its own type).
+            Slot::OptionalTable(_) | Slot::Optional { .. }
+                if depth > 6 || self.rng.below(3) == 0 =>
+            {
+                Value::Null
+            }
+            Slot::OptionalTable(id) => self.strukt(*id, depth),
+            Slot::Optional { value, .. } => self.slot(value, depth),
             Slot::FixedArray { elem, len, .. } => Value::Array(
                 (0..*len)
                     .map(|_| match elem {

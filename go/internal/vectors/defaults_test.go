@@ -16,7 +16,13 @@ import (
 
 func defaultsVector(t *testing.T, name string) *karmem.Reader {
 	t.Helper()
-	text, err := os.ReadFile(filepath.Join(vectorsDir, "defaults", name))
+	return defaultsOrOptional(t, "defaults", name)
+}
+
+// defaultsOrOptional opens the .hex file `name` of a vector topic.
+func defaultsOrOptional(t *testing.T, topic, name string) *karmem.Reader {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join(vectorsDir, topic, name))
 	if err != nil {
 		t.Fatal(err)
 	}

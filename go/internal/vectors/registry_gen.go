@@ -23,6 +23,8 @@ import (
 	vectors_game_schema "karmem.org/go/karmem/internal/gen/vectors_game_schema"
 	vectors_hostile_schema "karmem.org/go/karmem/internal/gen/vectors_hostile_schema"
 	vectors_inline_schema "karmem.org/go/karmem/internal/gen/vectors_inline_schema"
+	vectors_optional_old "karmem.org/go/karmem/internal/gen/vectors_optional_old"
+	vectors_optional_schema "karmem.org/go/karmem/internal/gen/vectors_optional_schema"
 	vectors_scalars_schema "karmem.org/go/karmem/internal/gen/vectors_scalars_schema"
 	vectors_seed_schema "karmem.org/go/karmem/internal/gen/vectors_seed_schema"
 	vectors_struct_arrays_schema "karmem.org/go/karmem/internal/gen/vectors_struct_arrays_schema"
@@ -567,6 +569,52 @@ var schemas = map[string]map[string]rootType{
 			validate: func(r *karmem.Reader) error { _, err := vectors_inline_schema.ValidateHolder(r); return err },
 			trust: func(r *karmem.Reader) (views, error) {
 				return bothViews(r, vectors_inline_schema.ValidateHolder, vectors_inline_schema.TrustHolder)
+			},
+		},
+	},
+	"vectors/optional/old.km": {
+		"Unit": {
+			new:      func() object { return new(vectors_optional_old.Unit) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_optional_old.ValidateUnit(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_optional_old.ValidateUnit, vectors_optional_old.TrustUnit)
+			},
+		},
+		"Root": {
+			new:      func() object { return new(vectors_optional_old.Root) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_optional_old.ValidateRoot(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_optional_old.ValidateRoot, vectors_optional_old.TrustRoot)
+			},
+		},
+	},
+	"vectors/optional/schema.km": {
+		"Vec2": {
+			new:      func() object { return new(vectors_optional_schema.Vec2) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_optional_schema.ValidateVec2(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_optional_schema.ValidateVec2, vectors_optional_schema.TrustVec2)
+			},
+		},
+		"Node": {
+			new:      func() object { return new(vectors_optional_schema.Node) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_optional_schema.ValidateNode(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_optional_schema.ValidateNode, vectors_optional_schema.TrustNode)
+			},
+		},
+		"Unit": {
+			new:      func() object { return new(vectors_optional_schema.Unit) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_optional_schema.ValidateUnit(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_optional_schema.ValidateUnit, vectors_optional_schema.TrustUnit)
+			},
+		},
+		"Root": {
+			new:      func() object { return new(vectors_optional_schema.Root) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_optional_schema.ValidateRoot(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_optional_schema.ValidateRoot, vectors_optional_schema.TrustRoot)
 			},
 		},
 	},

@@ -195,7 +195,8 @@ func (w *pairWalker) walk(c, u reflect.Value, depth int, at string) error {
 	}
 	for i := range ct.NumMethod() {
 		m := ct.Method(i)
-		if m.Name == "All" || m.Type.NumOut() != 1 {
+		// One result, or an optional field's (value, ok).
+		if m.Name == "All" || m.Type.NumOut() == 0 || m.Type.NumOut() > 2 {
 			continue
 		}
 		um, ok := ut.MethodByName(m.Name)
@@ -211,10 +212,12 @@ func (w *pairWalker) walk(c, u reflect.Value, depth int, at string) error {
 			if !ok || um.Type.NumIn() != 2 || um.Type.In(1) != trustedType {
 				return fmt.Errorf("%s: %s has no %s(karmem.Trusted)", at, ut, m.Name)
 			}
-			cv := c.Method(i).Call([]reflect.Value{w.r})[0]
-			uv := u.MethodByName(m.Name).Call([]reflect.Value{w.t})[0]
-			if err := w.walk(cv, uv, depth+1, at+"."+m.Name); err != nil {
-				return err
+			cvs := c.Method(i).Call([]reflect.Value{w.r})
+			uvs := u.MethodByName(m.Name).Call([]reflect.Value{w.t})
+			for k := range cvs {
+				if err := w.walk(cvs[k], uvs[k], depth+1, at+"."+m.Name); err != nil {
+					return err
+				}
 			}
 		case m.Name == "At":
 			n := int(c.MethodByName("Len").Call(nil)[0].Int())

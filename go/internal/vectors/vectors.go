@@ -268,6 +268,13 @@ func fromJSON(v any, dst reflect.Value, path string) error {
 				return err
 			}
 		}
+	case reflect.Pointer:
+		// An optional field with a value (null was handled above).
+		p := reflect.New(dst.Type().Elem())
+		if err := fromJSON(v, p.Elem(), path); err != nil {
+			return err
+		}
+		dst.Set(p)
 	case reflect.Interface:
 		m, ok := v.(map[string]any)
 		if !ok || len(m) != 1 {

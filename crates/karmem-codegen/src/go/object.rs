@@ -47,9 +47,11 @@ impl Gen<'_> {
                 .iter()
                 .enumerate()
                 .map(|(i, f)| {
+                    // An optional field is a pointer: nil is no value.
+                    let star = if f.optional { "*" } else { "" };
                     vec![
                         self.field_name(id, i),
-                        self.obj_type(&f.ty),
+                        format!("{star}{}", self.obj_type(&f.ty)),
                         format!("`json:\"{}\"`", f.name),
                     ]
                 })
@@ -196,6 +198,18 @@ impl Gen<'_> {
             )),
             Slot::InlineStruct(_) => c.try_call(&format!("{place}.writeAt(w, {pc})"), "err"),
             Slot::TableRef(_) => c.try_call(&format!("{place}.writeTable(w, {pc})"), "err"),
+            // nil: offset 0 / presence byte 0, as the zeroed slot is.
+            Slot::OptionalTable(_) => {
+                c.open(&format!("if {place} != nil {{"));
+                c.try_call(&format!("{place}.writeTable(w, {pc})"), "err");
+                c.close("}");
+            }
+            Slot::Optional { value_at, value } => {
+                c.open(&format!("if {place} != nil {{"));
+                c.line(&format!("w.PutUint8({pc}, 1)"));
+                self.write_slot(c, value, &format!("(*{place})"), &pos.add(*value_at));
+                c.close("}");
+            }
             Slot::Union { id, .. } => c.try_call(
                 &format!(
                     "writeUnion{}(w, {place}, {pc}, {})",
@@ -540,6 +554,54 @@ impl Gen<'_> {
                     c.close("}");
                 };
                 guarded(c, &read, &zero);
+            }
+            Slot::OptionalTable(id) => {
+                let offset = match ctx {
+                    Ctx::Table { t, off } => format!("r.FieldUint32({t}, {off})"),
+                    Ctx::Pos { .. } => format!("r.Uint32({})", pos.normal()),
+                };
+                let load = match &present {
+                    Some(cond) if matches!(ctx, Ctx::Pos { .. }) => {
+                        c.line("offset := uint32(0)");
+                        c.open(&format!("if {cond} {{"));
+                        c.line(&format!("offset = {offset}"));
+                        c.close("}");
+                        None
+                    }
+                    _ => Some(offset),
+                };
+                c.open(&match load {
+                    Some(offset) => format!("if offset := {offset}; offset != 0 {{"),
+                    None => "if offset != 0 {".into(),
+                });
+                c.open(&format!("if {place} == nil {{"));
+                c.line(&format!("{place} = new({})", self.struct_name(*id)));
+                c.close("}");
+                c.try_call(&format!("{place}.readTable(v, r.Table(offset))"), "err");
+                c.close("} else {");
+                c.indent += 1;
+                c.line(&format!("{place} = nil"));
+                c.close("}");
+            }
+            Slot::Optional { value_at, value } => {
+                let flag = format!("r.Uint8({}) != 0", pos.compact());
+                let cond = match &present {
+                    Some(p) => format!("{p} && {flag}"),
+                    None => flag,
+                };
+                c.open(&format!("if {cond} {{"));
+                c.open(&format!("if {place} == nil {{"));
+                c.line(&format!("{place} = new({})", self.value_type(value)));
+                c.close("}");
+                let inner = Ctx::Pos {
+                    pos: pos.add(*value_at),
+                    absent: None,
+                };
+                self.read_slot(c, value, &format!("(*{place})"), &inner, None);
+                c.close("} else {");
+                c.indent += 1;
+                c.line(&format!("{place} = nil"));
+                c.close("}");
             }
             Slot::ArrayRef { array, data } if default.is_some() => {
                 // Text with a default: read when present, else the default.

@@ -158,6 +158,35 @@ impl Gen<'_> {
                     c.try_call(&format!("validateTable{name}(v, child)"), "err");
                 });
             }
+            SlotCheck::OptionalTable(id) => {
+                let name = self.struct_name(id);
+                when(c, &|c: &mut Code| {
+                    c.open(&format!(
+                        "if offset := r.Uint32({}); offset != 0 {{",
+                        pos.normal()
+                    ));
+                    c.line("child, err := v.Table(offset)");
+                    c.check_err("err");
+                    c.try_call(&format!("validateTable{name}(v, child)"), "err");
+                    c.close("}");
+                });
+            }
+            // The presence byte is 0 or 1 (format.md §4.2); the value is
+            // checked only when there is one.
+            SlotCheck::Optional { value_at, value } => when(c, &|c: &mut Code| {
+                c.try_call(&format!("v.BoolAt({})", pos.normal()), "err");
+                let mut inner = Code::new(c.indent + 1);
+                let at = Ctx::Pos {
+                    pos: pos.add(value_at),
+                    absent: None,
+                };
+                self.validate_slot(&mut inner, value, &at);
+                if !inner.out.is_empty() {
+                    c.open(&format!("if r.Uint8({}) != 0 {{", pos.compact()));
+                    c.append(inner);
+                    c.close("}");
+                }
+            }),
             SlotCheck::Union(id) => {
                 let call = format!(
                     "validateUnion{}(v, {pc}, {})",

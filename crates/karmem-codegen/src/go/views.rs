@@ -226,16 +226,20 @@ impl Gen<'_> {
         }
     }
 
-    /// Emit the viewer accessor(s) of one slot on receiver `recv`
-    /// (`"v AccountDataViewer"`).
-    pub(crate) fn view_accessor(
-        &mut self,
-        recv: &str,
+    /// The accessor(s) of one slot as `(name, return type, zero value,
+    /// body lines after the guard)`, with the condition under which the
+    /// slot is absent and whether the body needs that guard.
+    #[allow(clippy::type_complexity)]
+    fn accessor_methods(
+        &self,
         name: &str,
         slot: &Slot,
         ctx: &Ctx,
-        doc: &[String],
         default: Option<&DefaultValue>,
+    ) -> (
+        Vec<(String, String, String, Vec<String>)>,
+        Option<String>,
+        bool,
     ) {
         let size = self.l.slot_size(slot);
         // An absent field (or SoA column) reads as its declared default:
@@ -255,6 +259,7 @@ impl Gen<'_> {
         let checked_table = !self.trusted && matches!(ctx, Ctx::Table { .. }) && default.is_none();
         let guarded = self.trusted
             || default.is_some()
+            || matches!(slot, Slot::Optional { .. } | Slot::OptionalTable(_))
             || !matches!(
                 (ctx, slot),
                 (
@@ -301,6 +306,47 @@ impl Gen<'_> {
                     format!("{v}{{}}"),
                     vec![format!("return {v}{{t: {t}}}")],
                 ));
+            }
+            Slot::OptionalTable(id) => {
+                let v = self.view_name(*id);
+                methods.push((
+                    name.into(),
+                    format!("({v}, bool)"),
+                    format!("{v}{{}}, false"),
+                    vec![
+                        format!("offset := r.Uint32({})", pos.normal()),
+                        "if offset == 0 {".into(),
+                        format!("\treturn {v}{{}}, false"),
+                        "}".into(),
+                        format!("return {v}{{t: r.Table(offset)}}, true"),
+                    ],
+                ));
+            }
+            // The value's own accessors, each returning `(value, true)`, or
+            // `(zero, false)` when the presence byte is 0.
+            Slot::Optional { value_at, value } => {
+                let inner = Ctx::Pos {
+                    pos: pos.add(*value_at),
+                    absent: None,
+                };
+                let (inner_methods, ..) = self.accessor_methods(name, value, &inner, None);
+                for (mname, ty, zero, body) in inner_methods {
+                    let mut lines = vec![
+                        format!("if r.Uint8({}) == 0 {{", pos.compact()),
+                        format!("\treturn {zero}, false"),
+                        "}".into(),
+                    ];
+                    lines.extend(body.into_iter().map(|l| match l.strip_prefix("return ") {
+                        Some(value) => format!("return {value}, true"),
+                        None => l,
+                    }));
+                    methods.push((
+                        mname,
+                        format!("({ty}, bool)"),
+                        format!("{zero}, false"),
+                        lines,
+                    ));
+                }
             }
             Slot::Union { id, .. } => {
                 let v = self.union_view(*id);
@@ -467,6 +513,21 @@ impl Gen<'_> {
                 }
             }
         }
+        (methods, absent, guarded)
+    }
+
+    /// Emit the viewer accessor(s) of one slot on receiver `recv`
+    /// (`"v AccountDataViewer"`).
+    pub(crate) fn view_accessor(
+        &mut self,
+        recv: &str,
+        name: &str,
+        slot: &Slot,
+        ctx: &Ctx,
+        doc: &[String],
+        default: Option<&DefaultValue>,
+    ) {
+        let (methods, absent, guarded) = self.accessor_methods(name, slot, ctx, default);
         let reader = self.reader_type();
         for (mname, ty, zero, body) in methods {
             self.c.doc(doc);

@@ -112,6 +112,15 @@ enum Ctx {
 }
 
 impl Ctx {
+    /// Where an optional slot's value is: `value_at` bytes after the slot,
+    /// folded into a table field's offset.
+    fn value_pos(&self, value_at: u32) -> String {
+        match self {
+            Ctx::Table { t, off } => format!("{t}.offset + {}", off + value_at),
+            Ctx::Pos { pos, .. } => format!("{pos} + {value_at}"),
+        }
+    }
+
     /// The field's position and whether it is present (`u32` and `bool`
     /// expressions), for a slot of `size` bytes.
     fn pos_present(&self, size: u32) -> (String, String) {

@@ -72,9 +72,18 @@ impl Gen<'_> {
             if self.serde && ident.trim_end_matches('_') != f.name {
                 self.c.line(&format!("#[serde(rename = \"{}\")]", f.name));
             }
-            let ty = self.obj_type(&f.ty);
+            let ty = match &f.ty {
+                // Boxed: an optional table may hold its own type (a list,
+                // a tree), which a plain `Option<T>` could not.
+                FieldType::Struct(s) if f.optional && self.is_table(*s) => {
+                    format!("Option<Box<{}>>", self.obj_type(&f.ty))
+                }
+                _ if f.optional => format!("Option<{}>", self.obj_type(&f.ty)),
+                _ => self.obj_type(&f.ty),
+            };
             self.c.line(&format!("pub {ident}: {ty},"));
             let default = match (&f.ty, f.nonzero_default()) {
+                _ if f.optional => "None".to_string(),
                 (_, Some(DefaultValue::Text(t))) => format!("String::from({t:?})"),
                 (_, Some(d)) => {
                     let slot = &self.l.of_struct(id).fields[i].slot;
@@ -364,6 +373,21 @@ impl Gen<'_> {
                 c.line(&format!("let child = {place}.write(w)?;"));
                 c.line(&format!("w.put::<u32>({pos}, child);"));
             }
+            // No value: offset 0 / presence byte 0, as the zeroed slot is.
+            Slot::OptionalTable(_) => {
+                c.open(&format!("if let Some(value) = &{place} {{"));
+                c.line("let child = value.write(w)?;");
+                c.line(&format!("w.put::<u32>({pos}, child);"));
+                c.close("}");
+            }
+            Slot::Optional { value_at, value } => {
+                let copy = matches!(**value, Slot::Scalar(_) | Slot::Enum { .. });
+                let by = if copy { "" } else { "&" };
+                c.open(&format!("if let Some({OPTIONAL_VALUE}) = {by}{place} {{"));
+                c.line(&format!("w.put::<u8>({pos}, 1);"));
+                self.write_slot(c, value, OPTIONAL_VALUE, &format!("{pos} + {value_at}"));
+                c.close("}");
+            }
             Slot::Union { id, .. } => c.line(&format!(
                 "{}::write_slot(&{place}, w, {pos})?;",
                 self.union_value(*id)
@@ -443,7 +467,7 @@ impl Gen<'_> {
                     );
                     block(c, *elem_size, &put);
                 }
-                _ => c.line(&format!("w.write_slice({pos}, &{place})?;")),
+                _ => c.line(&format!("w.write_slice({pos}, {})?;", borrowed(place))),
             },
             (None, ArrayData::UnionAos { id, .. }) => {
                 let put = format!(
@@ -473,14 +497,16 @@ impl Gen<'_> {
             }
             (None, ArrayData::UnionBunch { id, .. }) => {
                 c.line(&format!(
-                    "{}::write_{}(&{place}, w, {pos})?;",
+                    "{}::write_{}({}, w, {pos})?;",
                     self.union_value(*id),
-                    bunch_kind(array)
+                    bunch_kind(array),
+                    borrowed(place)
                 ));
             }
             (None, ArrayData::Soa { elem }) if self.words_soa(*elem).is_some() => c.line(&format!(
-                "{}::write_soa_slice(&{place}, w, {pos})?;",
-                self.struct_name(*elem)
+                "{}::write_soa_slice({}, w, {pos})?;",
+                self.struct_name(*elem),
+                borrowed(place)
             )),
             (None, data) => self.write_struct_array(
                 c,
@@ -637,6 +663,48 @@ impl Gen<'_> {
                     ),
                 )
             }
+            Slot::OptionalTable(_) => {
+                let offset = match ctx {
+                    Ctx::Table { t, off } => format!("r.field::<u32>({t}, {off})"),
+                    Ctx::Pos { pos, present } if present == "true" => {
+                        format!("r.get::<u32>({pos})")
+                    }
+                    Ctx::Pos { pos, present } => {
+                        format!("if {present} {{ r.get::<u32>({pos}) }} else {{ 0 }}")
+                    }
+                };
+                c.line(&format!("let offset = {offset};"));
+                c.open("if offset != 0 {");
+                c.line(&format!(
+                    "{place}.get_or_insert_with(core::default::Default::default).read_table(v, r.table(offset))?;"
+                ));
+                c.reopen("} else {");
+                c.line(&format!("{place} = None;"));
+                c.close("}");
+            }
+            Slot::Optional { value_at, value } => {
+                let flag = if present == "true" {
+                    format!("r.get::<u8>({pos}) != 0")
+                } else {
+                    format!("{present} && r.get::<u8>({pos}) != 0")
+                };
+                c.open(&format!("if {flag} {{"));
+                c.line(&format!(
+                    "let value = {place}.get_or_insert_with(core::default::Default::default);"
+                ));
+                // Numbers are assigned through the reference, the rest
+                // are filled in place by method calls.
+                let copy = matches!(**value, Slot::Scalar(_) | Slot::Enum { .. });
+                let inner = Ctx::Pos {
+                    pos: ctx.value_pos(*value_at),
+                    present: "true".into(),
+                };
+                let value_place = if copy { "*value" } else { "(*value)" };
+                self.read_slot(c, value, value_place, &inner, None);
+                c.reopen("} else {");
+                c.line(&format!("{place} = None;"));
+                c.close("}");
+            }
             Slot::ArrayRef { array, data } => {
                 let es = data.elem_size();
                 let limit = limit(array);
@@ -778,6 +846,19 @@ impl Gen<'_> {
 
 /// `then` when `present` is `true`; otherwise `if present { then } else {
 /// otherwise }`.
+/// The binding of an optional field's value while it is written: a
+/// reference already (`if let Some(value) = &self.tags`).
+const OPTIONAL_VALUE: &str = "value";
+
+/// `place` as a reference argument: borrowed, unless it is one already.
+fn borrowed(place: &str) -> String {
+    if place == OPTIONAL_VALUE {
+        place.to_string()
+    } else {
+        format!("&{place}")
+    }
+}
+
 fn guarded(c: &mut Code, present: &str, then: impl FnOnce(&mut Code), otherwise: &str) {
     if present == "true" {
         then(c);

@@ -384,7 +384,14 @@ impl Gen<'_> {
             self.c.close("}");
         }
         if dense.iter().any(|d| !d) {
-            self.c.line("let len = a.len;");
+            // The prefetch hints look ahead up to the array's length.
+            let prefetch = soa
+                .columns
+                .iter()
+                .any(|c| self.prefetch_lines(&c.slot, true).is_some());
+            if prefetch {
+                self.c.line("let len = a.len;");
+            }
             self.c.open("for (i, e) in items.iter_mut().enumerate() {");
             self.c.line("let i = i as u32;");
             self.emit(|g, c| g.soa_prefetch(c, soa, "r"));

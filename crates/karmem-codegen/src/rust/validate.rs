@@ -42,6 +42,32 @@ impl Gen<'_> {
                     c.line(&format!("{s}::validate_table(v, child)?;"));
                 })
             }
+            SlotCheck::OptionalTable(id) => {
+                let s = self.struct_name(id);
+                when(c, &|c| {
+                    c.line(&format!("let offset = r.get::<u32>({pos});"));
+                    c.open("if offset != 0 {");
+                    c.line("let child = v.table(offset)?;");
+                    c.line(&format!("{s}::validate_table(v, child)?;"));
+                    c.close("}");
+                })
+            }
+            // The presence byte is 0 or 1 (format.md §4.2); the value is
+            // checked only when there is one.
+            SlotCheck::Optional { value_at, value } => when(c, &|c| {
+                c.line(&format!("v.bool_at({pos})?;"));
+                let mut inner = Code::new(c.indent + 1);
+                let at = Ctx::Pos {
+                    pos: ctx.value_pos(value_at),
+                    present: "true".into(),
+                };
+                self.validate_slot(&mut inner, value, &at);
+                if !inner.out.is_empty() {
+                    c.open(&format!("if r.get::<u8>({pos}) != 0 {{"));
+                    c.raw(&inner.out);
+                    c.close("}");
+                }
+            }),
             SlotCheck::Union(id) => {
                 let u = self.union_value(id);
                 when(c, &|c| {

@@ -115,18 +115,15 @@ impl Gen<'_> {
         self.c.line("");
     }
 
-    /// Emit the viewer accessor(s) of one slot; `r` is the viewer's
-    /// reader (`self.r`, or `self.s.r` in an SoA element view). An absent
-    /// field (or SoA column) reads as `default`, else as zero.
-    pub(super) fn view_accessor(
-        &mut self,
+    /// The accessor(s) of one slot as `(name, return type, body)`.
+    fn accessor_methods(
+        &self,
         ident: &str,
         slot: &Slot,
         ctx: &Ctx,
-        doc: &[String],
         default: Option<&DefaultValue>,
         r: &str,
-    ) {
+    ) -> Vec<(String, String, String)> {
         let size = self.l.slot_size(slot);
         let (pos, present) = ctx.pos_present(size);
         let default = default.map(|d| self.default_expr(slot, d));
@@ -140,6 +137,9 @@ impl Gen<'_> {
                     format!("if {present} {{ {r}.get::<{ty}>({pos}) }} else {{ {d}.0 }}")
                 }
                 (_, Some(d)) => format!("if {present} {{ {r}.get::<{ty}>({pos}) }} else {{ {d} }}"),
+                (Ctx::Pos { pos, present }, None) if present == "true" => {
+                    format!("{r}.get::<{ty}>({pos})")
+                }
                 (Ctx::Pos { pos, present }, None) => {
                     format!("if {present} {{ {r}.get::<{ty}>({pos}) }} else {{ core::default::Default::default() }}")
                 }
@@ -188,6 +188,49 @@ impl Gen<'_> {
                     format!("{v} {{ r: {r}, t: {t} }}"),
                 ));
             }
+            Slot::OptionalTable(id) => {
+                let v = self.view_name(*id);
+                let offset = match ctx {
+                    Ctx::Table { t, off } => format!("{r}.field::<u32>({t}, {off})"),
+                    Ctx::Pos { pos, present } => {
+                        format!("if {present} {{ {r}.get::<u32>({pos}) }} else {{ 0 }}")
+                    }
+                };
+                methods.push((
+                    ident.into(),
+                    format!("Option<{v}<'a, M>>"),
+                    format!(
+                        "let offset = {offset};\n(offset != 0).then(|| {v} {{ r: {r}, t: {r}.table(offset) }})"
+                    ),
+                ));
+            }
+            // The value's own accessors, each wrapped in an `Option` that is
+            // `None` when the presence byte is 0 or the field is absent.
+            Slot::Optional { value_at, value } => {
+                let inner = Ctx::Pos {
+                    pos: ctx.value_pos(*value_at),
+                    present: "true".into(),
+                };
+                let flag = format!("{r}.get::<u8>({pos}) != 0");
+                let cond = match ctx {
+                    Ctx::Pos { present, .. } if present == "true" => flag,
+                    _ => format!("{present} && {flag}"),
+                };
+                for (name, ty, body) in self.accessor_methods(ident, value, &inner, None, r) {
+                    // A block only around statements (rustc warns on
+                    // braces around a single expression).
+                    let some = if body.contains('\n') {
+                        format!("Some({{\n{body}\n}})")
+                    } else {
+                        format!("Some({body})")
+                    };
+                    methods.push((
+                        name,
+                        format!("Option<{ty}>"),
+                        format!("if {cond} {{\n{some}\n}} else {{\nNone\n}}"),
+                    ));
+                }
+            }
             Slot::Union { id, .. } => {
                 let v = self.union_view(*id);
                 methods.push((
@@ -235,6 +278,9 @@ impl Gen<'_> {
                 let limit = limit(array);
                 let a = match ctx {
                     Ctx::Table { t, off } => format!("{r}.field_array({t}, {off}, {es}, {limit})"),
+                    Ctx::Pos { pos, present } if present == "true" => {
+                        format!("{r}.array({pos}, {es}, {limit})")
+                    }
                     Ctx::Pos { pos, present } => format!(
                         "if {present} {{ {r}.array({pos}, {es}, {limit}) }} else {{ karmem::ArrayRef::EMPTY }}"
                     ),
@@ -342,6 +388,22 @@ impl Gen<'_> {
                 }
             }
         }
+        methods
+    }
+
+    /// Emit the viewer accessor(s) of one slot; `r` is the viewer's
+    /// reader (`self.r`, or `self.s.r` in an SoA element view). An absent
+    /// field (or SoA column) reads as `default`, else as zero.
+    pub(super) fn view_accessor(
+        &mut self,
+        ident: &str,
+        slot: &Slot,
+        ctx: &Ctx,
+        doc: &[String],
+        default: Option<&DefaultValue>,
+        r: &str,
+    ) {
+        let methods = self.accessor_methods(ident, slot, ctx, default, r);
         for (name, ty, body) in methods {
             self.c.line("");
             for d in doc {

@@ -79,6 +79,17 @@ impl Resolver {
             return None;
         }
         let (field_name, ty) = (field.name.clone(), field.ty.clone());
+        if field.optional {
+            self.diags.push(
+                Diagnostic::error(
+                    lit.span(),
+                    format!("optional field `{field_name}` cannot have a default"),
+                )
+                .with_label("an absent optional field reads as none")
+                .with_hint("remove the `?` to read absence as the default, or remove `= …`"),
+            );
+            return None;
+        }
         match &ty {
             FieldType::Scalar(Primitive::Bool) => match lit {
                 ast::Literal::Ident(id) if id.name == "true" || id.name == "false" => {
