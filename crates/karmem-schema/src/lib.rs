@@ -75,6 +75,20 @@ pub fn compile_path(path: &Path) -> Result<Compiled, Diagnostics> {
 /// imported path (relative to `file_name`'s directory, as the import says)
 /// and returns the file's text. For build scripts and tests with schemas in
 /// memory.
+///
+/// ```
+/// use std::path::Path;
+/// let common = "karmem common;\nstruct Vec3 inline { X f32; }\n";
+/// let app = "karmem app;\nimport \"common.km\";\nstruct A table { P Vec3; }\n";
+/// let compiled = karmem_schema::compile_with("app.km", app, |path: &Path| {
+///     match path.to_str() {
+///         Some("common.km") => Ok(common.to_string()),
+///         _ => Err(std::io::ErrorKind::NotFound.into()),
+///     }
+/// })
+/// .unwrap();
+/// assert_eq!(compiled.schema.structs.len(), 2);
+/// ```
 pub fn compile_with(
     file_name: &str,
     source: &str,

@@ -46,6 +46,12 @@ impl Disk {
     }
 }
 
+/// `out` (rendered diagnostics) contains `text`.
+#[track_caller]
+fn shows(out: &str, text: &str) {
+    assert!(out.contains(text), "no {text:?} in:\n{out}");
+}
+
 fn struct_names(c: &Compiled) -> Vec<&str> {
     c.schema.structs.iter().map(|s| s.name.as_str()).collect()
 }
@@ -115,30 +121,27 @@ fn an_import_cycle_is_an_error_naming_the_chain() {
         ("c.km", "karmem c;\n\nimport \"a.km\";\n"),
     ]);
     let out = disk.errors("a.km");
-    assert!(
-        out.contains("error: import cycle: a.km → b.km → c.km → a.km\n --> c.km:3:1\n"),
-        "{out}"
+    shows(
+        &out,
+        "error: import cycle: a.km → b.km → c.km → a.km\n --> c.km:3:1\n",
     );
-    assert!(out.contains("= help: "), "{out}");
+    shows(&out, "= help: ");
     assert!(out.ends_with("a.km: 1 error found\n"), "{out}");
     // A file importing itself is the shortest cycle.
     let disk = Disk::new(&[("a.km", "karmem a;\nimport \"a.km\";\n")]);
-    assert!(disk.errors("a.km").contains("import cycle: a.km → a.km"));
+    shows(&disk.errors("a.km"), "import cycle: a.km → a.km");
 }
 
 #[test]
 fn a_missing_file_is_an_error_at_the_path() {
     let disk = Disk::new(&[("main.km", "karmem m;\nimport \"gone.km\";\n")]);
     let out = disk.errors("main.km");
-    assert!(
-        out.contains("error: cannot read `gone.km`: no such file\n --> main.km:2:8\n"),
-        "{out}"
+    shows(
+        &out,
+        "error: cannot read `gone.km`: no such file\n --> main.km:2:8\n",
     );
-    assert!(
-        out.contains("2 | import \"gone.km\";\n  |        ^^^^^^^^^"),
-        "{out}"
-    );
-    assert!(out.contains("= help: an import path is relative"), "{out}");
+    shows(&out, "2 | import \"gone.km\";\n  |        ^^^^^^^^^");
+    shows(&out, "= help: an import path is relative");
 }
 
 #[test]
@@ -155,18 +158,15 @@ fn errors_in_an_imported_file_point_into_that_file() {
     ]);
     let out = disk.errors("main.km");
     // Its own file, line and source line; the root's errors stay the root's.
-    assert!(
-        out.contains("error: expected `;`, found `}`\n --> common.km:4:9\n  |\n4 |     Y u8\n"),
-        "{out}"
+    shows(
+        &out,
+        "error: expected `;`, found `}`\n --> common.km:4:9\n  |\n4 |     Y u8\n",
     );
-    assert!(
-        out.contains("error: unknown type `Vec5`\n --> common.km:7:7\n  |\n7 |     Z Vec5;\n"),
-        "{out}"
+    shows(
+        &out,
+        "error: unknown type `Vec5`\n --> common.km:7:7\n  |\n7 |     Z Vec5;\n",
     );
-    assert!(
-        out.contains("error: unknown type `Vec4`\n --> main.km:3:20\n"),
-        "{out}"
-    );
+    shows(&out, "error: unknown type `Vec4`\n --> main.km:3:20\n");
     assert!(out.ends_with("main.km: 3 errors found\n"), "{out}");
 }
 
@@ -177,9 +177,9 @@ fn an_imported_file_needs_its_own_header() {
         ("common.km", "\nstruct B table { }\n"),
     ]);
     let out = disk.errors("main.km");
-    assert!(
-        out.contains("error: missing `karmem NAME;` header\n --> common.km:1:1\n"),
-        "{out}"
+    shows(
+        &out,
+        "error: missing `karmem NAME;` header\n --> common.km:1:1\n",
     );
 }
 
@@ -204,20 +204,20 @@ fn a_type_declared_in_two_files_shows_both() {
 4 | struct Vec3 table { }
   |        ---- first defined here
 ";
-    assert!(out.contains(expected), "{out}");
+    shows(&out, expected);
 }
 
 #[test]
 fn compile_without_a_file_system_refuses_imports() {
     let err = karmem_schema::compile("t.km", "karmem a;\nimport \"common.km\";\n").unwrap_err();
     let out = err.render(false);
-    assert!(
-        out.contains("error: imports need the file system: `common.km` cannot be loaded here\n --> t.km:2:8\n"),
-        "{out}"
+    shows(
+        &out,
+        "error: imports need the file system: `common.km` cannot be loaded here\n --> t.km:2:8\n",
     );
-    assert!(
-        out.contains("= help: compile schemas with imports with `karmem_schema::compile_path`"),
-        "{out}"
+    shows(
+        &out,
+        "= help: compile schemas with imports with `karmem_schema::compile_path`",
     );
 }
 
@@ -277,8 +277,9 @@ fn later_diagnostics_render_against_the_right_file() {
     let span = c.schema.structs[0].span;
     let d = c.diagnostics(vec![karmem_schema::Diagnostic::error(span, "late")]);
     assert_eq!(d.locate(span.start), ("common.km", 3, 8));
-    assert!(d.render(false).contains(" --> common.km:3:8\n"), "{d}");
-    assert!(d.render(false).ends_with("main.km: 1 error found\n"), "{d}");
+    let out = d.render(false);
+    shows(&out, " --> common.km:3:8\n");
+    assert!(out.ends_with("main.km: 1 error found\n"), "{out}");
 }
 
 #[test]
