@@ -179,8 +179,7 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
             out.push(path.clone());
             continue;
         }
-        let entries = fs::read_dir(path)
-            .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))?;
+        let entries = fs::read_dir(path).map_err(|e| cannot_read(path, e))?;
         let mut found: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "km") && p.is_file())
@@ -198,8 +197,11 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
 }
 
 fn read_source(path: &Path) -> Result<String, Failure> {
-    fs::read_to_string(path)
-        .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))
+    fs::read_to_string(path).map_err(|e| cannot_read(path, e))
+}
+
+fn cannot_read(path: &Path, error: std::io::Error) -> Failure {
+    Failure::Io(format!("cannot read {}: {error}", path.display()))
 }
 
 /// A checked schema, its layout, and how many warnings were printed.
@@ -209,11 +211,13 @@ struct Loaded {
     warnings: usize,
 }
 
-/// Parse, check and lay out a schema; print warnings, and errors on failure.
+/// Parse, check and lay out a schema and the files it imports; print
+/// warnings, and errors on failure.
 fn load(path: &Path) -> Result<Loaded, Failure> {
-    let source = read_source(path)?;
-    let name = path.display().to_string();
-    let compiled = karmem_schema::compile(&name, &source).map_err(|diags| {
+    // An unreadable schema is an I/O error (exit 3); an unreadable import
+    // is a diagnostic of the schema that imports it.
+    fs::File::open(path).map_err(|e| cannot_read(path, e))?;
+    let compiled = karmem_schema::compile_path(path).map_err(|diags| {
         eprint!("{}", diags.render(color()));
         Failure::Invalid
     })?;
@@ -221,18 +225,13 @@ fn load(path: &Path) -> Result<Loaded, Failure> {
         eprint!("{}", compiled.warnings.render(color()));
     }
     let layout = karmem_layout::compute(&compiled.schema).map_err(|items| {
-        let diags = karmem_schema::Diagnostics {
-            file_name: name.clone(),
-            source: source.clone(),
-            items,
-        };
-        eprint!("{}", diags.render(color()));
+        eprint!("{}", compiled.diagnostics(items).render(color()));
         Failure::Invalid
     })?;
     Ok(Loaded {
+        warnings: compiled.warnings.items.len(),
         schema: compiled.schema,
         layout,
-        warnings: compiled.warnings.items.len(),
     })
 }
 

@@ -250,3 +250,64 @@ fn json_uses_the_declared_root() {
         out.stderr
     );
 }
+
+const MAIN: &str = "karmem game;\n\nimport \"common.km\";\n\nroot Monster;\n\nstruct Monster table {\n    Pos Vec3;\n}\n";
+const COMMON: &str = "karmem common;\n\nstruct Vec3 inline {\n    X f32;\n    Y f32;\n}\n";
+
+#[test]
+fn check_and_build_follow_imports() {
+    let dir = dir_with(&[("s/main.km", MAIN), ("s/common.km", COMMON)]);
+    let out = karmem(dir.path(), &["check", "s/main.km"], "");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("s/main.km: ok (2 structs,"),
+        "{}",
+        out.stderr
+    );
+
+    let out = karmem(
+        dir.path(),
+        &["build", "--lang", "rust", "-o", "gen", "s/main.km"],
+        "",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let code = std::fs::read_to_string(dir.path().join("gen/game.rs")).unwrap();
+    assert!(code.contains("Vec3"), "the imported struct is generated");
+    assert!(
+        !dir.path().join("gen/common.rs").exists(),
+        "one module per root schema"
+    );
+
+    // `fmt` formats the file it is given and does not follow imports.
+    let out = karmem(dir.path(), &["fmt", "--check", "s/main.km"], "");
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{}", out.stderr);
+}
+
+#[test]
+fn errors_in_an_imported_file_name_that_file() {
+    let broken = COMMON.replace("Y f32;", "Y f33;");
+    let dir = dir_with(&[("main.km", MAIN), ("common.km", &broken)]);
+    let out = karmem(dir.path(), &["check", "main.km"], "");
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr
+            .contains("error: unknown type `f33`\n --> common.km:5:7\n"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("main.km: 1 error found"),
+        "{}",
+        out.stderr
+    );
+
+    let dir = dir_with(&[("main.km", MAIN)]);
+    let out = karmem(dir.path(), &["check", "main.km"], "");
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("error: cannot read `common.km`: "),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains(" --> main.km:3:8\n"), "{}", out.stderr);
+}

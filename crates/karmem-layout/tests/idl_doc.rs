@@ -6,7 +6,8 @@
 //!   ```` ```km,error ```` block fails with every error its
 //!   `// error: MESSAGE` lines state;
 //! * every diagnostic the compiler can produce (each `Diagnostic::error` /
-//!   `Diagnostic::warning` message in the lexer, parser, resolver and layout)
+//!   `Diagnostic::warning` message in the lexer, parser, import loader,
+//!   resolver and layout)
 //!   is listed in the document.
 //!
 //! It lives here rather than in karmem-schema because layout errors (SoA
@@ -169,6 +170,7 @@ fn every_diagnostic_is_documented_in_idl_md() {
         "crates/karmem-schema/src/parser.rs",
         "crates/karmem-schema/src/resolve.rs",
         "crates/karmem-schema/src/resolve/defaults.rs",
+        "crates/karmem-schema/src/imports.rs",
         "crates/karmem-layout/src/compute.rs",
     ] {
         templates.extend(diagnostic_templates(&repo_file(file)));

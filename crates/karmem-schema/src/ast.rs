@@ -15,6 +15,18 @@ pub struct File {
     pub items: Vec<Item>,
     /// `root NAME;` declarations (one is allowed; more are reported).
     pub roots: Vec<RootDecl>,
+    /// `import "path";` statements, in source order (docs/idl.md §4.5).
+    pub imports: Vec<Import>,
+}
+
+/// `import "path";`: another schema file whose declarations join this one's.
+#[derive(Clone, Debug)]
+pub struct Import {
+    /// The path as written, quotes removed.
+    pub path: String,
+    /// The path string, quotes included.
+    pub path_span: Span,
+    pub span: Span,
 }
 
 /// `root NAME;`: the message type a schema is about.

@@ -71,12 +71,25 @@ impl Diagnostic {
     }
 }
 
-/// Diagnostics of one source file, renderable with source context.
+/// One file of a schema and where its spans start. The files of a schema
+/// with imports share one offset space (docs/idl.md §4.5): a file's spans
+/// are its byte offsets plus its `base`, the root file's base being 0.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceFile {
+    pub name: String,
+    pub source: String,
+    pub base: usize,
+}
+
+/// Diagnostics of a schema, renderable with source context: the root file
+/// (`file_name`, `source`, spans from 0) and the files it imports.
 #[derive(Clone, Debug, Default)]
 pub struct Diagnostics {
     pub file_name: String,
     pub source: String,
     pub items: Vec<Diagnostic>,
+    /// Imported files, by increasing base; empty for a single-file schema.
+    pub imported: Vec<SourceFile>,
 }
 
 impl Diagnostics {
@@ -85,6 +98,23 @@ impl Diagnostics {
             file_name: file_name.to_string(),
             source: source.to_string(),
             items,
+            imported: Vec::new(),
+        }
+    }
+
+    /// Diagnostics over several files: `files[0]` is the root file (base 0),
+    /// the others follow in increasing base order.
+    pub fn with_sources(files: &[SourceFile], items: Vec<Diagnostic>) -> Self {
+        let (root, imported) = files
+            .split_first()
+            .map_or((None, &[][..]), |(r, rest)| (Some(r), rest));
+        Diagnostics {
+            imported: imported.to_vec(),
+            ..Diagnostics::new(
+                root.map_or("", |r| r.name.as_str()),
+                root.map_or("", |r| r.source.as_str()),
+                items,
+            )
         }
     }
 
@@ -92,9 +122,18 @@ impl Diagnostics {
         self.items.iter().any(|d| d.severity == Severity::Error)
     }
 
-    /// 1-based line and column (in characters) of a byte offset.
+    /// 1-based line and column (in characters) of an offset, in the file
+    /// that offset belongs to.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        line_col(&self.source, offset)
+        let (_, line, col) = self.locate(offset);
+        (line, col)
+    }
+
+    /// The file name, line and column of an offset.
+    pub fn locate(&self, offset: usize) -> (&str, usize, usize) {
+        let file = self.file_of(offset);
+        let (line, col) = line_col(file.source, offset - file.base);
+        (file.name, line, col)
     }
 
     /// Human-readable report; `color` adds ANSI colours for terminals.
@@ -126,42 +165,89 @@ impl Diagnostics {
 
     /// One diagnostic as an annotate-snippets report: the message, the
     /// source with the primary span (`^`) and secondary spans (`-`), the
-    /// hint as a `help:` line.
+    /// hint as a `help:` line. A secondary span in another file than the
+    /// primary one gets a snippet of its own file, after the primary's.
     fn report<'a>(&'a self, d: &'a Diagnostic) -> Group<'a> {
         let level = match d.severity {
             Severity::Error => Level::ERROR,
             Severity::Warning => Level::WARNING,
         };
-        let mut snippet = Snippet::source(self.source.as_str())
-            .path(self.file_name.as_str())
-            .annotation(
-                AnnotationKind::Primary
-                    .span(self.clamp(d.span))
-                    .label(d.label.as_deref()),
-            );
-        for (span, label) in &d.secondary {
-            snippet = snippet.annotation(
-                AnnotationKind::Context
-                    .span(self.clamp(*span))
-                    .label(label.as_str()),
-            );
+        let primary = self.file_of(d.span.start);
+        let mut files = vec![primary];
+        for (span, _) in &d.secondary {
+            let file = self.file_of(span.start);
+            if !files.iter().any(|f| f.base == file.base) {
+                files.push(file);
+            }
         }
-        let group = level.primary_title(d.message.as_str()).element(snippet);
+        let snippets = files.into_iter().map(|file| {
+            let mut snippet = Snippet::source(file.source).path(file.name);
+            if file.base == primary.base {
+                snippet = snippet.annotation(
+                    AnnotationKind::Primary
+                        .span(file.clamp(d.span))
+                        .label(d.label.as_deref()),
+                );
+            }
+            for (span, label) in &d.secondary {
+                if self.file_of(span.start).base == file.base {
+                    snippet = snippet.annotation(
+                        AnnotationKind::Context
+                            .span(file.clamp(*span))
+                            .label(label.as_str()),
+                    );
+                }
+            }
+            snippet
+        });
+        let group = level.primary_title(d.message.as_str()).elements(snippets);
         match &d.hint {
             Some(hint) => group.element(Level::HELP.message(hint.as_str())),
             None => group,
         }
     }
 
-    /// A span as a byte range inside the source, on character boundaries
-    /// (spans come from the lexer, so this only guards the renderer).
+    /// The file an offset belongs to: the last one whose base is not past
+    /// it (the root file when there are no imports).
+    fn file_of(&self, offset: usize) -> FileRef<'_> {
+        self.imported
+            .iter()
+            .rev()
+            .find(|f| f.base <= offset)
+            .map_or(
+                FileRef {
+                    name: &self.file_name,
+                    source: &self.source,
+                    base: 0,
+                },
+                |f| FileRef {
+                    name: &f.name,
+                    source: &f.source,
+                    base: f.base,
+                },
+            )
+    }
+}
+
+/// A borrowed [`SourceFile`], the root file's included.
+#[derive(Clone, Copy)]
+struct FileRef<'a> {
+    name: &'a str,
+    source: &'a str,
+    base: usize,
+}
+
+impl FileRef<'_> {
+    /// A span as a byte range inside this file's source, on character
+    /// boundaries (spans come from the lexer, so this only guards the
+    /// renderer).
     fn clamp(&self, span: Span) -> std::ops::Range<usize> {
         let len = self.source.len();
-        let mut start = span.start.min(len);
+        let mut start = span.start.saturating_sub(self.base).min(len);
         while !self.source.is_char_boundary(start) {
             start -= 1;
         }
-        let mut end = span.end.clamp(start, len);
+        let mut end = span.end.saturating_sub(self.base).clamp(start, len);
         while !self.source.is_char_boundary(end) {
             end += 1;
         }

@@ -1,8 +1,9 @@
 //! Canonical layout of a token stream: one declaration member per line,
-//! four-space indentation, a blank line between top-level items, at most one
-//! blank line kept from the source, comments kept where they were (trailing
-//! comments stay trailing). Tokens are printed as written, so the user's
-//! dialect (`uint64` vs `u64`, backticks vs quotes) survives.
+//! four-space indentation, a blank line between top-level items (but
+//! consecutive `import` lines stay one block), at most one blank line kept
+//! from the source, comments kept where they were (trailing comments stay
+//! trailing). Tokens are printed as written, so the user's dialect (`uint64`
+//! vs `u64`, backticks vs quotes) survives.
 
 use crate::lexer::{Tok, Token};
 
@@ -17,6 +18,8 @@ pub fn format_tokens(source: &str, tokens: &[Token]) -> String {
     // not one of them starts a new line.
     let mut member_done = false;
     let mut after_item = false; // a top-level `}` or header `;` just ended
+                                // ... and it was an `import`: consecutive imports stay one block.
+    let mut after_import = false;
 
     let flush = |out: &mut String, line: &mut String, depth: usize| {
         let text = line.trim_end();
@@ -73,6 +76,7 @@ pub fn format_tokens(source: &str, tokens: &[Token]) -> String {
                     flush(&mut out, &mut line, depth);
                 }
                 after_item = depth == 0;
+                after_import = false;
             }
             _ => {
                 if member_done {
@@ -80,7 +84,8 @@ pub fn format_tokens(source: &str, tokens: &[Token]) -> String {
                     member_done = false;
                 }
                 if line.is_empty() {
-                    blank_line(&mut out, t, after_item, depth);
+                    let grouped = after_import && matches!(&t.tok, Tok::Ident(w) if w == "import");
+                    blank_line(&mut out, t, after_item && !grouped, depth);
                     after_item = false;
                 } else if needs_space(prev, t, tokens, i) {
                     line.push(' ');
@@ -102,6 +107,9 @@ pub fn format_tokens(source: &str, tokens: &[Token]) -> String {
                         let next_is_trailing_comment = tokens.get(i + 1).is_some_and(|n| {
                             n.tok.is_comment() && !source[t.span.end..n.span.start].contains('\n')
                         });
+                        // A top-level statement is one line, so its line
+                        // tells what it is.
+                        after_import = depth == 0 && line.starts_with("import ");
                         if next_is_trailing_comment {
                             member_done = true;
                         } else {

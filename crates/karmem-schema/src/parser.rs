@@ -230,7 +230,13 @@ impl Parser {
                     if depth <= 0
                         && matches!(
                             w.as_str(),
-                            "struct" | "enum" | "union" | "interface" | "karmem" | "root"
+                            "struct"
+                                | "enum"
+                                | "union"
+                                | "interface"
+                                | "karmem"
+                                | "root"
+                                | "import"
                         ) =>
                 {
                     return
@@ -250,6 +256,7 @@ impl Parser {
                 Tok::Ident(w) => match w.as_str() {
                     "karmem" => self.header().map(|h| file.headers.push(h)),
                     "root" => self.root_decl().map(|r| file.roots.push(r)),
+                    "import" => self.import_decl().map(|i| file.imports.push(i)),
                     "enum" => self.enum_decl(docs).map(|d| file.items.push(Item::Enum(d))),
                     "struct" => self
                         .struct_decl(docs)
@@ -316,6 +323,25 @@ impl Parser {
         self.expect_semicolon("end the root declaration with `;`")?;
         Ok(RootDecl {
             name,
+            span: Span::new(start, self.prev_end()),
+        })
+    }
+
+    /// `import "path";` (a contextual keyword: only here, at the start of a
+    /// top-level item, is `import` more than a name).
+    fn import_decl(&mut self) -> PResult<Import> {
+        let start = self.bump().span.start; // `import`
+        let Tok::Str(path) = self.peek().clone() else {
+            return Err(self.error_here(
+                "a file path in quotes after `import`",
+                Some("write `import \"common.km\";`, the path relative to this file"),
+            ));
+        };
+        let path_span = self.bump().span;
+        self.expect_semicolon("end the import with `;`")?;
+        Ok(Import {
+            path,
+            path_span,
             span: Span::new(start, self.prev_end()),
         })
     }
@@ -794,6 +820,29 @@ mod tests {
         assert_eq!(s.fields.len(), 3);
         assert_eq!(s.fields[1].attrs[0].name.name, "string");
         assert_eq!(s.fields[2].attrs[0].sigil, '#');
+    }
+
+    #[test]
+    fn parses_imports_and_keeps_import_a_name_elsewhere() {
+        let src =
+            "karmem a;\nimport \"common.km\";\nimport `x/y.km`;\nstruct import { import u8; }\n";
+        let (tokens, d) = lex(src);
+        assert!(d.is_empty());
+        let (file, d) = parse(&tokens);
+        assert!(d.is_empty(), "{d:?}");
+        let paths: Vec<&str> = file.imports.iter().map(|i| i.path.as_str()).collect();
+        assert_eq!(paths, ["common.km", "x/y.km"]);
+        assert_eq!(
+            &src[file.imports[0].path_span.start..file.imports[0].path_span.end],
+            "\"common.km\""
+        );
+        assert_eq!(file.items.len(), 1);
+
+        let (tokens, _) = lex("karmem a;\nimport common;\nstruct S { }\n");
+        let (file, d) = parse(&tokens);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert!(d[0].message.contains("a file path in quotes"), "{d:?}");
+        assert_eq!(file.items.len(), 1, "recovers at the next item");
     }
 
     #[test]

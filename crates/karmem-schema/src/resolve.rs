@@ -74,53 +74,40 @@ struct Resolver {
 
 impl Resolver {
     fn header(&mut self, file: &ast::File) {
-        match file.headers.first() {
-            None => self.diags.push(
-                Diagnostic::error(Span::new(0, 0), "missing `karmem NAME;` header")
-                    .with_label("the schema should start here")
-                    .with_hint("start the file with `karmem NAME;`, e.g. `karmem app;`"),
-            ),
-            Some(h) => {
-                self.schema.package = h.name.name.clone();
-                for a in &h.attrs {
-                    // A warning, not an error: a first-Karmem schema may
-                    // carry options for generators this compiler does not
-                    // have. `karmem check --deny-warnings` refuses them.
-                    let known = a.sigil == '@' && SCHEMA_ATTRIBUTES.contains(&a.name.name.as_str());
-                    if !known {
-                        let hint = did_you_mean(
-                            '@',
-                            &a.name.name,
-                            SCHEMA_ATTRIBUTES,
-                            "known schema attributes: `@golang.package`, `@packed`, `@assemblyscript.import`",
-                        );
-                        self.diags.push(
-                            Diagnostic::warning(
-                                a.span,
-                                format!(
-                                    "unknown schema attribute `{}{}` is ignored",
-                                    a.sigil, a.name.name
-                                ),
-                            )
-                            .with_label("not known to karmem")
-                            .with_hint(hint),
-                        );
-                    }
-                    self.schema.attributes.push(Attribute {
-                        name: a.name.name.clone(),
-                        value: a.value.as_ref().map(|v| v.0.clone()).unwrap_or_default(),
-                        span: a.span,
-                    });
-                }
+        self.diags.extend(header_count(&file.headers, 0));
+        let Some(h) = file.headers.first() else {
+            return;
+        };
+        self.schema.package = h.name.name.clone();
+        for a in &h.attrs {
+            // A warning, not an error: a first-Karmem schema may
+            // carry options for generators this compiler does not
+            // have. `karmem check --deny-warnings` refuses them.
+            let known = a.sigil == '@' && SCHEMA_ATTRIBUTES.contains(&a.name.name.as_str());
+            if !known {
+                let hint = did_you_mean(
+                    '@',
+                    &a.name.name,
+                    SCHEMA_ATTRIBUTES,
+                    "known schema attributes: `@golang.package`, `@packed`, `@assemblyscript.import`",
+                );
+                self.diags.push(
+                    Diagnostic::warning(
+                        a.span,
+                        format!(
+                            "unknown schema attribute `{}{}` is ignored",
+                            a.sigil, a.name.name
+                        ),
+                    )
+                    .with_label("not known to karmem")
+                    .with_hint(hint),
+                );
             }
-        }
-        for extra in file.headers.iter().skip(1) {
-            self.diags.push(
-                Diagnostic::error(extra.span, "duplicate `karmem` header")
-                    .with_label("second header")
-                    .with_secondary(file.headers[0].span, "first header here")
-                    .with_hint("a schema file has exactly one `karmem NAME;` header"),
-            );
+            self.schema.attributes.push(Attribute {
+                name: a.name.name.clone(),
+                value: a.value.as_ref().map(|v| v.0.clone()).unwrap_or_default(),
+                span: a.span,
+            });
         }
     }
 
@@ -1376,6 +1363,31 @@ impl Resolver {
             },
         }
     }
+}
+
+/// A file has exactly one `karmem NAME;` header: errors when it has none
+/// (reported at `file_start`, where the file begins) or several. Imported
+/// files are held to this too, though only the root's header counts
+/// (docs/idl.md §4.5).
+pub(crate) fn header_count(headers: &[ast::Header], file_start: usize) -> Vec<Diagnostic> {
+    let Some(first) = headers.first() else {
+        return vec![Diagnostic::error(
+            Span::new(file_start, file_start),
+            "missing `karmem NAME;` header",
+        )
+        .with_label("the schema should start here")
+        .with_hint("start the file with `karmem NAME;`, e.g. `karmem app;`")];
+    };
+    headers
+        .iter()
+        .skip(1)
+        .map(|extra| {
+            Diagnostic::error(extra.span, "duplicate `karmem` header")
+                .with_label("second header")
+                .with_secondary(first.span, "first header here")
+                .with_hint("a schema file has exactly one `karmem NAME;` header")
+        })
+        .collect()
 }
 
 fn one_of(list: &[&str]) -> String {
