@@ -32,6 +32,9 @@ const (
 	// entries, §7.1).
 	directoryAlign  = 4
 	bunchTableAlign = 8
+	// arrayRefSize is the size of an array reference (offset, length,
+	// capacity; format.md §5), an element of an array of arrays (§5.4).
+	arrayRefSize = 12
 	// NoLimit is the limit argument for arrays that are not limited
 	// ([]T rather than [<N]T).
 	NoLimit = ^uint32(0)

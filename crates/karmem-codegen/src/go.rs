@@ -355,6 +355,7 @@ impl Gen<'_> {
             ElemType::Enum(id) => self.enum_name(id),
             ElemType::Struct(id) => self.struct_name(id),
             ElemType::Union(id) => self.union_name(id),
+            ElemType::Array(id) => self.obj_type(&FieldType::Array(self.s.arrays[id])),
         }
     }
 
@@ -488,6 +489,11 @@ impl Gen<'_> {
             slots.extend(soa.columns.iter().map(|c| &c.slot));
         }
         for slot in slots {
+            // An optional value is its value's slot behind a presence byte.
+            let slot = match slot {
+                Slot::Optional { value, .. } => value,
+                other => other,
+            };
             match slot {
                 Slot::FixedArray {
                     elem: FixedElem::InlineStruct(id),
@@ -495,24 +501,7 @@ impl Gen<'_> {
                 } => {
                     u.aos.insert(*id);
                 }
-                Slot::ArrayRef { array, data } => match data {
-                    ArrayData::AosInline { id, .. } | ArrayData::AosTable { id } => {
-                        u.aos.insert(*id);
-                    }
-                    ArrayData::UnionAos { id, .. } | ArrayData::UnionSoa { id, .. } => {
-                        u.union_arrays.insert(*id);
-                    }
-                    ArrayData::UnionBunch { id, variants, .. } => {
-                        let soa = array.layout == ArrayLayout::BoVoS;
-                        u.bunches.insert((*id, soa));
-                        if !soa {
-                            for v in variants {
-                                u.aos.insert(v.ty);
-                            }
-                        }
-                    }
-                    _ => {}
-                },
+                Slot::ArrayRef { array, data } => u.note_array(array, data),
                 _ => {}
             }
         }
@@ -659,6 +648,32 @@ struct Uses {
     aos: BTreeSet<StructId>,
     union_arrays: BTreeSet<UnionId>,
     bunches: BTreeSet<(UnionId, bool)>,
+}
+
+impl Uses {
+    /// The helper types an array of `data` needs, its elements' included
+    /// when they are arrays themselves.
+    fn note_array(&mut self, array: &ArrayType, data: &ArrayData) {
+        match data {
+            ArrayData::AosInline { id, .. } | ArrayData::AosTable { id } => {
+                self.aos.insert(*id);
+            }
+            ArrayData::UnionAos { id, .. } | ArrayData::UnionSoa { id, .. } => {
+                self.union_arrays.insert(*id);
+            }
+            ArrayData::UnionBunch { id, variants, .. } => {
+                let soa = array.layout == ArrayLayout::BoVoS;
+                self.bunches.insert((*id, soa));
+                if !soa {
+                    for v in variants {
+                        self.aos.insert(v.ty);
+                    }
+                }
+            }
+            ArrayData::Arrays { array, data } => self.note_array(array, data),
+            ArrayData::Plain { .. } | ArrayData::Soa { .. } => {}
+        }
+    }
 }
 
 /// The limit argument of an array check.

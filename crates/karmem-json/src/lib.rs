@@ -22,7 +22,8 @@ use std::fmt;
 
 use karmem_layout::{
     bunch_table_size, natural_align, soa_directory_charge, soa_directory_size, ArrayData,
-    FixedElem, Layout, Slot, BUNCH_TABLE_ALIGN, HEADER_SIZE, OFFSET_SIZE, SOA_DIRECTORY_ALIGN,
+    FixedElem, Layout, Slot, ARRAY_REF_SIZE, BUNCH_TABLE_ALIGN, HEADER_SIZE, OFFSET_SIZE,
+    SOA_DIRECTORY_ALIGN,
 };
 use karmem_schema::model::*;
 use serde_json::{Map, Number, Value};
@@ -332,6 +333,16 @@ impl Encoder<'_> {
                         Some(id) => self.enum_value(id, p, e, pos, &path)?,
                         None => self.scalar(p, e, pos, &path)?,
                     }
+                }
+                self.put_ref(at, block, n, n);
+            }
+            // The references, then each element as an array of its own
+            // (format.md §5.4, §8).
+            ArrayData::Arrays { array: inner, data } => {
+                let block = self.alloc_array(items.len(), ARRAY_REF_SIZE)?;
+                for (i, e) in items.iter().enumerate() {
+                    let pos = block + i as u32 * ARRAY_REF_SIZE;
+                    self.array(inner, data, e, pos, &format!("{path}[{i}]"))?;
                 }
                 self.put_ref(at, block, n, n);
             }
@@ -902,13 +913,7 @@ impl Decoder<'_> {
                 Value::Array(items)
             }
             Slot::ArrayRef { array, data } => {
-                let es = match data {
-                    ArrayData::Plain { elem_size } => *elem_size,
-                    ArrayData::AosInline { stride, .. } => *stride,
-                    ArrayData::AosTable { .. } => 4,
-                    ArrayData::UnionAos { .. } => 8,
-                    _ => 0,
-                };
+                let es = data.elem_size();
                 let limit = match array.kind {
                     ArrayKind::Limited(n) => Some(n),
                     _ => None,
@@ -957,6 +962,17 @@ impl Decoder<'_> {
                         Some(id) => self.enum_value(id, p, pos, true),
                         None => self.scalar(p, pos, true),
                     });
+                }
+            }
+            ArrayData::Arrays { array: inner, data } => {
+                self.charge(a.len as u64 * ARRAY_REF_SIZE as u64)?;
+                for i in 0..a.len {
+                    let element = self.array_ref(
+                        a.offset + i * ARRAY_REF_SIZE,
+                        data.elem_size(),
+                        inner.limit(),
+                    );
+                    items.push(self.array(inner, data, element)?);
                 }
             }
             ArrayData::UnionAos { id, .. } => {

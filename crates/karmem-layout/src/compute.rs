@@ -165,8 +165,10 @@ impl Computer<'_> {
                             let size = self.struct_layout(id).size;
                             (FixedElem::InlineStruct(id), size, OBJECT_ALIGN)
                         }
-                        ElemType::Union(_) => {
-                            unreachable!("the schema checker rejects fixed arrays of unions")
+                        ElemType::Union(_) | ElemType::Array(_) => {
+                            unreachable!(
+                                "the schema checker rejects fixed arrays of unions and arrays"
+                            )
                         }
                     };
                     (
@@ -196,6 +198,13 @@ impl Computer<'_> {
             ElemType::Enum(id) => ArrayData::Plain {
                 elem_size: schema.enums[id].repr.size(),
             },
+            ElemType::Array(id) => {
+                let inner = schema.arrays[id];
+                ArrayData::Arrays {
+                    array: inner,
+                    data: Box::new(self.array_data(&inner, span)),
+                }
+            }
             ElemType::Struct(id) => match a.layout {
                 ArrayLayout::Aos | ArrayLayout::Plain => self.aos_of(id),
                 _ => self.soa_of(id, span),

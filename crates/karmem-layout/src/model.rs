@@ -166,6 +166,12 @@ pub enum ArrayData {
     Soa { elem: StructId },
     /// 8-byte union slots.
     UnionAos { id: UnionId, tag: Primitive },
+    /// Array references (12 bytes each, format.md §5.4), each of an
+    /// `array` whose block holds `data`.
+    Arrays {
+        array: ArrayType,
+        data: Box<ArrayData>,
+    },
     /// Tag column then offset column.
     UnionSoa { id: UnionId, tag: Primitive },
     /// Bunch table; each variant is an AoS (`#bovoa`) or SoA (`#bovos`)
@@ -188,6 +194,7 @@ impl ArrayData {
             ArrayData::AosInline { stride, .. } => *stride,
             ArrayData::AosTable { .. } => OFFSET_SIZE,
             ArrayData::UnionAos { .. } => UNION_SLOT_SIZE,
+            ArrayData::Arrays { .. } => ARRAY_REF_SIZE,
             ArrayData::Soa { .. } | ArrayData::UnionSoa { .. } | ArrayData::UnionBunch { .. } => 0,
         }
     }

@@ -26,6 +26,8 @@ pub type EnumId = usize;
 pub type StructId = usize;
 pub type UnionId = usize;
 pub type MemoryId = usize;
+/// Index of an array type held by another array (`Schema::arrays`).
+pub type ArrayId = usize;
 
 /// Scalar types of the wire format. `bool` is one byte (0 or 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -108,6 +110,8 @@ pub struct Schema {
     pub enums: Vec<Enum>,
     pub structs: Vec<Struct>,
     pub unions: Vec<Union>,
+    /// The element types of arrays of arrays (`ElemType::Array`).
+    pub arrays: Vec<ArrayType>,
     pub memories: Vec<Memory>,
     pub interfaces: Vec<Interface>,
     /// Declaration order of all named items, for generators that want to emit
@@ -289,13 +293,16 @@ pub enum FieldType {
     Array(ArrayType),
 }
 
-/// What an array holds. Arrays of arrays are not supported (yet).
+/// What an array holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ElemType {
     Scalar(Primitive),
     Enum(EnumId),
     Struct(StructId),
     Union(UnionId),
+    /// A dynamic or limited array: `Schema::arrays[id]` (`[][]f32`,
+    /// `[]string`; docs/idl.md §3.1).
+    Array(ArrayId),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

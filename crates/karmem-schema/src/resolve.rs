@@ -631,17 +631,47 @@ impl Resolver {
             });
         };
 
+        self.array_type(f.ty.span(), kind, elem_expr, layout, string_attr)
+            .map(FieldType::Array)
+    }
+
+    /// The array of `kind` whose elements are `elem_expr` (`None`: the
+    /// `char`s of `string`). An element that is itself an array (`[][]T`,
+    /// `[]string`, docs/idl.md §3.1) is resolved recursively and stored in
+    /// `Schema::arrays`; the layout annotation and `@string` apply to the
+    /// innermost array, the one that holds the values.
+    fn array_type(
+        &mut self,
+        span: Span,
+        kind: ArrayKind,
+        elem_expr: Option<&TypeExpr>,
+        layout: Option<(ArrayLayout, &ast::Attr)>,
+        string_attr: Option<&ast::Attr>,
+    ) -> Option<ArrayType> {
+        let inner = match elem_expr {
+            Some(TypeExpr::Array {
+                kind: inner_kind,
+                elem,
+                span: inner_span,
+            }) => Some((inner_kind, Some(&**elem), *inner_span)),
+            Some(TypeExpr::Named(id)) if id.name == "string" => {
+                Some((&ArrayKindExpr::Dynamic, None, id.span))
+            }
+            _ => None,
+        };
+        if let Some((inner_kind, inner_elem, inner_span)) = inner {
+            return self.array_of_arrays(
+                span,
+                kind,
+                (inner_kind, inner_elem, inner_span),
+                layout,
+                string_attr,
+            );
+        }
         // `string` is `[]char`.
         let (elem, char_text) = match elem_expr {
             None => (ElemType::Scalar(Primitive::U8), true),
-            Some(TypeExpr::Array { span, .. }) => {
-                self.arrays_of_arrays(*span);
-                return None;
-            }
-            Some(TypeExpr::Named(id)) if id.name == "string" => {
-                self.arrays_of_arrays(id.span);
-                return None;
-            }
+            Some(TypeExpr::Array { .. }) => unreachable!("arrays of arrays are resolved above"),
             Some(TypeExpr::Named(id)) => match self.lookup(id)? {
                 Named::Primitive(p, text) => (ElemType::Scalar(p), text),
                 Named::Enum(e) => (ElemType::Enum(e), false),
@@ -670,7 +700,7 @@ impl Resolver {
             };
             if let Some(what) = what {
                 self.diags.push(
-                    Diagnostic::error(f.ty.span(), format!("a fixed array cannot hold {what}"))
+                    Diagnostic::error(span, format!("a fixed array cannot hold {what}"))
                         .with_label("fixed arrays are embedded in place")
                         .with_hint("use a dynamic array `[]T` or a limited array `[<N]T`"),
                 );
@@ -689,7 +719,7 @@ impl Resolver {
         }
 
         let default_layout = match elem {
-            ElemType::Scalar(_) | ElemType::Enum(_) => ArrayLayout::Plain,
+            ElemType::Scalar(_) | ElemType::Enum(_) | ElemType::Array(_) => ArrayLayout::Plain,
             ElemType::Struct(_) if is_fixed => ArrayLayout::Aos,
             ElemType::Struct(_) | ElemType::Union(_) => ArrayLayout::Soa,
         };
@@ -727,12 +757,57 @@ impl Resolver {
                 chosen = l;
             }
         }
-        Some(FieldType::Array(ArrayType {
+        Some(ArrayType {
             elem,
             kind,
             layout: chosen,
             text,
-        }))
+        })
+    }
+
+    /// `[]A` where `A` is itself a dynamic or limited array (docs/idl.md
+    /// §3.1): the outer array holds the inner arrays' references, one after
+    /// another. Fixed arrays take no part: an array reference is not fixed
+    /// data, and `[][N]T` is an inline struct's job.
+    fn array_of_arrays(
+        &mut self,
+        span: Span,
+        kind: ArrayKind,
+        (inner_kind, inner_elem, inner_span): (&ArrayKindExpr, Option<&TypeExpr>, Span),
+        layout: Option<(ArrayLayout, &ast::Attr)>,
+        string_attr: Option<&ast::Attr>,
+    ) -> Option<ArrayType> {
+        if matches!(kind, ArrayKind::Fixed(_)) {
+            self.diags.push(
+                Diagnostic::error(span, "a fixed array cannot hold an array")
+                    .with_label("fixed arrays are embedded in place")
+                    .with_hint("use a limited array of arrays: `[<N][]T`"),
+            );
+            return None;
+        }
+        let inner_kind = match inner_kind {
+            ArrayKindExpr::Dynamic => ArrayKind::Dynamic,
+            ArrayKindExpr::Limited(n) => ArrayKind::Limited(self.array_len(n)?),
+            ArrayKindExpr::Fixed(_) => {
+                self.diags.push(
+                    Diagnostic::error(inner_span, "an array of fixed arrays is not supported")
+                        .with_label("fixed array as an element")
+                        .with_hint(
+                            "use limited arrays (`[][<N]T`), or wrap the fixed array in an \
+                             inline struct: `struct Row inline { Cells [4]f32; }`",
+                        ),
+                );
+                return None;
+            }
+        };
+        let inner = self.array_type(inner_span, inner_kind, inner_elem, layout, string_attr)?;
+        self.schema.arrays.push(inner);
+        Some(ArrayType {
+            elem: ElemType::Array(self.schema.arrays.len() - 1),
+            kind,
+            layout: ArrayLayout::Plain,
+            text: None,
+        })
     }
 
     /// `?T` (docs/idl.md §4.3.2): anything but a union, whose tag 0
@@ -763,14 +838,6 @@ impl Resolver {
                 .with_hint("remove the `?`: a union field without a value reads as none"),
         );
         false
-    }
-
-    fn arrays_of_arrays(&mut self, span: Span) {
-        self.diags.push(
-            Diagnostic::error(span, "arrays of arrays are not supported")
-                .with_label("array inside an array")
-                .with_hint("wrap the inner array in an inline struct: `struct Row inline { Cells []u32; }`"),
-        );
     }
 
     fn string_misuse(&mut self, a: &ast::Attr, why: &str) {
@@ -1356,6 +1423,8 @@ impl Resolver {
                         }
                         ElemType::Struct(s) => (self.struct_size(s, memo, depth), 8),
                         ElemType::Union(_) => (8, 4),
+                        // Refused by the checker (no fixed arrays of arrays).
+                        ElemType::Array(_) => (12, 4),
                     };
                     (size.saturating_mul(n as u64), align)
                 }

@@ -162,6 +162,14 @@ impl Gen<'_> {
                     ArrayData::UnionAos { id, .. } | ArrayData::UnionSoa { id, .. } => {
                         Value::Array((0..n).map(|_| self.union(*id, depth, true)).collect())
                     }
+                    // Each element an array of its own, one level deeper.
+                    ArrayData::Arrays { array: inner, data } => {
+                        let slot = Slot::ArrayRef {
+                            array: *inner,
+                            data: (**data).clone(),
+                        };
+                        Value::Array((0..n).map(|_| self.slot(&slot, depth + 1)).collect())
+                    }
                     ArrayData::UnionBunch { id, .. } => {
                         // Bunch layouts keep order only within a variant:
                         // generate values already grouped, without nulls.

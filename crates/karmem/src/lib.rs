@@ -42,7 +42,7 @@ pub use reader::{
 };
 pub use scalar::{Scalar, ScalarNewtype};
 pub use validate::Validator;
-pub use views::{FromInline, FromTable, InlineArray, TableArray};
+pub use views::{ArrayOfArrays, FromInline, FromTable, InlineArray, TableArray};
 pub use writer::Writer;
 
 /// A generated data type used as a message root: how to view, encode and

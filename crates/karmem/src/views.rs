@@ -93,3 +93,74 @@ impl<'a, V: FromTable<'a, M>, M: Mode> TableArray<'a, V, M> {
         (0..self.len).map(move |i| V::from_table(r, r.table(r.get(offset + 4 * i))))
     }
 }
+
+/// An array of arrays (`[][]f32`, `[]string`; format.md §5.4): `len`
+/// 12-byte array references, each read (and checked, for a checked reader)
+/// as an array of `elem_size`-byte elements limited to `limit`, then made
+/// into a view `V` by `view` (a slice, a string, an SoA view, another
+/// `ArrayOfArrays`...). Reading an element is O(1) and allocates nothing.
+pub struct ArrayOfArrays<'a, V, M: Mode = Checked> {
+    r: Reader<'a, M>,
+    offset: u32,
+    len: u32,
+    elem_size: u32,
+    limit: Option<u32>,
+    view: fn(Reader<'a, M>, crate::ArrayRef) -> V,
+}
+
+// Copy whatever `V` is: the view holds a function, not a `V`.
+impl<V, M: Mode> Clone for ArrayOfArrays<'_, V, M> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<V, M: Mode> Copy for ArrayOfArrays<'_, V, M> {}
+
+impl<'a, V, M: Mode> ArrayOfArrays<'a, V, M> {
+    #[doc(hidden)]
+    pub fn new(
+        r: Reader<'a, M>,
+        a: crate::ArrayRef,
+        elem_size: u32,
+        limit: Option<u32>,
+        view: fn(Reader<'a, M>, crate::ArrayRef) -> V,
+    ) -> Self {
+        ArrayOfArrays {
+            r,
+            offset: a.offset,
+            len: a.len,
+            elem_size,
+            limit,
+            view,
+        }
+    }
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The reference of element `i` (empty when malformed).
+    #[inline]
+    fn element(&self, i: u32) -> crate::ArrayRef {
+        self.r.array(
+            self.offset + i * karmem_format::ARRAY_REF_SIZE,
+            self.elem_size,
+            self.limit,
+        )
+    }
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<V> {
+        (i < self.len as usize).then(|| (self.view)(self.r, self.element(i as u32)))
+    }
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = V> + 'a
+    where
+        V: 'a,
+    {
+        let this = *self;
+        (0..self.len).map(move |i| (this.view)(this.r, this.element(i)))
+    }
+}

@@ -23,6 +23,7 @@ import (
 	vectors_game_schema "karmem.org/go/karmem/internal/gen/vectors_game_schema"
 	vectors_hostile_schema "karmem.org/go/karmem/internal/gen/vectors_hostile_schema"
 	vectors_inline_schema "karmem.org/go/karmem/internal/gen/vectors_inline_schema"
+	vectors_nested_schema "karmem.org/go/karmem/internal/gen/vectors_nested_schema"
 	vectors_optional_old "karmem.org/go/karmem/internal/gen/vectors_optional_old"
 	vectors_optional_schema "karmem.org/go/karmem/internal/gen/vectors_optional_schema"
 	vectors_scalars_schema "karmem.org/go/karmem/internal/gen/vectors_scalars_schema"
@@ -572,6 +573,43 @@ var schemas = map[string]map[string]rootType{
 			},
 		},
 	},
+	"vectors/nested/schema.km": {
+		"Vec3": {
+			new:      func() object { return new(vectors_nested_schema.Vec3) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_nested_schema.ValidateVec3(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_nested_schema.ValidateVec3, vectors_nested_schema.TrustVec3)
+			},
+		},
+		"Item": {
+			new:      func() object { return new(vectors_nested_schema.Item) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_nested_schema.ValidateItem(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_nested_schema.ValidateItem, vectors_nested_schema.TrustItem)
+			},
+		},
+		"Circle": {
+			new:      func() object { return new(vectors_nested_schema.Circle) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_nested_schema.ValidateCircle(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_nested_schema.ValidateCircle, vectors_nested_schema.TrustCircle)
+			},
+		},
+		"Row": {
+			new:      func() object { return new(vectors_nested_schema.Row) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_nested_schema.ValidateRow(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_nested_schema.ValidateRow, vectors_nested_schema.TrustRow)
+			},
+		},
+		"Root": {
+			new:      func() object { return new(vectors_nested_schema.Root) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_nested_schema.ValidateRoot(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_nested_schema.ValidateRoot, vectors_nested_schema.TrustRoot)
+			},
+		},
+	},
 	"vectors/optional/old.km": {
 		"Unit": {
 			new:      func() object { return new(vectors_optional_old.Unit) },
@@ -823,6 +861,7 @@ var unions = map[reflect.Type]map[string]reflect.Type{
 	reflect.TypeFor[schemas_reserved_names.Shape](): {"Len": reflect.TypeFor[*schemas_reserved_names.Len](), "Point": reflect.TypeFor[*schemas_reserved_names.Point]()},
 	reflect.TypeFor[schemas_soa_columns.Shape]():    {"Circle": reflect.TypeFor[*schemas_soa_columns.Circle](), "Square": reflect.TypeFor[*schemas_soa_columns.Square]()},
 	reflect.TypeFor[vectors_hostile_schema.Pick]():  {"Leaf": reflect.TypeFor[*vectors_hostile_schema.Leaf]()},
+	reflect.TypeFor[vectors_nested_schema.Shape]():  {"Circle": reflect.TypeFor[*vectors_nested_schema.Circle](), "Vec3": reflect.TypeFor[*vectors_nested_schema.Vec3]()},
 	reflect.TypeFor[vectors_unions_schema.Shape]():  {"Circle": reflect.TypeFor[*vectors_unions_schema.Circle](), "Square": reflect.TypeFor[*vectors_unions_schema.Square](), "Label": reflect.TypeFor[*vectors_unions_schema.Label]()},
 	reflect.TypeFor[vectors_unions_schema.Wide]():   {"Circle": reflect.TypeFor[*vectors_unions_schema.Circle](), "Label": reflect.TypeFor[*vectors_unions_schema.Label]()},
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"path"
 	"reflect"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -123,6 +124,31 @@ type pairWalker struct {
 	calls int
 }
 
+// walkArrays compares an array of arrays (karmem.Arrays) with its trusted
+// view (karmem.TrustedArrays) element by element, indices out of range
+// included.
+func (w *pairWalker) walkArrays(c, u reflect.Value, depth int, at string) error {
+	if !strings.HasPrefix(u.Type().Name(), "TrustedArrays[") {
+		return fmt.Errorf("%s: the trusted view of %s is %s", at, c.Type(), u.Type())
+	}
+	n := int(c.MethodByName("Len").Call(nil)[0].Int())
+	if m := int(u.MethodByName("Len").Call(nil)[0].Int()); m != n {
+		return fmt.Errorf("%s: %d elements vs %d", at, n, m)
+	}
+	indices := []int{-1, n}
+	for i := range min(n, 40) {
+		indices = append(indices, i)
+	}
+	for _, i := range indices {
+		cv := c.MethodByName("At").Call([]reflect.Value{w.r, reflect.ValueOf(i)})[0]
+		uv := u.MethodByName("At").Call([]reflect.Value{w.t, reflect.ValueOf(i)})[0]
+		if err := w.walk(cv, uv, depth+1, fmt.Sprintf("%s.At(%d)", at, i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // sameDefault: two equal byte slices outside the message, as the `Bytes`
 // accessors of an absent text field with a default return (a fresh copy
 // of the default per call, so a caller may change it).
@@ -184,6 +210,9 @@ func (w *pairWalker) walk(c, u reflect.Value, depth int, at string) error {
 		return nil
 	}
 	ct, ut := c.Type(), u.Type()
+	if strings.HasPrefix(ct.Name(), "Arrays[") { // karmem.Arrays vs karmem.TrustedArrays
+		return w.walkArrays(c, u, depth, at)
+	}
 	if ct.PkgPath() == "karmem.org/go/karmem" { // karmem.Table
 		if c.Interface() != u.Interface() {
 			return fmt.Errorf("%s: %v vs %v", at, c.Interface(), u.Interface())

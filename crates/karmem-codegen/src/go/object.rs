@@ -3,8 +3,8 @@
 //! byte the same writing order as the Rust backend (format.md §8).
 
 use karmem_layout::{
-    ArrayData, FixedElem, Slot, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE, OBJECT_ALIGN, OFFSET_SIZE,
-    UNION_OFFSET_AT, UNION_SLOT_SIZE,
+    ArrayData, FixedElem, Slot, ARRAY_REF_SIZE, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE,
+    OBJECT_ALIGN, OFFSET_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE,
 };
 use karmem_schema::model::*;
 
@@ -237,15 +237,7 @@ impl Gen<'_> {
                 c.close("}");
             }
             Slot::ArrayRef { array, data } => {
-                if let ArrayKind::Limited(n) = array.kind {
-                    let len = match array.text {
-                        Some(Text::Utf16) => format!("karmem.UTF16Len({place})"),
-                        _ => format!("len({place})"),
-                    };
-                    c.open(&format!("if {len} > {n} {{"));
-                    c.line("return karmem.ErrTooLarge");
-                    c.close("}");
-                }
+                write_limit(c, array, place);
                 self.write_array(c, array, data, place, &pc);
             }
         }
@@ -260,6 +252,18 @@ impl Gen<'_> {
         pc: &str,
     ) {
         match (array.text, data) {
+            // The references first, then each element's data in index
+            // order (format.md §8). `row` and `ref` are bound before the
+            // element's own block shadows `block` and `k`.
+            (None, ArrayData::Arrays { array: inner, data }) => {
+                self.write_block(c, place, pc, ARRAY_REF_SIZE, |c| {
+                    c.line(&format!(
+                        "row, ref := {place}[k], block+uint32(k)*{ARRAY_REF_SIZE}"
+                    ));
+                    write_limit(c, inner, "row");
+                    self.write_array(c, inner, data, "row", "ref");
+                });
+            }
             (Some(Text::Utf8), _) => c.try_call(&format!("w.WriteString({pc}, {place})"), "err"),
             (Some(Text::Utf16), _) => c.try_call(&format!("w.WriteUTF16({pc}, {place})"), "err"),
             (None, ArrayData::Plain { .. }) => match array.elem {
@@ -309,7 +313,7 @@ impl Gen<'_> {
                     "offsets, err := w.AllocArray(len({place}), {OFFSET_SIZE})"
                 ));
                 c.check_err("err");
-                c.open(&format!("for k := range {place} {{"));
+                c.open(&format!("for k := range {} {{", unparen(place)));
                 c.try_call(
                     &format!(
                         "writeUnion{u}(w, {place}[k], tags+{}, offsets+uint32(k)*{OFFSET_SIZE})",
@@ -350,7 +354,7 @@ impl Gen<'_> {
         c.open("{");
         c.line(&format!("block, err := w.AllocArray(len({place}), {size})"));
         c.check_err("err");
-        c.open(&format!("for k := range {place} {{"));
+        c.open(&format!("for k := range {} {{", unparen(place)));
         each(c);
         c.close("}");
         c.line(&format!(
@@ -671,6 +675,20 @@ impl Gen<'_> {
             )
         };
         match (array.text, data) {
+            // Each element is an array of its own, read like a field's.
+            (None, ArrayData::Arrays { array: inner, data }) => {
+                charge(c);
+                c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
+                c.open(&format!("for k := range {} {{", unparen(place)));
+                c.line(&format!("row := &{place}[k]"));
+                c.line(&format!(
+                    "a := r.Array(a.Offset+uint32(k)*{ARRAY_REF_SIZE}, {}, {})",
+                    data.elem_size(),
+                    limit_of(inner)
+                ));
+                self.read_array(c, inner, data, "(*row)");
+                c.close("}");
+            }
             (Some(Text::Utf8), _) => {
                 charge(c);
                 c.line(&format!("karmem.SetString(&{place}, r.ArrayBytes(a))"));
@@ -696,7 +714,7 @@ impl Gen<'_> {
             (None, ArrayData::AosInline { stride, .. }) => {
                 charge(c);
                 c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
-                c.open(&format!("for k := range {place} {{"));
+                c.open(&format!("for k := range {} {{", unparen(place)));
                 c.try_call(
                     &format!("{place}[k].readAt(v, a.Offset+uint32(k)*{stride})"),
                     "err",
@@ -706,7 +724,7 @@ impl Gen<'_> {
             (None, ArrayData::AosTable { .. }) => {
                 charge(c);
                 c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
-                c.open(&format!("for k := range {place} {{"));
+                c.open(&format!("for k := range {} {{", unparen(place)));
                 c.try_call(
                     &format!("{place}[k].readTable(v, r.Table(r.Uint32(a.Offset+uint32(k)*{OFFSET_SIZE})))"),
                     "err",
@@ -720,7 +738,7 @@ impl Gen<'_> {
             (None, ArrayData::UnionAos { id, .. }) => {
                 charge(c);
                 c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
-                c.open(&format!("for k := range {place} {{"));
+                c.open(&format!("for k := range {} {{", unparen(place)));
                 c.line(&format!("at := a.Offset + uint32(k)*{UNION_SLOT_SIZE}"));
                 c.try_call(
                     &format!(
@@ -738,7 +756,7 @@ impl Gen<'_> {
                 ));
                 charge(c);
                 c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
-                c.open(&format!("for k := range {place} {{"));
+                c.open(&format!("for k := range {} {{", unparen(place)));
                 c.try_call(
                     &format!(
                         "readUnion{}(v, &{place}[k], tags+{}, offsets+uint32(k)*{OFFSET_SIZE})",
@@ -1382,4 +1400,27 @@ pub(crate) fn negate(cond: &str) -> String {
     } else {
         format!("!({cond})")
     }
+}
+
+/// A writer refuses a value longer than a limited array's `N`.
+fn write_limit(c: &mut Code, array: &ArrayType, place: &str) {
+    if let ArrayKind::Limited(n) = array.kind {
+        let len = match array.text {
+            Some(Text::Utf16) => format!("karmem.UTF16Len({place})"),
+            _ => format!("len({place})"),
+        };
+        c.open(&format!("if {len} > {n} {{"));
+        c.line("return karmem.ErrTooLarge");
+        c.close("}");
+    }
+}
+
+/// `place` as gofmt prints it where a range expression takes it:
+/// `(*row)` loses its parentheses there.
+fn unparen(place: &str) -> &str {
+    place
+        .strip_prefix('(')
+        .and_then(|p| p.strip_suffix(')'))
+        .filter(|p| p.starts_with('*'))
+        .unwrap_or(place)
 }

@@ -4,8 +4,8 @@
 //! backend, so both languages accept exactly the same messages.
 
 use karmem_layout::{
-    ArrayData, Slot, SlotCheck, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE, OFFSET_SIZE,
-    UNION_OFFSET_AT, UNION_SLOT_SIZE,
+    ArrayData, Slot, SlotCheck, ARRAY_REF_SIZE, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE,
+    OFFSET_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE,
 };
 use karmem_schema::model::*;
 
@@ -246,6 +246,25 @@ impl Gen<'_> {
 
     fn validate_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData) {
         match (array.text, data) {
+            // Each element is an array reference, checked as a field's.
+            (None, ArrayData::Arrays { array: inner, data }) => {
+                let call = format!(
+                    "v.Array(a.Offset+k*{ARRAY_REF_SIZE}, {}, {})",
+                    data.elem_size(),
+                    limit_of(inner)
+                );
+                let mut each = Code::new(c.indent + 1);
+                self.validate_array(&mut each, inner, data);
+                c.open("for k := uint32(0); k < a.Len; k++ {");
+                if each.out.is_empty() {
+                    c.try_discard(&call, "err");
+                } else {
+                    c.line(&format!("a, err := {call}"));
+                    c.check_err("err");
+                    c.append(each);
+                }
+                c.close("}");
+            }
             (Some(Text::Utf8), _) => c.try_call("v.UTF8(a.Offset, a.Len)", "err"),
             (Some(Text::Utf16), _) => c.try_call("v.UTF16(a.Offset, a.Len)", "err"),
             (None, ArrayData::Plain { .. }) => {

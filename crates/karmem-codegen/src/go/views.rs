@@ -226,6 +226,82 @@ impl Gen<'_> {
         }
     }
 
+    /// The view of the array `a` (read through `r`) and its type: what an
+    /// element of an array of arrays reads as (format.md §5.4).
+    fn array_view(&self, array: &ArrayType, data: &ArrayData) -> (String, String) {
+        let slice = self.slice_fn();
+        match (array.text, data) {
+            (Some(Text::Utf8), _) => ("string".into(), "r.String(a)".into()),
+            (Some(Text::Utf16), _) => (
+                "[]uint16".into(),
+                format!("{slice}[uint16](r, a.Offset, a.Len)"),
+            ),
+            (None, ArrayData::Plain { .. }) => {
+                let t = match array.elem {
+                    ElemType::Scalar(Primitive::Bool) => "uint8".to_string(),
+                    e => self.elem_type(e),
+                };
+                (
+                    format!("[]{t}"),
+                    format!("{slice}[{t}](r, a.Offset, a.Len)"),
+                )
+            }
+            (None, ArrayData::AosInline { id, .. }) => {
+                let v = self.aos_view(*id);
+                (v.clone(), format!("{v}{{off: a.Offset, n: a.Len}}"))
+            }
+            (None, ArrayData::AosTable { id }) => {
+                let v = self.aos_view(*id);
+                (v.clone(), format!("{v}{{r: r, off: a.Offset, n: a.Len}}"))
+            }
+            (None, ArrayData::Soa { elem }) => {
+                let v = self.soa_view(*elem);
+                (v.clone(), format!("New{v}(r, a)"))
+            }
+            (None, ArrayData::UnionAos { id, .. } | ArrayData::UnionSoa { id, .. }) => {
+                let u = format!("{}{}", self.mode(), self.union_name(*id));
+                let layout = if matches!(data, ArrayData::UnionAos { .. }) {
+                    "Aos"
+                } else {
+                    "Soa"
+                };
+                (self.union_array(*id), format!("new{u}Array{layout}(r, a)"))
+            }
+            (None, ArrayData::UnionBunch { id, .. }) => {
+                let suffix = if array.layout == ArrayLayout::BoVoS {
+                    "Bovos"
+                } else {
+                    "Bovoa"
+                };
+                let v = format!("{}{}{suffix}Viewer", self.mode(), self.union_name(*id));
+                (v.clone(), format!("{v}{{a: a}}"))
+            }
+            // Each element is read by a function of its reference.
+            (None, ArrayData::Arrays { array: inner, data }) => {
+                let (ty, view) = self.array_view(inner, data);
+                let reader = self.reader_type();
+                // The inner view's own lines one tab deeper.
+                let body = format!("return {view}").replace('\n', "\n\t");
+                let f = format!("func(r {reader}, a karmem.ArrayRef) {ty} {{\n\t{body}\n}}");
+                if self.trusted {
+                    (
+                        format!("karmem.TrustedArrays[{ty}]"),
+                        format!("karmem.NewTrustedArrays(a, {f})"),
+                    )
+                } else {
+                    (
+                        format!("karmem.Arrays[{ty}]"),
+                        format!(
+                            "karmem.NewArrays(a, {}, {}, {f})",
+                            data.elem_size(),
+                            limit_of(inner)
+                        ),
+                    )
+                }
+            }
+        }
+    }
+
     /// The accessor(s) of one slot as `(name, return type, zero value,
     /// body lines after the guard)`, with the condition under which the
     /// slot is absent and whether the body needs that guard.
@@ -336,10 +412,12 @@ impl Gen<'_> {
                         format!("\treturn {zero}, false"),
                         "}".into(),
                     ];
-                    lines.extend(body.into_iter().map(|l| match l.strip_prefix("return ") {
-                        Some(value) => format!("return {value}, true"),
-                        None => l,
-                    }));
+                    // The body ends with its return statement (one line,
+                    // or several for a function literal): `, true` after it.
+                    lines.extend(body);
+                    if let Some(last) = lines.last_mut() {
+                        last.push_str(", true");
+                    }
                     methods.push((
                         mname,
                         format!("({ty}, bool)"),
@@ -413,7 +491,6 @@ impl Gen<'_> {
                     }
                     Ctx::Pos { .. } => format!("a := r.Array({}, {es}, {limit})", pos.compact()),
                 };
-                let slice = self.slice_fn();
                 let mut push = |n: String, ty: String, zero: &str, ret: String| {
                     methods.push((n, ty, zero.to_string(), vec![a.clone(), ret]));
                 };
@@ -436,79 +513,18 @@ impl Gen<'_> {
                             "return r.ArrayBytes(a)".into(),
                         );
                     }
-                    (Some(Text::Utf16), _) => push(
-                        name.into(),
-                        "[]uint16".into(),
-                        "nil",
-                        format!("return {slice}[uint16](r, a.Offset, a.Len)"),
-                    ),
-                    (None, ArrayData::Plain { .. }) => {
-                        let t = match array.elem {
-                            ElemType::Scalar(Primitive::Bool) => "uint8".to_string(),
-                            e => self.elem_type(e),
-                        };
-                        push(
-                            name.into(),
-                            format!("[]{t}"),
-                            "nil",
-                            format!("return {slice}[{t}](r, a.Offset, a.Len)"),
-                        );
-                    }
-                    (None, ArrayData::AosInline { id, .. }) => {
-                        let v = self.aos_view(*id);
-                        push(
-                            name.into(),
-                            v.clone(),
-                            &format!("{v}{{}}"),
-                            format!("return {v}{{off: a.Offset, n: a.Len}}"),
-                        );
-                    }
-                    (None, ArrayData::AosTable { id }) => {
-                        let v = self.aos_view(*id);
-                        push(
-                            name.into(),
-                            v.clone(),
-                            &format!("{v}{{}}"),
-                            format!("return {v}{{r: r, off: a.Offset, n: a.Len}}"),
-                        );
-                    }
-                    (None, ArrayData::Soa { elem }) => {
-                        let v = self.soa_view(*elem);
-                        push(
-                            name.into(),
-                            v.clone(),
-                            &format!("{v}{{}}"),
-                            format!("return New{v}(r, a)"),
-                        );
-                    }
-                    (None, ArrayData::UnionAos { id, .. } | ArrayData::UnionSoa { id, .. }) => {
-                        let v = self.union_array(*id);
-                        let u = format!("{}{}", self.mode(), self.union_name(*id));
-                        let layout = if matches!(data, ArrayData::UnionAos { .. }) {
-                            "Aos"
+                    // The view of an array of arrays spans lines (a
+                    // function literal per level, as gofmt lays it out).
+                    (_, data) => {
+                        let (ty, view) = self.array_view(array, data);
+                        let zero = if ty.starts_with("[]") {
+                            "nil".to_string()
                         } else {
-                            "Soa"
+                            format!("{ty}{{}}")
                         };
-                        push(
-                            name.into(),
-                            v.clone(),
-                            &format!("{v}{{}}"),
-                            format!("return new{u}Array{layout}(r, a)"),
-                        );
-                    }
-                    (None, ArrayData::UnionBunch { id, .. }) => {
-                        let suffix = if array.layout == ArrayLayout::BoVoS {
-                            "Bovos"
-                        } else {
-                            "Bovoa"
-                        };
-                        let v = format!("{}{}{suffix}Viewer", self.mode(), self.union_name(*id));
-                        push(
-                            name.into(),
-                            v.clone(),
-                            &format!("{v}{{}}"),
-                            format!("return {v}{{a: a}}"),
-                        );
+                        let mut body = vec![a.clone()];
+                        body.extend(format!("return {view}").lines().map(str::to_string));
+                        methods.push((name.into(), ty, zero, body));
                     }
                 }
             }
@@ -565,15 +581,12 @@ impl Gen<'_> {
 
     fn body_lines(&mut self, body: &[String]) {
         for l in body {
-            // A leading tab marks a line one level deeper.
-            match l.strip_prefix('\t') {
-                Some(rest) => {
-                    self.c.indent += 1;
-                    self.c.line(rest);
-                    self.c.indent -= 1;
-                }
-                None => self.c.line(l),
-            }
+            // Each leading tab marks a line one level deeper.
+            let rest = l.trim_start_matches('\t');
+            let depth = l.len() - rest.len();
+            self.c.indent += depth;
+            self.c.line(rest);
+            self.c.indent -= depth;
         }
     }
 

@@ -4,8 +4,8 @@
 //! (reusing allocations).
 
 use karmem_layout::{
-    ArrayData, FixedElem, Slot, HEADER_SIZE, OBJECT_ALIGN, OFFSET_SIZE, UNION_OFFSET_AT,
-    UNION_SLOT_SIZE,
+    ArrayData, FixedElem, Slot, ARRAY_REF_SIZE, HEADER_SIZE, OBJECT_ALIGN, OFFSET_SIZE,
+    UNION_OFFSET_AT, UNION_SLOT_SIZE,
 };
 use karmem_schema::model::*;
 
@@ -26,6 +26,7 @@ impl Gen<'_> {
                     ElemType::Enum(id) => self.enum_name(id),
                     ElemType::Struct(id) => self.struct_name(id),
                     ElemType::Union(id) => format!("Option<{}>", self.union_value(id)),
+                    ElemType::Array(id) => self.obj_type(&FieldType::Array(self.s.arrays[id])),
                 };
                 match (a.kind, a.text) {
                     (ArrayKind::Fixed(n), _) => format!("[{elem}; {n}]"),
@@ -407,17 +408,22 @@ impl Gen<'_> {
                 c.close("}");
             }
             Slot::ArrayRef { array, data } => {
-                if let ArrayKind::Limited(n) = array.kind {
-                    let len = match array.text {
-                        Some(Text::Utf16) => format!("{place}.encode_utf16().count()"),
-                        _ => format!("{place}.len()"),
-                    };
-                    c.open(&format!("if {len} > {n} {{"));
-                    c.line("return Err(karmem::Error::TooLarge);");
-                    c.close("}");
-                }
+                self.write_limit(c, array, place);
                 self.write_array(c, array, data, place, pos);
             }
+        }
+    }
+
+    /// A writer refuses a value longer than a limited array's `N`.
+    fn write_limit(&self, c: &mut Code, array: &ArrayType, place: &str) {
+        if let ArrayKind::Limited(n) = array.kind {
+            let len = match array.text {
+                Some(Text::Utf16) => format!("{place}.encode_utf16().count()"),
+                _ => format!("{place}.len()"),
+            };
+            c.open(&format!("if {len} > {n} {{"));
+            c.line("return Err(karmem::Error::TooLarge);");
+            c.close("}");
         }
     }
 
@@ -445,6 +451,25 @@ impl Gen<'_> {
             c.close("}");
         };
         match (array.text, data) {
+            // The references first, then each element's data in index
+            // order (format.md §8).
+            (None, ArrayData::Arrays { array: inner, data }) => {
+                c.open("{");
+                c.line(&format!(
+                    "let block = w.alloc_array({place}.len(), {ARRAY_REF_SIZE})?;"
+                ));
+                c.open(&format!(
+                    "for (i, {OPTIONAL_VALUE}) in {place}.iter().enumerate() {{"
+                ));
+                c.line(&format!("let at = block + i as u32 * {ARRAY_REF_SIZE};"));
+                self.write_limit(c, inner, OPTIONAL_VALUE);
+                self.write_array(c, inner, data, OPTIONAL_VALUE, "at");
+                c.close("}");
+                c.line(&format!(
+                    "w.put_array_ref({pos}, block, {place}.len() as u32, {place}.len() as u32);"
+                ));
+                c.close("}");
+            }
             (Some(Text::Utf8), _) => c.line(&format!("w.write_bytes({pos}, {place}.as_bytes())?;")),
             (Some(Text::Utf16), _) => {
                 c.open("{");
@@ -756,6 +781,18 @@ impl Gen<'_> {
         };
         let default = "core::default::Default::default";
         match (array.text, data) {
+            // Each element is an array of its own, read like a field's.
+            (None, ArrayData::Arrays { array: inner, data }) => {
+                let mut body = Code::new(0);
+                body.line(&format!(
+                    "let a = r.array(a.offset + i as u32 * {ARRAY_REF_SIZE}, {}, {});",
+                    data.elem_size(),
+                    limit(inner)
+                ));
+                self.read_array(&mut body, inner, data, "(*e)");
+                let lines: Vec<String> = body.into_text().lines().map(str::to_string).collect();
+                each(c, default, &lines);
+            }
             (Some(Text::Utf8), _) => {
                 charge(c);
                 c.line(&format!("{place}.clear();"));

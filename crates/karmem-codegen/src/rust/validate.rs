@@ -186,6 +186,20 @@ impl Gen<'_> {
 
     fn validate_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData) {
         match (array.text, data) {
+            // Each element is an array reference, checked as a field's.
+            (None, ArrayData::Arrays { array: inner, data }) => {
+                let mut each = Code::new(c.indent + 1);
+                self.validate_array(&mut each, inner, data);
+                let binding = if each.out.is_empty() { "_a" } else { "a" };
+                c.open("for i in 0..a.len {");
+                c.line(&format!(
+                    "let {binding} = v.array(a.offset + i * {ARRAY_REF_SIZE}, {}, {})?;",
+                    data.elem_size(),
+                    limit(inner)
+                ));
+                c.raw(&each.out);
+                c.close("}");
+            }
             (Some(Text::Utf8), _) => c.line("v.utf8(a.offset, a.len)?;"),
             (Some(Text::Utf16), _) => c.line("v.utf16(a.offset, a.len)?;"),
             (None, ArrayData::Plain { .. }) => {

@@ -115,6 +115,86 @@ impl Gen<'_> {
         self.c.line("");
     }
 
+    /// The view of array `a` (an `ArrayRef` expression read through `r`)
+    /// and its type: what an element of an array of arrays reads as
+    /// (format.md §5.4), text as `&str`.
+    fn array_view(
+        &self,
+        array: &ArrayType,
+        data: &ArrayData,
+        r: &str,
+        a: &str,
+    ) -> (String, String) {
+        match (array.text, data) {
+            (Some(Text::Utf8), _) => ("&'a str".into(), format!("{r}.str({a})")),
+            (Some(Text::Utf16), _) => (
+                "&'a [u16]".into(),
+                format!("{r}.slice::<u16>({a}.offset, {a}.len)"),
+            ),
+            (None, ArrayData::Plain { .. }) => {
+                let t = match array.elem {
+                    ElemType::Scalar(Primitive::Bool) => "u8",
+                    ElemType::Scalar(p) => rust_prim(p),
+                    ElemType::Enum(id) => rust_prim(self.s.enums[id].repr),
+                    _ => unreachable!("plain arrays hold scalars and enums"),
+                };
+                (
+                    format!("&'a [{t}]"),
+                    format!("{r}.slice::<{t}>({a}.offset, {a}.len)"),
+                )
+            }
+            (None, ArrayData::AosInline { id, stride }) => {
+                let v = self.view_name(*id);
+                (
+                    format!("karmem::InlineArray<'a, {v}<'a, M>, M>"),
+                    format!("karmem::InlineArray::new({r}, {a}.offset, {a}.len, {stride})"),
+                )
+            }
+            (None, ArrayData::AosTable { id }) => {
+                let v = self.view_name(*id);
+                (
+                    format!("karmem::TableArray<'a, {v}<'a, M>, M>"),
+                    format!("karmem::TableArray::new({r}, {a}.offset, {a}.len)"),
+                )
+            }
+            (None, ArrayData::Soa { elem }) => {
+                let v = self.soa_name(*elem);
+                (format!("{v}<'a, M>"), format!("{v}::new({r}, {a})"))
+            }
+            (None, ArrayData::UnionAos { id, .. } | ArrayData::UnionSoa { id, .. }) => {
+                let v = format!("{}Array", self.union_name(*id));
+                let layout = if matches!(data, ArrayData::UnionAos { .. }) {
+                    "aos"
+                } else {
+                    "soa"
+                };
+                (format!("{v}<'a, M>"), format!("{v}::{layout}({r}, {a})"))
+            }
+            (None, ArrayData::UnionBunch { id, .. }) => {
+                let suffix = if array.layout == ArrayLayout::BoVoS {
+                    "Bovos"
+                } else {
+                    "Bovoa"
+                };
+                let v = format!("{}{suffix}", self.union_name(*id));
+                (format!("{v}<'a, M>"), format!("{v} {{ r: {r}, a: {a} }}"))
+            }
+            // Each element read by a function of the element's reference
+            // (a closure without captures: a plain function pointer).
+            (None, ArrayData::Arrays { array: inner, data }) => {
+                let (ty, view) = self.array_view(inner, data, "r", "a");
+                (
+                    format!("karmem::ArrayOfArrays<'a, {ty}, M>"),
+                    format!(
+                        "karmem::ArrayOfArrays::new({r}, {a}, {}, {}, |r, a| {view})",
+                        data.elem_size(),
+                        limit(inner)
+                    ),
+                )
+            }
+        }
+    }
+
     /// The accessor(s) of one slot as `(name, return type, body)`.
     fn accessor_methods(
         &self,
@@ -312,78 +392,24 @@ impl Gen<'_> {
                             or_default(&format!("{r}.byte_slice(a)"), ".as_bytes()"),
                         ));
                     }
-                    (Some(Text::Utf16), _) => methods.push((
-                        ident.into(),
-                        "&'a [u16]".into(),
-                        format!("{let_a}{r}.slice::<u16>(a.offset, a.len)"),
-                    )),
-                    (None, ArrayData::Plain { .. }) => {
-                        let t = match array.elem {
-                            ElemType::Scalar(Primitive::Bool) => "u8",
-                            ElemType::Scalar(p) => rust_prim(p),
-                            ElemType::Enum(id) => rust_prim(self.s.enums[id].repr),
-                            _ => unreachable!(),
-                        };
-                        methods.push((
-                            ident.into(),
-                            format!("&'a [{t}]"),
-                            format!("{let_a}{r}.slice::<{t}>(a.offset, a.len)"),
-                        ));
-                    }
-                    (None, ArrayData::AosInline { id, stride }) => {
-                        let v = self.view_name(*id);
-                        methods.push((
-                            ident.into(),
-                            format!("karmem::InlineArray<'a, {v}<'a, M>, M>"),
-                            format!(
-                                "{let_a}karmem::InlineArray::new({r}, a.offset, a.len, {stride})"
-                            ),
-                        ));
-                    }
-                    (None, ArrayData::AosTable { id }) => {
-                        let v = self.view_name(*id);
-                        methods.push((
-                            ident.into(),
-                            format!("karmem::TableArray<'a, {v}<'a, M>, M>"),
-                            format!("{let_a}karmem::TableArray::new({r}, a.offset, a.len)"),
-                        ));
-                    }
-                    (None, ArrayData::Soa { elem }) => {
-                        let v = self.soa_name(*elem);
-                        methods.push((
-                            ident.into(),
-                            format!("{v}<'a, M>"),
-                            format!("{v}::new({r}, {a})"),
-                        ));
-                    }
-                    (None, ArrayData::UnionAos { id, .. }) => {
-                        let v = format!("{}Array", self.union_name(*id));
-                        methods.push((
-                            ident.into(),
-                            format!("{v}<'a, M>"),
-                            format!("{v}::aos({r}, {a})"),
-                        ));
-                    }
-                    (None, ArrayData::UnionSoa { id, .. }) => {
-                        let v = format!("{}Array", self.union_name(*id));
-                        methods.push((
-                            ident.into(),
-                            format!("{v}<'a, M>"),
-                            format!("{v}::soa({r}, {a})"),
-                        ));
-                    }
-                    (None, ArrayData::UnionBunch { id, .. }) => {
-                        let suffix = if array.layout == ArrayLayout::BoVoS {
-                            "Bovos"
+                    // A view that reads the reference more than once
+                    // binds it to `a` first; the others take it inline.
+                    (_, data) => {
+                        let bind = array.text.is_some()
+                            || matches!(
+                                data,
+                                ArrayData::Plain { .. }
+                                    | ArrayData::AosInline { .. }
+                                    | ArrayData::AosTable { .. }
+                                    | ArrayData::Arrays { .. }
+                            );
+                        let (ty, body) = if bind {
+                            let (ty, view) = self.array_view(array, data, r, "a");
+                            (ty, format!("{let_a}{view}"))
                         } else {
-                            "Bovoa"
+                            self.array_view(array, data, r, &a)
                         };
-                        let v = format!("{}{suffix}", self.union_name(*id));
-                        methods.push((
-                            ident.into(),
-                            format!("{v}<'a, M>"),
-                            format!("{v} {{ r: {r}, a: {a} }}"),
-                        ));
+                        methods.push((ident.into(), ty, body));
                     }
                 }
             }
