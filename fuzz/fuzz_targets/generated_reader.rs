@@ -43,7 +43,41 @@ fn touch<M: karmem::Mode>(v: all::RootView<'_, M>) -> u64 {
     acc ^= v.shapes_bovoa().circle().len() as u64 ^ v.shapes_bovoa().square().len() as u64;
     acc ^= v.shapes_bovos().circle().radius().len() as u64
         ^ v.shapes_bovos().square().side().len() as u64;
-    acc ^ v.next().label().len() as u64
+    acc ^= v.next().label().len() as u64;
+    acc ^= touch_new(v);
+    for e in elements.iter().take(4096) {
+        acc ^= e.hp().unwrap_or(1) as u64 ^ e.nick().map_or(2, str::len) as u64;
+        acc ^= e.rows().iter().take(64).map(|r| r.len() as u64).sum::<u64>();
+        acc ^= walk(e.link()) ^ e.level() as u64;
+    }
+    acc
+}
+
+/// Optional fields, arrays of arrays and defaults (idl.md §3.1, §4.3).
+fn touch_new<M: karmem::Mode>(v: all::RootView<'_, M>) -> u64 {
+    let mut acc = v.maybe().map_or(1, u64::from) ^ v.score() as u64 ^ v.motto().len() as u64;
+    if let Some(p) = v.maybe_pos() {
+        acc ^= p.y().to_bits() as u64;
+    }
+    acc ^= v.names().iter().take(4096).map(|s| s.len() as u64).sum::<u64>();
+    for row in v.grid().iter() {
+        acc ^= row.iter().map(|x| x.to_bits() as u64).fold(0, |a, x| a ^ x);
+    }
+    for path in v.paths().iter().take(4096) {
+        acc ^= path.x().len() as u64;
+    }
+    acc ^ walk(v.list())
+}
+
+/// A list's values, at most 256 nodes (a hostile list may loop).
+fn walk<M: karmem::Mode>(mut node: Option<all::NodeView<'_, M>>) -> u64 {
+    let mut acc = 0;
+    for _ in 0..256 {
+        let Some(n) = node else { break };
+        acc ^= n.value() as u64;
+        node = n.next();
+    }
+    acc
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -17,16 +17,29 @@ fn compile(name: &str, source: &str) -> Compiled {
     Compiled { schema, layout }
 }
 
-/// A schema that uses every layout, and the hostile vectors' schema
-/// (elements without columns, AoS tables).
-fn compiled() -> &'static [Compiled; 2] {
-    static C: OnceLock<[Compiled; 2]> = OnceLock::new();
+/// A schema that uses every layout, the hostile vectors' schema
+/// (elements without columns, AoS tables), and those of optional fields,
+/// defaults and arrays of arrays.
+fn compiled() -> &'static [Compiled; 5] {
+    static C: OnceLock<[Compiled; 5]> = OnceLock::new();
     C.get_or_init(|| {
         [
             compile("all.km", include_str!("../schemas/all.km")),
             compile(
                 "hostile.km",
                 include_str!("../../testdata/vectors/hostile/schema.km"),
+            ),
+            compile(
+                "optional.km",
+                include_str!("../../testdata/vectors/optional/schema.km"),
+            ),
+            compile(
+                "defaults.km",
+                include_str!("../../testdata/vectors/defaults/new.km"),
+            ),
+            compile(
+                "nested.km",
+                include_str!("../../testdata/vectors/nested/schema.km"),
             ),
         ]
     })
@@ -38,8 +51,8 @@ fuzz_target!(|data: &[u8]| {
     let Some((&pick, message)) = data.split_first() else {
         return;
     };
-    let c = &compiled()[(pick & 1) as usize];
-    let root = (pick >> 1) as usize % c.schema.structs.len();
+    let c = &compiled()[(pick & 7) as usize % 5];
+    let root = (pick >> 3) as usize % c.schema.structs.len();
     // The traversal budget bounds the work and memory (format.md §10;
     // scripts/fuzz.sh runs with a 256 MB malloc limit).
     if let Ok(value) = karmem_json::decode(&c.schema, &c.layout, root, message) {

@@ -526,8 +526,9 @@ impl Gen<'_> {
             }
             Slot::Union { id, .. } => {
                 let call = format!(
-                    "readUnion{}(v, &{place}, {pc}, {})",
+                    "readUnion{}(v, {}, {pc}, {})",
                     self.union_name(*id),
+                    addr(place),
                     pos.add(UNION_OFFSET_AT).compact()
                 );
                 guarded(
@@ -691,12 +692,16 @@ impl Gen<'_> {
             }
             (Some(Text::Utf8), _) => {
                 charge(c);
-                c.line(&format!("karmem.SetString(&{place}, r.ArrayBytes(a))"));
+                c.line(&format!(
+                    "karmem.SetString({}, r.ArrayBytes(a))",
+                    addr(place)
+                ));
             }
             (Some(Text::Utf16), _) => {
                 charge(c);
                 c.line(&format!(
-                    "karmem.SetUTF16(&{place}, karmem.Slice[uint16](r, a.Offset, a.Len))"
+                    "karmem.SetUTF16({}, karmem.Slice[uint16](r, a.Offset, a.Len))",
+                    addr(place)
                 ));
             }
             (None, ArrayData::Plain { .. }) => {
@@ -732,7 +737,7 @@ impl Gen<'_> {
                 c.close("}");
             }
             (None, ArrayData::Soa { elem }) => c.try_call(
-                &format!("readSoa{}(v, a, &{place})", self.struct_name(*elem)),
+                &format!("readSoa{}(v, a, {})", self.struct_name(*elem), addr(place)),
                 "err",
             ),
             (None, ArrayData::UnionAos { id, .. }) => {
@@ -778,7 +783,7 @@ impl Gen<'_> {
                     "readBovoa"
                 };
                 c.try_call(
-                    &format!("{f}{}(v, a, &{place})", self.union_name(*id)),
+                    &format!("{f}{}(v, a, {})", self.union_name(*id), addr(place)),
                     "err",
                 );
             }
@@ -1423,4 +1428,13 @@ fn unparen(place: &str) -> &str {
         .and_then(|p| p.strip_suffix(')'))
         .filter(|p| p.starts_with('*'))
         .unwrap_or(place)
+}
+
+/// The address of `place`: `&x.Name`, or `x.Name` for the pointee `(*x.Name)`
+/// of an optional field or array element (`&*p` is `p`).
+fn addr(place: &str) -> String {
+    match place.strip_prefix("(*").and_then(|p| p.strip_suffix(')')) {
+        Some(pointer) => pointer.to_string(),
+        None => format!("&{place}"),
+    }
 }

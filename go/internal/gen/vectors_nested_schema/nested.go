@@ -209,7 +209,7 @@ func (x *Item) readTable(v *karmem.Validator, t karmem.Table) error {
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
-			karmem.SetString(&(*row), r.ArrayBytes(a))
+			karmem.SetString(row, r.ArrayBytes(a))
 		}
 	}
 	v.Leave()
@@ -667,7 +667,7 @@ func (x *Row) readAt(v *karmem.Validator, at uint32) error {
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
-			karmem.SetString(&(*row), r.ArrayBytes(a))
+			karmem.SetString(row, r.ArrayBytes(a))
 		}
 	}
 	return nil
@@ -1010,7 +1010,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
-			karmem.SetString(&(*row), r.ArrayBytes(a))
+			karmem.SetString(row, r.ArrayBytes(a))
 		}
 	}
 	{
@@ -1037,7 +1037,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 		for k := range x.Paths {
 			row := &x.Paths[k]
 			a := r.Array(a.Offset+uint32(k)*12, 0, karmem.NoLimit)
-			if err := readSoaVec3(v, a, &(*row)); err != nil {
+			if err := readSoaVec3(v, a, row); err != nil {
 				return err
 			}
 		}
@@ -1089,7 +1089,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			if err := v.Charge(uint64(a.Len) * 2); err != nil {
 				return err
 			}
-			karmem.SetUTF16(&(*row), karmem.Slice[uint16](r, a.Offset, a.Len))
+			karmem.SetUTF16(row, karmem.Slice[uint16](r, a.Offset, a.Len))
 		}
 	}
 	{
@@ -1161,7 +1161,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 				if err := v.Charge(uint64(a.Len)); err != nil {
 					return err
 				}
-				karmem.SetString(&(*row), r.ArrayBytes(a))
+				karmem.SetString(row, r.ArrayBytes(a))
 			}
 		}
 	} else {
@@ -1762,7 +1762,7 @@ func readSoaRow(v *karmem.Validator, a karmem.ArrayRef, items *[]Row) error {
 				if err := v.Charge(uint64(a.Len)); err != nil {
 					return err
 				}
-				karmem.SetString(&(*row), r.ArrayBytes(a))
+				karmem.SetString(row, r.ArrayBytes(a))
 			}
 		}
 	}

@@ -453,7 +453,7 @@ func (x *Unit) readTable(v *karmem.Validator, t karmem.Table) error {
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
-			karmem.SetString(&(*x.Name), r.ArrayBytes(a))
+			karmem.SetString(x.Name, r.ArrayBytes(a))
 		}
 	} else {
 		x.Name = nil
@@ -864,7 +864,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
-			karmem.SetString(&(*x.Name), r.ArrayBytes(a))
+			karmem.SetString(x.Name, r.ArrayBytes(a))
 		}
 	} else {
 		x.Name = nil
@@ -878,7 +878,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			if err := v.Charge(uint64(a.Len) * 2); err != nil {
 				return err
 			}
-			karmem.SetUTF16(&(*x.Wide), karmem.Slice[uint16](r, a.Offset, a.Len))
+			karmem.SetUTF16(x.Wide, karmem.Slice[uint16](r, a.Offset, a.Len))
 		}
 	} else {
 		x.Wide = nil
@@ -906,7 +906,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
-			karmem.SetString(&(*x.Short), r.ArrayBytes(a))
+			karmem.SetString(x.Short, r.ArrayBytes(a))
 		}
 	} else {
 		x.Short = nil
@@ -937,7 +937,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 		}
 		{
 			a := r.Array(t.Offset+152, 0, karmem.NoLimit)
-			if err := readSoaVec2(v, a, &(*x.Points)); err != nil {
+			if err := readSoaVec2(v, a, x.Points); err != nil {
 				return err
 			}
 		}
@@ -1539,7 +1539,7 @@ func readSoaUnit(v *karmem.Validator, a karmem.ArrayRef, items *[]Unit) error {
 				if err := v.Charge(uint64(a.Len)); err != nil {
 					return err
 				}
-				karmem.SetString(&(*e.Name), r.ArrayBytes(a))
+				karmem.SetString(e.Name, r.ArrayBytes(a))
 			}
 		} else {
 			e.Name = nil
