@@ -361,6 +361,15 @@ impl Gen<'_> {
 
     pub fn obj_type(&self, ty: &FieldType) -> String {
         match ty {
+            // `map<K, V>`: its entry struct's key and value.
+            FieldType::Array(a) if a.is_map() => {
+                let (key, value) = self.entry_fields(a);
+                format!(
+                    "map[{}]{}",
+                    self.obj_type(&key.ty),
+                    self.obj_type(&value.ty)
+                )
+            }
             FieldType::Scalar(p) => go_prim(*p).to_string(),
             FieldType::Enum(id) => self.enum_name(*id),
             FieldType::Struct(id) => self.struct_name(*id),
@@ -388,6 +397,15 @@ impl Gen<'_> {
                 unreachable!("the schema checker refuses optional fixed arrays and `??T`")
             }
         }
+    }
+
+    /// The key and value fields of a map's entry struct (format.md §5.5).
+    pub fn entry_fields(&self, a: &ArrayType) -> (&Field, &Field) {
+        let ElemType::Struct(entry) = a.elem else {
+            unreachable!("a map holds its entry struct")
+        };
+        let fields = &self.s.structs[entry].fields;
+        (&fields[0], &fields[1])
     }
 
     /// Go type of a scalar or enum stored as `p`/`e` in a slot.

@@ -287,6 +287,9 @@ impl Encoder<'_> {
         at: u32,
         path: &str,
     ) -> Result<(), Error> {
+        if let (true, ArrayData::AosInline { id, stride }) = (array.is_map(), data) {
+            return self.map(*id, *stride, v, at, path);
+        }
         let limit = match array.kind {
             ArrayKind::Limited(n) => Some(n as usize),
             _ => None,
@@ -416,6 +419,46 @@ impl Encoder<'_> {
             }
             data => self.struct_array(data, &items, at, path)?,
         }
+        Ok(())
+    }
+
+    /// A map: a JSON object whose keys are the map's keys (numbers and
+    /// enum values written as text), stored as its entries sorted by key
+    /// (format.md §5.5).
+    fn map(
+        &mut self,
+        entry: StructId,
+        stride: u32,
+        v: &Value,
+        at: u32,
+        path: &str,
+    ) -> Result<(), Error> {
+        let object = match v {
+            Value::Null => return Ok(()),
+            Value::Object(m) => m,
+            _ => return err(format!("{path}: expected an object (a map)")),
+        };
+        let sl = self.l.of_struct(entry);
+        let (key, value) = (sl.fields[0].clone(), sl.fields[1].clone());
+        let mut entries: Vec<(MapKey, Value, &Value)> = Vec::with_capacity(object.len());
+        for (text, val) in object {
+            let (order, json) = map_key(self.s, &key.slot, text)
+                .ok_or_else(|| Error(format!("{path}: `{text}` is not a key of this map")))?;
+            entries.push((order, json, val));
+        }
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        if let Some(w) = entries.windows(2).find(|w| w[0].0 == w[1].0) {
+            return err(format!("{path}: the key {} is given twice", w[1].1));
+        }
+        let block = self.alloc_array(entries.len(), stride)?;
+        for (i, (_, k, val)) in entries.iter().enumerate() {
+            let pos = block + i as u32 * stride;
+            let p = format!("{path}[{k}]");
+            self.slot(&key.slot, k, pos + key.offset, &p)?;
+            self.slot(&value.slot, val, pos + value.offset, &p)?;
+        }
+        let n = entries.len() as u32;
+        self.put_ref(at, block, n, n);
         Ok(())
     }
 
@@ -569,6 +612,47 @@ fn default_json(s: &Schema, f: &Field) -> Option<Value> {
             Value::String(s.enums[e].variants[*variant].name.clone())
         }
     })
+}
+
+/// A map key's place in the map's order: a number (integers, enums by
+/// their number) or bytes (text).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum MapKey {
+    Number(i128),
+    Text(String),
+}
+
+/// The key written as JSON object key `text`, for a key of `slot`: its
+/// place in the order and the JSON value the codec writes it from. Enum
+/// keys are names or numbers, integer keys decimal numbers.
+fn map_key(s: &Schema, slot: &Slot, text: &str) -> Option<(MapKey, Value)> {
+    match slot {
+        Slot::Scalar(p) => {
+            let n: i128 = text.parse().ok()?;
+            let (lo, hi) = p.integer_range()?;
+            ((lo..=hi).contains(&n)).then(|| (MapKey::Number(n), number_value(n)))
+        }
+        Slot::Enum { id, repr } => {
+            let e = &s.enums[*id];
+            let n = match e.variants.iter().find(|v| v.name == text) {
+                Some(v) => v.value,
+                None => text.parse().ok()?,
+            };
+            let (lo, hi) = repr.integer_range()?;
+            ((lo..=hi).contains(&n)).then(|| (MapKey::Number(n), number_value(n)))
+        }
+        _ => Some((
+            MapKey::Text(text.to_string()),
+            Value::String(text.to_string()),
+        )),
+    }
+}
+
+fn number_value(n: i128) -> Value {
+    match i64::try_from(n) {
+        Ok(i) => Value::from(i),
+        Err(_) => Value::from(n as u64),
+    }
 }
 
 fn vec_of(b: &[u8]) -> Vec<u8> {
@@ -929,6 +1013,23 @@ impl Decoder<'_> {
     }
 
     fn array(&mut self, array: &ArrayType, data: &ArrayData, a: ArrayRef) -> Result<Value, Error> {
+        // A map: an object of its entries, in key order.
+        if let (true, ArrayData::AosInline { id, stride }) = (array.is_map(), data) {
+            self.charge(a.len as u64 * *stride as u64)?;
+            let sl = self.l.of_struct(*id);
+            let (key, value) = (sl.fields[0].clone(), sl.fields[1].clone());
+            let mut m = Map::new();
+            for i in 0..a.len {
+                let pos = a.offset + i * stride;
+                let k = match self.slot(&key.slot, pos + key.offset, true)? {
+                    Value::String(s) => s,
+                    other => other.to_string(),
+                };
+                let v = self.slot(&value.slot, pos + value.offset, true)?;
+                m.insert(k, v);
+            }
+            return Ok(Value::Object(m));
+        }
         if let Some(text) = array.text {
             return Ok(Value::String(match text {
                 Text::Utf8 => {

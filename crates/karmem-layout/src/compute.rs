@@ -206,13 +206,18 @@ impl Computer<'_> {
                 }
             }
             ElemType::Struct(id) => match a.layout {
-                ArrayLayout::Aos | ArrayLayout::Plain => self.aos_of(id),
+                // A map's entries are an AoS array of its inline entry
+                // struct (format.md §5.5).
+                ArrayLayout::Aos | ArrayLayout::Plain | ArrayLayout::Map => self.aos_of(id),
                 _ => self.soa_of(id, span),
             },
             ElemType::Union(id) => {
                 let tag = schema.unions[id].tag;
                 match a.layout {
-                    ArrayLayout::Aos | ArrayLayout::Plain => ArrayData::UnionAos { id, tag },
+                    // Maps hold entry structs, never unions directly.
+                    ArrayLayout::Aos | ArrayLayout::Plain | ArrayLayout::Map => {
+                        ArrayData::UnionAos { id, tag }
+                    }
                     ArrayLayout::Soa => ArrayData::UnionSoa { id, tag },
                     ArrayLayout::BoVoA | ArrayLayout::BoVoS => {
                         let soa = a.layout == ArrayLayout::BoVoS;

@@ -143,13 +143,19 @@ pub enum TypeExpr {
         elem: Box<TypeExpr>,
         span: Span,
     },
+    /// `map<K, V>`.
+    Map {
+        key: Box<TypeExpr>,
+        value: Box<TypeExpr>,
+        span: Span,
+    },
 }
 
 impl TypeExpr {
     pub fn span(&self) -> Span {
         match self {
             TypeExpr::Named(id) => id.span,
-            TypeExpr::Array { span, .. } => *span,
+            TypeExpr::Array { span, .. } | TypeExpr::Map { span, .. } => *span,
         }
     }
 }

@@ -98,6 +98,11 @@ pub fn format_tokens(source: &str, tokens: &[Token]) -> String {
                     }
                     Tok::Sym('(') | Tok::Sym('[') => parens += 1,
                     Tok::Sym(')') | Tok::Sym(']') => parens = parens.saturating_sub(1),
+                    // `map<K, V>`: its `,` separates no members.
+                    Tok::Sym('<') if prev.is_some_and(|p| p.tok == Tok::Ident("map".into())) => {
+                        parens += 1
+                    }
+                    Tok::Sym('>') => parens = parens.saturating_sub(1),
                     // A member ends at `;`, and at `,` between the values
                     // of an enum or the variants of a union (inside braces,
                     // outside parentheses): one member per line.
@@ -145,6 +150,9 @@ fn needs_space(prev: Option<&Token>, t: &Token, tokens: &[Token], i: usize) -> b
         (Tok::Sym('(' | '[' | '@' | '#' | '.' | '<' | '?'), _) => false,
         (Tok::Sym(']'), _) => false,
         (Tok::Sym('-'), Tok::Int(_) | Tok::Float(_)) => false,
+        // `map<K, V>` hugs its angle brackets.
+        (_, Tok::Sym('>')) => false,
+        (Tok::Ident(w), Tok::Sym('<')) if w == "map" => false,
         (Tok::Ident(_), Tok::Sym('(')) => {
             // `@golang.package(`, `fn(`, `pool(` hug their parenthesis;
             // `struct X (dynamic)` and `memory (` do not.

@@ -334,6 +334,9 @@ pub enum ArrayLayout {
     BoVoA,
     /// Unions only: one SoA array per variant; element order not kept.
     BoVoS,
+    /// `map<K, V>`: AoS of the inline entry struct `{ Key K; Value V; }`,
+    /// sorted by key, keys unique (format.md §5.5).
+    Map,
 }
 
 /// Text encoding of a string array.
@@ -355,6 +358,11 @@ pub struct ArrayType {
 }
 
 impl ArrayType {
+    /// Whether this is a map's entry array (`ArrayLayout::Map`).
+    pub fn is_map(&self) -> bool {
+        self.layout == ArrayLayout::Map
+    }
+
     /// The `N` of a limited array `[<N]T`, which readers enforce on its
     /// length (format.md §5); `None` for `[]T`.
     pub fn limit(&self) -> Option<u32> {

@@ -584,6 +584,18 @@ impl Parser {
                 elem: Box::new(elem),
                 span: Span::new(start, self.prev_end()),
             })
+        } else if self.is_word("map") && matches!(self.peek_at(1), Tok::Sym('<')) {
+            let start = self.bump().span.start;
+            self.bump();
+            let key = self.type_expr()?;
+            self.expect_sym(',', Some("a map is written `map<K, V>`"))?;
+            let value = self.type_expr()?;
+            self.expect_sym('>', Some("a map is written `map<K, V>`"))?;
+            Ok(TypeExpr::Map {
+                key: Box::new(key),
+                value: Box::new(value),
+                span: Span::new(start, self.prev_end()),
+            })
         } else {
             Ok(TypeExpr::Named(self.ident("a type")?))
         }

@@ -11,6 +11,7 @@ use crate::diagnostic::Diagnostic;
 use crate::model::*;
 
 mod defaults;
+mod maps;
 
 /// Largest size any struct may have: offsets are 32 bits.
 const MAX_SIZE: u64 = u32::MAX as u64;
@@ -53,6 +54,7 @@ pub fn resolve(file: &ast::File) -> (Schema, Vec<Diagnostic>) {
         diags: Vec::new(),
         names: HashMap::new(),
         schema: Schema::default(),
+        owner: String::new(),
     };
     r.header(file);
     r.declare(file);
@@ -70,6 +72,8 @@ struct Resolver {
     /// namespace but are not data types.
     names: HashMap<String, (Option<Named>, Span)>,
     schema: Schema,
+    /// The struct whose fields are being defined (names map entry types).
+    owner: String,
 }
 
 impl Resolver {
@@ -474,6 +478,7 @@ impl Resolver {
     }
 
     fn define_struct(&mut self, id: StructId, decl: &ast::StructDecl) {
+        self.owner = decl.name.name.clone();
         let mut fields: Vec<Field> = Vec::new();
         for f in &decl.fields {
             if let Some(prev) = fields.iter().find(|p| p.name == f.name.name) {
@@ -527,6 +532,9 @@ impl Resolver {
     }
 
     fn field_type(&mut self, f: &ast::FieldDecl) -> Option<FieldType> {
+        if let TypeExpr::Map { key, value, .. } = &f.ty {
+            return self.map_type(f, key, value);
+        }
         // Annotations first: they shape the array type.
         let mut layout: Option<(ArrayLayout, &ast::Attr)> = None;
         let mut string_attr: Option<&ast::Attr> = None;
@@ -592,6 +600,7 @@ impl Resolver {
         let (kind, elem_expr) = match &f.ty {
             TypeExpr::Named(id) if id.name == "string" => (Some(ArrayKind::Dynamic), None),
             TypeExpr::Named(_) => (None, None),
+            TypeExpr::Map { .. } => unreachable!("maps are resolved first"),
             TypeExpr::Array { kind, elem, .. } => {
                 let kind = match kind {
                     ArrayKindExpr::Dynamic => ArrayKind::Dynamic,
@@ -672,6 +681,17 @@ impl Resolver {
         let (elem, char_text) = match elem_expr {
             None => (ElemType::Scalar(Primitive::U8), true),
             Some(TypeExpr::Array { .. }) => unreachable!("arrays of arrays are resolved above"),
+            Some(TypeExpr::Map { span, .. }) => {
+                self.diags.push(
+                    Diagnostic::error(*span, "arrays of maps are not supported")
+                        .with_label("map as an element")
+                        .with_hint(
+                            "put the map in a table and make an array of that: \
+                             `struct Scores table { Values map<K, V>; }`, `[]Scores`",
+                        ),
+                );
+                return None;
+            }
             Some(TypeExpr::Named(id)) => match self.lookup(id)? {
                 Named::Primitive(p, text) => (ElemType::Scalar(p), text),
                 Named::Enum(e) => (ElemType::Enum(e), false),

@@ -145,6 +145,21 @@ impl Gen<'_> {
                 } else {
                     self.rng.below(limit.min(5) + 1)
                 };
+                // A map: an object of random keys (repeats collapse, as
+                // in any JSON object) and values of the entry's value type.
+                if let (true, ArrayData::AosInline { id, .. }) = (array.is_map(), data) {
+                    let fields = self.l.of_struct(*id).fields.clone();
+                    let mut m = Map::new();
+                    for _ in 0..n {
+                        let key = match self.slot(&fields[0].slot, depth + 1) {
+                            Value::String(s) => s,
+                            other => other.to_string(),
+                        };
+                        let value = self.slot(&fields[1].slot, depth + 1);
+                        m.insert(key, value);
+                    }
+                    return Value::Object(m);
+                }
                 match data {
                     ArrayData::Plain { .. } => {
                         let p = match array.elem {

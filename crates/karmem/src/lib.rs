@@ -36,13 +36,15 @@ mod validate;
 mod views;
 mod writer;
 
+/// The object type of a `map<K, V>` field: keys in order, as on the wire.
+pub use alloc::collections::BTreeMap as Map;
 pub use error::Error;
 pub use reader::{
     AlignedBuf, ArrayRef, Checked, Directory, Limits, Mode, Reader, ReaderMut, Table, Trusted,
 };
 pub use scalar::{Scalar, ScalarNewtype};
 pub use validate::Validator;
-pub use views::{ArrayOfArrays, FromInline, FromTable, InlineArray, TableArray};
+pub use views::{ArrayOfArrays, FromInline, FromTable, InlineArray, MapView, TableArray};
 pub use writer::Writer;
 
 /// A generated data type used as a message root: how to view, encode and

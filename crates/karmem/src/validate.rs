@@ -427,6 +427,21 @@ impl<'a> Validator<'a> {
         Ok(())
     }
 
+    /// A map's keys strictly ascending (format.md §5.5: sorted, unique),
+    /// `key(i)` reading entry `i`'s key. The look-up is a binary search
+    /// that relies on it.
+    pub fn keys_ascending<K: Ord>(&self, a: ArrayRef, key: impl Fn(u32) -> K) -> Result<(), Error> {
+        let mut prev: Option<K> = None;
+        for i in 0..a.len {
+            let k = key(i);
+            if prev.as_ref().is_some_and(|p| *p >= k) {
+                return Err(Error::MalformedArray { offset: a.offset });
+            }
+            prev = Some(k);
+        }
+        Ok(())
+    }
+
     pub fn bool_at(&self, offset: u32) -> Result<(), Error> {
         if self.reader.get::<u8>(offset) > 1 {
             return Err(Error::InvalidBool { offset });

@@ -164,3 +164,103 @@ impl<'a, V, M: Mode> ArrayOfArrays<'a, V, M> {
         (0..self.len).map(move |i| (this.view)(this.r, this.element(i)))
     }
 }
+
+/// A map (`map<K, V>`; format.md §5.5): `len` entries of `stride` bytes
+/// sorted by key, read without copying. `key` and `value` make an entry's
+/// key and value views from the entry's position. Look-up is a binary
+/// search (O(log n) key reads); entries are iterated in key order.
+/// On a message that was not validated the entries may be out of order:
+/// look-ups then may miss, but every read stays inside the message.
+pub struct MapView<'a, K, V, M: Mode = Checked> {
+    r: Reader<'a, M>,
+    offset: u32,
+    len: u32,
+    stride: u32,
+    key: fn(Reader<'a, M>, u32) -> K,
+    value: fn(Reader<'a, M>, u32) -> V,
+}
+
+// Copy whatever `K` and `V` are: the view holds functions.
+impl<K, V, M: Mode> Clone for MapView<'_, K, V, M> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<K, V, M: Mode> Copy for MapView<'_, K, V, M> {}
+
+impl<'a, K: Ord, V, M: Mode> MapView<'a, K, V, M> {
+    #[doc(hidden)]
+    pub fn new(
+        r: Reader<'a, M>,
+        a: crate::ArrayRef,
+        stride: u32,
+        key: fn(Reader<'a, M>, u32) -> K,
+        value: fn(Reader<'a, M>, u32) -> V,
+    ) -> Self {
+        MapView {
+            r,
+            offset: a.offset,
+            len: a.len,
+            stride,
+            key,
+            value,
+        }
+    }
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    #[inline]
+    fn at(&self, i: u32) -> u32 {
+        self.offset + i * self.stride
+    }
+    /// The value of `key`, if the map has it.
+    pub fn get<Q>(&self, key: &Q) -> Option<V>
+    where
+        K: core::borrow::Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        let (mut lo, mut hi) = (0u32, self.len);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let k = (self.key)(self.r, self.at(mid));
+            match k.borrow().cmp(key) {
+                core::cmp::Ordering::Less => lo = mid + 1,
+                core::cmp::Ordering::Greater => hi = mid,
+                core::cmp::Ordering::Equal => return Some((self.value)(self.r, self.at(mid))),
+            }
+        }
+        None
+    }
+    /// Whether the map has `key`.
+    pub fn contains_key<Q>(&self, key: &Q) -> bool
+    where
+        K: core::borrow::Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        self.get(key).is_some()
+    }
+    /// Entry `i` in key order.
+    pub fn entry(&self, i: usize) -> Option<(K, V)> {
+        (i < self.len as usize).then(|| {
+            let at = self.at(i as u32);
+            ((self.key)(self.r, at), (self.value)(self.r, at))
+        })
+    }
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (K, V)> + 'a
+    where
+        K: 'a,
+        V: 'a,
+    {
+        let this = *self;
+        (0..self.len).map(move |i| {
+            let at = this.at(i);
+            ((this.key)(this.r, at), (this.value)(this.r, at))
+        })
+    }
+}

@@ -23,6 +23,7 @@ import (
 	vectors_game_schema "karmem.org/go/karmem/internal/gen/vectors_game_schema"
 	vectors_hostile_schema "karmem.org/go/karmem/internal/gen/vectors_hostile_schema"
 	vectors_inline_schema "karmem.org/go/karmem/internal/gen/vectors_inline_schema"
+	vectors_maps_schema "karmem.org/go/karmem/internal/gen/vectors_maps_schema"
 	vectors_nested_schema "karmem.org/go/karmem/internal/gen/vectors_nested_schema"
 	vectors_optional_old "karmem.org/go/karmem/internal/gen/vectors_optional_old"
 	vectors_optional_schema "karmem.org/go/karmem/internal/gen/vectors_optional_schema"
@@ -570,6 +571,102 @@ var schemas = map[string]map[string]rootType{
 			validate: func(r *karmem.Reader) error { _, err := vectors_inline_schema.ValidateHolder(r); return err },
 			trust: func(r *karmem.Reader) (views, error) {
 				return bothViews(r, vectors_inline_schema.ValidateHolder, vectors_inline_schema.TrustHolder)
+			},
+		},
+	},
+	"vectors/maps/schema.km": {
+		"Vec3": {
+			new:      func() object { return new(vectors_maps_schema.Vec3) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_maps_schema.ValidateVec3(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_maps_schema.ValidateVec3, vectors_maps_schema.TrustVec3)
+			},
+		},
+		"Unit": {
+			new:      func() object { return new(vectors_maps_schema.Unit) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_maps_schema.ValidateUnit(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_maps_schema.ValidateUnit, vectors_maps_schema.TrustUnit)
+			},
+		},
+		"Inner": {
+			new:      func() object { return new(vectors_maps_schema.Inner) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_maps_schema.ValidateInner(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_maps_schema.ValidateInner, vectors_maps_schema.TrustInner)
+			},
+		},
+		"Root": {
+			new:      func() object { return new(vectors_maps_schema.Root) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_maps_schema.ValidateRoot(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_maps_schema.ValidateRoot, vectors_maps_schema.TrustRoot)
+			},
+		},
+		"InnerScoresEntry": {
+			new:      func() object { return new(vectors_maps_schema.InnerScoresEntry) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_maps_schema.ValidateInnerScoresEntry(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_maps_schema.ValidateInnerScoresEntry, vectors_maps_schema.TrustInnerScoresEntry)
+			},
+		},
+		"RootAgesEntry": {
+			new:      func() object { return new(vectors_maps_schema.RootAgesEntry) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_maps_schema.ValidateRootAgesEntry(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_maps_schema.ValidateRootAgesEntry, vectors_maps_schema.TrustRootAgesEntry)
+			},
+		},
+		"RootByIdEntry": {
+			new:      func() object { return new(vectors_maps_schema.RootByIdEntry) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_maps_schema.ValidateRootByIdEntry(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_maps_schema.ValidateRootByIdEntry, vectors_maps_schema.TrustRootByIdEntry)
+			},
+		},
+		"RootSignedEntry": {
+			new:      func() object { return new(vectors_maps_schema.RootSignedEntry) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_maps_schema.ValidateRootSignedEntry(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_maps_schema.ValidateRootSignedEntry, vectors_maps_schema.TrustRootSignedEntry)
+			},
+		},
+		"RootByTeamEntry": {
+			new:      func() object { return new(vectors_maps_schema.RootByTeamEntry) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_maps_schema.ValidateRootByTeamEntry(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_maps_schema.ValidateRootByTeamEntry, vectors_maps_schema.TrustRootByTeamEntry)
+			},
+		},
+		"RootPointsEntry": {
+			new:      func() object { return new(vectors_maps_schema.RootPointsEntry) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_maps_schema.ValidateRootPointsEntry(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_maps_schema.ValidateRootPointsEntry, vectors_maps_schema.TrustRootPointsEntry)
+			},
+		},
+		"RootNestedValueEntry": {
+			new: func() object { return new(vectors_maps_schema.RootNestedValueEntry) },
+			validate: func(r *karmem.Reader) error {
+				_, err := vectors_maps_schema.ValidateRootNestedValueEntry(r)
+				return err
+			},
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_maps_schema.ValidateRootNestedValueEntry, vectors_maps_schema.TrustRootNestedValueEntry)
+			},
+		},
+		"RootNestedEntry": {
+			new:      func() object { return new(vectors_maps_schema.RootNestedEntry) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_maps_schema.ValidateRootNestedEntry(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_maps_schema.ValidateRootNestedEntry, vectors_maps_schema.TrustRootNestedEntry)
+			},
+		},
+		"RootMaybeEntry": {
+			new:      func() object { return new(vectors_maps_schema.RootMaybeEntry) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_maps_schema.ValidateRootMaybeEntry(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_maps_schema.ValidateRootMaybeEntry, vectors_maps_schema.TrustRootMaybeEntry)
 			},
 		},
 	},

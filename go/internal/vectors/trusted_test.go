@@ -149,6 +149,40 @@ func (w *pairWalker) walkArrays(c, u reflect.Value, depth int, at string) error 
 	return nil
 }
 
+// walkMap compares a map's view (karmem.Map) with its trusted view
+// (karmem.TrustedMap): every entry, and each key looked up.
+func (w *pairWalker) walkMap(c, u reflect.Value, depth int, at string) error {
+	if !strings.HasPrefix(u.Type().Name(), "TrustedMap[") {
+		return fmt.Errorf("%s: the trusted view of %s is %s", at, c.Type(), u.Type())
+	}
+	n := int(c.MethodByName("Len").Call(nil)[0].Int())
+	if m := int(u.MethodByName("Len").Call(nil)[0].Int()); m != n {
+		return fmt.Errorf("%s: %d entries vs %d", at, n, m)
+	}
+	for i := -1; i <= min(n, 40); i++ {
+		arg := reflect.ValueOf(i)
+		ce := c.MethodByName("At").Call([]reflect.Value{w.r, arg})
+		ue := u.MethodByName("At").Call([]reflect.Value{w.t, arg})
+		for k := range ce {
+			if err := w.walk(ce[k], ue[k], depth+1, fmt.Sprintf("%s.At(%d)", at, i)); err != nil {
+				return err
+			}
+		}
+		if i < 0 || i >= n {
+			continue
+		}
+		cg := c.MethodByName("Get").Call([]reflect.Value{w.r, ce[0]})
+		ug := u.MethodByName("Get").Call([]reflect.Value{w.t, ue[0]})
+		if !cg[1].Bool() || !ug[1].Bool() {
+			return fmt.Errorf("%s: key %v of entry %d not found", at, ce[0], i)
+		}
+		if err := w.walk(cg[0], ug[0], depth+1, fmt.Sprintf("%s.Get(%v)", at, ce[0])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // sameDefault: two equal byte slices outside the message, as the `Bytes`
 // accessors of an absent text field with a default return (a fresh copy
 // of the default per call, so a caller may change it).
@@ -212,6 +246,9 @@ func (w *pairWalker) walk(c, u reflect.Value, depth int, at string) error {
 	ct, ut := c.Type(), u.Type()
 	if strings.HasPrefix(ct.Name(), "Arrays[") { // karmem.Arrays vs karmem.TrustedArrays
 		return w.walkArrays(c, u, depth, at)
+	}
+	if strings.HasPrefix(ct.Name(), "Map[") { // karmem.Map vs karmem.TrustedMap
+		return w.walkMap(c, u, depth, at)
 	}
 	if ct.PkgPath() == "karmem.org/go/karmem" { // karmem.Table
 		if c.Interface() != u.Interface() {

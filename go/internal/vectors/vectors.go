@@ -268,6 +268,31 @@ func fromJSON(v any, dst reflect.Value, path string) error {
 				return err
 			}
 		}
+	case reflect.Map:
+		// A map: an object whose keys are the map's keys as text.
+		m, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: expected an object (a map)", path)
+		}
+		dst.Set(reflect.MakeMapWithSize(dst.Type(), len(m)))
+		for text, item := range m {
+			key := reflect.New(dst.Type().Key()).Elem()
+			var raw any = text
+			if key.Kind() != reflect.String {
+				raw = json.Number(text)
+				if _, err := strconv.ParseFloat(text, 64); err != nil {
+					raw = text // an enum value by name
+				}
+			}
+			if err := fromJSON(raw, key, path+"["+text+"]"); err != nil {
+				return err
+			}
+			value := reflect.New(dst.Type().Elem()).Elem()
+			if err := fromJSON(item, value, path+"["+text+"]"); err != nil {
+				return err
+			}
+			dst.SetMapIndex(key, value)
+		}
 	case reflect.Pointer:
 		// An optional field with a value (null was handled above).
 		p := reflect.New(dst.Type().Elem())
@@ -379,6 +404,17 @@ func equal(a, b reflect.Value) bool {
 	case reflect.Struct:
 		for i := 0; i < a.NumField(); i++ {
 			if !equal(a.Field(i), b.Field(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Map:
+		if a.Len() != b.Len() {
+			return false
+		}
+		for _, k := range a.MapKeys() {
+			bv := b.MapIndex(k)
+			if !bv.IsValid() || !equal(a.MapIndex(k), bv) {
 				return false
 			}
 		}

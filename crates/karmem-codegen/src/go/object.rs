@@ -272,6 +272,36 @@ impl Gen<'_> {
                 }
                 _ => c.try_call(&format!("karmem.WriteSlice(w, {pc}, {place})"), "err"),
             },
+            // A map's entries in key order, each as its entry struct
+            // is written (format.md §5.5, §8).
+            (None, ArrayData::AosInline { id, stride }) if array.is_map() => {
+                let sl = self.l.of_struct(*id);
+                c.open("{");
+                c.line(&format!("keys := karmem.SortedKeys({place})"));
+                c.line(&format!("block, err := w.AllocArray(len(keys), {stride})"));
+                c.check_err("err");
+                c.open("for k, key := range keys {");
+                c.line(&format!(
+                    "value, at := {place}[key], block+uint32(k)*{stride}"
+                ));
+                self.write_slot(
+                    c,
+                    &sl.fields[0].slot,
+                    "key",
+                    &Pos::of("at").add(sl.fields[0].offset),
+                );
+                self.write_slot(
+                    c,
+                    &sl.fields[1].slot,
+                    "value",
+                    &Pos::of("at").add(sl.fields[1].offset),
+                );
+                c.close("}");
+                c.line(&format!(
+                    "w.PutArrayRef({pc}, block, uint32(len(keys)), uint32(len(keys)))"
+                ));
+                c.close("}");
+            }
             (None, ArrayData::AosInline { stride, .. }) => {
                 self.write_block(c, place, pc, *stride, |c| {
                     c.try_call(
@@ -510,7 +540,7 @@ impl Gen<'_> {
             Slot::TableRef(_) => {
                 let t = match ctx {
                     Ctx::Table { t, off } => format!("r.FieldTable({t}, {off})"),
-                    Ctx::Pos { .. } => format!("r.Table(r.Uint32({}))", pos.normal()),
+                    Ctx::Pos { .. } => format!("r.Table(r.Uint32({}))", pos.compact()),
                 };
                 match (ctx, &present) {
                     (Ctx::Pos { .. }, Some(cond)) => {
@@ -715,6 +745,25 @@ impl Gen<'_> {
                         self.elem_type(e)
                     )),
                 }
+            }
+            // A map's entries are decoded into its entry struct, whose key
+            // and value then go into the map.
+            (None, ArrayData::AosInline { id, stride }) if array.is_map() => {
+                charge(c);
+                c.open(&format!("if {place} == nil {{"));
+                c.line(&format!(
+                    "{place} = {}{{}}",
+                    self.obj_type(&FieldType::Array(*array))
+                ));
+                c.close("} else {");
+                c.indent += 1;
+                c.line(&format!("clear({place})"));
+                c.close("}");
+                c.open("for k := uint32(0); k < a.Len; k++ {");
+                c.line(&format!("var entry {}", self.struct_name(*id)));
+                c.try_call(&format!("entry.readAt(v, a.Offset+k*{stride})"), "err");
+                c.line(&format!("{place}[entry.Key] = entry.Value"));
+                c.close("}");
             }
             (None, ArrayData::AosInline { stride, .. }) => {
                 charge(c);

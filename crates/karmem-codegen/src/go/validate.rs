@@ -336,6 +336,34 @@ impl Gen<'_> {
                 c.line("}");
                 c.close("}");
             }
+            (None, ArrayData::AosInline { id, stride }) if array.is_map() => {
+                self.validate_struct_array(c, data);
+                // The look-up's binary search relies on the order.
+                let key = &self.l.of_struct(*id).fields[0];
+                let at = |i: &str| {
+                    let pos = format!("a.Offset+{i}*{stride}");
+                    if key.offset == 0 {
+                        pos
+                    } else {
+                        format!("{pos}+{}", key.offset)
+                    }
+                };
+                let read = |i: &str| match &key.slot {
+                    Slot::Scalar(p) | Slot::Enum { repr: p, .. } => {
+                        format!("r.{}({})", super::wire(*p), at(i))
+                    }
+                    // Text keys in byte order.
+                    _ => format!(
+                        "string(r.ArrayBytes(r.Array({}, 1, karmem.NoLimit)))",
+                        at(i)
+                    ),
+                };
+                c.open("for k := uint32(1); k < a.Len; k++ {");
+                c.open(&format!("if {} >= {} {{", read("(k-1)"), read("k")));
+                c.line("return karmem.ErrMalformedArray");
+                c.close("}");
+                c.close("}");
+            }
             (None, data) => self.validate_struct_array(c, data),
         }
     }

@@ -231,6 +231,37 @@ impl Gen<'_> {
     fn array_view(&self, array: &ArrayType, data: &ArrayData) -> (String, String) {
         let slice = self.slice_fn();
         match (array.text, data) {
+            // A map: functions of an entry's position read its key and
+            // value views (format.md §5.5).
+            (None, ArrayData::AosInline { id, stride }) if array.is_map() => {
+                let reader = self.reader_type();
+                let sl = self.l.of_struct(*id);
+                let view = |slot: &Slot, off: u32| {
+                    let at = Ctx::Pos {
+                        pos: Pos::of("at").add(off),
+                        absent: None,
+                    };
+                    let (methods, ..) = self.accessor_methods("x", slot, &at, None);
+                    let (_, ty, _, body) = methods.into_iter().next().expect("a view");
+                    let body: Vec<String> = body.iter().map(|l| format!("\t{l}")).collect();
+                    let f = format!(
+                        "func(r {reader}, at uint32) {ty} {{\n{}\n}}",
+                        body.join("\n")
+                    );
+                    (ty, f)
+                };
+                let (kt, key) = view(&sl.fields[0].slot, sl.fields[0].offset);
+                let (vt, value) = view(&sl.fields[1].slot, sl.fields[1].offset);
+                let (ty, new) = if self.trusted {
+                    ("karmem.TrustedMap", "karmem.NewTrustedMap")
+                } else {
+                    ("karmem.Map", "karmem.NewMap")
+                };
+                (
+                    format!("{ty}[{kt}, {vt}]"),
+                    format!("{new}(a, {stride}, {key}, {value})"),
+                )
+            }
             (Some(Text::Utf8), _) => ("string".into(), "r.String(a)".into()),
             (Some(Text::Utf16), _) => (
                 "[]uint16".into(),

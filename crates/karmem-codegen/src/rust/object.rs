@@ -16,6 +16,20 @@ use crate::names::screaming;
 impl Gen<'_> {
     fn obj_type(&self, ty: &FieldType) -> String {
         match ty {
+            // `map<K, V>`: its entry struct's key and value, in key order.
+            FieldType::Array(a) if a.is_map() => {
+                let ElemType::Struct(entry) = a.elem else {
+                    unreachable!("a map holds its entry struct")
+                };
+                let [key, value] = &self.s.structs[entry].fields[..] else {
+                    unreachable!("an entry struct has a key and a value")
+                };
+                format!(
+                    "karmem::Map<{}, {}>",
+                    self.obj_type(&key.ty),
+                    self.obj_type(&value.ty)
+                )
+            }
             FieldType::Scalar(p) => rust_prim(*p).to_string(),
             FieldType::Enum(id) => self.enum_name(*id),
             FieldType::Struct(id) => self.struct_name(*id),
@@ -414,6 +428,33 @@ impl Gen<'_> {
         }
     }
 
+    /// The entries of a map in key order (the order of the `BTreeMap`),
+    /// each written as its entry struct would be (format.md §5.5, §8).
+    fn write_map(&self, c: &mut Code, entry: StructId, stride: u32, place: &str, pos: &str) {
+        let sl = self.l.of_struct(entry);
+        let (key, value) = (&sl.fields[0], &sl.fields[1]);
+        let copy = |slot: &Slot| matches!(slot, Slot::Scalar(_) | Slot::Enum { .. });
+        c.open("{");
+        c.line(&format!(
+            "let block = w.alloc_array({place}.len(), {stride})?;"
+        ));
+        // Numbers are copied out of the map, the rest borrowed.
+        let deref = |slot: &Slot| if copy(slot) { "&" } else { "" };
+        c.open(&format!(
+            "for (i, ({}key, {}{OPTIONAL_VALUE})) in {place}.iter().enumerate() {{",
+            deref(&key.slot),
+            deref(&value.slot)
+        ));
+        c.line(&format!("let at = block + {};", mul("i as u32", stride)));
+        self.write_slot(c, &key.slot, "key", &add("at", key.offset));
+        self.write_slot(c, &value.slot, OPTIONAL_VALUE, &add("at", value.offset));
+        c.close("}");
+        c.line(&format!(
+            "w.put_array_ref({pos}, block, {place}.len() as u32, {place}.len() as u32);"
+        ));
+        c.close("}");
+    }
+
     /// A writer refuses a value longer than a limited array's `N`.
     fn write_limit(&self, c: &mut Code, array: &ArrayType, place: &str) {
         if let ArrayKind::Limited(n) = array.kind {
@@ -533,6 +574,9 @@ impl Gen<'_> {
                 self.struct_name(*elem),
                 borrowed(place)
             )),
+            (None, ArrayData::AosInline { id, stride }) if array.is_map() => {
+                self.write_map(c, *id, *stride, place, pos)
+            }
             (None, data) => self.write_struct_array(
                 c,
                 data,
@@ -822,6 +866,23 @@ impl Gen<'_> {
                 charge(c);
                 c.line(&format!("{place}.clear();"));
                 c.line(&fill);
+            }
+            // A map's entries are decoded into its entry struct, whose key
+            // and value then move into the map.
+            (None, ArrayData::AosInline { id, stride }) if array.is_map() => {
+                charge(c);
+                c.line(&format!("{place}.clear();"));
+                c.open("for i in 0..a.len {");
+                c.line(&format!(
+                    "let mut entry = {}::default();",
+                    self.struct_name(*id)
+                ));
+                c.line(&format!(
+                    "entry.read_at(v, a.offset + {})?;",
+                    mul("i", *stride)
+                ));
+                c.line(&format!("{place}.insert(entry.key, entry.value);"));
+                c.close("}");
             }
             (None, ArrayData::AosInline { stride, .. }) => each(
                 c,

@@ -8,7 +8,7 @@ use karmem_layout::{
 use karmem_schema::model::*;
 
 use super::code::Code;
-use super::{limit, mul, rust_limit, Ctx, Gen};
+use super::{limit, mul, rust_limit, rust_prim, Ctx, Gen};
 
 impl Gen<'_> {
     pub(super) fn validate_slot(&self, c: &mut Code, slot: &Slot, ctx: &Ctx) {
@@ -253,6 +253,25 @@ impl Gen<'_> {
                 c.line("_ => Ok(()),");
                 c.close("}");
                 c.close("})?;");
+            }
+            (None, ArrayData::AosInline { id, stride }) if array.is_map() => {
+                self.validate_struct_array(c, data);
+                // The look-up's binary search relies on the order.
+                let key = &self.l.of_struct(*id).fields[0];
+                let pos = format!("a.offset + {}", mul("i", *stride));
+                let pos = if key.offset == 0 {
+                    pos
+                } else {
+                    format!("{pos} + {}", key.offset)
+                };
+                let read = match &key.slot {
+                    Slot::Scalar(p) | Slot::Enum { repr: p, .. } => {
+                        format!("r.get::<{}>({pos})", rust_prim(*p))
+                    }
+                    // Text keys in byte order.
+                    _ => format!("r.byte_slice(r.array({pos}, 1, None))"),
+                };
+                c.line(&format!("v.keys_ascending(a, |i| {read})?;"));
             }
             (None, data) => self.validate_struct_array(c, data),
         }

@@ -126,6 +126,32 @@ impl Gen<'_> {
         a: &str,
     ) -> (String, String) {
         match (array.text, data) {
+            // A map: its entries' key and value views, made by functions
+            // of an entry's position (format.md §5.5).
+            (None, ArrayData::AosInline { id, stride }) if array.is_map() => {
+                let view = |slot: &Slot, off: u32| {
+                    let at = Ctx::Pos {
+                        pos: add("at", off),
+                        present: "true".into(),
+                    };
+                    let (_, ty, body) = self
+                        .accessor_methods("x", slot, &at, None, "r")
+                        .swap_remove(0);
+                    let body = if body.contains('\n') {
+                        format!("{{\n{body}\n}}")
+                    } else {
+                        body
+                    };
+                    (ty, format!("|r, at| {body}"))
+                };
+                let sl = self.l.of_struct(*id);
+                let (kt, key) = view(&sl.fields[0].slot, sl.fields[0].offset);
+                let (vt, value) = view(&sl.fields[1].slot, sl.fields[1].offset);
+                (
+                    format!("karmem::MapView<'a, {kt}, {vt}, M>"),
+                    format!("karmem::MapView::new({r}, {a}, {stride}, {key}, {value})"),
+                )
+            }
             (Some(Text::Utf8), _) => ("&'a str".into(), format!("{r}.str({a})")),
             (Some(Text::Utf16), _) => (
                 "&'a [u16]".into(),
@@ -177,7 +203,10 @@ impl Gen<'_> {
                     "Bovoa"
                 };
                 let v = format!("{}{suffix}", self.union_name(*id));
-                (format!("{v}<'a, M>"), format!("{v} {{ r: {r}, a: {a} }}"))
+                (
+                    format!("{v}<'a, M>"),
+                    format!("{v} {{ {}, a: {a} }}", r_field(r)),
+                )
             }
             // Each element read by a function of the element's reference
             // (a closure without captures: a plain function pointer).
@@ -251,13 +280,16 @@ impl Gen<'_> {
                 methods.push((
                     ident.into(),
                     format!("{v}<'a, M>"),
-                    format!("{v} {{ r: {r}, at: {pos}, present: {present} }}"),
+                    format!("{v} {{ {}, at: {pos}, present: {present} }}", r_field(r)),
                 ));
             }
             Slot::TableRef(id) => {
                 let v = self.view_name(*id);
                 let t = match ctx {
                     Ctx::Table { t, off } => format!("{r}.field_table({t}, {off})"),
+                    Ctx::Pos { pos, present } if present == "true" => {
+                        format!("{r}.table({r}.get::<u32>({pos}))")
+                    }
                     Ctx::Pos { pos, present } => {
                         format!("if {present} {{ {r}.table({r}.get::<u32>({pos})) }} else {{ karmem::Table::EMPTY }}")
                     }
@@ -265,7 +297,7 @@ impl Gen<'_> {
                 methods.push((
                     ident.into(),
                     format!("{v}<'a, M>"),
-                    format!("{v} {{ r: {r}, t: {t} }}"),
+                    format!("{v} {{ {}, t: {t} }}", r_field(r)),
                 ));
             }
             Slot::OptionalTable(id) => {
@@ -280,7 +312,8 @@ impl Gen<'_> {
                     ident.into(),
                     format!("Option<{v}<'a, M>>"),
                     format!(
-                        "let offset = {offset};\n(offset != 0).then(|| {v} {{ r: {r}, t: {r}.table(offset) }})"
+                        "let offset = {offset};\n(offset != 0).then(|| {v} {{ {}, t: {r}.table(offset) }})",
+                        r_field(r)
                     ),
                 ));
             }
@@ -442,5 +475,15 @@ impl Gen<'_> {
             }
             self.c.close("}");
         }
+    }
+}
+
+/// The reader field of a view literal: `r` when the reader is a variable
+/// of that name (a map's functions), else `r: self.r`.
+fn r_field(r: &str) -> String {
+    if r == "r" {
+        "r".to_string()
+    } else {
+        format!("r: {r}")
     }
 }
