@@ -66,6 +66,19 @@ fn touch_new<M: karmem::Mode>(v: all::RootView<'_, M>) -> u64 {
     for path in v.paths().iter().take(4096) {
         acc ^= path.x().len() as u64;
     }
+    // Maps: every entry, and a look-up of each key (binary search over
+    // entries a hostile message may have out of order).
+    let ages = v.ages();
+    for (k, age) in ages.iter().take(4096) {
+        acc ^= k.len() as u64 ^ age as u64 ^ ages.get(k).map_or(3, u64::from);
+    }
+    let leaves = v.leaves();
+    for (k, leaf) in leaves.iter().take(4096) {
+        acc ^= leaf.value() ^ leaves.get(&k).map_or(5, |l| l.label().len() as u64);
+    }
+    for (k, points) in v.groups().iter().take(4096) {
+        acc ^= k.0 as u64 ^ points.len() as u64;
+    }
     acc ^ walk(v.list())
 }
 
