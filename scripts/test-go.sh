@@ -116,6 +116,10 @@ for target in FuzzReader FuzzValidator; do
     || { tail -30 "$scratch/fuzz.log"; exit 1; }
   tail -1 "$scratch/fuzz.log"
 done
+echo "go: fuzz FuzzDataModel for ${fuzz_execs} inputs"
+go test -run '^$' -fuzz '^FuzzDataModel$' -fuzztime "${fuzz_execs}x" -fuzzminimizetime 20x ./internal/vectors >"$scratch/fuzz.log" 2>&1 \
+  || { tail -30 "$scratch/fuzz.log"; exit 1; }
+tail -1 "$scratch/fuzz.log"
 
 echo "go: benchmarks compile and agree (one iteration each)"
 go_bench_generate "$root"
