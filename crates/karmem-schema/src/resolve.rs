@@ -55,6 +55,7 @@ pub fn resolve(file: &ast::File) -> (Schema, Vec<Diagnostic>) {
         names: HashMap::new(),
         schema: Schema::default(),
         owner: String::new(),
+        field: String::new(),
     };
     r.header(file);
     r.declare(file);
@@ -72,8 +73,10 @@ struct Resolver {
     /// namespace but are not data types.
     names: HashMap<String, (Option<Named>, Span)>,
     schema: Schema,
-    /// The struct whose fields are being defined (names map entry types).
+    /// The struct whose fields are being defined, and the field (they
+    /// name map entry types).
     owner: String,
+    field: String,
 }
 
 impl Resolver {
@@ -532,6 +535,7 @@ impl Resolver {
     }
 
     fn field_type(&mut self, f: &ast::FieldDecl) -> Option<FieldType> {
+        self.field = f.name.name.clone();
         if let TypeExpr::Map { key, value, .. } = &f.ty {
             return self.map_type(f, key, value);
         }
@@ -668,6 +672,16 @@ impl Resolver {
             }
             _ => None,
         };
+        if let Some(
+            map @ TypeExpr::Map {
+                key,
+                value,
+                span: map_span,
+            },
+        ) = elem_expr
+        {
+            return self.array_of_maps(span, kind, map, key, value, *map_span);
+        }
         if let Some((inner_kind, inner_elem, inner_span)) = inner {
             return self.array_of_arrays(
                 span,
@@ -681,17 +695,7 @@ impl Resolver {
         let (elem, char_text) = match elem_expr {
             None => (ElemType::Scalar(Primitive::U8), true),
             Some(TypeExpr::Array { .. }) => unreachable!("arrays of arrays are resolved above"),
-            Some(TypeExpr::Map { span, .. }) => {
-                self.diags.push(
-                    Diagnostic::error(*span, "arrays of maps are not supported")
-                        .with_label("map as an element")
-                        .with_hint(
-                            "put the map in a table and make an array of that: \
-                             `struct Scores table { Values map<K, V>; }`, `[]Scores`",
-                        ),
-                );
-                return None;
-            }
+            Some(TypeExpr::Map { .. }) => unreachable!("arrays of maps are resolved above"),
             Some(TypeExpr::Named(id)) => match self.lookup(id)? {
                 Named::Primitive(p, text) => (ElemType::Scalar(p), text),
                 Named::Enum(e) => (ElemType::Enum(e), false),
@@ -785,6 +789,62 @@ impl Resolver {
         })
     }
 
+    /// `[]map<K, V>` (docs/idl.md §3.2): an array of arrays whose elements
+    /// are maps, each an array of the map's entries (format.md §5.4, §5.5).
+    /// The entry struct is named after the field and `Item`.
+    fn array_of_maps(
+        &mut self,
+        span: Span,
+        kind: ArrayKind,
+        map: &TypeExpr,
+        key: &TypeExpr,
+        value: &TypeExpr,
+        map_span: Span,
+    ) -> Option<ArrayType> {
+        self.no_fixed_outer(span, kind, "use a limited array of maps: `[<N]map<K, V>`")?;
+        let element = ast::FieldDecl {
+            name: ast::Ident {
+                name: format!("{}Item", self.field),
+                span: map_span,
+            },
+            optional: None,
+            ty: map.clone(),
+            attrs: Vec::new(),
+            default: None,
+            doc: Vec::new(),
+            span: map_span,
+        };
+        let FieldType::Array(inner) = self.map_type(&element, key, value)? else {
+            unreachable!("a map is an array of its entries")
+        };
+        Some(self.array_of(kind, inner))
+    }
+
+    /// A fixed array holds no arrays (an array reference is not fixed
+    /// data): `None` after reporting it.
+    fn no_fixed_outer(&mut self, span: Span, kind: ArrayKind, hint: &str) -> Option<()> {
+        if !matches!(kind, ArrayKind::Fixed(_)) {
+            return Some(());
+        }
+        self.diags.push(
+            Diagnostic::error(span, "a fixed array cannot hold an array")
+                .with_label("fixed arrays are embedded in place")
+                .with_hint(hint.to_string()),
+        );
+        None
+    }
+
+    /// The array of `kind` whose elements are arrays of type `inner`.
+    fn array_of(&mut self, kind: ArrayKind, inner: ArrayType) -> ArrayType {
+        self.schema.arrays.push(inner);
+        ArrayType {
+            elem: ElemType::Array(self.schema.arrays.len() - 1),
+            kind,
+            layout: ArrayLayout::Plain,
+            text: None,
+        }
+    }
+
     /// `[]A` where `A` is itself a dynamic or limited array (docs/idl.md
     /// §3.1): the outer array holds the inner arrays' references, one after
     /// another. Fixed arrays take no part: an array reference is not fixed
@@ -797,14 +857,7 @@ impl Resolver {
         layout: Option<(ArrayLayout, &ast::Attr)>,
         string_attr: Option<&ast::Attr>,
     ) -> Option<ArrayType> {
-        if matches!(kind, ArrayKind::Fixed(_)) {
-            self.diags.push(
-                Diagnostic::error(span, "a fixed array cannot hold an array")
-                    .with_label("fixed arrays are embedded in place")
-                    .with_hint("use a limited array of arrays: `[<N][]T`"),
-            );
-            return None;
-        }
+        self.no_fixed_outer(span, kind, "use a limited array of arrays: `[<N][]T`")?;
         let inner_kind = match inner_kind {
             ArrayKindExpr::Dynamic => ArrayKind::Dynamic,
             ArrayKindExpr::Limited(n) => ArrayKind::Limited(self.array_len(n)?),
@@ -821,13 +874,7 @@ impl Resolver {
             }
         };
         let inner = self.array_type(inner_span, inner_kind, inner_elem, layout, string_attr)?;
-        self.schema.arrays.push(inner);
-        Some(ArrayType {
-            elem: ElemType::Array(self.schema.arrays.len() - 1),
-            kind,
-            layout: ArrayLayout::Plain,
-            text: None,
-        })
+        Some(self.array_of(kind, inner))
     }
 
     /// `?T` (docs/idl.md §4.3.2): anything but a union, whose tag 0

@@ -40,11 +40,21 @@ fn a_key_that_cannot_be_ordered() {
 }
 
 #[test]
-fn arrays_of_maps_are_not_supported() {
+fn an_array_of_maps_is_an_array_of_arrays() {
+    let src = "karmem t;\nstruct T table { M [<4]map<u8, string>; }\n";
+    let s = karmem_schema::compile("t.km", src).unwrap().schema;
+    let FieldType::Array(outer) = &s.structs[0].fields[0].ty else {
+        panic!("an array")
+    };
+    let ElemType::Array(inner) = outer.elem else {
+        panic!("of arrays")
+    };
+    assert!(s.arrays[inner].is_map());
+    assert!(s.struct_by_name("TMItemEntry").is_some());
     expect(
-        "karmem t;\nstruct T table { M []map<u8, u8>; }\n",
-        "2:22",
-        "arrays of maps are not supported",
+        "karmem t;\nstruct T table { M [2]map<u8, u8>; }\n",
+        "2:20",
+        "a fixed array cannot hold an array",
     );
 }
 

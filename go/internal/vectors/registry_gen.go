@@ -669,6 +669,13 @@ var schemas = map[string]map[string]rootType{
 				return bothViews(r, vectors_maps_schema.ValidateRootMaybeEntry, vectors_maps_schema.TrustRootMaybeEntry)
 			},
 		},
+		"RootRoundsItemEntry": {
+			new:      func() object { return new(vectors_maps_schema.RootRoundsItemEntry) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_maps_schema.ValidateRootRoundsItemEntry(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_maps_schema.ValidateRootRoundsItemEntry, vectors_maps_schema.TrustRootRoundsItemEntry)
+			},
+		},
 	},
 	"vectors/nested/schema.km": {
 		"Vec3": {
