@@ -190,11 +190,12 @@ impl Gen<'_> {
     pub(crate) fn write_slot(&self, c: &mut Code, slot: &Slot, place: &str, pos: &Pos) {
         let pc = pos.compact();
         match slot {
-            Slot::Scalar(p) => c.line(&format!("w.Put{}({pc}, {place})", wire(*p))),
+            Slot::Scalar(p) => c.line(&format!("w.Put{}({pc}, {})", wire(*p), unparen(place))),
             Slot::Enum { repr, .. } => c.line(&format!(
-                "w.Put{}({pc}, {}({place}))",
+                "w.Put{}({pc}, {}({}))",
                 wire(*repr),
-                go_prim(*repr)
+                go_prim(*repr),
+                unparen(place)
             )),
             Slot::InlineStruct(_) => c.try_call(&format!("{place}.writeAt(w, {pc})"), "err"),
             Slot::TableRef(_) => c.try_call(&format!("{place}.writeTable(w, {pc})"), "err"),
@@ -519,14 +520,14 @@ impl Gen<'_> {
                 match &present {
                     Some(cond) if guard => {
                         c.open(&format!("if {cond} {{"));
-                        c.line(&format!("{place} = {value}"));
+                        c.line(&format!("{} = {value}", unparen(place)));
                         c.close("} else {");
                         c.indent += 1;
                         let absent = default.as_deref().unwrap_or(zero_of(p));
-                        c.line(&format!("{place} = {absent}"));
+                        c.line(&format!("{} = {absent}", unparen(place)));
                         c.close("}");
                     }
-                    _ => c.line(&format!("{place} = {value}")),
+                    _ => c.line(&format!("{} = {value}", unparen(place))),
                 }
             }
             Slot::InlineStruct(id) => {

@@ -371,15 +371,15 @@ func (x *Unit) writeTable(w *karmem.Writer, ref uint32) error {
 	w.PutUint32(at+4, x.Id)
 	if x.Hp != nil {
 		w.PutUint8(at+8, 1)
-		w.PutUint16(at+10, (*x.Hp))
+		w.PutUint16(at+10, *x.Hp)
 	}
 	if x.Alive != nil {
 		w.PutUint8(at+12, 1)
-		w.PutBool(at+13, (*x.Alive))
+		w.PutBool(at+13, *x.Alive)
 	}
 	if x.Side != nil {
 		w.PutUint8(at+14, 1)
-		w.PutUint8(at+15, uint8((*x.Side)))
+		w.PutUint8(at+15, uint8(*x.Side))
 	}
 	if x.Name != nil {
 		w.PutUint8(at+16, 1)
@@ -389,7 +389,7 @@ func (x *Unit) writeTable(w *karmem.Writer, ref uint32) error {
 	}
 	if x.Speed != nil {
 		w.PutUint8(at+32, 1)
-		w.PutFloat64(at+40, (*x.Speed))
+		w.PutFloat64(at+40, *x.Speed)
 	}
 	if x.Link != nil {
 		if err := x.Link.writeTable(w, at+48); err != nil {
@@ -424,7 +424,7 @@ func (x *Unit) readTable(v *karmem.Validator, t karmem.Table) error {
 		if x.Hp == nil {
 			x.Hp = new(uint16)
 		}
-		(*x.Hp) = r.Uint16(t.Offset + 10)
+		*x.Hp = r.Uint16(t.Offset + 10)
 	} else {
 		x.Hp = nil
 	}
@@ -432,7 +432,7 @@ func (x *Unit) readTable(v *karmem.Validator, t karmem.Table) error {
 		if x.Alive == nil {
 			x.Alive = new(bool)
 		}
-		(*x.Alive) = r.Bool(t.Offset + 13)
+		*x.Alive = r.Bool(t.Offset + 13)
 	} else {
 		x.Alive = nil
 	}
@@ -440,7 +440,7 @@ func (x *Unit) readTable(v *karmem.Validator, t karmem.Table) error {
 		if x.Side == nil {
 			x.Side = new(Team)
 		}
-		(*x.Side) = Team(r.Uint8(t.Offset + 15))
+		*x.Side = Team(r.Uint8(t.Offset + 15))
 	} else {
 		x.Side = nil
 	}
@@ -462,7 +462,7 @@ func (x *Unit) readTable(v *karmem.Validator, t karmem.Table) error {
 		if x.Speed == nil {
 			x.Speed = new(float64)
 		}
-		(*x.Speed) = r.Float64(t.Offset + 40)
+		*x.Speed = r.Float64(t.Offset + 40)
 	} else {
 		x.Speed = nil
 	}
@@ -723,19 +723,19 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 	}
 	if x.Hp != nil {
 		w.PutUint8(at+32, 1)
-		w.PutUint16(at+34, (*x.Hp))
+		w.PutUint16(at+34, *x.Hp)
 	}
 	if x.Big != nil {
 		w.PutUint8(at+40, 1)
-		w.PutUint64(at+48, (*x.Big))
+		w.PutUint64(at+48, *x.Big)
 	}
 	if x.Alive != nil {
 		w.PutUint8(at+56, 1)
-		w.PutBool(at+57, (*x.Alive))
+		w.PutBool(at+57, *x.Alive)
 	}
 	if x.Side != nil {
 		w.PutUint8(at+58, 1)
-		w.PutUint8(at+59, uint8((*x.Side)))
+		w.PutUint8(at+59, uint8(*x.Side))
 	}
 	if x.Name != nil {
 		w.PutUint8(at+60, 1)
@@ -827,7 +827,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 		if x.Hp == nil {
 			x.Hp = new(uint16)
 		}
-		(*x.Hp) = r.Uint16(t.Offset + 34)
+		*x.Hp = r.Uint16(t.Offset + 34)
 	} else {
 		x.Hp = nil
 	}
@@ -835,7 +835,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 		if x.Big == nil {
 			x.Big = new(uint64)
 		}
-		(*x.Big) = r.Uint64(t.Offset + 48)
+		*x.Big = r.Uint64(t.Offset + 48)
 	} else {
 		x.Big = nil
 	}
@@ -843,7 +843,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 		if x.Alive == nil {
 			x.Alive = new(bool)
 		}
-		(*x.Alive) = r.Bool(t.Offset + 57)
+		*x.Alive = r.Bool(t.Offset + 57)
 	} else {
 		x.Alive = nil
 	}
@@ -851,7 +851,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 		if x.Side == nil {
 			x.Side = new(Team)
 		}
-		(*x.Side) = Team(r.Uint8(t.Offset + 59))
+		*x.Side = Team(r.Uint8(t.Offset + 59))
 	} else {
 		x.Side = nil
 	}
@@ -1480,11 +1480,11 @@ func writeSoaUnit(w *karmem.Writer, at uint32, items []Unit) error {
 		}
 		if e.Speed != nil {
 			w.PutUint8(cols[1]+uint32(i)*16, 1)
-			w.PutFloat64(cols[1]+uint32(i)*16+8, (*e.Speed))
+			w.PutFloat64(cols[1]+uint32(i)*16+8, *e.Speed)
 		}
 		if e.Hp != nil {
 			w.PutUint8(cols[3]+uint32(i)*4, 1)
-			w.PutUint16(cols[3]+uint32(i)*4+2, (*e.Hp))
+			w.PutUint16(cols[3]+uint32(i)*4+2, *e.Hp)
 		}
 		if e.Link != nil {
 			if err := e.Link.writeTable(w, cols[4]+uint32(i)*4); err != nil {
@@ -1493,11 +1493,11 @@ func writeSoaUnit(w *karmem.Writer, at uint32, items []Unit) error {
 		}
 		if e.Alive != nil {
 			w.PutUint8(cols[5]+uint32(i)*2, 1)
-			w.PutBool(cols[5]+uint32(i)*2+1, (*e.Alive))
+			w.PutBool(cols[5]+uint32(i)*2+1, *e.Alive)
 		}
 		if e.Side != nil {
 			w.PutUint8(cols[6]+uint32(i)*2, 1)
-			w.PutUint8(cols[6]+uint32(i)*2+1, uint8((*e.Side)))
+			w.PutUint8(cols[6]+uint32(i)*2+1, uint8(*e.Side))
 		}
 	}
 	return nil
@@ -1548,7 +1548,7 @@ func readSoaUnit(v *karmem.Validator, a karmem.ArrayRef, items *[]Unit) error {
 			if e.Speed == nil {
 				e.Speed = new(float64)
 			}
-			(*e.Speed) = r.Float64(cols[1] + uint32(i)*16 + 8)
+			*e.Speed = r.Float64(cols[1] + uint32(i)*16 + 8)
 		} else {
 			e.Speed = nil
 		}
@@ -1556,7 +1556,7 @@ func readSoaUnit(v *karmem.Validator, a karmem.ArrayRef, items *[]Unit) error {
 			if e.Hp == nil {
 				e.Hp = new(uint16)
 			}
-			(*e.Hp) = r.Uint16(cols[3] + uint32(i)*4 + 2)
+			*e.Hp = r.Uint16(cols[3] + uint32(i)*4 + 2)
 		} else {
 			e.Hp = nil
 		}
@@ -1578,7 +1578,7 @@ func readSoaUnit(v *karmem.Validator, a karmem.ArrayRef, items *[]Unit) error {
 			if e.Alive == nil {
 				e.Alive = new(bool)
 			}
-			(*e.Alive) = r.Bool(cols[5] + uint32(i)*2 + 1)
+			*e.Alive = r.Bool(cols[5] + uint32(i)*2 + 1)
 		} else {
 			e.Alive = nil
 		}
@@ -1586,7 +1586,7 @@ func readSoaUnit(v *karmem.Validator, a karmem.ArrayRef, items *[]Unit) error {
 			if e.Side == nil {
 				e.Side = new(Team)
 			}
-			(*e.Side) = Team(r.Uint8(cols[6] + uint32(i)*2 + 1))
+			*e.Side = Team(r.Uint8(cols[6] + uint32(i)*2 + 1))
 		} else {
 			e.Side = nil
 		}
