@@ -19,9 +19,9 @@ fn compile(name: &str, source: &str) -> Compiled {
 
 /// A schema that uses every layout, the hostile vectors' schema
 /// (elements without columns, AoS tables), and those of optional fields,
-/// defaults, arrays of arrays and maps.
-fn compiled() -> &'static [Compiled; 6] {
-    static C: OnceLock<[Compiled; 6]> = OnceLock::new();
+/// defaults, arrays of arrays, maps and tuples.
+fn compiled() -> &'static [Compiled; 7] {
+    static C: OnceLock<[Compiled; 7]> = OnceLock::new();
     C.get_or_init(|| {
         [
             compile("all.km", include_str!("../schemas/all.km")),
@@ -45,6 +45,10 @@ fn compiled() -> &'static [Compiled; 6] {
                 "maps.km",
                 include_str!("../../testdata/vectors/maps/schema.km"),
             ),
+            compile(
+                "tuples.km",
+                include_str!("../../testdata/vectors/tuples/schema.km"),
+            ),
         ]
     })
 }
@@ -55,7 +59,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&pick, message)) = data.split_first() else {
         return;
     };
-    let c = &compiled()[(pick & 7) as usize % 6];
+    let c = &compiled()[(pick & 7) as usize % 7];
     let root = (pick >> 3) as usize % c.schema.structs.len();
     // The traversal budget bounds the work and memory (format.md §10;
     // scripts/fuzz.sh runs with a 256 MB malloc limit).

@@ -56,6 +56,9 @@ impl Backend for GoBackend {
         file.push('\n');
         file.push_str(&format!("package {package}\n"));
         let mut imports = Vec::new();
+        if body.contains("json.Marshal(") || body.contains("json.Unmarshal(") {
+            imports.push("\"encoding/json\"".to_string());
+        }
         // `errors.New(` rather than `errors.`: comments end sentences with
         // "errors." too.
         if body.contains("errors.New(") {

@@ -148,10 +148,10 @@ impl Encoder<'_> {
     }
 
     fn fields(&mut self, id: StructId, v: &Value, at: u32, path: &str) -> Result<(), Error> {
-        let obj = self.object(id, v, path)?;
+        self.shape(id, v, path)?;
         let sl = self.l.of_struct(id);
         for (i, f) in self.s.structs[id].fields.iter().enumerate() {
-            let given = obj.and_then(|m| m.get(&f.name)).unwrap_or(&Value::Null);
+            let given = member(self.s, id, i, v).unwrap_or(&Value::Null);
             let default = given.is_null().then(|| default_json(self.s, f)).flatten();
             let fv = default.as_ref().unwrap_or(given);
             let fl = &sl.fields[i];
@@ -524,7 +524,8 @@ impl Encoder<'_> {
                         let mut p = format!("{path}[{i}]");
                         for (step, index) in c.steps.iter().zip(&c.path) {
                             let name = &self.s.structs[*step].fields[*index as usize].name;
-                            leaf = leaf.get(name).unwrap_or(&Value::Null);
+                            leaf = member(self.s, *step, *index as usize, leaf)
+                                .unwrap_or(&Value::Null);
                             p.push('.');
                             p.push_str(name);
                         }
@@ -546,15 +547,28 @@ impl Encoder<'_> {
     /// Unknown keys inside a flattened SoA element (recursively through the
     /// struct fields that flattening walks).
     fn check_keys(&self, id: StructId, v: &Value, path: &str) -> Result<(), Error> {
-        let Some(obj) = self.object(id, v, path)? else {
-            return Ok(());
-        };
-        for f in &self.s.structs[id].fields {
-            if let (FieldType::Struct(c), Some(fv)) = (&f.ty, obj.get(&f.name)) {
+        self.shape(id, v, path)?;
+        for (i, f) in self.s.structs[id].fields.iter().enumerate() {
+            if let (FieldType::Struct(c), Some(fv)) = (&f.ty, member(self.s, id, i, v)) {
                 self.check_keys(*c, fv, &format!("{path}.{}", f.name))?;
             }
         }
         Ok(())
+    }
+
+    /// `v` can be a value of struct `id`: null, an object of its fields
+    /// (no others), or for a tuple an array of exactly its elements.
+    fn shape(&self, id: StructId, v: &Value, path: &str) -> Result<(), Error> {
+        let st = &self.s.structs[id];
+        match v {
+            Value::Array(a) if st.tuple && a.len() == st.fields.len() => Ok(()),
+            _ if st.tuple && !v.is_null() => err(format!(
+                "{path}: expected an array of {} elements for the tuple `{}`",
+                st.fields.len(),
+                st.name
+            )),
+            _ => self.object(id, v, path).map(|_| ()),
+        }
     }
 
     fn union(
@@ -612,6 +626,36 @@ fn default_json(s: &Schema, f: &Field) -> Option<Value> {
             Value::String(s.enums[e].variants[*variant].name.clone())
         }
     })
+}
+
+/// Field `i` of struct `id` in a JSON value: by position in a tuple's
+/// array (docs/idl.md §3.3), by name in an object.
+fn member<'v>(s: &Schema, id: StructId, i: usize, v: &'v Value) -> Option<&'v Value> {
+    let st = &s.structs[id];
+    if st.tuple {
+        v.as_array()?.get(i)
+    } else {
+        v.get(&st.fields[i].name)
+    }
+}
+
+fn member_mut<'v>(s: &Schema, id: StructId, i: usize, v: &'v mut Value) -> Option<&'v mut Value> {
+    let st = &s.structs[id];
+    if st.tuple {
+        v.as_array_mut()?.get_mut(i)
+    } else {
+        v.get_mut(&st.fields[i].name)
+    }
+}
+
+/// A decoded struct's JSON: its fields' object, or for a tuple their
+/// values in order.
+fn struct_value(s: &Schema, id: StructId, fields: Map<String, Value>) -> Value {
+    if s.structs[id].tuple {
+        Value::Array(fields.into_iter().map(|(_, v)| v).collect())
+    } else {
+        Value::Object(fields)
+    }
 }
 
 /// A map key's place in the map's order: a number (integers, enums by
@@ -913,7 +957,7 @@ impl Decoder<'_> {
             let v = self.slot(&fl.slot, at + fl.offset, present)?;
             m.insert(f.name.clone(), v);
         }
-        Ok(Value::Object(m))
+        Ok(struct_value(self.s, id, m))
     }
 
     fn scalar(&self, p: Primitive, at: u32, present: bool) -> Value {
@@ -1228,8 +1272,8 @@ impl Decoder<'_> {
                         let v = self.slot(&c.slot, cols[k] + i * c.size, present)?;
                         let mut place = &mut item;
                         for (step, index) in c.steps.iter().zip(&c.path) {
-                            let name = &self.s.structs[*step].fields[*index as usize].name;
-                            place = place.get_mut(name).expect("zero value has every field");
+                            place = member_mut(self.s, *step, *index as usize, place)
+                                .expect("zero value has every field");
                         }
                         *place = v;
                     }
@@ -1255,7 +1299,7 @@ impl Decoder<'_> {
             };
             m.insert(f.name.clone(), v);
         }
-        Ok(Value::Object(m))
+        Ok(struct_value(self.s, id, m))
     }
 
     fn union(&mut self, id: UnionId, tag_at: u32, off_at: u32) -> Result<Value, Error> {

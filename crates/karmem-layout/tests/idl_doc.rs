@@ -171,6 +171,7 @@ fn every_diagnostic_is_documented_in_idl_md() {
         "crates/karmem-schema/src/resolve.rs",
         "crates/karmem-schema/src/resolve/defaults.rs",
         "crates/karmem-schema/src/resolve/maps.rs",
+        "crates/karmem-schema/src/resolve/tuples.rs",
         "crates/karmem-schema/src/imports.rs",
         "crates/karmem-layout/src/compute.rs",
     ] {

@@ -143,6 +143,11 @@ pub enum TypeExpr {
         elem: Box<TypeExpr>,
         span: Span,
     },
+    /// `(T0, T1, ...)`: a tuple of two or more types.
+    Tuple {
+        elems: Vec<TypeExpr>,
+        span: Span,
+    },
     /// `map<K, V>`.
     Map {
         key: Box<TypeExpr>,
@@ -155,7 +160,9 @@ impl TypeExpr {
     pub fn span(&self) -> Span {
         match self {
             TypeExpr::Named(id) => id.span,
-            TypeExpr::Array { span, .. } | TypeExpr::Map { span, .. } => *span,
+            TypeExpr::Array { span, .. }
+            | TypeExpr::Map { span, .. }
+            | TypeExpr::Tuple { span, .. } => *span,
         }
     }
 }

@@ -224,6 +224,10 @@ pub struct Struct {
     pub fields: Vec<Field>,
     pub span: Span,
     pub doc: Vec<String>,
+    /// Declared for a tuple type `(T0, T1, ...)` (docs/idl.md §3.3): an
+    /// inline struct whose fields `F0`, `F1`... are positional (a Rust
+    /// tuple struct, a JSON array).
+    pub tuple: bool,
 }
 
 #[derive(Clone, Debug)]

@@ -584,6 +584,17 @@ impl Parser {
                 elem: Box::new(elem),
                 span: Span::new(start, self.prev_end()),
             })
+        } else if self.is_sym('(') {
+            let start = self.bump().span.start;
+            let mut elems = vec![self.type_expr()?];
+            while self.eat_sym(',') {
+                elems.push(self.type_expr()?);
+            }
+            self.expect_sym(')', Some("a tuple is written `(T0, T1, ...)`"))?;
+            Ok(TypeExpr::Tuple {
+                elems,
+                span: Span::new(start, self.prev_end()),
+            })
         } else if self.is_word("map") && matches!(self.peek_at(1), Tok::Sym('<')) {
             let start = self.bump().span.start;
             self.bump();

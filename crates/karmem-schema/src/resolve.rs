@@ -12,6 +12,7 @@ use crate::model::*;
 
 mod defaults;
 mod maps;
+mod tuples;
 
 /// Largest size any struct may have: offsets are 32 bits.
 const MAX_SIZE: u64 = u32::MAX as u64;
@@ -210,6 +211,7 @@ impl Resolver {
                         fields: Vec::new(),
                         span: s.name.span,
                         doc: s.doc.clone(),
+                        tuple: false,
                     });
                     (&s.name, Some(Named::Struct(self.schema.structs.len() - 1)))
                 }
@@ -539,6 +541,11 @@ impl Resolver {
         if let TypeExpr::Map { key, value, .. } = &f.ty {
             return self.map_type(f, key, value);
         }
+        if let TypeExpr::Tuple { elems, span } = &f.ty {
+            return self
+                .tuple_struct(&f.name.name, elems, *span)
+                .map(FieldType::Struct);
+        }
         // Annotations first: they shape the array type.
         let mut layout: Option<(ArrayLayout, &ast::Attr)> = None;
         let mut string_attr: Option<&ast::Attr> = None;
@@ -604,7 +611,9 @@ impl Resolver {
         let (kind, elem_expr) = match &f.ty {
             TypeExpr::Named(id) if id.name == "string" => (Some(ArrayKind::Dynamic), None),
             TypeExpr::Named(_) => (None, None),
-            TypeExpr::Map { .. } => unreachable!("maps are resolved first"),
+            TypeExpr::Map { .. } | TypeExpr::Tuple { .. } => {
+                unreachable!("maps and tuples are resolved first")
+            }
             TypeExpr::Array { kind, elem, .. } => {
                 let kind = match kind {
                     ArrayKindExpr::Dynamic => ArrayKind::Dynamic,
@@ -696,6 +705,13 @@ impl Resolver {
             None => (ElemType::Scalar(Primitive::U8), true),
             Some(TypeExpr::Array { .. }) => unreachable!("arrays of arrays are resolved above"),
             Some(TypeExpr::Map { .. }) => unreachable!("arrays of maps are resolved above"),
+            Some(TypeExpr::Tuple { elems, span }) => {
+                let name = self.field.clone();
+                (
+                    ElemType::Struct(self.tuple_struct(&name, elems, *span)?),
+                    false,
+                )
+            }
             Some(TypeExpr::Named(id)) => match self.lookup(id)? {
                 Named::Primitive(p, text) => (ElemType::Scalar(p), text),
                 Named::Enum(e) => (ElemType::Enum(e), false),

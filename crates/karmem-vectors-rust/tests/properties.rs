@@ -82,6 +82,10 @@ impl Gen<'_> {
             let v = self.slot(&f.slot, depth + 1);
             m.insert(name, v);
         }
+        // A tuple is an array in JSON (docs/idl.md §3.3).
+        if self.s.structs[id].tuple {
+            return Value::Array(m.into_iter().map(|(_, v)| v).collect());
+        }
         Value::Object(m)
     }
 

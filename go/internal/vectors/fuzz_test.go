@@ -16,6 +16,7 @@ var dataModel = []string{
 	"vectors/defaults/new.km",
 	"vectors/nested/schema.km",
 	"vectors/maps/schema.km",
+	"vectors/tuples/schema.km",
 }
 
 // FuzzDataModel: the first byte picks the schema; the rest is a message

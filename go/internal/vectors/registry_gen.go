@@ -32,6 +32,7 @@ import (
 	vectors_struct_arrays_schema "karmem.org/go/karmem/internal/gen/vectors_struct_arrays_schema"
 	vectors_tables_schema "karmem.org/go/karmem/internal/gen/vectors_tables_schema"
 	vectors_text_schema "karmem.org/go/karmem/internal/gen/vectors_text_schema"
+	vectors_tuples_schema "karmem.org/go/karmem/internal/gen/vectors_tuples_schema"
 	vectors_unions_schema "karmem.org/go/karmem/internal/gen/vectors_unions_schema"
 )
 
@@ -879,6 +880,105 @@ var schemas = map[string]map[string]rootType{
 			validate: func(r *karmem.Reader) error { _, err := vectors_text_schema.ValidateText(r); return err },
 			trust: func(r *karmem.Reader) (views, error) {
 				return bothViews(r, vectors_text_schema.ValidateText, vectors_text_schema.TrustText)
+			},
+		},
+	},
+	"vectors/tuples/schema.km": {
+		"Unit": {
+			new:      func() object { return new(vectors_tuples_schema.Unit) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_tuples_schema.ValidateUnit(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_tuples_schema.ValidateUnit, vectors_tuples_schema.TrustUnit)
+			},
+		},
+		"Root": {
+			new:      func() object { return new(vectors_tuples_schema.Root) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_tuples_schema.ValidateRoot(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_tuples_schema.ValidateRoot, vectors_tuples_schema.TrustRoot)
+			},
+		},
+		"RootPosTuple": {
+			new:      func() object { return new(vectors_tuples_schema.RootPosTuple) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_tuples_schema.ValidateRootPosTuple(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_tuples_schema.ValidateRootPosTuple, vectors_tuples_schema.TrustRootPosTuple)
+			},
+		},
+		"RootNamedTuple": {
+			new:      func() object { return new(vectors_tuples_schema.RootNamedTuple) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_tuples_schema.ValidateRootNamedTuple(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_tuples_schema.ValidateRootNamedTuple, vectors_tuples_schema.TrustRootNamedTuple)
+			},
+		},
+		"RootNestedF1Tuple": {
+			new:      func() object { return new(vectors_tuples_schema.RootNestedF1Tuple) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_tuples_schema.ValidateRootNestedF1Tuple(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_tuples_schema.ValidateRootNestedF1Tuple, vectors_tuples_schema.TrustRootNestedF1Tuple)
+			},
+		},
+		"RootNestedTuple": {
+			new:      func() object { return new(vectors_tuples_schema.RootNestedTuple) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_tuples_schema.ValidateRootNestedTuple(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_tuples_schema.ValidateRootNestedTuple, vectors_tuples_schema.TrustRootNestedTuple)
+			},
+		},
+		"RootWithTableTuple": {
+			new: func() object { return new(vectors_tuples_schema.RootWithTableTuple) },
+			validate: func(r *karmem.Reader) error {
+				_, err := vectors_tuples_schema.ValidateRootWithTableTuple(r)
+				return err
+			},
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_tuples_schema.ValidateRootWithTableTuple, vectors_tuples_schema.TrustRootWithTableTuple)
+			},
+		},
+		"RootPointsTuple": {
+			new:      func() object { return new(vectors_tuples_schema.RootPointsTuple) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_tuples_schema.ValidateRootPointsTuple(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_tuples_schema.ValidateRootPointsTuple, vectors_tuples_schema.TrustRootPointsTuple)
+			},
+		},
+		"RootLabelsTuple": {
+			new:      func() object { return new(vectors_tuples_schema.RootLabelsTuple) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_tuples_schema.ValidateRootLabelsTuple(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_tuples_schema.ValidateRootLabelsTuple, vectors_tuples_schema.TrustRootLabelsTuple)
+			},
+		},
+		"RootFixedTuple": {
+			new:      func() object { return new(vectors_tuples_schema.RootFixedTuple) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_tuples_schema.ValidateRootFixedTuple(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_tuples_schema.ValidateRootFixedTuple, vectors_tuples_schema.TrustRootFixedTuple)
+			},
+		},
+		"RootMaybeTuple": {
+			new:      func() object { return new(vectors_tuples_schema.RootMaybeTuple) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_tuples_schema.ValidateRootMaybeTuple(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_tuples_schema.ValidateRootMaybeTuple, vectors_tuples_schema.TrustRootMaybeTuple)
+			},
+		},
+		"RootScoresValueTuple": {
+			new: func() object { return new(vectors_tuples_schema.RootScoresValueTuple) },
+			validate: func(r *karmem.Reader) error {
+				_, err := vectors_tuples_schema.ValidateRootScoresValueTuple(r)
+				return err
+			},
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_tuples_schema.ValidateRootScoresValueTuple, vectors_tuples_schema.TrustRootScoresValueTuple)
+			},
+		},
+		"RootScoresEntry": {
+			new:      func() object { return new(vectors_tuples_schema.RootScoresEntry) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_tuples_schema.ValidateRootScoresEntry(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_tuples_schema.ValidateRootScoresEntry, vectors_tuples_schema.TrustRootScoresEntry)
 			},
 		},
 	},

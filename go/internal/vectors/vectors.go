@@ -203,6 +203,18 @@ func fromJSON(v any, dst reflect.Value, path string) error {
 	}
 	switch dst.Kind() {
 	case reflect.Struct:
+		// A tuple (docs/idl.md §3.3) is an array of its fields in order.
+		if items, ok := v.([]any); ok {
+			if len(items) != dst.NumField() {
+				return fmt.Errorf("%s: expected %d elements", path, dst.NumField())
+			}
+			for i, item := range items {
+				if err := fromJSON(item, dst.Field(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 		m, ok := v.(map[string]any)
 		if !ok {
 			return fmt.Errorf("%s: expected an object", path)

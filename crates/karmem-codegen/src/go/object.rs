@@ -63,12 +63,57 @@ impl Gen<'_> {
             self.c.close("}");
         }
         self.c.line("");
+        if st.tuple {
+            self.tuple_json(id);
+        }
         if self.s.has_defaults(id) {
             self.constructor(id);
         }
         self.write_functions(id);
         self.read_functions(id);
         self.validate_functions(id);
+    }
+
+    /// A tuple (docs/idl.md §3.3) in JSON is an array of its elements, as
+    /// `karmem json` and the golden vectors write it.
+    fn tuple_json(&mut self, id: StructId) {
+        let name = self.struct_name(id);
+        let n = self.s.structs[id].fields.len();
+        let fields: Vec<String> = (0..n)
+            .map(|i| format!("x.{}", self.field_name(id, i)))
+            .collect();
+        self.c
+            .line("// MarshalJSON writes the tuple as a JSON array of its elements.");
+        self.c
+            .open(&format!("func (x {name}) MarshalJSON() ([]byte, error) {{"));
+        self.c.line(&format!(
+            "return json.Marshal([]any{{{}}})",
+            fields.join(", ")
+        ));
+        self.c.close("}");
+        self.c.line("");
+        self.c
+            .line("// UnmarshalJSON reads the tuple from a JSON array of its elements.");
+        self.c.open(&format!(
+            "func (x *{name}) UnmarshalJSON(b []byte) error {{"
+        ));
+        self.c.open("if string(b) == \"null\" {");
+        self.c.line("return nil");
+        self.c.close("}");
+        self.c.line("var items []json.RawMessage");
+        self.c.try_call("json.Unmarshal(b, &items)", "err");
+        self.c.open(&format!("if len(items) != {n} {{"));
+        self.c.line(&format!(
+            "return errors.New(\"karmem: a {name} is a JSON array of {n} elements\")"
+        ));
+        self.c.close("}");
+        for (i, f) in fields.iter().enumerate() {
+            self.c
+                .try_call(&format!("json.Unmarshal(items[{i}], &{f})"), "err");
+        }
+        self.c.line("return nil");
+        self.c.close("}");
+        self.c.line("");
     }
 
     /// `NewX()`: a value holding the schema's defaults (docs/idl.md

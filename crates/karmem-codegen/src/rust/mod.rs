@@ -276,6 +276,10 @@ impl Gen<'_> {
         format!("{}View", self.union_name(id))
     }
     fn field_ident(&self, id: StructId, index: usize) -> String {
+        if self.s.structs[id].tuple {
+            // A tuple struct's fields are positional.
+            return index.to_string();
+        }
         rust_ident(&snake(&self.s.structs[id].fields[index].name))
     }
     /// `K` when the SoA columns of `id` are exactly its fields, in order,

@@ -72,19 +72,28 @@ impl Gen<'_> {
             // Field order and no padding are relied on by `write_soa_slice`.
             self.c.line("#[repr(C)]");
         }
+        // A tuple `(T0, T1)` is a tuple struct: positional, `.0`, `.1`
+        // (docs/idl.md §3.3); serde writes it as a JSON array.
+        let tuple = st.tuple;
         if self.serde {
             self.c
                 .line("#[derive(serde::Serialize, serde::Deserialize)]");
-            self.c.line("#[serde(default, deny_unknown_fields)]");
+            if !tuple {
+                self.c.line("#[serde(default, deny_unknown_fields)]");
+            }
         }
-        self.c.open(&format!("pub struct {name} {{"));
+        if tuple {
+            self.c.open(&format!("pub struct {name}("));
+        } else {
+            self.c.open(&format!("pub struct {name} {{"));
+        }
         let mut defaults = Vec::new();
         for (i, f) in st.fields.iter().enumerate() {
             for d in &f.doc {
                 self.c.line(&format!("/// {d}"));
             }
             let ident = self.field_ident(id, i);
-            if self.serde && ident.trim_end_matches('_') != f.name {
+            if self.serde && !tuple && ident.trim_end_matches('_') != f.name {
                 self.c.line(&format!("#[serde(rename = \"{}\")]", f.name));
             }
             let ty = match &f.ty {
@@ -96,7 +105,11 @@ impl Gen<'_> {
                 _ if f.optional => format!("Option<{}>", self.obj_type(&f.ty)),
                 _ => self.obj_type(&f.ty),
             };
-            self.c.line(&format!("pub {ident}: {ty},"));
+            if tuple {
+                self.c.line(&format!("pub {ty},"));
+            } else {
+                self.c.line(&format!("pub {ident}: {ty},"));
+            }
             let default = match (&f.ty, f.nonzero_default()) {
                 _ if f.optional => "None".to_string(),
                 (_, Some(DefaultValue::Text(t))) => format!("String::from({t:?})"),
@@ -113,19 +126,24 @@ impl Gen<'_> {
                 ) => "core::array::from_fn(|_| core::default::Default::default())".to_string(),
                 _ => "core::default::Default::default()".to_string(),
             };
-            defaults.push(format!("{ident}: {default},"));
+            defaults.push(if tuple {
+                format!("{default},")
+            } else {
+                format!("{ident}: {default},")
+            });
         }
-        self.c.close("}");
+        self.c.close(if tuple { ");" } else { "}" });
         self.c.line("");
         self.c.line("#[allow(clippy::derivable_impls)]");
         self.c
             .open(&format!("impl core::default::Default for {name} {{"));
         self.c.open("fn default() -> Self {");
-        self.c.open(&format!("{name} {{"));
+        self.c
+            .open(&format!("{name}{}", if tuple { "(" } else { " {" }));
         for default in &defaults {
             self.c.line(default);
         }
-        self.c.close("}");
+        self.c.close(if tuple { ")" } else { "}" });
         self.c.close("}");
         self.c.close("}");
         self.c.line("");

@@ -49,20 +49,35 @@ impl Gen<'_> {
         soa: &SoaLayout,
         values: &[(Vec<u32>, String)],
     ) -> String {
+        let tuple = self.s.structs[id].tuple;
         let mut fields = Vec::new();
         for i in 0..self.s.structs[id].fields.len() {
             prefix.push(i as u32);
             let ident = self.field_ident(id, i);
-            if let Some((_, value)) = values.iter().find(|(path, _)| path == prefix) {
-                fields.push(format!("{ident}: {value}"));
+            let value = if let Some((_, value)) = values.iter().find(|(path, _)| path == prefix) {
+                Some(value.clone())
             } else if let Some(c) = soa.columns.iter().find(|c| c.path.starts_with(prefix)) {
                 let child = c.steps[prefix.len()];
-                let inner = self.soa_literal(child, prefix, soa, values);
-                fields.push(format!("{ident}: {inner}"));
+                Some(self.soa_literal(child, prefix, soa, values))
+            } else {
+                None
+            };
+            if let Some(value) = value {
+                // A tuple struct is built positionally (every element is
+                // a column here: the literal is only used when all are).
+                fields.push(if tuple {
+                    value
+                } else {
+                    format!("{ident}: {value}")
+                });
             }
             prefix.pop();
         }
-        format!("{} {{ {} }}", self.struct_name(id), fields.join(", "))
+        if tuple {
+            format!("{}({})", self.struct_name(id), fields.join(", "))
+        } else {
+            format!("{} {{ {} }}", self.struct_name(id), fields.join(", "))
+        }
     }
 
     /// Cache lines worth prefetching ahead for an SoA column during a

@@ -95,7 +95,12 @@ impl Gen<'_> {
         }
         self.c.close("}");
         for (i, f) in sl.fields.iter().enumerate() {
-            let ident = view_ident(&self.field_ident(id, i));
+            // A tuple's viewer names its elements `f0`, `f1`...
+            let ident = if self.s.structs[id].tuple {
+                format!("f{i}")
+            } else {
+                view_ident(&self.field_ident(id, i))
+            };
             let ctx = if table {
                 Ctx::Table {
                     t: "self.t".into(),

@@ -60,6 +60,7 @@ impl Resolver {
             fields: vec![field("Key", key_ty), field("Value", value_ty)],
             span: f.span,
             doc: vec![format!("An entry of map `{}.{}`.", self.owner, f.name.name)],
+            tuple: false,
         });
         self.schema.order.push(Item::Struct(entry));
         self.names
