@@ -27,26 +27,12 @@ func (m Map[K, V]) Len() int { return int(m.a.Len) }
 
 // Get returns the value of key, and whether the map has it.
 func (m Map[K, V]) Get(r *Reader, key K) (V, bool) {
-	if m.key != nil {
-		if i, ok := search(m.a.Len, func(i uint32) int {
-			return cmp.Compare(m.key(r, m.a.Offset+i*m.stride), key)
-		}); ok {
-			return m.value(r, m.a.Offset+i*m.stride), true
-		}
-	}
-	var zero V
-	return zero, false
+	return lookup(m.a, m.stride, r, key, m.key, m.value)
 }
 
 // At returns entry i in key order (zero values out of range).
 func (m Map[K, V]) At(r *Reader, i int) (K, V) {
-	if m.key == nil || i < 0 || i >= int(m.a.Len) {
-		var k K
-		var v V
-		return k, v
-	}
-	at := m.a.Offset + uint32(i)*m.stride
-	return m.key(r, at), m.value(r, at)
+	return entry(m.a, m.stride, r, i, m.key, m.value)
 }
 
 // TrustedMap is Map over a validated message (Trusted).
@@ -67,44 +53,46 @@ func (m TrustedMap[K, V]) Len() int { return int(m.a.Len) }
 
 // Get returns the value of key, and whether the map has it.
 func (m TrustedMap[K, V]) Get(t Trusted, key K) (V, bool) {
-	if m.key != nil {
-		if i, ok := search(m.a.Len, func(i uint32) int {
-			return cmp.Compare(m.key(t, m.a.Offset+i*m.stride), key)
-		}); ok {
-			return m.value(t, m.a.Offset+i*m.stride), true
-		}
-	}
-	var zero V
-	return zero, false
+	return lookup(m.a, m.stride, t, key, m.key, m.value)
 }
 
 // At returns entry i in key order (zero values out of range).
 func (m TrustedMap[K, V]) At(t Trusted, i int) (K, V) {
-	if m.key == nil || i < 0 || i >= int(m.a.Len) {
-		var k K
-		var v V
-		return k, v
-	}
-	at := m.a.Offset + uint32(i)*m.stride
-	return m.key(t, at), m.value(t, at)
+	return entry(m.a, m.stride, t, i, m.key, m.value)
 }
 
-// search finds the entry whose key compares equal (compare(i) < 0: entry
-// i's key is smaller than the one looked for).
-func search(n uint32, compare func(i uint32) int) (uint32, bool) {
-	lo, hi := uint32(0), n
+// lookup is Get for either reader R: a binary search over the entries
+// (nil functions: the zero map, which has none).
+func lookup[R any, K cmp.Ordered, V any](a ArrayRef, stride uint32, r R, key K, keyAt func(R, uint32) K, valueAt func(R, uint32) V) (V, bool) {
+	var zero V
+	if keyAt == nil {
+		return zero, false
+	}
+	lo, hi := uint32(0), a.Len
 	for lo < hi {
 		mid := lo + (hi-lo)/2
-		switch c := compare(mid); {
+		at := a.Offset + mid*stride
+		switch c := cmp.Compare(keyAt(r, at), key); {
 		case c < 0:
 			lo = mid + 1
 		case c > 0:
 			hi = mid
 		default:
-			return mid, true
+			return valueAt(r, at), true
 		}
 	}
-	return 0, false
+	return zero, false
+}
+
+// entry is At for either reader R.
+func entry[R any, K, V any](a ArrayRef, stride uint32, r R, i int, keyAt func(R, uint32) K, valueAt func(R, uint32) V) (K, V) {
+	if keyAt == nil || i < 0 || i >= int(a.Len) {
+		var k K
+		var v V
+		return k, v
+	}
+	at := a.Offset + uint32(i)*stride
+	return keyAt(r, at), valueAt(r, at)
 }
 
 // SortedKeys returns the keys of m in order: a writer stores a map's

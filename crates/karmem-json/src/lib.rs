@@ -209,10 +209,7 @@ impl Encoder<'_> {
         match e.variants.iter().find(|x| x.name == *name) {
             // The schema checked that the value fits the enum's type.
             Some(x) => {
-                let number = match i64::try_from(x.value) {
-                    Ok(i) => Value::from(i),
-                    Err(_) => Value::from(x.value as u64),
-                };
+                let number = number_value(x.value);
                 self.scalar(repr, &number, at, path)
             }
             None => {
@@ -612,10 +609,7 @@ impl Encoder<'_> {
 /// codec prints them (RATIONALE R6.5).
 fn default_json(s: &Schema, f: &Field) -> Option<Value> {
     Some(match f.nonzero_default()? {
-        DefaultValue::Int(v) => match i64::try_from(*v) {
-            Ok(i) => Value::from(i),
-            Err(_) => Value::from(*v as u64),
-        },
+        DefaultValue::Int(v) => number_value(*v),
         DefaultValue::Float(v) => float(*v),
         DefaultValue::Bool(b) => Value::Bool(*b),
         DefaultValue::Text(t) => Value::String(t.clone()),
@@ -692,6 +686,7 @@ fn map_key(s: &Schema, slot: &Slot, text: &str) -> Option<(MapKey, Value)> {
     }
 }
 
+/// An integer of any wire type (`i64::MIN ..= u64::MAX`) as a JSON number.
 fn number_value(n: i128) -> Value {
     match i64::try_from(n) {
         Ok(i) => Value::from(i),

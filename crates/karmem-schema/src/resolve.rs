@@ -10,6 +10,7 @@ use crate::ast::{self, ArrayKindExpr, TypeExpr};
 use crate::diagnostic::Diagnostic;
 use crate::model::*;
 
+mod declared;
 mod defaults;
 mod maps;
 mod tuples;
@@ -818,18 +819,7 @@ impl Resolver {
         map_span: Span,
     ) -> Option<ArrayType> {
         self.no_fixed_outer(span, kind, "use a limited array of maps: `[<N]map<K, V>`")?;
-        let element = ast::FieldDecl {
-            name: ast::Ident {
-                name: format!("{}Item", self.field),
-                span: map_span,
-            },
-            optional: None,
-            ty: map.clone(),
-            attrs: Vec::new(),
-            default: None,
-            doc: Vec::new(),
-            span: map_span,
-        };
+        let element = declared::part(format!("{}Item", self.field), map, Vec::new(), map_span);
         let FieldType::Array(inner) = self.map_type(&element, key, value)? else {
             unreachable!("a map is an array of its entries")
         };

@@ -82,13 +82,13 @@ fn paths_are_relative_to_the_importing_file() {
         ("app/main.km", "karmem a;\nimport `types/a.km`;\n"),
         (
             "app/types/a.km",
-            "karmem a;\nimport \"../shared/b.km\";\nstruct A table { B B; }\n",
+            "karmem a;\nimport \"../common/b.km\";\nstruct A table { B B; }\n",
         ),
-        ("app/shared/b.km", "karmem b;\nstruct B table { }\n"),
+        ("app/common/b.km", "karmem b;\nstruct B table { }\n"),
     ]);
     let c = disk.compile("app/main.km").unwrap();
     assert_eq!(struct_names(&c), ["A", "B"]);
-    assert_eq!(*disk.reads.borrow(), ["app/types/a.km", "app/shared/b.km"]);
+    assert_eq!(*disk.reads.borrow(), ["app/types/a.km", "app/common/b.km"]);
 }
 
 #[test]

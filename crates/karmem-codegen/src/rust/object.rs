@@ -416,9 +416,9 @@ impl Gen<'_> {
             Slot::Optional { value_at, value } => {
                 let copy = matches!(**value, Slot::Scalar(_) | Slot::Enum { .. });
                 let by = if copy { "" } else { "&" };
-                c.open(&format!("if let Some({OPTIONAL_VALUE}) = {by}{place} {{"));
+                c.open(&format!("if let Some({BORROWED_VALUE}) = {by}{place} {{"));
                 c.line(&format!("w.put::<u8>({pos}, 1);"));
-                self.write_slot(c, value, OPTIONAL_VALUE, &format!("{pos} + {value_at}"));
+                self.write_slot(c, value, BORROWED_VALUE, &format!("{pos} + {value_at}"));
                 c.close("}");
             }
             Slot::Union { id, .. } => c.line(&format!(
@@ -459,13 +459,13 @@ impl Gen<'_> {
         // Numbers are copied out of the map, the rest borrowed.
         let deref = |slot: &Slot| if copy(slot) { "&" } else { "" };
         c.open(&format!(
-            "for (i, ({}key, {}{OPTIONAL_VALUE})) in {place}.iter().enumerate() {{",
+            "for (i, ({}key, {}{BORROWED_VALUE})) in {place}.iter().enumerate() {{",
             deref(&key.slot),
             deref(&value.slot)
         ));
         c.line(&format!("let at = block + {};", mul("i as u32", stride)));
         self.write_slot(c, &key.slot, "key", &add("at", key.offset));
-        self.write_slot(c, &value.slot, OPTIONAL_VALUE, &add("at", value.offset));
+        self.write_slot(c, &value.slot, BORROWED_VALUE, &add("at", value.offset));
         c.close("}");
         c.line(&format!(
             "w.put_array_ref({pos}, block, {place}.len() as u32, {place}.len() as u32);"
@@ -518,11 +518,11 @@ impl Gen<'_> {
                     "let block = w.alloc_array({place}.len(), {ARRAY_REF_SIZE})?;"
                 ));
                 c.open(&format!(
-                    "for (i, {OPTIONAL_VALUE}) in {place}.iter().enumerate() {{"
+                    "for (i, {BORROWED_VALUE}) in {place}.iter().enumerate() {{"
                 ));
                 c.line(&format!("let at = block + i as u32 * {ARRAY_REF_SIZE};"));
-                self.write_limit(c, inner, OPTIONAL_VALUE);
-                self.write_array(c, inner, data, OPTIONAL_VALUE, "at");
+                self.write_limit(c, inner, BORROWED_VALUE);
+                self.write_array(c, inner, data, BORROWED_VALUE, "at");
                 c.close("}");
                 c.line(&format!(
                     "w.put_array_ref({pos}, block, {place}.len() as u32, {place}.len() as u32);"
@@ -960,21 +960,22 @@ impl Gen<'_> {
     }
 }
 
-/// `then` when `present` is `true`; otherwise `if present { then } else {
-/// otherwise }`.
-/// The binding of an optional field's value while it is written: a
-/// reference already (`if let Some(value) = &self.tags`).
-const OPTIONAL_VALUE: &str = "value";
+/// The binding of a value the writer reaches through a reference (an
+/// optional field's value, a map's value, an element of an array of
+/// arrays: `if let Some(value) = &self.tags`), so already borrowed.
+const BORROWED_VALUE: &str = "value";
 
 /// `place` as a reference argument: borrowed, unless it is one already.
 fn borrowed(place: &str) -> String {
-    if place == OPTIONAL_VALUE {
+    if place == BORROWED_VALUE {
         place.to_string()
     } else {
         format!("&{place}")
     }
 }
 
+/// `then` when `present` is `true`; otherwise `if present { then } else {
+/// otherwise }`.
 fn guarded(c: &mut Code, present: &str, then: impl FnOnce(&mut Code), otherwise: &str) {
     if present == "true" {
         then(c);

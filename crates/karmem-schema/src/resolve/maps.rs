@@ -4,6 +4,7 @@
 //! inline struct of the schema, so every layout, writer, reader and
 //! validator handles the values of any type without a case of its own.
 
+use super::declared::{field, part};
 use super::{Named, Resolver};
 use crate::ast::{self, TypeExpr};
 use crate::diagnostic::Diagnostic;
@@ -18,53 +19,30 @@ impl Resolver {
     ) -> Option<FieldType> {
         let key_ty = self.map_key(key)?;
         // Layout annotations and `@string` of the field apply to the value.
-        let value_decl = ast::FieldDecl {
-            name: ast::Ident {
-                name: format!("{}Value", f.name.name),
-                span: f.name.span,
-            },
-            optional: None,
-            ty: value.clone(),
-            attrs: f.attrs.clone(),
-            default: None,
-            doc: Vec::new(),
-            span: f.span,
-        };
+        let value_decl = part(
+            format!("{}Value", f.name.name),
+            value,
+            f.attrs.clone(),
+            f.name.span,
+        );
         let value_ty = self.field_type(&value_decl)?;
         let name = format!("{}{}Entry", self.owner, f.name.name);
-        if let Some((_, first)) = self.names.get(&name) {
-            let first = *first;
-            self.diags.push(
-                Diagnostic::error(
-                    f.name.span,
-                    format!("the entries of map `{}` would be named `{name}`, a declared type", f.name.name),
-                )
-                .with_label("map field")
-                .with_secondary(first, "declared here")
-                .with_hint("rename the field or the type: a map's entry type is its struct's name, the field's, then `Entry`"),
-            );
-            return None;
-        }
-        let entry = self.schema.structs.len();
-        let field = |name: &str, ty: FieldType| Field {
-            name: name.to_string(),
-            ty,
-            span: f.name.span,
-            doc: Vec::new(),
-            optional: false,
-            default: None,
-        };
-        self.schema.structs.push(Struct {
-            name: name.clone(),
-            kind: StructKind::Inline,
-            fields: vec![field("Key", key_ty), field("Value", value_ty)],
-            span: f.span,
-            doc: vec![format!("An entry of map `{}.{}`.", self.owner, f.name.name)],
-            tuple: false,
-        });
-        self.schema.order.push(Item::Struct(entry));
-        self.names
-            .insert(name, (Some(Named::Struct(entry)), f.name.span));
+        self.free_name(&name, |first| {
+            Diagnostic::error(
+                f.name.span,
+                format!("the entries of map `{}` would be named `{name}`, a declared type", f.name.name),
+            )
+            .with_label("map field")
+            .with_secondary(first, "declared here")
+            .with_hint("rename the field or the type: a map's entry type is its struct's name, the field's, then `Entry`")
+        })?;
+        let span = f.name.span;
+        let doc = format!("An entry of map `{}.{}`.", self.owner, f.name.name);
+        let fields = vec![
+            field("Key".into(), key_ty, span),
+            field("Value".into(), value_ty, span),
+        ];
+        let entry = self.declare_inline(name, fields, f.span, doc, false);
         Some(FieldType::Array(ArrayType {
             elem: ElemType::Struct(entry),
             kind: ArrayKind::Dynamic,
