@@ -23,7 +23,7 @@ mod views;
 
 use std::collections::BTreeSet;
 
-use karmem_layout::{ArrayData, FixedElem, Layout, Slot};
+use karmem_layout::{ArrayData, Layout, Slot};
 use karmem_schema::model::*;
 
 use crate::names::camel;
@@ -502,6 +502,9 @@ impl Gen<'_> {
     /// Which helper types the schema's arrays need.
     fn uses(&self) -> Uses {
         let mut u = Uses::default();
+        let tables: Vec<bool> = (0..self.s.structs.len())
+            .map(|id| self.is_table(id))
+            .collect();
         let mut slots: Vec<&Slot> = Vec::new();
         for st in &self.l.structs {
             slots.extend(st.fields.iter().map(|f| &f.slot));
@@ -515,15 +518,8 @@ impl Gen<'_> {
                 Slot::Optional { value, .. } => value,
                 other => other,
             };
-            match slot {
-                Slot::FixedArray {
-                    elem: FixedElem::InlineStruct(id),
-                    ..
-                } => {
-                    u.aos.insert(*id);
-                }
-                Slot::ArrayRef { array, data } => u.note_array(array, data),
-                _ => {}
+            if let Slot::ArrayRef { array, data } = slot {
+                u.note_array(array, data, &tables);
             }
         }
         u
@@ -674,9 +670,11 @@ struct Uses {
 impl Uses {
     /// The helper types an array of `data` needs, its elements' included
     /// when they are arrays themselves.
-    fn note_array(&mut self, array: &ArrayType, data: &ArrayData) {
+    /// Arrays of inline structs need none: they are slices of the viewer
+    /// images.
+    fn note_array(&mut self, array: &ArrayType, data: &ArrayData, tables: &[bool]) {
         match data {
-            ArrayData::AosInline { id, .. } | ArrayData::AosTable { id } => {
+            ArrayData::AosTable { id } => {
                 self.aos.insert(*id);
             }
             ArrayData::UnionAos { id, .. } | ArrayData::UnionSoa { id, .. } => {
@@ -686,13 +684,13 @@ impl Uses {
                 let soa = array.layout == ArrayLayout::BoVoS;
                 self.bunches.insert((*id, soa));
                 if !soa {
-                    for v in variants {
+                    for v in variants.iter().filter(|v| tables[v.ty]) {
                         self.aos.insert(v.ty);
                     }
                 }
             }
-            ArrayData::Arrays { array, data } => self.note_array(array, data),
-            ArrayData::Plain { .. } | ArrayData::Soa { .. } => {}
+            ArrayData::Arrays { array, data } => self.note_array(array, data, tables),
+            ArrayData::Plain { .. } | ArrayData::Soa { .. } | ArrayData::AosInline { .. } => {}
         }
     }
 }

@@ -147,6 +147,16 @@ impl Pos {
     }
 }
 
+/// The bytes of an image field at `at`: `v[8:]` (`v[:]` at 0), for the
+/// `karmem.Load*` functions (RATIONALE R5.12).
+pub(crate) fn image_bytes(at: &Pos) -> String {
+    if at.terms.is_empty() && at.konst == 0 {
+        "v[:]".to_string()
+    } else {
+        format!("v[{}:]", at.compact())
+    }
+}
+
 /// `expr × k` in normal position (`x * 8`, or `x` when k is 1).
 pub(crate) fn times(expr: &str, k: u32) -> String {
     if k == 1 {

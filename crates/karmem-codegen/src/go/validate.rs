@@ -19,7 +19,12 @@ impl Gen<'_> {
     pub(crate) fn trust_function(&mut self, id: StructId) {
         let name = self.struct_name(id);
         let view = self.view_name(id);
-        let at = if self.is_table(id) { "t" } else { "at" };
+        // A trusted image is the checked one under its trusted type.
+        let root = if self.is_table(id) {
+            format!("{view}{{t: root.t}}")
+        } else {
+            format!("{view}(root)")
+        };
         self.c.line(&format!(
             "// Trust{name} validates a whole message whose root is a {name}, as"
         ));
@@ -33,8 +38,7 @@ impl Gen<'_> {
         ));
         self.c
             .line(&format!("t, root, err := karmem.Trust(r, Validate{name})"));
-        self.c
-            .line(&format!("return t, {view}{{{at}: root.{at}}}, err"));
+        self.c.line(&format!("return t, {root}, err"));
         self.c.close("}");
         self.c.line("");
     }
@@ -73,8 +77,9 @@ impl Gen<'_> {
                 &format!("validateAt{name}(&v, karmem.HeaderSize)"),
                 &format!("{view}{{}}, err"),
             );
-            self.c
-                .line(&format!("return {view}{{at: karmem.HeaderSize}}, nil"));
+            self.c.line(&format!(
+                "return karmem.Image[{view}](r, karmem.HeaderSize), nil"
+            ));
         }
         self.c.close("}");
         self.c.line("");

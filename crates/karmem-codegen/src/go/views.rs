@@ -14,9 +14,17 @@ use karmem_layout::{
 };
 use karmem_schema::model::*;
 
-use super::code::{align, Pos};
+use super::code::{align, image_bytes, Pos};
 use super::object::negate;
 use super::{go_prim, limit_of, wire, Ctx, Gen};
+
+/// Where a viewer reads a field: in the message (where decoders and
+/// validators read it too), or inside the byte image `v` of an inline struct
+/// (RATIONALE R5.12), whose field bytes are `v[pos:]`, always present.
+pub(crate) enum Place<'a> {
+    Msg(&'a Ctx),
+    Image(Pos),
+}
 
 impl Gen<'_> {
     fn struct_decl(&mut self, name: &str, fields: &[(&str, String)]) {
@@ -63,10 +71,22 @@ impl Gen<'_> {
         let sl = self.l.of_struct(id).clone();
         let table = self.is_table(id);
         let schema_name = self.s.structs[id].name.clone();
-        let kind = if table { "table" } else { "inline struct" };
-        self.c.line(&format!(
-            "// {view} reads the {kind} `{schema_name}` in place (zero-copy). Its methods"
-        ));
+        if table {
+            self.c.line(&format!(
+                "// {view} reads the table `{schema_name}` in place (zero-copy). Its methods"
+            ));
+        } else {
+            // The struct's bytes, copied: as cheap to pass as a position,
+            // and an AoS array of them is a slice over the message
+            // (RATIONALE R5.12).
+            self.c.line(&format!(
+                "// {view} is the inline struct `{schema_name}`: a copy of its {} bytes (an",
+                sl.size
+            ));
+            self.c.line(&format!(
+                "// AoS array of them is a []{view} over the message). Its methods"
+            ));
+        }
         if self.trusted {
             self.c.line(&format!(
                 "// take the karmem.Trusted of Trust{name} (a validated message) and skip"
@@ -80,11 +100,12 @@ impl Gen<'_> {
         if table {
             self.struct_decl(&view, &[("t", "karmem.Table".into())]);
         } else {
-            self.struct_decl(&view, &[("at", "uint32".into())]);
+            self.c.line(&format!("type {view} [{}]byte", sl.size));
+            self.c.line("");
         }
         // Trusted viewers start at the root Trust<T> returns.
         if !self.trusted {
-            self.new_struct_view(&view, &name, sl.size, table);
+            self.new_struct_view(&view, &name, table);
         }
         if table {
             self.c
@@ -94,27 +115,19 @@ impl Gen<'_> {
             self.c
                 .open(&format!("func (v {view}) Table() karmem.Table {{"));
             self.c.line("return v.t");
-        } else {
-            self.c
-                .line("// Position returns where the struct is in the message (0: absent).");
-            self.c
-                .open(&format!("func (v {view}) Position() uint32 {{"));
-            self.c.line("return v.at");
+            self.c.close("}");
+            self.c.line("");
         }
-        self.c.close("}");
-        self.c.line("");
         for (i, f) in sl.fields.iter().enumerate() {
             let fname = self.field_name(id, i);
-            let ctx = if table {
-                Ctx::Table {
-                    t: "v.t".into(),
-                    off: f.offset,
-                }
+            let in_table = Ctx::Table {
+                t: "v.t".into(),
+                off: f.offset,
+            };
+            let place = if table {
+                Place::Msg(&in_table)
             } else {
-                Ctx::Pos {
-                    pos: Pos::of("v.at").add(f.offset),
-                    absent: Some("v.at == 0".into()),
-                }
+                Place::Image(Pos::default().add(f.offset))
             };
             let field = &self.s.structs[id].fields[i];
             let (doc, default) = (field.doc.clone(), field.nonzero_default().cloned());
@@ -122,7 +135,7 @@ impl Gen<'_> {
                 &format!("v {view}"),
                 &fname,
                 &f.slot,
-                &ctx,
+                &place,
                 &doc,
                 default.as_ref(),
             );
@@ -133,7 +146,7 @@ impl Gen<'_> {
     }
 
     /// `New<T>Viewer(r, offset)`, the checked viewer at an offset.
-    fn new_struct_view(&mut self, view: &str, name: &str, size: u32, table: bool) {
+    fn new_struct_view(&mut self, view: &str, name: &str, table: bool) {
         self.c.line(&format!(
             "// New{view} returns the viewer of the {name} at offset; offset 0 selects"
         ));
@@ -147,10 +160,8 @@ impl Gen<'_> {
         if table {
             self.c.line(&format!("return {view}{{t: r.Table(offset)}}"));
         } else {
-            self.c.open(&format!("if !r.InlineAt(offset, {size}) {{"));
-            self.c.line(&format!("return {view}{{}}"));
-            self.c.close("}");
-            self.c.line(&format!("return {view}{{at: offset}}"));
+            self.c
+                .line(&format!("return karmem.Image[{view}](r, offset)"));
         }
         self.c.close("}");
         self.c.line("");
@@ -241,7 +252,7 @@ impl Gen<'_> {
                         pos: Pos::of("at").add(off),
                         absent: None,
                     };
-                    let (methods, ..) = self.accessor_methods("x", slot, &at, None);
+                    let (methods, ..) = self.accessor_methods("x", slot, &Place::Msg(&at), None);
                     let (_, ty, _, body) = methods.into_iter().next().expect("a view");
                     let body: Vec<String> = body.iter().map(|l| format!("\t{l}")).collect();
                     let f = format!(
@@ -277,9 +288,18 @@ impl Gen<'_> {
                     format!("{slice}[{t}](r, a.Offset, a.Len)"),
                 )
             }
+            // A slice of the element images over the message.
             (None, ArrayData::AosInline { id, .. }) => {
-                let v = self.aos_view(*id);
-                (v.clone(), format!("{v}{{off: a.Offset, n: a.Len}}"))
+                let v = self.view_name(*id);
+                let images = if self.trusted {
+                    "karmem.TrustedImages"
+                } else {
+                    "karmem.Images"
+                };
+                (
+                    format!("[]{v}"),
+                    format!("{images}[{v}](r, a.Offset, a.Len)"),
+                )
             }
             (None, ArrayData::AosTable { id }) => {
                 let v = self.aos_view(*id);
@@ -341,7 +361,7 @@ impl Gen<'_> {
         &self,
         name: &str,
         slot: &Slot,
-        ctx: &Ctx,
+        place: &Place,
         default: Option<&DefaultValue>,
     ) -> (
         Vec<(String, String, String, Vec<String>)>,
@@ -352,12 +372,44 @@ impl Gen<'_> {
         // An absent field (or SoA column) reads as its declared default:
         // the guard then returns the default instead of the zero value.
         let default = default.map(|d| self.default_expr(slot, d));
+        // An image field is a field at a fixed position that is always
+        // there; only its loads differ.
+        let in_image;
+        let (ctx, image) = match place {
+            Place::Msg(ctx) => (*ctx, false),
+            Place::Image(pos) => {
+                in_image = Ctx::Pos {
+                    pos: pos.clone(),
+                    absent: None,
+                };
+                (&in_image, true)
+            }
+        };
         let (pos, absent): (Pos, Option<String>) = match ctx {
             Ctx::Table { t, off } => (
                 Pos::of(&format!("{t}.Offset")).add(*off),
                 Some(format!("!{t}.Has({off}, {size})")),
             ),
             Ctx::Pos { pos, absent } => (pos.clone(), absent.clone()),
+        };
+        // A `wire` value at `at`: decoded from the image, or loaded through
+        // the reader.
+        let load = |w: &str, at: &Pos| {
+            if image {
+                format!("karmem.Load{w}({})", image_bytes(at))
+            } else {
+                format!("r.{w}({})", at.normal())
+            }
+        };
+        // The inline struct (or fixed array of them) of type `ty` at `at`.
+        let read_image = |ty: &str, at: &Pos| {
+            if image {
+                format!("karmem.ImageOf[{ty}]({})", image_bytes(at))
+            } else if self.trusted {
+                format!("karmem.TrustedImage[{ty}](r, {})", at.compact())
+            } else {
+                format!("karmem.Image[{ty}](r, {})", at.compact())
+            }
         };
         // (method name, return type, zero value, body lines after the guard)
         let mut methods: Vec<(String, String, String, Vec<String>)> = Vec::new();
@@ -381,7 +433,7 @@ impl Gen<'_> {
                     Ctx::Table { t, off } if checked_table => {
                         format!("r.Field{}({t}, {off})", wire(*p))
                     }
-                    _ => format!("r.{}({})", wire(*p), pos.normal()),
+                    _ => load(wire(*p), &pos),
                 };
                 let value = match slot {
                     Slot::Enum { id, .. } => format!("{}({load})", self.enum_name(*id)),
@@ -398,14 +450,14 @@ impl Gen<'_> {
                     name.into(),
                     v.clone(),
                     format!("{v}{{}}"),
-                    vec![format!("return {v}{{at: {}}}", pos.normal())],
+                    vec![format!("return {}", read_image(&v, &pos))],
                 ));
             }
             Slot::TableRef(id) => {
                 let v = self.view_name(*id);
                 let t = match ctx {
                     Ctx::Table { t, off } if checked_table => format!("r.FieldTable({t}, {off})"),
-                    _ => format!("r.Table(r.Uint32({}))", pos.normal()),
+                    _ => format!("r.Table({})", load("Uint32", &pos)),
                 };
                 methods.push((
                     name.into(),
@@ -421,7 +473,7 @@ impl Gen<'_> {
                     format!("({v}, bool)"),
                     format!("{v}{{}}, false"),
                     vec![
-                        format!("offset := r.Uint32({})", pos.normal()),
+                        format!("offset := {}", load("Uint32", &pos)),
                         "if offset == 0 {".into(),
                         format!("\treturn {v}{{}}, false"),
                         "}".into(),
@@ -432,14 +484,24 @@ impl Gen<'_> {
             // The value's own accessors, each returning `(value, true)`, or
             // `(zero, false)` when the presence byte is 0.
             Slot::Optional { value_at, value } => {
-                let inner = Ctx::Pos {
+                let value_ctx = Ctx::Pos {
                     pos: pos.add(*value_at),
                     absent: None,
+                };
+                let inner = if image {
+                    Place::Image(pos.add(*value_at))
+                } else {
+                    Place::Msg(&value_ctx)
+                };
+                let presence = if image {
+                    format!("karmem.LoadUint8({})", image_bytes(&pos))
+                } else {
+                    format!("r.Uint8({})", pos.compact())
                 };
                 let (inner_methods, ..) = self.accessor_methods(name, value, &inner, None);
                 for (mname, ty, zero, body) in inner_methods {
                     let mut lines = vec![
-                        format!("if r.Uint8({}) == 0 {{", pos.compact()),
+                        format!("if {presence} == 0 {{"),
                         format!("\treturn {zero}, false"),
                         "}".into(),
                     ];
@@ -459,44 +521,52 @@ impl Gen<'_> {
             }
             Slot::Union { id, .. } => {
                 let v = self.union_view(*id);
-                methods.push((
-                    name.into(),
-                    v.clone(),
-                    format!("{v}{{}}"),
-                    vec![format!(
+                let ret = if image {
+                    let tag = self.s.unions[*id].tag;
+                    format!(
+                        "return {v}{{tag: {}({}), offset: {}}}",
+                        self.union_tag(*id),
+                        load(wire(tag), &pos),
+                        load("Uint32", &pos.add(UNION_OFFSET_AT))
+                    )
+                } else {
+                    format!(
                         "return new{v}(r, {}, {})",
                         pos.compact(),
                         pos.add(UNION_OFFSET_AT).compact()
-                    )],
-                ));
+                    )
+                };
+                methods.push((name.into(), v.clone(), format!("{v}{{}}"), vec![ret]));
             }
             Slot::FixedArray { elem, len, stride } => match elem {
+                // A Go array of the element images, copied as a fixed array
+                // of scalars is (the elements are side by side: the stride
+                // is the struct's size).
                 FixedElem::InlineStruct(id) => {
-                    let v = self.aos_view(*id);
+                    debug_assert_eq!(*stride, self.l.of_struct(*id).size);
+                    let ty = format!("[{len}]{}", self.view_name(*id));
                     methods.push((
                         name.into(),
-                        v.clone(),
-                        format!("{v}{{}}"),
-                        vec![format!("return {v}{{off: {}, n: {len}}}", pos.normal())],
+                        ty.clone(),
+                        format!("{ty}{{}}"),
+                        vec![format!("return {}", read_image(&ty, &pos))],
                     ));
                 }
                 _ => {
-                    let (ty, load) = match elem {
-                        FixedElem::Scalar(p) => {
-                            (go_prim(*p).to_string(), format!("r.{}", wire(*p)))
-                        }
+                    // Image indices are ints (j), message offsets uint32.
+                    let epos = if image {
+                        pos.plus("j", *stride)
+                    } else {
+                        pos.plus("uint32(j)", *stride)
+                    };
+                    let (ty, value) = match elem {
+                        FixedElem::Scalar(p) => (go_prim(*p).to_string(), load(wire(*p), &epos)),
                         FixedElem::Enum { id, repr } => (
                             self.enum_name(*id),
-                            format!("{}(r.{}", self.enum_name(*id), wire(*repr)),
+                            format!("{}({})", self.enum_name(*id), load(wire(*repr), &epos)),
                         ),
                         FixedElem::InlineStruct(_) => unreachable!(),
                     };
-                    let close = if matches!(elem, FixedElem::Enum { .. }) {
-                        ")"
-                    } else {
-                        ""
-                    };
-                    let epos = pos.plus("uint32(j)", *stride).normal();
                     // The guard returns the zero array declared first.
                     methods.push((
                         name.into(),
@@ -504,7 +574,7 @@ impl Gen<'_> {
                         "out".into(),
                         vec![
                             "for j := range out {".into(),
-                            format!("\tout[j] = {load}({epos}){close}"),
+                            format!("\tout[j] = {value}"),
                             "}".into(),
                             "return out".into(),
                         ],
@@ -516,6 +586,13 @@ impl Gen<'_> {
                 let limit = limit_of(array);
                 // A validated reference needs no size or limit to be checked.
                 let a = match ctx {
+                    _ if image && self.trusted => {
+                        format!("a := karmem.LoadArrayRef({})", image_bytes(&pos))
+                    }
+                    _ if image => format!(
+                        "a := r.CheckArray(karmem.LoadArrayRef({}), {es}, {limit})",
+                        image_bytes(&pos)
+                    ),
                     _ if self.trusted => format!("a := r.Array({})", pos.normal()),
                     Ctx::Table { t, off } => {
                         format!("a := r.FieldArray({t}, {off}, {es}, {limit})")
@@ -570,11 +647,11 @@ impl Gen<'_> {
         recv: &str,
         name: &str,
         slot: &Slot,
-        ctx: &Ctx,
+        place: &Place,
         doc: &[String],
         default: Option<&DefaultValue>,
     ) {
-        let (methods, absent, guarded) = self.accessor_methods(name, slot, ctx, default);
+        let (methods, absent, guarded) = self.accessor_methods(name, slot, place, default);
         let reader = self.reader_type();
         for (mname, ty, zero, body) in methods {
             self.c.doc(doc);
@@ -755,7 +832,8 @@ impl Gen<'_> {
                     };
                     let slot = col.slot.clone();
                     let default = col.field(self.s).nonzero_default();
-                    self.view_accessor(&format!("it {node}"), &fname, &slot, &ctx, &[], default);
+                    let place = Place::Msg(&ctx);
+                    self.view_accessor(&format!("it {node}"), &fname, &slot, &place, &[], default);
                 }
             }
         }
@@ -793,43 +871,31 @@ impl Gen<'_> {
 
     // ---- AoS viewers ------------------------------------------------------------------
 
+    /// The viewer of an AoS array of tables (an array of offsets). An AoS
+    /// array of inline structs needs none: it is a slice of their images.
     pub(crate) fn aos_view_item(&mut self, id: StructId) {
         let av = self.aos_view(id);
         let v = self.view_name(id);
         let schema_name = self.s.structs[id].name.clone();
-        let table = self.is_table(id);
-        self.c.line(&format!(
-            "// {av} is an AoS array (or fixed array) of `{schema_name}`."
-        ));
-        if table {
-            self.struct_decl(
-                &av,
-                &[
-                    ("r", self.reader_type().into()),
-                    ("off", "uint32".into()),
-                    ("n", "uint32".into()),
-                ],
-            );
-        } else {
-            self.struct_decl(&av, &[("off", "uint32".into()), ("n", "uint32".into())]);
-        }
+        self.c
+            .line(&format!("// {av} is an AoS array of `{schema_name}`."));
+        self.struct_decl(
+            &av,
+            &[
+                ("r", self.reader_type().into()),
+                ("off", "uint32".into()),
+                ("n", "uint32".into()),
+            ],
+        );
         self.c
             .line("// At returns element i (reading as zeros when i is out of range).");
         self.c.open(&format!("func (s {av}) At(i int) {v} {{"));
         self.c.open("if uint(i) >= uint(s.n) {");
         self.c.line(&format!("return {v}{{}}"));
         self.c.close("}");
-        if table {
-            self.c.line(&format!(
-                "return {v}{{t: s.r.Table(s.r.Uint32(s.off + uint32(i)*{OFFSET_SIZE}))}}"
-            ));
-        } else {
-            let stride = self.l.of_struct(id).size;
-            self.c.line(&format!(
-                "return {v}{{at: {}}}",
-                Pos::of("s.off").plus("uint32(i)", stride).normal()
-            ));
-        }
+        self.c.line(&format!(
+            "return {v}{{t: s.r.Table(s.r.Uint32(s.off + uint32(i)*{OFFSET_SIZE}))}}"
+        ));
         self.c.close("}");
         self.c.line("");
         self.len_and_all(&av, "s.n", &v);
@@ -888,7 +954,8 @@ impl Gen<'_> {
                     .open(&format!("if u.tag != {tag}{ty} || u.offset == 0 {{"));
                 self.c.line(&format!("return {v}{{}}"));
                 self.c.close("}");
-                self.c.line(&format!("return {v}{{at: u.offset}}"));
+                self.c
+                    .line(&format!("return karmem.TrustedImage[{v}](r, u.offset)"));
             } else {
                 self.c.open(&format!(
                     "if u.tag != {tag}{ty} || !r.InlineAt(u.offset, {}) {{",
@@ -896,7 +963,8 @@ impl Gen<'_> {
                 ));
                 self.c.line(&format!("return {v}{{}}"));
                 self.c.close("}");
-                self.c.line(&format!("return {v}{{at: u.offset}}"));
+                self.c
+                    .line(&format!("return karmem.Image[{v}](r, u.offset)"));
             }
             self.c.close("}");
             self.c.line("");
@@ -1002,21 +1070,27 @@ impl Gen<'_> {
                     .open(&format!("func (b {bv}) {m}(r {reader}) {sv} {{"));
                 self.c
                     .line(&format!("return New{sv}(r, {})", entry(var.tag, 0)));
-            } else {
+            } else if self.is_table(var.ty) {
                 let av = self.aos_view(var.ty);
                 self.c
                     .open(&format!("func (b {bv}) {m}(r {reader}) {av} {{"));
-                if self.is_table(var.ty) {
-                    self.c
-                        .line(&format!("sub := {}", entry(var.tag, OFFSET_SIZE)));
-                    self.c
-                        .line(&format!("return {av}{{r: r, off: sub.Offset, n: sub.Len}}"));
+                self.c
+                    .line(&format!("sub := {}", entry(var.tag, OFFSET_SIZE)));
+                self.c
+                    .line(&format!("return {av}{{r: r, off: sub.Offset, n: sub.Len}}"));
+            } else {
+                let v = self.view_name(var.ty);
+                let images = if trusted {
+                    "karmem.TrustedImages"
                 } else {
-                    let stride = self.l.of_struct(var.ty).size;
-                    self.c.line(&format!("sub := {}", entry(var.tag, stride)));
-                    self.c
-                        .line(&format!("return {av}{{off: sub.Offset, n: sub.Len}}"));
-                }
+                    "karmem.Images"
+                };
+                self.c
+                    .open(&format!("func (b {bv}) {m}(r {reader}) []{v} {{"));
+                let stride = self.l.of_struct(var.ty).size;
+                self.c.line(&format!("sub := {}", entry(var.tag, stride)));
+                self.c
+                    .line(&format!("return {images}[{v}](r, sub.Offset, sub.Len)"));
             }
             self.c.close("}");
             self.c.line("");

@@ -309,7 +309,7 @@ func ValidateProfile(r *karmem.Reader) (ProfileViewer, error) {
 	if err := validateAtProfile(&v, karmem.HeaderSize); err != nil {
 		return ProfileViewer{}, err
 	}
-	return ProfileViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[ProfileViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtProfile(v *karmem.Validator, at uint32) error {
@@ -326,11 +326,10 @@ func validateAtProfile(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// ProfileViewer reads the inline struct `Profile` in place (zero-copy). Its methods
+// ProfileViewer is the inline struct `Profile`: a copy of its 8 bytes (an
+// AoS array of them is a []ProfileViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type ProfileViewer struct {
-	at uint32
-}
+type ProfileViewer [8]byte
 
 // NewProfileViewer returns the viewer of the Profile at offset; offset 0 selects
 // the root of the message.
@@ -338,22 +337,11 @@ func NewProfileViewer(r *karmem.Reader, offset uint32) ProfileViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 8) {
-		return ProfileViewer{}
-	}
-	return ProfileViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v ProfileViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[ProfileViewer](r, offset)
 }
 
 func (v ProfileViewer) Data(r *karmem.Reader) ProfileDataViewer {
-	if v.at == 0 {
-		return ProfileDataViewer{}
-	}
-	return ProfileDataViewer{t: r.Table(r.Uint32(v.at))}
+	return ProfileDataViewer{t: r.Table(karmem.LoadUint32(v[:]))}
 }
 
 // AccountData is the table (evolvable) `AccountData`. Object type: owns its data.
@@ -784,26 +772,17 @@ func (v TrustedProfileDataViewer) ID(r karmem.Trusted) uint64 {
 // viewer of its root, which read it without further checks.
 func TrustProfile(r *karmem.Reader) (karmem.Trusted, TrustedProfileViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateProfile)
-	return t, TrustedProfileViewer{at: root.at}, err
+	return t, TrustedProfileViewer(root), err
 }
 
-// TrustedProfileViewer reads the inline struct `Profile` in place (zero-copy). Its methods
+// TrustedProfileViewer is the inline struct `Profile`: a copy of its 8 bytes (an
+// AoS array of them is a []TrustedProfileViewer over the message). Its methods
 // take the karmem.Trusted of TrustProfile (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedProfileViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedProfileViewer) Position() uint32 {
-	return v.at
-}
+type TrustedProfileViewer [8]byte
 
 func (v TrustedProfileViewer) Data(r karmem.Trusted) TrustedProfileDataViewer {
-	if v.at != 0 {
-		return TrustedProfileDataViewer{t: r.Table(r.Uint32(v.at))}
-	}
-	return TrustedProfileDataViewer{}
+	return TrustedProfileDataViewer{t: r.Table(karmem.LoadUint32(v[:]))}
 }
 
 // TrustAccountData validates a whole message whose root is a AccountData, as

@@ -1216,7 +1216,7 @@ func (v ModuleDescViewer) Imports(r *karmem.Reader) InterfaceDescAosViewer {
 	return InterfaceDescAosViewer{r: r, off: a.Offset, n: a.Len}
 }
 
-// MemoryDescAosViewer is an AoS array (or fixed array) of `MemoryDesc`.
+// MemoryDescAosViewer is an AoS array of `MemoryDesc`.
 type MemoryDescAosViewer struct {
 	r   *karmem.Reader
 	off uint32
@@ -1247,7 +1247,7 @@ func (s MemoryDescAosViewer) All() iter.Seq2[int, MemoryDescViewer] {
 	}
 }
 
-// ParamDescAosViewer is an AoS array (or fixed array) of `ParamDesc`.
+// ParamDescAosViewer is an AoS array of `ParamDesc`.
 type ParamDescAosViewer struct {
 	r   *karmem.Reader
 	off uint32
@@ -1278,7 +1278,7 @@ func (s ParamDescAosViewer) All() iter.Seq2[int, ParamDescViewer] {
 	}
 }
 
-// FunctionDescAosViewer is an AoS array (or fixed array) of `FunctionDesc`.
+// FunctionDescAosViewer is an AoS array of `FunctionDesc`.
 type FunctionDescAosViewer struct {
 	r   *karmem.Reader
 	off uint32
@@ -1309,7 +1309,7 @@ func (s FunctionDescAosViewer) All() iter.Seq2[int, FunctionDescViewer] {
 	}
 }
 
-// InterfaceDescAosViewer is an AoS array (or fixed array) of `InterfaceDesc`.
+// InterfaceDescAosViewer is an AoS array of `InterfaceDesc`.
 type InterfaceDescAosViewer struct {
 	r   *karmem.Reader
 	off uint32
@@ -1647,7 +1647,7 @@ func (v TrustedModuleDescViewer) Imports(r karmem.Trusted) TrustedInterfaceDescA
 	return TrustedInterfaceDescAosViewer{}
 }
 
-// TrustedMemoryDescAosViewer is an AoS array (or fixed array) of `MemoryDesc`.
+// TrustedMemoryDescAosViewer is an AoS array of `MemoryDesc`.
 type TrustedMemoryDescAosViewer struct {
 	r   karmem.Trusted
 	off uint32
@@ -1678,7 +1678,7 @@ func (s TrustedMemoryDescAosViewer) All() iter.Seq2[int, TrustedMemoryDescViewer
 	}
 }
 
-// TrustedParamDescAosViewer is an AoS array (or fixed array) of `ParamDesc`.
+// TrustedParamDescAosViewer is an AoS array of `ParamDesc`.
 type TrustedParamDescAosViewer struct {
 	r   karmem.Trusted
 	off uint32
@@ -1709,7 +1709,7 @@ func (s TrustedParamDescAosViewer) All() iter.Seq2[int, TrustedParamDescViewer] 
 	}
 }
 
-// TrustedFunctionDescAosViewer is an AoS array (or fixed array) of `FunctionDesc`.
+// TrustedFunctionDescAosViewer is an AoS array of `FunctionDesc`.
 type TrustedFunctionDescAosViewer struct {
 	r   karmem.Trusted
 	off uint32
@@ -1740,7 +1740,7 @@ func (s TrustedFunctionDescAosViewer) All() iter.Seq2[int, TrustedFunctionDescVi
 	}
 }
 
-// TrustedInterfaceDescAosViewer is an AoS array (or fixed array) of `InterfaceDesc`.
+// TrustedInterfaceDescAosViewer is an AoS array of `InterfaceDesc`.
 type TrustedInterfaceDescAosViewer struct {
 	r   karmem.Trusted
 	off uint32

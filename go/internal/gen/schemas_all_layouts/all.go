@@ -208,18 +208,17 @@ func ValidateVec3(r *karmem.Reader) (Vec3Viewer, error) {
 	if err := validateAtVec3(&v, karmem.HeaderSize); err != nil {
 		return Vec3Viewer{}, err
 	}
-	return Vec3Viewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[Vec3Viewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtVec3(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// Vec3Viewer reads the inline struct `Vec3` in place (zero-copy). Its methods
+// Vec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// AoS array of them is a []Vec3Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type Vec3Viewer struct {
-	at uint32
-}
+type Vec3Viewer [16]byte
 
 // NewVec3Viewer returns the viewer of the Vec3 at offset; offset 0 selects
 // the root of the message.
@@ -227,36 +226,19 @@ func NewVec3Viewer(r *karmem.Reader, offset uint32) Vec3Viewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 16) {
-		return Vec3Viewer{}
-	}
-	return Vec3Viewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v Vec3Viewer) Position() uint32 {
-	return v.at
+	return karmem.Image[Vec3Viewer](r, offset)
 }
 
 func (v Vec3Viewer) X(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at)
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v Vec3Viewer) Y(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v Vec3Viewer) Z(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 8)
+	return karmem.LoadFloat32(v[8:])
 }
 
 // Pair is the inline struct (frozen layout) `Pair`. Object type: owns its data.
@@ -332,7 +314,7 @@ func ValidatePair(r *karmem.Reader) (PairViewer, error) {
 	if err := validateAtPair(&v, karmem.HeaderSize); err != nil {
 		return PairViewer{}, err
 	}
-	return PairViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[PairViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtPair(v *karmem.Validator, at uint32) error {
@@ -344,11 +326,10 @@ func validateAtPair(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// PairViewer reads the inline struct `Pair` in place (zero-copy). Its methods
+// PairViewer is the inline struct `Pair`: a copy of its 24 bytes (an
+// AoS array of them is a []PairViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type PairViewer struct {
-	at uint32
-}
+type PairViewer [24]byte
 
 // NewPairViewer returns the viewer of the Pair at offset; offset 0 selects
 // the root of the message.
@@ -356,36 +337,19 @@ func NewPairViewer(r *karmem.Reader, offset uint32) PairViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 24) {
-		return PairViewer{}
-	}
-	return PairViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v PairViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[PairViewer](r, offset)
 }
 
 func (v PairViewer) Pos(r *karmem.Reader) Vec3Viewer {
-	if v.at == 0 {
-		return Vec3Viewer{}
-	}
-	return Vec3Viewer{at: v.at}
+	return karmem.ImageOf[Vec3Viewer](v[:])
 }
 
 func (v PairViewer) Tag(r *karmem.Reader) uint16 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint16(v.at + 16)
+	return karmem.LoadUint16(v[16:])
 }
 
 func (v PairViewer) Flag(r *karmem.Reader) bool {
-	if v.at == 0 {
-		return false
-	}
-	return r.Bool(v.at + 18)
+	return karmem.LoadBool(v[18:])
 }
 
 // Leaf is the table (evolvable) `Leaf`. Object type: owns its data.
@@ -707,18 +671,17 @@ func ValidateSquare(r *karmem.Reader) (SquareViewer, error) {
 	if err := validateAtSquare(&v, karmem.HeaderSize); err != nil {
 		return SquareViewer{}, err
 	}
-	return SquareViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[SquareViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtSquare(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// SquareViewer reads the inline struct `Square` in place (zero-copy). Its methods
+// SquareViewer is the inline struct `Square`: a copy of its 8 bytes (an
+// AoS array of them is a []SquareViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type SquareViewer struct {
-	at uint32
-}
+type SquareViewer [8]byte
 
 // NewSquareViewer returns the viewer of the Square at offset; offset 0 selects
 // the root of the message.
@@ -726,22 +689,11 @@ func NewSquareViewer(r *karmem.Reader, offset uint32) SquareViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 8) {
-		return SquareViewer{}
-	}
-	return SquareViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v SquareViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[SquareViewer](r, offset)
 }
 
 func (v SquareViewer) Side(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at)
+	return karmem.LoadFloat32(v[:])
 }
 
 // Shape is a value of the union `Shape`: nil (no value) or one of
@@ -903,7 +855,7 @@ func (u ShapeViewer) Square(r *karmem.Reader) SquareViewer {
 	if u.tag != ShapeTagSquare || !r.InlineAt(u.offset, 8) {
 		return SquareViewer{}
 	}
-	return SquareViewer{at: u.offset}
+	return karmem.Image[SquareViewer](r, u.offset)
 }
 
 // Element is the table (evolvable) `Element`. Object type: owns its data.
@@ -1108,7 +1060,7 @@ func (v ElementViewer) Where(r *karmem.Reader) PairViewer {
 	if !v.t.Has(8, 24) {
 		return PairViewer{}
 	}
-	return PairViewer{at: v.t.Offset + 8}
+	return karmem.Image[PairViewer](r, v.t.Offset+8)
 }
 
 func (v ElementViewer) Child(r *karmem.Reader) LeafViewer {
@@ -1708,11 +1660,11 @@ func (v RootViewer) Utf16(r *karmem.Reader) []uint16 {
 	return karmem.Slice[uint16](r, a.Offset, a.Len)
 }
 
-func (v RootViewer) Fixed(r *karmem.Reader) Vec3AosViewer {
+func (v RootViewer) Fixed(r *karmem.Reader) [3]Vec3Viewer {
 	if !v.t.Has(48, 48) {
-		return Vec3AosViewer{}
+		return [3]Vec3Viewer{}
 	}
-	return Vec3AosViewer{off: v.t.Offset + 48, n: 3}
+	return karmem.Image[[3]Vec3Viewer](r, v.t.Offset+48)
 }
 
 func (v RootViewer) Limited(r *karmem.Reader) []uint64 {
@@ -1745,9 +1697,9 @@ func (v RootViewer) Points(r *karmem.Reader) Vec3SoaViewer {
 	return NewVec3SoaViewer(r, a)
 }
 
-func (v RootViewer) PointsAos(r *karmem.Reader) Vec3AosViewer {
+func (v RootViewer) PointsAos(r *karmem.Reader) []Vec3Viewer {
 	a := r.FieldArray(v.t, 120, 16, karmem.NoLimit)
-	return Vec3AosViewer{off: a.Offset, n: a.Len}
+	return karmem.Images[Vec3Viewer](r, a.Offset, a.Len)
 }
 
 func (v RootViewer) Elements(r *karmem.Reader) ElementSoaViewer {
@@ -2664,37 +2616,7 @@ func (it ElementSoaItemChild) LabelBytes(r *karmem.Reader) []byte {
 	return r.ArrayBytes(a)
 }
 
-// Vec3AosViewer is an AoS array (or fixed array) of `Vec3`.
-type Vec3AosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s Vec3AosViewer) At(i int) Vec3Viewer {
-	if uint(i) >= uint(s.n) {
-		return Vec3Viewer{}
-	}
-	return Vec3Viewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s Vec3AosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s Vec3AosViewer) All() iter.Seq2[int, Vec3Viewer] {
-	return func(yield func(int, Vec3Viewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// CircleAosViewer is an AoS array (or fixed array) of `Circle`.
+// CircleAosViewer is an AoS array of `Circle`.
 type CircleAosViewer struct {
 	r   *karmem.Reader
 	off uint32
@@ -2725,37 +2647,7 @@ func (s CircleAosViewer) All() iter.Seq2[int, CircleViewer] {
 	}
 }
 
-// SquareAosViewer is an AoS array (or fixed array) of `Square`.
-type SquareAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s SquareAosViewer) At(i int) SquareViewer {
-	if uint(i) >= uint(s.n) {
-		return SquareViewer{}
-	}
-	return SquareViewer{at: s.off + uint32(i)*8}
-}
-
-// Len is the number of elements.
-func (s SquareAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s SquareAosViewer) All() iter.Seq2[int, SquareViewer] {
-	return func(yield func(int, SquareViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// ElementAosViewer is an AoS array (or fixed array) of `Element`.
+// ElementAosViewer is an AoS array of `Element`.
 type ElementAosViewer struct {
 	r   *karmem.Reader
 	off uint32
@@ -2958,9 +2850,9 @@ func (b ShapeBovoaViewer) Circle(r *karmem.Reader) CircleAosViewer {
 }
 
 // Square returns the Square values.
-func (b ShapeBovoaViewer) Square(r *karmem.Reader) SquareAosViewer {
+func (b ShapeBovoaViewer) Square(r *karmem.Reader) []SquareViewer {
 	sub := r.BunchEntry(b.a, 4, 8)
-	return SquareAosViewer{off: sub.Offset, n: sub.Len}
+	return karmem.Images[SquareViewer](r, sub.Offset, sub.Len)
 }
 
 func writeSoaCircleInShape(w *karmem.Writer, at uint32, items []Shape, count int) error {
@@ -3145,40 +3037,25 @@ func (b ShapeBovosViewer) Square(r *karmem.Reader) SquareSoaViewer {
 // viewer of its root, which read it without further checks.
 func TrustVec3(r *karmem.Reader) (karmem.Trusted, TrustedVec3Viewer, error) {
 	t, root, err := karmem.Trust(r, ValidateVec3)
-	return t, TrustedVec3Viewer{at: root.at}, err
+	return t, TrustedVec3Viewer(root), err
 }
 
-// TrustedVec3Viewer reads the inline struct `Vec3` in place (zero-copy). Its methods
+// TrustedVec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedVec3Viewer over the message). Its methods
 // take the karmem.Trusted of TrustVec3 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedVec3Viewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedVec3Viewer) Position() uint32 {
-	return v.at
-}
+type TrustedVec3Viewer [16]byte
 
 func (v TrustedVec3Viewer) X(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at)
-	}
-	return 0
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v TrustedVec3Viewer) Y(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v TrustedVec3Viewer) Z(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 8)
-	}
-	return 0
+	return karmem.LoadFloat32(v[8:])
 }
 
 // TrustPair validates a whole message whose root is a Pair, as
@@ -3186,40 +3063,25 @@ func (v TrustedVec3Viewer) Z(r karmem.Trusted) float32 {
 // viewer of its root, which read it without further checks.
 func TrustPair(r *karmem.Reader) (karmem.Trusted, TrustedPairViewer, error) {
 	t, root, err := karmem.Trust(r, ValidatePair)
-	return t, TrustedPairViewer{at: root.at}, err
+	return t, TrustedPairViewer(root), err
 }
 
-// TrustedPairViewer reads the inline struct `Pair` in place (zero-copy). Its methods
+// TrustedPairViewer is the inline struct `Pair`: a copy of its 24 bytes (an
+// AoS array of them is a []TrustedPairViewer over the message). Its methods
 // take the karmem.Trusted of TrustPair (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedPairViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedPairViewer) Position() uint32 {
-	return v.at
-}
+type TrustedPairViewer [24]byte
 
 func (v TrustedPairViewer) Pos(r karmem.Trusted) TrustedVec3Viewer {
-	if v.at != 0 {
-		return TrustedVec3Viewer{at: v.at}
-	}
-	return TrustedVec3Viewer{}
+	return karmem.ImageOf[TrustedVec3Viewer](v[:])
 }
 
 func (v TrustedPairViewer) Tag(r karmem.Trusted) uint16 {
-	if v.at != 0 {
-		return r.Uint16(v.at + 16)
-	}
-	return 0
+	return karmem.LoadUint16(v[16:])
 }
 
 func (v TrustedPairViewer) Flag(r karmem.Trusted) bool {
-	if v.at != 0 {
-		return r.Bool(v.at + 18)
-	}
-	return false
+	return karmem.LoadBool(v[18:])
 }
 
 // TrustLeaf validates a whole message whose root is a Leaf, as
@@ -3299,26 +3161,17 @@ func (v TrustedCircleViewer) Radius(r karmem.Trusted) float64 {
 // viewer of its root, which read it without further checks.
 func TrustSquare(r *karmem.Reader) (karmem.Trusted, TrustedSquareViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateSquare)
-	return t, TrustedSquareViewer{at: root.at}, err
+	return t, TrustedSquareViewer(root), err
 }
 
-// TrustedSquareViewer reads the inline struct `Square` in place (zero-copy). Its methods
+// TrustedSquareViewer is the inline struct `Square`: a copy of its 8 bytes (an
+// AoS array of them is a []TrustedSquareViewer over the message). Its methods
 // take the karmem.Trusted of TrustSquare (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedSquareViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedSquareViewer) Position() uint32 {
-	return v.at
-}
+type TrustedSquareViewer [8]byte
 
 func (v TrustedSquareViewer) Side(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at)
-	}
-	return 0
+	return karmem.LoadFloat32(v[:])
 }
 
 // TrustedShapeViewer reads a `Shape` value in place: check Tag, then read the variant.
@@ -3350,7 +3203,7 @@ func (u TrustedShapeViewer) Square(r karmem.Trusted) TrustedSquareViewer {
 	if u.tag != ShapeTagSquare || u.offset == 0 {
 		return TrustedSquareViewer{}
 	}
-	return TrustedSquareViewer{at: u.offset}
+	return karmem.TrustedImage[TrustedSquareViewer](r, u.offset)
 }
 
 // TrustElement validates a whole message whose root is a Element, as
@@ -3383,7 +3236,7 @@ func (v TrustedElementViewer) Id(r karmem.Trusted) uint32 {
 
 func (v TrustedElementViewer) Where(r karmem.Trusted) TrustedPairViewer {
 	if v.t.Has(8, 24) {
-		return TrustedPairViewer{at: v.t.Offset + 8}
+		return karmem.TrustedImage[TrustedPairViewer](r, v.t.Offset+8)
 	}
 	return TrustedPairViewer{}
 }
@@ -3496,11 +3349,11 @@ func (v TrustedRootViewer) Utf16(r karmem.Trusted) []uint16 {
 	return nil
 }
 
-func (v TrustedRootViewer) Fixed(r karmem.Trusted) TrustedVec3AosViewer {
+func (v TrustedRootViewer) Fixed(r karmem.Trusted) [3]TrustedVec3Viewer {
 	if v.t.Has(48, 48) {
-		return TrustedVec3AosViewer{off: v.t.Offset + 48, n: 3}
+		return karmem.TrustedImage[[3]TrustedVec3Viewer](r, v.t.Offset+48)
 	}
-	return TrustedVec3AosViewer{}
+	return [3]TrustedVec3Viewer{}
 }
 
 func (v TrustedRootViewer) Limited(r karmem.Trusted) []uint64 {
@@ -3519,12 +3372,12 @@ func (v TrustedRootViewer) Points(r karmem.Trusted) TrustedVec3SoaViewer {
 	return TrustedVec3SoaViewer{}
 }
 
-func (v TrustedRootViewer) PointsAos(r karmem.Trusted) TrustedVec3AosViewer {
+func (v TrustedRootViewer) PointsAos(r karmem.Trusted) []TrustedVec3Viewer {
 	if v.t.Has(120, 12) {
 		a := r.Array(v.t.Offset + 120)
-		return TrustedVec3AosViewer{off: a.Offset, n: a.Len}
+		return karmem.TrustedImages[TrustedVec3Viewer](r, a.Offset, a.Len)
 	}
-	return TrustedVec3AosViewer{}
+	return nil
 }
 
 func (v TrustedRootViewer) Elements(r karmem.Trusted) TrustedElementSoaViewer {
@@ -3991,37 +3844,7 @@ func (it TrustedElementSoaItemChild) LabelBytes(r karmem.Trusted) []byte {
 	return nil
 }
 
-// TrustedVec3AosViewer is an AoS array (or fixed array) of `Vec3`.
-type TrustedVec3AosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s TrustedVec3AosViewer) At(i int) TrustedVec3Viewer {
-	if uint(i) >= uint(s.n) {
-		return TrustedVec3Viewer{}
-	}
-	return TrustedVec3Viewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s TrustedVec3AosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s TrustedVec3AosViewer) All() iter.Seq2[int, TrustedVec3Viewer] {
-	return func(yield func(int, TrustedVec3Viewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// TrustedCircleAosViewer is an AoS array (or fixed array) of `Circle`.
+// TrustedCircleAosViewer is an AoS array of `Circle`.
 type TrustedCircleAosViewer struct {
 	r   karmem.Trusted
 	off uint32
@@ -4052,37 +3875,7 @@ func (s TrustedCircleAosViewer) All() iter.Seq2[int, TrustedCircleViewer] {
 	}
 }
 
-// TrustedSquareAosViewer is an AoS array (or fixed array) of `Square`.
-type TrustedSquareAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s TrustedSquareAosViewer) At(i int) TrustedSquareViewer {
-	if uint(i) >= uint(s.n) {
-		return TrustedSquareViewer{}
-	}
-	return TrustedSquareViewer{at: s.off + uint32(i)*8}
-}
-
-// Len is the number of elements.
-func (s TrustedSquareAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s TrustedSquareAosViewer) All() iter.Seq2[int, TrustedSquareViewer] {
-	return func(yield func(int, TrustedSquareViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// TrustedElementAosViewer is an AoS array (or fixed array) of `Element`.
+// TrustedElementAosViewer is an AoS array of `Element`.
 type TrustedElementAosViewer struct {
 	r   karmem.Trusted
 	off uint32
@@ -4176,9 +3969,9 @@ func (b TrustedShapeBovoaViewer) Circle(r karmem.Trusted) TrustedCircleAosViewer
 }
 
 // Square returns the Square values.
-func (b TrustedShapeBovoaViewer) Square(r karmem.Trusted) TrustedSquareAosViewer {
+func (b TrustedShapeBovoaViewer) Square(r karmem.Trusted) []TrustedSquareViewer {
 	sub := r.BunchEntry(b.a, 4)
-	return TrustedSquareAosViewer{off: sub.Offset, n: sub.Len}
+	return karmem.TrustedImages[TrustedSquareViewer](r, sub.Offset, sub.Len)
 }
 
 // TrustedShapeBovosViewer is a #bovos array of `Shape`: one homogeneous array per variant.

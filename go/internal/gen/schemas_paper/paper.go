@@ -370,18 +370,17 @@ func ValidatePoint2d(r *karmem.Reader) (Point2dViewer, error) {
 	if err := validateAtPoint2d(&v, karmem.HeaderSize); err != nil {
 		return Point2dViewer{}, err
 	}
-	return Point2dViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[Point2dViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtPoint2d(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// Point2dViewer reads the inline struct `point2d` in place (zero-copy). Its methods
+// Point2dViewer is the inline struct `point2d`: a copy of its 8 bytes (an
+// AoS array of them is a []Point2dViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type Point2dViewer struct {
-	at uint32
-}
+type Point2dViewer [8]byte
 
 // NewPoint2dViewer returns the viewer of the Point2d at offset; offset 0 selects
 // the root of the message.
@@ -389,29 +388,15 @@ func NewPoint2dViewer(r *karmem.Reader, offset uint32) Point2dViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 8) {
-		return Point2dViewer{}
-	}
-	return Point2dViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v Point2dViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[Point2dViewer](r, offset)
 }
 
 func (v Point2dViewer) X(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at)
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v Point2dViewer) Y(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 // Point3d is the inline struct (frozen layout) `point3d`. Object type: owns its data.
@@ -483,18 +468,17 @@ func ValidatePoint3d(r *karmem.Reader) (Point3dViewer, error) {
 	if err := validateAtPoint3d(&v, karmem.HeaderSize); err != nil {
 		return Point3dViewer{}, err
 	}
-	return Point3dViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[Point3dViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtPoint3d(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// Point3dViewer reads the inline struct `point3d` in place (zero-copy). Its methods
+// Point3dViewer is the inline struct `point3d`: a copy of its 16 bytes (an
+// AoS array of them is a []Point3dViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type Point3dViewer struct {
-	at uint32
-}
+type Point3dViewer [16]byte
 
 // NewPoint3dViewer returns the viewer of the Point3d at offset; offset 0 selects
 // the root of the message.
@@ -502,36 +486,19 @@ func NewPoint3dViewer(r *karmem.Reader, offset uint32) Point3dViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 16) {
-		return Point3dViewer{}
-	}
-	return Point3dViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v Point3dViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[Point3dViewer](r, offset)
 }
 
 func (v Point3dViewer) X(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at)
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v Point3dViewer) Y(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v Point3dViewer) Z(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 8)
+	return karmem.LoadFloat32(v[8:])
 }
 
 // Either a 2D or a 3D point (Figure 3).
@@ -696,7 +663,7 @@ func (u AnyPointViewer) Point2d(r *karmem.Reader) Point2dViewer {
 	if u.tag != AnyPointTagPoint2d || !r.InlineAt(u.offset, 8) {
 		return Point2dViewer{}
 	}
-	return Point2dViewer{at: u.offset}
+	return karmem.Image[Point2dViewer](r, u.offset)
 }
 
 // Point3d returns the Point3d value (reading as zeros when the tag is another).
@@ -704,7 +671,7 @@ func (u AnyPointViewer) Point3d(r *karmem.Reader) Point3dViewer {
 	if u.tag != AnyPointTagPoint3d || !r.InlineAt(u.offset, 16) {
 		return Point3dViewer{}
 	}
-	return Point3dViewer{at: u.offset}
+	return karmem.Image[Point3dViewer](r, u.offset)
 }
 
 // Particle is the table (evolvable) `particle`. Object type: owns its data.
@@ -1366,7 +1333,7 @@ func (it Point3dSoaItem) Z(r *karmem.Reader) float32 {
 	return r.Float32(it.s.c2 + it.i*4)
 }
 
-// AnotherStructAosViewer is an AoS array (or fixed array) of `another_struct`.
+// AnotherStructAosViewer is an AoS array of `another_struct`.
 type AnotherStructAosViewer struct {
 	r   *karmem.Reader
 	off uint32
@@ -1715,33 +1682,21 @@ func (v TrustedStructNameViewer) FieldAsAos(r karmem.Trusted) TrustedAnotherStru
 // viewer of its root, which read it without further checks.
 func TrustPoint2d(r *karmem.Reader) (karmem.Trusted, TrustedPoint2dViewer, error) {
 	t, root, err := karmem.Trust(r, ValidatePoint2d)
-	return t, TrustedPoint2dViewer{at: root.at}, err
+	return t, TrustedPoint2dViewer(root), err
 }
 
-// TrustedPoint2dViewer reads the inline struct `point2d` in place (zero-copy). Its methods
+// TrustedPoint2dViewer is the inline struct `point2d`: a copy of its 8 bytes (an
+// AoS array of them is a []TrustedPoint2dViewer over the message). Its methods
 // take the karmem.Trusted of TrustPoint2d (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedPoint2dViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedPoint2dViewer) Position() uint32 {
-	return v.at
-}
+type TrustedPoint2dViewer [8]byte
 
 func (v TrustedPoint2dViewer) X(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at)
-	}
-	return 0
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v TrustedPoint2dViewer) Y(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 // TrustPoint3d validates a whole message whose root is a Point3d, as
@@ -1749,40 +1704,25 @@ func (v TrustedPoint2dViewer) Y(r karmem.Trusted) float32 {
 // viewer of its root, which read it without further checks.
 func TrustPoint3d(r *karmem.Reader) (karmem.Trusted, TrustedPoint3dViewer, error) {
 	t, root, err := karmem.Trust(r, ValidatePoint3d)
-	return t, TrustedPoint3dViewer{at: root.at}, err
+	return t, TrustedPoint3dViewer(root), err
 }
 
-// TrustedPoint3dViewer reads the inline struct `point3d` in place (zero-copy). Its methods
+// TrustedPoint3dViewer is the inline struct `point3d`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedPoint3dViewer over the message). Its methods
 // take the karmem.Trusted of TrustPoint3d (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedPoint3dViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedPoint3dViewer) Position() uint32 {
-	return v.at
-}
+type TrustedPoint3dViewer [16]byte
 
 func (v TrustedPoint3dViewer) X(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at)
-	}
-	return 0
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v TrustedPoint3dViewer) Y(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v TrustedPoint3dViewer) Z(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 8)
-	}
-	return 0
+	return karmem.LoadFloat32(v[8:])
 }
 
 // TrustedAnyPointViewer reads a `any_point` value in place: check Tag, then read the variant.
@@ -1806,7 +1746,7 @@ func (u TrustedAnyPointViewer) Point2d(r karmem.Trusted) TrustedPoint2dViewer {
 	if u.tag != AnyPointTagPoint2d || u.offset == 0 {
 		return TrustedPoint2dViewer{}
 	}
-	return TrustedPoint2dViewer{at: u.offset}
+	return karmem.TrustedImage[TrustedPoint2dViewer](r, u.offset)
 }
 
 // Point3d returns the Point3d value (reading as zeros when the tag is another).
@@ -1814,7 +1754,7 @@ func (u TrustedAnyPointViewer) Point3d(r karmem.Trusted) TrustedPoint3dViewer {
 	if u.tag != AnyPointTagPoint3d || u.offset == 0 {
 		return TrustedPoint3dViewer{}
 	}
-	return TrustedPoint3dViewer{at: u.offset}
+	return karmem.TrustedImage[TrustedPoint3dViewer](r, u.offset)
 }
 
 // TrustParticle validates a whole message whose root is a Particle, as
@@ -2081,7 +2021,7 @@ func (it TrustedPoint3dSoaItem) Z(r karmem.Trusted) float32 {
 	return 0
 }
 
-// TrustedAnotherStructAosViewer is an AoS array (or fixed array) of `another_struct`.
+// TrustedAnotherStructAosViewer is an AoS array of `another_struct`.
 type TrustedAnotherStructAosViewer struct {
 	r   karmem.Trusted
 	off uint32

@@ -72,18 +72,17 @@ func ValidateLen(r *karmem.Reader) (LenViewer, error) {
 	if err := validateAtLen(&v, karmem.HeaderSize); err != nil {
 		return LenViewer{}, err
 	}
-	return LenViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[LenViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtLen(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// LenViewer reads the inline struct `Len` in place (zero-copy). Its methods
+// LenViewer is the inline struct `Len`: a copy of its 8 bytes (an
+// AoS array of them is a []LenViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type LenViewer struct {
-	at uint32
-}
+type LenViewer [8]byte
 
 // NewLenViewer returns the viewer of the Len at offset; offset 0 selects
 // the root of the message.
@@ -91,22 +90,11 @@ func NewLenViewer(r *karmem.Reader, offset uint32) LenViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 8) {
-		return LenViewer{}
-	}
-	return LenViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v LenViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[LenViewer](r, offset)
 }
 
 func (v LenViewer) Get(r *karmem.Reader) int32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Int32(v.at)
+	return karmem.LoadInt32(v[:])
 }
 
 // Cell is the inline struct (frozen layout) `Cell`. Object type: owns its data.
@@ -218,7 +206,7 @@ func ValidateCell(r *karmem.Reader) (CellViewer, error) {
 	if err := validateAtCell(&v, karmem.HeaderSize); err != nil {
 		return CellViewer{}, err
 	}
-	return CellViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[CellViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtCell(v *karmem.Validator, at uint32) error {
@@ -243,11 +231,10 @@ func validateAtCell(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// CellViewer reads the inline struct `Cell` in place (zero-copy). Its methods
+// CellViewer is the inline struct `Cell`: a copy of its 64 bytes (an
+// AoS array of them is a []CellViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type CellViewer struct {
-	at uint32
-}
+type CellViewer [64]byte
 
 // NewCellViewer returns the viewer of the Cell at offset; offset 0 selects
 // the root of the message.
@@ -255,109 +242,62 @@ func NewCellViewer(r *karmem.Reader, offset uint32) CellViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 64) {
-		return CellViewer{}
-	}
-	return CellViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v CellViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[CellViewer](r, offset)
 }
 
 func (v CellViewer) Len(r *karmem.Reader) int32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Int32(v.at)
+	return karmem.LoadInt32(v[:])
 }
 
 func (v CellViewer) Get(r *karmem.Reader) int32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Int32(v.at + 4)
+	return karmem.LoadInt32(v[4:])
 }
 
 func (v CellViewer) Iter(r *karmem.Reader) int32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Int32(v.at + 8)
+	return karmem.LoadInt32(v[8:])
 }
 
 func (v CellViewer) New(r *karmem.Reader) int32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Int32(v.at + 12)
+	return karmem.LoadInt32(v[12:])
 }
 
 func (v CellViewer) IsEmpty(r *karmem.Reader) int32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Int32(v.at + 16)
+	return karmem.LoadInt32(v[16:])
 }
 
 func (v CellViewer) R(r *karmem.Reader) int32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Int32(v.at + 20)
+	return karmem.LoadInt32(v[20:])
 }
 
 func (v CellViewer) At(r *karmem.Reader) int32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Int32(v.at + 24)
+	return karmem.LoadInt32(v[24:])
 }
 
 func (v CellViewer) All(r *karmem.Reader) int32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Int32(v.at + 28)
+	return karmem.LoadInt32(v[28:])
 }
 
 func (v CellViewer) Position_(r *karmem.Reader) int32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Int32(v.at + 32)
+	return karmem.LoadInt32(v[32:])
 }
 
 func (v CellViewer) Name(r *karmem.Reader) string {
-	if v.at == 0 {
-		return ""
-	}
-	a := r.Array(v.at+36, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[36:]), 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (v CellViewer) NameBytes(r *karmem.Reader) []byte {
-	if v.at == 0 {
-		return nil
-	}
-	a := r.Array(v.at+36, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[36:]), 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
 func (v CellViewer) Reader(r *karmem.Reader) string {
-	if v.at == 0 {
-		return ""
-	}
-	a := r.Array(v.at+48, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[48:]), 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (v CellViewer) ReaderBytes(r *karmem.Reader) []byte {
-	if v.at == 0 {
-		return nil
-	}
-	a := r.Array(v.at+48, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[48:]), 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
@@ -444,7 +384,7 @@ func ValidatePoint(r *karmem.Reader) (PointViewer, error) {
 	if err := validateAtPoint(&v, karmem.HeaderSize); err != nil {
 		return PointViewer{}, err
 	}
-	return PointViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[PointViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtPoint(v *karmem.Validator, at uint32) error {
@@ -460,11 +400,10 @@ func validateAtPoint(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// PointViewer reads the inline struct `Point` in place (zero-copy). Its methods
+// PointViewer is the inline struct `Point`: a copy of its 32 bytes (an
+// AoS array of them is a []PointViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type PointViewer struct {
-	at uint32
-}
+type PointViewer [32]byte
 
 // NewPointViewer returns the viewer of the Point at offset; offset 0 selects
 // the root of the message.
@@ -472,58 +411,32 @@ func NewPointViewer(r *karmem.Reader, offset uint32) PointViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 32) {
-		return PointViewer{}
-	}
-	return PointViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v PointViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[PointViewer](r, offset)
 }
 
 func (v PointViewer) Position_(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at)
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v PointViewer) Reader(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v PointViewer) Root(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 8)
+	return karmem.LoadFloat32(v[8:])
 }
 
 func (v PointViewer) Table_(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 12)
+	return karmem.LoadFloat32(v[12:])
 }
 
 func (v PointViewer) Name(r *karmem.Reader) string {
-	if v.at == 0 {
-		return ""
-	}
-	a := r.Array(v.at+16, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[16:]), 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (v PointViewer) NameBytes(r *karmem.Reader) []byte {
-	if v.at == 0 {
-		return nil
-	}
-	a := r.Array(v.at+16, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[16:]), 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
@@ -687,7 +600,7 @@ func (u ShapeViewer) Len(r *karmem.Reader) LenViewer {
 	if u.tag != ShapeTagLen || !r.InlineAt(u.offset, 8) {
 		return LenViewer{}
 	}
-	return LenViewer{at: u.offset}
+	return karmem.Image[LenViewer](r, u.offset)
 }
 
 // Point returns the Point value (reading as zeros when the tag is another).
@@ -695,7 +608,7 @@ func (u ShapeViewer) Point(r *karmem.Reader) PointViewer {
 	if u.tag != ShapeTagPoint || !r.InlineAt(u.offset, 32) {
 		return PointViewer{}
 	}
-	return PointViewer{at: u.offset}
+	return karmem.Image[PointViewer](r, u.offset)
 }
 
 // Holder is the table (evolvable) `Holder`. Object type: owns its data.
@@ -937,7 +850,7 @@ func (v HolderViewer) Table_(r *karmem.Reader) PointViewer {
 	if !v.t.Has(16, 32) {
 		return PointViewer{}
 	}
-	return PointViewer{at: v.t.Offset + 16}
+	return karmem.Image[PointViewer](r, v.t.Offset+16)
 }
 
 func (v HolderViewer) Reader(r *karmem.Reader) PointSoaViewer {
@@ -2053,26 +1966,17 @@ func (b ShapeBovosViewer) Point(r *karmem.Reader) PointSoaViewer {
 // viewer of its root, which read it without further checks.
 func TrustLen(r *karmem.Reader) (karmem.Trusted, TrustedLenViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateLen)
-	return t, TrustedLenViewer{at: root.at}, err
+	return t, TrustedLenViewer(root), err
 }
 
-// TrustedLenViewer reads the inline struct `Len` in place (zero-copy). Its methods
+// TrustedLenViewer is the inline struct `Len`: a copy of its 8 bytes (an
+// AoS array of them is a []TrustedLenViewer over the message). Its methods
 // take the karmem.Trusted of TrustLen (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedLenViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedLenViewer) Position() uint32 {
-	return v.at
-}
+type TrustedLenViewer [8]byte
 
 func (v TrustedLenViewer) Get(r karmem.Trusted) int32 {
-	if v.at != 0 {
-		return r.Int32(v.at)
-	}
-	return 0
+	return karmem.LoadInt32(v[:])
 }
 
 // TrustCell validates a whole message whose root is a Cell, as
@@ -2080,114 +1984,69 @@ func (v TrustedLenViewer) Get(r karmem.Trusted) int32 {
 // viewer of its root, which read it without further checks.
 func TrustCell(r *karmem.Reader) (karmem.Trusted, TrustedCellViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateCell)
-	return t, TrustedCellViewer{at: root.at}, err
+	return t, TrustedCellViewer(root), err
 }
 
-// TrustedCellViewer reads the inline struct `Cell` in place (zero-copy). Its methods
+// TrustedCellViewer is the inline struct `Cell`: a copy of its 64 bytes (an
+// AoS array of them is a []TrustedCellViewer over the message). Its methods
 // take the karmem.Trusted of TrustCell (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedCellViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedCellViewer) Position() uint32 {
-	return v.at
-}
+type TrustedCellViewer [64]byte
 
 func (v TrustedCellViewer) Len(r karmem.Trusted) int32 {
-	if v.at != 0 {
-		return r.Int32(v.at)
-	}
-	return 0
+	return karmem.LoadInt32(v[:])
 }
 
 func (v TrustedCellViewer) Get(r karmem.Trusted) int32 {
-	if v.at != 0 {
-		return r.Int32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadInt32(v[4:])
 }
 
 func (v TrustedCellViewer) Iter(r karmem.Trusted) int32 {
-	if v.at != 0 {
-		return r.Int32(v.at + 8)
-	}
-	return 0
+	return karmem.LoadInt32(v[8:])
 }
 
 func (v TrustedCellViewer) New(r karmem.Trusted) int32 {
-	if v.at != 0 {
-		return r.Int32(v.at + 12)
-	}
-	return 0
+	return karmem.LoadInt32(v[12:])
 }
 
 func (v TrustedCellViewer) IsEmpty(r karmem.Trusted) int32 {
-	if v.at != 0 {
-		return r.Int32(v.at + 16)
-	}
-	return 0
+	return karmem.LoadInt32(v[16:])
 }
 
 func (v TrustedCellViewer) R(r karmem.Trusted) int32 {
-	if v.at != 0 {
-		return r.Int32(v.at + 20)
-	}
-	return 0
+	return karmem.LoadInt32(v[20:])
 }
 
 func (v TrustedCellViewer) At(r karmem.Trusted) int32 {
-	if v.at != 0 {
-		return r.Int32(v.at + 24)
-	}
-	return 0
+	return karmem.LoadInt32(v[24:])
 }
 
 func (v TrustedCellViewer) All(r karmem.Trusted) int32 {
-	if v.at != 0 {
-		return r.Int32(v.at + 28)
-	}
-	return 0
+	return karmem.LoadInt32(v[28:])
 }
 
 func (v TrustedCellViewer) Position_(r karmem.Trusted) int32 {
-	if v.at != 0 {
-		return r.Int32(v.at + 32)
-	}
-	return 0
+	return karmem.LoadInt32(v[32:])
 }
 
 func (v TrustedCellViewer) Name(r karmem.Trusted) string {
-	if v.at != 0 {
-		a := r.Array(v.at + 36)
-		return r.String(a)
-	}
-	return ""
+	a := karmem.LoadArrayRef(v[36:])
+	return r.String(a)
 }
 
 func (v TrustedCellViewer) NameBytes(r karmem.Trusted) []byte {
-	if v.at != 0 {
-		a := r.Array(v.at + 36)
-		return r.ArrayBytes(a)
-	}
-	return nil
+	a := karmem.LoadArrayRef(v[36:])
+	return r.ArrayBytes(a)
 }
 
 func (v TrustedCellViewer) Reader(r karmem.Trusted) string {
-	if v.at != 0 {
-		a := r.Array(v.at + 48)
-		return r.String(a)
-	}
-	return ""
+	a := karmem.LoadArrayRef(v[48:])
+	return r.String(a)
 }
 
 func (v TrustedCellViewer) ReaderBytes(r karmem.Trusted) []byte {
-	if v.at != 0 {
-		a := r.Array(v.at + 48)
-		return r.ArrayBytes(a)
-	}
-	return nil
+	a := karmem.LoadArrayRef(v[48:])
+	return r.ArrayBytes(a)
 }
 
 // TrustPoint validates a whole message whose root is a Point, as
@@ -2195,63 +2054,39 @@ func (v TrustedCellViewer) ReaderBytes(r karmem.Trusted) []byte {
 // viewer of its root, which read it without further checks.
 func TrustPoint(r *karmem.Reader) (karmem.Trusted, TrustedPointViewer, error) {
 	t, root, err := karmem.Trust(r, ValidatePoint)
-	return t, TrustedPointViewer{at: root.at}, err
+	return t, TrustedPointViewer(root), err
 }
 
-// TrustedPointViewer reads the inline struct `Point` in place (zero-copy). Its methods
+// TrustedPointViewer is the inline struct `Point`: a copy of its 32 bytes (an
+// AoS array of them is a []TrustedPointViewer over the message). Its methods
 // take the karmem.Trusted of TrustPoint (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedPointViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedPointViewer) Position() uint32 {
-	return v.at
-}
+type TrustedPointViewer [32]byte
 
 func (v TrustedPointViewer) Position_(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at)
-	}
-	return 0
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v TrustedPointViewer) Reader(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v TrustedPointViewer) Root(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 8)
-	}
-	return 0
+	return karmem.LoadFloat32(v[8:])
 }
 
 func (v TrustedPointViewer) Table_(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 12)
-	}
-	return 0
+	return karmem.LoadFloat32(v[12:])
 }
 
 func (v TrustedPointViewer) Name(r karmem.Trusted) string {
-	if v.at != 0 {
-		a := r.Array(v.at + 16)
-		return r.String(a)
-	}
-	return ""
+	a := karmem.LoadArrayRef(v[16:])
+	return r.String(a)
 }
 
 func (v TrustedPointViewer) NameBytes(r karmem.Trusted) []byte {
-	if v.at != 0 {
-		a := r.Array(v.at + 16)
-		return r.ArrayBytes(a)
-	}
-	return nil
+	a := karmem.LoadArrayRef(v[16:])
+	return r.ArrayBytes(a)
 }
 
 // TrustedShapeViewer reads a `Shape` value in place: check Tag, then read the variant.
@@ -2275,7 +2110,7 @@ func (u TrustedShapeViewer) Len(r karmem.Trusted) TrustedLenViewer {
 	if u.tag != ShapeTagLen || u.offset == 0 {
 		return TrustedLenViewer{}
 	}
-	return TrustedLenViewer{at: u.offset}
+	return karmem.TrustedImage[TrustedLenViewer](r, u.offset)
 }
 
 // Point returns the Point value (reading as zeros when the tag is another).
@@ -2283,7 +2118,7 @@ func (u TrustedShapeViewer) Point(r karmem.Trusted) TrustedPointViewer {
 	if u.tag != ShapeTagPoint || u.offset == 0 {
 		return TrustedPointViewer{}
 	}
-	return TrustedPointViewer{at: u.offset}
+	return karmem.TrustedImage[TrustedPointViewer](r, u.offset)
 }
 
 // TrustHolder validates a whole message whose root is a Holder, as
@@ -2325,7 +2160,7 @@ func (v TrustedHolderViewer) Position_Bytes(r karmem.Trusted) []byte {
 
 func (v TrustedHolderViewer) Table_(r karmem.Trusted) TrustedPointViewer {
 	if v.t.Has(16, 32) {
-		return TrustedPointViewer{at: v.t.Offset + 16}
+		return karmem.TrustedImage[TrustedPointViewer](r, v.t.Offset+16)
 	}
 	return TrustedPointViewer{}
 }

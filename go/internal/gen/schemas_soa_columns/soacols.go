@@ -185,18 +185,17 @@ func ValidateSquare(r *karmem.Reader) (SquareViewer, error) {
 	if err := validateAtSquare(&v, karmem.HeaderSize); err != nil {
 		return SquareViewer{}, err
 	}
-	return SquareViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[SquareViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtSquare(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// SquareViewer reads the inline struct `Square` in place (zero-copy). Its methods
+// SquareViewer is the inline struct `Square`: a copy of its 8 bytes (an
+// AoS array of them is a []SquareViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type SquareViewer struct {
-	at uint32
-}
+type SquareViewer [8]byte
 
 // NewSquareViewer returns the viewer of the Square at offset; offset 0 selects
 // the root of the message.
@@ -204,22 +203,11 @@ func NewSquareViewer(r *karmem.Reader, offset uint32) SquareViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 8) {
-		return SquareViewer{}
-	}
-	return SquareViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v SquareViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[SquareViewer](r, offset)
 }
 
 func (v SquareViewer) Side(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at)
+	return karmem.LoadFloat32(v[:])
 }
 
 // Shape is a value of the union `Shape`: nil (no value) or one of
@@ -381,7 +369,7 @@ func (u ShapeViewer) Square(r *karmem.Reader) SquareViewer {
 	if u.tag != ShapeTagSquare || !r.InlineAt(u.offset, 8) {
 		return SquareViewer{}
 	}
-	return SquareViewer{at: u.offset}
+	return karmem.Image[SquareViewer](r, u.offset)
 }
 
 // Tag is the inline struct (frozen layout) `Tag`. Object type: owns its data.
@@ -455,7 +443,7 @@ func ValidateTag(r *karmem.Reader) (TagViewer, error) {
 	if err := validateAtTag(&v, karmem.HeaderSize); err != nil {
 		return TagViewer{}, err
 	}
-	return TagViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[TagViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtTag(v *karmem.Validator, at uint32) error {
@@ -471,11 +459,10 @@ func validateAtTag(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// TagViewer reads the inline struct `Tag` in place (zero-copy). Its methods
+// TagViewer is the inline struct `Tag`: a copy of its 16 bytes (an
+// AoS array of them is a []TagViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type TagViewer struct {
-	at uint32
-}
+type TagViewer [16]byte
 
 // NewTagViewer returns the viewer of the Tag at offset; offset 0 selects
 // the root of the message.
@@ -483,30 +470,16 @@ func NewTagViewer(r *karmem.Reader, offset uint32) TagViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 16) {
-		return TagViewer{}
-	}
-	return TagViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TagViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[TagViewer](r, offset)
 }
 
 func (v TagViewer) Label(r *karmem.Reader) string {
-	if v.at == 0 {
-		return ""
-	}
-	a := r.Array(v.at, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[:]), 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (v TagViewer) LabelBytes(r *karmem.Reader) []byte {
-	if v.at == 0 {
-		return nil
-	}
-	a := r.Array(v.at, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[:]), 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
@@ -648,7 +621,7 @@ func ValidateItem(r *karmem.Reader) (ItemViewer, error) {
 	if err := validateAtItem(&v, karmem.HeaderSize); err != nil {
 		return ItemViewer{}, err
 	}
-	return ItemViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[ItemViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtItem(v *karmem.Validator, at uint32) error {
@@ -735,11 +708,10 @@ func validateAtItem(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// ItemViewer reads the inline struct `Item` in place (zero-copy). Its methods
+// ItemViewer is the inline struct `Item`: a copy of its 64 bytes (an
+// AoS array of them is a []ItemViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type ItemViewer struct {
-	at uint32
-}
+type ItemViewer [64]byte
 
 // NewItemViewer returns the viewer of the Item at offset; offset 0 selects
 // the root of the message.
@@ -747,62 +719,36 @@ func NewItemViewer(r *karmem.Reader, offset uint32) ItemViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 64) {
-		return ItemViewer{}
-	}
-	return ItemViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v ItemViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[ItemViewer](r, offset)
 }
 
 func (v ItemViewer) Wide(r *karmem.Reader) []uint16 {
-	if v.at == 0 {
-		return nil
-	}
-	a := r.Array(v.at, 2, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[:]), 2, karmem.NoLimit)
 	return karmem.Slice[uint16](r, a.Offset, a.Len)
 }
 
 func (v ItemViewer) Flags(r *karmem.Reader) []uint8 {
-	if v.at == 0 {
-		return nil
-	}
-	a := r.Array(v.at+12, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[12:]), 1, karmem.NoLimit)
 	return karmem.Slice[uint8](r, a.Offset, a.Len)
 }
 
 func (v ItemViewer) Tags(r *karmem.Reader) TagSoaViewer {
-	if v.at == 0 {
-		return TagSoaViewer{}
-	}
-	a := r.Array(v.at+24, 0, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[24:]), 0, karmem.NoLimit)
 	return NewTagSoaViewer(r, a)
 }
 
 func (v ItemViewer) Shapes(r *karmem.Reader) ShapeArrayViewer {
-	if v.at == 0 {
-		return ShapeArrayViewer{}
-	}
-	a := r.Array(v.at+36, 0, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[36:]), 0, karmem.NoLimit)
 	return newShapeArraySoa(r, a)
 }
 
 func (v ItemViewer) Bunch(r *karmem.Reader) ShapeBovosViewer {
-	if v.at == 0 {
-		return ShapeBovosViewer{}
-	}
-	a := r.Array(v.at+48, 0, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[48:]), 0, karmem.NoLimit)
 	return ShapeBovosViewer{a: a}
 }
 
 func (v ItemViewer) Ok(r *karmem.Reader) bool {
-	if v.at == 0 {
-		return false
-	}
-	return r.Bool(v.at + 60)
+	return karmem.LoadBool(v[60:])
 }
 
 // Root is the table (evolvable) `Root`. Object type: owns its data.
@@ -1877,26 +1823,17 @@ func (v TrustedCircleViewer) Radius(r karmem.Trusted) float64 {
 // viewer of its root, which read it without further checks.
 func TrustSquare(r *karmem.Reader) (karmem.Trusted, TrustedSquareViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateSquare)
-	return t, TrustedSquareViewer{at: root.at}, err
+	return t, TrustedSquareViewer(root), err
 }
 
-// TrustedSquareViewer reads the inline struct `Square` in place (zero-copy). Its methods
+// TrustedSquareViewer is the inline struct `Square`: a copy of its 8 bytes (an
+// AoS array of them is a []TrustedSquareViewer over the message). Its methods
 // take the karmem.Trusted of TrustSquare (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedSquareViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedSquareViewer) Position() uint32 {
-	return v.at
-}
+type TrustedSquareViewer [8]byte
 
 func (v TrustedSquareViewer) Side(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at)
-	}
-	return 0
+	return karmem.LoadFloat32(v[:])
 }
 
 // TrustedShapeViewer reads a `Shape` value in place: check Tag, then read the variant.
@@ -1928,7 +1865,7 @@ func (u TrustedShapeViewer) Square(r karmem.Trusted) TrustedSquareViewer {
 	if u.tag != ShapeTagSquare || u.offset == 0 {
 		return TrustedSquareViewer{}
 	}
-	return TrustedSquareViewer{at: u.offset}
+	return karmem.TrustedImage[TrustedSquareViewer](r, u.offset)
 }
 
 // TrustTag validates a whole message whose root is a Tag, as
@@ -1936,35 +1873,23 @@ func (u TrustedShapeViewer) Square(r karmem.Trusted) TrustedSquareViewer {
 // viewer of its root, which read it without further checks.
 func TrustTag(r *karmem.Reader) (karmem.Trusted, TrustedTagViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateTag)
-	return t, TrustedTagViewer{at: root.at}, err
+	return t, TrustedTagViewer(root), err
 }
 
-// TrustedTagViewer reads the inline struct `Tag` in place (zero-copy). Its methods
+// TrustedTagViewer is the inline struct `Tag`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedTagViewer over the message). Its methods
 // take the karmem.Trusted of TrustTag (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedTagViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedTagViewer) Position() uint32 {
-	return v.at
-}
+type TrustedTagViewer [16]byte
 
 func (v TrustedTagViewer) Label(r karmem.Trusted) string {
-	if v.at != 0 {
-		a := r.Array(v.at)
-		return r.String(a)
-	}
-	return ""
+	a := karmem.LoadArrayRef(v[:])
+	return r.String(a)
 }
 
 func (v TrustedTagViewer) LabelBytes(r karmem.Trusted) []byte {
-	if v.at != 0 {
-		a := r.Array(v.at)
-		return r.ArrayBytes(a)
-	}
-	return nil
+	a := karmem.LoadArrayRef(v[:])
+	return r.ArrayBytes(a)
 }
 
 // TrustItem validates a whole message whose root is a Item, as
@@ -1972,66 +1897,42 @@ func (v TrustedTagViewer) LabelBytes(r karmem.Trusted) []byte {
 // viewer of its root, which read it without further checks.
 func TrustItem(r *karmem.Reader) (karmem.Trusted, TrustedItemViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateItem)
-	return t, TrustedItemViewer{at: root.at}, err
+	return t, TrustedItemViewer(root), err
 }
 
-// TrustedItemViewer reads the inline struct `Item` in place (zero-copy). Its methods
+// TrustedItemViewer is the inline struct `Item`: a copy of its 64 bytes (an
+// AoS array of them is a []TrustedItemViewer over the message). Its methods
 // take the karmem.Trusted of TrustItem (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedItemViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedItemViewer) Position() uint32 {
-	return v.at
-}
+type TrustedItemViewer [64]byte
 
 func (v TrustedItemViewer) Wide(r karmem.Trusted) []uint16 {
-	if v.at != 0 {
-		a := r.Array(v.at)
-		return karmem.TrustedSlice[uint16](r, a.Offset, a.Len)
-	}
-	return nil
+	a := karmem.LoadArrayRef(v[:])
+	return karmem.TrustedSlice[uint16](r, a.Offset, a.Len)
 }
 
 func (v TrustedItemViewer) Flags(r karmem.Trusted) []uint8 {
-	if v.at != 0 {
-		a := r.Array(v.at + 12)
-		return karmem.TrustedSlice[uint8](r, a.Offset, a.Len)
-	}
-	return nil
+	a := karmem.LoadArrayRef(v[12:])
+	return karmem.TrustedSlice[uint8](r, a.Offset, a.Len)
 }
 
 func (v TrustedItemViewer) Tags(r karmem.Trusted) TrustedTagSoaViewer {
-	if v.at != 0 {
-		a := r.Array(v.at + 24)
-		return NewTrustedTagSoaViewer(r, a)
-	}
-	return TrustedTagSoaViewer{}
+	a := karmem.LoadArrayRef(v[24:])
+	return NewTrustedTagSoaViewer(r, a)
 }
 
 func (v TrustedItemViewer) Shapes(r karmem.Trusted) TrustedShapeArrayViewer {
-	if v.at != 0 {
-		a := r.Array(v.at + 36)
-		return newTrustedShapeArraySoa(r, a)
-	}
-	return TrustedShapeArrayViewer{}
+	a := karmem.LoadArrayRef(v[36:])
+	return newTrustedShapeArraySoa(r, a)
 }
 
 func (v TrustedItemViewer) Bunch(r karmem.Trusted) TrustedShapeBovosViewer {
-	if v.at != 0 {
-		a := r.Array(v.at + 48)
-		return TrustedShapeBovosViewer{a: a}
-	}
-	return TrustedShapeBovosViewer{}
+	a := karmem.LoadArrayRef(v[48:])
+	return TrustedShapeBovosViewer{a: a}
 }
 
 func (v TrustedItemViewer) Ok(r karmem.Trusted) bool {
-	if v.at != 0 {
-		return r.Bool(v.at + 60)
-	}
-	return false
+	return karmem.LoadBool(v[60:])
 }
 
 // TrustRoot validates a whole message whose root is a Root, as

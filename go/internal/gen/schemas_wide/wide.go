@@ -192,7 +192,7 @@ func ValidatePlain(r *karmem.Reader) (PlainViewer, error) {
 	if err := validateAtPlain(&v, karmem.HeaderSize); err != nil {
 		return PlainViewer{}, err
 	}
-	return PlainViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[PlainViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtPlain(v *karmem.Validator, at uint32) error {
@@ -204,11 +204,10 @@ func validateAtPlain(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// PlainViewer reads the inline struct `Plain` in place (zero-copy). Its methods
+// PlainViewer is the inline struct `Plain`: a copy of its 72 bytes (an
+// AoS array of them is a []PlainViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type PlainViewer struct {
-	at uint32
-}
+type PlainViewer [72]byte
 
 // NewPlainViewer returns the viewer of the Plain at offset; offset 0 selects
 // the root of the message.
@@ -216,148 +215,83 @@ func NewPlainViewer(r *karmem.Reader, offset uint32) PlainViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 72) {
-		return PlainViewer{}
-	}
-	return PlainViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v PlainViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[PlainViewer](r, offset)
 }
 
 func (v PlainViewer) F0(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at)
+	return karmem.LoadUint32(v[:])
 }
 
 func (v PlainViewer) F1(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 4)
+	return karmem.LoadUint32(v[4:])
 }
 
 func (v PlainViewer) F2(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 8)
+	return karmem.LoadUint32(v[8:])
 }
 
 func (v PlainViewer) F3(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 12)
+	return karmem.LoadUint32(v[12:])
 }
 
 func (v PlainViewer) F4(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 16)
+	return karmem.LoadUint32(v[16:])
 }
 
 func (v PlainViewer) F5(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 20)
+	return karmem.LoadUint32(v[20:])
 }
 
 func (v PlainViewer) F6(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 24)
+	return karmem.LoadUint32(v[24:])
 }
 
 func (v PlainViewer) F7(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 28)
+	return karmem.LoadUint32(v[28:])
 }
 
 func (v PlainViewer) F8(r *karmem.Reader) uint16 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint16(v.at + 32)
+	return karmem.LoadUint16(v[32:])
 }
 
 func (v PlainViewer) F9(r *karmem.Reader) uint16 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint16(v.at + 34)
+	return karmem.LoadUint16(v[34:])
 }
 
 func (v PlainViewer) F10(r *karmem.Reader) uint16 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint16(v.at + 36)
+	return karmem.LoadUint16(v[36:])
 }
 
 func (v PlainViewer) F11(r *karmem.Reader) uint16 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint16(v.at + 38)
+	return karmem.LoadUint16(v[38:])
 }
 
 func (v PlainViewer) F12(r *karmem.Reader) uint8 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint8(v.at + 40)
+	return karmem.LoadUint8(v[40:])
 }
 
 func (v PlainViewer) F13(r *karmem.Reader) int64 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Int64(v.at + 48)
+	return karmem.LoadInt64(v[48:])
 }
 
 func (v PlainViewer) F14(r *karmem.Reader) float64 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float64(v.at + 56)
+	return karmem.LoadFloat64(v[56:])
 }
 
 func (v PlainViewer) F15(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 64)
+	return karmem.LoadFloat32(v[64:])
 }
 
 func (v PlainViewer) Flag(r *karmem.Reader) bool {
-	if v.at == 0 {
-		return false
-	}
-	return r.Bool(v.at + 68)
+	return karmem.LoadBool(v[68:])
 }
 
 func (v PlainViewer) Tint(r *karmem.Reader) Color {
-	if v.at == 0 {
-		return 0
-	}
-	return Color(r.Uint8(v.at + 69))
+	return Color(karmem.LoadUint8(v[69:]))
 }
 
 func (v PlainViewer) Last(r *karmem.Reader) int8 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Int8(v.at + 70)
+	return karmem.LoadInt8(v[70:])
 }
 
 // L7 is the inline struct (frozen layout) `L7`. Object type: owns its data.
@@ -426,18 +360,17 @@ func ValidateL7(r *karmem.Reader) (L7Viewer, error) {
 	if err := validateAtL7(&v, karmem.HeaderSize); err != nil {
 		return L7Viewer{}, err
 	}
-	return L7Viewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[L7Viewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtL7(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// L7Viewer reads the inline struct `L7` in place (zero-copy). Its methods
+// L7Viewer is the inline struct `L7`: a copy of its 8 bytes (an
+// AoS array of them is a []L7Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type L7Viewer struct {
-	at uint32
-}
+type L7Viewer [8]byte
 
 // NewL7Viewer returns the viewer of the L7 at offset; offset 0 selects
 // the root of the message.
@@ -445,29 +378,15 @@ func NewL7Viewer(r *karmem.Reader, offset uint32) L7Viewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 8) {
-		return L7Viewer{}
-	}
-	return L7Viewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v L7Viewer) Position() uint32 {
-	return v.at
+	return karmem.Image[L7Viewer](r, offset)
 }
 
 func (v L7Viewer) A7(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at)
+	return karmem.LoadUint32(v[:])
 }
 
 func (v L7Viewer) B7(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 // L6 is the inline struct (frozen layout) `L6`. Object type: owns its data.
@@ -543,18 +462,17 @@ func ValidateL6(r *karmem.Reader) (L6Viewer, error) {
 	if err := validateAtL6(&v, karmem.HeaderSize); err != nil {
 		return L6Viewer{}, err
 	}
-	return L6Viewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[L6Viewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtL6(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// L6Viewer reads the inline struct `L6` in place (zero-copy). Its methods
+// L6Viewer is the inline struct `L6`: a copy of its 16 bytes (an
+// AoS array of them is a []L6Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type L6Viewer struct {
-	at uint32
-}
+type L6Viewer [16]byte
 
 // NewL6Viewer returns the viewer of the L6 at offset; offset 0 selects
 // the root of the message.
@@ -562,36 +480,19 @@ func NewL6Viewer(r *karmem.Reader, offset uint32) L6Viewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 16) {
-		return L6Viewer{}
-	}
-	return L6Viewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v L6Viewer) Position() uint32 {
-	return v.at
+	return karmem.Image[L6Viewer](r, offset)
 }
 
 func (v L6Viewer) A6(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at)
+	return karmem.LoadUint32(v[:])
 }
 
 func (v L6Viewer) B6(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v L6Viewer) Next(r *karmem.Reader) L7Viewer {
-	if v.at == 0 {
-		return L7Viewer{}
-	}
-	return L7Viewer{at: v.at + 8}
+	return karmem.ImageOf[L7Viewer](v[8:])
 }
 
 // L5 is the inline struct (frozen layout) `L5`. Object type: owns its data.
@@ -667,18 +568,17 @@ func ValidateL5(r *karmem.Reader) (L5Viewer, error) {
 	if err := validateAtL5(&v, karmem.HeaderSize); err != nil {
 		return L5Viewer{}, err
 	}
-	return L5Viewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[L5Viewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtL5(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// L5Viewer reads the inline struct `L5` in place (zero-copy). Its methods
+// L5Viewer is the inline struct `L5`: a copy of its 24 bytes (an
+// AoS array of them is a []L5Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type L5Viewer struct {
-	at uint32
-}
+type L5Viewer [24]byte
 
 // NewL5Viewer returns the viewer of the L5 at offset; offset 0 selects
 // the root of the message.
@@ -686,36 +586,19 @@ func NewL5Viewer(r *karmem.Reader, offset uint32) L5Viewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 24) {
-		return L5Viewer{}
-	}
-	return L5Viewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v L5Viewer) Position() uint32 {
-	return v.at
+	return karmem.Image[L5Viewer](r, offset)
 }
 
 func (v L5Viewer) A5(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at)
+	return karmem.LoadUint32(v[:])
 }
 
 func (v L5Viewer) B5(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v L5Viewer) Next(r *karmem.Reader) L6Viewer {
-	if v.at == 0 {
-		return L6Viewer{}
-	}
-	return L6Viewer{at: v.at + 8}
+	return karmem.ImageOf[L6Viewer](v[8:])
 }
 
 // L4 is the inline struct (frozen layout) `L4`. Object type: owns its data.
@@ -791,18 +674,17 @@ func ValidateL4(r *karmem.Reader) (L4Viewer, error) {
 	if err := validateAtL4(&v, karmem.HeaderSize); err != nil {
 		return L4Viewer{}, err
 	}
-	return L4Viewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[L4Viewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtL4(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// L4Viewer reads the inline struct `L4` in place (zero-copy). Its methods
+// L4Viewer is the inline struct `L4`: a copy of its 32 bytes (an
+// AoS array of them is a []L4Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type L4Viewer struct {
-	at uint32
-}
+type L4Viewer [32]byte
 
 // NewL4Viewer returns the viewer of the L4 at offset; offset 0 selects
 // the root of the message.
@@ -810,36 +692,19 @@ func NewL4Viewer(r *karmem.Reader, offset uint32) L4Viewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 32) {
-		return L4Viewer{}
-	}
-	return L4Viewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v L4Viewer) Position() uint32 {
-	return v.at
+	return karmem.Image[L4Viewer](r, offset)
 }
 
 func (v L4Viewer) A4(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at)
+	return karmem.LoadUint32(v[:])
 }
 
 func (v L4Viewer) B4(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v L4Viewer) Next(r *karmem.Reader) L5Viewer {
-	if v.at == 0 {
-		return L5Viewer{}
-	}
-	return L5Viewer{at: v.at + 8}
+	return karmem.ImageOf[L5Viewer](v[8:])
 }
 
 // L3 is the inline struct (frozen layout) `L3`. Object type: owns its data.
@@ -915,18 +780,17 @@ func ValidateL3(r *karmem.Reader) (L3Viewer, error) {
 	if err := validateAtL3(&v, karmem.HeaderSize); err != nil {
 		return L3Viewer{}, err
 	}
-	return L3Viewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[L3Viewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtL3(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// L3Viewer reads the inline struct `L3` in place (zero-copy). Its methods
+// L3Viewer is the inline struct `L3`: a copy of its 40 bytes (an
+// AoS array of them is a []L3Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type L3Viewer struct {
-	at uint32
-}
+type L3Viewer [40]byte
 
 // NewL3Viewer returns the viewer of the L3 at offset; offset 0 selects
 // the root of the message.
@@ -934,36 +798,19 @@ func NewL3Viewer(r *karmem.Reader, offset uint32) L3Viewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 40) {
-		return L3Viewer{}
-	}
-	return L3Viewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v L3Viewer) Position() uint32 {
-	return v.at
+	return karmem.Image[L3Viewer](r, offset)
 }
 
 func (v L3Viewer) A3(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at)
+	return karmem.LoadUint32(v[:])
 }
 
 func (v L3Viewer) B3(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v L3Viewer) Next(r *karmem.Reader) L4Viewer {
-	if v.at == 0 {
-		return L4Viewer{}
-	}
-	return L4Viewer{at: v.at + 8}
+	return karmem.ImageOf[L4Viewer](v[8:])
 }
 
 // L2 is the inline struct (frozen layout) `L2`. Object type: owns its data.
@@ -1039,18 +886,17 @@ func ValidateL2(r *karmem.Reader) (L2Viewer, error) {
 	if err := validateAtL2(&v, karmem.HeaderSize); err != nil {
 		return L2Viewer{}, err
 	}
-	return L2Viewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[L2Viewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtL2(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// L2Viewer reads the inline struct `L2` in place (zero-copy). Its methods
+// L2Viewer is the inline struct `L2`: a copy of its 48 bytes (an
+// AoS array of them is a []L2Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type L2Viewer struct {
-	at uint32
-}
+type L2Viewer [48]byte
 
 // NewL2Viewer returns the viewer of the L2 at offset; offset 0 selects
 // the root of the message.
@@ -1058,36 +904,19 @@ func NewL2Viewer(r *karmem.Reader, offset uint32) L2Viewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 48) {
-		return L2Viewer{}
-	}
-	return L2Viewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v L2Viewer) Position() uint32 {
-	return v.at
+	return karmem.Image[L2Viewer](r, offset)
 }
 
 func (v L2Viewer) A2(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at)
+	return karmem.LoadUint32(v[:])
 }
 
 func (v L2Viewer) B2(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v L2Viewer) Next(r *karmem.Reader) L3Viewer {
-	if v.at == 0 {
-		return L3Viewer{}
-	}
-	return L3Viewer{at: v.at + 8}
+	return karmem.ImageOf[L3Viewer](v[8:])
 }
 
 // L1 is the inline struct (frozen layout) `L1`. Object type: owns its data.
@@ -1163,18 +992,17 @@ func ValidateL1(r *karmem.Reader) (L1Viewer, error) {
 	if err := validateAtL1(&v, karmem.HeaderSize); err != nil {
 		return L1Viewer{}, err
 	}
-	return L1Viewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[L1Viewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtL1(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// L1Viewer reads the inline struct `L1` in place (zero-copy). Its methods
+// L1Viewer is the inline struct `L1`: a copy of its 56 bytes (an
+// AoS array of them is a []L1Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type L1Viewer struct {
-	at uint32
-}
+type L1Viewer [56]byte
 
 // NewL1Viewer returns the viewer of the L1 at offset; offset 0 selects
 // the root of the message.
@@ -1182,36 +1010,19 @@ func NewL1Viewer(r *karmem.Reader, offset uint32) L1Viewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 56) {
-		return L1Viewer{}
-	}
-	return L1Viewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v L1Viewer) Position() uint32 {
-	return v.at
+	return karmem.Image[L1Viewer](r, offset)
 }
 
 func (v L1Viewer) A1(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at)
+	return karmem.LoadUint32(v[:])
 }
 
 func (v L1Viewer) B1(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v L1Viewer) Next(r *karmem.Reader) L2Viewer {
-	if v.at == 0 {
-		return L2Viewer{}
-	}
-	return L2Viewer{at: v.at + 8}
+	return karmem.ImageOf[L2Viewer](v[8:])
 }
 
 // L0 is the inline struct (frozen layout) `L0`. Object type: owns its data.
@@ -1287,18 +1098,17 @@ func ValidateL0(r *karmem.Reader) (L0Viewer, error) {
 	if err := validateAtL0(&v, karmem.HeaderSize); err != nil {
 		return L0Viewer{}, err
 	}
-	return L0Viewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[L0Viewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtL0(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// L0Viewer reads the inline struct `L0` in place (zero-copy). Its methods
+// L0Viewer is the inline struct `L0`: a copy of its 64 bytes (an
+// AoS array of them is a []L0Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type L0Viewer struct {
-	at uint32
-}
+type L0Viewer [64]byte
 
 // NewL0Viewer returns the viewer of the L0 at offset; offset 0 selects
 // the root of the message.
@@ -1306,36 +1116,19 @@ func NewL0Viewer(r *karmem.Reader, offset uint32) L0Viewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 64) {
-		return L0Viewer{}
-	}
-	return L0Viewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v L0Viewer) Position() uint32 {
-	return v.at
+	return karmem.Image[L0Viewer](r, offset)
 }
 
 func (v L0Viewer) A0(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at)
+	return karmem.LoadUint32(v[:])
 }
 
 func (v L0Viewer) B0(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v L0Viewer) Next(r *karmem.Reader) L1Viewer {
-	if v.at == 0 {
-		return L1Viewer{}
-	}
-	return L1Viewer{at: v.at + 8}
+	return karmem.ImageOf[L1Viewer](v[8:])
 }
 
 // Rich is the inline struct (frozen layout) `Rich`. Object type: owns its data.
@@ -1461,7 +1254,7 @@ func ValidateRich(r *karmem.Reader) (RichViewer, error) {
 	if err := validateAtRich(&v, karmem.HeaderSize); err != nil {
 		return RichViewer{}, err
 	}
-	return RichViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[RichViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtRich(v *karmem.Validator, at uint32) error {
@@ -1477,11 +1270,10 @@ func validateAtRich(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RichViewer reads the inline struct `Rich` in place (zero-copy). Its methods
+// RichViewer is the inline struct `Rich`: a copy of its 136 bytes (an
+// AoS array of them is a []RichViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RichViewer struct {
-	at uint32
-}
+type RichViewer [136]byte
 
 // NewRichViewer returns the viewer of the Rich at offset; offset 0 selects
 // the root of the message.
@@ -1489,143 +1281,81 @@ func NewRichViewer(r *karmem.Reader, offset uint32) RichViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 136) {
-		return RichViewer{}
-	}
-	return RichViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v RichViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[RichViewer](r, offset)
 }
 
 func (v RichViewer) G0(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at)
+	return karmem.LoadUint32(v[:])
 }
 
 func (v RichViewer) G1(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 4)
+	return karmem.LoadUint32(v[4:])
 }
 
 func (v RichViewer) G2(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 8)
+	return karmem.LoadUint32(v[8:])
 }
 
 func (v RichViewer) G3(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 12)
+	return karmem.LoadUint32(v[12:])
 }
 
 func (v RichViewer) G4(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 16)
+	return karmem.LoadUint32(v[16:])
 }
 
 func (v RichViewer) G5(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 20)
+	return karmem.LoadUint32(v[20:])
 }
 
 func (v RichViewer) G6(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 24)
+	return karmem.LoadUint32(v[24:])
 }
 
 func (v RichViewer) G7(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 28)
+	return karmem.LoadUint32(v[28:])
 }
 
 func (v RichViewer) G8(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 32)
+	return karmem.LoadUint32(v[32:])
 }
 
 func (v RichViewer) G9(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 36)
+	return karmem.LoadUint32(v[36:])
 }
 
 func (v RichViewer) G10(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 40)
+	return karmem.LoadUint32(v[40:])
 }
 
 func (v RichViewer) G11(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 44)
+	return karmem.LoadUint32(v[44:])
 }
 
 func (v RichViewer) G12(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 48)
+	return karmem.LoadUint32(v[48:])
 }
 
 func (v RichViewer) G13(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 52)
+	return karmem.LoadUint32(v[52:])
 }
 
 func (v RichViewer) G14(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 56)
+	return karmem.LoadUint32(v[56:])
 }
 
 func (v RichViewer) Name(r *karmem.Reader) string {
-	if v.at == 0 {
-		return ""
-	}
-	a := r.Array(v.at+60, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[60:]), 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (v RichViewer) NameBytes(r *karmem.Reader) []byte {
-	if v.at == 0 {
-		return nil
-	}
-	a := r.Array(v.at+60, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[60:]), 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
 func (v RichViewer) Deep(r *karmem.Reader) L0Viewer {
-	if v.at == 0 {
-		return L0Viewer{}
-	}
-	return L0Viewer{at: v.at + 72}
+	return karmem.ImageOf[L0Viewer](v[72:])
 }
 
 // Root is the table (evolvable) `Root`. Object type: owns its data.
@@ -3573,152 +3303,89 @@ func (it RichSoaItemDeepNextNextNextNextNextNextNext) B7(r *karmem.Reader) float
 // viewer of its root, which read it without further checks.
 func TrustPlain(r *karmem.Reader) (karmem.Trusted, TrustedPlainViewer, error) {
 	t, root, err := karmem.Trust(r, ValidatePlain)
-	return t, TrustedPlainViewer{at: root.at}, err
+	return t, TrustedPlainViewer(root), err
 }
 
-// TrustedPlainViewer reads the inline struct `Plain` in place (zero-copy). Its methods
+// TrustedPlainViewer is the inline struct `Plain`: a copy of its 72 bytes (an
+// AoS array of them is a []TrustedPlainViewer over the message). Its methods
 // take the karmem.Trusted of TrustPlain (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedPlainViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedPlainViewer) Position() uint32 {
-	return v.at
-}
+type TrustedPlainViewer [72]byte
 
 func (v TrustedPlainViewer) F0(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at)
-	}
-	return 0
+	return karmem.LoadUint32(v[:])
 }
 
 func (v TrustedPlainViewer) F1(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadUint32(v[4:])
 }
 
 func (v TrustedPlainViewer) F2(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 8)
-	}
-	return 0
+	return karmem.LoadUint32(v[8:])
 }
 
 func (v TrustedPlainViewer) F3(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 12)
-	}
-	return 0
+	return karmem.LoadUint32(v[12:])
 }
 
 func (v TrustedPlainViewer) F4(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 16)
-	}
-	return 0
+	return karmem.LoadUint32(v[16:])
 }
 
 func (v TrustedPlainViewer) F5(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 20)
-	}
-	return 0
+	return karmem.LoadUint32(v[20:])
 }
 
 func (v TrustedPlainViewer) F6(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 24)
-	}
-	return 0
+	return karmem.LoadUint32(v[24:])
 }
 
 func (v TrustedPlainViewer) F7(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 28)
-	}
-	return 0
+	return karmem.LoadUint32(v[28:])
 }
 
 func (v TrustedPlainViewer) F8(r karmem.Trusted) uint16 {
-	if v.at != 0 {
-		return r.Uint16(v.at + 32)
-	}
-	return 0
+	return karmem.LoadUint16(v[32:])
 }
 
 func (v TrustedPlainViewer) F9(r karmem.Trusted) uint16 {
-	if v.at != 0 {
-		return r.Uint16(v.at + 34)
-	}
-	return 0
+	return karmem.LoadUint16(v[34:])
 }
 
 func (v TrustedPlainViewer) F10(r karmem.Trusted) uint16 {
-	if v.at != 0 {
-		return r.Uint16(v.at + 36)
-	}
-	return 0
+	return karmem.LoadUint16(v[36:])
 }
 
 func (v TrustedPlainViewer) F11(r karmem.Trusted) uint16 {
-	if v.at != 0 {
-		return r.Uint16(v.at + 38)
-	}
-	return 0
+	return karmem.LoadUint16(v[38:])
 }
 
 func (v TrustedPlainViewer) F12(r karmem.Trusted) uint8 {
-	if v.at != 0 {
-		return r.Uint8(v.at + 40)
-	}
-	return 0
+	return karmem.LoadUint8(v[40:])
 }
 
 func (v TrustedPlainViewer) F13(r karmem.Trusted) int64 {
-	if v.at != 0 {
-		return r.Int64(v.at + 48)
-	}
-	return 0
+	return karmem.LoadInt64(v[48:])
 }
 
 func (v TrustedPlainViewer) F14(r karmem.Trusted) float64 {
-	if v.at != 0 {
-		return r.Float64(v.at + 56)
-	}
-	return 0
+	return karmem.LoadFloat64(v[56:])
 }
 
 func (v TrustedPlainViewer) F15(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 64)
-	}
-	return 0
+	return karmem.LoadFloat32(v[64:])
 }
 
 func (v TrustedPlainViewer) Flag(r karmem.Trusted) bool {
-	if v.at != 0 {
-		return r.Bool(v.at + 68)
-	}
-	return false
+	return karmem.LoadBool(v[68:])
 }
 
 func (v TrustedPlainViewer) Tint(r karmem.Trusted) Color {
-	if v.at != 0 {
-		return Color(r.Uint8(v.at + 69))
-	}
-	return 0
+	return Color(karmem.LoadUint8(v[69:]))
 }
 
 func (v TrustedPlainViewer) Last(r karmem.Trusted) int8 {
-	if v.at != 0 {
-		return r.Int8(v.at + 70)
-	}
-	return 0
+	return karmem.LoadInt8(v[70:])
 }
 
 // TrustL7 validates a whole message whose root is a L7, as
@@ -3726,33 +3393,21 @@ func (v TrustedPlainViewer) Last(r karmem.Trusted) int8 {
 // viewer of its root, which read it without further checks.
 func TrustL7(r *karmem.Reader) (karmem.Trusted, TrustedL7Viewer, error) {
 	t, root, err := karmem.Trust(r, ValidateL7)
-	return t, TrustedL7Viewer{at: root.at}, err
+	return t, TrustedL7Viewer(root), err
 }
 
-// TrustedL7Viewer reads the inline struct `L7` in place (zero-copy). Its methods
+// TrustedL7Viewer is the inline struct `L7`: a copy of its 8 bytes (an
+// AoS array of them is a []TrustedL7Viewer over the message). Its methods
 // take the karmem.Trusted of TrustL7 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedL7Viewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedL7Viewer) Position() uint32 {
-	return v.at
-}
+type TrustedL7Viewer [8]byte
 
 func (v TrustedL7Viewer) A7(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at)
-	}
-	return 0
+	return karmem.LoadUint32(v[:])
 }
 
 func (v TrustedL7Viewer) B7(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 // TrustL6 validates a whole message whose root is a L6, as
@@ -3760,40 +3415,25 @@ func (v TrustedL7Viewer) B7(r karmem.Trusted) float32 {
 // viewer of its root, which read it without further checks.
 func TrustL6(r *karmem.Reader) (karmem.Trusted, TrustedL6Viewer, error) {
 	t, root, err := karmem.Trust(r, ValidateL6)
-	return t, TrustedL6Viewer{at: root.at}, err
+	return t, TrustedL6Viewer(root), err
 }
 
-// TrustedL6Viewer reads the inline struct `L6` in place (zero-copy). Its methods
+// TrustedL6Viewer is the inline struct `L6`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedL6Viewer over the message). Its methods
 // take the karmem.Trusted of TrustL6 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedL6Viewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedL6Viewer) Position() uint32 {
-	return v.at
-}
+type TrustedL6Viewer [16]byte
 
 func (v TrustedL6Viewer) A6(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at)
-	}
-	return 0
+	return karmem.LoadUint32(v[:])
 }
 
 func (v TrustedL6Viewer) B6(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v TrustedL6Viewer) Next(r karmem.Trusted) TrustedL7Viewer {
-	if v.at != 0 {
-		return TrustedL7Viewer{at: v.at + 8}
-	}
-	return TrustedL7Viewer{}
+	return karmem.ImageOf[TrustedL7Viewer](v[8:])
 }
 
 // TrustL5 validates a whole message whose root is a L5, as
@@ -3801,40 +3441,25 @@ func (v TrustedL6Viewer) Next(r karmem.Trusted) TrustedL7Viewer {
 // viewer of its root, which read it without further checks.
 func TrustL5(r *karmem.Reader) (karmem.Trusted, TrustedL5Viewer, error) {
 	t, root, err := karmem.Trust(r, ValidateL5)
-	return t, TrustedL5Viewer{at: root.at}, err
+	return t, TrustedL5Viewer(root), err
 }
 
-// TrustedL5Viewer reads the inline struct `L5` in place (zero-copy). Its methods
+// TrustedL5Viewer is the inline struct `L5`: a copy of its 24 bytes (an
+// AoS array of them is a []TrustedL5Viewer over the message). Its methods
 // take the karmem.Trusted of TrustL5 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedL5Viewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedL5Viewer) Position() uint32 {
-	return v.at
-}
+type TrustedL5Viewer [24]byte
 
 func (v TrustedL5Viewer) A5(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at)
-	}
-	return 0
+	return karmem.LoadUint32(v[:])
 }
 
 func (v TrustedL5Viewer) B5(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v TrustedL5Viewer) Next(r karmem.Trusted) TrustedL6Viewer {
-	if v.at != 0 {
-		return TrustedL6Viewer{at: v.at + 8}
-	}
-	return TrustedL6Viewer{}
+	return karmem.ImageOf[TrustedL6Viewer](v[8:])
 }
 
 // TrustL4 validates a whole message whose root is a L4, as
@@ -3842,40 +3467,25 @@ func (v TrustedL5Viewer) Next(r karmem.Trusted) TrustedL6Viewer {
 // viewer of its root, which read it without further checks.
 func TrustL4(r *karmem.Reader) (karmem.Trusted, TrustedL4Viewer, error) {
 	t, root, err := karmem.Trust(r, ValidateL4)
-	return t, TrustedL4Viewer{at: root.at}, err
+	return t, TrustedL4Viewer(root), err
 }
 
-// TrustedL4Viewer reads the inline struct `L4` in place (zero-copy). Its methods
+// TrustedL4Viewer is the inline struct `L4`: a copy of its 32 bytes (an
+// AoS array of them is a []TrustedL4Viewer over the message). Its methods
 // take the karmem.Trusted of TrustL4 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedL4Viewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedL4Viewer) Position() uint32 {
-	return v.at
-}
+type TrustedL4Viewer [32]byte
 
 func (v TrustedL4Viewer) A4(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at)
-	}
-	return 0
+	return karmem.LoadUint32(v[:])
 }
 
 func (v TrustedL4Viewer) B4(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v TrustedL4Viewer) Next(r karmem.Trusted) TrustedL5Viewer {
-	if v.at != 0 {
-		return TrustedL5Viewer{at: v.at + 8}
-	}
-	return TrustedL5Viewer{}
+	return karmem.ImageOf[TrustedL5Viewer](v[8:])
 }
 
 // TrustL3 validates a whole message whose root is a L3, as
@@ -3883,40 +3493,25 @@ func (v TrustedL4Viewer) Next(r karmem.Trusted) TrustedL5Viewer {
 // viewer of its root, which read it without further checks.
 func TrustL3(r *karmem.Reader) (karmem.Trusted, TrustedL3Viewer, error) {
 	t, root, err := karmem.Trust(r, ValidateL3)
-	return t, TrustedL3Viewer{at: root.at}, err
+	return t, TrustedL3Viewer(root), err
 }
 
-// TrustedL3Viewer reads the inline struct `L3` in place (zero-copy). Its methods
+// TrustedL3Viewer is the inline struct `L3`: a copy of its 40 bytes (an
+// AoS array of them is a []TrustedL3Viewer over the message). Its methods
 // take the karmem.Trusted of TrustL3 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedL3Viewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedL3Viewer) Position() uint32 {
-	return v.at
-}
+type TrustedL3Viewer [40]byte
 
 func (v TrustedL3Viewer) A3(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at)
-	}
-	return 0
+	return karmem.LoadUint32(v[:])
 }
 
 func (v TrustedL3Viewer) B3(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v TrustedL3Viewer) Next(r karmem.Trusted) TrustedL4Viewer {
-	if v.at != 0 {
-		return TrustedL4Viewer{at: v.at + 8}
-	}
-	return TrustedL4Viewer{}
+	return karmem.ImageOf[TrustedL4Viewer](v[8:])
 }
 
 // TrustL2 validates a whole message whose root is a L2, as
@@ -3924,40 +3519,25 @@ func (v TrustedL3Viewer) Next(r karmem.Trusted) TrustedL4Viewer {
 // viewer of its root, which read it without further checks.
 func TrustL2(r *karmem.Reader) (karmem.Trusted, TrustedL2Viewer, error) {
 	t, root, err := karmem.Trust(r, ValidateL2)
-	return t, TrustedL2Viewer{at: root.at}, err
+	return t, TrustedL2Viewer(root), err
 }
 
-// TrustedL2Viewer reads the inline struct `L2` in place (zero-copy). Its methods
+// TrustedL2Viewer is the inline struct `L2`: a copy of its 48 bytes (an
+// AoS array of them is a []TrustedL2Viewer over the message). Its methods
 // take the karmem.Trusted of TrustL2 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedL2Viewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedL2Viewer) Position() uint32 {
-	return v.at
-}
+type TrustedL2Viewer [48]byte
 
 func (v TrustedL2Viewer) A2(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at)
-	}
-	return 0
+	return karmem.LoadUint32(v[:])
 }
 
 func (v TrustedL2Viewer) B2(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v TrustedL2Viewer) Next(r karmem.Trusted) TrustedL3Viewer {
-	if v.at != 0 {
-		return TrustedL3Viewer{at: v.at + 8}
-	}
-	return TrustedL3Viewer{}
+	return karmem.ImageOf[TrustedL3Viewer](v[8:])
 }
 
 // TrustL1 validates a whole message whose root is a L1, as
@@ -3965,40 +3545,25 @@ func (v TrustedL2Viewer) Next(r karmem.Trusted) TrustedL3Viewer {
 // viewer of its root, which read it without further checks.
 func TrustL1(r *karmem.Reader) (karmem.Trusted, TrustedL1Viewer, error) {
 	t, root, err := karmem.Trust(r, ValidateL1)
-	return t, TrustedL1Viewer{at: root.at}, err
+	return t, TrustedL1Viewer(root), err
 }
 
-// TrustedL1Viewer reads the inline struct `L1` in place (zero-copy). Its methods
+// TrustedL1Viewer is the inline struct `L1`: a copy of its 56 bytes (an
+// AoS array of them is a []TrustedL1Viewer over the message). Its methods
 // take the karmem.Trusted of TrustL1 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedL1Viewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedL1Viewer) Position() uint32 {
-	return v.at
-}
+type TrustedL1Viewer [56]byte
 
 func (v TrustedL1Viewer) A1(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at)
-	}
-	return 0
+	return karmem.LoadUint32(v[:])
 }
 
 func (v TrustedL1Viewer) B1(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v TrustedL1Viewer) Next(r karmem.Trusted) TrustedL2Viewer {
-	if v.at != 0 {
-		return TrustedL2Viewer{at: v.at + 8}
-	}
-	return TrustedL2Viewer{}
+	return karmem.ImageOf[TrustedL2Viewer](v[8:])
 }
 
 // TrustL0 validates a whole message whose root is a L0, as
@@ -4006,40 +3571,25 @@ func (v TrustedL1Viewer) Next(r karmem.Trusted) TrustedL2Viewer {
 // viewer of its root, which read it without further checks.
 func TrustL0(r *karmem.Reader) (karmem.Trusted, TrustedL0Viewer, error) {
 	t, root, err := karmem.Trust(r, ValidateL0)
-	return t, TrustedL0Viewer{at: root.at}, err
+	return t, TrustedL0Viewer(root), err
 }
 
-// TrustedL0Viewer reads the inline struct `L0` in place (zero-copy). Its methods
+// TrustedL0Viewer is the inline struct `L0`: a copy of its 64 bytes (an
+// AoS array of them is a []TrustedL0Viewer over the message). Its methods
 // take the karmem.Trusted of TrustL0 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedL0Viewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedL0Viewer) Position() uint32 {
-	return v.at
-}
+type TrustedL0Viewer [64]byte
 
 func (v TrustedL0Viewer) A0(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at)
-	}
-	return 0
+	return karmem.LoadUint32(v[:])
 }
 
 func (v TrustedL0Viewer) B0(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v TrustedL0Viewer) Next(r karmem.Trusted) TrustedL1Viewer {
-	if v.at != 0 {
-		return TrustedL1Viewer{at: v.at + 8}
-	}
-	return TrustedL1Viewer{}
+	return karmem.ImageOf[TrustedL1Viewer](v[8:])
 }
 
 // TrustRich validates a whole message whose root is a Rich, as
@@ -4047,147 +3597,87 @@ func (v TrustedL0Viewer) Next(r karmem.Trusted) TrustedL1Viewer {
 // viewer of its root, which read it without further checks.
 func TrustRich(r *karmem.Reader) (karmem.Trusted, TrustedRichViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateRich)
-	return t, TrustedRichViewer{at: root.at}, err
+	return t, TrustedRichViewer(root), err
 }
 
-// TrustedRichViewer reads the inline struct `Rich` in place (zero-copy). Its methods
+// TrustedRichViewer is the inline struct `Rich`: a copy of its 136 bytes (an
+// AoS array of them is a []TrustedRichViewer over the message). Its methods
 // take the karmem.Trusted of TrustRich (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRichViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedRichViewer) Position() uint32 {
-	return v.at
-}
+type TrustedRichViewer [136]byte
 
 func (v TrustedRichViewer) G0(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at)
-	}
-	return 0
+	return karmem.LoadUint32(v[:])
 }
 
 func (v TrustedRichViewer) G1(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadUint32(v[4:])
 }
 
 func (v TrustedRichViewer) G2(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 8)
-	}
-	return 0
+	return karmem.LoadUint32(v[8:])
 }
 
 func (v TrustedRichViewer) G3(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 12)
-	}
-	return 0
+	return karmem.LoadUint32(v[12:])
 }
 
 func (v TrustedRichViewer) G4(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 16)
-	}
-	return 0
+	return karmem.LoadUint32(v[16:])
 }
 
 func (v TrustedRichViewer) G5(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 20)
-	}
-	return 0
+	return karmem.LoadUint32(v[20:])
 }
 
 func (v TrustedRichViewer) G6(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 24)
-	}
-	return 0
+	return karmem.LoadUint32(v[24:])
 }
 
 func (v TrustedRichViewer) G7(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 28)
-	}
-	return 0
+	return karmem.LoadUint32(v[28:])
 }
 
 func (v TrustedRichViewer) G8(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 32)
-	}
-	return 0
+	return karmem.LoadUint32(v[32:])
 }
 
 func (v TrustedRichViewer) G9(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 36)
-	}
-	return 0
+	return karmem.LoadUint32(v[36:])
 }
 
 func (v TrustedRichViewer) G10(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 40)
-	}
-	return 0
+	return karmem.LoadUint32(v[40:])
 }
 
 func (v TrustedRichViewer) G11(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 44)
-	}
-	return 0
+	return karmem.LoadUint32(v[44:])
 }
 
 func (v TrustedRichViewer) G12(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 48)
-	}
-	return 0
+	return karmem.LoadUint32(v[48:])
 }
 
 func (v TrustedRichViewer) G13(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 52)
-	}
-	return 0
+	return karmem.LoadUint32(v[52:])
 }
 
 func (v TrustedRichViewer) G14(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 56)
-	}
-	return 0
+	return karmem.LoadUint32(v[56:])
 }
 
 func (v TrustedRichViewer) Name(r karmem.Trusted) string {
-	if v.at != 0 {
-		a := r.Array(v.at + 60)
-		return r.String(a)
-	}
-	return ""
+	a := karmem.LoadArrayRef(v[60:])
+	return r.String(a)
 }
 
 func (v TrustedRichViewer) NameBytes(r karmem.Trusted) []byte {
-	if v.at != 0 {
-		a := r.Array(v.at + 60)
-		return r.ArrayBytes(a)
-	}
-	return nil
+	a := karmem.LoadArrayRef(v[60:])
+	return r.ArrayBytes(a)
 }
 
 func (v TrustedRichViewer) Deep(r karmem.Trusted) TrustedL0Viewer {
-	if v.at != 0 {
-		return TrustedL0Viewer{at: v.at + 72}
-	}
-	return TrustedL0Viewer{}
+	return karmem.ImageOf[TrustedL0Viewer](v[72:])
 }
 
 // TrustRoot validates a whole message whose root is a Root, as

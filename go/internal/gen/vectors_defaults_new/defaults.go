@@ -1045,7 +1045,7 @@ func (it UnitSoaItem) Level(r *karmem.Reader) uint8 {
 	return r.Uint8(it.s.cols[8] + it.i)
 }
 
-// UnitAosViewer is an AoS array (or fixed array) of `Unit`.
+// UnitAosViewer is an AoS array of `Unit`.
 type UnitAosViewer struct {
 	r   *karmem.Reader
 	off uint32
@@ -1416,7 +1416,7 @@ func (it TrustedUnitSoaItem) Level(r karmem.Trusted) uint8 {
 	return 0
 }
 
-// TrustedUnitAosViewer is an AoS array (or fixed array) of `Unit`.
+// TrustedUnitAosViewer is an AoS array of `Unit`.
 type TrustedUnitAosViewer struct {
 	r   karmem.Trusted
 	off uint32

@@ -504,7 +504,7 @@ func (it UnitSoaItem) Id(r *karmem.Reader) uint32 {
 	return r.Uint32(it.s.c0 + it.i*4)
 }
 
-// UnitAosViewer is an AoS array (or fixed array) of `Unit`.
+// UnitAosViewer is an AoS array of `Unit`.
 type UnitAosViewer struct {
 	r   *karmem.Reader
 	off uint32
@@ -671,7 +671,7 @@ func (it TrustedUnitSoaItem) Id(r karmem.Trusted) uint32 {
 	return 0
 }
 
-// TrustedUnitAosViewer is an AoS array (or fixed array) of `Unit`.
+// TrustedUnitAosViewer is an AoS array of `Unit`.
 type TrustedUnitAosViewer struct {
 	r   karmem.Trusted
 	off uint32

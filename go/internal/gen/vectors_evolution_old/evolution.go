@@ -75,18 +75,17 @@ func ValidatePoint(r *karmem.Reader) (PointViewer, error) {
 	if err := validateAtPoint(&v, karmem.HeaderSize); err != nil {
 		return PointViewer{}, err
 	}
-	return PointViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[PointViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtPoint(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// PointViewer reads the inline struct `Point` in place (zero-copy). Its methods
+// PointViewer is the inline struct `Point`: a copy of its 8 bytes (an
+// AoS array of them is a []PointViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type PointViewer struct {
-	at uint32
-}
+type PointViewer [8]byte
 
 // NewPointViewer returns the viewer of the Point at offset; offset 0 selects
 // the root of the message.
@@ -94,29 +93,15 @@ func NewPointViewer(r *karmem.Reader, offset uint32) PointViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 8) {
-		return PointViewer{}
-	}
-	return PointViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v PointViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[PointViewer](r, offset)
 }
 
 func (v PointViewer) X(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at)
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v PointViewer) Y(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 // Item is the table (evolvable) `Item`. Object type: owns its data.
@@ -584,33 +569,21 @@ func (it ItemSoaItem) NameBytes(r *karmem.Reader) []byte {
 // viewer of its root, which read it without further checks.
 func TrustPoint(r *karmem.Reader) (karmem.Trusted, TrustedPointViewer, error) {
 	t, root, err := karmem.Trust(r, ValidatePoint)
-	return t, TrustedPointViewer{at: root.at}, err
+	return t, TrustedPointViewer(root), err
 }
 
-// TrustedPointViewer reads the inline struct `Point` in place (zero-copy). Its methods
+// TrustedPointViewer is the inline struct `Point`: a copy of its 8 bytes (an
+// AoS array of them is a []TrustedPointViewer over the message). Its methods
 // take the karmem.Trusted of TrustPoint (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedPointViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedPointViewer) Position() uint32 {
-	return v.at
-}
+type TrustedPointViewer [8]byte
 
 func (v TrustedPointViewer) X(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at)
-	}
-	return 0
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v TrustedPointViewer) Y(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 // TrustItem validates a whole message whose root is a Item, as

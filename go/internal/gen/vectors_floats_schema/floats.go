@@ -77,18 +77,17 @@ func ValidatePair(r *karmem.Reader) (PairViewer, error) {
 	if err := validateAtPair(&v, karmem.HeaderSize); err != nil {
 		return PairViewer{}, err
 	}
-	return PairViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[PairViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtPair(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// PairViewer reads the inline struct `Pair` in place (zero-copy). Its methods
+// PairViewer is the inline struct `Pair`: a copy of its 16 bytes (an
+// AoS array of them is a []PairViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type PairViewer struct {
-	at uint32
-}
+type PairViewer [16]byte
 
 // NewPairViewer returns the viewer of the Pair at offset; offset 0 selects
 // the root of the message.
@@ -96,29 +95,15 @@ func NewPairViewer(r *karmem.Reader, offset uint32) PairViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 16) {
-		return PairViewer{}
-	}
-	return PairViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v PairViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[PairViewer](r, offset)
 }
 
 func (v PairViewer) A(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at)
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v PairViewer) B(r *karmem.Reader) float64 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float64(v.at + 8)
+	return karmem.LoadFloat64(v[8:])
 }
 
 // Floats is the table (evolvable) `Floats`. Object type: owns its data.
@@ -422,9 +407,9 @@ func (v FloatsViewer) Pairs(r *karmem.Reader) PairSoaViewer {
 	return NewPairSoaViewer(r, a)
 }
 
-func (v FloatsViewer) PairsAos(r *karmem.Reader) PairAosViewer {
+func (v FloatsViewer) PairsAos(r *karmem.Reader) []PairViewer {
 	a := r.FieldArray(v.t, 84, 16, karmem.NoLimit)
-	return PairAosViewer{off: a.Offset, n: a.Len}
+	return karmem.Images[PairViewer](r, a.Offset, a.Len)
 }
 
 // soaColumnsPair: hash and size of each SoA column of Pair, in writing order (format.md §5.3).
@@ -579,68 +564,26 @@ func (it PairSoaItem) B(r *karmem.Reader) float64 {
 	return r.Float64(it.s.c0 + it.i*8)
 }
 
-// PairAosViewer is an AoS array (or fixed array) of `Pair`.
-type PairAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s PairAosViewer) At(i int) PairViewer {
-	if uint(i) >= uint(s.n) {
-		return PairViewer{}
-	}
-	return PairViewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s PairAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s PairAosViewer) All() iter.Seq2[int, PairViewer] {
-	return func(yield func(int, PairViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
 // TrustPair validates a whole message whose root is a Pair, as
 // ValidatePair does, and returns it as a karmem.Trusted with the trusted
 // viewer of its root, which read it without further checks.
 func TrustPair(r *karmem.Reader) (karmem.Trusted, TrustedPairViewer, error) {
 	t, root, err := karmem.Trust(r, ValidatePair)
-	return t, TrustedPairViewer{at: root.at}, err
+	return t, TrustedPairViewer(root), err
 }
 
-// TrustedPairViewer reads the inline struct `Pair` in place (zero-copy). Its methods
+// TrustedPairViewer is the inline struct `Pair`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedPairViewer over the message). Its methods
 // take the karmem.Trusted of TrustPair (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedPairViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedPairViewer) Position() uint32 {
-	return v.at
-}
+type TrustedPairViewer [16]byte
 
 func (v TrustedPairViewer) A(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at)
-	}
-	return 0
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v TrustedPairViewer) B(r karmem.Trusted) float64 {
-	if v.at != 0 {
-		return r.Float64(v.at + 8)
-	}
-	return 0
+	return karmem.LoadFloat64(v[8:])
 }
 
 // TrustFloats validates a whole message whose root is a Floats, as
@@ -727,12 +670,12 @@ func (v TrustedFloatsViewer) Pairs(r karmem.Trusted) TrustedPairSoaViewer {
 	return TrustedPairSoaViewer{}
 }
 
-func (v TrustedFloatsViewer) PairsAos(r karmem.Trusted) TrustedPairAosViewer {
+func (v TrustedFloatsViewer) PairsAos(r karmem.Trusted) []TrustedPairViewer {
 	if v.t.Has(84, 12) {
 		a := r.Array(v.t.Offset + 84)
-		return TrustedPairAosViewer{off: a.Offset, n: a.Len}
+		return karmem.TrustedImages[TrustedPairViewer](r, a.Offset, a.Len)
 	}
-	return TrustedPairAosViewer{}
+	return nil
 }
 
 // TrustedPairSoaViewer is an SoA array of `Pair`: one directory scan when created,
@@ -804,34 +747,4 @@ func (it TrustedPairSoaItem) B(r karmem.Trusted) float64 {
 		return r.Float64(it.s.c0 + it.i*8)
 	}
 	return 0
-}
-
-// TrustedPairAosViewer is an AoS array (or fixed array) of `Pair`.
-type TrustedPairAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s TrustedPairAosViewer) At(i int) TrustedPairViewer {
-	if uint(i) >= uint(s.n) {
-		return TrustedPairViewer{}
-	}
-	return TrustedPairViewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s TrustedPairAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s TrustedPairAosViewer) All() iter.Seq2[int, TrustedPairViewer] {
-	return func(yield func(int, TrustedPairViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
 }

@@ -156,18 +156,17 @@ func ValidateVec3(r *karmem.Reader) (Vec3Viewer, error) {
 	if err := validateAtVec3(&v, karmem.HeaderSize); err != nil {
 		return Vec3Viewer{}, err
 	}
-	return Vec3Viewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[Vec3Viewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtVec3(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// Vec3Viewer reads the inline struct `Vec3` in place (zero-copy). Its methods
+// Vec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// AoS array of them is a []Vec3Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type Vec3Viewer struct {
-	at uint32
-}
+type Vec3Viewer [16]byte
 
 // NewVec3Viewer returns the viewer of the Vec3 at offset; offset 0 selects
 // the root of the message.
@@ -175,36 +174,19 @@ func NewVec3Viewer(r *karmem.Reader, offset uint32) Vec3Viewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 16) {
-		return Vec3Viewer{}
-	}
-	return Vec3Viewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v Vec3Viewer) Position() uint32 {
-	return v.at
+	return karmem.Image[Vec3Viewer](r, offset)
 }
 
 func (v Vec3Viewer) X(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at)
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v Vec3Viewer) Y(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v Vec3Viewer) Z(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 8)
+	return karmem.LoadFloat32(v[8:])
 }
 
 // MonsterData is the table (evolvable) `MonsterData`. Object type: owns its data.
@@ -420,7 +402,7 @@ func (v MonsterDataViewer) Pos(r *karmem.Reader) Vec3Viewer {
 	if !v.t.Has(8, 16) {
 		return Vec3Viewer{}
 	}
-	return Vec3Viewer{at: v.t.Offset + 8}
+	return karmem.Image[Vec3Viewer](r, v.t.Offset+8)
 }
 
 func (v MonsterDataViewer) Mana(r *karmem.Reader) int16 {
@@ -590,7 +572,7 @@ func ValidateMonster(r *karmem.Reader) (MonsterViewer, error) {
 	if err := validateAtMonster(&v, karmem.HeaderSize); err != nil {
 		return MonsterViewer{}, err
 	}
-	return MonsterViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[MonsterViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtMonster(v *karmem.Validator, at uint32) error {
@@ -607,11 +589,10 @@ func validateAtMonster(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// MonsterViewer reads the inline struct `Monster` in place (zero-copy). Its methods
+// MonsterViewer is the inline struct `Monster`: a copy of its 8 bytes (an
+// AoS array of them is a []MonsterViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type MonsterViewer struct {
-	at uint32
-}
+type MonsterViewer [8]byte
 
 // NewMonsterViewer returns the viewer of the Monster at offset; offset 0 selects
 // the root of the message.
@@ -619,22 +600,11 @@ func NewMonsterViewer(r *karmem.Reader, offset uint32) MonsterViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 8) {
-		return MonsterViewer{}
-	}
-	return MonsterViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v MonsterViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[MonsterViewer](r, offset)
 }
 
 func (v MonsterViewer) Data(r *karmem.Reader) MonsterDataViewer {
-	if v.at == 0 {
-		return MonsterDataViewer{}
-	}
-	return MonsterDataViewer{t: r.Table(r.Uint32(v.at))}
+	return MonsterDataViewer{t: r.Table(karmem.LoadUint32(v[:]))}
 }
 
 // State is the table (evolvable) `State`. Object type: owns its data.
@@ -1394,40 +1364,25 @@ func (it MonsterSoaItemDataPos) Z(r *karmem.Reader) float32 {
 // viewer of its root, which read it without further checks.
 func TrustVec3(r *karmem.Reader) (karmem.Trusted, TrustedVec3Viewer, error) {
 	t, root, err := karmem.Trust(r, ValidateVec3)
-	return t, TrustedVec3Viewer{at: root.at}, err
+	return t, TrustedVec3Viewer(root), err
 }
 
-// TrustedVec3Viewer reads the inline struct `Vec3` in place (zero-copy). Its methods
+// TrustedVec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedVec3Viewer over the message). Its methods
 // take the karmem.Trusted of TrustVec3 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedVec3Viewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedVec3Viewer) Position() uint32 {
-	return v.at
-}
+type TrustedVec3Viewer [16]byte
 
 func (v TrustedVec3Viewer) X(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at)
-	}
-	return 0
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v TrustedVec3Viewer) Y(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v TrustedVec3Viewer) Z(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 8)
-	}
-	return 0
+	return karmem.LoadFloat32(v[8:])
 }
 
 // TrustMonsterData validates a whole message whose root is a MonsterData, as
@@ -1453,7 +1408,7 @@ func (v TrustedMonsterDataViewer) Table() karmem.Table {
 
 func (v TrustedMonsterDataViewer) Pos(r karmem.Trusted) TrustedVec3Viewer {
 	if v.t.Has(8, 16) {
-		return TrustedVec3Viewer{at: v.t.Offset + 8}
+		return karmem.TrustedImage[TrustedVec3Viewer](r, v.t.Offset+8)
 	}
 	return TrustedVec3Viewer{}
 }
@@ -1535,26 +1490,17 @@ func (v TrustedMonsterDataViewer) Path(r karmem.Trusted) TrustedVec3SoaViewer {
 // viewer of its root, which read it without further checks.
 func TrustMonster(r *karmem.Reader) (karmem.Trusted, TrustedMonsterViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateMonster)
-	return t, TrustedMonsterViewer{at: root.at}, err
+	return t, TrustedMonsterViewer(root), err
 }
 
-// TrustedMonsterViewer reads the inline struct `Monster` in place (zero-copy). Its methods
+// TrustedMonsterViewer is the inline struct `Monster`: a copy of its 8 bytes (an
+// AoS array of them is a []TrustedMonsterViewer over the message). Its methods
 // take the karmem.Trusted of TrustMonster (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedMonsterViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedMonsterViewer) Position() uint32 {
-	return v.at
-}
+type TrustedMonsterViewer [8]byte
 
 func (v TrustedMonsterViewer) Data(r karmem.Trusted) TrustedMonsterDataViewer {
-	if v.at != 0 {
-		return TrustedMonsterDataViewer{t: r.Table(r.Uint32(v.at))}
-	}
-	return TrustedMonsterDataViewer{}
+	return TrustedMonsterDataViewer{t: r.Table(karmem.LoadUint32(v[:]))}
 }
 
 // TrustState validates a whole message whose root is a State, as

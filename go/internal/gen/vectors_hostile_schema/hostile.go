@@ -555,18 +555,17 @@ func ValidatePoint(r *karmem.Reader) (PointViewer, error) {
 	if err := validateAtPoint(&v, karmem.HeaderSize); err != nil {
 		return PointViewer{}, err
 	}
-	return PointViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[PointViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtPoint(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// PointViewer reads the inline struct `Point` in place (zero-copy). Its methods
+// PointViewer is the inline struct `Point`: a copy of its 8 bytes (an
+// AoS array of them is a []PointViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type PointViewer struct {
-	at uint32
-}
+type PointViewer [8]byte
 
 // NewPointViewer returns the viewer of the Point at offset; offset 0 selects
 // the root of the message.
@@ -574,22 +573,11 @@ func NewPointViewer(r *karmem.Reader, offset uint32) PointViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 8) {
-		return PointViewer{}
-	}
-	return PointViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v PointViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[PointViewer](r, offset)
 }
 
 func (v PointViewer) X(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at)
+	return karmem.LoadUint32(v[:])
 }
 
 // Columns is the table (evolvable) `Columns`. Object type: owns its data.
@@ -786,18 +774,17 @@ func ValidateTriple(r *karmem.Reader) (TripleViewer, error) {
 	if err := validateAtTriple(&v, karmem.HeaderSize); err != nil {
 		return TripleViewer{}, err
 	}
-	return TripleViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[TripleViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtTriple(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// TripleViewer reads the inline struct `Triple` in place (zero-copy). Its methods
+// TripleViewer is the inline struct `Triple`: a copy of its 24 bytes (an
+// AoS array of them is a []TripleViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type TripleViewer struct {
-	at uint32
-}
+type TripleViewer [24]byte
 
 // NewTripleViewer returns the viewer of the Triple at offset; offset 0 selects
 // the root of the message.
@@ -805,36 +792,19 @@ func NewTripleViewer(r *karmem.Reader, offset uint32) TripleViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 24) {
-		return TripleViewer{}
-	}
-	return TripleViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TripleViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[TripleViewer](r, offset)
 }
 
 func (v TripleViewer) A(r *karmem.Reader) uint64 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint64(v.at)
+	return karmem.LoadUint64(v[:])
 }
 
 func (v TripleViewer) B(r *karmem.Reader) uint64 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint64(v.at + 8)
+	return karmem.LoadUint64(v[8:])
 }
 
 func (v TripleViewer) C(r *karmem.Reader) uint64 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint64(v.at + 16)
+	return karmem.LoadUint64(v[16:])
 }
 
 // Pick is a value of the union `Pick`: nil (no value) or one of
@@ -1680,7 +1650,7 @@ func (it PointSoaItem) X(r *karmem.Reader) uint32 {
 	return r.Uint32(it.s.c0 + it.i*4)
 }
 
-// LeafAosViewer is an AoS array (or fixed array) of `Leaf`.
+// LeafAosViewer is an AoS array of `Leaf`.
 type LeafAosViewer struct {
 	r   *karmem.Reader
 	off uint32
@@ -1909,26 +1879,17 @@ func (v TrustedTablesViewer) L(r karmem.Trusted) TrustedLeafAosViewer {
 // viewer of its root, which read it without further checks.
 func TrustPoint(r *karmem.Reader) (karmem.Trusted, TrustedPointViewer, error) {
 	t, root, err := karmem.Trust(r, ValidatePoint)
-	return t, TrustedPointViewer{at: root.at}, err
+	return t, TrustedPointViewer(root), err
 }
 
-// TrustedPointViewer reads the inline struct `Point` in place (zero-copy). Its methods
+// TrustedPointViewer is the inline struct `Point`: a copy of its 8 bytes (an
+// AoS array of them is a []TrustedPointViewer over the message). Its methods
 // take the karmem.Trusted of TrustPoint (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedPointViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedPointViewer) Position() uint32 {
-	return v.at
-}
+type TrustedPointViewer [8]byte
 
 func (v TrustedPointViewer) X(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at)
-	}
-	return 0
+	return karmem.LoadUint32(v[:])
 }
 
 // TrustColumns validates a whole message whose root is a Columns, as
@@ -1965,40 +1926,25 @@ func (v TrustedColumnsViewer) P(r karmem.Trusted) TrustedPointSoaViewer {
 // viewer of its root, which read it without further checks.
 func TrustTriple(r *karmem.Reader) (karmem.Trusted, TrustedTripleViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateTriple)
-	return t, TrustedTripleViewer{at: root.at}, err
+	return t, TrustedTripleViewer(root), err
 }
 
-// TrustedTripleViewer reads the inline struct `Triple` in place (zero-copy). Its methods
+// TrustedTripleViewer is the inline struct `Triple`: a copy of its 24 bytes (an
+// AoS array of them is a []TrustedTripleViewer over the message). Its methods
 // take the karmem.Trusted of TrustTriple (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedTripleViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedTripleViewer) Position() uint32 {
-	return v.at
-}
+type TrustedTripleViewer [24]byte
 
 func (v TrustedTripleViewer) A(r karmem.Trusted) uint64 {
-	if v.at != 0 {
-		return r.Uint64(v.at)
-	}
-	return 0
+	return karmem.LoadUint64(v[:])
 }
 
 func (v TrustedTripleViewer) B(r karmem.Trusted) uint64 {
-	if v.at != 0 {
-		return r.Uint64(v.at + 8)
-	}
-	return 0
+	return karmem.LoadUint64(v[8:])
 }
 
 func (v TrustedTripleViewer) C(r karmem.Trusted) uint64 {
-	if v.at != 0 {
-		return r.Uint64(v.at + 16)
-	}
-	return 0
+	return karmem.LoadUint64(v[16:])
 }
 
 // TrustedPickViewer reads a `Pick` value in place: check Tag, then read the variant.
@@ -2257,7 +2203,7 @@ func (it TrustedPointSoaItem) X(r karmem.Trusted) uint32 {
 	return 0
 }
 
-// TrustedLeafAosViewer is an AoS array (or fixed array) of `Leaf`.
+// TrustedLeafAosViewer is an AoS array of `Leaf`.
 type TrustedLeafAosViewer struct {
 	r   karmem.Trusted
 	off uint32

@@ -3,11 +3,7 @@
 
 package inline
 
-import (
-	"iter"
-
-	"karmem.org/go/karmem"
-)
+import "karmem.org/go/karmem"
 
 // Vec3 is the inline struct (frozen layout) `Vec3`. Object type: owns its data.
 type Vec3 struct {
@@ -78,18 +74,17 @@ func ValidateVec3(r *karmem.Reader) (Vec3Viewer, error) {
 	if err := validateAtVec3(&v, karmem.HeaderSize); err != nil {
 		return Vec3Viewer{}, err
 	}
-	return Vec3Viewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[Vec3Viewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtVec3(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// Vec3Viewer reads the inline struct `Vec3` in place (zero-copy). Its methods
+// Vec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// AoS array of them is a []Vec3Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type Vec3Viewer struct {
-	at uint32
-}
+type Vec3Viewer [16]byte
 
 // NewVec3Viewer returns the viewer of the Vec3 at offset; offset 0 selects
 // the root of the message.
@@ -97,36 +92,19 @@ func NewVec3Viewer(r *karmem.Reader, offset uint32) Vec3Viewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 16) {
-		return Vec3Viewer{}
-	}
-	return Vec3Viewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v Vec3Viewer) Position() uint32 {
-	return v.at
+	return karmem.Image[Vec3Viewer](r, offset)
 }
 
 func (v Vec3Viewer) X(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at)
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v Vec3Viewer) Y(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v Vec3Viewer) Z(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 8)
+	return karmem.LoadFloat32(v[8:])
 }
 
 // Padding everywhere: u8 then an 8-aligned struct, then u16s, then bool.
@@ -214,7 +192,7 @@ func ValidatePadded(r *karmem.Reader) (PaddedViewer, error) {
 	if err := validateAtPadded(&v, karmem.HeaderSize); err != nil {
 		return PaddedViewer{}, err
 	}
-	return PaddedViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[PaddedViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtPadded(v *karmem.Validator, at uint32) error {
@@ -226,11 +204,10 @@ func validateAtPadded(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// PaddedViewer reads the inline struct `Padded` in place (zero-copy). Its methods
+// PaddedViewer is the inline struct `Padded`: a copy of its 40 bytes (an
+// AoS array of them is a []PaddedViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type PaddedViewer struct {
-	at uint32
-}
+type PaddedViewer [40]byte
 
 // NewPaddedViewer returns the viewer of the Padded at offset; offset 0 selects
 // the root of the message.
@@ -238,54 +215,31 @@ func NewPaddedViewer(r *karmem.Reader, offset uint32) PaddedViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 40) {
-		return PaddedViewer{}
-	}
-	return PaddedViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v PaddedViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[PaddedViewer](r, offset)
 }
 
 func (v PaddedViewer) A(r *karmem.Reader) uint8 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint8(v.at)
+	return karmem.LoadUint8(v[:])
 }
 
 func (v PaddedViewer) Pos(r *karmem.Reader) Vec3Viewer {
-	if v.at == 0 {
-		return Vec3Viewer{}
-	}
-	return Vec3Viewer{at: v.at + 8}
+	return karmem.ImageOf[Vec3Viewer](v[8:])
 }
 
 func (v PaddedViewer) B(r *karmem.Reader) [3]uint16 {
 	var out [3]uint16
-	if v.at == 0 {
-		return out
-	}
 	for j := range out {
-		out[j] = r.Uint16(v.at + uint32(j)*2 + 24)
+		out[j] = karmem.LoadUint16(v[j*2+24:])
 	}
 	return out
 }
 
 func (v PaddedViewer) C(r *karmem.Reader) bool {
-	if v.at == 0 {
-		return false
-	}
-	return r.Bool(v.at + 30)
+	return karmem.LoadBool(v[30:])
 }
 
 func (v PaddedViewer) D(r *karmem.Reader) uint64 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint64(v.at + 32)
+	return karmem.LoadUint64(v[32:])
 }
 
 // Nested is the inline struct (frozen layout) `Nested`. Object type: owns its data.
@@ -373,7 +327,7 @@ func ValidateNested(r *karmem.Reader) (NestedViewer, error) {
 	if err := validateAtNested(&v, karmem.HeaderSize); err != nil {
 		return NestedViewer{}, err
 	}
-	return NestedViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[NestedViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtNested(v *karmem.Validator, at uint32) error {
@@ -385,11 +339,10 @@ func validateAtNested(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// NestedViewer reads the inline struct `Nested` in place (zero-copy). Its methods
+// NestedViewer is the inline struct `Nested`: a copy of its 80 bytes (an
+// AoS array of them is a []NestedViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type NestedViewer struct {
-	at uint32
-}
+type NestedViewer [80]byte
 
 // NewNestedViewer returns the viewer of the Nested at offset; offset 0 selects
 // the root of the message.
@@ -397,38 +350,21 @@ func NewNestedViewer(r *karmem.Reader, offset uint32) NestedViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 80) {
-		return NestedViewer{}
-	}
-	return NestedViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v NestedViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[NestedViewer](r, offset)
 }
 
 func (v NestedViewer) Inner(r *karmem.Reader) PaddedViewer {
-	if v.at == 0 {
-		return PaddedViewer{}
-	}
-	return PaddedViewer{at: v.at}
+	return karmem.ImageOf[PaddedViewer](v[:])
 }
 
-func (v NestedViewer) Points(r *karmem.Reader) Vec3AosViewer {
-	if v.at == 0 {
-		return Vec3AosViewer{}
-	}
-	return Vec3AosViewer{off: v.at + 40, n: 2}
+func (v NestedViewer) Points(r *karmem.Reader) [2]Vec3Viewer {
+	return karmem.ImageOf[[2]Vec3Viewer](v[40:])
 }
 
 func (v NestedViewer) Code(r *karmem.Reader) [4]uint8 {
 	var out [4]uint8
-	if v.at == 0 {
-		return out
-	}
 	for j := range out {
-		out[j] = r.Uint8(v.at + uint32(j) + 72)
+		out[j] = karmem.LoadUint8(v[j+72:])
 	}
 	return out
 }
@@ -519,7 +455,7 @@ func ValidateNamed(r *karmem.Reader) (NamedViewer, error) {
 	if err := validateAtNamed(&v, karmem.HeaderSize); err != nil {
 		return NamedViewer{}, err
 	}
-	return NamedViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[NamedViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtNamed(v *karmem.Validator, at uint32) error {
@@ -540,11 +476,10 @@ func validateAtNamed(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// NamedViewer reads the inline struct `Named` in place (zero-copy). Its methods
+// NamedViewer is the inline struct `Named`: a copy of its 24 bytes (an
+// AoS array of them is a []NamedViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type NamedViewer struct {
-	at uint32
-}
+type NamedViewer [24]byte
 
 // NewNamedViewer returns the viewer of the Named at offset; offset 0 selects
 // the root of the message.
@@ -552,38 +487,21 @@ func NewNamedViewer(r *karmem.Reader, offset uint32) NamedViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 24) {
-		return NamedViewer{}
-	}
-	return NamedViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v NamedViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[NamedViewer](r, offset)
 }
 
 func (v NamedViewer) Name(r *karmem.Reader) string {
-	if v.at == 0 {
-		return ""
-	}
-	a := r.Array(v.at, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[:]), 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (v NamedViewer) NameBytes(r *karmem.Reader) []byte {
-	if v.at == 0 {
-		return nil
-	}
-	a := r.Array(v.at, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[:]), 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
 func (v NamedViewer) Tags(r *karmem.Reader) []uint16 {
-	if v.at == 0 {
-		return nil
-	}
-	a := r.Array(v.at+12, 2, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[12:]), 2, karmem.NoLimit)
 	return karmem.Slice[uint16](r, a.Offset, a.Len)
 }
 
@@ -746,18 +664,18 @@ func (v HolderViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v HolderViewer) Pair(r *karmem.Reader) NamedAosViewer {
+func (v HolderViewer) Pair(r *karmem.Reader) [2]NamedViewer {
 	if !v.t.Has(8, 48) {
-		return NamedAosViewer{}
+		return [2]NamedViewer{}
 	}
-	return NamedAosViewer{off: v.t.Offset + 8, n: 2}
+	return karmem.Image[[2]NamedViewer](r, v.t.Offset+8)
 }
 
 func (v HolderViewer) One(r *karmem.Reader) NamedViewer {
 	if !v.t.Has(56, 24) {
 		return NamedViewer{}
 	}
-	return NamedViewer{at: v.t.Offset + 56}
+	return karmem.Image[NamedViewer](r, v.t.Offset+56)
 }
 
 func (v HolderViewer) Last(r *karmem.Reader) string {
@@ -770,105 +688,30 @@ func (v HolderViewer) LastBytes(r *karmem.Reader) []byte {
 	return r.ArrayBytes(a)
 }
 
-// Vec3AosViewer is an AoS array (or fixed array) of `Vec3`.
-type Vec3AosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s Vec3AosViewer) At(i int) Vec3Viewer {
-	if uint(i) >= uint(s.n) {
-		return Vec3Viewer{}
-	}
-	return Vec3Viewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s Vec3AosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s Vec3AosViewer) All() iter.Seq2[int, Vec3Viewer] {
-	return func(yield func(int, Vec3Viewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// NamedAosViewer is an AoS array (or fixed array) of `Named`.
-type NamedAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s NamedAosViewer) At(i int) NamedViewer {
-	if uint(i) >= uint(s.n) {
-		return NamedViewer{}
-	}
-	return NamedViewer{at: s.off + uint32(i)*24}
-}
-
-// Len is the number of elements.
-func (s NamedAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s NamedAosViewer) All() iter.Seq2[int, NamedViewer] {
-	return func(yield func(int, NamedViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
 // TrustVec3 validates a whole message whose root is a Vec3, as
 // ValidateVec3 does, and returns it as a karmem.Trusted with the trusted
 // viewer of its root, which read it without further checks.
 func TrustVec3(r *karmem.Reader) (karmem.Trusted, TrustedVec3Viewer, error) {
 	t, root, err := karmem.Trust(r, ValidateVec3)
-	return t, TrustedVec3Viewer{at: root.at}, err
+	return t, TrustedVec3Viewer(root), err
 }
 
-// TrustedVec3Viewer reads the inline struct `Vec3` in place (zero-copy). Its methods
+// TrustedVec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedVec3Viewer over the message). Its methods
 // take the karmem.Trusted of TrustVec3 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedVec3Viewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedVec3Viewer) Position() uint32 {
-	return v.at
-}
+type TrustedVec3Viewer [16]byte
 
 func (v TrustedVec3Viewer) X(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at)
-	}
-	return 0
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v TrustedVec3Viewer) Y(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v TrustedVec3Viewer) Z(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 8)
-	}
-	return 0
+	return karmem.LoadFloat32(v[8:])
 }
 
 // TrustPadded validates a whole message whose root is a Padded, as
@@ -876,58 +719,37 @@ func (v TrustedVec3Viewer) Z(r karmem.Trusted) float32 {
 // viewer of its root, which read it without further checks.
 func TrustPadded(r *karmem.Reader) (karmem.Trusted, TrustedPaddedViewer, error) {
 	t, root, err := karmem.Trust(r, ValidatePadded)
-	return t, TrustedPaddedViewer{at: root.at}, err
+	return t, TrustedPaddedViewer(root), err
 }
 
-// TrustedPaddedViewer reads the inline struct `Padded` in place (zero-copy). Its methods
+// TrustedPaddedViewer is the inline struct `Padded`: a copy of its 40 bytes (an
+// AoS array of them is a []TrustedPaddedViewer over the message). Its methods
 // take the karmem.Trusted of TrustPadded (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedPaddedViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedPaddedViewer) Position() uint32 {
-	return v.at
-}
+type TrustedPaddedViewer [40]byte
 
 func (v TrustedPaddedViewer) A(r karmem.Trusted) uint8 {
-	if v.at != 0 {
-		return r.Uint8(v.at)
-	}
-	return 0
+	return karmem.LoadUint8(v[:])
 }
 
 func (v TrustedPaddedViewer) Pos(r karmem.Trusted) TrustedVec3Viewer {
-	if v.at != 0 {
-		return TrustedVec3Viewer{at: v.at + 8}
-	}
-	return TrustedVec3Viewer{}
+	return karmem.ImageOf[TrustedVec3Viewer](v[8:])
 }
 
 func (v TrustedPaddedViewer) B(r karmem.Trusted) [3]uint16 {
 	var out [3]uint16
-	if v.at != 0 {
-		for j := range out {
-			out[j] = r.Uint16(v.at + uint32(j)*2 + 24)
-		}
-		return out
+	for j := range out {
+		out[j] = karmem.LoadUint16(v[j*2+24:])
 	}
 	return out
 }
 
 func (v TrustedPaddedViewer) C(r karmem.Trusted) bool {
-	if v.at != 0 {
-		return r.Bool(v.at + 30)
-	}
-	return false
+	return karmem.LoadBool(v[30:])
 }
 
 func (v TrustedPaddedViewer) D(r karmem.Trusted) uint64 {
-	if v.at != 0 {
-		return r.Uint64(v.at + 32)
-	}
-	return 0
+	return karmem.LoadUint64(v[32:])
 }
 
 // TrustNested validates a whole message whose root is a Nested, as
@@ -935,42 +757,27 @@ func (v TrustedPaddedViewer) D(r karmem.Trusted) uint64 {
 // viewer of its root, which read it without further checks.
 func TrustNested(r *karmem.Reader) (karmem.Trusted, TrustedNestedViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateNested)
-	return t, TrustedNestedViewer{at: root.at}, err
+	return t, TrustedNestedViewer(root), err
 }
 
-// TrustedNestedViewer reads the inline struct `Nested` in place (zero-copy). Its methods
+// TrustedNestedViewer is the inline struct `Nested`: a copy of its 80 bytes (an
+// AoS array of them is a []TrustedNestedViewer over the message). Its methods
 // take the karmem.Trusted of TrustNested (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedNestedViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedNestedViewer) Position() uint32 {
-	return v.at
-}
+type TrustedNestedViewer [80]byte
 
 func (v TrustedNestedViewer) Inner(r karmem.Trusted) TrustedPaddedViewer {
-	if v.at != 0 {
-		return TrustedPaddedViewer{at: v.at}
-	}
-	return TrustedPaddedViewer{}
+	return karmem.ImageOf[TrustedPaddedViewer](v[:])
 }
 
-func (v TrustedNestedViewer) Points(r karmem.Trusted) TrustedVec3AosViewer {
-	if v.at != 0 {
-		return TrustedVec3AosViewer{off: v.at + 40, n: 2}
-	}
-	return TrustedVec3AosViewer{}
+func (v TrustedNestedViewer) Points(r karmem.Trusted) [2]TrustedVec3Viewer {
+	return karmem.ImageOf[[2]TrustedVec3Viewer](v[40:])
 }
 
 func (v TrustedNestedViewer) Code(r karmem.Trusted) [4]uint8 {
 	var out [4]uint8
-	if v.at != 0 {
-		for j := range out {
-			out[j] = r.Uint8(v.at + uint32(j) + 72)
-		}
-		return out
+	for j := range out {
+		out[j] = karmem.LoadUint8(v[j+72:])
 	}
 	return out
 }
@@ -980,43 +787,28 @@ func (v TrustedNestedViewer) Code(r karmem.Trusted) [4]uint8 {
 // viewer of its root, which read it without further checks.
 func TrustNamed(r *karmem.Reader) (karmem.Trusted, TrustedNamedViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateNamed)
-	return t, TrustedNamedViewer{at: root.at}, err
+	return t, TrustedNamedViewer(root), err
 }
 
-// TrustedNamedViewer reads the inline struct `Named` in place (zero-copy). Its methods
+// TrustedNamedViewer is the inline struct `Named`: a copy of its 24 bytes (an
+// AoS array of them is a []TrustedNamedViewer over the message). Its methods
 // take the karmem.Trusted of TrustNamed (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedNamedViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedNamedViewer) Position() uint32 {
-	return v.at
-}
+type TrustedNamedViewer [24]byte
 
 func (v TrustedNamedViewer) Name(r karmem.Trusted) string {
-	if v.at != 0 {
-		a := r.Array(v.at)
-		return r.String(a)
-	}
-	return ""
+	a := karmem.LoadArrayRef(v[:])
+	return r.String(a)
 }
 
 func (v TrustedNamedViewer) NameBytes(r karmem.Trusted) []byte {
-	if v.at != 0 {
-		a := r.Array(v.at)
-		return r.ArrayBytes(a)
-	}
-	return nil
+	a := karmem.LoadArrayRef(v[:])
+	return r.ArrayBytes(a)
 }
 
 func (v TrustedNamedViewer) Tags(r karmem.Trusted) []uint16 {
-	if v.at != 0 {
-		a := r.Array(v.at + 12)
-		return karmem.TrustedSlice[uint16](r, a.Offset, a.Len)
-	}
-	return nil
+	a := karmem.LoadArrayRef(v[12:])
+	return karmem.TrustedSlice[uint16](r, a.Offset, a.Len)
 }
 
 // TrustHolder validates a whole message whose root is a Holder, as
@@ -1040,16 +832,16 @@ func (v TrustedHolderViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v TrustedHolderViewer) Pair(r karmem.Trusted) TrustedNamedAosViewer {
+func (v TrustedHolderViewer) Pair(r karmem.Trusted) [2]TrustedNamedViewer {
 	if v.t.Has(8, 48) {
-		return TrustedNamedAosViewer{off: v.t.Offset + 8, n: 2}
+		return karmem.TrustedImage[[2]TrustedNamedViewer](r, v.t.Offset+8)
 	}
-	return TrustedNamedAosViewer{}
+	return [2]TrustedNamedViewer{}
 }
 
 func (v TrustedHolderViewer) One(r karmem.Trusted) TrustedNamedViewer {
 	if v.t.Has(56, 24) {
-		return TrustedNamedViewer{at: v.t.Offset + 56}
+		return karmem.TrustedImage[TrustedNamedViewer](r, v.t.Offset+56)
 	}
 	return TrustedNamedViewer{}
 }
@@ -1068,64 +860,4 @@ func (v TrustedHolderViewer) LastBytes(r karmem.Trusted) []byte {
 		return r.ArrayBytes(a)
 	}
 	return nil
-}
-
-// TrustedVec3AosViewer is an AoS array (or fixed array) of `Vec3`.
-type TrustedVec3AosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s TrustedVec3AosViewer) At(i int) TrustedVec3Viewer {
-	if uint(i) >= uint(s.n) {
-		return TrustedVec3Viewer{}
-	}
-	return TrustedVec3Viewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s TrustedVec3AosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s TrustedVec3AosViewer) All() iter.Seq2[int, TrustedVec3Viewer] {
-	return func(yield func(int, TrustedVec3Viewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// TrustedNamedAosViewer is an AoS array (or fixed array) of `Named`.
-type TrustedNamedAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s TrustedNamedAosViewer) At(i int) TrustedNamedViewer {
-	if uint(i) >= uint(s.n) {
-		return TrustedNamedViewer{}
-	}
-	return TrustedNamedViewer{at: s.off + uint32(i)*24}
-}
-
-// Len is the number of elements.
-func (s TrustedNamedAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s TrustedNamedAosViewer) All() iter.Seq2[int, TrustedNamedViewer] {
-	return func(yield func(int, TrustedNamedViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
 }

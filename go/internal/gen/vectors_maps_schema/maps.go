@@ -144,18 +144,17 @@ func ValidateVec3(r *karmem.Reader) (Vec3Viewer, error) {
 	if err := validateAtVec3(&v, karmem.HeaderSize); err != nil {
 		return Vec3Viewer{}, err
 	}
-	return Vec3Viewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[Vec3Viewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtVec3(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// Vec3Viewer reads the inline struct `Vec3` in place (zero-copy). Its methods
+// Vec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// AoS array of them is a []Vec3Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type Vec3Viewer struct {
-	at uint32
-}
+type Vec3Viewer [16]byte
 
 // NewVec3Viewer returns the viewer of the Vec3 at offset; offset 0 selects
 // the root of the message.
@@ -163,36 +162,19 @@ func NewVec3Viewer(r *karmem.Reader, offset uint32) Vec3Viewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 16) {
-		return Vec3Viewer{}
-	}
-	return Vec3Viewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v Vec3Viewer) Position() uint32 {
-	return v.at
+	return karmem.Image[Vec3Viewer](r, offset)
 }
 
 func (v Vec3Viewer) X(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at)
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v Vec3Viewer) Y(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v Vec3Viewer) Z(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 8)
+	return karmem.LoadFloat32(v[8:])
 }
 
 // Unit is the table (evolvable) `Unit`. Object type: owns its data.
@@ -1134,7 +1116,7 @@ func (v RootViewer) Points(r *karmem.Reader) karmem.Map[uint16, Vec3Viewer] {
 	return karmem.NewMap(a, 24, func(r *karmem.Reader, at uint32) uint16 {
 		return r.Uint16(at)
 	}, func(r *karmem.Reader, at uint32) Vec3Viewer {
-		return Vec3Viewer{at: at + 8}
+		return karmem.Image[Vec3Viewer](r, at+8)
 	})
 }
 
@@ -1262,7 +1244,7 @@ func ValidateInnerScoresEntry(r *karmem.Reader) (InnerScoresEntryViewer, error) 
 	if err := validateAtInnerScoresEntry(&v, karmem.HeaderSize); err != nil {
 		return InnerScoresEntryViewer{}, err
 	}
-	return InnerScoresEntryViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[InnerScoresEntryViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtInnerScoresEntry(v *karmem.Validator, at uint32) error {
@@ -1278,11 +1260,10 @@ func validateAtInnerScoresEntry(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// InnerScoresEntryViewer reads the inline struct `InnerScoresEntry` in place (zero-copy). Its methods
+// InnerScoresEntryViewer is the inline struct `InnerScoresEntry`: a copy of its 16 bytes (an
+// AoS array of them is a []InnerScoresEntryViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type InnerScoresEntryViewer struct {
-	at uint32
-}
+type InnerScoresEntryViewer [16]byte
 
 // NewInnerScoresEntryViewer returns the viewer of the InnerScoresEntry at offset; offset 0 selects
 // the root of the message.
@@ -1290,38 +1271,21 @@ func NewInnerScoresEntryViewer(r *karmem.Reader, offset uint32) InnerScoresEntry
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 16) {
-		return InnerScoresEntryViewer{}
-	}
-	return InnerScoresEntryViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v InnerScoresEntryViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[InnerScoresEntryViewer](r, offset)
 }
 
 func (v InnerScoresEntryViewer) Key(r *karmem.Reader) string {
-	if v.at == 0 {
-		return ""
-	}
-	a := r.Array(v.at, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[:]), 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (v InnerScoresEntryViewer) KeyBytes(r *karmem.Reader) []byte {
-	if v.at == 0 {
-		return nil
-	}
-	a := r.Array(v.at, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[:]), 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
 func (v InnerScoresEntryViewer) Value(r *karmem.Reader) int32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Int32(v.at + 12)
+	return karmem.LoadInt32(v[12:])
 }
 
 // An entry of map `Root.Ages`.
@@ -1400,7 +1364,7 @@ func ValidateRootAgesEntry(r *karmem.Reader) (RootAgesEntryViewer, error) {
 	if err := validateAtRootAgesEntry(&v, karmem.HeaderSize); err != nil {
 		return RootAgesEntryViewer{}, err
 	}
-	return RootAgesEntryViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[RootAgesEntryViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtRootAgesEntry(v *karmem.Validator, at uint32) error {
@@ -1416,11 +1380,10 @@ func validateAtRootAgesEntry(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootAgesEntryViewer reads the inline struct `RootAgesEntry` in place (zero-copy). Its methods
+// RootAgesEntryViewer is the inline struct `RootAgesEntry`: a copy of its 16 bytes (an
+// AoS array of them is a []RootAgesEntryViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootAgesEntryViewer struct {
-	at uint32
-}
+type RootAgesEntryViewer [16]byte
 
 // NewRootAgesEntryViewer returns the viewer of the RootAgesEntry at offset; offset 0 selects
 // the root of the message.
@@ -1428,38 +1391,21 @@ func NewRootAgesEntryViewer(r *karmem.Reader, offset uint32) RootAgesEntryViewer
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 16) {
-		return RootAgesEntryViewer{}
-	}
-	return RootAgesEntryViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v RootAgesEntryViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[RootAgesEntryViewer](r, offset)
 }
 
 func (v RootAgesEntryViewer) Key(r *karmem.Reader) string {
-	if v.at == 0 {
-		return ""
-	}
-	a := r.Array(v.at, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[:]), 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (v RootAgesEntryViewer) KeyBytes(r *karmem.Reader) []byte {
-	if v.at == 0 {
-		return nil
-	}
-	a := r.Array(v.at, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[:]), 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
 func (v RootAgesEntryViewer) Value(r *karmem.Reader) uint8 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint8(v.at + 12)
+	return karmem.LoadUint8(v[12:])
 }
 
 // An entry of map `Root.ById`.
@@ -1534,7 +1480,7 @@ func ValidateRootByIdEntry(r *karmem.Reader) (RootByIdEntryViewer, error) {
 	if err := validateAtRootByIdEntry(&v, karmem.HeaderSize); err != nil {
 		return RootByIdEntryViewer{}, err
 	}
-	return RootByIdEntryViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[RootByIdEntryViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtRootByIdEntry(v *karmem.Validator, at uint32) error {
@@ -1551,11 +1497,10 @@ func validateAtRootByIdEntry(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootByIdEntryViewer reads the inline struct `RootByIdEntry` in place (zero-copy). Its methods
+// RootByIdEntryViewer is the inline struct `RootByIdEntry`: a copy of its 16 bytes (an
+// AoS array of them is a []RootByIdEntryViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootByIdEntryViewer struct {
-	at uint32
-}
+type RootByIdEntryViewer [16]byte
 
 // NewRootByIdEntryViewer returns the viewer of the RootByIdEntry at offset; offset 0 selects
 // the root of the message.
@@ -1563,29 +1508,15 @@ func NewRootByIdEntryViewer(r *karmem.Reader, offset uint32) RootByIdEntryViewer
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 16) {
-		return RootByIdEntryViewer{}
-	}
-	return RootByIdEntryViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v RootByIdEntryViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[RootByIdEntryViewer](r, offset)
 }
 
 func (v RootByIdEntryViewer) Key(r *karmem.Reader) uint64 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint64(v.at)
+	return karmem.LoadUint64(v[:])
 }
 
 func (v RootByIdEntryViewer) Value(r *karmem.Reader) UnitViewer {
-	if v.at == 0 {
-		return UnitViewer{}
-	}
-	return UnitViewer{t: r.Table(r.Uint32(v.at + 8))}
+	return UnitViewer{t: r.Table(karmem.LoadUint32(v[8:]))}
 }
 
 // An entry of map `Root.Signed`.
@@ -1664,7 +1595,7 @@ func ValidateRootSignedEntry(r *karmem.Reader) (RootSignedEntryViewer, error) {
 	if err := validateAtRootSignedEntry(&v, karmem.HeaderSize); err != nil {
 		return RootSignedEntryViewer{}, err
 	}
-	return RootSignedEntryViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[RootSignedEntryViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtRootSignedEntry(v *karmem.Validator, at uint32) error {
@@ -1680,11 +1611,10 @@ func validateAtRootSignedEntry(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootSignedEntryViewer reads the inline struct `RootSignedEntry` in place (zero-copy). Its methods
+// RootSignedEntryViewer is the inline struct `RootSignedEntry`: a copy of its 16 bytes (an
+// AoS array of them is a []RootSignedEntryViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootSignedEntryViewer struct {
-	at uint32
-}
+type RootSignedEntryViewer [16]byte
 
 // NewRootSignedEntryViewer returns the viewer of the RootSignedEntry at offset; offset 0 selects
 // the root of the message.
@@ -1692,37 +1622,20 @@ func NewRootSignedEntryViewer(r *karmem.Reader, offset uint32) RootSignedEntryVi
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 16) {
-		return RootSignedEntryViewer{}
-	}
-	return RootSignedEntryViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v RootSignedEntryViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[RootSignedEntryViewer](r, offset)
 }
 
 func (v RootSignedEntryViewer) Key(r *karmem.Reader) int32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Int32(v.at)
+	return karmem.LoadInt32(v[:])
 }
 
 func (v RootSignedEntryViewer) Value(r *karmem.Reader) string {
-	if v.at == 0 {
-		return ""
-	}
-	a := r.Array(v.at+4, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[4:]), 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (v RootSignedEntryViewer) ValueBytes(r *karmem.Reader) []byte {
-	if v.at == 0 {
-		return nil
-	}
-	a := r.Array(v.at+4, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[4:]), 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
@@ -1801,7 +1714,7 @@ func ValidateRootByTeamEntry(r *karmem.Reader) (RootByTeamEntryViewer, error) {
 	if err := validateAtRootByTeamEntry(&v, karmem.HeaderSize); err != nil {
 		return RootByTeamEntryViewer{}, err
 	}
-	return RootByTeamEntryViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[RootByTeamEntryViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtRootByTeamEntry(v *karmem.Validator, at uint32) error {
@@ -1817,11 +1730,10 @@ func validateAtRootByTeamEntry(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootByTeamEntryViewer reads the inline struct `RootByTeamEntry` in place (zero-copy). Its methods
+// RootByTeamEntryViewer is the inline struct `RootByTeamEntry`: a copy of its 16 bytes (an
+// AoS array of them is a []RootByTeamEntryViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootByTeamEntryViewer struct {
-	at uint32
-}
+type RootByTeamEntryViewer [16]byte
 
 // NewRootByTeamEntryViewer returns the viewer of the RootByTeamEntry at offset; offset 0 selects
 // the root of the message.
@@ -1829,29 +1741,15 @@ func NewRootByTeamEntryViewer(r *karmem.Reader, offset uint32) RootByTeamEntryVi
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 16) {
-		return RootByTeamEntryViewer{}
-	}
-	return RootByTeamEntryViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v RootByTeamEntryViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[RootByTeamEntryViewer](r, offset)
 }
 
 func (v RootByTeamEntryViewer) Key(r *karmem.Reader) Team {
-	if v.at == 0 {
-		return 0
-	}
-	return Team(r.Uint8(v.at))
+	return Team(karmem.LoadUint8(v[:]))
 }
 
 func (v RootByTeamEntryViewer) Value(r *karmem.Reader) Vec3SoaViewer {
-	if v.at == 0 {
-		return Vec3SoaViewer{}
-	}
-	a := r.Array(v.at+4, 0, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[4:]), 0, karmem.NoLimit)
 	return NewVec3SoaViewer(r, a)
 }
 
@@ -1927,18 +1825,17 @@ func ValidateRootPointsEntry(r *karmem.Reader) (RootPointsEntryViewer, error) {
 	if err := validateAtRootPointsEntry(&v, karmem.HeaderSize); err != nil {
 		return RootPointsEntryViewer{}, err
 	}
-	return RootPointsEntryViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[RootPointsEntryViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtRootPointsEntry(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootPointsEntryViewer reads the inline struct `RootPointsEntry` in place (zero-copy). Its methods
+// RootPointsEntryViewer is the inline struct `RootPointsEntry`: a copy of its 24 bytes (an
+// AoS array of them is a []RootPointsEntryViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootPointsEntryViewer struct {
-	at uint32
-}
+type RootPointsEntryViewer [24]byte
 
 // NewRootPointsEntryViewer returns the viewer of the RootPointsEntry at offset; offset 0 selects
 // the root of the message.
@@ -1946,29 +1843,15 @@ func NewRootPointsEntryViewer(r *karmem.Reader, offset uint32) RootPointsEntryVi
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 24) {
-		return RootPointsEntryViewer{}
-	}
-	return RootPointsEntryViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v RootPointsEntryViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[RootPointsEntryViewer](r, offset)
 }
 
 func (v RootPointsEntryViewer) Key(r *karmem.Reader) uint16 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint16(v.at)
+	return karmem.LoadUint16(v[:])
 }
 
 func (v RootPointsEntryViewer) Value(r *karmem.Reader) Vec3Viewer {
-	if v.at == 0 {
-		return Vec3Viewer{}
-	}
-	return Vec3Viewer{at: v.at + 8}
+	return karmem.ImageOf[Vec3Viewer](v[8:])
 }
 
 // An entry of map `Root.NestedValue`.
@@ -2039,7 +1922,7 @@ func ValidateRootNestedValueEntry(r *karmem.Reader) (RootNestedValueEntryViewer,
 	if err := validateAtRootNestedValueEntry(&v, karmem.HeaderSize); err != nil {
 		return RootNestedValueEntryViewer{}, err
 	}
-	return RootNestedValueEntryViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[RootNestedValueEntryViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtRootNestedValueEntry(v *karmem.Validator, at uint32) error {
@@ -2051,11 +1934,10 @@ func validateAtRootNestedValueEntry(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootNestedValueEntryViewer reads the inline struct `RootNestedValueEntry` in place (zero-copy). Its methods
+// RootNestedValueEntryViewer is the inline struct `RootNestedValueEntry`: a copy of its 8 bytes (an
+// AoS array of them is a []RootNestedValueEntryViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootNestedValueEntryViewer struct {
-	at uint32
-}
+type RootNestedValueEntryViewer [8]byte
 
 // NewRootNestedValueEntryViewer returns the viewer of the RootNestedValueEntry at offset; offset 0 selects
 // the root of the message.
@@ -2063,29 +1945,15 @@ func NewRootNestedValueEntryViewer(r *karmem.Reader, offset uint32) RootNestedVa
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 8) {
-		return RootNestedValueEntryViewer{}
-	}
-	return RootNestedValueEntryViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v RootNestedValueEntryViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[RootNestedValueEntryViewer](r, offset)
 }
 
 func (v RootNestedValueEntryViewer) Key(r *karmem.Reader) uint8 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint8(v.at)
+	return karmem.LoadUint8(v[:])
 }
 
 func (v RootNestedValueEntryViewer) Value(r *karmem.Reader) bool {
-	if v.at == 0 {
-		return false
-	}
-	return r.Bool(v.at + 1)
+	return karmem.LoadBool(v[1:])
 }
 
 // An entry of map `Root.Nested`.
@@ -2193,7 +2061,7 @@ func ValidateRootNestedEntry(r *karmem.Reader) (RootNestedEntryViewer, error) {
 	if err := validateAtRootNestedEntry(&v, karmem.HeaderSize); err != nil {
 		return RootNestedEntryViewer{}, err
 	}
-	return RootNestedEntryViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[RootNestedEntryViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtRootNestedEntry(v *karmem.Validator, at uint32) error {
@@ -2226,11 +2094,10 @@ func validateAtRootNestedEntry(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootNestedEntryViewer reads the inline struct `RootNestedEntry` in place (zero-copy). Its methods
+// RootNestedEntryViewer is the inline struct `RootNestedEntry`: a copy of its 24 bytes (an
+// AoS array of them is a []RootNestedEntryViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootNestedEntryViewer struct {
-	at uint32
-}
+type RootNestedEntryViewer [24]byte
 
 // NewRootNestedEntryViewer returns the viewer of the RootNestedEntry at offset; offset 0 selects
 // the root of the message.
@@ -2238,38 +2105,21 @@ func NewRootNestedEntryViewer(r *karmem.Reader, offset uint32) RootNestedEntryVi
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 24) {
-		return RootNestedEntryViewer{}
-	}
-	return RootNestedEntryViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v RootNestedEntryViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[RootNestedEntryViewer](r, offset)
 }
 
 func (v RootNestedEntryViewer) Key(r *karmem.Reader) string {
-	if v.at == 0 {
-		return ""
-	}
-	a := r.Array(v.at, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[:]), 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (v RootNestedEntryViewer) KeyBytes(r *karmem.Reader) []byte {
-	if v.at == 0 {
-		return nil
-	}
-	a := r.Array(v.at, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[:]), 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
 func (v RootNestedEntryViewer) Value(r *karmem.Reader) karmem.Map[uint8, bool] {
-	if v.at == 0 {
-		return karmem.Map[uint8, bool]{}
-	}
-	a := r.Array(v.at+12, 8, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[12:]), 8, karmem.NoLimit)
 	return karmem.NewMap(a, 8, func(r *karmem.Reader, at uint32) uint8 {
 		return r.Uint8(at)
 	}, func(r *karmem.Reader, at uint32) bool {
@@ -2353,7 +2203,7 @@ func ValidateRootMaybeEntry(r *karmem.Reader) (RootMaybeEntryViewer, error) {
 	if err := validateAtRootMaybeEntry(&v, karmem.HeaderSize); err != nil {
 		return RootMaybeEntryViewer{}, err
 	}
-	return RootMaybeEntryViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[RootMaybeEntryViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtRootMaybeEntry(v *karmem.Validator, at uint32) error {
@@ -2369,11 +2219,10 @@ func validateAtRootMaybeEntry(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootMaybeEntryViewer reads the inline struct `RootMaybeEntry` in place (zero-copy). Its methods
+// RootMaybeEntryViewer is the inline struct `RootMaybeEntry`: a copy of its 16 bytes (an
+// AoS array of them is a []RootMaybeEntryViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootMaybeEntryViewer struct {
-	at uint32
-}
+type RootMaybeEntryViewer [16]byte
 
 // NewRootMaybeEntryViewer returns the viewer of the RootMaybeEntry at offset; offset 0 selects
 // the root of the message.
@@ -2381,38 +2230,21 @@ func NewRootMaybeEntryViewer(r *karmem.Reader, offset uint32) RootMaybeEntryView
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 16) {
-		return RootMaybeEntryViewer{}
-	}
-	return RootMaybeEntryViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v RootMaybeEntryViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[RootMaybeEntryViewer](r, offset)
 }
 
 func (v RootMaybeEntryViewer) Key(r *karmem.Reader) string {
-	if v.at == 0 {
-		return ""
-	}
-	a := r.Array(v.at, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[:]), 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (v RootMaybeEntryViewer) KeyBytes(r *karmem.Reader) []byte {
-	if v.at == 0 {
-		return nil
-	}
-	a := r.Array(v.at, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[:]), 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
 func (v RootMaybeEntryViewer) Value(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 12)
+	return karmem.LoadUint32(v[12:])
 }
 
 // An entry of map `Root.RoundsItem`.
@@ -2491,7 +2323,7 @@ func ValidateRootRoundsItemEntry(r *karmem.Reader) (RootRoundsItemEntryViewer, e
 	if err := validateAtRootRoundsItemEntry(&v, karmem.HeaderSize); err != nil {
 		return RootRoundsItemEntryViewer{}, err
 	}
-	return RootRoundsItemEntryViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[RootRoundsItemEntryViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtRootRoundsItemEntry(v *karmem.Validator, at uint32) error {
@@ -2507,11 +2339,10 @@ func validateAtRootRoundsItemEntry(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootRoundsItemEntryViewer reads the inline struct `RootRoundsItemEntry` in place (zero-copy). Its methods
+// RootRoundsItemEntryViewer is the inline struct `RootRoundsItemEntry`: a copy of its 16 bytes (an
+// AoS array of them is a []RootRoundsItemEntryViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootRoundsItemEntryViewer struct {
-	at uint32
-}
+type RootRoundsItemEntryViewer [16]byte
 
 // NewRootRoundsItemEntryViewer returns the viewer of the RootRoundsItemEntry at offset; offset 0 selects
 // the root of the message.
@@ -2519,38 +2350,21 @@ func NewRootRoundsItemEntryViewer(r *karmem.Reader, offset uint32) RootRoundsIte
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 16) {
-		return RootRoundsItemEntryViewer{}
-	}
-	return RootRoundsItemEntryViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v RootRoundsItemEntryViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[RootRoundsItemEntryViewer](r, offset)
 }
 
 func (v RootRoundsItemEntryViewer) Key(r *karmem.Reader) string {
-	if v.at == 0 {
-		return ""
-	}
-	a := r.Array(v.at, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[:]), 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (v RootRoundsItemEntryViewer) KeyBytes(r *karmem.Reader) []byte {
-	if v.at == 0 {
-		return nil
-	}
-	a := r.Array(v.at, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[:]), 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
 func (v RootRoundsItemEntryViewer) Value(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at + 12)
+	return karmem.LoadUint32(v[12:])
 }
 
 // soaColumnsVec3: hash and size of each SoA column of Vec3, in writing order (format.md §5.3).
@@ -2890,345 +2704,30 @@ func (it InnerSoaItem) Scores(r *karmem.Reader) karmem.Map[string, int32] {
 	})
 }
 
-// InnerScoresEntryAosViewer is an AoS array (or fixed array) of `InnerScoresEntry`.
-type InnerScoresEntryAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s InnerScoresEntryAosViewer) At(i int) InnerScoresEntryViewer {
-	if uint(i) >= uint(s.n) {
-		return InnerScoresEntryViewer{}
-	}
-	return InnerScoresEntryViewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s InnerScoresEntryAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s InnerScoresEntryAosViewer) All() iter.Seq2[int, InnerScoresEntryViewer] {
-	return func(yield func(int, InnerScoresEntryViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// RootAgesEntryAosViewer is an AoS array (or fixed array) of `RootAgesEntry`.
-type RootAgesEntryAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s RootAgesEntryAosViewer) At(i int) RootAgesEntryViewer {
-	if uint(i) >= uint(s.n) {
-		return RootAgesEntryViewer{}
-	}
-	return RootAgesEntryViewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s RootAgesEntryAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s RootAgesEntryAosViewer) All() iter.Seq2[int, RootAgesEntryViewer] {
-	return func(yield func(int, RootAgesEntryViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// RootByIdEntryAosViewer is an AoS array (or fixed array) of `RootByIdEntry`.
-type RootByIdEntryAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s RootByIdEntryAosViewer) At(i int) RootByIdEntryViewer {
-	if uint(i) >= uint(s.n) {
-		return RootByIdEntryViewer{}
-	}
-	return RootByIdEntryViewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s RootByIdEntryAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s RootByIdEntryAosViewer) All() iter.Seq2[int, RootByIdEntryViewer] {
-	return func(yield func(int, RootByIdEntryViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// RootSignedEntryAosViewer is an AoS array (or fixed array) of `RootSignedEntry`.
-type RootSignedEntryAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s RootSignedEntryAosViewer) At(i int) RootSignedEntryViewer {
-	if uint(i) >= uint(s.n) {
-		return RootSignedEntryViewer{}
-	}
-	return RootSignedEntryViewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s RootSignedEntryAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s RootSignedEntryAosViewer) All() iter.Seq2[int, RootSignedEntryViewer] {
-	return func(yield func(int, RootSignedEntryViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// RootByTeamEntryAosViewer is an AoS array (or fixed array) of `RootByTeamEntry`.
-type RootByTeamEntryAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s RootByTeamEntryAosViewer) At(i int) RootByTeamEntryViewer {
-	if uint(i) >= uint(s.n) {
-		return RootByTeamEntryViewer{}
-	}
-	return RootByTeamEntryViewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s RootByTeamEntryAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s RootByTeamEntryAosViewer) All() iter.Seq2[int, RootByTeamEntryViewer] {
-	return func(yield func(int, RootByTeamEntryViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// RootPointsEntryAosViewer is an AoS array (or fixed array) of `RootPointsEntry`.
-type RootPointsEntryAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s RootPointsEntryAosViewer) At(i int) RootPointsEntryViewer {
-	if uint(i) >= uint(s.n) {
-		return RootPointsEntryViewer{}
-	}
-	return RootPointsEntryViewer{at: s.off + uint32(i)*24}
-}
-
-// Len is the number of elements.
-func (s RootPointsEntryAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s RootPointsEntryAosViewer) All() iter.Seq2[int, RootPointsEntryViewer] {
-	return func(yield func(int, RootPointsEntryViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// RootNestedValueEntryAosViewer is an AoS array (or fixed array) of `RootNestedValueEntry`.
-type RootNestedValueEntryAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s RootNestedValueEntryAosViewer) At(i int) RootNestedValueEntryViewer {
-	if uint(i) >= uint(s.n) {
-		return RootNestedValueEntryViewer{}
-	}
-	return RootNestedValueEntryViewer{at: s.off + uint32(i)*8}
-}
-
-// Len is the number of elements.
-func (s RootNestedValueEntryAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s RootNestedValueEntryAosViewer) All() iter.Seq2[int, RootNestedValueEntryViewer] {
-	return func(yield func(int, RootNestedValueEntryViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// RootNestedEntryAosViewer is an AoS array (or fixed array) of `RootNestedEntry`.
-type RootNestedEntryAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s RootNestedEntryAosViewer) At(i int) RootNestedEntryViewer {
-	if uint(i) >= uint(s.n) {
-		return RootNestedEntryViewer{}
-	}
-	return RootNestedEntryViewer{at: s.off + uint32(i)*24}
-}
-
-// Len is the number of elements.
-func (s RootNestedEntryAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s RootNestedEntryAosViewer) All() iter.Seq2[int, RootNestedEntryViewer] {
-	return func(yield func(int, RootNestedEntryViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// RootMaybeEntryAosViewer is an AoS array (or fixed array) of `RootMaybeEntry`.
-type RootMaybeEntryAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s RootMaybeEntryAosViewer) At(i int) RootMaybeEntryViewer {
-	if uint(i) >= uint(s.n) {
-		return RootMaybeEntryViewer{}
-	}
-	return RootMaybeEntryViewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s RootMaybeEntryAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s RootMaybeEntryAosViewer) All() iter.Seq2[int, RootMaybeEntryViewer] {
-	return func(yield func(int, RootMaybeEntryViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// RootRoundsItemEntryAosViewer is an AoS array (or fixed array) of `RootRoundsItemEntry`.
-type RootRoundsItemEntryAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s RootRoundsItemEntryAosViewer) At(i int) RootRoundsItemEntryViewer {
-	if uint(i) >= uint(s.n) {
-		return RootRoundsItemEntryViewer{}
-	}
-	return RootRoundsItemEntryViewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s RootRoundsItemEntryAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s RootRoundsItemEntryAosViewer) All() iter.Seq2[int, RootRoundsItemEntryViewer] {
-	return func(yield func(int, RootRoundsItemEntryViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
 // TrustVec3 validates a whole message whose root is a Vec3, as
 // ValidateVec3 does, and returns it as a karmem.Trusted with the trusted
 // viewer of its root, which read it without further checks.
 func TrustVec3(r *karmem.Reader) (karmem.Trusted, TrustedVec3Viewer, error) {
 	t, root, err := karmem.Trust(r, ValidateVec3)
-	return t, TrustedVec3Viewer{at: root.at}, err
+	return t, TrustedVec3Viewer(root), err
 }
 
-// TrustedVec3Viewer reads the inline struct `Vec3` in place (zero-copy). Its methods
+// TrustedVec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedVec3Viewer over the message). Its methods
 // take the karmem.Trusted of TrustVec3 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedVec3Viewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedVec3Viewer) Position() uint32 {
-	return v.at
-}
+type TrustedVec3Viewer [16]byte
 
 func (v TrustedVec3Viewer) X(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at)
-	}
-	return 0
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v TrustedVec3Viewer) Y(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v TrustedVec3Viewer) Z(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 8)
-	}
-	return 0
+	return karmem.LoadFloat32(v[8:])
 }
 
 // TrustUnit validates a whole message whose root is a Unit, as
@@ -3381,7 +2880,7 @@ func (v TrustedRootViewer) Points(r karmem.Trusted) karmem.TrustedMap[uint16, Tr
 		return karmem.NewTrustedMap(a, 24, func(r karmem.Trusted, at uint32) uint16 {
 			return r.Uint16(at)
 		}, func(r karmem.Trusted, at uint32) TrustedVec3Viewer {
-			return TrustedVec3Viewer{at: at + 8}
+			return karmem.TrustedImage[TrustedVec3Viewer](r, at+8)
 		})
 	}
 	return karmem.TrustedMap[uint16, TrustedVec3Viewer]{}
@@ -3449,42 +2948,27 @@ func (v TrustedRootViewer) Rounds(r karmem.Trusted) karmem.TrustedArrays[karmem.
 // viewer of its root, which read it without further checks.
 func TrustInnerScoresEntry(r *karmem.Reader) (karmem.Trusted, TrustedInnerScoresEntryViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateInnerScoresEntry)
-	return t, TrustedInnerScoresEntryViewer{at: root.at}, err
+	return t, TrustedInnerScoresEntryViewer(root), err
 }
 
-// TrustedInnerScoresEntryViewer reads the inline struct `InnerScoresEntry` in place (zero-copy). Its methods
+// TrustedInnerScoresEntryViewer is the inline struct `InnerScoresEntry`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedInnerScoresEntryViewer over the message). Its methods
 // take the karmem.Trusted of TrustInnerScoresEntry (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedInnerScoresEntryViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedInnerScoresEntryViewer) Position() uint32 {
-	return v.at
-}
+type TrustedInnerScoresEntryViewer [16]byte
 
 func (v TrustedInnerScoresEntryViewer) Key(r karmem.Trusted) string {
-	if v.at != 0 {
-		a := r.Array(v.at)
-		return r.String(a)
-	}
-	return ""
+	a := karmem.LoadArrayRef(v[:])
+	return r.String(a)
 }
 
 func (v TrustedInnerScoresEntryViewer) KeyBytes(r karmem.Trusted) []byte {
-	if v.at != 0 {
-		a := r.Array(v.at)
-		return r.ArrayBytes(a)
-	}
-	return nil
+	a := karmem.LoadArrayRef(v[:])
+	return r.ArrayBytes(a)
 }
 
 func (v TrustedInnerScoresEntryViewer) Value(r karmem.Trusted) int32 {
-	if v.at != 0 {
-		return r.Int32(v.at + 12)
-	}
-	return 0
+	return karmem.LoadInt32(v[12:])
 }
 
 // TrustRootAgesEntry validates a whole message whose root is a RootAgesEntry, as
@@ -3492,42 +2976,27 @@ func (v TrustedInnerScoresEntryViewer) Value(r karmem.Trusted) int32 {
 // viewer of its root, which read it without further checks.
 func TrustRootAgesEntry(r *karmem.Reader) (karmem.Trusted, TrustedRootAgesEntryViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateRootAgesEntry)
-	return t, TrustedRootAgesEntryViewer{at: root.at}, err
+	return t, TrustedRootAgesEntryViewer(root), err
 }
 
-// TrustedRootAgesEntryViewer reads the inline struct `RootAgesEntry` in place (zero-copy). Its methods
+// TrustedRootAgesEntryViewer is the inline struct `RootAgesEntry`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedRootAgesEntryViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootAgesEntry (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootAgesEntryViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedRootAgesEntryViewer) Position() uint32 {
-	return v.at
-}
+type TrustedRootAgesEntryViewer [16]byte
 
 func (v TrustedRootAgesEntryViewer) Key(r karmem.Trusted) string {
-	if v.at != 0 {
-		a := r.Array(v.at)
-		return r.String(a)
-	}
-	return ""
+	a := karmem.LoadArrayRef(v[:])
+	return r.String(a)
 }
 
 func (v TrustedRootAgesEntryViewer) KeyBytes(r karmem.Trusted) []byte {
-	if v.at != 0 {
-		a := r.Array(v.at)
-		return r.ArrayBytes(a)
-	}
-	return nil
+	a := karmem.LoadArrayRef(v[:])
+	return r.ArrayBytes(a)
 }
 
 func (v TrustedRootAgesEntryViewer) Value(r karmem.Trusted) uint8 {
-	if v.at != 0 {
-		return r.Uint8(v.at + 12)
-	}
-	return 0
+	return karmem.LoadUint8(v[12:])
 }
 
 // TrustRootByIdEntry validates a whole message whose root is a RootByIdEntry, as
@@ -3535,33 +3004,21 @@ func (v TrustedRootAgesEntryViewer) Value(r karmem.Trusted) uint8 {
 // viewer of its root, which read it without further checks.
 func TrustRootByIdEntry(r *karmem.Reader) (karmem.Trusted, TrustedRootByIdEntryViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateRootByIdEntry)
-	return t, TrustedRootByIdEntryViewer{at: root.at}, err
+	return t, TrustedRootByIdEntryViewer(root), err
 }
 
-// TrustedRootByIdEntryViewer reads the inline struct `RootByIdEntry` in place (zero-copy). Its methods
+// TrustedRootByIdEntryViewer is the inline struct `RootByIdEntry`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedRootByIdEntryViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootByIdEntry (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootByIdEntryViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedRootByIdEntryViewer) Position() uint32 {
-	return v.at
-}
+type TrustedRootByIdEntryViewer [16]byte
 
 func (v TrustedRootByIdEntryViewer) Key(r karmem.Trusted) uint64 {
-	if v.at != 0 {
-		return r.Uint64(v.at)
-	}
-	return 0
+	return karmem.LoadUint64(v[:])
 }
 
 func (v TrustedRootByIdEntryViewer) Value(r karmem.Trusted) TrustedUnitViewer {
-	if v.at != 0 {
-		return TrustedUnitViewer{t: r.Table(r.Uint32(v.at + 8))}
-	}
-	return TrustedUnitViewer{}
+	return TrustedUnitViewer{t: r.Table(karmem.LoadUint32(v[8:]))}
 }
 
 // TrustRootSignedEntry validates a whole message whose root is a RootSignedEntry, as
@@ -3569,42 +3026,27 @@ func (v TrustedRootByIdEntryViewer) Value(r karmem.Trusted) TrustedUnitViewer {
 // viewer of its root, which read it without further checks.
 func TrustRootSignedEntry(r *karmem.Reader) (karmem.Trusted, TrustedRootSignedEntryViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateRootSignedEntry)
-	return t, TrustedRootSignedEntryViewer{at: root.at}, err
+	return t, TrustedRootSignedEntryViewer(root), err
 }
 
-// TrustedRootSignedEntryViewer reads the inline struct `RootSignedEntry` in place (zero-copy). Its methods
+// TrustedRootSignedEntryViewer is the inline struct `RootSignedEntry`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedRootSignedEntryViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootSignedEntry (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootSignedEntryViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedRootSignedEntryViewer) Position() uint32 {
-	return v.at
-}
+type TrustedRootSignedEntryViewer [16]byte
 
 func (v TrustedRootSignedEntryViewer) Key(r karmem.Trusted) int32 {
-	if v.at != 0 {
-		return r.Int32(v.at)
-	}
-	return 0
+	return karmem.LoadInt32(v[:])
 }
 
 func (v TrustedRootSignedEntryViewer) Value(r karmem.Trusted) string {
-	if v.at != 0 {
-		a := r.Array(v.at + 4)
-		return r.String(a)
-	}
-	return ""
+	a := karmem.LoadArrayRef(v[4:])
+	return r.String(a)
 }
 
 func (v TrustedRootSignedEntryViewer) ValueBytes(r karmem.Trusted) []byte {
-	if v.at != 0 {
-		a := r.Array(v.at + 4)
-		return r.ArrayBytes(a)
-	}
-	return nil
+	a := karmem.LoadArrayRef(v[4:])
+	return r.ArrayBytes(a)
 }
 
 // TrustRootByTeamEntry validates a whole message whose root is a RootByTeamEntry, as
@@ -3612,34 +3054,22 @@ func (v TrustedRootSignedEntryViewer) ValueBytes(r karmem.Trusted) []byte {
 // viewer of its root, which read it without further checks.
 func TrustRootByTeamEntry(r *karmem.Reader) (karmem.Trusted, TrustedRootByTeamEntryViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateRootByTeamEntry)
-	return t, TrustedRootByTeamEntryViewer{at: root.at}, err
+	return t, TrustedRootByTeamEntryViewer(root), err
 }
 
-// TrustedRootByTeamEntryViewer reads the inline struct `RootByTeamEntry` in place (zero-copy). Its methods
+// TrustedRootByTeamEntryViewer is the inline struct `RootByTeamEntry`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedRootByTeamEntryViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootByTeamEntry (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootByTeamEntryViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedRootByTeamEntryViewer) Position() uint32 {
-	return v.at
-}
+type TrustedRootByTeamEntryViewer [16]byte
 
 func (v TrustedRootByTeamEntryViewer) Key(r karmem.Trusted) Team {
-	if v.at != 0 {
-		return Team(r.Uint8(v.at))
-	}
-	return 0
+	return Team(karmem.LoadUint8(v[:]))
 }
 
 func (v TrustedRootByTeamEntryViewer) Value(r karmem.Trusted) TrustedVec3SoaViewer {
-	if v.at != 0 {
-		a := r.Array(v.at + 4)
-		return NewTrustedVec3SoaViewer(r, a)
-	}
-	return TrustedVec3SoaViewer{}
+	a := karmem.LoadArrayRef(v[4:])
+	return NewTrustedVec3SoaViewer(r, a)
 }
 
 // TrustRootPointsEntry validates a whole message whose root is a RootPointsEntry, as
@@ -3647,33 +3077,21 @@ func (v TrustedRootByTeamEntryViewer) Value(r karmem.Trusted) TrustedVec3SoaView
 // viewer of its root, which read it without further checks.
 func TrustRootPointsEntry(r *karmem.Reader) (karmem.Trusted, TrustedRootPointsEntryViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateRootPointsEntry)
-	return t, TrustedRootPointsEntryViewer{at: root.at}, err
+	return t, TrustedRootPointsEntryViewer(root), err
 }
 
-// TrustedRootPointsEntryViewer reads the inline struct `RootPointsEntry` in place (zero-copy). Its methods
+// TrustedRootPointsEntryViewer is the inline struct `RootPointsEntry`: a copy of its 24 bytes (an
+// AoS array of them is a []TrustedRootPointsEntryViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootPointsEntry (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootPointsEntryViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedRootPointsEntryViewer) Position() uint32 {
-	return v.at
-}
+type TrustedRootPointsEntryViewer [24]byte
 
 func (v TrustedRootPointsEntryViewer) Key(r karmem.Trusted) uint16 {
-	if v.at != 0 {
-		return r.Uint16(v.at)
-	}
-	return 0
+	return karmem.LoadUint16(v[:])
 }
 
 func (v TrustedRootPointsEntryViewer) Value(r karmem.Trusted) TrustedVec3Viewer {
-	if v.at != 0 {
-		return TrustedVec3Viewer{at: v.at + 8}
-	}
-	return TrustedVec3Viewer{}
+	return karmem.ImageOf[TrustedVec3Viewer](v[8:])
 }
 
 // TrustRootNestedValueEntry validates a whole message whose root is a RootNestedValueEntry, as
@@ -3681,33 +3099,21 @@ func (v TrustedRootPointsEntryViewer) Value(r karmem.Trusted) TrustedVec3Viewer 
 // viewer of its root, which read it without further checks.
 func TrustRootNestedValueEntry(r *karmem.Reader) (karmem.Trusted, TrustedRootNestedValueEntryViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateRootNestedValueEntry)
-	return t, TrustedRootNestedValueEntryViewer{at: root.at}, err
+	return t, TrustedRootNestedValueEntryViewer(root), err
 }
 
-// TrustedRootNestedValueEntryViewer reads the inline struct `RootNestedValueEntry` in place (zero-copy). Its methods
+// TrustedRootNestedValueEntryViewer is the inline struct `RootNestedValueEntry`: a copy of its 8 bytes (an
+// AoS array of them is a []TrustedRootNestedValueEntryViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootNestedValueEntry (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootNestedValueEntryViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedRootNestedValueEntryViewer) Position() uint32 {
-	return v.at
-}
+type TrustedRootNestedValueEntryViewer [8]byte
 
 func (v TrustedRootNestedValueEntryViewer) Key(r karmem.Trusted) uint8 {
-	if v.at != 0 {
-		return r.Uint8(v.at)
-	}
-	return 0
+	return karmem.LoadUint8(v[:])
 }
 
 func (v TrustedRootNestedValueEntryViewer) Value(r karmem.Trusted) bool {
-	if v.at != 0 {
-		return r.Bool(v.at + 1)
-	}
-	return false
+	return karmem.LoadBool(v[1:])
 }
 
 // TrustRootNestedEntry validates a whole message whose root is a RootNestedEntry, as
@@ -3715,47 +3121,32 @@ func (v TrustedRootNestedValueEntryViewer) Value(r karmem.Trusted) bool {
 // viewer of its root, which read it without further checks.
 func TrustRootNestedEntry(r *karmem.Reader) (karmem.Trusted, TrustedRootNestedEntryViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateRootNestedEntry)
-	return t, TrustedRootNestedEntryViewer{at: root.at}, err
+	return t, TrustedRootNestedEntryViewer(root), err
 }
 
-// TrustedRootNestedEntryViewer reads the inline struct `RootNestedEntry` in place (zero-copy). Its methods
+// TrustedRootNestedEntryViewer is the inline struct `RootNestedEntry`: a copy of its 24 bytes (an
+// AoS array of them is a []TrustedRootNestedEntryViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootNestedEntry (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootNestedEntryViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedRootNestedEntryViewer) Position() uint32 {
-	return v.at
-}
+type TrustedRootNestedEntryViewer [24]byte
 
 func (v TrustedRootNestedEntryViewer) Key(r karmem.Trusted) string {
-	if v.at != 0 {
-		a := r.Array(v.at)
-		return r.String(a)
-	}
-	return ""
+	a := karmem.LoadArrayRef(v[:])
+	return r.String(a)
 }
 
 func (v TrustedRootNestedEntryViewer) KeyBytes(r karmem.Trusted) []byte {
-	if v.at != 0 {
-		a := r.Array(v.at)
-		return r.ArrayBytes(a)
-	}
-	return nil
+	a := karmem.LoadArrayRef(v[:])
+	return r.ArrayBytes(a)
 }
 
 func (v TrustedRootNestedEntryViewer) Value(r karmem.Trusted) karmem.TrustedMap[uint8, bool] {
-	if v.at != 0 {
-		a := r.Array(v.at + 12)
-		return karmem.NewTrustedMap(a, 8, func(r karmem.Trusted, at uint32) uint8 {
-			return r.Uint8(at)
-		}, func(r karmem.Trusted, at uint32) bool {
-			return r.Bool(at + 1)
-		})
-	}
-	return karmem.TrustedMap[uint8, bool]{}
+	a := karmem.LoadArrayRef(v[12:])
+	return karmem.NewTrustedMap(a, 8, func(r karmem.Trusted, at uint32) uint8 {
+		return r.Uint8(at)
+	}, func(r karmem.Trusted, at uint32) bool {
+		return r.Bool(at + 1)
+	})
 }
 
 // TrustRootMaybeEntry validates a whole message whose root is a RootMaybeEntry, as
@@ -3763,42 +3154,27 @@ func (v TrustedRootNestedEntryViewer) Value(r karmem.Trusted) karmem.TrustedMap[
 // viewer of its root, which read it without further checks.
 func TrustRootMaybeEntry(r *karmem.Reader) (karmem.Trusted, TrustedRootMaybeEntryViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateRootMaybeEntry)
-	return t, TrustedRootMaybeEntryViewer{at: root.at}, err
+	return t, TrustedRootMaybeEntryViewer(root), err
 }
 
-// TrustedRootMaybeEntryViewer reads the inline struct `RootMaybeEntry` in place (zero-copy). Its methods
+// TrustedRootMaybeEntryViewer is the inline struct `RootMaybeEntry`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedRootMaybeEntryViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootMaybeEntry (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootMaybeEntryViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedRootMaybeEntryViewer) Position() uint32 {
-	return v.at
-}
+type TrustedRootMaybeEntryViewer [16]byte
 
 func (v TrustedRootMaybeEntryViewer) Key(r karmem.Trusted) string {
-	if v.at != 0 {
-		a := r.Array(v.at)
-		return r.String(a)
-	}
-	return ""
+	a := karmem.LoadArrayRef(v[:])
+	return r.String(a)
 }
 
 func (v TrustedRootMaybeEntryViewer) KeyBytes(r karmem.Trusted) []byte {
-	if v.at != 0 {
-		a := r.Array(v.at)
-		return r.ArrayBytes(a)
-	}
-	return nil
+	a := karmem.LoadArrayRef(v[:])
+	return r.ArrayBytes(a)
 }
 
 func (v TrustedRootMaybeEntryViewer) Value(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 12)
-	}
-	return 0
+	return karmem.LoadUint32(v[12:])
 }
 
 // TrustRootRoundsItemEntry validates a whole message whose root is a RootRoundsItemEntry, as
@@ -3806,42 +3182,27 @@ func (v TrustedRootMaybeEntryViewer) Value(r karmem.Trusted) uint32 {
 // viewer of its root, which read it without further checks.
 func TrustRootRoundsItemEntry(r *karmem.Reader) (karmem.Trusted, TrustedRootRoundsItemEntryViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateRootRoundsItemEntry)
-	return t, TrustedRootRoundsItemEntryViewer{at: root.at}, err
+	return t, TrustedRootRoundsItemEntryViewer(root), err
 }
 
-// TrustedRootRoundsItemEntryViewer reads the inline struct `RootRoundsItemEntry` in place (zero-copy). Its methods
+// TrustedRootRoundsItemEntryViewer is the inline struct `RootRoundsItemEntry`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedRootRoundsItemEntryViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootRoundsItemEntry (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootRoundsItemEntryViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedRootRoundsItemEntryViewer) Position() uint32 {
-	return v.at
-}
+type TrustedRootRoundsItemEntryViewer [16]byte
 
 func (v TrustedRootRoundsItemEntryViewer) Key(r karmem.Trusted) string {
-	if v.at != 0 {
-		a := r.Array(v.at)
-		return r.String(a)
-	}
-	return ""
+	a := karmem.LoadArrayRef(v[:])
+	return r.String(a)
 }
 
 func (v TrustedRootRoundsItemEntryViewer) KeyBytes(r karmem.Trusted) []byte {
-	if v.at != 0 {
-		a := r.Array(v.at)
-		return r.ArrayBytes(a)
-	}
-	return nil
+	a := karmem.LoadArrayRef(v[:])
+	return r.ArrayBytes(a)
 }
 
 func (v TrustedRootRoundsItemEntryViewer) Value(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at + 12)
-	}
-	return 0
+	return karmem.LoadUint32(v[12:])
 }
 
 // TrustedVec3SoaViewer is an SoA array of `Vec3`: one directory scan when created,
@@ -3984,304 +3345,4 @@ func (it TrustedInnerSoaItem) Scores(r karmem.Trusted) karmem.TrustedMap[string,
 		})
 	}
 	return karmem.TrustedMap[string, int32]{}
-}
-
-// TrustedInnerScoresEntryAosViewer is an AoS array (or fixed array) of `InnerScoresEntry`.
-type TrustedInnerScoresEntryAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s TrustedInnerScoresEntryAosViewer) At(i int) TrustedInnerScoresEntryViewer {
-	if uint(i) >= uint(s.n) {
-		return TrustedInnerScoresEntryViewer{}
-	}
-	return TrustedInnerScoresEntryViewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s TrustedInnerScoresEntryAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s TrustedInnerScoresEntryAosViewer) All() iter.Seq2[int, TrustedInnerScoresEntryViewer] {
-	return func(yield func(int, TrustedInnerScoresEntryViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// TrustedRootAgesEntryAosViewer is an AoS array (or fixed array) of `RootAgesEntry`.
-type TrustedRootAgesEntryAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s TrustedRootAgesEntryAosViewer) At(i int) TrustedRootAgesEntryViewer {
-	if uint(i) >= uint(s.n) {
-		return TrustedRootAgesEntryViewer{}
-	}
-	return TrustedRootAgesEntryViewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s TrustedRootAgesEntryAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s TrustedRootAgesEntryAosViewer) All() iter.Seq2[int, TrustedRootAgesEntryViewer] {
-	return func(yield func(int, TrustedRootAgesEntryViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// TrustedRootByIdEntryAosViewer is an AoS array (or fixed array) of `RootByIdEntry`.
-type TrustedRootByIdEntryAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s TrustedRootByIdEntryAosViewer) At(i int) TrustedRootByIdEntryViewer {
-	if uint(i) >= uint(s.n) {
-		return TrustedRootByIdEntryViewer{}
-	}
-	return TrustedRootByIdEntryViewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s TrustedRootByIdEntryAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s TrustedRootByIdEntryAosViewer) All() iter.Seq2[int, TrustedRootByIdEntryViewer] {
-	return func(yield func(int, TrustedRootByIdEntryViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// TrustedRootSignedEntryAosViewer is an AoS array (or fixed array) of `RootSignedEntry`.
-type TrustedRootSignedEntryAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s TrustedRootSignedEntryAosViewer) At(i int) TrustedRootSignedEntryViewer {
-	if uint(i) >= uint(s.n) {
-		return TrustedRootSignedEntryViewer{}
-	}
-	return TrustedRootSignedEntryViewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s TrustedRootSignedEntryAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s TrustedRootSignedEntryAosViewer) All() iter.Seq2[int, TrustedRootSignedEntryViewer] {
-	return func(yield func(int, TrustedRootSignedEntryViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// TrustedRootByTeamEntryAosViewer is an AoS array (or fixed array) of `RootByTeamEntry`.
-type TrustedRootByTeamEntryAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s TrustedRootByTeamEntryAosViewer) At(i int) TrustedRootByTeamEntryViewer {
-	if uint(i) >= uint(s.n) {
-		return TrustedRootByTeamEntryViewer{}
-	}
-	return TrustedRootByTeamEntryViewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s TrustedRootByTeamEntryAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s TrustedRootByTeamEntryAosViewer) All() iter.Seq2[int, TrustedRootByTeamEntryViewer] {
-	return func(yield func(int, TrustedRootByTeamEntryViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// TrustedRootPointsEntryAosViewer is an AoS array (or fixed array) of `RootPointsEntry`.
-type TrustedRootPointsEntryAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s TrustedRootPointsEntryAosViewer) At(i int) TrustedRootPointsEntryViewer {
-	if uint(i) >= uint(s.n) {
-		return TrustedRootPointsEntryViewer{}
-	}
-	return TrustedRootPointsEntryViewer{at: s.off + uint32(i)*24}
-}
-
-// Len is the number of elements.
-func (s TrustedRootPointsEntryAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s TrustedRootPointsEntryAosViewer) All() iter.Seq2[int, TrustedRootPointsEntryViewer] {
-	return func(yield func(int, TrustedRootPointsEntryViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// TrustedRootNestedValueEntryAosViewer is an AoS array (or fixed array) of `RootNestedValueEntry`.
-type TrustedRootNestedValueEntryAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s TrustedRootNestedValueEntryAosViewer) At(i int) TrustedRootNestedValueEntryViewer {
-	if uint(i) >= uint(s.n) {
-		return TrustedRootNestedValueEntryViewer{}
-	}
-	return TrustedRootNestedValueEntryViewer{at: s.off + uint32(i)*8}
-}
-
-// Len is the number of elements.
-func (s TrustedRootNestedValueEntryAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s TrustedRootNestedValueEntryAosViewer) All() iter.Seq2[int, TrustedRootNestedValueEntryViewer] {
-	return func(yield func(int, TrustedRootNestedValueEntryViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// TrustedRootNestedEntryAosViewer is an AoS array (or fixed array) of `RootNestedEntry`.
-type TrustedRootNestedEntryAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s TrustedRootNestedEntryAosViewer) At(i int) TrustedRootNestedEntryViewer {
-	if uint(i) >= uint(s.n) {
-		return TrustedRootNestedEntryViewer{}
-	}
-	return TrustedRootNestedEntryViewer{at: s.off + uint32(i)*24}
-}
-
-// Len is the number of elements.
-func (s TrustedRootNestedEntryAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s TrustedRootNestedEntryAosViewer) All() iter.Seq2[int, TrustedRootNestedEntryViewer] {
-	return func(yield func(int, TrustedRootNestedEntryViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// TrustedRootMaybeEntryAosViewer is an AoS array (or fixed array) of `RootMaybeEntry`.
-type TrustedRootMaybeEntryAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s TrustedRootMaybeEntryAosViewer) At(i int) TrustedRootMaybeEntryViewer {
-	if uint(i) >= uint(s.n) {
-		return TrustedRootMaybeEntryViewer{}
-	}
-	return TrustedRootMaybeEntryViewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s TrustedRootMaybeEntryAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s TrustedRootMaybeEntryAosViewer) All() iter.Seq2[int, TrustedRootMaybeEntryViewer] {
-	return func(yield func(int, TrustedRootMaybeEntryViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// TrustedRootRoundsItemEntryAosViewer is an AoS array (or fixed array) of `RootRoundsItemEntry`.
-type TrustedRootRoundsItemEntryAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s TrustedRootRoundsItemEntryAosViewer) At(i int) TrustedRootRoundsItemEntryViewer {
-	if uint(i) >= uint(s.n) {
-		return TrustedRootRoundsItemEntryViewer{}
-	}
-	return TrustedRootRoundsItemEntryViewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s TrustedRootRoundsItemEntryAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s TrustedRootRoundsItemEntryAosViewer) All() iter.Seq2[int, TrustedRootRoundsItemEntryViewer] {
-	return func(yield func(int, TrustedRootRoundsItemEntryViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
 }

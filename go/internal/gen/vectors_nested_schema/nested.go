@@ -78,18 +78,17 @@ func ValidateVec3(r *karmem.Reader) (Vec3Viewer, error) {
 	if err := validateAtVec3(&v, karmem.HeaderSize); err != nil {
 		return Vec3Viewer{}, err
 	}
-	return Vec3Viewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[Vec3Viewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtVec3(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// Vec3Viewer reads the inline struct `Vec3` in place (zero-copy). Its methods
+// Vec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// AoS array of them is a []Vec3Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type Vec3Viewer struct {
-	at uint32
-}
+type Vec3Viewer [16]byte
 
 // NewVec3Viewer returns the viewer of the Vec3 at offset; offset 0 selects
 // the root of the message.
@@ -97,36 +96,19 @@ func NewVec3Viewer(r *karmem.Reader, offset uint32) Vec3Viewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 16) {
-		return Vec3Viewer{}
-	}
-	return Vec3Viewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v Vec3Viewer) Position() uint32 {
-	return v.at
+	return karmem.Image[Vec3Viewer](r, offset)
 }
 
 func (v Vec3Viewer) X(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at)
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v Vec3Viewer) Y(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v Vec3Viewer) Z(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 8)
+	return karmem.LoadFloat32(v[8:])
 }
 
 // Item is the table (evolvable) `Item`. Object type: owns its data.
@@ -565,7 +547,7 @@ func (u ShapeViewer) Vec3(r *karmem.Reader) Vec3Viewer {
 	if u.tag != ShapeTagVec3 || !r.InlineAt(u.offset, 16) {
 		return Vec3Viewer{}
 	}
-	return Vec3Viewer{at: u.offset}
+	return karmem.Image[Vec3Viewer](r, u.offset)
 }
 
 // Row is the inline struct (frozen layout) `Row`. Object type: owns its data.
@@ -686,7 +668,7 @@ func ValidateRow(r *karmem.Reader) (RowViewer, error) {
 	if err := validateAtRow(&v, karmem.HeaderSize); err != nil {
 		return RowViewer{}, err
 	}
-	return RowViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[RowViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtRow(v *karmem.Validator, at uint32) error {
@@ -719,11 +701,10 @@ func validateAtRow(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RowViewer reads the inline struct `Row` in place (zero-copy). Its methods
+// RowViewer is the inline struct `Row`: a copy of its 24 bytes (an
+// AoS array of them is a []RowViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RowViewer struct {
-	at uint32
-}
+type RowViewer [24]byte
 
 // NewRowViewer returns the viewer of the Row at offset; offset 0 selects
 // the root of the message.
@@ -731,32 +712,18 @@ func NewRowViewer(r *karmem.Reader, offset uint32) RowViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 24) {
-		return RowViewer{}
-	}
-	return RowViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v RowViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[RowViewer](r, offset)
 }
 
 func (v RowViewer) Cells(r *karmem.Reader) karmem.Arrays[[]int32] {
-	if v.at == 0 {
-		return karmem.Arrays[[]int32]{}
-	}
-	a := r.Array(v.at, 12, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[:]), 12, karmem.NoLimit)
 	return karmem.NewArrays(a, 4, karmem.NoLimit, func(r *karmem.Reader, a karmem.ArrayRef) []int32 {
 		return karmem.Slice[int32](r, a.Offset, a.Len)
 	})
 }
 
 func (v RowViewer) Names(r *karmem.Reader) karmem.Arrays[string] {
-	if v.at == 0 {
-		return karmem.Arrays[string]{}
-	}
-	a := r.Array(v.at+12, 12, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[12:]), 12, karmem.NoLimit)
 	return karmem.NewArrays(a, 1, karmem.NoLimit, func(r *karmem.Reader, a karmem.ArrayRef) string {
 		return r.String(a)
 	})
@@ -1873,7 +1840,7 @@ func (it RowSoaItem) Names(r *karmem.Reader) karmem.Arrays[string] {
 	})
 }
 
-// ItemAosViewer is an AoS array (or fixed array) of `Item`.
+// ItemAosViewer is an AoS array of `Item`.
 type ItemAosViewer struct {
 	r   *karmem.Reader
 	off uint32
@@ -1955,40 +1922,25 @@ func (s ShapeArrayViewer) All() iter.Seq2[int, ShapeViewer] {
 // viewer of its root, which read it without further checks.
 func TrustVec3(r *karmem.Reader) (karmem.Trusted, TrustedVec3Viewer, error) {
 	t, root, err := karmem.Trust(r, ValidateVec3)
-	return t, TrustedVec3Viewer{at: root.at}, err
+	return t, TrustedVec3Viewer(root), err
 }
 
-// TrustedVec3Viewer reads the inline struct `Vec3` in place (zero-copy). Its methods
+// TrustedVec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedVec3Viewer over the message). Its methods
 // take the karmem.Trusted of TrustVec3 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedVec3Viewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedVec3Viewer) Position() uint32 {
-	return v.at
-}
+type TrustedVec3Viewer [16]byte
 
 func (v TrustedVec3Viewer) X(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at)
-	}
-	return 0
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v TrustedVec3Viewer) Y(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v TrustedVec3Viewer) Z(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 8)
-	}
-	return 0
+	return karmem.LoadFloat32(v[8:])
 }
 
 // TrustItem validates a whole message whose root is a Item, as
@@ -2086,7 +2038,7 @@ func (u TrustedShapeViewer) Vec3(r karmem.Trusted) TrustedVec3Viewer {
 	if u.tag != ShapeTagVec3 || u.offset == 0 {
 		return TrustedVec3Viewer{}
 	}
-	return TrustedVec3Viewer{at: u.offset}
+	return karmem.TrustedImage[TrustedVec3Viewer](r, u.offset)
 }
 
 // TrustRow validates a whole message whose root is a Row, as
@@ -2094,39 +2046,27 @@ func (u TrustedShapeViewer) Vec3(r karmem.Trusted) TrustedVec3Viewer {
 // viewer of its root, which read it without further checks.
 func TrustRow(r *karmem.Reader) (karmem.Trusted, TrustedRowViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateRow)
-	return t, TrustedRowViewer{at: root.at}, err
+	return t, TrustedRowViewer(root), err
 }
 
-// TrustedRowViewer reads the inline struct `Row` in place (zero-copy). Its methods
+// TrustedRowViewer is the inline struct `Row`: a copy of its 24 bytes (an
+// AoS array of them is a []TrustedRowViewer over the message). Its methods
 // take the karmem.Trusted of TrustRow (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRowViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedRowViewer) Position() uint32 {
-	return v.at
-}
+type TrustedRowViewer [24]byte
 
 func (v TrustedRowViewer) Cells(r karmem.Trusted) karmem.TrustedArrays[[]int32] {
-	if v.at != 0 {
-		a := r.Array(v.at)
-		return karmem.NewTrustedArrays(a, func(r karmem.Trusted, a karmem.ArrayRef) []int32 {
-			return karmem.TrustedSlice[int32](r, a.Offset, a.Len)
-		})
-	}
-	return karmem.TrustedArrays[[]int32]{}
+	a := karmem.LoadArrayRef(v[:])
+	return karmem.NewTrustedArrays(a, func(r karmem.Trusted, a karmem.ArrayRef) []int32 {
+		return karmem.TrustedSlice[int32](r, a.Offset, a.Len)
+	})
 }
 
 func (v TrustedRowViewer) Names(r karmem.Trusted) karmem.TrustedArrays[string] {
-	if v.at != 0 {
-		a := r.Array(v.at + 12)
-		return karmem.NewTrustedArrays(a, func(r karmem.Trusted, a karmem.ArrayRef) string {
-			return r.String(a)
-		})
-	}
-	return karmem.TrustedArrays[string]{}
+	a := karmem.LoadArrayRef(v[12:])
+	return karmem.NewTrustedArrays(a, func(r karmem.Trusted, a karmem.ArrayRef) string {
+		return r.String(a)
+	})
 }
 
 // TrustRoot validates a whole message whose root is a Root, as
@@ -2413,7 +2353,7 @@ func (it TrustedRowSoaItem) Names(r karmem.Trusted) karmem.TrustedArrays[string]
 	return karmem.TrustedArrays[string]{}
 }
 
-// TrustedItemAosViewer is an AoS array (or fixed array) of `Item`.
+// TrustedItemAosViewer is an AoS array of `Item`.
 type TrustedItemAosViewer struct {
 	r   karmem.Trusted
 	off uint32

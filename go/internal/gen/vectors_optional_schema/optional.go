@@ -135,18 +135,17 @@ func ValidateVec2(r *karmem.Reader) (Vec2Viewer, error) {
 	if err := validateAtVec2(&v, karmem.HeaderSize); err != nil {
 		return Vec2Viewer{}, err
 	}
-	return Vec2Viewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[Vec2Viewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtVec2(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// Vec2Viewer reads the inline struct `Vec2` in place (zero-copy). Its methods
+// Vec2Viewer is the inline struct `Vec2`: a copy of its 8 bytes (an
+// AoS array of them is a []Vec2Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type Vec2Viewer struct {
-	at uint32
-}
+type Vec2Viewer [8]byte
 
 // NewVec2Viewer returns the viewer of the Vec2 at offset; offset 0 selects
 // the root of the message.
@@ -154,29 +153,15 @@ func NewVec2Viewer(r *karmem.Reader, offset uint32) Vec2Viewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 8) {
-		return Vec2Viewer{}
-	}
-	return Vec2Viewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v Vec2Viewer) Position() uint32 {
-	return v.at
+	return karmem.Image[Vec2Viewer](r, offset)
 }
 
 func (v Vec2Viewer) X(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at)
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v Vec2Viewer) Y(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 // A list: a table may hold itself through an optional table.
@@ -1270,7 +1255,7 @@ func (v RootViewer) Pos(r *karmem.Reader) (Vec2Viewer, bool) {
 	if r.Uint8(v.t.Offset+128) == 0 {
 		return Vec2Viewer{}, false
 	}
-	return Vec2Viewer{at: v.t.Offset + 136}, true
+	return karmem.Image[Vec2Viewer](r, v.t.Offset+136), true
 }
 
 func (v RootViewer) List(r *karmem.Reader) (NodeViewer, bool) {
@@ -1800,7 +1785,7 @@ func (it UnitSoaItem) Link(r *karmem.Reader) (NodeViewer, bool) {
 	return NodeViewer{t: r.Table(offset)}, true
 }
 
-// UnitAosViewer is an AoS array (or fixed array) of `Unit`.
+// UnitAosViewer is an AoS array of `Unit`.
 type UnitAosViewer struct {
 	r   *karmem.Reader
 	off uint32
@@ -1836,33 +1821,21 @@ func (s UnitAosViewer) All() iter.Seq2[int, UnitViewer] {
 // viewer of its root, which read it without further checks.
 func TrustVec2(r *karmem.Reader) (karmem.Trusted, TrustedVec2Viewer, error) {
 	t, root, err := karmem.Trust(r, ValidateVec2)
-	return t, TrustedVec2Viewer{at: root.at}, err
+	return t, TrustedVec2Viewer(root), err
 }
 
-// TrustedVec2Viewer reads the inline struct `Vec2` in place (zero-copy). Its methods
+// TrustedVec2Viewer is the inline struct `Vec2`: a copy of its 8 bytes (an
+// AoS array of them is a []TrustedVec2Viewer over the message). Its methods
 // take the karmem.Trusted of TrustVec2 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedVec2Viewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedVec2Viewer) Position() uint32 {
-	return v.at
-}
+type TrustedVec2Viewer [8]byte
 
 func (v TrustedVec2Viewer) X(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at)
-	}
-	return 0
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v TrustedVec2Viewer) Y(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 // TrustNode validates a whole message whose root is a Node, as
@@ -2160,7 +2133,7 @@ func (v TrustedRootViewer) Pos(r karmem.Trusted) (TrustedVec2Viewer, bool) {
 		if r.Uint8(v.t.Offset+128) == 0 {
 			return TrustedVec2Viewer{}, false
 		}
-		return TrustedVec2Viewer{at: v.t.Offset + 136}, true
+		return karmem.TrustedImage[TrustedVec2Viewer](r, v.t.Offset+136), true
 	}
 	return TrustedVec2Viewer{}, false
 }
@@ -2388,7 +2361,7 @@ func (it TrustedUnitSoaItem) Link(r karmem.Trusted) (TrustedNodeViewer, bool) {
 	return TrustedNodeViewer{}, false
 }
 
-// TrustedUnitAosViewer is an AoS array (or fixed array) of `Unit`.
+// TrustedUnitAosViewer is an AoS array of `Unit`.
 type TrustedUnitAosViewer struct {
 	r   karmem.Trusted
 	off uint32

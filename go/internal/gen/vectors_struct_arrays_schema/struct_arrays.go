@@ -144,18 +144,17 @@ func ValidateVec3(r *karmem.Reader) (Vec3Viewer, error) {
 	if err := validateAtVec3(&v, karmem.HeaderSize); err != nil {
 		return Vec3Viewer{}, err
 	}
-	return Vec3Viewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[Vec3Viewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtVec3(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// Vec3Viewer reads the inline struct `Vec3` in place (zero-copy). Its methods
+// Vec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// AoS array of them is a []Vec3Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type Vec3Viewer struct {
-	at uint32
-}
+type Vec3Viewer [16]byte
 
 // NewVec3Viewer returns the viewer of the Vec3 at offset; offset 0 selects
 // the root of the message.
@@ -163,36 +162,19 @@ func NewVec3Viewer(r *karmem.Reader, offset uint32) Vec3Viewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 16) {
-		return Vec3Viewer{}
-	}
-	return Vec3Viewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v Vec3Viewer) Position() uint32 {
-	return v.at
+	return karmem.Image[Vec3Viewer](r, offset)
 }
 
 func (v Vec3Viewer) X(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at)
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v Vec3Viewer) Y(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v Vec3Viewer) Z(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 8)
+	return karmem.LoadFloat32(v[8:])
 }
 
 // Stats is the table (evolvable) `Stats`. Object type: owns its data.
@@ -515,7 +497,7 @@ func (v UnitViewer) Pos(r *karmem.Reader) Vec3Viewer {
 	if !v.t.Has(8, 16) {
 		return Vec3Viewer{}
 	}
-	return Vec3Viewer{at: v.t.Offset + 8}
+	return karmem.Image[Vec3Viewer](r, v.t.Offset+8)
 }
 
 func (v UnitViewer) Kind(r *karmem.Reader) Kind {
@@ -781,9 +763,9 @@ func (v RootViewer) SoaInline(r *karmem.Reader) Vec3SoaViewer {
 	return NewVec3SoaViewer(r, a)
 }
 
-func (v RootViewer) AosInline(r *karmem.Reader) Vec3AosViewer {
+func (v RootViewer) AosInline(r *karmem.Reader) []Vec3Viewer {
 	a := r.FieldArray(v.t, 16, 16, karmem.NoLimit)
-	return Vec3AosViewer{off: a.Offset, n: a.Len}
+	return karmem.Images[Vec3Viewer](r, a.Offset, a.Len)
 }
 
 func (v RootViewer) SoaTables(r *karmem.Reader) UnitSoaViewer {
@@ -1380,37 +1362,7 @@ func (it UnitSoaItemStats) NamesBytes(r *karmem.Reader) []byte {
 	return r.ArrayBytes(a)
 }
 
-// Vec3AosViewer is an AoS array (or fixed array) of `Vec3`.
-type Vec3AosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s Vec3AosViewer) At(i int) Vec3Viewer {
-	if uint(i) >= uint(s.n) {
-		return Vec3Viewer{}
-	}
-	return Vec3Viewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s Vec3AosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s Vec3AosViewer) All() iter.Seq2[int, Vec3Viewer] {
-	return func(yield func(int, Vec3Viewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// UnitAosViewer is an AoS array (or fixed array) of `Unit`.
+// UnitAosViewer is an AoS array of `Unit`.
 type UnitAosViewer struct {
 	r   *karmem.Reader
 	off uint32
@@ -1446,40 +1398,25 @@ func (s UnitAosViewer) All() iter.Seq2[int, UnitViewer] {
 // viewer of its root, which read it without further checks.
 func TrustVec3(r *karmem.Reader) (karmem.Trusted, TrustedVec3Viewer, error) {
 	t, root, err := karmem.Trust(r, ValidateVec3)
-	return t, TrustedVec3Viewer{at: root.at}, err
+	return t, TrustedVec3Viewer(root), err
 }
 
-// TrustedVec3Viewer reads the inline struct `Vec3` in place (zero-copy). Its methods
+// TrustedVec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedVec3Viewer over the message). Its methods
 // take the karmem.Trusted of TrustVec3 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedVec3Viewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedVec3Viewer) Position() uint32 {
-	return v.at
-}
+type TrustedVec3Viewer [16]byte
 
 func (v TrustedVec3Viewer) X(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at)
-	}
-	return 0
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v TrustedVec3Viewer) Y(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v TrustedVec3Viewer) Z(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 8)
-	}
-	return 0
+	return karmem.LoadFloat32(v[8:])
 }
 
 // TrustStats validates a whole message whose root is a Stats, as
@@ -1556,7 +1493,7 @@ func (v TrustedUnitViewer) Id(r karmem.Trusted) uint32 {
 
 func (v TrustedUnitViewer) Pos(r karmem.Trusted) TrustedVec3Viewer {
 	if v.t.Has(8, 16) {
-		return TrustedVec3Viewer{at: v.t.Offset + 8}
+		return karmem.TrustedImage[TrustedVec3Viewer](r, v.t.Offset+8)
 	}
 	return TrustedVec3Viewer{}
 }
@@ -1619,12 +1556,12 @@ func (v TrustedRootViewer) SoaInline(r karmem.Trusted) TrustedVec3SoaViewer {
 	return TrustedVec3SoaViewer{}
 }
 
-func (v TrustedRootViewer) AosInline(r karmem.Trusted) TrustedVec3AosViewer {
+func (v TrustedRootViewer) AosInline(r karmem.Trusted) []TrustedVec3Viewer {
 	if v.t.Has(16, 12) {
 		a := r.Array(v.t.Offset + 16)
-		return TrustedVec3AosViewer{off: a.Offset, n: a.Len}
+		return karmem.TrustedImages[TrustedVec3Viewer](r, a.Offset, a.Len)
 	}
-	return TrustedVec3AosViewer{}
+	return nil
 }
 
 func (v TrustedRootViewer) SoaTables(r karmem.Trusted) TrustedUnitSoaViewer {
@@ -1909,37 +1846,7 @@ func (it TrustedUnitSoaItemStats) NamesBytes(r karmem.Trusted) []byte {
 	return nil
 }
 
-// TrustedVec3AosViewer is an AoS array (or fixed array) of `Vec3`.
-type TrustedVec3AosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s TrustedVec3AosViewer) At(i int) TrustedVec3Viewer {
-	if uint(i) >= uint(s.n) {
-		return TrustedVec3Viewer{}
-	}
-	return TrustedVec3Viewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s TrustedVec3AosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s TrustedVec3AosViewer) All() iter.Seq2[int, TrustedVec3Viewer] {
-	return func(yield func(int, TrustedVec3Viewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// TrustedUnitAosViewer is an AoS array (or fixed array) of `Unit`.
+// TrustedUnitAosViewer is an AoS array of `Unit`.
 type TrustedUnitAosViewer struct {
 	r   karmem.Trusted
 	off uint32

@@ -71,18 +71,17 @@ func ValidateVec2(r *karmem.Reader) (Vec2Viewer, error) {
 	if err := validateAtVec2(&v, karmem.HeaderSize); err != nil {
 		return Vec2Viewer{}, err
 	}
-	return Vec2Viewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[Vec2Viewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtVec2(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// Vec2Viewer reads the inline struct `Vec2` in place (zero-copy). Its methods
+// Vec2Viewer is the inline struct `Vec2`: a copy of its 8 bytes (an
+// AoS array of them is a []Vec2Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type Vec2Viewer struct {
-	at uint32
-}
+type Vec2Viewer [8]byte
 
 // NewVec2Viewer returns the viewer of the Vec2 at offset; offset 0 selects
 // the root of the message.
@@ -90,29 +89,15 @@ func NewVec2Viewer(r *karmem.Reader, offset uint32) Vec2Viewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 8) {
-		return Vec2Viewer{}
-	}
-	return Vec2Viewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v Vec2Viewer) Position() uint32 {
-	return v.at
+	return karmem.Image[Vec2Viewer](r, offset)
 }
 
 func (v Vec2Viewer) X(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at)
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v Vec2Viewer) Y(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 // Empty is the table (evolvable) `Empty`. Object type: owns its data.
@@ -512,7 +497,7 @@ func (v BranchViewer) Where(r *karmem.Reader) Vec2Viewer {
 	if !v.t.Has(16, 8) {
 		return Vec2Viewer{}
 	}
-	return Vec2Viewer{at: v.t.Offset + 16}
+	return karmem.Image[Vec2Viewer](r, v.t.Offset+16)
 }
 
 func (v BranchViewer) Empty(r *karmem.Reader) EmptyViewer {
@@ -947,7 +932,7 @@ func ValidateHolder(r *karmem.Reader) (HolderViewer, error) {
 	if err := validateAtHolder(&v, karmem.HeaderSize); err != nil {
 		return HolderViewer{}, err
 	}
-	return HolderViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[HolderViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtHolder(v *karmem.Validator, at uint32) error {
@@ -964,11 +949,10 @@ func validateAtHolder(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// HolderViewer reads the inline struct `Holder` in place (zero-copy). Its methods
+// HolderViewer is the inline struct `Holder`: a copy of its 8 bytes (an
+// AoS array of them is a []HolderViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type HolderViewer struct {
-	at uint32
-}
+type HolderViewer [8]byte
 
 // NewHolderViewer returns the viewer of the Holder at offset; offset 0 selects
 // the root of the message.
@@ -976,22 +960,11 @@ func NewHolderViewer(r *karmem.Reader, offset uint32) HolderViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 8) {
-		return HolderViewer{}
-	}
-	return HolderViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v HolderViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[HolderViewer](r, offset)
 }
 
 func (v HolderViewer) Child(r *karmem.Reader) LeafViewer {
-	if v.at == 0 {
-		return LeafViewer{}
-	}
-	return LeafViewer{t: r.Table(r.Uint32(v.at))}
+	return LeafViewer{t: r.Table(karmem.LoadUint32(v[:]))}
 }
 
 // Root is the table (evolvable) `Root`. Object type: owns its data.
@@ -1168,7 +1141,7 @@ func (v RootViewer) Held(r *karmem.Reader) HolderViewer {
 	if !v.t.Has(24, 8) {
 		return HolderViewer{}
 	}
-	return HolderViewer{at: v.t.Offset + 24}
+	return karmem.Image[HolderViewer](r, v.t.Offset+24)
 }
 
 // TrustVec2 validates a whole message whose root is a Vec2, as
@@ -1176,33 +1149,21 @@ func (v RootViewer) Held(r *karmem.Reader) HolderViewer {
 // viewer of its root, which read it without further checks.
 func TrustVec2(r *karmem.Reader) (karmem.Trusted, TrustedVec2Viewer, error) {
 	t, root, err := karmem.Trust(r, ValidateVec2)
-	return t, TrustedVec2Viewer{at: root.at}, err
+	return t, TrustedVec2Viewer(root), err
 }
 
-// TrustedVec2Viewer reads the inline struct `Vec2` in place (zero-copy). Its methods
+// TrustedVec2Viewer is the inline struct `Vec2`: a copy of its 8 bytes (an
+// AoS array of them is a []TrustedVec2Viewer over the message). Its methods
 // take the karmem.Trusted of TrustVec2 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedVec2Viewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedVec2Viewer) Position() uint32 {
-	return v.at
-}
+type TrustedVec2Viewer [8]byte
 
 func (v TrustedVec2Viewer) X(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at)
-	}
-	return 0
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v TrustedVec2Viewer) Y(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 // TrustEmpty validates a whole message whose root is a Empty, as
@@ -1298,7 +1259,7 @@ func (v TrustedBranchViewer) Right(r karmem.Trusted) TrustedLeafViewer {
 
 func (v TrustedBranchViewer) Where(r karmem.Trusted) TrustedVec2Viewer {
 	if v.t.Has(16, 8) {
-		return TrustedVec2Viewer{at: v.t.Offset + 16}
+		return karmem.TrustedImage[TrustedVec2Viewer](r, v.t.Offset+16)
 	}
 	return TrustedVec2Viewer{}
 }
@@ -1395,26 +1356,17 @@ func (v TrustedArraysViewer) Fixed(r karmem.Trusted) [2]float64 {
 // viewer of its root, which read it without further checks.
 func TrustHolder(r *karmem.Reader) (karmem.Trusted, TrustedHolderViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateHolder)
-	return t, TrustedHolderViewer{at: root.at}, err
+	return t, TrustedHolderViewer(root), err
 }
 
-// TrustedHolderViewer reads the inline struct `Holder` in place (zero-copy). Its methods
+// TrustedHolderViewer is the inline struct `Holder`: a copy of its 8 bytes (an
+// AoS array of them is a []TrustedHolderViewer over the message). Its methods
 // take the karmem.Trusted of TrustHolder (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedHolderViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedHolderViewer) Position() uint32 {
-	return v.at
-}
+type TrustedHolderViewer [8]byte
 
 func (v TrustedHolderViewer) Child(r karmem.Trusted) TrustedLeafViewer {
-	if v.at != 0 {
-		return TrustedLeafViewer{t: r.Table(r.Uint32(v.at))}
-	}
-	return TrustedLeafViewer{}
+	return TrustedLeafViewer{t: r.Table(karmem.LoadUint32(v[:]))}
 }
 
 // TrustRoot validates a whole message whose root is a Root, as
@@ -1461,7 +1413,7 @@ func (v TrustedRootViewer) Arrays(r karmem.Trusted) TrustedArraysViewer {
 
 func (v TrustedRootViewer) Held(r karmem.Trusted) TrustedHolderViewer {
 	if v.t.Has(24, 8) {
-		return TrustedHolderViewer{at: v.t.Offset + 24}
+		return karmem.TrustedImage[TrustedHolderViewer](r, v.t.Offset+24)
 	}
 	return TrustedHolderViewer{}
 }

@@ -499,28 +499,28 @@ func (v RootViewer) Pos(r *karmem.Reader) RootPosTupleViewer {
 	if !v.t.Has(8, 8) {
 		return RootPosTupleViewer{}
 	}
-	return RootPosTupleViewer{at: v.t.Offset + 8}
+	return karmem.Image[RootPosTupleViewer](r, v.t.Offset+8)
 }
 
 func (v RootViewer) Named(r *karmem.Reader) RootNamedTupleViewer {
 	if !v.t.Has(16, 16) {
 		return RootNamedTupleViewer{}
 	}
-	return RootNamedTupleViewer{at: v.t.Offset + 16}
+	return karmem.Image[RootNamedTupleViewer](r, v.t.Offset+16)
 }
 
 func (v RootViewer) Nested(r *karmem.Reader) RootNestedTupleViewer {
 	if !v.t.Has(32, 16) {
 		return RootNestedTupleViewer{}
 	}
-	return RootNestedTupleViewer{at: v.t.Offset + 32}
+	return karmem.Image[RootNestedTupleViewer](r, v.t.Offset+32)
 }
 
 func (v RootViewer) WithTable(r *karmem.Reader) RootWithTableTupleViewer {
 	if !v.t.Has(48, 8) {
 		return RootWithTableTupleViewer{}
 	}
-	return RootWithTableTupleViewer{at: v.t.Offset + 48}
+	return karmem.Image[RootWithTableTupleViewer](r, v.t.Offset+48)
 }
 
 func (v RootViewer) Points(r *karmem.Reader) RootPointsTupleSoaViewer {
@@ -528,16 +528,16 @@ func (v RootViewer) Points(r *karmem.Reader) RootPointsTupleSoaViewer {
 	return NewRootPointsTupleSoaViewer(r, a)
 }
 
-func (v RootViewer) Labels(r *karmem.Reader) RootLabelsTupleAosViewer {
+func (v RootViewer) Labels(r *karmem.Reader) []RootLabelsTupleViewer {
 	a := r.FieldArray(v.t, 68, 16, karmem.NoLimit)
-	return RootLabelsTupleAosViewer{off: a.Offset, n: a.Len}
+	return karmem.Images[RootLabelsTupleViewer](r, a.Offset, a.Len)
 }
 
-func (v RootViewer) Fixed(r *karmem.Reader) RootFixedTupleAosViewer {
+func (v RootViewer) Fixed(r *karmem.Reader) [2]RootFixedTupleViewer {
 	if !v.t.Has(80, 16) {
-		return RootFixedTupleAosViewer{}
+		return [2]RootFixedTupleViewer{}
 	}
-	return RootFixedTupleAosViewer{off: v.t.Offset + 80, n: 2}
+	return karmem.Image[[2]RootFixedTupleViewer](r, v.t.Offset+80)
 }
 
 func (v RootViewer) Maybe(r *karmem.Reader) (RootMaybeTupleViewer, bool) {
@@ -547,7 +547,7 @@ func (v RootViewer) Maybe(r *karmem.Reader) (RootMaybeTupleViewer, bool) {
 	if r.Uint8(v.t.Offset+96) == 0 {
 		return RootMaybeTupleViewer{}, false
 	}
-	return RootMaybeTupleViewer{at: v.t.Offset + 104}, true
+	return karmem.Image[RootMaybeTupleViewer](r, v.t.Offset+104), true
 }
 
 func (v RootViewer) Scores(r *karmem.Reader) karmem.Map[string, RootScoresValueTupleViewer] {
@@ -556,7 +556,7 @@ func (v RootViewer) Scores(r *karmem.Reader) karmem.Map[string, RootScoresValueT
 		a := r.Array(at, 1, karmem.NoLimit)
 		return r.String(a)
 	}, func(r *karmem.Reader, at uint32) RootScoresValueTupleViewer {
-		return RootScoresValueTupleViewer{at: at + 16}
+		return karmem.Image[RootScoresValueTupleViewer](r, at+16)
 	})
 }
 
@@ -654,18 +654,17 @@ func ValidateRootPosTuple(r *karmem.Reader) (RootPosTupleViewer, error) {
 	if err := validateAtRootPosTuple(&v, karmem.HeaderSize); err != nil {
 		return RootPosTupleViewer{}, err
 	}
-	return RootPosTupleViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[RootPosTupleViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtRootPosTuple(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootPosTupleViewer reads the inline struct `RootPosTuple` in place (zero-copy). Its methods
+// RootPosTupleViewer is the inline struct `RootPosTuple`: a copy of its 8 bytes (an
+// AoS array of them is a []RootPosTupleViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootPosTupleViewer struct {
-	at uint32
-}
+type RootPosTupleViewer [8]byte
 
 // NewRootPosTupleViewer returns the viewer of the RootPosTuple at offset; offset 0 selects
 // the root of the message.
@@ -673,29 +672,15 @@ func NewRootPosTupleViewer(r *karmem.Reader, offset uint32) RootPosTupleViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 8) {
-		return RootPosTupleViewer{}
-	}
-	return RootPosTupleViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v RootPosTupleViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[RootPosTupleViewer](r, offset)
 }
 
 func (v RootPosTupleViewer) F0(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at)
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v RootPosTupleViewer) F1(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 // The tuple of `Root.Named`.
@@ -800,7 +785,7 @@ func ValidateRootNamedTuple(r *karmem.Reader) (RootNamedTupleViewer, error) {
 	if err := validateAtRootNamedTuple(&v, karmem.HeaderSize); err != nil {
 		return RootNamedTupleViewer{}, err
 	}
-	return RootNamedTupleViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[RootNamedTupleViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtRootNamedTuple(v *karmem.Validator, at uint32) error {
@@ -816,11 +801,10 @@ func validateAtRootNamedTuple(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootNamedTupleViewer reads the inline struct `RootNamedTuple` in place (zero-copy). Its methods
+// RootNamedTupleViewer is the inline struct `RootNamedTuple`: a copy of its 16 bytes (an
+// AoS array of them is a []RootNamedTupleViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootNamedTupleViewer struct {
-	at uint32
-}
+type RootNamedTupleViewer [16]byte
 
 // NewRootNamedTupleViewer returns the viewer of the RootNamedTuple at offset; offset 0 selects
 // the root of the message.
@@ -828,37 +812,20 @@ func NewRootNamedTupleViewer(r *karmem.Reader, offset uint32) RootNamedTupleView
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 16) {
-		return RootNamedTupleViewer{}
-	}
-	return RootNamedTupleViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v RootNamedTupleViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[RootNamedTupleViewer](r, offset)
 }
 
 func (v RootNamedTupleViewer) F0(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at)
+	return karmem.LoadUint32(v[:])
 }
 
 func (v RootNamedTupleViewer) F1(r *karmem.Reader) string {
-	if v.at == 0 {
-		return ""
-	}
-	a := r.Array(v.at+4, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[4:]), 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (v RootNamedTupleViewer) F1Bytes(r *karmem.Reader) []byte {
-	if v.at == 0 {
-		return nil
-	}
-	a := r.Array(v.at+4, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[4:]), 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
@@ -956,7 +923,7 @@ func ValidateRootNestedF1Tuple(r *karmem.Reader) (RootNestedF1TupleViewer, error
 	if err := validateAtRootNestedF1Tuple(&v, karmem.HeaderSize); err != nil {
 		return RootNestedF1TupleViewer{}, err
 	}
-	return RootNestedF1TupleViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[RootNestedF1TupleViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtRootNestedF1Tuple(v *karmem.Validator, at uint32) error {
@@ -968,11 +935,10 @@ func validateAtRootNestedF1Tuple(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootNestedF1TupleViewer reads the inline struct `RootNestedF1Tuple` in place (zero-copy). Its methods
+// RootNestedF1TupleViewer is the inline struct `RootNestedF1Tuple`: a copy of its 8 bytes (an
+// AoS array of them is a []RootNestedF1TupleViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootNestedF1TupleViewer struct {
-	at uint32
-}
+type RootNestedF1TupleViewer [8]byte
 
 // NewRootNestedF1TupleViewer returns the viewer of the RootNestedF1Tuple at offset; offset 0 selects
 // the root of the message.
@@ -980,29 +946,15 @@ func NewRootNestedF1TupleViewer(r *karmem.Reader, offset uint32) RootNestedF1Tup
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 8) {
-		return RootNestedF1TupleViewer{}
-	}
-	return RootNestedF1TupleViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v RootNestedF1TupleViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[RootNestedF1TupleViewer](r, offset)
 }
 
 func (v RootNestedF1TupleViewer) F0(r *karmem.Reader) int16 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Int16(v.at)
+	return karmem.LoadInt16(v[:])
 }
 
 func (v RootNestedF1TupleViewer) F1(r *karmem.Reader) bool {
-	if v.at == 0 {
-		return false
-	}
-	return r.Bool(v.at + 2)
+	return karmem.LoadBool(v[2:])
 }
 
 // The tuple of `Root.Nested`.
@@ -1103,7 +1055,7 @@ func ValidateRootNestedTuple(r *karmem.Reader) (RootNestedTupleViewer, error) {
 	if err := validateAtRootNestedTuple(&v, karmem.HeaderSize); err != nil {
 		return RootNestedTupleViewer{}, err
 	}
-	return RootNestedTupleViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[RootNestedTupleViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtRootNestedTuple(v *karmem.Validator, at uint32) error {
@@ -1115,11 +1067,10 @@ func validateAtRootNestedTuple(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootNestedTupleViewer reads the inline struct `RootNestedTuple` in place (zero-copy). Its methods
+// RootNestedTupleViewer is the inline struct `RootNestedTuple`: a copy of its 16 bytes (an
+// AoS array of them is a []RootNestedTupleViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootNestedTupleViewer struct {
-	at uint32
-}
+type RootNestedTupleViewer [16]byte
 
 // NewRootNestedTupleViewer returns the viewer of the RootNestedTuple at offset; offset 0 selects
 // the root of the message.
@@ -1127,29 +1078,15 @@ func NewRootNestedTupleViewer(r *karmem.Reader, offset uint32) RootNestedTupleVi
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 16) {
-		return RootNestedTupleViewer{}
-	}
-	return RootNestedTupleViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v RootNestedTupleViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[RootNestedTupleViewer](r, offset)
 }
 
 func (v RootNestedTupleViewer) F0(r *karmem.Reader) uint8 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint8(v.at)
+	return karmem.LoadUint8(v[:])
 }
 
 func (v RootNestedTupleViewer) F1(r *karmem.Reader) RootNestedF1TupleViewer {
-	if v.at == 0 {
-		return RootNestedF1TupleViewer{}
-	}
-	return RootNestedF1TupleViewer{at: v.at + 8}
+	return karmem.ImageOf[RootNestedF1TupleViewer](v[8:])
 }
 
 // The tuple of `Root.WithTable`.
@@ -1250,7 +1187,7 @@ func ValidateRootWithTableTuple(r *karmem.Reader) (RootWithTableTupleViewer, err
 	if err := validateAtRootWithTableTuple(&v, karmem.HeaderSize); err != nil {
 		return RootWithTableTupleViewer{}, err
 	}
-	return RootWithTableTupleViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[RootWithTableTupleViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtRootWithTableTuple(v *karmem.Validator, at uint32) error {
@@ -1267,11 +1204,10 @@ func validateAtRootWithTableTuple(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootWithTableTupleViewer reads the inline struct `RootWithTableTuple` in place (zero-copy). Its methods
+// RootWithTableTupleViewer is the inline struct `RootWithTableTuple`: a copy of its 8 bytes (an
+// AoS array of them is a []RootWithTableTupleViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootWithTableTupleViewer struct {
-	at uint32
-}
+type RootWithTableTupleViewer [8]byte
 
 // NewRootWithTableTupleViewer returns the viewer of the RootWithTableTuple at offset; offset 0 selects
 // the root of the message.
@@ -1279,29 +1215,15 @@ func NewRootWithTableTupleViewer(r *karmem.Reader, offset uint32) RootWithTableT
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 8) {
-		return RootWithTableTupleViewer{}
-	}
-	return RootWithTableTupleViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v RootWithTableTupleViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[RootWithTableTupleViewer](r, offset)
 }
 
 func (v RootWithTableTupleViewer) F0(r *karmem.Reader) Team {
-	if v.at == 0 {
-		return 0
-	}
-	return Team(r.Uint8(v.at))
+	return Team(karmem.LoadUint8(v[:]))
 }
 
 func (v RootWithTableTupleViewer) F1(r *karmem.Reader) UnitViewer {
-	if v.at == 0 {
-		return UnitViewer{}
-	}
-	return UnitViewer{t: r.Table(r.Uint32(v.at + 4))}
+	return UnitViewer{t: r.Table(karmem.LoadUint32(v[4:]))}
 }
 
 // The tuple of `Root.Points`.
@@ -1404,18 +1326,17 @@ func ValidateRootPointsTuple(r *karmem.Reader) (RootPointsTupleViewer, error) {
 	if err := validateAtRootPointsTuple(&v, karmem.HeaderSize); err != nil {
 		return RootPointsTupleViewer{}, err
 	}
-	return RootPointsTupleViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[RootPointsTupleViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtRootPointsTuple(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootPointsTupleViewer reads the inline struct `RootPointsTuple` in place (zero-copy). Its methods
+// RootPointsTupleViewer is the inline struct `RootPointsTuple`: a copy of its 16 bytes (an
+// AoS array of them is a []RootPointsTupleViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootPointsTupleViewer struct {
-	at uint32
-}
+type RootPointsTupleViewer [16]byte
 
 // NewRootPointsTupleViewer returns the viewer of the RootPointsTuple at offset; offset 0 selects
 // the root of the message.
@@ -1423,36 +1344,19 @@ func NewRootPointsTupleViewer(r *karmem.Reader, offset uint32) RootPointsTupleVi
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 16) {
-		return RootPointsTupleViewer{}
-	}
-	return RootPointsTupleViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v RootPointsTupleViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[RootPointsTupleViewer](r, offset)
 }
 
 func (v RootPointsTupleViewer) F0(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at)
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v RootPointsTupleViewer) F1(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v RootPointsTupleViewer) F2(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 8)
+	return karmem.LoadFloat32(v[8:])
 }
 
 // The tuple of `Root.Labels`.
@@ -1557,7 +1461,7 @@ func ValidateRootLabelsTuple(r *karmem.Reader) (RootLabelsTupleViewer, error) {
 	if err := validateAtRootLabelsTuple(&v, karmem.HeaderSize); err != nil {
 		return RootLabelsTupleViewer{}, err
 	}
-	return RootLabelsTupleViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[RootLabelsTupleViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtRootLabelsTuple(v *karmem.Validator, at uint32) error {
@@ -1573,11 +1477,10 @@ func validateAtRootLabelsTuple(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootLabelsTupleViewer reads the inline struct `RootLabelsTuple` in place (zero-copy). Its methods
+// RootLabelsTupleViewer is the inline struct `RootLabelsTuple`: a copy of its 16 bytes (an
+// AoS array of them is a []RootLabelsTupleViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootLabelsTupleViewer struct {
-	at uint32
-}
+type RootLabelsTupleViewer [16]byte
 
 // NewRootLabelsTupleViewer returns the viewer of the RootLabelsTuple at offset; offset 0 selects
 // the root of the message.
@@ -1585,37 +1488,20 @@ func NewRootLabelsTupleViewer(r *karmem.Reader, offset uint32) RootLabelsTupleVi
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 16) {
-		return RootLabelsTupleViewer{}
-	}
-	return RootLabelsTupleViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v RootLabelsTupleViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[RootLabelsTupleViewer](r, offset)
 }
 
 func (v RootLabelsTupleViewer) F0(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at)
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v RootLabelsTupleViewer) F1(r *karmem.Reader) string {
-	if v.at == 0 {
-		return ""
-	}
-	a := r.Array(v.at+4, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[4:]), 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (v RootLabelsTupleViewer) F1Bytes(r *karmem.Reader) []byte {
-	if v.at == 0 {
-		return nil
-	}
-	a := r.Array(v.at+4, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[4:]), 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
@@ -1713,18 +1599,17 @@ func ValidateRootFixedTuple(r *karmem.Reader) (RootFixedTupleViewer, error) {
 	if err := validateAtRootFixedTuple(&v, karmem.HeaderSize); err != nil {
 		return RootFixedTupleViewer{}, err
 	}
-	return RootFixedTupleViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[RootFixedTupleViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtRootFixedTuple(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootFixedTupleViewer reads the inline struct `RootFixedTuple` in place (zero-copy). Its methods
+// RootFixedTupleViewer is the inline struct `RootFixedTuple`: a copy of its 8 bytes (an
+// AoS array of them is a []RootFixedTupleViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootFixedTupleViewer struct {
-	at uint32
-}
+type RootFixedTupleViewer [8]byte
 
 // NewRootFixedTupleViewer returns the viewer of the RootFixedTuple at offset; offset 0 selects
 // the root of the message.
@@ -1732,29 +1617,15 @@ func NewRootFixedTupleViewer(r *karmem.Reader, offset uint32) RootFixedTupleView
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 8) {
-		return RootFixedTupleViewer{}
-	}
-	return RootFixedTupleViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v RootFixedTupleViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[RootFixedTupleViewer](r, offset)
 }
 
 func (v RootFixedTupleViewer) F0(r *karmem.Reader) uint8 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint8(v.at)
+	return karmem.LoadUint8(v[:])
 }
 
 func (v RootFixedTupleViewer) F1(r *karmem.Reader) uint8 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint8(v.at + 1)
+	return karmem.LoadUint8(v[1:])
 }
 
 // The tuple of `Root.Maybe`.
@@ -1859,7 +1730,7 @@ func ValidateRootMaybeTuple(r *karmem.Reader) (RootMaybeTupleViewer, error) {
 	if err := validateAtRootMaybeTuple(&v, karmem.HeaderSize); err != nil {
 		return RootMaybeTupleViewer{}, err
 	}
-	return RootMaybeTupleViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[RootMaybeTupleViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtRootMaybeTuple(v *karmem.Validator, at uint32) error {
@@ -1875,11 +1746,10 @@ func validateAtRootMaybeTuple(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootMaybeTupleViewer reads the inline struct `RootMaybeTuple` in place (zero-copy). Its methods
+// RootMaybeTupleViewer is the inline struct `RootMaybeTuple`: a copy of its 16 bytes (an
+// AoS array of them is a []RootMaybeTupleViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootMaybeTupleViewer struct {
-	at uint32
-}
+type RootMaybeTupleViewer [16]byte
 
 // NewRootMaybeTupleViewer returns the viewer of the RootMaybeTuple at offset; offset 0 selects
 // the root of the message.
@@ -1887,37 +1757,20 @@ func NewRootMaybeTupleViewer(r *karmem.Reader, offset uint32) RootMaybeTupleView
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 16) {
-		return RootMaybeTupleViewer{}
-	}
-	return RootMaybeTupleViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v RootMaybeTupleViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[RootMaybeTupleViewer](r, offset)
 }
 
 func (v RootMaybeTupleViewer) F0(r *karmem.Reader) uint16 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint16(v.at)
+	return karmem.LoadUint16(v[:])
 }
 
 func (v RootMaybeTupleViewer) F1(r *karmem.Reader) string {
-	if v.at == 0 {
-		return ""
-	}
-	a := r.Array(v.at+4, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[4:]), 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (v RootMaybeTupleViewer) F1Bytes(r *karmem.Reader) []byte {
-	if v.at == 0 {
-		return nil
-	}
-	a := r.Array(v.at+4, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[4:]), 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
@@ -2015,18 +1868,17 @@ func ValidateRootScoresValueTuple(r *karmem.Reader) (RootScoresValueTupleViewer,
 	if err := validateAtRootScoresValueTuple(&v, karmem.HeaderSize); err != nil {
 		return RootScoresValueTupleViewer{}, err
 	}
-	return RootScoresValueTupleViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[RootScoresValueTupleViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtRootScoresValueTuple(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootScoresValueTupleViewer reads the inline struct `RootScoresValueTuple` in place (zero-copy). Its methods
+// RootScoresValueTupleViewer is the inline struct `RootScoresValueTuple`: a copy of its 8 bytes (an
+// AoS array of them is a []RootScoresValueTupleViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootScoresValueTupleViewer struct {
-	at uint32
-}
+type RootScoresValueTupleViewer [8]byte
 
 // NewRootScoresValueTupleViewer returns the viewer of the RootScoresValueTuple at offset; offset 0 selects
 // the root of the message.
@@ -2034,29 +1886,15 @@ func NewRootScoresValueTupleViewer(r *karmem.Reader, offset uint32) RootScoresVa
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 8) {
-		return RootScoresValueTupleViewer{}
-	}
-	return RootScoresValueTupleViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v RootScoresValueTupleViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[RootScoresValueTupleViewer](r, offset)
 }
 
 func (v RootScoresValueTupleViewer) F0(r *karmem.Reader) uint32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Uint32(v.at)
+	return karmem.LoadUint32(v[:])
 }
 
 func (v RootScoresValueTupleViewer) F1(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at + 4)
+	return karmem.LoadFloat32(v[4:])
 }
 
 // An entry of map `Root.Scores`.
@@ -2139,7 +1977,7 @@ func ValidateRootScoresEntry(r *karmem.Reader) (RootScoresEntryViewer, error) {
 	if err := validateAtRootScoresEntry(&v, karmem.HeaderSize); err != nil {
 		return RootScoresEntryViewer{}, err
 	}
-	return RootScoresEntryViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[RootScoresEntryViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtRootScoresEntry(v *karmem.Validator, at uint32) error {
@@ -2155,11 +1993,10 @@ func validateAtRootScoresEntry(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootScoresEntryViewer reads the inline struct `RootScoresEntry` in place (zero-copy). Its methods
+// RootScoresEntryViewer is the inline struct `RootScoresEntry`: a copy of its 24 bytes (an
+// AoS array of them is a []RootScoresEntryViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootScoresEntryViewer struct {
-	at uint32
-}
+type RootScoresEntryViewer [24]byte
 
 // NewRootScoresEntryViewer returns the viewer of the RootScoresEntry at offset; offset 0 selects
 // the root of the message.
@@ -2167,38 +2004,21 @@ func NewRootScoresEntryViewer(r *karmem.Reader, offset uint32) RootScoresEntryVi
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 24) {
-		return RootScoresEntryViewer{}
-	}
-	return RootScoresEntryViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v RootScoresEntryViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[RootScoresEntryViewer](r, offset)
 }
 
 func (v RootScoresEntryViewer) Key(r *karmem.Reader) string {
-	if v.at == 0 {
-		return ""
-	}
-	a := r.Array(v.at, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[:]), 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (v RootScoresEntryViewer) KeyBytes(r *karmem.Reader) []byte {
-	if v.at == 0 {
-		return nil
-	}
-	a := r.Array(v.at, 1, karmem.NoLimit)
+	a := r.CheckArray(karmem.LoadArrayRef(v[:]), 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
 func (v RootScoresEntryViewer) Value(r *karmem.Reader) RootScoresValueTupleViewer {
-	if v.at == 0 {
-		return RootScoresValueTupleViewer{}
-	}
-	return RootScoresValueTupleViewer{at: v.at + 16}
+	return karmem.ImageOf[RootScoresValueTupleViewer](v[16:])
 }
 
 // soaColumnsRootPointsTuple: hash and size of each SoA column of RootPointsTuple, in writing order (format.md §5.3).
@@ -2384,96 +2204,6 @@ func (it RootPointsTupleSoaItem) F2(r *karmem.Reader) float32 {
 	return r.Float32(it.s.c2 + it.i*4)
 }
 
-// RootLabelsTupleAosViewer is an AoS array (or fixed array) of `RootLabelsTuple`.
-type RootLabelsTupleAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s RootLabelsTupleAosViewer) At(i int) RootLabelsTupleViewer {
-	if uint(i) >= uint(s.n) {
-		return RootLabelsTupleViewer{}
-	}
-	return RootLabelsTupleViewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s RootLabelsTupleAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s RootLabelsTupleAosViewer) All() iter.Seq2[int, RootLabelsTupleViewer] {
-	return func(yield func(int, RootLabelsTupleViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// RootFixedTupleAosViewer is an AoS array (or fixed array) of `RootFixedTuple`.
-type RootFixedTupleAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s RootFixedTupleAosViewer) At(i int) RootFixedTupleViewer {
-	if uint(i) >= uint(s.n) {
-		return RootFixedTupleViewer{}
-	}
-	return RootFixedTupleViewer{at: s.off + uint32(i)*8}
-}
-
-// Len is the number of elements.
-func (s RootFixedTupleAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s RootFixedTupleAosViewer) All() iter.Seq2[int, RootFixedTupleViewer] {
-	return func(yield func(int, RootFixedTupleViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// RootScoresEntryAosViewer is an AoS array (or fixed array) of `RootScoresEntry`.
-type RootScoresEntryAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s RootScoresEntryAosViewer) At(i int) RootScoresEntryViewer {
-	if uint(i) >= uint(s.n) {
-		return RootScoresEntryViewer{}
-	}
-	return RootScoresEntryViewer{at: s.off + uint32(i)*24}
-}
-
-// Len is the number of elements.
-func (s RootScoresEntryAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s RootScoresEntryAosViewer) All() iter.Seq2[int, RootScoresEntryViewer] {
-	return func(yield func(int, RootScoresEntryViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
 // TrustUnit validates a whole message whose root is a Unit, as
 // ValidateUnit does, and returns it as a karmem.Trusted with the trusted
 // viewer of its root, which read it without further checks.
@@ -2525,28 +2255,28 @@ func (v TrustedRootViewer) Table() karmem.Table {
 
 func (v TrustedRootViewer) Pos(r karmem.Trusted) TrustedRootPosTupleViewer {
 	if v.t.Has(8, 8) {
-		return TrustedRootPosTupleViewer{at: v.t.Offset + 8}
+		return karmem.TrustedImage[TrustedRootPosTupleViewer](r, v.t.Offset+8)
 	}
 	return TrustedRootPosTupleViewer{}
 }
 
 func (v TrustedRootViewer) Named(r karmem.Trusted) TrustedRootNamedTupleViewer {
 	if v.t.Has(16, 16) {
-		return TrustedRootNamedTupleViewer{at: v.t.Offset + 16}
+		return karmem.TrustedImage[TrustedRootNamedTupleViewer](r, v.t.Offset+16)
 	}
 	return TrustedRootNamedTupleViewer{}
 }
 
 func (v TrustedRootViewer) Nested(r karmem.Trusted) TrustedRootNestedTupleViewer {
 	if v.t.Has(32, 16) {
-		return TrustedRootNestedTupleViewer{at: v.t.Offset + 32}
+		return karmem.TrustedImage[TrustedRootNestedTupleViewer](r, v.t.Offset+32)
 	}
 	return TrustedRootNestedTupleViewer{}
 }
 
 func (v TrustedRootViewer) WithTable(r karmem.Trusted) TrustedRootWithTableTupleViewer {
 	if v.t.Has(48, 8) {
-		return TrustedRootWithTableTupleViewer{at: v.t.Offset + 48}
+		return karmem.TrustedImage[TrustedRootWithTableTupleViewer](r, v.t.Offset+48)
 	}
 	return TrustedRootWithTableTupleViewer{}
 }
@@ -2559,19 +2289,19 @@ func (v TrustedRootViewer) Points(r karmem.Trusted) TrustedRootPointsTupleSoaVie
 	return TrustedRootPointsTupleSoaViewer{}
 }
 
-func (v TrustedRootViewer) Labels(r karmem.Trusted) TrustedRootLabelsTupleAosViewer {
+func (v TrustedRootViewer) Labels(r karmem.Trusted) []TrustedRootLabelsTupleViewer {
 	if v.t.Has(68, 12) {
 		a := r.Array(v.t.Offset + 68)
-		return TrustedRootLabelsTupleAosViewer{off: a.Offset, n: a.Len}
+		return karmem.TrustedImages[TrustedRootLabelsTupleViewer](r, a.Offset, a.Len)
 	}
-	return TrustedRootLabelsTupleAosViewer{}
+	return nil
 }
 
-func (v TrustedRootViewer) Fixed(r karmem.Trusted) TrustedRootFixedTupleAosViewer {
+func (v TrustedRootViewer) Fixed(r karmem.Trusted) [2]TrustedRootFixedTupleViewer {
 	if v.t.Has(80, 16) {
-		return TrustedRootFixedTupleAosViewer{off: v.t.Offset + 80, n: 2}
+		return karmem.TrustedImage[[2]TrustedRootFixedTupleViewer](r, v.t.Offset+80)
 	}
-	return TrustedRootFixedTupleAosViewer{}
+	return [2]TrustedRootFixedTupleViewer{}
 }
 
 func (v TrustedRootViewer) Maybe(r karmem.Trusted) (TrustedRootMaybeTupleViewer, bool) {
@@ -2579,7 +2309,7 @@ func (v TrustedRootViewer) Maybe(r karmem.Trusted) (TrustedRootMaybeTupleViewer,
 		if r.Uint8(v.t.Offset+96) == 0 {
 			return TrustedRootMaybeTupleViewer{}, false
 		}
-		return TrustedRootMaybeTupleViewer{at: v.t.Offset + 104}, true
+		return karmem.TrustedImage[TrustedRootMaybeTupleViewer](r, v.t.Offset+104), true
 	}
 	return TrustedRootMaybeTupleViewer{}, false
 }
@@ -2591,7 +2321,7 @@ func (v TrustedRootViewer) Scores(r karmem.Trusted) karmem.TrustedMap[string, Tr
 			a := r.Array(at)
 			return r.String(a)
 		}, func(r karmem.Trusted, at uint32) TrustedRootScoresValueTupleViewer {
-			return TrustedRootScoresValueTupleViewer{at: at + 16}
+			return karmem.TrustedImage[TrustedRootScoresValueTupleViewer](r, at+16)
 		})
 	}
 	return karmem.TrustedMap[string, TrustedRootScoresValueTupleViewer]{}
@@ -2602,33 +2332,21 @@ func (v TrustedRootViewer) Scores(r karmem.Trusted) karmem.TrustedMap[string, Tr
 // viewer of its root, which read it without further checks.
 func TrustRootPosTuple(r *karmem.Reader) (karmem.Trusted, TrustedRootPosTupleViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateRootPosTuple)
-	return t, TrustedRootPosTupleViewer{at: root.at}, err
+	return t, TrustedRootPosTupleViewer(root), err
 }
 
-// TrustedRootPosTupleViewer reads the inline struct `RootPosTuple` in place (zero-copy). Its methods
+// TrustedRootPosTupleViewer is the inline struct `RootPosTuple`: a copy of its 8 bytes (an
+// AoS array of them is a []TrustedRootPosTupleViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootPosTuple (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootPosTupleViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedRootPosTupleViewer) Position() uint32 {
-	return v.at
-}
+type TrustedRootPosTupleViewer [8]byte
 
 func (v TrustedRootPosTupleViewer) F0(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at)
-	}
-	return 0
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v TrustedRootPosTupleViewer) F1(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 // TrustRootNamedTuple validates a whole message whose root is a RootNamedTuple, as
@@ -2636,42 +2354,27 @@ func (v TrustedRootPosTupleViewer) F1(r karmem.Trusted) float32 {
 // viewer of its root, which read it without further checks.
 func TrustRootNamedTuple(r *karmem.Reader) (karmem.Trusted, TrustedRootNamedTupleViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateRootNamedTuple)
-	return t, TrustedRootNamedTupleViewer{at: root.at}, err
+	return t, TrustedRootNamedTupleViewer(root), err
 }
 
-// TrustedRootNamedTupleViewer reads the inline struct `RootNamedTuple` in place (zero-copy). Its methods
+// TrustedRootNamedTupleViewer is the inline struct `RootNamedTuple`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedRootNamedTupleViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootNamedTuple (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootNamedTupleViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedRootNamedTupleViewer) Position() uint32 {
-	return v.at
-}
+type TrustedRootNamedTupleViewer [16]byte
 
 func (v TrustedRootNamedTupleViewer) F0(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at)
-	}
-	return 0
+	return karmem.LoadUint32(v[:])
 }
 
 func (v TrustedRootNamedTupleViewer) F1(r karmem.Trusted) string {
-	if v.at != 0 {
-		a := r.Array(v.at + 4)
-		return r.String(a)
-	}
-	return ""
+	a := karmem.LoadArrayRef(v[4:])
+	return r.String(a)
 }
 
 func (v TrustedRootNamedTupleViewer) F1Bytes(r karmem.Trusted) []byte {
-	if v.at != 0 {
-		a := r.Array(v.at + 4)
-		return r.ArrayBytes(a)
-	}
-	return nil
+	a := karmem.LoadArrayRef(v[4:])
+	return r.ArrayBytes(a)
 }
 
 // TrustRootNestedF1Tuple validates a whole message whose root is a RootNestedF1Tuple, as
@@ -2679,33 +2382,21 @@ func (v TrustedRootNamedTupleViewer) F1Bytes(r karmem.Trusted) []byte {
 // viewer of its root, which read it without further checks.
 func TrustRootNestedF1Tuple(r *karmem.Reader) (karmem.Trusted, TrustedRootNestedF1TupleViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateRootNestedF1Tuple)
-	return t, TrustedRootNestedF1TupleViewer{at: root.at}, err
+	return t, TrustedRootNestedF1TupleViewer(root), err
 }
 
-// TrustedRootNestedF1TupleViewer reads the inline struct `RootNestedF1Tuple` in place (zero-copy). Its methods
+// TrustedRootNestedF1TupleViewer is the inline struct `RootNestedF1Tuple`: a copy of its 8 bytes (an
+// AoS array of them is a []TrustedRootNestedF1TupleViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootNestedF1Tuple (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootNestedF1TupleViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedRootNestedF1TupleViewer) Position() uint32 {
-	return v.at
-}
+type TrustedRootNestedF1TupleViewer [8]byte
 
 func (v TrustedRootNestedF1TupleViewer) F0(r karmem.Trusted) int16 {
-	if v.at != 0 {
-		return r.Int16(v.at)
-	}
-	return 0
+	return karmem.LoadInt16(v[:])
 }
 
 func (v TrustedRootNestedF1TupleViewer) F1(r karmem.Trusted) bool {
-	if v.at != 0 {
-		return r.Bool(v.at + 2)
-	}
-	return false
+	return karmem.LoadBool(v[2:])
 }
 
 // TrustRootNestedTuple validates a whole message whose root is a RootNestedTuple, as
@@ -2713,33 +2404,21 @@ func (v TrustedRootNestedF1TupleViewer) F1(r karmem.Trusted) bool {
 // viewer of its root, which read it without further checks.
 func TrustRootNestedTuple(r *karmem.Reader) (karmem.Trusted, TrustedRootNestedTupleViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateRootNestedTuple)
-	return t, TrustedRootNestedTupleViewer{at: root.at}, err
+	return t, TrustedRootNestedTupleViewer(root), err
 }
 
-// TrustedRootNestedTupleViewer reads the inline struct `RootNestedTuple` in place (zero-copy). Its methods
+// TrustedRootNestedTupleViewer is the inline struct `RootNestedTuple`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedRootNestedTupleViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootNestedTuple (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootNestedTupleViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedRootNestedTupleViewer) Position() uint32 {
-	return v.at
-}
+type TrustedRootNestedTupleViewer [16]byte
 
 func (v TrustedRootNestedTupleViewer) F0(r karmem.Trusted) uint8 {
-	if v.at != 0 {
-		return r.Uint8(v.at)
-	}
-	return 0
+	return karmem.LoadUint8(v[:])
 }
 
 func (v TrustedRootNestedTupleViewer) F1(r karmem.Trusted) TrustedRootNestedF1TupleViewer {
-	if v.at != 0 {
-		return TrustedRootNestedF1TupleViewer{at: v.at + 8}
-	}
-	return TrustedRootNestedF1TupleViewer{}
+	return karmem.ImageOf[TrustedRootNestedF1TupleViewer](v[8:])
 }
 
 // TrustRootWithTableTuple validates a whole message whose root is a RootWithTableTuple, as
@@ -2747,33 +2426,21 @@ func (v TrustedRootNestedTupleViewer) F1(r karmem.Trusted) TrustedRootNestedF1Tu
 // viewer of its root, which read it without further checks.
 func TrustRootWithTableTuple(r *karmem.Reader) (karmem.Trusted, TrustedRootWithTableTupleViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateRootWithTableTuple)
-	return t, TrustedRootWithTableTupleViewer{at: root.at}, err
+	return t, TrustedRootWithTableTupleViewer(root), err
 }
 
-// TrustedRootWithTableTupleViewer reads the inline struct `RootWithTableTuple` in place (zero-copy). Its methods
+// TrustedRootWithTableTupleViewer is the inline struct `RootWithTableTuple`: a copy of its 8 bytes (an
+// AoS array of them is a []TrustedRootWithTableTupleViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootWithTableTuple (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootWithTableTupleViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedRootWithTableTupleViewer) Position() uint32 {
-	return v.at
-}
+type TrustedRootWithTableTupleViewer [8]byte
 
 func (v TrustedRootWithTableTupleViewer) F0(r karmem.Trusted) Team {
-	if v.at != 0 {
-		return Team(r.Uint8(v.at))
-	}
-	return 0
+	return Team(karmem.LoadUint8(v[:]))
 }
 
 func (v TrustedRootWithTableTupleViewer) F1(r karmem.Trusted) TrustedUnitViewer {
-	if v.at != 0 {
-		return TrustedUnitViewer{t: r.Table(r.Uint32(v.at + 4))}
-	}
-	return TrustedUnitViewer{}
+	return TrustedUnitViewer{t: r.Table(karmem.LoadUint32(v[4:]))}
 }
 
 // TrustRootPointsTuple validates a whole message whose root is a RootPointsTuple, as
@@ -2781,40 +2448,25 @@ func (v TrustedRootWithTableTupleViewer) F1(r karmem.Trusted) TrustedUnitViewer 
 // viewer of its root, which read it without further checks.
 func TrustRootPointsTuple(r *karmem.Reader) (karmem.Trusted, TrustedRootPointsTupleViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateRootPointsTuple)
-	return t, TrustedRootPointsTupleViewer{at: root.at}, err
+	return t, TrustedRootPointsTupleViewer(root), err
 }
 
-// TrustedRootPointsTupleViewer reads the inline struct `RootPointsTuple` in place (zero-copy). Its methods
+// TrustedRootPointsTupleViewer is the inline struct `RootPointsTuple`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedRootPointsTupleViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootPointsTuple (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootPointsTupleViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedRootPointsTupleViewer) Position() uint32 {
-	return v.at
-}
+type TrustedRootPointsTupleViewer [16]byte
 
 func (v TrustedRootPointsTupleViewer) F0(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at)
-	}
-	return 0
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v TrustedRootPointsTupleViewer) F1(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 func (v TrustedRootPointsTupleViewer) F2(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 8)
-	}
-	return 0
+	return karmem.LoadFloat32(v[8:])
 }
 
 // TrustRootLabelsTuple validates a whole message whose root is a RootLabelsTuple, as
@@ -2822,42 +2474,27 @@ func (v TrustedRootPointsTupleViewer) F2(r karmem.Trusted) float32 {
 // viewer of its root, which read it without further checks.
 func TrustRootLabelsTuple(r *karmem.Reader) (karmem.Trusted, TrustedRootLabelsTupleViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateRootLabelsTuple)
-	return t, TrustedRootLabelsTupleViewer{at: root.at}, err
+	return t, TrustedRootLabelsTupleViewer(root), err
 }
 
-// TrustedRootLabelsTupleViewer reads the inline struct `RootLabelsTuple` in place (zero-copy). Its methods
+// TrustedRootLabelsTupleViewer is the inline struct `RootLabelsTuple`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedRootLabelsTupleViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootLabelsTuple (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootLabelsTupleViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedRootLabelsTupleViewer) Position() uint32 {
-	return v.at
-}
+type TrustedRootLabelsTupleViewer [16]byte
 
 func (v TrustedRootLabelsTupleViewer) F0(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at)
-	}
-	return 0
+	return karmem.LoadFloat32(v[:])
 }
 
 func (v TrustedRootLabelsTupleViewer) F1(r karmem.Trusted) string {
-	if v.at != 0 {
-		a := r.Array(v.at + 4)
-		return r.String(a)
-	}
-	return ""
+	a := karmem.LoadArrayRef(v[4:])
+	return r.String(a)
 }
 
 func (v TrustedRootLabelsTupleViewer) F1Bytes(r karmem.Trusted) []byte {
-	if v.at != 0 {
-		a := r.Array(v.at + 4)
-		return r.ArrayBytes(a)
-	}
-	return nil
+	a := karmem.LoadArrayRef(v[4:])
+	return r.ArrayBytes(a)
 }
 
 // TrustRootFixedTuple validates a whole message whose root is a RootFixedTuple, as
@@ -2865,33 +2502,21 @@ func (v TrustedRootLabelsTupleViewer) F1Bytes(r karmem.Trusted) []byte {
 // viewer of its root, which read it without further checks.
 func TrustRootFixedTuple(r *karmem.Reader) (karmem.Trusted, TrustedRootFixedTupleViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateRootFixedTuple)
-	return t, TrustedRootFixedTupleViewer{at: root.at}, err
+	return t, TrustedRootFixedTupleViewer(root), err
 }
 
-// TrustedRootFixedTupleViewer reads the inline struct `RootFixedTuple` in place (zero-copy). Its methods
+// TrustedRootFixedTupleViewer is the inline struct `RootFixedTuple`: a copy of its 8 bytes (an
+// AoS array of them is a []TrustedRootFixedTupleViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootFixedTuple (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootFixedTupleViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedRootFixedTupleViewer) Position() uint32 {
-	return v.at
-}
+type TrustedRootFixedTupleViewer [8]byte
 
 func (v TrustedRootFixedTupleViewer) F0(r karmem.Trusted) uint8 {
-	if v.at != 0 {
-		return r.Uint8(v.at)
-	}
-	return 0
+	return karmem.LoadUint8(v[:])
 }
 
 func (v TrustedRootFixedTupleViewer) F1(r karmem.Trusted) uint8 {
-	if v.at != 0 {
-		return r.Uint8(v.at + 1)
-	}
-	return 0
+	return karmem.LoadUint8(v[1:])
 }
 
 // TrustRootMaybeTuple validates a whole message whose root is a RootMaybeTuple, as
@@ -2899,42 +2524,27 @@ func (v TrustedRootFixedTupleViewer) F1(r karmem.Trusted) uint8 {
 // viewer of its root, which read it without further checks.
 func TrustRootMaybeTuple(r *karmem.Reader) (karmem.Trusted, TrustedRootMaybeTupleViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateRootMaybeTuple)
-	return t, TrustedRootMaybeTupleViewer{at: root.at}, err
+	return t, TrustedRootMaybeTupleViewer(root), err
 }
 
-// TrustedRootMaybeTupleViewer reads the inline struct `RootMaybeTuple` in place (zero-copy). Its methods
+// TrustedRootMaybeTupleViewer is the inline struct `RootMaybeTuple`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedRootMaybeTupleViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootMaybeTuple (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootMaybeTupleViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedRootMaybeTupleViewer) Position() uint32 {
-	return v.at
-}
+type TrustedRootMaybeTupleViewer [16]byte
 
 func (v TrustedRootMaybeTupleViewer) F0(r karmem.Trusted) uint16 {
-	if v.at != 0 {
-		return r.Uint16(v.at)
-	}
-	return 0
+	return karmem.LoadUint16(v[:])
 }
 
 func (v TrustedRootMaybeTupleViewer) F1(r karmem.Trusted) string {
-	if v.at != 0 {
-		a := r.Array(v.at + 4)
-		return r.String(a)
-	}
-	return ""
+	a := karmem.LoadArrayRef(v[4:])
+	return r.String(a)
 }
 
 func (v TrustedRootMaybeTupleViewer) F1Bytes(r karmem.Trusted) []byte {
-	if v.at != 0 {
-		a := r.Array(v.at + 4)
-		return r.ArrayBytes(a)
-	}
-	return nil
+	a := karmem.LoadArrayRef(v[4:])
+	return r.ArrayBytes(a)
 }
 
 // TrustRootScoresValueTuple validates a whole message whose root is a RootScoresValueTuple, as
@@ -2942,33 +2552,21 @@ func (v TrustedRootMaybeTupleViewer) F1Bytes(r karmem.Trusted) []byte {
 // viewer of its root, which read it without further checks.
 func TrustRootScoresValueTuple(r *karmem.Reader) (karmem.Trusted, TrustedRootScoresValueTupleViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateRootScoresValueTuple)
-	return t, TrustedRootScoresValueTupleViewer{at: root.at}, err
+	return t, TrustedRootScoresValueTupleViewer(root), err
 }
 
-// TrustedRootScoresValueTupleViewer reads the inline struct `RootScoresValueTuple` in place (zero-copy). Its methods
+// TrustedRootScoresValueTupleViewer is the inline struct `RootScoresValueTuple`: a copy of its 8 bytes (an
+// AoS array of them is a []TrustedRootScoresValueTupleViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootScoresValueTuple (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootScoresValueTupleViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedRootScoresValueTupleViewer) Position() uint32 {
-	return v.at
-}
+type TrustedRootScoresValueTupleViewer [8]byte
 
 func (v TrustedRootScoresValueTupleViewer) F0(r karmem.Trusted) uint32 {
-	if v.at != 0 {
-		return r.Uint32(v.at)
-	}
-	return 0
+	return karmem.LoadUint32(v[:])
 }
 
 func (v TrustedRootScoresValueTupleViewer) F1(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at + 4)
-	}
-	return 0
+	return karmem.LoadFloat32(v[4:])
 }
 
 // TrustRootScoresEntry validates a whole message whose root is a RootScoresEntry, as
@@ -2976,42 +2574,27 @@ func (v TrustedRootScoresValueTupleViewer) F1(r karmem.Trusted) float32 {
 // viewer of its root, which read it without further checks.
 func TrustRootScoresEntry(r *karmem.Reader) (karmem.Trusted, TrustedRootScoresEntryViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateRootScoresEntry)
-	return t, TrustedRootScoresEntryViewer{at: root.at}, err
+	return t, TrustedRootScoresEntryViewer(root), err
 }
 
-// TrustedRootScoresEntryViewer reads the inline struct `RootScoresEntry` in place (zero-copy). Its methods
+// TrustedRootScoresEntryViewer is the inline struct `RootScoresEntry`: a copy of its 24 bytes (an
+// AoS array of them is a []TrustedRootScoresEntryViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootScoresEntry (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootScoresEntryViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedRootScoresEntryViewer) Position() uint32 {
-	return v.at
-}
+type TrustedRootScoresEntryViewer [24]byte
 
 func (v TrustedRootScoresEntryViewer) Key(r karmem.Trusted) string {
-	if v.at != 0 {
-		a := r.Array(v.at)
-		return r.String(a)
-	}
-	return ""
+	a := karmem.LoadArrayRef(v[:])
+	return r.String(a)
 }
 
 func (v TrustedRootScoresEntryViewer) KeyBytes(r karmem.Trusted) []byte {
-	if v.at != 0 {
-		a := r.Array(v.at)
-		return r.ArrayBytes(a)
-	}
-	return nil
+	a := karmem.LoadArrayRef(v[:])
+	return r.ArrayBytes(a)
 }
 
 func (v TrustedRootScoresEntryViewer) Value(r karmem.Trusted) TrustedRootScoresValueTupleViewer {
-	if v.at != 0 {
-		return TrustedRootScoresValueTupleViewer{at: v.at + 16}
-	}
-	return TrustedRootScoresValueTupleViewer{}
+	return karmem.ImageOf[TrustedRootScoresValueTupleViewer](v[16:])
 }
 
 // TrustedRootPointsTupleSoaViewer is an SoA array of `RootPointsTuple`: one directory scan when created,
@@ -3097,94 +2680,4 @@ func (it TrustedRootPointsTupleSoaItem) F2(r karmem.Trusted) float32 {
 		return r.Float32(it.s.c2 + it.i*4)
 	}
 	return 0
-}
-
-// TrustedRootLabelsTupleAosViewer is an AoS array (or fixed array) of `RootLabelsTuple`.
-type TrustedRootLabelsTupleAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s TrustedRootLabelsTupleAosViewer) At(i int) TrustedRootLabelsTupleViewer {
-	if uint(i) >= uint(s.n) {
-		return TrustedRootLabelsTupleViewer{}
-	}
-	return TrustedRootLabelsTupleViewer{at: s.off + uint32(i)*16}
-}
-
-// Len is the number of elements.
-func (s TrustedRootLabelsTupleAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s TrustedRootLabelsTupleAosViewer) All() iter.Seq2[int, TrustedRootLabelsTupleViewer] {
-	return func(yield func(int, TrustedRootLabelsTupleViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// TrustedRootFixedTupleAosViewer is an AoS array (or fixed array) of `RootFixedTuple`.
-type TrustedRootFixedTupleAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s TrustedRootFixedTupleAosViewer) At(i int) TrustedRootFixedTupleViewer {
-	if uint(i) >= uint(s.n) {
-		return TrustedRootFixedTupleViewer{}
-	}
-	return TrustedRootFixedTupleViewer{at: s.off + uint32(i)*8}
-}
-
-// Len is the number of elements.
-func (s TrustedRootFixedTupleAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s TrustedRootFixedTupleAosViewer) All() iter.Seq2[int, TrustedRootFixedTupleViewer] {
-	return func(yield func(int, TrustedRootFixedTupleViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// TrustedRootScoresEntryAosViewer is an AoS array (or fixed array) of `RootScoresEntry`.
-type TrustedRootScoresEntryAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s TrustedRootScoresEntryAosViewer) At(i int) TrustedRootScoresEntryViewer {
-	if uint(i) >= uint(s.n) {
-		return TrustedRootScoresEntryViewer{}
-	}
-	return TrustedRootScoresEntryViewer{at: s.off + uint32(i)*24}
-}
-
-// Len is the number of elements.
-func (s TrustedRootScoresEntryAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s TrustedRootScoresEntryAosViewer) All() iter.Seq2[int, TrustedRootScoresEntryViewer] {
-	return func(yield func(int, TrustedRootScoresEntryViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
 }

@@ -185,18 +185,17 @@ func ValidateSquare(r *karmem.Reader) (SquareViewer, error) {
 	if err := validateAtSquare(&v, karmem.HeaderSize); err != nil {
 		return SquareViewer{}, err
 	}
-	return SquareViewer{at: karmem.HeaderSize}, nil
+	return karmem.Image[SquareViewer](r, karmem.HeaderSize), nil
 }
 
 func validateAtSquare(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// SquareViewer reads the inline struct `Square` in place (zero-copy). Its methods
+// SquareViewer is the inline struct `Square`: a copy of its 8 bytes (an
+// AoS array of them is a []SquareViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type SquareViewer struct {
-	at uint32
-}
+type SquareViewer [8]byte
 
 // NewSquareViewer returns the viewer of the Square at offset; offset 0 selects
 // the root of the message.
@@ -204,22 +203,11 @@ func NewSquareViewer(r *karmem.Reader, offset uint32) SquareViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	if !r.InlineAt(offset, 8) {
-		return SquareViewer{}
-	}
-	return SquareViewer{at: offset}
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v SquareViewer) Position() uint32 {
-	return v.at
+	return karmem.Image[SquareViewer](r, offset)
 }
 
 func (v SquareViewer) Side(r *karmem.Reader) float32 {
-	if v.at == 0 {
-		return 0
-	}
-	return r.Float32(v.at)
+	return karmem.LoadFloat32(v[:])
 }
 
 // Label is the table (evolvable) `Label`. Object type: owns its data.
@@ -552,7 +540,7 @@ func (u ShapeViewer) Square(r *karmem.Reader) SquareViewer {
 	if u.tag != ShapeTagSquare || !r.InlineAt(u.offset, 8) {
 		return SquareViewer{}
 	}
-	return SquareViewer{at: u.offset}
+	return karmem.Image[SquareViewer](r, u.offset)
 }
 
 // Label returns the Label value (reading as zeros when the tag is another).
@@ -1507,7 +1495,7 @@ func (it LabelSoaItem) TextBytes(r *karmem.Reader) []byte {
 	return r.ArrayBytes(a)
 }
 
-// CircleAosViewer is an AoS array (or fixed array) of `Circle`.
+// CircleAosViewer is an AoS array of `Circle`.
 type CircleAosViewer struct {
 	r   *karmem.Reader
 	off uint32
@@ -1538,37 +1526,7 @@ func (s CircleAosViewer) All() iter.Seq2[int, CircleViewer] {
 	}
 }
 
-// SquareAosViewer is an AoS array (or fixed array) of `Square`.
-type SquareAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s SquareAosViewer) At(i int) SquareViewer {
-	if uint(i) >= uint(s.n) {
-		return SquareViewer{}
-	}
-	return SquareViewer{at: s.off + uint32(i)*8}
-}
-
-// Len is the number of elements.
-func (s SquareAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s SquareAosViewer) All() iter.Seq2[int, SquareViewer] {
-	return func(yield func(int, SquareViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// LabelAosViewer is an AoS array (or fixed array) of `Label`.
+// LabelAosViewer is an AoS array of `Label`.
 type LabelAosViewer struct {
 	r   *karmem.Reader
 	off uint32
@@ -1856,9 +1814,9 @@ func (b ShapeBovoaViewer) Circle(r *karmem.Reader) CircleAosViewer {
 }
 
 // Square returns the Square values.
-func (b ShapeBovoaViewer) Square(r *karmem.Reader) SquareAosViewer {
+func (b ShapeBovoaViewer) Square(r *karmem.Reader) []SquareViewer {
 	sub := r.BunchEntry(b.a, 4, 8)
-	return SquareAosViewer{off: sub.Offset, n: sub.Len}
+	return karmem.Images[SquareViewer](r, sub.Offset, sub.Len)
 }
 
 // Label returns the Label values.
@@ -2145,26 +2103,17 @@ func (v TrustedCircleViewer) Radius(r karmem.Trusted) float64 {
 // viewer of its root, which read it without further checks.
 func TrustSquare(r *karmem.Reader) (karmem.Trusted, TrustedSquareViewer, error) {
 	t, root, err := karmem.Trust(r, ValidateSquare)
-	return t, TrustedSquareViewer{at: root.at}, err
+	return t, TrustedSquareViewer(root), err
 }
 
-// TrustedSquareViewer reads the inline struct `Square` in place (zero-copy). Its methods
+// TrustedSquareViewer is the inline struct `Square`: a copy of its 8 bytes (an
+// AoS array of them is a []TrustedSquareViewer over the message). Its methods
 // take the karmem.Trusted of TrustSquare (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedSquareViewer struct {
-	at uint32
-}
-
-// Position returns where the struct is in the message (0: absent).
-func (v TrustedSquareViewer) Position() uint32 {
-	return v.at
-}
+type TrustedSquareViewer [8]byte
 
 func (v TrustedSquareViewer) Side(r karmem.Trusted) float32 {
-	if v.at != 0 {
-		return r.Float32(v.at)
-	}
-	return 0
+	return karmem.LoadFloat32(v[:])
 }
 
 // TrustLabel validates a whole message whose root is a Label, as
@@ -2233,7 +2182,7 @@ func (u TrustedShapeViewer) Square(r karmem.Trusted) TrustedSquareViewer {
 	if u.tag != ShapeTagSquare || u.offset == 0 {
 		return TrustedSquareViewer{}
 	}
-	return TrustedSquareViewer{at: u.offset}
+	return karmem.TrustedImage[TrustedSquareViewer](r, u.offset)
 }
 
 // Label returns the Label value (reading as zeros when the tag is another).
@@ -2532,7 +2481,7 @@ func (it TrustedLabelSoaItem) TextBytes(r karmem.Trusted) []byte {
 	return nil
 }
 
-// TrustedCircleAosViewer is an AoS array (or fixed array) of `Circle`.
+// TrustedCircleAosViewer is an AoS array of `Circle`.
 type TrustedCircleAosViewer struct {
 	r   karmem.Trusted
 	off uint32
@@ -2563,37 +2512,7 @@ func (s TrustedCircleAosViewer) All() iter.Seq2[int, TrustedCircleViewer] {
 	}
 }
 
-// TrustedSquareAosViewer is an AoS array (or fixed array) of `Square`.
-type TrustedSquareAosViewer struct {
-	off uint32
-	n   uint32
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s TrustedSquareAosViewer) At(i int) TrustedSquareViewer {
-	if uint(i) >= uint(s.n) {
-		return TrustedSquareViewer{}
-	}
-	return TrustedSquareViewer{at: s.off + uint32(i)*8}
-}
-
-// Len is the number of elements.
-func (s TrustedSquareAosViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s TrustedSquareAosViewer) All() iter.Seq2[int, TrustedSquareViewer] {
-	return func(yield func(int, TrustedSquareViewer) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// TrustedLabelAosViewer is an AoS array (or fixed array) of `Label`.
+// TrustedLabelAosViewer is an AoS array of `Label`.
 type TrustedLabelAosViewer struct {
 	r   karmem.Trusted
 	off uint32
@@ -2733,9 +2652,9 @@ func (b TrustedShapeBovoaViewer) Circle(r karmem.Trusted) TrustedCircleAosViewer
 }
 
 // Square returns the Square values.
-func (b TrustedShapeBovoaViewer) Square(r karmem.Trusted) TrustedSquareAosViewer {
+func (b TrustedShapeBovoaViewer) Square(r karmem.Trusted) []TrustedSquareViewer {
 	sub := r.BunchEntry(b.a, 4)
-	return TrustedSquareAosViewer{off: sub.Offset, n: sub.Len}
+	return karmem.TrustedImages[TrustedSquareViewer](r, sub.Offset, sub.Len)
 }
 
 // Label returns the Label values.
