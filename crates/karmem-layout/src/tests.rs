@@ -23,10 +23,17 @@ fn seed_account_data_offsets() {
     assert_eq!(offsets, [4, 8, 24]);
     assert_eq!((data.used, data.size, data.header), (32, 32, 4));
 
-    // []Profile is SoA; Profile (inline) → Data (table) is flattened, and
-    // the columns are listed by decreasing alignment (format.md §5.3): ID
-    // (8), Username's reference (4), Network (1) — the reverse of the
-    // fields' order here.
+    // `@packed(true)`: []Profile is AoS, each element an inline Profile
+    // holding one table offset, 4 bytes rounded up to 8 (format.md §3).
+    let profile = schema.struct_by_name("Profile").unwrap();
+    assert_eq!(l.of_struct(profile).size, 8);
+    assert!(l.soa[profile].is_none(), "no SoA array of Profile");
+
+    // Without it, []Profile is SoA; Profile (inline) → Data (table) is
+    // flattened, and the columns are listed by decreasing alignment
+    // (format.md §5.3): ID (8), Username's reference (4), Network (1) —
+    // the reverse of the fields' order here.
+    let (schema, l) = layout(&APP.replace(" @packed(true)", ""));
     let profile = schema.struct_by_name("Profile").unwrap();
     let soa = l.soa(profile);
     let paths: Vec<Vec<u32>> = soa.columns.iter().map(|c| c.path.clone()).collect();

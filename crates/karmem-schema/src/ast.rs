@@ -17,6 +17,20 @@ pub struct File {
     pub roots: Vec<RootDecl>,
     /// `import "path";` statements, in source order (docs/idl.md §4.5).
     pub imports: Vec<Import>,
+    /// The files merged into this one by imports, in load order; empty for
+    /// a file as parsed.
+    pub imported: Vec<ImportedFile>,
+}
+
+/// An imported file whose declarations were appended to the root file's.
+/// Its header is kept because `@packed` applies to the structs a file
+/// declares (docs/idl.md §4.1); the rest of it is ignored (§4.5).
+#[derive(Clone, Debug)]
+pub struct ImportedFile {
+    pub header: Option<Header>,
+    /// Index in [`File::items`] of its first declaration: its declarations
+    /// are the items from here to the next imported file's.
+    pub first_item: usize,
 }
 
 /// `import "path";`: another schema file whose declarations join this one's.

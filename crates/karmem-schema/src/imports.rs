@@ -194,13 +194,19 @@ pub(crate) fn normalize(path: &Path) -> PathBuf {
 }
 
 /// One syntax tree of every file's declarations, in load order. Only the
-/// root file's header, `root` and imports count (docs/idl.md §4.5).
+/// root file's header, `root` and imports count (docs/idl.md §4.5), but
+/// for `@packed` each imported file's header is kept along with where its
+/// declarations start.
 fn merge(files: &mut [ast::File]) -> ast::File {
     let Some((root, imported)) = files.split_first_mut() else {
         return ast::File::default();
     };
     let mut merged = std::mem::take(root);
     for file in imported {
+        merged.imported.push(ast::ImportedFile {
+            header: file.headers.first().cloned(),
+            first_item: merged.items.len(),
+        });
         merged.items.append(&mut file.items);
     }
     merged

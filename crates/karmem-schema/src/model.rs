@@ -323,7 +323,9 @@ pub enum ArrayKind {
 ///
 /// Defaults (decided by the checker, never left implicit in the model):
 /// arrays of scalars and enums are `Plain`; arrays of structs and unions are
-/// `Soa`. Fixed arrays are always `Plain` (scalars/enums) or `Aos` (structs).
+/// `Soa`, except that a field's own array of structs is `Aos` in a file whose
+/// header says `@packed(true)`. Fixed arrays are always `Plain`
+/// (scalars/enums) or `Aos` (structs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ArrayLayout {
     /// Contiguous scalars or enums.

@@ -58,6 +58,8 @@ pub fn resolve(file: &ast::File) -> (Schema, Vec<Diagnostic>) {
         schema: Schema::default(),
         owner: String::new(),
         field: String::new(),
+        packed_from: Vec::new(),
+        packed: false,
     };
     r.header(file);
     r.declare(file);
@@ -79,11 +81,28 @@ struct Resolver {
     /// name map entry types).
     owner: String,
     field: String,
+    /// `@packed` of each file, by the index in `ast::File::items` of the
+    /// file's first declaration (the root file's at 0).
+    packed_from: Vec<(usize, bool)>,
+    /// `@packed(true)` in the file that declares the struct being defined:
+    /// its fields' arrays of structs default to AoS (docs/idl.md §4.1).
+    packed: bool,
 }
 
 impl Resolver {
     fn header(&mut self, file: &ast::File) {
         self.diags.extend(header_count(&file.headers, 0));
+        let root = file.headers.first().map_or(&[][..], |h| &h.attrs);
+        let packed = self.packed_attribute(root);
+        self.packed_from.push((0, packed));
+        // An imported file's header is otherwise ignored (§4.5), but its
+        // `@packed` says how the structs it declares store their arrays:
+        // a file compiles to the same bytes alone or imported.
+        for imported in &file.imported {
+            let attrs = imported.header.as_ref().map_or(&[][..], |h| &h.attrs);
+            let packed = self.packed_attribute(attrs);
+            self.packed_from.push((imported.first_item, packed));
+        }
         let Some(h) = file.headers.first() else {
             return;
         };
@@ -117,6 +136,41 @@ impl Resolver {
                 value: a.value.as_ref().map(|v| v.0.clone()).unwrap_or_default(),
                 span: a.span,
             });
+        }
+    }
+
+    /// The value of `@packed` among a file's header attributes: `true`,
+    /// `false` (also when absent), or an error. The first Karmem wrote
+    /// `@packed(true)`; any other spelling is refused rather than guessed,
+    /// since it decides the bytes of every array of structs.
+    fn packed_attribute(&mut self, attrs: &[ast::Attr]) -> bool {
+        let Some(a) = attrs
+            .iter()
+            .find(|a| a.sigil == '@' && a.name.name == "packed")
+        else {
+            return false;
+        };
+        match a.value.as_ref().map(|(v, span)| (v.as_str(), *span)) {
+            Some(("true", _)) => true,
+            Some(("false", _)) => false,
+            value => {
+                let (span, found) = match value {
+                    Some((v, span)) => (span, format!("`{v}`")),
+                    None => (a.span, "no value".to_string()),
+                };
+                self.diags.push(
+                    Diagnostic::error(
+                        span,
+                        format!("`@packed` takes `true` or `false`, found {found}"),
+                    )
+                    .with_label("not `true` or `false`")
+                    .with_hint(
+                        "`@packed(true)` stores arrays of structs as AoS by default, \
+                         `@packed(false)` (or no `@packed`) as SoA",
+                    ),
+                );
+                false
+            }
         }
     }
 
@@ -304,13 +358,22 @@ impl Resolver {
     /// Pass 2: resolve every declaration's contents.
     fn define(&mut self, file: &ast::File) {
         let (mut e, mut s, mut u) = (0, 0, 0);
-        for item in &file.items {
+        for (index, item) in file.items.iter().enumerate() {
             match item {
                 ast::Item::Enum(decl) => {
                     self.define_enum(e, decl);
                     e += 1;
                 }
                 ast::Item::Struct(decl) => {
+                    // The last file starting at or before `index` holds
+                    // it (a file without declarations shares its start
+                    // with the next one).
+                    self.packed = self
+                        .packed_from
+                        .iter()
+                        .rev()
+                        .find(|(first, _)| *first <= index)
+                        .is_some_and(|&(_, packed)| packed);
                     self.define_struct(s, decl);
                     s += 1;
                 }
@@ -499,7 +562,7 @@ impl Resolver {
                 );
                 continue;
             }
-            let Some(ty) = self.field_type(f) else {
+            let Some(ty) = self.field_type(f, self.packed) else {
                 // Keep the field so positions (and SoA hashes) stay stable
                 // for later checks; the error is already reported.
                 fields.push(Field {
@@ -537,7 +600,12 @@ impl Resolver {
         self.schema.structs[id].fields = fields;
     }
 
-    fn field_type(&mut self, f: &ast::FieldDecl) -> Option<FieldType> {
+    /// The type of field `f`. `packed`: its own array, if it is a dynamic
+    /// or limited array of structs without a layout annotation, is AoS
+    /// rather than SoA (`@packed(true)`, docs/idl.md §4.1). The arrays
+    /// inside a map's value, a tuple or an array of arrays are not the
+    /// field's own, and keep the SoA default.
+    fn field_type(&mut self, f: &ast::FieldDecl, packed: bool) -> Option<FieldType> {
         self.field = f.name.name.clone();
         if let TypeExpr::Map { key, value, .. } = &f.ty {
             return self.map_type(f, key, value);
@@ -654,7 +722,7 @@ impl Resolver {
             });
         };
 
-        self.array_type(f.ty.span(), kind, elem_expr, layout, string_attr)
+        self.array_type(f.ty.span(), kind, elem_expr, layout, string_attr, packed)
             .map(FieldType::Array)
     }
 
@@ -662,7 +730,8 @@ impl Resolver {
     /// `char`s of `string`). An element that is itself an array (`[][]T`,
     /// `[]string`, docs/idl.md §3.1) is resolved recursively and stored in
     /// `Schema::arrays`; the layout annotation and `@string` apply to the
-    /// innermost array, the one that holds the values.
+    /// innermost array, the one that holds the values. `packed`: an array
+    /// of structs is AoS by default (see `field_type`).
     fn array_type(
         &mut self,
         span: Span,
@@ -670,6 +739,7 @@ impl Resolver {
         elem_expr: Option<&TypeExpr>,
         layout: Option<(ArrayLayout, &ast::Attr)>,
         string_attr: Option<&ast::Attr>,
+        packed: bool,
     ) -> Option<ArrayType> {
         let inner = match elem_expr {
             Some(TypeExpr::Array {
@@ -761,7 +831,7 @@ impl Resolver {
 
         let default_layout = match elem {
             ElemType::Scalar(_) | ElemType::Enum(_) | ElemType::Array(_) => ArrayLayout::Plain,
-            ElemType::Struct(_) if is_fixed => ArrayLayout::Aos,
+            ElemType::Struct(_) if is_fixed || packed => ArrayLayout::Aos,
             ElemType::Struct(_) | ElemType::Union(_) => ArrayLayout::Soa,
         };
         let mut chosen = default_layout;
@@ -879,7 +949,14 @@ impl Resolver {
                 return None;
             }
         };
-        let inner = self.array_type(inner_span, inner_kind, inner_elem, layout, string_attr)?;
+        let inner = self.array_type(
+            inner_span,
+            inner_kind,
+            inner_elem,
+            layout,
+            string_attr,
+            false,
+        )?;
         Some(self.array_of(kind, inner))
     }
 

@@ -368,6 +368,26 @@ fn unknown_schema_attribute_is_a_warning_with_did_you_mean() {
 }
 
 #[test]
+fn packed_takes_true_or_false() {
+    // The value decides the bytes of every array of structs: not guessed.
+    expect(
+        "karmem a @packed(1);\nstruct A table { X u8; }\n",
+        "1:18",
+        "`@packed` takes `true` or `false`, found `1`",
+    );
+    expect(
+        "karmem a @golang.package(`a`) @packed(yes);\n",
+        "1:39",
+        "`@packed` takes `true` or `false`, found `yes`",
+    );
+    expect(
+        "karmem a @packed;\n",
+        "1:10",
+        "`@packed` takes `true` or `false`, found no value",
+    );
+}
+
+#[test]
 fn string_attribute_misuse() {
     expect(
         "karmem a;\nstruct A table { X []u32 @string; }\n",

@@ -32,7 +32,8 @@ fn seed_readme_schema_compiles_unchanged() {
     let FieldType::Array(profiles) = &account.fields[2].ty else {
         panic!()
     };
-    assert_eq!(profiles.layout, ArrayLayout::Soa);
+    // `@packed(true)`: AoS, as the first Karmem stored every array.
+    assert_eq!(profiles.layout, ArrayLayout::Aos);
     assert_eq!(
         s.structs[s.struct_by_name("Profile").unwrap()].kind,
         StructKind::Inline

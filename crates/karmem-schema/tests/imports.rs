@@ -242,6 +242,59 @@ fn only_the_root_files_header_and_root_count() {
     assert!(c.warnings.items.is_empty(), "{}", c.warnings);
 }
 
+/// The layout of field `field` of struct `name`, an array.
+fn layout(c: &Compiled, name: &str, field: &str) -> karmem_schema::model::ArrayLayout {
+    let s = &c.schema.structs[c.schema.struct_by_name(name).unwrap()];
+    match &s.fields.iter().find(|f| f.name == field).unwrap().ty {
+        karmem_schema::model::FieldType::Array(a) => a.layout,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn packed_is_the_declaring_files() {
+    use karmem_schema::model::ArrayLayout::{Aos, Soa};
+    // Each file's structs get their own header's default, so a file
+    // compiles to the same bytes alone or imported.
+    let packed = "karmem packed @packed(true);\nimport \"plain.km\";\nstruct P table { L []V; }\n";
+    let plain = "karmem plain;\nstruct V inline { X f32; }\nstruct Q table { L []V; }\n";
+    let c = Disk::new(&[("main.km", packed), ("plain.km", plain)])
+        .compile("main.km")
+        .unwrap();
+    assert_eq!(layout(&c, "P", "L"), Aos);
+    assert_eq!(layout(&c, "Q", "L"), Soa);
+
+    let main =
+        "karmem main;\nimport \"empty.km\";\nimport \"packed.km\";\nstruct M table { L []V; }\n";
+    let packed =
+        "karmem packed @packed(true);\nstruct V inline { X f32; }\nstruct P table { L []V; }\n";
+    // A file without declarations (its start is the next file's) does not
+    // hide the next file's `@packed`.
+    let empty = "karmem empty @packed(false);\n";
+    let c = Disk::new(&[
+        ("main.km", main),
+        ("empty.km", empty),
+        ("packed.km", packed),
+    ])
+    .compile("main.km")
+    .unwrap();
+    assert_eq!(layout(&c, "M", "L"), Soa);
+    assert_eq!(layout(&c, "P", "L"), Aos);
+}
+
+#[test]
+fn a_bad_packed_in_an_imported_file_is_an_error_there() {
+    let disk = Disk::new(&[
+        ("main.km", "karmem main;\nimport \"common.km\";\n"),
+        ("common.km", "karmem common @packed(yes);\n"),
+    ]);
+    let out = disk.errors("main.km");
+    shows(
+        &out,
+        "error: `@packed` takes `true` or `false`, found `yes`\n --> common.km:1:23\n",
+    );
+}
+
 #[test]
 fn the_source_hash_covers_imported_files() {
     let main = "karmem m;\nimport \"common.km\";\n";

@@ -37,27 +37,23 @@ fn round_trip_and_views() {
     let view = AccountDataView::root(&r);
     assert_eq!(view.id(), 42);
     assert_eq!(view.email(), "example@email.com");
+    // `@packed(true)`: an AoS array; each element is an inline `Profile`
+    // whose `data()` is its own `ProfileData` table.
     let profiles = view.profiles();
     assert_eq!(profiles.len(), 3);
-    let names: Vec<&str> = profiles.iter().map(|p| p.data_username()).collect();
+    let names: Vec<&str> = profiles.iter().map(|p| p.data().username()).collect();
     assert_eq!(names, ["inkeliz", "karmem", "inkeliz"]);
-    assert_eq!(profiles.data_id(), &[123, 231, 312]);
-    // An enum column is a native slice of the enum type.
+    let ids: Vec<u64> = profiles.iter().map(|p| p.data().id()).collect();
+    assert_eq!(ids, [123, 231, 312]);
     assert_eq!(
-        profiles.data_network(),
-        &[
-            SocialNetwork::FACEBOOK,
-            SocialNetwork::FACEBOOK,
-            SocialNetwork::INSTAGRAM
-        ]
-    );
-    assert_eq!(
-        profiles.get(2).unwrap().data_network(),
+        profiles.get(2).unwrap().data().network(),
         SocialNetwork::INSTAGRAM
     );
+    assert!(profiles.get(3).is_none());
 
     let trusted = AccountData::validate(&r).unwrap();
-    assert_eq!(trusted.profiles().data_id(), &[123, 231, 312]);
+    let ids: Vec<u64> = trusted.profiles().iter().map(|p| p.data().id()).collect();
+    assert_eq!(ids, [123, 231, 312]);
     assert_eq!(trusted.email(), "example@email.com");
 
     // Reusing the writer gives identical bytes (determinism, no stale data).

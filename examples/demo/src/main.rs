@@ -35,15 +35,16 @@ fn main() -> Result<(), karmem::Error> {
     let reader = karmem::Reader::new(buf.as_slice())?;
     let view = AccountDataView::root(&reader);
     println!("\nviewer (checked): id={} email={:?}", view.id(), view.email());
-    let profiles = view.profiles();
-    for p in profiles.iter() {
-        println!("  profile {:?} {:>8} id={}", p.data_network(), p.data_username(), p.data_id());
+    // app.km says `@packed(true)`: the profiles are an AoS array, elements
+    // side by side, each holding the offset of its ProfileData table.
+    for p in view.profiles().iter() {
+        let data = p.data();
+        println!("  profile {:?} {:>8} id={}", data.network(), data.username(), data.id());
     }
-    println!("  SoA column of ids as a native slice: {:?}", profiles.data_id());
 
     // 3. Validate once, then read without per-access bounds checks.
     let trusted = AccountData::validate(&reader)?;
-    let total: u64 = trusted.profiles().data_id().iter().sum();
+    let total: u64 = trusted.profiles().iter().map(|p| p.data().id()).sum();
     println!("\nvalidated: sum of profile ids = {total}");
 
     // 4. Decode into an existing object, reusing its allocations.

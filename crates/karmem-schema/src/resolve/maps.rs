@@ -25,7 +25,8 @@ impl Resolver {
             f.attrs.clone(),
             f.name.span,
         );
-        let value_ty = self.field_type(&value_decl)?;
+        // Not the field's own array: `@packed` leaves it SoA.
+        let value_ty = self.field_type(&value_decl, false)?;
         let name = format!("{}{}Entry", self.owner, f.name.name);
         self.free_name(&name, |first| {
             Diagnostic::error(

@@ -43,7 +43,7 @@ impl Resolver {
             let decl = part(format!("{field}F{i}"), elem, Vec::new(), elem.span());
             fields.push(declared::field(
                 format!("F{i}"),
-                self.field_type(&decl)?,
+                self.field_type(&decl, false)?,
                 elem.span(),
             ));
         }

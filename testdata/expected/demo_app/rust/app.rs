@@ -440,7 +440,14 @@ impl AccountData {
         w.put::<u32>(at, 0x5);
         w.put::<u64>(at + 8, self.id);
         w.write_bytes(at + 16, self.email.as_bytes())?;
-        Profile::write_soa(self.profiles.iter(), self.profiles.len(), w, at + 28)?;
+        {
+            let count = self.profiles.len();
+            let block = w.alloc_array(count, 8)?;
+            for (i, e) in self.profiles.iter().enumerate() {
+                e.write_at(w, block + i as u32 * 8)?;
+            }
+            w.put_array_ref(at + 28, block, count as u32, count as u32);
+        }
         Ok(at)
     }
 
@@ -477,8 +484,13 @@ impl AccountData {
             self.email.push_str(r.str(a));
         }
         {
-            let a = r.field_array(t, 28, 0, None);
-            Profile::read_soa(&mut self.profiles, v, a)?;
+            let a = r.field_array(t, 28, 8, None);
+            v.charge(a.len as u64 * 8)?;
+            self.profiles
+                .resize_with(a.len as usize, core::default::Default::default);
+            for (i, e) in self.profiles.iter_mut().enumerate() {
+                e.read_at(v, a.offset + i as u32 * 8)?;
+            }
         }
         v.leave();
         Ok(())
@@ -505,8 +517,10 @@ impl AccountData {
         v.enter()?;
         let a = v.field_array(t, 16, 1, None)?;
         v.utf8(a.offset, a.len)?;
-        let a = v.field_array(t, 28, 0, None)?;
-        Profile::validate_soa(v, a)?;
+        let a = v.field_array(t, 28, 8, None)?;
+        for i in 0..a.len {
+            Profile::validate_at(v, a.offset + i * 8)?;
+        }
         v.leave();
         Ok(())
     }
@@ -563,222 +577,8 @@ impl<'a, M: karmem::Mode> AccountDataView<'a, M> {
     }
 
     #[inline]
-    pub fn profiles(&self) -> ProfileSoa<'a, M> {
-        ProfileSoa::new(self.r, self.r.field_array(self.t, 28, 0, None))
-    }
-}
-
-#[allow(dead_code)]
-impl Profile {
-    /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).
-    #[doc(hidden)]
-    pub const SOA_COLUMNS: [(u32, u32); 3] = [(0x3c39ef87, 8), (0x4bb53254, 12), (0x9be17165, 1)];
-
-    #[doc(hidden)]
-    pub const SOA_FILLED: [bool; 3] = [true, false, true];
-
-    #[doc(hidden)]
-    pub fn write_soa<'x>(
-        items: impl Iterator<Item = &'x Self> + Clone,
-        count: usize,
-        w: &mut karmem::Writer,
-        at: u32,
-    ) -> Result<(), karmem::Error> {
-        let mut cols = [0u32; 3];
-        w.write_soa(at, count, &Self::SOA_COLUMNS, &Self::SOA_FILLED, &mut cols)?;
-        let [c0, c2] = w.slices_mut([(cols[0], (count * 8) as u32), (cols[2], count as u32)]);
-        for ((e, d0), d2) in items
-            .clone()
-            .zip(c0.chunks_exact_mut(8))
-            .zip(c2.chunks_exact_mut(1))
-        {
-            d0.copy_from_slice(&e.data.id.to_le_bytes());
-            d2.copy_from_slice(&e.data.network.0.to_le_bytes());
-        }
-        for (i, e) in items.enumerate() {
-            let i = i as u32;
-            w.write_bytes(cols[1] + i * 12, e.data.username.as_bytes())?;
-        }
-        Ok(())
-    }
-
-    #[doc(hidden)]
-    pub fn read_soa(
-        items: &mut Vec<Self>,
-        v: &mut karmem::Validator<'_>,
-        a: karmem::ArrayRef,
-    ) -> Result<(), karmem::Error> {
-        let r = v.reader;
-        let cols = v.soa_columns(a, &Self::SOA_COLUMNS)?;
-        v.charge(a.len as u64 * 21)?;
-        items.resize_with(a.len as usize, core::default::Default::default);
-        let c0 = r.slice::<u64>(cols[0], a.len);
-        let c2 = r.slice::<u8>(cols[2], a.len);
-        if c0.len() == items.len() && c2.len() == items.len() {
-            for ((e, x0), x2) in items.iter_mut().zip(c0).zip(c2) {
-                e.data.id = *x0;
-                e.data.network = SocialNetwork(*x2);
-            }
-        } else {
-            if c0.len() == items.len() {
-                for (e, x0) in items.iter_mut().zip(c0) {
-                    e.data.id = *x0;
-                }
-            } else {
-                for e in items.iter_mut() {
-                    e.data.id = core::default::Default::default();
-                }
-            }
-            if c2.len() == items.len() {
-                for (e, x2) in items.iter_mut().zip(c2) {
-                    e.data.network = SocialNetwork(*x2);
-                }
-            } else {
-                for e in items.iter_mut() {
-                    e.data.network = core::default::Default::default();
-                }
-            }
-        }
-        let len = a.len;
-        for (i, e) in items.iter_mut().enumerate() {
-            let i = i as u32;
-            let ahead = i + karmem::PREFETCH_AHEAD;
-            if ahead < len && cols[1] != 0 {
-                r.prefetch_array(cols[1] + ahead * 12, 1);
-            }
-            {
-                let a = if cols[1] != 0 {
-                    r.array(cols[1] + i * 12, 1, None)
-                } else {
-                    karmem::ArrayRef::EMPTY
-                };
-                v.charge(a.len as u64)?;
-                e.data.username.clear();
-                e.data.username.push_str(r.str(a));
-            }
-        }
-        Ok(())
-    }
-
-    #[doc(hidden)]
-    #[inline]
-    pub fn validate_soa(
-        v: &mut karmem::Validator<'_>,
-        a: karmem::ArrayRef,
-    ) -> Result<(), karmem::Error> {
-        let cols = v.soa(a, &Self::SOA_COLUMNS)?;
-        let len = a.len;
-        if cols[1] != 0 {
-            v.array_column(cols[1], len, 1, None)?;
-            v.utf8_column(cols[1], len)?;
-        }
-        Ok(())
-    }
-}
-
-/// SoA array of `Profile`: one directory scan when created, then every
-/// scalar column is a native slice and element access is O(1).
-#[derive(Clone, Copy)]
-#[allow(dead_code)]
-pub struct ProfileSoa<'a, M: karmem::Mode = karmem::Checked> {
-    r: karmem::Reader<'a, M>,
-    len: u32,
-    cols: [u32; 3],
-}
-
-#[allow(dead_code)]
-impl<'a, M: karmem::Mode> ProfileSoa<'a, M> {
-    #[doc(hidden)]
-    pub fn new(r: karmem::Reader<'a, M>, a: karmem::ArrayRef) -> Self {
-        let cols = r.soa_columns(a, &Profile::SOA_COLUMNS);
-        ProfileSoa {
-            r,
-            len: a.len,
-            cols,
-        }
-    }
-
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len as usize
-    }
-
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    #[inline]
-    pub fn get(&self, i: usize) -> Option<ProfileSoaItem<'_, 'a, M>> {
-        (i < self.len as usize).then_some(ProfileSoaItem {
-            s: self,
-            i: i as u32,
-        })
-    }
-
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = ProfileSoaItem<'_, 'a, M>> {
-        (0..self.len).map(move |i| ProfileSoaItem { s: self, i })
-    }
-
-    /// The whole `data_id` column as a native slice (absent column: empty).
-    #[inline]
-    pub fn data_id(&self) -> &'a [u64] {
-        self.r.slice::<u64>(self.cols[0], self.len)
-    }
-
-    /// The whole `data_network` column as a native slice (absent column: empty).
-    #[inline]
-    pub fn data_network(&self) -> &'a [SocialNetwork] {
-        self.r
-            .newtype_slice::<SocialNetwork>(self.cols[2], self.len)
-    }
-}
-
-/// One element of a [`ProfileSoa`].
-#[derive(Clone, Copy)]
-#[allow(dead_code)]
-pub struct ProfileSoaItem<'s, 'a, M: karmem::Mode = karmem::Checked> {
-    s: &'s ProfileSoa<'a, M>,
-    i: u32,
-}
-
-#[allow(dead_code)]
-impl<'a, M: karmem::Mode> ProfileSoaItem<'_, 'a, M> {
-    #[inline]
-    pub fn data_id(&self) -> u64 {
-        if self.s.cols[0] != 0 {
-            self.s.r.get::<u64>(self.s.cols[0] + self.i * 8)
-        } else {
-            core::default::Default::default()
-        }
-    }
-
-    #[inline]
-    pub fn data_username(&self) -> &'a str {
-        let a = if self.s.cols[1] != 0 {
-            self.s.r.array(self.s.cols[1] + self.i * 12, 1, None)
-        } else {
-            karmem::ArrayRef::EMPTY
-        };
-        self.s.r.str(a)
-    }
-
-    #[inline]
-    pub fn data_username_bytes(&self) -> &'a [u8] {
-        let a = if self.s.cols[1] != 0 {
-            self.s.r.array(self.s.cols[1] + self.i * 12, 1, None)
-        } else {
-            karmem::ArrayRef::EMPTY
-        };
-        self.s.r.byte_slice(a)
-    }
-
-    #[inline]
-    pub fn data_network(&self) -> SocialNetwork {
-        SocialNetwork(if self.s.cols[2] != 0 {
-            self.s.r.get::<u8>(self.s.cols[2] + self.i)
-        } else {
-            core::default::Default::default()
-        })
+    pub fn profiles(&self) -> karmem::InlineArray<'a, ProfileView<'a, M>, M> {
+        let a = self.r.field_array(self.t, 28, 8, None);
+        karmem::InlineArray::new(self.r, a.offset, a.len, 8)
     }
 }
