@@ -70,8 +70,9 @@ func run(out io.Writer) error {
 }
 
 // reads prints each username straight from the message: viewers copy
-// nothing. []Profile is stored as columns (SoA), so the profiles are an
-// array viewer with Len/At rather than a Go slice.
+// nothing. The schema's header says @packed(true), so []Profile is stored
+// element after element (AoS) and the profiles are a Go slice of viewers
+// over the message, as in the first Karmem.
 func reads(out io.Writer, encoded []byte) error {
 	reader := karmem.NewReader(encoded)
 	if err := reader.Err(); err != nil {
@@ -80,11 +81,9 @@ func reads(out io.Writer, encoded []byte) error {
 	account := app.NewAccountDataViewer(reader, 0)
 
 	profiles := account.Profiles(reader)
-	for i := range profiles.Len() {
-		fmt.Fprintln(out, profiles.At(i).Data(reader).Username(reader))
+	for i := range profiles {
+		fmt.Fprintln(out, profiles[i].Data(reader).Username(reader))
 	}
-	// Scalar columns are native slices over the message.
-	fmt.Fprintln(out, profiles.DataID(reader))
 	return nil
 }
 

@@ -451,11 +451,25 @@ impl Gen<'_> {
             .line("// strings and union values x already holds. Malformed parts read as");
         self.c
             .line("// zero/empty; the traversal budget and depth limit bound the work and");
-        self.c.line("// memory a hostile message can cause.");
+        self.c
+            .line("// memory a hostile message can cause. A message that cannot be");
+        self.c
+            .line("// opened (r.Err()) is returned as the error and leaves x empty, as");
+        self.c.line("// an absent root reads.");
         self.c.open(&format!(
             "func (x *{name}) ReadAsRoot(r *karmem.Reader) error {{"
         ));
-        self.c.try_call("r.Err()", "err");
+        // Callers that ignore the error (the first Karmem README does) see
+        // an empty value, never the previous message's.
+        let empty = if self.s.has_defaults(id) {
+            format!("New{name}()")
+        } else {
+            format!("{name}{{}}")
+        };
+        self.c.open("if err := r.Err(); err != nil {");
+        self.c.line(&format!("*x = {empty}"));
+        self.c.line("return err");
+        self.c.close("}");
         self.c.line("v := karmem.NewValidator(r)");
         if table {
             self.c.line("return x.readTable(&v, r.Root())");

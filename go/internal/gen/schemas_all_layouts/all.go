@@ -174,9 +174,12 @@ func (x *Vec3) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Vec3) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Vec3{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -278,9 +281,12 @@ func (x *Pair) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Pair) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Pair{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -392,9 +398,12 @@ func (x *Leaf) writeTable(w *karmem.Writer, ref uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Leaf) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Leaf{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -531,9 +540,12 @@ func (x *Circle) writeTable(w *karmem.Writer, ref uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Circle) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Circle{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -639,9 +651,12 @@ func (x *Square) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Square) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Square{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -914,9 +929,12 @@ func (x *Element) writeTable(w *karmem.Writer, ref uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Element) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Element{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -1249,9 +1267,12 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Root) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Root{}
 		return err
 	}
 	v := karmem.NewValidator(r)

@@ -5,7 +5,6 @@ package app
 
 import (
 	"errors"
-	"iter"
 	"strconv"
 
 	"karmem.org/go/karmem"
@@ -129,9 +128,12 @@ func (x *ProfileData) writeTable(w *karmem.Writer, ref uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *ProfileData) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = ProfileData{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -275,9 +277,12 @@ func (x *Profile) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Profile) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Profile{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -379,8 +384,17 @@ func (x *AccountData) writeTable(w *karmem.Writer, ref uint32) error {
 	if err := w.WriteString(at+16, x.Email); err != nil {
 		return err
 	}
-	if err := writeSoaProfile(w, at+28, x.Profiles); err != nil {
-		return err
+	{
+		block, err := w.AllocArray(len(x.Profiles), 8)
+		if err != nil {
+			return err
+		}
+		for k := range x.Profiles {
+			if err := x.Profiles[k].writeAt(w, block+uint32(k)*8); err != nil {
+				return err
+			}
+		}
+		w.PutArrayRef(at+28, block, uint32(len(x.Profiles)), uint32(len(x.Profiles)))
 	}
 	return nil
 }
@@ -388,9 +402,12 @@ func (x *AccountData) writeTable(w *karmem.Writer, ref uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *AccountData) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = AccountData{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -414,9 +431,15 @@ func (x *AccountData) readTable(v *karmem.Validator, t karmem.Table) error {
 		karmem.SetString(&x.Email, r.ArrayBytes(a))
 	}
 	{
-		a := r.FieldArray(t, 28, 0, karmem.NoLimit)
-		if err := readSoaProfile(v, a, &x.Profiles); err != nil {
+		a := r.FieldArray(t, 28, 8, karmem.NoLimit)
+		if err := v.Charge(uint64(a.Len) * 8); err != nil {
 			return err
+		}
+		x.Profiles = karmem.Resize(x.Profiles, int(a.Len))
+		for k := range x.Profiles {
+			if err := x.Profiles[k].readAt(v, a.Offset+uint32(k)*8); err != nil {
+				return err
+			}
 		}
 	}
 	v.Leave()
@@ -454,12 +477,14 @@ func validateTableAccountData(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 28, 0, karmem.NoLimit)
+		a, err := v.FieldArray(t, 28, 8, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
-		if err := validateSoaProfile(v, a); err != nil {
-			return err
+		for i := uint32(0); i < a.Len; i++ {
+			if err := validateAtProfile(v, a.Offset+i*8); err != nil {
+				return err
+			}
 		}
 	}
 	v.Leave()
@@ -506,214 +531,9 @@ func (v AccountDataViewer) EmailBytes(r *karmem.Reader) []byte {
 	return r.ArrayBytes(a)
 }
 
-func (v AccountDataViewer) Profiles(r *karmem.Reader) ProfileSoaViewer {
-	a := r.FieldArray(v.t, 28, 0, karmem.NoLimit)
-	return NewProfileSoaViewer(r, a)
-}
-
-// soaColumnsProfile: hash and size of each SoA column of Profile, in writing order (format.md §5.3).
-var soaColumnsProfile = [3]karmem.Column{
-	{Hash: 0x3c39ef87, Size: 8, Dense: true},
-	{Hash: 0x4bb53254, Size: 12, Dense: false},
-	{Hash: 0x9be17165, Size: 1, Dense: true},
-}
-
-func writeSoaProfile(w *karmem.Writer, at uint32, items []Profile) error {
-	var cols [3]uint32
-	if err := w.WriteSoa(at, len(items), soaColumnsProfile[:], cols[:]); err != nil {
-		return err
-	}
-	{
-		c0 := karmem.WriterSlice[uint64](w, cols[0], len(items))[:len(items)]
-		c2 := karmem.WriterSlice[SocialNetwork](w, cols[2], len(items))[:len(items)]
-		for i := range items {
-			e := &items[i]
-			c0[i] = e.Data.ID
-			c2[i] = e.Data.Network
-		}
-	}
-	for i := range items {
-		e := &items[i]
-		if err := w.WriteString(cols[1]+uint32(i)*12, e.Data.Username); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func readSoaProfile(v *karmem.Validator, a karmem.ArrayRef, items *[]Profile) error {
-	r := v.Reader()
-	var cols [3]uint32
-	if err := v.SoaColumns(a, soaColumnsProfile[:], cols[:]); err != nil {
-		return err
-	}
-	if err := v.Charge(uint64(a.Len) * 21); err != nil {
-		return err
-	}
-	*items = karmem.Resize(*items, int(a.Len))
-	s := *items
-	{
-		c0 := karmem.Slice[uint64](r, cols[0], a.Len)
-		c2 := karmem.Slice[SocialNetwork](r, cols[2], a.Len)
-		if len(c0) == len(s) && len(c2) == len(s) {
-			c0 = c0[:len(s)]
-			c2 = c2[:len(s)]
-			for i := range s {
-				e := &s[i]
-				e.Data.ID = c0[i]
-				e.Data.Network = c2[i]
-			}
-		} else {
-			if len(c0) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.Data.ID = c0[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.Data.ID = 0
-				}
-			}
-			if len(c2) == len(s) {
-				for i := range s {
-					e := &s[i]
-					e.Data.Network = c2[i]
-				}
-			} else {
-				for i := range s {
-					e := &s[i]
-					e.Data.Network = 0
-				}
-			}
-		}
-	}
-	for i := range s {
-		e := &s[i]
-		{
-			a := karmem.ArrayRef{}
-			if cols[1] != 0 {
-				a = r.Array(cols[1]+uint32(i)*12, 1, karmem.NoLimit)
-			}
-			if err := v.Charge(uint64(a.Len)); err != nil {
-				return err
-			}
-			karmem.SetString(&e.Data.Username, r.ArrayBytes(a))
-		}
-	}
-	return nil
-}
-
-func validateSoaProfile(v *karmem.Validator, a karmem.ArrayRef) error {
-	var cols [3]uint32
-	if err := v.Soa(a, soaColumnsProfile[:], cols[:]); err != nil {
-		return err
-	}
-	n := a.Len
-	if cols[1] != 0 {
-		if err := v.ArrayColumn(cols[1], n, 1, karmem.NoLimit); err != nil {
-			return err
-		}
-		if err := v.UTF8Column(cols[1], n); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// ProfileSoaViewer is an SoA array of `Profile`: one directory scan when created,
-// then every scalar column is a native slice and At(i) is O(1).
-type ProfileSoaViewer struct {
-	n  uint32
-	c0 uint32
-	c1 uint32
-	c2 uint32
-}
-
-// NewProfileSoaViewer resolves the columns of the SoA array a (format.md §5.3).
-func NewProfileSoaViewer(r *karmem.Reader, a karmem.ArrayRef) ProfileSoaViewer {
-	var cols [3]uint32
-	r.SoaColumns(a, soaColumnsProfile[:], cols[:])
-	return ProfileSoaViewer{n: a.Len, c0: cols[0], c1: cols[1], c2: cols[2]}
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s ProfileSoaViewer) At(i int) ProfileSoaItem {
-	if uint(i) >= uint(s.n) {
-		return ProfileSoaItem{}
-	}
-	return ProfileSoaItem{s: s, i: uint32(i)}
-}
-
-// Len is the number of elements.
-func (s ProfileSoaViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s ProfileSoaViewer) All() iter.Seq2[int, ProfileSoaItem] {
-	return func(yield func(int, ProfileSoaItem) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// DataID returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s ProfileSoaViewer) DataID(r *karmem.Reader) []uint64 {
-	return karmem.Slice[uint64](r, s.c0, s.n)
-}
-
-// DataNetwork returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s ProfileSoaViewer) DataNetwork(r *karmem.Reader) []SocialNetwork {
-	return karmem.Slice[SocialNetwork](r, s.c2, s.n)
-}
-
-// ProfileSoaItem is one element of a ProfileSoaViewer; its methods follow the element's fields.
-type ProfileSoaItem struct {
-	s ProfileSoaViewer
-	i uint32
-}
-
-func (it ProfileSoaItem) Data(r *karmem.Reader) ProfileSoaItemData {
-	return ProfileSoaItemData(it)
-}
-
-// ProfileSoaItemData views field Data of a ProfileSoaItem.
-type ProfileSoaItemData ProfileSoaItem
-
-func (it ProfileSoaItemData) Network(r *karmem.Reader) SocialNetwork {
-	if it.s.c2 == 0 {
-		return 0
-	}
-	return SocialNetwork(r.Uint8(it.s.c2 + it.i))
-}
-
-func (it ProfileSoaItemData) Username(r *karmem.Reader) string {
-	if it.s.c1 == 0 {
-		return ""
-	}
-	a := r.Array(it.s.c1+it.i*12, 1, karmem.NoLimit)
-	return r.String(a)
-}
-
-func (it ProfileSoaItemData) UsernameBytes(r *karmem.Reader) []byte {
-	if it.s.c1 == 0 {
-		return nil
-	}
-	a := r.Array(it.s.c1+it.i*12, 1, karmem.NoLimit)
-	return r.ArrayBytes(a)
-}
-
-func (it ProfileSoaItemData) ID(r *karmem.Reader) uint64 {
-	if it.s.c0 == 0 {
-		return 0
-	}
-	return r.Uint64(it.s.c0 + it.i*8)
+func (v AccountDataViewer) Profiles(r *karmem.Reader) []ProfileViewer {
+	a := r.FieldArray(v.t, 28, 8, karmem.NoLimit)
+	return karmem.Images[ProfileViewer](r, a.Offset, a.Len)
 }
 
 // TrustProfileData validates a whole message whose root is a ProfileData, as
@@ -829,105 +649,10 @@ func (v TrustedAccountDataViewer) EmailBytes(r karmem.Trusted) []byte {
 	return nil
 }
 
-func (v TrustedAccountDataViewer) Profiles(r karmem.Trusted) TrustedProfileSoaViewer {
+func (v TrustedAccountDataViewer) Profiles(r karmem.Trusted) []TrustedProfileViewer {
 	if v.t.Has(28, 12) {
 		a := r.Array(v.t.Offset + 28)
-		return NewTrustedProfileSoaViewer(r, a)
-	}
-	return TrustedProfileSoaViewer{}
-}
-
-// TrustedProfileSoaViewer is an SoA array of `Profile`: one directory scan when created,
-// then every scalar column is a native slice and At(i) is O(1).
-type TrustedProfileSoaViewer struct {
-	n  uint32
-	c0 uint32
-	c1 uint32
-	c2 uint32
-}
-
-// NewTrustedProfileSoaViewer resolves the columns of the SoA array a (format.md §5.3).
-func NewTrustedProfileSoaViewer(r karmem.Trusted, a karmem.ArrayRef) TrustedProfileSoaViewer {
-	var cols [3]uint32
-	r.SoaColumns(a, soaColumnsProfile[:], cols[:])
-	return TrustedProfileSoaViewer{n: a.Len, c0: cols[0], c1: cols[1], c2: cols[2]}
-}
-
-// At returns element i (reading as zeros when i is out of range).
-func (s TrustedProfileSoaViewer) At(i int) TrustedProfileSoaItem {
-	if uint(i) >= uint(s.n) {
-		return TrustedProfileSoaItem{}
-	}
-	return TrustedProfileSoaItem{s: s, i: uint32(i)}
-}
-
-// Len is the number of elements.
-func (s TrustedProfileSoaViewer) Len() int {
-	return int(s.n)
-}
-
-// All iterates over the elements (for i, e := range s.All()).
-func (s TrustedProfileSoaViewer) All() iter.Seq2[int, TrustedProfileSoaItem] {
-	return func(yield func(int, TrustedProfileSoaItem) bool) {
-		for i := range int(s.n) {
-			if !yield(i, s.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// DataID returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s TrustedProfileSoaViewer) DataID(r karmem.Trusted) []uint64 {
-	return karmem.TrustedSlice[uint64](r, s.c0, s.n)
-}
-
-// DataNetwork returns the whole column as a native slice over the message
-// (nil when the column is absent: an older writer).
-func (s TrustedProfileSoaViewer) DataNetwork(r karmem.Trusted) []SocialNetwork {
-	return karmem.TrustedSlice[SocialNetwork](r, s.c2, s.n)
-}
-
-// TrustedProfileSoaItem is one element of a TrustedProfileSoaViewer; its methods follow the element's fields.
-type TrustedProfileSoaItem struct {
-	s TrustedProfileSoaViewer
-	i uint32
-}
-
-func (it TrustedProfileSoaItem) Data(r karmem.Trusted) TrustedProfileSoaItemData {
-	return TrustedProfileSoaItemData(it)
-}
-
-// TrustedProfileSoaItemData views field Data of a TrustedProfileSoaItem.
-type TrustedProfileSoaItemData TrustedProfileSoaItem
-
-func (it TrustedProfileSoaItemData) Network(r karmem.Trusted) SocialNetwork {
-	if it.s.c2 != 0 {
-		return SocialNetwork(r.Uint8(it.s.c2 + it.i))
-	}
-	return 0
-}
-
-func (it TrustedProfileSoaItemData) Username(r karmem.Trusted) string {
-	if it.s.c1 != 0 {
-		a := r.Array(it.s.c1 + it.i*12)
-		return r.String(a)
-	}
-	return ""
-}
-
-func (it TrustedProfileSoaItemData) UsernameBytes(r karmem.Trusted) []byte {
-	if it.s.c1 != 0 {
-		a := r.Array(it.s.c1 + it.i*12)
-		return r.ArrayBytes(a)
+		return karmem.TrustedImages[TrustedProfileViewer](r, a.Offset, a.Len)
 	}
 	return nil
-}
-
-func (it TrustedProfileSoaItemData) ID(r karmem.Trusted) uint64 {
-	if it.s.c0 != 0 {
-		return r.Uint64(it.s.c0 + it.i*8)
-	}
-	return 0
 }

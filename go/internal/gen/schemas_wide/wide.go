@@ -142,9 +142,12 @@ func (x *Plain) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Plain) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Plain{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -327,9 +330,12 @@ func (x *L7) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *L7) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = L7{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -426,9 +432,12 @@ func (x *L6) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *L6) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = L6{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -532,9 +541,12 @@ func (x *L5) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *L5) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = L5{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -638,9 +650,12 @@ func (x *L4) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *L4) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = L4{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -744,9 +759,12 @@ func (x *L3) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *L3) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = L3{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -850,9 +868,12 @@ func (x *L2) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *L2) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = L2{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -956,9 +977,12 @@ func (x *L1) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *L1) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = L1{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -1062,9 +1086,12 @@ func (x *L0) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *L0) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = L0{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -1198,9 +1225,12 @@ func (x *Rich) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Rich) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Rich{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -1400,9 +1430,12 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Root) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Root{}
 		return err
 	}
 	v := karmem.NewValidator(r)

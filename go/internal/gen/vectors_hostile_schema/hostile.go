@@ -42,9 +42,12 @@ func (x *Empty) writeTable(w *karmem.Writer, ref uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Empty) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Empty{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -146,9 +149,12 @@ func (x *Zeros) writeTable(w *karmem.Writer, ref uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Zeros) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Zeros{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -269,9 +275,12 @@ func (x *Leaf) writeTable(w *karmem.Writer, ref uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Leaf) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Leaf{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -393,9 +402,12 @@ func (x *Tables) writeTable(w *karmem.Writer, ref uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Tables) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Tables{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -523,9 +535,12 @@ func (x *Point) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Point) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Point{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -618,9 +633,12 @@ func (x *Columns) writeTable(w *karmem.Writer, ref uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Columns) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Columns{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -740,9 +758,12 @@ func (x *Triple) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Triple) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Triple{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -950,9 +971,12 @@ func (x *Holder) writeTable(w *karmem.Writer, ref uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Holder) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Holder{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -1073,9 +1097,12 @@ func (x *Text) writeTable(w *karmem.Writer, ref uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Text) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Text{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -1204,9 +1231,12 @@ func (x *Bunch) writeTable(w *karmem.Writer, ref uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Bunch) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Bunch{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -1353,9 +1383,12 @@ func (x *Shared) writeTable(w *karmem.Writer, ref uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Shared) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Shared{}
 		return err
 	}
 	v := karmem.NewValidator(r)

@@ -110,9 +110,12 @@ func (x *Vec3) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Vec3) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Vec3{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -227,9 +230,12 @@ func (x *Unit) writeTable(w *karmem.Writer, ref uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Unit) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Unit{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -391,9 +397,12 @@ func (x *Inner) writeTable(w *karmem.Writer, ref uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Inner) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Inner{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -694,9 +703,12 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Root) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Root{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -1205,9 +1217,12 @@ func (x *InnerScoresEntry) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *InnerScoresEntry) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = InnerScoresEntry{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -1325,9 +1340,12 @@ func (x *RootAgesEntry) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *RootAgesEntry) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = RootAgesEntry{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -1445,9 +1463,12 @@ func (x *RootByIdEntry) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *RootByIdEntry) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = RootByIdEntry{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -1556,9 +1577,12 @@ func (x *RootSignedEntry) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *RootSignedEntry) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = RootSignedEntry{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -1676,9 +1700,12 @@ func (x *RootByTeamEntry) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *RootByTeamEntry) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = RootByTeamEntry{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -1790,9 +1817,12 @@ func (x *RootPointsEntry) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *RootPointsEntry) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = RootPointsEntry{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -1889,9 +1919,12 @@ func (x *RootNestedValueEntry) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *RootNestedValueEntry) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = RootNestedValueEntry{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -2005,9 +2038,12 @@ func (x *RootNestedEntry) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *RootNestedEntry) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = RootNestedEntry{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -2164,9 +2200,12 @@ func (x *RootMaybeEntry) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *RootMaybeEntry) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = RootMaybeEntry{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -2284,9 +2323,12 @@ func (x *RootRoundsItemEntry) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *RootRoundsItemEntry) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = RootRoundsItemEntry{}
 		return err
 	}
 	v := karmem.NewValidator(r)

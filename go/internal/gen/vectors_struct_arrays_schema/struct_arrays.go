@@ -110,9 +110,12 @@ func (x *Vec3) writeAt(w *karmem.Writer, at uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Vec3) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Vec3{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -217,9 +220,12 @@ func (x *Stats) writeTable(w *karmem.Writer, ref uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Stats) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Stats{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -374,9 +380,12 @@ func (x *Unit) writeTable(w *karmem.Writer, ref uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Unit) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Unit{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -602,9 +611,12 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
-// memory a hostile message can cause.
+// memory a hostile message can cause. A message that cannot be
+// opened (r.Err()) is returned as the error and leaves x empty, as
+// an absent root reads.
 func (x *Root) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
+		*x = Root{}
 		return err
 	}
 	v := karmem.NewValidator(r)
