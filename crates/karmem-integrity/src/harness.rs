@@ -1,0 +1,242 @@
+//! The harness of docs/integrity.md §5, shared by the native suite
+//! (tests/suite.rs) and the one with WebAssembly members
+//! (crates/karmem-e2e/tests/integrity.rs): members speak the line protocol
+//! of §4, whether they are a process or a guest behind the host.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use crate::sink::unhex;
+
+const VERSIONS: [&str; 2] = ["old", "new"];
+
+/// A member of the suite: answers protocol requests (§4).
+pub trait Member {
+    fn name(&self) -> &str;
+    /// The answer line to a request line (without the newline).
+    fn ask(&mut self, request: &str) -> String;
+}
+
+/// The Rust member in this process (no command): answers through
+/// `protocol::answer`, as the command does.
+pub struct InProcess;
+
+impl Member for InProcess {
+    fn name(&self) -> &str {
+        "rust"
+    }
+
+    fn ask(&mut self, request: &str) -> String {
+        crate::protocol::answer(request)
+    }
+}
+
+/// A member's running command.
+pub struct Process {
+    name: String,
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+}
+
+impl Process {
+    pub fn start(name: &str, mut command: Command) -> Process {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("starting the {name} member ({command:?}): {e}"));
+        let input = child.stdin.take().expect("piped stdin");
+        let output = BufReader::new(child.stdout.take().expect("piped stdout"));
+        Process {
+            name: name.to_string(),
+            child,
+            input,
+            output,
+        }
+    }
+}
+
+impl Member for Process {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn ask(&mut self, request: &str) -> String {
+        writeln!(self.input, "{request}")
+            .and_then(|()| self.input.flush())
+            .unwrap_or_else(|e| panic!("{}: writing a request: {e}", self.name));
+        let mut line = String::new();
+        self.output
+            .read_line(&mut line)
+            .unwrap_or_else(|e| panic!("{}: reading an answer: {e}", self.name));
+        if line.is_empty() {
+            panic!(
+                "{}: the command ended (request: {})",
+                self.name,
+                short(request)
+            );
+        }
+        line.trim_end().to_string()
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn short(s: &str) -> &str {
+    &s[..s.len().min(60)]
+}
+
+/// An answer that must not be an error.
+fn must(m: &mut dyn Member, request: &str, seed: u64, what: &str) -> String {
+    let a = m.ask(request);
+    if let Some(reason) = a.strip_prefix("error ") {
+        panic!("seed {seed}: {what} by {}: {reason}", m.name());
+    }
+    a
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `go` on PATH, or where scripts/setup.sh installs it.
+fn go() -> PathBuf {
+    let installed = Path::new("/usr/local/go/bin/go");
+    match Command::new("go").arg("version").output() {
+        Ok(o) if o.status.success() => PathBuf::from("go"),
+        _ if installed.exists() => installed.to_path_buf(),
+        _ => panic!("the Go member needs Go: run scripts/setup.sh (make test does)"),
+    }
+}
+
+/// The Go member's command, built into `scratch` (go/internal/integrity).
+pub fn go_native(scratch: &Path) -> Process {
+    let bin = scratch.join("integrity-go");
+    let built = Command::new(go())
+        .current_dir(repo().join("go"))
+        .args(["build", "-o"])
+        .arg(&bin)
+        .arg("./internal/integrity/cmd/integrity")
+        .status()
+        .expect("running go build");
+    assert!(built.success(), "building the Go member failed");
+    Process::start("go", Command::new(bin))
+}
+
+/// Whether the member `name` takes part: all do, unless
+/// `INTEGRITY_MEMBERS` lists some (`rust,go-wasm`) — a way to look at one
+/// language while another is broken, never a default.
+pub fn wanted(name: &str) -> bool {
+    std::env::var("INTEGRITY_MEMBERS").map_or(true, |list| list.split(',').any(|m| m == name))
+}
+
+/// How many seeds: `INTEGRITY_SEEDS`, or `default`.
+pub fn seeds(default: u64) -> u64 {
+    std::env::var("INTEGRITY_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Where two byte strings first differ, with the bytes around it.
+fn first_difference(a: &[u8], b: &[u8]) -> String {
+    let at = a
+        .iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()));
+    let around = |x: &[u8]| {
+        let from = at.saturating_sub(8).min(x.len());
+        format!("{:02x?}", &x[from..x.len().min(at + 8)])
+    };
+    format!(
+        "first difference at byte {at} (lengths {} and {}): {} vs {}",
+        a.len(),
+        b.len(),
+        around(a),
+        around(b)
+    )
+}
+
+fn bytes(s: &str) -> Vec<u8> {
+    unhex(s).expect("a member answered with something that is not hex")
+}
+
+/// §5: for each seed and producer version, every producer writes the same
+/// bytes; every consumer of each version gives the same digest; every
+/// member round-trips its own version's messages. Panics with the seed, the
+/// members and the first differing byte on a disagreement.
+pub fn run(members: &mut [Box<dyn Member>], seeds: std::ops::Range<u64>) {
+    for seed in seeds {
+        for producer_version in VERSIONS {
+            let request = format!("produce {producer_version} {seed}");
+            let messages: Vec<String> = members
+                .iter_mut()
+                .map(|m| must(m.as_mut(), &request, seed, "producing"))
+                .collect();
+            if let Some(k) = messages.iter().position(|m| *m != messages[0]) {
+                panic!(
+                    "seed {seed}, {producer_version}: the {} and {} producers differ: {}",
+                    members[0].name(),
+                    members[k].name(),
+                    first_difference(&bytes(&messages[0]), &bytes(&messages[k]))
+                );
+            }
+            let message = &messages[0];
+            for consumer_version in VERSIONS {
+                let request = format!("consume {consumer_version} {message}");
+                let what = format!("consuming a {producer_version} message as {consumer_version}");
+                let digests: Vec<String> = members
+                    .iter_mut()
+                    .map(|m| must(m.as_mut(), &request, seed, &what))
+                    .collect();
+                if let Some(k) = digests.iter().position(|d| *d != digests[0]) {
+                    let stream = format!("stream {consumer_version} {message}");
+                    let a = bytes(&must(members[0].as_mut(), &stream, seed, "streaming"));
+                    let b = bytes(&must(members[k].as_mut(), &stream, seed, "streaming"));
+                    panic!(
+                        "seed {seed}: a {producer_version} message read as {consumer_version}: \
+                         the {} and {} consumers disagree; canonical streams: {}",
+                        members[0].name(),
+                        members[k].name(),
+                        first_difference(&a, &b)
+                    );
+                }
+            }
+            let request = format!("roundtrip {producer_version} {message}");
+            for m in members.iter_mut() {
+                must(m.as_mut(), &request, seed, "round-tripping");
+            }
+        }
+    }
+}
+
+/// Each member answers broken requests and hostile messages with an error
+/// line, and keeps serving.
+pub fn refuses_bad_requests(m: &mut dyn Member) {
+    for bad in [
+        "produce old nope",
+        "produce ancient 1",
+        "consume new zz",
+        "consume new 4b4d",
+        "consume old 00000000000000000000000000000000",
+        "unknown new 00",
+        "consume",
+    ] {
+        let a = m.ask(bad);
+        assert!(
+            a.starts_with("error "),
+            "{}: {bad:?} answered {a:?}",
+            m.name()
+        );
+    }
+    let produced = m.ask("produce new 5");
+    assert!(!produced.starts_with("error"), "{}: {produced}", m.name());
+}
