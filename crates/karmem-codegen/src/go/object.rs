@@ -124,6 +124,11 @@ impl Gen<'_> {
         let mut fields = Vec::new();
         let mut loops = Vec::new();
         for (i, f) in self.s.structs[id].fields.iter().enumerate() {
+            // An optional field starts with no value (a nil pointer), whatever
+            // its type holds: as in Schema::has_defaults.
+            if f.optional {
+                continue;
+            }
             let fname = self.field_name(id, i);
             match (&f.ty, f.nonzero_default()) {
                 (_, Some(d)) => fields.push(vec![
