@@ -63,4 +63,24 @@ for dir in guests/go/*/; do
   echo "build-guests-go: $out ($(stat -c %s "$out") bytes)"
   built=$((built + 1))
 done
+# Guests inside the Go module (they use its internal packages): the
+# integrity suite's members, go/internal/integrity/guest/<version>/ →
+# guests/out/go-integrity-<version>.wasm (docs/integrity.md §6). Their
+# bindings are committed with the module's other generated code
+# (go/internal/gen, checked by scripts/test-go.sh).
+for dir in go/internal/integrity/guest/*/; do
+  version=$(basename "$dir")
+  out=guests/out/go-integrity-$version.wasm
+  stamp=$( { echo "$shared"; find go/internal/integrity "go/internal/gen/integrity_$version" -type f -name '*.go' -print0 \
+             | sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-64)
+  if [ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ]; then
+    continue
+  fi
+  (cd go && GOOS=wasip1 GOARCH=wasm go vet "./internal/integrity/guest/$version" \
+     && GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -o "$root/$out.tmp" "./internal/integrity/guest/$version")
+  mv "$out.tmp" "$out"
+  echo "$stamp" > "$out.stamp"
+  echo "build-guests-go: $out ($(stat -c %s "$out") bytes)"
+  built=$((built + 1))
+done
 echo "build-guests-go: $built built, the others up to date"

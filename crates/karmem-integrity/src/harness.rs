@@ -202,7 +202,7 @@ pub fn run(members: &mut [Box<dyn Member>], seeds: std::ops::Range<u64>) {
                     let a = bytes(&must(members[0].as_mut(), &stream, seed, "streaming"));
                     let b = bytes(&must(members[k].as_mut(), &stream, seed, "streaming"));
                     panic!(
-                        "seed {seed}: a {producer_version} message read as {consumer_version}: \
+                        "seed {seed}: the {producer_version} message read as {consumer_version}: \
                          the {} and {} consumers disagree; canonical streams: {}",
                         members[0].name(),
                         members[k].name(),

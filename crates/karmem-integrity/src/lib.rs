@@ -147,3 +147,5 @@ pub fn roundtrip(version: Version, message: &[u8]) -> Result<(), String> {
 }
 
 pub mod protocol;
+#[cfg(feature = "host")]
+pub mod wasm;

@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use karmem_codegen::go::{go_name, GoBackend};
+use karmem_codegen::go_guest::GoGuestBackend;
 use karmem_codegen::Backend;
 use karmem_schema::model::Schema;
 
@@ -80,7 +81,15 @@ fn main() {
         let source = std::fs::read_to_string(path).unwrap();
         let (schema, layout) = karmem_layout::load(&path.display().to_string(), &source)
             .unwrap_or_else(|d| panic!("{}", d.render(false)));
-        let files = GoBackend
+        // The integrity suite's schemas also declare the interface its
+        // WebAssembly members export (docs/integrity.md §6): their packages
+        // carry the guest glue too, for go/internal/integrity/guest.
+        let backend: &dyn Backend = if rel.starts_with("integrity/") {
+            &GoGuestBackend
+        } else {
+            &GoBackend
+        };
+        let files = backend
             .generate(&schema, &layout)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let dir = package_dir(rel);

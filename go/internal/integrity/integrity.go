@@ -156,7 +156,7 @@ func open(msg []byte) (*karmem.Reader, error) {
 func Answer(line string) string {
 	a, err := answer(line)
 	if err != nil {
-		return "error " + strings.Join(strings.Fields(err.Error()), " ")
+		return errorLine(err)
 	}
 	return a
 }
@@ -193,21 +193,42 @@ func answer(line string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		switch cmd {
-		case "consume":
-			return Consume(version, msg)
-		case "stream":
-			b, err := Stream(version, msg)
-			if err != nil {
-				return "", err
-			}
-			return hex.EncodeToString(b), nil
-		default:
-			if err := RoundTrip(version, msg); err != nil {
-				return "", err
-			}
-			return "ok", nil
-		}
+		return messageAnswer(cmd, version, msg)
 	}
 	return "", fmt.Errorf("unknown command %q", cmd)
+}
+
+// MessageAnswer is the answer line to consume, stream or roundtrip for
+// msg: what a guest member answers for a message it reads in place from
+// its window (§6).
+func MessageAnswer(cmd, version string, msg []byte) string {
+	a, err := messageAnswer(cmd, version, msg)
+	if err != nil {
+		return errorLine(err)
+	}
+	return a
+}
+
+func messageAnswer(cmd, version string, msg []byte) (string, error) {
+	switch cmd {
+	case "consume":
+		return Consume(version, msg)
+	case "stream":
+		b, err := Stream(version, msg)
+		if err != nil {
+			return "", err
+		}
+		return hex.EncodeToString(b), nil
+	case "roundtrip":
+		if err := RoundTrip(version, msg); err != nil {
+			return "", err
+		}
+		return "ok", nil
+	}
+	return "", fmt.Errorf("unknown command %q", cmd)
+}
+
+// errorLine is `error <reason>` with the reason on one line.
+func errorLine(err error) string {
+	return "error " + strings.Join(strings.Fields(err.Error()), " ")
 }
