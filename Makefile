@@ -12,13 +12,14 @@
 #   make bench-host  host runtime: call overhead (WAT, Rust, Go guests), fan-out region vs copy, module start
 #   make guests  build the guest modules (guests/rust, guests/go) into guests/out/
 #   make integrity  the cross-language integrity suite with many seeds (INTEGRITY_SEEDS=2000; docs/integrity.md)
+#   make fuzz-long  every fuzz target, Rust and Go, for FUZZ_LONG_SECONDS (600) each
 SHELL := /bin/bash
 CARGO ?= cargo
 FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
 # guests: build the WebAssembly guest modules (guests/out/*.wasm) the e2e tests load
-.PHONY: all demo demo-format test setup guests integrity lint unit generated expected fuzz go go-generate bench bench-shapes bench-go bench-report bench-instructions bench-build bench-host vectors clean
+.PHONY: all demo demo-format test setup guests integrity fuzz-long lint unit generated expected fuzz go go-generate bench bench-shapes bench-go bench-report bench-instructions bench-build bench-host vectors clean
 
 all: test
 
@@ -108,10 +109,15 @@ bench-host: setup guests
 
 # Rewrite golden vector bytes from their JSON values (review the diff!).
 INTEGRITY_SEEDS ?= 2000
+FUZZ_LONG_SECONDS ?= 600
 
 integrity: setup guests
 	INTEGRITY_SEEDS=$(INTEGRITY_SEEDS) $(CARGO) test -p karmem-integrity --test suite
 	INTEGRITY_SEEDS=$(INTEGRITY_SEEDS) $(CARGO) test -p karmem-e2e --test integrity
+
+# Every fuzz target (Rust and Go) for FUZZ_LONG_SECONDS each (docs/integrity.md §8).
+fuzz-long: setup guests
+	scripts/fuzz-long.sh $(FUZZ_LONG_SECONDS)
 
 vectors:
 	KARMEM_REGEN=1 $(CARGO) test -p karmem-json --test vectors

@@ -10,6 +10,10 @@ command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked
 # cargo-fuzz needs unstable flags (-Zsanitizer); the stable toolchain accepts
 # them with RUSTC_BOOTSTRAP=1, which avoids depending on a nightly download.
 export RUSTC_BOOTSTRAP=1
+# The differential target reaches the Go guests through this command
+# (docs/integrity.md §8); the guests themselves come from `make guests`.
+cargo build --quiet -p karmem-integrity --features host --bin karmem-integrity-host
+export KARMEM_INTEGRITY_HOST=${CARGO_TARGET_DIR:-$PWD/target}/debug/karmem-integrity-host
 cd fuzz
 for target in $(cargo fuzz list); do
   mkdir -p "corpus/$target"
@@ -18,7 +22,7 @@ for target in $(cargo fuzz list); do
   status=0
   # New inputs go to a scratch dir so the committed corpus stays as it is.
   cargo fuzz run "$target" "$scratch" "corpus/$target" -- \
-    -max_total_time="$seconds" -rss_limit_mb=1024 -malloc_limit_mb=256 -print_final_stats=1 \
+    -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=256 -print_final_stats=1 \
     >"$log" 2>&1 || status=$?
   grep -E '^(Done|stat::number_of_executed_units)' "$log" || true
   if [ "$status" -ne 0 ]; then

@@ -4,19 +4,20 @@
 // producer writes into `outbox`, the consumer reads `inbox` in place.
 
 // Generated bindings: a guest uses only part of them.
+// (`bindings`, not `integrity`: the interface's module is `integrity`.)
 #[allow(dead_code)]
-mod integrity {
+mod bindings {
     include!(concat!(env!("OUT_DIR"), "/integrity_guest.rs"));
 }
 
-use integrity::{Answer, RootView, SeedView};
+use bindings::{Answer, RootView, SeedView};
 use karmem_guest::{Error, RegionSlice};
 use karmem_integrity::protocol;
 
 #[derive(Default)]
 struct Member;
 
-impl integrity::integrity::Integrity for Member {
+impl bindings::integrity::Integrity for Member {
     fn produce(&mut self, s: SeedView<'_>) -> Result<RegionSlice, Error> {
         let w = karmem_guest::window("integrity.outbox").ok_or("no window of integrity.outbox")?;
         let message = karmem_integrity::produce(VERSION, s.value())?;
@@ -43,6 +44,6 @@ impl integrity::integrity::Integrity for Member {
 }
 
 karmem_guest::module! {
-    exports: [integrity::integrity::export::<Member>()],
+    exports: [bindings::integrity::export::<Member>()],
     imports: [],
 }

@@ -73,8 +73,11 @@ pub mod new {
             s.seq(v.notes().iter(), |s, t| s.text(t));
         },
         walk_root_extra: |s, v| {
+            s.mark("level");
             s.u8(v.level());
+            s.mark("extra");
             s.u64(v.extra());
+            s.mark("more");
             walk_item_soa(s, v.more());
         },
         walk_star: |s, v| {
@@ -136,6 +139,46 @@ pub fn stream(version: Version, message: &[u8]) -> Result<Vec<u8>, String> {
         Version::Old => old::stream(message),
         Version::New => new::stream(message),
     }
+}
+
+/// What the checked viewers read from a message that was not validated
+/// (malformed parts read as zero); an error only for a bad header.
+pub fn stream_unvalidated(version: Version, message: &[u8]) -> Result<Vec<u8>, String> {
+    match version {
+        Version::Old => old::stream_unvalidated(message),
+        Version::New => new::stream_unvalidated(message),
+    }
+}
+
+/// `stream` with every NaN fed as the same NaN: for comparisons with JSON,
+/// which keeps no NaN payload.
+pub fn stream_nan_blind(version: Version, message: &[u8]) -> Result<Vec<u8>, String> {
+    match version {
+        Version::Old => old::stream_nan_blind(message),
+        Version::New => new::stream_nan_blind(message),
+    }
+}
+
+/// `message` decoded with the generated decoder of `version` (lenient:
+/// malformed parts read as zero, unknown union tags as no value) and
+/// encoded again.
+pub fn reencode(version: Version, message: &[u8]) -> Result<Vec<u8>, String> {
+    match version {
+        Version::Old => old::reencode(message),
+        Version::New => new::reencode(message),
+    }
+}
+
+/// The root field whose canonical bytes hold `offset` in the stream of
+/// `message` read with `version` (without validation): names the value
+/// where two streams first differ.
+pub fn field_at(version: Version, message: &[u8], offset: usize) -> Option<&'static str> {
+    let sink = match version {
+        Version::Old => old::sink_unvalidated(message),
+        Version::New => new::sink_unvalidated(message),
+    }
+    .ok()?;
+    Some(sink.field_at(offset))
 }
 
 /// Decoding a message of `version` and encoding it again gives it back.

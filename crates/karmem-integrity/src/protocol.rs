@@ -43,7 +43,13 @@ fn run(request: &str) -> Result<String, String> {
 /// The answer to `consume`: the digest's hex, or `error <reason>`. Guests
 /// answer with it too, for a message they read in place from their window.
 pub fn consume(version: Version, message: &[u8]) -> String {
-    line(stream(version, message).map(|bytes| Sink { bytes }.digest_hex()))
+    line(stream(version, message).map(|bytes| {
+        Sink {
+            bytes,
+            ..Default::default()
+        }
+        .digest_hex()
+    }))
 }
 
 /// The answer to `stream`: the canonical bytes' hex, or `error <reason>`.

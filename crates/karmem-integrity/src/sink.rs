@@ -6,9 +6,29 @@ use sha2::{Digest, Sha256};
 #[derive(Default)]
 pub struct Sink {
     pub bytes: Vec<u8>,
+    /// Where each of the root's fields starts in `bytes`: not hashed, for
+    /// naming the field where two streams first differ.
+    pub marks: Vec<(usize, &'static str)>,
+    /// Every NaN fed as one canonical NaN: for comparing with JSON, which
+    /// writes a NaN as the string "NaN" and so keeps no payload (RATIONALE
+    /// R6.1).
+    pub nan_blind: bool,
 }
 
 impl Sink {
+    pub fn mark(&mut self, field: &'static str) {
+        self.marks.push((self.bytes.len(), field));
+    }
+
+    /// The root field whose bytes hold offset `at`.
+    pub fn field_at(&self, at: usize) -> &'static str {
+        self.marks
+            .iter()
+            .rev()
+            .find(|(start, _)| *start <= at)
+            .map_or("(before the first field)", |(_, f)| f)
+    }
+
     pub fn u8(&mut self, x: u8) {
         self.bytes.push(x);
     }
@@ -37,9 +57,19 @@ impl Sink {
         self.bytes.extend_from_slice(&x.to_le_bytes());
     }
     pub fn f32(&mut self, x: f32) {
+        let x = if self.nan_blind && x.is_nan() {
+            f32::NAN
+        } else {
+            x
+        };
         self.u32(x.to_bits());
     }
     pub fn f64(&mut self, x: f64) {
+        let x = if self.nan_blind && x.is_nan() {
+            f64::NAN
+        } else {
+            x
+        };
         self.u64(x.to_bits());
     }
 

@@ -229,27 +229,47 @@ macro_rules! version {
         }
 
         fn walk_root<M: Mode>(s: &mut Sink, v: RootView<'_, M>) {
+            s.mark("u8");
             s.u8(v.u8());
+            s.mark("i8");
             s.i8(v.i8());
+            s.mark("u16");
             s.u16(v.u16());
+            s.mark("i16");
             s.i16(v.i16());
+            s.mark("u32");
             s.u32(v.u32());
+            s.mark("i32");
             s.i32(v.i32());
+            s.mark("u64");
             s.u64(v.u64());
+            s.mark("i64");
             s.i64(v.i64());
+            s.mark("f32");
             s.f32(v.f32());
+            s.mark("f64");
             s.f64(v.f64());
+            s.mark("flag");
             s.bool(v.flag());
+            s.mark("hue");
             s.u8(v.hue().0);
+            s.mark("name");
             s.text(v.name());
+            s.mark("wide");
             s.units(v.wide());
+            s.mark("pos");
             walk_vec3(s, v.pos());
+            s.mark("fixed");
             for x in v.fixed() {
                 s.i16(x);
             }
+            s.mark("small");
             s.bytes(v.small());
+            s.mark("bytes");
             s.bytes(v.bytes());
+            s.mark("colors");
             s.bytes(v.colors());
+            s.mark("soa_points");
             let points = v.soa_points();
             s.len(points.len());
             for p in points.iter() {
@@ -257,15 +277,23 @@ macro_rules! version {
                 s.f32(p.y());
                 s.f32(p.z());
             }
+            s.mark("aos_points");
             s.seq(v.aos_points().iter(), walk_vec3);
+            s.mark("soa_items");
             walk_item_soa(s, v.soa_items());
+            s.mark("aos_items");
             s.seq(v.aos_items().iter(), walk_item);
+            s.mark("dots");
             walk_dot_soa(s, v.dots());
+            s.mark("shape");
             walk_shape(s, v.shape());
+            s.mark("aos_shapes");
             s.seq(v.aos_shapes().iter(), walk_shape);
+            s.mark("soa_shapes");
             s.seq(v.soa_shapes().iter(), walk_shape);
             // Bunch arrays keep no element order: each variant's array in
             // the schema's variant order, after the total length.
+            s.mark("bovoa_shapes");
             let bovoa = v.bovoa_shapes();
             s.len(bovoa.len());
             s.u32(1);
@@ -276,6 +304,7 @@ macro_rules! version {
                 let ($as_, $ab) = (&mut *s, &bovoa);
                 $walk_bovoa_star
             }
+            s.mark("bovos_shapes");
             let bovos = v.bovos_shapes();
             s.len(bovos.len());
             s.u32(1);
@@ -291,26 +320,34 @@ macro_rules! version {
                 let ($os, $ob) = (&mut *s, &bovos);
                 $walk_bovos_star
             }
+            s.mark("maybe_u32");
             s.option(v.maybe_u32(), Sink::u32);
+            s.mark("maybe_name");
             s.option(v.maybe_name(), |s, t| s.text(t));
+            s.mark("maybe_item");
             s.option(v.maybe_item(), walk_item);
+            s.mark("lookup");
             s.seq(v.lookup().iter(), |s, (k, x)| {
                 s.text(k);
                 s.u32(x);
             });
+            s.mark("by_id");
             s.seq(v.by_id().iter(), |s, (k, x)| {
                 s.u16(k);
                 walk_item(s, x);
             });
+            s.mark("grid");
             s.seq(v.grid().iter(), |s, row| {
                 s.len(row.len());
                 for x in row {
                     s.f32(*x);
                 }
             });
+            s.mark("pair");
             let pair = v.pair();
             s.u16(pair.f0());
             s.text(pair.f1());
+            s.mark("hp");
             s.u16(v.hp());
             let $rs = &mut *s;
             let $rv = &v;
@@ -333,6 +370,49 @@ macro_rules! version {
                 return Err("the checked and the trusted viewers read different values".into());
             }
             Ok(checked.bytes)
+        }
+
+        /// The canonical bytes of what the checked viewers read from a
+        /// message that was *not* validated: malformed parts read as zero
+        /// (docs/format.md), which the differential fuzz target compares
+        /// with the JSON codec's lenient decoder.
+        /// `stream`'s bytes with every NaN the same (see `Sink::nan_blind`),
+        /// after validation, through the checked viewers.
+        pub fn stream_nan_blind(message: &[u8]) -> Result<Vec<u8>, String> {
+            let mut copy = None;
+            let r = karmem::Reader::new(crate::aligned(message, &mut copy))
+                .map_err(|e| e.to_string())?;
+            Root::validate(&r).map_err(|e| e.to_string())?;
+            let mut sink = Sink {
+                nan_blind: true,
+                ..Sink::default()
+            };
+            walk_root(&mut sink, RootView::root(&r));
+            Ok(sink.bytes)
+        }
+
+        pub fn stream_unvalidated(message: &[u8]) -> Result<Vec<u8>, String> {
+            sink_unvalidated(message).map(|s| s.bytes)
+        }
+
+        pub fn sink_unvalidated(message: &[u8]) -> Result<Sink, String> {
+            let mut copy = None;
+            let r = karmem::Reader::new(crate::aligned(message, &mut copy))
+                .map_err(|e| e.to_string())?;
+            let mut checked = Sink::default();
+            walk_root(&mut checked, RootView::root(&r));
+            Ok(checked)
+        }
+
+        /// The message decoded (leniently: malformed parts read as zero,
+        /// unknown union tags as no value) and encoded again.
+        pub fn reencode(message: &[u8]) -> Result<Vec<u8>, String> {
+            let mut copy = None;
+            let r = karmem::Reader::new(crate::aligned(message, &mut copy))
+                .map_err(|e| e.to_string())?;
+            let mut value = Root::default();
+            value.read_as_root(&r).map_err(|e| e.to_string())?;
+            value.to_bytes().map_err(|e| e.to_string())
         }
 
         /// Decoding the message and encoding the value again gives the same

@@ -34,7 +34,11 @@ impl Member for Tampering {
             "consume" => {
                 let stream = InProcess.ask(&request.replacen("consume", "stream", 1));
                 let bytes = flip(&stream);
-                karmem_integrity::sink::Sink { bytes }.digest_hex()
+                karmem_integrity::sink::Sink {
+                    bytes,
+                    ..Default::default()
+                }
+                .digest_hex()
             }
             _ => hex(&flip(&honest)),
         }
