@@ -118,24 +118,13 @@ fuzz_target!(|data: &[u8]| {
                 .expect("a value the codec read encodes")
         });
     let decoded = karmem_integrity::reencode(version, message);
-    // An open finding (docs/integrity.md §8, "The last campaign"): on some
-    // malformed messages the two decoders charge the traversal budget
-    // differently, so one runs out where the other does not. Until the
-    // charges are reconciled with format.md §10, a budget refusal on one
-    // side only is not compared; every other refusal must agree, and the
-    // values are compared whenever both decode.
-    let budget = |r: &Result<Vec<u8>, String>| {
-        r.as_ref().err().is_some_and(|e| e.contains("budget"))
-    };
-    if !budget(&json) && !budget(&decoded) {
-        assert_eq!(
-            json.is_ok(),
-            decoded.is_ok(),
-            "JSON codec: {:?}; generated decoder: {:?}",
-            json.as_ref().err(),
-            decoded.as_ref().err()
-        );
-    }
+    assert_eq!(
+        json.is_ok(),
+        decoded.is_ok(),
+        "JSON codec: {:?}; generated decoder: {:?}",
+        json.as_ref().err(),
+        decoded.as_ref().err()
+    );
     if rust.is_ok() {
         assert!(decoded.is_ok(), "a valid message does not decode: {:?}", decoded.err());
     }

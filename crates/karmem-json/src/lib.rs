@@ -1022,8 +1022,9 @@ impl Decoder<'_> {
                     Value::Null
                 }
             }
+            // A fixed array is bytes of its table, struct or element, which
+            // their container has charged (format.md §10).
             Slot::FixedArray { elem, len, stride } => {
-                self.charge(*len as u64)?;
                 let mut items = Vec::with_capacity(*len as usize);
                 for j in 0..*len {
                     let pos = at + j * stride;
@@ -1284,6 +1285,16 @@ impl Decoder<'_> {
     /// where it has one. Finite: a struct never holds itself through
     /// fields (a schema error).
     fn zero_struct(&mut self, id: StructId) -> Result<Value, Error> {
+        // Building a zero value reads nothing, so it charges nothing (the
+        // generated decoders start such an element from `Default`): the
+        // budget is what it was before.
+        let budget = self.budget;
+        let value = self.zero_fields(id);
+        self.budget = budget;
+        value
+    }
+
+    fn zero_fields(&mut self, id: StructId) -> Result<Value, Error> {
         let sl = self.l.of_struct(id);
         let mut m = Map::new();
         for (i, f) in self.s.structs[id].fields.iter().enumerate() {
