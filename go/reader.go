@@ -262,19 +262,10 @@ func (r *Reader) Array(at, elemSize, limit uint32) ArrayRef {
 	if !r.fits(at, 12) {
 		return ArrayRef{}
 	}
-	b := r.mem[at : at+12]
-	a := ArrayRef{
-		Offset: binary.LittleEndian.Uint32(b),
-		Len:    binary.LittleEndian.Uint32(b[4:]),
-		Cap:    binary.LittleEndian.Uint32(b[8:]),
-	}
 	// A zero capacity means "no data block" whatever the offset says:
-	// normalising here keeps hostile offsets of empty arrays away from
-	// every later offset computation.
-	if a.Cap == 0 || !arrayOK(a, elemSize, limit, len(r.mem)) {
-		return ArrayRef{}
-	}
-	return a
+	// LoadArrayRef normalises it, which keeps hostile offsets of empty
+	// arrays away from every later offset computation.
+	return r.CheckArray(LoadArrayRef(r.mem[at:at+12]), elemSize, limit)
 }
 
 // FieldArray returns an array field of a table (empty when absent).

@@ -98,16 +98,7 @@ func (t Trusted) Table(offset uint32) Table {
 // the empty ArrayRef, as Reader.Array does.
 func (t Trusted) Array(at uint32) ArrayRef {
 	i := uint(at)
-	b := t.mem[i : i+12]
-	a := ArrayRef{
-		Offset: binary.LittleEndian.Uint32(b),
-		Len:    binary.LittleEndian.Uint32(b[4:]),
-		Cap:    binary.LittleEndian.Uint32(b[8:]),
-	}
-	if a.Cap == 0 {
-		return ArrayRef{}
-	}
-	return a
+	return LoadArrayRef(t.mem[i : i+12])
 }
 
 // TrustedSlice is Slice for a Trusted: n values of type T at offset as a
