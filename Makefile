@@ -3,6 +3,7 @@
 #               (ARENA_ARGS="--seed 7 --ticks 60" to change it; see karmem-arena --help)
 #   make demo-format  the format on its own: generate Rust code for examples/demo, write/validate/read
 #   make test   formatting, lints, all tests, generated-code checks, short fuzz
+#   make c      the C library's tests, sanitizers and fuzz target (docs/c.md)
 #   make bench  criterion benchmarks against flatbuffers, rkyv, a plain struct
 #   make bench-shapes  Rust: four data shapes against rkyv, flatbuffers, capnp, bitcode, prost
 #   make bench-go  Go benchmarks against flatbuffers, protobuf, encoding/json, a raw struct
@@ -19,7 +20,7 @@ FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
 # guests: build the WebAssembly guest modules (guests/out/*.wasm) the e2e tests load
-.PHONY: all demo demo-format test setup guests integrity fuzz-long lint unit generated expected fuzz go go-generate bench bench-shapes bench-go bench-report bench-instructions bench-build bench-host vectors clean
+.PHONY: all demo demo-format test setup guests integrity fuzz-long lint unit generated expected fuzz go c go-generate bench bench-shapes bench-go bench-report bench-instructions bench-build bench-host vectors clean
 
 all: test
 
@@ -38,7 +39,7 @@ demo-format: setup
 	./target/release/karmem build --lang rust -o $(DEMO_DIR)/src/generated $(DEMO_DIR)/app.km
 	CARGO_TARGET_DIR=$(CURDIR)/target $(CARGO) run --release --quiet --manifest-path $(DEMO_DIR)/Cargo.toml
 
-test: setup lint unit generated fuzz go
+test: setup lint unit generated fuzz go c
 	@echo "make test: all checks passed"
 
 lint:
@@ -74,6 +75,11 @@ fuzz:
 # The Go target: library, generated code, vectors, wasip1, fuzz (scripts/test-go.sh).
 go: setup
 	scripts/test-go.sh
+
+# The C library: strict warnings (gcc-12, clang-19), tests under ASan+UBSan,
+# wasm32-wasi build, libFuzzer (scripts/test-c.sh, docs/c.md).
+c:
+	scripts/test-c.sh
 
 # Regenerate the committed Go code (go/internal/gen, go/examples/seed/app).
 go-generate:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A long fuzzing campaign over every fuzz target: the Rust libFuzzer targets
 # (fuzz/, the differential one included) and the Go native fuzz targets
-# (go/internal/hostile, go/internal/vectors), each for SECONDS (default 600).
+# (go/internal/hostile, go/internal/vectors) and the C library's target
+# (c/fuzz), each for SECONDS (default 600).
 # `make test` runs the same targets briefly (scripts/fuzz.sh, scripts/test-go.sh);
 # this is `make fuzz-long`. A summary line per target goes to stdout and to
 # target/fuzz-long/summary.txt, for docs/integrity.md's campaign record.
@@ -33,4 +34,12 @@ for spec in hostile:FuzzReader hostile:FuzzValidator vectors:FuzzDataModel; do
   fi
   echo "go $target: $execs inputs, no findings" | tee -a "$summary"
 done
+# The C library's libFuzzer target (scripts/test-c.sh runs it after the
+# C tests).
+log=$out/c-fuzz_reader.log
+if ! C_FUZZ_SECONDS="$seconds" scripts/test-c.sh >"$log" 2>&1; then
+  echo "c fuzz_reader: FINDING, see $log" | tee -a "$summary"
+  tail -40 "$log"; exit 1
+fi
+echo "c fuzz_reader: $(grep -o 'number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*') inputs, no findings" | tee -a "$summary"
 echo "fuzz-long: done; summary in $summary"

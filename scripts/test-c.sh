@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The C library (c/, docs/c.md): strict warnings with gcc-12 and clang-19,
+# the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer with
+# both compilers and once optimised without them, a wasm32-wasi build (the
+# guests' target), and the libFuzzer target for C_FUZZ_SECONDS (default 20)
+# over the golden vectors. C_FUZZ_SECONDS=0 skips the fuzzing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup-c.sh
+root=$PWD
+out=${CARGO_TARGET_DIR:-$root/target}/c
+mkdir -p "$out"
+strict=(-std=c11 -Wall -Wextra -Werror -pedantic -Wshadow -Wconversion -Wstrict-prototypes)
+sanitize=(-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+for cc in gcc-12 clang-19; do
+  # The library alone, with every warning as an error: what a user's build sees.
+  $cc "${strict[@]}" -O2 -c c/karmem.c -o "$out/karmem-$cc.o"
+  # The tests need POSIX for directory listing (the golden vectors).
+  $cc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -pedantic "${sanitize[@]}" \
+    -o "$out/test-$cc-san" c/karmem.c c/tests/test_karmem.c
+  "$out/test-$cc-san" "$root"
+done
+gcc-12 -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -pedantic -O2 \
+  -o "$out/test-gcc-O2" c/karmem.c c/tests/test_karmem.c
+"$out/test-gcc-O2" "$root"
+clang-19 --target=wasm32-wasi "${strict[@]}" -O2 -c c/karmem.c -o "$out/karmem-wasm32.o"
+echo "test-c: wasm32-wasi build ok"
+
+seconds=${C_FUZZ_SECONDS:-20}
+if [ "$seconds" != 0 ]; then
+  clang-19 -std=c11 -Wall -Wextra -Werror -pedantic -g -O1 \
+    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+    -o "$out/fuzz_reader" c/fuzz/fuzz_reader.c c/karmem.c
+  # Seeds: every golden vector's bytes; new inputs go to a scratch corpus.
+  seeds=$(mktemp -d); scratch=$(mktemp -d)
+  trap 'rm -rf "$seeds" "$scratch"' EXIT
+  for hex in testdata/vectors/*/*.hex; do
+    name=$(basename "$(dirname "$hex")")_$(basename "$hex" .hex)
+    cut -s -d: -f2 "$hex" | xxd -r -p > "$seeds/$name"
+  done
+  log=$out/fuzz_reader.log
+  if ! "$out/fuzz_reader" "$scratch" "$seeds" -max_total_time="$seconds" -rss_limit_mb=2048 \
+      -print_final_stats=1 >"$log" 2>&1; then
+    echo "test-c: fuzz_reader found a problem:"; tail -40 "$log"; exit 1
+  fi
+  grep -E '^stat::number_of_executed_units' "$log" | sed 's/^/test-c: fuzz_reader /'
+fi
+echo "test-c: all C checks passed"
