@@ -19,3 +19,7 @@ for component in rustfmt clippy; do
     rustup component add "$component"
   fi
 done
+
+# The C toolchains: the C library's tests and the generated C code's vector
+# runner (crates/karmem-vectors-c) compile with gcc-12 and clang-19.
+"$(dirname "$0")/setup-c.sh"
