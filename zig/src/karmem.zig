@@ -31,6 +31,11 @@ pub const Editor = @import("editor.zig").Editor;
 pub const images = @import("images.zig");
 pub const loadArrayRef = images.loadArrayRef;
 pub const utf16Len = @import("writer.zig").utf16Len;
+pub const views = @import("views.zig");
+pub const Arrays = views.Arrays;
+pub const Map = views.Map;
+pub const utf16ToUtf8 = views.utf16ToUtf8;
+pub const utf8LenOfUtf16 = views.utf8LenOfUtf16;
 
 /// The size of the message header; the root object starts right after it
 /// (docs/format.md §1).
@@ -340,5 +345,6 @@ test {
     _ = @import("images.zig");
     _ = @import("writer.zig");
     _ = @import("editor.zig");
+    _ = @import("views.zig");
     _ = @import("tests.zig");
 }

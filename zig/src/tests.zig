@@ -1452,3 +1452,81 @@ test "hostile vectors: the library's checks decide as `valid` says" {
     }
     try expect(count >= 30);
 }
+
+// ---------------------------------------------------------------- views
+
+test "arrays of arrays: a malformed element reads as empty, the others as written (format.md §5.4)" {
+    var w = try Writer.init(testing.allocator, 0);
+    defer w.deinit();
+    try w.begin();
+    const ref = try w.alloc(12, 4);
+    const block = try w.allocArray(3, km.array_ref_size);
+    w.putArrayRef(ref, block, 3, 3);
+    try w.writeSlice(f32, block, &.{ 1, 2 });
+    w.putArrayRef(block + 12, 2, 1, 1); // misaligned for f32: malformed
+    try w.writeSlice(f32, block + 24, &.{3});
+    try w.finish();
+    const r = try Reader.open(w.bytes());
+    const x: km.Arrays = .{ .a = r.array(ref, km.array_ref_size, km.no_limit), .elem_size = 4 };
+    try expectEqual(@as(u32, 3), x.len());
+    try testing.expectEqualSlices(f32, &.{ 1, 2 }, r.arraySlice(f32, x.at(r, 0)));
+    try expect(x.at(r, 1).eql(.empty));
+    try testing.expectEqualSlices(f32, &.{3}, r.arraySlice(f32, x.at(r, 2)));
+    try expect(x.at(r, 3).eql(.empty));
+    const limited: km.Arrays = .{ .a = x.a, .elem_size = 4, .limit = 1 };
+    try expect(limited.at(r, 0).eql(.empty)); // over its limit
+    try expectEqual(@as(u32, 1), limited.at(r, 2).len);
+    try testing.expectEqualSlices(f32, &.{ 1, 2 }, Trusted.assumeValid(r).arraySlice(f32, x.atTrusted(.assumeValid(r), 0)));
+}
+
+fn u64KeyAt(r: Reader, at: u32) u64 {
+    return r.load(u64, at);
+}
+
+fn textKeyAt(r: Reader, at: u32) []const u8 {
+    return r.string(r.array(at, 1, km.no_limit));
+}
+
+test "maps: binary search over sorted entries (format.md §5.5)" {
+    var w = try Writer.init(testing.allocator, 0);
+    defer w.deinit();
+    try w.begin();
+    const refs = try w.alloc(24, 4);
+    // map<u64, u32>: entries { Key u64; Value u32; } of 16 bytes.
+    const keys = [_]u64{ 0, 5, 9, std.math.maxInt(u64) };
+    const block = try w.allocArray(keys.len, 16);
+    w.putArrayRef(refs, block, keys.len, keys.len);
+    for (keys, 0..) |k, i| {
+        w.put(u64, block + 16 * @as(u32, @intCast(i)), k);
+        w.put(u32, block + 16 * @as(u32, @intCast(i)) + 8, @intCast(i + 100));
+    }
+    // map<string, u8>: entries { Key string; Value u8; } of 16 bytes.
+    const names = [_][]const u8{ "", "a", "ab", "b", "é" };
+    const tblock = try w.allocArray(names.len, 16);
+    w.putArrayRef(refs + 12, tblock, names.len, names.len);
+    for (names, 0..) |n, i| {
+        const entry = tblock + 16 * @as(u32, @intCast(i));
+        try w.writeString(entry, n);
+        w.put(u8, entry + 12, @intCast(i));
+    }
+    try w.finish();
+    const r = try Reader.open(w.bytes());
+    const M = km.Map(Reader, u64, u64KeyAt);
+    const m: M = .{ .a = r.array(refs, 16, km.no_limit), .stride = 16 };
+    for (keys, 0..) |k, i| try expectEqual(@as(u32, @intCast(i + 100)), r.load(u32, m.find(r, k).? + 8));
+    try expect(m.find(r, 6) == null);
+    try expectEqual(block + 16, m.entryAt(1).?);
+    try expect(m.entryAt(4) == null);
+    const T = km.Map(Reader, []const u8, textKeyAt);
+    const t: T = .{ .a = r.array(refs + 12, 16, km.no_limit), .stride = 16 };
+    for (names, 0..) |n, i| try expectEqual(@as(u8, @intCast(i)), r.load(u8, t.find(r, n).? + 12));
+    try expect(t.find(r, "c") == null);
+    try expect((M{}).find(r, 0) == null); // an absent map
+}
+
+test "UTF-16 decoding never fails: unpaired surrogates are U+FFFD (format.md §6)" {
+    var out: [32]u8 = undefined;
+    const units = [_]u16{ 0xD800, 'a', 0xDC00, 0xD83D, 0xDE00 };
+    try expectEqual(@as(usize, 3 + 1 + 3 + 4), km.utf8LenOfUtf16(&units));
+    try testing.expectEqualStrings("\u{FFFD}a\u{FFFD}😀", km.utf16ToUtf8(&units, &out));
+}

@@ -61,7 +61,9 @@ pub const Trusted = struct {
     pub fn table(t: Trusted, offset: u32) Table {
         if (offset == 0) return .absent;
         const header = t.load(u32, offset);
-        return .{ .offset = offset, .used = (header & 0x1FFFFFFF) * 8 - (header >> 29) };
+        // Wrapping, as a validated header never wraps: a changed message
+        // then reads wrong fields, never panics here.
+        return .{ .offset = offset, .used = (header & 0x1FFFFFFF) *% 8 -% (header >> 29) };
     }
 
     /// The root table (docs/format.md §1).
