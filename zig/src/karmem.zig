@@ -21,20 +21,35 @@
 const std = @import("std");
 const builtin = @import("builtin");
 
+/// Checked, zero-copy reads of one message (reader.zig, docs/format.md §1–§7).
 pub const Reader = @import("reader.zig").Reader;
+/// One validation or decoding pass: budget, depth, fault (validator.zig, §10–§11).
 pub const Validator = @import("validator.zig").Validator;
+/// Reads of a validated message without checks (trusted.zig, §11).
 pub const Trusted = @import("trusted.zig").Trusted;
+/// Validates a message and returns a Trusted over it (trusted.zig).
 pub const trust = @import("trusted.zig").trust;
+/// What `trust` returns: the Trusted and the validation's result.
 pub const Trust = @import("trusted.zig").Trust;
+/// Growable or fixed output buffer for messages (writer.zig, §8).
 pub const Writer = @import("writer.zig").Writer;
+/// In-place updates of a message (editor.zig, §12).
 pub const Editor = @import("editor.zig").Editor;
+/// Inline structs viewed as byte images (images.zig, §3, §5.2).
 pub const images = @import("images.zig");
+/// An array reference from its 12 bytes, unchecked (§5).
 pub const loadArrayRef = images.loadArrayRef;
+/// The UTF-16 length of UTF-8 text, as `Writer.writeUtf16` writes it (§6).
 pub const utf16Len = @import("writer.zig").utf16Len;
+/// Arrays of arrays, maps and text decoding for generated code (views.zig).
 pub const views = @import("views.zig");
+/// An array of arrays (§5.4).
 pub const Arrays = views.Arrays;
+/// A map looked up by binary search (§5.5).
 pub const Map = views.Map;
+/// UTF-16 to UTF-8, unpaired surrogates as U+FFFD (§6).
 pub const utf16ToUtf8 = views.utf16ToUtf8;
+/// The UTF-8 length `utf16ToUtf8` writes (§6).
 pub const utf8LenOfUtf16 = views.utf8LenOfUtf16;
 
 /// The size of the message header; the root object starts right after it

@@ -350,9 +350,13 @@ pub fn unionOffsetColumn(a: ArrayRef, tag_size: u32) u64 {
 /// 64 bits nothing wraps: a step adds at most (2^32−1)² to a position of
 /// at most 2^32.
 pub const ColumnLayout = struct {
+    /// Where the last column laid out ends.
     pos: u64,
+    /// The elements each column has room for.
     capacity: u64,
 
+    /// The layout of the block at `block` with room for `capacity`
+    /// elements: the first column starts after the block's word.
     pub fn init(block: u32, capacity: u32) ColumnLayout {
         return .{ .pos = @as(u64, block) + 4, .capacity = capacity };
     }

@@ -25,7 +25,7 @@ const Column = km.Column;
 /// Writes a header and `body` into `out` and returns the message (its size
 /// rounded up to 8).
 fn message(out: []align(8) u8, body: []const u8) []align(8) u8 {
-    const n = km.alignUp(km.header_size + body.len, 8);
+    const n: usize = @intCast(km.alignUp(km.header_size + body.len, 8));
     @memset(out[0..n], 0);
     @memcpy(out[0..4], "KM\x02\x00");
     std.mem.writeInt(u32, out[4..8], @intCast(n), .little);
@@ -62,6 +62,10 @@ test "pathHash is FNV-1a over little-endian u32 indices (format.md §5.3)" {
     const y = comptime km.pathHash(&.{1});
     try expectEqual(@as(u32, 0xfb69b604), y);
     try expectEqual(@as(u32, 0xebee7337), km.pathHash(&.{2}));
+}
+
+test "default limits are format.md §10's" {
+    try expectEqual(km.Limits{ .max_directory_entries = 1024, .max_depth = 64, .traversal_budget_factor = 8 }, km.default_limits);
 }
 
 test "naturalAlign" {

@@ -96,6 +96,7 @@ pub const Utf16Iterator = struct {
     units: []const u16,
     i: usize = 0,
 
+    /// The next code point, or null at the end.
     pub fn next(it: *Utf16Iterator) ?u21 {
         if (it.i >= it.units.len) return null;
         const u = it.units[it.i];

@@ -36,7 +36,9 @@ pub const Writer = struct {
     /// address of the caller's column list (generated code passes one
     /// constant every time) or, failing that, by their bytes.
     dirs: [inline_directories]WrittenDirectory = undefined,
+    /// How many of `dirs` hold a directory.
     n_dirs: usize = 0,
+    /// The directories past `dirs` (a growable writer only).
     more_dirs: std.ArrayList(WrittenDirectory) = .empty,
 
     /// Column lists a writer remembers without allocating.
