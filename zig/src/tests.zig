@@ -1534,3 +1534,122 @@ test "UTF-16 decoding never fails: unpaired surrogates are U+FFFD (format.md §6
     try expectEqual(@as(usize, 3 + 1 + 3 + 4), km.utf8LenOfUtf16(&units));
     try testing.expectEqualStrings("\u{FFFD}a\u{FFFD}😀", km.utf16ToUtf8(&units, &out));
 }
+
+// ---------------------------------------------------------------- hostile shapes
+
+/// A validator of `struct Node table { Next ?Node; }` written by hand: the
+/// recursion a generated validator does, one table per level.
+fn validateNode(v: *Validator, offset: u32) km.ValidateError!void {
+    try v.enter();
+    defer v.leave();
+    const t = try v.table(offset);
+    if (t.has(4, 4)) {
+        const next = v.r.load(u32, t.offset + 4);
+        if (next != 0) try validateNode(v, next);
+    }
+}
+
+test "depth: a chain of 64 tables validates, 65 exceed the limit (format.md §10)" {
+    var w = try Writer.init(testing.allocator, 0);
+    defer w.deinit();
+    for ([_]u32{ 64, 65 }) |levels| {
+        try w.begin();
+        var prev: u32 = 0;
+        for (0..levels) |_| {
+            const t = try w.alloc(8, 8);
+            w.put(u32, t, 1);
+            if (prev != 0) w.put(u32, prev + 4, t);
+            prev = t;
+        }
+        try w.finish();
+        var v: Validator = .init(try Reader.open(w.bytes()));
+        if (levels == 64) {
+            try validateNode(&v, 8);
+            try expectEqual(@as(u32, 0), v.depth);
+        } else {
+            try expectError(error.DepthExceeded, validateNode(&v, 8));
+            try expectEqual(@as(u64, 65), v.fault.value);
+        }
+    }
+}
+
+test "budget: offsets reused to amplify work are stopped (format.md §10)" {
+    // An AoS array of n table offsets, all pointing to one 64-byte table:
+    // each visit is charged, so the work stays linear in the message size.
+    var w = try Writer.init(testing.allocator, 0);
+    defer w.deinit();
+    for ([_]u32{ 10, 200 }) |n| {
+        try w.begin();
+        const root = try w.alloc(16, 8);
+        w.put(u32, root, 2);
+        const leaf = try w.alloc(64, 8);
+        w.put(u32, leaf, 8);
+        const block = try w.allocArray(n, 4);
+        w.putArrayRef(root + 4, block, n, n);
+        for (0..n) |i| w.put(u32, block + 4 * @as(u32, @intCast(i)), leaf);
+        try w.finish();
+        const r = try Reader.open(w.bytes());
+        var v: Validator = .init(r);
+        const result = blk: {
+            const t = v.root() catch |e| break :blk e;
+            const a = v.fieldArray(t, 4, 4, km.no_limit) catch |e| break :blk e;
+            for (0..a.len) |i| _ = v.table(r.load(u32, a.offset + 4 * @as(u32, @intCast(i)))) catch |e| break :blk e;
+            break :blk {};
+        };
+        // 10 visits: 16 + 40 + 640 units of a budget of 8 × 128; 200
+        // visits: 12 800 units of 8 × 888.
+        if (n == 10) try result else try expectError(error.BudgetExceeded, result);
+    }
+}
+
+test "decoders are charged a shared directory each time they read it" {
+    var w = try Writer.init(testing.allocator, 0);
+    defer w.deinit();
+    try w.begin();
+    const refs = try w.alloc(24, 4);
+    var out: [1]u32 = undefined;
+    try w.writeSoa(refs, 2, &point_columns, &out);
+    try w.writeSoa(refs + 12, 3, &point_columns, &out);
+    try w.finish();
+    const r = try Reader.open(w.bytes());
+    var v: Validator = .init(r);
+    const before = v.budget;
+    try v.soaColumns(r.array(refs, 0, km.no_limit), &point_columns, &out);
+    try v.soaColumns(r.array(refs + 12, 0, km.no_limit), &point_columns, &out);
+    try expectEqual(@as(u64, 2 * km.directoryCharge(1)), before - v.budget);
+    try expectEqual(out, r.soa(&point_columns, r.array(refs + 12, 0, km.no_limit)));
+    // An empty array reads no directory and costs nothing.
+    try v.soaColumns(.empty, &point_columns, &out);
+    try expectEqual(@as(u64, 2 * km.directoryCharge(1)), before - v.budget);
+}
+
+test "utf8Column refuses the first invalid text of a column" {
+    var w = try Writer.init(testing.allocator, 0);
+    defer w.deinit();
+    try w.begin();
+    const col = try w.alloc(36, 4);
+    try w.writeString(col, "fine");
+    try w.writeString(col + 12, "ünïcödé");
+    try w.writeString(col + 24, "bad\xc3");
+    try w.finish();
+    const r = try Reader.open(w.bytes());
+    var v: Validator = .init(r);
+    try v.arrayColumn(col, 3, 1, km.no_limit);
+    try expectError(error.InvalidText, v.utf8Column(col, 3));
+    try expectEqual(r.load(u32, col + 24), v.fault.offset);
+    try v.utf8Column(col, 2);
+    // Over a limit, named as `array` names it.
+    try expectError(error.LimitExceeded, v.arrayColumn(col, 3, 1, 4));
+    try expectEqual(col + 12, v.fault.offset);
+}
+
+test "alignedCopy and isAligned" {
+    var raw: [40]u8 align(8) = undefined;
+    for (&raw, 0..) |*b, i| b.* = @intCast(i);
+    try expect(km.isAligned(&raw));
+    try expect(!km.isAligned(raw[1..]));
+    const c = try km.alignedCopy(testing.allocator, raw[1..33]);
+    defer testing.allocator.free(c);
+    try expect(km.isAligned(c));
+    try testing.expectEqualSlices(u8, raw[1..33], c);
+}
