@@ -1,0 +1,38 @@
+//! Builds and tests the Zig runtime library of Karmem (docs/zig.md).
+
+const std = @import("std");
+
+pub fn build(b: *std.Build) void {
+    const target = b.standardTargetOptions(.{});
+    const optimize = b.standardOptimizeOption(.{});
+
+    // The library, for packages that depend on this one.
+    _ = b.addModule("karmem", .{
+        .root_source_file = b.path("src/karmem.zig"),
+        .target = target,
+        .optimize = optimize,
+    });
+
+    // The golden vectors (testdata/vectors, docs/format.md §14) live in
+    // the repository around this package; -Dvectors=PATH points elsewhere.
+    const options = b.addOptions();
+    if (b.option([]const u8, "vectors", "directory of the golden vectors")) |dir| {
+        options.addOption([]const u8, "vectors", dir);
+    } else {
+        options.addOptionPathDirectory("vectors", b.path("../testdata/vectors"));
+    }
+    const test_module = b.createModule(.{
+        .root_source_file = b.path("src/karmem.zig"),
+        .target = target,
+        .optimize = optimize,
+    });
+    test_module.addOptions("build_options", options);
+
+    const tests = b.addTest(.{ .root_module = test_module });
+    const run_tests = b.addRunArtifact(tests);
+    // The tests read the vectors at run time, which the cache does not
+    // track: always run them.
+    run_tests.has_side_effects = true;
+    const test_step = b.step("test", "Run the library's tests");
+    test_step.dependOn(&run_tests.step);
+}

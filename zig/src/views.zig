@@ -1,0 +1,132 @@
+//! Views generated code builds on: arrays of arrays (docs/format.md §5.4),
+//! maps (§5.5), and text decoding that never fails (§6). None allocates.
+
+const std = @import("std");
+const km = @import("karmem.zig");
+
+const Reader = km.Reader;
+const Trusted = km.Trusted;
+const ArrayRef = km.ArrayRef;
+
+/// An array of arrays (`[][]f32`, `[]string`; docs/format.md §5.4): its
+/// elements are array references, each read as an array of `elem_size`
+/// byte elements within `limit`. An element that breaks the rules reads as
+/// empty, and the others are not affected; an index out of range reads as
+/// an empty element. O(1) per element.
+pub const Arrays = struct {
+    a: ArrayRef = .empty,
+    elem_size: u32 = 0,
+    limit: u32 = km.no_limit,
+
+    /// The number of elements.
+    pub fn len(x: Arrays) u32 {
+        return x.a.len;
+    }
+
+    /// Element `i`, checked as an array field (`Reader.array`).
+    pub fn at(x: Arrays, r: Reader, i: u32) ArrayRef {
+        if (i >= x.a.len) return .empty;
+        return r.array(x.a.offset + km.array_ref_size * i, x.elem_size, x.limit);
+    }
+
+    /// Element `i` of a validated message: the validator checked every
+    /// reference (`Trusted.array`).
+    pub fn atTrusted(x: Arrays, t: Trusted, i: u32) ArrayRef {
+        if (i >= x.a.len) return .empty;
+        return t.array(x.a.offset + km.array_ref_size * i);
+    }
+};
+
+/// How two map keys compare: numbers (and enums) by value, text by its
+/// bytes, shorter first on a common prefix (docs/format.md §5.5).
+pub fn orderKeys(comptime K: type, a: K, b: K) std.math.Order {
+    if (K == []const u8) return std.mem.order(u8, a, b);
+    return switch (@typeInfo(K)) {
+        .@"enum" => std.math.order(@backingInt(a), @backingInt(b)),
+        else => std.math.order(a, b),
+    };
+}
+
+/// A map (`map<K, V>`, docs/format.md §5.5): its entries, sorted by key,
+/// `stride` bytes apart from `a.offset`. `find` is a binary search, O(log
+/// n) key reads. On a message that was not validated the entries may be
+/// out of order: a look-up may then miss, but every read stays inside the
+/// message. `R` is `Reader` or `Trusted`; `keyAt` reads the key of the
+/// entry at a position (generated code).
+pub fn Map(comptime R: type, comptime K: type, comptime keyAt: fn (R, u32) K) type {
+    return struct {
+        a: ArrayRef = .empty,
+        stride: u32 = 0,
+
+        const Self = @This();
+
+        /// The number of entries.
+        pub fn len(m: Self) u32 {
+            return m.a.len;
+        }
+
+        /// The position of the entry with `key`, or null; the generated
+        /// code reads its value there.
+        pub fn find(m: Self, r: R, key: K) ?u32 {
+            var lo: u32 = 0;
+            var hi: u32 = m.a.len;
+            while (lo < hi) {
+                const mid = lo + (hi - lo) / 2;
+                const entry = m.a.offset +% mid *% m.stride;
+                switch (orderKeys(K, keyAt(r, entry), key)) {
+                    .lt => lo = mid + 1,
+                    .gt => hi = mid,
+                    .eq => return entry,
+                }
+            }
+            return null;
+        }
+
+        /// The position of entry `i` in key order, or null out of range.
+        pub fn entryAt(m: Self, i: u32) ?u32 {
+            if (i >= m.a.len) return null;
+            return m.a.offset +% i *% m.stride;
+        }
+    };
+}
+
+/// UTF-16 code units as code points; each unpaired surrogate is U+FFFD
+/// (docs/format.md §6: decoding never fails).
+pub const Utf16Iterator = struct {
+    units: []const u16,
+    i: usize = 0,
+
+    /// The next code point, or null at the end.
+    pub fn next(it: *Utf16Iterator) ?u21 {
+        if (it.i >= it.units.len) return null;
+        const u = it.units[it.i];
+        it.i += 1;
+        if (u < 0xD800 or u > 0xDFFF) return u;
+        if (u < 0xDC00 and it.i < it.units.len) {
+            const lo = it.units[it.i];
+            if (lo >= 0xDC00 and lo <= 0xDFFF) {
+                it.i += 1;
+                return 0x10000 + ((@as(u21, u) - 0xD800) << 10) + (lo - 0xDC00);
+            }
+        }
+        return 0xFFFD;
+    }
+};
+
+/// The UTF-8 length of UTF-16 text, unpaired surrogates as U+FFFD.
+pub fn utf8LenOfUtf16(units: []const u16) usize {
+    var n: usize = 0;
+    var it: Utf16Iterator = .{ .units = units };
+    while (it.next()) |c| n += std.unicode.utf8CodepointSequenceLength(c) catch unreachable;
+    return n;
+}
+
+/// Decodes UTF-16 text into `out` as UTF-8 (unpaired surrogates as
+/// U+FFFD) and returns the bytes written; `out` holds at least
+/// `utf8LenOfUtf16(units)` bytes.
+pub fn utf16ToUtf8(units: []const u16, out: []u8) []u8 {
+    var n: usize = 0;
+    var it: Utf16Iterator = .{ .units = units };
+    while (it.next()) |c| n += std.unicode.utf8Encode(c, out[n..]) catch unreachable;
+    return out[0..n];
+}
