@@ -24,7 +24,8 @@
 extern crate alloc;
 
 mod desc;
-#[cfg(all(target_arch = "wasm32", feature = "allocator"))]
+// The allocator's bookkeeping is unit-tested on the host too.
+#[cfg(any(test, all(target_arch = "wasm32", feature = "allocator")))]
 mod heap;
 mod rt;
 mod sys;

@@ -4,6 +4,7 @@
 //! of §4, whether they are a process or a guest behind the host.
 
 use std::io::{BufRead, BufReader, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
@@ -137,12 +138,27 @@ pub fn wanted(name: &str) -> bool {
     std::env::var("INTEGRITY_MEMBERS").map_or(true, |list| list.split(',').any(|m| m == name))
 }
 
-/// How many seeds: `INTEGRITY_SEEDS`, or `default`.
-pub fn seeds(default: u64) -> u64 {
-    std::env::var("INTEGRITY_SEEDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
+/// The seeds to run: `INTEGRITY_SEEDS`, either a count `N` (seeds `0..N`)
+/// or a range `A..B` (to replay the seed a failure named), else
+/// `0..default`. A value that is neither is refused, so that a typo does
+/// not quietly run the default.
+pub fn seeds(default: u64) -> Range<u64> {
+    match std::env::var("INTEGRITY_SEEDS") {
+        Ok(text) => parse_seeds(&text)
+            .unwrap_or_else(|| panic!("INTEGRITY_SEEDS={text:?}: expected N or A..B")),
+        Err(_) => 0..default,
+    }
+}
+
+fn parse_seeds(text: &str) -> Option<Range<u64>> {
+    let text = text.trim();
+    match text.split_once("..") {
+        Some((a, b)) => {
+            let (a, b) = (a.parse().ok()?, b.parse().ok()?);
+            (a <= b).then_some(a..b)
+        }
+        None => Some(0..text.parse().ok()?),
+    }
 }
 
 /// Where two byte strings first differ, with the bytes around it.
@@ -173,7 +189,7 @@ fn bytes(s: &str) -> Vec<u8> {
 /// bytes; every consumer of each version gives the same digest; every
 /// member round-trips its own version's messages. Panics with the seed, the
 /// members and the first differing byte on a disagreement.
-pub fn run(members: &mut [Box<dyn Member>], seeds: std::ops::Range<u64>) {
+pub fn run(members: &mut [Box<dyn Member>], seeds: Range<u64>) {
     for seed in seeds {
         for producer_version in VERSIONS {
             let request = format!("produce {producer_version} {seed}");
@@ -239,4 +255,19 @@ pub fn refuses_bad_requests(m: &mut dyn Member) {
     }
     let produced = m.ask("produce new 5");
     assert!(!produced.starts_with("error"), "{}: {produced}", m.name());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_seeds;
+
+    #[test]
+    fn seeds_are_a_count_or_a_range() {
+        assert_eq!(parse_seeds("12"), Some(0..12));
+        assert_eq!(parse_seeds(" 600..610 "), Some(600..610));
+        assert_eq!(parse_seeds("7..7"), Some(7..7));
+        assert_eq!(parse_seeds("9..3"), None);
+        assert_eq!(parse_seeds("lots"), None);
+        assert_eq!(parse_seeds("1..x"), None);
+    }
 }
