@@ -4,6 +4,7 @@
 #   make demo-format  the format on its own: generate Rust code for examples/demo, write/validate/read
 #   make test   formatting, lints, all tests, generated-code checks, short fuzz
 #   make c      the C library's tests, sanitizers and fuzz target (docs/c.md)
+#   make zig    the Zig library's tests (docs/zig.md)
 #   make bench  criterion benchmarks against flatbuffers, rkyv, a plain struct
 #   make bench-shapes  Rust: four data shapes against rkyv, flatbuffers, capnp, bitcode, prost
 #   make bench-go  Go benchmarks against flatbuffers, protobuf, encoding/json, a raw struct
@@ -20,7 +21,7 @@ FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
 # guests: build the WebAssembly guest modules (guests/out/*.wasm) the e2e tests load
-.PHONY: all demo demo-format test setup guests integrity fuzz-long lint unit generated expected fuzz go c go-generate bench bench-shapes bench-go bench-report bench-instructions bench-build bench-host vectors clean
+.PHONY: all demo demo-format test setup guests integrity fuzz-long lint unit generated expected fuzz go c zig go-generate bench bench-shapes bench-go bench-report bench-instructions bench-build bench-host vectors clean
 
 all: test
 
@@ -39,7 +40,7 @@ demo-format: setup
 	./target/release/karmem build --lang rust -o $(DEMO_DIR)/src/generated $(DEMO_DIR)/app.km
 	CARGO_TARGET_DIR=$(CURDIR)/target $(CARGO) run --release --quiet --manifest-path $(DEMO_DIR)/Cargo.toml
 
-test: setup lint unit generated fuzz go c
+test: setup lint unit generated fuzz go c zig
 	@echo "make test: all checks passed"
 
 lint:
@@ -80,6 +81,10 @@ go: setup
 # wasm32-wasi build, libFuzzer (scripts/test-c.sh, docs/c.md).
 c:
 	scripts/test-c.sh
+
+# The Zig library: zig fmt, tests in Debug and ReleaseSafe (scripts/test-zig.sh, docs/zig.md).
+zig:
+	scripts/test-zig.sh
 
 # Regenerate the committed Go code (go/internal/gen, go/examples/seed/app).
 go-generate:
