@@ -9,7 +9,7 @@ import (
 // *Error values wrapping one of these, with the offset of the problem.
 var (
 	ErrTruncated          = errors.New("karmem: message truncated")
-	ErrMisaligned         = errors.New("karmem: buffer is not aligned (a message needs 8 bytes, copy it with karmem.AlignedCopy; a fixed writer's buffer 64)")
+	ErrMisaligned         = errors.New("karmem: buffer is not aligned (a message needs 8 bytes, copy it with karmem.AlignedCopy; a fixed writer's buffer too)")
 	ErrBadMagic           = errors.New("karmem: not a Karmem message (bad magic)")
 	ErrUnsupportedVersion = errors.New("karmem: unsupported format version")
 	ErrBadFlags           = errors.New("karmem: reserved header flags set")
