@@ -15,7 +15,38 @@ fn line(answer: Result<String, String>) -> String {
     answer.unwrap_or_else(|e| format!("error {}", e.replace('\n', " ")))
 }
 
-fn run(request: &str) -> Result<String, String> {
+/// A request of §4: `<command> <old|new> <argument>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    pub version: Version,
+    pub command: Command,
+}
+
+/// A request's command with its argument, decoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    Produce(u64),
+    Consume(Vec<u8>),
+    Stream(Vec<u8>),
+    Roundtrip(Vec<u8>),
+}
+
+impl Command {
+    /// The command's word, which is also the guests' function name (§6).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Produce(_) => "produce",
+            Command::Consume(_) => "consume",
+            Command::Stream(_) => "stream",
+            Command::Roundtrip(_) => "roundtrip",
+        }
+    }
+}
+
+/// Parses a request line; the error is the reason an `error` answer gives.
+/// Every member parses requests here, natively and on the host side of the
+/// guests (`crate::wasm`), so they refuse the same requests alike.
+pub fn parse(request: &str) -> Result<Request, String> {
     let mut words = request.split_ascii_whitespace();
     let (Some(cmd), Some(version), Some(arg), None) =
         (words.next(), words.next(), words.next(), words.next())
@@ -26,17 +57,26 @@ fn run(request: &str) -> Result<String, String> {
     };
     let version = Version::parse(version).ok_or_else(|| format!("unknown version {version:?}"))?;
     let message = || unhex(arg).ok_or_else(|| "the message is not hex".to_string());
-    match cmd {
-        "produce" => {
-            let seed = arg
-                .parse::<u64>()
-                .map_err(|e| format!("seed {arg:?}: {e}"))?;
-            Ok(hex(&produce(version, seed)?))
-        }
-        "consume" => Ok(consume(version, &message()?)),
-        "stream" => Ok(stream_line(version, &message()?)),
-        "roundtrip" => Ok(roundtrip_line(version, &message()?)),
-        other => Err(format!("unknown command {other:?}")),
+    let command = match cmd {
+        "produce" => Command::Produce(
+            arg.parse::<u64>()
+                .map_err(|e| format!("seed {arg:?}: {e}"))?,
+        ),
+        "consume" => Command::Consume(message()?),
+        "stream" => Command::Stream(message()?),
+        "roundtrip" => Command::Roundtrip(message()?),
+        other => return Err(format!("unknown command {other:?}")),
+    };
+    Ok(Request { version, command })
+}
+
+fn run(request: &str) -> Result<String, String> {
+    let Request { version, command } = parse(request)?;
+    match command {
+        Command::Produce(seed) => Ok(hex(&produce(version, seed)?)),
+        Command::Consume(message) => Ok(consume(version, &message)),
+        Command::Stream(message) => Ok(stream_line(version, &message)),
+        Command::Roundtrip(message) => Ok(roundtrip_line(version, &message)),
     }
 }
 

@@ -11,7 +11,9 @@ use karmem_host::{Access, App, AppBuilder, Arg, ModuleOptions, Output, Runtime};
 
 use crate::harness::Member;
 use crate::new_schema::{Answer, Seed};
-use crate::sink::{hex, unhex};
+use crate::protocol::{self, Command, Request};
+use crate::sink::hex;
+use crate::Version;
 
 /// The repository's `guests/out/`, where scripts/build-guests.sh puts the
 /// guest modules.
@@ -69,47 +71,38 @@ impl Wasm {
 
     /// The answer to a request, through the guests.
     pub fn answer(&self, request: &str) -> Result<String, String> {
-        let words: Vec<&str> = request.split_ascii_whitespace().collect();
-        let [cmd, version, arg] = words[..] else {
-            return Err(format!(
-                "expected `<command> <old|new> <argument>`, got {request:?}"
-            ));
-        };
+        let Request { version, command } = protocol::parse(request)?;
         let (module, app) = match version {
-            "old" => &self.apps[0],
-            "new" => &self.apps[1],
-            _ => return Err(format!("unknown version {version:?}")),
+            Version::Old => &self.apps[0],
+            Version::New => &self.apps[1],
         };
         let call = |function: &str, arg: Arg<'_>| {
             app.call(module, INTERFACE, function, &[arg])
                 .map_err(|e| e.to_string())
         };
-        match cmd {
-            "produce" => {
-                let value = arg
-                    .parse::<u64>()
-                    .map_err(|e| format!("seed {arg:?}: {e}"))?;
-                let seed = Seed { value }.to_bytes().map_err(|e| e.to_string())?;
-                let Output::Region(slice) = call("produce", Arg::Bytes(&seed))? else {
+        match &command {
+            Command::Produce(value) => {
+                let seed = Seed { value: *value }
+                    .to_bytes()
+                    .map_err(|e| e.to_string())?;
+                let Output::Region(slice) = call(command.name(), Arg::Bytes(&seed))? else {
                     return Err("produce did not answer with a region slice".into());
                 };
                 // Read where the guest wrote it, in the shared region.
                 let bytes = app.region_by_id(slice.region).to_vec(slice);
                 Ok(hex(&bytes.map_err(|e| e.to_string())?))
             }
-            "consume" | "stream" | "roundtrip" => {
-                let message = unhex(arg).ok_or("the message is not hex")?;
+            Command::Consume(message) | Command::Stream(message) | Command::Roundtrip(message) => {
                 let inbox = app.region("integrity.inbox").map_err(|e| e.to_string())?;
-                inbox.write(0, &message).map_err(|e| e.to_string())?;
+                inbox.write(0, message).map_err(|e| e.to_string())?;
                 let slice = inbox
                     .slice(0, message.len() as u32)
                     .map_err(|e| e.to_string())?;
-                let out = call(cmd, Arg::Region(slice))?.to_vec(app);
+                let out = call(command.name(), Arg::Region(slice))?.to_vec(app);
                 let answer = Answer::from_bytes(&out.map_err(|e| e.to_string())?)
                     .map_err(|e| e.to_string())?;
                 Ok(answer.line)
             }
-            other => Err(format!("unknown command {other:?}")),
         }
     }
 }
