@@ -144,6 +144,7 @@ impl Resolver {
     /// `@packed(true)`; any other spelling is refused rather than guessed,
     /// since it decides the bytes of every array of structs.
     fn packed_attribute(&mut self, attrs: &[ast::Attr]) -> bool {
+        self.duplicate_attributes(attrs);
         let Some(a) = attrs
             .iter()
             .find(|a| a.sigil == '@' && a.name.name == "packed")
@@ -170,6 +171,28 @@ impl Resolver {
                     ),
                 );
                 false
+            }
+        }
+    }
+
+    /// A header attribute given twice is an error: which one a generator
+    /// would read is not something to guess (for `@packed` it decides
+    /// bytes).
+    fn duplicate_attributes(&mut self, attrs: &[ast::Attr]) {
+        for (k, a) in attrs.iter().enumerate() {
+            let first = attrs[..k]
+                .iter()
+                .find(|b| b.sigil == a.sigil && b.name.name == a.name.name);
+            if let Some(first) = first {
+                self.diags.push(
+                    Diagnostic::error(
+                        a.span,
+                        format!("duplicate schema attribute `{}{}`", a.sigil, a.name.name),
+                    )
+                    .with_label("given again")
+                    .with_secondary(first.span, "first given here")
+                    .with_hint("a header gives each attribute once: remove one of them"),
+                );
             }
         }
     }

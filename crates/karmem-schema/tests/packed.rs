@@ -114,3 +114,20 @@ fn the_seed_readme_schema_is_packed() {
     };
     assert_eq!(profiles.layout, ArrayLayout::Aos);
 }
+
+#[test]
+fn a_second_packed_is_an_error() {
+    for header in [
+        "karmem t @packed(true) @packed(false);",
+        "karmem t @packed(true) @golang.package(`t`) @packed(true);",
+    ] {
+        let src = format!("{header}\n{BODY}");
+        let diags = karmem_schema::compile("t.km", &src).expect_err(header);
+        let text = diags.render(false);
+        assert!(
+            text.contains("duplicate schema attribute `@packed`")
+                && text.contains("first given here"),
+            "{header}: {text}"
+        );
+    }
+}
