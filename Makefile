@@ -8,6 +8,7 @@
 #   make bench  criterion benchmarks against flatbuffers, rkyv, a plain struct
 #   make bench-shapes  Rust: four data shapes against rkyv, flatbuffers, capnp, bitcode, prost
 #   make bench-go  Go benchmarks against flatbuffers, protobuf, encoding/json, a raw struct
+#   make bench-c   C: the paper's data-layout comparison (AoS, strided, SIMD, SoA, pointers) with Karmem's columns, native and wasm32
 #   make bench-report        five criterion runs summarised (docs/benchmarks.md)
 #   make bench-instructions  callgrind instruction counts of the same operations
 #   make bench-build  how long `karmem build` takes (generation + rustfmt/gofmt) on three schemas
@@ -21,7 +22,7 @@ FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
 # guests: build the WebAssembly guest modules (guests/out/*.wasm) the e2e tests load
-.PHONY: all demo demo-format test setup guests integrity fuzz-long lint unit generated expected fuzz go c zig go-generate bench bench-shapes bench-go bench-report bench-instructions bench-build bench-host vectors clean
+.PHONY: all demo demo-format test setup guests integrity fuzz-long lint unit generated expected fuzz go c zig go-generate bench bench-shapes bench-go bench-c bench-report bench-instructions bench-build bench-host vectors clean
 
 all: test
 
@@ -92,6 +93,10 @@ go-generate:
 
 bench-go: setup
 	scripts/bench-go.sh
+
+# The paper's data-layout comparison in C, native and wasm32 (docs/benchmarks.md).
+bench-c:
+	scripts/bench-c.sh
 
 bench: setup
 	$(CARGO) bench -p karmem-bench --bench game

@@ -25,6 +25,11 @@ gcc-12 -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -pedantic -O2 \
 "$out/test-gcc-O2" "$root"
 clang-19 --target=wasm32-wasi "${strict[@]}" -O2 -c c/karmem.c -o "$out/karmem-wasm32.o"
 echo "test-c: wasm32-wasi build ok"
+# The layout benchmark (make bench-c) builds, and its variants agree on a
+# small run (it exits non-zero when they do not).
+gcc-12 -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror -o "$out/dod" c/bench/dod.c c/karmem.c
+"$out/dod" 1000 >/dev/null
+echo "test-c: c/bench/dod.c builds and its variants agree"
 
 seconds=${C_FUZZ_SECONDS:-20}
 if [ "$seconds" != 0 ]; then
