@@ -428,7 +428,7 @@ impl<'a> Gen<'a> {
         for id in 0..self.s.structs.len() {
             let name = self.struct_name(id);
             c.line(&format!(
-                "/* A message whose root is a {}: encode (the writer is reset first),",
+                "/* A message whose root is {}: encode (the writer is reset first),",
                 self.s.structs[id].name
             ));
             c.line(" * decode (objects live in the arena, text may point into the message),");
