@@ -859,14 +859,20 @@ static uint32_t next_rune(const uint8_t *p, size_t n, size_t *i) {
     return cp;
 }
 
-km_status km_write_utf16(km_writer *w, uint32_t at, const char *text, size_t len) {
+uint64_t km_utf16_len(const char *text, size_t len) {
     const uint8_t *p = (const uint8_t *)text;
     uint64_t units = 0;
-    uint32_t offset, o;
-    km_status s;
     for (size_t i = 0; i < len;) {
         units += next_rune(p, len, &i) >= 0x10000 ? 2 : 1;
     }
+    return units;
+}
+
+km_status km_write_utf16(km_writer *w, uint32_t at, const char *text, size_t len) {
+    const uint8_t *p = (const uint8_t *)text;
+    uint64_t units = km_utf16_len(text, len);
+    uint32_t offset, o;
+    km_status s;
     s = km_alloc_array_filled(w, units, 2, &offset);
     if (s != KM_OK) {
         return s;
@@ -1075,6 +1081,17 @@ int km_compare_text(const km_reader *r, uint32_t a, uint32_t b) {
         }
     }
     return x.len < y.len ? -1 : (x.len > y.len ? 1 : 0);
+}
+
+int km_text_cmp(km_text a, km_text b) {
+    uint32_t n = a.len < b.len ? a.len : b.len;
+    if (n != 0) {
+        int c = memcmp(a.ptr, b.ptr, n);
+        if (c != 0) {
+            return c;
+        }
+    }
+    return a.len < b.len ? -1 : (a.len > b.len ? 1 : 0);
 }
 
 /* ---- Arena ---------------------------------------------------------------------- */

@@ -421,6 +421,9 @@ km_status km_decode_soa_columns(km_validator *v, km_array a, const km_column *wa
  * b, as a map's keys are ordered (format.md §5.5: bytes, shorter first on a
  * common prefix): <0, 0 or >0. Malformed references compare as empty. */
 int km_compare_text(const km_reader *r, uint32_t a, uint32_t b);
+/* The same order over two texts of an object: <0, 0 or >0 (an encoder
+ * checks that a map's text keys increase). */
+int km_text_cmp(km_text a, km_text b);
 
 /* Evaluates a km_status expression and returns it from the calling
  * function when it is not KM_OK. */
@@ -564,6 +567,9 @@ km_status km_write_bools(km_writer *w, uint32_t at, const bool *values, uint32_t
 /* UTF-8 text written as UTF-16 code units ([]u16 @string); invalid UTF-8
  * bytes become U+FFFD. */
 km_status km_write_utf16(km_writer *w, uint32_t at, const char *text, size_t len);
+/* The number of UTF-16 code units km_write_utf16 writes for text: what the
+ * limit of a [<N]u16 @string counts. */
+uint64_t km_utf16_len(const char *text, size_t len);
 /* The block of an SoA array of count elements (format.md §5.3): the
  * directory of `columns` (written before the block the first time the
  * message has this column list, shared after), then one column per entry;

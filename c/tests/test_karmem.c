@@ -791,6 +791,13 @@ static void test_compare_text(void) {
     CHECK(km_compare_text(&r, 8, 20) < 0);
     CHECK(km_compare_text(&r, 20, 8) > 0);
     CHECK(km_compare_text(&r, 8, 8) == 0);
+    {
+        km_text a = {"ab", 2}, b = {"abc", 3}, e = {NULL, 0};
+        CHECK(km_text_cmp(a, b) < 0 && km_text_cmp(b, a) > 0 && km_text_cmp(a, a) == 0);
+        CHECK(km_text_cmp(e, a) < 0 && km_text_cmp(e, e) == 0);
+    }
+    /* "é" is one unit, U+1F600 two. */
+    CHECK(km_utf16_len("\xc3\xa9\xf0\x9f\x98\x80", 6) == 3);
 }
 
 /* Reads a .hex vector (docs: testdata/vectors/README.md) into buf. */

@@ -150,14 +150,36 @@ impl Gen<'_> {
         }
     }
 
+    /// A limited array longer than its limit is refused, as the other
+    /// writers refuse it (a UTF-16 text's limit counts its code units).
     fn write_limit(&self, c: &mut Code, array: &ArrayType, place: &str) {
-        // A UTF-16 text's limit counts code units, known only once
-        // converted: the writer does not check it (docs/c.md).
-        if let (ArrayKind::Limited(n), None | Some(Text::Utf8)) = (array.kind, array.text) {
-            c.open(&format!("if ({place}.len > {n}u) {{"));
+        if let ArrayKind::Limited(n) = array.kind {
+            let len = match array.text {
+                Some(Text::Utf16) => format!("km_utf16_len({place}.ptr, {place}.len)"),
+                _ => format!("{place}.len"),
+            };
+            c.open(&format!("if ({len} > {n}u) {{"));
             c.line("return KM_ERR_TOO_LARGE;");
             c.close("}");
         }
+    }
+
+    /// A map's entries must be in strictly increasing key order (format.md
+    /// §5.5): the encoder writes them as given and refuses others rather
+    /// than write a malformed map.
+    fn check_map_order(&self, c: &mut Code, id: StructId, place: &str, k: &str) {
+        let key = self.field_name(id, 0);
+        let (prev, cur) = (
+            format!("{place}.ptr[{k} - 1].{key}"),
+            format!("{place}.ptr[{k}].{key}"),
+        );
+        let bad = match &self.l.of_struct(id).fields[0].slot {
+            Slot::Scalar(_) | Slot::Enum { .. } => format!("{prev} >= {cur}"),
+            _ => format!("km_text_cmp({prev}, {cur}) >= 0"),
+        };
+        c.open(&format!("if ({k} > 0 && {bad}) {{"));
+        c.line("return KM_ERR_MALFORMED_ARRAY;");
+        c.close("}");
     }
 
     fn write_array(
@@ -242,6 +264,13 @@ impl Gen<'_> {
                 let at = plus(&block, &k, size);
                 let elem = format!("{place}.ptr[{k}]");
                 match data {
+                    ArrayData::AosInline { id, .. } if array.is_map() => {
+                        self.check_map_order(c, *id, place, &k);
+                        c.try_(&format!(
+                            "{}_write_at(&{elem}, w, {at})",
+                            self.struct_name(*id)
+                        ));
+                    }
                     ArrayData::AosInline { id, .. } => c.try_(&format!(
                         "{}_write_at(&{elem}, w, {at})",
                         self.struct_name(*id)
