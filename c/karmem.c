@@ -859,14 +859,20 @@ static uint32_t next_rune(const uint8_t *p, size_t n, size_t *i) {
     return cp;
 }
 
-km_status km_write_utf16(km_writer *w, uint32_t at, const char *text, size_t len) {
+uint64_t km_utf16_len(const char *text, size_t len) {
     const uint8_t *p = (const uint8_t *)text;
     uint64_t units = 0;
-    uint32_t offset, o;
-    km_status s;
     for (size_t i = 0; i < len;) {
         units += next_rune(p, len, &i) >= 0x10000 ? 2 : 1;
     }
+    return units;
+}
+
+km_status km_write_utf16(km_writer *w, uint32_t at, const char *text, size_t len) {
+    const uint8_t *p = (const uint8_t *)text;
+    uint64_t units = km_utf16_len(text, len);
+    uint32_t offset, o;
+    km_status s;
     s = km_alloc_array_filled(w, units, 2, &offset);
     if (s != KM_OK) {
         return s;
@@ -1043,5 +1049,210 @@ km_status km_edit_len(km_editor *e, uint32_t at, uint32_t elem_size, uint32_t le
         memset(e->mem + a.offset + (size_t)lo * elem_size, 0, (size_t)(hi - lo) * elem_size);
     }
     km_store_u32(e->mem + at + 4, len);
+    return KM_OK;
+}
+
+/* ---- Decoding helpers -------------------------------------------------------- */
+
+km_status km_decode_soa_columns(km_validator *v, km_array a, const km_column *wanted,
+                                size_t n_wanted, uint32_t *out) {
+    uint32_t dir, n;
+    bool fits = true, strict;
+    memset(out, 0, n_wanted * sizeof *out);
+    if (!find_directory(v->r, a, &dir, &n)) {
+        return KM_OK;
+    }
+    lay_out_columns(v->r, a, dir, n, wanted, n_wanted, out, &fits, &strict);
+    if (!fits) {
+        memset(out, 0, n_wanted * sizeof *out);
+    }
+    /* Charged as read, whether its block fits or not (as Go's decoder). */
+    return km_charge(v, directory_charge(n));
+}
+
+int km_compare_text(const km_reader *r, uint32_t a, uint32_t b) {
+    km_array x = km_array_at(r, a, 1, KM_NO_LIMIT);
+    km_array y = km_array_at(r, b, 1, KM_NO_LIMIT);
+    uint32_t n = x.len < y.len ? x.len : y.len;
+    if (n != 0) {
+        int c = memcmp(r->mem + x.offset, r->mem + y.offset, n);
+        if (c != 0) {
+            return c;
+        }
+    }
+    return x.len < y.len ? -1 : (x.len > y.len ? 1 : 0);
+}
+
+int km_text_cmp(km_text a, km_text b) {
+    uint32_t n = a.len < b.len ? a.len : b.len;
+    if (n != 0) {
+        int c = memcmp(a.ptr, b.ptr, n);
+        if (c != 0) {
+            return c;
+        }
+    }
+    return a.len < b.len ? -1 : (a.len > b.len ? 1 : 0);
+}
+
+/* ---- Arena ---------------------------------------------------------------------- */
+
+/* The header of a block from the allocator; the block's bytes follow it. */
+struct km_arena_block {
+    km_arena_block *next;
+    size_t size; /* bytes after the header */
+    size_t used; /* bytes handed out when the arena moved to a newer block */
+    size_t pad;  /* keeps the bytes after the header 16-aligned */
+};
+
+void km_arena_init(km_arena *a, void *buf, size_t len) {
+    uintptr_t p = (uintptr_t)buf;
+    size_t skip = (size_t)((8 - p % 8) % 8);
+    memset(a, 0, sizeof *a);
+    if (buf == NULL || len < skip) {
+        return;
+    }
+    a->first = (uint8_t *)buf + skip;
+    a->first_cap = len - skip;
+    a->buf = a->first;
+    a->cap = a->first_cap;
+}
+
+void km_arena_init_growable(km_arena *a, void *buf, size_t len, const km_allocator *allocator) {
+    km_arena_init(a, buf, len);
+    a->growable = true;
+    if (allocator != NULL) {
+        a->allocator = *allocator;
+    } else {
+        a->allocator.alloc = default_alloc;
+        a->allocator.free = default_free;
+    }
+}
+
+km_status km_arena_alloc(km_arena *a, size_t size, void **out) {
+    size_t start;
+    *out = NULL;
+    if (size == 0) {
+        return KM_OK;
+    }
+    start = (a->len + 7) & ~(size_t)7;
+    if (a->buf == NULL || start > a->cap || size > a->cap - start) {
+        /* A new block: twice the last one, at least what is asked. */
+        km_arena_block *b;
+        size_t want = a->cap * 2 < 4096 ? 4096 : a->cap * 2;
+        if (!a->growable || size > SIZE_MAX / 2 - sizeof *b) {
+            return KM_ERR_NO_MEMORY;
+        }
+        if (want < size) {
+            want = size;
+        }
+        b = (km_arena_block *)a->allocator.alloc(a->allocator.ctx, sizeof *b + want);
+        if (b == NULL) {
+            return KM_ERR_NO_MEMORY;
+        }
+        b->next = a->blocks;
+        b->size = want;
+        b->used = 0;
+        if (a->blocks != NULL) {
+            a->blocks->used = a->len;
+        }
+        a->blocks = b;
+        a->buf = (uint8_t *)(b + 1);
+        a->cap = want;
+        a->len = 0;
+        start = 0;
+    }
+    memset(a->buf + start, 0, size);
+    a->len = start + size;
+    *out = a->buf + start;
+    return KM_OK;
+}
+
+km_status km_arena_array(km_arena *a, uint64_t count, size_t elem_size, void **out) {
+    *out = NULL;
+    if (elem_size != 0 && count > SIZE_MAX / elem_size) {
+        return KM_ERR_NO_MEMORY;
+    }
+    return km_arena_alloc(a, (size_t)count * elem_size, out);
+}
+
+void km_arena_free(km_arena *a) {
+    km_arena_block *b = a->blocks;
+    while (b != NULL) {
+        km_arena_block *next = b->next;
+        a->allocator.free(a->allocator.ctx, b, sizeof *b + b->size);
+        b = next;
+    }
+    a->blocks = NULL;
+    a->buf = a->first;
+    a->cap = a->first_cap;
+    a->len = 0;
+}
+
+void km_arena_reset(km_arena *a) { km_arena_free(a); }
+
+size_t km_arena_used(const km_arena *a) {
+    size_t n = a->len;
+    if (a->blocks != NULL) {
+        /* The caller's buffer was left when the first block was taken. */
+        n += a->first_cap;
+        for (const km_arena_block *b = a->blocks->next; b != NULL; b = b->next) {
+            n += b->used;
+        }
+    }
+    return n;
+}
+
+/* Appends code point c as UTF-8 to out (room for 4 bytes). */
+static size_t put_utf8(uint8_t *out, uint32_t c) {
+    if (c < 0x80) {
+        out[0] = (uint8_t)c;
+        return 1;
+    }
+    if (c < 0x800) {
+        out[0] = (uint8_t)(0xC0 | (c >> 6));
+        out[1] = (uint8_t)(0x80 | (c & 0x3F));
+        return 2;
+    }
+    if (c < 0x10000) {
+        out[0] = (uint8_t)(0xE0 | (c >> 12));
+        out[1] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+        out[2] = (uint8_t)(0x80 | (c & 0x3F));
+        return 3;
+    }
+    out[0] = (uint8_t)(0xF0 | (c >> 18));
+    out[1] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
+    out[2] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+    out[3] = (uint8_t)(0x80 | (c & 0x3F));
+    return 4;
+}
+
+km_status km_arena_utf16(km_arena *arena, const km_reader *r, km_array a, km_text *out) {
+    const uint8_t *units = km_bytes(r, a.offset, (uint64_t)a.len * 2);
+    uint8_t *text;
+    void *p;
+    size_t n = 0;
+    out->ptr = "";
+    out->len = 0;
+    if (units == NULL) {
+        return KM_OK;
+    }
+    /* At most 3 bytes of UTF-8 per unit (a pair of 2 units gives 4). */
+    KM_TRY(km_arena_array(arena, a.len, 3, &p));
+    text = (uint8_t *)p;
+    for (uint32_t i = 0; i < a.len; i++) {
+        uint32_t c = km_load_u16(units + 2 * (size_t)i);
+        if (c >= 0xD800 && c <= 0xDFFF) {
+            uint32_t d = i + 1 < a.len ? km_load_u16(units + 2 * (size_t)(i + 1)) : 0;
+            if (c < 0xDC00 && d >= 0xDC00 && d <= 0xDFFF) {
+                c = 0x10000 + ((c - 0xD800) << 10) + (d - 0xDC00);
+                i++;
+            } else {
+                c = 0xFFFD;
+            }
+        }
+        n += put_utf8(text + n, c);
+    }
+    out->ptr = (const char *)text;
+    out->len = (uint32_t)n;
     return KM_OK;
 }

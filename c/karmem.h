@@ -409,6 +409,32 @@ km_status km_check_union_columns(km_validator *v, km_array a, uint32_t tag_size,
 km_status km_check_bunch(km_validator *v, km_array a, const uint32_t *known, size_t n_known,
                          uint32_t *entries);
 
+/* ---- Decoding helpers (generated decoders) ------------------------------- */
+
+/* km_soa_columns for an object decoder: the same columns, and the
+ * directory charged to the budget of v (8 × (n + 1) units, format.md §10)
+ * whenever it is well formed. A malformed directory is not charged and
+ * gives no columns. */
+km_status km_decode_soa_columns(km_validator *v, km_array a, const km_column *wanted,
+                                size_t n_wanted, uint32_t *out);
+/* Compares the bytes of the two text arrays whose references are at a and
+ * b, as a map's keys are ordered (format.md §5.5: bytes, shorter first on a
+ * common prefix): <0, 0 or >0. Malformed references compare as empty. */
+int km_compare_text(const km_reader *r, uint32_t a, uint32_t b);
+/* The same order over two texts of an object: <0, 0 or >0 (an encoder
+ * checks that a map's text keys increase). */
+int km_text_cmp(km_text a, km_text b);
+
+/* Evaluates a km_status expression and returns it from the calling
+ * function when it is not KM_OK. */
+#define KM_TRY(expr)                                                                      \
+    do {                                                                                  \
+        km_status km_try_status_ = (expr);                                                \
+        if (km_try_status_ != KM_OK) {                                                    \
+            return km_try_status_;                                                        \
+        }                                                                                 \
+    } while (0)
+
 /* ---- Trusted reads (after validation) ------------------------------------ */
 
 /* A message a validator accepted: loads without bounds checks. Obtain one
@@ -541,6 +567,9 @@ km_status km_write_bools(km_writer *w, uint32_t at, const bool *values, uint32_t
 /* UTF-8 text written as UTF-16 code units ([]u16 @string); invalid UTF-8
  * bytes become U+FFFD. */
 km_status km_write_utf16(km_writer *w, uint32_t at, const char *text, size_t len);
+/* The number of UTF-16 code units km_write_utf16 writes for text: what the
+ * limit of a [<N]u16 @string counts. */
+uint64_t km_utf16_len(const char *text, size_t len);
 /* The block of an SoA array of count elements (format.md §5.3): the
  * directory of `columns` (written before the block the first time the
  * message has this column list, shared after), then one column per entry;
@@ -551,6 +580,49 @@ km_status km_write_soa(km_writer *w, uint32_t at, uint32_t count, const km_colum
 /* A bunch table of `entries` entries (format.md §7.1) with its count
  * stored; entry e (0-based) starts at *table + 16 × (e + 1). */
 km_status km_write_bunch_table(km_writer *w, uint32_t entries, uint32_t *table);
+
+/* ---- Arena: the memory of decoded objects ------------------------------- */
+
+/* A bump allocator for generated decoders: every array, optional table,
+ * union value and converted text of a decoded object comes from here, so
+ * a whole object is released at once (km_arena_reset) and decoding
+ * allocates nowhere else. It starts in the caller's buffer (which may be
+ * NULL/0) and, when growable, continues in blocks from a km_allocator;
+ * a fixed arena that is full fails with KM_ERR_NO_MEMORY. Everything it
+ * hands out is zeroed and 8-byte aligned (the widest member of a
+ * generated type). */
+typedef struct km_arena_block km_arena_block;
+typedef struct km_arena {
+    uint8_t *buf;            /* the block being filled */
+    size_t cap;              /* its size */
+    size_t len;              /* bytes of it handed out */
+    uint8_t *first;          /* the caller's buffer */
+    size_t first_cap;
+    bool growable;
+    km_allocator allocator;
+    km_arena_block *blocks;  /* blocks from the allocator, newest first */
+} km_arena;
+
+/* An arena over buf[0..len) only (buf is aligned up to 8 if needed). */
+void km_arena_init(km_arena *a, void *buf, size_t len);
+/* An arena that starts in buf[0..len) (may be NULL, 0) and then grows
+ * through allocator (NULL: aligned_alloc/free). */
+void km_arena_init_growable(km_arena *a, void *buf, size_t len, const km_allocator *allocator);
+/* size zeroed bytes, 8-aligned; *out is NULL for size 0. */
+km_status km_arena_alloc(km_arena *a, size_t size, void **out);
+/* count elements of elem_size bytes (KM_ERR_NO_MEMORY if the product
+ * overflows); *out is NULL for count 0. */
+km_status km_arena_array(km_arena *a, uint64_t count, size_t elem_size, void **out);
+/* Forgets every object: the next allocation starts over in the caller's
+ * buffer; the allocated blocks are released. */
+void km_arena_reset(km_arena *a);
+/* Releases the allocated blocks (the arena may be initialised again). */
+void km_arena_free(km_arena *a);
+/* Bytes handed out since the last reset (padding included). */
+size_t km_arena_used(const km_arena *a);
+/* The UTF-16 text of array a as UTF-8 in the arena, unpaired surrogates
+ * as U+FFFD (format.md §6). */
+km_status km_arena_utf16(km_arena *arena, const km_reader *r, km_array a, km_text *out);
 
 /* ---- In-place edits (format.md §12) -------------------------------------- */
 

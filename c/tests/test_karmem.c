@@ -676,6 +676,130 @@ static void test_failing_allocator(void) {
     km_writer_free(&w);
 }
 
+/* The arena of decoded objects: zeroed 8-aligned memory from the caller's
+ * buffer, then (growable) from the allocator; a fixed arena that is full
+ * refuses; reset starts over and releases the blocks. */
+static void test_arena(void) {
+    _Alignas(8) uint8_t buf[64];
+    km_arena a;
+    void *p, *q;
+    int budget = 2;
+    km_allocator allocator = {failing_alloc, counting_free, &budget};
+    memset(buf, 0xAA, sizeof buf);
+    km_arena_init(&a, buf, sizeof buf);
+    CHECK_OK(km_arena_alloc(&a, 3, &p));
+    CHECK(p == buf);
+    CHECK(((uint8_t *)p)[0] == 0 && ((uint8_t *)p)[2] == 0);
+    CHECK_OK(km_arena_alloc(&a, 8, &q));
+    CHECK(q == buf + 8); /* 8-aligned after the first 3 bytes */
+    CHECK(km_arena_used(&a) == 16);
+    CHECK(km_arena_alloc(&a, 64, &p) == KM_ERR_NO_MEMORY);
+    CHECK(p == NULL);
+    CHECK_OK(km_arena_alloc(&a, 0, &p));
+    CHECK(p == NULL);
+    CHECK(km_arena_array(&a, UINT64_MAX / 2, 4, &p) == KM_ERR_NO_MEMORY);
+    km_arena_reset(&a);
+    CHECK(km_arena_used(&a) == 0);
+    CHECK_OK(km_arena_alloc(&a, 48, &p));
+    CHECK(p == buf);
+    km_arena_free(&a);
+
+    /* Growable, starting without a buffer: blocks from the allocator
+     * until it fails. */
+    km_arena_init_growable(&a, NULL, 0, &allocator);
+    CHECK_OK(km_arena_alloc(&a, 100, &p));
+    CHECK(p != NULL && (uintptr_t)p % 8 == 0);
+    memset(p, 1, 100);
+    CHECK_OK(km_arena_alloc(&a, 10000, &q));
+    CHECK(q != NULL && ((uint8_t *)q)[9999] == 0);
+    CHECK(km_arena_used(&a) >= 10100);
+    CHECK(km_arena_alloc(&a, 100000, &p) == KM_ERR_NO_MEMORY);
+    km_arena_reset(&a);
+    CHECK(km_arena_used(&a) == 0);
+    km_arena_free(&a);
+
+    /* The default allocator. */
+    km_arena_init_growable(&a, buf, sizeof buf, NULL);
+    for (int i = 0; i < 100; i++) {
+        CHECK_OK(km_arena_alloc(&a, 1000, &p));
+    }
+    CHECK(km_arena_used(&a) >= 100000);
+    km_arena_free(&a);
+}
+
+/* UTF-16 text decoded into the arena as UTF-8: a surrogate pair, an
+ * unpaired surrogate as U+FFFD. */
+static void test_arena_utf16(void) {
+    uint8_t body[24] = {0};
+    km_reader r;
+    km_arena a;
+    km_text t;
+    _Alignas(8) uint8_t buf[64];
+    km_array arr = {16, 4, 4};
+    /* "é", U+1F600 (D83D DE00), an unpaired D800 */
+    km_store_u16(body + 8, 0x00E9);
+    km_store_u16(body + 10, 0xD83D);
+    km_store_u16(body + 12, 0xDE00);
+    km_store_u16(body + 14, 0xD800);
+    CHECK_OK(km_reader_open(&r, message(body, sizeof body, 32), 32));
+    km_arena_init(&a, buf, sizeof buf);
+    CHECK_OK(km_arena_utf16(&a, &r, arr, &t));
+    CHECK(t.len == 2 + 4 + 3);
+    CHECK(memcmp(t.ptr, "\xc3\xa9\xf0\x9f\x98\x80\xef\xbf\xbd", 9) == 0);
+}
+
+/* The decoders' SoA column lookup charges the directory once per array,
+ * and not a malformed one. */
+static void test_decode_soa_columns(void) {
+    uint8_t body[40] = {0};
+    km_reader r;
+    km_validator v;
+    km_column want[1] = {{0x4b95f515u, 4, true}};
+    uint32_t cols[1];
+    km_array a = {28, 1, 1};
+    uint64_t before;
+    /* directory at 16: n = 1, hash, size 4; block at 28: directory 16, value */
+    km_store_u32(body + 8, 1);
+    km_store_u32(body + 12, 0x4b95f515u);
+    km_store_u32(body + 16, 4);
+    km_store_u32(body + 20, 16);
+    km_store_u32(body + 24, 7);
+    CHECK_OK(km_reader_open(&r, message(body, sizeof body, 48), 48));
+    km_validator_init(&v, &r);
+    before = v.budget;
+    CHECK_OK(km_decode_soa_columns(&v, a, want, 1, cols));
+    CHECK(cols[0] == 32 && km_read_u32(&r, cols[0]) == 7);
+    CHECK(before - v.budget == 16);
+    a.offset = 30; /* misaligned: no columns, no charge */
+    before = v.budget;
+    CHECK_OK(km_decode_soa_columns(&v, a, want, 1, cols));
+    CHECK(cols[0] == 0 && v.budget == before);
+}
+
+/* Map keys as text compare by bytes, shorter first. */
+static void test_compare_text(void) {
+    uint8_t body[40] = {0};
+    km_reader r;
+    km_store_u32(body + 0, 32);
+    km_store_u32(body + 4, 2);
+    km_store_u32(body + 8, 2);
+    km_store_u32(body + 12, 32);
+    km_store_u32(body + 16, 3);
+    km_store_u32(body + 20, 3);
+    memcpy(body + 24, "abc", 3);
+    CHECK_OK(km_reader_open(&r, message(body, sizeof body, 48), 48));
+    CHECK(km_compare_text(&r, 8, 20) < 0);
+    CHECK(km_compare_text(&r, 20, 8) > 0);
+    CHECK(km_compare_text(&r, 8, 8) == 0);
+    {
+        km_text a = {"ab", 2}, b = {"abc", 3}, e = {NULL, 0};
+        CHECK(km_text_cmp(a, b) < 0 && km_text_cmp(b, a) > 0 && km_text_cmp(a, a) == 0);
+        CHECK(km_text_cmp(e, a) < 0 && km_text_cmp(e, e) == 0);
+    }
+    /* "é" is one unit, U+1F600 two. */
+    CHECK(km_utf16_len("\xc3\xa9\xf0\x9f\x98\x80", 6) == 3);
+}
+
 /* Reads a .hex vector (docs: testdata/vectors/README.md) into buf. */
 static size_t read_hex(const char *path, uint8_t *buf, size_t cap) {
     FILE *f = fopen(path, "r");
@@ -765,6 +889,10 @@ int main(int argc, char **argv) {
     test_fixed_writer();
     test_many_directories();
     test_failing_allocator();
+    test_arena();
+    test_arena_utf16();
+    test_decode_soa_columns();
+    test_compare_text();
     test_golden_headers(argc > 1 ? argv[1] : "..");
     if (failures != 0) {
         fprintf(stderr, "test_karmem: %d of %d checks failed\n", failures, checks);

@@ -29,6 +29,7 @@ const EXIT_IO: u8 = 3;
   karmem build --lang rust --lang go -o gen app.km  Rust and Go code into gen/
   karmem build --lang rust -o gen schemas/   every *.km file of a directory
   karmem build --lang go-guest -o bot app.km      Go guest bindings into bot/
+  karmem build --lang c -o gen app.km             C: gen/app.h and gen/app.c
   karmem fmt app.km                          rewrite app.km in canonical form
   karmem fmt --check app.km                  print a diff and exit 1 if app.km is not formatted
   karmem fmt - < app.km                      format stdin to stdout
@@ -119,6 +120,8 @@ enum Lang {
     /// Go guest bindings (docs/guests.md): the `go` package plus exporter
     /// interfaces, registration and importer clients.
     GoGuest,
+    /// C11 (`<prefix>.h`, `<prefix>.c` over `c/karmem.h`, docs/c.md).
+    C,
 }
 
 /// Why a command failed; decides the exit code and the message.
@@ -274,6 +277,7 @@ fn build_one<'p>(
         Lang::RustGuest => Box::new(karmem_codegen::rust_guest::RustGuestBackend),
         Lang::RustHost => Box::new(karmem_codegen::rust_host::RustHostBackend),
         Lang::GoGuest => Box::new(karmem_codegen::go_guest::GoGuestBackend),
+        Lang::C => Box::new(karmem_codegen::c::CBackend),
     };
     let files = backend
         .generate(schema, layout)
@@ -301,6 +305,8 @@ fn build_one<'p>(
             // The Go backend emits gofmt-clean code itself; gofmt (when
             // installed) only normalises it further for the user's tools.
             Lang::Go | Lang::GoGuest => gofmt(&path),
+            // The C backend's output is formatted as emitted.
+            Lang::C => {}
         }
         eprintln!("wrote {}", path.display());
     }

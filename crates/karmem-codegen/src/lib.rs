@@ -7,6 +7,7 @@ use std::fmt;
 use karmem_layout::{Layout, Slot};
 use karmem_schema::model::{DefaultValue, Primitive, Schema};
 
+pub mod c;
 mod emit;
 pub mod go;
 pub mod go_guest;

@@ -1,0 +1,626 @@
+//! Object decoders: `<type>_decode` and the static readers it calls.
+//! Lenient like the other libraries' decoders (malformed parts read as
+//! zero or empty), with the traversal budget and depth limit of
+//! format.md §10 charged as the Go decoder charges them: a `km_validator`
+//! carries the budget and depth, and what each element costs is the
+//! layout's answer ([`karmem_layout::Layout::decode_charge`]). Every
+//! allocation comes from the caller's `km_arena`, and only after the
+//! elements it holds were charged, so a hostile length cannot make the
+//! decoder allocate more than the budget allows.
+
+use karmem_layout::{
+    ArrayData, FixedElem, Slot, ARRAY_REF_SIZE, HEADER_SIZE, OFFSET_SIZE, UNION_OFFSET_AT,
+    UNION_SLOT_SIZE,
+};
+use karmem_schema::model::*;
+
+use super::encode::{add, plus};
+use super::{limit_arg, Code, Ctx, Gen};
+
+/// `!(cond)` for the simple comparisons the generator builds.
+fn negate(cond: &str) -> String {
+    if let Some((a, b)) = cond.split_once(" == ") {
+        format!("{a} != {b}")
+    } else {
+        format!("!({cond})")
+    }
+}
+
+/// The checked load of a scalar of type `p` at `pos`.
+fn read(p: Primitive, pos: &str) -> String {
+    format!("km_read_{}(r, {pos})", p.name())
+}
+
+impl Gen<'_> {
+    pub(crate) fn decode_struct(&self, decls: &mut Code, defs: &mut Code, id: StructId) {
+        let name = self.struct_name(id);
+        let sl = self.l.of_struct(id);
+        let table = self.is_table(id);
+        let mut c = Code::new(0);
+        c.open(&format!(
+            "km_status {name}_decode({name} *out, const km_reader *r, km_arena *arena) {{"
+        ));
+        c.line("km_validator v;");
+        c.line("memset(out, 0, sizeof *out);");
+        // A message that cannot be opened is the error, and leaves out
+        // empty (as an absent root reads).
+        c.open("if (r->status != KM_OK) {");
+        c.line("return r->status;");
+        c.close("}");
+        c.line("km_validator_init(&v, r);");
+        if table {
+            c.line(&format!(
+                "return {name}_read_table(out, &v, arena, km_root(r));"
+            ));
+        } else {
+            // An inline root that does not fit reads as a whole, every
+            // field zero (format.md §1).
+            c.open(&format!(
+                "if ((uint64_t)r->size < {}u) {{",
+                HEADER_SIZE as u64 + sl.size as u64
+            ));
+            c.line("return KM_OK;");
+            c.close("}");
+            c.line(&format!(
+                "return {name}_read_at(out, &v, arena, {HEADER_SIZE}u);"
+            ));
+        }
+        c.close("}");
+        c.line("");
+
+        let mut body = Code::new(1);
+        for (i, f) in sl.fields.iter().enumerate() {
+            let place = format!("x->{}", self.field_name(id, i));
+            let ctx = if table {
+                Ctx::Table {
+                    t: "t".into(),
+                    off: f.offset,
+                }
+            } else {
+                Ctx::Pos {
+                    pos: add("at", f.offset),
+                    absent: None,
+                }
+            };
+            let default = self.s.structs[id].fields[i].nonzero_default();
+            self.read_slot(&mut body, &f.slot, &place, &ctx, default, 0);
+        }
+        let sig = if table {
+            format!(
+                "static km_status {name}_read_table({name} *x, km_validator *v, km_arena *arena, km_table t)"
+            )
+        } else {
+            format!(
+                "static km_status {name}_read_at({name} *x, km_validator *v, km_arena *arena, uint32_t at)"
+            )
+        };
+        decls.line(&format!("{sig};"));
+        c.open(&format!("{sig} {{"));
+        c.line("const km_reader *r = v->r;");
+        c.line("(void)r;");
+        c.line("(void)arena;");
+        c.line("(void)x;");
+        if table {
+            c.try_("km_enter(v)");
+            c.try_("km_charge(v, t.used)");
+        } else {
+            c.line("(void)at;");
+        }
+        c.append(body);
+        if table {
+            c.line("km_leave(v);");
+        }
+        c.line("return KM_OK;");
+        c.close("}");
+        c.line("");
+        defs.append(c);
+    }
+
+    /// Decode one slot into `place`; an absent field (or SoA column) reads
+    /// as `default`, else as zero.
+    pub(crate) fn read_slot(
+        &self,
+        c: &mut Code,
+        slot: &Slot,
+        place: &str,
+        ctx: &Ctx,
+        default: Option<&DefaultValue>,
+        d: usize,
+    ) {
+        let size = self.l.slot_size(slot);
+        let default = default.map(|dv| self.default_expr(slot, dv));
+        let (pos, present): (String, Option<String>) = match ctx {
+            Ctx::Table { t, off } => (
+                add(&format!("{t}.offset"), *off),
+                Some(format!("km_has({t}, {off}u, {size}u)")),
+            ),
+            Ctx::Pos { pos, absent } => (pos.clone(), absent.as_deref().map(negate)),
+        };
+        // `then` when present, else `otherwise`.
+        let guarded = |c: &mut Code, then: &dyn Fn(&mut Code), otherwise: &str| match &present {
+            None => then(c),
+            Some(cond) => {
+                c.open(&format!("if ({cond}) {{"));
+                then(c);
+                c.reopen("} else {");
+                c.line(otherwise);
+                c.close("}");
+            }
+        };
+        let zero = format!("memset(&{place}, 0, sizeof {place});");
+        match slot {
+            Slot::Scalar(p) | Slot::Enum { repr: p, .. } => {
+                let cast = match slot {
+                    Slot::Enum { id, .. } => format!("({})", self.enum_name(*id)),
+                    _ => String::new(),
+                };
+                match (ctx, &default) {
+                    (Ctx::Table { t, off }, None) => c.line(&format!(
+                        "{place} = {cast}km_field_{}(r, {t}, {off}u);",
+                        p.name()
+                    )),
+                    _ => {
+                        let absent = default.clone().unwrap_or_else(|| "0".into());
+                        let load = format!("{place} = {cast}{};", read(*p, &pos));
+                        guarded(
+                            c,
+                            &|c: &mut Code| c.line(&load),
+                            &format!("{place} = {cast}{absent};"),
+                        );
+                    }
+                }
+            }
+            Slot::InlineStruct(id) => {
+                let call = format!(
+                    "{}_read_at(&{place}, v, arena, {pos})",
+                    self.struct_name(*id)
+                );
+                guarded(c, &|c: &mut Code| c.try_(&call), &zero);
+            }
+            Slot::TableRef(id) => {
+                let name = self.struct_name(*id);
+                let t = match ctx {
+                    Ctx::Table { t, off } => format!("km_field_table(r, {t}, {off}u)"),
+                    Ctx::Pos { .. } => format!("km_table_at(r, km_read_u32(r, {pos}))"),
+                };
+                match (ctx, &present) {
+                    (Ctx::Pos { .. }, Some(cond)) => c.try_(&format!(
+                        "{name}_read_table(&{place}, v, arena, ({cond}) ? {t} : km_table_at(r, 0))"
+                    )),
+                    _ => c.try_(&format!("{name}_read_table(&{place}, v, arena, {t})")),
+                }
+            }
+            Slot::Union { id, .. } => {
+                let call = format!(
+                    "{}_read(&{place}, v, arena, {pos}, {})",
+                    self.union_name(*id),
+                    add(&pos, UNION_OFFSET_AT)
+                );
+                guarded(c, &|c: &mut Code| c.try_(&call), &zero);
+            }
+            Slot::FixedArray { elem, len, stride } => {
+                let j = format!("j{d}");
+                let epos = plus(&format!("({pos})"), &j, *stride);
+                let body = |c: &mut Code| {
+                    c.open(&format!("for (uint32_t {j} = 0; {j} < {len}u; {j}++) {{"));
+                    match elem {
+                        FixedElem::Scalar(p) => {
+                            c.line(&format!("{place}[{j}] = {};", read(*p, &epos)))
+                        }
+                        FixedElem::Enum { id, repr } => c.line(&format!(
+                            "{place}[{j}] = ({}){};",
+                            self.enum_name(*id),
+                            read(*repr, &epos)
+                        )),
+                        FixedElem::InlineStruct(id) => c.try_(&format!(
+                            "{}_read_at(&{place}[{j}], v, arena, {epos})",
+                            self.struct_name(*id)
+                        )),
+                    }
+                    c.close("}");
+                };
+                guarded(c, &body, &format!("memset({place}, 0, sizeof {place});"));
+            }
+            Slot::OptionalTable(id) => {
+                let name = self.struct_name(*id);
+                let o = format!("o{d}");
+                let load = match (ctx, &present) {
+                    (Ctx::Table { t, off }, _) => format!("km_field_u32(r, {t}, {off}u)"),
+                    (Ctx::Pos { .. }, Some(cond)) => {
+                        format!("({cond}) ? km_read_u32(r, {pos}) : 0u")
+                    }
+                    (Ctx::Pos { .. }, None) => format!("km_read_u32(r, {pos})"),
+                };
+                c.open("{");
+                c.line(&format!("uint32_t {o} = {load};"));
+                c.line(&format!("{place} = NULL;"));
+                c.open(&format!("if ({o} != 0) {{"));
+                c.line(&format!("void *p{d};"));
+                c.try_(&format!("km_arena_alloc(arena, sizeof({name}), &p{d})"));
+                c.line(&format!("{place} = p{d};"));
+                c.try_(&format!(
+                    "{name}_read_table({place}, v, arena, km_table_at(r, {o}))"
+                ));
+                c.close("}");
+                c.close("}");
+            }
+            Slot::Optional { value_at, value } => {
+                let flag = format!("km_read_u8(r, {pos}) != 0");
+                let cond = match &present {
+                    Some(p) => format!("({p}) && {flag}"),
+                    None => flag,
+                };
+                c.open(&format!("if ({cond}) {{"));
+                c.line(&format!("{place}.has = true;"));
+                let inner = Ctx::Pos {
+                    pos: add(&pos, *value_at),
+                    absent: None,
+                };
+                self.read_slot(c, value, &format!("{place}.value"), &inner, None, d);
+                c.reopen("} else {");
+                c.line(&zero);
+                c.close("}");
+            }
+            Slot::ArrayRef { array, data } => {
+                let es = data.elem_size();
+                let limit = limit_arg(array);
+                let a = format!("a{d}");
+                c.open("{");
+                match ctx {
+                    Ctx::Table { t, off } => c.line(&format!(
+                        "km_array {a} = km_field_array(r, {t}, {off}u, {es}u, {limit});"
+                    )),
+                    Ctx::Pos { absent: None, .. } => c.line(&format!(
+                        "km_array {a} = km_array_at(r, {pos}, {es}u, {limit});"
+                    )),
+                    Ctx::Pos {
+                        absent: Some(_), ..
+                    } => c.line(&format!(
+                        "km_array {a} = ({}) ? km_array_at(r, {pos}, {es}u, {limit}) : (km_array){{0u, 0u, 0u}};",
+                        present.clone().unwrap_or_default()
+                    )),
+                }
+                match &default {
+                    // Text with a default: read when present, else the
+                    // default (a literal: it lives as long as the program).
+                    Some(text) => {
+                        c.open(&format!(
+                            "if ({}) {{",
+                            present.clone().unwrap_or("1".into())
+                        ));
+                        self.read_array(c, array, data, place, d);
+                        c.reopen("} else {");
+                        c.line(&format!("{place}.ptr = {text};"));
+                        c.line(&format!("{place}.len = sizeof {text} - 1;"));
+                        c.close("}");
+                    }
+                    None => self.read_array(c, array, data, place, d),
+                }
+                c.close("}");
+            }
+        }
+    }
+
+    /// Decode array `a{d}` (checked) into `place`.
+    fn read_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData, place: &str, d: usize) {
+        let a = format!("a{d}");
+        let k = format!("k{d}");
+        let p = format!("p{d}");
+        let per_element = self.l.decode_charge(data);
+        let charge = |c: &mut Code| {
+            let size = per_element.expect("charged per element");
+            c.try_(&format!("km_charge(v, (uint64_t){a}.len * {size}u)"));
+        };
+        // Room for the elements (after they were charged) and the length.
+        let alloc = |c: &mut Code, count: &str| {
+            c.line(&format!("void *{p};"));
+            c.try_(&format!(
+                "km_arena_array(arena, {count}, sizeof *{place}.ptr, &{p})"
+            ));
+            c.line(&format!("{place}.ptr = {p};"));
+            c.line(&format!("{place}.len = {count};"));
+        };
+        let each = |c: &mut Code| {
+            c.open(&format!(
+                "for (uint32_t {k} = 0; {k} < {place}.len; {k}++) {{"
+            ))
+        };
+        match (array.text, data) {
+            (Some(Text::Utf8), _) => {
+                charge(c);
+                c.line(&format!("{place} = km_text_of(r, {a});"));
+            }
+            (Some(Text::Utf16), _) => {
+                charge(c);
+                c.try_(&format!("km_arena_utf16(arena, r, {a}, &{place})"));
+            }
+            (None, ArrayData::Plain { elem_size }) => {
+                charge(c);
+                alloc(c, &format!("{a}.len"));
+                if array.elem == ElemType::Scalar(Primitive::Bool) {
+                    each(c);
+                    c.line(&format!(
+                        "{place}.ptr[{k}] = km_read_u8(r, {a}.offset + {k}) != 0;"
+                    ));
+                    c.close("}");
+                } else {
+                    c.open(&format!("if ({a}.len != 0) {{"));
+                    c.line(&format!(
+                        "memcpy({place}.ptr, r->mem + {a}.offset, (size_t){a}.len * {elem_size}u);"
+                    ));
+                    c.close("}");
+                }
+            }
+            (None, ArrayData::AosInline { id, stride }) => {
+                charge(c);
+                alloc(c, &format!("{a}.len"));
+                each(c);
+                c.try_(&format!(
+                    "{}_read_at(&{place}.ptr[{k}], v, arena, {})",
+                    self.struct_name(*id),
+                    plus(&format!("{a}.offset"), &k, *stride)
+                ));
+                c.close("}");
+            }
+            (None, ArrayData::AosTable { id }) => {
+                charge(c);
+                alloc(c, &format!("{a}.len"));
+                each(c);
+                c.try_(&format!(
+                    "{}_read_table(&{place}.ptr[{k}], v, arena, km_table_at(r, km_read_u32(r, {})))",
+                    self.struct_name(*id),
+                    plus(&format!("{a}.offset"), &k, OFFSET_SIZE)
+                ));
+                c.close("}");
+            }
+            (None, ArrayData::Soa { elem }) => c.try_(&format!(
+                "{}_read_soa(v, arena, {a}, &{place}.ptr, &{place}.len)",
+                self.struct_name(*elem)
+            )),
+            (None, ArrayData::UnionAos { id, .. }) => {
+                charge(c);
+                alloc(c, &format!("{a}.len"));
+                each(c);
+                let at = plus(&format!("{a}.offset"), &k, UNION_SLOT_SIZE);
+                c.try_(&format!(
+                    "{}_read(&{place}.ptr[{k}], v, arena, {at}, {at} + {UNION_OFFSET_AT}u)",
+                    self.union_name(*id)
+                ));
+                c.close("}");
+            }
+            (None, ArrayData::UnionSoa { id, tag }) => {
+                let tw = tag.size();
+                let (tags, offs) = (format!("tags{d}"), format!("offsets{d}"));
+                c.line(&format!("uint32_t {tags}, {offs};"));
+                c.open(&format!(
+                    "if (km_union_columns(r, {a}, {tw}u, &{tags}, &{offs})) {{"
+                ));
+                charge(c);
+                alloc(c, &format!("{a}.len"));
+                each(c);
+                c.try_(&format!(
+                    "{}_read(&{place}.ptr[{k}], v, arena, {}, {})",
+                    self.union_name(*id),
+                    plus(&tags, &k, tw),
+                    plus(&offs, &k, OFFSET_SIZE)
+                ));
+                c.close("}");
+                c.close("}");
+            }
+            (None, ArrayData::UnionBunch { id, .. }) => {
+                let f = if array.layout == ArrayLayout::BoVoS {
+                    "bovos"
+                } else {
+                    "bovoa"
+                };
+                c.try_(&format!(
+                    "{}_read_{f}(v, arena, {a}, &{place}.ptr, &{place}.len)",
+                    self.union_name(*id)
+                ));
+            }
+            (None, ArrayData::Arrays { array: inner, data }) => {
+                charge(c);
+                alloc(c, &format!("{a}.len"));
+                each(c);
+                c.line(&format!(
+                    "km_array a{} = km_array_at(r, {}, {}u, {});",
+                    d + 1,
+                    plus(&format!("{a}.offset"), &k, ARRAY_REF_SIZE),
+                    data.elem_size(),
+                    limit_arg(inner)
+                ));
+                self.read_array(c, inner, data, &format!("{place}.ptr[{k}]"), d + 1);
+                c.close("}");
+            }
+        }
+    }
+
+    pub(crate) fn decode_union(&self, decls: &mut Code, defs: &mut Code, id: UnionId) {
+        let u = &self.s.unions[id];
+        let name = self.union_name(id);
+        let sig = format!(
+            "static km_status {name}_read({name} *x, km_validator *v, km_arena *arena, uint32_t tag_at, uint32_t offset_at)"
+        );
+        decls.line(&format!("{sig};"));
+        let mut c = Code::new(0);
+        c.open(&format!("{sig} {{"));
+        c.line("const km_reader *r = v->r;");
+        c.line(&format!("uint32_t tag = {};", read(u.tag, "tag_at")));
+        c.line("uint32_t offset = km_read_u32(r, offset_at);");
+        c.line("(void)arena;");
+        c.line("(void)offset;");
+        c.line("memset(x, 0, sizeof *x);");
+        c.line("switch (tag) {");
+        for var in &u.variants {
+            let ty = self.struct_name(var.ty);
+            let m = self.variant_member(var.ty);
+            c.open(&format!("case {}u: {{", var.tag));
+            c.line("void *p;");
+            if self.is_table(var.ty) {
+                c.try_(&format!("km_arena_alloc(arena, sizeof({ty}), &p)"));
+                c.line(&format!("x->tag = {};", self.tag_const(id, var.ty)));
+                c.line(&format!("x->as.{m} = p;"));
+                c.line(&format!(
+                    "return {ty}_read_table(x->as.{m}, v, arena, km_table_at(r, offset));"
+                ));
+            } else {
+                let size = self.l.of_struct(var.ty).size;
+                // A malformed inline value reads as no value; a good one
+                // is charged like a table, its size (format.md §10).
+                c.open(&format!("if (!km_inline_at(r, offset, {size}u)) {{"));
+                c.line("return KM_OK;");
+                c.close("}");
+                c.try_(&format!("km_charge(v, {size}u)"));
+                c.try_(&format!("km_arena_alloc(arena, sizeof({ty}), &p)"));
+                c.line(&format!("x->tag = {};", self.tag_const(id, var.ty)));
+                c.line(&format!("x->as.{m} = p;"));
+                c.line(&format!(
+                    "return {ty}_read_at(x->as.{m}, v, arena, offset);"
+                ));
+            }
+            c.close("}");
+        }
+        c.line("default:");
+        c.line("    /* 0 is no value; a tag this schema does not know (a newer");
+        c.line("     * writer's variant) reads as no value too. */");
+        c.line("    return KM_OK;");
+        c.line("}");
+        c.close("}");
+        c.line("");
+        defs.append(c);
+    }
+
+    pub(crate) fn decode_soa(&self, decls: &mut Code, defs: &mut Code, id: StructId) {
+        let soa = self.l.soa(id);
+        let name = self.struct_name(id);
+        let n = soa.columns.len();
+        let sig = format!(
+            "static km_status {name}_read_soa(km_validator *v, km_arena *arena, km_array a, {name} **items, uint32_t *len)"
+        );
+        decls.line(&format!("{sig};"));
+        let mut c = Code::new(0);
+        c.open(&format!("{sig} {{"));
+        c.line("const km_reader *r = v->r;");
+        c.line(&format!("uint32_t cols[{}];", n.max(1)));
+        c.line(&format!("{name} *s;"));
+        c.line("void *p;");
+        c.line("(void)r;");
+        c.line("*items = NULL;");
+        c.line("*len = 0;");
+        c.try_(&format!(
+            "km_decode_soa_columns(v, a, {name}_columns, {n}u, cols)"
+        ));
+        c.try_(&format!(
+            "km_charge(v, (uint64_t)a.len * {}u)",
+            soa.element_charge()
+        ));
+        c.try_(&format!("km_arena_array(arena, a.len, sizeof({name}), &p)"));
+        c.line("s = p;");
+        c.open("for (uint32_t i = 0; i < a.len; i++) {");
+        c.line(&format!("{name} *e = &s[i];"));
+        c.line("(void)e;");
+        for (k, col) in soa.columns.iter().enumerate() {
+            let place = self.column_place("(*e)", id, k);
+            let ctx = Ctx::Pos {
+                pos: plus(&format!("cols[{k}]"), "i", col.size),
+                absent: Some(format!("cols[{k}] == 0")),
+            };
+            let default = col.field(self.s).nonzero_default();
+            self.read_slot(&mut c, &col.slot, &place, &ctx, default, 0);
+        }
+        c.close("}");
+        c.line("*items = s;");
+        c.line("*len = a.len;");
+        c.line("return KM_OK;");
+        c.close("}");
+        c.line("");
+        defs.append(c);
+    }
+
+    /// `#bovoa`/`#bovos` readers: each variant the schema knows from its
+    /// bunch entry (the first with its tag), grouped in declaration order.
+    pub(crate) fn decode_bunch(&self, decls: &mut Code, defs: &mut Code, id: UnionId, soa: bool) {
+        let u = &self.s.unions[id];
+        let name = self.union_name(id);
+        let f = if soa { "bovos" } else { "bovoa" };
+        let sig = format!(
+            "static km_status {name}_read_{f}(km_validator *v, km_arena *arena, km_array a, {name} **items, uint32_t *len)"
+        );
+        decls.line(&format!("{sig};"));
+        let nv = u.variants.len().max(1);
+        let mut c = Code::new(0);
+        c.open(&format!("{sig} {{"));
+        c.line("const km_reader *r = v->r;");
+        c.line(&format!("void *values[{nv}] = {{0}};"));
+        c.line(&format!("uint32_t counts[{nv}] = {{0}};"));
+        c.line("uint64_t total = 0;");
+        c.line(&format!("{name} *s;"));
+        c.line("void *p;");
+        c.line("uint32_t n = 0;");
+        c.line("(void)r;");
+        c.line("(void)arena;");
+        c.line("*items = NULL;");
+        c.line("*len = 0;");
+        for (i, var) in u.variants.iter().enumerate() {
+            let ty = self.struct_name(var.ty);
+            c.open("{");
+            if soa {
+                c.line(&format!("{ty} *got;"));
+                c.try_(&format!(
+                    "{ty}_read_soa(v, arena, km_bunch_entry(r, a, {}u, 0), &got, &counts[{i}])",
+                    var.tag
+                ));
+                c.line(&format!("values[{i}] = got;"));
+            } else {
+                let data = self.l.bunch_variant_data(var.ty, false);
+                let size = data.elem_size();
+                let per = self.l.decode_charge(&data).expect("AoS is charged");
+                c.line(&format!(
+                    "km_array sub = km_bunch_entry(r, a, {}u, {size}u);",
+                    var.tag
+                ));
+                c.line(&format!("{ty} *got;"));
+                c.try_(&format!("km_charge(v, (uint64_t)sub.len * {per}u)"));
+                c.try_(&format!("km_arena_array(arena, sub.len, sizeof({ty}), &p)"));
+                c.line("got = p;");
+                c.open("for (uint32_t k = 0; k < sub.len; k++) {");
+                if self.is_table(var.ty) {
+                    c.try_(&format!(
+                        "{ty}_read_table(&got[k], v, arena, km_table_at(r, km_read_u32(r, sub.offset + k * {OFFSET_SIZE}u)))"
+                    ));
+                } else {
+                    c.try_(&format!(
+                        "{ty}_read_at(&got[k], v, arena, sub.offset + k * {size}u)"
+                    ));
+                }
+                c.close("}");
+                c.line(&format!("values[{i}] = got;"));
+                c.line(&format!("counts[{i}] = sub.len;"));
+            }
+            c.line(&format!("total += counts[{i}];"));
+            c.close("}");
+        }
+        c.open("if (total > UINT32_MAX) {");
+        c.line("return KM_ERR_BUDGET_EXCEEDED;");
+        c.close("}");
+        c.try_(&format!("km_arena_array(arena, total, sizeof({name}), &p)"));
+        c.line("s = p;");
+        for (i, var) in u.variants.iter().enumerate() {
+            let ty = self.struct_name(var.ty);
+            c.open(&format!("for (uint32_t k = 0; k < counts[{i}]; k++) {{"));
+            c.line(&format!("s[n].tag = {};", self.tag_const(id, var.ty)));
+            c.line(&format!(
+                "s[n].as.{} = &(({ty} *)values[{i}])[k];",
+                self.variant_member(var.ty)
+            ));
+            c.line("n++;");
+            c.close("}");
+        }
+        c.line("*items = s;");
+        c.line("*len = n;");
+        c.line("return KM_OK;");
+        c.close("}");
+        c.line("");
+        defs.append(c);
+    }
+}

@@ -1,0 +1,501 @@
+//! Encoders: `<type>_encode` and the static writers it calls, in the
+//! writing order of format.md §8 (the same as the Go and Rust writers, so
+//! the bytes are identical).
+
+use karmem_layout::{
+    ArrayData, FixedElem, Slot, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE, OBJECT_ALIGN, OFFSET_SIZE,
+    UNION_OFFSET_AT,
+};
+use karmem_schema::model::*;
+
+use super::{Code, Gen};
+
+/// `base + n` as C (just `base` for 0).
+pub(crate) fn add(base: &str, n: u32) -> String {
+    if n == 0 {
+        base.to_string()
+    } else {
+        format!("{base} + {n}u")
+    }
+}
+
+/// `base + i * size`.
+pub(crate) fn plus(base: &str, i: &str, size: u32) -> String {
+    if size == 1 {
+        format!("{base} + {i}")
+    } else {
+        format!("{base} + {i} * {size}u")
+    }
+}
+
+/// The store of a scalar of type `p` (signed values through the unsigned
+/// store of their width: the same bits).
+fn put(p: Primitive, pos: &str, value: &str) -> String {
+    match p {
+        Primitive::I8 => format!("km_put_u8(w, {pos}, (uint8_t){value});"),
+        Primitive::I16 => format!("km_put_u16(w, {pos}, (uint16_t){value});"),
+        Primitive::I32 => format!("km_put_u32(w, {pos}, (uint32_t){value});"),
+        Primitive::I64 => format!("km_put_u64(w, {pos}, (uint64_t){value});"),
+        _ => format!("km_put_{}(w, {pos}, {value});", p.name()),
+    }
+}
+
+impl Gen<'_> {
+    pub(crate) fn encode_struct(&self, decls: &mut Code, defs: &mut Code, id: StructId) {
+        let name = self.struct_name(id);
+        let sl = self.l.of_struct(id);
+        let table = self.is_table(id);
+        let mut c = Code::new(0);
+        c.open(&format!(
+            "km_status {name}_encode(const {name} *value, km_writer *w) {{"
+        ));
+        c.try_("km_writer_begin(w)");
+        if table {
+            c.try_(&format!("{name}_write_table(value, w, 0)"));
+        } else {
+            c.line("uint32_t at;");
+            c.try_(&format!("km_alloc(w, {}u, {OBJECT_ALIGN}u, &at)", sl.size));
+            c.try_(&format!("{name}_write_at(value, w, at)"));
+        }
+        c.line("return km_writer_finish(w);");
+        c.close("}");
+        c.line("");
+
+        let mut body = Code::new(1);
+        for (i, f) in sl.fields.iter().enumerate() {
+            let place = format!("x->{}", self.field_name(id, i));
+            self.write_slot(&mut body, &f.slot, &place, &add("at", f.offset), 0);
+        }
+        if table {
+            let sig = format!(
+                "static km_status {name}_write_table(const {name} *x, km_writer *w, uint32_t ref)"
+            );
+            decls.line(&format!("{sig};"));
+            c.open(&format!("{sig} {{"));
+            c.line("uint32_t at;");
+            c.line("(void)x;");
+            c.try_(&format!("km_alloc(w, {}u, {OBJECT_ALIGN}u, &at)", sl.size));
+            c.line(&format!("km_put_u32(w, at, {:#x}u);", sl.header));
+            c.open("if (ref != 0) {");
+            c.line("km_put_u32(w, ref, at);");
+            c.close("}");
+        } else {
+            let sig = format!(
+                "static km_status {name}_write_at(const {name} *x, km_writer *w, uint32_t at)"
+            );
+            decls.line(&format!("{sig};"));
+            c.open(&format!("{sig} {{"));
+            c.line("(void)x;");
+            c.line("(void)w;");
+            c.line("(void)at;");
+        }
+        c.append(body);
+        c.line("return KM_OK;");
+        c.close("}");
+        c.line("");
+        defs.append(c);
+    }
+
+    /// Encode `place` (an lvalue of the slot's object type) at `pos`.
+    pub(crate) fn write_slot(&self, c: &mut Code, slot: &Slot, place: &str, pos: &str, d: usize) {
+        match slot {
+            Slot::Scalar(p) | Slot::Enum { repr: p, .. } => c.line(&put(*p, pos, place)),
+            Slot::InlineStruct(id) => c.try_(&format!(
+                "{}_write_at(&{place}, w, {pos})",
+                self.struct_name(*id)
+            )),
+            Slot::TableRef(id) => c.try_(&format!(
+                "{}_write_table(&{place}, w, {pos})",
+                self.struct_name(*id)
+            )),
+            // NULL: offset 0, as the zeroed slot already is.
+            Slot::OptionalTable(id) => {
+                c.open(&format!("if ({place} != NULL) {{"));
+                c.try_(&format!(
+                    "{}_write_table({place}, w, {pos})",
+                    self.struct_name(*id)
+                ));
+                c.close("}");
+            }
+            Slot::Optional { value_at, value } => {
+                c.open(&format!("if ({place}.has) {{"));
+                c.line(&format!("km_put_u8(w, {pos}, 1);"));
+                self.write_slot(c, value, &format!("{place}.value"), &add(pos, *value_at), d);
+                c.close("}");
+            }
+            Slot::Union { id, .. } => c.try_(&format!(
+                "{}_write(&{place}, w, {pos}, {})",
+                self.union_name(*id),
+                add(pos, UNION_OFFSET_AT)
+            )),
+            Slot::FixedArray { elem, len, stride } => {
+                let j = format!("j{d}");
+                let epos = plus(&format!("({pos})"), &j, *stride);
+                c.open(&format!("for (uint32_t {j} = 0; {j} < {len}u; {j}++) {{"));
+                match elem {
+                    FixedElem::Scalar(p) | FixedElem::Enum { repr: p, .. } => {
+                        c.line(&put(*p, &epos, &format!("{place}[{j}]")))
+                    }
+                    FixedElem::InlineStruct(id) => c.try_(&format!(
+                        "{}_write_at(&{place}[{j}], w, {epos})",
+                        self.struct_name(*id)
+                    )),
+                }
+                c.close("}");
+            }
+            Slot::ArrayRef { array, data } => {
+                self.write_limit(c, array, place);
+                self.write_array(c, array, data, place, pos, d);
+            }
+        }
+    }
+
+    /// A limited array longer than its limit is refused, as the other
+    /// writers refuse it (a UTF-16 text's limit counts its code units).
+    fn write_limit(&self, c: &mut Code, array: &ArrayType, place: &str) {
+        if let ArrayKind::Limited(n) = array.kind {
+            let len = match array.text {
+                Some(Text::Utf16) => format!("km_utf16_len({place}.ptr, {place}.len)"),
+                _ => format!("{place}.len"),
+            };
+            c.open(&format!("if ({len} > {n}u) {{"));
+            c.line("return KM_ERR_TOO_LARGE;");
+            c.close("}");
+        }
+    }
+
+    /// A map's entries must be in strictly increasing key order (format.md
+    /// §5.5): the encoder writes them as given and refuses others rather
+    /// than write a malformed map.
+    fn check_map_order(&self, c: &mut Code, id: StructId, place: &str, k: &str) {
+        let key = self.field_name(id, 0);
+        let (prev, cur) = (
+            format!("{place}.ptr[{k} - 1].{key}"),
+            format!("{place}.ptr[{k}].{key}"),
+        );
+        let bad = match &self.l.of_struct(id).fields[0].slot {
+            Slot::Scalar(_) | Slot::Enum { .. } => format!("{prev} >= {cur}"),
+            _ => format!("km_text_cmp({prev}, {cur}) >= 0"),
+        };
+        c.open(&format!("if ({k} > 0 && {bad}) {{"));
+        c.line("return KM_ERR_MALFORMED_ARRAY;");
+        c.close("}");
+    }
+
+    fn write_array(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        place: &str,
+        pos: &str,
+        d: usize,
+    ) {
+        let block = format!("block{d}");
+        let k = format!("k{d}");
+        match (array.text, data) {
+            (Some(Text::Utf8), _) => c.try_(&format!(
+                "km_write_array(w, {pos}, {place}.ptr, {place}.len, 1)"
+            )),
+            (Some(Text::Utf16), _) => c.try_(&format!(
+                "km_write_utf16(w, {pos}, {place}.ptr, {place}.len)"
+            )),
+            (None, ArrayData::Plain { elem_size }) => match array.elem {
+                ElemType::Scalar(Primitive::Bool) => c.try_(&format!(
+                    "km_write_bools(w, {pos}, {place}.ptr, {place}.len)"
+                )),
+                _ => c.try_(&format!(
+                    "km_write_array(w, {pos}, {place}.ptr, {place}.len, {elem_size}u)"
+                )),
+            },
+            (None, ArrayData::Soa { elem }) => c.try_(&format!(
+                "{}_write_soa(w, {pos}, {place}.ptr, {place}.len)",
+                self.struct_name(*elem)
+            )),
+            (None, ArrayData::UnionBunch { id, .. }) => {
+                let f = if array.layout == ArrayLayout::BoVoS {
+                    "bovos"
+                } else {
+                    "bovoa"
+                };
+                c.try_(&format!(
+                    "{}_write_{f}(w, {pos}, {place}.ptr, {place}.len)",
+                    self.union_name(*id)
+                ));
+            }
+            (None, ArrayData::UnionSoa { id, tag }) => {
+                let tw = tag.size();
+                let (tags, offs) = (format!("tags{d}"), format!("offsets{d}"));
+                c.open("{");
+                c.line(&format!("uint32_t {tags}, {offs};"));
+                c.try_(&format!("km_alloc_array(w, {place}.len, {tw}u, &{tags})"));
+                c.try_(&format!(
+                    "km_alloc_array(w, {place}.len, {OFFSET_SIZE}u, &{offs})"
+                ));
+                c.open(&format!(
+                    "for (uint32_t {k} = 0; {k} < {place}.len; {k}++) {{"
+                ));
+                c.try_(&format!(
+                    "{}_write(&{place}.ptr[{k}], w, {}, {})",
+                    self.union_name(*id),
+                    plus(&tags, &k, tw),
+                    plus(&offs, &k, OFFSET_SIZE)
+                ));
+                c.close("}");
+                c.line(&format!(
+                    "km_put_array_ref(w, {pos}, {tags}, {place}.len, {place}.len);"
+                ));
+                c.close("}");
+            }
+            (None, _) => {
+                // One AoS block of references, table offsets, inline
+                // structs (map entries included: a map is written in the
+                // order of its entries, which must be the key order) or
+                // union slots; then each element's data in index order.
+                let size = data.elem_size();
+                c.open("{");
+                c.line(&format!("uint32_t {block};"));
+                c.try_(&format!(
+                    "km_alloc_array(w, {place}.len, {size}u, &{block})"
+                ));
+                c.open(&format!(
+                    "for (uint32_t {k} = 0; {k} < {place}.len; {k}++) {{"
+                ));
+                let at = plus(&block, &k, size);
+                let elem = format!("{place}.ptr[{k}]");
+                match data {
+                    ArrayData::AosInline { id, .. } if array.is_map() => {
+                        self.check_map_order(c, *id, place, &k);
+                        c.try_(&format!(
+                            "{}_write_at(&{elem}, w, {at})",
+                            self.struct_name(*id)
+                        ));
+                    }
+                    ArrayData::AosInline { id, .. } => c.try_(&format!(
+                        "{}_write_at(&{elem}, w, {at})",
+                        self.struct_name(*id)
+                    )),
+                    ArrayData::AosTable { id } => c.try_(&format!(
+                        "{}_write_table(&{elem}, w, {at})",
+                        self.struct_name(*id)
+                    )),
+                    ArrayData::UnionAos { id, .. } => c.try_(&format!(
+                        "{}_write(&{elem}, w, {at}, {} + {UNION_OFFSET_AT}u)",
+                        self.union_name(*id),
+                        at
+                    )),
+                    ArrayData::Arrays { array: inner, data } => {
+                        self.write_limit(c, inner, &elem);
+                        self.write_array(c, inner, data, &elem, &at, d + 1);
+                    }
+                    _ => unreachable!("handled above"),
+                }
+                c.close("}");
+                c.line(&format!(
+                    "km_put_array_ref(w, {pos}, {block}, {place}.len, {place}.len);"
+                ));
+                c.close("}");
+            }
+        }
+    }
+
+    pub(crate) fn encode_union(&self, decls: &mut Code, defs: &mut Code, id: UnionId) {
+        let u = &self.s.unions[id];
+        let name = self.union_name(id);
+        let sig = format!(
+            "static km_status {name}_write(const {name} *x, km_writer *w, uint32_t tag_at, uint32_t offset_at)"
+        );
+        decls.line(&format!("{sig};"));
+        let mut c = Code::new(0);
+        c.open(&format!("{sig} {{"));
+        c.line("(void)w;");
+        c.line("(void)tag_at;");
+        c.line("(void)offset_at;");
+        c.line("switch (x->tag) {");
+        for v in &u.variants {
+            let m = self.variant_member(v.ty);
+            let ty = self.struct_name(v.ty);
+            c.open(&format!("case {}: {{", self.tag_const(id, v.ty)));
+            c.open(&format!("if (x->as.{m} == NULL) {{"));
+            c.line("return KM_OK;");
+            c.close("}");
+            c.line(&put(u.tag, "tag_at", &format!("{}u", v.tag)));
+            if self.is_table(v.ty) {
+                c.line(&format!(
+                    "return {ty}_write_table(x->as.{m}, w, offset_at);"
+                ));
+            } else {
+                c.line("uint32_t at;");
+                c.try_(&format!(
+                    "km_alloc(w, {}u, {OBJECT_ALIGN}u, &at)",
+                    self.l.of_struct(v.ty).size
+                ));
+                c.line("km_put_u32(w, offset_at, at);");
+                c.line(&format!("return {ty}_write_at(x->as.{m}, w, at);"));
+            }
+            c.close("}");
+        }
+        c.line("default:");
+        c.line("    return KM_OK;");
+        c.line("}");
+        c.close("}");
+        c.line("");
+        defs.append(c);
+    }
+
+    /// `<elem>_write_soa`, or with `in_union` the writer of the elements of
+    /// one variant of a `#bovos` array (`count` of them among `items`).
+    pub(crate) fn encode_soa(
+        &self,
+        decls: &mut Code,
+        defs: &mut Code,
+        id: StructId,
+        in_union: Option<UnionId>,
+    ) {
+        let soa = self.l.soa(id);
+        let name = self.struct_name(id);
+        let n = soa.columns.len();
+        let sig = match in_union {
+            None => format!(
+                "static km_status {name}_write_soa(km_writer *w, uint32_t at, const {name} *items, uint32_t count)"
+            ),
+            Some(u) => format!(
+                "static km_status {name}_write_soa_in_{}(km_writer *w, uint32_t at, const {} *items, uint32_t n_items, uint32_t count)",
+                self.s.unions[u].name.to_lowercase(),
+                self.union_name(u)
+            ),
+        };
+        decls.line(&format!("{sig};"));
+        let mut c = Code::new(0);
+        c.open(&format!("{sig} {{"));
+        c.line(&format!("uint32_t cols[{}];", n.max(1)));
+        c.try_(&format!(
+            "km_write_soa(w, at, count, {name}_columns, {n}u, cols)"
+        ));
+        match in_union {
+            None => {
+                c.open("for (uint32_t i = 0; i < count; i++) {");
+                c.line(&format!("const {name} *e = &items[i];"));
+            }
+            Some(u) => {
+                let tag = self.tag_const(u, id);
+                let m = self.variant_member(id);
+                c.line("uint32_t i = 0;");
+                c.open("for (uint32_t j = 0; j < n_items; j++) {");
+                c.line(&format!("const {name} *e = items[j].as.{m};"));
+                c.open(&format!("if (items[j].tag != {tag} || e == NULL) {{"));
+                c.line("continue;");
+                c.close("}");
+            }
+        }
+        c.line("(void)e;");
+        c.line("(void)cols;");
+        for (k, col) in soa.columns.iter().enumerate() {
+            let place = self.column_place("(*e)", id, k);
+            let pos = plus(&format!("cols[{k}]"), "i", col.size);
+            self.write_slot(&mut c, &col.slot, &place, &pos, 0);
+        }
+        if in_union.is_some() {
+            c.line("i++;");
+        }
+        c.close("}");
+        c.line("return KM_OK;");
+        c.close("}");
+        c.line("");
+        defs.append(c);
+    }
+
+    pub(crate) fn encode_bunch(&self, decls: &mut Code, defs: &mut Code, id: UnionId, soa: bool) {
+        let u = &self.s.unions[id];
+        let name = self.union_name(id);
+        let f = if soa { "bovos" } else { "bovoa" };
+        if soa {
+            let mut seen = std::collections::BTreeSet::new();
+            for v in &u.variants {
+                if seen.insert(v.ty) {
+                    self.encode_soa(decls, defs, v.ty, Some(id));
+                }
+            }
+        }
+        let k = u.variants.len().max(1);
+        let sig = format!(
+            "static km_status {name}_write_{f}(km_writer *w, uint32_t at, const {name} *items, uint32_t count)"
+        );
+        decls.line(&format!("{sig};"));
+        let mut c = Code::new(0);
+        c.open(&format!("{sig} {{"));
+        c.line(&format!("uint32_t counts[{k}] = {{0}};"));
+        c.line("uint32_t total = 0, entries = 0, table, entry;");
+        c.open("for (uint32_t i = 0; i < count; i++) {");
+        c.line("switch (items[i].tag) {");
+        for (i, v) in u.variants.iter().enumerate() {
+            c.line(&format!("case {}:", self.tag_const(id, v.ty)));
+            c.line(&format!(
+                "    counts[{i}] += items[i].as.{} != NULL ? 1u : 0u;",
+                self.variant_member(v.ty)
+            ));
+            c.line("    break;");
+        }
+        c.line("default:");
+        c.line("    break;");
+        c.line("}");
+        c.close("}");
+        c.open(&format!(
+            "for (uint32_t i = 0; i < {}u; i++) {{",
+            u.variants.len()
+        ));
+        c.line("total += counts[i];");
+        c.line("entries += counts[i] > 0 ? 1u : 0u;");
+        c.close("}");
+        c.open("if (total == 0) {");
+        c.line("km_put_array_ref(w, at, 0, 0, 0);");
+        c.line("return KM_OK;");
+        c.close("}");
+        c.try_("km_write_bunch_table(w, entries, &table)");
+        c.line(&format!("entry = table + {BUNCH_ENTRY_SIZE}u;"));
+        for (i, v) in u.variants.iter().enumerate() {
+            let ty = self.struct_name(v.ty);
+            let m = self.variant_member(v.ty);
+            let tag = self.tag_const(id, v.ty);
+            c.open(&format!("if (counts[{i}] > 0) {{"));
+            c.line(&format!("km_put_u32(w, entry, {}u);", v.tag));
+            if soa {
+                c.try_(&format!(
+                    "{ty}_write_soa_in_{}(w, entry + {BUNCH_ENTRY_ARRAY_AT}u, items, count, counts[{i}])",
+                    u.name.to_lowercase()
+                ));
+            } else {
+                let (size, write) = if self.is_table(v.ty) {
+                    (OFFSET_SIZE, "write_table")
+                } else {
+                    (self.l.of_struct(v.ty).size, "write_at")
+                };
+                c.line("uint32_t block, k = 0;");
+                c.try_(&format!("km_alloc_array(w, counts[{i}], {size}u, &block)"));
+                c.open("for (uint32_t j = 0; j < count; j++) {");
+                c.open(&format!(
+                    "if (items[j].tag != {tag} || items[j].as.{m} == NULL) {{"
+                ));
+                c.line("continue;");
+                c.close("}");
+                c.try_(&format!(
+                    "{ty}_{write}(items[j].as.{m}, w, {})",
+                    plus("block", "k", size)
+                ));
+                c.line("k++;");
+                c.close("}");
+                c.line(&format!(
+                    "km_put_array_ref(w, entry + {BUNCH_ENTRY_ARRAY_AT}u, block, counts[{i}], counts[{i}]);"
+                ));
+            }
+            c.line(&format!("entry += {BUNCH_ENTRY_SIZE}u;"));
+            c.close("}");
+        }
+        c.line("(void)entry;");
+        c.line("km_put_array_ref(w, at, table, total, total);");
+        c.line("return KM_OK;");
+        c.close("}");
+        c.line("");
+        defs.append(c);
+    }
+}

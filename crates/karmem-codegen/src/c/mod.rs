@@ -1,0 +1,665 @@
+//! C backend: generates, per schema, `<prefix>.h` and `<prefix>.c` (C11,
+//! the runtime library `c/karmem.h` and the C standard library only) with
+//!
+//! * object types: a `typedef struct` per schema struct, enums as a
+//!   typedef of their underlying integer type with `#define` constants,
+//!   text as `km_text` views, arrays as `{ptr, len}`, optional values as
+//!   `{has, value}`, optional tables as pointers, unions as a tag and a
+//!   C union of pointers to the variant values;
+//! * `<prefix>_<type>_encode` (a whole message, format.md §8 order),
+//!   `<prefix>_<type>_decode` (lenient, into a `km_arena`, with the
+//!   traversal budget and depth limit of format.md §10 charged exactly as
+//!   the Go decoder does) and `<prefix>_<type>_validate` (one pass,
+//!   format.md §11, the same checks and charges as the Go validators).
+//!
+//! Zero-copy viewers (checked and trusted) are not generated yet.
+//! [`json_printer`] gives the JSON export the golden-vector runner uses; it
+//! is not part of `karmem build` output (it needs stdio).
+
+mod decode;
+mod encode;
+mod json;
+mod validate;
+
+use std::collections::BTreeSet;
+
+use karmem_layout::{ArrayData, FixedElem, Layout, Slot};
+use karmem_schema::model::*;
+
+use crate::emit::Lines;
+use crate::names::{screaming, snake};
+use crate::{Backend, Error, GeneratedFile};
+
+pub use json::json_printer;
+
+/// The C generator.
+#[derive(Clone, Debug, Default)]
+pub struct CBackend;
+
+impl Backend for CBackend {
+    fn name(&self) -> &'static str {
+        "c"
+    }
+
+    fn generate(&self, schema: &Schema, layout: &Layout) -> Result<Vec<GeneratedFile>, Error> {
+        let g = Gen::new(schema, layout);
+        Ok(vec![
+            GeneratedFile {
+                path: format!("{}.h", g.prefix),
+                contents: g.header_file(),
+            },
+            GeneratedFile {
+                path: format!("{}.c", g.prefix),
+                contents: g.source_file(),
+            },
+        ])
+    }
+}
+
+/// The C prefix of every generated name: `@c.prefix(...)`, else the
+/// schema's package name, as a lower-case C identifier.
+pub fn prefix(schema: &Schema) -> String {
+    let raw = schema.attribute("c.prefix").unwrap_or(&schema.package);
+    let mut name: String = raw
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+        name.insert(0, 'k');
+    }
+    name
+}
+
+const C_KEYWORDS: &[&str] = &[
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+    "union", "unsigned", "void", "volatile", "while", "bool", "true", "false",
+];
+
+/// A C member name for a schema field: `snake_case`, keywords get `_`.
+pub fn member(name: &str) -> String {
+    let s = snake(name);
+    if C_KEYWORDS.contains(&s.as_str()) || s.starts_with("_") {
+        format!("{s}_")
+    } else {
+        s
+    }
+}
+
+pub(crate) fn c_prim(p: Primitive) -> &'static str {
+    match p {
+        Primitive::U8 => "uint8_t",
+        Primitive::U16 => "uint16_t",
+        Primitive::U32 => "uint32_t",
+        Primitive::U64 => "uint64_t",
+        Primitive::I8 => "int8_t",
+        Primitive::I16 => "int16_t",
+        Primitive::I32 => "int32_t",
+        Primitive::I64 => "int64_t",
+        Primitive::F32 => "float",
+        Primitive::F64 => "double",
+        Primitive::Bool => "bool",
+    }
+}
+
+/// The `limit` argument of the library's array checks.
+pub(crate) fn limit_arg(array: &ArrayType) -> String {
+    array
+        .limit()
+        .map_or("KM_NO_LIMIT".to_string(), |n| format!("{n}u"))
+}
+
+/// A C string literal of UTF-8 text (bytes outside printable ASCII as
+/// octal escapes, which never run into the next character).
+pub(crate) fn c_string(text: &str) -> String {
+    let mut out = String::from("\"");
+    for b in text.bytes() {
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'?' => out.push_str("\\?"),
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\{b:03o}")),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// C source buffer, four-space indentation.
+pub(crate) struct Code(Lines);
+
+crate::emit::deref_lines!(Code);
+
+impl Code {
+    pub fn new(indent: usize) -> Self {
+        Code(Lines::new("    ", indent))
+    }
+    /// `KM_TRY(expr);`
+    pub fn try_(&mut self, expr: &str) {
+        self.line(&format!("KM_TRY({expr});"));
+    }
+    pub fn append(&mut self, other: Code) {
+        self.out.push_str(&other.out);
+    }
+}
+
+/// Where a slot's bytes are, for the code being emitted.
+#[derive(Clone)]
+pub(crate) enum Ctx {
+    /// A table field: `t` is the `km_table` variable, `off` the offset.
+    Table { t: String, off: u32 },
+    /// A position expression (a `uint32_t`); `absent` is a C condition
+    /// under which the slot is not there (an SoA column the message lacks).
+    Pos { pos: String, absent: Option<String> },
+}
+
+pub(crate) struct Gen<'a> {
+    pub s: &'a Schema,
+    pub l: &'a Layout,
+    pub prefix: String,
+}
+
+impl<'a> Gen<'a> {
+    pub fn new(s: &'a Schema, l: &'a Layout) -> Self {
+        Gen {
+            s,
+            l,
+            prefix: prefix(s),
+        }
+    }
+
+    // ---- names -------------------------------------------------------------
+
+    pub fn struct_name(&self, id: StructId) -> String {
+        format!("{}_{}", self.prefix, snake(&self.s.structs[id].name))
+    }
+    pub fn enum_name(&self, id: EnumId) -> String {
+        format!("{}_{}", self.prefix, snake(&self.s.enums[id].name))
+    }
+    pub fn union_name(&self, id: UnionId) -> String {
+        format!("{}_{}", self.prefix, snake(&self.s.unions[id].name))
+    }
+    /// `APP_SOCIAL_NETWORK_FACEBOOK`.
+    pub fn enum_const(&self, id: EnumId, variant: usize) -> String {
+        let e = &self.s.enums[id];
+        format!(
+            "{}_{}_{}",
+            self.prefix.to_uppercase(),
+            screaming(&e.name),
+            screaming(&e.variants[variant].name)
+        )
+    }
+    /// `SHAPES_SHAPE_CIRCLE`: the tag of a union variant.
+    pub fn tag_const(&self, id: UnionId, ty: StructId) -> String {
+        format!(
+            "{}_{}_{}",
+            self.prefix.to_uppercase(),
+            screaming(&self.s.unions[id].name),
+            screaming(&self.s.structs[ty].name)
+        )
+    }
+    /// The member of a union's `as` holding variant `ty`.
+    pub fn variant_member(&self, ty: StructId) -> String {
+        member(&self.s.structs[ty].name)
+    }
+    pub fn field_name(&self, id: StructId, index: usize) -> String {
+        member(&self.s.structs[id].fields[index].name)
+    }
+    pub fn is_table(&self, id: StructId) -> bool {
+        self.s.structs[id].kind == StructKind::Table
+    }
+
+    // ---- C types -------------------------------------------------------------
+
+    /// The C type of an object field holding `slot`, split in the part
+    /// before the member name and the part after it (`[4]` of a fixed
+    /// array).
+    pub fn slot_type(&self, slot: &Slot) -> (String, String) {
+        match slot {
+            Slot::Scalar(p) => (c_prim(*p).into(), String::new()),
+            Slot::Enum { id, .. } => (self.enum_name(*id), String::new()),
+            Slot::InlineStruct(id) | Slot::TableRef(id) => (self.struct_name(*id), String::new()),
+            Slot::OptionalTable(id) => {
+                (format!("struct {} *", self.struct_name(*id)), String::new())
+            }
+            Slot::Optional { value, .. } => {
+                let (t, suffix) = self.slot_type(value);
+                (
+                    format!("struct {{ bool has; {t} value{suffix}; }}"),
+                    String::new(),
+                )
+            }
+            Slot::Union { id, .. } => (self.union_name(*id), String::new()),
+            Slot::FixedArray { elem, len, .. } => (self.fixed_elem_type(elem), format!("[{len}]")),
+            Slot::ArrayRef { array, data } => (self.array_type(array, data), String::new()),
+        }
+    }
+
+    pub fn fixed_elem_type(&self, elem: &FixedElem) -> String {
+        match elem {
+            FixedElem::Scalar(p) => c_prim(*p).into(),
+            FixedElem::Enum { id, .. } => self.enum_name(*id),
+            FixedElem::InlineStruct(id) => self.struct_name(*id),
+        }
+    }
+
+    /// A dynamic or limited array: text is a `km_text`, anything else
+    /// `{T *ptr; uint32_t len;}` (a map: its entries, in key order).
+    pub fn array_type(&self, array: &ArrayType, data: &ArrayData) -> String {
+        if array.text.is_some() {
+            return "km_text".into();
+        }
+        format!(
+            "struct {{ {} *ptr; uint32_t len; }}",
+            self.elem_type(array, data)
+        )
+    }
+
+    pub fn elem_type(&self, array: &ArrayType, data: &ArrayData) -> String {
+        match data {
+            ArrayData::Plain { .. } => match array.elem {
+                ElemType::Scalar(p) => c_prim(p).into(),
+                ElemType::Enum(id) => self.enum_name(id),
+                _ => unreachable!("plain arrays hold scalars and enums"),
+            },
+            ArrayData::AosInline { id, .. }
+            | ArrayData::AosTable { id }
+            | ArrayData::Soa { elem: id } => format!("struct {}", self.struct_name(*id)),
+            ArrayData::UnionAos { id, .. }
+            | ArrayData::UnionSoa { id, .. }
+            | ArrayData::UnionBunch { id, .. } => format!("struct {}", self.union_name(*id)),
+            ArrayData::Arrays { array, data } => self.array_type(array, data),
+        }
+    }
+
+    /// Structs a struct holds by value (inline, tables, fixed arrays and
+    /// optional values of them): they must be defined before it.
+    fn by_value(&self, id: StructId) -> Vec<StructId> {
+        fn walk(slot: &Slot, out: &mut Vec<StructId>) {
+            match slot {
+                Slot::InlineStruct(c) | Slot::TableRef(c) => out.push(*c),
+                Slot::FixedArray {
+                    elem: FixedElem::InlineStruct(c),
+                    ..
+                } => out.push(*c),
+                Slot::Optional { value, .. } => walk(value, out),
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        for f in &self.l.of_struct(id).fields {
+            walk(&f.slot, &mut out);
+        }
+        out
+    }
+
+    /// Structs in an order where every by-value member is defined first.
+    fn struct_order(&self) -> Vec<StructId> {
+        fn visit(g: &Gen, id: StructId, done: &mut BTreeSet<StructId>, out: &mut Vec<StructId>) {
+            if !done.insert(id) {
+                return;
+            }
+            for c in g.by_value(id) {
+                visit(g, c, done, out);
+            }
+            out.push(id);
+        }
+        let mut done = BTreeSet::new();
+        let mut out = Vec::new();
+        for item in &self.s.order {
+            if let Item::Struct(id) = item {
+                visit(self, *id, &mut done, &mut out);
+            }
+        }
+        for id in 0..self.s.structs.len() {
+            visit(self, id, &mut done, &mut out);
+        }
+        out
+    }
+
+    // ---- files -------------------------------------------------------------
+
+    fn guard(&self) -> String {
+        format!("{}_KARMEM_H", self.prefix.to_uppercase())
+    }
+
+    fn header_file(&self) -> String {
+        let mut c = Code::new(0);
+        c.raw(&crate::header("//", self.s));
+        c.line("// The generated C API of this schema (docs/c.md, \"Generated code\").");
+        c.line(&format!("#ifndef {}", self.guard()));
+        c.line(&format!("#define {}", self.guard()));
+        c.line("");
+        c.line("#include \"karmem.h\"");
+        c.line("");
+        c.line("#ifdef __cplusplus");
+        c.line("extern \"C\" {");
+        c.line("#endif");
+        c.line("");
+        for (id, e) in self.s.enums.iter().enumerate() {
+            let name = self.enum_name(id);
+            c.line(&format!(
+                "/* enum {} ({}): values this schema does not name are kept as they are. */",
+                e.name,
+                e.repr.name()
+            ));
+            c.line(&format!("typedef {} {name};", c_prim(e.repr)));
+            for (i, v) in e.variants.iter().enumerate() {
+                let value = format!("(({name}){})", int_literal(v.value));
+                c.line(&format!("#define {} {value}", self.enum_const(id, i)));
+            }
+            c.line("");
+        }
+        for id in 0..self.s.structs.len() {
+            let name = self.struct_name(id);
+            c.line(&format!("typedef struct {name} {name};"));
+        }
+        c.line("");
+        for (id, u) in self.s.unions.iter().enumerate() {
+            let name = self.union_name(id);
+            c.line(&format!(
+                "/* union {}: tag {}_NONE (0, no value) or a variant's tag, and a pointer",
+                u.name,
+                self.prefix.to_uppercase() + "_" + &screaming(&u.name)
+            ));
+            c.line(" * to that variant's value. */");
+            c.line(&format!(
+                "#define {}_{}_NONE 0u",
+                self.prefix.to_uppercase(),
+                screaming(&u.name)
+            ));
+            for v in &u.variants {
+                c.line(&format!("#define {} {}u", self.tag_const(id, v.ty), v.tag));
+            }
+            c.open(&format!("typedef struct {name} {{"));
+            c.line("uint32_t tag;");
+            if u.variants.is_empty() {
+                c.line("void *none;");
+            } else {
+                c.open("union {");
+                let mut seen = BTreeSet::new();
+                for v in &u.variants {
+                    if seen.insert(v.ty) {
+                        c.line(&format!(
+                            "{} *{};",
+                            self.struct_name(v.ty),
+                            self.variant_member(v.ty)
+                        ));
+                    }
+                }
+                c.close("} as;");
+            }
+            c.close(&format!("}} {name};"));
+            c.line("");
+        }
+        for id in self.struct_order() {
+            let st = &self.s.structs[id];
+            let name = self.struct_name(id);
+            c.line(&format!(
+                "/* {} {} */",
+                if self.is_table(id) {
+                    "table"
+                } else {
+                    "inline struct"
+                },
+                st.name
+            ));
+            c.open(&format!("struct {name} {{"));
+            if self.l.of_struct(id).fields.is_empty() {
+                // C has no empty structs; the member is never read.
+                c.line("char km_empty_;");
+            }
+            for (i, f) in self.l.of_struct(id).fields.iter().enumerate() {
+                let (t, suffix) = self.slot_type(&f.slot);
+                let sep = if t.ends_with('*') { "" } else { " " };
+                c.line(&format!("{t}{sep}{}{suffix};", self.field_name(id, i)));
+            }
+            c.close("};");
+            c.line("");
+        }
+        for id in 0..self.s.structs.len() {
+            let name = self.struct_name(id);
+            c.line(&format!(
+                "/* A message whose root is {}: encode (the writer is reset first),",
+                self.s.structs[id].name
+            ));
+            c.line(" * decode (objects live in the arena, text may point into the message),");
+            c.line(" * validate (one pass; err, if not NULL, gets the located problem). */");
+            c.line(&format!(
+                "km_status {name}_encode(const {name} *value, km_writer *w);"
+            ));
+            c.line(&format!(
+                "km_status {name}_decode({name} *out, const km_reader *r, km_arena *arena);"
+            ));
+            c.line(&format!(
+                "km_status {name}_validate(const km_reader *r, km_error *err);"
+            ));
+            c.line("");
+        }
+        c.line("#ifdef __cplusplus");
+        c.line("}");
+        c.line("#endif");
+        c.line("");
+        c.line(&format!("#endif /* {} */", self.guard()));
+        c.into_text()
+    }
+
+    fn source_file(&self) -> String {
+        let mut c = Code::new(0);
+        c.raw(&crate::header("//", self.s));
+        c.line(&format!("#include \"{}.h\"", self.prefix));
+        c.line("");
+        // Every static function is declared first: tables, unions and
+        // SoA arrays may refer to each other in any order.
+        let mut decls = Code::new(0);
+        let mut defs = Code::new(0);
+        for id in 0..self.s.structs.len() {
+            self.soa_columns(&mut decls, id);
+        }
+        for id in 0..self.s.structs.len() {
+            self.encode_struct(&mut decls, &mut defs, id);
+            self.decode_struct(&mut decls, &mut defs, id);
+            self.validate_struct(&mut decls, &mut defs, id);
+        }
+        let uses = self.uses();
+        for &id in &uses.unions {
+            self.encode_union(&mut decls, &mut defs, id);
+            self.decode_union(&mut decls, &mut defs, id);
+            self.validate_union(&mut decls, &mut defs, id);
+        }
+        for id in 0..self.s.structs.len() {
+            if uses.soa.contains(&id) {
+                self.encode_soa(&mut decls, &mut defs, id, None);
+            }
+            // Also the variants of `#bovos` arrays, read and checked as
+            // SoA arrays of their own.
+            if self.l.soa[id].is_some() {
+                self.decode_soa(&mut decls, &mut defs, id);
+                self.validate_soa(&mut decls, &mut defs, id);
+            }
+        }
+        for &(id, soa) in &uses.bunches {
+            self.encode_bunch(&mut decls, &mut defs, id, soa);
+            self.decode_bunch(&mut decls, &mut defs, id, soa);
+        }
+        c.append(decls);
+        c.line("");
+        c.append(defs);
+        c.into_text()
+    }
+
+    /// `km_column` tables of the SoA elements (format.md §5.3).
+    fn soa_columns(&self, c: &mut Code, id: StructId) {
+        let Some(soa) = &self.l.soa[id] else { return };
+        let name = self.struct_name(id);
+        c.line(&format!(
+            "/* The SoA columns of {} in writing order: hash, value size, dense. */",
+            self.s.structs[id].name
+        ));
+        // C has no empty arrays: an element without columns gets one
+        // unused entry and a count of 0.
+        c.open(&format!(
+            "static const km_column {name}_columns[{}] = {{",
+            soa.columns.len().max(1)
+        ));
+        if soa.columns.is_empty() {
+            c.line("{0u, 0u, false},");
+        }
+        for col in &soa.columns {
+            let dense = matches!(col.slot, Slot::Scalar(_) | Slot::Enum { .. });
+            c.line(&format!("{{{:#010x}u, {}u, {dense}}},", col.hash, col.size));
+        }
+        c.close("};");
+    }
+
+    /// Every slot of every struct and SoA column, optional values
+    /// unwrapped.
+    fn all_slots(&self) -> Vec<&Slot> {
+        let mut slots: Vec<&Slot> = Vec::new();
+        for st in &self.l.structs {
+            slots.extend(st.fields.iter().map(|f| &f.slot));
+        }
+        for soa in self.l.soa.iter().flatten() {
+            slots.extend(soa.columns.iter().map(|c| &c.slot));
+        }
+        slots
+            .into_iter()
+            .map(|slot| match slot {
+                Slot::Optional { value, .. } => value,
+                other => other,
+            })
+            .collect()
+    }
+
+    /// What the schema's slots use: the bunch-of-values arrays as (union,
+    /// SoA?), the unions held in slots (a union slot, AoS and SoA union
+    /// arrays) and the structs of SoA arrays of structs. The static
+    /// functions of the others would be unused, which the strict warnings
+    /// refuse.
+    fn uses(&self) -> Uses {
+        fn note(array: &ArrayType, data: &ArrayData, u: &mut Uses) {
+            match data {
+                ArrayData::UnionBunch { id, .. } => {
+                    u.bunches.insert((*id, array.layout == ArrayLayout::BoVoS));
+                }
+                ArrayData::UnionAos { id, .. } | ArrayData::UnionSoa { id, .. } => {
+                    u.unions.insert(*id);
+                }
+                ArrayData::Soa { elem } => {
+                    u.soa.insert(*elem);
+                }
+                ArrayData::Arrays { array, data } => note(array, data, u),
+                _ => {}
+            }
+        }
+        let mut u = Uses::default();
+        for slot in self.all_slots() {
+            match slot {
+                Slot::ArrayRef { array, data } => note(array, data, &mut u),
+                Slot::Union { id, .. } => {
+                    u.unions.insert(*id);
+                }
+                _ => {}
+            }
+        }
+        u
+    }
+
+    /// The C place of SoA leaf `k` of element `base` (`e->data.username`).
+    pub fn column_place(&self, base: &str, id: StructId, k: usize) -> String {
+        let col = &self.l.soa(id).columns[k];
+        let mut place = base.to_string();
+        for (s, i) in col.steps.iter().zip(&col.path) {
+            place.push('.');
+            place.push_str(&self.field_name(*s, *i as usize));
+        }
+        place
+    }
+
+    /// A declared default as a C expression of the slot's object type.
+    pub fn default_expr(&self, slot: &Slot, d: &DefaultValue) -> String {
+        match (slot, d) {
+            (Slot::Scalar(Primitive::F32), DefaultValue::Float(v)) => {
+                format!("{:?}f", *v as f32)
+            }
+            (_, DefaultValue::Float(v)) => format!("{v:?}"),
+            (_, DefaultValue::Int(v)) => int_literal(*v),
+            (_, DefaultValue::Bool(b)) => b.to_string(),
+            (Slot::Enum { id, .. }, DefaultValue::Enum { variant, .. }) => {
+                self.enum_const(*id, *variant)
+            }
+            (_, DefaultValue::Enum { value, .. }) => int_literal(*value),
+            (_, DefaultValue::Text(t)) => c_string(t),
+        }
+    }
+}
+
+#[derive(Default)]
+struct Uses {
+    bunches: BTreeSet<(UnionId, bool)>,
+    unions: BTreeSet<UnionId>,
+    soa: BTreeSet<StructId>,
+}
+
+/// An integer constant valid for every C integer type it is assigned to.
+pub(crate) fn int_literal(v: i128) -> String {
+    if v == i64::MIN as i128 {
+        format!("(-{}ll - 1)", i64::MAX)
+    } else if v > i64::MAX as i128 {
+        format!("{v}ull")
+    } else if v > u32::MAX as i128 || v < i32::MIN as i128 {
+        format!("{v}ll")
+    } else {
+        v.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generate(source: &str) -> Vec<GeneratedFile> {
+        let (schema, layout) = karmem_layout::load("t.km", source).expect("valid schema");
+        CBackend.generate(&schema, &layout).unwrap()
+    }
+
+    #[test]
+    fn prefix_from_attribute_or_package() {
+        let files = generate("karmem Game;\nstruct A table { X u8; }\n");
+        assert_eq!(files[0].path, "game.h");
+        assert_eq!(files[1].path, "game.c");
+        let files = generate("karmem app @c.prefix(`my_app`);\nstruct A table { X u8; }\n");
+        assert_eq!(files[0].path, "my_app.h");
+        assert!(files[0]
+            .contents
+            .contains("typedef struct my_app_a my_app_a;"));
+    }
+
+    #[test]
+    fn names_are_snake_case_and_constants_screaming() {
+        let files = generate(
+            "karmem app;\nenum SocialNetwork u8 { Unknown; TikTok; }\n\
+             struct ProfileData table { Network SocialNetwork; ID u64; }\n",
+        );
+        let h = &files[0].contents;
+        assert!(h.contains("typedef uint8_t app_social_network;"), "{h}");
+        assert!(h.contains("#define APP_SOCIAL_NETWORK_TIK_TOK ((app_social_network)1)"));
+        assert!(h.contains("app_social_network network;"));
+        assert!(h.contains("uint64_t id;"));
+        assert!(h.contains("km_status app_profile_data_encode("));
+    }
+
+    #[test]
+    fn deterministic() {
+        let src = "karmem e;\nstruct A table { X []u8; }\n";
+        assert_eq!(generate(src), generate(src));
+    }
+}

@@ -1,0 +1,234 @@
+//! Every golden vector (testdata/vectors/README.md, "Plugging in a new
+//! language") through generated C code: value, bytes, validation, reuse,
+//! evolution readers and hostile messages, under ASan and UBSan.
+//!
+//! Run: `CARGO_TARGET_DIR=... cargo test -p karmem-vectors-c` (needs
+//! clang-19 and gcc-12: `scripts/setup-c.sh`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use karmem_vectors_c::{build, differs, read_hex, repo_root, run_case, Driver, Outcome};
+use serde_json::Value;
+
+/// Cases in testdata/vectors today: fewer means the runner lost some.
+const MIN_CASES: usize = 64;
+
+/// Topics the C backend does not pass yet. The test enforces the list
+/// both ways: a listed topic must still fail (remove it once it passes),
+/// and every other topic must pass.
+const NOT_YET_SUPPORTED: &[&str] = &[];
+
+#[test]
+fn golden_vectors() {
+    let root = repo_root().join("testdata/vectors");
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("c-vectors");
+    let mut topics: Vec<PathBuf> = std::fs::read_dir(&root)
+        .expect("testdata/vectors")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    topics.sort();
+    let mut cases = 0;
+    // topic → failures
+    let mut failures: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut seen_topics = BTreeSet::new();
+    for topic in &topics {
+        let tname = topic.file_name().unwrap().to_string_lossy().to_string();
+        seen_topics.insert(tname.clone());
+        let fails = failures.entry(tname.clone()).or_default();
+        // One driver per schema file of the topic.
+        let mut drivers: BTreeMap<String, Result<Driver, String>> = BTreeMap::new();
+        let mut schemas: Vec<PathBuf> = std::fs::read_dir(topic)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "km"))
+            .collect();
+        schemas.sort();
+        for s in &schemas {
+            let file = s.file_name().unwrap().to_string_lossy().to_string();
+            let stem = s.file_stem().unwrap().to_string_lossy().to_string();
+            drivers.insert(file, build(s, &out.join(&tname).join(stem)));
+        }
+        let mut jsons: Vec<PathBuf> = std::fs::read_dir(topic)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        jsons.sort();
+        for json in &jsons {
+            cases += 1;
+            let name = format!("{tname}/{}", json.file_stem().unwrap().to_string_lossy());
+            let scratch = out.join(&tname).join(format!(
+                "{}.bin",
+                json.file_stem().unwrap().to_string_lossy()
+            ));
+            if let Err(e) = check_case(json, &drivers, &scratch) {
+                fails.push(format!("{name}: {e}"));
+            }
+        }
+    }
+    assert!(
+        cases >= MIN_CASES,
+        "found {cases} cases under {}, expected at least {MIN_CASES}",
+        root.display()
+    );
+    let mut report = Vec::new();
+    for t in NOT_YET_SUPPORTED {
+        if !seen_topics.contains(*t) {
+            report.push(format!("NOT_YET_SUPPORTED lists {t}, which is not a topic"));
+        }
+    }
+    let mut passed = 0;
+    for (topic, fails) in &failures {
+        let expected_to_fail = NOT_YET_SUPPORTED.contains(&topic.as_str());
+        match (fails.is_empty(), expected_to_fail) {
+            (true, false) => passed += 1,
+            (true, true) => report.push(format!(
+                "{topic} passes now: remove it from NOT_YET_SUPPORTED"
+            )),
+            (false, true) => eprintln!(
+                "{topic}: not yet supported ({} failing cases, expected)",
+                fails.len()
+            ),
+            (false, false) => report.extend(fails.iter().cloned()),
+        }
+    }
+    eprintln!(
+        "C vectors: {cases} cases in {} topics, {passed} topics passing, {} listed as not yet supported",
+        failures.len(),
+        NOT_YET_SUPPORTED.len()
+    );
+    assert!(
+        report.is_empty(),
+        "{} failures:\n{}",
+        report.len(),
+        report.join("\n\n")
+    );
+}
+
+fn check_case(
+    json: &Path,
+    drivers: &BTreeMap<String, Result<Driver, String>>,
+    scratch: &Path,
+) -> Result<(), String> {
+    let case: Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap())
+        .map_err(|e| format!("bad case JSON: {e}"))?;
+    let hex_path = json.with_extension("hex");
+    let hex =
+        std::fs::read_to_string(&hex_path).map_err(|_| format!("no {}", hex_path.display()))?;
+    let bytes = read_hex(&hex)?;
+    let root = case["root"].as_str().ok_or("no root")?;
+    let schema = case["schema"].as_str().unwrap_or("schema.km");
+    let driver = driver_for(drivers, schema)?;
+    let o = run_case(driver, root, &bytes, scratch)?;
+    let mut errors = Vec::new();
+    if case.get("message").is_some() {
+        // Hostile: the validator decides as `valid` says, the decoder
+        // gives `value` or refuses.
+        let valid = case["valid"].as_bool().ok_or("no valid")?;
+        if (o.validate == 0) != valid {
+            errors.push(format!(
+                "the validator returned status {}, the case says valid = {valid}",
+                o.validate
+            ));
+        }
+        match case.get("value") {
+            Some(v) => decoded(&o, v, &mut errors),
+            None if o.decode == 0 => {
+                errors.push("the decoder accepted a message every decoder refuses".into())
+            }
+            None => {}
+        }
+        return joined(errors);
+    }
+    let value = case.get("value").ok_or("no value")?;
+    if o.validate != 0 {
+        errors.push(format!(
+            "the validator refused the bytes (status {})",
+            o.validate
+        ));
+    }
+    decoded(&o, value, &mut errors);
+    match &o.encode {
+        Some((0, got)) if got == &bytes => {}
+        Some((0, got)) => {
+            let at = got
+                .iter()
+                .zip(&bytes)
+                .position(|(a, b)| a != b)
+                .unwrap_or(got.len().min(bytes.len()));
+            errors.push(format!(
+                "encoding differs from the golden bytes at offset {at:#x} ({} vs {} bytes)",
+                got.len(),
+                bytes.len()
+            ));
+        }
+        Some((s, _)) => errors.push(format!("encoding failed (status {s})")),
+        None if o.decode == 0 => errors.push("no encoding".into()),
+        None => {}
+    }
+    match &o.json2 {
+        Some(v2) if o.json.as_ref() == Some(v2) => {}
+        _ if o.decode != 0 => {}
+        _ => errors.push("decoding again into the reset arena gave another value".into()),
+    }
+    if let Some(r) = &o.reuse {
+        if r != "ok" {
+            errors.push(format!("reuse: {r}"));
+        }
+    }
+    if let Some(readers) = case.get("readers").and_then(Value::as_object) {
+        for (file, expected) in readers {
+            let d = driver_for(drivers, file)?;
+            let ro = run_case(d, root, &bytes, scratch)?;
+            if ro.validate != 0 {
+                errors.push(format!(
+                    "{file}: the validator refused the bytes (status {})",
+                    ro.validate
+                ));
+            }
+            let mut e = Vec::new();
+            decoded(&ro, expected, &mut e);
+            errors.extend(e.into_iter().map(|x| format!("{file}: {x}")));
+        }
+    }
+    joined(errors)
+}
+
+fn driver_for<'d>(
+    drivers: &'d BTreeMap<String, Result<Driver, String>>,
+    file: &str,
+) -> Result<&'d Driver, String> {
+    match drivers.get(file) {
+        Some(Ok(d)) => Ok(d),
+        Some(Err(e)) => Err(format!("{file}: {e}")),
+        None => Err(format!("no schema {file}")),
+    }
+}
+
+fn decoded(o: &Outcome, expected: &Value, errors: &mut Vec<String>) {
+    if o.decode != 0 {
+        errors.push(format!(
+            "the decoder refused the bytes (status {})",
+            o.decode
+        ));
+        return;
+    }
+    match &o.json {
+        Some(got) => {
+            if let Some(d) = differs(expected, got, "value") {
+                errors.push(format!("decoded value differs: {d}"));
+            }
+        }
+        None => errors.push("no decoded value".into()),
+    }
+}
+
+fn joined(errors: Vec<String>) -> Result<(), String> {
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("; "))
+    }
+}
