@@ -346,15 +346,22 @@ bool km_union_columns(const km_reader *r, km_array a, uint32_t tag_size, uint32_
     return true;
 }
 
+/* The number of entries of the bunch table of a (format.md §7.1) into *k;
+ * false when a is empty or its table is malformed (misaligned, over the
+ * entry limit, past the end): its variants then read as empty. */
+static bool bunch_entries(const km_reader *r, km_array a, uint32_t *k) {
+    if (a.cap == 0) {
+        return false;
+    }
+    *k = km_read_u32(r, a.offset);
+    return a.offset % KM_BUNCH_TABLE_ALIGN == 0 && *k <= r->limits.max_directory_entries &&
+           km_fits(r, a.offset, bunch_table_size(*k));
+}
+
 km_array km_bunch_entry(const km_reader *r, km_array a, uint32_t tag, uint32_t elem_size) {
     km_array empty = {0, 0, 0};
     uint32_t k;
-    if (a.cap == 0) {
-        return empty;
-    }
-    k = km_read_u32(r, a.offset);
-    if (a.offset % KM_BUNCH_TABLE_ALIGN != 0 || k > r->limits.max_directory_entries ||
-        !km_fits(r, a.offset, bunch_table_size(k))) {
+    if (!bunch_entries(r, a, &k)) {
         return empty;
     }
     for (uint32_t e = 1; e <= k; e++) {
@@ -557,6 +564,14 @@ km_status km_check_bools(km_validator *v, uint32_t offset, uint32_t n) {
         }
     }
     return KM_OK;
+}
+
+km_status km_decode_bunch_charge(km_validator *v, km_array a) {
+    uint32_t k;
+    if (!bunch_entries(v->r, a, &k)) {
+        return KM_OK;
+    }
+    return km_charge(v, bunch_table_size(k));
 }
 
 km_status km_check_union_columns(km_validator *v, km_array a, uint32_t tag_size, uint32_t *tags,

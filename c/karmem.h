@@ -417,6 +417,10 @@ km_status km_check_bunch(km_validator *v, km_array a, const uint32_t *known, siz
  * gives no columns. */
 km_status km_decode_soa_columns(km_validator *v, km_array a, const km_column *wanted,
                                 size_t n_wanted, uint32_t *out);
+/* Charges the bunch table of a once, as a decoder reads it (format.md §10):
+ * 16 × (k + 1) for a well-formed table of k entries, nothing for an empty or
+ * malformed one (whose variants read as empty). */
+km_status km_decode_bunch_charge(km_validator *v, km_array a);
 /* Compares the bytes of the two text arrays whose references are at a and
  * b, as a map's keys are ordered (format.md §5.5: bytes, shorter first on a
  * common prefix): <0, 0 or >0. Malformed references compare as empty. */

@@ -462,11 +462,8 @@ func unionOffsetColumn(a ArrayRef, tagSize uint32) uint64 {
 // §7.1), checked like any array reference; empty if the variant has no
 // entry.
 func (r *Reader) BunchEntry(a ArrayRef, tag, elemSize uint32) ArrayRef {
-	if a.Cap == 0 {
-		return ArrayRef{}
-	}
-	k := r.Uint32(a.Offset)
-	if a.Offset%bunchTableAlign != 0 || k > r.limits.MaxDirectoryEntries || !r.fits(a.Offset, 16*(uint64(k)+1)) {
+	k, ok := r.bunchEntries(a)
+	if !ok {
 		return ArrayRef{}
 	}
 	for e := uint32(1); e <= k; e++ {
@@ -476,6 +473,20 @@ func (r *Reader) BunchEntry(a ArrayRef, tag, elemSize uint32) ArrayRef {
 		}
 	}
 	return ArrayRef{}
+}
+
+// bunchEntries is the number of entries of the bunch table of a (format.md
+// §7.1); ok is false when a is empty or its table is malformed (misaligned,
+// over the entry limit, past the end): its variants then read as empty.
+func (r *Reader) bunchEntries(a ArrayRef) (k uint32, ok bool) {
+	if a.Cap == 0 {
+		return 0, false
+	}
+	k = r.Uint32(a.Offset)
+	if a.Offset%bunchTableAlign != 0 || k > r.limits.MaxDirectoryEntries || !r.fits(a.Offset, bunchTableSize(uint64(k))) {
+		return 0, false
+	}
+	return k, true
 }
 
 // InlineAt reports whether an inline struct of size bytes can be read at

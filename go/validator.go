@@ -280,6 +280,18 @@ func (v *Validator) Bunch(a ArrayRef, known []uint32) (uint32, error) {
 	return k, nil
 }
 
+// ChargeBunch charges the bunch table of a once, as a decoder reads it
+// (format.md §10): 16 × (k + 1) for a well-formed table of k entries,
+// nothing for an empty or malformed one (whose variants read as empty).
+// Generated decoders call it before they look up the variants.
+func (v *Validator) ChargeBunch(a ArrayRef) error {
+	k, ok := v.r.bunchEntries(a)
+	if !ok {
+		return nil
+	}
+	return v.Charge(bunchTableSize(uint64(k)))
+}
+
 // InvalidUnion is the error of a union slot at offset whose tag has no
 // valid value.
 func InvalidUnion(offset, tag uint32) error {

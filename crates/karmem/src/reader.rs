@@ -549,12 +549,14 @@ impl<'a, M: Mode> Reader<'a, M> {
         Some((a.offset, offsets as u32))
     }
 
-    /// The array of one variant in a bunch table (format.md §7.1), checked
-    /// like any array reference; empty if the variant has no entry.
+    /// The number of entries of the bunch table of `a` (format.md §7.1),
+    /// or `None` when `a` is empty or its table is malformed (misaligned,
+    /// over the entry limit, past the end): its variants then read as
+    /// empty.
     #[inline]
-    pub fn bunch_entry(&self, a: ArrayRef, tag: u32, elem_size: u32) -> ArrayRef {
+    pub fn bunch_entries(&self, a: ArrayRef) -> Option<u32> {
         if a.cap == 0 {
-            return ArrayRef::EMPTY;
+            return None;
         }
         let k: u32 = self.get(a.offset);
         let end = a.offset as u64 + BUNCH_ENTRY_SIZE as u64 * (k as u64 + 1);
@@ -563,8 +565,18 @@ impl<'a, M: Mode> Reader<'a, M> {
                 || end > self.bytes.len() as u64
                 || !a.offset.is_multiple_of(BUNCH_TABLE_ALIGN))
         {
-            return ArrayRef::EMPTY;
+            return None;
         }
+        Some(k)
+    }
+
+    /// The array of one variant in a bunch table (format.md §7.1), checked
+    /// like any array reference; empty if the variant has no entry.
+    #[inline]
+    pub fn bunch_entry(&self, a: ArrayRef, tag: u32, elem_size: u32) -> ArrayRef {
+        let Some(k) = self.bunch_entries(a) else {
+            return ArrayRef::EMPTY;
+        };
         for e in 1..=k {
             let entry = a.offset + BUNCH_ENTRY_SIZE * e;
             if self.get::<u32>(entry) == tag {

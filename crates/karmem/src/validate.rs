@@ -31,6 +31,18 @@ impl<'a> Validator<'a> {
         self.budget
     }
 
+    /// Charges the bunch table of `a` once, as a decoder reads it
+    /// (format.md §10): `16 × (k + 1)` for a well-formed table of `k`
+    /// entries, nothing for an empty or malformed one (whose variants read
+    /// as empty). Generated decoders call it before they look up the
+    /// variants.
+    pub fn charge_bunch(&mut self, a: ArrayRef) -> Result<(), Error> {
+        match self.reader.bunch_entries(a) {
+            Some(k) => self.charge(bunch_table_size(k as u64)),
+            None => Ok(()),
+        }
+    }
+
     /// Account for `bytes` visited; fails once the budget is spent, which
     /// bounds the work of messages that reuse offsets.
     #[inline]

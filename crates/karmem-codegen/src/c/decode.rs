@@ -561,6 +561,8 @@ impl Gen<'_> {
         c.line("(void)arena;");
         c.line("*items = NULL;");
         c.line("*len = 0;");
+        // The table is read once for all variants (format.md §10).
+        c.try_("km_decode_bunch_charge(v, a)");
         for (i, var) in u.variants.iter().enumerate() {
             let ty = self.struct_name(var.ty);
             c.open("{");

@@ -1463,6 +1463,8 @@ impl Gen<'_> {
         ));
         let mut body = Code::new(1);
         body.line("*items = (*items)[:0]");
+        // The table is read once for all variants (format.md §10).
+        body.try_call("v.ChargeBunch(a)", "err");
         for v in &u.variants {
             let ty = self.struct_name(v.ty);
             if soa {

@@ -348,6 +348,8 @@ impl Gen<'_> {
         self.c.open(&format!("pub fn read_{suffix}(items: &mut Vec<Option<Self>>, v: &mut karmem::Validator<'_>, a: karmem::ArrayRef) -> Result<(), karmem::Error> {{"));
         self.c.line("let r = v.reader;");
         self.c.line("items.clear();");
+        // The table is read once for all variants (format.md §10).
+        self.c.line("v.charge_bunch(a)?;");
         for var in &u.variants {
             let ty = self.struct_name(var.ty);
             if soa {

@@ -3693,6 +3693,9 @@ func writeBovoaShape(w *karmem.Writer, at uint32, items []Shape) error {
 func readBovoaShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape) error {
 	r := v.Reader()
 	*items = (*items)[:0]
+	if err := v.ChargeBunch(a); err != nil {
+		return err
+	}
 	{
 		sub := r.BunchEntry(a, 1, 4)
 		if err := v.Charge(uint64(sub.Len) * 4); err != nil {
@@ -3978,6 +3981,9 @@ func writeBovosShape(w *karmem.Writer, at uint32, items []Shape) error {
 func readBovosShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape) error {
 	r := v.Reader()
 	*items = (*items)[:0]
+	if err := v.ChargeBunch(a); err != nil {
+		return err
+	}
 	if err := readSoaCircleInShape(v, r.BunchEntry(a, 1, 0), items); err != nil {
 		return err
 	}

@@ -1591,6 +1591,9 @@ func writeBovosAnyPoint(w *karmem.Writer, at uint32, items []AnyPoint) error {
 func readBovosAnyPoint(v *karmem.Validator, a karmem.ArrayRef, items *[]AnyPoint) error {
 	r := v.Reader()
 	*items = (*items)[:0]
+	if err := v.ChargeBunch(a); err != nil {
+		return err
+	}
 	if err := readSoaPoint2dInAnyPoint(v, r.BunchEntry(a, 1, 0), items); err != nil {
 		return err
 	}

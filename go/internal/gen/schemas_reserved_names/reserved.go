@@ -1944,6 +1944,9 @@ func writeBovosShape(w *karmem.Writer, at uint32, items []Shape) error {
 func readBovosShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape) error {
 	r := v.Reader()
 	*items = (*items)[:0]
+	if err := v.ChargeBunch(a); err != nil {
+		return err
+	}
 	if err := readSoaLenInShape(v, r.BunchEntry(a, 1, 0), items); err != nil {
 		return err
 	}

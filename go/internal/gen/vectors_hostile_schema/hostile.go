@@ -1766,6 +1766,9 @@ func writeBovoaPick(w *karmem.Writer, at uint32, items []Pick) error {
 func readBovoaPick(v *karmem.Validator, a karmem.ArrayRef, items *[]Pick) error {
 	r := v.Reader()
 	*items = (*items)[:0]
+	if err := v.ChargeBunch(a); err != nil {
+		return err
+	}
 	{
 		sub := r.BunchEntry(a, 1, 4)
 		if err := v.Charge(uint64(sub.Len) * 4); err != nil {

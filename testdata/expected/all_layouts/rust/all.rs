@@ -2993,6 +2993,7 @@ impl ShapeValue {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         items.clear();
+        v.charge_bunch(a)?;
         {
             let sub = r.bunch_entry(a, 1, 4);
             v.charge(sub.len as u64 * 4)?;
@@ -3108,6 +3109,7 @@ impl ShapeValue {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         items.clear();
+        v.charge_bunch(a)?;
         {
             let sub = r.bunch_entry(a, 1, 0);
             let mut values = Vec::new();

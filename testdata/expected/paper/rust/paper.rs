@@ -1740,6 +1740,7 @@ impl AnyPointValue {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         items.clear();
+        v.charge_bunch(a)?;
         {
             let sub = r.bunch_entry(a, 1, 0);
             let mut values = Vec::new();

@@ -2014,6 +2014,7 @@ impl ShapeValue {
     ) -> Result<(), karmem::Error> {
         let r = v.reader;
         items.clear();
+        v.charge_bunch(a)?;
         {
             let sub = r.bunch_entry(a, 1, 0);
             let mut values = Vec::new();
