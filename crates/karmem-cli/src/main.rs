@@ -119,6 +119,8 @@ enum Lang {
     /// Go guest bindings (docs/guests.md): the `go` package plus exporter
     /// interfaces, registration and importer clients.
     GoGuest,
+    /// Zig: objects with encode, decode and validate (docs/zig.md).
+    Zig,
 }
 
 /// Why a command failed; decides the exit code and the message.
@@ -274,6 +276,7 @@ fn build_one<'p>(
         Lang::RustGuest => Box::new(karmem_codegen::rust_guest::RustGuestBackend),
         Lang::RustHost => Box::new(karmem_codegen::rust_host::RustHostBackend),
         Lang::GoGuest => Box::new(karmem_codegen::go_guest::GoGuestBackend),
+        Lang::Zig => Box::new(karmem_codegen::zig::ZigBackend),
     };
     let files = backend
         .generate(schema, layout)
@@ -301,6 +304,8 @@ fn build_one<'p>(
             // The Go backend emits gofmt-clean code itself; gofmt (when
             // installed) only normalises it further for the user's tools.
             Lang::Go | Lang::GoGuest => gofmt(&path),
+            // The Zig backend emits `zig fmt`-clean code (docs/zig.md).
+            Lang::Zig => {}
         }
         eprintln!("wrote {}", path.display());
     }
