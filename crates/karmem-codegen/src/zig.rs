@@ -741,6 +741,44 @@ mod tests {
         assert_eq!(variant_name("TikTok"), "tik_tok");
     }
 
+    fn generate(source: &str) -> GeneratedFile {
+        let (schema, layout) = karmem_layout::load("t.km", source).expect("valid schema");
+        let mut files = ZigBackend.generate(&schema, &layout).unwrap();
+        assert_eq!(files.len(), 1);
+        files.remove(0)
+    }
+
+    #[test]
+    fn file_named_by_attribute_or_schema_and_deterministic() {
+        let src = "karmem app @zig.name(`km_app`);\nstruct A table { X u8; }\n";
+        let f = generate(src);
+        assert_eq!(f.path, "km_app.zig");
+        assert!(f.contents.contains("const karmem = @import(\"karmem\");"));
+        assert_eq!(f.contents, generate(src).contents);
+        assert_eq!(
+            generate("karmem game;\nstruct A inline { X u8; }\n").path,
+            "game.zig"
+        );
+    }
+
+    #[test]
+    fn recursion_through_unions_and_optional_tables_uses_pointers() {
+        let f = generate(
+            "karmem r;\nunion U u8 { Node; }\nstruct Node table { Child U; Next ?Node; Kids []Node; }\n",
+        );
+        assert!(f.contents.contains("node: *const Node,"), "{}", f.contents);
+        assert!(
+            f.contents.contains("next: ?*const Node = null,"),
+            "{}",
+            f.contents
+        );
+        assert!(
+            f.contents.contains("kids: []const Node = &.{},"),
+            "{}",
+            f.contents
+        );
+    }
+
     #[test]
     fn mentions_finds_identifiers_only() {
         assert!(mentions("try v.charge(1);", "v"));

@@ -117,7 +117,7 @@ impl Resolver {
                     '@',
                     &a.name.name,
                     SCHEMA_ATTRIBUTES,
-                    "known schema attributes: `@golang.package`, `@packed`, `@assemblyscript.import`",
+                    "known schema attributes: `@golang.package`, `@zig.name`, `@packed`, `@assemblyscript.import`",
                 );
                 self.diags.push(
                     Diagnostic::warning(
@@ -1625,7 +1625,12 @@ const LAYOUT_ANNOTATIONS: &[&str] = &["soa", "aos", "bovoa", "bovos"];
 
 /// The attributes a schema header may carry (docs/idl.md §4.1): the Go
 /// package name, and two of the first Karmem's, accepted without effect.
-const SCHEMA_ATTRIBUTES: &[&str] = &["golang.package", "packed", "assemblyscript.import"];
+const SCHEMA_ATTRIBUTES: &[&str] = &[
+    "golang.package",
+    "zig.name",
+    "packed",
+    "assemblyscript.import",
+];
 
 /// The `@` attributes a field may carry (docs/idl.md).
 const FIELD_ATTRIBUTES: &[&str] = &["string"];

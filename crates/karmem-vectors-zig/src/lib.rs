@@ -159,6 +159,18 @@ pub fn write_driver(dir: &Path, cases: &[Case], out: &Path) -> Result<(), String
     for m in modules.values() {
         driver.push_str(&Printer::new(m).all());
     }
+    // Zig analyses only what is used: every struct's API is referenced
+    // here, so that all the generated code is compiled, not only what the
+    // cases' roots reach.
+    driver.push_str("\ncomptime {\n");
+    for m in modules.values() {
+        for st in &m.schema.structs {
+            for f in ["encode", "decode", "validate", "validateFault"] {
+                writeln!(driver, "    _ = &{}.{}.{f};", m.alias, type_name(&st.name)).unwrap();
+            }
+        }
+    }
+    driver.push_str("}\n");
     driver.push_str("\npub fn main() !void {\n");
     driver.push_str("    var gpa_state: std.heap.DebugAllocator(.{}) = .init;\n");
     driver.push_str("    defer _ = gpa_state.deinit();\n");
