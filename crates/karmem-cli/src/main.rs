@@ -122,6 +122,8 @@ enum Lang {
     GoGuest,
     /// C11 (`<prefix>.h`, `<prefix>.c` over `c/karmem.h`, docs/c.md).
     C,
+    /// Zig: objects with encode, decode and validate (docs/zig.md).
+    Zig,
 }
 
 /// Why a command failed; decides the exit code and the message.
@@ -278,6 +280,7 @@ fn build_one<'p>(
         Lang::RustHost => Box::new(karmem_codegen::rust_host::RustHostBackend),
         Lang::GoGuest => Box::new(karmem_codegen::go_guest::GoGuestBackend),
         Lang::C => Box::new(karmem_codegen::c::CBackend),
+        Lang::Zig => Box::new(karmem_codegen::zig::ZigBackend),
     };
     let files = backend
         .generate(schema, layout)
@@ -307,6 +310,8 @@ fn build_one<'p>(
             Lang::Go | Lang::GoGuest => gofmt(&path),
             // The C backend's output is formatted as emitted.
             Lang::C => {}
+            // The Zig backend emits `zig fmt`-clean code (docs/zig.md).
+            Lang::Zig => {}
         }
         eprintln!("wrote {}", path.display());
     }

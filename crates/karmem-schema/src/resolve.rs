@@ -117,7 +117,7 @@ impl Resolver {
                     '@',
                     &a.name.name,
                     SCHEMA_ATTRIBUTES,
-                    "known schema attributes: `@golang.package`, `@packed`, `@assemblyscript.import`, `@c.prefix`",
+                    "known schema attributes: `@golang.package`, `@zig.name`, `@packed`, `@assemblyscript.import`, `@c.prefix`",
                 );
                 self.diags.push(
                     Diagnostic::warning(
@@ -1647,10 +1647,11 @@ fn one_of(list: &[&str]) -> String {
 const LAYOUT_ANNOTATIONS: &[&str] = &["soa", "aos", "bovoa", "bovos"];
 
 /// The attributes a schema header may carry (docs/idl.md §4.1): the Go
-/// package name, the C prefix, and two of the first Karmem's, accepted
-/// without effect.
+/// package name, the C prefix, the Zig file name, and two of the first
+/// Karmem's, accepted without effect.
 const SCHEMA_ATTRIBUTES: &[&str] = &[
     "golang.package",
+    "zig.name",
     "packed",
     "assemblyscript.import",
     "c.prefix",

@@ -1,0 +1,581 @@
+//! Decoding: `decode` per struct and the readers of tables, inline
+//! structs, arrays, SoA blocks, unions and bunch arrays. Lenient as every
+//! Karmem decoder (malformed parts read as zero or empty, invalid text as
+//! empty), with the traversal budget and depth of format.md §10 charged
+//! exactly as the Go decoders charge them: the same calls in the same
+//! places, with what `Layout::decode_charge` says per element.
+
+use karmem_layout::{
+    ArrayData, FixedElem, Slot, ARRAY_REF_SIZE, OFFSET_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE,
+};
+use karmem_schema::model::*;
+
+use super::code::Code;
+use super::{elem_at, limit_arg, mentions, plus, prim, times64, variant_name, Ctx, Gen};
+
+impl Gen<'_> {
+    pub(crate) fn decode_functions(&mut self, id: StructId) {
+        let name = self.struct_name(id);
+        let sl = self.l.of_struct(id).clone();
+        let table = self.is_table(id);
+        let inner = self.c.indent + 1;
+
+        self.c.line("");
+        self.c
+            .line("/// Decodes a whole message whose root is a `Self`. Slices and text are");
+        self.c
+            .line("/// allocated from `gpa` (pass an arena and free the decoded value with");
+        self.c
+            .line("/// it); malformed parts read as zero or empty; the traversal budget and");
+        self.c
+            .line("/// the depth limit bound the work and memory a hostile message can cause.");
+        self.c.open(&format!(
+            "pub fn decode(r: karmem.Reader, gpa: std.mem.Allocator) DecodeError!{name} {{"
+        ));
+        self.c.line("var v: karmem.Validator = .init(r);");
+        if table {
+            self.c
+                .line(&format!("return {name}.readTable(&v, r.root(), gpa);"));
+        } else {
+            // An inline root that does not fit reads as all zero (§1).
+            self.c.line(&format!(
+                "if (r.size() < {}) return .{{}};",
+                8 + sl.size as u64
+            ));
+            self.c.line(&format!(
+                "return {name}.readAt(&v, karmem.header_size, gpa);"
+            ));
+        }
+        self.c.close("}");
+
+        let mut body = Code::new(inner);
+        for (i, f) in sl.fields.iter().enumerate() {
+            let place = format!("x.{}", self.field(id, i));
+            let ctx = if table {
+                Ctx::Table { off: f.offset }
+            } else {
+                Ctx::Pos {
+                    pos: plus("at", f.offset),
+                    present: None,
+                }
+            };
+            let default = self.s.structs[id].fields[i].nonzero_default();
+            self.read_slot(&mut body, &f.slot, &place, &ctx, default.is_some());
+        }
+        let text = body.into_text();
+        let mut full = Code::new(inner);
+        if table {
+            full.line("try v.enter();");
+            full.line("try v.charge(t.used);");
+        }
+        if mentions(&text, "r") {
+            full.line("const r = v.r;");
+        }
+        if text.is_empty() {
+            full.line(&format!("const x: {name} = .{{}};"));
+        } else {
+            full.line(&format!("var x: {name} = .{{}};"));
+        }
+        full.raw(&text);
+        if table {
+            full.line("v.leave();");
+        }
+        full.line("return x;");
+        let sig = if table {
+            format!(
+                "fn readTable(v: *karmem.Validator, t: karmem.Table, gpa: std.mem.Allocator) DecodeError!{name} {{"
+            )
+        } else {
+            format!(
+                "fn readAt(v: *karmem.Validator, at: u32, gpa: std.mem.Allocator) DecodeError!{name} {{"
+            )
+        };
+        self.function(&sig, &["v", "t", "at", "gpa"], &[], full);
+    }
+
+    /// Decodes one slot into `place`. Objects start at their defaults
+    /// (`.{}`), so an absent slot is left as it is: zero, or the declared
+    /// default when `has_default`.
+    pub(crate) fn read_slot(
+        &self,
+        c: &mut Code,
+        slot: &Slot,
+        place: &str,
+        ctx: &Ctx,
+        has_default: bool,
+    ) {
+        let size = self.l.slot_size(slot);
+        let (pos, present): (String, Option<String>) = match ctx {
+            Ctx::Table { off } => (
+                plus("t.offset", *off),
+                Some(format!("t.has({off}, {size})")),
+            ),
+            Ctx::Pos { pos, present } => (pos.clone(), present.clone()),
+        };
+        let guarded = |c: &mut Code, stmt: &str| match &present {
+            Some(cond) => c.line(&format!("if ({cond}) {stmt}")),
+            None => c.line(stmt),
+        };
+        match slot {
+            Slot::Scalar(_) | Slot::Enum { .. } => {
+                let t = match slot {
+                    Slot::Scalar(p) => prim(*p).to_string(),
+                    Slot::Enum { id, .. } => self.enum_name(*id),
+                    _ => unreachable!(),
+                };
+                match ctx {
+                    Ctx::Table { off } if !has_default => {
+                        c.line(&format!("{place} = r.field({t}, t, {off});"))
+                    }
+                    _ => guarded(c, &format!("{place} = r.load({t}, {pos});")),
+                }
+            }
+            Slot::InlineStruct(id) => guarded(
+                c,
+                &format!(
+                    "{place} = try {}.readAt(v, {pos}, gpa);",
+                    self.struct_name(*id)
+                ),
+            ),
+            Slot::TableRef(id) => {
+                let t = match (ctx, &present) {
+                    (Ctx::Table { off }, _) => format!("r.fieldTable(t, {off})"),
+                    (_, Some(cond)) => {
+                        format!("if ({cond}) r.table(r.load(u32, {pos})) else .absent")
+                    }
+                    (_, None) => format!("r.table(r.load(u32, {pos}))"),
+                };
+                c.line(&format!(
+                    "{place} = try {}.readTable(v, {t}, gpa);",
+                    self.struct_name(*id)
+                ));
+            }
+            Slot::OptionalTable(id) => {
+                let offset = match (ctx, &present) {
+                    (Ctx::Table { off }, _) => format!("r.field(u32, t, {off})"),
+                    (_, Some(cond)) => format!("if ({cond}) r.load(u32, {pos}) else 0"),
+                    (_, None) => format!("r.load(u32, {pos})"),
+                };
+                let (o, p) = (self.fresh("offset"), self.fresh("table"));
+                let ty = self.struct_name(*id);
+                c.open("{");
+                c.line(&format!("const {o} = {offset};"));
+                c.open(&format!("if ({o} != 0) {{"));
+                c.line(&format!("const {p} = try gpa.create({ty});"));
+                c.line(&format!(
+                    "{p}.* = try {ty}.readTable(v, r.table({o}), gpa);"
+                ));
+                c.line(&format!("{place} = {p};"));
+                c.close("}");
+                c.close("}");
+            }
+            Slot::Optional { value_at, value } => {
+                let flag = format!("r.load(u8, {pos}) != 0");
+                let cond = match &present {
+                    Some(p) => format!("{p} and {flag}"),
+                    None => flag,
+                };
+                let tmp = self.fresh("value");
+                c.open(&format!("if ({cond}) {{"));
+                c.line(&format!(
+                    "var {tmp}: {} = {};",
+                    self.slot_type(value),
+                    self.slot_zero(value)
+                ));
+                let inner = Ctx::Pos {
+                    pos: plus(&pos, *value_at),
+                    present: None,
+                };
+                self.read_slot(c, value, &tmp, &inner, false);
+                c.line(&format!("{place} = {tmp};"));
+                c.close("}");
+            }
+            Slot::Union { id, .. } => guarded(
+                c,
+                &format!(
+                    "{place} = try read{}(v, {pos}, {}, gpa);",
+                    self.union_name(*id),
+                    plus(&pos, UNION_OFFSET_AT)
+                ),
+            ),
+            Slot::FixedArray { elem, stride, .. } => {
+                let (e, j) = (self.fresh("e"), self.fresh("j"));
+                let epos = elem_at(&pos, &j, *stride);
+                let stmt = match elem {
+                    FixedElem::Scalar(p) => format!(
+                        "for (&{place}, 0..) |*{e}, {j}| {e}.* = r.load({}, {epos});",
+                        prim(*p)
+                    ),
+                    FixedElem::Enum { id, .. } => format!(
+                        "for (&{place}, 0..) |*{e}, {j}| {e}.* = r.load({}, {epos});",
+                        self.enum_name(*id)
+                    ),
+                    FixedElem::InlineStruct(id) => format!(
+                        "for (&{place}, 0..) |*{e}, {j}| {e}.* = try {}.readAt(v, {epos}, gpa);",
+                        self.struct_name(*id)
+                    ),
+                };
+                match &present {
+                    Some(cond) => {
+                        c.open(&format!("if ({cond}) {{"));
+                        c.line(&stmt);
+                        c.close("}");
+                    }
+                    None => c.line(&stmt),
+                }
+            }
+            Slot::ArrayRef { array, data } => {
+                let es = data.elem_size();
+                let limit = limit_arg(array.limit());
+                let a = self.fresh("a");
+                // Text with a default is read only when present; otherwise
+                // an absent array reads as empty, which it already is.
+                let guard = if has_default { present.clone() } else { None };
+                let load = match (ctx, &present) {
+                    (Ctx::Table { off }, _) => format!("r.fieldArray(t, {off}, {es}, {limit})"),
+                    (_, Some(_)) if has_default => format!("r.array({pos}, {es}, {limit})"),
+                    (_, Some(cond)) => format!(
+                        "if ({cond}) r.array({pos}, {es}, {limit}) else karmem.ArrayRef.empty"
+                    ),
+                    (_, None) => format!("r.array({pos}, {es}, {limit})"),
+                };
+                match guard {
+                    Some(cond) => c.open(&format!("if ({cond}) {{")),
+                    None => c.open("{"),
+                }
+                c.line(&format!("const {a} = {load};"));
+                self.read_array(c, array, data, place, &a);
+                c.close("}");
+            }
+        }
+    }
+
+    /// Decodes array `a` into `place` (always assigned: `place` may be an
+    /// element of a freshly allocated slice).
+    fn read_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData, place: &str, a: &str) {
+        // What each element costs the traversal budget is the layout's
+        // answer (format.md §10), not this generator's.
+        let per_element = self.l.decode_charge(data);
+        let charge = |c: &mut Code| {
+            let size = per_element.expect("charged per element");
+            c.line(&format!(
+                "try v.charge({});",
+                times64(&format!("{a}.len"), size)
+            ));
+        };
+        let (s, e, k) = (self.fresh("s"), self.fresh("e"), self.fresh("k"));
+        match (array.text, data) {
+            (
+                None,
+                ArrayData::Arrays {
+                    array: inner,
+                    data: inner_data,
+                },
+            ) => {
+                charge(c);
+                let ty = self.obj_type(&FieldType::Array(*inner));
+                let a2 = self.fresh("a");
+                c.line(&format!("const {s} = try gpa.alloc({ty}, {a}.len);"));
+                c.open(&format!("for ({s}, 0..) |*{e}, {k}| {{"));
+                c.line(&format!(
+                    "const {a2} = r.array({}, {}, {});",
+                    elem_at(&format!("{a}.offset"), &k, ARRAY_REF_SIZE),
+                    inner_data.elem_size(),
+                    limit_arg(inner.limit())
+                ));
+                self.read_array(c, inner, inner_data, &format!("{e}.*"), &a2);
+                c.close("}");
+                c.line(&format!("{place} = {s};"));
+            }
+            (Some(Text::Utf8), _) => {
+                charge(c);
+                c.line(&format!("{place} = try gpa.dupe(u8, r.string({a}));"));
+            }
+            (Some(Text::Utf16), _) => {
+                charge(c);
+                c.line(&format!("const {s} = r.arraySlice(u16, {a});"));
+                c.line(&format!(
+                    "{place} = karmem.utf16ToUtf8({s}, try gpa.alloc(u8, karmem.utf8LenOfUtf16({s})));"
+                ));
+            }
+            (None, ArrayData::Plain { .. }) => {
+                charge(c);
+                match array.elem {
+                    ElemType::Scalar(Primitive::Bool) => {
+                        let b = self.fresh("b");
+                        c.line(&format!("const {b} = r.bytes({a});"));
+                        c.line(&format!("const {s} = try gpa.alloc(bool, {b}.len);"));
+                        c.line(&format!("for ({s}, {b}) |*{e}, {k}| {e}.* = {k} != 0;"));
+                        c.line(&format!("{place} = {s};"));
+                    }
+                    elem => c.line(&format!(
+                        "{place} = try gpa.dupe({}, r.arraySlice({}, {a}));",
+                        self.elem_type(elem),
+                        self.elem_type(elem)
+                    )),
+                }
+            }
+            (None, ArrayData::AosInline { id, stride }) => {
+                charge(c);
+                let ty = self.struct_name(*id);
+                c.line(&format!("const {s} = try gpa.alloc({ty}, {a}.len);"));
+                c.line(&format!(
+                    "for ({s}, 0..) |*{e}, {k}| {e}.* = try {ty}.readAt(v, {}, gpa);",
+                    elem_at(&format!("{a}.offset"), &k, *stride)
+                ));
+                c.line(&format!("{place} = {s};"));
+            }
+            (None, ArrayData::AosTable { id }) => {
+                charge(c);
+                let ty = self.struct_name(*id);
+                c.line(&format!("const {s} = try gpa.alloc({ty}, {a}.len);"));
+                c.line(&format!(
+                    "for ({s}, 0..) |*{e}, {k}| {e}.* = try {ty}.readTable(v, r.table(r.load(u32, {})), gpa);",
+                    elem_at(&format!("{a}.offset"), &k, OFFSET_SIZE)
+                ));
+                c.line(&format!("{place} = {s};"));
+            }
+            (None, ArrayData::Soa { elem }) => c.line(&format!(
+                "{place} = try readSoa{}(v, {a}, gpa);",
+                self.struct_name(*elem)
+            )),
+            (None, ArrayData::UnionAos { id, .. }) => {
+                charge(c);
+                let u = self.union_name(*id);
+                let at = elem_at(&format!("{a}.offset"), &k, UNION_SLOT_SIZE);
+                c.line(&format!("const {s} = try gpa.alloc(?{u}, {a}.len);"));
+                c.line(&format!(
+                    "for ({s}, 0..) |*{e}, {k}| {e}.* = try read{u}(v, {at}, {}, gpa);",
+                    plus(&at, UNION_OFFSET_AT)
+                ));
+                c.line(&format!("{place} = {s};"));
+            }
+            (None, ArrayData::UnionSoa { id, tag }) => {
+                let u = self.union_name(*id);
+                let tw = tag.size();
+                let cols = self.fresh("cols");
+                c.open(&format!("if (r.unionColumns({a}, {tw})) |{cols}| {{"));
+                charge(c);
+                c.line(&format!("const {s} = try gpa.alloc(?{u}, {a}.len);"));
+                c.line(&format!(
+                    "for ({s}, 0..) |*{e}, {k}| {e}.* = try read{u}(v, {}, {}, gpa);",
+                    elem_at(&format!("{cols}.tags"), &k, tw),
+                    elem_at(&format!("{cols}.offsets"), &k, OFFSET_SIZE)
+                ));
+                c.line(&format!("{place} = {s};"));
+                c.close("} else {");
+                c.indent += 1;
+                c.line(&format!("{place} = &.{{}};"));
+                c.close("}");
+            }
+            (None, ArrayData::UnionBunch { id, .. }) => {
+                let f = if array.layout == ArrayLayout::BoVoS {
+                    "Bovos"
+                } else {
+                    "Bovoa"
+                };
+                c.line(&format!(
+                    "{place} = try read{f}{}(v, {a}, gpa);",
+                    self.union_name(*id)
+                ));
+            }
+        }
+    }
+
+    // ---- SoA arrays --------------------------------------------------------------
+
+    /// The reader of SoA arrays of `id`: the directory (charged each time
+    /// it is read), then `len × element charge` (format.md §10), then the
+    /// elements, column by column within each element.
+    pub(crate) fn soa_reader(&mut self, id: StructId, _seq: Option<UnionId>) {
+        let name = self.struct_name(id);
+        let soa = self.l.soa(id).clone();
+        let n = soa.columns.len();
+        let mut each = Code::new(self.c.indent + 2);
+        for (k, col) in soa.columns.iter().enumerate() {
+            let place = self.column_place("e", id, k);
+            let ctx = Ctx::Pos {
+                pos: elem_at(&format!("cols[{k}]"), "i", col.size),
+                present: Some(format!("cols[{k}] != 0")),
+            };
+            let default = col.field(self.s).nonzero_default().is_some();
+            self.read_slot(&mut each, &col.slot, &place, &ctx, default);
+        }
+        let each = each.into_text();
+        let mut body = Code::new(self.c.indent + 1);
+        if mentions(&each, "r") {
+            body.line("const r = v.r;");
+        }
+        body.line(&format!("var cols: [{n}]u32 = undefined;"));
+        body.line(&format!(
+            "try v.soaColumns(a, &{}, &cols);",
+            self.soa_columns(id)
+        ));
+        body.line(&format!(
+            "try v.charge({});",
+            times64("a.len", soa.element_charge())
+        ));
+        body.line(&format!("const s = try gpa.alloc({name}, a.len);"));
+        if mentions(&each, "i") {
+            body.open("for (s, 0..) |*e, i| {");
+        } else {
+            body.open("for (s) |*e| {");
+        }
+        body.line("e.* = .{};");
+        body.raw(&each);
+        body.close("}");
+        body.line("return s;");
+        self.function(
+            &format!(
+                "fn readSoa{name}(v: *karmem.Validator, a: karmem.ArrayRef, gpa: std.mem.Allocator) DecodeError![]const {name} {{"
+            ),
+            &[],
+            &[],
+            body,
+        );
+    }
+
+    // ---- unions --------------------------------------------------------------------
+
+    pub(crate) fn union_reader(&mut self, id: UnionId) {
+        let u = self.s.unions[id].clone();
+        let name = self.union_name(id);
+        let mut b = Code::new(self.c.indent + 1);
+        b.line("const r = v.r;");
+        if u.tag == Primitive::U32 {
+            b.line("const tag = r.load(u32, tag_at);");
+        } else {
+            b.line(&format!(
+                "const tag: u32 = r.load({}, tag_at);",
+                prim(u.tag)
+            ));
+        }
+        b.line("const offset = r.load(u32, offset_at);");
+        b.open("switch (tag) {");
+        for v in &u.variants {
+            let ty = self.struct_name(v.ty);
+            let var = variant_name(&self.s.structs[v.ty].name);
+            let pointer = self.variant_is_pointer(id, v.ty);
+            let read = if self.is_table(v.ty) {
+                format!("try {ty}.readTable(v, r.table(offset), gpa)")
+            } else {
+                format!("try {ty}.readAt(v, offset, gpa)")
+            };
+            b.open(&format!("{} => {{", v.tag));
+            let inner = |b: &mut Code| {
+                if pointer {
+                    b.line(&format!("const p = try gpa.create({ty});"));
+                    b.line(&format!("p.* = {read};"));
+                    b.line(&format!("return .{{ .{var} = p }};"));
+                } else {
+                    b.line(&format!("return .{{ .{var} = {read} }};"));
+                }
+            };
+            if self.is_table(v.ty) {
+                inner(&mut b);
+            } else {
+                let size = self.l.of_struct(v.ty).size;
+                b.open(&format!("if (r.inlineAt(offset, {size})) {{"));
+                // Charged like a table: its size (format.md §10).
+                b.line(&format!("try v.charge({size});"));
+                inner(&mut b);
+                b.close("}");
+            }
+            b.close("},");
+        }
+        // 0 is "no value"; a tag unknown to this schema version reads as
+        // no value too.
+        b.line("else => {},");
+        b.close("}");
+        b.line("return null;");
+        self.function(
+            &format!(
+                "fn read{name}(v: *karmem.Validator, tag_at: u32, offset_at: u32, gpa: std.mem.Allocator) DecodeError!?{name} {{"
+            ),
+            &[],
+            &[],
+            b,
+        );
+        self.bunch_readers(id);
+    }
+
+    /// Readers of bunch arrays (format.md §7.1): the values of each variant
+    /// the reader knows, in declaration order (element order is not kept).
+    fn bunch_readers(&mut self, id: UnionId) {
+        let u = self.s.unions[id].clone();
+        let name = self.union_name(id);
+        for soa in [false, true] {
+            if !self.uses_bunch(id, soa) {
+                continue;
+            }
+            let suffix = if soa { "Bovos" } else { "Bovoa" };
+            let mut b = Code::new(self.c.indent + 1);
+            b.line("const r = v.r;");
+            b.line(&format!("var list: std.ArrayList(?{name}) = .empty;"));
+            for v in &u.variants {
+                let ty = self.struct_name(v.ty);
+                let var = variant_name(&self.s.structs[v.ty].name);
+                let pointer = self.variant_is_pointer(id, v.ty);
+                b.open("{");
+                if soa {
+                    b.line(&format!(
+                        "const values = try readSoa{ty}(v, r.bunchEntry(a, {}, 0), gpa);",
+                        v.tag
+                    ));
+                    b.line("try list.ensureUnusedCapacity(gpa, values.len);");
+                    if pointer {
+                        b.line(&format!(
+                            "for (values) |*e| list.appendAssumeCapacity(.{{ .{var} = e }});"
+                        ));
+                    } else {
+                        b.line(&format!(
+                            "for (values) |e| list.appendAssumeCapacity(.{{ .{var} = e }});"
+                        ));
+                    }
+                } else {
+                    let data = self.l.bunch_variant_data(v.ty, false);
+                    let size = data.elem_size();
+                    let per = self
+                        .l
+                        .decode_charge(&data)
+                        .expect("an AoS array is charged per element");
+                    b.line(&format!("const sub = r.bunchEntry(a, {}, {size});", v.tag));
+                    b.line(&format!("try v.charge({});", times64("sub.len", per)));
+                    b.line("try list.ensureUnusedCapacity(gpa, sub.len);");
+                    let read = if self.is_table(v.ty) {
+                        format!(
+                            "try {ty}.readTable(v, r.table(r.load(u32, {})), gpa)",
+                            elem_at("sub.offset", "k", OFFSET_SIZE)
+                        )
+                    } else {
+                        format!(
+                            "try {ty}.readAt(v, {}, gpa)",
+                            elem_at("sub.offset", "k", size)
+                        )
+                    };
+                    b.open("for (0..sub.len) |k| {");
+                    if pointer {
+                        b.line(&format!("const p = try gpa.create({ty});"));
+                        b.line(&format!("p.* = {read};"));
+                        b.line(&format!("list.appendAssumeCapacity(.{{ .{var} = p }});"));
+                    } else {
+                        b.line(&format!(
+                            "list.appendAssumeCapacity(.{{ .{var} = {read} }});"
+                        ));
+                    }
+                    b.close("}");
+                }
+                b.close("}");
+            }
+            b.line("return list.items;");
+            self.function(
+                &format!(
+                    "fn read{suffix}{name}(v: *karmem.Validator, a: karmem.ArrayRef, gpa: std.mem.Allocator) DecodeError![]const ?{name} {{"
+                ),
+                &[],
+                &[],
+                b,
+            );
+        }
+    }
+}

@@ -1,0 +1,105 @@
+// The fixed part of the golden-vector driver (crates/karmem-vectors-zig):
+// what it runs for each case, and JSON in the vectors' conventions
+// (testdata/vectors/README.md). The generated part (case functions, JSON
+// printers per type, imports of the generated files) follows it.
+
+const std = @import("std");
+const karmem = @import("karmem");
+
+/// Writes one result line, `ID<TAB>KIND<TAB>TEXT`, to stderr at once, so
+/// that a crash loses nothing printed before it.
+fn report(id: []const u8, kind: []const u8, text: []const u8) void {
+    std.debug.print("{s}\t{s}\t{s}\n", .{ id, kind, text });
+}
+
+/// A float as JSON: the shortest text that reads back as the same `f64`
+/// (an `f32` is widened exactly), `-0.0` with its sign, non-finite values
+/// as the strings of the vectors' conventions.
+fn jsonFloat(w: *std.Io.Writer, x: f64) std.Io.Writer.Error!void {
+    if (std.math.isNan(x)) return w.writeAll("\"NaN\"");
+    if (std.math.isInf(x)) return w.writeAll(if (x > 0) "\"Infinity\"" else "\"-Infinity\"");
+    if (x == 0) return w.writeAll(if (std.math.signbit(x)) "-0.0" else "0.0");
+    try w.print("{e}", .{x});
+}
+
+/// Text as a JSON string.
+fn jsonString(w: *std.Io.Writer, s: []const u8) std.Io.Writer.Error!void {
+    try w.writeByte('"');
+    for (s) |c| {
+        switch (c) {
+            '"' => try w.writeAll("\\\""),
+            '\\' => try w.writeAll("\\\\"),
+            0...0x1f => try w.print("\\u{x:0>4}", .{c}),
+            else => try w.writeByte(c),
+        }
+    }
+    try w.writeByte('"');
+}
+
+/// `value` printed by `print`, as one report line.
+fn reportValue(gpa: std.mem.Allocator, id: []const u8, comptime T: type, comptime print: anytype, value: *const T) !void {
+    var out: std.Io.Writer.Allocating = .init(gpa);
+    defer out.deinit();
+    try print(&out.writer, value);
+    report(id, "value", out.written());
+}
+
+/// The first offset where two messages differ, as a report line.
+fn reportSame(gpa: std.mem.Allocator, id: []const u8, kind: []const u8, got: []const u8, want: []const u8) !void {
+    if (std.mem.eql(u8, got, want)) return report(id, kind, "ok");
+    const n = @min(got.len, want.len);
+    var at: usize = n;
+    for (got[0..n], want[0..n], 0..) |a, b, i| {
+        if (a != b) {
+            at = i;
+            break;
+        }
+    }
+    const text = try std.fmt.allocPrint(gpa, "differs at offset {d} (encoded {d} bytes, expected {d})", .{ at, got.len, want.len });
+    defer gpa.free(text);
+    report(id, kind, text);
+}
+
+fn reportValid(gpa: std.mem.Allocator, id: []const u8, comptime T: type, r: karmem.Reader) !void {
+    var fault: karmem.Fault = .{};
+    if (T.validateFault(r, &fault)) |_| {
+        report(id, "valid", "true");
+    } else |err| {
+        const text = try std.fmt.allocPrint(gpa, "false {s} at {d} ({d})", .{ @errorName(err), fault.offset, fault.value });
+        defer gpa.free(text);
+        report(id, "valid", text);
+    }
+}
+
+/// A case with a value: decode (printed), validate, encode again (the
+/// bytes), then decode and encode again with the same writer (reuse).
+fn runValue(gpa: std.mem.Allocator, id: []const u8, comptime T: type, comptime print: anytype, bytes: []const u8) !void {
+    var arena_state: std.heap.ArenaAllocator = .init(gpa);
+    defer arena_state.deinit();
+    const arena = arena_state.allocator();
+    const message = try karmem.alignedCopy(arena, bytes);
+    const r = karmem.Reader.open(message) catch |err| return report(id, "open", @errorName(err));
+    const value = T.decode(r, arena) catch |err| return report(id, "decode-error", @errorName(err));
+    try reportValue(gpa, id, T, print, &value);
+    try reportValid(gpa, id, T, r);
+    var w: karmem.Writer = try .init(gpa, 64);
+    defer w.deinit();
+    try value.encode(&w);
+    try reportSame(gpa, id, "bytes", w.bytes(), bytes);
+    const again = T.decode(r, arena) catch |err| return report(id, "reuse", @errorName(err));
+    try again.encode(&w);
+    try reportSame(gpa, id, "reuse", w.bytes(), bytes);
+}
+
+/// An evolution reader or a hostile message: validate, then decode
+/// (printed, or the error).
+fn runRead(gpa: std.mem.Allocator, id: []const u8, comptime T: type, comptime print: anytype, bytes: []const u8) !void {
+    var arena_state: std.heap.ArenaAllocator = .init(gpa);
+    defer arena_state.deinit();
+    const arena = arena_state.allocator();
+    const message = try karmem.alignedCopy(arena, bytes);
+    const r = karmem.Reader.open(message) catch |err| return report(id, "open", @errorName(err));
+    try reportValid(gpa, id, T, r);
+    const value = T.decode(r, arena) catch |err| return report(id, "decode-error", @errorName(err));
+    try reportValue(gpa, id, T, print, &value);
+}
