@@ -307,16 +307,25 @@ pub const Reader = struct {
     /// malformed (misaligned, past the end, over `max_directory_entries`).
     /// The first entry of a tag is used.
     pub fn bunchEntry(r: Reader, a: ArrayRef, tag: u32, elem_size: u32) ArrayRef {
-        if (a.cap == 0) return .empty;
-        const k = r.load(u32, a.offset);
-        if (a.offset % km.bunch_table_align != 0 or k > r.limits.max_directory_entries or
-            !r.fits(a.offset, km.bunchTableSize(k))) return .empty;
+        const k = r.bunchEntries(a) orelse return .empty;
         var e: u32 = 1;
         while (e <= k) : (e += 1) {
             const entry = a.offset + 16 * e;
             if (r.load(u32, entry) == tag) return r.array(entry + 4, elem_size, km.no_limit);
         }
         return .empty;
+    }
+
+    /// The number of entries of the bunch table of `a` (docs/format.md
+    /// §7.1), or null when `a` is empty or its table is malformed
+    /// (misaligned, over the entry limit, past the end): its variants then
+    /// read as empty.
+    pub fn bunchEntries(r: Reader, a: ArrayRef) ?u32 {
+        if (a.cap == 0) return null;
+        const k = r.load(u32, a.offset);
+        if (a.offset % km.bunch_table_align != 0 or k > r.limits.max_directory_entries or
+            !r.fits(a.offset, km.bunchTableSize(k))) return null;
+        return k;
     }
 
     /// Whether an inline struct of `n` bytes can be read at `offset`:

@@ -151,6 +151,16 @@ pub const Validator = struct {
         for (wanted) |c| try v.charge(@as(u64, a.cap) * c.size);
     }
 
+    /// Charges the bunch table of `a` once, as a decoder reads it
+    /// (docs/format.md §10): 16 × (k + 1) for a well-formed table of k
+    /// entries, nothing for an empty or malformed one (whose variants read
+    /// as empty). Generated decoders call it before they look up the
+    /// variants.
+    pub fn chargeBunch(v: *Validator, a: ArrayRef) Error!void {
+        const k = v.r.bunchEntries(a) orelse return;
+        try v.charge(km.bunchTableSize(k));
+    }
+
     /// Resolves the known columns of an SoA array for decoding, as
     /// `Reader.soaColumns`, and charges the directory each time it is read
     /// (docs/format.md §10): a directory shared by many arrays costs each.

@@ -512,6 +512,8 @@ impl Gen<'_> {
             let mut b = Code::new(self.c.indent + 1);
             b.line("const r = v.r;");
             b.line(&format!("var list: std.ArrayList(?{name}) = .empty;"));
+            // The table is read once for all variants (format.md §10).
+            b.line("try v.chargeBunch(a);");
             for v in &u.variants {
                 let ty = self.struct_name(v.ty);
                 let var = variant_name(&self.s.structs[v.ty].name);
