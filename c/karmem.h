@@ -497,7 +497,7 @@ typedef struct km_written_directory {
  * without an allocator remembers no more: a message with more distinct SoA
  * element types fails with KM_ERR_TOO_LARGE rather than write different
  * bytes than other writers). */
-#define KM_WRITER_DIRECTORIES 32
+#define KM_WRITER_DIRECTORIES 64
 
 /* An output buffer for messages (format.md §8). Everything it hands out is
  * zero-filled: padding and unused capacity are zero and nothing of a
