@@ -30,6 +30,7 @@ const EXIT_IO: u8 = 3;
   karmem build --lang rust -o gen schemas/   every *.km file of a directory
   karmem build --lang go-guest -o bot app.km      Go guest bindings into bot/
   karmem build --lang c -o gen app.km             C: gen/app.h and gen/app.c
+  karmem build --lang zig -o gen app.km           Zig: gen/app.zig
   karmem fmt app.km                          rewrite app.km in canonical form
   karmem fmt --check app.km                  print a diff and exit 1 if app.km is not formatted
   karmem fmt - < app.km                      format stdin to stdout
