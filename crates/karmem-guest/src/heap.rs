@@ -303,7 +303,14 @@ mod tests {
 
     #[test]
     fn freed_neighbours_merge_in_any_order() {
-        for order in [[0, 1, 2], [2, 1, 0], [1, 0, 2], [0, 2, 1], [2, 0, 1], [1, 2, 0]] {
+        for order in [
+            [0, 1, 2],
+            [2, 1, 0],
+            [1, 0, 2],
+            [0, 2, 1],
+            [2, 0, 1],
+            [1, 2, 0],
+        ] {
             let mut mem = Buffer::new(16);
             let mut heap = State::new();
             let blocks: Vec<_> = (1..=3)
