@@ -22,7 +22,9 @@
 //!     accepts it;
 //!   - a bunch table the Validator accepts gives each known variant's
 //!     entry through the Reader: the first entry of the tag, the same
-//!     reference the Validator accepts there.
+//!     reference the Validator accepts there; and one the Reader reads,
+//!     whose lengths add up and whose known tags are listed once, the
+//!     Validator accepts (or refuses for the budget).
 //!
 //! The Trusted reader is not used: it is for validated messages only.
 
@@ -328,7 +330,26 @@ fn checkBlock(r: Reader, a: ArrayRef) void {
     const entries = r.bunchEntries(a);
     if (entries) |k| require(insideAt(r, a.offset, km.bunchTableSize(k)), @src());
     var bv: Validator = .init(r);
-    if (bv.bunch(a, &known_tags)) |k| {
+    const bunch = bv.bunch(a, &known_tags);
+    // A table the Reader reads, whose lengths add up to the array's and
+    // that lists each known tag at most once, the Validator accepts (or
+    // refuses for the budget).
+    if (entries) |k| {
+        var total: u64 = 0;
+        var once = true;
+        var i: u32 = 1;
+        while (i <= k) : (i += 1) total += r.load(u32, a.offset + 16 * i + 8);
+        for (known_tags) |tag| {
+            var times: u32 = 0;
+            i = 1;
+            while (i <= k) : (i += 1) times += @intFromBool(r.load(u32, a.offset + 16 * i) == tag);
+            once = once and times <= 1;
+        }
+        if (total == a.len and once) {
+            if (bunch) |_| {} else |err| require(err == error.BudgetExceeded, @src());
+        }
+    }
+    if (bunch) |k| {
         if (a.cap != 0) require(entries != null and entries.? == k, @src());
         for (known_tags) |tag| {
             const e = r.bunchEntry(a, tag, 4);
