@@ -362,4 +362,5 @@ test {
     _ = @import("editor.zig");
     _ = @import("views.zig");
     _ = @import("tests.zig");
+    _ = @import("fuzz.zig");
 }
