@@ -181,44 +181,55 @@ const uint8_t *km_bytes(const km_reader *r, uint32_t offset, uint64_t n) {
     return r->mem + offset;
 }
 
+/* What decode_rune gives for a byte that starts no valid sequence. */
+#define INVALID_RUNE UINT32_MAX
+
+/* Decodes one code point of UTF-8 at p[*i..n) and moves *i past it (RFC
+ * 3629: no overlongs, no surrogates, nothing past U+10FFFF). An invalid
+ * sequence gives INVALID_RUNE and moves one byte, as Go's range over a
+ * string does, which the other libraries' writers follow. */
+static uint32_t decode_rune(const uint8_t *p, size_t n, size_t *i) {
+    uint8_t c = p[*i];
+    uint32_t need, min, cp;
+    if (c < 0x80) {
+        *i += 1;
+        return c;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+        need = 1, min = 0x80, cp = c & 0x1Fu;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        need = 2, min = 0x800, cp = c & 0x0Fu;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        need = 3, min = 0x10000, cp = c & 0x07u;
+    } else {
+        *i += 1;
+        return INVALID_RUNE;
+    }
+    if (n - *i <= need) {
+        *i += 1;
+        return INVALID_RUNE;
+    }
+    for (uint32_t k = 1; k <= need; k++) {
+        uint8_t d = p[*i + k];
+        if ((d & 0xC0u) != 0x80u) {
+            *i += 1;
+            return INVALID_RUNE;
+        }
+        cp = (cp << 6) | (d & 0x3Fu);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+        *i += 1;
+        return INVALID_RUNE;
+    }
+    *i += need + 1;
+    return cp;
+}
+
 bool km_utf8_valid(const uint8_t *p, size_t n) {
-    size_t i = 0;
-    while (i < n) {
-        uint8_t c = p[i];
-        uint32_t need, min, cp;
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if (c >= 0xC2 && c <= 0xDF) {
-            need = 1;
-            min = 0x80;
-            cp = c & 0x1Fu;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            need = 2;
-            min = 0x800;
-            cp = c & 0x0Fu;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            need = 3;
-            min = 0x10000;
-            cp = c & 0x07u;
-        } else {
+    for (size_t i = 0; i < n;) {
+        if (decode_rune(p, n, &i) == INVALID_RUNE) {
             return false;
         }
-        if (n - i <= need) {
-            return false;
-        }
-        for (uint32_t k = 1; k <= need; k++) {
-            uint8_t d = p[i + k];
-            if ((d & 0xC0u) != 0x80u) {
-                return false;
-            }
-            cp = (cp << 6) | (d & 0x3Fu);
-        }
-        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-            return false;
-        }
-        i += need + 1;
     }
     return true;
 }
@@ -834,44 +845,10 @@ km_status km_write_bools(km_writer *w, uint32_t at, const bool *values, uint32_t
     return KM_OK;
 }
 
-/* Decodes one code point of UTF-8 at p[*i..n), advancing *i; an invalid
- * sequence gives U+FFFD and advances one byte (as Go's range over a
- * string, which the other libraries' writers follow). */
+/* The UTF-16 code point of the next rune: invalid UTF-8 becomes U+FFFD. */
 static uint32_t next_rune(const uint8_t *p, size_t n, size_t *i) {
-    uint8_t c = p[*i];
-    uint32_t need, min, cp;
-    if (c < 0x80) {
-        *i += 1;
-        return c;
-    }
-    if (c >= 0xC2 && c <= 0xDF) {
-        need = 1, min = 0x80, cp = c & 0x1Fu;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        need = 2, min = 0x800, cp = c & 0x0Fu;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        need = 3, min = 0x10000, cp = c & 0x07u;
-    } else {
-        *i += 1;
-        return 0xFFFD;
-    }
-    if (n - *i <= need) {
-        *i += 1;
-        return 0xFFFD;
-    }
-    for (uint32_t k = 1; k <= need; k++) {
-        uint8_t d = p[*i + k];
-        if ((d & 0xC0u) != 0x80u) {
-            *i += 1;
-            return 0xFFFD;
-        }
-        cp = (cp << 6) | (d & 0x3Fu);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-        *i += 1;
-        return 0xFFFD;
-    }
-    *i += need + 1;
-    return cp;
+    uint32_t cp = decode_rune(p, n, i);
+    return cp == INVALID_RUNE ? 0xFFFD : cp;
 }
 
 uint64_t km_utf16_len(const char *text, size_t len) {
