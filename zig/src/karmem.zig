@@ -47,6 +47,8 @@ pub const views = @import("views.zig");
 pub const Arrays = views.Arrays;
 /// A map looked up by binary search (§5.5).
 pub const Map = views.Map;
+/// How two map keys compare (§5.5): generated encoders check entry order.
+pub const orderKeys = views.orderKeys;
 /// UTF-16 to UTF-8, unpaired surrogates as U+FFFD (§6).
 pub const utf16ToUtf8 = views.utf16ToUtf8;
 /// The UTF-8 length `utf16ToUtf8` writes (§6).
@@ -141,8 +143,10 @@ pub const ValidateError = error{
 };
 
 /// The errors of writing: a fixed buffer or the format's 4 GiB is full,
-/// or the growable writer's allocator failed.
-pub const WriteError = error{ TooLarge, OutOfMemory };
+/// or the growable writer's allocator failed; or (generated encoders) a
+/// map's entries are not in strictly increasing key order (§5.5), which
+/// no validator would accept.
+pub const WriteError = error{ TooLarge, OutOfMemory, MapOrder };
 
 /// Where a fault was found, since a Zig error carries no payload: `offset`
 /// is a byte position in the message and `value` an extra number (a

@@ -209,6 +209,16 @@ pub fn write_driver(dir: &Path, cases: &[Case], out: &Path) -> Result<(), String
             .unwrap();
         }
     }
+    // The encoder's one refusal no vector can show (vectors hold valid
+    // messages): map entries out of key order, or a key twice.
+    if let Some(m) = modules.get("maps/schema.km") {
+        writeln!(
+            driver,
+            "    try checkMapOrder({}.Root, {}.RootAgesEntry, gpa);",
+            m.alias, m.alias
+        )
+        .unwrap();
+    }
     driver.push_str("}\n");
     fs::write(out.join("driver.zig"), driver).map_err(io)
 }

@@ -103,3 +103,21 @@ fn runRead(gpa: std.mem.Allocator, id: []const u8, comptime T: type, comptime pr
     const value = T.decode(r, arena) catch |err| return report(id, "decode-error", @errorName(err));
     try reportValue(gpa, id, T, print, &value);
 }
+
+/// Encoding a map whose entries are out of key order, or hold a key twice,
+/// fails with `error.MapOrder` (format.md §5.5: no validator accepts such
+/// a map); in order, it encodes. Reported as `map-order<TAB>result<TAB>…`.
+fn checkMapOrder(comptime Root: type, comptime Entry: type, gpa: std.mem.Allocator) !void {
+    var w: karmem.Writer = try .init(gpa, 64);
+    defer w.deinit();
+    const sorted = [_]Entry{ .{ .key = "a", .value = 1 }, .{ .key = "ab", .value = 2 }, .{ .key = "b", .value = 3 } };
+    const swapped = [_]Entry{ .{ .key = "ab", .value = 2 }, .{ .key = "a", .value = 1 } };
+    const twice = [_]Entry{ .{ .key = "a", .value = 1 }, .{ .key = "a", .value = 2 } };
+    (Root{ .ages = &sorted }).encode(&w) catch |err| return report("map-order", "result", @errorName(err));
+    inline for (.{ &swapped, &twice }) |entries| {
+        if ((Root{ .ages = entries }).encode(&w)) |_| {
+            return report("map-order", "result", "an unordered map was encoded");
+        } else |err| if (err != error.MapOrder) return report("map-order", "result", @errorName(err));
+    }
+    report("map-order", "result", "ok");
+}

@@ -166,11 +166,19 @@ impl Gen<'_> {
                     self.elem_type(e)
                 )),
             },
-            // A map's entries are its entry structs, in key order (the
-            // caller's order, docs/zig.md: decoded maps are in order).
-            (None, ArrayData::AosInline { stride, .. }) => {
+            // A map's entries are its entry structs, written in the order
+            // given, which must be strictly increasing key order (format.md
+            // §5.5; decoded maps are): the encoder refuses any other rather
+            // than write a map every validator refuses.
+            (None, ArrayData::AosInline { stride, id }) => {
                 let (e, k) = (self.fresh("e"), self.fresh("k"));
+                let key = array.is_map().then(|| self.field(*id, 0));
                 self.write_block(c, value, pos, *stride, &format!("*{e}"), &k, |c, block| {
+                    if let Some(key) = &key {
+                        c.line(&format!(
+                            "if ({k} > 0 and karmem.orderKeys(@TypeOf({e}.{key}), {value}[{k} - 1].{key}, {e}.{key}) != .lt) return error.MapOrder;"
+                        ));
+                    }
                     c.line(&format!(
                         "try {e}.writeAt(w, {});",
                         elem_at(block, &k, *stride)
