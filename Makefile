@@ -9,6 +9,7 @@
 #   make bench-shapes  Rust: four data shapes against rkyv, flatbuffers, capnp, bitcode, prost
 #   make bench-go  Go benchmarks against flatbuffers, protobuf, encoding/json, a raw struct
 #   make bench-c   C: the paper's data-layout comparison (AoS, strided, SIMD, SoA, pointers) with Karmem's columns, native and wasm32
+#   make bench-batch   the paper's Tables 5/6: write and read 10 and 10 000 readings in C and Zig, native and wasm32, against FlatBuffers, JSON, a raw struct
 #   make bench-report        five criterion runs summarised (docs/benchmarks.md)
 #   make bench-instructions  callgrind instruction counts of the same operations
 #   make bench-build  how long `karmem build` takes (generation + rustfmt/gofmt) on three schemas
@@ -22,7 +23,7 @@ FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
 # guests: build the WebAssembly guest modules (guests/out/*.wasm) the e2e tests load
-.PHONY: all demo demo-format test setup guests integrity fuzz-long lint unit generated expected fuzz go c zig go-generate bench bench-shapes bench-go bench-c bench-report bench-instructions bench-build bench-host vectors clean
+.PHONY: all demo demo-format test setup guests integrity fuzz-long lint unit generated expected fuzz go c zig go-generate bench bench-shapes bench-go bench-c bench-batch bench-report bench-instructions bench-build bench-host vectors clean
 
 all: test
 
@@ -97,6 +98,10 @@ bench-go: setup
 # The paper's data-layout comparison in C, native and wasm32 (docs/benchmarks.md).
 bench-c:
 	scripts/bench-c.sh
+
+# The paper's serialisation benchmark (its Tables 5 and 6) in C and Zig.
+bench-batch:
+	scripts/bench-batch.sh
 
 bench: setup
 	$(CARGO) bench -p karmem-bench --bench game

@@ -30,6 +30,9 @@ echo "test-c: wasm32-wasi build ok"
 gcc-12 -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror -o "$out/dod" c/bench/dod.c c/karmem.c
 "$out/dod" 1000 >/dev/null
 echo "test-c: c/bench/dod.c builds and its variants agree"
+# The serialisation benchmark (make bench-batch) builds and every reader
+# (Karmem, FlatBuffers, JSON, raw) finds the same analysis.
+scripts/bench-batch.sh --check
 
 seconds=${C_FUZZ_SECONDS:-20}
 if [ "$seconds" != 0 ]; then

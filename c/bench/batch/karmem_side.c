@@ -1,0 +1,135 @@
+/*
+ * The Karmem side of the serialisation benchmark (docs/benchmarks.md,
+ * "Guests: the paper's Tables 5 and 6"). Writing uses the generated
+ * encoder (`karmem build --lang c` of batch.km, into the build directory).
+ * Reading in place uses the library's checked reader, as generated C
+ * viewers will once the generator emits them (docs/c.md lists them as
+ * missing): the Readings array's Value column is found through the SoA
+ * directory and read as a native float array.
+ */
+#include "karmem_side.h"
+
+#include "batch.h"
+
+#include <string.h>
+
+static km_writer writer;
+static km_writer result_writer;
+static km_arena arena;
+
+/* The SoA columns of TemperatureReading in the generated encoder's order:
+ * Timestamp i64, Value f32 (their path hashes, format.md §5.3; kb_init
+ * checks them against a message the generated encoder wrote). */
+static const km_column reading_columns[2] = {{0x4b95f515u, 8u, true}, {0xfb69b604u, 4u, true}};
+/* TemperatureBatch.Readings: the array reference at byte 4 of the table. */
+enum { READINGS_AT = 4u };
+
+int kb_init(void) {
+    if (km_writer_init(&writer, 1u << 16, NULL) != KM_OK ||
+        km_writer_init(&result_writer, 64, NULL) != KM_OK) {
+        return -1;
+    }
+    km_arena_init_growable(&arena, NULL, 0, NULL);
+    /* The column hashes and the field offset above must be the schema's:
+     * read back what the generated encoder writes. */
+    bench_reading one = {42, 1.5f};
+    const uint8_t *msg;
+    size_t len = kb_write(&one, 1, &msg);
+    bench_analysis a;
+    if (len == 0 || kb_read(msg, len, &a) == 0 || a.max != 1.5f) {
+        return -2;
+    }
+    return 0;
+}
+
+size_t kb_write(const bench_reading *readings, uint32_t n, const uint8_t **out) {
+    /* bench_reading and the generated struct have the same members; the
+     * program's array is passed to the encoder as is. */
+    _Static_assert(sizeof(bench_reading) == sizeof(batch_temperature_reading), "same layout");
+    batch_temperature_batch batch;
+    batch.readings.ptr = (batch_temperature_reading *)(uintptr_t)readings;
+    batch.readings.len = n;
+    if (batch_temperature_batch_encode(&batch, &writer) != KM_OK) {
+        return 0;
+    }
+    *out = km_writer_bytes(&writer);
+    return km_writer_len(&writer);
+}
+
+static size_t write_result(bench_analysis *a, const float *values, uint32_t n) {
+    float sum = 0, max = n ? values[0] : 0, min = n ? values[0] : 0;
+    for (uint32_t i = 0; i < n; i++) {
+        float v = values[i];
+        sum += v;
+        max = v > max ? v : max;
+        min = v < min ? v : min;
+    }
+    a->average = n ? sum / (float)n : 0;
+    a->max = max;
+    a->min = min;
+    batch_analysis_result result = {a->average, a->max, a->min};
+    if (batch_analysis_result_encode(&result, &result_writer) != KM_OK) {
+        return 0;
+    }
+    return km_writer_len(&result_writer);
+}
+
+size_t kb_read(const uint8_t *msg, size_t len, bench_analysis *a) {
+    km_reader r;
+    if (km_reader_open(&r, msg, len) != KM_OK) {
+        return 0;
+    }
+    km_array readings = km_field_array(&r, km_root(&r), READINGS_AT, 0u, KM_NO_LIMIT);
+    uint32_t cols[2];
+    km_soa_columns(&r, readings, reading_columns, 2, cols);
+    /* A column is 8-byte aligned in an aligned message (format.md §5.3),
+     * so the bytes are a float array; an absent column reads as zeros. */
+    static const float none[1] = {0};
+    const float *values = cols[1] ? (const float *)(const void *)(msg + cols[1]) : none;
+    return write_result(a, values, cols[1] ? readings.len : 0);
+}
+
+size_t kb_read_decode(const uint8_t *msg, size_t len, bench_analysis *a) {
+    km_reader r;
+    batch_temperature_batch batch;
+    km_arena_reset(&arena);
+    if (km_reader_open(&r, msg, len) != KM_OK ||
+        batch_temperature_batch_decode(&batch, &r, &arena) != KM_OK) {
+        return 0;
+    }
+    float sum = 0, max = batch.readings.len ? batch.readings.ptr[0].value : 0, min = max;
+    for (uint32_t i = 0; i < batch.readings.len; i++) {
+        float v = batch.readings.ptr[i].value;
+        sum += v;
+        max = v > max ? v : max;
+        min = v < min ? v : min;
+    }
+    a->average = batch.readings.len ? sum / (float)batch.readings.len : 0;
+    a->max = max;
+    a->min = min;
+    batch_analysis_result result = {a->average, a->max, a->min};
+    if (batch_analysis_result_encode(&result, &result_writer) != KM_OK) {
+        return 0;
+    }
+    return km_writer_len(&result_writer);
+}
+
+size_t kb_read_validated(const uint8_t *msg, size_t len, bench_analysis *a) {
+    km_reader r;
+    km_error err;
+    if (km_reader_open(&r, msg, len) != KM_OK || batch_temperature_batch_validate(&r, &err) != KM_OK) {
+        return 0;
+    }
+    km_trusted t = km_trust(&r);
+    km_table root = km_trusted_table(t, KM_HEADER_SIZE);
+    /* A table written by an older schema version may end before the field. */
+    km_array readings = {0, 0, 0};
+    if (root.used >= READINGS_AT + KM_ARRAY_REF_SIZE) {
+        readings = km_trusted_array(t, root.offset + READINGS_AT);
+    }
+    uint32_t cols[2];
+    km_soa_columns(&r, readings, reading_columns, 2, cols);
+    static const float none[1] = {0};
+    const float *values = cols[1] ? (const float *)(const void *)(msg + cols[1]) : none;
+    return write_result(a, values, cols[1] ? readings.len : 0);
+}
