@@ -56,10 +56,11 @@ size_t kb_write(const bench_reading *readings, uint32_t n, const uint8_t **out) 
     return km_writer_len(&writer);
 }
 
-static size_t write_result(bench_analysis *a, const float *values, uint32_t n) {
+/* Analyses n values `stride` floats apart and writes the AnalysisResult. */
+static size_t write_result(bench_analysis *a, const float *values, size_t stride, uint32_t n) {
     float sum = 0, max = n ? values[0] : 0, min = n ? values[0] : 0;
     for (uint32_t i = 0; i < n; i++) {
-        float v = values[i];
+        float v = values[i * stride];
         sum += v;
         max = v > max ? v : max;
         min = v < min ? v : min;
@@ -86,7 +87,7 @@ size_t kb_read(const uint8_t *msg, size_t len, bench_analysis *a) {
      * so the bytes are a float array; an absent column reads as zeros. */
     static const float none[1] = {0};
     const float *values = cols[1] ? (const float *)(const void *)(msg + cols[1]) : none;
-    return write_result(a, values, cols[1] ? readings.len : 0);
+    return write_result(a, values, 1, cols[1] ? readings.len : 0);
 }
 
 size_t kb_read_decode(const uint8_t *msg, size_t len, bench_analysis *a) {
@@ -97,21 +98,9 @@ size_t kb_read_decode(const uint8_t *msg, size_t len, bench_analysis *a) {
         batch_temperature_batch_decode(&batch, &r, &arena) != KM_OK) {
         return 0;
     }
-    float sum = 0, max = batch.readings.len ? batch.readings.ptr[0].value : 0, min = max;
-    for (uint32_t i = 0; i < batch.readings.len; i++) {
-        float v = batch.readings.ptr[i].value;
-        sum += v;
-        max = v > max ? v : max;
-        min = v < min ? v : min;
-    }
-    a->average = batch.readings.len ? sum / (float)batch.readings.len : 0;
-    a->max = max;
-    a->min = min;
-    batch_analysis_result result = {a->average, a->max, a->min};
-    if (batch_analysis_result_encode(&result, &result_writer) != KM_OK) {
-        return 0;
-    }
-    return km_writer_len(&result_writer);
+    static const batch_temperature_reading none = {0, 0};
+    const batch_temperature_reading *rs = batch.readings.len ? batch.readings.ptr : &none;
+    return write_result(a, &rs[0].value, sizeof *rs / sizeof(float), batch.readings.len);
 }
 
 size_t kb_read_validated(const uint8_t *msg, size_t len, bench_analysis *a) {
@@ -131,5 +120,5 @@ size_t kb_read_validated(const uint8_t *msg, size_t len, bench_analysis *a) {
     km_soa_columns(&r, readings, reading_columns, 2, cols);
     static const float none[1] = {0};
     const float *values = cols[1] ? (const float *)(const void *)(msg + cols[1]) : none;
-    return write_result(a, values, cols[1] ? readings.len : 0);
+    return write_result(a, values, 1, cols[1] ? readings.len : 0);
 }

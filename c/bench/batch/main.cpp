@@ -146,14 +146,11 @@ size_t fb_write_structs(const std::vector<bench_reading> &rs) {
     return builder.GetSize();
 }
 
-size_t fb_read_tables(const uint8_t *buf, size_t len, bool verify, bench_analysis *a) {
-    if (verify) {
-        flatbuffers::Verifier v(buf, len);
-        if (!fb::VerifyTemperatureBatchBuffer(v)) return 0;
-    }
-    const auto *readings = fb::GetTemperatureBatch(buf)->readings();
-    float sum = 0, max = 0, min = 0;
+// Analyses a vector of readings (tables or structs) and writes the result.
+template <class Vector>
+size_t fb_analyse(const Vector *readings, bench_analysis *a) {
     uint32_t n = readings ? readings->size() : 0;
+    float sum = 0, max = 0, min = 0;
     for (uint32_t i = 0; i < n; i++) {
         float v = readings->Get(i)->value();
         if (i == 0) max = min = v;
@@ -165,23 +162,20 @@ size_t fb_read_tables(const uint8_t *buf, size_t len, bool verify, bench_analysi
     return fb_result(*a);
 }
 
+size_t fb_read_tables(const uint8_t *buf, size_t len, bool verify, bench_analysis *a) {
+    if (verify) {
+        flatbuffers::Verifier v(buf, len);
+        if (!fb::VerifyTemperatureBatchBuffer(v)) return 0;
+    }
+    return fb_analyse(fb::GetTemperatureBatch(buf)->readings(), a);
+}
+
 size_t fb_read_structs(const uint8_t *buf, size_t len, bool verify, bench_analysis *a) {
     if (verify) {
         flatbuffers::Verifier v(buf, len);
         if (!v.VerifyBuffer<fb::TemperatureBatchStructs>(nullptr)) return 0;
     }
-    const auto *readings = flatbuffers::GetRoot<fb::TemperatureBatchStructs>(buf)->readings();
-    uint32_t n = readings ? readings->size() : 0;
-    float sum = 0, max = 0, min = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        float v = readings->Get(i)->value();
-        if (i == 0) max = min = v;
-        sum += v;
-        max = v > max ? v : max;
-        min = v < min ? v : min;
-    }
-    *a = {n ? sum / float(n) : 0, max, min};
-    return fb_result(*a);
+    return fb_analyse(flatbuffers::GetRoot<fb::TemperatureBatchStructs>(buf)->readings(), a);
 }
 
 // ---- JSON (nlohmann::json) ----------------------------------------------------
