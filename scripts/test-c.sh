@@ -33,6 +33,20 @@ echo "test-c: c/bench/dod.c builds and its variants agree"
 # The serialisation benchmark (make bench-batch) builds and every reader
 # (Karmem, FlatBuffers, JSON, raw) finds the same analysis.
 scripts/bench-batch.sh --check
+# The seed README's example (c/examples/seed.c, docs/c.md): its output, and
+# its message byte for byte the golden vector's.
+karmem=${KARMEM:-${CARGO_TARGET_DIR:-$root/target}/debug/karmem}
+"$karmem" build --lang c -o "$out/seed" testdata/schemas/seed_app.km 2>/dev/null
+clang-19 "${strict[@]}" "${sanitize[@]}" -Ic -I"$out/seed" -o "$out/seed/seed" \
+  c/examples/seed.c "$out/seed/app.c" c/karmem.c
+diff <("$out/seed/seed") - <<'WANT'
+account 42 <example@email.com>, 216 bytes
+inkeliz
+karmem
+inkeliz
+WANT
+diff <("$out/seed/seed" --hex) <(grep -v '^#' testdata/vectors/seed/account.hex)
+echo "test-c: c/examples/seed.c prints the README's usernames and writes the golden vector's bytes"
 
 seconds=${C_FUZZ_SECONDS:-20}
 if [ "$seconds" != 0 ]; then

@@ -30,6 +30,26 @@ for mode in Debug ReleaseSafe; do
 done
 echo "zig: $total passed, 0 failed"
 
+# The seed README's example (zig/examples/seed.zig, docs/zig.md): its
+# output, and its message byte for byte the golden vector's.
+root=$PWD
+seed=${CARGO_TARGET_DIR:-$root/target}/zig-seed
+mkdir -p "$seed"
+if [ -z "${KARMEM:-}" ]; then cargo build --quiet -p karmem-cli; fi
+"${KARMEM:-${CARGO_TARGET_DIR:-$root/target}/debug/karmem}" build --lang zig -o "$seed" \
+  testdata/schemas/seed_app.km 2>/dev/null
+zig fmt --check "$seed/app.zig"
+(cd "$seed" && zig build-exe -ODebug -j"$jobs" --name seed --dep karmem --dep app \
+   -Mroot="$root/zig/examples/seed.zig" -Mkarmem="$root/zig/src/karmem.zig" --dep karmem -Mapp="$seed/app.zig")
+diff <("$seed/seed") - <<'WANT'
+account 42 <example@email.com>, 216 bytes
+inkeliz
+karmem
+inkeliz
+WANT
+diff <("$seed/seed" --hex) <(grep -v '^#' testdata/vectors/seed/account.hex)
+echo "zig: zig/examples/seed.zig prints the README's usernames and writes the golden vector's bytes"
+
 # The fuzzer reports a crash ("terminated with signal ..., input saved to
 # ...") without failing the build, so its log is read: any "error:" line
 # fails. Runs accumulate in zig/.zig-cache: the report says "Runs: A -> B".
