@@ -47,9 +47,18 @@ enum { ROUNDS = 41, VARIANTS = 9 };
  * caches; 10 000 fit in L2). */
 static uint32_t count = 1u << 20;
 
-static scooter *aos;
-static uint32_t *aos_u32; /* aos, as words */
-static uint32_t *soa_distances;
+/* Every variant has data of its own, so that none finds its data in a
+ * cache because another variant just used it: with shared arrays, the
+ * four AoS variants and the two SoA variants warmed each other's data in
+ * the shuffled order, and out of cache the variants over a Karmem message
+ * looked 50-90% slower than the same loops over shared plain arrays
+ * (docs/benchmarks.md, "C: data layouts"). */
+static scooter *aos;               /* native */
+static uint32_t *aos_fixed;        /* fixed: an array of structs, as words */
+static uint32_t *aos_stride;       /* stride */
+static uint32_t *aos_simd;         /* fixed+simd */
+static uint32_t *soa_distances;    /* soa */
+static uint32_t *soa_simd_distances; /* soa+simd */
 static scooter **aop;
 static uint8_t *message; /* a Karmem message: SoA and AoS arrays of Scooter */
 static size_t message_len;
@@ -69,14 +78,14 @@ static void run_native(uint32_t speed) {
 
 static void run_fixed(uint32_t speed) {
     for (uint32_t i = 1; i < 2 * count; i += 2) {
-        aos_u32[i] += speed;
+        aos_fixed[i] += speed;
     }
 }
 
 static void run_stride(uint32_t speed) {
     uint32_t stride = runtime_stride, offset = runtime_offset;
     for (uint32_t i = offset; i < 2 * count; i += stride) {
-        aos_u32[i] += speed;
+        aos_stride[i] += speed;
     }
 }
 
@@ -91,7 +100,7 @@ static void add_lanes(uint32_t *words, uint32_t n, u32x4 mask) {
 
 static void run_fixed_simd(uint32_t speed) {
     u32x4 mask = {0, speed, 0, speed};
-    add_lanes(aos_u32, 2 * count, mask);
+    add_lanes(aos_simd, 2 * count, mask);
 }
 
 static void run_soa(uint32_t speed) {
@@ -102,7 +111,7 @@ static void run_soa(uint32_t speed) {
 
 static void run_soa_simd(uint32_t speed) {
     u32x4 mask = {speed, speed, speed, speed};
-    add_lanes(soa_distances, count, mask);
+    add_lanes(soa_simd_distances, count, mask);
 }
 
 static void run_aop(uint32_t speed) {
@@ -204,6 +213,15 @@ static int compare(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* n zeroed, 64-byte aligned words. */
+static uint32_t *words(uint32_t n) {
+    uint32_t *p = aligned_alloc(64, ((size_t)n * 4 + 63) & ~(size_t)63);
+    if (p != NULL) {
+        memset(p, 0, (size_t)n * 4);
+    }
+    return p;
+}
+
 int main(int argc, char **argv) {
     static double samples[VARIANTS][ROUNDS];
     uint32_t order[VARIANTS];
@@ -217,17 +235,23 @@ int main(int argc, char **argv) {
         return 1;
     }
     aos = aligned_alloc(64, (sizeof(scooter) * count + 63) & ~(size_t)63);
-    soa_distances = aligned_alloc(64, (sizeof(uint32_t) * count + 63) & ~(size_t)63);
+    aos_fixed = words(2 * count);
+    aos_stride = words(2 * count);
+    aos_simd = words(2 * count);
+    soa_distances = words(count);
+    soa_simd_distances = words(count);
     aop = malloc(sizeof(scooter *) * count);
-    if (aos == NULL || soa_distances == NULL || aop == NULL || build_message() != 0) {
+    if (aos == NULL || aos_fixed == NULL || aos_stride == NULL || aos_simd == NULL ||
+        soa_distances == NULL || soa_simd_distances == NULL || aop == NULL || build_message() != 0) {
         fprintf(stderr, "dod: out of memory\n");
         return 1;
     }
-    aos_u32 = (uint32_t *)(void *)aos;
     for (uint32_t i = 0; i < count; i++) {
         aos[i].id = i;
         aos[i].distance = 0;
-        soa_distances[i] = 0;
+        aos_fixed[2 * i] = aos_stride[2 * i] = aos_simd[2 * i] = i;
+        aos_fixed[2 * i + 1] = aos_stride[2 * i + 1] = aos_simd[2 * i + 1] = 0;
+        soa_distances[i] = soa_simd_distances[i] = 0;
         aop[i] = malloc(sizeof(scooter));
         if (aop[i] == NULL) {
             return 1;
@@ -260,7 +284,9 @@ int main(int argc, char **argv) {
     {
         uint32_t want = runtime_speed * (ROUNDS + 1), *kd = karmem_distances();
         uint32_t *ka = (uint32_t *)(void *)(message + karmem_aos);
-        if (aos[count - 1].distance != 4 * want || soa_distances[7] != 2 * want ||
+        if (aos[count - 1].distance != want || aos_fixed[2 * 11 + 1] != want ||
+            aos_stride[2 * 13 + 1] != want || aos_simd[2 * (count - 1) + 1] != want ||
+            soa_distances[7] != want || soa_simd_distances[count - 1] != want ||
             aop[3]->distance != want || kd[5] != want || ka[2 * 9 + 1] != want) {
             fprintf(stderr, "dod: the variants disagree\n");
             return 1;
