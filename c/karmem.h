@@ -355,6 +355,56 @@ static inline bool km_inline_at(const km_reader *r, uint32_t offset, uint32_t si
     return offset != 0 && offset % 8 == 0 && km_fits(r, offset, size);
 }
 
+/* ---- Viewer helpers (generated viewers, docs/c.md "Viewers") ------------ */
+
+/* Generated viewers find a slot at a position `at`, 0 when the slot is not
+ * there (an absent field or SoA column: no slot lies in the header), and
+ * read it through these. */
+
+/* The table whose offset is stored at `at` ({0, 0} for at == 0). */
+static inline km_table km_view_table(const km_reader *r, uint32_t at) {
+    return km_table_at(r, at != 0 ? km_read_u32(r, at) : 0u);
+}
+/* The checked array reference stored at `at` (empty for at == 0). */
+static inline km_array km_view_array(const km_reader *r, uint32_t at, uint32_t elem_size,
+                                     uint32_t limit) {
+    km_array empty = {0u, 0u, 0u};
+    return at != 0 ? km_array_at(r, at, elem_size, limit) : empty;
+}
+
+/* Native arrays in the message: ptr is NULL and len 0 when the array is
+ * empty, absent or malformed. bool arrays are km_u8_slice (a hostile byte 2
+ * is not a valid C bool: test `!= 0`), UTF-16 text km_u16_slice. */
+#define KM_VIEW_SLICE(name, type)                                                         \
+    typedef struct km_##name##_slice {                                                    \
+        const type *ptr;                                                                  \
+        uint32_t len;                                                                     \
+    } km_##name##_slice;                                                                  \
+    static inline km_##name##_slice km_##name##_slice_at(const km_reader *r,              \
+                                                         uint32_t offset, uint32_t n) {   \
+        km_##name##_slice s;                                                              \
+        s.ptr = (const type *)(const void *)km_bytes(r, offset, (uint64_t)n * sizeof(type)); \
+        if (s.ptr != NULL && ((uintptr_t)s.ptr % _Alignof(type)) != 0) {                  \
+            s.ptr = NULL;                                                                 \
+        }                                                                                 \
+        s.len = s.ptr != NULL ? n : 0u;                                                   \
+        return s;                                                                         \
+    }                                                                                     \
+    static inline km_##name##_slice km_##name##_slice_of(const km_reader *r, km_array a) { \
+        return km_##name##_slice_at(r, a.offset, a.len);                                  \
+    }
+KM_VIEW_SLICE(u8, uint8_t)
+KM_VIEW_SLICE(u16, uint16_t)
+KM_VIEW_SLICE(u32, uint32_t)
+KM_VIEW_SLICE(u64, uint64_t)
+KM_VIEW_SLICE(i8, int8_t)
+KM_VIEW_SLICE(i16, int16_t)
+KM_VIEW_SLICE(i32, int32_t)
+KM_VIEW_SLICE(i64, int64_t)
+KM_VIEW_SLICE(f32, float)
+KM_VIEW_SLICE(f64, double)
+#undef KM_VIEW_SLICE
+
 /* ---- Validator (format.md §10-§11) --------------------------------------- */
 
 /* The state of one validation pass; lives on the caller's stack. Every

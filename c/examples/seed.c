@@ -1,10 +1,9 @@
 /*
  * The first Karmem README's example, in C: encode an account with three
- * profiles, validate the message once, decode it (the text points into the
- * message: nothing is copied but the objects' fixed parts, which live in
- * an arena) and print each username. The schema is the README's, unchanged
- * (testdata/schemas/seed_app.km); `karmem build --lang c` writes app.h and
- * app.c from it. docs/c.md, "The seed README's example".
+ * profiles, validate the message once, and print each username read in
+ * place through the generated viewers (nothing is decoded or copied). The
+ * schema is the README's, unchanged (testdata/schemas/seed_app.km);
+ * `karmem build --lang c` writes app.h and app.c from it. docs/c.md, "The seed README's example".
  *
  * With `--hex`, prints the message instead, in the golden vectors' hex
  * form: scripts/test-c.sh checks it against testdata/vectors/seed.
@@ -57,7 +56,8 @@ int main(int argc, char **argv) {
         return 0;
     }
 
-    /* Read: open the message, validate it once, decode into an arena. */
+    /* Read: open the message, validate it once, then read it in place
+     * through the generated viewers: nothing is decoded or copied. */
     km_reader reader;
     km_error err;
     s = km_reader_open(&reader, encoded, size);
@@ -68,20 +68,15 @@ int main(int argc, char **argv) {
         fprintf(stderr, "validate: %s\n", km_status_text(s));
         return 1;
     }
-    unsigned char space[1024];
-    km_arena arena;
-    km_arena_init(&arena, space, sizeof space);
-    app_account_data account;
-    s = app_account_data_decode(&account, &reader, &arena);
-    if (s != KM_OK) {
-        fprintf(stderr, "decode: %s\n", km_status_text(s));
-        return 1;
-    }
-    printf("account %llu <%.*s>, %u bytes\n", (unsigned long long)account.id, (int)account.email.len,
-           account.email.ptr, size);
-    for (uint32_t i = 0; i < account.profiles.len; i++) {
-        const app_profile_data *p = &account.profiles.ptr[i].data;
-        printf("%.*s\n", (int)p->username.len, p->username.ptr);
+    app_account_data_view account = app_account_data_view_root(&reader);
+    km_text email = app_account_data_view_email(account);
+    printf("account %llu <%.*s>, %u bytes\n",
+           (unsigned long long)app_account_data_view_id(account), (int)email.len, email.ptr, size);
+    app_profile_view_array views = app_account_data_view_profiles(account);
+    for (uint32_t i = 0; i < app_profile_view_array_len(views); i++) {
+        app_profile_data_view data = app_profile_view_data(app_profile_view_array_at(views, i));
+        km_text username = app_profile_data_view_username(data);
+        printf("%.*s\n", (int)username.len, username.ptr);
     }
     km_writer_free(&writer);
     return 0;

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use karmem_codegen::c::{json_printer, prefix, CBackend};
+use karmem_codegen::c::{json_printer, prefix, view_json_printer, CBackend};
 use karmem_codegen::Backend;
 use serde_json::Value;
 
@@ -133,6 +133,7 @@ fn truncate(s: &str, n: usize) -> &str {
 ///
 /// ```text
 /// validate: STATUS
+/// view: VALUE                    (read in place through the viewers)
 /// decode: STATUS
 /// json: VALUE                    (decoding succeeded)
 /// encode: STATUS HEX             (the decoded value encoded again)
@@ -146,6 +147,7 @@ fn driver_source(s: &karmem_schema::model::Schema, l: &karmem_layout::Layout, p:
     out.push_str("#include <stdlib.h>\n#include <string.h>\n\n");
     let _ = writeln!(out, "#include \"{p}.h\"\n");
     out.push_str(&json_printer(s, l));
+    out.push_str(&view_json_printer(s, l));
     out.push_str(
         r#"
 static void print_hex(const uint8_t *b, uint32_t n) {
@@ -171,6 +173,11 @@ static int run_{ty}(const km_reader *r) {{
     memset(&err, 0, sizeof err);
     s = {ty}_validate(r, &err);
     printf("validate: %d\n", (int)s);
+    /* The whole message read in place through the checked viewers: any
+     * message, valid or not (they never fail and never read outside it). */
+    printf("view: ");
+    {ty}_view_json(stdout, {ty}_view_root(r));
+    printf("\n");
     km_arena_init_growable(&arena, NULL, 0, NULL);
     s = {ty}_decode(&obj, r, &arena);
     printf("decode: %d\n", (int)s);
@@ -261,6 +268,8 @@ int main(int argc, char **argv) {
 pub struct Outcome {
     pub validate: i64,
     pub decode: i64,
+    /// The message read through the viewers.
+    pub view: Option<Value>,
     pub json: Option<Value>,
     pub encode: Option<(i64, Vec<u8>)>,
     pub json2: Option<Value>,
@@ -301,6 +310,7 @@ pub fn run_case(
             "validate" => o.validate = rest.parse().map_err(|_| line.to_string())?,
             "decode" => o.decode = rest.parse().map_err(|_| line.to_string())?,
             "json" => o.json = Some(json(rest)?),
+            "view" => o.view = Some(json(rest)?),
             "json2" if !rest.is_empty() => o.json2 = Some(json(rest)?),
             "json2" => {}
             "encode" => {

@@ -95,9 +95,10 @@ fn golden_vectors() {
         }
     }
     eprintln!(
-        "C vectors: {cases} cases in {} topics, {passed} topics passing, {} listed as not yet supported",
+        "C vectors: {cases} cases in {} topics, {passed} topics passing, {} listed as not yet supported; {} values compared through the viewers",
         failures.len(),
-        NOT_YET_SUPPORTED.len()
+        NOT_YET_SUPPORTED.len(),
+        VIEWED.load(std::sync::atomic::Ordering::Relaxed)
     );
     assert!(
         report.is_empty(),
@@ -133,7 +134,16 @@ fn check_case(
                 o.validate
             ));
         }
+        // The viewers read every hostile message without crashing (the
+        // driver runs under ASan and UBSan); a valid one reads as its value.
+        if o.view.is_none() {
+            errors.push("the viewers printed nothing".into());
+        }
         match case.get("value") {
+            Some(v) if valid => {
+                viewed(&o, v, &mut errors);
+                decoded(&o, v, &mut errors)
+            }
             Some(v) => decoded(&o, v, &mut errors),
             None if o.decode == 0 => {
                 errors.push("the decoder accepted a message every decoder refuses".into())
@@ -150,6 +160,7 @@ fn check_case(
         ));
     }
     decoded(&o, value, &mut errors);
+    viewed(&o, value, &mut errors);
     match &o.encode {
         Some((0, got)) if got == &bytes => {}
         Some((0, got)) => {
@@ -190,6 +201,7 @@ fn check_case(
             }
             let mut e = Vec::new();
             decoded(&ro, expected, &mut e);
+            viewed(&ro, expected, &mut e);
             errors.extend(e.into_iter().map(|x| format!("{file}: {x}")));
         }
     }
@@ -224,6 +236,22 @@ fn decoded(o: &Outcome, expected: &Value, errors: &mut Vec<String>) {
         None => errors.push("no decoded value".into()),
     }
 }
+
+/// The value read in place through the viewers must be the expected one.
+fn viewed(o: &Outcome, expected: &Value, errors: &mut Vec<String>) {
+    VIEWED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    match &o.view {
+        Some(got) => {
+            if let Some(d) = differs(expected, got, "value") {
+                errors.push(format!("the value read through the viewers differs: {d}"));
+            }
+        }
+        None => errors.push("no value read through the viewers".into()),
+    }
+}
+
+/// Values compared through the viewers (cases and evolution readers).
+static VIEWED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 fn joined(errors: Vec<String>) -> Result<(), String> {
     if errors.is_empty() {

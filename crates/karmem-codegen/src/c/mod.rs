@@ -12,7 +12,10 @@
 //!   the Go decoder does) and `<prefix>_<type>_validate` (one pass,
 //!   format.md §11, the same checks and charges as the Go validators).
 //!
-//! Zero-copy viewers (checked and trusted) are not generated yet.
+//! * checked zero-copy viewers (views.rs): `static inline` view types and
+//!   accessors in the header that read a message in place. Trusted viewers
+//!   are not generated yet.
+//!
 //! [`json_printer`] gives the JSON export the golden-vector runner uses; it
 //! is not part of `karmem build` output (it needs stdio).
 
@@ -20,6 +23,7 @@ mod decode;
 mod encode;
 mod json;
 mod validate;
+mod views;
 
 use std::collections::BTreeSet;
 
@@ -30,7 +34,7 @@ use crate::emit::Lines;
 use crate::names::{screaming, snake};
 use crate::{Backend, Error, GeneratedFile};
 
-pub use json::json_printer;
+pub use json::{json_printer, view_json_printer};
 
 /// The C generator.
 #[derive(Clone, Debug, Default)]
@@ -444,6 +448,13 @@ impl<'a> Gen<'a> {
             ));
             c.line("");
         }
+        // The SoA column lists, read by the validators and decoders in
+        // the .c file and by the viewers here.
+        for id in 0..self.s.structs.len() {
+            self.soa_columns(&mut c, id);
+        }
+        c.line("");
+        self.views(&mut c);
         c.line("#ifdef __cplusplus");
         c.line("}");
         c.line("#endif");
@@ -461,9 +472,6 @@ impl<'a> Gen<'a> {
         // SoA arrays may refer to each other in any order.
         let mut decls = Code::new(0);
         let mut defs = Code::new(0);
-        for id in 0..self.s.structs.len() {
-            self.soa_columns(&mut decls, id);
-        }
         for id in 0..self.s.structs.len() {
             self.encode_struct(&mut decls, &mut defs, id);
             self.decode_struct(&mut decls, &mut defs, id);

@@ -1,0 +1,997 @@
+//! Checked zero-copy viewers (docs/c.md, "Viewers"): small by-value view
+//! types over a `km_reader` and `static inline` accessors in the header,
+//! with Go's viewer semantics (crates/karmem-codegen/src/go/views.rs):
+//! nothing is decoded or allocated, and a malformed or absent part reads as
+//! the declared default, zero or empty.
+//!
+//! Every accessor first finds its slot's position `at`, 0 when the slot is
+//! not there (an absent table field, an SoA column the message lacks, an
+//! element out of range): no slot lies in the header, so 0 is free to mean
+//! "absent", and the read of each slot kind is one emitter
+//! ([`Gen::view_read`]) whatever the slot's container.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use karmem_layout::{
+    ArrayData, FixedElem, Slot, ARRAY_REF_SIZE, HEADER_SIZE, OFFSET_SIZE, UNION_OFFSET_AT,
+    UNION_SLOT_SIZE,
+};
+use karmem_schema::model::*;
+
+use super::{limit_arg, Code, Gen};
+use crate::names::snake;
+
+/// Prototypes and definitions of `static inline` functions, emitted
+/// separately so that they may call each other in any order.
+pub(crate) struct Fns {
+    pub decls: Code,
+    pub defs: Code,
+}
+
+impl Fns {
+    fn new() -> Self {
+        Fns {
+            decls: Code::new(0),
+            defs: Code::new(0),
+        }
+    }
+
+    /// `static inline SIG { body }` with an optional comment.
+    fn func(&mut self, doc: &str, sig: &str, body: Code) {
+        if !doc.is_empty() {
+            self.decls.line(&format!("/* {doc} */"));
+        }
+        self.decls.line(&format!("static inline {sig};"));
+        self.defs.open(&format!("static inline {sig} {{"));
+        self.defs.raw(&body.out);
+        self.defs.close("}");
+    }
+}
+
+fn body() -> Code {
+    Code::new(1)
+}
+
+/// Names the viewers' own functions take after a view type's name (`_root`,
+/// `_tag`, `_at`, `_len`, `_of`): a field or variant of that name gets `_`.
+fn unreserved(name: String) -> String {
+    if ["root", "tag", "at", "len", "of"].contains(&name.as_str()) {
+        format!("{name}_")
+    } else {
+        name
+    }
+}
+
+/// A fixed array's element as the slot it reads like.
+pub(crate) fn fixed_slot(elem: &FixedElem) -> Slot {
+    match elem {
+        FixedElem::Scalar(p) => Slot::Scalar(*p),
+        FixedElem::Enum { id, repr } => Slot::Enum {
+            id: *id,
+            repr: *repr,
+        },
+        FixedElem::InlineStruct(id) => Slot::InlineStruct(*id),
+    }
+}
+
+impl Gen<'_> {
+    // ---- names -----------------------------------------------------------------
+
+    /// The accessor suffix of field `i` of struct `id`.
+    pub fn view_field(&self, id: StructId, i: usize) -> String {
+        unreserved(self.field_name(id, i))
+    }
+    /// The accessor suffix of a union's variant of struct `ty`.
+    pub fn view_variant(&self, ty: StructId) -> String {
+        unreserved(self.variant_member(ty))
+    }
+    /// `app_account_data_view`.
+    pub fn view(&self, id: StructId) -> String {
+        format!("{}_view", self.struct_name(id))
+    }
+    /// The AoS array (of tables or inline structs) of `id`.
+    pub fn view_array(&self, id: StructId) -> String {
+        format!("{}_view_array", self.struct_name(id))
+    }
+    pub fn soa_view(&self, id: StructId) -> String {
+        format!("{}_soa", self.struct_name(id))
+    }
+    pub fn soa_item(&self, id: StructId) -> String {
+        format!("{}_soa_item", self.struct_name(id))
+    }
+    pub fn union_view(&self, id: UnionId) -> String {
+        format!("{}_view", self.union_name(id))
+    }
+    pub fn union_view_array(&self, id: UnionId) -> String {
+        format!("{}_view_array", self.union_name(id))
+    }
+    pub fn bunch_view(&self, id: UnionId, soa: bool) -> String {
+        format!(
+            "{}_{}",
+            self.union_name(id),
+            if soa { "bovos" } else { "bovoa" }
+        )
+    }
+
+    /// The part of an array-of-arrays type name naming its elements.
+    fn array_stem(&self, array: &ArrayType, data: &ArrayData) -> String {
+        let base = match (array.text, data) {
+            (Some(Text::Utf8), _) => "text".to_string(),
+            (Some(Text::Utf16), _) => "utf16".to_string(),
+            (None, ArrayData::Plain { .. }) => match array.elem {
+                ElemType::Scalar(p) => p.name().to_string(),
+                ElemType::Enum(id) => snake(&self.s.enums[id].name),
+                _ => unreachable!("plain arrays hold scalars and enums"),
+            },
+            (None, ArrayData::AosInline { id, .. } | ArrayData::AosTable { id }) => {
+                snake(&self.s.structs[*id].name)
+            }
+            (None, ArrayData::Soa { elem }) => {
+                format!("{}_soa", snake(&self.s.structs[*elem].name))
+            }
+            (None, ArrayData::UnionAos { id, .. } | ArrayData::UnionSoa { id, .. }) => {
+                snake(&self.s.unions[*id].name)
+            }
+            (None, ArrayData::UnionBunch { id, .. }) => format!(
+                "{}_{}",
+                snake(&self.s.unions[*id].name),
+                if array.layout == ArrayLayout::BoVoS {
+                    "bovos"
+                } else {
+                    "bovoa"
+                }
+            ),
+            (None, ArrayData::Arrays { array, data }) => {
+                format!("{}_arrays", self.array_stem(array, data))
+            }
+        };
+        match array.limit() {
+            Some(n) => format!("{base}_max{n}"),
+            None => base,
+        }
+    }
+
+    /// The view type of an array whose block holds `data`, and the function
+    /// of `(const km_reader *, km_array)` making it.
+    pub fn array_view(&self, array: &ArrayType, data: &ArrayData) -> (String, String) {
+        let slice = |p: &str| (format!("km_{p}_slice"), format!("km_{p}_slice_of"));
+        let named = |t: String| (t.clone(), format!("{t}_of"));
+        match (array.text, data) {
+            (Some(Text::Utf8), _) => ("km_text".into(), "km_text_of".into()),
+            (Some(Text::Utf16), _) => slice("u16"),
+            (None, ArrayData::Plain { .. }) => match array.elem {
+                ElemType::Scalar(Primitive::Bool) => slice("u8"),
+                ElemType::Scalar(p) => slice(p.name()),
+                ElemType::Enum(id) => slice(self.s.enums[id].repr.name()),
+                _ => unreachable!("plain arrays hold scalars and enums"),
+            },
+            (None, ArrayData::AosInline { id, .. } | ArrayData::AosTable { id }) => {
+                named(self.view_array(*id))
+            }
+            (None, ArrayData::Soa { elem }) => named(self.soa_view(*elem)),
+            (None, ArrayData::UnionAos { id, .. }) => {
+                let t = self.union_view_array(*id);
+                (t.clone(), format!("{t}_aos"))
+            }
+            (None, ArrayData::UnionSoa { id, .. }) => {
+                let t = self.union_view_array(*id);
+                (t.clone(), format!("{t}_soa"))
+            }
+            (None, ArrayData::UnionBunch { id, .. }) => {
+                named(self.bunch_view(*id, array.layout == ArrayLayout::BoVoS))
+            }
+            (None, ArrayData::Arrays { .. }) => {
+                named(format!("{}_{}", self.prefix, self.array_stem(array, data)))
+            }
+        }
+    }
+
+    /// The C type an accessor of `slot` returns.
+    pub fn view_type(&self, slot: &Slot) -> String {
+        match slot {
+            Slot::Scalar(p) => super::c_prim(*p).into(),
+            Slot::Enum { id, .. } => self.enum_name(*id),
+            Slot::InlineStruct(id) | Slot::TableRef(id) | Slot::OptionalTable(id) => self.view(*id),
+            Slot::Optional { value, .. } => self.view_type(value),
+            Slot::Union { id, .. } => self.union_view(*id),
+            Slot::FixedArray { elem, .. } => self.view_type(&fixed_slot(elem)),
+            Slot::ArrayRef { array, data } => self.array_view(array, data).0,
+        }
+    }
+
+    // ---- the header part -----------------------------------------------------------
+
+    /// The viewers of every struct and union, and of every array shape the
+    /// schema uses, into the header.
+    pub(crate) fn views(&self, c: &mut Code) {
+        let shapes = self.array_shapes();
+        c.line("/* ---- Viewers (docs/c.md, \"Viewers\"): read a message in place. ---- */");
+        c.line("");
+        let mut f = Fns::new();
+        // Types first: the only view held by value in another is an SoA
+        // array in its element view.
+        for id in 0..self.s.structs.len() {
+            let name = &self.s.structs[id].name;
+            if self.is_table(id) {
+                c.line(&format!(
+                    "/* The table {name} in a message ({{0, 0}} table: absent, reads as zero). */"
+                ));
+                c.line(&format!(
+                    "typedef struct {{ const km_reader *r; km_table t; }} {};",
+                    self.view(id)
+                ));
+            } else {
+                c.line(&format!(
+                    "/* The inline struct {name} at `at` in a message (0: absent, reads as zero). */"
+                ));
+                c.line(&format!(
+                    "typedef struct {{ const km_reader *r; uint32_t at; }} {};",
+                    self.view(id)
+                ));
+            }
+            c.line(&format!(
+                "typedef struct {{ const km_reader *r; uint32_t offset; uint32_t len; }} {};",
+                self.view_array(id)
+            ));
+            if let Some(soa) = &self.l.soa[id] {
+                c.line(&format!(
+                    "typedef struct {{ const km_reader *r; uint32_t len; uint32_t cols[{}]; }} {};",
+                    soa.columns.len().max(1),
+                    self.soa_view(id)
+                ));
+                c.line(&format!(
+                    "typedef struct {{ {} s; uint32_t i; }} {};",
+                    self.soa_view(id),
+                    self.soa_item(id)
+                ));
+            }
+        }
+        for id in 0..self.s.unions.len() {
+            c.line(&format!(
+                "typedef struct {{ const km_reader *r; uint32_t tag; uint32_t offset; }} {};",
+                self.union_view(id)
+            ));
+            c.line(&format!(
+                "typedef struct {{ const km_reader *r; uint32_t len; uint32_t tags; uint32_t tag_stride; uint32_t offsets; uint32_t offset_stride; }} {};",
+                self.union_view_array(id)
+            ));
+        }
+        for (name, shape) in &shapes {
+            c.line(&format!(
+                "typedef struct {{ const km_reader *r; km_array a; }} {name};"
+            ));
+            let _ = shape;
+        }
+        // Node views of SoA elements share their item's layout.
+        for id in 0..self.s.structs.len() {
+            if self.l.soa[id].is_some() {
+                for (path, _) in self.soa_nodes(id).iter().skip(1) {
+                    c.line(&format!(
+                        "typedef {} {};",
+                        self.soa_item(id),
+                        self.soa_node(id, path)
+                    ));
+                }
+            }
+        }
+        c.line("");
+        for id in 0..self.s.structs.len() {
+            self.struct_views(&mut f, id);
+        }
+        for id in 0..self.s.unions.len() {
+            self.union_views(&mut f, id);
+        }
+        for (name, shape) in &shapes {
+            match shape {
+                Shape::Arrays { array, data } => self.arrays_view(&mut f, name, array, data),
+                Shape::Bunch { id, soa } => self.bunch_views(&mut f, *id, *soa),
+            }
+        }
+        c.append(f.decls);
+        c.line("");
+        c.append(f.defs);
+        c.line("");
+    }
+
+    /// Arrays of arrays and bunch arrays of the schema, by view name.
+    fn array_shapes(&self) -> BTreeMap<String, Shape> {
+        fn note(g: &Gen, array: &ArrayType, data: &ArrayData, out: &mut BTreeMap<String, Shape>) {
+            match data {
+                ArrayData::Arrays {
+                    array: inner,
+                    data: d,
+                } => {
+                    out.insert(
+                        g.array_view(array, data).0,
+                        Shape::Arrays {
+                            array: *inner,
+                            data: (**d).clone(),
+                        },
+                    );
+                    note(g, inner, d, out);
+                }
+                ArrayData::UnionBunch { id, .. } => {
+                    out.insert(
+                        g.array_view(array, data).0,
+                        Shape::Bunch {
+                            id: *id,
+                            soa: array.layout == ArrayLayout::BoVoS,
+                        },
+                    );
+                }
+                _ => {}
+            }
+        }
+        let mut out = BTreeMap::new();
+        for slot in self.all_slots() {
+            if let Slot::ArrayRef { array, data } = slot {
+                note(self, array, data, &mut out);
+            }
+        }
+        out
+    }
+
+    // ---- reading a slot at a position ----------------------------------------------
+
+    /// The body reading `slot` at the position in local `at` (0: absent,
+    /// reads as `default` or zero) through reader `r`.
+    fn view_read(&self, c: &mut Code, slot: &Slot, r: &str, default: Option<&DefaultValue>) {
+        let ty = self.view_type(slot);
+        match slot {
+            Slot::Scalar(p) | Slot::Enum { repr: p, .. } => {
+                let absent = default.map_or("0".to_string(), |d| self.default_expr(slot, d));
+                let absent = if *p == Primitive::Bool && absent == "0" {
+                    "false".to_string()
+                } else {
+                    absent
+                };
+                c.open("if (at == 0) {");
+                c.line(&format!("return {absent};"));
+                c.close("}");
+                if *p == Primitive::Bool {
+                    c.line(&format!("return km_read_bool({r}, at);"));
+                } else {
+                    c.line(&format!("return ({ty})km_read_{}({r}, at);", p.name()));
+                }
+            }
+            Slot::InlineStruct(_) => {
+                c.line(&format!("{ty} x;"));
+                c.line(&format!("x.r = {r};"));
+                c.line("x.at = at;");
+                c.line("return x;");
+            }
+            Slot::TableRef(_) | Slot::OptionalTable(_) => {
+                c.line(&format!("{ty} x;"));
+                c.line(&format!("x.r = {r};"));
+                c.line(&format!("x.t = km_view_table({r}, at);"));
+                c.line("return x;");
+            }
+            Slot::Union { id, .. } => c.line(&format!(
+                "return {}_at({r}, at, at != 0 ? at + {UNION_OFFSET_AT}u : 0u);",
+                self.union_view(*id)
+            )),
+            Slot::ArrayRef { array, data } => {
+                let (_, of) = self.array_view(array, data);
+                if let Some(d) = default {
+                    let text = self.default_expr(slot, d);
+                    c.open("if (at == 0) {");
+                    c.line("km_text d;");
+                    c.line(&format!("d.ptr = {text};"));
+                    c.line(&format!("d.len = sizeof {text} - 1;"));
+                    c.line("return d;");
+                    c.close("}");
+                }
+                c.line(&format!(
+                    "return {of}({r}, km_view_array({r}, at, {}u, {}));",
+                    data.elem_size(),
+                    limit_arg(array)
+                ));
+            }
+            Slot::Optional { .. } | Slot::FixedArray { .. } => {
+                unreachable!("read through their own accessors")
+            }
+        }
+    }
+
+    /// The accessor(s) `name...` of `slot` for a view parameter `param`
+    /// (always named `v`), whose position is the C expression `at` (0:
+    /// absent) and reader `r`: one function, or `_has` + value for optional
+    /// values, or `_len` + `_at` for fixed arrays.
+    #[allow(clippy::too_many_arguments)]
+    fn accessor(
+        &self,
+        f: &mut Fns,
+        name: &str,
+        param: &str,
+        r: &str,
+        at: &str,
+        slot: &Slot,
+        default: Option<&DefaultValue>,
+        doc: &str,
+    ) {
+        let ty = self.view_type(slot);
+        match slot {
+            Slot::OptionalTable(_) => {
+                let mut b = body();
+                b.line(&format!("uint32_t at = {at};"));
+                b.line(&format!("return at != 0 && km_read_u32({r}, at) != 0;"));
+                f.func(
+                    &format!("Whether {doc} has a value."),
+                    &format!("bool {name}_has({param})"),
+                    b,
+                );
+                let mut b = body();
+                b.line(&format!("uint32_t at = {at};"));
+                self.view_read(&mut b, slot, r, None);
+                f.func(
+                    &format!("The value of {doc} (reads as zero without one)."),
+                    &format!("{ty} {name}({param})"),
+                    b,
+                );
+            }
+            Slot::Optional { value_at, value } => {
+                let mut b = body();
+                b.line(&format!("uint32_t at = {at};"));
+                b.line(&format!("return at != 0 && km_read_u8({r}, at) != 0;"));
+                f.func(
+                    &format!("Whether {doc} has a value."),
+                    &format!("bool {name}_has({param})"),
+                    b,
+                );
+                let inner = format!("{name}_has(v) ? ({at}) + {value_at}u : 0u");
+                self.accessor(f, name, param, r, &inner, value, None, doc);
+            }
+            Slot::FixedArray { elem, len, stride } => {
+                let mut b = body();
+                b.line("(void)v;");
+                b.line(&format!("return {len}u;"));
+                f.func(
+                    &format!("The number of elements of {doc}."),
+                    &format!("uint32_t {name}_len({param})"),
+                    b,
+                );
+                let mut b = body();
+                b.line(&format!("uint32_t at = {at};"));
+                b.line(&format!(
+                    "at = (at != 0 && i < {len}u) ? at + i * {stride}u : 0u;"
+                ));
+                self.view_read(&mut b, &fixed_slot(elem), r, None);
+                f.func(
+                    &format!("Element i of {doc} (zero when i is out of range)."),
+                    &format!("{ty} {name}_at({param}, uint32_t i)"),
+                    b,
+                );
+            }
+            _ => {
+                let mut b = body();
+                b.line(&format!("uint32_t at = {at};"));
+                self.view_read(&mut b, slot, r, default);
+                f.func(doc, &format!("{ty} {name}({param})"), b);
+            }
+        }
+    }
+
+    // ---- structs ---------------------------------------------------------------------
+
+    fn struct_views(&self, f: &mut Fns, id: StructId) {
+        let view = self.view(id);
+        let sl = self.l.of_struct(id);
+        let table = self.is_table(id);
+        let sname = &self.s.structs[id].name;
+        let mut b = body();
+        b.line(&format!("{view} v;"));
+        b.line("v.r = r;");
+        if table {
+            b.line("v.t = km_root(r);");
+        } else {
+            // An inline root that does not fit reads as a whole as zero,
+            // as the decoders read it (format.md §1).
+            b.line(&format!(
+                "v.at = (uint64_t)r->size >= {}u ? {HEADER_SIZE}u : 0u;",
+                HEADER_SIZE as u64 + sl.size as u64
+            ));
+        }
+        b.line("return v;");
+        f.func(
+            &format!("The root {sname} of the message r (open: km_reader_open)."),
+            &format!("{view} {view}_root(const km_reader *r)"),
+            b,
+        );
+        for (i, fl) in sl.fields.iter().enumerate() {
+            let field = &self.s.structs[id].fields[i];
+            let at = if table {
+                format!(
+                    "km_has(v.t, {off}u, {size}u) ? v.t.offset + {off}u : 0u",
+                    off = fl.offset,
+                    size = self.l.slot_size(&fl.slot)
+                )
+            } else {
+                format!("v.at != 0 ? v.at + {}u : 0u", fl.offset)
+            };
+            self.accessor(
+                f,
+                &format!("{view}_{}", self.view_field(id, i)),
+                &format!("{view} v"),
+                "v.r",
+                &at,
+                &fl.slot,
+                field.nonzero_default(),
+                &format!("{sname}.{}", field.name),
+            );
+        }
+        // The AoS array of these: offsets to tables or the structs packed.
+        let arr = self.view_array(id);
+        let mut b = body();
+        b.line(&format!("{arr} s;"));
+        b.line("s.r = r;");
+        b.line("s.offset = a.offset;");
+        b.line("s.len = a.len;");
+        b.line("return s;");
+        f.func(
+            &format!("An AoS array of {sname} (a checked km_array)."),
+            &format!("{arr} {arr}_of(const km_reader *r, km_array a)"),
+            b,
+        );
+        let mut b = body();
+        b.line("return s.len;");
+        f.func("", &format!("uint32_t {arr}_len({arr} s)"), b);
+        let mut b = body();
+        let elem = if table {
+            b.line(&format!(
+                "uint32_t at = i < s.len ? s.offset + i * {OFFSET_SIZE}u : 0u;"
+            ));
+            Slot::TableRef(id)
+        } else {
+            b.line(&format!(
+                "uint32_t at = i < s.len ? s.offset + i * {}u : 0u;",
+                sl.size
+            ));
+            Slot::InlineStruct(id)
+        };
+        self.view_read(&mut b, &elem, "s.r", None);
+        f.func(
+            "Element i (zero when i is out of range).",
+            &format!("{view} {arr}_at({arr} s, uint32_t i)"),
+            b,
+        );
+        if self.map_entries().contains(&id) {
+            self.map_get(f, id);
+        }
+        if self.l.soa[id].is_some() {
+            self.soa_views(f, id);
+        }
+    }
+
+    /// Entry structs of maps.
+    fn map_entries(&self) -> BTreeSet<StructId> {
+        fn note(array: &ArrayType, data: &ArrayData, out: &mut BTreeSet<StructId>) {
+            match data {
+                ArrayData::AosInline { id, .. } if array.is_map() => {
+                    out.insert(*id);
+                }
+                ArrayData::Arrays { array, data } => note(array, data, out),
+                _ => {}
+            }
+        }
+        let mut out = BTreeSet::new();
+        for slot in self.all_slots() {
+            if let Slot::ArrayRef { array, data } = slot {
+                note(array, data, &mut out);
+            }
+        }
+        out
+    }
+
+    /// `_get`: a map's entry by key, by binary search over the keys in
+    /// order (format.md §5.5); a map whose keys are out of order (not
+    /// valid) may not find a key it holds, but never reads outside it.
+    fn map_get(&self, f: &mut Fns, id: StructId) {
+        let arr = self.view_array(id);
+        let view = self.view(id);
+        let key_slot = &self.l.of_struct(id).fields[0].slot;
+        let kt = self.view_type(key_slot);
+        let key = format!("{view}_{}", self.view_field(id, 0));
+        let mut b = body();
+        b.line("uint32_t lo = 0, hi = m.len;");
+        b.open("while (lo < hi) {");
+        b.line("uint32_t mid = lo + (hi - lo) / 2u;");
+        b.line(&format!("{view} e = {arr}_at(m, mid);"));
+        b.line(&format!("{kt} k = {key}(e);"));
+        if kt == "km_text" {
+            b.line("int c = km_text_cmp(k, key);");
+        } else {
+            b.line("int c = (k > key) - (k < key);");
+        }
+        b.open("if (c == 0) {");
+        b.line("*out = e;");
+        b.line("return true;");
+        b.close("}");
+        b.open("if (c < 0) {");
+        b.line("lo = mid + 1u;");
+        b.reopen("} else {");
+        b.line("hi = mid;");
+        b.close("}");
+        b.close("}");
+        b.line(&format!("*out = {arr}_at(m, m.len);"));
+        b.line("return false;");
+        f.func(
+            "The entry of a map with this key (*out reads as zero and false when none).",
+            &format!("bool {arr}_get({arr} m, {kt} key, {view} *out)"),
+            b,
+        );
+    }
+
+    // ---- SoA arrays -----------------------------------------------------------------
+
+    /// The nodes of an SoA element's flattening tree: the element (empty
+    /// path) and every struct on a column path, with the struct there.
+    pub(crate) fn soa_nodes(&self, id: StructId) -> BTreeMap<Vec<u32>, StructId> {
+        let mut nodes = BTreeMap::new();
+        nodes.insert(Vec::new(), id);
+        for col in &self.l.soa(id).columns {
+            for d in 1..col.path.len() {
+                nodes.insert(col.path[..d].to_vec(), col.steps[d]);
+            }
+        }
+        nodes
+    }
+
+    /// The field names along `path` (a column's or a prefix of one), from
+    /// the structs the layout's columns walk.
+    fn path_names(&self, id: StructId, path: &[u32]) -> Vec<String> {
+        let col = self
+            .l
+            .soa(id)
+            .columns
+            .iter()
+            .find(|c| c.path.starts_with(path))
+            .expect("a path of the flattening tree");
+        col.steps
+            .iter()
+            .zip(path)
+            .map(|(s, i)| self.field_name(*s, *i as usize))
+            .collect()
+    }
+
+    /// The view type of node `path` of an SoA element (the item itself for
+    /// the empty path).
+    pub fn soa_node(&self, id: StructId, path: &[u32]) -> String {
+        if path.is_empty() {
+            self.soa_item(id)
+        } else {
+            format!(
+                "{}_{}_node",
+                self.soa_item(id),
+                self.path_names(id, path).join("_")
+            )
+        }
+    }
+
+    fn soa_views(&self, f: &mut Fns, id: StructId) {
+        let soa = self.l.soa(id);
+        let sv = self.soa_view(id);
+        let item = self.soa_item(id);
+        let name = self.struct_name(id);
+        let sname = &self.s.structs[id].name;
+        let n = soa.columns.len();
+        let mut b = body();
+        b.line(&format!("{sv} s;"));
+        // The block bounds the length only through the columns it has: a
+        // hostile length over elements without known columns would make a
+        // loop over them run 2^32 times. No valid message's SoA array is
+        // longer than its traversal budget (format.md §10): read at most
+        // that many elements.
+        b.line("uint64_t most = (uint64_t)r->limits.traversal_budget_factor * r->size;");
+        b.line("s.r = r;");
+        b.line("s.len = (uint64_t)a.len > most ? (uint32_t)most : a.len;");
+        b.line(&format!(
+            "km_soa_columns(r, a, {name}_columns, {n}u, s.cols);"
+        ));
+        b.line("return s;");
+        f.func(
+            &format!("An SoA array of {sname}: its columns resolved once (format.md §5.3)."),
+            &format!("{sv} {sv}_of(const km_reader *r, km_array a)"),
+            b,
+        );
+        let mut b = body();
+        b.line("return s.len;");
+        f.func("", &format!("uint32_t {sv}_len({sv} s)"), b);
+        let mut b = body();
+        b.line(&format!("{item} it;"));
+        b.line("it.s = s;");
+        b.line("it.i = i;");
+        b.open("if (i >= s.len) {");
+        b.line("memset(it.s.cols, 0, sizeof it.s.cols);");
+        b.line("it.s.len = 0;");
+        b.line("it.i = 0;");
+        b.close("}");
+        b.line("return it;");
+        f.func(
+            "Element i (its fields read as defaults when i is out of range).",
+            &format!("{item} {sv}_at({sv} s, uint32_t i)"),
+            b,
+        );
+        for (k, col) in soa.columns.iter().enumerate() {
+            let p = match &col.slot {
+                Slot::Scalar(Primitive::Bool) => "u8",
+                Slot::Scalar(p) | Slot::Enum { repr: p, .. } => p.name(),
+                _ => continue,
+            };
+            let cname = self.path_names(id, &col.path).join("_");
+            let mut b = body();
+            b.line(&format!("return km_{p}_slice_at(s.r, s.cols[{k}], s.len);"));
+            f.func(
+                "A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default).",
+                &format!("km_{p}_slice {sv}_{cname}_column({sv} s)"),
+                b,
+            );
+        }
+        for (prefix, sid) in self.soa_nodes(id) {
+            let node = self.soa_node(id, &prefix);
+            for fi in 0..self.s.structs[sid].fields.len() {
+                let mut path = prefix.clone();
+                path.push(fi as u32);
+                let fname = format!("{node}_{}", self.view_field(sid, fi));
+                if self.soa_nodes(id).contains_key(&path) {
+                    let child = self.soa_node(id, &path);
+                    let mut b = body();
+                    b.line("return v;");
+                    f.func("", &format!("{child} {fname}({node} v)"), b);
+                } else if let Some(k) = soa.columns.iter().position(|c| c.path == path) {
+                    let col = &soa.columns[k];
+                    let at = format!(
+                        "v.s.cols[{k}] != 0 ? v.s.cols[{k}] + v.i * {}u : 0u",
+                        col.size
+                    );
+                    let field = col.field(self.s);
+                    self.accessor(
+                        f,
+                        &fname,
+                        &format!("{node} v"),
+                        "v.s.r",
+                        &at,
+                        &col.slot,
+                        field.nonzero_default(),
+                        &format!("{sname}.{}", self.path_names(id, &path).join(".")),
+                    );
+                }
+            }
+        }
+    }
+
+    // ---- unions ----------------------------------------------------------------------
+
+    fn union_views(&self, f: &mut Fns, id: UnionId) {
+        let u = &self.s.unions[id];
+        let uv = self.union_view(id);
+        let mut b = body();
+        b.line(&format!("{uv} u;"));
+        b.line("u.r = r;");
+        b.line("u.tag = 0;");
+        b.line("u.offset = 0;");
+        b.open("if (tag_at == 0) {");
+        b.line("return u;");
+        b.close("}");
+        b.line(&format!(
+            "u.tag = (uint32_t)km_read_{}(r, tag_at);",
+            u.tag.name()
+        ));
+        b.line("u.offset = km_read_u32(r, offset_at);");
+        // A known inline variant whose value cannot be read reads as no
+        // value, as the decoders read it.
+        let inline: Vec<_> = u.variants.iter().filter(|v| !self.is_table(v.ty)).collect();
+        if !inline.is_empty() {
+            b.open("switch (u.tag) {");
+            for v in inline {
+                b.line(&format!("case {}u:", v.tag));
+                b.open(&format!(
+                    "if (!km_inline_at(r, u.offset, {}u)) {{",
+                    self.l.of_struct(v.ty).size
+                ));
+                b.line("u.tag = 0;");
+                b.line("u.offset = 0;");
+                b.close("}");
+                b.line("break;");
+            }
+            b.line("default:");
+            b.line("    break;");
+            b.close("}");
+        }
+        b.line("return u;");
+        f.func(
+            &format!(
+                "The {} whose tag is at tag_at and value offset at offset_at (tag_at 0: none).",
+                u.name
+            ),
+            &format!("{uv} {uv}_at(const km_reader *r, uint32_t tag_at, uint32_t offset_at)"),
+            b,
+        );
+        let mut b = body();
+        b.line("return u.tag;");
+        f.func(
+            "The tag: 0 (no value), a variant's, or one this schema does not know (a newer writer's).",
+            &format!("uint32_t {uv}_tag({uv} u)"),
+            b,
+        );
+        let mut seen = BTreeSet::new();
+        for v in &u.variants {
+            if !seen.insert(v.ty) {
+                continue;
+            }
+            let tags: Vec<String> = u
+                .variants
+                .iter()
+                .filter(|w| w.ty == v.ty)
+                .map(|w| format!("u.tag == {}u", w.tag))
+                .collect();
+            let vt = self.view(v.ty);
+            let mut b = body();
+            b.line(&format!(
+                "uint32_t at = ({}) ? u.offset : 0u;",
+                tags.join(" || ")
+            ));
+            b.line(&format!("{vt} x;"));
+            b.line("x.r = u.r;");
+            if self.is_table(v.ty) {
+                b.line("x.t = km_table_at(u.r, at);");
+            } else {
+                b.line("x.at = at;");
+            }
+            b.line("return x;");
+            f.func(
+                &format!(
+                    "The {} value (reads as zero when the tag is another).",
+                    self.s.structs[v.ty].name
+                ),
+                &format!("{vt} {uv}_{}({uv} u)", self.view_variant(v.ty)),
+                b,
+            );
+        }
+        // AoS and SoA arrays of the union: slots, or two columns.
+        let av = self.union_view_array(id);
+        let tw = u.tag.size();
+        for (layout, init) in [
+            (
+                "aos",
+                format!(
+                    "s.tags = a.offset;\n    s.tag_stride = {UNION_SLOT_SIZE}u;\n    s.offsets = a.offset + {UNION_OFFSET_AT}u;\n    s.offset_stride = {UNION_SLOT_SIZE}u;"
+                ),
+            ),
+            (
+                "soa",
+                format!(
+                    "if (!km_union_columns(r, a, {tw}u, &s.tags, &s.offsets)) {{\n        s.len = 0;\n        s.tags = 0;\n        s.offsets = 0;\n    }}\n    s.tag_stride = {tw}u;\n    s.offset_stride = {OFFSET_SIZE}u;"
+                ),
+            ),
+        ] {
+            let mut b = body();
+            b.line(&format!("{av} s;"));
+            b.line("s.r = r;");
+            b.line("s.len = a.len;");
+            b.raw(&format!("    {init}\n"));
+            b.line("return s;");
+            f.func(
+                &format!("An {} array of {}.", layout.to_uppercase(), u.name),
+                &format!("{av} {av}_{layout}(const km_reader *r, km_array a)"),
+                b,
+            );
+        }
+        let mut b = body();
+        b.line("return s.len;");
+        f.func("", &format!("uint32_t {av}_len({av} s)"), b);
+        let mut b = body();
+        b.open("if (i >= s.len) {");
+        b.line(&format!("return {uv}_at(s.r, 0u, 0u);"));
+        b.close("}");
+        b.line(&format!(
+            "return {uv}_at(s.r, s.tags + i * s.tag_stride, s.offsets + i * s.offset_stride);"
+        ));
+        f.func(
+            "Element i (no value when i is out of range).",
+            &format!("{uv} {av}_at({av} s, uint32_t i)"),
+            b,
+        );
+    }
+
+    /// A `#bovoa`/`#bovos` array: the length, and each variant's values as
+    /// an AoS or SoA array of their own.
+    fn bunch_views(&self, f: &mut Fns, id: UnionId, soa: bool) {
+        let u = &self.s.unions[id];
+        let bv = self.bunch_view(id, soa);
+        let mut b = body();
+        b.line(&format!("{bv} s;"));
+        b.line("s.r = r;");
+        b.line("s.a = a;");
+        b.line("return s;");
+        f.func(
+            &format!(
+                "A #{} array of {}: one homogeneous array per variant (format.md §7.1).",
+                if soa { "bovos" } else { "bovoa" },
+                u.name
+            ),
+            &format!("{bv} {bv}_of(const km_reader *r, km_array a)"),
+            b,
+        );
+        let mut b = body();
+        b.line("return s.a.len;");
+        f.func(
+            "The number of values of all variants.",
+            &format!("uint32_t {bv}_len({bv} s)"),
+            b,
+        );
+        for v in &u.variants {
+            let data = self.l.bunch_variant_data(v.ty, soa);
+            let ty = if soa {
+                self.soa_view(v.ty)
+            } else {
+                self.view_array(v.ty)
+            };
+            let of = format!("{ty}_of");
+            let mut b = body();
+            b.line(&format!(
+                "return {of}(s.r, km_bunch_entry(s.r, s.a, {}u, {}u));",
+                v.tag,
+                data.elem_size()
+            ));
+            f.func(
+                &format!(
+                    "The {} values (the first entry of tag {}).",
+                    self.s.structs[v.ty].name, v.tag
+                ),
+                &format!("{ty} {}({bv} s)", self.bunch_variant(id, soa, v.tag)),
+                b,
+            );
+        }
+    }
+
+    /// The accessor of a bunch array's variant of tag `tag`.
+    pub fn bunch_variant(&self, id: UnionId, soa: bool, tag: u32) -> String {
+        let u = &self.s.unions[id];
+        let v = u.variants.iter().find(|v| v.tag == tag).expect("a variant");
+        let twice = u.variants.iter().filter(|w| w.ty == v.ty).count() > 1;
+        let m = self.view_variant(v.ty);
+        if twice {
+            format!("{}_{m}_{tag}", self.bunch_view(id, soa))
+        } else {
+            format!("{}_{m}", self.bunch_view(id, soa))
+        }
+    }
+
+    /// An array of arrays: each element the view of the inner array.
+    fn arrays_view(&self, f: &mut Fns, name: &str, inner: &ArrayType, data: &ArrayData) {
+        let (ty, of) = self.array_view(inner, data);
+        let mut b = body();
+        b.line(&format!("{name} s;"));
+        b.line("s.r = r;");
+        b.line("s.a = a;");
+        b.line("return s;");
+        f.func(
+            "An array of arrays (format.md §5.4).",
+            &format!("{name} {name}_of(const km_reader *r, km_array a)"),
+            b,
+        );
+        let mut b = body();
+        b.line("return s.a.len;");
+        f.func("", &format!("uint32_t {name}_len({name} s)"), b);
+        let mut b = body();
+        b.line(&format!(
+            "uint32_t at = i < s.a.len ? s.a.offset + i * {ARRAY_REF_SIZE}u : 0u;"
+        ));
+        b.line(&format!(
+            "return {of}(s.r, km_view_array(s.r, at, {}u, {}));",
+            data.elem_size(),
+            limit_arg(inner)
+        ));
+        f.func(
+            "Element i (empty when i is out of range).",
+            &format!("{ty} {name}_at({name} s, uint32_t i)"),
+            b,
+        );
+    }
+}
+
+/// A view type of an array shape that is not one per struct or union.
+enum Shape {
+    Arrays { array: ArrayType, data: ArrayData },
+    Bunch { id: UnionId, soa: bool },
+}
