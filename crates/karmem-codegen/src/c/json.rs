@@ -567,6 +567,16 @@ impl Gen<'_> {
             ));
             c.line(&format!("{view} {e} = {ty}_at({x}, {k});"));
             c.line(&format!("fputs({k} ? \", \" : \"\", f);"));
+            // The look-up by key must find this very entry: a miss adds a
+            // member no expected value has.
+            c.open("{");
+            c.line(&format!("{view} found;"));
+            c.open(&format!(
+                "if (!{ty}_get({x}, {key}({e}), &found) || found.at != {e}.at) {{"
+            ));
+            c.line("fputs(\"\\\"_get missed\\\": true, \", f);");
+            c.close("}");
+            c.close("}");
             if !self.json_key(c, &fields[0].slot, &format!("{key}({e})")) {
                 self.json_view_slot(c, &fields[0].slot, &key, &e, d + 1);
             }
