@@ -371,7 +371,35 @@ pub fn view_json_printer(schema: &Schema, layout: &Layout) -> String {
             b.line("fputc('[', f);");
             b.open(&format!("for (uint32_t k = 0; k < {sv}_len(s); k++) {{"));
             b.line("fputs(k ? \", \" : \"\", f);");
-            b.line(&format!("{}_json(f, {sv}_at(s, k));", g.soa_item(id)));
+            b.line(&format!("{} it = {sv}_at(s, k);", g.soa_item(id)));
+            // Each scalar column's native array must hold what the item
+            // reads: a difference adds an element no expected value has.
+            for (kk, col) in soa.columns.iter().enumerate() {
+                let p = match &col.slot {
+                    Slot::Scalar(Primitive::Bool) => "u8",
+                    Slot::Scalar(p) | Slot::Enum { repr: p, .. } => p.name(),
+                    _ => continue,
+                };
+                let same = if col.slot == Slot::Scalar(Primitive::Bool) {
+                    "(c.ptr[k] != 0) == want".to_string()
+                } else {
+                    "memcmp(&c.ptr[k], &want, sizeof want) == 0".to_string()
+                };
+                b.open("{");
+                b.line(&format!("km_{p}_slice c = {}(s);", g.soa_column(id, kk)));
+                b.open("if (c.ptr != NULL) {");
+                b.line(&format!(
+                    "{} want = {};",
+                    g.view_type(&col.slot),
+                    g.soa_item_read(id, kk, "it")
+                ));
+                b.open(&format!("if (c.len != {sv}_len(s) || !({same})) {{"));
+                b.line("fputs(\"\\\"column differs\\\", \", f);");
+                b.close("}");
+                b.close("}");
+                b.close("}");
+            }
+            b.line(&format!("{}_json(f, it);", g.soa_item(id)));
             b.close("}");
             b.line("fputc(']', f);");
             func(

@@ -636,6 +636,31 @@ impl Gen<'_> {
         nodes
     }
 
+    /// The function returning scalar column `k` of an SoA array of `id`.
+    pub fn soa_column(&self, id: StructId, k: usize) -> String {
+        let col = &self.l.soa(id).columns[k];
+        format!(
+            "{}_{}_column",
+            self.soa_view(id),
+            self.path_names(id, &col.path).join("_")
+        )
+    }
+
+    /// The value of column `k` of the SoA item `it`, through the item's
+    /// accessors along the column's path.
+    pub fn soa_item_read(&self, id: StructId, k: usize, it: &str) -> String {
+        let col = &self.l.soa(id).columns[k];
+        let mut expr = it.to_string();
+        for d in 0..col.path.len() {
+            expr = format!(
+                "{}_{}({expr})",
+                self.soa_node(id, &col.path[..d]),
+                self.view_field(col.steps[d], col.path[d] as usize)
+            );
+        }
+        expr
+    }
+
     /// The field names along `path` (a column's or a prefix of one), from
     /// the structs the layout's columns walk.
     fn path_names(&self, id: StructId, path: &[u32]) -> Vec<String> {
@@ -717,12 +742,11 @@ impl Gen<'_> {
                 Slot::Scalar(p) | Slot::Enum { repr: p, .. } => p.name(),
                 _ => continue,
             };
-            let cname = self.path_names(id, &col.path).join("_");
             let mut b = body();
             b.line(&format!("return km_{p}_slice_at(s.r, s.cols[{k}], s.len);"));
             f.func(
                 "A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default).",
-                &format!("km_{p}_slice {sv}_{cname}_column({sv} s)"),
+                &format!("km_{p}_slice {}({sv} s)", self.soa_column(id, k)),
                 b,
             );
         }
