@@ -666,6 +666,22 @@ mod tests {
     }
 
     #[test]
+    fn viewers_are_in_the_header_and_avoid_their_own_names() {
+        let files = generate(
+            "karmem app;\nstruct P inline { Root f32; At i32; }\n\
+             struct A table { Email []char; Ps []P; Root i32; }\n",
+        );
+        let h = &files[0].contents;
+        assert!(h.contains("static inline app_a_view app_a_view_root(const km_reader *r)"));
+        assert!(h.contains("static inline km_text app_a_view_email(app_a_view v)"));
+        assert!(h.contains("static inline app_p_soa app_a_view_ps(app_a_view v)"));
+        // A field named like a viewer function moves aside.
+        assert!(h.contains("static inline int32_t app_a_view_root_(app_a_view v)"));
+        assert!(h.contains("static inline int32_t app_p_view_at_(app_p_view v)"));
+        assert!(!files[1].contents.contains("app_a_view"));
+    }
+
+    #[test]
     fn deterministic() {
         let src = "karmem e;\nstruct A table { X []u8; }\n";
         assert_eq!(generate(src), generate(src));
