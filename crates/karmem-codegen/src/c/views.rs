@@ -256,11 +256,11 @@ impl Gen<'_> {
                 self.union_view_array(id)
             ));
         }
-        for (name, shape) in &shapes {
+        // Arrays of arrays and bunch arrays keep their reference.
+        for name in shapes.keys() {
             c.line(&format!(
                 "typedef struct {{ const km_reader *r; km_array a; }} {name};"
             ));
-            let _ = shape;
         }
         // Node views of SoA elements share their item's layout.
         for id in 0..self.s.structs.len() {
