@@ -5,87 +5,12 @@
 //! hoarder cut off by the memory cap while the host goes on), and the ABI's
 //! failure statuses.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+mod common;
 
-use karmem_host::{
-    App, AppBuilder, Arg, GuestModule, ModuleOptions, OptLevel, Output, Pattern, Runtime,
-    RuntimeConfig, Status,
-};
+use common::{module, runtime, Codec};
+use karmem_host::{App, AppBuilder, Arg, GuestModule, ModuleOptions, Output, Pattern, Status};
 use karmem_testkit::wat_guest::{func, iface, param, Guest};
 use serde_json::{json, Value};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// One runtime for every test, with the precompiled-module cache: a Go
-/// module takes seconds to compile, a cached one milliseconds.
-fn runtime() -> &'static Runtime {
-    static RT: OnceLock<Runtime> = OnceLock::new();
-    RT.get_or_init(|| {
-        Runtime::new(RuntimeConfig {
-            cache_dir: Some(PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("module-cache")),
-            opt_level: OptLevel::None,
-            ..RuntimeConfig::default()
-        })
-        .expect("runtime")
-    })
-}
-
-/// Each module is loaded once per test process: tests run in parallel and
-/// would otherwise compile the same module several times on a cold cache.
-fn go_module(name: &str) -> GuestModule {
-    static LOADED: OnceLock<Mutex<HashMap<String, GuestModule>>> = OnceLock::new();
-    let mut loaded = LOADED.get_or_init(Default::default).lock().unwrap();
-    if let Some(m) = loaded.get(name) {
-        return m.clone();
-    }
-    let path = repo().join("guests/out").join(format!("{name}.wasm"));
-    assert!(
-        path.exists(),
-        "{} is missing: run scripts/build-guests-go.sh (or make guests)",
-        path.display()
-    );
-    let m = runtime()
-        .load_file(name, &path)
-        .unwrap_or_else(|e| panic!("loading {name}: {e}"));
-    loaded.insert(name.to_string(), m.clone());
-    m
-}
-
-/// A schema for encoding and decoding test messages as JSON.
-struct Codec {
-    schema: karmem_schema::model::Schema,
-    layout: karmem_layout::Layout,
-}
-
-impl Codec {
-    fn load(rel: &str) -> Codec {
-        let path = repo().join(rel);
-        let source = std::fs::read_to_string(&path).unwrap();
-        let (schema, layout) = karmem_layout::load(&path.display().to_string(), &source)
-            .unwrap_or_else(|d| panic!("{}", d.render(false)));
-        Codec { schema, layout }
-    }
-
-    fn root(&self, name: &str) -> usize {
-        self.schema
-            .structs
-            .iter()
-            .position(|s| s.name == name)
-            .unwrap_or_else(|| panic!("no struct {name}"))
-    }
-
-    fn encode(&self, root: &str, value: Value) -> Vec<u8> {
-        karmem_json::encode(&self.schema, &self.layout, self.root(root), &value).unwrap()
-    }
-
-    fn decode(&self, root: &str, bytes: &[u8]) -> Value {
-        karmem_json::decode(&self.schema, &self.layout, self.root(root), bytes).unwrap()
-    }
-}
 
 fn e2e() -> Codec {
     Codec::load("guests/go/e2e-go.km")
@@ -111,7 +36,7 @@ fn app(modules: Vec<GuestModule>) -> App {
 #[test]
 fn go_export_called_from_host() {
     let c = e2e();
-    let app = app(vec![go_module("e2e-go-echo")]);
+    let app = app(vec![module("e2e-go-echo")]);
     let msg = c.encode("Msg", json!({"Text": "héllo", "Number": 41}));
     let out = app
         .call("e2e-go-echo", "e2e.Echo", "echo", &[Arg::Bytes(&msg)])
@@ -127,7 +52,7 @@ fn go_export_called_from_host() {
 #[test]
 fn region_argument_read_in_place() {
     let c = e2e();
-    let app = app(vec![go_module("e2e-go-echo")]);
+    let app = app(vec![module("e2e-go-echo")]);
     let msg = c.encode("Msg", json!({"Text": "in place", "Number": 7}));
     let region = app.region("e2e.shared").unwrap();
     let at = 8192;
@@ -153,7 +78,7 @@ fn region_argument_read_in_place() {
 #[test]
 fn region_result_and_read_only_window() {
     let c = e2e();
-    let app = app(vec![go_module("e2e-go-echo")]);
+    let app = app(vec![module("e2e-go-echo")]);
     let msg = c.encode("Msg", json!({"Text": "stamped", "Number": 1}));
     let out = app
         .call("e2e-go-echo", "e2e.Echo", "stamp", &[Arg::Bytes(&msg)])
@@ -190,7 +115,7 @@ fn region_result_and_read_only_window() {
 #[test]
 fn bad_argument_and_application_error() {
     let c = e2e();
-    let app = app(vec![go_module("e2e-go-echo")]);
+    let app = app(vec![module("e2e-go-echo")]);
     // Not a Karmem message: the generated handler's validation refuses it.
     let junk = [0xffu8; 24];
     let err = app
@@ -257,8 +182,8 @@ fn go_importer_calls_direct_and_fanout() {
     let yes = c.encode("Msg", json!({"Text": "wat"}));
     let rt = runtime();
     let app = app(vec![
-        go_module("e2e-go-caller"),
-        go_module("e2e-go-echo"),
+        module("e2e-go-caller"),
+        module("e2e-go-echo"),
         wat_voter(Some(&yes), "").load_into(rt, "wat-yes").unwrap(),
         wat_voter(None, "no vote").load_into(rt, "wat-no").unwrap(),
     ]);
@@ -305,7 +230,7 @@ fn order(c: &Codec, app: &App, out: Output) -> Value {
 #[test]
 fn sweeper_joins_and_walks_to_the_nearest_coin() {
     let c = arena();
-    let app = app(vec![go_module("arena-sweeper")]);
+    let app = app(vec![module("arena-sweeper")]);
     let rules = c.encode("Rules", json!({"Width": 8, "Height": 8, "Ticks": 10}));
     let hello = app
         .call("arena-sweeper", "arena.Bot", "join", &[Arg::Bytes(&rules)])
@@ -338,14 +263,14 @@ fn hoarder_hits_the_memory_limit_and_the_host_goes_on() {
     // generous (the arena's is 100 ms, which it also meets here) so
     // that a slow machine cannot turn MEMORY_LIMIT into TIMEOUT.
     b.module_with(
-        go_module("arena-hoarder"),
+        module("arena-hoarder"),
         ModuleOptions {
             timeout: std::time::Duration::from_secs(5),
             memory_limit: 32 << 20,
             ..ModuleOptions::default()
         },
     )
-    .module(go_module("arena-sweeper"));
+    .module(module("arena-sweeper"));
     let app = b.build().unwrap();
     let state = board_state(&c, &app, json!([{"X": 5, "Y": 2}]));
     let think = |module: &str| app.call(module, "arena.Bot", "think", &[Arg::Region(state)]);
@@ -375,7 +300,7 @@ fn hoarder_hits_the_memory_limit_and_the_host_goes_on() {
 
 #[test]
 fn unknown_function_and_describe() {
-    let app = app(vec![go_module("e2e-go-echo")]);
+    let app = app(vec![module("e2e-go-echo")]);
     let m = &app.modules()[0].module;
     let desc = m.descriptor();
     let names: Vec<&str> = desc.exports.iter().map(|i| i.name.as_str()).collect();
