@@ -79,32 +79,7 @@ fn region_argument_read_in_place() {
 fn region_result_and_read_only_window() {
     let c = e2e();
     let app = app(vec![module("e2e-go-echo")]);
-    let msg = c.encode("Msg", json!({"Text": "stamped", "Number": 1}));
-    let out = app
-        .call("e2e-go-echo", "e2e.Echo", "stamp", &[Arg::Bytes(&msg)])
-        .unwrap();
-    // The result stayed in the region, at the start of the guest's window.
-    let Output::Region(slice) = out else {
-        panic!("stamp returned {out:?}, not a region slice");
-    };
-    assert_eq!(slice.offset, 0);
-    let got = c.decode(
-        "Msg",
-        &app.region_by_id(slice.region).to_vec(slice).unwrap(),
-    );
-    assert_eq!(got["Text"], "stamped");
-    assert_eq!(got["Number"], 101);
-
-    // Writing into a window the exporter may only read fails the call, and
-    // the region's bytes are unchanged.
-    let region = app.region("e2e.shared").unwrap();
-    region.write(0, &msg).unwrap();
-    let slice = region.slice(0, msg.len() as u32).unwrap();
-    let err = app
-        .call("e2e-go-echo", "e2e.Echo", "scribble", &[Arg::Region(slice)])
-        .unwrap_err();
-    assert_eq!(err.status(), Some(Status::ReadOnlyViolation), "{err}");
-    assert_eq!(region.to_vec(slice).unwrap(), msg);
+    let msg = common::stamp_and_scribble(&c, &app, "e2e-go-echo");
     // A fresh instance serves the next call.
     let out = app
         .call("e2e-go-echo", "e2e.Echo", "echo", &[Arg::Bytes(&msg)])

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use karmem_host::{GuestModule, OptLevel, Runtime, RuntimeConfig};
-use serde_json::Value;
+use karmem_host::{App, Arg, GuestModule, OptLevel, Output, Runtime, RuntimeConfig, Status};
+use serde_json::{json, Value};
 
 pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -78,4 +78,38 @@ impl Codec {
     pub fn decode(&self, root: &str, bytes: &[u8]) -> Value {
         karmem_json::decode(&self.schema, &self.layout, self.root(root), bytes).unwrap()
     }
+}
+
+/// What every e2e.Echo exporter (guests/go/e2e-go.km) does with regions:
+/// `stamp` returns its result in place in `e2e.out`, and `scribble`, which
+/// writes into the read-only `e2e.shared`, fails with READ_ONLY_VIOLATION
+/// and leaves the region's bytes unchanged. Returns the message used.
+pub fn stamp_and_scribble(c: &Codec, app: &App, module: &str) -> Vec<u8> {
+    let msg = c.encode("Msg", json!({"Text": "stamped", "Number": 1}));
+    let out = app
+        .call(module, "e2e.Echo", "stamp", &[Arg::Bytes(&msg)])
+        .unwrap();
+    // The result stayed in the region, at the start of the guest's window.
+    let Output::Region(slice) = out else {
+        panic!("stamp returned {out:?}, not a region slice");
+    };
+    assert_eq!(slice.offset, 0);
+    let got = c.decode(
+        "Msg",
+        &app.region_by_id(slice.region).to_vec(slice).unwrap(),
+    );
+    assert_eq!(got["Text"], "stamped");
+    assert_eq!(got["Number"], 101);
+
+    // Writing into a window the exporter may only read fails the call, and
+    // the region's bytes are unchanged.
+    let region = app.region("e2e.shared").unwrap();
+    region.write(0, &msg).unwrap();
+    let slice = region.slice(0, msg.len() as u32).unwrap();
+    let err = app
+        .call(module, "e2e.Echo", "scribble", &[Arg::Region(slice)])
+        .unwrap_err();
+    assert_eq!(err.status(), Some(Status::ReadOnlyViolation), "{err}");
+    assert_eq!(region.to_vec(slice).unwrap(), msg);
+    msg
 }
