@@ -200,6 +200,49 @@ fn c_caller_calls_the_go_echo() {
         drive(&app, "e2e-c-caller", "hi"),
         expected("1:OK:go,2:OK:c")
     );
+    // The Go driver's test, word for word, with the C driver: a WAT voter
+    // that answers and one that fails.
+    let c = e2e();
+    let yes = c.encode("Msg", json!({"Text": "wat"}));
+    let mut b = AppBuilder::new(runtime());
+    for name in ["e2e-c-caller", "e2e-go-echo"] {
+        let m = module(name);
+        let options = karmem_e2e::trusting(&m, ModuleOptions::default());
+        b.module_with(m, options);
+    }
+    b.module(
+        common::wat_voter(Some(&yes), "")
+            .load_into(runtime(), "wat-yes")
+            .unwrap(),
+    )
+    .module(
+        common::wat_voter(None, "no vote")
+            .load_into(runtime(), "wat-no")
+            .unwrap(),
+    );
+    let app = b.build().unwrap();
+    assert_eq!(
+        drive(&app, "e2e-c-caller", "hi"),
+        expected(
+            "1:OK:go,2:OK:wat,3:APPLICATION_ERROR:callee 3: APPLICATION_ERROR: \
+             module `wat-no`, e2e.Voter.vote: application error: no vote"
+        )
+    );
+    // A malformed argument fails the driver's call cleanly.
+    let err = app
+        .call(
+            "e2e-c-caller",
+            "e2e.Driver",
+            "run",
+            &[Arg::Bytes(&[7u8; 16])],
+        )
+        .unwrap_err();
+    assert_eq!(err.status(), Some(Status::BadArgument), "{err}");
+    assert!(
+        err.to_string().contains("e2e.Driver.run: argument m"),
+        "{err}"
+    );
+
     // And the C echo, C to C.
     let app = app_with_c_echo();
     assert_eq!(drive(&app, "e2e-c-caller", "hi"), expected("1:OK:c"));

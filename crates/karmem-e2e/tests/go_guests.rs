@@ -8,8 +8,7 @@
 mod common;
 
 use common::{module, runtime, Codec};
-use karmem_host::{App, AppBuilder, Arg, GuestModule, ModuleOptions, Output, Pattern, Status};
-use karmem_testkit::wat_guest::{func, iface, param, Guest};
+use karmem_host::{App, AppBuilder, Arg, GuestModule, ModuleOptions, Output, Status};
 use serde_json::{json, Value};
 
 fn e2e() -> Codec {
@@ -114,43 +113,6 @@ fn bad_argument_and_application_error() {
     assert_eq!(app.stats().instances_discarded, 0);
 }
 
-/// A WAT exporter of `e2e.Voter` answering with `reply` (a message), or
-/// failing with `error` when `reply` is `None`.
-fn wat_voter(reply: Option<&[u8]>, error: &str) -> Guest {
-    let voter = iface(
-        "e2e.Voter",
-        Pattern::FanOut,
-        vec![],
-        vec![func(
-            "vote",
-            vec![param("q", "e2e.Msg", None)],
-            Some(param("result", "e2e.Msg", None)),
-        )],
-    );
-    let g = Guest::new(vec![voter], vec![]);
-    match reply {
-        Some(msg) => {
-            let data: String = msg.iter().map(|b| format!("\\{b:02x}")).collect();
-            g.func(
-                "e2e.Voter",
-                "vote",
-                &format!("(call $reply (i32.const 2048) (i32.const {}))", msg.len()),
-            )
-            .extra(&format!("(data (i32.const 2048) \"{data}\")"))
-        }
-        None => g
-            .func(
-                "e2e.Voter",
-                "vote",
-                &format!(
-                    "(call $error (i32.const 2048) (i32.const {})) (i32.const 3)",
-                    error.len()
-                ),
-            )
-            .extra(&format!("(data (i32.const 2048) \"{error}\")")),
-    }
-}
-
 #[test]
 fn go_importer_calls_direct_and_fanout() {
     let c = e2e();
@@ -159,8 +121,12 @@ fn go_importer_calls_direct_and_fanout() {
     let app = app(vec![
         module("e2e-go-caller"),
         module("e2e-go-echo"),
-        wat_voter(Some(&yes), "").load_into(rt, "wat-yes").unwrap(),
-        wat_voter(None, "no vote").load_into(rt, "wat-no").unwrap(),
+        common::wat_voter(Some(&yes), "")
+            .load_into(rt, "wat-yes")
+            .unwrap(),
+        common::wat_voter(None, "no vote")
+            .load_into(rt, "wat-no")
+            .unwrap(),
     ]);
     let msg = c.encode("Msg", json!({"Text": "hi", "Number": 41}));
     let out = app

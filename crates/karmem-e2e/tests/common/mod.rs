@@ -6,7 +6,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use karmem_host::{App, Arg, GuestModule, OptLevel, Output, Runtime, RuntimeConfig, Status};
+use karmem_host::{
+    App, Arg, GuestModule, OptLevel, Output, Pattern, Runtime, RuntimeConfig, Status,
+};
+use karmem_testkit::wat_guest::{func, iface, param, Guest};
 use serde_json::{json, Value};
 
 pub fn repo() -> PathBuf {
@@ -112,4 +115,41 @@ pub fn stamp_and_scribble(c: &Codec, app: &App, module: &str) -> Vec<u8> {
     assert_eq!(err.status(), Some(Status::ReadOnlyViolation), "{err}");
     assert_eq!(region.to_vec(slice).unwrap(), msg);
     msg
+}
+
+/// A WAT exporter of `e2e.Voter` answering with `reply` (a message), or
+/// failing with `error` when `reply` is `None`.
+pub fn wat_voter(reply: Option<&[u8]>, error: &str) -> Guest {
+    let voter = iface(
+        "e2e.Voter",
+        Pattern::FanOut,
+        vec![],
+        vec![func(
+            "vote",
+            vec![param("q", "e2e.Msg", None)],
+            Some(param("result", "e2e.Msg", None)),
+        )],
+    );
+    let g = Guest::new(vec![voter], vec![]);
+    match reply {
+        Some(msg) => {
+            let data: String = msg.iter().map(|b| format!("\\{b:02x}")).collect();
+            g.func(
+                "e2e.Voter",
+                "vote",
+                &format!("(call $reply (i32.const 2048) (i32.const {}))", msg.len()),
+            )
+            .extra(&format!("(data (i32.const 2048) \"{data}\")"))
+        }
+        None => g
+            .func(
+                "e2e.Voter",
+                "vote",
+                &format!(
+                    "(call $error (i32.const 2048) (i32.const {})) (i32.const 3)",
+                    error.len()
+                ),
+            )
+            .extra(&format!("(data (i32.const 2048) \"{error}\")")),
+    }
 }
