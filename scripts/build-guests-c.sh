@@ -51,7 +51,7 @@ library=(c/karmem.c c/karmem_guest.c c/abi/abi.c)
 shared=$( { find c -maxdepth 2 \( -name '*.c' -o -name '*.h' \) -not -path 'c/tests/*' -print0 \
             | sort -z | xargs -0 sha256sum; \
           find crates/karmem-codegen/src -name '*.rs' -print0 | sort -z | xargs -0 sha256sum; \
-          sha256sum "$0"; } | sha256sum | cut -c1-64)
+          sha256sum scripts/build-guests-c.sh; } | sha256sum | cut -c1-64)
 
 # Every schema with interfaces, not only the guests' own: the generated
 # guest code must compile without a warning whatever the interfaces use
