@@ -296,23 +296,6 @@ fn a_trapping_c_voter_keeps_the_other_results() {
     assert!(all.iter().all(|r| r.result.is_ok()));
 }
 
-fn board_state(c: &Codec, app: &App, coins: Value) -> karmem_host::RegionSlice {
-    let state = c.encode(
-        "State",
-        json!({
-            "Tick": 1, "Ticks": 10, "Width": 8, "Height": 8,
-            "Players": [
-                {"Name": "sweeper", "Language": "Go", "At": {"X": 0, "Y": 0}},
-                {"Name": "columnist", "Language": "C", "At": {"X": 2, "Y": 2}},
-            ],
-            "Coins": coins,
-        }),
-    );
-    let board = app.region("arena.board").unwrap();
-    board.write(0, &state).unwrap();
-    board.slice(0, state.len() as u32).unwrap()
-}
-
 #[test]
 fn columnist_joins_and_walks_its_column_first() {
     let c = Codec::load("examples/arena/arena.km");
@@ -338,7 +321,7 @@ fn columnist_joins_and_walks_its_column_first() {
         (json!([{"X": 2, "Y": -1}, {"X": 2, "Y": 5}]), "South"),
     ];
     for (coins, want) in cases {
-        let state = board_state(&c, &app, coins.clone());
+        let state = common::board_state(&c, &app, "columnist", coins.clone());
         let out = app
             .call(
                 "arena-columnist",

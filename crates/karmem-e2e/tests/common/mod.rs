@@ -153,3 +153,22 @@ pub fn wat_voter(reply: Option<&[u8]>, error: &str) -> Guest {
             .extra(&format!("(data (i32.const 2048) \"{error}\")")),
     }
 }
+
+/// An arena `State` in the `arena.board` region: bot `me` at (2, 2), another
+/// player at (0, 0), on an 8 × 8 board with `coins`.
+pub fn board_state(c: &Codec, app: &App, me: &str, coins: Value) -> karmem_host::RegionSlice {
+    let state = c.encode(
+        "State",
+        json!({
+            "Tick": 1, "Ticks": 10, "Width": 8, "Height": 8,
+            "Players": [
+                {"Name": "other", "Language": "Go", "At": {"X": 0, "Y": 0}},
+                {"Name": me, "Language": "?", "At": {"X": 2, "Y": 2}},
+            ],
+            "Coins": coins,
+        }),
+    );
+    let board = app.region("arena.board").unwrap();
+    board.write(0, &state).unwrap();
+    board.slice(0, state.len() as u32).unwrap()
+}
