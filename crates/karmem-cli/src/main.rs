@@ -30,6 +30,7 @@ const EXIT_IO: u8 = 3;
   karmem build --lang rust -o gen schemas/   every *.km file of a directory
   karmem build --lang go-guest -o bot app.km      Go guest bindings into bot/
   karmem build --lang c -o gen app.km             C: gen/app.h and gen/app.c
+  karmem build --lang c-guest -o gen app.km       C guest bindings (gen/app_guest.h, .c)
   karmem build --lang zig -o gen app.km           Zig: gen/app.zig
   karmem fmt app.km                          rewrite app.km in canonical form
   karmem fmt --check app.km                  print a diff and exit 1 if app.km is not formatted
@@ -123,6 +124,9 @@ enum Lang {
     GoGuest,
     /// C11 (`<prefix>.h`, `<prefix>.c` over `c/karmem.h`, docs/c.md).
     C,
+    /// C guest bindings (docs/c.md, "Guests"): the `c` files plus
+    /// `<prefix>_guest.h`/`.c` over `c/karmem_guest.h`.
+    CGuest,
     /// Zig: objects with encode, decode and validate (docs/zig.md).
     Zig,
 }
@@ -281,6 +285,7 @@ fn build_one<'p>(
         Lang::RustHost => Box::new(karmem_codegen::rust_host::RustHostBackend),
         Lang::GoGuest => Box::new(karmem_codegen::go_guest::GoGuestBackend),
         Lang::C => Box::new(karmem_codegen::c::CBackend),
+        Lang::CGuest => Box::new(karmem_codegen::c_guest::CGuestBackend),
         Lang::Zig => Box::new(karmem_codegen::zig::ZigBackend),
     };
     let files = backend
@@ -310,7 +315,7 @@ fn build_one<'p>(
             // installed) only normalises it further for the user's tools.
             Lang::Go | Lang::GoGuest => gofmt(&path),
             // The C backend's output is formatted as emitted.
-            Lang::C => {}
+            Lang::C | Lang::CGuest => {}
             // The Zig backend emits `zig fmt`-clean code (docs/zig.md).
             Lang::Zig => {}
         }

@@ -8,6 +8,7 @@ use karmem_layout::{Layout, Slot};
 use karmem_schema::model::{DefaultValue, Primitive, Schema};
 
 pub mod c;
+pub mod c_guest;
 mod emit;
 pub mod go;
 pub mod go_guest;
