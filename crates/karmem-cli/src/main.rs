@@ -31,6 +31,7 @@ const EXIT_IO: u8 = 3;
   karmem build --lang go-guest -o bot app.km      Go guest bindings into bot/
   karmem build --lang c -o gen app.km             C: gen/app.h and gen/app.c
   karmem build --lang zig -o gen app.km           Zig: gen/app.zig
+  karmem build --lang zig-guest -o gen app.km     Zig guest bindings: gen/app.zig, gen/app_guest.zig
   karmem fmt app.km                          rewrite app.km in canonical form
   karmem fmt --check app.km                  print a diff and exit 1 if app.km is not formatted
   karmem fmt - < app.km                      format stdin to stdout
@@ -125,6 +126,9 @@ enum Lang {
     C,
     /// Zig: objects with encode, decode and validate (docs/zig.md).
     Zig,
+    /// Zig guest bindings (docs/zig.md, "Guests"): the `zig` file plus
+    /// exporters, window accessors and importer clients.
+    ZigGuest,
 }
 
 /// Why a command failed; decides the exit code and the message.
@@ -282,6 +286,7 @@ fn build_one<'p>(
         Lang::GoGuest => Box::new(karmem_codegen::go_guest::GoGuestBackend),
         Lang::C => Box::new(karmem_codegen::c::CBackend),
         Lang::Zig => Box::new(karmem_codegen::zig::ZigBackend),
+        Lang::ZigGuest => Box::new(karmem_codegen::zig_guest::ZigGuestBackend),
     };
     let files = backend
         .generate(schema, layout)
@@ -312,7 +317,7 @@ fn build_one<'p>(
             // The C backend's output is formatted as emitted.
             Lang::C => {}
             // The Zig backend emits `zig fmt`-clean code (docs/zig.md).
-            Lang::Zig => {}
+            Lang::Zig | Lang::ZigGuest => {}
         }
         eprintln!("wrote {}", path.display());
     }
