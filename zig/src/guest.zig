@@ -171,10 +171,14 @@ const pages = if (in_host) struct {
     const Span = struct { start: usize, end: usize };
     fn grow(bytes: usize) ?Span {
         const n = std.math.divCeil(usize, bytes, page_size) catch return null;
+        // The last page ends at 2^32, which a wasm32 usize cannot hold:
+        // that page is never used.
+        if (n >= 65536) return null;
         const old = @wasmMemoryGrow(0, n);
         if (old < 0) return null;
         const start = @as(usize, @intCast(old)) * page_size;
-        return .{ .start = start, .end = start + n * page_size };
+        const end = std.math.add(usize, start, n * page_size) catch return null;
+        return .{ .start = start, .end = end };
     }
 } else struct {
     const Span = struct { start: usize, end: usize };

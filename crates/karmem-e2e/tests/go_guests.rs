@@ -5,250 +5,32 @@
 //! hoarder cut off by the memory cap while the host goes on), and the ABI's
 //! failure statuses.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+mod common;
 
-use karmem_host::{
-    App, AppBuilder, Arg, GuestModule, ModuleOptions, OptLevel, Output, Pattern, Runtime,
-    RuntimeConfig, Status,
-};
-use karmem_testkit::wat_guest::{func, iface, param, Guest};
-use serde_json::{json, Value};
+use common::{app, arena, board_state, bytes, e2e, echo_suite, order, runtime, wat_voter};
+use karmem_host::{AppBuilder, Arg, ModuleOptions, Status};
+use serde_json::json;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// One runtime for every test, with the precompiled-module cache: a Go
-/// module takes seconds to compile, a cached one milliseconds.
-fn runtime() -> &'static Runtime {
-    static RT: OnceLock<Runtime> = OnceLock::new();
-    RT.get_or_init(|| {
-        Runtime::new(RuntimeConfig {
-            cache_dir: Some(PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("module-cache")),
-            opt_level: OptLevel::None,
-            ..RuntimeConfig::default()
-        })
-        .expect("runtime")
-    })
-}
-
-/// Each module is loaded once per test process: tests run in parallel and
-/// would otherwise compile the same module several times on a cold cache.
-fn go_module(name: &str) -> GuestModule {
-    static LOADED: OnceLock<Mutex<HashMap<String, GuestModule>>> = OnceLock::new();
-    let mut loaded = LOADED.get_or_init(Default::default).lock().unwrap();
-    if let Some(m) = loaded.get(name) {
-        return m.clone();
-    }
-    let path = repo().join("guests/out").join(format!("{name}.wasm"));
-    assert!(
-        path.exists(),
-        "{} is missing: run scripts/build-guests-go.sh (or make guests)",
-        path.display()
-    );
-    let m = runtime()
-        .load_file(name, &path)
-        .unwrap_or_else(|e| panic!("loading {name}: {e}"));
-    loaded.insert(name.to_string(), m.clone());
-    m
-}
-
-/// A schema for encoding and decoding test messages as JSON.
-struct Codec {
-    schema: karmem_schema::model::Schema,
-    layout: karmem_layout::Layout,
-}
-
-impl Codec {
-    fn load(rel: &str) -> Codec {
-        let path = repo().join(rel);
-        let source = std::fs::read_to_string(&path).unwrap();
-        let (schema, layout) = karmem_layout::load(&path.display().to_string(), &source)
-            .unwrap_or_else(|d| panic!("{}", d.render(false)));
-        Codec { schema, layout }
-    }
-
-    fn root(&self, name: &str) -> usize {
-        self.schema
-            .structs
-            .iter()
-            .position(|s| s.name == name)
-            .unwrap_or_else(|| panic!("no struct {name}"))
-    }
-
-    fn encode(&self, root: &str, value: Value) -> Vec<u8> {
-        karmem_json::encode(&self.schema, &self.layout, self.root(root), &value).unwrap()
-    }
-
-    fn decode(&self, root: &str, bytes: &[u8]) -> Value {
-        karmem_json::decode(&self.schema, &self.layout, self.root(root), bytes).unwrap()
-    }
-}
-
-fn e2e() -> Codec {
-    Codec::load("guests/go/e2e-go.km")
-}
-
-fn arena() -> Codec {
-    Codec::load("examples/arena/arena.km")
-}
-
-fn bytes(app: &App, out: Output) -> Vec<u8> {
-    out.to_vec(app).unwrap()
-}
-
-fn app(modules: Vec<GuestModule>) -> App {
-    let mut b = AppBuilder::new(runtime());
-    for m in modules {
-        let options = karmem_e2e::trusting(&m, ModuleOptions::default());
-        b.module_with(m, options);
-    }
-    b.build().unwrap()
-}
+use common::module as go_module;
 
 #[test]
 fn go_export_called_from_host() {
-    let c = e2e();
-    let app = app(vec![go_module("e2e-go-echo")]);
-    let msg = c.encode("Msg", json!({"Text": "héllo", "Number": 41}));
-    let out = app
-        .call("e2e-go-echo", "e2e.Echo", "echo", &[Arg::Bytes(&msg)])
-        .unwrap();
-    let got = c.decode("Msg", &bytes(&app, out));
-    assert_eq!(got["Text"], "héllo");
-    assert_eq!(got["Number"], 42);
-    // A function without parameters or result (the call benchmarks' nop).
-    let out = app.call("e2e-go-echo", "e2e.Echo", "nop", &[]).unwrap();
-    assert_eq!(out, Output::Empty);
+    echo_suite::export_called_from_host("e2e-go-echo");
 }
 
 #[test]
 fn region_argument_read_in_place() {
-    let c = e2e();
-    let app = app(vec![go_module("e2e-go-echo")]);
-    let msg = c.encode("Msg", json!({"Text": "in place", "Number": 7}));
-    let region = app.region("e2e.shared").unwrap();
-    let at = 8192;
-    region.write(at, &msg).unwrap();
-    let slice = region.slice(at, msg.len() as u32).unwrap();
-    let out = app
-        .call("e2e-go-echo", "e2e.Echo", "peek", &[Arg::Region(slice)])
-        .unwrap();
-    let got = c.decode("Msg", &bytes(&app, out));
-    assert_eq!(got["Text"], "in place");
-    // The guest found the message inside its window, at the offset the
-    // host wrote it to: nothing was copied.
-    assert_eq!(got["Number"], at);
-
-    // The host itself refuses a copied argument for a region-bound
-    // parameter.
-    let err = app
-        .call("e2e-go-echo", "e2e.Echo", "peek", &[Arg::Bytes(&msg)])
-        .unwrap_err();
-    assert_eq!(err.status(), Some(Status::BadArgument), "{err}");
+    echo_suite::region_argument_read_in_place("e2e-go-echo");
 }
 
 #[test]
 fn region_result_and_read_only_window() {
-    let c = e2e();
-    let app = app(vec![go_module("e2e-go-echo")]);
-    let msg = c.encode("Msg", json!({"Text": "stamped", "Number": 1}));
-    let out = app
-        .call("e2e-go-echo", "e2e.Echo", "stamp", &[Arg::Bytes(&msg)])
-        .unwrap();
-    // The result stayed in the region, at the start of the guest's window.
-    let Output::Region(slice) = out else {
-        panic!("stamp returned {out:?}, not a region slice");
-    };
-    assert_eq!(slice.offset, 0);
-    let got = c.decode(
-        "Msg",
-        &app.region_by_id(slice.region).to_vec(slice).unwrap(),
-    );
-    assert_eq!(got["Text"], "stamped");
-    assert_eq!(got["Number"], 101);
-
-    // Writing into a window the exporter may only read fails the call, and
-    // the region's bytes are unchanged.
-    let region = app.region("e2e.shared").unwrap();
-    region.write(0, &msg).unwrap();
-    let slice = region.slice(0, msg.len() as u32).unwrap();
-    let err = app
-        .call("e2e-go-echo", "e2e.Echo", "scribble", &[Arg::Region(slice)])
-        .unwrap_err();
-    assert_eq!(err.status(), Some(Status::ReadOnlyViolation), "{err}");
-    assert_eq!(region.to_vec(slice).unwrap(), msg);
-    // A fresh instance serves the next call.
-    let out = app
-        .call("e2e-go-echo", "e2e.Echo", "echo", &[Arg::Bytes(&msg)])
-        .unwrap();
-    assert_eq!(c.decode("Msg", &bytes(&app, out))["Number"], 2);
+    echo_suite::region_result_and_read_only_window("e2e-go-echo");
 }
 
 #[test]
 fn bad_argument_and_application_error() {
-    let c = e2e();
-    let app = app(vec![go_module("e2e-go-echo")]);
-    // Not a Karmem message: the generated handler's validation refuses it.
-    let junk = [0xffu8; 24];
-    let err = app
-        .call("e2e-go-echo", "e2e.Echo", "echo", &[Arg::Bytes(&junk)])
-        .unwrap_err();
-    assert_eq!(err.status(), Some(Status::BadArgument), "{err}");
-    assert!(err.to_string().contains("argument m"), "{err}");
-
-    let msg = c.encode("Msg", json!({"Text": "on purpose"}));
-    let err = app
-        .call("e2e-go-echo", "e2e.Echo", "fail", &[Arg::Bytes(&msg)])
-        .unwrap_err();
-    assert_eq!(err.status(), Some(Status::ApplicationError), "{err}");
-    assert!(err.to_string().contains("fail: on purpose"), "{err}");
-
-    // An application error does not discard the instance; it still works.
-    let out = app
-        .call("e2e-go-echo", "e2e.Echo", "echo", &[Arg::Bytes(&msg)])
-        .unwrap();
-    assert_eq!(c.decode("Msg", &bytes(&app, out))["Number"], 1);
-    assert_eq!(app.stats().instances_discarded, 0);
-}
-
-/// A WAT exporter of `e2e.Voter` answering with `reply` (a message), or
-/// failing with `error` when `reply` is `None`.
-fn wat_voter(reply: Option<&[u8]>, error: &str) -> Guest {
-    let voter = iface(
-        "e2e.Voter",
-        Pattern::FanOut,
-        vec![],
-        vec![func(
-            "vote",
-            vec![param("q", "e2e.Msg", None)],
-            Some(param("result", "e2e.Msg", None)),
-        )],
-    );
-    let g = Guest::new(vec![voter], vec![]);
-    match reply {
-        Some(msg) => {
-            let data: String = msg.iter().map(|b| format!("\\{b:02x}")).collect();
-            g.func(
-                "e2e.Voter",
-                "vote",
-                &format!("(call $reply (i32.const 2048) (i32.const {}))", msg.len()),
-            )
-            .extra(&format!("(data (i32.const 2048) \"{data}\")"))
-        }
-        None => g
-            .func(
-                "e2e.Voter",
-                "vote",
-                &format!(
-                    "(call $error (i32.const 2048) (i32.const {})) (i32.const 3)",
-                    error.len()
-                ),
-            )
-            .extra(&format!("(data (i32.const 2048) \"{error}\")")),
-    }
+    echo_suite::bad_arguments_and_application_error("e2e-go-echo");
 }
 
 #[test]
@@ -277,29 +59,6 @@ fn go_importer_calls_direct_and_fanout() {
          3:APPLICATION_ERROR:callee 3: APPLICATION_ERROR: \
          module `wat-no`, e2e.Voter.vote: application error: no vote"
     );
-}
-
-fn board_state(c: &Codec, app: &App, coins: Value) -> karmem_host::RegionSlice {
-    let state = c.encode(
-        "State",
-        json!({
-            "Tick": 1, "Ticks": 10, "Width": 8, "Height": 8,
-            "Players": [
-                {"Name": "hoarder", "Language": "Go", "At": {"X": 0, "Y": 0}},
-                {"Name": "sweeper", "Language": "Go", "At": {"X": 2, "Y": 2}},
-            ],
-            "Coins": coins,
-        }),
-    );
-    let board = app.region("arena.board").unwrap();
-    board.write(0, &state).unwrap();
-    board.slice(0, state.len() as u32).unwrap()
-}
-
-/// The `Move` of an `Order` result (enums decode as numbers: Stay 0,
-/// North 1, South 2, East 3, West 4).
-fn order(c: &Codec, app: &App, out: Output) -> Value {
-    c.decode("Order", &bytes(app, out))["Move"].clone()
 }
 
 #[test]
