@@ -9,7 +9,8 @@
 //!   own cost;
 //! * `rust/*`: `guests/rust/e2e-service` (Echo) and `e2e-driver` (Driver,
 //!   calls Echo of the service) built with karmem-guest;
-//! * `go/*`: `guests/go/e2e-go-echo` (Echo) built with go/guest.
+//! * `go/*`: `guests/go/e2e-go-echo` (Echo) built with go/guest;
+//! * `zig/*`: `guests/zig/e2e-zig-echo` (Echo) built with `karmem.guest`.
 //!
 //! Per guest: `nop` (no argument, no result), `echo` (a small message
 //! copied in, the same message copied out). For Rust also `driver_idle`
@@ -198,6 +199,7 @@ fn calls(c: &mut Criterion<ThreadTime>) {
         ],
     );
     let go = app(&rt, vec![load(&rt, "go-echo", "e2e-go-echo.wasm")]);
+    let zig = app(&rt, vec![load(&rt, "zig-echo", "e2e-zig-echo.wasm")]);
 
     let export = |app: &App, module: &str, iface: &str, function: &str| {
         app.export(module, iface, function)
@@ -211,6 +213,8 @@ fn calls(c: &mut Criterion<ThreadTime>) {
     let driver = export(&rust, "driver", "e2e.Driver", "run");
     let go_nop = export(&go, "go-echo", "e2e.Echo", "nop");
     let go_echo = export(&go, "go-echo", "e2e.Echo", "echo");
+    let zig_nop = export(&zig, "zig-echo", "e2e.Echo", "nop");
+    let zig_echo = export(&zig, "zig-echo", "e2e.Echo", "echo");
 
     // Every measured call does what it should.
     let empty_text = Output::Bytes(cmd(""));
@@ -242,6 +246,13 @@ fn calls(c: &mut Criterion<ThreadTime>) {
         "Msg",
         serde_json::json!({"Text": TEXT, "Number": 42}),
     );
+    checked(&zig, &zig_nop, &[], &Output::Empty);
+    checked(
+        &zig,
+        &zig_echo,
+        &[Arg::Bytes(&msg)],
+        &Output::Bytes(go_reply.clone()),
+    );
     checked(&go, &go_echo, &[Arg::Bytes(&msg)], &Output::Bytes(go_reply));
 
     let mut g = c.benchmark_group("guest_call");
@@ -264,6 +275,8 @@ fn calls(c: &mut Criterion<ThreadTime>) {
     bench("rust/driver_echo", &rust, &driver, Some(&echo_cmd));
     bench("go/nop", &go, &go_nop, None);
     bench("go/echo", &go, &go_echo, Some(&msg));
+    bench("zig/nop", &zig, &zig_nop, None);
+    bench("zig/echo", &zig, &zig_echo, Some(&msg));
     g.finish();
 }
 
