@@ -32,6 +32,7 @@ const EXIT_IO: u8 = 3;
   karmem build --lang c -o gen app.km             C: gen/app.h and gen/app.c
   karmem build --lang c-guest -o gen app.km       C guest bindings (gen/app_guest.h, .c)
   karmem build --lang zig -o gen app.km           Zig: gen/app.zig
+  karmem build --lang zig-guest -o gen app.km     Zig guest bindings: gen/app.zig, gen/app_guest.zig
   karmem fmt app.km                          rewrite app.km in canonical form
   karmem fmt --check app.km                  print a diff and exit 1 if app.km is not formatted
   karmem fmt - < app.km                      format stdin to stdout
@@ -129,6 +130,9 @@ enum Lang {
     CGuest,
     /// Zig: objects with encode, decode and validate (docs/zig.md).
     Zig,
+    /// Zig guest bindings (docs/zig.md, "Guests"): the `zig` file plus
+    /// exporters, window accessors and importer clients.
+    ZigGuest,
 }
 
 /// Why a command failed; decides the exit code and the message.
@@ -287,6 +291,7 @@ fn build_one<'p>(
         Lang::C => Box::new(karmem_codegen::c::CBackend),
         Lang::CGuest => Box::new(karmem_codegen::c_guest::CGuestBackend),
         Lang::Zig => Box::new(karmem_codegen::zig::ZigBackend),
+        Lang::ZigGuest => Box::new(karmem_codegen::zig_guest::ZigGuestBackend),
     };
     let files = backend
         .generate(schema, layout)
@@ -317,7 +322,7 @@ fn build_one<'p>(
             // The C backend's output is formatted as emitted.
             Lang::C | Lang::CGuest => {}
             // The Zig backend emits `zig fmt`-clean code (docs/zig.md).
-            Lang::Zig => {}
+            Lang::Zig | Lang::ZigGuest => {}
         }
         eprintln!("wrote {}", path.display());
     }

@@ -19,6 +19,7 @@ pub mod rust_guest;
 pub mod rust_host;
 pub mod script;
 pub mod zig;
+pub mod zig_guest;
 
 /// One output file, relative to the output directory.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,7 +11,8 @@
 //!   calls Echo of the service) built with karmem-guest;
 //! * `go/*`: `guests/go/e2e-go-echo` (Echo) built with go/guest;
 //! * `c/*`: `guests/c/e2e-c-echo` (the same Echo) built with the C guest
-//!   runtime (c/karmem_guest.c).
+//!   runtime (c/karmem_guest.c);
+//! * `zig/*`: `guests/zig/e2e-zig-echo` (Echo) built with `karmem.guest`.
 //!
 //! Per guest: `nop` (no argument, no result), `echo` (a small message
 //! copied in, the same message copied out). For Rust also `driver_idle`
@@ -201,6 +202,7 @@ fn calls(c: &mut Criterion<ThreadTime>) {
     );
     let go = app(&rt, vec![load(&rt, "go-echo", "e2e-go-echo.wasm")]);
     let c_guest = app(&rt, vec![load(&rt, "c-echo", "e2e-c-echo.wasm")]);
+    let zig = app(&rt, vec![load(&rt, "zig-echo", "e2e-zig-echo.wasm")]);
 
     let export = |app: &App, module: &str, iface: &str, function: &str| {
         app.export(module, iface, function)
@@ -216,6 +218,8 @@ fn calls(c: &mut Criterion<ThreadTime>) {
     let go_echo = export(&go, "go-echo", "e2e.Echo", "echo");
     let c_nop = export(&c_guest, "c-echo", "e2e.Echo", "nop");
     let c_echo = export(&c_guest, "c-echo", "e2e.Echo", "echo");
+    let zig_nop = export(&zig, "zig-echo", "e2e.Echo", "nop");
+    let zig_echo = export(&zig, "zig-echo", "e2e.Echo", "echo");
 
     // Every measured call does what it should.
     let empty_text = Output::Bytes(cmd(""));
@@ -247,19 +251,17 @@ fn calls(c: &mut Criterion<ThreadTime>) {
         "Msg",
         serde_json::json!({"Text": TEXT, "Number": 42}),
     );
-    checked(
-        &go,
-        &go_echo,
-        &[Arg::Bytes(&msg)],
-        &Output::Bytes(go_reply.clone()),
-    );
+    // The C and Zig echoes answer the Go echo's reply, byte for byte.
+    for (app, echo) in [(&go, &go_echo), (&c_guest, &c_echo), (&zig, &zig_echo)] {
+        checked(
+            app,
+            echo,
+            &[Arg::Bytes(&msg)],
+            &Output::Bytes(go_reply.clone()),
+        );
+    }
     checked(&c_guest, &c_nop, &[], &Output::Empty);
-    checked(
-        &c_guest,
-        &c_echo,
-        &[Arg::Bytes(&msg)],
-        &Output::Bytes(go_reply),
-    );
+    checked(&zig, &zig_nop, &[], &Output::Empty);
 
     let mut g = c.benchmark_group("guest_call");
     g.bench_function("raw_wasmtime_typed", |b| {
@@ -283,6 +285,8 @@ fn calls(c: &mut Criterion<ThreadTime>) {
     bench("go/echo", &go, &go_echo, Some(&msg));
     bench("c/nop", &c_guest, &c_nop, None);
     bench("c/echo", &c_guest, &c_echo, Some(&msg));
+    bench("zig/nop", &zig, &zig_nop, None);
+    bench("zig/echo", &zig, &zig_echo, Some(&msg));
     g.finish();
 }
 

@@ -79,32 +79,3 @@ fn columnist_joins_and_walks_its_column_first() {
         assert_eq!(got["Move"], want, "coins {coins}");
     }
 }
-
-#[test]
-fn describe_and_unknown_function() {
-    let app = application(&["e2e-c-caller", "e2e-c-echo"], None);
-    let names = |m: usize, exports: bool| -> Vec<String> {
-        let desc = app.modules()[m].module.descriptor();
-        let side = if exports {
-            &desc.exports
-        } else {
-            &desc.imports
-        };
-        side.iter().map(|i| i.name.clone()).collect()
-    };
-    assert_eq!(names(0, true), ["e2e.Driver"]);
-    assert_eq!(names(0, false), ["e2e.Echo", "e2e.Voter"]);
-    assert_eq!(names(1, true), ["e2e.Echo", "e2e.Voter"]);
-    assert!(names(1, false).is_empty());
-    let desc = app.modules()[1].module.descriptor();
-    let regions: Vec<&str> = desc.memories.iter().map(|m| m.name.as_str()).collect();
-    assert_eq!(regions, ["e2e.shared", "e2e.out"]);
-    let stamp = &desc.exports[0].functions[3];
-    assert_eq!(stamp.name, "stamp");
-    assert_eq!(
-        stamp.result.as_ref().map(|r| r.memory.as_deref()),
-        Some(Some("e2e.out"))
-    );
-    let err = app.call("e2e-c-echo", "e2e.Echo", "nope", &[]).unwrap_err();
-    assert!(err.to_string().contains("nope"), "{err}");
-}

@@ -112,19 +112,3 @@ fn hoarder_hits_the_memory_limit_and_the_host_goes_on() {
     assert_eq!(all.len(), 2);
     assert!(all.iter().all(|r| r.result.is_ok()));
 }
-
-#[test]
-fn unknown_function_and_describe() {
-    let app = app(vec![go_module("e2e-go-echo")]);
-    let m = &app.modules()[0].module;
-    let desc = m.descriptor();
-    let names: Vec<&str> = desc.exports.iter().map(|i| i.name.as_str()).collect();
-    assert_eq!(names, ["e2e.Echo", "e2e.Voter"]);
-    let regions: Vec<&str> = desc.memories.iter().map(|m| m.name.as_str()).collect();
-    assert_eq!(regions, ["e2e.shared", "e2e.out"]);
-    assert!(desc.imports.is_empty());
-    let err = app
-        .call("e2e-go-echo", "e2e.Echo", "nope", &[])
-        .unwrap_err();
-    assert!(err.to_string().contains("nope"), "{err}");
-}

@@ -18,9 +18,15 @@ const ECHOES: &[(&str, &str)] = &[
     ("e2e-go-echo", "go"),
     ("e2e-rust-echo", "rust"),
     ("e2e-c-echo", "c"),
+    ("e2e-zig-echo", "zig"),
 ];
 /// The caller modules.
-const CALLERS: &[&str] = &["e2e-go-caller", "e2e-rust-caller", "e2e-c-caller"];
+const CALLERS: &[&str] = &[
+    "e2e-go-caller",
+    "e2e-rust-caller",
+    "e2e-c-caller",
+    "e2e-zig-caller",
+];
 
 fn codec() -> &'static Codec {
     static C: OnceLock<Codec> = OnceLock::new();
@@ -72,6 +78,53 @@ fn every_echo_answers_the_host() {
         );
         let out = app.call(echo, "e2e.Echo", "nop", &[]).unwrap();
         assert_eq!(out, Output::Empty, "{echo}");
+        // Many calls in one instance: memory for arguments and results is
+        // reused, not leaked (600 calls moving 60 KB in and out each would
+        // leak past the default 64 MiB memory limit).
+        let big = msg(json!({"Text": "x".repeat(60_000), "Number": 1}));
+        for k in 0..600 {
+            app.call(echo, "e2e.Echo", "echo", &[Arg::Bytes(&big)])
+                .unwrap_or_else(|e| panic!("{echo}, call {k}: {e}"));
+        }
+        assert_eq!(app.stats().instances_discarded, 0, "{echo}");
+    }
+}
+
+#[test]
+fn every_module_describes_its_interfaces_and_refuses_unknown_functions() {
+    for &(echo, _) in ECHOES {
+        let app = app_of(&[echo]);
+        let desc = app.modules()[0].module.descriptor();
+        let names: Vec<&str> = desc.exports.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, ["e2e.Echo", "e2e.Voter"], "{echo}");
+        assert!(desc.imports.is_empty(), "{echo}");
+        let regions: Vec<&str> = desc.memories.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(regions, ["e2e.shared", "e2e.out"], "{echo}");
+        let functions: Vec<&str> = desc.exports[0]
+            .functions
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect();
+        assert_eq!(
+            functions,
+            ["echo", "peek", "fail", "stamp", "scribble", "nop"],
+            "{echo}"
+        );
+        let stamp = &desc.exports[0].functions[3];
+        assert_eq!(
+            stamp.result.as_ref().and_then(|r| r.memory.as_deref()),
+            Some("e2e.out"),
+            "{echo}"
+        );
+        let err = app.call(echo, "e2e.Echo", "nope", &[]).unwrap_err();
+        assert!(err.to_string().contains("nope"), "{echo}: {err}");
+    }
+    for &caller in CALLERS {
+        let desc = module(caller).descriptor().clone();
+        let names: Vec<&str> = desc.exports.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, ["e2e.Driver"], "{caller}");
+        let names: Vec<&str> = desc.imports.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, ["e2e.Echo", "e2e.Voter"], "{caller}");
     }
 }
 
@@ -120,13 +173,21 @@ fn every_echo_returns_a_region_result_and_cannot_write_a_read_only_window() {
 fn every_echo_refuses_a_malformed_argument_and_reports_application_errors() {
     for &(echo, _) in ECHOES {
         let app = app_of(&[echo]);
-        // Not a message; a message whose text runs past its declared end:
-        // the generated handler's validation refuses both.
+        // Not a message; a message whose text runs past its declared end;
+        // one whose text is not UTF-8: the validation refuses all three.
         let mut truncated = msg(json!({"Text": "too long to fit"}));
         let keep = truncated.len() - 16;
         truncated.truncate(keep);
         truncated[4..8].copy_from_slice(&(keep as u32).to_le_bytes());
-        for (what, bad) in [("junk", vec![0xffu8; 24]), ("truncated", truncated)] {
+        // Text that is not UTF-8.
+        let mut broken = msg(json!({"Text": "abcdefgh"}));
+        let at = broken.windows(8).position(|w| w == b"abcdefgh").unwrap();
+        broken[at] = 0xff;
+        for (what, bad) in [
+            ("junk", vec![0xffu8; 24]),
+            ("truncated", truncated),
+            ("not UTF-8", broken),
+        ] {
             let err = app
                 .call(echo, "e2e.Echo", "echo", &[Arg::Bytes(&bad)])
                 .expect_err(&format!("{echo} accepted the {what} argument"));

@@ -170,16 +170,23 @@ pub fn wat_voter(reply: Option<&[u8]>, error: &str) -> Guest {
 /// An arena `State` in the `arena.board` region: bot `me` at (2, 2), another
 /// player at (0, 0), on an 8 × 8 board with `coins`.
 pub fn board_state(c: &Codec, app: &App, me: &str, coins: Value) -> karmem_host::RegionSlice {
+    let players = json!([
+        {"Name": "other", "Language": "Go", "At": {"X": 0, "Y": 0}},
+        {"Name": me, "Language": "?", "At": {"X": 2, "Y": 2}},
+    ]);
+    board_state_with(c, app, players, coins)
+}
+
+/// An arena `State` with these players and coins on an 8 × 8 board.
+pub fn board_state_with(
+    c: &Codec,
+    app: &App,
+    players: Value,
+    coins: Value,
+) -> karmem_host::RegionSlice {
     let state = c.encode(
         "State",
-        json!({
-            "Tick": 1, "Ticks": 10, "Width": 8, "Height": 8,
-            "Players": [
-                {"Name": "other", "Language": "Go", "At": {"X": 0, "Y": 0}},
-                {"Name": me, "Language": "?", "At": {"X": 2, "Y": 2}},
-            ],
-            "Coins": coins,
-        }),
+        json!({"Tick": 1, "Ticks": 10, "Width": 8, "Height": 8, "Players": players, "Coins": coins}),
     );
     let board = app.region("arena.board").unwrap();
     board.write(0, &state).unwrap();
