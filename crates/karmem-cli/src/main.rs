@@ -31,6 +31,7 @@ const EXIT_IO: u8 = 3;
   karmem build --lang go-guest -o bot app.km      Go guest bindings into bot/
   karmem build --lang c -o gen app.km             C: gen/app.h and gen/app.c
   karmem build --lang zig -o gen app.km           Zig: gen/app.zig
+  karmem build --lang ts -o gen app.km            TypeScript: gen/app.ts
   karmem fmt app.km                          rewrite app.km in canonical form
   karmem fmt --check app.km                  print a diff and exit 1 if app.km is not formatted
   karmem fmt - < app.km                      format stdin to stdout
@@ -125,6 +126,9 @@ enum Lang {
     C,
     /// Zig: objects with encode, decode and validate (docs/zig.md).
     Zig,
+    /// TypeScript: interfaces, viewers, encode, decode and validate over
+    /// the `karmem` package (`ts/`, docs/typescript.md).
+    Ts,
 }
 
 /// Why a command failed; decides the exit code and the message.
@@ -282,6 +286,7 @@ fn build_one<'p>(
         Lang::GoGuest => Box::new(karmem_codegen::go_guest::GoGuestBackend),
         Lang::C => Box::new(karmem_codegen::c::CBackend),
         Lang::Zig => Box::new(karmem_codegen::zig::ZigBackend),
+        Lang::Ts => Box::new(karmem_codegen::ts::TsBackend),
     };
     let files = backend
         .generate(schema, layout)
@@ -313,6 +318,8 @@ fn build_one<'p>(
             Lang::C => {}
             // The Zig backend emits `zig fmt`-clean code (docs/zig.md).
             Lang::Zig => {}
+            // The TypeScript backend's output is formatted as emitted.
+            Lang::Ts => {}
         }
         eprintln!("wrote {}", path.display());
     }

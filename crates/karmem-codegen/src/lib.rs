@@ -17,6 +17,7 @@ pub mod rust;
 pub mod rust_guest;
 pub mod rust_host;
 pub mod script;
+pub mod ts;
 pub mod zig;
 
 /// One output file, relative to the output directory.

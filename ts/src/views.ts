@@ -1,0 +1,71 @@
+import { Decoder, type Value } from "./codec.js";
+import { type ArrayRef, type Reader, type Table, type TypedArray, has } from "./reader.js";
+import { type Column, type Prim, type Schema, type Slot } from "./schema.js";
+
+/**
+ * An SoA array of structs seen in place (docs/format.md §5.3): the
+ * directory is resolved once, when the view is made; `column(k)` is the
+ * k-th column of the element (layout order) as a typed array over the
+ * message when it holds scalars, and `get(i)` decodes element `i`.
+ */
+export class SoaView<T = Value> {
+  readonly length: number;
+  private readonly pos: readonly number[];
+  private readonly cols: readonly Column[];
+
+  constructor(
+    private readonly r: Reader,
+    private readonly s: Schema,
+    private readonly elem: number,
+    a: ArrayRef,
+  ) {
+    this.cols = s.structs[elem]!.soa ?? [];
+    this.pos = r.soaColumns(a, this.cols)?.pos ?? [];
+    this.length = a.len;
+  }
+
+  /** Column `k`'s values (scalar or enum leaves only; others: null). An
+   * absent column is an empty array (a view of the message cannot hold a
+   * default, §5.3). */
+  column(k: number): TypedArray | null {
+    const c = this.cols[k];
+    if (c === undefined || (c.slot.k !== "scalar" && c.slot.k !== "enum")) return null;
+    return this.r.scalars(c.slot.p, this.pos[k] ?? 0, (this.pos[k] ?? 0) === 0 ? 0 : this.length);
+  }
+
+  /** Element `i`, decoded (every column it has read once). */
+  get(i: number): T {
+    const d = new Decoder(this.s, this.r);
+    const item = d.zeroStruct(this.elem);
+    if (i < 0 || i >= this.length) return item as T;
+    this.cols.forEach((c, k) => {
+      const at = this.pos[k] ?? 0;
+      const steps = c.path.map((idx, j) => this.s.structs[c.steps[j]!]!.fields[idx]!);
+      const leaf = steps[steps.length - 1]!;
+      if (at === 0) return;
+      let place = item;
+      for (let j = 0; j < steps.length - 1; j++) place = place[steps[j]!.js] as Record<string, unknown>;
+      place[leaf.js] = d.slot(c.slot, at + i * c.size, true);
+    });
+    return item as T;
+  }
+}
+
+/** A plain array of scalars as a typed array (a view when aligned). */
+export function arrayView(r: Reader, t: Table, off: number, p: Prim, size: number, limit: number | null): TypedArray {
+  const a = r.fieldArray(t, off, size, limit);
+  return r.scalars(p, a.offset, a.len);
+}
+
+/** The SoA array field at `off` of `t`. */
+export function columnView<T>(r: Reader, s: Schema, t: Table, off: number, elem: number, limit: number | null): SoaView<T> {
+  return new SoaView<T>(r, s, elem, r.fieldArray(t, off, 0, limit));
+}
+
+/** A field of any kind, decoded with a fresh traversal budget: what a
+ * viewer returns for fields without a zero-copy form (unions, maps,
+ * arrays of structs and of arrays). */
+export function readField(r: Reader, s: Schema, t: Table, off: number, size: number, slot: Slot): Value {
+  const d = new Decoder(s, r);
+  return d.slot(slot, t.offset + off, has(t, off, size));
+}
