@@ -3,6 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as karmem from "karmem";
+import { kindOf } from "./kind.js";
 
 function message(size: number, words: Record<number, number> = {}): Uint8Array {
   const b = new Uint8Array(size);
@@ -13,15 +14,6 @@ function message(size: number, words: Record<number, number> = {}): Uint8Array {
   return b;
 }
 
-function kindOf(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    assert.ok(e instanceof karmem.KarmemError, String(e));
-    return e.kind;
-  }
-  return "none";
-}
 
 test("header checks", () => {
   const ok = message(16);

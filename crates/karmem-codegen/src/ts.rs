@@ -46,18 +46,13 @@ impl Backend for TsBackend {
     }
 }
 
-/// The module's file name without `.ts`: `@ts.name("...")`, else the
-/// schema name.
+/// The module's file name without `.ts`: the schema name (`karmem app;`
+/// gives `app.ts`), identifier characters only.
 pub fn file_name(schema: &Schema) -> String {
-    let raw = schema.attribute("ts.name").unwrap_or(&schema.package);
-    raw.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
+    schema
+        .package
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect()
 }
 
