@@ -9,6 +9,7 @@
 #   make bench  criterion benchmarks against flatbuffers, rkyv, a plain struct
 #   make bench-shapes  Rust: four data shapes against rkyv, flatbuffers, capnp, bitcode, prost
 #   make bench-go  Go benchmarks against flatbuffers, protobuf, encoding/json, a raw struct
+#   make bench-ts  TypeScript (Node) against flatbuffers, @bufbuild/protobuf, JSON on the same data
 #   make bench-c   C: the paper's data-layout comparison (AoS, strided, SIMD, SoA, pointers) with Karmem's columns, native and wasm32
 #   make bench-report        five criterion runs summarised (docs/benchmarks.md)
 #   make bench-instructions  callgrind instruction counts of the same operations
@@ -23,7 +24,7 @@ FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
 # guests: build the WebAssembly guest modules (guests/out/*.wasm) the e2e tests load
-.PHONY: all demo demo-format test setup guests integrity fuzz-long lint unit generated expected fuzz go c zig ts go-generate bench bench-shapes bench-go bench-c bench-report bench-instructions bench-build bench-host vectors clean
+.PHONY: all demo demo-format test setup guests integrity fuzz-long lint unit generated expected fuzz go c zig ts go-generate bench bench-shapes bench-go bench-ts bench-c bench-report bench-instructions bench-build bench-host vectors clean
 
 all: test
 
@@ -99,6 +100,9 @@ go-generate:
 
 bench-go: setup
 	scripts/bench-go.sh
+
+bench-ts:
+	scripts/bench-ts.sh
 
 # The paper's data-layout comparison in C, native and wasm32 (docs/benchmarks.md).
 bench-c:

@@ -1,5 +1,5 @@
 import { Decoder, type Value } from "./codec.js";
-import { type ArrayRef, type Reader, type Table, type TypedArray, has } from "./reader.js";
+import { type ArrayRef, EMPTY_ARRAY, type Reader, type Table, type TypedArray, has } from "./reader.js";
 import { type Column, type Prim, type Schema, type Slot } from "./schema.js";
 
 /**
@@ -31,6 +31,18 @@ export class SoaView<T = Value> {
     const c = this.cols[k];
     if (c === undefined || (c.slot.k !== "scalar" && c.slot.k !== "enum")) return null;
     return this.r.scalars(c.slot.p, this.pos[k] ?? 0, (this.pos[k] ?? 0) === 0 ? 0 : this.length);
+  }
+
+  /** The SoA array held by column `k` (an array-of-structs leaf, e.g. a
+   * path inside each monster) of element `i`, as a view of its own; an
+   * empty view when the column is absent or holds something else. */
+  nested<U = Value>(k: number, i: number): SoaView<U> {
+    const c = this.cols[k];
+    const at = this.pos[k] ?? 0;
+    const ok = c !== undefined && c.slot.k === "array" && c.slot.a.d.k === "soa" && at !== 0 && i >= 0 && i < this.length;
+    if (!ok || c.slot.k !== "array" || c.slot.a.d.k !== "soa") return new SoaView<U>(this.r, this.s, this.elem, EMPTY_ARRAY);
+    const ref = this.r.array(at + i * c.size, 0, c.slot.a.limit);
+    return new SoaView<U>(this.r, this.s, c.slot.a.d.s, ref);
   }
 
   /** Element `i`, decoded (every column it has read once). */
