@@ -1,4 +1,5 @@
 import { Decoder, type Value } from "./codec.js";
+import { KarmemError } from "./errors.js";
 import { type ArrayRef, EMPTY_ARRAY, type Reader, type Table, type TypedArray, has } from "./reader.js";
 import { type Column, type Prim, type Schema, type Slot } from "./schema.js";
 
@@ -45,7 +46,9 @@ export class SoaView<T = Value> {
     return new SoaView<U>(this.r, this.s, c.slot.a.d.s, ref);
   }
 
-  /** Element `i`, decoded (every column it has read once). */
+  /** Element `i`, decoded (every column it has read once). A column
+   * whose decoding passes the limits of §10 (a hostile message) reads as
+   * its zero value: a viewer never throws. */
   get(i: number): T {
     const d = new Decoder(this.s, this.r);
     const item = d.zeroStruct(this.elem);
@@ -57,9 +60,26 @@ export class SoaView<T = Value> {
       if (at === 0) return;
       let place = item;
       for (let j = 0; j < steps.length - 1; j++) place = place[steps[j]!.js] as Record<string, unknown>;
-      place[leaf.js] = d.slot(c.slot, at + i * c.size, true);
+      place[leaf.js] = withinLimits(d, () => d.slot(c.slot, at + i * c.size, true), c.slot);
     });
     return item as T;
+  }
+}
+
+/** `read()`, or the zero value of `slot` when reading it exceeds the
+ * traversal budget or the depth limit: what a viewer returns for a field
+ * it decodes on access, so that a getter never throws (format.md §10
+ * makes the decoder refuse such a message; a viewer reads it as zero, as
+ * it reads any malformed part). */
+function withinLimits(d: Decoder, read: () => Value, slot: Slot): Value {
+  try {
+    return read();
+  } catch (e) {
+    if (!(e instanceof KarmemError)) throw e;
+    // The zero value reads nothing: no budget, no depth.
+    d.budget = Infinity;
+    d.depth = 0;
+    return d.slot(slot, 0, false);
   }
 }
 
@@ -76,8 +96,9 @@ export function columnView<T>(r: Reader, s: Schema, t: Table, off: number, elem:
 
 /** A field of any kind, decoded with a fresh traversal budget: what a
  * viewer returns for fields without a zero-copy form (unions, maps,
- * arrays of structs and of arrays). */
+ * arrays of structs and of arrays). Over the limits of §10 it is the
+ * field's zero value (`withinLimits`). */
 export function readField(r: Reader, s: Schema, t: Table, off: number, size: number, slot: Slot): Value {
   const d = new Decoder(s, r);
-  return d.slot(slot, t.offset + off, has(t, off, size));
+  return withinLimits(d, () => d.slot(slot, t.offset + off, has(t, off, size)), slot);
 }

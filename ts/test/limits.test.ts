@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as karmem from "karmem";
 import { kindOf } from "./kind.js";
-import { Leaf, type Leaf as LeafValue } from "../gen/test/prop/prop.js";
+import { Leaf, Root, type Leaf as LeafValue } from "../gen/test/prop/prop.js";
 
 function chain(n: number): LeafValue {
   let leaf: LeafValue = { id: 0n, name: "", next: null };
@@ -40,6 +40,24 @@ test("budget: a smaller factor refuses what the default accepts", () => {
   assert.equal(kindOf(() => Leaf.decode(m, tight)), "BudgetExceeded");
   assert.equal(kindOf(() => Leaf.validate(m, tight)), "BudgetExceeded");
   assert.equal(kindOf(() => Leaf.decode(m)), "none");
+});
+
+test("viewers read a field over the limits as its zero value, never throw", () => {
+  // Found by the damaged-messages property: a getter that decodes on
+  // access (unions, maps, arrays of structs) ran out of budget and threw.
+  const value = Root.decode(Root.encode({ ...Root.decode(Root.encode({} as never)), leavesAos: [chain(3)], one: { kind: "Leaf", value: chain(3) } }));
+  const m = Root.encode(value);
+  const tight = { ...karmem.defaultLimits, traversalBudgetFactor: 0 };
+  assert.equal(kindOf(() => Root.decode(m, tight)), "BudgetExceeded");
+  const v = Root.view(m, tight);
+  assert.deepEqual(v.leavesAos, []);
+  assert.equal(v.one, null);
+  assert.equal(v.names.size, 0);
+  assert.equal(v.leaves.get(0).name, "");
+  // With the default limits the same getters read the values.
+  const ok = Root.view(m);
+  assert.equal(ok.leavesAos.length, 1);
+  assert.equal(ok.one?.kind, "Leaf");
 });
 
 test("a writer over a caller's buffer builds the same message in place", () => {
