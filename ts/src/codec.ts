@@ -121,10 +121,8 @@ class Encoder {
       return;
     }
     if (a.text === "utf8") {
-      const s = (v ?? "") as string;
-      // Checked against the limit before it is written, in bytes.
-      const [off, n] = w.utf8(s);
-      this.limit(a, n, at);
+      // Checked against the limit (in bytes) before it is written.
+      const [off, n] = w.utf8((v ?? "") as string, a.limit);
       this.ref(at, off, n);
       return;
     }

@@ -8,7 +8,7 @@
 export { KarmemError, type ErrorKind } from "./errors.js";
 export * from "./schema.js";
 export * from "./reader.js";
-export { Writer } from "./writer.js";
+export { Writer, utf8Length } from "./writer.js";
 export { encode, decode, compareKeys, Decoder, type UnionValue, type Value } from "./codec.js";
 export { validate, TrustedReader } from "./validate.js";
 export { SoaView, columnView, arrayView, readField } from "./views.js";

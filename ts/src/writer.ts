@@ -116,15 +116,14 @@ export class Writer {
   }
 
   /** Encodes `s` as UTF-8 into a new block of its byte length (1-aligned);
-   * returns `[offset, length]`. */
-  utf8(s: string): [number, number] {
-    if (s.length === 0) return [0, 0];
-    // At most 3 bytes per UTF-16 unit; the block is trimmed after.
-    const start = this.alloc(s.length * 3, 1);
-    const { written } = encoder.encodeInto(s, this.buf.subarray(start, start + s.length * 3));
-    this.len = start + written;
-    if (written === 0) return [0, 0];
-    return [start, written];
+   * returns `[offset, length]`. `limit` (a `[<N]char`) is checked first. */
+  utf8(s: string, limit: number | null = null): [number, number] {
+    const n = utf8Length(s);
+    if (limit !== null && n > limit) throw new KarmemError("LimitExceeded", this.len, n);
+    if (n === 0) return [0, 0];
+    const start = this.alloc(n, 1);
+    encoder.encodeInto(s, this.buf.subarray(start, start + n));
+    return [start, n];
   }
 
   /** Finishes the message: the final padding and the header (§1, §8);
@@ -142,3 +141,19 @@ export class Writer {
 }
 
 const encoder = new TextEncoder();
+
+/** The UTF-8 length of `s` as TextEncoder writes it (an unpaired
+ * surrogate becomes U+FFFD, 3 bytes), so a block is reserved exactly. */
+export function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}

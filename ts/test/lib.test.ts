@@ -126,6 +126,14 @@ test("writer: growable, over a caller's buffer, zeroed on reset", () => {
   w.reset();
   w.alloc(8, 8);
   assert.deepEqual(Array.from(w.finish()), [0x4b, 0x4d, 2, 0, 8, 0, 0, 0]);
+  // Text is reserved exactly, also with surrogate pairs and unpaired ones.
+  for (const s of ["", "a", "é", "€", "\u{1f600}", "\ud800", "x\udc00y", "\ud83d\ude00\ud83d"]) {
+    assert.equal(karmem.utf8Length(s), new TextEncoder().encode(s).length, JSON.stringify(s));
+  }
+  const exact = karmem.Writer.over(new Uint8Array(16));
+  exact.alloc(8, 8);
+  assert.deepEqual(exact.utf8("a€\u{1f600}"), [8, 8]);
+  assert.equal(kindOf(() => exact.utf8("x")), "TooLarge");
   const fixed = karmem.Writer.over(new Uint8Array(16));
   fixed.alloc(8, 8);
   assert.equal(kindOf(() => fixed.alloc(16, 8)), "TooLarge");
