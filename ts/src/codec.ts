@@ -7,7 +7,6 @@ import {
   EMPTY_ARRAY,
   EMPTY_TABLE,
   type Table,
-  alignUp,
   defaultLimits,
 } from "./reader.js";
 import { type ArrayDesc, type Data, type Schema, type Slot, elemSize, naturalAlign, primSize } from "./schema.js";
@@ -365,6 +364,8 @@ export class Decoder {
     return o;
   }
 
+  /** An inline struct at `t.offset`; `t.used` 0 is an absent one (every
+   * field zero), any other value a present one. */
   inline(id: number, t: Table): Obj {
     const st = this.s.structs[id]!;
     const o: Obj = {};
@@ -536,4 +537,3 @@ export class Decoder {
   }
 }
 
-export { alignUp };

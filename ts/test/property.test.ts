@@ -84,7 +84,7 @@ test("values round-trip, validate and view the same", () => {
       // Equal values give equal bytes (§8): the decoded value again.
       assert.equal(same(Array.from(Root.encode(back)), Array.from(bytes)), null);
     }),
-    { numRuns: 300 },
+    { numRuns: 300, includeErrorInReport: true },
   );
 });
 
@@ -122,6 +122,6 @@ test("damaged messages: KarmemError or a value, never a crash", () => {
         touch(Root.view(bytes));
       },
     ),
-    { numRuns: 500 },
+    { numRuns: 500, includeErrorInReport: true },
   );
 });
