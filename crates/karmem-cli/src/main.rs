@@ -33,6 +33,7 @@ const EXIT_IO: u8 = 3;
   karmem build --lang c-guest -o gen app.km       C guest bindings (gen/app_guest.h, .c)
   karmem build --lang zig -o gen app.km           Zig: gen/app.zig
   karmem build --lang zig-guest -o gen app.km     Zig guest bindings: gen/app.zig, gen/app_guest.zig
+  karmem build --lang ts -o gen app.km            TypeScript: gen/app.ts
   karmem fmt app.km                          rewrite app.km in canonical form
   karmem fmt --check app.km                  print a diff and exit 1 if app.km is not formatted
   karmem fmt - < app.km                      format stdin to stdout
@@ -133,6 +134,9 @@ enum Lang {
     /// Zig guest bindings (docs/zig.md, "Guests"): the `zig` file plus
     /// exporters, window accessors and importer clients.
     ZigGuest,
+    /// TypeScript: interfaces, viewers, encode, decode and validate over
+    /// the `karmem` package (`ts/`, docs/typescript.md).
+    Ts,
 }
 
 /// Why a command failed; decides the exit code and the message.
@@ -292,6 +296,7 @@ fn build_one<'p>(
         Lang::CGuest => Box::new(karmem_codegen::c_guest::CGuestBackend),
         Lang::Zig => Box::new(karmem_codegen::zig::ZigBackend),
         Lang::ZigGuest => Box::new(karmem_codegen::zig_guest::ZigGuestBackend),
+        Lang::Ts => Box::new(karmem_codegen::ts::TsBackend),
     };
     let files = backend
         .generate(schema, layout)
@@ -323,6 +328,8 @@ fn build_one<'p>(
             Lang::C | Lang::CGuest => {}
             // The Zig backend emits `zig fmt`-clean code (docs/zig.md).
             Lang::Zig | Lang::ZigGuest => {}
+            // The TypeScript backend's output is formatted as emitted.
+            Lang::Ts => {}
         }
         eprintln!("wrote {}", path.display());
     }

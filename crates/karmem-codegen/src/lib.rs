@@ -18,6 +18,7 @@ pub mod rust;
 pub mod rust_guest;
 pub mod rust_host;
 pub mod script;
+pub mod ts;
 pub mod zig;
 pub mod zig_guest;
 
