@@ -1,20 +1,22 @@
 # Entry points for people and CI. Every target installs what it needs.
-#   make demo   the arena: build the guest modules (world and bots in Rust and Go) and play a game
+#   make demo   the arena: build the guest modules (world and bots in Rust, Go, C and Zig) and play a game
 #               (ARENA_ARGS="--seed 7 --ticks 60" to change it; see karmem-arena --help)
 #   make demo-format  the format on its own: generate Rust code for examples/demo, write/validate/read
 #   make test   formatting, lints, all tests, generated-code checks, short fuzz
 #   make c      the C library's tests, sanitizers and fuzz target (docs/c.md)
 #   make zig    the Zig library's tests (docs/zig.md)
+#   make ts     the TypeScript library: tsc --strict, unit, vector and property tests (docs/typescript.md)
 #   make bench  criterion benchmarks against flatbuffers, rkyv, a plain struct
 #   make bench-shapes  Rust: four data shapes against rkyv, flatbuffers, capnp, bitcode, prost
 #   make bench-go  Go benchmarks against flatbuffers, protobuf, encoding/json, a raw struct
+#   make bench-ts  TypeScript (Node) against flatbuffers, @bufbuild/protobuf, JSON on the same data
 #   make bench-c   C: the paper's data-layout comparison (AoS, strided, SIMD, SoA, pointers) with Karmem's columns, native and wasm32
 #   make bench-batch   the paper's Tables 5/6: write and read 10 and 10 000 readings in C and Zig, native and wasm32, against FlatBuffers, JSON, a raw struct
 #   make bench-report        five criterion runs summarised (docs/benchmarks.md)
 #   make bench-instructions  callgrind instruction counts of the same operations
 #   make bench-build  how long `karmem build` takes (generation + rustfmt/gofmt) on three schemas
-#   make bench-host  host runtime: call overhead (WAT, Rust, Go guests), fan-out region vs copy, module start
-#   make guests  build the guest modules (guests/rust, guests/go) into guests/out/
+#   make bench-host  host runtime: call overhead (WAT, Rust, Go, C, Zig guests), fan-out region vs copy, module start
+#   make guests  build the guest modules (guests/rust, guests/go, guests/c, guests/zig) into guests/out/
 #   make integrity  the cross-language integrity suite with many seeds (INTEGRITY_SEEDS=2000; docs/integrity.md)
 #   make fuzz-long  every fuzz target, Rust and Go, for FUZZ_LONG_SECONDS (600) each
 SHELL := /bin/bash
@@ -23,7 +25,7 @@ FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
 # guests: build the WebAssembly guest modules (guests/out/*.wasm) the e2e tests load
-.PHONY: all demo demo-format test setup guests integrity fuzz-long lint unit generated expected fuzz go c zig go-generate bench bench-shapes bench-go bench-c bench-batch bench-report bench-instructions bench-build bench-host vectors clean
+.PHONY: all demo demo-format test setup guests integrity fuzz-long lint unit generated expected fuzz go c zig ts go-generate bench bench-shapes bench-go bench-ts bench-c bench-batch bench-report bench-instructions bench-build bench-host vectors clean
 
 all: test
 
@@ -42,7 +44,7 @@ demo-format: setup
 	./target/release/karmem build --lang rust -o $(DEMO_DIR)/src/generated $(DEMO_DIR)/app.km
 	CARGO_TARGET_DIR=$(CURDIR)/target $(CARGO) run --release --quiet --manifest-path $(DEMO_DIR)/Cargo.toml
 
-test: setup lint unit generated fuzz go c zig
+test: setup lint unit generated fuzz go c zig ts
 	@echo "make test: all checks passed"
 
 lint:
@@ -88,12 +90,20 @@ c:
 zig:
 	scripts/test-zig.sh
 
+# The TypeScript library and generated code: npm ci, tsc --strict, node --test
+# (scripts/test-ts.sh, docs/typescript.md).
+ts:
+	scripts/test-ts.sh
+
 # Regenerate the committed Go code (go/internal/gen, go/examples/seed/app).
 go-generate:
 	$(CARGO) run --quiet -p karmem-vectors-go -- go
 
 bench-go: setup
 	scripts/bench-go.sh
+
+bench-ts:
+	scripts/bench-ts.sh
 
 # The paper's data-layout comparison in C, native and wasm32 (docs/benchmarks.md).
 bench-c:

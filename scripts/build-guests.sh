@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Build every guest module used by tests and examples into guests/out/:
-# the Rust guests (guests/rust) and the Go guests (guests/go).
+# the Rust guests (guests/rust), the Go guests (guests/go), the C guests
+# (guests/c) and the Zig guests (guests/zig).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build-guests-rust.sh
 scripts/build-guests-go.sh
+scripts/build-guests-c.sh
+scripts/build-guests-zig.sh

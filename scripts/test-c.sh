@@ -19,11 +19,18 @@ for cc in gcc-12 clang-19; do
   $cc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -pedantic "${sanitize[@]}" \
     -o "$out/test-$cc-san" c/karmem.c c/tests/test_karmem.c
   "$out/test-$cc-san" "$root"
+  # The guest runtime (c/karmem_guest.c), the test playing the host.
+  $cc "${strict[@]}" -O2 -I c -I c/abi -c c/karmem_guest.c -o "$out/karmem_guest-$cc.o"
+  $cc "${strict[@]}" -O2 -I c -c c/abi/abi.c -o "$out/abi-$cc.o"
+  $cc -std=c11 -Wall -Wextra -Werror -pedantic "${sanitize[@]}" -I c -I c/abi \
+    -o "$out/test-guest-$cc-san" c/karmem.c c/karmem_guest.c c/abi/abi.c c/tests/test_karmem_guest.c
+  "$out/test-guest-$cc-san"
 done
 gcc-12 -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -pedantic -O2 \
   -o "$out/test-gcc-O2" c/karmem.c c/tests/test_karmem.c
 "$out/test-gcc-O2" "$root"
 clang-19 --target=wasm32-wasi "${strict[@]}" -O2 -c c/karmem.c -o "$out/karmem-wasm32.o"
+clang-19 --target=wasm32-wasi "${strict[@]}" -O2 -I c -I c/abi -c c/karmem_guest.c -o "$out/karmem_guest-wasm32.o"
 echo "test-c: wasm32-wasi build ok"
 # The layout benchmark (make bench-c) builds, and its variants agree on a
 # small run (it exits non-zero when they do not).

@@ -53,6 +53,9 @@ pub const orderKeys = views.orderKeys;
 pub const utf16ToUtf8 = views.utf16ToUtf8;
 /// The UTF-8 length `utf16ToUtf8` writes (§6).
 pub const utf8LenOfUtf16 = views.utf8LenOfUtf16;
+/// The guest side of the WebAssembly ABI (docs/abi.md, guest.zig): for
+/// modules built for `wasm32-freestanding` (docs/zig.md, "Guests").
+pub const guest = @import("guest.zig");
 
 /// The size of the message header; the root object starts right after it
 /// (docs/format.md §1).
@@ -367,4 +370,5 @@ test {
     _ = @import("views.zig");
     _ = @import("tests.zig");
     _ = @import("fuzz.zig");
+    _ = @import("guest.zig");
 }

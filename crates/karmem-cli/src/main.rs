@@ -30,7 +30,10 @@ const EXIT_IO: u8 = 3;
   karmem build --lang rust -o gen schemas/   every *.km file of a directory
   karmem build --lang go-guest -o bot app.km      Go guest bindings into bot/
   karmem build --lang c -o gen app.km             C: gen/app.h and gen/app.c
+  karmem build --lang c-guest -o gen app.km       C guest bindings (gen/app_guest.h, .c)
   karmem build --lang zig -o gen app.km           Zig: gen/app.zig
+  karmem build --lang zig-guest -o gen app.km     Zig guest bindings: gen/app.zig, gen/app_guest.zig
+  karmem build --lang ts -o gen app.km            TypeScript: gen/app.ts
   karmem fmt app.km                          rewrite app.km in canonical form
   karmem fmt --check app.km                  print a diff and exit 1 if app.km is not formatted
   karmem fmt - < app.km                      format stdin to stdout
@@ -123,8 +126,17 @@ enum Lang {
     GoGuest,
     /// C11 (`<prefix>.h`, `<prefix>.c` over `c/karmem.h`, docs/c.md).
     C,
+    /// C guest bindings (docs/c.md, "Guests"): the `c` files plus
+    /// `<prefix>_guest.h`/`.c` over `c/karmem_guest.h`.
+    CGuest,
     /// Zig: objects with encode, decode and validate (docs/zig.md).
     Zig,
+    /// Zig guest bindings (docs/zig.md, "Guests"): the `zig` file plus
+    /// exporters, window accessors and importer clients.
+    ZigGuest,
+    /// TypeScript: interfaces, viewers, encode, decode and validate over
+    /// the `karmem` package (`ts/`, docs/typescript.md).
+    Ts,
 }
 
 /// Why a command failed; decides the exit code and the message.
@@ -281,7 +293,10 @@ fn build_one<'p>(
         Lang::RustHost => Box::new(karmem_codegen::rust_host::RustHostBackend),
         Lang::GoGuest => Box::new(karmem_codegen::go_guest::GoGuestBackend),
         Lang::C => Box::new(karmem_codegen::c::CBackend),
+        Lang::CGuest => Box::new(karmem_codegen::c_guest::CGuestBackend),
         Lang::Zig => Box::new(karmem_codegen::zig::ZigBackend),
+        Lang::ZigGuest => Box::new(karmem_codegen::zig_guest::ZigGuestBackend),
+        Lang::Ts => Box::new(karmem_codegen::ts::TsBackend),
     };
     let files = backend
         .generate(schema, layout)
@@ -310,9 +325,11 @@ fn build_one<'p>(
             // installed) only normalises it further for the user's tools.
             Lang::Go | Lang::GoGuest => gofmt(&path),
             // The C backend's output is formatted as emitted.
-            Lang::C => {}
+            Lang::C | Lang::CGuest => {}
             // The Zig backend emits `zig fmt`-clean code (docs/zig.md).
-            Lang::Zig => {}
+            Lang::Zig | Lang::ZigGuest => {}
+            // The TypeScript backend's output is formatted as emitted.
+            Lang::Ts => {}
         }
         eprintln!("wrote {}", path.display());
     }

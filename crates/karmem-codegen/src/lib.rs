@@ -8,6 +8,7 @@ use karmem_layout::{Layout, Slot};
 use karmem_schema::model::{DefaultValue, Primitive, Schema};
 
 pub mod c;
+pub mod c_guest;
 mod emit;
 pub mod go;
 pub mod go_guest;
@@ -17,7 +18,9 @@ pub mod rust;
 pub mod rust_guest;
 pub mod rust_host;
 pub mod script;
+pub mod ts;
 pub mod zig;
+pub mod zig_guest;
 
 /// One output file, relative to the output directory.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -104,6 +104,9 @@ impl karmem::Message for {t} {{
         v.read_as_root(r)?;
         Ok(v)
     }}
+    fn check(r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {{
+        Self::validate(r).map(|_| ())
+    }}
 }}
 "
         );

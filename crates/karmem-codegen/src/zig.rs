@@ -267,8 +267,9 @@ pub fn prim(p: Primitive) -> &'static str {
     }
 }
 
-/// A Zig string literal of `text`.
-fn zig_quote(text: &str) -> String {
+/// A Zig string literal of `text`; JavaScript reads the same escapes, so
+/// the TypeScript backend prints its strings with it too.
+pub(crate) fn zig_quote(text: &str) -> String {
     let mut out = String::from("\"");
     for ch in text.chars() {
         match ch {

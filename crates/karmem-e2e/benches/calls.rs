@@ -9,7 +9,10 @@
 //!   own cost;
 //! * `rust/*`: `guests/rust/e2e-service` (Echo) and `e2e-driver` (Driver,
 //!   calls Echo of the service) built with karmem-guest;
-//! * `go/*`: `guests/go/e2e-go-echo` (Echo) built with go/guest.
+//! * `go/*`: `guests/go/e2e-go-echo` (Echo) built with go/guest;
+//! * `c/*`: `guests/c/e2e-c-echo` (the same Echo) built with the C guest
+//!   runtime (c/karmem_guest.c);
+//! * `zig/*`: `guests/zig/e2e-zig-echo` (Echo) built with `karmem.guest`.
 //!
 //! Per guest: `nop` (no argument, no result), `echo` (a small message
 //! copied in, the same message copied out). For Rust also `driver_idle`
@@ -198,6 +201,8 @@ fn calls(c: &mut Criterion<ThreadTime>) {
         ],
     );
     let go = app(&rt, vec![load(&rt, "go-echo", "e2e-go-echo.wasm")]);
+    let c_guest = app(&rt, vec![load(&rt, "c-echo", "e2e-c-echo.wasm")]);
+    let zig = app(&rt, vec![load(&rt, "zig-echo", "e2e-zig-echo.wasm")]);
 
     let export = |app: &App, module: &str, iface: &str, function: &str| {
         app.export(module, iface, function)
@@ -211,6 +216,10 @@ fn calls(c: &mut Criterion<ThreadTime>) {
     let driver = export(&rust, "driver", "e2e.Driver", "run");
     let go_nop = export(&go, "go-echo", "e2e.Echo", "nop");
     let go_echo = export(&go, "go-echo", "e2e.Echo", "echo");
+    let c_nop = export(&c_guest, "c-echo", "e2e.Echo", "nop");
+    let c_echo = export(&c_guest, "c-echo", "e2e.Echo", "echo");
+    let zig_nop = export(&zig, "zig-echo", "e2e.Echo", "nop");
+    let zig_echo = export(&zig, "zig-echo", "e2e.Echo", "echo");
 
     // Every measured call does what it should.
     let empty_text = Output::Bytes(cmd(""));
@@ -242,7 +251,17 @@ fn calls(c: &mut Criterion<ThreadTime>) {
         "Msg",
         serde_json::json!({"Text": TEXT, "Number": 42}),
     );
-    checked(&go, &go_echo, &[Arg::Bytes(&msg)], &Output::Bytes(go_reply));
+    // The C and Zig echoes answer the Go echo's reply, byte for byte.
+    for (app, echo) in [(&go, &go_echo), (&c_guest, &c_echo), (&zig, &zig_echo)] {
+        checked(
+            app,
+            echo,
+            &[Arg::Bytes(&msg)],
+            &Output::Bytes(go_reply.clone()),
+        );
+    }
+    checked(&c_guest, &c_nop, &[], &Output::Empty);
+    checked(&zig, &zig_nop, &[], &Output::Empty);
 
     let mut g = c.benchmark_group("guest_call");
     g.bench_function("raw_wasmtime_typed", |b| {
@@ -264,6 +283,10 @@ fn calls(c: &mut Criterion<ThreadTime>) {
     bench("rust/driver_echo", &rust, &driver, Some(&echo_cmd));
     bench("go/nop", &go, &go_nop, None);
     bench("go/echo", &go, &go_echo, Some(&msg));
+    bench("c/nop", &c_guest, &c_nop, None);
+    bench("c/echo", &c_guest, &c_echo, Some(&msg));
+    bench("zig/nop", &zig, &zig_nop, None);
+    bench("zig/echo", &zig, &zig_echo, Some(&msg));
     g.finish();
 }
 

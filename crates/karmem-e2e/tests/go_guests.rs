@@ -36,23 +36,6 @@ fn bad_argument_names_the_parameter() {
     assert!(err.to_string().contains("argument m"), "{err}");
 }
 
-fn board_state(c: &Codec, app: &App, coins: Value) -> karmem_host::RegionSlice {
-    let state = c.encode(
-        "State",
-        json!({
-            "Tick": 1, "Ticks": 10, "Width": 8, "Height": 8,
-            "Players": [
-                {"Name": "hoarder", "Language": "Go", "At": {"X": 0, "Y": 0}},
-                {"Name": "sweeper", "Language": "Go", "At": {"X": 2, "Y": 2}},
-            ],
-            "Coins": coins,
-        }),
-    );
-    let board = app.region("arena.board").unwrap();
-    board.write(0, &state).unwrap();
-    board.slice(0, state.len() as u32).unwrap()
-}
-
 /// The `Move` of an `Order` result (enums decode as numbers: Stay 0,
 /// North 1, South 2, East 3, West 4).
 fn order(c: &Codec, app: &App, out: Output) -> Value {
@@ -79,7 +62,7 @@ fn sweeper_joins_and_walks_to_the_nearest_coin() {
         (json!([]), "Stay"),
     ];
     for (coins, want) in cases {
-        let state = board_state(&c, &app, coins.clone());
+        let state = common::board_state(&c, &app, "sweeper", coins.clone());
         let out = app
             .call("arena-sweeper", "arena.Bot", "think", &[Arg::Region(state)])
             .unwrap();
@@ -104,7 +87,7 @@ fn hoarder_hits_the_memory_limit_and_the_host_goes_on() {
     )
     .module(go_module("arena-sweeper"));
     let app = b.build().unwrap();
-    let state = board_state(&c, &app, json!([{"X": 5, "Y": 2}]));
+    let state = common::board_state(&c, &app, "sweeper", json!([{"X": 5, "Y": 2}]));
     let think = |module: &str| app.call(module, "arena.Bot", "think", &[Arg::Region(state)]);
     for tick in 1..=3 {
         let out = think("arena-hoarder").unwrap_or_else(|e| panic!("tick {tick}: {e}"));
@@ -128,20 +111,4 @@ fn hoarder_hits_the_memory_limit_and_the_host_goes_on() {
         .unwrap();
     assert_eq!(all.len(), 2);
     assert!(all.iter().all(|r| r.result.is_ok()));
-}
-
-#[test]
-fn unknown_function_and_describe() {
-    let app = app(vec![go_module("e2e-go-echo")]);
-    let m = &app.modules()[0].module;
-    let desc = m.descriptor();
-    let names: Vec<&str> = desc.exports.iter().map(|i| i.name.as_str()).collect();
-    assert_eq!(names, ["e2e.Echo", "e2e.Voter"]);
-    let regions: Vec<&str> = desc.memories.iter().map(|m| m.name.as_str()).collect();
-    assert_eq!(regions, ["e2e.shared", "e2e.out"]);
-    assert!(desc.imports.is_empty());
-    let err = app
-        .call("e2e-go-echo", "e2e.Echo", "nope", &[])
-        .unwrap_err();
-    assert!(err.to_string().contains("nope"), "{err}");
 }

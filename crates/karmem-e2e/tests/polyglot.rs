@@ -10,14 +10,23 @@ mod common;
 use std::sync::OnceLock;
 
 use common::{module, runtime, Codec};
-use karmem_host::{App, AppBuilder, Arg, GuestModule, ModuleOptions, Output, Pattern, Status};
-use karmem_testkit::wat_guest::{func, iface, param, Guest};
+use karmem_host::{App, AppBuilder, Arg, ModuleOptions, Output, Status};
 use serde_json::{json, Value};
 
 /// The echo modules and the text their Voter answers with.
-const ECHOES: &[(&str, &str)] = &[("e2e-go-echo", "go"), ("e2e-rust-echo", "rust")];
+const ECHOES: &[(&str, &str)] = &[
+    ("e2e-go-echo", "go"),
+    ("e2e-rust-echo", "rust"),
+    ("e2e-c-echo", "c"),
+    ("e2e-zig-echo", "zig"),
+];
 /// The caller modules.
-const CALLERS: &[&str] = &["e2e-go-caller", "e2e-rust-caller"];
+const CALLERS: &[&str] = &[
+    "e2e-go-caller",
+    "e2e-rust-caller",
+    "e2e-c-caller",
+    "e2e-zig-caller",
+];
 
 fn codec() -> &'static Codec {
     static C: OnceLock<Codec> = OnceLock::new();
@@ -57,8 +66,65 @@ fn every_echo_answers_the_host() {
         let got = unmsg(&app, out);
         assert_eq!(got["Text"], "héllo", "{echo}");
         assert_eq!(got["Number"], 42, "{echo}");
+        // An absent (empty) argument reads as the empty message.
+        let out = app
+            .call(echo, "e2e.Echo", "echo", &[Arg::Bytes(&[])])
+            .unwrap_or_else(|e| panic!("{echo}: {e}"));
+        let got = unmsg(&app, out);
+        assert_eq!(
+            (got["Text"].as_str(), got["Number"].as_u64()),
+            (Some(""), Some(1)),
+            "{echo}"
+        );
         let out = app.call(echo, "e2e.Echo", "nop", &[]).unwrap();
         assert_eq!(out, Output::Empty, "{echo}");
+        // Many calls in one instance: memory for arguments and results is
+        // reused, not leaked (600 calls moving 60 KB in and out each would
+        // leak past the default 64 MiB memory limit).
+        let big = msg(json!({"Text": "x".repeat(60_000), "Number": 1}));
+        for k in 0..600 {
+            app.call(echo, "e2e.Echo", "echo", &[Arg::Bytes(&big)])
+                .unwrap_or_else(|e| panic!("{echo}, call {k}: {e}"));
+        }
+        assert_eq!(app.stats().instances_discarded, 0, "{echo}");
+    }
+}
+
+#[test]
+fn every_module_describes_its_interfaces_and_refuses_unknown_functions() {
+    for &(echo, _) in ECHOES {
+        let app = app_of(&[echo]);
+        let desc = app.modules()[0].module.descriptor();
+        let names: Vec<&str> = desc.exports.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, ["e2e.Echo", "e2e.Voter"], "{echo}");
+        assert!(desc.imports.is_empty(), "{echo}");
+        let regions: Vec<&str> = desc.memories.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(regions, ["e2e.shared", "e2e.out"], "{echo}");
+        let functions: Vec<&str> = desc.exports[0]
+            .functions
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect();
+        assert_eq!(
+            functions,
+            ["echo", "peek", "fail", "stamp", "scribble", "nop"],
+            "{echo}"
+        );
+        let stamp = &desc.exports[0].functions[3];
+        assert_eq!(
+            stamp.result.as_ref().and_then(|r| r.memory.as_deref()),
+            Some("e2e.out"),
+            "{echo}"
+        );
+        let err = app.call(echo, "e2e.Echo", "nope", &[]).unwrap_err();
+        assert!(err.to_string().contains("nope"), "{echo}: {err}");
+    }
+    for &caller in CALLERS {
+        let desc = module(caller).descriptor().clone();
+        let names: Vec<&str> = desc.exports.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, ["e2e.Driver"], "{caller}");
+        let names: Vec<&str> = desc.imports.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, ["e2e.Echo", "e2e.Voter"], "{caller}");
     }
 }
 
@@ -92,32 +158,10 @@ fn every_echo_reads_a_region_argument_in_place() {
 fn every_echo_returns_a_region_result_and_cannot_write_a_read_only_window() {
     for &(echo, _) in ECHOES {
         let app = app_of(&[echo]);
-        let m = msg(json!({"Text": "stamped", "Number": 1}));
-        let out = app
-            .call(echo, "e2e.Echo", "stamp", &[Arg::Bytes(&m)])
-            .unwrap_or_else(|e| panic!("{echo}: {e}"));
-        // The result stayed in the region, at the start of the guest's window.
-        let Output::Region(slice) = out else {
-            panic!("{echo}: stamp returned {out:?}, not a region slice");
-        };
-        assert_eq!(slice.offset, 0, "{echo}");
-        assert_eq!(unmsg(&app, out)["Number"], 101, "{echo}");
-
-        // Writing into a window the exporter may only read fails the call
-        // and leaves the region's bytes unchanged.
-        let region = app.region("e2e.shared").unwrap();
-        region.write(0, &m).unwrap();
-        let slice = region.slice(0, m.len() as u32).unwrap();
-        let err = app
-            .call(echo, "e2e.Echo", "scribble", &[Arg::Region(slice)])
-            .unwrap_err();
-        assert_eq!(
-            err.status(),
-            Some(Status::ReadOnlyViolation),
-            "{echo}: {err}"
-        );
-        assert_eq!(region.to_vec(slice).unwrap(), m, "{echo}");
-        // A fresh instance serves the next call.
+        let m = common::stamp_and_scribble(codec(), &app, echo);
+        // The scribbler's instance was discarded; a fresh one serves the
+        // next call.
+        assert_eq!(app.stats().instances_discarded, 1, "{echo}");
         let out = app
             .call(echo, "e2e.Echo", "echo", &[Arg::Bytes(&m)])
             .unwrap();
@@ -129,11 +173,43 @@ fn every_echo_returns_a_region_result_and_cannot_write_a_read_only_window() {
 fn every_echo_refuses_a_malformed_argument_and_reports_application_errors() {
     for &(echo, _) in ECHOES {
         let app = app_of(&[echo]);
-        // Not a Karmem message: the generated handler's validation refuses it.
+        // Not a message; a message whose text runs past its declared end;
+        // one whose text is not UTF-8: the validation refuses all three.
+        let mut truncated = msg(json!({"Text": "too long to fit"}));
+        let keep = truncated.len() - 16;
+        truncated.truncate(keep);
+        truncated[4..8].copy_from_slice(&(keep as u32).to_le_bytes());
+        // Text that is not UTF-8.
+        let mut broken = msg(json!({"Text": "abcdefgh"}));
+        let at = broken.windows(8).position(|w| w == b"abcdefgh").unwrap();
+        broken[at] = 0xff;
+        for (what, bad) in [
+            ("junk", vec![0xffu8; 24]),
+            ("truncated", truncated),
+            ("not UTF-8", broken),
+        ] {
+            let err = app
+                .call(echo, "e2e.Echo", "echo", &[Arg::Bytes(&bad)])
+                .expect_err(&format!("{echo} accepted the {what} argument"));
+            assert_eq!(
+                err.status(),
+                Some(Status::BadArgument),
+                "{echo}, {what}: {err}"
+            );
+        }
+        // A valid message at a misaligned position of the shared region.
+        let m = msg(json!({"Text": "odd"}));
+        let region = app.region("e2e.shared").unwrap();
+        region.write(3, &m).unwrap();
+        let slice = region.slice(3, m.len() as u32).unwrap();
         let err = app
-            .call(echo, "e2e.Echo", "echo", &[Arg::Bytes(&[0xff; 24])])
+            .call(echo, "e2e.Echo", "peek", &[Arg::Region(slice)])
             .unwrap_err();
-        assert_eq!(err.status(), Some(Status::BadArgument), "{echo}: {err}");
+        assert_eq!(
+            err.status(),
+            Some(Status::BadArgument),
+            "{echo}, misaligned: {err}"
+        );
 
         let m = msg(json!({"Text": "on purpose"}));
         let err = app
@@ -148,7 +224,7 @@ fn every_echo_refuses_a_malformed_argument_and_reports_application_errors() {
             err.to_string().contains("fail: on purpose"),
             "{echo}: {err}"
         );
-        // An application error keeps the instance.
+        // None of these discards the instance.
         let out = app
             .call(echo, "e2e.Echo", "echo", &[Arg::Bytes(&m)])
             .unwrap();
@@ -157,31 +233,61 @@ fn every_echo_refuses_a_malformed_argument_and_reports_application_errors() {
     }
 }
 
-/// A WAT exporter of `e2e.Voter` that fails with an application error.
-fn wat_refuser() -> GuestModule {
-    let voter = iface(
-        "e2e.Voter",
-        Pattern::FanOut,
-        vec![],
-        vec![func(
-            "vote",
-            vec![param("q", "e2e.Msg", None)],
-            Some(param("result", "e2e.Msg", None)),
-        )],
-    );
-    let error = "no vote";
-    Guest::new(vec![voter], vec![])
-        .func(
+#[test]
+fn every_caller_refuses_a_malformed_argument() {
+    for &caller in CALLERS {
+        let mut modules = vec![caller];
+        modules.extend(ECHOES.iter().map(|&(echo, _)| echo));
+        let mut b = AppBuilder::new(runtime());
+        for name in &modules {
+            let m = module(name);
+            b.module_with(
+                m.clone(),
+                karmem_e2e::trusting(&m, ModuleOptions::default()),
+            );
+        }
+        b.bind(caller, "e2e.Echo", ECHOES[0].0);
+        let app = b.build().unwrap();
+        let err = app
+            .call(caller, "e2e.Driver", "run", &[Arg::Bytes(&[7u8; 16])])
+            .unwrap_err();
+        assert_eq!(err.status(), Some(Status::BadArgument), "{caller}: {err}");
+    }
+}
+
+/// The host's own fan-out over every language's voter: with "trap", every
+/// voter but Go's traps, each reported on its own; the next vote gets fresh
+/// instances and every voter answers.
+#[test]
+fn host_fan_out_keeps_the_answers_of_the_voters_that_did_not_trap() {
+    let names: Vec<&str> = ECHOES.iter().map(|&(echo, _)| echo).collect();
+    let app = app_of(&names);
+    let all = app
+        .call_all(
             "e2e.Voter",
             "vote",
-            &format!(
-                "(call $error (i32.const 2048) (i32.const {})) (i32.const 3)",
-                error.len()
-            ),
+            &[Arg::Bytes(&msg(json!({"Text": "trap"})))],
         )
-        .extra(&format!("(data (i32.const 2048) \"{error}\")"))
-        .load_into(runtime(), "wat-no")
-        .unwrap()
+        .unwrap();
+    assert_eq!(all.len(), ECHOES.len());
+    for (r, &(echo, lang)) in all.iter().zip(ECHOES) {
+        assert_eq!(r.module, echo);
+        let status = r.result.as_ref().err().and_then(|e| e.status());
+        let want = (lang != "go").then_some(Status::Trap);
+        assert_eq!(status, want, "{echo}");
+    }
+    assert_eq!(app.stats().instances_discarded as usize, ECHOES.len() - 1);
+    let all = app
+        .call_all(
+            "e2e.Voter",
+            "vote",
+            &[Arg::Bytes(&msg(json!({"Text": "again"})))],
+        )
+        .unwrap();
+    for (r, &(echo, lang)) in all.iter().zip(ECHOES) {
+        let out = r.result.as_ref().unwrap_or_else(|e| panic!("{echo}: {e}"));
+        assert_eq!(unmsg(&app, out.clone())["Text"], lang, "{echo}");
+    }
 }
 
 /// `1:…,2:…,…,n:…` cut into its n entries (a message may hold commas).
@@ -201,8 +307,8 @@ fn split_votes(votes: &str, n: usize) -> Vec<&str> {
 
 /// Every caller calls every echo (bound to it) directly, and every echo
 /// module's Voter plus a failing WAT voter by fan-out. With the text
-/// "trap", the Rust voter traps: its callee reports TRAP and the others'
-/// answers are kept.
+/// "trap", every voter but Go's traps: each of those callees reports TRAP
+/// and the Go voter's answer is kept.
 #[test]
 fn every_caller_reaches_every_echo_and_all_voters() {
     for &caller in CALLERS {
@@ -220,7 +326,11 @@ fn every_caller_reaches_every_echo_and_all_voters() {
                     karmem_e2e::trusting(&m, ModuleOptions::default()),
                 );
             }
-            b.module(wat_refuser());
+            b.module(
+                common::wat_voter(None, "no vote")
+                    .load_into(runtime(), "wat-no")
+                    .unwrap(),
+            );
             b.bind(caller, "e2e.Echo", echo);
             let app = b.build().unwrap();
 
@@ -249,7 +359,7 @@ fn every_caller_reaches_every_echo_and_all_voters() {
                 let votes = split_votes(votes, ECHOES.len() + 1);
                 for (k, &(voter, lang)) in ECHOES.iter().enumerate() {
                     let callee = k + 1;
-                    let want = if text == "trap" && lang == "rust" {
+                    let want = if text == "trap" && lang != "go" {
                         format!("{callee}:TRAP:callee {callee}: TRAP: ")
                     } else {
                         format!("{callee}:OK:{lang}")

@@ -481,10 +481,20 @@ pub fn reply_none(out: Result<(), Error>) -> Result<(), Status> {
     out.map_err(|e| fail(&e))
 }
 
-/// A value passed into a region-bound parameter, for generated dispatchers:
-/// the viewer of an argument read in place from the window.
+/// The viewer of argument `k`, read in place (copied into this instance or
+/// in a region's window), for generated dispatchers. A message that is not
+/// valid for its type fails the call with `BAD_ARGUMENT` before the
+/// function runs (abi.md §5.2), as in every guest language; an absent
+/// (empty) argument reads as the empty message.
 pub fn arg_view<T: Message>(args: &[&'static [u8]], k: usize) -> Result<T::View<'static>, Status> {
-    Ok(T::view(&arg(args, k)?))
+    let r = arg(args, k)?;
+    if args.get(k).is_some_and(|a| !a.is_empty()) {
+        T::check(&r).map_err(|e| {
+            sys::error(&alloc::format!("argument {k} is not a valid message: {e}"));
+            Status::BadArgument
+        })?;
+    }
+    Ok(T::view(&r))
 }
 
 // ---- imports: calls ----------------------------------------------------------

@@ -58,6 +58,9 @@ pub trait Message: Sized {
     fn view<'a>(r: &Reader<'a>) -> Self::View<'a>;
     fn encode(&self, w: &mut Writer) -> Result<(), Error>;
     fn decode(r: &Reader<'_>) -> Result<Self, Error>;
+    /// Validate the whole message as this root type (format.md §11): what
+    /// a guest runtime does to an argument before its function sees it.
+    fn check(r: &Reader<'_>) -> Result<(), Error>;
 }
 
 /// "No result": what callers of a function without a result receive.
@@ -68,6 +71,9 @@ impl Message for () {
         Ok(())
     }
     fn decode(_: &Reader<'_>) -> Result<Self, Error> {
+        Ok(())
+    }
+    fn check(_: &Reader<'_>) -> Result<(), Error> {
         Ok(())
     }
 }

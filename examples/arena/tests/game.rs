@@ -61,7 +61,12 @@ fn coins(line: &str) -> u32 {
 #[test]
 fn good_bots_score_and_every_misbehaving_bot_is_cut_off_for_its_own_reason() {
     let (stdout, stderr) = play(&["--ticks", "25"]);
-    for (bot, language) in [("greedy", "Rust"), ("sweeper", "Go")] {
+    for (bot, language) in [
+        ("greedy", "Rust"),
+        ("sweeper", "Go"),
+        ("columnist", "C"),
+        ("ziggy", "Zig"),
+    ] {
         let line = standing(&stdout, bot);
         assert!(line.contains(language), "{line}");
         assert!(

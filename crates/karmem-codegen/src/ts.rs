@@ -1,0 +1,820 @@
+//! TypeScript backend: one ES module per schema (`<schema>.ts`) over the
+//! `karmem` package (`ts/`, docs/typescript.md). It declares
+//!
+//! * `layout`: the schema's layout contract as data (every offset, size,
+//!   header word and column hash from [`karmem_layout`]), which the
+//!   library's encoder, decoder and validator walk (RATIONALE.md R12.2);
+//! * enums as `const` objects of their values and a `number` (`bigint` for
+//!   64-bit) type: values unknown to this schema version are kept;
+//! * one interface per struct (camelCase properties, `bigint` for 64-bit
+//!   integers, `T | null` for optional values and unions), with a
+//!   companion object of the same name: `encode`, `decode`, `validate`
+//!   and `view`;
+//! * one viewer class per struct (`<Name>Viewer`): getters that read a
+//!   field from the message when asked, strings decoded on each access.
+//!
+//! The generator prints; it computes no layout of its own.
+
+use std::fmt::Write;
+
+use karmem_layout::{ArrayData, FixedElem, Layout, Slot};
+use karmem_schema::model::*;
+
+use crate::names::snake;
+// Zig's string escapes (`\"`, `\\`, `\n`, `\u{1f}`) are JavaScript's.
+use crate::zig::zig_quote as quote;
+use crate::{Backend, Error, GeneratedFile};
+
+/// The TypeScript generator.
+#[derive(Clone, Debug, Default)]
+pub struct TsBackend;
+
+impl Backend for TsBackend {
+    fn name(&self) -> &'static str {
+        "ts"
+    }
+
+    fn generate(&self, schema: &Schema, layout: &Layout) -> Result<Vec<GeneratedFile>, Error> {
+        let g = Gen {
+            s: schema,
+            l: layout,
+        };
+        Ok(vec![GeneratedFile {
+            path: format!("{}.ts", file_name(schema)),
+            contents: g.file(),
+        }])
+    }
+}
+
+/// The module's file name without `.ts`: the schema name (`karmem app;`
+/// gives `app.ts`), identifier characters only.
+pub fn file_name(schema: &Schema) -> String {
+    schema
+        .package
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// Words TypeScript does not accept as a class, interface or const name.
+const RESERVED: &[&str] = &[
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "continue",
+    "debugger",
+    "default",
+    "delete",
+    "do",
+    "else",
+    "enum",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "for",
+    "function",
+    "if",
+    "import",
+    "in",
+    "instanceof",
+    "new",
+    "null",
+    "return",
+    "super",
+    "switch",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typeof",
+    "var",
+    "void",
+    "while",
+    "with",
+    "implements",
+    "interface",
+    "let",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "static",
+    "yield",
+    "any",
+    "boolean",
+    "number",
+    "string",
+    "symbol",
+    "bigint",
+    "object",
+    "never",
+    "unknown",
+    "undefined",
+    "type",
+    "layout",
+    "karmem",
+    "Map",
+    "Array",
+    "Uint8Array",
+];
+
+/// A TypeScript type name for a schema name: TitleCase, identifier
+/// characters only (`monster_data` → `MonsterData`).
+pub fn type_name(name: &str) -> String {
+    let c = crate::names::camel(name);
+    let mut out: String = c
+        .chars()
+        .map(|ch| if ch.is_ascii_alphanumeric() { ch } else { '_' })
+        .collect();
+    if let Some(f) = out.get(0..1) {
+        let up = f.to_uppercase();
+        out.replace_range(0..1, &up);
+    }
+    if out.is_empty()
+        || out.starts_with(|c: char| c.is_ascii_digit())
+        || RESERVED.contains(&out.as_str())
+    {
+        out.insert(0, 'K');
+    }
+    out
+}
+
+/// A property name: camelCase (`ID` → `id`, `Username` → `username`,
+/// `field_as_soa` → `fieldAsSoa`). `constructor` and names that are not
+/// identifiers get a trailing or leading `_`.
+pub fn prop_name(name: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in snake(name).split('_').filter(|p| !p.is_empty()).enumerate() {
+        let mut cs = part.chars();
+        if let Some(f) = cs.next() {
+            if i == 0 {
+                out.push(f);
+            } else {
+                out.extend(f.to_uppercase());
+            }
+            out.extend(cs);
+        }
+    }
+    let mut out: String = out
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, '_');
+    }
+    if out == "constructor" || out == "prototype" {
+        out.push('_');
+    }
+    out
+}
+
+/// The wire type's name, as the library's `Prim` spells it (`u8`, `f32`).
+fn prim_str(p: Primitive) -> &'static str {
+    p.name()
+}
+
+fn is_big(p: Primitive) -> bool {
+    matches!(p, Primitive::U64 | Primitive::I64)
+}
+
+/// The TypeScript type of a scalar value.
+fn prim_ts(p: Primitive) -> &'static str {
+    match p {
+        Primitive::Bool => "boolean",
+        p if is_big(p) => "bigint",
+        _ => "number",
+    }
+}
+
+/// The typed array a plain array of `p` is seen as.
+fn typed_array(p: Primitive) -> &'static str {
+    match p {
+        Primitive::U8 | Primitive::Bool => "Uint8Array",
+        Primitive::I8 => "Int8Array",
+        Primitive::U16 => "Uint16Array",
+        Primitive::I16 => "Int16Array",
+        Primitive::U32 => "Uint32Array",
+        Primitive::I32 => "Int32Array",
+        Primitive::F32 => "Float32Array",
+        Primitive::F64 => "Float64Array",
+        Primitive::U64 => "BigUint64Array",
+        Primitive::I64 => "BigInt64Array",
+    }
+}
+
+/// An integer as a TypeScript literal of a `number` or `bigint` value.
+fn int_literal(v: i128, big: bool) -> String {
+    if big {
+        format!("{v}n")
+    } else {
+        v.to_string()
+    }
+}
+
+struct Gen<'a> {
+    s: &'a Schema,
+    l: &'a Layout,
+}
+
+impl Gen<'_> {
+    fn struct_name(&self, id: StructId) -> String {
+        type_name(&self.s.structs[id].name)
+    }
+
+    fn is_table(&self, id: StructId) -> bool {
+        self.s.structs[id].kind == StructKind::Table
+    }
+
+    // ---- the layout as data ------------------------------------------------
+
+    fn slot_data(&self, slot: &Slot) -> String {
+        match slot {
+            Slot::Scalar(p) => format!("{{ k: \"scalar\", p: \"{}\" }}", prim_str(*p)),
+            Slot::Enum { id, repr } => {
+                format!("{{ k: \"enum\", p: \"{}\", e: {id} }}", prim_str(*repr))
+            }
+            Slot::InlineStruct(id) => format!("{{ k: \"inline\", s: {id} }}"),
+            Slot::TableRef(id) => format!("{{ k: \"table\", s: {id} }}"),
+            Slot::OptionalTable(id) => format!("{{ k: \"otable\", s: {id} }}"),
+            Slot::Optional { value_at, value } => format!(
+                "{{ k: \"optional\", at: {value_at}, v: {} }}",
+                self.slot_data(value)
+            ),
+            Slot::Union { id, .. } => format!("{{ k: \"union\", u: {id} }}"),
+            Slot::FixedArray { elem, len, stride } => {
+                let e = match elem {
+                    FixedElem::Scalar(p) => Slot::Scalar(*p),
+                    FixedElem::Enum { id, repr } => Slot::Enum {
+                        id: *id,
+                        repr: *repr,
+                    },
+                    FixedElem::InlineStruct(id) => Slot::InlineStruct(*id),
+                };
+                format!(
+                    "{{ k: \"fixed\", e: {}, len: {len}, stride: {stride} }}",
+                    self.slot_data(&e)
+                )
+            }
+            Slot::ArrayRef { array, data } => {
+                format!("{{ k: \"array\", a: {} }}", self.array_data(array, data))
+            }
+        }
+    }
+
+    fn array_data(&self, array: &ArrayType, data: &ArrayData) -> String {
+        let limit = array.limit().map_or("null".into(), |n| n.to_string());
+        let text = match array.text {
+            Some(Text::Utf8) => "\"utf8\"",
+            Some(Text::Utf16) => "\"utf16\"",
+            None => "null",
+        };
+        format!(
+            "{{ limit: {limit}, text: {text}, map: {}, d: {} }}",
+            array.is_map(),
+            self.data(array.elem, data)
+        )
+    }
+
+    fn data(&self, elem: ElemType, data: &ArrayData) -> String {
+        match data {
+            ArrayData::Plain { elem_size } => {
+                let e = match elem {
+                    ElemType::Enum(id) => Slot::Enum {
+                        id,
+                        repr: self.s.enums[id].repr,
+                    },
+                    ElemType::Scalar(p) => Slot::Scalar(p),
+                    _ => unreachable!("plain arrays hold scalars"),
+                };
+                format!(
+                    "{{ k: \"plain\", size: {elem_size}, e: {} }}",
+                    self.slot_data(&e)
+                )
+            }
+            ArrayData::AosInline { id, stride } => {
+                format!("{{ k: \"aosInline\", s: {id}, stride: {stride} }}")
+            }
+            ArrayData::AosTable { id } => format!("{{ k: \"aosTable\", s: {id} }}"),
+            ArrayData::Soa { elem } => format!("{{ k: \"soa\", s: {elem} }}"),
+            ArrayData::UnionAos { id, .. } => format!("{{ k: \"unionAos\", u: {id} }}"),
+            ArrayData::UnionSoa { id, .. } => format!("{{ k: \"unionSoa\", u: {id} }}"),
+            ArrayData::Arrays { array, data } => {
+                format!("{{ k: \"arrays\", a: {} }}", self.array_data(array, data))
+            }
+            ArrayData::UnionBunch { id, variants, .. } => {
+                let vs: Vec<String> = variants
+                    .iter()
+                    .map(|bv| {
+                        format!(
+                            "{{ tag: {}, s: {}, d: {} }}",
+                            bv.tag,
+                            bv.ty,
+                            self.data(ElemType::Struct(bv.ty), &bv.data)
+                        )
+                    })
+                    .collect();
+                format!("{{ k: \"bunch\", u: {id}, v: [{}] }}", vs.join(", "))
+            }
+        }
+    }
+
+    /// A declared default as the decoded value (docs/idl.md §4.3.1): an
+    /// `f32` as the `f64` its bits widen to, which is what a reader returns.
+    fn default_value(&self, slot: &Slot, d: &DefaultValue) -> String {
+        match (slot, d) {
+            (Slot::Scalar(Primitive::F32), DefaultValue::Float(v)) => js_float((*v as f32) as f64),
+            (_, DefaultValue::Float(v)) => js_float(*v),
+            (Slot::Scalar(p), DefaultValue::Int(v)) => int_literal(*v, is_big(*p)),
+            (Slot::Enum { repr, .. }, DefaultValue::Enum { value, .. }) => {
+                int_literal(*value, is_big(*repr))
+            }
+            (_, DefaultValue::Int(v)) | (_, DefaultValue::Enum { value: v, .. }) => v.to_string(),
+            (_, DefaultValue::Bool(b)) => b.to_string(),
+            (_, DefaultValue::Text(t)) => quote(t),
+        }
+    }
+
+    fn layout(&self, out: &mut String) {
+        out.push_str("\n/** The layout of every type of this schema (crates/karmem-layout). */\n");
+        out.push_str("export const layout: karmem.Schema = {\n  structs: [\n");
+        for (id, st) in self.s.structs.iter().enumerate() {
+            let sl = self.l.of_struct(id);
+            let _ = writeln!(
+                out,
+                "    {{\n      name: {},\n      ts: {},\n      table: {},\n      tuple: {},\n      size: {},\n      header: {},\n      check: {},",
+                quote(&st.name),
+                quote(&self.struct_name(id)),
+                self.is_table(id),
+                st.tuple,
+                sl.size,
+                sl.header,
+                self.is_table(id) || self.l.inline_needs_validation(id),
+            );
+            out.push_str("      fields: [\n");
+            for (i, f) in st.fields.iter().enumerate() {
+                let fl = &sl.fields[i];
+                let def = f
+                    .nonzero_default()
+                    .filter(|_| !f.optional)
+                    .map(|d| format!(", def: {}", self.default_value(&fl.slot, d)))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "        {{ name: {}, js: {}, off: {}, size: {}, slot: {}{def} }},",
+                    quote(&f.name),
+                    quote(&prop_name(&f.name)),
+                    fl.offset,
+                    fl.size,
+                    self.slot_data(&fl.slot)
+                );
+            }
+            out.push_str("      ],\n");
+            if let Some(soa) = &self.l.soa[id] {
+                out.push_str("      soa: [\n");
+                for c in &soa.columns {
+                    let path: Vec<String> = c.path.iter().map(u32::to_string).collect();
+                    let steps: Vec<String> = c.steps.iter().map(usize::to_string).collect();
+                    let _ = writeln!(
+                        out,
+                        "        {{ hash: {:#010x}, size: {}, path: [{}], steps: [{}], slot: {} }},",
+                        c.hash,
+                        c.size,
+                        path.join(", "),
+                        steps.join(", "),
+                        self.slot_data(&c.slot)
+                    );
+                }
+                out.push_str("      ],\n");
+            }
+            out.push_str("    },\n");
+        }
+        out.push_str("  ],\n  unions: [\n");
+        for u in &self.s.unions {
+            let vs: Vec<String> = u
+                .variants
+                .iter()
+                .map(|v| format!("{{ tag: {}, s: {} }}", v.tag, v.ty))
+                .collect();
+            let _ = writeln!(
+                out,
+                "    {{ name: {}, tag: \"{}\", v: [{}] }},",
+                quote(&u.name),
+                prim_str(u.tag),
+                vs.join(", ")
+            );
+        }
+        out.push_str("  ],\n  enums: [\n");
+        for e in &self.s.enums {
+            let vs: Vec<String> = e
+                .variants
+                .iter()
+                .map(|v| {
+                    format!(
+                        "[{}, {}]",
+                        quote(&v.name),
+                        int_literal(v.value, is_big(e.repr))
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "    {{ name: {}, p: \"{}\", values: [{}] }},",
+                quote(&e.name),
+                prim_str(e.repr),
+                vs.join(", ")
+            );
+        }
+        out.push_str("  ],\n};\n");
+    }
+
+    // ---- types -------------------------------------------------------------
+
+    /// An array element's type: that of a field of the same type.
+    fn elem_ts(&self, e: ElemType) -> String {
+        self.type_ts(&match e {
+            ElemType::Scalar(p) => FieldType::Scalar(p),
+            ElemType::Enum(id) => FieldType::Enum(id),
+            ElemType::Struct(id) => FieldType::Struct(id),
+            ElemType::Union(id) => FieldType::Union(id),
+            ElemType::Array(id) => FieldType::Array(self.s.arrays[id]),
+        })
+    }
+
+    fn type_ts(&self, ty: &FieldType) -> String {
+        match ty {
+            FieldType::Scalar(p) => prim_ts(*p).into(),
+            FieldType::Enum(id) => type_name(&self.s.enums[*id].name),
+            FieldType::Struct(id) => self.struct_name(*id),
+            FieldType::Union(id) => type_name(&self.s.unions[*id].name),
+            FieldType::Array(a) if a.text.is_some() && !matches!(a.kind, ArrayKind::Fixed(_)) => {
+                "string".into()
+            }
+            FieldType::Array(a) if a.is_map() => {
+                let ElemType::Struct(entry) = a.elem else {
+                    unreachable!("a map's elements are its entries")
+                };
+                let st = &self.s.structs[entry];
+                format!(
+                    "Map<{}, {}>",
+                    self.type_ts(&st.fields[0].ty),
+                    self.type_ts(&st.fields[1].ty)
+                )
+            }
+            FieldType::Array(a) => format!("{}[]", paren(&self.elem_ts(a.elem))),
+        }
+    }
+
+    fn field_ts(&self, f: &Field) -> String {
+        let t = self.type_ts(&f.ty);
+        if f.optional {
+            format!("{t} | null")
+        } else {
+            t
+        }
+    }
+
+    fn doc(out: &mut String, indent: &str, lines: &[String]) {
+        if lines.is_empty() {
+            return;
+        }
+        let _ = writeln!(out, "{indent}/**");
+        for l in lines {
+            let text = l.replace("*/", "* /");
+            let _ = writeln!(out, "{indent} * {}", text.trim_end());
+        }
+        let _ = writeln!(out, "{indent} */");
+    }
+
+    fn enum_item(&self, out: &mut String, id: EnumId) {
+        let e = &self.s.enums[id];
+        let name = type_name(&e.name);
+        let big = is_big(e.repr);
+        out.push('\n');
+        Self::doc(out, "", &e.doc);
+        let _ = writeln!(
+            out,
+            "/** Values of the enum `{}` ({}); a value unknown to this schema version is kept as its number. */",
+            e.name,
+            e.repr.name()
+        );
+        let _ = writeln!(out, "export const {name} = {{");
+        for v in &e.variants {
+            let _ = writeln!(out, "  {}: {},", quote(&v.name), int_literal(v.value, big));
+        }
+        let _ = writeln!(out, "}} as const;");
+        let _ = writeln!(
+            out,
+            "export type {name} = {};",
+            if big { "bigint" } else { "number" }
+        );
+    }
+
+    fn union_item(&self, out: &mut String, id: UnionId) {
+        let u = &self.s.unions[id];
+        let name = type_name(&u.name);
+        out.push('\n');
+        Self::doc(out, "", &u.doc);
+        let _ = writeln!(
+            out,
+            "/** A value of the union `{}`: the variant's type and value; null is no value (or a tag this schema does not know). */",
+            u.name
+        );
+        let vs: Vec<String> = u
+            .variants
+            .iter()
+            .map(|v| {
+                let t = self.struct_name(v.ty);
+                format!("karmem.UnionValue<{}, {t}>", quote(&t))
+            })
+            .collect();
+        let _ = writeln!(out, "export type {name} = {} | null;", vs.join(" | "));
+    }
+
+    fn struct_item(&self, out: &mut String, id: StructId) {
+        let st = &self.s.structs[id];
+        let name = self.struct_name(id);
+        let table = self.is_table(id);
+        out.push('\n');
+        Self::doc(out, "", &st.doc);
+        let _ = writeln!(
+            out,
+            "/** The {} `{}`. */",
+            if table { "table" } else { "inline struct" },
+            st.name
+        );
+        let _ = writeln!(out, "export interface {name} {{");
+        for f in &st.fields {
+            Self::doc(out, "  ", &f.doc);
+            let _ = writeln!(out, "  {}: {};", prop_name(&f.name), self.field_ts(f));
+        }
+        out.push_str("}\n");
+        self.viewer(out, id);
+        self.companion(out, id);
+    }
+
+    fn companion(&self, out: &mut String, id: StructId) {
+        let name = self.struct_name(id);
+        let st = self.l.of_struct(id);
+        let root = if self.is_table(id) {
+            "r.root()".to_string()
+        } else {
+            format!("r.inline(8, {})", st.size)
+        };
+        let _ = writeln!(
+            out,
+            "\n/** Whole messages with a `{name}` root: encode, decode, validate, view. */"
+        );
+        let _ = writeln!(out, "export const {name} = {{");
+        let _ = writeln!(
+            out,
+            "  /** The message for `value` (docs/format.md §8); `w` is reset and reused. */"
+        );
+        let _ = writeln!(
+            out,
+            "  encode(value: {name}, w?: karmem.Writer): Uint8Array {{\n    return karmem.encode(layout, {id}, value, w);\n  }},"
+        );
+        let _ = writeln!(
+            out,
+            "  /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */"
+        );
+        let _ = writeln!(
+            out,
+            "  decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): {name} {{\n    return karmem.decode(layout, {id}, input, limits) as {name};\n  }},"
+        );
+        let _ = writeln!(
+            out,
+            "  /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */"
+        );
+        let _ = writeln!(
+            out,
+            "  validate(input: karmem.Input, limits?: karmem.Limits): {name}Viewer {{\n    const r = karmem.validate(layout, {id}, input, limits);\n    return new {name}Viewer(r, {root});\n  }},"
+        );
+        let _ = writeln!(
+            out,
+            "  /** A checked viewer (a bad header reads as an empty message: `reader.error`). */"
+        );
+        let _ = writeln!(
+            out,
+            "  view(input: karmem.Input, limits?: karmem.Limits): {name}Viewer {{\n    const r = new karmem.Reader(input, limits);\n    return new {name}Viewer(r, {root});\n  }},"
+        );
+        out.push_str("};\n");
+    }
+
+    /// The absent value of a field read by a viewer: its default, or zero.
+    fn absent(&self, f: &Field, slot: &Slot) -> String {
+        if let Some(d) = f.nonzero_default() {
+            return self.default_value(slot, d);
+        }
+        match slot {
+            Slot::Scalar(Primitive::Bool) => "false".into(),
+            Slot::Scalar(p) | Slot::Enum { repr: p, .. } => int_literal(0, is_big(*p)),
+            _ => unreachable!("scalars only"),
+        }
+    }
+
+    fn viewer(&self, out: &mut String, id: StructId) {
+        let name = self.struct_name(id);
+        let st = &self.s.structs[id];
+        let sl = self.l.of_struct(id);
+        let _ = writeln!(
+            out,
+            "\n/** `{name}` read in place: each getter reads its field from the message when called (checked, or trusted after `validate`). */"
+        );
+        let _ = writeln!(out, "export class {name}Viewer {{");
+        out.push_str(
+            "  constructor(\n    readonly $r: karmem.Reader,\n    readonly $t: karmem.Table,\n  ) {}\n",
+        );
+        for (i, f) in st.fields.iter().enumerate() {
+            let fl = &sl.fields[i];
+            let (off, size) = (fl.offset, fl.size);
+            let at = if off == 0 {
+                "this.$t.offset".to_string()
+            } else {
+                format!("this.$t.offset + {off}")
+            };
+            let has = format!("karmem.has(this.$t, {off}, {size})");
+            let generic = || {
+                (
+                    self.field_ts(f),
+                    format!(
+                        "return karmem.readField(this.$r, layout, this.$t, {off}, {size}, layout.structs[{id}]!.fields[{i}]!.slot) as {};",
+                        self.field_ts(f)
+                    ),
+                )
+            };
+            let (ty, body) = match &fl.slot {
+                Slot::Scalar(p) | Slot::Enum { repr: p, .. } => (
+                    self.field_ts(f),
+                    format!(
+                        "return {has} ? this.$r.{}({at}) : {};",
+                        prim_str(*p),
+                        self.absent(f, &fl.slot)
+                    ),
+                ),
+                Slot::InlineStruct(c) => (
+                    format!("{}Viewer", self.struct_name(*c)),
+                    format!(
+                        "return new {}Viewer(this.$r, this.$r.inline({at}, {size}, {has}));",
+                        self.struct_name(*c)
+                    ),
+                ),
+                Slot::TableRef(c) => (
+                    format!("{}Viewer", self.struct_name(*c)),
+                    format!(
+                        "return new {}Viewer(this.$r, this.$r.fieldTable(this.$t, {off}));",
+                        self.struct_name(*c)
+                    ),
+                ),
+                Slot::OptionalTable(c) => {
+                    let v = self.struct_name(*c);
+                    (
+                        format!("{v}Viewer | null"),
+                        format!(
+                            "const o = {has} ? this.$r.u32({at}) : 0;\n    return o === 0 ? null : new {v}Viewer(this.$r, this.$r.table(o));"
+                        ),
+                    )
+                }
+                Slot::Optional { value_at, value } => match &**value {
+                    Slot::Scalar(p) | Slot::Enum { repr: p, .. } => (
+                        self.field_ts(f),
+                        format!(
+                            "return {has} && this.$r.u8({at}) !== 0 ? this.$r.{}({at} + {value_at}) : null;",
+                            prim_str(*p)
+                        ),
+                    ),
+                    _ => generic(),
+                },
+                Slot::ArrayRef { array, data } if !array.is_map() => {
+                    let limit = array.limit().map_or("null".into(), |n| n.to_string());
+                    // An absent text field reads as its default (§4.1).
+                    let text = |read: &str, unit: u32| {
+                        let value = format!("this.$r.{read}(this.$r.fieldArray(this.$t, {off}, {unit}, {limit}))");
+                        let body = match f.nonzero_default() {
+                            Some(d) => format!(
+                                "return {has} ? {value} : {};",
+                                self.default_value(&fl.slot, d)
+                            ),
+                            None => format!("return {value};"),
+                        };
+                        ("string".to_string(), body)
+                    };
+                    match (array.text, data) {
+                        (Some(Text::Utf8), _) => text("text", 1),
+                        (Some(Text::Utf16), _) => text("text16", 2),
+                        (None, ArrayData::Plain { elem_size }) => {
+                            let p = match array.elem {
+                                ElemType::Scalar(p) => p,
+                                ElemType::Enum(e) => self.s.enums[e].repr,
+                                _ => unreachable!("plain arrays hold scalars"),
+                            };
+                            (
+                                typed_array(p).into(),
+                                format!(
+                                    "return karmem.arrayView(this.$r, this.$t, {off}, \"{}\", {elem_size}, {limit}) as {};",
+                                    prim_str(p),
+                                    typed_array(p)
+                                ),
+                            )
+                        }
+                        (None, ArrayData::Soa { elem }) => {
+                            let t = self.struct_name(*elem);
+                            (
+                                format!("karmem.SoaView<{t}>"),
+                                format!(
+                                    "return karmem.columnView<{t}>(this.$r, layout, this.$t, {off}, {elem}, {limit});"
+                                ),
+                            )
+                        }
+                        _ => generic(),
+                    }
+                }
+                _ => generic(),
+            };
+            Self::doc(out, "  ", &f.doc);
+            let _ = writeln!(
+                out,
+                "  get {}(): {ty} {{\n    {body}\n  }}",
+                prop_name(&f.name)
+            );
+        }
+        out.push_str("}\n");
+    }
+
+    fn file(&self) -> String {
+        let mut out = crate::header("//", self.s);
+        out.push_str("// TypeScript over the `karmem` package (docs/typescript.md).\n");
+        out.push_str("\nimport * as karmem from \"karmem\";\n");
+        self.layout(&mut out);
+        for item in &self.s.order {
+            match item {
+                Item::Enum(id) => self.enum_item(&mut out, *id),
+                Item::Union(id) => self.union_item(&mut out, *id),
+                Item::Struct(id) => self.struct_item(&mut out, *id),
+                Item::Memory(_) | Item::Interface(_) => {}
+            }
+        }
+        out
+    }
+}
+
+/// `T` as an array element type (`(A | B)[]` needs the parentheses).
+fn paren(t: &str) -> String {
+    if t.contains(' ') {
+        format!("({t})")
+    } else {
+        t.to_string()
+    }
+}
+
+/// A finite `f64` as a JavaScript number literal that reads back as the
+/// same value (Rust's shortest round-trip form is valid JavaScript).
+fn js_float(v: f64) -> String {
+    if v.is_nan() {
+        "NaN".into()
+    } else if v.is_infinite() {
+        if v > 0.0 { "Infinity" } else { "-Infinity" }.into()
+    } else {
+        format!("{v:?}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(prop_name("ID"), "id");
+        assert_eq!(prop_name("Username"), "username");
+        assert_eq!(prop_name("field_as_soa"), "fieldAsSoa");
+        assert_eq!(prop_name("MonsterData"), "monsterData");
+        assert_eq!(prop_name("constructor"), "constructor_");
+        assert_eq!(type_name("monster_data"), "MonsterData");
+        assert_eq!(type_name("string"), "String");
+        assert_eq!(type_name("number"), "Number");
+        assert_eq!(type_name("layout"), "Layout");
+    }
+
+    fn generate(source: &str) -> GeneratedFile {
+        let (schema, layout) = karmem_layout::load("t.km", source).expect("valid schema");
+        let mut files = TsBackend.generate(&schema, &layout).unwrap();
+        files.remove(0)
+    }
+
+    #[test]
+    fn file_and_types() {
+        let src = "karmem app;\nenum E u64 { A; B = 5; }\nstruct P table { ID u64; Name string; Hp u16 = 100; Tags []f32; Kind E; }\n";
+        let f = generate(src);
+        assert_eq!(f.path, "app.ts");
+        assert!(f.contents.contains("import * as karmem from \"karmem\";"));
+        assert!(f.contents.contains("  id: bigint;"), "{}", f.contents);
+        assert!(f.contents.contains("  tags: number[];"));
+        assert!(f.contents.contains("get tags(): Float32Array"));
+        assert!(f.contents.contains("def: 100 }"));
+        assert!(f.contents.contains("\"B\": 5n,"));
+        assert_eq!(f.contents, generate(src).contents);
+    }
+}

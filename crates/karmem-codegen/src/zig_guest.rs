@@ -1,0 +1,489 @@
+//! Zig guest bindings (`--lang zig-guest`): for every interface of a
+//! schema, a namespace with its descriptor, the accessors of its regions'
+//! windows, `exporter(Impl)` (the handlers that decode arguments, call the
+//! author's functions and encode results) and `client(module)` (typed
+//! calls, direct or fan-out), on top of the guest runtime `karmem.guest`
+//! (`zig/src/guest.zig`, docs/abi.md, docs/zig.md "Guests").
+//!
+//! The output is the `--lang zig` file (`<name>.zig`, the data types) plus
+//! `<name>_guest.zig`, which imports it. Descriptor data (qualified names,
+//! canonical signature hash) comes from the shared interface model in
+//! [`crate::iface`], so the hashes are the host's. The text is `zig
+//! fmt`-clean as generated, and every local is used.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+
+use karmem_layout::Layout;
+use karmem_schema::model::Schema;
+
+use crate::iface::{self, Access, Func, Iface, Pattern, Value};
+use crate::names::camel;
+use crate::zig::{file_name, ident, type_name, ZigBackend};
+use crate::{Backend, Error, GeneratedFile};
+
+/// The Zig guest generator.
+#[derive(Clone, Debug, Default)]
+pub struct ZigGuestBackend;
+
+impl Backend for ZigGuestBackend {
+    fn name(&self) -> &'static str {
+        "zig-guest"
+    }
+
+    fn generate(&self, schema: &Schema, layout: &Layout) -> Result<Vec<GeneratedFile>, Error> {
+        let mut files = ZigBackend.generate(schema, layout)?;
+        let name = file_name(schema);
+        let ifaces = iface::interfaces(schema);
+        let mut out = crate::header("//", schema);
+        if ifaces.is_empty() {
+            out.push_str("\n// The schema declares no interface.\n");
+        } else {
+            let _ = write!(
+                out,
+                "\nconst karmem = @import(\"karmem\");\nconst guest = karmem.guest;\n\n\
+                 /// The schema's data types (`karmem build --lang zig`).\n\
+                 pub const types = @import(\"{name}.zig\");\n"
+            );
+        }
+        for i in &ifaces {
+            interface(&mut out, i);
+        }
+        files.push(GeneratedFile {
+            path: format!("{name}_guest.zig"),
+            contents: out,
+        });
+        Ok(files)
+    }
+}
+
+/// File-level names and the members of an interface's namespace, which a
+/// parameter of a client function must not shadow (Zig refuses shadowing).
+fn reserved(i: &Iface) -> HashSet<String> {
+    let mut names: HashSet<String> = [
+        "karmem",
+        "guest",
+        "types",
+        "interface",
+        "exporter",
+        "client",
+        "Client",
+        "import",
+        "c",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    names.insert(type_name(&i.local));
+    for f in &i.functions {
+        names.insert(f.name.clone());
+    }
+    for r in &i.regions {
+        names.insert(window_fn(&r.local));
+    }
+    names
+}
+
+/// A parameter name for a client function: the schema's, with `_` added
+/// while it would shadow a declaration, quoted when it is a keyword.
+fn local(name: &str, reserved: &HashSet<String>) -> String {
+    let mut s = name.to_string();
+    while reserved.contains(&s) {
+        s.push('_');
+    }
+    ident(&s)
+}
+
+/// `shared` → `sharedWindow`.
+fn window_fn(region: &str) -> String {
+    let c = camel(region);
+    let mut chars = c.chars();
+    let head: String = chars
+        .next()
+        .map(|f| f.to_lowercase().collect())
+        .unwrap_or_default();
+    format!("{head}{}Window", chars.as_str())
+}
+
+fn access(a: Access) -> &'static str {
+    match a {
+        Access::None => ".none",
+        Access::Read => ".read",
+        Access::ReadWrite => ".read_write",
+    }
+}
+
+fn pattern(p: Pattern) -> &'static str {
+    match p {
+        Pattern::Direct => ".direct",
+        Pattern::FanOut => ".fan_out",
+        Pattern::Singleton => ".singleton",
+        Pattern::Pool => ".pool",
+    }
+}
+
+fn doc(out: &mut String, indent: &str, lines: &[String]) {
+    for l in lines {
+        let _ = writeln!(out, "{indent}///{}{l}", if l.is_empty() { "" } else { " " });
+    }
+}
+
+fn param_desc(i: &Iface, v: &Value) -> String {
+    let memory = i.region_of(v).map(|r| r.name.as_str()).unwrap_or("");
+    format!(
+        ".{{ .name = \"{}\", .type = \"{}\", .memory = \"{memory}\" }}",
+        v.name, v.ty
+    )
+}
+
+/// The generated type of a value.
+fn ty(v: &Value) -> String {
+    format!("types.{}", type_name(&v.type_local))
+}
+
+fn descriptor(out: &mut String, i: &Iface) {
+    let _ = writeln!(
+        out,
+        "    /// The descriptor of `{}` (docs/abi.md §3). Its hash is that of\n    \
+         /// the canonical signature:\n    ///",
+        i.name
+    );
+    for line in i.signature.lines() {
+        let _ = writeln!(out, "    ///     {line}");
+    }
+    let _ = writeln!(out, "    pub const interface: guest.Interface = .{{");
+    let _ = writeln!(out, "        .name = \"{}\",", i.name);
+    let _ = writeln!(out, "        .hash = {:#018x},", i.hash);
+    let _ = writeln!(out, "        .dynamic = {},", i.dynamic);
+    let _ = writeln!(out, "        .pattern = {},", pattern(i.pattern));
+    let _ = writeln!(out, "        .pool_size = {},", i.pool_size);
+    if i.regions.is_empty() {
+        let _ = writeln!(out, "        .memories = &.{{}},");
+    } else {
+        let _ = writeln!(out, "        .memories = &.{{");
+        for r in &i.regions {
+            let _ = writeln!(
+                out,
+                "            .{{ .name = \"{}\", .importer = {}, .exporter = {}, .max_pages = {} }},",
+                r.name,
+                access(r.importer),
+                access(r.exporter),
+                r.pages
+            );
+        }
+        let _ = writeln!(out, "        }},");
+    }
+    if i.functions.is_empty() {
+        let _ = writeln!(out, "        .functions = &.{{}},");
+    } else {
+        let _ = writeln!(out, "        .functions = &.{{");
+        for f in &i.functions {
+            let params = match f.params.len() {
+                0 => "&.{}".to_string(),
+                1 => format!("&.{{{}}}", param_desc(i, &f.params[0])),
+                _ => {
+                    let ps: Vec<String> = f.params.iter().map(|p| param_desc(i, p)).collect();
+                    format!("&.{{ {} }}", ps.join(", "))
+                }
+            };
+            let result = f
+                .result
+                .as_ref()
+                .map(|r| format!(", .result = {}", param_desc(i, r)))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "            .{{ .name = \"{}\", .params = {params}{result} }},",
+                f.name
+            );
+        }
+        let _ = writeln!(out, "        }},");
+    }
+    let _ = writeln!(out, "    }};");
+}
+
+/// What the author's function for `f` looks like, for the doc comment.
+fn export_signature(i: &Iface, f: &Func) -> String {
+    let params: Vec<String> = f
+        .params
+        .iter()
+        .map(|p| format!("{}: guest.Arg({})", p.name, ty(p)))
+        .collect();
+    let result = match &f.result {
+        None => "void".to_string(),
+        Some(r) if i.region_of(r).is_some() => "[]const u8".to_string(),
+        Some(r) => ty(r),
+    };
+    format!("pub fn {}({}) !{result}", ident(&f.name), params.join(", "))
+}
+
+fn exporter(out: &mut String, i: &Iface) {
+    let _ = writeln!(
+        out,
+        "\n    /// The export of `{}`, implemented by the functions of `Impl`\n    \
+         /// (error unions optional; an error is an application error, whose\n    \
+         /// message `guest.fail` sets, `error.BadArgument` a bad argument):\n    ///",
+        i.name
+    );
+    for f in &i.functions {
+        let _ = writeln!(out, "    ///     {}", export_signature(i, f));
+    }
+    let _ = writeln!(
+        out,
+        "    ///\n    /// Arguments are validated and read in place: never keep them past the\n    \
+         /// call. A region-bound result must lie in this module's window of the\n    \
+         /// region. List the export in the module's `.exports`."
+    );
+    let _ = writeln!(
+        out,
+        "    pub fn exporter(comptime Impl: type) guest.Export {{"
+    );
+    let _ = writeln!(out, "        const handlers = struct {{");
+    for f in &i.functions {
+        let args = if f.params.is_empty() { "_" } else { "args" };
+        let _ = writeln!(
+            out,
+            "            fn {}({args}: []const []align(8) const u8) guest.HandlerError!?[]const u8 {{",
+            ident(&f.name)
+        );
+        let mut names = Vec::new();
+        for (k, p) in f.params.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "                const a{k} = try guest.argument({}, \"{}\", args[{k}]);",
+                ty(p),
+                p.name
+            );
+            names.push(format!("a{k}"));
+        }
+        let call = format!("Impl.{}({})", ident(&f.name), names.join(", "));
+        match &f.result {
+            None => {
+                let _ = writeln!(
+                    out,
+                    "                try guest.settle({call});\n                return null;"
+                );
+            }
+            Some(r) => match i.region_of(r) {
+                Some(region) => {
+                    let _ = writeln!(
+                        out,
+                        "                return guest.regionResult(\"{}\", try guest.settle({call}));",
+                        region.name
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "                const out = try guest.settle({call});\n                \
+                         return try guest.encodeResult({}, &out);",
+                        ty(r)
+                    );
+                }
+            },
+        }
+        let _ = writeln!(out, "            }}");
+    }
+    let _ = writeln!(out, "        }};");
+    let handlers: Vec<String> = i
+        .functions
+        .iter()
+        .map(|f| format!("handlers.{}", ident(&f.name)))
+        .collect();
+    let list = match handlers.len() {
+        0 => "&.{}".to_string(),
+        1 => format!("&.{{{}}}", handlers[0]),
+        _ => format!("&.{{ {} }}", handlers.join(", ")),
+    };
+    let _ = writeln!(
+        out,
+        "        return .{{ .interface = interface, .handlers = {list} }};\n    }}"
+    );
+}
+
+fn client(out: &mut String, i: &Iface) {
+    let fanout = i.pattern == Pattern::FanOut;
+    let reserved = reserved(i);
+    let _ = writeln!(
+        out,
+        "\n    /// The client of `{}` for module `module`, which must list\n    \
+         /// `interface` in its `.imports`.\n    \
+         pub fn client(comptime module: guest.Module) Client {{\n        \
+         return .{{ .import = comptime module.importIndex(\"{}\") }};\n    }}",
+        i.name, i.name
+    );
+    let _ = writeln!(
+        out,
+        "\n    /// Calls `{}`{}. Replies and arguments live in\n    \
+         /// dispatch memory (`guest.scratch()`).\n    pub const Client = struct {{\n        import: u16,",
+        i.name,
+        if fanout {
+            ": every call goes to every exporter and returns one reply\n    /// per callee, in manifest order"
+        } else {
+            ""
+        }
+    );
+    for f in &i.functions {
+        let result = f.result.as_ref().map(ty).unwrap_or_else(|| "void".into());
+        let returns = if fanout {
+            format!("guest.CallError![]guest.Reply({result})")
+        } else {
+            format!("guest.CallError!guest.Reply({result})")
+        };
+        let _ = writeln!(out);
+        if f.doc.is_empty() {
+            let _ = writeln!(out, "        /// Calls `{}`.", f.name);
+        } else {
+            doc(out, "        ", &f.doc);
+        }
+        let mut params = vec!["c: Client".to_string()];
+        let mut args = Vec::new();
+        let mut prologue = String::new();
+        for (k, p) in f.params.iter().enumerate() {
+            let name = local(&p.name, &reserved);
+            if let Some(r) = i.region_of(p) {
+                let _ = writeln!(
+                    out,
+                    "        /// `{name}` must lie in this module's window of `{}` ({}).",
+                    r.name,
+                    window_fn(&r.local)
+                );
+                params.push(format!("{name}: []const u8"));
+                args.push(name);
+            } else {
+                params.push(format!("{name}: *const {}", ty(p)));
+                let _ = writeln!(
+                    prologue,
+                    "            const a{k} = try guest.encodeArgument({name});"
+                );
+                args.push(format!("a{k}"));
+            }
+        }
+        let _ = writeln!(
+            out,
+            "        pub fn {}({}) {returns} {{",
+            ident(&f.name),
+            params.join(", ")
+        );
+        out.push_str(&prologue);
+        let list = match args.len() {
+            0 => "&.{}".to_string(),
+            1 => format!("&.{{{}}}", args[0]),
+            _ => format!("&.{{ {} }}", args.join(", ")),
+        };
+        let call = format!(
+            "guest.call({result}, @as(u32, c.import) << 16 | {}, {list})",
+            f.index
+        );
+        if fanout {
+            let _ = writeln!(out, "            return {call};");
+        } else {
+            let _ = writeln!(
+                out,
+                "            return guest.single({result}, try {call});"
+            );
+        }
+        let _ = writeln!(out, "        }}");
+    }
+    let _ = writeln!(out, "    }};");
+}
+
+fn interface(out: &mut String, i: &Iface) {
+    let _ = writeln!(out);
+    if !i.doc.is_empty() {
+        doc(out, "", &i.doc);
+        let _ = writeln!(out, "///");
+    }
+    let _ = writeln!(
+        out,
+        "/// The interface `{}`: its descriptor, its regions' windows, the\n\
+         /// export (`exporter`) and the client (`client`).\n\
+         pub const {} = struct {{",
+        i.name,
+        type_name(&i.local)
+    );
+    descriptor(out, i);
+    for r in &i.regions {
+        let _ = writeln!(
+            out,
+            "\n    /// This module's window of region `{}` ({} pages; importers {},\n    \
+             /// exporters {}): empty when the module has no access to it.\n    \
+             pub fn {}() []u8 {{\n        return guest.window(\"{}\");\n    }}",
+            r.name,
+            r.pages,
+            r.importer.keyword(),
+            r.exporter.keyword(),
+            window_fn(&r.local),
+            r.name
+        );
+    }
+    exporter(out, i);
+    client(out, i);
+    let _ = writeln!(out, "}};");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generate(src: &str) -> String {
+        let (schema, layout) =
+            karmem_layout::load("t.km", src).unwrap_or_else(|d| panic!("{}", d.render(false)));
+        let files = ZigGuestBackend.generate(&schema, &layout).unwrap();
+        assert_eq!(files.len(), 2);
+        assert_eq!(files[1].path, format!("{}_guest.zig", file_name(&schema)));
+        files[1].contents.clone()
+    }
+
+    #[test]
+    fn names_hash_and_shapes() {
+        let out = generate(
+            "karmem game;\nstruct State table { X u32; }\nstruct Input table { Y u32; }\n\
+             interface Updater (fanout) {\n  world: memory (import: read, export: write, 16);\n\
+             update: fn(state: State @ world, input: Input) (next: State @ world);\n  reset: fn();\n}\n",
+        );
+        // The hash of docs/abi.md §3.1's example.
+        assert!(out.contains(".hash = 0xf1c9c72e7ed96715,"), "{out}");
+        assert!(out.contains(".pattern = .fan_out,"));
+        assert!(out.contains(
+            ".{ .name = \"game.world\", .importer = .read, .exporter = .read_write, .max_pages = 16 },"
+        ));
+        assert!(out.contains(
+            ".{ .name = \"update\", .params = &.{ .{ .name = \"state\", .type = \"game.State\", .memory = \"game.world\" }, \
+             .{ .name = \"input\", .type = \"game.Input\", .memory = \"\" } }, \
+             .result = .{ .name = \"next\", .type = \"game.State\", .memory = \"game.world\" } },"
+        ));
+        assert!(out.contains(".{ .name = \"reset\", .params = &.{} },"));
+        assert!(out.contains("pub fn worldWindow() []u8 {"));
+        assert!(out.contains(
+            "return guest.regionResult(\"game.world\", try guest.settle(Impl.update(a0, a1)));"
+        ));
+        assert!(out.contains(
+            "pub fn update(c: Client, state: []const u8, input: *const types.Input) guest.CallError![]guest.Reply(types.State) {"
+        ));
+        assert!(out.contains("return guest.call(void, @as(u32, c.import) << 16 | 1, &.{});"));
+        assert!(out.contains("fn reset(_: []const []align(8) const u8)"));
+    }
+
+    #[test]
+    fn direct_client_and_shadowing_avoided() {
+        let out = generate(
+            "karmem k;\nstruct M table { X u32; }\ninterface I {\n  get: fn(type: M, get: M) -> M;\n  put: fn(c: M);\n}\n",
+        );
+        assert!(
+            out.contains("pub fn get(c: Client, @\"type\": *const types.M, get_: *const types.M) guest.CallError!guest.Reply(types.M) {"),
+            "{out}"
+        );
+        assert!(out.contains("return guest.single(types.M, try guest.call(types.M, @as(u32, c.import) << 16 | 0, &.{ a0, a1 }));"));
+        assert!(out.contains(
+            "pub fn put(c: Client, c_: *const types.M) guest.CallError!guest.Reply(void) {"
+        ));
+        assert!(out.contains("const out = try guest.settle(Impl.get(a0, a1));"));
+    }
+
+    #[test]
+    fn no_interfaces_no_imports() {
+        let out = generate("karmem k;\nstruct M table { X u32; }\n");
+        assert!(!out.contains("@import"));
+    }
+}

@@ -1,0 +1,85 @@
+/* e2e-c-echo exports e2e.Echo and e2e.Voter (guests/go/e2e-go.km) for the
+ * C guest tests (crates/karmem-e2e/tests/c_guests.rs), behaving as
+ * guests/go/e2e-go-echo does; its vote traps on the text "trap", so that
+ * a fan-out can show a member that traps. */
+#include <string.h>
+
+#include "e2e_guest.h"
+
+static kmg_status echo(kmg_call *call, const e2e_msg *m, e2e_msg *result) {
+    (void)call;
+    result->text = m->text;
+    result->number = m->number + 1;
+    return KMG_OK;
+}
+
+/* Proves the argument was not copied: its bytes lie in this module's
+ * window of the region, and the reply says where. */
+static kmg_status peek(kmg_call *call, const e2e_msg *m, e2e_msg *result) {
+    kmg_window window = e2e_echo_shared_window();
+    kmg_bytes msg = kmg_arg(call, 0);
+    if (msg.len == 0 || !kmg_window_holds(window, msg.ptr, msg.len)) {
+        return kmg_fail("peek: the argument is not in the shared window");
+    }
+    result->text = m->text;
+    result->number = (uint32_t)(msg.ptr - window.ptr);
+    return KMG_OK;
+}
+
+static kmg_status fail(kmg_call *call, const e2e_msg *m, e2e_msg *result) {
+    (void)call;
+    (void)result;
+    kmg_fail("fail: ");
+    kmg_error_add(m->text.ptr, m->text.len);
+    return KMG_APPLICATION_ERROR;
+}
+
+/* Writes its result in place into the `out` region: the host passes it on
+ * by position, without a copy. */
+static kmg_status stamp(kmg_call *call, const e2e_msg *m, kmg_bytes *result) {
+    kmg_window window = e2e_echo_out_window();
+    km_writer w;
+    e2e_msg reply;
+    (void)call;
+    reply.text = m->text;
+    reply.number = m->number + 100;
+    if (km_writer_init_fixed(&w, window.ptr, window.len) != KM_OK || e2e_msg_encode(&reply, &w) != KM_OK) {
+        return kmg_fail("stamp: the out window is too small");
+    }
+    *result = (kmg_bytes){km_writer_bytes(&w), km_writer_len(&w)};
+    return KMG_OK;
+}
+
+/* Writes into a read-only window: the host must stop it. The volatile
+ * store keeps the compiler from dropping writes nobody reads. */
+static kmg_status scribble(kmg_call *call, const e2e_msg *m) {
+    kmg_bytes msg = kmg_arg(call, 0);
+    volatile uint8_t *p = (volatile uint8_t *)(uintptr_t)msg.ptr;
+    (void)m;
+    for (uint32_t i = 0; i < msg.len; i++) {
+        p[i] = 0xee;
+    }
+    return KMG_OK;
+}
+
+/* Does nothing: the cheapest call there is. */
+static kmg_status nop(kmg_call *call) {
+    (void)call;
+    return KMG_OK;
+}
+
+static kmg_status vote(kmg_call *call, const e2e_msg *q, e2e_msg *result) {
+    (void)call;
+    if (q->text.len == 4 && memcmp(q->text.ptr, "trap", 4) == 0) {
+        __builtin_trap();
+    }
+    result->text = (km_text){"c", 1};
+    return KMG_OK;
+}
+
+static const e2e_echo_exports echo_ops = {echo, peek, fail, stamp, scribble, nop};
+static const e2e_voter_exports voter_ops = {vote};
+
+int kmg_init(void) {
+    return e2e_echo_export(&echo_ops) != KMG_OK || e2e_voter_export(&voter_ops) != KMG_OK;
+}

@@ -1,0 +1,70 @@
+//! e2e-zig-echo exports e2e.Echo and e2e.Voter (guests/go/e2e-go.km) with
+//! the behaviour of guests/go/e2e-go-echo, for the Zig guest tests
+//! (crates/karmem-e2e/tests/zig_guests.rs).
+
+const std = @import("std");
+const karmem = @import("karmem");
+const guest = karmem.guest;
+const e2e = @import("e2e");
+const Msg = e2e.types.Msg;
+
+pub const panic = guest.panic;
+
+const Echo = struct {
+    pub fn echo(m: guest.Arg(Msg)) !Msg {
+        const v = try m.value();
+        return .{ .text = v.text, .number = v.number +% 1 };
+    }
+
+    /// Proves the argument was not copied: its bytes lie in this module's
+    /// window of the region, and the reply says where.
+    pub fn peek(m: guest.Arg(Msg)) !Msg {
+        const at = guest.offsetIn("e2e.shared", m.bytes) orelse
+            return guest.fail("peek: the argument is not in the shared window", .{});
+        const v = try m.value();
+        return .{ .text = v.text, .number = at };
+    }
+
+    pub fn fail(m: guest.Arg(Msg)) !Msg {
+        const v = try m.value();
+        return guest.fail("fail: {s}", .{v.text});
+    }
+
+    /// Returns its result in place in the `out` region: the host passes it
+    /// on by position, without a copy.
+    pub fn stamp(m: guest.Arg(Msg)) ![]const u8 {
+        const v = try m.value();
+        const reply: Msg = .{ .text = v.text, .number = v.number +% 100 };
+        return guest.writeInto(e2e.Echo.outWindow(), &reply) catch |err|
+            guest.fail("stamp: {s}", .{@errorName(err)});
+    }
+
+    /// Writes into a read-only window: the host must stop it.
+    pub fn scribble(m: guest.Arg(Msg)) void {
+        // The argument is the exporter's read-only view of the region;
+        // casting the constness away is the bug this function stands for.
+        const bytes: [*]volatile u8 = @constCast(m.bytes.ptr);
+        for (0..m.bytes.len) |i| bytes[i] = 0xee;
+    }
+
+    /// Does nothing: the cheapest call there is.
+    pub fn nop() void {}
+};
+
+const Voter = struct {
+    /// Answers "zig"; a vote on the text "trap" traps, so the fan-out tests
+    /// have a member that fails with TRAP.
+    pub fn vote(q: guest.Arg(Msg)) !Msg {
+        const v = try q.value();
+        if (std.mem.eql(u8, v.text, "trap")) @trap();
+        return .{ .text = "zig" };
+    }
+};
+
+pub const module: guest.Module = .{
+    .exports = &.{ e2e.Echo.exporter(Echo), e2e.Voter.exporter(Voter) },
+};
+
+comptime {
+    guest.exportAbi(module);
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Build the C guest modules guests/c/<name>/ into guests/out/<name>.wasm
+# (clang-19 --target=wasm32-wasi -mexec-model=reactor: a reactor,
+# docs/abi.md §1) on the C library (c/karmem.c) and the C guest runtime
+# (c/karmem_guest.c, c/abi/).
+#
+# Each module's bindings are generated here from its schema with
+# `karmem build --lang c-guest` into guests/c/<name>/gen/ (not committed:
+# always regenerated, so never stale). The generated and the hand-written
+# code must compile without a warning under the strict flags of
+# scripts/test-c.sh, with gcc-12 and clang-19 natively and with clang-19
+# for wasm32. c/abi/ (the descriptor types, generated from docs/abi.km and
+# committed with the runtime) must be what the generator writes today.
+# Incremental: a module is rebuilt only when its sources, its schema, the
+# C library and runtime or the generator changed (a stamp next to the .wasm).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+scripts/setup-c.sh
+
+# The schema of each module (repository paths).
+schema_of() {
+  case "$1" in
+    e2e-c-*) echo guests/go/e2e-go.km ;;
+    arena-*) echo examples/arena/arena.km ;;
+    *) echo "build-guests-c: no schema known for guests/c/$1" >&2; return 1 ;;
+  esac
+}
+
+# KARMEM: a karmem binary to use instead of building one.
+if [ -z "${KARMEM:-}" ]; then
+  cargo build --quiet -p karmem-cli
+fi
+karmem=${KARMEM:-${CARGO_TARGET_DIR:-$root/target}/debug/karmem}
+mkdir -p guests/out
+
+abi=$(mktemp -d)
+trap 'rm -rf "$abi"' EXIT
+"$karmem" build --lang c -o "$abi" docs/abi.km 2>/dev/null
+diff -r "$abi" c/abi >/dev/null || {
+  echo "build-guests-c: c/abi/ is not what \`karmem build --lang c docs/abi.km\` writes today:"
+  diff -r "$abi" c/abi | head -20
+  echo "refresh it: $karmem build --lang c -o c/abi docs/abi.km"
+  exit 1
+}
+
+strict=(-std=c11 -Wall -Wextra -Werror -pedantic -Wshadow -Wconversion -Wstrict-prototypes)
+library=(c/karmem.c c/karmem_guest.c c/abi/abi.c)
+
+# Inputs shared by every module: the C library, the runtime, the generator.
+shared=$( { find c -maxdepth 2 \( -name '*.c' -o -name '*.h' \) -not -path 'c/tests/*' -print0 \
+            | sort -z | xargs -0 sha256sum; \
+          find crates/karmem-codegen/src -name '*.rs' -print0 | sort -z | xargs -0 sha256sum; \
+          sha256sum scripts/build-guests-c.sh; } | sha256sum | cut -c1-64)
+
+# Every schema with interfaces, not only the guests' own: the generated
+# guest code must compile without a warning whatever the interfaces use
+# (fan-out without results, region-bound parameters, pools, ...).
+lint=$(mktemp -d)
+trap 'rm -rf "$abi" "$lint"' EXIT
+n=0
+while IFS= read -r schema; do
+  grep -q '^interface ' "$schema" || continue
+  dir="$lint/$n"; n=$((n + 1))
+  "$karmem" build --lang c-guest -o "$dir" "$schema" 2>/dev/null
+  for cc in gcc-12 clang-19; do
+    "$cc" "${strict[@]}" -I c -I c/abi -I "$dir" -fsyntax-only "$dir"/*.c
+  done
+done < <(find examples guests testdata/schemas docs -name '*.km' -not -path '*/target/*' | sort)
+echo "build-guests-c: the C guest bindings of $n schemas compile without a warning"
+
+built=0
+for dir in guests/c/*/; do
+  name=$(basename "$dir")
+  [ -f "$dir/main.c" ] || continue
+  schema=$(schema_of "$name")
+  out=guests/out/$name.wasm
+  stamp=$( { echo "$shared"; sha256sum "$schema"; \
+             find "$dir" -type f \( -name '*.c' -o -name '*.h' \) -not -path "${dir}gen/*" -print0 \
+               | sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-64)
+  if [ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ]; then
+    continue
+  fi
+  rm -rf "${dir:?}gen"
+  "$karmem" build --lang c-guest -o "${dir}gen" "$schema" 2>/dev/null
+  sources=("$dir"*.c "${dir}gen/"*.c)
+  includes=(-I c -I c/abi -I "${dir}gen" -I "$dir")
+  # Strict lints: natively with both compilers, and for the guest target.
+  for cc in gcc-12 clang-19; do
+    "$cc" "${strict[@]}" "${includes[@]}" -fsyntax-only "${sources[@]}"
+  done
+  clang-19 --target=wasm32-wasi "${strict[@]}" "${includes[@]}" -fsyntax-only "${sources[@]}"
+  clang-19 --target=wasm32-wasi -O2 -mexec-model=reactor -Wl,--strip-all "${strict[@]}" "${includes[@]}" \
+    -o "$out.tmp" "${sources[@]}" "${library[@]}"
+  mv "$out.tmp" "$out"
+  echo "$stamp" > "$out.stamp"
+  echo "build-guests-c: $out ($(stat -c %s "$out") bytes)"
+  built=$((built + 1))
+done
+echo "build-guests-c: $built built, the others up to date"

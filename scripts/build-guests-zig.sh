@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Build the Zig guest modules guests/zig/<name>/ into guests/out/<name>.wasm
+# (wasm32-freestanding, no libc, no WASI: docs/zig.md, "Guests"), with
+# guests/zig/build.zig.
+#
+# The bindings are generated here from each schema with
+# `karmem build --lang zig-guest` into guests/zig/gen/<schema>/ (not
+# committed: always regenerated, so never stale), then every Zig file —
+# generated, hand-written and the library — must be `zig fmt`-clean (Zig
+# has no warnings: what compiles is clean). The guest runtime's descriptor
+# types (zig/src/abi.zig) must be what the generator writes for
+# docs/abi.km today.
+# Incremental: a module is rebuilt only when its sources, its schema, the
+# Zig library or the generator changed (a stamp next to the .wasm).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+scripts/setup-zig.sh
+zig() { python3 -m ziglang "$@"; }
+
+# The schema of each module (repository paths) and its generated file's name.
+schema_of() {
+  case "$1" in
+    e2e-zig-*) echo guests/go/e2e-go.km ;;
+    arena-*) echo examples/arena/arena.km ;;
+    *) echo "build-guests-zig: no schema known for guests/zig/$1" >&2; return 1 ;;
+  esac
+}
+
+# KARMEM: a karmem binary to use instead of building one.
+if [ -z "${KARMEM:-}" ]; then
+  cargo build --quiet -p karmem-cli
+fi
+karmem=${KARMEM:-${CARGO_TARGET_DIR:-$root/target}/debug/karmem}
+mkdir -p guests/out
+
+# zig/src/abi.zig is the generator's output for docs/abi.km with the
+# package import made a file import (it lives inside the package).
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$karmem" build --lang zig -o "$tmp" docs/abi.km 2>/dev/null
+sed -e 's|^const karmem = @import("karmem");|const karmem = @import("karmem.zig");|' \
+    -e '2a // (The import of the package is a file import here, inside the package:\n// scripts/build-guests-zig.sh regenerates this file and compares.)' \
+    "$tmp/abi.zig" > "$tmp/abi.expected.zig"
+cmp -s "$tmp/abi.expected.zig" zig/src/abi.zig || {
+  echo "zig/src/abi.zig differs from the generator's output for docs/abi.km:"
+  diff -u zig/src/abi.zig "$tmp/abi.expected.zig" | head -40
+  exit 1
+}
+
+# Inputs shared by every module: the library, the generator, the build.
+shared=$( { find zig/src zig/build.zig zig/build.zig.zon guests/zig/build.zig guests/zig/build.zig.zon \
+              -type f \( -name '*.zig' -o -name '*.zon' \) -print0 | sort -z | xargs -0 sha256sum; \
+            find crates/karmem-codegen/src -name '*.rs' -print0 | sort -z | xargs -0 sha256sum; } \
+          | sha256sum | cut -c1-64)
+
+# Always regenerate the bindings (cheap), so that the lint sees them.
+rm -rf guests/zig/gen
+for schema in guests/go/e2e-go.km examples/arena/arena.km; do
+  name=$(basename "$schema" .km); name=${name%-go}
+  "$karmem" build --lang zig-guest -o "guests/zig/gen/$name" "$schema" 2>/dev/null
+done
+zig fmt --check guests/zig zig/src \
+  || { echo "build-guests-zig: the files above are not zig fmt-clean"; exit 1; }
+
+stale=()
+declare -A stamps
+for dir in guests/zig/*/; do
+  name=$(basename "$dir")
+  [ -f "$dir/main.zig" ] || continue
+  schema=$(schema_of "$name")
+  stamp=$( { echo "$shared"; sha256sum "$schema"; \
+             find "$dir" -type f -name '*.zig' -print0 | sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-64)
+  stamps[$name]=$stamp
+  out=guests/out/$name.wasm
+  if [ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ]; then
+    continue
+  fi
+  stale+=("$name")
+done
+
+if [ ${#stale[@]} -gt 0 ]; then
+  # One build for all of them: Zig's cache makes the current ones cheap.
+  (cd guests/zig && zig build -j2 --prefix "$tmp/prefix")
+  for name in "${stale[@]}"; do
+    out=guests/out/$name.wasm
+    cp "$tmp/prefix/bin/$name.wasm" "$out.tmp"
+    mv "$out.tmp" "$out"
+    echo "${stamps[$name]}" > "$out.stamp"
+    echo "build-guests-zig: $out ($(stat -c %s "$out") bytes)"
+  done
+fi
+echo "build-guests-zig: ${#stale[@]} built, the others up to date"

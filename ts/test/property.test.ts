@@ -1,0 +1,127 @@
+// Property tests (fast-check) over the schema test/schemas/prop.km, whose
+// generated module scripts/test-ts.sh writes to gen/test/prop: random
+// values round-trip exactly, validate, and read the same through viewers;
+// random damage to a message never makes the decoder, the validator or a
+// viewer throw anything but a KarmemError.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import * as karmem from "karmem";
+import { Root, type Item, type Leaf, type Vec, type Root as RootValue } from "../gen/test/prop/prop.js";
+import { same } from "./json.js";
+
+const u64 = fc.bigInt({ min: 0n, max: (1n << 64n) - 1n });
+const i64 = fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n });
+const text = fc.string({ unit: "binary", maxLength: 24 });
+const f32 = fc.float();
+
+const vec: fc.Arbitrary<Vec> = fc.record({ x: f32, y: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), on: fc.boolean() });
+const leafTail: fc.Arbitrary<Leaf> = fc.record({ id: u64, name: text, next: fc.constant(null) });
+const leaf: fc.Arbitrary<Leaf> = fc.record({ id: u64, name: text, next: fc.option(leafTail) });
+const item: fc.Arbitrary<Item> = fc.oneof(
+  fc.constant(null),
+  leaf.map((value) => ({ kind: "Leaf" as const, value })),
+  vec.map((value) => ({ kind: "Vec" as const, value })),
+);
+
+const root: fc.Arbitrary<RootValue> = fc.record({
+  a: fc.integer({ min: 0, max: 255 }),
+  b: fc.integer({ min: -32768, max: 32767 }),
+  c: fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+  d: i64,
+  e: fc.double(),
+  f: fc.boolean(),
+  g: fc.integer({ min: 0, max: 255 }),
+  text,
+  wide: text,
+  floats: fc.array(f32, { maxLength: 6 }),
+  longs: fc.array(u64, { maxLength: 4 }),
+  short: fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 3 }),
+  fixed: fc.tuple(fc.integer({ min: -32768, max: 32767 }), fc.integer({ min: -32768, max: 32767 })).map((t) => [...t]),
+  maybe: fc.option(fc.integer({ min: 0, max: 65535 })),
+  maybeText: fc.option(text),
+  points: fc.array(vec, { maxLength: 4 }),
+  pointsAos: fc.array(vec, { maxLength: 4 }),
+  leaves: fc.array(leaf, { maxLength: 3 }),
+  leavesAos: fc.array(leaf, { maxLength: 3 }),
+  one: item,
+  items: fc.array(item, { maxLength: 4 }),
+  itemsAos: fc.array(item, { maxLength: 4 }),
+  bunch: fc.array(item, { maxLength: 4 }),
+  bunches: fc.array(item, { maxLength: 4 }),
+  names: fc.dictionary(text, fc.integer({ min: 0, max: 2 ** 32 - 1 }), { maxKeys: 4 }).map((o) => new Map(Object.entries(o))),
+  byKey: fc.uniqueArray(fc.tuple(i64, leaf), { maxLength: 3, selector: (e) => e[0] }).map((es) => new Map(es)),
+  nested: fc.array(fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { maxLength: 3 }), { maxLength: 3 }),
+  root: leaf,
+  opt: fc.option(leaf),
+  hp: fc.integer({ min: 0, max: 65535 }),
+});
+
+/** What a bunch-of-values array reads back as: grouped by variant in
+ * declaration order, nulls dropped (docs/format.md §7.1). */
+function grouped(items: Item[]): Item[] {
+  return [...items.filter((i) => i?.kind === "Leaf"), ...items.filter((i) => i?.kind === "Vec")];
+}
+
+test("values round-trip, validate and view the same", () => {
+  fc.assert(
+    fc.property(root, (v) => {
+      const bytes = Root.encode(v);
+      const back = Root.decode(bytes);
+      const want = { ...v, bunch: grouped(v.bunch), bunches: grouped(v.bunches) };
+      assert.equal(same(back, want), null);
+      const viewer = Root.validate(bytes);
+      assert.equal(viewer.text, v.text);
+      assert.equal(viewer.wide, v.wide);
+      assert.equal(viewer.d, v.d);
+      assert.equal(viewer.maybe, v.maybe);
+      assert.equal(viewer.root.name, v.root.name);
+      assert.equal(viewer.opt?.id ?? null, v.opt?.id ?? null);
+      assert.equal(same(Array.from(viewer.floats), v.floats), null);
+      assert.equal(same(Array.from(viewer.longs), v.longs), null);
+      const xs = viewer.points.column(0);
+      assert.equal(same(Array.from((xs ?? []) as ArrayLike<number>), v.points.map((p) => p.x)), null);
+      // Equal values give equal bytes (§8): the decoded value again.
+      assert.equal(same(Array.from(Root.encode(back)), Array.from(bytes)), null);
+    }),
+    { numRuns: 300, includeErrorInReport: true },
+  );
+});
+
+function touch(v: ReturnType<typeof Root.view>): void {
+  for (const k of Object.getOwnPropertyNames(Object.getPrototypeOf(v))) {
+    if (k === "constructor") continue;
+    const x = (v as unknown as Record<string, unknown>)[k];
+    if (x instanceof karmem.SoaView) for (let i = 0; i < x.length && i < 8; i++) x.get(i);
+  }
+  void v.root.next?.name;
+}
+
+test("damaged messages: KarmemError or a value, never a crash", () => {
+  fc.assert(
+    fc.property(
+      root,
+      fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 }),
+      (v, damage) => {
+        const bytes = Root.encode(v).slice();
+        for (const [at, b] of damage) bytes[8 + (at % (bytes.length - 8))] = b;
+        let valid = true;
+        try {
+          Root.validate(bytes);
+        } catch (e) {
+          assert.ok(e instanceof karmem.KarmemError, String(e));
+          valid = false;
+        }
+        try {
+          Root.decode(bytes);
+        } catch (e) {
+          assert.ok(e instanceof karmem.KarmemError, String(e));
+          // A message that validates decodes within the same budget (§10).
+          assert.ok(!valid, `validated but not decoded: ${String(e)}`);
+        }
+        touch(Root.view(bytes));
+      },
+    ),
+    { numRuns: 500, includeErrorInReport: true },
+  );
+});
