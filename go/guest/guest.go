@@ -65,6 +65,8 @@ const (
 	StatusReadOnlyViolation Status = 19
 	// StatusSuspended: the host has cut the callee off (App::suspend).
 	StatusSuspended Status = 20
+	// StatusBudgetExceeded: the top-level call used up a budget (§7).
+	StatusBudgetExceeded Status = 21
 )
 
 var statusNames = map[Status]string{
@@ -77,6 +79,7 @@ var statusNames = map[Status]string{
 	StatusMemoryLimit:       "MEMORY_LIMIT",
 	StatusReadOnlyViolation: "READ_ONLY_VIOLATION",
 	StatusSuspended:         "SUSPENDED",
+	StatusBudgetExceeded:    "BUDGET_EXCEEDED",
 }
 
 // String is the ABI's name of the status, or its number.

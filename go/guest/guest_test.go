@@ -135,6 +135,12 @@ func TestStatusAndErrors(t *testing.T) {
 	if StatusMemoryLimit.String() != "MEMORY_LIMIT" || Status(99).String() != "status 99" {
 		t.Fatal("status names")
 	}
+	// Every status of docs/abi.md §5.2 and §5.3 has its ABI name.
+	for _, s := range []Status{0, 1, 2, 3, 16, 17, 18, 19, 20, 21} {
+		if strings.HasPrefix(s.String(), "status ") {
+			t.Errorf("status %d has no name", uint32(s))
+		}
+	}
 	if _, err := Call(0, nil); !errors.Is(err, ErrNoHost) {
 		t.Fatalf("native Call: %v", err)
 	}
