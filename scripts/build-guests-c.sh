@@ -15,24 +15,9 @@
 # C library and runtime or the generator changed (a stamp next to the .wasm).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$PWD
 scripts/setup-c.sh
-
-# The schema of each module (repository paths).
-schema_of() {
-  case "$1" in
-    e2e-c-*) echo guests/go/e2e-go.km ;;
-    arena-*) echo examples/arena/arena.km ;;
-    *) echo "build-guests-c: no schema known for guests/c/$1" >&2; return 1 ;;
-  esac
-}
-
-# KARMEM: a karmem binary to use instead of building one.
-if [ -z "${KARMEM:-}" ]; then
-  cargo build --quiet -p karmem-cli
-fi
-karmem=${KARMEM:-${CARGO_TARGET_DIR:-$root/target}/debug/karmem}
-mkdir -p guests/out
+. scripts/lib/guests.sh
+guest_karmem
 
 abi=$(mktemp -d)
 trap 'rm -rf "$abi"' EXIT
@@ -48,10 +33,8 @@ strict=(-std=c11 -Wall -Wextra -Werror -pedantic -Wshadow -Wconversion -Wstrict-
 library=(c/karmem.c c/karmem_guest.c c/abi/abi.c)
 
 # Inputs shared by every module: the C library, the runtime, the generator.
-shared=$( { find c -maxdepth 2 \( -name '*.c' -o -name '*.h' \) -not -path 'c/tests/*' -print0 \
-            | sort -z | xargs -0 sha256sum; \
-          find crates/karmem-codegen/src -name '*.rs' -print0 | sort -z | xargs -0 sha256sum; \
-          sha256sum scripts/build-guests-c.sh; } | sha256sum | cut -c1-64)
+shared=$( { find c -maxdepth 2 \( -name '*.c' -o -name '*.h' \) -not -path 'c/tests/*' -print0 | sums; \
+            codegen_sums; sha256sum scripts/build-guests-c.sh; } | hash64)
 
 # Every schema with interfaces, not only the guests' own: the generated
 # guest code must compile without a warning whatever the interfaces use
@@ -73,14 +56,11 @@ built=0
 for dir in guests/c/*/; do
   name=$(basename "$dir")
   [ -f "$dir/main.c" ] || continue
-  schema=$(schema_of "$name")
+  schema=$(guest_schema build-guests-c "$name")
   out=guests/out/$name.wasm
-  stamp=$( { echo "$shared"; sha256sum "$schema"; \
-             find "$dir" -type f \( -name '*.c' -o -name '*.h' \) -not -path "${dir}gen/*" -print0 \
-               | sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-64)
-  if [ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ]; then
-    continue
-  fi
+  stamp=$(find "$dir" -type f \( -name '*.c' -o -name '*.h' \) -not -path "${dir}gen/*" -print0 \
+          | module_stamp "$shared" "$schema")
+  stamp_current "$out" "$stamp" && continue
   rm -rf "${dir:?}gen"
   "$karmem" build --lang c-guest -o "${dir}gen" "$schema" 2>/dev/null
   sources=("$dir"*.c "${dir}gen/"*.c)
@@ -92,9 +72,7 @@ for dir in guests/c/*/; do
   clang-19 --target=wasm32-wasi "${strict[@]}" "${includes[@]}" -fsyntax-only "${sources[@]}"
   clang-19 --target=wasm32-wasi -O2 -mexec-model=reactor -Wl,--strip-all "${strict[@]}" "${includes[@]}" \
     -o "$out.tmp" "${sources[@]}" "${library[@]}"
-  mv "$out.tmp" "$out"
-  echo "$stamp" > "$out.stamp"
-  echo "build-guests-c: $out ($(stat -c %s "$out") bytes)"
+  stamp_install build-guests-c "$out" "$stamp"
   built=$((built + 1))
 done
 echo "build-guests-c: $built built, the others up to date"

@@ -12,42 +12,23 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 export PATH="$PATH:$(go env GOPATH)/bin"
-
-# The schema of each module (repository paths).
-schema_of() {
-  case "$1" in
-    e2e-go-*) echo guests/go/e2e-go.km ;;
-    arena-*) echo examples/arena/arena.km ;;
-    *) echo "build-guests-go: no schema known for guests/go/$1" >&2; return 1 ;;
-  esac
-}
-
-# KARMEM: a karmem binary to use instead of building one.
-if [ -z "${KARMEM:-}" ]; then
-  cargo build --quiet -p karmem-cli
-fi
-karmem=${KARMEM:-${CARGO_TARGET_DIR:-$root/target}/debug/karmem}
-mkdir -p guests/out
+. scripts/lib/guests.sh
+guest_karmem
 
 # Inputs shared by every module: the Go library and the generator.
-shared=$( { find go -name '*.go' -not -path 'go/bench/*' -not -path 'go/internal/*' -print0 \
-            | sort -z | xargs -0 sha256sum; \
-          find crates/karmem-codegen/src -name '*.rs' -print0 | sort -z | xargs -0 sha256sum; } \
-          | sha256sum | cut -c1-64)
+shared=$( { find go -name '*.go' -not -path 'go/bench/*' -not -path 'go/internal/*' -print0 | sums; \
+            codegen_sums; } | hash64)
 
 built=0
 for dir in guests/go/*/; do
   name=$(basename "$dir")
   [ -f "$dir/go.mod" ] || continue
-  schema=$(schema_of "$name")
+  schema=$(guest_schema build-guests-go "$name")
   package=$(grep -o 'golang.package(`[a-z0-9_]*`)' "$schema" | sed 's/.*(`\(.*\)`)/\1/')
   out=guests/out/$name.wasm
-  stamp=$( { echo "$shared"; sha256sum "$schema"; \
-             find "$dir" -type f \( -name '*.go' -o -name 'go.mod' -o -name 'go.sum' \) \
-               -not -path "$dir$package/*" -print0 | sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-64)
-  if [ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ]; then
-    continue
-  fi
+  stamp=$(find "$dir" -type f \( -name '*.go' -o -name 'go.mod' -o -name 'go.sum' \) \
+            -not -path "$dir$package/*" -print0 | module_stamp "$shared" "$schema")
+  stamp_current "$out" "$stamp" && continue
   rm -rf "${dir:?}$package"
   # Without gofmt on PATH the CLI writes the generator's raw output: that
   # is what must be gofmt-clean.
@@ -58,9 +39,7 @@ for dir in guests/go/*/; do
   [ -z "$unformatted" ] || { echo "not gofmt-clean: $unformatted"; exit 1; }
   (cd "$dir" && go vet ./... && GOOS=wasip1 GOARCH=wasm go vet ./...)
   (cd "$dir" && GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -o "$root/$out.tmp" .)
-  mv "$out.tmp" "$out"
-  echo "$stamp" > "$out.stamp"
-  echo "build-guests-go: $out ($(stat -c %s "$out") bytes)"
+  stamp_install build-guests-go "$out" "$stamp"
   built=$((built + 1))
 done
 # Guests inside the Go module (they use its internal packages): the
@@ -72,15 +51,11 @@ for dir in go/internal/integrity/guest/*/; do
   version=$(basename "$dir")
   out=guests/out/go-integrity-$version.wasm
   stamp=$( { echo "$shared"; find go/internal/integrity "go/internal/gen/integrity_$version" -type f -name '*.go' -print0 \
-             | sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-64)
-  if [ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ]; then
-    continue
-  fi
+             | sums; } | hash64)
+  stamp_current "$out" "$stamp" && continue
   (cd go && GOOS=wasip1 GOARCH=wasm go vet "./internal/integrity/guest/$version" \
      && GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -o "$root/$out.tmp" "./internal/integrity/guest/$version")
-  mv "$out.tmp" "$out"
-  echo "$stamp" > "$out.stamp"
-  echo "build-guests-go: $out ($(stat -c %s "$out") bytes)"
+  stamp_install build-guests-go "$out" "$stamp"
   built=$((built + 1))
 done
 echo "build-guests-go: $built built, the others up to date"

@@ -14,25 +14,10 @@
 # Zig library or the generator changed (a stamp next to the .wasm).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$PWD
 scripts/setup-zig.sh
 zig() { python3 -m ziglang "$@"; }
-
-# The schema of each module (repository paths) and its generated file's name.
-schema_of() {
-  case "$1" in
-    e2e-zig-*) echo guests/go/e2e-go.km ;;
-    arena-*) echo examples/arena/arena.km ;;
-    *) echo "build-guests-zig: no schema known for guests/zig/$1" >&2; return 1 ;;
-  esac
-}
-
-# KARMEM: a karmem binary to use instead of building one.
-if [ -z "${KARMEM:-}" ]; then
-  cargo build --quiet -p karmem-cli
-fi
-karmem=${KARMEM:-${CARGO_TARGET_DIR:-$root/target}/debug/karmem}
-mkdir -p guests/out
+. scripts/lib/guests.sh
+guest_karmem
 
 # zig/src/abi.zig is the generator's output for docs/abi.km with the
 # package import made a file import (it lives inside the package).
@@ -50,9 +35,8 @@ cmp -s "$tmp/abi.expected.zig" zig/src/abi.zig || {
 
 # Inputs shared by every module: the library, the generator, the build.
 shared=$( { find zig/src zig/build.zig zig/build.zig.zon guests/zig/build.zig guests/zig/build.zig.zon \
-              -type f \( -name '*.zig' -o -name '*.zon' \) -print0 | sort -z | xargs -0 sha256sum; \
-            find crates/karmem-codegen/src -name '*.rs' -print0 | sort -z | xargs -0 sha256sum; } \
-          | sha256sum | cut -c1-64)
+              -type f \( -name '*.zig' -o -name '*.zon' \) -print0 | sums; \
+            codegen_sums; } | hash64)
 
 # Always regenerate the bindings (cheap), so that the lint sees them.
 rm -rf guests/zig/gen
@@ -68,14 +52,10 @@ declare -A stamps
 for dir in guests/zig/*/; do
   name=$(basename "$dir")
   [ -f "$dir/main.zig" ] || continue
-  schema=$(schema_of "$name")
-  stamp=$( { echo "$shared"; sha256sum "$schema"; \
-             find "$dir" -type f -name '*.zig' -print0 | sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-64)
+  schema=$(guest_schema build-guests-zig "$name")
+  stamp=$(find "$dir" -type f -name '*.zig' -print0 | module_stamp "$shared" "$schema")
   stamps[$name]=$stamp
-  out=guests/out/$name.wasm
-  if [ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ]; then
-    continue
-  fi
+  stamp_current "guests/out/$name.wasm" "$stamp" && continue
   stale+=("$name")
 done
 
@@ -85,9 +65,7 @@ if [ ${#stale[@]} -gt 0 ]; then
   for name in "${stale[@]}"; do
     out=guests/out/$name.wasm
     cp "$tmp/prefix/bin/$name.wasm" "$out.tmp"
-    mv "$out.tmp" "$out"
-    echo "${stamps[$name]}" > "$out.stamp"
-    echo "build-guests-zig: $out ($(stat -c %s "$out") bytes)"
+    stamp_install build-guests-zig "$out" "${stamps[$name]}"
   done
 fi
 echo "build-guests-zig: ${#stale[@]} built, the others up to date"
