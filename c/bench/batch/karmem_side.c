@@ -2,10 +2,11 @@
  * The Karmem side of the serialisation benchmark (docs/benchmarks.md,
  * "Guests: the paper's Tables 5 and 6"). Writing uses the generated
  * encoder (`karmem build --lang c` of batch.km, into the build directory).
- * Reading in place uses the library's checked reader, as generated C
- * viewers will once the generator emits them (docs/c.md lists them as
- * missing): the Readings array's Value column is found through the SoA
- * directory and read as a native float array.
+ * Reading in place uses the generated checked viewers: the Readings array's
+ * Value column is a native float slice over the message. The validated
+ * variant reads with the library's trusted reader after the generated
+ * validator (there are no generated trusted viewers yet, docs/c.md), so it
+ * resolves the column through the SoA directory itself.
  */
 #include "karmem_side.h"
 
@@ -17,9 +18,10 @@ static km_writer writer;
 static km_writer result_writer;
 static km_arena arena;
 
-/* The SoA columns of TemperatureReading in the generated encoder's order:
- * Timestamp i64, Value f32 (their path hashes, format.md §5.3; kb_init
- * checks them against a message the generated encoder wrote). */
+/* For the trusted read: the SoA columns of TemperatureReading in the
+ * generated encoder's order, Timestamp i64 and Value f32 (their path hashes,
+ * format.md §5.3; kb_init checks them against a message the generated
+ * encoder wrote). */
 static const km_column reading_columns[2] = {{0x4b95f515u, 8u, true}, {0xfb69b604u, 4u, true}};
 /* TemperatureBatch.Readings: the array reference at byte 4 of the table. */
 enum { READINGS_AT = 4u };
@@ -31,12 +33,12 @@ int kb_init(void) {
     }
     km_arena_init_growable(&arena, NULL, 0, NULL);
     /* The column hashes and the field offset above must be the schema's:
-     * read back what the generated encoder writes. */
+     * read back what the generated encoder writes through them. */
     bench_reading one = {42, 1.5f};
     const uint8_t *msg;
     size_t len = kb_write(&one, 1, &msg);
     bench_analysis a;
-    if (len == 0 || kb_read(msg, len, &a) == 0 || a.max != 1.5f) {
+    if (len == 0 || kb_read_validated(msg, len, &a) == 0 || a.max != 1.5f) {
         return -2;
     }
     return 0;
@@ -80,14 +82,12 @@ size_t kb_read(const uint8_t *msg, size_t len, bench_analysis *a) {
     if (km_reader_open(&r, msg, len) != KM_OK) {
         return 0;
     }
-    km_array readings = km_field_array(&r, km_root(&r), READINGS_AT, 0u, KM_NO_LIMIT);
-    uint32_t cols[2];
-    km_soa_columns(&r, readings, reading_columns, 2, cols);
-    /* A column is 8-byte aligned in an aligned message (format.md §5.3),
-     * so the bytes are a float array; an absent column reads as zeros. */
+    batch_temperature_reading_soa readings =
+        batch_temperature_batch_view_readings(batch_temperature_batch_view_root(&r));
+    /* Empty when the column is absent: it then reads as zeros. */
+    km_f32_slice values = batch_temperature_reading_soa_value_column(readings);
     static const float none[1] = {0};
-    const float *values = cols[1] ? (const float *)(const void *)(msg + cols[1]) : none;
-    return write_result(a, values, 1, cols[1] ? readings.len : 0);
+    return write_result(a, values.len ? values.ptr : none, 1, values.len);
 }
 
 size_t kb_read_decode(const uint8_t *msg, size_t len, bench_analysis *a) {
