@@ -83,34 +83,39 @@ export class Writer {
     this.buf.set(b, at);
   }
 
-  /** Writes a scalar of type `p`. */
+  /** Writes a scalar of type `p`. A value the type cannot hold (300 in a
+   * `u8`, 1.5 in an `i32`, a `u64` over 2^64 − 1, a string) is refused
+   * with `InvalidValue` rather than wrapped: the interfaces rule it out at
+   * compile time, but plain JavaScript objects reach the encoder too. */
   scalar(p: Prim, at: number, v: number | bigint | boolean): void {
     const dv = this.dv;
     switch (p) {
       case "u8":
       case "i8":
-        dv.setUint8(at, Number(v) & 0xff);
+        dv.setUint8(at, checkedInt(p, at, v) & 0xff);
         return;
       case "bool":
+        if (typeof v !== "boolean") throw invalid(p, at, v);
         dv.setUint8(at, v ? 1 : 0);
         return;
       case "u16":
       case "i16":
-        dv.setUint16(at, Number(v) & 0xffff, true);
+        dv.setUint16(at, checkedInt(p, at, v) & 0xffff, true);
         return;
       case "u32":
       case "i32":
-        dv.setUint32(at, Number(v) >>> 0, true);
+        dv.setUint32(at, checkedInt(p, at, v) >>> 0, true);
         return;
       case "f32":
-        dv.setFloat32(at, Number(v), true);
-        return;
       case "f64":
-        dv.setFloat64(at, Number(v), true);
+        // Any number: NaN, infinities and values an f32 rounds are floats too.
+        if (typeof v !== "number") throw invalid(p, at, v);
+        if (p === "f32") dv.setFloat32(at, v, true);
+        else dv.setFloat64(at, v, true);
         return;
       case "u64":
       case "i64":
-        dv.setBigUint64(at, BigInt.asUintN(64, BigInt(v)), true);
+        dv.setBigUint64(at, BigInt.asUintN(64, checkedInt64(p, at, v)), true);
         return;
     }
   }
@@ -141,6 +146,44 @@ export class Writer {
 }
 
 const encoder = new TextEncoder();
+
+/** The smallest and largest value of each integer type up to 32 bits. */
+const intRange = {
+  u8: [0, 0xff],
+  i8: [-0x80, 0x7f],
+  u16: [0, 0xffff],
+  i16: [-0x8000, 0x7fff],
+  u32: [0, 0xffffffff],
+  i32: [-0x80000000, 0x7fffffff],
+} as const;
+
+const int64Range = {
+  u64: [0n, (1n << 64n) - 1n],
+  i64: [-(1n << 63n), (1n << 63n) - 1n],
+} as const;
+
+function invalid(p: Prim, at: number, v: unknown): KarmemError {
+  const shown = typeof v === "bigint" ? `${v}n` : typeof v === "string" ? JSON.stringify(v) : String(v);
+  return new KarmemError("InvalidValue", at, 0, `${shown} is not a ${p}`);
+}
+
+/** `v` when it is an integer `p` can hold (a number, or a bigint that is
+ * one), else `InvalidValue`. */
+function checkedInt(p: keyof typeof intRange, at: number, v: unknown): number {
+  const n = typeof v === "bigint" && v >= -0x80000000n && v <= 0xffffffffn ? Number(v) : v;
+  const [lo, hi] = intRange[p];
+  if (typeof n === "number" && Number.isInteger(n) && n >= lo && n <= hi) return n;
+  throw invalid(p, at, v);
+}
+
+/** `v` as a bigint when it is an integer `p` can hold: a bigint, or a
+ * number that is a safe integer (a larger number has already been rounded). */
+function checkedInt64(p: keyof typeof int64Range, at: number, v: unknown): bigint {
+  const b = typeof v === "number" && Number.isSafeInteger(v) ? BigInt(v) : v;
+  const [lo, hi] = int64Range[p];
+  if (typeof b === "bigint" && b >= lo && b <= hi) return b;
+  throw invalid(p, at, v);
+}
 
 /** The UTF-8 length of `s` as TextEncoder writes it (an unpaired
  * surrogate becomes U+FFFD, 3 bytes), so a block is reserved exactly. */
