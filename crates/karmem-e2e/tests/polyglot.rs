@@ -306,9 +306,11 @@ fn split_votes(votes: &str, n: usize) -> Vec<&str> {
 }
 
 /// Every caller calls every echo (bound to it) directly, and every echo
-/// module's Voter plus a failing WAT voter by fan-out. With the text
-/// "trap", every voter but Go's traps: each of those callees reports TRAP
-/// and the Go voter's answer is kept.
+/// module's Voter plus a failing WAT voter and a WAT voter whose result is
+/// not a message by fan-out. With the text "trap", every voter but Go's
+/// traps: each of those callees reports TRAP and the Go voter's answer is
+/// kept. The invalid result is caught by the caller's library (abi.md §5.3)
+/// and reported as that callee's failure, never read as a vote.
 #[test]
 fn every_caller_reaches_every_echo_and_all_voters() {
     for &caller in CALLERS {
@@ -329,6 +331,12 @@ fn every_caller_reaches_every_echo_and_all_voters() {
             b.module(
                 common::wat_voter(None, "no vote")
                     .load_into(runtime(), "wat-no")
+                    .unwrap(),
+            );
+            // OK with 24 bytes that are no message (bad magic).
+            b.module(
+                common::wat_voter(Some(&[0xee; 24]), "")
+                    .load_into(runtime(), "wat-junk")
                     .unwrap(),
             );
             b.bind(caller, "e2e.Echo", echo);
@@ -356,7 +364,7 @@ fn every_caller_reaches_every_echo_and_all_voters() {
                     format!("echo={text}/42 peek={text}@4096"),
                     "{caller} → {echo}"
                 );
-                let votes = split_votes(votes, ECHOES.len() + 1);
+                let votes = split_votes(votes, ECHOES.len() + 2);
                 for (k, &(voter, lang)) in ECHOES.iter().enumerate() {
                     let callee = k + 1;
                     let want = if text == "trap" && lang != "go" {
@@ -380,6 +388,17 @@ fn every_caller_reaches_every_echo_and_all_voters() {
                 assert!(
                     votes[last - 1].ends_with("no vote"),
                     "{caller} → {echo}: {answer}"
+                );
+                // Each library's words for it: Go, Rust, Zig keep the host's
+                // status OK, C has its own BAD_RESULT (docs/abi.md §5.3).
+                let junk = votes[last];
+                let k = last + 1;
+                assert!(
+                    (junk.starts_with(&format!("{k}:OK:"))
+                        || junk.starts_with(&format!("{k}:BAD_RESULT:")))
+                        && junk.contains(&format!("callee {k}: "))
+                        && junk.contains("invalid result"),
+                    "{caller} → {echo}: the invalid result was not reported: {junk:?}"
                 );
             }
         }

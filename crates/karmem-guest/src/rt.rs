@@ -49,6 +49,8 @@ pub enum Status {
     /// The host has suspended the callee module (`App::suspend`); it was
     /// not called.
     Suspended,
+    /// The top-level call used up a budget (abi.md §7).
+    BudgetExceeded,
     /// A code this library does not know (a newer host).
     Other(u32),
 }
@@ -65,6 +67,7 @@ impl Status {
             Status::MemoryLimit => 18,
             Status::ReadOnlyViolation => 19,
             Status::Suspended => 20,
+            Status::BudgetExceeded => 21,
             Status::Other(n) => n,
         }
     }
@@ -80,6 +83,7 @@ impl Status {
             18 => Status::MemoryLimit,
             19 => Status::ReadOnlyViolation,
             20 => Status::Suspended,
+            21 => Status::BudgetExceeded,
             n => Status::Other(n),
         }
     }
@@ -152,6 +156,9 @@ pub enum CallError {
         status: Status,
         message: String,
     },
+    /// The callee answered `OK` with bytes that are not a valid message of
+    /// the result type (abi.md §5.3).
+    InvalidResult { callee: u32, error: karmem::Error },
     /// A region-bound argument names a region this module has no window of.
     NoWindow(&'static str),
 }
@@ -180,6 +187,9 @@ impl fmt::Display for CallError {
                 status,
                 message,
             } => write!(f, "callee {callee} failed ({status:?}): {message}"),
+            CallError::InvalidResult { callee, error } => {
+                write!(f, "callee {callee}: invalid result: {error:?}")
+            }
             CallError::NoWindow(r) => write!(f, "no window of region `{r}` in this module"),
         }
     }
@@ -570,16 +580,25 @@ pub struct CalleeReply<T> {
     /// The exporter's index in the application (manifest order).
     pub callee: u32,
     pub status: Status,
-    /// The result when `status` is `Ok`.
+    /// The result when `status` is `Ok` and `invalid` is `None`.
     pub reply: Reply<T>,
-    /// The error message otherwise (may be empty).
+    /// The error message when `status` is not `Ok` (may be empty).
     pub message: String,
+    /// Why the result is not a valid message of its type, when the callee
+    /// answered `Ok` with such bytes (abi.md §5.3: the caller's library
+    /// checks every result); `reply` is then empty.
+    pub invalid: Option<karmem::Error>,
 }
 
 impl<T: Message> CalleeReply<T> {
     /// `Ok(reply)` or the callee's failure as an error.
     pub fn into_result(self) -> Result<Reply<T>, CallError> {
-        if self.status == Status::Ok {
+        if let Some(error) = self.invalid {
+            Err(CallError::InvalidResult {
+                callee: self.callee,
+                error,
+            })
+        } else if self.status == Status::Ok {
             Ok(self.reply)
         } else {
             Err(CallError::Callee {
@@ -652,6 +671,7 @@ pub fn call<T: Message>(
             status,
             reply: Reply::empty(),
             message: String::new(),
+            invalid: None,
         };
         if status == Status::Ok && ptr != 0 {
             r.reply.in_region = Some(memory(ptr, len));
@@ -668,6 +688,15 @@ pub fn call<T: Message>(
                 } else {
                     r.message = String::from_utf8_lossy(dst).into_owned();
                 }
+            }
+        }
+        // The host moved the result's bytes without reading them: check them
+        // as a dispatcher checks its arguments (abi.md §5.2, §5.3).
+        let bytes = r.reply.bytes();
+        if status == Status::Ok && !bytes.is_empty() {
+            r.invalid = reader(bytes).and_then(|rd| T::check(&rd)).err();
+            if r.invalid.is_some() {
+                r.reply = Reply::empty();
             }
         }
         replies.push(r);

@@ -107,7 +107,7 @@ static kmg_status run(kmg_call *call, const e2e_msg *m, e2e_msg *result) {
             add_str("callee ");
             add_u32(r->callee);
             add_str(": ");
-            add_str(kmg_status_name(r->status));
+            add_str(r->status == KMG_BAD_RESULT ? "invalid result" : kmg_status_name(r->status));
             if (r->msg.len > 0) {
                 add_str(": ");
                 add((const char *)r->msg.ptr, r->msg.len);

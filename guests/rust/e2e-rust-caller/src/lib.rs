@@ -30,6 +30,7 @@ fn status_name(s: Status) -> String {
         Status::MemoryLimit => "MEMORY_LIMIT".into(),
         Status::ReadOnlyViolation => "READ_ONLY_VIOLATION".into(),
         Status::Suspended => "SUSPENDED".into(),
+        Status::BudgetExceeded => "BUDGET_EXCEEDED".into(),
         Status::Other(n) => format!("STATUS_{n}"),
     }
 }
@@ -70,7 +71,9 @@ impl e2e::driver::Driver for Driver {
             if k > 0 {
                 out.push(',');
             }
-            let text = if v.status == Status::Ok {
+            let text = if let Some(e) = &v.invalid {
+                format!("callee {}: invalid result: {e:?}", v.callee)
+            } else if v.status == Status::Ok {
                 v.reply.view().text().to_string()
             } else {
                 format!(
