@@ -355,3 +355,55 @@ fn json_round_trip_of_the_data_model() {
     );
     assert!(text.find("\"a\"") < text.find("\"b\""), "{text}");
 }
+
+const ECHO: &str =
+    "karmem app @golang.package(`app`);\n\nstruct Msg table {\n    Text []char;\n}\n\n\
+                    interface Echo {\n    echo: fn(m: Msg) -> Msg;\n}\n";
+
+/// Every `--lang` writes the files its documentation names (docs/guests.md,
+/// docs/c.md, docs/zig.md, docs/typescript.md), and says so.
+#[test]
+fn build_writes_the_files_of_every_language() {
+    let dir = dir_with(&[("app.km", ECHO)]);
+    let cases: &[(&str, &[&str])] = &[
+        ("rust", &["app.rs"]),
+        ("go", &["app.go"]),
+        ("c", &["app.h", "app.c"]),
+        ("zig", &["app.zig"]),
+        ("ts", &["app.ts"]),
+        ("rust-guest", &["app_guest.rs"]),
+        ("rust-host", &["app_host.rs"]),
+        ("go-guest", &["app.go", "app_guest.go"]),
+        ("c-guest", &["app.h", "app.c", "app_guest.h", "app_guest.c"]),
+        ("zig-guest", &["app.zig", "app_guest.zig"]),
+    ];
+    for &(lang, files) in cases {
+        let out_dir = format!("gen-{lang}");
+        let out = karmem(
+            dir.path(),
+            &["build", "--lang", lang, "-o", &out_dir, "app.km"],
+            "",
+        );
+        assert_eq!(out.code, 0, "{lang}: {}", out.stderr);
+        let wrote: String = files
+            .iter()
+            .map(|f| format!("wrote {out_dir}/{f}\n"))
+            .collect();
+        assert_eq!(out.stderr, wrote, "{lang}");
+        for f in files {
+            let text = std::fs::read_to_string(dir.path().join(&out_dir).join(f)).unwrap();
+            assert!(text.contains("Msg") || text.contains("msg"), "{lang}: {f}");
+        }
+        // The guest bindings know the interface.
+        if lang.ends_with("-guest") || lang == "rust-host" {
+            let all: String = files
+                .iter()
+                .map(|f| std::fs::read_to_string(dir.path().join(&out_dir).join(f)).unwrap())
+                .collect();
+            assert!(
+                all.contains("app.Echo"),
+                "{lang}: no descriptor of app.Echo"
+            );
+        }
+    }
+}
