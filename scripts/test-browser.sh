@@ -14,4 +14,4 @@ cd ts/web
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund --loglevel=error
 fi
-node --test test/
+node --test test/*.test.mjs
