@@ -7,18 +7,8 @@
 # property tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Node 20 comes with this machine's image; elsewhere Debian's packages.
-command -v node >/dev/null || scripts/apt-ensure.sh test-ts nodejs npm
-command -v npm >/dev/null || scripts/apt-ensure.sh test-ts npm
-cargo build --quiet -p karmem-cli
-target=${CARGO_TARGET_DIR:-target}
-case $target in /*) ;; *) target=$PWD/$target ;; esac
-karmem=$target/debug/karmem
+. scripts/ts-setup.sh test-ts
 cd ts
-# npm ci again only when the lockfile changed since the last install.
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund --loglevel=error
-fi
 rm -rf gen dist
 for schema in ../testdata/vectors/*/*.km; do
   topic=$(basename "$(dirname "$schema")")

@@ -523,17 +523,29 @@ export class Decoder {
   }
 
   union(u: number, tagAt: number, offAt: number): UnionValue | null {
-    const r = this.r;
-    const ud = this.s.unions[u]!;
-    const tag = Number(r.scalar(ud.tag, tagAt));
-    const variant = ud.v.find((x) => x.tag === tag);
-    if (tag === 0 || variant === undefined) return null;
-    const st = this.s.structs[variant.s]!;
-    const offset = r.u32(offAt);
-    if (st.table) return { kind: st.ts, value: this.table(variant.s, r.table(offset)) };
-    if (offset === 0 || offset % 8 !== 0 || offset + st.size > r.size) return null;
+    const to = unionTarget(this.s, this.r, u, tagAt, offAt);
+    if (to === null) return null;
+    const st = this.s.structs[to.s]!;
+    if (st.table) return { kind: st.ts, value: this.table(to.s, to.t) };
     this.charge(st.size);
-    return { kind: st.ts, value: this.inline(variant.s, { offset, used: 1 }) };
+    return { kind: st.ts, value: this.inline(to.s, to.t) };
   }
+}
+
+/** What the union slot with its tag at `tagAt` and offset at `offAt`
+ * holds (§7): the variant's struct and its table (an inline variant as a
+ * table of its size), or null for tag 0, a tag this schema does not know,
+ * or an inline variant whose block is malformed. A table variant's
+ * malformed table is the empty table (every field zero), as anywhere. */
+export function unionTarget(s: Schema, r: Reader, u: number, tagAt: number, offAt: number): { s: number; t: Table } | null {
+  const ud = s.unions[u]!;
+  const tag = Number(r.scalar(ud.tag, tagAt));
+  const variant = ud.v.find((x) => x.tag === tag);
+  if (tag === 0 || variant === undefined) return null;
+  const st = s.structs[variant.s]!;
+  const offset = r.u32(offAt);
+  if (st.table) return { s: variant.s, t: r.table(offset) };
+  if (offset === 0 || offset % 8 !== 0 || offset + st.size > r.size) return null;
+  return { s: variant.s, t: { offset, used: st.size } };
 }
 

@@ -11,4 +11,18 @@ export * from "./reader.js";
 export { Writer, utf8Length } from "./writer.js";
 export { encode, decode, compareKeys, Decoder, type UnionValue, type Value } from "./codec.js";
 export { validate, TrustedReader } from "./validate.js";
-export { SoaView, columnView, arrayView, readField } from "./views.js";
+export {
+  SoaView,
+  columnView,
+  arrayView,
+  readField,
+  viewSlot,
+  viewArray,
+  viewUnion,
+  StructArrayView,
+  ArraysView,
+  UnionArrayView,
+  MapView,
+  type ViewerOf,
+  type Viewers,
+} from "./views.js";

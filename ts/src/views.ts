@@ -1,7 +1,7 @@
-import { Decoder, type Value } from "./codec.js";
+import { Decoder, type UnionValue, type Value, compareKeys, unionTarget } from "./codec.js";
 import { KarmemError } from "./errors.js";
-import { type ArrayRef, EMPTY_ARRAY, type Reader, type Table, type TypedArray, has } from "./reader.js";
-import { type Column, type Prim, type Schema, type Slot } from "./schema.js";
+import { type ArrayRef, EMPTY_ARRAY, EMPTY_TABLE, type Reader, type Table, type TypedArray, has } from "./reader.js";
+import { type ArrayDesc, type Column, type Data, type FieldDesc, type Prim, type Schema, type Slot, elemSize, primSize } from "./schema.js";
 
 /**
  * An SoA array of structs seen in place (docs/format.md §5.3): the
@@ -101,4 +101,289 @@ export function columnView<T>(r: Reader, s: Schema, t: Table, off: number, elem:
 export function readField(r: Reader, s: Schema, t: Table, off: number, size: number, slot: Slot): Value {
   const d = new Decoder(s, r);
   return withinLimits(d, () => d.slot(slot, t.offset + off, has(t, off, size)), slot);
+}
+
+// ------------------------------------------------- views of every other kind
+
+/** Makes the viewer of struct `id` over a table or inline struct: the
+ * generated module's `<Name>Viewer` constructors, indexed like
+ * `layout.structs`. */
+export type ViewerOf = (r: Reader, t: Table) => unknown;
+
+/** A schema's layout and its viewer constructors: what the views below
+ * need to hand out generated viewers (the generated module's `viewers`). */
+export interface Viewers {
+  readonly s: Schema;
+  readonly v: readonly ViewerOf[];
+}
+
+/**
+ * The value of `slot` at `at` read in place (`present` false: the field
+ * is absent and reads as its zero value): scalars as values, structs as
+ * viewers, unions as `{ kind, value: viewer }`, arrays as views (text as a
+ * string, scalars as a typed array, SoA as a `SoaView`, AoS as a
+ * `StructArrayView`, arrays of arrays as an `ArraysView`, unions as a
+ * `UnionArrayView`), maps as a `MapView`. Fixed arrays, optional values
+ * and arrays of unions in `#bovos` layout (whose elements are spread over
+ * columns) are decoded, as their getters are. Nothing here throws on
+ * message contents; a view is made in O(1) (a bunch table scans its
+ * entries once, bounded by `maxDirectoryEntries`).
+ */
+export function viewSlot(r: Reader, vw: Viewers, slot: Slot, at: number, present: boolean): unknown {
+  switch (slot.k) {
+    case "scalar":
+    case "enum":
+      return present ? r.scalar(slot.p, at) : slot.p === "bool" ? false : slot.p === "u64" || slot.p === "i64" ? 0n : 0;
+    case "inline":
+      return vw.v[slot.s]!(r, r.inline(at, vw.s.structs[slot.s]!.size, present));
+    case "table":
+      return vw.v[slot.s]!(r, present ? r.table(r.u32(at)) : EMPTY_TABLE);
+    case "otable": {
+      const off = present ? r.u32(at) : 0;
+      return off === 0 ? null : vw.v[slot.s]!(r, r.table(off));
+    }
+    case "union":
+      return present ? viewUnion(r, vw, slot.u, at, at + 4) : null;
+    case "array":
+      return viewArray(r, vw, slot.a, present ? r.array(at, elemSize(slot.a.d), slot.a.limit) : EMPTY_ARRAY);
+    default: {
+      const d = new Decoder(vw.s, r);
+      return withinLimits(d, () => d.slot(slot, at, present), slot);
+    }
+  }
+}
+
+/** The array `ref` of `a` as a view (see `viewSlot`). */
+export function viewArray(r: Reader, vw: Viewers, a: ArrayDesc, ref: ArrayRef): unknown {
+  const d = a.d;
+  if (a.map) return new MapView(r, vw, a, ref);
+  if (a.text === "utf8") return r.text(ref);
+  if (a.text === "utf16") return r.text16(ref);
+  switch (d.k) {
+    case "plain":
+      return r.scalars((d.e as { p: Prim }).p, ref.offset, ref.len);
+    case "soa":
+      return new SoaView(r, vw.s, d.s, ref);
+    case "aosInline":
+    case "aosTable":
+      return new StructArrayView(r, vw, d, ref);
+    case "arrays":
+      return new ArraysView(r, vw, d.a, ref);
+    case "bunch":
+      if (d.v.some((v) => v.d.k === "soa")) {
+        const dec = new Decoder(vw.s, r);
+        return withinLimits(dec, () => dec.array(a, ref), { k: "array", a });
+      }
+      return new UnionArrayView(r, vw, d, ref);
+    case "unionAos":
+    case "unionSoa":
+      return new UnionArrayView(r, vw, d, ref);
+  }
+}
+
+/** The union of `u` whose tag is at `tagAt` and offset at `offAt`, with
+ * the variant's viewer: null where the decoder reads null (`unionTarget`). */
+export function viewUnion(r: Reader, vw: Viewers, u: number, tagAt: number, offAt: number): UnionValue | null {
+  const to = unionTarget(vw.s, r, u, tagAt, offAt);
+  return to === null ? null : { kind: vw.s.structs[to.s]!.ts, value: vw.v[to.s]!(r, to.t) };
+}
+
+/** Methods every array view has: a length, `get(i)` (out of range: the
+ * zero value of an element), iteration. */
+abstract class ListView<T> implements Iterable<T> {
+  abstract readonly length: number;
+  abstract get(i: number): T;
+
+  *[Symbol.iterator](): Iterator<T> {
+    for (let i = 0; i < this.length; i++) yield this.get(i);
+  }
+
+  /** The elements as an array (each read now). */
+  toArray(): T[] {
+    return [...this];
+  }
+}
+
+/** An AoS array of structs (inline elements or table offsets, §5.2) in
+ * place: `get(i)` is element `i`'s viewer. */
+export class StructArrayView<V = unknown> extends ListView<V> {
+  readonly length: number;
+
+  constructor(
+    private readonly r: Reader,
+    private readonly vw: Viewers,
+    private readonly d: { readonly k: "aosInline"; readonly s: number; readonly stride: number } | { readonly k: "aosTable"; readonly s: number },
+    private readonly ref: ArrayRef,
+  ) {
+    super();
+    this.length = ref.len;
+  }
+
+  get(i: number): V {
+    const { r, d, ref } = this;
+    const ok = i >= 0 && i < ref.len;
+    if (d.k === "aosTable") return this.vw.v[d.s]!(r, ok ? r.table(r.u32(ref.offset + 4 * i)) : EMPTY_TABLE) as V;
+    return this.vw.v[d.s]!(r, ok ? { offset: ref.offset + i * d.stride, used: d.stride } : EMPTY_TABLE) as V;
+  }
+}
+
+/** An array of arrays (§5.4) in place: `get(i)` is the view of inner
+ * array `i` (a string, a typed array, a view; see `viewSlot`). */
+export class ArraysView<E = unknown> extends ListView<E> {
+  readonly length: number;
+
+  constructor(
+    private readonly r: Reader,
+    private readonly vw: Viewers,
+    private readonly inner: ArrayDesc,
+    private readonly ref: ArrayRef,
+  ) {
+    super();
+    this.length = ref.len;
+  }
+
+  get(i: number): E {
+    const { r, inner, ref } = this;
+    const a = i >= 0 && i < ref.len ? r.array(ref.offset + 12 * i, elemSize(inner.d), inner.limit) : EMPTY_ARRAY;
+    return viewArray(r, this.vw, inner, a) as E;
+  }
+}
+
+/** An array of unions in place (§7.1): AoS slots, SoA tag and offset
+ * columns, or a bunch table of AoS arrays (`#bovoa`, elements grouped by
+ * variant in declaration order, as decoding gives them). `get(i)` is
+ * `{ kind, value: viewer }` or null. */
+export class UnionArrayView<U = UnionValue | null> extends ListView<U> {
+  readonly length: number;
+  /** SoA: the columns; bunch: per variant, its struct and its array. */
+  private readonly cols: { tags: number; offsets: number } | null = null;
+  private readonly parts: { s: number; d: Data; a: ArrayRef }[] = [];
+
+  constructor(
+    private readonly r: Reader,
+    private readonly vw: Viewers,
+    private readonly d: Data,
+    private readonly ref: ArrayRef,
+  ) {
+    super();
+    if (d.k === "unionSoa") {
+      this.cols = r.unionColumns(ref, primSize(vw.s.unions[d.u]!.tag));
+      this.length = this.cols === null ? 0 : ref.len;
+    } else if (d.k === "bunch") {
+      const k = r.bunchEntries(ref);
+      if (k >= 0) for (const bv of d.v) this.parts.push({ s: bv.s, d: bv.d, a: r.bunchEntry(ref, k, bv.tag, elemSize(bv.d)) });
+      this.length = this.parts.reduce((n, p) => n + p.a.len, 0);
+    } else {
+      this.length = ref.len;
+    }
+  }
+
+  get(i: number): U {
+    const { r, vw, d, ref } = this;
+    if (i < 0 || i >= this.length) return null as U;
+    if (d.k === "unionAos") return viewUnion(r, vw, d.u, ref.offset + 8 * i, ref.offset + 8 * i + 4) as U;
+    if (d.k === "unionSoa") {
+      const tw = primSize(vw.s.unions[d.u]!.tag);
+      return viewUnion(r, vw, d.u, this.cols!.tags + i * tw, this.cols!.offsets + 4 * i) as U;
+    }
+    for (const p of this.parts) {
+      if (i < p.a.len) {
+        const kind = vw.s.structs[p.s]!.ts;
+        const value = new StructArrayView(r, vw, p.d as { k: "aosInline"; s: number; stride: number }, p.a).get(i);
+        return { kind, value } as U;
+      }
+      i -= p.a.len;
+    }
+    return null as U;
+  }
+}
+
+const keyBytes = new TextEncoder();
+
+/**
+ * A map (§5.5) in place: entries sorted by key, read on access. `get(key)`
+ * finds a key by binary search (O(log n) keys read; text keys compared as
+ * UTF-8 bytes, without decoding them), `key(i)` and `value(i)` read entry
+ * `i`, iteration gives `[key, value]` pairs in key order. A malformed map
+ * is empty; a map whose keys are out of order (which a validator refuses)
+ * may not find a key that iteration shows.
+ */
+export class MapView<K = unknown, V = unknown> implements Iterable<[K, V]> {
+  readonly size: number;
+  private readonly stride: number;
+  private readonly key0: FieldDesc;
+  private readonly val0: FieldDesc;
+
+  constructor(
+    private readonly r: Reader,
+    private readonly vw: Viewers,
+    a: ArrayDesc,
+    private readonly ref: ArrayRef,
+  ) {
+    const d = a.d as { k: "aosInline"; s: number; stride: number };
+    const st = vw.s.structs[d.s]!;
+    this.stride = d.stride;
+    this.key0 = st.fields[0]!;
+    this.val0 = st.fields[1]!;
+    this.size = ref.len;
+  }
+
+  private at(i: number): number {
+    return this.ref.offset + i * this.stride;
+  }
+
+  /** Entry `i`'s key (out of range: the key type's zero value). */
+  key(i: number): K {
+    const ok = i >= 0 && i < this.size;
+    return viewSlot(this.r, this.vw, this.key0.slot, this.at(i) + this.key0.off, ok) as K;
+  }
+
+  /** Entry `i`'s value (out of range: the zero value or an empty view). */
+  value(i: number): V {
+    const ok = i >= 0 && i < this.size;
+    return viewSlot(this.r, this.vw, this.val0.slot, this.at(i) + this.val0.off, ok) as V;
+  }
+
+  /** The index of `key`, or -1. */
+  indexOf(key: K): number {
+    const ks = this.key0.slot;
+    const utf8 = typeof key === "string" && ks.k === "array" && ks.a.text === "utf8" ? keyBytes.encode(key) : null;
+    let lo = 0;
+    let hi = this.size - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = utf8 !== null ? this.compareText(mid, utf8) : compareKeys(this.key(mid), key);
+      if (c === 0) return mid;
+      if (c < 0) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  /** Entry `i`'s UTF-8 key against `want`, byte by byte in the message. */
+  private compareText(i: number, want: Uint8Array): number {
+    const ks = this.key0.slot as { k: "array"; a: ArrayDesc };
+    const b = this.r.arrayBytes(this.r.array(this.at(i) + this.key0.off, 1, ks.a.limit));
+    const n = Math.min(b.length, want.length);
+    for (let j = 0; j < n; j++) if (b[j] !== want[j]) return b[j]! - want[j]!;
+    return b.length - want.length;
+  }
+
+  has(key: K): boolean {
+    return this.indexOf(key) >= 0;
+  }
+
+  /** The value of `key`, or undefined when the map does not have it. */
+  get(key: K): V | undefined {
+    const i = this.indexOf(key);
+    return i < 0 ? undefined : this.value(i);
+  }
+
+  *keys(): IterableIterator<K> {
+    for (let i = 0; i < this.size; i++) yield this.key(i);
+  }
+
+  *[Symbol.iterator](): Iterator<[K, V]> {
+    for (let i = 0; i < this.size; i++) yield [this.key(i), this.value(i)];
+  }
 }

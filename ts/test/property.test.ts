@@ -7,8 +7,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import * as karmem from "karmem";
+import * as prop from "../gen/test/prop/prop.js";
 import { Root, type Item, type Leaf, type Vec, type Root as RootValue } from "../gen/test/prop/prop.js";
 import { same } from "./json.js";
+import { checkViewer, touchViewer } from "./viewcheck.js";
 
 const u64 = fc.bigInt({ min: 0n, max: (1n << 64n) - 1n });
 const i64 = fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n });
@@ -79,6 +81,9 @@ test("values round-trip, validate and view the same", () => {
       assert.equal(viewer.opt?.id ?? null, v.opt?.id ?? null);
       assert.equal(same(Array.from(viewer.floats), v.floats), null);
       assert.equal(same(Array.from(viewer.longs), v.longs), null);
+      // Every field through the viewers, unions, maps and nested arrays too.
+      const rootId = prop.layout.structs.findIndex((s) => s.name === "Root");
+      checkViewer(prop, rootId, viewer as unknown as Record<string, unknown>, back as unknown as Record<string, unknown>, "$");
       const xs = viewer.points.column(0);
       assert.equal(same(Array.from((xs ?? []) as ArrayLike<number>), v.points.map((p) => p.x)), null);
       // Equal values give equal bytes (§8): the decoded value again.
@@ -87,15 +92,6 @@ test("values round-trip, validate and view the same", () => {
     { numRuns: 300, includeErrorInReport: true },
   );
 });
-
-function touch(v: ReturnType<typeof Root.view>): void {
-  for (const k of Object.getOwnPropertyNames(Object.getPrototypeOf(v))) {
-    if (k === "constructor") continue;
-    const x = (v as unknown as Record<string, unknown>)[k];
-    if (x instanceof karmem.SoaView) for (let i = 0; i < x.length && i < 8; i++) x.get(i);
-  }
-  void v.root.next?.name;
-}
 
 test("damaged messages: KarmemError or a value, never a crash", () => {
   fc.assert(
@@ -119,7 +115,7 @@ test("damaged messages: KarmemError or a value, never a crash", () => {
           // A message that validates decodes within the same budget (§10).
           assert.ok(!valid, `validated but not decoded: ${String(e)}`);
         }
-        touch(Root.view(bytes));
+        touchViewer(Root.view(bytes));
       },
     ),
     { numRuns: 500, includeErrorInReport: true },

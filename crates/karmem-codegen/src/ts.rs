@@ -115,6 +115,7 @@ const RESERVED: &[&str] = &[
     "undefined",
     "type",
     "layout",
+    "viewers",
     "karmem",
     "Map",
     "Array",
@@ -467,6 +468,56 @@ impl Gen<'_> {
         }
     }
 
+    /// What a viewer's getter returns for a value of `ty`: viewers for
+    /// structs and union variants, views for arrays and maps (`karmem.viewSlot`).
+    fn view_ts(&self, ty: &FieldType) -> String {
+        match ty {
+            FieldType::Struct(id) => format!("{}Viewer", self.struct_name(*id)),
+            FieldType::Union(id) => format!("{}Viewer", type_name(&self.s.unions[*id].name)),
+            FieldType::Array(a) => self.array_view_ts(a),
+            _ => self.type_ts(ty),
+        }
+    }
+
+    fn array_view_ts(&self, a: &ArrayType) -> String {
+        // Fixed arrays and `#bovos` union arrays are decoded (views.ts).
+        if matches!(a.kind, ArrayKind::Fixed(_)) || a.layout == ArrayLayout::BoVoS {
+            return self.type_ts(&FieldType::Array(*a));
+        }
+        if a.text.is_some() {
+            return "string".into();
+        }
+        if a.is_map() {
+            let ElemType::Struct(entry) = a.elem else {
+                unreachable!("a map's elements are its entries")
+            };
+            let st = &self.s.structs[entry];
+            return format!(
+                "karmem.MapView<{}, {}>",
+                self.type_ts(&st.fields[0].ty),
+                self.view_ts(&st.fields[1].ty)
+            );
+        }
+        match a.elem {
+            ElemType::Scalar(p) => typed_array(p).into(),
+            ElemType::Enum(e) => typed_array(self.s.enums[e].repr).into(),
+            ElemType::Struct(id) if a.layout == ArrayLayout::Soa => {
+                format!("karmem.SoaView<{}>", self.struct_name(id))
+            }
+            ElemType::Struct(id) => {
+                format!("karmem.StructArrayView<{}Viewer>", self.struct_name(id))
+            }
+            ElemType::Union(id) => format!(
+                "karmem.UnionArrayView<{}Viewer>",
+                type_name(&self.s.unions[id].name)
+            ),
+            ElemType::Array(id) => format!(
+                "karmem.ArraysView<{}>",
+                self.array_view_ts(&self.s.arrays[id])
+            ),
+        }
+    }
+
     fn field_ts(&self, f: &Field) -> String {
         let t = self.type_ts(&f.ty);
         if f.optional {
@@ -522,15 +573,24 @@ impl Gen<'_> {
             "/** A value of the union `{}`: the variant's type and value; null is no value (or a tag this schema does not know). */",
             u.name
         );
-        let vs: Vec<String> = u
-            .variants
-            .iter()
-            .map(|v| {
-                let t = self.struct_name(v.ty);
-                format!("karmem.UnionValue<{}, {t}>", quote(&t))
-            })
-            .collect();
-        let _ = writeln!(out, "export type {name} = {} | null;", vs.join(" | "));
+        // `UnionValue<"Circle", Circle> | …`, with `suffix` after each type.
+        let variants = |suffix: &str| {
+            u.variants
+                .iter()
+                .map(|v| {
+                    let t = self.struct_name(v.ty);
+                    format!("karmem.UnionValue<{}, {t}{suffix}>", quote(&t))
+                })
+                .collect::<Vec<_>>()
+                .join(" | ")
+        };
+        let _ = writeln!(out, "export type {name} = {} | null;", variants(""));
+        let _ = writeln!(
+            out,
+            "/** `{}` read in place: the variant's type and its viewer. */\nexport type {name}Viewer = {} | null;",
+            u.name,
+            variants("Viewer")
+        );
     }
 
     fn struct_item(&self, out: &mut String, id: StructId) {
@@ -645,7 +705,18 @@ impl Gen<'_> {
                     ),
                 )
             };
+            // Read in place by the library's views (unions, maps, AoS arrays
+            // of structs, arrays of arrays and of unions).
+            let view = || {
+                let t = self.view_ts(&f.ty);
+                let body = format!(
+                    "return karmem.viewSlot(this.$r, viewers, layout.structs[{id}]!.fields[{i}]!.slot, {at}, {has}) as {t};"
+                );
+                (t, body)
+            };
+            let bovos = matches!(&f.ty, FieldType::Array(a) if a.layout == ArrayLayout::BoVoS);
             let (ty, body) = match &fl.slot {
+                Slot::Union { .. } if !f.optional => view(),
                 Slot::Scalar(p) | Slot::Enum { repr: p, .. } => (
                     self.field_ts(f),
                     format!(
@@ -728,9 +799,11 @@ impl Gen<'_> {
                                 ),
                             )
                         }
-                        _ => generic(),
+                        _ if bovos => generic(),
+                        _ => view(),
                     }
                 }
+                Slot::ArrayRef { .. } => view(),
                 _ => generic(),
             };
             Self::doc(out, "  ", &f.doc);
@@ -756,7 +829,33 @@ impl Gen<'_> {
                 Item::Memory(_) | Item::Interface(_) => {}
             }
         }
+        self.viewers(&mut out);
         out
+    }
+
+    /// The viewer constructors by struct index, which the library's views
+    /// use to hand out viewers (`karmem.Viewers`). Structs without a class
+    /// (map entries, read field by field) get none.
+    fn viewers(&self, out: &mut String) {
+        let mut has = vec![false; self.s.structs.len()];
+        for item in &self.s.order {
+            if let Item::Struct(id) = item {
+                has[*id] = true;
+            }
+        }
+        out.push_str("\n/** Viewer constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */\nexport const viewers: karmem.Viewers = {\n  s: layout,\n  v: [\n");
+        for (id, h) in has.iter().enumerate() {
+            if *h {
+                let _ = writeln!(
+                    out,
+                    "    (r, t) => new {}Viewer(r, t),",
+                    self.struct_name(id)
+                );
+            } else {
+                out.push_str("    () => null,\n");
+            }
+        }
+        out.push_str("  ],\n};\n");
     }
 }
 
@@ -816,5 +915,29 @@ mod tests {
         assert!(f.contents.contains("def: 100 }"));
         assert!(f.contents.contains("\"B\": 5n,"));
         assert_eq!(f.contents, generate(src).contents);
+    }
+
+    #[test]
+    fn views() {
+        let src = "karmem app;\nstruct A table { X u8; }\nstruct B inline { Y u32; }\nunion U { A; B; }\n\
+            struct R table { One U; Many []U #aos; Grouped []U #bovos; Aos []A #aos; Soa []B; \
+            Nested [][]f32; Names map<string, A>; Fixed [2]B; }\n";
+        let f = generate(src).contents;
+        for want in [
+            "export type UViewer = karmem.UnionValue<\"A\", AViewer> | karmem.UnionValue<\"B\", BViewer> | null;",
+            "get one(): UViewer {",
+            "get many(): karmem.UnionArrayView<UViewer> {",
+            "get aos(): karmem.StructArrayView<AViewer> {",
+            "get soa(): karmem.SoaView<B> {",
+            "get nested(): karmem.ArraysView<Float32Array> {",
+            "get names(): karmem.MapView<string, AViewer> {",
+            // Decoded: SoA union arrays grouped by variant, fixed arrays.
+            "get grouped(): U[] {\n    return karmem.readField(",
+            "get fixed(): B[] {\n    return karmem.readField(",
+            "export const viewers: karmem.Viewers = {",
+            "    (r, t) => new RViewer(r, t),",
+        ] {
+            assert!(f.contains(want), "{want}\n{f}");
+        }
     }
 }

@@ -1,0 +1,15 @@
+# Sourced by scripts/test-ts.sh and scripts/build-web.sh (from the
+# repository root): Node and npm (Node 20 comes with this machine's image;
+# elsewhere Debian's packages), the `karmem` command built from this tree
+# (its path in $karmem), and ts/'s dev tools installed with `npm ci` again
+# only when ts/package-lock.json changed since the last install.
+# Usage: . scripts/ts-setup.sh WHO   (WHO prefixes apt-ensure's message)
+command -v node >/dev/null || scripts/apt-ensure.sh "$1" nodejs npm
+command -v npm >/dev/null || scripts/apt-ensure.sh "$1" npm
+cargo build --quiet -p karmem-cli
+target=${CARGO_TARGET_DIR:-target}
+case $target in /*) ;; *) target=$PWD/$target ;; esac
+karmem=$target/debug/karmem
+if [ ! -f ts/node_modules/.package-lock.json ] || [ ts/package-lock.json -nt ts/node_modules/.package-lock.json ]; then
+  (cd ts && npm ci --no-audit --no-fund --loglevel=error)
+fi
