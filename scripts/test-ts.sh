@@ -32,7 +32,8 @@ for v in old new; do
   "$karmem" build --lang ts -o "gen/integrity/$v" "../testdata/integrity/$v.km" 2>/dev/null
 done
 npx tsc -p tsconfig.json
-node --test dist/test/*.test.js
+npx tsc -p integrity/tsconfig.json
+node --test dist/test/*.test.js dist/integrity/*.test.js
 # The TypeScript member of the integrity suite (docs/integrity.md §7): every
 # producer x consumer pair with the Rust and Go members.
 INTEGRITY_MEMBERS=rust,go,ts KARMEM_INTEGRITY_TS="$PWD/dist/integrity/main.js" INTEGRITY_SEEDS="${INTEGRITY_SEEDS:-24}" \

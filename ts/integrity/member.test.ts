@@ -6,8 +6,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { Rng } from "../integrity/rand.js";
-import { answer } from "../integrity/member.js";
+import { Rng } from "./rand.js";
+import { answer } from "./member.js";
 
 test("SplitMix64 from seed 0 gives the reference sequence", () => {
   const g = new Rng(0n);
