@@ -155,8 +155,14 @@ bench-host: setup guests
 INTEGRITY_SEEDS ?= 2000
 FUZZ_LONG_SECONDS ?= 600
 
+# The C and TypeScript members take part when built (by make c / make ts,
+# or scripts/build-integrity-c.sh and scripts/test-ts.sh).
+INTEGRITY_C ?= $(abspath $(wildcard $(or $(CARGO_TARGET_DIR),target)/c/integrity/karmem-integrity-c))
+INTEGRITY_TS ?= $(abspath $(wildcard ts/dist/integrity/main.js))
+
 integrity: setup guests
-	INTEGRITY_SEEDS=$(INTEGRITY_SEEDS) $(CARGO) test -p karmem-integrity --test suite
+	KARMEM_INTEGRITY_C=$(INTEGRITY_C) KARMEM_INTEGRITY_TS=$(INTEGRITY_TS) \
+	  INTEGRITY_SEEDS=$(INTEGRITY_SEEDS) $(CARGO) test -p karmem-integrity --test suite
 	INTEGRITY_SEEDS=$(INTEGRITY_SEEDS) $(CARGO) test -p karmem-e2e --test integrity
 
 # Every fuzz target (Rust and Go) for FUZZ_LONG_SECONDS each (docs/integrity.md §8).

@@ -54,6 +54,13 @@ inkeliz
 WANT
 diff <("$out/seed/seed" --hex) <(grep -v '^#' testdata/vectors/seed/account.hex)
 echo "test-c: c/examples/seed.c prints the README's usernames and writes the golden vector's bytes"
+# The C member of the integrity suite (c/integrity, docs/integrity.md §7):
+# built and its own tests run (scripts/build-integrity-c.sh), then every
+# producer x consumer pair with the Rust and Go members.
+integrity_c=$(KARMEM="$karmem" scripts/build-integrity-c.sh | tail -1)
+INTEGRITY_MEMBERS=rust,go,c KARMEM_INTEGRITY_C="$integrity_c" INTEGRITY_SEEDS="${INTEGRITY_SEEDS:-24}" \
+  cargo test --quiet -p karmem-integrity --test suite
+echo "test-c: the C integrity member agrees with Rust and Go"
 
 seconds=${C_FUZZ_SECONDS:-20}
 if [ "$seconds" != 0 ]; then

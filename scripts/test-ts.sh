@@ -4,7 +4,7 @@
 # `karmem build --lang ts` for every golden-vector schema into ts/gen/,
 # compiles library, tests and generated code with `tsc --strict`, and runs
 # every test with Node's test runner (unit, golden and hostile vectors,
-# property tests).
+# property tests), then the TypeScript member of the integrity suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/ts-setup.sh test-ts
@@ -17,5 +17,15 @@ done
 for schema in test/schemas/*.km; do
   "$karmem" build --lang ts -o "gen/test/$(basename "$schema" .km)" "$schema" 2>/dev/null
 done
+# Both versions of the integrity schema, for the integrity member (ts/integrity).
+for v in old new; do
+  "$karmem" build --lang ts -o "gen/integrity/$v" "../testdata/integrity/$v.km" 2>/dev/null
+done
 npx tsc -p tsconfig.json
-node --test dist/test/*.test.js
+npx tsc -p integrity/tsconfig.json
+node --test dist/test/*.test.js dist/integrity/*.test.js
+# The TypeScript member of the integrity suite (docs/integrity.md §7): every
+# producer x consumer pair with the Rust and Go members.
+INTEGRITY_MEMBERS=rust,go,ts KARMEM_INTEGRITY_TS="$PWD/dist/integrity/main.js" INTEGRITY_SEEDS="${INTEGRITY_SEEDS:-24}" \
+  cargo test --quiet -p karmem-integrity --test suite
+echo "test-ts: the TypeScript integrity member agrees with Rust and Go"

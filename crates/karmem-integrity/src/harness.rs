@@ -131,6 +131,90 @@ pub fn go_native(scratch: &Path) -> Process {
     Process::start("go", Command::new(bin))
 }
 
+/// The C and TypeScript members: commands that their languages' scripts
+/// build (scripts/build-integrity-c.sh, scripts/test-ts.sh), found through
+/// an environment variable rather than built here, so that the Rust suite
+/// does not need clang or Node (`make test` sets those up after it runs).
+pub const BUILT_ELSEWHERE: [BuiltElsewhere; 2] = [
+    BuiltElsewhere {
+        name: "c",
+        var: "KARMEM_INTEGRITY_C",
+        what: "the command scripts/build-integrity-c.sh builds",
+        runner: None,
+    },
+    BuiltElsewhere {
+        name: "ts",
+        var: "KARMEM_INTEGRITY_TS",
+        what: "ts/dist/integrity/main.js, which scripts/test-ts.sh compiles",
+        runner: Some("node"),
+    },
+];
+
+/// A member whose command is built by its language's script.
+pub struct BuiltElsewhere {
+    pub name: &'static str,
+    /// The environment variable that names the command (or script).
+    pub var: &'static str,
+    /// What the variable must name, for the failure message.
+    pub what: &'static str,
+    /// The program that runs the script, if it is not itself a command.
+    pub runner: Option<&'static str>,
+}
+
+fn built_elsewhere_path(var: &str) -> Option<PathBuf> {
+    std::env::var_os(var)
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+}
+
+/// Whether a member built elsewhere takes part: when `INTEGRITY_MEMBERS`
+/// names it, or, without a list, when its variable gives its command (so
+/// `make integrity` includes the C and TypeScript members once built, and
+/// the default run stays Rust and Go).
+pub fn wanted_built_elsewhere(m: &BuiltElsewhere) -> bool {
+    match std::env::var("INTEGRITY_MEMBERS") {
+        Ok(list) => list.split(',').any(|n| n == m.name),
+        Err(_) => built_elsewhere_path(m.var).is_some(),
+    }
+}
+
+/// Starts a member built elsewhere. A member that was asked for and cannot
+/// start fails the run, with what to do: it is never skipped quietly.
+pub fn start_built_elsewhere(m: &BuiltElsewhere) -> Process {
+    let BuiltElsewhere {
+        name,
+        var,
+        what,
+        runner,
+    } = *m;
+    let path = built_elsewhere_path(var).unwrap_or_else(|| {
+        panic!("the {name} member was asked for, but {var} is not set: it must name {what}")
+    });
+    assert!(
+        path.exists(),
+        "the {name} member: {var}={} does not exist (it must name {what})",
+        path.display()
+    );
+    let command = match runner {
+        Some(program) => {
+            let mut c = Command::new(program);
+            c.arg(&path);
+            c
+        }
+        None => Command::new(&path),
+    };
+    let mut member = Process::start(name, command);
+    // A command that starts but cannot serve (a script that does not load)
+    // ends at once: ask it something now, so the failure names the member.
+    let answer = member.ask("produce old 0");
+    assert!(
+        !answer.starts_with("error"),
+        "the {name} member ({}) cannot produce: {answer}",
+        path.display()
+    );
+    member
+}
+
 /// Whether the member `name` takes part: all do, unless
 /// `INTEGRITY_MEMBERS` lists some (`rust,go-wasm`) — a way to look at one
 /// language while another is broken, never a default.

@@ -1,6 +1,7 @@
 //! The integrity suite with the native members (docs/integrity.md §5):
-//! Rust and Go, every producer × consumer pair, both schema versions in
-//! both directions. `INTEGRITY_SEEDS` sets how many seeds (`make integrity`
+//! Rust and Go, and C and TypeScript when their commands are given
+//! (harness::BUILT_ELSEWHERE), every producer × consumer pair, both schema
+//! versions in both directions. `INTEGRITY_SEEDS` sets how many seeds (`make integrity`
 //! runs many). crates/karmem-e2e/tests/integrity.rs adds the WebAssembly
 //! members.
 
@@ -20,6 +21,11 @@ fn members() -> Vec<Box<dyn Member>> {
     }
     if harness::wanted("go") {
         out.push(Box::new(harness::go_native(scratch)));
+    }
+    for m in &harness::BUILT_ELSEWHERE {
+        if harness::wanted_built_elsewhere(m) {
+            out.push(Box::new(harness::start_built_elsewhere(m)));
+        }
     }
     assert!(!out.is_empty(), "INTEGRITY_MEMBERS names no member");
     out
