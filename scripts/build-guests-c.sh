@@ -33,7 +33,8 @@ strict=(-std=c11 -Wall -Wextra -Werror -pedantic -Wshadow -Wconversion -Wstrict-
 library=(c/karmem.c c/karmem_guest.c c/abi/abi.c)
 
 # Inputs shared by every module: the C library, the runtime, the generator.
-shared=$( { find c -maxdepth 2 \( -name '*.c' -o -name '*.h' \) -not -path 'c/tests/*' -print0 | sums; \
+shared=$( { find c -maxdepth 1 \( -name '*.c' -o -name '*.h' \) -print0 | sums; \
+            find c/abi -type f -print0 | sums; \
             codegen_sums; sha256sum scripts/build-guests-c.sh; } | hash64)
 
 # Every schema with interfaces, not only the guests' own: the generated
