@@ -2,14 +2,15 @@
 // root walked with the generated checked viewers, in the consumer's field
 // order, into the canonical stream.
 //
-// The TypeScript viewers decode unions, maps, AoS arrays of structs and
-// arrays of arrays when read (docs/typescript.md): the values are the
-// same, which is what the digest is about. Two things a decoded union
-// loses are read from the message with the library's checked Reader at
-// the layout's positions instead: the tag of a union value this version
-// does not know (decoded as null, like no value, while §3 feeds the tag)
-// and the total length of a bunch array (whose decoding keeps the known
-// variants only).
+// The TypeScript viewers read most kinds in place (arrays of structs,
+// unions and arrays as views with `get`, maps as MapView) and decode a few
+// (#bovos arrays, optional structs): the walk takes either (`Seq`,
+// `Entries`), since the values are what the digest is about. Two things
+// the union viewers do not say are read from the message with the
+// library's checked Reader at the layout's positions instead: the tag of a
+// union value this version does not know (null, like no value, while §3
+// feeds the tag) and the total length of a bunch array (whose view holds
+// the known variants only).
 
 import * as karmem from "karmem";
 import { Sink } from "./sink.js";
@@ -28,9 +29,9 @@ interface ItemLike {
   readonly id: number;
   readonly name: string;
   readonly pos: Vec3Like;
-  readonly tags: readonly string[];
+  readonly tags: Seq<string>;
   readonly score?: bigint;
-  readonly notes?: readonly string[];
+  readonly notes?: Seq<string>;
 }
 
 interface DotLike {
@@ -54,6 +55,26 @@ interface Indexed<T> {
   get(i: number): T;
 }
 
+/** A sequence as the viewers give it: a view with `get` (arrays of
+ * structs, unions and arrays read in place) or a JavaScript array or typed
+ * array (what is still decoded, and native columns). */
+type Seq<T> = Indexed<T> | ArrayLike<T>;
+
+function isIndexed<T>(a: Seq<T>): a is Indexed<T> {
+  return typeof (a as Partial<Indexed<T>>).get === "function";
+}
+
+function items<T>(a: Seq<T>): T[] {
+  return isIndexed(a) ? Array.from({ length: a.length }, (_, i) => a.get(i)) : Array.from(a);
+}
+
+/** A map as its viewer gives it (or as a decoded Map): entries in stored
+ * order. */
+interface Entries<K, V> {
+  readonly size: number;
+  [Symbol.iterator](): Iterator<[K, V]>;
+}
+
 export interface RootLike {
   readonly $r: karmem.Reader;
   readonly $t: karmem.Table;
@@ -72,26 +93,26 @@ export interface RootLike {
   readonly name: string;
   readonly wide: string;
   readonly pos: Vec3Like;
-  readonly fixed: readonly number[];
+  readonly fixed: ArrayLike<number>;
   readonly small: Uint8Array;
   readonly bytes: Uint8Array;
   readonly colors: Uint8Array;
   readonly soaPoints: Indexed<Vec3Like>;
-  readonly aosPoints: readonly Vec3Like[];
+  readonly aosPoints: Seq<Vec3Like>;
   readonly soaItems: Indexed<ItemLike>;
-  readonly aosItems: readonly ItemLike[];
+  readonly aosItems: Seq<ItemLike>;
   readonly dots: Indexed<DotLike>;
   readonly shape: ShapeLike;
-  readonly aosShapes: readonly ShapeLike[];
-  readonly soaShapes: readonly ShapeLike[];
-  readonly bovoaShapes: readonly ShapeLike[];
-  readonly bovosShapes: readonly ShapeLike[];
+  readonly aosShapes: Seq<ShapeLike>;
+  readonly soaShapes: Seq<ShapeLike>;
+  readonly bovoaShapes: Seq<ShapeLike>;
+  readonly bovosShapes: Seq<ShapeLike>;
   readonly maybeU32: number | null;
   readonly maybeName: string | null;
   readonly maybeItem: ItemLike | null;
-  readonly lookup: ReadonlyMap<string, number>;
-  readonly byId: ReadonlyMap<number, ItemLike>;
-  readonly grid: readonly (readonly number[])[];
+  readonly lookup: Entries<string, number>;
+  readonly byId: Entries<number, ItemLike>;
+  readonly grid: Seq<ArrayLike<number>>;
   readonly pair: { readonly f0: number; readonly f1: string };
   readonly hp: number;
   readonly level?: number;
@@ -127,9 +148,10 @@ class Walker {
     this.s.f32(p.z);
   }
 
-  texts(a: readonly string[]): void {
-    this.s.u32(a.length);
-    for (const t of a) this.s.text(t);
+  texts(a: Seq<string>): void {
+    const all = items(a);
+    this.s.u32(all.length);
+    for (const t of all) this.s.text(t);
   }
 
   item(it: ItemLike): void {
@@ -173,19 +195,21 @@ class Walker {
     for (let i = 0; i < a.length; i++) one(a.get(i));
   }
 
-  list<T>(a: readonly T[], one: (x: T) => void): void {
-    this.s.u32(a.length);
-    for (const x of a) one(x);
+  list<T>(a: Seq<T>, one: (x: T) => void): void {
+    const all = items(a);
+    this.s.u32(all.length);
+    for (const x of all) one(x);
   }
 
-  shapes(tags: readonly number[], values: readonly ShapeLike[]): void {
+  shapes(tags: readonly number[], values: Seq<ShapeLike>): void {
+    const all = items(values);
     this.s.u32(tags.length);
-    tags.forEach((tag, i) => this.shape(tag, values[i] ?? null));
+    tags.forEach((tag, i) => this.shape(tag, all[i] ?? null));
   }
 
   /** A bunch array: the total length, then each variant this version
    * knows, in declaration order, as its tag, its count and its elements. */
-  bunch(total: number, values: readonly ShapeLike[]): void {
+  bunch(total: number, values: Seq<ShapeLike>): void {
     this.s.u32(total);
     const variants: [number, string, (x: unknown) => void][] = [
       [CIRCLE, "Circle", (x) => this.circle(x as CircleLike)],
@@ -193,7 +217,7 @@ class Walker {
     ];
     if (this.v.newer) variants.push([STAR, "Star", (x) => this.star(x as StarLike)]);
     for (const [tag, kind, one] of variants) {
-      const group = values.filter((x) => x?.kind === kind);
+      const group = items(values).filter((x) => x?.kind === kind);
       this.s.u32(tag);
       this.list(group, (x) => one(x?.value));
     }
@@ -217,7 +241,7 @@ class Walker {
     s.text(v.name);
     s.units(v.wide);
     this.vec3(v.pos);
-    for (const x of v.fixed) s.i16(x);
+    for (const x of items(v.fixed)) s.i16(x);
     s.raw(v.small);
     s.raw(v.bytes);
     s.raw(v.colors);
@@ -266,7 +290,7 @@ class Walker {
 
 const TAG_SIZES: Partial<Record<karmem.Prim, number>> = { u8: 1, u16: 2, u32: 4 };
 
-/** What the decoding viewers do not say, read with the checked Reader at
+/** What the union viewers do not say, read with the checked Reader at
  * the positions the layout gives (absent or malformed: 0 and empty, as
  * the other languages' viewers read them). */
 class RawRead {
