@@ -237,6 +237,32 @@ export class Validator {
     return this.charge(<u64>cap * <u64>elemSize);
   }
 
+  /** An array field at `off` of the table (to, tu): empty when absent (an older writer, §4), else `array`. */
+  fieldArray(to: u32, tu: u32, off: u32, elemSize: u32, limit: u32): void {
+    if (<u64>off + 12 > <u64>tu) {
+      this.setArray(0, 0, 0);
+      return;
+    }
+    this.array(to + off, elemSize, limit);
+  }
+
+  /** `checkArray` for an array field of the table (to, tu): absent is empty and valid. */
+  checkFieldArray(to: u32, tu: u32, off: u32, elemSize: u32, limit: u32): KarmemError {
+    if (<u64>off + 12 > <u64>tu) {
+      this.setArray(0, 0, 0);
+      return KarmemError.None;
+    }
+    return this.checkArray(to + off, elemSize, limit);
+  }
+
+  /** A copy of `n` numbers of type T at `offset` (empty when they do not fit the message). */
+  slice<T>(offset: u32, n: u32): Array<T> {
+    if (n == 0 || !this.fits(offset, <u64>n * sizeof<T>())) return new Array<T>(0);
+    const out = new Array<T>(<i32>n);
+    memory.copy(out.dataStart, this.base + <usize>offset, <usize>n * sizeof<T>());
+    return out;
+  }
+
   // ---- text (§5.1, §6) ------------------------------------------------------
 
   /** UTF-8 text of `n` bytes at `offset` as a string ("" when invalid or outside, §6). */
@@ -309,6 +335,27 @@ export class Validator {
       if (this.ld<u8>(offset + i) > 1) return this.fail(KarmemError.InvalidBool, offset + i, 0);
     }
     return KarmemError.None;
+  }
+
+  /**
+   * How the text arrays referenced at `atA` and `atB` compare, bytewise
+   * (map keys, §5.5): negative, 0 or positive. Malformed references read
+   * as empty text.
+   */
+  textOrder(atA: u32, atB: u32): i32 {
+    this.array(atA, 1, NO_LIMIT);
+    const ao = this.aOff;
+    const al = this.aLen;
+    this.array(atB, 1, NO_LIMIT);
+    const bo = this.aOff;
+    const bl = this.aLen;
+    const n = al < bl ? al : bl;
+    for (let i: u32 = 0; i < n; i++) {
+      const x = this.ld<u8>(ao + i);
+      const y = this.ld<u8>(bo + i);
+      if (x != y) return x < y ? -1 : 1;
+    }
+    return al < bl ? -1 : al > bl ? 1 : 0;
   }
 
   // ---- SoA arrays (§5.3) -------------------------------------------------------

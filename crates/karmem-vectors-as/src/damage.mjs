@@ -1,0 +1,88 @@
+// Damaged messages through the compiled driver (crates/karmem-vectors-as):
+// node damage.mjs driver.wasm CASES ROUNDS SEED. Every case's bytes are
+// damaged ROUNDS times (a truncation, flipped bytes, a random 32-bit word,
+// from a seeded PRNG, so a failure can be replayed) and read with the
+// case's root type: validate, checked decode, lenient read, and encoding
+// what was read. Each may refuse; none may trap (an AssemblyScript abort
+// or `unreachable` is a trap). Prints `messages accepted refused traps`,
+// then one line per trap.
+import fs from "node:fs";
+
+const wasm = new WebAssembly.Module(fs.readFileSync(process.argv[2]));
+const count = Number(process.argv[3]);
+const rounds = Number(process.argv[4]);
+let state = BigInt(process.argv[5]) | 1n;
+
+/** xorshift64*: 32 random bits. */
+function next() {
+  state ^= state >> 12n;
+  state ^= (state << 25n) & 0xffffffffffffffffn;
+  state ^= state >> 27n;
+  return Number(((state * 0x2545f4914f6cdd1dn) & 0xffffffffffffffffn) >> 32n);
+}
+
+let exports;
+
+/** An AssemblyScript string at `ptr` (its byte length is in the word before it). */
+function text(ptr) {
+  if (!ptr) return "";
+  const buf = exports.memory.buffer;
+  const bytes = new Uint32Array(buf, ptr - 4, 1)[0];
+  return Buffer.from(new Uint8Array(buf, ptr, bytes)).toString("utf16le");
+}
+function instantiate() {
+  const env = {
+    report() {},
+    abort(msg, file, line, col) {
+      throw new Error(`abort: ${text(msg)} at ${text(file)}:${line}:${col}`);
+    },
+  };
+  exports = new WebAssembly.Instance(wasm, { env }).exports;
+}
+
+/** A damaged copy of `bytes`. */
+function damage(bytes) {
+  const out = Uint8Array.from(bytes);
+  switch (next() % 4) {
+    case 0: // truncated, its header still claiming the whole size
+      return out.subarray(0, next() % (out.length + 1));
+    case 1: // a few flipped bytes past the header
+      for (let k = 1 + (next() % 4); k > 0; k--) {
+        if (out.length > 8) out[8 + (next() % (out.length - 8))] ^= 1 << (next() % 8);
+      }
+      return out;
+    case 2: { // a random word at a 4-aligned place (an offset, length or count)
+      if (out.length >= 12) {
+        const at = 8 + 4 * (next() % ((out.length - 8) >> 2));
+        const word = next() % 3 === 0 ? next() % 64 : next();
+        new DataView(out.buffer).setUint32(at, word >>> 0, true);
+      }
+      return out;
+    }
+    default: // a random byte anywhere, the header included
+      out[next() % out.length] = next() & 0xff;
+      return out;
+  }
+}
+
+instantiate();
+let messages = 0, accepted = 0, refused = 0;
+const traps = [];
+for (let i = 0; i < count; i++) {
+  const bytes = fs.readFileSync(`cases/${i}.bin`);
+  for (let r = 0; r < rounds; r++) {
+    const msg = damage(bytes);
+    messages++;
+    try {
+      const p = exports.inputBuffer(msg.length);
+      new Uint8Array(exports.memory.buffer, p, msg.length).set(msg);
+      if (exports.damaged(i, msg.length) === 1) accepted++;
+      else refused++;
+    } catch (e) {
+      traps.push(`case ${i} round ${r}: ${e} (${Buffer.from(msg).toString("hex")})`);
+      instantiate();
+    }
+  }
+}
+console.log(`${messages} ${accepted} ${refused} ${traps.length}`);
+for (const t of traps.slice(0, 20)) console.log(t);
