@@ -29,6 +29,49 @@ pub const RUN_MJS: &str = include_str!("run.mjs");
 /// The Node program that feeds the compiled driver damaged messages.
 pub const DAMAGE_MJS: &str = include_str!("damage.mjs");
 
+/// Generates `schemas` (paths relative to `repo`) into `out/gen/` and
+/// writes `out/roundtrip.ts`: for every struct of every schema, its whole
+/// API is used (asc compiles only what is used) and its initial value is
+/// encoded, decoded (checked) and encoded again, which must give the same
+/// bytes. `roundTrip()` returns the number of structs checked, or minus
+/// the index of the first that fails.
+pub fn write_roundtrip(repo: &Path, schemas: &[&str], out: &Path) -> Result<(), String> {
+    let io = |e: std::io::Error| e.to_string();
+    fs::create_dir_all(out.join("gen")).map_err(io)?;
+    let mut head = String::from("import { KarmemError, Writer } from \"karmem-as/assembly\";\n");
+    let mut body = String::from(
+        "\n/** Encodes, decodes and encodes again every struct's initial value. */\nexport function roundTrip(): i32 {\n  const w = new Writer(64);\n  const again = new Writer(64);\n  let n = 0;\n",
+    );
+    for (m, path) in schemas.iter().enumerate() {
+        let source = fs::read_to_string(repo.join(path)).map_err(io)?;
+        let (schema, layout) =
+            karmem_layout::load(path, &source).map_err(|d| format!("{path}: {d:?}"))?;
+        let files = AssemblyScriptBackend
+            .generate(&schema, &layout)
+            .map_err(|e| format!("{path}: {e}"))?;
+        let file = format!(
+            "gen/s{m}_{}",
+            karmem_codegen::assemblyscript::file_name(&schema)
+        );
+        fs::write(out.join(format!("{file}.ts")), &files[0].contents).map_err(io)?;
+        let names: Vec<String> = schema.structs.iter().map(|s| type_name(&s.name)).collect();
+        let list: Vec<String> = names.iter().map(|n| format!("{n} as s{m}_{n}")).collect();
+        if !list.is_empty() {
+            writeln!(head, "import {{ {} }} from \"./{file}\";", list.join(", ")).unwrap();
+        }
+        for n in &names {
+            let t = format!("s{m}_{n}");
+            write!(
+                body,
+                "  n++;\n  if (new {t}().encode(w) != KarmemError.None) return -n;\n  {{\n    const x = new {t}();\n    if ({t}.validate(w.dataStart, w.length) != KarmemError.None) return -n;\n    if ({t}.decode(w.dataStart, w.length, x) != KarmemError.None) return -n;\n    if ({t}.read(w.dataStart, w.length, x) != KarmemError.None) return -n;\n    if (x.encode(again) != KarmemError.None || again.length != w.length) return -n;\n    if (memory.compare(again.dataStart, w.dataStart, <usize>w.length) != 0) return -n;\n  }}\n"
+            )
+            .unwrap();
+        }
+    }
+    body.push_str("  return n;\n}\n");
+    fs::write(out.join("roundtrip.ts"), head + &body).map_err(io)
+}
+
 /// One generated schema file.
 struct Module {
     key: String,

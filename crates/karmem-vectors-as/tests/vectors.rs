@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use karmem_vectors_as::{find_cases, same, write_driver, Case, DAMAGE_MJS, RUN_MJS};
+use karmem_vectors_as::{
+    find_cases, same, write_driver, write_roundtrip, Case, DAMAGE_MJS, RUN_MJS,
+};
 use serde_json::Value;
 
 /// The cases in the repository today: a runner that silently finds fewer
@@ -31,6 +33,30 @@ fn run(cmd: &mut Command, what: &str) -> Output {
     })
 }
 
+/// The work directory `name` under the test's temporary directory, with
+/// `node_modules/karmem-as` linked to `as/` (asc finds `karmem-as/assembly`
+/// there, as/README.md).
+fn work_dir(name: &str) -> PathBuf {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let modules = out.join("node_modules");
+    fs::create_dir_all(&modules).unwrap();
+    let link = modules.join("karmem-as");
+    let _ = fs::remove_file(&link);
+    std::os::unix::fs::symlink(repo().join("as").canonicalize().unwrap(), &link).unwrap();
+    out
+}
+
+/// The AssemblyScript compiler of `as/`'s dev dependencies.
+fn asc() -> PathBuf {
+    let asc = repo().join("as/node_modules/assemblyscript/bin/asc.js");
+    assert!(
+        asc.exists(),
+        "{} is missing: run `npm ci` in as/",
+        asc.display()
+    );
+    asc
+}
+
 /// The work directory with the compiled driver, and the cases: built once
 /// for both tests.
 fn driver() -> &'static (PathBuf, Vec<Case>) {
@@ -44,26 +70,14 @@ fn driver() -> &'static (PathBuf, Vec<Case>) {
             cases.len(),
             dir.display()
         );
-        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("as-vectors");
+        let out = work_dir("as-vectors");
         for sub in ["gen", "cases"] {
             let _ = fs::remove_dir_all(out.join(sub));
         }
         write_driver(&dir, &cases, &out).unwrap();
         fs::write(out.join("run.mjs"), RUN_MJS).unwrap();
         fs::write(out.join("damage.mjs"), DAMAGE_MJS).unwrap();
-        // asc finds `karmem-as/assembly` through node_modules (as/README.md).
-        let lib = repo().join("as");
-        let modules = out.join("node_modules");
-        fs::create_dir_all(&modules).unwrap();
-        let link = modules.join("karmem-as");
-        let _ = fs::remove_file(&link);
-        std::os::unix::fs::symlink(lib.canonicalize().unwrap(), &link).unwrap();
-        let asc = lib.join("node_modules/assemblyscript/bin/asc.js");
-        assert!(
-            asc.exists(),
-            "{} is missing: run `npm ci` in as/",
-            asc.display()
-        );
+        let asc = asc();
         // Assertions on (no --noAssert): a bounds check the library missed
         // would show as a trap.
         let build = run(
@@ -166,6 +180,56 @@ fn golden_vectors() {
         report.len(),
         report.join("\n")
     );
+}
+
+/// The schemas of the e2e guests, the arena and the guest ABI: their
+/// generated code compiles, and every struct's initial value round-trips.
+#[test]
+fn other_schemas_compile_and_round_trip() {
+    let out = work_dir("as-schemas");
+    let _ = fs::remove_dir_all(out.join("gen"));
+    let schemas = [
+        "guests/go/e2e-go.km",
+        "examples/arena/arena.km",
+        "docs/abi.km",
+    ];
+    write_roundtrip(&repo(), &schemas, &out).unwrap();
+    let build = run(
+        Command::new("node")
+            .arg(asc())
+            .args([
+                "roundtrip.ts",
+                "-o",
+                "roundtrip.wasm",
+                "--runtime",
+                "incremental",
+            ])
+            .current_dir(&out),
+        "asc",
+    );
+    assert!(
+        build.status.success(),
+        "{} does not compile:\n{}{}",
+        out.join("roundtrip.ts").display(),
+        String::from_utf8_lossy(&build.stdout),
+        String::from_utf8_lossy(&build.stderr)
+    );
+    let script = "const fs = require('fs'); const m = new WebAssembly.Module(fs.readFileSync('roundtrip.wasm')); \
+        const i = new WebAssembly.Instance(m, { env: { abort(a, b, line, col) { throw new Error('abort ' + line + ':' + col); } } }); \
+        console.log(i.exports.roundTrip());";
+    let result = run(
+        Command::new("node").args(["-e", script]).current_dir(&out),
+        "node",
+    );
+    let text = String::from_utf8_lossy(&result.stdout);
+    let n: i64 = text.trim().parse().unwrap_or_else(|_| {
+        panic!(
+            "roundTrip: {text}{}",
+            String::from_utf8_lossy(&result.stderr)
+        )
+    });
+    eprintln!("{n} structs of {} schemas round-trip", schemas.len());
+    assert!(n > 10, "roundTrip() = {n}: a struct does not round-trip");
 }
 
 #[test]
