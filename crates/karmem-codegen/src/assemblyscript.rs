@@ -26,7 +26,6 @@ use karmem_layout::{Layout, Slot};
 use karmem_schema::model::*;
 
 use crate::emit::{deref_lines, Lines};
-use crate::names::{camel, snake};
 use crate::{Backend, Error, GeneratedFile};
 
 /// The module specifier generated files import the library by
@@ -78,46 +77,9 @@ impl Code {
     }
 }
 
-/// Words a field may not be called (reserved words, and the members every
-/// generated class has); such a field gets a `_` suffix.
-const RESERVED: &[&str] = &[
-    "break",
-    "case",
-    "catch",
-    "class",
-    "const",
-    "continue",
-    "debugger",
-    "default",
-    "delete",
-    "do",
-    "else",
-    "enum",
-    "export",
-    "extends",
-    "false",
-    "finally",
-    "for",
-    "function",
-    "if",
-    "import",
-    "in",
-    "instanceof",
-    "new",
-    "null",
-    "return",
-    "super",
-    "switch",
-    "this",
-    "throw",
-    "true",
-    "try",
-    "typeof",
-    "var",
-    "void",
-    "while",
-    "with",
-    "constructor",
+/// Members every generated class has; a field of that name gets a `_`
+/// suffix, as do the words TypeScript reserves (`crate::ts::RESERVED`).
+const MEMBERS: &[&str] = &[
     "encode",
     "decode",
     "read",
@@ -126,25 +88,21 @@ const RESERVED: &[&str] = &[
     "tag",
 ];
 
-/// A class or enum name: TitleCase (`monster_data` → `MonsterData`).
+/// A class or enum name: TitleCase (`monster_data` → `MonsterData`), as
+/// the TypeScript backend names it (reserved words get a `K` prefix).
 pub fn type_name(name: &str) -> String {
-    let c = camel(name);
-    let mut chars = c.chars();
-    match chars.next() {
-        Some(f) => f.to_uppercase().chain(chars).collect(),
-        None => "X".into(),
-    }
+    crate::ts::type_name(name)
 }
 
-/// A field name: camelCase (`ID` → `id`, `MonsterData` → `monsterData`).
+/// A field name: camelCase (`ID` → `id`, `MonsterData` → `monsterData`),
+/// as the TypeScript backend names a property; a member or reserved word
+/// gets a `_` suffix.
 pub fn field_name(name: &str) -> String {
-    let c = camel(&snake(name));
-    let mut chars = c.chars();
-    let s: String = match chars.next() {
-        Some(f) => f.to_lowercase().chain(chars).collect(),
-        None => "x".into(),
-    };
-    if RESERVED.contains(&s.as_str()) || s.starts_with("_km") {
+    let s = crate::ts::prop_name(name);
+    if MEMBERS.contains(&s.as_str())
+        || crate::ts::RESERVED.contains(&s.as_str())
+        || s.starts_with("_km")
+    {
         format!("{s}_")
     } else {
         s
@@ -632,7 +590,10 @@ impl<'a> Gen<'a> {
     /// Emits a function or method with `let e` declared when its body
     /// propagates errors.
     pub fn function(&mut self, signature: &str, body: Code, tail: &str) {
-        self.c.line("");
+        // A doc comment just written belongs to this function.
+        if !self.c.out.ends_with("*/\n") {
+            self.c.line("");
+        }
         self.c.open(signature);
         let text = body.into_text();
         if text.contains("(e = ") {

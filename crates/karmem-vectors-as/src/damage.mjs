@@ -7,6 +7,7 @@
 // or `unreachable` is a trap). Prints `messages accepted refused traps`,
 // then one line per trap.
 import fs from "node:fs";
+import { instantiate, put } from "./host.mjs";
 
 const wasm = new WebAssembly.Module(fs.readFileSync(process.argv[2]));
 const count = Number(process.argv[3]);
@@ -19,25 +20,6 @@ function next() {
   state ^= (state << 25n) & 0xffffffffffffffffn;
   state ^= state >> 27n;
   return Number(((state * 0x2545f4914f6cdd1dn) & 0xffffffffffffffffn) >> 32n);
-}
-
-let exports;
-
-/** An AssemblyScript string at `ptr` (its byte length is in the word before it). */
-function text(ptr) {
-  if (!ptr) return "";
-  const buf = exports.memory.buffer;
-  const bytes = new Uint32Array(buf, ptr - 4, 1)[0];
-  return Buffer.from(new Uint8Array(buf, ptr, bytes)).toString("utf16le");
-}
-function instantiate() {
-  const env = {
-    report() {},
-    abort(msg, file, line, col) {
-      throw new Error(`abort: ${text(msg)} at ${text(file)}:${line}:${col}`);
-    },
-  };
-  exports = new WebAssembly.Instance(wasm, { env }).exports;
 }
 
 /** A damaged copy of `bytes`. */
@@ -65,7 +47,7 @@ function damage(bytes) {
   }
 }
 
-instantiate();
+let exports = instantiate(wasm, []);
 let messages = 0, accepted = 0, refused = 0;
 const traps = [];
 for (let i = 0; i < count; i++) {
@@ -74,13 +56,11 @@ for (let i = 0; i < count; i++) {
     const msg = damage(bytes);
     messages++;
     try {
-      const p = exports.inputBuffer(msg.length);
-      new Uint8Array(exports.memory.buffer, p, msg.length).set(msg);
-      if (exports.damaged(i, msg.length) === 1) accepted++;
+      if (exports.damaged(i, put(exports, msg)) === 1) accepted++;
       else refused++;
     } catch (e) {
       traps.push(`case ${i} round ${r}: ${e} (${Buffer.from(msg).toString("hex")})`);
-      instantiate();
+      exports = instantiate(wasm, []);
     }
   }
 }

@@ -26,6 +26,8 @@ pub use karmem_vectors_zig::{find_cases, parse_hex, same, Case};
 
 /// The Node program that runs the compiled driver over every case.
 pub const RUN_MJS: &str = include_str!("run.mjs");
+/// The imports of the compiled driver, for both Node programs.
+pub const HOST_MJS: &str = include_str!("host.mjs");
 /// The Node program that feeds the compiled driver damaged messages.
 pub const DAMAGE_MJS: &str = include_str!("damage.mjs");
 

@@ -12,7 +12,7 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use karmem_vectors_as::{
-    find_cases, same, write_driver, write_roundtrip, Case, DAMAGE_MJS, RUN_MJS,
+    find_cases, same, write_driver, write_roundtrip, Case, DAMAGE_MJS, HOST_MJS, RUN_MJS,
 };
 use serde_json::Value;
 
@@ -77,6 +77,7 @@ fn driver() -> &'static (PathBuf, Vec<Case>) {
         write_driver(&dir, &cases, &out).unwrap();
         fs::write(out.join("run.mjs"), RUN_MJS).unwrap();
         fs::write(out.join("damage.mjs"), DAMAGE_MJS).unwrap();
+        fs::write(out.join("host.mjs"), HOST_MJS).unwrap();
         let asc = asc();
         // Assertions on (no --noAssert): a bounds check the library missed
         // would show as a trap.
@@ -105,24 +106,22 @@ fn driver() -> &'static (PathBuf, Vec<Case>) {
     })
 }
 
-#[test]
-fn golden_vectors() {
-    let (out, cases) = driver();
-    let result = run(
-        Command::new("node")
-            .arg("run.mjs")
-            .arg("driver.wasm")
-            .arg(cases.len().to_string())
-            .current_dir(out),
-        "node run.mjs",
-    );
-    let text = String::from_utf8_lossy(&result.stdout);
+/// What `node ARGS` prints in `dir`; it must succeed.
+fn node(dir: &Path, args: &[&str]) -> String {
+    let result = run(Command::new("node").args(args).current_dir(dir), "node");
     assert!(
         result.status.success(),
-        "the driver failed: {}\n{}",
+        "node {args:?} failed: {}\n{}",
         result.status,
         String::from_utf8_lossy(&result.stderr)
     );
+    String::from_utf8_lossy(&result.stdout).into_owned()
+}
+
+#[test]
+fn golden_vectors() {
+    let (out, cases) = driver();
+    let text = node(out, &["run.mjs", "driver.wasm", &cases.len().to_string()]);
     let mut results: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     for line in text.lines() {
         let mut parts = line.splitn(3, '\t');
@@ -235,21 +234,10 @@ fn other_schemas_compile_and_round_trip() {
 #[test]
 fn damaged_messages_never_trap() {
     let (out, cases) = driver();
-    let result = run(
-        Command::new("node")
-            .args(["damage.mjs", "driver.wasm"])
-            .arg(cases.len().to_string())
-            .arg(ROUNDS.to_string())
-            .arg("20261127")
-            .current_dir(out),
-        "node damage.mjs",
-    );
-    let text = String::from_utf8_lossy(&result.stdout);
-    assert!(
-        result.status.success(),
-        "damage.mjs failed: {}\n{}",
-        result.status,
-        String::from_utf8_lossy(&result.stderr)
+    let (rounds, count) = (ROUNDS.to_string(), cases.len().to_string());
+    let text = node(
+        out,
+        &["damage.mjs", "driver.wasm", &count, &rounds, "20261127"],
     );
     let first = text.lines().next().unwrap_or_default();
     let n: Vec<usize> = first

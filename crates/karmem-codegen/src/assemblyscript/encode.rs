@@ -463,29 +463,7 @@ impl Gen<'_> {
     /// Whether some array of the schema is a bunch array of union `id`
     /// (`soa`: `#bovos`).
     pub(crate) fn uses_bunch(&self, id: UnionId, soa: bool) -> bool {
-        fn walk(data: &ArrayData, array: &ArrayType, id: UnionId, soa: bool) -> bool {
-            match data {
-                ArrayData::UnionBunch { id: u, .. } => {
-                    *u == id && (array.layout == ArrayLayout::BoVoS) == soa
-                }
-                ArrayData::Arrays { array, data } => walk(data, array, id, soa),
-                _ => false,
-            }
-        }
-        let mut slots: Vec<&Slot> = Vec::new();
-        for st in &self.l.structs {
-            slots.extend(st.fields.iter().map(|f| &f.slot));
-        }
-        for soa_l in self.l.soa.iter().flatten() {
-            slots.extend(soa_l.columns.iter().map(|c| &c.slot));
-        }
-        slots.into_iter().any(|slot| {
-            let slot = match slot {
-                Slot::Optional { value, .. } => value,
-                other => other,
-            };
-            matches!(slot, Slot::ArrayRef { array, data } if walk(data, array, id, soa))
-        })
+        crate::zig::uses_bunch(self.l, id, soa)
     }
 }
 
