@@ -231,6 +231,37 @@ fn other_schemas_compile_and_round_trip() {
     assert!(n > 10, "roundTrip() = {n}: a struct does not round-trip");
 }
 
+/// The library's own checks (`as/tests/lib.ts`): what generated code does
+/// not reach by itself.
+#[test]
+fn library_checks() {
+    let out = work_dir("as-lib");
+    fs::copy(repo().join("as/tests/lib.ts"), out.join("lib.ts")).unwrap();
+    fs::write(out.join("host.mjs"), HOST_MJS).unwrap();
+    let build = run(
+        Command::new("node")
+            .arg(asc())
+            .args(["lib.ts", "-o", "lib.wasm", "--runtime", "incremental"])
+            .current_dir(&out),
+        "asc",
+    );
+    assert!(
+        build.status.success(),
+        "as/tests/lib.ts does not compile:\n{}{}",
+        String::from_utf8_lossy(&build.stdout),
+        String::from_utf8_lossy(&build.stderr)
+    );
+    let script = "import fs from 'node:fs'; import { instantiate } from './host.mjs'; \
+        const lines = []; const e = instantiate(new WebAssembly.Module(fs.readFileSync('lib.wasm')), lines); \
+        const n = e.check(); console.log([n, ...lines].join('\\n'));";
+    let text = node(&out, &["--input-type=module", "-e", script]);
+    assert_eq!(
+        text.lines().next(),
+        Some("0"),
+        "library checks failed:\n{text}"
+    );
+}
+
 #[test]
 fn damaged_messages_never_trap() {
     let (out, cases) = driver();
