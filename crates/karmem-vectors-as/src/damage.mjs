@@ -1,6 +1,7 @@
 // Damaged messages through the compiled driver (crates/karmem-vectors-as):
 // node damage.mjs driver.wasm CASES ROUNDS SEED. Every case's bytes are
 // damaged ROUNDS times (a truncation, flipped bytes, a random 32-bit word,
+// two equal words (a length and a capacity),
 // from a seeded PRNG, so a failure can be replayed) and read with the
 // case's root type: validate, checked decode, lenient read, and encoding
 // what was read. Each may refuse; none may trap (an AssemblyScript abort
@@ -25,7 +26,7 @@ function next() {
 /** A damaged copy of `bytes`. */
 function damage(bytes) {
   const out = Uint8Array.from(bytes);
-  switch (next() % 4) {
+  switch (next() % 5) {
     case 0: // truncated, its header still claiming the whole size
       return out.subarray(0, next() % (out.length + 1));
     case 1: // a few flipped bytes past the header
@@ -38,6 +39,15 @@ function damage(bytes) {
         const at = 8 + 4 * (next() % ((out.length - 8) >> 2));
         const word = next() % 3 === 0 ? next() % 64 : next();
         new DataView(out.buffer).setUint32(at, word >>> 0, true);
+      }
+      return out;
+    }
+    case 3: { // two words set to one value: an array's length and capacity
+      if (out.length >= 16) {
+        const at = 8 + 4 * (next() % ((out.length - 12) >> 2));
+        const word = next() % 2 === 0 ? next() % 4096 : next();
+        new DataView(out.buffer).setUint32(at, word >>> 0, true);
+        new DataView(out.buffer).setUint32(at + 4, word >>> 0, true);
       }
       return out;
     }
