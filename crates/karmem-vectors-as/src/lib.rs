@@ -210,6 +210,16 @@ fn root_of(m: &Module, root: &str) -> Option<(String, String)> {
     ))
 }
 
+/// The start of every case function: the header must open (else the case
+/// reports `open`).
+const OPEN: &str = r#"  const v = new Validator();
+  let e = v.open(p, n);
+  if (e != KarmemError.None) {
+    report(id, "open", errorName(e));
+    return;
+  }
+"#;
+
 /// A case with a value: decode (printed), validate, encode (the bytes),
 /// decode into the same object and encode with the same writer (reuse),
 /// encode into caller memory (`Writer.over`).
@@ -218,13 +228,7 @@ fn value_case(name: &str, id: &str, ty: &str, print: &str) -> String {
         r#"
 function {name}(p: usize, n: usize): void {{
   const id = "{id}";
-  const v = new Validator();
-  let e = v.open(p, n);
-  if (e != KarmemError.None) {{
-    report(id, "open", errorName(e));
-    return;
-  }}
-  const x = new {ty}();
+{OPEN}  const x = new {ty}();
   e = {ty}.decode(p, n, x);
   if (e != KarmemError.None) {{
     report(id, "decode-error", errorName(e));
@@ -259,13 +263,7 @@ fn read_case(name: &str, id: &str, ty: &str, print: &str) -> String {
         r#"
 function {name}(p: usize, n: usize): void {{
   const id = "{id}";
-  const v = new Validator();
-  let e = v.open(p, n);
-  if (e != KarmemError.None) {{
-    report(id, "open", errorName(e));
-    return;
-  }}
-  const valid = {ty}.validateWith(v, p, n);
+{OPEN}  const valid = {ty}.validateWith(v, p, n);
   reportValid(id, valid, v);
   const x = new {ty}();
   e = {ty}.read(p, n, x);

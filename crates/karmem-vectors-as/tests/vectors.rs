@@ -78,32 +78,31 @@ fn driver() -> &'static (PathBuf, Vec<Case>) {
         fs::write(out.join("run.mjs"), RUN_MJS).unwrap();
         fs::write(out.join("damage.mjs"), DAMAGE_MJS).unwrap();
         fs::write(out.join("host.mjs"), HOST_MJS).unwrap();
-        let asc = asc();
         // Assertions on (no --noAssert): a bounds check the library missed
         // would show as a trap.
-        let build = run(
-            Command::new("node")
-                .arg(&asc)
-                .args([
-                    "driver.ts",
-                    "-o",
-                    "driver.wasm",
-                    "-O1",
-                    "--runtime",
-                    "incremental",
-                ])
-                .current_dir(&out),
-            "asc",
-        );
-        assert!(
-            build.status.success(),
-            "the driver ({}) does not compile:\n{}{}",
-            out.join("driver.ts").display(),
-            String::from_utf8_lossy(&build.stdout),
-            String::from_utf8_lossy(&build.stderr)
-        );
+        compile(&out, "driver.ts", "driver.wasm", &["-O1"]);
         (out, cases)
     })
+}
+
+/// Compiles `entry` in `dir` into `wasm` with asc (the incremental GC, the
+/// default runtime, assertions on) and `extra` options; it must compile.
+fn compile(dir: &Path, entry: &str, wasm: &str, extra: &[&str]) {
+    let build = run(
+        Command::new("node")
+            .arg(asc())
+            .args([entry, "-o", wasm, "--runtime", "incremental"])
+            .args(extra)
+            .current_dir(dir),
+        "asc",
+    );
+    assert!(
+        build.status.success(),
+        "{} does not compile:\n{}{}",
+        dir.join(entry).display(),
+        String::from_utf8_lossy(&build.stdout),
+        String::from_utf8_lossy(&build.stderr)
+    );
 }
 
 /// What `node ARGS` prints in `dir`; it must succeed.
@@ -193,26 +192,7 @@ fn other_schemas_compile_and_round_trip() {
         "docs/abi.km",
     ];
     write_roundtrip(&repo(), &schemas, &out).unwrap();
-    let build = run(
-        Command::new("node")
-            .arg(asc())
-            .args([
-                "roundtrip.ts",
-                "-o",
-                "roundtrip.wasm",
-                "--runtime",
-                "incremental",
-            ])
-            .current_dir(&out),
-        "asc",
-    );
-    assert!(
-        build.status.success(),
-        "{} does not compile:\n{}{}",
-        out.join("roundtrip.ts").display(),
-        String::from_utf8_lossy(&build.stdout),
-        String::from_utf8_lossy(&build.stderr)
-    );
+    compile(&out, "roundtrip.ts", "roundtrip.wasm", &[]);
     let script = "const fs = require('fs'); const m = new WebAssembly.Module(fs.readFileSync('roundtrip.wasm')); \
         const i = new WebAssembly.Instance(m, { env: { abort(a, b, line, col) { throw new Error('abort ' + line + ':' + col); } } }); \
         console.log(i.exports.roundTrip());";
@@ -238,19 +218,7 @@ fn library_checks() {
     let out = work_dir("as-lib");
     fs::copy(repo().join("as/tests/lib.ts"), out.join("lib.ts")).unwrap();
     fs::write(out.join("host.mjs"), HOST_MJS).unwrap();
-    let build = run(
-        Command::new("node")
-            .arg(asc())
-            .args(["lib.ts", "-o", "lib.wasm", "--runtime", "incremental"])
-            .current_dir(&out),
-        "asc",
-    );
-    assert!(
-        build.status.success(),
-        "as/tests/lib.ts does not compile:\n{}{}",
-        String::from_utf8_lossy(&build.stdout),
-        String::from_utf8_lossy(&build.stderr)
-    );
+    compile(&out, "lib.ts", "lib.wasm", &[]);
     let script = "import fs from 'node:fs'; import { instantiate } from './host.mjs'; \
         const lines = []; const e = instantiate(new WebAssembly.Module(fs.readFileSync('lib.wasm')), lines); \
         const n = e.check(); console.log([n, ...lines].join('\\n'));";

@@ -30,8 +30,8 @@ impl Gen<'_> {
         c.line("");
         c.line("/**");
         c.line(" * Decodes the message of `length` bytes at `ptr` (8-aligned) into `out`,");
-        c.line(" * after validating it (docs/format.md §11): on an error `out` holds");
-        c.line(" * some of the message, nothing unsafe.");
+        c.line(" * after validating it (docs/format.md §11); on an error `out` is left");
+        c.line(" * as it was.");
         c.line(" */");
         c.open(&format!(
             "static decode(ptr: usize, length: usize, out: {name}): KarmemError {{"
@@ -332,32 +332,23 @@ impl Gen<'_> {
                     _ => unreachable!("plain arrays hold numbers"),
                 }
             }
-            (None, ArrayData::AosInline { id, stride }) => {
+            (None, ArrayData::AosInline { id, .. } | ArrayData::AosTable { id }) => {
                 charge(c);
                 let ty = self.struct_name(*id);
                 let x = self.fresh("x");
+                let read = match data {
+                    ArrayData::AosInline { stride, .. } => {
+                        format!("{x}._kmReadAt(v, {})", elem_at(&ao, &k, *stride))
+                    }
+                    _ => format!(
+                        "{x}._kmReadTable(v, v.ld<u32>({}))",
+                        elem_at(&ao, &k, OFFSET_SIZE)
+                    ),
+                };
                 c.line(&format!("const {s} = new Array<{ty}>(<i32>{al});"));
                 c.open(&format!("for (let {k}: u32 = 0; {k} < {al}; {k}++) {{"));
                 c.line(&format!("const {x} = new {ty}();"));
-                c.line(&tr(&format!(
-                    "{x}._kmReadAt(v, {})",
-                    elem_at(&ao, &k, *stride)
-                )));
-                c.line(&format!("{s}[{k}] = {x};"));
-                c.close("}");
-                c.line(&format!("{place} = {s};"));
-            }
-            (None, ArrayData::AosTable { id }) => {
-                charge(c);
-                let ty = self.struct_name(*id);
-                let x = self.fresh("x");
-                c.line(&format!("const {s} = new Array<{ty}>(<i32>{al});"));
-                c.open(&format!("for (let {k}: u32 = 0; {k} < {al}; {k}++) {{"));
-                c.line(&format!("const {x} = new {ty}();"));
-                c.line(&tr(&format!(
-                    "{x}._kmReadTable(v, v.ld<u32>({}))",
-                    elem_at(&ao, &k, OFFSET_SIZE)
-                )));
+                c.line(&tr(&read));
                 c.line(&format!("{s}[{k}] = {x};"));
                 c.close("}");
                 c.line(&format!("{place} = {s};"));
