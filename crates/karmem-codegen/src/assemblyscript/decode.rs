@@ -203,15 +203,18 @@ impl Gen<'_> {
             Slot::FixedArray { elem, stride, len } => {
                 let j = self.fresh("j");
                 let epos = elem_at(&pos, &format!("<u32>{j}"), *stride);
+                // `j` stays below the array's length: no bounds checks.
                 let e = format!("{place}[{j}]");
+                let set = |value: String| format!("unchecked(({e} = {value}));");
                 let stmt = match elem {
-                    FixedElem::Scalar(Primitive::Bool) => format!("{e} = v.ldBool({epos});"),
-                    FixedElem::Scalar(p) => format!("{e} = v.ld<{}>({epos});", prim(*p)),
-                    FixedElem::Enum { id, repr } => format!(
-                        "{e} = {};",
-                        self.enum_from(*id, &format!("v.ld<{}>({epos})", prim(*repr)))
-                    ),
-                    FixedElem::InlineStruct(_) => tr(&format!("{e}._kmReadAt(v, {epos})")),
+                    FixedElem::Scalar(Primitive::Bool) => set(format!("v.ldBool({epos})")),
+                    FixedElem::Scalar(p) => set(format!("v.ld<{}>({epos})", prim(*p))),
+                    FixedElem::Enum { id, repr } => {
+                        set(self.enum_from(*id, &format!("v.ld<{}>({epos})", prim(*repr))))
+                    }
+                    FixedElem::InlineStruct(_) => {
+                        tr(&format!("unchecked({e})._kmReadAt(v, {epos})"))
+                    }
                 };
                 let lp =
                     format!("for (let {j} = 0; {j} < min({place}.length, {len}); {j}++) {stmt}");
@@ -291,7 +294,7 @@ impl Gen<'_> {
                     self.zero_of(&FieldType::Array(*inner))
                 ));
                 self.read_array(c, inner, inner_data, &e, &a2);
-                c.line(&format!("{s}[{k}] = {e};"));
+                c.line(&format!("unchecked(({s}[{k}] = {e}));"));
                 c.close("}");
                 c.line(&format!("{place} = {s};"));
             }
@@ -309,7 +312,7 @@ impl Gen<'_> {
                     ElemType::Scalar(Primitive::Bool) => {
                         c.line(&format!("const {s} = new Array<bool>(<i32>{al});"));
                         c.line(&format!(
-                            "for (let {k}: u32 = 0; {k} < {al}; {k}++) {s}[{k}] = v.ldBool({ao} + {k});"
+                            "for (let {k}: u32 = 0; {k} < {al}; {k}++) unchecked(({s}[{k}] = v.ldBool({ao} + {k})));"
                         ));
                         c.line(&format!("{place} = {s};"));
                     }
@@ -321,7 +324,7 @@ impl Gen<'_> {
                         let p = prim(self.s.enums[id].repr);
                         c.line(&format!("const {s} = new Array<{ty}>(<i32>{al});"));
                         c.line(&format!(
-                            "for (let {k}: u32 = 0; {k} < {al}; {k}++) {s}[{k}] = {};",
+                            "for (let {k}: u32 = 0; {k} < {al}; {k}++) unchecked(({s}[{k}] = {}));",
                             self.enum_from(
                                 id,
                                 &format!("v.ld<{p}>({})", elem_at(&ao, &k, *elem_size))
@@ -349,7 +352,7 @@ impl Gen<'_> {
                 c.open(&format!("for (let {k}: u32 = 0; {k} < {al}; {k}++) {{"));
                 c.line(&format!("const {x} = new {ty}();"));
                 c.line(&tr(&read));
-                c.line(&format!("{s}[{k}] = {x};"));
+                c.line(&format!("unchecked(({s}[{k}] = {x}));"));
                 c.close("}");
                 c.line(&format!("{place} = {s};"));
             }
@@ -371,7 +374,9 @@ impl Gen<'_> {
                     "{x}._kmRead(v, {at}, {})",
                     plus(&at, UNION_OFFSET_AT)
                 )));
-                c.line(&format!("{s}[{k}] = {x}.tag == 0 ? null : {x};"));
+                c.line(&format!(
+                    "unchecked(({s}[{k}] = {x}.tag == 0 ? null : {x}));"
+                ));
                 c.close("}");
                 c.line(&format!("{place} = {s};"));
             }
@@ -391,7 +396,9 @@ impl Gen<'_> {
                     elem_at(&format!("{a}t"), &k, tw),
                     elem_at(&format!("{a}f"), &k, OFFSET_SIZE)
                 )));
-                c.line(&format!("{s}[{k}] = {x}.tag == 0 ? null : {x};"));
+                c.line(&format!(
+                    "unchecked(({s}[{k}] = {x}.tag == 0 ? null : {x}));"
+                ));
                 c.close("}");
                 c.line(&format!("{place} = {s};"));
                 c.close("}");
