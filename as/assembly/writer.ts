@@ -34,13 +34,19 @@ export class Writer {
   /** The SoA directories written in the current message (§5.3: shared by column list). */
   private dirs: Array<u32> = [];
 
-  /** A growable writer with room for `capacity` bytes before it grows. */
+  /**
+   * A growable writer with room for `capacity` bytes (at least 64) before
+   * it grows. A negative capacity makes a writer without storage, which
+   * `Writer.over` then points at the caller's memory.
+   */
   constructor(capacity: i32 = 1024) {
-    const size = capacity < 64 ? 64 : capacity;
-    const buf = new ArrayBuffer(size);
-    this.buf = buf;
-    this.ptr = changetype<usize>(buf);
-    this.cap = <u64>size;
+    if (capacity >= 0) {
+      const size = capacity < 64 ? 64 : capacity;
+      const buf = new ArrayBuffer(size);
+      this.buf = buf;
+      this.ptr = changetype<usize>(buf);
+      this.cap = <u64>size;
+    }
   }
 
   /**
@@ -50,8 +56,7 @@ export class Writer {
    * and nothing is written outside the range.
    */
   static over(ptr: usize, capacity: i32): Writer {
-    const w = new Writer(0);
-    w.buf = null;
+    const w = new Writer(-1);
     w.ptr = ptr;
     w.cap = capacity < 0 ? 0 : <u64>capacity;
     return w;
