@@ -441,17 +441,30 @@ impl<'a> Gen<'a> {
         self.c.line(" */");
     }
 
+    /// The schema's documentation of an item, then what the generated
+    /// item is (`summary`), in one comment.
+    fn doc_with(&mut self, doc: &[String], summary: &str) {
+        if doc.is_empty() {
+            self.c.line(&format!("/** {summary} */"));
+            return;
+        }
+        let mut all = doc.to_vec();
+        all.push(String::new());
+        all.push(summary.to_string());
+        self.doc(&all);
+    }
+
     fn enum_item(&mut self, id: EnumId) {
         let e = self.s.enums[id].clone();
         let name = self.enum_name(id);
         self.c.line("");
-        self.doc(&e.doc);
         if enum_is_native(e.repr) {
-            self.c.line(&format!(
-                "/** The enum `{}` ({}); values unknown to this schema version are kept (docs/format.md §2). */",
+            let summary = format!(
+                "The enum `{}` ({}); values unknown to this schema version are kept (docs/format.md §2).",
                 e.name,
                 e.repr.name()
-            ));
+            );
+            self.doc_with(&e.doc, &summary);
             self.c.open(&format!("export enum {name} {{"));
             for v in &e.variants {
                 self.c.line(&format!(
@@ -462,12 +475,13 @@ impl<'a> Gen<'a> {
             }
             self.c.close("}");
         } else {
-            self.c.line(&format!(
-                "/** The enum `{}` ({}): fields hold a `{}`; these are its named values. */",
+            let summary = format!(
+                "The enum `{}` ({}): fields hold a `{}`; these are its named values.",
                 e.name,
                 e.repr.name(),
                 prim(e.repr)
-            ));
+            );
+            self.doc_with(&e.doc, &summary);
             self.c.open(&format!("export abstract class {name} {{"));
             for v in &e.variants {
                 self.c.line(&format!(
@@ -485,13 +499,12 @@ impl<'a> Gen<'a> {
         let st = self.s.structs[id].clone();
         let name = self.struct_name(id);
         self.c.line("");
-        self.doc(&st.doc);
         let kind = if self.is_table(id) {
             "table (evolvable)"
         } else {
             "inline struct (frozen layout)"
         };
-        self.c.line(&format!("/** The {kind} `{}`. */", st.name));
+        self.doc_with(&st.doc, &format!("The {kind} `{}`.", st.name));
         self.c.open(&format!("export class {name} {{"));
         for (i, f) in st.fields.iter().enumerate() {
             self.doc(&f.doc);
@@ -522,11 +535,11 @@ impl<'a> Gen<'a> {
         let u = self.s.unions[id].clone();
         let name = self.union_name(id);
         self.c.line("");
-        self.doc(&u.doc);
-        self.c.line(&format!(
-            "/** A value of the union `{}`: `tag` says which variant field holds it; fields hold `{name} | null` (null: no value). */",
+        let summary = format!(
+            "A value of the union `{}`: `tag` says which variant field holds it; fields hold `{name} | null` (null: no value).",
             u.name
-        ));
+        );
+        self.doc_with(&u.doc, &summary);
         self.c.open(&format!("export class {name} {{"));
         self.c.line("tag: u32 = 0;");
         for v in &u.variants {
