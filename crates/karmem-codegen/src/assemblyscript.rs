@@ -52,10 +52,12 @@ impl Backend for AssemblyScriptBackend {
     }
 }
 
-/// The file's name without `.ts`: `@as.name("...")`, else the schema name.
+/// The file's name without `.ts`: the schema's name (`karmem app;` →
+/// `app`). The first Karmem's `@assemblyscript.import(...)` named where its
+/// own library was and has no effect here (docs/assemblyscript.md).
 pub fn file_name(schema: &Schema) -> String {
-    let raw = schema.attribute("as.name").unwrap_or(&schema.package);
-    let name: String = raw
+    let name: String = schema
+        .package
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
