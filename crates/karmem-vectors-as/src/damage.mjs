@@ -4,7 +4,8 @@
 // two equal words (a length and a capacity),
 // from a seeded PRNG, so a failure can be replayed) and read with the
 // case's root type: validate, checked decode, lenient read, and encoding
-// what was read. Each may refuse; none may trap (an AssemblyScript abort
+// what was read (growable, and into 64 bytes of caller memory that it must
+// not write past). Each may refuse; none may trap (an AssemblyScript abort
 // or `unreachable` is a trap). Prints `messages accepted refused traps`,
 // then one line per trap.
 import fs from "node:fs";
@@ -66,7 +67,9 @@ for (let i = 0; i < count; i++) {
     const msg = damage(bytes);
     messages++;
     try {
-      if (exports.damaged(i, put(exports, msg)) === 1) accepted++;
+      const result = exports.damaged(i, put(exports, msg));
+      if (result === 2) traps.push(`case ${i} round ${r}: a fixed writer wrote outside its range`);
+      else if (result === 1) accepted++;
       else refused++;
     } catch (e) {
       traps.push(`case ${i} round ${r}: ${e} (${Buffer.from(msg).toString("hex")})`);

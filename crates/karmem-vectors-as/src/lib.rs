@@ -190,7 +190,7 @@ pub fn write_driver(dir: &Path, cases: &[Case], out: &Path) -> Result<(), String
     driver.push_str("  const p = changetype<usize>(input);\n  switch (i) {\n");
     driver.push_str(&dispatch);
     driver.push_str("  }\n}\n");
-    driver.push_str("\n/** Reads a damaged copy of case `i`'s message (in `input`) with its root type: 1 accepted, 0 refused. */\n");
+    driver.push_str("\n/** Reads a damaged copy of case `i`'s message (in `input`) with its root type: 1 accepted, 0 refused, 2 a fixed writer wrote outside its range. */\n");
     driver.push_str("export function damaged(i: i32, n: i32): i32 {\n");
     driver.push_str("  const p = changetype<usize>(input);\n  switch (i) {\n");
     driver.push_str(&damaged);
@@ -251,6 +251,8 @@ function {name}(p: usize, n: usize): void {{
   const fixed = Writer.over(changetype<usize>(mem), <i32>n);
   const full = x.encode(fixed);
   reportOver(id, full, short, fixed, p, n);
+  // Used last: the collector keeps `mem` until the comparison is done.
+  if (mem.byteLength != <i32>n) report(id, "over", "the buffer changed");
 }}
 "#
     )
@@ -283,7 +285,9 @@ function {name}(p: usize, n: usize): void {{
 }
 
 /// Validates, decodes (checked and lenient) and, when that reads a value,
-/// encodes it again: a damaged message may be refused, never trap.
+/// encodes it again, growable and into 64 bytes of caller memory between
+/// two guard words: a damaged message may be refused, never trap, and the
+/// fixed writer never writes outside its range (2 when it does).
 fn damaged_fn(ty: &str) -> String {
     format!(
         r#"
@@ -293,6 +297,14 @@ function damaged{ty}(p: usize, n: usize): i32 {{
   const x = new {ty}();
   if ({ty}.read(p, n, x) != KarmemError.None) return 0;
   x.encode(new Writer(64));
+  // `buf` is used after the encode, so the collector keeps it (a bare
+  // pointer does not).
+  const buf = new ArrayBuffer(80);
+  const mem = changetype<usize>(buf);
+  store<u64>(mem, 0x5555555555555555);
+  store<u64>(mem + 72, 0x5555555555555555);
+  x.encode(Writer.over(mem + 8, 64));
+  if (load<u64>(changetype<usize>(buf)) != 0x5555555555555555 || load<u64>(mem + 72) != 0x5555555555555555) return 2;
   return 1;
 }}
 "#
