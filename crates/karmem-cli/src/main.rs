@@ -34,6 +34,7 @@ const EXIT_IO: u8 = 3;
   karmem build --lang zig -o gen app.km           Zig: gen/app.zig
   karmem build --lang zig-guest -o gen app.km     Zig guest bindings: gen/app.zig, gen/app_guest.zig
   karmem build --lang ts -o gen app.km            TypeScript: gen/app.ts
+  karmem build --lang as -o gen app.km            AssemblyScript: gen/app.ts
   karmem fmt app.km                          rewrite app.km in canonical form
   karmem fmt --check app.km                  print a diff and exit 1 if app.km is not formatted
   karmem fmt - < app.km                      format stdin to stdout
@@ -137,6 +138,9 @@ enum Lang {
     /// TypeScript: interfaces, viewers, encode, decode and validate over
     /// the `karmem` package (`ts/`, docs/typescript.md).
     Ts,
+    /// AssemblyScript: classes with encode, decode, read and validate over
+    /// the `karmem-as` package (`as/`, docs/assemblyscript.md).
+    As,
 }
 
 /// Why a command failed; decides the exit code and the message.
@@ -297,6 +301,7 @@ fn build_one<'p>(
         Lang::Zig => Box::new(karmem_codegen::zig::ZigBackend),
         Lang::ZigGuest => Box::new(karmem_codegen::zig_guest::ZigGuestBackend),
         Lang::Ts => Box::new(karmem_codegen::ts::TsBackend),
+        Lang::As => Box::new(karmem_codegen::assemblyscript::AssemblyScriptBackend),
     };
     let files = backend
         .generate(schema, layout)
@@ -330,6 +335,8 @@ fn build_one<'p>(
             Lang::Zig | Lang::ZigGuest => {}
             // The TypeScript backend's output is formatted as emitted.
             Lang::Ts => {}
+            // The AssemblyScript backend's output is formatted as emitted.
+            Lang::As => {}
         }
         eprintln!("wrote {}", path.display());
     }

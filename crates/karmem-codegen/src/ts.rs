@@ -57,7 +57,7 @@ pub fn file_name(schema: &Schema) -> String {
 }
 
 /// Words TypeScript does not accept as a class, interface or const name.
-const RESERVED: &[&str] = &[
+pub(crate) const RESERVED: &[&str] = &[
     "break",
     "case",
     "catch",

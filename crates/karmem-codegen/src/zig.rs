@@ -29,6 +29,7 @@ use karmem_schema::model::*;
 use crate::names::snake;
 use crate::{Backend, Error, GeneratedFile};
 use code::Code;
+pub(crate) use encode::uses_bunch;
 
 /// The Zig generator.
 #[derive(Clone, Debug, Default)]

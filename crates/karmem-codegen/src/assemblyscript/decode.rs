@@ -1,0 +1,565 @@
+//! Decoding: `decode` (validate, then read), `read` (lenient) and the
+//! readers of tables, inline structs, arrays, SoA blocks, unions and bunch
+//! arrays. Lenient as every Karmem decoder (malformed parts read as zero
+//! or empty), with the traversal budget and depth of format.md §10 charged
+//! as the Go and Zig decoders charge them: the same calls in the same
+//! places, with what `Layout::decode_charge` says per element.
+
+use karmem_layout::{
+    ArrayData, FixedElem, Slot, ARRAY_REF_SIZE, OFFSET_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE,
+};
+use karmem_schema::model::*;
+
+use super::{elem_at, limit_arg, plus, prim, tr, Code, Ctx, Gen};
+
+/// `n * k` as a 64-bit budget charge.
+fn times64(n: &str, k: u32) -> String {
+    if k == 1 {
+        format!("<u64>{n}")
+    } else {
+        format!("<u64>{n} * {k}")
+    }
+}
+
+impl Gen<'_> {
+    pub(crate) fn decode_functions(&mut self, id: StructId) {
+        let name = self.struct_name(id);
+        let sl = self.l.of_struct(id).clone();
+        let table = self.is_table(id);
+        let c = &mut self.c;
+        c.line("");
+        c.line("/**");
+        c.line(" * Decodes the message of `length` bytes at `ptr` (8-aligned) into `out`,");
+        c.line(" * after validating it (docs/format.md §11); on an error `out` is left");
+        c.line(" * as it was.");
+        c.line(" */");
+        c.open(&format!(
+            "static decode(ptr: usize, length: usize, out: {name}): KarmemError {{"
+        ));
+        c.line("const v = new Validator();");
+        c.line("let e = v.open(ptr, length);");
+        c.line("if (e != KarmemError.None) return e;");
+        c.line(&format!("e = {name}._kmValidateRoot(v);"));
+        c.line("if (e != KarmemError.None) return e;");
+        c.line("v.restart();");
+        c.line("return out._kmReadRoot(v);");
+        c.close("}");
+        c.line("");
+        c.line("/**");
+        c.line(" * Reads the message leniently, as every Karmem decoder: malformed parts");
+        c.line(" * read as zero or empty; the traversal budget and depth limit bound the");
+        c.line(" * work (docs/format.md §10).");
+        c.line(" */");
+        c.open(&format!(
+            "static read(ptr: usize, length: usize, out: {name}): KarmemError {{"
+        ));
+        c.line("const v = new Validator();");
+        c.line("const e = v.open(ptr, length);");
+        c.line("if (e != KarmemError.None) return e;");
+        c.line("return out._kmReadRoot(v);");
+        c.close("}");
+
+        let mut body = Code::new(self.c.indent + 1);
+        if table {
+            body.line("return this._kmReadTable(v, 8);");
+        } else {
+            // An inline root that does not fit reads as all zero (§1).
+            body.line("this._kmReset();");
+            body.line(&format!(
+                "if (<u64>v.size < {}) return KarmemError.None;",
+                8 + sl.size as u64
+            ));
+            body.line("return this._kmReadAt(v, 8);");
+        }
+        self.function("_kmReadRoot(v: Validator): KarmemError {", body, "");
+
+        let mut body = Code::new(self.c.indent + 1);
+        body.line("this._kmReset();");
+        if table {
+            body.line("v.table(offset);");
+            body.line("const to = v.tOff;");
+            body.line("const tu = v.tUsed;");
+            body.line(&tr("v.enter()"));
+            body.line(&tr("v.charge(tu)"));
+        }
+        for (i, f) in sl.fields.iter().enumerate() {
+            let place = format!("this.{}", self.field(id, i));
+            let ctx = if table {
+                Ctx::Table { off: f.offset }
+            } else {
+                Ctx::Pos {
+                    pos: plus("at", f.offset),
+                    present: None,
+                }
+            };
+            let default = self.s.structs[id].fields[i].nonzero_default().is_some();
+            self.read_slot(&mut body, &f.slot, &place, &ctx, default);
+        }
+        if table {
+            body.line("v.leave();");
+        }
+        let sig = if table {
+            "_kmReadTable(v: Validator, offset: u32): KarmemError {"
+        } else {
+            "_kmReadAt(v: Validator, at: u32): KarmemError {"
+        };
+        self.function(sig, body, "return KarmemError.None;");
+    }
+
+    /// Decodes one slot into `place`. Objects were reset to their initial
+    /// values, so an absent slot is left as it is: zero, or the declared
+    /// default when `has_default` (then text is read only when present).
+    pub(crate) fn read_slot(
+        &self,
+        c: &mut Code,
+        slot: &Slot,
+        place: &str,
+        ctx: &Ctx,
+        has_default: bool,
+    ) {
+        let size = self.l.slot_size(slot);
+        let (pos, present) = ctx.place(size);
+        let guarded = |c: &mut Code, stmt: &str| match &present {
+            Some(cond) => c.line(&format!("if ({cond}) {stmt}")),
+            None => c.line(stmt),
+        };
+        match slot {
+            Slot::Scalar(Primitive::Bool) => guarded(c, &format!("{place} = v.ldBool({pos});")),
+            Slot::Scalar(p) => guarded(c, &format!("{place} = v.ld<{}>({pos});", prim(*p))),
+            Slot::Enum { id, repr } => guarded(
+                c,
+                &format!(
+                    "{place} = {};",
+                    self.enum_from(*id, &format!("v.ld<{}>({pos})", prim(*repr)))
+                ),
+            ),
+            Slot::InlineStruct(_) => guarded(c, &tr(&format!("{place}._kmReadAt(v, {pos})"))),
+            Slot::TableRef(_) => {
+                let offset = match &present {
+                    Some(cond) => format!("{cond} ? v.ld<u32>({pos}) : 0"),
+                    None => format!("v.ld<u32>({pos})"),
+                };
+                c.line(&tr(&format!("{place}._kmReadTable(v, {offset})")));
+            }
+            Slot::OptionalTable(id) => {
+                let offset = match &present {
+                    Some(cond) => format!("{cond} ? v.ld<u32>({pos}) : 0"),
+                    None => format!("v.ld<u32>({pos})"),
+                };
+                let (o, p) = (self.fresh("offset"), self.fresh("table"));
+                let ty = self.struct_name(*id);
+                c.line(&format!("const {o} = {offset};"));
+                c.open(&format!("if ({o} != 0) {{"));
+                c.line(&format!("const {p} = new {ty}();"));
+                c.line(&tr(&format!("{p}._kmReadTable(v, {o})")));
+                c.line(&format!("{place} = {p};"));
+                c.close("}");
+            }
+            Slot::Optional { value_at, value } => {
+                let flag = format!("v.ldBool({pos})");
+                let cond = match &present {
+                    Some(p) => format!("{p} && {flag}"),
+                    None => flag,
+                };
+                let tmp = self.fresh("value");
+                c.open(&format!("if ({cond}) {{"));
+                c.line(&format!(
+                    "let {tmp}: {} = {};",
+                    self.slot_type(value),
+                    self.slot_zero(value)
+                ));
+                let inner = Ctx::Pos {
+                    pos: plus(&pos, *value_at),
+                    present: None,
+                };
+                self.read_slot(c, value, &tmp, &inner, false);
+                if matches!(**value, Slot::Scalar(_) | Slot::Enum { .. }) {
+                    c.line(&format!(
+                        "{place} = new Box<{}>({tmp});",
+                        self.slot_type(value)
+                    ));
+                } else {
+                    c.line(&format!("{place} = {tmp};"));
+                }
+                c.close("}");
+            }
+            Slot::Union { id, .. } => {
+                let u = self.fresh("u");
+                let name = self.union_name(*id);
+                let mut stmt = Code::new(c.indent + 1);
+                stmt.line(&format!("const {u} = new {name}();"));
+                stmt.line(&tr(&format!(
+                    "{u}._kmRead(v, {pos}, {})",
+                    plus(&pos, UNION_OFFSET_AT)
+                )));
+                stmt.line(&format!("{place} = {u}.tag == 0 ? null : {u};"));
+                match &present {
+                    Some(cond) => c.open(&format!("if ({cond}) {{")),
+                    None => c.open("{"),
+                }
+                c.raw(&stmt.into_text());
+                c.close("}");
+            }
+            Slot::FixedArray { elem, stride, len } => {
+                let j = self.fresh("j");
+                let epos = elem_at(&pos, &format!("<u32>{j}"), *stride);
+                // `j` stays below the array's length: no bounds checks.
+                let e = format!("{place}[{j}]");
+                let set = |value: String| format!("unchecked(({e} = {value}));");
+                let stmt = match elem {
+                    FixedElem::Scalar(Primitive::Bool) => set(format!("v.ldBool({epos})")),
+                    FixedElem::Scalar(p) => set(format!("v.ld<{}>({epos})", prim(*p))),
+                    FixedElem::Enum { id, repr } => {
+                        set(self.enum_from(*id, &format!("v.ld<{}>({epos})", prim(*repr))))
+                    }
+                    FixedElem::InlineStruct(_) => {
+                        tr(&format!("unchecked({e})._kmReadAt(v, {epos})"))
+                    }
+                };
+                let lp =
+                    format!("for (let {j} = 0; {j} < min({place}.length, {len}); {j}++) {stmt}");
+                guarded(c, &lp);
+            }
+            Slot::ArrayRef { array, data } => {
+                let es = data.elem_size();
+                let limit = limit_arg(array.limit());
+                let a = self.fresh("a");
+                match (ctx, &present) {
+                    (Ctx::Table { off }, Some(cond)) if has_default => {
+                        c.open(&format!("if ({cond}) {{"));
+                        c.line(&format!("v.fieldArray(to, tu, {off}, {es}, {limit});"));
+                    }
+                    (Ctx::Table { off }, _) => {
+                        c.open("{");
+                        c.line(&format!("v.fieldArray(to, tu, {off}, {es}, {limit});"));
+                    }
+                    (_, Some(cond)) => {
+                        c.open(&format!("if ({cond}) {{"));
+                        c.line(&format!("v.array({pos}, {es}, {limit});"));
+                    }
+                    (_, None) => {
+                        c.open("{");
+                        c.line(&format!("v.array({pos}, {es}, {limit});"));
+                    }
+                }
+                c.line(&format!("const {a}o = v.aOff;"));
+                c.line(&format!("const {a}l = v.aLen;"));
+                c.line(&format!("const {a}c = v.aCap;"));
+                self.read_array(c, array, data, place, &a);
+                c.close("}");
+            }
+        }
+    }
+
+    /// Decodes the array whose reference is in the locals `{a}o`, `{a}l`,
+    /// `{a}c` into `place`.
+    fn read_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData, place: &str, a: &str) {
+        let per_element = self.l.decode_charge(data);
+        let charge = |c: &mut Code| {
+            let size = per_element.expect("charged per element");
+            c.line(&tr(&format!(
+                "v.charge({})",
+                times64(&format!("{a}l"), size)
+            )));
+        };
+        let (s, k) = (self.fresh("s"), self.fresh("k"));
+        let (ao, al, ac) = (format!("{a}o"), format!("{a}l"), format!("{a}c"));
+        match (array.text, data) {
+            (
+                None,
+                ArrayData::Arrays {
+                    array: inner,
+                    data: inner_data,
+                },
+            ) => {
+                charge(c);
+                let ty = self.obj_type(&FieldType::Array(*inner));
+                let a2 = self.fresh("a");
+                c.line(&format!("const {s} = new Array<{ty}>(<i32>{al});"));
+                c.open(&format!("for (let {k}: u32 = 0; {k} < {al}; {k}++) {{"));
+                c.line(&format!(
+                    "v.array({}, {}, {});",
+                    elem_at(&ao, &k, ARRAY_REF_SIZE),
+                    inner_data.elem_size(),
+                    limit_arg(inner.limit())
+                ));
+                c.line(&format!("const {a2}o = v.aOff;"));
+                c.line(&format!("const {a2}l = v.aLen;"));
+                c.line(&format!("const {a2}c = v.aCap;"));
+                // Each element is assigned whatever its reference holds (a
+                // hole would trap when read).
+                let e = self.fresh("e");
+                c.line(&format!(
+                    "let {e}: {ty} = {};",
+                    self.zero_of(&FieldType::Array(*inner))
+                ));
+                self.read_array(c, inner, inner_data, &e, &a2);
+                c.line(&format!("unchecked(({s}[{k}] = {e}));"));
+                c.close("}");
+                c.line(&format!("{place} = {s};"));
+            }
+            (Some(Text::Utf8), _) => {
+                charge(c);
+                c.line(&format!("{place} = v.utf8String({ao}, {al});"));
+            }
+            (Some(Text::Utf16), _) => {
+                charge(c);
+                c.line(&format!("{place} = v.utf16String({ao}, {al});"));
+            }
+            (None, ArrayData::Plain { elem_size }) => {
+                charge(c);
+                match array.elem {
+                    ElemType::Scalar(Primitive::Bool) => {
+                        c.line(&format!("const {s} = new Array<bool>(<i32>{al});"));
+                        c.line(&format!(
+                            "for (let {k}: u32 = 0; {k} < {al}; {k}++) unchecked(({s}[{k}] = v.ldBool({ao} + {k})));"
+                        ));
+                        c.line(&format!("{place} = {s};"));
+                    }
+                    ElemType::Scalar(p) => {
+                        c.line(&format!("{place} = v.slice<{}>({ao}, {al});", prim(p)))
+                    }
+                    ElemType::Enum(id) => {
+                        let ty = self.enum_type(id);
+                        let p = prim(self.s.enums[id].repr);
+                        c.line(&format!("const {s} = new Array<{ty}>(<i32>{al});"));
+                        c.line(&format!(
+                            "for (let {k}: u32 = 0; {k} < {al}; {k}++) unchecked(({s}[{k}] = {}));",
+                            self.enum_from(
+                                id,
+                                &format!("v.ld<{p}>({})", elem_at(&ao, &k, *elem_size))
+                            )
+                        ));
+                        c.line(&format!("{place} = {s};"));
+                    }
+                    _ => unreachable!("plain arrays hold numbers"),
+                }
+            }
+            (None, ArrayData::AosInline { id, .. } | ArrayData::AosTable { id }) => {
+                charge(c);
+                let ty = self.struct_name(*id);
+                let x = self.fresh("x");
+                let read = match data {
+                    ArrayData::AosInline { stride, .. } => {
+                        format!("{x}._kmReadAt(v, {})", elem_at(&ao, &k, *stride))
+                    }
+                    _ => format!(
+                        "{x}._kmReadTable(v, v.ld<u32>({}))",
+                        elem_at(&ao, &k, OFFSET_SIZE)
+                    ),
+                };
+                c.line(&format!("const {s} = new Array<{ty}>(<i32>{al});"));
+                c.open(&format!("for (let {k}: u32 = 0; {k} < {al}; {k}++) {{"));
+                c.line(&format!("const {x} = new {ty}();"));
+                c.line(&tr(&read));
+                c.line(&format!("unchecked(({s}[{k}] = {x}));"));
+                c.close("}");
+                c.line(&format!("{place} = {s};"));
+            }
+            (None, ArrayData::Soa { elem }) => {
+                let ty = self.struct_name(*elem);
+                c.line(&format!("const {s} = new Array<{ty}>(0);"));
+                c.line(&tr(&format!("_kmReadSoa{ty}(v, {ao}, {al}, {ac}, {s})")));
+                c.line(&format!("{place} = {s};"));
+            }
+            (None, ArrayData::UnionAos { id, .. }) => {
+                charge(c);
+                let u = self.union_name(*id);
+                let x = self.fresh("x");
+                let at = elem_at(&ao, &k, UNION_SLOT_SIZE);
+                c.line(&format!("const {s} = new Array<{u} | null>(<i32>{al});"));
+                c.open(&format!("for (let {k}: u32 = 0; {k} < {al}; {k}++) {{"));
+                c.line(&format!("const {x} = new {u}();"));
+                c.line(&tr(&format!(
+                    "{x}._kmRead(v, {at}, {})",
+                    plus(&at, UNION_OFFSET_AT)
+                )));
+                c.line(&format!(
+                    "unchecked(({s}[{k}] = {x}.tag == 0 ? null : {x}));"
+                ));
+                c.close("}");
+                c.line(&format!("{place} = {s};"));
+            }
+            (None, ArrayData::UnionSoa { id, tag }) => {
+                let u = self.union_name(*id);
+                let tw = tag.size();
+                let x = self.fresh("x");
+                c.open(&format!("if (v.unionColumns({ao}, {ac}, {tw})) {{"));
+                c.line(&format!("const {a}t = v.uTags;"));
+                c.line(&format!("const {a}f = v.uOffs;"));
+                charge(c);
+                c.line(&format!("const {s} = new Array<{u} | null>(<i32>{al});"));
+                c.open(&format!("for (let {k}: u32 = 0; {k} < {al}; {k}++) {{"));
+                c.line(&format!("const {x} = new {u}();"));
+                c.line(&tr(&format!(
+                    "{x}._kmRead(v, {}, {})",
+                    elem_at(&format!("{a}t"), &k, tw),
+                    elem_at(&format!("{a}f"), &k, OFFSET_SIZE)
+                )));
+                c.line(&format!(
+                    "unchecked(({s}[{k}] = {x}.tag == 0 ? null : {x}));"
+                ));
+                c.close("}");
+                c.line(&format!("{place} = {s};"));
+                c.close("}");
+            }
+            (None, ArrayData::UnionBunch { id, .. }) => {
+                let f = if array.layout == ArrayLayout::BoVoS {
+                    "Bovos"
+                } else {
+                    "Bovoa"
+                };
+                let u = self.union_name(*id);
+                c.line(&format!("const {s} = new Array<{u} | null>(0);"));
+                c.line(&tr(&format!("_kmRead{f}{u}(v, {ao}, {ac}, {s})")));
+                c.line(&format!("{place} = {s};"));
+            }
+        }
+    }
+
+    // ---- SoA arrays --------------------------------------------------------------
+
+    /// `_kmReadSoa<T>`: the directory (charged each time it is read), then
+    /// `len × element charge` (format.md §10), then the elements, column by
+    /// column within each element, appended to `out`.
+    pub(crate) fn soa_reader(&mut self, id: StructId) {
+        let name = self.struct_name(id);
+        let soa = self.l.soa(id).clone();
+        let mut body = Code::new(1);
+        body.line(&format!(
+            "const cols = new StaticArray<u32>({});",
+            soa.columns.len()
+        ));
+        body.line(&tr(&format!("v.soaColumns(ao, ac, _kmCols{name}, cols)")));
+        body.line(&tr(&format!(
+            "v.charge({})",
+            times64("al", soa.element_charge())
+        )));
+        body.open("for (let i: u32 = 0; i < al; i++) {");
+        body.line(&format!("const x = new {name}();"));
+        for (k, col) in soa.columns.iter().enumerate() {
+            let place = self.column_place("x", id, k);
+            let ctx = Ctx::Pos {
+                pos: elem_at(&format!("unchecked(cols[{k}])"), "i", col.size),
+                present: Some(format!("unchecked(cols[{k}]) != 0")),
+            };
+            let default = col.field(self.s).nonzero_default().is_some();
+            self.read_slot(&mut body, &col.slot, &place, &ctx, default);
+        }
+        body.line("out.push(x);");
+        body.close("}");
+        self.function(
+            &format!(
+                "function _kmReadSoa{name}(v: Validator, ao: u32, al: u32, ac: u32, out: Array<{name}>): KarmemError {{"
+            ),
+            body,
+            "return KarmemError.None;",
+        );
+    }
+
+    // ---- unions --------------------------------------------------------------------
+
+    pub(crate) fn union_reader(&mut self, id: UnionId) {
+        let u = self.s.unions[id].clone();
+        let mut b = Code::new(self.c.indent + 1);
+        b.line(&format!("const tag = <u32>v.ld<{}>(tagAt);", prim(u.tag)));
+        b.line("const offset = v.ld<u32>(offsetAt);");
+        b.open("switch (tag) {");
+        for var in &u.variants {
+            let ty = self.struct_name(var.ty);
+            let f = self.variant_field(var.ty);
+            b.open(&format!("case {}: {{", var.tag));
+            if self.is_table(var.ty) {
+                b.line(&format!("const x = new {ty}();"));
+                b.line(&tr("x._kmReadTable(v, offset)"));
+                b.line(&format!("this.tag = {};", var.tag));
+                b.line(&format!("this.{f} = x;"));
+            } else {
+                let size = self.l.of_struct(var.ty).size;
+                b.open(&format!("if (v.inlineAt(offset, {size})) {{"));
+                // Charged like a table: its size (format.md §10).
+                b.line(&tr(&format!("v.charge({size})")));
+                b.line(&format!("const x = new {ty}();"));
+                b.line(&tr("x._kmReadAt(v, offset)"));
+                b.line(&format!("this.tag = {};", var.tag));
+                b.line(&format!("this.{f} = x;"));
+                b.close("}");
+            }
+            b.line("break;");
+            b.close("}");
+        }
+        // 0 is "no value"; a tag unknown to this schema version reads as
+        // no value too.
+        b.close("}");
+        self.function(
+            "_kmRead(v: Validator, tagAt: u32, offsetAt: u32): KarmemError {",
+            b,
+            "return KarmemError.None;",
+        );
+    }
+
+    /// Readers of bunch arrays (format.md §7.1): the values of each variant
+    /// the reader knows, in declaration order (element order is not kept).
+    pub(crate) fn bunch_readers(&mut self, id: UnionId) {
+        let u = self.s.unions[id].clone();
+        let name = self.union_name(id);
+        for soa in [false, true] {
+            if !self.uses_bunch(id, soa) {
+                continue;
+            }
+            let suffix = if soa { "Bovos" } else { "Bovoa" };
+            let mut b = Code::new(1);
+            // The table is read once for all variants (format.md §10).
+            b.line(&tr("v.chargeBunch(ao, ac)"));
+            for var in &u.variants {
+                let ty = self.struct_name(var.ty);
+                b.open("{");
+                if soa {
+                    b.line(&format!("v.bunchEntry(ao, ac, {}, 0);", var.tag));
+                    b.line("const so = v.aOff;");
+                    b.line("const sl = v.aLen;");
+                    b.line("const sc = v.aCap;");
+                    b.line(&format!("const values = new Array<{ty}>(0);"));
+                    b.line(&tr(&format!("_kmReadSoa{ty}(v, so, sl, sc, values)")));
+                    b.line(&format!(
+                        "for (let k = 0; k < values.length; k++) out.push({name}.of{ty}(unchecked(values[k])));"
+                    ));
+                } else {
+                    let data = self.l.bunch_variant_data(var.ty, false);
+                    let size = data.elem_size();
+                    let per = self
+                        .l
+                        .decode_charge(&data)
+                        .expect("an AoS array is charged per element");
+                    b.line(&format!("v.bunchEntry(ao, ac, {}, {size});", var.tag));
+                    b.line("const so = v.aOff;");
+                    b.line("const sl = v.aLen;");
+                    b.line(&tr(&format!("v.charge({})", times64("sl", per))));
+                    b.open("for (let k: u32 = 0; k < sl; k++) {");
+                    b.line(&format!("const x = new {ty}();"));
+                    if self.is_table(var.ty) {
+                        b.line(&tr(&format!(
+                            "x._kmReadTable(v, v.ld<u32>({}))",
+                            elem_at("so", "k", OFFSET_SIZE)
+                        )));
+                    } else {
+                        b.line(&tr(&format!(
+                            "x._kmReadAt(v, {})",
+                            elem_at("so", "k", size)
+                        )));
+                    }
+                    b.line(&format!("out.push({name}.of{ty}(x));"));
+                    b.close("}");
+                }
+                b.close("}");
+            }
+            self.function(
+                &format!(
+                    "function _kmRead{suffix}{name}(v: Validator, ao: u32, ac: u32, out: Array<{name} | null>): KarmemError {{"
+                ),
+                b,
+                "return KarmemError.None;",
+            );
+        }
+    }
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The AssemblyScript library (as/, docs/assemblyscript.md): installs the
+# compiler with `npm ci` in as/ (once per lockfile), builds the CLI and
+# generates code with `karmem build --lang as` for the e2e, arena and ABI
+# schemas, then runs crates/karmem-vectors-as: every golden vector through
+# ONE generated driver compiled by asc (assertions on: no --noAssert) and
+# run under Node, the same schemas' code compiled and round-tripped, and
+# thousands of damaged messages that must never trap.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# Node 20 comes with this machine's image; elsewhere Debian's packages.
+command -v node >/dev/null || scripts/apt-ensure.sh test-as nodejs npm
+command -v npm >/dev/null || scripts/apt-ensure.sh test-as npm
+(
+  cd as
+  # npm ci again only when the lockfile changed since the last install.
+  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    npm ci --no-audit --no-fund --loglevel=error
+  fi
+)
+cargo build --quiet -p karmem-cli
+target=${CARGO_TARGET_DIR:-target}
+case $target in /*) ;; *) target=$PWD/$target ;; esac
+karmem=$target/debug/karmem
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+for schema in guests/go/e2e-go.km examples/arena/arena.km docs/abi.km; do
+  "$karmem" build --lang as -o "$out" "$schema" 2>/dev/null
+done
+ls "$out"/*.ts >/dev/null
+cargo test --quiet -p karmem-codegen --lib assemblyscript
+cargo test --quiet -p karmem-vectors-as -- --nocapture
