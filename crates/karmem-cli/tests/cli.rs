@@ -371,6 +371,7 @@ fn build_writes_the_files_of_every_language() {
         ("c", &["app.h", "app.c"]),
         ("zig", &["app.zig"]),
         ("ts", &["app.ts"]),
+        ("as", &["app.ts"]),
         ("rust-guest", &["app_guest.rs"]),
         ("rust-host", &["app_host.rs"]),
         ("go-guest", &["app.go", "app_guest.go"]),
