@@ -7,8 +7,9 @@ import {
 
 /**
  * Access of one side of an interface to a region.
+ *
+ * The enum `Access` (u8); values unknown to this schema version are kept (docs/format.md §2).
  */
-/** The enum `Access` (u8); values unknown to this schema version are kept (docs/format.md §2). */
 export enum Access {
   None = 0,
   Read = 1,
@@ -25,8 +26,9 @@ export enum Pattern {
 
 /**
  * A region as declared in the interface.
+ *
+ * The table (evolvable) `MemoryDesc`.
  */
-/** The table (evolvable) `MemoryDesc`. */
 export class MemoryDesc {
   name: string = "";
   importer: Access = <Access>0;
@@ -47,7 +49,6 @@ export class MemoryDesc {
    * `w.length`) afterwards. `TooLarge` when a fixed writer is full,
    * `InvalidValue` for a limited array over its limit or map keys out of order.
    */
-
   encode(w: Writer): KarmemError {
     w.begin();
     this._kmWriteTable(w, 0);
@@ -66,8 +67,8 @@ export class MemoryDesc {
 
   /**
    * Decodes the message of `length` bytes at `ptr` (8-aligned) into `out`,
-   * after validating it (docs/format.md §11): on an error `out` holds
-   * some of the message, nothing unsafe.
+   * after validating it (docs/format.md §11); on an error `out` is left
+   * as it was.
    */
   static decode(ptr: usize, length: usize, out: MemoryDesc): KarmemError {
     const v = new Validator();
@@ -155,13 +156,13 @@ export class MemoryDesc {
 /** The table (evolvable) `ParamDesc`. */
 export class ParamDesc {
   name: string = "";
-  type: string = "";
+  type_: string = "";
   memory: string = "";
 
   /** Every field back to its initial value (decoding starts there). */
   _kmReset(): void {
     this.name = "";
-    this.type = "";
+    this.type_ = "";
     this.memory = "";
   }
 
@@ -171,7 +172,6 @@ export class ParamDesc {
    * `w.length`) afterwards. `TooLarge` when a fixed writer is full,
    * `InvalidValue` for a limited array over its limit or map keys out of order.
    */
-
   encode(w: Writer): KarmemError {
     w.begin();
     this._kmWriteTable(w, 0);
@@ -183,14 +183,14 @@ export class ParamDesc {
     w.put<u32>(at, 0x5);
     if (ref != 0) w.put<u32>(ref, at);
     w.writeString(at + 4, this.name);
-    w.writeString(at + 16, this.type);
+    w.writeString(at + 16, this.type_);
     w.writeString(at + 28, this.memory);
   }
 
   /**
    * Decodes the message of `length` bytes at `ptr` (8-aligned) into `out`,
-   * after validating it (docs/format.md §11): on an error `out` holds
-   * some of the message, nothing unsafe.
+   * after validating it (docs/format.md §11); on an error `out` is left
+   * as it was.
    */
   static decode(ptr: usize, length: usize, out: ParamDesc): KarmemError {
     const v = new Validator();
@@ -240,7 +240,7 @@ export class ParamDesc {
       const a7l = v.aLen;
       const a7c = v.aCap;
       if ((e = v.charge(<u64>a7l)) != KarmemError.None) return e;
-      this.type = v.utf8String(a7o, a7l);
+      this.type_ = v.utf8String(a7o, a7l);
     }
     {
       v.fieldArray(to, tu, 28, 1, NO_LIMIT);
@@ -321,7 +321,6 @@ export class FunctionDesc {
    * `w.length`) afterwards. `TooLarge` when a fixed writer is full,
    * `InvalidValue` for a limited array over its limit or map keys out of order.
    */
-
   encode(w: Writer): KarmemError {
     w.begin();
     this._kmWriteTable(w, 0);
@@ -346,8 +345,8 @@ export class FunctionDesc {
 
   /**
    * Decodes the message of `length` bytes at `ptr` (8-aligned) into `out`,
-   * after validating it (docs/format.md §11): on an error `out` holds
-   * some of the message, nothing unsafe.
+   * after validating it (docs/format.md §11); on an error `out` is left
+   * as it was.
    */
   static decode(ptr: usize, length: usize, out: FunctionDesc): KarmemError {
     const v = new Validator();
@@ -401,7 +400,7 @@ export class FunctionDesc {
       for (let k24: u32 = 0; k24 < a22l; k24++) {
         const x25 = new ParamDesc();
         if ((e = x25._kmReadTable(v, v.ld<u32>(a22o + k24 * 4))) != KarmemError.None) return e;
-        s23[k24] = x25;
+        unchecked((s23[k24] = x25));
       }
       this.params = s23;
     }
@@ -479,7 +478,6 @@ export class InterfaceDesc {
    * `w.length`) afterwards. `TooLarge` when a fixed writer is full,
    * `InvalidValue` for a limited array over its limit or map keys out of order.
    */
-
   encode(w: Writer): KarmemError {
     w.begin();
     this._kmWriteTable(w, 0);
@@ -515,8 +513,8 @@ export class InterfaceDesc {
 
   /**
    * Decodes the message of `length` bytes at `ptr` (8-aligned) into `out`,
-   * after validating it (docs/format.md §11): on an error `out` holds
-   * some of the message, nothing unsafe.
+   * after validating it (docs/format.md §11); on an error `out` is left
+   * as it was.
    */
   static decode(ptr: usize, length: usize, out: InterfaceDesc): KarmemError {
     const v = new Validator();
@@ -574,7 +572,7 @@ export class InterfaceDesc {
       for (let k40: u32 = 0; k40 < a38l; k40++) {
         const x41 = new MemoryDesc();
         if ((e = x41._kmReadTable(v, v.ld<u32>(a38o + k40 * 4))) != KarmemError.None) return e;
-        s39[k40] = x41;
+        unchecked((s39[k40] = x41));
       }
       this.memories = s39;
     }
@@ -588,7 +586,7 @@ export class InterfaceDesc {
       for (let k44: u32 = 0; k44 < a42l; k44++) {
         const x45 = new FunctionDesc();
         if ((e = x45._kmReadTable(v, v.ld<u32>(a42o + k44 * 4))) != KarmemError.None) return e;
-        s43[k44] = x45;
+        unchecked((s43[k44] = x45));
       }
       this.functions = s43;
     }
@@ -668,7 +666,6 @@ export class ModuleDesc {
    * `w.length`) afterwards. `TooLarge` when a fixed writer is full,
    * `InvalidValue` for a limited array over its limit or map keys out of order.
    */
-
   encode(w: Writer): KarmemError {
     w.begin();
     this._kmWriteTable(w, 0);
@@ -707,8 +704,8 @@ export class ModuleDesc {
 
   /**
    * Decodes the message of `length` bytes at `ptr` (8-aligned) into `out`,
-   * after validating it (docs/format.md §11): on an error `out` holds
-   * some of the message, nothing unsafe.
+   * after validating it (docs/format.md §11); on an error `out` is left
+   * as it was.
    */
   static decode(ptr: usize, length: usize, out: ModuleDesc): KarmemError {
     const v = new Validator();
@@ -754,7 +751,7 @@ export class ModuleDesc {
       for (let k62: u32 = 0; k62 < a60l; k62++) {
         const x63 = new MemoryDesc();
         if ((e = x63._kmReadTable(v, v.ld<u32>(a60o + k62 * 4))) != KarmemError.None) return e;
-        s61[k62] = x63;
+        unchecked((s61[k62] = x63));
       }
       this.memories = s61;
     }
@@ -768,7 +765,7 @@ export class ModuleDesc {
       for (let k66: u32 = 0; k66 < a64l; k66++) {
         const x67 = new InterfaceDesc();
         if ((e = x67._kmReadTable(v, v.ld<u32>(a64o + k66 * 4))) != KarmemError.None) return e;
-        s65[k66] = x67;
+        unchecked((s65[k66] = x67));
       }
       this.exports = s65;
     }
@@ -782,7 +779,7 @@ export class ModuleDesc {
       for (let k70: u32 = 0; k70 < a68l; k70++) {
         const x71 = new InterfaceDesc();
         if ((e = x71._kmReadTable(v, v.ld<u32>(a68o + k70 * 4))) != KarmemError.None) return e;
-        s69[k70] = x71;
+        unchecked((s69[k70] = x71));
       }
       this.imports = s69;
     }

@@ -167,7 +167,7 @@ export function memoryDesc(name: string, importer: Access, exporter: Access, max
 export function paramDesc(name: string, type: string, memory: string): ParamDesc {
   const p = new ParamDesc();
   p.name = name;
-  p.type = type;
+  p.type_ = type;
   p.memory = memory;
   return p;
 }

@@ -16,7 +16,7 @@ class AsDriver extends Driver {
   run(m: Msg): Msg | null {
     const echoed = echo.echo(m);
     if (!echoed.ok) return guest.fail<Msg>("echo: " + echoed.toString());
-    let text = "echo=" + echoed.value!.text + "/" + echoed.value!.number.toString();
+    let text = "echo=" + echoed.value!.text + "/" + echoed.value!.number_.toString();
 
     // A region-bound argument is written into this module's window and
     // passed by position.
@@ -24,7 +24,7 @@ class AsDriver extends Driver {
     if (placed == null) return null;
     const peeked = echo.peek(placed);
     if (!peeked.ok) return guest.fail<Msg>("peek: " + peeked.toString());
-    text += " peek=" + peeked.value!.text + "@" + peeked.value!.number.toString();
+    text += " peek=" + peeked.value!.text + "@" + peeked.value!.number_.toString();
 
     const votes = voters.vote(m);
     text += " votes=";

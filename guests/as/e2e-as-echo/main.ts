@@ -11,7 +11,7 @@ class AsEcho extends Echo {
   echo(m: Msg): Msg | null {
     const r = new Msg();
     r.text = m.text;
-    r.number = m.number + 1;
+    r.number_ = m.number_ + 1;
     return r;
   }
 
@@ -22,7 +22,7 @@ class AsEcho extends Echo {
     if (at < 0) return guest.fail<Msg>("peek: the argument is not in the shared window");
     const r = new Msg();
     r.text = m.text;
-    r.number = <u32>at;
+    r.number_ = <u32>at;
     return r;
   }
 
@@ -35,7 +35,7 @@ class AsEcho extends Echo {
   stamp(m: Msg): guest.Slice | null {
     const r = new Msg();
     r.text = m.text;
-    r.number = m.number + 100;
+    r.number_ = m.number_ + 100;
     return Echo.outWindow().write<Msg>(r);
   }
 
