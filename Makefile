@@ -16,7 +16,7 @@
 #   make bench-report        five criterion runs summarised (docs/benchmarks.md)
 #   make bench-instructions  callgrind instruction counts of the same operations
 #   make bench-build  how long `karmem build` takes (generation + rustfmt/gofmt) on three schemas
-#   make bench-host  host runtime: call overhead (WAT, Rust, Go, C, Zig guests), fan-out region vs copy, module start
+#   make bench-host  host runtime: call overhead (WAT, Rust, Go, C, Zig, AssemblyScript guests), fan-out region vs copy, module start
 #   make guests  build the guest modules (guests/rust, guests/go, guests/c, guests/zig, guests/as) into guests/out/
 #   make integrity  the cross-language integrity suite with many seeds (INTEGRITY_SEEDS=2000; docs/integrity.md)
 #   make fuzz-long  every fuzz target, Rust and Go, for FUZZ_LONG_SECONDS (600) each
