@@ -76,6 +76,36 @@ done
 
 flags=(-O3 --runtime incremental --noColors
        --use "abort=~lib/karmem-as/assembly/guest/abortHandler")
+
+# Every schema with interfaces, not only the modules' own: the generated
+# dispatchers (every function, whatever it takes and returns) and clients
+# must compile without a warning. asc compiles only what is reachable, so a
+# lint entry takes each exporter class as a parameter and calls its
+# dispatcher, and constructs each client. Redone when the library or the
+# generator changed.
+if [ "$(cat guests/out/.as-lint.stamp 2>/dev/null)" != "$shared" ]; then
+  lint=guests/as/gen/lint
+  n=0
+  while IFS= read -r schema; do
+    grep -q '^interface ' "$schema" || continue
+    dir=$lint/$n; n=$((n + 1))
+    "$karmem" build --lang as-guest -o "$dir" "$schema" 2>/dev/null
+    bindings=$(basename "$(ls "$dir"/*_guest.ts)" .ts)
+    { echo 'export * from "karmem-as/assembly/guest-exports";'
+      echo "import * as g from \"./$bindings\";"
+      grep -o '^export abstract class [A-Za-z0-9_]*' "$dir/$bindings.ts" \
+        | awk '{ print "export function lint" $4 "(e: g." $4 "): i32 { return e.dispatch(0); }" }'
+      grep -o '^export class [A-Za-z0-9_]*Client' "$dir/$bindings.ts" \
+        | awk '{ print "const c" $3 " = new g." $3 "();" }'
+    } > "$dir/lint.ts"
+    if ! (cd guests/as && "$asc" "${dir#guests/as/}/lint.ts" "${flags[@]}" -O1 -o "$tmp/lint.wasm") \
+         > "$tmp/asc.log" 2>&1 || grep -q 'WARNING\|ERROR' "$tmp/asc.log"; then
+      cat "$tmp/asc.log"; echo "build-guests-as: the bindings of $schema do not compile cleanly"; exit 1
+    fi
+  done < <(find examples guests testdata/schemas docs -name '*.km' -not -path '*/target/*' -not -path '*/node_modules/*' | sort)
+  echo "$shared" > guests/out/.as-lint.stamp
+  echo "build-guests-as: the AssemblyScript guest bindings of $n schemas compile without a warning"
+fi
 built=0
 for dir in guests/as/*/; do
   name=$(basename "$dir")
