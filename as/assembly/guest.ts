@@ -11,8 +11,9 @@
 // "Guests") builds on this file; an author calls `register`, `fail`,
 // `argument`, `window`, `log` and the generated clients.
 //
-// Memory (RATIONALE.md R13): the module uses AssemblyScript's incremental
-// runtime (`--runtime incremental`): decoded arguments, results and
+// Memory (RATIONALE.md R13.5): the module uses AssemblyScript's
+// incremental runtime (`--runtime incremental`; the stub runtime's bump
+// allocator would allocate inside windows): decoded arguments, results and
 // replies are ordinary garbage-collected objects. The memory the host asks
 // for with `karmem_alloc` (argument arrays and copied arguments, alignment
 // 8 or 64) is taken with `heap.alloc` and freed when the dispatch returns;
