@@ -357,7 +357,16 @@ let resultWriter: Writer | null = null;
 let reported: ArrayBuffer | null = null;
 let currentArgs: usize = 0;
 let currentCount: u32 = 0;
-let currentName: string = "";
+let currentFunction: FunctionDesc | null = null;
+let currentInterface: string = "";
+
+/** `package.Interface.function` of the current dispatch, for messages
+ * (built only when one is needed: a string per call would cost every
+ * call an allocation). */
+function currentName(): string {
+  const f = currentFunction;
+  return f == null ? currentInterface : currentInterface + "." + f.name;
+}
 
 /** Fails the current dispatch with APPLICATION_ERROR and `message`; returns
  * null, so that `return guest.fail<T>("...")` ends a method. A dispatch
@@ -403,11 +412,11 @@ export function decodeArgument<T>(k: u32, name: string, decode: Decoder<T>): T |
   const s = argument(k);
   if (s.length == 0) return out;
   if (s.ptr & 7) {
-    return badArgument<T>(currentName + ": argument " + name + ": not 8-byte aligned");
+    return badArgument<T>(currentName() + ": argument " + name + ": not 8-byte aligned");
   }
   const e = decode(s.ptr, s.length, out);
   if (e != KarmemError.None) {
-    return badArgument<T>(currentName + ": argument " + name + ": " + errorName(e));
+    return badArgument<T>(currentName() + ": argument " + name + ": " + errorName(e));
   }
   return out;
 }
@@ -417,7 +426,7 @@ export function decodeArgument<T>(k: u32, name: string, decode: Decoder<T>): T |
 export function reply<T>(value: T | null): Status {
   if (failure != null) return failureStatus;
   if (value == null) {
-    fail<T>(currentName + " returned null without guest.fail");
+    fail<T>(currentName() + " returned null without guest.fail");
     return Status.ApplicationError;
   }
   let w = resultWriter;
@@ -428,7 +437,7 @@ export function reply<T>(value: T | null): Status {
   w.reset();
   const e = value.encode(w);
   if (e != KarmemError.None) {
-    fail<T>(currentName + ": encoding the result: " + errorName(e));
+    fail<T>(currentName() + ": encoding the result: " + errorName(e));
     return Status.ApplicationError;
   }
   resultPtr = w.dataStart;
@@ -442,16 +451,16 @@ export function reply<T>(value: T | null): Status {
 export function replyInRegion(region: string, s: Slice | null): Status {
   if (failure != null) return failureStatus;
   if (s == null) {
-    fail<Slice>(currentName + " returned null without guest.fail");
+    fail<Slice>(currentName() + " returned null without guest.fail");
     return Status.ApplicationError;
   }
   if (s.length == 0) return Status.Ok;
   if (!window(region).holds(s)) {
-    fail<Slice>(currentName + ": the result is not inside the window of " + region);
+    fail<Slice>(currentName() + ": the result is not inside the window of " + region);
     return Status.ApplicationError;
   }
   if (s.ptr & 7) {
-    fail<Slice>(currentName + ": the result is not 8-byte aligned");
+    fail<Slice>(currentName() + ": the result is not 8-byte aligned");
     return Status.ApplicationError;
   }
   resultPtr = s.ptr;
@@ -501,10 +510,11 @@ function run(id: u32, count: u32): Status {
   }
   const ex = exported[e];
   const fn = ex.descriptor.functions[f];
-  currentName = ex.descriptor.name + "." + fn.name;
+  currentInterface = ex.descriptor.name;
+  currentFunction = fn;
   const params = <u32>fn.params.length;
   if (count != params) {
-    failure = currentName + ": " + count.toString() + " arguments for " + params.toString() + " parameters";
+    failure = currentName() + ": " + count.toString() + " arguments for " + params.toString() + " parameters";
     return Status.BadArgument;
   }
   return ex.dispatch(f);
