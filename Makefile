@@ -1,5 +1,5 @@
 # Entry points for people and CI. Every target installs what it needs.
-#   make demo   the arena: build the guest modules (world and bots in Rust, Go, C and Zig) and play a game
+#   make demo   the arena: build the guest modules (world and bots in Rust, Go, C, Zig and AssemblyScript) and play a game
 #               (ARENA_ARGS="--seed 7 --ticks 60" to change it; see karmem-arena --help)
 #   make demo-format  the format on its own: generate Rust code for examples/demo, write/validate/read
 #   make test   formatting, lints, all tests, generated-code checks, short fuzz
@@ -18,8 +18,8 @@
 #   make bench-report        five criterion runs summarised (docs/benchmarks.md)
 #   make bench-instructions  callgrind instruction counts of the same operations
 #   make bench-build  how long `karmem build` takes (generation + rustfmt/gofmt) on three schemas
-#   make bench-host  host runtime: call overhead (WAT, Rust, Go, C, Zig guests), fan-out region vs copy, module start
-#   make guests  build the guest modules (guests/rust, guests/go, guests/c, guests/zig) into guests/out/
+#   make bench-host  host runtime: call overhead (WAT, Rust, Go, C, Zig, AssemblyScript guests), fan-out region vs copy, module start
+#   make guests  build the guest modules (guests/rust, guests/go, guests/c, guests/zig, guests/as) into guests/out/
 #   make integrity  the cross-language integrity suite with many seeds (INTEGRITY_SEEDS=2000; docs/integrity.md)
 #   make fuzz-long  every fuzz target, Rust and Go, for FUZZ_LONG_SECONDS (600) each
 SHELL := /bin/bash

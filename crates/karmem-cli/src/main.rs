@@ -35,6 +35,7 @@ const EXIT_IO: u8 = 3;
   karmem build --lang zig-guest -o gen app.km     Zig guest bindings: gen/app.zig, gen/app_guest.zig
   karmem build --lang ts -o gen app.km            TypeScript: gen/app.ts
   karmem build --lang as -o gen app.km            AssemblyScript: gen/app.ts
+  karmem build --lang as-guest -o gen app.km      AssemblyScript guest bindings: gen/app.ts, gen/app_guest.ts
   karmem fmt app.km                          rewrite app.km in canonical form
   karmem fmt --check app.km                  print a diff and exit 1 if app.km is not formatted
   karmem fmt - < app.km                      format stdin to stdout
@@ -141,6 +142,9 @@ enum Lang {
     /// AssemblyScript: classes with encode, decode, read and validate over
     /// the `karmem-as` package (`as/`, docs/assemblyscript.md).
     As,
+    /// AssemblyScript guest bindings (docs/assemblyscript.md, "Guests"):
+    /// the `as` file plus exporter classes, window accessors and clients.
+    AsGuest,
 }
 
 /// Why a command failed; decides the exit code and the message.
@@ -302,6 +306,7 @@ fn build_one<'p>(
         Lang::ZigGuest => Box::new(karmem_codegen::zig_guest::ZigGuestBackend),
         Lang::Ts => Box::new(karmem_codegen::ts::TsBackend),
         Lang::As => Box::new(karmem_codegen::assemblyscript::AssemblyScriptBackend),
+        Lang::AsGuest => Box::new(karmem_codegen::as_guest::AsGuestBackend),
     };
     let files = backend
         .generate(schema, layout)
@@ -335,8 +340,8 @@ fn build_one<'p>(
             Lang::Zig | Lang::ZigGuest => {}
             // The TypeScript backend's output is formatted as emitted.
             Lang::Ts => {}
-            // The AssemblyScript backend's output is formatted as emitted.
-            Lang::As => {}
+            // The AssemblyScript backends' output is formatted as emitted.
+            Lang::As | Lang::AsGuest => {}
         }
         eprintln!("wrote {}", path.display());
     }

@@ -7,6 +7,7 @@ use std::fmt;
 use karmem_layout::{Layout, Slot};
 use karmem_schema::model::{DefaultValue, Primitive, Schema};
 
+pub mod as_guest;
 pub mod assemblyscript;
 pub mod c;
 pub mod c_guest;

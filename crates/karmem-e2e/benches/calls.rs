@@ -12,7 +12,9 @@
 //! * `go/*`: `guests/go/e2e-go-echo` (Echo) built with go/guest;
 //! * `c/*`: `guests/c/e2e-c-echo` (the same Echo) built with the C guest
 //!   runtime (c/karmem_guest.c);
-//! * `zig/*`: `guests/zig/e2e-zig-echo` (Echo) built with `karmem.guest`.
+//! * `zig/*`: `guests/zig/e2e-zig-echo` (Echo) built with `karmem.guest`;
+//! * `as/*`: `guests/as/e2e-as-echo` (Echo) built with the AssemblyScript
+//!   guest runtime (as/assembly/guest.ts).
 //!
 //! Per guest: `nop` (no argument, no result), `echo` (a small message
 //! copied in, the same message copied out). For Rust also `driver_idle`
@@ -203,6 +205,7 @@ fn calls(c: &mut Criterion<ThreadTime>) {
     let go = app(&rt, vec![load(&rt, "go-echo", "e2e-go-echo.wasm")]);
     let c_guest = app(&rt, vec![load(&rt, "c-echo", "e2e-c-echo.wasm")]);
     let zig = app(&rt, vec![load(&rt, "zig-echo", "e2e-zig-echo.wasm")]);
+    let as_guest = app(&rt, vec![load(&rt, "as-echo", "e2e-as-echo.wasm")]);
 
     let export = |app: &App, module: &str, iface: &str, function: &str| {
         app.export(module, iface, function)
@@ -220,6 +223,8 @@ fn calls(c: &mut Criterion<ThreadTime>) {
     let c_echo = export(&c_guest, "c-echo", "e2e.Echo", "echo");
     let zig_nop = export(&zig, "zig-echo", "e2e.Echo", "nop");
     let zig_echo = export(&zig, "zig-echo", "e2e.Echo", "echo");
+    let as_nop = export(&as_guest, "as-echo", "e2e.Echo", "nop");
+    let as_echo = export(&as_guest, "as-echo", "e2e.Echo", "echo");
 
     // Every measured call does what it should.
     let empty_text = Output::Bytes(cmd(""));
@@ -251,8 +256,14 @@ fn calls(c: &mut Criterion<ThreadTime>) {
         "Msg",
         serde_json::json!({"Text": TEXT, "Number": 42}),
     );
-    // The C and Zig echoes answer the Go echo's reply, byte for byte.
-    for (app, echo) in [(&go, &go_echo), (&c_guest, &c_echo), (&zig, &zig_echo)] {
+    // The C, Zig and AssemblyScript echoes answer the Go echo's reply, byte
+    // for byte.
+    for (app, echo) in [
+        (&go, &go_echo),
+        (&c_guest, &c_echo),
+        (&zig, &zig_echo),
+        (&as_guest, &as_echo),
+    ] {
         checked(
             app,
             echo,
@@ -262,6 +273,7 @@ fn calls(c: &mut Criterion<ThreadTime>) {
     }
     checked(&c_guest, &c_nop, &[], &Output::Empty);
     checked(&zig, &zig_nop, &[], &Output::Empty);
+    checked(&as_guest, &as_nop, &[], &Output::Empty);
 
     let mut g = c.benchmark_group("guest_call");
     g.bench_function("raw_wasmtime_typed", |b| {
@@ -287,6 +299,8 @@ fn calls(c: &mut Criterion<ThreadTime>) {
     bench("c/echo", &c_guest, &c_echo, Some(&msg));
     bench("zig/nop", &zig, &zig_nop, None);
     bench("zig/echo", &zig, &zig_echo, Some(&msg));
+    bench("as/nop", &as_guest, &as_nop, None);
+    bench("as/echo", &as_guest, &as_echo, Some(&msg));
     g.finish();
 }
 

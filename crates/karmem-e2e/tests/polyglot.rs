@@ -19,6 +19,7 @@ const ECHOES: &[(&str, &str)] = &[
     ("e2e-rust-echo", "rust"),
     ("e2e-c-echo", "c"),
     ("e2e-zig-echo", "zig"),
+    ("e2e-as-echo", "as"),
 ];
 /// The caller modules.
 const CALLERS: &[&str] = &[
@@ -26,6 +27,7 @@ const CALLERS: &[&str] = &[
     "e2e-rust-caller",
     "e2e-c-caller",
     "e2e-zig-caller",
+    "e2e-as-caller",
 ];
 
 fn codec() -> &'static Codec {

@@ -66,6 +66,7 @@ fn good_bots_score_and_every_misbehaving_bot_is_cut_off_for_its_own_reason() {
         ("sweeper", "Go"),
         ("columnist", "C"),
         ("ziggy", "Zig"),
+        ("ascent", "AssemblyScript"),
     ] {
         let line = standing(&stdout, bot);
         assert!(line.contains(language), "{line}");
