@@ -26,21 +26,8 @@ if [ "$(cat as/node_modules/.karmem-lock 2>/dev/null)" != "$lock" ]; then
 fi
 asc=$root/as/node_modules/.bin/asc
 
-# The schema of each module (repository paths).
-schema_of() {
-  case "$1" in
-    e2e-as-*) echo guests/go/e2e-go.km ;;
-    arena-*) echo examples/arena/arena.km ;;
-    *) echo "build-guests-as: no schema known for guests/as/$1" >&2; return 1 ;;
-  esac
-}
-
-# KARMEM: a karmem binary to use instead of building one.
-if [ -z "${KARMEM:-}" ]; then
-  cargo build --quiet -p karmem-cli
-fi
-karmem=${KARMEM:-${CARGO_TARGET_DIR:-$root/target}/debug/karmem}
-mkdir -p guests/out
+. scripts/lib/guests.sh
+guest_karmem
 
 # as/assembly/abi.ts is the generator's output for docs/abi.km with the
 # package import made a file import (it lives inside the package).
@@ -62,10 +49,8 @@ mkdir -p guests/as/node_modules
 ln -sfn ../../../as guests/as/node_modules/karmem-as
 
 # Inputs shared by every module: the library, the compiler, the generator.
-shared=$( { find as/assembly -name '*.ts' -print0 | sort -z | xargs -0 sha256sum; \
-            echo "$lock"; \
-            find crates/karmem-codegen/src -name '*.rs' -print0 | sort -z | xargs -0 sha256sum; \
-            sha256sum scripts/build-guests-as.sh; } | sha256sum | cut -c1-64)
+shared=$( { find as/assembly -name '*.ts' -print0 | sums; echo "$lock"; \
+            codegen_sums; sha256sum scripts/build-guests-as.sh; } | hash64)
 
 # Always regenerate the bindings (cheap): the modules compile against them.
 rm -rf guests/as/gen
@@ -110,13 +95,10 @@ built=0
 for dir in guests/as/*/; do
   name=$(basename "$dir")
   [ -f "$dir/main.ts" ] || continue
-  schema=$(schema_of "$name")
+  schema=$(guest_schema build-guests-as "$name")
   out=guests/out/$name.wasm
-  stamp=$( { echo "$shared"; sha256sum "$schema"; \
-             find "$dir" -type f -name '*.ts' -print0 | sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-64)
-  if [ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ]; then
-    continue
-  fi
+  stamp=$(find "$dir" -type f -name '*.ts' -print0 | module_stamp "$shared" "$schema")
+  stamp_current "$out" "$stamp" && continue
   (cd guests/as && "$asc" "$name/main.ts" "${flags[@]}" -o "$root/$out.tmp") > "$tmp/asc.log" 2>&1 || {
     cat "$tmp/asc.log"; echo "build-guests-as: $name does not compile"; exit 1; }
   # asc prints nothing for a clean module: a warning is a failure too.
@@ -124,9 +106,7 @@ for dir in guests/as/*/; do
     cat "$tmp/asc.log"; rm -f "$out.tmp"
     echo "build-guests-as: $name compiles with warnings"; exit 1
   fi
-  mv "$out.tmp" "$out"
-  echo "$stamp" > "$out.stamp"
-  echo "build-guests-as: $out ($(stat -c %s "$out") bytes)"
+  stamp_install build-guests-as "$out" "$stamp"
   built=$((built + 1))
 done
 echo "build-guests-as: $built built, the others up to date"

@@ -1,4 +1,4 @@
-# Shared by scripts/build-guests-{go,c,zig}.sh (sourced, not run): which
+# Shared by scripts/build-guests-{go,c,zig,as}.sh (sourced, not run): which
 # schema a guest module is written against, the karmem binary that
 # generates its bindings, and the stamps that make the builds incremental.
 # A module's stamp (guests/out/<name>.wasm.stamp) hashes everything its

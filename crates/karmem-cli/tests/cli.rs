@@ -372,6 +372,7 @@ fn build_writes_the_files_of_every_language() {
         ("zig", &["app.zig"]),
         ("ts", &["app.ts"]),
         ("as", &["app.ts"]),
+        ("as-guest", &["app.ts", "app_guest.ts"]),
         ("rust-guest", &["app_guest.rs"]),
         ("rust-host", &["app_host.rs"]),
         ("go-guest", &["app.go", "app_guest.go"]),
