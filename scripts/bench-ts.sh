@@ -12,15 +12,12 @@ case $target in /*) ;; *) target=$PWD/$target ;; esac
 karmem=$target/debug/karmem
 command -v flatc >/dev/null && command -v protoc >/dev/null \
   || { echo "bench-ts: flatc and protoc are required" >&2; exit 1; }
+. scripts/lib/npm.sh
+npm_ci_once bench-ts ts
+npm_ci_once bench-ts ts/bench
 cd ts
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund --loglevel=error
-fi
 npx tsc -p tsconfig.json
 cd bench
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund --loglevel=error
-fi
 rm -rf gen dist
 mkdir -p gen/pb
 flatc --ts --gen-object-api -o gen/fb ../../go/bench/game.fbs

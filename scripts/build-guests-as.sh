@@ -17,13 +17,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
-# The compiler: `npm ci` in as/ when its lockfile changed since the last
-# install (a stamp inside node_modules).
+# The compiler, as as/package-lock.json pins it (part of every stamp).
+. scripts/lib/npm.sh
+npm_ci_once build-guests-as as
 lock=$(sha256sum as/package-lock.json | cut -c1-64)
-if [ "$(cat as/node_modules/.karmem-lock 2>/dev/null)" != "$lock" ]; then
-  (cd as && npm ci --no-audit --no-fund --loglevel=error)
-  echo "$lock" > as/node_modules/.karmem-lock
-fi
 asc=$root/as/node_modules/.bin/asc
 
 . scripts/lib/guests.sh

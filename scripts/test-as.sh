@@ -8,16 +8,8 @@
 # thousands of damaged messages that must never trap.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Node 20 comes with this machine's image; elsewhere Debian's packages.
-command -v node >/dev/null || scripts/apt-ensure.sh test-as nodejs npm
-command -v npm >/dev/null || scripts/apt-ensure.sh test-as npm
-(
-  cd as
-  # npm ci again only when the lockfile changed since the last install.
-  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    npm ci --no-audit --no-fund --loglevel=error
-  fi
-)
+. scripts/lib/npm.sh
+npm_ci_once test-as as
 cargo build --quiet -p karmem-cli
 target=${CARGO_TARGET_DIR:-target}
 case $target in /*) ;; *) target=$PWD/$target ;; esac

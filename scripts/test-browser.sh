@@ -10,8 +10,7 @@ cd "$(dirname "$0")/.."
 # The browser, and fonts for its text (the screenshot).
 scripts/apt-ensure.sh test-browser chromium fonts-dejavu-core
 scripts/build-web.sh
+. scripts/lib/npm.sh
+npm_ci_once test-browser ts/web
 cd ts/web
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund --loglevel=error
-fi
 node --test test/*.test.mjs

@@ -4,12 +4,9 @@
 # (its path in $karmem), and ts/'s dev tools installed with `npm ci` again
 # only when ts/package-lock.json changed since the last install.
 # Usage: . scripts/ts-setup.sh WHO   (WHO prefixes apt-ensure's message)
-command -v node >/dev/null || scripts/apt-ensure.sh "$1" nodejs npm
-command -v npm >/dev/null || scripts/apt-ensure.sh "$1" npm
+. scripts/lib/npm.sh
 cargo build --quiet -p karmem-cli
 target=${CARGO_TARGET_DIR:-target}
 case $target in /*) ;; *) target=$PWD/$target ;; esac
 karmem=$target/debug/karmem
-if [ ! -f ts/node_modules/.package-lock.json ] || [ ts/package-lock.json -nt ts/node_modules/.package-lock.json ]; then
-  (cd ts && npm ci --no-audit --no-fund --loglevel=error)
-fi
+npm_ci_once "$1" ts
