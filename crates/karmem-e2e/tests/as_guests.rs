@@ -18,8 +18,12 @@ fn arena() -> Codec {
 #[test]
 fn ascent_joins_and_heads_for_the_richest_coins() {
     let c = arena();
+    let m = module(BOT);
     let app = AppBuilder::new(runtime())
-        .module(module(BOT))
+        .module_with(
+            m.clone(),
+            karmem_e2e::trusting(&m, ModuleOptions::default()),
+        )
         .build()
         .unwrap();
     let rules = c.encode("Rules", json!({"Width": 8, "Height": 8, "Ticks": 10}));
@@ -135,8 +139,12 @@ fn ascent_survives_hostile_boards_and_never_writes_the_board() {
 #[test]
 fn an_abort_fails_only_its_call() {
     let c = Codec::load("guests/go/e2e-go.km");
+    let m = module("e2e-as-echo");
     let app = AppBuilder::new(runtime())
-        .module(module("e2e-as-echo"))
+        .module_with(
+            m.clone(),
+            karmem_e2e::trusting(&m, ModuleOptions::default()),
+        )
         .build()
         .unwrap();
     for (k, text) in ["abort", "trap"].into_iter().enumerate() {

@@ -77,15 +77,18 @@ fn hoarder_hits_the_memory_limit_and_the_host_goes_on() {
     // The memory cap examples/arena/arena.toml gives it; the deadline is
     // generous (the arena's is 100 ms, which it also meets here) so
     // that a slow machine cannot turn MEMORY_LIMIT into TIMEOUT.
-    b.module_with(
-        go_module("arena-hoarder"),
-        ModuleOptions {
-            timeout: std::time::Duration::from_secs(5),
-            memory_limit: 32 << 20,
-            ..ModuleOptions::default()
-        },
-    )
-    .module(go_module("arena-sweeper"));
+    let hoarder = go_module("arena-hoarder");
+    let options = ModuleOptions {
+        timeout: std::time::Duration::from_secs(5),
+        memory_limit: 32 << 20,
+        ..ModuleOptions::default()
+    };
+    let sweeper = go_module("arena-sweeper");
+    b.module_with(hoarder.clone(), karmem_e2e::trusting(&hoarder, options))
+        .module_with(
+            sweeper.clone(),
+            karmem_e2e::trusting(&sweeper, ModuleOptions::default()),
+        );
     let app = b.build().unwrap();
     let state = common::board_state(&c, &app, "sweeper", json!([{"X": 5, "Y": 2}]));
     let think = |module: &str| app.call(module, "arena.Bot", "think", &[Arg::Region(state)]);

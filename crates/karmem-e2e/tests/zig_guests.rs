@@ -5,14 +5,18 @@
 mod common;
 
 use common::{module, runtime, Codec};
-use karmem_host::{AppBuilder, Arg};
+use karmem_host::{AppBuilder, Arg, ModuleOptions};
 use serde_json::json;
 
 #[test]
 fn ziggy_joins_and_heads_for_the_coin_it_leads_to() {
     let c = Codec::load("examples/arena/arena.km");
+    let m = module("arena-ziggy");
     let app = AppBuilder::new(runtime())
-        .module(module("arena-ziggy"))
+        .module_with(
+            m.clone(),
+            karmem_e2e::trusting(&m, ModuleOptions::default()),
+        )
         .build()
         .unwrap();
     let rules = c.encode("Rules", json!({"Width": 8, "Height": 8, "Ticks": 10}));

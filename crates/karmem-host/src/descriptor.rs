@@ -399,6 +399,21 @@ impl ModuleDesc {
         side(&self.exports, true).max(side(&self.imports, false))
     }
 
+    /// [`ModuleDesc::access`] of every region the module declares, in one
+    /// pass (a descriptor may list tens of thousands of regions: asking
+    /// region by region would be quadratic).
+    pub fn accesses(&self) -> HashMap<&str, Access> {
+        let mut map: HashMap<&str, Access> = HashMap::new();
+        for (list, exporter) in [(&self.exports, true), (&self.imports, false)] {
+            for m in list.iter().flat_map(|i| i.memories.iter()) {
+                let asked = if exporter { m.exporter } else { m.importer };
+                let a = map.entry(&m.name).or_insert(Access::None);
+                *a = (*a).max(asked);
+            }
+        }
+        map
+    }
+
     /// Every rule a well-formed descriptor follows (docs/abi.md §3).
     pub fn check(&self) -> Result<(), String> {
         let mut regions: HashMap<&str, &MemoryDesc> = HashMap::new();
@@ -471,7 +486,7 @@ fn check_name(what: &str, name: &str, qualified: bool) -> Result<(), String> {
     if ok {
         return Ok(());
     }
-    let shown = crate::log::sanitize(name.as_bytes(), 64);
+    let shown = crate::log::escape_text(name.as_bytes(), 64);
     Err(if qualified {
         format!("{what} name `{shown}` is not a qualified name (`package.Name`, identifiers of at most {MAX_NAME} bytes)")
     } else {
@@ -490,14 +505,14 @@ fn check_memory(m: &MemoryDesc) -> Result<(), String> {
     Ok(())
 }
 
-fn check_param(p: &ParamDesc, iface: &InterfaceDesc, what: &str) -> Result<(), String> {
+fn check_param(p: &ParamDesc, declared: &HashSet<&str>, what: &str) -> Result<(), String> {
     check_name(what, &p.name, false)?;
     if p.ty.is_empty() {
         return Err(format!("{what} `{}` has no type", p.name));
     }
     check_name(&format!("{what} `{}`: type", p.name), &p.ty, true)?;
     if let Some(m) = &p.memory {
-        if !iface.memories.iter().any(|d| &d.name == m) {
+        if !declared.contains(m.as_str()) {
             return Err(format!(
                 "{what} `{}` is bound to region `{m}`, which the interface does not declare",
                 p.name
@@ -520,10 +535,10 @@ fn check_interface<'a>(
     if i.pattern == Pattern::Pool && i.pool_size == 0 {
         return Err(ctx("pattern pool with pool size 0".into()));
     }
-    let mut names = HashSet::new();
+    let mut declared = HashSet::new();
     for m in &i.memories {
         check_memory(m).map_err(ctx)?;
-        if !names.insert(m.name.as_str()) {
+        if !declared.insert(m.name.as_str()) {
             return Err(ctx(format!("region `{}` declared twice", m.name)));
         }
         match regions.get(m.name.as_str()) {
@@ -550,10 +565,11 @@ fn check_interface<'a>(
             return Err(ctx(format!("function `{}` declared twice", f.name)));
         }
         for p in &f.params {
-            check_param(p, i, "parameter").map_err(|e| ctx(format!("fn {}: {e}", f.name)))?;
+            check_param(p, &declared, "parameter")
+                .map_err(|e| ctx(format!("fn {}: {e}", f.name)))?;
         }
         if let Some(r) = &f.result {
-            check_param(r, i, "result").map_err(|e| ctx(format!("fn {}: {e}", f.name)))?;
+            check_param(r, &declared, "result").map_err(|e| ctx(format!("fn {}: {e}", f.name)))?;
         }
     }
     let expected = i.signature_hash();

@@ -77,6 +77,9 @@ pub enum Budget {
     HostBytes,
     /// Live instances of one module ([`crate::ModuleOptions::max_instances`]).
     ModuleInstances,
+    /// Fuel (WebAssembly instructions, by wasmtime's count) the guests of
+    /// the call may run ([`crate::CallBudget::fuel`]).
+    Fuel,
 }
 
 impl Budget {
@@ -87,6 +90,7 @@ impl Budget {
             Budget::Calls => "nested calls made by one top-level call",
             Budget::HostBytes => "bytes the host copied or buffered for one top-level call",
             Budget::ModuleInstances => "live instances of the module",
+            Budget::Fuel => "fuel (guest instructions) of one top-level call",
         }
     }
 }
@@ -150,6 +154,13 @@ pub enum Error {
         first: String,
         second: String,
         reason: String,
+    },
+    /// A module's region windows are larger than its memory limit, which
+    /// covers them (docs/security.md §2.8).
+    WindowsOverLimit {
+        module: String,
+        windows: u64,
+        limit: u64,
     },
     /// An import no exporter satisfies, an ambiguous direct binding, or a
     /// binding that names something that does not exist.
@@ -262,9 +273,26 @@ impl Error {
     }
 }
 
+/// Longest error text shown, in bytes (longer text is cut).
+const MAX_ERROR_TEXT: usize = 16 << 10;
+
 impl fmt::Display for Error {
+    /// One line, escaped by [`crate::escape_text`]: messages quote guest
+    /// text and module bytes (wasmparser, wasmtime and the WAT parser
+    /// report names and source lines from them), which must not reach a
+    /// terminal or log raw (docs/security.md §2.5).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
+        let raw = Unescaped(self).to_string();
+        f.write_str(&crate::log::escape_text(raw.as_bytes(), MAX_ERROR_TEXT))
+    }
+}
+
+/// The text of an error as composed, before escaping.
+struct Unescaped<'a>(&'a Error);
+
+impl fmt::Display for Unescaped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
             Error::Io { path, message } => write!(f, "{}: {message}", path.display()),
             Error::Engine(m) => write!(f, "engine: {m}"),
             Error::InvalidModule { module, message } => {
@@ -301,6 +329,10 @@ impl fmt::Display for Error {
             Error::Binding { module, interface, message } => {
                 write!(f, "module `{module}`, import `{interface}`: {message}")
             }
+            Error::WindowsOverLimit { module, windows, limit } => write!(
+                f,
+                "module `{module}`: its region windows take {windows} bytes, more than its memory limit of {limit} bytes (the limit covers the windows)"
+            ),
             Error::DuplicateModule(m) => write!(f, "two modules are named `{m}`"),
             Error::UnknownModule(m) => write!(f, "no module named `{m}`"),
             Error::UnknownRegion(r) => write!(f, "no region named `{r}`"),

@@ -44,11 +44,19 @@ pub(crate) const MAX_LINE: usize = 4096;
 pub(crate) const LINE_COST: u64 = 256;
 
 /// Guest text made safe to show: at most `max` bytes of it, invalid UTF-8
-/// replaced, trailing line breaks dropped, and every control character
-/// (C0, DEL, C1) and bidirectional formatting character escaped (`\n`,
-/// `\x1b`, `\u{202e}`), so that the text cannot start a line of its own,
-/// pose as the host's output or drive a terminal (docs/security.md §2.5).
-pub(crate) fn sanitize(bytes: &[u8], max: usize) -> String {
+/// replaced, trailing line breaks dropped, and every character that could
+/// start a line of its own, pose as the host's output, drive a terminal or
+/// hide or reorder text escaped (`\n`, `\x1b`, `\u{202e}`): C0, DEL and C1
+/// controls, the line and paragraph separators U+2028/U+2029, and every
+/// Unicode format character (bidirectional controls, zero-width joiners
+/// and spaces, the byte order mark, tag characters). A backslash stays as
+/// it is, so escaping escaped text changes nothing.
+///
+/// The one function for text that reaches a terminal or a log from a guest
+/// or from module bytes (docs/security.md §2.5): log lines, WASI output,
+/// guest error messages, and every [`crate::Error`] (whose messages quote
+/// wasmparser, wasmtime and the WAT parser on module bytes).
+pub fn escape_text(bytes: &[u8], max: usize) -> String {
     let mut cut = &bytes[..bytes.len().min(max)];
     while let [rest @ .., b'\n' | b'\r'] = cut {
         cut = rest;
@@ -63,7 +71,7 @@ pub(crate) fn sanitize(bytes: &[u8], max: usize) -> String {
             c if (c as u32) < 0x80 && c.is_control() => {
                 out.push_str(&format!("\\x{:02x}", c as u32))
             }
-            c if c.is_control() || is_bidi_control(c) => {
+            c if c.is_control() || is_invisible_format(c) => {
                 out.push_str(&format!("\\u{{{:x}}}", c as u32))
             }
             c => out.push(c),
@@ -72,10 +80,36 @@ pub(crate) fn sanitize(bytes: &[u8], max: usize) -> String {
     out
 }
 
-/// Characters that reorder the display of the text around them ("Trojan
-/// source"): the Unicode bidirectional formatting characters.
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+/// The line and paragraph separators and the Unicode format characters
+/// (general category Cf, Unicode 15): bidirectional overrides and
+/// isolates ("Trojan source"), zero-width joiners and spaces, invisible
+/// operators, the byte order mark, interlinear annotations and tags —
+/// characters that end lines, reorder or hide the text around them.
+fn is_invisible_format(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00ad}'
+            | '\u{0600}'..='\u{0605}'
+            | '\u{061c}'
+            | '\u{06dd}'
+            | '\u{070f}'
+            | '\u{0890}'..='\u{0891}'
+            | '\u{08e2}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{110bd}'
+            | '\u{110cd}'
+            | '\u{13430}'..='\u{1343f}'
+            | '\u{1bca0}'..='\u{1bca3}'
+            | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0001}'
+            | '\u{e0020}'..='\u{e007f}'
+    )
 }
 
 /// One log line of a guest.
@@ -135,7 +169,7 @@ impl LogSink for MemoryLog {
 
 #[cfg(test)]
 mod tests {
-    use super::sanitize;
+    use super::escape_text as sanitize;
 
     #[test]
     fn control_and_bidi_characters_are_escaped() {
@@ -152,5 +186,21 @@ mod tests {
         assert_eq!(sanitize(b"abcdef", 3), "abc");
         assert_eq!(sanitize("été".as_bytes(), 3), "ét");
         assert_eq!(sanitize("é".as_bytes(), 1), "\u{fffd}");
+        assert_eq!(
+            sanitize("a\u{2028}b\u{2029}c\u{200d}d\u{feff}".as_bytes(), 100),
+            "a\\u{2028}b\\u{2029}c\\u{200d}d\\u{feff}"
+        );
+    }
+
+    /// Escaped text has nothing left to escape.
+    #[test]
+    fn escaping_is_idempotent() {
+        let all: String = (0u32..0x3000)
+            .chain(0xe0000..0xe0080)
+            .filter_map(char::from_u32)
+            .collect();
+        let once = sanitize(all.as_bytes(), usize::MAX);
+        assert_eq!(sanitize(once.as_bytes(), usize::MAX), once);
+        assert!(once.chars().all(|c| !c.is_control()));
     }
 }

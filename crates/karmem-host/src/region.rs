@@ -34,8 +34,10 @@ pub struct Region {
 pub(crate) struct RegionInner {
     pub id: RegionId,
     pub desc: MemoryDesc,
-    pub fd: OwnedFd,
-    /// The host's own read-write mapping of the whole region.
+    /// `None` for a region nobody may use (see [`RegionInner::unused`]).
+    pub fd: Option<OwnedFd>,
+    /// The host's own read-write mapping of the whole region (null when
+    /// `len` is 0).
     pub base: *mut u8,
     pub len: usize,
 }
@@ -47,12 +49,29 @@ unsafe impl Sync for RegionInner {}
 
 impl Drop for RegionInner {
     fn drop(&mut self) {
-        // SAFETY: `base..base+len` is the mapping made in `RegionInner::new`.
-        unsafe { libc::munmap(self.base.cast(), self.len) };
+        if self.len > 0 {
+            // SAFETY: `base..base+len` is the mapping made in `RegionInner::new`.
+            unsafe { libc::munmap(self.base.cast(), self.len) };
+        }
     }
 }
 
 impl RegionInner {
+    /// A region that a descriptor declares but that no module may map (no
+    /// grant) and the host neither exports nor fills: nothing is created
+    /// for it, so a guest cannot make the host spend memory or a file
+    /// descriptor by declaring regions (docs/security.md §2.8). It reads as
+    /// 0 bytes long.
+    pub fn unused(id: RegionId, desc: &MemoryDesc) -> RegionInner {
+        RegionInner {
+            id,
+            desc: desc.clone(),
+            fd: None,
+            base: std::ptr::null_mut(),
+            len: 0,
+        }
+    }
+
     /// Create the memfd of `desc.size()` bytes (zero-filled) and map it
     /// read-write into the host.
     pub fn new(id: RegionId, desc: &MemoryDesc) -> Result<RegionInner> {
@@ -87,7 +106,7 @@ impl RegionInner {
         Ok(RegionInner {
             id,
             desc: desc.clone(),
-            fd,
+            fd: Some(fd),
             base: base.cast(),
             len,
         })
@@ -116,12 +135,13 @@ impl Region {
         &self.inner.desc
     }
 
-    /// Size in bytes (`max_pages × 65536`).
+    /// Size in bytes (`max_pages × 65536`), or 0 for a region that was not
+    /// created because no module may map it and the host does not use it.
     pub fn len(&self) -> usize {
         self.inner.len
     }
 
-    /// Always false (a region has at least one page); for clippy.
+    /// Whether the region was not created (see [`Region::len`]).
     pub fn is_empty(&self) -> bool {
         self.inner.len == 0
     }
@@ -157,6 +177,10 @@ impl Region {
     /// Copy `buf.len()` bytes at `offset` out of the region.
     pub fn read(&self, offset: u32, buf: &mut [u8]) -> Result<()> {
         let start = self.check(offset, buf.len())?;
+        if buf.is_empty() {
+            // An unused region has no mapping (a null base).
+            return Ok(());
+        }
         // SAFETY: in bounds of the live mapping; a raw copy tolerates
         // concurrent writers (the bytes may be torn, never out of bounds).
         unsafe { std::ptr::copy(self.inner.base.add(start), buf.as_mut_ptr(), buf.len()) };
@@ -174,6 +198,9 @@ impl Region {
     /// may write every region).
     pub fn write(&self, offset: u32, bytes: &[u8]) -> Result<()> {
         let start = self.check(offset, bytes.len())?;
+        if bytes.is_empty() {
+            return Ok(());
+        }
         // SAFETY: in bounds of the live, writable host mapping.
         unsafe { std::ptr::copy(bytes.as_ptr(), self.inner.base.add(start), bytes.len()) };
         Ok(())
@@ -185,6 +212,9 @@ impl Region {
     /// No guest call that may write this region may run while the slice is
     /// alive (e.g. read between calls, or only while readers run).
     pub unsafe fn as_slice(&self) -> &[u8] {
+        if self.inner.len == 0 {
+            return &[];
+        }
         // SAFETY: the mapping lives as long as `self`; exclusivity is the
         // caller's promise.
         unsafe { std::slice::from_raw_parts(self.inner.base, self.inner.len) }
@@ -198,6 +228,9 @@ impl Region {
     /// alive, and no other slice of it may exist.
     #[allow(clippy::mut_from_ref)]
     pub unsafe fn as_mut_slice(&self) -> &mut [u8] {
+        if self.inner.len == 0 {
+            return &mut [];
+        }
         // SAFETY: as above.
         unsafe { std::slice::from_raw_parts_mut(self.inner.base, self.inner.len) }
     }

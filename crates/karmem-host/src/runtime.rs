@@ -30,7 +30,9 @@ pub struct ModuleOptions {
     /// Deadline of every call into the module (docs/abi.md §7); nested
     /// calls also end at the deadline of the top-level call they belong to.
     pub timeout: Duration,
-    /// Cap on the module's linear memory in bytes, windows not counted.
+    /// Cap on what each instance of the module takes in bytes: its linear
+    /// memory, the region windows mapped into it included, and its tables
+    /// (8 bytes an entry) — docs/security.md §2.8.
     pub memory_limit: u64,
     /// Instances of the module for its `pool(N)` interfaces; `None` takes
     /// the largest `N` its descriptor declares.
@@ -45,8 +47,8 @@ pub struct ModuleOptions {
 }
 
 impl Default for ModuleOptions {
-    /// 1 s, 64 MiB, pool size from the descriptor, no grants (read access
-    /// at most), 256 instances.
+    /// 1 s, 64 MiB, pool size from the descriptor, no grants (no access to
+    /// any region), 256 instances.
     fn default() -> Self {
         ModuleOptions {
             timeout: Duration::from_secs(1),
@@ -59,10 +61,11 @@ impl Default for ModuleOptions {
 }
 
 impl ModuleOptions {
-    /// The grant of a region no grant names: a module may read a region
-    /// its interfaces declare, but writing shared memory is always the
-    /// host's explicit decision.
-    pub const DEFAULT_GRANT: Access = Access::Read;
+    /// The grant of a region no grant names: none. Every window into shared
+    /// memory, read-only too, is the host's explicit decision: a region a
+    /// guest's descriptor declares is otherwise neither mapped nor even
+    /// created (docs/security.md §1, §2.8).
+    pub const DEFAULT_GRANT: Access = Access::None;
 
     /// The same options with `region` granted at most `access`.
     pub fn grant(mut self, region: &str, access: Access) -> ModuleOptions {
@@ -100,6 +103,10 @@ pub(crate) struct RuntimeInner {
     /// clone of it.
     pub linker: Linker<State>,
 }
+
+/// The largest module file [`Runtime::load_file`] reads (a Go guest is
+/// about 3 MiB).
+pub const MAX_MODULE_BYTES: u64 = 256 << 20;
 
 /// A module as loaded: compiled, linked, and described by its probe.
 #[derive(Clone)]
@@ -188,10 +195,23 @@ impl Runtime {
         path: &Path,
         options: &ModuleOptions,
     ) -> Result<GuestModule> {
-        let bytes = std::fs::read(path).map_err(|e| Error::Io {
+        use std::io::Read as _;
+        let io = |message: String| Error::Io {
             path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
+            message,
+        };
+        // Bounded: a path naming a device or an endless file is refused,
+        // not read until memory runs out.
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_MODULE_BYTES + 1).read_to_end(&mut bytes))
+            .map_err(|e| io(e.to_string()))?;
+        if bytes.len() as u64 > MAX_MODULE_BYTES {
+            return Err(io(format!(
+                "larger than {} MiB, the most a module file may be",
+                MAX_MODULE_BYTES >> 20
+            )));
+        }
         self.load_with(name, &bytes, options)
     }
 

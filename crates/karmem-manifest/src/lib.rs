@@ -12,6 +12,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::io::Read as _;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -83,7 +84,7 @@ pub struct ModuleEntry {
     pub pool_size: Option<u32>,
     pub max_instances: Option<u32>,
     /// The most access the module gets to each region, by qualified name;
-    /// a region not listed is granted `read` at most.
+    /// a region not listed is not mapped into the module at all.
     #[serde(default)]
     pub grant: BTreeMap<Spanned<String>, Grant>,
 }
@@ -109,6 +110,9 @@ pub struct BudgetEntry {
     pub instances: Option<u32>,
     pub calls: Option<u32>,
     pub host_bytes_mib: Option<u64>,
+    /// Fuel (guest instructions) of each top-level call; turns fuel
+    /// counting on for the whole runtime (`RuntimeConfig::fuel`).
+    pub fuel: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -246,10 +250,12 @@ impl Manifest {
         }
     }
 
-    /// A runtime with the manifest's module cache.
+    /// A runtime with the manifest's module cache, counting fuel when the
+    /// budget sets some.
     pub fn runtime(&self) -> Result<Runtime, ManifestError> {
         Runtime::new(RuntimeConfig {
             cache_dir: self.cache_dir(),
+            fuel: self.call_budget().fuel.is_some(),
             ..RuntimeConfig::default()
         })
         .map_err(|e| ManifestError {
@@ -284,6 +290,7 @@ impl Manifest {
                 instances: b.instances.unwrap_or(d.instances),
                 calls: b.calls.unwrap_or(d.calls),
                 host_bytes: b.host_bytes_mib.map_or(d.host_bytes, |m| m << 20),
+                fuel: b.fuel,
             },
         }
     }
@@ -326,14 +333,30 @@ impl Manifest {
             };
         }
         for r in &self.file.regions {
+            let name = r.name.get_ref();
+            // The region's size bounds the read: a contents file that is
+            // larger (or endless, like a device) is refused, not read whole.
+            let size = builder
+                .declared_region(name)
+                .map(|d| d.size())
+                .ok_or_else(|| self.error(r.name.span(), Error::UnknownRegion(name.clone())))?;
             let path = self.relative(r.contents.get_ref());
-            let bytes = std::fs::read(&path).map_err(|e| {
+            let cannot = |e: String| {
                 self.io_error(
                     r.contents.span(),
                     format!("cannot read {}: {e}", path.display()),
                 )
-            })?;
-            builder.region_contents(r.name.get_ref(), bytes);
+            };
+            let mut bytes = Vec::new();
+            std::fs::File::open(&path)
+                .and_then(|f| f.take(size + 1).read_to_end(&mut bytes))
+                .map_err(|e| cannot(e.to_string()))?;
+            if bytes.len() as u64 > size {
+                return Err(cannot(format!(
+                    "larger than the region `{name}` ({size} bytes)"
+                )));
+            }
+            builder.region_contents(name, bytes);
         }
         configure(&mut builder);
         builder

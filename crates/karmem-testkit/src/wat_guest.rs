@@ -75,6 +75,9 @@ pub struct Guest {
     pub abi_version: i32,
     pub start_export: bool,
     pub extra_imports: String,
+    /// Body of `karmem_init` (`(result i32)`, 0 for success); it may call
+    /// the `karmem` imports like any function.
+    pub init: String,
 }
 
 impl Guest {
@@ -101,6 +104,7 @@ impl Guest {
             abi_version: 1,
             start_export: false,
             extra_imports: String::new(),
+            init: "(i32.const 0)".into(),
         }
     }
 
@@ -148,7 +152,11 @@ impl Guest {
             "  (func (export \"karmem_abi_version\") (result i32) (i32.const {}))",
             self.abi_version
         );
-        w.push_str("  (func (export \"karmem_init\") (result i32) (i32.const 0))\n");
+        let _ = writeln!(
+            w,
+            "  (func (export \"karmem_init\") (result i32)\n{})",
+            self.init
+        );
         let _ = writeln!(
             w,
             "  (func (export \"karmem_describe\") (result i64) (i64.const {}))",

@@ -1,7 +1,7 @@
 //! Building an application: region and interface compatibility, grants,
 //! binding imports to exporters by pattern, and the per-module call tables.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Weak};
 
@@ -54,7 +54,10 @@ impl Router for ModuleRouter {
         let Some(app) = self.app.upgrade() else {
             return Ok(super::calls::E_UNBOUND);
         };
-        super::calls::guest_call(
+        // The callees draw on the fuel the caller has not burnt yet; the
+        // caller goes on with what they leave.
+        crate::instance::fuel_out(caller);
+        let r = super::calls::guest_call(
             caller,
             &app,
             self.module,
@@ -63,7 +66,9 @@ impl Router for ModuleRouter {
             count,
             out,
             out_cap,
-        )
+        );
+        crate::instance::fuel_in(caller);
+        r
     }
 }
 
@@ -250,11 +255,31 @@ fn regions(b: &AppBuilder) -> Result<Regions> {
             Some(_) => {}
         }
     }
+    // A region is created only for someone who can use it: a module
+    // granted access, the host's own exports, or initial contents the host
+    // gives. What a descriptor merely declares costs the host nothing.
+    let mut used: HashSet<&str> = b.region_init.keys().map(String::as_str).collect();
+    used.extend(
+        b.host_exports
+            .iter()
+            .flat_map(|(i, _)| i.memories.iter().map(|d| d.name.as_str())),
+    );
+    for (m, o) in &b.modules {
+        for (name, asked) in m.descriptor().accesses() {
+            if asked.min(o.granted(name)) != Access::None {
+                used.insert(name);
+            }
+        }
+    }
     let mut list = Vec::new();
     let mut ids = HashMap::new();
     for (i, d) in order.into_iter().enumerate() {
         let id = RegionId(i as u32);
-        list.push(Arc::new(RegionInner::new(id, d)?));
+        list.push(Arc::new(if used.contains(d.name.as_str()) {
+            RegionInner::new(id, d)?
+        } else {
+            RegionInner::unused(id, d)
+        }));
         ids.insert(d.name.clone(), id);
     }
     Ok((list, ids))
@@ -310,10 +335,17 @@ fn match_interface(imp: &InterfaceDesc, exp: &InterfaceDesc) -> Result<Vec<Optio
             imp.hash, exp.hash
         ));
     }
+    // By name, through a map: both lists may hold 65 535 functions.
+    let by_name: HashMap<&str, usize> = exp
+        .functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.name.as_str(), i))
+        .collect();
     imp.functions
         .iter()
-        .map(|f| match exp.function(&f.name) {
-            Some(i) => same_function(f, &exp.functions[i]).map(|_| Some(i as u16)),
+        .map(|f| match by_name.get(f.name.as_str()) {
+            Some(&i) => same_function(f, &exp.functions[i]).map(|_| Some(i as u16)),
             None => Ok(None),
         })
         .collect()
@@ -323,31 +355,38 @@ fn region_of(ids: &HashMap<String, RegionId>, memory: &Option<String>) -> Option
     memory.as_ref().and_then(|m| ids.get(m).copied())
 }
 
+/// Every exporter of each interface name, in module order, the host last:
+/// built once, so binding is linear in the descriptors' sizes.
+fn exporters(b: &AppBuilder) -> HashMap<&str, Vec<Exporter>> {
+    let mut map: HashMap<&str, Vec<Exporter>> = HashMap::new();
+    for (x, (module, _)) in b.modules.iter().enumerate() {
+        // Names are unique in a descriptor's export list (descriptor.rs).
+        for (e, iface) in module.descriptor().exports.iter().enumerate() {
+            map.entry(&iface.name).or_default().push(Exporter::Module {
+                module: x,
+                export: e,
+            });
+        }
+    }
+    for (h, (iface, _)) in b.host_exports.iter().enumerate() {
+        let list = map.entry(&iface.name).or_default();
+        // One host export per interface: the first.
+        if !list.iter().any(|e| matches!(e, Exporter::Host(_))) {
+            list.push(Exporter::Host(h));
+        }
+    }
+    map
+}
+
 /// Choose the exporters of import `iface` of module `m`.
-fn targets(b: &AppBuilder, m: usize, iface: &InterfaceDesc) -> Result<Vec<Target>> {
+fn targets(
+    b: &AppBuilder,
+    index: &HashMap<&str, Vec<Exporter>>,
+    m: usize,
+    iface: &InterfaceDesc,
+) -> Result<Vec<Target>> {
     let importer = b.modules[m].0.name();
-    let exporters: Vec<Exporter> = b
-        .modules
-        .iter()
-        .enumerate()
-        .filter_map(|(x, (module, _))| {
-            module
-                .descriptor()
-                .exports
-                .iter()
-                .position(|e| e.name == iface.name)
-                .map(|e| Exporter::Module {
-                    module: x,
-                    export: e,
-                })
-        })
-        .chain(
-            b.host_exports
-                .iter()
-                .position(|(e, _)| e.name == iface.name)
-                .map(Exporter::Host),
-        )
-        .collect();
+    let exporters: Vec<Exporter> = index.get(iface.name.as_str()).cloned().unwrap_or_default();
     let name = |x: &Exporter| match *x {
         Exporter::Module { module, .. } => b.modules[module].0.name(),
         Exporter::Host(_) => HOST,
@@ -422,17 +461,26 @@ fn targets(b: &AppBuilder, m: usize, iface: &InterfaceDesc) -> Result<Vec<Target
 
 /// Window layout of one module: all read-only windows in one block, all
 /// read-write ones in another (docs/abi.md §6), each window as the module
-/// asks for it and at most as the host grants it.
+/// asks for it and at most as the host grants it. The windows lie in the
+/// module's linear memory, so they count against its memory limit: a
+/// module whose windows alone exceed it is refused here, before anything
+/// is mapped.
 fn windows(
+    name: &str,
     desc: &ModuleDesc,
     options: &ModuleOptions,
     regions: &[Arc<RegionInner>],
     ids: &HashMap<String, RegionId>,
-) -> (Vec<WindowPlan>, usize, usize) {
+) -> Result<(Vec<WindowPlan>, usize, usize)> {
     let (mut ro, mut rw) = (0usize, 0usize);
     let mut plans = Vec::new();
+    let asked = desc.accesses();
     for (i, m) in desc.memories.iter().enumerate() {
-        let access = desc.access(&m.name).min(options.granted(&m.name));
+        let access = asked
+            .get(m.name.as_str())
+            .copied()
+            .unwrap_or(Access::None)
+            .min(options.granted(&m.name));
         if access == Access::None {
             continue;
         }
@@ -447,7 +495,15 @@ fn windows(
         });
         *at += region.len;
     }
-    (plans, ro, rw)
+    let total = (ro + rw) as u64;
+    if total > options.memory_limit {
+        return Err(Error::WindowsOverLimit {
+            module: name.to_string(),
+            windows: total,
+            limit: options.memory_limit,
+        });
+    }
+    Ok((plans, ro, rw))
 }
 
 /// The host's exports follow the rules of a guest's descriptor, and the
@@ -502,6 +558,12 @@ fn fn_metas(
 }
 
 pub(crate) fn build(b: &AppBuilder) -> Result<App> {
+    if b.budget.fuel.is_some() && !b.runtime.config().fuel {
+        return Err(Error::Engine(
+            "the call budget sets fuel, but the runtime does not count it (RuntimeConfig::fuel)"
+                .into(),
+        ));
+    }
     let mut names = HashMap::new();
     for (i, (m, _)) in b.modules.iter().enumerate() {
         if names.insert(m.name(), i).is_some() {
@@ -560,13 +622,14 @@ pub(crate) fn build(b: &AppBuilder) -> Result<App> {
         })?;
     }
 
+    let index = exporters(b);
     let mut routes = Vec::new();
     for (m, (module, _)) in b.modules.iter().enumerate() {
         let mut list = Vec::new();
         for iface in &module.descriptor().imports {
             list.push(ImportRoute {
                 pattern: iface.pattern,
-                targets: targets(b, m, iface)?,
+                targets: targets(b, &index, m, iface)?,
                 params: iface
                     .functions
                     .iter()
@@ -582,6 +645,17 @@ pub(crate) fn build(b: &AppBuilder) -> Result<App> {
         routes.push(list);
     }
 
+    let mut plans = Vec::new();
+    for (module, options) in &b.modules {
+        plans.push(windows(
+            module.name(),
+            module.descriptor(),
+            options,
+            &regions,
+            &region_ids,
+        )?);
+    }
+
     let host_exports: Vec<HostExport> = b
         .host_exports
         .iter()
@@ -594,14 +668,15 @@ pub(crate) fn build(b: &AppBuilder) -> Result<App> {
     let counters = Arc::new(Counters::default());
     let inner = Arc::new_cyclic(|weak| {
         let mut modules = Vec::new();
-        for (m, ((module, options), imports)) in b.modules.iter().zip(routes).enumerate() {
+        for (m, (((module, options), imports), (windows, ro_len, rw_len))) in
+            b.modules.iter().zip(routes).zip(plans).enumerate()
+        {
             let desc = module.descriptor();
             let exports = desc
                 .exports
                 .iter()
                 .map(|iface| fn_metas(module.name(), iface, &region_ids))
                 .collect();
-            let (windows, ro_len, rw_len) = windows(desc, options, &regions, &region_ids);
             let router: Arc<dyn Router> = Arc::new(ModuleRouter {
                 app: weak.clone(),
                 module: m,

@@ -3,6 +3,7 @@
 //! the results kept for `take`.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use wasmtime::Caller;
 
@@ -11,7 +12,7 @@ use super::dispatch::{invoke_leased, lease_error, ArgSrc};
 use super::host_export::{call_host, HostCall};
 use super::Arg;
 use crate::descriptor::Pattern;
-use crate::error::{Budget, Status};
+use crate::error::{Budget, Error, Status};
 use crate::instance::access::{guest_base, guest_slice, guest_write, WriteError};
 use crate::instance::classify::{abort, charge};
 use crate::instance::pool::{InstancePool, LeaseError};
@@ -147,10 +148,24 @@ pub(crate) fn guest_call(
         }
         let timeout = pool.ctx.limits.timeout;
         let deadline = scope::deadline(timeout);
+        if Instant::now() >= deadline {
+            // The call's time is up: the remaining fan-out members are not
+            // entered at all (each would otherwise run up to an epoch tick).
+            let site = (*meta.site).clone();
+            entries.push(entry(
+                c,
+                app,
+                callee,
+                Err(Error::Timeout { site, timeout }),
+            )?);
+            continue;
+        }
         let result = match pool.lease(deadline) {
             Ok(lease) => invoke_leased(lease, deadline, id, meta, &srcs),
             // Routing failures the ABI reports as return codes.
-            Err(LeaseError::Reentrant) => return Ok(E_REENTRANT),
+            // A module starting up that calls back into itself is on
+            // this call stack as surely as a leased one (docs/abi.md §5.3).
+            Err(LeaseError::Reentrant | LeaseError::Starting) => return Ok(E_REENTRANT),
             Err(LeaseError::TooDeep) => return Ok(E_DEPTH),
             Err(e) => Err(lease_error(e, &meta.site, timeout)),
         };

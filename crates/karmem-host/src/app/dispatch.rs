@@ -40,6 +40,10 @@ pub(crate) fn lease_error(e: LeaseError, site: &CallSite, timeout: std::time::Du
             site,
             message: "re-entrant call: the instance is already on this call stack".into(),
         },
+        LeaseError::Starting => Error::Trap {
+            site,
+            message: "re-entrant call: the module is starting up on this call stack".into(),
+        },
         LeaseError::TooDeep => Error::Trap {
             site,
             message: format!(
@@ -93,6 +97,7 @@ pub(crate) fn invoke_leased(
     let tick = live.store.data().ctx.engine.config.epoch_tick;
     let timeout = live.store.data().ctx.limits.timeout;
     let outcome = run(live, id, meta, args);
+    crate::instance::fuel_out(&mut live.store);
     // A call that returns after its deadline (plus the epoch tick that
     // bounds how late an interrupt can come) is late whatever it returns:
     // a nested callee that was interrupted at the shared deadline does not

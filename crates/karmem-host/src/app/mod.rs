@@ -152,6 +152,17 @@ impl AppBuilder {
         self
     }
 
+    /// The declaration of `region` by the modules added so far or the
+    /// host's exports (the first one: [`AppBuilder::build`] checks that
+    /// they agree), e.g. to know its size before reading its contents.
+    pub fn declared_region(&self, region: &str) -> Option<&crate::MemoryDesc> {
+        self.modules
+            .iter()
+            .flat_map(|(m, _)| &m.descriptor().memories)
+            .chain(self.host_exports.iter().flat_map(|(i, _)| &i.memories))
+            .find(|d| d.name == region)
+    }
+
     /// Initial bytes of a region (the rest is zero).
     pub fn region_contents(&mut self, region: &str, bytes: Vec<u8>) -> &mut AppBuilder {
         self.region_init.insert(region.to_string(), bytes);

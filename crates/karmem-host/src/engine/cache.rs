@@ -197,15 +197,22 @@ impl Cache {
             }
         }
         let bytes = compile()?;
-        self.store(&key, module, &bytes)?;
         // Load what we just wrote, so a module always runs from its mmap.
-        match self.load(engine, &key, module) {
-            Some(m) => Ok((m, outcome)),
-            None => Err(Error::Io {
-                path,
-                message: "a freshly written cache entry did not load".into(),
-            }),
+        // Whatever stands in the way (a planted directory, a file we cannot
+        // replace, a full disk), the cache never stops a module from
+        // running: it then runs from memory.
+        if self.store(&key, module, &bytes).is_ok() {
+            if let Some(m) = self.load(engine, &key, module) {
+                return Ok((m, outcome));
+            }
         }
+        // SAFETY: `bytes` is what this engine's `precompile_module` just
+        // produced, in memory, never written to or read from disk.
+        let m = unsafe { Module::deserialize(engine, &bytes) }.map_err(|e| Error::Io {
+            path,
+            message: format!("a freshly compiled module did not load: {e:#}"),
+        })?;
+        Ok((m, CacheOutcome::Uncached))
     }
 
     /// `None` unless every condition of the module documentation holds.
@@ -268,8 +275,13 @@ fn secret(dir: &Path) -> Result<[u8; SECRET_LEN]> {
 }
 
 /// Write to a unique temporary name in the same directory (mode 0600),
-/// then rename over `path` (a link there is replaced, not followed).
+/// then rename over `path` (a link, FIFO or socket there is replaced, not
+/// followed; a directory planted under the name is removed first, since
+/// nothing can be renamed over it).
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    if fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+        fs::remove_dir_all(path).map_err(|e| io_err(path, e))?;
+    }
     let tmp = path.with_extension(format!(
         "tmp.{}.{:?}",
         std::process::id(),

@@ -23,15 +23,23 @@ pub struct RuntimeConfig {
     /// Period of the epoch ticker: the resolution of timeouts.
     pub epoch_tick: Duration,
     pub opt_level: OptLevel,
+    /// Count the instructions guests run (wasmtime's fuel), so that
+    /// [`crate::CallBudget::fuel`] can bound each top-level call by a
+    /// deterministic instruction budget besides its wall-clock deadline.
+    /// Costs time on every call and in every loop (docs/benchmarks.md);
+    /// off by default. Part of the cache key.
+    pub fuel: bool,
 }
 
 impl Default for RuntimeConfig {
-    /// Cache in [`default_cache_dir`], 1 ms ticks, optimised code.
+    /// Cache in [`default_cache_dir`], 1 ms ticks, optimised code, no
+    /// fuel.
     fn default() -> Self {
         RuntimeConfig {
             cache_dir: default_cache_dir(),
             epoch_tick: Duration::from_millis(1),
             opt_level: OptLevel::Speed,
+            fuel: false,
         }
     }
 }
@@ -59,6 +67,10 @@ pub enum CacheOutcome {
     Miss,
     /// A cached file was corrupt or unreadable: compiled and replaced.
     Replaced,
+    /// Compiled, but the entry could not be stored (something other than
+    /// our files stands at its path and cannot be removed, or the disk is
+    /// full): the module runs from memory.
+    Uncached,
 }
 
 /// Counters of the module cache since the runtime was created.
@@ -67,4 +79,5 @@ pub struct CacheStats {
     pub hits: u64,
     pub misses: u64,
     pub replaced: u64,
+    pub uncached: u64,
 }

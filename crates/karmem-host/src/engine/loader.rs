@@ -81,8 +81,8 @@ fn inspect(name: &str, wasm: &[u8]) -> Result<Vec<Stub>> {
                     let import = import.map_err(|e| invalid(name, e))?;
                     let full = format!(
                         "{}.{}",
-                        crate::log::sanitize(import.module.as_bytes(), 64),
-                        crate::log::sanitize(import.name.as_bytes(), 64)
+                        crate::log::escape_text(import.module.as_bytes(), 64),
+                        crate::log::escape_text(import.name.as_bytes(), 64)
                     );
                     let unsatisfied = |reason: String| Error::UnsatisfiedImport {
                         module: name.to_string(),
@@ -131,11 +131,21 @@ fn inspect(name: &str, wasm: &[u8]) -> Result<Vec<Stub>> {
                                         "only number types can be stubbed".into(),
                                     ));
                                 }
-                                stubs.push(Stub {
-                                    name: import.name.to_string(),
-                                    params,
-                                    results,
-                                });
+                                // One stub per name: a module may import a
+                                // function twice, with the same type.
+                                match stubs.iter().find(|s: &&Stub| s.name == import.name) {
+                                    Some(s) if s.params == params && s.results == results => {}
+                                    Some(_) => {
+                                        return Err(unsatisfied(
+                                            "imported twice with different types".into(),
+                                        ))
+                                    }
+                                    None => stubs.push(Stub {
+                                        name: import.name.to_string(),
+                                        params,
+                                        results,
+                                    }),
+                                }
                             }
                         }
                         _ => return Err(unsatisfied(
@@ -273,6 +283,7 @@ pub(crate) fn compile(engine: &EngineCtx, name: &str, input: &[u8]) -> Result<Co
         CacheOutcome::Hit => Some(&engine.hits),
         CacheOutcome::Miss => Some(&engine.misses),
         CacheOutcome::Replaced => Some(&engine.replaced),
+        CacheOutcome::Uncached => Some(&engine.uncached),
         CacheOutcome::Disabled => None,
     };
     if let Some(c) = counter {

@@ -35,6 +35,7 @@ pub(crate) struct EngineCtx {
     pub hits: AtomicU64,
     pub misses: AtomicU64,
     pub replaced: AtomicU64,
+    pub uncached: AtomicU64,
     _ticker: Ticker,
 }
 
@@ -56,6 +57,7 @@ impl EngineCtx {
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
             replaced: AtomicU64::new(0),
+            uncached: AtomicU64::new(0),
             _ticker: ticker,
         })
     }
@@ -65,6 +67,7 @@ impl EngineCtx {
             hits: self.hits.load(Ordering::Relaxed),
             misses: self.misses.load(Ordering::Relaxed),
             replaced: self.replaced.load(Ordering::Relaxed),
+            uncached: self.uncached.load(Ordering::Relaxed),
         }
     }
 
@@ -96,6 +99,7 @@ pub(crate) fn engine_config(config: &RuntimeConfig) -> Config {
     c.memory_reservation(1 << 32);
     c.memory_reservation_for_growth(0);
     c.epoch_interruption(true);
+    c.consume_fuel(config.fuel);
     // Explicit, because nested calls budget native stack with it (pool.rs).
     c.max_wasm_stack(MAX_WASM_STACK);
     // Atomic instructions on unshared memories (the ABI forbids shared

@@ -49,6 +49,39 @@ pub(crate) fn charge(kind: Budget, n: u64) -> wasmtime::Result<()> {
     super::scope::charge(kind, n).or_else(|(b, limit)| abort(Abort::Budget(b, limit)))
 }
 
+/// Keeps a host loop over a guest-chosen count (WASI iovecs and
+/// subscriptions, bytes of output) to the deadline of the call it serves
+/// (docs/security.md §2.8): every [`Pace::CHECK_EVERY`] units of work it
+/// reads the clock, and once the deadline has passed it traps the guest
+/// with a timeout. A unit is one entry or 64 bytes looked at, a few
+/// nanoseconds, so a call ends well within an epoch tick of its deadline
+/// whatever host function it is in, and the clock is read rarely enough
+/// not to show.
+pub(crate) struct Pace {
+    deadline: std::time::Instant,
+    work: u64,
+}
+
+impl Pace {
+    pub const CHECK_EVERY: u64 = 4096;
+
+    pub fn new(deadline: std::time::Instant) -> Pace {
+        Pace { deadline, work: 0 }
+    }
+
+    /// Account for `units` of work; a timeout once the deadline has passed.
+    pub fn step(&mut self, units: u64) -> wasmtime::Result<()> {
+        self.work = self.work.saturating_add(units);
+        if self.work >= Self::CHECK_EVERY {
+            self.work = 0;
+            if std::time::Instant::now() >= self.deadline {
+                return abort(Abort::Timeout);
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Turn the error of a failed guest call into a precise [`Error`].
 pub(crate) fn classify(store: &mut Store<State>, e: wasmtime::Error, site: &CallSite) -> Error {
     let site = site.clone();
@@ -110,6 +143,14 @@ pub(crate) fn classify(store: &mut Store<State>, e: wasmtime::Error, site: &Call
             }
         }
     }
+    if trap == Some(wasmtime::Trap::OutOfFuel) {
+        let (budget, limit) = super::scope::fuel_exhausted();
+        return Error::BudgetExceeded {
+            site,
+            budget,
+            limit,
+        };
+    }
     if trap == Some(wasmtime::Trap::Interrupt) {
         return Error::Timeout {
             site,
@@ -139,7 +180,7 @@ fn trap_message(e: &wasmtime::Error) -> String {
             parts.push(line);
         }
     }
-    crate::log::sanitize(parts.join(": ").as_bytes(), crate::log::MAX_LINE)
+    crate::log::escape_text(parts.join(": ").as_bytes(), crate::log::MAX_LINE)
 }
 
 /// wasmtime adds "memory fault at wasm address 0x… in linear memory of

@@ -10,7 +10,7 @@ use super::State;
 use crate::abi::{ENOSYS, KARMEM, MAX_ERROR, WASI};
 use crate::engine::loader::Compiled;
 use crate::error::{Budget, Error, Result};
-use crate::log::{sanitize, LogLevel, LogRecord, LINE_COST, MAX_LINE};
+use crate::log::{escape_text, LogLevel, LogRecord, LINE_COST, MAX_LINE};
 
 /// `call`'s return when no exporter is bound to the import (docs/abi.md
 /// §5.3): the load-time probe has no application behind it.
@@ -54,7 +54,7 @@ fn define(linker: &mut Linker<State>) -> wasmtime::Result<()> {
                 return Err(bad_range("karmem.error", ptr, len));
             };
             let kept = b.len().min(MAX_ERROR);
-            let msg = sanitize(b, MAX_ERROR);
+            let msg = escape_text(b, MAX_ERROR);
             charge(Budget::HostBytes, kept as u64)?;
             c.data_mut().call.error = Some(msg);
             Ok(())
@@ -68,7 +68,7 @@ fn define(linker: &mut Linker<State>) -> wasmtime::Result<()> {
                 return Err(bad_range("karmem.log", ptr, len));
             };
             charge(Budget::HostBytes, b.len().min(MAX_LINE) as u64 + LINE_COST)?;
-            let message = sanitize(b, MAX_LINE);
+            let message = escape_text(b, MAX_LINE);
             let ctx = &c.data().ctx;
             ctx.log.log(&LogRecord {
                 module: &ctx.name,

@@ -17,7 +17,9 @@ use std::sync::atomic::AtomicU32;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use wasmtime::{Caller, Global, InstancePre, Memory, ResourceLimiter, Store, TypedFunc};
+use wasmtime::{
+    AsContextMut, Caller, Global, InstancePre, Memory, ResourceLimiter, Store, TypedFunc,
+};
 
 use crate::engine::EngineCtx;
 use crate::log::LogSink;
@@ -29,7 +31,9 @@ pub(crate) struct Limits {
     /// Longest a call into an instance may run (less when the top-level
     /// call's deadline comes first).
     pub timeout: Duration,
-    /// Cap on the linear memory in bytes, windows not counted.
+    /// Cap on what an instance's memory and tables take together, in
+    /// bytes: the linear memory (its region windows included) and every
+    /// table's entries.
     pub memory_limit: u64,
     /// Live instances of the module at most.
     pub max_instances: u32,
@@ -80,20 +84,42 @@ pub(crate) struct InstanceCtx {
     pub live: AtomicU32,
 }
 
-impl InstanceCtx {
-    /// Memory cap including the windows (docs/abi.md §7).
-    pub fn memory_cap(&self) -> u64 {
-        self.limits
-            .memory_limit
-            .saturating_add((self.ro_len + self.rw_len) as u64)
-    }
-}
+/// What the host allocates per table entry: a function reference is one
+/// pointer in wasmtime's table storage.
+pub(crate) const TABLE_ENTRY_BYTES: u64 = 8;
 
-/// Memory cap of a store; remembers a refused growth so a trap that
-/// follows can be reported as `MEMORY_LIMIT`.
+/// The per-instance ledger (docs/security.md §2.8): the linear memory and
+/// every table are charged, together, against the module's memory limit
+/// before wasmtime allocates them — at instantiation (wasmtime asks for the
+/// initial sizes too) and at every `memory.grow` / `table.grow`. Remembers
+/// a refusal so a trap that follows is reported as `MEMORY_LIMIT`.
 pub(crate) struct Limiter {
     pub cap: u64,
+    /// Bytes of the linear memory.
+    pub memory: u64,
+    /// Bytes of every table's entries.
+    pub tables: u64,
     pub denied: bool,
+}
+
+impl Limiter {
+    pub fn new(cap: u64) -> Limiter {
+        Limiter {
+            cap,
+            memory: 0,
+            tables: 0,
+            denied: false,
+        }
+    }
+
+    /// Whether `memory + tables` may become `total`; a refusal is kept.
+    fn admit(&mut self, total: u64) -> bool {
+        if total > self.cap {
+            self.denied = true;
+            return false;
+        }
+        true
+    }
 }
 
 impl ResourceLimiter for Limiter {
@@ -103,22 +129,27 @@ impl ResourceLimiter for Limiter {
         desired: usize,
         _max: Option<usize>,
     ) -> wasmtime::Result<bool> {
-        if desired as u64 > self.cap {
-            self.denied = true;
+        let desired = desired as u64;
+        if !self.admit(self.tables.saturating_add(desired)) {
             return Ok(false);
         }
+        self.memory = desired;
         Ok(true)
     }
 
     fn table_growing(
         &mut self,
-        _current: usize,
+        current: usize,
         desired: usize,
         _max: Option<usize>,
     ) -> wasmtime::Result<bool> {
-        // Tables hold function references, 8–16 bytes each: a million is
-        // plenty and bounds what a guest can make the host allocate.
-        Ok(desired <= 1 << 20)
+        let more = (desired.saturating_sub(current) as u64).saturating_mul(TABLE_ENTRY_BYTES);
+        let tables = self.tables.saturating_add(more);
+        if !self.admit(self.memory.saturating_add(tables)) {
+            return Ok(false);
+        }
+        self.tables = tables;
+        Ok(true)
     }
 }
 
@@ -172,10 +203,10 @@ pub(crate) struct State {
 
 impl State {
     pub fn new(ctx: Arc<InstanceCtx>) -> State {
-        let cap = ctx.memory_cap();
+        let cap = ctx.limits.memory_limit;
         State {
             ctx,
-            limiter: Limiter { cap, denied: false },
+            limiter: Limiter::new(cap),
             memory: None,
             windows: Vec::new(),
             ro: (0, 0),
@@ -213,6 +244,27 @@ impl State {
     }
 }
 
+/// Hand a store the fuel left to the top-level call before its guest runs
+/// (when the engine counts fuel, [`crate::RuntimeConfig::fuel`]).
+pub(crate) fn fuel_in(cx: &mut impl AsContextMut<Data = State>) {
+    let mut cx = cx.as_context_mut();
+    if cx.data().ctx.engine.config.fuel {
+        // Fails only when the engine does not count fuel (checked above).
+        let _ = cx.set_fuel(scope::fuel());
+    }
+}
+
+/// Take back what a store's guest did not burn, for the next guest of the
+/// call (nested calls draw on the same budget).
+pub(crate) fn fuel_out(cx: &mut impl AsContextMut<Data = State>) {
+    let cx = cx.as_context_mut();
+    if cx.data().ctx.engine.config.fuel {
+        if let Ok(left) = cx.get_fuel() {
+            scope::set_fuel(left);
+        }
+    }
+}
+
 /// A live instance with the exports the host calls. Counts towards its
 /// module's live instances until dropped.
 pub(crate) struct Live {
@@ -242,6 +294,7 @@ impl Live {
         st.limiter.denied = false;
         st.call = CallCtx::default();
         st.pending.clear();
+        fuel_in(&mut self.store);
     }
 
     /// `karmem_alloc(size, align)` with the current deadline.

@@ -4,9 +4,11 @@
 //! A caller *leases* an idle instance (creating it if the set is not full),
 //! runs its call without holding any lock, and returns it, or discards it
 //! after a failure (the next lease creates a fresh one). Busy sets make
-//! callers wait until their deadline. A thread-local stack of leased sets
-//! detects re-entrant calls (an instance calling, through others, into
-//! itself) and bounds the depth of nested calls, instead of deadlocking.
+//! callers wait until their deadline. No lock is held while guest code runs
+//! (start-up included): a thread-local stack of the sets this thread holds
+//! or is starting an instance of detects re-entrant calls (an instance
+//! calling, through others, into itself, or into a module it is starting
+//! up) and bounds the depth of nested calls, instead of deadlocking.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -64,15 +66,54 @@ pub(crate) fn stack_left() -> usize {
     }
 }
 
+/// How this thread holds an instance of a set.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Hold {
+    /// Leased: a call into it is on this thread's stack.
+    Leased,
+    /// Being created: its start-up sequence is on this thread's stack.
+    Starting,
+}
+
 thread_local! {
-    /// Ids of the sets this thread holds a lease on, innermost last.
-    static HELD: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+    /// The sets this thread holds an instance of, innermost last.
+    static HELD: RefCell<Vec<(u64, Hold)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Marks an instance of a set as being started by this thread while it
+/// lives.
+struct StartingGuard(u64);
+
+impl StartingGuard {
+    fn new(id: u64) -> StartingGuard {
+        HELD.with(|h| h.borrow_mut().push((id, Hold::Starting)));
+        StartingGuard(id)
+    }
+}
+
+impl Drop for StartingGuard {
+    fn drop(&mut self) {
+        remove_held(self.0, Hold::Starting);
+    }
+}
+
+fn remove_held(id: u64, hold: Hold) {
+    HELD.with(|h| {
+        let mut h = h.borrow_mut();
+        if let Some(i) = h.iter().rposition(|&e| e == (id, hold)) {
+            h.remove(i);
+        }
+    });
 }
 
 /// Why no instance could be leased.
 pub(crate) enum LeaseError {
     /// Every instance of the set is held further up this thread's stack.
     Reentrant,
+    /// Every instance of the set is held further up this thread's stack
+    /// and at least one of them is still starting up (its `_initialize` or
+    /// `karmem_init` called back into its own module).
+    Starting,
     /// Too many nested calls on this thread, or too little native stack
     /// left for another guest.
     TooDeep,
@@ -135,36 +176,50 @@ impl InstancePool {
         }
     }
 
-    fn held_here(&self) -> (usize, usize) {
+    /// Instances of this set this thread holds (leased, starting), and
+    /// the depth of its stack of held sets.
+    fn held_here(&self) -> (usize, usize, usize) {
         HELD.with(|h| {
             let h = h.borrow();
-            (h.iter().filter(|&&id| id == self.id).count(), h.len())
+            let count = |hold| h.iter().filter(|&&e| e == (self.id, hold)).count();
+            (count(Hold::Leased), count(Hold::Starting), h.len())
         })
     }
 
     /// Create an instance now (at build time) so start-up errors surface
     /// early; it joins the idle set. Runs in a scope of its own (the
-    /// module's timeout, `budget`).
+    /// module's timeout, `budget`). Like every lease, it holds no lock
+    /// while the start-up sequence runs: a `karmem_init` that calls back
+    /// into its own module fails that call instead of waiting for itself.
     pub fn warm_up(&self, budget: &scope::CallBudget) -> Result<(), Error> {
-        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-        if slots.live > 0 {
-            return Ok(());
-        }
         let timeout = self.ctx.limits.timeout;
         let _scope = scope::enter(timeout, budget);
-        let slot = self.ctx.reserve().ok_or_else(|| Error::Startup {
+        let startup = |message: String| Error::Startup {
             module: self.ctx.name.clone(),
             step: "instantiate".into(),
-            message: format!(
-                "the module may have at most {} instances",
-                self.ctx.limits.max_instances
+            message,
+        };
+        match self.lease(scope::deadline(timeout)) {
+            Ok(lease) => {
+                lease.finish(true);
+                Ok(())
+            }
+            Err(LeaseError::Create(e)) => Err(e),
+            Err(LeaseError::Budget(Budget::ModuleInstances, limit)) => Err(startup(format!(
+                "the module may have at most {limit} instances"
+            ))),
+            Err(LeaseError::Budget(b, limit)) => Err(startup(format!(
+                "budget exceeded: {} (limit {limit})",
+                b.describe()
+            ))),
+            Err(LeaseError::Timeout) => Err(startup(format!(
+                "no instance became free within {} ms",
+                timeout.as_millis()
+            ))),
+            Err(LeaseError::Reentrant | LeaseError::Starting | LeaseError::TooDeep) => Err(
+                startup("warm-up from inside a call into the same module".into()),
             ),
-        })?;
-        let live = create(&self.ctx, slot, scope::deadline(timeout))?;
-        self.counters.created.fetch_add(1, Ordering::Relaxed);
-        slots.live += 1;
-        slots.idle.push(Box::new(live));
-        Ok(())
+        }
     }
 
     /// Lease an idle instance, creating one if fewer than `size` exist,
@@ -172,7 +227,7 @@ impl InstancePool {
     /// of a new one). A new instance is charged to the top-level call's
     /// instance budget and needs a place under the module's instance cap.
     pub fn lease(&self, deadline: Instant) -> Result<Lease<'_>, LeaseError> {
-        let (mine, depth) = self.held_here();
+        let (leased, starting, depth) = self.held_here();
         if depth >= MAX_DEPTH || stack_left() < MAX_WASM_STACK + HOST_MARGIN {
             return Err(LeaseError::TooDeep);
         }
@@ -182,6 +237,10 @@ impl InstancePool {
                 return Ok(self.enter(live));
             }
             if slots.live < self.size {
+                if Instant::now() >= deadline {
+                    // Start-up would run until an epoch tick past it.
+                    return Err(LeaseError::Timeout);
+                }
                 let Some(slot) = self.ctx.reserve() else {
                     let (b, limit) =
                         scope::module_instances_exhausted(u64::from(self.ctx.limits.max_instances));
@@ -192,7 +251,12 @@ impl InstancePool {
                 }
                 slots.live += 1;
                 drop(slots);
-                return match create(&self.ctx, slot, deadline) {
+                // No lock from here on: start-up runs guest code, which may
+                // call back into this set (and finds it `Starting`).
+                let starting = StartingGuard::new(self.id);
+                let created = create(&self.ctx, slot, deadline);
+                drop(starting);
+                return match created {
                     Ok(live) => {
                         self.counters.created.fetch_add(1, Ordering::Relaxed);
                         Ok(self.enter(Box::new(live)))
@@ -207,10 +271,14 @@ impl InstancePool {
                     }
                 };
             }
-            // All `size` instances are leased; if this thread holds all of
-            // them, waiting would deadlock.
-            if mine >= self.size {
-                return Err(LeaseError::Reentrant);
+            // All `size` instances are leased or starting; if this thread
+            // holds all of them, waiting would deadlock.
+            if leased + starting >= self.size {
+                return Err(if starting > 0 {
+                    LeaseError::Starting
+                } else {
+                    LeaseError::Reentrant
+                });
             }
             let now = Instant::now();
             if now >= deadline {
@@ -227,7 +295,7 @@ impl InstancePool {
     }
 
     fn enter(&self, live: Box<Live>) -> Lease<'_> {
-        HELD.with(|h| h.borrow_mut().push(self.id));
+        HELD.with(|h| h.borrow_mut().push((self.id, Hold::Leased)));
         Lease {
             pool: self,
             live: Some(live),
@@ -249,12 +317,7 @@ impl Lease<'_> {
 
     fn release(&mut self, keep: bool) {
         let Some(live) = self.live.take() else { return };
-        HELD.with(|h| {
-            let mut h = h.borrow_mut();
-            if let Some(i) = h.iter().rposition(|&id| id == self.pool.id) {
-                h.remove(i);
-            }
-        });
+        remove_held(self.pool.id, Hold::Leased);
         let mut slots = self.pool.slots.lock().unwrap_or_else(|p| p.into_inner());
         let wake = slots.waiting > 0;
         if keep {

@@ -28,6 +28,12 @@ pub struct CallBudget {
     /// results, replies and messages kept for `take`, log and WASI output
     /// it reads. Default 256 MiB.
     pub host_bytes: u64,
+    /// Fuel every guest the call runs shares (wasmtime counts roughly one
+    /// unit per WebAssembly instruction), start-up of instances created on
+    /// the way included: a deterministic budget of CPU work besides the
+    /// wall-clock deadline. Needs [`crate::RuntimeConfig::fuel`]; `None`
+    /// (the default) counts nothing.
+    pub fuel: Option<u64>,
 }
 
 impl Default for CallBudget {
@@ -36,6 +42,7 @@ impl Default for CallBudget {
             instances: 64,
             calls: 4096,
             host_bytes: 256 << 20,
+            fuel: None,
         }
     }
 }
@@ -47,6 +54,8 @@ struct Scope {
     instances: Cell<u64>,
     calls: Cell<u64>,
     host_bytes: Cell<u64>,
+    /// Fuel left for the guests of the call.
+    fuel: Cell<u64>,
     /// The first budget exhausted, and its limit; once set, every charge
     /// fails, so the whole call winds down.
     exceeded: Cell<Option<(Budget, u64)>>,
@@ -79,6 +88,7 @@ pub(crate) fn enter(timeout: Duration, budget: &CallBudget) -> Entry {
         instances: Cell::new(0),
         calls: Cell::new(0),
         host_bytes: Cell::new(0),
+        fuel: Cell::new(budget.fuel.unwrap_or(u64::MAX)),
         exceeded: Cell::new(None),
     });
     CURRENT.with(|c| *c.borrow_mut() = Some(scope.clone()));
@@ -133,8 +143,9 @@ pub(crate) fn charge(kind: Budget, n: u64) -> Result<(), (Budget, u64)> {
             Budget::Calls => (&s.calls, u64::from(s.budget.calls)),
             Budget::HostBytes => (&s.host_bytes, s.budget.host_bytes),
             // Not a per-call budget: the pool counts it; recorded here so
-            // the top-level call fails with it too.
-            Budget::ModuleInstances => {
+            // the top-level call fails with it too. Fuel is counted by
+            // wasmtime: its exhaustion is recorded the same way.
+            Budget::ModuleInstances | Budget::Fuel => {
                 s.exceeded.set(Some((kind, n)));
                 return Err((kind, n));
             }
@@ -148,6 +159,27 @@ pub(crate) fn charge(kind: Budget, n: u64) -> Result<(), (Budget, u64)> {
         Ok(())
     })
     .unwrap_or(Ok(()))
+}
+
+/// Fuel left for the current top-level call (`u64::MAX`: unlimited, or
+/// outside any scope). A store is given this much when a guest is entered
+/// and hands back what it did not burn ([`set_fuel`]), so every guest of
+/// the call draws on the one budget.
+pub(crate) fn fuel() -> u64 {
+    with(|s| s.fuel.get()).unwrap_or(u64::MAX)
+}
+
+/// Record the fuel left after a guest ran.
+pub(crate) fn set_fuel(left: u64) {
+    with(|s| s.fuel.set(left));
+}
+
+/// Record that the call's fuel ran out; the exhausted budget and its limit.
+pub(crate) fn fuel_exhausted() -> (Budget, u64) {
+    let limit = with(|s| s.budget.fuel.unwrap_or(u64::MAX)).unwrap_or(u64::MAX);
+    charge(Budget::Fuel, limit)
+        .err()
+        .unwrap_or((Budget::Fuel, limit))
 }
 
 /// Record that a module's instance cap (`limit`) stopped the call.

@@ -11,7 +11,7 @@ use wasmtime::{Store, Val};
 
 use super::access::guest_base;
 use super::classify::classify;
-use super::{InstanceCtx, Live, State, Window};
+use super::{fuel_in, fuel_out, InstanceCtx, Live, State, Window};
 use crate::abi::{ABI_VERSION, MAX_DESCRIPTOR};
 use crate::error::{CallSite, Error};
 
@@ -93,27 +93,59 @@ fn start(
     let left = deadline.saturating_duration_since(Instant::now());
     store.set_epoch_deadline(ctx.engine.ticks(left));
     store.data_mut().deadline = deadline;
+    // Start-up draws on the fuel of the call that needs the instance, on
+    // every path (a failed start-up burnt fuel too).
+    fuel_in(&mut store);
+    let started = start_up(ctx, &mut store);
+    fuel_out(&mut store);
+    let (instance, dispatch, alloc, desc) = started?;
+    // The instance now holds the slot (released when `Live` drops).
+    std::mem::forget(slot);
+    let mut live = Live {
+        store,
+        dispatch,
+        alloc,
+    };
+    // 5. Windows.
+    if !ctx.windows.is_empty() {
+        fuel_in(&mut live.store);
+        let mapped = map_windows(ctx, &mut live, &instance);
+        fuel_out(&mut live.store);
+        mapped?;
+    }
+    Ok((live, desc))
+}
 
-    let instance = match ctx.pre.instantiate(&mut store) {
+/// The exports the host calls, and the descriptor's bytes.
+type Started = (
+    wasmtime::Instance,
+    wasmtime::TypedFunc<(i32, i32, i32), i32>,
+    wasmtime::TypedFunc<(i32, i32), i32>,
+    Vec<u8>,
+);
+
+/// Steps 1–4 of the start-up sequence on a fresh store.
+fn start_up(ctx: &Arc<InstanceCtx>, store: &mut Store<State>) -> Result<Started, Error> {
+    let instance = match ctx.pre.instantiate(&mut *store) {
         Ok(i) => i,
-        Err(e) => return Err(startup_trap(&mut store, e, "instantiate")),
+        Err(e) => return Err(startup_trap(&mut *store, e, "instantiate")),
     };
     let memory = instance
-        .get_memory(&mut store, "memory")
+        .get_memory(&mut *store, "memory")
         .ok_or_else(|| startup_err(ctx, "instantiate", "no exported memory `memory`"))?;
     store.data_mut().memory = Some(memory);
-    store.data_mut().fault = instance.get_global(&mut store, karmem_rewrite::RO_FAULT);
+    store.data_mut().fault = instance.get_global(&mut *store, karmem_rewrite::RO_FAULT);
 
     // 1. `_initialize` (reactor start).
-    if let Ok(init) = instance.get_typed_func::<(), ()>(&mut store, "_initialize") {
-        init.call(&mut store, ())
-            .map_err(|e| startup_trap(&mut store, e, "_initialize"))?;
+    if let Ok(init) = instance.get_typed_func::<(), ()>(&mut *store, "_initialize") {
+        init.call(&mut *store, ())
+            .map_err(|e| startup_trap(&mut *store, e, "_initialize"))?;
     }
     // 2. ABI version, before anything else of ours.
-    let version = match instance.get_typed_func::<(), i32>(&mut store, "karmem_abi_version") {
+    let version = match instance.get_typed_func::<(), i32>(&mut *store, "karmem_abi_version") {
         Ok(f) => {
-            f.call(&mut store, ())
-                .map_err(|e| startup_trap(&mut store, e, "karmem_abi_version"))? as u32
+            f.call(&mut *store, ())
+                .map_err(|e| startup_trap(&mut *store, e, "karmem_abi_version"))? as u32
         }
         Err(_) => 0,
     };
@@ -130,12 +162,12 @@ fn start(
             .ok_or_else(|| startup_err(ctx, name, "export missing"))
     };
     // 3. karmem_init.
-    let init = func(&mut store, "karmem_init")?
-        .typed::<(), i32>(&store)
+    let init = func(&mut *store, "karmem_init")?
+        .typed::<(), i32>(&*store)
         .map_err(|e| startup_err(ctx, "karmem_init", e))?;
     let code = init
-        .call(&mut store, ())
-        .map_err(|e| startup_trap(&mut store, e, "karmem_init"))?;
+        .call(&mut *store, ())
+        .map_err(|e| startup_trap(&mut *store, e, "karmem_init"))?;
     if code != 0 {
         return Err(startup_err(
             ctx,
@@ -144,12 +176,12 @@ fn start(
         ));
     }
     // 4. The descriptor: its size is bounded before anything is copied.
-    let describe = func(&mut store, "karmem_describe")?
-        .typed::<(), i64>(&store)
+    let describe = func(&mut *store, "karmem_describe")?
+        .typed::<(), i64>(&*store)
         .map_err(|e| startup_err(ctx, "karmem_describe", e))?;
     let at = describe
-        .call(&mut store, ())
-        .map_err(|e| startup_trap(&mut store, e, "karmem_describe"))? as u64;
+        .call(&mut *store, ())
+        .map_err(|e| startup_trap(&mut *store, e, "karmem_describe"))? as u64;
     let (ptr, len) = (at as u32, (at >> 32) as u32);
     let bad = |message: String| Error::BadDescriptor {
         module: ctx.name.clone(),
@@ -160,40 +192,29 @@ fn start(
             "karmem_describe reported {len} bytes; a descriptor is at most {MAX_DESCRIPTOR} bytes"
         )));
     }
-    let desc = super::access::guest_slice(&store, ptr, len)
-        .ok_or_else(|| {
-            bad(format!(
-                "karmem_describe returned {len} bytes at {ptr:#x}, outside the memory"
+    let reported = super::access::guest_slice(&*store, ptr, len).ok_or_else(|| {
+        bad(format!(
+            "karmem_describe returned {len} bytes at {ptr:#x}, outside the memory"
+        ))
+    })?;
+    // Later instances are compared in place with the descriptor seen at
+    // load time; only the load-time probe copies it.
+    let desc = match ctx.desc_bytes.as_deref() {
+        Some(d) if d != reported => {
+            return Err(bad(
+                "the descriptor differs from the one the module reported when it was loaded".into(),
             ))
-        })?
-        .to_vec();
-    if ctx
-        .desc_bytes
-        .as_deref()
-        .is_some_and(|d| d != desc.as_slice())
-    {
-        return Err(bad(
-            "the descriptor differs from the one the module reported when it was loaded".into(),
-        ));
-    }
-    let dispatch = func(&mut store, "karmem_dispatch")?
-        .typed::<(i32, i32, i32), i32>(&store)
-        .map_err(|e| startup_err(ctx, "karmem_dispatch", e))?;
-    let alloc = func(&mut store, "karmem_alloc")?
-        .typed::<(i32, i32), i32>(&store)
-        .map_err(|e| startup_err(ctx, "karmem_alloc", e))?;
-    // The instance now holds the slot (released when `Live` drops).
-    std::mem::forget(slot);
-    let mut live = Live {
-        store,
-        dispatch,
-        alloc,
+        }
+        Some(_) => Vec::new(),
+        None => reported.to_vec(),
     };
-    // 5. Windows.
-    if !ctx.windows.is_empty() {
-        map_windows(ctx, &mut live, &instance)?;
-    }
-    Ok((live, desc))
+    let dispatch = func(&mut *store, "karmem_dispatch")?
+        .typed::<(i32, i32, i32), i32>(&*store)
+        .map_err(|e| startup_err(ctx, "karmem_dispatch", e))?;
+    let alloc = func(&mut *store, "karmem_alloc")?
+        .typed::<(i32, i32), i32>(&*store)
+        .map_err(|e| startup_err(ctx, "karmem_alloc", e))?;
+    Ok((instance, dispatch, alloc, desc))
 }
 
 /// Allocate one block for the read-only windows and one for the read-write
@@ -235,6 +256,10 @@ fn map_windows(
     let (base, _) = guest_base(&live.store).ok_or_else(|| startup_err(ctx, step, "no memory"))?;
     let mut windows = Vec::new();
     for w in &ctx.windows {
+        let fd =
+            w.region.fd.as_ref().ok_or_else(|| {
+                startup_err(ctx, step, "a window of a region that was not created")
+            })?;
         let block = if w.writable { rw } else { ro };
         let start = u32::try_from(u64::from(block) + w.offset as u64)
             .map_err(|_| startup_err(ctx, step, "a window starts past 4 GiB"))?;
@@ -246,7 +271,7 @@ fn map_windows(
                 base,
                 start as usize,
                 w.region.len,
-                std::os::fd::AsFd::as_fd(&w.region.fd),
+                std::os::fd::AsFd::as_fd(fd),
                 w.writable,
             )
         }

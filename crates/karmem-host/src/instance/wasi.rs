@@ -10,11 +10,11 @@ use std::time::{Duration, Instant, SystemTime};
 use wasmtime::{Caller, Linker};
 
 use super::access::{guest_slice, guest_write, WriteError};
-use super::classify::{charge, Abort};
+use super::classify::{charge, Abort, Pace};
 use super::State;
 use crate::abi::{ENOSYS, WASI};
 use crate::error::Budget;
-use crate::log::{sanitize, LogLevel, LogRecord, LINE_COST, MAX_LINE};
+use crate::log::{escape_text, LogLevel, LogRecord, LINE_COST, MAX_LINE};
 
 const SUCCESS: i32 = 0;
 const EBADF: i32 = 8;
@@ -62,8 +62,15 @@ fn clock_ns(id: i32) -> Option<u64> {
 /// stdout (fd 1) / stderr (fd 2) to the log, read in place: an unfinished
 /// line is kept (at most [`MAX_LINE`] bytes; a longer one is forwarded in
 /// pieces). Each line forwarded is charged [`LINE_COST`] more to the call:
-/// a sink pays per line, so a flood of empty lines is bounded too.
-fn emit_lines(c: &mut Caller<'_, State>, fd: usize, ptr: u32, len: u32) -> wasmtime::Result<()> {
+/// a sink pays per line, so a flood of empty lines is bounded too. The scan
+/// keeps to the call's deadline (`pace`).
+fn emit_lines(
+    c: &mut Caller<'_, State>,
+    fd: usize,
+    ptr: u32,
+    len: u32,
+    pace: &mut Pace,
+) -> wasmtime::Result<()> {
     let level = if fd == 1 {
         LogLevel::Info
     } else {
@@ -79,6 +86,7 @@ fn emit_lines(c: &mut Caller<'_, State>, fd: usize, ptr: u32, len: u32) -> wasmt
     };
     let buf = &mut state.lines[fd - 1];
     for piece in bytes.split_inclusive(|&b| b == b'\n') {
+        pace.step(1 + piece.len() as u64 / 64)?;
         let mut rest = piece;
         while !rest.is_empty() {
             let take = rest.len().min(MAX_LINE - buf.len());
@@ -89,13 +97,26 @@ fn emit_lines(c: &mut Caller<'_, State>, fd: usize, ptr: u32, len: u32) -> wasmt
                 ctx.log.log(&LogRecord {
                     module: &ctx.name,
                     level,
-                    message: &sanitize(buf, MAX_LINE),
+                    message: &escape_text(buf, MAX_LINE),
                 });
                 buf.clear();
             }
         }
     }
     Ok(())
+}
+
+/// Bytes of one WASI `iovec` / `ciovec` entry, charged for each entry read.
+const IOVEC: u32 = 8;
+/// Bytes of one `subscription` and one `event` of `poll_oneoff`.
+const SUBSCRIPTION: u32 = 48;
+const EVENT: u32 = 32;
+
+/// The `(ptr, len)` pair of entry `k` of an iovec list at `list`, read in
+/// place (the list was bounds-checked whole).
+fn iovec(c: &Caller<'_, State>, list: u32, k: u32) -> (u32, u32) {
+    let entry = guest_slice(c, list + k * IOVEC, IOVEC).unwrap_or(&[0; 8]);
+    (u32_at(entry, 0), u32_at(entry, 4))
 }
 
 pub(crate) fn define(linker: &mut Linker<State>) -> wasmtime::Result<()> {
@@ -107,23 +128,28 @@ pub(crate) fn define(linker: &mut Linker<State>) -> wasmtime::Result<()> {
             if fd != 1 && fd != 2 {
                 return Ok(EBADF);
             }
-            // The iovec list is copied (the guest cannot change it under
-            // us); the data is read in place, each iovec charged to the
-            // call before it is looked at, and never gathered.
-            let Some(list) =
-                guest_slice(&c, iovs as u32, (n as u32).saturating_mul(8)).map(<[u8]>::to_vec)
-            else {
+            // The iovec list is read in place, one entry at a time: its
+            // length is the guest's choice, so it is never copied. Each
+            // entry and the bytes it names are charged to the call before
+            // they are looked at, the data is never gathered, and the loop
+            // keeps to the deadline.
+            let (list, n) = (iovs as u32, n as u32);
+            let in_memory = n
+                .checked_mul(IOVEC)
+                .is_some_and(|bytes| guest_slice(&c, list, bytes).is_some());
+            if !in_memory {
                 return Ok(EFAULT);
-            };
-            charge(Budget::HostBytes, list.len() as u64)?;
+            }
+            let mut pace = Pace::new(c.data().deadline);
             let mut total: u32 = 0;
-            for k in 0..n as usize {
-                let (ptr, len) = (u32_at(&list, k * 8), u32_at(&list, k * 8 + 4));
+            for k in 0..n {
+                pace.step(1)?;
+                let (ptr, len) = iovec(&c, list, k);
+                charge(Budget::HostBytes, u64::from(IOVEC) + u64::from(len))?;
                 if guest_slice(&c, ptr, len).is_none() {
                     return Ok(EFAULT);
                 }
-                charge(Budget::HostBytes, u64::from(len))?;
-                emit_lines(&mut c, fd as usize, ptr, len)?;
+                emit_lines(&mut c, fd as usize, ptr, len, &mut pace)?;
                 total = total.saturating_add(len);
             }
             put(&mut c, written, &total.to_le_bytes())
@@ -243,7 +269,10 @@ pub(crate) fn define(linker: &mut Linker<State>) -> wasmtime::Result<()> {
 }
 
 /// Clock subscriptions sleep (never past the call's deadline); others are
-/// answered at once with `ENOSYS`.
+/// answered at once with `ENOSYS`, each in its own event. The
+/// subscriptions are read in place and the events written out are charged
+/// to the call before anything is built (docs/security.md §2.8); both
+/// passes over the guest's list keep to the deadline.
 fn poll_oneoff(
     mut c: Caller<'_, State>,
     subs: i32,
@@ -251,37 +280,51 @@ fn poll_oneoff(
     n: i32,
     nevents: i32,
 ) -> wasmtime::Result<i32> {
-    let n = n as u32;
+    let (list, n) = (subs as u32, n as u32);
     if n == 0 {
         return Ok(EINVAL);
     }
-    let Some(list) = guest_slice(&c, subs as u32, n.saturating_mul(48)).map(<[u8]>::to_vec) else {
+    let in_memory = n
+        .checked_mul(SUBSCRIPTION)
+        .is_some_and(|bytes| guest_slice(&c, list, bytes).is_some());
+    if !in_memory {
         return Ok(EFAULT);
-    };
-    let mut sleep: Option<Duration> = None;
-    let mut fired = Vec::new();
-    for k in 0..n as usize {
-        let s = &list[k * 48..(k + 1) * 48];
+    }
+    charge(
+        Budget::HostBytes,
+        u64::from(n) * u64::from(SUBSCRIPTION + EVENT),
+    )?;
+    let mut pace = Pace::new(c.data().deadline);
+    // Subscription `k`: (userdata, tag, wait if a clock).
+    let read = |c: &Caller<'_, State>, k: u32| {
+        let s = guest_slice(c, list + k * SUBSCRIPTION, SUBSCRIPTION).unwrap_or(&[0; 48]);
         let (userdata, tag) = (u64_at(s, 0), s[8]);
-        if tag == 0 {
+        let wait = (tag == 0).then(|| {
             let (id, timeout, flags) = (
                 u32_at(s, 16),
                 u64_at(s, 24),
                 u16::from_le_bytes([s[40], s[41]]),
             );
-            let wait = if flags & 1 != 0 {
+            Duration::from_nanos(if flags & 1 != 0 {
                 timeout.saturating_sub(clock_ns(id as i32).unwrap_or(0))
             } else {
                 timeout
-            };
-            let wait = Duration::from_nanos(wait);
-            sleep = Some(sleep.map_or(wait, |s| s.min(wait)));
-            fired.push((userdata, 0u16, 0u8, wait));
-        } else {
-            fired.push((userdata, ENOSYS as u16, tag, Duration::ZERO));
+            })
+        });
+        (userdata, tag, wait)
+    };
+    // The shortest clock wait, or none at all if anything else is asked
+    // for (it is answered at once).
+    let mut sleep: Option<Duration> = None;
+    let mut other = false;
+    for k in 0..n {
+        pace.step(1)?;
+        match read(&c, k).2 {
+            Some(w) => sleep = Some(sleep.map_or(w, |s| s.min(w))),
+            None => other = true,
         }
     }
-    let wait = if fired.iter().any(|f| f.2 != 0) {
+    let wait = if other {
         Duration::ZERO
     } else {
         sleep.unwrap_or(Duration::ZERO)
@@ -294,11 +337,15 @@ fn poll_oneoff(
     std::thread::sleep(wait);
     let mut out = Vec::new();
     let mut count = 0u32;
-    for (userdata, error, tag, w) in fired {
-        if tag == 0 && w > wait {
-            continue;
-        }
-        let mut e = [0u8; 32];
+    for k in 0..n {
+        pace.step(1)?;
+        let (userdata, tag, w) = read(&c, k);
+        let error = match w {
+            Some(w) if w > wait => continue,
+            Some(_) => 0u16,
+            None => ENOSYS as u16,
+        };
+        let mut e = [0u8; EVENT as usize];
         e[0..8].copy_from_slice(&userdata.to_le_bytes());
         e[8..10].copy_from_slice(&error.to_le_bytes());
         e[10] = tag;

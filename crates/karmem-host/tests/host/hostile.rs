@@ -116,7 +116,8 @@ fn a_read_only_window_ending_at_4_gib_stays_read_only() {
     let options = ModuleOptions {
         memory_limit: 4 << 30,
         ..Default::default()
-    };
+    }
+    .grant("t.top", Access::Read);
     let module = runtime()
         .load_with("top", g.wat().as_bytes(), &options)
         .unwrap();
@@ -194,14 +195,15 @@ fn declaring_both_roles_does_not_grant_write_access() {
     assert_eq!(&snapshot(&app, "t.board")[..4], b"bord");
 }
 
-/// Without a grant a module gets at most read access: write access to
-/// shared memory is always the host's explicit decision.
+/// Write access to shared memory is always the host's explicit decision:
+/// granted `read`, a module whose descriptor asks to write gets `read`.
 #[test]
 fn write_access_needs_a_grant() {
     let log = Arc::new(MemoryLog::new());
     let mut b = builder(&log);
-    b.module(world().load("world"));
-    b.module(double_agent().load("agent"));
+    let read = ModuleOptions::default().grant("t.board", Access::Read);
+    b.module_with(world().load("world"), read.clone());
+    b.module_with(double_agent().load("agent"), read);
     let app = b.build().unwrap();
     assert_eq!(app.access("world", "t.board").unwrap(), Access::Read);
     // The world's own write now fails: it was never granted write.
@@ -531,7 +533,12 @@ fn wasi_output_is_streamed_and_charged() {
     g.pages = 200;
     g.extra_imports = "(import \"wasi_snapshot_preview1\" \"fd_write\" (func $fd_write (param i32 i32 i32 i32) (result i32)))\n".into();
     let log = Arc::new(MemoryLog::new());
-    let app = builder(&log).module(g.load("flood")).build().unwrap();
+    // Time enough to reach the budget (the scan keeps to the deadline: a
+    // debug build reads the 256 MiB slowly).
+    let app = builder(&log)
+        .module_with(g.load("flood"), with_timeout(60_000))
+        .build()
+        .unwrap();
     match app.call("flood", "t.Out", "flood", &[]) {
         Err(Error::BudgetExceeded { budget, .. }) => assert_eq!(budget, Budget::HostBytes),
         other => panic!("{other:?}"),
@@ -680,6 +687,38 @@ fn planted_cache_entries_are_not_loaded() {
     std::fs::rename(&entry, &elsewhere).unwrap();
     std::os::unix::fs::symlink(&elsewhere, &entry).unwrap();
     assert_eq!(outcome(dir.path(), "m", &wat), CacheOutcome::Replaced);
+}
+
+/// Something that is not a file of ours planted under an entry's name — a
+/// directory at the artifact's, the sidecar's or the secret's path — made
+/// every later run fail (exit 3) instead of compiling again. It is a miss
+/// now: removed and replaced, or, where it cannot be, the module runs from
+/// memory.
+#[test]
+fn a_directory_planted_under_an_entry_is_replaced() {
+    use karmem_host::CacheOutcome;
+    let dir = tempfile::tempdir().unwrap();
+    let wat = replier("t.Dir", "ok").wat();
+    assert_eq!(outcome(dir.path(), "m", &wat), CacheOutcome::Miss);
+    let entry = entries(dir.path()).remove(0);
+    for path in [
+        entry.clone(),
+        entry.with_extension("meta"),
+        dir.path().join(".secret"),
+    ] {
+        std::fs::remove_file(&path).unwrap();
+        std::fs::create_dir_all(path.join("inside")).unwrap();
+        let rt = cached_runtime(dir.path());
+        let m = rt.load("m", wat.as_bytes()).unwrap();
+        assert_ne!(m.cache_outcome(), CacheOutcome::Hit, "{}", path.display());
+        let app = AppBuilder::new(&rt).module(m).build().unwrap();
+        assert_eq!(
+            app.call("m", "t.Dir", "ok", &[]).unwrap(),
+            Output::Bytes(b"ok".to_vec())
+        );
+        assert!(path.is_file(), "{} was not replaced", path.display());
+        assert_eq!(outcome(dir.path(), "m", &wat), CacheOutcome::Hit);
+    }
 }
 
 /// One module's artifact and sidecar copied under another module's key:

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use karmem_host::{Access, App, Arg, Error, MemoryLog, Output, Pattern, Status};
+use karmem_host::{Access, App, Arg, Error, MemoryLog, ModuleOptions, Output, Pattern, Status};
 
 use crate::common::*;
 
@@ -110,8 +110,9 @@ fn modules() -> Vec<(&'static str, karmem_host::GuestModule)> {
 fn app() -> (App, Vec<u8>) {
     let log = Arc::new(MemoryLog::new());
     let mut b = builder(&log);
+    // Every module may read the region (a window is the host's grant).
     for (_, m) in modules() {
-        b.module(m);
+        b.module_with(m, ModuleOptions::default().grant(REGION, Access::Read));
     }
     // Recognisable initial contents.
     let contents: Vec<u8> = (0..65536u32).map(|i| (i % 251) as u8 | 1).collect();
@@ -255,7 +256,10 @@ fn reading_a_read_only_window_works() {
     );
     let log = Arc::new(MemoryLog::new());
     let mut b = builder(&log);
-    b.module(g.load("reader"));
+    b.module_with(
+        g.load("reader"),
+        ModuleOptions::default().grant(REGION, Access::Read),
+    );
     b.region_contents(REGION, snap[..8].to_vec());
     let app2 = b.build().unwrap();
     assert_eq!(

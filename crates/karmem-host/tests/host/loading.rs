@@ -171,10 +171,9 @@ fn malformed_descriptors() {
         Error::BadDescriptor { .. }
     ));
     // A trap during start-up names the step.
-    let init_fails = g.wat().replace(
-        "(func (export \"karmem_init\") (result i32) (i32.const 0))",
-        "(func (export \"karmem_init\") (result i32) (i32.const 7))",
-    );
+    let mut init_fails = g;
+    init_fails.init = "(i32.const 7)".into();
+    let init_fails = init_fails.wat();
     assert!(
         matches!(load_err(init_fails.as_bytes()), Error::Startup { step, .. } if step == "karmem_init")
     );
@@ -439,11 +438,9 @@ fn cache_hit_miss_and_invalidation() {
 
 #[test]
 fn initialize_runs_first() {
-    let g = ok_guest("t.I")
+    let mut g = ok_guest("t.I")
         .extra("(global $ready (mut i32) (i32.const 0)) (func (export \"_initialize\") (global.set $ready (i32.const 1)))");
-    let wat = g.wat().replace(
-        "(func (export \"karmem_init\") (result i32) (i32.const 0))",
-        "(func (export \"karmem_init\") (result i32) (i32.eqz (global.get $ready)))",
-    );
-    assert!(runtime().load("init", wat.as_bytes()).is_ok());
+    // karmem_init fails unless `_initialize` ran before it.
+    g.init = "(i32.eqz (global.get $ready))".into();
+    assert!(runtime().load("init", g.wat().as_bytes()).is_ok());
 }

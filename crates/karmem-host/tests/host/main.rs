@@ -4,6 +4,9 @@
 mod common;
 mod host_exports;
 mod hostile;
+mod hostile_ledger;
+mod hostile_liveness;
+mod hostile_text;
 mod isolation;
 mod limits;
 mod loading;

@@ -294,7 +294,10 @@ fn regions_are_shared_without_copies() {
     );
     let log = Arc::new(MemoryLog::new());
     let mut b = builder(&log);
-    b.module(reader.load("reader"));
+    b.module_with(
+        reader.load("reader"),
+        ModuleOptions::default().grant("t.board", Access::Read),
+    );
     // Writing shared memory needs the host's grant (docs/security.md §1).
     b.module_with(
         writer.load("writer"),
