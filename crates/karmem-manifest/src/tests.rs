@@ -17,6 +17,7 @@ fn grants_limits_and_budgets_are_read() {
 [budget]
 instances = 10
 host_bytes_mib = 2
+fuel = 5000
 
 [[module]]
 name = "world"
@@ -36,13 +37,19 @@ path = "bot.wasm"
     assert_eq!(world.max_instances, 3);
     assert_eq!(world.granted("arena.board"), Access::ReadWrite);
     assert_eq!(world.granted("arena.log"), Access::None);
-    assert_eq!(world.granted("arena.other"), Access::Read);
+    // Not listed: no access at all (docs/security.md §1).
+    assert_eq!(world.granted("arena.other"), Access::None);
     let bot = Manifest::module_options(&m.file.modules[1]);
     assert_eq!(bot, ModuleOptions::default());
     let budget = m.call_budget();
     assert_eq!(
-        (budget.instances, budget.calls, budget.host_bytes),
-        (10, CallBudget::default().calls, 2 << 20)
+        (
+            budget.instances,
+            budget.calls,
+            budget.host_bytes,
+            budget.fuel
+        ),
+        (10, CallBudget::default().calls, 2 << 20, Some(5000))
     );
     assert_eq!(m.relative("world.wasm"), Path::new("dir/world.wasm"));
 }
@@ -122,4 +129,49 @@ fn a_missing_module_file_is_an_io_error_at_its_path() {
         .unwrap();
     assert_eq!(e.kind, ErrorKind::Io);
     assert_eq!(e.location.as_deref(), Some("dir/app.toml:4:8"));
+}
+
+/// Files the manifest names are read bounded: a module path or a region's
+/// contents naming a device (`/dev/zero`) is refused after a bounded read,
+/// not read until memory runs out; contents larger than the region are an
+/// error at the entry.
+#[test]
+fn files_the_manifest_names_are_read_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let reader = Guest::new(vec![bot_api()], vec![]).func("t.Bot", "think", "(i32.const 0)");
+    std::fs::write(dir.path().join("bot.wat"), reader.wat()).unwrap();
+    std::fs::write(dir.path().join("big.bin"), vec![7u8; (1 << 16) + 1]).unwrap();
+    let path = dir.path().join("app.toml");
+    let build = |text: &str| {
+        let m = Manifest::parse(&path, text.to_string()).unwrap();
+        let runtime = m.runtime().unwrap();
+        m.build(&runtime, Arc::new(MemoryLog::new()), |_| {})
+    };
+    let module = "cache = false\n[[module]]\nname = \"bot\"\npath = \"bot.wat\"\ngrant = { \"t.board\" = \"read\" }\n";
+    // One page: 65 536 bytes.
+    for (contents, fails) in [("/dev/zero", true), ("big.bin", true), ("bot.wat", false)] {
+        let r = build(&format!(
+            "{module}\n[[region]]\nname = \"t.board\"\ncontents = \"{contents}\"\n"
+        ));
+        match r {
+            Err(e) if fails => {
+                assert_eq!(e.kind, ErrorKind::Io, "{contents}: {e}");
+                assert!(e.message.contains("larger than the region"), "{e}");
+            }
+            Ok(_) if !fails => {}
+            other => panic!("{contents}: {:?}", other.err().map(|e| e.to_string())),
+        }
+    }
+    // A region no module declares.
+    let e = build(&format!(
+        "{module}\n[[region]]\nname = \"t.none\"\ncontents = \"big.bin\"\n"
+    ))
+    .err()
+    .unwrap();
+    assert!(e.message.contains("t.none"), "{e}");
+    let e = build("cache = false\n[[module]]\nname = \"z\"\npath = \"/dev/zero\"\n")
+        .err()
+        .unwrap();
+    assert_eq!(e.kind, ErrorKind::Io, "{e}");
+    assert!(e.message.contains("MiB"), "{e}");
 }

@@ -1,6 +1,6 @@
 //! The arena's printed output: the line-up, one line per tick, standings.
 
-use karmem_host::{App, LogLevel, LogRecord, LogSink};
+use karmem_host::{escape_text, App, LogLevel, LogRecord, LogSink};
 
 use crate::arena::{Outcome, Player, Report};
 
@@ -18,12 +18,21 @@ impl LogSink for GuestLog {
     }
 }
 
+/// A name a bot chose (it reaches us through the world, a guest too):
+/// escaped, so it cannot start a line or drive the terminal.
+fn shown(text: &str) -> String {
+    escape_text(text.as_bytes(), 64)
+}
+
 pub fn lineup(r: &Report) {
     println!("players:");
     for p in &r.players {
         println!(
             "  {:<10} {:<6} starts at ({:>2},{:>2})",
-            p.name, p.language, p.at.x, p.at.y
+            shown(&p.name),
+            shown(&p.language),
+            p.at.x,
+            p.at.y
         );
     }
     println!();
@@ -37,9 +46,9 @@ pub fn tick(r: &Report) {
         .iter()
         .map(|p| {
             if p.out {
-                format!("{} out", p.name)
+                format!("{} out", shown(&p.name))
             } else {
-                format!("{} {}", p.name, p.score)
+                format!("{} {}", shown(&p.name), p.score)
             }
         })
         .collect();
@@ -51,7 +60,7 @@ pub fn tick(r: &Report) {
     {
         println!(
             "         {} {} (strike {})",
-            p.name,
+            shown(&p.name),
             p.last.word(),
             p.strikes
         );
@@ -74,8 +83,8 @@ pub fn standings(r: &Report, app: &App) {
         println!(
             "  {}. {:<10} {:<6} {:>3} {coins}  {}",
             i + 1,
-            p.name,
-            p.language,
+            shown(&p.name),
+            shown(&p.language),
             p.score,
             status
         );
