@@ -14,7 +14,10 @@
 //!   runtime (c/karmem_guest.c);
 //! * `zig/*`: `guests/zig/e2e-zig-echo` (Echo) built with `karmem.guest`;
 //! * `as/*`: `guests/as/e2e-as-echo` (Echo) built with the AssemblyScript
-//!   guest runtime (as/assembly/guest.ts).
+//!   guest runtime (as/assembly/guest.ts);
+//! * `fuel/*`: what counting fuel costs (`RuntimeConfig::fuel`, docs/
+//!   security.md §2.8): the WAT `nop` and `echo` and a loop of 100 000
+//!   iterations, in a runtime that counts fuel and in one that does not.
 //!
 //! Per guest: `nop` (no argument, no result), `echo` (a small message
 //! copied in, the same message copied out). For Rust also `driver_idle`
@@ -96,14 +99,42 @@ impl Measurement for ThreadTime {
 const TEXT: &str = "hello, karmem";
 
 fn runtime() -> Runtime {
+    runtime_with(false)
+}
+
+fn runtime_with(fuel: bool) -> Runtime {
     // A Go module takes seconds to compile: keep the compiled modules
     // between runs, inside the target directory.
     let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-module-cache");
     Runtime::new(RuntimeConfig {
         cache_dir: Some(cache),
+        fuel,
         ..RuntimeConfig::default()
     })
     .expect("create the runtime")
+}
+
+/// `b.Loop.spin()`: 100 000 iterations of a counting loop.
+fn loop_guest() -> karmem_testkit::wat_guest::Guest {
+    use karmem_testkit::wat_guest::{iface, simple, Guest};
+    Guest::new(
+        vec![iface(
+            "b.Loop",
+            karmem_host::Pattern::Direct,
+            vec![],
+            vec![simple("spin")],
+        )],
+        vec![],
+    )
+    .func(
+        "b.Loop",
+        "spin",
+        "(local $i i32)
+         (loop $l
+           (local.set $i (i32.add (local.get $i) (i32.const 1)))
+           (br_if $l (i32.lt_u (local.get $i) (i32.const 100000))))
+         (i32.const 0)",
+    )
 }
 
 /// `guests/out/<file>` loaded as `name`; panics with how to build it.
@@ -301,6 +332,24 @@ fn calls(c: &mut Criterion<ThreadTime>) {
     bench("zig/echo", &zig, &zig_echo, Some(&msg));
     bench("as/nop", &as_guest, &as_nop, None);
     bench("as/echo", &as_guest, &as_echo, Some(&msg));
+    for fuel in [false, true] {
+        let rt = runtime_with(fuel);
+        let app = app(
+            &rt,
+            vec![
+                echo_guest().load_into(&rt, "callee").unwrap(),
+                loop_guest().load_into(&rt, "loop").unwrap(),
+            ],
+        );
+        let nop = export(&app, "callee", "b.Api", "nop");
+        let echo = export(&app, "callee", "b.Api", "echo");
+        let spin = export(&app, "loop", "b.Loop", "spin");
+        checked(&app, &spin, &[], &Output::Empty);
+        let on = if fuel { "on" } else { "off" };
+        bench(&format!("fuel_{on}/wat_nop"), &app, &nop, None);
+        bench(&format!("fuel_{on}/wat_echo"), &app, &echo, Some(&text));
+        bench(&format!("fuel_{on}/loop_100k"), &app, &spin, None);
+    }
     g.finish();
 }
 
