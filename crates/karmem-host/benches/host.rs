@@ -78,13 +78,15 @@ fn fanout_app(rt: &Runtime, n: usize) -> App {
     let module = sink().load_into(rt, "sink0").unwrap();
     let mut b = AppBuilder::new(rt);
     for i in 0..n {
-        // Room for one copied 64 MiB payload besides the window.
+        // Room for one copied 64 MiB payload besides the 64 MiB window
+        // (the limit covers both), and the window granted: read-only.
         b.module_with(
             module.renamed(&format!("sink{i}")),
             ModuleOptions {
                 memory_limit: 256 << 20,
                 ..Default::default()
-            },
+            }
+            .grant(REGION, Access::Read),
         );
     }
     b.build().unwrap()
