@@ -158,6 +158,7 @@ impl Runtime {
             pre: pre.clone(),
             engine: engine.clone(),
             limits: options.limits(),
+            timeout_ticks: engine.clock.ticks(options.timeout),
             log: Arc::new(StderrLog),
             windows: Vec::new(),
             ro_len: 0,
@@ -166,8 +167,9 @@ impl Runtime {
             desc_bytes: None,
             live: AtomicU32::new(0),
         });
-        let _scope = scope::enter(options.timeout, &CallBudget::default());
-        let bytes = startup::describe(&probe, scope::deadline(options.timeout))?;
+        let clock = &engine.clock;
+        let _scope = scope::enter(clock, probe.timeout_ticks, &CallBudget::default());
+        let bytes = startup::describe(&probe, scope::deadline(clock, probe.timeout_ticks))?;
         let desc = ModuleDesc::decode(&bytes).map_err(|message| Error::BadDescriptor {
             module: name.to_string(),
             message,

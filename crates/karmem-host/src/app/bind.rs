@@ -686,6 +686,7 @@ pub(crate) fn build(b: &AppBuilder) -> Result<App> {
                 pre: module.inner.pre.clone(),
                 engine: b.runtime.inner.engine.clone(),
                 limits: options.limits(),
+                timeout_ticks: b.runtime.inner.engine.clock.ticks(options.timeout),
                 log: log.clone(),
                 windows,
                 ro_len,

@@ -3,7 +3,8 @@
 //! the results kept for `take`.
 
 use std::sync::Arc;
-use std::time::Instant;
+
+use smallvec::SmallVec;
 
 use wasmtime::Caller;
 
@@ -66,7 +67,11 @@ pub(crate) fn guest_call(
     if count as usize != params.len() {
         return Ok(E_ARGS);
     }
-    let Some(array) = guest_slice(&*c, args, count.saturating_mul(8)).map(<[u8]>::to_vec) else {
+    // Copied: the caller's memory must not change under the checks below
+    // (another instance may write a window it lies in).
+    let Some(array) =
+        guest_slice(&*c, args, count.saturating_mul(8)).map(SmallVec::<[u8; 64]>::from_slice)
+    else {
         return Ok(E_ARGS);
     };
     if guest_slice(&*c, out, out_cap.saturating_mul(16)).is_none() {
@@ -75,7 +80,7 @@ pub(crate) fn guest_call(
     let Some((base, _)) = guest_base(&*c) else {
         return Ok(E_ARGS);
     };
-    let mut srcs = Vec::with_capacity(params.len());
+    let mut srcs: SmallVec<[ArgSrc<'_>; 4]> = SmallVec::with_capacity(params.len());
     for (k, region) in params.iter().enumerate() {
         let word = |o: usize| {
             u32::from_le_bytes(array[k * 8 + o..k * 8 + o + 4].try_into().unwrap_or([0; 4]))
@@ -110,7 +115,7 @@ pub(crate) fn guest_call(
         });
     }
 
-    let mut entries = Vec::with_capacity(route.targets.len());
+    let mut entries: SmallVec<[Entry; 2]> = SmallVec::with_capacity(route.targets.len());
     for t in &route.targets {
         let callee = match t.exporter {
             Exporter::Module { module, .. } => module as u32,
@@ -147,8 +152,9 @@ pub(crate) fn guest_call(
             continue;
         }
         let timeout = pool.ctx.limits.timeout;
-        let deadline = scope::deadline(timeout);
-        if Instant::now() >= deadline {
+        let clock = &pool.ctx.engine.clock;
+        let deadline = scope::deadline(clock, pool.ctx.timeout_ticks);
+        if clock.now() >= deadline {
             // The call's time is up: the remaining fan-out members are not
             // entered at all (each would otherwise run up to an epoch tick).
             let site = (*meta.site).clone();
@@ -175,7 +181,8 @@ pub(crate) fn guest_call(
         entries.truncate(1);
     }
     // The out entries: a host write into the caller, checked.
-    let mut bytes = Vec::with_capacity(entries.len().min(out_cap as usize) * 16);
+    let mut bytes: SmallVec<[u8; 32]> =
+        SmallVec::with_capacity(entries.len().min(out_cap as usize) * 16);
     for e in entries.iter().take(out_cap as usize) {
         for v in [e.status, e.callee, e.len, e.ptr] {
             bytes.extend_from_slice(&v.to_le_bytes());
@@ -187,7 +194,10 @@ pub(crate) fn guest_call(
         Err(WriteError::ReadOnly(a)) => return abort(a),
     }
     let n = entries.len() as i32;
-    c.data_mut().pending = entries.into_iter().map(|e| e.pending).collect();
+    // Into the caller's list, which keeps its capacity from call to call.
+    let pending = &mut c.data_mut().pending;
+    pending.clear();
+    pending.extend(entries.into_iter().map(|e| e.pending));
     Ok(n)
 }
 
@@ -243,7 +253,7 @@ fn host_target(
         caller: &st.ctx.name,
         site: &export.functions[function as usize].site,
         index: function as usize,
-        deadline: st.deadline,
+        deadline: st.ctx.engine.clock.instant(st.deadline),
     };
     call_host(&call, export, &args)
 }

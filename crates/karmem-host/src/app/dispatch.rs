@@ -2,10 +2,12 @@
 //! host calls and guest→guest calls.
 
 use std::sync::Arc;
-use std::time::Instant;
+
+use smallvec::SmallVec;
 
 use super::bind::{export_pattern, AppInner, FnMeta};
 use super::{Arg, ExportFn, Output};
+use crate::engine::clock::Tick;
 use crate::error::{Budget, CallSite, Error, Result, Status};
 use crate::instance::access::{guest_copy_in, guest_slice, guest_write, WriteError};
 use crate::instance::classify::{classify, Abort};
@@ -68,8 +70,9 @@ pub(crate) fn invoke(
     args: &[ArgSrc<'_>],
 ) -> Result<Output> {
     let timeout = pool.ctx.limits.timeout;
-    let deadline = scope::deadline(timeout);
-    if Instant::now() >= deadline {
+    let clock = &pool.ctx.engine.clock;
+    let deadline = scope::deadline(clock, pool.ctx.timeout_ticks);
+    if clock.now() >= deadline {
         // The top-level call's time is up: do not even start an instance.
         return Err(Error::Timeout {
             site: (*meta.site).clone(),
@@ -86,7 +89,7 @@ pub(crate) fn invoke(
 /// return the instance or discard it.
 pub(crate) fn invoke_leased(
     mut lease: Lease<'_>,
-    deadline: Instant,
+    deadline: Tick,
     id: u32,
     meta: &FnMeta,
     args: &[ArgSrc<'_>],
@@ -94,7 +97,6 @@ pub(crate) fn invoke_leased(
     let site = &*meta.site;
     let live = lease.live();
     live.arm(deadline);
-    let tick = live.store.data().ctx.engine.config.epoch_tick;
     let timeout = live.store.data().ctx.limits.timeout;
     let outcome = run(live, id, meta, args);
     crate::instance::fuel_out(&mut live.store);
@@ -102,7 +104,9 @@ pub(crate) fn invoke_leased(
     // bounds how late an interrupt can come) is late whatever it returns:
     // a nested callee that was interrupted at the shared deadline does not
     // let its caller finish past it.
-    if outcome.as_ref().is_ok_and(|r| r.is_ok()) && Instant::now() > deadline + tick {
+    if outcome.as_ref().is_ok_and(|r| r.is_ok())
+        && live.store.data().ctx.engine.clock.now() > deadline + 1
+    {
         lease.finish(true);
         return Err(Error::Timeout {
             site: site.clone(),
@@ -194,89 +198,14 @@ fn run(
             ),
         }));
     }
-    // Check every argument before allocating anything in the callee.
-    let mut plan = Vec::with_capacity(args.len());
-    for (i, (arg, region)) in args.iter().zip(&meta.params).enumerate() {
-        let bad = |message: String| {
-            Ok(Err(Error::BadArgument {
-                site: site.clone(),
-                message: format!("argument {i}: {message}"),
-            }))
-        };
-        plan.push(match (*arg, region) {
-            (ArgSrc::Empty, _) | (ArgSrc::Host([]), None) | (ArgSrc::Guest(_, 0), None) => {
-                ArgSrc::Empty
-            }
-            (ArgSrc::Region(s), Some(r)) if s.region == *r => {
-                let Some(w) = live.store.data().window_of(*r) else {
-                    return bad("the module has no window of its region".into());
-                };
-                if u64::from(s.offset) + u64::from(s.len) > u64::from(w.len) {
-                    return bad(format!(
-                        "{} bytes at offset {} exceed the region",
-                        s.len, s.offset
-                    ));
-                }
-                ArgSrc::Region(s)
-            }
-            (ArgSrc::Region(_), _) => {
-                return bad("a region slice for a parameter not bound to that region".into())
-            }
-            (_, Some(_)) => {
-                return bad("the parameter is bound to a region; pass a region slice".into())
-            }
-            (a, None) => a,
-        });
-    }
-    let mut entries = Vec::with_capacity(args.len() * 8);
-    for (arg, region) in plan.into_iter().zip(&meta.params) {
-        let (src, len) = match arg {
-            ArgSrc::Empty => (std::ptr::null(), 0),
-            ArgSrc::Region(s) => {
-                // Checked above: the window exists.
-                let start = region
-                    .and_then(|r| live.store.data().window_of(r))
-                    .map_or(0, |w| w.start);
-                entries.extend_from_slice(&(start + s.offset).to_le_bytes());
-                entries.extend_from_slice(&s.len.to_le_bytes());
-                continue;
-            }
-            ArgSrc::Host(b) => (b.as_ptr(), b.len() as u32),
-            ArgSrc::Guest(p, len) => (p, len),
-        };
-        let ptr = if len == 0 {
-            0
-        } else {
-            if let Err((budget, limit)) = scope::charge(Budget::HostBytes, u64::from(len)) {
-                return Ok(Err(Error::BudgetExceeded {
-                    site: site.clone(),
-                    budget,
-                    limit,
-                }));
-            }
-            let ptr = match alloc(live, len, 64, "an argument", site)? {
-                Ok(p) => p,
-                Err(e) => return Ok(Err(e)),
-            };
-            if let Err(e) = guest_copy_in(&mut live.store, ptr, src, len as usize) {
-                return Ok(Err(write_error(site, "an argument", e)));
-            }
-            ptr
-        };
-        entries.extend_from_slice(&ptr.to_le_bytes());
-        entries.extend_from_slice(&len.to_le_bytes());
-    }
-    let array = if entries.is_empty() {
+    // No arguments (a `nop`, a getter): no argument array.
+    let array = if args.is_empty() {
         0
     } else {
-        let ptr = match alloc(live, entries.len() as u32, 8, "the argument array", site)? {
-            Ok(p) => p,
+        match copy_args(live, meta, args)? {
+            Ok(array) => array,
             Err(e) => return Ok(Err(e)),
-        };
-        if let Err(e) = guest_write(&mut live.store, ptr, &entries) {
-            return Ok(Err(write_error(site, "the argument array", e)));
         }
-        ptr
     };
     let code = live.dispatch.call(
         &mut live.store,
@@ -334,6 +263,97 @@ fn run(
     })
 }
 
+/// Check every argument, then copy each into memory the callee allocates
+/// and write the argument array (docs/abi.md §5.1); its address. Outer
+/// error: the guest trapped; inner: a failure the host detected.
+fn copy_args(live: &mut Live, meta: &FnMeta, args: &[ArgSrc<'_>]) -> wasmtime::Result<Result<u32>> {
+    let site = &*meta.site;
+    // Check every argument before allocating anything in the callee.
+    let mut plan: SmallVec<[ArgSrc<'_>; 4]> = SmallVec::with_capacity(args.len());
+    for (i, (arg, region)) in args.iter().zip(&meta.params).enumerate() {
+        let bad = |message: String| {
+            Ok(Err(Error::BadArgument {
+                site: site.clone(),
+                message: format!("argument {i}: {message}"),
+            }))
+        };
+        plan.push(match (*arg, region) {
+            (ArgSrc::Empty, _) | (ArgSrc::Host([]), None) | (ArgSrc::Guest(_, 0), None) => {
+                ArgSrc::Empty
+            }
+            (ArgSrc::Region(s), Some(r)) if s.region == *r => {
+                let Some(w) = live.store.data().window_of(*r) else {
+                    return bad("the module has no window of its region".into());
+                };
+                if u64::from(s.offset) + u64::from(s.len) > u64::from(w.len) {
+                    return bad(format!(
+                        "{} bytes at offset {} exceed the region",
+                        s.len, s.offset
+                    ));
+                }
+                ArgSrc::Region(s)
+            }
+            (ArgSrc::Region(_), _) => {
+                return bad("a region slice for a parameter not bound to that region".into())
+            }
+            (_, Some(_)) => {
+                return bad("the parameter is bound to a region; pass a region slice".into())
+            }
+            (a, None) => a,
+        });
+    }
+    let mut entries: SmallVec<[u8; 32]> = SmallVec::with_capacity(args.len() * 8);
+    for (arg, region) in plan.into_iter().zip(&meta.params) {
+        let (src, len) = match arg {
+            ArgSrc::Empty => (std::ptr::null(), 0),
+            ArgSrc::Region(s) => {
+                // Checked above: the window exists.
+                let start = region
+                    .and_then(|r| live.store.data().window_of(r))
+                    .map_or(0, |w| w.start);
+                entries.extend_from_slice(&(start + s.offset).to_le_bytes());
+                entries.extend_from_slice(&s.len.to_le_bytes());
+                continue;
+            }
+            ArgSrc::Host(b) => (b.as_ptr(), b.len() as u32),
+            ArgSrc::Guest(p, len) => (p, len),
+        };
+        let ptr = if len == 0 {
+            0
+        } else {
+            if let Err((budget, limit)) = scope::charge(Budget::HostBytes, u64::from(len)) {
+                return Ok(Err(Error::BudgetExceeded {
+                    site: site.clone(),
+                    budget,
+                    limit,
+                }));
+            }
+            let ptr = match alloc(live, len, 64, "an argument", site)? {
+                Ok(p) => p,
+                Err(e) => return Ok(Err(e)),
+            };
+            if let Err(e) = guest_copy_in(&mut live.store, ptr, src, len as usize) {
+                return Ok(Err(write_error(site, "an argument", e)));
+            }
+            ptr
+        };
+        entries.extend_from_slice(&ptr.to_le_bytes());
+        entries.extend_from_slice(&len.to_le_bytes());
+    }
+    Ok(Ok(if entries.is_empty() {
+        0
+    } else {
+        let ptr = match alloc(live, entries.len() as u32, 8, "the argument array", site)? {
+            Ok(p) => p,
+            Err(e) => return Ok(Err(e)),
+        };
+        if let Err(e) = guest_write(&mut live.store, ptr, &entries) {
+            return Ok(Err(write_error(site, "the argument array", e)));
+        }
+        ptr
+    }))
+}
+
 /// A call from the host (docs/abi.md §9 for which instance serves it).
 pub(crate) fn host_invoke(app: &AppInner, f: &ExportFn, args: &[Arg<'_>]) -> Result<Output> {
     let ctx = &app.modules[f.module];
@@ -342,11 +362,11 @@ pub(crate) fn host_invoke(app: &AppInner, f: &ExportFn, args: &[Arg<'_>]) -> Res
     app.check_suspended(f.module, &meta.site)?;
     // The top-level call: its deadline and budgets cover every nested call
     // (a host function calling back in joins the one in progress).
-    let entry = scope::enter(ctx.options.timeout, &app.budget);
+    let entry = scope::enter(&ctx.inst.engine.clock, ctx.inst.timeout_ticks, &app.budget);
     let pool: &Arc<InstancePool> = app
         .shared_pool(f.module, export_pattern(ctx, e))
         .unwrap_or(&app.host[f.module]);
-    let mut srcs = Vec::with_capacity(args.len());
+    let mut srcs: SmallVec<[ArgSrc<'_>; 4]> = SmallVec::with_capacity(args.len());
     for a in args {
         srcs.push(match *a {
             Arg::Empty => ArgSrc::Empty,

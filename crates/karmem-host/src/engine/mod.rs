@@ -4,6 +4,7 @@
 //! here knows about instances or applications.
 
 pub(crate) mod cache;
+pub(crate) mod clock;
 pub(crate) mod config;
 pub(crate) mod loader;
 pub(crate) mod memory;
@@ -17,6 +18,7 @@ use wasmtime::{Config, Engine};
 
 use crate::error::{Error, Result};
 use cache::Cache;
+use clock::Clock;
 use config::{CacheStats, OptLevel, RuntimeConfig};
 use memory::FixedCreator;
 
@@ -36,6 +38,8 @@ pub(crate) struct EngineCtx {
     pub misses: AtomicU64,
     pub replaced: AtomicU64,
     pub uncached: AtomicU64,
+    /// Epoch ticks, counted beside wasmtime's epoch by the ticker.
+    pub clock: Clock,
     _ticker: Ticker,
 }
 
@@ -48,7 +52,8 @@ impl EngineCtx {
             Some(dir) => Some(Cache::open(dir, &engine)?),
             None => None,
         };
-        let ticker = Ticker::start(engine.clone(), config.epoch_tick)
+        let clock = Clock::new(config.epoch_tick);
+        let ticker = Ticker::start(engine.clone(), clock.clone(), config.epoch_tick)
             .map_err(|e| Error::Engine(format!("epoch ticker thread: {e}")))?;
         Ok(EngineCtx {
             config,
@@ -58,6 +63,7 @@ impl EngineCtx {
             misses: AtomicU64::new(0),
             replaced: AtomicU64::new(0),
             uncached: AtomicU64::new(0),
+            clock,
             _ticker: ticker,
         })
     }
@@ -69,15 +75,6 @@ impl EngineCtx {
             replaced: self.replaced.load(Ordering::Relaxed),
             uncached: self.uncached.load(Ordering::Relaxed),
         }
-    }
-
-    /// Epoch ticks that cover `time` (at least one full tick): an epoch
-    /// deadline set from it passes at most one tick after `time`.
-    pub fn ticks(&self, time: Duration) -> u64 {
-        let tick = self.config.epoch_tick.as_nanos().max(1);
-        u64::try_from(time.as_nanos().div_ceil(tick))
-            .unwrap_or(u64::MAX)
-            .saturating_add(1)
     }
 }
 
@@ -140,7 +137,7 @@ struct Ticker {
 }
 
 impl Ticker {
-    fn start(engine: Engine, tick: Duration) -> std::io::Result<Ticker> {
+    fn start(engine: Engine, clock: Clock, tick: Duration) -> std::io::Result<Ticker> {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let thread = std::thread::Builder::new()
@@ -154,6 +151,7 @@ impl Ticker {
                     let due = start.elapsed().as_nanos() / tick_ns;
                     while done < due {
                         engine.increment_epoch();
+                        clock.advance();
                         done += 1;
                     }
                 }

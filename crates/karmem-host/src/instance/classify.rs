@@ -52,21 +52,27 @@ pub(crate) fn charge(kind: Budget, n: u64) -> wasmtime::Result<()> {
 /// Keeps a host loop over a guest-chosen count (WASI iovecs and
 /// subscriptions, bytes of output) to the deadline of the call it serves
 /// (docs/security.md §2.8): every [`Pace::CHECK_EVERY`] units of work it
-/// reads the clock, and once the deadline has passed it traps the guest
+/// reads the tick clock, and once the deadline has passed it traps the guest
 /// with a timeout. A unit is one entry or 64 bytes looked at, a few
 /// nanoseconds, so a call ends well within an epoch tick of its deadline
 /// whatever host function it is in, and the clock is read rarely enough
 /// not to show.
 pub(crate) struct Pace {
-    deadline: std::time::Instant,
+    clock: crate::engine::clock::Clock,
+    deadline: crate::engine::clock::Tick,
     work: u64,
 }
 
 impl Pace {
     pub const CHECK_EVERY: u64 = 4096;
 
-    pub fn new(deadline: std::time::Instant) -> Pace {
-        Pace { deadline, work: 0 }
+    /// Pace the loops of a host import serving the call of `c`'s instance.
+    pub fn new(c: &wasmtime::Caller<'_, State>) -> Pace {
+        Pace {
+            clock: c.data().ctx.engine.clock.clone(),
+            deadline: c.data().deadline,
+            work: 0,
+        }
     }
 
     /// Account for `units` of work; a timeout once the deadline has passed.
@@ -74,7 +80,7 @@ impl Pace {
         self.work = self.work.saturating_add(units);
         if self.work >= Self::CHECK_EVERY {
             self.work = 0;
-            if std::time::Instant::now() >= self.deadline {
+            if self.clock.now() >= self.deadline {
                 return abort(Abort::Timeout);
             }
         }

@@ -15,12 +15,13 @@ mod wasi;
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU32;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use wasmtime::{
     AsContextMut, Caller, Global, InstancePre, Memory, ResourceLimiter, Store, TypedFunc,
 };
 
+use crate::engine::clock::Tick;
 use crate::engine::EngineCtx;
 use crate::log::LogSink;
 use crate::region::{RegionId, RegionInner};
@@ -71,6 +72,9 @@ pub(crate) struct InstanceCtx {
     pub pre: InstancePre<State>,
     pub engine: Arc<EngineCtx>,
     pub limits: Limits,
+    /// `limits.timeout` in epoch ticks, computed once (a division the call
+    /// path should not make).
+    pub timeout_ticks: u64,
     pub log: Arc<dyn LogSink>,
     pub windows: Vec<WindowPlan>,
     pub ro_len: usize,
@@ -196,7 +200,7 @@ pub(crate) struct State {
     /// (direct and fan-out), by exporter module index.
     pub children: HashMap<usize, Arc<pool::InstancePool>>,
     /// When the current call into this instance must end.
-    pub deadline: Instant,
+    pub deadline: Tick,
     /// Unfinished lines written to WASI stdout (0) and stderr (1).
     pub lines: [Vec<u8>; 2],
 }
@@ -214,7 +218,7 @@ impl State {
             call: CallCtx::default(),
             pending: Vec::new(),
             children: HashMap::new(),
-            deadline: Instant::now(),
+            deadline: 0,
             lines: [Vec::new(), Vec::new()],
         }
     }
@@ -246,6 +250,7 @@ impl State {
 
 /// Hand a store the fuel left to the top-level call before its guest runs
 /// (when the engine counts fuel, [`crate::RuntimeConfig::fuel`]).
+#[inline]
 pub(crate) fn fuel_in(cx: &mut impl AsContextMut<Data = State>) {
     let mut cx = cx.as_context_mut();
     if cx.data().ctx.engine.config.fuel {
@@ -256,6 +261,7 @@ pub(crate) fn fuel_in(cx: &mut impl AsContextMut<Data = State>) {
 
 /// Take back what a store's guest did not burn, for the next guest of the
 /// call (nested calls draw on the same budget).
+#[inline]
 pub(crate) fn fuel_out(cx: &mut impl AsContextMut<Data = State>) {
     let cx = cx.as_context_mut();
     if cx.data().ctx.engine.config.fuel {
@@ -285,10 +291,11 @@ impl Drop for Live {
 
 impl Live {
     /// Arm `deadline` and reset per-call state before entering the guest.
-    pub fn arm(&mut self, deadline: Instant) {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let ticks = self.store.data().ctx.engine.ticks(left);
-        self.store.set_epoch_deadline(ticks);
+    pub fn arm(&mut self, deadline: Tick) {
+        let now = self.store.data().ctx.engine.clock.now();
+        // At least one tick: a guest entered at its deadline still stops.
+        self.store
+            .set_epoch_deadline(deadline.saturating_sub(now).max(1));
         let st = self.store.data_mut();
         st.deadline = deadline;
         st.limiter.denied = false;

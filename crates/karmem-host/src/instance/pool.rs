@@ -10,13 +10,14 @@
 //! calling, through others, into itself, or into a module it is starting
 //! up) and bounds the depth of nested calls, instead of deadlocking.
 
-use std::cell::RefCell;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Instant;
+use std::time::Duration;
 
 use super::startup::create;
 use super::{scope, InstanceCtx, Live};
+use crate::engine::clock::Tick;
 use crate::engine::MAX_WASM_STACK;
 use crate::error::{Budget, Error};
 
@@ -31,8 +32,9 @@ const HOST_MARGIN: usize = 256 << 10;
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 thread_local! {
-    /// Lowest address of this thread's stack (0: unknown).
-    static STACK_LOW: usize = stack_low();
+    /// Lowest address of this thread's stack: `usize::MAX` until first
+    /// asked, 0 when the platform does not tell.
+    static STACK_LOW: Cell<usize> = const { Cell::new(usize::MAX) };
 }
 
 fn stack_low() -> usize {
@@ -60,7 +62,13 @@ fn stack_low() -> usize {
 pub(crate) fn stack_left() -> usize {
     let here = 0u8;
     let sp = std::ptr::addr_of!(here) as usize;
-    match STACK_LOW.with(|l| *l) {
+    let low = STACK_LOW.with(|l| {
+        if l.get() == usize::MAX {
+            l.set(stack_low());
+        }
+        l.get()
+    });
+    match low {
         0 => usize::MAX,
         low => sp.saturating_sub(low),
     }
@@ -75,9 +83,54 @@ enum Hold {
     Starting,
 }
 
+impl Hold {
+    /// A stack entry: the set's id and the hold in its low bit.
+    fn entry(self, id: u64) -> u64 {
+        id << 1 | u64::from(self == Hold::Starting)
+    }
+}
+
+/// The sets this thread holds an instance of, innermost last: a fixed
+/// stack in one thread-local (no allocation, no `RefCell`), because every
+/// call pushes and pops it. A lease is refused at `MAX_DEPTH` entries, so
+/// it never overflows.
+struct Held {
+    len: Cell<usize>,
+    entries: [Cell<u64>; MAX_DEPTH],
+}
+
 thread_local! {
-    /// The sets this thread holds an instance of, innermost last.
-    static HELD: RefCell<Vec<(u64, Hold)>> = const { RefCell::new(Vec::new()) };
+    static HELD: Held = const {
+        Held {
+            len: Cell::new(0),
+            entries: [const { Cell::new(0) }; MAX_DEPTH],
+        }
+    };
+}
+
+fn push_held(id: u64, hold: Hold) {
+    HELD.with(|h| {
+        let n = h.len.get();
+        // The depth check of `lease` keeps `n` below the capacity.
+        if let Some(e) = h.entries.get(n) {
+            e.set(hold.entry(id));
+            h.len.set(n + 1);
+        }
+    });
+}
+
+fn remove_held(id: u64, hold: Hold) {
+    HELD.with(|h| {
+        let n = h.len.get();
+        let want = hold.entry(id);
+        // Almost always the innermost entry.
+        if let Some(i) = (0..n).rev().find(|&i| h.entries[i].get() == want) {
+            for k in i..n - 1 {
+                h.entries[k].set(h.entries[k + 1].get());
+            }
+            h.len.set(n - 1);
+        }
+    });
 }
 
 /// Marks an instance of a set as being started by this thread while it
@@ -86,7 +139,7 @@ struct StartingGuard(u64);
 
 impl StartingGuard {
     fn new(id: u64) -> StartingGuard {
-        HELD.with(|h| h.borrow_mut().push((id, Hold::Starting)));
+        push_held(id, Hold::Starting);
         StartingGuard(id)
     }
 }
@@ -95,15 +148,6 @@ impl Drop for StartingGuard {
     fn drop(&mut self) {
         remove_held(self.0, Hold::Starting);
     }
-}
-
-fn remove_held(id: u64, hold: Hold) {
-    HELD.with(|h| {
-        let mut h = h.borrow_mut();
-        if let Some(i) = h.iter().rposition(|&e| e == (id, hold)) {
-            h.remove(i);
-        }
-    });
 }
 
 /// Why no instance could be leased.
@@ -131,19 +175,23 @@ struct Slots {
     /// `Live` is 136 bytes.
     #[allow(clippy::vec_box)]
     idle: Vec<Box<Live>>,
-    /// Instances that exist (idle or leased).
+    /// Instances that exist (idle, in the hot slot, starting or leased).
     live: usize,
-    /// Callers waiting for an instance: `notify` only then (std's condvar
-    /// makes a futex syscall on every notify, which would dominate a call).
-    waiting: usize,
 }
 
 pub(crate) struct InstancePool {
     id: u64,
     pub ctx: Arc<InstanceCtx>,
     size: usize,
+    /// One idle instance, leased and returned without the lock: the
+    /// uncontended call (RATIONALE R8.16). Null when empty; owns the
+    /// `Box<Live>` it points to otherwise.
+    hot: AtomicPtr<Live>,
     slots: Mutex<Slots>,
     freed: Condvar,
+    /// Callers waiting for an instance: `notify` only then (std's condvar
+    /// makes a futex syscall on every notify, which would dominate a call).
+    waiting: AtomicUsize,
     /// Instances created / discarded (shared with the application).
     counters: Arc<Counters>,
 }
@@ -166,12 +214,13 @@ impl InstancePool {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             ctx,
             size: size.max(1),
+            hot: AtomicPtr::new(std::ptr::null_mut()),
             slots: Mutex::new(Slots {
                 idle: Vec::new(),
                 live: 0,
-                waiting: 0,
             }),
             freed: Condvar::new(),
+            waiting: AtomicUsize::new(0),
             counters,
         }
     }
@@ -180,9 +229,14 @@ impl InstancePool {
     /// the depth of its stack of held sets.
     fn held_here(&self) -> (usize, usize, usize) {
         HELD.with(|h| {
-            let h = h.borrow();
-            let count = |hold| h.iter().filter(|&&e| e == (self.id, hold)).count();
-            (count(Hold::Leased), count(Hold::Starting), h.len())
+            let n = h.len.get();
+            let (leased, starting) = (Hold::Leased.entry(self.id), Hold::Starting.entry(self.id));
+            let (mut l, mut st) = (0, 0);
+            for e in &h.entries[..n] {
+                l += usize::from(e.get() == leased);
+                st += usize::from(e.get() == starting);
+            }
+            (l, st, n)
         })
     }
 
@@ -193,13 +247,14 @@ impl InstancePool {
     /// into its own module fails that call instead of waiting for itself.
     pub fn warm_up(&self, budget: &scope::CallBudget) -> Result<(), Error> {
         let timeout = self.ctx.limits.timeout;
-        let _scope = scope::enter(timeout, budget);
+        let clock = &self.ctx.engine.clock;
+        let _scope = scope::enter(clock, self.ctx.timeout_ticks, budget);
         let startup = |message: String| Error::Startup {
             module: self.ctx.name.clone(),
             step: "instantiate".into(),
             message,
         };
-        match self.lease(scope::deadline(timeout)) {
+        match self.lease(scope::deadline(clock, self.ctx.timeout_ticks)) {
             Ok(lease) => {
                 lease.finish(true);
                 Ok(())
@@ -226,18 +281,23 @@ impl InstancePool {
     /// else wait for one until `deadline` (which also bounds the start-up
     /// of a new one). A new instance is charged to the top-level call's
     /// instance budget and needs a place under the module's instance cap.
-    pub fn lease(&self, deadline: Instant) -> Result<Lease<'_>, LeaseError> {
+    pub fn lease(&self, deadline: Tick) -> Result<Lease<'_>, LeaseError> {
         let (leased, starting, depth) = self.held_here();
         if depth >= MAX_DEPTH || stack_left() < MAX_WASM_STACK + HOST_MARGIN {
             return Err(LeaseError::TooDeep);
         }
+        // The uncontended case: the hot instance, without the lock.
+        if let Some(live) = self.take_hot() {
+            return Ok(self.enter(live));
+        }
+        let clock = &self.ctx.engine.clock;
         let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
         loop {
-            if let Some(live) = slots.idle.pop() {
+            if let Some(live) = slots.idle.pop().or_else(|| self.take_hot()) {
                 return Ok(self.enter(live));
             }
             if slots.live < self.size {
-                if Instant::now() >= deadline {
+                if clock.now() >= deadline {
                     // Start-up would run until an epoch tick past it.
                     return Err(LeaseError::Timeout);
                 }
@@ -264,7 +324,7 @@ impl InstancePool {
                     Err(e) => {
                         let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
                         slots.live -= 1;
-                        if slots.waiting > 0 {
+                        if self.waiting.load(Ordering::SeqCst) > 0 {
                             self.freed.notify_one();
                         }
                         Err(LeaseError::Create(e))
@@ -280,22 +340,36 @@ impl InstancePool {
                     LeaseError::Reentrant
                 });
             }
-            let now = Instant::now();
-            if now >= deadline {
+            if clock.now() >= deadline {
                 return Err(LeaseError::Timeout);
             }
-            slots.waiting += 1;
+            // Announce the wait, then look at the hot slot once more: a
+            // lease returned there meanwhile either is seen now or sees
+            // this waiter and notifies (both sides use SeqCst).
+            self.waiting.fetch_add(1, Ordering::SeqCst);
+            if let Some(live) = self.take_hot() {
+                self.waiting.fetch_sub(1, Ordering::SeqCst);
+                return Ok(self.enter(live));
+            }
             slots = self
                 .freed
-                .wait_timeout(slots, deadline - now)
+                .wait_timeout(slots, clock.left(deadline).max(Duration::from_micros(100)))
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
-            slots.waiting -= 1;
+            self.waiting.fetch_sub(1, Ordering::SeqCst);
         }
     }
 
+    /// The instance in the hot slot, if any.
+    fn take_hot(&self) -> Option<Box<Live>> {
+        let p = self.hot.swap(std::ptr::null_mut(), Ordering::SeqCst);
+        // SAFETY: a non-null pointer in `hot` came from `Box::into_raw` in
+        // `release` and is owned by the slot; the swap took it out.
+        (!p.is_null()).then(|| unsafe { Box::from_raw(p) })
+    }
+
     fn enter(&self, live: Box<Live>) -> Lease<'_> {
-        HELD.with(|h| h.borrow_mut().push((self.id, Hold::Leased)));
+        push_held(self.id, Hold::Leased);
         Lease {
             pool: self,
             live: Some(live),
@@ -318,20 +392,44 @@ impl Lease<'_> {
     fn release(&mut self, keep: bool) {
         let Some(live) = self.live.take() else { return };
         remove_held(self.pool.id, Hold::Leased);
-        let mut slots = self.pool.slots.lock().unwrap_or_else(|p| p.into_inner());
-        let wake = slots.waiting > 0;
+        let pool = self.pool;
         if keep {
-            slots.idle.push(live);
-            drop(slots);
+            // The uncontended case: into the hot slot, without the lock.
+            let p = Box::into_raw(live);
+            match pool.hot.compare_exchange(
+                std::ptr::null_mut(),
+                p,
+                Ordering::SeqCst,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => {
+                    if pool.waiting.load(Ordering::SeqCst) > 0 {
+                        // Under the lock: a waiter is then either waiting
+                        // (and woken) or has not yet looked at the slot.
+                        let _slots = pool.slots.lock().unwrap_or_else(|p| p.into_inner());
+                        pool.freed.notify_one();
+                    }
+                    return;
+                }
+                Err(_) => {
+                    // SAFETY: `p` came from `Box::into_raw` just above and
+                    // was not stored anywhere.
+                    let live = unsafe { Box::from_raw(p) };
+                    let mut slots = pool.slots.lock().unwrap_or_else(|p| p.into_inner());
+                    slots.idle.push(live);
+                }
+            }
         } else {
+            let mut slots = pool.slots.lock().unwrap_or_else(|p| p.into_inner());
             slots.live -= 1;
-            self.pool.counters.discarded.fetch_add(1, Ordering::Relaxed);
+            pool.counters.discarded.fetch_add(1, Ordering::Relaxed);
             drop(slots);
             // Unmaps the memory and its windows.
             drop(live);
         }
-        if wake {
-            self.pool.freed.notify_one();
+        if pool.waiting.load(Ordering::SeqCst) > 0 {
+            let _slots = pool.slots.lock().unwrap_or_else(|p| p.into_inner());
+            pool.freed.notify_one();
         }
     }
 }
@@ -341,5 +439,12 @@ impl Drop for Lease<'_> {
     /// call did not complete normally.
     fn drop(&mut self) {
         self.release(false);
+    }
+}
+
+impl Drop for InstancePool {
+    fn drop(&mut self) {
+        // The hot slot owns its instance.
+        drop(self.take_hot());
     }
 }

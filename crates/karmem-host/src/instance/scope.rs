@@ -9,9 +9,8 @@
 //! entries join it, and it closes when that outermost entry ends.
 
 use std::cell::{Cell, RefCell};
-use std::rc::Rc;
-use std::time::{Duration, Instant};
 
+use crate::engine::clock::{Clock, Tick};
 use crate::error::Budget;
 
 /// Limits on what one top-level call may cause, whatever the guests do
@@ -47,10 +46,15 @@ impl Default for CallBudget {
     }
 }
 
-/// The shared state of one top-level call.
+/// The shared state of one top-level call. One per thread, reused by every
+/// top-level call on it: entering a call allocates nothing.
 struct Scope {
-    deadline: Instant,
-    budget: CallBudget,
+    /// Open entries on this thread (0: no call in progress).
+    depth: Cell<u32>,
+    /// The engine's clock (set by the outermost entry).
+    clock: RefCell<Option<Clock>>,
+    deadline: Cell<Tick>,
+    budget: Cell<CallBudget>,
     instances: Cell<u64>,
     calls: Cell<u64>,
     host_bytes: Cell<u64>,
@@ -62,39 +66,61 @@ struct Scope {
 }
 
 thread_local! {
-    static CURRENT: RefCell<Option<Rc<Scope>>> = const { RefCell::new(None) };
+    static CURRENT: Scope = const {
+        Scope {
+            depth: Cell::new(0),
+            clock: RefCell::new(None),
+            deadline: Cell::new(0),
+            budget: Cell::new(CallBudget {
+                instances: 0,
+                calls: 0,
+                host_bytes: 0,
+                fuel: None,
+            }),
+            instances: Cell::new(0),
+            calls: Cell::new(0),
+            host_bytes: Cell::new(0),
+            fuel: Cell::new(0),
+            exceeded: Cell::new(None),
+        }
+    };
 }
 
-/// An entry into the runtime on this thread: the outermost one owns the
-/// scope and closes it when dropped.
+/// An entry into the runtime on this thread: the outermost one opens the
+/// scope and closes it when dropped. Not `Send`: it belongs to its thread.
 pub(crate) struct Entry {
-    scope: Rc<Scope>,
     outermost: bool,
+    _thread_bound: std::marker::PhantomData<*const ()>,
 }
 
-/// Enter a call whose callee has `timeout`, charged to `budget` if this is
+/// Enter a call whose callee has a timeout of `timeout_ticks`, charged to `budget` if this is
 /// the outermost entry on the thread (a call from the host); a nested entry
 /// (a host function calling back in) joins the scope already open.
-pub(crate) fn enter(timeout: Duration, budget: &CallBudget) -> Entry {
-    if let Some(scope) = CURRENT.with(|c| c.borrow().clone()) {
-        return Entry {
-            scope,
-            outermost: false,
-        };
-    }
-    let scope = Rc::new(Scope {
-        deadline: Instant::now() + timeout,
-        budget: *budget,
-        instances: Cell::new(0),
-        calls: Cell::new(0),
-        host_bytes: Cell::new(0),
-        fuel: Cell::new(budget.fuel.unwrap_or(u64::MAX)),
-        exceeded: Cell::new(None),
+pub(crate) fn enter(clock: &Clock, timeout_ticks: u64, budget: &CallBudget) -> Entry {
+    let outermost = CURRENT.with(|s| {
+        let depth = s.depth.get();
+        s.depth.set(depth + 1);
+        if depth > 0 {
+            return false;
+        }
+        let mut c = s.clock.borrow_mut();
+        // The same engine as the last call on this thread, mostly: keep
+        // its clock rather than clone it again.
+        if !c.as_ref().is_some_and(|c| c.same(clock)) {
+            *c = Some(clock.clone());
+        }
+        s.deadline.set(clock.after(timeout_ticks));
+        s.budget.set(*budget);
+        s.instances.set(0);
+        s.calls.set(0);
+        s.host_bytes.set(0);
+        s.fuel.set(budget.fuel.unwrap_or(u64::MAX));
+        s.exceeded.set(None);
+        true
     });
-    CURRENT.with(|c| *c.borrow_mut() = Some(scope.clone()));
     Entry {
-        scope,
-        outermost: true,
+        outermost,
+        _thread_bound: std::marker::PhantomData,
     }
 }
 
@@ -106,27 +132,27 @@ impl Entry {
 
     /// The budget exhausted during the scope, with its limit.
     pub fn exceeded(&self) -> Option<(Budget, u64)> {
-        self.scope.exceeded.get()
+        CURRENT.with(|s| s.exceeded.get())
     }
 }
 
 impl Drop for Entry {
     fn drop(&mut self) {
-        if self.outermost {
-            CURRENT.with(|c| *c.borrow_mut() = None);
-        }
+        CURRENT.with(|s| s.depth.set(s.depth.get().saturating_sub(1)));
     }
 }
 
+/// `f` of the open scope, or `None` outside any.
 fn with<T>(f: impl FnOnce(&Scope) -> T) -> Option<T> {
-    CURRENT.with(|c| c.borrow().as_deref().map(f))
+    CURRENT.with(|s| (s.depth.get() > 0).then(|| f(s)))
 }
 
-/// When a call into a callee with `timeout` must end: the earlier of its
-/// own timeout from now and the top-level call's deadline.
-pub(crate) fn deadline(timeout: Duration) -> Instant {
-    let own = Instant::now() + timeout;
-    with(|s| s.deadline.min(own)).unwrap_or(own)
+/// When a call into a callee with a timeout of `timeout_ticks` must end:
+/// the earlier of its own timeout from now and the top-level call's
+/// deadline.
+pub(crate) fn deadline(clock: &Clock, timeout_ticks: u64) -> Tick {
+    let own = clock.after(timeout_ticks);
+    with(|s| s.deadline.get().min(own)).unwrap_or(own)
 }
 
 /// Charge `n` to budget `kind` of the current scope; the exhausted budget
@@ -138,10 +164,11 @@ pub(crate) fn charge(kind: Budget, n: u64) -> Result<(), (Budget, u64)> {
         if let Some(e) = s.exceeded.get() {
             return Err(e);
         }
+        let budget = s.budget.get();
         let (used, limit) = match kind {
-            Budget::Instances => (&s.instances, u64::from(s.budget.instances)),
-            Budget::Calls => (&s.calls, u64::from(s.budget.calls)),
-            Budget::HostBytes => (&s.host_bytes, s.budget.host_bytes),
+            Budget::Instances => (&s.instances, u64::from(budget.instances)),
+            Budget::Calls => (&s.calls, u64::from(budget.calls)),
+            Budget::HostBytes => (&s.host_bytes, budget.host_bytes),
             // Not a per-call budget: the pool counts it; recorded here so
             // the top-level call fails with it too. Fuel is counted by
             // wasmtime: its exhaustion is recorded the same way.
@@ -176,7 +203,7 @@ pub(crate) fn set_fuel(left: u64) {
 
 /// Record that the call's fuel ran out; the exhausted budget and its limit.
 pub(crate) fn fuel_exhausted() -> (Budget, u64) {
-    let limit = with(|s| s.budget.fuel.unwrap_or(u64::MAX)).unwrap_or(u64::MAX);
+    let limit = with(|s| s.budget.get().fuel.unwrap_or(u64::MAX)).unwrap_or(u64::MAX);
     charge(Budget::Fuel, limit)
         .err()
         .unwrap_or((Budget::Fuel, limit))
@@ -192,6 +219,7 @@ pub(crate) fn module_instances_exhausted(limit: u64) -> (Budget, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn nested_entries_share_the_outermost_scope() {
@@ -199,12 +227,12 @@ mod tests {
             calls: 3,
             ..CallBudget::default()
         };
-        let outer = enter(Duration::from_secs(1), &budget);
+        let clock = Clock::new(Duration::from_millis(1));
+        let outer = enter(&clock, 1001, &budget);
         assert!(outer.outermost());
-        let far = Instant::now() + Duration::from_secs(60);
-        assert!(deadline(Duration::from_secs(60)) < far);
+        assert_eq!(deadline(&clock, 60_001), 1001);
         {
-            let inner = enter(Duration::from_secs(60), &CallBudget::default());
+            let inner = enter(&clock, 60_001, &CallBudget::default());
             assert!(!inner.outermost());
             assert_eq!(charge(Budget::Calls, 2), Ok(()));
         }
@@ -215,7 +243,7 @@ mod tests {
         assert_eq!(outer.exceeded(), Some((Budget::Calls, 3)));
         drop(outer);
         // A new top-level call starts afresh.
-        let again = enter(Duration::from_secs(1), &budget);
+        let again = enter(&clock, 1001, &budget);
         assert!(again.outermost());
         assert_eq!(charge(Budget::Calls, 3), Ok(()));
     }

@@ -5,7 +5,6 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Instant;
 
 use wasmtime::{Store, Val};
 
@@ -13,6 +12,7 @@ use super::access::guest_base;
 use super::classify::classify;
 use super::{fuel_in, fuel_out, InstanceCtx, Live, State, Window};
 use crate::abi::{ABI_VERSION, MAX_DESCRIPTOR};
+use crate::engine::clock::Tick;
 use crate::error::{CallSite, Error};
 
 /// A reserved place among a module's live instances
@@ -68,30 +68,26 @@ fn startup_trap(store: &mut Store<State>, e: wasmtime::Error, step: &str) -> Err
 pub(crate) fn create(
     ctx: &Arc<InstanceCtx>,
     slot: Slot<'_>,
-    deadline: Instant,
+    deadline: Tick,
 ) -> Result<Live, Error> {
     start(ctx, slot, deadline).map(|(live, _)| live)
 }
 
 /// Run the start-up sequence of a fresh instance up to the descriptor and
 /// return the descriptor's bytes (the load-time probe).
-pub(crate) fn describe(ctx: &Arc<InstanceCtx>, deadline: Instant) -> Result<Vec<u8>, Error> {
+pub(crate) fn describe(ctx: &Arc<InstanceCtx>, deadline: Tick) -> Result<Vec<u8>, Error> {
     let slot = ctx
         .reserve()
         .ok_or_else(|| startup_err(ctx, "instantiate", "no instance allowed (max_instances 0)"))?;
     start(ctx, slot, deadline).map(|(_, desc)| desc)
 }
 
-fn start(
-    ctx: &Arc<InstanceCtx>,
-    slot: Slot<'_>,
-    deadline: Instant,
-) -> Result<(Live, Vec<u8>), Error> {
+fn start(ctx: &Arc<InstanceCtx>, slot: Slot<'_>, deadline: Tick) -> Result<(Live, Vec<u8>), Error> {
     let mut store = Store::new(&ctx.engine.engine, State::new(ctx.clone()));
     store.limiter(|s| &mut s.limiter);
     store.epoch_deadline_trap();
-    let left = deadline.saturating_duration_since(Instant::now());
-    store.set_epoch_deadline(ctx.engine.ticks(left));
+    let now = ctx.engine.clock.now();
+    store.set_epoch_deadline(deadline.saturating_sub(now).max(1));
     store.data_mut().deadline = deadline;
     // Start-up draws on the fuel of the call that needs the instance, on
     // every path (a failed start-up burnt fuel too).

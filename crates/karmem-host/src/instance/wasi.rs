@@ -140,7 +140,7 @@ pub(crate) fn define(linker: &mut Linker<State>) -> wasmtime::Result<()> {
             if !in_memory {
                 return Ok(EFAULT);
             }
-            let mut pace = Pace::new(c.data().deadline);
+            let mut pace = Pace::new(&c);
             let mut total: u32 = 0;
             for k in 0..n {
                 pace.step(1)?;
@@ -294,7 +294,7 @@ fn poll_oneoff(
         Budget::HostBytes,
         u64::from(n) * u64::from(SUBSCRIPTION + EVENT),
     )?;
-    let mut pace = Pace::new(c.data().deadline);
+    let mut pace = Pace::new(&c);
     // Subscription `k`: (userdata, tag, wait if a clock).
     let read = |c: &Caller<'_, State>, k: u32| {
         let s = guest_slice(c, list + k * SUBSCRIPTION, SUBSCRIPTION).unwrap_or(&[0; 48]);
@@ -329,7 +329,7 @@ fn poll_oneoff(
     } else {
         sleep.unwrap_or(Duration::ZERO)
     };
-    let left = c.data().deadline.saturating_duration_since(Instant::now());
+    let left = c.data().ctx.engine.clock.left(c.data().deadline);
     if wait > left {
         std::thread::sleep(left);
         return Err(wasmtime::Error::new(Abort::Timeout));

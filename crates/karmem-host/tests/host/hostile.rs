@@ -471,7 +471,14 @@ fn a_recursive_fan_out_ends_at_the_top_level_deadline() {
     let app = b.build().unwrap();
     let started = Instant::now();
     let result = app.call("x", "t.Storm", "go", &[]);
-    assert!(matches!(result, Err(Error::Timeout { .. })), "{result:?}");
+    // `TIMEOUT`, or `OK` when the tree unwound within the epoch tick the
+    // deadline allows: members whose turn came after the deadline are
+    // reported `TIMEOUT` to their callers without being entered, and the
+    // storm ignores its callees' statuses.
+    assert!(
+        matches!(result, Err(Error::Timeout { .. }) | Ok(_)),
+        "{result:?}"
+    );
     assert!(
         started.elapsed() < Duration::from_secs(3),
         "{:?}",

@@ -1,0 +1,63 @@
+//! The call path's instruction count, for the regression gate
+//! (`scripts/callgrind-gate.sh`, run by `make test`; docs/benchmarks.md
+//! "Regression gate"): `callcount <case> <calls>` makes `<calls>` calls
+//! inside `measured_calls`, which the gate counts with callgrind
+//! (`--toggle-collect`). Instruction counts, not times: they do not change
+//! with the load of a shared machine.
+//!
+//! Cases: `nop` and `echo` (80 bytes in and out) of the WAT echo guest from
+//! the host, `relay` (the WAT relay guest calling the echo guest's `echo`
+//! with 64 bytes: a guest→guest call).
+
+use std::hint::black_box;
+
+use karmem_host::{App, AppBuilder, Arg, ExportFn, Runtime, RuntimeConfig};
+use karmem_testkit::wat_guest::{echo_guest, relay_guest};
+
+#[inline(never)]
+fn measured_calls(app: &App, f: &ExportFn, args: &[Arg<'_>], n: u32) {
+    for _ in 0..n {
+        black_box(app.invoke(f, black_box(args)).expect("call"));
+    }
+}
+
+fn main() {
+    let mut argv = std::env::args().skip(1);
+    let case = argv.next().unwrap_or_else(|| "nop".into());
+    let n: u32 = argv.next().and_then(|n| n.parse().ok()).unwrap_or(1000);
+    // No disk cache: the count must not depend on the state of a directory.
+    let rt = Runtime::new(RuntimeConfig {
+        cache_dir: None,
+        ..RuntimeConfig::default()
+    })
+    .expect("runtime");
+    let app = AppBuilder::new(&rt)
+        .module(echo_guest().load_into(&rt, "callee").expect("echo guest"))
+        .module(relay_guest().load_into(&rt, "relay").expect("relay guest"))
+        .build()
+        .expect("app");
+    let msg = [7u8; 80];
+    let (f, args): (ExportFn, Vec<Arg<'_>>) = match case.as_str() {
+        "nop" => (app.export("callee", "b.Api", "nop").unwrap(), vec![]),
+        "echo" => (
+            app.export("callee", "b.Api", "echo").unwrap(),
+            vec![Arg::Bytes(&msg)],
+        ),
+        "relay" => (app.export("relay", "b.Relay", "relay").unwrap(), vec![]),
+        other => {
+            eprintln!("unknown case `{other}` (nop, echo, relay)");
+            std::process::exit(2);
+        }
+    };
+    // Warm: instances exist, buffers have their size.
+    warm_up(&app, &f, &args);
+    measured_calls(&app, &f, &args, n);
+}
+
+/// Not counted (the gate toggles on `measured_calls` only).
+#[inline(never)]
+fn warm_up(app: &App, f: &ExportFn, args: &[Arg<'_>]) {
+    for _ in 0..100 {
+        black_box(app.invoke(f, args).expect("call"));
+    }
+}
