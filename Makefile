@@ -2,7 +2,7 @@
 #   make demo   the arena: build the guest modules (world and bots in Rust, Go, C, Zig and AssemblyScript) and play a game
 #               (ARENA_ARGS="--seed 7 --ticks 60" to change it; see karmem-arena --help)
 #   make demo-format  the format on its own: generate Rust code for examples/demo, write/validate/read
-#   make test   formatting, lints, all tests, generated-code checks, short fuzz
+#   make test   formatting, lints, all tests, the call path's instruction-count gate, generated-code checks, short fuzz
 #   make c      the C library's tests, sanitizers and fuzz target (docs/c.md)
 #   make zig    the Zig library's tests (docs/zig.md)
 #   make ts     the TypeScript library: tsc --strict, unit, vector and property tests (docs/typescript.md)
@@ -28,7 +28,7 @@ FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
 # guests: build the WebAssembly guest modules (guests/out/*.wasm) the e2e tests load
-.PHONY: all demo demo-format test setup guests integrity fuzz-long lint unit generated expected fuzz go c zig ts as web browser go-generate bench bench-shapes bench-go bench-ts bench-c bench-batch bench-report bench-instructions bench-build bench-host vectors clean
+.PHONY: all demo demo-format test setup gate guests integrity fuzz-long lint unit generated expected fuzz go c zig ts as web browser go-generate bench bench-shapes bench-go bench-ts bench-c bench-batch bench-report bench-instructions bench-build bench-host vectors clean
 
 all: test
 
@@ -47,7 +47,7 @@ demo-format: setup
 	./target/release/karmem build --lang rust -o $(DEMO_DIR)/src/generated $(DEMO_DIR)/app.km
 	CARGO_TARGET_DIR=$(CURDIR)/target $(CARGO) run --release --quiet --manifest-path $(DEMO_DIR)/Cargo.toml
 
-test: setup lint unit generated fuzz go c zig ts as browser
+test: setup lint unit gate generated fuzz go c zig ts as browser
 	@echo "make test: all checks passed"
 
 lint:
@@ -67,6 +67,11 @@ unit: guests
 	$(CARGO) test --workspace
 	# The arena's rules and tactics, natively (their crates also build for wasm32).
 	$(CARGO) test --manifest-path guests/rust/Cargo.toml -p arena-world -p arena-tactics
+
+# The call path's instruction counts against their committed budget
+# (callgrind; scripts/callgrind-gate.sh, docs/benchmarks.md).
+gate:
+	scripts/callgrind-gate.sh
 
 # Generated code must pass rustfmt and clippy exactly as a user would build it.
 # ... and must equal the committed expected output (testdata/expected).

@@ -207,7 +207,79 @@ fn start(c: &mut Criterion) {
 
 criterion_group!(benches, fanout, start);
 criterion_group!(host_exports, host_export_calls);
-criterion_main!(benches, host_exports);
+criterion_group!(threads, concurrency);
+criterion_main!(benches, host_exports, threads);
+
+/// `b.Pool`, a `pool(4)` echo that also maps a region read-only: a window
+/// in every instance, as the arena's bots have.
+fn pool_guest() -> Guest {
+    let api = iface(
+        "b.Pool",
+        Pattern::Pool,
+        vec![memory("b.shared", Access::ReadWrite, Access::Read, 1)],
+        vec![func("echo", vec![msg("x", None)], Some(msg("r", None)))],
+    )
+    .with_pool_size(4);
+    let mut g = Guest::new(vec![api], vec![])
+        .func(
+            "b.Pool",
+            "echo",
+            "(call $reply (call $arg_ptr (local.get $args) (i32.const 0)) (call $arg_len (local.get $args) (i32.const 0)))",
+        )
+        .extra(REUSE_GLOBALS);
+    g.alloc_prefix = REUSE_ALLOC.into();
+    g
+}
+
+fn pool_app(rt: &Runtime) -> App {
+    let module = pool_guest().load_into(rt, "pool").unwrap();
+    AppBuilder::new(rt)
+        .module_with(
+            module,
+            ModuleOptions::default().grant("b.shared", Access::Read),
+        )
+        .build()
+        .unwrap()
+}
+
+/// `threads/<how>/<N>`: N threads each calling `b.Pool.echo` (80 bytes)
+/// as fast as they can, all into one application (`one_app`: its pool of
+/// instances, one lease path) or each into an application of its own
+/// (`own_apps`: nothing shared but the engine). Throughput is calls; with
+/// linear scaling N threads make N times the calls of one.
+fn concurrency(c: &mut Criterion) {
+    let rt = runtime(true);
+    let payload = [7u8; 80];
+    let mut g = c.benchmark_group("threads");
+    g.sample_size(20);
+    for n in [1usize, 2] {
+        g.throughput(Throughput::Elements(n as u64));
+        for how in ["one_app", "own_apps"] {
+            let apps: Vec<App> = match how {
+                "one_app" => vec![pool_app(&rt); n],
+                _ => (0..n).map(|_| pool_app(&rt)).collect(),
+            };
+            g.bench_function(BenchmarkId::new(how, n), |b| {
+                b.iter_custom(|iters| {
+                    let start = std::time::Instant::now();
+                    std::thread::scope(|s| {
+                        for app in &apps {
+                            s.spawn(|| {
+                                let f = app.export("pool", "b.Pool", "echo").unwrap();
+                                let args = [Arg::Bytes(&payload)];
+                                for _ in 0..iters {
+                                    app.invoke(&f, &args).unwrap();
+                                }
+                            });
+                        }
+                    });
+                    start.elapsed()
+                })
+            });
+        }
+    }
+    g.finish();
+}
 
 /// `host_export/*`: host → relay → `b.Api.echo` (64 bytes each way), the
 /// echo served by a guest (`guest_to_guest`) or by a host function

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The call path's regression gate (docs/benchmarks.md "Regression gate"):
+# instruction counts of a WAT guest's nop and echo and of a guest->guest
+# call, by callgrind, against crates/karmem-host/callgrind-budget.txt.
+# Counts, not times: they are the same on a loaded machine. A count more
+# than 10 % over its budget fails; one more than 15 % under it asks for the
+# budget to be lowered (so the next regression is caught from there).
+#   scripts/callgrind-gate.sh            check
+#   scripts/callgrind-gate.sh --update   rewrite the budget from this build
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v valgrind >/dev/null; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq valgrind >/dev/null
+fi
+budget=crates/karmem-host/callgrind-budget.txt
+cargo build --quiet -p karmem-host --example callcount
+bin="${CARGO_TARGET_DIR:-target}/debug/examples/callcount"
+calls=1000
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+count() {
+  valgrind --tool=callgrind --callgrind-out-file="$out/cg" --toggle-collect='*measured_calls*' \
+    "$bin" "$1" "$calls" >/dev/null 2>"$out/log"
+  local total
+  total=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$out/log")
+  echo $((total / calls))
+}
+if [ "${1:-}" = "--update" ]; then
+  grep '^#' "$budget" >"$out/new"
+  for case in $(grep -v '^#' "$budget" | awk '{print $1}'); do
+    echo "$case $(count "$case")" >>"$out/new"
+  done
+  cp "$out/new" "$budget"
+  cat "$budget"
+  exit 0
+fi
+fail=0
+while read -r case allowed; do
+  case "$case" in ''|'#'*) continue ;; esac
+  got=$(count "$case")
+  verdict=ok
+  if [ "$got" -gt $((allowed * 110 / 100)) ]; then
+    verdict="OVER BUDGET (+$(( (got - allowed) * 100 / allowed )) %)"; fail=1
+  elif [ "$got" -lt $((allowed * 85 / 100)) ]; then
+    verdict="well under budget: lower it (scripts/callgrind-gate.sh --update)"
+  fi
+  printf 'callgrind-gate: %-6s %6d instructions per call (budget %d): %s\n' "$case" "$got" "$allowed" "$verdict"
+done <"$budget"
+if [ "$fail" -ne 0 ]; then
+  echo "callgrind-gate: the call path got slower; profile it (valgrind --tool=callgrind $bin nop $calls) or, if intended, update the budget with the reason" >&2
+  exit 1
+fi
