@@ -1,5 +1,6 @@
-//! Shared memory regions (docs/abi.md §6): one `memfd` per region, mapped
-//! into every module that uses it and into the host.
+//! Shared memory regions (docs/abi.md §6): one `memfd` per application
+//! holding all of its regions, each region mapped into every module that
+//! uses it and into the host.
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::Arc;
@@ -31,63 +32,44 @@ pub struct Region {
     pub(crate) inner: Arc<RegionInner>,
 }
 
-pub(crate) struct RegionInner {
-    pub id: RegionId,
-    pub desc: MemoryDesc,
-    /// `None` for a region nobody may use (see [`RegionInner::unused`]).
-    pub fd: Option<OwnedFd>,
-    /// The host's own read-write mapping of the whole region (null when
-    /// `len` is 0).
-    pub base: *mut u8,
-    pub len: usize,
+/// The memory behind all of an application's regions: one `memfd`, one
+/// host mapping. One file for every region, not one each: an application
+/// then costs the host one file descriptor and one mapping however many
+/// regions it has (`vm.max_map_count` and the descriptor limit bound how
+/// many applications a process holds: RATIONALE R8.17).
+pub(crate) struct RegionFile {
+    pub fd: OwnedFd,
+    /// The host's own read-write mapping of the whole file.
+    base: *mut u8,
+    len: usize,
 }
 
 // SAFETY: `base` points to a shared mapping owned by this struct for its
 // whole life; all accesses through it are raw copies (see `Region`).
-unsafe impl Send for RegionInner {}
-unsafe impl Sync for RegionInner {}
+unsafe impl Send for RegionFile {}
+unsafe impl Sync for RegionFile {}
 
-impl Drop for RegionInner {
+impl Drop for RegionFile {
     fn drop(&mut self) {
-        if self.len > 0 {
-            // SAFETY: `base..base+len` is the mapping made in `RegionInner::new`.
-            unsafe { libc::munmap(self.base.cast(), self.len) };
-        }
+        // SAFETY: `base..base+len` is the mapping made in `RegionFile::new`.
+        unsafe { libc::munmap(self.base.cast(), self.len) };
     }
 }
 
-impl RegionInner {
-    /// A region that a descriptor declares but that no module may map (no
-    /// grant) and the host neither exports nor fills: nothing is created
-    /// for it, so a guest cannot make the host spend memory or a file
-    /// descriptor by declaring regions (docs/security.md §2.8). It reads as
-    /// 0 bytes long.
-    pub fn unused(id: RegionId, desc: &MemoryDesc) -> RegionInner {
-        RegionInner {
-            id,
-            desc: desc.clone(),
-            fd: None,
-            base: std::ptr::null_mut(),
-            len: 0,
-        }
-    }
-
-    /// Create the memfd of `desc.size()` bytes (zero-filled) and map it
-    /// read-write into the host.
-    pub fn new(id: RegionId, desc: &MemoryDesc) -> Result<RegionInner> {
-        let len =
-            usize::try_from(desc.size()).map_err(|_| Error::Engine("region too large".into()))?;
-        let name = std::ffi::CString::new(format!("karmem:{}", desc.name)).unwrap_or_default();
+impl RegionFile {
+    /// A zero-filled file of `len` bytes (a multiple of 64 KiB, not 0),
+    /// mapped read-write into the host.
+    pub fn new(len: usize) -> Result<RegionFile> {
         // SAFETY: plain syscalls; the fd is owned right away.
-        let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
+        let fd = unsafe { libc::memfd_create(c"karmem:regions".as_ptr(), libc::MFD_CLOEXEC) };
         if fd < 0 {
-            return Err(os_error("memfd_create", &desc.name));
+            return Err(os_error("memfd_create"));
         }
         // SAFETY: `fd` was just created and is owned by nobody else.
         let fd = unsafe { OwnedFd::from_raw_fd(fd) };
         // SAFETY: a valid fd.
         if unsafe { libc::ftruncate(fd.as_raw_fd(), len as libc::off_t) } != 0 {
-            return Err(os_error("ftruncate", &desc.name));
+            return Err(os_error("ftruncate"));
         }
         // SAFETY: a fresh shared mapping of the whole file.
         let base = unsafe {
@@ -101,21 +83,73 @@ impl RegionInner {
             )
         };
         if base == libc::MAP_FAILED {
-            return Err(os_error("mmap", &desc.name));
+            return Err(os_error("mmap"));
         }
-        Ok(RegionInner {
-            id,
-            desc: desc.clone(),
-            fd: Some(fd),
+        Ok(RegionFile {
+            fd,
             base: base.cast(),
             len,
         })
     }
 }
 
-fn os_error(what: &str, region: &str) -> Error {
+pub(crate) struct RegionInner {
+    pub id: RegionId,
+    pub desc: MemoryDesc,
+    /// The application's region file and where this region starts in it
+    /// (a multiple of 64 KiB); `None` for a region nobody may use (see
+    /// [`RegionInner::unused`]).
+    pub file: Option<(Arc<RegionFile>, usize)>,
+    /// This region in the host's mapping (null when `len` is 0).
+    pub base: *mut u8,
+    pub len: usize,
+}
+
+// SAFETY: `base` points into the mapping of `file`, which lives as long as
+// this struct; all accesses through it are raw copies (see `Region`).
+unsafe impl Send for RegionInner {}
+unsafe impl Sync for RegionInner {}
+
+impl RegionInner {
+    /// A region that a descriptor declares but that no module may map (no
+    /// grant) and the host neither exports nor fills: nothing is created
+    /// for it, so a guest cannot make the host spend memory or a file
+    /// descriptor by declaring regions (docs/security.md §2.8). It reads as
+    /// 0 bytes long.
+    pub fn unused(id: RegionId, desc: &MemoryDesc) -> RegionInner {
+        RegionInner {
+            id,
+            desc: desc.clone(),
+            file: None,
+            base: std::ptr::null_mut(),
+            len: 0,
+        }
+    }
+
+    /// Region `desc` at `offset` of `file` (`desc.size()` bytes, zero).
+    pub fn in_file(
+        id: RegionId,
+        desc: &MemoryDesc,
+        file: &Arc<RegionFile>,
+        offset: usize,
+    ) -> RegionInner {
+        let len = desc.size() as usize;
+        debug_assert!(offset + len <= file.len && offset.is_multiple_of(65536));
+        RegionInner {
+            id,
+            desc: desc.clone(),
+            // SAFETY: `offset + len` is inside the file's mapping (the
+            // caller sized the file for every region).
+            base: unsafe { file.base.add(offset) },
+            file: Some((file.clone(), offset)),
+            len,
+        }
+    }
+}
+
+fn os_error(what: &str) -> Error {
     Error::Engine(format!(
-        "region `{region}`: {what}: {}",
+        "regions: {what}: {}",
         std::io::Error::last_os_error()
     ))
 }

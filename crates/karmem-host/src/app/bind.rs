@@ -13,7 +13,7 @@ use crate::instance::pool::{Counters, InstancePool};
 use crate::instance::scope::CallBudget;
 use crate::instance::{InstanceCtx, Router, State, WindowPlan};
 use crate::log::{LogSink, StderrLog};
-use crate::region::{Region, RegionId, RegionInner};
+use crate::region::{Region, RegionFile, RegionId, RegionInner};
 
 /// What the application knows of one module: its instances' context, its
 /// options, where its imports go, and what its exports take.
@@ -271,14 +271,27 @@ fn regions(b: &AppBuilder) -> Result<Regions> {
             }
         }
     }
+    // One file for all of them, each region at a 64 KiB boundary in it.
+    let mut at = HashMap::new();
+    let mut total = 0usize;
+    for d in order.iter().filter(|d| used.contains(d.name.as_str())) {
+        at.insert(d.name.as_str(), total);
+        total = usize::try_from(d.size())
+            .ok()
+            .and_then(|n| total.checked_add(n))
+            .ok_or_else(|| Error::Engine("the regions exceed the address space".into()))?;
+    }
+    let file = match total {
+        0 => None,
+        n => Some(Arc::new(RegionFile::new(n)?)),
+    };
     let mut list = Vec::new();
     let mut ids = HashMap::new();
     for (i, d) in order.into_iter().enumerate() {
         let id = RegionId(i as u32);
-        list.push(Arc::new(if used.contains(d.name.as_str()) {
-            RegionInner::new(id, d)?
-        } else {
-            RegionInner::unused(id, d)
+        list.push(Arc::new(match (&file, at.get(d.name.as_str())) {
+            (Some(file), Some(&offset)) => RegionInner::in_file(id, d, file, offset),
+            _ => RegionInner::unused(id, d),
         }));
         ids.insert(d.name.clone(), id);
     }

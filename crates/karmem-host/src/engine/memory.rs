@@ -143,8 +143,9 @@ unsafe impl MemoryCreator for FixedCreator {
     }
 }
 
-/// Map `len` bytes of the region file `fd` over guest memory at
-/// `base + offset`, shared, read-only or read-write.
+/// Map `len` bytes of the region file `fd`, from `file_offset` (page
+/// aligned), over guest memory at `base + offset`, shared, read-only or
+/// read-write.
 ///
 /// # Safety
 /// `base + offset .. + len` must be inside a live linear memory made by
@@ -154,6 +155,7 @@ pub(crate) unsafe fn map_window(
     offset: usize,
     len: usize,
     fd: BorrowedFd<'_>,
+    file_offset: usize,
     writable: bool,
 ) -> std::io::Result<()> {
     let prot = if writable {
@@ -171,7 +173,7 @@ pub(crate) unsafe fn map_window(
             prot,
             libc::MAP_SHARED | libc::MAP_FIXED,
             fd.as_raw_fd(),
-            0,
+            file_offset as libc::off_t,
         )
     };
     if got == libc::MAP_FAILED {

@@ -252,8 +252,8 @@ fn map_windows(
     let (base, _) = guest_base(&live.store).ok_or_else(|| startup_err(ctx, step, "no memory"))?;
     let mut windows = Vec::new();
     for w in &ctx.windows {
-        let fd =
-            w.region.fd.as_ref().ok_or_else(|| {
+        let (file, at) =
+            w.region.file.as_ref().ok_or_else(|| {
                 startup_err(ctx, step, "a window of a region that was not created")
             })?;
         let block = if w.writable { rw } else { ro };
@@ -267,7 +267,8 @@ fn map_windows(
                 base,
                 start as usize,
                 w.region.len,
-                std::os::fd::AsFd::as_fd(fd),
+                std::os::fd::AsFd::as_fd(&file.fd),
+                *at,
                 w.writable,
             )
         }
