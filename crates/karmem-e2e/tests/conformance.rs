@@ -806,15 +806,13 @@ fn probe(echo: &karmem_host::InterfaceDesc) -> karmem_testkit::wat_guest::Guest 
     let m = msg(json!({"Text": "probe", "Number": 1}));
     let data: String = m.iter().map(|b| format!("\\{b:02x}")).collect();
     // e2e.out is the importer's region 1 (Memories: shared, out).
-    let ro_body = format!(
-        "(i32.store (i32.const 41000) (i32.const 45056)) (i32.store (i32.const 41004) (global.get $msg_len))
+    let ro_body = "(i32.store (i32.const 41000) (i32.const 45056)) (i32.store (i32.const 41004) (global.get $msg_len))
          (drop (call $call (i32.const 2) (i32.const 41000) (i32.const 1) (i32.const 40960) (i32.const 1)))
          (drop (call $take (i32.const 0) (call $win (i32.const 1)) (i32.load (i32.const 40968))))
-         (call $reply (i32.const 53248) (i32.const 4))"
-    );
+         (call $reply (i32.const 53248) (i32.const 4))";
     Guest::new(vec![probe], vec![echo.clone()])
         .func("t.Probe", "run", PROBE_SEQUENCE)
-        .func("t.Probe", "ro", &ro_body)
+        .func("t.Probe", "ro", ro_body)
         .extra(&format!(
             "(data (i32.const 45056) \"{data}\") (global $msg_len i32 (i32.const {}))",
             m.len()
