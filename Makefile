@@ -19,6 +19,7 @@
 #   make bench-instructions  callgrind instruction counts of the same operations
 #   make bench-build  how long `karmem build` takes (generation + rustfmt/gofmt) on three schemas
 #   make bench-host  host runtime: call overhead (WAT, Rust, Go, C, Zig, AssemblyScript guests), fan-out region vs copy, module start
+#   make second-host  the Python host of second-host/ on the five echo modules (scripts/test-second-host.sh)
 #   make guests  build the guest modules (guests/rust, guests/go, guests/c, guests/zig, guests/as) into guests/out/
 #   make integrity  the cross-language integrity suite with many seeds (INTEGRITY_SEEDS=2000; docs/integrity.md)
 #   make fuzz-long  every fuzz target, Rust and Go, for FUZZ_LONG_SECONDS (600) each
@@ -28,7 +29,7 @@ FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
 # guests: build the WebAssembly guest modules (guests/out/*.wasm) the e2e tests load
-.PHONY: all demo demo-format test setup gate guests integrity fuzz-long lint unit generated expected fuzz go c zig ts as web browser go-generate bench bench-shapes bench-go bench-ts bench-c bench-batch bench-report bench-instructions bench-build bench-host vectors clean
+.PHONY: all demo demo-format test setup gate guests second-host integrity fuzz-long lint unit generated expected fuzz go c zig ts as web browser go-generate bench bench-shapes bench-go bench-ts bench-c bench-batch bench-report bench-instructions bench-build bench-host vectors clean
 
 all: test
 
@@ -47,7 +48,7 @@ demo-format: setup
 	./target/release/karmem build --lang rust -o $(DEMO_DIR)/src/generated $(DEMO_DIR)/app.km
 	CARGO_TARGET_DIR=$(CURDIR)/target $(CARGO) run --release --quiet --manifest-path $(DEMO_DIR)/Cargo.toml
 
-test: setup lint unit gate generated fuzz go c zig ts as browser
+test: setup lint unit gate second-host generated fuzz go c zig ts as browser
 	@echo "make test: all checks passed"
 
 lint:
@@ -72,6 +73,11 @@ unit: guests
 # (callgrind; scripts/callgrind-gate.sh, docs/benchmarks.md).
 gate:
 	scripts/callgrind-gate.sh
+
+# A second host, in Python on PyPI's wasmtime, written from docs/abi.md: the
+# five echo modules after `karmem rewrite` (scripts/test-second-host.sh).
+second-host: guests
+	scripts/test-second-host.sh
 
 # Generated code must pass rustfmt and clippy exactly as a user would build it.
 # ... and must equal the committed expected output (testdata/expected).

@@ -42,6 +42,7 @@ static abi_interface_desc import_descs[KMG_MAX_IMPORTS];
 static uint32_t n_imports;
 static abi_memory_desc memories[KMG_MAX_MEMORIES];
 static kmg_window windows[KMG_MAX_MEMORIES];
+static abi_access window_access[KMG_MAX_MEMORIES];
 static uint32_t n_memories;
 /* The first registration problem; it fails karmem_init. */
 static bool registration_failed;
@@ -341,6 +342,12 @@ KMG_EXPORT("karmem_bind_memory") void karmem_bind_memory(uint32_t index, uint8_t
     }
 }
 
+KMG_EXPORT("karmem_bind_access") void karmem_bind_access(uint32_t index, uint32_t access) {
+    if (index < n_memories && access <= ABI_ACCESS_READ_WRITE) {
+        window_access[index] = (abi_access)access;
+    }
+}
+
 /* The decoded arguments of a dispatch (and whatever a handler puts in
  * call->arena): a static first block, then blocks from malloc. */
 static _Alignas(8) uint8_t arena_first[4096];
@@ -430,6 +437,24 @@ kmg_status kmg_set_result(kmg_call *call, const uint8_t *ptr, uint32_t len) {
     return KMG_OK;
 }
 
+/* Address 0 is never an argument's (karmem_alloc returns 0 only when out
+ * of memory): an entry {0, len > 0} is refused like any bad argument,
+ * as every guest library does (docs/abi.md §5.1). */
+static kmg_status null_argument(kmg_call *call, const abi_function_desc *fn) {
+    for (uint32_t k = 0; k < call->count; k++) {
+        if (call->args[k].ptr == NULL && call->args[k].len > 0) {
+            error_function(call);
+            kmg_error_str("argument ");
+            error_text(fn->params.ptr[k].name);
+            kmg_error_add(": ", 2);
+            error_u32(call->args[k].len);
+            kmg_error_str(" bytes at address 0");
+            return KMG_BAD_ARGUMENT;
+        }
+    }
+    return KMG_OK;
+}
+
 KMG_EXPORT("karmem_dispatch")
 int32_t karmem_dispatch(uint32_t function, const kmg_bytes *args, uint32_t count) {
     uint32_t e = function >> 16, f = function & 0xffffu;
@@ -456,6 +481,8 @@ int32_t karmem_dispatch(uint32_t function, const kmg_bytes *args, uint32_t count
             int32_t m = memory_index(fn->result.memory.ptr, fn->result.memory.len);
             call.result_memory = m >= 0 ? (uint32_t)m : UINT32_MAX;
         }
+        /* The checks of docs/abi.md §5.2, in its order: the function id
+         * (above), the number of arguments, then each argument. */
         if (count != fn->params.len) {
             error_function(&call);
             error_u32(count);
@@ -463,8 +490,15 @@ int32_t karmem_dispatch(uint32_t function, const kmg_bytes *args, uint32_t count
             error_u32(fn->params.len);
             kmg_error_str(" parameters");
             status = KMG_BAD_ARGUMENT;
+        } else if (count > 0 && args == NULL) {
+            error_function(&call);
+            kmg_error_str("the argument array is at address 0");
+            status = KMG_BAD_ARGUMENT;
         } else {
-            status = exports[e].dispatch(&call, exports[e].impl);
+            status = null_argument(&call, fn);
+            if (status == KMG_OK) {
+                status = exports[e].dispatch(&call, exports[e].impl);
+            }
         }
         /* Only the dispatch statuses go back to the host; anything else a
          * handler returns (a failed import's status, say) is its
@@ -497,6 +531,14 @@ kmg_window kmg_window_of(const char *name) {
         return (kmg_window){NULL, 0};
     }
     return windows[i];
+}
+
+abi_access kmg_window_access(const char *name) {
+    int32_t i = memory_index(name, strlen(name));
+    if (i < 0 || windows[i].ptr == NULL) {
+        return ABI_ACCESS_NONE;
+    }
+    return window_access[i];
 }
 
 /* ---- Imports ---------------------------------------------------------------- */

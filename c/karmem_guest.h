@@ -4,7 +4,8 @@
  *     clang --target=wasm32-wasi -mexec-model=reactor ...
  *
  * It provides the exports the host calls (karmem_abi_version, karmem_init,
- * karmem_describe, karmem_alloc, karmem_bind_memory, karmem_dispatch),
+ * karmem_describe, karmem_alloc, karmem_bind_memory, karmem_bind_access,
+ * karmem_dispatch),
  * wraps the `karmem` imports (call, take, result, error, log), keeps the
  * table of region windows and writes the module descriptor (docs/abi.md §3,
  * with the types generated from docs/abi.km into c/abi/).
@@ -165,6 +166,11 @@ kmg_status kmg_fail(const char *text);
 /* This module's window of region `name` (qualified: "package.memory"),
  * {NULL, 0} when the module does not use it or the host gave it no access. */
 kmg_window kmg_window_of(const char *name);
+/* This module's access to region `name` as the host granted it
+ * (karmem_bind_access, docs/abi.md §2): it may be less than the interface
+ * declares. ABI_ACCESS_NONE when the module has no window of the region,
+ * or the host did not say. */
+abi_access kmg_window_access(const char *name);
 /* Whether bytes [ptr, ptr+len) lie inside window w. */
 bool kmg_window_holds(kmg_window w, const void *ptr, size_t len);
 
@@ -228,6 +234,7 @@ int32_t karmem_abi_version(void);
 int32_t karmem_init(void);
 void *karmem_alloc(uint32_t size, uint32_t align);
 void karmem_bind_memory(uint32_t index, uint8_t *ptr, uint32_t len);
+void karmem_bind_access(uint32_t index, uint32_t access);
 int32_t karmem_dispatch(uint32_t function, const kmg_bytes *args, uint32_t count);
 /* The encoded module descriptor (karmem_describe packs it into an i64). */
 kmg_bytes kmg_descriptor(void);

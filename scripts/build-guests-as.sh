@@ -51,8 +51,9 @@ shared=$( { find as/assembly -name '*.ts' -print0 | sums; echo "$lock"; \
 
 # Always regenerate the bindings (cheap): the modules compile against them.
 rm -rf guests/as/gen
-for schema in guests/go/e2e-go.km examples/arena/arena.km; do
-  name=$(basename "$schema" .km); name=${name%-go}
+for schema in guests/polyglot.km examples/arena/arena.km; do
+  # The directory is the schema's package, which names the generated files.
+  name=$(sed -n 's/^karmem \([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$schema" | head -n1)
   "$karmem" build --lang as-guest -o "guests/as/gen/$name" "$schema" 2>/dev/null
 done
 

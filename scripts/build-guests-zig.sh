@@ -40,8 +40,9 @@ shared=$( { find zig/src zig/build.zig zig/build.zig.zon guests/zig/build.zig gu
 
 # Always regenerate the bindings (cheap), so that the lint sees them.
 rm -rf guests/zig/gen
-for schema in guests/go/e2e-go.km examples/arena/arena.km; do
-  name=$(basename "$schema" .km); name=${name%-go}
+for schema in guests/polyglot.km examples/arena/arena.km; do
+  # The directory is the schema's package, which names the generated files.
+  name=$(sed -n 's/^karmem \([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$schema" | head -n1)
   "$karmem" build --lang zig-guest -o "guests/zig/gen/$name" "$schema" 2>/dev/null
 done
 zig fmt --check guests/zig zig/src \

@@ -16,7 +16,7 @@ case $target in /*) ;; *) target=$PWD/$target ;; esac
 karmem=$target/debug/karmem
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-for schema in guests/go/e2e-go.km examples/arena/arena.km docs/abi.km; do
+for schema in guests/polyglot.km examples/arena/arena.km docs/abi.km; do
   "$karmem" build --lang as -o "$out" "$schema" 2>/dev/null
 done
 ls "$out"/*.ts >/dev/null

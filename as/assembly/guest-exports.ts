@@ -7,7 +7,7 @@
 // The work is done in guest.ts; this file only gives it the ABI's names
 // and wasm types (i32 everywhere, read as unsigned).
 
-import { ABI_VERSION, alloc, bindMemory, describe, dispatch, init } from "./guest";
+import { ABI_VERSION, alloc, bindAccess, bindMemory, describe, dispatch, init } from "./guest";
 
 export function karmem_abi_version(): i32 {
   return ABI_VERSION;
@@ -27,6 +27,10 @@ export function karmem_alloc(size: i32, align: i32): i32 {
 
 export function karmem_bind_memory(index: i32, ptr: i32, len: i32): void {
   bindMemory(<u32>index, <usize><u32>ptr, <u32>len);
+}
+
+export function karmem_bind_access(index: i32, access: i32): void {
+  bindAccess(<u32>index, <u32>access);
 }
 
 export function karmem_dispatch(fn: i32, args: i32, count: i32): i32 {

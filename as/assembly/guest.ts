@@ -106,7 +106,17 @@ export class Slice {
  * mapped it. Writing into a read-only window fails the current call with
  * READ_ONLY_VIOLATION. Never free or keep pointers past the instance. */
 export class Window {
+  /** This module's access to the window as the host granted it
+   * (`karmem_bind_access`, docs/abi.md §2; `Access` values): it may be
+   * less than the interface declares. 0 (none) when the host did not say. */
+  access: u8 = 0;
+
   constructor(public readonly name: string, public ptr: usize, public length: u32) {}
+
+  /** Whether the host said this module may write the window. */
+  writable(): bool {
+    return this.length > 0 && this.access == 2;
+  }
 
   /** Whether `s` lies inside the window. */
   holds(s: Slice): bool {
@@ -299,6 +309,12 @@ export function bindMemory(index: u32, ptr: usize, len: u32): void {
     w.ptr = ptr;
     w.length = len;
   }
+}
+
+/** `karmem_bind_access`: an index the module did not declare, or an
+ * access that is not one, is ignored. */
+export function bindAccess(index: u32, access: u32): void {
+  if (index < <u32>windows.length && access <= 2) windows[index].access = <u8>access;
 }
 
 /** This module's window of region `name` (qualified: `package.memory`);
@@ -497,15 +513,14 @@ export function dispatch(id: u32, args: usize, count: u32): i32 {
   return status;
 }
 
+/** The checks of every dispatch, in the order of docs/abi.md §5.2: the
+ * function id, the number of arguments, then each argument (address 0
+ * here, validity as the method decodes it). */
 function run(id: u32, count: u32): Status {
-  if (!initialised || descriptorBytes == null) {
-    failure = "the module is not initialised";
-    return Status.UnknownFunction;
-  }
   const e = id >>> 16;
   const f = id & 0xffff;
-  if (e >= <u32>exported.length || f >= <u32>exported[e].descriptor.functions.length) {
-    failure = "no such export function: " + id.toString();
+  if (!initialised || descriptorBytes == null || e >= <u32>exported.length || f >= <u32>exported[e].descriptor.functions.length) {
+    failure = "no export function " + id.toString();
     return Status.UnknownFunction;
   }
   const ex = exported[e];
@@ -516,6 +531,19 @@ function run(id: u32, count: u32): Status {
   if (count != params) {
     failure = currentName() + ": " + count.toString() + " arguments for " + params.toString() + " parameters";
     return Status.BadArgument;
+  }
+  if (count > 0 && currentArgs == 0) {
+    failure = currentName() + ": the argument array is at address 0";
+    return Status.BadArgument;
+  }
+  for (let k: u32 = 0; k < count; k++) {
+    // Address 0 is never an argument's: karmem_alloc returns 0 only when
+    // out of memory (docs/abi.md §5.1).
+    const len = load<u32>(currentArgs + 8 * <usize>k + 4);
+    if (len > 0 && load<u32>(currentArgs + 8 * <usize>k) == 0) {
+      failure = currentName() + ": argument " + fn.params[k].name + ": " + len.toString() + " bytes at address 0";
+      return Status.BadArgument;
+    }
   }
   return ex.dispatch(f);
 }

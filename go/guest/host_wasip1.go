@@ -2,7 +2,10 @@
 
 package guest
 
-import "unsafe"
+import (
+	"fmt"
+	"unsafe"
+)
 
 const inHost = true
 
@@ -91,6 +94,11 @@ func karmemBindMemory(index, ptr, n int32) {
 	self.bind(int(index), bytesAt(uint32(ptr), uint32(n)))
 }
 
+//go:wasmexport karmem_bind_access
+func karmemBindAccess(index, access int32) {
+	self.bindAccess(int(index), Access(access))
+}
+
 // Argument slices of the current dispatch, reused.
 var dispatchArgs [][]byte
 
@@ -100,19 +108,39 @@ func karmemDispatch(fn, args, count int32) int32 {
 	// argument array) belongs to the guest from here on: released when
 	// the dispatch returns.
 	defer heap.release()
+	// The function and the count are checked before the argument array is
+	// read (docs/abi.md §5.2), and address 0 is never an argument's: a
+	// slice there would be nil with a length, which Go refuses.
+	iface, f, status, msg := self.check(uint32(fn), int(count))
+	if status == StatusOK && count > 0 && args == 0 {
+		status, msg = StatusBadArgument, iface.Name+"."+f.Name+": the argument array is at address 0"
+	}
+	if status != StatusOK {
+		return fail(status, msg)
+	}
 	words := unsafe.Slice((*uint32)(unsafe.Add(unsafe.Pointer(nil), uintptr(args))), 2*int(count))
 	dispatchArgs = dispatchArgs[:0]
 	for k := range int(count) {
+		if words[2*k] == 0 && words[2*k+1] > 0 {
+			clear(dispatchArgs)
+			return fail(StatusBadArgument, fmt.Sprintf("%s.%s: argument %s: %d bytes at address 0",
+				iface.Name, f.Name, f.Params[k].Name, words[2*k+1]))
+		}
 		dispatchArgs = append(dispatchArgs, bytesAt(words[2*k], words[2*k+1]))
 	}
 	status, out, msg := self.dispatch(uint32(fn), dispatchArgs)
 	clear(dispatchArgs)
 	if status != StatusOK {
-		karmemError(unsafe.Pointer(unsafe.StringData(msg)), uint32(len(msg)))
-		return int32(status)
+		return fail(status, msg)
 	}
 	if len(out) > 0 {
 		karmemResult(unsafe.Pointer(unsafe.SliceData(out)), uint32(len(out)))
 	}
 	return 0
+}
+
+// fail reports msg as the error of the current dispatch and returns status.
+func fail(status Status, msg string) int32 {
+	karmemError(unsafe.Pointer(unsafe.StringData(msg)), uint32(len(msg)))
+	return int32(status)
 }

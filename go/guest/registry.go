@@ -14,6 +14,7 @@ type module struct {
 	desc     abi.ModuleDesc
 	handlers [][]Handler // by export index, then function index
 	windows  [][]byte    // by index in desc.Memories; nil until bound
+	access   []Access    // by index in desc.Memories; what karmem_bind_access said
 	err      error       // first registration error; fails karmem_init
 	sealed   bool        // described: no more registrations
 	encoded  []byte      // the descriptor message
@@ -95,6 +96,7 @@ func (m *module) addMemories(iface Interface) {
 		if m.memoryIndex(mem.Name) < 0 {
 			m.desc.Memories = append(m.desc.Memories, mem)
 			m.windows = append(m.windows, nil)
+			m.access = append(m.access, AccessNone)
 		}
 	}
 }
@@ -134,6 +136,28 @@ func (m *module) bind(index int, window []byte) bool {
 	return true
 }
 
+// bindAccess records the access of region index (karmem_bind_access);
+// false for an unknown index.
+func (m *module) bindAccess(index int, access Access) bool {
+	if index < 0 || index >= len(m.access) || access > AccessReadWrite {
+		return false
+	}
+	m.access[index] = access
+	return true
+}
+
+// WindowAccess is this module's access to region name as the host granted
+// it (docs/abi.md §2, karmem_bind_access): it may be less than the
+// interface declares. AccessNone when the module has no window of the
+// region, or the host did not say.
+func WindowAccess(name string) Access {
+	i := self.memoryIndex(name)
+	if i < 0 || self.windows[i] == nil {
+		return AccessNone
+	}
+	return self.access[i]
+}
+
 // Window is the window of region name (qualified: `package.memory`) in this
 // module's memory, nil when the module has no access to it or runs outside
 // a host. Writing into a read-only window fails the current call.
@@ -145,19 +169,31 @@ func Window(name string) []byte {
 	return self.windows[i]
 }
 
-// dispatch runs export function id with args: the status, the result
-// message, and the error text for statuses other than OK.
-func (m *module) dispatch(id uint32, args [][]byte) (status Status, result []byte, msg string) {
+// check makes the first two checks of every dispatch, in the order of
+// docs/abi.md §5.2: the function id, then the number of arguments. It
+// returns the function's interface and description, or the failure.
+func (m *module) check(id uint32, count int) (*Interface, *Function, Status, string) {
 	e, f := int(id>>16), int(id&0xffff)
 	if e >= len(m.handlers) || f >= len(m.handlers[e]) || m.handlers[e][f] == nil {
-		return StatusUnknownFunction, nil, fmt.Sprintf("no export function %#x", id)
+		return nil, nil, StatusUnknownFunction, fmt.Sprintf("no export function %d", id)
 	}
 	iface := &m.desc.Exports[e]
 	fn := &iface.Functions[f]
-	if len(args) != len(fn.Params) {
-		return StatusBadArgument, nil, fmt.Sprintf("%s.%s: %d arguments for %d parameters",
-			iface.Name, fn.Name, len(args), len(fn.Params))
+	if count != len(fn.Params) {
+		return nil, nil, StatusBadArgument, fmt.Sprintf("%s.%s: %d arguments for %d parameters",
+			iface.Name, fn.Name, count, len(fn.Params))
 	}
+	return iface, fn, StatusOK, ""
+}
+
+// dispatch runs export function id with args: the status, the result
+// message, and the error text for statuses other than OK.
+func (m *module) dispatch(id uint32, args [][]byte) (status Status, result []byte, msg string) {
+	iface, fn, status, msg := m.check(id, len(args))
+	if status != StatusOK {
+		return status, nil, msg
+	}
+	e, f := int(id>>16), int(id&0xffff)
 	defer func() {
 		// A panicking handler fails its call, not the instance: the
 		// module's state is the handler's business.

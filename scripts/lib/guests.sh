@@ -9,7 +9,7 @@
 # implements the cross-language schema; arena-* modules are arena bots.
 guest_schema() {
   case "$2" in
-    e2e-*-echo | e2e-*-caller) echo guests/go/e2e-go.km ;;
+    e2e-*-echo | e2e-*-caller) echo guests/polyglot.km ;;
     arena-*) echo examples/arena/arena.km ;;
     *) echo "$1: no schema known for the module $2" >&2; return 1 ;;
   esac

@@ -315,6 +315,8 @@ const State = struct {
     exports: []const Export,
     memories: []const Memory,
     windows: [][]u8,
+    /// By region index: what `karmem_bind_access` said (`.none` until then).
+    access: []Access,
     encoded: []const u8 = &.{},
 };
 
@@ -324,6 +326,7 @@ var self: ?State = null;
 fn register(comptime m: Module) bool {
     const Windows = struct {
         var windows: [m.memories().len][]u8 = @splat(&.{});
+        var access: [m.memories().len]Access = @splat(.none);
     };
     const desc = comptime m.descriptor();
     var w = km.Writer.init(arena.allocator(), 1024) catch return false;
@@ -331,7 +334,7 @@ fn register(comptime m: Module) bool {
     // The descriptor stays where it was encoded: keep it out of the
     // arena's reach.
     arena.keep();
-    self = .{ .exports = m.exports, .memories = desc.memories, .windows = &Windows.windows, .encoded = w.bytes() };
+    self = .{ .exports = m.exports, .memories = desc.memories, .windows = &Windows.windows, .access = &Windows.access, .encoded = w.bytes() };
     return true;
 }
 
@@ -341,6 +344,27 @@ fn bind(index: u32, win: []u8) bool {
     if (index >= s.windows.len) return false;
     s.windows[index] = win;
     return true;
+}
+
+/// `karmem_bind_access`: false for an index the module did not declare or
+/// an access that is not one.
+fn bindAccess(index: u32, access: u32) bool {
+    const s = &(self orelse return false);
+    if (index >= s.access.len or access > @backingInt(Access.read_write)) return false;
+    s.access[index] = @fromBackingInt(@intCast(access));
+    return true;
+}
+
+/// This module's access to region `name` as the host granted it
+/// (`karmem_bind_access`, docs/abi.md §2): it may be less than the
+/// interface declares. `.none` when the module has no window of the
+/// region, or the host did not say.
+pub fn windowAccess(name: []const u8) Access {
+    const s = self orelse return .none;
+    for (s.memories, s.windows, s.access) |m, win, a| {
+        if (std.mem.eql(u8, m.name, name)) return if (win.len > 0) a else .none;
+    }
+    return .none;
 }
 
 /// The window of region `name` (qualified: `package.memory`) in this
@@ -494,24 +518,43 @@ const Outcome = struct {
     message: []const u8 = "",
 };
 
+/// The export function `id` names (docs/abi.md §3: `(e << 16) | f`), or
+/// the failure of the first two checks of every dispatch, in the order of
+/// docs/abi.md §5.2: the function id, then the number of arguments.
+fn lookup(id: u32, count: u32) union(enum) { found: struct { ex: Export, f: u32 }, failed: Outcome } {
+    failure = "";
+    const e = id >> 16;
+    const f = id & 0xffff;
+    const exports = if (self) |s| s.exports else &.{};
+    if (e >= exports.len or f >= exports[e].handlers.len) {
+        setFailure("no export function {d}", .{id});
+        return .{ .failed = .{ .status = .unknown_function, .message = failure } };
+    }
+    const ex = exports[e];
+    const params = ex.interface.functions[f].params.len;
+    if (count != params) {
+        setFailure("{s}.{s}: {d} arguments for {d} parameters", .{ ex.interface.name, ex.interface.functions[f].name, count, params });
+        return .{ .failed = .{ .status = .bad_argument, .message = failure } };
+    }
+    return .{ .found = .{ .ex = ex, .f = f } };
+}
+
 /// Runs export function `id` (docs/abi.md §3: `(e << 16) | f`) with
 /// `args`.
 fn dispatch(id: u32, args: []const []align(8) const u8) Outcome {
-    failure = "";
-    const s = self orelse return .{ .status = .unknown_function, .message = "the module is not initialised" };
-    const e = id >> 16;
-    const f = id & 0xffff;
-    if (e >= s.exports.len or f >= s.exports[e].handlers.len)
-        return .{ .status = .unknown_function, .message = "no such export function" };
-    const ex = s.exports[e];
-    const params = ex.interface.functions[f].params.len;
-    if (args.len != params) {
-        setFailure("{s}.{s}: {d} arguments for {d} parameters", .{ ex.interface.name, ex.interface.functions[f].name, args.len, params });
-        return .{ .status = .bad_argument, .message = failure };
-    }
-    const result = ex.handlers[f](args) catch |err| return .{
-        .status = if (err == error.BadArgument) .bad_argument else .application_error,
-        .message = if (failure.len > 0) failure else @errorName(err),
+    const found = switch (lookup(id, @intCast(args.len))) {
+        .found => |x| x,
+        .failed => |o| return o,
+    };
+    const ex = found.ex;
+    const f = found.f;
+    const result = ex.handlers[f](args) catch |err| {
+        if (err == error.BadArgument) {
+            // Every library names the function first (docs/abi.md §5.2).
+            setFailure("{s}.{s}: {s}", .{ ex.interface.name, ex.interface.functions[f].name, failure });
+            return .{ .status = .bad_argument, .message = failure };
+        }
+        return .{ .status = .application_error, .message = if (failure.len > 0) failure else @errorName(err) };
     };
     return .{ .status = .ok, .result = result };
 }
@@ -725,24 +768,44 @@ pub fn exportAbi(comptime m: Module) void {
             const bytes: [*]u8 = @ptrFromInt(p);
             _ = bind(@bitCast(index), bytes[0..@as(u32, @bitCast(len))]);
         }
+        fn bindAccessRaw(index: i32, access: i32) callconv(.c) void {
+            _ = bindAccess(@bitCast(index), @bitCast(access));
+        }
         fn dispatchRaw(function: i32, args: i32, count: i32) callconv(.c) i32 {
             // Everything allocated for this dispatch — the host's argument
             // memory included — is the guest's from here on, and freed
             // when it returns (docs/abi.md §5.2).
             defer arena.reset();
             const n: u32 = @bitCast(count);
+            // The function and the count are checked before the argument
+            // array is read (docs/abi.md §5.2).
+            const found = switch (lookup(@bitCast(function), n)) {
+                .found => |x| x,
+                .failed => |o| return report(o),
+            };
+            const name = found.ex.interface.name;
+            const func = found.ex.interface.functions[found.f];
+            if (n > 0 and args == 0) {
+                setFailure("{s}.{s}: the argument array is at address 0", .{ name, func.name });
+                return report(.{ .status = .bad_argument, .message = failure });
+            }
             // allowzero: a call without arguments may come with a null array.
             const words: [*]allowzero const u32 = @ptrFromInt(@as(u32, @bitCast(args)));
             const list = scratch().alloc([]align(8) const u8, n) catch return report(.{ .status = .application_error, .message = "out of memory" });
             for (list, 0..) |*a, k| {
                 const ptr = words[2 * k];
                 const len = words[2 * k + 1];
-                a.* = if (len == 0 or ptr == 0)
-                    &.{}
-                else if (ptr % 8 != 0)
-                    return report(.{ .status = .bad_argument, .message = "an argument is not 8-byte aligned" })
-                else
-                    @as([*]align(8) const u8, @ptrFromInt(ptr))[0..len];
+                // Address 0 is never an argument's (karmem_alloc returns
+                // 0 only when out of memory).
+                if (len > 0 and (ptr == 0 or ptr % 8 != 0)) {
+                    if (ptr == 0) {
+                        setFailure("{s}.{s}: argument {s}: {d} bytes at address 0", .{ name, func.name, func.params[k].name, len });
+                    } else {
+                        setFailure("{s}.{s}: argument {s}: not 8-byte aligned", .{ name, func.name, func.params[k].name });
+                    }
+                    return report(.{ .status = .bad_argument, .message = failure });
+                }
+                a.* = if (len == 0) &.{} else @as([*]align(8) const u8, @ptrFromInt(ptr))[0..len];
             }
             return report(dispatch(@bitCast(function), list));
         }
@@ -752,6 +815,7 @@ pub fn exportAbi(comptime m: Module) void {
     @export(&exports.describe, .{ .name = "karmem_describe" });
     @export(&exports.alloc, .{ .name = "karmem_alloc" });
     @export(&exports.bindMemory, .{ .name = "karmem_bind_memory" });
+    @export(&exports.bindAccessRaw, .{ .name = "karmem_bind_access" });
     @export(&exports.dispatchRaw, .{ .name = "karmem_dispatch" });
 }
 
@@ -863,6 +927,12 @@ test "descriptor: regions first use first, reads back" {
     var buf: [64]u8 align(8) = undefined;
     try testing.expect(bind(0, &buf));
     try testing.expect(!bind(2, &buf));
+    try testing.expectEqual(Access.none, windowAccess("t.shared"));
+    try testing.expect(bindAccess(0, 1));
+    try testing.expect(!bindAccess(0, 3));
+    try testing.expect(!bindAccess(2, 1));
+    try testing.expectEqual(Access.read, windowAccess("t.shared"));
+    try testing.expectEqual(Access.none, windowAccess("t.other"));
     try testing.expectEqual(@as(usize, 64), window("t.shared").len);
     try testing.expectEqual(@as(usize, 0), window("t.other").len);
     try testing.expect(inWindow("t.shared", buf[8..16]));
@@ -879,11 +949,11 @@ test "dispatch: statuses and messages" {
     const cases = [_]struct { id: u32, args: []const []align(8) const u8, status: Status, text: []const u8 }{
         .{ .id = 0, .args = &.{}, .status = .ok, .text = "" },
         .{ .id = 1, .args = &.{msg}, .status = .application_error, .text = "got yo" },
-        .{ .id = 1, .args = &.{&junk}, .status = .bad_argument, .text = "argument x: " },
+        .{ .id = 1, .args = &.{&junk}, .status = .bad_argument, .text = "t.A.bad: argument x: " },
         .{ .id = 1, .args = &.{}, .status = .bad_argument, .text = "0 arguments for 1 parameters" },
         .{ .id = 2, .args = &.{}, .status = .application_error, .text = "Boom" },
-        .{ .id = 3, .args = &.{}, .status = .unknown_function, .text = "no such" },
-        .{ .id = 1 << 16, .args = &.{}, .status = .unknown_function, .text = "no such" },
+        .{ .id = 3, .args = &.{}, .status = .unknown_function, .text = "no export function 3" },
+        .{ .id = 1 << 16, .args = &.{}, .status = .unknown_function, .text = "no export function 65536" },
     };
     for (cases) |c| {
         const o = dispatch(c.id, c.args);

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod rewrite;
 #[cfg(feature = "host")]
 mod run;
 
@@ -43,6 +44,7 @@ const EXIT_IO: u8 = 3;
   karmem json encode --root AccountData app.km < value.json > msg.bin
   karmem json decode app.km < msg.bin        (the schema declares `root AccountData;`)
   karmem run app.toml                        run the calls an application manifest lists
+  karmem rewrite in.wasm out.wasm            guard bulk-memory writes (docs/abi.md §6)
 
 Exit codes: 0 ok, 1 invalid schema/message or unformatted file, 2 usage, 3 I/O error."
 )]
@@ -90,6 +92,9 @@ enum Command {
         /// The manifest (TOML).
         manifest: PathBuf,
     },
+    /// Validate a guest module and guard its bulk-memory writes against
+    /// read-only windows (docs/abi.md §6), for hosts other than karmem's.
+    Rewrite { input: PathBuf, output: PathBuf },
     /// Convert messages between JSON and the binary format.
     Json {
         #[command(subcommand)]
@@ -169,6 +174,7 @@ fn main() -> ExitCode {
         } => expand(&schemas).and_then(|schemas| check(&schemas, deny_warnings)),
         Command::Fmt { check, schemas } => expand(&schemas).and_then(|s| fmt(check, &s)),
         Command::Json { action } => json(action),
+        Command::Rewrite { input, output } => rewrite::rewrite(&input, &output),
         #[cfg(feature = "host")]
         Command::Run { manifest } => run::run(&manifest),
     };

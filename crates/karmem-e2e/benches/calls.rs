@@ -196,7 +196,7 @@ fn calls(c: &mut Criterion<ThreadTime>) {
     // the WAT guest echoes any bytes: it gets the Rust one.
     let text = Text { value: TEXT.into() }.to_bytes().unwrap();
     let msg = encode(
-        "go/e2e-go.km",
+        "polyglot.km",
         "Msg",
         serde_json::json!({"Text": TEXT, "Number": 41}),
     );
@@ -283,7 +283,7 @@ fn calls(c: &mut Criterion<ThreadTime>) {
     );
     checked(&go, &go_nop, &[], &Output::Empty);
     let go_reply = encode(
-        "go/e2e-go.km",
+        "polyglot.km",
         "Msg",
         serde_json::json!({"Text": TEXT, "Number": 42}),
     );

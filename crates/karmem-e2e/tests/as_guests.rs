@@ -138,7 +138,7 @@ fn ascent_survives_hostile_boards_and_never_writes_the_board() {
 /// next call is answered.
 #[test]
 fn an_abort_fails_only_its_call() {
-    let c = Codec::load("guests/go/e2e-go.km");
+    let c = Codec::load("guests/polyglot.km");
     let m = module("e2e-as-echo");
     let app = AppBuilder::new(runtime())
         .module_with(
@@ -170,7 +170,7 @@ fn an_abort_fails_only_its_call() {
 /// one instance of each module.
 #[test]
 fn the_caller_reclaims_memory_across_calls() {
-    let c = Codec::load("guests/go/e2e-go.km");
+    let c = Codec::load("guests/polyglot.km");
     let mut b = AppBuilder::new(runtime());
     for name in ["e2e-as-caller", "e2e-as-echo"] {
         let m = module(name);

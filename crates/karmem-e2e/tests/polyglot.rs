@@ -1,4 +1,4 @@
-//! The cross-language e2e guests (schema guests/go/e2e-go.km): one echo
+//! The cross-language e2e guests (schema guests/polyglot.km): one echo
 //! module (exports Echo and Voter) and one caller module (exports Driver,
 //! imports Echo and Voter) per guest language. Every echo must behave the
 //! same from the host, and every caller must reach every echo directly and
@@ -32,7 +32,7 @@ const CALLERS: &[&str] = &[
 
 fn codec() -> &'static Codec {
     static C: OnceLock<Codec> = OnceLock::new();
-    C.get_or_init(|| Codec::load("guests/go/e2e-go.km"))
+    C.get_or_init(|| Codec::load("guests/polyglot.km"))
 }
 
 fn msg(v: Value) -> Vec<u8> {
@@ -109,7 +109,7 @@ fn every_module_describes_its_interfaces_and_refuses_unknown_functions() {
             .collect();
         assert_eq!(
             functions,
-            ["echo", "peek", "fail", "stamp", "scribble", "nop"],
+            ["echo", "peek", "fail", "stamp", "scribble", "nop", "access"],
             "{echo}"
         );
         let stamp = &desc.exports[0].functions[3];

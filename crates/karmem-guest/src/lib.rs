@@ -9,7 +9,7 @@
 //!
 //! * the exports `karmem_abi_version`, `karmem_init` (from [`module!`]),
 //!   `karmem_describe`, `karmem_alloc`, `karmem_bind_memory`,
-//!   `karmem_dispatch` (wasm32 only);
+//!   `karmem_bind_access`, `karmem_dispatch` (wasm32 only);
 //! * wrappers of the `karmem` imports ([`log`], the call machinery behind
 //!   the generated clients);
 //! * the window table ([`window`]), and a global allocator (feature

@@ -271,8 +271,9 @@ struct Registered {
 static MODULE: Global<Option<Registered>> = Global::new(None);
 /// The implementation value of each export, created on its first call.
 static STATES: Global<Vec<Option<Box<dyn Any>>>> = Global::new(Vec::new());
-/// `(ptr, len)` of each region's window, by module region index.
-static WINDOWS: Global<Vec<(u32, u32)>> = Global::new(Vec::new());
+/// `(ptr, len, access)` of each region's window, by module region index;
+/// access as docs/abi.km's `Access`, 0 until `karmem_bind_access` tells it.
+static WINDOWS: Global<Vec<(u32, u32, u8)>> = Global::new(Vec::new());
 /// Blocks the host allocated for the current call's arguments.
 #[cfg(target_arch = "wasm32")]
 static PENDING: Global<Vec<(usize, core::alloc::Layout)>> = Global::new(Vec::new());
@@ -300,7 +301,7 @@ pub fn register(module: Module) -> i32 {
                 STATES.get().clear();
                 STATES.get().resize_with(module.exports.len(), || None);
                 WINDOWS.get().clear();
-                WINDOWS.get().resize(regions.len(), (0, 0));
+                WINDOWS.get().resize(regions.len(), (0, 0, 0));
                 *MODULE.get() = Some(Registered {
                     module,
                     regions,
@@ -333,6 +334,7 @@ pub fn log(level: u32, msg: &str) {
 pub struct Window {
     ptr: u32,
     len: u32,
+    access: u8,
 }
 
 /// The window of a region (qualified name), once the host has bound it.
@@ -341,8 +343,8 @@ pub fn window(region: &str) -> Option<Window> {
     let i = m.regions.iter().position(|(r, _)| r.name == region)?;
     // SAFETY: short read of the table; `karmem_bind_memory` runs only
     // before calls.
-    let (ptr, len) = *unsafe { WINDOWS.get() }.get(i)?;
-    (ptr != 0).then_some(Window { ptr, len })
+    let (ptr, len, access) = *unsafe { WINDOWS.get() }.get(i)?;
+    (ptr != 0).then_some(Window { ptr, len, access })
 }
 
 impl Window {
@@ -363,6 +365,13 @@ impl Window {
     /// The address of the window in linear memory.
     pub fn ptr(&self) -> u32 {
         self.ptr
+    }
+
+    /// Whether the host said this instance may write the window
+    /// (`karmem_bind_access`, abi.md §2): its grant may be less than the
+    /// access the interface declares. False when the host did not say.
+    pub fn writable(&self) -> bool {
+        self.access == 2
     }
 
     /// The bytes of `s`, or `None` when `s` is outside the region.
@@ -442,14 +451,39 @@ pub fn state<T: Default + 'static>(slot: &mut Option<Box<dyn Any>>) -> Result<&m
         .ok_or(Status::ApplicationError)
 }
 
+/// The export function of the current dispatch: its interface's name and
+/// its description, for error messages (abi.md §5.2 gives their shape).
+static CURRENT: Global<Option<(&'static str, &'static desc::FuncInfo)>> = Global::new(None);
+
+/// `package.Interface.function` of the current dispatch.
+fn current_name() -> String {
+    // SAFETY: short read; set by `dispatch` before the function runs.
+    match unsafe { CURRENT.get() } {
+        Some((iface, f)) => alloc::format!("{iface}.{}", f.name),
+        None => String::new(),
+    }
+}
+
+/// Fail the current dispatch with `BAD_ARGUMENT` and the message
+/// `<interface>.<function>: argument <parameter>: <why>` (abi.md §5.2).
+fn bad_argument(k: usize, why: fmt::Arguments<'_>) -> Status {
+    // SAFETY: short read, as in `current_name`.
+    let param = unsafe { CURRENT.get() }
+        .and_then(|(_, f)| f.params.get(k))
+        .map_or("?", |p| p.name);
+    sys::error(&alloc::format!(
+        "{}: argument {param}: {why}",
+        current_name()
+    ));
+    Status::BadArgument
+}
+
 /// Argument `k` as a message reader, for generated dispatchers. A missing
 /// or empty argument reads as the empty message; one that is not a message
 /// fails the call with `BAD_ARGUMENT`.
 pub fn arg(args: &[&'static [u8]], k: usize) -> Result<karmem::Reader<'static>, Status> {
-    reader(args.get(k).copied().unwrap_or(&[])).map_err(|e| {
-        sys::error(&alloc::format!("argument {k} is not a message: {e:?}"));
-        Status::BadArgument
-    })
+    reader(args.get(k).copied().unwrap_or(&[]))
+        .map_err(|e| bad_argument(k, format_args!("not a message: {e:?}")))
 }
 
 fn fail(e: &Error) -> Status {
@@ -499,10 +533,7 @@ pub fn reply_none(out: Result<(), Error>) -> Result<(), Status> {
 pub fn arg_view<T: Message>(args: &[&'static [u8]], k: usize) -> Result<T::View<'static>, Status> {
     let r = arg(args, k)?;
     if args.get(k).is_some_and(|a| !a.is_empty()) {
-        T::check(&r).map_err(|e| {
-            sys::error(&alloc::format!("argument {k} is not a valid message: {e}"));
-            Status::BadArgument
-        })?;
+        T::check(&r).map_err(|e| bad_argument(k, format_args!("not a valid message: {e}")))?;
     }
     Ok(T::view(&r))
 }
@@ -762,7 +793,15 @@ mod exports {
     pub extern "C" fn karmem_bind_memory(index: i32, ptr: i32, len: i32) {
         // SAFETY: runs at start-up, before any call.
         if let Some(w) = unsafe { WINDOWS.get() }.get_mut(index as u32 as usize) {
-            *w = (ptr as u32, len as u32);
+            (w.0, w.1) = (ptr as u32, len as u32);
+        }
+    }
+
+    #[no_mangle]
+    pub extern "C" fn karmem_bind_access(index: i32, access: i32) {
+        // SAFETY: runs at start-up, before any call.
+        if let Some(w) = unsafe { WINDOWS.get() }.get_mut(index as u32 as usize) {
+            w.2 = access.clamp(0, 2) as u8;
         }
     }
 
@@ -777,30 +816,57 @@ mod exports {
         status.code() as i32
     }
 
+    /// The checks every guest library makes, in this order (abi.md §5.2):
+    /// the function id, the number of arguments, then each argument.
     fn dispatch(function: u32, args: u32, count: u32) -> Status {
-        let Some(m) = module() else {
+        // SAFETY: short borrow; cleared so that no message of an earlier
+        // dispatch names this one.
+        unsafe { *CURRENT.get() = None };
+        let (e, f) = ((function >> 16) as usize, (function & 0xffff) as usize);
+        let Some((export, info)) = module()
+            .and_then(|m| m.module.exports.get(e))
+            .and_then(|x| Some((x, x.info.functions.get(f)?)))
+        else {
+            sys::error(&alloc::format!("no export function {function}"));
             return Status::UnknownFunction;
         };
-        let e = (function >> 16) as usize;
-        let Some(export) = m.module.exports.get(e) else {
-            return Status::UnknownFunction;
-        };
+        // SAFETY: short borrow, read by the messages of this dispatch.
+        unsafe { *CURRENT.get() = Some((export.info.name, info)) };
+        if count as usize != info.params.len() {
+            sys::error(&alloc::format!(
+                "{}: {count} arguments for {} parameters",
+                current_name(),
+                info.params.len()
+            ));
+            return Status::BadArgument;
+        }
+        if count > 0 && args == 0 {
+            sys::error(&alloc::format!(
+                "{}: the argument array is at address 0",
+                current_name()
+            ));
+            return Status::BadArgument;
+        }
         let table = memory(args, count.saturating_mul(8));
-        let slices: Vec<&'static [u8]> = table
-            .chunks_exact(8)
-            .map(|c| {
-                let ptr = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-                let len = u32::from_le_bytes([c[4], c[5], c[6], c[7]]);
-                memory(ptr, len)
-            })
-            .collect();
+        let mut slices: Vec<&'static [u8]> = Vec::with_capacity(count as usize);
+        for (k, c) in table.chunks_exact(8).enumerate() {
+            let ptr = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            let len = u32::from_le_bytes([c[4], c[5], c[6], c[7]]);
+            // Address 0 is never an argument's (karmem_alloc returns 0 only
+            // for "out of memory"), and a slice there would be a null
+            // pointer in Rust.
+            if ptr == 0 && len > 0 {
+                return bad_argument(k, format_args!("{len} bytes at address 0"));
+            }
+            slices.push(memory(ptr, len));
+        }
         // SAFETY: one export's state is borrowed by its dispatch only; the
         // host refuses re-entrant calls into this instance.
         let states = unsafe { STATES.get() };
         let Some(slot) = states.get_mut(e) else {
             return Status::UnknownFunction;
         };
-        match (export.dispatch)(slot, (function & 0xffff) as u16, &slices) {
+        match (export.dispatch)(slot, f as u16, &slices) {
             Ok(()) => Status::Ok,
             Err(s) => s,
         }

@@ -41,11 +41,20 @@ pub(crate) const EXPORTS: &[(&str, &[ValType], &[ValType])] = &[
         &[ValType::I32],
     ),
     ("_initialize", &[], &[]),
+    ("karmem_bind_access", &[ValType::I32, ValType::I32], &[]),
 ];
 
-/// Exports a module may leave out: `_initialize` (no reactor start needed)
-/// and `karmem_bind_memory` (only called when the module uses regions).
-pub(crate) const OPTIONAL_EXPORTS: &[&str] = &["_initialize", "karmem_bind_memory"];
+/// Exports a module may leave out: `_initialize` (no reactor start needed),
+/// `karmem_bind_memory` (only called when the module uses regions) and
+/// `karmem_bind_access` (an addition to version 1: a guest that wants to
+/// know its access to each window exports it, docs/abi.md §2).
+pub(crate) const OPTIONAL_EXPORTS: &[&str] =
+    &["_initialize", "karmem_bind_memory", "karmem_bind_access"];
+
+/// The `access` argument of `karmem_bind_access`: docs/abi.km's `Access`
+/// (`None` is never passed: such a region has no window).
+pub(crate) const ACCESS_READ: i32 = 1;
+pub(crate) const ACCESS_READ_WRITE: i32 = 2;
 
 /// The WASI module Go guests import (docs/abi.md §8).
 pub(crate) const WASI: &str = "wasi_snapshot_preview1";

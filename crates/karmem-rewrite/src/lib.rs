@@ -464,6 +464,26 @@ fn helper(op: Bulk, (start, end, fault): (u32, u32, u32)) -> Vec<u8> {
     f.into_raw_body()
 }
 
+/// The bulk-memory writes in `wasm`'s function bodies, by name
+/// (`memory.fill`, `memory.copy`, `memory.init`), each once: the sites the
+/// rewrite guards (docs/abi.md §6.1, step 2). For tests that must know a
+/// guest really writes through an instruction.
+pub fn bulk_writes(wasm: &[u8]) -> Result<Vec<&'static str>, String> {
+    let mut found = std::collections::BTreeSet::new();
+    for payload in Parser::new(0).parse_all(wasm) {
+        if let Payload::CodeSectionEntry(body) = payload.map_err(err)? {
+            for (_, _, op) in scan_body(&body)?.sites {
+                found.insert(match op {
+                    Bulk::Fill => "memory.fill",
+                    Bulk::Copy => "memory.copy",
+                    Bulk::Init(_) => "memory.init",
+                });
+            }
+        }
+    }
+    Ok(found.into_iter().collect())
+}
+
 /// The rule the guard implements, for the host's own writes into guest
 /// memory and for tests of the injected code: the offset within the
 /// read-only range `ro` of the first byte of `[dst, dst + len)` inside it,

@@ -205,3 +205,17 @@ proptest::proptest! {
         proptest::prop_assert_eq!(got, want);
     }
 }
+
+#[test]
+fn bulk_writes_names_each_kind_once() {
+    let wasm = wat::parse_str(
+        r#"(module (memory 1) (data $d "ab")
+             (func (memory.fill (i32.const 0) (i32.const 0) (i32.const 1))
+                   (memory.fill (i32.const 0) (i32.const 0) (i32.const 1))
+                   (memory.init $d (i32.const 0) (i32.const 0) (i32.const 1))))"#,
+    )
+    .unwrap();
+    assert_eq!(bulk_writes(&wasm).unwrap(), ["memory.fill", "memory.init"]);
+    let none = wat::parse_str("(module (memory 1))").unwrap();
+    assert!(bulk_writes(&none).unwrap().is_empty());
+}

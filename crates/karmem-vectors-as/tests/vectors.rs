@@ -187,7 +187,7 @@ fn other_schemas_compile_and_round_trip() {
     let out = work_dir("as-schemas");
     let _ = fs::remove_dir_all(out.join("gen"));
     let schemas = [
-        "guests/go/e2e-go.km",
+        "guests/polyglot.km",
         "examples/arena/arena.km",
         "docs/abi.km",
     ];

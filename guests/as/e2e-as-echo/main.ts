@@ -1,4 +1,4 @@
-// e2e-as-echo exports e2e.Echo and e2e.Voter (guests/go/e2e-go.km) with the
+// e2e-as-echo exports e2e.Echo and e2e.Voter (guests/polyglot.km) with the
 // behaviour of every other language's echo, for the cross-language tests
 // (crates/karmem-e2e/tests/polyglot.rs).
 
@@ -39,14 +39,30 @@ class AsEcho extends Echo {
     return Echo.outWindow().write<Msg>(r);
   }
 
-  /** Writes into a read-only window: the host must stop it. */
+  /** Writes into a read-only window, the way the text says: the host
+   * must stop it (memory.fill, memory.copy or plain stores). */
   scribble(m: Msg): void {
     const s = guest.argument(0);
-    for (let i: usize = 0; i < <usize>s.length; i++) store<u8>(s.ptr + i, 0xee);
+    if (m.text == "fill") {
+      memory.fill(s.ptr, 0, <usize>s.length);
+    } else if (m.text == "copy") {
+      const src = new ArrayBuffer(<i32>s.length);
+      memory.fill(changetype<usize>(src), 0xee, <usize>s.length);
+      memory.copy(s.ptr, changetype<usize>(src), <usize>s.length);
+    } else {
+      for (let i: usize = 0; i < <usize>s.length; i++) store<u8>(s.ptr + i, 0xee);
+    }
   }
 
   /** Does nothing: the cheapest call there is. */
   nop(): void {}
+
+  access(m: Msg): Msg | null {
+    const r = new Msg();
+    r.text = m.text;
+    r.number_ = guest.window(m.text).access;
+    return r;
+  }
 }
 
 class AsVoter extends Voter {

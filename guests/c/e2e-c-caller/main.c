@@ -1,4 +1,4 @@
-/* e2e-c-caller exports e2e.Driver (guests/go/e2e-go.km); its run calls
+/* e2e-c-caller exports e2e.Driver (guests/polyglot.km); its run calls
  * e2e.Echo (direct, with a copied and a region-bound argument) and
  * e2e.Voter (fan-out) from inside a guest, and answers in exactly the
  * format of guests/go/e2e-go-caller, so that the same assertions hold

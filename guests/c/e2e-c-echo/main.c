@@ -1,7 +1,8 @@
-/* e2e-c-echo exports e2e.Echo and e2e.Voter (guests/go/e2e-go.km) for the
+/* e2e-c-echo exports e2e.Echo and e2e.Voter (guests/polyglot.km) for the
  * C guest tests (crates/karmem-e2e/tests/c_guests.rs), behaving as
  * guests/go/e2e-go-echo does; its vote traps on the text "trap", so that
  * a fan-out can show a member that traps. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "e2e_guest.h"
@@ -50,14 +51,32 @@ static kmg_status stamp(kmg_call *call, const e2e_msg *m, kmg_bytes *result) {
     return KMG_OK;
 }
 
-/* Writes into a read-only window: the host must stop it. The volatile
- * store keeps the compiler from dropping writes nobody reads. */
+static bool text_is(km_text t, const char *s) {
+    return t.len == strlen(s) && memcmp(t.ptr, s, t.len) == 0;
+}
+
+/* Writes into a read-only window, the way the text says: the host must
+ * stop it. memset and memcpy of a length the compiler cannot see are
+ * memory.fill and memory.copy (built with -mbulk-memory); the volatile
+ * stores keep the compiler from dropping writes nobody reads. */
 static kmg_status scribble(kmg_call *call, const e2e_msg *m) {
     kmg_bytes msg = kmg_arg(call, 0);
-    volatile uint8_t *p = (volatile uint8_t *)(uintptr_t)msg.ptr;
-    (void)m;
-    for (uint32_t i = 0; i < msg.len; i++) {
-        p[i] = 0xee;
+    uint8_t *p = (uint8_t *)(uintptr_t)msg.ptr;
+    if (text_is(m->text, "fill")) {
+        memset(p, 0, msg.len);
+    } else if (text_is(m->text, "copy")) {
+        uint8_t *src = malloc(msg.len + 1);
+        if (src == NULL) {
+            return kmg_fail("scribble: out of memory");
+        }
+        memset(src, 0xee, msg.len);
+        memcpy(p, src, msg.len);
+        free(src);
+    } else {
+        volatile uint8_t *v = p;
+        for (uint32_t i = 0; i < msg.len; i++) {
+            v[i] = 0xee;
+        }
     }
     return KMG_OK;
 }
@@ -65,6 +84,19 @@ static kmg_status scribble(kmg_call *call, const e2e_msg *m) {
 /* Does nothing: the cheapest call there is. */
 static kmg_status nop(kmg_call *call) {
     (void)call;
+    return KMG_OK;
+}
+
+static kmg_status access(kmg_call *call, const e2e_msg *m, e2e_msg *result) {
+    char name[257];
+    (void)call;
+    if (m->text.len >= sizeof name) {
+        return kmg_fail("access: the region name is too long");
+    }
+    memcpy(name, m->text.ptr, m->text.len);
+    name[m->text.len] = '\0';
+    result->text = m->text;
+    result->number = kmg_window_access(name);
     return KMG_OK;
 }
 
@@ -77,7 +109,7 @@ static kmg_status vote(kmg_call *call, const e2e_msg *q, e2e_msg *result) {
     return KMG_OK;
 }
 
-static const e2e_echo_exports echo_ops = {echo, peek, fail, stamp, scribble, nop};
+static const e2e_echo_exports echo_ops = {echo, peek, fail, stamp, scribble, nop, access};
 static const e2e_voter_exports voter_ops = {vote};
 
 int kmg_init(void) {

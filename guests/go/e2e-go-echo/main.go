@@ -46,17 +46,35 @@ func (echo) Stamp(m guest.Arg[e2e.MsgViewer]) ([]byte, error) {
 	return window[:copy(window, w.Bytes())], nil
 }
 
-// Scribble writes into a read-only window: the host must stop it.
+// Scribble writes into a read-only window, the way the text says: the
+// host must stop it. clear and copy are the runtime's memclr and memmove,
+// which are memory.fill and memory.copy on wasm.
 func (echo) Scribble(m guest.Arg[e2e.MsgViewer]) error {
 	msg := m.R.Bytes()
-	for i := range msg {
-		msg[i] = 0xee
+	switch m.V.Text(m.R) {
+	case "fill":
+		clear(msg)
+	case "copy":
+		src := make([]byte, len(msg))
+		for i := range src {
+			src[i] = 0xee
+		}
+		copy(msg, src)
+	default:
+		for i := range msg {
+			msg[i] = 0xee
+		}
 	}
 	return nil
 }
 
 // Nop does nothing: the cheapest call there is (call benchmarks).
 func (echo) Nop() error { return nil }
+
+func (echo) Access(m guest.Arg[e2e.MsgViewer]) (*e2e.Msg, error) {
+	name := m.V.Text(m.R)
+	return &e2e.Msg{Text: name, Number: uint32(guest.WindowAccess(name))}, nil
+}
 
 type voter struct{}
 

@@ -3,6 +3,6 @@
 use std::path::Path;
 
 fn main() {
-    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../go/e2e-go.km");
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../polyglot.km");
     karmem_codegen::script::generate(&schema, &karmem_codegen::rust_guest::RustGuestBackend);
 }

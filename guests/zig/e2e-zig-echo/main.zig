@@ -1,4 +1,4 @@
-//! e2e-zig-echo exports e2e.Echo and e2e.Voter (guests/go/e2e-go.km) with
+//! e2e-zig-echo exports e2e.Echo and e2e.Voter (guests/polyglot.km) with
 //! the behaviour of guests/go/e2e-go-echo, for the Zig guest tests
 //! (crates/karmem-e2e/tests/zig_guests.rs).
 
@@ -39,16 +39,33 @@ const Echo = struct {
             guest.fail("stamp: {s}", .{@errorName(err)});
     }
 
-    /// Writes into a read-only window: the host must stop it.
-    pub fn scribble(m: guest.Arg(Msg)) void {
+    /// Writes into a read-only window, the way the text says: the host
+    /// must stop it. `@memset` and `@memcpy` are memory.fill and
+    /// memory.copy (the default wasm32 CPU has bulk memory).
+    pub fn scribble(m: guest.Arg(Msg)) !void {
+        const v = try m.value();
         // The argument is the exporter's read-only view of the region;
         // casting the constness away is the bug this function stands for.
-        const bytes: [*]volatile u8 = @constCast(m.bytes.ptr);
-        for (0..m.bytes.len) |i| bytes[i] = 0xee;
+        const bytes: []u8 = @constCast(m.bytes);
+        if (std.mem.eql(u8, v.text, "fill")) {
+            @memset(bytes, 0);
+        } else if (std.mem.eql(u8, v.text, "copy")) {
+            const src = try guest.scratch().alloc(u8, bytes.len);
+            @memset(src, 0xee);
+            @memcpy(bytes, src);
+        } else {
+            const p: [*]volatile u8 = bytes.ptr;
+            for (0..bytes.len) |i| p[i] = 0xee;
+        }
     }
 
     /// Does nothing: the cheapest call there is.
     pub fn nop() void {}
+
+    pub fn access(m: guest.Arg(Msg)) !Msg {
+        const v = try m.value();
+        return .{ .text = v.text, .number = @backingInt(guest.windowAccess(v.text)) };
+    }
 };
 
 const Voter = struct {

@@ -92,7 +92,7 @@ impl Codec {
     }
 }
 
-/// What every e2e.Echo exporter (guests/go/e2e-go.km) does with regions:
+/// What every e2e.Echo exporter (guests/polyglot.km) does with regions:
 /// `stamp` returns its result in place in `e2e.out`, and `scribble`, which
 /// writes into the read-only `e2e.shared`, fails with READ_ONLY_VIOLATION
 /// and leaves the region's bytes unchanged. Returns the message used.

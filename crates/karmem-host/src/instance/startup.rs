@@ -298,6 +298,11 @@ fn map_windows(
     let bind = instance
         .get_typed_func::<(i32, i32, i32), ()>(&mut live.store, "karmem_bind_memory")
         .map_err(|e| startup_err(ctx, "karmem_bind_memory", e))?;
+    // Optional (docs/abi.md §2, step 5): the guest's access to each window,
+    // told just before the window itself. The loader checked its type.
+    let access = instance
+        .get_typed_func::<(i32, i32), ()>(&mut live.store, "karmem_bind_access")
+        .ok();
     let mapped: Vec<(u32, u32)> = live
         .store
         .data()
@@ -306,6 +311,16 @@ fn map_windows(
         .map(|w| (w.start, w.len))
         .collect();
     for ((start, len), plan) in mapped.into_iter().zip(&ctx.windows) {
+        if let Some(access) = &access {
+            let level = if plan.writable {
+                crate::abi::ACCESS_READ_WRITE
+            } else {
+                crate::abi::ACCESS_READ
+            };
+            access
+                .call(&mut live.store, (plan.bind_index as i32, level))
+                .map_err(|e| startup_trap(&mut live.store, e, "karmem_bind_access"))?;
+        }
         bind.call(
             &mut live.store,
             (plan.bind_index as i32, start as i32, len as i32),

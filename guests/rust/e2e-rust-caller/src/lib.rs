@@ -1,4 +1,4 @@
-//! The Rust member of the cross-language e2e guests (guests/go/e2e-go.km):
+//! The Rust member of the cross-language e2e guests (guests/polyglot.km):
 //! exports Driver, whose `run` calls Echo (direct, copied and region-bound
 //! arguments) and Voter (fan-out) from inside a guest and answers in the
 //! format of guests/go/e2e-go-caller, whichever language the callees are.
