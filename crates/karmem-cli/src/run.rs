@@ -80,15 +80,25 @@ fn notice_clamped_access(m: &Manifest, app: &App) {
             };
             if asked > got {
                 eprintln!(
-                    "{}: note: module `{name}` asks for {} access to `{}`; granted {} (add `grant = {{ \"{}\" = \"write\" }}` to give it more)",
+                    "{}: note: module `{name}` asks for {} access to `{}`; granted {} (add `grant = {{ \"{}\" = \"{}\" }}` to give it that)",
                     m.at(entry.name.span()),
                     asked.keyword(),
                     region.name(),
                     got.keyword(),
-                    region.name()
+                    region.name(),
+                    grant_word(asked)
                 );
             }
         }
+    }
+}
+
+/// The manifest's word for a grant of `access`.
+fn grant_word(access: karmem_host::Access) -> &'static str {
+    match access {
+        karmem_host::Access::None => "none",
+        karmem_host::Access::Read => "read",
+        karmem_host::Access::ReadWrite => "write",
     }
 }
 
@@ -185,7 +195,9 @@ fn show(schemas: &Schemas, app: &App, ty: Option<&str>, out: &Output) -> String 
     };
     if let Some((schema, layout, id)) = ty.and_then(|t| schemas.find(t)) {
         if let Ok(v) = karmem_json::decode(schema, layout, id, &bytes) {
+            // Guest text inside: escaped so it cannot drive the terminal.
             let json = serde_json::to_string_pretty(&v).unwrap_or_default();
+            let json = karmem_host::escape_json_text(&json);
             return format!("{} bytes{place}\n{json}", bytes.len());
         }
     }

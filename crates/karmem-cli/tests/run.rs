@@ -229,3 +229,48 @@ fn a_failing_call_is_reported_and_sets_the_exit_code() {
         "error: module `b`, t.B.boom: trap: ",
     );
 }
+
+/// Guest text in a printed result cannot drive the terminal: characters
+/// JSON allows raw in strings (C1 controls, bidirectional overrides, the
+/// line separator) are printed as `\uXXXX` escapes.
+#[test]
+fn guest_text_in_results_is_printed_escaped() {
+    let manifest = ECHO_MANIFEST.replace(
+        "Text = \"hi\"",
+        "Text = \"a\\u202Eb\\u0085c\\u2028d\\u001B[2J\"",
+    );
+    let (code, out, err) = run(&[
+        ("app.toml", &manifest),
+        ("t.km", SCHEMA),
+        ("echo.wat", &echo().wat()),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(r#""Text": "a\u202eb\u0085c\u2028d\u001b[2J""#),
+        "{out}"
+    );
+    assert!(
+        !out.chars()
+            .any(|c| c != '\n' && karmem_host::must_escape(c)),
+        "{out:?}"
+    );
+}
+
+/// A module that asks for a region it was not granted is told which grant
+/// would give it what it asks (read here: no grant means no window).
+#[test]
+fn an_ungranted_region_gets_a_note_naming_the_grant() {
+    let bot = Guest::new(vec![karmem_testkit::wat_guest::bot_api()], vec![]).func(
+        "t.Bot",
+        "think",
+        "(i32.const 0)",
+    );
+    let manifest = "[[module]]\nname = \"bot\"\npath = \"bot.wat\"\n";
+    let (code, _out, err) = run(&[("app.toml", manifest), ("bot.wat", &bot.wat())]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("asks for read access to `t.board`; granted none")
+            && err.contains(r#"grant = { "t.board" = "read" }"#),
+        "{err}"
+    );
+}

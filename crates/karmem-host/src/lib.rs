@@ -57,7 +57,9 @@ pub use descriptor::{
 };
 pub use error::{Budget, CallSite, Error, Result, Status};
 pub use instance::scope::CallBudget;
-pub use log::{escape_text, LogLevel, LogRecord, LogSink, MemoryLog, StderrLog};
+pub use log::{
+    escape_json_text, escape_text, must_escape, LogLevel, LogRecord, LogSink, MemoryLog, StderrLog,
+};
 pub use region::{Region, RegionId, RegionSlice};
 pub use runtime::{
     default_cache_dir, CacheOutcome, CacheStats, GuestModule, OptLevel, Runtime, RuntimeConfig,

@@ -71,10 +71,35 @@ pub fn escape_text(bytes: &[u8], max: usize) -> String {
             c if (c as u32) < 0x80 && c.is_control() => {
                 out.push_str(&format!("\\x{:02x}", c as u32))
             }
-            c if c.is_control() || is_invisible_format(c) => {
-                out.push_str(&format!("\\u{{{:x}}}", c as u32))
-            }
+            c if must_escape(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Whether `c` must never reach a terminal raw: the characters
+/// [`escape_text`] escapes (controls, line and paragraph separators,
+/// format characters).
+pub fn must_escape(c: char) -> bool {
+    c.is_control() || is_invisible_format(c)
+}
+
+/// JSON text (as serde_json writes it) made safe for a terminal: every
+/// character [`must_escape`] names, which JSON allows raw inside strings
+/// (DEL, C1 controls, U+2028, bidirectional controls, ...), written as a
+/// `\uXXXX` escape instead — the same JSON value, nothing hidden or
+/// reordered on screen. For results of guests that a tool prints.
+pub fn escape_json_text(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if must_escape(c) && c != '\n' {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{u:04x}"));
+            }
+        } else {
+            out.push(c);
         }
     }
     out
@@ -189,6 +214,17 @@ mod tests {
         assert_eq!(
             sanitize("a\u{2028}b\u{2029}c\u{200d}d\u{feff}".as_bytes(), 100),
             "a\\u{2028}b\\u{2029}c\\u{200d}d\\u{feff}"
+        );
+    }
+
+    /// JSON allows DEL, C1 controls, bidi controls and U+2028 raw in
+    /// strings; they come out as `\uXXXX`, other characters as they were.
+    #[test]
+    fn json_text_keeps_its_value_and_loses_its_tricks() {
+        let pretty = "{\n  \"a\": \"x\u{202e}\u{85}\u{2028}\u{1f600}\"\n}";
+        assert_eq!(
+            super::escape_json_text(pretty),
+            "{\n  \"a\": \"x\\u202e\\u0085\\u2028\u{1f600}\"\n}"
         );
     }
 
