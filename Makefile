@@ -17,7 +17,7 @@
 #   make bench-batch   the paper's Tables 5/6: write and read 10 and 10 000 readings in C and Zig, native and wasm32, against FlatBuffers, JSON, a raw struct
 #   make bench-report        five criterion runs summarised (docs/benchmarks.md)
 #   make bench-instructions  callgrind instruction counts of the same operations
-#   make bench-build  how long `karmem build` takes (generation + rustfmt/gofmt) on three schemas
+#   make bench-build  how long `karmem build` takes (generation + rustfmt/gofmt) on three schemas, and `karmem check` and `build --lang rust` of a generated 1 MB schema
 #   make bench-host  host runtime: call overhead (WAT, Rust, Go, C, Zig, AssemblyScript guests), fan-out region vs copy, module start
 #   make second-host  the Python host of second-host/ on the five echo modules (scripts/test-second-host.sh)
 #   make guests  build the guest modules (guests/rust, guests/go, guests/c, guests/zig, guests/as) into guests/out/

@@ -415,7 +415,13 @@ fn fmt(check_only: bool, paths: &[PathBuf]) -> Result<(), Failure> {
         if check_only {
             // The diff on stdout (it is the command's output, as with
             // `rustfmt --check`); the verdict on stderr.
-            let diff = similar::TextDiff::from_lines(&source, &formatted);
+            // Myers' diff takes time quadratic in the lines that differ;
+            // past the timeout it settles for a longer, still correct,
+            // diff, so a large file that differs everywhere (a generated
+            // schema) does not keep `--check` busy for minutes.
+            let diff = similar::TextDiff::configure()
+                .timeout(std::time::Duration::from_secs(1))
+                .diff_lines(&source, &formatted);
             print!(
                 "{}",
                 diff.unified_diff()

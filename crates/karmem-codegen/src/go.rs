@@ -21,7 +21,7 @@ mod object;
 mod validate;
 mod views;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use karmem_layout::{ArrayData, Layout, Slot};
 use karmem_schema::model::*;
@@ -44,11 +44,19 @@ impl Backend for GoBackend {
 
     fn generate(&self, schema: &Schema, layout: &Layout) -> Result<Vec<GeneratedFile>, Error> {
         let package = package_name(schema);
+        let mut variant_tags: HashMap<StructId, Vec<String>> = HashMap::new();
+        for u in &schema.unions {
+            for v in &u.variants {
+                let tag = format!("{}Tag", go_name(&u.name));
+                variant_tags.entry(v.ty).or_default().push(tag);
+            }
+        }
         let mut g = Gen {
             s: schema,
             l: layout,
             c: Code::new(0),
             trusted: false,
+            variant_tags,
         };
         g.body();
         let body = std::mem::take(&mut g.c.out);
@@ -246,6 +254,9 @@ pub(crate) struct Gen<'a> {
     /// methods take a `karmem.Trusted`, and only the checks that are part
     /// of the format's meaning (absence, table evolution, indices) remain.
     pub trusted: bool,
+    /// The `<Union>Tag` methods of the unions each struct is a variant of
+    /// (found once, not by a scan of every union for every field).
+    pub variant_tags: HashMap<StructId, Vec<String>>,
 }
 
 /// Method names the generated types define, which a field accessor must
@@ -337,9 +348,10 @@ impl Gen<'_> {
     /// when it would collide with a generated method.
     pub fn field_name(&self, id: StructId, index: usize) -> String {
         let name = go_name(&self.s.structs[id].fields[index].name);
-        let variant_of = self.s.unions.iter().any(|u| {
-            u.variants.iter().any(|v| v.ty == id) && name == format!("{}Tag", go_name(&u.name))
-        });
+        let variant_of = self
+            .variant_tags
+            .get(&id)
+            .is_some_and(|tags| tags.contains(&name));
         if OBJECT_METHODS.contains(&name.as_str())
             || VIEW_METHODS.contains(&name.as_str())
             || variant_of

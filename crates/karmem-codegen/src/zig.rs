@@ -186,37 +186,28 @@ pub fn type_name(name: &str) -> String {
 /// inline structs, unions, optional values), the Zig type would be
 /// infinite.
 pub fn variant_is_pointer(s: &Schema, u: UnionId, ty: StructId) -> bool {
-    let mut seen = vec![false; s.structs.len()];
-    reaches_union(s, ty, u, &mut seen)
-}
-
-fn reaches_union(s: &Schema, id: StructId, u: UnionId, seen: &mut Vec<bool>) -> bool {
-    if seen[id] {
-        return false;
-    }
-    seen[id] = true;
-    s.structs[id].fields.iter().any(|f| {
-        let table = |c: StructId| s.structs[c].kind == StructKind::Table;
-        if f.optional && matches!(f.ty, FieldType::Struct(c) if table(c)) {
-            return false;
+    // Depth first with a vector, each struct once: a chain through unions
+    // is not bounded by the schema's nesting limit (idl.md §7), and a
+    // struct reached twice is not walked twice.
+    let mut seen = std::collections::HashSet::new();
+    let mut todo = vec![ty];
+    while let Some(id) = todo.pop() {
+        if !seen.insert(id) {
+            continue;
         }
-        match &f.ty {
-            FieldType::Struct(c) => reaches_union(s, *c, u, seen),
-            FieldType::Union(x) => {
-                *x == u
-                    || s.unions[*x]
-                        .variants
-                        .iter()
-                        .any(|v| reaches_union(s, v.ty, u, seen))
+        for f in &s.structs[id].fields {
+            let table = |c: StructId| s.structs[c].kind == StructKind::Table;
+            if f.optional && matches!(f.ty, FieldType::Struct(c) if table(c)) {
+                continue;
             }
-            FieldType::Array(ArrayType {
-                elem: ElemType::Struct(c),
-                kind: ArrayKind::Fixed(_),
-                ..
-            }) => reaches_union(s, *c, u, seen),
-            _ => false,
+            match &f.ty {
+                FieldType::Union(x) if *x == u => return true,
+                FieldType::Union(x) => todo.extend(s.unions[*x].variants.iter().map(|v| v.ty)),
+                _ => todo.extend(f.held_struct()),
+            }
         }
-    })
+    }
+    false
 }
 
 /// Declarations every generated struct has; a field of that name is moved

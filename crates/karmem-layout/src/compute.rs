@@ -290,7 +290,7 @@ impl Computer<'_> {
         if columns.len() > MAX_COLUMNS {
             let name = &self.schema.structs[elem].name;
             self.diags.push(
-                Diagnostic::error(span, format!("`{name}` flattens into {} columns; the limit is {MAX_COLUMNS}", columns.len()))
+                Diagnostic::error(span, format!("`{name}` flattens into more than {MAX_COLUMNS} columns"))
                     .with_label("array of this struct")
                     .with_hint("use #aos for this array, or move rarely used fields into a table behind an array"),
             );
@@ -342,6 +342,12 @@ impl Computer<'_> {
             return;
         }
         for (index, field) in schema.structs[id].fields.iter().enumerate() {
+            // One column past the limit is enough to report it: a struct
+            // holding a struct several times, level after level, would
+            // flatten into exponentially many.
+            if out.len() > MAX_COLUMNS {
+                return;
+            }
             path.push(index as u32);
             steps.push(id);
             match &field.ty {

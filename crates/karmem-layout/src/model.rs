@@ -66,18 +66,32 @@ impl Layout {
     /// §11), and anything holding an offset must be followed. Generators
     /// skip the validation of inline structs (and of arrays of them) for
     /// which this is false.
+    ///
+    /// Each inline struct it holds is looked at once, without recursion:
+    /// a struct holding another twice, level after level, would otherwise
+    /// be walked exponentially many times.
     pub fn inline_needs_validation(&self, id: StructId) -> bool {
-        self.of_struct(id).fields.iter().any(|f| match &f.slot {
-            Slot::Scalar(Primitive::Bool) => true,
-            Slot::Scalar(_) | Slot::Enum { .. } => false,
-            Slot::InlineStruct(c) => self.inline_needs_validation(*c),
-            Slot::FixedArray { elem, .. } => match elem {
-                FixedElem::Scalar(Primitive::Bool) => true,
-                FixedElem::InlineStruct(c) => self.inline_needs_validation(*c),
-                _ => false,
-            },
-            _ => true,
-        })
+        let mut seen = std::collections::HashSet::new();
+        let mut todo = vec![id];
+        while let Some(id) = todo.pop() {
+            if !seen.insert(id) {
+                continue;
+            }
+            for f in &self.of_struct(id).fields {
+                match &f.slot {
+                    Slot::Scalar(Primitive::Bool) => return true,
+                    Slot::Scalar(_) | Slot::Enum { .. } => {}
+                    Slot::InlineStruct(c) => todo.push(*c),
+                    Slot::FixedArray { elem, .. } => match elem {
+                        FixedElem::Scalar(Primitive::Bool) => return true,
+                        FixedElem::InlineStruct(c) => todo.push(*c),
+                        _ => {}
+                    },
+                    _ => return true,
+                }
+            }
+        }
+        false
     }
 }
 

@@ -44,6 +44,20 @@ pub enum SlotCheck<'l> {
 }
 
 impl Layout {
+    /// Does an SoA array of `elem` need checks beyond its directory (the
+    /// runtime's one-loop column check)? When one of its columns has a
+    /// plan: an array column always (its references are checked), another
+    /// when it is not [`SlotCheck::Nothing`]. Decided from the columns
+    /// alone, not by following the arrays they hold: an element may hold
+    /// an SoA array of itself, and a chain of tables holding arrays of the
+    /// next one is as long as the schema.
+    pub fn soa_needs_validation(&self, elem: StructId) -> bool {
+        self.soa(elem)
+            .columns
+            .iter()
+            .any(|c| self.slot_check(&c.slot) != SlotCheck::Nothing)
+    }
+
     /// The validator's plan for `slot` (see [`SlotCheck`]).
     pub fn slot_check<'l>(&self, slot: &'l Slot) -> SlotCheck<'l> {
         match slot {

@@ -169,6 +169,7 @@ fn every_diagnostic_is_documented_in_idl_md() {
         "crates/karmem-schema/src/lexer.rs",
         "crates/karmem-schema/src/parser.rs",
         "crates/karmem-schema/src/resolve.rs",
+        "crates/karmem-schema/src/resolve/contained.rs",
         "crates/karmem-schema/src/resolve/defaults.rs",
         "crates/karmem-schema/src/resolve/maps.rs",
         "crates/karmem-schema/src/resolve/tuples.rs",

@@ -18,6 +18,13 @@ use crate::model::Span;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use std::fmt;
 
+/// The diagnostics [`Diagnostics::render`] shows at most; it counts the
+/// others. Each one shows its source lines, so that tens of thousands of
+/// them (a hostile or broken generated schema: one error per character of
+/// a long line) would take quadratic time to print, and more than anyone
+/// reads (docs/idl.md §8).
+pub const MAX_RENDERED: usize = 100;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Severity {
     Error,
@@ -144,9 +151,17 @@ impl Diagnostics {
             Renderer::plain()
         };
         let mut out = String::new();
-        for d in &self.items {
+        for d in self.items.iter().take(MAX_RENDERED) {
             out.push_str(&renderer.render(&[self.report(d)]));
             out.push_str("\n\n");
+        }
+        let hidden = self.items.len().saturating_sub(MAX_RENDERED);
+        if hidden > 0 {
+            let plural = if hidden == 1 { "" } else { "s" };
+            out.push_str(&format!(
+                "{}: {hidden} more diagnostic{plural} not shown (the first {MAX_RENDERED} are)\n",
+                self.file_name
+            ));
         }
         let errors = self
             .items
@@ -210,22 +225,21 @@ impl Diagnostics {
     /// The file an offset belongs to: the last one whose base is not past
     /// it (the root file when there are no imports).
     fn file_of(&self, offset: usize) -> FileRef<'_> {
-        self.imported
-            .iter()
-            .rev()
-            .find(|f| f.base <= offset)
-            .map_or(
-                FileRef {
-                    name: &self.file_name,
-                    source: &self.source,
-                    base: 0,
-                },
-                |f| FileRef {
-                    name: &f.name,
-                    source: &f.source,
-                    base: f.base,
-                },
-            )
+        // Imported files are by increasing base: a binary search, as a
+        // schema may import many files and have many diagnostics.
+        let after = self.imported.partition_point(|f| f.base <= offset);
+        after.checked_sub(1).map(|k| &self.imported[k]).map_or(
+            FileRef {
+                name: &self.file_name,
+                source: &self.source,
+                base: 0,
+            },
+            |f| FileRef {
+                name: &f.name,
+                source: &f.source,
+                base: f.base,
+            },
+        )
     }
 }
 

@@ -43,6 +43,7 @@ pub(crate) fn load(root_name: &str, root: &str, access: Access) -> Loaded {
         files: Vec::new(),
         loaded: HashMap::new(),
         stack: Vec::new(),
+        on_stack: Vec::new(),
         diags: Vec::new(),
     };
     let path = PathBuf::from(root_name);
@@ -64,9 +65,11 @@ struct Loader<'a> {
     files: Vec<ast::File>,
     /// Index of every file loaded, by key.
     loaded: HashMap<PathBuf, usize>,
-    /// The files whose imports are being loaded: an import of one of them
-    /// closes a cycle.
-    stack: Vec<usize>,
+    /// The files whose imports are being loaded, each with the index of
+    /// its next import: an import of one of them closes a cycle.
+    stack: Vec<(usize, usize)>,
+    /// Whether each file is on `stack`.
+    on_stack: Vec<bool>,
     diags: Vec<Diagnostic>,
 }
 
@@ -90,47 +93,79 @@ impl Loader<'_> {
         self.sources.push(SourceFile { name, source, base });
         self.paths.push(path);
         self.files.push(file);
+        self.on_stack.push(false);
         self.files.len() - 1
     }
 
-    /// Load what file `index` imports, depth first.
-    fn visit(&mut self, index: usize) {
-        self.stack.push(index);
-        for import in self.files[index].imports.clone() {
-            self.import(index, &import);
+    /// Load what file `root` imports, transitively, depth first. The path
+    /// of files being loaded is a vector, not the call stack: a chain of
+    /// imports may be as long as there are files.
+    fn visit(&mut self, root: usize) {
+        self.enter(root);
+        while let Some(&(file, next)) = self.stack.last() {
+            let Some(import) = self.files[file].imports.get(next).cloned() else {
+                self.on_stack[file] = false;
+                self.stack.pop();
+                continue;
+            };
+            if let Some(top) = self.stack.last_mut() {
+                top.1 += 1;
+            }
+            if let Some(index) = self.import(file, &import) {
+                self.enter(index);
+            }
         }
-        self.stack.pop();
     }
 
-    fn import(&mut self, from: usize, import: &ast::Import) {
+    fn enter(&mut self, file: usize) {
+        self.stack.push((file, 0));
+        self.on_stack[file] = true;
+    }
+
+    /// Load the file `import` of file `from` names, if it is not loaded
+    /// yet: its index, whose imports are to be loaded next.
+    fn import(&mut self, from: usize, import: &ast::Import) -> Option<usize> {
         let path = relative_to(&self.paths[from], &import.path);
         let key = (self.access.key)(&path);
         if let Some(&seen) = self.loaded.get(&key) {
-            if let Some(at) = self.stack.iter().position(|&i| i == seen) {
-                let cycle = self.cycle(&self.stack[at..], seen, import);
+            if self.on_stack[seen] {
+                let cycle = self.cycle(seen, import);
                 self.diags.push(cycle);
             }
-            return; // loaded already (a diamond): once is enough
+            return None; // loaded already (a diamond): once is enough
         }
         let source = match self.access.read.as_mut().map(|read| read(&path)) {
             Some(Ok(source)) => source,
-            Some(Err(e)) => return self.diags.push(unreadable(import, &path, &e)),
-            None => return self.diags.push(no_file_system(import)),
+            Some(Err(e)) => {
+                self.diags.push(unreadable(import, &path, &e));
+                return None;
+            }
+            None => {
+                self.diags.push(no_file_system(import));
+                return None;
+            }
         };
         let index = self.add_file(path.display().to_string(), path, source);
         self.loaded.insert(key, index);
         let base = self.sources[index].base;
         self.diags
             .extend(resolve::header_count(&self.files[index].headers, base));
-        self.visit(index);
+        Some(index)
     }
 
-    /// The import closing a cycle through the files `chain`, back to `to`.
-    fn cycle(&self, chain: &[usize], to: usize, import: &ast::Import) -> Diagnostic {
-        let names: Vec<&str> = chain
+    /// The import closing a cycle through the files on the stack from
+    /// `to` up, back to `to`.
+    fn cycle(&self, to: usize, import: &ast::Import) -> Diagnostic {
+        let at = self
+            .stack
             .iter()
-            .chain([&to])
-            .map(|&i| self.sources[i].name.as_str())
+            .position(|&(i, _)| i == to)
+            .expect("a file on the stack");
+        let names: Vec<&str> = self.stack[at..]
+            .iter()
+            .map(|&(i, _)| i)
+            .chain([to])
+            .map(|i| self.sources[i].name.as_str())
             .collect();
         Diagnostic::error(import.span, format!("import cycle: {}", names.join(" → ")))
             .with_label("this import closes the cycle")

@@ -113,8 +113,11 @@ pub fn lex(source: &str) -> (Vec<Token>, Vec<Diagnostic>) {
                 }
             }
         } else if c == '`' || c == '"' {
-            match source[i + 1..].find(c) {
-                Some(n) if !source[i + 1..i + 1 + n].contains('\n') => {
+            // The closing quote or the end of the line, whichever comes
+            // first: a search to the end of the file for each unclosed
+            // quote would be quadratic.
+            match source[i + 1..].find([c, '\n']) {
+                Some(n) if source[i + 1 + n..].starts_with(c) => {
                     let text = source[i + 1..i + 1 + n].to_string();
                     i = i + 1 + n + 1;
                     Tok::Str(text)

@@ -18,6 +18,13 @@ mod resolve;
 
 pub use diagnostic::{line_col, Diagnostic, Diagnostics, Severity, SourceFile};
 
+/// How deep a schema may nest (docs/idl.md §7): arrays, tuples and maps
+/// inside one another in a type, and structs held inside one another by
+/// value (inline structs, table fields, fixed arrays). The JSON codec's
+/// `max_depth` (docs/format.md §10); every pass over a schema recurses at
+/// most this deep (RATIONALE R3.12).
+pub const MAX_NESTING: usize = 64;
+
 use sha2::{Digest, Sha256};
 use std::io;
 use std::path::Path;

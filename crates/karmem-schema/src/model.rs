@@ -167,26 +167,26 @@ impl Schema {
     /// its fields has a non-zero default, or holds (inline, as a table or
     /// in a fixed array) a struct that does. Languages whose zero value
     /// cannot carry defaults (Go) generate a constructor for these.
-    /// Finite: no struct holds itself through fields (checked).
+    /// Each struct held is looked at once, without recursion: a struct
+    /// holding another twice, level after level, would otherwise be walked
+    /// exponentially many times.
     pub fn has_defaults(&self, id: StructId) -> bool {
-        // An optional field starts with no value, whatever its type holds
-        // (and an optional table may hold its own type).
-        self.structs[id]
-            .fields
-            .iter()
-            .filter(|f| !f.optional)
-            .any(|f| {
-                f.nonzero_default().is_some()
-                    || match &f.ty {
-                        FieldType::Struct(c) => self.has_defaults(*c),
-                        FieldType::Array(ArrayType {
-                            elem: ElemType::Struct(c),
-                            kind: ArrayKind::Fixed(_),
-                            ..
-                        }) => self.has_defaults(*c),
-                        _ => false,
-                    }
-            })
+        let mut seen = std::collections::HashSet::new();
+        let mut todo = vec![id];
+        while let Some(id) = todo.pop() {
+            if !seen.insert(id) {
+                continue;
+            }
+            // An optional field starts with no value, whatever its type
+            // holds (and an optional table may hold its own type).
+            for f in self.structs[id].fields.iter().filter(|f| !f.optional) {
+                if f.nonzero_default().is_some() {
+                    return true;
+                }
+                todo.extend(f.held_struct());
+            }
+        }
+        false
     }
 }
 
@@ -247,6 +247,22 @@ pub struct Field {
 }
 
 impl Field {
+    /// The struct this field holds in place: its type, or its fixed
+    /// array's element type. Its zero value holds that struct's, a table's
+    /// too unless the field is optional (a table field is always written,
+    /// format.md §8).
+    pub fn held_struct(&self) -> Option<StructId> {
+        match &self.ty {
+            FieldType::Struct(c)
+            | FieldType::Array(ArrayType {
+                elem: ElemType::Struct(c),
+                kind: ArrayKind::Fixed(_),
+                ..
+            }) => Some(*c),
+            _ => None,
+        }
+    }
+
     /// The declared default, if it differs from the type's zero value
     /// (generators then emit something; a default equal to zero needs no
     /// code). Text `""`, `0`, `false` and an enum value 0 are zero; `0.0`

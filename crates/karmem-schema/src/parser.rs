@@ -9,6 +9,7 @@ use crate::ast::*;
 use crate::diagnostic::Diagnostic;
 use crate::lexer::{Tok, Token};
 use crate::model::Span;
+use crate::MAX_NESTING;
 
 pub fn parse(tokens: &[Token]) -> (File, Vec<Diagnostic>) {
     // Comments are dropped; a line break before a dropped comment (or
@@ -30,6 +31,7 @@ pub fn parse(tokens: &[Token]) -> (File, Vec<Diagnostic>) {
         tokens,
         pos: 0,
         diags: Vec::new(),
+        type_depth: 0,
     };
     let file = p.file();
     (file, p.diags)
@@ -39,6 +41,9 @@ struct Parser {
     tokens: Vec<Token>,
     pos: usize,
     diags: Vec<Diagnostic>,
+    /// Arrays, tuples and maps open around the type being parsed: the
+    /// descent stops at `MAX_NESTING`, so no input nests it deeper.
+    type_depth: usize,
 }
 
 /// A syntax error was recorded; the caller recovers.
@@ -558,7 +563,38 @@ impl Parser {
         }
     }
 
+    /// A type, at most `MAX_NESTING` arrays, tuples and maps deep (docs/idl.md
+    /// §3): beyond that it is an error, reported at the constructor that
+    /// opens the level too many, before descending into it.
     fn type_expr(&mut self) -> PResult<TypeExpr> {
+        let opens = self.is_sym('[')
+            || self.is_sym('(')
+            || (self.is_word("map") && matches!(self.peek_at(1), Tok::Sym('<')));
+        if !opens {
+            return Ok(TypeExpr::Named(self.ident("a type")?));
+        }
+        if self.type_depth == MAX_NESTING {
+            self.diags.push(
+                Diagnostic::error(
+                    self.span(),
+                    format!("a type is nested more than {MAX_NESTING} levels deep"),
+                )
+                .with_label("one array, tuple or map too many")
+                .with_hint(format!(
+                    "at most {MAX_NESTING} arrays, tuples and maps go inside one another; \
+                     name an inner part with a struct of its own"
+                )),
+            );
+            return Err(Bail);
+        }
+        self.type_depth += 1;
+        let ty = self.nested_type();
+        self.type_depth -= 1;
+        ty
+    }
+
+    /// An array, a tuple or a map (`type_expr` checked the depth).
+    fn nested_type(&mut self) -> PResult<TypeExpr> {
         if self.is_sym('[') {
             let start = self.bump().span.start;
             let kind = if self.eat_sym(']') {
@@ -608,7 +644,7 @@ impl Parser {
                 span: Span::new(start, self.prev_end()),
             })
         } else {
-            Ok(TypeExpr::Named(self.ident("a type")?))
+            unreachable!("type_expr descends only at `[`, `(` and `map<`")
         }
     }
 

@@ -10,6 +10,7 @@ use crate::ast::{self, ArrayKindExpr, TypeExpr};
 use crate::diagnostic::Diagnostic;
 use crate::model::*;
 
+mod contained;
 mod declared;
 mod defaults;
 mod maps;
@@ -60,13 +61,15 @@ pub fn resolve(file: &ast::File) -> (Schema, Vec<Diagnostic>) {
         field: String::new(),
         packed_from: Vec::new(),
         packed: false,
+        enum_values: HashMap::new(),
+        suggest_budget: SUGGEST_BUDGET,
     };
     r.header(file);
     r.declare(file);
     r.define(file);
     r.defaults(file);
     r.root(file);
-    r.check_inline_cycles();
+    r.check_contained();
     r.check_sizes();
     (r.schema, r.diags)
 }
@@ -87,7 +90,18 @@ struct Resolver {
     /// `@packed(true)` in the file that declares the struct being defined:
     /// its fields' arrays of structs default to AoS (docs/idl.md §4.1).
     packed: bool,
+    /// The index of every value name of an enum, made when a default
+    /// first names one of its values.
+    enum_values: HashMap<EnumId, HashMap<String, usize>>,
+    /// Edit-distance cells the "did you mean" hints may still compute
+    /// (see `closest`).
+    suggest_budget: usize,
 }
+
+/// The work all "did you mean" hints of one schema may do, in
+/// edit-distance cells: a few hundred typos against thousands of names,
+/// a fraction of a second.
+const SUGGEST_BUDGET: usize = 20_000_000;
 
 impl Resolver {
     fn header(&mut self, file: &ast::File) {
@@ -179,18 +193,17 @@ impl Resolver {
     /// would read is not something to guess (for `@packed` it decides
     /// bytes).
     fn duplicate_attributes(&mut self, attrs: &[ast::Attr]) {
-        for (k, a) in attrs.iter().enumerate() {
-            let first = attrs[..k]
-                .iter()
-                .find(|b| b.sigil == a.sigil && b.name.name == a.name.name);
-            if let Some(first) = first {
+        let mut first_at: HashMap<(char, &str), Span> = HashMap::new();
+        for a in attrs {
+            let first = *first_at.entry((a.sigil, &a.name.name)).or_insert(a.span);
+            if first != a.span {
                 self.diags.push(
                     Diagnostic::error(
                         a.span,
                         format!("duplicate schema attribute `{}{}`", a.sigil, a.name.name),
                     )
                     .with_label("given again")
-                    .with_secondary(first.span, "first given here")
+                    .with_secondary(first, "first given here")
                     .with_hint("a header gives each attribute once: remove one of them"),
                 );
             }
@@ -381,6 +394,7 @@ impl Resolver {
     /// Pass 2: resolve every declaration's contents.
     fn define(&mut self, file: &ast::File) {
         let (mut e, mut s, mut u) = (0, 0, 0);
+        let mut file_at = 0;
         for (index, item) in file.items.iter().enumerate() {
             match item {
                 ast::Item::Enum(decl) => {
@@ -391,12 +405,14 @@ impl Resolver {
                     // The last file starting at or before `index` holds
                     // it (a file without declarations shares its start
                     // with the next one).
-                    self.packed = self
-                        .packed_from
-                        .iter()
-                        .rev()
-                        .find(|(first, _)| *first <= index)
-                        .is_some_and(|&(_, packed)| packed);
+                    // `packed_from` is in item order, like this loop: step
+                    // through it rather than search it for every struct.
+                    while file_at + 1 < self.packed_from.len()
+                        && self.packed_from[file_at + 1].0 <= index
+                    {
+                        file_at += 1;
+                    }
+                    self.packed = self.packed_from.get(file_at).is_some_and(|&(_, p)| p);
                     self.define_struct(s, decl);
                     s += 1;
                 }
@@ -456,13 +472,13 @@ impl Resolver {
     }
 
     /// The closest known name, if it is close enough to be a typo.
-    fn suggest(&self, name: &str) -> Option<String> {
+    fn suggest(&mut self, name: &str) -> Option<String> {
         let candidates = self
             .names
             .keys()
             .map(String::as_str)
             .chain(BUILTIN_NAMES.iter().copied());
-        closest(name, candidates).map(str::to_string)
+        closest(name, candidates, &mut self.suggest_budget).map(str::to_string)
     }
 
     fn integer_type(
@@ -498,6 +514,11 @@ impl Resolver {
         };
         let (min, max) = repr.integer_range().expect("integer");
         let mut variants: Vec<EnumVariant> = Vec::new();
+        // The index in `variants` of each name and value taken: looked up
+        // in constant time, so an enum of many values is checked in
+        // linear time.
+        let mut by_name: HashMap<&str, usize> = HashMap::new();
+        let mut by_value: HashMap<i128, usize> = HashMap::new();
         let mut next: i128 = 0;
         for v in &decl.variants {
             let value = match &v.value {
@@ -524,7 +545,7 @@ impl Resolver {
                 );
             }
             next = value + 1;
-            if let Some(prev) = variants.iter().find(|p| p.name == v.name.name) {
+            if let Some(prev) = by_name.get(v.name.name.as_str()).map(|&k| &variants[k]) {
                 self.diags.push(
                     Diagnostic::error(
                         v.name.span,
@@ -536,7 +557,7 @@ impl Resolver {
                 );
                 continue;
             }
-            if let Some(prev) = variants.iter().find(|p| p.value == value) {
+            if let Some(prev) = by_value.get(&value).map(|&k| &variants[k]) {
                 self.diags.push(
                     Diagnostic::error(
                         span,
@@ -550,6 +571,8 @@ impl Resolver {
                     .with_hint("give each value a distinct number"),
                 );
             }
+            by_name.insert(&v.name.name, variants.len());
+            by_value.entry(value).or_insert(variants.len());
             variants.push(EnumVariant {
                 name: v.name.name.clone(),
                 value,
@@ -557,7 +580,7 @@ impl Resolver {
                 doc: v.doc.clone(),
             });
         }
-        if !variants.iter().any(|v| v.value == 0) {
+        if !by_value.contains_key(&0) {
             self.diags.push(
                 Diagnostic::error(decl.name.span, format!("enum `{}` has no value equal to 0", decl.name.name))
                     .with_label("needs a zero value")
@@ -572,8 +595,11 @@ impl Resolver {
     fn define_struct(&mut self, id: StructId, decl: &ast::StructDecl) {
         self.owner = decl.name.name.clone();
         let mut fields: Vec<Field> = Vec::new();
+        // Where each field name is in `fields` (constant-time duplicate
+        // check, for structs of many fields).
+        let mut by_name: HashMap<&str, usize> = HashMap::new();
         for f in &decl.fields {
-            if let Some(prev) = fields.iter().find(|p| p.name == f.name.name) {
+            if let Some(prev) = by_name.get(f.name.name.as_str()).map(|&k| &fields[k]) {
                 self.diags.push(
                     Diagnostic::error(
                         f.name.span,
@@ -585,6 +611,7 @@ impl Resolver {
                 );
                 continue;
             }
+            by_name.insert(&f.name.name, fields.len());
             let Some(ty) = self.field_type(f, self.packed) else {
                 // Keep the field so positions (and SoA hashes) stay stable
                 // for later checks; the error is already reported.
@@ -1044,6 +1071,9 @@ impl Resolver {
         };
         let max = tag.integer_range().expect("integer").1;
         let mut variants: Vec<UnionVariant> = Vec::new();
+        // Where each variant type and tag is in `variants`.
+        let mut by_type: HashMap<StructId, usize> = HashMap::new();
+        let mut by_tag: HashMap<i128, usize> = HashMap::new();
         let mut next: i128 = 1;
         for v in &decl.variants {
             let Some(named) = self.lookup(&v.ty) else {
@@ -1094,7 +1124,7 @@ impl Resolver {
                 );
                 continue;
             }
-            if let Some(prev) = variants.iter().find(|p| p.ty == ty) {
+            if let Some(prev) = by_type.get(&ty).map(|&k| &variants[k]) {
                 self.diags.push(
                     Diagnostic::error(
                         v.ty.span,
@@ -1106,7 +1136,7 @@ impl Resolver {
                 );
                 continue;
             }
-            if let Some(prev) = variants.iter().find(|p| p.tag as i128 == value) {
+            if let Some(prev) = by_tag.get(&value).map(|&k| &variants[k]) {
                 let prev_name = self.schema.structs[prev.ty].name.clone();
                 self.diags.push(
                     Diagnostic::error(
@@ -1122,6 +1152,8 @@ impl Resolver {
                 );
                 continue;
             }
+            by_type.insert(ty, variants.len());
+            by_tag.insert(value, variants.len());
             variants.push(UnionVariant {
                 ty,
                 tag: value as u32,
@@ -1287,7 +1319,8 @@ impl Resolver {
         let mut importer = Access::Read;
         let mut exporter = Access::Read;
         let mut ok = true;
-        let mut seen: Vec<(&str, Span)> = Vec::new();
+        // Where each side's access was given (its canonical name, the span).
+        let mut seen: HashMap<&str, Span> = HashMap::new();
         for (side, level) in &m.access {
             let access = match level.name.as_str() {
                 "read" | "r" => Access::Read,
@@ -1307,7 +1340,7 @@ impl Resolver {
                 "export" | "exporter" => "export",
                 _ => "",
             };
-            if let Some((_, first)) = seen.iter().find(|(c, _)| !c.is_empty() && *c == canonical) {
+            if let Some(first) = seen.get(canonical).filter(|_| !canonical.is_empty()) {
                 self.diags.push(
                     Diagnostic::error(
                         side.span,
@@ -1322,7 +1355,7 @@ impl Resolver {
                 ok = false;
                 continue;
             }
-            seen.push((canonical, side.span));
+            seen.entry(canonical).or_insert(side.span);
             match side.name.as_str() {
                 "import" | "importer" => importer = access,
                 "export" | "exporter" => exporter = access,
@@ -1417,111 +1450,6 @@ impl Resolver {
         })
     }
 
-    /// A struct's zero value contains every struct it holds through a
-    /// field or a fixed array: inline structs are embedded, and a table
-    /// field is always written (format.md §8 rule 4, idl.md §4). A struct
-    /// holding itself that way (directly or through others) would be
-    /// infinitely large, or have an infinite zero value. Arrays `[]T`,
-    /// `[<N]T` and unions break a cycle: they can be empty.
-    fn check_inline_cycles(&mut self) {
-        let n = self.schema.structs.len();
-        // 0 = unvisited, 1 = on stack, 2 = done
-        let mut state = vec![0u8; n];
-        // The structs on the path, each with the field leading to the next.
-        let mut stack: Vec<(StructId, Span)> = Vec::new();
-        let mut reported = vec![false; n];
-        for start in 0..n {
-            self.visit_contained(start, &mut state, &mut stack, &mut reported);
-        }
-    }
-
-    fn visit_contained(
-        &mut self,
-        id: StructId,
-        state: &mut [u8],
-        stack: &mut Vec<(StructId, Span)>,
-        reported: &mut [bool],
-    ) {
-        if state[id] == 2 {
-            return;
-        }
-        if state[id] == 1 {
-            self.report_cycle(id, stack, reported);
-            return;
-        }
-        state[id] = 1;
-        let children: Vec<(StructId, Span)> = self.schema.structs[id]
-            .fields
-            .iter()
-            .filter_map(|f| match &f.ty {
-                // An optional table can be absent: it breaks the cycle.
-                FieldType::Struct(c)
-                    if f.optional && self.schema.structs[*c].kind == StructKind::Table =>
-                {
-                    None
-                }
-                FieldType::Struct(c) => Some((*c, f.span)),
-                FieldType::Array(ArrayType {
-                    elem: ElemType::Struct(c),
-                    kind: ArrayKind::Fixed(_),
-                    ..
-                }) => Some((*c, f.span)),
-                _ => None,
-            })
-            .collect();
-        for (c, span) in children {
-            stack.push((id, span));
-            self.visit_contained(c, state, stack, reported);
-            stack.pop();
-        }
-        state[id] = 2;
-    }
-
-    /// `id` is on `stack`: the structs from it to the top hold each other.
-    fn report_cycle(&mut self, id: StructId, stack: &[(StructId, Span)], reported: &mut [bool]) {
-        let from = stack.iter().position(|(s, _)| *s == id).unwrap_or(0);
-        let cycle = &stack[from..];
-        if cycle.iter().any(|(s, _)| reported[*s]) {
-            return;
-        }
-        for (s, _) in cycle {
-            reported[*s] = true;
-        }
-        let structs = &self.schema.structs;
-        let mut names: Vec<&str> = cycle
-            .iter()
-            .map(|(s, _)| structs[*s].name.as_str())
-            .collect();
-        names.push(&structs[id].name);
-        let path = names.join(" → ");
-        let s = &structs[id];
-        let diagnostic = if cycle
-            .iter()
-            .all(|(s, _)| structs[*s].kind == StructKind::Inline)
-        {
-            Diagnostic::error(
-                s.span,
-                format!("inline struct `{}` contains itself: {path}", s.name),
-            )
-            .with_label("infinitely large")
-            .with_hint("make one of them a `table` (stored behind an offset) or use an array")
-        } else {
-            // Point at the field that closes the cycle.
-            let field = cycle.last().map_or(s.span, |(_, span)| *span);
-            Diagnostic::error(
-                field,
-                format!("struct `{}` contains itself: {path}", s.name),
-            )
-            .with_label("a table field is always written, so the zero value would be infinite")
-            .with_hint(format!(
-                "make the field optional (`?{}`), or hold it through an array or a union, \
-                 which can be empty (`[]{}`)",
-                s.name, s.name
-            ))
-        };
-        self.diags.push(diagnostic);
-    }
-
     /// Sizes must fit 32-bit offsets. Computed with the format's rules
     /// (natural alignment, inline structs padded to 8).
     fn check_sizes(&mut self) {
@@ -1547,8 +1475,9 @@ impl Resolver {
         if let Some(s) = memo[id] {
             return s;
         }
-        // Cycles are reported elsewhere; cut them off here.
-        if depth > 64 {
+        // Cycles and chains deeper than the limit are reported by
+        // `check_contained`; cut them off here.
+        if depth > crate::MAX_NESTING {
             return 0;
         }
         let mut offset: u64 = if self.schema.structs[id].kind == StructKind::Table {
@@ -1668,11 +1597,31 @@ fn edit_distance(a: &str, b: &str) -> usize {
 
 /// The candidate closest to `name`, if it is close enough to be a typo:
 /// at most a third of the name's length away (and at least one edit).
-fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+/// `budget`: the edit-distance cells (one name's length times the
+/// other's) still to spend on hints, spent here; `None` when it runs out,
+/// so that many unknown names against many declared ones, or very long
+/// names, cannot make the hints quadratic.
+fn closest<'c>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+    budget: &mut usize,
+) -> Option<&'c str> {
+    let max = (name.len() / 3).max(1);
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
+        // The distance is at least the difference in length (names are
+        // ASCII, so bytes are characters).
+        if name.len().abs_diff(c.len()) > max {
+            continue;
+        }
+        let cost = name.len().max(1) * c.len().max(1);
+        if cost > *budget {
+            *budget = 0;
+            return None;
+        }
+        *budget -= cost;
         let d = edit_distance(name, c);
-        if d <= (name.len() / 3).max(1) && best.is_none_or(|(bd, _)| d < bd) {
+        if d <= max && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, c));
         }
     }
@@ -1682,7 +1631,8 @@ fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Opt
 /// The hint for an unknown annotation `{sigil}{name}`: the closest known
 /// one, else `otherwise` (which lists them).
 fn did_you_mean(sigil: char, name: &str, known: &[&str], otherwise: &str) -> String {
-    match closest(name, known.iter().copied()) {
+    // A handful of known words: no budget to keep.
+    match closest(name, known.iter().copied(), &mut usize::MAX.clone()) {
         Some(s) => format!("did you mean `{sigil}{s}`?"),
         None => otherwise.to_string(),
     }

@@ -200,6 +200,66 @@ fn inline_struct_cycle() {
 }
 
 #[test]
+fn type_nested_too_deeply() {
+    // 64 arrays, tuples and maps inside one another are fine; the 65th is
+    // reported where it opens.
+    let field = |ty: String| format!("karmem a;\nstruct S table {{ x: {ty}; }}\n");
+    let arrays = |n: usize| field(format!("{}u8", "[]".repeat(n)));
+    if let Err(d) = karmem_schema::compile("t.km", &arrays(64)) {
+        panic!("{}", d.render(false));
+    }
+    let message = "a type is nested more than 64 levels deep";
+    // `x: ` ends at column 20; each `[]` is two columns.
+    expect(&arrays(65), &format!("2:{}", 21 + 2 * 64), message);
+    let maps = "map<u8, ".repeat(65) + "u8" + &">".repeat(65);
+    expect(&field(maps), &format!("2:{}", 21 + 8 * 64), message);
+    // Any mix counts: tuples, maps and arrays.
+    let mixed = "([]map<u8, ".repeat(22) + "u8" + &">, u8)".repeat(22);
+    expect(&field(mixed), &format!("2:{}", 21 + 11 * 21 + 1), message);
+}
+
+#[test]
+fn structs_nested_too_deeply() {
+    // `A0` holds `A1` ... holds `A{n}`, alternating inline structs, table
+    // fields and fixed arrays: n + 1 structs held by value.
+    let chain = |n: usize| {
+        let mut src = String::from("karmem a;\n");
+        for i in 0..n {
+            let (kind, ty) = match i % 3 {
+                0 => ("inline", format!("A{}", i + 1)),
+                1 => ("table", format!("A{}", i + 1)),
+                _ => ("inline", format!("[2]A{}", i + 1)),
+            };
+            src.push_str(&format!("struct A{i} {kind} {{ a: {ty}; }}\n"));
+        }
+        src + &format!("struct A{n} inline {{ a: u8; }}\n")
+    };
+    if let Err(d) = karmem_schema::compile("t.km", &chain(63)) {
+        panic!("{}", d.render(false));
+    }
+    let message = "struct `A0` holds structs nested more than 64 levels deep";
+    expect(&chain(64), "2:8", message);
+    // Reported once, where the chain first gets too long: `A36` starts
+    // the last 65 of the 101.
+    let out = errors(&chain(100));
+    assert!(out.contains("struct `A36` holds structs nested"), "{out}");
+    assert!(out.contains("1 error found"), "{out}");
+    // A tuple is a struct held by value too.
+    let tuple = "(".repeat(64) + "u8" + &", u8)".repeat(64);
+    let src = format!("karmem a;\nstruct S table {{ x: {tuple}; }}\n");
+    expect(
+        &src,
+        "2:8",
+        "struct `S` holds structs nested more than 64 levels deep",
+    );
+    // An optional table (`A49` is one) ends a chain: two of 49 and 52.
+    let ended = chain(100).replace("a: A49;", "a: ?A49;");
+    if let Err(d) = karmem_schema::compile("t.km", &ended) {
+        panic!("{}", d.render(false));
+    }
+}
+
+#[test]
 fn table_cycle() {
     // Directly: the zero value of `Node` holds a `Node` (format.md §8).
     let src = "karmem a;\nstruct Node table {\n    V u32;\n    Next Node;\n}\n";

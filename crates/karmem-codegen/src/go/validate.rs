@@ -500,7 +500,7 @@ impl Gen<'_> {
             _ if array.text == Some(Text::Utf8) => {
                 c.try_call(&format!("v.UTF8Column({at}, n)"), "err")
             }
-            ArrayData::Soa { elem } if !self.soa_needs_validation(*elem) => c.try_call(
+            ArrayData::Soa { elem } if !self.l.soa_needs_validation(*elem) => c.try_call(
                 &format!(
                     "v.SoaColumn({at}, n, soaColumns{}[:])",
                     self.struct_name(*elem)
@@ -515,15 +515,6 @@ impl Gen<'_> {
             }
         }
         c.close("}");
-    }
-
-    /// Does an SoA array of `elem` need checks beyond its directory?
-    fn soa_needs_validation(&self, elem: StructId) -> bool {
-        self.l.soa(elem).columns.iter().enumerate().any(|(k, col)| {
-            let mut c = Code::new(0);
-            self.validate_column(&mut c, k, col);
-            !c.out.is_empty()
-        })
     }
 
     pub(crate) fn union_validator(&mut self, id: UnionId) {

@@ -153,7 +153,7 @@ impl Gen<'_> {
             }
             // Directories of element types with nothing more to check: one
             // loop in the runtime.
-            ArrayData::Soa { elem } if !self.soa_needs_validation(*elem) => {
+            ArrayData::Soa { elem } if !self.l.soa_needs_validation(*elem) => {
                 out.line(&format!(
                     "v.soa_column({col}, len, &{}::SOA_COLUMNS)?;",
                     self.struct_name(*elem)
@@ -172,16 +172,6 @@ impl Gen<'_> {
         }
         out.close("}");
         out.into_text()
-    }
-
-    /// Does an SoA array of `elem` need checks beyond its directory?
-    fn soa_needs_validation(&self, elem: StructId) -> bool {
-        self.l
-            .soa(elem)
-            .columns
-            .iter()
-            .enumerate()
-            .any(|(k, c)| !self.validate_column(k, c).is_empty())
     }
 
     fn validate_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData) {

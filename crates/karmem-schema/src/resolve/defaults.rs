@@ -38,17 +38,23 @@ impl Resolver {
             _ => None,
         });
         for (id, decl) in structs.enumerate() {
+            // The model's fields are the declared ones in order, but for
+            // duplicates, which are left out: the model field of a
+            // declared one is found by the span of its name, stepping
+            // forward (not searching the struct for every field).
+            let mut k = 0;
             for f in &decl.fields {
-                let Some(lit) = &f.default else { continue };
-                // Duplicate fields are not in the model; the rest are found
-                // by the span of their name.
-                let Some(k) = self.schema.structs[id]
-                    .fields
-                    .iter()
-                    .position(|m| m.span == f.name.span)
-                else {
+                let fields = &self.schema.structs[id].fields;
+                while fields
+                    .get(k)
+                    .is_some_and(|m| m.span.start < f.name.span.start)
+                {
+                    k += 1;
+                }
+                if fields.get(k).is_none_or(|m| m.span != f.name.span) {
                     continue;
-                };
+                }
+                let Some(lit) = &f.default else { continue };
                 let value = self.field_default(id, k, lit);
                 self.schema.structs[id].fields[k].default = value;
             }
@@ -246,15 +252,29 @@ impl Resolver {
             );
         };
         let variants = &self.schema.enums[e].variants;
-        if let Some(variant) = variants.iter().position(|v| v.name == id.name) {
+        // An index of the enum's value names, made once per enum: many
+        // defaults naming values of a large enum stay linear.
+        let index = self.enum_values.entry(e).or_insert_with(|| {
+            let names = variants.iter().enumerate();
+            names.map(|(k, v)| (v.name.clone(), k)).collect()
+        });
+        if let Some(&variant) = index.get(&id.name) {
             let value = variants[variant].value;
             return Some(DefaultValue::Enum { variant, value });
         }
-        let hint = match closest(&id.name, variants.iter().map(|v| v.name.as_str())) {
+        let names = variants.iter().map(|v| v.name.as_str());
+        let hint = match closest(&id.name, names, &mut self.suggest_budget) {
             Some(s) => format!("did you mean `{s}`?"),
             None => {
-                let names: Vec<&str> = variants.iter().map(|v| v.name.as_str()).collect();
-                format!("`{enum_name}` has {}", names.join(", "))
+                // The first few: a hint of every value of a large enum
+                // would be as long as the enum.
+                let names: Vec<&str> = variants.iter().take(8).map(|v| v.name.as_str()).collect();
+                let more = if variants.len() > names.len() {
+                    ", …"
+                } else {
+                    ""
+                };
+                format!("`{enum_name}` has {}{more}", names.join(", "))
             }
         };
         self.diags.push(
