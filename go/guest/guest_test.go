@@ -56,6 +56,14 @@ func TestRegisterDescribeDispatch(t *testing.T) {
 	if len(m.windows[0]) != 16 || m.windows[1] != nil {
 		t.Fatal("bind stored the wrong window")
 	}
+	// The host tells the access of a window it maps (karmem_bind_access):
+	// in range and a known level only.
+	if !m.bindAccess(0, AccessRead) || m.bindAccess(2, AccessRead) || m.bindAccess(0, AccessReadWrite+1) {
+		t.Fatal("bindAccess range check")
+	}
+	if m.access[0] != AccessRead || m.access[1] != AccessNone {
+		t.Fatal("bindAccess stored the wrong access")
+	}
 	// The descriptor reads back: regions deduplicated in first-use order.
 	var back abi.ModuleDesc
 	if err := back.ReadAsRoot(karmem.NewReader(m.encoded)); err != nil {
