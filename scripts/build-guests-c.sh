@@ -13,6 +13,11 @@
 # committed with the runtime) must be what the generator writes today.
 # Incremental: a module is rebuilt only when its sources, its schema, the
 # C library and runtime or the generator changed (a stamp next to the .wasm).
+# A module with a kernels.c (guests/c/polybench) also gets that file built
+# natively, with the same compiler and -O2, into guests/out/<name>-native.so,
+# and once more without auto-vectorisation (the wasm build has no SIMD) into
+# <name>-native-scalar.so: the native baselines of
+# crates/karmem-e2e/benches/bounds.rs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-c.sh
@@ -59,9 +64,12 @@ for dir in guests/c/*/; do
   [ -f "$dir/main.c" ] || continue
   schema=$(guest_schema build-guests-c "$name")
   out=guests/out/$name.wasm
+  native=
+  [ -f "${dir}kernels.c" ] && native=guests/out/$name-native.so
   stamp=$(find "$dir" -type f \( -name '*.c' -o -name '*.h' \) -not -path "${dir}gen/*" -print0 \
           | module_stamp "$shared" "$schema")
-  stamp_current "$out" "$stamp" && continue
+  stamp_current "$out" "$stamp" && { [ -z "$native" ] || { stamp_current "$native" "$stamp" \
+    && stamp_current "${native%.so}-scalar.so" "$stamp"; }; } && continue
   rm -rf "${dir:?}gen"
   "$karmem" build --lang c-guest -o "${dir}gen" "$schema" 2>/dev/null
   sources=("$dir"*.c "${dir}gen/"*.c)
@@ -77,6 +85,14 @@ for dir in guests/c/*/; do
   clang-19 --target=wasm32-wasi -O2 -mbulk-memory -mexec-model=reactor -Wl,--strip-all "${strict[@]}" "${includes[@]}" \
     -o "$out.tmp" "${sources[@]}" "${library[@]}"
   stamp_install build-guests-c "$out" "$stamp"
+  if [ -n "$native" ]; then
+    clang-19 -O2 -shared -fPIC "${strict[@]}" -I "$dir" -o "$native.tmp" "${dir}kernels.c"
+    stamp_install build-guests-c "$native" "$stamp"
+    scalar=${native%.so}-scalar.so
+    clang-19 -O2 -fno-vectorize -fno-slp-vectorize -shared -fPIC "${strict[@]}" -I "$dir" \
+      -o "$scalar.tmp" "${dir}kernels.c"
+    stamp_install build-guests-c "$scalar" "$stamp"
+  fi
   built=$((built + 1))
 done
 echo "build-guests-c: $built built, the others up to date"

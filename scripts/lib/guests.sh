@@ -6,11 +6,13 @@
 
 # guest_schema WHO NAME: the schema (a repository path) of the module
 # guests/<language>/NAME. Every language's e2e-<language>-echo/-caller pair
-# implements the cross-language schema; arena-* modules are arena bots.
+# implements the cross-language schema; arena-* modules are arena bots;
+# polybench (C) is the compute guest of the bounds-check benchmark.
 guest_schema() {
   case "$2" in
     e2e-*-echo | e2e-*-caller) echo guests/polyglot.km ;;
     arena-*) echo examples/arena/arena.km ;;
+    polybench) echo guests/c/polybench/polybench.km ;;
     *) echo "$1: no schema known for the module $2" >&2; return 1 ;;
   esac
 }

@@ -35,64 +35,16 @@
 //! `scripts/build-guests.sh`); `make bench-host` does it. Run:
 //! `cargo bench -p karmem-e2e --bench calls`.
 
+mod common;
+
 use std::hint::black_box;
-use std::path::PathBuf;
 
-use std::time::Duration;
-
-use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use common::ThreadTime;
 use criterion::{criterion_group, criterion_main, Criterion};
 use karmem_e2e::e2e::Text;
 use karmem_e2e::guest_path;
 use karmem_host::{App, AppBuilder, Arg, ExportFn, GuestModule, Output, Runtime, RuntimeConfig};
 use karmem_testkit::wat_guest::{echo_guest, relay_guest};
-
-/// CPU time of the calling thread.
-struct ThreadTime;
-
-fn thread_cpu_time() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid timespec to write; the clock id is a constant
-    // every Linux has.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
-
-/// Values are nanoseconds like wall time's: its formatter prints them.
-static WALL: WallTime = WallTime;
-
-impl Measurement for ThreadTime {
-    type Intermediate = Duration;
-    type Value = Duration;
-
-    fn start(&self) -> Duration {
-        thread_cpu_time()
-    }
-
-    fn end(&self, start: Duration) -> Duration {
-        thread_cpu_time().saturating_sub(start)
-    }
-
-    fn add(&self, a: &Duration, b: &Duration) -> Duration {
-        *a + *b
-    }
-
-    fn zero(&self) -> Duration {
-        Duration::ZERO
-    }
-
-    fn to_f64(&self, v: &Duration) -> f64 {
-        v.as_nanos() as f64
-    }
-
-    fn formatter(&self) -> &dyn ValueFormatter {
-        WALL.formatter()
-    }
-}
 
 /// The text of the echoed messages: a small message, as a command or a
 /// short name would be.
@@ -103,15 +55,10 @@ fn runtime() -> Runtime {
 }
 
 fn runtime_with(fuel: bool) -> Runtime {
-    // A Go module takes seconds to compile: keep the compiled modules
-    // between runs, inside the target directory.
-    let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-module-cache");
-    Runtime::new(RuntimeConfig {
-        cache_dir: Some(cache),
+    common::runtime(RuntimeConfig {
         fuel,
         ..RuntimeConfig::default()
     })
-    .expect("create the runtime")
 }
 
 /// `b.Loop.spin()`: 100 000 iterations of a counting loop.

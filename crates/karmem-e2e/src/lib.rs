@@ -68,6 +68,70 @@ pub mod e2e {
     include!(concat!(env!("OUT_DIR"), "/e2e_host.rs"));
 }
 
+/// Typed host bindings of guests/c/polybench/polybench.km, the compute
+/// guest of the bounds-check benchmark (benches/bounds.rs).
+#[allow(dead_code)]
+pub mod polybench {
+    include!(concat!(env!("OUT_DIR"), "/polybench_host.rs"));
+}
+
+/// Each kernel of guests/c/polybench: its function in `polybench.Kernels`
+/// and its symbol in the native build (guests/c/polybench/kernels.h).
+pub const KERNELS: [(&str, &str); 4] = [
+    ("gemm", "pb_gemm"),
+    ("two_mm", "pb_2mm"),
+    ("jacobi_2d", "pb_jacobi_2d"),
+    ("seidel_2d", "pb_seidel_2d"),
+];
+
+/// A kernel of the native build: runs it once and returns its checksum.
+pub type NativeKernel = extern "C" fn() -> f64;
+
+/// The native builds of the kernels (scripts/build-guests-c.sh), in
+/// guests/out/: clang-19 -O2, and the same without auto-vectorisation
+/// (the wasm build has no SIMD).
+pub const NATIVE_BUILDS: [&str; 2] = ["polybench-native.so", "polybench-native-scalar.so"];
+
+/// The kernels of [`KERNELS`] from `library`, one of [`NATIVE_BUILDS`]
+/// (the same kernels.c as the guest's, built natively), in the same order.
+/// The library stays loaded for the life of the process.
+pub fn native_kernels(library: &str) -> Result<Vec<NativeKernel>, String> {
+    use std::ffi::{CStr, CString};
+    use std::os::unix::ffi::OsStrExt as _;
+    let path = guest_path(library)?;
+    let dl_error = || {
+        // SAFETY: dlerror returns null or a NUL-terminated message.
+        let e = unsafe { libc::dlerror() };
+        if e.is_null() {
+            "unknown error".to_string()
+        } else {
+            // SAFETY: non-null, NUL-terminated (above).
+            unsafe { CStr::from_ptr(e) }.to_string_lossy().into_owned()
+        }
+    };
+    let c_path = CString::new(path.as_os_str().as_bytes()).map_err(|e| e.to_string())?;
+    // SAFETY: the library is kernels.c alone: no initialisers, no
+    // dependencies beyond the C ABI; it is never unloaded, so the
+    // function pointers below stay valid.
+    let handle = unsafe { libc::dlopen(c_path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+    if handle.is_null() {
+        return Err(format!("dlopen {}: {}", path.display(), dl_error()));
+    }
+    KERNELS
+        .iter()
+        .map(|(_, symbol)| {
+            let name = CString::new(*symbol).map_err(|e| e.to_string())?;
+            // SAFETY: a live handle and a NUL-terminated name.
+            let f = unsafe { libc::dlsym(handle, name.as_ptr()) };
+            if f.is_null() {
+                return Err(format!("{symbol} in {}: {}", path.display(), dl_error()));
+            }
+            // SAFETY: kernels.h declares every symbol `double f(void)`.
+            Ok(unsafe { std::mem::transmute::<*mut libc::c_void, NativeKernel>(f) })
+        })
+        .collect()
+}
+
 /// The guest bindings of guests/e2e.km (`--lang rust-guest`), compiled on
 /// the host only so that lints cover generated guest code.
 #[allow(dead_code)]

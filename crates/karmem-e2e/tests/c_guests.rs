@@ -1,6 +1,6 @@
 //! C guest modules (guests/c/, built by scripts/build-guests-c.sh into
-//! guests/out/) on the host: the C arena bot and the descriptors the C
-//! guest bindings write. The C echo and caller are tested with every other
+//! guests/out/) on the host: the C arena bot, the compute guest of the
+//! bounds-check benchmark, and the descriptors the C guest bindings write. The C echo and caller are tested with every other
 //! language's in tests/polyglot.rs (values, in-place arguments, region
 //! results, read-only windows, errors, bad input, direct and fan-out calls
 //! both ways, trapping members).
@@ -8,7 +8,7 @@
 mod common;
 
 use common::{module, runtime, Codec};
-use karmem_host::{App, AppBuilder, Arg, ModuleOptions};
+use karmem_host::{App, AppBuilder, Arg, BoundsChecks, ModuleOptions, Runtime, RuntimeConfig};
 use serde_json::{json, Value};
 
 /// Calls `function` of the C echo or the arena bot with one copied message
@@ -77,5 +77,53 @@ fn columnist_joins_and_walks_its_column_first() {
             .unwrap();
         let got = c.decode("Order", &out.to_vec(&app).unwrap());
         assert_eq!(got["Move"], want, "coins {coins}");
+    }
+}
+
+/// The compute guest (guests/c/polybench) returns, for every kernel, the
+/// checksum of the same kernels.c built natively (both native builds),
+/// bit for bit, under both bounds-check strategies: the benchmark that compares their speed
+/// (benches/bounds.rs) compares the same computation.
+#[test]
+fn polybench_kernels_agree_with_native_under_both_bounds_checks() {
+    use karmem_e2e::polybench::Checksum;
+    let native: Vec<_> = karmem_e2e::NATIVE_BUILDS
+        .iter()
+        .map(|lib| karmem_e2e::native_kernels(lib).unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    let want: Vec<f64> = native[0].iter().map(|kernel| kernel()).collect();
+    for (lib, kernels) in karmem_e2e::NATIVE_BUILDS.iter().zip(&native) {
+        for (((_, symbol), kernel), want) in karmem_e2e::KERNELS.iter().zip(kernels).zip(&want) {
+            assert!(want.is_finite() && *want != 0.0, "{symbol}: {want}");
+            assert_eq!(kernel().to_bits(), want.to_bits(), "{lib} {symbol}");
+        }
+    }
+    let wasm_path = karmem_e2e::guest_path("polybench.wasm").unwrap_or_else(|e| panic!("{e}"));
+    for bounds_checks in [
+        BoundsChecks::GuardPages,
+        BoundsChecks::Explicit {
+            reservation: 16 << 20,
+        },
+    ] {
+        let rt = Runtime::new(RuntimeConfig {
+            cache_dir: None,
+            bounds_checks,
+            ..RuntimeConfig::default()
+        })
+        .unwrap();
+        let module = rt.load_file("polybench", &wasm_path).unwrap();
+        let app = AppBuilder::new(&rt).module(module).build().unwrap();
+        for ((function, _), want) in karmem_e2e::KERNELS.iter().zip(&want) {
+            let out = app
+                .call("polybench", "polybench.Kernels", function, &[])
+                .unwrap_or_else(|e| panic!("{bounds_checks:?} {function}: {e}"));
+            let got = Checksum::from_bytes(&out.to_vec(&app).unwrap()).unwrap();
+            assert_eq!(
+                got.value.to_bits(),
+                want.to_bits(),
+                "{bounds_checks:?} {function}: {} in the guest, {want} natively",
+                got.value
+            );
+        }
     }
 }

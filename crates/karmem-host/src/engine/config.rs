@@ -13,6 +13,51 @@ pub enum OptLevel {
     Speed,
 }
 
+/// How guest memory accesses are kept inside the guest's linear memory;
+/// part of the engine configuration and so of the cache key (docs/abi.md
+/// §7, RATIONALE R8.20). Read-only windows are enforced the same way under
+/// both (docs/security.md §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum BoundsChecks {
+    /// Each memory reserves the whole 32-bit space, 4 GiB, with a 32 MiB
+    /// guard region on either side: compiled code checks no address, and
+    /// an access outside the memory faults in the reservation. 4 GiB +
+    /// 64 MiB of address space per instance.
+    #[default]
+    GuardPages,
+    /// Each memory reserves `reservation` bytes (rounded up to whole 64 KiB
+    /// pages; at least one page, at most 4 GiB) and no guard region:
+    /// compiled code compares every address with that constant. The
+    /// reservation is also the most any memory of the runtime may grow to:
+    /// past it `memory.grow` fails as it does at a module's memory limit,
+    /// and a module whose initial memory is larger cannot be instantiated.
+    /// Choose it at least as large as the largest `memory_limit` of the
+    /// modules the runtime runs.
+    Explicit {
+        /// Bytes of address space per memory.
+        reservation: u64,
+    },
+}
+
+impl BoundsChecks {
+    /// The bytes each memory reserves: 4 GiB for [`BoundsChecks::GuardPages`],
+    /// the reservation rounded up to 64 KiB pages for
+    /// [`BoundsChecks::Explicit`]. An error names a reservation that is 0
+    /// or above 4 GiB.
+    pub fn reservation(&self) -> Result<u64, String> {
+        const PAGE: u64 = 1 << 16;
+        match *self {
+            BoundsChecks::GuardPages => Ok(1 << 32),
+            BoundsChecks::Explicit { reservation } if (1..=1 << 32).contains(&reservation) => {
+                Ok(reservation.div_ceil(PAGE) * PAGE)
+            }
+            BoundsChecks::Explicit { reservation } => Err(format!(
+                "bounds_checks: a reservation of {reservation} bytes; it must be more than 0 and at most 4 GiB"
+            )),
+        }
+    }
+}
+
 /// How the engine is set up. Everything here is fixed for the life of the
 /// [`Runtime`].
 #[derive(Clone, Debug)]
@@ -29,17 +74,24 @@ pub struct RuntimeConfig {
     /// Costs time on every call and in every loop (docs/benchmarks.md);
     /// off by default. Part of the cache key.
     pub fuel: bool,
+    /// How guest memory accesses are bounds-checked: guard pages (the
+    /// default) or compiled checks against a smaller reservation, which
+    /// cost guest code time (0–61 % on the kernels measured in
+    /// docs/benchmarks.md, "Bounds checks") and save address space per
+    /// instance (64 MiB instead of 4 160 MiB). Part of the cache key.
+    pub bounds_checks: BoundsChecks,
 }
 
 impl Default for RuntimeConfig {
     /// Cache in [`default_cache_dir`], 1 ms ticks, optimised code, no
-    /// fuel.
+    /// fuel, guard pages.
     fn default() -> Self {
         RuntimeConfig {
             cache_dir: default_cache_dir(),
             epoch_tick: Duration::from_millis(1),
             opt_level: OptLevel::Speed,
             fuel: false,
+            bounds_checks: BoundsChecks::GuardPages,
         }
     }
 }

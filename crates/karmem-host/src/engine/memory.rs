@@ -4,11 +4,13 @@
 //! copy-on-write initialisation panics on a module with a data segment when
 //! a custom creator is used (seen with wasmtime 48); so the engine uses this creator
 //! with `memory_init_cow(false)`. Each memory is one `PROT_NONE` reservation
-//! of the configured size plus guard pages on both sides, made accessible
-//! (`PROT_READ|PROT_WRITE`) as it grows. Because the base never moves, a
-//! region window mapped with `MAP_FIXED` stays where the guest was told it
-//! is, and host pointers into guest memory stay valid for the instance's
-//! life.
+//! of the configured size (`RuntimeConfig::bounds_checks`: 4 GiB, or the
+//! explicit-checks reservation) plus the configured guard on both sides
+//! (none under explicit checks), made accessible (`PROT_READ|PROT_WRITE`)
+//! as it grows, never past the reservation. Because the base never moves,
+//! a region window mapped with `MAP_FIXED` stays where the guest was told
+//! it is, and host pointers into guest memory stay valid for the
+//! instance's life.
 
 use std::os::fd::{AsRawFd, BorrowedFd};
 
@@ -93,7 +95,7 @@ unsafe impl MemoryCreator for FixedCreator {
         &self,
         ty: MemoryType,
         minimum: usize,
-        maximum: Option<usize>,
+        _maximum: Option<usize>,
         reserved_size_in_bytes: Option<usize>,
         guard_size_in_bytes: usize,
     ) -> Result<Box<dyn LinearMemory>, String> {
@@ -103,9 +105,13 @@ unsafe impl MemoryCreator for FixedCreator {
         // Without a reservation from the engine, reserve the whole 32-bit
         // space: the memory must never move.
         let reserved = reserved_size_in_bytes.unwrap_or(1 << 32);
-        if maximum.is_some_and(|m| m > reserved) || minimum > reserved {
+        // A declared maximum above the reservation is no reason to refuse
+        // the module: growth stops at the reservation (wasmtime refuses to
+        // grow an immovable memory past `byte_capacity`), as it would at a
+        // memory limit. Only an initial size that does not fit is refused.
+        if minimum > reserved {
             return Err(format!(
-                "memory does not fit its {reserved} byte reservation"
+                "the memory's initial {minimum} bytes do not fit its {reserved} byte reservation (RuntimeConfig::bounds_checks)"
             ));
         }
         let guard = guard_size_in_bytes;

@@ -19,7 +19,7 @@ use wasmtime::{Config, Engine};
 use crate::error::{Error, Result};
 use cache::Cache;
 use clock::Clock;
-use config::{CacheStats, OptLevel, RuntimeConfig};
+use config::{BoundsChecks, CacheStats, OptLevel, RuntimeConfig};
 use memory::FixedCreator;
 
 /// Native stack one store's wasm code may use (`Config::max_wasm_stack`).
@@ -27,6 +27,10 @@ use memory::FixedCreator;
 /// get this much again; the instance pool checks that the thread has room
 /// before it enters another one.
 pub(crate) const MAX_WASM_STACK: usize = 512 << 10;
+
+/// Guard region on either side of a memory under
+/// [`BoundsChecks::GuardPages`]: wasmtime's default on 64-bit hosts.
+const GUARD_PAGES_GUARD: u64 = 32 << 20;
 
 /// The engine, its cache and counters; shared by everything a
 /// [`crate::Runtime`] creates.
@@ -47,7 +51,7 @@ impl EngineCtx {
     /// Configure the engine, open the cache and start the epoch ticker.
     pub fn new(config: RuntimeConfig) -> Result<EngineCtx> {
         let engine =
-            Engine::new(&engine_config(&config)).map_err(|e| Error::Engine(format!("{e:#}")))?;
+            Engine::new(&engine_config(&config)?).map_err(|e| Error::Engine(format!("{e:#}")))?;
         let cache = match &config.cache_dir {
             Some(dir) => Some(Cache::open(dir, &engine)?),
             None => None,
@@ -83,18 +87,43 @@ impl EngineCtx {
 /// key. The WebAssembly features it enables must match
 /// `karmem_rewrite::features()`, which validates modules before they reach
 /// the engine (tested: `engine_and_rewrite_agree_on_features`).
-pub(crate) fn engine_config(config: &RuntimeConfig) -> Config {
+pub(crate) fn engine_config(config: &RuntimeConfig) -> Result<Config> {
+    let reservation = config.bounds_checks.reservation().map_err(Error::Engine)?;
     let mut c = Config::new();
     c.with_host_memory(Arc::new(FixedCreator));
-    // Windows are mapped at fixed addresses inside the memory.
+    // Windows are mapped at fixed addresses inside the memory: it is
+    // reserved whole up front (FixedCreator) and never moves, under either
+    // bounds-check strategy.
     c.memory_may_move(false);
     // With CoW images and a custom creator, a data segment panics inside
     // wasmtime (memory.rs); segments are copied at instantiation.
     c.memory_init_cow(false);
-    // Reserve the whole 32-bit space: bounds checks become guard-page
-    // faults, and a PROT_READ window turns a guest store into a trap.
-    c.memory_reservation(1 << 32);
+    c.memory_reservation(reservation);
     c.memory_reservation_for_growth(0);
+    match config.bounds_checks {
+        // The whole 32-bit space plus a guard on both sides (wasmtime's
+        // default size, stated so that the address space per instance
+        // in the docs stays true): no compiled checks for offsets below
+        // the guard size; an access outside the memory faults.
+        BoundsChecks::GuardPages => {
+            c.memory_guard_size(GUARD_PAGES_GUARD);
+            c.guard_before_linear_memory(true);
+        }
+        // No guard: Cranelift then compiles a comparison of every address
+        // with the reservation (a constant, since the memory cannot move);
+        // what lies between the memory's size and the reservation is
+        // PROT_NONE and faults (RATIONALE R8.20).
+        BoundsChecks::Explicit { .. } => {
+            c.memory_guard_size(0);
+            c.guard_before_linear_memory(false);
+        }
+    }
+    // Stays on under both strategies: a store into a PROT_READ window is
+    // within bounds, passes any compiled check and faults on the page;
+    // only wasmtime's signal handler turns that fault into a trap of the
+    // call (without it the process dies). Explicit checks trap through it
+    // too: an address out of bounds is replaced by null, which faults.
+    c.signals_based_traps(true);
     c.epoch_interruption(true);
     c.consume_fuel(config.fuel);
     // Explicit, because nested calls budget native stack with it (pool.rs).
@@ -118,7 +147,7 @@ pub(crate) fn engine_config(config: &RuntimeConfig) -> Config {
     if perfmap_requested(std::env::var_os("KARMEM_PERFMAP").as_deref()) {
         c.profiler(wasmtime::ProfilingStrategy::PerfMap);
     }
-    c
+    Ok(c)
 }
 
 /// Whether the value of `KARMEM_PERFMAP` asks for a perf map: exactly `1`.
@@ -175,8 +204,9 @@ impl Drop for Ticker {
 
 #[cfg(test)]
 mod tests {
-    use super::config::RuntimeConfig;
+    use super::config::{BoundsChecks, RuntimeConfig};
     use super::{engine_config, perfmap_requested};
+    use crate::error::Error;
     use std::ffi::OsStr;
 
     /// `karmem_rewrite` validates modules before the engine sees them:
@@ -185,10 +215,13 @@ mod tests {
     /// module per feature, on and off.
     #[test]
     fn engine_and_rewrite_agree_on_features() {
-        let engine = wasmtime::Engine::new(&engine_config(&RuntimeConfig {
-            cache_dir: None,
-            ..RuntimeConfig::default()
-        }))
+        let engine = wasmtime::Engine::new(
+            &engine_config(&RuntimeConfig {
+                cache_dir: None,
+                ..RuntimeConfig::default()
+            })
+            .unwrap(),
+        )
         .unwrap();
         let probes = [
             ("mvp", "(module (func (result i32) (i32.const 1)))"),
@@ -218,6 +251,59 @@ mod tests {
                 "{feature}: engine {engine_ok}, rewrite {rewrite_ok}"
             );
         }
+    }
+
+    /// The strategy is compiled into the code, so it must be part of the
+    /// cache key: wasmtime's compatibility hash (which the key includes)
+    /// differs between strategies and between reservations.
+    #[test]
+    fn the_bounds_check_strategy_is_part_of_the_cache_key() {
+        use std::hash::{DefaultHasher, Hash, Hasher};
+        let key = |bounds_checks| {
+            let config = RuntimeConfig {
+                cache_dir: None,
+                bounds_checks,
+                ..RuntimeConfig::default()
+            };
+            let engine = wasmtime::Engine::new(&engine_config(&config).unwrap()).unwrap();
+            let mut h = DefaultHasher::new();
+            engine.precompile_compatibility_hash().hash(&mut h);
+            h.finish()
+        };
+        let explicit = |reservation| BoundsChecks::Explicit { reservation };
+        let keys = [
+            key(BoundsChecks::GuardPages),
+            key(explicit(64 << 20)),
+            key(explicit(128 << 20)),
+            key(explicit(1 << 32)),
+        ];
+        for (i, a) in keys.iter().enumerate() {
+            for b in &keys[i + 1..] {
+                assert_ne!(a, b, "{keys:x?}");
+            }
+        }
+        // Equal configurations share entries; a reservation is compiled
+        // rounded up to whole pages.
+        assert_eq!(key(BoundsChecks::GuardPages), keys[0]);
+        assert_eq!(key(explicit((64 << 20) - 100)), keys[1]);
+    }
+
+    #[test]
+    fn explicit_reservations_are_whole_pages_up_to_4_gib() {
+        let explicit = |reservation| BoundsChecks::Explicit { reservation }.reservation();
+        assert_eq!(BoundsChecks::GuardPages.reservation(), Ok(1 << 32));
+        assert_eq!(explicit(1), Ok(65536));
+        assert_eq!(explicit(65536), Ok(65536));
+        assert_eq!(explicit(65537), Ok(131072));
+        assert_eq!(explicit(1 << 32), Ok(1 << 32));
+        assert!(explicit(0).is_err());
+        assert!(explicit((1 << 32) + 1).is_err());
+        let refused = engine_config(&RuntimeConfig {
+            cache_dir: None,
+            bounds_checks: BoundsChecks::Explicit { reservation: 0 },
+            ..RuntimeConfig::default()
+        });
+        assert!(matches!(refused, Err(Error::Engine(m)) if m.contains("bounds_checks")));
     }
 
     #[test]

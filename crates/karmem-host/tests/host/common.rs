@@ -1,22 +1,34 @@
-//! Test setup: one runtime per test binary, and the WAT guest builder of
+//! Test setup: one runtime per copy of this module (the tests in
+//! `explicit` have their own, main.rs), and the WAT guest builder of
 //! `karmem_testkit::wat_guest`.
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use karmem_host::{AppBuilder, GuestModule, MemoryLog, Runtime, RuntimeConfig};
+use karmem_host::{AppBuilder, BoundsChecks, GuestModule, MemoryLog, Runtime, RuntimeConfig};
 pub use karmem_testkit::wat_guest::*;
 
-/// One runtime (and cache directory) per test binary.
+/// The bounds-check strategy of this copy's runtime (main.rs).
+pub const BOUNDS: BoundsChecks = super::BOUNDS;
+
+/// One runtime per copy of this module; one cache directory for all (the
+/// strategy is part of the cache key).
 pub fn runtime() -> &'static Runtime {
     static RT: OnceLock<Runtime> = OnceLock::new();
     RT.get_or_init(|| {
         Runtime::new(RuntimeConfig {
             cache_dir: Some(cache_dir()),
+            bounds_checks: BOUNDS,
             ..RuntimeConfig::default()
         })
         .expect("runtime")
     })
+}
+
+/// The end of the largest memory this copy's runtime allows: 4 GiB under
+/// guard pages, the reservation under explicit checks.
+pub fn memory_top() -> u64 {
+    BOUNDS.reservation().expect("a valid strategy")
 }
 
 pub fn cache_dir() -> PathBuf {

@@ -12,7 +12,7 @@ use karmem_host::{
     Pattern, Status,
 };
 
-use crate::common::*;
+use super::common::*;
 
 const CLOCK: &str = "(import \"wasi_snapshot_preview1\" \"clock_time_get\" (func $clock (param i32 i64 i32) (result i32)))\n";
 
@@ -70,8 +70,12 @@ fn a_module_naming_the_guard_globals_is_refused() {
 /// A guest with a 4 GiB memory places its read-only block in the last 64
 /// KiB. The range then ends at 2^32, which a 32-bit end wrapped to 0 and
 /// switched the guard off; `memory.fill` into the window killed the host.
+/// Under explicit bounds checks the memory ends at the reservation
+/// instead ([`memory_top`]): the block then ends right at the constant
+/// every compiled check compares with, and stays read-only there too.
 #[test]
 fn a_read_only_window_ending_at_4_gib_stays_read_only() {
+    let top = memory_top();
     let region = memory("t.top", Access::Read, Access::Read, 1);
     let api = iface(
         "t.Top",
@@ -105,14 +109,16 @@ fn a_read_only_window_ending_at_4_gib_stays_read_only() {
             "where",
             "(i32.store (i32.const 2000) (call $win (i32.const 0))) (call $reply (i32.const 2000) (i32.const 4))",
         );
-    // The window block goes to the very top of a 4 GiB memory.
-    g.alloc_prefix = "(if (i32.eq (local.get $align) (i32.const 65536))
+    // The window block goes to the very top of the largest memory.
+    let (pages, block) = (top >> 16, top - 65536);
+    g.alloc_prefix = format!(
+        "(if (i32.eq (local.get $align) (i32.const 65536))
   (then
-    (if (i32.lt_u (memory.size) (i32.const 65536))
-      (then (if (i32.eq (memory.grow (i32.sub (i32.const 65536) (memory.size))) (i32.const -1))
+    (if (i32.lt_u (memory.size) (i32.const {pages}))
+      (then (if (i32.eq (memory.grow (i32.sub (i32.const {pages}) (memory.size))) (i32.const -1))
         (then (return (i32.const 0))))))
-    (return (i32.const 0xffff0000))))"
-        .into();
+    (return (i32.const {block}))))"
+    );
     let options = ModuleOptions {
         memory_limit: 4 << 30,
         ..Default::default()
@@ -124,7 +130,7 @@ fn a_read_only_window_ending_at_4_gib_stays_read_only() {
     let log = Arc::new(MemoryLog::new());
     let app = builder(&log).module_with(module, options).build().unwrap();
     let at = app.call("top", "t.Top", "where", &[]).unwrap();
-    assert_eq!(at, Output::Bytes(0xffff_0000u32.to_le_bytes().to_vec()));
+    assert_eq!(at, Output::Bytes((block as u32).to_le_bytes().to_vec()));
     let before = snapshot(&app, "t.top");
     for f in ["fill", "copy", "store"] {
         match app.call("top", "t.Top", f, &[]) {
@@ -133,6 +139,107 @@ fn a_read_only_window_ending_at_4_gib_stays_read_only() {
         }
         assert_eq!(snapshot(&app, "t.top"), before, "{f}");
     }
+}
+
+/// Past the memory's size and up to the end of its reservation lies
+/// address space a guest can name but not touch: the rest of 4 GiB under
+/// guard pages; under explicit checks the rest of the reservation, which
+/// the compiled check lets through and the `PROT_NONE` pages stop. A load
+/// or store there traps that call and the host goes on; the memory grows
+/// up to the top of the largest memory ([`memory_top`]), not past it, and
+/// an access straddling the top traps.
+#[test]
+fn accesses_past_the_memory_trap_and_growth_stops_at_the_top() {
+    let top = memory_top();
+    let pages = top >> 16;
+    let g = Guest::new(
+        vec![iface(
+            "t.Past",
+            Pattern::Direct,
+            vec![],
+            vec![
+                simple("load"),
+                simple("store"),
+                simple("grow_past"),
+                simple("grow_to_top"),
+                simple("last_word"),
+                simple("straddle"),
+            ],
+        )],
+        vec![],
+    )
+    .func(
+        "t.Past",
+        "load",
+        "(drop (i32.load (i32.mul (memory.size) (i32.const 65536)))) (i32.const 0)",
+    )
+    .func(
+        "t.Past",
+        "store",
+        "(i32.store (i32.add (i32.mul (memory.size) (i32.const 65536)) (i32.const 4096)) (i32.const 1)) (i32.const 0)",
+    )
+    .func(
+        "t.Past",
+        "grow_past",
+        &format!(
+            "(i32.store (i32.const 2000) (memory.grow (i32.sub (i32.const {}) (memory.size))))
+             (call $reply (i32.const 2000) (i32.const 4))",
+            pages + 1
+        ),
+    )
+    .func(
+        "t.Past",
+        "grow_to_top",
+        &format!(
+            "(drop (memory.grow (i32.sub (i32.const {pages}) (memory.size))))
+             (i32.store (i32.const 2000) (memory.size))
+             (call $reply (i32.const 2000) (i32.const 4))"
+        ),
+    )
+    .func(
+        "t.Past",
+        "last_word",
+        &format!(
+            "(drop (memory.grow (i32.sub (i32.const {pages}) (memory.size))))
+             (i32.store (i32.const {at}) (i32.const 0x01020304))
+             (i32.store (i32.const 2000) (i32.load (i32.const {at})))
+             (call $reply (i32.const 2000) (i32.const 4))",
+            at = top - 4
+        ),
+    )
+    .func(
+        "t.Past",
+        "straddle",
+        &format!(
+            "(drop (memory.grow (i32.sub (i32.const {pages}) (memory.size))))
+             (i32.store (i32.const {at}) (i32.const 1)) (i32.const 0)",
+            at = top - 2
+        ),
+    );
+    let options = ModuleOptions {
+        memory_limit: 4 << 30,
+        ..Default::default()
+    };
+    let log = Arc::new(MemoryLog::new());
+    let app = builder(&log)
+        .module_with(g.load("past"), options)
+        .build()
+        .unwrap();
+    let word = |f: &str| match app.call("past", "t.Past", f, &[]).unwrap() {
+        Output::Bytes(b) => i32::from_le_bytes(b[..4].try_into().unwrap()),
+        other => panic!("{f}: {other:?}"),
+    };
+    for f in ["load", "store", "straddle"] {
+        match app.call("past", "t.Past", f, &[]) {
+            Err(Error::Trap { message, .. }) => {
+                assert!(message.contains("out of bounds"), "{f}: {message}")
+            }
+            other => panic!("{f}: {other:?}"),
+        }
+    }
+    assert_eq!(word("grow_past"), -1);
+    assert_eq!(word("grow_to_top") as u64, pages);
+    assert_eq!(word("last_word"), 0x01020304);
 }
 
 // §3. Access is granted by the host -----------------------------------------
@@ -353,15 +460,18 @@ fn start_up_is_bounded_by_the_module_memory_limit() {
 /// before a byte is copied.
 #[test]
 fn an_oversized_descriptor_is_refused_before_it_is_copied() {
+    // A memory as large as the claim (2 GiB under guard pages, half the
+    // reservation under explicit checks), so only the size is refused.
+    let claim = memory_top() / 2;
     let mut g = replier("t.Huge", "ok");
-    g.pages = 32768;
+    g.pages = (claim >> 16) as u32;
     let wat = g.wat();
     let start = wat.find("(func (export \"karmem_describe\")").unwrap();
     let end = start + wat[start..].find('\n').unwrap();
     let wat = format!(
         "{}(func (export \"karmem_describe\") (result i64) (i64.const {}))\n{}",
         &wat[..start],
-        (2u64 << 30) << 32,
+        claim << 32,
         &wat[end + 1..]
     );
     let options = ModuleOptions {
@@ -648,6 +758,7 @@ fn budgets_start_afresh_with_each_top_level_call() {
 fn cached_runtime(dir: &std::path::Path) -> karmem_host::Runtime {
     karmem_host::Runtime::new(karmem_host::RuntimeConfig {
         cache_dir: Some(dir.to_path_buf()),
+        bounds_checks: BOUNDS,
         ..Default::default()
     })
     .unwrap()

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use karmem_host::{Access, App, Arg, Error, MemoryLog, ModuleOptions, Output, Pattern, Status};
 
-use crate::common::*;
+use super::common::*;
 
 const REGION: &str = "t.ro";
 

@@ -391,6 +391,18 @@ fn cache_hit_miss_and_invalidation() {
         rt3.load("a", wat.as_bytes()).unwrap().cache_outcome(),
         CacheOutcome::Miss
     );
+    // The bounds-check strategy is compiled into the code: another key.
+    let explicit = Runtime::new(RuntimeConfig {
+        bounds_checks: karmem_host::BoundsChecks::Explicit {
+            reservation: 64 << 20,
+        },
+        ..config.clone()
+    })
+    .unwrap();
+    assert_eq!(
+        explicit.load("a", wat.as_bytes()).unwrap().cache_outcome(),
+        CacheOutcome::Miss
+    );
 
     // Corrupt entries are recompiled and replaced: a flipped byte in the
     // middle (only the digest notices), and a truncated file.
@@ -399,7 +411,7 @@ fn cache_hit_miss_and_invalidation() {
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "cwasm"))
         .collect();
-    assert_eq!(cwasm.len(), 3);
+    assert_eq!(cwasm.len(), 4);
     for p in &cwasm {
         let mut bytes = std::fs::read(p).unwrap();
         let mid = bytes.len() / 2;
