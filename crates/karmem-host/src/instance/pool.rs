@@ -31,10 +31,30 @@ const HOST_MARGIN: usize = 256 << 10;
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
+/// Hands each thread its number, once: the hot slot it uses is that
+/// number modulo the pool's slot count.
+static NEXT_THREAD: AtomicUsize = AtomicUsize::new(0);
+
+/// At most this many hot slots per pool: one per core that calls it is
+/// what matters.
+const MAX_HOT_SLOTS: usize = 16;
+
 thread_local! {
+    /// This thread's number (see `NEXT_THREAD`); `usize::MAX` until first
+    /// asked.
+    static THREAD_NUMBER: Cell<usize> = const { Cell::new(usize::MAX) };
     /// Lowest address of this thread's stack: `usize::MAX` until first
     /// asked, 0 when the platform does not tell.
     static STACK_LOW: Cell<usize> = const { Cell::new(usize::MAX) };
+}
+
+fn thread_number() -> usize {
+    THREAD_NUMBER.with(|n| {
+        if n.get() == usize::MAX {
+            n.set(NEXT_THREAD.fetch_add(1, Ordering::Relaxed));
+        }
+        n.get()
+    })
 }
 
 fn stack_low() -> usize {
@@ -183,10 +203,13 @@ pub(crate) struct InstancePool {
     id: u64,
     pub ctx: Arc<InstanceCtx>,
     size: usize,
-    /// One idle instance, leased and returned without the lock: the
-    /// uncontended call (RATIONALE R8.16). Null when empty; owns the
-    /// `Box<Live>` it points to otherwise.
-    hot: AtomicPtr<Live>,
+    /// Idle instances leased and returned without the lock: the
+    /// uncontended call (RATIONALE R8.16). One per calling thread, up to
+    /// the pool's size and the cores: a thread takes and returns its own
+    /// (its number modulo the count), so threads calling one pool do not
+    /// pass one slot's cache line between cores on every call. Each is
+    /// null when empty and owns the `Box<Live>` it points to otherwise.
+    hot: Box<[HotSlot]>,
     slots: Mutex<Slots>,
     freed: Condvar,
     /// Callers waiting for an instance: `notify` only then (std's condvar
@@ -195,6 +218,11 @@ pub(crate) struct InstancePool {
     /// Instances created / discarded (shared with the application).
     counters: Arc<Counters>,
 }
+
+/// A hot slot on a cache line of its own (128 bytes: two lines, for the
+/// adjacent-line prefetcher).
+#[repr(align(128))]
+struct HotSlot(AtomicPtr<Live>);
 
 #[derive(Default)]
 pub(crate) struct Counters {
@@ -210,11 +238,18 @@ pub(crate) struct Lease<'a> {
 
 impl InstancePool {
     pub fn new(ctx: Arc<InstanceCtx>, size: usize, counters: Arc<Counters>) -> InstancePool {
+        let size = size.max(1);
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // A power of two, so a thread finds its slot with a mask.
+        let wanted = size.min(cores).min(MAX_HOT_SLOTS);
+        let hot_slots = 1usize << wanted.ilog2();
         InstancePool {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             ctx,
-            size: size.max(1),
-            hot: AtomicPtr::new(std::ptr::null_mut()),
+            size,
+            hot: (0..hot_slots)
+                .map(|_| HotSlot(AtomicPtr::new(std::ptr::null_mut())))
+                .collect(),
             slots: Mutex::new(Slots {
                 idle: Vec::new(),
                 live: 0,
@@ -286,14 +321,14 @@ impl InstancePool {
         if depth >= MAX_DEPTH || stack_left() < MAX_WASM_STACK + HOST_MARGIN {
             return Err(LeaseError::TooDeep);
         }
-        // The uncontended case: the hot instance, without the lock.
-        if let Some(live) = self.take_hot() {
+        // The uncontended case: this thread's hot instance, without the lock.
+        if let Some(live) = self.take_hot(self.own_slot()) {
             return Ok(self.enter(live));
         }
         let clock = &self.ctx.engine.clock;
         let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
         loop {
-            if let Some(live) = slots.idle.pop().or_else(|| self.take_hot()) {
+            if let Some(live) = slots.idle.pop().or_else(|| self.take_any_hot()) {
                 return Ok(self.enter(live));
             }
             if slots.live < self.size {
@@ -343,11 +378,11 @@ impl InstancePool {
             if clock.now() >= deadline {
                 return Err(LeaseError::Timeout);
             }
-            // Announce the wait, then look at the hot slot once more: a
-            // lease returned there meanwhile either is seen now or sees
+            // Announce the wait, then look at the hot slots once more: a
+            // lease returned to one meanwhile either is seen now or sees
             // this waiter and notifies (both sides use SeqCst).
             self.waiting.fetch_add(1, Ordering::SeqCst);
-            if let Some(live) = self.take_hot() {
+            if let Some(live) = self.take_any_hot() {
                 self.waiting.fetch_sub(1, Ordering::SeqCst);
                 return Ok(self.enter(live));
             }
@@ -360,9 +395,21 @@ impl InstancePool {
         }
     }
 
-    /// The instance in the hot slot, if any.
-    fn take_hot(&self) -> Option<Box<Live>> {
-        let p = self.hot.swap(std::ptr::null_mut(), Ordering::SeqCst);
+    /// This thread's hot slot.
+    fn own_slot(&self) -> &HotSlot {
+        // The length is a power of two (`new`).
+        &self.hot[thread_number() & (self.hot.len() - 1)]
+    }
+
+    /// The instance in any hot slot, this thread's first.
+    fn take_any_hot(&self) -> Option<Box<Live>> {
+        let (n, own) = (self.hot.len(), thread_number());
+        (0..n).find_map(|i| self.take_hot(&self.hot[(own + i) & (n - 1)]))
+    }
+
+    /// The instance in the hot slot `slot`, if any.
+    fn take_hot(&self, slot: &HotSlot) -> Option<Box<Live>> {
+        let p = slot.0.swap(std::ptr::null_mut(), Ordering::SeqCst);
         // SAFETY: a non-null pointer in `hot` came from `Box::into_raw` in
         // `release` and is owned by the slot; the swap took it out.
         (!p.is_null()).then(|| unsafe { Box::from_raw(p) })
@@ -394,9 +441,10 @@ impl Lease<'_> {
         remove_held(self.pool.id, Hold::Leased);
         let pool = self.pool;
         if keep {
-            // The uncontended case: into the hot slot, without the lock.
+            // The uncontended case: into this thread's hot slot, without
+            // the lock.
             let p = Box::into_raw(live);
-            match pool.hot.compare_exchange(
+            match pool.own_slot().0.compare_exchange(
                 std::ptr::null_mut(),
                 p,
                 Ordering::SeqCst,
@@ -444,7 +492,7 @@ impl Drop for Lease<'_> {
 
 impl Drop for InstancePool {
     fn drop(&mut self) {
-        // The hot slot owns its instance.
-        drop(self.take_hot());
+        // The hot slots own their instances.
+        while self.take_any_hot().is_some() {}
     }
 }
