@@ -1,11 +1,10 @@
 //! How many live instances one host process holds, and what each costs
 //! (docs/benchmarks.md "Density"): `density <module.wasm|wat> <count>
-//! <apps|pool> [region]` creates `count` instances of the module's echo —
-//! one application each (`apps`), or one application whose pool holds them
-//! all (`pool`) — keeps them alive, calls each once, and prints the time per
-//! instance, the resident memory, mappings and file descriptors each adds,
-//! and where it stopped if it did. With `region`, each module is granted
-//! read access to the regions it declares (a window per instance).
+//! [region]` creates `count` instances of the module's echo, one
+//! application each, keeps them alive, calls each once, and prints the
+//! time per instance, the resident memory, mappings and file descriptors
+//! each adds, and where it stopped if it did. With `region`, each module is
+//! granted read access to the regions it declares (a window per instance).
 
 use std::time::Instant;
 

@@ -239,7 +239,11 @@ pub(crate) struct Lease<'a> {
 impl InstancePool {
     pub fn new(ctx: Arc<InstanceCtx>, size: usize, counters: Arc<Counters>) -> InstancePool {
         let size = size.max(1);
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // Asked once per process: std reads the cgroup files for it, tens
+        // of microseconds, which would double the cost of an application.
+        static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        let cores =
+            *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         // A power of two, so a thread finds its slot with a mask.
         let wanted = size.min(cores).min(MAX_HOT_SLOTS);
         let hot_slots = 1usize << wanted.ilog2();
