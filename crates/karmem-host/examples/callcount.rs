@@ -7,17 +7,31 @@
 //!
 //! Cases: `nop` and `echo` (80 bytes in and out) of the WAT echo guest from
 //! the host, `relay` (the WAT relay guest calling the echo guest's `echo`
-//! with 64 bytes: a guest→guest call).
+//! with 64 bytes: a guest→guest call); and `build`, an application of the
+//! WAT echo guest built (its first instance created and started) and
+//! dropped, per "call": start-up is on users' hot path too where they
+//! create an application per request.
 
 use std::hint::black_box;
 
-use karmem_host::{App, AppBuilder, Arg, ExportFn, Runtime, RuntimeConfig};
+use karmem_host::{App, AppBuilder, Arg, ExportFn, GuestModule, Runtime, RuntimeConfig};
 use karmem_testkit::wat_guest::{echo_guest, relay_guest};
 
 #[inline(never)]
 fn measured_calls(app: &App, f: &ExportFn, args: &[Arg<'_>], n: u32) {
     for _ in 0..n {
         black_box(app.invoke(f, black_box(args)).expect("call"));
+    }
+}
+
+#[inline(never)]
+fn measured_builds(rt: &Runtime, module: &GuestModule, n: u32) {
+    for _ in 0..n {
+        let app = AppBuilder::new(rt)
+            .module(module.clone())
+            .build()
+            .expect("build");
+        drop(black_box(app));
     }
 }
 
@@ -31,6 +45,13 @@ fn main() {
         ..RuntimeConfig::default()
     })
     .expect("runtime");
+    if case == "build" {
+        let module = echo_guest().load_into(&rt, "callee").expect("echo guest");
+        // Warm: the engine's lazy state and the allocator's free lists.
+        warm_builds(&rt, &module);
+        measured_builds(&rt, &module, n);
+        return;
+    }
     let app = AppBuilder::new(&rt)
         .module(echo_guest().load_into(&rt, "callee").expect("echo guest"))
         .module(relay_guest().load_into(&rt, "relay").expect("relay guest"))
@@ -45,13 +66,26 @@ fn main() {
         ),
         "relay" => (app.export("relay", "b.Relay", "relay").unwrap(), vec![]),
         other => {
-            eprintln!("unknown case `{other}` (nop, echo, relay)");
+            eprintln!("unknown case `{other}` (nop, echo, relay, build)");
             std::process::exit(2);
         }
     };
     // Warm: instances exist, buffers have their size.
     warm_up(&app, &f, &args);
     measured_calls(&app, &f, &args, n);
+}
+
+/// Not counted (the gate toggles on `measured_builds` only).
+#[inline(never)]
+fn warm_builds(rt: &Runtime, module: &GuestModule) {
+    for _ in 0..20 {
+        drop(black_box(
+            AppBuilder::new(rt)
+                .module(module.clone())
+                .build()
+                .expect("build"),
+        ));
+    }
 }
 
 /// Not counted (the gate toggles on `measured_calls` only).
