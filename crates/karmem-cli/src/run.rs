@@ -180,9 +180,17 @@ fn argument<'a>(
     Ok(Arg::Bytes(owned))
 }
 
-/// How a result is shown: JSON when a schema knows its type, else hex.
+/// Results larger than this are shown as hex, not decoded into JSON: a
+/// decoded value holds up to `traversal_budget` (8 × size) elements, each a
+/// JSON value of 32 bytes or more, so a 16 MiB `[]u8` result took 1.4 GB to
+/// print (docs/security.md §2.8). `karmem json decode` decodes any size on
+/// request.
+const JSON_SHOWN_MAX: usize = 64 << 10;
+
+/// How a result is shown: JSON when a schema knows its type and the result
+/// is at most `JSON_SHOWN_MAX` bytes, else hex (its first bytes).
 fn show(schemas: &Schemas, app: &App, ty: Option<&str>, out: &Output) -> String {
-    let (bytes, place) = match out {
+    let (bytes, mut place) = match out {
         Output::Empty => return "(no result)".into(),
         Output::Bytes(b) => (b.clone(), String::new()),
         Output::Region(s) => {
@@ -193,7 +201,11 @@ fn show(schemas: &Schemas, app: &App, ty: Option<&str>, out: &Output) -> String 
             )
         }
     };
-    if let Some((schema, layout, id)) = ty.and_then(|t| schemas.find(t)) {
+    let decodable = ty.and_then(|t| schemas.find(t));
+    if bytes.len() > JSON_SHOWN_MAX && decodable.is_some() {
+        place.push_str(", over the 64 KiB shown as JSON (karmem json decode reads it)");
+    }
+    if let Some((schema, layout, id)) = decodable.filter(|_| bytes.len() <= JSON_SHOWN_MAX) {
         if let Ok(v) = karmem_json::decode(schema, layout, id, &bytes) {
             // Guest text inside: escaped so it cannot drive the terminal.
             let json = serde_json::to_string_pretty(&v).unwrap_or_default();

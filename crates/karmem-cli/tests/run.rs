@@ -256,6 +256,24 @@ fn guest_text_in_results_is_printed_escaped() {
     );
 }
 
+/// A result over 64 KiB is shown as the hex of its first bytes, not
+/// decoded: the JSON of a large result costs tens of bytes per element.
+#[test]
+fn large_results_are_shown_as_hex_not_decoded() {
+    let text = "x".repeat(100_000);
+    let manifest = ECHO_MANIFEST.replace("Text = \"hi\"", &format!("Text = \"{text}\""));
+    let (code, out, err) = run(&[
+        ("app.toml", &manifest),
+        ("t.km", SCHEMA),
+        ("echo.wat", &echo().wat()),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("over the 64 KiB shown as JSON"), "{out}");
+    assert!(!out.contains("\"Text\""), "decoded anyway");
+    // Two results of 256 bytes of hex each, and the lines around them.
+    assert!(out.len() < 4096, "{} bytes printed", out.len());
+}
+
 /// A module that asks for a region it was not granted is told which grant
 /// would give it what it asks (read here: no grant means no window).
 #[test]
