@@ -1296,6 +1296,15 @@ impl Decoder<'_> {
                 // has no columns (an empty table): format.md §10.
                 let width: u64 = soa.columns.iter().map(|c| c.size as u64).sum();
                 self.charge(a.len as u64 * width.max(1))?;
+                // An absent column is zeros the width paid for, but for what
+                // its zero value holds (a fixed array of inline structs
+                // holding tables), charged before the elements are built.
+                for (k, c) in soa.columns.iter().enumerate() {
+                    if cols[k] == 0 {
+                        let held = self.l.absent_charge(&c.slot);
+                        self.charge_held((a.len as u64).saturating_mul(held))?;
+                    }
+                }
                 for i in 0..a.len {
                     // Start from the zero value of the element, then set each
                     // leaf from its column.

@@ -212,3 +212,27 @@ fn evolution_readers_pay_for_what_they_build() {
         tight,
     ));
 }
+
+/// An SoA column the directory does not list is built as zeros: for a
+/// fixed array of inline structs holding tables, those zeros hold tables,
+/// charged per element (format.md §10). Root at 8 (16 bytes), the
+/// directory at 24 (no entries), the block's word at 28: 32 bytes for one
+/// element, charged 16 + 8 + 32 (its width) + 4 × 1 008 (four zero `Big`).
+#[test]
+fn absent_columns_pay_for_the_tables_they_hold() {
+    let (s, l) = load(
+        "karmem t;\nstruct Big table { F [1000]u8; }\nstruct P inline { B Big; }\n\
+         struct E table { Ps [4]P; }\nstruct R table { A []E; }\n",
+    );
+    let m = message(32, &[(8, 2), (12, 28), (16, 1), (20, 1), (28, 24)]);
+    let factor = |f| karmem_json::Limits {
+        traversal_budget_factor: f,
+        ..Default::default()
+    };
+    let v = karmem_json::decode_with(&s, &l, root(&s), &m, factor(128)).unwrap();
+    assert_eq!(
+        v["A"][0]["Ps"][3]["B"]["F"].as_array().map(Vec::len),
+        Some(1000)
+    );
+    over_budget(karmem_json::decode_with(&s, &l, root(&s), &m, factor(127)));
+}
