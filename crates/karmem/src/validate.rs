@@ -70,21 +70,25 @@ impl<'a> Validator<'a> {
         self.depth -= 1;
     }
 
-    /// A table that must be well formed. Offset 0 is malformed too
-    /// (format.md §4): a writer always writes a table.
-    pub fn table(&mut self, offset: u32) -> Result<Table, Error> {
+    /// A table that must be well formed, of a type whose full size (the
+    /// table a writer of the reader's schema writes) is `full`. Offset 0
+    /// is malformed too (format.md §4): a writer always writes a table.
+    /// Charged `max(total × 8, full)` (format.md §10): a decoder builds
+    /// every field of the reader's schema, present in the message or not.
+    pub fn table(&mut self, offset: u32, full: u32) -> Result<Table, Error> {
         let t = self.reader.table(offset);
         if t == Table::EMPTY {
             return Err(Error::MalformedTable { offset });
         }
         let header: u32 = self.reader.get(offset);
-        self.charge((header & 0x1FFF_FFFF) as u64 * 8)?;
+        self.charge(((header & 0x1FFF_FFFF) as u64 * 8).max(full as u64))?;
         Ok(t)
     }
 
-    /// The root table, which must be present.
-    pub fn root(&mut self) -> Result<Table, Error> {
-        self.table(HEADER_SIZE)
+    /// The root table, which must be present (`full` as in
+    /// [`Validator::table`]).
+    pub fn root(&mut self, full: u32) -> Result<Table, Error> {
+        self.table(HEADER_SIZE, full)
     }
 
     /// The array reference at `at`, which must be well formed.
