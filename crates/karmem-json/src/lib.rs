@@ -1187,34 +1187,37 @@ impl Decoder<'_> {
                 let block = bunch_table_size(k as u64);
                 let fits = a.offset as u64 + block <= self.b.len() as u64
                     && a.offset.is_multiple_of(BUNCH_TABLE_ALIGN);
+                let mut first: HashMap<u32, u32> = HashMap::new();
                 if a.cap > 0 && k <= self.limits.max_directory_entries && fits {
                     // The bunch table is read once (its bytes charged,
                     // format.md §10): the first entry of each tag.
                     self.charge(block)?;
-                    let mut first: HashMap<u32, u32> = HashMap::new();
                     for e in 1..=k {
                         first
                             .entry(self.u32(a.offset + 16 * e))
                             .or_insert(a.offset + 16 * e);
                     }
-                    for bv in variants {
-                        let es = match &*bv.data {
-                            ArrayData::AosInline { stride, .. } => *stride,
-                            ArrayData::AosTable { .. } => 4,
-                            _ => 0,
-                        };
-                        let sub = first
-                            .get(&bv.tag)
-                            .map(|entry| self.array_ref(entry + 4, es, None))
-                            .unwrap_or(EMPTY_ARRAY);
-                        let values = self.struct_array(&bv.data, sub)?;
-                        let n = self.s.structs[bv.ty].name.clone();
-                        items.extend(values.into_iter().map(|v| {
-                            let mut m = Map::new();
-                            m.insert(n.clone(), v);
-                            Value::Object(m)
-                        }));
-                    }
+                }
+                // Every variant is an array of its own, charged as one; a
+                // variant without an entry (all of them in an empty or
+                // malformed array) is an empty one (format.md §10).
+                for bv in variants {
+                    let es = match &*bv.data {
+                        ArrayData::AosInline { stride, .. } => *stride,
+                        ArrayData::AosTable { .. } => 4,
+                        _ => 0,
+                    };
+                    let sub = first
+                        .get(&bv.tag)
+                        .map(|entry| self.array_ref(entry + 4, es, None))
+                        .unwrap_or(EMPTY_ARRAY);
+                    let values = self.struct_array(&bv.data, sub)?;
+                    let n = self.s.structs[bv.ty].name.clone();
+                    items.extend(values.into_iter().map(|v| {
+                        let mut m = Map::new();
+                        m.insert(n.clone(), v);
+                        Value::Object(m)
+                    }));
                 }
             }
             data => items = self.struct_array(data, a)?,
