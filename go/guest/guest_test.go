@@ -56,6 +56,15 @@ func TestRegisterDescribeDispatch(t *testing.T) {
 	if len(m.windows[0]) != 16 || m.windows[1] != nil {
 		t.Fatal("bind stored the wrong window")
 	}
+	// karmem_bind_access: the same range check, and only the three
+	// accesses there are.
+	if !m.bindAccess(1, AccessRead) || m.bindAccess(2, AccessRead) || m.bindAccess(-1, AccessRead) ||
+		m.bindAccess(0, AccessReadWrite+1) {
+		t.Fatal("bindAccess range check")
+	}
+	if m.access[1] != AccessRead {
+		t.Fatal("bindAccess stored the wrong access")
+	}
 	// The descriptor reads back: regions deduplicated in first-use order.
 	var back abi.ModuleDesc
 	if err := back.ReadAsRoot(karmem.NewReader(m.encoded)); err != nil {
