@@ -600,6 +600,20 @@ var schemas = map[string]map[string]rootType{
 				return bothViews(r, vectors_hostile_schema.ValidateEmptiesList, vectors_hostile_schema.TrustEmptiesList)
 			},
 		},
+		"Boxed": {
+			new:      func() object { return new(vectors_hostile_schema.Boxed) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateBoxed(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateBoxed, vectors_hostile_schema.TrustBoxed)
+			},
+		},
+		"Boxes": {
+			new:      func() object { return new(vectors_hostile_schema.Boxes) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateBoxes(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateBoxes, vectors_hostile_schema.TrustBoxes)
+			},
+		},
 	},
 	"vectors/inline/schema.km": {
 		"Vec3": {

@@ -459,6 +459,14 @@ impl Gen<'_> {
             }
             (None, ArrayData::AosInline { id, stride }) => {
                 charge(c);
+                // A C inline struct holds its tables by value, so an
+                // element can take far more memory than its stride: what
+                // its tables will be charged (Z(I) each, at least) must fit
+                // the budget before the array is allocated.
+                let held = self.l.absent_charge(&Slot::InlineStruct(*id));
+                if held > 0 {
+                    c.try_(&format!("km_reserve_each(v, {a}.len, {held}u)"));
+                }
                 alloc(c, &format!("{a}.len"));
                 each(c);
                 c.try_(&format!(
