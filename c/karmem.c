@@ -414,6 +414,26 @@ km_status km_charge(km_validator *v, uint64_t n) {
     return KM_OK;
 }
 
+/* units × n, or UINT64_MAX past it. */
+static uint64_t times_saturating(uint32_t n, uint64_t units) {
+    if (n != 0 && units > UINT64_MAX / n) {
+        return UINT64_MAX;
+    }
+    return units * n;
+}
+
+km_status km_charge_each(km_validator *v, uint32_t n, uint64_t units) {
+    uint64_t total = times_saturating(n, units);
+    return total == 0 ? KM_OK : km_charge(v, total);
+}
+
+km_status km_reserve_each(km_validator *v, uint32_t n, uint64_t units) {
+    if (times_saturating(n, units) > v->budget) {
+        return km_fail(v, KM_ERR_BUDGET_EXCEEDED, 0, 0);
+    }
+    return KM_OK;
+}
+
 km_status km_enter(km_validator *v) {
     v->depth++;
     if (v->depth > v->r->limits.max_depth) {
@@ -422,22 +442,24 @@ km_status km_enter(km_validator *v) {
     return KM_OK;
 }
 
-km_status km_check_table(km_validator *v, uint32_t offset, km_table *out) {
+km_status km_check_table(km_validator *v, uint32_t offset, uint32_t full, km_table *out) {
     km_table t = km_table_at(v->r, offset);
+    uint64_t total;
     *out = t;
     if (t.used == 0) {
         return km_fail(v, KM_ERR_MALFORMED_TABLE, offset, 0);
     }
-    return km_charge(v, (uint64_t)(km_read_u32(v->r, offset) & 0x1FFFFFFFu) * 8);
+    total = (uint64_t)(km_read_u32(v->r, offset) & 0x1FFFFFFFu) * 8;
+    return km_charge(v, total > full ? total : full);
 }
 
-km_status km_check_root(km_validator *v, km_table *out) {
+km_status km_check_root(km_validator *v, uint32_t full, km_table *out) {
     if (v->r->status != KM_OK) {
         km_table none = {0, 0};
         *out = none;
         return km_fail(v, v->r->status, 0, 0);
     }
-    return km_check_table(v, KM_HEADER_SIZE, out);
+    return km_check_table(v, KM_HEADER_SIZE, full, out);
 }
 
 km_status km_check_array_at(km_validator *v, uint32_t at, uint32_t elem_size, uint32_t limit,
@@ -602,10 +624,10 @@ km_status km_check_bunch(km_validator *v, km_array a, const uint32_t *known, siz
                          uint32_t *entries) {
     const km_reader *r = v->r;
     uint32_t k;
-    uint64_t block, total = 0;
+    uint64_t block, total = 0, missing = 0;
     *entries = 0;
     if (a.cap == 0) {
-        return KM_OK;
+        return n_known == 0 ? KM_OK : km_charge(v, n_known);
     }
     k = km_read_u32(r, a.offset);
     if (k > r->limits.max_directory_entries) {
@@ -637,9 +659,10 @@ km_status km_check_bunch(km_validator *v, km_array a, const uint32_t *known, siz
         if (seen > 1) {
             return km_fail(v, KM_ERR_MALFORMED_ARRAY, a.offset, 0);
         }
+        missing += seen == 0;
     }
     *entries = k;
-    return KM_OK;
+    return missing == 0 ? KM_OK : km_charge(v, missing);
 }
 
 /* ---- Writer ----------------------------------------------------------------- */

@@ -424,15 +424,27 @@ void km_validator_init(km_validator *v, const km_reader *r);
 km_status km_fail(km_validator *v, km_status kind, uint32_t offset, uint64_t value);
 /* Accounts for n bytes visited (at least 1); fails once the budget is spent. */
 km_status km_charge(km_validator *v, uint64_t n);
+/* Charges units for each of n elements (what the zero values of n
+ * elements hold, format.md §10), nothing when the product is 0; a product
+ * past 2^64 - 1 is charged as that, and refused. */
+km_status km_charge_each(km_validator *v, uint32_t n, uint64_t units);
+/* Fails with KM_ERR_BUDGET_EXCEEDED, charging nothing, when the budget left
+ * cannot pay units for each of n elements: a decoder about to allocate n
+ * elements that will each be charged at least units (a table at least its
+ * zero value's size) refuses before allocating what it would refuse
+ * anyway. */
+km_status km_reserve_each(km_validator *v, uint32_t n, uint64_t units);
 /* Descends one nesting level; fails past the depth limit. */
 km_status km_enter(km_validator *v);
 static inline void km_leave(km_validator *v) { v->depth--; }
 
 /* The table at offset must be well formed (offset 0 is malformed: a writer
- * always writes a table). */
-km_status km_check_table(km_validator *v, uint32_t offset, km_table *out);
+ * always writes a table), of a type whose full size (the table a writer of
+ * the reader's schema writes) is full; charged max(total × 8, full), as a
+ * decoder builds every field of the reader's schema (format.md §10). */
+km_status km_check_table(km_validator *v, uint32_t offset, uint32_t full, km_table *out);
 /* The root table: the header must have opened, then as km_check_table. */
-km_status km_check_root(km_validator *v, km_table *out);
+km_status km_check_root(km_validator *v, uint32_t full, km_table *out);
 /* The array reference at `at` must be well formed and within limit. */
 km_status km_check_array_at(km_validator *v, uint32_t at, uint32_t elem_size, uint32_t limit,
                             km_array *out);
@@ -455,7 +467,9 @@ km_status km_check_bools(km_validator *v, uint32_t offset, uint32_t n);
 km_status km_check_union_columns(km_validator *v, km_array a, uint32_t tag_size, uint32_t *tags,
                                  uint32_t *offsets);
 /* A bunch table: its size, entry lengths adding up to the array's length,
- * no known tag twice; *entries gets its number of entries. */
+ * no known tag twice; *entries gets its number of entries. A known tag
+ * without an entry costs one unit, as a decoder charges its empty array
+ * (format.md §10). */
 km_status km_check_bunch(km_validator *v, km_array a, const uint32_t *known, size_t n_known,
                          uint32_t *entries);
 

@@ -157,6 +157,34 @@ func TestReaderTables(t *testing.T) {
 	}
 }
 
+// A table is charged max(total × 8, its type's full size), and ChargeEach
+// charges per element, saturating (format.md §10).
+func TestValidatorChargesFullSizes(t *testing.T) {
+	msg := message(2, 0, 0, 0x80, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+	r := NewReader(msg)
+	budget := uint64(r.Size()) * uint64(r.limits.TraversalBudgetFactor)
+	v := NewValidator(r)
+	if _, err := v.Root(8); err != nil || v.budget != budget-16 {
+		t.Fatalf("total × 8: %v, %d left", err, v.budget)
+	}
+	if _, err := v.Root(40); err != nil || v.budget != budget-56 {
+		t.Fatalf("full size: %v, %d left", err, v.budget)
+	}
+	if _, err := v.Root(uint32(v.budget) + 1); !errors.Is(err, ErrBudgetExceeded) {
+		t.Fatalf("a full size over the budget: %v", err)
+	}
+	v = NewValidator(r)
+	if v.ChargeEach(0, math.MaxUint64) != nil || v.ChargeEach(3, 0) != nil || v.budget != budget {
+		t.Fatal("a product of 0 is not charged")
+	}
+	if err := v.ChargeEach(3, 5); err != nil || v.budget != budget-15 {
+		t.Fatalf("3 × 5: %v, %d left", err, v.budget)
+	}
+	if err := v.ChargeEach(2, math.MaxUint64); !errors.Is(err, ErrBudgetExceeded) || v.budget != budget-15 {
+		t.Fatalf("a saturated product: %v, %d left", err, v.budget)
+	}
+}
+
 func TestReaderArraysAndSlices(t *testing.T) {
 	w := NewWriter(0)
 	w.Begin()

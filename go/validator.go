@@ -1,6 +1,8 @@
 package karmem
 
 import (
+	"math"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -36,6 +38,21 @@ func (v *Validator) Charge(n uint64) error {
 	return nil
 }
 
+// ChargeEach charges units for each of n elements, nothing when the product
+// is 0; a product past 2^64 − 1 is charged as that, and refused. Generated
+// code charges what the zero values of n elements hold with it (format.md
+// §10).
+func (v *Validator) ChargeEach(n uint32, units uint64) error {
+	hi, lo := bits.Mul64(uint64(n), units)
+	if hi != 0 {
+		lo = math.MaxUint64
+	}
+	if lo == 0 {
+		return nil
+	}
+	return v.Charge(lo)
+}
+
 // Enter descends one nesting level; it fails past Limits.MaxDepth.
 func (v *Validator) Enter() error {
 	v.depth++
@@ -48,22 +65,25 @@ func (v *Validator) Enter() error {
 // Leave ascends one nesting level.
 func (v *Validator) Leave() { v.depth-- }
 
-// Table checks the table at offset, which must be well formed. Offset 0 is
-// malformed too (format.md §4): a writer always writes a table.
-func (v *Validator) Table(offset uint32) (Table, error) {
+// Table checks the table at offset, which must be well formed, of a type
+// whose full size (the table a writer of the reader's schema writes) is
+// full. Offset 0 is malformed too (format.md §4): a writer always writes a
+// table. It is charged max(total × 8, full) (format.md §10): a decoder
+// builds every field of the reader's schema, present in the message or not.
+func (v *Validator) Table(offset, full uint32) (Table, error) {
 	t := v.r.Table(offset)
 	if t == (Table{}) {
 		return t, errAt(ErrMalformedTable, offset, 0)
 	}
 	header := v.r.Uint32(offset)
-	if err := v.Charge(uint64(header&0x1FFFFFFF) * 8); err != nil {
+	if err := v.Charge(max(uint64(header&0x1FFFFFFF)*8, uint64(full))); err != nil {
 		return t, err
 	}
 	return t, nil
 }
 
-// Root checks the root table, which must be present.
-func (v *Validator) Root() (Table, error) { return v.Table(HeaderSize) }
+// Root checks the root table, which must be present (full as for Table).
+func (v *Validator) Root(full uint32) (Table, error) { return v.Table(HeaderSize, full) }
 
 // Array checks the array reference at at, which must be well formed.
 func (v *Validator) Array(at, elemSize, limit uint32) (ArrayRef, error) {
@@ -233,10 +253,11 @@ func (v *Validator) UnionColumns(a ArrayRef, tagSize uint32) (tags, offsets uint
 // to the array's length, and that no tag of known — the variants of the
 // reader's schema — has two entries) and returns its number of entries;
 // entry e (1-based) starts at a.Offset + 16×e with its u32 tag, followed by
-// an array reference.
+// an array reference. A variant of known without an entry costs one unit,
+// as a decoder charges its empty array (format.md §10).
 func (v *Validator) Bunch(a ArrayRef, known []uint32) (uint32, error) {
 	if a.Cap == 0 {
-		return 0, nil
+		return 0, v.chargeMissing(len(known))
 	}
 	r := v.r
 	k := r.Uint32(a.Offset)
@@ -266,6 +287,7 @@ func (v *Validator) Bunch(a ArrayRef, known []uint32) (uint32, error) {
 	// per known tag: variants × entries reads, no more than the decoder's
 	// look-up of each variant costs; unknown tags may repeat (no reader of
 	// this schema looks at them).
+	missing := 0
 	for _, tag := range known {
 		n := 0
 		for e := uint32(1); e <= k; e++ {
@@ -276,8 +298,20 @@ func (v *Validator) Bunch(a ArrayRef, known []uint32) (uint32, error) {
 		if n > 1 {
 			return 0, errAt(ErrMalformedArray, a.Offset, 0)
 		}
+		if n == 0 {
+			missing++
+		}
 	}
-	return k, nil
+	return k, v.chargeMissing(missing)
+}
+
+// chargeMissing charges one unit per variant of a bunch array without an
+// entry, nothing when there is none.
+func (v *Validator) chargeMissing(missing int) error {
+	if missing == 0 {
+		return nil
+	}
+	return v.Charge(uint64(missing))
 }
 
 // ChargeBunch charges the bunch table of a once, as a decoder reads it

@@ -54,12 +54,19 @@ static km_status abi_memory_desc_read_table(abi_memory_desc *x, km_validator *v,
     (void)r;
     (void)arena;
     (void)x;
+    if (t.used == 0) {
+        KM_TRY(km_charge(v, ABI_MEMORY_DESC_ZERO_SIZE));
+        memset(x, 0, sizeof *x);
+        return KM_OK;
+    }
     KM_TRY(km_enter(v));
-    KM_TRY(km_charge(v, t.used));
-    {
+    KM_TRY(km_charge(v, t.used > ABI_MEMORY_DESC_FULL_SIZE ? t.used : ABI_MEMORY_DESC_FULL_SIZE));
+    if (km_has(t, 4u, 12u)) {
         km_array a0 = km_field_array(r, t, 4u, 1u, KM_NO_LIMIT);
         KM_TRY(km_charge(v, (uint64_t)a0.len * 1u));
         x->name = km_text_of(r, a0);
+    } else {
+        memset(&x->name, 0, sizeof x->name);
     }
     x->importer = (abi_access)km_field_u8(r, t, 16u);
     x->exporter = (abi_access)km_field_u8(r, t, 17u);
@@ -73,7 +80,7 @@ km_status abi_memory_desc_validate(const km_reader *r, km_error *err) {
     km_status s;
     km_validator_init(&v, r);
     km_table t;
-    s = km_check_root(&v, &t);
+    s = km_check_root(&v, ABI_MEMORY_DESC_FULL_SIZE, &t);
     if (s == KM_OK) {
         s = abi_memory_desc_check_table(&v, t);
     }
@@ -132,22 +139,33 @@ static km_status abi_param_desc_read_table(abi_param_desc *x, km_validator *v, k
     (void)r;
     (void)arena;
     (void)x;
+    if (t.used == 0) {
+        KM_TRY(km_charge(v, ABI_PARAM_DESC_ZERO_SIZE));
+        memset(x, 0, sizeof *x);
+        return KM_OK;
+    }
     KM_TRY(km_enter(v));
-    KM_TRY(km_charge(v, t.used));
-    {
+    KM_TRY(km_charge(v, t.used > ABI_PARAM_DESC_FULL_SIZE ? t.used : ABI_PARAM_DESC_FULL_SIZE));
+    if (km_has(t, 4u, 12u)) {
         km_array a0 = km_field_array(r, t, 4u, 1u, KM_NO_LIMIT);
         KM_TRY(km_charge(v, (uint64_t)a0.len * 1u));
         x->name = km_text_of(r, a0);
+    } else {
+        memset(&x->name, 0, sizeof x->name);
     }
-    {
+    if (km_has(t, 16u, 12u)) {
         km_array a0 = km_field_array(r, t, 16u, 1u, KM_NO_LIMIT);
         KM_TRY(km_charge(v, (uint64_t)a0.len * 1u));
         x->type = km_text_of(r, a0);
+    } else {
+        memset(&x->type, 0, sizeof x->type);
     }
-    {
+    if (km_has(t, 28u, 12u)) {
         km_array a0 = km_field_array(r, t, 28u, 1u, KM_NO_LIMIT);
         KM_TRY(km_charge(v, (uint64_t)a0.len * 1u));
         x->memory = km_text_of(r, a0);
+    } else {
+        memset(&x->memory, 0, sizeof x->memory);
     }
     km_leave(v);
     return KM_OK;
@@ -158,7 +176,7 @@ km_status abi_param_desc_validate(const km_reader *r, km_error *err) {
     km_status s;
     km_validator_init(&v, r);
     km_table t;
-    s = km_check_root(&v, &t);
+    s = km_check_root(&v, ABI_PARAM_DESC_FULL_SIZE, &t);
     if (s == KM_OK) {
         s = abi_param_desc_check_table(&v, t);
     }
@@ -234,16 +252,24 @@ static km_status abi_function_desc_read_table(abi_function_desc *x, km_validator
     (void)r;
     (void)arena;
     (void)x;
+    if (t.used == 0) {
+        KM_TRY(km_charge(v, ABI_FUNCTION_DESC_ZERO_SIZE));
+        memset(x, 0, sizeof *x);
+        return KM_OK;
+    }
     KM_TRY(km_enter(v));
-    KM_TRY(km_charge(v, t.used));
-    {
+    KM_TRY(km_charge(v, t.used > ABI_FUNCTION_DESC_FULL_SIZE ? t.used : ABI_FUNCTION_DESC_FULL_SIZE));
+    if (km_has(t, 4u, 12u)) {
         km_array a0 = km_field_array(r, t, 4u, 1u, KM_NO_LIMIT);
         KM_TRY(km_charge(v, (uint64_t)a0.len * 1u));
         x->name = km_text_of(r, a0);
+    } else {
+        memset(&x->name, 0, sizeof x->name);
     }
-    {
+    if (km_has(t, 16u, 12u)) {
         km_array a0 = km_field_array(r, t, 16u, 4u, KM_NO_LIMIT);
         KM_TRY(km_charge(v, (uint64_t)a0.len * 4u));
+        KM_TRY(km_reserve_each(v, a0.len, ABI_PARAM_DESC_FULL_SIZE));
         void *p0;
         KM_TRY(km_arena_array(arena, a0.len, sizeof *x->params.ptr, &p0));
         x->params.ptr = p0;
@@ -251,6 +277,8 @@ static km_status abi_function_desc_read_table(abi_function_desc *x, km_validator
         for (uint32_t k0 = 0; k0 < x->params.len; k0++) {
             KM_TRY(abi_param_desc_read_table(&x->params.ptr[k0], v, arena, km_table_at(r, km_read_u32(r, a0.offset + k0 * 4u))));
         }
+    } else {
+        memset(&x->params, 0, sizeof x->params);
     }
     KM_TRY(abi_param_desc_read_table(&x->result, v, arena, km_field_table(r, t, 28u)));
     km_leave(v);
@@ -262,7 +290,7 @@ km_status abi_function_desc_validate(const km_reader *r, km_error *err) {
     km_status s;
     km_validator_init(&v, r);
     km_table t;
-    s = km_check_root(&v, &t);
+    s = km_check_root(&v, ABI_FUNCTION_DESC_FULL_SIZE, &t);
     if (s == KM_OK) {
         s = abi_function_desc_check_table(&v, t);
     }
@@ -287,14 +315,16 @@ static km_status abi_function_desc_check_table(km_validator *v, km_table t) {
         KM_TRY(km_check_field_array(v, t, 16u, 4u, KM_NO_LIMIT, &a0));
         for (uint32_t i0 = 0; i0 < a0.len; i0++) {
             km_table t0;
-            KM_TRY(km_check_table(v, km_read_u32(r, a0.offset + i0 * 4u), &t0));
+            KM_TRY(km_check_table(v, km_read_u32(r, a0.offset + i0 * 4u), ABI_PARAM_DESC_FULL_SIZE, &t0));
             KM_TRY(abi_param_desc_check_table(v, t0));
         }
     }
     if (km_has(t, 28u, 4u)) {
         km_table t0;
-        KM_TRY(km_check_table(v, km_read_u32(r, t.offset + 28u), &t0));
+        KM_TRY(km_check_table(v, km_read_u32(r, t.offset + 28u), ABI_PARAM_DESC_FULL_SIZE, &t0));
         KM_TRY(abi_param_desc_check_table(v, t0));
+    } else {
+        KM_TRY(km_charge(v, UINT64_C(40)));
     }
     km_leave(v);
     return KM_OK;
@@ -353,20 +383,28 @@ static km_status abi_interface_desc_read_table(abi_interface_desc *x, km_validat
     (void)r;
     (void)arena;
     (void)x;
+    if (t.used == 0) {
+        KM_TRY(km_charge(v, ABI_INTERFACE_DESC_ZERO_SIZE));
+        memset(x, 0, sizeof *x);
+        return KM_OK;
+    }
     KM_TRY(km_enter(v));
-    KM_TRY(km_charge(v, t.used));
-    {
+    KM_TRY(km_charge(v, t.used > ABI_INTERFACE_DESC_FULL_SIZE ? t.used : ABI_INTERFACE_DESC_FULL_SIZE));
+    if (km_has(t, 4u, 12u)) {
         km_array a0 = km_field_array(r, t, 4u, 1u, KM_NO_LIMIT);
         KM_TRY(km_charge(v, (uint64_t)a0.len * 1u));
         x->name = km_text_of(r, a0);
+    } else {
+        memset(&x->name, 0, sizeof x->name);
     }
     x->hash = km_field_u64(r, t, 16u);
     x->dynamic = km_field_bool(r, t, 24u);
     x->pattern = (abi_pattern)km_field_u8(r, t, 25u);
     x->pool_size = km_field_u32(r, t, 28u);
-    {
+    if (km_has(t, 32u, 12u)) {
         km_array a0 = km_field_array(r, t, 32u, 4u, KM_NO_LIMIT);
         KM_TRY(km_charge(v, (uint64_t)a0.len * 4u));
+        KM_TRY(km_reserve_each(v, a0.len, ABI_MEMORY_DESC_FULL_SIZE));
         void *p0;
         KM_TRY(km_arena_array(arena, a0.len, sizeof *x->memories.ptr, &p0));
         x->memories.ptr = p0;
@@ -374,10 +412,13 @@ static km_status abi_interface_desc_read_table(abi_interface_desc *x, km_validat
         for (uint32_t k0 = 0; k0 < x->memories.len; k0++) {
             KM_TRY(abi_memory_desc_read_table(&x->memories.ptr[k0], v, arena, km_table_at(r, km_read_u32(r, a0.offset + k0 * 4u))));
         }
+    } else {
+        memset(&x->memories, 0, sizeof x->memories);
     }
-    {
+    if (km_has(t, 44u, 12u)) {
         km_array a0 = km_field_array(r, t, 44u, 4u, KM_NO_LIMIT);
         KM_TRY(km_charge(v, (uint64_t)a0.len * 4u));
+        KM_TRY(km_reserve_each(v, a0.len, ABI_FUNCTION_DESC_FULL_SIZE));
         void *p0;
         KM_TRY(km_arena_array(arena, a0.len, sizeof *x->functions.ptr, &p0));
         x->functions.ptr = p0;
@@ -385,6 +426,8 @@ static km_status abi_interface_desc_read_table(abi_interface_desc *x, km_validat
         for (uint32_t k0 = 0; k0 < x->functions.len; k0++) {
             KM_TRY(abi_function_desc_read_table(&x->functions.ptr[k0], v, arena, km_table_at(r, km_read_u32(r, a0.offset + k0 * 4u))));
         }
+    } else {
+        memset(&x->functions, 0, sizeof x->functions);
     }
     km_leave(v);
     return KM_OK;
@@ -395,7 +438,7 @@ km_status abi_interface_desc_validate(const km_reader *r, km_error *err) {
     km_status s;
     km_validator_init(&v, r);
     km_table t;
-    s = km_check_root(&v, &t);
+    s = km_check_root(&v, ABI_INTERFACE_DESC_FULL_SIZE, &t);
     if (s == KM_OK) {
         s = abi_interface_desc_check_table(&v, t);
     }
@@ -423,7 +466,7 @@ static km_status abi_interface_desc_check_table(km_validator *v, km_table t) {
         KM_TRY(km_check_field_array(v, t, 32u, 4u, KM_NO_LIMIT, &a0));
         for (uint32_t i0 = 0; i0 < a0.len; i0++) {
             km_table t0;
-            KM_TRY(km_check_table(v, km_read_u32(r, a0.offset + i0 * 4u), &t0));
+            KM_TRY(km_check_table(v, km_read_u32(r, a0.offset + i0 * 4u), ABI_MEMORY_DESC_FULL_SIZE, &t0));
             KM_TRY(abi_memory_desc_check_table(v, t0));
         }
     }
@@ -432,7 +475,7 @@ static km_status abi_interface_desc_check_table(km_validator *v, km_table t) {
         KM_TRY(km_check_field_array(v, t, 44u, 4u, KM_NO_LIMIT, &a0));
         for (uint32_t i0 = 0; i0 < a0.len; i0++) {
             km_table t0;
-            KM_TRY(km_check_table(v, km_read_u32(r, a0.offset + i0 * 4u), &t0));
+            KM_TRY(km_check_table(v, km_read_u32(r, a0.offset + i0 * 4u), ABI_FUNCTION_DESC_FULL_SIZE, &t0));
             KM_TRY(abi_function_desc_check_table(v, t0));
         }
     }
@@ -496,11 +539,17 @@ static km_status abi_module_desc_read_table(abi_module_desc *x, km_validator *v,
     (void)r;
     (void)arena;
     (void)x;
+    if (t.used == 0) {
+        KM_TRY(km_charge(v, ABI_MODULE_DESC_ZERO_SIZE));
+        memset(x, 0, sizeof *x);
+        return KM_OK;
+    }
     KM_TRY(km_enter(v));
-    KM_TRY(km_charge(v, t.used));
-    {
+    KM_TRY(km_charge(v, t.used > ABI_MODULE_DESC_FULL_SIZE ? t.used : ABI_MODULE_DESC_FULL_SIZE));
+    if (km_has(t, 4u, 12u)) {
         km_array a0 = km_field_array(r, t, 4u, 4u, KM_NO_LIMIT);
         KM_TRY(km_charge(v, (uint64_t)a0.len * 4u));
+        KM_TRY(km_reserve_each(v, a0.len, ABI_MEMORY_DESC_FULL_SIZE));
         void *p0;
         KM_TRY(km_arena_array(arena, a0.len, sizeof *x->memories.ptr, &p0));
         x->memories.ptr = p0;
@@ -508,10 +557,13 @@ static km_status abi_module_desc_read_table(abi_module_desc *x, km_validator *v,
         for (uint32_t k0 = 0; k0 < x->memories.len; k0++) {
             KM_TRY(abi_memory_desc_read_table(&x->memories.ptr[k0], v, arena, km_table_at(r, km_read_u32(r, a0.offset + k0 * 4u))));
         }
+    } else {
+        memset(&x->memories, 0, sizeof x->memories);
     }
-    {
+    if (km_has(t, 16u, 12u)) {
         km_array a0 = km_field_array(r, t, 16u, 4u, KM_NO_LIMIT);
         KM_TRY(km_charge(v, (uint64_t)a0.len * 4u));
+        KM_TRY(km_reserve_each(v, a0.len, ABI_INTERFACE_DESC_FULL_SIZE));
         void *p0;
         KM_TRY(km_arena_array(arena, a0.len, sizeof *x->exports.ptr, &p0));
         x->exports.ptr = p0;
@@ -519,10 +571,13 @@ static km_status abi_module_desc_read_table(abi_module_desc *x, km_validator *v,
         for (uint32_t k0 = 0; k0 < x->exports.len; k0++) {
             KM_TRY(abi_interface_desc_read_table(&x->exports.ptr[k0], v, arena, km_table_at(r, km_read_u32(r, a0.offset + k0 * 4u))));
         }
+    } else {
+        memset(&x->exports, 0, sizeof x->exports);
     }
-    {
+    if (km_has(t, 28u, 12u)) {
         km_array a0 = km_field_array(r, t, 28u, 4u, KM_NO_LIMIT);
         KM_TRY(km_charge(v, (uint64_t)a0.len * 4u));
+        KM_TRY(km_reserve_each(v, a0.len, ABI_INTERFACE_DESC_FULL_SIZE));
         void *p0;
         KM_TRY(km_arena_array(arena, a0.len, sizeof *x->imports.ptr, &p0));
         x->imports.ptr = p0;
@@ -530,6 +585,8 @@ static km_status abi_module_desc_read_table(abi_module_desc *x, km_validator *v,
         for (uint32_t k0 = 0; k0 < x->imports.len; k0++) {
             KM_TRY(abi_interface_desc_read_table(&x->imports.ptr[k0], v, arena, km_table_at(r, km_read_u32(r, a0.offset + k0 * 4u))));
         }
+    } else {
+        memset(&x->imports, 0, sizeof x->imports);
     }
     km_leave(v);
     return KM_OK;
@@ -540,7 +597,7 @@ km_status abi_module_desc_validate(const km_reader *r, km_error *err) {
     km_status s;
     km_validator_init(&v, r);
     km_table t;
-    s = km_check_root(&v, &t);
+    s = km_check_root(&v, ABI_MODULE_DESC_FULL_SIZE, &t);
     if (s == KM_OK) {
         s = abi_module_desc_check_table(&v, t);
     }
@@ -560,7 +617,7 @@ static km_status abi_module_desc_check_table(km_validator *v, km_table t) {
         KM_TRY(km_check_field_array(v, t, 4u, 4u, KM_NO_LIMIT, &a0));
         for (uint32_t i0 = 0; i0 < a0.len; i0++) {
             km_table t0;
-            KM_TRY(km_check_table(v, km_read_u32(r, a0.offset + i0 * 4u), &t0));
+            KM_TRY(km_check_table(v, km_read_u32(r, a0.offset + i0 * 4u), ABI_MEMORY_DESC_FULL_SIZE, &t0));
             KM_TRY(abi_memory_desc_check_table(v, t0));
         }
     }
@@ -569,7 +626,7 @@ static km_status abi_module_desc_check_table(km_validator *v, km_table t) {
         KM_TRY(km_check_field_array(v, t, 16u, 4u, KM_NO_LIMIT, &a0));
         for (uint32_t i0 = 0; i0 < a0.len; i0++) {
             km_table t0;
-            KM_TRY(km_check_table(v, km_read_u32(r, a0.offset + i0 * 4u), &t0));
+            KM_TRY(km_check_table(v, km_read_u32(r, a0.offset + i0 * 4u), ABI_INTERFACE_DESC_FULL_SIZE, &t0));
             KM_TRY(abi_interface_desc_check_table(v, t0));
         }
     }
@@ -578,7 +635,7 @@ static km_status abi_module_desc_check_table(km_validator *v, km_table t) {
         KM_TRY(km_check_field_array(v, t, 28u, 4u, KM_NO_LIMIT, &a0));
         for (uint32_t i0 = 0; i0 < a0.len; i0++) {
             km_table t0;
-            KM_TRY(km_check_table(v, km_read_u32(r, a0.offset + i0 * 4u), &t0));
+            KM_TRY(km_check_table(v, km_read_u32(r, a0.offset + i0 * 4u), ABI_INTERFACE_DESC_FULL_SIZE, &t0));
             KM_TRY(abi_interface_desc_check_table(v, t0));
         }
     }

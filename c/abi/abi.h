@@ -36,6 +36,12 @@ struct abi_memory_desc {
     abi_access exporter;
     uint32_t max_pages;
 };
+/* S and Z of format.md §10: the table's full size (every field of
+ * this schema), which a decoder charges at least for a table it
+ * reads, and the size of its zero value (the tables it holds
+ * included), which it charges for an absent or malformed one. */
+#define ABI_MEMORY_DESC_FULL_SIZE 24u
+#define ABI_MEMORY_DESC_ZERO_SIZE UINT64_C(24)
 
 /* table ParamDesc */
 struct abi_param_desc {
@@ -43,6 +49,12 @@ struct abi_param_desc {
     km_text type;
     km_text memory;
 };
+/* S and Z of format.md §10: the table's full size (every field of
+ * this schema), which a decoder charges at least for a table it
+ * reads, and the size of its zero value (the tables it holds
+ * included), which it charges for an absent or malformed one. */
+#define ABI_PARAM_DESC_FULL_SIZE 40u
+#define ABI_PARAM_DESC_ZERO_SIZE UINT64_C(40)
 
 /* table FunctionDesc */
 struct abi_function_desc {
@@ -50,6 +62,12 @@ struct abi_function_desc {
     struct { struct abi_param_desc *ptr; uint32_t len; } params;
     abi_param_desc result;
 };
+/* S and Z of format.md §10: the table's full size (every field of
+ * this schema), which a decoder charges at least for a table it
+ * reads, and the size of its zero value (the tables it holds
+ * included), which it charges for an absent or malformed one. */
+#define ABI_FUNCTION_DESC_FULL_SIZE 32u
+#define ABI_FUNCTION_DESC_ZERO_SIZE UINT64_C(72)
 
 /* table InterfaceDesc */
 struct abi_interface_desc {
@@ -61,6 +79,12 @@ struct abi_interface_desc {
     struct { struct abi_memory_desc *ptr; uint32_t len; } memories;
     struct { struct abi_function_desc *ptr; uint32_t len; } functions;
 };
+/* S and Z of format.md §10: the table's full size (every field of
+ * this schema), which a decoder charges at least for a table it
+ * reads, and the size of its zero value (the tables it holds
+ * included), which it charges for an absent or malformed one. */
+#define ABI_INTERFACE_DESC_FULL_SIZE 56u
+#define ABI_INTERFACE_DESC_ZERO_SIZE UINT64_C(56)
 
 /* table ModuleDesc */
 struct abi_module_desc {
@@ -68,6 +92,12 @@ struct abi_module_desc {
     struct { struct abi_interface_desc *ptr; uint32_t len; } exports;
     struct { struct abi_interface_desc *ptr; uint32_t len; } imports;
 };
+/* S and Z of format.md §10: the table's full size (every field of
+ * this schema), which a decoder charges at least for a table it
+ * reads, and the size of its zero value (the tables it holds
+ * included), which it charges for an absent or malformed one. */
+#define ABI_MODULE_DESC_FULL_SIZE 40u
+#define ABI_MODULE_DESC_ZERO_SIZE UINT64_C(40)
 
 /* A message whose root is MemoryDesc: encode (the writer is reset first),
  * decode (objects live in the arena, text may point into the message),

@@ -50,7 +50,7 @@ static void check_position(const km_reader *r, uint32_t at) {
     if (t.used != 0) {
         inside(r, r->mem + t.offset, t.used);
         km_validator_init(&v, r);
-        REQUIRE(km_check_table(&v, at, &checked) == KM_OK);
+        REQUIRE(km_check_table(&v, at, 0, &checked) == KM_OK);
         REQUIRE(checked.offset == t.offset && checked.used == t.used);
         (void)km_field_u64(r, t, 8);
         (void)km_field_table(r, t, 4);
@@ -124,7 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(buf, data, size);
     if (km_reader_open(&r, buf, size) != KM_OK) {
         km_validator_init(&v, &r);
-        REQUIRE(km_check_root(&v, &root) == r.status);
+        REQUIRE(km_check_root(&v, 0, &root) == r.status);
         return 0;
     }
     /* Every position of the first 4 KiB (the budget of one input). */
@@ -132,6 +132,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         check_position(&r, at);
     }
     km_validator_init(&v, &r);
-    (void)km_check_root(&v, &root);
+    (void)km_check_root(&v, 0, &root);
     return 0;
 }

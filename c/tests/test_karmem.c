@@ -522,7 +522,7 @@ static void test_validator_limits(void) {
     CHECK_OK(km_writer_finish(&w));
     CHECK_OK(km_reader_open(&r, copy_out(&w), km_writer_len(&w)));
     km_validator_init(&v, &r);
-    CHECK_OK(km_check_root(&v, &t));
+    CHECK_OK(km_check_root(&v, 0, &t));
     CHECK(t.offset == 8 && t.used == 16);
     CHECK_OK(km_check_field_array(&v, t, 4, 1, KM_NO_LIMIT, &a));
     CHECK(a.len == 4);
@@ -534,13 +534,33 @@ static void test_validator_limits(void) {
     CHECK(v.error.value == 4 && a.len == 0);
     CHECK(km_check_field_array(&v, t, 4, 8, KM_NO_LIMIT, &a) == KM_ERR_MALFORMED_ARRAY);
     CHECK_OK(km_check_field_array(&v, t, 16, 1, KM_NO_LIMIT, &a)); /* absent: empty */
-    CHECK(km_check_table(&v, 0, &t) == KM_ERR_MALFORMED_TABLE);
+    CHECK(km_check_table(&v, 0, 0, &t) == KM_ERR_MALFORMED_TABLE);
     /* The budget: factor × size, one unit at least per charge. */
     km_validator_init(&v, &r);
     CHECK(v.budget == 8u * r.size);
     CHECK_OK(km_charge(&v, v.budget - 1));
     CHECK_OK(km_charge(&v, 0));
     CHECK(km_charge(&v, 1) == KM_ERR_BUDGET_EXCEEDED);
+    /* A table is charged max(total × 8, its type's full size): 16 for the
+     * root, or the full size of a longer type (format.md §10). */
+    km_validator_init(&v, &r);
+    CHECK_OK(km_check_root(&v, 8, &t));
+    CHECK(v.budget == 8u * r.size - 16);
+    CHECK_OK(km_check_root(&v, 40, &t));
+    CHECK(v.budget == 8u * r.size - 56);
+    CHECK(km_check_root(&v, (uint32_t)v.budget + 1, &t) == KM_ERR_BUDGET_EXCEEDED);
+    /* Per element, saturating; a reservation charges nothing. */
+    km_validator_init(&v, &r);
+    CHECK_OK(km_charge_each(&v, 0, UINT64_MAX));
+    CHECK_OK(km_charge_each(&v, 3, 0));
+    CHECK(v.budget == 8u * r.size);
+    CHECK_OK(km_charge_each(&v, 3, 5));
+    CHECK(v.budget == 8u * r.size - 15);
+    CHECK_OK(km_reserve_each(&v, 1, v.budget));
+    CHECK(km_reserve_each(&v, 2, v.budget / 2 + 1) == KM_ERR_BUDGET_EXCEEDED);
+    CHECK(km_reserve_each(&v, UINT32_MAX, UINT64_MAX / 2) == KM_ERR_BUDGET_EXCEEDED);
+    CHECK(km_charge_each(&v, 2, UINT64_MAX) == KM_ERR_BUDGET_EXCEEDED);
+    CHECK(v.budget == 8u * r.size - 15);
     /* The depth. */
     km_validator_init(&v, &r);
     for (int i = 0; i < 64; i++) {
@@ -550,7 +570,7 @@ static void test_validator_limits(void) {
     /* A reader that could not be opened fails the root check with its status. */
     CHECK(km_reader_open(&r, scratch, 4) == KM_ERR_TRUNCATED);
     km_validator_init(&v, &r);
-    CHECK(km_check_root(&v, &t) == KM_ERR_TRUNCATED);
+    CHECK(km_check_root(&v, 0, &t) == KM_ERR_TRUNCATED);
     km_writer_free(&w);
 }
 

@@ -807,9 +807,14 @@ pub fn decode_with(
     if schema.structs[root].kind == StructKind::Table {
         let t = d.table(HEADER_SIZE);
         d.table_value(root, t)
+    } else if 8 + layout.of_struct(root).size as u64 <= size as u64 {
+        d.inline_value(root, HEADER_SIZE, true)
     } else {
-        let present = 8 + layout.of_struct(root).size as u64 <= size as u64;
-        d.inline_value(root, HEADER_SIZE, present)
+        // An inline root that does not fit reads as its zero value, as an
+        // absent table does: charged for the tables it holds (format.md §1,
+        // §10), nothing when it holds none.
+        d.charge_held(layout.of_struct(root).zero)?;
+        d.zero_struct(root)
     }
 }
 
@@ -850,7 +855,12 @@ impl Decoder<'_> {
     fn charge(&mut self, n: u64) -> Result<(), Error> {
         let n = n.max(1);
         if n > self.budget {
-            return err("message exceeds the traversal budget");
+            let factor = self.limits.traversal_budget_factor;
+            let size = self.b.len() as u64;
+            return err(format!(
+                "message exceeds the traversal budget of {} units ({factor} × its {size} bytes, format.md §10)",
+                factor.saturating_mul(size)
+            ));
         }
         self.budget -= n;
         Ok(())
@@ -923,23 +933,53 @@ impl Decoder<'_> {
     }
 
     fn table_value(&mut self, id: StructId, t: Table) -> Result<Value, Error> {
-        self.enter()?;
-        self.charge(t.used as u64)?;
         let sl = self.l.of_struct(id);
+        if t == EMPTY {
+            // Absent or malformed: read as the table's zero value, which is
+            // charged whole, Z(T), before it is built, and not again
+            // inside (format.md §10). It reads nothing, so it is no level
+            // of nesting either.
+            self.charge(sl.zero)?;
+            return self.zero_struct(id);
+        }
+        self.enter()?;
+        // The whole table is built, fields past `used` included (as their
+        // defaults or zeros): S(T) at least.
+        self.charge((t.used as u64).max(sl.size as u64))?;
         let mut m = Map::new();
         for (i, f) in self.s.structs[id].fields.iter().enumerate() {
             let fl = &sl.fields[i];
             let present = fl.offset + fl.size <= t.used;
-            // An absent field (an older writer's table) reads as its
-            // default (docs/idl.md §4.3.1).
-            let v = match default_json(self.s, f) {
-                Some(d) if !present => d,
-                _ => self.slot(&fl.slot, t.offset + fl.offset, present)?,
+            let v = if present {
+                self.slot(&fl.slot, t.offset + fl.offset, true)?
+            } else {
+                // An absent field (an older writer's table) reads as its
+                // default (docs/idl.md §4.3.1), else as its zero value,
+                // whose bytes S(T) paid for; the tables it holds (a table
+                // field's, an inline struct's) are charged before they are
+                // built.
+                match default_json(self.s, f) {
+                    Some(d) => d,
+                    None => {
+                        self.charge_held(self.l.absent_charge(&fl.slot))?;
+                        self.zero_slot(&fl.slot)?
+                    }
+                }
             };
             m.insert(f.name.clone(), v);
         }
         self.depth -= 1;
         Ok(Value::Object(m))
+    }
+
+    /// Charge `units` for the tables a zero value holds (format.md §10):
+    /// nothing when it holds none, which is not the minimum unit of an
+    /// object (its bytes were paid for by its container).
+    fn charge_held(&mut self, units: u64) -> Result<(), Error> {
+        if units == 0 {
+            return Ok(());
+        }
+        self.charge(units)
     }
 
     fn inline_value(&mut self, id: StructId, at: u32, present: bool) -> Result<Value, Error> {
@@ -1147,34 +1187,37 @@ impl Decoder<'_> {
                 let block = bunch_table_size(k as u64);
                 let fits = a.offset as u64 + block <= self.b.len() as u64
                     && a.offset.is_multiple_of(BUNCH_TABLE_ALIGN);
+                let mut first: HashMap<u32, u32> = HashMap::new();
                 if a.cap > 0 && k <= self.limits.max_directory_entries && fits {
                     // The bunch table is read once (its bytes charged,
                     // format.md §10): the first entry of each tag.
                     self.charge(block)?;
-                    let mut first: HashMap<u32, u32> = HashMap::new();
                     for e in 1..=k {
                         first
                             .entry(self.u32(a.offset + 16 * e))
                             .or_insert(a.offset + 16 * e);
                     }
-                    for bv in variants {
-                        let es = match &*bv.data {
-                            ArrayData::AosInline { stride, .. } => *stride,
-                            ArrayData::AosTable { .. } => 4,
-                            _ => 0,
-                        };
-                        let sub = first
-                            .get(&bv.tag)
-                            .map(|entry| self.array_ref(entry + 4, es, None))
-                            .unwrap_or(EMPTY_ARRAY);
-                        let values = self.struct_array(&bv.data, sub)?;
-                        let n = self.s.structs[bv.ty].name.clone();
-                        items.extend(values.into_iter().map(|v| {
-                            let mut m = Map::new();
-                            m.insert(n.clone(), v);
-                            Value::Object(m)
-                        }));
-                    }
+                }
+                // Every variant is an array of its own, charged as one; a
+                // variant without an entry (all of them in an empty or
+                // malformed array) is an empty one (format.md §10).
+                for bv in variants {
+                    let es = match &*bv.data {
+                        ArrayData::AosInline { stride, .. } => *stride,
+                        ArrayData::AosTable { .. } => 4,
+                        _ => 0,
+                    };
+                    let sub = first
+                        .get(&bv.tag)
+                        .map(|entry| self.array_ref(entry + 4, es, None))
+                        .unwrap_or(EMPTY_ARRAY);
+                    let values = self.struct_array(&bv.data, sub)?;
+                    let n = self.s.structs[bv.ty].name.clone();
+                    items.extend(values.into_iter().map(|v| {
+                        let mut m = Map::new();
+                        m.insert(n.clone(), v);
+                        Value::Object(m)
+                    }));
                 }
             }
             data => items = self.struct_array(data, a)?,
@@ -1256,16 +1299,26 @@ impl Decoder<'_> {
                 // has no columns (an empty table): format.md §10.
                 let width: u64 = soa.columns.iter().map(|c| c.size as u64).sum();
                 self.charge(a.len as u64 * width.max(1))?;
+                // An absent column is zeros the width paid for, but for what
+                // its zero value holds (a fixed array of inline structs
+                // holding tables), charged before the elements are built.
+                for (k, c) in soa.columns.iter().enumerate() {
+                    if cols[k] == 0 {
+                        let held = self.l.absent_charge(&c.slot);
+                        self.charge_held((a.len as u64).saturating_mul(held))?;
+                    }
+                }
                 for i in 0..a.len {
                     // Start from the zero value of the element, then set each
                     // leaf from its column.
                     let mut item = self.zero_struct(*elem)?;
                     for (k, c) in soa.columns.iter().enumerate() {
-                        let present = cols[k] != 0;
-                        if !present && c.field(self.s).nonzero_default().is_some() {
-                            continue; // `item` holds the default already
+                        // An absent column: `item` holds its default or
+                        // zero already, paid for by the element's width.
+                        if cols[k] == 0 {
+                            continue;
                         }
-                        let v = self.slot(&c.slot, cols[k] + i * c.size, present)?;
+                        let v = self.slot(&c.slot, cols[k] + i * c.size, true)?;
                         let mut place = &mut item;
                         for (step, index) in c.steps.iter().zip(&c.path) {
                             place = member_mut(self.s, *step, *index as usize, place)
@@ -1285,11 +1338,28 @@ impl Decoder<'_> {
     /// where it has one. Finite: a struct never holds itself through
     /// fields (a schema error).
     fn zero_struct(&mut self, id: StructId) -> Result<Value, Error> {
-        // Building a zero value reads nothing, so it charges nothing (the
-        // generated decoders start such an element from `Default`): the
-        // budget is what it was before.
-        let budget = self.budget;
-        let value = self.zero_fields(id);
+        self.uncharged(|d| d.zero_fields(id))
+    }
+
+    /// The zero value of a slot (its default is the caller's): a
+    /// struct's, a fixed array of zeros, an empty array, no value.
+    fn zero_slot(&mut self, slot: &Slot) -> Result<Value, Error> {
+        match slot {
+            Slot::InlineStruct(c) | Slot::TableRef(c) => self.zero_struct(*c),
+            slot => self.uncharged(|d| d.slot(slot, 0, false)),
+        }
+    }
+
+    /// Build a zero value. It reads nothing, and whoever asked for it paid
+    /// for it whole (Z, format.md §10; an SoA element's width; the
+    /// generated decoders start from `Default`), so nothing inside it is
+    /// charged and no charge can fail: the budget is what it was before.
+    fn uncharged(
+        &mut self,
+        build: impl FnOnce(&mut Self) -> Result<Value, Error>,
+    ) -> Result<Value, Error> {
+        let budget = core::mem::replace(&mut self.budget, u64::MAX);
+        let value = build(self);
         self.budget = budget;
         value
     }

@@ -126,3 +126,113 @@ fn fixed_array_null_is_canonical() {
     let zero = json!({ "Fx": [{ "T": { "X": 0 }, "Y": 0 }, { "T": { "X": 0 }, "Y": 0 }] });
     assert_eq!(karmem_json::decode(&s, &l, root(&s), &bytes).unwrap(), zero);
 }
+
+/// Issue #26: 424 bytes, a root whose AoS array holds 100 table offsets 0,
+/// of a table holding a `[65536]u8`. An absent table used to cost one unit
+/// and decode into its whole zero value: 6.5 MB of values, 72 MB of JSON.
+/// Each now costs its zero value, Z = S = 65 544 units (format.md §10),
+/// more than the whole budget (8 × 424).
+#[test]
+fn absent_tables_cost_their_zero_value() {
+    let (s, l) =
+        load("karmem t;\nstruct Big table { F [65536]u8; }\nstruct R table { L []Big #aos; }\n");
+    let attack = message(424, &[(8, 2), (12, 24), (16, 100), (20, 100)]);
+    over_budget(karmem_json::decode(&s, &l, root(&s), &attack));
+    // One absent table: 16 (root) + 4 (its offset) + 65 544 units, which
+    // a budget of 2 049 × 32 bytes holds and one of 2 048 × 32 does not.
+    let one = message(32, &[(8, 2), (12, 24), (16, 1), (20, 1)]);
+    let factor = |f| karmem_json::Limits {
+        traversal_budget_factor: f,
+        ..Default::default()
+    };
+    let v = karmem_json::decode_with(&s, &l, root(&s), &one, factor(2049)).unwrap();
+    assert_eq!(v["L"][0]["F"].as_array().map(Vec::len), Some(65_536));
+    over_budget(karmem_json::decode_with(
+        &s,
+        &l,
+        root(&s),
+        &one,
+        factor(2048),
+    ));
+}
+
+/// Each table holds the next one twice, 64 levels deep: the zero value of
+/// the top one has 2^64 tables. Absent, it is charged `u64::MAX` (saturated)
+/// and refused before anything is built, as a field past its parent's
+/// `used` and as an offset 0.
+#[test]
+fn zero_values_too_large_to_build_are_refused() {
+    let mut src = String::from("karmem t;\nstruct T0 table { X u8; }\n");
+    for i in 1..63 {
+        src += &format!("struct T{i} table {{ A T{}; B T{}; }}\n", i - 1, i - 1);
+    }
+    src += "struct R table { K u32; A T62; }\n";
+    let (s, l) = load(&src);
+    // R with used 8: A is past it.
+    let past_used = message(16, &[(8, 1)]);
+    over_budget(karmem_json::decode(&s, &l, root(&s), &past_used));
+    // R with A = 0.
+    let zero = message(24, &[(8, 2)]);
+    over_budget(karmem_json::decode(&s, &l, root(&s), &zero));
+}
+
+/// A newer reader of an older message builds the fields the older writer
+/// did not know, and pays for them (format.md §10, evolution): the table
+/// costs its full size S in the reader's schema, and an appended table
+/// field its zero value Z, also where the older table fits the budget.
+#[test]
+fn evolution_readers_pay_for_what_they_build() {
+    let (old_s, old_l) = load("karmem t;\nstruct R table { X u32; }\n");
+    let (new_s, new_l) = load(
+        "karmem t;\nstruct Big table { F [200]u8; }\n\
+         struct R table { X u32; Extra [100]u8; B Big; }\n",
+    );
+    let old = karmem_json::encode(&old_s, &old_l, root(&old_s), &json!({ "X": 7 })).unwrap();
+    assert_eq!(old.len(), 16);
+    // The old reader: 8 units (S = used = 8) of 128.
+    karmem_json::decode(&old_s, &old_l, root(&old_s), &old).unwrap();
+    // The new one: S(R) = 112 and Z(Big) = 208, past 128.
+    over_budget(karmem_json::decode(&new_s, &new_l, root(&new_s), &old));
+    let wide = karmem_json::Limits {
+        traversal_budget_factor: 20, // 320 ≥ 112 + 208
+        ..Default::default()
+    };
+    let v = karmem_json::decode_with(&new_s, &new_l, root(&new_s), &old, wide).unwrap();
+    assert_eq!(v["X"], 7);
+    assert_eq!(v["B"]["F"].as_array().map(Vec::len), Some(200));
+    let tight = karmem_json::Limits {
+        traversal_budget_factor: 19, // 304 < 320
+        ..Default::default()
+    };
+    over_budget(karmem_json::decode_with(
+        &new_s,
+        &new_l,
+        root(&new_s),
+        &old,
+        tight,
+    ));
+}
+
+/// An SoA column the directory does not list is built as zeros: for a
+/// fixed array of inline structs holding tables, those zeros hold tables,
+/// charged per element (format.md §10). Root at 8 (16 bytes), the
+/// directory at 24 (no entries), the block's word at 28: 32 bytes for one
+/// element, charged 16 + 8 + 32 (its width) + 4 × 1 008 (four zero `Big`).
+#[test]
+fn absent_columns_pay_for_the_tables_they_hold() {
+    let (s, l) = load(
+        "karmem t;\nstruct Big table { F [1000]u8; }\nstruct P inline { B Big; }\n\
+         struct E table { Ps [4]P; }\nstruct R table { A []E; }\n",
+    );
+    let m = message(32, &[(8, 2), (12, 28), (16, 1), (20, 1), (28, 24)]);
+    let factor = |f| karmem_json::Limits {
+        traversal_budget_factor: f,
+        ..Default::default()
+    };
+    let v = karmem_json::decode_with(&s, &l, root(&s), &m, factor(128)).unwrap();
+    assert_eq!(
+        v["A"][0]["Ps"][3]["B"]["F"].as_array().map(Vec::len),
+        Some(1000)
+    );
+    over_budget(karmem_json::decode_with(&s, &l, root(&s), &m, factor(127)));
+}

@@ -48,15 +48,91 @@ pub fn compute(schema: &Schema) -> Result<Layout, Vec<Diagnostic>> {
     if !c.diags.is_empty() {
         return Err(c.diags);
     }
+    let mut structs: Vec<StructLayout> = c
+        .structs
+        .into_iter()
+        .map(|s| s.expect("every struct laid out"))
+        .collect();
+    zero_sizes(&mut structs);
     Ok(Layout {
-        structs: c
-            .structs
-            .into_iter()
-            .map(|s| s.expect("every struct laid out"))
-            .collect(),
+        structs,
         unions,
         soa: c.soa,
     })
+}
+
+/// Fill in every struct's [`StructLayout::zero`]: `Z(T)` of format.md §10,
+/// its own bytes (a table's `S(T)`, nothing for an inline struct, whose
+/// bytes are its container's) plus what its fields' zero values hold
+/// ([`absent_charge`]).
+///
+/// The structs a zero value holds form a DAG (a struct cannot hold itself
+/// through fields, a schema error), so one post-order walk computes each
+/// once; iterative, as a chain of tables is as deep as the schema makes
+/// it (RATIONALE R3.12). Saturating: a table holding the next one twice,
+/// 64 levels deep, has 2^64 tables in its zero value, which is charged
+/// `u64::MAX` and refused, never built.
+fn zero_sizes(structs: &mut [StructLayout]) {
+    let children = |s: &StructLayout| -> Vec<StructId> {
+        s.fields
+            .iter()
+            .filter_map(|f| match &f.slot {
+                Slot::TableRef(id) | Slot::InlineStruct(id) => Some(*id),
+                Slot::FixedArray {
+                    elem: FixedElem::InlineStruct(id),
+                    ..
+                } => Some(*id),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut done = vec![false; structs.len()];
+    for root in 0..structs.len() {
+        // (struct, children pushed?)
+        let mut stack = vec![(root, false)];
+        while let Some((id, expanded)) = stack.pop() {
+            if done[id] {
+                continue;
+            }
+            if !expanded {
+                stack.push((id, true));
+                for child in children(&structs[id]) {
+                    if !done[child] {
+                        stack.push((child, false));
+                    }
+                }
+                continue;
+            }
+            let own = if structs[id].header != 0 {
+                structs[id].size as u64
+            } else {
+                0
+            };
+            let held = structs[id].fields.iter().fold(0u64, |sum, f| {
+                sum.saturating_add(absent_charge(structs, &f.slot))
+            });
+            structs[id].zero = own.saturating_add(held);
+            done[id] = true;
+        }
+    }
+}
+
+/// What the zero value of a slot holds beyond the slot's own bytes, in
+/// budget units (format.md §10): `Z(U)` for a table field of type `U`, the
+/// tables an inline struct holds (for each element of a fixed array of
+/// them), nothing for anything else (an optional table has no value, an
+/// array is empty, a union has no value). Needs the `zero` of the structs
+/// the slot holds.
+pub(crate) fn absent_charge(structs: &[StructLayout], slot: &Slot) -> u64 {
+    match slot {
+        Slot::TableRef(id) | Slot::InlineStruct(id) => structs[*id].zero,
+        Slot::FixedArray {
+            elem: FixedElem::InlineStruct(id),
+            len,
+            ..
+        } => structs[*id].zero.saturating_mul(*len as u64),
+        _ => 0,
+    }
 }
 
 struct Computer<'a> {
@@ -106,6 +182,8 @@ impl Computer<'_> {
                 align: OBJECT_ALIGN,
                 fields,
                 header,
+                // Filled in once every struct is laid out (`zero_sizes`).
+                zero: 0,
             });
         }
         self.structs[id].as_ref().expect("just computed")

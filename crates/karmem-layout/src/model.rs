@@ -110,6 +110,14 @@ pub struct StructLayout {
     pub fields: Vec<FieldLayout>,
     /// Precomputed table header word (`units | unused << 29`); 0 for inline.
     pub header: u32,
+    /// `Z(T)` of format.md §10: traversal-budget units a decoder charges
+    /// for building this struct's zero value (an absent or malformed
+    /// table, a field past a table's `used`). A table: `size` (`S(T)`)
+    /// plus the zero values of its non-optional table fields, through
+    /// inline structs and fixed arrays of them, recursively. An inline
+    /// struct: only the tables it holds (its bytes are its container's);
+    /// 0 when it holds none. Saturating at `u64::MAX`.
+    pub zero: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -235,6 +243,16 @@ impl Layout {
                 stride: self.of_struct(ty).size,
             }
         }
+    }
+
+    /// Traversal-budget units charged for a field past a table's `used`
+    /// (format.md §10), beyond the table's own `S(T)`: what its zero value
+    /// holds, `Z(U)` for a table field of type `U`, the tables inside an
+    /// inline struct (per element of a fixed array of them), 0 for any
+    /// other slot. A decoder charges it before it builds the value, a
+    /// validator charges the same for the field.
+    pub fn absent_charge(&self, slot: &Slot) -> u64 {
+        crate::compute::absent_charge(&self.structs, slot)
     }
 
     /// Traversal-budget units a decoder charges per element it builds

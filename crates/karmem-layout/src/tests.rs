@@ -319,3 +319,53 @@ fn soa_columns_by_decreasing_alignment_flattening_order_among_equals() {
         ]
     );
 }
+
+#[test]
+fn zero_value_sizes() {
+    // Z(T) (format.md §10): a table's full size plus the zero values of its
+    // non-optional table fields, through inline structs and fixed arrays
+    // of them; optional tables, arrays and unions add nothing.
+    let (schema, l) = layout(
+        "karmem t;
+         struct Leaf table { X u32; }
+         struct Big table { F [60]u8; }
+         struct Pair inline { A Leaf; N u32; }
+         union U u8 { Leaf; }
+         struct Mid table { A Leaf; B Leaf; P Pair; Ps [3]Pair; O ?Leaf; L []Leaf; V U; }
+         struct Plain inline { N u64; }",
+    );
+    let z = |name: &str| l.of_struct(schema.struct_by_name(name).unwrap()).zero;
+    let s = |name: &str| l.of_struct(schema.struct_by_name(name).unwrap()).size as u64;
+    assert_eq!((s("Leaf"), z("Leaf")), (8, 8));
+    assert_eq!((s("Big"), z("Big")), (64, 64));
+    // An inline struct: only the tables it holds.
+    assert_eq!(z("Pair"), 8);
+    assert_eq!(z("Plain"), 0);
+    // Two Leaf fields, Pair's Leaf, three Pairs' Leafs.
+    assert_eq!(z("Mid"), s("Mid") + 2 * 8 + 8 + 3 * 8);
+    let mid = l.of_struct(schema.struct_by_name("Mid").unwrap());
+    let charges: Vec<u64> = mid
+        .fields
+        .iter()
+        .map(|f| l.absent_charge(&f.slot))
+        .collect();
+    assert_eq!(charges, [8, 8, 8, 24, 0, 0, 0]);
+}
+
+#[test]
+fn zero_value_sizes_saturate() {
+    // Each table holds the next one twice, 64 levels deep: a zero value of
+    // 2^64 tables, charged u64::MAX (refused), computed without walking it.
+    let mut src = String::from("karmem t;\nstruct T0 table { X u8; }\n");
+    for i in 1..64 {
+        src += &format!("struct T{i} table {{ A T{}; B T{}; }}\n", i - 1, i - 1);
+    }
+    let (schema, l) = layout(&src);
+    let z = |i: usize| {
+        l.of_struct(schema.struct_by_name(&format!("T{i}")).unwrap())
+            .zero
+    };
+    assert_eq!(z(0), 8);
+    assert_eq!(z(1), 16 + 2 * 8);
+    assert_eq!(z(63), u64::MAX);
+}

@@ -70,21 +70,25 @@ impl<'a> Validator<'a> {
         self.depth -= 1;
     }
 
-    /// A table that must be well formed. Offset 0 is malformed too
-    /// (format.md §4): a writer always writes a table.
-    pub fn table(&mut self, offset: u32) -> Result<Table, Error> {
+    /// A table that must be well formed, of a type whose full size (the
+    /// table a writer of the reader's schema writes) is `full`. Offset 0
+    /// is malformed too (format.md §4): a writer always writes a table.
+    /// Charged `max(total × 8, full)` (format.md §10): a decoder builds
+    /// every field of the reader's schema, present in the message or not.
+    pub fn table(&mut self, offset: u32, full: u32) -> Result<Table, Error> {
         let t = self.reader.table(offset);
         if t == Table::EMPTY {
             return Err(Error::MalformedTable { offset });
         }
         let header: u32 = self.reader.get(offset);
-        self.charge((header & 0x1FFF_FFFF) as u64 * 8)?;
+        self.charge(((header & 0x1FFF_FFFF) as u64 * 8).max(full as u64))?;
         Ok(t)
     }
 
-    /// The root table, which must be present.
-    pub fn root(&mut self) -> Result<Table, Error> {
-        self.table(HEADER_SIZE)
+    /// The root table, which must be present (`full` as in
+    /// [`Validator::table`]).
+    pub fn root(&mut self, full: u32) -> Result<Table, Error> {
+        self.table(HEADER_SIZE, full)
     }
 
     /// The array reference at `at`, which must be well formed.
@@ -497,7 +501,8 @@ impl<'a> Validator<'a> {
     /// the array's length, and that no tag of `known` — the variants of the
     /// reader's schema — has two entries); returns its entries `(tag, entry
     /// position)` through `each` (entries with unknown tags are skipped by
-    /// the caller).
+    /// the caller). A variant of `known` without an entry costs one unit, as
+    /// a decoder charges its empty array (format.md §10).
     pub fn bunch(
         &mut self,
         a: ArrayRef,
@@ -505,7 +510,7 @@ impl<'a> Validator<'a> {
         mut each: impl FnMut(&mut Self, u32, u32) -> Result<(), Error>,
     ) -> Result<(), Error> {
         if a.cap == 0 {
-            return Ok(());
+            return self.charge_missing(known.len());
         }
         let r = self.reader;
         let k: u32 = r.get(a.offset);
@@ -539,18 +544,33 @@ impl<'a> Validator<'a> {
         // count per known tag: variants × entries reads, no more than the
         // decoder's look-up of each variant costs; unknown tags may repeat
         // (no reader of this schema looks at them).
+        let mut missing = 0;
         for &tag in known {
             let entries = (1..=k).filter(|e| r.get::<u32>(a.offset + BUNCH_ENTRY_SIZE * e) == tag);
-            if entries.count() > 1 {
-                return Err(Error::MalformedArray { offset: a.offset });
+            match entries.count() {
+                0 => missing += 1,
+                1 => {}
+                _ => return Err(Error::MalformedArray { offset: a.offset }),
             }
         }
+        self.charge_missing(missing)?;
         for e in 1..=k {
             let entry = a.offset + BUNCH_ENTRY_SIZE * e;
             let tag: u32 = r.get(entry);
             each(self, tag, entry)?;
         }
         Ok(())
+    }
+}
+
+impl Validator<'_> {
+    /// One unit per variant of a bunch array without an entry, nothing when
+    /// there is none.
+    fn charge_missing(&mut self, missing: usize) -> Result<(), Error> {
+        if missing == 0 {
+            return Ok(());
+        }
+        self.charge(missing as u64)
     }
 }
 

@@ -71,7 +71,7 @@ fn malformed_tables_read_as_empty() {
     assert_eq!(r.root(), Table::EMPTY);
     assert_eq!(r.field::<u32>(r.root(), 4), 0);
     let mut v = Validator::new(r);
-    assert_eq!(v.root().err(), Some(Error::MalformedTable { offset: 8 }));
+    assert_eq!(v.root(8).err(), Some(Error::MalformedTable { offset: 8 }));
     // Used size below the header itself.
     let m = message(&[1 | (5 << 29), 7], &[]);
     assert_eq!(Reader::new(m.as_slice()).unwrap().root(), Table::EMPTY);
@@ -82,7 +82,10 @@ fn malformed_tables_read_as_empty() {
     assert_eq!(r.table(0), Table::EMPTY);
     // Offset 0 reads as the all-zero table but is malformed (§4).
     let mut v = Validator::new(r);
-    assert_eq!(v.table(0).err(), Some(Error::MalformedTable { offset: 0 }));
+    assert_eq!(
+        v.table(0, 8).err(),
+        Some(Error::MalformedTable { offset: 0 })
+    );
     assert_eq!(r.table(u32::MAX - 7), Table::EMPTY);
 }
 

@@ -53,7 +53,7 @@ func validateByElement(r *karmem.Reader) error {
 	vec3 := sized(vec3Columns, vec3Sizes)
 	weapon := sized(weaponColumns, weaponSizes)
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(km.StateFullSize)
 	if err != nil {
 		return err
 	}

@@ -537,6 +537,83 @@ var schemas = map[string]map[string]rootType{
 				return bothViews(r, vectors_hostile_schema.ValidateShared, vectors_hostile_schema.TrustShared)
 			},
 		},
+		"Big": {
+			new:      func() object { return new(vectors_hostile_schema.Big) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateBig(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateBig, vectors_hostile_schema.TrustBig)
+			},
+		},
+		"Bigs": {
+			new:      func() object { return new(vectors_hostile_schema.Bigs) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateBigs(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateBigs, vectors_hostile_schema.TrustBigs)
+			},
+		},
+		"Inner": {
+			new:      func() object { return new(vectors_hostile_schema.Inner) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateInner(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateInner, vectors_hostile_schema.TrustInner)
+			},
+		},
+		"Wrap": {
+			new:      func() object { return new(vectors_hostile_schema.Wrap) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateWrap(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateWrap, vectors_hostile_schema.TrustWrap)
+			},
+		},
+		"Nest": {
+			new:      func() object { return new(vectors_hostile_schema.Nest) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateNest(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateNest, vectors_hostile_schema.TrustNest)
+			},
+		},
+		"Nests": {
+			new:      func() object { return new(vectors_hostile_schema.Nests) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateNests(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateNests, vectors_hostile_schema.TrustNests)
+			},
+		},
+		"Short": {
+			new:      func() object { return new(vectors_hostile_schema.Short) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateShort(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateShort, vectors_hostile_schema.TrustShort)
+			},
+		},
+		"Empties": {
+			new:      func() object { return new(vectors_hostile_schema.Empties) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateEmpties(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateEmpties, vectors_hostile_schema.TrustEmpties)
+			},
+		},
+		"EmptiesList": {
+			new:      func() object { return new(vectors_hostile_schema.EmptiesList) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateEmptiesList(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateEmptiesList, vectors_hostile_schema.TrustEmptiesList)
+			},
+		},
+		"Boxed": {
+			new:      func() object { return new(vectors_hostile_schema.Boxed) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateBoxed(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateBoxed, vectors_hostile_schema.TrustBoxed)
+			},
+		},
+		"Boxes": {
+			new:      func() object { return new(vectors_hostile_schema.Boxes) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateBoxes(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateBoxes, vectors_hostile_schema.TrustBoxes)
+			},
+		},
 	},
 	"vectors/inline/schema.km": {
 		"Vec3": {

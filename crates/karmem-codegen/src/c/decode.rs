@@ -9,13 +9,13 @@
 //! decoder allocate more than the budget allows.
 
 use karmem_layout::{
-    ArrayData, FixedElem, Slot, ARRAY_REF_SIZE, HEADER_SIZE, OFFSET_SIZE, UNION_OFFSET_AT,
-    UNION_SLOT_SIZE,
+    ArrayData, FixedElem, Slot, SoaLayout, ARRAY_REF_SIZE, HEADER_SIZE, OFFSET_SIZE,
+    UNION_OFFSET_AT, UNION_SLOT_SIZE,
 };
 use karmem_schema::model::*;
 
 use super::encode::{add, plus};
-use super::{limit_arg, Code, Ctx, Gen};
+use super::{limit_arg, u64_literal, Code, Ctx, Gen};
 
 /// `!(cond)` for the simple comparisons the generator builds.
 fn negate(cond: &str) -> String {
@@ -59,7 +59,16 @@ impl Gen<'_> {
                 "if ((uint64_t)r->size < {}u) {{",
                 HEADER_SIZE as u64 + sl.size as u64
             ));
-            c.line("return KM_OK;");
+            // Its zero value, charged for the tables it holds (format.md
+            // §10).
+            if self.s.has_defaults(id) {
+                c.line(&format!("{name}_zero(out);"));
+            }
+            if sl.zero > 0 {
+                c.line(&format!("return km_charge(&v, {});", u64_literal(sl.zero)));
+            } else {
+                c.line("return KM_OK;");
+            }
             c.close("}");
             c.line(&format!(
                 "return {name}_read_at(out, &v, arena, {HEADER_SIZE}u);"
@@ -68,6 +77,9 @@ impl Gen<'_> {
         c.close("}");
         c.line("");
 
+        if self.s.has_defaults(id) {
+            self.zero_struct(decls, &mut c, id);
+        }
         let mut body = Code::new(1);
         for (i, f) in sl.fields.iter().enumerate() {
             let place = format!("x->{}", self.field_name(id, i));
@@ -101,8 +113,21 @@ impl Gen<'_> {
         c.line("(void)arena;");
         c.line("(void)x;");
         if table {
+            // Absent or malformed: the zero value, paid for whole before it
+            // is built, and not read (no level of depth; format.md §10).
+            c.open("if (t.used == 0) {");
+            c.try_(&format!("km_charge(v, {})", self.zero_size(id)));
+            if self.s.has_defaults(id) {
+                c.line(&format!("{name}_zero(x);"));
+            } else {
+                c.line("memset(x, 0, sizeof *x);");
+            }
+            c.line("return KM_OK;");
+            c.close("}");
             c.try_("km_enter(v)");
-            c.try_("km_charge(v, t.used)");
+            // Every field is built, those past `used` too.
+            let full = self.full_size(id);
+            c.try_(&format!("km_charge(v, t.used > {full} ? t.used : {full})"));
         } else {
             c.line("(void)at;");
         }
@@ -114,6 +139,65 @@ impl Gen<'_> {
         c.close("}");
         c.line("");
         defs.append(c);
+    }
+
+    /// `static void <type>_zero(<type> *x)`, for a struct whose zero value
+    /// holds a declared default (idl.md §4.3.1): the value an absent or
+    /// malformed table decodes to, built without reading or charging
+    /// anything (its reader charged its `Z`, format.md §10).
+    fn zero_struct(&self, decls: &mut Code, c: &mut Code, id: StructId) {
+        let name = self.struct_name(id);
+        let sig = format!("static void {name}_zero({name} *x)");
+        decls.line(&format!("{sig};"));
+        c.open(&format!("{sig} {{"));
+        c.line("memset(x, 0, sizeof *x);");
+        let sl = self.l.of_struct(id);
+        for (i, f) in sl.fields.iter().enumerate() {
+            let field = &self.s.structs[id].fields[i];
+            if field.optional {
+                // No value, whatever its type holds.
+                continue;
+            }
+            let place = format!("x->{}", self.field_name(id, i));
+            if let Some(d) = field.nonzero_default() {
+                let value = self.default_expr(&f.slot, d);
+                match &f.slot {
+                    Slot::ArrayRef { .. } => {
+                        c.line(&format!("{place}.ptr = {value};"));
+                        c.line(&format!("{place}.len = sizeof {value} - 1;"));
+                    }
+                    _ => c.line(&format!("{place} = {value};")),
+                }
+                continue;
+            }
+            match &f.slot {
+                Slot::TableRef(held) | Slot::InlineStruct(held) if self.s.has_defaults(*held) => {
+                    c.line(&format!("{}_zero(&{place});", self.struct_name(*held)));
+                }
+                Slot::FixedArray {
+                    elem: FixedElem::InlineStruct(held),
+                    len,
+                    ..
+                } if self.s.has_defaults(*held) => {
+                    c.open(&format!("for (uint32_t j = 0; j < {len}u; j++) {{"));
+                    c.line(&format!("{}_zero(&{place}[j]);", self.struct_name(*held)));
+                    c.close("}");
+                }
+                _ => {}
+            }
+        }
+        c.close("}");
+        c.line("");
+    }
+
+    /// The statement that sets `place`, a `T` of struct `id`, to its zero
+    /// value (its defaults included).
+    fn zero_value(&self, id: StructId, place: &str) -> String {
+        if self.s.has_defaults(id) {
+            format!("{}_zero(&{place});", self.struct_name(id))
+        } else {
+            format!("memset(&{place}, 0, sizeof {place});")
+        }
     }
 
     /// Decode one slot into `place`; an absent field (or SoA column) reads
@@ -136,6 +220,14 @@ impl Gen<'_> {
             ),
             Ctx::Pos { pos, absent } => (pos.clone(), absent.as_deref().map(negate)),
         };
+        // A field past its table's `used` is built as its zero value: the
+        // tables that holds are charged first (format.md §10; its own bytes
+        // are its table's). An SoA column's are charged for the whole array
+        // by `_read_soa`, before its elements are made.
+        let held = match ctx {
+            Ctx::Table { .. } => self.l.absent_charge(slot),
+            Ctx::Pos { .. } => 0,
+        };
         // `then` when present, else `otherwise`.
         let guarded = |c: &mut Code, then: &dyn Fn(&mut Code), otherwise: &str| match &present {
             None => then(c),
@@ -143,6 +235,9 @@ impl Gen<'_> {
                 c.open(&format!("if ({cond}) {{"));
                 then(c);
                 c.reopen("} else {");
+                if held > 0 {
+                    c.try_(&format!("km_charge(v, {})", u64_literal(held)));
+                }
                 c.line(otherwise);
                 c.close("}");
             }
@@ -175,7 +270,11 @@ impl Gen<'_> {
                     "{}_read_at(&{place}, v, arena, {pos})",
                     self.struct_name(*id)
                 );
-                guarded(c, &|c: &mut Code| c.try_(&call), &zero);
+                guarded(
+                    c,
+                    &|c: &mut Code| c.try_(&call),
+                    &self.zero_value(*id, place),
+                );
             }
             Slot::TableRef(id) => {
                 let name = self.struct_name(*id);
@@ -219,7 +318,14 @@ impl Gen<'_> {
                     }
                     c.close("}");
                 };
-                guarded(c, &body, &format!("memset({place}, 0, sizeof {place});"));
+                let otherwise = match elem {
+                    FixedElem::InlineStruct(id) if self.s.has_defaults(*id) => format!(
+                        "for (uint32_t {j} = 0; {j} < {len}u; {j}++) {{ {} }}",
+                        self.zero_value(*id, &format!("{place}[{j}]"))
+                    ),
+                    _ => format!("memset({place}, 0, sizeof {place});"),
+                };
+                guarded(c, &body, &otherwise);
             }
             Slot::OptionalTable(id) => {
                 let name = self.struct_name(*id);
@@ -236,6 +342,9 @@ impl Gen<'_> {
                 c.line(&format!("{place} = NULL;"));
                 c.open(&format!("if ({o} != 0) {{"));
                 c.line(&format!("void *p{d};"));
+                // It is charged at least its full size (its zero value's,
+                // when malformed): refused before it is allocated.
+                c.try_(&format!("km_reserve_each(v, 1u, {})", self.full_size(*id)));
                 c.try_(&format!("km_arena_alloc(arena, sizeof({name}), &p{d})"));
                 c.line(&format!("{place} = p{d};"));
                 c.try_(&format!(
@@ -265,36 +374,33 @@ impl Gen<'_> {
                 let es = data.elem_size();
                 let limit = limit_arg(array);
                 let a = format!("a{d}");
-                c.open("{");
+                // Presence is checked around the read: an absent array
+                // (past `used`, or a column the directory does not list) is
+                // empty, or its default, and costs nothing (format.md §10).
+                match &present {
+                    Some(cond) => c.open(&format!("if ({cond}) {{")),
+                    None => c.open("{"),
+                }
                 match ctx {
                     Ctx::Table { t, off } => c.line(&format!(
                         "km_array {a} = km_field_array(r, {t}, {off}u, {es}u, {limit});"
                     )),
-                    Ctx::Pos { absent: None, .. } => c.line(&format!(
+                    Ctx::Pos { .. } => c.line(&format!(
                         "km_array {a} = km_array_at(r, {pos}, {es}u, {limit});"
                     )),
-                    Ctx::Pos {
-                        absent: Some(_), ..
-                    } => c.line(&format!(
-                        "km_array {a} = ({}) ? km_array_at(r, {pos}, {es}u, {limit}) : (km_array){{0u, 0u, 0u}};",
-                        present.clone().unwrap_or_default()
-                    )),
                 }
-                match &default {
-                    // Text with a default: read when present, else the
-                    // default (a literal: it lives as long as the program).
-                    Some(text) => {
-                        c.open(&format!(
-                            "if ({}) {{",
-                            present.clone().unwrap_or("1".into())
-                        ));
-                        self.read_array(c, array, data, place, d);
-                        c.reopen("} else {");
-                        c.line(&format!("{place}.ptr = {text};"));
-                        c.line(&format!("{place}.len = sizeof {text} - 1;"));
-                        c.close("}");
+                self.read_array(c, array, data, place, d);
+                if present.is_some() {
+                    c.reopen("} else {");
+                    match &default {
+                        // Text with a default (a literal: it lives as long
+                        // as the program).
+                        Some(text) => {
+                            c.line(&format!("{place}.ptr = {text};"));
+                            c.line(&format!("{place}.len = sizeof {text} - 1;"));
+                        }
+                        None => c.line(&zero),
                     }
-                    None => self.read_array(c, array, data, place, d),
                 }
                 c.close("}");
             }
@@ -353,6 +459,14 @@ impl Gen<'_> {
             }
             (None, ArrayData::AosInline { id, stride }) => {
                 charge(c);
+                // A C inline struct holds its tables by value, so an
+                // element can take far more memory than its stride: what
+                // its tables will be charged (Z(I) each, at least) must fit
+                // the budget before the array is allocated.
+                let held = self.l.absent_charge(&Slot::InlineStruct(*id));
+                if held > 0 {
+                    c.try_(&format!("km_reserve_each(v, {a}.len, {held}u)"));
+                }
                 alloc(c, &format!("{a}.len"));
                 each(c);
                 c.try_(&format!(
@@ -364,6 +478,13 @@ impl Gen<'_> {
             }
             (None, ArrayData::AosTable { id }) => {
                 charge(c);
+                // Each element is charged at least its full size (its zero
+                // value's, when malformed): a length the budget cannot pay
+                // is refused before its elements are allocated.
+                c.try_(&format!(
+                    "km_reserve_each(v, {a}.len, {})",
+                    self.full_size(*id)
+                ));
                 alloc(c, &format!("{a}.len"));
                 each(c);
                 c.try_(&format!(
@@ -457,6 +578,12 @@ impl Gen<'_> {
             c.open(&format!("case {}u: {{", var.tag));
             c.line("void *p;");
             if self.is_table(var.ty) {
+                // Charged at least its full size (its zero value's, when
+                // malformed): refused before it is allocated.
+                c.try_(&format!(
+                    "km_reserve_each(v, 1u, {})",
+                    self.full_size(var.ty)
+                ));
                 c.try_(&format!("km_arena_alloc(arena, sizeof({ty}), &p)"));
                 c.line(&format!("x->tag = {};", self.tag_const(id, var.ty)));
                 c.line(&format!("x->as.{m} = p;"));
@@ -514,6 +641,9 @@ impl Gen<'_> {
             "km_charge(v, (uint64_t)a.len * {}u)",
             soa.element_charge()
         ));
+        // A column the directory does not list is built as zeros, paid for
+        // by the width above, but for what its zero value holds.
+        self.charge_unlisted(&mut c, soa, "a.len");
         c.try_(&format!("km_arena_array(arena, a.len, sizeof({name}), &p)"));
         c.line("s = p;");
         c.open("for (uint32_t i = 0; i < a.len; i++) {");
@@ -535,6 +665,23 @@ impl Gen<'_> {
         c.close("}");
         c.line("");
         defs.append(c);
+    }
+
+    /// Charges, for each column of `soa` the directory `cols` does not
+    /// list, what its zero value holds (a fixed array of inline structs
+    /// holding tables, format.md §10) for each of `count` elements.
+    pub(crate) fn charge_unlisted(&self, c: &mut Code, soa: &SoaLayout, count: &str) {
+        for (k, col) in soa.columns.iter().enumerate() {
+            let held = self.l.absent_charge(&col.slot);
+            if held > 0 {
+                c.open(&format!("if (cols[{k}] == 0) {{"));
+                c.try_(&format!(
+                    "km_charge_each(v, {count}, {})",
+                    u64_literal(held)
+                ));
+                c.close("}");
+            }
+        }
     }
 
     /// `#bovoa`/`#bovos` readers: each variant the schema knows from its
@@ -583,6 +730,14 @@ impl Gen<'_> {
                 ));
                 c.line(&format!("{ty} *got;"));
                 c.try_(&format!("km_charge(v, (uint64_t)sub.len * {per}u)"));
+                if self.is_table(var.ty) {
+                    // As an AoS array of tables: each element costs at
+                    // least its full size, refused before it is allocated.
+                    c.try_(&format!(
+                        "km_reserve_each(v, sub.len, {})",
+                        self.full_size(var.ty)
+                    ));
+                }
                 c.try_(&format!("km_arena_array(arena, sub.len, sizeof({ty}), &p)"));
                 c.line("got = p;");
                 c.open("for (uint32_t k = 0; k < sub.len; k++) {");

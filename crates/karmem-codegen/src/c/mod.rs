@@ -210,6 +210,22 @@ impl<'a> Gen<'a> {
             screaming(&self.s.structs[ty].name)
         )
     }
+    /// `APP_PROFILE_DATA_FULL_SIZE`: `S` of a table (format.md §10).
+    pub fn full_size(&self, id: StructId) -> String {
+        format!(
+            "{}_{}_FULL_SIZE",
+            self.prefix.to_uppercase(),
+            screaming(&self.s.structs[id].name)
+        )
+    }
+    /// `APP_PROFILE_DATA_ZERO_SIZE`: `Z` of a table (format.md §10).
+    pub fn zero_size(&self, id: StructId) -> String {
+        format!(
+            "{}_{}_ZERO_SIZE",
+            self.prefix.to_uppercase(),
+            screaming(&self.s.structs[id].name)
+        )
+    }
     /// The member of a union's `as` holding variant `ty`.
     pub fn variant_member(&self, ty: StructId) -> String {
         member(&self.s.structs[ty].name)
@@ -427,6 +443,19 @@ impl<'a> Gen<'a> {
                 c.line(&format!("{t}{sep}{}{suffix};", self.field_name(id, i)));
             }
             c.close("};");
+            if self.is_table(id) {
+                let sl = self.l.of_struct(id);
+                c.line("/* S and Z of format.md §10: the table's full size (every field of");
+                c.line(" * this schema), which a decoder charges at least for a table it");
+                c.line(" * reads, and the size of its zero value (the tables it holds");
+                c.line(" * included), which it charges for an absent or malformed one. */");
+                c.line(&format!("#define {} {}u", self.full_size(id), sl.size));
+                c.line(&format!(
+                    "#define {} {}",
+                    self.zero_size(id),
+                    u64_literal(sl.zero)
+                ));
+            }
             c.line("");
         }
         for id in 0..self.s.structs.len() {
@@ -686,4 +715,9 @@ mod tests {
         let src = "karmem e;\nstruct A table { X []u8; }\n";
         assert_eq!(generate(src), generate(src));
     }
+}
+
+/// A `uint64_t` constant: `UINT64_C(n)`.
+pub(crate) fn u64_literal(n: u64) -> String {
+    format!("UINT64_C({n})")
 }

@@ -11,7 +11,7 @@ use karmem_layout::{
 use karmem_schema::model::*;
 
 use super::encode::{add, plus};
-use super::{limit_arg, Code, Ctx, Gen};
+use super::{limit_arg, u64_literal, Code, Ctx, Gen};
 
 impl Gen<'_> {
     pub(crate) fn validate_struct(&self, decls: &mut Code, defs: &mut Code, id: StructId) {
@@ -27,7 +27,10 @@ impl Gen<'_> {
         c.line("km_validator_init(&v, r);");
         if table {
             c.line("km_table t;");
-            c.line("s = km_check_root(&v, &t);");
+            c.line(&format!(
+                "s = km_check_root(&v, {}, &t);",
+                self.full_size(id)
+            ));
             c.open("if (s == KM_OK) {");
             c.line(&format!("s = {name}_check_table(&v, t);"));
             c.close("}");
@@ -97,6 +100,13 @@ impl Gen<'_> {
             ),
             Ctx::Pos { pos, absent } => (pos.clone(), absent.as_ref().map(|a| format!("!({a})"))),
         };
+        // A field past its table's `used` is charged what a decoder builds
+        // for it beyond the table's bytes: the tables of its zero value
+        // (format.md §10).
+        let held = match ctx {
+            Ctx::Table { .. } => self.l.absent_charge(slot),
+            Ctx::Pos { .. } => 0,
+        };
         // `body` only when the slot is present, in a block either way.
         let when = |c: &mut Code, body: &dyn Fn(&mut Code)| {
             match &present {
@@ -104,6 +114,10 @@ impl Gen<'_> {
                 None => c.open("{"),
             }
             body(c);
+            if held > 0 && present.is_some() {
+                c.reopen("} else {");
+                c.try_(&format!("km_charge(v, {})", u64_literal(held)));
+            }
             c.close("}");
         };
         let t = format!("t{d}");
@@ -117,13 +131,19 @@ impl Gen<'_> {
             }),
             SlotCheck::Table(id) => when(c, &|c: &mut Code| {
                 c.line(&format!("km_table {t};"));
-                c.try_(&format!("km_check_table(v, km_read_u32(r, {pos}), &{t})"));
+                c.try_(&format!(
+                    "km_check_table(v, km_read_u32(r, {pos}), {}, &{t})",
+                    self.full_size(id)
+                ));
                 c.try_(&format!("{}_check_table(v, {t})", self.struct_name(id)));
             }),
             SlotCheck::OptionalTable(id) => when(c, &|c: &mut Code| {
                 c.open(&format!("if (km_read_u32(r, {pos}) != 0) {{"));
                 c.line(&format!("km_table {t};"));
-                c.try_(&format!("km_check_table(v, km_read_u32(r, {pos}), &{t})"));
+                c.try_(&format!(
+                    "km_check_table(v, km_read_u32(r, {pos}), {}, &{t})",
+                    self.full_size(id)
+                ));
                 c.try_(&format!("{}_check_table(v, {t})", self.struct_name(id)));
                 c.close("}");
             }),
@@ -329,8 +349,9 @@ impl Gen<'_> {
                 c.open(&format!("for (uint32_t {i} = 0; {i} < {a}.len; {i}++) {{"));
                 c.line(&format!("km_table t{d};"));
                 c.try_(&format!(
-                    "km_check_table(v, km_read_u32(r, {}), &t{d})",
-                    plus(&format!("{a}.offset"), &i, OFFSET_SIZE)
+                    "km_check_table(v, km_read_u32(r, {}), {}, &t{d})",
+                    plus(&format!("{a}.offset"), &i, OFFSET_SIZE),
+                    self.full_size(*id)
                 ));
                 c.try_(&format!("{}_check_table(v, t{d})", self.struct_name(*id)));
                 c.close("}");
@@ -354,6 +375,10 @@ impl Gen<'_> {
         c.line(&format!("uint32_t cols[{}];", n.max(1)));
         c.line("(void)r;");
         c.try_(&format!("km_check_soa(v, a, {name}_columns, {n}u, cols)"));
+        // What a decoder builds for a column the directory does not list,
+        // beyond its width: as the decoder charges it, per element of the
+        // capacity (format.md §10).
+        self.charge_unlisted(&mut c, soa, "a.cap");
         for (k, col) in soa.columns.iter().enumerate() {
             let ctx = Ctx::Pos {
                 pos: plus(&format!("cols[{k}]"), "i", col.size),
@@ -401,7 +426,10 @@ impl Gen<'_> {
                 c.open("if (offset == 0) {");
                 c.line("return km_fail(v, KM_ERR_INVALID_UNION, tag_at, tag);");
                 c.close("}");
-                c.try_("km_check_table(v, offset, &t)");
+                c.try_(&format!(
+                    "km_check_table(v, offset, {}, &t)",
+                    self.full_size(var.ty)
+                ));
                 c.line(&format!("return {ty}_check_table(v, t);"));
             } else {
                 let size = self.l.of_struct(var.ty).size;

@@ -3,7 +3,7 @@
 //! byte the same writing order as the Rust backend (format.md §8).
 
 use karmem_layout::{
-    ArrayData, FixedElem, Slot, ARRAY_REF_SIZE, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE,
+    ArrayData, FixedElem, Slot, SoaLayout, ARRAY_REF_SIZE, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE,
     OBJECT_ALIGN, OFFSET_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE,
 };
 use karmem_schema::model::*;
@@ -450,6 +450,24 @@ impl Gen<'_> {
         let name = self.struct_name(id);
         let sl = self.l.of_struct(id).clone();
         let table = self.is_table(id);
+        if table {
+            self.c.line(&format!(
+                "// {name}FullSize is S of format.md §10: the table's full size, every"
+            ));
+            self.c.line(
+                "// field of this schema; a decoder charges at least this for a table it reads.",
+            );
+            self.c.line(&format!("const {name}FullSize = {}", sl.size));
+            self.c.line("");
+            self.c.line(&format!(
+                "// {name}ZeroSize is Z of format.md §10: the size of the table's zero"
+            ));
+            self.c
+                .line("// value, the tables it holds included; a decoder charges it for an absent");
+            self.c.line("// or malformed one.");
+            self.c.line(&format!("const {name}ZeroSize = {}", sl.zero));
+            self.c.line("");
+        }
         self.c
             .line("// ReadAsRoot decodes a whole message into x, reusing the slices,");
         self.c
@@ -481,6 +499,11 @@ impl Gen<'_> {
         } else {
             self.c
                 .open(&format!("if uint64(r.Size()) < {} {{", 8 + sl.size as u64));
+            // Its zero value, charged for the tables it holds (format.md
+            // §10).
+            if sl.zero > 0 {
+                self.c.try_call(&format!("v.Charge({})", sl.zero), "err");
+            }
             self.c.line(&format!("*x = {name}{{}}"));
             self.c.line("return nil");
             self.c.close("}");
@@ -511,8 +534,19 @@ impl Gen<'_> {
             self.c.open(&format!(
                 "func (x *{name}) readTable(v *karmem.Validator, t karmem.Table) error {{"
             ));
+            // Absent or malformed: the zero value, paid for whole before it
+            // is built, and not read (no level of depth; format.md §10).
+            self.c.open("if t == (karmem.Table{}) {");
+            self.c.try_call(&format!("v.Charge({name}ZeroSize)"), "err");
+            self.c.line(&format!("*x = {empty}"));
+            self.c.line("return nil");
+            self.c.close("}");
             self.c.try_call("v.Enter()", "err");
-            self.c.try_call("v.Charge(uint64(t.Used))", "err");
+            // Every field is built, those past `used` too.
+            self.c.try_call(
+                &format!("v.Charge(uint64(max(t.Used, {name}FullSize)))"),
+                "err",
+            );
             if uses_r {
                 self.c.line("r := v.Reader()");
             }
@@ -552,6 +586,14 @@ impl Gen<'_> {
             Ctx::Pos { pos, absent } => (pos.clone(), absent.as_ref().map(|a| negate(a))),
         };
         let pc = pos.compact();
+        // A field past its table's `used` is built as its zero value: the
+        // tables that holds are charged first (format.md §10; its own bytes
+        // are its table's). An SoA column's are charged for the whole array
+        // by `readSoa`, before its elements are made.
+        let held = match ctx {
+            Ctx::Table { .. } => self.l.absent_charge(slot),
+            Ctx::Pos { .. } => 0,
+        };
         let guarded = |c: &mut Code, then: &dyn Fn(&mut Code), otherwise: &str| match &present {
             None => then(c),
             Some(cond) => {
@@ -559,6 +601,9 @@ impl Gen<'_> {
                 then(c);
                 c.close("} else {");
                 c.indent += 1;
+                if held > 0 {
+                    c.try_call(&format!("v.Charge({held})"), "err");
+                }
                 c.line(otherwise);
                 c.close("}");
             }
@@ -727,27 +772,53 @@ impl Gen<'_> {
             Slot::ArrayRef { array, data } => {
                 let es = data.elem_size();
                 let limit = limit_of(array);
-                c.open("{");
+                // An absent array (past `used`, or a column the directory
+                // does not list) is empty and costs nothing (format.md
+                // §10): its value is set without a charge.
+                match &present {
+                    Some(cond) => c.open(&format!("if {cond} {{")),
+                    None => c.open("{"),
+                }
                 match ctx {
                     Ctx::Table { t, off } => {
                         c.line(&format!("a := r.FieldArray({t}, {off}, {es}, {limit})"))
                     }
-                    Ctx::Pos { absent: None, .. } => {
-                        c.line(&format!("a := r.Array({pc}, {es}, {limit})"))
-                    }
-                    Ctx::Pos {
-                        absent: Some(_), ..
-                    } => {
-                        c.line("a := karmem.ArrayRef{}");
-                        c.open(&format!("if {} {{", present.clone().unwrap_or_default()));
-                        c.line(&format!("a = r.Array({pc}, {es}, {limit})"));
-                        c.close("}");
-                    }
+                    Ctx::Pos { .. } => c.line(&format!("a := r.Array({pc}, {es}, {limit})")),
                 }
                 self.read_array(c, array, data, place);
+                if present.is_some() {
+                    c.close("} else {");
+                    c.indent += 1;
+                    self.empty_array(c, array, data, place);
+                }
                 c.close("}");
             }
         }
+    }
+
+    /// The value an empty array decodes to (as `read_array` leaves it for
+    /// an array of length 0), set without reading or charging anything.
+    fn empty_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData, place: &str) {
+        match (array.text, data) {
+            (Some(_), _) => c.line(&format!("{} = \"\"", unparen(place))),
+            (None, ArrayData::AosInline { .. }) if array.is_map() => {
+                self.clear_map(c, array, place)
+            }
+            _ => c.line(&format!("{} = {place}[:0]", unparen(place))),
+        }
+    }
+
+    /// Empties the map at `place`, reusing it (a new one when it is nil).
+    fn clear_map(&self, c: &mut Code, array: &ArrayType, place: &str) {
+        c.open(&format!("if {place} == nil {{"));
+        c.line(&format!(
+            "{place} = {}{{}}",
+            self.obj_type(&FieldType::Array(*array))
+        ));
+        c.close("} else {");
+        c.indent += 1;
+        c.line(&format!("clear({place})"));
+        c.close("}");
     }
 
     pub(crate) fn fixed_elem_type(&self, elem: &FixedElem) -> String {
@@ -755,6 +826,31 @@ impl Gen<'_> {
             FixedElem::Scalar(p) => go_prim(*p).into(),
             FixedElem::Enum { id, .. } => self.enum_name(*id),
             FixedElem::InlineStruct(id) => self.struct_name(*id),
+        }
+    }
+
+    /// Opens `for k := …` over `a.Len` elements of `place`, which keeps the
+    /// elements it has (reused) and grows by one zero `T` for each new one.
+    fn grow_each(&self, c: &mut Code, place: &str, id: StructId) {
+        let p = unparen(place);
+        c.line(&format!("{p} = {place}[:min(len({p}), int(a.Len))]"));
+        c.open("for k := 0; k < int(a.Len); k++ {");
+        c.open(&format!("if k == len({p}) {{"));
+        c.line(&format!("{p} = append({p}, {}{{}})", self.struct_name(id)));
+        c.close("}");
+    }
+
+    /// Charges, for each column of `soa` the directory `cols` does not
+    /// list, what its zero value holds (a fixed array of inline structs
+    /// holding tables, format.md §10) for each of `count` elements.
+    pub(super) fn charge_unlisted(&self, c: &mut Code, soa: &SoaLayout, count: &str) {
+        for (k, col) in soa.columns.iter().enumerate() {
+            let held = self.l.absent_charge(&col.slot);
+            if held > 0 {
+                c.open(&format!("if cols[{k}] == 0 {{"));
+                c.try_call(&format!("v.ChargeEach({count}, {held})"), "err");
+                c.close("}");
+            }
         }
     }
 
@@ -815,35 +911,28 @@ impl Gen<'_> {
             // and value then go into the map.
             (None, ArrayData::AosInline { id, stride }) if array.is_map() => {
                 charge(c);
-                c.open(&format!("if {place} == nil {{"));
-                c.line(&format!(
-                    "{place} = {}{{}}",
-                    self.obj_type(&FieldType::Array(*array))
-                ));
-                c.close("} else {");
-                c.indent += 1;
-                c.line(&format!("clear({place})"));
-                c.close("}");
+                self.clear_map(c, array, place);
                 c.open("for k := uint32(0); k < a.Len; k++ {");
                 c.line(&format!("var entry {}", self.struct_name(*id)));
                 c.try_call(&format!("entry.readAt(v, a.Offset+k*{stride})"), "err");
                 c.line(&format!("{place}[entry.Key] = entry.Value"));
                 c.close("}");
             }
-            (None, ArrayData::AosInline { stride, .. }) => {
+            // Elements of structs grow the slice one at a time, each built
+            // as it is read, rather than `a.Len` zero values first: a zero
+            // value may hold tables and fixed arrays (format.md §10).
+            (None, ArrayData::AosInline { id, stride }) => {
                 charge(c);
-                c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
-                c.open(&format!("for k := range {} {{", unparen(place)));
+                self.grow_each(c, place, *id);
                 c.try_call(
                     &format!("{place}[k].readAt(v, a.Offset+uint32(k)*{stride})"),
                     "err",
                 );
                 c.close("}");
             }
-            (None, ArrayData::AosTable { .. }) => {
+            (None, ArrayData::AosTable { id }) => {
                 charge(c);
-                c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
-                c.open(&format!("for k := range {} {{", unparen(place)));
+                self.grow_each(c, place, *id);
                 c.try_call(
                     &format!("{place}[k].readTable(v, r.Table(r.Uint32(a.Offset+uint32(k)*{OFFSET_SIZE})))"),
                     "err",
@@ -1081,6 +1170,9 @@ impl Gen<'_> {
             &format!("v.Charge({})", times("uint64(a.Len)", soa.element_charge())),
             "err",
         );
+        // A column the directory does not list is built as zeros, paid for
+        // by the width above, but for what its zero value holds.
+        self.charge_unlisted(&mut c, &soa, "a.Len");
         let bind = match seq {
             Seq::Plain => {
                 c.line("*items = karmem.Resize(*items, int(a.Len))");

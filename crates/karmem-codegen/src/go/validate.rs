@@ -59,7 +59,7 @@ impl Gen<'_> {
         self.c.try_call("r.Err()", &format!("{view}{{}}, err"));
         self.c.line("v := karmem.NewValidator(r)");
         if table {
-            self.c.line("t, err := v.Root()");
+            self.c.line(&format!("t, err := v.Root({name}FullSize)"));
             self.c.check_err(&format!("{view}{{}}, err"));
             self.c.try_call(
                 &format!("validateTable{name}(&v, t)"),
@@ -133,6 +133,13 @@ impl Gen<'_> {
             Ctx::Pos { pos, absent } => (pos.clone(), absent.as_ref().map(|a| negate(a))),
         };
         let pc = pos.compact();
+        // A field past its table's `used` is charged what a decoder builds
+        // for it beyond the table's bytes: the tables of its zero value
+        // (format.md §10).
+        let held = match ctx {
+            Ctx::Table { .. } => self.l.absent_charge(slot),
+            Ctx::Pos { .. } => 0,
+        };
         // Runs `body` only when the slot is present, in a block either way
         // so that its locals never collide with the next slot's.
         let when = |c: &mut Code, body: &dyn Fn(&mut Code)| {
@@ -141,6 +148,11 @@ impl Gen<'_> {
                 None => c.open("{"),
             }
             body(c);
+            if held > 0 && present.is_some() {
+                c.close("} else {");
+                c.indent += 1;
+                c.try_call(&format!("v.Charge({held})"), "err");
+            }
             c.close("}");
         };
         match self.l.slot_check(slot) {
@@ -156,8 +168,8 @@ impl Gen<'_> {
                 let name = self.struct_name(id);
                 when(c, &|c: &mut Code| {
                     c.line(&format!(
-                        "child, err := v.Table(r.Uint32({}))",
-                        pos.normal()
+                        "child, err := v.Table(r.Uint32({}), {name}FullSize)",
+                        pos.compact()
                     ));
                     c.check_err("err");
                     c.try_call(&format!("validateTable{name}(v, child)"), "err");
@@ -170,7 +182,7 @@ impl Gen<'_> {
                         "if offset := r.Uint32({}); offset != 0 {{",
                         pos.normal()
                     ));
-                    c.line("child, err := v.Table(offset)");
+                    c.line(&format!("child, err := v.Table(offset, {name}FullSize)"));
                     c.check_err("err");
                     c.try_call(&format!("validateTable{name}(v, child)"), "err");
                     c.close("}");
@@ -391,14 +403,12 @@ impl Gen<'_> {
             }
             ArrayData::AosTable { id } => {
                 c.open("for i := uint32(0); i < a.Len; i++ {");
+                let name = self.struct_name(*id);
                 c.line(&format!(
-                    "child, err := v.Table(v.Reader().Uint32(a.Offset + i*{OFFSET_SIZE}))"
+                    "child, err := v.Table(v.Reader().Uint32(a.Offset+i*{OFFSET_SIZE}), {name}FullSize)"
                 ));
                 c.check_err("err");
-                c.try_call(
-                    &format!("validateTable{}(v, child)", self.struct_name(*id)),
-                    "err",
-                );
+                c.try_call(&format!("validateTable{name}(v, child)"), "err");
                 c.close("}");
             }
             ArrayData::Soa { elem } => c.try_call(
@@ -429,6 +439,10 @@ impl Gen<'_> {
         ));
         c.line(&format!("var cols [{n}]uint32"));
         c.try_call(&format!("v.Soa(a, soaColumns{name}[:], cols[:])"), "err");
+        // What a decoder builds for a column the directory does not list,
+        // beyond its width: as `readSoa` charges it, per element of the
+        // capacity (format.md §10).
+        self.charge_unlisted(&mut c, &soa, "a.Cap");
         if !body.out.is_empty() {
             if mentions(&body.out, "r") {
                 c.line("r := v.Reader()");
@@ -541,7 +555,7 @@ impl Gen<'_> {
                 c.open("if offset == 0 {");
                 c.line("return karmem.InvalidUnion(tagAt, tag)");
                 c.close("}");
-                c.line("t, err := v.Table(offset)");
+                c.line(&format!("t, err := v.Table(offset, {ty}FullSize)"));
                 c.check_err("err");
                 c.line(&format!("return validateTable{ty}(v, t)"));
             } else {

@@ -169,6 +169,22 @@ impl Gen<'_> {
                 f.offset
             ));
         }
+        if table {
+            self.c.line(
+                "/// `S` of format.md §10: the table's full size, every field of this schema;",
+            );
+            self.c
+                .line("/// a decoder charges at least this for a table it reads.");
+            self.c
+                .line(&format!("pub const FULL_SIZE: u32 = {};", sl.size));
+            self.c
+                .line("/// `Z` of format.md §10: the size of the table's zero value, the tables");
+            self.c.line(
+                "/// it holds included; a decoder charges it for an absent or malformed one.",
+            );
+            self.c
+                .line(&format!("pub const ZERO_SIZE: u64 = {};", sl.zero));
+        }
         // -- encode
         self.c
             .line("/// Encode as the root of a message; `w` is reset first. Reuse the");
@@ -247,6 +263,11 @@ impl Gen<'_> {
         } else {
             self.c
                 .open(&format!("if {HEADER_SIZE} + {} > r.size() {{", sl.size));
+            // Its zero value, charged for the tables it holds (format.md
+            // §10).
+            if sl.zero > 0 {
+                self.c.line(&format!("v.charge({})?;", sl.zero));
+            }
             self.c.line("*self = Self::default();");
             self.c.line("return Ok(());");
             self.c.close("}");
@@ -285,14 +306,38 @@ impl Gen<'_> {
         if table {
             self.c.line("#[doc(hidden)]");
             self.c.open("pub fn read_table(&mut self, v: &mut karmem::Validator<'_>, t: karmem::Table) -> Result<(), karmem::Error> {");
+            // Absent or malformed: the zero value, paid for whole before it
+            // is built, and not read (no level of depth; format.md §10).
+            self.c.open("if t == karmem::Table::EMPTY {");
+            self.c.line("v.charge(Self::ZERO_SIZE)?;");
+            self.c.line("*self = Self::default();");
+            self.c.line("return Ok(());");
+            self.c.close("}");
             self.c.line("v.enter()?;");
-            self.c.line("v.charge(t.used as u64)?;");
+            // Every field is built, those past `used` too.
+            self.c
+                .line("v.charge(t.used.max(Self::FULL_SIZE) as u64)?;");
             if uses_r {
                 self.c.line("let r = v.reader;");
             }
             self.c.raw(&body);
             self.c.line("v.leave();");
             self.c.line("Ok(())");
+            self.c.close("}");
+            self.c.line("");
+            self.c
+                .line("/// A new value decoded from table `t`: an absent or malformed one is");
+            self.c
+                .line("/// charged before its zero value is built (format.md §10).");
+            self.c.line("#[doc(hidden)]");
+            self.c.open("pub fn from_table(v: &mut karmem::Validator<'_>, t: karmem::Table) -> Result<Self, karmem::Error> {");
+            self.c.open("if t == karmem::Table::EMPTY {");
+            self.c.line("v.charge(Self::ZERO_SIZE)?;");
+            self.c.line("return Ok(Self::default());");
+            self.c.close("}");
+            self.c.line("let mut x = Self::default();");
+            self.c.line("x.read_table(v, t)?;");
+            self.c.line("Ok(x)");
             self.c.close("}");
         } else {
             let at = if body.contains("at") { "at" } else { "_at" };
@@ -321,7 +366,7 @@ impl Gen<'_> {
         ));
         self.c.line("let mut v = karmem::Validator::new(*r);");
         if table {
-            self.c.line("let t = v.root()?;");
+            self.c.line("let t = v.root(Self::FULL_SIZE)?;");
             self.c.line("Self::validate_table(&mut v, t)?;");
         } else {
             self.c
@@ -667,6 +712,22 @@ impl Gen<'_> {
     ) {
         let (pos, present) = ctx.pos_present(self.l.slot_size(slot));
         let default = default.map(|d| self.default_expr(slot, d));
+        // A field past its table's `used` is built as its zero value: the
+        // tables that holds are charged first (format.md §10; its own bytes
+        // are its table's). An SoA column's are charged for the whole array
+        // by `read_soa`, before its elements are made.
+        let held = match ctx {
+            Ctx::Table { .. } => self.l.absent_charge(slot),
+            Ctx::Pos { .. } => 0,
+        };
+        let absent = |assign: String| -> Vec<String> {
+            let mut lines = Vec::new();
+            if held > 0 {
+                lines.push(format!("v.charge({held})?;"));
+            }
+            lines.push(assign);
+            lines
+        };
         let scalar = |ty: &str| -> String {
             match (ctx, &default) {
                 (Ctx::Pos { pos, present }, _) if present == "true" => {
@@ -698,7 +759,7 @@ impl Gen<'_> {
                 c,
                 &present,
                 |c| c.line(&format!("{place}.read_at(v, {pos})?;")),
-                &format!("{place} = core::default::Default::default();"),
+                &absent(format!("{place} = core::default::Default::default();")),
             ),
             Slot::TableRef(_) => {
                 let t = match ctx {
@@ -721,7 +782,7 @@ impl Gen<'_> {
                         self.union_value(*id)
                     ))
                 },
-                &format!("{place} = None;"),
+                &[format!("{place} = None;")],
             ),
             Slot::FixedArray { elem, stride, .. } => {
                 let epos = format!("{pos} + {}", mul("j as u32", *stride));
@@ -745,12 +806,12 @@ impl Gen<'_> {
                         c.line(&inner);
                         c.close("}");
                     },
-                    &format!(
+                    &absent(format!(
                         "{place} = core::array::from_fn(|_| core::default::Default::default());"
-                    ),
+                    )),
                 )
             }
-            Slot::OptionalTable(_) => {
+            Slot::OptionalTable(id) => {
                 let offset = match ctx {
                     Ctx::Table { t, off } => format!("r.field::<u32>({t}, {off})"),
                     Ctx::Pos { pos, present } if present == "true" => {
@@ -762,9 +823,15 @@ impl Gen<'_> {
                 };
                 c.line(&format!("let offset = {offset};"));
                 c.open("if offset != 0 {");
+                // A new value is made by `from_table`, which charges a
+                // malformed one before building it.
+                c.open(&format!("match &mut {place} {{"));
+                c.line("Some(x) => x.read_table(v, r.table(offset))?,");
                 c.line(&format!(
-                    "{place}.get_or_insert_with(core::default::Default::default).read_table(v, r.table(offset))?;"
+                    "None => {place} = Some(Box::new({}::from_table(v, r.table(offset))?)),",
+                    self.struct_name(*id)
                 ));
+                c.close("}");
                 c.reopen("} else {");
                 c.line(&format!("{place} = None;"));
                 c.close("}");
@@ -795,15 +862,12 @@ impl Gen<'_> {
             Slot::ArrayRef { array, data } => {
                 let es = data.elem_size();
                 let limit = limit(array);
+                // Presence is checked around the read: an absent array
+                // (past `used`, or a column the directory does not list) is
+                // empty, or its default, and costs nothing (format.md §10).
                 let a = match ctx {
                     Ctx::Table { t, off } => format!("r.field_array({t}, {off}, {es}, {limit})"),
-                    // With a default, presence is checked around the read.
-                    Ctx::Pos { pos, present } if present == "true" || default.is_some() => {
-                        format!("r.array({pos}, {es}, {limit})")
-                    }
-                    Ctx::Pos { pos, present } => format!(
-                        "if {present} {{ r.array({pos}, {es}, {limit}) }} else {{ karmem::ArrayRef::EMPTY }}"
-                    ),
+                    Ctx::Pos { pos, .. } => format!("r.array({pos}, {es}, {limit})"),
                 };
                 let read = |c: &mut Code| {
                     c.line(&format!("let a = {a};"));
@@ -811,7 +875,15 @@ impl Gen<'_> {
                 };
                 match &default {
                     // Only text has a default among arrays (checked).
-                    Some(d) => guarded(c, &present, read, &format!("{place} = String::from({d});")),
+                    Some(d) => guarded(
+                        c,
+                        &present,
+                        read,
+                        &[format!("{place} = String::from({d});")],
+                    ),
+                    None if present != "true" => {
+                        guarded(c, &present, read, &[format!("{place}.clear();")])
+                    }
                     None => {
                         c.open("{");
                         read(c);
@@ -902,21 +974,44 @@ impl Gen<'_> {
                 c.line(&format!("{place}.insert(entry.key, entry.value);"));
                 c.close("}");
             }
-            (None, ArrayData::AosInline { stride, .. }) => each(
-                c,
-                default,
-                &[format!(
-                    "e.read_at(v, a.offset + {})?;",
-                    mul("i as u32", *stride)
-                )],
-            ),
-            (None, ArrayData::AosTable { .. }) => each(
-                c,
-                default,
-                &[format!(
-                    "e.read_table(v, r.table(r.get::<u32>(a.offset + i as u32 * {OFFSET_SIZE})))?;"
-                )],
-            ),
+            // Elements of structs grow the vector one at a time, each built
+            // as it is read, rather than `a.len` zero values first: a zero
+            // value may hold tables and fixed arrays (format.md §10).
+            (None, ArrayData::AosInline { id, stride }) => {
+                charge(c);
+                c.line(&format!("{place}.truncate(a.len as usize);"));
+                c.open("for i in 0..a.len {");
+                c.line(&format!("let at = a.offset + {};", mul("i", *stride)));
+                // `elem`: `place` may be a field of an outer element `e`.
+                c.open(&format!("match {place}.get_mut(i as usize) {{"));
+                c.line("Some(elem) => elem.read_at(v, at)?,");
+                c.open("None => {");
+                c.line(&format!(
+                    "let mut elem = {}::default();",
+                    self.struct_name(*id)
+                ));
+                c.line("elem.read_at(v, at)?;");
+                c.line(&format!("{place}.push(elem);"));
+                c.close("}");
+                c.close("}");
+                c.close("}");
+            }
+            (None, ArrayData::AosTable { id }) => {
+                charge(c);
+                c.line(&format!("{place}.truncate(a.len as usize);"));
+                c.open("for i in 0..a.len {");
+                c.line(&format!(
+                    "let t = r.table(r.get::<u32>(a.offset + i * {OFFSET_SIZE}));"
+                ));
+                c.open(&format!("match {place}.get_mut(i as usize) {{"));
+                c.line("Some(elem) => elem.read_table(v, t)?,");
+                c.line(&format!(
+                    "None => {place}.push({}::from_table(v, t)?),",
+                    self.struct_name(*id)
+                ));
+                c.close("}");
+                c.close("}");
+            }
             (None, ArrayData::Soa { elem }) => c.line(&format!(
                 "{}::read_soa(&mut {place}, v, a)?;",
                 self.struct_name(*elem)
@@ -976,7 +1071,7 @@ fn borrowed(place: &str) -> String {
 
 /// `then` when `present` is `true`; otherwise `if present { then } else {
 /// otherwise }`.
-fn guarded(c: &mut Code, present: &str, then: impl FnOnce(&mut Code), otherwise: &str) {
+fn guarded(c: &mut Code, present: &str, then: impl FnOnce(&mut Code), otherwise: &[String]) {
     if present == "true" {
         then(c);
         return;
@@ -984,6 +1079,8 @@ fn guarded(c: &mut Code, present: &str, then: impl FnOnce(&mut Code), otherwise:
     c.open(&format!("if {present} {{"));
     then(c);
     c.reopen("} else {");
-    c.line(otherwise);
+    for line in otherwise {
+        c.line(line);
+    }
     c.close("}");
 }

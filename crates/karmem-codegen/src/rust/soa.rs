@@ -284,6 +284,19 @@ impl Gen<'_> {
             "v.charge({})?;",
             mul("a.len as u64", soa.element_charge())
         ));
+        // A column the directory does not list is built as zeros, paid for
+        // by the width above, but for what its zero value holds: a fixed
+        // array of inline structs holding tables (format.md §10).
+        for (k, c) in soa.columns.iter().enumerate() {
+            let held = self.l.absent_charge(&c.slot);
+            if held > 0 {
+                self.c.open(&format!("if {cols}[{k}] == 0 && a.len > 0 {{"));
+                self.c.line(&format!(
+                    "v.charge((a.len as u64).saturating_mul({held}))?;"
+                ));
+                self.c.close("}");
+            }
+        }
         let plain_data = !dense.is_empty() && dense.iter().all(|d| *d);
         if !plain_data {
             self.c
@@ -442,6 +455,19 @@ impl Gen<'_> {
         let cols = if body.is_empty() { "_cols" } else { "cols" };
         self.c
             .line(&format!("let {cols} = v.soa(a, &Self::SOA_COLUMNS)?;"));
+        // What a decoder builds for a column the directory does not list,
+        // beyond its width: as `read_soa` charges it, per element of the
+        // capacity (format.md §10).
+        for (k, c) in soa.columns.iter().enumerate() {
+            let held = self.l.absent_charge(&c.slot);
+            if held > 0 {
+                self.c.open(&format!("if {cols}[{k}] == 0 && a.cap > 0 {{"));
+                self.c.line(&format!(
+                    "v.charge((a.cap as u64).saturating_mul({held}))?;"
+                ));
+                self.c.close("}");
+            }
+        }
         if !body.is_empty() {
             if mentions(&body, "r") {
                 self.c.line("let r = v.reader;");

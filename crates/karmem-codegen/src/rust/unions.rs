@@ -94,24 +94,28 @@ impl Gen<'_> {
         self.c.open("match tag {");
         for var in &u.variants {
             let ty = self.struct_name(var.ty);
-            let (guard, read) = if self.is_table(var.ty) {
-                (
-                    String::new(),
-                    "x.read_table(v, r.table(offset))?".to_string(),
-                )
-            } else {
-                (
-                    format!(
-                        " if offset != 0 && offset.is_multiple_of(8) && offset as u64 + {} <= r.size() as u64",
-                        self.l.of_struct(var.ty).size
-                    ),
-                    // Charged like a table: its size (format.md §10).
-                    format!(
-                        "{{ v.charge({})?; x.read_at(v, offset)? }}",
-                        self.l.of_struct(var.ty).size
-                    ),
-                )
-            };
+            if self.is_table(var.ty) {
+                // A new value is made by `from_table`, which charges a
+                // malformed table before building it (format.md §10).
+                self.c.open(&format!("{} => match place {{", var.tag));
+                self.c.line(&format!(
+                    "Some(Self::{ty}(x)) => x.read_table(v, r.table(offset))?,"
+                ));
+                self.c.line(&format!(
+                    "_ => *place = Some(Self::{ty}({ty}::from_table(v, r.table(offset))?)),"
+                ));
+                self.c.close("},");
+                continue;
+            }
+            let guard = format!(
+                " if offset != 0 && offset.is_multiple_of(8) && offset as u64 + {} <= r.size() as u64",
+                self.l.of_struct(var.ty).size
+            );
+            // Charged like a table: its size (format.md §10).
+            let read = format!(
+                "{{ v.charge({})?; x.read_at(v, offset)? }}",
+                self.l.of_struct(var.ty).size
+            );
             self.c
                 .open(&format!("{}{guard} => match place {{", var.tag));
             self.c.line(&format!("Some(Self::{ty}(x)) => {read},"));
@@ -144,7 +148,8 @@ impl Gen<'_> {
                 self.c
                     .line("return Err(karmem::Error::InvalidUnion { offset: tag_at, tag });");
                 self.c.close("}");
-                self.c.line("let t = v.table(offset)?;");
+                self.c
+                    .line(&format!("let t = v.table(offset, {ty}::FULL_SIZE)?;"));
                 self.c.line(&format!("{ty}::validate_table(v, t)"));
             } else {
                 let size = self.l.of_struct(var.ty).size;
@@ -371,9 +376,8 @@ impl Gen<'_> {
                 ));
                 self.variant_charge(var.ty);
                 self.c.open("for i in 0..sub.len {");
-                self.c.line(&format!("let mut x = {ty}::default();"));
                 self.c.line(&format!(
-                    "x.read_table(v, r.table(r.get::<u32>(sub.offset + i * {OFFSET_SIZE})))?;"
+                    "let x = {ty}::from_table(v, r.table(r.get::<u32>(sub.offset + i * {OFFSET_SIZE})))?;"
                 ));
                 self.c.line(&format!("items.push(Some(Self::{ty}(x)));"));
                 self.c.close("}");

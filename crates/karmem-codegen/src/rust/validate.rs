@@ -13,6 +13,10 @@ use super::{limit, mul, rust_limit, rust_prim, Ctx, Gen};
 impl Gen<'_> {
     pub(super) fn validate_slot(&self, c: &mut Code, slot: &Slot, ctx: &Ctx) {
         let (pos, present) = ctx.pos_present(self.l.slot_size(slot));
+        // A field past its table's `used` is charged what a decoder builds
+        // for it beyond the table's bytes: the tables of its zero value
+        // (format.md §10).
+        let held = self.l.absent_charge(slot);
         // The checks `code` writes, inside `if present { … }` unless the
         // slot is always there; nothing when there is nothing to check.
         let when = |c: &mut Code, code: &dyn Fn(&mut Code)| {
@@ -25,6 +29,10 @@ impl Gen<'_> {
             if !inner.out.is_empty() {
                 c.open(&format!("if {present} {{"));
                 c.raw(&inner.out);
+                if held > 0 {
+                    c.reopen("} else {");
+                    c.line(&format!("v.charge({held})?;"));
+                }
                 c.close("}");
             }
         };
@@ -38,7 +46,9 @@ impl Gen<'_> {
             SlotCheck::Table(id) => {
                 let s = self.struct_name(id);
                 when(c, &|c| {
-                    c.line(&format!("let child = v.table(r.get::<u32>({pos}))?;"));
+                    c.line(&format!(
+                        "let child = v.table(r.get::<u32>({pos}), {s}::FULL_SIZE)?;"
+                    ));
                     c.line(&format!("{s}::validate_table(v, child)?;"));
                 })
             }
@@ -47,7 +57,7 @@ impl Gen<'_> {
                 when(c, &|c| {
                     c.line(&format!("let offset = r.get::<u32>({pos});"));
                     c.open("if offset != 0 {");
-                    c.line("let child = v.table(offset)?;");
+                    c.line(&format!("let child = v.table(offset, {s}::FULL_SIZE)?;"));
                     c.line(&format!("{s}::validate_table(v, child)?;"));
                     c.close("}");
                 })
@@ -282,13 +292,11 @@ impl Gen<'_> {
             }
             ArrayData::AosTable { id } => {
                 c.open("for i in 0..a.len {");
+                let s = self.struct_name(*id);
                 c.line(&format!(
-                    "let child = v.table(v.reader.get::<u32>(a.offset + i * {OFFSET_SIZE}))?;"
+                    "let child = v.table(v.reader.get::<u32>(a.offset + i * {OFFSET_SIZE}), {s}::FULL_SIZE)?;"
                 ));
-                c.line(&format!(
-                    "{}::validate_table(v, child)?;",
-                    self.struct_name(*id)
-                ));
+                c.line(&format!("{s}::validate_table(v, child)?;"));
                 c.close("}");
             }
             ArrayData::Soa { elem } => c.line(&format!(

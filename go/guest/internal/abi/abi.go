@@ -190,6 +190,15 @@ func (x *MemoryDesc) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// MemoryDescFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const MemoryDescFullSize = 24
+
+// MemoryDescZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const MemoryDescZeroSize = 24
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -206,19 +215,28 @@ func (x *MemoryDesc) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *MemoryDesc) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(MemoryDescZeroSize); err != nil {
+			return err
+		}
+		*x = MemoryDesc{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, MemoryDescFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
-	{
+	if t.Has(4, 12) {
 		a := r.FieldArray(t, 4, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Name, r.ArrayBytes(a))
+	} else {
+		x.Name = ""
 	}
 	x.Importer = Access(r.FieldUint8(t, 16))
 	x.Exporter = Access(r.FieldUint8(t, 17))
@@ -234,7 +252,7 @@ func ValidateMemoryDesc(r *karmem.Reader) (MemoryDescViewer, error) {
 		return MemoryDescViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(MemoryDescFullSize)
 	if err != nil {
 		return MemoryDescViewer{}, err
 	}
@@ -362,6 +380,15 @@ func (x *ParamDesc) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// ParamDescFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const ParamDescFullSize = 40
+
+// ParamDescZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const ParamDescZeroSize = 40
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -378,33 +405,46 @@ func (x *ParamDesc) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *ParamDesc) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(ParamDescZeroSize); err != nil {
+			return err
+		}
+		*x = ParamDesc{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, ParamDescFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
-	{
+	if t.Has(4, 12) {
 		a := r.FieldArray(t, 4, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Name, r.ArrayBytes(a))
+	} else {
+		x.Name = ""
 	}
-	{
+	if t.Has(16, 12) {
 		a := r.FieldArray(t, 16, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Type, r.ArrayBytes(a))
+	} else {
+		x.Type = ""
 	}
-	{
+	if t.Has(28, 12) {
 		a := r.FieldArray(t, 28, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Memory, r.ArrayBytes(a))
+	} else {
+		x.Memory = ""
 	}
 	v.Leave()
 	return nil
@@ -417,7 +457,7 @@ func ValidateParamDesc(r *karmem.Reader) (ParamDescViewer, error) {
 		return ParamDescViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(ParamDescFullSize)
 	if err != nil {
 		return ParamDescViewer{}, err
 	}
@@ -565,6 +605,15 @@ func (x *FunctionDesc) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// FunctionDescFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const FunctionDescFullSize = 32
+
+// FunctionDescZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const FunctionDescZeroSize = 72
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -581,31 +630,45 @@ func (x *FunctionDesc) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *FunctionDesc) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(FunctionDescZeroSize); err != nil {
+			return err
+		}
+		*x = FunctionDesc{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, FunctionDescFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
-	{
+	if t.Has(4, 12) {
 		a := r.FieldArray(t, 4, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Name, r.ArrayBytes(a))
+	} else {
+		x.Name = ""
 	}
-	{
+	if t.Has(16, 12) {
 		a := r.FieldArray(t, 16, 4, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 4); err != nil {
 			return err
 		}
-		x.Params = karmem.Resize(x.Params, int(a.Len))
-		for k := range x.Params {
+		x.Params = x.Params[:min(len(x.Params), int(a.Len))]
+		for k := 0; k < int(a.Len); k++ {
+			if k == len(x.Params) {
+				x.Params = append(x.Params, ParamDesc{})
+			}
 			if err := x.Params[k].readTable(v, r.Table(r.Uint32(a.Offset+uint32(k)*4))); err != nil {
 				return err
 			}
 		}
+	} else {
+		x.Params = x.Params[:0]
 	}
 	if err := x.Result.readTable(v, r.FieldTable(t, 28)); err != nil {
 		return err
@@ -621,7 +684,7 @@ func ValidateFunctionDesc(r *karmem.Reader) (FunctionDescViewer, error) {
 		return FunctionDescViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(FunctionDescFullSize)
 	if err != nil {
 		return FunctionDescViewer{}, err
 	}
@@ -651,7 +714,7 @@ func validateTableFunctionDesc(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 		for i := uint32(0); i < a.Len; i++ {
-			child, err := v.Table(v.Reader().Uint32(a.Offset + i*4))
+			child, err := v.Table(v.Reader().Uint32(a.Offset+i*4), ParamDescFullSize)
 			if err != nil {
 				return err
 			}
@@ -661,11 +724,15 @@ func validateTableFunctionDesc(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	if t.Has(28, 4) {
-		child, err := v.Table(r.Uint32(t.Offset + 28))
+		child, err := v.Table(r.Uint32(t.Offset+28), ParamDescFullSize)
 		if err != nil {
 			return err
 		}
 		if err := validateTableParamDesc(v, child); err != nil {
+			return err
+		}
+	} else {
+		if err := v.Charge(40); err != nil {
 			return err
 		}
 	}
@@ -782,6 +849,15 @@ func (x *InterfaceDesc) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// InterfaceDescFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const InterfaceDescFullSize = 56
+
+// InterfaceDescZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const InterfaceDescZeroSize = 56
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -798,47 +874,66 @@ func (x *InterfaceDesc) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *InterfaceDesc) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(InterfaceDescZeroSize); err != nil {
+			return err
+		}
+		*x = InterfaceDesc{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, InterfaceDescFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
-	{
+	if t.Has(4, 12) {
 		a := r.FieldArray(t, 4, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Name, r.ArrayBytes(a))
+	} else {
+		x.Name = ""
 	}
 	x.Hash = r.FieldUint64(t, 16)
 	x.Dynamic = r.FieldBool(t, 24)
 	x.Pattern = Pattern(r.FieldUint8(t, 25))
 	x.PoolSize = r.FieldUint32(t, 28)
-	{
+	if t.Has(32, 12) {
 		a := r.FieldArray(t, 32, 4, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 4); err != nil {
 			return err
 		}
-		x.Memories = karmem.Resize(x.Memories, int(a.Len))
-		for k := range x.Memories {
+		x.Memories = x.Memories[:min(len(x.Memories), int(a.Len))]
+		for k := 0; k < int(a.Len); k++ {
+			if k == len(x.Memories) {
+				x.Memories = append(x.Memories, MemoryDesc{})
+			}
 			if err := x.Memories[k].readTable(v, r.Table(r.Uint32(a.Offset+uint32(k)*4))); err != nil {
 				return err
 			}
 		}
+	} else {
+		x.Memories = x.Memories[:0]
 	}
-	{
+	if t.Has(44, 12) {
 		a := r.FieldArray(t, 44, 4, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 4); err != nil {
 			return err
 		}
-		x.Functions = karmem.Resize(x.Functions, int(a.Len))
-		for k := range x.Functions {
+		x.Functions = x.Functions[:min(len(x.Functions), int(a.Len))]
+		for k := 0; k < int(a.Len); k++ {
+			if k == len(x.Functions) {
+				x.Functions = append(x.Functions, FunctionDesc{})
+			}
 			if err := x.Functions[k].readTable(v, r.Table(r.Uint32(a.Offset+uint32(k)*4))); err != nil {
 				return err
 			}
 		}
+	} else {
+		x.Functions = x.Functions[:0]
 	}
 	v.Leave()
 	return nil
@@ -851,7 +946,7 @@ func ValidateInterfaceDesc(r *karmem.Reader) (InterfaceDescViewer, error) {
 		return InterfaceDescViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(InterfaceDescFullSize)
 	if err != nil {
 		return InterfaceDescViewer{}, err
 	}
@@ -885,7 +980,7 @@ func validateTableInterfaceDesc(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 		for i := uint32(0); i < a.Len; i++ {
-			child, err := v.Table(v.Reader().Uint32(a.Offset + i*4))
+			child, err := v.Table(v.Reader().Uint32(a.Offset+i*4), MemoryDescFullSize)
 			if err != nil {
 				return err
 			}
@@ -900,7 +995,7 @@ func validateTableInterfaceDesc(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 		for i := uint32(0); i < a.Len; i++ {
-			child, err := v.Table(v.Reader().Uint32(a.Offset + i*4))
+			child, err := v.Table(v.Reader().Uint32(a.Offset+i*4), FunctionDescFullSize)
 			if err != nil {
 				return err
 			}
@@ -1060,6 +1155,15 @@ func (x *ModuleDesc) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// ModuleDescFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const ModuleDescFullSize = 40
+
+// ModuleDescZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const ModuleDescZeroSize = 40
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -1076,48 +1180,70 @@ func (x *ModuleDesc) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *ModuleDesc) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(ModuleDescZeroSize); err != nil {
+			return err
+		}
+		*x = ModuleDesc{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, ModuleDescFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
-	{
+	if t.Has(4, 12) {
 		a := r.FieldArray(t, 4, 4, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 4); err != nil {
 			return err
 		}
-		x.Memories = karmem.Resize(x.Memories, int(a.Len))
-		for k := range x.Memories {
+		x.Memories = x.Memories[:min(len(x.Memories), int(a.Len))]
+		for k := 0; k < int(a.Len); k++ {
+			if k == len(x.Memories) {
+				x.Memories = append(x.Memories, MemoryDesc{})
+			}
 			if err := x.Memories[k].readTable(v, r.Table(r.Uint32(a.Offset+uint32(k)*4))); err != nil {
 				return err
 			}
 		}
+	} else {
+		x.Memories = x.Memories[:0]
 	}
-	{
+	if t.Has(16, 12) {
 		a := r.FieldArray(t, 16, 4, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 4); err != nil {
 			return err
 		}
-		x.Exports = karmem.Resize(x.Exports, int(a.Len))
-		for k := range x.Exports {
+		x.Exports = x.Exports[:min(len(x.Exports), int(a.Len))]
+		for k := 0; k < int(a.Len); k++ {
+			if k == len(x.Exports) {
+				x.Exports = append(x.Exports, InterfaceDesc{})
+			}
 			if err := x.Exports[k].readTable(v, r.Table(r.Uint32(a.Offset+uint32(k)*4))); err != nil {
 				return err
 			}
 		}
+	} else {
+		x.Exports = x.Exports[:0]
 	}
-	{
+	if t.Has(28, 12) {
 		a := r.FieldArray(t, 28, 4, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 4); err != nil {
 			return err
 		}
-		x.Imports = karmem.Resize(x.Imports, int(a.Len))
-		for k := range x.Imports {
+		x.Imports = x.Imports[:min(len(x.Imports), int(a.Len))]
+		for k := 0; k < int(a.Len); k++ {
+			if k == len(x.Imports) {
+				x.Imports = append(x.Imports, InterfaceDesc{})
+			}
 			if err := x.Imports[k].readTable(v, r.Table(r.Uint32(a.Offset+uint32(k)*4))); err != nil {
 				return err
 			}
 		}
+	} else {
+		x.Imports = x.Imports[:0]
 	}
 	v.Leave()
 	return nil
@@ -1130,7 +1256,7 @@ func ValidateModuleDesc(r *karmem.Reader) (ModuleDescViewer, error) {
 		return ModuleDescViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(ModuleDescFullSize)
 	if err != nil {
 		return ModuleDescViewer{}, err
 	}
@@ -1150,7 +1276,7 @@ func validateTableModuleDesc(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 		for i := uint32(0); i < a.Len; i++ {
-			child, err := v.Table(v.Reader().Uint32(a.Offset + i*4))
+			child, err := v.Table(v.Reader().Uint32(a.Offset+i*4), MemoryDescFullSize)
 			if err != nil {
 				return err
 			}
@@ -1165,7 +1291,7 @@ func validateTableModuleDesc(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 		for i := uint32(0); i < a.Len; i++ {
-			child, err := v.Table(v.Reader().Uint32(a.Offset + i*4))
+			child, err := v.Table(v.Reader().Uint32(a.Offset+i*4), InterfaceDescFullSize)
 			if err != nil {
 				return err
 			}
@@ -1180,7 +1306,7 @@ func validateTableModuleDesc(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 		for i := uint32(0); i < a.Len; i++ {
-			child, err := v.Table(v.Reader().Uint32(a.Offset + i*4))
+			child, err := v.Table(v.Reader().Uint32(a.Offset+i*4), InterfaceDescFullSize)
 			if err != nil {
 				return err
 			}

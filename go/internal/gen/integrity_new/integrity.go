@@ -266,6 +266,15 @@ func (x *Item) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// ItemFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const ItemFullSize = 80
+
+// ItemZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const ItemZeroSize = 80
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -282,20 +291,29 @@ func (x *Item) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Item) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(ItemZeroSize); err != nil {
+			return err
+		}
+		*x = NewItem()
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, ItemFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
 	x.Id = r.FieldUint32(t, 4)
-	{
+	if t.Has(8, 12) {
 		a := r.FieldArray(t, 8, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Name, r.ArrayBytes(a))
+	} else {
+		x.Name = ""
 	}
 	if t.Has(24, 16) {
 		if err := x.Pos.readAt(v, t.Offset+24); err != nil {
@@ -304,7 +322,7 @@ func (x *Item) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Pos = Vec3{}
 	}
-	{
+	if t.Has(40, 12) {
 		a := r.FieldArray(t, 40, 12, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 12); err != nil {
 			return err
@@ -318,13 +336,15 @@ func (x *Item) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			karmem.SetString(row, r.ArrayBytes(a))
 		}
+	} else {
+		x.Tags = x.Tags[:0]
 	}
 	if t.Has(56, 8) {
 		x.Score = r.Int64(t.Offset + 56)
 	} else {
 		x.Score = -1
 	}
-	{
+	if t.Has(64, 12) {
 		a := r.FieldArray(t, 64, 12, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 12); err != nil {
 			return err
@@ -338,6 +358,8 @@ func (x *Item) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			karmem.SetString(row, r.ArrayBytes(a))
 		}
+	} else {
+		x.Notes = x.Notes[:0]
 	}
 	v.Leave()
 	return nil
@@ -350,7 +372,7 @@ func ValidateItem(r *karmem.Reader) (ItemViewer, error) {
 		return ItemViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(ItemFullSize)
 	if err != nil {
 		return ItemViewer{}, err
 	}
@@ -619,6 +641,15 @@ func (x *Circle) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// CircleFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const CircleFullSize = 32
+
+// CircleZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const CircleZeroSize = 32
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -635,20 +666,29 @@ func (x *Circle) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Circle) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(CircleZeroSize); err != nil {
+			return err
+		}
+		*x = Circle{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, CircleFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
 	x.Radius = r.FieldFloat64(t, 8)
-	{
+	if t.Has(16, 12) {
 		a := r.FieldArray(t, 16, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Label, r.ArrayBytes(a))
+	} else {
+		x.Label = ""
 	}
 	v.Leave()
 	return nil
@@ -661,7 +701,7 @@ func ValidateCircle(r *karmem.Reader) (CircleViewer, error) {
 		return CircleViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(CircleFullSize)
 	if err != nil {
 		return CircleViewer{}, err
 	}
@@ -761,6 +801,15 @@ func (x *Star) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// StarFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const StarFullSize = 8
+
+// StarZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const StarZeroSize = 8
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -777,10 +826,17 @@ func (x *Star) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Star) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(StarZeroSize); err != nil {
+			return err
+		}
+		*x = Star{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, StarFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -796,7 +852,7 @@ func ValidateStar(r *karmem.Reader) (StarViewer, error) {
 		return StarViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(StarFullSize)
 	if err != nil {
 		return StarViewer{}, err
 	}
@@ -986,7 +1042,7 @@ func validateUnionShape(v *karmem.Validator, tagAt, offsetAt uint32) error {
 		if offset == 0 {
 			return karmem.InvalidUnion(tagAt, tag)
 		}
-		t, err := v.Table(offset)
+		t, err := v.Table(offset, CircleFullSize)
 		if err != nil {
 			return err
 		}
@@ -1003,7 +1059,7 @@ func validateUnionShape(v *karmem.Validator, tagAt, offsetAt uint32) error {
 		if offset == 0 {
 			return karmem.InvalidUnion(tagAt, tag)
 		}
-		t, err := v.Table(offset)
+		t, err := v.Table(offset, StarFullSize)
 		if err != nil {
 			return err
 		}
@@ -1310,6 +1366,15 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// RootFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const RootFullSize = 376
+
+// RootZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const RootZeroSize = 376
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -1326,10 +1391,17 @@ func (x *Root) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(RootZeroSize); err != nil {
+			return err
+		}
+		*x = NewRoot()
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, RootFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -1345,19 +1417,23 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	x.F64 = r.FieldFloat64(t, 48)
 	x.Flag = r.FieldBool(t, 56)
 	x.Hue = Color(r.FieldUint8(t, 57))
-	{
+	if t.Has(60, 12) {
 		a := r.FieldArray(t, 60, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Name, r.ArrayBytes(a))
+	} else {
+		x.Name = ""
 	}
-	{
+	if t.Has(72, 12) {
 		a := r.FieldArray(t, 72, 2, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 2); err != nil {
 			return err
 		}
 		karmem.SetUTF16(&x.Wide, karmem.Slice[uint16](r, a.Offset, a.Len))
+	} else {
+		x.Wide = ""
 	}
 	if t.Has(88, 16) {
 		if err := x.Pos.readAt(v, t.Offset+88); err != nil {
@@ -1373,68 +1449,90 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Fixed = [4]int16{}
 	}
-	{
+	if t.Has(112, 12) {
 		a := r.FieldArray(t, 112, 1, 8)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		x.Small = append(x.Small[:0], karmem.Slice[uint8](r, a.Offset, a.Len)...)
+	} else {
+		x.Small = x.Small[:0]
 	}
-	{
+	if t.Has(124, 12) {
 		a := r.FieldArray(t, 124, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		x.Bytes = append(x.Bytes[:0], karmem.Slice[uint8](r, a.Offset, a.Len)...)
+	} else {
+		x.Bytes = x.Bytes[:0]
 	}
-	{
+	if t.Has(136, 12) {
 		a := r.FieldArray(t, 136, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		x.Colors = append(x.Colors[:0], karmem.Slice[Color](r, a.Offset, a.Len)...)
+	} else {
+		x.Colors = x.Colors[:0]
 	}
-	{
+	if t.Has(148, 12) {
 		a := r.FieldArray(t, 148, 0, karmem.NoLimit)
 		if err := readSoaVec3(v, a, &x.SoaPoints); err != nil {
 			return err
 		}
+	} else {
+		x.SoaPoints = x.SoaPoints[:0]
 	}
-	{
+	if t.Has(160, 12) {
 		a := r.FieldArray(t, 160, 16, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 16); err != nil {
 			return err
 		}
-		x.AosPoints = karmem.Resize(x.AosPoints, int(a.Len))
-		for k := range x.AosPoints {
+		x.AosPoints = x.AosPoints[:min(len(x.AosPoints), int(a.Len))]
+		for k := 0; k < int(a.Len); k++ {
+			if k == len(x.AosPoints) {
+				x.AosPoints = append(x.AosPoints, Vec3{})
+			}
 			if err := x.AosPoints[k].readAt(v, a.Offset+uint32(k)*16); err != nil {
 				return err
 			}
 		}
+	} else {
+		x.AosPoints = x.AosPoints[:0]
 	}
-	{
+	if t.Has(172, 12) {
 		a := r.FieldArray(t, 172, 0, karmem.NoLimit)
 		if err := readSoaItem(v, a, &x.SoaItems); err != nil {
 			return err
 		}
+	} else {
+		x.SoaItems = x.SoaItems[:0]
 	}
-	{
+	if t.Has(184, 12) {
 		a := r.FieldArray(t, 184, 4, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 4); err != nil {
 			return err
 		}
-		x.AosItems = karmem.Resize(x.AosItems, int(a.Len))
-		for k := range x.AosItems {
+		x.AosItems = x.AosItems[:min(len(x.AosItems), int(a.Len))]
+		for k := 0; k < int(a.Len); k++ {
+			if k == len(x.AosItems) {
+				x.AosItems = append(x.AosItems, Item{})
+			}
 			if err := x.AosItems[k].readTable(v, r.Table(r.Uint32(a.Offset+uint32(k)*4))); err != nil {
 				return err
 			}
 		}
+	} else {
+		x.AosItems = x.AosItems[:0]
 	}
-	{
+	if t.Has(196, 12) {
 		a := r.FieldArray(t, 196, 0, 64)
 		if err := readSoaDot(v, a, &x.Dots); err != nil {
 			return err
 		}
+	} else {
+		x.Dots = x.Dots[:0]
 	}
 	if t.Has(208, 8) {
 		if err := readUnionShape(v, &x.Shape, t.Offset+208, t.Offset+212); err != nil {
@@ -1443,7 +1541,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Shape = nil
 	}
-	{
+	if t.Has(216, 12) {
 		a := r.FieldArray(t, 216, 8, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 8); err != nil {
 			return err
@@ -1455,8 +1553,10 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 				return err
 			}
 		}
+	} else {
+		x.AosShapes = x.AosShapes[:0]
 	}
-	{
+	if t.Has(228, 12) {
 		a := r.FieldArray(t, 228, 0, karmem.NoLimit)
 		if tags, offsets, ok := r.UnionColumns(a, 1); ok {
 			if err := v.Charge(uint64(a.Len) * 5); err != nil {
@@ -1471,18 +1571,24 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 		} else {
 			x.SoaShapes = x.SoaShapes[:0]
 		}
+	} else {
+		x.SoaShapes = x.SoaShapes[:0]
 	}
-	{
+	if t.Has(240, 12) {
 		a := r.FieldArray(t, 240, 0, karmem.NoLimit)
 		if err := readBovoaShape(v, a, &x.BovoaShapes); err != nil {
 			return err
 		}
+	} else {
+		x.BovoaShapes = x.BovoaShapes[:0]
 	}
-	{
+	if t.Has(252, 12) {
 		a := r.FieldArray(t, 252, 0, karmem.NoLimit)
 		if err := readBovosShape(v, a, &x.BovosShapes); err != nil {
 			return err
 		}
+	} else {
+		x.BovosShapes = x.BovosShapes[:0]
 	}
 	if t.Has(264, 8) && r.Uint8(t.Offset+264) != 0 {
 		if x.MaybeU32 == nil {
@@ -1516,7 +1622,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.MaybeItem = nil
 	}
-	{
+	if t.Has(292, 12) {
 		a := r.FieldArray(t, 292, 16, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 16); err != nil {
 			return err
@@ -1533,8 +1639,14 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			x.Lookup[entry.Key] = entry.Value
 		}
+	} else {
+		if x.Lookup == nil {
+			x.Lookup = map[string]uint32{}
+		} else {
+			clear(x.Lookup)
+		}
 	}
-	{
+	if t.Has(304, 12) {
 		a := r.FieldArray(t, 304, 8, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 8); err != nil {
 			return err
@@ -1551,8 +1663,14 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			x.ById[entry.Key] = entry.Value
 		}
+	} else {
+		if x.ById == nil {
+			x.ById = map[uint16]Item{}
+		} else {
+			clear(x.ById)
+		}
 	}
-	{
+	if t.Has(316, 12) {
 		a := r.FieldArray(t, 316, 12, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 12); err != nil {
 			return err
@@ -1566,6 +1684,8 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			(*row) = append((*row)[:0], karmem.Slice[float32](r, a.Offset, a.Len)...)
 		}
+	} else {
+		x.Grid = x.Grid[:0]
 	}
 	if t.Has(328, 16) {
 		if err := x.Pair.readAt(v, t.Offset+328); err != nil {
@@ -1585,11 +1705,13 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 		x.Level = 7
 	}
 	x.Extra = r.FieldUint64(t, 352)
-	{
+	if t.Has(360, 12) {
 		a := r.FieldArray(t, 360, 0, karmem.NoLimit)
 		if err := readSoaItem(v, a, &x.More); err != nil {
 			return err
 		}
+	} else {
+		x.More = x.More[:0]
 	}
 	v.Leave()
 	return nil
@@ -1602,7 +1724,7 @@ func ValidateRoot(r *karmem.Reader) (RootViewer, error) {
 		return RootViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(RootFullSize)
 	if err != nil {
 		return RootViewer{}, err
 	}
@@ -1684,7 +1806,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 		for i := uint32(0); i < a.Len; i++ {
-			child, err := v.Table(v.Reader().Uint32(a.Offset + i*4))
+			child, err := v.Table(v.Reader().Uint32(a.Offset+i*4), ItemFullSize)
 			if err != nil {
 				return err
 			}
@@ -1754,7 +1876,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 					return err
 				}
 				for i := uint32(0); i < a.Len; i++ {
-					child, err := v.Table(v.Reader().Uint32(a.Offset + i*4))
+					child, err := v.Table(v.Reader().Uint32(a.Offset+i*4), CircleFullSize)
 					if err != nil {
 						return err
 					}
@@ -1772,7 +1894,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 					return err
 				}
 				for i := uint32(0); i < a.Len; i++ {
-					child, err := v.Table(v.Reader().Uint32(a.Offset + i*4))
+					child, err := v.Table(v.Reader().Uint32(a.Offset+i*4), StarFullSize)
 					if err != nil {
 						return err
 					}
@@ -1845,7 +1967,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 	}
 	if t.Has(288, 4) {
 		if offset := r.Uint32(t.Offset + 288); offset != 0 {
-			child, err := v.Table(offset)
+			child, err := v.Table(offset, ItemFullSize)
 			if err != nil {
 				return err
 			}
@@ -2347,6 +2469,15 @@ func (x *Seed) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// SeedFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const SeedFullSize = 16
+
+// SeedZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const SeedZeroSize = 16
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -2363,10 +2494,17 @@ func (x *Seed) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Seed) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(SeedZeroSize); err != nil {
+			return err
+		}
+		*x = Seed{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, SeedFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -2382,7 +2520,7 @@ func ValidateSeed(r *karmem.Reader) (SeedViewer, error) {
 		return SeedViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(SeedFullSize)
 	if err != nil {
 		return SeedViewer{}, err
 	}
@@ -2468,6 +2606,15 @@ func (x *Answer) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// AnswerFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const AnswerFullSize = 16
+
+// AnswerZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const AnswerZeroSize = 16
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -2484,19 +2631,28 @@ func (x *Answer) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Answer) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(AnswerZeroSize); err != nil {
+			return err
+		}
+		*x = Answer{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, AnswerFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
-	{
+	if t.Has(4, 12) {
 		a := r.FieldArray(t, 4, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Line, r.ArrayBytes(a))
+	} else {
+		x.Line = ""
 	}
 	v.Leave()
 	return nil
@@ -2509,7 +2665,7 @@ func ValidateAnswer(r *karmem.Reader) (AnswerViewer, error) {
 		return AnswerViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(AnswerFullSize)
 	if err != nil {
 		return AnswerViewer{}, err
 	}
@@ -2745,6 +2901,9 @@ func (x *RootByIdEntry) ReadAsRoot(r *karmem.Reader) error {
 	}
 	v := karmem.NewValidator(r)
 	if uint64(r.Size()) < 16 {
+		if err := v.Charge(80); err != nil {
+			return err
+		}
 		*x = RootByIdEntry{}
 		return nil
 	}
@@ -2779,7 +2938,7 @@ func ValidateRootByIdEntry(r *karmem.Reader) (RootByIdEntryViewer, error) {
 func validateAtRootByIdEntry(v *karmem.Validator, at uint32) error {
 	r := v.Reader()
 	{
-		child, err := v.Table(r.Uint32(at + 4))
+		child, err := v.Table(r.Uint32(at+4), ItemFullSize)
 		if err != nil {
 			return err
 		}
@@ -3302,21 +3461,17 @@ func readSoaItem(v *karmem.Validator, a karmem.ArrayRef, items *[]Item) error {
 	}
 	for i := range s {
 		e := &s[i]
-		{
-			a := karmem.ArrayRef{}
-			if cols[2] != 0 {
-				a = r.Array(cols[2]+uint32(i)*12, 1, karmem.NoLimit)
-			}
+		if cols[2] != 0 {
+			a := r.Array(cols[2]+uint32(i)*12, 1, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			karmem.SetString(&e.Name, r.ArrayBytes(a))
+		} else {
+			e.Name = ""
 		}
-		{
-			a := karmem.ArrayRef{}
-			if cols[6] != 0 {
-				a = r.Array(cols[6]+uint32(i)*12, 12, karmem.NoLimit)
-			}
+		if cols[6] != 0 {
+			a := r.Array(cols[6]+uint32(i)*12, 12, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len) * 12); err != nil {
 				return err
 			}
@@ -3329,12 +3484,11 @@ func readSoaItem(v *karmem.Validator, a karmem.ArrayRef, items *[]Item) error {
 				}
 				karmem.SetString(row, r.ArrayBytes(a))
 			}
+		} else {
+			e.Tags = e.Tags[:0]
 		}
-		{
-			a := karmem.ArrayRef{}
-			if cols[7] != 0 {
-				a = r.Array(cols[7]+uint32(i)*12, 12, karmem.NoLimit)
-			}
+		if cols[7] != 0 {
+			a := r.Array(cols[7]+uint32(i)*12, 12, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len) * 12); err != nil {
 				return err
 			}
@@ -3347,6 +3501,8 @@ func readSoaItem(v *karmem.Validator, a karmem.ArrayRef, items *[]Item) error {
 				}
 				karmem.SetString(row, r.ArrayBytes(a))
 			}
+		} else {
+			e.Notes = e.Notes[:0]
 		}
 	}
 	return nil
@@ -3827,15 +3983,14 @@ func readSoaCircle(v *karmem.Validator, a karmem.ArrayRef, items *[]Circle) erro
 	}
 	for i := range s {
 		e := &s[i]
-		{
-			a := karmem.ArrayRef{}
-			if cols[1] != 0 {
-				a = r.Array(cols[1]+uint32(i)*12, 1, karmem.NoLimit)
-			}
+		if cols[1] != 0 {
+			a := r.Array(cols[1]+uint32(i)*12, 1, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			karmem.SetString(&e.Label, r.ArrayBytes(a))
+		} else {
+			e.Label = ""
 		}
 	}
 	return nil
@@ -4424,15 +4579,14 @@ func readSoaCircleInShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape
 	}
 	for i := range s {
 		e := reuseShapeCircle(s, i)
-		{
-			a := karmem.ArrayRef{}
-			if cols[1] != 0 {
-				a = r.Array(cols[1]+uint32(i)*12, 1, karmem.NoLimit)
-			}
+		if cols[1] != 0 {
+			a := r.Array(cols[1]+uint32(i)*12, 1, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			karmem.SetString(&e.Label, r.ArrayBytes(a))
+		} else {
+			e.Label = ""
 		}
 	}
 	return nil

@@ -236,6 +236,15 @@ func (x *Item) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// ItemFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const ItemFullSize = 56
+
+// ItemZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const ItemZeroSize = 56
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -252,20 +261,29 @@ func (x *Item) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Item) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(ItemZeroSize); err != nil {
+			return err
+		}
+		*x = Item{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, ItemFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
 	x.Id = r.FieldUint32(t, 4)
-	{
+	if t.Has(8, 12) {
 		a := r.FieldArray(t, 8, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Name, r.ArrayBytes(a))
+	} else {
+		x.Name = ""
 	}
 	if t.Has(24, 16) {
 		if err := x.Pos.readAt(v, t.Offset+24); err != nil {
@@ -274,7 +292,7 @@ func (x *Item) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Pos = Vec3{}
 	}
-	{
+	if t.Has(40, 12) {
 		a := r.FieldArray(t, 40, 12, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 12); err != nil {
 			return err
@@ -288,6 +306,8 @@ func (x *Item) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			karmem.SetString(row, r.ArrayBytes(a))
 		}
+	} else {
+		x.Tags = x.Tags[:0]
 	}
 	v.Leave()
 	return nil
@@ -300,7 +320,7 @@ func ValidateItem(r *karmem.Reader) (ItemViewer, error) {
 		return ItemViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(ItemFullSize)
 	if err != nil {
 		return ItemViewer{}, err
 	}
@@ -535,6 +555,15 @@ func (x *Circle) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// CircleFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const CircleFullSize = 32
+
+// CircleZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const CircleZeroSize = 32
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -551,20 +580,29 @@ func (x *Circle) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Circle) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(CircleZeroSize); err != nil {
+			return err
+		}
+		*x = Circle{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, CircleFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
 	x.Radius = r.FieldFloat64(t, 8)
-	{
+	if t.Has(16, 12) {
 		a := r.FieldArray(t, 16, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Label, r.ArrayBytes(a))
+	} else {
+		x.Label = ""
 	}
 	v.Leave()
 	return nil
@@ -577,7 +615,7 @@ func ValidateCircle(r *karmem.Reader) (CircleViewer, error) {
 		return CircleViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(CircleFullSize)
 	if err != nil {
 		return CircleViewer{}, err
 	}
@@ -755,7 +793,7 @@ func validateUnionShape(v *karmem.Validator, tagAt, offsetAt uint32) error {
 		if offset == 0 {
 			return karmem.InvalidUnion(tagAt, tag)
 		}
-		t, err := v.Table(offset)
+		t, err := v.Table(offset, CircleFullSize)
 		if err != nil {
 			return err
 		}
@@ -1053,6 +1091,15 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// RootFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const RootFullSize = 352
+
+// RootZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const RootZeroSize = 352
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -1069,10 +1116,17 @@ func (x *Root) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(RootZeroSize); err != nil {
+			return err
+		}
+		*x = NewRoot()
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, RootFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -1088,19 +1142,23 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	x.F64 = r.FieldFloat64(t, 48)
 	x.Flag = r.FieldBool(t, 56)
 	x.Hue = Color(r.FieldUint8(t, 57))
-	{
+	if t.Has(60, 12) {
 		a := r.FieldArray(t, 60, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Name, r.ArrayBytes(a))
+	} else {
+		x.Name = ""
 	}
-	{
+	if t.Has(72, 12) {
 		a := r.FieldArray(t, 72, 2, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 2); err != nil {
 			return err
 		}
 		karmem.SetUTF16(&x.Wide, karmem.Slice[uint16](r, a.Offset, a.Len))
+	} else {
+		x.Wide = ""
 	}
 	if t.Has(88, 16) {
 		if err := x.Pos.readAt(v, t.Offset+88); err != nil {
@@ -1116,68 +1174,90 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Fixed = [4]int16{}
 	}
-	{
+	if t.Has(112, 12) {
 		a := r.FieldArray(t, 112, 1, 8)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		x.Small = append(x.Small[:0], karmem.Slice[uint8](r, a.Offset, a.Len)...)
+	} else {
+		x.Small = x.Small[:0]
 	}
-	{
+	if t.Has(124, 12) {
 		a := r.FieldArray(t, 124, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		x.Bytes = append(x.Bytes[:0], karmem.Slice[uint8](r, a.Offset, a.Len)...)
+	} else {
+		x.Bytes = x.Bytes[:0]
 	}
-	{
+	if t.Has(136, 12) {
 		a := r.FieldArray(t, 136, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		x.Colors = append(x.Colors[:0], karmem.Slice[Color](r, a.Offset, a.Len)...)
+	} else {
+		x.Colors = x.Colors[:0]
 	}
-	{
+	if t.Has(148, 12) {
 		a := r.FieldArray(t, 148, 0, karmem.NoLimit)
 		if err := readSoaVec3(v, a, &x.SoaPoints); err != nil {
 			return err
 		}
+	} else {
+		x.SoaPoints = x.SoaPoints[:0]
 	}
-	{
+	if t.Has(160, 12) {
 		a := r.FieldArray(t, 160, 16, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 16); err != nil {
 			return err
 		}
-		x.AosPoints = karmem.Resize(x.AosPoints, int(a.Len))
-		for k := range x.AosPoints {
+		x.AosPoints = x.AosPoints[:min(len(x.AosPoints), int(a.Len))]
+		for k := 0; k < int(a.Len); k++ {
+			if k == len(x.AosPoints) {
+				x.AosPoints = append(x.AosPoints, Vec3{})
+			}
 			if err := x.AosPoints[k].readAt(v, a.Offset+uint32(k)*16); err != nil {
 				return err
 			}
 		}
+	} else {
+		x.AosPoints = x.AosPoints[:0]
 	}
-	{
+	if t.Has(172, 12) {
 		a := r.FieldArray(t, 172, 0, karmem.NoLimit)
 		if err := readSoaItem(v, a, &x.SoaItems); err != nil {
 			return err
 		}
+	} else {
+		x.SoaItems = x.SoaItems[:0]
 	}
-	{
+	if t.Has(184, 12) {
 		a := r.FieldArray(t, 184, 4, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 4); err != nil {
 			return err
 		}
-		x.AosItems = karmem.Resize(x.AosItems, int(a.Len))
-		for k := range x.AosItems {
+		x.AosItems = x.AosItems[:min(len(x.AosItems), int(a.Len))]
+		for k := 0; k < int(a.Len); k++ {
+			if k == len(x.AosItems) {
+				x.AosItems = append(x.AosItems, Item{})
+			}
 			if err := x.AosItems[k].readTable(v, r.Table(r.Uint32(a.Offset+uint32(k)*4))); err != nil {
 				return err
 			}
 		}
+	} else {
+		x.AosItems = x.AosItems[:0]
 	}
-	{
+	if t.Has(196, 12) {
 		a := r.FieldArray(t, 196, 0, 64)
 		if err := readSoaDot(v, a, &x.Dots); err != nil {
 			return err
 		}
+	} else {
+		x.Dots = x.Dots[:0]
 	}
 	if t.Has(208, 8) {
 		if err := readUnionShape(v, &x.Shape, t.Offset+208, t.Offset+212); err != nil {
@@ -1186,7 +1266,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Shape = nil
 	}
-	{
+	if t.Has(216, 12) {
 		a := r.FieldArray(t, 216, 8, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 8); err != nil {
 			return err
@@ -1198,8 +1278,10 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 				return err
 			}
 		}
+	} else {
+		x.AosShapes = x.AosShapes[:0]
 	}
-	{
+	if t.Has(228, 12) {
 		a := r.FieldArray(t, 228, 0, karmem.NoLimit)
 		if tags, offsets, ok := r.UnionColumns(a, 1); ok {
 			if err := v.Charge(uint64(a.Len) * 5); err != nil {
@@ -1214,18 +1296,24 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 		} else {
 			x.SoaShapes = x.SoaShapes[:0]
 		}
+	} else {
+		x.SoaShapes = x.SoaShapes[:0]
 	}
-	{
+	if t.Has(240, 12) {
 		a := r.FieldArray(t, 240, 0, karmem.NoLimit)
 		if err := readBovoaShape(v, a, &x.BovoaShapes); err != nil {
 			return err
 		}
+	} else {
+		x.BovoaShapes = x.BovoaShapes[:0]
 	}
-	{
+	if t.Has(252, 12) {
 		a := r.FieldArray(t, 252, 0, karmem.NoLimit)
 		if err := readBovosShape(v, a, &x.BovosShapes); err != nil {
 			return err
 		}
+	} else {
+		x.BovosShapes = x.BovosShapes[:0]
 	}
 	if t.Has(264, 8) && r.Uint8(t.Offset+264) != 0 {
 		if x.MaybeU32 == nil {
@@ -1259,7 +1347,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.MaybeItem = nil
 	}
-	{
+	if t.Has(292, 12) {
 		a := r.FieldArray(t, 292, 16, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 16); err != nil {
 			return err
@@ -1276,8 +1364,14 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			x.Lookup[entry.Key] = entry.Value
 		}
+	} else {
+		if x.Lookup == nil {
+			x.Lookup = map[string]uint32{}
+		} else {
+			clear(x.Lookup)
+		}
 	}
-	{
+	if t.Has(304, 12) {
 		a := r.FieldArray(t, 304, 8, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 8); err != nil {
 			return err
@@ -1294,8 +1388,14 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			x.ById[entry.Key] = entry.Value
 		}
+	} else {
+		if x.ById == nil {
+			x.ById = map[uint16]Item{}
+		} else {
+			clear(x.ById)
+		}
 	}
-	{
+	if t.Has(316, 12) {
 		a := r.FieldArray(t, 316, 12, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 12); err != nil {
 			return err
@@ -1309,6 +1409,8 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			(*row) = append((*row)[:0], karmem.Slice[float32](r, a.Offset, a.Len)...)
 		}
+	} else {
+		x.Grid = x.Grid[:0]
 	}
 	if t.Has(328, 16) {
 		if err := x.Pair.readAt(v, t.Offset+328); err != nil {
@@ -1333,7 +1435,7 @@ func ValidateRoot(r *karmem.Reader) (RootViewer, error) {
 		return RootViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(RootFullSize)
 	if err != nil {
 		return RootViewer{}, err
 	}
@@ -1415,7 +1517,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 		for i := uint32(0); i < a.Len; i++ {
-			child, err := v.Table(v.Reader().Uint32(a.Offset + i*4))
+			child, err := v.Table(v.Reader().Uint32(a.Offset+i*4), ItemFullSize)
 			if err != nil {
 				return err
 			}
@@ -1485,7 +1587,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 					return err
 				}
 				for i := uint32(0); i < a.Len; i++ {
-					child, err := v.Table(v.Reader().Uint32(a.Offset + i*4))
+					child, err := v.Table(v.Reader().Uint32(a.Offset+i*4), CircleFullSize)
 					if err != nil {
 						return err
 					}
@@ -1554,7 +1656,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 	}
 	if t.Has(288, 4) {
 		if offset := r.Uint32(t.Offset + 288); offset != 0 {
-			child, err := v.Table(offset)
+			child, err := v.Table(offset, ItemFullSize)
 			if err != nil {
 				return err
 			}
@@ -2021,6 +2123,15 @@ func (x *Seed) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// SeedFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const SeedFullSize = 16
+
+// SeedZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const SeedZeroSize = 16
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -2037,10 +2148,17 @@ func (x *Seed) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Seed) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(SeedZeroSize); err != nil {
+			return err
+		}
+		*x = Seed{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, SeedFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -2056,7 +2174,7 @@ func ValidateSeed(r *karmem.Reader) (SeedViewer, error) {
 		return SeedViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(SeedFullSize)
 	if err != nil {
 		return SeedViewer{}, err
 	}
@@ -2142,6 +2260,15 @@ func (x *Answer) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// AnswerFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const AnswerFullSize = 16
+
+// AnswerZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const AnswerZeroSize = 16
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -2158,19 +2285,28 @@ func (x *Answer) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Answer) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(AnswerZeroSize); err != nil {
+			return err
+		}
+		*x = Answer{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, AnswerFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
-	{
+	if t.Has(4, 12) {
 		a := r.FieldArray(t, 4, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Line, r.ArrayBytes(a))
+	} else {
+		x.Line = ""
 	}
 	v.Leave()
 	return nil
@@ -2183,7 +2319,7 @@ func ValidateAnswer(r *karmem.Reader) (AnswerViewer, error) {
 		return AnswerViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(AnswerFullSize)
 	if err != nil {
 		return AnswerViewer{}, err
 	}
@@ -2411,6 +2547,9 @@ func (x *RootByIdEntry) ReadAsRoot(r *karmem.Reader) error {
 	}
 	v := karmem.NewValidator(r)
 	if uint64(r.Size()) < 16 {
+		if err := v.Charge(56); err != nil {
+			return err
+		}
 		*x = RootByIdEntry{}
 		return nil
 	}
@@ -2445,7 +2584,7 @@ func ValidateRootByIdEntry(r *karmem.Reader) (RootByIdEntryViewer, error) {
 func validateAtRootByIdEntry(v *karmem.Validator, at uint32) error {
 	r := v.Reader()
 	{
-		child, err := v.Table(r.Uint32(at + 4))
+		child, err := v.Table(r.Uint32(at+4), ItemFullSize)
 		if err != nil {
 			return err
 		}
@@ -2937,21 +3076,17 @@ func readSoaItem(v *karmem.Validator, a karmem.ArrayRef, items *[]Item) error {
 	}
 	for i := range s {
 		e := &s[i]
-		{
-			a := karmem.ArrayRef{}
-			if cols[1] != 0 {
-				a = r.Array(cols[1]+uint32(i)*12, 1, karmem.NoLimit)
-			}
+		if cols[1] != 0 {
+			a := r.Array(cols[1]+uint32(i)*12, 1, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			karmem.SetString(&e.Name, r.ArrayBytes(a))
+		} else {
+			e.Name = ""
 		}
-		{
-			a := karmem.ArrayRef{}
-			if cols[5] != 0 {
-				a = r.Array(cols[5]+uint32(i)*12, 12, karmem.NoLimit)
-			}
+		if cols[5] != 0 {
+			a := r.Array(cols[5]+uint32(i)*12, 12, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len) * 12); err != nil {
 				return err
 			}
@@ -2964,6 +3099,8 @@ func readSoaItem(v *karmem.Validator, a karmem.ArrayRef, items *[]Item) error {
 				}
 				karmem.SetString(row, r.ArrayBytes(a))
 			}
+		} else {
+			e.Tags = e.Tags[:0]
 		}
 	}
 	return nil
@@ -3404,15 +3541,14 @@ func readSoaCircle(v *karmem.Validator, a karmem.ArrayRef, items *[]Circle) erro
 	}
 	for i := range s {
 		e := &s[i]
-		{
-			a := karmem.ArrayRef{}
-			if cols[1] != 0 {
-				a = r.Array(cols[1]+uint32(i)*12, 1, karmem.NoLimit)
-			}
+		if cols[1] != 0 {
+			a := r.Array(cols[1]+uint32(i)*12, 1, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			karmem.SetString(&e.Label, r.ArrayBytes(a))
+		} else {
+			e.Label = ""
 		}
 	}
 	return nil
@@ -3812,15 +3948,14 @@ func readSoaCircleInShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape
 	}
 	for i := range s {
 		e := reuseShapeCircle(s, i)
-		{
-			a := karmem.ArrayRef{}
-			if cols[1] != 0 {
-				a = r.Array(cols[1]+uint32(i)*12, 1, karmem.NoLimit)
-			}
+		if cols[1] != 0 {
+			a := r.Array(cols[1]+uint32(i)*12, 1, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			karmem.SetString(&e.Label, r.ArrayBytes(a))
+		} else {
+			e.Label = ""
 		}
 	}
 	return nil

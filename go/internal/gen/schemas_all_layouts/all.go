@@ -395,6 +395,15 @@ func (x *Leaf) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// LeafFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const LeafFullSize = 32
+
+// LeafZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const LeafZeroSize = 32
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -411,20 +420,29 @@ func (x *Leaf) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Leaf) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(LeafZeroSize); err != nil {
+			return err
+		}
+		*x = Leaf{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, LeafFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
 	x.Value = r.FieldUint64(t, 8)
-	{
+	if t.Has(16, 12) {
 		a := r.FieldArray(t, 16, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Label, r.ArrayBytes(a))
+	} else {
+		x.Label = ""
 	}
 	v.Leave()
 	return nil
@@ -437,7 +455,7 @@ func ValidateLeaf(r *karmem.Reader) (LeafViewer, error) {
 		return LeafViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(LeafFullSize)
 	if err != nil {
 		return LeafViewer{}, err
 	}
@@ -537,6 +555,15 @@ func (x *Circle) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// CircleFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const CircleFullSize = 16
+
+// CircleZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const CircleZeroSize = 16
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -553,10 +580,17 @@ func (x *Circle) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Circle) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(CircleZeroSize); err != nil {
+			return err
+		}
+		*x = Circle{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, CircleFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -572,7 +606,7 @@ func ValidateCircle(r *karmem.Reader) (CircleViewer, error) {
 		return CircleViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(CircleFullSize)
 	if err != nil {
 		return CircleViewer{}, err
 	}
@@ -822,7 +856,7 @@ func validateUnionShape(v *karmem.Validator, tagAt, offsetAt uint32) error {
 		if offset == 0 {
 			return karmem.InvalidUnion(tagAt, tag)
 		}
-		t, err := v.Table(offset)
+		t, err := v.Table(offset, CircleFullSize)
 		if err != nil {
 			return err
 		}
@@ -926,6 +960,15 @@ func (x *Element) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// ElementFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const ElementFullSize = 72
+
+// ElementZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const ElementZeroSize = 104
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -942,10 +985,17 @@ func (x *Element) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Element) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(ElementZeroSize); err != nil {
+			return err
+		}
+		*x = Element{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, ElementFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -960,19 +1010,23 @@ func (x *Element) readTable(v *karmem.Validator, t karmem.Table) error {
 	if err := x.Child.readTable(v, r.FieldTable(t, 32)); err != nil {
 		return err
 	}
-	{
+	if t.Has(36, 12) {
 		a := r.FieldArray(t, 36, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Name, r.ArrayBytes(a))
+	} else {
+		x.Name = ""
 	}
-	{
+	if t.Has(48, 12) {
 		a := r.FieldArray(t, 48, 4, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 4); err != nil {
 			return err
 		}
 		x.Numbers = append(x.Numbers[:0], karmem.Slice[int32](r, a.Offset, a.Len)...)
+	} else {
+		x.Numbers = x.Numbers[:0]
 	}
 	if t.Has(60, 8) {
 		if err := readUnionShape(v, &x.Shape, t.Offset+60, t.Offset+64); err != nil {
@@ -992,7 +1046,7 @@ func ValidateElement(r *karmem.Reader) (ElementViewer, error) {
 		return ElementViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(ElementFullSize)
 	if err != nil {
 		return ElementViewer{}, err
 	}
@@ -1013,11 +1067,15 @@ func validateTableElement(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	if t.Has(32, 4) {
-		child, err := v.Table(r.Uint32(t.Offset + 32))
+		child, err := v.Table(r.Uint32(t.Offset+32), LeafFullSize)
 		if err != nil {
 			return err
 		}
 		if err := validateTableLeaf(v, child); err != nil {
+			return err
+		}
+	} else {
+		if err := v.Charge(32); err != nil {
 			return err
 		}
 	}
@@ -1264,6 +1322,15 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// RootFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const RootFullSize = 216
+
+// RootZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const RootZeroSize = 248
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -1280,10 +1347,17 @@ func (x *Root) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(RootZeroSize); err != nil {
+			return err
+		}
+		*x = Root{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, RootFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -1296,19 +1370,23 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	}
 	x.Kind = Kind(r.FieldUint8(t, 8))
 	x.Wide = Wide(r.FieldInt64(t, 16))
-	{
+	if t.Has(24, 12) {
 		a := r.FieldArray(t, 24, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Text, r.ArrayBytes(a))
+	} else {
+		x.Text = ""
 	}
-	{
+	if t.Has(36, 12) {
 		a := r.FieldArray(t, 36, 2, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 2); err != nil {
 			return err
 		}
 		karmem.SetUTF16(&x.Utf16, karmem.Slice[uint16](r, a.Offset, a.Len))
+	} else {
+		x.Utf16 = ""
 	}
 	if t.Has(48, 48) {
 		for j := range x.Fixed {
@@ -1319,48 +1397,64 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Fixed = [3]Vec3{}
 	}
-	{
+	if t.Has(96, 12) {
 		a := r.FieldArray(t, 96, 8, 8)
 		if err := v.Charge(uint64(a.Len) * 8); err != nil {
 			return err
 		}
 		x.Limited = append(x.Limited[:0], karmem.Slice[uint64](r, a.Offset, a.Len)...)
+	} else {
+		x.Limited = x.Limited[:0]
 	}
-	{
+	if t.Has(108, 12) {
 		a := r.FieldArray(t, 108, 0, karmem.NoLimit)
 		if err := readSoaVec3(v, a, &x.Points); err != nil {
 			return err
 		}
+	} else {
+		x.Points = x.Points[:0]
 	}
-	{
+	if t.Has(120, 12) {
 		a := r.FieldArray(t, 120, 16, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 16); err != nil {
 			return err
 		}
-		x.PointsAos = karmem.Resize(x.PointsAos, int(a.Len))
-		for k := range x.PointsAos {
+		x.PointsAos = x.PointsAos[:min(len(x.PointsAos), int(a.Len))]
+		for k := 0; k < int(a.Len); k++ {
+			if k == len(x.PointsAos) {
+				x.PointsAos = append(x.PointsAos, Vec3{})
+			}
 			if err := x.PointsAos[k].readAt(v, a.Offset+uint32(k)*16); err != nil {
 				return err
 			}
 		}
+	} else {
+		x.PointsAos = x.PointsAos[:0]
 	}
-	{
+	if t.Has(132, 12) {
 		a := r.FieldArray(t, 132, 0, karmem.NoLimit)
 		if err := readSoaElement(v, a, &x.Elements); err != nil {
 			return err
 		}
+	} else {
+		x.Elements = x.Elements[:0]
 	}
-	{
+	if t.Has(144, 12) {
 		a := r.FieldArray(t, 144, 4, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 4); err != nil {
 			return err
 		}
-		x.ElementsAos = karmem.Resize(x.ElementsAos, int(a.Len))
-		for k := range x.ElementsAos {
+		x.ElementsAos = x.ElementsAos[:min(len(x.ElementsAos), int(a.Len))]
+		for k := 0; k < int(a.Len); k++ {
+			if k == len(x.ElementsAos) {
+				x.ElementsAos = append(x.ElementsAos, Element{})
+			}
 			if err := x.ElementsAos[k].readTable(v, r.Table(r.Uint32(a.Offset+uint32(k)*4))); err != nil {
 				return err
 			}
 		}
+	} else {
+		x.ElementsAos = x.ElementsAos[:0]
 	}
 	if t.Has(156, 8) {
 		if err := readUnionShape(v, &x.Shape, t.Offset+156, t.Offset+160); err != nil {
@@ -1369,7 +1463,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Shape = nil
 	}
-	{
+	if t.Has(164, 12) {
 		a := r.FieldArray(t, 164, 8, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 8); err != nil {
 			return err
@@ -1381,8 +1475,10 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 				return err
 			}
 		}
+	} else {
+		x.ShapesAos = x.ShapesAos[:0]
 	}
-	{
+	if t.Has(176, 12) {
 		a := r.FieldArray(t, 176, 0, karmem.NoLimit)
 		if tags, offsets, ok := r.UnionColumns(a, 1); ok {
 			if err := v.Charge(uint64(a.Len) * 5); err != nil {
@@ -1397,18 +1493,24 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 		} else {
 			x.ShapesSoa = x.ShapesSoa[:0]
 		}
+	} else {
+		x.ShapesSoa = x.ShapesSoa[:0]
 	}
-	{
+	if t.Has(188, 12) {
 		a := r.FieldArray(t, 188, 0, karmem.NoLimit)
 		if err := readBovoaShape(v, a, &x.ShapesBovoa); err != nil {
 			return err
 		}
+	} else {
+		x.ShapesBovoa = x.ShapesBovoa[:0]
 	}
-	{
+	if t.Has(200, 12) {
 		a := r.FieldArray(t, 200, 0, karmem.NoLimit)
 		if err := readBovosShape(v, a, &x.ShapesBovos); err != nil {
 			return err
 		}
+	} else {
+		x.ShapesBovos = x.ShapesBovos[:0]
 	}
 	if err := x.Next.readTable(v, r.FieldTable(t, 212)); err != nil {
 		return err
@@ -1424,7 +1526,7 @@ func ValidateRoot(r *karmem.Reader) (RootViewer, error) {
 		return RootViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(RootFullSize)
 	if err != nil {
 		return RootViewer{}, err
 	}
@@ -1496,7 +1598,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 		for i := uint32(0); i < a.Len; i++ {
-			child, err := v.Table(v.Reader().Uint32(a.Offset + i*4))
+			child, err := v.Table(v.Reader().Uint32(a.Offset+i*4), ElementFullSize)
 			if err != nil {
 				return err
 			}
@@ -1557,7 +1659,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 					return err
 				}
 				for i := uint32(0); i < a.Len; i++ {
-					child, err := v.Table(v.Reader().Uint32(a.Offset + i*4))
+					child, err := v.Table(v.Reader().Uint32(a.Offset+i*4), CircleFullSize)
 					if err != nil {
 						return err
 					}
@@ -1604,11 +1706,15 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	if t.Has(212, 4) {
-		child, err := v.Table(r.Uint32(t.Offset + 212))
+		child, err := v.Table(r.Uint32(t.Offset+212), LeafFullSize)
 		if err != nil {
 			return err
 		}
 		if err := validateTableLeaf(v, child); err != nil {
+			return err
+		}
+	} else {
+		if err := v.Charge(32); err != nil {
 			return err
 		}
 	}
@@ -2356,35 +2462,32 @@ func readSoaElement(v *karmem.Validator, a karmem.ArrayRef, items *[]Element) er
 		} else {
 			e.Shape = nil
 		}
-		{
-			a := karmem.ArrayRef{}
-			if cols[6] != 0 {
-				a = r.Array(cols[6]+uint32(i)*12, 1, karmem.NoLimit)
-			}
+		if cols[6] != 0 {
+			a := r.Array(cols[6]+uint32(i)*12, 1, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			karmem.SetString(&e.Child.Label, r.ArrayBytes(a))
+		} else {
+			e.Child.Label = ""
 		}
-		{
-			a := karmem.ArrayRef{}
-			if cols[7] != 0 {
-				a = r.Array(cols[7]+uint32(i)*12, 1, karmem.NoLimit)
-			}
+		if cols[7] != 0 {
+			a := r.Array(cols[7]+uint32(i)*12, 1, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			karmem.SetString(&e.Name, r.ArrayBytes(a))
+		} else {
+			e.Name = ""
 		}
-		{
-			a := karmem.ArrayRef{}
-			if cols[8] != 0 {
-				a = r.Array(cols[8]+uint32(i)*12, 4, karmem.NoLimit)
-			}
+		if cols[8] != 0 {
+			a := r.Array(cols[8]+uint32(i)*12, 4, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len) * 4); err != nil {
 				return err
 			}
 			e.Numbers = append(e.Numbers[:0], karmem.Slice[int32](r, a.Offset, a.Len)...)
+		} else {
+			e.Numbers = e.Numbers[:0]
 		}
 	}
 	return nil

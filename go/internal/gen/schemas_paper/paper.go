@@ -44,6 +44,15 @@ func (x *AnotherStruct) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// AnotherStructFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const AnotherStructFullSize = 16
+
+// AnotherStructZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const AnotherStructZeroSize = 16
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -60,10 +69,17 @@ func (x *AnotherStruct) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *AnotherStruct) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(AnotherStructZeroSize); err != nil {
+			return err
+		}
+		*x = AnotherStruct{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, AnotherStructFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -80,7 +96,7 @@ func ValidateAnotherStruct(r *karmem.Reader) (AnotherStructViewer, error) {
 		return AnotherStructViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(AnotherStructFullSize)
 	if err != nil {
 		return AnotherStructViewer{}, err
 	}
@@ -185,6 +201,15 @@ func (x *StructName) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// StructNameFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const StructNameFullSize = 32
+
+// StructNameZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const StructNameZeroSize = 32
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -201,30 +226,44 @@ func (x *StructName) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *StructName) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(StructNameZeroSize); err != nil {
+			return err
+		}
+		*x = StructName{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, StructNameFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
-	{
+	if t.Has(4, 12) {
 		a := r.FieldArray(t, 4, 0, karmem.NoLimit)
 		if err := readSoaAnotherStruct(v, a, &x.FieldAsSoa); err != nil {
 			return err
 		}
+	} else {
+		x.FieldAsSoa = x.FieldAsSoa[:0]
 	}
-	{
+	if t.Has(16, 12) {
 		a := r.FieldArray(t, 16, 4, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 4); err != nil {
 			return err
 		}
-		x.FieldAsAos = karmem.Resize(x.FieldAsAos, int(a.Len))
-		for k := range x.FieldAsAos {
+		x.FieldAsAos = x.FieldAsAos[:min(len(x.FieldAsAos), int(a.Len))]
+		for k := 0; k < int(a.Len); k++ {
+			if k == len(x.FieldAsAos) {
+				x.FieldAsAos = append(x.FieldAsAos, AnotherStruct{})
+			}
 			if err := x.FieldAsAos[k].readTable(v, r.Table(r.Uint32(a.Offset+uint32(k)*4))); err != nil {
 				return err
 			}
 		}
+	} else {
+		x.FieldAsAos = x.FieldAsAos[:0]
 	}
 	v.Leave()
 	return nil
@@ -237,7 +276,7 @@ func ValidateStructName(r *karmem.Reader) (StructNameViewer, error) {
 		return StructNameViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(StructNameFullSize)
 	if err != nil {
 		return StructNameViewer{}, err
 	}
@@ -266,7 +305,7 @@ func validateTableStructName(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 		for i := uint32(0); i < a.Len; i++ {
-			child, err := v.Table(v.Reader().Uint32(a.Offset + i*4))
+			child, err := v.Table(v.Reader().Uint32(a.Offset+i*4), AnotherStructFullSize)
 			if err != nil {
 				return err
 			}
@@ -725,6 +764,15 @@ func (x *Particle) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// ParticleFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const ParticleFullSize = 32
+
+// ParticleZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const ParticleZeroSize = 32
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -741,25 +789,36 @@ func (x *Particle) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Particle) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(ParticleZeroSize); err != nil {
+			return err
+		}
+		*x = Particle{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, ParticleFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
-	{
+	if t.Has(4, 12) {
 		a := r.FieldArray(t, 4, 0, karmem.NoLimit)
 		if err := readBovosAnyPoint(v, a, &x.Pos); err != nil {
 			return err
 		}
+	} else {
+		x.Pos = x.Pos[:0]
 	}
-	{
+	if t.Has(16, 12) {
 		a := r.FieldArray(t, 16, 2, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 2); err != nil {
 			return err
 		}
 		karmem.SetUTF16(&x.Name, karmem.Slice[uint16](r, a.Offset, a.Len))
+	} else {
+		x.Name = ""
 	}
 	v.Leave()
 	return nil
@@ -772,7 +831,7 @@ func ValidateParticle(r *karmem.Reader) (ParticleViewer, error) {
 		return ParticleViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(ParticleFullSize)
 	if err != nil {
 		return ParticleViewer{}, err
 	}

@@ -678,6 +678,15 @@ func (x *Holder) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// HolderFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const HolderFullSize = 96
+
+// HolderZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const HolderZeroSize = 96
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -694,19 +703,28 @@ func (x *Holder) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Holder) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(HolderZeroSize); err != nil {
+			return err
+		}
+		*x = Holder{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, HolderFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
-	{
+	if t.Has(4, 12) {
 		a := r.FieldArray(t, 4, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Position_, r.ArrayBytes(a))
+	} else {
+		x.Position_ = ""
 	}
 	if t.Has(16, 32) {
 		if err := x.Table_.readAt(v, t.Offset+16); err != nil {
@@ -715,25 +733,31 @@ func (x *Holder) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Table_ = Point{}
 	}
-	{
+	if t.Has(48, 12) {
 		a := r.FieldArray(t, 48, 0, 4)
 		if err := readSoaPoint(v, a, &x.Reader); err != nil {
 			return err
 		}
+	} else {
+		x.Reader = x.Reader[:0]
 	}
 	x.Root = r.FieldInt32(t, 60)
 	x.R = r.FieldInt32(t, 64)
-	{
+	if t.Has(68, 12) {
 		a := r.FieldArray(t, 68, 0, karmem.NoLimit)
 		if err := readSoaCell(v, a, &x.Cells); err != nil {
 			return err
 		}
+	} else {
+		x.Cells = x.Cells[:0]
 	}
-	{
+	if t.Has(80, 12) {
 		a := r.FieldArray(t, 80, 0, karmem.NoLimit)
 		if err := readBovosShape(v, a, &x.Shapes); err != nil {
 			return err
 		}
+	} else {
+		x.Shapes = x.Shapes[:0]
 	}
 	v.Leave()
 	return nil
@@ -746,7 +770,7 @@ func ValidateHolder(r *karmem.Reader) (HolderViewer, error) {
 		return HolderViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(HolderFullSize)
 	if err != nil {
 		return HolderViewer{}, err
 	}
@@ -1213,25 +1237,23 @@ func readSoaCell(v *karmem.Validator, a karmem.ArrayRef, items *[]Cell) error {
 	}
 	for i := range s {
 		e := &s[i]
-		{
-			a := karmem.ArrayRef{}
-			if cols[9] != 0 {
-				a = r.Array(cols[9]+uint32(i)*12, 1, karmem.NoLimit)
-			}
+		if cols[9] != 0 {
+			a := r.Array(cols[9]+uint32(i)*12, 1, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			karmem.SetString(&e.Name, r.ArrayBytes(a))
+		} else {
+			e.Name = ""
 		}
-		{
-			a := karmem.ArrayRef{}
-			if cols[10] != 0 {
-				a = r.Array(cols[10]+uint32(i)*12, 1, karmem.NoLimit)
-			}
+		if cols[10] != 0 {
+			a := r.Array(cols[10]+uint32(i)*12, 1, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			karmem.SetString(&e.Reader, r.ArrayBytes(a))
+		} else {
+			e.Reader = ""
 		}
 	}
 	return nil
@@ -1568,15 +1590,14 @@ func readSoaPoint(v *karmem.Validator, a karmem.ArrayRef, items *[]Point) error 
 	}
 	for i := range s {
 		e := &s[i]
-		{
-			a := karmem.ArrayRef{}
-			if cols[4] != 0 {
-				a = r.Array(cols[4]+uint32(i)*12, 1, karmem.NoLimit)
-			}
+		if cols[4] != 0 {
+			a := r.Array(cols[4]+uint32(i)*12, 1, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			karmem.SetString(&e.Name, r.ArrayBytes(a))
+		} else {
+			e.Name = ""
 		}
 	}
 	return nil
@@ -1880,15 +1901,14 @@ func readSoaPointInShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape)
 	}
 	for i := range s {
 		e := reuseShapePoint(s, i)
-		{
-			a := karmem.ArrayRef{}
-			if cols[4] != 0 {
-				a = r.Array(cols[4]+uint32(i)*12, 1, karmem.NoLimit)
-			}
+		if cols[4] != 0 {
+			a := r.Array(cols[4]+uint32(i)*12, 1, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			karmem.SetString(&e.Name, r.ArrayBytes(a))
+		} else {
+			e.Name = ""
 		}
 	}
 	return nil

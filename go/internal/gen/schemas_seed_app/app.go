@@ -125,6 +125,15 @@ func (x *ProfileData) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// ProfileDataFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const ProfileDataFullSize = 32
+
+// ProfileDataZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const ProfileDataZeroSize = 32
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -141,20 +150,29 @@ func (x *ProfileData) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *ProfileData) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(ProfileDataZeroSize); err != nil {
+			return err
+		}
+		*x = ProfileData{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, ProfileDataFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
 	x.Network = SocialNetwork(r.FieldUint8(t, 4))
-	{
+	if t.Has(8, 12) {
 		a := r.FieldArray(t, 8, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Username, r.ArrayBytes(a))
+	} else {
+		x.Username = ""
 	}
 	x.ID = r.FieldUint64(t, 24)
 	v.Leave()
@@ -168,7 +186,7 @@ func ValidateProfileData(r *karmem.Reader) (ProfileDataViewer, error) {
 		return ProfileDataViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(ProfileDataFullSize)
 	if err != nil {
 		return ProfileDataViewer{}, err
 	}
@@ -287,6 +305,9 @@ func (x *Profile) ReadAsRoot(r *karmem.Reader) error {
 	}
 	v := karmem.NewValidator(r)
 	if uint64(r.Size()) < 16 {
+		if err := v.Charge(32); err != nil {
+			return err
+		}
 		*x = Profile{}
 		return nil
 	}
@@ -320,7 +341,7 @@ func ValidateProfile(r *karmem.Reader) (ProfileViewer, error) {
 func validateAtProfile(v *karmem.Validator, at uint32) error {
 	r := v.Reader()
 	{
-		child, err := v.Table(r.Uint32(at))
+		child, err := v.Table(r.Uint32(at), ProfileDataFullSize)
 		if err != nil {
 			return err
 		}
@@ -399,6 +420,15 @@ func (x *AccountData) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// AccountDataFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const AccountDataFullSize = 40
+
+// AccountDataZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const AccountDataZeroSize = 40
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -415,32 +445,46 @@ func (x *AccountData) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *AccountData) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(AccountDataZeroSize); err != nil {
+			return err
+		}
+		*x = AccountData{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, AccountDataFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
 	x.ID = r.FieldUint64(t, 8)
-	{
+	if t.Has(16, 12) {
 		a := r.FieldArray(t, 16, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Email, r.ArrayBytes(a))
+	} else {
+		x.Email = ""
 	}
-	{
+	if t.Has(28, 12) {
 		a := r.FieldArray(t, 28, 8, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 8); err != nil {
 			return err
 		}
-		x.Profiles = karmem.Resize(x.Profiles, int(a.Len))
-		for k := range x.Profiles {
+		x.Profiles = x.Profiles[:min(len(x.Profiles), int(a.Len))]
+		for k := 0; k < int(a.Len); k++ {
+			if k == len(x.Profiles) {
+				x.Profiles = append(x.Profiles, Profile{})
+			}
 			if err := x.Profiles[k].readAt(v, a.Offset+uint32(k)*8); err != nil {
 				return err
 			}
 		}
+	} else {
+		x.Profiles = x.Profiles[:0]
 	}
 	v.Leave()
 	return nil
@@ -453,7 +497,7 @@ func ValidateAccountData(r *karmem.Reader) (AccountDataViewer, error) {
 		return AccountDataViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(AccountDataFullSize)
 	if err != nil {
 		return AccountDataViewer{}, err
 	}

@@ -259,6 +259,15 @@ func (x *MonsterData) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// MonsterDataFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const MonsterDataFullSize = 112
+
+// MonsterDataZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const MonsterDataZeroSize = 112
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -275,10 +284,17 @@ func (x *MonsterData) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *MonsterData) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(MonsterDataZeroSize); err != nil {
+			return err
+		}
+		*x = MonsterData{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, MonsterDataFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -291,20 +307,24 @@ func (x *MonsterData) readTable(v *karmem.Validator, t karmem.Table) error {
 	}
 	x.Mana = r.FieldInt16(t, 24)
 	x.Health = r.FieldInt16(t, 26)
-	{
+	if t.Has(28, 12) {
 		a := r.FieldArray(t, 28, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Name, r.ArrayBytes(a))
+	} else {
+		x.Name = ""
 	}
 	x.Team = Team(r.FieldUint8(t, 40))
-	{
+	if t.Has(44, 12) {
 		a := r.FieldArray(t, 44, 1, 128)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		x.Inventory = append(x.Inventory[:0], karmem.Slice[uint8](r, a.Offset, a.Len)...)
+	} else {
+		x.Inventory = x.Inventory[:0]
 	}
 	if t.Has(56, 32) {
 		for j := range x.Hitbox {
@@ -313,18 +333,22 @@ func (x *MonsterData) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Hitbox = [4]float64{}
 	}
-	{
+	if t.Has(88, 12) {
 		a := r.FieldArray(t, 88, 4, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 4); err != nil {
 			return err
 		}
 		x.Status = append(x.Status[:0], karmem.Slice[int32](r, a.Offset, a.Len)...)
+	} else {
+		x.Status = x.Status[:0]
 	}
-	{
+	if t.Has(100, 12) {
 		a := r.FieldArray(t, 100, 0, 128)
 		if err := readSoaVec3(v, a, &x.Path); err != nil {
 			return err
 		}
+	} else {
+		x.Path = x.Path[:0]
 	}
 	v.Leave()
 	return nil
@@ -337,7 +361,7 @@ func ValidateMonsterData(r *karmem.Reader) (MonsterDataViewer, error) {
 		return MonsterDataViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(MonsterDataFullSize)
 	if err != nil {
 		return MonsterDataViewer{}, err
 	}
@@ -554,6 +578,9 @@ func (x *Monster) ReadAsRoot(r *karmem.Reader) error {
 	}
 	v := karmem.NewValidator(r)
 	if uint64(r.Size()) < 16 {
+		if err := v.Charge(112); err != nil {
+			return err
+		}
 		*x = Monster{}
 		return nil
 	}
@@ -587,7 +614,7 @@ func ValidateMonster(r *karmem.Reader) (MonsterViewer, error) {
 func validateAtMonster(v *karmem.Validator, at uint32) error {
 	r := v.Reader()
 	{
-		child, err := v.Table(r.Uint32(at))
+		child, err := v.Table(r.Uint32(at), MonsterDataFullSize)
 		if err != nil {
 			return err
 		}
@@ -654,6 +681,15 @@ func (x *State) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// StateFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const StateFullSize = 16
+
+// StateZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const StateZeroSize = 16
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -670,18 +706,27 @@ func (x *State) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *State) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(StateZeroSize); err != nil {
+			return err
+		}
+		*x = State{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, StateFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
-	{
+	if t.Has(4, 12) {
 		a := r.FieldArray(t, 4, 0, 2000)
 		if err := readSoaMonster(v, a, &x.Monsters); err != nil {
 			return err
 		}
+	} else {
+		x.Monsters = x.Monsters[:0]
 	}
 	v.Leave()
 	return nil
@@ -694,7 +739,7 @@ func ValidateState(r *karmem.Reader) (StateViewer, error) {
 		return StateViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(StateFullSize)
 	if err != nil {
 		return StateViewer{}, err
 	}
@@ -1106,44 +1151,40 @@ func readSoaMonster(v *karmem.Validator, a karmem.ArrayRef, items *[]Monster) er
 		} else {
 			e.Data.Hitbox = [4]float64{}
 		}
-		{
-			a := karmem.ArrayRef{}
-			if cols[4] != 0 {
-				a = r.Array(cols[4]+uint32(i)*12, 1, karmem.NoLimit)
-			}
+		if cols[4] != 0 {
+			a := r.Array(cols[4]+uint32(i)*12, 1, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			karmem.SetString(&e.Data.Name, r.ArrayBytes(a))
+		} else {
+			e.Data.Name = ""
 		}
-		{
-			a := karmem.ArrayRef{}
-			if cols[5] != 0 {
-				a = r.Array(cols[5]+uint32(i)*12, 1, 128)
-			}
+		if cols[5] != 0 {
+			a := r.Array(cols[5]+uint32(i)*12, 1, 128)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			e.Data.Inventory = append(e.Data.Inventory[:0], karmem.Slice[uint8](r, a.Offset, a.Len)...)
+		} else {
+			e.Data.Inventory = e.Data.Inventory[:0]
 		}
-		{
-			a := karmem.ArrayRef{}
-			if cols[6] != 0 {
-				a = r.Array(cols[6]+uint32(i)*12, 4, karmem.NoLimit)
-			}
+		if cols[6] != 0 {
+			a := r.Array(cols[6]+uint32(i)*12, 4, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len) * 4); err != nil {
 				return err
 			}
 			e.Data.Status = append(e.Data.Status[:0], karmem.Slice[int32](r, a.Offset, a.Len)...)
+		} else {
+			e.Data.Status = e.Data.Status[:0]
 		}
-		{
-			a := karmem.ArrayRef{}
-			if cols[7] != 0 {
-				a = r.Array(cols[7]+uint32(i)*12, 0, 128)
-			}
+		if cols[7] != 0 {
+			a := r.Array(cols[7]+uint32(i)*12, 0, 128)
 			if err := readSoaVec3(v, a, &e.Data.Path); err != nil {
 				return err
 			}
+		} else {
+			e.Data.Path = e.Data.Path[:0]
 		}
 	}
 	return nil

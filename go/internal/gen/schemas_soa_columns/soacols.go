@@ -42,6 +42,15 @@ func (x *Circle) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// CircleFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const CircleFullSize = 16
+
+// CircleZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const CircleZeroSize = 16
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -58,10 +67,17 @@ func (x *Circle) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Circle) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(CircleZeroSize); err != nil {
+			return err
+		}
+		*x = Circle{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, CircleFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -77,7 +93,7 @@ func ValidateCircle(r *karmem.Reader) (CircleViewer, error) {
 		return CircleViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(CircleFullSize)
 	if err != nil {
 		return CircleViewer{}, err
 	}
@@ -327,7 +343,7 @@ func validateUnionShape(v *karmem.Validator, tagAt, offsetAt uint32) error {
 		if offset == 0 {
 			return karmem.InvalidUnion(tagAt, tag)
 		}
-		t, err := v.Table(offset)
+		t, err := v.Table(offset, CircleFullSize)
 		if err != nil {
 			return err
 		}
@@ -798,6 +814,15 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// RootFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const RootFullSize = 16
+
+// RootZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const RootZeroSize = 16
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -814,18 +839,27 @@ func (x *Root) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(RootZeroSize); err != nil {
+			return err
+		}
+		*x = Root{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, RootFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
-	{
+	if t.Has(4, 12) {
 		a := r.FieldArray(t, 4, 0, karmem.NoLimit)
 		if err := readSoaItem(v, a, &x.Items); err != nil {
 			return err
 		}
+	} else {
+		x.Items = x.Items[:0]
 	}
 	v.Leave()
 	return nil
@@ -838,7 +872,7 @@ func ValidateRoot(r *karmem.Reader) (RootViewer, error) {
 		return RootViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(RootFullSize)
 	if err != nil {
 		return RootViewer{}, err
 	}
@@ -1149,15 +1183,14 @@ func readSoaTag(v *karmem.Validator, a karmem.ArrayRef, items *[]Tag) error {
 	s := *items
 	for i := range s {
 		e := &s[i]
-		{
-			a := karmem.ArrayRef{}
-			if cols[0] != 0 {
-				a = r.Array(cols[0]+uint32(i)*12, 1, karmem.NoLimit)
-			}
+		if cols[0] != 0 {
+			a := r.Array(cols[0]+uint32(i)*12, 1, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			karmem.SetString(&e.Label, r.ArrayBytes(a))
+		} else {
+			e.Label = ""
 		}
 	}
 	return nil
@@ -1323,40 +1356,34 @@ func readSoaItem(v *karmem.Validator, a karmem.ArrayRef, items *[]Item) error {
 	}
 	for i := range s {
 		e := &s[i]
-		{
-			a := karmem.ArrayRef{}
-			if cols[0] != 0 {
-				a = r.Array(cols[0]+uint32(i)*12, 2, karmem.NoLimit)
-			}
+		if cols[0] != 0 {
+			a := r.Array(cols[0]+uint32(i)*12, 2, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len) * 2); err != nil {
 				return err
 			}
 			karmem.SetUTF16(&e.Wide, karmem.Slice[uint16](r, a.Offset, a.Len))
+		} else {
+			e.Wide = ""
 		}
-		{
-			a := karmem.ArrayRef{}
-			if cols[1] != 0 {
-				a = r.Array(cols[1]+uint32(i)*12, 1, karmem.NoLimit)
-			}
+		if cols[1] != 0 {
+			a := r.Array(cols[1]+uint32(i)*12, 1, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			e.Flags = karmem.AppendBools(e.Flags[:0], karmem.Slice[uint8](r, a.Offset, a.Len))
+		} else {
+			e.Flags = e.Flags[:0]
 		}
-		{
-			a := karmem.ArrayRef{}
-			if cols[2] != 0 {
-				a = r.Array(cols[2]+uint32(i)*12, 0, karmem.NoLimit)
-			}
+		if cols[2] != 0 {
+			a := r.Array(cols[2]+uint32(i)*12, 0, karmem.NoLimit)
 			if err := readSoaTag(v, a, &e.Tags); err != nil {
 				return err
 			}
+		} else {
+			e.Tags = e.Tags[:0]
 		}
-		{
-			a := karmem.ArrayRef{}
-			if cols[3] != 0 {
-				a = r.Array(cols[3]+uint32(i)*12, 0, karmem.NoLimit)
-			}
+		if cols[3] != 0 {
+			a := r.Array(cols[3]+uint32(i)*12, 0, karmem.NoLimit)
 			if tags, offsets, ok := r.UnionColumns(a, 1); ok {
 				if err := v.Charge(uint64(a.Len) * 5); err != nil {
 					return err
@@ -1370,15 +1397,16 @@ func readSoaItem(v *karmem.Validator, a karmem.ArrayRef, items *[]Item) error {
 			} else {
 				e.Shapes = e.Shapes[:0]
 			}
+		} else {
+			e.Shapes = e.Shapes[:0]
 		}
-		{
-			a := karmem.ArrayRef{}
-			if cols[4] != 0 {
-				a = r.Array(cols[4]+uint32(i)*12, 0, karmem.NoLimit)
-			}
+		if cols[4] != 0 {
+			a := r.Array(cols[4]+uint32(i)*12, 0, karmem.NoLimit)
 			if err := readBovosShape(v, a, &e.Bunch); err != nil {
 				return err
 			}
+		} else {
+			e.Bunch = e.Bunch[:0]
 		}
 	}
 	return nil

@@ -1427,6 +1427,15 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// RootFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const RootFullSize = 32
+
+// RootZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const RootZeroSize = 32
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -1443,24 +1452,35 @@ func (x *Root) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(RootZeroSize); err != nil {
+			return err
+		}
+		*x = Root{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, RootFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
-	{
+	if t.Has(4, 12) {
 		a := r.FieldArray(t, 4, 0, karmem.NoLimit)
 		if err := readSoaPlain(v, a, &x.Plains); err != nil {
 			return err
 		}
+	} else {
+		x.Plains = x.Plains[:0]
 	}
-	{
+	if t.Has(16, 12) {
 		a := r.FieldArray(t, 16, 0, karmem.NoLimit)
 		if err := readSoaRich(v, a, &x.Riches); err != nil {
 			return err
 		}
+	} else {
+		x.Riches = x.Riches[:0]
 	}
 	v.Leave()
 	return nil
@@ -1473,7 +1493,7 @@ func ValidateRoot(r *karmem.Reader) (RootViewer, error) {
 		return RootViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(RootFullSize)
 	if err != nil {
 		return RootViewer{}, err
 	}
@@ -2781,15 +2801,14 @@ func readSoaRich(v *karmem.Validator, a karmem.ArrayRef, items *[]Rich) error {
 	}
 	for i := range s {
 		e := &s[i]
-		{
-			a := karmem.ArrayRef{}
-			if cols[15] != 0 {
-				a = r.Array(cols[15]+uint32(i)*12, 1, karmem.NoLimit)
-			}
+		if cols[15] != 0 {
+			a := r.Array(cols[15]+uint32(i)*12, 1, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			karmem.SetString(&e.Name, r.ArrayBytes(a))
+		} else {
+			e.Name = ""
 		}
 	}
 	return nil

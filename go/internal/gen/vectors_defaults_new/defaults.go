@@ -140,6 +140,15 @@ func (x *Unit) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// UnitFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const UnitFullSize = 56
+
+// UnitZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const UnitZeroSize = 56
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -156,10 +165,17 @@ func (x *Unit) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Unit) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(UnitZeroSize); err != nil {
+			return err
+		}
+		*x = NewUnit()
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, UnitFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -215,7 +231,7 @@ func ValidateUnit(r *karmem.Reader) (UnitViewer, error) {
 		return UnitViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(UnitFullSize)
 	if err != nil {
 		return UnitViewer{}, err
 	}
@@ -449,6 +465,15 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// RootFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const RootFullSize = 64
+
+// RootZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const RootZeroSize = 120
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -465,34 +490,48 @@ func (x *Root) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(RootZeroSize); err != nil {
+			return err
+		}
+		*x = NewRoot()
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, RootFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
 	x.Version = r.FieldUint16(t, 4)
-	{
+	if t.Has(8, 12) {
 		a := r.FieldArray(t, 8, 0, karmem.NoLimit)
 		if err := readSoaUnit(v, a, &x.Units); err != nil {
 			return err
 		}
+	} else {
+		x.Units = x.Units[:0]
 	}
 	if err := x.Leader.readTable(v, r.FieldTable(t, 20)); err != nil {
 		return err
 	}
-	{
+	if t.Has(24, 12) {
 		a := r.FieldArray(t, 24, 4, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 4); err != nil {
 			return err
 		}
-		x.Guards = karmem.Resize(x.Guards, int(a.Len))
-		for k := range x.Guards {
+		x.Guards = x.Guards[:min(len(x.Guards), int(a.Len))]
+		for k := 0; k < int(a.Len); k++ {
+			if k == len(x.Guards) {
+				x.Guards = append(x.Guards, Unit{})
+			}
 			if err := x.Guards[k].readTable(v, r.Table(r.Uint32(a.Offset+uint32(k)*4))); err != nil {
 				return err
 			}
 		}
+	} else {
+		x.Guards = x.Guards[:0]
 	}
 	if t.Has(36, 12) {
 		a := r.FieldArray(t, 36, 1, karmem.NoLimit)
@@ -523,7 +562,7 @@ func ValidateRoot(r *karmem.Reader) (RootViewer, error) {
 		return RootViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(RootFullSize)
 	if err != nil {
 		return RootViewer{}, err
 	}
@@ -548,11 +587,15 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	if t.Has(20, 4) {
-		child, err := v.Table(r.Uint32(t.Offset + 20))
+		child, err := v.Table(r.Uint32(t.Offset+20), UnitFullSize)
 		if err != nil {
 			return err
 		}
 		if err := validateTableUnit(v, child); err != nil {
+			return err
+		}
+	} else {
+		if err := v.Charge(56); err != nil {
 			return err
 		}
 	}
@@ -562,7 +605,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 		for i := uint32(0); i < a.Len; i++ {
-			child, err := v.Table(v.Reader().Uint32(a.Offset + i*4))
+			child, err := v.Table(v.Reader().Uint32(a.Offset+i*4), UnitFullSize)
 			if err != nil {
 				return err
 			}

@@ -595,6 +595,15 @@ func (x *Enums) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// EnumsFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const EnumsFullSize = 64
+
+// EnumsZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const EnumsZeroSize = 64
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -611,10 +620,17 @@ func (x *Enums) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Enums) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(EnumsZeroSize); err != nil {
+			return err
+		}
+		*x = Enums{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, EnumsFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -627,12 +643,14 @@ func (x *Enums) readTable(v *karmem.Validator, t karmem.Table) error {
 	x.G = S32(r.FieldInt32(t, 28))
 	x.H = S64(r.FieldInt64(t, 32))
 	x.I = Default(r.FieldUint32(t, 40))
-	{
+	if t.Has(44, 12) {
 		a := r.FieldArray(t, 44, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		x.List = append(x.List[:0], karmem.Slice[E8](r, a.Offset, a.Len)...)
+	} else {
+		x.List = x.List[:0]
 	}
 	if t.Has(56, 6) {
 		for j := range x.Fixed {
@@ -652,7 +670,7 @@ func ValidateEnums(r *karmem.Reader) (EnumsViewer, error) {
 		return EnumsViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(EnumsFullSize)
 	if err != nil {
 		return EnumsViewer{}, err
 	}

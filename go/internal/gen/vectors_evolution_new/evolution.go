@@ -154,6 +154,15 @@ func (x *Item) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// ItemFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const ItemFullSize = 56
+
+// ItemZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const ItemZeroSize = 56
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -170,20 +179,29 @@ func (x *Item) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Item) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(ItemZeroSize); err != nil {
+			return err
+		}
+		*x = Item{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, ItemFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
 	x.Id = r.FieldUint32(t, 4)
-	{
+	if t.Has(8, 12) {
 		a := r.FieldArray(t, 8, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Name, r.ArrayBytes(a))
+	} else {
+		x.Name = ""
 	}
 	x.Weight = r.FieldFloat64(t, 24)
 	if t.Has(32, 8) {
@@ -193,12 +211,14 @@ func (x *Item) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Where = Point{}
 	}
-	{
+	if t.Has(40, 12) {
 		a := r.FieldArray(t, 40, 2, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 2); err != nil {
 			return err
 		}
 		x.Tags = append(x.Tags[:0], karmem.Slice[uint16](r, a.Offset, a.Len)...)
+	} else {
+		x.Tags = x.Tags[:0]
 	}
 	v.Leave()
 	return nil
@@ -211,7 +231,7 @@ func ValidateItem(r *karmem.Reader) (ItemViewer, error) {
 		return ItemViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(ItemFullSize)
 	if err != nil {
 		return ItemViewer{}, err
 	}
@@ -368,6 +388,15 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// RootFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const RootFullSize = 48
+
+// RootZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const RootZeroSize = 104
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -384,30 +413,41 @@ func (x *Root) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(RootZeroSize); err != nil {
+			return err
+		}
+		*x = Root{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, RootFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
 	x.Version = r.FieldUint16(t, 4)
-	{
+	if t.Has(8, 12) {
 		a := r.FieldArray(t, 8, 0, karmem.NoLimit)
 		if err := readSoaItem(v, a, &x.Items); err != nil {
 			return err
 		}
+	} else {
+		x.Items = x.Items[:0]
 	}
 	if err := x.Main.readTable(v, r.FieldTable(t, 20)); err != nil {
 		return err
 	}
 	x.Extra = r.FieldUint64(t, 24)
-	{
+	if t.Has(32, 12) {
 		a := r.FieldArray(t, 32, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Notes, r.ArrayBytes(a))
+	} else {
+		x.Notes = ""
 	}
 	v.Leave()
 	return nil
@@ -420,7 +460,7 @@ func ValidateRoot(r *karmem.Reader) (RootViewer, error) {
 		return RootViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(RootFullSize)
 	if err != nil {
 		return RootViewer{}, err
 	}
@@ -445,11 +485,15 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	if t.Has(20, 4) {
-		child, err := v.Table(r.Uint32(t.Offset + 20))
+		child, err := v.Table(r.Uint32(t.Offset+20), ItemFullSize)
 		if err != nil {
 			return err
 		}
 		if err := validateTableItem(v, child); err != nil {
+			return err
+		}
+	} else {
+		if err := v.Charge(56); err != nil {
 			return err
 		}
 	}
@@ -641,25 +685,23 @@ func readSoaItem(v *karmem.Validator, a karmem.ArrayRef, items *[]Item) error {
 	}
 	for i := range s {
 		e := &s[i]
-		{
-			a := karmem.ArrayRef{}
-			if cols[2] != 0 {
-				a = r.Array(cols[2]+uint32(i)*12, 1, karmem.NoLimit)
-			}
+		if cols[2] != 0 {
+			a := r.Array(cols[2]+uint32(i)*12, 1, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			karmem.SetString(&e.Name, r.ArrayBytes(a))
+		} else {
+			e.Name = ""
 		}
-		{
-			a := karmem.ArrayRef{}
-			if cols[5] != 0 {
-				a = r.Array(cols[5]+uint32(i)*12, 2, karmem.NoLimit)
-			}
+		if cols[5] != 0 {
+			a := r.Array(cols[5]+uint32(i)*12, 2, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len) * 2); err != nil {
 				return err
 			}
 			e.Tags = append(e.Tags[:0], karmem.Slice[uint16](r, a.Offset, a.Len)...)
+		} else {
+			e.Tags = e.Tags[:0]
 		}
 	}
 	return nil

@@ -144,6 +144,15 @@ func (x *Item) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// ItemFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const ItemFullSize = 24
+
+// ItemZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const ItemZeroSize = 24
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -160,20 +169,29 @@ func (x *Item) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Item) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(ItemZeroSize); err != nil {
+			return err
+		}
+		*x = Item{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, ItemFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
 	x.Id = r.FieldUint32(t, 4)
-	{
+	if t.Has(8, 12) {
 		a := r.FieldArray(t, 8, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Name, r.ArrayBytes(a))
+	} else {
+		x.Name = ""
 	}
 	v.Leave()
 	return nil
@@ -186,7 +204,7 @@ func ValidateItem(r *karmem.Reader) (ItemViewer, error) {
 		return ItemViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(ItemFullSize)
 	if err != nil {
 		return ItemViewer{}, err
 	}
@@ -294,6 +312,15 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// RootFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const RootFullSize = 24
+
+// RootZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const RootZeroSize = 48
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -310,19 +337,28 @@ func (x *Root) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(RootZeroSize); err != nil {
+			return err
+		}
+		*x = Root{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, RootFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
 	x.Version = r.FieldUint16(t, 4)
-	{
+	if t.Has(8, 12) {
 		a := r.FieldArray(t, 8, 0, karmem.NoLimit)
 		if err := readSoaItem(v, a, &x.Items); err != nil {
 			return err
 		}
+	} else {
+		x.Items = x.Items[:0]
 	}
 	if err := x.Main.readTable(v, r.FieldTable(t, 20)); err != nil {
 		return err
@@ -338,7 +374,7 @@ func ValidateRoot(r *karmem.Reader) (RootViewer, error) {
 		return RootViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(RootFullSize)
 	if err != nil {
 		return RootViewer{}, err
 	}
@@ -363,11 +399,15 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	if t.Has(20, 4) {
-		child, err := v.Table(r.Uint32(t.Offset + 20))
+		child, err := v.Table(r.Uint32(t.Offset+20), ItemFullSize)
 		if err != nil {
 			return err
 		}
 		if err := validateTableItem(v, child); err != nil {
+			return err
+		}
+	} else {
+		if err := v.Charge(24); err != nil {
 			return err
 		}
 	}
@@ -468,15 +508,14 @@ func readSoaItem(v *karmem.Validator, a karmem.ArrayRef, items *[]Item) error {
 	}
 	for i := range s {
 		e := &s[i]
-		{
-			a := karmem.ArrayRef{}
-			if cols[1] != 0 {
-				a = r.Array(cols[1]+uint32(i)*12, 1, karmem.NoLimit)
-			}
+		if cols[1] != 0 {
+			a := r.Array(cols[1]+uint32(i)*12, 1, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			karmem.SetString(&e.Name, r.ArrayBytes(a))
+		} else {
+			e.Name = ""
 		}
 	}
 	return nil

@@ -177,6 +177,15 @@ func (x *Floats) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// FloatsFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const FloatsFullSize = 96
+
+// FloatsZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const FloatsZeroSize = 96
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -193,10 +202,17 @@ func (x *Floats) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Floats) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(FloatsZeroSize); err != nil {
+			return err
+		}
+		*x = Floats{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, FloatsFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -204,19 +220,23 @@ func (x *Floats) readTable(v *karmem.Validator, t karmem.Table) error {
 	x.F64 = r.FieldFloat64(t, 8)
 	x.NegZero32 = r.FieldFloat32(t, 16)
 	x.NegZero64 = r.FieldFloat64(t, 24)
-	{
+	if t.Has(32, 12) {
 		a := r.FieldArray(t, 32, 4, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 4); err != nil {
 			return err
 		}
 		x.F32s = append(x.F32s[:0], karmem.Slice[float32](r, a.Offset, a.Len)...)
+	} else {
+		x.F32s = x.F32s[:0]
 	}
-	{
+	if t.Has(44, 12) {
 		a := r.FieldArray(t, 44, 8, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 8); err != nil {
 			return err
 		}
 		x.F64s = append(x.F64s[:0], karmem.Slice[float64](r, a.Offset, a.Len)...)
+	} else {
+		x.F64s = x.F64s[:0]
 	}
 	if t.Has(56, 16) {
 		for j := range x.Fixed {
@@ -225,23 +245,30 @@ func (x *Floats) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Fixed = [4]float32{}
 	}
-	{
+	if t.Has(72, 12) {
 		a := r.FieldArray(t, 72, 0, karmem.NoLimit)
 		if err := readSoaPair(v, a, &x.Pairs); err != nil {
 			return err
 		}
+	} else {
+		x.Pairs = x.Pairs[:0]
 	}
-	{
+	if t.Has(84, 12) {
 		a := r.FieldArray(t, 84, 16, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 16); err != nil {
 			return err
 		}
-		x.PairsAos = karmem.Resize(x.PairsAos, int(a.Len))
-		for k := range x.PairsAos {
+		x.PairsAos = x.PairsAos[:min(len(x.PairsAos), int(a.Len))]
+		for k := 0; k < int(a.Len); k++ {
+			if k == len(x.PairsAos) {
+				x.PairsAos = append(x.PairsAos, Pair{})
+			}
 			if err := x.PairsAos[k].readAt(v, a.Offset+uint32(k)*16); err != nil {
 				return err
 			}
 		}
+	} else {
+		x.PairsAos = x.PairsAos[:0]
 	}
 	v.Leave()
 	return nil
@@ -254,7 +281,7 @@ func ValidateFloats(r *karmem.Reader) (FloatsViewer, error) {
 		return FloatsViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(FloatsFullSize)
 	if err != nil {
 		return FloatsViewer{}, err
 	}

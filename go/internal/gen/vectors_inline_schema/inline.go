@@ -562,6 +562,15 @@ func (x *Holder) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// HolderFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const HolderFullSize = 96
+
+// HolderZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const HolderZeroSize = 96
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -578,10 +587,17 @@ func (x *Holder) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Holder) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(HolderZeroSize); err != nil {
+			return err
+		}
+		*x = Holder{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, HolderFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -601,12 +617,14 @@ func (x *Holder) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.One = Named{}
 	}
-	{
+	if t.Has(80, 12) {
 		a := r.FieldArray(t, 80, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Last, r.ArrayBytes(a))
+	} else {
+		x.Last = ""
 	}
 	v.Leave()
 	return nil
@@ -619,7 +637,7 @@ func ValidateHolder(r *karmem.Reader) (HolderViewer, error) {
 		return HolderViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(HolderFullSize)
 	if err != nil {
 		return HolderViewer{}, err
 	}

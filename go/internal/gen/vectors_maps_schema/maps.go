@@ -227,6 +227,15 @@ func (x *Unit) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// UnitFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const UnitFullSize = 24
+
+// UnitZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const UnitZeroSize = 24
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -243,15 +252,22 @@ func (x *Unit) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Unit) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(UnitZeroSize); err != nil {
+			return err
+		}
+		*x = Unit{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, UnitFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
 	x.Hp = r.FieldUint16(t, 4)
-	{
+	if t.Has(8, 12) {
 		a := r.FieldArray(t, 8, 12, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 12); err != nil {
 			return err
@@ -265,6 +281,8 @@ func (x *Unit) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			karmem.SetString(row, r.ArrayBytes(a))
 		}
+	} else {
+		x.Tags = x.Tags[:0]
 	}
 	v.Leave()
 	return nil
@@ -277,7 +295,7 @@ func ValidateUnit(r *karmem.Reader) (UnitViewer, error) {
 		return UnitViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(UnitFullSize)
 	if err != nil {
 		return UnitViewer{}, err
 	}
@@ -394,6 +412,15 @@ func (x *Inner) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// InnerFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const InnerFullSize = 16
+
+// InnerZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const InnerZeroSize = 16
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -410,14 +437,21 @@ func (x *Inner) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Inner) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(InnerZeroSize); err != nil {
+			return err
+		}
+		*x = Inner{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, InnerFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
-	{
+	if t.Has(4, 12) {
 		a := r.FieldArray(t, 4, 16, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 16); err != nil {
 			return err
@@ -434,6 +468,12 @@ func (x *Inner) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			x.Scores[entry.Key] = entry.Value
 		}
+	} else {
+		if x.Scores == nil {
+			x.Scores = map[string]int32{}
+		} else {
+			clear(x.Scores)
+		}
 	}
 	v.Leave()
 	return nil
@@ -446,7 +486,7 @@ func ValidateInner(r *karmem.Reader) (InnerViewer, error) {
 		return InnerViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(InnerFullSize)
 	if err != nil {
 		return InnerViewer{}, err
 	}
@@ -700,6 +740,15 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// RootFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const RootFullSize = 120
+
+// RootZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const RootZeroSize = 120
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -716,14 +765,21 @@ func (x *Root) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(RootZeroSize); err != nil {
+			return err
+		}
+		*x = Root{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, RootFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
-	{
+	if t.Has(4, 12) {
 		a := r.FieldArray(t, 4, 16, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 16); err != nil {
 			return err
@@ -740,8 +796,14 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			x.Ages[entry.Key] = entry.Value
 		}
+	} else {
+		if x.Ages == nil {
+			x.Ages = map[string]uint8{}
+		} else {
+			clear(x.Ages)
+		}
 	}
-	{
+	if t.Has(16, 12) {
 		a := r.FieldArray(t, 16, 16, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 16); err != nil {
 			return err
@@ -758,8 +820,14 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			x.ById[entry.Key] = entry.Value
 		}
+	} else {
+		if x.ById == nil {
+			x.ById = map[uint64]Unit{}
+		} else {
+			clear(x.ById)
+		}
 	}
-	{
+	if t.Has(28, 12) {
 		a := r.FieldArray(t, 28, 16, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 16); err != nil {
 			return err
@@ -776,8 +844,14 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			x.Signed[entry.Key] = entry.Value
 		}
+	} else {
+		if x.Signed == nil {
+			x.Signed = map[int32]string{}
+		} else {
+			clear(x.Signed)
+		}
 	}
-	{
+	if t.Has(40, 12) {
 		a := r.FieldArray(t, 40, 16, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 16); err != nil {
 			return err
@@ -794,8 +868,14 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			x.ByTeam[entry.Key] = entry.Value
 		}
+	} else {
+		if x.ByTeam == nil {
+			x.ByTeam = map[Team][]Vec3{}
+		} else {
+			clear(x.ByTeam)
+		}
 	}
-	{
+	if t.Has(52, 12) {
 		a := r.FieldArray(t, 52, 24, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 24); err != nil {
 			return err
@@ -812,8 +892,14 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			x.Points[entry.Key] = entry.Value
 		}
+	} else {
+		if x.Points == nil {
+			x.Points = map[uint16]Vec3{}
+		} else {
+			clear(x.Points)
+		}
 	}
-	{
+	if t.Has(64, 12) {
 		a := r.FieldArray(t, 64, 24, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 24); err != nil {
 			return err
@@ -829,6 +915,12 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 				return err
 			}
 			x.Nested[entry.Key] = entry.Value
+		}
+	} else {
+		if x.Nested == nil {
+			x.Nested = map[string]map[uint8]bool{}
+		} else {
+			clear(x.Nested)
 		}
 	}
 	if t.Has(76, 16) && r.Uint8(t.Offset+76) != 0 {
@@ -856,13 +948,15 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Maybe = nil
 	}
-	{
+	if t.Has(92, 12) {
 		a := r.FieldArray(t, 92, 0, karmem.NoLimit)
 		if err := readSoaInner(v, a, &x.Items); err != nil {
 			return err
 		}
+	} else {
+		x.Items = x.Items[:0]
 	}
-	{
+	if t.Has(104, 12) {
 		a := r.FieldArray(t, 104, 12, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 12); err != nil {
 			return err
@@ -887,6 +981,8 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 				(*row)[entry.Key] = entry.Value
 			}
 		}
+	} else {
+		x.Rounds = x.Rounds[:0]
 	}
 	v.Leave()
 	return nil
@@ -899,7 +995,7 @@ func ValidateRoot(r *karmem.Reader) (RootViewer, error) {
 		return RootViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(RootFullSize)
 	if err != nil {
 		return RootViewer{}, err
 	}
@@ -1473,6 +1569,9 @@ func (x *RootByIdEntry) ReadAsRoot(r *karmem.Reader) error {
 	}
 	v := karmem.NewValidator(r)
 	if uint64(r.Size()) < 24 {
+		if err := v.Charge(24); err != nil {
+			return err
+		}
 		*x = RootByIdEntry{}
 		return nil
 	}
@@ -1507,7 +1606,7 @@ func ValidateRootByIdEntry(r *karmem.Reader) (RootByIdEntryViewer, error) {
 func validateAtRootByIdEntry(v *karmem.Validator, at uint32) error {
 	r := v.Reader()
 	{
-		child, err := v.Table(r.Uint32(at + 8))
+		child, err := v.Table(r.Uint32(at+8), UnitFullSize)
 		if err != nil {
 			return err
 		}
@@ -2636,11 +2735,8 @@ func readSoaInner(v *karmem.Validator, a karmem.ArrayRef, items *[]Inner) error 
 	s := *items
 	for i := range s {
 		e := &s[i]
-		{
-			a := karmem.ArrayRef{}
-			if cols[0] != 0 {
-				a = r.Array(cols[0]+uint32(i)*12, 16, karmem.NoLimit)
-			}
+		if cols[0] != 0 {
+			a := r.Array(cols[0]+uint32(i)*12, 16, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len) * 16); err != nil {
 				return err
 			}
@@ -2655,6 +2751,12 @@ func readSoaInner(v *karmem.Validator, a karmem.ArrayRef, items *[]Inner) error 
 					return err
 				}
 				e.Scores[entry.Key] = entry.Value
+			}
+		} else {
+			if e.Scores == nil {
+				e.Scores = map[string]int32{}
+			} else {
+				clear(e.Scores)
 			}
 		}
 	}

@@ -161,6 +161,15 @@ func (x *Item) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// ItemFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const ItemFullSize = 24
+
+// ItemZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const ItemZeroSize = 24
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -177,15 +186,22 @@ func (x *Item) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Item) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(ItemZeroSize); err != nil {
+			return err
+		}
+		*x = Item{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, ItemFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
 	x.Id = r.FieldUint32(t, 4)
-	{
+	if t.Has(8, 12) {
 		a := r.FieldArray(t, 8, 12, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 12); err != nil {
 			return err
@@ -199,6 +215,8 @@ func (x *Item) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			karmem.SetString(row, r.ArrayBytes(a))
 		}
+	} else {
+		x.Tags = x.Tags[:0]
 	}
 	v.Leave()
 	return nil
@@ -211,7 +229,7 @@ func ValidateItem(r *karmem.Reader) (ItemViewer, error) {
 		return ItemViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(ItemFullSize)
 	if err != nil {
 		return ItemViewer{}, err
 	}
@@ -314,6 +332,15 @@ func (x *Circle) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// CircleFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const CircleFullSize = 8
+
+// CircleZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const CircleZeroSize = 8
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -330,10 +357,17 @@ func (x *Circle) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Circle) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(CircleZeroSize); err != nil {
+			return err
+		}
+		*x = Circle{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, CircleFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -349,7 +383,7 @@ func ValidateCircle(r *karmem.Reader) (CircleViewer, error) {
 		return CircleViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(CircleFullSize)
 	if err != nil {
 		return CircleViewer{}, err
 	}
@@ -508,7 +542,7 @@ func validateUnionShape(v *karmem.Validator, tagAt, offsetAt uint32) error {
 		if offset == 0 {
 			return karmem.InvalidUnion(tagAt, tag)
 		}
-		t, err := v.Table(offset)
+		t, err := v.Table(offset, CircleFullSize)
 		if err != nil {
 			return err
 		}
@@ -957,6 +991,15 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// RootFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const RootFullSize = 144
+
+// RootZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const RootZeroSize = 144
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -973,14 +1016,21 @@ func (x *Root) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(RootZeroSize); err != nil {
+			return err
+		}
+		*x = Root{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, RootFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
-	{
+	if t.Has(4, 12) {
 		a := r.FieldArray(t, 4, 12, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 12); err != nil {
 			return err
@@ -994,8 +1044,10 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			karmem.SetString(row, r.ArrayBytes(a))
 		}
+	} else {
+		x.Names = x.Names[:0]
 	}
-	{
+	if t.Has(16, 12) {
 		a := r.FieldArray(t, 16, 12, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 12); err != nil {
 			return err
@@ -1009,8 +1061,10 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			(*row) = append((*row)[:0], karmem.Slice[float32](r, a.Offset, a.Len)...)
 		}
+	} else {
+		x.Matrix = x.Matrix[:0]
 	}
-	{
+	if t.Has(28, 12) {
 		a := r.FieldArray(t, 28, 12, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 12); err != nil {
 			return err
@@ -1023,8 +1077,10 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 				return err
 			}
 		}
+	} else {
+		x.Paths = x.Paths[:0]
 	}
-	{
+	if t.Has(40, 12) {
 		a := r.FieldArray(t, 40, 12, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 12); err != nil {
 			return err
@@ -1036,15 +1092,20 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			if err := v.Charge(uint64(a.Len) * 4); err != nil {
 				return err
 			}
-			(*row) = karmem.Resize((*row), int(a.Len))
-			for k := range *row {
+			*row = (*row)[:min(len(*row), int(a.Len))]
+			for k := 0; k < int(a.Len); k++ {
+				if k == len(*row) {
+					*row = append(*row, Item{})
+				}
 				if err := (*row)[k].readTable(v, r.Table(r.Uint32(a.Offset+uint32(k)*4))); err != nil {
 					return err
 				}
 			}
 		}
+	} else {
+		x.Groups = x.Groups[:0]
 	}
-	{
+	if t.Has(52, 12) {
 		a := r.FieldArray(t, 52, 12, 2)
 		if err := v.Charge(uint64(a.Len) * 12); err != nil {
 			return err
@@ -1058,8 +1119,10 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			(*row) = append((*row)[:0], karmem.Slice[uint16](r, a.Offset, a.Len)...)
 		}
+	} else {
+		x.Small = x.Small[:0]
 	}
-	{
+	if t.Has(64, 12) {
 		a := r.FieldArray(t, 64, 12, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 12); err != nil {
 			return err
@@ -1073,8 +1136,10 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			karmem.SetUTF16(row, karmem.Slice[uint16](r, a.Offset, a.Len))
 		}
+	} else {
+		x.Wide = x.Wide[:0]
 	}
-	{
+	if t.Has(76, 12) {
 		a := r.FieldArray(t, 76, 12, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 12); err != nil {
 			return err
@@ -1096,8 +1161,10 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 				(*row) = append((*row)[:0], karmem.Slice[uint8](r, a.Offset, a.Len)...)
 			}
 		}
+	} else {
+		x.Cube = x.Cube[:0]
 	}
-	{
+	if t.Has(88, 12) {
 		a := r.FieldArray(t, 88, 12, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 12); err != nil {
 			return err
@@ -1120,12 +1187,16 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 				(*row) = (*row)[:0]
 			}
 		}
+	} else {
+		x.Shapes = x.Shapes[:0]
 	}
-	{
+	if t.Has(100, 12) {
 		a := r.FieldArray(t, 100, 0, karmem.NoLimit)
 		if err := readSoaRow(v, a, &x.Rows); err != nil {
 			return err
 		}
+	} else {
+		x.Rows = x.Rows[:0]
 	}
 	if t.Has(112, 16) && r.Uint8(t.Offset+112) != 0 {
 		if x.Maybe == nil {
@@ -1149,7 +1220,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Maybe = nil
 	}
-	{
+	if t.Has(128, 12) {
 		a := r.FieldArray(t, 128, 12, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 12); err != nil {
 			return err
@@ -1163,6 +1234,8 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			(*row) = karmem.AppendBools((*row)[:0], karmem.Slice[uint8](r, a.Offset, a.Len))
 		}
+	} else {
+		x.Flags = x.Flags[:0]
 	}
 	v.Leave()
 	return nil
@@ -1175,7 +1248,7 @@ func ValidateRoot(r *karmem.Reader) (RootViewer, error) {
 		return RootViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(RootFullSize)
 	if err != nil {
 		return RootViewer{}, err
 	}
@@ -1242,7 +1315,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 				return err
 			}
 			for i := uint32(0); i < a.Len; i++ {
-				child, err := v.Table(v.Reader().Uint32(a.Offset + i*4))
+				child, err := v.Table(v.Reader().Uint32(a.Offset+i*4), ItemFullSize)
 				if err != nil {
 					return err
 				}
@@ -1711,11 +1784,8 @@ func readSoaRow(v *karmem.Validator, a karmem.ArrayRef, items *[]Row) error {
 	s := *items
 	for i := range s {
 		e := &s[i]
-		{
-			a := karmem.ArrayRef{}
-			if cols[0] != 0 {
-				a = r.Array(cols[0]+uint32(i)*12, 12, karmem.NoLimit)
-			}
+		if cols[0] != 0 {
+			a := r.Array(cols[0]+uint32(i)*12, 12, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len) * 12); err != nil {
 				return err
 			}
@@ -1728,12 +1798,11 @@ func readSoaRow(v *karmem.Validator, a karmem.ArrayRef, items *[]Row) error {
 				}
 				(*row) = append((*row)[:0], karmem.Slice[int32](r, a.Offset, a.Len)...)
 			}
+		} else {
+			e.Cells = e.Cells[:0]
 		}
-		{
-			a := karmem.ArrayRef{}
-			if cols[1] != 0 {
-				a = r.Array(cols[1]+uint32(i)*12, 12, karmem.NoLimit)
-			}
+		if cols[1] != 0 {
+			a := r.Array(cols[1]+uint32(i)*12, 12, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len) * 12); err != nil {
 				return err
 			}
@@ -1746,6 +1815,8 @@ func readSoaRow(v *karmem.Validator, a karmem.ArrayRef, items *[]Row) error {
 				}
 				karmem.SetString(row, r.ArrayBytes(a))
 			}
+		} else {
+			e.Names = e.Names[:0]
 		}
 	}
 	return nil

@@ -208,6 +208,15 @@ func (x *Node) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// NodeFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const NodeFullSize = 16
+
+// NodeZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const NodeZeroSize = 16
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -224,10 +233,17 @@ func (x *Node) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Node) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(NodeZeroSize); err != nil {
+			return err
+		}
+		*x = Node{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, NodeFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -253,7 +269,7 @@ func ValidateNode(r *karmem.Reader) (NodeViewer, error) {
 		return NodeViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(NodeFullSize)
 	if err != nil {
 		return NodeViewer{}, err
 	}
@@ -270,7 +286,7 @@ func validateTableNode(v *karmem.Validator, t karmem.Table) error {
 	r := v.Reader()
 	if t.Has(8, 4) {
 		if offset := r.Uint32(t.Offset + 8); offset != 0 {
-			child, err := v.Table(offset)
+			child, err := v.Table(offset, NodeFullSize)
 			if err != nil {
 				return err
 			}
@@ -390,6 +406,15 @@ func (x *Unit) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// UnitFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const UnitFullSize = 56
+
+// UnitZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const UnitZeroSize = 56
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -406,10 +431,17 @@ func (x *Unit) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Unit) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(UnitZeroSize); err != nil {
+			return err
+		}
+		*x = Unit{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, UnitFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -481,7 +513,7 @@ func ValidateUnit(r *karmem.Reader) (UnitViewer, error) {
 		return UnitViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(UnitFullSize)
 	if err != nil {
 		return UnitViewer{}, err
 	}
@@ -541,7 +573,7 @@ func validateTableUnit(v *karmem.Validator, t karmem.Table) error {
 	}
 	if t.Has(48, 4) {
 		if offset := r.Uint32(t.Offset + 48); offset != 0 {
-			child, err := v.Table(offset)
+			child, err := v.Table(offset, NodeFullSize)
 			if err != nil {
 				return err
 			}
@@ -778,6 +810,15 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// RootFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const RootFullSize = 168
+
+// RootZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const RootZeroSize = 168
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -794,31 +835,45 @@ func (x *Root) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(RootZeroSize); err != nil {
+			return err
+		}
+		*x = Root{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, RootFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
 	x.Version = r.FieldUint16(t, 4)
-	{
+	if t.Has(8, 12) {
 		a := r.FieldArray(t, 8, 0, karmem.NoLimit)
 		if err := readSoaUnit(v, a, &x.Units); err != nil {
 			return err
 		}
+	} else {
+		x.Units = x.Units[:0]
 	}
-	{
+	if t.Has(20, 12) {
 		a := r.FieldArray(t, 20, 4, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 4); err != nil {
 			return err
 		}
-		x.Guards = karmem.Resize(x.Guards, int(a.Len))
-		for k := range x.Guards {
+		x.Guards = x.Guards[:min(len(x.Guards), int(a.Len))]
+		for k := 0; k < int(a.Len); k++ {
+			if k == len(x.Guards) {
+				x.Guards = append(x.Guards, Unit{})
+			}
 			if err := x.Guards[k].readTable(v, r.Table(r.Uint32(a.Offset+uint32(k)*4))); err != nil {
 				return err
 			}
 		}
+	} else {
+		x.Guards = x.Guards[:0]
 	}
 	if t.Has(32, 4) && r.Uint8(t.Offset+32) != 0 {
 		if x.Hp == nil {
@@ -952,7 +1007,7 @@ func ValidateRoot(r *karmem.Reader) (RootViewer, error) {
 		return RootViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(RootFullSize)
 	if err != nil {
 		return RootViewer{}, err
 	}
@@ -982,7 +1037,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 		for i := uint32(0); i < a.Len; i++ {
-			child, err := v.Table(v.Reader().Uint32(a.Offset + i*4))
+			child, err := v.Table(v.Reader().Uint32(a.Offset+i*4), UnitFullSize)
 			if err != nil {
 				return err
 			}
@@ -1085,7 +1140,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 	}
 	if t.Has(144, 4) {
 		if offset := r.Uint32(t.Offset + 144); offset != 0 {
-			child, err := v.Table(offset)
+			child, err := v.Table(offset, NodeFullSize)
 			if err != nil {
 				return err
 			}
@@ -1633,7 +1688,7 @@ func validateSoaUnit(v *karmem.Validator, a karmem.ArrayRef) error {
 	if cols[4] != 0 {
 		for i := uint32(0); i < n; i++ {
 			if offset := r.Uint32(cols[4] + i*4); offset != 0 {
-				child, err := v.Table(offset)
+				child, err := v.Table(offset, NodeFullSize)
 				if err != nil {
 					return err
 				}

@@ -58,6 +58,15 @@ func (x *Scalars) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// ScalarsFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const ScalarsFullSize = 64
+
+// ScalarsZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const ScalarsZeroSize = 64
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -74,10 +83,17 @@ func (x *Scalars) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Scalars) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(ScalarsZeroSize); err != nil {
+			return err
+		}
+		*x = Scalars{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, ScalarsFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -103,7 +119,7 @@ func ValidateScalars(r *karmem.Reader) (ScalarsViewer, error) {
 		return ScalarsViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(ScalarsFullSize)
 	if err != nil {
 		return ScalarsViewer{}, err
 	}

@@ -217,6 +217,15 @@ func (x *Stats) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// StatsFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const StatsFullSize = 24
+
+// StatsZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const StatsZeroSize = 24
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -233,20 +242,29 @@ func (x *Stats) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Stats) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(StatsZeroSize); err != nil {
+			return err
+		}
+		*x = Stats{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, StatsFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
 	x.Hp = r.FieldInt32(t, 4)
-	{
+	if t.Has(8, 12) {
 		a := r.FieldArray(t, 8, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Names, r.ArrayBytes(a))
+	} else {
+		x.Names = ""
 	}
 	v.Leave()
 	return nil
@@ -259,7 +277,7 @@ func ValidateStats(r *karmem.Reader) (StatsViewer, error) {
 		return StatsViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(StatsFullSize)
 	if err != nil {
 		return StatsViewer{}, err
 	}
@@ -377,6 +395,15 @@ func (x *Unit) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// UnitFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const UnitFullSize = 48
+
+// UnitZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const UnitZeroSize = 72
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -393,10 +420,17 @@ func (x *Unit) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Unit) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(UnitZeroSize); err != nil {
+			return err
+		}
+		*x = Unit{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, UnitFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -412,11 +446,13 @@ func (x *Unit) readTable(v *karmem.Validator, t karmem.Table) error {
 	if err := x.Stats.readTable(v, r.FieldTable(t, 28)); err != nil {
 		return err
 	}
-	{
+	if t.Has(32, 12) {
 		a := r.FieldArray(t, 32, 0, karmem.NoLimit)
 		if err := readSoaVec3(v, a, &x.Path); err != nil {
 			return err
 		}
+	} else {
+		x.Path = x.Path[:0]
 	}
 	x.Alive = r.FieldBool(t, 44)
 	v.Leave()
@@ -430,7 +466,7 @@ func ValidateUnit(r *karmem.Reader) (UnitViewer, error) {
 		return UnitViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(UnitFullSize)
 	if err != nil {
 		return UnitViewer{}, err
 	}
@@ -446,11 +482,15 @@ func validateTableUnit(v *karmem.Validator, t karmem.Table) error {
 	}
 	r := v.Reader()
 	if t.Has(28, 4) {
-		child, err := v.Table(r.Uint32(t.Offset + 28))
+		child, err := v.Table(r.Uint32(t.Offset+28), StatsFullSize)
 		if err != nil {
 			return err
 		}
 		if err := validateTableStats(v, child); err != nil {
+			return err
+		}
+	} else {
+		if err := v.Charge(24); err != nil {
 			return err
 		}
 	}
@@ -608,6 +648,15 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// RootFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const RootFullSize = 64
+
+// RootZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const RootZeroSize = 64
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -624,54 +673,77 @@ func (x *Root) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(RootZeroSize); err != nil {
+			return err
+		}
+		*x = Root{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, RootFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
-	{
+	if t.Has(4, 12) {
 		a := r.FieldArray(t, 4, 0, karmem.NoLimit)
 		if err := readSoaVec3(v, a, &x.SoaInline); err != nil {
 			return err
 		}
+	} else {
+		x.SoaInline = x.SoaInline[:0]
 	}
-	{
+	if t.Has(16, 12) {
 		a := r.FieldArray(t, 16, 16, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 16); err != nil {
 			return err
 		}
-		x.AosInline = karmem.Resize(x.AosInline, int(a.Len))
-		for k := range x.AosInline {
+		x.AosInline = x.AosInline[:min(len(x.AosInline), int(a.Len))]
+		for k := 0; k < int(a.Len); k++ {
+			if k == len(x.AosInline) {
+				x.AosInline = append(x.AosInline, Vec3{})
+			}
 			if err := x.AosInline[k].readAt(v, a.Offset+uint32(k)*16); err != nil {
 				return err
 			}
 		}
+	} else {
+		x.AosInline = x.AosInline[:0]
 	}
-	{
+	if t.Has(28, 12) {
 		a := r.FieldArray(t, 28, 0, karmem.NoLimit)
 		if err := readSoaUnit(v, a, &x.SoaTables); err != nil {
 			return err
 		}
+	} else {
+		x.SoaTables = x.SoaTables[:0]
 	}
-	{
+	if t.Has(40, 12) {
 		a := r.FieldArray(t, 40, 4, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 4); err != nil {
 			return err
 		}
-		x.AosTables = karmem.Resize(x.AosTables, int(a.Len))
-		for k := range x.AosTables {
+		x.AosTables = x.AosTables[:min(len(x.AosTables), int(a.Len))]
+		for k := 0; k < int(a.Len); k++ {
+			if k == len(x.AosTables) {
+				x.AosTables = append(x.AosTables, Unit{})
+			}
 			if err := x.AosTables[k].readTable(v, r.Table(r.Uint32(a.Offset+uint32(k)*4))); err != nil {
 				return err
 			}
 		}
+	} else {
+		x.AosTables = x.AosTables[:0]
 	}
-	{
+	if t.Has(52, 12) {
 		a := r.FieldArray(t, 52, 0, 3)
 		if err := readSoaVec3(v, a, &x.Limited); err != nil {
 			return err
 		}
+	} else {
+		x.Limited = x.Limited[:0]
 	}
 	v.Leave()
 	return nil
@@ -684,7 +756,7 @@ func ValidateRoot(r *karmem.Reader) (RootViewer, error) {
 		return RootViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(RootFullSize)
 	if err != nil {
 		return RootViewer{}, err
 	}
@@ -727,7 +799,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 		for i := uint32(0); i < a.Len; i++ {
-			child, err := v.Table(v.Reader().Uint32(a.Offset + i*4))
+			child, err := v.Table(v.Reader().Uint32(a.Offset+i*4), UnitFullSize)
 			if err != nil {
 				return err
 			}
@@ -1146,24 +1218,22 @@ func readSoaUnit(v *karmem.Validator, a karmem.ArrayRef, items *[]Unit) error {
 	}
 	for i := range s {
 		e := &s[i]
-		{
-			a := karmem.ArrayRef{}
-			if cols[5] != 0 {
-				a = r.Array(cols[5]+uint32(i)*12, 1, karmem.NoLimit)
-			}
+		if cols[5] != 0 {
+			a := r.Array(cols[5]+uint32(i)*12, 1, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			karmem.SetString(&e.Stats.Names, r.ArrayBytes(a))
+		} else {
+			e.Stats.Names = ""
 		}
-		{
-			a := karmem.ArrayRef{}
-			if cols[6] != 0 {
-				a = r.Array(cols[6]+uint32(i)*12, 0, karmem.NoLimit)
-			}
+		if cols[6] != 0 {
+			a := r.Array(cols[6]+uint32(i)*12, 0, karmem.NoLimit)
 			if err := readSoaVec3(v, a, &e.Path); err != nil {
 				return err
 			}
+		} else {
+			e.Path = e.Path[:0]
 		}
 	}
 	return nil

@@ -133,6 +133,15 @@ func (x *Empty) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// EmptyFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const EmptyFullSize = 8
+
+// EmptyZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const EmptyZeroSize = 8
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -149,10 +158,17 @@ func (x *Empty) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Empty) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(EmptyZeroSize); err != nil {
+			return err
+		}
+		*x = Empty{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, EmptyFullSize))); err != nil {
 		return err
 	}
 	v.Leave()
@@ -166,7 +182,7 @@ func ValidateEmpty(r *karmem.Reader) (EmptyViewer, error) {
 		return EmptyViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(EmptyFullSize)
 	if err != nil {
 		return EmptyViewer{}, err
 	}
@@ -240,6 +256,15 @@ func (x *Leaf) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// LeafFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const LeafFullSize = 16
+
+// LeafZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const LeafZeroSize = 16
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -256,10 +281,17 @@ func (x *Leaf) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Leaf) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(LeafZeroSize); err != nil {
+			return err
+		}
+		*x = Leaf{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, LeafFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -276,7 +308,7 @@ func ValidateLeaf(r *karmem.Reader) (LeafViewer, error) {
 		return LeafViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(LeafFullSize)
 	if err != nil {
 		return LeafViewer{}, err
 	}
@@ -380,6 +412,15 @@ func (x *Branch) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// BranchFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const BranchFullSize = 32
+
+// BranchZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const BranchZeroSize = 72
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -396,10 +437,17 @@ func (x *Branch) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Branch) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(BranchZeroSize); err != nil {
+			return err
+		}
+		*x = Branch{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, BranchFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -430,7 +478,7 @@ func ValidateBranch(r *karmem.Reader) (BranchViewer, error) {
 		return BranchViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(BranchFullSize)
 	if err != nil {
 		return BranchViewer{}, err
 	}
@@ -446,29 +494,41 @@ func validateTableBranch(v *karmem.Validator, t karmem.Table) error {
 	}
 	r := v.Reader()
 	if t.Has(4, 4) {
-		child, err := v.Table(r.Uint32(t.Offset + 4))
+		child, err := v.Table(r.Uint32(t.Offset+4), LeafFullSize)
 		if err != nil {
 			return err
 		}
 		if err := validateTableLeaf(v, child); err != nil {
+			return err
+		}
+	} else {
+		if err := v.Charge(16); err != nil {
 			return err
 		}
 	}
 	if t.Has(8, 4) {
-		child, err := v.Table(r.Uint32(t.Offset + 8))
+		child, err := v.Table(r.Uint32(t.Offset+8), LeafFullSize)
 		if err != nil {
 			return err
 		}
 		if err := validateTableLeaf(v, child); err != nil {
 			return err
 		}
+	} else {
+		if err := v.Charge(16); err != nil {
+			return err
+		}
 	}
 	if t.Has(24, 4) {
-		child, err := v.Table(r.Uint32(t.Offset + 24))
+		child, err := v.Table(r.Uint32(t.Offset+24), EmptyFullSize)
 		if err != nil {
 			return err
 		}
 		if err := validateTableEmpty(v, child); err != nil {
+			return err
+		}
+	} else {
+		if err := v.Charge(8); err != nil {
 			return err
 		}
 	}
@@ -578,6 +638,15 @@ func (x *Arrays) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// ArraysFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const ArraysFullSize = 96
+
+// ArraysZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const ArraysZeroSize = 96
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -594,54 +663,73 @@ func (x *Arrays) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Arrays) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(ArraysZeroSize); err != nil {
+			return err
+		}
+		*x = Arrays{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, ArraysFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
-	{
+	if t.Has(4, 12) {
 		a := r.FieldArray(t, 4, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		x.Bytes = append(x.Bytes[:0], karmem.Slice[uint8](r, a.Offset, a.Len)...)
+	} else {
+		x.Bytes = x.Bytes[:0]
 	}
-	{
+	if t.Has(16, 12) {
 		a := r.FieldArray(t, 16, 4, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 4); err != nil {
 			return err
 		}
 		x.Words = append(x.Words[:0], karmem.Slice[uint32](r, a.Offset, a.Len)...)
+	} else {
+		x.Words = x.Words[:0]
 	}
-	{
+	if t.Has(28, 12) {
 		a := r.FieldArray(t, 28, 8, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 8); err != nil {
 			return err
 		}
 		x.Longs = append(x.Longs[:0], karmem.Slice[int64](r, a.Offset, a.Len)...)
+	} else {
+		x.Longs = x.Longs[:0]
 	}
-	{
+	if t.Has(40, 12) {
 		a := r.FieldArray(t, 40, 8, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 8); err != nil {
 			return err
 		}
 		x.Floats = append(x.Floats[:0], karmem.Slice[float64](r, a.Offset, a.Len)...)
+	} else {
+		x.Floats = x.Floats[:0]
 	}
-	{
+	if t.Has(52, 12) {
 		a := r.FieldArray(t, 52, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		x.Flags = karmem.AppendBools(x.Flags[:0], karmem.Slice[uint8](r, a.Offset, a.Len))
+	} else {
+		x.Flags = x.Flags[:0]
 	}
-	{
+	if t.Has(64, 12) {
 		a := r.FieldArray(t, 64, 2, 4)
 		if err := v.Charge(uint64(a.Len) * 2); err != nil {
 			return err
 		}
 		x.Limited = append(x.Limited[:0], karmem.Slice[uint16](r, a.Offset, a.Len)...)
+	} else {
+		x.Limited = x.Limited[:0]
 	}
 	if t.Has(80, 16) {
 		for j := range x.Fixed {
@@ -661,7 +749,7 @@ func ValidateArrays(r *karmem.Reader) (ArraysViewer, error) {
 		return ArraysViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(ArraysFullSize)
 	if err != nil {
 		return ArraysViewer{}, err
 	}
@@ -923,6 +1011,9 @@ func (x *Holder) ReadAsRoot(r *karmem.Reader) error {
 	}
 	v := karmem.NewValidator(r)
 	if uint64(r.Size()) < 16 {
+		if err := v.Charge(16); err != nil {
+			return err
+		}
 		*x = Holder{}
 		return nil
 	}
@@ -956,7 +1047,7 @@ func ValidateHolder(r *karmem.Reader) (HolderViewer, error) {
 func validateAtHolder(v *karmem.Validator, at uint32) error {
 	r := v.Reader()
 	{
-		child, err := v.Table(r.Uint32(at))
+		child, err := v.Table(r.Uint32(at), LeafFullSize)
 		if err != nil {
 			return err
 		}
@@ -1030,6 +1121,15 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// RootFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const RootFullSize = 32
+
+// RootZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const RootZeroSize = 216
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -1046,10 +1146,17 @@ func (x *Root) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(RootZeroSize); err != nil {
+			return err
+		}
+		*x = Root{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, RootFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -1065,6 +1172,9 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 	} else {
+		if err := v.Charge(16); err != nil {
+			return err
+		}
 		x.Held = Holder{}
 	}
 	v.Leave()
@@ -1078,7 +1188,7 @@ func ValidateRoot(r *karmem.Reader) (RootViewer, error) {
 		return RootViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(RootFullSize)
 	if err != nil {
 		return RootViewer{}, err
 	}
@@ -1094,25 +1204,37 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 	}
 	r := v.Reader()
 	if t.Has(16, 4) {
-		child, err := v.Table(r.Uint32(t.Offset + 16))
+		child, err := v.Table(r.Uint32(t.Offset+16), BranchFullSize)
 		if err != nil {
 			return err
 		}
 		if err := validateTableBranch(v, child); err != nil {
 			return err
 		}
+	} else {
+		if err := v.Charge(72); err != nil {
+			return err
+		}
 	}
 	if t.Has(20, 4) {
-		child, err := v.Table(r.Uint32(t.Offset + 20))
+		child, err := v.Table(r.Uint32(t.Offset+20), ArraysFullSize)
 		if err != nil {
 			return err
 		}
 		if err := validateTableArrays(v, child); err != nil {
 			return err
 		}
+	} else {
+		if err := v.Charge(96); err != nil {
+			return err
+		}
 	}
 	if t.Has(24, 8) {
 		if err := validateAtHolder(v, t.Offset+24); err != nil {
+			return err
+		}
+	} else {
+		if err := v.Charge(16); err != nil {
 			return err
 		}
 	}

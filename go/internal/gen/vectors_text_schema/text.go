@@ -59,6 +59,15 @@ func (x *Text) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// TextFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const TextFullSize = 64
+
+// TextZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const TextZeroSize = 64
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -75,47 +84,64 @@ func (x *Text) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Text) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(TextZeroSize); err != nil {
+			return err
+		}
+		*x = Text{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, TextFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
-	{
+	if t.Has(4, 12) {
 		a := r.FieldArray(t, 4, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Utf8, r.ArrayBytes(a))
+	} else {
+		x.Utf8 = ""
 	}
-	{
+	if t.Has(16, 12) {
 		a := r.FieldArray(t, 16, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Sugar, r.ArrayBytes(a))
+	} else {
+		x.Sugar = ""
 	}
-	{
+	if t.Has(28, 12) {
 		a := r.FieldArray(t, 28, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Bytes, r.ArrayBytes(a))
+	} else {
+		x.Bytes = ""
 	}
-	{
+	if t.Has(40, 12) {
 		a := r.FieldArray(t, 40, 2, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 2); err != nil {
 			return err
 		}
 		karmem.SetUTF16(&x.Utf16, karmem.Slice[uint16](r, a.Offset, a.Len))
+	} else {
+		x.Utf16 = ""
 	}
-	{
+	if t.Has(52, 12) {
 		a := r.FieldArray(t, 52, 1, 8)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Limited, r.ArrayBytes(a))
+	} else {
+		x.Limited = ""
 	}
 	v.Leave()
 	return nil
@@ -128,7 +154,7 @@ func ValidateText(r *karmem.Reader) (TextViewer, error) {
 		return TextViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(TextFullSize)
 	if err != nil {
 		return TextViewer{}, err
 	}

@@ -103,6 +103,15 @@ func (x *Unit) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// UnitFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const UnitFullSize = 8
+
+// UnitZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const UnitZeroSize = 8
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -119,10 +128,17 @@ func (x *Unit) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Unit) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(UnitZeroSize); err != nil {
+			return err
+		}
+		*x = Unit{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, UnitFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -138,7 +154,7 @@ func ValidateUnit(r *karmem.Reader) (UnitViewer, error) {
 		return UnitViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(UnitFullSize)
 	if err != nil {
 		return UnitViewer{}, err
 	}
@@ -281,6 +297,15 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// RootFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const RootFullSize = 136
+
+// RootZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const RootZeroSize = 144
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -297,10 +322,17 @@ func (x *Root) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(RootZeroSize); err != nil {
+			return err
+		}
+		*x = Root{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, RootFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -330,25 +362,35 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 	} else {
+		if err := v.Charge(8); err != nil {
+			return err
+		}
 		x.WithTable = RootWithTableTuple{}
 	}
-	{
+	if t.Has(56, 12) {
 		a := r.FieldArray(t, 56, 0, karmem.NoLimit)
 		if err := readSoaRootPointsTuple(v, a, &x.Points); err != nil {
 			return err
 		}
+	} else {
+		x.Points = x.Points[:0]
 	}
-	{
+	if t.Has(68, 12) {
 		a := r.FieldArray(t, 68, 16, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 16); err != nil {
 			return err
 		}
-		x.Labels = karmem.Resize(x.Labels, int(a.Len))
-		for k := range x.Labels {
+		x.Labels = x.Labels[:min(len(x.Labels), int(a.Len))]
+		for k := 0; k < int(a.Len); k++ {
+			if k == len(x.Labels) {
+				x.Labels = append(x.Labels, RootLabelsTuple{})
+			}
 			if err := x.Labels[k].readAt(v, a.Offset+uint32(k)*16); err != nil {
 				return err
 			}
 		}
+	} else {
+		x.Labels = x.Labels[:0]
 	}
 	if t.Has(80, 16) {
 		for j := range x.Fixed {
@@ -369,7 +411,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Maybe = nil
 	}
-	{
+	if t.Has(120, 12) {
 		a := r.FieldArray(t, 120, 24, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 24); err != nil {
 			return err
@@ -386,6 +428,12 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			}
 			x.Scores[entry.Key] = entry.Value
 		}
+	} else {
+		if x.Scores == nil {
+			x.Scores = map[string]RootScoresValueTuple{}
+		} else {
+			clear(x.Scores)
+		}
 	}
 	v.Leave()
 	return nil
@@ -398,7 +446,7 @@ func ValidateRoot(r *karmem.Reader) (RootViewer, error) {
 		return RootViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(RootFullSize)
 	if err != nil {
 		return RootViewer{}, err
 	}
@@ -425,6 +473,10 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 	}
 	if t.Has(48, 8) {
 		if err := validateAtRootWithTableTuple(v, t.Offset+48); err != nil {
+			return err
+		}
+	} else {
+		if err := v.Charge(8); err != nil {
 			return err
 		}
 	}
@@ -1180,6 +1232,9 @@ func (x *RootWithTableTuple) ReadAsRoot(r *karmem.Reader) error {
 	}
 	v := karmem.NewValidator(r)
 	if uint64(r.Size()) < 16 {
+		if err := v.Charge(8); err != nil {
+			return err
+		}
 		*x = RootWithTableTuple{}
 		return nil
 	}
@@ -1214,7 +1269,7 @@ func ValidateRootWithTableTuple(r *karmem.Reader) (RootWithTableTupleViewer, err
 func validateAtRootWithTableTuple(v *karmem.Validator, at uint32) error {
 	r := v.Reader()
 	{
-		child, err := v.Table(r.Uint32(at + 4))
+		child, err := v.Table(r.Uint32(at+4), UnitFullSize)
 		if err != nil {
 			return err
 		}

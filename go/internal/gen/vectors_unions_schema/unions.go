@@ -42,6 +42,15 @@ func (x *Circle) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// CircleFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const CircleFullSize = 16
+
+// CircleZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const CircleZeroSize = 16
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -58,10 +67,17 @@ func (x *Circle) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Circle) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(CircleZeroSize); err != nil {
+			return err
+		}
+		*x = Circle{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, CircleFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -77,7 +93,7 @@ func ValidateCircle(r *karmem.Reader) (CircleViewer, error) {
 		return CircleViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(CircleFullSize)
 	if err != nil {
 		return CircleViewer{}, err
 	}
@@ -251,6 +267,15 @@ func (x *Label) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// LabelFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const LabelFullSize = 16
+
+// LabelZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const LabelZeroSize = 16
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -267,19 +292,28 @@ func (x *Label) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Label) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(LabelZeroSize); err != nil {
+			return err
+		}
+		*x = Label{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, LabelFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
-	{
+	if t.Has(4, 12) {
 		a := r.FieldArray(t, 4, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
 		karmem.SetString(&x.Text, r.ArrayBytes(a))
+	} else {
+		x.Text = ""
 	}
 	v.Leave()
 	return nil
@@ -292,7 +326,7 @@ func ValidateLabel(r *karmem.Reader) (LabelViewer, error) {
 		return LabelViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(LabelFullSize)
 	if err != nil {
 		return LabelViewer{}, err
 	}
@@ -492,7 +526,7 @@ func validateUnionShape(v *karmem.Validator, tagAt, offsetAt uint32) error {
 		if offset == 0 {
 			return karmem.InvalidUnion(tagAt, tag)
 		}
-		t, err := v.Table(offset)
+		t, err := v.Table(offset, CircleFullSize)
 		if err != nil {
 			return err
 		}
@@ -509,7 +543,7 @@ func validateUnionShape(v *karmem.Validator, tagAt, offsetAt uint32) error {
 		if offset == 0 {
 			return karmem.InvalidUnion(tagAt, tag)
 		}
-		t, err := v.Table(offset)
+		t, err := v.Table(offset, LabelFullSize)
 		if err != nil {
 			return err
 		}
@@ -661,7 +695,7 @@ func validateUnionWide(v *karmem.Validator, tagAt, offsetAt uint32) error {
 		if offset == 0 {
 			return karmem.InvalidUnion(tagAt, tag)
 		}
-		t, err := v.Table(offset)
+		t, err := v.Table(offset, CircleFullSize)
 		if err != nil {
 			return err
 		}
@@ -670,7 +704,7 @@ func validateUnionWide(v *karmem.Validator, tagAt, offsetAt uint32) error {
 		if offset == 0 {
 			return karmem.InvalidUnion(tagAt, tag)
 		}
-		t, err := v.Table(offset)
+		t, err := v.Table(offset, LabelFullSize)
 		if err != nil {
 			return err
 		}
@@ -814,6 +848,15 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 	return nil
 }
 
+// RootFullSize is S of format.md §10: the table's full size, every
+// field of this schema; a decoder charges at least this for a table it reads.
+const RootFullSize = 88
+
+// RootZeroSize is Z of format.md §10: the size of the table's zero
+// value, the tables it holds included; a decoder charges it for an absent
+// or malformed one.
+const RootZeroSize = 88
+
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
 // zero/empty; the traversal budget and depth limit bound the work and
@@ -830,10 +873,17 @@ func (x *Root) ReadAsRoot(r *karmem.Reader) error {
 }
 
 func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
+	if t == (karmem.Table{}) {
+		if err := v.Charge(RootZeroSize); err != nil {
+			return err
+		}
+		*x = Root{}
+		return nil
+	}
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if err := v.Charge(uint64(t.Used)); err != nil {
+	if err := v.Charge(uint64(max(t.Used, RootFullSize))); err != nil {
 		return err
 	}
 	r := v.Reader()
@@ -858,7 +908,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Wide = nil
 	}
-	{
+	if t.Has(28, 12) {
 		a := r.FieldArray(t, 28, 8, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 8); err != nil {
 			return err
@@ -870,8 +920,10 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 				return err
 			}
 		}
+	} else {
+		x.Aos = x.Aos[:0]
 	}
-	{
+	if t.Has(40, 12) {
 		a := r.FieldArray(t, 40, 0, karmem.NoLimit)
 		if tags, offsets, ok := r.UnionColumns(a, 1); ok {
 			if err := v.Charge(uint64(a.Len) * 5); err != nil {
@@ -886,20 +938,26 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 		} else {
 			x.Soa = x.Soa[:0]
 		}
+	} else {
+		x.Soa = x.Soa[:0]
 	}
-	{
+	if t.Has(52, 12) {
 		a := r.FieldArray(t, 52, 0, karmem.NoLimit)
 		if err := readBovoaShape(v, a, &x.Bovoa); err != nil {
 			return err
 		}
+	} else {
+		x.Bovoa = x.Bovoa[:0]
 	}
-	{
+	if t.Has(64, 12) {
 		a := r.FieldArray(t, 64, 0, karmem.NoLimit)
 		if err := readBovosShape(v, a, &x.Bovos); err != nil {
 			return err
 		}
+	} else {
+		x.Bovos = x.Bovos[:0]
 	}
-	{
+	if t.Has(76, 12) {
 		a := r.FieldArray(t, 76, 0, 4)
 		if tags, offsets, ok := r.UnionColumns(a, 4); ok {
 			if err := v.Charge(uint64(a.Len) * 8); err != nil {
@@ -914,6 +972,8 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 		} else {
 			x.Narrow = x.Narrow[:0]
 		}
+	} else {
+		x.Narrow = x.Narrow[:0]
 	}
 	v.Leave()
 	return nil
@@ -926,7 +986,7 @@ func ValidateRoot(r *karmem.Reader) (RootViewer, error) {
 		return RootViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	t, err := v.Root()
+	t, err := v.Root(RootFullSize)
 	if err != nil {
 		return RootViewer{}, err
 	}
@@ -1002,7 +1062,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 					return err
 				}
 				for i := uint32(0); i < a.Len; i++ {
-					child, err := v.Table(v.Reader().Uint32(a.Offset + i*4))
+					child, err := v.Table(v.Reader().Uint32(a.Offset+i*4), CircleFullSize)
 					if err != nil {
 						return err
 					}
@@ -1020,7 +1080,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 					return err
 				}
 				for i := uint32(0); i < a.Len; i++ {
-					child, err := v.Table(v.Reader().Uint32(a.Offset + i*4))
+					child, err := v.Table(v.Reader().Uint32(a.Offset+i*4), LabelFullSize)
 					if err != nil {
 						return err
 					}
@@ -1416,15 +1476,14 @@ func readSoaLabel(v *karmem.Validator, a karmem.ArrayRef, items *[]Label) error 
 	s := *items
 	for i := range s {
 		e := &s[i]
-		{
-			a := karmem.ArrayRef{}
-			if cols[0] != 0 {
-				a = r.Array(cols[0]+uint32(i)*12, 1, karmem.NoLimit)
-			}
+		if cols[0] != 0 {
+			a := r.Array(cols[0]+uint32(i)*12, 1, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			karmem.SetString(&e.Text, r.ArrayBytes(a))
+		} else {
+			e.Text = ""
 		}
 	}
 	return nil
@@ -1973,15 +2032,14 @@ func readSoaLabelInShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape)
 	s := (*items)[start:]
 	for i := range s {
 		e := reuseShapeLabel(s, i)
-		{
-			a := karmem.ArrayRef{}
-			if cols[0] != 0 {
-				a = r.Array(cols[0]+uint32(i)*12, 1, karmem.NoLimit)
-			}
+		if cols[0] != 0 {
+			a := r.Array(cols[0]+uint32(i)*12, 1, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
 			karmem.SetString(&e.Text, r.ArrayBytes(a))
+		} else {
+			e.Text = ""
 		}
 	}
 	return nil

@@ -492,6 +492,12 @@ impl Leaf {
     pub const VALUE_OFFSET: u32 = 8;
     /// Byte offset of `Label` in the table (for in-place updates).
     pub const LABEL_OFFSET: u32 = 16;
+    /// `S` of format.md §10: the table's full size, every field of this schema;
+    /// a decoder charges at least this for a table it reads.
+    pub const FULL_SIZE: u32 = 32;
+    /// `Z` of format.md §10: the size of the table's zero value, the tables
+    /// it holds included; a decoder charges it for an absent or malformed one.
+    pub const ZERO_SIZE: u64 = 32;
     /// Encode as the root of a message; `w` is reset first. Reuse the
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -539,18 +545,41 @@ impl Leaf {
         v: &mut karmem::Validator<'_>,
         t: karmem::Table,
     ) -> Result<(), karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            *self = Self::default();
+            return Ok(());
+        }
         v.enter()?;
-        v.charge(t.used as u64)?;
+        v.charge(t.used.max(Self::FULL_SIZE) as u64)?;
         let r = v.reader;
         self.value = r.field::<u64>(t, 8);
-        {
+        if t.has(16, 12) {
             let a = r.field_array(t, 16, 1, None);
             v.charge(a.len as u64)?;
             self.label.clear();
             self.label.push_str(r.str(a));
+        } else {
+            self.label.clear();
         }
         v.leave();
         Ok(())
+    }
+
+    /// A new value decoded from table `t`: an absent or malformed one is
+    /// charged before its zero value is built (format.md §10).
+    #[doc(hidden)]
+    pub fn from_table(
+        v: &mut karmem::Validator<'_>,
+        t: karmem::Table,
+    ) -> Result<Self, karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            return Ok(Self::default());
+        }
+        let mut x = Self::default();
+        x.read_table(v, t)?;
+        Ok(x)
     }
 
     /// Check the whole message once (format.md §11). On success the
@@ -559,7 +588,7 @@ impl Leaf {
         r: &karmem::Reader<'a>,
     ) -> Result<LeafView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        let t = v.root()?;
+        let t = v.root(Self::FULL_SIZE)?;
         Self::validate_table(&mut v, t)?;
         // SAFETY: the message passed this root type's validation.
         let trusted = unsafe { r.assume_trusted() };
@@ -650,6 +679,12 @@ impl core::default::Default for Circle {
 impl Circle {
     /// Byte offset of `Radius` in the table (for in-place updates).
     pub const RADIUS_OFFSET: u32 = 8;
+    /// `S` of format.md §10: the table's full size, every field of this schema;
+    /// a decoder charges at least this for a table it reads.
+    pub const FULL_SIZE: u32 = 16;
+    /// `Z` of format.md §10: the size of the table's zero value, the tables
+    /// it holds included; a decoder charges it for an absent or malformed one.
+    pub const ZERO_SIZE: u64 = 16;
     /// Encode as the root of a message; `w` is reset first. Reuse the
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -696,12 +731,33 @@ impl Circle {
         v: &mut karmem::Validator<'_>,
         t: karmem::Table,
     ) -> Result<(), karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            *self = Self::default();
+            return Ok(());
+        }
         v.enter()?;
-        v.charge(t.used as u64)?;
+        v.charge(t.used.max(Self::FULL_SIZE) as u64)?;
         let r = v.reader;
         self.radius = r.field::<f64>(t, 8);
         v.leave();
         Ok(())
+    }
+
+    /// A new value decoded from table `t`: an absent or malformed one is
+    /// charged before its zero value is built (format.md §10).
+    #[doc(hidden)]
+    pub fn from_table(
+        v: &mut karmem::Validator<'_>,
+        t: karmem::Table,
+    ) -> Result<Self, karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            return Ok(Self::default());
+        }
+        let mut x = Self::default();
+        x.read_table(v, t)?;
+        Ok(x)
     }
 
     /// Check the whole message once (format.md §11). On success the
@@ -710,7 +766,7 @@ impl Circle {
         r: &karmem::Reader<'a>,
     ) -> Result<CircleView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        let t = v.root()?;
+        let t = v.root(Self::FULL_SIZE)?;
         Self::validate_table(&mut v, t)?;
         // SAFETY: the message passed this root type's validation.
         let trusted = unsafe { r.assume_trusted() };
@@ -971,11 +1027,7 @@ impl ShapeValue {
         match tag {
             1 => match place {
                 Some(Self::Circle(x)) => x.read_table(v, r.table(offset))?,
-                _ => {
-                    let mut x = Circle::default();
-                    x.read_table(v, r.table(offset))?;
-                    *place = Some(Self::Circle(x));
-                }
+                _ => *place = Some(Self::Circle(Circle::from_table(v, r.table(offset))?)),
             },
             4 if offset != 0
                 && offset.is_multiple_of(8)
@@ -1018,7 +1070,7 @@ impl ShapeValue {
                         tag,
                     });
                 }
-                let t = v.table(offset)?;
+                let t = v.table(offset, Circle::FULL_SIZE)?;
                 Circle::validate_table(v, t)
             }
             4 => {
@@ -1198,6 +1250,12 @@ impl Element {
     pub const NUMBERS_OFFSET: u32 = 48;
     /// Byte offset of `Shape` in the table (for in-place updates).
     pub const SHAPE_OFFSET: u32 = 60;
+    /// `S` of format.md §10: the table's full size, every field of this schema;
+    /// a decoder charges at least this for a table it reads.
+    pub const FULL_SIZE: u32 = 72;
+    /// `Z` of format.md §10: the size of the table's zero value, the tables
+    /// it holds included; a decoder charges it for an absent or malformed one.
+    pub const ZERO_SIZE: u64 = 104;
     /// Encode as the root of a message; `w` is reset first. Reuse the
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -1250,8 +1308,13 @@ impl Element {
         v: &mut karmem::Validator<'_>,
         t: karmem::Table,
     ) -> Result<(), karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            *self = Self::default();
+            return Ok(());
+        }
         v.enter()?;
-        v.charge(t.used as u64)?;
+        v.charge(t.used.max(Self::FULL_SIZE) as u64)?;
         let r = v.reader;
         self.id = r.field::<u32>(t, 4);
         if t.has(8, 24) {
@@ -1260,18 +1323,22 @@ impl Element {
             self.where_ = core::default::Default::default();
         }
         self.child.read_table(v, r.field_table(t, 32))?;
-        {
+        if t.has(36, 12) {
             let a = r.field_array(t, 36, 1, None);
             v.charge(a.len as u64)?;
             self.name.clear();
             self.name.push_str(r.str(a));
+        } else {
+            self.name.clear();
         }
-        {
+        if t.has(48, 12) {
             let a = r.field_array(t, 48, 4, None);
             v.charge(a.len as u64 * 4)?;
             self.numbers.clear();
             self.numbers
                 .extend_from_slice(r.slice::<i32>(a.offset, a.len));
+        } else {
+            self.numbers.clear();
         }
         if t.has(60, 8) {
             ShapeValue::read_parts(&mut self.shape, v, t.offset + 60, t.offset + 60 + 4)?;
@@ -1282,13 +1349,29 @@ impl Element {
         Ok(())
     }
 
+    /// A new value decoded from table `t`: an absent or malformed one is
+    /// charged before its zero value is built (format.md §10).
+    #[doc(hidden)]
+    pub fn from_table(
+        v: &mut karmem::Validator<'_>,
+        t: karmem::Table,
+    ) -> Result<Self, karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            return Ok(Self::default());
+        }
+        let mut x = Self::default();
+        x.read_table(v, t)?;
+        Ok(x)
+    }
+
     /// Check the whole message once (format.md §11). On success the
     /// returned viewer reads without bounds checks.
     pub fn validate<'a>(
         r: &karmem::Reader<'a>,
     ) -> Result<ElementView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        let t = v.root()?;
+        let t = v.root(Self::FULL_SIZE)?;
         Self::validate_table(&mut v, t)?;
         // SAFETY: the message passed this root type's validation.
         let trusted = unsafe { r.assume_trusted() };
@@ -1306,8 +1389,10 @@ impl Element {
             Pair::validate_at(v, t.offset + 8)?;
         }
         if t.has(32, 4) {
-            let child = v.table(r.get::<u32>(t.offset + 32))?;
+            let child = v.table(r.get::<u32>(t.offset + 32), Leaf::FULL_SIZE)?;
             Leaf::validate_table(v, child)?;
+        } else {
+            v.charge(32)?;
         }
         let a = v.field_array(t, 36, 1, None)?;
         v.utf8(a.offset, a.len)?;
@@ -1487,6 +1572,12 @@ impl Root {
     pub const SHAPES_BOVOS_OFFSET: u32 = 200;
     /// Byte offset of `Next` in the table (for in-place updates).
     pub const NEXT_OFFSET: u32 = 212;
+    /// `S` of format.md §10: the table's full size, every field of this schema;
+    /// a decoder charges at least this for a table it reads.
+    pub const FULL_SIZE: u32 = 216;
+    /// `Z` of format.md §10: the size of the table's zero value, the tables
+    /// it holds included; a decoder charges it for an absent or malformed one.
+    pub const ZERO_SIZE: u64 = 248;
     /// Encode as the root of a message; `w` is reset first. Reuse the
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -1598,8 +1689,13 @@ impl Root {
         v: &mut karmem::Validator<'_>,
         t: karmem::Table,
     ) -> Result<(), karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            *self = Self::default();
+            return Ok(());
+        }
         v.enter()?;
-        v.charge(t.used as u64)?;
+        v.charge(t.used.max(Self::FULL_SIZE) as u64)?;
         let r = v.reader;
         if t.has(4, 4) {
             for (j, e) in self.flags.iter_mut().enumerate() {
@@ -1610,13 +1706,15 @@ impl Root {
         }
         self.kind = Kind(r.field::<u8>(t, 8));
         self.wide = Wide(r.field::<i64>(t, 16));
-        {
+        if t.has(24, 12) {
             let a = r.field_array(t, 24, 1, None);
             v.charge(a.len as u64)?;
             self.text.clear();
             self.text.push_str(r.str(a));
+        } else {
+            self.text.clear();
         }
-        {
+        if t.has(36, 12) {
             let a = r.field_array(t, 36, 2, None);
             v.charge(a.len as u64 * 2)?;
             self.utf16.clear();
@@ -1624,6 +1722,8 @@ impl Root {
                 char::decode_utf16(r.slice::<u16>(a.offset, a.len).iter().copied())
                     .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)),
             );
+        } else {
+            self.utf16.clear();
         }
         if t.has(48, 48) {
             for (j, e) in self.fixed.iter_mut().enumerate() {
@@ -1632,45 +1732,65 @@ impl Root {
         } else {
             self.fixed = core::array::from_fn(|_| core::default::Default::default());
         }
-        {
+        if t.has(96, 12) {
             let a = r.field_array(t, 96, 8, Some(8));
             v.charge(a.len as u64 * 8)?;
             self.limited.clear();
             self.limited
                 .extend_from_slice(r.slice::<u64>(a.offset, a.len));
+        } else {
+            self.limited.clear();
         }
-        {
+        if t.has(108, 12) {
             let a = r.field_array(t, 108, 0, None);
             Vec3::read_soa(&mut self.points, v, a)?;
+        } else {
+            self.points.clear();
         }
-        {
+        if t.has(120, 12) {
             let a = r.field_array(t, 120, 16, None);
             v.charge(a.len as u64 * 16)?;
-            self.points_aos
-                .resize_with(a.len as usize, core::default::Default::default);
-            for (i, e) in self.points_aos.iter_mut().enumerate() {
-                e.read_at(v, a.offset + i as u32 * 16)?;
+            self.points_aos.truncate(a.len as usize);
+            for i in 0..a.len {
+                let at = a.offset + i * 16;
+                match self.points_aos.get_mut(i as usize) {
+                    Some(elem) => elem.read_at(v, at)?,
+                    None => {
+                        let mut elem = Vec3::default();
+                        elem.read_at(v, at)?;
+                        self.points_aos.push(elem);
+                    }
+                }
             }
+        } else {
+            self.points_aos.clear();
         }
-        {
+        if t.has(132, 12) {
             let a = r.field_array(t, 132, 0, None);
             Element::read_soa(&mut self.elements, v, a)?;
+        } else {
+            self.elements.clear();
         }
-        {
+        if t.has(144, 12) {
             let a = r.field_array(t, 144, 4, None);
             v.charge(a.len as u64 * 4)?;
-            self.elements_aos
-                .resize_with(a.len as usize, core::default::Default::default);
-            for (i, e) in self.elements_aos.iter_mut().enumerate() {
-                e.read_table(v, r.table(r.get::<u32>(a.offset + i as u32 * 4)))?;
+            self.elements_aos.truncate(a.len as usize);
+            for i in 0..a.len {
+                let t = r.table(r.get::<u32>(a.offset + i * 4));
+                match self.elements_aos.get_mut(i as usize) {
+                    Some(elem) => elem.read_table(v, t)?,
+                    None => self.elements_aos.push(Element::from_table(v, t)?),
+                }
             }
+        } else {
+            self.elements_aos.clear();
         }
         if t.has(156, 8) {
             ShapeValue::read_parts(&mut self.shape, v, t.offset + 156, t.offset + 156 + 4)?;
         } else {
             self.shape = None;
         }
-        {
+        if t.has(164, 12) {
             let a = r.field_array(t, 164, 8, None);
             v.charge(a.len as u64 * 8)?;
             self.shapes_aos.resize_with(a.len as usize, || None);
@@ -1678,8 +1798,10 @@ impl Root {
                 let at = a.offset + i as u32 * 8;
                 ShapeValue::read_parts(e, v, at, at + 4)?;
             }
+        } else {
+            self.shapes_aos.clear();
         }
-        {
+        if t.has(176, 12) {
             let a = r.field_array(t, 176, 0, None);
             match r.union_columns(a, 1) {
                 Some((tags, offsets)) => {
@@ -1691,18 +1813,40 @@ impl Root {
                 }
                 None => self.shapes_soa.clear(),
             }
+        } else {
+            self.shapes_soa.clear();
         }
-        {
+        if t.has(188, 12) {
             let a = r.field_array(t, 188, 0, None);
             ShapeValue::read_bovoa(&mut self.shapes_bovoa, v, a)?;
+        } else {
+            self.shapes_bovoa.clear();
         }
-        {
+        if t.has(200, 12) {
             let a = r.field_array(t, 200, 0, None);
             ShapeValue::read_bovos(&mut self.shapes_bovos, v, a)?;
+        } else {
+            self.shapes_bovos.clear();
         }
         self.next.read_table(v, r.field_table(t, 212))?;
         v.leave();
         Ok(())
+    }
+
+    /// A new value decoded from table `t`: an absent or malformed one is
+    /// charged before its zero value is built (format.md §10).
+    #[doc(hidden)]
+    pub fn from_table(
+        v: &mut karmem::Validator<'_>,
+        t: karmem::Table,
+    ) -> Result<Self, karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            return Ok(Self::default());
+        }
+        let mut x = Self::default();
+        x.read_table(v, t)?;
+        Ok(x)
     }
 
     /// Check the whole message once (format.md §11). On success the
@@ -1711,7 +1855,7 @@ impl Root {
         r: &karmem::Reader<'a>,
     ) -> Result<RootView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        let t = v.root()?;
+        let t = v.root(Self::FULL_SIZE)?;
         Self::validate_table(&mut v, t)?;
         // SAFETY: the message passed this root type's validation.
         let trusted = unsafe { r.assume_trusted() };
@@ -1740,7 +1884,7 @@ impl Root {
         Element::validate_soa(v, a)?;
         let a = v.field_array(t, 144, 4, None)?;
         for i in 0..a.len {
-            let child = v.table(v.reader.get::<u32>(a.offset + i * 4))?;
+            let child = v.table(v.reader.get::<u32>(a.offset + i * 4), Element::FULL_SIZE)?;
             Element::validate_table(v, child)?;
         }
         if t.has(156, 8) {
@@ -1762,7 +1906,8 @@ impl Root {
             1 => {
                 let a = v.array(entry + 4, 4, None)?;
                 for i in 0..a.len {
-                    let child = v.table(v.reader.get::<u32>(a.offset + i * 4))?;
+                    let child =
+                        v.table(v.reader.get::<u32>(a.offset + i * 4), Circle::FULL_SIZE)?;
                     Circle::validate_table(v, child)?;
                 }
                 Ok(())
@@ -1788,8 +1933,10 @@ impl Root {
             _ => Ok(()),
         })?;
         if t.has(212, 4) {
-            let child = v.table(r.get::<u32>(t.offset + 212))?;
+            let child = v.table(r.get::<u32>(t.offset + 212), Leaf::FULL_SIZE)?;
             Leaf::validate_table(v, child)?;
+        } else {
+            v.charge(32)?;
         }
         v.leave();
         Ok(())
@@ -2626,35 +2773,29 @@ impl Element {
             } else {
                 e.shape = None;
             }
-            {
-                let a = if cols[6] != 0 {
-                    r.array(cols[6] + i * 12, 1, None)
-                } else {
-                    karmem::ArrayRef::EMPTY
-                };
+            if cols[6] != 0 {
+                let a = r.array(cols[6] + i * 12, 1, None);
                 v.charge(a.len as u64)?;
                 e.child.label.clear();
                 e.child.label.push_str(r.str(a));
+            } else {
+                e.child.label.clear();
             }
-            {
-                let a = if cols[7] != 0 {
-                    r.array(cols[7] + i * 12, 1, None)
-                } else {
-                    karmem::ArrayRef::EMPTY
-                };
+            if cols[7] != 0 {
+                let a = r.array(cols[7] + i * 12, 1, None);
                 v.charge(a.len as u64)?;
                 e.name.clear();
                 e.name.push_str(r.str(a));
+            } else {
+                e.name.clear();
             }
-            {
-                let a = if cols[8] != 0 {
-                    r.array(cols[8] + i * 12, 4, None)
-                } else {
-                    karmem::ArrayRef::EMPTY
-                };
+            if cols[8] != 0 {
+                let a = r.array(cols[8] + i * 12, 4, None);
                 v.charge(a.len as u64 * 4)?;
                 e.numbers.clear();
                 e.numbers.extend_from_slice(r.slice::<i32>(a.offset, a.len));
+            } else {
+                e.numbers.clear();
             }
         }
         Ok(())
@@ -2998,8 +3139,7 @@ impl ShapeValue {
             let sub = r.bunch_entry(a, 1, 4);
             v.charge(sub.len as u64 * 4)?;
             for i in 0..sub.len {
-                let mut x = Circle::default();
-                x.read_table(v, r.table(r.get::<u32>(sub.offset + i * 4)))?;
+                let x = Circle::from_table(v, r.table(r.get::<u32>(sub.offset + i * 4)))?;
                 items.push(Some(Self::Circle(x)));
             }
         }

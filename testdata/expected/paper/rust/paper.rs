@@ -27,6 +27,12 @@ impl AnotherStruct {
     pub const A_OFFSET: u32 = 4;
     /// Byte offset of `b` in the table (for in-place updates).
     pub const B_OFFSET: u32 = 8;
+    /// `S` of format.md §10: the table's full size, every field of this schema;
+    /// a decoder charges at least this for a table it reads.
+    pub const FULL_SIZE: u32 = 16;
+    /// `Z` of format.md §10: the size of the table's zero value, the tables
+    /// it holds included; a decoder charges it for an absent or malformed one.
+    pub const ZERO_SIZE: u64 = 16;
     /// Encode as the root of a message; `w` is reset first. Reuse the
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -74,13 +80,34 @@ impl AnotherStruct {
         v: &mut karmem::Validator<'_>,
         t: karmem::Table,
     ) -> Result<(), karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            *self = Self::default();
+            return Ok(());
+        }
         v.enter()?;
-        v.charge(t.used as u64)?;
+        v.charge(t.used.max(Self::FULL_SIZE) as u64)?;
         let r = v.reader;
         self.a = r.field::<u32>(t, 4);
         self.b = r.field::<u64>(t, 8);
         v.leave();
         Ok(())
+    }
+
+    /// A new value decoded from table `t`: an absent or malformed one is
+    /// charged before its zero value is built (format.md §10).
+    #[doc(hidden)]
+    pub fn from_table(
+        v: &mut karmem::Validator<'_>,
+        t: karmem::Table,
+    ) -> Result<Self, karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            return Ok(Self::default());
+        }
+        let mut x = Self::default();
+        x.read_table(v, t)?;
+        Ok(x)
     }
 
     /// Check the whole message once (format.md §11). On success the
@@ -89,7 +116,7 @@ impl AnotherStruct {
         r: &karmem::Reader<'a>,
     ) -> Result<AnotherStructView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        let t = v.root()?;
+        let t = v.root(Self::FULL_SIZE)?;
         Self::validate_table(&mut v, t)?;
         // SAFETY: the message passed this root type's validation.
         let trusted = unsafe { r.assume_trusted() };
@@ -175,6 +202,12 @@ impl StructName {
     pub const FIELD_AS_SOA_OFFSET: u32 = 4;
     /// Byte offset of `field_as_aos` in the table (for in-place updates).
     pub const FIELD_AS_AOS_OFFSET: u32 = 16;
+    /// `S` of format.md §10: the table's full size, every field of this schema;
+    /// a decoder charges at least this for a table it reads.
+    pub const FULL_SIZE: u32 = 32;
+    /// `Z` of format.md §10: the size of the table's zero value, the tables
+    /// it holds included; a decoder charges it for an absent or malformed one.
+    pub const ZERO_SIZE: u64 = 32;
     /// Encode as the root of a message; `w` is reset first. Reuse the
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -230,24 +263,52 @@ impl StructName {
         v: &mut karmem::Validator<'_>,
         t: karmem::Table,
     ) -> Result<(), karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            *self = Self::default();
+            return Ok(());
+        }
         v.enter()?;
-        v.charge(t.used as u64)?;
+        v.charge(t.used.max(Self::FULL_SIZE) as u64)?;
         let r = v.reader;
-        {
+        if t.has(4, 12) {
             let a = r.field_array(t, 4, 0, None);
             AnotherStruct::read_soa(&mut self.field_as_soa, v, a)?;
+        } else {
+            self.field_as_soa.clear();
         }
-        {
+        if t.has(16, 12) {
             let a = r.field_array(t, 16, 4, None);
             v.charge(a.len as u64 * 4)?;
-            self.field_as_aos
-                .resize_with(a.len as usize, core::default::Default::default);
-            for (i, e) in self.field_as_aos.iter_mut().enumerate() {
-                e.read_table(v, r.table(r.get::<u32>(a.offset + i as u32 * 4)))?;
+            self.field_as_aos.truncate(a.len as usize);
+            for i in 0..a.len {
+                let t = r.table(r.get::<u32>(a.offset + i * 4));
+                match self.field_as_aos.get_mut(i as usize) {
+                    Some(elem) => elem.read_table(v, t)?,
+                    None => self.field_as_aos.push(AnotherStruct::from_table(v, t)?),
+                }
             }
+        } else {
+            self.field_as_aos.clear();
         }
         v.leave();
         Ok(())
+    }
+
+    /// A new value decoded from table `t`: an absent or malformed one is
+    /// charged before its zero value is built (format.md §10).
+    #[doc(hidden)]
+    pub fn from_table(
+        v: &mut karmem::Validator<'_>,
+        t: karmem::Table,
+    ) -> Result<Self, karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            return Ok(Self::default());
+        }
+        let mut x = Self::default();
+        x.read_table(v, t)?;
+        Ok(x)
     }
 
     /// Check the whole message once (format.md §11). On success the
@@ -256,7 +317,7 @@ impl StructName {
         r: &karmem::Reader<'a>,
     ) -> Result<StructNameView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        let t = v.root()?;
+        let t = v.root(Self::FULL_SIZE)?;
         Self::validate_table(&mut v, t)?;
         // SAFETY: the message passed this root type's validation.
         let trusted = unsafe { r.assume_trusted() };
@@ -273,7 +334,10 @@ impl StructName {
         AnotherStruct::validate_soa(v, a)?;
         let a = v.field_array(t, 16, 4, None)?;
         for i in 0..a.len {
-            let child = v.table(v.reader.get::<u32>(a.offset + i * 4))?;
+            let child = v.table(
+                v.reader.get::<u32>(a.offset + i * 4),
+                AnotherStruct::FULL_SIZE,
+            )?;
             AnotherStruct::validate_table(v, child)?;
         }
         v.leave();
@@ -955,6 +1019,12 @@ impl Particle {
     pub const POS_OFFSET: u32 = 4;
     /// Byte offset of `name` in the table (for in-place updates).
     pub const NAME_OFFSET: u32 = 16;
+    /// `S` of format.md §10: the table's full size, every field of this schema;
+    /// a decoder charges at least this for a table it reads.
+    pub const FULL_SIZE: u32 = 32;
+    /// `Z` of format.md §10: the size of the table's zero value, the tables
+    /// it holds included; a decoder charges it for an absent or malformed one.
+    pub const ZERO_SIZE: u64 = 32;
     /// Encode as the root of a message; `w` is reset first. Reuse the
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -1005,14 +1075,21 @@ impl Particle {
         v: &mut karmem::Validator<'_>,
         t: karmem::Table,
     ) -> Result<(), karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            *self = Self::default();
+            return Ok(());
+        }
         v.enter()?;
-        v.charge(t.used as u64)?;
+        v.charge(t.used.max(Self::FULL_SIZE) as u64)?;
         let r = v.reader;
-        {
+        if t.has(4, 12) {
             let a = r.field_array(t, 4, 0, None);
             AnyPointValue::read_bovos(&mut self.pos, v, a)?;
+        } else {
+            self.pos.clear();
         }
-        {
+        if t.has(16, 12) {
             let a = r.field_array(t, 16, 2, None);
             v.charge(a.len as u64 * 2)?;
             self.name.clear();
@@ -1020,9 +1097,27 @@ impl Particle {
                 char::decode_utf16(r.slice::<u16>(a.offset, a.len).iter().copied())
                     .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)),
             );
+        } else {
+            self.name.clear();
         }
         v.leave();
         Ok(())
+    }
+
+    /// A new value decoded from table `t`: an absent or malformed one is
+    /// charged before its zero value is built (format.md §10).
+    #[doc(hidden)]
+    pub fn from_table(
+        v: &mut karmem::Validator<'_>,
+        t: karmem::Table,
+    ) -> Result<Self, karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            return Ok(Self::default());
+        }
+        let mut x = Self::default();
+        x.read_table(v, t)?;
+        Ok(x)
     }
 
     /// Check the whole message once (format.md §11). On success the
@@ -1031,7 +1126,7 @@ impl Particle {
         r: &karmem::Reader<'a>,
     ) -> Result<ParticleView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        let t = v.root()?;
+        let t = v.root(Self::FULL_SIZE)?;
         Self::validate_table(&mut v, t)?;
         // SAFETY: the message passed this root type's validation.
         let trusted = unsafe { r.assume_trusted() };

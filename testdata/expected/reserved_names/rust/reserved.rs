@@ -1012,6 +1012,12 @@ impl Holder {
     pub const CELLS_OFFSET: u32 = 68;
     /// Byte offset of `Shapes` in the table (for in-place updates).
     pub const SHAPES_OFFSET: u32 = 80;
+    /// `S` of format.md §10: the table's full size, every field of this schema;
+    /// a decoder charges at least this for a table it reads.
+    pub const FULL_SIZE: u32 = 96;
+    /// `Z` of format.md §10: the size of the table's zero value, the tables
+    /// it holds included; a decoder charges it for an absent or malformed one.
+    pub const ZERO_SIZE: u64 = 96;
     /// Encode as the root of a message; `w` is reset first. Reuse the
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -1067,36 +1073,65 @@ impl Holder {
         v: &mut karmem::Validator<'_>,
         t: karmem::Table,
     ) -> Result<(), karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            *self = Self::default();
+            return Ok(());
+        }
         v.enter()?;
-        v.charge(t.used as u64)?;
+        v.charge(t.used.max(Self::FULL_SIZE) as u64)?;
         let r = v.reader;
-        {
+        if t.has(4, 12) {
             let a = r.field_array(t, 4, 1, None);
             v.charge(a.len as u64)?;
             self.position.clear();
             self.position.push_str(r.str(a));
+        } else {
+            self.position.clear();
         }
         if t.has(16, 32) {
             self.table.read_at(v, t.offset + 16)?;
         } else {
             self.table = core::default::Default::default();
         }
-        {
+        if t.has(48, 12) {
             let a = r.field_array(t, 48, 0, Some(4));
             Point::read_soa(&mut self.reader, v, a)?;
+        } else {
+            self.reader.clear();
         }
         self.root = r.field::<i32>(t, 60);
         self.r = r.field::<i32>(t, 64);
-        {
+        if t.has(68, 12) {
             let a = r.field_array(t, 68, 0, None);
             Cell::read_soa(&mut self.cells, v, a)?;
+        } else {
+            self.cells.clear();
         }
-        {
+        if t.has(80, 12) {
             let a = r.field_array(t, 80, 0, None);
             ShapeValue::read_bovos(&mut self.shapes, v, a)?;
+        } else {
+            self.shapes.clear();
         }
         v.leave();
         Ok(())
+    }
+
+    /// A new value decoded from table `t`: an absent or malformed one is
+    /// charged before its zero value is built (format.md §10).
+    #[doc(hidden)]
+    pub fn from_table(
+        v: &mut karmem::Validator<'_>,
+        t: karmem::Table,
+    ) -> Result<Self, karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            return Ok(Self::default());
+        }
+        let mut x = Self::default();
+        x.read_table(v, t)?;
+        Ok(x)
     }
 
     /// Check the whole message once (format.md §11). On success the
@@ -1105,7 +1140,7 @@ impl Holder {
         r: &karmem::Reader<'a>,
     ) -> Result<HolderView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        let t = v.root()?;
+        let t = v.root(Self::FULL_SIZE)?;
         Self::validate_table(&mut v, t)?;
         // SAFETY: the message passed this root type's validation.
         let trusted = unsafe { r.assume_trusted() };
@@ -1581,25 +1616,21 @@ impl Cell {
             if ahead < len && cols[10] != 0 {
                 r.prefetch_array(cols[10] + ahead * 12, 1);
             }
-            {
-                let a = if cols[9] != 0 {
-                    r.array(cols[9] + i * 12, 1, None)
-                } else {
-                    karmem::ArrayRef::EMPTY
-                };
+            if cols[9] != 0 {
+                let a = r.array(cols[9] + i * 12, 1, None);
                 v.charge(a.len as u64)?;
                 e.name.clear();
                 e.name.push_str(r.str(a));
+            } else {
+                e.name.clear();
             }
-            {
-                let a = if cols[10] != 0 {
-                    r.array(cols[10] + i * 12, 1, None)
-                } else {
-                    karmem::ArrayRef::EMPTY
-                };
+            if cols[10] != 0 {
+                let a = r.array(cols[10] + i * 12, 1, None);
                 v.charge(a.len as u64)?;
                 e.reader.clear();
                 e.reader.push_str(r.str(a));
+            } else {
+                e.reader.clear();
             }
         }
         Ok(())
@@ -1975,15 +2006,13 @@ impl Point {
             if ahead < len && cols[4] != 0 {
                 r.prefetch_array(cols[4] + ahead * 12, 1);
             }
-            {
-                let a = if cols[4] != 0 {
-                    r.array(cols[4] + i * 12, 1, None)
-                } else {
-                    karmem::ArrayRef::EMPTY
-                };
+            if cols[4] != 0 {
+                let a = r.array(cols[4] + i * 12, 1, None);
                 v.charge(a.len as u64)?;
                 e.name.clear();
                 e.name.push_str(r.str(a));
+            } else {
+                e.name.clear();
             }
         }
         Ok(())

@@ -93,6 +93,12 @@ impl ProfileData {
     pub const USERNAME_OFFSET: u32 = 8;
     /// Byte offset of `ID` in the table (for in-place updates).
     pub const ID_OFFSET: u32 = 24;
+    /// `S` of format.md §10: the table's full size, every field of this schema;
+    /// a decoder charges at least this for a table it reads.
+    pub const FULL_SIZE: u32 = 32;
+    /// `Z` of format.md §10: the size of the table's zero value, the tables
+    /// it holds included; a decoder charges it for an absent or malformed one.
+    pub const ZERO_SIZE: u64 = 32;
     /// Encode as the root of a message; `w` is reset first. Reuse the
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -141,19 +147,42 @@ impl ProfileData {
         v: &mut karmem::Validator<'_>,
         t: karmem::Table,
     ) -> Result<(), karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            *self = Self::default();
+            return Ok(());
+        }
         v.enter()?;
-        v.charge(t.used as u64)?;
+        v.charge(t.used.max(Self::FULL_SIZE) as u64)?;
         let r = v.reader;
         self.network = SocialNetwork(r.field::<u8>(t, 4));
-        {
+        if t.has(8, 12) {
             let a = r.field_array(t, 8, 1, None);
             v.charge(a.len as u64)?;
             self.username.clear();
             self.username.push_str(r.str(a));
+        } else {
+            self.username.clear();
         }
         self.id = r.field::<u64>(t, 24);
         v.leave();
         Ok(())
+    }
+
+    /// A new value decoded from table `t`: an absent or malformed one is
+    /// charged before its zero value is built (format.md §10).
+    #[doc(hidden)]
+    pub fn from_table(
+        v: &mut karmem::Validator<'_>,
+        t: karmem::Table,
+    ) -> Result<Self, karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            return Ok(Self::default());
+        }
+        let mut x = Self::default();
+        x.read_table(v, t)?;
+        Ok(x)
     }
 
     /// Check the whole message once (format.md §11). On success the
@@ -162,7 +191,7 @@ impl ProfileData {
         r: &karmem::Reader<'a>,
     ) -> Result<ProfileDataView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        let t = v.root()?;
+        let t = v.root(Self::FULL_SIZE)?;
         Self::validate_table(&mut v, t)?;
         // SAFETY: the message passed this root type's validation.
         let trusted = unsafe { r.assume_trusted() };
@@ -288,6 +317,7 @@ impl Profile {
     pub fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {
         let mut v = karmem::Validator::new(*r);
         if 8 + 8 > r.size() {
+            v.charge(32)?;
             *self = Self::default();
             return Ok(());
         }
@@ -330,7 +360,7 @@ impl Profile {
     #[doc(hidden)]
     pub fn validate_at(v: &mut karmem::Validator<'_>, at: u32) -> Result<(), karmem::Error> {
         let r = v.reader;
-        let child = v.table(r.get::<u32>(at))?;
+        let child = v.table(r.get::<u32>(at), ProfileData::FULL_SIZE)?;
         ProfileData::validate_table(v, child)?;
         Ok(())
     }
@@ -418,6 +448,12 @@ impl AccountData {
     pub const EMAIL_OFFSET: u32 = 16;
     /// Byte offset of `Profiles` in the table (for in-place updates).
     pub const PROFILES_OFFSET: u32 = 28;
+    /// `S` of format.md §10: the table's full size, every field of this schema;
+    /// a decoder charges at least this for a table it reads.
+    pub const FULL_SIZE: u32 = 40;
+    /// `Z` of format.md §10: the size of the table's zero value, the tables
+    /// it holds included; a decoder charges it for an absent or malformed one.
+    pub const ZERO_SIZE: u64 = 40;
     /// Encode as the root of a message; `w` is reset first. Reuse the
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -473,27 +509,59 @@ impl AccountData {
         v: &mut karmem::Validator<'_>,
         t: karmem::Table,
     ) -> Result<(), karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            *self = Self::default();
+            return Ok(());
+        }
         v.enter()?;
-        v.charge(t.used as u64)?;
+        v.charge(t.used.max(Self::FULL_SIZE) as u64)?;
         let r = v.reader;
         self.id = r.field::<u64>(t, 8);
-        {
+        if t.has(16, 12) {
             let a = r.field_array(t, 16, 1, None);
             v.charge(a.len as u64)?;
             self.email.clear();
             self.email.push_str(r.str(a));
+        } else {
+            self.email.clear();
         }
-        {
+        if t.has(28, 12) {
             let a = r.field_array(t, 28, 8, None);
             v.charge(a.len as u64 * 8)?;
-            self.profiles
-                .resize_with(a.len as usize, core::default::Default::default);
-            for (i, e) in self.profiles.iter_mut().enumerate() {
-                e.read_at(v, a.offset + i as u32 * 8)?;
+            self.profiles.truncate(a.len as usize);
+            for i in 0..a.len {
+                let at = a.offset + i * 8;
+                match self.profiles.get_mut(i as usize) {
+                    Some(elem) => elem.read_at(v, at)?,
+                    None => {
+                        let mut elem = Profile::default();
+                        elem.read_at(v, at)?;
+                        self.profiles.push(elem);
+                    }
+                }
             }
+        } else {
+            self.profiles.clear();
         }
         v.leave();
         Ok(())
+    }
+
+    /// A new value decoded from table `t`: an absent or malformed one is
+    /// charged before its zero value is built (format.md §10).
+    #[doc(hidden)]
+    pub fn from_table(
+        v: &mut karmem::Validator<'_>,
+        t: karmem::Table,
+    ) -> Result<Self, karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            return Ok(Self::default());
+        }
+        let mut x = Self::default();
+        x.read_table(v, t)?;
+        Ok(x)
     }
 
     /// Check the whole message once (format.md §11). On success the
@@ -502,7 +570,7 @@ impl AccountData {
         r: &karmem::Reader<'a>,
     ) -> Result<AccountDataView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        let t = v.root()?;
+        let t = v.root(Self::FULL_SIZE)?;
         Self::validate_table(&mut v, t)?;
         // SAFETY: the message passed this root type's validation.
         let trusted = unsafe { r.assume_trusted() };

@@ -294,6 +294,12 @@ impl MonsterData {
     pub const STATUS_OFFSET: u32 = 88;
     /// Byte offset of `Path` in the table (for in-place updates).
     pub const PATH_OFFSET: u32 = 100;
+    /// `S` of format.md §10: the table's full size, every field of this schema;
+    /// a decoder charges at least this for a table it reads.
+    pub const FULL_SIZE: u32 = 112;
+    /// `Z` of format.md §10: the size of the table's zero value, the tables
+    /// it holds included; a decoder charges it for an absent or malformed one.
+    pub const ZERO_SIZE: u64 = 112;
     /// Encode as the root of a message; `w` is reset first. Reuse the
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -356,8 +362,13 @@ impl MonsterData {
         v: &mut karmem::Validator<'_>,
         t: karmem::Table,
     ) -> Result<(), karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            *self = Self::default();
+            return Ok(());
+        }
         v.enter()?;
-        v.charge(t.used as u64)?;
+        v.charge(t.used.max(Self::FULL_SIZE) as u64)?;
         let r = v.reader;
         if t.has(8, 16) {
             self.pos.read_at(v, t.offset + 8)?;
@@ -366,19 +377,23 @@ impl MonsterData {
         }
         self.mana = r.field::<i16>(t, 24);
         self.health = r.field::<i16>(t, 26);
-        {
+        if t.has(28, 12) {
             let a = r.field_array(t, 28, 1, None);
             v.charge(a.len as u64)?;
             self.name.clear();
             self.name.push_str(r.str(a));
+        } else {
+            self.name.clear();
         }
         self.team = Team(r.field::<u8>(t, 40));
-        {
+        if t.has(44, 12) {
             let a = r.field_array(t, 44, 1, Some(128));
             v.charge(a.len as u64)?;
             self.inventory.clear();
             self.inventory
                 .extend_from_slice(r.slice::<u8>(a.offset, a.len));
+        } else {
+            self.inventory.clear();
         }
         if t.has(56, 32) {
             for (j, e) in self.hitbox.iter_mut().enumerate() {
@@ -387,19 +402,39 @@ impl MonsterData {
         } else {
             self.hitbox = core::array::from_fn(|_| core::default::Default::default());
         }
-        {
+        if t.has(88, 12) {
             let a = r.field_array(t, 88, 4, None);
             v.charge(a.len as u64 * 4)?;
             self.status.clear();
             self.status
                 .extend_from_slice(r.slice::<i32>(a.offset, a.len));
+        } else {
+            self.status.clear();
         }
-        {
+        if t.has(100, 12) {
             let a = r.field_array(t, 100, 0, Some(128));
             Vec3::read_soa(&mut self.path, v, a)?;
+        } else {
+            self.path.clear();
         }
         v.leave();
         Ok(())
+    }
+
+    /// A new value decoded from table `t`: an absent or malformed one is
+    /// charged before its zero value is built (format.md §10).
+    #[doc(hidden)]
+    pub fn from_table(
+        v: &mut karmem::Validator<'_>,
+        t: karmem::Table,
+    ) -> Result<Self, karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            return Ok(Self::default());
+        }
+        let mut x = Self::default();
+        x.read_table(v, t)?;
+        Ok(x)
     }
 
     /// Check the whole message once (format.md §11). On success the
@@ -408,7 +443,7 @@ impl MonsterData {
         r: &karmem::Reader<'a>,
     ) -> Result<MonsterDataView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        let t = v.root()?;
+        let t = v.root(Self::FULL_SIZE)?;
         Self::validate_table(&mut v, t)?;
         // SAFETY: the message passed this root type's validation.
         let trusted = unsafe { r.assume_trusted() };
@@ -580,6 +615,7 @@ impl Monster {
     pub fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {
         let mut v = karmem::Validator::new(*r);
         if 8 + 8 > r.size() {
+            v.charge(112)?;
             *self = Self::default();
             return Ok(());
         }
@@ -622,7 +658,7 @@ impl Monster {
     #[doc(hidden)]
     pub fn validate_at(v: &mut karmem::Validator<'_>, at: u32) -> Result<(), karmem::Error> {
         let r = v.reader;
-        let child = v.table(r.get::<u32>(at))?;
+        let child = v.table(r.get::<u32>(at), MonsterData::FULL_SIZE)?;
         MonsterData::validate_table(v, child)?;
         Ok(())
     }
@@ -702,6 +738,12 @@ impl core::default::Default for State {
 impl State {
     /// Byte offset of `Monsters` in the table (for in-place updates).
     pub const MONSTERS_OFFSET: u32 = 4;
+    /// `S` of format.md §10: the table's full size, every field of this schema;
+    /// a decoder charges at least this for a table it reads.
+    pub const FULL_SIZE: u32 = 16;
+    /// `Z` of format.md §10: the size of the table's zero value, the tables
+    /// it holds included; a decoder charges it for an absent or malformed one.
+    pub const ZERO_SIZE: u64 = 16;
     /// Encode as the root of a message; `w` is reset first. Reuse the
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -751,15 +793,38 @@ impl State {
         v: &mut karmem::Validator<'_>,
         t: karmem::Table,
     ) -> Result<(), karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            *self = Self::default();
+            return Ok(());
+        }
         v.enter()?;
-        v.charge(t.used as u64)?;
+        v.charge(t.used.max(Self::FULL_SIZE) as u64)?;
         let r = v.reader;
-        {
+        if t.has(4, 12) {
             let a = r.field_array(t, 4, 0, Some(2000));
             Monster::read_soa(&mut self.monsters, v, a)?;
+        } else {
+            self.monsters.clear();
         }
         v.leave();
         Ok(())
+    }
+
+    /// A new value decoded from table `t`: an absent or malformed one is
+    /// charged before its zero value is built (format.md §10).
+    #[doc(hidden)]
+    pub fn from_table(
+        v: &mut karmem::Validator<'_>,
+        t: karmem::Table,
+    ) -> Result<Self, karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            return Ok(Self::default());
+        }
+        let mut x = Self::default();
+        x.read_table(v, t)?;
+        Ok(x)
     }
 
     /// Check the whole message once (format.md §11). On success the
@@ -768,7 +833,7 @@ impl State {
         r: &karmem::Reader<'a>,
     ) -> Result<StateView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        let t = v.root()?;
+        let t = v.root(Self::FULL_SIZE)?;
         Self::validate_table(&mut v, t)?;
         // SAFETY: the message passed this root type's validation.
         let trusted = unsafe { r.assume_trusted() };
@@ -1235,47 +1300,39 @@ impl Monster {
             } else {
                 e.data.hitbox = core::array::from_fn(|_| core::default::Default::default());
             }
-            {
-                let a = if cols[4] != 0 {
-                    r.array(cols[4] + i * 12, 1, None)
-                } else {
-                    karmem::ArrayRef::EMPTY
-                };
+            if cols[4] != 0 {
+                let a = r.array(cols[4] + i * 12, 1, None);
                 v.charge(a.len as u64)?;
                 e.data.name.clear();
                 e.data.name.push_str(r.str(a));
+            } else {
+                e.data.name.clear();
             }
-            {
-                let a = if cols[5] != 0 {
-                    r.array(cols[5] + i * 12, 1, Some(128))
-                } else {
-                    karmem::ArrayRef::EMPTY
-                };
+            if cols[5] != 0 {
+                let a = r.array(cols[5] + i * 12, 1, Some(128));
                 v.charge(a.len as u64)?;
                 e.data.inventory.clear();
                 e.data
                     .inventory
                     .extend_from_slice(r.slice::<u8>(a.offset, a.len));
+            } else {
+                e.data.inventory.clear();
             }
-            {
-                let a = if cols[6] != 0 {
-                    r.array(cols[6] + i * 12, 4, None)
-                } else {
-                    karmem::ArrayRef::EMPTY
-                };
+            if cols[6] != 0 {
+                let a = r.array(cols[6] + i * 12, 4, None);
                 v.charge(a.len as u64 * 4)?;
                 e.data.status.clear();
                 e.data
                     .status
                     .extend_from_slice(r.slice::<i32>(a.offset, a.len));
+            } else {
+                e.data.status.clear();
             }
-            {
-                let a = if cols[7] != 0 {
-                    r.array(cols[7] + i * 12, 0, Some(128))
-                } else {
-                    karmem::ArrayRef::EMPTY
-                };
+            if cols[7] != 0 {
+                let a = r.array(cols[7] + i * 12, 0, Some(128));
                 Vec3::read_soa(&mut e.data.path, v, a)?;
+            } else {
+                e.data.path.clear();
             }
         }
         Ok(())

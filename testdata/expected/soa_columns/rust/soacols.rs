@@ -23,6 +23,12 @@ impl core::default::Default for Circle {
 impl Circle {
     /// Byte offset of `Radius` in the table (for in-place updates).
     pub const RADIUS_OFFSET: u32 = 8;
+    /// `S` of format.md §10: the table's full size, every field of this schema;
+    /// a decoder charges at least this for a table it reads.
+    pub const FULL_SIZE: u32 = 16;
+    /// `Z` of format.md §10: the size of the table's zero value, the tables
+    /// it holds included; a decoder charges it for an absent or malformed one.
+    pub const ZERO_SIZE: u64 = 16;
     /// Encode as the root of a message; `w` is reset first. Reuse the
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -69,12 +75,33 @@ impl Circle {
         v: &mut karmem::Validator<'_>,
         t: karmem::Table,
     ) -> Result<(), karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            *self = Self::default();
+            return Ok(());
+        }
         v.enter()?;
-        v.charge(t.used as u64)?;
+        v.charge(t.used.max(Self::FULL_SIZE) as u64)?;
         let r = v.reader;
         self.radius = r.field::<f64>(t, 8);
         v.leave();
         Ok(())
+    }
+
+    /// A new value decoded from table `t`: an absent or malformed one is
+    /// charged before its zero value is built (format.md §10).
+    #[doc(hidden)]
+    pub fn from_table(
+        v: &mut karmem::Validator<'_>,
+        t: karmem::Table,
+    ) -> Result<Self, karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            return Ok(Self::default());
+        }
+        let mut x = Self::default();
+        x.read_table(v, t)?;
+        Ok(x)
     }
 
     /// Check the whole message once (format.md §11). On success the
@@ -83,7 +110,7 @@ impl Circle {
         r: &karmem::Reader<'a>,
     ) -> Result<CircleView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        let t = v.root()?;
+        let t = v.root(Self::FULL_SIZE)?;
         Self::validate_table(&mut v, t)?;
         // SAFETY: the message passed this root type's validation.
         let trusted = unsafe { r.assume_trusted() };
@@ -344,11 +371,7 @@ impl ShapeValue {
         match tag {
             1 => match place {
                 Some(Self::Circle(x)) => x.read_table(v, r.table(offset))?,
-                _ => {
-                    let mut x = Circle::default();
-                    x.read_table(v, r.table(offset))?;
-                    *place = Some(Self::Circle(x));
-                }
+                _ => *place = Some(Self::Circle(Circle::from_table(v, r.table(offset))?)),
             },
             4 if offset != 0
                 && offset.is_multiple_of(8)
@@ -391,7 +414,7 @@ impl ShapeValue {
                         tag,
                     });
                 }
-                let t = v.table(offset)?;
+                let t = v.table(offset, Circle::FULL_SIZE)?;
                 Circle::validate_table(v, t)
             }
             4 => {
@@ -1030,6 +1053,12 @@ impl core::default::Default for Root {
 impl Root {
     /// Byte offset of `Items` in the table (for in-place updates).
     pub const ITEMS_OFFSET: u32 = 4;
+    /// `S` of format.md §10: the table's full size, every field of this schema;
+    /// a decoder charges at least this for a table it reads.
+    pub const FULL_SIZE: u32 = 16;
+    /// `Z` of format.md §10: the size of the table's zero value, the tables
+    /// it holds included; a decoder charges it for an absent or malformed one.
+    pub const ZERO_SIZE: u64 = 16;
     /// Encode as the root of a message; `w` is reset first. Reuse the
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -1076,15 +1105,38 @@ impl Root {
         v: &mut karmem::Validator<'_>,
         t: karmem::Table,
     ) -> Result<(), karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            *self = Self::default();
+            return Ok(());
+        }
         v.enter()?;
-        v.charge(t.used as u64)?;
+        v.charge(t.used.max(Self::FULL_SIZE) as u64)?;
         let r = v.reader;
-        {
+        if t.has(4, 12) {
             let a = r.field_array(t, 4, 0, None);
             Item::read_soa(&mut self.items, v, a)?;
+        } else {
+            self.items.clear();
         }
         v.leave();
         Ok(())
+    }
+
+    /// A new value decoded from table `t`: an absent or malformed one is
+    /// charged before its zero value is built (format.md §10).
+    #[doc(hidden)]
+    pub fn from_table(
+        v: &mut karmem::Validator<'_>,
+        t: karmem::Table,
+    ) -> Result<Self, karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            return Ok(Self::default());
+        }
+        let mut x = Self::default();
+        x.read_table(v, t)?;
+        Ok(x)
     }
 
     /// Check the whole message once (format.md §11). On success the
@@ -1093,7 +1145,7 @@ impl Root {
         r: &karmem::Reader<'a>,
     ) -> Result<RootView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        let t = v.root()?;
+        let t = v.root(Self::FULL_SIZE)?;
         Self::validate_table(&mut v, t)?;
         // SAFETY: the message passed this root type's validation.
         let trusted = unsafe { r.assume_trusted() };
@@ -1464,15 +1516,13 @@ impl Tag {
             if ahead < len && cols[0] != 0 {
                 r.prefetch_array(cols[0] + ahead * 12, 1);
             }
-            {
-                let a = if cols[0] != 0 {
-                    r.array(cols[0] + i * 12, 1, None)
-                } else {
-                    karmem::ArrayRef::EMPTY
-                };
+            if cols[0] != 0 {
+                let a = r.array(cols[0] + i * 12, 1, None);
                 v.charge(a.len as u64)?;
                 e.label.clear();
                 e.label.push_str(r.str(a));
+            } else {
+                e.label.clear();
             }
         }
         Ok(())
@@ -1675,44 +1725,34 @@ impl Item {
             if ahead < len && cols[4] != 0 {
                 r.prefetch_array(cols[4] + ahead * 12, 1);
             }
-            {
-                let a = if cols[0] != 0 {
-                    r.array(cols[0] + i * 12, 2, None)
-                } else {
-                    karmem::ArrayRef::EMPTY
-                };
+            if cols[0] != 0 {
+                let a = r.array(cols[0] + i * 12, 2, None);
                 v.charge(a.len as u64 * 2)?;
                 e.wide.clear();
                 e.wide.extend(
                     char::decode_utf16(r.slice::<u16>(a.offset, a.len).iter().copied())
                         .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)),
                 );
+            } else {
+                e.wide.clear();
             }
-            {
-                let a = if cols[1] != 0 {
-                    r.array(cols[1] + i * 12, 1, None)
-                } else {
-                    karmem::ArrayRef::EMPTY
-                };
+            if cols[1] != 0 {
+                let a = r.array(cols[1] + i * 12, 1, None);
                 v.charge(a.len as u64)?;
                 e.flags.clear();
                 e.flags
                     .extend(r.slice::<u8>(a.offset, a.len).iter().map(|b| *b != 0));
+            } else {
+                e.flags.clear();
             }
-            {
-                let a = if cols[2] != 0 {
-                    r.array(cols[2] + i * 12, 0, None)
-                } else {
-                    karmem::ArrayRef::EMPTY
-                };
+            if cols[2] != 0 {
+                let a = r.array(cols[2] + i * 12, 0, None);
                 Tag::read_soa(&mut e.tags, v, a)?;
+            } else {
+                e.tags.clear();
             }
-            {
-                let a = if cols[3] != 0 {
-                    r.array(cols[3] + i * 12, 0, None)
-                } else {
-                    karmem::ArrayRef::EMPTY
-                };
+            if cols[3] != 0 {
+                let a = r.array(cols[3] + i * 12, 0, None);
                 match r.union_columns(a, 1) {
                     Some((tags, offsets)) => {
                         v.charge(a.len as u64 * 5)?;
@@ -1723,14 +1763,14 @@ impl Item {
                     }
                     None => e.shapes.clear(),
                 }
+            } else {
+                e.shapes.clear();
             }
-            {
-                let a = if cols[4] != 0 {
-                    r.array(cols[4] + i * 12, 0, None)
-                } else {
-                    karmem::ArrayRef::EMPTY
-                };
+            if cols[4] != 0 {
+                let a = r.array(cols[4] + i * 12, 0, None);
                 ShapeValue::read_bovos(&mut e.bunch, v, a)?;
+            } else {
+                e.bunch.clear();
             }
         }
         Ok(())

@@ -2289,6 +2289,12 @@ impl Root {
     pub const PLAINS_OFFSET: u32 = 4;
     /// Byte offset of `Riches` in the table (for in-place updates).
     pub const RICHES_OFFSET: u32 = 16;
+    /// `S` of format.md §10: the table's full size, every field of this schema;
+    /// a decoder charges at least this for a table it reads.
+    pub const FULL_SIZE: u32 = 32;
+    /// `Z` of format.md §10: the size of the table's zero value, the tables
+    /// it holds included; a decoder charges it for an absent or malformed one.
+    pub const ZERO_SIZE: u64 = 32;
     /// Encode as the root of a message; `w` is reset first. Reuse the
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -2336,19 +2342,44 @@ impl Root {
         v: &mut karmem::Validator<'_>,
         t: karmem::Table,
     ) -> Result<(), karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            *self = Self::default();
+            return Ok(());
+        }
         v.enter()?;
-        v.charge(t.used as u64)?;
+        v.charge(t.used.max(Self::FULL_SIZE) as u64)?;
         let r = v.reader;
-        {
+        if t.has(4, 12) {
             let a = r.field_array(t, 4, 0, None);
             Plain::read_soa(&mut self.plains, v, a)?;
+        } else {
+            self.plains.clear();
         }
-        {
+        if t.has(16, 12) {
             let a = r.field_array(t, 16, 0, None);
             Rich::read_soa(&mut self.riches, v, a)?;
+        } else {
+            self.riches.clear();
         }
         v.leave();
         Ok(())
+    }
+
+    /// A new value decoded from table `t`: an absent or malformed one is
+    /// charged before its zero value is built (format.md §10).
+    #[doc(hidden)]
+    pub fn from_table(
+        v: &mut karmem::Validator<'_>,
+        t: karmem::Table,
+    ) -> Result<Self, karmem::Error> {
+        if t == karmem::Table::EMPTY {
+            v.charge(Self::ZERO_SIZE)?;
+            return Ok(Self::default());
+        }
+        let mut x = Self::default();
+        x.read_table(v, t)?;
+        Ok(x)
     }
 
     /// Check the whole message once (format.md §11). On success the
@@ -2357,7 +2388,7 @@ impl Root {
         r: &karmem::Reader<'a>,
     ) -> Result<RootView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        let t = v.root()?;
+        let t = v.root(Self::FULL_SIZE)?;
         Self::validate_table(&mut v, t)?;
         // SAFETY: the message passed this root type's validation.
         let trusted = unsafe { r.assume_trusted() };
@@ -3775,15 +3806,13 @@ impl Rich {
             if ahead < len && cols[15] != 0 {
                 r.prefetch_array(cols[15] + ahead * 12, 1);
             }
-            {
-                let a = if cols[15] != 0 {
-                    r.array(cols[15] + i * 12, 1, None)
-                } else {
-                    karmem::ArrayRef::EMPTY
-                };
+            if cols[15] != 0 {
+                let a = r.array(cols[15] + i * 12, 1, None);
                 v.charge(a.len as u64)?;
                 e.name.clear();
                 e.name.push_str(r.str(a));
+            } else {
+                e.name.clear();
             }
         }
         Ok(())
