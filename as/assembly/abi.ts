@@ -98,13 +98,18 @@ export class MemoryDesc {
 
   _kmReadTable(v: Validator, offset: u32): KarmemError {
     let e = KarmemError.None;
-    this._kmReset();
     v.table(offset);
     const to = v.tOff;
     const tu = v.tUsed;
+    if (tu == 0) {
+      if ((e = v.charge(24)) != KarmemError.None) return e;
+      this._kmReset();
+      return KarmemError.None;
+    }
+    this._kmReset();
     if ((e = v.enter()) != KarmemError.None) return e;
-    if ((e = v.charge(tu)) != KarmemError.None) return e;
-    {
+    if ((e = v.charge(<u64>max<u32>(tu, 24))) != KarmemError.None) return e;
+    if (tu >= 16) {
       v.fieldArray(to, tu, 4, 1, NO_LIMIT);
       const a0o = v.aOff;
       const a0l = v.aLen;
@@ -137,7 +142,7 @@ export class MemoryDesc {
 
   static _kmValidateTable(v: Validator, offset: u32): KarmemError {
     let e = KarmemError.None;
-    if ((e = v.checkTable(offset)) != KarmemError.None) return e;
+    if ((e = v.checkTable(offset, 24)) != KarmemError.None) return e;
     const to = v.tOff;
     const tu = v.tUsed;
     if ((e = v.enter()) != KarmemError.None) return e;
@@ -220,13 +225,18 @@ export class ParamDesc {
 
   _kmReadTable(v: Validator, offset: u32): KarmemError {
     let e = KarmemError.None;
-    this._kmReset();
     v.table(offset);
     const to = v.tOff;
     const tu = v.tUsed;
+    if (tu == 0) {
+      if ((e = v.charge(40)) != KarmemError.None) return e;
+      this._kmReset();
+      return KarmemError.None;
+    }
+    this._kmReset();
     if ((e = v.enter()) != KarmemError.None) return e;
-    if ((e = v.charge(tu)) != KarmemError.None) return e;
-    {
+    if ((e = v.charge(<u64>max<u32>(tu, 40))) != KarmemError.None) return e;
+    if (tu >= 16) {
       v.fieldArray(to, tu, 4, 1, NO_LIMIT);
       const a4o = v.aOff;
       const a4l = v.aLen;
@@ -234,7 +244,7 @@ export class ParamDesc {
       if ((e = v.charge(<u64>a4l)) != KarmemError.None) return e;
       this.name = v.utf8String(a4o, a4l);
     }
-    {
+    if (tu >= 28) {
       v.fieldArray(to, tu, 16, 1, NO_LIMIT);
       const a7o = v.aOff;
       const a7l = v.aLen;
@@ -242,7 +252,7 @@ export class ParamDesc {
       if ((e = v.charge(<u64>a7l)) != KarmemError.None) return e;
       this.type_ = v.utf8String(a7o, a7l);
     }
-    {
+    if (tu >= 40) {
       v.fieldArray(to, tu, 28, 1, NO_LIMIT);
       const a10o = v.aOff;
       const a10l = v.aLen;
@@ -272,7 +282,7 @@ export class ParamDesc {
 
   static _kmValidateTable(v: Validator, offset: u32): KarmemError {
     let e = KarmemError.None;
-    if ((e = v.checkTable(offset)) != KarmemError.None) return e;
+    if ((e = v.checkTable(offset, 40)) != KarmemError.None) return e;
     const to = v.tOff;
     const tu = v.tUsed;
     if ((e = v.enter()) != KarmemError.None) return e;
@@ -376,13 +386,18 @@ export class FunctionDesc {
 
   _kmReadTable(v: Validator, offset: u32): KarmemError {
     let e = KarmemError.None;
-    this._kmReset();
     v.table(offset);
     const to = v.tOff;
     const tu = v.tUsed;
+    if (tu == 0) {
+      if ((e = v.charge(72)) != KarmemError.None) return e;
+      this._kmReset();
+      return KarmemError.None;
+    }
+    this._kmReset();
     if ((e = v.enter()) != KarmemError.None) return e;
-    if ((e = v.charge(tu)) != KarmemError.None) return e;
-    {
+    if ((e = v.charge(<u64>max<u32>(tu, 32))) != KarmemError.None) return e;
+    if (tu >= 16) {
       v.fieldArray(to, tu, 4, 1, NO_LIMIT);
       const a19o = v.aOff;
       const a19l = v.aLen;
@@ -390,7 +405,7 @@ export class FunctionDesc {
       if ((e = v.charge(<u64>a19l)) != KarmemError.None) return e;
       this.name = v.utf8String(a19o, a19l);
     }
-    {
+    if (tu >= 28) {
       v.fieldArray(to, tu, 16, 4, NO_LIMIT);
       const a22o = v.aOff;
       const a22l = v.aLen;
@@ -427,7 +442,7 @@ export class FunctionDesc {
 
   static _kmValidateTable(v: Validator, offset: u32): KarmemError {
     let e = KarmemError.None;
-    if ((e = v.checkTable(offset)) != KarmemError.None) return e;
+    if ((e = v.checkTable(offset, 32)) != KarmemError.None) return e;
     const to = v.tOff;
     const tu = v.tUsed;
     if ((e = v.enter()) != KarmemError.None) return e;
@@ -445,7 +460,11 @@ export class FunctionDesc {
       const a27c = v.aCap;
       for (let i28: u32 = 0; i28 < a27l; i28++) if ((e = ParamDesc._kmValidateTable(v, v.ld<u32>(a27o + i28 * 4))) != KarmemError.None) return e;
     }
-    if (tu >= 32) if ((e = ParamDesc._kmValidateTable(v, v.ld<u32>(to + 28))) != KarmemError.None) return e;
+    if (tu >= 32) {
+      if ((e = ParamDesc._kmValidateTable(v, v.ld<u32>(to + 28))) != KarmemError.None) return e;
+    } else {
+      if ((e = v.charge(40)) != KarmemError.None) return e;
+    }
     v.leave();
     return KarmemError.None;
   }
@@ -544,13 +563,18 @@ export class InterfaceDesc {
 
   _kmReadTable(v: Validator, offset: u32): KarmemError {
     let e = KarmemError.None;
-    this._kmReset();
     v.table(offset);
     const to = v.tOff;
     const tu = v.tUsed;
+    if (tu == 0) {
+      if ((e = v.charge(56)) != KarmemError.None) return e;
+      this._kmReset();
+      return KarmemError.None;
+    }
+    this._kmReset();
     if ((e = v.enter()) != KarmemError.None) return e;
-    if ((e = v.charge(tu)) != KarmemError.None) return e;
-    {
+    if ((e = v.charge(<u64>max<u32>(tu, 56))) != KarmemError.None) return e;
+    if (tu >= 16) {
       v.fieldArray(to, tu, 4, 1, NO_LIMIT);
       const a35o = v.aOff;
       const a35l = v.aLen;
@@ -562,7 +586,7 @@ export class InterfaceDesc {
     if (tu >= 25) this.dynamic = v.ldBool(to + 24);
     if (tu >= 26) this.pattern = <Pattern>v.ld<u8>(to + 25);
     if (tu >= 32) this.poolSize = v.ld<u32>(to + 28);
-    {
+    if (tu >= 44) {
       v.fieldArray(to, tu, 32, 4, NO_LIMIT);
       const a38o = v.aOff;
       const a38l = v.aLen;
@@ -576,7 +600,7 @@ export class InterfaceDesc {
       }
       this.memories = s39;
     }
-    {
+    if (tu >= 56) {
       v.fieldArray(to, tu, 44, 4, NO_LIMIT);
       const a42o = v.aOff;
       const a42l = v.aLen;
@@ -612,7 +636,7 @@ export class InterfaceDesc {
 
   static _kmValidateTable(v: Validator, offset: u32): KarmemError {
     let e = KarmemError.None;
-    if ((e = v.checkTable(offset)) != KarmemError.None) return e;
+    if ((e = v.checkTable(offset, 56)) != KarmemError.None) return e;
     const to = v.tOff;
     const tu = v.tUsed;
     if ((e = v.enter()) != KarmemError.None) return e;
@@ -735,13 +759,18 @@ export class ModuleDesc {
 
   _kmReadTable(v: Validator, offset: u32): KarmemError {
     let e = KarmemError.None;
-    this._kmReset();
     v.table(offset);
     const to = v.tOff;
     const tu = v.tUsed;
+    if (tu == 0) {
+      if ((e = v.charge(40)) != KarmemError.None) return e;
+      this._kmReset();
+      return KarmemError.None;
+    }
+    this._kmReset();
     if ((e = v.enter()) != KarmemError.None) return e;
-    if ((e = v.charge(tu)) != KarmemError.None) return e;
-    {
+    if ((e = v.charge(<u64>max<u32>(tu, 40))) != KarmemError.None) return e;
+    if (tu >= 16) {
       v.fieldArray(to, tu, 4, 4, NO_LIMIT);
       const a60o = v.aOff;
       const a60l = v.aLen;
@@ -755,7 +784,7 @@ export class ModuleDesc {
       }
       this.memories = s61;
     }
-    {
+    if (tu >= 28) {
       v.fieldArray(to, tu, 16, 4, NO_LIMIT);
       const a64o = v.aOff;
       const a64l = v.aLen;
@@ -769,7 +798,7 @@ export class ModuleDesc {
       }
       this.exports = s65;
     }
-    {
+    if (tu >= 40) {
       v.fieldArray(to, tu, 28, 4, NO_LIMIT);
       const a68o = v.aOff;
       const a68l = v.aLen;
@@ -805,7 +834,7 @@ export class ModuleDesc {
 
   static _kmValidateTable(v: Validator, offset: u32): KarmemError {
     let e = KarmemError.None;
-    if ((e = v.checkTable(offset)) != KarmemError.None) return e;
+    if ((e = v.checkTable(offset, 40)) != KarmemError.None) return e;
     const to = v.tOff;
     const tu = v.tUsed;
     if ((e = v.enter()) != KarmemError.None) return e;

@@ -129,6 +129,12 @@ export class Validator {
     return KarmemError.None;
   }
 
+  /** `charge(n × units)`, the product saturating at `u64.MAX_VALUE` (§10: a zero value's size saturates, so may a multiple of it). */
+  chargeEach(n: u32, units: u64): KarmemError {
+    if (units != 0 && <u64>n > u64.MAX_VALUE / units) return this.charge(u64.MAX_VALUE);
+    return this.charge(<u64>n * units);
+  }
+
   /** Descends one table level; the root table is at depth 1 (§10). */
   enter(): KarmemError {
     this.depth++;
@@ -181,12 +187,18 @@ export class Validator {
     this.tUsed = <u32>(total - unused);
   }
 
-  /** Checks the table at `offset`, which must be well formed, and charges its size (§4, §10). */
-  checkTable(offset: u32): KarmemError {
+  /**
+   * Checks the table at `offset`, which must be well formed (§4), of a type
+   * whose full size in the reader's schema is `full` (`S`, §10); charges
+   * `max(total × 8, full)`, as a decoder builds every field of the
+   * reader's schema, so a message that validates decodes within the same
+   * budget.
+   */
+  checkTable(offset: u32, full: u32): KarmemError {
     this.table(offset);
     if (this.tUsed == 0) return this.fail(KarmemError.MalformedTable, offset, 0);
     const header = this.ld<u32>(offset);
-    return this.charge(<u64>(header & 0x1FFFFFFF) * 8);
+    return this.charge(max<u64>(<u64>(header & 0x1FFFFFFF) * 8, <u64>full));
   }
 
   /** Whether an inline struct of `n` bytes can be read at `offset` (a union's inline value, §7). */
@@ -523,7 +535,9 @@ export class Validator {
    */
   bunch(block: u32, len: u32, cap: u32, known: StaticArray<u32>): KarmemError {
     this.bunchCount = 0;
-    if (cap == 0) return KarmemError.None;
+    // A variant of `known` without an entry costs one unit, as a decoder
+    // charges its empty array (§10).
+    if (cap == 0) return known.length > 0 ? this.charge(<u64>known.length) : KarmemError.None;
     const k = this.ld<u32>(block);
     if (k > MAX_DIRECTORY_ENTRIES) return this.fail(KarmemError.DirectoryTooLarge, block, k);
     const size = bunchTableSize(k);
@@ -533,12 +547,18 @@ export class Validator {
     let total: u64 = 0;
     for (let i: u32 = 1; i <= k; i++) total += this.ld<u32>(block + 16 * i + 8);
     if (total != <u64>len) return this.fail(KarmemError.MalformedArray, block, 0);
+    let missing: u64 = 0;
     for (let j = 0; j < known.length; j++) {
       let n = 0;
       for (let i: u32 = 1; i <= k; i++) {
         if (this.ld<u32>(block + 16 * i) == unchecked(known[j])) n++;
       }
       if (n > 1) return this.fail(KarmemError.MalformedArray, block, 0);
+      if (n == 0) missing++;
+    }
+    if (missing > 0) {
+      const m = this.charge(missing);
+      if (m != KarmemError.None) return m;
     }
     this.bunchCount = k;
     return KarmemError.None;

@@ -72,7 +72,7 @@ function headers(): void {
   expect(v.ld<u32>(0xFFFFFFFE) == 0, "a load near 2^32 reads 0");
   v.table(8);
   expect(v.tUsed == 0, "a table running past the message is absent");
-  expect(v.checkTable(0) == KarmemError.MalformedTable, "offset 0 is a malformed table");
+  expect(v.checkTable(0, 8) == KarmemError.MalformedTable, "offset 0 is a malformed table");
   v.array(4, 1, 0xFFFFFFFF);
   expect(v.aCap == 0, "a reference through the header's size word reads as empty");
   for (let k: i32 = KarmemError.None; k <= KarmemError.InvalidValue; k++) {

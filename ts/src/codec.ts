@@ -5,11 +5,10 @@ import {
   type Limits,
   Reader,
   EMPTY_ARRAY,
-  EMPTY_TABLE,
   type Table,
   defaultLimits,
 } from "./reader.js";
-import { type ArrayDesc, type Data, type Schema, type Slot, elemSize, naturalAlign, primSize } from "./schema.js";
+import { type ArrayDesc, type Data, type Schema, type Slot, MAX_UNITS, absentCharge, elemSize, naturalAlign, primSize } from "./schema.js";
 import { Writer } from "./writer.js";
 
 /** A decoded value, loosely typed (generated interfaces give the types). */
@@ -314,7 +313,12 @@ export function decode(schema: Schema, root: number, input: Input | Reader, limi
   const d = new Decoder(schema, r);
   const st = schema.structs[root]!;
   if (st.table) return d.table(root, r.root());
-  return d.inline(root, r.inline(8, st.size));
+  const t = r.inline(8, st.size);
+  if (t.used !== 0) return d.inline(root, t.offset);
+  // An inline root that does not fit reads as all zero (§1): its zero
+  // value, charged for the tables it holds (§10).
+  if (st.zero > 0) d.charge(st.zero);
+  return d.zeroStruct(root);
 }
 
 /** Zero value of a field of `slot` (no default). */
@@ -351,10 +355,18 @@ export class Decoder {
     this.budget -= c;
   }
 
+  /** The table `t` of struct `id`; `EMPTY_TABLE` (absent or malformed)
+   * is its zero value, paid for whole (its `Z`) before it is built, and
+   * not read: no level of depth (§10). */
   table(id: number, t: Table): Obj {
-    if (++this.depth > this.r.limits.maxDepth) throw new KarmemError("DepthExceeded", t.offset, this.depth);
-    this.charge(t.used);
     const st = this.s.structs[id]!;
+    if (t.used === 0) {
+      this.charge(st.zero);
+      return this.zeroStruct(id);
+    }
+    if (++this.depth > this.r.limits.maxDepth) throw new KarmemError("DepthExceeded", t.offset, this.depth);
+    // Every field is built, those past `used` too: at least `S`.
+    this.charge(Math.max(t.used, st.size));
     const o: Obj = {};
     for (const f of st.fields) {
       const present = f.off + f.size <= t.used;
@@ -364,41 +376,47 @@ export class Decoder {
     return o;
   }
 
-  /** An inline struct at `t.offset`; `t.used` 0 is an absent one (every
-   * field zero), any other value a present one. */
-  inline(id: number, t: Table): Obj {
-    const st = this.s.structs[id]!;
+  /** The inline struct at `at`. */
+  inline(id: number, at: number): Obj {
     const o: Obj = {};
-    const present = t.used !== 0;
-    for (const f of st.fields) o[f.js] = this.slot(f.slot, t.offset + f.off, present);
+    for (const f of this.s.structs[id]!.fields) o[f.js] = this.slot(f.slot, at + f.off, true);
     return o;
   }
 
+  /** The value of `slot` at `at`; when it is not `present` (a field past
+   * its table's `used`), its zero value, charged for the tables that holds
+   * (its bytes are its table's; an absent array is empty and costs
+   * nothing, §10). */
   slot(slot: Slot, at: number, present: boolean): Value {
     const r = this.r;
+    if (!present) {
+      const held = absentCharge(this.s, slot);
+      if (held > 0) this.charge(held);
+      return this.zeroSlot(slot);
+    }
     switch (slot.k) {
       case "scalar":
       case "enum":
-        return present ? r.scalar(slot.p, at) : zeroOf(this.s, slot);
+        return r.scalar(slot.p, at);
       case "inline":
-        return this.inline(slot.s, present ? { offset: at, used: 1 } : EMPTY_TABLE);
+        return this.inline(slot.s, at);
       case "table":
-        return this.table(slot.s, present ? r.table(r.u32(at)) : EMPTY_TABLE);
+        return this.table(slot.s, r.table(r.u32(at)));
       case "otable": {
-        const off = present ? r.u32(at) : 0;
+        const off = r.u32(at);
         return off === 0 ? null : this.table(slot.s, r.table(off));
       }
       case "optional":
-        return present && r.u8(at) !== 0 ? this.slot(slot.v, at + slot.at, true) : null;
+        return r.u8(at) !== 0 ? this.slot(slot.v, at + slot.at, true) : null;
       case "union":
-        return present ? this.union(slot.u, at, at + 4) : null;
+        return this.union(slot.u, at, at + 4);
       case "fixed": {
         const out: Value[] = [];
-        for (let j = 0; j < slot.len; j++) out.push(this.slot(slot.e, at + j * slot.stride, present));
+        for (let j = 0; j < slot.len; j++) out.push(this.slot(slot.e, at + j * slot.stride, true));
         return out;
       }
       case "array":
-        return this.array(slot.a, present ? r.array(at, elemSize(slot.a.d), slot.a.limit) : EMPTY_ARRAY);
+        return this.array(slot.a, r.array(at, elemSize(slot.a.d), slot.a.limit));
     }
   }
 
@@ -453,11 +471,13 @@ export class Decoder {
         return out;
       }
       case "bunch": {
+        // Every variant of this schema is an array of its own, an empty one
+        // without an entry, also when the bunch table is empty or
+        // malformed (§10).
         const k = r.bunchEntries(ref);
-        if (k < 0) return out;
-        this.charge(16 * (k + 1));
+        if (k >= 0) this.charge(16 * (k + 1));
         for (const bv of d.v) {
-          const sub = r.bunchEntry(ref, k, bv.tag, elemSize(bv.d));
+          const sub = k < 0 ? EMPTY_ARRAY : r.bunchEntry(ref, k, bv.tag, elemSize(bv.d));
           const kind = this.s.structs[bv.s]!.ts;
           for (const value of this.structArray(bv.d, sub)) out.push({ kind, value });
         }
@@ -474,7 +494,7 @@ export class Decoder {
     switch (d.k) {
       case "aosInline":
         this.charge(ref.len * d.stride);
-        for (let i = 0; i < ref.len; i++) out.push(this.inline(d.s, { offset: ref.offset + i * d.stride, used: 1 }));
+        for (let i = 0; i < ref.len; i++) out.push(this.inline(d.s, ref.offset + i * d.stride));
         return out;
       case "aosTable":
         this.charge(ref.len * 4);
@@ -487,16 +507,25 @@ export class Decoder {
         const pos = found?.pos ?? [];
         const width = cols.reduce((t, c) => t + c.size, 0);
         this.charge(ref.len * Math.max(width, 1));
+        // A column the directory does not list is left as the element's
+        // zero value builds it, its defaults or zeros, paid for by the
+        // width above but for the tables that holds (§10).
+        if (ref.len > 0) {
+          cols.forEach((c, k) => {
+            const held = (pos[k] ?? 0) === 0 ? absentCharge(this.s, c.slot) : 0;
+            if (held > 0) this.charge(Math.min(ref.len * held, MAX_UNITS));
+          });
+        }
         for (let i = 0; i < ref.len; i++) {
           const item = this.zeroStruct(d.s);
           cols.forEach((c, k) => {
             const at = pos[k] ?? 0;
+            if (at === 0) return;
             const steps = c.path.map((idx, j) => this.s.structs[c.steps[j]!]!.fields[idx]!);
             const leaf = steps[steps.length - 1]!;
-            if (at === 0 && leaf.def !== undefined) return;
             let place = item;
             for (let j = 0; j < steps.length - 1; j++) place = place[steps[j]!.js] as Obj;
-            place[leaf.js] = this.slot(c.slot, at === 0 ? 0 : at + i * c.size, at !== 0);
+            place[leaf.js] = this.slot(c.slot, at + i * c.size, true);
           });
           out.push(item);
         }
@@ -508,18 +537,26 @@ export class Decoder {
   }
 
   /** The value of an absent struct: zeros and defaults; reads nothing, so
-   * charges nothing. */
+   * charges nothing (its caller paid for it, §10). */
   zeroStruct(id: number): Obj {
     const o: Obj = {};
-    for (const f of this.s.structs[id]!.fields) {
-      if (f.def !== undefined) o[f.js] = f.def;
-      else if (f.slot.k === "inline" || f.slot.k === "table") o[f.js] = this.zeroStruct(f.slot.s);
-      else if (f.slot.k === "fixed") {
-        const e = f.slot.e;
-        o[f.js] = Array.from({ length: f.slot.len }, () => (e.k === "inline" ? this.zeroStruct(e.s) : zeroOf(this.s, e)));
-      } else o[f.js] = zeroOf(this.s, f.slot);
-    }
+    for (const f of this.s.structs[id]!.fields) o[f.js] = f.def !== undefined ? f.def : this.zeroSlot(f.slot);
     return o;
+  }
+
+  /** The zero value of a slot (no default), charging nothing. */
+  zeroSlot(slot: Slot): Value {
+    switch (slot.k) {
+      case "inline":
+      case "table":
+        return this.zeroStruct(slot.s);
+      case "fixed": {
+        const e = slot.e;
+        return Array.from({ length: slot.len }, () => (e.k === "inline" ? this.zeroStruct(e.s) : zeroOf(this.s, e)));
+      }
+      default:
+        return zeroOf(this.s, slot);
+    }
   }
 
   union(u: number, tagAt: number, offAt: number): UnionValue | null {
@@ -528,7 +565,7 @@ export class Decoder {
     const st = this.s.structs[to.s]!;
     if (st.table) return { kind: st.ts, value: this.table(to.s, to.t) };
     this.charge(st.size);
-    return { kind: st.ts, value: this.inline(to.s, to.t) };
+    return { kind: st.ts, value: this.inline(to.s, to.t.offset) };
   }
 }
 

@@ -89,8 +89,12 @@ export interface StructDesc {
   readonly table: boolean;
   /** A tuple (docs/idl.md §3.3): an array in JSON. */
   readonly tuple: boolean;
-  /** Inline: padded size. Table: `total × 8`. */
+  /** Inline: padded size. Table: `total × 8`, its full size `S` (§10). */
   readonly size: number;
+  /** `Z` of §10: the budget units of the struct's zero value (a table's
+   * `S` and the zero values of the tables it holds; an inline struct's
+   * tables only). Saturating, at `MAX_UNITS`. */
+  readonly zero: number;
   /** The table header word; 0 for inline structs. */
   readonly header: number;
   readonly fields: readonly FieldDesc[];
@@ -162,4 +166,27 @@ export function naturalAlign(s: number): number {
   let a = 1;
   while (a < 8 && s % (a * 2) === 0) a *= 2;
   return a;
+}
+
+/** Where budget charges saturate (the generator's `u64` saturates here):
+ * `Number.MAX_SAFE_INTEGER`, above any budget (a message of at most
+ * 2^32 − 1 bytes times a factor below 2^21), so a saturated charge is
+ * always refused, and charges below it add and multiply exactly. */
+export const MAX_UNITS = Number.MAX_SAFE_INTEGER;
+
+/** What the zero value of a slot holds beyond the slot's own bytes (§10):
+ * `Z` of a table, of an inline struct (its tables), `len × Z` of a fixed
+ * array of inline structs; 0 for anything else (an optional value and a
+ * union have none, an array is empty). A field past its table's `used`
+ * costs this, in validators and decoders alike. */
+export function absentCharge(s: Schema, slot: Slot): number {
+  switch (slot.k) {
+    case "table":
+    case "inline":
+      return s.structs[slot.s]!.zero;
+    case "fixed":
+      return slot.e.k === "inline" ? Math.min(slot.len * s.structs[slot.e.s]!.zero, MAX_UNITS) : 0;
+    default:
+      return 0;
+  }
 }

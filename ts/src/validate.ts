@@ -1,6 +1,6 @@
 import { KarmemError } from "./errors.js";
 import { type ArrayRef, type Input, type Limits, Reader, defaultLimits, validUtf8 } from "./reader.js";
-import { type ArrayDesc, type Data, type Schema, type Slot, elemSize, naturalAlign, primSize } from "./schema.js";
+import { type ArrayDesc, type Data, type Schema, type Slot, MAX_UNITS, absentCharge, elemSize, naturalAlign, primSize } from "./schema.js";
 
 /**
  * A reader over a message a validator accepted for one root type: tables
@@ -56,9 +56,18 @@ class Validator {
     if (++this.depth > this.r.limits.maxDepth) throw new KarmemError("DepthExceeded", offset, this.depth);
     const t = this.r.table(offset);
     if (t.used === 0) throw new KarmemError("MalformedTable", offset);
-    this.charge((this.r.u32(offset) & 0x1fffffff) * 8);
-    for (const f of this.s.structs[id]!.fields) {
+    // A decoder builds every field of this schema, present in the message
+    // or not: at least the table's full size `S`, and for a field past
+    // `used` the tables of its zero value (§10), so a message that
+    // validates decodes within the same budget.
+    const st = this.s.structs[id]!;
+    this.charge(Math.max((this.r.u32(offset) & 0x1fffffff) * 8, st.size));
+    for (const f of st.fields) {
       if (f.off + f.size <= t.used) this.slot(f.slot, offset + f.off);
+      else {
+        const held = absentCharge(this.s, f.slot);
+        if (held > 0) this.charge(held);
+      }
     }
     this.depth--;
   }
@@ -168,7 +177,12 @@ class Validator {
         return;
       }
       case "bunch": {
-        if (ref.cap === 0) return;
+        // A variant of this schema without an entry costs one unit, as a
+        // decoder charges its empty array (§10).
+        if (ref.cap === 0) {
+          if (d.v.length > 0) this.charge(d.v.length);
+          return;
+        }
         const k = r.u32(ref.offset);
         if (k > r.limits.maxDirectoryEntries) throw new KarmemError("DirectoryTooLarge", ref.offset, k);
         const size = 16 * (k + 1);
@@ -179,11 +193,14 @@ class Validator {
         let total = 0;
         for (let e = 1; e <= k; e++) total += r.u32(ref.offset + 16 * e + 8);
         if (total !== ref.len) throw new KarmemError("MalformedArray", ref.offset);
+        let missing = 0;
         for (const bv of d.v) {
           let n = 0;
           for (let e = 1; e <= k; e++) if (r.u32(ref.offset + 16 * e) === bv.tag) n++;
           if (n > 1) throw new KarmemError("MalformedArray", ref.offset);
+          if (n === 0) missing++;
         }
+        if (missing > 0) this.charge(missing);
         for (let e = 1; e <= k; e++) {
           const tag = r.u32(ref.offset + 16 * e);
           const bv = d.v.find((x) => x.tag === tag);
@@ -239,6 +256,13 @@ class Validator {
     if (at > r.size) throw new KarmemError("MalformedArray", ref.offset);
     const width = cols.reduce((t, c) => t + c.size, 0);
     this.charge(ref.cap * Math.max(width, 1));
+    // What a decoder builds for a column the directory does not list,
+    // beyond its width: the tables its zero value holds, per element of
+    // the capacity (§10).
+    cols.forEach((c, j) => {
+      const held = pos[j] === 0 ? absentCharge(this.s, c.slot) : 0;
+      if (held > 0) this.charge(Math.min(ref.cap * held, MAX_UNITS));
+    });
     cols.forEach((c, j) => {
       const p = pos[j]!;
       if (p === 0 || !needsCheck(this.s, c.slot)) return;

@@ -142,7 +142,7 @@ test("writer: growable, over a caller's buffer, zeroed on reset", () => {
 
 test("validate and decode refuse bad headers with their kind", () => {
   const schema: karmem.Schema = {
-    structs: [{ name: "E", ts: "E", table: true, tuple: false, size: 8, header: 0x80000001, fields: [], check: true }],
+    structs: [{ name: "E", ts: "E", table: true, tuple: false, size: 8, zero: 8, header: 0x80000001, fields: [], check: true }],
     unions: [],
     enums: [],
   };

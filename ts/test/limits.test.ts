@@ -87,6 +87,7 @@ const limitedSchema: karmem.Schema = {
       table: true,
       tuple: false,
       size: 16,
+      zero: 16,
       header: 2,
       check: true,
       fields: [

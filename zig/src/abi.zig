@@ -77,11 +77,15 @@ pub const MemoryDesc = struct {
     }
 
     fn readTable(v: *karmem.Validator, t: karmem.Table, gpa: std.mem.Allocator) DecodeError!MemoryDesc {
+        if (t.isAbsent()) {
+            try v.charge(24);
+            return .{};
+        }
         try v.enter();
-        try v.charge(t.used);
+        try v.charge(@max(t.used, 24));
         const r = v.r;
         var x: MemoryDesc = .{};
-        {
+        if (t.has(4, 12)) {
             const a_0 = r.fieldArray(t, 4, 1, karmem.no_limit);
             try v.charge(@as(u64, a_0.len));
             x.name = try gpa.dupe(u8, r.string(a_0));
@@ -110,7 +114,7 @@ pub const MemoryDesc = struct {
     }
 
     fn validateRoot(v: *karmem.Validator) ValidateError!void {
-        try MemoryDesc.validateTable(v, try v.root());
+        try MemoryDesc.validateTable(v, try v.root(24));
     }
 
     fn validateTable(v: *karmem.Validator, t: karmem.Table) karmem.ValidateError!void {
@@ -157,21 +161,25 @@ pub const ParamDesc = struct {
     }
 
     fn readTable(v: *karmem.Validator, t: karmem.Table, gpa: std.mem.Allocator) DecodeError!ParamDesc {
+        if (t.isAbsent()) {
+            try v.charge(40);
+            return .{};
+        }
         try v.enter();
-        try v.charge(t.used);
+        try v.charge(@max(t.used, 40));
         const r = v.r;
         var x: ParamDesc = .{};
-        {
+        if (t.has(4, 12)) {
             const a_5 = r.fieldArray(t, 4, 1, karmem.no_limit);
             try v.charge(@as(u64, a_5.len));
             x.name = try gpa.dupe(u8, r.string(a_5));
         }
-        {
+        if (t.has(16, 12)) {
             const a_9 = r.fieldArray(t, 16, 1, karmem.no_limit);
             try v.charge(@as(u64, a_9.len));
             x.type = try gpa.dupe(u8, r.string(a_9));
         }
-        {
+        if (t.has(28, 12)) {
             const a_13 = r.fieldArray(t, 28, 1, karmem.no_limit);
             try v.charge(@as(u64, a_13.len));
             x.memory = try gpa.dupe(u8, r.string(a_13));
@@ -197,7 +205,7 @@ pub const ParamDesc = struct {
     }
 
     fn validateRoot(v: *karmem.Validator) ValidateError!void {
-        try ParamDesc.validateTable(v, try v.root());
+        try ParamDesc.validateTable(v, try v.root(40));
     }
 
     fn validateTable(v: *karmem.Validator, t: karmem.Table) karmem.ValidateError!void {
@@ -258,21 +266,25 @@ pub const FunctionDesc = struct {
     }
 
     fn readTable(v: *karmem.Validator, t: karmem.Table, gpa: std.mem.Allocator) DecodeError!FunctionDesc {
+        if (t.isAbsent()) {
+            try v.charge(72);
+            return .{};
+        }
         try v.enter();
-        try v.charge(t.used);
+        try v.charge(@max(t.used, 32));
         const r = v.r;
         var x: FunctionDesc = .{};
-        {
+        if (t.has(4, 12)) {
             const a_23 = r.fieldArray(t, 4, 1, karmem.no_limit);
             try v.charge(@as(u64, a_23.len));
             x.name = try gpa.dupe(u8, r.string(a_23));
         }
-        {
+        if (t.has(16, 12)) {
             const a_27 = r.fieldArray(t, 16, 4, karmem.no_limit);
             try v.charge(@as(u64, a_27.len) * 4);
-            const s_28 = try gpa.alloc(ParamDesc, a_27.len);
-            for (s_28, 0..) |*e_29, k_30| e_29.* = try ParamDesc.readTable(v, r.table(r.load(u32, a_27.offset + idx(k_30) * 4)), gpa);
-            x.params = s_28;
+            var s_28: std.ArrayList(ParamDesc) = .empty;
+            for (0..a_27.len) |k_30| try s_28.append(gpa, try ParamDesc.readTable(v, r.table(r.load(u32, a_27.offset + idx(k_30) * 4)), gpa));
+            x.params = try s_28.toOwnedSlice(gpa);
         }
         x.result = try ParamDesc.readTable(v, r.fieldTable(t, 28), gpa);
         v.leave();
@@ -296,7 +308,7 @@ pub const FunctionDesc = struct {
     }
 
     fn validateRoot(v: *karmem.Validator) ValidateError!void {
-        try FunctionDesc.validateTable(v, try v.root());
+        try FunctionDesc.validateTable(v, try v.root(32));
     }
 
     fn validateTable(v: *karmem.Validator, t: karmem.Table) karmem.ValidateError!void {
@@ -308,9 +320,13 @@ pub const FunctionDesc = struct {
         }
         {
             const a_32 = try v.fieldArray(t, 16, 4, karmem.no_limit);
-            for (0..a_32.len) |i_33| try ParamDesc.validateTable(v, try v.table(v.r.load(u32, a_32.offset + idx(i_33) * 4)));
+            for (0..a_32.len) |i_33| try ParamDesc.validateTable(v, try v.table(v.r.load(u32, a_32.offset + idx(i_33) * 4), 40));
         }
-        if (t.has(28, 4)) try ParamDesc.validateTable(v, try v.table(r.load(u32, t.offset + 28)));
+        if (t.has(28, 4)) {
+            try ParamDesc.validateTable(v, try v.table(r.load(u32, t.offset + 28), 40));
+        } else {
+            try v.charge(40);
+        }
         v.leave();
     }
 };
@@ -369,11 +385,15 @@ pub const InterfaceDesc = struct {
     }
 
     fn readTable(v: *karmem.Validator, t: karmem.Table, gpa: std.mem.Allocator) DecodeError!InterfaceDesc {
+        if (t.isAbsent()) {
+            try v.charge(56);
+            return .{};
+        }
         try v.enter();
-        try v.charge(t.used);
+        try v.charge(@max(t.used, 56));
         const r = v.r;
         var x: InterfaceDesc = .{};
-        {
+        if (t.has(4, 12)) {
             const a_40 = r.fieldArray(t, 4, 1, karmem.no_limit);
             try v.charge(@as(u64, a_40.len));
             x.name = try gpa.dupe(u8, r.string(a_40));
@@ -382,19 +402,19 @@ pub const InterfaceDesc = struct {
         x.dynamic = r.field(bool, t, 24);
         x.pattern = r.field(Pattern, t, 25);
         x.pool_size = r.field(u32, t, 28);
-        {
+        if (t.has(32, 12)) {
             const a_44 = r.fieldArray(t, 32, 4, karmem.no_limit);
             try v.charge(@as(u64, a_44.len) * 4);
-            const s_45 = try gpa.alloc(MemoryDesc, a_44.len);
-            for (s_45, 0..) |*e_46, k_47| e_46.* = try MemoryDesc.readTable(v, r.table(r.load(u32, a_44.offset + idx(k_47) * 4)), gpa);
-            x.memories = s_45;
+            var s_45: std.ArrayList(MemoryDesc) = .empty;
+            for (0..a_44.len) |k_47| try s_45.append(gpa, try MemoryDesc.readTable(v, r.table(r.load(u32, a_44.offset + idx(k_47) * 4)), gpa));
+            x.memories = try s_45.toOwnedSlice(gpa);
         }
-        {
+        if (t.has(44, 12)) {
             const a_48 = r.fieldArray(t, 44, 4, karmem.no_limit);
             try v.charge(@as(u64, a_48.len) * 4);
-            const s_49 = try gpa.alloc(FunctionDesc, a_48.len);
-            for (s_49, 0..) |*e_50, k_51| e_50.* = try FunctionDesc.readTable(v, r.table(r.load(u32, a_48.offset + idx(k_51) * 4)), gpa);
-            x.functions = s_49;
+            var s_49: std.ArrayList(FunctionDesc) = .empty;
+            for (0..a_48.len) |k_51| try s_49.append(gpa, try FunctionDesc.readTable(v, r.table(r.load(u32, a_48.offset + idx(k_51) * 4)), gpa));
+            x.functions = try s_49.toOwnedSlice(gpa);
         }
         v.leave();
         return x;
@@ -417,7 +437,7 @@ pub const InterfaceDesc = struct {
     }
 
     fn validateRoot(v: *karmem.Validator) ValidateError!void {
-        try InterfaceDesc.validateTable(v, try v.root());
+        try InterfaceDesc.validateTable(v, try v.root(56));
     }
 
     fn validateTable(v: *karmem.Validator, t: karmem.Table) karmem.ValidateError!void {
@@ -429,11 +449,11 @@ pub const InterfaceDesc = struct {
         if (t.has(24, 1)) try v.boolAt(t.offset + 24);
         {
             const a_53 = try v.fieldArray(t, 32, 4, karmem.no_limit);
-            for (0..a_53.len) |i_54| try MemoryDesc.validateTable(v, try v.table(v.r.load(u32, a_53.offset + idx(i_54) * 4)));
+            for (0..a_53.len) |i_54| try MemoryDesc.validateTable(v, try v.table(v.r.load(u32, a_53.offset + idx(i_54) * 4), 24));
         }
         {
             const a_55 = try v.fieldArray(t, 44, 4, karmem.no_limit);
-            for (0..a_55.len) |i_56| try FunctionDesc.validateTable(v, try v.table(v.r.load(u32, a_55.offset + idx(i_56) * 4)));
+            for (0..a_55.len) |i_56| try FunctionDesc.validateTable(v, try v.table(v.r.load(u32, a_55.offset + idx(i_56) * 4), 32));
         }
         v.leave();
     }
@@ -493,30 +513,34 @@ pub const ModuleDesc = struct {
     }
 
     fn readTable(v: *karmem.Validator, t: karmem.Table, gpa: std.mem.Allocator) DecodeError!ModuleDesc {
+        if (t.isAbsent()) {
+            try v.charge(40);
+            return .{};
+        }
         try v.enter();
-        try v.charge(t.used);
+        try v.charge(@max(t.used, 40));
         const r = v.r;
         var x: ModuleDesc = .{};
-        {
+        if (t.has(4, 12)) {
             const a_66 = r.fieldArray(t, 4, 4, karmem.no_limit);
             try v.charge(@as(u64, a_66.len) * 4);
-            const s_67 = try gpa.alloc(MemoryDesc, a_66.len);
-            for (s_67, 0..) |*e_68, k_69| e_68.* = try MemoryDesc.readTable(v, r.table(r.load(u32, a_66.offset + idx(k_69) * 4)), gpa);
-            x.memories = s_67;
+            var s_67: std.ArrayList(MemoryDesc) = .empty;
+            for (0..a_66.len) |k_69| try s_67.append(gpa, try MemoryDesc.readTable(v, r.table(r.load(u32, a_66.offset + idx(k_69) * 4)), gpa));
+            x.memories = try s_67.toOwnedSlice(gpa);
         }
-        {
+        if (t.has(16, 12)) {
             const a_70 = r.fieldArray(t, 16, 4, karmem.no_limit);
             try v.charge(@as(u64, a_70.len) * 4);
-            const s_71 = try gpa.alloc(InterfaceDesc, a_70.len);
-            for (s_71, 0..) |*e_72, k_73| e_72.* = try InterfaceDesc.readTable(v, r.table(r.load(u32, a_70.offset + idx(k_73) * 4)), gpa);
-            x.exports = s_71;
+            var s_71: std.ArrayList(InterfaceDesc) = .empty;
+            for (0..a_70.len) |k_73| try s_71.append(gpa, try InterfaceDesc.readTable(v, r.table(r.load(u32, a_70.offset + idx(k_73) * 4)), gpa));
+            x.exports = try s_71.toOwnedSlice(gpa);
         }
-        {
+        if (t.has(28, 12)) {
             const a_74 = r.fieldArray(t, 28, 4, karmem.no_limit);
             try v.charge(@as(u64, a_74.len) * 4);
-            const s_75 = try gpa.alloc(InterfaceDesc, a_74.len);
-            for (s_75, 0..) |*e_76, k_77| e_76.* = try InterfaceDesc.readTable(v, r.table(r.load(u32, a_74.offset + idx(k_77) * 4)), gpa);
-            x.imports = s_75;
+            var s_75: std.ArrayList(InterfaceDesc) = .empty;
+            for (0..a_74.len) |k_77| try s_75.append(gpa, try InterfaceDesc.readTable(v, r.table(r.load(u32, a_74.offset + idx(k_77) * 4)), gpa));
+            x.imports = try s_75.toOwnedSlice(gpa);
         }
         v.leave();
         return x;
@@ -539,22 +563,22 @@ pub const ModuleDesc = struct {
     }
 
     fn validateRoot(v: *karmem.Validator) ValidateError!void {
-        try ModuleDesc.validateTable(v, try v.root());
+        try ModuleDesc.validateTable(v, try v.root(40));
     }
 
     fn validateTable(v: *karmem.Validator, t: karmem.Table) karmem.ValidateError!void {
         try v.enter();
         {
             const a_78 = try v.fieldArray(t, 4, 4, karmem.no_limit);
-            for (0..a_78.len) |i_79| try MemoryDesc.validateTable(v, try v.table(v.r.load(u32, a_78.offset + idx(i_79) * 4)));
+            for (0..a_78.len) |i_79| try MemoryDesc.validateTable(v, try v.table(v.r.load(u32, a_78.offset + idx(i_79) * 4), 24));
         }
         {
             const a_80 = try v.fieldArray(t, 16, 4, karmem.no_limit);
-            for (0..a_80.len) |i_81| try InterfaceDesc.validateTable(v, try v.table(v.r.load(u32, a_80.offset + idx(i_81) * 4)));
+            for (0..a_80.len) |i_81| try InterfaceDesc.validateTable(v, try v.table(v.r.load(u32, a_80.offset + idx(i_81) * 4), 56));
         }
         {
             const a_82 = try v.fieldArray(t, 28, 4, karmem.no_limit);
-            for (0..a_82.len) |i_83| try InterfaceDesc.validateTable(v, try v.table(v.r.load(u32, a_82.offset + idx(i_83) * 4)));
+            for (0..a_82.len) |i_83| try InterfaceDesc.validateTable(v, try v.table(v.r.load(u32, a_82.offset + idx(i_83) * 4), 56));
         }
         v.leave();
     }

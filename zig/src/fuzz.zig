@@ -106,7 +106,7 @@ pub fn checkAligned(buf: []align(8) const u8) void {
     while (at < r.size() and at < max_positions) : (at += 4) checkPosition(r, at);
     // The root, the whole message's validation entry point.
     var v: Validator = .init(r);
-    if (v.root()) |t| {
+    if (v.root(8)) |t| {
         require(t.offset == 8 and t.used == r.root().used, @src());
     } else |_| require(r.root().isAbsent(), @src());
 }
@@ -129,7 +129,8 @@ fn checkPosition(r: Reader, at: u32) void {
 fn checkTable(r: Reader, at: u32) void {
     const t = r.table(at);
     var v: Validator = .init(r);
-    const checked = v.table(at);
+    // 8: the full size of a table without fields, the smallest there is.
+    const checked = v.table(at, 8);
     if (t.isAbsent()) {
         require(if (checked) |_| false else |_| true, @src());
         return;

@@ -846,7 +846,7 @@ const TestMsg = struct {
 
     pub fn validate(r: km.Reader) km.ValidateError!void {
         var v: km.Validator = .init(r);
-        const t = try v.root();
+        const t = try v.root(24);
         const a = try v.fieldArray(t, 4, 1, km.no_limit);
         try v.utf8(a.offset, a.len);
     }

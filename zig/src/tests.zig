@@ -164,12 +164,12 @@ test "tables: presence by used size, malformed tables read as absent (format.md 
         const bad = message(&b2, &body);
         try expect((try Reader.open(bad)).root().isAbsent());
         var v: Validator = .init(try Reader.open(bad));
-        try expectError(error.MalformedTable, v.root());
+        try expectError(error.MalformedTable, v.root(8));
         try expectEqual(@as(u32, 8), v.fault.offset);
     }
     // A field table at offset 0 is malformed to a validator (format.md §4).
     var v: Validator = .init(r);
-    try expectError(error.MalformedTable, v.table(0));
+    try expectError(error.MalformedTable, v.table(0, 8));
     try expect(r.fieldTable(root, 4).isAbsent()); // 7 is misaligned
     try expect(r.fieldTable(root, 12).isAbsent()); // past used
 }
@@ -348,8 +348,12 @@ test "traversal budget and depth (format.md §10)" {
     const r = try Reader.open(m);
     var v: Validator = .init(r);
     try expectEqual(@as(u64, 8 * 24), v.budget);
-    _ = try v.root(); // charges total × 8 = 16
+    _ = try v.root(8); // charges total × 8 = 16
     try expectEqual(@as(u64, 8 * 24 - 16), v.budget);
+    // A table shorter than its type costs the type's full size (§10).
+    var longer: Validator = .init(r);
+    _ = try longer.root(40);
+    try expectEqual(@as(u64, 8 * 24 - 40), longer.budget);
     try v.charge(0); // at least one unit
     try expectEqual(@as(u64, 8 * 24 - 17), v.budget);
     try v.charge(v.budget - 1);
@@ -646,8 +650,15 @@ test "bunch tables: entries' lengths add up to the array's length (format.md §7
         try expectEqual(c.n, a.len);
         var v: Validator = .init(r);
         if (c.ok) {
+            const before = v.budget;
             try expectEqual(@as(u32, @intCast(c.entries.len)), try v.bunch(a, &.{ 1, 4 }));
-            try expectEqual(km.bunchTableSize(c.entries.len), v.budget - 0 + km.bunchTableSize(c.entries.len) - v.budget);
+            // The table, and one unit for each known variant without an
+            // entry, as a decoder charges its empty array (format.md §10).
+            var missing: u64 = 2;
+            for (c.entries) |e| {
+                if (e[0] == 1 or e[0] == 4) missing -= 1;
+            }
+            try expectEqual(km.bunchTableSize(c.entries.len) + missing, before - v.budget);
         } else {
             try expectError(error.MalformedArray, v.bunch(a, &.{ 1, 4 }));
         }
@@ -949,7 +960,7 @@ test "soaColumn over more columns than its scratch agrees with soa" {
 fn validateMesh(r: Reader) km.ValidateError!Table {
     var v: Validator = .init(r);
     try v.enter();
-    const t = try v.root();
+    const t = try v.root(8);
     const a = try v.fieldArray(t, 8, 0, km.no_limit);
     _ = try v.soaOf(&vec3_columns, a);
     v.leave();
@@ -1021,7 +1032,7 @@ test "format.md Example B: written byte for byte, read checked and trusted" {
     // 0), the directory 8 × 4, the elements 2 × 12.
     var v: Validator = .init(r);
     const before = v.budget;
-    _ = try v.root();
+    _ = try v.root(8);
     _ = try v.soaOf(&vec3_columns, try v.fieldArray(t, 8, 0, km.no_limit));
     try expectEqual(@as(u64, 24 + 1 + 32 + 24), before - v.budget);
 }
@@ -1073,12 +1084,12 @@ test "format.md Example D: the second array points to the first one's directory"
     const r = try Reader.open(w.bytes());
     var v: Validator = .init(r);
     try v.enter();
-    const root = try v.root();
+    const root = try v.root(8);
     const arr = try v.fieldArray(root, 4, 4, km.no_limit);
     const before = v.budget;
     for (0..arr.len) |i| {
         try v.enter();
-        const t = try v.table(r.load(u32, arr.offset + 4 * @as(u32, @intCast(i))));
+        const t = try v.table(r.load(u32, arr.offset + 4 * @as(u32, @intCast(i))), 8);
         const name = try v.fieldArray(t, 4, 1, km.no_limit);
         try v.utf8(name.offset, name.len);
         const ench = try v.fieldArray(t, 16, 0, km.no_limit);
@@ -1327,8 +1338,20 @@ fn validateHostile(root: []const u8, r: Reader) km.ValidateError!void {
         if (!r.fits(km.header_size, 24)) return error.MalformedTable;
         return;
     }
+    // The roots' full sizes `S` (format.md §10), as the generator computes
+    // them for testdata/vectors/hostile/schema.km.
+    const full: u32 = if (std.mem.eql(u8, root, "Shared"))
+        32
+    else if (std.mem.eql(u8, root, "Nests"))
+        24
+    else if (std.mem.eql(u8, root, "Short"))
+        184
+    else if (std.mem.eql(u8, root, "EmptiesList"))
+        32
+    else
+        16;
     try v.enter();
-    const t = try v.root();
+    const t = try v.root(full);
     if (std.mem.eql(u8, root, "Columns")) {
         _ = try v.soaOf(&point_columns, try v.fieldArray(t, 4, 0, km.no_limit));
     } else if (std.mem.eql(u8, root, "Shared")) {
@@ -1337,13 +1360,41 @@ fn validateHostile(root: []const u8, r: Reader) km.ValidateError!void {
     } else if (std.mem.eql(u8, root, "Zeros")) {
         var none: [0]u32 = .{};
         try v.soa(try v.fieldArray(t, 4, 0, km.no_limit), &.{}, &none);
-    } else if (std.mem.eql(u8, root, "Tables")) {
+    } else if (std.mem.eql(u8, root, "Tables") or std.mem.eql(u8, root, "Bigs")) {
+        // An AoS array of `Leaf` (S = 8) or of `Big` (S = 72).
+        const leaf_full: u32 = if (std.mem.eql(u8, root, "Bigs")) 72 else 8;
         const a = try v.fieldArray(t, 4, 4, km.no_limit);
         for (0..a.len) |i| {
             try v.enter();
-            _ = try v.table(r.load(u32, a.offset + 4 * @as(u32, @intCast(i))));
+            _ = try v.table(r.load(u32, a.offset + 4 * @as(u32, @intCast(i))), leaf_full);
             v.leave();
         }
+    } else if (std.mem.eql(u8, root, "Nests")) {
+        // `N Nest` past `used` costs Z(Nest) = 40 + 3 × 40 (§10).
+        _ = try v.fieldArray(t, 4, 1, km.no_limit);
+        if (t.has(16, 4)) try validateNest(&v, r.load(u32, t.offset + 16)) else try v.charge(160);
+    } else if (std.mem.eql(u8, root, "Short")) {
+        _ = try v.fieldArray(t, 4, 1, km.no_limit);
+        const s = try v.fieldArray(t, 160, 1, km.no_limit);
+        try v.utf8(s.offset, s.len);
+        _ = try v.fieldArray(t, 172, 4, km.no_limit);
+    } else if (std.mem.eql(u8, root, "EmptiesList")) {
+        const a = try v.fieldArray(t, 4, 4, km.no_limit);
+        for (0..a.len) |i| {
+            try v.enter();
+            const e = try v.table(r.load(u32, a.offset + 4 * @as(u32, @intCast(i))), 40);
+            _ = try v.fieldArray(e, 4, 1, km.no_limit);
+            const text = try v.fieldArray(e, 16, 1, km.no_limit);
+            try v.utf8(text.offset, text.len);
+            const leaves = try v.fieldArray(e, 28, 4, km.no_limit);
+            for (0..leaves.len) |j| {
+                try v.enter();
+                _ = try v.table(r.load(u32, leaves.offset + 4 * @as(u32, @intCast(j))), 8);
+                v.leave();
+            }
+            v.leave();
+        }
+        _ = try v.fieldArray(t, 16, 1, km.no_limit);
     } else if (std.mem.eql(u8, root, "Text")) {
         const a = try v.fieldArray(t, 4, 1, km.no_limit);
         try v.utf8(a.offset, a.len);
@@ -1351,7 +1402,7 @@ fn validateHostile(root: []const u8, r: Reader) km.ValidateError!void {
         if (t.has(4, 8) and r.load(u8, t.offset + 4) == 1) {
             const off = r.load(u32, t.offset + 8);
             try v.enter();
-            _ = v.table(off) catch return v.invalidUnion(t.offset + 4, 1);
+            _ = v.table(off, 8) catch return v.invalidUnion(t.offset + 4, 1);
             v.leave();
         }
     } else if (std.mem.eql(u8, root, "Bunch")) {
@@ -1364,11 +1415,34 @@ fn validateHostile(root: []const u8, r: Reader) km.ValidateError!void {
             const leaves = try v.array(entry + 4, 4, km.no_limit);
             for (0..leaves.len) |i| {
                 try v.enter();
-                _ = try v.table(r.load(u32, leaves.offset + 4 * @as(u32, @intCast(i))));
+                _ = try v.table(r.load(u32, leaves.offset + 4 * @as(u32, @intCast(i))), 8);
                 v.leave();
             }
         }
     } else return error.MalformedTable;
+    v.leave();
+}
+
+/// `Nest` of testdata/vectors/hostile/schema.km (S = 40): each of its
+/// `Inner` tables (S = 40) past `used` costs Z(Inner) = 40 (format.md §10).
+fn validateNest(v: *Validator, offset: u32) km.ValidateError!void {
+    const r = v.r;
+    const t = try v.table(offset, 40);
+    try v.enter();
+    // A, B and the `Inner` of the inline `W`.
+    for ([_][2]u32{ .{ 4, 4 }, .{ 8, 4 }, .{ 16, 8 } }) |field| {
+        if (t.has(field[0], field[1])) {
+            try v.enter();
+            _ = try v.table(r.load(u32, t.offset + field[0]), 40);
+            v.leave();
+        } else try v.charge(40);
+    }
+    if (t.has(24, 4) and r.load(u32, t.offset + 24) != 0) {
+        try v.enter();
+        _ = try v.table(r.load(u32, t.offset + 24), 40);
+        v.leave();
+    }
+    _ = try v.fieldArray(t, 28, 1, km.no_limit);
     v.leave();
 }
 
@@ -1542,7 +1616,7 @@ test "UTF-16 decoding never fails: unpaired surrogates are U+FFFD (format.md §6
 fn validateNode(v: *Validator, offset: u32) km.ValidateError!void {
     try v.enter();
     defer v.leave();
-    const t = try v.table(offset);
+    const t = try v.table(offset, 8);
     if (t.has(4, 4)) {
         const next = v.r.load(u32, t.offset + 4);
         if (next != 0) try validateNode(v, next);
@@ -1591,9 +1665,9 @@ test "budget: offsets reused to amplify work are stopped (format.md §10)" {
         const r = try Reader.open(w.bytes());
         var v: Validator = .init(r);
         const result = blk: {
-            const t = v.root() catch |e| break :blk e;
+            const t = v.root(8) catch |e| break :blk e;
             const a = v.fieldArray(t, 4, 4, km.no_limit) catch |e| break :blk e;
-            for (0..a.len) |i| _ = v.table(r.load(u32, a.offset + 4 * @as(u32, @intCast(i)))) catch |e| break :blk e;
+            for (0..a.len) |i| _ = v.table(r.load(u32, a.offset + 4 * @as(u32, @intCast(i))), 8) catch |e| break :blk e;
             break :blk {};
         };
         // 10 visits: 16 + 40 + 640 units of a budget of 8 × 128; 200

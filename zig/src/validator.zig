@@ -62,18 +62,22 @@ pub const Validator = struct {
 
     /// Checks the table at `offset`, which must be well formed; offset 0 is
     /// malformed too (docs/format.md §4: a writer always writes a table).
-    /// Charges `total × 8` (§10).
-    pub fn table(v: *Validator, offset: u32) Error!Table {
+    /// `full` is the table's full size in the reader's schema (`S`, §10):
+    /// charges `max(total × 8, full)`, as a decoder builds every field of
+    /// the reader's schema, present in the message or not, so a message
+    /// that validates also decodes within the same budget.
+    pub fn table(v: *Validator, offset: u32, full: u32) Error!Table {
         const t = v.r.table(offset);
         if (t.isAbsent()) return v.fail(error.MalformedTable, offset, 0);
         const header = v.r.load(u32, offset);
-        try v.charge(@as(u64, header & 0x1FFFFFFF) * 8);
+        try v.charge(@max(@as(u64, header & 0x1FFFFFFF) * 8, full));
         return t;
     }
 
-    /// Checks the root table, which must be present (docs/format.md §1).
-    pub fn root(v: *Validator) Error!Table {
-        return v.table(km.header_size);
+    /// Checks the root table, which must be present (docs/format.md §1);
+    /// `full` as in `table`.
+    pub fn root(v: *Validator, full: u32) Error!Table {
+        return v.table(km.header_size, full);
     }
 
     /// Checks the array reference at `at`, which must be well formed
@@ -228,7 +232,12 @@ pub const Validator = struct {
     /// Returns its number of entries; entry e (1-based) starts at
     /// `a.offset + 16 × e` with its `u32` tag, then an array reference.
     pub fn bunch(v: *Validator, a: ArrayRef, known: []const u32) Error!u32 {
-        if (a.cap == 0) return 0;
+        // A variant of `known` without an entry costs one unit, as a
+        // decoder charges its empty array (docs/format.md §10).
+        if (a.cap == 0) {
+            if (known.len > 0) try v.charge(known.len);
+            return 0;
+        }
         const r = v.r;
         const k = r.load(u32, a.offset);
         if (k > r.limits.max_directory_entries) return v.fail(error.DirectoryTooLarge, a.offset, k);
@@ -245,6 +254,7 @@ pub const Validator = struct {
         if (total != a.len) return v.fail(error.MalformedArray, a.offset, 0);
         // A known variant with two entries is ambiguous (§7.1); unknown
         // tags may repeat.
+        var missing: u64 = 0;
         for (known) |tag| {
             var n: u32 = 0;
             e = 1;
@@ -252,7 +262,9 @@ pub const Validator = struct {
                 if (r.load(u32, a.offset + 16 * e) == tag) n += 1;
             }
             if (n > 1) return v.fail(error.MalformedArray, a.offset, 0);
+            if (n == 0) missing += 1;
         }
+        if (missing > 0) try v.charge(missing);
         return k;
     }
 

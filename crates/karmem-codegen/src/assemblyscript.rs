@@ -191,7 +191,35 @@ pub(crate) enum Ctx {
     },
 }
 
+/// `stmt` when `present` holds (always when it is `None`); when it does
+/// not and the slot's zero value holds `held` units of tables (format.md
+/// §10), those are charged instead.
+pub(crate) fn when_present(c: &mut Code, present: Option<&str>, stmt: &str, held: u64) {
+    match present {
+        Some(cond) if held > 0 => {
+            c.open(&format!("if ({cond}) {{"));
+            c.line(stmt);
+            c.reopen("} else {");
+            c.line(&tr(&format!("v.charge({held})")));
+            c.close("}");
+        }
+        Some(cond) => c.line(&format!("if ({cond}) {stmt}")),
+        None => c.line(stmt),
+    }
+}
+
 impl Ctx {
+    /// What a slot's zero value holds, charged when the slot is a field
+    /// past its table's `used` (format.md §10; its own bytes are the
+    /// table's). Nothing at a fixed position: an SoA column's are charged
+    /// for the whole array, and other positions are always there.
+    pub(crate) fn absent_charge(&self, l: &Layout, slot: &Slot) -> u64 {
+        match self {
+            Ctx::Table { .. } => l.absent_charge(slot),
+            Ctx::Pos { .. } => 0,
+        }
+    }
+
     /// The slot's position and presence condition for a slot of `size` bytes.
     pub fn place(&self, size: u32) -> (String, Option<String>) {
         match self {
@@ -604,6 +632,22 @@ impl<'a> Gen<'a> {
 
     /// Emits a function or method with `let e` declared when its body
     /// propagates errors.
+    /// The charge of an SoA array of `id` for the columns its directory
+    /// does not list whose zero value holds tables (a fixed array of inline
+    /// structs holding them, format.md §10): `n` (a local, the length for
+    /// a decoder, the capacity for a validator) times what each holds.
+    pub(crate) fn charge_unlisted(&self, body: &mut Code, id: StructId, n: &str) {
+        for (k, col) in self.l.soa(id).columns.iter().enumerate() {
+            let held = self.l.absent_charge(&col.slot);
+            if held > 0 {
+                body.line(&format!(
+                    "if (unchecked(cols[{k}]) == 0 && {n} > 0) {}",
+                    tr(&format!("v.chargeEach({n}, {held})"))
+                ));
+            }
+        }
+    }
+
     pub fn function(&mut self, signature: &str, body: Code, tail: &str) {
         // A doc comment just written belongs to this function.
         if !self.c.out.ends_with("*/\n") {

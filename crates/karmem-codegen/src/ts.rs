@@ -345,12 +345,13 @@ impl Gen<'_> {
             let sl = self.l.of_struct(id);
             let _ = writeln!(
                 out,
-                "    {{\n      name: {},\n      ts: {},\n      table: {},\n      tuple: {},\n      size: {},\n      header: {},\n      check: {},",
+                "    {{\n      name: {},\n      ts: {},\n      table: {},\n      tuple: {},\n      size: {},\n      zero: {},\n      header: {},\n      check: {},",
                 quote(&st.name),
                 quote(&self.struct_name(id)),
                 self.is_table(id),
                 st.tuple,
                 sl.size,
+                safe_units(sl.zero),
                 sl.header,
                 self.is_table(id) || self.l.inline_needs_validation(id),
             );
@@ -860,6 +861,15 @@ impl Gen<'_> {
 }
 
 /// `T` as an array element type (`(A | B)[]` needs the parentheses).
+/// A budget charge as a JavaScript number: a `u64` that saturates at
+/// `Number.MAX_SAFE_INTEGER` (2^53 − 1), still more than any budget (a
+/// message of at most 2^32 − 1 bytes times a factor below 2^21), so a
+/// charge held there is refused as `u64::MAX` is, and sums and products of
+/// charges stay exact up to it.
+fn safe_units(n: u64) -> u64 {
+    n.min((1 << 53) - 1)
+}
+
 fn paren(t: &str) -> String {
     if t.contains(' ') {
         format!("({t})")

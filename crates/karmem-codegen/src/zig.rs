@@ -334,6 +334,19 @@ pub(crate) enum Ctx {
     },
 }
 
+impl Ctx {
+    /// What a slot's zero value holds, charged when the slot is a field
+    /// past its table's `used` (format.md §10; its own bytes are the
+    /// table's). Nothing at a fixed position: an SoA column's are charged
+    /// for the whole array, and other positions are always there.
+    pub(crate) fn absent_charge(&self, l: &Layout, slot: &Slot) -> u64 {
+        match self {
+            Ctx::Table { .. } => l.absent_charge(slot),
+            Ctx::Pos { .. } => 0,
+        }
+    }
+}
+
 pub(crate) struct Gen<'a> {
     pub s: &'a Schema,
     pub l: &'a Layout,

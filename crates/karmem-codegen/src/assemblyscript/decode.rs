@@ -10,7 +10,7 @@ use karmem_layout::{
 };
 use karmem_schema::model::*;
 
-use super::{elem_at, limit_arg, plus, prim, tr, Code, Ctx, Gen};
+use super::{elem_at, limit_arg, plus, prim, tr, when_present, Code, Ctx, Gen};
 
 /// `n * k` as a 64-bit budget charge.
 fn times64(n: &str, k: u32) -> String {
@@ -63,10 +63,16 @@ impl Gen<'_> {
         if table {
             body.line("return this._kmReadTable(v, 8);");
         } else {
-            // An inline root that does not fit reads as all zero (§1).
+            // An inline root that does not fit reads as all zero (§1): its
+            // zero value, charged for the tables it holds (format.md §10).
             body.line("this._kmReset();");
+            let zero = if sl.zero > 0 {
+                format!("v.charge({})", sl.zero)
+            } else {
+                "KarmemError.None".into()
+            };
             body.line(&format!(
-                "if (<u64>v.size < {}) return KarmemError.None;",
+                "if (<u64>v.size < {}) return {zero};",
                 8 + sl.size as u64
             ));
             body.line("return this._kmReadAt(v, 8);");
@@ -74,13 +80,25 @@ impl Gen<'_> {
         self.function("_kmReadRoot(v: Validator): KarmemError {", body, "");
 
         let mut body = Code::new(self.c.indent + 1);
-        body.line("this._kmReset();");
         if table {
             body.line("v.table(offset);");
             body.line("const to = v.tOff;");
             body.line("const tu = v.tUsed;");
+            // An absent or malformed table: its zero value (`Z`, format.md
+            // §10), paid for whole before it is built, and not read (no
+            // level of depth).
+            body.open("if (tu == 0) {");
+            body.line(&tr(&format!("v.charge({})", sl.zero)));
+            body.line("this._kmReset();");
+            body.line("return KarmemError.None;");
+            body.close("}");
+            body.line("this._kmReset();");
             body.line(&tr("v.enter()"));
-            body.line(&tr("v.charge(tu)"));
+            // Every field is built, those past `used` too: at least the
+            // table's full size (`S`).
+            body.line(&tr(&format!("v.charge(<u64>max<u32>(tu, {}))", sl.size)));
+        } else {
+            body.line("this._kmReset();");
         }
         for (i, f) in sl.fields.iter().enumerate() {
             let place = format!("this.{}", self.field(id, i));
@@ -92,8 +110,7 @@ impl Gen<'_> {
                     present: None,
                 }
             };
-            let default = self.s.structs[id].fields[i].nonzero_default().is_some();
-            self.read_slot(&mut body, &f.slot, &place, &ctx, default);
+            self.read_slot(&mut body, &f.slot, &place, &ctx);
         }
         if table {
             body.line("v.leave();");
@@ -108,21 +125,15 @@ impl Gen<'_> {
 
     /// Decodes one slot into `place`. Objects were reset to their initial
     /// values, so an absent slot is left as it is: zero, or the declared
-    /// default when `has_default` (then text is read only when present).
-    pub(crate) fn read_slot(
-        &self,
-        c: &mut Code,
-        slot: &Slot,
-        place: &str,
-        ctx: &Ctx,
-        has_default: bool,
-    ) {
+    /// default.
+    pub(crate) fn read_slot(&self, c: &mut Code, slot: &Slot, place: &str, ctx: &Ctx) {
         let size = self.l.slot_size(slot);
         let (pos, present) = ctx.place(size);
-        let guarded = |c: &mut Code, stmt: &str| match &present {
-            Some(cond) => c.line(&format!("if ({cond}) {stmt}")),
-            None => c.line(stmt),
-        };
+        // A field past its table's `used` is built as its zero value: the
+        // tables that holds are charged first (`_kmReadSoa` charges an SoA
+        // column's for the whole array, before its elements are made).
+        let held = ctx.absent_charge(self.l, slot);
+        let guarded = |c: &mut Code, stmt: &str| when_present(c, present.as_deref(), stmt, held);
         match slot {
             Slot::Scalar(Primitive::Bool) => guarded(c, &format!("{place} = v.ldBool({pos});")),
             Slot::Scalar(p) => guarded(c, &format!("{place} = v.ld<{}>({pos});", prim(*p))),
@@ -172,7 +183,7 @@ impl Gen<'_> {
                     pos: plus(&pos, *value_at),
                     present: None,
                 };
-                self.read_slot(c, value, &tmp, &inner, false);
+                self.read_slot(c, value, &tmp, &inner);
                 if matches!(**value, Slot::Scalar(_) | Slot::Enum { .. }) {
                     c.line(&format!(
                         "{place} = new Box<{}>({tmp});",
@@ -224,23 +235,18 @@ impl Gen<'_> {
                 let es = data.elem_size();
                 let limit = limit_arg(array.limit());
                 let a = self.fresh("a");
-                match (ctx, &present) {
-                    (Ctx::Table { off }, Some(cond)) if has_default => {
-                        c.open(&format!("if ({cond}) {{"));
-                        c.line(&format!("v.fieldArray(to, tu, {off}, {es}, {limit});"));
+                // Read only when present: an absent array (past `used`, or
+                // a column the directory does not list) is left empty, or
+                // its default, and costs nothing (format.md §10).
+                match &present {
+                    Some(cond) => c.open(&format!("if ({cond}) {{")),
+                    None => c.open("{"),
+                }
+                match ctx {
+                    Ctx::Table { off } => {
+                        c.line(&format!("v.fieldArray(to, tu, {off}, {es}, {limit});"))
                     }
-                    (Ctx::Table { off }, _) => {
-                        c.open("{");
-                        c.line(&format!("v.fieldArray(to, tu, {off}, {es}, {limit});"));
-                    }
-                    (_, Some(cond)) => {
-                        c.open(&format!("if ({cond}) {{"));
-                        c.line(&format!("v.array({pos}, {es}, {limit});"));
-                    }
-                    (_, None) => {
-                        c.open("{");
-                        c.line(&format!("v.array({pos}, {es}, {limit});"));
-                    }
+                    Ctx::Pos { .. } => c.line(&format!("v.array({pos}, {es}, {limit});")),
                 }
                 c.line(&format!("const {a}o = v.aOff;"));
                 c.line(&format!("const {a}l = v.aLen;"));
@@ -435,6 +441,9 @@ impl Gen<'_> {
             "v.charge({})",
             times64("al", soa.element_charge())
         )));
+        // A column the directory does not list is built as zeros, paid for
+        // by the width above, but for what its zero value holds.
+        self.charge_unlisted(&mut body, id, "al");
         body.open("for (let i: u32 = 0; i < al; i++) {");
         body.line(&format!("const x = new {name}();"));
         for (k, col) in soa.columns.iter().enumerate() {
@@ -443,8 +452,7 @@ impl Gen<'_> {
                 pos: elem_at(&format!("unchecked(cols[{k}])"), "i", col.size),
                 present: Some(format!("unchecked(cols[{k}]) != 0")),
             };
-            let default = col.field(self.s).nonzero_default().is_some();
-            self.read_slot(&mut body, &col.slot, &place, &ctx, default);
+            self.read_slot(&mut body, &col.slot, &place, &ctx);
         }
         body.line("out.push(x);");
         body.close("}");

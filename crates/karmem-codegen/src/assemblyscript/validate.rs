@@ -10,7 +10,7 @@ use karmem_layout::{
 };
 use karmem_schema::model::*;
 
-use super::{elem_at, limit_arg, plus, prim, tr, Code, Ctx, Gen};
+use super::{elem_at, limit_arg, plus, prim, tr, when_present, Code, Ctx, Gen};
 
 impl Gen<'_> {
     pub(crate) fn validate_functions(&mut self, id: StructId) {
@@ -51,7 +51,8 @@ impl Gen<'_> {
 
         let mut body = Code::new(self.c.indent + 1);
         if table {
-            body.line(&tr("v.checkTable(offset)"));
+            // At least the table's full size `S` (format.md §10).
+            body.line(&tr(&format!("v.checkTable(offset, {})", sl.size)));
             body.line("const to = v.tOff;");
             body.line("const tu = v.tUsed;");
             body.line(&tr("v.enter()"));
@@ -81,10 +82,11 @@ impl Gen<'_> {
     pub(crate) fn validate_slot(&self, c: &mut Code, slot: &Slot, ctx: &Ctx) {
         let size = self.l.slot_size(slot);
         let (pos, present) = ctx.place(size);
-        let when = |c: &mut Code, stmt: &str| match &present {
-            Some(cond) => c.line(&format!("if ({cond}) {stmt}")),
-            None => c.line(stmt),
-        };
+        // A field past its table's `used` is charged what a decoder builds
+        // for it beyond the table's bytes: the tables of its zero value
+        // (format.md §10).
+        let held = ctx.absent_charge(self.l, slot);
+        let when = |c: &mut Code, stmt: &str| when_present(c, present.as_deref(), stmt, held);
         match self.l.slot_check(slot) {
             SlotCheck::Nothing => {}
             SlotCheck::Bool => when(c, &tr(&format!("v.boolAt({pos})"))),
@@ -357,6 +359,9 @@ impl Gen<'_> {
             soa.columns.len()
         ));
         body.line(&tr(&format!("v.soa(ao, ac, _kmCols{name}, cols)")));
+        // What a decoder builds for a column the directory does not list,
+        // beyond its width, per element of the capacity.
+        self.charge_unlisted(&mut body, id, "ac");
         for (k, col) in soa.columns.iter().enumerate() {
             let i = self.fresh("i");
             let ctx = Ctx::Pos {

@@ -16,4 +16,21 @@ impl Code {
     pub fn append(&mut self, other: Code) {
         self.out.push_str(&other.out);
     }
+
+    /// `stmt`, run only when `present` holds (always when it is `None`);
+    /// when it does not and the slot's zero value holds `held` units of
+    /// tables (format.md §10), those are charged instead.
+    pub fn when_present(&mut self, present: Option<&str>, stmt: &str, held: u64) {
+        match present {
+            Some(cond) if held > 0 => {
+                self.open(&format!("if ({cond}) {{"));
+                self.line(stmt);
+                self.reopen("} else {");
+                self.line(&format!("try v.charge({held});"));
+                self.close("}");
+            }
+            Some(cond) => self.line(&format!("if ({cond}) {stmt}")),
+            None => self.line(stmt),
+        }
+    }
 }

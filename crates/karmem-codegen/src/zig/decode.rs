@@ -37,11 +37,20 @@ impl Gen<'_> {
             self.c
                 .line(&format!("return {name}.readTable(&v, r.root(), gpa);"));
         } else {
-            // An inline root that does not fit reads as all zero (§1).
-            self.c.line(&format!(
-                "if (r.size() < {}) return .{{}};",
-                8 + sl.size as u64
-            ));
+            // An inline root that does not fit reads as all zero (§1): its
+            // zero value, charged for the tables it holds (format.md §10).
+            if sl.zero > 0 {
+                self.c
+                    .open(&format!("if (r.size() < {}) {{", 8 + sl.size as u64));
+                self.c.line(&format!("try v.charge({});", sl.zero));
+                self.c.line("return .{};");
+                self.c.close("}");
+            } else {
+                self.c.line(&format!(
+                    "if (r.size() < {}) return .{{}};",
+                    8 + sl.size as u64
+                ));
+            }
             self.c.line(&format!(
                 "return {name}.readAt(&v, karmem.header_size, gpa);"
             ));
@@ -65,8 +74,17 @@ impl Gen<'_> {
         let text = body.into_text();
         let mut full = Code::new(inner);
         if table {
+            // An absent or malformed table: its zero value (`Z`, format.md
+            // §10), paid for whole before it is built, and not read (no
+            // level of depth).
+            full.open("if (t.isAbsent()) {");
+            full.line(&format!("try v.charge({});", sl.zero));
+            full.line("return .{};");
+            full.close("}");
             full.line("try v.enter();");
-            full.line("try v.charge(t.used);");
+            // Every field is built, those past `used` too: at least the
+            // table's full size (`S`).
+            full.line(&format!("try v.charge(@max(t.used, {}));", sl.size));
         }
         if mentions(&text, "r") {
             full.line("const r = v.r;");
@@ -112,10 +130,11 @@ impl Gen<'_> {
             ),
             Ctx::Pos { pos, present } => (pos.clone(), present.clone()),
         };
-        let guarded = |c: &mut Code, stmt: &str| match &present {
-            Some(cond) => c.line(&format!("if ({cond}) {stmt}")),
-            None => c.line(stmt),
-        };
+        // A field past its table's `used` is built as its zero value: the
+        // tables that holds are charged first (`readSoa` charges an SoA
+        // column's for the whole array, before its elements are made).
+        let held = ctx.absent_charge(self.l, slot);
+        let guarded = |c: &mut Code, stmt: &str| c.when_present(present.as_deref(), stmt, held);
         match slot {
             Slot::Scalar(_) | Slot::Enum { .. } => {
                 let t = match slot {
@@ -219,6 +238,10 @@ impl Gen<'_> {
                     Some(cond) => {
                         c.open(&format!("if ({cond}) {{"));
                         c.line(&stmt);
+                        if held > 0 {
+                            c.reopen("} else {");
+                            c.line(&format!("try v.charge({held});"));
+                        }
                         c.close("}");
                     }
                     None => c.line(&stmt),
@@ -228,18 +251,14 @@ impl Gen<'_> {
                 let es = data.elem_size();
                 let limit = limit_arg(array.limit());
                 let a = self.fresh("a");
-                // Text with a default is read only when present; otherwise
-                // an absent array reads as empty, which it already is.
-                let guard = if has_default { present.clone() } else { None };
-                let load = match (ctx, &present) {
-                    (Ctx::Table { off }, _) => format!("r.fieldArray(t, {off}, {es}, {limit})"),
-                    (_, Some(_)) if has_default => format!("r.array({pos}, {es}, {limit})"),
-                    (_, Some(cond)) => format!(
-                        "if ({cond}) r.array({pos}, {es}, {limit}) else karmem.ArrayRef.empty"
-                    ),
-                    (_, None) => format!("r.array({pos}, {es}, {limit})"),
+                // Read only when present: an absent array (past `used`, or
+                // a column the directory does not list) is left empty, or
+                // its default, and costs nothing (format.md §10).
+                let load = match ctx {
+                    Ctx::Table { off } => format!("r.fieldArray(t, {off}, {es}, {limit})"),
+                    Ctx::Pos { .. } => format!("r.array({pos}, {es}, {limit})"),
                 };
-                match guard {
+                match &present {
                     Some(cond) => c.open(&format!("if ({cond}) {{")),
                     None => c.open("{"),
                 }
@@ -315,25 +334,29 @@ impl Gen<'_> {
                     )),
                 }
             }
+            // Elements of structs grow the slice one at a time, each built
+            // as it is read, rather than `len` elements allocated first: an
+            // element may hold tables and fixed arrays far larger than the
+            // few bytes its reference was charged (format.md §10).
             (None, ArrayData::AosInline { id, stride }) => {
                 charge(c);
                 let ty = self.struct_name(*id);
-                c.line(&format!("const {s} = try gpa.alloc({ty}, {a}.len);"));
+                c.line(&format!("var {s}: std.ArrayList({ty}) = .empty;"));
                 c.line(&format!(
-                    "for ({s}, 0..) |*{e}, {k}| {e}.* = try {ty}.readAt(v, {}, gpa);",
+                    "for (0..{a}.len) |{k}| try {s}.append(gpa, try {ty}.readAt(v, {}, gpa));",
                     elem_at(&format!("{a}.offset"), &k, *stride)
                 ));
-                c.line(&format!("{place} = {s};"));
+                c.line(&format!("{place} = try {s}.toOwnedSlice(gpa);"));
             }
             (None, ArrayData::AosTable { id }) => {
                 charge(c);
                 let ty = self.struct_name(*id);
-                c.line(&format!("const {s} = try gpa.alloc({ty}, {a}.len);"));
+                c.line(&format!("var {s}: std.ArrayList({ty}) = .empty;"));
                 c.line(&format!(
-                    "for ({s}, 0..) |*{e}, {k}| {e}.* = try {ty}.readTable(v, r.table(r.load(u32, {})), gpa);",
+                    "for (0..{a}.len) |{k}| try {s}.append(gpa, try {ty}.readTable(v, r.table(r.load(u32, {})), gpa));",
                     elem_at(&format!("{a}.offset"), &k, OFFSET_SIZE)
                 ));
-                c.line(&format!("{place} = {s};"));
+                c.line(&format!("{place} = try {s}.toOwnedSlice(gpa);"));
             }
             (None, ArrayData::Soa { elem }) => c.line(&format!(
                 "{place} = try readSoa{}(v, {a}, gpa);",
@@ -415,6 +438,17 @@ impl Gen<'_> {
             "try v.charge({});",
             times64("a.len", soa.element_charge())
         ));
+        // A column the directory does not list is built as zeros, paid for
+        // by the width above, but for what its zero value holds: a fixed
+        // array of inline structs holding tables (format.md §10).
+        for (k, col) in soa.columns.iter().enumerate() {
+            let held = self.l.absent_charge(&col.slot);
+            if held > 0 {
+                body.line(&format!(
+                    "if (cols[{k}] == 0 and a.len > 0) try v.charge(@as(u64, a.len) *| {held});"
+                ));
+            }
+        }
         body.line(&format!("const s = try gpa.alloc({name}, a.len);"));
         if mentions(&each, "i") {
             body.open("for (s, 0..) |*e, i| {");

@@ -50,8 +50,10 @@ impl Gen<'_> {
         self.c
             .open("fn validateRoot(v: *karmem.Validator) ValidateError!void {");
         if table {
-            self.c
-                .line(&format!("try {name}.validateTable(v, try v.root());"));
+            self.c.line(&format!(
+                "try {name}.validateTable(v, try v.root({}));",
+                sl.size
+            ));
         } else {
             let needed = 8 + sl.size as u64;
             self.c.open(&format!("if (v.r.size() < {needed}) {{"));
@@ -106,11 +108,11 @@ impl Gen<'_> {
             ),
             Ctx::Pos { pos, present } => (pos.clone(), present.clone()),
         };
-        // One statement, run only when the slot is present.
-        let when = |c: &mut Code, stmt: &str| match &present {
-            Some(cond) => c.line(&format!("if ({cond}) {stmt}")),
-            None => c.line(stmt),
-        };
+        // One statement, run only when the slot is present; a field past
+        // its table's `used` is charged what a decoder builds for it beyond
+        // the table's bytes, the tables of its zero value (format.md §10).
+        let held = ctx.absent_charge(self.l, slot);
+        let when = |c: &mut Code, stmt: &str| c.when_present(present.as_deref(), stmt, held);
         match self.l.slot_check(slot) {
             SlotCheck::Nothing => {}
             SlotCheck::Bool => when(c, &format!("try v.boolAt({pos});")),
@@ -121,8 +123,9 @@ impl Gen<'_> {
             SlotCheck::Table(id) => when(
                 c,
                 &format!(
-                    "try {}.validateTable(v, try v.table(r.load(u32, {pos})));",
-                    self.struct_name(id)
+                    "try {}.validateTable(v, try v.table(r.load(u32, {pos}), {}));",
+                    self.struct_name(id),
+                    self.l.of_struct(id).size
                 ),
             ),
             SlotCheck::OptionalTable(id) => {
@@ -133,8 +136,9 @@ impl Gen<'_> {
                 }
                 c.line(&format!("const {o} = r.load(u32, {pos});"));
                 c.line(&format!(
-                    "if ({o} != 0) try {}.validateTable(v, try v.table({o}));",
-                    self.struct_name(id)
+                    "if ({o} != 0) try {}.validateTable(v, try v.table({o}, {}));",
+                    self.struct_name(id),
+                    self.l.of_struct(id).size
                 ));
                 c.close("}");
             }
@@ -353,9 +357,10 @@ impl Gen<'_> {
                 }
             }
             ArrayData::AosTable { id } => c.line(&format!(
-                "for (0..{a}.len) |{i}| try {}.validateTable(v, try v.table(v.r.load(u32, {})));",
+                "for (0..{a}.len) |{i}| try {}.validateTable(v, try v.table(v.r.load(u32, {}), {}));",
                 self.struct_name(*id),
-                elem_at(&format!("{a}.offset"), &i, OFFSET_SIZE)
+                elem_at(&format!("{a}.offset"), &i, OFFSET_SIZE),
+                self.l.of_struct(*id).size
             )),
             ArrayData::Soa { elem } => c.line(&format!(
                 "try validateSoa{}(v, {a});",
@@ -393,6 +398,17 @@ impl Gen<'_> {
         let mut body = Code::new(self.c.indent + 1);
         body.line(&format!("var cols: [{n}]u32 = undefined;"));
         body.line(&format!("try v.soa(a, &{}, &cols);", self.soa_columns(id)));
+        // What a decoder builds for a column the directory does not list,
+        // beyond its width: as `readSoa` charges it, per element of the
+        // capacity (format.md §10).
+        for (k, col) in soa.columns.iter().enumerate() {
+            let held = self.l.absent_charge(&col.slot);
+            if held > 0 {
+                body.line(&format!(
+                    "if (cols[{k}] == 0 and a.cap > 0) try v.charge(@as(u64, a.cap) *| {held});"
+                ));
+            }
+        }
         if mentions(&text, "r") {
             body.line("const r = v.r;");
         }
@@ -427,7 +443,10 @@ impl Gen<'_> {
             b.open(&format!("{} => {{", v.tag));
             if self.is_table(v.ty) {
                 b.line("if (offset == 0) return v.invalidUnion(tag_at, tag);");
-                b.line(&format!("try {ty}.validateTable(v, try v.table(offset));"));
+                b.line(&format!(
+                    "try {ty}.validateTable(v, try v.table(offset, {}));",
+                    self.l.of_struct(v.ty).size
+                ));
             } else {
                 let size = self.l.of_struct(v.ty).size;
                 b.line(&format!(
