@@ -206,11 +206,18 @@ fn show(schemas: &Schemas, app: &App, ty: Option<&str>, out: &Output) -> String 
         place.push_str(", over the 64 KiB shown as JSON (karmem json decode reads it)");
     }
     if let Some((schema, layout, id)) = decodable.filter(|_| bytes.len() <= JSON_SHOWN_MAX) {
-        if let Ok(v) = karmem_json::decode(schema, layout, id, &bytes) {
-            // Guest text inside: escaped so it cannot drive the terminal.
-            let json = serde_json::to_string_pretty(&v).unwrap_or_default();
-            let json = karmem_host::escape_json_text(&json);
-            return format!("{} bytes{place}\n{json}", bytes.len());
+        match karmem_json::decode(schema, layout, id, &bytes) {
+            Ok(v) => {
+                // Guest text inside: escaped so it cannot drive the terminal.
+                let json = serde_json::to_string_pretty(&v).unwrap_or_default();
+                let json = karmem_host::escape_json_text(&json);
+                return format!("{} bytes{place}\n{json}", bytes.len());
+            }
+            // Why it is shown as hex: a malformed or over-budget result.
+            Err(e) => place.push_str(&format!(
+                " (not decoded: {})",
+                karmem_host::escape_text(e.to_string().as_bytes(), 512)
+            )),
         }
     }
     const SHOWN: usize = 256;

@@ -11,12 +11,17 @@ use karmem_testkit::wat_guest::{func, iface, param, replier, simple, Guest};
 const SCHEMA: &str = "karmem t;\n\nstruct Msg table {\n    Text []char;\n    N u32;\n}\n";
 
 fn echo() -> Guest {
+    echo_of("t.Msg")
+}
+
+/// `t.Echo.echo`, which returns its argument of type `ty`.
+fn echo_of(ty: &str) -> Guest {
     Guest::new(
         vec![iface(
             "t.Echo",
             Pattern::Direct,
             vec![],
-            vec![func("echo", vec![param("x", "t.Msg", None)], Some(param("r", "t.Msg", None)))],
+            vec![func("echo", vec![param("x", ty, None)], Some(param("r", ty, None)))],
         )],
         vec![],
     )
@@ -271,6 +276,38 @@ fn large_results_are_shown_as_hex_not_decoded() {
     assert!(out.contains("over the 64 KiB shown as JSON"), "{out}");
     assert!(!out.contains("\"Text\""), "decoded anyway");
     // Two results of 256 bytes of hex each, and the lines around them.
+    assert!(out.len() < 4096, "{} bytes printed", out.len());
+}
+
+/// A 432-byte result holding 100 absent tables of a `[65536]u8` table asks
+/// a decoder for 6.5 MB of zero values: refused by the traversal budget
+/// (format.md §10), shown as hex with the reason (it took 536 MB to print).
+#[test]
+fn over_budget_results_are_shown_as_hex_with_the_reason() {
+    let schema = "karmem t;\n\nstruct Big table {\n    F [65536]u8;\n}\n\nstruct Bigs table {\n    L []Big #aos;\n}\n";
+    let mut msg = vec![0u8; 432];
+    msg[..4].copy_from_slice(b"KM\x02\x00");
+    msg[4..8].copy_from_slice(&432u32.to_le_bytes());
+    msg[8..12].copy_from_slice(&(3u32 | 4 << 29).to_le_bytes());
+    for (i, w) in [32u32, 100, 100].iter().enumerate() {
+        msg[12 + 4 * i..16 + 4 * i].copy_from_slice(&w.to_le_bytes());
+    }
+    let hex: String = msg.iter().map(|b| format!("{b:02x}")).collect();
+    let echo = echo_of("t.Bigs").wat();
+    let manifest = ECHO_MANIFEST.replace(
+        "{ json = { Text = \"hi\", N = 3 } }",
+        &format!("{{ hex = \"{hex}\" }}"),
+    );
+    let (code, out, err) = run(&[
+        ("app.toml", &manifest),
+        ("t.km", schema),
+        ("echo.wat", &echo),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("432 bytes (not decoded: message exceeds the traversal budget"),
+        "{out}"
+    );
     assert!(out.len() < 4096, "{} bytes printed", out.len());
 }
 
