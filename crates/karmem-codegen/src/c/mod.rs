@@ -659,6 +659,11 @@ pub(crate) fn int_literal(v: i128) -> String {
     }
 }
 
+/// A `uint64_t` constant: `UINT64_C(n)`.
+pub(crate) fn u64_literal(n: u64) -> String {
+    format!("UINT64_C({n})")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -715,9 +720,4 @@ mod tests {
         let src = "karmem e;\nstruct A table { X []u8; }\n";
         assert_eq!(generate(src), generate(src));
     }
-}
-
-/// A `uint64_t` constant: `UINT64_C(n)`.
-pub(crate) fn u64_literal(n: u64) -> String {
-    format!("UINT64_C({n})")
 }
