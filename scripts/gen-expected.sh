@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Generates the committed expected output (testdata/expected) into DIR:
-# Rust for every schema of testdata/schemas and for the demo's app.km, one
-# directory per schema: DIR/<schema>/rust/. (The Go generator's committed
+# Rust, C, Zig, TypeScript and AssemblyScript for every schema of
+# testdata/schemas and for the demo's app.km, and the guest and host bindings
+# of the schemas that declare interfaces, one directory per schema and
+# language: DIR/<schema>/<lang>/. Every generator refactoring (one layout
+# plan printed by every backend, RATIONALE.md R3.7) is checked against it
+# byte for byte. (The Go generator's committed
 # output for the same schemas is go/internal/gen, which scripts/test-go.sh
 # regenerates and compares; it is not written twice.) Used by
 # scripts/refresh-expected.sh (DIR = testdata/expected) and by
@@ -17,7 +21,19 @@ karmem=${CARGO_TARGET_DIR:-target}/debug/karmem
 for schema in testdata/schemas/*.km examples/demo/app.km; do
   name=$(basename "$schema" .km)
   [ "$schema" = examples/demo/app.km ] && name=demo_app
-  # Quiet but for problems: the CLI reports every file it writes.
-  "$karmem" build --lang rust -o "$out/$name/rust" "$schema" 2>&1 >/dev/null \
-    | { grep -v '^wrote ' >&2 || true; }
+  langs=(rust c zig ts as)
+  grep -q '^interface ' "$schema" && langs+=(rust-guest rust-host c-guest zig-guest as-guest)
+  for lang in "${langs[@]}"; do
+    # Quiet but for problems: the CLI reports every file it writes.
+    "$karmem" build --lang "$lang" -o "$out/$name/$lang" "$schema" 2>&1 >/dev/null \
+      | { grep -v '^wrote ' >&2 || true; }
+    # A guest backend also writes its language's data types: kept once, under
+    # the language's own directory.
+    base=$out/$name/${lang%-guest}
+    if [ "$lang" != "${lang%-guest}" ]; then
+      for f in "$out/$name/$lang"/*; do
+        if cmp -s "$f" "$base/$(basename "$f")"; then rm "$f"; fi
+      done
+    fi
+  done
 done
