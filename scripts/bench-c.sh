@@ -3,7 +3,7 @@
 # columns (c/bench/dod.c): natively (gcc-12 and clang-19, -O3, SSE4.2) and
 # as a wasm32-wasi module (clang-19 -O3 -msimd128) run by wasmtime, for
 # 10 000 scooters (in cache) and 2^20 (out of it). Results: docs/benchmarks.md
-# "C: data layouts (the paper's Table 3)"; logs in target/bench-c/.
+# "C: data layouts, the paper's Table 3"; logs in target/bench-c/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-c.sh

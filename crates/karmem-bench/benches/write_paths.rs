@@ -13,7 +13,8 @@
 //! * `karmem write_soa_words`: Karmem's SoA array writer, directory and
 //!   transposition into three columns (RATIONALE R4.4).
 //!
-//! It explains the encode row of docs/benchmarks.md ("Fourth pass"): the
+//! It explains the encode row of docs/benchmarks.md ("Rust: the game
+//! state against rkyv and FlatBuffers"): the
 //! transposition beats any loop of ordinary stores but not `memcpy`, which
 //! it cannot use. Run: `cargo bench -p karmem-bench --bench write_paths`.
 

@@ -1,6 +1,6 @@
 //! Call overhead of Karmem next to its peers, every row in one run
-//! (README.md beside this workspace; docs/benchmarks.md, "Issue #17: the
-//! goals, measured"):
+//! (README.md beside this workspace; docs/benchmarks.md, "Call overhead
+//! against raw wasmtime, the Component Model and Extism"):
 //!
 //! * `raw_wasmtime_typed`: wasmtime 48, default engine, a typed call of a
 //!   function that returns its first argument (as

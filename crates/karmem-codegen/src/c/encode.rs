@@ -391,7 +391,7 @@ impl Gen<'_> {
         // Scalar columns first, a loop each over the column as a local
         // pointer: they allocate nothing, so the buffer cannot move, and the
         // loop is a strided gather into a dense column (2× faster than one
-        // element at a time on the paper's batch, docs/benchmarks.md).
+        // element at a time on the paper's batch, RATIONALE R11.1).
         // Columns that write out-of-line data (text, tables, arrays) keep
         // the element loop, in element order, so the bytes do not change.
         if soa.columns.is_empty() {

@@ -311,7 +311,7 @@ impl Gen<'_> {
         // slice: they allocate nothing, so the buffer cannot move, and the
         // loop is a strided gather into a dense column (`w.put` reloads
         // `w.buf` at every store, which keeps the loop from being unrolled
-        // or vectorised: 2× slower on the paper's batch, docs/benchmarks.md).
+        // or vectorised: 2× slower on the paper's batch, RATIONALE R11.1).
         let mut rest = Vec::new();
         for (k, col) in soa.columns.iter().enumerate() {
             let ty = match (&col.slot, seq) {
