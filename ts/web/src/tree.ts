@@ -49,9 +49,11 @@ class PlacingDecoder extends karmem.Decoder {
     return o;
   }
 
-  override inline(id: number, t: karmem.Table): Obj {
-    const o = super.inline(id, t);
-    if (t.used !== 0) this.placed.set(o, { start: t.offset, end: t.offset + this.s.structs[id]!.size });
+  // Called for inline structs in the message only: an absent one is a
+  // zero value the decoder builds without reading.
+  override inline(id: number, at: number): Obj {
+    const o = super.inline(id, at);
+    this.placed.set(o, { start: at, end: at + this.s.structs[id]!.size });
     return o;
   }
 }
@@ -63,7 +65,18 @@ export function decodeTree(schema: karmem.Schema, root: number, bytes: Uint8Arra
   const r = new karmem.Reader(bytes).check();
   const d = new PlacingDecoder(schema, r);
   const st = schema.structs[root]!;
-  const value = st.table ? d.table(root, r.root()) : d.inline(root, r.inline(8, st.size));
+  let value: Obj;
+  if (st.table) value = d.table(root, r.root());
+  else {
+    const t = r.inline(8, st.size);
+    if (t.used !== 0) value = d.inline(root, t.offset);
+    else {
+      // An inline root that does not fit reads as all zero, charged as
+      // `karmem.decode` charges it (format.md §10).
+      if (st.zero > 0) d.charge(st.zero);
+      value = d.zeroStruct(root);
+    }
+  }
   return new Walker(schema, r, d.placed).struct("root", root, value);
 }
 

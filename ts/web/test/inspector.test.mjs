@@ -30,6 +30,11 @@ import {
  * rules as the Go and Rust validators report them).
  */
 const hostileKinds = {
+  absent_in_inline_at: "MalformedTable",
+  absent_in_inline_over: "MalformedTable",
+  absent_nested_over: "BudgetExceeded",
+  absent_tables_at: "MalformedTable",
+  absent_tables_over: "MalformedTable",
   block_end_past_the_message: "MalformedArray",
   block_misaligned: "MalformedArray",
   bunch_1025_entries: "DirectoryTooLarge",
@@ -38,12 +43,14 @@ const hostileKinds = {
   column_out_of_bounds: "MalformedArray",
   column_overruns: "MalformedArray",
   directory_1025_entries: "DirectoryTooLarge",
+  empty_arrays_over: "BudgetExceeded",
   directory_misaligned: "MalformedArray",
   directory_offset_past_the_end: "MalformedArray",
   directory_past_the_end: "MalformedArray",
   directory_shared_wrong_size: "MalformedArray",
   directory_wrong_size: "MalformedArray",
   inline_root_too_long: "Truncated",
+  short_table_over: "BudgetExceeded",
   table_offset_zero: "MalformedTable",
   text_not_utf8: "InvalidText",
   zero_width_1512: "BudgetExceeded",
