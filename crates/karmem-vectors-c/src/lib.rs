@@ -11,9 +11,28 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use karmem_codegen::c::{json_printer, prefix, view_json_printer, CBackend};
+use karmem_codegen::c::{prefix, CBackend};
 use karmem_codegen::Backend;
 use serde_json::Value;
+
+use json::{json_printer, view_json_printer};
+
+// The driver's JSON printers (json.rs) are test code, so karmem-codegen
+// does not ship them; they name what the C backend generates through the
+// backend's own (crate-private) naming, so the backend's sources are
+// compiled into this crate a second time, as `c`, for them. Those sources
+// address karmem-codegen's root as `crate::`: the few items they use from
+// it are at this crate's root too. The code generated for the cases still
+// comes from karmem-codegen itself (`CBackend` above).
+#[allow(dead_code, unused_imports, clippy::all)]
+#[path = "../../karmem-codegen/src/c/mod.rs"]
+mod c;
+#[allow(dead_code, unused_imports, clippy::all)]
+#[path = "../../karmem-codegen/src/emit.rs"]
+mod emit;
+mod json;
+#[allow(unused_imports)]
+use karmem_codegen::{header, names, Error, GeneratedFile};
 
 /// The repository root (this crate is `crates/karmem-vectors-c`).
 pub fn repo_root() -> PathBuf {
