@@ -18,21 +18,6 @@ use karmem_codegen::go_guest::GoGuestBackend;
 use karmem_codegen::Backend;
 use karmem_schema::model::Schema;
 
-fn schemas(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            schemas(&path, out);
-        } else if path.extension().is_some_and(|e| e == "km") {
-            out.push(path);
-        }
-    }
-}
-
 /// `vectors/seed/schema.km` → `vectors_seed_schema`.
 fn package_dir(rel: &str) -> String {
     rel.trim_end_matches(".km")
@@ -56,8 +41,7 @@ fn main() {
     let go_dir = PathBuf::from(go_dir);
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let testdata = repo.join("testdata");
-    let mut found = Vec::new();
-    schemas(&testdata, &mut found);
+    let found = karmem_vectors::schema_files(&testdata);
     let mut all: Vec<(String, PathBuf)> = found
         .into_iter()
         .map(|p| {
