@@ -7,9 +7,8 @@
 # the generators write today: any change to generated code shows up there as
 # a reviewed diff (refresh with scripts/refresh-expected.sh, `make expected`).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-cargo build --quiet -p karmem-cli
-karmem=${CARGO_TARGET_DIR:-target}/debug/karmem
+. "$(dirname "$0")/lib/common.sh"
+karmem_cli
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 n=0
@@ -52,9 +51,9 @@ version = "0.0.0"
 edition = "2021"
 publish = false
 [dependencies]
-karmem = { path = "$PWD/crates/karmem" }
+karmem = { path = "$root/crates/karmem" }
 [build-dependencies]
-karmem-codegen = { path = "$PWD/crates/karmem-codegen" }
+karmem-codegen = { path = "$root/crates/karmem-codegen" }
 [workspace]
 TOML
 cp testdata/schemas/seed_game.km "$user/game.km"
@@ -79,7 +78,7 @@ mod from_build_script {
 }
 fn main() {}
 RS
-log=$(CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}/generated-user-crate \
+log=$(CARGO_TARGET_DIR=$cargo_target/generated-user-crate \
   cargo build --quiet --manifest-path "$user/Cargo.toml" 2>&1) \
   || { echo "$log"; echo "generated code does not build in a user's crate"; exit 1; }
 if grep -q '^warning' <<<"$log"; then

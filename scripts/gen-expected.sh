@@ -13,11 +13,10 @@
 # The CLI formats Rust with rustfmt, which must be installed: without it the
 # output would differ from the committed files.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 out=${1:?usage: scripts/gen-expected.sh DIR}
 command -v rustfmt >/dev/null || { echo "gen-expected: rustfmt is required" >&2; exit 1; }
-cargo build --quiet -p karmem-cli
-karmem=${CARGO_TARGET_DIR:-target}/debug/karmem
+karmem_cli
 for schema in testdata/schemas/*.km examples/demo/app.km; do
   name=$(basename "$schema" .km)
   [ "$schema" = examples/demo/app.km ] && name=demo_app

@@ -5,19 +5,14 @@
 # hostile walk) as GOOS=wasip1 modules under wazero; short fuzzing; the
 # benchmarks compile and agree on their result (one iteration each).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-root=$PWD
+. "$(dirname "$0")/lib/common.sh"
 source scripts/go-tools.sh
 go_test_tools
 go_bench_tools
 fuzz_execs=${GO_FUZZ_EXECS:-30000}
 
 cargo build --quiet -p karmem-cli -p karmem-vectors-go
-# Where cargo put them: $CARGO_TARGET_DIR when set (relative to the
-# repository root, where cargo ran), else target/.
-target_dir=${CARGO_TARGET_DIR:-target}
-case $target_dir in /*) ;; *) target_dir=$root/$target_dir ;; esac
-bin=$target_dir/debug
+bin=$cargo_target/debug
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
