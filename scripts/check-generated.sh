@@ -25,7 +25,7 @@ while IFS= read -r schema; do
   diff -r "$dir" "$dir.again" >/dev/null || { echo "non-deterministic output for $schema"; exit 1; }
   find "$dir" -name '*.rs' -print0 | xargs -0 rustfmt --edition 2021 --check \
     || { echo "generated code for $schema is not rustfmt-clean"; exit 1; }
-done < <(find examples crates/karmem-bench/schemas testdata/schemas testdata/vectors guests -name '*.km' -not -path '*/target/*' | sort)
+done < <(find examples crates/karmem-bench/schemas testdata/schemas testdata/vectors guests -name '*.km' -type f -not -path '*/target/*' | sort)
 echo "generated code: $n schemas, deterministic and rustfmt-clean"
 
 scripts/gen-expected.sh "$out/expected"
@@ -56,7 +56,7 @@ karmem = { path = "$root/crates/karmem" }
 karmem-codegen = { path = "$root/crates/karmem-codegen" }
 [workspace]
 TOML
-cp testdata/schemas/seed_game.km "$user/game.km"
+cp testdata/vectors/game/schema.km "$user/game.km"
 cat > "$user/build.rs" <<'RS'
 fn main() {
     karmem_codegen::script::generate(

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Generates the committed expected output (testdata/expected) into DIR:
 # Rust, C, Zig, TypeScript and AssemblyScript for every schema of
-# testdata/schemas and for the demo's app.km, and the guest and host bindings
+# testdata/schemas and for the seed and game schemas of the golden vectors
+# (DIR/seed_app, DIR/seed_game; the demo's app.km and
+# testdata/schemas/seed_app.km are symbolic links to the seed's), and the guest and host bindings
 # of the schemas that declare interfaces, one directory per schema and
 # language: DIR/<schema>/<lang>/. Every generator refactoring (one layout
 # plan printed by every backend, RATIONALE.md R3.7) is checked against it
@@ -17,9 +19,13 @@ set -euo pipefail
 out=${1:?usage: scripts/gen-expected.sh DIR}
 command -v rustfmt >/dev/null || { echo "gen-expected: rustfmt is required" >&2; exit 1; }
 karmem_cli
-for schema in testdata/schemas/*.km examples/demo/app.km; do
-  name=$(basename "$schema" .km)
-  [ "$schema" = examples/demo/app.km ] && name=demo_app
+for schema in testdata/schemas/*.km testdata/vectors/seed/schema.km testdata/vectors/game/schema.km; do
+  [ -L "$schema" ] && continue # another name of a schema listed here
+  case $schema in
+    testdata/vectors/seed/*) name=seed_app ;;
+    testdata/vectors/game/*) name=seed_game ;;
+    *) name=$(basename "$schema" .km) ;;
+  esac
   langs=(rust c zig ts as)
   grep -q '^interface ' "$schema" && langs+=(rust-guest rust-host c-guest zig-guest as-guest)
   for lang in "${langs[@]}"; do

@@ -42,7 +42,7 @@ scripts/bench-batch.sh --check
 # The seed README's example (c/examples/seed.c, docs/c.md): its output, and
 # its message byte for byte the golden vector's.
 karmem_cli
-"$karmem" build --lang c -o "$out/seed" testdata/schemas/seed_app.km 2>/dev/null
+"$karmem" build --lang c -o "$out/seed" testdata/vectors/seed/schema.km 2>/dev/null
 clang-19 "${strict[@]}" "${sanitize[@]}" -Ic -I"$out/seed" -o "$out/seed/seed" \
   c/examples/seed.c "$out/seed/app.c" c/karmem.c
 diff <("$out/seed/seed") - <<'WANT'

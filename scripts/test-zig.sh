@@ -36,7 +36,7 @@ seed=$cargo_target/zig-seed
 mkdir -p "$seed"
 karmem_cli
 "$karmem" build --lang zig -o "$seed" \
-  testdata/schemas/seed_app.km 2>/dev/null
+  testdata/vectors/seed/schema.km 2>/dev/null
 zig fmt --check "$seed/app.zig"
 (cd "$seed" && zig build-exe -ODebug -j"$jobs" --name seed --dep karmem --dep app \
    -Mroot="$root/zig/examples/seed.zig" -Mkarmem="$root/zig/src/karmem.zig" --dep karmem -Mapp="$seed/app.zig")
