@@ -10,19 +10,17 @@
 # "Guests: the paper's Tables 5 and 6"; logs in target/bench-batch/.
 # `--check` builds the C side and runs every case once, untimed.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 scripts/setup-c.sh
 # FlatBuffers' C++ headers, nlohmann::json, and libc++ for wasm32-wasi.
 scripts/apt-ensure.sh bench-batch libflatbuffers-dev nlohmann-json3-dev \
   libc++-19-dev-wasm32 libc++abi-19-dev-wasm32
 command -v flatc >/dev/null || scripts/apt-ensure.sh bench-batch flatbuffers-compiler
 
-root=$PWD
-out=${CARGO_TARGET_DIR:-$root/target}/bench-batch
+out=$cargo_target/bench-batch
 gen=$out/gen
 mkdir -p "$gen"
-if [ -z "${KARMEM:-}" ]; then cargo build --quiet -p karmem-cli; fi
-karmem=${KARMEM:-${CARGO_TARGET_DIR:-$root/target}/debug/karmem}
+karmem_cli
 for lang in c zig; do
   "$karmem" build --lang $lang -o "$gen" c/bench/batch/batch.km 2>&1 | { grep -v '^wrote ' || true; }
 done

@@ -5,10 +5,10 @@
 # 10 000 scooters (in cache) and 2^20 (out of it). Results: docs/benchmarks.md
 # "C: data layouts, the paper's Table 3"; logs in target/bench-c/.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 scripts/setup-c.sh
 python3 -c "import wasmtime" 2>/dev/null || python3 -m pip install --quiet "wasmtime==50.0.1"
-out=${CARGO_TARGET_DIR:-$PWD/target}/bench-c
+out=$cargo_target/bench-c
 mkdir -p "$out"
 flags=(-std=c11 -D_POSIX_C_SOURCE=200809L -O3 -Wall -Wextra -Werror)
 gcc-12 "${flags[@]}" -march=x86-64-v2 -o "$out/dod-gcc" c/bench/dod.c c/karmem.c

@@ -10,7 +10,7 @@
 # v1's module (karmem.org) is not served by the Go module proxy, so it is
 # used from the checkout through a replace directive; nothing is fetched.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 v1=$(cd "${1:?usage: $0 V1_CHECKOUT [COUNT]}" && pwd)
 count=${2:-6}
 [ -f "$v1/golang/karmem.go" ] && [ -f "$v1/benchmark/testdata/game.km" ] ||
@@ -19,10 +19,11 @@ source scripts/go-tools.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/ours" "$work/v1km"
-cargo run -q -p karmem-cli -- build --lang go -o "$work/ours" "$v1/benchmark/testdata/game.km" >/dev/null
+karmem_cli
+"$karmem" build --lang go -o "$work/ours" "$v1/benchmark/testdata/game.km" >/dev/null
 cp "$v1/benchmark/km/game_generated.go" "$work/v1km/"
 cp scripts/v1-compare/compare_test.go "$work/"
-ours=$(pwd)/go
+ours=$root/go
 (
   cd "$work"
   go mod init v1compare >/dev/null 2>&1

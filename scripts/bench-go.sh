@@ -4,8 +4,7 @@
 # un-niced; the raw output and benchstat tables go to go/bench/results/.
 #   COUNT=6 BENCHTIME=2s scripts/bench-go.sh
 set -euo pipefail
-cd "$(dirname "$0")/.."
-root=$PWD
+. "$(dirname "$0")/lib/common.sh"
 source scripts/go-tools.sh
 go_bench_tools
 go_benchstat

@@ -4,14 +4,14 @@
 # shared, instruction counts are not disturbed by other processes.
 # Usage: scripts/bench-instructions.sh [FILTER]   (prints a Markdown table)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 if ! command -v valgrind >/dev/null; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq valgrind >/dev/null
 fi
 cargo build --release -q -p karmem-bench --example ops
-ops="${CARGO_TARGET_DIR:-target}/release/examples/ops"
+ops=$cargo_target/release/examples/ops
 n=3
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

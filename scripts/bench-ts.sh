@@ -5,11 +5,8 @@
 # benchmark's game state. Needs node, flatc and protoc (as scripts/bench-go.sh).
 #   ROUNDS=5 SECONDS=0.5 scripts/bench-ts.sh
 set -euo pipefail
-cd "$(dirname "$0")/.."
-cargo build --quiet -p karmem-cli
-target=${CARGO_TARGET_DIR:-target}
-case $target in /*) ;; *) target=$PWD/$target ;; esac
-karmem=$target/debug/karmem
+. "$(dirname "$0")/lib/common.sh"
+karmem_cli
 command -v flatc >/dev/null && command -v protoc >/dev/null \
   || { echo "bench-ts: flatc and protoc are required" >&2; exit 1; }
 . scripts/lib/npm.sh

@@ -14,8 +14,7 @@
 # Incremental: a module is rebuilt only when its sources, its schema, the
 # library, the compiler or the generator changed (a stamp next to the .wasm).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-root=$PWD
+. "$(dirname "$0")/lib/common.sh"
 
 # The compiler, as as/package-lock.json pins it (part of every stamp).
 . scripts/lib/npm.sh

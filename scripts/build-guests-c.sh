@@ -19,7 +19,7 @@
 # <name>-native-scalar.so: the native baselines of
 # crates/karmem-e2e/benches/bounds.rs.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 scripts/setup-c.sh
 . scripts/lib/guests.sh
 guest_karmem

@@ -9,8 +9,7 @@
 # Incremental: a module is rebuilt only when its sources, its schema, the
 # Go library or the generator changed (a stamp next to the .wasm).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-root=$PWD
+. "$(dirname "$0")/lib/common.sh"
 export PATH="$PATH:$(go env GOPATH)/bin"
 . scripts/lib/guests.sh
 guest_karmem

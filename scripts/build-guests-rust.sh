@@ -7,11 +7,11 @@
 # cannot add targets here, and its 1.95 cannot build 1.96's library source);
 # Cargo skips what is up to date. First build ≈ 2 min (std is compiled).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 
 scripts/setup-guests.sh
 
-target_dir=${GUESTS_TARGET_DIR:-$PWD/guests/rust/target}
+target_dir=${GUESTS_TARGET_DIR:-$root/guests/rust/target}
 # Debian's cargo explicitly: rustup's comes first on PATH. RUSTC_BOOTSTRAP
 # enables -Zbuild-std on this stable toolchain.
 RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR="$target_dir" \

@@ -13,7 +13,7 @@
 # Incremental: a module is rebuilt only when its sources, its schema, the
 # Zig library or the generator changed (a stamp next to the .wasm).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 scripts/setup-zig.sh
 zig() { python3 -m ziglang "$@"; }
 . scripts/lib/guests.sh

@@ -4,7 +4,7 @@
 # (guests/c), the Zig guests (guests/zig) and the AssemblyScript guests
 # (guests/as).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 scripts/build-guests-rust.sh
 scripts/build-guests-go.sh
 scripts/build-guests-c.sh

@@ -5,18 +5,14 @@
 # the schemas' package is the same, and one command links both), compiles
 # everything under the strict flags with gcc-12 and clang-19, runs the
 # member's own tests (SHA-256 vectors, the protocol) under the sanitizers,
-# and leaves the command at $target/c/integrity/karmem-integrity-c (built
+# and leaves the command at $cargo_target/c/integrity/karmem-integrity-c (built
 # with clang-19 under AddressSanitizer and UndefinedBehaviorSanitizer, so
 # that the suite's messages also check the viewers for bad reads).
 # Prints the command's path on its last line.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-root=$PWD
-target=${CARGO_TARGET_DIR:-$root/target}
-case $target in /*) ;; *) target=$root/$target ;; esac
-out=$target/c/integrity
-karmem=${KARMEM:-$target/debug/karmem}
-[ -n "${KARMEM:-}" ] || cargo build --quiet -p karmem-cli
+. "$(dirname "$0")/lib/common.sh"
+out=$cargo_target/c/integrity
+karmem_cli
 mkdir -p "$out/gen"
 for v in old new; do
   # The prefix attribute changes only the C names, not the layout.

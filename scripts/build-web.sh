@@ -6,7 +6,7 @@
 # stylesheet, vectors, catalog.json). Node, karmem and the dev tools (ts/'s)
 # come from scripts/ts-setup.sh, as for scripts/test-ts.sh.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 . scripts/ts-setup.sh build-web
 cd ts/web
 rm -rf gen dist

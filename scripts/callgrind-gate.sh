@@ -8,7 +8,7 @@
 #   scripts/callgrind-gate.sh            check
 #   scripts/callgrind-gate.sh --update   rewrite the budget from this build
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 if ! command -v valgrind >/dev/null; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
@@ -16,7 +16,7 @@ if ! command -v valgrind >/dev/null; then
 fi
 budget=crates/karmem-host/callgrind-budget.txt
 cargo build --quiet -p karmem-host --example callcount
-bin="${CARGO_TARGET_DIR:-target}/debug/examples/callcount"
+bin=$cargo_target/debug/examples/callcount
 calls=1000
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

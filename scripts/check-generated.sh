@@ -7,9 +7,8 @@
 # the generators write today: any change to generated code shows up there as
 # a reviewed diff (refresh with scripts/refresh-expected.sh, `make expected`).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-cargo build --quiet -p karmem-cli
-karmem=${CARGO_TARGET_DIR:-target}/debug/karmem
+. "$(dirname "$0")/lib/common.sh"
+karmem_cli
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 n=0
@@ -26,7 +25,7 @@ while IFS= read -r schema; do
   diff -r "$dir" "$dir.again" >/dev/null || { echo "non-deterministic output for $schema"; exit 1; }
   find "$dir" -name '*.rs' -print0 | xargs -0 rustfmt --edition 2021 --check \
     || { echo "generated code for $schema is not rustfmt-clean"; exit 1; }
-done < <(find examples crates/karmem-bench/schemas testdata/schemas testdata/vectors guests -name '*.km' -not -path '*/target/*' | sort)
+done < <(find examples crates/karmem-bench/schemas testdata/schemas testdata/vectors guests -name '*.km' -type f -not -path '*/target/*' | sort)
 echo "generated code: $n schemas, deterministic and rustfmt-clean"
 
 scripts/gen-expected.sh "$out/expected"
@@ -52,12 +51,12 @@ version = "0.0.0"
 edition = "2021"
 publish = false
 [dependencies]
-karmem = { path = "$PWD/crates/karmem" }
+karmem = { path = "$root/crates/karmem" }
 [build-dependencies]
-karmem-codegen = { path = "$PWD/crates/karmem-codegen" }
+karmem-codegen = { path = "$root/crates/karmem-codegen" }
 [workspace]
 TOML
-cp testdata/schemas/seed_game.km "$user/game.km"
+cp testdata/vectors/game/schema.km "$user/game.km"
 cat > "$user/build.rs" <<'RS'
 fn main() {
     karmem_codegen::script::generate(
@@ -79,7 +78,7 @@ mod from_build_script {
 }
 fn main() {}
 RS
-log=$(CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}/generated-user-crate \
+log=$(CARGO_TARGET_DIR=$cargo_target/generated-user-crate \
   cargo build --quiet --manifest-path "$user/Cargo.toml" 2>&1) \
   || { echo "$log"; echo "generated code does not build in a user's crate"; exit 1; }
 if grep -q '^warning' <<<"$log"; then

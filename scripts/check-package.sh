@@ -6,7 +6,7 @@
 # but verifying them would compile wasmtime once more; their one file from
 # outside, docs/abi.km, is a symbolic link that cargo copies in.)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 # Cargo treats a verified package's dependencies on the other packages as
 # registry crates, which never change for a given version: it reuses their
 # unpacked sources (under $CARGO_HOME/registry/src) and their compiled

@@ -9,11 +9,11 @@
 # directory too, so build scripts are shared; the standard library is
 # checked once (≈ 70 s on a fresh machine, under a second afterwards).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 
 scripts/setup-guests.sh
 
-target_dir=${GUESTS_TARGET_DIR:-$PWD/guests/rust/target}
+target_dir=${GUESTS_TARGET_DIR:-$root/guests/rust/target}
 # Debian's cargo-clippy explicitly (rustup's proxy comes first on PATH); it
 # runs $CARGO and the clippy-driver next to itself.
 clippy() {

@@ -10,9 +10,8 @@
 # crashing input in fuzz/artifacts/<target>/, Go in testdata/fuzz/<Target>/
 # of the package.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 seconds=${1:-600}
-root=$PWD
 out=$root/target/fuzz-long
 mkdir -p "$out"
 summary=$out/summary.txt

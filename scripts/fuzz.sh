@@ -4,7 +4,7 @@
 # top of the committed corpus (seeded from the golden vectors); run longer by
 # hand with: scripts/fuzz.sh 600
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 seconds=${1:-20}
 command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked
 # cargo-fuzz needs unstable flags (-Zsanitizer); the stable toolchain accepts
@@ -13,7 +13,7 @@ export RUSTC_BOOTSTRAP=1
 # The differential target reaches the Go guests through this command
 # (docs/integrity.md §8); the guests themselves come from `make guests`.
 cargo build --quiet -p karmem-integrity --features host --bin karmem-integrity-host
-export KARMEM_INTEGRITY_HOST=${CARGO_TARGET_DIR:-$PWD/target}/debug/karmem-integrity-host
+export KARMEM_INTEGRITY_HOST=$cargo_target/debug/karmem-integrity-host
 cd fuzz
 for target in $(cargo fuzz list); do
   mkdir -p "corpus/$target"

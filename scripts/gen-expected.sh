@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Generates the committed expected output (testdata/expected) into DIR:
 # Rust, C, Zig, TypeScript and AssemblyScript for every schema of
-# testdata/schemas and for the demo's app.km, and the guest and host bindings
+# testdata/schemas and for the seed and game schemas of the golden vectors
+# (DIR/seed_app, DIR/seed_game; the demo's app.km and
+# testdata/schemas/seed_app.km are symbolic links to the seed's), and the guest and host bindings
 # of the schemas that declare interfaces, one directory per schema and
 # language: DIR/<schema>/<lang>/. Every generator refactoring (one layout
 # plan printed by every backend, RATIONALE.md R3.7) is checked against it
@@ -13,14 +15,17 @@
 # The CLI formats Rust with rustfmt, which must be installed: without it the
 # output would differ from the committed files.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 out=${1:?usage: scripts/gen-expected.sh DIR}
 command -v rustfmt >/dev/null || { echo "gen-expected: rustfmt is required" >&2; exit 1; }
-cargo build --quiet -p karmem-cli
-karmem=${CARGO_TARGET_DIR:-target}/debug/karmem
-for schema in testdata/schemas/*.km examples/demo/app.km; do
-  name=$(basename "$schema" .km)
-  [ "$schema" = examples/demo/app.km ] && name=demo_app
+karmem_cli
+for schema in testdata/schemas/*.km testdata/vectors/seed/schema.km testdata/vectors/game/schema.km; do
+  [ -L "$schema" ] && continue # another name of a schema listed here
+  case $schema in
+    testdata/vectors/seed/*) name=seed_app ;;
+    testdata/vectors/game/*) name=seed_game ;;
+    *) name=$(basename "$schema" .km) ;;
+  esac
   langs=(rust c zig ts as)
   grep -q '^interface ' "$schema" && langs+=(rust-guest rust-host c-guest zig-guest as-guest)
   for lang in "${langs[@]}"; do

@@ -4,7 +4,7 @@
 # scripts/check-generated.sh (`make generated`, part of `make test`) fails
 # while the committed files and the generators disagree.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 rm -rf testdata/expected
 scripts/gen-expected.sh testdata/expected
 echo "testdata/expected refreshed; review with: git diff --stat testdata/expected"

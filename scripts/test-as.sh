@@ -7,13 +7,10 @@
 # run under Node, the same schemas' code compiled and round-tripped, and
 # thousands of damaged messages that must never trap.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 . scripts/lib/npm.sh
 npm_ci_once test-as as
-cargo build --quiet -p karmem-cli
-target=${CARGO_TARGET_DIR:-target}
-case $target in /*) ;; *) target=$PWD/$target ;; esac
-karmem=$target/debug/karmem
+karmem_cli
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for schema in guests/polyglot.km examples/arena/arena.km docs/abi.km; do

@@ -6,7 +6,7 @@
 # Node's test runner over ts/web/test. INSPECTOR_SCREENSHOT=1 also rewrites
 # docs/img/inspector.png.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 # The browser, and fonts for its text (the screenshot).
 scripts/apt-ensure.sh test-browser chromium fonts-dejavu-core
 scripts/build-web.sh

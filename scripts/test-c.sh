@@ -5,10 +5,9 @@
 # guests' target), and the libFuzzer target for C_FUZZ_SECONDS (default 20)
 # over the golden vectors. C_FUZZ_SECONDS=0 skips the fuzzing.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 scripts/setup-c.sh
-root=$PWD
-out=${CARGO_TARGET_DIR:-$root/target}/c
+out=$cargo_target/c
 mkdir -p "$out"
 strict=(-std=c11 -Wall -Wextra -Werror -pedantic -Wshadow -Wconversion -Wstrict-prototypes)
 sanitize=(-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
@@ -42,8 +41,8 @@ echo "test-c: c/bench/dod.c builds and its variants agree"
 scripts/bench-batch.sh --check
 # The seed README's example (c/examples/seed.c, docs/c.md): its output, and
 # its message byte for byte the golden vector's.
-karmem=${KARMEM:-${CARGO_TARGET_DIR:-$root/target}/debug/karmem}
-"$karmem" build --lang c -o "$out/seed" testdata/schemas/seed_app.km 2>/dev/null
+karmem_cli
+"$karmem" build --lang c -o "$out/seed" testdata/vectors/seed/schema.km 2>/dev/null
 clang-19 "${strict[@]}" "${sanitize[@]}" -Ic -I"$out/seed" -o "$out/seed/seed" \
   c/examples/seed.c "$out/seed/app.c" c/karmem.c
 diff <("$out/seed/seed") - <<'WANT'
@@ -57,7 +56,7 @@ echo "test-c: c/examples/seed.c prints the README's usernames and writes the gol
 # The C member of the integrity suite (c/integrity, docs/integrity.md §7):
 # built and its own tests run (scripts/build-integrity-c.sh), then every
 # producer x consumer pair with the Rust and Go members.
-integrity_c=$(KARMEM="$karmem" scripts/build-integrity-c.sh | tail -1)
+integrity_c=$(scripts/build-integrity-c.sh | tail -1)
 INTEGRITY_MEMBERS=rust,go,c KARMEM_INTEGRITY_C="$integrity_c" INTEGRITY_SEEDS="${INTEGRITY_SEEDS:-24}" \
   cargo test --quiet -p karmem-integrity --test suite
 echo "test-c: the C integrity member agrees with Rust and Go"

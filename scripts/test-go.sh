@@ -5,19 +5,14 @@
 # hostile walk) as GOOS=wasip1 modules under wazero; short fuzzing; the
 # benchmarks compile and agree on their result (one iteration each).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-root=$PWD
+. "$(dirname "$0")/lib/common.sh"
 source scripts/go-tools.sh
 go_test_tools
 go_bench_tools
 fuzz_execs=${GO_FUZZ_EXECS:-30000}
 
 cargo build --quiet -p karmem-cli -p karmem-vectors-go
-# Where cargo put them: $CARGO_TARGET_DIR when set (relative to the
-# repository root, where cargo ran), else target/.
-target_dir=${CARGO_TARGET_DIR:-target}
-case $target_dir in /*) ;; *) target_dir=$root/$target_dir ;; esac
-bin=$target_dir/debug
+bin=$cargo_target/debug
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
@@ -40,7 +35,7 @@ while IFS= read -r schema; do
   out="$scratch/cli/$n"; n=$((n + 1))
   "$bin/karmem" build --lang rust --lang go -o "$out" "$schema" 2>/dev/null
   ls "$out"/*.go "$out"/*.rs >/dev/null
-done < <(find examples crates/karmem-bench/schemas testdata -name '*.km' | sort)
+done < <(find examples crates/karmem-bench/schemas testdata -name '*.km' -type f | sort)
 echo "go: $n schemas built for Rust and Go"
 
 echo "go: --lang go-guest output is gofmt-clean (raw) and vet-clean, host and wasip1"
@@ -61,7 +56,7 @@ echo "go: $n schemas with interfaces built for go-guest"
 echo "go: a user's module, as docs/go.md sets it up (replace, go:generate)"
 user="$scratch/user"
 mkdir -p "$user/app"
-cp testdata/schemas/seed_app.km "$user/app/app.km"
+cp testdata/vectors/seed/schema.km "$user/app/app.km"
 printf '// Package app holds the types generated from app.km.\npackage app\n\n//go:generate karmem build --lang go -o . app.km\n' > "$user/app/doc.go"
 cat > "$user/main.go" <<'GO'
 package main

@@ -8,7 +8,7 @@
 # an unknown function, a bad argument, an application error.
 # Needs the guest modules (scripts/build-guests.sh). About half a minute.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 # The same pin as scripts/bench-c.sh and bench-batch.sh, so the scripts do
 # not reinstall each other's version.
 version=50.0.1
@@ -16,10 +16,7 @@ python3 - "$version" <<'PY' 2>/dev/null || python3 -m pip install --quiet "wasmt
 import sys, importlib.metadata as m
 sys.exit(m.version("wasmtime") != sys.argv[1])
 PY
-if [ -z "${KARMEM:-}" ]; then
-  cargo build --quiet -p karmem-cli
-fi
-karmem=${KARMEM:-${CARGO_TARGET_DIR:-$PWD/target}/debug/karmem}
+karmem_cli
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for lang in rust go c zig as; do
@@ -28,5 +25,5 @@ for lang in rust go c zig as; do
   "$karmem" rewrite "$wasm" "$out/e2e-$lang-echo.wasm" 2>/dev/null
 done
 start=$(date +%s)
-PYTHONPATH=second-host python3 second-host/test_second_host.py "$karmem" "$out" "$PWD"
+PYTHONPATH=second-host python3 second-host/test_second_host.py "$karmem" "$out" "$root"
 echo "test-second-host: $(( $(date +%s) - start )) s"

@@ -6,7 +6,7 @@
 # every test with Node's test runner (unit, golden and hostile vectors,
 # property tests), then the TypeScript member of the integrity suite.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 . scripts/ts-setup.sh test-ts
 cd ts
 rm -rf gen dist

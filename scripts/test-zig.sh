@@ -6,7 +6,7 @@
 # inputs (default 10000, about 10 s after a 20-40 s build; 0 skips it).
 # Builds use at most two jobs (ZIG_JOBS to change it).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/common.sh"
 scripts/setup-zig.sh
 zig() { python3 -m ziglang "$@"; }
 jobs=${ZIG_JOBS:-2}
@@ -32,12 +32,11 @@ echo "zig: $total passed, 0 failed"
 
 # The seed README's example (zig/examples/seed.zig, docs/zig.md): its
 # output, and its message byte for byte the golden vector's.
-root=$PWD
-seed=${CARGO_TARGET_DIR:-$root/target}/zig-seed
+seed=$cargo_target/zig-seed
 mkdir -p "$seed"
-if [ -z "${KARMEM:-}" ]; then cargo build --quiet -p karmem-cli; fi
-"${KARMEM:-${CARGO_TARGET_DIR:-$root/target}/debug/karmem}" build --lang zig -o "$seed" \
-  testdata/schemas/seed_app.km 2>/dev/null
+karmem_cli
+"$karmem" build --lang zig -o "$seed" \
+  testdata/vectors/seed/schema.km 2>/dev/null
 zig fmt --check "$seed/app.zig"
 (cd "$seed" && zig build-exe -ODebug -j"$jobs" --name seed --dep karmem --dep app \
    -Mroot="$root/zig/examples/seed.zig" -Mkarmem="$root/zig/src/karmem.zig" --dep karmem -Mapp="$seed/app.zig")

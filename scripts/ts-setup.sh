@@ -5,8 +5,5 @@
 # only when ts/package-lock.json changed since the last install.
 # Usage: . scripts/ts-setup.sh WHO   (WHO prefixes apt-ensure's message)
 . scripts/lib/npm.sh
-cargo build --quiet -p karmem-cli
-target=${CARGO_TARGET_DIR:-target}
-case $target in /*) ;; *) target=$PWD/$target ;; esac
-karmem=$target/debug/karmem
+karmem_cli
 npm_ci_once "$1" ts

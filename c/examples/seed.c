@@ -2,7 +2,7 @@
  * The first Karmem README's example, in C: encode an account with three
  * profiles, validate the message once, and print each username read in
  * place through the generated viewers (nothing is decoded or copied). The
- * schema is the README's, unchanged (testdata/schemas/seed_app.km);
+ * schema is the README's, unchanged (testdata/vectors/seed/schema.km);
  * `karmem build --lang c` writes app.h and app.c from it. docs/c.md, "The seed README's example".
  *
  * With `--hex`, prints the message instead, in the golden vectors' hex

@@ -1,32 +1,17 @@
 //! Generates Rust code (with serde derives) for every schema under
-//! testdata/schemas and testdata/vectors, one module each, so tests run the
+//! testdata/schemas and testdata/vectors, one module each (a symbolic link
+//! is no second module: `karmem_vectors::schema_files`), so tests run the
 //! generator's real output.
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use karmem_codegen::Backend;
 
-fn schemas(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            schemas(&path, out);
-        } else if path.extension().is_some_and(|e| e == "km") {
-            out.push(path);
-        }
-    }
-}
-
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata");
     println!("cargo:rerun-if-changed={}", root.display());
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
-    let mut found = Vec::new();
-    schemas(&root, &mut found);
+    let found = karmem_vectors::schema_files(&root);
     let mut modules = String::new();
     let mut arms = String::new();
     let mut decode_arms = String::new();

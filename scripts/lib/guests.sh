@@ -17,13 +17,10 @@ guest_schema() {
   esac
 }
 
-# guest_karmem: sets `karmem` to the karmem binary, building the CLI unless
-# KARMEM names one already built. Run from the repository's root.
+# guest_karmem: sets `karmem` (karmem_cli, common.sh) and makes
+# guests/out/. Run from the repository's root.
 guest_karmem() {
-  if [ -z "${KARMEM:-}" ]; then
-    cargo build --quiet -p karmem-cli
-  fi
-  karmem=${KARMEM:-${CARGO_TARGET_DIR:-$PWD/target}/debug/karmem}
+  karmem_cli
   mkdir -p guests/out
 }
 

@@ -1,7 +1,7 @@
 //! The first Karmem README's example, in Zig: encode an account with three
 //! profiles, validate the message once, decode it into an arena and print
 //! each username. The schema is the README's, unchanged
-//! (testdata/schemas/seed_app.km); `karmem build --lang zig` writes app.zig
+//! (testdata/vectors/seed/schema.km); `karmem build --lang zig` writes app.zig
 //! from it. docs/zig.md, "The seed README's example".
 //!
 //! With `--hex`, prints the message instead, in the golden vectors' hex

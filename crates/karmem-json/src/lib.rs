@@ -15,8 +15,6 @@
 //! text is a string; other arrays are arrays; a union is `null` or
 //! `{"VariantType": value}`.
 
-pub mod vectors;
-
 use std::collections::HashMap;
 use std::fmt;
 

@@ -28,7 +28,7 @@ fn decode(schema: &str, bytes: &[u8]) -> Value {
 
 #[test]
 fn left_out_and_null_fields_are_written_as_their_defaults() {
-    let golden = karmem_json::vectors::parse_hex(&vectors("new_defaults.hex"));
+    let golden = karmem_vectors::parse_hex(&vectors("new_defaults.hex"));
     let sparse = json!({"Version": 3, "Units": [{"Id": 1}], "Leader": {"Id": 2}});
     assert_eq!(encode("new.km", &sparse), golden);
     let nulls = json!({

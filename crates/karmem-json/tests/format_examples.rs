@@ -127,7 +127,7 @@ fn worked_examples_match_the_encoder() {
         if encoded != dumped {
             failures.push(format!(
                 "{at}: the dump differs from the encoder's bytes:\n{}",
-                karmem_json::vectors::format_hex(&encoded)
+                karmem_vectors::format_hex(&encoded)
             ));
         }
         match karmem_json::decode(&s, &l, root, &dumped) {
@@ -137,7 +137,7 @@ fn worked_examples_match_the_encoder() {
         if let Some(vector) = &ex.vector {
             let dir = repo().join("testdata/vectors");
             let (topic, name) = vector.split_once('/').expect("vector=TOPIC/NAME");
-            let case = karmem_json::vectors::load_all(&dir)
+            let case = karmem_vectors::load_all(&dir)
                 .into_iter()
                 .find(|c| c.dir.file_name().is_some_and(|d| d == topic) && c.name == name);
             match case {

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use karmem_json::vectors::{format_hex, load_all};
+use karmem_vectors::{format_hex, load_all};
 use serde_json::{json, Map, Value};
 
 fn load(dir: &Path, file: &str) -> (karmem_schema::model::Schema, karmem_layout::Layout) {
@@ -111,7 +111,7 @@ fn golden_vectors() {
 
 /// A hostile case is written back with the message it describes and what
 /// the oracle decodes from it (no `value`: the oracle refuses it).
-fn hostile_regen(case: &karmem_json::vectors::Case, bytes: &[u8], decoded: Option<Value>) {
+fn hostile_regen(case: &karmem_vectors::Case, bytes: &[u8], decoded: Option<Value>) {
     let text = std::fs::read_to_string(case.json_path()).unwrap();
     let mut doc: Map<String, Value> = serde_json::from_str(&text).unwrap();
     doc.remove("value");

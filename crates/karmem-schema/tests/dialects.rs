@@ -2,8 +2,8 @@
 //! comment and never changes what a schema means.
 use karmem_schema::model::*;
 
-const SEED_APP: &str = include_str!("../../../testdata/schemas/seed_app.km");
-const SEED_GAME: &str = include_str!("../../../testdata/schemas/seed_game.km");
+const SEED_APP: &str = include_str!("../../../testdata/vectors/seed/schema.km");
+const SEED_GAME: &str = include_str!("../../../testdata/vectors/game/schema.km");
 const PAPER: &str = include_str!("../../../testdata/schemas/paper.km");
 const ALL: &str = include_str!("../../../testdata/schemas/all_layouts.km");
 

@@ -22,7 +22,7 @@ use std::path::Path;
 use karmem_codegen::assemblyscript::{field_name, type_name, AssemblyScriptBackend};
 use karmem_codegen::Backend;
 use karmem_schema::model::*;
-pub use karmem_vectors_zig::{find_cases, parse_hex, same, Case};
+pub use karmem_vectors_zig::{load_all, same, Case};
 
 /// The Node program that runs the compiled driver over every case.
 pub const RUN_MJS: &str = include_str!("run.mjs");
@@ -144,14 +144,18 @@ pub fn write_driver(dir: &Path, cases: &[Case], out: &Path) -> Result<(), String
     let mut dispatch = String::new();
     let mut damaged = String::new();
     for (i, case) in cases.iter().enumerate() {
-        fs::write(out.join(format!("cases/{i}.bin")), &case.bytes).map_err(io)?;
+        let bytes = case
+            .bytes
+            .as_ref()
+            .ok_or(format!("{}: no .hex", case.id()))?;
+        fs::write(out.join(format!("cases/{i}.bin")), bytes).map_err(io)?;
         let key = format!("{}/{}", case.topic, case.schema);
         let m = modules
             .get(&key)
-            .ok_or(format!("{}: no schema {key}", case.name))?;
-        let (ty, print) = root_of(m, &case.root).ok_or(format!("{}: no root", case.name))?;
+            .ok_or(format!("{}: no schema {key}", case.id()))?;
+        let (ty, print) = root_of(m, &case.root).ok_or(format!("{}: no root", case.id()))?;
         writeln!(dispatch, "    case {i}: {{").unwrap();
-        if case.hostile() {
+        if case.hostile.is_some() {
             driver.push_str(&read_case(&format!("c{i}"), &i.to_string(), &ty, &print));
         } else {
             driver.push_str(&value_case(&format!("c{i}"), &i.to_string(), &ty, &print));
@@ -161,8 +165,8 @@ pub fn write_driver(dir: &Path, cases: &[Case], out: &Path) -> Result<(), String
             let key = format!("{}/{reader}", case.topic);
             let m = modules
                 .get(&key)
-                .ok_or(format!("{}: no schema {key}", case.name))?;
-            let (ty, print) = root_of(m, &case.root).ok_or(format!("{}: no root", case.name))?;
+                .ok_or(format!("{}: no schema {key}", case.id()))?;
+            let (ty, print) = root_of(m, &case.root).ok_or(format!("{}: no root", case.id()))?;
             driver.push_str(&read_case(
                 &format!("c{i}r{r}"),
                 &format!("{i}:{reader}"),

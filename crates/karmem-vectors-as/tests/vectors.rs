@@ -12,7 +12,7 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use karmem_vectors_as::{
-    find_cases, same, write_driver, write_roundtrip, Case, DAMAGE_MJS, HOST_MJS, RUN_MJS,
+    load_all, same, write_driver, write_roundtrip, Case, DAMAGE_MJS, HOST_MJS, RUN_MJS,
 };
 use serde_json::Value;
 
@@ -63,7 +63,7 @@ fn driver() -> &'static (PathBuf, Vec<Case>) {
     static BUILT: OnceLock<(PathBuf, Vec<Case>)> = OnceLock::new();
     BUILT.get_or_init(|| {
         let dir = repo().join("testdata/vectors");
-        let cases = find_cases(&dir).unwrap();
+        let cases = load_all(&dir);
         assert!(
             cases.len() >= MIN_CASES,
             "found {} cases under {}, expected at least {MIN_CASES}",
@@ -158,7 +158,7 @@ fn golden_vectors() {
             failures
                 .entry(case.topic.clone())
                 .or_default()
-                .push(format!("{}: {}", case.name, problems.join("; ")));
+                .push(format!("{}: {}", case.id(), problems.join("; ")));
         }
     }
     let topics: BTreeSet<&str> = cases.iter().map(|c| c.topic.as_str()).collect();
@@ -256,8 +256,8 @@ fn damaged_messages_never_trap() {
 
 /// The problems of one case's results.
 fn check(case: &Case, got: Option<&BTreeMap<String, String>>) -> Vec<String> {
-    if case.hostile() {
-        let mut problems = check_read(case.value.as_ref(), got, case.valid);
+    if let Some(h) = &case.hostile {
+        let mut problems = check_read(case.decoded(), got, Some(h.valid));
         if let Some(c) = got.and_then(|g| g.get("checked")) {
             if c != "ok" {
                 problems.push(format!("checked decode: {c}"));
@@ -265,7 +265,7 @@ fn check(case: &Case, got: Option<&BTreeMap<String, String>>) -> Vec<String> {
         }
         return problems;
     }
-    let mut problems = check_read(case.value.as_ref(), got, Some(true));
+    let mut problems = check_read(case.decoded(), got, Some(true));
     let Some(got) = got else { return problems };
     for kind in ["bytes", "reuse", "over"] {
         match got.get(kind).map(String::as_str) {

@@ -8,7 +8,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use karmem_vectors_c::{build, differs, read_hex, repo_root, run_case, Driver, Outcome};
+use karmem_vectors::{load_all, Case};
+use karmem_vectors_c::{build, differs, repo_root, run_case, Driver, Outcome};
 use serde_json::Value;
 
 /// Cases in testdata/vectors today: fewer means the runner lost some.
@@ -23,6 +24,7 @@ const NOT_YET_SUPPORTED: &[&str] = &[];
 fn golden_vectors() {
     let root = repo_root().join("testdata/vectors");
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("c-vectors");
+    let all = load_all(&root);
     let mut topics: Vec<PathBuf> = std::fs::read_dir(&root)
         .expect("testdata/vectors")
         .map(|e| e.unwrap().path())
@@ -50,21 +52,11 @@ fn golden_vectors() {
             let stem = s.file_stem().unwrap().to_string_lossy().to_string();
             drivers.insert(file, build(s, &out.join(&tname).join(stem)));
         }
-        let mut jsons: Vec<PathBuf> = std::fs::read_dir(topic)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .collect();
-        jsons.sort();
-        for json in &jsons {
+        for case in all.iter().filter(|c| c.topic == tname) {
             cases += 1;
-            let name = format!("{tname}/{}", json.file_stem().unwrap().to_string_lossy());
-            let scratch = out.join(&tname).join(format!(
-                "{}.bin",
-                json.file_stem().unwrap().to_string_lossy()
-            ));
-            if let Err(e) = check_case(json, &drivers, &scratch) {
-                fails.push(format!("{name}: {e}"));
+            let scratch = out.join(&tname).join(format!("{}.bin", case.name));
+            if let Err(e) = check_case(case, &drivers, &scratch) {
+                fails.push(format!("{}: {e}", case.id()));
             }
         }
     }
@@ -109,25 +101,22 @@ fn golden_vectors() {
 }
 
 fn check_case(
-    json: &Path,
+    case: &Case,
     drivers: &BTreeMap<String, Result<Driver, String>>,
     scratch: &Path,
 ) -> Result<(), String> {
-    let case: Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap())
-        .map_err(|e| format!("bad case JSON: {e}"))?;
-    let hex_path = json.with_extension("hex");
-    let hex =
-        std::fs::read_to_string(&hex_path).map_err(|_| format!("no {}", hex_path.display()))?;
-    let bytes = read_hex(&hex)?;
-    let root = case["root"].as_str().ok_or("no root")?;
-    let schema = case["schema"].as_str().unwrap_or("schema.km");
-    let driver = driver_for(drivers, schema)?;
-    let o = run_case(driver, root, &bytes, scratch)?;
+    let bytes = case
+        .bytes
+        .as_ref()
+        .ok_or(format!("no {}", case.hex_path().display()))?;
+    let root = &case.root;
+    let driver = driver_for(drivers, &case.schema)?;
+    let o = run_case(driver, root, bytes, scratch)?;
     let mut errors = Vec::new();
-    if case.get("message").is_some() {
+    if let Some(h) = &case.hostile {
         // Hostile: the validator decides as `valid` says, the decoder
         // gives `value` or refuses.
-        let valid = case["valid"].as_bool().ok_or("no valid")?;
+        let valid = h.valid;
         if (o.validate == 0) != valid {
             errors.push(format!(
                 "the validator returned status {}, the case says valid = {valid}",
@@ -139,7 +128,7 @@ fn check_case(
         if o.view.is_none() {
             errors.push("the viewers printed nothing".into());
         }
-        match case.get("value") {
+        match case.decoded() {
             Some(v) if valid => {
                 viewed(&o, v, &mut errors);
                 decoded(&o, v, &mut errors)
@@ -152,7 +141,7 @@ fn check_case(
         }
         return joined(errors);
     }
-    let value = case.get("value").ok_or("no value")?;
+    let value = &case.value;
     if o.validate != 0 {
         errors.push(format!(
             "the validator refused the bytes (status {})",
@@ -162,11 +151,11 @@ fn check_case(
     decoded(&o, value, &mut errors);
     viewed(&o, value, &mut errors);
     match &o.encode {
-        Some((0, got)) if got == &bytes => {}
+        Some((0, got)) if got == bytes => {}
         Some((0, got)) => {
             let at = got
                 .iter()
-                .zip(&bytes)
+                .zip(bytes)
                 .position(|(a, b)| a != b)
                 .unwrap_or(got.len().min(bytes.len()));
             errors.push(format!(
@@ -189,10 +178,10 @@ fn check_case(
             errors.push(format!("reuse: {r}"));
         }
     }
-    if let Some(readers) = case.get("readers").and_then(Value::as_object) {
-        for (file, expected) in readers {
+    {
+        for (file, expected) in &case.readers {
             let d = driver_for(drivers, file)?;
-            let ro = run_case(d, root, &bytes, scratch)?;
+            let ro = run_case(d, root, bytes, scratch)?;
             if ro.validate != 0 {
                 errors.push(format!(
                     "{file}: the validator refused the bytes (status {})",

@@ -1,7 +1,9 @@
 //! `karmem-vectors-go GO_DIR`: generate Go code (raw generator output, not
 //! passed through gofmt) for every schema under testdata/ and for the
-//! benchmark schema into GO_DIR/internal/gen/<name>/, the seed example's
-//! package into GO_DIR/examples/seed/app/, the ABI descriptor package of the
+//! benchmark schema into GO_DIR/internal/gen/<name>/ (a symbolic link under
+//! testdata/ is no second package), but the seed schema's
+//! (testdata/vectors/seed/schema.km) into the seed example's
+//! GO_DIR/examples/seed/app/; the ABI descriptor package of the
 //! guest library (docs/abi.km) into GO_DIR/guest/internal/abi/, and the
 //! registry the Go vector tests dispatch through
 //! (GO_DIR/internal/vectors/registry_gen.go; every schema but the integrity
@@ -18,20 +20,9 @@ use karmem_codegen::go_guest::GoGuestBackend;
 use karmem_codegen::Backend;
 use karmem_schema::model::Schema;
 
-fn schemas(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            schemas(&path, out);
-        } else if path.extension().is_some_and(|e| e == "km") {
-            out.push(path);
-        }
-    }
-}
+/// The README's seed schema (relative to testdata/), generated into the
+/// seed example's directory instead of internal/gen.
+const SEED: &str = "vectors/seed/schema.km";
 
 /// `vectors/seed/schema.km` → `vectors_seed_schema`.
 fn package_dir(rel: &str) -> String {
@@ -56,8 +47,7 @@ fn main() {
     let go_dir = PathBuf::from(go_dir);
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let testdata = repo.join("testdata");
-    let mut found = Vec::new();
-    schemas(&testdata, &mut found);
+    let found = karmem_vectors::schema_files(&testdata);
     let mut all: Vec<(String, PathBuf)> = found
         .into_iter()
         .map(|p| {
@@ -93,7 +83,15 @@ fn main() {
             .generate(&schema, &layout)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let dir = package_dir(rel);
-        let out = go_dir.join("internal/gen").join(&dir);
+        // The seed schema's package is the seed example's (the README
+        // program uses it as a user would: next to the program); the
+        // vector registry imports it from there.
+        let import = if rel == SEED {
+            "examples/seed/app".to_string()
+        } else {
+            format!("internal/gen/{dir}")
+        };
+        let out = go_dir.join(&import);
         std::fs::create_dir_all(&out).unwrap();
         for f in files {
             std::fs::write(out.join(&f.path), f.contents).unwrap();
@@ -104,24 +102,9 @@ fn main() {
         if rel.starts_with("integrity/") {
             continue;
         }
-        let _ = writeln!(
-            imports,
-            "\t{dir} \"karmem.org/go/karmem/internal/gen/{dir}\""
-        );
+        let _ = writeln!(imports, "\t{dir} \"karmem.org/go/karmem/{import}\"");
         registry_entries(&schema, rel, &dir, &mut roots, &mut unions);
     }
-    // The seed README example program uses the generated package as a user
-    // would: next to the program, named by @golang.package.
-    let seed = repo.join("testdata/schemas/seed_app.km");
-    let source = std::fs::read_to_string(&seed).unwrap();
-    let (schema, layout) = karmem_layout::load(&seed.display().to_string(), &source)
-        .unwrap_or_else(|d| panic!("{}", d.render(false)));
-    let out = go_dir.join("examples/seed/app");
-    std::fs::create_dir_all(&out).unwrap();
-    for f in GoBackend.generate(&schema, &layout).unwrap() {
-        std::fs::write(out.join(&f.path), f.contents).unwrap();
-    }
-
     // The guest library writes its module descriptor with the code generated
     // from the ABI's own schema (docs/abi.md §3).
     let abi = repo.join("docs/abi.km");

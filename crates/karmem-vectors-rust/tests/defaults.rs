@@ -12,7 +12,7 @@ fn vector(name: &str) -> karmem::AlignedBuf {
         .join("../../testdata/vectors/defaults")
         .join(name);
     let text = std::fs::read_to_string(&path).unwrap();
-    karmem::AlignedBuf::from_bytes(&karmem_json::vectors::parse_hex(&text))
+    karmem::AlignedBuf::from_bytes(&karmem_vectors::parse_hex(&text))
 }
 
 /// Every field of a `Unit` as the defaults say (an absent table's fields).

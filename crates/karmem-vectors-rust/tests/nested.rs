@@ -10,7 +10,7 @@ fn vector(name: &str) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../testdata/vectors/nested")
         .join(name);
-    karmem_json::vectors::parse_hex(&std::fs::read_to_string(path).unwrap())
+    karmem_vectors::parse_hex(&std::fs::read_to_string(path).unwrap())
 }
 
 fn check<M: karmem::Mode>(root: RootView<'_, M>) {

@@ -11,7 +11,7 @@ fn vector(name: &str) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../testdata/vectors/optional")
         .join(name);
-    karmem_json::vectors::parse_hex(&std::fs::read_to_string(path).unwrap())
+    karmem_vectors::parse_hex(&std::fs::read_to_string(path).unwrap())
 }
 
 fn list_values<M: karmem::Mode>(mut node: Option<NodeView<'_, M>>) -> Vec<i32> {

@@ -217,25 +217,9 @@ impl Gen<'_> {
 /// Every (schema file, schema, layout) under testdata/vectors.
 fn schemas() -> Vec<(String, Schema, Layout)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/vectors");
-    let mut out = Vec::new();
-    let mut dirs: Vec<_> = std::fs::read_dir(&root)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_dir()) // README.md lives beside the topics
-        .collect();
-    dirs.sort();
-    for dir in dirs {
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .collect();
-        files.sort();
-        for f in files
-            .into_iter()
-            .filter(|p| p.extension().is_some_and(|e| e == "km"))
-        {
+    karmem_vectors::schema_files(&root)
+        .into_iter()
+        .map(|f| {
             let src = std::fs::read_to_string(&f).unwrap();
             let (s, l) = karmem_layout::load("x.km", &src).unwrap();
             let rel = f
@@ -243,10 +227,9 @@ fn schemas() -> Vec<(String, Schema, Layout)> {
                 .unwrap()
                 .to_string_lossy()
                 .to_string();
-            out.push((rel, s, l));
-        }
-    }
-    out
+            (rel, s, l)
+        })
+        .collect()
 }
 
 proptest! {

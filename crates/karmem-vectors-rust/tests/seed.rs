@@ -1,6 +1,6 @@
 //! The seed README's schema and example value, through generated code:
 //! encode, decode with reuse, checked and validated viewers.
-use karmem_vectors_rust::schemas_seed_app::*;
+use karmem_vectors_rust::vectors_seed_schema::*;
 
 fn account() -> AccountData {
     let profile = |network, username: &str, id| Profile {

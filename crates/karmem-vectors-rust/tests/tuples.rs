@@ -9,7 +9,7 @@ fn vector(name: &str) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../testdata/vectors/tuples")
         .join(name);
-    karmem_json::vectors::parse_hex(&std::fs::read_to_string(path).unwrap())
+    karmem_vectors::parse_hex(&std::fs::read_to_string(path).unwrap())
 }
 
 #[test]

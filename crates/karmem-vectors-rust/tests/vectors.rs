@@ -2,7 +2,7 @@
 //! value, reuse, validation, and evolution reads across schema versions.
 use std::path::Path;
 
-use karmem_json::vectors::load_all;
+use karmem_vectors::load_all;
 
 #[test]
 fn golden_vectors_through_generated_code() {

@@ -21,86 +21,7 @@ use karmem_codegen::Backend;
 use karmem_schema::model::*;
 use serde_json::Value;
 
-/// One case: `TOPIC/NAME.json` with its `NAME.hex`.
-#[derive(Clone, Debug)]
-pub struct Case {
-    /// `TOPIC/NAME`.
-    pub name: String,
-    pub topic: String,
-    /// The schema file the bytes are written with (`schema.km`).
-    pub schema: String,
-    pub root: String,
-    /// What decoding gives (absent: a hostile message every decoder refuses).
-    pub value: Option<Value>,
-    /// Evolution: other schema files of the topic and what they read.
-    pub readers: Vec<(String, Value)>,
-    /// Hostile cases: whether every validator accepts the message.
-    pub valid: Option<bool>,
-    pub bytes: Vec<u8>,
-}
-
-impl Case {
-    pub fn hostile(&self) -> bool {
-        self.valid.is_some()
-    }
-}
-
-/// The bytes of a `.hex` file: on every line, the text after the first `:`
-/// as whitespace-separated hexadecimal bytes.
-pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let data = line.split_once(':').map_or(line, |(_, d)| d);
-        for byte in data.split_whitespace() {
-            out.push(u8::from_str_radix(byte, 16).map_err(|e| format!("{byte}: {e}"))?);
-        }
-    }
-    Ok(out)
-}
-
-/// Every case under `dir` (`TOPIC/NAME.json`), topics and names sorted.
-pub fn find_cases(dir: &Path) -> Result<Vec<Case>, String> {
-    let mut cases = Vec::new();
-    for topic in sorted(dir)? {
-        if !topic.is_dir() {
-            continue;
-        }
-        let tname = topic.file_name().unwrap().to_string_lossy().to_string();
-        for file in sorted(&topic)? {
-            if file.extension().and_then(|e| e.to_str()) != Some("json") {
-                continue;
-            }
-            let stem = file.file_stem().unwrap().to_string_lossy().to_string();
-            let name = format!("{tname}/{stem}");
-            let text = fs::read_to_string(&file).map_err(|e| format!("{name}: {e}"))?;
-            let json: Value = serde_json::from_str(&text).map_err(|e| format!("{name}: {e}"))?;
-            let hex = fs::read_to_string(file.with_extension("hex"))
-                .map_err(|e| format!("{name}: no .hex: {e}"))?;
-            let readers = match json.get("readers") {
-                Some(Value::Object(m)) => m.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-                _ => Vec::new(),
-            };
-            cases.push(Case {
-                schema: json
-                    .get("schema")
-                    .and_then(Value::as_str)
-                    .unwrap_or("schema.km")
-                    .to_string(),
-                root: json["root"]
-                    .as_str()
-                    .ok_or(format!("{name}: no root"))?
-                    .to_string(),
-                value: json.get("value").cloned(),
-                readers,
-                valid: json.get("valid").and_then(Value::as_bool),
-                bytes: parse_hex(&hex).map_err(|e| format!("{name}: {e}"))?,
-                topic: tname.clone(),
-                name,
-            });
-        }
-    }
-    Ok(cases)
-}
+pub use karmem_vectors::{load_all, Case};
 
 fn sorted(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let mut v: Vec<PathBuf> = fs::read_dir(dir)
@@ -176,14 +97,18 @@ pub fn write_driver(dir: &Path, cases: &[Case], out: &Path) -> Result<(), String
     driver.push_str("    defer _ = gpa_state.deinit();\n");
     driver.push_str("    const gpa = gpa_state.allocator();\n");
     for (i, case) in cases.iter().enumerate() {
-        fs::write(out.join(format!("cases/{i}.bin")), &case.bytes).map_err(io)?;
+        let bytes = case
+            .bytes
+            .as_ref()
+            .ok_or(format!("{}: no .hex", case.id()))?;
+        fs::write(out.join(format!("cases/{i}.bin")), bytes).map_err(io)?;
         let key = format!("{}/{}", case.topic, case.schema);
         let m = modules
             .get(&key)
-            .ok_or(format!("{}: no schema {key}", case.name))?;
-        let (ty, print) = root_of(m, &case.root).ok_or(format!("{}: no root", case.name))?;
+            .ok_or(format!("{}: no schema {key}", case.id()))?;
+        let (ty, print) = root_of(m, &case.root).ok_or(format!("{}: no root", case.id()))?;
         let bytes = format!("@embedFile(\"cases/{i}.bin\")");
-        if case.hostile() {
+        if case.hostile.is_some() {
             writeln!(
                 driver,
                 "    try runRead(gpa, \"{i}\", {ty}, {print}, {bytes});"
@@ -200,8 +125,8 @@ pub fn write_driver(dir: &Path, cases: &[Case], out: &Path) -> Result<(), String
             let key = format!("{}/{reader}", case.topic);
             let m = modules
                 .get(&key)
-                .ok_or(format!("{}: no schema {key}", case.name))?;
-            let (ty, print) = root_of(m, &case.root).ok_or(format!("{}: no root", case.name))?;
+                .ok_or(format!("{}: no schema {key}", case.id()))?;
+            let (ty, print) = root_of(m, &case.root).ok_or(format!("{}: no root", case.id()))?;
             writeln!(
                 driver,
                 "    try runRead(gpa, \"{i}:{reader}\", {ty}, {print}, {bytes});"
@@ -481,13 +406,5 @@ mod tests {
         assert!(same(&json!({"A": [1, 2]}), &json!({"A": [1, 3]}), "v").is_err());
         assert!(same(&json!({"A": 1}), &json!({"A": 1, "B": 2}), "v").is_err());
         assert!(same(&json!("NaN"), &json!("NaN"), "v").is_ok());
-    }
-
-    #[test]
-    fn hex_lines() {
-        assert_eq!(
-            parse_hex("0000: 4b 4d\n0002: 02 00\n").unwrap(),
-            vec![0x4b, 0x4d, 2, 0]
-        );
     }
 }

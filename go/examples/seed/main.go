@@ -2,7 +2,7 @@
 // format: encode with a pooled writer, read a few fields through viewers
 // without decoding, and decode into a pooled, reused object.
 //
-// The package app is generated from testdata/schemas/seed_app.km (the
+// The package app is generated from testdata/vectors/seed/schema.km (the
 // README's schema, unchanged) by `karmem build --lang go`.
 package main
 

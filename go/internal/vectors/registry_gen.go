@@ -6,12 +6,11 @@ import (
 	"reflect"
 
 	"karmem.org/go/karmem"
+	vectors_seed_schema "karmem.org/go/karmem/examples/seed/app"
 	bench_game "karmem.org/go/karmem/internal/gen/bench_game"
 	schemas_all_layouts "karmem.org/go/karmem/internal/gen/schemas_all_layouts"
 	schemas_paper "karmem.org/go/karmem/internal/gen/schemas_paper"
 	schemas_reserved_names "karmem.org/go/karmem/internal/gen/schemas_reserved_names"
-	schemas_seed_app "karmem.org/go/karmem/internal/gen/schemas_seed_app"
-	schemas_seed_game "karmem.org/go/karmem/internal/gen/schemas_seed_game"
 	schemas_soa_columns "karmem.org/go/karmem/internal/gen/schemas_soa_columns"
 	schemas_wide "karmem.org/go/karmem/internal/gen/schemas_wide"
 	vectors_defaults_new "karmem.org/go/karmem/internal/gen/vectors_defaults_new"
@@ -28,7 +27,6 @@ import (
 	vectors_optional_old "karmem.org/go/karmem/internal/gen/vectors_optional_old"
 	vectors_optional_schema "karmem.org/go/karmem/internal/gen/vectors_optional_schema"
 	vectors_scalars_schema "karmem.org/go/karmem/internal/gen/vectors_scalars_schema"
-	vectors_seed_schema "karmem.org/go/karmem/internal/gen/vectors_seed_schema"
 	vectors_struct_arrays_schema "karmem.org/go/karmem/internal/gen/vectors_struct_arrays_schema"
 	vectors_tables_schema "karmem.org/go/karmem/internal/gen/vectors_tables_schema"
 	vectors_text_schema "karmem.org/go/karmem/internal/gen/vectors_text_schema"
@@ -154,59 +152,6 @@ var schemas = map[string]map[string]rootType{
 			validate: func(r *karmem.Reader) error { _, err := schemas_reserved_names.ValidateHolder(r); return err },
 			trust: func(r *karmem.Reader) (views, error) {
 				return bothViews(r, schemas_reserved_names.ValidateHolder, schemas_reserved_names.TrustHolder)
-			},
-		},
-	},
-	"schemas/seed_app.km": {
-		"ProfileData": {
-			new:      func() object { return new(schemas_seed_app.ProfileData) },
-			validate: func(r *karmem.Reader) error { _, err := schemas_seed_app.ValidateProfileData(r); return err },
-			trust: func(r *karmem.Reader) (views, error) {
-				return bothViews(r, schemas_seed_app.ValidateProfileData, schemas_seed_app.TrustProfileData)
-			},
-		},
-		"Profile": {
-			new:      func() object { return new(schemas_seed_app.Profile) },
-			validate: func(r *karmem.Reader) error { _, err := schemas_seed_app.ValidateProfile(r); return err },
-			trust: func(r *karmem.Reader) (views, error) {
-				return bothViews(r, schemas_seed_app.ValidateProfile, schemas_seed_app.TrustProfile)
-			},
-		},
-		"AccountData": {
-			new:      func() object { return new(schemas_seed_app.AccountData) },
-			validate: func(r *karmem.Reader) error { _, err := schemas_seed_app.ValidateAccountData(r); return err },
-			trust: func(r *karmem.Reader) (views, error) {
-				return bothViews(r, schemas_seed_app.ValidateAccountData, schemas_seed_app.TrustAccountData)
-			},
-		},
-	},
-	"schemas/seed_game.km": {
-		"Vec3": {
-			new:      func() object { return new(schemas_seed_game.Vec3) },
-			validate: func(r *karmem.Reader) error { _, err := schemas_seed_game.ValidateVec3(r); return err },
-			trust: func(r *karmem.Reader) (views, error) {
-				return bothViews(r, schemas_seed_game.ValidateVec3, schemas_seed_game.TrustVec3)
-			},
-		},
-		"MonsterData": {
-			new:      func() object { return new(schemas_seed_game.MonsterData) },
-			validate: func(r *karmem.Reader) error { _, err := schemas_seed_game.ValidateMonsterData(r); return err },
-			trust: func(r *karmem.Reader) (views, error) {
-				return bothViews(r, schemas_seed_game.ValidateMonsterData, schemas_seed_game.TrustMonsterData)
-			},
-		},
-		"Monster": {
-			new:      func() object { return new(schemas_seed_game.Monster) },
-			validate: func(r *karmem.Reader) error { _, err := schemas_seed_game.ValidateMonster(r); return err },
-			trust: func(r *karmem.Reader) (views, error) {
-				return bothViews(r, schemas_seed_game.ValidateMonster, schemas_seed_game.TrustMonster)
-			},
-		},
-		"State": {
-			new:      func() object { return new(schemas_seed_game.State) },
-			validate: func(r *karmem.Reader) error { _, err := schemas_seed_game.ValidateState(r); return err },
-			trust: func(r *karmem.Reader) (views, error) {
-				return bothViews(r, schemas_seed_game.ValidateState, schemas_seed_game.TrustState)
 			},
 		},
 	},

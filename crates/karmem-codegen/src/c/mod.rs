@@ -15,13 +15,9 @@
 //! * checked zero-copy viewers (views.rs): `static inline` view types and
 //!   accessors in the header that read a message in place. Trusted viewers
 //!   are not generated yet.
-//!
-//! [`json_printer`] gives the JSON export the golden-vector runner uses; it
-//! is not part of `karmem build` output (it needs stdio).
 
 mod decode;
 mod encode;
-mod json;
 mod validate;
 mod views;
 
@@ -33,8 +29,6 @@ use karmem_schema::model::*;
 use crate::emit::Lines;
 use crate::names::{screaming, snake};
 use crate::{Backend, Error, GeneratedFile};
-
-pub use json::{json_printer, view_json_printer};
 
 /// The C generator.
 #[derive(Clone, Debug, Default)]

@@ -646,21 +646,6 @@ impl Gen<'_> {
         )
     }
 
-    /// The value of column `k` of the SoA item `it`, through the item's
-    /// accessors along the column's path.
-    pub fn soa_item_read(&self, id: StructId, k: usize, it: &str) -> String {
-        let col = &self.l.soa(id).columns[k];
-        let mut expr = it.to_string();
-        for d in 0..col.path.len() {
-            expr = format!(
-                "{}_{}({expr})",
-                self.soa_node(id, &col.path[..d]),
-                self.view_field(col.steps[d], col.path[d] as usize)
-            );
-        }
-        expr
-    }
-
     /// The field names along `path` (a column's or a prefix of one), from
     /// the structs the layout's columns walk.
     fn path_names(&self, id: StructId, path: &[u32]) -> Vec<String> {

@@ -1,7 +1,7 @@
 // Package readme holds the first Karmem README's Go code, verbatim, in
 // three packages — encode, read and decode, one per README section, since
 // two sections each define a function named decodes — compiled against the
-// package app generated from the README's schema (testdata/schemas/seed_app.km,
+// package app generated from the README's schema (testdata/vectors/seed/schema.km,
 // unchanged). Only the package clauses and import blocks, which the README
 // leaves out, are ours. Their tests run the code and check what it prints.
 package readme

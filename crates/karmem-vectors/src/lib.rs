@@ -1,5 +1,7 @@
-//! The golden-vector file format (testdata/vectors/README.md), shared by
-//! every Rust-side runner.
+//! The golden-vector file format (testdata/vectors/README.md): the cases of
+//! every topic and their `.hex` files, read once for every runner (the
+//! Rust, C, Zig and AssemblyScript ones and karmem-json's, which writes the
+//! vectors). Test support, not published.
 
 use std::path::{Path, PathBuf};
 
@@ -8,7 +10,11 @@ use serde_json::Value;
 /// One case: `NAME.json` + `NAME.hex` in a topic directory.
 #[derive(Clone, Debug)]
 pub struct Case {
+    /// The topic directory (`testdata/vectors/TOPIC`).
     pub dir: PathBuf,
+    /// The topic: the directory's name.
+    pub topic: String,
+    /// The file stem, `NAME`.
     pub name: String,
     /// Schema file the value is written with (default `schema.km`).
     pub schema: String,
@@ -66,6 +72,20 @@ impl Hostile {
 }
 
 impl Case {
+    /// `TOPIC/NAME`, as runners report a case.
+    pub fn id(&self) -> String {
+        format!("{}/{}", self.topic, self.name)
+    }
+
+    /// What decoding the bytes gives; `None` for a hostile message every
+    /// decoder refuses.
+    pub fn decoded(&self) -> Option<&Value> {
+        match &self.hostile {
+            Some(h) if !h.decodes => None,
+            _ => Some(&self.value),
+        }
+    }
+
     pub fn json_path(&self) -> PathBuf {
         self.dir.join(format!("{}.json", self.name))
     }
@@ -86,6 +106,7 @@ pub fn load_all(root: &Path) -> Vec<Case> {
         .collect();
     dirs.sort();
     for dir in dirs {
+        let topic = dir.file_name().unwrap().to_string_lossy().to_string();
         let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
             .unwrap()
             .flatten()
@@ -124,11 +145,37 @@ pub fn load_all(root: &Path) -> Vec<Case> {
                 bytes: std::fs::read_to_string(&hex).ok().map(|t| parse_hex(&t)),
                 hostile: Hostile::parse(&v),
                 dir: dir.clone(),
+                topic: topic.clone(),
                 name,
             });
         }
     }
     cases
+}
+
+/// Every schema file (`*.km`) under `dir`, depth first, sorted. Symbolic
+/// links are skipped: a link is another name of a schema kept elsewhere
+/// under `dir` (testdata/schemas/seed_app.km is testdata/vectors/seed/
+/// schema.km), whose code is generated once, from the file itself.
+pub fn schema_files(dir: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<_> = entries.flatten().collect();
+        entries.sort_by_key(|e| e.path());
+        for e in entries {
+            let (path, kind) = (e.path(), e.file_type().expect("file type"));
+            if kind.is_dir() {
+                walk(&path, out);
+            } else if kind.is_file() && path.extension().is_some_and(|x| x == "km") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, &mut out);
+    out
 }
 
 /// `OFFSET: xx xx ...` lines; everything before `:` is a comment.
@@ -154,4 +201,18 @@ pub fn format_hex(bytes: &[u8]) -> String {
         out.push_str(&format!("{:04x}: {}\n", i * 16, pairs.join(" ")));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_lines() {
+        assert_eq!(
+            parse_hex("0000: 4b 4d\n0002: 02 00\n"),
+            vec![0x4b, 0x4d, 2, 0]
+        );
+        assert_eq!(parse_hex(&format_hex(&[7; 17])), vec![7; 17]);
+    }
 }

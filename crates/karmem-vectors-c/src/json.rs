@@ -2,14 +2,15 @@
 //! (testdata/vectors/README.md): structs as objects in declaration order
 //! (tuples as arrays), enums as names where the schema has one, floats
 //! exactly (`%.17g` with a fraction or exponent, non-finite values as
-//! strings), unions as `{"Variant": value}`, maps as objects. Used by the
-//! C golden-vector runner; not part of `karmem build` output, because it
-//! needs `<stdio.h>`.
+//! strings), unions as `{"Variant": value}`, maps as objects. The C
+//! golden-vector runner's, not `karmem build`'s: it needs `<stdio.h>`, and
+//! no user program prints the vectors' JSON. It lives here, beside the copy
+//! of the C backend compiled into this crate (lib.rs), whose names it uses.
 
 use karmem_layout::{ArrayData, FixedElem, Layout, Slot};
 use karmem_schema::model::*;
 
-use super::{Code, Gen};
+use crate::c::{int_literal, Code, Gen};
 
 /// C source (functions `void <prefix>_<type>_json(FILE *, const <type>
 /// *)`, external so that a printer the program does not call is no
@@ -63,7 +64,7 @@ void {p}_json_text(FILE *f, const char *s, uint32_t n) {{
         defs.open(&format!("{sig} {{"));
         defs.line("switch (x) {");
         for v in &e.variants {
-            defs.line(&format!("case {}:", super::int_literal(v.value)));
+            defs.line(&format!("case {}:", int_literal(v.value)));
             defs.line(&format!("    fputs(\"\\\"{}\\\"\", f);", v.name));
             defs.line("    return;");
         }
@@ -152,6 +153,21 @@ void {p}_json_text(FILE *f, const char *s, uint32_t n) {{
 }
 
 impl Gen<'_> {
+    /// The value of column `k` of the SoA item `it`, through the item's
+    /// accessors along the column's path.
+    pub fn soa_item_read(&self, id: StructId, k: usize, it: &str) -> String {
+        let col = &self.l.soa(id).columns[k];
+        let mut expr = it.to_string();
+        for d in 0..col.path.len() {
+            expr = format!(
+                "{}_{}({expr})",
+                self.soa_node(id, &col.path[..d]),
+                self.view_field(col.steps[d], col.path[d] as usize)
+            );
+        }
+        expr
+    }
+
     fn json_scalar(&self, c: &mut Code, p: Primitive, v: &str) {
         match p {
             Primitive::Bool => c.line(&format!("fputs({v} ? \"true\" : \"false\", f);")),
