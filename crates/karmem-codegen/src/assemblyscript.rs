@@ -80,7 +80,7 @@ impl Code {
 }
 
 /// Members every generated class has; a field of that name gets a `_`
-/// suffix, as do the words TypeScript reserves (`crate::ts::RESERVED`).
+/// suffix, as do the words TypeScript reserves (`crate::names::TS_RESERVED`).
 const MEMBERS: &[&str] = &[
     "encode",
     "decode",
@@ -93,16 +93,16 @@ const MEMBERS: &[&str] = &[
 /// A class or enum name: TitleCase (`monster_data` → `MonsterData`), as
 /// the TypeScript backend names it (reserved words get a `K` prefix).
 pub fn type_name(name: &str) -> String {
-    crate::ts::type_name(name)
+    crate::names::ts_type_name(name)
 }
 
 /// A field name: camelCase (`ID` → `id`, `MonsterData` → `monsterData`),
 /// as the TypeScript backend names a property; a member or reserved word
 /// gets a `_` suffix.
 pub fn field_name(name: &str) -> String {
-    let s = crate::ts::prop_name(name);
+    let s = crate::names::ts_prop_name(name);
     if MEMBERS.contains(&s.as_str())
-        || crate::ts::RESERVED.contains(&s.as_str())
+        || crate::names::TS_RESERVED.contains(&s.as_str())
         || s.starts_with("_km")
     {
         format!("{s}_")
@@ -174,7 +174,7 @@ pub(crate) fn tr(expr: &str) -> String {
 
 /// A JavaScript string literal.
 pub(crate) fn quote(text: &str) -> String {
-    crate::zig::zig_quote(text)
+    crate::names::quote(text)
 }
 
 /// Where a slot's bytes are.

@@ -60,6 +60,139 @@ pub fn rust_ident(name: &str) -> String {
     }
 }
 
+/// A string literal of `text` that Zig, TypeScript and AssemblyScript all
+/// read the same way (`\"`, `\\`, `\n`, `\u{..}` for other controls).
+pub fn quote(text: &str) -> String {
+    let mut out = String::from("\"");
+    for ch in text.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Words TypeScript (and so AssemblyScript) does not accept as a class, interface or const name.
+pub const TS_RESERVED: &[&str] = &[
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "continue",
+    "debugger",
+    "default",
+    "delete",
+    "do",
+    "else",
+    "enum",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "for",
+    "function",
+    "if",
+    "import",
+    "in",
+    "instanceof",
+    "new",
+    "null",
+    "return",
+    "super",
+    "switch",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typeof",
+    "var",
+    "void",
+    "while",
+    "with",
+    "implements",
+    "interface",
+    "let",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "static",
+    "yield",
+    "any",
+    "boolean",
+    "number",
+    "string",
+    "symbol",
+    "bigint",
+    "object",
+    "never",
+    "unknown",
+    "undefined",
+    "type",
+    "layout",
+    "viewers",
+    "karmem",
+    "Map",
+    "Array",
+    "Uint8Array",
+];
+
+/// A TypeScript type name for a schema name: TitleCase, identifier
+/// characters only (`monster_data` → `MonsterData`).
+pub fn ts_type_name(name: &str) -> String {
+    let c = crate::names::camel(name);
+    let mut out: String = c
+        .chars()
+        .map(|ch| if ch.is_ascii_alphanumeric() { ch } else { '_' })
+        .collect();
+    if let Some(f) = out.get(0..1) {
+        let up = f.to_uppercase();
+        out.replace_range(0..1, &up);
+    }
+    if out.is_empty()
+        || out.starts_with(|c: char| c.is_ascii_digit())
+        || TS_RESERVED.contains(&out.as_str())
+    {
+        out.insert(0, 'K');
+    }
+    out
+}
+
+/// A property name: camelCase (`ID` → `id`, `Username` → `username`,
+/// `field_as_soa` → `fieldAsSoa`). `constructor` and names that are not
+/// identifiers get a trailing or leading `_`.
+pub fn ts_prop_name(name: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in snake(name).split('_').filter(|p| !p.is_empty()).enumerate() {
+        let mut cs = part.chars();
+        if let Some(f) = cs.next() {
+            if i == 0 {
+                out.push(f);
+            } else {
+                out.extend(f.to_uppercase());
+            }
+            out.extend(cs);
+        }
+    }
+    let mut out: String = out
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, '_');
+    }
+    if out == "constructor" || out == "prototype" {
+        out.push('_');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,9 +20,8 @@ use std::fmt::Write;
 use karmem_layout::{ArrayData, FixedElem, Layout, Slot};
 use karmem_schema::model::*;
 
-use crate::names::snake;
 // Zig's string escapes (`\"`, `\\`, `\n`, `\u{1f}`) are JavaScript's.
-use crate::zig::zig_quote as quote;
+use crate::names::quote;
 use crate::{Backend, Error, GeneratedFile};
 
 /// The TypeScript generator.
@@ -56,121 +55,9 @@ pub fn file_name(schema: &Schema) -> String {
         .collect()
 }
 
-/// Words TypeScript does not accept as a class, interface or const name.
-pub(crate) const RESERVED: &[&str] = &[
-    "break",
-    "case",
-    "catch",
-    "class",
-    "const",
-    "continue",
-    "debugger",
-    "default",
-    "delete",
-    "do",
-    "else",
-    "enum",
-    "export",
-    "extends",
-    "false",
-    "finally",
-    "for",
-    "function",
-    "if",
-    "import",
-    "in",
-    "instanceof",
-    "new",
-    "null",
-    "return",
-    "super",
-    "switch",
-    "this",
-    "throw",
-    "true",
-    "try",
-    "typeof",
-    "var",
-    "void",
-    "while",
-    "with",
-    "implements",
-    "interface",
-    "let",
-    "package",
-    "private",
-    "protected",
-    "public",
-    "static",
-    "yield",
-    "any",
-    "boolean",
-    "number",
-    "string",
-    "symbol",
-    "bigint",
-    "object",
-    "never",
-    "unknown",
-    "undefined",
-    "type",
-    "layout",
-    "viewers",
-    "karmem",
-    "Map",
-    "Array",
-    "Uint8Array",
-];
-
-/// A TypeScript type name for a schema name: TitleCase, identifier
-/// characters only (`monster_data` → `MonsterData`).
-pub fn type_name(name: &str) -> String {
-    let c = crate::names::camel(name);
-    let mut out: String = c
-        .chars()
-        .map(|ch| if ch.is_ascii_alphanumeric() { ch } else { '_' })
-        .collect();
-    if let Some(f) = out.get(0..1) {
-        let up = f.to_uppercase();
-        out.replace_range(0..1, &up);
-    }
-    if out.is_empty()
-        || out.starts_with(|c: char| c.is_ascii_digit())
-        || RESERVED.contains(&out.as_str())
-    {
-        out.insert(0, 'K');
-    }
-    out
-}
-
-/// A property name: camelCase (`ID` → `id`, `Username` → `username`,
-/// `field_as_soa` → `fieldAsSoa`). `constructor` and names that are not
-/// identifiers get a trailing or leading `_`.
-pub fn prop_name(name: &str) -> String {
-    let mut out = String::new();
-    for (i, part) in snake(name).split('_').filter(|p| !p.is_empty()).enumerate() {
-        let mut cs = part.chars();
-        if let Some(f) = cs.next() {
-            if i == 0 {
-                out.push(f);
-            } else {
-                out.extend(f.to_uppercase());
-            }
-            out.extend(cs);
-        }
-    }
-    let mut out: String = out
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
-        out.insert(0, '_');
-    }
-    if out == "constructor" || out == "prototype" {
-        out.push('_');
-    }
-    out
-}
+/// A TypeScript type name and property name (`names.rs` holds them, as the
+/// AssemblyScript backend names its classes and fields the same way).
+pub use crate::names::{ts_prop_name as prop_name, ts_type_name as type_name};
 
 /// The wire type's name, as the library's `Prim` spells it (`u8`, `f32`).
 fn prim_str(p: Primitive) -> &'static str {

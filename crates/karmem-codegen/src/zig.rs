@@ -29,7 +29,6 @@ use karmem_schema::model::*;
 use crate::names::snake;
 use crate::{Backend, Error, GeneratedFile};
 use code::Code;
-pub(crate) use encode::uses_bunch;
 
 /// The Zig generator.
 #[derive(Clone, Debug, Default)]
@@ -257,23 +256,6 @@ pub fn prim(p: Primitive) -> &'static str {
         Primitive::F64 => "f64",
         Primitive::Bool => "bool",
     }
-}
-
-/// A Zig string literal of `text`; JavaScript reads the same escapes, so
-/// the TypeScript backend prints its strings with it too.
-pub(crate) fn zig_quote(text: &str) -> String {
-    let mut out = String::from("\"");
-    for ch in text.chars() {
-        match ch {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// `x + k` (`x` when k is 0).
@@ -506,7 +488,7 @@ impl<'a> Gen<'a> {
                 )
             }
             (_, DefaultValue::Enum { value, .. }) => format!("@fromBackingInt({value})"),
-            (_, DefaultValue::Text(t)) => zig_quote(t),
+            (_, DefaultValue::Text(t)) => crate::names::quote(t),
             _ => unreachable!("numbers and booleans are crate::scalar_default's"),
         }
     }

@@ -2,7 +2,7 @@
 //! every backend, so that a backend only prints the plan in its language.
 //! Today: what a validator checks (format.md §11).
 
-use karmem_schema::model::{ArrayType, Primitive, StructId, UnionId};
+use karmem_schema::model::{ArrayLayout, ArrayType, Primitive, StructId, UnionId};
 
 use crate::model::{ArrayData, FixedElem, Layout, Slot};
 
@@ -91,4 +91,34 @@ impl Layout {
             },
         }
     }
+}
+
+/// Whether some array of the schema laid out as `l` is a bunch array of
+/// union `id` (`soa`: `#bovos`): a schema-wide fact the Zig and
+/// AssemblyScript encoders and decoders ask before printing a union's bunch
+/// helpers, decided here once instead of in one backend the other imports.
+pub fn uses_bunch(l: &Layout, id: UnionId, soa: bool) -> bool {
+    fn walk(data: &ArrayData, array: &ArrayType, id: UnionId, soa: bool) -> bool {
+        match data {
+            ArrayData::UnionBunch { id: u, .. } => {
+                *u == id && (array.layout == ArrayLayout::BoVoS) == soa
+            }
+            ArrayData::Arrays { array, data } => walk(data, array, id, soa),
+            _ => false,
+        }
+    }
+    let mut slots: Vec<&Slot> = Vec::new();
+    for st in &l.structs {
+        slots.extend(st.fields.iter().map(|f| &f.slot));
+    }
+    for soa_l in l.soa.iter().flatten() {
+        slots.extend(soa_l.columns.iter().map(|c| &c.slot));
+    }
+    slots.into_iter().any(|slot| {
+        let slot = match slot {
+            Slot::Optional { value, .. } => value,
+            other => other,
+        };
+        matches!(slot, Slot::ArrayRef { array, data } if walk(data, array, id, soa))
+    })
 }

@@ -463,7 +463,7 @@ impl Gen<'_> {
     /// Whether some array of the schema is a bunch array of union `id`
     /// (`soa`: `#bovos`).
     pub(crate) fn uses_bunch(&self, id: UnionId, soa: bool) -> bool {
-        crate::zig::uses_bunch(self.l, id, soa)
+        karmem_layout::plan::uses_bunch(self.l, id, soa)
     }
 }
 

@@ -521,7 +521,7 @@ impl Gen<'_> {
     /// Whether some array of the schema is a bunch array of union `id`
     /// (`soa`: `#bovos`).
     pub(crate) fn uses_bunch(&self, id: UnionId, soa: bool) -> bool {
-        uses_bunch(self.l, id, soa)
+        karmem_layout::plan::uses_bunch(self.l, id, soa)
     }
 }
 
@@ -534,32 +534,4 @@ fn write_limit(c: &mut Code, array: &ArrayType, value: &str) {
         };
         c.line(&format!("if ({len} > {n}) return error.TooLarge;"));
     }
-}
-
-/// Whether some array of the schema laid out as `l` is a bunch array of
-/// union `id` (`soa`: `#bovos`); the AssemblyScript backend asks it too.
-pub(crate) fn uses_bunch(l: &karmem_layout::Layout, id: UnionId, soa: bool) -> bool {
-    fn walk(data: &ArrayData, array: &ArrayType, id: UnionId, soa: bool) -> bool {
-        match data {
-            ArrayData::UnionBunch { id: u, .. } => {
-                *u == id && (array.layout == ArrayLayout::BoVoS) == soa
-            }
-            ArrayData::Arrays { array, data } => walk(data, array, id, soa),
-            _ => false,
-        }
-    }
-    let mut slots: Vec<&Slot> = Vec::new();
-    for st in &l.structs {
-        slots.extend(st.fields.iter().map(|f| &f.slot));
-    }
-    for soa_l in l.soa.iter().flatten() {
-        slots.extend(soa_l.columns.iter().map(|c| &c.slot));
-    }
-    slots.into_iter().any(|slot| {
-        let slot = match slot {
-            Slot::Optional { value, .. } => value,
-            other => other,
-        };
-        matches!(slot, Slot::ArrayRef { array, data } if walk(data, array, id, soa))
-    })
 }
