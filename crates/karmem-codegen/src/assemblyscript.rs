@@ -26,6 +26,7 @@ use karmem_layout::{Layout, Slot};
 use karmem_schema::model::*;
 
 use crate::emit::{deref_lines, Lines};
+use crate::walk::Ctx;
 use crate::{Backend, Error, GeneratedFile};
 
 /// The module specifier generated files import the library by
@@ -177,20 +178,6 @@ pub(crate) fn quote(text: &str) -> String {
     crate::names::quote(text)
 }
 
-/// Where a slot's bytes are.
-#[derive(Clone)]
-pub(crate) enum Ctx {
-    /// A field at `off` of the table whose offset and used size are the
-    /// locals `to` and `tu`.
-    Table { off: u32 },
-    /// A fixed position; `present` is a condition under which the slot is
-    /// there (`None`: always).
-    Pos {
-        pos: String,
-        present: Option<String>,
-    },
-}
-
 /// `stmt` when `present` holds (always when it is `None`); when it does
 /// not and the slot's zero value holds `held` units of tables (format.md
 /// §10), those are charged instead.
@@ -208,24 +195,13 @@ pub(crate) fn when_present(c: &mut Code, present: Option<&str>, stmt: &str, held
     }
 }
 
-impl Ctx {
-    /// What a slot's zero value holds, charged when the slot is a field
-    /// past its table's `used` (format.md §10; its own bytes are the
-    /// table's). Nothing at a fixed position: an SoA column's are charged
-    /// for the whole array, and other positions are always there.
-    pub(crate) fn absent_charge(&self, l: &Layout, slot: &Slot) -> u64 {
-        match self {
-            Ctx::Table { .. } => l.absent_charge(slot),
-            Ctx::Pos { .. } => 0,
-        }
-    }
-
-    /// The slot's position and presence condition for a slot of `size` bytes.
-    pub fn place(&self, size: u32) -> (String, Option<String>) {
-        match self {
-            Ctx::Table { off } => (plus("to", *off), Some(format!("tu >= {}", *off + size))),
-            Ctx::Pos { pos, present } => (pos.clone(), present.clone()),
-        }
+/// A slot's position and presence condition, for a slot of `size` bytes at
+/// `ctx`: a table field is at `to + off`, present when it ends within the
+/// table's used size `tu`.
+pub(crate) fn place(ctx: &Ctx, size: u32) -> (String, Option<String>) {
+    match ctx {
+        Ctx::Table { off } => (plus("to", *off), Some(format!("tu >= {}", *off + size))),
+        Ctx::Pos { pos, present } => (pos.clone(), present.clone()),
     }
 }
 

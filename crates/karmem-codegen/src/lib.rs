@@ -21,6 +21,7 @@ pub mod rust_guest;
 pub mod rust_host;
 pub mod script;
 pub mod ts;
+mod walk;
 pub mod zig;
 pub mod zig_guest;
 

@@ -303,32 +303,6 @@ pub(crate) fn mentions(body: &str, name: &str) -> bool {
     })
 }
 
-/// Where a slot's bytes are, for the code being emitted.
-#[derive(Clone)]
-pub(crate) enum Ctx {
-    /// A field of the table `t` at `off`.
-    Table { off: u32 },
-    /// A fixed position; `present` is a condition under which the slot is
-    /// there (`None`: always).
-    Pos {
-        pos: String,
-        present: Option<String>,
-    },
-}
-
-impl Ctx {
-    /// What a slot's zero value holds, charged when the slot is a field
-    /// past its table's `used` (format.md §10; its own bytes are the
-    /// table's). Nothing at a fixed position: an SoA column's are charged
-    /// for the whole array, and other positions are always there.
-    pub(crate) fn absent_charge(&self, l: &Layout, slot: &Slot) -> u64 {
-        match self {
-            Ctx::Table { .. } => l.absent_charge(slot),
-            Ctx::Pos { .. } => 0,
-        }
-    }
-}
-
 pub(crate) struct Gen<'a> {
     pub s: &'a Schema,
     pub l: &'a Layout,

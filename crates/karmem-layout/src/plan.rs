@@ -1,8 +1,13 @@
 //! Per-slot plans: what generated code does with a slot, decided once for
-//! every backend, so that a backend only prints the plan in its language.
-//! Today: what a validator checks (format.md §11).
+//! every backend, so that a backend only prints the plan in its language
+//! (RATIONALE.md R3.7): what a validator checks (format.md §11,
+//! [`SlotCheck`]), how a decoder reads an array block and what each of its
+//! elements costs the traversal budget (format.md §10, [`ArrayRead`]), and
+//! how a field is reached from its container ([`Access`], [`FieldPlan`]).
 
-use karmem_schema::model::{ArrayLayout, ArrayType, Primitive, StructId, UnionId};
+use karmem_schema::model::{
+    ArrayLayout, ArrayType, ElemType, Primitive, Schema, StructId, StructKind, Text, UnionId,
+};
 
 use crate::model::{ArrayData, FixedElem, Layout, Slot};
 
@@ -121,4 +126,229 @@ pub fn uses_bunch(l: &Layout, id: UnionId, soa: bool) -> bool {
         };
         matches!(slot, Slot::ArrayRef { array, data } if walk(data, array, id, soa))
     })
+}
+
+/// How a decoder reads one array block (format.md §5, §7), with what each
+/// element costs the traversal budget (format.md §10) already decided:
+/// every backend's `read_array` prints one of these and no backend matches
+/// the block's [`ArrayData`] or asks for the charge itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArrayRead<'l> {
+    /// Text: UTF-8 (or UTF-16 when `utf16`) code units, `charge` per unit.
+    Text { utf16: bool, charge: u32 },
+    /// Numbers, `bool`s or enums (`elem`), `elem_size` bytes apart.
+    Plain {
+        elem: ElemType,
+        elem_size: u32,
+        charge: u32,
+    },
+    /// Array references, each to an `array` whose block holds `data`; the
+    /// inner reference is checked against `elem_size` and `limit`.
+    Nested {
+        array: &'l ArrayType,
+        data: &'l ArrayData,
+        elem_size: u32,
+        limit: Option<u32>,
+        charge: u32,
+    },
+    /// Inline structs packed `stride` bytes apart.
+    AosInline {
+        id: StructId,
+        stride: u32,
+        charge: u32,
+    },
+    /// `u32` offsets to tables.
+    AosTable { id: StructId, charge: u32 },
+    /// An SoA block of `elem`: the directory and the columns, charged by
+    /// the element's SoA reader (it is shared by every array of `elem`).
+    Soa { elem: StructId },
+    /// 8-byte union slots.
+    UnionAos { id: UnionId, charge: u32 },
+    /// A tag column of `tag_size`-byte tags, then an offset column.
+    UnionSoa {
+        id: UnionId,
+        tag_size: u32,
+        charge: u32,
+    },
+    /// A bunch table (format.md §7.1) whose entries are AoS (`#bovoa`) or
+    /// SoA (`soa`, `#bovos`) arrays of each variant's struct, read by the
+    /// union's bunch reader.
+    Bunch { id: UnionId, soa: bool },
+}
+
+impl Layout {
+    /// The decoder's plan for an `array` whose block holds `data`.
+    pub fn array_read<'l>(&self, array: &'l ArrayType, data: &'l ArrayData) -> ArrayRead<'l> {
+        let charge = || self.decode_charge(data).unwrap_or(1);
+        match (array.text, data) {
+            (Some(text), _) => ArrayRead::Text {
+                utf16: text == Text::Utf16,
+                charge: charge(),
+            },
+            (None, ArrayData::Plain { elem_size }) => ArrayRead::Plain {
+                elem: array.elem,
+                elem_size: *elem_size,
+                charge: charge(),
+            },
+            (None, ArrayData::Arrays { array, data: inner }) => ArrayRead::Nested {
+                array,
+                data: inner,
+                elem_size: inner.elem_size(),
+                limit: array.limit(),
+                charge: charge(),
+            },
+            (None, ArrayData::AosInline { id, stride }) => ArrayRead::AosInline {
+                id: *id,
+                stride: *stride,
+                charge: charge(),
+            },
+            (None, ArrayData::AosTable { id }) => ArrayRead::AosTable {
+                id: *id,
+                charge: charge(),
+            },
+            (None, ArrayData::Soa { elem }) => ArrayRead::Soa { elem: *elem },
+            (None, ArrayData::UnionAos { id, .. }) => ArrayRead::UnionAos {
+                id: *id,
+                charge: charge(),
+            },
+            (None, ArrayData::UnionSoa { id, tag }) => ArrayRead::UnionSoa {
+                id: *id,
+                tag_size: tag.size(),
+                charge: charge(),
+            },
+            (None, ArrayData::UnionBunch { id, .. }) => ArrayRead::Bunch {
+                id: *id,
+                soa: array.layout == ArrayLayout::BoVoS,
+            },
+        }
+    }
+}
+
+/// Where a field's bytes are, relative to its container, and what a reader
+/// does when they are not there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// A table field at `off` (from the table's start), present when
+    /// `off + size ≤ used` (format.md §4); past `used` it reads as its zero
+    /// value (or default), and a decoder building it charges `absent`
+    /// units for the tables that zero value holds (format.md §10).
+    Table { off: u32, size: u32, absent: u64 },
+    /// A field of an inline struct at `off` from the struct's start:
+    /// always there (the struct is checked whole).
+    Inline { off: u32 },
+    /// Column `k` of an SoA element, `stride` bytes per element; present
+    /// when the directory lists it (format.md §5.3). What an unlisted
+    /// column's zero value holds is charged by the SoA reader for the whole
+    /// array ([`SoaPlan::unlisted`]), so nothing per element.
+    Column { k: usize, stride: u32 },
+}
+
+/// One field of a struct, or one column of an SoA element, as every
+/// generated reader, writer and validator sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct FieldPlan<'l> {
+    /// The field's index in its own struct (for a column: in the leaf's).
+    pub index: usize,
+    pub slot: &'l Slot,
+    pub access: Access,
+    /// The field declares a default other than zero (docs/idl.md §4.3.1):
+    /// a reader starting from the object's defaults must leave it alone
+    /// when the field is absent.
+    pub has_default: bool,
+}
+
+/// A struct as its generated readers and writers walk it.
+#[derive(Clone, Debug)]
+pub struct StructPlan<'l> {
+    pub id: StructId,
+    pub table: bool,
+    /// See [`StructLayout::size`](crate::StructLayout::size).
+    pub size: u32,
+    /// `Z(T)` (format.md §10): charged for an absent table, or for an
+    /// inline root that does not fit.
+    pub zero: u64,
+    pub fields: Vec<FieldPlan<'l>>,
+}
+
+/// The flattened element of an SoA array as its readers walk it.
+#[derive(Clone, Debug)]
+pub struct SoaPlan<'l> {
+    pub elem: StructId,
+    /// One per column, in directory order, each with [`Access::Column`].
+    pub columns: Vec<FieldPlan<'l>>,
+    /// Traversal-budget units per element (format.md §10).
+    pub element_charge: u32,
+    /// `(k, units)` for each column whose zero value holds tables: charged
+    /// per element when the directory does not list column `k`.
+    pub unlisted: Vec<(usize, u64)>,
+}
+
+impl Layout {
+    /// The plan of struct `id` of `schema` (the schema this layout was
+    /// computed from).
+    pub fn struct_plan<'l>(&'l self, schema: &Schema, id: StructId) -> StructPlan<'l> {
+        let sl = self.of_struct(id);
+        let table = schema.structs[id].kind == StructKind::Table;
+        let fields = sl
+            .fields
+            .iter()
+            .zip(&schema.structs[id].fields)
+            .enumerate()
+            .map(|(index, (f, field))| FieldPlan {
+                index,
+                slot: &f.slot,
+                access: if table {
+                    Access::Table {
+                        off: f.offset,
+                        size: self.slot_size(&f.slot),
+                        absent: self.absent_charge(&f.slot),
+                    }
+                } else {
+                    Access::Inline { off: f.offset }
+                },
+                has_default: field.nonzero_default().is_some(),
+            })
+            .collect();
+        StructPlan {
+            id,
+            table,
+            size: sl.size,
+            zero: sl.zero,
+            fields,
+        }
+    }
+
+    /// The plan of `elem` as the element of an SoA array.
+    pub fn soa_plan<'l>(&'l self, schema: &Schema, elem: StructId) -> SoaPlan<'l> {
+        let soa = self.soa(elem);
+        let columns = soa
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(k, col)| FieldPlan {
+                index: *col.path.last().expect("a column has a leaf") as usize,
+                slot: &col.slot,
+                access: Access::Column {
+                    k,
+                    stride: col.size,
+                },
+                has_default: col.field(schema).nonzero_default().is_some(),
+            })
+            .collect();
+        let unlisted = soa
+            .columns
+            .iter()
+            .enumerate()
+            .filter_map(|(k, col)| {
+                let held = self.absent_charge(&col.slot);
+                (held > 0).then_some((k, held))
+            })
+            .collect();
+        SoaPlan {
+            elem,
+            columns,
+            element_charge: soa.element_charge(),
+            unlisted,
+        }
+    }
 }

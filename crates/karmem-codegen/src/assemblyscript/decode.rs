@@ -6,11 +6,13 @@
 //! places, with what `Layout::decode_charge` says per element.
 
 use karmem_layout::{
-    ArrayData, FixedElem, Slot, ARRAY_REF_SIZE, OFFSET_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE,
+    Access, ArrayData, FixedElem, Layout, Slot, ARRAY_REF_SIZE, OFFSET_SIZE, UNION_OFFSET_AT,
+    UNION_SLOT_SIZE,
 };
 use karmem_schema::model::*;
 
-use super::{elem_at, limit_arg, plus, prim, tr, when_present, Code, Ctx, Gen};
+use super::{elem_at, limit_arg, plus, prim, tr, when_present, Code, Gen};
+use crate::walk::{read_array, read_fields, read_slot, Ctx, DecodePrinter, Here};
 
 /// `n * k` as a 64-bit budget charge.
 fn times64(n: &str, k: u32) -> String {
@@ -100,18 +102,10 @@ impl Gen<'_> {
         } else {
             body.line("this._kmReset();");
         }
-        for (i, f) in sl.fields.iter().enumerate() {
-            let place = format!("this.{}", self.field(id, i));
-            let ctx = if table {
-                Ctx::Table { off: f.offset }
-            } else {
-                Ctx::Pos {
-                    pos: plus("at", f.offset),
-                    present: None,
-                }
-            };
-            self.read_slot(&mut body, &f.slot, &place, &ctx);
-        }
+        let plan = self.l.struct_plan(self.s, id);
+        read_fields(self, &mut body, &plan.fields, |_, f| {
+            format!("this.{}", self.field(id, f.index))
+        });
         if table {
             body.line("v.leave();");
         }
@@ -122,305 +116,395 @@ impl Gen<'_> {
         };
         self.function(sig, body, "return KarmemError.None;");
     }
+}
 
-    /// Decodes one slot into `place`. Objects were reset to their initial
-    /// values, so an absent slot is left as it is: zero, or the declared
-    /// default.
-    pub(crate) fn read_slot(&self, c: &mut Code, slot: &Slot, place: &str, ctx: &Ctx) {
-        let size = self.l.slot_size(slot);
-        let (pos, present) = ctx.place(size);
-        // A field past its table's `used` is built as its zero value: the
-        // tables that holds are charged first (`_kmReadSoa` charges an SoA
-        // column's for the whole array, before its elements are made).
-        let held = ctx.absent_charge(self.l, slot);
-        let guarded = |c: &mut Code, stmt: &str| when_present(c, present.as_deref(), stmt, held);
-        match slot {
-            Slot::Scalar(Primitive::Bool) => guarded(c, &format!("{place} = v.ldBool({pos});")),
-            Slot::Scalar(p) => guarded(c, &format!("{place} = v.ld<{}>({pos});", prim(*p))),
-            Slot::Enum { id, repr } => guarded(
-                c,
-                &format!(
-                    "{place} = {};",
-                    self.enum_from(*id, &format!("v.ld<{}>({pos})", prim(*repr)))
-                ),
-            ),
-            Slot::InlineStruct(_) => guarded(c, &tr(&format!("{place}._kmReadAt(v, {pos})"))),
-            Slot::TableRef(_) => {
-                let offset = match &present {
-                    Some(cond) => format!("{cond} ? v.ld<u32>({pos}) : 0"),
-                    None => format!("v.ld<u32>({pos})"),
-                };
-                c.line(&tr(&format!("{place}._kmReadTable(v, {offset})")));
-            }
-            Slot::OptionalTable(id) => {
-                let offset = match &present {
-                    Some(cond) => format!("{cond} ? v.ld<u32>({pos}) : 0"),
-                    None => format!("v.ld<u32>({pos})"),
-                };
-                let (o, p) = (self.fresh("offset"), self.fresh("table"));
-                let ty = self.struct_name(*id);
-                c.line(&format!("const {o} = {offset};"));
-                c.open(&format!("if ({o} != 0) {{"));
-                c.line(&format!("const {p} = new {ty}();"));
-                c.line(&tr(&format!("{p}._kmReadTable(v, {o})")));
-                c.line(&format!("{place} = {p};"));
-                c.close("}");
-            }
-            Slot::Optional { value_at, value } => {
-                let flag = format!("v.ldBool({pos})");
-                let cond = match &present {
-                    Some(p) => format!("{p} && {flag}"),
-                    None => flag,
-                };
-                let tmp = self.fresh("value");
-                c.open(&format!("if ({cond}) {{"));
-                c.line(&format!(
-                    "let {tmp}: {} = {};",
-                    self.slot_type(value),
-                    self.slot_zero(value)
-                ));
-                let inner = Ctx::Pos {
-                    pos: plus(&pos, *value_at),
-                    present: None,
-                };
-                self.read_slot(c, value, &tmp, &inner);
-                if matches!(**value, Slot::Scalar(_) | Slot::Enum { .. }) {
-                    c.line(&format!(
-                        "{place} = new Box<{}>({tmp});",
-                        self.slot_type(value)
-                    ));
-                } else {
-                    c.line(&format!("{place} = {tmp};"));
-                }
-                c.close("}");
-            }
-            Slot::Union { id, .. } => {
-                let u = self.fresh("u");
-                let name = self.union_name(*id);
-                let mut stmt = Code::new(c.indent + 1);
-                stmt.line(&format!("const {u} = new {name}();"));
-                stmt.line(&tr(&format!(
-                    "{u}._kmRead(v, {pos}, {})",
-                    plus(&pos, UNION_OFFSET_AT)
-                )));
-                stmt.line(&format!("{place} = {u}.tag == 0 ? null : {u};"));
-                match &present {
-                    Some(cond) => c.open(&format!("if ({cond}) {{")),
-                    None => c.open("{"),
-                }
-                c.raw(&stmt.into_text());
-                c.close("}");
-            }
-            Slot::FixedArray { elem, stride, len } => {
-                let j = self.fresh("j");
-                let epos = elem_at(&pos, &format!("<u32>{j}"), *stride);
-                // `j` stays below the array's length: no bounds checks.
-                let e = format!("{place}[{j}]");
-                let set = |value: String| format!("unchecked(({e} = {value}));");
-                let stmt = match elem {
-                    FixedElem::Scalar(Primitive::Bool) => set(format!("v.ldBool({epos})")),
-                    FixedElem::Scalar(p) => set(format!("v.ld<{}>({epos})", prim(*p))),
-                    FixedElem::Enum { id, repr } => {
-                        set(self.enum_from(*id, &format!("v.ld<{}>({epos})", prim(*repr))))
-                    }
-                    FixedElem::InlineStruct(_) => {
-                        tr(&format!("unchecked({e})._kmReadAt(v, {epos})"))
-                    }
-                };
-                let lp =
-                    format!("for (let {j} = 0; {j} < min({place}.length, {len}); {j}++) {stmt}");
-                guarded(c, &lp);
-            }
-            Slot::ArrayRef { array, data } => {
-                let es = data.elem_size();
-                let limit = limit_arg(array.limit());
-                let a = self.fresh("a");
-                // Read only when present: an absent array (past `used`, or
-                // a column the directory does not list) is left empty, or
-                // its default, and costs nothing (format.md §10).
-                match &present {
-                    Some(cond) => c.open(&format!("if ({cond}) {{")),
-                    None => c.open("{"),
-                }
-                match ctx {
-                    Ctx::Table { off } => {
-                        c.line(&format!("v.fieldArray(to, tu, {off}, {es}, {limit});"))
-                    }
-                    Ctx::Pos { .. } => c.line(&format!("v.array({pos}, {es}, {limit});")),
-                }
-                c.line(&format!("const {a}o = v.aOff;"));
-                c.line(&format!("const {a}l = v.aLen;"));
-                c.line(&format!("const {a}c = v.aCap;"));
-                self.read_array(c, array, data, place, &a);
-                c.close("}");
-            }
+/// AssemblyScript prints the decoder's plan (crate::walk): each node below
+/// is one kind of slot or array block. Objects were reset to their initial
+/// values, so an absent slot is left as it is: zero, or the declared
+/// default.
+impl DecodePrinter for Gen<'_> {
+    type Code = Code;
+
+    fn layout(&self) -> &Layout {
+        self.l
+    }
+
+    fn place(&self, ctx: &Ctx, size: u32) -> (String, Option<String>) {
+        super::place(ctx, size)
+    }
+
+    fn field_ctx(&self, access: Access) -> Ctx {
+        match access {
+            Access::Table { off, .. } => Ctx::Table { off },
+            Access::Inline { off } => Ctx::Pos {
+                pos: plus("at", off),
+                present: None,
+            },
+            Access::Column { k, stride } => Ctx::Pos {
+                pos: elem_at(&format!("unchecked(cols[{k}])"), "i", stride),
+                present: Some(format!("unchecked(cols[{k}]) != 0")),
+            },
         }
     }
 
-    /// Decodes the array whose reference is in the locals `{a}o`, `{a}l`,
-    /// `{a}c` into `place`.
-    fn read_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData, place: &str, a: &str) {
-        let per_element = self.l.decode_charge(data);
-        let charge = |c: &mut Code| {
-            let size = per_element.expect("charged per element");
-            c.line(&tr(&format!(
-                "v.charge({})",
-                times64(&format!("{a}l"), size)
-            )));
+    fn value(&self, c: &mut Code, slot: &Slot, place: &str, at: &Here, _has_default: bool) {
+        let pos = &at.pos;
+        let stmt = match slot {
+            Slot::Scalar(Primitive::Bool) => format!("{place} = v.ldBool({pos});"),
+            Slot::Scalar(p) => format!("{place} = v.ld<{}>({pos});", prim(*p)),
+            Slot::Enum { id, repr } => format!(
+                "{place} = {};",
+                self.enum_from(*id, &format!("v.ld<{}>({pos})", prim(*repr)))
+            ),
+            _ => unreachable!("the walker hands numbers and enums only"),
         };
-        let (s, k) = (self.fresh("s"), self.fresh("k"));
-        let (ao, al, ac) = (format!("{a}o"), format!("{a}l"), format!("{a}c"));
-        match (array.text, data) {
-            (
-                None,
-                ArrayData::Arrays {
-                    array: inner,
-                    data: inner_data,
-                },
-            ) => {
-                charge(c);
-                let ty = self.obj_type(&FieldType::Array(*inner));
-                let a2 = self.fresh("a");
-                c.line(&format!("const {s} = new Array<{ty}>(<i32>{al});"));
-                c.open(&format!("for (let {k}: u32 = 0; {k} < {al}; {k}++) {{"));
-                c.line(&format!(
-                    "v.array({}, {}, {});",
-                    elem_at(&ao, &k, ARRAY_REF_SIZE),
-                    inner_data.elem_size(),
-                    limit_arg(inner.limit())
-                ));
-                c.line(&format!("const {a2}o = v.aOff;"));
-                c.line(&format!("const {a2}l = v.aLen;"));
-                c.line(&format!("const {a2}c = v.aCap;"));
-                // Each element is assigned whatever its reference holds (a
-                // hole would trap when read).
-                let e = self.fresh("e");
-                c.line(&format!(
-                    "let {e}: {ty} = {};",
-                    self.zero_of(&FieldType::Array(*inner))
-                ));
-                self.read_array(c, inner, inner_data, &e, &a2);
-                c.line(&format!("unchecked(({s}[{k}] = {e}));"));
-                c.close("}");
-                c.line(&format!("{place} = {s};"));
-            }
-            (Some(Text::Utf8), _) => {
-                charge(c);
-                c.line(&format!("{place} = v.utf8String({ao}, {al});"));
-            }
-            (Some(Text::Utf16), _) => {
-                charge(c);
-                c.line(&format!("{place} = v.utf16String({ao}, {al});"));
-            }
-            (None, ArrayData::Plain { elem_size }) => {
-                charge(c);
-                match array.elem {
-                    ElemType::Scalar(Primitive::Bool) => {
-                        c.line(&format!("const {s} = new Array<bool>(<i32>{al});"));
-                        c.line(&format!(
-                            "for (let {k}: u32 = 0; {k} < {al}; {k}++) unchecked(({s}[{k}] = v.ldBool({ao} + {k})));"
-                        ));
-                        c.line(&format!("{place} = {s};"));
-                    }
-                    ElemType::Scalar(p) => {
-                        c.line(&format!("{place} = v.slice<{}>({ao}, {al});", prim(p)))
-                    }
-                    ElemType::Enum(id) => {
-                        let ty = self.enum_type(id);
-                        let p = prim(self.s.enums[id].repr);
-                        c.line(&format!("const {s} = new Array<{ty}>(<i32>{al});"));
-                        c.line(&format!(
-                            "for (let {k}: u32 = 0; {k} < {al}; {k}++) unchecked(({s}[{k}] = {}));",
-                            self.enum_from(
-                                id,
-                                &format!("v.ld<{p}>({})", elem_at(&ao, &k, *elem_size))
-                            )
-                        ));
-                        c.line(&format!("{place} = {s};"));
-                    }
-                    _ => unreachable!("plain arrays hold numbers"),
-                }
-            }
-            (None, ArrayData::AosInline { id, .. } | ArrayData::AosTable { id }) => {
-                charge(c);
-                let ty = self.struct_name(*id);
-                let x = self.fresh("x");
-                let read = match data {
-                    ArrayData::AosInline { stride, .. } => {
-                        format!("{x}._kmReadAt(v, {})", elem_at(&ao, &k, *stride))
-                    }
-                    _ => format!(
-                        "{x}._kmReadTable(v, v.ld<u32>({}))",
-                        elem_at(&ao, &k, OFFSET_SIZE)
-                    ),
-                };
-                c.line(&format!("const {s} = new Array<{ty}>(<i32>{al});"));
-                c.open(&format!("for (let {k}: u32 = 0; {k} < {al}; {k}++) {{"));
-                c.line(&format!("const {x} = new {ty}();"));
-                c.line(&tr(&read));
-                c.line(&format!("unchecked(({s}[{k}] = {x}));"));
-                c.close("}");
-                c.line(&format!("{place} = {s};"));
-            }
-            (None, ArrayData::Soa { elem }) => {
-                let ty = self.struct_name(*elem);
-                c.line(&format!("const {s} = new Array<{ty}>(0);"));
-                c.line(&tr(&format!("_kmReadSoa{ty}(v, {ao}, {al}, {ac}, {s})")));
-                c.line(&format!("{place} = {s};"));
-            }
-            (None, ArrayData::UnionAos { id, .. }) => {
-                charge(c);
-                let u = self.union_name(*id);
-                let x = self.fresh("x");
-                let at = elem_at(&ao, &k, UNION_SLOT_SIZE);
-                c.line(&format!("const {s} = new Array<{u} | null>(<i32>{al});"));
-                c.open(&format!("for (let {k}: u32 = 0; {k} < {al}; {k}++) {{"));
-                c.line(&format!("const {x} = new {u}();"));
-                c.line(&tr(&format!(
-                    "{x}._kmRead(v, {at}, {})",
-                    plus(&at, UNION_OFFSET_AT)
-                )));
-                c.line(&format!(
-                    "unchecked(({s}[{k}] = {x}.tag == 0 ? null : {x}));"
-                ));
-                c.close("}");
-                c.line(&format!("{place} = {s};"));
-            }
-            (None, ArrayData::UnionSoa { id, tag }) => {
-                let u = self.union_name(*id);
-                let tw = tag.size();
-                let x = self.fresh("x");
-                c.open(&format!("if (v.unionColumns({ao}, {ac}, {tw})) {{"));
-                c.line(&format!("const {a}t = v.uTags;"));
-                c.line(&format!("const {a}f = v.uOffs;"));
-                charge(c);
-                c.line(&format!("const {s} = new Array<{u} | null>(<i32>{al});"));
-                c.open(&format!("for (let {k}: u32 = 0; {k} < {al}; {k}++) {{"));
-                c.line(&format!("const {x} = new {u}();"));
-                c.line(&tr(&format!(
-                    "{x}._kmRead(v, {}, {})",
-                    elem_at(&format!("{a}t"), &k, tw),
-                    elem_at(&format!("{a}f"), &k, OFFSET_SIZE)
-                )));
-                c.line(&format!(
-                    "unchecked(({s}[{k}] = {x}.tag == 0 ? null : {x}));"
-                ));
-                c.close("}");
-                c.line(&format!("{place} = {s};"));
-                c.close("}");
-            }
-            (None, ArrayData::UnionBunch { id, .. }) => {
-                let f = if array.layout == ArrayLayout::BoVoS {
-                    "Bovos"
-                } else {
-                    "Bovoa"
-                };
-                let u = self.union_name(*id);
-                c.line(&format!("const {s} = new Array<{u} | null>(0);"));
-                c.line(&tr(&format!("_kmRead{f}{u}(v, {ao}, {ac}, {s})")));
-                c.line(&format!("{place} = {s};"));
-            }
+        when_present(c, at.present.as_deref(), &stmt, at.held);
+    }
+
+    fn inline(&self, c: &mut Code, _id: StructId, place: &str, at: &Here) {
+        let stmt = tr(&format!("{place}._kmReadAt(v, {})", at.pos));
+        when_present(c, at.present.as_deref(), &stmt, at.held);
+    }
+
+    fn table(&self, c: &mut Code, _id: StructId, place: &str, at: &Here) {
+        let offset = self.offset_at(at);
+        c.line(&tr(&format!("{place}._kmReadTable(v, {offset})")));
+    }
+
+    fn optional_table(&self, c: &mut Code, id: StructId, place: &str, at: &Here) {
+        let offset = self.offset_at(at);
+        let (o, p) = (self.fresh("offset"), self.fresh("table"));
+        let ty = self.struct_name(id);
+        c.line(&format!("const {o} = {offset};"));
+        c.open(&format!("if ({o} != 0) {{"));
+        c.line(&format!("const {p} = new {ty}();"));
+        c.line(&tr(&format!("{p}._kmReadTable(v, {o})")));
+        c.line(&format!("{place} = {p};"));
+        c.close("}");
+    }
+
+    fn optional(&self, c: &mut Code, value_at: u32, value: &Slot, place: &str, at: &Here) {
+        let flag = format!("v.ldBool({})", at.pos);
+        let cond = match &at.present {
+            Some(p) => format!("{p} && {flag}"),
+            None => flag,
+        };
+        let tmp = self.fresh("value");
+        c.open(&format!("if ({cond}) {{"));
+        c.line(&format!(
+            "let {tmp}: {} = {};",
+            self.slot_type(value),
+            self.slot_zero(value)
+        ));
+        let inner = Ctx::Pos {
+            pos: plus(&at.pos, value_at),
+            present: None,
+        };
+        read_slot(self, c, value, &tmp, &inner, false);
+        if matches!(*value, Slot::Scalar(_) | Slot::Enum { .. }) {
+            c.line(&format!(
+                "{place} = new Box<{}>({tmp});",
+                self.slot_type(value)
+            ));
+        } else {
+            c.line(&format!("{place} = {tmp};"));
         }
+        c.close("}");
+    }
+
+    fn union(&self, c: &mut Code, id: UnionId, place: &str, at: &Here) {
+        let u = self.fresh("u");
+        let name = self.union_name(id);
+        let mut stmt = Code::new(c.indent + 1);
+        stmt.line(&format!("const {u} = new {name}();"));
+        stmt.line(&tr(&format!(
+            "{u}._kmRead(v, {}, {})",
+            at.pos,
+            plus(&at.pos, UNION_OFFSET_AT)
+        )));
+        stmt.line(&format!("{place} = {u}.tag == 0 ? null : {u};"));
+        match &at.present {
+            Some(cond) => c.open(&format!("if ({cond}) {{")),
+            None => c.open("{"),
+        }
+        c.raw(&stmt.into_text());
+        c.close("}");
+    }
+
+    fn fixed(&self, c: &mut Code, elem: FixedElem, len: u32, stride: u32, place: &str, at: &Here) {
+        let j = self.fresh("j");
+        let epos = elem_at(&at.pos, &format!("<u32>{j}"), stride);
+        // `j` stays below the array's length: no bounds checks.
+        let e = format!("{place}[{j}]");
+        let set = |value: String| format!("unchecked(({e} = {value}));");
+        let stmt = match elem {
+            FixedElem::Scalar(Primitive::Bool) => set(format!("v.ldBool({epos})")),
+            FixedElem::Scalar(p) => set(format!("v.ld<{}>({epos})", prim(p))),
+            FixedElem::Enum { id, repr } => {
+                set(self.enum_from(id, &format!("v.ld<{}>({epos})", prim(repr))))
+            }
+            FixedElem::InlineStruct(_) => tr(&format!("unchecked({e})._kmReadAt(v, {epos})")),
+        };
+        let lp = format!("for (let {j} = 0; {j} < min({place}.length, {len}); {j}++) {stmt}");
+        when_present(c, at.present.as_deref(), &lp, at.held);
+    }
+
+    fn array(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        es: u32,
+        limit: Option<u32>,
+        place: &str,
+        at: &Here,
+    ) {
+        let limit = limit_arg(limit);
+        let a = self.fresh("a");
+        // Read only when present: an absent array (past `used`, or a column
+        // the directory does not list) is left empty, or its default, and
+        // costs nothing (format.md §10).
+        match &at.present {
+            Some(cond) => c.open(&format!("if ({cond}) {{")),
+            None => c.open("{"),
+        }
+        match at.ctx {
+            Ctx::Table { off } => c.line(&format!("v.fieldArray(to, tu, {off}, {es}, {limit});")),
+            Ctx::Pos { .. } => c.line(&format!("v.array({}, {es}, {limit});", at.pos)),
+        }
+        c.line(&format!("const {a}o = v.aOff;"));
+        c.line(&format!("const {a}l = v.aLen;"));
+        c.line(&format!("const {a}c = v.aCap;"));
+        read_array(self, c, array, data, place, &a);
+        c.close("}");
+    }
+
+    // Array blocks: the reference is in the locals `{a}o`, `{a}l`, `{a}c`.
+
+    fn text(&self, c: &mut Code, utf16: bool, charge: u32, place: &str, a: &str) {
+        self.array_locals();
+        charge_each(c, a, charge);
+        let f = if utf16 { "utf16String" } else { "utf8String" };
+        c.line(&format!("{place} = v.{f}({a}o, {a}l);"));
+    }
+
+    fn plain(
+        &self,
+        c: &mut Code,
+        elem: ElemType,
+        elem_size: u32,
+        charge: u32,
+        place: &str,
+        a: &str,
+    ) {
+        let (s, k) = self.array_locals();
+        let (ao, al) = (format!("{a}o"), format!("{a}l"));
+        charge_each(c, a, charge);
+        match elem {
+            ElemType::Scalar(Primitive::Bool) => {
+                c.line(&format!("const {s} = new Array<bool>(<i32>{al});"));
+                c.line(&format!(
+                    "for (let {k}: u32 = 0; {k} < {al}; {k}++) unchecked(({s}[{k}] = v.ldBool({ao} + {k})));"
+                ));
+                c.line(&format!("{place} = {s};"));
+            }
+            ElemType::Scalar(p) => c.line(&format!("{place} = v.slice<{}>({ao}, {al});", prim(p))),
+            ElemType::Enum(id) => {
+                let ty = self.enum_type(id);
+                let p = prim(self.s.enums[id].repr);
+                c.line(&format!("const {s} = new Array<{ty}>(<i32>{al});"));
+                c.line(&format!(
+                    "for (let {k}: u32 = 0; {k} < {al}; {k}++) unchecked(({s}[{k}] = {}));",
+                    self.enum_from(id, &format!("v.ld<{p}>({})", elem_at(&ao, &k, elem_size)))
+                ));
+                c.line(&format!("{place} = {s};"));
+            }
+            _ => unreachable!("plain arrays hold numbers"),
+        }
+    }
+
+    fn nested(
+        &self,
+        c: &mut Code,
+        inner: &ArrayType,
+        inner_data: &ArrayData,
+        elem_size: u32,
+        limit: Option<u32>,
+        charge: u32,
+        place: &str,
+        a: &str,
+    ) {
+        let (s, k) = self.array_locals();
+        let (ao, al) = (format!("{a}o"), format!("{a}l"));
+        charge_each(c, a, charge);
+        let ty = self.obj_type(&FieldType::Array(*inner));
+        let a2 = self.fresh("a");
+        c.line(&format!("const {s} = new Array<{ty}>(<i32>{al});"));
+        c.open(&format!("for (let {k}: u32 = 0; {k} < {al}; {k}++) {{"));
+        c.line(&format!(
+            "v.array({}, {elem_size}, {});",
+            elem_at(&ao, &k, ARRAY_REF_SIZE),
+            limit_arg(limit)
+        ));
+        c.line(&format!("const {a2}o = v.aOff;"));
+        c.line(&format!("const {a2}l = v.aLen;"));
+        c.line(&format!("const {a2}c = v.aCap;"));
+        // Each element is assigned whatever its reference holds (a hole
+        // would trap when read).
+        let e = self.fresh("e");
+        c.line(&format!(
+            "let {e}: {ty} = {};",
+            self.zero_of(&FieldType::Array(*inner))
+        ));
+        read_array(self, c, inner, inner_data, &e, &a2);
+        c.line(&format!("unchecked(({s}[{k}] = {e}));"));
+        c.close("}");
+        c.line(&format!("{place} = {s};"));
+    }
+
+    fn aos_inline(
+        &self,
+        c: &mut Code,
+        id: StructId,
+        stride: u32,
+        charge: u32,
+        place: &str,
+        a: &str,
+    ) {
+        let (s, k) = self.array_locals();
+        let read = |x: &str| {
+            format!(
+                "{x}._kmReadAt(v, {})",
+                elem_at(&format!("{a}o"), &k, stride)
+            )
+        };
+        self.aos(c, id, charge, place, a, &s, &k, read);
+    }
+
+    fn aos_table(&self, c: &mut Code, id: StructId, charge: u32, place: &str, a: &str) {
+        let (s, k) = self.array_locals();
+        let read = |x: &str| {
+            format!(
+                "{x}._kmReadTable(v, v.ld<u32>({}))",
+                elem_at(&format!("{a}o"), &k, OFFSET_SIZE)
+            )
+        };
+        self.aos(c, id, charge, place, a, &s, &k, read);
+    }
+
+    fn soa(&self, c: &mut Code, elem: StructId, place: &str, a: &str) {
+        let (s, _) = self.array_locals();
+        let ty = self.struct_name(elem);
+        c.line(&format!("const {s} = new Array<{ty}>(0);"));
+        c.line(&tr(&format!("_kmReadSoa{ty}(v, {a}o, {a}l, {a}c, {s})")));
+        c.line(&format!("{place} = {s};"));
+    }
+
+    fn union_aos(&self, c: &mut Code, id: UnionId, charge: u32, place: &str, a: &str) {
+        let (s, k) = self.array_locals();
+        let (ao, al) = (format!("{a}o"), format!("{a}l"));
+        charge_each(c, a, charge);
+        let u = self.union_name(id);
+        let x = self.fresh("x");
+        let at = elem_at(&ao, &k, UNION_SLOT_SIZE);
+        c.line(&format!("const {s} = new Array<{u} | null>(<i32>{al});"));
+        c.open(&format!("for (let {k}: u32 = 0; {k} < {al}; {k}++) {{"));
+        c.line(&format!("const {x} = new {u}();"));
+        c.line(&tr(&format!(
+            "{x}._kmRead(v, {at}, {})",
+            plus(&at, UNION_OFFSET_AT)
+        )));
+        c.line(&format!(
+            "unchecked(({s}[{k}] = {x}.tag == 0 ? null : {x}));"
+        ));
+        c.close("}");
+        c.line(&format!("{place} = {s};"));
+    }
+
+    fn union_soa(&self, c: &mut Code, id: UnionId, tw: u32, charge: u32, place: &str, a: &str) {
+        let (s, k) = self.array_locals();
+        let (ao, al, ac) = (format!("{a}o"), format!("{a}l"), format!("{a}c"));
+        let u = self.union_name(id);
+        let x = self.fresh("x");
+        c.open(&format!("if (v.unionColumns({ao}, {ac}, {tw})) {{"));
+        c.line(&format!("const {a}t = v.uTags;"));
+        c.line(&format!("const {a}f = v.uOffs;"));
+        charge_each(c, a, charge);
+        c.line(&format!("const {s} = new Array<{u} | null>(<i32>{al});"));
+        c.open(&format!("for (let {k}: u32 = 0; {k} < {al}; {k}++) {{"));
+        c.line(&format!("const {x} = new {u}();"));
+        c.line(&tr(&format!(
+            "{x}._kmRead(v, {}, {})",
+            elem_at(&format!("{a}t"), &k, tw),
+            elem_at(&format!("{a}f"), &k, OFFSET_SIZE)
+        )));
+        c.line(&format!(
+            "unchecked(({s}[{k}] = {x}.tag == 0 ? null : {x}));"
+        ));
+        c.close("}");
+        c.line(&format!("{place} = {s};"));
+        c.close("}");
+    }
+
+    fn bunch(&self, c: &mut Code, id: UnionId, soa: bool, place: &str, a: &str) {
+        let (s, _) = self.array_locals();
+        let f = if soa { "Bovos" } else { "Bovoa" };
+        let u = self.union_name(id);
+        c.line(&format!("const {s} = new Array<{u} | null>(0);"));
+        c.line(&tr(&format!("_kmRead{f}{u}(v, {a}o, {a}c, {s})")));
+        c.line(&format!("{place} = {s};"));
+    }
+}
+
+/// `len × units` charged before an array's elements are built (format.md
+/// §10).
+fn charge_each(c: &mut Code, a: &str, units: u32) {
+    c.line(&tr(&format!(
+        "v.charge({})",
+        times64(&format!("{a}l"), units)
+    )));
+}
+
+impl Gen<'_> {
+    /// The slice and index names of an array block's reader, taken for
+    /// every block alike so that local names number the same whichever
+    /// block a schema holds.
+    fn array_locals(&self) -> (String, String) {
+        (self.fresh("s"), self.fresh("k"))
+    }
+
+    /// The table offset a reference slot holds (0 when it is absent).
+    fn offset_at(&self, at: &Here) -> String {
+        match &at.present {
+            Some(cond) => format!("{cond} ? v.ld<u32>({}) : 0", at.pos),
+            None => format!("v.ld<u32>({})", at.pos),
+        }
+    }
+
+    /// An array of inline structs or of tables: each element a new object
+    /// that `read` (given its name) fills.
+    #[allow(clippy::too_many_arguments)]
+    fn aos(
+        &self,
+        c: &mut Code,
+        id: StructId,
+        charge: u32,
+        place: &str,
+        a: &str,
+        s: &str,
+        k: &str,
+        read: impl Fn(&str) -> String,
+    ) {
+        charge_each(c, a, charge);
+        let ty = self.struct_name(id);
+        let x = self.fresh("x");
+        c.line(&format!("const {s} = new Array<{ty}>(<i32>{a}l);"));
+        c.open(&format!("for (let {k}: u32 = 0; {k} < {a}l; {k}++) {{"));
+        c.line(&format!("const {x} = new {ty}();"));
+        c.line(&tr(&read(&x)));
+        c.line(&format!("unchecked(({s}[{k}] = {x}));"));
+        c.close("}");
+        c.line(&format!("{place} = {s};"));
     }
 
     // ---- SoA arrays --------------------------------------------------------------
@@ -446,14 +530,10 @@ impl Gen<'_> {
         self.charge_unlisted(&mut body, id, "al");
         body.open("for (let i: u32 = 0; i < al; i++) {");
         body.line(&format!("const x = new {name}();"));
-        for (k, col) in soa.columns.iter().enumerate() {
-            let place = self.column_place("x", id, k);
-            let ctx = Ctx::Pos {
-                pos: elem_at(&format!("unchecked(cols[{k}])"), "i", col.size),
-                present: Some(format!("unchecked(cols[{k}]) != 0")),
-            };
-            self.read_slot(&mut body, &col.slot, &place, &ctx);
-        }
+        let plan = self.l.soa_plan(self.s, id);
+        read_fields(self, &mut body, &plan.columns, |k, _| {
+            self.column_place("x", id, k)
+        });
         body.line("out.push(x);");
         body.close("}");
         self.function(

@@ -10,7 +10,8 @@ use karmem_layout::{
 };
 use karmem_schema::model::*;
 
-use super::{elem_at, limit_arg, plus, prim, tr, when_present, Code, Ctx, Gen};
+use super::{elem_at, limit_arg, place, plus, prim, tr, when_present, Code, Gen};
+use crate::walk::Ctx;
 
 impl Gen<'_> {
     pub(crate) fn validate_functions(&mut self, id: StructId) {
@@ -81,7 +82,7 @@ impl Gen<'_> {
 
     pub(crate) fn validate_slot(&self, c: &mut Code, slot: &Slot, ctx: &Ctx) {
         let size = self.l.slot_size(slot);
-        let (pos, present) = ctx.place(size);
+        let (pos, present) = place(ctx, size);
         // A field past its table's `used` is charged what a decoder builds
         // for it beyond the table's bytes: the tables of its zero value
         // (format.md §10).

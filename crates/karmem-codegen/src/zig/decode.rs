@@ -6,12 +6,14 @@
 //! places, with what `Layout::decode_charge` says per element.
 
 use karmem_layout::{
-    ArrayData, FixedElem, Slot, ARRAY_REF_SIZE, OFFSET_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE,
+    Access, ArrayData, FixedElem, Layout, Slot, ARRAY_REF_SIZE, OFFSET_SIZE, UNION_OFFSET_AT,
+    UNION_SLOT_SIZE,
 };
 use karmem_schema::model::*;
 
 use super::code::Code;
-use super::{elem_at, limit_arg, mentions, plus, prim, times64, variant_name, Ctx, Gen};
+use super::{elem_at, limit_arg, mentions, plus, prim, times64, variant_name, Gen};
+use crate::walk::{read_array, read_fields, read_slot, Ctx, DecodePrinter, Here};
 
 impl Gen<'_> {
     pub(crate) fn decode_functions(&mut self, id: StructId) {
@@ -58,19 +60,10 @@ impl Gen<'_> {
         self.c.close("}");
 
         let mut body = Code::new(inner);
-        for (i, f) in sl.fields.iter().enumerate() {
-            let place = format!("x.{}", self.field(id, i));
-            let ctx = if table {
-                Ctx::Table { off: f.offset }
-            } else {
-                Ctx::Pos {
-                    pos: plus("at", f.offset),
-                    present: None,
-                }
-            };
-            let default = self.s.structs[id].fields[i].nonzero_default();
-            self.read_slot(&mut body, &f.slot, &place, &ctx, default.is_some());
-        }
+        let plan = self.l.struct_plan(self.s, id);
+        read_fields(self, &mut body, &plan.fields, |_, f| {
+            format!("x.{}", self.field(id, f.index))
+        });
         let text = body.into_text();
         let mut full = Code::new(inner);
         if table {
@@ -110,301 +103,367 @@ impl Gen<'_> {
         };
         self.function(&sig, &["v", "t", "at", "gpa"], &[], full);
     }
+}
 
-    /// Decodes one slot into `place`. Objects start at their defaults
-    /// (`.{}`), so an absent slot is left as it is: zero, or the declared
-    /// default when `has_default`.
-    pub(crate) fn read_slot(
-        &self,
-        c: &mut Code,
-        slot: &Slot,
-        place: &str,
-        ctx: &Ctx,
-        has_default: bool,
-    ) {
-        let size = self.l.slot_size(slot);
-        let (pos, present): (String, Option<String>) = match ctx {
+/// Zig prints the decoder's plan (crate::walk): each node below is one
+/// kind of slot or array block.
+impl DecodePrinter for Gen<'_> {
+    type Code = Code;
+
+    fn layout(&self) -> &Layout {
+        self.l
+    }
+
+    fn place(&self, ctx: &Ctx, size: u32) -> (String, Option<String>) {
+        match ctx {
             Ctx::Table { off } => (
                 plus("t.offset", *off),
                 Some(format!("t.has({off}, {size})")),
             ),
             Ctx::Pos { pos, present } => (pos.clone(), present.clone()),
+        }
+    }
+
+    fn field_ctx(&self, access: Access) -> Ctx {
+        match access {
+            Access::Table { off, .. } => Ctx::Table { off },
+            Access::Inline { off } => Ctx::Pos {
+                pos: plus("at", off),
+                present: None,
+            },
+            Access::Column { k, stride } => Ctx::Pos {
+                pos: elem_at(&format!("cols[{k}]"), "i", stride),
+                present: Some(format!("cols[{k}] != 0")),
+            },
+        }
+    }
+
+    fn value(&self, c: &mut Code, slot: &Slot, place: &str, at: &Here, has_default: bool) {
+        let t = match slot {
+            Slot::Scalar(p) => prim(*p).to_string(),
+            Slot::Enum { id, .. } => self.enum_name(*id),
+            _ => unreachable!("the walker hands numbers and enums only"),
         };
-        // A field past its table's `used` is built as its zero value: the
-        // tables that holds are charged first (`readSoa` charges an SoA
-        // column's for the whole array, before its elements are made).
-        let held = ctx.absent_charge(self.l, slot);
-        let guarded = |c: &mut Code, stmt: &str| c.when_present(present.as_deref(), stmt, held);
-        match slot {
-            Slot::Scalar(_) | Slot::Enum { .. } => {
-                let t = match slot {
-                    Slot::Scalar(p) => prim(*p).to_string(),
-                    Slot::Enum { id, .. } => self.enum_name(*id),
-                    _ => unreachable!(),
-                };
-                match ctx {
-                    Ctx::Table { off } if !has_default => {
-                        c.line(&format!("{place} = r.field({t}, t, {off});"))
-                    }
-                    _ => guarded(c, &format!("{place} = r.load({t}, {pos});")),
-                }
+        match at.ctx {
+            Ctx::Table { off } if !has_default => {
+                c.line(&format!("{place} = r.field({t}, t, {off});"))
             }
-            Slot::InlineStruct(id) => guarded(
-                c,
-                &format!(
-                    "{place} = try {}.readAt(v, {pos}, gpa);",
-                    self.struct_name(*id)
-                ),
+            _ => c.when_present(
+                at.present.as_deref(),
+                &format!("{place} = r.load({t}, {});", at.pos),
+                at.held,
             ),
-            Slot::TableRef(id) => {
-                let t = match (ctx, &present) {
-                    (Ctx::Table { off }, _) => format!("r.fieldTable(t, {off})"),
-                    (_, Some(cond)) => {
-                        format!("if ({cond}) r.table(r.load(u32, {pos})) else .absent")
-                    }
-                    (_, None) => format!("r.table(r.load(u32, {pos}))"),
-                };
-                c.line(&format!(
-                    "{place} = try {}.readTable(v, {t}, gpa);",
-                    self.struct_name(*id)
-                ));
-            }
-            Slot::OptionalTable(id) => {
-                let offset = match (ctx, &present) {
-                    (Ctx::Table { off }, _) => format!("r.field(u32, t, {off})"),
-                    (_, Some(cond)) => format!("if ({cond}) r.load(u32, {pos}) else 0"),
-                    (_, None) => format!("r.load(u32, {pos})"),
-                };
-                let (o, p) = (self.fresh("offset"), self.fresh("table"));
-                let ty = self.struct_name(*id);
-                c.open("{");
-                c.line(&format!("const {o} = {offset};"));
-                c.open(&format!("if ({o} != 0) {{"));
-                c.line(&format!("const {p} = try gpa.create({ty});"));
-                c.line(&format!(
-                    "{p}.* = try {ty}.readTable(v, r.table({o}), gpa);"
-                ));
-                c.line(&format!("{place} = {p};"));
-                c.close("}");
-                c.close("}");
-            }
-            Slot::Optional { value_at, value } => {
-                let flag = format!("r.load(u8, {pos}) != 0");
-                let cond = match &present {
-                    Some(p) => format!("{p} and {flag}"),
-                    None => flag,
-                };
-                let tmp = self.fresh("value");
+        }
+    }
+
+    fn inline(&self, c: &mut Code, id: StructId, place: &str, at: &Here) {
+        c.when_present(
+            at.present.as_deref(),
+            &format!(
+                "{place} = try {}.readAt(v, {}, gpa);",
+                self.struct_name(id),
+                at.pos
+            ),
+            at.held,
+        );
+    }
+
+    fn table(&self, c: &mut Code, id: StructId, place: &str, at: &Here) {
+        let pos = &at.pos;
+        let t = match (at.ctx, &at.present) {
+            (Ctx::Table { off }, _) => format!("r.fieldTable(t, {off})"),
+            (_, Some(cond)) => format!("if ({cond}) r.table(r.load(u32, {pos})) else .absent"),
+            (_, None) => format!("r.table(r.load(u32, {pos}))"),
+        };
+        c.line(&format!(
+            "{place} = try {}.readTable(v, {t}, gpa);",
+            self.struct_name(id)
+        ));
+    }
+
+    fn optional_table(&self, c: &mut Code, id: StructId, place: &str, at: &Here) {
+        let pos = &at.pos;
+        let offset = match (at.ctx, &at.present) {
+            (Ctx::Table { off }, _) => format!("r.field(u32, t, {off})"),
+            (_, Some(cond)) => format!("if ({cond}) r.load(u32, {pos}) else 0"),
+            (_, None) => format!("r.load(u32, {pos})"),
+        };
+        let (o, p) = (self.fresh("offset"), self.fresh("table"));
+        let ty = self.struct_name(id);
+        c.open("{");
+        c.line(&format!("const {o} = {offset};"));
+        c.open(&format!("if ({o} != 0) {{"));
+        c.line(&format!("const {p} = try gpa.create({ty});"));
+        c.line(&format!(
+            "{p}.* = try {ty}.readTable(v, r.table({o}), gpa);"
+        ));
+        c.line(&format!("{place} = {p};"));
+        c.close("}");
+        c.close("}");
+    }
+
+    fn optional(&self, c: &mut Code, value_at: u32, value: &Slot, place: &str, at: &Here) {
+        let flag = format!("r.load(u8, {}) != 0", at.pos);
+        let cond = match &at.present {
+            Some(p) => format!("{p} and {flag}"),
+            None => flag,
+        };
+        let tmp = self.fresh("value");
+        c.open(&format!("if ({cond}) {{"));
+        c.line(&format!(
+            "var {tmp}: {} = {};",
+            self.slot_type(value),
+            self.slot_zero(value)
+        ));
+        let inner = Ctx::Pos {
+            pos: plus(&at.pos, value_at),
+            present: None,
+        };
+        read_slot(self, c, value, &tmp, &inner, false);
+        c.line(&format!("{place} = {tmp};"));
+        c.close("}");
+    }
+
+    fn union(&self, c: &mut Code, id: UnionId, place: &str, at: &Here) {
+        c.when_present(
+            at.present.as_deref(),
+            &format!(
+                "{place} = try read{}(v, {}, {}, gpa);",
+                self.union_name(id),
+                at.pos,
+                plus(&at.pos, UNION_OFFSET_AT)
+            ),
+            at.held,
+        );
+    }
+
+    fn fixed(&self, c: &mut Code, elem: FixedElem, _len: u32, stride: u32, place: &str, at: &Here) {
+        let (e, j) = (self.fresh("e"), self.fresh("j"));
+        let epos = elem_at(&at.pos, &j, stride);
+        let stmt = match elem {
+            FixedElem::Scalar(p) => format!(
+                "for (&{place}, 0..) |*{e}, {j}| {e}.* = r.load({}, {epos});",
+                prim(p)
+            ),
+            FixedElem::Enum { id, .. } => format!(
+                "for (&{place}, 0..) |*{e}, {j}| {e}.* = r.load({}, {epos});",
+                self.enum_name(id)
+            ),
+            FixedElem::InlineStruct(id) => format!(
+                "for (&{place}, 0..) |*{e}, {j}| {e}.* = try {}.readAt(v, {epos}, gpa);",
+                self.struct_name(id)
+            ),
+        };
+        match &at.present {
+            Some(cond) => {
                 c.open(&format!("if ({cond}) {{"));
-                c.line(&format!(
-                    "var {tmp}: {} = {};",
-                    self.slot_type(value),
-                    self.slot_zero(value)
-                ));
-                let inner = Ctx::Pos {
-                    pos: plus(&pos, *value_at),
-                    present: None,
-                };
-                self.read_slot(c, value, &tmp, &inner, false);
-                c.line(&format!("{place} = {tmp};"));
+                c.line(&stmt);
+                if at.held > 0 {
+                    c.reopen("} else {");
+                    c.line(&format!("try v.charge({});", at.held));
+                }
                 c.close("}");
             }
-            Slot::Union { id, .. } => guarded(
-                c,
-                &format!(
-                    "{place} = try read{}(v, {pos}, {}, gpa);",
-                    self.union_name(*id),
-                    plus(&pos, UNION_OFFSET_AT)
-                ),
-            ),
-            Slot::FixedArray { elem, stride, .. } => {
-                let (e, j) = (self.fresh("e"), self.fresh("j"));
-                let epos = elem_at(&pos, &j, *stride);
-                let stmt = match elem {
-                    FixedElem::Scalar(p) => format!(
-                        "for (&{place}, 0..) |*{e}, {j}| {e}.* = r.load({}, {epos});",
-                        prim(*p)
-                    ),
-                    FixedElem::Enum { id, .. } => format!(
-                        "for (&{place}, 0..) |*{e}, {j}| {e}.* = r.load({}, {epos});",
-                        self.enum_name(*id)
-                    ),
-                    FixedElem::InlineStruct(id) => format!(
-                        "for (&{place}, 0..) |*{e}, {j}| {e}.* = try {}.readAt(v, {epos}, gpa);",
-                        self.struct_name(*id)
-                    ),
-                };
-                match &present {
-                    Some(cond) => {
-                        c.open(&format!("if ({cond}) {{"));
-                        c.line(&stmt);
-                        if held > 0 {
-                            c.reopen("} else {");
-                            c.line(&format!("try v.charge({held});"));
-                        }
-                        c.close("}");
-                    }
-                    None => c.line(&stmt),
-                }
-            }
-            Slot::ArrayRef { array, data } => {
-                let es = data.elem_size();
-                let limit = limit_arg(array.limit());
-                let a = self.fresh("a");
-                // Read only when present: an absent array (past `used`, or
-                // a column the directory does not list) is left empty, or
-                // its default, and costs nothing (format.md §10).
-                let load = match ctx {
-                    Ctx::Table { off } => format!("r.fieldArray(t, {off}, {es}, {limit})"),
-                    Ctx::Pos { .. } => format!("r.array({pos}, {es}, {limit})"),
-                };
-                match &present {
-                    Some(cond) => c.open(&format!("if ({cond}) {{")),
-                    None => c.open("{"),
-                }
-                c.line(&format!("const {a} = {load};"));
-                self.read_array(c, array, data, place, &a);
-                c.close("}");
-            }
+            None => c.line(&stmt),
         }
     }
 
-    /// Decodes array `a` into `place` (always assigned: `place` may be an
-    /// element of a freshly allocated slice).
-    fn read_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData, place: &str, a: &str) {
-        // What each element costs the traversal budget is the layout's
-        // answer (format.md §10), not this generator's.
-        let per_element = self.l.decode_charge(data);
-        let charge = |c: &mut Code| {
-            let size = per_element.expect("charged per element");
-            c.line(&format!(
-                "try v.charge({});",
-                times64(&format!("{a}.len"), size)
-            ));
+    fn array(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        es: u32,
+        limit: Option<u32>,
+        place: &str,
+        at: &Here,
+    ) {
+        let limit = limit_arg(limit);
+        let a = self.fresh("a");
+        // Read only when present: an absent array (past `used`, or a column
+        // the directory does not list) is left empty, or its default, and
+        // costs nothing (format.md §10).
+        let load = match at.ctx {
+            Ctx::Table { off } => format!("r.fieldArray(t, {off}, {es}, {limit})"),
+            Ctx::Pos { .. } => format!("r.array({}, {es}, {limit})", at.pos),
         };
-        let (s, e, k) = (self.fresh("s"), self.fresh("e"), self.fresh("k"));
-        match (array.text, data) {
-            (
-                None,
-                ArrayData::Arrays {
-                    array: inner,
-                    data: inner_data,
-                },
-            ) => {
-                charge(c);
-                let ty = self.obj_type(&FieldType::Array(*inner));
-                let a2 = self.fresh("a");
-                c.line(&format!("const {s} = try gpa.alloc({ty}, {a}.len);"));
-                c.open(&format!("for ({s}, 0..) |*{e}, {k}| {{"));
-                c.line(&format!(
-                    "const {a2} = r.array({}, {}, {});",
-                    elem_at(&format!("{a}.offset"), &k, ARRAY_REF_SIZE),
-                    inner_data.elem_size(),
-                    limit_arg(inner.limit())
-                ));
-                self.read_array(c, inner, inner_data, &format!("{e}.*"), &a2);
-                c.close("}");
-                c.line(&format!("{place} = {s};"));
-            }
-            (Some(Text::Utf8), _) => {
-                charge(c);
-                c.line(&format!("{place} = try gpa.dupe(u8, r.string({a}));"));
-            }
-            (Some(Text::Utf16), _) => {
-                charge(c);
-                c.line(&format!("const {s} = r.arraySlice(u16, {a});"));
-                c.line(&format!(
-                    "{place} = karmem.utf16ToUtf8({s}, try gpa.alloc(u8, karmem.utf8LenOfUtf16({s})));"
-                ));
-            }
-            (None, ArrayData::Plain { .. }) => {
-                charge(c);
-                match array.elem {
-                    ElemType::Scalar(Primitive::Bool) => {
-                        let b = self.fresh("b");
-                        c.line(&format!("const {b} = r.bytes({a});"));
-                        c.line(&format!("const {s} = try gpa.alloc(bool, {b}.len);"));
-                        c.line(&format!("for ({s}, {b}) |*{e}, {k}| {e}.* = {k} != 0;"));
-                        c.line(&format!("{place} = {s};"));
-                    }
-                    elem => c.line(&format!(
-                        "{place} = try gpa.dupe({}, r.arraySlice({}, {a}));",
-                        self.elem_type(elem),
-                        self.elem_type(elem)
-                    )),
-                }
-            }
-            // Elements of structs grow the slice one at a time, each built
-            // as it is read, rather than `len` elements allocated first: an
-            // element may hold tables and fixed arrays far larger than the
-            // few bytes its reference was charged (format.md §10).
-            (None, ArrayData::AosInline { id, stride }) => {
-                charge(c);
-                let ty = self.struct_name(*id);
-                c.line(&format!("var {s}: std.ArrayList({ty}) = .empty;"));
-                c.line(&format!(
-                    "for (0..{a}.len) |{k}| try {s}.append(gpa, try {ty}.readAt(v, {}, gpa));",
-                    elem_at(&format!("{a}.offset"), &k, *stride)
-                ));
-                c.line(&format!("{place} = try {s}.toOwnedSlice(gpa);"));
-            }
-            (None, ArrayData::AosTable { id }) => {
-                charge(c);
-                let ty = self.struct_name(*id);
-                c.line(&format!("var {s}: std.ArrayList({ty}) = .empty;"));
-                c.line(&format!(
-                    "for (0..{a}.len) |{k}| try {s}.append(gpa, try {ty}.readTable(v, r.table(r.load(u32, {})), gpa));",
-                    elem_at(&format!("{a}.offset"), &k, OFFSET_SIZE)
-                ));
-                c.line(&format!("{place} = try {s}.toOwnedSlice(gpa);"));
-            }
-            (None, ArrayData::Soa { elem }) => c.line(&format!(
-                "{place} = try readSoa{}(v, {a}, gpa);",
-                self.struct_name(*elem)
-            )),
-            (None, ArrayData::UnionAos { id, .. }) => {
-                charge(c);
-                let u = self.union_name(*id);
-                let at = elem_at(&format!("{a}.offset"), &k, UNION_SLOT_SIZE);
-                c.line(&format!("const {s} = try gpa.alloc(?{u}, {a}.len);"));
-                c.line(&format!(
-                    "for ({s}, 0..) |*{e}, {k}| {e}.* = try read{u}(v, {at}, {}, gpa);",
-                    plus(&at, UNION_OFFSET_AT)
-                ));
-                c.line(&format!("{place} = {s};"));
-            }
-            (None, ArrayData::UnionSoa { id, tag }) => {
-                let u = self.union_name(*id);
-                let tw = tag.size();
-                let cols = self.fresh("cols");
-                c.open(&format!("if (r.unionColumns({a}, {tw})) |{cols}| {{"));
-                charge(c);
-                c.line(&format!("const {s} = try gpa.alloc(?{u}, {a}.len);"));
-                c.line(&format!(
-                    "for ({s}, 0..) |*{e}, {k}| {e}.* = try read{u}(v, {}, {}, gpa);",
-                    elem_at(&format!("{cols}.tags"), &k, tw),
-                    elem_at(&format!("{cols}.offsets"), &k, OFFSET_SIZE)
-                ));
-                c.line(&format!("{place} = {s};"));
-                c.close("} else {");
-                c.indent += 1;
-                c.line(&format!("{place} = &.{{}};"));
-                c.close("}");
-            }
-            (None, ArrayData::UnionBunch { id, .. }) => {
-                let f = if array.layout == ArrayLayout::BoVoS {
-                    "Bovos"
-                } else {
-                    "Bovoa"
-                };
-                c.line(&format!(
-                    "{place} = try read{f}{}(v, {a}, gpa);",
-                    self.union_name(*id)
-                ));
-            }
+        match &at.present {
+            Some(cond) => c.open(&format!("if ({cond}) {{")),
+            None => c.open("{"),
+        }
+        c.line(&format!("const {a} = {load};"));
+        read_array(self, c, array, data, place, &a);
+        c.close("}");
+    }
+
+    // `place` is always assigned: it may be an element of a freshly
+    // allocated slice.
+
+    fn text(&self, c: &mut Code, utf16: bool, charge: u32, place: &str, a: &str) {
+        let (s, _, _) = self.array_locals();
+        charge_each(c, a, charge);
+        if utf16 {
+            c.line(&format!("const {s} = r.arraySlice(u16, {a});"));
+            c.line(&format!(
+                "{place} = karmem.utf16ToUtf8({s}, try gpa.alloc(u8, karmem.utf8LenOfUtf16({s})));"
+            ));
+        } else {
+            c.line(&format!("{place} = try gpa.dupe(u8, r.string({a}));"));
         }
     }
 
+    fn plain(&self, c: &mut Code, elem: ElemType, _size: u32, charge: u32, place: &str, a: &str) {
+        charge_each(c, a, charge);
+        let (s, e, k) = self.array_locals();
+        match elem {
+            ElemType::Scalar(Primitive::Bool) => {
+                let b = self.fresh("b");
+                c.line(&format!("const {b} = r.bytes({a});"));
+                c.line(&format!("const {s} = try gpa.alloc(bool, {b}.len);"));
+                c.line(&format!("for ({s}, {b}) |*{e}, {k}| {e}.* = {k} != 0;"));
+                c.line(&format!("{place} = {s};"));
+            }
+            elem => c.line(&format!(
+                "{place} = try gpa.dupe({}, r.arraySlice({}, {a}));",
+                self.elem_type(elem),
+                self.elem_type(elem)
+            )),
+        }
+    }
+
+    fn nested(
+        &self,
+        c: &mut Code,
+        inner: &ArrayType,
+        inner_data: &ArrayData,
+        elem_size: u32,
+        limit: Option<u32>,
+        charge: u32,
+        place: &str,
+        a: &str,
+    ) {
+        let (s, e, k) = self.array_locals();
+        charge_each(c, a, charge);
+        let ty = self.obj_type(&FieldType::Array(*inner));
+        let a2 = self.fresh("a");
+        c.line(&format!("const {s} = try gpa.alloc({ty}, {a}.len);"));
+        c.open(&format!("for ({s}, 0..) |*{e}, {k}| {{"));
+        c.line(&format!(
+            "const {a2} = r.array({}, {elem_size}, {});",
+            elem_at(&format!("{a}.offset"), &k, ARRAY_REF_SIZE),
+            limit_arg(limit)
+        ));
+        read_array(self, c, inner, inner_data, &format!("{e}.*"), &a2);
+        c.close("}");
+        c.line(&format!("{place} = {s};"));
+    }
+
+    // Elements of structs grow the slice one at a time, each built as it is
+    // read, rather than `len` elements allocated first: an element may hold
+    // tables and fixed arrays far larger than the few bytes its reference
+    // was charged (format.md §10).
+
+    fn aos_inline(
+        &self,
+        c: &mut Code,
+        id: StructId,
+        stride: u32,
+        charge: u32,
+        place: &str,
+        a: &str,
+    ) {
+        let (s, _, k) = self.array_locals();
+        charge_each(c, a, charge);
+        let ty = self.struct_name(id);
+        c.line(&format!("var {s}: std.ArrayList({ty}) = .empty;"));
+        c.line(&format!(
+            "for (0..{a}.len) |{k}| try {s}.append(gpa, try {ty}.readAt(v, {}, gpa));",
+            elem_at(&format!("{a}.offset"), &k, stride)
+        ));
+        c.line(&format!("{place} = try {s}.toOwnedSlice(gpa);"));
+    }
+
+    fn aos_table(&self, c: &mut Code, id: StructId, charge: u32, place: &str, a: &str) {
+        let (s, _, k) = self.array_locals();
+        charge_each(c, a, charge);
+        let ty = self.struct_name(id);
+        c.line(&format!("var {s}: std.ArrayList({ty}) = .empty;"));
+        c.line(&format!(
+            "for (0..{a}.len) |{k}| try {s}.append(gpa, try {ty}.readTable(v, r.table(r.load(u32, {})), gpa));",
+            elem_at(&format!("{a}.offset"), &k, OFFSET_SIZE)
+        ));
+        c.line(&format!("{place} = try {s}.toOwnedSlice(gpa);"));
+    }
+
+    fn soa(&self, c: &mut Code, elem: StructId, place: &str, a: &str) {
+        self.array_locals();
+        c.line(&format!(
+            "{place} = try readSoa{}(v, {a}, gpa);",
+            self.struct_name(elem)
+        ));
+    }
+
+    fn union_aos(&self, c: &mut Code, id: UnionId, charge: u32, place: &str, a: &str) {
+        let (s, e, k) = self.array_locals();
+        charge_each(c, a, charge);
+        let u = self.union_name(id);
+        let at = elem_at(&format!("{a}.offset"), &k, UNION_SLOT_SIZE);
+        c.line(&format!("const {s} = try gpa.alloc(?{u}, {a}.len);"));
+        c.line(&format!(
+            "for ({s}, 0..) |*{e}, {k}| {e}.* = try read{u}(v, {at}, {}, gpa);",
+            plus(&at, UNION_OFFSET_AT)
+        ));
+        c.line(&format!("{place} = {s};"));
+    }
+
+    fn union_soa(&self, c: &mut Code, id: UnionId, tw: u32, charge: u32, place: &str, a: &str) {
+        let (s, e, k) = self.array_locals();
+        let u = self.union_name(id);
+        let cols = self.fresh("cols");
+        c.open(&format!("if (r.unionColumns({a}, {tw})) |{cols}| {{"));
+        charge_each(c, a, charge);
+        c.line(&format!("const {s} = try gpa.alloc(?{u}, {a}.len);"));
+        c.line(&format!(
+            "for ({s}, 0..) |*{e}, {k}| {e}.* = try read{u}(v, {}, {}, gpa);",
+            elem_at(&format!("{cols}.tags"), &k, tw),
+            elem_at(&format!("{cols}.offsets"), &k, OFFSET_SIZE)
+        ));
+        c.line(&format!("{place} = {s};"));
+        c.close("} else {");
+        c.indent += 1;
+        c.line(&format!("{place} = &.{{}};"));
+        c.close("}");
+    }
+
+    fn bunch(&self, c: &mut Code, id: UnionId, soa: bool, place: &str, a: &str) {
+        self.array_locals();
+        let f = if soa { "Bovos" } else { "Bovoa" };
+        c.line(&format!(
+            "{place} = try read{f}{}(v, {a}, gpa);",
+            self.union_name(id)
+        ));
+    }
+}
+
+impl Gen<'_> {
+    /// The slice, element and index names of an array block's reader, taken
+    /// for every block alike so that local names number the same whichever
+    /// block a schema holds.
+    fn array_locals(&self) -> (String, String, String) {
+        (self.fresh("s"), self.fresh("e"), self.fresh("k"))
+    }
+}
+
+/// `try v.charge(len × units)`: an array's elements, charged before they
+/// are built (format.md §10).
+fn charge_each(c: &mut Code, a: &str, units: u32) {
+    c.line(&format!(
+        "try v.charge({});",
+        times64(&format!("{a}.len"), units)
+    ));
+}
+
+impl Gen<'_> {
     // ---- SoA arrays --------------------------------------------------------------
 
     /// The reader of SoA arrays of `id`: the directory (charged each time
@@ -415,15 +474,10 @@ impl Gen<'_> {
         let soa = self.l.soa(id).clone();
         let n = soa.columns.len();
         let mut each = Code::new(self.c.indent + 2);
-        for (k, col) in soa.columns.iter().enumerate() {
-            let place = self.column_place("e", id, k);
-            let ctx = Ctx::Pos {
-                pos: elem_at(&format!("cols[{k}]"), "i", col.size),
-                present: Some(format!("cols[{k}] != 0")),
-            };
-            let default = col.field(self.s).nonzero_default().is_some();
-            self.read_slot(&mut each, &col.slot, &place, &ctx, default);
-        }
+        let plan = self.l.soa_plan(self.s, id);
+        read_fields(self, &mut each, &plan.columns, |k, _| {
+            self.column_place("e", id, k)
+        });
         let each = each.into_text();
         let mut body = Code::new(self.c.indent + 1);
         if mentions(&each, "r") {
@@ -436,18 +490,15 @@ impl Gen<'_> {
         ));
         body.line(&format!(
             "try v.charge({});",
-            times64("a.len", soa.element_charge())
+            times64("a.len", plan.element_charge)
         ));
         // A column the directory does not list is built as zeros, paid for
         // by the width above, but for what its zero value holds: a fixed
         // array of inline structs holding tables (format.md §10).
-        for (k, col) in soa.columns.iter().enumerate() {
-            let held = self.l.absent_charge(&col.slot);
-            if held > 0 {
-                body.line(&format!(
-                    "if (cols[{k}] == 0 and a.len > 0) try v.charge(@as(u64, a.len) *| {held});"
-                ));
-            }
+        for (k, held) in &plan.unlisted {
+            body.line(&format!(
+                "if (cols[{k}] == 0 and a.len > 0) try v.charge(@as(u64, a.len) *| {held});"
+            ));
         }
         body.line(&format!("const s = try gpa.alloc({name}, a.len);"));
         if mentions(&each, "i") {

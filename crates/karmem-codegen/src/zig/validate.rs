@@ -13,7 +13,8 @@ use karmem_layout::{
 use karmem_schema::model::*;
 
 use super::code::Code;
-use super::{elem_at, limit_arg, mentions, plus, prim, Ctx, Gen};
+use super::{elem_at, limit_arg, mentions, plus, prim, Gen};
+use crate::walk::Ctx;
 
 impl Gen<'_> {
     pub(crate) fn validate_functions(&mut self, id: StructId) {

@@ -1,0 +1,238 @@
+//! The shared traversal of the layout plan (RATIONALE.md R3.7): one walker
+//! decides, for every field, SoA column, slot and array block, which node of
+//! the plan (`karmem_layout::plan`) a generated decoder must read, and a
+//! per-language printer ([`DecodePrinter`]) only prints that node. A backend
+//! never matches a [`Slot`] or an array block itself, never asks for a
+//! charge, and cannot leave a node out: the trait has no default methods,
+//! so a new kind of slot or block is a compile error in every printer until
+//! each answers it.
+
+use karmem_layout::{Access, ArrayRead, FieldPlan, FixedElem, Layout, Slot};
+use karmem_schema::model::{ArrayType, ElemType, StructId, UnionId};
+
+use karmem_layout::ArrayData;
+
+/// Where a slot's bytes are, in the code being printed.
+#[derive(Clone)]
+pub(crate) enum Ctx {
+    /// A field at `off` of the table the generated function is reading.
+    Table { off: u32 },
+    /// A position given as an expression; `present` is a condition under
+    /// which the slot is there (`None`: always).
+    Pos {
+        pos: String,
+        present: Option<String>,
+    },
+}
+
+impl Ctx {
+    /// What a slot's zero value holds, charged when the slot is a field
+    /// past its table's `used` (format.md §10; its own bytes are the
+    /// table's). Nothing at a fixed position: an SoA column's are charged
+    /// for the whole array, and other positions are always there.
+    pub(crate) fn absent_charge(&self, l: &Layout, slot: &Slot) -> u64 {
+        match self {
+            Ctx::Table { .. } => l.absent_charge(slot),
+            Ctx::Pos { .. } => 0,
+        }
+    }
+}
+
+/// One slot as the walker hands it to a printer: where it is, whether it
+/// is there, and what to charge when it is not.
+pub(crate) struct Here<'a> {
+    pub ctx: &'a Ctx,
+    /// The expression of the slot's position.
+    pub pos: String,
+    /// The condition under which the slot is present (`None`: always).
+    pub present: Option<String>,
+    /// Units charged when the slot is absent and built as its zero value
+    /// ([`Ctx::absent_charge`]).
+    pub held: u64,
+}
+
+/// A decoder's printer: one method per node of the plan. `place` is the
+/// target the printed code assigns; `a` names the array reference the
+/// printed code loaded (each language keeps it its own way).
+pub(crate) trait DecodePrinter {
+    type Code;
+
+    fn layout(&self) -> &Layout;
+    /// The position expression and presence condition of a slot of `size`
+    /// bytes at `ctx`.
+    fn place(&self, ctx: &Ctx, size: u32) -> (String, Option<String>);
+    /// The context of a field reached by `access` (a table field, a field
+    /// of an inline struct at `at`, an SoA column of element `i`).
+    fn field_ctx(&self, access: Access) -> Ctx;
+
+    // ---- slots -----------------------------------------------------------
+
+    /// A number, `bool` or enum (`slot` is `Scalar` or `Enum`).
+    fn value(&self, c: &mut Self::Code, slot: &Slot, place: &str, at: &Here, has_default: bool);
+    fn inline(&self, c: &mut Self::Code, id: StructId, place: &str, at: &Here);
+    fn table(&self, c: &mut Self::Code, id: StructId, place: &str, at: &Here);
+    fn optional_table(&self, c: &mut Self::Code, id: StructId, place: &str, at: &Here);
+    /// `?T` but a table: the presence byte, then the value at `value_at`
+    /// (the printer reads it with [`read_slot`]).
+    fn optional(&self, c: &mut Self::Code, value_at: u32, value: &Slot, place: &str, at: &Here);
+    fn union(&self, c: &mut Self::Code, id: UnionId, place: &str, at: &Here);
+    fn fixed(
+        &self,
+        c: &mut Self::Code,
+        elem: FixedElem,
+        len: u32,
+        stride: u32,
+        place: &str,
+        at: &Here,
+    );
+    /// An array reference checked against `elem_size` and `limit`; the
+    /// printer loads it and reads its block with [`read_array`].
+    #[allow(clippy::too_many_arguments)]
+    fn array(
+        &self,
+        c: &mut Self::Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        elem_size: u32,
+        limit: Option<u32>,
+        place: &str,
+        at: &Here,
+    );
+
+    // ---- array blocks (each `charge` units per element, format.md §10) ---
+
+    fn text(&self, c: &mut Self::Code, utf16: bool, charge: u32, place: &str, a: &str);
+    fn plain(
+        &self,
+        c: &mut Self::Code,
+        elem: ElemType,
+        elem_size: u32,
+        charge: u32,
+        place: &str,
+        a: &str,
+    );
+    /// Array references, each read with [`read_array`].
+    #[allow(clippy::too_many_arguments)]
+    fn nested(
+        &self,
+        c: &mut Self::Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        elem_size: u32,
+        limit: Option<u32>,
+        charge: u32,
+        place: &str,
+        a: &str,
+    );
+    fn aos_inline(
+        &self,
+        c: &mut Self::Code,
+        id: StructId,
+        stride: u32,
+        charge: u32,
+        place: &str,
+        a: &str,
+    );
+    fn aos_table(&self, c: &mut Self::Code, id: StructId, charge: u32, place: &str, a: &str);
+    fn soa(&self, c: &mut Self::Code, elem: StructId, place: &str, a: &str);
+    fn union_aos(&self, c: &mut Self::Code, id: UnionId, charge: u32, place: &str, a: &str);
+    fn union_soa(
+        &self,
+        c: &mut Self::Code,
+        id: UnionId,
+        tag_size: u32,
+        charge: u32,
+        place: &str,
+        a: &str,
+    );
+    fn bunch(&self, c: &mut Self::Code, id: UnionId, soa: bool, place: &str, a: &str);
+}
+
+/// Reads every field of `fields` (a struct's, or an SoA element's columns)
+/// into the place `place_of` names for it.
+pub(crate) fn read_fields<P: DecodePrinter>(
+    p: &P,
+    c: &mut P::Code,
+    fields: &[FieldPlan],
+    place_of: impl Fn(usize, &FieldPlan) -> String,
+) {
+    for (k, f) in fields.iter().enumerate() {
+        let ctx = p.field_ctx(f.access);
+        read_slot(p, c, f.slot, &place_of(k, f), &ctx, f.has_default);
+    }
+}
+
+/// Reads one slot at `ctx` into `place`. Objects start at their defaults,
+/// so an absent slot is left as it is: zero, or the declared default when
+/// `has_default`.
+pub(crate) fn read_slot<P: DecodePrinter>(
+    p: &P,
+    c: &mut P::Code,
+    slot: &Slot,
+    place: &str,
+    ctx: &Ctx,
+    has_default: bool,
+) {
+    let l = p.layout();
+    let (pos, present) = p.place(ctx, l.slot_size(slot));
+    // A field past its table's `used` is built as its zero value: the
+    // tables that holds are charged first (an SoA reader charges a
+    // column's for the whole array, before its elements are made).
+    let at = Here {
+        ctx,
+        pos,
+        present,
+        held: ctx.absent_charge(l, slot),
+    };
+    match slot {
+        Slot::Scalar(_) | Slot::Enum { .. } => p.value(c, slot, place, &at, has_default),
+        Slot::InlineStruct(id) => p.inline(c, *id, place, &at),
+        Slot::TableRef(id) => p.table(c, *id, place, &at),
+        Slot::OptionalTable(id) => p.optional_table(c, *id, place, &at),
+        Slot::Optional { value_at, value } => p.optional(c, *value_at, value, place, &at),
+        Slot::Union { id, .. } => p.union(c, *id, place, &at),
+        Slot::FixedArray { elem, len, stride } => p.fixed(c, *elem, *len, *stride, place, &at),
+        Slot::ArrayRef { array, data } => {
+            p.array(c, array, data, data.elem_size(), array.limit(), place, &at)
+        }
+    }
+}
+
+/// Reads the block of the array reference `a` (loaded by the printer) into
+/// `place`, as the layout's [`ArrayRead`] plan says.
+pub(crate) fn read_array<P: DecodePrinter>(
+    p: &P,
+    c: &mut P::Code,
+    array: &ArrayType,
+    data: &ArrayData,
+    place: &str,
+    a: &str,
+) {
+    match p.layout().array_read(array, data) {
+        ArrayRead::Text { utf16, charge } => p.text(c, utf16, charge, place, a),
+        ArrayRead::Plain {
+            elem,
+            elem_size,
+            charge,
+        } => p.plain(c, elem, elem_size, charge, place, a),
+        ArrayRead::Nested {
+            array,
+            data,
+            elem_size,
+            limit,
+            charge,
+        } => p.nested(c, array, data, elem_size, limit, charge, place, a),
+        ArrayRead::AosInline { id, stride, charge } => {
+            p.aos_inline(c, id, stride, charge, place, a)
+        }
+        ArrayRead::AosTable { id, charge } => p.aos_table(c, id, charge, place, a),
+        ArrayRead::Soa { elem } => p.soa(c, elem, place, a),
+        ArrayRead::UnionAos { id, charge } => p.union_aos(c, id, charge, place, a),
+        ArrayRead::UnionSoa {
+            id,
+            tag_size,
+            charge,
+        } => p.union_soa(c, id, tag_size, charge, place, a),
+        ArrayRead::Bunch { id, soa } => p.bunch(c, id, soa, place, a),
+    }
+}
