@@ -1,16 +1,18 @@
 //! The shared traversal of the layout plan (RATIONALE.md R3.7): one walker
 //! decides, for every field, SoA column, slot and array block, which node of
-//! the plan (`karmem_layout::plan`) a generated decoder must read, and a
-//! per-language printer ([`DecodePrinter`]) only prints that node. A backend
-//! never matches a [`Slot`] or an array block itself, never asks for a
-//! charge, and cannot leave a node out: the trait has no default methods,
-//! so a new kind of slot or block is a compile error in every printer until
-//! each answers it.
+//! the plan (`karmem_layout::plan`) a generated decoder must read
+//! ([`DecodePrinter`]) or a validator must check ([`ValidatePrinter`]), and
+//! a per-language printer only prints that node. A backend never matches a
+//! [`Slot`] or an array block itself, never asks for a charge, never looks
+//! at the text it printed to decide whether a check is empty, and cannot
+//! leave a node out: the traits have no default methods, so a new kind of
+//! slot or block is a compile error in every printer until each answers it.
 
-use karmem_layout::{Access, ArrayRead, FieldPlan, FixedElem, Layout, Slot};
+use karmem_layout::{
+    Access, ArrayCheck, ArrayData, ArrayRead, BunchVariant, FieldPlan, FixedElem, Layout, Slot,
+    SlotCheck,
+};
 use karmem_schema::model::{ArrayType, ElemType, StructId, UnionId};
-
-use karmem_layout::ArrayData;
 
 /// Where a slot's bytes are, in the code being printed.
 #[derive(Clone)]
@@ -51,10 +53,8 @@ pub(crate) struct Here<'a> {
     pub held: u64,
 }
 
-/// A decoder's printer: one method per node of the plan. `place` is the
-/// target the printed code assigns; `a` names the array reference the
-/// printed code loaded (each language keeps it its own way).
-pub(crate) trait DecodePrinter {
+/// What every printer says about positions in its language.
+pub(crate) trait SlotPrinter {
     type Code;
 
     fn layout(&self) -> &Layout;
@@ -65,6 +65,27 @@ pub(crate) trait DecodePrinter {
     /// of an inline struct at `at`, an SoA column of element `i`).
     fn field_ctx(&self, access: Access) -> Ctx;
 
+    /// Where `slot` is at `ctx`, for the printer's methods.
+    fn here<'c>(&self, slot: &Slot, ctx: &'c Ctx) -> Here<'c> {
+        let l = self.layout();
+        let (pos, present) = self.place(ctx, l.slot_size(slot));
+        // A field past its table's `used` is built as its zero value: the
+        // tables that holds are charged first (an SoA reader charges a
+        // column's for the whole array, before its elements are made); a
+        // validator charges the same for it.
+        Here {
+            ctx,
+            pos,
+            present,
+            held: ctx.absent_charge(l, slot),
+        }
+    }
+}
+
+/// A decoder's printer: one method per node of the plan. `place` is the
+/// target the printed code assigns; `a` names the array reference the
+/// printed code loaded (each language keeps it its own way).
+pub(crate) trait DecodePrinter: SlotPrinter {
     // ---- slots -----------------------------------------------------------
 
     /// A number, `bool` or enum (`slot` is `Scalar` or `Enum`).
@@ -173,17 +194,7 @@ pub(crate) fn read_slot<P: DecodePrinter>(
     ctx: &Ctx,
     has_default: bool,
 ) {
-    let l = p.layout();
-    let (pos, present) = p.place(ctx, l.slot_size(slot));
-    // A field past its table's `used` is built as its zero value: the
-    // tables that holds are charged first (an SoA reader charges a
-    // column's for the whole array, before its elements are made).
-    let at = Here {
-        ctx,
-        pos,
-        present,
-        held: ctx.absent_charge(l, slot),
-    };
+    let at = p.here(slot, ctx);
     match slot {
         Slot::Scalar(_) | Slot::Enum { .. } => p.value(c, slot, place, &at, has_default),
         Slot::InlineStruct(id) => p.inline(c, *id, place, &at),
@@ -234,5 +245,137 @@ pub(crate) fn read_array<P: DecodePrinter>(
             charge,
         } => p.union_soa(c, id, tag_size, charge, place, a),
         ArrayRead::Bunch { id, soa } => p.bunch(c, id, soa, place, a),
+    }
+}
+
+/// A validator's printer (format.md §11): one method per node of the
+/// validator's plan ([`SlotCheck`], [`ArrayCheck`]). Nodes with nothing to
+/// check never reach it; `each` says whether a node's inner block has
+/// checks, so the printer knows whether to print the loop around them.
+pub(crate) trait ValidatePrinter: SlotPrinter {
+    // ---- slots -----------------------------------------------------------
+
+    fn bool(&self, c: &mut Self::Code, at: &Here);
+    fn inline(&self, c: &mut Self::Code, id: StructId, at: &Here);
+    fn table(&self, c: &mut Self::Code, id: StructId, at: &Here);
+    fn optional_table(&self, c: &mut Self::Code, id: StructId, at: &Here);
+    /// The presence byte, then (when `checked`: the value has checks) the
+    /// value at `value_at`, which the printer checks with
+    /// [`validate_slot`].
+    fn optional(&self, c: &mut Self::Code, value_at: u32, value: &Slot, checked: bool, at: &Here);
+    fn union(&self, c: &mut Self::Code, id: UnionId, at: &Here);
+    fn bools(&self, c: &mut Self::Code, len: u32, at: &Here);
+    fn inline_each(&self, c: &mut Self::Code, id: StructId, len: u32, stride: u32, at: &Here);
+    /// An array reference checked against `elem_size` and `limit`; when
+    /// `each`, its block then with [`validate_array`].
+    #[allow(clippy::too_many_arguments)]
+    fn array(
+        &self,
+        c: &mut Self::Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        elem_size: u32,
+        limit: Option<u32>,
+        each: bool,
+        at: &Here,
+    );
+
+    // ---- array blocks ----------------------------------------------------
+
+    fn text(&self, c: &mut Self::Code, utf16: bool, a: &str);
+    fn bool_block(&self, c: &mut Self::Code, a: &str);
+    #[allow(clippy::too_many_arguments)]
+    fn nested(
+        &self,
+        c: &mut Self::Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        elem_size: u32,
+        limit: Option<u32>,
+        each: bool,
+        a: &str,
+    );
+    fn union_aos(&self, c: &mut Self::Code, id: UnionId, a: &str);
+    fn union_soa(&self, c: &mut Self::Code, id: UnionId, tag_size: u32, a: &str);
+    /// Each entry's block is checked with [`validate_array_of`] its
+    /// variant's [`Layout::struct_array_check`].
+    fn bunch(&self, c: &mut Self::Code, id: UnionId, variants: &[BunchVariant], a: &str);
+    fn map(&self, c: &mut Self::Code, id: StructId, stride: u32, each: bool, a: &str);
+    /// Prints nothing unless `each`.
+    fn aos_inline(&self, c: &mut Self::Code, id: StructId, stride: u32, each: bool, a: &str);
+    fn aos_table(&self, c: &mut Self::Code, id: StructId, a: &str);
+    fn soa(&self, c: &mut Self::Code, elem: StructId, a: &str);
+}
+
+/// Checks one slot at `ctx` (nothing when its plan is
+/// [`SlotCheck::Nothing`]).
+pub(crate) fn validate_slot<P: ValidatePrinter>(p: &P, c: &mut P::Code, slot: &Slot, ctx: &Ctx) {
+    let check = p.layout().slot_check(slot);
+    if check == SlotCheck::Nothing {
+        return;
+    }
+    let at = p.here(slot, ctx);
+    match check {
+        SlotCheck::Nothing => {}
+        SlotCheck::Bool => p.bool(c, &at),
+        SlotCheck::Inline(id) => p.inline(c, id, &at),
+        SlotCheck::Table(id) => p.table(c, id, &at),
+        SlotCheck::OptionalTable(id) => p.optional_table(c, id, &at),
+        SlotCheck::Optional { value_at, value } => {
+            let checked = p.layout().slot_check(value) != SlotCheck::Nothing;
+            p.optional(c, value_at, value, checked, &at)
+        }
+        SlotCheck::Union(id) => p.union(c, id, &at),
+        SlotCheck::Bools { len } => p.bools(c, len, &at),
+        SlotCheck::InlineEach { id, len, stride } => p.inline_each(c, id, len, stride, &at),
+        SlotCheck::Array {
+            array,
+            data,
+            elem_size,
+            limit,
+        } => {
+            let each = !p.layout().array_check(array, data).is_nothing();
+            p.array(c, array, data, elem_size, limit, each, &at)
+        }
+    }
+}
+
+/// Checks the block of the array reference `a` (checked and loaded by the
+/// printer), as the layout's [`ArrayCheck`] plan says.
+pub(crate) fn validate_array<P: ValidatePrinter>(
+    p: &P,
+    c: &mut P::Code,
+    array: &ArrayType,
+    data: &ArrayData,
+    a: &str,
+) {
+    validate_array_of(p, c, p.layout().array_check(array, data), a)
+}
+
+/// Prints the checks of one [`ArrayCheck`] plan on block `a`.
+pub(crate) fn validate_array_of<P: ValidatePrinter>(
+    p: &P,
+    c: &mut P::Code,
+    check: ArrayCheck,
+    a: &str,
+) {
+    match check {
+        ArrayCheck::Nothing => {}
+        ArrayCheck::Text { utf16 } => p.text(c, utf16, a),
+        ArrayCheck::Bools => p.bool_block(c, a),
+        ArrayCheck::Nested {
+            array,
+            data,
+            elem_size,
+            limit,
+            each,
+        } => p.nested(c, array, data, elem_size, limit, each, a),
+        ArrayCheck::UnionAos { id } => p.union_aos(c, id, a),
+        ArrayCheck::UnionSoa { id, tag_size } => p.union_soa(c, id, tag_size, a),
+        ArrayCheck::Bunch { id, variants } => p.bunch(c, id, variants, a),
+        ArrayCheck::Map { id, stride, each } => p.map(c, id, stride, each, a),
+        ArrayCheck::AosInline { id, stride, each } => p.aos_inline(c, id, stride, each, a),
+        ArrayCheck::AosTable { id } => p.aos_table(c, id, a),
+        ArrayCheck::Soa { elem } => p.soa(c, elem, a),
     }
 }

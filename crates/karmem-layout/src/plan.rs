@@ -1,7 +1,7 @@
 //! Per-slot plans: what generated code does with a slot, decided once for
 //! every backend, so that a backend only prints the plan in its language
 //! (RATIONALE.md R3.7): what a validator checks (format.md §11,
-//! [`SlotCheck`]), how a decoder reads an array block and what each of its
+//! [`SlotCheck`], and in an array block [`ArrayCheck`]), how a decoder reads an array block and what each of its
 //! elements costs the traversal budget (format.md §10, [`ArrayRead`]), and
 //! how a field is reached from its container ([`Access`], [`FieldPlan`]).
 
@@ -9,7 +9,7 @@ use karmem_schema::model::{
     ArrayLayout, ArrayType, ElemType, Primitive, Schema, StructId, StructKind, Text, UnionId,
 };
 
-use crate::model::{ArrayData, FixedElem, Layout, Slot};
+use crate::model::{ArrayData, BunchVariant, FixedElem, Layout, Slot};
 
 /// What a one-pass validator checks for one slot (format.md §11), when the
 /// slot is present. Scalars (but `bool`), enums (unknown values are valid,
@@ -349,6 +349,126 @@ impl Layout {
             columns,
             element_charge: soa.element_charge(),
             unlisted,
+        }
+    }
+}
+
+/// What a one-pass validator checks in an array block (format.md §11),
+/// once the reference itself is checked. Whether there is anything to
+/// check at all is the plan's answer ([`ArrayCheck::is_nothing`]), so a
+/// printer never looks at the text it produced to decide whether to print
+/// the loop around it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArrayCheck<'l> {
+    /// Numbers and enums: nothing (unknown enum values are valid, §2).
+    Nothing,
+    /// UTF-8 (or UTF-16) text.
+    Text {
+        utf16: bool,
+    },
+    /// `bool` bytes: each 0 or 1.
+    Bools,
+    /// Array references, each checked against `elem_size` and `limit` like
+    /// a field's, then (when `each`) its block as `array_check(array, data)`.
+    Nested {
+        array: &'l ArrayType,
+        data: &'l ArrayData,
+        elem_size: u32,
+        limit: Option<u32>,
+        each: bool,
+    },
+    UnionAos {
+        id: UnionId,
+    },
+    UnionSoa {
+        id: UnionId,
+        tag_size: u32,
+    },
+    /// A bunch table and, per entry, its variant's struct array.
+    Bunch {
+        id: UnionId,
+        variants: &'l [BunchVariant],
+    },
+    /// A map's entries (inline structs `stride` apart, each checked when
+    /// `each`), then its keys strictly increasing (format.md §5.5).
+    Map {
+        id: StructId,
+        stride: u32,
+        each: bool,
+    },
+    /// Inline structs `stride` apart, each checked when `each` (when it
+    /// holds something checkable).
+    AosInline {
+        id: StructId,
+        stride: u32,
+        each: bool,
+    },
+    AosTable {
+        id: StructId,
+    },
+    Soa {
+        elem: StructId,
+    },
+}
+
+impl ArrayCheck<'_> {
+    /// Nothing is checked in the block (the reference still is).
+    pub fn is_nothing(&self) -> bool {
+        matches!(
+            self,
+            ArrayCheck::Nothing | ArrayCheck::AosInline { each: false, .. }
+        )
+    }
+}
+
+impl Layout {
+    /// The validator's plan for an `array` whose block holds `data`.
+    pub fn array_check<'l>(&self, array: &'l ArrayType, data: &'l ArrayData) -> ArrayCheck<'l> {
+        match (array.text, data) {
+            (Some(text), _) => ArrayCheck::Text {
+                utf16: text == Text::Utf16,
+            },
+            (None, ArrayData::Plain { .. }) if array.elem == ElemType::Scalar(Primitive::Bool) => {
+                ArrayCheck::Bools
+            }
+            (None, ArrayData::Plain { .. }) => ArrayCheck::Nothing,
+            (None, ArrayData::Arrays { array, data }) => ArrayCheck::Nested {
+                array,
+                data,
+                elem_size: data.elem_size(),
+                limit: array.limit(),
+                each: !self.array_check(array, data).is_nothing(),
+            },
+            (None, ArrayData::UnionAos { id, .. }) => ArrayCheck::UnionAos { id: *id },
+            (None, ArrayData::UnionSoa { id, tag }) => ArrayCheck::UnionSoa {
+                id: *id,
+                tag_size: tag.size(),
+            },
+            (None, ArrayData::UnionBunch { id, variants, .. }) => {
+                ArrayCheck::Bunch { id: *id, variants }
+            }
+            (None, ArrayData::AosInline { id, stride }) if array.is_map() => ArrayCheck::Map {
+                id: *id,
+                stride: *stride,
+                each: self.inline_needs_validation(*id),
+            },
+            (None, data) => self.struct_array_check(data),
+        }
+    }
+
+    /// The validator's plan for a block of structs (`AosInline`,
+    /// `AosTable` or `Soa`: an array of structs, or one variant's values in
+    /// a bunch array).
+    pub fn struct_array_check<'l>(&self, data: &ArrayData) -> ArrayCheck<'l> {
+        match data {
+            ArrayData::AosInline { id, stride } => ArrayCheck::AosInline {
+                id: *id,
+                stride: *stride,
+                each: self.inline_needs_validation(*id),
+            },
+            ArrayData::AosTable { id } => ArrayCheck::AosTable { id: *id },
+            ArrayData::Soa { elem } => ArrayCheck::Soa { elem: *elem },
+            other => unreachable!("not a block of structs: {other:?}"),
         }
     }
 }

@@ -12,7 +12,7 @@ use karmem_layout::{
 use karmem_schema::model::*;
 
 use super::{elem_at, limit_arg, plus, prim, tr, when_present, Code, Gen};
-use crate::walk::{read_array, read_fields, read_slot, Ctx, DecodePrinter, Here};
+use crate::walk::{read_array, read_fields, read_slot, Ctx, DecodePrinter, Here, SlotPrinter};
 
 /// `n * k` as a 64-bit budget charge.
 fn times64(n: &str, k: u32) -> String {
@@ -122,7 +122,7 @@ impl Gen<'_> {
 /// is one kind of slot or array block. Objects were reset to their initial
 /// values, so an absent slot is left as it is: zero, or the declared
 /// default.
-impl DecodePrinter for Gen<'_> {
+impl SlotPrinter for Gen<'_> {
     type Code = Code;
 
     fn layout(&self) -> &Layout {
@@ -146,7 +146,9 @@ impl DecodePrinter for Gen<'_> {
             },
         }
     }
+}
 
+impl DecodePrinter for Gen<'_> {
     fn value(&self, c: &mut Code, slot: &Slot, place: &str, at: &Here, _has_default: bool) {
         let pos = &at.pos;
         let stmt = match slot {

@@ -5,13 +5,15 @@
 //! accept exactly the same messages.
 
 use karmem_layout::{
-    ArrayData, Slot, SlotCheck, ARRAY_REF_SIZE, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE,
-    OFFSET_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE,
+    ArrayData, BunchVariant, Slot, SlotCheck, ARRAY_REF_SIZE, BUNCH_ENTRY_ARRAY_AT,
+    BUNCH_ENTRY_SIZE, OFFSET_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE,
 };
 use karmem_schema::model::*;
 
-use super::{elem_at, limit_arg, place, plus, prim, tr, when_present, Code, Gen};
-use crate::walk::Ctx;
+use super::{elem_at, limit_arg, plus, prim, tr, when_present, Code, Gen};
+use crate::walk::{
+    validate_array, validate_array_of, validate_slot, Ctx, Here, SlotPrinter, ValidatePrinter,
+};
 
 impl Gen<'_> {
     pub(crate) fn validate_functions(&mut self, id: StructId) {
@@ -58,16 +60,8 @@ impl Gen<'_> {
             body.line("const tu = v.tUsed;");
             body.line(&tr("v.enter()"));
         }
-        for f in &sl.fields {
-            let ctx = if table {
-                Ctx::Table { off: f.offset }
-            } else {
-                Ctx::Pos {
-                    pos: plus("at", f.offset),
-                    present: None,
-                }
-            };
-            self.validate_slot(&mut body, &f.slot, &ctx);
+        for f in &self.l.struct_plan(self.s, id).fields {
+            validate_slot(self, &mut body, f.slot, &self.field_ctx(f.access));
         }
         if table {
             body.line("v.leave();");
@@ -79,276 +73,304 @@ impl Gen<'_> {
         };
         self.function(sig, body, "return KarmemError.None;");
     }
+}
 
-    pub(crate) fn validate_slot(&self, c: &mut Code, slot: &Slot, ctx: &Ctx) {
-        let size = self.l.slot_size(slot);
-        let (pos, present) = place(ctx, size);
-        // A field past its table's `used` is charged what a decoder builds
-        // for it beyond the table's bytes: the tables of its zero value
-        // (format.md §10).
-        let held = ctx.absent_charge(self.l, slot);
-        let when = |c: &mut Code, stmt: &str| when_present(c, present.as_deref(), stmt, held);
-        match self.l.slot_check(slot) {
-            SlotCheck::Nothing => {}
-            SlotCheck::Bool => when(c, &tr(&format!("v.boolAt({pos})"))),
-            SlotCheck::Inline(id) => when(
-                c,
-                &tr(&format!("{}._kmValidateAt(v, {pos})", self.struct_name(id))),
-            ),
-            SlotCheck::Table(id) => when(
-                c,
-                &tr(&format!(
-                    "{}._kmValidateTable(v, v.ld<u32>({pos}))",
-                    self.struct_name(id)
-                )),
-            ),
-            SlotCheck::OptionalTable(id) => {
-                let o = self.fresh("offset");
-                match &present {
-                    Some(cond) => c.open(&format!("if ({cond}) {{")),
-                    None => c.open("{"),
-                }
-                c.line(&format!("const {o} = v.ld<u32>({pos});"));
-                c.line(&format!(
-                    "if ({o} != 0) {}",
-                    tr(&format!(
-                        "{}._kmValidateTable(v, {o})",
-                        self.struct_name(id)
-                    ))
-                ));
-                c.close("}");
-            }
-            // The presence byte is 0 or 1 (format.md §4.2); the value is
-            // checked only when there is one.
-            SlotCheck::Optional { value_at, value } => {
-                match &present {
-                    Some(cond) => c.open(&format!("if ({cond}) {{")),
-                    None => c.open("{"),
-                }
-                c.line(&tr(&format!("v.boolAt({pos})")));
-                let mut inner = Code::new(c.indent + 1);
-                let at = Ctx::Pos {
-                    pos: plus(&pos, value_at),
-                    present: None,
-                };
-                self.validate_slot(&mut inner, value, &at);
-                if !inner.out.is_empty() {
-                    c.open(&format!("if (v.ldBool({pos})) {{"));
-                    c.raw(&inner.into_text());
-                    c.close("}");
-                }
-                c.close("}");
-            }
-            SlotCheck::Union(id) => when(
-                c,
-                &tr(&format!(
-                    "_kmValidate{}(v, {pos}, {})",
-                    self.union_name(id),
-                    plus(&pos, UNION_OFFSET_AT)
-                )),
-            ),
-            SlotCheck::Bools { len } => when(c, &tr(&format!("v.bools({pos}, {len})"))),
-            SlotCheck::InlineEach { id, len, stride } => {
-                let j = self.fresh("j");
-                when(
-                    c,
-                    &format!(
-                        "for (let {j}: u32 = 0; {j} < {len}; {j}++) {}",
-                        tr(&format!(
-                            "{}._kmValidateAt(v, {})",
-                            self.struct_name(id),
-                            elem_at(&pos, &j, stride)
-                        ))
-                    ),
-                )
-            }
-            SlotCheck::Array {
-                array,
-                data,
-                elem_size: es,
-                limit,
-            } => {
-                let limit = limit_arg(limit);
-                let a = self.fresh("a");
-                let call = match ctx {
-                    Ctx::Table { off } => {
-                        format!("v.checkFieldArray(to, tu, {off}, {es}, {limit})")
-                    }
-                    Ctx::Pos { .. } => format!("v.checkArray({pos}, {es}, {limit})"),
-                };
-                // A table's array field is checked through checkFieldArray
-                // (absent is valid); a positioned one only when present.
-                match (ctx, &present) {
-                    (Ctx::Pos { .. }, Some(cond)) => c.open(&format!("if ({cond}) {{")),
-                    _ => c.open("{"),
-                }
-                c.line(&tr(&call));
-                let mut inner = Code::new(c.indent);
-                self.validate_array(&mut inner, array, data, &a);
-                let text = inner.into_text();
-                if !text.is_empty() {
-                    c.line(&format!("const {a}o = v.aOff;"));
-                    c.line(&format!("const {a}l = v.aLen;"));
-                    c.line(&format!("const {a}c = v.aCap;"));
-                    c.raw(&text);
-                }
-                c.close("}");
-            }
-        }
+/// AssemblyScript prints the validator's plan (crate::walk): each node
+/// below is one kind of check.
+impl ValidatePrinter for Gen<'_> {
+    fn bool(&self, c: &mut Code, at: &Here) {
+        when(c, at, &tr(&format!("v.boolAt({})", at.pos)));
     }
 
-    fn validate_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData, a: &str) {
-        let (ao, al, ac) = (format!("{a}o"), format!("{a}l"), format!("{a}c"));
-        match (array.text, data) {
-            // Each element is an array reference, checked as a field's.
-            (None, ArrayData::Arrays { array: inner, data }) => {
-                let (k, a2) = (self.fresh("k"), self.fresh("a"));
-                c.open(&format!("for (let {k}: u32 = 0; {k} < {al}; {k}++) {{"));
-                c.line(&tr(&format!(
-                    "v.checkArray({}, {}, {})",
-                    elem_at(&ao, &k, ARRAY_REF_SIZE),
-                    data.elem_size(),
-                    limit_arg(inner.limit())
-                )));
-                let mut each = Code::new(c.indent);
-                self.validate_array(&mut each, inner, data, &a2);
-                let text = each.into_text();
-                if !text.is_empty() {
-                    c.line(&format!("const {a2}o = v.aOff;"));
-                    c.line(&format!("const {a2}l = v.aLen;"));
-                    c.line(&format!("const {a2}c = v.aCap;"));
-                    c.raw(&text);
-                }
-                c.close("}");
-            }
-            (Some(Text::Utf8), _) => c.line(&tr(&format!("v.utf8({ao}, {al})"))),
-            (Some(Text::Utf16), _) => c.line(&tr(&format!("v.utf16({ao}, {al})"))),
-            (None, ArrayData::Plain { .. }) => {
-                if array.elem == ElemType::Scalar(Primitive::Bool) {
-                    c.line(&tr(&format!("v.bools({ao}, {al})")));
-                }
-            }
-            (None, ArrayData::UnionAos { id, .. }) => {
-                let i = self.fresh("i");
-                let at = elem_at(&ao, &i, UNION_SLOT_SIZE);
-                c.line(&format!(
-                    "for (let {i}: u32 = 0; {i} < {al}; {i}++) {}",
-                    tr(&format!(
-                        "_kmValidate{}(v, {at}, {})",
-                        self.union_name(*id),
-                        plus(&at, UNION_OFFSET_AT)
-                    ))
-                ));
-            }
-            (None, ArrayData::UnionSoa { id, tag }) => {
-                let tw = tag.size();
-                let i = self.fresh("i");
-                c.line(&tr(&format!("v.checkUnionColumns({ao}, {ac}, {tw})")));
-                c.open(&format!("if ({ac} != 0) {{"));
-                c.line(&format!("const {a}t = v.uTags;"));
-                c.line(&format!("const {a}f = v.uOffs;"));
-                c.line(&format!(
-                    "for (let {i}: u32 = 0; {i} < {al}; {i}++) {}",
-                    tr(&format!(
-                        "_kmValidate{}(v, {}, {})",
-                        self.union_name(*id),
-                        elem_at(&format!("{a}t"), &i, tw),
-                        elem_at(&format!("{a}f"), &i, OFFSET_SIZE)
-                    ))
-                ));
-                c.close("}");
-            }
-            (None, ArrayData::UnionBunch { id, variants, .. }) => {
-                let (n, x, entry) = (self.fresh("n"), self.fresh("x"), self.fresh("entry"));
-                c.line(&tr(&format!(
-                    "v.bunch({ao}, {al}, {ac}, _kmTags{})",
-                    self.union_name(*id)
-                )));
-                c.line(&format!("const {n} = v.bunchCount;"));
-                c.open(&format!("for (let {x}: u32 = 1; {x} <= {n}; {x}++) {{"));
-                c.line(&format!("const {entry} = {ao} + {BUNCH_ENTRY_SIZE} * {x};"));
-                c.open(&format!("switch (v.ld<u32>({entry})) {{"));
-                for bv in variants {
-                    let es = bv.data.elem_size();
-                    let sub = self.fresh("a");
-                    c.open(&format!("case {}: {{", bv.tag));
-                    c.line(&tr(&format!(
-                        "v.checkArray({entry} + {BUNCH_ENTRY_ARRAY_AT}, {es}, NO_LIMIT)"
-                    )));
-                    let mut inner = Code::new(c.indent);
-                    self.validate_struct_array(&mut inner, &bv.data, &sub);
-                    let text = inner.into_text();
-                    if !text.is_empty() {
-                        c.line(&format!("const {sub}o = v.aOff;"));
-                        c.line(&format!("const {sub}l = v.aLen;"));
-                        c.line(&format!("const {sub}c = v.aCap;"));
-                        c.raw(&text);
-                    }
-                    c.line("break;");
-                    c.close("}");
-                }
-                c.close("}");
-                c.close("}");
-            }
-            (None, ArrayData::AosInline { id, stride }) if array.is_map() => {
-                self.validate_struct_array(c, data, a);
-                // The look-up's binary search relies on the order
-                // (format.md §5.5): keys strictly increasing.
-                let key = &self.l.of_struct(*id).fields[0];
-                let k = self.fresh("k");
-                let at = |i: &str| plus(&elem_at(&ao, i, *stride), key.offset);
-                let prev = format!("{k} - 1");
-                let unordered = match &key.slot {
-                    Slot::Scalar(p) | Slot::Enum { repr: p, .. } => format!(
-                        "v.ld<{}>({}) >= v.ld<{}>({})",
-                        prim(*p),
-                        at(&prev),
-                        prim(*p),
-                        at(&k)
-                    ),
-                    // Text keys in byte order.
-                    _ => format!("v.textOrder({}, {}) >= 0", at(&prev), at(&k)),
-                };
-                c.line(&format!(
-                    "for (let {k}: u32 = 1; {k} < {al}; {k}++) if ({unordered}) return v.fail(KarmemError.MalformedArray, {ao}, 0);"
-                ));
-            }
-            (None, data) => self.validate_struct_array(c, data, a),
-        }
+    fn inline(&self, c: &mut Code, id: StructId, at: &Here) {
+        let call = format!("{}._kmValidateAt(v, {})", self.struct_name(id), at.pos);
+        when(c, at, &tr(&call));
     }
 
-    fn validate_struct_array(&self, c: &mut Code, data: &ArrayData, a: &str) {
+    fn table(&self, c: &mut Code, id: StructId, at: &Here) {
+        let call = format!(
+            "{}._kmValidateTable(v, v.ld<u32>({}))",
+            self.struct_name(id),
+            at.pos
+        );
+        when(c, at, &tr(&call));
+    }
+
+    fn optional_table(&self, c: &mut Code, id: StructId, at: &Here) {
+        let o = self.fresh("offset");
+        open_when(c, at.present.as_deref());
+        c.line(&format!("const {o} = v.ld<u32>({});", at.pos));
+        c.line(&format!(
+            "if ({o} != 0) {}",
+            tr(&format!(
+                "{}._kmValidateTable(v, {o})",
+                self.struct_name(id)
+            ))
+        ));
+        c.close("}");
+    }
+
+    // The presence byte is 0 or 1 (format.md §4.2); the value is checked
+    // only when there is one.
+    fn optional(&self, c: &mut Code, value_at: u32, value: &Slot, checked: bool, at: &Here) {
+        let pos = &at.pos;
+        open_when(c, at.present.as_deref());
+        c.line(&tr(&format!("v.boolAt({pos})")));
+        if checked {
+            c.open(&format!("if (v.ldBool({pos})) {{"));
+            let inner = Ctx::Pos {
+                pos: plus(pos, value_at),
+                present: None,
+            };
+            validate_slot(self, c, value, &inner);
+            c.close("}");
+        }
+        c.close("}");
+    }
+
+    fn union(&self, c: &mut Code, id: UnionId, at: &Here) {
+        let call = format!(
+            "_kmValidate{}(v, {}, {})",
+            self.union_name(id),
+            at.pos,
+            plus(&at.pos, UNION_OFFSET_AT)
+        );
+        when(c, at, &tr(&call));
+    }
+
+    fn bools(&self, c: &mut Code, len: u32, at: &Here) {
+        when(c, at, &tr(&format!("v.bools({}, {len})", at.pos)));
+    }
+
+    fn inline_each(&self, c: &mut Code, id: StructId, len: u32, stride: u32, at: &Here) {
+        let j = self.fresh("j");
+        let each = tr(&format!(
+            "{}._kmValidateAt(v, {})",
+            self.struct_name(id),
+            elem_at(&at.pos, &j, stride)
+        ));
+        when(
+            c,
+            at,
+            &format!("for (let {j}: u32 = 0; {j} < {len}; {j}++) {each}"),
+        );
+    }
+
+    fn array(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        es: u32,
+        limit: Option<u32>,
+        each: bool,
+        at: &Here,
+    ) {
+        let limit = limit_arg(limit);
+        let a = self.fresh("a");
+        let call = match at.ctx {
+            Ctx::Table { off } => format!("v.checkFieldArray(to, tu, {off}, {es}, {limit})"),
+            Ctx::Pos { .. } => format!("v.checkArray({}, {es}, {limit})", at.pos),
+        };
+        // A table's array field is checked through checkFieldArray (absent
+        // is valid); a positioned one only when present.
+        match at.ctx {
+            Ctx::Pos { .. } => open_when(c, at.present.as_deref()),
+            Ctx::Table { .. } => c.open("{"),
+        }
+        c.line(&tr(&call));
+        let mut inner = Code::new(c.indent);
+        validate_array(self, &mut inner, array, data, &a);
+        if each {
+            load_array(c, &a);
+            c.raw(&inner.into_text());
+        }
+        c.close("}");
+    }
+
+    // Each element is an array reference, checked as a field's.
+    fn nested(
+        &self,
+        c: &mut Code,
+        inner: &ArrayType,
+        data: &ArrayData,
+        elem_size: u32,
+        limit: Option<u32>,
+        each: bool,
+        a: &str,
+    ) {
+        let (k, a2) = (self.fresh("k"), self.fresh("a"));
+        c.open(&format!("for (let {k}: u32 = 0; {k} < {a}l; {k}++) {{"));
+        c.line(&tr(&format!(
+            "v.checkArray({}, {elem_size}, {})",
+            elem_at(&format!("{a}o"), &k, ARRAY_REF_SIZE),
+            limit_arg(limit)
+        )));
+        let mut checks = Code::new(c.indent);
+        validate_array(self, &mut checks, inner, data, &a2);
+        if each {
+            load_array(c, &a2);
+            c.raw(&checks.into_text());
+        }
+        c.close("}");
+    }
+
+    fn text(&self, c: &mut Code, utf16: bool, a: &str) {
+        let f = if utf16 { "utf16" } else { "utf8" };
+        c.line(&tr(&format!("v.{f}({a}o, {a}l)")));
+    }
+
+    fn bool_block(&self, c: &mut Code, a: &str) {
+        c.line(&tr(&format!("v.bools({a}o, {a}l)")));
+    }
+
+    fn union_aos(&self, c: &mut Code, id: UnionId, a: &str) {
         let i = self.fresh("i");
+        let at = elem_at(&format!("{a}o"), &i, UNION_SLOT_SIZE);
+        c.line(&format!(
+            "for (let {i}: u32 = 0; {i} < {a}l; {i}++) {}",
+            tr(&format!(
+                "_kmValidate{}(v, {at}, {})",
+                self.union_name(id),
+                plus(&at, UNION_OFFSET_AT)
+            ))
+        ));
+    }
+
+    fn union_soa(&self, c: &mut Code, id: UnionId, tw: u32, a: &str) {
+        let i = self.fresh("i");
+        c.line(&tr(&format!("v.checkUnionColumns({a}o, {a}c, {tw})")));
+        c.open(&format!("if ({a}c != 0) {{"));
+        c.line(&format!("const {a}t = v.uTags;"));
+        c.line(&format!("const {a}f = v.uOffs;"));
+        c.line(&format!(
+            "for (let {i}: u32 = 0; {i} < {a}l; {i}++) {}",
+            tr(&format!(
+                "_kmValidate{}(v, {}, {})",
+                self.union_name(id),
+                elem_at(&format!("{a}t"), &i, tw),
+                elem_at(&format!("{a}f"), &i, OFFSET_SIZE)
+            ))
+        ));
+        c.close("}");
+    }
+
+    fn bunch(&self, c: &mut Code, id: UnionId, variants: &[BunchVariant], a: &str) {
         let (ao, al, ac) = (format!("{a}o"), format!("{a}l"), format!("{a}c"));
-        match data {
-            ArrayData::AosInline { id, stride } => {
-                if self.l.inline_needs_validation(*id) {
-                    c.line(&format!(
-                        "for (let {i}: u32 = 0; {i} < {al}; {i}++) {}",
-                        tr(&format!(
-                            "{}._kmValidateAt(v, {})",
-                            self.struct_name(*id),
-                            elem_at(&ao, &i, *stride)
-                        ))
-                    ));
-                }
+        let (n, x, entry) = (self.fresh("n"), self.fresh("x"), self.fresh("entry"));
+        c.line(&tr(&format!(
+            "v.bunch({ao}, {al}, {ac}, _kmTags{})",
+            self.union_name(id)
+        )));
+        c.line(&format!("const {n} = v.bunchCount;"));
+        c.open(&format!("for (let {x}: u32 = 1; {x} <= {n}; {x}++) {{"));
+        c.line(&format!("const {entry} = {ao} + {BUNCH_ENTRY_SIZE} * {x};"));
+        c.open(&format!("switch (v.ld<u32>({entry})) {{"));
+        for bv in variants {
+            let es = bv.data.elem_size();
+            let sub = self.fresh("a");
+            c.open(&format!("case {}: {{", bv.tag));
+            c.line(&tr(&format!(
+                "v.checkArray({entry} + {BUNCH_ENTRY_ARRAY_AT}, {es}, NO_LIMIT)"
+            )));
+            let check = self.l.struct_array_check(&bv.data);
+            let mut inner = Code::new(c.indent);
+            validate_array_of(self, &mut inner, check, &sub);
+            if !check.is_nothing() {
+                load_array(c, &sub);
+                c.raw(&inner.into_text());
             }
-            ArrayData::AosTable { id } => c.line(&format!(
-                "for (let {i}: u32 = 0; {i} < {al}; {i}++) {}",
+            c.line("break;");
+            c.close("}");
+        }
+        c.close("}");
+        c.close("}");
+    }
+
+    fn map(&self, c: &mut Code, id: StructId, stride: u32, each: bool, a: &str) {
+        ValidatePrinter::aos_inline(self, c, id, stride, each, a);
+        // The look-up's binary search relies on the order (format.md
+        // §5.5): keys strictly increasing.
+        let (ao, al) = (format!("{a}o"), format!("{a}l"));
+        let key = &self.l.of_struct(id).fields[0];
+        let k = self.fresh("k");
+        let at = |i: &str| plus(&elem_at(&ao, i, stride), key.offset);
+        let prev = format!("{k} - 1");
+        let unordered = match &key.slot {
+            Slot::Scalar(p) | Slot::Enum { repr: p, .. } => format!(
+                "v.ld<{}>({}) >= v.ld<{}>({})",
+                prim(*p),
+                at(&prev),
+                prim(*p),
+                at(&k)
+            ),
+            // Text keys in byte order.
+            _ => format!("v.textOrder({}, {}) >= 0", at(&prev), at(&k)),
+        };
+        c.line(&format!(
+            "for (let {k}: u32 = 1; {k} < {al}; {k}++) if ({unordered}) return v.fail(KarmemError.MalformedArray, {ao}, 0);"
+        ));
+    }
+
+    fn aos_inline(&self, c: &mut Code, id: StructId, stride: u32, each: bool, a: &str) {
+        let i = self.fresh("i");
+        if each {
+            c.line(&format!(
+                "for (let {i}: u32 = 0; {i} < {a}l; {i}++) {}",
                 tr(&format!(
-                    "{}._kmValidateTable(v, v.ld<u32>({}))",
-                    self.struct_name(*id),
-                    elem_at(&ao, &i, OFFSET_SIZE)
+                    "{}._kmValidateAt(v, {})",
+                    self.struct_name(id),
+                    elem_at(&format!("{a}o"), &i, stride)
                 ))
-            )),
-            ArrayData::Soa { elem } => c.line(&tr(&format!(
-                "_kmValidateSoa{}(v, {ao}, {al}, {ac})",
-                self.struct_name(*elem)
-            ))),
-            _ => unreachable!("only struct arrays here"),
+            ));
         }
     }
 
+    fn aos_table(&self, c: &mut Code, id: StructId, a: &str) {
+        let i = self.fresh("i");
+        c.line(&format!(
+            "for (let {i}: u32 = 0; {i} < {a}l; {i}++) {}",
+            tr(&format!(
+                "{}._kmValidateTable(v, v.ld<u32>({}))",
+                self.struct_name(id),
+                elem_at(&format!("{a}o"), &i, OFFSET_SIZE)
+            ))
+        ));
+    }
+
+    fn soa(&self, c: &mut Code, elem: StructId, a: &str) {
+        self.fresh("i");
+        c.line(&tr(&format!(
+            "_kmValidateSoa{}(v, {a}o, {a}l, {a}c)",
+            self.struct_name(elem)
+        )));
+    }
+}
+
+/// `stmt` when the slot is present; a field past its table's `used` is
+/// charged what a decoder builds for it beyond the table's bytes: the
+/// tables of its zero value (format.md §10).
+fn when(c: &mut Code, at: &Here, stmt: &str) {
+    when_present(c, at.present.as_deref(), stmt, at.held);
+}
+
+/// Opens a block run when `cond` holds (a plain block when it is `None`).
+fn open_when(c: &mut Code, cond: Option<&str>) {
+    match cond {
+        Some(cond) => c.open(&format!("if ({cond}) {{")),
+        None => c.open("{"),
+    }
+}
+
+/// The checked array reference's offset, length and capacity, as the
+/// locals `{a}o`, `{a}l`, `{a}c` the block's checks use.
+fn load_array(c: &mut Code, a: &str) {
+    c.line(&format!("const {a}o = v.aOff;"));
+    c.line(&format!("const {a}l = v.aLen;"));
+    c.line(&format!("const {a}c = v.aCap;"));
+}
+
+impl Gen<'_> {
     /// `_kmValidateSoa<T>`: the directory, then each column's checks for
     /// every element (`cols[k]` is 0 when the writer did not write it).
     pub(crate) fn soa_validator(&mut self, id: StructId) {
@@ -369,11 +391,11 @@ impl Gen<'_> {
                 pos: elem_at(&format!("unchecked(cols[{k}])"), &i, col.size),
                 present: None,
             };
-            let mut each = Code::new(body.indent + 2);
-            self.validate_slot(&mut each, &col.slot, &ctx);
-            if each.out.is_empty() {
+            if self.l.slot_check(&col.slot) == SlotCheck::Nothing {
                 continue;
             }
+            let mut each = Code::new(body.indent + 2);
+            validate_slot(self, &mut each, &col.slot, &ctx);
             body.open(&format!("if (unchecked(cols[{k}]) != 0) {{"));
             body.open(&format!("for (let {i}: u32 = 0; {i} < al; {i}++) {{"));
             body.raw(&each.into_text());

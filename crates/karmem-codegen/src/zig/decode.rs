@@ -13,7 +13,7 @@ use karmem_schema::model::*;
 
 use super::code::Code;
 use super::{elem_at, limit_arg, mentions, plus, prim, times64, variant_name, Gen};
-use crate::walk::{read_array, read_fields, read_slot, Ctx, DecodePrinter, Here};
+use crate::walk::{read_array, read_fields, read_slot, Ctx, DecodePrinter, Here, SlotPrinter};
 
 impl Gen<'_> {
     pub(crate) fn decode_functions(&mut self, id: StructId) {
@@ -107,7 +107,7 @@ impl Gen<'_> {
 
 /// Zig prints the decoder's plan (crate::walk): each node below is one
 /// kind of slot or array block.
-impl DecodePrinter for Gen<'_> {
+impl SlotPrinter for Gen<'_> {
     type Code = Code;
 
     fn layout(&self) -> &Layout {
@@ -137,7 +137,9 @@ impl DecodePrinter for Gen<'_> {
             },
         }
     }
+}
 
+impl DecodePrinter for Gen<'_> {
     fn value(&self, c: &mut Code, slot: &Slot, place: &str, at: &Here, has_default: bool) {
         let t = match slot {
             Slot::Scalar(p) => prim(*p).to_string(),

@@ -7,14 +7,16 @@
 //! (`arrayColumn`, `utf8Column`, `soaColumn`) decide and charge the same.
 
 use karmem_layout::{
-    ArrayData, Slot, SlotCheck, ARRAY_REF_SIZE, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE,
-    OFFSET_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE,
+    ArrayData, BunchVariant, Slot, SlotCheck, ARRAY_REF_SIZE, BUNCH_ENTRY_ARRAY_AT,
+    BUNCH_ENTRY_SIZE, OFFSET_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE,
 };
 use karmem_schema::model::*;
 
 use super::code::Code;
 use super::{elem_at, limit_arg, mentions, plus, prim, Gen};
-use crate::walk::Ctx;
+use crate::walk::{
+    validate_array, validate_array_of, validate_slot, Ctx, Here, SlotPrinter, ValidatePrinter,
+};
 
 impl Gen<'_> {
     pub(crate) fn validate_functions(&mut self, id: StructId) {
@@ -69,16 +71,8 @@ impl Gen<'_> {
         self.c.close("}");
 
         let mut body = Code::new(inner);
-        for f in &sl.fields {
-            let ctx = if table {
-                Ctx::Table { off: f.offset }
-            } else {
-                Ctx::Pos {
-                    pos: plus("at", f.offset),
-                    present: None,
-                }
-            };
-            self.validate_slot(&mut body, &f.slot, &ctx);
+        for f in &self.l.struct_plan(self.s, id).fields {
+            validate_slot(self, &mut body, f.slot, &self.field_ctx(f.access));
         }
         let text = body.into_text();
         let mut full = Code::new(inner);
@@ -99,278 +93,309 @@ impl Gen<'_> {
         };
         self.function(sig, &["v", "t", "at"], &[], full);
     }
+}
 
-    pub(crate) fn validate_slot(&self, c: &mut Code, slot: &Slot, ctx: &Ctx) {
-        let size = self.l.slot_size(slot);
-        let (pos, present): (String, Option<String>) = match ctx {
-            Ctx::Table { off } => (
-                plus("t.offset", *off),
-                Some(format!("t.has({off}, {size})")),
+/// Zig prints the validator's plan (crate::walk): each node below is one
+/// kind of check.
+impl ValidatePrinter for Gen<'_> {
+    fn bool(&self, c: &mut Code, at: &Here) {
+        when(c, at, &format!("try v.boolAt({});", at.pos));
+    }
+
+    fn inline(&self, c: &mut Code, id: StructId, at: &Here) {
+        when(
+            c,
+            at,
+            &format!("try {}.validateAt(v, {});", self.struct_name(id), at.pos),
+        );
+    }
+
+    fn table(&self, c: &mut Code, id: StructId, at: &Here) {
+        when(
+            c,
+            at,
+            &format!(
+                "try {}.validateTable(v, try v.table(r.load(u32, {}), {}));",
+                self.struct_name(id),
+                at.pos,
+                self.l.of_struct(id).size
             ),
-            Ctx::Pos { pos, present } => (pos.clone(), present.clone()),
+        );
+    }
+
+    fn optional_table(&self, c: &mut Code, id: StructId, at: &Here) {
+        let o = self.fresh("offset");
+        open_when(c, at.present.as_deref());
+        c.line(&format!("const {o} = r.load(u32, {});", at.pos));
+        c.line(&format!(
+            "if ({o} != 0) try {}.validateTable(v, try v.table({o}, {}));",
+            self.struct_name(id),
+            self.l.of_struct(id).size
+        ));
+        c.close("}");
+    }
+
+    // The presence byte is 0 or 1 (format.md §4.2); the value is checked
+    // only when there is one.
+    fn optional(&self, c: &mut Code, value_at: u32, value: &Slot, checked: bool, at: &Here) {
+        let pos = &at.pos;
+        open_when(c, at.present.as_deref());
+        c.line(&format!("try v.boolAt({pos});"));
+        if checked {
+            c.open(&format!("if (r.load(u8, {pos}) != 0) {{"));
+            let inner = Ctx::Pos {
+                pos: plus(pos, value_at),
+                present: None,
+            };
+            validate_slot(self, c, value, &inner);
+            c.close("}");
+        }
+        c.close("}");
+    }
+
+    fn union(&self, c: &mut Code, id: UnionId, at: &Here) {
+        when(
+            c,
+            at,
+            &format!(
+                "try validate{}(v, {}, {});",
+                self.union_name(id),
+                at.pos,
+                plus(&at.pos, UNION_OFFSET_AT)
+            ),
+        );
+    }
+
+    fn bools(&self, c: &mut Code, len: u32, at: &Here) {
+        when(c, at, &format!("try v.bools({}, {len});", at.pos));
+    }
+
+    fn inline_each(&self, c: &mut Code, id: StructId, len: u32, stride: u32, at: &Here) {
+        let j = self.fresh("j");
+        when(
+            c,
+            at,
+            &format!(
+                "for (0..{len}) |{j}| try {}.validateAt(v, {});",
+                self.struct_name(id),
+                elem_at(&at.pos, &j, stride)
+            ),
+        );
+    }
+
+    fn array(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        es: u32,
+        limit: Option<u32>,
+        each: bool,
+        at: &Here,
+    ) {
+        let limit = limit_arg(limit);
+        let a = self.fresh("a");
+        let mut inner = Code::new(c.indent + 1);
+        validate_array(self, &mut inner, array, data, &a);
+        let call = match at.ctx {
+            Ctx::Table { off } => format!("v.fieldArray(t, {off}, {es}, {limit})"),
+            Ctx::Pos { .. } => format!("v.array({}, {es}, {limit})", at.pos),
         };
-        // One statement, run only when the slot is present; a field past
-        // its table's `used` is charged what a decoder builds for it beyond
-        // the table's bytes, the tables of its zero value (format.md §10).
-        let held = ctx.absent_charge(self.l, slot);
-        let when = |c: &mut Code, stmt: &str| c.when_present(present.as_deref(), stmt, held);
-        match self.l.slot_check(slot) {
-            SlotCheck::Nothing => {}
-            SlotCheck::Bool => when(c, &format!("try v.boolAt({pos});")),
-            SlotCheck::Inline(id) => when(
-                c,
-                &format!("try {}.validateAt(v, {pos});", self.struct_name(id)),
-            ),
-            SlotCheck::Table(id) => when(
-                c,
-                &format!(
-                    "try {}.validateTable(v, try v.table(r.load(u32, {pos}), {}));",
-                    self.struct_name(id),
-                    self.l.of_struct(id).size
-                ),
-            ),
-            SlotCheck::OptionalTable(id) => {
-                let o = self.fresh("offset");
-                match &present {
-                    Some(cond) => c.open(&format!("if ({cond}) {{")),
-                    None => c.open("{"),
-                }
-                c.line(&format!("const {o} = r.load(u32, {pos});"));
-                c.line(&format!(
-                    "if ({o} != 0) try {}.validateTable(v, try v.table({o}, {}));",
-                    self.struct_name(id),
-                    self.l.of_struct(id).size
-                ));
-                c.close("}");
+        // A table's array field is checked through fieldArray (absent is
+        // valid); a positioned one only when present.
+        let cond = match at.ctx {
+            Ctx::Table { .. } => None,
+            Ctx::Pos { .. } => at.present.clone(),
+        };
+        if !each {
+            match &cond {
+                Some(cond) => c.line(&format!("if ({cond}) _ = try {call};")),
+                None => c.line(&format!("_ = try {call};")),
             }
-            // The presence byte is 0 or 1 (format.md §4.2); the value is
-            // checked only when there is one.
-            SlotCheck::Optional { value_at, value } => {
-                match &present {
-                    Some(cond) => c.open(&format!("if ({cond}) {{")),
-                    None => c.open("{"),
-                }
-                c.line(&format!("try v.boolAt({pos});"));
-                let mut inner = Code::new(c.indent + 1);
-                let at = Ctx::Pos {
-                    pos: plus(&pos, value_at),
-                    present: None,
-                };
-                self.validate_slot(&mut inner, value, &at);
-                if !inner.out.is_empty() {
-                    c.open(&format!("if (r.load(u8, {pos}) != 0) {{"));
-                    c.append(inner);
-                    c.close("}");
-                }
-                c.close("}");
-            }
-            SlotCheck::Union(id) => when(
-                c,
-                &format!(
-                    "try validate{}(v, {pos}, {});",
-                    self.union_name(id),
-                    plus(&pos, UNION_OFFSET_AT)
-                ),
-            ),
-            SlotCheck::Bools { len } => when(c, &format!("try v.bools({pos}, {len});")),
-            SlotCheck::InlineEach { id, len, stride } => {
-                let j = self.fresh("j");
-                when(
-                    c,
-                    &format!(
-                        "for (0..{len}) |{j}| try {}.validateAt(v, {});",
-                        self.struct_name(id),
-                        elem_at(&pos, &j, stride)
-                    ),
-                )
-            }
-            SlotCheck::Array {
-                array,
-                data,
-                elem_size: es,
-                limit,
-            } => {
-                let limit = limit_arg(limit);
-                let a = self.fresh("a");
-                let mut inner = Code::new(c.indent + 1);
-                self.validate_array(&mut inner, array, data, &a);
-                let call = match ctx {
-                    Ctx::Table { off } => format!("v.fieldArray(t, {off}, {es}, {limit})"),
-                    Ctx::Pos { .. } => format!("v.array({pos}, {es}, {limit})"),
-                };
-                // A table's array field is checked through fieldArray
-                // (absent is valid); a positioned one only when present.
-                let cond = match ctx {
-                    Ctx::Table { .. } => None,
-                    Ctx::Pos { .. } => present.clone(),
-                };
-                if inner.out.is_empty() {
-                    match &cond {
-                        Some(cond) => c.line(&format!("if ({cond}) _ = try {call};")),
-                        None => c.line(&format!("_ = try {call};")),
-                    }
-                } else {
-                    match &cond {
-                        Some(cond) => c.open(&format!("if ({cond}) {{")),
-                        None => c.open("{"),
-                    }
-                    c.line(&format!("const {a} = try {call};"));
-                    c.append(inner);
-                    c.close("}");
-                }
-            }
+        } else {
+            open_when(c, cond.as_deref());
+            c.line(&format!("const {a} = try {call};"));
+            c.append(inner);
+            c.close("}");
         }
     }
 
-    fn validate_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData, a: &str) {
-        match (array.text, data) {
-            // Each element is an array reference, checked as a field's.
-            (None, ArrayData::Arrays { array: inner, data }) => {
-                let (k, a2) = (self.fresh("k"), self.fresh("a"));
-                let call = format!(
-                    "v.array({}, {}, {})",
-                    elem_at(&format!("{a}.offset"), &k, ARRAY_REF_SIZE),
-                    data.elem_size(),
-                    limit_arg(inner.limit())
-                );
-                let mut each = Code::new(c.indent + 1);
-                self.validate_array(&mut each, inner, data, &a2);
-                if each.out.is_empty() {
-                    c.line(&format!("for (0..{a}.len) |{k}| _ = try {call};"));
-                } else {
-                    c.open(&format!("for (0..{a}.len) |{k}| {{"));
-                    c.line(&format!("const {a2} = try {call};"));
-                    c.append(each);
-                    c.close("}");
-                }
-            }
-            (Some(Text::Utf8), _) => c.line(&format!("try v.utf8({a}.offset, {a}.len);")),
-            (Some(Text::Utf16), _) => c.line(&format!("try v.utf16({a}.offset, {a}.len);")),
-            (None, ArrayData::Plain { .. }) => {
-                if array.elem == ElemType::Scalar(Primitive::Bool) {
-                    c.line(&format!("try v.bools({a}.offset, {a}.len);"));
-                }
-            }
-            (None, ArrayData::UnionAos { id, .. }) => {
-                let i = self.fresh("i");
-                let at = elem_at(&format!("{a}.offset"), &i, UNION_SLOT_SIZE);
-                c.line(&format!(
-                    "for (0..{a}.len) |{i}| try validate{}(v, {at}, {});",
-                    self.union_name(*id),
-                    plus(&at, UNION_OFFSET_AT)
-                ));
-            }
-            (None, ArrayData::UnionSoa { id, tag }) => {
-                let tw = tag.size();
-                let (i, cols) = (self.fresh("i"), self.fresh("cols"));
-                c.open(&format!("if (try v.unionColumns({a}, {tw})) |{cols}| {{"));
-                c.line(&format!(
-                    "for (0..{a}.len) |{i}| try validate{}(v, {}, {});",
-                    self.union_name(*id),
-                    elem_at(&format!("{cols}.tags"), &i, tw),
-                    elem_at(&format!("{cols}.offsets"), &i, OFFSET_SIZE)
-                ));
-                c.close("}");
-            }
-            (None, ArrayData::UnionBunch { variants, .. }) => {
-                let tags: Vec<String> = variants.iter().map(|bv| bv.tag.to_string()).collect();
-                let (entries, e, entry) =
-                    (self.fresh("entries"), self.fresh("e"), self.fresh("entry"));
-                // zig fmt: `{1}` for one element, `{ 1, 2 }` for more.
-                let list = if tags.len() == 1 {
-                    format!("{{{}}}", tags[0])
-                } else {
-                    format!("{{ {} }}", tags.join(", "))
-                };
-                c.line(&format!(
-                    "const {entries} = try v.bunch({a}, &[_]u32{list});"
-                ));
-                c.line(&format!("var {e}: u32 = 1;"));
-                c.open(&format!("while ({e} <= {entries}) : ({e} += 1) {{"));
-                c.line(&format!(
-                    "const {entry} = {a}.offset + {BUNCH_ENTRY_SIZE} * {e};"
-                ));
-                c.open(&format!("switch (v.r.load(u32, {entry})) {{"));
-                for bv in variants {
-                    let es = bv.data.elem_size();
-                    let sub = self.fresh("a");
-                    let mut inner = Code::new(c.indent + 1);
-                    self.validate_struct_array(&mut inner, &bv.data, &sub);
-                    let call =
-                        format!("v.array({entry} + {BUNCH_ENTRY_ARRAY_AT}, {es}, karmem.no_limit)");
-                    if inner.out.is_empty() {
-                        c.line(&format!("{} => _ = try {call},", bv.tag));
-                    } else {
-                        c.open(&format!("{} => {{", bv.tag));
-                        c.line(&format!("const {sub} = try {call};"));
-                        c.append(inner);
-                        c.close("},");
-                    }
-                }
-                c.line("else => {},");
-                c.close("}");
-                c.close("}");
-            }
-            (None, ArrayData::AosInline { id, stride }) if array.is_map() => {
-                self.validate_struct_array(c, data, a);
-                // The look-up's binary search relies on the order
-                // (format.md §5.5): keys strictly increasing.
-                let key = &self.l.of_struct(*id).fields[0];
-                let k = self.fresh("k");
-                let at = |i: &str| plus(&elem_at(&format!("{a}.offset"), i, *stride), key.offset);
-                let prev = format!("{k} - 1");
-                let ordered = match &key.slot {
-                    Slot::Scalar(p) | Slot::Enum { repr: p, .. } => format!(
-                        "r.load({}, {}) >= r.load({}, {})",
-                        prim(*p),
-                        at(&prev),
-                        prim(*p),
-                        at(&k)
-                    ),
-                    // Text keys in byte order.
-                    _ => format!(
-                        "std.mem.order(u8, r.bytes(r.array({}, 1, karmem.no_limit)), r.bytes(r.array({}, 1, karmem.no_limit))) != .lt",
-                        at(&prev),
-                        at(&k)
-                    ),
-                };
-                c.line(&format!("var {k}: usize = 1;"));
-                c.open(&format!("while ({k} < {a}.len) : ({k} += 1) {{"));
-                c.line(&format!(
-                    "if ({ordered}) return v.fail(error.MalformedArray, {a}.offset, 0);"
-                ));
-                c.close("}");
-            }
-            (None, data) => self.validate_struct_array(c, data, a),
+    // Each element is an array reference, checked as a field's.
+    fn nested(
+        &self,
+        c: &mut Code,
+        inner: &ArrayType,
+        data: &ArrayData,
+        elem_size: u32,
+        limit: Option<u32>,
+        each: bool,
+        a: &str,
+    ) {
+        let (k, a2) = (self.fresh("k"), self.fresh("a"));
+        let call = format!(
+            "v.array({}, {elem_size}, {})",
+            elem_at(&format!("{a}.offset"), &k, ARRAY_REF_SIZE),
+            limit_arg(limit)
+        );
+        let mut checks = Code::new(c.indent + 1);
+        validate_array(self, &mut checks, inner, data, &a2);
+        if !each {
+            c.line(&format!("for (0..{a}.len) |{k}| _ = try {call};"));
+        } else {
+            c.open(&format!("for (0..{a}.len) |{k}| {{"));
+            c.line(&format!("const {a2} = try {call};"));
+            c.append(checks);
+            c.close("}");
         }
     }
 
-    fn validate_struct_array(&self, c: &mut Code, data: &ArrayData, a: &str) {
+    fn text(&self, c: &mut Code, utf16: bool, a: &str) {
+        let f = if utf16 { "utf16" } else { "utf8" };
+        c.line(&format!("try v.{f}({a}.offset, {a}.len);"));
+    }
+
+    fn bool_block(&self, c: &mut Code, a: &str) {
+        c.line(&format!("try v.bools({a}.offset, {a}.len);"));
+    }
+
+    fn union_aos(&self, c: &mut Code, id: UnionId, a: &str) {
         let i = self.fresh("i");
-        match data {
-            ArrayData::AosInline { id, stride } => {
-                if self.l.inline_needs_validation(*id) {
-                    c.line(&format!(
-                        "for (0..{a}.len) |{i}| try {}.validateAt(v, {});",
-                        self.struct_name(*id),
-                        elem_at(&format!("{a}.offset"), &i, *stride)
-                    ));
-                }
+        let at = elem_at(&format!("{a}.offset"), &i, UNION_SLOT_SIZE);
+        c.line(&format!(
+            "for (0..{a}.len) |{i}| try validate{}(v, {at}, {});",
+            self.union_name(id),
+            plus(&at, UNION_OFFSET_AT)
+        ));
+    }
+
+    fn union_soa(&self, c: &mut Code, id: UnionId, tw: u32, a: &str) {
+        let (i, cols) = (self.fresh("i"), self.fresh("cols"));
+        c.open(&format!("if (try v.unionColumns({a}, {tw})) |{cols}| {{"));
+        c.line(&format!(
+            "for (0..{a}.len) |{i}| try validate{}(v, {}, {});",
+            self.union_name(id),
+            elem_at(&format!("{cols}.tags"), &i, tw),
+            elem_at(&format!("{cols}.offsets"), &i, OFFSET_SIZE)
+        ));
+        c.close("}");
+    }
+
+    fn bunch(&self, c: &mut Code, _id: UnionId, variants: &[BunchVariant], a: &str) {
+        let tags: Vec<String> = variants.iter().map(|bv| bv.tag.to_string()).collect();
+        let (entries, e, entry) = (self.fresh("entries"), self.fresh("e"), self.fresh("entry"));
+        // zig fmt: `{1}` for one element, `{ 1, 2 }` for more.
+        let list = if tags.len() == 1 {
+            format!("{{{}}}", tags[0])
+        } else {
+            format!("{{ {} }}", tags.join(", "))
+        };
+        c.line(&format!(
+            "const {entries} = try v.bunch({a}, &[_]u32{list});"
+        ));
+        c.line(&format!("var {e}: u32 = 1;"));
+        c.open(&format!("while ({e} <= {entries}) : ({e} += 1) {{"));
+        c.line(&format!(
+            "const {entry} = {a}.offset + {BUNCH_ENTRY_SIZE} * {e};"
+        ));
+        c.open(&format!("switch (v.r.load(u32, {entry})) {{"));
+        for bv in variants {
+            let es = bv.data.elem_size();
+            let sub = self.fresh("a");
+            let check = self.l.struct_array_check(&bv.data);
+            let mut inner = Code::new(c.indent + 1);
+            validate_array_of(self, &mut inner, check, &sub);
+            let call = format!("v.array({entry} + {BUNCH_ENTRY_ARRAY_AT}, {es}, karmem.no_limit)");
+            if check.is_nothing() {
+                c.line(&format!("{} => _ = try {call},", bv.tag));
+            } else {
+                c.open(&format!("{} => {{", bv.tag));
+                c.line(&format!("const {sub} = try {call};"));
+                c.append(inner);
+                c.close("},");
             }
-            ArrayData::AosTable { id } => c.line(&format!(
-                "for (0..{a}.len) |{i}| try {}.validateTable(v, try v.table(v.r.load(u32, {}), {}));",
-                self.struct_name(*id),
-                elem_at(&format!("{a}.offset"), &i, OFFSET_SIZE),
-                self.l.of_struct(*id).size
-            )),
-            ArrayData::Soa { elem } => c.line(&format!(
-                "try validateSoa{}(v, {a});",
-                self.struct_name(*elem)
-            )),
-            _ => unreachable!("only struct arrays here"),
+        }
+        c.line("else => {},");
+        c.close("}");
+        c.close("}");
+    }
+
+    fn map(&self, c: &mut Code, id: StructId, stride: u32, each: bool, a: &str) {
+        ValidatePrinter::aos_inline(self, c, id, stride, each, a);
+        // The look-up's binary search relies on the order (format.md
+        // §5.5): keys strictly increasing.
+        let key = &self.l.of_struct(id).fields[0];
+        let k = self.fresh("k");
+        let at = |i: &str| plus(&elem_at(&format!("{a}.offset"), i, stride), key.offset);
+        let prev = format!("{k} - 1");
+        let ordered = match &key.slot {
+            Slot::Scalar(p) | Slot::Enum { repr: p, .. } => format!(
+                "r.load({}, {}) >= r.load({}, {})",
+                prim(*p),
+                at(&prev),
+                prim(*p),
+                at(&k)
+            ),
+            // Text keys in byte order.
+            _ => format!(
+                "std.mem.order(u8, r.bytes(r.array({}, 1, karmem.no_limit)), r.bytes(r.array({}, 1, karmem.no_limit))) != .lt",
+                at(&prev),
+                at(&k)
+            ),
+        };
+        c.line(&format!("var {k}: usize = 1;"));
+        c.open(&format!("while ({k} < {a}.len) : ({k} += 1) {{"));
+        c.line(&format!(
+            "if ({ordered}) return v.fail(error.MalformedArray, {a}.offset, 0);"
+        ));
+        c.close("}");
+    }
+
+    fn aos_inline(&self, c: &mut Code, id: StructId, stride: u32, each: bool, a: &str) {
+        let i = self.fresh("i");
+        if each {
+            c.line(&format!(
+                "for (0..{a}.len) |{i}| try {}.validateAt(v, {});",
+                self.struct_name(id),
+                elem_at(&format!("{a}.offset"), &i, stride)
+            ));
         }
     }
 
+    fn aos_table(&self, c: &mut Code, id: StructId, a: &str) {
+        let i = self.fresh("i");
+        c.line(&format!(
+            "for (0..{a}.len) |{i}| try {}.validateTable(v, try v.table(v.r.load(u32, {}), {}));",
+            self.struct_name(id),
+            elem_at(&format!("{a}.offset"), &i, OFFSET_SIZE),
+            self.l.of_struct(id).size
+        ));
+    }
+
+    fn soa(&self, c: &mut Code, elem: StructId, a: &str) {
+        self.fresh("i");
+        c.line(&format!(
+            "try validateSoa{}(v, {a});",
+            self.struct_name(elem)
+        ));
+    }
+}
+
+/// `stmt`, run only when the slot is present; a field past its table's
+/// `used` is charged what a decoder builds for it beyond the table's bytes,
+/// the tables of its zero value (format.md §10).
+fn when(c: &mut Code, at: &Here, stmt: &str) {
+    c.when_present(at.present.as_deref(), stmt, at.held);
+}
+
+/// Opens a block run when `cond` holds (a plain block when it is `None`).
+fn open_when(c: &mut Code, cond: Option<&str>) {
+    match cond {
+        Some(cond) => c.open(&format!("if ({cond}) {{")),
+        None => c.open("{"),
+    }
+}
+
+impl Gen<'_> {
     /// `validateSoa<T>`: the directory, then each column's checks for
     /// every element (`cols[k]` is 0 when the writer did not write it).
     pub(crate) fn soa_validator(&mut self, id: StructId) {
@@ -384,11 +409,11 @@ impl Gen<'_> {
                 pos: elem_at(&format!("cols[{k}]"), &i, col.size),
                 present: None,
             };
-            let mut each = Code::new(checks.indent + 2);
-            self.validate_slot(&mut each, &col.slot, &ctx);
-            if each.out.is_empty() {
+            if self.l.slot_check(&col.slot) == SlotCheck::Nothing {
                 continue;
             }
+            let mut each = Code::new(checks.indent + 2);
+            validate_slot(self, &mut each, &col.slot, &ctx);
             checks.open(&format!("if (cols[{k}] != 0) {{"));
             checks.open(&format!("for (0..a.len) |{i}| {{"));
             checks.append(each);
