@@ -1,7 +1,8 @@
 //! The shared traversal of the layout plan (RATIONALE.md R3.7): one walker
 //! decides, for every field, SoA column, slot and array block, which node of
 //! the plan (`karmem_layout::plan`) a generated decoder must read
-//! ([`DecodePrinter`]) or a validator must check ([`ValidatePrinter`]), and
+//! ([`DecodePrinter`]), a validator must check ([`ValidatePrinter`]) or an
+//! encoder must write ([`EncodePrinter`]), and
 //! a per-language printer only prints that node. A backend never matches a
 //! [`Slot`] or an array block itself, never asks for a charge, never looks
 //! at the text it printed to decide whether a check is empty, and cannot
@@ -9,7 +10,7 @@
 //! slot or block is a compile error in every printer until each answers it.
 
 use karmem_layout::{
-    Access, ArrayCheck, ArrayData, ArrayRead, BunchVariant, FieldPlan, FixedElem, Layout, Slot,
+    Access, ArrayCheck, ArrayData, ArrayPlan, BunchVariant, FieldPlan, FixedElem, Layout, Slot,
     SlotCheck,
 };
 use karmem_schema::model::{ArrayType, ElemType, StructId, UnionId};
@@ -210,7 +211,7 @@ pub(crate) fn read_slot<P: DecodePrinter>(
 }
 
 /// Reads the block of the array reference `a` (loaded by the printer) into
-/// `place`, as the layout's [`ArrayRead`] plan says.
+/// `place`, as the layout's [`ArrayPlan`] plan says.
 pub(crate) fn read_array<P: DecodePrinter>(
     p: &P,
     c: &mut P::Code,
@@ -219,32 +220,32 @@ pub(crate) fn read_array<P: DecodePrinter>(
     place: &str,
     a: &str,
 ) {
-    match p.layout().array_read(array, data) {
-        ArrayRead::Text { utf16, charge } => p.text(c, utf16, charge, place, a),
-        ArrayRead::Plain {
+    match p.layout().array_plan(array, data) {
+        ArrayPlan::Text { utf16, charge } => p.text(c, utf16, charge, place, a),
+        ArrayPlan::Plain {
             elem,
             elem_size,
             charge,
         } => p.plain(c, elem, elem_size, charge, place, a),
-        ArrayRead::Nested {
+        ArrayPlan::Nested {
             array,
             data,
             elem_size,
             limit,
             charge,
         } => p.nested(c, array, data, elem_size, limit, charge, place, a),
-        ArrayRead::AosInline { id, stride, charge } => {
-            p.aos_inline(c, id, stride, charge, place, a)
-        }
-        ArrayRead::AosTable { id, charge } => p.aos_table(c, id, charge, place, a),
-        ArrayRead::Soa { elem } => p.soa(c, elem, place, a),
-        ArrayRead::UnionAos { id, charge } => p.union_aos(c, id, charge, place, a),
-        ArrayRead::UnionSoa {
+        ArrayPlan::AosInline {
+            id, stride, charge, ..
+        } => p.aos_inline(c, id, stride, charge, place, a),
+        ArrayPlan::AosTable { id, charge } => p.aos_table(c, id, charge, place, a),
+        ArrayPlan::Soa { elem } => p.soa(c, elem, place, a),
+        ArrayPlan::UnionAos { id, charge } => p.union_aos(c, id, charge, place, a),
+        ArrayPlan::UnionSoa {
             id,
             tag_size,
             charge,
         } => p.union_soa(c, id, tag_size, charge, place, a),
-        ArrayRead::Bunch { id, soa } => p.bunch(c, id, soa, place, a),
+        ArrayPlan::Bunch { id, soa } => p.bunch(c, id, soa, place, a),
     }
 }
 
@@ -377,5 +378,145 @@ pub(crate) fn validate_array_of<P: ValidatePrinter>(
         ArrayCheck::AosInline { id, stride, each } => p.aos_inline(c, id, stride, each, a),
         ArrayCheck::AosTable { id } => p.aos_table(c, id, a),
         ArrayCheck::Soa { elem } => p.soa(c, elem, a),
+    }
+}
+
+/// An encoder's printer (format.md §8): one method per node of the plan.
+/// `value` is the expression of what is written, `pos` the position of its
+/// slot.
+pub(crate) trait EncodePrinter: SlotPrinter {
+    // ---- slots -----------------------------------------------------------
+
+    /// A number, `bool` or enum (`slot` is `Scalar` or `Enum`).
+    fn write_value(&self, c: &mut Self::Code, slot: &Slot, value: &str, pos: &str);
+    fn write_inline(&self, c: &mut Self::Code, id: StructId, value: &str, pos: &str);
+    fn write_table(&self, c: &mut Self::Code, id: StructId, value: &str, pos: &str);
+    fn write_optional_table(&self, c: &mut Self::Code, id: StructId, value: &str, pos: &str);
+    /// The presence byte and the value at `value_at` (the printer writes it
+    /// with [`write_slot`]) when there is one.
+    fn write_optional(
+        &self,
+        c: &mut Self::Code,
+        value_at: u32,
+        inner: &Slot,
+        value: &str,
+        pos: &str,
+    );
+    fn write_union(&self, c: &mut Self::Code, id: UnionId, value: &str, pos: &str);
+    #[allow(clippy::too_many_arguments)]
+    fn write_fixed(
+        &self,
+        c: &mut Self::Code,
+        elem: FixedElem,
+        len: u32,
+        stride: u32,
+        value: &str,
+        pos: &str,
+    );
+    /// An array reference: the printer refuses a value over a limited
+    /// array's `N` and writes the block with [`write_array`].
+    fn write_array_ref(
+        &self,
+        c: &mut Self::Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        value: &str,
+        pos: &str,
+    );
+
+    // ---- array blocks ----------------------------------------------------
+
+    fn write_text(&self, c: &mut Self::Code, utf16: bool, value: &str, pos: &str);
+    fn write_plain(
+        &self,
+        c: &mut Self::Code,
+        elem: ElemType,
+        elem_size: u32,
+        value: &str,
+        pos: &str,
+    );
+    /// Array references, each written with [`write_array`].
+    fn write_nested(
+        &self,
+        c: &mut Self::Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        value: &str,
+        pos: &str,
+    );
+    /// `map`: the entries of a map, refused out of key order.
+    #[allow(clippy::too_many_arguments)]
+    fn write_aos_inline(
+        &self,
+        c: &mut Self::Code,
+        id: StructId,
+        stride: u32,
+        map: bool,
+        value: &str,
+        pos: &str,
+    );
+    fn write_aos_table(&self, c: &mut Self::Code, id: StructId, value: &str, pos: &str);
+    fn write_soa(&self, c: &mut Self::Code, elem: StructId, value: &str, pos: &str);
+    fn write_union_aos(&self, c: &mut Self::Code, id: UnionId, value: &str, pos: &str);
+    fn write_union_soa(
+        &self,
+        c: &mut Self::Code,
+        id: UnionId,
+        tag_size: u32,
+        value: &str,
+        pos: &str,
+    );
+    fn write_bunch(&self, c: &mut Self::Code, id: UnionId, soa: bool, value: &str, pos: &str);
+}
+
+/// Writes one slot holding `value` at `pos`.
+pub(crate) fn write_slot<P: EncodePrinter>(
+    p: &P,
+    c: &mut P::Code,
+    slot: &Slot,
+    value: &str,
+    pos: &str,
+) {
+    match slot {
+        Slot::Scalar(_) | Slot::Enum { .. } => p.write_value(c, slot, value, pos),
+        Slot::InlineStruct(id) => p.write_inline(c, *id, value, pos),
+        Slot::TableRef(id) => p.write_table(c, *id, value, pos),
+        Slot::OptionalTable(id) => p.write_optional_table(c, *id, value, pos),
+        Slot::Optional {
+            value_at,
+            value: inner,
+        } => p.write_optional(c, *value_at, inner, value, pos),
+        Slot::Union { id, .. } => p.write_union(c, *id, value, pos),
+        Slot::FixedArray { elem, len, stride } => {
+            p.write_fixed(c, *elem, *len, *stride, value, pos)
+        }
+        Slot::ArrayRef { array, data } => p.write_array_ref(c, array, data, value, pos),
+    }
+}
+
+/// Writes the block of an `array` holding `value` and its reference at
+/// `pos`, as the layout's [`ArrayPlan`] says.
+pub(crate) fn write_array<P: EncodePrinter>(
+    p: &P,
+    c: &mut P::Code,
+    array: &ArrayType,
+    data: &ArrayData,
+    value: &str,
+    pos: &str,
+) {
+    match p.layout().array_plan(array, data) {
+        ArrayPlan::Text { utf16, .. } => p.write_text(c, utf16, value, pos),
+        ArrayPlan::Plain {
+            elem, elem_size, ..
+        } => p.write_plain(c, elem, elem_size, value, pos),
+        ArrayPlan::Nested { array, data, .. } => p.write_nested(c, array, data, value, pos),
+        ArrayPlan::AosInline {
+            id, stride, map, ..
+        } => p.write_aos_inline(c, id, stride, map, value, pos),
+        ArrayPlan::AosTable { id, .. } => p.write_aos_table(c, id, value, pos),
+        ArrayPlan::Soa { elem } => p.write_soa(c, elem, value, pos),
+        ArrayPlan::UnionAos { id, .. } => p.write_union_aos(c, id, value, pos),
+        ArrayPlan::UnionSoa { id, tag_size, .. } => p.write_union_soa(c, id, tag_size, value, pos),
+        ArrayPlan::Bunch { id, soa } => p.write_bunch(c, id, soa, value, pos),
     }
 }

@@ -8,7 +8,7 @@ pub mod plan;
 
 pub use compute::compute;
 pub use model::*;
-pub use plan::{Access, ArrayCheck, ArrayRead, FieldPlan, SlotCheck, SoaPlan, StructPlan};
+pub use plan::{Access, ArrayCheck, ArrayPlan, FieldPlan, SlotCheck, SoaPlan, StructPlan};
 
 /// Parse, check and lay out a schema in one step: what the CLI and build
 /// scripts need. Layout errors are rendered against the same source.

@@ -2,7 +2,7 @@
 //! every backend, so that a backend only prints the plan in its language
 //! (RATIONALE.md R3.7): what a validator checks (format.md §11,
 //! [`SlotCheck`], and in an array block [`ArrayCheck`]), how a decoder reads an array block and what each of its
-//! elements costs the traversal budget (format.md §10, [`ArrayRead`]), and
+//! elements costs the traversal budget (format.md §10, [`ArrayPlan`]), and
 //! how a field is reached from its container ([`Access`], [`FieldPlan`]).
 
 use karmem_schema::model::{
@@ -128,12 +128,13 @@ pub fn uses_bunch(l: &Layout, id: UnionId, soa: bool) -> bool {
     })
 }
 
-/// How a decoder reads one array block (format.md §5, §7), with what each
-/// element costs the traversal budget (format.md §10) already decided:
-/// every backend's `read_array` prints one of these and no backend matches
-/// the block's [`ArrayData`] or asks for the charge itself.
+/// What one array block holds (format.md §5, §7) as encoders and decoders
+/// walk it, with what each element costs a decoder's traversal budget
+/// (format.md §10) already decided: every backend's array writer and
+/// reader prints one of these, and no backend matches the block's
+/// [`ArrayData`] or asks for the charge itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ArrayRead<'l> {
+pub enum ArrayPlan<'l> {
     /// Text: UTF-8 (or UTF-16 when `utf16`) code units, `charge` per unit.
     Text { utf16: bool, charge: u32 },
     /// Numbers, `bool`s or enums (`elem`), `elem_size` bytes apart.
@@ -151,10 +152,12 @@ pub enum ArrayRead<'l> {
         limit: Option<u32>,
         charge: u32,
     },
-    /// Inline structs packed `stride` bytes apart.
+    /// Inline structs packed `stride` bytes apart; a map's entries when
+    /// `map` (a writer refuses keys out of order, format.md §5.5).
     AosInline {
         id: StructId,
         stride: u32,
+        map: bool,
         charge: u32,
     },
     /// `u32` offsets to tables.
@@ -178,45 +181,46 @@ pub enum ArrayRead<'l> {
 
 impl Layout {
     /// The decoder's plan for an `array` whose block holds `data`.
-    pub fn array_read<'l>(&self, array: &'l ArrayType, data: &'l ArrayData) -> ArrayRead<'l> {
+    pub fn array_plan<'l>(&self, array: &'l ArrayType, data: &'l ArrayData) -> ArrayPlan<'l> {
         let charge = || self.decode_charge(data).unwrap_or(1);
         match (array.text, data) {
-            (Some(text), _) => ArrayRead::Text {
+            (Some(text), _) => ArrayPlan::Text {
                 utf16: text == Text::Utf16,
                 charge: charge(),
             },
-            (None, ArrayData::Plain { elem_size }) => ArrayRead::Plain {
+            (None, ArrayData::Plain { elem_size }) => ArrayPlan::Plain {
                 elem: array.elem,
                 elem_size: *elem_size,
                 charge: charge(),
             },
-            (None, ArrayData::Arrays { array, data: inner }) => ArrayRead::Nested {
+            (None, ArrayData::Arrays { array, data: inner }) => ArrayPlan::Nested {
                 array,
                 data: inner,
                 elem_size: inner.elem_size(),
                 limit: array.limit(),
                 charge: charge(),
             },
-            (None, ArrayData::AosInline { id, stride }) => ArrayRead::AosInline {
+            (None, ArrayData::AosInline { id, stride }) => ArrayPlan::AosInline {
                 id: *id,
                 stride: *stride,
+                map: array.is_map(),
                 charge: charge(),
             },
-            (None, ArrayData::AosTable { id }) => ArrayRead::AosTable {
+            (None, ArrayData::AosTable { id }) => ArrayPlan::AosTable {
                 id: *id,
                 charge: charge(),
             },
-            (None, ArrayData::Soa { elem }) => ArrayRead::Soa { elem: *elem },
-            (None, ArrayData::UnionAos { id, .. }) => ArrayRead::UnionAos {
+            (None, ArrayData::Soa { elem }) => ArrayPlan::Soa { elem: *elem },
+            (None, ArrayData::UnionAos { id, .. }) => ArrayPlan::UnionAos {
                 id: *id,
                 charge: charge(),
             },
-            (None, ArrayData::UnionSoa { id, tag }) => ArrayRead::UnionSoa {
+            (None, ArrayData::UnionSoa { id, tag }) => ArrayPlan::UnionSoa {
                 id: *id,
                 tag_size: tag.size(),
                 charge: charge(),
             },
-            (None, ArrayData::UnionBunch { id, .. }) => ArrayRead::Bunch {
+            (None, ArrayData::UnionBunch { id, .. }) => ArrayPlan::Bunch {
                 id: *id,
                 soa: array.layout == ArrayLayout::BoVoS,
             },

@@ -10,6 +10,7 @@ use karmem_layout::{
 use karmem_schema::model::*;
 
 use super::{elem_at, plus, prim, Code, Gen};
+use crate::walk::{write_array, write_slot, EncodePrinter};
 
 impl Gen<'_> {
     pub(crate) fn encode_functions(&mut self, id: StructId) {
@@ -52,7 +53,7 @@ impl Gen<'_> {
         }
         for (i, f) in sl.fields.iter().enumerate() {
             let value = format!("this.{}", self.field(id, i));
-            self.write_slot(&mut body, &f.slot, &value, &plus("at", f.offset));
+            write_slot(self, &mut body, &f.slot, &value, &plus("at", f.offset));
         }
         if table {
             self.function("_kmWriteTable(w: Writer, ref: u32): void {", body, "");
@@ -60,68 +61,85 @@ impl Gen<'_> {
             self.function("_kmWriteAt(w: Writer, at: u32): void {", body, "");
         }
     }
+}
 
-    /// Encodes one slot holding `value` at `pos`.
-    pub(crate) fn write_slot(&self, c: &mut Code, slot: &Slot, value: &str, pos: &str) {
-        match slot {
-            Slot::Scalar(Primitive::Bool) => c.line(&format!("w.putBool({pos}, {value});")),
-            Slot::Scalar(p) => c.line(&format!("w.put<{}>({pos}, {value});", prim(*p))),
+/// AssemblyScript prints the encoder's plan (crate::walk): each node below
+/// is one kind of slot or array block.
+impl EncodePrinter for Gen<'_> {
+    fn write_value(&self, c: &mut Code, slot: &Slot, value: &str, pos: &str) {
+        c.line(&match slot {
+            Slot::Scalar(Primitive::Bool) => format!("w.putBool({pos}, {value});"),
+            Slot::Scalar(p) => format!("w.put<{}>({pos}, {value});", prim(*p)),
             Slot::Enum { repr, .. } => {
                 let p = prim(*repr);
-                c.line(&format!("w.put<{p}>({pos}, <{p}>{value});"))
+                format!("w.put<{p}>({pos}, <{p}>{value});")
             }
-            Slot::InlineStruct(_) => c.line(&format!("{value}._kmWriteAt(w, {pos});")),
-            Slot::TableRef(_) => c.line(&format!("{value}._kmWriteTable(w, {pos});")),
-            // null: offset 0 / presence byte 0, as the zeroed slot is.
-            Slot::OptionalTable(_) => {
-                let v = self.fresh("t");
-                c.line(&format!("const {v} = {value};"));
-                c.line(&format!("if ({v} !== null) {v}._kmWriteTable(w, {pos});"));
-            }
-            Slot::Optional {
-                value_at,
-                value: inner,
-            } => {
-                let v = self.fresh("o");
-                c.line(&format!("const {v} = {value};"));
-                c.open(&format!("if ({v} !== null) {{"));
-                c.line(&format!("w.put<u8>({pos}, 1);"));
-                let boxed = matches!(**inner, Slot::Scalar(_) | Slot::Enum { .. });
-                let held = if boxed { format!("{v}.value") } else { v };
-                self.write_slot(c, inner, &held, &plus(pos, *value_at));
-                c.close("}");
-            }
-            Slot::Union { id, .. } => c.line(&format!(
-                "_kmWrite{}(w, {value}, {pos}, {});",
-                self.union_name(*id),
-                plus(pos, UNION_OFFSET_AT)
-            )),
-            Slot::FixedArray { elem, stride, len } => {
-                let j = self.fresh("j");
-                let epos = elem_at(pos, &format!("<u32>{j}"), *stride);
-                let e = format!("unchecked({value}[{j}])");
-                let stmt = match elem {
-                    FixedElem::Scalar(Primitive::Bool) => format!("w.putBool({epos}, {e});"),
-                    FixedElem::Scalar(p) => format!("w.put<{}>({epos}, {e});", prim(*p)),
-                    FixedElem::Enum { repr, .. } => {
-                        let p = prim(*repr);
-                        format!("w.put<{p}>({epos}, <{p}>{e});")
-                    }
-                    FixedElem::InlineStruct(_) => format!("{e}._kmWriteAt(w, {epos});"),
-                };
-                // A caller may have put an array of another length there.
-                c.line(&format!(
-                    "for (let {j} = 0; {j} < min({value}.length, {len}); {j}++) {stmt}"
-                ));
-            }
-            Slot::ArrayRef { array, data } => {
-                write_limit(c, array, value);
-                self.write_array(c, array, data, value, pos);
-            }
-        }
+            _ => unreachable!("the walker hands numbers and enums only"),
+        });
     }
 
-    fn write_array(
+    fn write_inline(&self, c: &mut Code, _id: StructId, value: &str, pos: &str) {
+        c.line(&format!("{value}._kmWriteAt(w, {pos});"));
+    }
+
+    fn write_table(&self, c: &mut Code, _id: StructId, value: &str, pos: &str) {
+        c.line(&format!("{value}._kmWriteTable(w, {pos});"));
+    }
+
+    // null: offset 0 / presence byte 0, as the zeroed slot is.
+    fn write_optional_table(&self, c: &mut Code, _id: StructId, value: &str, pos: &str) {
+        let v = self.fresh("t");
+        c.line(&format!("const {v} = {value};"));
+        c.line(&format!("if ({v} !== null) {v}._kmWriteTable(w, {pos});"));
+    }
+
+    fn write_optional(&self, c: &mut Code, value_at: u32, inner: &Slot, value: &str, pos: &str) {
+        let v = self.fresh("o");
+        c.line(&format!("const {v} = {value};"));
+        c.open(&format!("if ({v} !== null) {{"));
+        c.line(&format!("w.put<u8>({pos}, 1);"));
+        let boxed = matches!(*inner, Slot::Scalar(_) | Slot::Enum { .. });
+        let held = if boxed { format!("{v}.value") } else { v };
+        write_slot(self, c, inner, &held, &plus(pos, value_at));
+        c.close("}");
+    }
+
+    fn write_union(&self, c: &mut Code, id: UnionId, value: &str, pos: &str) {
+        c.line(&format!(
+            "_kmWrite{}(w, {value}, {pos}, {});",
+            self.union_name(id),
+            plus(pos, UNION_OFFSET_AT)
+        ));
+    }
+
+    fn write_fixed(
+        &self,
+        c: &mut Code,
+        elem: FixedElem,
+        len: u32,
+        stride: u32,
+        value: &str,
+        pos: &str,
+    ) {
+        let j = self.fresh("j");
+        let epos = elem_at(pos, &format!("<u32>{j}"), stride);
+        let e = format!("unchecked({value}[{j}])");
+        let stmt = match elem {
+            FixedElem::Scalar(Primitive::Bool) => format!("w.putBool({epos}, {e});"),
+            FixedElem::Scalar(p) => format!("w.put<{}>({epos}, {e});", prim(p)),
+            FixedElem::Enum { repr, .. } => {
+                let p = prim(repr);
+                format!("w.put<{p}>({epos}, <{p}>{e});")
+            }
+            FixedElem::InlineStruct(_) => format!("{e}._kmWriteAt(w, {epos});"),
+        };
+        // A caller may have put an array of another length there.
+        c.line(&format!(
+            "for (let {j} = 0; {j} < min({value}.length, {len}); {j}++) {stmt}"
+        ));
+    }
+
+    fn write_array_ref(
         &self,
         c: &mut Code,
         array: &ArrayType,
@@ -129,116 +147,137 @@ impl Gen<'_> {
         value: &str,
         pos: &str,
     ) {
-        match (array.text, data) {
-            (None, ArrayData::Arrays { array: inner, data }) => {
-                self.write_block(c, value, pos, ARRAY_REF_SIZE, |c, block, k, e| {
-                    let at = self.fresh("ref");
+        write_limit(c, array, value);
+        write_array(self, c, array, data, value, pos);
+    }
+
+    fn write_text(&self, c: &mut Code, utf16: bool, value: &str, pos: &str) {
+        let f = if utf16 { "writeUtf16" } else { "writeString" };
+        c.line(&format!("w.{f}({pos}, {value});"));
+    }
+
+    fn write_plain(&self, c: &mut Code, elem: ElemType, size: u32, value: &str, pos: &str) {
+        match elem {
+            ElemType::Scalar(Primitive::Bool) => c.line(&format!("w.writeBools({pos}, {value});")),
+            ElemType::Scalar(p) => c.line(&format!("w.writeSlice<{}>({pos}, {value});", prim(p))),
+            ElemType::Enum(id) => {
+                let p = prim(self.s.enums[id].repr);
+                self.write_block(c, value, pos, size, |c, block, k, e| {
                     c.line(&format!(
-                        "const {at} = {};",
-                        elem_at(block, k, ARRAY_REF_SIZE)
-                    ));
-                    write_limit(c, inner, e);
-                    self.write_array(c, inner, data, e, &at);
-                });
-            }
-            (Some(Text::Utf8), _) => c.line(&format!("w.writeString({pos}, {value});")),
-            (Some(Text::Utf16), _) => c.line(&format!("w.writeUtf16({pos}, {value});")),
-            (None, ArrayData::Plain { elem_size }) => match array.elem {
-                ElemType::Scalar(Primitive::Bool) => {
-                    c.line(&format!("w.writeBools({pos}, {value});"))
-                }
-                ElemType::Scalar(p) => {
-                    c.line(&format!("w.writeSlice<{}>({pos}, {value});", prim(p)))
-                }
-                ElemType::Enum(id) => {
-                    let p = prim(self.s.enums[id].repr);
-                    let size = *elem_size;
-                    self.write_block(c, value, pos, size, |c, block, k, e| {
-                        c.line(&format!(
-                            "w.put<{p}>({}, <{p}>{e});",
-                            elem_at(block, k, size)
-                        ))
-                    });
-                }
-                _ => unreachable!("plain arrays hold numbers"),
-            },
-            // A map's entries are written in the order given, which must be
-            // strictly increasing key order (format.md §5.5): anything else
-            // is refused rather than written for every validator to refuse.
-            (None, ArrayData::AosInline { stride, id }) => {
-                let key = array.is_map().then(|| self.map_key_order(*id));
-                let stride = *stride;
-                self.write_block(c, value, pos, stride, |c, block, k, e| {
-                    if let Some(less) = &key {
-                        let prev = format!("unchecked({value}[{k} - 1])");
-                        c.line(&format!(
-                            "if ({k} > 0 && !({})) w.fail(KarmemError.InvalidValue);",
-                            less(&prev, e)
-                        ));
-                    }
-                    c.line(&format!(
-                        "{e}._kmWriteAt(w, {});",
-                        elem_at(block, k, stride)
+                        "w.put<{p}>({}, <{p}>{e});",
+                        elem_at(block, k, size)
                     ))
                 });
             }
-            (None, ArrayData::AosTable { .. }) => {
-                self.write_block(c, value, pos, OFFSET_SIZE, |c, block, k, e| {
-                    c.line(&format!(
-                        "{e}._kmWriteTable(w, {});",
-                        elem_at(block, k, OFFSET_SIZE)
-                    ))
-                });
-            }
-            (None, ArrayData::Soa { elem }) => c.line(&format!(
-                "_kmWriteSoa{}(w, {pos}, {value});",
-                self.struct_name(*elem)
-            )),
-            (None, ArrayData::UnionAos { id, .. }) => {
-                let u = self.union_name(*id);
-                self.write_block(c, value, pos, UNION_SLOT_SIZE, |c, block, k, e| {
-                    let at = elem_at(block, k, UNION_SLOT_SIZE);
-                    c.line(&format!(
-                        "_kmWrite{u}(w, {e}, {at}, {});",
-                        plus(&at, UNION_OFFSET_AT)
-                    ));
-                });
-            }
-            (None, ArrayData::UnionSoa { id, tag }) => {
-                let u = self.union_name(*id);
-                let tw = tag.size();
-                let (tags, offsets, k) = (self.fresh("tags"), self.fresh("offs"), self.fresh("k"));
-                c.open("{");
-                c.line(&format!(
-                    "const {tags} = w.allocArray({value}.length, {tw});"
-                ));
-                c.line(&format!(
-                    "const {offsets} = w.allocArray({value}.length, {OFFSET_SIZE});"
-                ));
-                c.line(&format!(
-                    "for (let {k}: u32 = 0; {k} < <u32>{value}.length; {k}++) _kmWrite{u}(w, unchecked({value}[{k}]), {}, {});",
-                    elem_at(&tags, &k, tw),
-                    elem_at(&offsets, &k, OFFSET_SIZE)
-                ));
-                c.line(&format!(
-                    "w.putArrayRef({pos}, {tags}, {value}.length, {value}.length);"
-                ));
-                c.close("}");
-            }
-            (None, ArrayData::UnionBunch { id, .. }) => {
-                let f = if array.layout == ArrayLayout::BoVoS {
-                    "Bovos"
-                } else {
-                    "Bovoa"
-                };
-                c.line(&format!(
-                    "_kmWrite{f}{}(w, {pos}, {value});",
-                    self.union_name(*id)
-                ));
-            }
+            _ => unreachable!("plain arrays hold numbers"),
         }
     }
 
+    fn write_nested(
+        &self,
+        c: &mut Code,
+        inner: &ArrayType,
+        data: &ArrayData,
+        value: &str,
+        pos: &str,
+    ) {
+        self.write_block(c, value, pos, ARRAY_REF_SIZE, |c, block, k, e| {
+            let at = self.fresh("ref");
+            c.line(&format!(
+                "const {at} = {};",
+                elem_at(block, k, ARRAY_REF_SIZE)
+            ));
+            write_limit(c, inner, e);
+            write_array(self, c, inner, data, e, &at);
+        });
+    }
+
+    // A map's entries are written in the order given, which must be
+    // strictly increasing key order (format.md §5.5): anything else is
+    // refused rather than written for every validator to refuse.
+    fn write_aos_inline(
+        &self,
+        c: &mut Code,
+        id: StructId,
+        stride: u32,
+        map: bool,
+        value: &str,
+        pos: &str,
+    ) {
+        let key = map.then(|| self.map_key_order(id));
+        self.write_block(c, value, pos, stride, |c, block, k, e| {
+            if let Some(less) = &key {
+                let prev = format!("unchecked({value}[{k} - 1])");
+                c.line(&format!(
+                    "if ({k} > 0 && !({})) w.fail(KarmemError.InvalidValue);",
+                    less(&prev, e)
+                ));
+            }
+            c.line(&format!(
+                "{e}._kmWriteAt(w, {});",
+                elem_at(block, k, stride)
+            ))
+        });
+    }
+
+    fn write_aos_table(&self, c: &mut Code, _id: StructId, value: &str, pos: &str) {
+        self.write_block(c, value, pos, OFFSET_SIZE, |c, block, k, e| {
+            c.line(&format!(
+                "{e}._kmWriteTable(w, {});",
+                elem_at(block, k, OFFSET_SIZE)
+            ))
+        });
+    }
+
+    fn write_soa(&self, c: &mut Code, elem: StructId, value: &str, pos: &str) {
+        c.line(&format!(
+            "_kmWriteSoa{}(w, {pos}, {value});",
+            self.struct_name(elem)
+        ));
+    }
+
+    fn write_union_aos(&self, c: &mut Code, id: UnionId, value: &str, pos: &str) {
+        let u = self.union_name(id);
+        self.write_block(c, value, pos, UNION_SLOT_SIZE, |c, block, k, e| {
+            let at = elem_at(block, k, UNION_SLOT_SIZE);
+            c.line(&format!(
+                "_kmWrite{u}(w, {e}, {at}, {});",
+                plus(&at, UNION_OFFSET_AT)
+            ));
+        });
+    }
+
+    fn write_union_soa(&self, c: &mut Code, id: UnionId, tw: u32, value: &str, pos: &str) {
+        let u = self.union_name(id);
+        let (tags, offsets, k) = (self.fresh("tags"), self.fresh("offs"), self.fresh("k"));
+        c.open("{");
+        c.line(&format!(
+            "const {tags} = w.allocArray({value}.length, {tw});"
+        ));
+        c.line(&format!(
+            "const {offsets} = w.allocArray({value}.length, {OFFSET_SIZE});"
+        ));
+        c.line(&format!(
+            "for (let {k}: u32 = 0; {k} < <u32>{value}.length; {k}++) _kmWrite{u}(w, unchecked({value}[{k}]), {}, {});",
+            elem_at(&tags, &k, tw),
+            elem_at(&offsets, &k, OFFSET_SIZE)
+        ));
+        c.line(&format!(
+            "w.putArrayRef({pos}, {tags}, {value}.length, {value}.length);"
+        ));
+        c.close("}");
+    }
+
+    fn write_bunch(&self, c: &mut Code, id: UnionId, soa: bool, value: &str, pos: &str) {
+        let f = if soa { "Bovos" } else { "Bovoa" };
+        c.line(&format!(
+            "_kmWrite{f}{}(w, {pos}, {value});",
+            self.union_name(id)
+        ));
+    }
+}
+
+impl Gen<'_> {
     /// A function of two key expressions (`a`, `b` entries) that is true
     /// when `a`'s key orders strictly before `b`'s (format.md §5.5).
     fn map_key_order(&self, entry: StructId) -> impl Fn(&str, &str) -> String {
@@ -306,7 +345,7 @@ impl Gen<'_> {
             let place = self.column_place("unchecked(items[i])", id, k);
             let pos = elem_at(&format!("unchecked(cols[{k}])"), "<u32>i", col.size);
             let mut one = Code::new(0);
-            self.write_slot(&mut one, &col.slot, &place, &pos);
+            write_slot(self, &mut one, &col.slot, &place, &pos);
             body.line(&format!(
                 "for (let i = 0; i < items.length; i++) {}",
                 one.into_text().trim_end()
@@ -319,7 +358,7 @@ impl Gen<'_> {
                 let col = &soa.columns[k];
                 let place = self.column_place("x", id, k);
                 let pos = elem_at(&format!("unchecked(cols[{k}])"), "<u32>i", col.size);
-                self.write_slot(&mut body, &col.slot, &place, &pos);
+                write_slot(self, &mut body, &col.slot, &place, &pos);
             }
             body.close("}");
         }

@@ -12,6 +12,7 @@ use karmem_schema::model::*;
 
 use super::code::Code;
 use super::{elem_at, plus, prim, variant_name, Gen};
+use crate::walk::{write_array, write_slot, EncodePrinter};
 
 impl Gen<'_> {
     pub(crate) fn encode_functions(&mut self, id: StructId) {
@@ -58,7 +59,7 @@ impl Gen<'_> {
         }
         for (i, f) in sl.fields.iter().enumerate() {
             let value = format!("x.{}", self.field(id, i));
-            self.write_slot(&mut body, &f.slot, &value, &plus("at", f.offset));
+            write_slot(self, &mut body, &f.slot, &value, &plus("at", f.offset));
         }
         if table {
             self.function(
@@ -80,61 +81,72 @@ impl Gen<'_> {
             );
         }
     }
+}
 
-    /// Encodes one slot holding `value` at `pos`.
-    pub(crate) fn write_slot(&self, c: &mut Code, slot: &Slot, value: &str, pos: &str) {
-        match slot {
-            Slot::Scalar(p) => c.line(&format!("w.put({}, {pos}, {value});", prim(*p))),
-            Slot::Enum { id, .. } => {
-                c.line(&format!("w.put({}, {pos}, {value});", self.enum_name(*id)))
-            }
-            Slot::InlineStruct(_) => c.line(&format!("try {value}.writeAt(w, {pos});")),
-            Slot::TableRef(_) => c.line(&format!("try {value}.writeTable(w, {pos});")),
-            // null: offset 0 / presence byte 0, as the zeroed slot is.
-            Slot::OptionalTable(_) => {
-                let v = self.fresh("table");
-                c.line(&format!("if ({value}) |{v}| try {v}.writeTable(w, {pos});"));
-            }
-            Slot::Optional {
-                value_at,
-                value: inner,
-            } => {
-                let v = self.fresh("some");
-                c.open(&format!("if ({value}) |{v}| {{"));
-                c.line(&format!("w.put(u8, {pos}, 1);"));
-                self.write_slot(c, inner, &v, &plus(pos, *value_at));
-                c.close("}");
-            }
-            Slot::Union { id, .. } => c.line(&format!(
-                "try write{}(w, {value}, {pos}, {});",
-                self.union_name(*id),
-                plus(pos, UNION_OFFSET_AT)
-            )),
-            Slot::FixedArray { elem, stride, .. } => {
-                let (e, j) = (self.fresh("e"), self.fresh("j"));
-                let epos = elem_at(pos, &j, *stride);
-                match elem {
-                    FixedElem::Scalar(p) => c.line(&format!(
-                        "for ({value}, 0..) |{e}, {j}| w.put({}, {epos}, {e});",
-                        prim(*p)
-                    )),
-                    FixedElem::Enum { id, .. } => c.line(&format!(
-                        "for ({value}, 0..) |{e}, {j}| w.put({}, {epos}, {e});",
-                        self.enum_name(*id)
-                    )),
-                    FixedElem::InlineStruct(_) => c.line(&format!(
-                        "for (&{value}, 0..) |*{e}, {j}| try {e}.writeAt(w, {epos});"
-                    )),
-                }
-            }
-            Slot::ArrayRef { array, data } => {
-                write_limit(c, array, value);
-                self.write_array(c, array, data, value, pos);
-            }
-        }
+/// Zig prints the encoder's plan (crate::walk): each node below is one kind
+/// of slot or array block.
+impl EncodePrinter for Gen<'_> {
+    fn write_value(&self, c: &mut Code, slot: &Slot, value: &str, pos: &str) {
+        let t = match slot {
+            Slot::Scalar(p) => prim(*p).to_string(),
+            Slot::Enum { id, .. } => self.enum_name(*id),
+            _ => unreachable!("the walker hands numbers and enums only"),
+        };
+        c.line(&format!("w.put({t}, {pos}, {value});"));
     }
 
-    fn write_array(
+    fn write_inline(&self, c: &mut Code, _id: StructId, value: &str, pos: &str) {
+        c.line(&format!("try {value}.writeAt(w, {pos});"));
+    }
+
+    fn write_table(&self, c: &mut Code, _id: StructId, value: &str, pos: &str) {
+        c.line(&format!("try {value}.writeTable(w, {pos});"));
+    }
+
+    // null: offset 0 / presence byte 0, as the zeroed slot is.
+    fn write_optional_table(&self, c: &mut Code, _id: StructId, value: &str, pos: &str) {
+        let v = self.fresh("table");
+        c.line(&format!("if ({value}) |{v}| try {v}.writeTable(w, {pos});"));
+    }
+
+    fn write_optional(&self, c: &mut Code, value_at: u32, inner: &Slot, value: &str, pos: &str) {
+        let v = self.fresh("some");
+        c.open(&format!("if ({value}) |{v}| {{"));
+        c.line(&format!("w.put(u8, {pos}, 1);"));
+        write_slot(self, c, inner, &v, &plus(pos, value_at));
+        c.close("}");
+    }
+
+    fn write_union(&self, c: &mut Code, id: UnionId, value: &str, pos: &str) {
+        c.line(&format!(
+            "try write{}(w, {value}, {pos}, {});",
+            self.union_name(id),
+            plus(pos, UNION_OFFSET_AT)
+        ));
+    }
+
+    fn write_fixed(
+        &self,
+        c: &mut Code,
+        elem: FixedElem,
+        _len: u32,
+        stride: u32,
+        value: &str,
+        pos: &str,
+    ) {
+        let (e, j) = (self.fresh("e"), self.fresh("j"));
+        let epos = elem_at(pos, &j, stride);
+        let put = |t: String| format!("for ({value}, 0..) |{e}, {j}| w.put({t}, {epos}, {e});");
+        c.line(&match elem {
+            FixedElem::Scalar(p) => put(prim(p).to_string()),
+            FixedElem::Enum { id, .. } => put(self.enum_name(id)),
+            FixedElem::InlineStruct(_) => {
+                format!("for (&{value}, 0..) |*{e}, {j}| try {e}.writeAt(w, {epos});")
+            }
+        });
+    }
+
+    fn write_array_ref(
         &self,
         c: &mut Code,
         array: &ArrayType,
@@ -142,121 +154,148 @@ impl Gen<'_> {
         value: &str,
         pos: &str,
     ) {
-        match (array.text, data) {
-            (None, ArrayData::Arrays { array: inner, data }) => {
-                let (row, k) = (self.fresh("row"), self.fresh("k"));
-                self.write_block(c, value, pos, ARRAY_REF_SIZE, &row, &k, |c, block| {
-                    let at = self.fresh("ref");
-                    c.line(&format!(
-                        "const {at} = {};",
-                        elem_at(block, &k, ARRAY_REF_SIZE)
-                    ));
-                    write_limit(c, inner, &row);
-                    self.write_array(c, inner, data, &row, &at);
-                });
+        write_limit(c, array, value);
+        write_array(self, c, array, data, value, pos);
+    }
+
+    fn write_text(&self, c: &mut Code, utf16: bool, value: &str, pos: &str) {
+        let f = if utf16 { "writeUtf16" } else { "writeString" };
+        c.line(&format!("try w.{f}({pos}, {value});"));
+    }
+
+    fn write_plain(&self, c: &mut Code, elem: ElemType, _size: u32, value: &str, pos: &str) {
+        match elem {
+            ElemType::Scalar(Primitive::Bool) => {
+                c.line(&format!("try w.writeBools({pos}, {value});"))
             }
-            (Some(Text::Utf8), _) => c.line(&format!("try w.writeString({pos}, {value});")),
-            (Some(Text::Utf16), _) => c.line(&format!("try w.writeUtf16({pos}, {value});")),
-            (None, ArrayData::Plain { .. }) => match array.elem {
-                ElemType::Scalar(Primitive::Bool) => {
-                    c.line(&format!("try w.writeBools({pos}, {value});"))
-                }
-                e => c.line(&format!(
-                    "try w.writeSlice({}, {pos}, {value});",
-                    self.elem_type(e)
-                )),
-            },
-            // A map's entries are its entry structs, written in the order
-            // given, which must be strictly increasing key order (format.md
-            // §5.5; decoded maps are): the encoder refuses any other rather
-            // than write a map every validator refuses.
-            (None, ArrayData::AosInline { stride, id }) => {
-                let (e, k) = (self.fresh("e"), self.fresh("k"));
-                let key = array.is_map().then(|| self.field(*id, 0));
-                self.write_block(c, value, pos, *stride, &format!("*{e}"), &k, |c, block| {
-                    if let Some(key) = &key {
-                        c.line(&format!(
-                            "if ({k} > 0 and karmem.orderKeys(@TypeOf({e}.{key}), {value}[{k} - 1].{key}, {e}.{key}) != .lt) return error.MapOrder;"
-                        ));
-                    }
-                    c.line(&format!(
-                        "try {e}.writeAt(w, {});",
-                        elem_at(block, &k, *stride)
-                    ))
-                });
-            }
-            (None, ArrayData::AosTable { .. }) => {
-                let (e, k) = (self.fresh("e"), self.fresh("k"));
-                self.write_block(
-                    c,
-                    value,
-                    pos,
-                    OFFSET_SIZE,
-                    &format!("*{e}"),
-                    &k,
-                    |c, block| {
-                        c.line(&format!(
-                            "try {e}.writeTable(w, {});",
-                            elem_at(block, &k, OFFSET_SIZE)
-                        ))
-                    },
-                );
-            }
-            (None, ArrayData::Soa { elem }) => c.line(&format!(
-                "try writeSoa{}(w, {pos}, {value});",
-                self.struct_name(*elem)
+            e => c.line(&format!(
+                "try w.writeSlice({}, {pos}, {value});",
+                self.elem_type(e)
             )),
-            (None, ArrayData::UnionAos { id, .. }) => {
-                let (e, k) = (self.fresh("e"), self.fresh("k"));
-                let u = self.union_name(*id);
-                self.write_block(c, value, pos, UNION_SLOT_SIZE, &e, &k, |c, block| {
-                    let at = elem_at(block, &k, UNION_SLOT_SIZE);
-                    c.line(&format!(
-                        "try write{u}(w, {e}, {at}, {});",
-                        plus(&at, UNION_OFFSET_AT)
-                    ));
-                });
-            }
-            (None, ArrayData::UnionSoa { id, tag }) => {
-                let u = self.union_name(*id);
-                let tw = tag.size();
-                let (tags, offsets, e, k) = (
-                    self.fresh("tags"),
-                    self.fresh("offsets"),
-                    self.fresh("e"),
-                    self.fresh("k"),
-                );
-                c.open("{");
-                c.line(&format!(
-                    "const {tags} = try w.allocArray({value}.len, {tw});"
-                ));
-                c.line(&format!(
-                    "const {offsets} = try w.allocArray({value}.len, {OFFSET_SIZE});"
-                ));
-                c.line(&format!(
-                    "for ({value}, 0..) |{e}, {k}| try write{u}(w, {e}, {}, {});",
-                    elem_at(&tags, &k, tw),
-                    elem_at(&offsets, &k, OFFSET_SIZE)
-                ));
-                c.line(&format!(
-                    "w.putArrayRef({pos}, {tags}, idx({value}.len), idx({value}.len));"
-                ));
-                c.close("}");
-            }
-            (None, ArrayData::UnionBunch { id, .. }) => {
-                let f = if array.layout == ArrayLayout::BoVoS {
-                    "Bovos"
-                } else {
-                    "Bovoa"
-                };
-                c.line(&format!(
-                    "try write{f}{}(w, {pos}, {value});",
-                    self.union_name(*id)
-                ));
-            }
         }
     }
 
+    fn write_nested(
+        &self,
+        c: &mut Code,
+        inner: &ArrayType,
+        data: &ArrayData,
+        value: &str,
+        pos: &str,
+    ) {
+        let (row, k) = (self.fresh("row"), self.fresh("k"));
+        self.write_block(c, value, pos, ARRAY_REF_SIZE, &row, &k, |c, block| {
+            let at = self.fresh("ref");
+            c.line(&format!(
+                "const {at} = {};",
+                elem_at(block, &k, ARRAY_REF_SIZE)
+            ));
+            write_limit(c, inner, &row);
+            write_array(self, c, inner, data, &row, &at);
+        });
+    }
+
+    // A map's entries are its entry structs, written in the order given,
+    // which must be strictly increasing key order (format.md §5.5; decoded
+    // maps are): the encoder refuses any other rather than write a map
+    // every validator refuses.
+    fn write_aos_inline(
+        &self,
+        c: &mut Code,
+        id: StructId,
+        stride: u32,
+        map: bool,
+        value: &str,
+        pos: &str,
+    ) {
+        let (e, k) = (self.fresh("e"), self.fresh("k"));
+        let key = map.then(|| self.field(id, 0));
+        self.write_block(c, value, pos, stride, &format!("*{e}"), &k, |c, block| {
+            if let Some(key) = &key {
+                c.line(&format!(
+                    "if ({k} > 0 and karmem.orderKeys(@TypeOf({e}.{key}), {value}[{k} - 1].{key}, {e}.{key}) != .lt) return error.MapOrder;"
+                ));
+            }
+            c.line(&format!(
+                "try {e}.writeAt(w, {});",
+                elem_at(block, &k, stride)
+            ))
+        });
+    }
+
+    fn write_aos_table(&self, c: &mut Code, _id: StructId, value: &str, pos: &str) {
+        let (e, k) = (self.fresh("e"), self.fresh("k"));
+        self.write_block(
+            c,
+            value,
+            pos,
+            OFFSET_SIZE,
+            &format!("*{e}"),
+            &k,
+            |c, block| {
+                c.line(&format!(
+                    "try {e}.writeTable(w, {});",
+                    elem_at(block, &k, OFFSET_SIZE)
+                ))
+            },
+        );
+    }
+
+    fn write_soa(&self, c: &mut Code, elem: StructId, value: &str, pos: &str) {
+        c.line(&format!(
+            "try writeSoa{}(w, {pos}, {value});",
+            self.struct_name(elem)
+        ));
+    }
+
+    fn write_union_aos(&self, c: &mut Code, id: UnionId, value: &str, pos: &str) {
+        let (e, k) = (self.fresh("e"), self.fresh("k"));
+        let u = self.union_name(id);
+        self.write_block(c, value, pos, UNION_SLOT_SIZE, &e, &k, |c, block| {
+            let at = elem_at(block, &k, UNION_SLOT_SIZE);
+            c.line(&format!(
+                "try write{u}(w, {e}, {at}, {});",
+                plus(&at, UNION_OFFSET_AT)
+            ));
+        });
+    }
+
+    fn write_union_soa(&self, c: &mut Code, id: UnionId, tw: u32, value: &str, pos: &str) {
+        let u = self.union_name(id);
+        let (tags, offsets, e, k) = (
+            self.fresh("tags"),
+            self.fresh("offsets"),
+            self.fresh("e"),
+            self.fresh("k"),
+        );
+        c.open("{");
+        c.line(&format!(
+            "const {tags} = try w.allocArray({value}.len, {tw});"
+        ));
+        c.line(&format!(
+            "const {offsets} = try w.allocArray({value}.len, {OFFSET_SIZE});"
+        ));
+        c.line(&format!(
+            "for ({value}, 0..) |{e}, {k}| try write{u}(w, {e}, {}, {});",
+            elem_at(&tags, &k, tw),
+            elem_at(&offsets, &k, OFFSET_SIZE)
+        ));
+        c.line(&format!(
+            "w.putArrayRef({pos}, {tags}, idx({value}.len), idx({value}.len));"
+        ));
+        c.close("}");
+    }
+
+    fn write_bunch(&self, c: &mut Code, id: UnionId, soa: bool, value: &str, pos: &str) {
+        let f = if soa { "Bovos" } else { "Bovoa" };
+        c.line(&format!(
+            "try write{f}{}(w, {pos}, {value});",
+            self.union_name(id)
+        ));
+    }
+}
+
+impl Gen<'_> {
     /// An AoS block of `value.len` elements of `size` bytes; `each` writes
     /// the element captured as `capture` (index `k`) given the block.
     #[allow(clippy::too_many_arguments)]
@@ -276,16 +315,8 @@ impl Gen<'_> {
             "const {block} = try w.allocArray({value}.len, {size});"
         ));
         c.open(&format!("for ({value}, 0..) |{capture}, {k}| {{"));
-        let mark = c.out.len();
+        // Every element's writer places it by its index `k`.
         each(c, &block);
-        // An element whose writer does not need its index.
-        if !super::mentions(&c.out[mark..], k) {
-            let head = format!("for ({value}, 0..) |{capture}, {k}| {{");
-            let fixed = format!("for ({value}) |{capture}| {{");
-            if let Some(at) = c.out.rfind(&head) {
-                c.out.replace_range(at..at + head.len(), &fixed);
-            }
-        }
         c.close("}");
         c.line(&format!(
             "w.putArrayRef({pos}, {block}, idx({value}.len), idx({value}.len));"
@@ -335,23 +366,20 @@ impl Gen<'_> {
         // in directory order: their out-of-line data is then written in the
         // order of the other libraries (format.md §8).
         let mut each = Code::new(body.indent + 1);
-        for k in rest {
+        for &k in &rest {
             let col = &soa.columns[k];
             let place = self.column_place("e", id, k);
             let pos = elem_at(&format!("cols[{k}]"), "i", col.size);
-            self.write_slot(&mut each, &col.slot, &place, &pos);
+            write_slot(self, &mut each, &col.slot, &place, &pos);
         }
         let each = each.into_text();
-        let uses_i = super::mentions(&each, "i");
+        // Each of those columns is written at its element's index `i`.
+        let uses_i = !rest.is_empty();
         match seq {
-            _ if each.is_empty() && soa.columns.is_empty() => body.line("_ = cols;"),
-            _ if each.is_empty() => {}
+            _ if !uses_i && soa.columns.is_empty() => body.line("_ = cols;"),
+            _ if !uses_i => {}
             None => {
-                if uses_i {
-                    body.open("for (items, 0..) |*e, i| {");
-                } else {
-                    body.open("for (items) |*e| {");
-                }
+                body.open("for (items, 0..) |*e, i| {");
                 body.raw(&each);
                 body.close("}");
             }
