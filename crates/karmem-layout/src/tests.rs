@@ -369,3 +369,246 @@ fn zero_value_sizes_saturate() {
     assert_eq!(z(1), 16 + 2 * 8);
     assert_eq!(z(63), u64::MAX);
 }
+
+/// The array plan every encoder and decoder walks: one node per kind of
+/// block, with the decoder's per-element charge already decided.
+#[test]
+fn array_plan_per_block() {
+    let (schema, l) = layout(
+        "karmem t; enum K u8 { A; } struct V inline { X f32; Y u8; } \
+         struct T table { A u64; } union U u16 { T; V; } \
+         struct R table { P []u16; S []char; W []u16 @string; Ke []K; I []V #aos; Ts []T #aos; \
+         Vs []V; N [][]u16; Ua []U #aos; Us []U; Ub []U #bovoa; Bs []U #bovos; M map<u32, f32>; }",
+    );
+    let r = l.of_struct(schema.struct_by_name("R").unwrap());
+    let id = |n: &str| schema.struct_by_name(n).unwrap();
+    let plans: Vec<ArrayPlan> = r
+        .fields
+        .iter()
+        .map(|f| match &f.slot {
+            Slot::ArrayRef { array, data } => l.array_plan(array, data),
+            other => panic!("not an array: {other:?}"),
+        })
+        .collect();
+    assert!(matches!(
+        plans[0],
+        ArrayPlan::Plain {
+            elem_size: 2,
+            charge: 2,
+            ..
+        }
+    ));
+    assert_eq!(
+        plans[1],
+        ArrayPlan::Text {
+            utf16: false,
+            charge: 1
+        }
+    );
+    assert_eq!(
+        plans[2],
+        ArrayPlan::Text {
+            utf16: true,
+            charge: 2
+        }
+    );
+    assert!(matches!(
+        plans[3],
+        ArrayPlan::Plain {
+            elem_size: 1,
+            charge: 1,
+            ..
+        }
+    ));
+    assert_eq!(
+        plans[4],
+        ArrayPlan::AosInline {
+            id: id("V"),
+            stride: 8,
+            map: false,
+            charge: 8
+        }
+    );
+    assert_eq!(
+        plans[5],
+        ArrayPlan::AosTable {
+            id: id("T"),
+            charge: 4
+        }
+    );
+    assert_eq!(plans[6], ArrayPlan::Soa { elem: id("V") });
+    assert!(matches!(
+        plans[7],
+        ArrayPlan::Nested {
+            elem_size: 2,
+            limit: None,
+            charge: 12,
+            ..
+        }
+    ));
+    assert!(matches!(plans[8], ArrayPlan::UnionAos { charge: 8, .. }));
+    assert!(matches!(
+        plans[9],
+        ArrayPlan::UnionSoa {
+            tag_size: 2,
+            charge: 6,
+            ..
+        }
+    ));
+    assert!(matches!(plans[10], ArrayPlan::Bunch { soa: false, .. }));
+    assert!(matches!(plans[11], ArrayPlan::Bunch { soa: true, .. }));
+    assert!(matches!(plans[12], ArrayPlan::AosInline { map: true, .. }));
+}
+
+/// What a validator checks in each kind of block, and whether there is
+/// anything to check: a printer asks the plan rather than looking at the
+/// text it printed.
+#[test]
+fn array_check_per_block() {
+    let (schema, l) = layout(
+        "karmem t; struct N inline { X u32; } struct B inline { F bool; } \
+         struct T table { X u32; } union U u8 { T; } \
+         struct R table { P []u32; Bo []bool; S string; Ni []N #aos; Bi []B #aos; Ts []T #aos; \
+         Sa []N; Nn [][]u32; Nb [][]bool; Ua []U #aos; Us []U; Ub []U #bovoa; M map<u32, N>; Ms map<string, u8>; }",
+    );
+    let r = l.of_struct(schema.struct_by_name("R").unwrap());
+    let id = |n: &str| schema.struct_by_name(n).unwrap();
+    let checks: Vec<ArrayCheck> = r
+        .fields
+        .iter()
+        .map(|f| match &f.slot {
+            Slot::ArrayRef { array, data } => l.array_check(array, data),
+            other => panic!("not an array: {other:?}"),
+        })
+        .collect();
+    assert_eq!(checks[0], ArrayCheck::Nothing, "numbers");
+    assert_eq!(checks[1], ArrayCheck::Bools);
+    assert_eq!(checks[2], ArrayCheck::Text { utf16: false });
+    assert_eq!(
+        checks[3],
+        ArrayCheck::AosInline {
+            id: id("N"),
+            stride: 8,
+            each: false
+        },
+        "inline structs of numbers"
+    );
+    assert!(checks[3].is_nothing());
+    assert_eq!(
+        checks[4],
+        ArrayCheck::AosInline {
+            id: id("B"),
+            stride: 8,
+            each: true
+        }
+    );
+    assert_eq!(checks[5], ArrayCheck::AosTable { id: id("T") });
+    assert_eq!(checks[6], ArrayCheck::Soa { elem: id("N") });
+    assert!(
+        !checks[6].is_nothing(),
+        "an SoA directory is always checked"
+    );
+    // Nested arrays: every reference is checked; their blocks only when
+    // their elements need it.
+    assert!(matches!(
+        checks[7],
+        ArrayCheck::Nested {
+            each: false,
+            elem_size: 4,
+            ..
+        }
+    ));
+    assert!(matches!(checks[8], ArrayCheck::Nested { each: true, .. }));
+    assert!(!checks[7].is_nothing());
+    assert!(matches!(checks[9], ArrayCheck::UnionAos { .. }));
+    assert!(matches!(
+        checks[10],
+        ArrayCheck::UnionSoa { tag_size: 1, .. }
+    ));
+    assert!(matches!(checks[11], ArrayCheck::Bunch { .. }));
+    // A map's keys are always checked for order, even when its entries
+    // hold nothing else to check.
+    assert!(matches!(checks[12], ArrayCheck::Map { each: false, .. }));
+    assert!(!checks[12].is_nothing());
+    // Text keys are checked in every entry.
+    assert!(matches!(checks[13], ArrayCheck::Map { each: true, .. }));
+}
+
+/// Where each field is and what a reader does when it is absent: a table
+/// field past `used` charges its zero value's tables; an inline struct's
+/// fields are always there; SoA columns carry their index and stride, and
+/// the unlisted-column charges are listed once per element.
+#[test]
+fn struct_and_soa_plans() {
+    let (schema, l) = layout(
+        "karmem t; struct T table { A u64; } struct J inline { Tt T; } \
+         struct I inline { X u32; F [2]J; } struct R table { A u16 = 3; B J; C []I; }",
+    );
+    let (r, i, t) = (
+        schema.struct_by_name("R").unwrap(),
+        schema.struct_by_name("I").unwrap(),
+        schema.struct_by_name("T").unwrap(),
+    );
+    let t_zero = l.of_struct(t).zero;
+    assert!(t_zero > 0);
+    let plan = l.struct_plan(&schema, r);
+    assert!(plan.table);
+    assert_eq!(plan.zero, l.of_struct(r).zero);
+    assert_eq!(
+        plan.fields
+            .iter()
+            .map(|f| (f.access, f.has_default))
+            .collect::<Vec<_>>(),
+        [
+            (
+                Access::Table {
+                    off: 4,
+                    size: 2,
+                    absent: 0
+                },
+                true
+            ),
+            (
+                Access::Table {
+                    off: 8,
+                    size: 8,
+                    absent: t_zero
+                },
+                false
+            ),
+            (
+                Access::Table {
+                    off: 16,
+                    size: 12,
+                    absent: 0
+                },
+                false
+            ),
+        ]
+    );
+    let inline = l.struct_plan(&schema, i);
+    assert!(!inline.table);
+    assert_eq!(
+        inline.fields.iter().map(|f| f.access).collect::<Vec<_>>(),
+        [Access::Inline { off: 0 }, Access::Inline { off: 8 }]
+    );
+    // As an SoA element: a column per leaf (the fixed array is one), by
+    // decreasing alignment.
+    let soa = l.soa_plan(&schema, i);
+    assert_eq!(soa.columns.len(), 2);
+    assert!(soa
+        .columns
+        .iter()
+        .enumerate()
+        .all(|(k, c)| matches!(c.access, Access::Column { k: ck, .. } if ck == k)));
+    assert_eq!(soa.element_charge, l.soa(i).element_charge());
+    // The fixed array's zero value holds two T: charged per element when
+    // the directory does not list its column (its bytes are paid by the
+    // width).
+    let f = soa
+        .columns
+        .iter()
+        .position(|c| matches!(c.slot, Slot::FixedArray { .. }))
+        .unwrap();
+    assert_eq!(soa.unlisted, vec![(f, 2 * t_zero)]);
+}
