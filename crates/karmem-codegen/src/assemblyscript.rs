@@ -606,24 +606,21 @@ impl<'a> Gen<'a> {
         place
     }
 
-    /// Emits a function or method with `let e` declared when its body
-    /// propagates errors.
     /// The charge of an SoA array of `id` for the columns its directory
     /// does not list whose zero value holds tables (a fixed array of inline
     /// structs holding them, format.md §10): `n` (a local, the length for
     /// a decoder, the capacity for a validator) times what each holds.
     pub(crate) fn charge_unlisted(&self, body: &mut Code, id: StructId, n: &str) {
-        for (k, col) in self.l.soa(id).columns.iter().enumerate() {
-            let held = self.l.absent_charge(&col.slot);
-            if held > 0 {
-                body.line(&format!(
-                    "if (unchecked(cols[{k}]) == 0 && {n} > 0) {}",
-                    tr(&format!("v.chargeEach({n}, {held})"))
-                ));
-            }
+        for (k, held) in self.l.soa_plan(self.s, id).unlisted {
+            body.line(&format!(
+                "if (unchecked(cols[{k}]) == 0 && {n} > 0) {}",
+                tr(&format!("v.chargeEach({n}, {held})"))
+            ));
         }
     }
 
+    /// Emits a function or method with `let e` declared when its body
+    /// propagates errors (a `tr` statement: `if ((e = …) != …) return e;`).
     pub fn function(&mut self, signature: &str, body: Code, tail: &str) {
         // A doc comment just written belongs to this function.
         if !self.c.out.ends_with("*/\n") {
