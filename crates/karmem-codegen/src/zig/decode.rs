@@ -12,7 +12,7 @@ use karmem_layout::{
 use karmem_schema::model::*;
 
 use super::code::Code;
-use super::{elem_at, limit_arg, mentions, plus, prim, times64, variant_name, Gen};
+use super::{elem_at, limit_arg, plus, prim, times64, variant_name, Gen};
 use crate::walk::{read_array, read_fields, read_slot, Ctx, DecodePrinter, Here, SlotPrinter};
 
 impl Gen<'_> {
@@ -64,6 +64,7 @@ impl Gen<'_> {
         read_fields(self, &mut body, &plan.fields, |_, f| {
             format!("x.{}", self.field(id, f.index))
         });
+        let reads = body.reads();
         let text = body.into_text();
         let mut full = Code::new(inner);
         if table {
@@ -79,7 +80,7 @@ impl Gen<'_> {
             // table's full size (`S`).
             full.line(&format!("try v.charge(@max(t.used, {}));", sl.size));
         }
-        if mentions(&text, "r") {
+        if reads {
             full.line("const r = v.r;");
         }
         if text.is_empty() {
@@ -141,6 +142,7 @@ impl SlotPrinter for Gen<'_> {
 
 impl DecodePrinter for Gen<'_> {
     fn value(&self, c: &mut Code, slot: &Slot, place: &str, at: &Here, has_default: bool) {
+        let r = c.r();
         let t = match slot {
             Slot::Scalar(p) => prim(*p).to_string(),
             Slot::Enum { id, .. } => self.enum_name(*id),
@@ -148,11 +150,11 @@ impl DecodePrinter for Gen<'_> {
         };
         match at.ctx {
             Ctx::Table { off } if !has_default => {
-                c.line(&format!("{place} = r.field({t}, t, {off});"))
+                c.line(&format!("{place} = {r}.field({t}, t, {off});"))
             }
             _ => c.when_present(
                 at.present.as_deref(),
-                &format!("{place} = r.load({t}, {});", at.pos),
+                &format!("{place} = {r}.load({t}, {});", at.pos),
                 at.held,
             ),
         }
@@ -171,11 +173,12 @@ impl DecodePrinter for Gen<'_> {
     }
 
     fn table(&self, c: &mut Code, id: StructId, place: &str, at: &Here) {
+        let r = c.r();
         let pos = &at.pos;
         let t = match (at.ctx, &at.present) {
-            (Ctx::Table { off }, _) => format!("r.fieldTable(t, {off})"),
-            (_, Some(cond)) => format!("if ({cond}) r.table(r.load(u32, {pos})) else .absent"),
-            (_, None) => format!("r.table(r.load(u32, {pos}))"),
+            (Ctx::Table { off }, _) => format!("{r}.fieldTable(t, {off})"),
+            (_, Some(cond)) => format!("if ({cond}) {r}.table({r}.load(u32, {pos})) else .absent"),
+            (_, None) => format!("{r}.table({r}.load(u32, {pos}))"),
         };
         c.line(&format!(
             "{place} = try {}.readTable(v, {t}, gpa);",
@@ -184,11 +187,12 @@ impl DecodePrinter for Gen<'_> {
     }
 
     fn optional_table(&self, c: &mut Code, id: StructId, place: &str, at: &Here) {
+        let r = c.r();
         let pos = &at.pos;
         let offset = match (at.ctx, &at.present) {
-            (Ctx::Table { off }, _) => format!("r.field(u32, t, {off})"),
-            (_, Some(cond)) => format!("if ({cond}) r.load(u32, {pos}) else 0"),
-            (_, None) => format!("r.load(u32, {pos})"),
+            (Ctx::Table { off }, _) => format!("{r}.field(u32, t, {off})"),
+            (_, Some(cond)) => format!("if ({cond}) {r}.load(u32, {pos}) else 0"),
+            (_, None) => format!("{r}.load(u32, {pos})"),
         };
         let (o, p) = (self.fresh("offset"), self.fresh("table"));
         let ty = self.struct_name(id);
@@ -197,7 +201,7 @@ impl DecodePrinter for Gen<'_> {
         c.open(&format!("if ({o} != 0) {{"));
         c.line(&format!("const {p} = try gpa.create({ty});"));
         c.line(&format!(
-            "{p}.* = try {ty}.readTable(v, r.table({o}), gpa);"
+            "{p}.* = try {ty}.readTable(v, {r}.table({o}), gpa);"
         ));
         c.line(&format!("{place} = {p};"));
         c.close("}");
@@ -205,7 +209,8 @@ impl DecodePrinter for Gen<'_> {
     }
 
     fn optional(&self, c: &mut Code, value_at: u32, value: &Slot, place: &str, at: &Here) {
-        let flag = format!("r.load(u8, {}) != 0", at.pos);
+        let r = c.r();
+        let flag = format!("{r}.load(u8, {}) != 0", at.pos);
         let cond = match &at.present {
             Some(p) => format!("{p} and {flag}"),
             None => flag,
@@ -244,11 +249,13 @@ impl DecodePrinter for Gen<'_> {
         let epos = elem_at(&at.pos, &j, stride);
         let stmt = match elem {
             FixedElem::Scalar(p) => format!(
-                "for (&{place}, 0..) |*{e}, {j}| {e}.* = r.load({}, {epos});",
+                "for (&{place}, 0..) |*{e}, {j}| {e}.* = {}.load({}, {epos});",
+                c.r(),
                 prim(p)
             ),
             FixedElem::Enum { id, .. } => format!(
-                "for (&{place}, 0..) |*{e}, {j}| {e}.* = r.load({}, {epos});",
+                "for (&{place}, 0..) |*{e}, {j}| {e}.* = {}.load({}, {epos});",
+                c.r(),
                 self.enum_name(id)
             ),
             FixedElem::InlineStruct(id) => format!(
@@ -282,12 +289,13 @@ impl DecodePrinter for Gen<'_> {
     ) {
         let limit = limit_arg(limit);
         let a = self.fresh("a");
+        let r = c.r();
         // Read only when present: an absent array (past `used`, or a column
         // the directory does not list) is left empty, or its default, and
         // costs nothing (format.md §10).
         let load = match at.ctx {
-            Ctx::Table { off } => format!("r.fieldArray(t, {off}, {es}, {limit})"),
-            Ctx::Pos { .. } => format!("r.array({}, {es}, {limit})", at.pos),
+            Ctx::Table { off } => format!("{r}.fieldArray(t, {off}, {es}, {limit})"),
+            Ctx::Pos { .. } => format!("{r}.array({}, {es}, {limit})", at.pos),
         };
         match &at.present {
             Some(cond) => c.open(&format!("if ({cond}) {{")),
@@ -302,31 +310,33 @@ impl DecodePrinter for Gen<'_> {
     // allocated slice.
 
     fn text(&self, c: &mut Code, utf16: bool, charge: u32, place: &str, a: &str) {
+        let r = c.r();
         let (s, _, _) = self.array_locals();
         charge_each(c, a, charge);
         if utf16 {
-            c.line(&format!("const {s} = r.arraySlice(u16, {a});"));
+            c.line(&format!("const {s} = {r}.arraySlice(u16, {a});"));
             c.line(&format!(
                 "{place} = karmem.utf16ToUtf8({s}, try gpa.alloc(u8, karmem.utf8LenOfUtf16({s})));"
             ));
         } else {
-            c.line(&format!("{place} = try gpa.dupe(u8, r.string({a}));"));
+            c.line(&format!("{place} = try gpa.dupe(u8, {r}.string({a}));"));
         }
     }
 
     fn plain(&self, c: &mut Code, elem: ElemType, _size: u32, charge: u32, place: &str, a: &str) {
+        let r = c.r();
         charge_each(c, a, charge);
         let (s, e, k) = self.array_locals();
         match elem {
             ElemType::Scalar(Primitive::Bool) => {
                 let b = self.fresh("b");
-                c.line(&format!("const {b} = r.bytes({a});"));
+                c.line(&format!("const {b} = {r}.bytes({a});"));
                 c.line(&format!("const {s} = try gpa.alloc(bool, {b}.len);"));
                 c.line(&format!("for ({s}, {b}) |*{e}, {k}| {e}.* = {k} != 0;"));
                 c.line(&format!("{place} = {s};"));
             }
             elem => c.line(&format!(
-                "{place} = try gpa.dupe({}, r.arraySlice({}, {a}));",
+                "{place} = try gpa.dupe({}, {r}.arraySlice({}, {a}));",
                 self.elem_type(elem),
                 self.elem_type(elem)
             )),
@@ -346,12 +356,13 @@ impl DecodePrinter for Gen<'_> {
     ) {
         let (s, e, k) = self.array_locals();
         charge_each(c, a, charge);
+        let r = c.r();
         let ty = self.obj_type(&FieldType::Array(*inner));
         let a2 = self.fresh("a");
         c.line(&format!("const {s} = try gpa.alloc({ty}, {a}.len);"));
         c.open(&format!("for ({s}, 0..) |*{e}, {k}| {{"));
         c.line(&format!(
-            "const {a2} = r.array({}, {elem_size}, {});",
+            "const {a2} = {r}.array({}, {elem_size}, {});",
             elem_at(&format!("{a}.offset"), &k, ARRAY_REF_SIZE),
             limit_arg(limit)
         ));
@@ -386,12 +397,13 @@ impl DecodePrinter for Gen<'_> {
     }
 
     fn aos_table(&self, c: &mut Code, id: StructId, charge: u32, place: &str, a: &str) {
+        let r = c.r();
         let (s, _, k) = self.array_locals();
         charge_each(c, a, charge);
         let ty = self.struct_name(id);
         c.line(&format!("var {s}: std.ArrayList({ty}) = .empty;"));
         c.line(&format!(
-            "for (0..{a}.len) |{k}| try {s}.append(gpa, try {ty}.readTable(v, r.table(r.load(u32, {})), gpa));",
+            "for (0..{a}.len) |{k}| try {s}.append(gpa, try {ty}.readTable(v, {r}.table({r}.load(u32, {})), gpa));",
             elem_at(&format!("{a}.offset"), &k, OFFSET_SIZE)
         ));
         c.line(&format!("{place} = try {s}.toOwnedSlice(gpa);"));
@@ -419,10 +431,11 @@ impl DecodePrinter for Gen<'_> {
     }
 
     fn union_soa(&self, c: &mut Code, id: UnionId, tw: u32, charge: u32, place: &str, a: &str) {
+        let r = c.r();
         let (s, e, k) = self.array_locals();
         let u = self.union_name(id);
         let cols = self.fresh("cols");
-        c.open(&format!("if (r.unionColumns({a}, {tw})) |{cols}| {{"));
+        c.open(&format!("if ({r}.unionColumns({a}, {tw})) |{cols}| {{"));
         charge_each(c, a, charge);
         c.line(&format!("const {s} = try gpa.alloc(?{u}, {a}.len);"));
         c.line(&format!(
@@ -480,9 +493,10 @@ impl Gen<'_> {
         read_fields(self, &mut each, &plan.columns, |k, _| {
             self.column_place("e", id, k)
         });
+        let reads = each.reads();
         let each = each.into_text();
         let mut body = Code::new(self.c.indent + 1);
-        if mentions(&each, "r") {
+        if reads {
             body.line("const r = v.r;");
         }
         body.line(&format!("var cols: [{n}]u32 = undefined;"));
@@ -503,7 +517,8 @@ impl Gen<'_> {
             ));
         }
         body.line(&format!("const s = try gpa.alloc({name}, a.len);"));
-        if mentions(&each, "i") {
+        // Every column is read at its element's index `i`.
+        if !plan.columns.is_empty() {
             body.open("for (s, 0..) |*e, i| {");
         } else {
             body.open("for (s) |*e| {");

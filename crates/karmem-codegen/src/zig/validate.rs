@@ -13,7 +13,7 @@ use karmem_layout::{
 use karmem_schema::model::*;
 
 use super::code::Code;
-use super::{elem_at, limit_arg, mentions, plus, prim, Gen};
+use super::{elem_at, limit_arg, plus, prim, Gen};
 use crate::walk::{
     validate_array, validate_array_of, validate_slot, Ctx, Here, SlotPrinter, ValidatePrinter,
 };
@@ -74,12 +74,13 @@ impl Gen<'_> {
         for f in &self.l.struct_plan(self.s, id).fields {
             validate_slot(self, &mut body, f.slot, &self.field_ctx(f.access));
         }
+        let reads = body.reads();
         let text = body.into_text();
         let mut full = Code::new(inner);
         if table {
             full.line("try v.enter();");
         }
-        if mentions(&text, "r") {
+        if reads {
             full.line("const r = v.r;");
         }
         full.raw(&text);
@@ -111,11 +112,12 @@ impl ValidatePrinter for Gen<'_> {
     }
 
     fn table(&self, c: &mut Code, id: StructId, at: &Here) {
+        let r = c.r();
         when(
             c,
             at,
             &format!(
-                "try {}.validateTable(v, try v.table(r.load(u32, {}), {}));",
+                "try {}.validateTable(v, try v.table({r}.load(u32, {}), {}));",
                 self.struct_name(id),
                 at.pos,
                 self.l.of_struct(id).size
@@ -124,9 +126,10 @@ impl ValidatePrinter for Gen<'_> {
     }
 
     fn optional_table(&self, c: &mut Code, id: StructId, at: &Here) {
+        let r = c.r();
         let o = self.fresh("offset");
         open_when(c, at.present.as_deref());
-        c.line(&format!("const {o} = r.load(u32, {});", at.pos));
+        c.line(&format!("const {o} = {r}.load(u32, {});", at.pos));
         c.line(&format!(
             "if ({o} != 0) try {}.validateTable(v, try v.table({o}, {}));",
             self.struct_name(id),
@@ -138,11 +141,12 @@ impl ValidatePrinter for Gen<'_> {
     // The presence byte is 0 or 1 (format.md §4.2); the value is checked
     // only when there is one.
     fn optional(&self, c: &mut Code, value_at: u32, value: &Slot, checked: bool, at: &Here) {
+        let r = c.r();
         let pos = &at.pos;
         open_when(c, at.present.as_deref());
         c.line(&format!("try v.boolAt({pos});"));
         if checked {
-            c.open(&format!("if (r.load(u8, {pos}) != 0) {{"));
+            c.open(&format!("if ({r}.load(u8, {pos}) != 0) {{"));
             let inner = Ctx::Pos {
                 pos: plus(pos, value_at),
                 present: None,
@@ -320,6 +324,7 @@ impl ValidatePrinter for Gen<'_> {
     }
 
     fn map(&self, c: &mut Code, id: StructId, stride: u32, each: bool, a: &str) {
+        let r = c.r();
         ValidatePrinter::aos_inline(self, c, id, stride, each, a);
         // The look-up's binary search relies on the order (format.md
         // §5.5): keys strictly increasing.
@@ -329,7 +334,7 @@ impl ValidatePrinter for Gen<'_> {
         let prev = format!("{k} - 1");
         let ordered = match &key.slot {
             Slot::Scalar(p) | Slot::Enum { repr: p, .. } => format!(
-                "r.load({}, {}) >= r.load({}, {})",
+                "{r}.load({}, {}) >= {r}.load({}, {})",
                 prim(*p),
                 at(&prev),
                 prim(*p),
@@ -337,7 +342,7 @@ impl ValidatePrinter for Gen<'_> {
             ),
             // Text keys in byte order.
             _ => format!(
-                "std.mem.order(u8, r.bytes(r.array({}, 1, karmem.no_limit)), r.bytes(r.array({}, 1, karmem.no_limit))) != .lt",
+                "std.mem.order(u8, {r}.bytes({r}.array({}, 1, karmem.no_limit)), {r}.bytes({r}.array({}, 1, karmem.no_limit))) != .lt",
                 at(&prev),
                 at(&k)
             ),
@@ -420,6 +425,7 @@ impl Gen<'_> {
             checks.close("}");
             checks.close("}");
         }
+        let reads = checks.reads();
         let text = checks.into_text();
         let mut body = Code::new(self.c.indent + 1);
         body.line(&format!("var cols: [{n}]u32 = undefined;"));
@@ -435,7 +441,7 @@ impl Gen<'_> {
                 ));
             }
         }
-        if mentions(&text, "r") {
+        if reads {
             body.line("const r = v.r;");
         }
         body.raw(&text);
