@@ -13,7 +13,7 @@ use karmem_layout::{
     Access, ArrayCheck, ArrayData, ArrayPlan, BunchVariant, FieldPlan, FixedElem, Layout, Slot,
     SlotCheck,
 };
-use karmem_schema::model::{ArrayType, ElemType, StructId, UnionId};
+use karmem_schema::model::{ArrayType, DefaultValue, ElemType, StructId, UnionId};
 
 /// Where a slot's bytes are, in the code being printed.
 #[derive(Clone)]
@@ -52,6 +52,9 @@ pub(crate) struct Here<'a> {
     /// Units charged when the slot is absent and built as its zero value
     /// ([`Ctx::absent_charge`]).
     pub held: u64,
+    /// The default an absent slot reads as, when the field declares one
+    /// other than zero (docs/idl.md §4.3.1).
+    pub default: Option<&'a DefaultValue>,
 }
 
 /// What every printer says about positions in its language.
@@ -79,6 +82,7 @@ pub(crate) trait SlotPrinter {
             pos,
             present,
             held: ctx.absent_charge(l, slot),
+            default: None,
         }
     }
 }
@@ -90,7 +94,7 @@ pub(crate) trait DecodePrinter: SlotPrinter {
     // ---- slots -----------------------------------------------------------
 
     /// A number, `bool` or enum (`slot` is `Scalar` or `Enum`).
-    fn value(&self, c: &mut Self::Code, slot: &Slot, place: &str, at: &Here, has_default: bool);
+    fn value(&self, c: &mut Self::Code, slot: &Slot, place: &str, at: &Here);
     fn inline(&self, c: &mut Self::Code, id: StructId, place: &str, at: &Here);
     fn table(&self, c: &mut Self::Code, id: StructId, place: &str, at: &Here);
     fn optional_table(&self, c: &mut Self::Code, id: StructId, place: &str, at: &Here);
@@ -180,24 +184,27 @@ pub(crate) fn read_fields<P: DecodePrinter>(
 ) {
     for (k, f) in fields.iter().enumerate() {
         let ctx = p.field_ctx(f.access);
-        read_slot(p, c, f.slot, &place_of(k, f), &ctx, f.has_default);
+        read_slot(p, c, f.slot, &place_of(k, f), &ctx, f.default);
     }
 }
 
 /// Reads one slot at `ctx` into `place`. Objects start at their defaults,
 /// so an absent slot is left as it is: zero, or the declared default when
-/// `has_default`.
+/// `default`.
 pub(crate) fn read_slot<P: DecodePrinter>(
     p: &P,
     c: &mut P::Code,
     slot: &Slot,
     place: &str,
     ctx: &Ctx,
-    has_default: bool,
+    default: Option<&DefaultValue>,
 ) {
-    let at = p.here(slot, ctx);
+    let at = Here {
+        default,
+        ..p.here(slot, ctx)
+    };
     match slot {
-        Slot::Scalar(_) | Slot::Enum { .. } => p.value(c, slot, place, &at, has_default),
+        Slot::Scalar(_) | Slot::Enum { .. } => p.value(c, slot, place, &at),
         Slot::InlineStruct(id) => p.inline(c, *id, place, &at),
         Slot::TableRef(id) => p.table(c, *id, place, &at),
         Slot::OptionalTable(id) => p.optional_table(c, *id, place, &at),

@@ -6,7 +6,8 @@
 //! how a field is reached from its container ([`Access`], [`FieldPlan`]).
 
 use karmem_schema::model::{
-    ArrayLayout, ArrayType, ElemType, Primitive, Schema, StructId, StructKind, Text, UnionId,
+    ArrayLayout, ArrayType, DefaultValue, ElemType, Primitive, Schema, StructId, StructKind, Text,
+    UnionId,
 };
 
 use crate::model::{ArrayData, BunchVariant, FixedElem, Layout, Slot};
@@ -255,10 +256,10 @@ pub struct FieldPlan<'l> {
     pub index: usize,
     pub slot: &'l Slot,
     pub access: Access,
-    /// The field declares a default other than zero (docs/idl.md §4.3.1):
-    /// a reader starting from the object's defaults must leave it alone
-    /// when the field is absent.
-    pub has_default: bool,
+    /// The default the field declares when it is not zero (docs/idl.md
+    /// §4.3.1): what an absent field reads as (a reader starting from the
+    /// object's defaults leaves it alone).
+    pub default: Option<&'l DefaultValue>,
 }
 
 /// A struct as its generated readers and writers walk it.
@@ -290,7 +291,7 @@ pub struct SoaPlan<'l> {
 impl Layout {
     /// The plan of struct `id` of `schema` (the schema this layout was
     /// computed from).
-    pub fn struct_plan<'l>(&'l self, schema: &Schema, id: StructId) -> StructPlan<'l> {
+    pub fn struct_plan<'l>(&'l self, schema: &'l Schema, id: StructId) -> StructPlan<'l> {
         let sl = self.of_struct(id);
         let table = schema.structs[id].kind == StructKind::Table;
         let fields = sl
@@ -310,7 +311,7 @@ impl Layout {
                 } else {
                     Access::Inline { off: f.offset }
                 },
-                has_default: field.nonzero_default().is_some(),
+                default: field.nonzero_default(),
             })
             .collect();
         StructPlan {
@@ -323,7 +324,7 @@ impl Layout {
     }
 
     /// The plan of `elem` as the element of an SoA array.
-    pub fn soa_plan<'l>(&'l self, schema: &Schema, elem: StructId) -> SoaPlan<'l> {
+    pub fn soa_plan<'l>(&'l self, schema: &'l Schema, elem: StructId) -> SoaPlan<'l> {
         let soa = self.soa(elem);
         let columns = soa
             .columns
@@ -336,7 +337,7 @@ impl Layout {
                     k,
                     stride: col.size,
                 },
-                has_default: col.field(schema).nonzero_default().is_some(),
+                default: col.field(schema).nonzero_default(),
             })
             .collect();
         let unlisted = soa

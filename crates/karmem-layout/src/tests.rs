@@ -557,7 +557,7 @@ fn struct_and_soa_plans() {
     assert_eq!(
         plan.fields
             .iter()
-            .map(|f| (f.access, f.has_default))
+            .map(|f| (f.access, f.default.is_some()))
             .collect::<Vec<_>>(),
         [
             (

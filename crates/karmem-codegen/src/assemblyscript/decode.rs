@@ -149,7 +149,7 @@ impl SlotPrinter for Gen<'_> {
 }
 
 impl DecodePrinter for Gen<'_> {
-    fn value(&self, c: &mut Code, slot: &Slot, place: &str, at: &Here, _has_default: bool) {
+    fn value(&self, c: &mut Code, slot: &Slot, place: &str, at: &Here) {
         let pos = &at.pos;
         let stmt = match slot {
             Slot::Scalar(Primitive::Bool) => format!("{place} = v.ldBool({pos});"),
@@ -202,7 +202,7 @@ impl DecodePrinter for Gen<'_> {
             pos: plus(&at.pos, value_at),
             present: None,
         };
-        read_slot(self, c, value, &tmp, &inner, false);
+        read_slot(self, c, value, &tmp, &inner, None);
         if matches!(*value, Slot::Scalar(_) | Slot::Enum { .. }) {
             c.line(&format!(
                 "{place} = new Box<{}>({tmp});",

@@ -141,7 +141,7 @@ impl SlotPrinter for Gen<'_> {
 }
 
 impl DecodePrinter for Gen<'_> {
-    fn value(&self, c: &mut Code, slot: &Slot, place: &str, at: &Here, has_default: bool) {
+    fn value(&self, c: &mut Code, slot: &Slot, place: &str, at: &Here) {
         let r = c.r();
         let t = match slot {
             Slot::Scalar(p) => prim(*p).to_string(),
@@ -149,7 +149,7 @@ impl DecodePrinter for Gen<'_> {
             _ => unreachable!("the walker hands numbers and enums only"),
         };
         match at.ctx {
-            Ctx::Table { off } if !has_default => {
+            Ctx::Table { off } if at.default.is_none() => {
                 c.line(&format!("{place} = {r}.field({t}, t, {off});"))
             }
             _ => c.when_present(
@@ -226,7 +226,7 @@ impl DecodePrinter for Gen<'_> {
             pos: plus(&at.pos, value_at),
             present: None,
         };
-        read_slot(self, c, value, &tmp, &inner, false);
+        read_slot(self, c, value, &tmp, &inner, None);
         c.line(&format!("{place} = {tmp};"));
         c.close("}");
     }
