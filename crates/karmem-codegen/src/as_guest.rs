@@ -11,12 +11,11 @@
 //! (qualified names, canonical signature hash) comes from the shared
 //! interface model in [`crate::iface`], so the hashes are the host's.
 
-use std::fmt::Write as _;
-
 use karmem_layout::Layout;
 use karmem_schema::model::Schema;
 
 use crate::assemblyscript::{field_name, file_name, type_name, AssemblyScriptBackend, LIBRARY};
+use crate::emit::Lines;
 use crate::iface::{self, Access, Func, Iface, Pattern, Value};
 use crate::{Backend, Error, GeneratedFile};
 
@@ -33,23 +32,22 @@ impl Backend for AsGuestBackend {
         let mut files = AssemblyScriptBackend.generate(schema, layout)?;
         let name = file_name(schema);
         let ifaces = iface::interfaces(schema);
-        let mut out = crate::header("//", schema);
+        let mut c = Lines::new("  ", 0);
+        c.raw(&crate::header("//", schema));
+        c.line("");
         if ifaces.is_empty() {
-            out.push_str("\n// The schema declares no interface.\n");
+            c.line("// The schema declares no interface.");
         } else {
-            let _ = write!(
-                out,
-                "\nimport * as guest from \"{LIBRARY}/guest\";\n\
-                 // The schema's data classes (`karmem build --lang as`).\n\
-                 import * as types from \"./{name}\";\n"
-            );
+            c.line(&format!("import * as guest from \"{LIBRARY}/guest\";"));
+            c.line("// The schema's data classes (`karmem build --lang as`).");
+            c.line(&format!("import * as types from \"./{name}\";"));
         }
         for i in &ifaces {
-            interface(&mut out, i);
+            interface(&mut c, i);
         }
         files.push(GeneratedFile {
             path: format!("{name}_guest.ts"),
-            contents: out,
+            contents: c.out,
         });
         Ok(files)
     }
@@ -99,15 +97,14 @@ fn pattern(p: Pattern) -> &'static str {
     }
 }
 
-fn doc(out: &mut String, indent: &str, lines: &[String]) {
+/// A `/** ... */` doc comment of `lines` (nothing when there are none).
+fn doc(c: &mut Lines, lines: &[String]) {
     if lines.is_empty() {
         return;
     }
-    let _ = writeln!(out, "{indent}/**");
-    for l in lines {
-        let _ = writeln!(out, "{indent} *{}{l}", if l.is_empty() { "" } else { " " });
-    }
-    let _ = writeln!(out, "{indent} */");
+    c.line("/**");
+    c.comment(" * ", lines);
+    c.line(" */");
 }
 
 /// The generated class of a value.
@@ -128,46 +125,47 @@ fn desc_const(i: &Iface) -> String {
     format!("{}Interface", type_name(&i.local))
 }
 
-fn descriptor(out: &mut String, i: &Iface) {
-    let _ = writeln!(
-        out,
-        "\n/**\n * The descriptor of `{}` (docs/abi.md §3). Its hash is that of the\n \
-         * canonical signature:\n *",
+fn descriptor(c: &mut Lines, i: &Iface) {
+    c.line("");
+    c.line("/**");
+    c.line(&format!(
+        " * The descriptor of `{}` (docs/abi.md §3). Its hash is that of the",
         i.name
-    );
+    ));
+    c.line(" * canonical signature:");
+    c.line(" *");
     for line in i.signature.lines() {
-        let _ = writeln!(out, " *     {line}");
+        c.line(&format!(" *     {line}"));
     }
-    let _ = writeln!(
-        out,
-        " */\nexport const {}: guest.InterfaceDesc = guest.interfaceDesc(",
+    c.line(" */");
+    c.open(&format!(
+        "export const {}: guest.InterfaceDesc = guest.interfaceDesc(",
         desc_const(i)
-    );
-    let _ = writeln!(out, "  \"{}\",", i.name);
-    let _ = writeln!(out, "  {:#018x},", i.hash);
-    let _ = writeln!(out, "  {},", i.dynamic);
-    let _ = writeln!(out, "  {},", pattern(i.pattern));
-    let _ = writeln!(out, "  {},", i.pool_size);
+    ));
+    c.line(&format!("\"{}\",", i.name));
+    c.line(&format!("{:#018x},", i.hash));
+    c.line(&format!("{},", i.dynamic));
+    c.line(&format!("{},", pattern(i.pattern)));
+    c.line(&format!("{},", i.pool_size));
     if i.regions.is_empty() {
-        let _ = writeln!(out, "  [],");
+        c.line("[],");
     } else {
-        let _ = writeln!(out, "  [");
+        c.open("[");
         for r in &i.regions {
-            let _ = writeln!(
-                out,
-                "    guest.memoryDesc(\"{}\", {}, {}, {}),",
+            c.line(&format!(
+                "guest.memoryDesc(\"{}\", {}, {}, {}),",
                 r.name,
                 access(r.importer),
                 access(r.exporter),
                 r.pages
-            );
+            ));
         }
-        let _ = writeln!(out, "  ],");
+        c.close("],");
     }
     if i.functions.is_empty() {
-        let _ = writeln!(out, "  [],");
+        c.line("[],");
     } else {
-        let _ = writeln!(out, "  [");
+        c.open("[");
         for f in &i.functions {
             let params: Vec<String> = f.params.iter().map(|p| param_desc(i, p)).collect();
             let result = f
@@ -175,16 +173,15 @@ fn descriptor(out: &mut String, i: &Iface) {
                 .as_ref()
                 .map(|r| param_desc(i, r))
                 .unwrap_or_else(|| "null".to_string());
-            let _ = writeln!(
-                out,
-                "    guest.functionDesc(\"{}\", [{}], {result}),",
+            c.line(&format!(
+                "guest.functionDesc(\"{}\", [{}], {result}),",
                 f.name,
                 params.join(", ")
-            );
+            ));
         }
-        let _ = writeln!(out, "  ],");
+        c.close("],");
     }
-    let _ = writeln!(out, ");");
+    c.close(");");
 }
 
 /// The return type of the author's method for `f`.
@@ -196,127 +193,141 @@ fn method_result(i: &Iface, f: &Func) -> String {
     }
 }
 
-fn exporter(out: &mut String, i: &Iface) {
+fn exporter(c: &mut Lines, i: &Iface) {
     let class = type_name(&i.local);
-    let _ = writeln!(out, "\n/**");
-    for l in &i.doc {
-        let _ = writeln!(out, " *{}{l}", if l.is_empty() { "" } else { " " });
-    }
+    c.line("");
+    c.line("/**");
     if !i.doc.is_empty() {
-        let _ = writeln!(out, " *");
+        c.comment(" * ", &i.doc);
+        c.line(" *");
     }
-    let _ = writeln!(
-        out,
-        " * The export of `{}`: extend this class, implement its methods and\n \
-         * register an instance at the top level of the entry file:\n *\n \
-         *     class My{class} extends {class} {{ ... }}\n \
-         *     guest.register(new My{class}());\n *\n \
-         * Arguments arrive validated and decoded; `guest.argument(k)` is where\n \
-         * argument `k` lies. A method fails with `return guest.fail<T>(text)`\n \
-         * (APPLICATION_ERROR). A region-bound result must lie in this module's\n \
-         * window of the region (`Window.write`).\n */\n\
-         export abstract class {class} extends guest.Exporter {{\n  \
-         constructor() {{\n    super({});\n  }}",
-        i.name,
-        desc_const(i)
-    );
+    c.line(&format!(
+        " * The export of `{}`: extend this class, implement its methods and",
+        i.name
+    ));
+    c.line(" * register an instance at the top level of the entry file:");
+    c.line(" *");
+    c.line(&format!(" *     class My{class} extends {class} {{ ... }}"));
+    c.line(&format!(" *     guest.register(new My{class}());"));
+    c.line(" *");
+    c.line(" * Arguments arrive validated and decoded; `guest.argument(k)` is where");
+    c.line(" * argument `k` lies. A method fails with `return guest.fail<T>(text)`");
+    c.line(" * (APPLICATION_ERROR). A region-bound result must lie in this module's");
+    c.line(" * window of the region (`Window.write`).");
+    c.line(" */");
+    c.open(&format!(
+        "export abstract class {class} extends guest.Exporter {{"
+    ));
+    c.open("constructor() {");
+    c.line(&format!("super({});", desc_const(i)));
+    c.close("}");
     for r in &i.regions {
-        let _ = writeln!(
-            out,
-            "\n  /** This module's window of region `{}` ({} pages; importers {},\n   \
-             * exporters {}): empty when the module has no access to it. */\n  \
-             static {}(): guest.Window {{\n    return guest.window(\"{}\");\n  }}",
+        c.line("");
+        c.line(&format!(
+            "/** This module's window of region `{}` ({} pages; importers {},",
             r.name,
             r.pages,
-            r.importer.keyword(),
-            r.exporter.keyword(),
-            window_fn(&r.local),
-            r.name
-        );
+            r.importer.keyword()
+        ));
+        c.line(&format!(
+            " * exporters {}): empty when the module has no access to it. */",
+            r.exporter.keyword()
+        ));
+        c.open(&format!(
+            "static {}(): guest.Window {{",
+            window_fn(&r.local)
+        ));
+        c.line(&format!("return guest.window(\"{}\");", r.name));
+        c.close("}");
     }
     for f in &i.functions {
-        let _ = writeln!(out);
+        c.line("");
         if f.doc.is_empty() {
-            let _ = writeln!(out, "  /** `{}`. */", f.name);
+            c.line(&format!("/** `{}`. */", f.name));
         } else {
-            doc(out, "  ", &f.doc);
+            doc(c, &f.doc);
         }
         let params: Vec<String> = f
             .params
             .iter()
             .map(|p| format!("{}: {}", local(&p.name), ty(p)))
             .collect();
-        let _ = writeln!(
-            out,
-            "  abstract {}({}): {};",
+        c.line(&format!(
+            "abstract {}({}): {};",
             method(&f.name),
             params.join(", "),
             method_result(i, f)
-        );
+        ));
     }
-    let _ = writeln!(
-        out,
-        "\n  /** Decodes the arguments of function `f`, calls its method and reports\n   \
-         * the result (guest.ts runs it). */\n  \
-         dispatch(f: u32): guest.Status {{\n    switch (f) {{"
-    );
+    c.line("");
+    c.line("/** Decodes the arguments of function `f`, calls its method and reports");
+    c.line(" * the result (guest.ts runs it). */");
+    c.open("dispatch(f: u32): guest.Status {");
+    c.open("switch (f) {");
     for f in &i.functions {
-        let _ = writeln!(out, "      case {}: {{", f.index);
+        c.open(&format!("case {}: {{", f.index));
         let mut names = Vec::new();
         for (k, p) in f.params.iter().enumerate() {
             let t = ty(p);
-            let _ = writeln!(
-                out,
-                "        const a{k} = guest.decodeArgument<{t}>({k}, \"{}\", {t}.decode);\n        \
-                 if (a{k} == null) return guest.Status.BadArgument;",
+            c.line(&format!(
+                "const a{k} = guest.decodeArgument<{t}>({k}, \"{}\", {t}.decode);",
                 p.name
-            );
+            ));
+            c.line(&format!(
+                "if (a{k} == null) return guest.Status.BadArgument;"
+            ));
             names.push(format!("a{k}"));
         }
         let call = format!("this.{}({})", method(&f.name), names.join(", "));
         match &f.result {
             None => {
-                let _ = writeln!(out, "        {call};\n        return guest.done();");
+                c.line(&format!("{call};"));
+                c.line("return guest.done();");
             }
             Some(r) => match i.region_of(r) {
-                Some(region) => {
-                    let _ = writeln!(
-                        out,
-                        "        return guest.replyInRegion(\"{}\", {call});",
-                        region.name
-                    );
-                }
-                None => {
-                    let _ = writeln!(out, "        return guest.reply<{}>({call});", ty(r));
-                }
+                Some(region) => c.line(&format!(
+                    "return guest.replyInRegion(\"{}\", {call});",
+                    region.name
+                )),
+                None => c.line(&format!("return guest.reply<{}>({call});", ty(r))),
             },
         }
-        let _ = writeln!(out, "      }}");
+        c.close("}");
     }
-    let _ = writeln!(
-        out,
-        "    }}\n    return guest.Status.UnknownFunction;\n  }}\n}}"
-    );
+    c.close("}");
+    c.line("return guest.Status.UnknownFunction;");
+    c.close("}");
+    c.close("}");
 }
 
-fn client(out: &mut String, i: &Iface) {
+fn client(c: &mut Lines, i: &Iface) {
     let fanout = i.pattern == Pattern::FanOut;
     let class = format!("{}Client", type_name(&i.local));
-    let _ = writeln!(
-        out,
-        "\n/**\n * Calls `{}`{}. Create it at the top level of the entry file:\n \
-         * the module then imports the interface.\n */\n\
-         export class {class} {{\n  \
-         readonly importIndex: u32;\n\n  \
-         constructor() {{\n    this.importIndex = guest.importInterface({});\n  }}",
-        i.name,
-        if fanout {
-            ": every call goes to every exporter and returns one reply per\n * callee, in manifest order"
-        } else {
-            ""
-        },
+    c.line("");
+    c.line("/**");
+    if fanout {
+        c.line(&format!(
+            " * Calls `{}`: every call goes to every exporter and returns one reply per",
+            i.name
+        ));
+        c.line(" * callee, in manifest order. Create it at the top level of the entry file:");
+    } else {
+        c.line(&format!(
+            " * Calls `{}`. Create it at the top level of the entry file:",
+            i.name
+        ));
+    }
+    c.line(" * the module then imports the interface.");
+    c.line(" */");
+    c.open(&format!("export class {class} {{"));
+    c.line("readonly importIndex: u32;");
+    c.line("");
+    c.open("constructor() {");
+    c.line(&format!(
+        "this.importIndex = guest.importInterface({});",
         desc_const(i)
-    );
+    ));
+    c.close("}");
     for f in &i.functions {
         let result = f
             .result
@@ -328,7 +339,7 @@ fn client(out: &mut String, i: &Iface) {
         } else {
             format!("guest.Reply<{result}>")
         };
-        let _ = writeln!(out);
+        c.line("");
         let mut lines = if f.doc.is_empty() {
             vec![format!("Calls `{}`.", f.name)]
         } else {
@@ -346,32 +357,37 @@ fn client(out: &mut String, i: &Iface) {
                     window_fn(&r.local)
                 ));
                 params.push(format!("{name}: guest.Slice"));
-                let _ = write!(chain, ".place({name})");
+                chain += &format!(".place({name})");
             } else {
                 params.push(format!("{name}: {}", ty(p)));
-                let _ = write!(chain, ".encode<{}>({name})", ty(p));
+                chain += &format!(".encode<{}>({name})", ty(p));
             }
         }
-        doc(out, "  ", &lines);
+        doc(c, &lines);
         let how = if fanout { "all" } else { "one" };
-        let _ = writeln!(
-            out,
-            "  {}({}): {returns} {{\n    \
-             return new guest.Call((this.importIndex << 16) | {}, {})\n      \
-             {chain}.{how}<{result}>({result}.decode);\n  }}",
+        c.open(&format!(
+            "{}({}): {returns} {{",
             method(&f.name),
-            params.join(", "),
+            params.join(", ")
+        ));
+        c.line(&format!(
+            "return new guest.Call((this.importIndex << 16) | {}, {})",
             f.index,
-            f.params.len(),
-        );
+            f.params.len()
+        ));
+        // The chained calls continue the `return` one level in.
+        c.indent += 1;
+        c.line(&format!("{chain}.{how}<{result}>({result}.decode);"));
+        c.indent -= 1;
+        c.close("}");
     }
-    let _ = writeln!(out, "}}");
+    c.close("}");
 }
 
-fn interface(out: &mut String, i: &Iface) {
-    descriptor(out, i);
-    exporter(out, i);
-    client(out, i);
+fn interface(c: &mut Lines, i: &Iface) {
+    descriptor(c, i);
+    exporter(c, i);
+    client(c, i);
 }
 
 #[cfg(test)]

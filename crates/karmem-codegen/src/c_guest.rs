@@ -13,12 +13,12 @@
 //! host recomputes.
 
 use std::collections::BTreeSet;
-use std::fmt::Write as _;
 
 use karmem_layout::Layout;
 use karmem_schema::model::{Schema, StructId};
 
 use crate::c::{c_string, member, prefix, CBackend};
+use crate::emit::Lines;
 use crate::iface::{self, Access, Func, Iface, Pattern, Value};
 use crate::names::snake;
 use crate::{Backend, Error, GeneratedFile};
@@ -90,16 +90,33 @@ fn text(s: &str) -> String {
     format!("{{{}, {}u}}", c_string(s), s.len())
 }
 
-/// Doc comment lines, made safe inside `/* */`.
-fn doc(out: &mut String, indent: &str, lines: &[String]) {
+/// Doc comment lines, one `/* text */` each, made safe inside `/* */`.
+fn doc(c: &mut Lines, lines: &[String]) {
     for l in lines {
         let l = l.replace("*/", "* /");
-        let _ = writeln!(
-            out,
-            "{indent}/*{}{l} */",
-            if l.is_empty() { "" } else { " " }
-        );
+        c.line(&format!("/*{}{l} */", if l.is_empty() { "" } else { " " }));
     }
+}
+
+/// `if (cond) { body }`.
+fn when(c: &mut Lines, cond: &str, body: &[&str]) {
+    c.open(&format!("if ({cond}) {{"));
+    for l in body {
+        c.line(l);
+    }
+    c.close("}");
+}
+
+/// `return kmg_reply_fail(reply, KMG_CALL_FAILED, code, kmg_call_error_text(code));`
+/// broken after its third argument, the rest aligned under the first.
+fn return_call_failed(c: &mut Lines, code: &str) {
+    let head = "return kmg_reply_fail(";
+    c.line(&format!("{head}reply, KMG_CALL_FAILED, {code},"));
+    c.line(&format!(
+        "{:w$}kmg_call_error_text({code}));",
+        "",
+        w = head.len()
+    ));
 }
 
 struct Gen<'a> {
@@ -173,28 +190,35 @@ impl Gen<'_> {
     fn header_file(&self) -> String {
         let p = &self.prefix;
         let guard = format!("{}_GUEST_KARMEM_H", p.to_uppercase());
-        let mut out = crate::header("//", self.schema);
-        let _ = write!(
-            out,
-            "// The C guest bindings of this schema (docs/c.md, \"Guests\").\n\
-             #ifndef {guard}\n#define {guard}\n\n#include \"karmem_guest.h\"\n#include \"{p}.h\"\n\n\
-             #ifdef __cplusplus\nextern \"C\" {{\n#endif\n"
-        );
+        let mut c = Lines::new("    ", 0);
+        c.raw(&crate::header("//", self.schema));
+        c.line("// The C guest bindings of this schema (docs/c.md, \"Guests\").");
+        c.line(&format!("#ifndef {guard}"));
+        c.line(&format!("#define {guard}"));
+        c.line("");
+        c.line("#include \"karmem_guest.h\"");
+        c.line(&format!("#include \"{p}.h\""));
+        c.line("");
+        c.line("#ifdef __cplusplus");
+        c.line("extern \"C\" {");
+        c.line("#endif");
         for i in &self.ifaces {
-            self.interface_decls(&mut out, i);
+            self.interface_decls(&mut c, i);
         }
-        let _ = write!(
-            out,
-            "\n#ifdef __cplusplus\n}}\n#endif\n\n#endif /* {guard} */\n"
-        );
-        out
+        c.line("");
+        c.line("#ifdef __cplusplus");
+        c.line("}");
+        c.line("#endif");
+        c.line("");
+        c.line(&format!("#endif /* {guard} */"));
+        c.out
     }
 
-    fn interface_decls(&self, out: &mut String, i: &Iface) {
+    fn interface_decls(&self, c: &mut Lines, i: &Iface) {
         let base = self.base(i);
-        let _ = writeln!(
-            out,
-            "\n/* ==== interface {} ({}) ==== */",
+        c.line("");
+        c.line(&format!(
+            "/* ==== interface {} ({}) ==== */",
             i.name,
             match i.pattern {
                 Pattern::Direct => "direct",
@@ -202,103 +226,114 @@ impl Gen<'_> {
                 Pattern::Singleton => "singleton",
                 Pattern::Pool => "pool",
             }
-        );
-        doc(out, "", &i.doc);
-        let _ = writeln!(
-            out,
-            "\n/* The descriptor of `{}` (docs/abi.md §3); its hash is that of the\n * canonical signature:",
+        ));
+        doc(c, &i.doc);
+        c.line("");
+        c.line(&format!(
+            "/* The descriptor of `{}` (docs/abi.md §3); its hash is that of the",
             i.name
-        );
+        ));
+        c.line(" * canonical signature:");
         for line in i.signature.lines() {
-            let _ = writeln!(out, " *     {line}");
+            c.line(&format!(" *     {line}"));
         }
-        let _ = writeln!(
-            out,
-            " */\nextern const abi_interface_desc {base}_interface;"
-        );
+        c.line(" */");
+        c.line(&format!(
+            "extern const abi_interface_desc {base}_interface;"
+        ));
         for r in &i.regions {
-            let _ = writeln!(
-                out,
-                "\n/* This module's window of region `{}` ({} pages; importers {}, exporters\n * {}); {{NULL, 0}} when the module does not use it. */\n\
-                 kmg_window {base}_{}_window(void);",
+            c.line("");
+            c.line(&format!(
+                "/* This module's window of region `{}` ({} pages; importers {}, exporters",
                 r.name,
                 r.pages,
-                r.importer.keyword(),
-                r.exporter.keyword(),
+                r.importer.keyword()
+            ));
+            c.line(&format!(
+                " * {}); {{NULL, 0}} when the module does not use it. */",
+                r.exporter.keyword()
+            ));
+            c.line(&format!(
+                "kmg_window {base}_{}_window(void);",
                 snake(&r.local)
-            );
+            ));
         }
-        let _ = writeln!(
-            out,
-            "\n/* Implemented by a module that exports `{}`: one function per\n\
-             \x20* operation (NULL answers UNKNOWN_FUNCTION). Arguments are decoded and\n\
-             \x20* valid until the function returns (text points into the message; the\n\
-             \x20* raw message is kmg_arg(call, k)); a result is zeroed before the call.\n\
-             \x20* Return KMG_OK, or kmg_fail(\"why\") for an application error. */",
+        c.line("");
+        c.line(&format!(
+            "/* Implemented by a module that exports `{}`: one function per",
             i.name
-        );
-        let _ = writeln!(out, "typedef struct {base}_exports {{");
+        ));
+        c.line(" * operation (NULL answers UNKNOWN_FUNCTION). Arguments are decoded and");
+        c.line(" * valid until the function returns (text points into the message; the");
+        c.line(" * raw message is kmg_arg(call, k)); a result is zeroed before the call.");
+        c.line(" * Return KMG_OK, or kmg_fail(\"why\") for an application error. */");
+        c.open(&format!("typedef struct {base}_exports {{"));
         for f in &i.functions {
-            doc(out, "    ", &f.doc);
+            doc(c, &f.doc);
             if let Some(r) = f.result.as_ref().and_then(|r| i.region_of(r)) {
-                let _ = writeln!(
-                    out,
-                    "    /* *result must lie in this module's window of `{}` ({base}_{}_window). */",
+                c.line(&format!(
+                    "/* *result must lie in this module's window of `{}` ({base}_{}_window). */",
                     r.name,
                     snake(&r.local)
-                );
+                ));
             }
-            let _ = writeln!(out, "    {};", self.handler_signature(i, f));
+            c.line(&format!("{};", self.handler_signature(i, f)));
         }
-        let _ = writeln!(out, "}} {base}_exports;");
-        let _ = writeln!(
-            out,
-            "\n/* Makes this module export `{}`, implemented by *impl (which must\n * outlive the module: make it static). Call it from kmg_init(). */\n\
-             kmg_status {base}_export(const {base}_exports *impl);",
+        c.close(&format!("}} {base}_exports;"));
+        c.line("");
+        c.line(&format!(
+            "/* Makes this module export `{}`, implemented by *impl (which must",
             i.name
-        );
-        let _ = writeln!(
-            out,
-            "\n/* Makes this module import `{}`. Call it from kmg_init(). */\nkmg_status {base}_import(void);",
+        ));
+        c.line(" * outlive the module: make it static). Call it from kmg_init(). */");
+        c.line(&format!(
+            "kmg_status {base}_export(const {base}_exports *impl);"
+        ));
+        c.line("");
+        c.line(&format!(
+            "/* Makes this module import `{}`. Call it from kmg_init(). */",
             i.name
-        );
+        ));
+        c.line(&format!("kmg_status {base}_import(void);"));
         for f in &i.functions {
-            let _ = writeln!(out);
+            c.line("");
             if i.pattern == Pattern::FanOut {
-                let _ = writeln!(
-                    out,
-                    "/* Calls `{}` on every exporter: replies[k] (and results[k]) for callee k <\n\
-                     \x20* min(n, cap), where n, the number of callees, is returned (negative: the\n\
-                     \x20* call failed, kmg_call_error_text). Results live in arena. */",
+                c.line(&format!(
+                    "/* Calls `{}` on every exporter: replies[k] (and results[k]) for callee k <",
                     f.name
+                ));
+                c.line(
+                    " * min(n, cap), where n, the number of callees, is returned (negative: the",
                 );
+                c.line(" * call failed, kmg_call_error_text). Results live in arena. */");
             } else {
-                let _ = writeln!(
-                    out,
-                    "/* Calls `{}`: KMG_OK, or the failure, described in *reply (which may be\n\
-                     \x20* NULL). The result lives in arena (or in a window). */",
+                c.line(&format!(
+                    "/* Calls `{}`: KMG_OK, or the failure, described in *reply (which may be",
                     f.name
-                );
+                ));
+                c.line(" * NULL). The result lives in arena (or in a window). */");
             }
-            doc(out, "", &f.doc);
+            doc(c, &f.doc);
             for p in &f.params {
                 if let Some(r) = i.region_of(p) {
-                    let _ = writeln!(
-                        out,
+                    c.line(&format!(
                         "/* {} must lie in this module's window of `{}`. */",
                         local(&p.name),
                         r.name
-                    );
+                    ));
                 }
             }
-            let _ = writeln!(out, "{};", self.call_signature(i, f));
+            c.line(&format!("{};", self.call_signature(i, f)));
         }
     }
 
     fn source_file(&self) -> String {
         let p = &self.prefix;
-        let mut out = crate::header("//", self.schema);
-        let _ = writeln!(out, "#include \"{p}_guest.h\"\n\n#include <string.h>");
+        let mut c = Lines::new("    ", 0);
+        c.raw(&crate::header("//", self.schema));
+        c.line(&format!("#include \"{p}_guest.h\""));
+        c.line("");
+        c.line("#include <string.h>");
         // Helpers per message type: decoding an argument (exports),
         // encoding a copied result (exports), decoding a reply (imports).
         let mut args = BTreeSet::new();
@@ -319,54 +354,92 @@ impl Gen<'_> {
         }
         for &id in &args {
             let t = self.ty(id);
-            let _ = write!(
-                out,
-                "\n/* Argument k, validated and decoded (absent: all zero). */\n\
-                 static kmg_status arg_{t}(kmg_call *call, uint32_t k, const char *param, {t} *out) {{\n\
-                 \x20   km_reader r;\n    bool present;\n    km_status s;\n\
-                 \x20   kmg_status st = kmg_open_arg(call, k, param, &r, &present);\n\
-                 \x20   memset(out, 0, sizeof *out);\n\
-                 \x20   if (st != KMG_OK || !present) {{\n        return st;\n    }}\n\
-                 \x20   s = {t}_validate(&r, NULL);\n\
-                 \x20   if (s == KM_OK) {{\n        s = {t}_decode(out, &r, call->arena);\n    }}\n\
-                 \x20   return s == KM_OK ? KMG_OK : kmg_bad_argument(call, param, s);\n}}\n"
+            c.line("");
+            c.line("/* Argument k, validated and decoded (absent: all zero). */");
+            c.open(&format!(
+                "static kmg_status arg_{t}(kmg_call *call, uint32_t k, const char *param, {t} *out) {{"
+            ));
+            c.line("km_reader r;");
+            c.line("bool present;");
+            c.line("km_status s;");
+            c.line("kmg_status st = kmg_open_arg(call, k, param, &r, &present);");
+            c.line("memset(out, 0, sizeof *out);");
+            when(&mut c, "st != KMG_OK || !present", &["return st;"]);
+            c.line(&format!("s = {t}_validate(&r, NULL);"));
+            when(
+                &mut c,
+                "s == KM_OK",
+                &[&format!("s = {t}_decode(out, &r, call->arena);")],
             );
+            c.line("return s == KM_OK ? KMG_OK : kmg_bad_argument(call, param, s);");
+            c.close("}");
         }
         for &id in &results {
             let t = self.ty(id);
-            let _ = write!(
-                out,
-                "\n/* The result of the current dispatch, encoded. */\n\
-                 static kmg_status result_{t}(kmg_call *call, const {t} *value) {{\n\
-                 \x20   km_writer *w = kmg_result_writer();\n    km_status s;\n\
-                 \x20   if (w == NULL) {{\n        return kmg_result_failed(call, KM_ERR_NO_MEMORY);\n    }}\n\
-                 \x20   s = {t}_encode(value, w);\n\
-                 \x20   if (s != KM_OK) {{\n        return kmg_result_failed(call, s);\n    }}\n\
-                 \x20   return kmg_set_result(call, km_writer_bytes(w), km_writer_len(w));\n}}\n"
+            c.line("");
+            c.line("/* The result of the current dispatch, encoded. */");
+            c.open(&format!(
+                "static kmg_status result_{t}(kmg_call *call, const {t} *value) {{"
+            ));
+            c.line("km_writer *w = kmg_result_writer();");
+            c.line("km_status s;");
+            when(
+                &mut c,
+                "w == NULL",
+                &["return kmg_result_failed(call, KM_ERR_NO_MEMORY);"],
             );
+            c.line(&format!("s = {t}_encode(value, w);"));
+            when(
+                &mut c,
+                "s != KM_OK",
+                &["return kmg_result_failed(call, s);"],
+            );
+            c.line("return kmg_set_result(call, km_writer_bytes(w), km_writer_len(w));");
+            c.close("}");
         }
         for &id in &replies {
             let t = self.ty(id);
-            let _ = write!(
-                out,
-                "\n/* A callee's result, validated and decoded into arena (zero unless OK). */\n\
-                 static kmg_status reply_{t}(kmg_reply *reply, {t} *out, km_arena *arena) {{\n\
-                 \x20   km_reader r;\n    km_status s;\n\
-                 \x20   memset(out, 0, sizeof *out);\n\
-                 \x20   if (reply->status != KMG_OK || reply->msg.len == 0) {{\n        return reply->status;\n    }}\n\
-                 \x20   s = km_reader_open(&r, reply->msg.ptr, reply->msg.len);\n\
-                 \x20   if (s == KM_OK) {{\n        s = {t}_validate(&r, NULL);\n    }}\n\
-                 \x20   if (s == KM_OK) {{\n        s = {t}_decode(out, &r, arena);\n    }}\n\
-                 \x20   if (s != KM_OK) {{\n        memset(out, 0, sizeof *out);\n        return kmg_reply_fail(reply, KMG_BAD_RESULT, 0, km_status_text(s));\n    }}\n\
-                 \x20   return KMG_OK;\n}}\n"
+            c.line("");
+            c.line("/* A callee's result, validated and decoded into arena (zero unless OK). */");
+            c.open(&format!(
+                "static kmg_status reply_{t}(kmg_reply *reply, {t} *out, km_arena *arena) {{"
+            ));
+            c.line("km_reader r;");
+            c.line("km_status s;");
+            c.line("memset(out, 0, sizeof *out);");
+            when(
+                &mut c,
+                "reply->status != KMG_OK || reply->msg.len == 0",
+                &["return reply->status;"],
             );
+            c.line("s = km_reader_open(&r, reply->msg.ptr, reply->msg.len);");
+            when(
+                &mut c,
+                "s == KM_OK",
+                &[&format!("s = {t}_validate(&r, NULL);")],
+            );
+            when(
+                &mut c,
+                "s == KM_OK",
+                &[&format!("s = {t}_decode(out, &r, arena);")],
+            );
+            when(
+                &mut c,
+                "s != KM_OK",
+                &[
+                    "memset(out, 0, sizeof *out);",
+                    "return kmg_reply_fail(reply, KMG_BAD_RESULT, 0, km_status_text(s));",
+                ],
+            );
+            c.line("return KMG_OK;");
+            c.close("}");
         }
         for i in &self.ifaces {
-            self.descriptor(&mut out, i);
-            self.dispatcher(&mut out, i);
-            self.importer(&mut out, i);
+            self.descriptor(&mut c, i);
+            self.dispatcher(&mut c, i);
+            self.importer(&mut c, i);
         }
-        out
+        c.out
     }
 
     fn param_desc(&self, i: &Iface, v: Option<&Value>) -> String {
@@ -381,41 +454,44 @@ impl Gen<'_> {
         }
     }
 
-    fn descriptor(&self, out: &mut String, i: &Iface) {
+    fn descriptor(&self, c: &mut Lines, i: &Iface) {
         let base = self.base(i);
-        let _ = writeln!(out, "\n/* ==== {} ==== */", i.name);
+        c.line("");
+        c.line(&format!("/* ==== {} ==== */", i.name));
         let memories = if i.regions.is_empty() {
             "{NULL, 0u}".to_string()
         } else {
-            let _ = writeln!(out, "\nstatic abi_memory_desc {base}_memories[] = {{");
+            c.line("");
+            c.open(&format!("static abi_memory_desc {base}_memories[] = {{"));
             for r in &i.regions {
-                let _ = writeln!(
-                    out,
-                    "    {{{}, {}, {}, {}u}},",
+                c.line(&format!(
+                    "{{{}, {}, {}, {}u}},",
                     text(&r.name),
                     access(r.importer),
                     access(r.exporter),
                     r.pages
-                );
+                ));
             }
-            let _ = writeln!(out, "}};");
+            c.close("};");
             format!("{{{base}_memories, {}u}}", i.regions.len())
         };
+        // A function's entry refers to its parameter array, written first.
         let mut functions = Vec::new();
         for f in &i.functions {
             let params = if f.params.is_empty() {
                 "{NULL, 0u}".to_string()
             } else {
                 let name = format!("{base}_{}_params", snake(&f.name));
-                let _ = writeln!(out, "\nstatic abi_param_desc {name}[] = {{");
+                c.line("");
+                c.open(&format!("static abi_param_desc {name}[] = {{"));
                 for p in &f.params {
-                    let _ = writeln!(out, "    {},", self.param_desc(i, Some(p)));
+                    c.line(&format!("{},", self.param_desc(i, Some(p))));
                 }
-                let _ = writeln!(out, "}};");
+                c.close("};");
                 format!("{{{name}, {}u}}", f.params.len())
             };
             functions.push(format!(
-                "    {{{}, {params}, {}}},",
+                "{{{}, {params}, {}}},",
                 text(&f.name),
                 self.param_desc(i, f.result.as_ref())
             ));
@@ -423,210 +499,205 @@ impl Gen<'_> {
         let functions_ref = if functions.is_empty() {
             "{NULL, 0u}".to_string()
         } else {
-            let _ = writeln!(
-                out,
-                "\nstatic abi_function_desc {base}_functions[] = {{\n{}\n}};",
-                functions.join("\n")
-            );
+            c.line("");
+            c.open(&format!("static abi_function_desc {base}_functions[] = {{"));
+            for entry in &functions {
+                c.line(entry);
+            }
+            c.close("};");
             format!("{{{base}_functions, {}u}}", functions.len())
         };
-        let _ = writeln!(
-            out,
-            "\nconst abi_interface_desc {base}_interface = {{\n    {},\n    UINT64_C({:#018x}),\n    {},\n    {},\n    {}u,\n    {memories},\n    {functions_ref},\n}};",
-            text(&i.name),
-            i.hash,
-            i.dynamic,
-            pattern(i.pattern),
-            i.pool_size
-        );
+        c.line("");
+        c.open(&format!("const abi_interface_desc {base}_interface = {{"));
+        c.line(&format!("{},", text(&i.name)));
+        c.line(&format!("UINT64_C({:#018x}),", i.hash));
+        c.line(&format!("{},", i.dynamic));
+        c.line(&format!("{},", pattern(i.pattern)));
+        c.line(&format!("{}u,", i.pool_size));
+        c.line(&format!("{memories},"));
+        c.line(&format!("{functions_ref},"));
+        c.close("};");
         for r in &i.regions {
-            let _ = writeln!(
-                out,
-                "\nkmg_window {base}_{}_window(void) {{ return kmg_window_of({}); }}",
+            c.line("");
+            c.line(&format!(
+                "kmg_window {base}_{}_window(void) {{ return kmg_window_of({}); }}",
                 snake(&r.local),
                 c_string(&r.name)
-            );
+            ));
         }
     }
 
-    fn dispatcher(&self, out: &mut String, i: &Iface) {
+    fn dispatcher(&self, c: &mut Lines, i: &Iface) {
         let base = self.base(i);
-        let _ = writeln!(
-            out,
-            "\nstatic kmg_status {base}_dispatch(kmg_call *call, const void *impl_) {{\n\
-             \x20   const {base}_exports *impl = (const {base}_exports *)impl_;\n\
-             \x20   switch (call->function) {{"
-        );
+        c.line("");
+        c.open(&format!(
+            "static kmg_status {base}_dispatch(kmg_call *call, const void *impl_) {{"
+        ));
+        c.line(&format!(
+            "const {base}_exports *impl = (const {base}_exports *)impl_;"
+        ));
+        // The cases stand at the level of the `switch`, their bodies one in.
+        c.line("switch (call->function) {");
         for f in &i.functions {
             let m = member(&f.name);
-            let _ = writeln!(out, "    case {}u: {{", f.index);
+            c.open(&format!("case {}u: {{", f.index));
             for p in &f.params {
-                let _ = writeln!(out, "        {} {};", self.ty(p.struct_id), local(&p.name));
+                c.line(&format!("{} {};", self.ty(p.struct_id), local(&p.name)));
             }
             match &f.result {
-                Some(r) if i.region_of(r).is_some() => {
-                    let _ = writeln!(out, "        kmg_bytes result = {{NULL, 0u}};");
-                }
-                Some(r) => {
-                    let _ = writeln!(out, "        {} result;", self.ty(r.struct_id));
-                }
+                Some(r) if i.region_of(r).is_some() => c.line("kmg_bytes result = {NULL, 0u};"),
+                Some(r) => c.line(&format!("{} result;", self.ty(r.struct_id))),
                 None => {}
             }
             if !f.params.is_empty() || f.result.is_some() {
-                let _ = writeln!(out, "        kmg_status s;");
+                c.line("kmg_status s;");
             }
-            let _ = writeln!(
-                out,
-                "        if (impl->{m} == NULL) {{\n            return kmg_unknown_function(call);\n        }}"
+            when(
+                c,
+                &format!("impl->{m} == NULL"),
+                &["return kmg_unknown_function(call);"],
             );
             let mut call_args = vec!["call".to_string()];
             for (k, p) in f.params.iter().enumerate() {
                 let name = local(&p.name);
-                let _ = writeln!(
-                    out,
-                    "        s = arg_{}(call, {k}u, {}, &{name});\n        if (s != KMG_OK) {{\n            return s;\n        }}",
+                c.line(&format!(
+                    "s = arg_{}(call, {k}u, {}, &{name});",
                     self.ty(p.struct_id),
                     c_string(&p.name)
-                );
+                ));
+                when(c, "s != KMG_OK", &["return s;"]);
                 call_args.push(format!("&{name}"));
             }
             if f.result.is_some() {
                 call_args.push("&result".into());
             }
+            let call = format!("impl->{m}({})", call_args.join(", "));
             match &f.result {
                 Some(r) if i.region_of(r).is_none() => {
-                    let _ = writeln!(
-                        out,
-                        "        memset(&result, 0, sizeof result);\n        s = impl->{m}({});\n\
-                         \x20       if (s != KMG_OK) {{\n            return s;\n        }}\n\
-                         \x20       return result_{}(call, &result);",
-                        call_args.join(", "),
+                    c.line("memset(&result, 0, sizeof result);");
+                    c.line(&format!("s = {call};"));
+                    when(c, "s != KMG_OK", &["return s;"]);
+                    c.line(&format!(
+                        "return result_{}(call, &result);",
                         self.ty(r.struct_id)
-                    );
+                    ));
                 }
                 Some(_) => {
-                    let _ = writeln!(
-                        out,
-                        "        s = impl->{m}({});\n        if (s != KMG_OK) {{\n            return s;\n        }}\n\
-                         \x20       return kmg_set_result(call, result.ptr, result.len);",
-                        call_args.join(", ")
-                    );
+                    c.line(&format!("s = {call};"));
+                    when(c, "s != KMG_OK", &["return s;"]);
+                    c.line("return kmg_set_result(call, result.ptr, result.len);");
                 }
-                None => {
-                    let _ = writeln!(out, "        return impl->{m}({});", call_args.join(", "));
-                }
+                None => c.line(&format!("return {call};")),
             }
-            let _ = writeln!(out, "    }}");
+            c.close("}");
         }
-        let _ = writeln!(
-            out,
-            "    default:\n        return kmg_unknown_function(call);\n    }}\n}}"
-        );
-        let _ = writeln!(
-            out,
-            "\nkmg_status {base}_export(const {base}_exports *impl) {{\n\
-             \x20   return kmg_register_export(&{base}_interface, {base}_dispatch, impl);\n}}"
-        );
+        c.open("default:");
+        c.line("return kmg_unknown_function(call);");
+        c.close("}"); // the `switch`
+        c.close("}");
+        c.line("");
+        c.open(&format!(
+            "kmg_status {base}_export(const {base}_exports *impl) {{"
+        ));
+        c.line(&format!(
+            "return kmg_register_export(&{base}_interface, {base}_dispatch, impl);"
+        ));
+        c.close("}");
     }
 
     /// Encodes the copied arguments of `f` into `args` (region-bound ones
-    /// are passed as they are); `fail` is the statement for a failure.
-    fn encode_args(&self, out: &mut String, i: &Iface, f: &Func, fail: &str) {
+    /// are passed as they are); `fail` writes the statement for a failure.
+    fn encode_args(&self, c: &mut Lines, i: &Iface, f: &Func, fail: fn(&mut Lines)) {
         for (k, p) in f.params.iter().enumerate() {
             let name = local(&p.name);
             if i.region_of(p).is_some() {
-                let _ = writeln!(out, "    args[{k}] = {name};");
+                c.line(&format!("args[{k}] = {name};"));
                 continue;
             }
             let t = self.ty(p.struct_id);
-            let _ = writeln!(
-                out,
-                "    args[{k}] = (kmg_bytes){{NULL, 0u}};\n    if ({name} != NULL) {{\n\
-                 \x20       km_writer w{k};\n\
-                 \x20       if (kmg_arena_writer(&w{k}, arena, 256) != KM_OK || {t}_encode({name}, &w{k}) != KM_OK) {{\n\
-                 \x20           {fail}\n        }}\n\
-                 \x20       args[{k}] = (kmg_bytes){{km_writer_bytes(&w{k}), km_writer_len(&w{k})}};\n    }}"
-            );
+            c.line(&format!("args[{k}] = (kmg_bytes){{NULL, 0u}};"));
+            c.open(&format!("if ({name} != NULL) {{"));
+            c.line(&format!("km_writer w{k};"));
+            c.open(&format!(
+                "if (kmg_arena_writer(&w{k}, arena, 256) != KM_OK || {t}_encode({name}, &w{k}) != KM_OK) {{"
+            ));
+            fail(c);
+            c.close("}");
+            c.line(&format!(
+                "args[{k}] = (kmg_bytes){{km_writer_bytes(&w{k}), km_writer_len(&w{k})}};"
+            ));
+            c.close("}");
         }
     }
 
-    fn importer(&self, out: &mut String, i: &Iface) {
+    fn importer(&self, c: &mut Lines, i: &Iface) {
         let base = self.base(i);
-        let _ = writeln!(
-            out,
-            "\nstatic uint32_t {base}_import_index;\nstatic bool {base}_imported;\n\n\
-             kmg_status {base}_import(void) {{\n\
-             \x20   kmg_status s = kmg_register_import(&{base}_interface, &{base}_import_index);\n\
-             \x20   {base}_imported = s == KMG_OK;\n    return s;\n}}"
-        );
+        c.line("");
+        c.line(&format!("static uint32_t {base}_import_index;"));
+        c.line(&format!("static bool {base}_imported;"));
+        c.line("");
+        c.open(&format!("kmg_status {base}_import(void) {{"));
+        c.line(&format!(
+            "kmg_status s = kmg_register_import(&{base}_interface, &{base}_import_index);"
+        ));
+        c.line(&format!("{base}_imported = s == KMG_OK;"));
+        c.line("return s;");
+        c.close("}");
         for f in &i.functions {
             let id = format!("{base}_import_index << 16 | {}u", f.index);
             let count = f.params.len();
-            let args_decl = if count == 0 {
-                String::new()
-            } else {
-                format!("    kmg_bytes args[{count}];\n")
-            };
             let args_ref = if count == 0 { "NULL" } else { "args" };
-            let _ = writeln!(out, "\n{} {{", self.call_signature(i, f));
+            c.line("");
+            c.open(&format!("{} {{", self.call_signature(i, f)));
+            if count > 0 {
+                c.line(&format!("kmg_bytes args[{count}];"));
+            }
             if i.pattern == Pattern::FanOut {
-                let _ = writeln!(out, "{args_decl}    int32_t n;");
-                let _ = writeln!(
-                    out,
-                    "    if (!{base}_imported) {{\n        return KMG_CALL_NOT_IMPORTED;\n    }}"
+                c.line("int32_t n;");
+                when(
+                    c,
+                    &format!("!{base}_imported"),
+                    &["return KMG_CALL_NOT_IMPORTED;"],
                 );
-                self.encode_args(out, i, f, "return KMG_CALL_BAD_ARGUMENT;");
-                let _ = writeln!(
-                    out,
-                    "    n = kmg_call_import({id}, {args_ref}, {count}u, replies, cap, arena);"
-                );
+                self.encode_args(c, i, f, |c| c.line("return KMG_CALL_BAD_ARGUMENT;"));
+                c.line(&format!(
+                    "n = kmg_call_import({id}, {args_ref}, {count}u, replies, cap, arena);"
+                ));
                 if let Some(r) = &f.result {
-                    let _ = writeln!(
-                        out,
-                        "    for (uint32_t k = 0; n > 0 && k < (uint32_t)n && k < cap; k++) {{\n\
-                         \x20       (void)reply_{}(&replies[k], &results[k], arena);\n    }}",
+                    c.open("for (uint32_t k = 0; n > 0 && k < (uint32_t)n && k < cap; k++) {");
+                    c.line(&format!(
+                        "(void)reply_{}(&replies[k], &results[k], arena);",
                         self.ty(r.struct_id)
-                    );
+                    ));
+                    c.close("}");
                 }
-                let _ = writeln!(out, "    return n;\n}}");
+                c.line("return n;");
             } else {
-                let _ = writeln!(out, "{args_decl}    kmg_reply one;\n    kmg_status s;");
-                let _ = writeln!(
-                    out,
-                    "    if (reply == NULL) {{\n        reply = &one;\n    }}"
-                );
-                let _ = writeln!(out, "    memset(reply, 0, sizeof *reply);");
+                c.line("kmg_reply one;");
+                c.line("kmg_status s;");
+                when(c, "reply == NULL", &["reply = &one;"]);
+                c.line("memset(reply, 0, sizeof *reply);");
                 if f.result.is_some() {
-                    let _ = writeln!(out, "    memset(result, 0, sizeof *result);");
+                    c.line("memset(result, 0, sizeof *result);");
                 }
-                let _ = writeln!(
-                    out,
-                    "    if (!{base}_imported) {{\n        return kmg_reply_fail(reply, KMG_CALL_FAILED, KMG_CALL_NOT_IMPORTED,\n\
-                     \x20                             kmg_call_error_text(KMG_CALL_NOT_IMPORTED));\n    }}"
-                );
-                self.encode_args(
-                    out,
-                    i,
-                    f,
-                    "return kmg_reply_fail(reply, KMG_CALL_FAILED, KMG_CALL_BAD_ARGUMENT,\n                                  kmg_call_error_text(KMG_CALL_BAD_ARGUMENT));",
-                );
-                let _ = writeln!(
-                    out,
-                    "    s = kmg_call_one({id}, {args_ref}, {count}u, reply, arena);"
-                );
-                match &f.result {
-                    Some(r) => {
-                        let _ = writeln!(
-                            out,
-                            "    if (s != KMG_OK) {{\n        return s;\n    }}\n    return reply_{}(reply, result, arena);\n}}",
-                            self.ty(r.struct_id)
-                        );
-                    }
-                    None => {
-                        let _ = writeln!(out, "    return s;\n}}");
-                    }
+                c.open(&format!("if (!{base}_imported) {{"));
+                return_call_failed(c, "KMG_CALL_NOT_IMPORTED");
+                c.close("}");
+                self.encode_args(c, i, f, |c| return_call_failed(c, "KMG_CALL_BAD_ARGUMENT"));
+                c.line(&format!(
+                    "s = kmg_call_one({id}, {args_ref}, {count}u, reply, arena);"
+                ));
+                if let Some(r) = &f.result {
+                    when(c, "s != KMG_OK", &["return s;"]);
+                    c.line(&format!(
+                        "return reply_{}(reply, result, arena);",
+                        self.ty(r.struct_id)
+                    ));
+                } else {
+                    c.line("return s;");
                 }
             }
+            c.close("}");
         }
     }
 }

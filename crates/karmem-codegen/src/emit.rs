@@ -1,8 +1,10 @@
-//! The line buffer both backends emit through: text plus the current
+//! The line buffer every backend emits through: text plus the current
 //! indentation, so generator code opens and closes blocks instead of
-//! spelling out each line's indentation. Each backend wraps it with its
-//! own indentation unit and helpers (`go::code::Code`: tabs, `//` comments,
-//! error checks; `rust::code::Code`: four spaces, `///` comments).
+//! spelling out each line's indentation. The data backends wrap it with
+//! their own indentation unit and helpers (`go::code::Code`: tabs, `//`
+//! comments, error checks; `rust::code::Code`: four spaces, `///`
+//! comments); the TypeScript and guest/host binding backends use it as it
+//! is, with the unit of their language.
 
 /// Source text and the current indentation (`indent` units of `unit`).
 pub(crate) struct Lines {
@@ -54,6 +56,25 @@ impl Lines {
     pub fn raw(&mut self, s: &str) {
         self.out.push_str(s);
     }
+
+    /// Comment lines, `prefix` before each text (`"/// "`, `"// "`,
+    /// `" * "` inside a block comment), trailing white space removed from
+    /// the whole line: an empty text gives the bare prefix (`///`, ` *`).
+    pub fn comment(&mut self, prefix: &str, lines: &[String]) {
+        for l in lines {
+            let text = format!("{prefix}{l}");
+            self.line(text.trim_end());
+        }
+    }
+
+    /// A fixed snippet of several lines (a template in the generator),
+    /// each line at the current indentation; the snippet's own relative
+    /// indentation is kept and its empty lines stay empty.
+    pub fn block(&mut self, text: &str) {
+        for l in text.lines() {
+            self.line(l);
+        }
+    }
 }
 
 /// `Deref` and `DerefMut` from a backend's `Code(Lines)` to the `Lines`, so
@@ -104,5 +125,13 @@ mod tests {
             c.out,
             "  f {\n    if x {\n      a\n    } else {\n\n    }\n  }\nas is\n"
         );
+    }
+
+    #[test]
+    fn comments_and_snippets() {
+        let mut c = Lines::new("\t", 1);
+        c.comment("/// ", &["one".into(), String::new()]);
+        c.block("\nf {\n  a\n}\n");
+        assert_eq!(c.out, "\t/// one\n\t///\n\n\tf {\n\t  a\n\t}\n");
     }
 }

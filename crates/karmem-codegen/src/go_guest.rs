@@ -9,11 +9,10 @@
 //! objects. Descriptor data (qualified names, canonical signature hash)
 //! comes from the shared interface model in [`crate::iface`].
 
-use std::fmt::Write as _;
-
 use karmem_layout::Layout;
 use karmem_schema::model::Schema;
 
+use crate::emit::Lines;
 use crate::go::{go_name, package_name, GoBackend, GO_KEYWORDS, GO_MODULE};
 use crate::iface::{self, Access, Func, Iface, Pattern, Value};
 use crate::names::camel;
@@ -32,19 +31,20 @@ impl Backend for GoGuestBackend {
         let mut files = GoBackend.generate(schema, layout)?;
         let package = package_name(schema);
         let ifaces = iface::interfaces(schema);
-        let mut body = String::new();
-        for i in &ifaces {
-            interface(&mut body, i);
-        }
-        let mut file = crate::header("//", schema);
-        let _ = write!(file, "\npackage {package}\n");
+        let mut c = Lines::new("\t", 0);
+        c.raw(&crate::header("//", schema));
+        c.line("");
+        c.line(&format!("package {package}"));
         if !ifaces.is_empty() {
-            let _ = write!(file, "\nimport \"{GO_MODULE}/guest\"\n");
+            c.line("");
+            c.line(&format!("import \"{GO_MODULE}/guest\""));
         }
-        file.push_str(&body);
+        for i in &ifaces {
+            interface(&mut c, i);
+        }
         files.push(GeneratedFile {
             path: format!("{package}_guest.go"),
-            contents: file,
+            contents: c.out,
         });
         Ok(files)
     }
@@ -88,12 +88,6 @@ fn pattern(p: Pattern) -> &'static str {
     }
 }
 
-fn doc(out: &mut String, indent: &str, lines: &[String]) {
-    for l in lines {
-        let _ = writeln!(out, "{indent}//{}{l}", if l.is_empty() { "" } else { " " });
-    }
-}
-
 fn param_desc(i: &Iface, v: &Value) -> String {
     let memory = i.region_of(v).map(|r| r.name.as_str()).unwrap_or("");
     format!(
@@ -103,43 +97,41 @@ fn param_desc(i: &Iface, v: &Value) -> String {
 }
 
 /// The descriptor function, `<name>Interface()`.
-fn descriptor(out: &mut String, i: &Iface, go: &str) {
-    let _ = writeln!(
-        out,
-        "\n// {go}Interface is the descriptor of `{}` (docs/abi.md §3); its hash is\n\
-         // that of the canonical signature:\n//",
+fn descriptor(c: &mut Lines, i: &Iface, go: &str) {
+    c.line("");
+    c.line(&format!(
+        "// {go}Interface is the descriptor of `{}` (docs/abi.md §3); its hash is",
         i.name
-    );
+    ));
+    c.line("// that of the canonical signature:");
+    c.line("//");
     for line in i.signature.lines() {
-        let _ = writeln!(out, "//\t{line}");
+        c.line(&format!("//\t{line}"));
     }
-    let _ = writeln!(out, "func {go}Interface() guest.Interface {{");
-    let _ = writeln!(out, "\treturn guest.Interface{{");
+    c.open(&format!("func {go}Interface() guest.Interface {{"));
+    c.open("return guest.Interface{");
     // Keys aligned as gofmt aligns a run of one-line entries.
-    let _ = writeln!(out, "\t\tName:     {:?},", i.name);
-    let _ = writeln!(out, "\t\tHash:     {:#018x},", i.hash);
-    let _ = writeln!(out, "\t\tDynamic:  {},", i.dynamic);
-    let _ = writeln!(out, "\t\tPattern:  {},", pattern(i.pattern));
-    let _ = writeln!(out, "\t\tPoolSize: {},", i.pool_size);
+    c.line(&format!("Name:     {:?},", i.name));
+    c.line(&format!("Hash:     {:#018x},", i.hash));
+    c.line(&format!("Dynamic:  {},", i.dynamic));
+    c.line(&format!("Pattern:  {},", pattern(i.pattern)));
+    c.line(&format!("PoolSize: {},", i.pool_size));
     if i.regions.is_empty() {
-        let _ = writeln!(out, "\t\tMemories: []guest.Memory{{}},");
+        c.line("Memories: []guest.Memory{},");
     } else {
-        let _ = writeln!(out, "\t\tMemories: []guest.Memory{{");
+        c.open("Memories: []guest.Memory{");
+        for r in &i.regions {
+            c.line(&format!(
+                "{{Name: {:?}, Importer: {}, Exporter: {}, MaxPages: {}}},",
+                r.name,
+                access(r.importer),
+                access(r.exporter),
+                r.pages
+            ));
+        }
+        c.close("},");
     }
-    for r in &i.regions {
-        let _ = writeln!(
-            out,
-            "\t\t\t{{Name: {:?}, Importer: {}, Exporter: {}, MaxPages: {}}},",
-            r.name,
-            access(r.importer),
-            access(r.exporter),
-            r.pages
-        );
-    }
-    if !i.regions.is_empty() {
-        let _ = writeln!(out, "\t\t}},");
-    }
-    let _ = writeln!(out, "\t\tFunctions: []guest.Function{{");
+    c.open("Functions: []guest.Function{");
     for f in &i.functions {
         let params: Vec<String> = f.params.iter().map(|p| param_desc(i, p)).collect();
         let result = f
@@ -147,14 +139,15 @@ fn descriptor(out: &mut String, i: &Iface, go: &str) {
             .as_ref()
             .map(|r| format!(", Result: guest.Param{}", param_desc(i, r)))
             .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "\t\t\t{{Name: {:?}, Params: []guest.Param{{{}}}{result}}},",
+        c.line(&format!(
+            "{{Name: {:?}, Params: []guest.Param{{{}}}{result}}},",
             f.name,
             params.join(", ")
-        );
+        ));
     }
-    let _ = writeln!(out, "\t\t}},\n\t}}\n}}");
+    c.close("},");
+    c.close("}");
+    c.close("}");
 }
 
 /// The Go type of a value as the exporter receives it.
@@ -186,109 +179,111 @@ fn export_signature(i: &Iface, f: &Func) -> String {
 }
 
 /// The exporter's Go interface and its registration function.
-fn exporter(out: &mut String, i: &Iface, go: &str) {
-    let _ = writeln!(
-        out,
-        "\n// {go} is implemented by a module that exports `{}`; register the\n\
-         // implementation with Register{go}. Arguments are read in place and\n\
-         // must not be kept after the method returns.",
+fn exporter(c: &mut Lines, i: &Iface, go: &str) {
+    c.line("");
+    c.line(&format!(
+        "// {go} is implemented by a module that exports `{}`; register the",
         i.name
-    );
+    ));
+    c.line(&format!(
+        "// implementation with Register{go}. Arguments are read in place and"
+    ));
+    c.line("// must not be kept after the method returns.");
     if !i.doc.is_empty() {
-        let _ = writeln!(out, "//");
-        doc(out, "", &i.doc);
+        c.line("//");
+        c.comment("// ", &i.doc);
     }
-    let _ = writeln!(out, "type {go} interface {{");
+    c.open(&format!("type {go} interface {{"));
     for f in &i.functions {
-        doc(out, "\t", &f.doc);
+        c.comment("// ", &f.doc);
         if let Some(r) = f.result.as_ref().and_then(|r| i.region_of(r)) {
-            let _ = writeln!(
-                out,
-                "\t// The result must lie in this module's window of `{}` ({go}{}Window).",
+            c.line(&format!(
+                "// The result must lie in this module's window of `{}` ({go}{}Window).",
                 r.name,
                 go_name(&r.local)
-            );
+            ));
         }
-        let _ = writeln!(out, "\t{}", export_signature(i, f));
+        c.line(&export_signature(i, f));
     }
-    let _ = writeln!(out, "}}");
+    c.close("}");
 
-    let _ = writeln!(
-        out,
-        "\n// Register{go} makes this module export `{}`, implemented by impl.\n\
-         // Call it from an init function: the host reads the registrations once,\n\
-         // when the module starts.",
+    c.line("");
+    c.line(&format!(
+        "// Register{go} makes this module export `{}`, implemented by impl.",
         i.name
-    );
-    let _ = writeln!(out, "func Register{go}(impl {go}) error {{");
-    let _ = writeln!(
-        out,
-        "\treturn guest.RegisterExport({go}Interface(), []guest.Handler{{"
-    );
+    ));
+    c.line("// Call it from an init function: the host reads the registrations once,");
+    c.line("// when the module starts.");
+    c.open(&format!("func Register{go}(impl {go}) error {{"));
+    c.open(&format!(
+        "return guest.RegisterExport({go}Interface(), []guest.Handler{{"
+    ));
     for f in &i.functions {
-        let _ = writeln!(out, "\t\tfunc(args [][]byte) ([]byte, error) {{");
+        c.open("func(args [][]byte) ([]byte, error) {");
         let mut names = Vec::new();
         for (k, p) in f.params.iter().enumerate() {
             let name = local(&p.name);
-            let _ = writeln!(
-                out,
-                "\t\t\t{name}, err := guest.View(args[{k}], Validate{})",
+            c.line(&format!(
+                "{name}, err := guest.View(args[{k}], Validate{})",
                 go_name(&p.type_local)
-            );
-            let _ = writeln!(
-                out,
-                "\t\t\tif err != nil {{\n\t\t\t\treturn nil, guest.BadArgument({:?}, err)\n\t\t\t}}",
-                p.name
-            );
+            ));
+            c.open("if err != nil {");
+            c.line(&format!("return nil, guest.BadArgument({:?}, err)", p.name));
+            c.close("}");
             names.push(name);
         }
         let call = format!("impl.{}({})", go_name(&f.name), names.join(", "));
         match &f.result {
-            None => {
-                let _ = writeln!(out, "\t\t\treturn nil, {call}");
-            }
-            Some(r) if i.region_of(r).is_some() => {
-                let _ = writeln!(out, "\t\t\treturn {call}");
-            }
+            None => c.line(&format!("return nil, {call}")),
+            Some(r) if i.region_of(r).is_some() => c.line(&format!("return {call}")),
             Some(_) => {
-                let _ = writeln!(
-                    out,
-                    "\t\t\tout, err := {call}\n\t\t\tif err != nil || out == nil {{\n\t\t\t\treturn nil, err\n\t\t\t}}\n\
-                     \t\t\tw := guest.ResultWriter()\n\t\t\tif _, err := out.WriteAsRoot(w); err != nil {{\n\t\t\t\treturn nil, err\n\t\t\t}}\n\
-                     \t\t\treturn w.Bytes(), nil"
-                );
+                c.line(&format!("out, err := {call}"));
+                c.open("if err != nil || out == nil {");
+                c.line("return nil, err");
+                c.close("}");
+                c.line("w := guest.ResultWriter()");
+                c.open("if _, err := out.WriteAsRoot(w); err != nil {");
+                c.line("return nil, err");
+                c.close("}");
+                c.line("return w.Bytes(), nil");
             }
         }
-        let _ = writeln!(out, "\t\t}},");
+        c.close("},");
     }
-    let _ = writeln!(out, "\t}})\n}}");
+    c.close("})");
+    c.close("}");
 }
 
 /// The importer's client.
-fn client(out: &mut String, i: &Iface, go: &str) {
+fn client(c: &mut Lines, i: &Iface, go: &str) {
     let fanout = i.pattern == Pattern::FanOut;
-    let _ = writeln!(
-        out,
-        "\n// {go}Client calls `{}`, imported by this module{}.",
-        i.name,
-        if fanout {
-            ":\n// every call goes to every exporter and returns one result per callee"
-        } else {
-            ""
-        }
-    );
-    let _ = writeln!(out, "type {go}Client struct {{\n\timp guest.Import\n}}");
-    let _ = writeln!(
-        out,
-        "\n// Import{go} makes this module import `{}`. Call it once, from an init\n\
-         // function or a package-level variable; a registration error fails the\n\
-         // module's start.",
+    c.line("");
+    if fanout {
+        c.line(&format!(
+            "// {go}Client calls `{}`, imported by this module:",
+            i.name
+        ));
+        c.line("// every call goes to every exporter and returns one result per callee.");
+    } else {
+        c.line(&format!(
+            "// {go}Client calls `{}`, imported by this module.",
+            i.name
+        ));
+    }
+    c.open(&format!("type {go}Client struct {{"));
+    c.line("imp guest.Import");
+    c.close("}");
+    c.line("");
+    c.line(&format!(
+        "// Import{go} makes this module import `{}`. Call it once, from an init",
         i.name
-    );
-    let _ = writeln!(
-        out,
-        "func Import{go}() {go}Client {{\n\timp, _ := guest.RegisterImport({go}Interface())\n\treturn {go}Client{{imp: imp}}\n}}"
-    );
+    ));
+    c.line("// function or a package-level variable; a registration error fails the");
+    c.line("// module's start.");
+    c.open(&format!("func Import{go}() {go}Client {{"));
+    c.line(&format!("imp, _ := guest.RegisterImport({go}Interface())"));
+    c.line(&format!("return {go}Client{{imp: imp}}"));
+    c.close("}");
     for f in &i.functions {
         let params: Vec<String> = f
             .params
@@ -331,95 +326,95 @@ fn client(out: &mut String, i: &Iface, go: &str) {
                 format!("return {zero}, {e}")
             }
         };
-        let _ = writeln!(
-            out,
-            "\n// {} calls `{}`{}.",
+        c.line("");
+        c.line(&format!(
+            "// {} calls `{}`{}.",
             go_name(&f.name),
             f.name,
             if fanout { " on every exporter" } else { "" }
-        );
+        ));
         if !f.doc.is_empty() {
-            let _ = writeln!(out, "//");
-            doc(out, "", &f.doc);
+            c.line("//");
+            c.comment("// ", &f.doc);
         }
         for p in &f.params {
             if let Some(r) = i.region_of(p) {
-                let _ = writeln!(
-                    out,
+                c.line(&format!(
                     "// {} must lie in this module's window of `{}` ({go}{}Window).",
                     local(&p.name),
                     r.name,
                     go_name(&r.local)
-                );
+                ));
             }
         }
-        let _ = writeln!(
-            out,
+        c.open(&format!(
             "func (c {go}Client) {}({}) {returns} {{",
             go_name(&f.name),
             params.join(", ")
-        );
+        ));
         let mut args = Vec::new();
         for (k, p) in f.params.iter().enumerate() {
             let name = local(&p.name);
             if i.region_of(p).is_some() {
                 args.push(name);
             } else {
-                let _ = writeln!(out, "\tw{k} := guest.ArgWriter({k})");
-                let _ = writeln!(
-                    out,
-                    "\tif {name} != nil {{\n\t\tif _, err := {name}.WriteAsRoot(w{k}); err != nil {{\n\t\t\t{}\n\t\t}}\n\t}}",
-                    ret_err("err")
-                );
+                c.line(&format!("w{k} := guest.ArgWriter({k})"));
+                c.open(&format!("if {name} != nil {{"));
+                c.open(&format!(
+                    "if _, err := {name}.WriteAsRoot(w{k}); err != nil {{"
+                ));
+                c.line(&ret_err("err"));
+                c.close("}");
+                c.close("}");
                 args.push(format!("w{k}.Bytes()"));
             }
         }
-        let _ = writeln!(
-            out,
-            "\treplies, err := guest.Call(c.imp.Function({}), [][]byte{{{}}})",
+        c.line(&format!(
+            "replies, err := guest.Call(c.imp.Function({}), [][]byte{{{}}})",
             f.index,
             args.join(", ")
-        );
+        ));
         if fanout {
-            let _ = writeln!(
-                out,
-                "\treturn guest.Results[{result_view}](replies, {validate}), err"
-            );
+            c.line(&format!(
+                "return guest.Results[{result_view}](replies, {validate}), err"
+            ));
         } else {
-            let _ = writeln!(out, "\tif err != nil {{\n\t\t{}\n\t}}", ret_err("err"));
+            c.open("if err != nil {");
+            c.line(&ret_err("err"));
+            c.close("}");
             if f.result.is_some() {
-                let _ = writeln!(out, "\treturn guest.Single(replies, {validate})");
+                c.line(&format!("return guest.Single(replies, {validate})"));
             } else {
-                let _ = writeln!(
-                    out,
-                    "\t_, err = guest.Single[struct{{}}](replies, nil)\n\treturn err"
-                );
+                c.line("_, err = guest.Single[struct{}](replies, nil)");
+                c.line("return err");
             }
         }
-        let _ = writeln!(out, "}}");
+        c.close("}");
     }
 }
 
-fn interface(out: &mut String, i: &Iface) {
+fn interface(c: &mut Lines, i: &Iface) {
     let go = go_name(&i.local);
-    descriptor(out, i, &go);
+    descriptor(c, i, &go);
     for r in &i.regions {
-        let _ = writeln!(
-            out,
-            "\n// {go}{}Window is this module's window of region `{}` ({} pages;\n\
-             // importers {}, exporters {}), nil when the module does not use it.\n\
-             func {go}{}Window() []byte {{\n\treturn guest.Window({:?})\n}}",
+        c.line("");
+        c.line(&format!(
+            "// {go}{}Window is this module's window of region `{}` ({} pages;",
             go_name(&r.local),
             r.name,
-            r.pages,
+            r.pages
+        ));
+        c.line(&format!(
+            "// importers {}, exporters {}), nil when the module does not use it.",
             r.importer.keyword(),
-            r.exporter.keyword(),
-            go_name(&r.local),
-            r.name
-        );
+            r.exporter.keyword()
+        ));
+        c.open(&format!("func {go}{}Window() []byte {{", go_name(&r.local)));
+        c.line(&format!("return guest.Window({:?})", r.name));
+        c.close("}");
     }
-    exporter(out, i, &go);
-    client(out, i, &go);
+    exporter(c, i, &go);
+    client(c, i, &go);
 }
 
 #[cfg(test)]

@@ -12,11 +12,11 @@
 //! in Rust.
 
 use std::collections::BTreeSet;
-use std::fmt::Write as _;
 
 use karmem_layout::Layout;
 use karmem_schema::model::Schema;
 
+use crate::emit::Lines;
 use crate::iface::{self, Func, Iface, Pattern, Value};
 use crate::names::{camel, rust_ident, snake};
 use crate::rust::RustBackend;
@@ -35,28 +35,47 @@ impl Backend for RustGuestBackend {
     }
 
     fn generate(&self, schema: &Schema, layout: &Layout) -> Result<Vec<GeneratedFile>, Error> {
-        let data = RustBackend::default().generate(schema, layout)?;
-        let mut out = crate::header("//", schema);
-        out.push_str(
-            "//\n// Usage: `mod <name>;` (or `include!` it) in a guest crate depending on `karmem`\n\
-             // and `karmem-guest`; declare the module with `karmem_guest::module!` (docs/guests.md).\n\n\
-             #[allow(unused_imports)]\nuse karmem_guest::prelude::*;\n\n",
-        );
-        out.push_str(strip_header(&data[0].contents));
+        let mut c = start(
+            schema,
+            layout,
+            &[
+                "// Usage: `mod <name>;` (or `include!` it) in a guest crate depending on `karmem`",
+                "// and `karmem-guest`; declare the module with `karmem_guest::module!` (docs/guests.md).",
+                "",
+                "#[allow(unused_imports)]",
+                "use karmem_guest::prelude::*;",
+            ],
+        )?;
         let ifaces = iface::interfaces(schema);
-        messages(&mut out, &ifaces);
+        messages(&mut c, &ifaces);
         for i in &ifaces {
-            interface(&mut out, i);
+            interface(&mut c, i);
         }
         Ok(vec![GeneratedFile {
             path: format!("{}_guest.rs", snake(&schema.package)),
-            contents: out,
+            contents: c.out,
         }])
     }
 }
 
+/// A bindings file so far: our header, `usage` (comment lines and items
+/// the data types need), then the `--lang rust` data types without their
+/// own header (shared with `rust_host`).
+pub(crate) fn start(schema: &Schema, layout: &Layout, usage: &[&str]) -> Result<Lines, Error> {
+    let data = RustBackend::default().generate(schema, layout)?;
+    let mut c = Lines::new("    ", 0);
+    c.raw(&crate::header("//", schema));
+    c.line("//");
+    for l in usage {
+        c.line(l);
+    }
+    c.line("");
+    c.raw(strip_header(&data[0].contents));
+    Ok(c)
+}
+
 /// The data-type file without its leading comment block (ours replaces it).
-pub(crate) fn strip_header(text: &str) -> &str {
+fn strip_header(text: &str) -> &str {
     let mut rest = text;
     while rest.starts_with("//") {
         rest = rest.split_once('\n').map(|(_, r)| r).unwrap_or("");
@@ -86,62 +105,57 @@ pub(crate) fn used_types(ifaces: &[Iface]) -> Vec<String> {
     out
 }
 
-pub(crate) fn messages(out: &mut String, ifaces: &[Iface]) {
+/// `karmem::Message` for every struct an interface uses (shared with
+/// `rust_host`).
+pub(crate) fn messages(c: &mut Lines, ifaces: &[Iface]) {
     for t in used_types(ifaces) {
-        let _ = write!(
-            out,
-            "
-impl karmem::Message for {t} {{
-    type View<'a> = {t}View<'a>;
-    fn view<'a>(r: &karmem::Reader<'a>) -> {t}View<'a> {{
-        {t}View::root(r)
-    }}
-    fn encode(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {{
-        self.write_as_root(w)
-    }}
-    fn decode(r: &karmem::Reader<'_>) -> Result<Self, karmem::Error> {{
-        let mut v = Self::default();
-        v.read_as_root(r)?;
-        Ok(v)
-    }}
-    fn check(r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {{
-        Self::validate(r).map(|_| ())
-    }}
-}}
-"
-        );
+        c.line("");
+        c.open(&format!("impl karmem::Message for {t} {{"));
+        c.line(&format!("type View<'a> = {t}View<'a>;"));
+        c.open(&format!(
+            "fn view<'a>(r: &karmem::Reader<'a>) -> {t}View<'a> {{"
+        ));
+        c.line(&format!("{t}View::root(r)"));
+        c.close("}");
+        c.open("fn encode(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {");
+        c.line("self.write_as_root(w)");
+        c.close("}");
+        c.open("fn decode(r: &karmem::Reader<'_>) -> Result<Self, karmem::Error> {");
+        c.line("let mut v = Self::default();");
+        c.line("v.read_as_root(r)?;");
+        c.line("Ok(v)");
+        c.close("}");
+        c.open("fn check(r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {");
+        c.line("Self::validate(r).map(|_| ())");
+        c.close("}");
+        c.close("}");
     }
 }
 
-/// Rust source of the interface's static description.
-pub(crate) fn info(i: &Iface) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
+/// The interface's static description, `INFO`.
+fn info(c: &mut Lines, i: &Iface) {
+    c.line(&format!(
         "/// The descriptor entry of `{}` (signature hash {:#018x}).",
         i.name, i.hash
-    );
-    let _ = writeln!(
-        s,
-        "pub static INFO: karmem_guest::IfaceInfo = karmem_guest::IfaceInfo {{"
-    );
-    let _ = writeln!(s, "    name: {:?},", i.name);
-    let _ = writeln!(s, "    hash: {:#018x},", i.hash);
-    let _ = writeln!(s, "    dynamic: {},", i.dynamic);
-    let _ = writeln!(s, "    pattern: {},", i.pattern.wire());
-    let _ = writeln!(s, "    pool_size: {},", i.pool_size);
-    s.push_str("    regions: &[\n");
+    ));
+    c.open("pub static INFO: karmem_guest::IfaceInfo = karmem_guest::IfaceInfo {");
+    c.line(&format!("name: {:?},", i.name));
+    c.line(&format!("hash: {:#018x},", i.hash));
+    c.line(&format!("dynamic: {},", i.dynamic));
+    c.line(&format!("pattern: {},", i.pattern.wire()));
+    c.line(&format!("pool_size: {},", i.pool_size));
+    c.open("regions: &[");
     for r in &i.regions {
-        let _ = writeln!(
-            s,
-            "        karmem_guest::RegionInfo {{ name: {:?}, importer: {}, exporter: {}, pages: {} }},",
+        c.line(&format!(
+            "karmem_guest::RegionInfo {{ name: {:?}, importer: {}, exporter: {}, pages: {} }},",
             r.name,
             r.importer.wire(),
             r.exporter.wire(),
             r.pages
-        );
+        ));
     }
-    s.push_str("    ],\n    functions: &[\n");
+    c.close("],");
+    c.open("functions: &[");
     let value = |v: &Value| {
         format!(
             "karmem_guest::ValueInfo {{ name: {:?}, ty: {:?}, region: {:?} }}",
@@ -154,15 +168,14 @@ pub(crate) fn info(i: &Iface) -> String {
             Some(r) => format!("Some({})", value(r)),
             None => "None".into(),
         };
-        let _ = writeln!(
-            s,
-            "        karmem_guest::FuncInfo {{ name: {:?}, params: &[{}], result: {result} }},",
+        c.line(&format!(
+            "karmem_guest::FuncInfo {{ name: {:?}, params: &[{}], result: {result} }},",
             f.name,
             params.join(", ")
-        );
+        ));
     }
-    s.push_str("    ],\n};\n");
-    s
+    c.close("],");
+    c.close("};");
 }
 
 fn fn_ident(f: &Func) -> String {
@@ -173,34 +186,44 @@ fn param_ident(v: &Value) -> String {
     rust_ident(&snake(&v.name))
 }
 
-fn interface(out: &mut String, i: &Iface) {
-    let module = rust_ident(&snake(&i.local));
+/// `/// text` doc comment lines as these bindings have always been
+/// written: an empty line keeps the space after `///` (rustfmt, which the
+/// CLI runs on Rust output, removes it). Shared with `rust_host`.
+pub(crate) fn doc(c: &mut Lines, lines: &[String]) {
+    for d in lines {
+        c.line(&format!("/// {d}"));
+    }
+}
+
+/// Opens the interface's module `pub mod <interface> {`, its doc comment
+/// before it and the data types in scope (shared with `rust_host`).
+pub(crate) fn open_module(c: &mut Lines, i: &Iface) {
+    c.line("");
+    doc(c, &i.doc);
+    c.open(&format!("pub mod {} {{", rust_ident(&snake(&i.local))));
+    c.line("#[allow(unused_imports)]");
+    c.line("use super::*;");
+    c.line("");
+}
+
+fn interface(c: &mut Lines, i: &Iface) {
     let tr = camel(&i.local);
-    let _ = writeln!(out);
-    for d in &i.doc {
-        let _ = writeln!(out, "/// {d}");
-    }
-    let _ = writeln!(out, "pub mod {module} {{");
-    let _ = writeln!(out, "    #[allow(unused_imports)]\n    use super::*;\n");
-    for line in info(i).lines() {
-        let _ = writeln!(out, "    {line}");
-    }
+    open_module(c, i);
+    info(c, i);
 
     // The exporter's trait.
-    let _ = writeln!(
-        out,
-        "\n    /// Implemented by a module exporting `{}`. Arguments are zero-copy viewers \
+    c.line("");
+    c.line(&format!(
+        "/// Implemented by a module exporting `{}`. Arguments are zero-copy viewers \
          (region-bound ones read in place from the window), valid during the call.",
         i.name
-    );
+    ));
     // Function names are the schema's: `new`, `is_x`, `add`... are not
     // constructors, predicates or operators here.
-    let _ = writeln!(out, "    {NAMING}");
-    let _ = writeln!(out, "    pub trait {tr} {{");
+    c.line(NAMING);
+    c.open(&format!("pub trait {tr} {{"));
     for f in &i.functions {
-        for d in &f.doc {
-            let _ = writeln!(out, "        /// {d}");
-        }
+        doc(c, &f.doc);
         let params: Vec<String> = f
             .params
             .iter()
@@ -211,40 +234,34 @@ fn interface(out: &mut String, i: &Iface) {
             Some(r) => type_name(r),
             None => "()".into(),
         };
-        let _ = writeln!(
-            out,
-            "        fn {}(&mut self{}) -> Result<{ret}, karmem_guest::Error>;",
+        c.line(&format!(
+            "fn {}(&mut self{}) -> Result<{ret}, karmem_guest::Error>;",
             fn_ident(f),
             params.iter().map(|p| format!(", {p}")).collect::<String>()
-        );
+        ));
     }
-    let _ = writeln!(out, "    }}\n");
+    c.close("}");
+    c.line("");
 
     // Registration and dispatch.
-    let _ = writeln!(
-        out,
-        "    /// The export entry for `karmem_guest::module!`: `T` is created with `Default` on the first call and lives as long as the instance."
-    );
-    let _ = writeln!(
-        out,
-        "    pub fn export<T: {tr} + Default + 'static>() -> karmem_guest::Export {{"
-    );
-    let _ = writeln!(
-        out,
-        "        karmem_guest::Export {{ info: &INFO, dispatch: dispatch::<T> }}\n    }}\n"
-    );
-    let _ = writeln!(out, "    fn dispatch<T: {tr} + Default + 'static>(");
-    let _ = writeln!(
-        out,
-        "        state: &mut Option<Box<dyn core::any::Any>>,\n        function: u16,\n        args: &[&'static [u8]],"
-    );
-    let _ = writeln!(out, "    ) -> Result<(), karmem_guest::Status> {{");
+    c.line("/// The export entry for `karmem_guest::module!`: `T` is created with `Default` on the first call and lives as long as the instance.");
+    c.open(&format!(
+        "pub fn export<T: {tr} + Default + 'static>() -> karmem_guest::Export {{"
+    ));
+    c.line("karmem_guest::Export { info: &INFO, dispatch: dispatch::<T> }");
+    c.close("}");
+    c.line("");
+    c.open(&format!("fn dispatch<T: {tr} + Default + 'static>("));
+    c.line("state: &mut Option<Box<dyn core::any::Any>>,");
+    c.line("function: u16,");
+    c.line("args: &[&'static [u8]],");
+    c.reopen(") -> Result<(), karmem_guest::Status> {");
     if i.functions.is_empty() {
-        let _ = writeln!(out, "        let _ = (state, function, args);");
-        let _ = writeln!(out, "        Err(karmem_guest::Status::UnknownFunction)");
+        c.line("let _ = (state, function, args);");
+        c.line("Err(karmem_guest::Status::UnknownFunction)");
     } else {
-        let _ = writeln!(out, "        let this = karmem_guest::state::<T>(state)?;");
-        let _ = writeln!(out, "        match function {{");
+        c.line("let this = karmem_guest::state::<T>(state)?;");
+        c.open("match function {");
         for f in &i.functions {
             let args: Vec<String> = f
                 .params
@@ -262,32 +279,30 @@ fn interface(out: &mut String, i: &Iface) {
                 },
                 None => format!("karmem_guest::reply_none({callexpr})"),
             };
-            let _ = writeln!(out, "            {} => {reply},", f.index);
+            c.line(&format!("{} => {reply},", f.index));
         }
-        let _ = writeln!(
-            out,
-            "            _ => Err(karmem_guest::Status::UnknownFunction),"
-        );
-        let _ = writeln!(out, "        }}");
+        c.line("_ => Err(karmem_guest::Status::UnknownFunction),");
+        c.close("}");
     }
-    let _ = writeln!(out, "    }}\n");
+    c.close("}");
+    c.line("");
 
     // The importer's client.
     let fanout = i.pattern == Pattern::FanOut;
-    let _ = writeln!(
-        out,
-        "    /// Calls `{}` from a module that imports it ({}).",
+    c.line(&format!(
+        "/// Calls `{}` from a module that imports it ({}).",
         i.name,
         if fanout {
             "fan-out: one result per exporter, in manifest order, each with its status"
         } else {
             "one callee"
         }
-    );
-    let _ = writeln!(out, "    #[derive(Clone, Copy, Debug, Default)]");
-    let _ = writeln!(out, "    pub struct Client;\n");
-    let _ = writeln!(out, "    {NAMING}");
-    let _ = writeln!(out, "    impl Client {{");
+    ));
+    c.line("#[derive(Clone, Copy, Debug, Default)]");
+    c.line("pub struct Client;");
+    c.line("");
+    c.line(NAMING);
+    c.open("impl Client {");
     for f in &i.functions {
         let params: Vec<String> = f
             .params
@@ -325,19 +340,18 @@ fn interface(out: &mut String, i: &Iface) {
                 "karmem_guest::call_one",
             )
         };
-        let _ = writeln!(
-            out,
-            "        pub fn {}(&self{}) -> Result<{ret}, karmem_guest::CallError> {{",
+        c.open(&format!(
+            "pub fn {}(&self{}) -> Result<{ret}, karmem_guest::CallError> {{",
             fn_ident(f),
             params.iter().map(|p| format!(", {p}")).collect::<String>()
-        );
-        let _ = writeln!(
-            out,
-            "            {call}::<{t}>(&INFO, {}, &[{}])",
+        ));
+        c.line(&format!(
+            "{call}::<{t}>(&INFO, {}, &[{}])",
             f.index,
             args.join(", ")
-        );
-        let _ = writeln!(out, "        }}");
+        ));
+        c.close("}");
     }
-    let _ = writeln!(out, "    }}\n}}");
+    c.close("}");
+    c.close("}");
 }

@@ -11,15 +11,13 @@
 //!   have one method per function taking typed arguments (`&T`, or
 //!   `karmem_host::RegionSlice` for region-bound parameters).
 
-use std::fmt::Write as _;
-
 use karmem_layout::Layout;
 use karmem_schema::model::Schema;
 
+use crate::emit::Lines;
 use crate::iface::{self, Iface};
 use crate::names::{rust_ident, snake};
-use crate::rust::RustBackend;
-use crate::rust_guest::{messages, strip_header, type_name, NAMING};
+use crate::rust_guest::{doc, messages, open_module, start, type_name, NAMING};
 use crate::{Backend, Error, GeneratedFile};
 
 #[derive(Clone, Debug, Default)]
@@ -96,24 +94,25 @@ impl Backend for RustHostBackend {
     }
 
     fn generate(&self, schema: &Schema, layout: &Layout) -> Result<Vec<GeneratedFile>, Error> {
-        let data = RustBackend::default().generate(schema, layout)?;
-        let mut out = crate::header("//", schema);
-        out.push_str(
-            "//\n// Usage: `mod <name>;` (or `include!` it) in a host crate depending on `karmem`\n\
-             // and `karmem-host` (docs/guests.md).\n\n",
-        );
-        out.push_str(strip_header(&data[0].contents));
+        let mut c = start(
+            schema,
+            layout,
+            &[
+                "// Usage: `mod <name>;` (or `include!` it) in a host crate depending on `karmem`",
+                "// and `karmem-host` (docs/guests.md).",
+            ],
+        )?;
         let ifaces = iface::interfaces(schema);
-        messages(&mut out, &ifaces);
+        messages(&mut c, &ifaces);
         if !ifaces.is_empty() {
-            out.push_str(SUPPORT);
+            c.block(SUPPORT);
         }
         for i in &ifaces {
-            interface(&mut out, i);
+            interface(&mut c, i);
         }
         Ok(vec![GeneratedFile {
             path: format!("{}_host.rs", snake(&schema.package)),
-            contents: out,
+            contents: c.out,
         }])
     }
 }
@@ -121,165 +120,154 @@ impl Backend for RustHostBackend {
 /// The per-interface items that do not depend on its functions. Only
 /// schema functions are methods of `Client` and `All`, so no function name
 /// can collide with a helper (`client`, `all` and `resolve` are free
-/// functions; `module` is a field).
+/// functions; `module` is a field). Written inside the interface's module,
+/// one level in, by `Lines::block`.
 const CLIENT: &str = r#"
-    /// Typed calls of `NAME` exported by one module (functions resolved
-    /// once). Cheap to clone; `Send + Sync`.
-    #[derive(Clone)]
-    pub struct Client {
-        app: karmem_host::App,
-        /// Index of the module this client calls.
-        pub module: usize,
-        /// `None` for a function the exporter lacks (dynamic interfaces).
-        fns: [Option<karmem_host::ExportFn>; N],
-    }
+/// Typed calls of `NAME` exported by one module (functions resolved
+/// once). Cheap to clone; `Send + Sync`.
+#[derive(Clone)]
+pub struct Client {
+    app: karmem_host::App,
+    /// Index of the module this client calls.
+    pub module: usize,
+    /// `None` for a function the exporter lacks (dynamic interfaces).
+    fns: [Option<karmem_host::ExportFn>; N],
+}
 
-    /// The client of `module`'s export of this interface.
-    pub fn client(app: &karmem_host::App, module: &str) -> karmem_host::Result<Client> {
-        let index = app.module_index(module)?;
-        let fns = FUNCTIONS.map(|f| app.export(module, NAME, f).ok());
-        if fns.iter().all(Option::is_none) && !FUNCTIONS.is_empty() {
-            return Err(karmem_host::Error::UnknownFunction {
-                module: module.into(),
-                interface: NAME.into(),
-                function: FUNCTIONS[0].into(),
-            });
-        }
-        Ok(Client {
-            app: app.clone(),
-            module: index,
-            fns,
+/// The client of `module`'s export of this interface.
+pub fn client(app: &karmem_host::App, module: &str) -> karmem_host::Result<Client> {
+    let index = app.module_index(module)?;
+    let fns = FUNCTIONS.map(|f| app.export(module, NAME, f).ok());
+    if fns.iter().all(Option::is_none) && !FUNCTIONS.is_empty() {
+        return Err(karmem_host::Error::UnknownFunction {
+            module: module.into(),
+            interface: NAME.into(),
+            function: FUNCTIONS[0].into(),
+        });
+    }
+    Ok(Client {
+        app: app.clone(),
+        module: index,
+        fns,
+    })
+}
+
+/// Calls every module exporting this interface (fan-out from the
+/// host): one [`Callee`] per exporter, in module order.
+#[derive(Clone)]
+pub struct All(pub Vec<Client>);
+
+/// A client for every module exporting this interface, in module order.
+pub fn all(app: &karmem_host::App) -> karmem_host::Result<All> {
+    let mut modules: Vec<usize> = FUNCTIONS
+        .iter()
+        .flat_map(|f| app.exporters(NAME, f))
+        .map(|f| f.module_index())
+        .collect();
+    modules.sort_unstable();
+    modules.dedup();
+    modules
+        .into_iter()
+        .map(|m| client(app, app.modules()[m].module.name()))
+        .collect::<karmem_host::Result<Vec<Client>>>()
+        .map(All)
+}
+
+fn resolve(c: &Client, index: usize) -> karmem_host::Result<&karmem_host::ExportFn> {
+    c.fns[index]
+        .as_ref()
+        .ok_or_else(|| karmem_host::Error::UnknownFunction {
+            module: c.app.modules()[c.module].module.name().to_string(),
+            interface: NAME.into(),
+            function: FUNCTIONS[index].into(),
         })
-    }
-
-    /// Calls every module exporting this interface (fan-out from the
-    /// host): one [`Callee`] per exporter, in module order.
-    #[derive(Clone)]
-    pub struct All(pub Vec<Client>);
-
-    /// A client for every module exporting this interface, in module order.
-    pub fn all(app: &karmem_host::App) -> karmem_host::Result<All> {
-        let mut modules: Vec<usize> = FUNCTIONS
-            .iter()
-            .flat_map(|f| app.exporters(NAME, f))
-            .map(|f| f.module_index())
-            .collect();
-        modules.sort_unstable();
-        modules.dedup();
-        modules
-            .into_iter()
-            .map(|m| client(app, app.modules()[m].module.name()))
-            .collect::<karmem_host::Result<Vec<Client>>>()
-            .map(All)
-    }
-
-    fn resolve(c: &Client, index: usize) -> karmem_host::Result<&karmem_host::ExportFn> {
-        c.fns[index]
-            .as_ref()
-            .ok_or_else(|| karmem_host::Error::UnknownFunction {
-                module: c.app.modules()[c.module].module.name().to_string(),
-                interface: NAME.into(),
-                function: FUNCTIONS[index].into(),
-            })
-    }
+}
 "#;
 
-fn interface(out: &mut String, i: &Iface) {
-    let module = rust_ident(&snake(&i.local));
+fn interface(c: &mut Lines, i: &Iface) {
     let n = i.functions.len();
-    let _ = writeln!(out);
-    for d in &i.doc {
-        let _ = writeln!(out, "/// {d}");
-    }
-    let _ = writeln!(out, "pub mod {module} {{");
-    let _ = writeln!(out, "    #[allow(unused_imports)]\n    use super::*;\n");
-    let _ = writeln!(out, "    /// The qualified interface name.");
-    let _ = writeln!(out, "    pub const NAME: &str = {:?};", i.name);
-    let _ = writeln!(out, "    /// Function names, in function-index order.");
+    open_module(c, i);
+    c.line("/// The qualified interface name.");
+    c.line(&format!("pub const NAME: &str = {:?};", i.name));
+    c.line("/// Function names, in function-index order.");
     let names: Vec<String> = i
         .functions
         .iter()
         .map(|f| format!("{:?}", f.name))
         .collect();
-    let _ = writeln!(
-        out,
-        "    pub const FUNCTIONS: [&str; {n}] = [{}];",
+    c.line(&format!(
+        "pub const FUNCTIONS: [&str; {n}] = [{}];",
         names.join(", ")
-    );
-    out.push_str(
+    ));
+    c.block(
         &CLIENT
             .replace("`NAME`", &format!("`{}`", i.name))
             .replace("; N]", &format!("; {n}]")),
     );
-    let _ = writeln!(out, "\n    {NAMING}");
-    let _ = writeln!(out, "    impl Client {{");
+    c.line("");
+    c.line(NAMING);
+    c.open("impl Client {");
     for (k, f) in i.functions.iter().enumerate() {
         let (params, _) = signature(f);
         let t = result_type(f);
         if k > 0 {
-            let _ = writeln!(out);
+            c.line("");
         }
-        for d in &f.doc {
-            let _ = writeln!(out, "        /// {d}");
-        }
-        let _ = writeln!(
-            out,
-            "        pub fn {}(&self{params}) -> karmem_host::Result<Reply<{t}>> {{",
+        doc(c, &f.doc);
+        c.open(&format!(
+            "pub fn {}(&self{params}) -> karmem_host::Result<Reply<{t}>> {{",
             rust_ident(&snake(&f.name)),
-        );
-        let _ = writeln!(out, "            let f = resolve(self, {})?;", f.index);
+        ));
+        c.line(&format!("let f = resolve(self, {})?;", f.index));
         let mut args = Vec::new();
         for (k, p) in f.params.iter().enumerate() {
             let ident = rust_ident(&snake(&p.name));
             if p.region.is_some() {
                 args.push(format!("karmem_host::Arg::Region({ident})"));
             } else {
-                let _ = writeln!(out, "            let a{k} = encode_arg(f, {ident})?;");
+                c.line(&format!("let a{k} = encode_arg(f, {ident})?;"));
                 args.push(format!("karmem_host::Arg::Bytes(&a{k})"));
             }
         }
-        let _ = writeln!(
-            out,
-            "            let out = self.app.invoke(f, &[{}])?;",
+        c.line(&format!(
+            "let out = self.app.invoke(f, &[{}])?;",
             args.join(", ")
-        );
-        let _ = writeln!(out, "            Reply::new(&self.app, out)");
-        let _ = writeln!(out, "        }}");
+        ));
+        c.line("Reply::new(&self.app, out)");
+        c.close("}");
     }
-    let _ = writeln!(out, "    }}\n");
-    let _ = writeln!(out, "    {NAMING}");
-    let _ = writeln!(out, "    impl All {{");
+    c.close("}");
+    c.line("");
+    c.line(NAMING);
+    c.open("impl All {");
     for (k, f) in i.functions.iter().enumerate() {
         let (params, names) = signature(f);
         let t = result_type(f);
         if k > 0 {
-            let _ = writeln!(out);
+            c.line("");
         }
-        let _ = writeln!(
-            out,
-            "        pub fn {}(&self{params}) -> Vec<Callee<{t}>> {{",
+        c.open(&format!(
+            "pub fn {}(&self{params}) -> Vec<Callee<{t}>> {{",
             rust_ident(&snake(&f.name))
-        );
-        let _ = writeln!(out, "            self.0");
-        let _ = writeln!(out, "                .iter()");
-        let _ = writeln!(out, "                .map(|c| Callee {{");
-        let _ = writeln!(out, "                    callee: c.module,");
-        let _ = writeln!(
-            out,
-            "                    module: c.app.modules()[c.module].module.name().to_string(),"
-        );
-        let _ = writeln!(
-            out,
-            "                    result: c.{}({names}),",
+        ));
+        // A method chain, as rustfmt lays it out: the calls one level in.
+        c.line("self.0");
+        c.indent += 1;
+        c.line(".iter()");
+        c.open(".map(|c| Callee {");
+        c.line("callee: c.module,");
+        c.line("module: c.app.modules()[c.module].module.name().to_string(),");
+        c.line(&format!(
+            "result: c.{}({names}),",
             rust_ident(&snake(&f.name))
-        );
-        let _ = writeln!(
-            out,
-            "                }})\n                .collect()\n        }}"
-        );
+        ));
+        c.close("})");
+        c.line(".collect()");
+        c.indent -= 1;
+        c.close("}");
     }
-    let _ = writeln!(out, "    }}");
-    let _ = writeln!(out, "}}");
+    c.close("}");
+    c.close("}");
 }
 
 /// The Rust type of `f`'s result, `()` when it has none.
@@ -292,19 +280,19 @@ fn result_type(f: &crate::iface::Func) -> String {
 
 /// `, a: &A, b: karmem_host::RegionSlice` and `a, b`.
 fn signature(f: &crate::iface::Func) -> (String, String) {
-    let mut params = String::new();
-    let mut names = Vec::new();
-    for p in &f.params {
-        let ident = rust_ident(&snake(&p.name));
-        match p.region {
-            Some(_) => {
-                let _ = write!(params, ", {ident}: karmem_host::RegionSlice");
-            }
-            None => {
-                let _ = write!(params, ", {ident}: &{}", type_name(p));
-            }
-        }
-        names.push(ident);
-    }
+    let names: Vec<String> = f
+        .params
+        .iter()
+        .map(|p| rust_ident(&snake(&p.name)))
+        .collect();
+    let params = f
+        .params
+        .iter()
+        .zip(&names)
+        .map(|(p, ident)| match p.region {
+            Some(_) => format!(", {ident}: karmem_host::RegionSlice"),
+            None => format!(", {ident}: &{}", type_name(p)),
+        })
+        .collect();
     (params, names.join(", "))
 }

@@ -15,12 +15,11 @@
 //!
 //! The generator prints; it computes no layout of its own.
 
-use std::fmt::Write;
-
 use karmem_layout::{ArrayData, FixedElem, Layout, Slot};
 use karmem_schema::model::*;
 
 // Zig's string escapes (`\"`, `\\`, `\n`, `\u{1f}`) are JavaScript's.
+use crate::emit::Lines;
 use crate::names::quote;
 use crate::{Backend, Error, GeneratedFile};
 
@@ -225,24 +224,26 @@ impl Gen<'_> {
         }
     }
 
-    fn layout(&self, out: &mut String) {
-        out.push_str("\n/** The layout of every type of this schema (crates/karmem-layout). */\n");
-        out.push_str("export const layout: karmem.Schema = {\n  structs: [\n");
+    fn layout(&self, c: &mut Lines) {
+        c.line("");
+        c.line("/** The layout of every type of this schema (crates/karmem-layout). */");
+        c.open("export const layout: karmem.Schema = {");
+        c.open("structs: [");
         for (id, st) in self.s.structs.iter().enumerate() {
             let sl = self.l.of_struct(id);
-            let _ = writeln!(
-                out,
-                "    {{\n      name: {},\n      ts: {},\n      table: {},\n      tuple: {},\n      size: {},\n      zero: {},\n      header: {},\n      check: {},",
-                quote(&st.name),
-                quote(&self.struct_name(id)),
-                self.is_table(id),
-                st.tuple,
-                sl.size,
-                safe_units(sl.zero),
-                sl.header,
-                self.is_table(id) || self.l.inline_needs_validation(id),
-            );
-            out.push_str("      fields: [\n");
+            c.open("{");
+            c.line(&format!("name: {},", quote(&st.name)));
+            c.line(&format!("ts: {},", quote(&self.struct_name(id))));
+            c.line(&format!("table: {},", self.is_table(id)));
+            c.line(&format!("tuple: {},", st.tuple));
+            c.line(&format!("size: {},", sl.size));
+            c.line(&format!("zero: {},", safe_units(sl.zero)));
+            c.line(&format!("header: {},", sl.header));
+            c.line(&format!(
+                "check: {},",
+                self.is_table(id) || self.l.inline_needs_validation(id)
+            ));
+            c.open("fields: [");
             for (i, f) in st.fields.iter().enumerate() {
                 let fl = &sl.fields[i];
                 let def = f
@@ -250,52 +251,51 @@ impl Gen<'_> {
                     .filter(|_| !f.optional)
                     .map(|d| format!(", def: {}", self.default_value(&fl.slot, d)))
                     .unwrap_or_default();
-                let _ = writeln!(
-                    out,
-                    "        {{ name: {}, js: {}, off: {}, size: {}, slot: {}{def} }},",
+                c.line(&format!(
+                    "{{ name: {}, js: {}, off: {}, size: {}, slot: {}{def} }},",
                     quote(&f.name),
                     quote(&prop_name(&f.name)),
                     fl.offset,
                     fl.size,
                     self.slot_data(&fl.slot)
-                );
+                ));
             }
-            out.push_str("      ],\n");
+            c.close("],");
             if let Some(soa) = &self.l.soa[id] {
-                out.push_str("      soa: [\n");
-                for c in &soa.columns {
-                    let path: Vec<String> = c.path.iter().map(u32::to_string).collect();
-                    let steps: Vec<String> = c.steps.iter().map(usize::to_string).collect();
-                    let _ = writeln!(
-                        out,
-                        "        {{ hash: {:#010x}, size: {}, path: [{}], steps: [{}], slot: {} }},",
-                        c.hash,
-                        c.size,
+                c.open("soa: [");
+                for col in &soa.columns {
+                    let path: Vec<String> = col.path.iter().map(u32::to_string).collect();
+                    let steps: Vec<String> = col.steps.iter().map(usize::to_string).collect();
+                    c.line(&format!(
+                        "{{ hash: {:#010x}, size: {}, path: [{}], steps: [{}], slot: {} }},",
+                        col.hash,
+                        col.size,
                         path.join(", "),
                         steps.join(", "),
-                        self.slot_data(&c.slot)
-                    );
+                        self.slot_data(&col.slot)
+                    ));
                 }
-                out.push_str("      ],\n");
+                c.close("],");
             }
-            out.push_str("    },\n");
+            c.close("},");
         }
-        out.push_str("  ],\n  unions: [\n");
+        c.close("],");
+        c.open("unions: [");
         for u in &self.s.unions {
             let vs: Vec<String> = u
                 .variants
                 .iter()
                 .map(|v| format!("{{ tag: {}, s: {} }}", v.tag, v.ty))
                 .collect();
-            let _ = writeln!(
-                out,
-                "    {{ name: {}, tag: \"{}\", v: [{}] }},",
+            c.line(&format!(
+                "{{ name: {}, tag: \"{}\", v: [{}] }},",
                 quote(&u.name),
                 prim_str(u.tag),
                 vs.join(", ")
-            );
+            ));
         }
-        out.push_str("  ],\n  enums: [\n");
+        c.close("],");
+        c.open("enums: [");
         for e in &self.s.enums {
             let vs: Vec<String> = e
                 .variants
@@ -308,15 +308,15 @@ impl Gen<'_> {
                     )
                 })
                 .collect();
-            let _ = writeln!(
-                out,
-                "    {{ name: {}, p: \"{}\", values: [{}] }},",
+            c.line(&format!(
+                "{{ name: {}, p: \"{}\", values: [{}] }},",
                 quote(&e.name),
                 prim_str(e.repr),
                 vs.join(", ")
-            );
+            ));
         }
-        out.push_str("  ],\n};\n");
+        c.close("],");
+        c.close("};");
     }
 
     // ---- types -------------------------------------------------------------
@@ -415,52 +415,55 @@ impl Gen<'_> {
         }
     }
 
-    fn doc(out: &mut String, indent: &str, lines: &[String]) {
+    /// A `/** ... */` doc comment (nothing without lines). An empty line
+    /// keeps the space after its `*` (the output has always had it).
+    fn doc(c: &mut Lines, lines: &[String]) {
         if lines.is_empty() {
             return;
         }
-        let _ = writeln!(out, "{indent}/**");
+        c.line("/**");
         for l in lines {
             let text = l.replace("*/", "* /");
-            let _ = writeln!(out, "{indent} * {}", text.trim_end());
+            c.line(&format!(" * {}", text.trim_end()));
         }
-        let _ = writeln!(out, "{indent} */");
+        c.line(" */");
     }
 
-    fn enum_item(&self, out: &mut String, id: EnumId) {
+    fn enum_item(&self, c: &mut Lines, id: EnumId) {
         let e = &self.s.enums[id];
         let name = type_name(&e.name);
         let big = is_big(e.repr);
-        out.push('\n');
-        Self::doc(out, "", &e.doc);
-        let _ = writeln!(
-            out,
+        c.line("");
+        Self::doc(c, &e.doc);
+        c.line(&format!(
             "/** Values of the enum `{}` ({}); a value unknown to this schema version is kept as its number. */",
             e.name,
             e.repr.name()
-        );
-        let _ = writeln!(out, "export const {name} = {{");
+        ));
+        c.open(&format!("export const {name} = {{"));
         for v in &e.variants {
-            let _ = writeln!(out, "  {}: {},", quote(&v.name), int_literal(v.value, big));
+            c.line(&format!(
+                "{}: {},",
+                quote(&v.name),
+                int_literal(v.value, big)
+            ));
         }
-        let _ = writeln!(out, "}} as const;");
-        let _ = writeln!(
-            out,
+        c.close("} as const;");
+        c.line(&format!(
             "export type {name} = {};",
             if big { "bigint" } else { "number" }
-        );
+        ));
     }
 
-    fn union_item(&self, out: &mut String, id: UnionId) {
+    fn union_item(&self, c: &mut Lines, id: UnionId) {
         let u = &self.s.unions[id];
         let name = type_name(&u.name);
-        out.push('\n');
-        Self::doc(out, "", &u.doc);
-        let _ = writeln!(
-            out,
+        c.line("");
+        Self::doc(c, &u.doc);
+        c.line(&format!(
             "/** A value of the union `{}`: the variant's type and value; null is no value (or a tag this schema does not know). */",
             u.name
-        );
+        ));
         // `UnionValue<"Circle", Circle> | …`, with `suffix` after each type.
         let variants = |suffix: &str| {
             u.variants
@@ -472,38 +475,39 @@ impl Gen<'_> {
                 .collect::<Vec<_>>()
                 .join(" | ")
         };
-        let _ = writeln!(out, "export type {name} = {} | null;", variants(""));
-        let _ = writeln!(
-            out,
-            "/** `{}` read in place: the variant's type and its viewer. */\nexport type {name}Viewer = {} | null;",
-            u.name,
+        c.line(&format!("export type {name} = {} | null;", variants("")));
+        c.line(&format!(
+            "/** `{}` read in place: the variant's type and its viewer. */",
+            u.name
+        ));
+        c.line(&format!(
+            "export type {name}Viewer = {} | null;",
             variants("Viewer")
-        );
+        ));
     }
 
-    fn struct_item(&self, out: &mut String, id: StructId) {
+    fn struct_item(&self, c: &mut Lines, id: StructId) {
         let st = &self.s.structs[id];
         let name = self.struct_name(id);
         let table = self.is_table(id);
-        out.push('\n');
-        Self::doc(out, "", &st.doc);
-        let _ = writeln!(
-            out,
+        c.line("");
+        Self::doc(c, &st.doc);
+        c.line(&format!(
             "/** The {} `{}`. */",
             if table { "table" } else { "inline struct" },
             st.name
-        );
-        let _ = writeln!(out, "export interface {name} {{");
+        ));
+        c.open(&format!("export interface {name} {{"));
         for f in &st.fields {
-            Self::doc(out, "  ", &f.doc);
-            let _ = writeln!(out, "  {}: {};", prop_name(&f.name), self.field_ts(f));
+            Self::doc(c, &f.doc);
+            c.line(&format!("{}: {};", prop_name(&f.name), self.field_ts(f)));
         }
-        out.push_str("}\n");
-        self.viewer(out, id);
-        self.companion(out, id);
+        c.close("}");
+        self.viewer(c, id);
+        self.companion(c, id);
     }
 
-    fn companion(&self, out: &mut String, id: StructId) {
+    fn companion(&self, c: &mut Lines, id: StructId) {
         let name = self.struct_name(id);
         let st = self.l.of_struct(id);
         let root = if self.is_table(id) {
@@ -511,44 +515,44 @@ impl Gen<'_> {
         } else {
             format!("r.inline(8, {})", st.size)
         };
-        let _ = writeln!(
-            out,
-            "\n/** Whole messages with a `{name}` root: encode, decode, validate, view. */"
+        c.line("");
+        c.line(&format!(
+            "/** Whole messages with a `{name}` root: encode, decode, validate, view. */"
+        ));
+        c.open(&format!("export const {name} = {{"));
+        method(
+            c,
+            "The message for `value` (docs/format.md §8); `w` is reset and reused.",
+            &format!("encode(value: {name}, w?: karmem.Writer): Uint8Array"),
+            &[format!("return karmem.encode(layout, {id}, value, w);")],
         );
-        let _ = writeln!(out, "export const {name} = {{");
-        let _ = writeln!(
-            out,
-            "  /** The message for `value` (docs/format.md §8); `w` is reset and reused. */"
+        method(
+            c,
+            "The whole value; throws a KarmemError on a bad header, the depth limit or the budget.",
+            &format!("decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): {name}"),
+            &[format!(
+                "return karmem.decode(layout, {id}, input, limits) as {name};"
+            )],
         );
-        let _ = writeln!(
-            out,
-            "  encode(value: {name}, w?: karmem.Writer): Uint8Array {{\n    return karmem.encode(layout, {id}, value, w);\n  }},"
+        method(
+            c,
+            "Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it.",
+            &format!("validate(input: karmem.Input, limits?: karmem.Limits): {name}Viewer"),
+            &[
+                format!("const r = karmem.validate(layout, {id}, input, limits);"),
+                format!("return new {name}Viewer(r, {root});"),
+            ],
         );
-        let _ = writeln!(
-            out,
-            "  /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */"
+        method(
+            c,
+            "A checked viewer (a bad header reads as an empty message: `reader.error`).",
+            &format!("view(input: karmem.Input, limits?: karmem.Limits): {name}Viewer"),
+            &[
+                "const r = new karmem.Reader(input, limits);".to_string(),
+                format!("return new {name}Viewer(r, {root});"),
+            ],
         );
-        let _ = writeln!(
-            out,
-            "  decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): {name} {{\n    return karmem.decode(layout, {id}, input, limits) as {name};\n  }},"
-        );
-        let _ = writeln!(
-            out,
-            "  /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */"
-        );
-        let _ = writeln!(
-            out,
-            "  validate(input: karmem.Input, limits?: karmem.Limits): {name}Viewer {{\n    const r = karmem.validate(layout, {id}, input, limits);\n    return new {name}Viewer(r, {root});\n  }},"
-        );
-        let _ = writeln!(
-            out,
-            "  /** A checked viewer (a bad header reads as an empty message: `reader.error`). */"
-        );
-        let _ = writeln!(
-            out,
-            "  view(input: karmem.Input, limits?: karmem.Limits): {name}Viewer {{\n    const r = new karmem.Reader(input, limits);\n    return new {name}Viewer(r, {root});\n  }},"
-        );
-        out.push_str("};\n");
+        c.close("};");
     }
 
     /// The absent value of a field read by a viewer: its default, or zero.
@@ -563,18 +567,19 @@ impl Gen<'_> {
         }
     }
 
-    fn viewer(&self, out: &mut String, id: StructId) {
+    fn viewer(&self, c: &mut Lines, id: StructId) {
         let name = self.struct_name(id);
         let st = &self.s.structs[id];
         let sl = self.l.of_struct(id);
-        let _ = writeln!(
-            out,
-            "\n/** `{name}` read in place: each getter reads its field from the message when called (checked, or trusted after `validate`). */"
-        );
-        let _ = writeln!(out, "export class {name}Viewer {{");
-        out.push_str(
-            "  constructor(\n    readonly $r: karmem.Reader,\n    readonly $t: karmem.Table,\n  ) {}\n",
-        );
+        c.line("");
+        c.line(&format!(
+            "/** `{name}` read in place: each getter reads its field from the message when called (checked, or trusted after `validate`). */"
+        ));
+        c.open(&format!("export class {name}Viewer {{"));
+        c.open("constructor(");
+        c.line("readonly $r: karmem.Reader,");
+        c.line("readonly $t: karmem.Table,");
+        c.close(") {}");
         for (i, f) in st.fields.iter().enumerate() {
             let fl = &sl.fields[i];
             let (off, size) = (fl.offset, fl.size);
@@ -632,7 +637,7 @@ impl Gen<'_> {
                     (
                         format!("{v}Viewer | null"),
                         format!(
-                            "const o = {has} ? this.$r.u32({at}) : 0;\n    return o === 0 ? null : new {v}Viewer(this.$r, this.$r.table(o));"
+                            "const o = {has} ? this.$r.u32({at}) : 0;\nreturn o === 0 ? null : new {v}Viewer(this.$r, this.$r.table(o));"
                         ),
                     )
                 }
@@ -694,57 +699,73 @@ impl Gen<'_> {
                 Slot::ArrayRef { .. } => view(),
                 _ => generic(),
             };
-            Self::doc(out, "  ", &f.doc);
-            let _ = writeln!(
-                out,
-                "  get {}(): {ty} {{\n    {body}\n  }}",
-                prop_name(&f.name)
-            );
+            Self::doc(c, &f.doc);
+            c.open(&format!("get {}(): {ty} {{", prop_name(&f.name)));
+            // One statement a line (two for an optional table).
+            c.block(&body);
+            c.close("}");
         }
-        out.push_str("}\n");
+        c.close("}");
     }
 
     fn file(&self) -> String {
-        let mut out = crate::header("//", self.s);
-        out.push_str("// TypeScript over the `karmem` package (docs/typescript.md).\n");
-        out.push_str("\nimport * as karmem from \"karmem\";\n");
-        self.layout(&mut out);
+        let mut c = Lines::new("  ", 0);
+        c.raw(&crate::header("//", self.s));
+        c.line("// TypeScript over the `karmem` package (docs/typescript.md).");
+        c.line("");
+        c.line("import * as karmem from \"karmem\";");
+        self.layout(&mut c);
         for item in &self.s.order {
             match item {
-                Item::Enum(id) => self.enum_item(&mut out, *id),
-                Item::Union(id) => self.union_item(&mut out, *id),
-                Item::Struct(id) => self.struct_item(&mut out, *id),
+                Item::Enum(id) => self.enum_item(&mut c, *id),
+                Item::Union(id) => self.union_item(&mut c, *id),
+                Item::Struct(id) => self.struct_item(&mut c, *id),
                 Item::Memory(_) | Item::Interface(_) => {}
             }
         }
-        self.viewers(&mut out);
-        out
+        self.viewers(&mut c);
+        c.out
     }
 
     /// The viewer constructors by struct index, which the library's views
     /// use to hand out viewers (`karmem.Viewers`). Structs without a class
     /// (map entries, read field by field) get none.
-    fn viewers(&self, out: &mut String) {
+    fn viewers(&self, c: &mut Lines) {
         let mut has = vec![false; self.s.structs.len()];
         for item in &self.s.order {
             if let Item::Struct(id) = item {
                 has[*id] = true;
             }
         }
-        out.push_str("\n/** Viewer constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */\nexport const viewers: karmem.Viewers = {\n  s: layout,\n  v: [\n");
+        c.line("");
+        c.line("/** Viewer constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */");
+        c.open("export const viewers: karmem.Viewers = {");
+        c.line("s: layout,");
+        c.open("v: [");
         for (id, h) in has.iter().enumerate() {
             if *h {
-                let _ = writeln!(
-                    out,
-                    "    (r, t) => new {}Viewer(r, t),",
+                c.line(&format!(
+                    "(r, t) => new {}Viewer(r, t),",
                     self.struct_name(id)
-                );
+                ));
             } else {
-                out.push_str("    () => null,\n");
+                c.line("() => null,");
             }
         }
-        out.push_str("  ],\n};\n");
+        c.close("],");
+        c.close("};");
     }
+}
+
+/// A method of an object literal: a one-line doc comment, the signature
+/// and the body's statements.
+fn method(c: &mut Lines, doc: &str, signature: &str, body: &[String]) {
+    c.line(&format!("/** {doc} */"));
+    c.open(&format!("{signature} {{"));
+    for l in body {
+        c.line(l);
+    }
+    c.close("},");
 }
 
 /// `T` as an array element type (`(A | B)[]` needs the parentheses).

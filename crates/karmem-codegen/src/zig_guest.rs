@@ -12,11 +12,11 @@
 //! fmt`-clean as generated, and every local is used.
 
 use std::collections::HashSet;
-use std::fmt::Write as _;
 
 use karmem_layout::Layout;
 use karmem_schema::model::Schema;
 
+use crate::emit::Lines;
 use crate::iface::{self, Access, Func, Iface, Pattern, Value};
 use crate::names::camel;
 use crate::zig::{file_name, ident, type_name, ZigBackend};
@@ -35,23 +35,24 @@ impl Backend for ZigGuestBackend {
         let mut files = ZigBackend.generate(schema, layout)?;
         let name = file_name(schema);
         let ifaces = iface::interfaces(schema);
-        let mut out = crate::header("//", schema);
+        let mut c = Lines::new("    ", 0);
+        c.raw(&crate::header("//", schema));
+        c.line("");
         if ifaces.is_empty() {
-            out.push_str("\n// The schema declares no interface.\n");
+            c.line("// The schema declares no interface.");
         } else {
-            let _ = write!(
-                out,
-                "\nconst karmem = @import(\"karmem\");\nconst guest = karmem.guest;\n\n\
-                 /// The schema's data types (`karmem build --lang zig`).\n\
-                 pub const types = @import(\"{name}.zig\");\n"
-            );
+            c.line("const karmem = @import(\"karmem\");");
+            c.line("const guest = karmem.guest;");
+            c.line("");
+            c.line("/// The schema's data types (`karmem build --lang zig`).");
+            c.line(&format!("pub const types = @import(\"{name}.zig\");"));
         }
         for i in &ifaces {
-            interface(&mut out, i);
+            interface(&mut c, i);
         }
         files.push(GeneratedFile {
             path: format!("{name}_guest.zig"),
-            contents: out,
+            contents: c.out,
         });
         Ok(files)
     }
@@ -122,12 +123,6 @@ fn pattern(p: Pattern) -> &'static str {
     }
 }
 
-fn doc(out: &mut String, indent: &str, lines: &[String]) {
-    for l in lines {
-        let _ = writeln!(out, "{indent}///{}{l}", if l.is_empty() { "" } else { " " });
-    }
-}
-
 fn param_desc(i: &Iface, v: &Value) -> String {
     let memory = i.region_of(v).map(|r| r.name.as_str()).unwrap_or("");
     format!(
@@ -141,42 +136,41 @@ fn ty(v: &Value) -> String {
     format!("types.{}", type_name(&v.type_local))
 }
 
-fn descriptor(out: &mut String, i: &Iface) {
-    let _ = writeln!(
-        out,
-        "    /// The descriptor of `{}` (docs/abi.md §3). Its hash is that of\n    \
-         /// the canonical signature:\n    ///",
+fn descriptor(c: &mut Lines, i: &Iface) {
+    c.line(&format!(
+        "/// The descriptor of `{}` (docs/abi.md §3). Its hash is that of",
         i.name
-    );
+    ));
+    c.line("/// the canonical signature:");
+    c.line("///");
     for line in i.signature.lines() {
-        let _ = writeln!(out, "    ///     {line}");
+        c.line(&format!("///     {line}"));
     }
-    let _ = writeln!(out, "    pub const interface: guest.Interface = .{{");
-    let _ = writeln!(out, "        .name = \"{}\",", i.name);
-    let _ = writeln!(out, "        .hash = {:#018x},", i.hash);
-    let _ = writeln!(out, "        .dynamic = {},", i.dynamic);
-    let _ = writeln!(out, "        .pattern = {},", pattern(i.pattern));
-    let _ = writeln!(out, "        .pool_size = {},", i.pool_size);
+    c.open("pub const interface: guest.Interface = .{");
+    c.line(&format!(".name = \"{}\",", i.name));
+    c.line(&format!(".hash = {:#018x},", i.hash));
+    c.line(&format!(".dynamic = {},", i.dynamic));
+    c.line(&format!(".pattern = {},", pattern(i.pattern)));
+    c.line(&format!(".pool_size = {},", i.pool_size));
     if i.regions.is_empty() {
-        let _ = writeln!(out, "        .memories = &.{{}},");
+        c.line(".memories = &.{},");
     } else {
-        let _ = writeln!(out, "        .memories = &.{{");
+        c.open(".memories = &.{");
         for r in &i.regions {
-            let _ = writeln!(
-                out,
-                "            .{{ .name = \"{}\", .importer = {}, .exporter = {}, .max_pages = {} }},",
+            c.line(&format!(
+                ".{{ .name = \"{}\", .importer = {}, .exporter = {}, .max_pages = {} }},",
                 r.name,
                 access(r.importer),
                 access(r.exporter),
                 r.pages
-            );
+            ));
         }
-        let _ = writeln!(out, "        }},");
+        c.close("},");
     }
     if i.functions.is_empty() {
-        let _ = writeln!(out, "        .functions = &.{{}},");
+        c.line(".functions = &.{},");
     } else {
-        let _ = writeln!(out, "        .functions = &.{{");
+        c.open(".functions = &.{");
         for f in &i.functions {
             let params = match f.params.len() {
                 0 => "&.{}".to_string(),
@@ -191,15 +185,14 @@ fn descriptor(out: &mut String, i: &Iface) {
                 .as_ref()
                 .map(|r| format!(", .result = {}", param_desc(i, r)))
                 .unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "            .{{ .name = \"{}\", .params = {params}{result} }},",
+            c.line(&format!(
+                ".{{ .name = \"{}\", .params = {params}{result} }},",
                 f.name
-            );
+            ));
         }
-        let _ = writeln!(out, "        }},");
+        c.close("},");
     }
-    let _ = writeln!(out, "    }};");
+    c.close("};");
 }
 
 /// What the author's function for `f` looks like, for the doc comment.
@@ -217,74 +210,59 @@ fn export_signature(i: &Iface, f: &Func) -> String {
     format!("pub fn {}({}) !{result}", ident(&f.name), params.join(", "))
 }
 
-fn exporter(out: &mut String, i: &Iface) {
-    let _ = writeln!(
-        out,
-        "\n    /// The export of `{}`, implemented by the functions of `Impl`\n    \
-         /// (error unions optional; an error is an application error, whose\n    \
-         /// message `guest.fail` sets, `error.BadArgument` a bad argument):\n    ///",
+fn exporter(c: &mut Lines, i: &Iface) {
+    c.line("");
+    c.line(&format!(
+        "/// The export of `{}`, implemented by the functions of `Impl`",
         i.name
-    );
+    ));
+    c.line("/// (error unions optional; an error is an application error, whose");
+    c.line("/// message `guest.fail` sets, `error.BadArgument` a bad argument):");
+    c.line("///");
     for f in &i.functions {
-        let _ = writeln!(out, "    ///     {}", export_signature(i, f));
+        c.line(&format!("///     {}", export_signature(i, f)));
     }
-    let _ = writeln!(
-        out,
-        "    ///\n    /// Arguments are validated and read in place: never keep them past the\n    \
-         /// call. A region-bound result must lie in this module's window of the\n    \
-         /// region. List the export in the module's `.exports`."
-    );
-    let _ = writeln!(
-        out,
-        "    pub fn exporter(comptime Impl: type) guest.Export {{"
-    );
-    let _ = writeln!(out, "        const handlers = struct {{");
+    c.line("///");
+    c.line("/// Arguments are validated and read in place: never keep them past the");
+    c.line("/// call. A region-bound result must lie in this module's window of the");
+    c.line("/// region. List the export in the module's `.exports`.");
+    c.open("pub fn exporter(comptime Impl: type) guest.Export {");
+    c.open("const handlers = struct {");
     for f in &i.functions {
         let args = if f.params.is_empty() { "_" } else { "args" };
-        let _ = writeln!(
-            out,
-            "            fn {}({args}: []const []align(8) const u8) guest.HandlerError!?[]const u8 {{",
+        c.open(&format!(
+            "fn {}({args}: []const []align(8) const u8) guest.HandlerError!?[]const u8 {{",
             ident(&f.name)
-        );
+        ));
         let mut names = Vec::new();
         for (k, p) in f.params.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "                const a{k} = try guest.argument({}, \"{}\", args[{k}]);",
+            c.line(&format!(
+                "const a{k} = try guest.argument({}, \"{}\", args[{k}]);",
                 ty(p),
                 p.name
-            );
+            ));
             names.push(format!("a{k}"));
         }
         let call = format!("Impl.{}({})", ident(&f.name), names.join(", "));
         match &f.result {
             None => {
-                let _ = writeln!(
-                    out,
-                    "                try guest.settle({call});\n                return null;"
-                );
+                c.line(&format!("try guest.settle({call});"));
+                c.line("return null;");
             }
             Some(r) => match i.region_of(r) {
-                Some(region) => {
-                    let _ = writeln!(
-                        out,
-                        "                return guest.regionResult(\"{}\", try guest.settle({call}));",
-                        region.name
-                    );
-                }
+                Some(region) => c.line(&format!(
+                    "return guest.regionResult(\"{}\", try guest.settle({call}));",
+                    region.name
+                )),
                 None => {
-                    let _ = writeln!(
-                        out,
-                        "                const out = try guest.settle({call});\n                \
-                         return try guest.encodeResult({}, &out);",
-                        ty(r)
-                    );
+                    c.line(&format!("const out = try guest.settle({call});"));
+                    c.line(&format!("return try guest.encodeResult({}, &out);", ty(r)));
                 }
             },
         }
-        let _ = writeln!(out, "            }}");
+        c.close("}");
     }
-    let _ = writeln!(out, "        }};");
+    c.close("};");
     let handlers: Vec<String> = i
         .functions
         .iter()
@@ -295,34 +273,43 @@ fn exporter(out: &mut String, i: &Iface) {
         1 => format!("&.{{{}}}", handlers[0]),
         _ => format!("&.{{ {} }}", handlers.join(", ")),
     };
-    let _ = writeln!(
-        out,
-        "        return .{{ .interface = interface, .handlers = {list} }};\n    }}"
-    );
+    c.line(&format!(
+        "return .{{ .interface = interface, .handlers = {list} }};"
+    ));
+    c.close("}");
 }
 
-fn client(out: &mut String, i: &Iface) {
+fn client(c: &mut Lines, i: &Iface) {
     let fanout = i.pattern == Pattern::FanOut;
     let reserved = reserved(i);
-    let _ = writeln!(
-        out,
-        "\n    /// The client of `{}` for module `module`, which must list\n    \
-         /// `interface` in its `.imports`.\n    \
-         pub fn client(comptime module: guest.Module) Client {{\n        \
-         return .{{ .import = comptime module.importIndex(\"{}\") }};\n    }}",
-        i.name, i.name
-    );
-    let _ = writeln!(
-        out,
-        "\n    /// Calls `{}`{}. Replies and arguments live in\n    \
-         /// dispatch memory (`guest.scratch()`).\n    pub const Client = struct {{\n        import: u16,",
-        i.name,
-        if fanout {
-            ": every call goes to every exporter and returns one reply\n    /// per callee, in manifest order"
-        } else {
-            ""
-        }
-    );
+    c.line("");
+    c.line(&format!(
+        "/// The client of `{}` for module `module`, which must list",
+        i.name
+    ));
+    c.line("/// `interface` in its `.imports`.");
+    c.open("pub fn client(comptime module: guest.Module) Client {");
+    c.line(&format!(
+        "return .{{ .import = comptime module.importIndex(\"{}\") }};",
+        i.name
+    ));
+    c.close("}");
+    c.line("");
+    if fanout {
+        c.line(&format!(
+            "/// Calls `{}`: every call goes to every exporter and returns one reply",
+            i.name
+        ));
+        c.line("/// per callee, in manifest order. Replies and arguments live in");
+    } else {
+        c.line(&format!(
+            "/// Calls `{}`. Replies and arguments live in",
+            i.name
+        ));
+    }
+    c.line("/// dispatch memory (`guest.scratch()`).");
+    c.open("pub const Client = struct {");
+    c.line("import: u16,");
     for f in &i.functions {
         let result = f.result.as_ref().map(ty).unwrap_or_else(|| "void".into());
         let returns = if fanout {
@@ -330,42 +317,41 @@ fn client(out: &mut String, i: &Iface) {
         } else {
             format!("guest.CallError!guest.Reply({result})")
         };
-        let _ = writeln!(out);
+        c.line("");
         if f.doc.is_empty() {
-            let _ = writeln!(out, "        /// Calls `{}`.", f.name);
+            c.line(&format!("/// Calls `{}`.", f.name));
         } else {
-            doc(out, "        ", &f.doc);
+            c.comment("/// ", &f.doc);
         }
         let mut params = vec!["c: Client".to_string()];
         let mut args = Vec::new();
-        let mut prologue = String::new();
+        // The body's first lines (encoding the copied arguments) wait for
+        // the signature: the notes on region-bound parameters precede it.
+        let mut prologue = Vec::new();
         for (k, p) in f.params.iter().enumerate() {
             let name = local(&p.name, &reserved);
             if let Some(r) = i.region_of(p) {
-                let _ = writeln!(
-                    out,
-                    "        /// `{name}` must lie in this module's window of `{}` ({}).",
+                c.line(&format!(
+                    "/// `{name}` must lie in this module's window of `{}` ({}).",
                     r.name,
                     window_fn(&r.local)
-                );
+                ));
                 params.push(format!("{name}: []const u8"));
                 args.push(name);
             } else {
                 params.push(format!("{name}: *const {}", ty(p)));
-                let _ = writeln!(
-                    prologue,
-                    "            const a{k} = try guest.encodeArgument({name});"
-                );
+                prologue.push(format!("const a{k} = try guest.encodeArgument({name});"));
                 args.push(format!("a{k}"));
             }
         }
-        let _ = writeln!(
-            out,
-            "        pub fn {}({}) {returns} {{",
+        c.open(&format!(
+            "pub fn {}({}) {returns} {{",
             ident(&f.name),
             params.join(", ")
-        );
-        out.push_str(&prologue);
+        ));
+        for l in &prologue {
+            c.line(l);
+        }
         let list = match args.len() {
             0 => "&.{}".to_string(),
             1 => format!("&.{{{}}}", args[0]),
@@ -376,50 +362,47 @@ fn client(out: &mut String, i: &Iface) {
             f.index
         );
         if fanout {
-            let _ = writeln!(out, "            return {call};");
+            c.line(&format!("return {call};"));
         } else {
-            let _ = writeln!(
-                out,
-                "            return guest.single({result}, try {call});"
-            );
+            c.line(&format!("return guest.single({result}, try {call});"));
         }
-        let _ = writeln!(out, "        }}");
+        c.close("}");
     }
-    let _ = writeln!(out, "    }};");
+    c.close("};");
 }
 
-fn interface(out: &mut String, i: &Iface) {
-    let _ = writeln!(out);
+fn interface(c: &mut Lines, i: &Iface) {
+    c.line("");
     if !i.doc.is_empty() {
-        doc(out, "", &i.doc);
-        let _ = writeln!(out, "///");
+        c.comment("/// ", &i.doc);
+        c.line("///");
     }
-    let _ = writeln!(
-        out,
-        "/// The interface `{}`: its descriptor, its regions' windows, the\n\
-         /// export (`exporter`) and the client (`client`).\n\
-         pub const {} = struct {{",
-        i.name,
-        type_name(&i.local)
-    );
-    descriptor(out, i);
+    c.line(&format!(
+        "/// The interface `{}`: its descriptor, its regions' windows, the",
+        i.name
+    ));
+    c.line("/// export (`exporter`) and the client (`client`).");
+    c.open(&format!("pub const {} = struct {{", type_name(&i.local)));
+    descriptor(c, i);
     for r in &i.regions {
-        let _ = writeln!(
-            out,
-            "\n    /// This module's window of region `{}` ({} pages; importers {},\n    \
-             /// exporters {}): empty when the module has no access to it.\n    \
-             pub fn {}() []u8 {{\n        return guest.window(\"{}\");\n    }}",
+        c.line("");
+        c.line(&format!(
+            "/// This module's window of region `{}` ({} pages; importers {},",
             r.name,
             r.pages,
-            r.importer.keyword(),
-            r.exporter.keyword(),
-            window_fn(&r.local),
-            r.name
-        );
+            r.importer.keyword()
+        ));
+        c.line(&format!(
+            "/// exporters {}): empty when the module has no access to it.",
+            r.exporter.keyword()
+        ));
+        c.open(&format!("pub fn {}() []u8 {{", window_fn(&r.local)));
+        c.line(&format!("return guest.window(\"{}\");", r.name));
+        c.close("}");
     }
-    exporter(out, i);
-    client(out, i);
-    let _ = writeln!(out, "}};");
+    exporter(c, i);
+    client(c, i);
+    c.close("};");
 }
 
 #[cfg(test)]
