@@ -31,14 +31,14 @@ impl Gen<'_> {
                 )
             }
             FieldType::Scalar(p) => rust_prim(*p).to_string(),
-            FieldType::Enum(id) => self.enum_name(*id),
-            FieldType::Struct(id) => self.struct_name(*id),
+            FieldType::Enum(id) => self.n.enum_name(*id),
+            FieldType::Struct(id) => self.n.struct_name(*id),
             FieldType::Union(id) => format!("Option<{}>", self.union_value(*id)),
             FieldType::Array(a) => {
                 let elem = match a.elem {
                     ElemType::Scalar(p) => rust_prim(p).to_string(),
-                    ElemType::Enum(id) => self.enum_name(id),
-                    ElemType::Struct(id) => self.struct_name(id),
+                    ElemType::Enum(id) => self.n.enum_name(id),
+                    ElemType::Struct(id) => self.n.struct_name(id),
                     ElemType::Union(id) => format!("Option<{}>", self.union_value(id)),
                     ElemType::Array(id) => self.obj_type(&FieldType::Array(self.s.arrays[id])),
                 };
@@ -53,8 +53,8 @@ impl Gen<'_> {
 
     pub(super) fn struct_item(&mut self, id: StructId) {
         let st = &self.s.structs[id];
-        let name = self.struct_name(id);
-        let kind = if self.is_table(id) {
+        let name = self.n.struct_name(id);
+        let kind = if self.l.is_table(id) {
             "table (evolvable)"
         } else {
             "inline struct (frozen layout)"
@@ -92,14 +92,14 @@ impl Gen<'_> {
             for d in &f.doc {
                 self.c.line(&format!("/// {d}"));
             }
-            let ident = self.field_ident(id, i);
+            let ident = self.n.field(id, i);
             if self.serde && !tuple && ident.trim_end_matches('_') != f.name {
                 self.c.line(&format!("#[serde(rename = \"{}\")]", f.name));
             }
             let ty = match &f.ty {
                 // Boxed: an optional table may hold its own type (a list,
                 // a tree), which a plain `Option<T>` could not.
-                FieldType::Struct(s) if f.optional && self.is_table(*s) => {
+                FieldType::Struct(s) if f.optional && self.l.is_table(*s) => {
                     format!("Option<Box<{}>>", self.obj_type(&f.ty))
                 }
                 _ if f.optional => format!("Option<{}>", self.obj_type(&f.ty)),
@@ -152,10 +152,10 @@ impl Gen<'_> {
     }
 
     fn struct_impl(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let view = self.view_name(id);
         let sl = self.l.of_struct(id).clone();
-        let table = self.is_table(id);
+        let table = self.l.is_table(id);
         self.c.open(&format!("impl {name} {{"));
         for (i, f) in sl.fields.iter().enumerate() {
             let field = &self.s.structs[id].fields[i].name;
@@ -216,7 +216,7 @@ impl Gen<'_> {
         self.c.line("");
         let mut body = Code::new(2);
         for (i, f) in sl.fields.iter().enumerate() {
-            let place = format!("self.{}", self.field_ident(id, i));
+            let place = format!("self.{}", self.n.field(id, i));
             let pos = add("at", f.offset);
             self.write_slot(&mut body, &f.slot, &place, &pos);
         }
@@ -286,7 +286,7 @@ impl Gen<'_> {
         self.c.line("");
         let mut body = Code::new(2);
         for (i, f) in sl.fields.iter().enumerate() {
-            let place = format!("self.{}", self.field_ident(id, i));
+            let place = format!("self.{}", self.n.field(id, i));
             let ctx = if table {
                 Ctx::Table {
                     t: "t".into(),
@@ -634,7 +634,7 @@ impl Gen<'_> {
             }
             (None, ArrayData::Soa { elem }) if self.words_soa(*elem).is_some() => c.line(&format!(
                 "{}::write_soa_slice({}, w, {pos})?;",
-                self.struct_name(*elem),
+                self.n.struct_name(*elem),
                 borrowed(place)
             )),
             (None, ArrayData::AosInline { id, stride }) if array.is_map() => {
@@ -692,7 +692,7 @@ impl Gen<'_> {
             ),
             ArrayData::Soa { elem } => c.line(&format!(
                 "{}::write_soa({iter}, {count}, w, {pos})?;",
-                self.struct_name(*elem)
+                self.n.struct_name(*elem)
             )),
             _ => unreachable!("only struct arrays here"),
         }
@@ -752,7 +752,7 @@ impl Gen<'_> {
             Slot::Scalar(p) => c.line(&format!("{place} = {};", scalar(rust_prim(*p)))),
             Slot::Enum { id, repr } => c.line(&format!(
                 "{place} = {}({});",
-                self.enum_name(*id),
+                self.n.enum_name(*id),
                 scalar(rust_prim(*repr))
             )),
             Slot::InlineStruct(_) => guarded(
@@ -792,7 +792,7 @@ impl Gen<'_> {
                     FixedElem::Enum { id, repr } => {
                         format!(
                             "*e = {}(r.get::<{}>({epos}));",
-                            self.enum_name(*id),
+                            self.n.enum_name(*id),
                             rust_prim(*repr)
                         )
                     }
@@ -829,7 +829,7 @@ impl Gen<'_> {
                 c.line("Some(x) => x.read_table(v, r.table(offset))?,");
                 c.line(&format!(
                     "None => {place} = Some(Box::new({}::from_table(v, r.table(offset))?)),",
-                    self.struct_name(*id)
+                    self.n.struct_name(*id)
                 ));
                 c.close("}");
                 c.reopen("} else {");
@@ -949,7 +949,7 @@ impl Gen<'_> {
                     ElemType::Enum(id) => format!(
                         "{place}.extend(r.slice::<{}>(a.offset, a.len).iter().map(|x| {}(*x)));",
                         rust_prim(self.s.enums[id].repr),
-                        self.enum_name(id)
+                        self.n.enum_name(id)
                     ),
                     _ => unreachable!(),
                 };
@@ -965,7 +965,7 @@ impl Gen<'_> {
                 c.open("for i in 0..a.len {");
                 c.line(&format!(
                     "let mut entry = {}::default();",
-                    self.struct_name(*id)
+                    self.n.struct_name(*id)
                 ));
                 c.line(&format!(
                     "entry.read_at(v, a.offset + {})?;",
@@ -988,7 +988,7 @@ impl Gen<'_> {
                 c.open("None => {");
                 c.line(&format!(
                     "let mut elem = {}::default();",
-                    self.struct_name(*id)
+                    self.n.struct_name(*id)
                 ));
                 c.line("elem.read_at(v, at)?;");
                 c.line(&format!("{place}.push(elem);"));
@@ -1007,14 +1007,14 @@ impl Gen<'_> {
                 c.line("Some(elem) => elem.read_table(v, t)?,");
                 c.line(&format!(
                     "None => {place}.push({}::from_table(v, t)?),",
-                    self.struct_name(*id)
+                    self.n.struct_name(*id)
                 ));
                 c.close("}");
                 c.close("}");
             }
             (None, ArrayData::Soa { elem }) => c.line(&format!(
                 "{}::read_soa(&mut {place}, v, a)?;",
-                self.struct_name(*elem)
+                self.n.struct_name(*elem)
             )),
             (None, ArrayData::UnionAos { id, .. }) => each(
                 c,

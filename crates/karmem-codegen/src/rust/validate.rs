@@ -40,11 +40,11 @@ impl Gen<'_> {
             SlotCheck::Nothing => {}
             SlotCheck::Bool => when(c, &|c| c.line(&format!("v.bool_at({pos})?;"))),
             SlotCheck::Inline(id) => {
-                let s = self.struct_name(id);
+                let s = self.n.struct_name(id);
                 when(c, &|c| c.line(&format!("{s}::validate_at(v, {pos})?;")))
             }
             SlotCheck::Table(id) => {
-                let s = self.struct_name(id);
+                let s = self.n.struct_name(id);
                 when(c, &|c| {
                     c.line(&format!(
                         "let child = v.table(r.get::<u32>({pos}), {s}::FULL_SIZE)?;"
@@ -53,7 +53,7 @@ impl Gen<'_> {
                 })
             }
             SlotCheck::OptionalTable(id) => {
-                let s = self.struct_name(id);
+                let s = self.n.struct_name(id);
                 when(c, &|c| {
                     c.line(&format!("let offset = r.get::<u32>({pos});"));
                     c.open("if offset != 0 {");
@@ -88,7 +88,7 @@ impl Gen<'_> {
             }
             SlotCheck::Bools { len } => when(c, &|c| c.line(&format!("v.bools({pos}, {len})?;"))),
             SlotCheck::InlineEach { id, len, stride } => {
-                let s = self.struct_name(id);
+                let s = self.n.struct_name(id);
                 when(c, &|c| {
                     c.open(&format!("for j in 0..{len}u32 {{"));
                     c.line(&format!(
@@ -166,7 +166,7 @@ impl Gen<'_> {
             ArrayData::Soa { elem } if !self.l.soa_needs_validation(*elem) => {
                 out.line(&format!(
                     "v.soa_column({col}, len, &{}::SOA_COLUMNS)?;",
-                    self.struct_name(*elem)
+                    self.n.struct_name(*elem)
                 ));
             }
             _ => {
@@ -284,7 +284,7 @@ impl Gen<'_> {
                     c.open("for i in 0..a.len {");
                     c.line(&format!(
                         "{}::validate_at(v, a.offset + {})?;",
-                        self.struct_name(*id),
+                        self.n.struct_name(*id),
                         mul("i", *stride)
                     ));
                     c.close("}");
@@ -292,7 +292,7 @@ impl Gen<'_> {
             }
             ArrayData::AosTable { id } => {
                 c.open("for i in 0..a.len {");
-                let s = self.struct_name(*id);
+                let s = self.n.struct_name(*id);
                 c.line(&format!(
                     "let child = v.table(v.reader.get::<u32>(a.offset + i * {OFFSET_SIZE}), {s}::FULL_SIZE)?;"
                 ));
@@ -301,7 +301,7 @@ impl Gen<'_> {
             }
             ArrayData::Soa { elem } => c.line(&format!(
                 "{}::validate_soa(v, a)?;",
-                self.struct_name(*elem)
+                self.n.struct_name(*elem)
             )),
             _ => unreachable!(),
         }
