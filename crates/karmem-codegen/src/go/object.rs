@@ -8,7 +8,7 @@ use karmem_layout::{
 };
 use karmem_schema::model::*;
 
-use super::code::{align, mentions, times, Code, Pos};
+use super::code::{align, times, Code, Pos};
 use super::{go_prim, limit_of, wire, zero_of, Ctx, Gen};
 
 /// How an SoA writer or reader walks its elements: a plain `[]S`, or the
@@ -529,7 +529,7 @@ impl Gen<'_> {
             let default = self.s.structs[id].fields[i].nonzero_default();
             self.read_slot(&mut body, &f.slot, &place, &ctx, default);
         }
-        let uses_r = mentions(&body.out, "r");
+        let uses_r = body.reads();
         if table {
             self.c.open(&format!(
                 "func (x *{name}) readTable(v *karmem.Validator, t karmem.Table) error {{"
@@ -617,9 +617,9 @@ impl Gen<'_> {
                 };
                 let load = match ctx {
                     Ctx::Table { t, off } if default.is_none() => {
-                        format!("r.Field{}({t}, {off})", wire(p))
+                        format!("{}.Field{}({t}, {off})", c.r(), wire(p))
                     }
-                    _ => format!("r.{}({})", wire(p), pos.normal()),
+                    _ => format!("{}.{}({})", c.r(), wire(p), pos.normal()),
                 };
                 let value = match conv {
                     Some(e) => format!("{e}({load})"),
@@ -649,8 +649,11 @@ impl Gen<'_> {
             }
             Slot::TableRef(_) => {
                 let t = match ctx {
-                    Ctx::Table { t, off } => format!("r.FieldTable({t}, {off})"),
-                    Ctx::Pos { .. } => format!("r.Table(r.Uint32({}))", pos.compact()),
+                    Ctx::Table { t, off } => format!("{}.FieldTable({t}, {off})", c.r()),
+                    Ctx::Pos { .. } => {
+                        let r = c.r();
+                        format!("{r}.Table({r}.Uint32({}))", pos.compact())
+                    }
                 };
                 match (ctx, &present) {
                     (Ctx::Pos { .. }, Some(cond)) => {
@@ -684,14 +687,18 @@ impl Gen<'_> {
                     c.open(&format!("for j := range {place} {{"));
                     match elem {
                         FixedElem::Scalar(p) => {
-                            c.line(&format!("{place}[j] = r.{}({})", wire(*p), epos.normal()))
+                            let r = c.r();
+                            c.line(&format!("{place}[j] = {r}.{}({})", wire(*p), epos.normal()))
                         }
-                        FixedElem::Enum { id, repr } => c.line(&format!(
-                            "{place}[j] = {}(r.{}({}))",
-                            self.n.enum_name(*id),
-                            wire(*repr),
-                            epos.normal()
-                        )),
+                        FixedElem::Enum { id, repr } => {
+                            let r = c.r();
+                            c.line(&format!(
+                                "{place}[j] = {}({r}.{}({}))",
+                                self.n.enum_name(*id),
+                                wire(*repr),
+                                epos.normal()
+                            ))
+                        }
                         FixedElem::InlineStruct(_) => {
                             c.try_call(&format!("{place}[j].readAt(v, {})", epos.compact()), "err")
                         }
@@ -702,8 +709,8 @@ impl Gen<'_> {
             }
             Slot::OptionalTable(id) => {
                 let offset = match ctx {
-                    Ctx::Table { t, off } => format!("r.FieldUint32({t}, {off})"),
-                    Ctx::Pos { .. } => format!("r.Uint32({})", pos.normal()),
+                    Ctx::Table { t, off } => format!("{}.FieldUint32({t}, {off})", c.r()),
+                    Ctx::Pos { .. } => format!("{}.Uint32({})", c.r(), pos.normal()),
                 };
                 let load = match &present {
                     Some(cond) if matches!(ctx, Ctx::Pos { .. }) => {
@@ -722,14 +729,15 @@ impl Gen<'_> {
                 c.open(&format!("if {place} == nil {{"));
                 c.line(&format!("{place} = new({})", self.n.struct_name(*id)));
                 c.close("}");
-                c.try_call(&format!("{place}.readTable(v, r.Table(offset))"), "err");
+                let r = c.r();
+                c.try_call(&format!("{place}.readTable(v, {r}.Table(offset))"), "err");
                 c.close("} else {");
                 c.indent += 1;
                 c.line(&format!("{place} = nil"));
                 c.close("}");
             }
             Slot::Optional { value_at, value } => {
-                let flag = format!("r.Uint8({}) != 0", pos.compact());
+                let flag = format!("{}.Uint8({}) != 0", c.r(), pos.compact());
                 let cond = match &present {
                     Some(p) => format!("{p} && {flag}"),
                     None => flag,
@@ -754,11 +762,12 @@ impl Gen<'_> {
                 let limit = limit_of(array);
                 let cond = present.clone().unwrap_or_else(|| "true".into());
                 c.open(&format!("if {cond} {{"));
+                let r = c.r();
                 match ctx {
                     Ctx::Table { t, off } => {
-                        c.line(&format!("a := r.FieldArray({t}, {off}, {es}, {limit})"))
+                        c.line(&format!("a := {r}.FieldArray({t}, {off}, {es}, {limit})"))
                     }
-                    Ctx::Pos { .. } => c.line(&format!("a := r.Array({pc}, {es}, {limit})")),
+                    Ctx::Pos { .. } => c.line(&format!("a := {r}.Array({pc}, {es}, {limit})")),
                 }
                 self.read_array(c, array, data, place);
                 c.close("} else {");
@@ -779,11 +788,12 @@ impl Gen<'_> {
                     Some(cond) => c.open(&format!("if {cond} {{")),
                     None => c.open("{"),
                 }
+                let r = c.r();
                 match ctx {
                     Ctx::Table { t, off } => {
-                        c.line(&format!("a := r.FieldArray({t}, {off}, {es}, {limit})"))
+                        c.line(&format!("a := {r}.FieldArray({t}, {off}, {es}, {limit})"))
                     }
-                    Ctx::Pos { .. } => c.line(&format!("a := r.Array({pc}, {es}, {limit})")),
+                    Ctx::Pos { .. } => c.line(&format!("a := {r}.Array({pc}, {es}, {limit})")),
                 }
                 self.read_array(c, array, data, place);
                 if present.is_some() {
@@ -876,8 +886,9 @@ impl Gen<'_> {
                 c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
                 c.open(&format!("for k := range {} {{", unparen(place)));
                 c.line(&format!("row := &{place}[k]"));
+                let r = c.r();
                 c.line(&format!(
-                    "a := r.Array(a.Offset+uint32(k)*{ARRAY_REF_SIZE}, {}, {})",
+                    "a := {r}.Array(a.Offset+uint32(k)*{ARRAY_REF_SIZE}, {}, {})",
                     data.elem_size(),
                     limit_of(inner)
                 ));
@@ -886,26 +897,29 @@ impl Gen<'_> {
             }
             (Some(Text::Utf8), _) => {
                 charge(c);
+                let r = c.r();
                 c.line(&format!(
-                    "karmem.SetString({}, r.ArrayBytes(a))",
+                    "karmem.SetString({}, {r}.ArrayBytes(a))",
                     addr(place)
                 ));
             }
             (Some(Text::Utf16), _) => {
                 charge(c);
+                let r = c.r();
                 c.line(&format!(
-                    "karmem.SetUTF16({}, karmem.Slice[uint16](r, a.Offset, a.Len))",
+                    "karmem.SetUTF16({}, karmem.Slice[uint16]({r}, a.Offset, a.Len))",
                     addr(place)
                 ));
             }
             (None, ArrayData::Plain { .. }) => {
                 charge(c);
+                let r = c.r();
                 match array.elem {
                     ElemType::Scalar(Primitive::Bool) => c.line(&format!(
-                        "{place} = karmem.AppendBools({place}[:0], karmem.Slice[uint8](r, a.Offset, a.Len))"
+                        "{place} = karmem.AppendBools({place}[:0], karmem.Slice[uint8]({r}, a.Offset, a.Len))"
                     )),
                     e => c.line(&format!(
-                        "{place} = append({place}[:0], karmem.Slice[{}](r, a.Offset, a.Len)...)",
+                        "{place} = append({place}[:0], karmem.Slice[{}]({r}, a.Offset, a.Len)...)",
                         self.elem_type(e)
                     )),
                 }
@@ -936,8 +950,9 @@ impl Gen<'_> {
             (None, ArrayData::AosTable { id }) => {
                 charge(c);
                 self.grow_each(c, place, *id);
+                let r = c.r();
                 c.try_call(
-                    &format!("{place}[k].readTable(v, r.Table(r.Uint32(a.Offset+uint32(k)*{OFFSET_SIZE})))"),
+                    &format!("{place}[k].readTable(v, {r}.Table({r}.Uint32(a.Offset+uint32(k)*{OFFSET_SIZE})))"),
                     "err",
                 );
                 c.close("}");
@@ -966,8 +981,9 @@ impl Gen<'_> {
             }
             (None, ArrayData::UnionSoa { id, tag }) => {
                 let tw = tag.size();
+                let r = c.r();
                 c.open(&format!(
-                    "if tags, offsets, ok := r.UnionColumns(a, {tw}); ok {{"
+                    "if tags, offsets, ok := {r}.UnionColumns(a, {tw}); ok {{"
                 ));
                 charge(c);
                 c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));

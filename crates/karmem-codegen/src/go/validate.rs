@@ -9,7 +9,7 @@ use karmem_layout::{
 };
 use karmem_schema::model::*;
 
-use super::code::{mentions, Code, Pos};
+use super::code::{Code, Pos};
 use super::object::negate;
 use super::{go_limit, limit_of, Ctx, Gen};
 
@@ -104,7 +104,7 @@ impl Gen<'_> {
                 "func validateTable{name}(v *karmem.Validator, t karmem.Table) error {{"
             ));
             self.c.try_call("v.Enter()", "err");
-            if mentions(&body.out, "r") {
+            if body.reads() {
                 self.c.line("r := v.Reader()");
             }
             self.c.append(body);
@@ -113,7 +113,7 @@ impl Gen<'_> {
             self.c.open(&format!(
                 "func validateAt{name}(v *karmem.Validator, at uint32) error {{"
             ));
-            if mentions(&body.out, "r") {
+            if body.reads() {
                 self.c.line("r := v.Reader()");
             }
             self.c.append(body);
@@ -167,8 +167,9 @@ impl Gen<'_> {
             SlotCheck::Table(id) => {
                 let name = self.n.struct_name(id);
                 when(c, &|c: &mut Code| {
+                    let r = c.r();
                     c.line(&format!(
-                        "child, err := v.Table(r.Uint32({}), {name}FullSize)",
+                        "child, err := v.Table({r}.Uint32({}), {name}FullSize)",
                         pos.compact()
                     ));
                     c.check_err("err");
@@ -178,8 +179,9 @@ impl Gen<'_> {
             SlotCheck::OptionalTable(id) => {
                 let name = self.n.struct_name(id);
                 when(c, &|c: &mut Code| {
+                    let r = c.r();
                     c.open(&format!(
-                        "if offset := r.Uint32({}); offset != 0 {{",
+                        "if offset := {r}.Uint32({}); offset != 0 {{",
                         pos.normal()
                     ));
                     c.line(&format!("child, err := v.Table(offset, {name}FullSize)"));
@@ -199,7 +201,8 @@ impl Gen<'_> {
                 };
                 self.validate_slot(&mut inner, value, &at);
                 if !inner.out.is_empty() {
-                    c.open(&format!("if r.Uint8({}) != 0 {{", pos.compact()));
+                    let r = c.r();
+                    c.open(&format!("if {r}.Uint8({}) != 0 {{", pos.compact()));
                     c.append(inner);
                     c.close("}");
                 }
@@ -365,13 +368,14 @@ impl Gen<'_> {
                         format!("{pos}+{}", key.offset)
                     }
                 };
+                let r = c.r();
                 let read = |i: &str| match &key.slot {
                     Slot::Scalar(p) | Slot::Enum { repr: p, .. } => {
-                        format!("r.{}({})", super::wire(*p), at(i))
+                        format!("{r}.{}({})", super::wire(*p), at(i))
                     }
                     // Text keys in byte order.
                     _ => format!(
-                        "string(r.ArrayBytes(r.Array({}, 1, karmem.NoLimit)))",
+                        "string({r}.ArrayBytes({r}.Array({}, 1, karmem.NoLimit)))",
                         at(i)
                     ),
                 };
@@ -444,7 +448,7 @@ impl Gen<'_> {
         // capacity (format.md §10).
         self.charge_unlisted(&mut c, &soa, "a.Cap");
         if !body.out.is_empty() {
-            if mentions(&body.out, "r") {
+            if body.reads() {
                 c.line("r := v.Reader()");
             }
             c.line("n := a.Len");
@@ -483,6 +487,7 @@ impl Gen<'_> {
                 .filter(|inner| inner.lines().all(|l| l.starts_with(&format!("{tabs}\t"))));
             c.open(&format!("if {at} != 0 {{"));
             c.open("for i := uint32(0); i < n; i++ {");
+            c.reads_as(&each);
             match inner {
                 Some(inner) => c.out.push_str(inner),
                 // Anything else, one tab further in.
