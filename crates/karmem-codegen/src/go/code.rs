@@ -2,38 +2,16 @@
 //! spacing gofmt gives binary expressions, and tabwriter-style alignment of
 //! struct fields and constant blocks.
 
-use std::cell::Cell;
-
 use crate::emit::{deref_lines, Lines};
 
-/// A Go source buffer with the current indentation (tabs), and whether the
-/// code written to it reads through the function's local reader `r`.
-pub(crate) struct Code(Lines, Cell<bool>);
+/// A Go source buffer with the current indentation (tabs).
+pub(crate) struct Code(Lines);
 
 deref_lines!(Code);
 
 impl Code {
     pub fn new(indent: usize) -> Self {
-        Code(Lines::new("\t", indent), Cell::new(false))
-    }
-
-    /// The local reader `r` (`r := v.Reader()`), for a statement being
-    /// written to this buffer: the buffer records the use, and the function
-    /// declares `r` only when its body has one ([`Code::reads`]).
-    pub fn r(&self) -> &'static str {
-        self.1.set(true);
-        "r"
-    }
-
-    /// Whether code written here (or appended) uses the local reader `r`.
-    pub fn reads(&self) -> bool {
-        self.1.get()
-    }
-
-    /// Records that the code of `other`, written here by hand, uses what it
-    /// uses.
-    pub fn reads_as(&mut self, other: &Code) {
-        self.1.set(self.reads() || other.reads());
+        Code(Lines::new("\t", indent))
     }
 
     /// `if err := CALL; err != nil { return RET }`.
@@ -58,8 +36,7 @@ impl Code {
     }
 
     pub fn append(&mut self, other: Code) {
-        self.reads_as(&other);
-        self.out.push_str(&other.out);
+        self.splice(&other);
     }
 
     /// Doc comment lines (`// text`).
@@ -192,18 +169,6 @@ pub(crate) fn times(expr: &str, k: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_buffer_records_that_its_code_reads_through_r() {
-        let mut body = Code::new(1);
-        body.line("x := 1");
-        assert!(!body.reads());
-        let mut inner = Code::new(2);
-        let r = inner.r();
-        inner.line(&format!("y := {r}.Uint8(0)"));
-        body.append(inner);
-        assert!(body.reads());
-    }
 
     #[test]
     fn positions_render_like_gofmt() {

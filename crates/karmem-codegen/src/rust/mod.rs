@@ -360,17 +360,6 @@ impl Gen<'_> {
     }
 }
 
-/// Does generated `body` use the local variable `name` (as `name.`/`name,`/`name)`)?
-fn mentions(body: &str, name: &str) -> bool {
-    let bytes = body.as_bytes();
-    body.match_indices(name).any(|(i, _)| {
-        let before = i.checked_sub(1).map(|p| bytes[p]);
-        let after = bytes.get(i + name.len()).copied();
-        let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-        !before.is_some_and(|c| ident(c) || c == b'.') && matches!(after, Some(b'.' | b',' | b')'))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

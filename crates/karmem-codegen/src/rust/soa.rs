@@ -9,7 +9,7 @@ use karmem_layout::{ArrayData, Slot, SoaLayout};
 use karmem_schema::model::*;
 
 use super::code::Code;
-use super::{mentions, mul, rust_prim, Ctx, Gen, MAX_ZIP};
+use super::{mul, rust_prim, Ctx, Gen, MAX_ZIP};
 use crate::names::{rust_ident, snake};
 
 impl Gen<'_> {
@@ -443,12 +443,14 @@ impl Gen<'_> {
         // validate: column by column (R4.5). Each column's checks run in
         // one tight loop; references are checked as a whole column first,
         // then whatever their data needs (text, nested directories).
-        let body: String = soa
+        let columns: Vec<Code> = soa
             .columns
             .iter()
             .enumerate()
             .map(|(k, c)| self.validate_column(k, c))
             .collect();
+        let uses_r = columns.iter().any(|c| c.reads());
+        let body: String = columns.into_iter().map(Code::into_text).collect();
         self.c.line("#[doc(hidden)]");
         self.c.line("#[inline]");
         self.c.open("pub fn validate_soa(v: &mut karmem::Validator<'_>, a: karmem::ArrayRef) -> Result<(), karmem::Error> {");
@@ -469,7 +471,7 @@ impl Gen<'_> {
             }
         }
         if !body.is_empty() {
-            if mentions(&body, "r") {
+            if uses_r {
                 self.c.line("let r = v.reader;");
             }
             self.c.line("let len = a.len;");
