@@ -21,17 +21,7 @@ fn main() {
     for path in found {
         println!("cargo:rerun-if-changed={}", path.display());
         let rel = path.strip_prefix(&root).unwrap().with_extension("");
-        let module: String = rel
-            .to_string_lossy()
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() {
-                    c.to_ascii_lowercase()
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+        let module = karmem_codegen::names::lower_ident(&rel.to_string_lossy());
         let source = std::fs::read_to_string(&path).unwrap();
         let (schema, layout) = karmem_layout::load(&path.display().to_string(), &source)
             .unwrap_or_else(|d| panic!("{}", d.render(false)));

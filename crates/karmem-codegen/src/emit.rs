@@ -6,11 +6,16 @@
 //! comments); the TypeScript and guest/host binding backends use it as it
 //! is, with the unit of their language.
 
+use std::cell::Cell;
+
 /// Source text and the current indentation (`indent` units of `unit`).
 pub(crate) struct Lines {
     pub out: String,
     pub indent: usize,
     unit: &'static str,
+    /// Whether the code written here reads through the function's local
+    /// reader `r`.
+    reads: Cell<bool>,
 }
 
 impl Lines {
@@ -19,7 +24,34 @@ impl Lines {
             out: String::new(),
             indent,
             unit,
+            reads: Cell::new(false),
         }
+    }
+
+    /// The local reader `r`, for a statement being written to this buffer:
+    /// the buffer records the use, and the function declares `r` (Go
+    /// `r := v.Reader()`, Rust `let r = v.reader;`, Zig `const r = v.r;`)
+    /// only when its body has one ([`Lines::reads`]), rather than looking
+    /// for `r` in the text.
+    pub fn r(&self) -> &'static str {
+        self.reads.set(true);
+        "r"
+    }
+
+    /// Whether code written here (or spliced in) uses the local reader `r`.
+    pub fn reads(&self) -> bool {
+        self.reads.get()
+    }
+
+    /// Records that code of `other`, copied here by hand, uses what it uses.
+    pub fn reads_as(&self, other: &Lines) {
+        self.reads.set(self.reads() || other.reads());
+    }
+
+    /// `other`'s text, as it is, after this buffer's (and what it reads).
+    pub fn splice(&mut self, other: &Lines) {
+        self.reads_as(other);
+        self.out.push_str(&other.out);
     }
 
     /// One line at the current indentation (an empty line stays empty).
@@ -133,5 +165,19 @@ mod tests {
         c.comment("/// ", &["one".into(), String::new()]);
         c.block("\nf {\n  a\n}\n");
         assert_eq!(c.out, "\t/// one\n\t///\n\n\tf {\n\t  a\n\t}\n");
+    }
+
+    #[test]
+    fn a_buffer_records_that_its_code_reads_through_r() {
+        let mut body = Lines::new("\t", 1);
+        body.line("x := 1");
+        assert!(!body.reads());
+        let mut inner = Lines::new("\t", 2);
+        let r = inner.r();
+        inner.line(&format!("y := {r}.Uint8(0)"));
+        assert!(inner.reads());
+        body.splice(&inner);
+        assert!(body.reads());
+        assert_eq!(body.out, "\tx := 1\n\t\ty := r.Uint8(0)\n");
     }
 }

@@ -21,12 +21,13 @@ mod object;
 mod validate;
 mod views;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use karmem_layout::{ArrayData, Layout, Slot};
 use karmem_schema::model::*;
 
-use crate::names::camel;
+pub(crate) use crate::names::GO_KEYWORDS;
+use crate::names::{module_ident, Namer, GO};
 use crate::{Backend, Error, GeneratedFile};
 use code::{align, Code};
 
@@ -44,19 +45,12 @@ impl Backend for GoBackend {
 
     fn generate(&self, schema: &Schema, layout: &Layout) -> Result<Vec<GeneratedFile>, Error> {
         let package = package_name(schema);
-        let mut variant_tags: HashMap<StructId, Vec<String>> = HashMap::new();
-        for u in &schema.unions {
-            for v in &u.variants {
-                let tag = format!("{}Tag", go_name(&u.name));
-                variant_tags.entry(v.ty).or_default().push(tag);
-            }
-        }
         let mut g = Gen {
             s: schema,
             l: layout,
+            n: Namer::new(&GO, schema),
             c: Code::new(0),
             trusted: false,
-            variant_tags,
         };
         g.body();
         let body = std::mem::take(&mut g.c.out);
@@ -117,62 +111,13 @@ pub fn package_name(schema: &Schema) -> String {
     let raw = schema
         .attribute("golang.package")
         .unwrap_or(&schema.package);
-    let mut name: String = raw
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
-        name.insert(0, 'k');
-    }
-    if GO_KEYWORDS.contains(&name.as_str()) {
-        name.push('_');
-    }
-    name
+    module_ident(raw, GO_KEYWORDS)
 }
-
-pub(crate) const GO_KEYWORDS: &[&str] = &[
-    "break",
-    "case",
-    "chan",
-    "const",
-    "continue",
-    "default",
-    "defer",
-    "else",
-    "fallthrough",
-    "for",
-    "func",
-    "go",
-    "goto",
-    "if",
-    "import",
-    "interface",
-    "map",
-    "package",
-    "range",
-    "return",
-    "select",
-    "struct",
-    "switch",
-    "type",
-    "var",
-];
 
 /// An exported Go identifier for a schema name: `field_as_soa` →
 /// `FieldAsSoa`, `ID` → `ID`, `x` → `X`.
 pub fn go_name(name: &str) -> String {
-    let c = camel(name);
-    let mut chars = c.chars();
-    match chars.next() {
-        Some(f) => f.to_uppercase().chain(chars).collect(),
-        None => "X".into(),
-    }
+    GO.types.apply(name)
 }
 
 pub(crate) fn go_prim(p: Primitive) -> &'static str {
@@ -249,33 +194,17 @@ pub(crate) enum Ctx {
 pub(crate) struct Gen<'a> {
     pub s: &'a Schema,
     pub l: &'a Layout,
+    /// The names of the schema's items (`crate::names::GO`).
+    pub n: Namer<'a>,
     pub c: Code,
     /// Emitting the trusted viewers: type names take the `Trusted` prefix,
     /// methods take a `karmem.Trusted`, and only the checks that are part
     /// of the format's meaning (absence, table evolution, indices) remain.
     pub trusted: bool,
-    /// The `<Union>Tag` methods of the unions each struct is a variant of
-    /// (found once, not by a scan of every union for every field).
-    pub variant_tags: HashMap<StructId, Vec<String>>,
 }
 
-/// Method names the generated types define, which a field accessor must
-/// not take.
-const OBJECT_METHODS: &[&str] = &["WriteAsRoot", "ReadAsRoot"];
-const VIEW_METHODS: &[&str] = &["Table", "Position"];
-
 impl Gen<'_> {
-    // ---- names -----------------------------------------------------------
-
-    pub fn struct_name(&self, id: StructId) -> String {
-        go_name(&self.s.structs[id].name)
-    }
-    pub fn enum_name(&self, id: EnumId) -> String {
-        go_name(&self.s.enums[id].name)
-    }
-    pub fn union_name(&self, id: UnionId) -> String {
-        go_name(&self.s.unions[id].name)
-    }
+    // ---- names (struct, enum, union and field names are `self.n`'s) --------
 
     /// A declared default (docs/idl.md §4.3.1) as a Go constant of the
     /// slot's reader type: a number, `true`, `TeamOrcs`, or a string.
@@ -285,8 +214,7 @@ impl Gen<'_> {
         }
         match (slot, d) {
             (Slot::Enum { id, .. }, DefaultValue::Enum { variant, .. }) => {
-                let variant = &self.s.enums[*id].variants[*variant].name;
-                format!("{}{}", self.enum_name(*id), go_name(variant))
+                self.n.value(*id, *variant)
             }
             (_, DefaultValue::Enum { value, .. }) => value.to_string(),
             (_, DefaultValue::Text(t)) => go_quote(t),
@@ -319,47 +247,26 @@ impl Gen<'_> {
         }
     }
     pub fn view_name(&self, id: StructId) -> String {
-        format!("{}{}Viewer", self.mode(), self.struct_name(id))
+        format!("{}{}Viewer", self.mode(), self.n.struct_name(id))
     }
     pub fn soa_view(&self, id: StructId) -> String {
-        format!("{}{}SoaViewer", self.mode(), self.struct_name(id))
+        format!("{}{}SoaViewer", self.mode(), self.n.struct_name(id))
     }
     pub fn soa_item(&self, id: StructId) -> String {
-        format!("{}{}SoaItem", self.mode(), self.struct_name(id))
+        format!("{}{}SoaItem", self.mode(), self.n.struct_name(id))
     }
     pub fn aos_view(&self, id: StructId) -> String {
-        format!("{}{}AosViewer", self.mode(), self.struct_name(id))
+        format!("{}{}AosViewer", self.mode(), self.n.struct_name(id))
     }
     pub fn union_view(&self, id: UnionId) -> String {
-        format!("{}{}Viewer", self.mode(), self.union_name(id))
+        format!("{}{}Viewer", self.mode(), self.n.union_name(id))
     }
     /// The viewer of an AoS or SoA array of unions (`ShapeArrayViewer`).
     pub fn union_array(&self, id: UnionId) -> String {
-        format!("{}{}ArrayViewer", self.mode(), self.union_name(id))
+        format!("{}{}ArrayViewer", self.mode(), self.n.union_name(id))
     }
     pub fn union_tag(&self, id: UnionId) -> String {
-        format!("{}Tag", self.union_name(id))
-    }
-    pub fn is_table(&self, id: StructId) -> bool {
-        self.s.structs[id].kind == StructKind::Table
-    }
-
-    /// The Go name of field `index` of struct `id`, moved aside (`Name_`)
-    /// when it would collide with a generated method.
-    pub fn field_name(&self, id: StructId, index: usize) -> String {
-        let name = go_name(&self.s.structs[id].fields[index].name);
-        let variant_of = self
-            .variant_tags
-            .get(&id)
-            .is_some_and(|tags| tags.contains(&name));
-        if OBJECT_METHODS.contains(&name.as_str())
-            || VIEW_METHODS.contains(&name.as_str())
-            || variant_of
-        {
-            format!("{name}_")
-        } else {
-            name
-        }
+        format!("{}Tag", self.n.union_name(id))
     }
 
     // ---- Go types of object fields ------------------------------------------
@@ -367,9 +274,9 @@ impl Gen<'_> {
     pub fn elem_type(&self, e: ElemType) -> String {
         match e {
             ElemType::Scalar(p) => go_prim(p).to_string(),
-            ElemType::Enum(id) => self.enum_name(id),
-            ElemType::Struct(id) => self.struct_name(id),
-            ElemType::Union(id) => self.union_name(id),
+            ElemType::Enum(id) => self.n.enum_name(id),
+            ElemType::Struct(id) => self.n.struct_name(id),
+            ElemType::Union(id) => self.n.union_name(id),
             ElemType::Array(id) => self.obj_type(&FieldType::Array(self.s.arrays[id])),
         }
     }
@@ -386,9 +293,9 @@ impl Gen<'_> {
                 )
             }
             FieldType::Scalar(p) => go_prim(*p).to_string(),
-            FieldType::Enum(id) => self.enum_name(*id),
-            FieldType::Struct(id) => self.struct_name(*id),
-            FieldType::Union(id) => self.union_name(*id),
+            FieldType::Enum(id) => self.n.enum_name(*id),
+            FieldType::Struct(id) => self.n.struct_name(*id),
+            FieldType::Union(id) => self.n.union_name(*id),
             FieldType::Array(a) => match (a.kind, a.text) {
                 (ArrayKind::Fixed(n), _) => format!("[{n}]{}", self.elem_type(a.elem)),
                 (_, Some(_)) => "string".into(),
@@ -402,12 +309,12 @@ impl Gen<'_> {
     pub fn value_type(&self, slot: &Slot) -> String {
         match slot {
             Slot::Scalar(p) => go_prim(*p).into(),
-            Slot::Enum { id, .. } => self.enum_name(*id),
+            Slot::Enum { id, .. } => self.n.enum_name(*id),
             Slot::InlineStruct(id) | Slot::TableRef(id) | Slot::OptionalTable(id) => {
-                self.struct_name(*id)
+                self.n.struct_name(*id)
             }
             Slot::ArrayRef { array, .. } => self.obj_type(&FieldType::Array(*array)),
-            Slot::Union { id, .. } => self.union_name(*id),
+            Slot::Union { id, .. } => self.n.union_name(*id),
             Slot::FixedArray { .. } | Slot::Optional { .. } => {
                 unreachable!("the schema checker refuses optional fixed arrays and `??T`")
             }
@@ -427,7 +334,7 @@ impl Gen<'_> {
     pub fn scalar_type(&self, slot: &Slot) -> Option<String> {
         match slot {
             Slot::Scalar(p) => Some(go_prim(*p).into()),
-            Slot::Enum { id, .. } => Some(self.enum_name(*id)),
+            Slot::Enum { id, .. } => Some(self.n.enum_name(*id)),
             _ => None,
         }
     }
@@ -438,7 +345,7 @@ impl Gen<'_> {
     /// compiler refuses another type that would be called `Root`).
     fn root_alias(&mut self) {
         let Some(root) = self.s.root else { return };
-        let name = self.struct_name(root);
+        let name = self.n.struct_name(root);
         if name != "Root" {
             self.c.line(&format!(
                 "// Root is {name}, the schema's root type (`root {};`).",
@@ -515,7 +422,7 @@ impl Gen<'_> {
     fn uses(&self) -> Uses {
         let mut u = Uses::default();
         let tables: Vec<bool> = (0..self.s.structs.len())
-            .map(|id| self.is_table(id))
+            .map(|id| self.l.is_table(id))
             .collect();
         let mut slots: Vec<&Slot> = Vec::new();
         for st in &self.l.structs {
@@ -541,7 +448,7 @@ impl Gen<'_> {
 
     fn enum_item(&mut self, id: EnumId) {
         let e = self.s.enums[id].clone();
-        let name = self.enum_name(id);
+        let name = self.n.enum_name(id);
         self.c.doc(&e.doc);
         if !e.doc.is_empty() {
             self.c.line("//");
@@ -555,13 +462,11 @@ impl Gen<'_> {
         self.c.line(&format!("type {name} {}", go_prim(e.repr)));
         self.c.line("");
         if !e.variants.is_empty() {
-            let rows: Vec<Vec<String>> = e
-                .variants
-                .iter()
-                .map(|v| {
+            let rows: Vec<Vec<String>> = (0..e.variants.len())
+                .map(|i| {
                     vec![
-                        format!("{name}{}", go_name(&v.name)),
-                        format!("{name} = {}", v.value),
+                        self.n.value(id, i),
+                        format!("{name} = {}", e.variants[i].value),
                     ]
                 })
                 .collect();
@@ -580,8 +485,8 @@ impl Gen<'_> {
             .open(&format!("func (x {name}) name() (string, bool) {{"));
         if !e.variants.is_empty() {
             self.c.line("switch x {");
-            for v in &e.variants {
-                self.c.line(&format!("case {name}{}:", go_name(&v.name)));
+            for (i, v) in e.variants.iter().enumerate() {
+                self.c.line(&format!("case {}:", self.n.value(id, i)));
                 self.c.indent += 1;
                 self.c.line(&format!("return \"{}\", true", v.name));
                 self.c.indent -= 1;
@@ -608,13 +513,13 @@ impl Gen<'_> {
         }
         self.c.close("}");
         self.c.line("");
-        self.enum_json(&e, &name);
+        self.enum_json(id, &e, &name);
     }
 
     /// `MarshalJSON`/`UnmarshalJSON` in the JSON convention of the golden
     /// vectors and `karmem json` (testdata/vectors/README.md): a value the
     /// schema names is that name, any other the number; both are read.
-    fn enum_json(&mut self, e: &Enum, name: &str) {
+    fn enum_json(&mut self, id: EnumId, e: &Enum, name: &str) {
         let (format, parse) = if e.repr.is_signed() {
             ("strconv.AppendInt(nil, int64(x), 10)", "strconv.ParseInt")
         } else {
@@ -647,10 +552,10 @@ impl Gen<'_> {
         self.c.indent += 1;
         self.c.line("return nil");
         self.c.indent -= 1;
-        for v in &e.variants {
+        for (i, v) in e.variants.iter().enumerate() {
             self.c.line(&format!("case `\"{}\"`:", v.name));
             self.c.indent += 1;
-            self.c.line(&format!("*x = {name}{}", go_name(&v.name)));
+            self.c.line(&format!("*x = {}", self.n.value(id, i)));
             self.c.line("return nil");
             self.c.indent -= 1;
         }

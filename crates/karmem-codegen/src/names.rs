@@ -1,4 +1,13 @@
-//! Identifier conventions shared by backends.
+//! Identifier conventions shared by backends: the casing helpers, and one
+//! [`Namer`] driven by a per-language [`Naming`] config (type, field and
+//! enum-value casing, reserved words and how a clash is escaped, C's
+//! prefix). Every backend names schema items through its language's const
+//! config ([`RUST`], [`GO`], [`C`], [`ZIG`], [`TYPESCRIPT`],
+//! [`ASSEMBLYSCRIPT`]).
+
+use std::collections::HashMap;
+
+use karmem_schema::model::{EnumId, Schema, StructId, UnionId};
 
 /// `MonsterData` → `monster_data`, `ID` → `id`, `HTTPServer` → `http_server`.
 pub fn snake(name: &str) -> String {
@@ -43,7 +52,309 @@ pub fn screaming(name: &str) -> String {
     snake(name).to_uppercase()
 }
 
-const RUST_KEYWORDS: &[&str] = &[
+/// How a name's words are cased.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Case {
+    /// As declared.
+    Keep,
+    /// `monster_data` ([`snake`]).
+    Snake,
+    /// `MONSTER_DATA` ([`screaming`]).
+    Screaming,
+    /// `MonsterData` ([`camel`]: already-camel names are kept).
+    Pascal,
+    /// `monsterData`: the [`snake`] words joined, all but the first
+    /// capitalised (`ID` → `id`).
+    LowerCamel,
+}
+
+impl Case {
+    pub fn apply(self, name: &str) -> String {
+        match self {
+            Case::Keep => name.to_string(),
+            Case::Snake => snake(name),
+            Case::Screaming => screaming(name),
+            Case::Pascal => camel(name),
+            Case::LowerCamel => {
+                let mut out = String::new();
+                for (i, part) in snake(name).split('_').filter(|p| !p.is_empty()).enumerate() {
+                    let mut cs = part.chars();
+                    if let Some(f) = cs.next() {
+                        if i == 0 {
+                            out.push(f);
+                        } else {
+                            out.extend(f.to_uppercase());
+                        }
+                        out.extend(cs);
+                    }
+                }
+                out
+            }
+        }
+    }
+}
+
+/// How a name that may not be used as it is gets changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Escape {
+    /// `name_`.
+    Suffix(&'static str),
+    /// `Kname`, `_8bit`.
+    Prefix(&'static str),
+    /// `@"name"` (Zig).
+    Quote,
+}
+
+impl Escape {
+    pub fn apply(self, name: &str) -> String {
+        match self {
+            Escape::Suffix(s) => format!("{name}{s}"),
+            Escape::Prefix(p) => format!("{p}{name}"),
+            Escape::Quote => format!("@\"{name}\""),
+        }
+    }
+}
+
+/// How one kind of identifier (types, fields, enum values) is made from a
+/// schema name: cased, reduced to identifier characters, then escaped
+/// once: as a non-identifier, a reserved word, or a clash with a name the
+/// generated code takes for itself.
+#[derive(Clone, Copy, Debug)]
+pub struct Rule {
+    pub case: Case,
+    /// Characters other than ASCII letters and digits become `_`.
+    pub ascii: bool,
+    /// What an empty result becomes (`X` in Go and Zig; `""` keeps it).
+    pub empty: &'static str,
+    /// How a result that is empty or starts with a digit is escaped
+    /// (`None`: it is kept).
+    pub not_ident: Option<Escape>,
+    /// Words the language reserves.
+    pub keywords: &'static [&'static [&'static str]],
+    /// Zig's arbitrary-width integer types (`u8`, `i7`) are reserved too.
+    pub int_types: bool,
+    pub keyword_escape: Escape,
+    /// Names the generated code takes for its own members (methods,
+    /// declarations), and prefixes it keeps for itself.
+    pub members: &'static [&'static [&'static str]],
+    pub member_prefixes: &'static [&'static str],
+    pub clash_escape: Escape,
+}
+
+impl Rule {
+    /// A rule that only cases (no reserved words).
+    pub const fn cased(case: Case) -> Rule {
+        Rule {
+            case,
+            ascii: false,
+            empty: "",
+            not_ident: None,
+            keywords: &[],
+            int_types: false,
+            keyword_escape: Escape::Suffix("_"),
+            members: &[],
+            member_prefixes: &[],
+            clash_escape: Escape::Suffix("_"),
+        }
+    }
+
+    /// The identifier for schema name `name`.
+    pub fn apply(&self, name: &str) -> String {
+        let mut out = self.case.apply(name);
+        if self.ascii {
+            out = out
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+        }
+        if out.is_empty() {
+            out = self.empty.to_string();
+        }
+        self.escape(out, &[])
+    }
+
+    /// `ident` (already cased) escaped if it is no identifier, a reserved
+    /// word, or one of the members (or of `taken`).
+    pub fn escape(&self, mut ident: String, taken: &[String]) -> String {
+        if let Some(e) = self.not_ident {
+            if ident.is_empty() || ident.starts_with(|c: char| c.is_ascii_digit()) {
+                ident = e.apply(&ident);
+            }
+        }
+        if self.is_keyword(&ident) {
+            self.keyword_escape.apply(&ident)
+        } else if self.members.iter().any(|l| l.contains(&ident.as_str()))
+            || self.member_prefixes.iter().any(|p| ident.starts_with(p))
+            || taken.contains(&ident)
+        {
+            self.clash_escape.apply(&ident)
+        } else {
+            ident
+        }
+    }
+
+    fn is_keyword(&self, ident: &str) -> bool {
+        let int_type = self.int_types
+            && ident.len() > 1
+            && (ident.starts_with('u') || ident.starts_with('i'))
+            && ident[1..].chars().all(|c| c.is_ascii_digit());
+        int_type || self.keywords.iter().any(|l| l.contains(&ident))
+    }
+}
+
+/// One language's naming conventions.
+#[derive(Clone, Copy, Debug)]
+pub struct Naming {
+    /// Struct, enum and union names.
+    pub types: Rule,
+    /// Field names (and a union's member holding a variant, named after
+    /// the variant's struct).
+    pub fields: Rule,
+    /// Enum value (and union tag) names.
+    pub values: Rule,
+    /// Enum values are named after their type: `(upper, sep)` gives
+    /// `{Type}{sep}{Value}`, the type's name upper-cased when `upper`
+    /// (Go `TeamOrcs`, C `APP_TEAM_ORCS`).
+    pub qualified_values: Option<(bool, &'static str)>,
+    /// Type names start with a prefix and `_`: this attribute of the
+    /// schema, else its package, as a lower-case identifier (C).
+    pub prefix_attribute: Option<&'static str>,
+    /// A union gives each of its variant structs the method
+    /// `{Union}{suffix}` (Go `ShapeTag`), which a field may not take.
+    pub variant_method: Option<&'static str>,
+    /// The fields of a tuple struct are positional (`0`, `1`: Rust).
+    pub positional_tuples: bool,
+}
+
+/// The names of one schema's items in one language.
+#[derive(Clone, Debug)]
+pub struct Namer<'a> {
+    pub config: &'static Naming,
+    s: &'a Schema,
+    prefix: String,
+    /// The methods each struct gets from the unions it is a variant of
+    /// (found once, not by a scan of every union for every field).
+    taken: HashMap<StructId, Vec<String>>,
+}
+
+impl<'a> Namer<'a> {
+    pub fn new(config: &'static Naming, s: &'a Schema) -> Self {
+        let prefix = config
+            .prefix_attribute
+            .map(|a| module_ident(s.attribute(a).unwrap_or(&s.package), &[]))
+            .unwrap_or_default();
+        let mut n = Namer {
+            config,
+            s,
+            prefix,
+            taken: HashMap::new(),
+        };
+        if let Some(suffix) = config.variant_method {
+            for (id, u) in s.unions.iter().enumerate() {
+                let method = format!("{}{suffix}", n.union_name(id));
+                for v in &u.variants {
+                    n.taken.entry(v.ty).or_default().push(method.clone());
+                }
+            }
+        }
+        n
+    }
+
+    /// The prefix of type names (C), empty elsewhere.
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// The type name for schema name `name`.
+    pub fn type_ident(&self, name: &str) -> String {
+        let ident = self.config.types.apply(name);
+        if self.config.prefix_attribute.is_some() {
+            format!("{}_{ident}", self.prefix)
+        } else {
+            ident
+        }
+    }
+    pub fn struct_name(&self, id: StructId) -> String {
+        self.type_ident(&self.s.structs[id].name)
+    }
+    pub fn enum_name(&self, id: EnumId) -> String {
+        self.type_ident(&self.s.enums[id].name)
+    }
+    pub fn union_name(&self, id: UnionId) -> String {
+        self.type_ident(&self.s.unions[id].name)
+    }
+
+    /// The name of field `index` of struct `id`, moved aside when it would
+    /// take a name the generated code gives the struct.
+    pub fn field(&self, id: StructId, index: usize) -> String {
+        let st = &self.s.structs[id];
+        if self.config.positional_tuples && st.tuple {
+            return index.to_string();
+        }
+        let rule = &self.config.fields;
+        let ident = rule.apply(&st.fields[index].name);
+        match self.taken.get(&id) {
+            Some(taken) => rule.escape(ident, taken),
+            None => ident,
+        }
+    }
+
+    /// The member of a union value holding variant struct `ty`.
+    pub fn variant_member(&self, ty: StructId) -> String {
+        self.config.fields.apply(&self.s.structs[ty].name)
+    }
+
+    /// `{Type}{sep}{value}` (or `value`) for a value named `name` of the type
+    /// named `ty` in this language.
+    fn qualified(&self, ty: String, name: &str) -> String {
+        let value = self.config.values.apply(name);
+        match self.config.qualified_values {
+            Some((true, sep)) => format!("{}{sep}{value}", ty.to_uppercase()),
+            Some((false, sep)) => format!("{ty}{sep}{value}"),
+            None => value,
+        }
+    }
+
+    /// Value `index` of enum `id` (`ORCS`, `TeamOrcs`, `APP_TEAM_ORCS`).
+    pub fn value(&self, id: EnumId, index: usize) -> String {
+        let e = &self.s.enums[id];
+        self.qualified(self.enum_name(id), &e.variants[index].name)
+    }
+
+    /// The tag of variant `ty` of union `id` (`SHAPES_SHAPE_CIRCLE`).
+    pub fn tag(&self, id: UnionId, ty: StructId) -> String {
+        self.qualified(self.union_name(id), &self.s.structs[ty].name)
+    }
+}
+
+/// `raw` lower-cased, other characters than ASCII letters and digits as
+/// `_` (`vectors/seed` → `vectors_seed`).
+pub fn lower_ident(raw: &str) -> String {
+    raw.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// A module-level name (Go package, C prefix): [`lower_ident`], `k` before
+/// a leading digit or an empty name, `_` after one of `keywords`.
+pub fn module_ident(raw: &str, keywords: &[&str]) -> String {
+    let mut name = lower_ident(raw);
+    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+        name.insert(0, 'k');
+    }
+    if keywords.contains(&name.as_str()) {
+        name.push('_');
+    }
+    name
+}
+
+pub const RUST_KEYWORDS: &[&str] = &[
     "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for",
     "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return",
     "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where",
@@ -51,13 +362,274 @@ const RUST_KEYWORDS: &[&str] = &[
     "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
 ];
 
+/// Rust: `MonsterData`, fields `monster_data` (`type_`; a tuple struct's
+/// `0`), values `MONSTER_DATA`.
+pub const RUST: Naming = Naming {
+    types: Rule::cased(Case::Pascal),
+    fields: Rule {
+        keywords: &[RUST_KEYWORDS],
+        ..Rule::cased(Case::Snake)
+    },
+    values: Rule::cased(Case::Screaming),
+    qualified_values: None,
+    prefix_attribute: None,
+    variant_method: None,
+    positional_tuples: true,
+};
+
+pub const GO_KEYWORDS: &[&str] = &[
+    "break",
+    "case",
+    "chan",
+    "const",
+    "continue",
+    "default",
+    "defer",
+    "else",
+    "fallthrough",
+    "for",
+    "func",
+    "go",
+    "goto",
+    "if",
+    "import",
+    "interface",
+    "map",
+    "package",
+    "range",
+    "return",
+    "select",
+    "struct",
+    "switch",
+    "type",
+    "var",
+];
+
+/// Exported Go names: TitleCase, `X` for nothing.
+const GO_EXPORTED: Rule = Rule {
+    empty: "X",
+    ..Rule::cased(Case::Pascal)
+};
+
+/// Go: `MonsterData`, fields `MonsterData` (`Table_` where a method is
+/// called so, `ShapeTag_` in a variant of the union `Shape`), values
+/// `TeamOrcs`. Exported names are never keywords.
+pub const GO: Naming = Naming {
+    types: GO_EXPORTED,
+    fields: Rule {
+        // The object's and the viewer's methods.
+        members: &[&["WriteAsRoot", "ReadAsRoot"], &["Table", "Position"]],
+        ..GO_EXPORTED
+    },
+    values: GO_EXPORTED,
+    qualified_values: Some((false, "")),
+    prefix_attribute: None,
+    variant_method: Some("Tag"),
+    positional_tuples: false,
+};
+
+pub const C_KEYWORDS: &[&str] = &[
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+    "union", "unsigned", "void", "volatile", "while", "bool", "true", "false",
+];
+
+/// C: `app_monster_data` (prefix `@c.prefix`, else the package), members
+/// `monster_data` (`int_`, and `_x_`: leading underscores are the
+/// implementation's), values `APP_TEAM_ORCS`.
+pub const C: Naming = Naming {
+    types: Rule::cased(Case::Snake),
+    fields: Rule {
+        keywords: &[C_KEYWORDS],
+        member_prefixes: &["_"],
+        ..Rule::cased(Case::Snake)
+    },
+    values: Rule::cased(Case::Screaming),
+    qualified_values: Some((true, "_")),
+    prefix_attribute: Some("c.prefix"),
+    variant_method: None,
+    positional_tuples: false,
+};
+
+pub const ZIG_KEYWORDS: &[&str] = &[
+    "addrspace",
+    "align",
+    "allowzero",
+    "and",
+    "anyframe",
+    "anytype",
+    "asm",
+    "break",
+    "callconv",
+    "catch",
+    "comptime",
+    "const",
+    "continue",
+    "defer",
+    "else",
+    "enum",
+    "errdefer",
+    "error",
+    "export",
+    "extern",
+    "fn",
+    "for",
+    "if",
+    "inline",
+    "linksection",
+    "noalias",
+    "noinline",
+    "nosuspend",
+    "opaque",
+    "or",
+    "orelse",
+    "packed",
+    "pub",
+    "resume",
+    "return",
+    "struct",
+    "suspend",
+    "switch",
+    "test",
+    "threadlocal",
+    "try",
+    "union",
+    "unreachable",
+    "var",
+    "volatile",
+    "while",
+];
+
+/// Primitive values and types, which declarations may not shadow (fields
+/// and enum values may: zig fmt unquotes them there).
+pub const ZIG_PRIMITIVES: &[&str] = &[
+    "true",
+    "false",
+    "null",
+    "undefined",
+    "type",
+    "void",
+    "bool",
+    "anyerror",
+    "anyopaque",
+    "noreturn",
+    "isize",
+    "usize",
+    "comptime_int",
+    "comptime_float",
+    "f16",
+    "f32",
+    "f64",
+    "f80",
+    "f128",
+    "c_char",
+    "c_short",
+    "c_ushort",
+    "c_int",
+    "c_uint",
+    "c_long",
+    "c_ulong",
+    "c_longlong",
+    "c_ulonglong",
+    "c_longdouble",
+];
+
+/// Zig: `MonsterData` (`@"..."` for keywords and primitive names), fields
+/// `monster_data` (`encode_` for a declaration every struct has, `@"fn"`
+/// for a keyword), values `monster_data`.
+pub const ZIG: Naming = Naming {
+    types: Rule {
+        empty: "X",
+        keywords: &[ZIG_PRIMITIVES, ZIG_KEYWORDS],
+        int_types: true,
+        keyword_escape: Escape::Quote,
+        ..Rule::cased(Case::Pascal)
+    },
+    fields: Rule {
+        keywords: &[ZIG_KEYWORDS],
+        keyword_escape: Escape::Quote,
+        // Declarations every generated struct has.
+        members: &[&[
+            "encode",
+            "decode",
+            "validate",
+            "validateFault",
+            "writeTable",
+            "writeAt",
+            "readTable",
+            "readAt",
+            "validateRoot",
+            "validateTable",
+            "validateAt",
+        ]],
+        ..Rule::cased(Case::Snake)
+    },
+    values: Rule {
+        keywords: &[ZIG_KEYWORDS],
+        keyword_escape: Escape::Quote,
+        ..Rule::cased(Case::Snake)
+    },
+    qualified_values: None,
+    prefix_attribute: None,
+    variant_method: None,
+    positional_tuples: false,
+};
+
+/// TypeScript type names: TitleCase, identifier characters only, `K`
+/// before a reserved word, a leading digit or nothing.
+const TS_TYPES: Rule = Rule {
+    ascii: true,
+    not_ident: Some(Escape::Prefix("K")),
+    keywords: &[TS_RESERVED],
+    keyword_escape: Escape::Prefix("K"),
+    ..Rule::cased(Case::Pascal)
+};
+
+/// Properties no object may be given.
+const TS_PROPERTY_WORDS: &[&str] = &["constructor", "prototype"];
+
+/// TypeScript: `MonsterData` (`KClass`), properties `monsterData`
+/// (`constructor_`, `_8bit`), enum values as declared.
+pub const TYPESCRIPT: Naming = Naming {
+    types: TS_TYPES,
+    fields: Rule {
+        ascii: true,
+        not_ident: Some(Escape::Prefix("_")),
+        keywords: &[TS_PROPERTY_WORDS],
+        ..Rule::cased(Case::LowerCamel)
+    },
+    values: Rule::cased(Case::Keep),
+    qualified_values: None,
+    prefix_attribute: None,
+    variant_method: None,
+    positional_tuples: false,
+};
+
+/// AssemblyScript: TypeScript's names, but a field named like a member
+/// every generated class has, a reserved word or `_km…` gets a `_`.
+pub const ASSEMBLYSCRIPT: Naming = Naming {
+    fields: Rule {
+        members: &[
+            &[
+                "encode",
+                "decode",
+                "read",
+                "validate",
+                "validateWith",
+                "tag",
+            ],
+            TS_RESERVED,
+        ],
+        member_prefixes: &["_km"],
+        ..TYPESCRIPT.fields
+    },
+    ..TYPESCRIPT
+};
+
 /// A Rust identifier for a schema name (keywords get a trailing `_`).
 pub fn rust_ident(name: &str) -> String {
-    if RUST_KEYWORDS.contains(&name) {
-        format!("{name}_")
-    } else {
-        name.to_string()
-    }
+    RUST.fields.escape(name.to_string(), &[])
 }
 
 /// A string literal of `text` that Zig, TypeScript and AssemblyScript all
@@ -146,51 +718,14 @@ pub const TS_RESERVED: &[&str] = &[
 /// A TypeScript type name for a schema name: TitleCase, identifier
 /// characters only (`monster_data` → `MonsterData`).
 pub fn ts_type_name(name: &str) -> String {
-    let c = crate::names::camel(name);
-    let mut out: String = c
-        .chars()
-        .map(|ch| if ch.is_ascii_alphanumeric() { ch } else { '_' })
-        .collect();
-    if let Some(f) = out.get(0..1) {
-        let up = f.to_uppercase();
-        out.replace_range(0..1, &up);
-    }
-    if out.is_empty()
-        || out.starts_with(|c: char| c.is_ascii_digit())
-        || TS_RESERVED.contains(&out.as_str())
-    {
-        out.insert(0, 'K');
-    }
-    out
+    TYPESCRIPT.types.apply(name)
 }
 
 /// A property name: camelCase (`ID` → `id`, `Username` → `username`,
 /// `field_as_soa` → `fieldAsSoa`). `constructor` and names that are not
 /// identifiers get a trailing or leading `_`.
 pub fn ts_prop_name(name: &str) -> String {
-    let mut out = String::new();
-    for (i, part) in snake(name).split('_').filter(|p| !p.is_empty()).enumerate() {
-        let mut cs = part.chars();
-        if let Some(f) = cs.next() {
-            if i == 0 {
-                out.push(f);
-            } else {
-                out.extend(f.to_uppercase());
-            }
-            out.extend(cs);
-        }
-    }
-    let mut out: String = out
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
-        out.insert(0, '_');
-    }
-    if out == "constructor" || out == "prototype" {
-        out.push('_');
-    }
-    out
+    TYPESCRIPT.fields.apply(name)
 }
 
 #[cfg(test)]
@@ -208,5 +743,171 @@ mod tests {
         assert_eq!(camel("Vec3"), "Vec3");
         assert_eq!(screaming("TikTok"), "TIK_TOK");
         assert_eq!(rust_ident("type"), "type_");
+    }
+
+    /// `(schema name, type, field, value)` for each name.
+    fn check(lang: &Naming, cases: &[(&str, &str, &str, &str)]) {
+        for &(name, ty, field, value) in cases {
+            assert_eq!(lang.types.apply(name), ty, "type of {name:?}");
+            assert_eq!(lang.fields.apply(name), field, "field of {name:?}");
+            assert_eq!(lang.values.apply(name), value, "value of {name:?}");
+        }
+    }
+
+    #[test]
+    fn rust_names() {
+        check(
+            &RUST,
+            &[
+                ("ID", "ID", "id", "ID"),
+                ("HTTPServer", "HTTPServer", "http_server", "HTTP_SERVER"),
+                ("type", "Type", "type_", "TYPE"),
+                ("Self", "Self", "self_", "SELF"),
+                ("Vec3", "Vec3", "vec3", "VEC3"),
+                ("field_as_soa", "FieldAsSoa", "field_as_soa", "FIELD_AS_SOA"),
+                ("_x", "X", "_x", "_X"),
+            ],
+        );
+    }
+
+    #[test]
+    fn go_names() {
+        check(
+            &GO,
+            &[
+                ("ID", "ID", "ID", "ID"),
+                ("HTTPServer", "HTTPServer", "HTTPServer", "HTTPServer"),
+                ("type", "Type", "Type", "Type"),
+                ("Vec3", "Vec3", "Vec3", "Vec3"),
+                ("field_as_soa", "FieldAsSoa", "FieldAsSoa", "FieldAsSoa"),
+                ("x", "X", "X", "X"),
+                ("_", "X", "X", "X"),
+                // Methods of the generated types.
+                ("table", "Table", "Table_", "Table"),
+                ("WriteAsRoot", "WriteAsRoot", "WriteAsRoot_", "WriteAsRoot"),
+            ],
+        );
+        assert_eq!(module_ident("My-App", GO_KEYWORDS), "my_app");
+        assert_eq!(module_ident("Type", GO_KEYWORDS), "type_");
+        assert_eq!(module_ident("3d", GO_KEYWORDS), "k3d");
+    }
+
+    #[test]
+    fn c_names() {
+        check(
+            &C,
+            &[
+                ("ID", "id", "id", "ID"),
+                ("HTTPServer", "http_server", "http_server", "HTTP_SERVER"),
+                ("Int", "int", "int_", "INT"),
+                ("Vec3", "vec3", "vec3", "VEC3"),
+                (
+                    "field_as_soa",
+                    "field_as_soa",
+                    "field_as_soa",
+                    "FIELD_AS_SOA",
+                ),
+                // Leading underscores are the C implementation's.
+                ("_x", "_x", "_x_", "_X"),
+            ],
+        );
+    }
+
+    #[test]
+    fn zig_names() {
+        check(
+            &ZIG,
+            &[
+                ("ID", "ID", "id", "id"),
+                ("HTTPServer", "HTTPServer", "http_server", "http_server"),
+                ("fn", "Fn", "@\"fn\"", "@\"fn\""),
+                // A primitive may name a field (zig fmt unquotes it there).
+                ("type", "Type", "type", "type"),
+                ("u8", "U8", "u8", "u8"),
+                ("Vec3", "Vec3", "vec3", "vec3"),
+                ("_x", "X", "_x", "_x"),
+                ("Encode", "Encode", "encode_", "encode"),
+            ],
+        );
+        // Declarations: keywords, primitives and integer types are quoted.
+        let decl = |n: &str| ZIG.types.escape(n.to_string(), &[]);
+        assert_eq!(decl("u8"), "@\"u8\"");
+        assert_eq!(decl("i7"), "@\"i7\"");
+        assert_eq!(decl("bool"), "@\"bool\"");
+        assert_eq!(decl("u"), "u");
+    }
+
+    #[test]
+    fn typescript_names() {
+        check(
+            &TYPESCRIPT,
+            &[
+                ("ID", "ID", "id", "ID"),
+                ("HTTPServer", "HTTPServer", "httpServer", "HTTPServer"),
+                ("class", "Class", "class", "class"),
+                ("constructor", "Constructor", "constructor_", "constructor"),
+                ("3d", "K3d", "_3d", "3d"),
+                ("field_as_soa", "FieldAsSoa", "fieldAsSoa", "field_as_soa"),
+                ("_x", "X", "x", "_x"),
+                ("a-b", "A_b", "a_b", "a-b"),
+            ],
+        );
+        // Reserved words are checked after casing: `any` becomes `Any`, which
+        // is not one, but `Map` is.
+        assert_eq!(TYPESCRIPT.types.apply("any"), "Any");
+        assert_eq!(TYPESCRIPT.types.apply("Map"), "KMap");
+    }
+
+    #[test]
+    fn assemblyscript_names() {
+        check(
+            &ASSEMBLYSCRIPT,
+            &[
+                ("ID", "ID", "id", "ID"),
+                ("HTTPServer", "HTTPServer", "httpServer", "HTTPServer"),
+                ("class", "Class", "class_", "class"),
+                ("Type", "Type", "type_", "Type"),
+                ("Encode", "Encode", "encode_", "Encode"),
+                ("3d", "K3d", "_3d", "3d"),
+                ("_km_x", "KmX", "kmX", "_km_x"),
+            ],
+        );
+        assert_eq!(ASSEMBLYSCRIPT.fields.escape("_kmX".into(), &[]), "_kmX_");
+    }
+
+    #[test]
+    fn namers_name_a_schemas_items() {
+        let (s, _) = karmem_layout::load(
+            "t.km",
+            "karmem app @c.prefix(`My App`);\n\
+             enum Team u8 { None; Orcs; }\n\
+             struct Circle table { ShapeTag u8; Type u8; Pair (u8, u8); }\n\
+             union Shape u8 { Circle; }\n",
+        )
+        .expect("valid schema");
+        let circle = s.structs.iter().position(|x| x.name == "Circle").unwrap();
+        let pair = s.structs.iter().position(|x| x.tuple).unwrap();
+        let (rust, go, c) = (
+            Namer::new(&RUST, &s),
+            Namer::new(&GO, &s),
+            Namer::new(&C, &s),
+        );
+        assert_eq!(rust.struct_name(circle), "Circle");
+        assert_eq!(rust.field(circle, 1), "type_");
+        assert_eq!(rust.field(pair, 1), "1");
+        assert_eq!(rust.value(0, 1), "ORCS");
+        // `Circle` is a variant of `Shape`: it has the method `ShapeTag`.
+        assert_eq!(go.field(circle, 0), "ShapeTag_");
+        assert_eq!(go.field(circle, 1), "Type");
+        assert_eq!(go.field(pair, 1), "F1");
+        assert_eq!(go.value(0, 1), "TeamOrcs");
+        assert_eq!(c.prefix(), "my_app");
+        assert_eq!(c.struct_name(circle), "my_app_circle");
+        assert_eq!(c.enum_name(0), "my_app_team");
+        assert_eq!(c.union_name(0), "my_app_shape");
+        assert_eq!(c.value(0, 1), "MY_APP_TEAM_ORCS");
+        assert_eq!(c.tag(0, circle), "MY_APP_SHAPE_CIRCLE");
+        assert_eq!(c.variant_member(circle), "circle");
+        assert_eq!(c.field(circle, 1), "type");
     }
 }

@@ -58,7 +58,7 @@ void {p}_json_text(FILE *f, const char *s, uint32_t n) {{
     let mut decls = Code::new(0);
     let mut defs = Code::new(0);
     for (id, e) in schema.enums.iter().enumerate() {
-        let name = g.enum_name(id);
+        let name = g.n.enum_name(id);
         let sig = format!("void {name}_json(FILE *f, {name} x, bool quoted)");
         decls.line(&format!("{sig};"));
         defs.open(&format!("{sig} {{"));
@@ -87,7 +87,7 @@ void {p}_json_text(FILE *f, const char *s, uint32_t n) {{
         defs.line("");
     }
     for id in 0..schema.structs.len() {
-        let name = g.struct_name(id);
+        let name = g.n.struct_name(id);
         let st = &schema.structs[id];
         let sig = format!("void {name}_json(FILE *f, const {name} *x)");
         decls.line(&format!("{sig};"));
@@ -104,12 +104,7 @@ void {p}_json_text(FILE *f, const char *s, uint32_t n) {{
             if !st.tuple {
                 defs.line(&format!("fputs(\"\\\"{}\\\": \", f);", st.fields[i].name));
             }
-            g.json_slot(
-                &mut defs,
-                &fl.slot,
-                &format!("x->{}", g.field_name(id, i)),
-                0,
-            );
+            g.json_slot(&mut defs, &fl.slot, &format!("x->{}", g.n.field(id, i)), 0);
         }
         defs.line(&format!(
             "fputc('{}', f);",
@@ -119,20 +114,20 @@ void {p}_json_text(FILE *f, const char *s, uint32_t n) {{
         defs.line("");
     }
     for (id, u) in schema.unions.iter().enumerate() {
-        let name = g.union_name(id);
+        let name = g.n.union_name(id);
         let sig = format!("void {name}_json(FILE *f, const {name} *x)");
         decls.line(&format!("{sig};"));
         defs.open(&format!("{sig} {{"));
         defs.line("switch (x->tag) {");
         for v in &u.variants {
-            defs.open(&format!("case {}:", g.tag_const(id, v.ty)));
-            let m = g.variant_member(v.ty);
+            defs.open(&format!("case {}:", g.n.tag(id, v.ty)));
+            let m = g.n.variant_member(v.ty);
             defs.open(&format!("if (x->as.{m} != NULL) {{"));
             defs.line(&format!(
                 "fputs(\"{{\\\"{}\\\": \", f);",
                 schema.structs[v.ty].name
             ));
-            defs.line(&format!("{}_json(f, x->as.{m});", g.struct_name(v.ty)));
+            defs.line(&format!("{}_json(f, x->as.{m});", g.n.struct_name(v.ty)));
             defs.line("fputc('}', f);");
             defs.line("return;");
             defs.close("}");
@@ -183,14 +178,14 @@ impl Gen<'_> {
         match slot {
             Slot::Scalar(p) => self.json_scalar(c, *p, v),
             Slot::Enum { id, .. } => {
-                c.line(&format!("{}_json(f, {v}, false);", self.enum_name(*id)))
+                c.line(&format!("{}_json(f, {v}, false);", self.n.enum_name(*id)))
             }
             Slot::InlineStruct(id) | Slot::TableRef(id) => {
-                c.line(&format!("{}_json(f, &{v});", self.struct_name(*id)))
+                c.line(&format!("{}_json(f, &{v});", self.n.struct_name(*id)))
             }
             Slot::OptionalTable(id) => {
                 c.open(&format!("if ({v} != NULL) {{"));
-                c.line(&format!("{}_json(f, {v});", self.struct_name(*id)));
+                c.line(&format!("{}_json(f, {v});", self.n.struct_name(*id)));
                 c.reopen("} else {");
                 c.line("fputs(\"null\", f);");
                 c.close("}");
@@ -202,7 +197,7 @@ impl Gen<'_> {
                 c.line("fputs(\"null\", f);");
                 c.close("}");
             }
-            Slot::Union { id, .. } => c.line(&format!("{}_json(f, &{v});", self.union_name(*id))),
+            Slot::Union { id, .. } => c.line(&format!("{}_json(f, &{v});", self.n.union_name(*id))),
             Slot::FixedArray { elem, len, .. } => {
                 let j = format!("j{d}");
                 c.line("fputc('[', f);");
@@ -212,10 +207,10 @@ impl Gen<'_> {
                 match elem {
                     FixedElem::Scalar(p) => self.json_scalar(c, *p, &e),
                     FixedElem::Enum { id, .. } => {
-                        c.line(&format!("{}_json(f, {e}, false);", self.enum_name(*id)))
+                        c.line(&format!("{}_json(f, {e}, false);", self.n.enum_name(*id)))
                     }
                     FixedElem::InlineStruct(id) => {
-                        c.line(&format!("{}_json(f, &{e});", self.struct_name(*id)))
+                        c.line(&format!("{}_json(f, &{e});", self.n.struct_name(*id)))
                     }
                 }
                 c.close("}");
@@ -234,8 +229,8 @@ impl Gen<'_> {
         let e = format!("{v}.ptr[{k}]");
         if let (true, ArrayData::AosInline { id, .. }) = (array.is_map(), data) {
             let fields = &self.l.of_struct(*id).fields;
-            let key = self.field_name(*id, 0);
-            let value = self.field_name(*id, 1);
+            let key = self.n.field(*id, 0);
+            let value = self.n.field(*id, 1);
             c.line("fputc('{', f);");
             c.open(&format!("for (uint32_t {k} = 0; {k} < {v}.len; {k}++) {{"));
             c.line(&format!("fputs({k} ? \", \" : \"\", f);"));
@@ -255,19 +250,19 @@ impl Gen<'_> {
             ArrayData::Plain { .. } => match array.elem {
                 ElemType::Scalar(p) => self.json_scalar(c, p, &e),
                 ElemType::Enum(id) => {
-                    c.line(&format!("{}_json(f, {e}, false);", self.enum_name(id)))
+                    c.line(&format!("{}_json(f, {e}, false);", self.n.enum_name(id)))
                 }
                 _ => unreachable!("plain arrays hold scalars and enums"),
             },
             ArrayData::AosInline { id, .. }
             | ArrayData::AosTable { id }
             | ArrayData::Soa { elem: id } => {
-                c.line(&format!("{}_json(f, &{e});", self.struct_name(*id)))
+                c.line(&format!("{}_json(f, &{e});", self.n.struct_name(*id)))
             }
             ArrayData::UnionAos { id, .. }
             | ArrayData::UnionSoa { id, .. }
             | ArrayData::UnionBunch { id, .. } => {
-                c.line(&format!("{}_json(f, &{e});", self.union_name(*id)))
+                c.line(&format!("{}_json(f, &{e});", self.n.union_name(*id)))
             }
             ArrayData::Arrays { array, data } => self.json_array(c, array, data, &e, d + 1),
         }
@@ -431,7 +426,7 @@ pub fn view_json_printer(schema: &Schema, layout: &Layout) -> String {
         let mut b = Code::new(1);
         b.line(&format!("switch ({uv}_tag(u)) {{"));
         for v in &u.variants {
-            b.open(&format!("case {}:", g.tag_const(id, v.ty)));
+            b.open(&format!("case {}:", g.n.tag(id, v.ty)));
             b.line(&format!(
                 "fputs(\"{{\\\"{}\\\": \", f);",
                 schema.structs[v.ty].name
@@ -468,7 +463,7 @@ impl Gen<'_> {
     fn json_key(&self, c: &mut Code, slot: &Slot, v: &str) -> bool {
         match slot {
             Slot::Enum { id, .. } => {
-                c.line(&format!("{}_json(f, {v}, true);", self.enum_name(*id)));
+                c.line(&format!("{}_json(f, {v}, true);", self.n.enum_name(*id)));
                 true
             }
             Slot::Scalar(p) => {
@@ -524,9 +519,10 @@ impl Gen<'_> {
         let call = format!("{name}({v})");
         match slot {
             Slot::Scalar(p) => self.json_scalar(c, *p, &call),
-            Slot::Enum { id, .. } => {
-                c.line(&format!("{}_json(f, {call}, false);", self.enum_name(*id)))
-            }
+            Slot::Enum { id, .. } => c.line(&format!(
+                "{}_json(f, {call}, false);",
+                self.n.enum_name(*id)
+            )),
             Slot::InlineStruct(id) | Slot::TableRef(id) => {
                 c.line(&format!("{}_json(f, {call});", self.view(*id)))
             }
@@ -553,7 +549,7 @@ impl Gen<'_> {
                 match elem {
                     FixedElem::Scalar(p) => self.json_scalar(c, *p, &e),
                     FixedElem::Enum { id, .. } => {
-                        c.line(&format!("{}_json(f, {e}, false);", self.enum_name(*id)))
+                        c.line(&format!("{}_json(f, {e}, false);", self.n.enum_name(*id)))
                     }
                     FixedElem::InlineStruct(id) => {
                         c.line(&format!("{}_json(f, {e});", self.view(*id)))
@@ -680,7 +676,7 @@ impl Gen<'_> {
                 ElemType::Scalar(p) => self.json_scalar(c, p, &format!("{x}.ptr[{k}]")),
                 ElemType::Enum(id) => c.line(&format!(
                     "{}_json(f, {x}.ptr[{k}], false);",
-                    self.enum_name(id)
+                    self.n.enum_name(id)
                 )),
                 _ => unreachable!("plain arrays hold scalars and enums"),
             },

@@ -26,16 +26,7 @@ const SEED: &str = "vectors/seed/schema.km";
 
 /// `vectors/seed/schema.km` → `vectors_seed_schema`.
 fn package_dir(rel: &str) -> String {
-    rel.trim_end_matches(".km")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    karmem_codegen::names::lower_ident(rel.trim_end_matches(".km"))
 }
 
 fn main() {

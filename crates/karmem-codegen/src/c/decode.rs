@@ -33,9 +33,9 @@ fn read(p: Primitive, pos: &str) -> String {
 
 impl Gen<'_> {
     pub(crate) fn decode_struct(&self, decls: &mut Code, defs: &mut Code, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let sl = self.l.of_struct(id);
-        let table = self.is_table(id);
+        let table = self.l.is_table(id);
         let mut c = Code::new(0);
         c.open(&format!(
             "km_status {name}_decode({name} *out, const km_reader *r, km_arena *arena) {{"
@@ -82,7 +82,7 @@ impl Gen<'_> {
         }
         let mut body = Code::new(1);
         for (i, f) in sl.fields.iter().enumerate() {
-            let place = format!("x->{}", self.field_name(id, i));
+            let place = format!("x->{}", self.n.field(id, i));
             let ctx = if table {
                 Ctx::Table {
                     t: "t".into(),
@@ -146,7 +146,7 @@ impl Gen<'_> {
     /// malformed table decodes to, built without reading or charging
     /// anything (its reader charged its `Z`, format.md §10).
     fn zero_struct(&self, decls: &mut Code, c: &mut Code, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let sig = format!("static void {name}_zero({name} *x)");
         decls.line(&format!("{sig};"));
         c.open(&format!("{sig} {{"));
@@ -158,7 +158,7 @@ impl Gen<'_> {
                 // No value, whatever its type holds.
                 continue;
             }
-            let place = format!("x->{}", self.field_name(id, i));
+            let place = format!("x->{}", self.n.field(id, i));
             if let Some(d) = field.nonzero_default() {
                 let value = self.default_expr(&f.slot, d);
                 match &f.slot {
@@ -172,7 +172,7 @@ impl Gen<'_> {
             }
             match &f.slot {
                 Slot::TableRef(held) | Slot::InlineStruct(held) if self.s.has_defaults(*held) => {
-                    c.line(&format!("{}_zero(&{place});", self.struct_name(*held)));
+                    c.line(&format!("{}_zero(&{place});", self.n.struct_name(*held)));
                 }
                 Slot::FixedArray {
                     elem: FixedElem::InlineStruct(held),
@@ -180,7 +180,7 @@ impl Gen<'_> {
                     ..
                 } if self.s.has_defaults(*held) => {
                     c.open(&format!("for (uint32_t j = 0; j < {len}u; j++) {{"));
-                    c.line(&format!("{}_zero(&{place}[j]);", self.struct_name(*held)));
+                    c.line(&format!("{}_zero(&{place}[j]);", self.n.struct_name(*held)));
                     c.close("}");
                 }
                 _ => {}
@@ -194,7 +194,7 @@ impl Gen<'_> {
     /// value (its defaults included).
     fn zero_value(&self, id: StructId, place: &str) -> String {
         if self.s.has_defaults(id) {
-            format!("{}_zero(&{place});", self.struct_name(id))
+            format!("{}_zero(&{place});", self.n.struct_name(id))
         } else {
             format!("memset(&{place}, 0, sizeof {place});")
         }
@@ -246,7 +246,7 @@ impl Gen<'_> {
         match slot {
             Slot::Scalar(p) | Slot::Enum { repr: p, .. } => {
                 let cast = match slot {
-                    Slot::Enum { id, .. } => format!("({})", self.enum_name(*id)),
+                    Slot::Enum { id, .. } => format!("({})", self.n.enum_name(*id)),
                     _ => String::new(),
                 };
                 match (ctx, &default) {
@@ -268,7 +268,7 @@ impl Gen<'_> {
             Slot::InlineStruct(id) => {
                 let call = format!(
                     "{}_read_at(&{place}, v, arena, {pos})",
-                    self.struct_name(*id)
+                    self.n.struct_name(*id)
                 );
                 guarded(
                     c,
@@ -277,7 +277,7 @@ impl Gen<'_> {
                 );
             }
             Slot::TableRef(id) => {
-                let name = self.struct_name(*id);
+                let name = self.n.struct_name(*id);
                 let t = match ctx {
                     Ctx::Table { t, off } => format!("km_field_table(r, {t}, {off}u)"),
                     Ctx::Pos { .. } => format!("km_table_at(r, km_read_u32(r, {pos}))"),
@@ -292,7 +292,7 @@ impl Gen<'_> {
             Slot::Union { id, .. } => {
                 let call = format!(
                     "{}_read(&{place}, v, arena, {pos}, {})",
-                    self.union_name(*id),
+                    self.n.union_name(*id),
                     add(&pos, UNION_OFFSET_AT)
                 );
                 guarded(c, &|c: &mut Code| c.try_(&call), &zero);
@@ -308,12 +308,12 @@ impl Gen<'_> {
                         }
                         FixedElem::Enum { id, repr } => c.line(&format!(
                             "{place}[{j}] = ({}){};",
-                            self.enum_name(*id),
+                            self.n.enum_name(*id),
                             read(*repr, &epos)
                         )),
                         FixedElem::InlineStruct(id) => c.try_(&format!(
                             "{}_read_at(&{place}[{j}], v, arena, {epos})",
-                            self.struct_name(*id)
+                            self.n.struct_name(*id)
                         )),
                     }
                     c.close("}");
@@ -328,7 +328,7 @@ impl Gen<'_> {
                 guarded(c, &body, &otherwise);
             }
             Slot::OptionalTable(id) => {
-                let name = self.struct_name(*id);
+                let name = self.n.struct_name(*id);
                 let o = format!("o{d}");
                 let load = match (ctx, &present) {
                     (Ctx::Table { t, off }, _) => format!("km_field_u32(r, {t}, {off}u)"),
@@ -471,7 +471,7 @@ impl Gen<'_> {
                 each(c);
                 c.try_(&format!(
                     "{}_read_at(&{place}.ptr[{k}], v, arena, {})",
-                    self.struct_name(*id),
+                    self.n.struct_name(*id),
                     plus(&format!("{a}.offset"), &k, *stride)
                 ));
                 c.close("}");
@@ -489,14 +489,14 @@ impl Gen<'_> {
                 each(c);
                 c.try_(&format!(
                     "{}_read_table(&{place}.ptr[{k}], v, arena, km_table_at(r, km_read_u32(r, {})))",
-                    self.struct_name(*id),
+                    self.n.struct_name(*id),
                     plus(&format!("{a}.offset"), &k, OFFSET_SIZE)
                 ));
                 c.close("}");
             }
             (None, ArrayData::Soa { elem }) => c.try_(&format!(
                 "{}_read_soa(v, arena, {a}, &{place}.ptr, &{place}.len)",
-                self.struct_name(*elem)
+                self.n.struct_name(*elem)
             )),
             (None, ArrayData::UnionAos { id, .. }) => {
                 charge(c);
@@ -505,7 +505,7 @@ impl Gen<'_> {
                 let at = plus(&format!("{a}.offset"), &k, UNION_SLOT_SIZE);
                 c.try_(&format!(
                     "{}_read(&{place}.ptr[{k}], v, arena, {at}, {at} + {UNION_OFFSET_AT}u)",
-                    self.union_name(*id)
+                    self.n.union_name(*id)
                 ));
                 c.close("}");
             }
@@ -521,7 +521,7 @@ impl Gen<'_> {
                 each(c);
                 c.try_(&format!(
                     "{}_read(&{place}.ptr[{k}], v, arena, {}, {})",
-                    self.union_name(*id),
+                    self.n.union_name(*id),
                     plus(&tags, &k, tw),
                     plus(&offs, &k, OFFSET_SIZE)
                 ));
@@ -536,7 +536,7 @@ impl Gen<'_> {
                 };
                 c.try_(&format!(
                     "{}_read_{f}(v, arena, {a}, &{place}.ptr, &{place}.len)",
-                    self.union_name(*id)
+                    self.n.union_name(*id)
                 ));
             }
             (None, ArrayData::Arrays { array: inner, data }) => {
@@ -558,7 +558,7 @@ impl Gen<'_> {
 
     pub(crate) fn decode_union(&self, decls: &mut Code, defs: &mut Code, id: UnionId) {
         let u = &self.s.unions[id];
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         let sig = format!(
             "static km_status {name}_read({name} *x, km_validator *v, km_arena *arena, uint32_t tag_at, uint32_t offset_at)"
         );
@@ -573,11 +573,11 @@ impl Gen<'_> {
         c.line("memset(x, 0, sizeof *x);");
         c.line("switch (tag) {");
         for var in &u.variants {
-            let ty = self.struct_name(var.ty);
-            let m = self.variant_member(var.ty);
+            let ty = self.n.struct_name(var.ty);
+            let m = self.n.variant_member(var.ty);
             c.open(&format!("case {}u: {{", var.tag));
             c.line("void *p;");
-            if self.is_table(var.ty) {
+            if self.l.is_table(var.ty) {
                 // Charged at least its full size (its zero value's, when
                 // malformed): refused before it is allocated.
                 c.try_(&format!(
@@ -585,7 +585,7 @@ impl Gen<'_> {
                     self.full_size(var.ty)
                 ));
                 c.try_(&format!("km_arena_alloc(arena, sizeof({ty}), &p)"));
-                c.line(&format!("x->tag = {};", self.tag_const(id, var.ty)));
+                c.line(&format!("x->tag = {};", self.n.tag(id, var.ty)));
                 c.line(&format!("x->as.{m} = p;"));
                 c.line(&format!(
                     "return {ty}_read_table(x->as.{m}, v, arena, km_table_at(r, offset));"
@@ -599,7 +599,7 @@ impl Gen<'_> {
                 c.close("}");
                 c.try_(&format!("km_charge(v, {size}u)"));
                 c.try_(&format!("km_arena_alloc(arena, sizeof({ty}), &p)"));
-                c.line(&format!("x->tag = {};", self.tag_const(id, var.ty)));
+                c.line(&format!("x->tag = {};", self.n.tag(id, var.ty)));
                 c.line(&format!("x->as.{m} = p;"));
                 c.line(&format!(
                     "return {ty}_read_at(x->as.{m}, v, arena, offset);"
@@ -619,7 +619,7 @@ impl Gen<'_> {
 
     pub(crate) fn decode_soa(&self, decls: &mut Code, defs: &mut Code, id: StructId) {
         let soa = self.l.soa(id);
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let n = soa.columns.len();
         let sig = format!(
             "static km_status {name}_read_soa(km_validator *v, km_arena *arena, km_array a, {name} **items, uint32_t *len)"
@@ -688,7 +688,7 @@ impl Gen<'_> {
     /// bunch entry (the first with its tag), grouped in declaration order.
     pub(crate) fn decode_bunch(&self, decls: &mut Code, defs: &mut Code, id: UnionId, soa: bool) {
         let u = &self.s.unions[id];
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         let f = if soa { "bovos" } else { "bovoa" };
         let sig = format!(
             "static km_status {name}_read_{f}(km_validator *v, km_arena *arena, km_array a, {name} **items, uint32_t *len)"
@@ -711,7 +711,7 @@ impl Gen<'_> {
         // The table is read once for all variants (format.md §10).
         c.try_("km_decode_bunch_charge(v, a)");
         for (i, var) in u.variants.iter().enumerate() {
-            let ty = self.struct_name(var.ty);
+            let ty = self.n.struct_name(var.ty);
             c.open("{");
             if soa {
                 c.line(&format!("{ty} *got;"));
@@ -730,7 +730,7 @@ impl Gen<'_> {
                 ));
                 c.line(&format!("{ty} *got;"));
                 c.try_(&format!("km_charge(v, (uint64_t)sub.len * {per}u)"));
-                if self.is_table(var.ty) {
+                if self.l.is_table(var.ty) {
                     // As an AoS array of tables: each element costs at
                     // least its full size, refused before it is allocated.
                     c.try_(&format!(
@@ -741,7 +741,7 @@ impl Gen<'_> {
                 c.try_(&format!("km_arena_array(arena, sub.len, sizeof({ty}), &p)"));
                 c.line("got = p;");
                 c.open("for (uint32_t k = 0; k < sub.len; k++) {");
-                if self.is_table(var.ty) {
+                if self.l.is_table(var.ty) {
                     c.try_(&format!(
                         "{ty}_read_table(&got[k], v, arena, km_table_at(r, km_read_u32(r, sub.offset + k * {OFFSET_SIZE}u)))"
                     ));
@@ -763,12 +763,12 @@ impl Gen<'_> {
         c.try_(&format!("km_arena_array(arena, total, sizeof({name}), &p)"));
         c.line("s = p;");
         for (i, var) in u.variants.iter().enumerate() {
-            let ty = self.struct_name(var.ty);
+            let ty = self.n.struct_name(var.ty);
             c.open(&format!("for (uint32_t k = 0; k < counts[{i}]; k++) {{"));
-            c.line(&format!("s[n].tag = {};", self.tag_const(id, var.ty)));
+            c.line(&format!("s[n].tag = {};", self.n.tag(id, var.ty)));
             c.line(&format!(
                 "s[n].as.{} = &(({ty} *)values[{i}])[k];",
-                self.variant_member(var.ty)
+                self.n.variant_member(var.ty)
             ));
             c.line("n++;");
             c.close("}");

@@ -58,9 +58,9 @@ fn store(p: Primitive, ptr: &str, value: &str) -> String {
 
 impl Gen<'_> {
     pub(crate) fn encode_struct(&self, decls: &mut Code, defs: &mut Code, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let sl = self.l.of_struct(id);
-        let table = self.is_table(id);
+        let table = self.l.is_table(id);
         let mut c = Code::new(0);
         c.open(&format!(
             "km_status {name}_encode(const {name} *value, km_writer *w) {{"
@@ -79,7 +79,7 @@ impl Gen<'_> {
 
         let mut body = Code::new(1);
         for (i, f) in sl.fields.iter().enumerate() {
-            let place = format!("x->{}", self.field_name(id, i));
+            let place = format!("x->{}", self.n.field(id, i));
             self.write_slot(&mut body, &f.slot, &place, &add("at", f.offset), 0);
         }
         if table {
@@ -118,18 +118,18 @@ impl Gen<'_> {
             Slot::Scalar(p) | Slot::Enum { repr: p, .. } => c.line(&put(*p, pos, place)),
             Slot::InlineStruct(id) => c.try_(&format!(
                 "{}_write_at(&{place}, w, {pos})",
-                self.struct_name(*id)
+                self.n.struct_name(*id)
             )),
             Slot::TableRef(id) => c.try_(&format!(
                 "{}_write_table(&{place}, w, {pos})",
-                self.struct_name(*id)
+                self.n.struct_name(*id)
             )),
             // NULL: offset 0, as the zeroed slot already is.
             Slot::OptionalTable(id) => {
                 c.open(&format!("if ({place} != NULL) {{"));
                 c.try_(&format!(
                     "{}_write_table({place}, w, {pos})",
-                    self.struct_name(*id)
+                    self.n.struct_name(*id)
                 ));
                 c.close("}");
             }
@@ -141,7 +141,7 @@ impl Gen<'_> {
             }
             Slot::Union { id, .. } => c.try_(&format!(
                 "{}_write(&{place}, w, {pos}, {})",
-                self.union_name(*id),
+                self.n.union_name(*id),
                 add(pos, UNION_OFFSET_AT)
             )),
             Slot::FixedArray { elem, len, stride } => {
@@ -154,7 +154,7 @@ impl Gen<'_> {
                     }
                     FixedElem::InlineStruct(id) => c.try_(&format!(
                         "{}_write_at(&{place}[{j}], w, {epos})",
-                        self.struct_name(*id)
+                        self.n.struct_name(*id)
                     )),
                 }
                 c.close("}");
@@ -184,7 +184,7 @@ impl Gen<'_> {
     /// §5.5): the encoder writes them as given and refuses others rather
     /// than write a malformed map.
     fn check_map_order(&self, c: &mut Code, id: StructId, place: &str, k: &str) {
-        let key = self.field_name(id, 0);
+        let key = self.n.field(id, 0);
         let (prev, cur) = (
             format!("{place}.ptr[{k} - 1].{key}"),
             format!("{place}.ptr[{k}].{key}"),
@@ -226,7 +226,7 @@ impl Gen<'_> {
             },
             (None, ArrayData::Soa { elem }) => c.try_(&format!(
                 "{}_write_soa(w, {pos}, {place}.ptr, {place}.len)",
-                self.struct_name(*elem)
+                self.n.struct_name(*elem)
             )),
             (None, ArrayData::UnionBunch { id, .. }) => {
                 let f = if array.layout == ArrayLayout::BoVoS {
@@ -236,7 +236,7 @@ impl Gen<'_> {
                 };
                 c.try_(&format!(
                     "{}_write_{f}(w, {pos}, {place}.ptr, {place}.len)",
-                    self.union_name(*id)
+                    self.n.union_name(*id)
                 ));
             }
             (None, ArrayData::UnionSoa { id, tag }) => {
@@ -253,7 +253,7 @@ impl Gen<'_> {
                 ));
                 c.try_(&format!(
                     "{}_write(&{place}.ptr[{k}], w, {}, {})",
-                    self.union_name(*id),
+                    self.n.union_name(*id),
                     plus(&tags, &k, tw),
                     plus(&offs, &k, OFFSET_SIZE)
                 ));
@@ -284,20 +284,20 @@ impl Gen<'_> {
                         self.check_map_order(c, *id, place, &k);
                         c.try_(&format!(
                             "{}_write_at(&{elem}, w, {at})",
-                            self.struct_name(*id)
+                            self.n.struct_name(*id)
                         ));
                     }
                     ArrayData::AosInline { id, .. } => c.try_(&format!(
                         "{}_write_at(&{elem}, w, {at})",
-                        self.struct_name(*id)
+                        self.n.struct_name(*id)
                     )),
                     ArrayData::AosTable { id } => c.try_(&format!(
                         "{}_write_table(&{elem}, w, {at})",
-                        self.struct_name(*id)
+                        self.n.struct_name(*id)
                     )),
                     ArrayData::UnionAos { id, .. } => c.try_(&format!(
                         "{}_write(&{elem}, w, {at}, {} + {UNION_OFFSET_AT}u)",
-                        self.union_name(*id),
+                        self.n.union_name(*id),
                         at
                     )),
                     ArrayData::Arrays { array: inner, data } => {
@@ -317,7 +317,7 @@ impl Gen<'_> {
 
     pub(crate) fn encode_union(&self, decls: &mut Code, defs: &mut Code, id: UnionId) {
         let u = &self.s.unions[id];
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         let sig = format!(
             "static km_status {name}_write(const {name} *x, km_writer *w, uint32_t tag_at, uint32_t offset_at)"
         );
@@ -329,14 +329,14 @@ impl Gen<'_> {
         c.line("(void)offset_at;");
         c.line("switch (x->tag) {");
         for v in &u.variants {
-            let m = self.variant_member(v.ty);
-            let ty = self.struct_name(v.ty);
-            c.open(&format!("case {}: {{", self.tag_const(id, v.ty)));
+            let m = self.n.variant_member(v.ty);
+            let ty = self.n.struct_name(v.ty);
+            c.open(&format!("case {}: {{", self.n.tag(id, v.ty)));
             c.open(&format!("if (x->as.{m} == NULL) {{"));
             c.line("return KM_OK;");
             c.close("}");
             c.line(&put(u.tag, "tag_at", &format!("{}u", v.tag)));
-            if self.is_table(v.ty) {
+            if self.l.is_table(v.ty) {
                 c.line(&format!(
                     "return {ty}_write_table(x->as.{m}, w, offset_at);"
                 ));
@@ -369,7 +369,7 @@ impl Gen<'_> {
         in_union: Option<UnionId>,
     ) {
         let soa = self.l.soa(id);
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let n = soa.columns.len();
         let sig = match in_union {
             None => format!(
@@ -378,7 +378,7 @@ impl Gen<'_> {
             Some(u) => format!(
                 "static km_status {name}_write_soa_in_{}(km_writer *w, uint32_t at, const {} *items, uint32_t n_items, uint32_t count)",
                 self.s.unions[u].name.to_lowercase(),
-                self.union_name(u)
+                self.n.union_name(u)
             ),
         };
         decls.line(&format!("{sig};"));
@@ -426,8 +426,8 @@ impl Gen<'_> {
                 c.line(&format!("const {name} *e = &items[i];"));
             }
             Some(u) => {
-                let tag = self.tag_const(u, id);
-                let m = self.variant_member(id);
+                let tag = self.n.tag(u, id);
+                let m = self.n.variant_member(id);
                 c.line("uint32_t i = 0;");
                 c.open("for (uint32_t j = 0; j < n_items; j++) {");
                 c.line(&format!("const {name} *e = items[j].as.{m};"));
@@ -456,7 +456,7 @@ impl Gen<'_> {
 
     pub(crate) fn encode_bunch(&self, decls: &mut Code, defs: &mut Code, id: UnionId, soa: bool) {
         let u = &self.s.unions[id];
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         let f = if soa { "bovos" } else { "bovoa" };
         if soa {
             let mut seen = std::collections::BTreeSet::new();
@@ -478,10 +478,10 @@ impl Gen<'_> {
         c.open("for (uint32_t i = 0; i < count; i++) {");
         c.line("switch (items[i].tag) {");
         for (i, v) in u.variants.iter().enumerate() {
-            c.line(&format!("case {}:", self.tag_const(id, v.ty)));
+            c.line(&format!("case {}:", self.n.tag(id, v.ty)));
             c.line(&format!(
                 "    counts[{i}] += items[i].as.{} != NULL ? 1u : 0u;",
-                self.variant_member(v.ty)
+                self.n.variant_member(v.ty)
             ));
             c.line("    break;");
         }
@@ -503,9 +503,9 @@ impl Gen<'_> {
         c.try_("km_write_bunch_table(w, entries, &table)");
         c.line(&format!("entry = table + {BUNCH_ENTRY_SIZE}u;"));
         for (i, v) in u.variants.iter().enumerate() {
-            let ty = self.struct_name(v.ty);
-            let m = self.variant_member(v.ty);
-            let tag = self.tag_const(id, v.ty);
+            let ty = self.n.struct_name(v.ty);
+            let m = self.n.variant_member(v.ty);
+            let tag = self.n.tag(id, v.ty);
             c.open(&format!("if (counts[{i}] > 0) {{"));
             c.line(&format!("km_put_u32(w, entry, {}u);", v.tag));
             if soa {
@@ -514,7 +514,7 @@ impl Gen<'_> {
                     u.name.to_lowercase()
                 ));
             } else {
-                let (size, write) = if self.is_table(v.ty) {
+                let (size, write) = if self.l.is_table(v.ty) {
                     (OFFSET_SIZE, "write_table")
                 } else {
                     (self.l.of_struct(v.ty).size, "write_at")

@@ -27,7 +27,7 @@ use karmem_layout::{ArrayData, FixedElem, Layout, Slot};
 use karmem_schema::model::*;
 
 use crate::emit::Lines;
-use crate::names::{screaming, snake};
+use crate::names::{Namer, C};
 use crate::{Backend, Error, GeneratedFile};
 
 /// The C generator.
@@ -57,38 +57,12 @@ impl Backend for CBackend {
 /// The C prefix of every generated name: `@c.prefix(...)`, else the
 /// schema's package name, as a lower-case C identifier.
 pub fn prefix(schema: &Schema) -> String {
-    let raw = schema.attribute("c.prefix").unwrap_or(&schema.package);
-    let mut name: String = raw
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
-        name.insert(0, 'k');
-    }
-    name
+    Namer::new(&C, schema).prefix().to_string()
 }
-
-const C_KEYWORDS: &[&str] = &[
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
-    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
-    "union", "unsigned", "void", "volatile", "while", "bool", "true", "false",
-];
 
 /// A C member name for a schema field: `snake_case`, keywords get `_`.
 pub fn member(name: &str) -> String {
-    let s = snake(name);
-    if C_KEYWORDS.contains(&s.as_str()) || s.starts_with("_") {
-        format!("{s}_")
-    } else {
-        s
-    }
+    C.fields.apply(name)
 }
 
 pub(crate) fn c_prim(p: Primitive) -> &'static str {
@@ -162,75 +136,33 @@ pub(crate) enum Ctx {
 pub(crate) struct Gen<'a> {
     pub s: &'a Schema,
     pub l: &'a Layout,
+    /// The names of the schema's items (`crate::names::C`).
+    pub n: Namer<'a>,
+    /// The prefix of every generated name (`n.prefix()`).
     pub prefix: String,
 }
 
 impl<'a> Gen<'a> {
     pub fn new(s: &'a Schema, l: &'a Layout) -> Self {
+        let n = Namer::new(&C, s);
         Gen {
             s,
             l,
-            prefix: prefix(s),
+            prefix: n.prefix().to_string(),
+            n,
         }
     }
 
     // ---- names -------------------------------------------------------------
 
-    pub fn struct_name(&self, id: StructId) -> String {
-        format!("{}_{}", self.prefix, snake(&self.s.structs[id].name))
-    }
-    pub fn enum_name(&self, id: EnumId) -> String {
-        format!("{}_{}", self.prefix, snake(&self.s.enums[id].name))
-    }
-    pub fn union_name(&self, id: UnionId) -> String {
-        format!("{}_{}", self.prefix, snake(&self.s.unions[id].name))
-    }
-    /// `APP_SOCIAL_NETWORK_FACEBOOK`.
-    pub fn enum_const(&self, id: EnumId, variant: usize) -> String {
-        let e = &self.s.enums[id];
-        format!(
-            "{}_{}_{}",
-            self.prefix.to_uppercase(),
-            screaming(&e.name),
-            screaming(&e.variants[variant].name)
-        )
-    }
-    /// `SHAPES_SHAPE_CIRCLE`: the tag of a union variant.
-    pub fn tag_const(&self, id: UnionId, ty: StructId) -> String {
-        format!(
-            "{}_{}_{}",
-            self.prefix.to_uppercase(),
-            screaming(&self.s.unions[id].name),
-            screaming(&self.s.structs[ty].name)
-        )
-    }
     /// `APP_PROFILE_DATA_FULL_SIZE`: `S` of a table (format.md §10).
     pub fn full_size(&self, id: StructId) -> String {
-        format!(
-            "{}_{}_FULL_SIZE",
-            self.prefix.to_uppercase(),
-            screaming(&self.s.structs[id].name)
-        )
+        format!("{}_FULL_SIZE", self.n.struct_name(id).to_uppercase())
     }
     /// `APP_PROFILE_DATA_ZERO_SIZE`: `Z` of a table (format.md §10).
     pub fn zero_size(&self, id: StructId) -> String {
-        format!(
-            "{}_{}_ZERO_SIZE",
-            self.prefix.to_uppercase(),
-            screaming(&self.s.structs[id].name)
-        )
+        format!("{}_ZERO_SIZE", self.n.struct_name(id).to_uppercase())
     }
-    /// The member of a union's `as` holding variant `ty`.
-    pub fn variant_member(&self, ty: StructId) -> String {
-        member(&self.s.structs[ty].name)
-    }
-    pub fn field_name(&self, id: StructId, index: usize) -> String {
-        member(&self.s.structs[id].fields[index].name)
-    }
-    pub fn is_table(&self, id: StructId) -> bool {
-        self.s.structs[id].kind == StructKind::Table
-    }
-
     // ---- C types -------------------------------------------------------------
 
     /// The C type of an object field holding `slot`, split in the part
@@ -239,11 +171,12 @@ impl<'a> Gen<'a> {
     pub fn slot_type(&self, slot: &Slot) -> (String, String) {
         match slot {
             Slot::Scalar(p) => (c_prim(*p).into(), String::new()),
-            Slot::Enum { id, .. } => (self.enum_name(*id), String::new()),
-            Slot::InlineStruct(id) | Slot::TableRef(id) => (self.struct_name(*id), String::new()),
-            Slot::OptionalTable(id) => {
-                (format!("struct {} *", self.struct_name(*id)), String::new())
-            }
+            Slot::Enum { id, .. } => (self.n.enum_name(*id), String::new()),
+            Slot::InlineStruct(id) | Slot::TableRef(id) => (self.n.struct_name(*id), String::new()),
+            Slot::OptionalTable(id) => (
+                format!("struct {} *", self.n.struct_name(*id)),
+                String::new(),
+            ),
             Slot::Optional { value, .. } => {
                 let (t, suffix) = self.slot_type(value);
                 (
@@ -251,7 +184,7 @@ impl<'a> Gen<'a> {
                     String::new(),
                 )
             }
-            Slot::Union { id, .. } => (self.union_name(*id), String::new()),
+            Slot::Union { id, .. } => (self.n.union_name(*id), String::new()),
             Slot::FixedArray { elem, len, .. } => (self.fixed_elem_type(elem), format!("[{len}]")),
             Slot::ArrayRef { array, data } => (self.array_type(array, data), String::new()),
         }
@@ -260,8 +193,8 @@ impl<'a> Gen<'a> {
     pub fn fixed_elem_type(&self, elem: &FixedElem) -> String {
         match elem {
             FixedElem::Scalar(p) => c_prim(*p).into(),
-            FixedElem::Enum { id, .. } => self.enum_name(*id),
-            FixedElem::InlineStruct(id) => self.struct_name(*id),
+            FixedElem::Enum { id, .. } => self.n.enum_name(*id),
+            FixedElem::InlineStruct(id) => self.n.struct_name(*id),
         }
     }
 
@@ -281,15 +214,15 @@ impl<'a> Gen<'a> {
         match data {
             ArrayData::Plain { .. } => match array.elem {
                 ElemType::Scalar(p) => c_prim(p).into(),
-                ElemType::Enum(id) => self.enum_name(id),
+                ElemType::Enum(id) => self.n.enum_name(id),
                 _ => unreachable!("plain arrays hold scalars and enums"),
             },
             ArrayData::AosInline { id, .. }
             | ArrayData::AosTable { id }
-            | ArrayData::Soa { elem: id } => format!("struct {}", self.struct_name(*id)),
+            | ArrayData::Soa { elem: id } => format!("struct {}", self.n.struct_name(*id)),
             ArrayData::UnionAos { id, .. }
             | ArrayData::UnionSoa { id, .. }
-            | ArrayData::UnionBunch { id, .. } => format!("struct {}", self.union_name(*id)),
+            | ArrayData::UnionBunch { id, .. } => format!("struct {}", self.n.union_name(*id)),
             ArrayData::Arrays { array, data } => self.array_type(array, data),
         }
     }
@@ -359,7 +292,7 @@ impl<'a> Gen<'a> {
         c.line("#endif");
         c.line("");
         for (id, e) in self.s.enums.iter().enumerate() {
-            let name = self.enum_name(id);
+            let name = self.n.enum_name(id);
             c.line(&format!(
                 "/* enum {} ({}): values this schema does not name are kept as they are. */",
                 e.name,
@@ -368,30 +301,26 @@ impl<'a> Gen<'a> {
             c.line(&format!("typedef {} {name};", c_prim(e.repr)));
             for (i, v) in e.variants.iter().enumerate() {
                 let value = format!("(({name}){})", int_literal(v.value));
-                c.line(&format!("#define {} {value}", self.enum_const(id, i)));
+                c.line(&format!("#define {} {value}", self.n.value(id, i)));
             }
             c.line("");
         }
         for id in 0..self.s.structs.len() {
-            let name = self.struct_name(id);
+            let name = self.n.struct_name(id);
             c.line(&format!("typedef struct {name} {name};"));
         }
         c.line("");
         for (id, u) in self.s.unions.iter().enumerate() {
-            let name = self.union_name(id);
+            let name = self.n.union_name(id);
+            let upper = name.to_uppercase();
             c.line(&format!(
-                "/* union {}: tag {}_NONE (0, no value) or a variant's tag, and a pointer",
+                "/* union {}: tag {upper}_NONE (0, no value) or a variant's tag, and a pointer",
                 u.name,
-                self.prefix.to_uppercase() + "_" + &screaming(&u.name)
             ));
             c.line(" * to that variant's value. */");
-            c.line(&format!(
-                "#define {}_{}_NONE 0u",
-                self.prefix.to_uppercase(),
-                screaming(&u.name)
-            ));
+            c.line(&format!("#define {upper}_NONE 0u"));
             for v in &u.variants {
-                c.line(&format!("#define {} {}u", self.tag_const(id, v.ty), v.tag));
+                c.line(&format!("#define {} {}u", self.n.tag(id, v.ty), v.tag));
             }
             c.open(&format!("typedef struct {name} {{"));
             c.line("uint32_t tag;");
@@ -404,8 +333,8 @@ impl<'a> Gen<'a> {
                     if seen.insert(v.ty) {
                         c.line(&format!(
                             "{} *{};",
-                            self.struct_name(v.ty),
-                            self.variant_member(v.ty)
+                            self.n.struct_name(v.ty),
+                            self.n.variant_member(v.ty)
                         ));
                     }
                 }
@@ -416,10 +345,10 @@ impl<'a> Gen<'a> {
         }
         for id in self.struct_order() {
             let st = &self.s.structs[id];
-            let name = self.struct_name(id);
+            let name = self.n.struct_name(id);
             c.line(&format!(
                 "/* {} {} */",
-                if self.is_table(id) {
+                if self.l.is_table(id) {
                     "table"
                 } else {
                     "inline struct"
@@ -434,10 +363,10 @@ impl<'a> Gen<'a> {
             for (i, f) in self.l.of_struct(id).fields.iter().enumerate() {
                 let (t, suffix) = self.slot_type(&f.slot);
                 let sep = if t.ends_with('*') { "" } else { " " };
-                c.line(&format!("{t}{sep}{}{suffix};", self.field_name(id, i)));
+                c.line(&format!("{t}{sep}{}{suffix};", self.n.field(id, i)));
             }
             c.close("};");
-            if self.is_table(id) {
+            if self.l.is_table(id) {
                 let sl = self.l.of_struct(id);
                 c.line("/* S and Z of format.md §10: the table's full size (every field of");
                 c.line(" * this schema), which a decoder charges at least for a table it");
@@ -453,7 +382,7 @@ impl<'a> Gen<'a> {
             c.line("");
         }
         for id in 0..self.s.structs.len() {
-            let name = self.struct_name(id);
+            let name = self.n.struct_name(id);
             c.line(&format!(
                 "/* A message whose root is {}: encode (the writer is reset first),",
                 self.s.structs[id].name
@@ -530,7 +459,7 @@ impl<'a> Gen<'a> {
     /// `km_column` tables of the SoA elements (format.md §5.3).
     fn soa_columns(&self, c: &mut Code, id: StructId) {
         let Some(soa) = &self.l.soa[id] else { return };
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         c.line(&format!(
             "/* The SoA columns of {} in writing order: hash, value size, dense. */",
             self.s.structs[id].name
@@ -610,7 +539,7 @@ impl<'a> Gen<'a> {
         let mut place = base.to_string();
         for (s, i) in col.steps.iter().zip(&col.path) {
             place.push('.');
-            place.push_str(&self.field_name(*s, *i as usize));
+            place.push_str(&self.n.field(*s, *i as usize));
         }
         place
     }
@@ -625,7 +554,7 @@ impl<'a> Gen<'a> {
             (_, DefaultValue::Int(v)) => int_literal(*v),
             (_, DefaultValue::Bool(b)) => b.to_string(),
             (Slot::Enum { id, .. }, DefaultValue::Enum { variant, .. }) => {
-                self.enum_const(*id, *variant)
+                self.n.value(*id, *variant)
             }
             (_, DefaultValue::Enum { value, .. }) => int_literal(*value),
             (_, DefaultValue::Text(t)) => c_string(t),

@@ -15,9 +15,9 @@ use super::{limit_arg, u64_literal, Code, Ctx, Gen};
 
 impl Gen<'_> {
     pub(crate) fn validate_struct(&self, decls: &mut Code, defs: &mut Code, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let sl = self.l.of_struct(id);
-        let table = self.is_table(id);
+        let table = self.l.is_table(id);
         let mut c = Code::new(0);
         c.open(&format!(
             "km_status {name}_validate(const km_reader *r, km_error *err) {{"
@@ -127,7 +127,7 @@ impl Gen<'_> {
                 c.try_(&format!("km_check_bool(v, {pos})"))
             }),
             SlotCheck::Inline(id) => when(c, &|c: &mut Code| {
-                c.try_(&format!("{}_check_at(v, {pos})", self.struct_name(id)))
+                c.try_(&format!("{}_check_at(v, {pos})", self.n.struct_name(id)))
             }),
             SlotCheck::Table(id) => when(c, &|c: &mut Code| {
                 c.line(&format!("km_table {t};"));
@@ -135,7 +135,7 @@ impl Gen<'_> {
                     "km_check_table(v, km_read_u32(r, {pos}), {}, &{t})",
                     self.full_size(id)
                 ));
-                c.try_(&format!("{}_check_table(v, {t})", self.struct_name(id)));
+                c.try_(&format!("{}_check_table(v, {t})", self.n.struct_name(id)));
             }),
             SlotCheck::OptionalTable(id) => when(c, &|c: &mut Code| {
                 c.open(&format!("if (km_read_u32(r, {pos}) != 0) {{"));
@@ -144,7 +144,7 @@ impl Gen<'_> {
                     "km_check_table(v, km_read_u32(r, {pos}), {}, &{t})",
                     self.full_size(id)
                 ));
-                c.try_(&format!("{}_check_table(v, {t})", self.struct_name(id)));
+                c.try_(&format!("{}_check_table(v, {t})", self.n.struct_name(id)));
                 c.close("}");
             }),
             // The presence byte is 0 or 1 (format.md §4.2); the value is
@@ -166,7 +166,7 @@ impl Gen<'_> {
             SlotCheck::Union(id) => when(c, &|c: &mut Code| {
                 c.try_(&format!(
                     "{}_check(v, {pos}, {})",
-                    self.union_name(id),
+                    self.n.union_name(id),
                     add(&pos, UNION_OFFSET_AT)
                 ))
             }),
@@ -178,7 +178,7 @@ impl Gen<'_> {
                 c.open(&format!("for (uint32_t {j} = 0; {j} < {len}u; {j}++) {{"));
                 c.try_(&format!(
                     "{}_check_at(v, {})",
-                    self.struct_name(id),
+                    self.n.struct_name(id),
                     plus(&format!("({pos})"), &j, stride)
                 ));
                 c.close("}");
@@ -243,7 +243,7 @@ impl Gen<'_> {
                 let at = plus(&format!("{a}.offset"), &i, UNION_SLOT_SIZE);
                 c.try_(&format!(
                     "{}_check(v, {at}, {at} + {UNION_OFFSET_AT}u)",
-                    self.union_name(*id)
+                    self.n.union_name(*id)
                 ));
                 c.close("}");
             }
@@ -257,7 +257,7 @@ impl Gen<'_> {
                 each(c);
                 c.try_(&format!(
                     "{}_check(v, {}, {})",
-                    self.union_name(*id),
+                    self.n.union_name(*id),
                     plus(&tags, &i, tw),
                     plus(&offs, &i, OFFSET_SIZE)
                 ));
@@ -339,7 +339,7 @@ impl Gen<'_> {
                     c.open(&format!("for (uint32_t {i} = 0; {i} < {a}.len; {i}++) {{"));
                     c.try_(&format!(
                         "{}_check_at(v, {})",
-                        self.struct_name(*id),
+                        self.n.struct_name(*id),
                         plus(&format!("{a}.offset"), &i, *stride)
                     ));
                     c.close("}");
@@ -353,11 +353,11 @@ impl Gen<'_> {
                     plus(&format!("{a}.offset"), &i, OFFSET_SIZE),
                     self.full_size(*id)
                 ));
-                c.try_(&format!("{}_check_table(v, t{d})", self.struct_name(*id)));
+                c.try_(&format!("{}_check_table(v, t{d})", self.n.struct_name(*id)));
                 c.close("}");
             }
             ArrayData::Soa { elem } => {
-                c.try_(&format!("{}_check_soa(v, {a})", self.struct_name(*elem)))
+                c.try_(&format!("{}_check_soa(v, {a})", self.n.struct_name(*elem)))
             }
             _ => unreachable!("only struct arrays here"),
         }
@@ -365,7 +365,7 @@ impl Gen<'_> {
 
     pub(crate) fn validate_soa(&self, decls: &mut Code, defs: &mut Code, id: StructId) {
         let soa = self.l.soa(id);
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let n = soa.columns.len();
         let sig = format!("static km_status {name}_check_soa(km_validator *v, km_array a)");
         decls.line(&format!("{sig};"));
@@ -403,7 +403,7 @@ impl Gen<'_> {
 
     pub(crate) fn validate_union(&self, decls: &mut Code, defs: &mut Code, id: UnionId) {
         let u = &self.s.unions[id];
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         let sig = format!(
             "static km_status {name}_check(km_validator *v, uint32_t tag_at, uint32_t offset_at)"
         );
@@ -419,9 +419,9 @@ impl Gen<'_> {
         c.line("(void)offset;");
         c.line("switch (tag) {");
         for var in &u.variants {
-            let ty = self.struct_name(var.ty);
+            let ty = self.n.struct_name(var.ty);
             c.open(&format!("case {}u: {{", var.tag));
-            if self.is_table(var.ty) {
+            if self.l.is_table(var.ty) {
                 c.line("km_table t;");
                 c.open("if (offset == 0) {");
                 c.line("return km_fail(v, KM_ERR_INVALID_UNION, tag_at, tag);");

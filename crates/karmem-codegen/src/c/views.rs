@@ -79,36 +79,36 @@ impl Gen<'_> {
 
     /// The accessor suffix of field `i` of struct `id`.
     pub fn view_field(&self, id: StructId, i: usize) -> String {
-        unreserved(self.field_name(id, i))
+        unreserved(self.n.field(id, i))
     }
     /// The accessor suffix of a union's variant of struct `ty`.
     pub fn view_variant(&self, ty: StructId) -> String {
-        unreserved(self.variant_member(ty))
+        unreserved(self.n.variant_member(ty))
     }
     /// `app_account_data_view`.
     pub fn view(&self, id: StructId) -> String {
-        format!("{}_view", self.struct_name(id))
+        format!("{}_view", self.n.struct_name(id))
     }
     /// The AoS array (of tables or inline structs) of `id`.
     pub fn view_array(&self, id: StructId) -> String {
-        format!("{}_view_array", self.struct_name(id))
+        format!("{}_view_array", self.n.struct_name(id))
     }
     pub fn soa_view(&self, id: StructId) -> String {
-        format!("{}_soa", self.struct_name(id))
+        format!("{}_soa", self.n.struct_name(id))
     }
     pub fn soa_item(&self, id: StructId) -> String {
-        format!("{}_soa_item", self.struct_name(id))
+        format!("{}_soa_item", self.n.struct_name(id))
     }
     pub fn union_view(&self, id: UnionId) -> String {
-        format!("{}_view", self.union_name(id))
+        format!("{}_view", self.n.union_name(id))
     }
     pub fn union_view_array(&self, id: UnionId) -> String {
-        format!("{}_view_array", self.union_name(id))
+        format!("{}_view_array", self.n.union_name(id))
     }
     pub fn bunch_view(&self, id: UnionId, soa: bool) -> String {
         format!(
             "{}_{}",
-            self.union_name(id),
+            self.n.union_name(id),
             if soa { "bovos" } else { "bovoa" }
         )
     }
@@ -190,7 +190,7 @@ impl Gen<'_> {
     pub fn view_type(&self, slot: &Slot) -> String {
         match slot {
             Slot::Scalar(p) => super::c_prim(*p).into(),
-            Slot::Enum { id, .. } => self.enum_name(*id),
+            Slot::Enum { id, .. } => self.n.enum_name(*id),
             Slot::InlineStruct(id) | Slot::TableRef(id) | Slot::OptionalTable(id) => self.view(*id),
             Slot::Optional { value, .. } => self.view_type(value),
             Slot::Union { id, .. } => self.union_view(*id),
@@ -212,7 +212,7 @@ impl Gen<'_> {
         // array in its element view.
         for id in 0..self.s.structs.len() {
             let name = &self.s.structs[id].name;
-            if self.is_table(id) {
+            if self.l.is_table(id) {
                 c.line(&format!(
                     "/* The table {name} in a message ({{0, 0}} table: absent, reads as zero). */"
                 ));
@@ -476,7 +476,7 @@ impl Gen<'_> {
     fn struct_views(&self, f: &mut Fns, id: StructId) {
         let view = self.view(id);
         let sl = self.l.of_struct(id);
-        let table = self.is_table(id);
+        let table = self.l.is_table(id);
         let sname = &self.s.structs[id].name;
         let mut b = body();
         b.line(&format!("{view} v;"));
@@ -659,7 +659,7 @@ impl Gen<'_> {
         col.steps
             .iter()
             .zip(path)
-            .map(|(s, i)| self.field_name(*s, *i as usize))
+            .map(|(s, i)| self.n.field(*s, *i as usize))
             .collect()
     }
 
@@ -681,7 +681,7 @@ impl Gen<'_> {
         let soa = self.l.soa(id);
         let sv = self.soa_view(id);
         let item = self.soa_item(id);
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let sname = &self.s.structs[id].name;
         let n = soa.columns.len();
         let mut b = body();
@@ -788,7 +788,11 @@ impl Gen<'_> {
         b.line("u.offset = km_read_u32(r, offset_at);");
         // A known inline variant whose value cannot be read reads as no
         // value, as the decoders read it.
-        let inline: Vec<_> = u.variants.iter().filter(|v| !self.is_table(v.ty)).collect();
+        let inline: Vec<_> = u
+            .variants
+            .iter()
+            .filter(|v| !self.l.is_table(v.ty))
+            .collect();
         if !inline.is_empty() {
             b.open("switch (u.tag) {");
             for v in inline {
@@ -841,7 +845,7 @@ impl Gen<'_> {
             ));
             b.line(&format!("{vt} x;"));
             b.line("x.r = u.r;");
-            if self.is_table(v.ty) {
+            if self.l.is_table(v.ty) {
                 b.line("x.t = km_table_at(u.r, at);");
             } else {
                 b.line("x.at = at;");

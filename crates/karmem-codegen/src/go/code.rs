@@ -36,7 +36,7 @@ impl Code {
     }
 
     pub fn append(&mut self, other: Code) {
-        self.out.push_str(&other.out);
+        self.splice(&other);
     }
 
     /// Doc comment lines (`// text`).
@@ -164,18 +164,6 @@ pub(crate) fn times(expr: &str, k: u32) -> String {
     } else {
         format!("{expr} * {k}")
     }
-}
-
-/// Does `body` use the local `name` (as `name.` or `name,` or `name)`)?
-pub(crate) fn mentions(body: &str, name: &str) -> bool {
-    let bytes = body.as_bytes();
-    body.match_indices(name).any(|(i, _)| {
-        let before = i.checked_sub(1).map(|p| bytes[p]);
-        let after = bytes.get(i + name.len()).copied();
-        let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-        !before.is_some_and(|c| ident(c) || c == b'.')
-            && matches!(after, Some(b'.' | b',' | b')' | b'['))
-    })
 }
 
 #[cfg(test)]

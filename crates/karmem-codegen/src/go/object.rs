@@ -8,7 +8,7 @@ use karmem_layout::{
 };
 use karmem_schema::model::*;
 
-use super::code::{align, mentions, times, Code, Pos};
+use super::code::{align, times, Code, Pos};
 use super::{go_prim, limit_of, wire, zero_of, Ctx, Gen};
 
 /// How an SoA writer or reader walks its elements: a plain `[]S`, or the
@@ -24,8 +24,8 @@ impl Gen<'_> {
 
     pub(crate) fn struct_object(&mut self, id: StructId) {
         let st = self.s.structs[id].clone();
-        let name = self.struct_name(id);
-        let table = self.is_table(id);
+        let name = self.n.struct_name(id);
+        let table = self.l.is_table(id);
         self.c.doc(&st.doc);
         if !st.doc.is_empty() {
             self.c.line("//");
@@ -50,7 +50,7 @@ impl Gen<'_> {
                     // An optional field is a pointer: nil is no value.
                     let star = if f.optional { "*" } else { "" };
                     vec![
-                        self.field_name(id, i),
+                        self.n.field(id, i),
                         format!("{star}{}", self.obj_type(&f.ty)),
                         format!("`json:\"{}\"`", f.name),
                     ]
@@ -77,10 +77,10 @@ impl Gen<'_> {
     /// A tuple (docs/idl.md §3.3) in JSON is an array of its elements, as
     /// `karmem json` and the golden vectors write it.
     fn tuple_json(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let n = self.s.structs[id].fields.len();
         let fields: Vec<String> = (0..n)
-            .map(|i| format!("x.{}", self.field_name(id, i)))
+            .map(|i| format!("x.{}", self.n.field(id, i)))
             .collect();
         self.c
             .line("// MarshalJSON writes the tuple as a JSON array of its elements.");
@@ -119,7 +119,7 @@ impl Gen<'_> {
     /// `NewX()`: a value holding the schema's defaults (docs/idl.md
     /// §4.3.1), for structs whose zero value (`X{}`) would not.
     fn constructor(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let sl = self.l.of_struct(id).clone();
         let mut fields = Vec::new();
         let mut loops = Vec::new();
@@ -129,7 +129,7 @@ impl Gen<'_> {
             if f.optional {
                 continue;
             }
-            let fname = self.field_name(id, i);
+            let fname = self.n.field(id, i);
             match (&f.ty, f.nonzero_default()) {
                 (_, Some(d)) => fields.push(vec![
                     format!("{fname}:"),
@@ -137,7 +137,7 @@ impl Gen<'_> {
                 ]),
                 (FieldType::Struct(c), None) if self.s.has_defaults(*c) => fields.push(vec![
                     format!("{fname}:"),
-                    format!("New{}(),", self.struct_name(*c)),
+                    format!("New{}(),", self.n.struct_name(*c)),
                 ]),
                 (
                     FieldType::Array(ArrayType {
@@ -146,7 +146,7 @@ impl Gen<'_> {
                         ..
                     }),
                     None,
-                ) if self.s.has_defaults(*c) => loops.push((fname, self.struct_name(*c))),
+                ) if self.s.has_defaults(*c) => loops.push((fname, self.n.struct_name(*c))),
                 _ => {}
             }
         }
@@ -181,9 +181,9 @@ impl Gen<'_> {
     }
 
     fn write_functions(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let sl = self.l.of_struct(id).clone();
-        let table = self.is_table(id);
+        let table = self.l.is_table(id);
         self.c
             .line("// WriteAsRoot encodes x as the root of a message into w (reset first)");
         self.c
@@ -208,7 +208,7 @@ impl Gen<'_> {
 
         let mut body = Code::new(1);
         for (i, f) in sl.fields.iter().enumerate() {
-            let place = format!("x.{}", self.field_name(id, i));
+            let place = format!("x.{}", self.n.field(id, i));
             self.write_slot(&mut body, &f.slot, &place, &Pos::of("at").add(f.offset));
         }
         if table {
@@ -264,7 +264,7 @@ impl Gen<'_> {
             Slot::Union { id, .. } => c.try_call(
                 &format!(
                     "writeUnion{}(w, {place}, {pc}, {})",
-                    self.union_name(*id),
+                    self.n.union_name(*id),
                     pos.add(UNION_OFFSET_AT).compact()
                 ),
                 "err",
@@ -370,11 +370,11 @@ impl Gen<'_> {
                 });
             }
             (None, ArrayData::Soa { elem }) => c.try_call(
-                &format!("writeSoa{}(w, {pc}, {place})", self.struct_name(*elem)),
+                &format!("writeSoa{}(w, {pc}, {place})", self.n.struct_name(*elem)),
                 "err",
             ),
             (None, ArrayData::UnionAos { id, .. }) => {
-                let u = self.union_name(*id);
+                let u = self.n.union_name(*id);
                 self.write_block(c, place, pc, UNION_SLOT_SIZE, |c| {
                     c.try_call(
                         &format!(
@@ -385,7 +385,7 @@ impl Gen<'_> {
                 });
             }
             (None, ArrayData::UnionSoa { id, tag }) => {
-                let u = self.union_name(*id);
+                let u = self.n.union_name(*id);
                 let tw = tag.size();
                 c.open("{");
                 c.line(&format!("tags, err := w.AllocArray(len({place}), {tw})"));
@@ -415,7 +415,7 @@ impl Gen<'_> {
                     "writeBovoa"
                 };
                 c.try_call(
-                    &format!("{f}{}(w, {pc}, {place})", self.union_name(*id)),
+                    &format!("{f}{}(w, {pc}, {place})", self.n.union_name(*id)),
                     "err",
                 );
             }
@@ -447,9 +447,9 @@ impl Gen<'_> {
     // ---- decoding ----------------------------------------------------------------
 
     fn read_functions(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let sl = self.l.of_struct(id).clone();
-        let table = self.is_table(id);
+        let table = self.l.is_table(id);
         if table {
             self.c.line(&format!(
                 "// {name}FullSize is S of format.md §10: the table's full size, every"
@@ -514,7 +514,7 @@ impl Gen<'_> {
 
         let mut body = Code::new(1);
         for (i, f) in sl.fields.iter().enumerate() {
-            let place = format!("x.{}", self.field_name(id, i));
+            let place = format!("x.{}", self.n.field(id, i));
             let ctx = if table {
                 Ctx::Table {
                     t: "t".into(),
@@ -529,7 +529,7 @@ impl Gen<'_> {
             let default = self.s.structs[id].fields[i].nonzero_default();
             self.read_slot(&mut body, &f.slot, &place, &ctx, default);
         }
-        let uses_r = mentions(&body.out, "r");
+        let uses_r = body.reads();
         if table {
             self.c.open(&format!(
                 "func (x *{name}) readTable(v *karmem.Validator, t karmem.Table) error {{"
@@ -612,14 +612,14 @@ impl Gen<'_> {
             Slot::Scalar(_) | Slot::Enum { .. } => {
                 let (p, conv) = match slot {
                     Slot::Scalar(p) => (*p, None),
-                    Slot::Enum { id, repr } => (*repr, Some(self.enum_name(*id))),
+                    Slot::Enum { id, repr } => (*repr, Some(self.n.enum_name(*id))),
                     _ => unreachable!(),
                 };
                 let load = match ctx {
                     Ctx::Table { t, off } if default.is_none() => {
-                        format!("r.Field{}({t}, {off})", wire(p))
+                        format!("{}.Field{}({t}, {off})", c.r(), wire(p))
                     }
-                    _ => format!("r.{}({})", wire(p), pos.normal()),
+                    _ => format!("{}.{}({})", c.r(), wire(p), pos.normal()),
                 };
                 let value = match conv {
                     Some(e) => format!("{e}({load})"),
@@ -640,7 +640,7 @@ impl Gen<'_> {
                 }
             }
             Slot::InlineStruct(id) => {
-                let zero = format!("{place} = {}{{}}", self.struct_name(*id));
+                let zero = format!("{place} = {}{{}}", self.n.struct_name(*id));
                 guarded(
                     c,
                     &|c: &mut Code| c.try_call(&format!("{place}.readAt(v, {pc})"), "err"),
@@ -649,8 +649,11 @@ impl Gen<'_> {
             }
             Slot::TableRef(_) => {
                 let t = match ctx {
-                    Ctx::Table { t, off } => format!("r.FieldTable({t}, {off})"),
-                    Ctx::Pos { .. } => format!("r.Table(r.Uint32({}))", pos.compact()),
+                    Ctx::Table { t, off } => format!("{}.FieldTable({t}, {off})", c.r()),
+                    Ctx::Pos { .. } => {
+                        let r = c.r();
+                        format!("{r}.Table({r}.Uint32({}))", pos.compact())
+                    }
                 };
                 match (ctx, &present) {
                     (Ctx::Pos { .. }, Some(cond)) => {
@@ -667,7 +670,7 @@ impl Gen<'_> {
             Slot::Union { id, .. } => {
                 let call = format!(
                     "readUnion{}(v, {}, {pc}, {})",
-                    self.union_name(*id),
+                    self.n.union_name(*id),
                     addr(place),
                     pos.add(UNION_OFFSET_AT).compact()
                 );
@@ -684,14 +687,18 @@ impl Gen<'_> {
                     c.open(&format!("for j := range {place} {{"));
                     match elem {
                         FixedElem::Scalar(p) => {
-                            c.line(&format!("{place}[j] = r.{}({})", wire(*p), epos.normal()))
+                            let r = c.r();
+                            c.line(&format!("{place}[j] = {r}.{}({})", wire(*p), epos.normal()))
                         }
-                        FixedElem::Enum { id, repr } => c.line(&format!(
-                            "{place}[j] = {}(r.{}({}))",
-                            self.enum_name(*id),
-                            wire(*repr),
-                            epos.normal()
-                        )),
+                        FixedElem::Enum { id, repr } => {
+                            let r = c.r();
+                            c.line(&format!(
+                                "{place}[j] = {}({r}.{}({}))",
+                                self.n.enum_name(*id),
+                                wire(*repr),
+                                epos.normal()
+                            ))
+                        }
                         FixedElem::InlineStruct(_) => {
                             c.try_call(&format!("{place}[j].readAt(v, {})", epos.compact()), "err")
                         }
@@ -702,8 +709,8 @@ impl Gen<'_> {
             }
             Slot::OptionalTable(id) => {
                 let offset = match ctx {
-                    Ctx::Table { t, off } => format!("r.FieldUint32({t}, {off})"),
-                    Ctx::Pos { .. } => format!("r.Uint32({})", pos.normal()),
+                    Ctx::Table { t, off } => format!("{}.FieldUint32({t}, {off})", c.r()),
+                    Ctx::Pos { .. } => format!("{}.Uint32({})", c.r(), pos.normal()),
                 };
                 let load = match &present {
                     Some(cond) if matches!(ctx, Ctx::Pos { .. }) => {
@@ -720,16 +727,17 @@ impl Gen<'_> {
                     None => "if offset != 0 {".into(),
                 });
                 c.open(&format!("if {place} == nil {{"));
-                c.line(&format!("{place} = new({})", self.struct_name(*id)));
+                c.line(&format!("{place} = new({})", self.n.struct_name(*id)));
                 c.close("}");
-                c.try_call(&format!("{place}.readTable(v, r.Table(offset))"), "err");
+                let r = c.r();
+                c.try_call(&format!("{place}.readTable(v, {r}.Table(offset))"), "err");
                 c.close("} else {");
                 c.indent += 1;
                 c.line(&format!("{place} = nil"));
                 c.close("}");
             }
             Slot::Optional { value_at, value } => {
-                let flag = format!("r.Uint8({}) != 0", pos.compact());
+                let flag = format!("{}.Uint8({}) != 0", c.r(), pos.compact());
                 let cond = match &present {
                     Some(p) => format!("{p} && {flag}"),
                     None => flag,
@@ -754,11 +762,12 @@ impl Gen<'_> {
                 let limit = limit_of(array);
                 let cond = present.clone().unwrap_or_else(|| "true".into());
                 c.open(&format!("if {cond} {{"));
+                let r = c.r();
                 match ctx {
                     Ctx::Table { t, off } => {
-                        c.line(&format!("a := r.FieldArray({t}, {off}, {es}, {limit})"))
+                        c.line(&format!("a := {r}.FieldArray({t}, {off}, {es}, {limit})"))
                     }
-                    Ctx::Pos { .. } => c.line(&format!("a := r.Array({pc}, {es}, {limit})")),
+                    Ctx::Pos { .. } => c.line(&format!("a := {r}.Array({pc}, {es}, {limit})")),
                 }
                 self.read_array(c, array, data, place);
                 c.close("} else {");
@@ -779,11 +788,12 @@ impl Gen<'_> {
                     Some(cond) => c.open(&format!("if {cond} {{")),
                     None => c.open("{"),
                 }
+                let r = c.r();
                 match ctx {
                     Ctx::Table { t, off } => {
-                        c.line(&format!("a := r.FieldArray({t}, {off}, {es}, {limit})"))
+                        c.line(&format!("a := {r}.FieldArray({t}, {off}, {es}, {limit})"))
                     }
-                    Ctx::Pos { .. } => c.line(&format!("a := r.Array({pc}, {es}, {limit})")),
+                    Ctx::Pos { .. } => c.line(&format!("a := {r}.Array({pc}, {es}, {limit})")),
                 }
                 self.read_array(c, array, data, place);
                 if present.is_some() {
@@ -824,8 +834,8 @@ impl Gen<'_> {
     pub(crate) fn fixed_elem_type(&self, elem: &FixedElem) -> String {
         match elem {
             FixedElem::Scalar(p) => go_prim(*p).into(),
-            FixedElem::Enum { id, .. } => self.enum_name(*id),
-            FixedElem::InlineStruct(id) => self.struct_name(*id),
+            FixedElem::Enum { id, .. } => self.n.enum_name(*id),
+            FixedElem::InlineStruct(id) => self.n.struct_name(*id),
         }
     }
 
@@ -836,7 +846,10 @@ impl Gen<'_> {
         c.line(&format!("{p} = {place}[:min(len({p}), int(a.Len))]"));
         c.open("for k := 0; k < int(a.Len); k++ {");
         c.open(&format!("if k == len({p}) {{"));
-        c.line(&format!("{p} = append({p}, {}{{}})", self.struct_name(id)));
+        c.line(&format!(
+            "{p} = append({p}, {}{{}})",
+            self.n.struct_name(id)
+        ));
         c.close("}");
     }
 
@@ -873,8 +886,9 @@ impl Gen<'_> {
                 c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
                 c.open(&format!("for k := range {} {{", unparen(place)));
                 c.line(&format!("row := &{place}[k]"));
+                let r = c.r();
                 c.line(&format!(
-                    "a := r.Array(a.Offset+uint32(k)*{ARRAY_REF_SIZE}, {}, {})",
+                    "a := {r}.Array(a.Offset+uint32(k)*{ARRAY_REF_SIZE}, {}, {})",
                     data.elem_size(),
                     limit_of(inner)
                 ));
@@ -883,26 +897,29 @@ impl Gen<'_> {
             }
             (Some(Text::Utf8), _) => {
                 charge(c);
+                let r = c.r();
                 c.line(&format!(
-                    "karmem.SetString({}, r.ArrayBytes(a))",
+                    "karmem.SetString({}, {r}.ArrayBytes(a))",
                     addr(place)
                 ));
             }
             (Some(Text::Utf16), _) => {
                 charge(c);
+                let r = c.r();
                 c.line(&format!(
-                    "karmem.SetUTF16({}, karmem.Slice[uint16](r, a.Offset, a.Len))",
+                    "karmem.SetUTF16({}, karmem.Slice[uint16]({r}, a.Offset, a.Len))",
                     addr(place)
                 ));
             }
             (None, ArrayData::Plain { .. }) => {
                 charge(c);
+                let r = c.r();
                 match array.elem {
                     ElemType::Scalar(Primitive::Bool) => c.line(&format!(
-                        "{place} = karmem.AppendBools({place}[:0], karmem.Slice[uint8](r, a.Offset, a.Len))"
+                        "{place} = karmem.AppendBools({place}[:0], karmem.Slice[uint8]({r}, a.Offset, a.Len))"
                     )),
                     e => c.line(&format!(
-                        "{place} = append({place}[:0], karmem.Slice[{}](r, a.Offset, a.Len)...)",
+                        "{place} = append({place}[:0], karmem.Slice[{}]({r}, a.Offset, a.Len)...)",
                         self.elem_type(e)
                     )),
                 }
@@ -913,7 +930,7 @@ impl Gen<'_> {
                 charge(c);
                 self.clear_map(c, array, place);
                 c.open("for k := uint32(0); k < a.Len; k++ {");
-                c.line(&format!("var entry {}", self.struct_name(*id)));
+                c.line(&format!("var entry {}", self.n.struct_name(*id)));
                 c.try_call(&format!("entry.readAt(v, a.Offset+k*{stride})"), "err");
                 c.line(&format!("{place}[entry.Key] = entry.Value"));
                 c.close("}");
@@ -933,14 +950,19 @@ impl Gen<'_> {
             (None, ArrayData::AosTable { id }) => {
                 charge(c);
                 self.grow_each(c, place, *id);
+                let r = c.r();
                 c.try_call(
-                    &format!("{place}[k].readTable(v, r.Table(r.Uint32(a.Offset+uint32(k)*{OFFSET_SIZE})))"),
+                    &format!("{place}[k].readTable(v, {r}.Table({r}.Uint32(a.Offset+uint32(k)*{OFFSET_SIZE})))"),
                     "err",
                 );
                 c.close("}");
             }
             (None, ArrayData::Soa { elem }) => c.try_call(
-                &format!("readSoa{}(v, a, {})", self.struct_name(*elem), addr(place)),
+                &format!(
+                    "readSoa{}(v, a, {})",
+                    self.n.struct_name(*elem),
+                    addr(place)
+                ),
                 "err",
             ),
             (None, ArrayData::UnionAos { id, .. }) => {
@@ -951,7 +973,7 @@ impl Gen<'_> {
                 c.try_call(
                     &format!(
                         "readUnion{}(v, &{place}[k], at, at+{UNION_OFFSET_AT})",
-                        self.union_name(*id)
+                        self.n.union_name(*id)
                     ),
                     "err",
                 );
@@ -959,8 +981,9 @@ impl Gen<'_> {
             }
             (None, ArrayData::UnionSoa { id, tag }) => {
                 let tw = tag.size();
+                let r = c.r();
                 c.open(&format!(
-                    "if tags, offsets, ok := r.UnionColumns(a, {tw}); ok {{"
+                    "if tags, offsets, ok := {r}.UnionColumns(a, {tw}); ok {{"
                 ));
                 charge(c);
                 c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
@@ -968,7 +991,7 @@ impl Gen<'_> {
                 c.try_call(
                     &format!(
                         "readUnion{}(v, &{place}[k], tags+{}, offsets+uint32(k)*{OFFSET_SIZE})",
-                        self.union_name(*id),
+                        self.n.union_name(*id),
                         Pos::default().plus("uint32(k)", tw).compact()
                     ),
                     "err",
@@ -986,7 +1009,7 @@ impl Gen<'_> {
                     "readBovoa"
                 };
                 c.try_call(
-                    &format!("{f}{}(v, a, {})", self.union_name(*id), addr(place)),
+                    &format!("{f}{}(v, a, {})", self.n.union_name(*id), addr(place)),
                     "err",
                 );
             }
@@ -997,7 +1020,7 @@ impl Gen<'_> {
 
     /// Column table, writer, reader and validator of SoA arrays of `id`.
     pub(crate) fn soa_object(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let soa = self.l.soa(id).clone();
         let n = soa.columns.len();
         self.c.line(&format!(
@@ -1031,17 +1054,17 @@ impl Gen<'_> {
         let mut place = base.to_string();
         for (s, i) in col.steps.iter().zip(&col.path) {
             place.push('.');
-            place.push_str(&self.field_name(*s, *i as usize));
+            place.push_str(&self.n.field(*s, *i as usize));
         }
         place
     }
 
     fn seq_names(&self, id: StructId, seq: &Seq) -> (String, String) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         match seq {
             Seq::Plain => (name.clone(), format!("[]{name}")),
             Seq::InUnion { union, .. } => {
-                let u = self.union_name(*union);
+                let u = self.n.union_name(*union);
                 (format!("{name}In{u}"), format!("[]{u}"))
             }
         }
@@ -1057,7 +1080,10 @@ impl Gen<'_> {
             Seq::InUnion { variant, .. } => {
                 c.line("i := 0");
                 c.open("for _, item := range items {");
-                c.line(&format!("e, ok := item.(*{})", self.struct_name(*variant)));
+                c.line(&format!(
+                    "e, ok := item.(*{})",
+                    self.n.struct_name(*variant)
+                ));
                 c.open("if !ok || e == nil {");
                 c.line("continue");
                 c.close("}");
@@ -1074,7 +1100,7 @@ impl Gen<'_> {
 
     pub(crate) fn soa_writer(&mut self, id: StructId, seq: &Seq) {
         let soa = self.l.soa(id).clone();
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let n = soa.columns.len();
         let (fname, items_ty) = self.seq_names(id, seq);
         let count = match seq {
@@ -1108,7 +1134,7 @@ impl Gen<'_> {
                     dense.push((k, "uint8".to_string(), format!("karmem.BoolByte({place})")))
                 }
                 Slot::Scalar(p) => dense.push((k, go_prim(*p).to_string(), place)),
-                Slot::Enum { id, .. } => dense.push((k, self.enum_name(*id), place)),
+                Slot::Enum { id, .. } => dense.push((k, self.n.enum_name(*id), place)),
                 _ => sparse.push(k),
             }
         }
@@ -1151,7 +1177,7 @@ impl Gen<'_> {
 
     pub(crate) fn soa_reader(&mut self, id: StructId, seq: &Seq) {
         let soa = self.l.soa(id).clone();
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let n = soa.columns.len();
         let (fname, items_ty) = self.seq_names(id, seq);
         let mut c = Code::new(0);
@@ -1185,8 +1211,8 @@ impl Gen<'_> {
                 c.line("s := (*items)[start:]");
                 format!(
                     "e := reuse{}{}(s, i)",
-                    self.union_name(*union),
-                    self.struct_name(*variant)
+                    self.n.union_name(*union),
+                    self.n.struct_name(*variant)
                 )
             }
         };
@@ -1216,7 +1242,7 @@ impl Gen<'_> {
                 )),
                 Slot::Enum { id, .. } => dense.push((
                     k,
-                    self.enum_name(*id),
+                    self.n.enum_name(*id),
                     place,
                     format!("c{k}[i]"),
                     absent("0"),
@@ -1297,12 +1323,12 @@ impl Gen<'_> {
 
     pub(crate) fn union_object(&mut self, id: UnionId) {
         let u = self.s.unions[id].clone();
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         let tag = self.union_tag(id);
         let variants: Vec<String> = u
             .variants
             .iter()
-            .map(|v| format!("*{}", self.struct_name(v.ty)))
+            .map(|v| format!("*{}", self.n.struct_name(v.ty)))
             .collect();
         self.c.doc(&u.doc);
         if !u.doc.is_empty() {
@@ -1326,7 +1352,7 @@ impl Gen<'_> {
         let mut rows = vec![vec![format!("{tag}None"), format!("{tag} = 0")]];
         for v in &u.variants {
             rows.push(vec![
-                format!("{tag}{}", self.struct_name(v.ty)),
+                format!("{tag}{}", self.n.struct_name(v.ty)),
                 format!("{tag} = {}", v.tag),
             ]);
         }
@@ -1337,7 +1363,7 @@ impl Gen<'_> {
         self.c.close(")");
         self.c.line("");
         for v in &u.variants {
-            let ty = self.struct_name(v.ty);
+            let ty = self.n.struct_name(v.ty);
             self.c.line(&format!("// {tag} returns {tag}{ty}."));
             self.c.open(&format!("func (*{ty}) {tag}() {tag} {{"));
             self.c.line(&format!("return {tag}{ty}"));
@@ -1375,21 +1401,21 @@ impl Gen<'_> {
 
     fn union_writer(&mut self, id: UnionId) {
         let u = self.s.unions[id].clone();
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         let mut c = Code::new(0);
         c.open(&format!(
             "func writeUnion{name}(w *karmem.Writer, value {name}, tagAt, offsetAt uint32) error {{"
         ));
         c.line("switch x := value.(type) {");
         for v in &u.variants {
-            let ty = self.struct_name(v.ty);
+            let ty = self.n.struct_name(v.ty);
             c.line(&format!("case *{ty}:"));
             c.indent += 1;
             c.open("if x == nil {");
             c.line("return nil");
             c.close("}");
             c.line(&format!("w.Put{}(tagAt, {})", wire(u.tag), v.tag));
-            if self.is_table(v.ty) {
+            if self.l.is_table(v.ty) {
                 c.line("return x.writeTable(w, offsetAt)");
             } else {
                 c.line(&format!(
@@ -1411,7 +1437,7 @@ impl Gen<'_> {
 
     fn union_reader(&mut self, id: UnionId) {
         let u = self.s.unions[id].clone();
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         let mut c = Code::new(0);
         c.open(&format!(
             "func readUnion{name}(v *karmem.Validator, place *{name}, tagAt, offsetAt uint32) error {{"
@@ -1421,10 +1447,10 @@ impl Gen<'_> {
         c.line("offset := r.Uint32(offsetAt)");
         c.line("switch tag {");
         for v in &u.variants {
-            let ty = self.struct_name(v.ty);
+            let ty = self.n.struct_name(v.ty);
             c.line(&format!("case {}:", v.tag));
             c.indent += 1;
-            if self.is_table(v.ty) {
+            if self.l.is_table(v.ty) {
                 c.line(&format!("x, ok := (*place).(*{ty})"));
                 c.open("if !ok || x == nil {");
                 c.line(&format!("x = new({ty})"));
@@ -1460,7 +1486,7 @@ impl Gen<'_> {
 
     pub(crate) fn bunch_object(&mut self, id: UnionId, soa: bool) {
         let u = self.s.unions[id].clone();
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         let suffix = if soa { "Bovos" } else { "Bovoa" };
         let k = u.variants.len();
         if soa {
@@ -1481,7 +1507,7 @@ impl Gen<'_> {
         c.open("for _, item := range items {");
         c.line("switch x := item.(type) {");
         for (i, v) in u.variants.iter().enumerate() {
-            c.line(&format!("case *{}:", self.struct_name(v.ty)));
+            c.line(&format!("case *{}:", self.n.struct_name(v.ty)));
             c.indent += 1;
             c.open("if x != nil {");
             c.line(&format!("counts[{i}]++"));
@@ -1505,7 +1531,7 @@ impl Gen<'_> {
         c.check_err("err");
         c.line(&format!("entry := table + {BUNCH_ENTRY_SIZE}"));
         for (i, v) in u.variants.iter().enumerate() {
-            let ty = self.struct_name(v.ty);
+            let ty = self.n.struct_name(v.ty);
             c.open(&format!("if counts[{i}] > 0 {{"));
             c.line(&format!("w.PutUint32(entry, {})", v.tag));
             if soa {
@@ -1516,7 +1542,7 @@ impl Gen<'_> {
                     "err",
                 );
             } else {
-                let (size, call) = if self.is_table(v.ty) {
+                let (size, call) = if self.l.is_table(v.ty) {
                     (
                         OFFSET_SIZE,
                         format!("e.writeTable(w, block+uint32(k)*{OFFSET_SIZE})"),
@@ -1558,7 +1584,7 @@ impl Gen<'_> {
         // The table is read once for all variants (format.md §10).
         body.try_call("v.ChargeBunch(a)", "err");
         for v in &u.variants {
-            let ty = self.struct_name(v.ty);
+            let ty = self.n.struct_name(v.ty);
             if soa {
                 body.try_call(
                     &format!(
@@ -1575,7 +1601,7 @@ impl Gen<'_> {
                 .l
                 .decode_charge(&data)
                 .expect("an AoS array is charged per element");
-            let call = if self.is_table(v.ty) {
+            let call = if self.l.is_table(v.ty) {
                 format!("e.readTable(v, r.Table(r.Uint32(sub.Offset+uint32(k)*{OFFSET_SIZE})))")
             } else {
                 format!("e.readAt(v, sub.Offset+uint32(k)*{size})")

@@ -9,7 +9,7 @@ use karmem_layout::{
 };
 use karmem_schema::model::*;
 
-use super::code::{mentions, Code, Pos};
+use super::code::{Code, Pos};
 use super::object::negate;
 use super::{go_limit, limit_of, Ctx, Gen};
 
@@ -17,10 +17,10 @@ impl Gen<'_> {
     /// `Trust<Name>` (trusted mode): validates as `Validate<Name>` does and
     /// returns the trusted reader with the trusted viewer of the root.
     pub(crate) fn trust_function(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let view = self.view_name(id);
         // A trusted image is the checked one under its trusted type.
-        let root = if self.is_table(id) {
+        let root = if self.l.is_table(id) {
             format!("{view}{{t: root.t}}")
         } else {
             format!("{view}(root)")
@@ -44,10 +44,10 @@ impl Gen<'_> {
     }
 
     pub(crate) fn validate_functions(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let view = self.view_name(id);
         let sl = self.l.of_struct(id).clone();
-        let table = self.is_table(id);
+        let table = self.l.is_table(id);
         self.c.line(&format!(
             "// Validate{name} checks a whole message whose root is a {name}, once"
         ));
@@ -104,7 +104,7 @@ impl Gen<'_> {
                 "func validateTable{name}(v *karmem.Validator, t karmem.Table) error {{"
             ));
             self.c.try_call("v.Enter()", "err");
-            if mentions(&body.out, "r") {
+            if body.reads() {
                 self.c.line("r := v.Reader()");
             }
             self.c.append(body);
@@ -113,7 +113,7 @@ impl Gen<'_> {
             self.c.open(&format!(
                 "func validateAt{name}(v *karmem.Validator, at uint32) error {{"
             ));
-            if mentions(&body.out, "r") {
+            if body.reads() {
                 self.c.line("r := v.Reader()");
             }
             self.c.append(body);
@@ -161,14 +161,15 @@ impl Gen<'_> {
                 c.try_call(&format!("v.BoolAt({})", pos.normal()), "err")
             }),
             SlotCheck::Inline(id) => {
-                let call = format!("validateAt{}(v, {pc})", self.struct_name(id));
+                let call = format!("validateAt{}(v, {pc})", self.n.struct_name(id));
                 when(c, &|c: &mut Code| c.try_call(&call, "err"));
             }
             SlotCheck::Table(id) => {
-                let name = self.struct_name(id);
+                let name = self.n.struct_name(id);
                 when(c, &|c: &mut Code| {
+                    let r = c.r();
                     c.line(&format!(
-                        "child, err := v.Table(r.Uint32({}), {name}FullSize)",
+                        "child, err := v.Table({r}.Uint32({}), {name}FullSize)",
                         pos.compact()
                     ));
                     c.check_err("err");
@@ -176,10 +177,11 @@ impl Gen<'_> {
                 });
             }
             SlotCheck::OptionalTable(id) => {
-                let name = self.struct_name(id);
+                let name = self.n.struct_name(id);
                 when(c, &|c: &mut Code| {
+                    let r = c.r();
                     c.open(&format!(
-                        "if offset := r.Uint32({}); offset != 0 {{",
+                        "if offset := {r}.Uint32({}); offset != 0 {{",
                         pos.normal()
                     ));
                     c.line(&format!("child, err := v.Table(offset, {name}FullSize)"));
@@ -199,7 +201,8 @@ impl Gen<'_> {
                 };
                 self.validate_slot(&mut inner, value, &at);
                 if !inner.out.is_empty() {
-                    c.open(&format!("if r.Uint8({}) != 0 {{", pos.compact()));
+                    let r = c.r();
+                    c.open(&format!("if {r}.Uint8({}) != 0 {{", pos.compact()));
                     c.append(inner);
                     c.close("}");
                 }
@@ -207,7 +210,7 @@ impl Gen<'_> {
             SlotCheck::Union(id) => {
                 let call = format!(
                     "validateUnion{}(v, {pc}, {})",
-                    self.union_name(id),
+                    self.n.union_name(id),
                     pos.add(UNION_OFFSET_AT).compact()
                 );
                 when(c, &|c: &mut Code| c.try_call(&call, "err"));
@@ -216,7 +219,7 @@ impl Gen<'_> {
                 c.try_call(&format!("v.Bools({pc}, {len})"), "err")
             }),
             SlotCheck::InlineEach { id, len, stride } => {
-                let name = self.struct_name(id);
+                let name = self.n.struct_name(id);
                 when(c, &|c: &mut Code| {
                     c.open(&format!("for j := uint32(0); j < {len}; j++ {{"));
                     c.try_call(
@@ -295,7 +298,7 @@ impl Gen<'_> {
                 c.try_call(
                     &format!(
                         "validateUnion{}(v, at, at+{UNION_OFFSET_AT})",
-                        self.union_name(*id)
+                        self.n.union_name(*id)
                     ),
                     "err",
                 );
@@ -312,7 +315,7 @@ impl Gen<'_> {
                 c.try_call(
                     &format!(
                         "validateUnion{}(v, tags+{}, offsets+i*{OFFSET_SIZE})",
-                        self.union_name(*id),
+                        self.n.union_name(*id),
                         Pos::default().plus("i", tw).compact()
                     ),
                     "err",
@@ -365,13 +368,14 @@ impl Gen<'_> {
                         format!("{pos}+{}", key.offset)
                     }
                 };
+                let r = c.r();
                 let read = |i: &str| match &key.slot {
                     Slot::Scalar(p) | Slot::Enum { repr: p, .. } => {
-                        format!("r.{}({})", super::wire(*p), at(i))
+                        format!("{r}.{}({})", super::wire(*p), at(i))
                     }
                     // Text keys in byte order.
                     _ => format!(
-                        "string(r.ArrayBytes(r.Array({}, 1, karmem.NoLimit)))",
+                        "string({r}.ArrayBytes({r}.Array({}, 1, karmem.NoLimit)))",
                         at(i)
                     ),
                 };
@@ -393,7 +397,7 @@ impl Gen<'_> {
                     c.try_call(
                         &format!(
                             "validateAt{}(v, a.Offset+{})",
-                            self.struct_name(*id),
+                            self.n.struct_name(*id),
                             Pos::default().plus("i", *stride).compact()
                         ),
                         "err",
@@ -403,7 +407,7 @@ impl Gen<'_> {
             }
             ArrayData::AosTable { id } => {
                 c.open("for i := uint32(0); i < a.Len; i++ {");
-                let name = self.struct_name(*id);
+                let name = self.n.struct_name(*id);
                 c.line(&format!(
                     "child, err := v.Table(v.Reader().Uint32(a.Offset+i*{OFFSET_SIZE}), {name}FullSize)"
                 ));
@@ -412,7 +416,7 @@ impl Gen<'_> {
                 c.close("}");
             }
             ArrayData::Soa { elem } => c.try_call(
-                &format!("validateSoa{}(v, a)", self.struct_name(*elem)),
+                &format!("validateSoa{}(v, a)", self.n.struct_name(*elem)),
                 "err",
             ),
             _ => unreachable!("only struct arrays here"),
@@ -426,7 +430,7 @@ impl Gen<'_> {
     /// nothing beyond their directory to check with `SoaColumn`, anything
     /// else element by element; other columns element by element.
     pub(crate) fn soa_validator(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let soa = self.l.soa(id).clone();
         let n = soa.columns.len();
         let mut body = Code::new(1);
@@ -444,7 +448,7 @@ impl Gen<'_> {
         // capacity (format.md §10).
         self.charge_unlisted(&mut c, &soa, "a.Cap");
         if !body.out.is_empty() {
-            if mentions(&body.out, "r") {
+            if body.reads() {
                 c.line("r := v.Reader()");
             }
             c.line("n := a.Len");
@@ -483,6 +487,7 @@ impl Gen<'_> {
                 .filter(|inner| inner.lines().all(|l| l.starts_with(&format!("{tabs}\t"))));
             c.open(&format!("if {at} != 0 {{"));
             c.open("for i := uint32(0); i < n; i++ {");
+            c.reads_as(&each);
             match inner {
                 Some(inner) => c.out.push_str(inner),
                 // Anything else, one tab further in.
@@ -517,7 +522,7 @@ impl Gen<'_> {
             ArrayData::Soa { elem } if !self.l.soa_needs_validation(*elem) => c.try_call(
                 &format!(
                     "v.SoaColumn({at}, n, soaColumns{}[:])",
-                    self.struct_name(*elem)
+                    self.n.struct_name(*elem)
                 ),
                 "err",
             ),
@@ -533,7 +538,7 @@ impl Gen<'_> {
 
     pub(crate) fn union_validator(&mut self, id: UnionId) {
         let u = self.s.unions[id].clone();
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         let mut c = Code::new(0);
         c.open(&format!(
             "func validateUnion{name}(v *karmem.Validator, tagAt, offsetAt uint32) error {{"
@@ -548,10 +553,10 @@ impl Gen<'_> {
         c.line("offset := r.Uint32(offsetAt)");
         c.line("switch tag {");
         for v in &u.variants {
-            let ty = self.struct_name(v.ty);
+            let ty = self.n.struct_name(v.ty);
             c.line(&format!("case {}:", v.tag));
             c.indent += 1;
-            if self.is_table(v.ty) {
+            if self.l.is_table(v.ty) {
                 c.open("if offset == 0 {");
                 c.line("return karmem.InvalidUnion(tagAt, tag)");
                 c.close("}");

@@ -66,10 +66,10 @@ impl Gen<'_> {
     // ---- struct viewers ----------------------------------------------------------
 
     pub(crate) fn struct_view(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let view = self.view_name(id);
         let sl = self.l.of_struct(id).clone();
-        let table = self.is_table(id);
+        let table = self.l.is_table(id);
         let schema_name = self.s.structs[id].name.clone();
         if table {
             self.c.line(&format!(
@@ -119,7 +119,7 @@ impl Gen<'_> {
             self.c.line("");
         }
         for (i, f) in sl.fields.iter().enumerate() {
-            let fname = self.field_name(id, i);
+            let fname = self.n.field(id, i);
             let in_table = Ctx::Table {
                 t: "v.t".into(),
                 off: f.offset,
@@ -310,7 +310,7 @@ impl Gen<'_> {
                 (v.clone(), format!("New{v}(r, a)"))
             }
             (None, ArrayData::UnionAos { id, .. } | ArrayData::UnionSoa { id, .. }) => {
-                let u = format!("{}{}", self.mode(), self.union_name(*id));
+                let u = format!("{}{}", self.mode(), self.n.union_name(*id));
                 let layout = if matches!(data, ArrayData::UnionAos { .. }) {
                     "Aos"
                 } else {
@@ -324,7 +324,7 @@ impl Gen<'_> {
                 } else {
                     "Bovoa"
                 };
-                let v = format!("{}{}{suffix}Viewer", self.mode(), self.union_name(*id));
+                let v = format!("{}{}{suffix}Viewer", self.mode(), self.n.union_name(*id));
                 (v.clone(), format!("{v}{{a: a}}"))
             }
             // Each element is read by a function of its reference.
@@ -436,7 +436,7 @@ impl Gen<'_> {
                     _ => load(wire(*p), &pos),
                 };
                 let value = match slot {
-                    Slot::Enum { id, .. } => format!("{}({load})", self.enum_name(*id)),
+                    Slot::Enum { id, .. } => format!("{}({load})", self.n.enum_name(*id)),
                     _ => load,
                 };
                 let zero = default
@@ -562,8 +562,8 @@ impl Gen<'_> {
                     let (ty, value) = match elem {
                         FixedElem::Scalar(p) => (go_prim(*p).to_string(), load(wire(*p), &epos)),
                         FixedElem::Enum { id, repr } => (
-                            self.enum_name(*id),
-                            format!("{}({})", self.enum_name(*id), load(wire(*repr), &epos)),
+                            self.n.enum_name(*id),
+                            format!("{}({})", self.n.enum_name(*id), load(wire(*repr), &epos)),
                         ),
                         FixedElem::InlineStruct(_) => unreachable!(),
                     };
@@ -705,7 +705,7 @@ impl Gen<'_> {
         let n = soa.columns.len();
         let sv = self.soa_view(id);
         let item = self.soa_item(id);
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let schema_name = self.s.structs[id].name.clone();
         self.c.line(&format!(
             "// {sv} is an SoA array of `{schema_name}`: one directory scan when created,"
@@ -770,7 +770,7 @@ impl Gen<'_> {
             let ty = match &col.slot {
                 Slot::Scalar(Primitive::Bool) => "uint8".to_string(),
                 Slot::Scalar(p) => go_prim(*p).to_string(),
-                Slot::Enum { id, .. } => self.enum_name(*id),
+                Slot::Enum { id, .. } => self.n.enum_name(*id),
                 _ => continue,
             };
             let mut cname = self.column_name(id, k);
@@ -815,7 +815,7 @@ impl Gen<'_> {
             for fi in 0..fields {
                 let mut path = prefix.clone();
                 path.push(fi as u32);
-                let fname = self.field_name(*sid, fi);
+                let fname = self.n.field(*sid, fi);
                 if nodes.contains_key(&path) {
                     let child = self.node_name(id, &path);
                     self.c
@@ -843,7 +843,7 @@ impl Gen<'_> {
         let mut out = Vec::new();
         let mut sid = id;
         for idx in path {
-            out.push(self.field_name(sid, *idx as usize));
+            out.push(self.n.field(sid, *idx as usize));
             if let FieldType::Struct(next) = &self.s.structs[sid].fields[*idx as usize].ty {
                 sid = *next;
             }
@@ -865,7 +865,7 @@ impl Gen<'_> {
         col.steps
             .iter()
             .zip(&col.path)
-            .map(|(s, i)| self.field_name(*s, *i as usize))
+            .map(|(s, i)| self.n.field(*s, *i as usize))
             .collect()
     }
 
@@ -936,14 +936,14 @@ impl Gen<'_> {
         self.c.close("}");
         self.c.line("");
         for var in &u.variants {
-            let ty = self.struct_name(var.ty);
+            let ty = self.n.struct_name(var.ty);
             let v = self.view_name(var.ty);
             self.c.line(&format!(
                 "// {ty} returns the {ty} value (reading as zeros when the tag is another)."
             ));
             self.c
                 .open(&format!("func (u {uv}) {ty}(r {reader}) {v} {{"));
-            if self.is_table(var.ty) {
+            if self.l.is_table(var.ty) {
                 self.c.open(&format!("if u.tag != {tag}{ty} {{"));
                 self.c.line(&format!("return {v}{{}}"));
                 self.c.close("}");
@@ -973,7 +973,7 @@ impl Gen<'_> {
 
     pub(crate) fn union_array_view(&mut self, id: UnionId) {
         let u = self.s.unions[id].clone();
-        let name = format!("{}{}", self.mode(), self.union_name(id));
+        let name = format!("{}{}", self.mode(), self.n.union_name(id));
         let av = self.union_array(id);
         let uv = self.union_view(id);
         let tw = u.tag.size();
@@ -1030,7 +1030,7 @@ impl Gen<'_> {
 
     pub(crate) fn bunch_view(&mut self, id: UnionId, soa: bool) {
         let u = self.s.unions[id].clone();
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         let suffix = if soa { "Bovos" } else { "Bovoa" };
         let bv = format!("{}{name}{suffix}Viewer", self.mode());
         let reader = self.reader_type();
@@ -1056,7 +1056,7 @@ impl Gen<'_> {
         self.c.close("}");
         self.c.line("");
         for var in &u.variants {
-            let ty = self.struct_name(var.ty);
+            let ty = self.n.struct_name(var.ty);
             // A variant type named `Len` moves aside, as fields do (`Len_`).
             let m = if ty == "Len" {
                 format!("{ty}_")
@@ -1070,7 +1070,7 @@ impl Gen<'_> {
                     .open(&format!("func (b {bv}) {m}(r {reader}) {sv} {{"));
                 self.c
                     .line(&format!("return New{sv}(r, {})", entry(var.tag, 0)));
-            } else if self.is_table(var.ty) {
+            } else if self.l.is_table(var.ty) {
                 let av = self.aos_view(var.ty);
                 self.c
                     .open(&format!("func (b {bv}) {m}(r {reader}) {av} {{"));

@@ -4,13 +4,12 @@
 //! number).
 
 use super::{rust_prim, Gen};
-use crate::names::screaming;
 use karmem_schema::model::*;
 
 impl Gen<'_> {
     pub(super) fn enum_item(&mut self, id: EnumId) {
         let e = &self.s.enums[id];
-        let name = self.enum_name(id);
+        let name = self.n.enum_name(id);
         let repr = rust_prim(e.repr);
         self.c.doc(&e.doc);
         self.c.line("///");
@@ -39,8 +38,8 @@ impl Gen<'_> {
         self.c.open(&format!("impl {name} {{"));
         let mut arms = Vec::new();
         let mut from_arms = Vec::new();
-        for v in &e.variants {
-            let c = screaming(&v.name);
+        for (i, v) in e.variants.iter().enumerate() {
+            let c = self.n.value(id, i);
             for d in &v.doc {
                 self.c.line(&format!("/// {d}"));
             }

@@ -30,7 +30,7 @@ use std::collections::BTreeSet;
 use karmem_layout::{ArrayData, Layout, Slot};
 use karmem_schema::model::*;
 
-use crate::names::{camel, rust_ident, screaming, snake};
+use crate::names::{rust_ident, snake, Namer, RUST};
 use crate::{Backend, Error, GeneratedFile};
 use code::Code;
 
@@ -57,6 +57,7 @@ impl Backend for RustBackend {
         let mut g = Gen {
             s: schema,
             l: layout,
+            n: Namer::new(&RUST, schema),
             serde: self.serde,
             c: Code::new(0),
         };
@@ -97,6 +98,8 @@ fn allow_unused_items(code: &str) -> String {
 struct Gen<'a> {
     s: &'a Schema,
     l: &'a Layout,
+    /// The names of the schema's items (`crate::names::RUST`).
+    n: Namer<'a>,
     serde: bool,
     c: Code,
 }
@@ -232,17 +235,14 @@ fn as_u32(expr: &str, p: Primitive) -> String {
 impl Gen<'_> {
     // ---- names -----------------------------------------------------------
 
-    fn struct_name(&self, id: StructId) -> String {
-        camel(&self.s.structs[id].name)
-    }
     fn view_name(&self, id: StructId) -> String {
-        format!("{}View", self.struct_name(id))
+        format!("{}View", self.n.struct_name(id))
     }
     fn soa_name(&self, id: StructId) -> String {
-        format!("{}Soa", self.struct_name(id))
+        format!("{}Soa", self.n.struct_name(id))
     }
     fn soa_item_name(&self, id: StructId) -> String {
-        format!("{}SoaItem", self.struct_name(id))
+        format!("{}SoaItem", self.n.struct_name(id))
     }
 
     /// A declared default (docs/idl.md §4.3.1) as a Rust expression of the
@@ -253,8 +253,7 @@ impl Gen<'_> {
         }
         match (slot, d) {
             (Slot::Enum { id, .. }, DefaultValue::Enum { variant, .. }) => {
-                let variant = &self.s.enums[*id].variants[*variant].name;
-                format!("{}::{}", self.enum_name(*id), screaming(variant))
+                format!("{}::{}", self.n.enum_name(*id), self.n.value(*id, *variant))
             }
             (_, DefaultValue::Enum { value, .. }) => value.to_string(),
             // Debug of a `str` is a valid Rust string literal (escapes included).
@@ -263,24 +262,11 @@ impl Gen<'_> {
         }
     }
 
-    fn enum_name(&self, id: EnumId) -> String {
-        camel(&self.s.enums[id].name)
-    }
-    fn union_name(&self, id: UnionId) -> String {
-        camel(&self.s.unions[id].name)
-    }
     fn union_value(&self, id: UnionId) -> String {
-        format!("{}Value", self.union_name(id))
+        format!("{}Value", self.n.union_name(id))
     }
     fn union_view(&self, id: UnionId) -> String {
-        format!("{}View", self.union_name(id))
-    }
-    fn field_ident(&self, id: StructId, index: usize) -> String {
-        if self.s.structs[id].tuple {
-            // A tuple struct's fields are positional.
-            return index.to_string();
-        }
-        rust_ident(&snake(&self.s.structs[id].fields[index].name))
+        format!("{}View", self.n.union_name(id))
     }
     /// `K` when the SoA columns of `id` are exactly its fields, in order,
     /// each a 4-byte number (`Vec3 { x, y, z: f32 }`), 2 ≤ K ≤ 4: such a
@@ -306,10 +292,6 @@ impl Gen<'_> {
         let mut c = std::mem::take(&mut self.c);
         f(self, &mut c);
         self.c = c;
-    }
-
-    fn is_table(&self, id: StructId) -> bool {
-        self.s.structs[id].kind == StructKind::Table
     }
 
     // ---- file ------------------------------------------------------------
@@ -356,7 +338,7 @@ impl Gen<'_> {
     /// compiler refuses another type that would be called `Root`).
     fn root_alias(&mut self) {
         let Some(root) = self.s.root else { return };
-        let name = self.struct_name(root);
+        let name = self.n.struct_name(root);
         if name != "Root" {
             self.c.line(&format!(
                 "/// The schema's root type (`root {};`).",
@@ -376,17 +358,6 @@ impl Gen<'_> {
             out.insert((*id, array.layout == ArrayLayout::BoVoS));
         }
     }
-}
-
-/// Does generated `body` use the local variable `name` (as `name.`/`name,`/`name)`)?
-fn mentions(body: &str, name: &str) -> bool {
-    let bytes = body.as_bytes();
-    body.match_indices(name).any(|(i, _)| {
-        let before = i.checked_sub(1).map(|p| bytes[p]);
-        let after = bytes.get(i + name.len()).copied();
-        let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-        !before.is_some_and(|c| ident(c) || c == b'.') && matches!(after, Some(b'.' | b',' | b')'))
-    })
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use karmem_layout::{
 use karmem_schema::model::*;
 
 use super::code::Code;
-use super::{add, bunch_kind, limit, mentions, mul, rust_prim, Ctx, Gen};
+use super::{add, bunch_kind, limit, mul, rust_prim, Ctx, Gen};
 use crate::names::screaming;
 
 impl Gen<'_> {
@@ -31,14 +31,14 @@ impl Gen<'_> {
                 )
             }
             FieldType::Scalar(p) => rust_prim(*p).to_string(),
-            FieldType::Enum(id) => self.enum_name(*id),
-            FieldType::Struct(id) => self.struct_name(*id),
+            FieldType::Enum(id) => self.n.enum_name(*id),
+            FieldType::Struct(id) => self.n.struct_name(*id),
             FieldType::Union(id) => format!("Option<{}>", self.union_value(*id)),
             FieldType::Array(a) => {
                 let elem = match a.elem {
                     ElemType::Scalar(p) => rust_prim(p).to_string(),
-                    ElemType::Enum(id) => self.enum_name(id),
-                    ElemType::Struct(id) => self.struct_name(id),
+                    ElemType::Enum(id) => self.n.enum_name(id),
+                    ElemType::Struct(id) => self.n.struct_name(id),
                     ElemType::Union(id) => format!("Option<{}>", self.union_value(id)),
                     ElemType::Array(id) => self.obj_type(&FieldType::Array(self.s.arrays[id])),
                 };
@@ -53,8 +53,8 @@ impl Gen<'_> {
 
     pub(super) fn struct_item(&mut self, id: StructId) {
         let st = &self.s.structs[id];
-        let name = self.struct_name(id);
-        let kind = if self.is_table(id) {
+        let name = self.n.struct_name(id);
+        let kind = if self.l.is_table(id) {
             "table (evolvable)"
         } else {
             "inline struct (frozen layout)"
@@ -92,14 +92,14 @@ impl Gen<'_> {
             for d in &f.doc {
                 self.c.line(&format!("/// {d}"));
             }
-            let ident = self.field_ident(id, i);
+            let ident = self.n.field(id, i);
             if self.serde && !tuple && ident.trim_end_matches('_') != f.name {
                 self.c.line(&format!("#[serde(rename = \"{}\")]", f.name));
             }
             let ty = match &f.ty {
                 // Boxed: an optional table may hold its own type (a list,
                 // a tree), which a plain `Option<T>` could not.
-                FieldType::Struct(s) if f.optional && self.is_table(*s) => {
+                FieldType::Struct(s) if f.optional && self.l.is_table(*s) => {
                     format!("Option<Box<{}>>", self.obj_type(&f.ty))
                 }
                 _ if f.optional => format!("Option<{}>", self.obj_type(&f.ty)),
@@ -152,10 +152,10 @@ impl Gen<'_> {
     }
 
     fn struct_impl(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let view = self.view_name(id);
         let sl = self.l.of_struct(id).clone();
-        let table = self.is_table(id);
+        let table = self.l.is_table(id);
         self.c.open(&format!("impl {name} {{"));
         for (i, f) in sl.fields.iter().enumerate() {
             let field = &self.s.structs[id].fields[i].name;
@@ -216,7 +216,7 @@ impl Gen<'_> {
         self.c.line("");
         let mut body = Code::new(2);
         for (i, f) in sl.fields.iter().enumerate() {
-            let place = format!("self.{}", self.field_ident(id, i));
+            let place = format!("self.{}", self.n.field(id, i));
             let pos = add("at", f.offset);
             self.write_slot(&mut body, &f.slot, &place, &pos);
         }
@@ -286,7 +286,7 @@ impl Gen<'_> {
         self.c.line("");
         let mut body = Code::new(2);
         for (i, f) in sl.fields.iter().enumerate() {
-            let place = format!("self.{}", self.field_ident(id, i));
+            let place = format!("self.{}", self.n.field(id, i));
             let ctx = if table {
                 Ctx::Table {
                     t: "t".into(),
@@ -301,8 +301,8 @@ impl Gen<'_> {
             let default = self.s.structs[id].fields[i].nonzero_default();
             self.read_slot(&mut body, &f.slot, &place, &ctx, default);
         }
+        let uses_r = body.reads();
         let body = body.into_text();
-        let uses_r = mentions(&body, "r");
         if table {
             self.c.line("#[doc(hidden)]");
             self.c.open("pub fn read_table(&mut self, v: &mut karmem::Validator<'_>, t: karmem::Table) -> Result<(), karmem::Error> {");
@@ -400,8 +400,8 @@ impl Gen<'_> {
             };
             self.validate_slot(&mut body, &f.slot, &ctx);
         }
+        let uses_r = body.reads();
         let body = body.into_text();
-        let uses_r = mentions(&body, "r");
         if table {
             let t = if body.contains('t') { "t" } else { "_t" };
             self.c.line("#[doc(hidden)]");
@@ -634,7 +634,7 @@ impl Gen<'_> {
             }
             (None, ArrayData::Soa { elem }) if self.words_soa(*elem).is_some() => c.line(&format!(
                 "{}::write_soa_slice({}, w, {pos})?;",
-                self.struct_name(*elem),
+                self.n.struct_name(*elem),
                 borrowed(place)
             )),
             (None, ArrayData::AosInline { id, stride }) if array.is_map() => {
@@ -692,7 +692,7 @@ impl Gen<'_> {
             ),
             ArrayData::Soa { elem } => c.line(&format!(
                 "{}::write_soa({iter}, {count}, w, {pos})?;",
-                self.struct_name(*elem)
+                self.n.struct_name(*elem)
             )),
             _ => unreachable!("only struct arrays here"),
         }
@@ -728,33 +728,44 @@ impl Gen<'_> {
             lines.push(assign);
             lines
         };
-        let scalar = |ty: &str| -> String {
+        // A number read through `r` (the reader `c.r()` gives).
+        let scalar = |r: &str, ty: &str| -> String {
             match (ctx, &default) {
                 (Ctx::Pos { pos, present }, _) if present == "true" => {
-                    format!("r.get::<{ty}>({pos})")
+                    format!("{r}.get::<{ty}>({pos})")
                 }
                 (_, Some(d)) if matches!(slot, Slot::Enum { .. }) => {
-                    format!("if {present} {{ r.get::<{ty}>({pos}) }} else {{ {d}.0 }}")
+                    format!("if {present} {{ {r}.get::<{ty}>({pos}) }} else {{ {d}.0 }}")
                 }
-                (_, Some(d)) => format!("if {present} {{ r.get::<{ty}>({pos}) }} else {{ {d} }}"),
-                (Ctx::Table { t, off }, None) => format!("r.field::<{ty}>({t}, {off})"),
+                (_, Some(d)) => {
+                    format!("if {present} {{ {r}.get::<{ty}>({pos}) }} else {{ {d} }}")
+                }
+                (Ctx::Table { t, off }, None) => format!("{r}.field::<{ty}>({t}, {off})"),
                 (Ctx::Pos { pos, present }, None) => {
-                    format!("if {present} {{ r.get::<{ty}>({pos}) }} else {{ core::default::Default::default() }}")
+                    format!("if {present} {{ {r}.get::<{ty}>({pos}) }} else {{ core::default::Default::default() }}")
                 }
             }
         };
         match slot {
-            Slot::Scalar(Primitive::Bool) if default.is_some() => c.line(&format!(
-                "{place} = if {present} {{ r.get::<u8>({pos}) != 0 }} else {{ {} }};",
-                default.as_deref().unwrap_or_default()
-            )),
-            Slot::Scalar(Primitive::Bool) => c.line(&format!("{place} = {} != 0;", scalar("u8"))),
-            Slot::Scalar(p) => c.line(&format!("{place} = {};", scalar(rust_prim(*p)))),
-            Slot::Enum { id, repr } => c.line(&format!(
-                "{place} = {}({});",
-                self.enum_name(*id),
-                scalar(rust_prim(*repr))
-            )),
+            Slot::Scalar(Primitive::Bool) if default.is_some() => {
+                let r = c.r();
+                c.line(&format!(
+                    "{place} = if {present} {{ {r}.get::<u8>({pos}) != 0 }} else {{ {} }};",
+                    default.as_deref().unwrap_or_default()
+                ))
+            }
+            Slot::Scalar(Primitive::Bool) => {
+                let value = scalar(c.r(), "u8");
+                c.line(&format!("{place} = {value} != 0;"))
+            }
+            Slot::Scalar(p) => {
+                let value = scalar(c.r(), rust_prim(*p));
+                c.line(&format!("{place} = {value};"))
+            }
+            Slot::Enum { id, repr } => {
+                let value = scalar(c.r(), rust_prim(*repr));
+                c.line(&format!("{place} = {}({value});", self.n.enum_name(*id)))
+            }
             Slot::InlineStruct(_) => guarded(
                 c,
                 &present,
@@ -762,13 +773,14 @@ impl Gen<'_> {
                 &absent(format!("{place} = core::default::Default::default();")),
             ),
             Slot::TableRef(_) => {
+                let r = c.r();
                 let t = match ctx {
-                    Ctx::Table { t, off } => format!("r.field_table({t}, {off})"),
+                    Ctx::Table { t, off } => format!("{r}.field_table({t}, {off})"),
                     Ctx::Pos { pos, present } if present == "true" => {
-                        format!("r.table(r.get::<u32>({pos}))")
+                        format!("{r}.table({r}.get::<u32>({pos}))")
                     }
                     Ctx::Pos { pos, present } => {
-                        format!("if {present} {{ r.table(r.get::<u32>({pos})) }} else {{ karmem::Table::EMPTY }}")
+                        format!("if {present} {{ {r}.table({r}.get::<u32>({pos})) }} else {{ karmem::Table::EMPTY }}")
                     }
                 };
                 c.line(&format!("{place}.read_table(v, {t})?;"));
@@ -787,12 +799,17 @@ impl Gen<'_> {
             Slot::FixedArray { elem, stride, .. } => {
                 let epos = format!("{pos} + {}", mul("j as u32", *stride));
                 let inner = match elem {
-                    FixedElem::Scalar(Primitive::Bool) => format!("*e = r.get::<u8>({epos}) != 0;"),
-                    FixedElem::Scalar(p) => format!("*e = r.get::<{}>({epos});", rust_prim(*p)),
+                    FixedElem::Scalar(Primitive::Bool) => {
+                        format!("*e = {}.get::<u8>({epos}) != 0;", c.r())
+                    }
+                    FixedElem::Scalar(p) => {
+                        format!("*e = {}.get::<{}>({epos});", c.r(), rust_prim(*p))
+                    }
                     FixedElem::Enum { id, repr } => {
                         format!(
-                            "*e = {}(r.get::<{}>({epos}));",
-                            self.enum_name(*id),
+                            "*e = {}({}.get::<{}>({epos}));",
+                            self.n.enum_name(*id),
+                            c.r(),
                             rust_prim(*repr)
                         )
                     }
@@ -812,13 +829,14 @@ impl Gen<'_> {
                 )
             }
             Slot::OptionalTable(id) => {
+                let r = c.r();
                 let offset = match ctx {
-                    Ctx::Table { t, off } => format!("r.field::<u32>({t}, {off})"),
+                    Ctx::Table { t, off } => format!("{r}.field::<u32>({t}, {off})"),
                     Ctx::Pos { pos, present } if present == "true" => {
-                        format!("r.get::<u32>({pos})")
+                        format!("{r}.get::<u32>({pos})")
                     }
                     Ctx::Pos { pos, present } => {
-                        format!("if {present} {{ r.get::<u32>({pos}) }} else {{ 0 }}")
+                        format!("if {present} {{ {r}.get::<u32>({pos}) }} else {{ 0 }}")
                     }
                 };
                 c.line(&format!("let offset = {offset};"));
@@ -826,10 +844,10 @@ impl Gen<'_> {
                 // A new value is made by `from_table`, which charges a
                 // malformed one before building it.
                 c.open(&format!("match &mut {place} {{"));
-                c.line("Some(x) => x.read_table(v, r.table(offset))?,");
+                c.line(&format!("Some(x) => x.read_table(v, {r}.table(offset))?,"));
                 c.line(&format!(
-                    "None => {place} = Some(Box::new({}::from_table(v, r.table(offset))?)),",
-                    self.struct_name(*id)
+                    "None => {place} = Some(Box::new({}::from_table(v, {r}.table(offset))?)),",
+                    self.n.struct_name(*id)
                 ));
                 c.close("}");
                 c.reopen("} else {");
@@ -837,10 +855,11 @@ impl Gen<'_> {
                 c.close("}");
             }
             Slot::Optional { value_at, value } => {
+                let r = c.r();
                 let flag = if present == "true" {
-                    format!("r.get::<u8>({pos}) != 0")
+                    format!("{r}.get::<u8>({pos}) != 0")
                 } else {
-                    format!("{present} && r.get::<u8>({pos}) != 0")
+                    format!("{present} && {r}.get::<u8>({pos}) != 0")
                 };
                 c.open(&format!("if {flag} {{"));
                 c.line(&format!(
@@ -865,9 +884,10 @@ impl Gen<'_> {
                 // Presence is checked around the read: an absent array
                 // (past `used`, or a column the directory does not list) is
                 // empty, or its default, and costs nothing (format.md §10).
+                let r = c.r();
                 let a = match ctx {
-                    Ctx::Table { t, off } => format!("r.field_array({t}, {off}, {es}, {limit})"),
-                    Ctx::Pos { pos, .. } => format!("r.array({pos}, {es}, {limit})"),
+                    Ctx::Table { t, off } => format!("{r}.field_array({t}, {off}, {es}, {limit})"),
+                    Ctx::Pos { pos, .. } => format!("{r}.array({pos}, {es}, {limit})"),
                 };
                 let read = |c: &mut Code| {
                     c.line(&format!("let a = {a};"));
@@ -918,38 +938,43 @@ impl Gen<'_> {
             // Each element is an array of its own, read like a field's.
             (None, ArrayData::Arrays { array: inner, data }) => {
                 let mut body = Code::new(0);
+                let r = body.r();
                 body.line(&format!(
-                    "let a = r.array(a.offset + i as u32 * {ARRAY_REF_SIZE}, {}, {});",
+                    "let a = {r}.array(a.offset + i as u32 * {ARRAY_REF_SIZE}, {}, {});",
                     data.elem_size(),
                     limit(inner)
                 ));
                 self.read_array(&mut body, inner, data, "(*e)");
+                c.reads_as(&body);
                 let lines: Vec<String> = body.into_text().lines().map(str::to_string).collect();
                 each(c, default, &lines);
             }
             (Some(Text::Utf8), _) => {
                 charge(c);
                 c.line(&format!("{place}.clear();"));
-                c.line(&format!("{place}.push_str(r.str(a));"));
+                let r = c.r();
+                c.line(&format!("{place}.push_str({r}.str(a));"));
             }
             (Some(Text::Utf16), _) => {
                 charge(c);
                 c.line(&format!("{place}.clear();"));
-                c.line(&format!("{place}.extend(char::decode_utf16(r.slice::<u16>(a.offset, a.len).iter().copied()).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)));"));
+                let r = c.r();
+                c.line(&format!("{place}.extend(char::decode_utf16({r}.slice::<u16>(a.offset, a.len).iter().copied()).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)));"));
             }
             (None, ArrayData::Plain { .. }) => {
+                let r = c.r();
                 let fill = match array.elem {
                     ElemType::Scalar(Primitive::Bool) => {
-                        format!("{place}.extend(r.slice::<u8>(a.offset, a.len).iter().map(|b| *b != 0));")
+                        format!("{place}.extend({r}.slice::<u8>(a.offset, a.len).iter().map(|b| *b != 0));")
                     }
                     ElemType::Scalar(p) => format!(
-                        "{place}.extend_from_slice(r.slice::<{}>(a.offset, a.len));",
+                        "{place}.extend_from_slice({r}.slice::<{}>(a.offset, a.len));",
                         rust_prim(p)
                     ),
                     ElemType::Enum(id) => format!(
-                        "{place}.extend(r.slice::<{}>(a.offset, a.len).iter().map(|x| {}(*x)));",
+                        "{place}.extend({r}.slice::<{}>(a.offset, a.len).iter().map(|x| {}(*x)));",
                         rust_prim(self.s.enums[id].repr),
-                        self.enum_name(id)
+                        self.n.enum_name(id)
                     ),
                     _ => unreachable!(),
                 };
@@ -965,7 +990,7 @@ impl Gen<'_> {
                 c.open("for i in 0..a.len {");
                 c.line(&format!(
                     "let mut entry = {}::default();",
-                    self.struct_name(*id)
+                    self.n.struct_name(*id)
                 ));
                 c.line(&format!(
                     "entry.read_at(v, a.offset + {})?;",
@@ -988,7 +1013,7 @@ impl Gen<'_> {
                 c.open("None => {");
                 c.line(&format!(
                     "let mut elem = {}::default();",
-                    self.struct_name(*id)
+                    self.n.struct_name(*id)
                 ));
                 c.line("elem.read_at(v, at)?;");
                 c.line(&format!("{place}.push(elem);"));
@@ -1000,21 +1025,22 @@ impl Gen<'_> {
                 charge(c);
                 c.line(&format!("{place}.truncate(a.len as usize);"));
                 c.open("for i in 0..a.len {");
+                let r = c.r();
                 c.line(&format!(
-                    "let t = r.table(r.get::<u32>(a.offset + i * {OFFSET_SIZE}));"
+                    "let t = {r}.table({r}.get::<u32>(a.offset + i * {OFFSET_SIZE}));"
                 ));
                 c.open(&format!("match {place}.get_mut(i as usize) {{"));
                 c.line("Some(elem) => elem.read_table(v, t)?,");
                 c.line(&format!(
                     "None => {place}.push({}::from_table(v, t)?),",
-                    self.struct_name(*id)
+                    self.n.struct_name(*id)
                 ));
                 c.close("}");
                 c.close("}");
             }
             (None, ArrayData::Soa { elem }) => c.line(&format!(
                 "{}::read_soa(&mut {place}, v, a)?;",
-                self.struct_name(*elem)
+                self.n.struct_name(*elem)
             )),
             (None, ArrayData::UnionAos { id, .. }) => each(
                 c,
@@ -1029,7 +1055,8 @@ impl Gen<'_> {
             ),
             (None, ArrayData::UnionSoa { id, tag }) => {
                 let tw = tag.size();
-                c.open(&format!("match r.union_columns(a, {tw}) {{"));
+                let r = c.r();
+                c.open(&format!("match {r}.union_columns(a, {tw}) {{"));
                 c.open("Some((tags, offsets)) => {");
                 charge(c);
                 c.line(&format!("{place}.resize_with(a.len as usize, || None);"));

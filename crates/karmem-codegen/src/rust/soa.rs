@@ -9,7 +9,7 @@ use karmem_layout::{ArrayData, Slot, SoaLayout};
 use karmem_schema::model::*;
 
 use super::code::Code;
-use super::{mentions, mul, rust_prim, Ctx, Gen, MAX_ZIP};
+use super::{mul, rust_prim, Ctx, Gen, MAX_ZIP};
 use crate::names::{rust_ident, snake};
 
 impl Gen<'_> {
@@ -33,7 +33,7 @@ impl Gen<'_> {
         let mut place = base.to_string();
         for (s, i) in c.steps.iter().zip(&c.path) {
             place.push('.');
-            place.push_str(&self.field_ident(*s, *i as usize));
+            place.push_str(&self.n.field(*s, *i as usize));
         }
         place
     }
@@ -53,7 +53,7 @@ impl Gen<'_> {
         let mut fields = Vec::new();
         for i in 0..self.s.structs[id].fields.len() {
             prefix.push(i as u32);
-            let ident = self.field_ident(id, i);
+            let ident = self.n.field(id, i);
             let value = if let Some((_, value)) = values.iter().find(|(path, _)| path == prefix) {
                 Some(value.clone())
             } else if let Some(c) = soa.columns.iter().find(|c| c.path.starts_with(prefix)) {
@@ -74,9 +74,9 @@ impl Gen<'_> {
             prefix.pop();
         }
         if tuple {
-            format!("{}({})", self.struct_name(id), fields.join(", "))
+            format!("{}({})", self.n.struct_name(id), fields.join(", "))
         } else {
-            format!("{} {{ {} }}", self.struct_name(id), fields.join(", "))
+            format!("{} {{ {} }}", self.n.struct_name(id), fields.join(", "))
         }
     }
 
@@ -130,7 +130,7 @@ impl Gen<'_> {
     }
 
     pub(super) fn soa_item(&mut self, id: StructId, soa: &SoaLayout) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let n = soa.columns.len();
         let columns: Vec<String> = soa
             .columns
@@ -317,7 +317,7 @@ impl Gen<'_> {
                 Slot::Scalar(p) => (rust_prim(*p).to_string(), format!("*{x}")),
                 Slot::Enum { id, repr } => (
                     rust_prim(*repr).to_string(),
-                    format!("{}(*{x})", self.enum_name(*id)),
+                    format!("{}(*{x})", self.n.enum_name(*id)),
                 ),
                 _ => unreachable!(),
             };
@@ -443,12 +443,14 @@ impl Gen<'_> {
         // validate: column by column (R4.5). Each column's checks run in
         // one tight loop; references are checked as a whole column first,
         // then whatever their data needs (text, nested directories).
-        let body: String = soa
+        let columns: Vec<Code> = soa
             .columns
             .iter()
             .enumerate()
             .map(|(k, c)| self.validate_column(k, c))
             .collect();
+        let uses_r = columns.iter().any(|c| c.reads());
+        let body: String = columns.into_iter().map(Code::into_text).collect();
         self.c.line("#[doc(hidden)]");
         self.c.line("#[inline]");
         self.c.open("pub fn validate_soa(v: &mut karmem::Validator<'_>, a: karmem::ArrayRef) -> Result<(), karmem::Error> {");
@@ -469,7 +471,7 @@ impl Gen<'_> {
             }
         }
         if !body.is_empty() {
-            if mentions(&body, "r") {
+            if uses_r {
                 self.c.line("let r = v.reader;");
             }
             self.c.line("let len = a.len;");
@@ -547,7 +549,7 @@ impl Gen<'_> {
             let t = match &c.slot {
                 Slot::Scalar(Primitive::Bool) => Some(("u8".to_string(), "slice")),
                 Slot::Scalar(p) => Some((rust_prim(*p).to_string(), "slice")),
-                Slot::Enum { id, .. } => Some((self.enum_name(*id), "newtype_slice")),
+                Slot::Enum { id, .. } => Some((self.n.enum_name(*id), "newtype_slice")),
                 _ => None,
             };
             if let Some((t, slice)) = t {

@@ -9,7 +9,6 @@ use karmem_layout::{
 use karmem_schema::model::*;
 
 use super::{as_u32, mul, rust_prim, Gen};
-use crate::names::{rust_ident, snake};
 
 impl Gen<'_> {
     pub(super) fn union_item(&mut self, id: UnionId) {
@@ -29,7 +28,7 @@ impl Gen<'_> {
         }
         self.c.open(&format!("pub enum {value} {{"));
         for v in &u.variants {
-            let ty = self.struct_name(v.ty);
+            let ty = self.n.struct_name(v.ty);
             if self.serde && ty != self.s.structs[v.ty].name {
                 self.c.line(&format!(
                     "#[serde(rename = \"{}\")]",
@@ -63,11 +62,11 @@ impl Gen<'_> {
         self.c.open("match v {");
         self.c.line("None => {}");
         for var in &u.variants {
-            let ty = self.struct_name(var.ty);
+            let ty = self.n.struct_name(var.ty);
             self.c.open(&format!("Some(Self::{ty}(x)) => {{"));
             self.c
                 .line(&format!("w.put::<{tag_ty}>(tag_at, {});", var.tag));
-            if self.is_table(var.ty) {
+            if self.l.is_table(var.ty) {
                 self.c.line("let child = x.write(w)?;");
             } else {
                 self.c.line(&format!(
@@ -93,8 +92,8 @@ impl Gen<'_> {
         self.c.line("let offset = r.get::<u32>(offset_at);");
         self.c.open("match tag {");
         for var in &u.variants {
-            let ty = self.struct_name(var.ty);
-            if self.is_table(var.ty) {
+            let ty = self.n.struct_name(var.ty);
+            if self.l.is_table(var.ty) {
                 // A new value is made by `from_table`, which charges a
                 // malformed table before building it (format.md §10).
                 self.c.open(&format!("{} => match place {{", var.tag));
@@ -141,9 +140,9 @@ impl Gen<'_> {
         self.c.line("let offset = r.get::<u32>(offset_at);");
         self.c.open("match tag {");
         for var in &u.variants {
-            let ty = self.struct_name(var.ty);
+            let ty = self.n.struct_name(var.ty);
             self.c.open(&format!("{} => {{", var.tag));
-            if self.is_table(var.ty) {
+            if self.l.is_table(var.ty) {
                 self.c.open("if offset == 0 {");
                 self.c
                     .line("return Err(karmem::Error::InvalidUnion { offset: tag_at, tag });");
@@ -181,7 +180,7 @@ impl Gen<'_> {
         ));
         self.c.line("None,");
         for var in &u.variants {
-            let ty = self.struct_name(var.ty);
+            let ty = self.n.struct_name(var.ty);
             let view = self.view_name(var.ty);
             self.c.line(&format!("{ty}({view}<'a, M>),"));
         }
@@ -203,9 +202,9 @@ impl Gen<'_> {
         self.c.open("match tag {");
         self.c.line("0 => Self::None,");
         for var in &u.variants {
-            let ty = self.struct_name(var.ty);
+            let ty = self.n.struct_name(var.ty);
             let v = self.view_name(var.ty);
-            if self.is_table(var.ty) {
+            if self.l.is_table(var.ty) {
                 self.c.line(&format!(
                     "{} => Self::{ty}({v} {{ r, t: r.table(offset) }}),",
                     var.tag
@@ -226,7 +225,7 @@ impl Gen<'_> {
         self.c.line("");
 
         // AoS/SoA array view (always generated; small).
-        let arr = format!("{}Array", self.union_name(id));
+        let arr = format!("{}Array", self.n.union_name(id));
         let tw = u.tag.size();
         self.c
             .line(&format!("/// An AoS or SoA array of `{}` values.", u.name));
@@ -314,7 +313,7 @@ impl Gen<'_> {
         self.c.open("for item in items {");
         self.c.open("match item {");
         for (i, var) in u.variants.iter().enumerate() {
-            let ty = self.struct_name(var.ty);
+            let ty = self.n.struct_name(var.ty);
             self.c
                 .line(&format!("Some(Self::{ty}(_)) => counts[{i}] += 1,"));
         }
@@ -332,7 +331,7 @@ impl Gen<'_> {
         self.c
             .line(&format!("let mut entry = table + {BUNCH_ENTRY_SIZE};"));
         for (i, var) in u.variants.iter().enumerate() {
-            let ty = self.struct_name(var.ty);
+            let ty = self.n.struct_name(var.ty);
             let data = self.l.bunch_variant_data(var.ty, soa);
             self.c.open(&format!("if counts[{i}] > 0 {{"));
             self.c.line(&format!("w.put::<u32>(entry, {});", var.tag));
@@ -356,7 +355,7 @@ impl Gen<'_> {
         // The table is read once for all variants (format.md §10).
         self.c.line("v.charge_bunch(a)?;");
         for var in &u.variants {
-            let ty = self.struct_name(var.ty);
+            let ty = self.n.struct_name(var.ty);
             if soa {
                 self.c.open("{");
                 self.c
@@ -368,7 +367,7 @@ impl Gen<'_> {
                     "items.extend(values.into_iter().map(|x| Some(Self::{ty}(x))));"
                 ));
                 self.c.close("}");
-            } else if self.is_table(var.ty) {
+            } else if self.l.is_table(var.ty) {
                 self.c.open("{");
                 self.c.line(&format!(
                     "let sub = r.bunch_entry(a, {}, {OFFSET_SIZE});",
@@ -408,7 +407,7 @@ impl Gen<'_> {
         // View.
         let view = format!(
             "{}{}",
-            self.union_name(id),
+            self.n.union_name(id),
             if soa { "Bovos" } else { "Bovoa" }
         );
         self.c.line(&format!(
@@ -434,7 +433,7 @@ impl Gen<'_> {
         self.c.line("self.a.len == 0");
         self.c.close("}");
         for var in &u.variants {
-            let m = match rust_ident(&snake(&self.s.structs[var.ty].name)) {
+            let m = match self.n.variant_member(var.ty) {
                 m if m == "len" || m == "is_empty" => format!("{m}_variant"),
                 m => m,
             };
@@ -446,7 +445,7 @@ impl Gen<'_> {
                     "{sv}::new(self.r, self.r.bunch_entry(self.a, {}, 0))",
                     var.tag
                 ));
-            } else if self.is_table(var.ty) {
+            } else if self.l.is_table(var.ty) {
                 let v = self.view_name(var.ty);
                 self.c.open(&format!(
                     "pub fn {m}(&self) -> karmem::TableArray<'a, {v}<'a, M>, M> {{"

@@ -28,7 +28,7 @@ impl Gen<'_> {
             code(&mut inner);
             if !inner.out.is_empty() {
                 c.open(&format!("if {present} {{"));
-                c.raw(&inner.out);
+                c.splice(&inner);
                 if held > 0 {
                     c.reopen("} else {");
                     c.line(&format!("v.charge({held})?;"));
@@ -40,22 +40,24 @@ impl Gen<'_> {
             SlotCheck::Nothing => {}
             SlotCheck::Bool => when(c, &|c| c.line(&format!("v.bool_at({pos})?;"))),
             SlotCheck::Inline(id) => {
-                let s = self.struct_name(id);
+                let s = self.n.struct_name(id);
                 when(c, &|c| c.line(&format!("{s}::validate_at(v, {pos})?;")))
             }
             SlotCheck::Table(id) => {
-                let s = self.struct_name(id);
+                let s = self.n.struct_name(id);
                 when(c, &|c| {
+                    let r = c.r();
                     c.line(&format!(
-                        "let child = v.table(r.get::<u32>({pos}), {s}::FULL_SIZE)?;"
+                        "let child = v.table({r}.get::<u32>({pos}), {s}::FULL_SIZE)?;"
                     ));
                     c.line(&format!("{s}::validate_table(v, child)?;"));
                 })
             }
             SlotCheck::OptionalTable(id) => {
-                let s = self.struct_name(id);
+                let s = self.n.struct_name(id);
                 when(c, &|c| {
-                    c.line(&format!("let offset = r.get::<u32>({pos});"));
+                    let r = c.r();
+                    c.line(&format!("let offset = {r}.get::<u32>({pos});"));
                     c.open("if offset != 0 {");
                     c.line(&format!("let child = v.table(offset, {s}::FULL_SIZE)?;"));
                     c.line(&format!("{s}::validate_table(v, child)?;"));
@@ -73,8 +75,9 @@ impl Gen<'_> {
                 };
                 self.validate_slot(&mut inner, value, &at);
                 if !inner.out.is_empty() {
-                    c.open(&format!("if r.get::<u8>({pos}) != 0 {{"));
-                    c.raw(&inner.out);
+                    let r = c.r();
+                    c.open(&format!("if {r}.get::<u8>({pos}) != 0 {{"));
+                    c.splice(&inner);
                     c.close("}");
                 }
             }),
@@ -88,7 +91,7 @@ impl Gen<'_> {
             }
             SlotCheck::Bools { len } => when(c, &|c| c.line(&format!("v.bools({pos}, {len})?;"))),
             SlotCheck::InlineEach { id, len, stride } => {
-                let s = self.struct_name(id);
+                let s = self.n.struct_name(id);
                 when(c, &|c| {
                     c.open(&format!("for j in 0..{len}u32 {{"));
                     c.line(&format!(
@@ -114,7 +117,7 @@ impl Gen<'_> {
                     self.validate_array(&mut body, array, data);
                     let binding = if body.out.is_empty() { "_a" } else { "a" };
                     c.line(&format!("let {binding} = {a};"));
-                    c.raw(&body.out);
+                    c.splice(&body);
                 };
                 match ctx {
                     Ctx::Table { .. } => code(c),
@@ -126,7 +129,7 @@ impl Gen<'_> {
 
     /// The checks of SoA column `k` for all `len` elements of an array
     /// (`cols[k]` is its offset, 0 when the writer did not write it).
-    pub(super) fn validate_column(&self, k: usize, c: &Column) -> String {
+    pub(super) fn validate_column(&self, k: usize, c: &Column) -> Code {
         let mut out = Code::new(2);
         let col = format!("cols[{k}]");
         let Slot::ArrayRef { array, data } = &c.slot else {
@@ -139,14 +142,14 @@ impl Gen<'_> {
             let mut body = Code::new(4);
             self.validate_slot(&mut body, &c.slot, &ctx);
             if body.out.is_empty() {
-                return String::new();
+                return out;
             }
             out.open(&format!("if {col} != 0 {{"));
             out.open("for i in 0..len {");
-            out.raw(&body.out);
+            out.splice(&body);
             out.close("}");
             out.close("}");
-            return out.into_text();
+            return out;
         };
         let es = data.elem_size();
         out.open(&format!("if {col} != 0 {{"));
@@ -166,7 +169,7 @@ impl Gen<'_> {
             ArrayData::Soa { elem } if !self.l.soa_needs_validation(*elem) => {
                 out.line(&format!(
                     "v.soa_column({col}, len, &{}::SOA_COLUMNS)?;",
-                    self.struct_name(*elem)
+                    self.n.struct_name(*elem)
                 ));
             }
             _ => {
@@ -176,12 +179,12 @@ impl Gen<'_> {
                 out.line(&format!("v.reader.prefetch_array({col} + {ARRAY_REF_SIZE} * (i + karmem::PREFETCH_AHEAD), {lines});"));
                 out.close("}");
                 out.line(&format!("let a = v.column_ref({col}, i);"));
-                out.raw(&each.out);
+                out.splice(&each);
                 out.close("}");
             }
         }
         out.close("}");
-        out.into_text()
+        out
     }
 
     fn validate_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData) {
@@ -197,7 +200,7 @@ impl Gen<'_> {
                     data.elem_size(),
                     limit(inner)
                 ));
-                c.raw(&each.out);
+                c.splice(&each);
                 c.close("}");
             }
             (Some(Text::Utf8), _) => c.line("v.utf8(a.offset, a.len)?;"),
@@ -246,7 +249,7 @@ impl Gen<'_> {
                     c.line(&format!(
                         "let {binding} = v.array(entry + {BUNCH_ENTRY_ARRAY_AT}, {es}, None)?;"
                     ));
-                    c.raw(&inner.out);
+                    c.splice(&inner);
                     c.line("Ok(())");
                     c.close("}");
                 }
@@ -264,12 +267,13 @@ impl Gen<'_> {
                 } else {
                     format!("{pos} + {}", key.offset)
                 };
+                let r = c.r();
                 let read = match &key.slot {
                     Slot::Scalar(p) | Slot::Enum { repr: p, .. } => {
-                        format!("r.get::<{}>({pos})", rust_prim(*p))
+                        format!("{r}.get::<{}>({pos})", rust_prim(*p))
                     }
                     // Text keys in byte order.
-                    _ => format!("r.byte_slice(r.array({pos}, 1, None))"),
+                    _ => format!("{r}.byte_slice({r}.array({pos}, 1, None))"),
                 };
                 c.line(&format!("v.keys_ascending(a, |i| {read})?;"));
             }
@@ -284,7 +288,7 @@ impl Gen<'_> {
                     c.open("for i in 0..a.len {");
                     c.line(&format!(
                         "{}::validate_at(v, a.offset + {})?;",
-                        self.struct_name(*id),
+                        self.n.struct_name(*id),
                         mul("i", *stride)
                     ));
                     c.close("}");
@@ -292,7 +296,7 @@ impl Gen<'_> {
             }
             ArrayData::AosTable { id } => {
                 c.open("for i in 0..a.len {");
-                let s = self.struct_name(*id);
+                let s = self.n.struct_name(*id);
                 c.line(&format!(
                     "let child = v.table(v.reader.get::<u32>(a.offset + i * {OFFSET_SIZE}), {s}::FULL_SIZE)?;"
                 ));
@@ -301,7 +305,7 @@ impl Gen<'_> {
             }
             ArrayData::Soa { elem } => c.line(&format!(
                 "{}::validate_soa(v, a)?;",
-                self.struct_name(*elem)
+                self.n.struct_name(*elem)
             )),
             _ => unreachable!(),
         }

@@ -8,10 +8,10 @@ use super::{add, limit, mul, rust_prim, suffixed, view_ident, Ctx, Gen};
 
 impl Gen<'_> {
     pub(super) fn view_item(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let view = self.view_name(id);
         let sl = self.l.of_struct(id).clone();
-        let table = self.is_table(id);
+        let table = self.l.is_table(id);
         self.c.line(&format!(
             "/// Zero-copy viewer of `{}`. `M` is `karmem::Checked` (every load",
             self.s.structs[id].name
@@ -99,7 +99,7 @@ impl Gen<'_> {
             let ident = if self.s.structs[id].tuple {
                 format!("f{i}")
             } else {
-                view_ident(&self.field_ident(id, i))
+                view_ident(&self.n.field(id, i))
             };
             let ctx = if table {
                 Ctx::Table {
@@ -193,7 +193,7 @@ impl Gen<'_> {
                 (format!("{v}<'a, M>"), format!("{v}::new({r}, {a})"))
             }
             (None, ArrayData::UnionAos { id, .. } | ArrayData::UnionSoa { id, .. }) => {
-                let v = format!("{}Array", self.union_name(*id));
+                let v = format!("{}Array", self.n.union_name(*id));
                 let layout = if matches!(data, ArrayData::UnionAos { .. }) {
                     "aos"
                 } else {
@@ -207,7 +207,7 @@ impl Gen<'_> {
                 } else {
                     "Bovoa"
                 };
-                let v = format!("{}{suffix}", self.union_name(*id));
+                let v = format!("{}{suffix}", self.n.union_name(*id));
                 (
                     format!("{v}<'a, M>"),
                     format!("{v} {{ {}, a: {a} }}", r_field(r)),
@@ -273,7 +273,7 @@ impl Gen<'_> {
                 methods.push((ident.into(), rust_prim(*p).into(), scalar(rust_prim(*p))))
             }
             Slot::Enum { id, repr } => {
-                let e = self.enum_name(*id);
+                let e = self.n.enum_name(*id);
                 methods.push((
                     ident.into(),
                     e.clone(),
@@ -374,7 +374,7 @@ impl Gen<'_> {
                         )
                     }
                     FixedElem::Enum { id, repr } => {
-                        let e = self.enum_name(*id);
+                        let e = self.n.enum_name(*id);
                         let t = rust_prim(*repr);
                         (
                             format!("[{e}; {len}]"),
