@@ -26,7 +26,7 @@ use std::cell::Cell;
 use karmem_layout::{Layout, Slot};
 use karmem_schema::model::*;
 
-use crate::names::snake;
+use crate::names::{self, snake, Namer};
 use crate::{Backend, Error, GeneratedFile};
 use code::Code;
 
@@ -63,121 +63,16 @@ pub fn file_name(schema: &Schema) -> String {
     name
 }
 
-const ZIG_KEYWORDS: &[&str] = &[
-    "addrspace",
-    "align",
-    "allowzero",
-    "and",
-    "anyframe",
-    "anytype",
-    "asm",
-    "break",
-    "callconv",
-    "catch",
-    "comptime",
-    "const",
-    "continue",
-    "defer",
-    "else",
-    "enum",
-    "errdefer",
-    "error",
-    "export",
-    "extern",
-    "fn",
-    "for",
-    "if",
-    "inline",
-    "linksection",
-    "noalias",
-    "noinline",
-    "nosuspend",
-    "opaque",
-    "or",
-    "orelse",
-    "packed",
-    "pub",
-    "resume",
-    "return",
-    "struct",
-    "suspend",
-    "switch",
-    "test",
-    "threadlocal",
-    "try",
-    "union",
-    "unreachable",
-    "var",
-    "volatile",
-    "while",
-];
-
-/// Primitive values and types, which declarations may not shadow (fields
-/// and enum values may: zig fmt unquotes them there).
-const ZIG_PRIMITIVES: &[&str] = &[
-    "true",
-    "false",
-    "null",
-    "undefined",
-    "type",
-    "void",
-    "bool",
-    "anyerror",
-    "anyopaque",
-    "noreturn",
-    "isize",
-    "usize",
-    "comptime_int",
-    "comptime_float",
-    "f16",
-    "f32",
-    "f64",
-    "f80",
-    "f128",
-    "c_char",
-    "c_short",
-    "c_ushort",
-    "c_int",
-    "c_uint",
-    "c_long",
-    "c_ulong",
-    "c_longlong",
-    "c_ulonglong",
-    "c_longdouble",
-];
-
 /// `name` as a Zig declaration name: `@"name"` for keywords and primitive
-/// names (`u8`, `i7`, `type`).
+/// names (`u8`, `i7`, `type`), as the Namer's Zig types rule escapes them.
 pub fn ident(name: &str) -> String {
-    let int_type = name.len() > 1
-        && (name.starts_with('u') || name.starts_with('i'))
-        && name[1..].chars().all(|c| c.is_ascii_digit());
-    if ZIG_PRIMITIVES.contains(&name) || int_type {
-        format!("@\"{name}\"")
-    } else {
-        member(name)
-    }
-}
-
-/// `name` as a field or enum value name: `@"name"` for keywords only.
-pub fn member(name: &str) -> String {
-    if ZIG_KEYWORDS.contains(&name) {
-        format!("@\"{name}\"")
-    } else {
-        name.to_string()
-    }
+    names::ZIG.types.escape(name.to_string(), &[])
 }
 
 /// A Zig type name for a schema name: TitleCase (`monster_data` →
 /// `MonsterData`, `Vec3` stays).
 pub fn type_name(name: &str) -> String {
-    let c = crate::names::camel(name);
-    let mut chars = c.chars();
-    let t: String = match chars.next() {
-        Some(f) => f.to_uppercase().chain(chars).collect(),
-        None => "X".into(),
-    };
-    ident(&t)
+    names::ZIG.types.apply(name)
 }
 
 /// Whether variant `ty` of union `u` is held through a pointer
@@ -209,36 +104,9 @@ pub fn variant_is_pointer(s: &Schema, u: UnionId, ty: StructId) -> bool {
     false
 }
 
-/// Declarations every generated struct has; a field of that name is moved
-/// aside (`encode_`), as a field and a declaration cannot share a name.
-const STRUCT_DECLS: &[&str] = &[
-    "encode",
-    "decode",
-    "validate",
-    "validateFault",
-    "writeTable",
-    "writeAt",
-    "readTable",
-    "readAt",
-    "validateRoot",
-    "validateTable",
-    "validateAt",
-];
-
-/// The Zig name of a field: snake_case (`ID` → `id`, `Username` →
-/// `username`).
-pub fn field_name(name: &str) -> String {
-    let s = snake(name);
-    if STRUCT_DECLS.contains(&s.as_str()) {
-        format!("{s}_")
-    } else {
-        member(&s)
-    }
-}
-
 /// The Zig name of an enum value or a union variant: snake_case.
 pub fn variant_name(name: &str) -> String {
-    member(&snake(name))
+    names::ZIG.values.apply(name)
 }
 
 /// The Zig type of a scalar.
@@ -306,6 +174,8 @@ pub(crate) fn mentions(body: &str, name: &str) -> bool {
 pub(crate) struct Gen<'a> {
     pub s: &'a Schema,
     pub l: &'a Layout,
+    /// Names of the schema's types, fields and values (`names::ZIG`).
+    pub n: Namer<'a>,
     pub c: Code,
     /// Numbers fresh local names: Zig refuses a local shadowing another.
     counter: Cell<u32>,
@@ -316,6 +186,7 @@ impl<'a> Gen<'a> {
         Gen {
             s,
             l,
+            n: Namer::new(&names::ZIG, s),
             c: Code::new(0),
             counter: Cell::new(0),
         }
@@ -327,22 +198,6 @@ impl<'a> Gen<'a> {
         let n = self.counter.get();
         self.counter.set(n + 1);
         format!("{base}_{n}")
-    }
-
-    pub fn struct_name(&self, id: StructId) -> String {
-        type_name(&self.s.structs[id].name)
-    }
-    pub fn enum_name(&self, id: EnumId) -> String {
-        type_name(&self.s.enums[id].name)
-    }
-    pub fn union_name(&self, id: UnionId) -> String {
-        type_name(&self.s.unions[id].name)
-    }
-    pub fn field(&self, id: StructId, index: usize) -> String {
-        field_name(&self.s.structs[id].fields[index].name)
-    }
-    pub fn is_table(&self, id: StructId) -> bool {
-        self.s.structs[id].kind == StructKind::Table
     }
 
     /// Whether variant `ty` of union `u` is held through a pointer: when
@@ -357,9 +212,9 @@ impl<'a> Gen<'a> {
     pub fn elem_type(&self, e: ElemType) -> String {
         match e {
             ElemType::Scalar(p) => prim(p).to_string(),
-            ElemType::Enum(id) => self.enum_name(id),
-            ElemType::Struct(id) => self.struct_name(id),
-            ElemType::Union(id) => format!("?{}", self.union_name(id)),
+            ElemType::Enum(id) => self.n.enum_name(id),
+            ElemType::Struct(id) => self.n.struct_name(id),
+            ElemType::Union(id) => format!("?{}", self.n.union_name(id)),
             ElemType::Array(id) => self.obj_type(&FieldType::Array(self.s.arrays[id])),
         }
     }
@@ -367,9 +222,9 @@ impl<'a> Gen<'a> {
     pub fn obj_type(&self, ty: &FieldType) -> String {
         match ty {
             FieldType::Scalar(p) => prim(*p).to_string(),
-            FieldType::Enum(id) => self.enum_name(*id),
-            FieldType::Struct(id) => self.struct_name(*id),
-            FieldType::Union(id) => format!("?{}", self.union_name(*id)),
+            FieldType::Enum(id) => self.n.enum_name(*id),
+            FieldType::Struct(id) => self.n.struct_name(*id),
+            FieldType::Union(id) => format!("?{}", self.n.union_name(*id)),
             FieldType::Array(a) => match (a.kind, a.text) {
                 (ArrayKind::Fixed(n), _) => format!("[{n}]{}", self.fixed_elem(a.elem)),
                 (_, Some(_)) => "[]const u8".into(),
@@ -391,7 +246,7 @@ impl<'a> Gen<'a> {
             return t;
         }
         match &f.ty {
-            FieldType::Struct(c) if self.is_table(*c) => format!("?*const {t}"),
+            FieldType::Struct(c) if self.l.is_table(*c) => format!("?*const {t}"),
             _ => format!("?{t}"),
         }
     }
@@ -438,10 +293,10 @@ impl<'a> Gen<'a> {
     pub fn slot_type(&self, slot: &Slot) -> String {
         match slot {
             Slot::Scalar(p) => prim(*p).into(),
-            Slot::Enum { id, .. } => self.enum_name(*id),
-            Slot::InlineStruct(id) | Slot::TableRef(id) => self.struct_name(*id),
-            Slot::OptionalTable(id) => format!("?*const {}", self.struct_name(*id)),
-            Slot::Union { id, .. } => format!("?{}", self.union_name(*id)),
+            Slot::Enum { id, .. } => self.n.enum_name(*id),
+            Slot::InlineStruct(id) | Slot::TableRef(id) => self.n.struct_name(*id),
+            Slot::OptionalTable(id) => format!("?*const {}", self.n.struct_name(*id)),
+            Slot::Union { id, .. } => format!("?{}", self.n.union_name(*id)),
             Slot::ArrayRef { array, .. } => self.obj_type(&FieldType::Array(*array)),
             Slot::Optional { value, .. } => format!("?{}", self.slot_type(value)),
             Slot::FixedArray { .. } => unreachable!("fixed arrays are read in place"),
@@ -510,7 +365,7 @@ impl<'a> Gen<'a> {
             }
         }
         if let Some(root) = self.s.root {
-            let name = self.struct_name(root);
+            let name = self.n.struct_name(root);
             if name != "Root" {
                 self.c.line("");
                 self.c.line(&format!(
@@ -531,7 +386,7 @@ impl<'a> Gen<'a> {
 
     fn enum_item(&mut self, id: EnumId) {
         let e = self.s.enums[id].clone();
-        let name = self.enum_name(id);
+        let name = self.n.enum_name(id);
         self.c.line("");
         self.doc(&e.doc);
         self.c.line(&format!(
@@ -554,10 +409,10 @@ impl<'a> Gen<'a> {
 
     fn struct_item(&mut self, id: StructId) {
         let st = self.s.structs[id].clone();
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         self.c.line("");
         self.doc(&st.doc);
-        let kind = if self.is_table(id) {
+        let kind = if self.l.is_table(id) {
             "table (evolvable)"
         } else {
             "inline struct (frozen layout)"
@@ -575,7 +430,7 @@ impl<'a> Gen<'a> {
                     None => self.zero_of(&f.ty),
                 }
             };
-            let line = format!("{}: {} = {default},", self.field(id, i), self.field_type(f));
+            let line = format!("{}: {} = {default},", self.n.field(id, i), self.field_type(f));
             self.c.line(&line);
         }
         self.encode_functions(id);
@@ -586,7 +441,7 @@ impl<'a> Gen<'a> {
 
     fn union_item(&mut self, id: UnionId) {
         let u = self.s.unions[id].clone();
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         self.c.line("");
         self.doc(&u.doc);
         self.c.line(&format!(
@@ -596,7 +451,7 @@ impl<'a> Gen<'a> {
         self.c.line("/// tag this schema version does not know).");
         self.c.open(&format!("pub const {name} = union(enum) {{"));
         for v in &u.variants {
-            let ty = self.struct_name(v.ty);
+            let ty = self.n.struct_name(v.ty);
             let star = if self.variant_is_pointer(id, v.ty) {
                 "*const "
             } else {
@@ -614,7 +469,7 @@ impl<'a> Gen<'a> {
     }
 
     fn soa_items(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let soa = self.l.soa(id).clone();
         self.c.line("");
         self.c.line(&format!(
@@ -646,7 +501,7 @@ impl<'a> Gen<'a> {
 
     /// The name of the SoA column list constant of `id`.
     pub fn soa_columns(&self, id: StructId) -> String {
-        format!("soa_columns_{}", snake(&self.struct_name(id)))
+        format!("soa_columns_{}", snake(&self.n.struct_name(id)))
     }
 
     /// The Zig place of leaf `k` of SoA element `base` (`e.data.username`).
@@ -655,7 +510,7 @@ impl<'a> Gen<'a> {
         let mut place = base.to_string();
         for (s, i) in col.steps.iter().zip(&col.path) {
             place.push('.');
-            place.push_str(&self.field(*s, *i as usize));
+            place.push_str(&self.n.field(*s, *i as usize));
         }
         place
     }
@@ -690,15 +545,15 @@ mod tests {
 
     #[test]
     fn names() {
-        assert_eq!(field_name("ID"), "id");
-        assert_eq!(field_name("Username"), "username");
-        assert_eq!(field_name("type"), "type");
-        assert_eq!(field_name("fn"), "@\"fn\"");
-        assert_eq!(field_name("u8"), "u8");
+        assert_eq!(names::ZIG.fields.apply("ID"), "id");
+        assert_eq!(names::ZIG.fields.apply("Username"), "username");
+        assert_eq!(names::ZIG.fields.apply("type"), "type");
+        assert_eq!(names::ZIG.fields.apply("fn"), "@\"fn\"");
+        assert_eq!(names::ZIG.fields.apply("u8"), "u8");
         assert_eq!(type_name("u8"), "U8");
         assert_eq!(ident("u8"), "@\"u8\"");
         assert_eq!(ident("i7"), "@\"i7\"");
-        assert_eq!(field_name("encode"), "encode_");
+        assert_eq!(names::ZIG.fields.apply("encode"), "encode_");
         assert_eq!(type_name("monster_data"), "MonsterData");
         assert_eq!(variant_name("TikTok"), "tik_tok");
     }

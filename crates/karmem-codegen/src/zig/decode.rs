@@ -17,9 +17,9 @@ use crate::walk::{read_array, read_fields, read_slot, Ctx, DecodePrinter, Here, 
 
 impl Gen<'_> {
     pub(crate) fn decode_functions(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let sl = self.l.of_struct(id).clone();
-        let table = self.is_table(id);
+        let table = self.l.is_table(id);
         let inner = self.c.indent + 1;
 
         self.c.line("");
@@ -62,7 +62,7 @@ impl Gen<'_> {
         let mut body = Code::new(inner);
         let plan = self.l.struct_plan(self.s, id);
         read_fields(self, &mut body, &plan.fields, |_, f| {
-            format!("x.{}", self.field(id, f.index))
+            format!("x.{}", self.n.field(id, f.index))
         });
         let reads = body.reads();
         let text = body.into_text();
@@ -145,7 +145,7 @@ impl DecodePrinter for Gen<'_> {
         let r = c.r();
         let t = match slot {
             Slot::Scalar(p) => prim(*p).to_string(),
-            Slot::Enum { id, .. } => self.enum_name(*id),
+            Slot::Enum { id, .. } => self.n.enum_name(*id),
             _ => unreachable!("the walker hands numbers and enums only"),
         };
         match at.ctx {
@@ -165,7 +165,7 @@ impl DecodePrinter for Gen<'_> {
             at.present.as_deref(),
             &format!(
                 "{place} = try {}.readAt(v, {}, gpa);",
-                self.struct_name(id),
+                self.n.struct_name(id),
                 at.pos
             ),
             at.held,
@@ -182,7 +182,7 @@ impl DecodePrinter for Gen<'_> {
         };
         c.line(&format!(
             "{place} = try {}.readTable(v, {t}, gpa);",
-            self.struct_name(id)
+            self.n.struct_name(id)
         ));
     }
 
@@ -195,7 +195,7 @@ impl DecodePrinter for Gen<'_> {
             (_, None) => format!("{r}.load(u32, {pos})"),
         };
         let (o, p) = (self.fresh("offset"), self.fresh("table"));
-        let ty = self.struct_name(id);
+        let ty = self.n.struct_name(id);
         c.open("{");
         c.line(&format!("const {o} = {offset};"));
         c.open(&format!("if ({o} != 0) {{"));
@@ -236,7 +236,7 @@ impl DecodePrinter for Gen<'_> {
             at.present.as_deref(),
             &format!(
                 "{place} = try read{}(v, {}, {}, gpa);",
-                self.union_name(id),
+                self.n.union_name(id),
                 at.pos,
                 plus(&at.pos, UNION_OFFSET_AT)
             ),
@@ -256,11 +256,11 @@ impl DecodePrinter for Gen<'_> {
             FixedElem::Enum { id, .. } => format!(
                 "for (&{place}, 0..) |*{e}, {j}| {e}.* = {}.load({}, {epos});",
                 c.r(),
-                self.enum_name(id)
+                self.n.enum_name(id)
             ),
             FixedElem::InlineStruct(id) => format!(
                 "for (&{place}, 0..) |*{e}, {j}| {e}.* = try {}.readAt(v, {epos}, gpa);",
-                self.struct_name(id)
+                self.n.struct_name(id)
             ),
         };
         match &at.present {
@@ -387,7 +387,7 @@ impl DecodePrinter for Gen<'_> {
     ) {
         let (s, _, k) = self.array_locals();
         charge_each(c, a, charge);
-        let ty = self.struct_name(id);
+        let ty = self.n.struct_name(id);
         c.line(&format!("var {s}: std.ArrayList({ty}) = .empty;"));
         c.line(&format!(
             "for (0..{a}.len) |{k}| try {s}.append(gpa, try {ty}.readAt(v, {}, gpa));",
@@ -400,7 +400,7 @@ impl DecodePrinter for Gen<'_> {
         let r = c.r();
         let (s, _, k) = self.array_locals();
         charge_each(c, a, charge);
-        let ty = self.struct_name(id);
+        let ty = self.n.struct_name(id);
         c.line(&format!("var {s}: std.ArrayList({ty}) = .empty;"));
         c.line(&format!(
             "for (0..{a}.len) |{k}| try {s}.append(gpa, try {ty}.readTable(v, {r}.table({r}.load(u32, {})), gpa));",
@@ -413,14 +413,14 @@ impl DecodePrinter for Gen<'_> {
         self.array_locals();
         c.line(&format!(
             "{place} = try readSoa{}(v, {a}, gpa);",
-            self.struct_name(elem)
+            self.n.struct_name(elem)
         ));
     }
 
     fn union_aos(&self, c: &mut Code, id: UnionId, charge: u32, place: &str, a: &str) {
         let (s, e, k) = self.array_locals();
         charge_each(c, a, charge);
-        let u = self.union_name(id);
+        let u = self.n.union_name(id);
         let at = elem_at(&format!("{a}.offset"), &k, UNION_SLOT_SIZE);
         c.line(&format!("const {s} = try gpa.alloc(?{u}, {a}.len);"));
         c.line(&format!(
@@ -433,7 +433,7 @@ impl DecodePrinter for Gen<'_> {
     fn union_soa(&self, c: &mut Code, id: UnionId, tw: u32, charge: u32, place: &str, a: &str) {
         let r = c.r();
         let (s, e, k) = self.array_locals();
-        let u = self.union_name(id);
+        let u = self.n.union_name(id);
         let cols = self.fresh("cols");
         c.open(&format!("if ({r}.unionColumns({a}, {tw})) |{cols}| {{"));
         charge_each(c, a, charge);
@@ -455,7 +455,7 @@ impl DecodePrinter for Gen<'_> {
         let f = if soa { "Bovos" } else { "Bovoa" };
         c.line(&format!(
             "{place} = try read{f}{}(v, {a}, gpa);",
-            self.union_name(id)
+            self.n.union_name(id)
         ));
     }
 }
@@ -485,7 +485,7 @@ impl Gen<'_> {
     /// it is read), then `len × element charge` (format.md §10), then the
     /// elements, column by column within each element.
     pub(crate) fn soa_reader(&mut self, id: StructId, _seq: Option<UnionId>) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let soa = self.l.soa(id).clone();
         let n = soa.columns.len();
         let mut each = Code::new(self.c.indent + 2);
@@ -541,7 +541,7 @@ impl Gen<'_> {
 
     pub(crate) fn union_reader(&mut self, id: UnionId) {
         let u = self.s.unions[id].clone();
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         let mut b = Code::new(self.c.indent + 1);
         b.line("const r = v.r;");
         if u.tag == Primitive::U32 {
@@ -555,10 +555,10 @@ impl Gen<'_> {
         b.line("const offset = r.load(u32, offset_at);");
         b.open("switch (tag) {");
         for v in &u.variants {
-            let ty = self.struct_name(v.ty);
+            let ty = self.n.struct_name(v.ty);
             let var = variant_name(&self.s.structs[v.ty].name);
             let pointer = self.variant_is_pointer(id, v.ty);
-            let read = if self.is_table(v.ty) {
+            let read = if self.l.is_table(v.ty) {
                 format!("try {ty}.readTable(v, r.table(offset), gpa)")
             } else {
                 format!("try {ty}.readAt(v, offset, gpa)")
@@ -573,7 +573,7 @@ impl Gen<'_> {
                     b.line(&format!("return .{{ .{var} = {read} }};"));
                 }
             };
-            if self.is_table(v.ty) {
+            if self.l.is_table(v.ty) {
                 inner(&mut b);
             } else {
                 let size = self.l.of_struct(v.ty).size;
@@ -605,7 +605,7 @@ impl Gen<'_> {
     /// the reader knows, in declaration order (element order is not kept).
     fn bunch_readers(&mut self, id: UnionId) {
         let u = self.s.unions[id].clone();
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         for soa in [false, true] {
             if !self.uses_bunch(id, soa) {
                 continue;
@@ -617,7 +617,7 @@ impl Gen<'_> {
             // The table is read once for all variants (format.md §10).
             b.line("try v.chargeBunch(a);");
             for v in &u.variants {
-                let ty = self.struct_name(v.ty);
+                let ty = self.n.struct_name(v.ty);
                 let var = variant_name(&self.s.structs[v.ty].name);
                 let pointer = self.variant_is_pointer(id, v.ty);
                 b.open("{");
@@ -646,7 +646,7 @@ impl Gen<'_> {
                     b.line(&format!("const sub = r.bunchEntry(a, {}, {size});", v.tag));
                     b.line(&format!("try v.charge({});", times64("sub.len", per)));
                     b.line("try list.ensureUnusedCapacity(gpa, sub.len);");
-                    let read = if self.is_table(v.ty) {
+                    let read = if self.l.is_table(v.ty) {
                         format!(
                             "try {ty}.readTable(v, r.table(r.load(u32, {})), gpa)",
                             elem_at("sub.offset", "k", OFFSET_SIZE)

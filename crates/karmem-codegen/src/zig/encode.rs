@@ -16,9 +16,9 @@ use crate::walk::{write_array, write_slot, EncodePrinter};
 
 impl Gen<'_> {
     pub(crate) fn encode_functions(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let sl = self.l.of_struct(id).clone();
-        let table = self.is_table(id);
+        let table = self.l.is_table(id);
         let inner = self.c.indent + 1;
 
         let mut body = Code::new(inner);
@@ -58,7 +58,7 @@ impl Gen<'_> {
             body.line("if (ref != 0) w.put(u32, ref, at);");
         }
         for (i, f) in sl.fields.iter().enumerate() {
-            let value = format!("x.{}", self.field(id, i));
+            let value = format!("x.{}", self.n.field(id, i));
             write_slot(self, &mut body, &f.slot, &value, &plus("at", f.offset));
         }
         if table {
@@ -89,7 +89,7 @@ impl EncodePrinter for Gen<'_> {
     fn write_value(&self, c: &mut Code, slot: &Slot, value: &str, pos: &str) {
         let t = match slot {
             Slot::Scalar(p) => prim(*p).to_string(),
-            Slot::Enum { id, .. } => self.enum_name(*id),
+            Slot::Enum { id, .. } => self.n.enum_name(*id),
             _ => unreachable!("the walker hands numbers and enums only"),
         };
         c.line(&format!("w.put({t}, {pos}, {value});"));
@@ -120,7 +120,7 @@ impl EncodePrinter for Gen<'_> {
     fn write_union(&self, c: &mut Code, id: UnionId, value: &str, pos: &str) {
         c.line(&format!(
             "try write{}(w, {value}, {pos}, {});",
-            self.union_name(id),
+            self.n.union_name(id),
             plus(pos, UNION_OFFSET_AT)
         ));
     }
@@ -139,7 +139,7 @@ impl EncodePrinter for Gen<'_> {
         let put = |t: String| format!("for ({value}, 0..) |{e}, {j}| w.put({t}, {epos}, {e});");
         c.line(&match elem {
             FixedElem::Scalar(p) => put(prim(p).to_string()),
-            FixedElem::Enum { id, .. } => put(self.enum_name(id)),
+            FixedElem::Enum { id, .. } => put(self.n.enum_name(id)),
             FixedElem::InlineStruct(_) => {
                 format!("for (&{value}, 0..) |*{e}, {j}| try {e}.writeAt(w, {epos});")
             }
@@ -209,7 +209,7 @@ impl EncodePrinter for Gen<'_> {
         pos: &str,
     ) {
         let (e, k) = (self.fresh("e"), self.fresh("k"));
-        let key = map.then(|| self.field(id, 0));
+        let key = map.then(|| self.n.field(id, 0));
         self.write_block(c, value, pos, stride, &format!("*{e}"), &k, |c, block| {
             if let Some(key) = &key {
                 c.line(&format!(
@@ -244,13 +244,13 @@ impl EncodePrinter for Gen<'_> {
     fn write_soa(&self, c: &mut Code, elem: StructId, value: &str, pos: &str) {
         c.line(&format!(
             "try writeSoa{}(w, {pos}, {value});",
-            self.struct_name(elem)
+            self.n.struct_name(elem)
         ));
     }
 
     fn write_union_aos(&self, c: &mut Code, id: UnionId, value: &str, pos: &str) {
         let (e, k) = (self.fresh("e"), self.fresh("k"));
-        let u = self.union_name(id);
+        let u = self.n.union_name(id);
         self.write_block(c, value, pos, UNION_SLOT_SIZE, &e, &k, |c, block| {
             let at = elem_at(block, &k, UNION_SLOT_SIZE);
             c.line(&format!(
@@ -261,7 +261,7 @@ impl EncodePrinter for Gen<'_> {
     }
 
     fn write_union_soa(&self, c: &mut Code, id: UnionId, tw: u32, value: &str, pos: &str) {
-        let u = self.union_name(id);
+        let u = self.n.union_name(id);
         let (tags, offsets, e, k) = (
             self.fresh("tags"),
             self.fresh("offsets"),
@@ -290,7 +290,7 @@ impl EncodePrinter for Gen<'_> {
         let f = if soa { "Bovos" } else { "Bovoa" };
         c.line(&format!(
             "try write{f}{}(w, {pos}, {value});",
-            self.union_name(id)
+            self.n.union_name(id)
         ));
     }
 }
@@ -330,7 +330,7 @@ impl Gen<'_> {
     /// names a union) from the values of that variant among a slice of the
     /// union's values (a `#bovos` array, format.md §7.1).
     pub(crate) fn soa_writer(&mut self, id: StructId, seq: Option<UnionId>) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let soa = self.l.soa(id).clone();
         let mut body = Code::new(self.c.indent + 1);
         let count = if seq.is_some() { "count" } else { "items.len" };
@@ -347,7 +347,7 @@ impl Gen<'_> {
         for (k, col) in soa.columns.iter().enumerate() {
             let ty = match (&col.slot, seq) {
                 (Slot::Scalar(p), None) => prim(*p).to_string(),
-                (Slot::Enum { id, .. }, None) => self.enum_name(*id),
+                (Slot::Enum { id, .. }, None) => self.n.enum_name(*id),
                 _ => {
                     rest.push(k);
                     continue;
@@ -414,8 +414,8 @@ impl Gen<'_> {
             ),
             Some(u) => format!(
                 "fn writeSoa{name}In{}(w: *karmem.Writer, at: u32, items: []const ?{}, count: usize) karmem.WriteError!void {{",
-                self.union_name(u),
-                self.union_name(u)
+                self.n.union_name(u),
+                self.n.union_name(u)
             ),
         };
         self.function(&signature, &["items"], &[], body);
@@ -425,7 +425,7 @@ impl Gen<'_> {
 
     pub(crate) fn union_writer(&mut self, id: UnionId) {
         let u = self.s.unions[id].clone();
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         let mut body = Code::new(self.c.indent + 1);
         body.line("const u = value orelse return;");
         body.open("switch (u) {");
@@ -435,7 +435,7 @@ impl Gen<'_> {
             let capture = if pointer { "x" } else { "*x" };
             body.open(&format!(".{var} => |{capture}| {{"));
             body.line(&format!("w.put({}, tag_at, {});", prim(u.tag), v.tag));
-            if self.is_table(v.ty) {
+            if self.l.is_table(v.ty) {
                 body.line("try x.writeTable(w, offset_at);");
             } else {
                 body.line(&format!(
@@ -464,7 +464,7 @@ impl Gen<'_> {
     /// order, each an array of that variant's values in element order.
     fn bunch_writers(&mut self, id: UnionId) {
         let u = self.s.unions[id].clone();
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         for soa in [false, true] {
             let suffix = if soa { "Bovos" } else { "Bovoa" };
             if !self.uses_bunch(id, soa) {
@@ -495,7 +495,7 @@ impl Gen<'_> {
             b.line("const table = try w.writeBunchTable(entries);");
             b.line(&format!("var entry = table + {BUNCH_ENTRY_SIZE};"));
             for (i, v) in u.variants.iter().enumerate() {
-                let ty = self.struct_name(v.ty);
+                let ty = self.n.struct_name(v.ty);
                 let var = variant_name(&self.s.structs[v.ty].name);
                 let pointer = self.variant_is_pointer(id, v.ty);
                 b.open(&format!("if (counts[{i}] > 0) {{"));
@@ -506,7 +506,7 @@ impl Gen<'_> {
                         "try writeSoa{ty}In{name}(w, entry + {BUNCH_ENTRY_ARRAY_AT}, items, counts[{i}]);"
                     )),
                     _ => {
-                        let (size, call) = if self.is_table(v.ty) {
+                        let (size, call) = if self.l.is_table(v.ty) {
                             (OFFSET_SIZE, format!("try e.writeTable(w, {});", elem_at("block", "n", OFFSET_SIZE)))
                         } else {
                             let stride = self.l.of_struct(v.ty).size;

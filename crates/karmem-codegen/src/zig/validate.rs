@@ -20,9 +20,9 @@ use crate::walk::{
 
 impl Gen<'_> {
     pub(crate) fn validate_functions(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let sl = self.l.of_struct(id).clone();
-        let table = self.is_table(id);
+        let table = self.l.is_table(id);
         let inner = self.c.indent + 1;
 
         self.c.line("");
@@ -107,7 +107,7 @@ impl ValidatePrinter for Gen<'_> {
         when(
             c,
             at,
-            &format!("try {}.validateAt(v, {});", self.struct_name(id), at.pos),
+            &format!("try {}.validateAt(v, {});", self.n.struct_name(id), at.pos),
         );
     }
 
@@ -118,7 +118,7 @@ impl ValidatePrinter for Gen<'_> {
             at,
             &format!(
                 "try {}.validateTable(v, try v.table({r}.load(u32, {}), {}));",
-                self.struct_name(id),
+                self.n.struct_name(id),
                 at.pos,
                 self.l.of_struct(id).size
             ),
@@ -132,7 +132,7 @@ impl ValidatePrinter for Gen<'_> {
         c.line(&format!("const {o} = {r}.load(u32, {});", at.pos));
         c.line(&format!(
             "if ({o} != 0) try {}.validateTable(v, try v.table({o}, {}));",
-            self.struct_name(id),
+            self.n.struct_name(id),
             self.l.of_struct(id).size
         ));
         c.close("}");
@@ -163,7 +163,7 @@ impl ValidatePrinter for Gen<'_> {
             at,
             &format!(
                 "try validate{}(v, {}, {});",
-                self.union_name(id),
+                self.n.union_name(id),
                 at.pos,
                 plus(&at.pos, UNION_OFFSET_AT)
             ),
@@ -181,7 +181,7 @@ impl ValidatePrinter for Gen<'_> {
             at,
             &format!(
                 "for (0..{len}) |{j}| try {}.validateAt(v, {});",
-                self.struct_name(id),
+                self.n.struct_name(id),
                 elem_at(&at.pos, &j, stride)
             ),
         );
@@ -267,7 +267,7 @@ impl ValidatePrinter for Gen<'_> {
         let at = elem_at(&format!("{a}.offset"), &i, UNION_SLOT_SIZE);
         c.line(&format!(
             "for (0..{a}.len) |{i}| try validate{}(v, {at}, {});",
-            self.union_name(id),
+            self.n.union_name(id),
             plus(&at, UNION_OFFSET_AT)
         ));
     }
@@ -277,7 +277,7 @@ impl ValidatePrinter for Gen<'_> {
         c.open(&format!("if (try v.unionColumns({a}, {tw})) |{cols}| {{"));
         c.line(&format!(
             "for (0..{a}.len) |{i}| try validate{}(v, {}, {});",
-            self.union_name(id),
+            self.n.union_name(id),
             elem_at(&format!("{cols}.tags"), &i, tw),
             elem_at(&format!("{cols}.offsets"), &i, OFFSET_SIZE)
         ));
@@ -360,7 +360,7 @@ impl ValidatePrinter for Gen<'_> {
         if each {
             c.line(&format!(
                 "for (0..{a}.len) |{i}| try {}.validateAt(v, {});",
-                self.struct_name(id),
+                self.n.struct_name(id),
                 elem_at(&format!("{a}.offset"), &i, stride)
             ));
         }
@@ -370,7 +370,7 @@ impl ValidatePrinter for Gen<'_> {
         let i = self.fresh("i");
         c.line(&format!(
             "for (0..{a}.len) |{i}| try {}.validateTable(v, try v.table(v.r.load(u32, {}), {}));",
-            self.struct_name(id),
+            self.n.struct_name(id),
             elem_at(&format!("{a}.offset"), &i, OFFSET_SIZE),
             self.l.of_struct(id).size
         ));
@@ -380,7 +380,7 @@ impl ValidatePrinter for Gen<'_> {
         self.fresh("i");
         c.line(&format!(
             "try validateSoa{}(v, {a});",
-            self.struct_name(elem)
+            self.n.struct_name(elem)
         ));
     }
 }
@@ -404,7 +404,7 @@ impl Gen<'_> {
     /// `validateSoa<T>`: the directory, then each column's checks for
     /// every element (`cols[k]` is 0 when the writer did not write it).
     pub(crate) fn soa_validator(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let soa = self.l.soa(id).clone();
         let n = soa.columns.len();
         let mut checks = Code::new(self.c.indent + 1);
@@ -457,7 +457,7 @@ impl Gen<'_> {
 
     pub(crate) fn union_validator(&mut self, id: UnionId) {
         let u = self.s.unions[id].clone();
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         let mut b = Code::new(self.c.indent + 1);
         b.line("const r = v.r;");
         if u.tag == Primitive::U32 {
@@ -471,9 +471,9 @@ impl Gen<'_> {
         b.line("const offset = r.load(u32, offset_at);");
         b.open("switch (tag) {");
         for v in &u.variants {
-            let ty = self.struct_name(v.ty);
+            let ty = self.n.struct_name(v.ty);
             b.open(&format!("{} => {{", v.tag));
-            if self.is_table(v.ty) {
+            if self.l.is_table(v.ty) {
                 b.line("if (offset == 0) return v.invalidUnion(tag_at, tag);");
                 b.line(&format!(
                     "try {ty}.validateTable(v, try v.table(offset, {}));",
