@@ -26,6 +26,7 @@ use karmem_layout::{Layout, Slot};
 use karmem_schema::model::*;
 
 use crate::emit::{deref_lines, Lines};
+use crate::names::{self, Namer};
 use crate::walk::Ctx;
 use crate::{Backend, Error, GeneratedFile};
 
@@ -80,36 +81,17 @@ impl Code {
     }
 }
 
-/// Members every generated class has; a field of that name gets a `_`
-/// suffix, as do the words TypeScript reserves (`crate::names::TS_RESERVED`).
-const MEMBERS: &[&str] = &[
-    "encode",
-    "decode",
-    "read",
-    "validate",
-    "validateWith",
-    "tag",
-];
-
 /// A class or enum name: TitleCase (`monster_data` → `MonsterData`), as
 /// the TypeScript backend names it (reserved words get a `K` prefix).
 pub fn type_name(name: &str) -> String {
-    crate::names::ts_type_name(name)
+    names::ASSEMBLYSCRIPT.types.apply(name)
 }
 
 /// A field name: camelCase (`ID` → `id`, `MonsterData` → `monsterData`),
-/// as the TypeScript backend names a property; a member or reserved word
-/// gets a `_` suffix.
+/// as the TypeScript backend names a property; a member every generated
+/// class has, a reserved word or `_km…` gets a `_` suffix.
 pub fn field_name(name: &str) -> String {
-    let s = crate::names::ts_prop_name(name);
-    if MEMBERS.contains(&s.as_str())
-        || crate::names::TS_RESERVED.contains(&s.as_str())
-        || s.starts_with("_km")
-    {
-        format!("{s}_")
-    } else {
-        s
-    }
+    names::ASSEMBLYSCRIPT.fields.apply(name)
 }
 
 /// The name of an enum value: as declared (an enum member, never a field).
@@ -208,6 +190,9 @@ pub(crate) fn place(ctx: &Ctx, size: u32) -> (String, Option<String>) {
 pub(crate) struct Gen<'a> {
     pub s: &'a Schema,
     pub l: &'a Layout,
+    /// Names of the schema's types, fields and values
+    /// (`names::ASSEMBLYSCRIPT`).
+    pub n: Namer<'a>,
     pub c: Code,
     counter: Cell<u32>,
 }
@@ -217,6 +202,7 @@ impl<'a> Gen<'a> {
         Gen {
             s,
             l,
+            n: Namer::new(&names::ASSEMBLYSCRIPT, s),
             c: Code::new(0),
             counter: Cell::new(0),
         }
@@ -229,33 +215,13 @@ impl<'a> Gen<'a> {
         format!("{base}{n}")
     }
 
-    pub fn struct_name(&self, id: StructId) -> String {
-        type_name(&self.s.structs[id].name)
-    }
-    pub fn enum_name(&self, id: EnumId) -> String {
-        type_name(&self.s.enums[id].name)
-    }
-    pub fn union_name(&self, id: UnionId) -> String {
-        type_name(&self.s.unions[id].name)
-    }
-    pub fn field(&self, id: StructId, index: usize) -> String {
-        field_name(&self.s.structs[id].fields[index].name)
-    }
-    pub fn is_table(&self, id: StructId) -> bool {
-        self.s.structs[id].kind == StructKind::Table
-    }
-    /// The field of union class `U` holding variant struct `ty`.
-    pub fn variant_field(&self, ty: StructId) -> String {
-        field_name(&self.s.structs[ty].name)
-    }
-
     // ---- types ------------------------------------------------------------------
 
     /// The type of an enum's values: the enum, or its integer when 64-bit.
     pub fn enum_type(&self, id: EnumId) -> String {
         let e = &self.s.enums[id];
         if enum_is_native(e.repr) {
-            self.enum_name(id)
+            self.n.enum_name(id)
         } else {
             prim(e.repr).to_string()
         }
@@ -264,7 +230,7 @@ impl<'a> Gen<'a> {
     /// An enum value from its wire integer expression `raw` (of the repr type).
     pub fn enum_from(&self, id: EnumId, raw: &str) -> String {
         if enum_is_native(self.s.enums[id].repr) {
-            format!("<{}>{raw}", self.enum_name(id))
+            format!("<{}>{raw}", self.n.enum_name(id))
         } else {
             raw.to_string()
         }
@@ -274,8 +240,8 @@ impl<'a> Gen<'a> {
         match e {
             ElemType::Scalar(p) => prim(p).to_string(),
             ElemType::Enum(id) => self.enum_type(id),
-            ElemType::Struct(id) => self.struct_name(id),
-            ElemType::Union(id) => format!("{} | null", self.union_name(id)),
+            ElemType::Struct(id) => self.n.struct_name(id),
+            ElemType::Union(id) => format!("{} | null", self.n.union_name(id)),
             ElemType::Array(id) => self.obj_type(&FieldType::Array(self.s.arrays[id])),
         }
     }
@@ -284,8 +250,8 @@ impl<'a> Gen<'a> {
         match ty {
             FieldType::Scalar(p) => prim(*p).to_string(),
             FieldType::Enum(id) => self.enum_type(*id),
-            FieldType::Struct(id) => self.struct_name(*id),
-            FieldType::Union(id) => format!("{} | null", self.union_name(*id)),
+            FieldType::Struct(id) => self.n.struct_name(*id),
+            FieldType::Union(id) => format!("{} | null", self.n.union_name(*id)),
             FieldType::Array(a) => match (a.kind, a.text) {
                 (ArrayKind::Fixed(_), _) => format!("StaticArray<{}>", self.elem_type(a.elem)),
                 (_, Some(_)) => "string".into(),
@@ -318,11 +284,11 @@ impl<'a> Gen<'a> {
             FieldType::Scalar(Primitive::Bool) => "false".into(),
             FieldType::Scalar(_) => "0".into(),
             FieldType::Enum(id) => self.enum_from(*id, "0"),
-            FieldType::Struct(id) => format!("new {}()", self.struct_name(*id)),
+            FieldType::Struct(id) => format!("new {}()", self.n.struct_name(*id)),
             FieldType::Union(_) => "null".into(),
             FieldType::Array(a) => match (a.kind, a.text) {
                 (ArrayKind::Fixed(n), _) => match a.elem {
-                    ElemType::Struct(id) => format!("_kmFixed{}({n})", self.struct_name(id)),
+                    ElemType::Struct(id) => format!("_kmFixed{}({n})", self.n.struct_name(id)),
                     e => format!("new StaticArray<{}>({n})", self.elem_type(e)),
                 },
                 (_, Some(_)) => "\"\"".into(),
@@ -336,7 +302,7 @@ impl<'a> Gen<'a> {
         match slot {
             Slot::Scalar(p) => prim(*p).into(),
             Slot::Enum { id, .. } => self.enum_type(*id),
-            Slot::InlineStruct(id) | Slot::TableRef(id) => self.struct_name(*id),
+            Slot::InlineStruct(id) | Slot::TableRef(id) => self.n.struct_name(*id),
             Slot::ArrayRef { array, .. } => self.obj_type(&FieldType::Array(*array)),
             _ => unreachable!("optional values hold numbers, structs and arrays"),
         }
@@ -349,7 +315,7 @@ impl<'a> Gen<'a> {
             Slot::Scalar(_) => "0".into(),
             Slot::Enum { id, .. } => self.enum_from(*id, "0"),
             Slot::InlineStruct(id) | Slot::TableRef(id) => {
-                format!("new {}()", self.struct_name(*id))
+                format!("new {}()", self.n.struct_name(*id))
             }
             Slot::ArrayRef { array, .. } => self.zero_of(&FieldType::Array(*array)),
             _ => unreachable!("optional values hold numbers, structs and arrays"),
@@ -364,7 +330,7 @@ impl<'a> Gen<'a> {
         match (slot, d) {
             (Slot::Enum { id, .. }, DefaultValue::Enum { variant, .. }) => format!(
                 "{}.{}",
-                self.enum_name(*id),
+                self.n.enum_name(*id),
                 variant_name(&self.s.enums[*id].variants[*variant].name)
             ),
             (_, DefaultValue::Text(t)) => quote(t),
@@ -407,7 +373,7 @@ impl<'a> Gen<'a> {
                 self.soa_items(id);
             }
             if self.fixed_of(id) {
-                let name = self.struct_name(id);
+                let name = self.n.struct_name(id);
                 self.c.line("");
                 self.c.line(&format!(
                     "/** A fixed array of `n` {name}s at their zero value. */"
@@ -462,7 +428,7 @@ impl<'a> Gen<'a> {
 
     fn enum_item(&mut self, id: EnumId) {
         let e = self.s.enums[id].clone();
-        let name = self.enum_name(id);
+        let name = self.n.enum_name(id);
         self.c.line("");
         if enum_is_native(e.repr) {
             let summary = format!(
@@ -503,9 +469,9 @@ impl<'a> Gen<'a> {
 
     fn struct_item(&mut self, id: StructId) {
         let st = self.s.structs[id].clone();
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         self.c.line("");
-        let kind = if self.is_table(id) {
+        let kind = if self.l.is_table(id) {
             "table (evolvable)"
         } else {
             "inline struct (frozen layout)"
@@ -516,7 +482,7 @@ impl<'a> Gen<'a> {
             self.doc(&f.doc);
             let line = format!(
                 "{}: {} = {};",
-                self.field(id, i),
+                self.n.field(id, i),
                 self.field_type(f),
                 self.initial(id, i)
             );
@@ -527,7 +493,7 @@ impl<'a> Gen<'a> {
             .line("/** Every field back to its initial value (decoding starts there). */");
         self.c.open("_kmReset(): void {");
         for i in 0..st.fields.len() {
-            let line = format!("this.{} = {};", self.field(id, i), self.initial(id, i));
+            let line = format!("this.{} = {};", self.n.field(id, i), self.initial(id, i));
             self.c.line(&line);
         }
         self.c.close("}");
@@ -539,7 +505,7 @@ impl<'a> Gen<'a> {
 
     fn union_item(&mut self, id: UnionId) {
         let u = self.s.unions[id].clone();
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         self.c.line("");
         let summary = format!(
             "A value of the union `{}`: `tag` says which variant field holds it; fields hold `{name} | null` (null: no value).",
@@ -551,18 +517,18 @@ impl<'a> Gen<'a> {
         for v in &u.variants {
             let line = format!(
                 "{}: {} | null = null;",
-                self.variant_field(v.ty),
-                self.struct_name(v.ty)
+                self.n.variant_member(v.ty),
+                self.n.struct_name(v.ty)
             );
             self.c.line(&line);
         }
         for v in &u.variants {
-            let ty = self.struct_name(v.ty);
+            let ty = self.n.struct_name(v.ty);
             self.c.line("");
             self.c.open(&format!("static of{ty}(x: {ty}): {name} {{"));
             self.c.line(&format!("const u = new {name}();"));
             self.c.line(&format!("u.tag = {};", v.tag));
-            let line = format!("u.{} = x;", self.variant_field(v.ty));
+            let line = format!("u.{} = x;", self.n.variant_member(v.ty));
             self.c.line(&line);
             self.c.line("return u;");
             self.c.close("}");
@@ -575,7 +541,7 @@ impl<'a> Gen<'a> {
     }
 
     fn soa_items(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let soa = self.l.soa(id).clone();
         let list: Vec<String> = soa
             .columns
@@ -601,7 +567,7 @@ impl<'a> Gen<'a> {
         let mut place = base.to_string();
         for (s, i) in col.steps.iter().zip(&col.path) {
             place.push('.');
-            place.push_str(&self.field(*s, *i as usize));
+            place.push_str(&self.n.field(*s, *i as usize));
         }
         place
     }

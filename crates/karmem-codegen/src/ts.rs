@@ -20,7 +20,7 @@ use karmem_schema::model::*;
 
 // Zig's string escapes (`\"`, `\\`, `\n`, `\u{1f}`) are JavaScript's.
 use crate::emit::Lines;
-use crate::names::quote;
+use crate::names::{self, quote, Namer};
 use crate::{Backend, Error, GeneratedFile};
 
 /// The TypeScript generator.
@@ -36,6 +36,7 @@ impl Backend for TsBackend {
         let g = Gen {
             s: schema,
             l: layout,
+            n: Namer::new(&names::TYPESCRIPT, schema),
         };
         Ok(vec![GeneratedFile {
             path: format!("{}.ts", file_name(schema)),
@@ -104,17 +105,11 @@ fn int_literal(v: i128, big: bool) -> String {
 struct Gen<'a> {
     s: &'a Schema,
     l: &'a Layout,
+    /// Names of the schema's types and properties (`names::TYPESCRIPT`).
+    n: Namer<'a>,
 }
 
 impl Gen<'_> {
-    fn struct_name(&self, id: StructId) -> String {
-        type_name(&self.s.structs[id].name)
-    }
-
-    fn is_table(&self, id: StructId) -> bool {
-        self.s.structs[id].kind == StructKind::Table
-    }
-
     // ---- the layout as data ------------------------------------------------
 
     fn slot_data(&self, slot: &Slot) -> String {
@@ -233,15 +228,15 @@ impl Gen<'_> {
             let sl = self.l.of_struct(id);
             c.open("{");
             c.line(&format!("name: {},", quote(&st.name)));
-            c.line(&format!("ts: {},", quote(&self.struct_name(id))));
-            c.line(&format!("table: {},", self.is_table(id)));
+            c.line(&format!("ts: {},", quote(&self.n.struct_name(id))));
+            c.line(&format!("table: {},", self.l.is_table(id)));
             c.line(&format!("tuple: {},", st.tuple));
             c.line(&format!("size: {},", sl.size));
             c.line(&format!("zero: {},", safe_units(sl.zero)));
             c.line(&format!("header: {},", sl.header));
             c.line(&format!(
                 "check: {},",
-                self.is_table(id) || self.l.inline_needs_validation(id)
+                self.l.is_table(id) || self.l.inline_needs_validation(id)
             ));
             c.open("fields: [");
             for (i, f) in st.fields.iter().enumerate() {
@@ -335,9 +330,9 @@ impl Gen<'_> {
     fn type_ts(&self, ty: &FieldType) -> String {
         match ty {
             FieldType::Scalar(p) => prim_ts(*p).into(),
-            FieldType::Enum(id) => type_name(&self.s.enums[*id].name),
-            FieldType::Struct(id) => self.struct_name(*id),
-            FieldType::Union(id) => type_name(&self.s.unions[*id].name),
+            FieldType::Enum(id) => self.n.enum_name(*id),
+            FieldType::Struct(id) => self.n.struct_name(*id),
+            FieldType::Union(id) => self.n.union_name(*id),
             FieldType::Array(a) if a.text.is_some() && !matches!(a.kind, ArrayKind::Fixed(_)) => {
                 "string".into()
             }
@@ -360,8 +355,8 @@ impl Gen<'_> {
     /// structs and union variants, views for arrays and maps (`karmem.viewSlot`).
     fn view_ts(&self, ty: &FieldType) -> String {
         match ty {
-            FieldType::Struct(id) => format!("{}Viewer", self.struct_name(*id)),
-            FieldType::Union(id) => format!("{}Viewer", type_name(&self.s.unions[*id].name)),
+            FieldType::Struct(id) => format!("{}Viewer", self.n.struct_name(*id)),
+            FieldType::Union(id) => format!("{}Viewer", self.n.union_name(*id)),
             FieldType::Array(a) => self.array_view_ts(a),
             _ => self.type_ts(ty),
         }
@@ -390,15 +385,14 @@ impl Gen<'_> {
             ElemType::Scalar(p) => typed_array(p).into(),
             ElemType::Enum(e) => typed_array(self.s.enums[e].repr).into(),
             ElemType::Struct(id) if a.layout == ArrayLayout::Soa => {
-                format!("karmem.SoaView<{}>", self.struct_name(id))
+                format!("karmem.SoaView<{}>", self.n.struct_name(id))
             }
             ElemType::Struct(id) => {
-                format!("karmem.StructArrayView<{}Viewer>", self.struct_name(id))
+                format!("karmem.StructArrayView<{}Viewer>", self.n.struct_name(id))
             }
-            ElemType::Union(id) => format!(
-                "karmem.UnionArrayView<{}Viewer>",
-                type_name(&self.s.unions[id].name)
-            ),
+            ElemType::Union(id) => {
+                format!("karmem.UnionArrayView<{}Viewer>", self.n.union_name(id))
+            }
             ElemType::Array(id) => format!(
                 "karmem.ArraysView<{}>",
                 self.array_view_ts(&self.s.arrays[id])
@@ -469,7 +463,7 @@ impl Gen<'_> {
             u.variants
                 .iter()
                 .map(|v| {
-                    let t = self.struct_name(v.ty);
+                    let t = self.n.struct_name(v.ty);
                     format!("karmem.UnionValue<{}, {t}{suffix}>", quote(&t))
                 })
                 .collect::<Vec<_>>()
@@ -488,8 +482,8 @@ impl Gen<'_> {
 
     fn struct_item(&self, c: &mut Lines, id: StructId) {
         let st = &self.s.structs[id];
-        let name = self.struct_name(id);
-        let table = self.is_table(id);
+        let name = self.n.struct_name(id);
+        let table = self.l.is_table(id);
         c.line("");
         Self::doc(c, &st.doc);
         c.line(&format!(
@@ -508,9 +502,9 @@ impl Gen<'_> {
     }
 
     fn companion(&self, c: &mut Lines, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let st = self.l.of_struct(id);
-        let root = if self.is_table(id) {
+        let root = if self.l.is_table(id) {
             "r.root()".to_string()
         } else {
             format!("r.inline(8, {})", st.size)
@@ -568,7 +562,7 @@ impl Gen<'_> {
     }
 
     fn viewer(&self, c: &mut Lines, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let st = &self.s.structs[id];
         let sl = self.l.of_struct(id);
         c.line("");
@@ -619,21 +613,21 @@ impl Gen<'_> {
                     ),
                 ),
                 Slot::InlineStruct(c) => (
-                    format!("{}Viewer", self.struct_name(*c)),
+                    format!("{}Viewer", self.n.struct_name(*c)),
                     format!(
                         "return new {}Viewer(this.$r, this.$r.inline({at}, {size}, {has}));",
-                        self.struct_name(*c)
+                        self.n.struct_name(*c)
                     ),
                 ),
                 Slot::TableRef(c) => (
-                    format!("{}Viewer", self.struct_name(*c)),
+                    format!("{}Viewer", self.n.struct_name(*c)),
                     format!(
                         "return new {}Viewer(this.$r, this.$r.fieldTable(this.$t, {off}));",
-                        self.struct_name(*c)
+                        self.n.struct_name(*c)
                     ),
                 ),
                 Slot::OptionalTable(c) => {
-                    let v = self.struct_name(*c);
+                    let v = self.n.struct_name(*c);
                     (
                         format!("{v}Viewer | null"),
                         format!(
@@ -684,7 +678,7 @@ impl Gen<'_> {
                             )
                         }
                         (None, ArrayData::Soa { elem }) => {
-                            let t = self.struct_name(*elem);
+                            let t = self.n.struct_name(*elem);
                             (
                                 format!("karmem.SoaView<{t}>"),
                                 format!(
@@ -746,7 +740,7 @@ impl Gen<'_> {
             if *h {
                 c.line(&format!(
                     "(r, t) => new {}Viewer(r, t),",
-                    self.struct_name(id)
+                    self.n.struct_name(id)
                 ));
             } else {
                 c.line("() => null,");

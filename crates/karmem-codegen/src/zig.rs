@@ -430,7 +430,11 @@ impl<'a> Gen<'a> {
                     None => self.zero_of(&f.ty),
                 }
             };
-            let line = format!("{}: {} = {default},", self.n.field(id, i), self.field_type(f));
+            let line = format!(
+                "{}: {} = {default},",
+                self.n.field(id, i),
+                self.field_type(f)
+            );
             self.c.line(&line);
         }
         self.encode_functions(id);

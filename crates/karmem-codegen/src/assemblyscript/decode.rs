@@ -25,9 +25,9 @@ fn times64(n: &str, k: u32) -> String {
 
 impl Gen<'_> {
     pub(crate) fn decode_functions(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let sl = self.l.of_struct(id).clone();
-        let table = self.is_table(id);
+        let table = self.l.is_table(id);
         let c = &mut self.c;
         c.line("");
         c.line("/**");
@@ -104,7 +104,7 @@ impl Gen<'_> {
         }
         let plan = self.l.struct_plan(self.s, id);
         read_fields(self, &mut body, &plan.fields, |_, f| {
-            format!("this.{}", self.field(id, f.index))
+            format!("this.{}", self.n.field(id, f.index))
         });
         if table {
             body.line("v.leave();");
@@ -176,7 +176,7 @@ impl DecodePrinter for Gen<'_> {
     fn optional_table(&self, c: &mut Code, id: StructId, place: &str, at: &Here) {
         let offset = self.offset_at(at);
         let (o, p) = (self.fresh("offset"), self.fresh("table"));
-        let ty = self.struct_name(id);
+        let ty = self.n.struct_name(id);
         c.line(&format!("const {o} = {offset};"));
         c.open(&format!("if ({o} != 0) {{"));
         c.line(&format!("const {p} = new {ty}();"));
@@ -216,7 +216,7 @@ impl DecodePrinter for Gen<'_> {
 
     fn union(&self, c: &mut Code, id: UnionId, place: &str, at: &Here) {
         let u = self.fresh("u");
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         let mut stmt = Code::new(c.indent + 1);
         stmt.line(&format!("const {u} = new {name}();"));
         stmt.line(&tr(&format!(
@@ -396,7 +396,7 @@ impl DecodePrinter for Gen<'_> {
 
     fn soa(&self, c: &mut Code, elem: StructId, place: &str, a: &str) {
         let (s, _) = self.array_locals();
-        let ty = self.struct_name(elem);
+        let ty = self.n.struct_name(elem);
         c.line(&format!("const {s} = new Array<{ty}>(0);"));
         c.line(&tr(&format!("_kmReadSoa{ty}(v, {a}o, {a}l, {a}c, {s})")));
         c.line(&format!("{place} = {s};"));
@@ -406,7 +406,7 @@ impl DecodePrinter for Gen<'_> {
         let (s, k) = self.array_locals();
         let (ao, al) = (format!("{a}o"), format!("{a}l"));
         charge_each(c, a, charge);
-        let u = self.union_name(id);
+        let u = self.n.union_name(id);
         let x = self.fresh("x");
         let at = elem_at(&ao, &k, UNION_SLOT_SIZE);
         c.line(&format!("const {s} = new Array<{u} | null>(<i32>{al});"));
@@ -426,7 +426,7 @@ impl DecodePrinter for Gen<'_> {
     fn union_soa(&self, c: &mut Code, id: UnionId, tw: u32, charge: u32, place: &str, a: &str) {
         let (s, k) = self.array_locals();
         let (ao, al, ac) = (format!("{a}o"), format!("{a}l"), format!("{a}c"));
-        let u = self.union_name(id);
+        let u = self.n.union_name(id);
         let x = self.fresh("x");
         c.open(&format!("if (v.unionColumns({ao}, {ac}, {tw})) {{"));
         c.line(&format!("const {a}t = v.uTags;"));
@@ -451,7 +451,7 @@ impl DecodePrinter for Gen<'_> {
     fn bunch(&self, c: &mut Code, id: UnionId, soa: bool, place: &str, a: &str) {
         let (s, _) = self.array_locals();
         let f = if soa { "Bovos" } else { "Bovoa" };
-        let u = self.union_name(id);
+        let u = self.n.union_name(id);
         c.line(&format!("const {s} = new Array<{u} | null>(0);"));
         c.line(&tr(&format!("_kmRead{f}{u}(v, {a}o, {a}c, {s})")));
         c.line(&format!("{place} = {s};"));
@@ -498,7 +498,7 @@ impl Gen<'_> {
         read: impl Fn(&str) -> String,
     ) {
         charge_each(c, a, charge);
-        let ty = self.struct_name(id);
+        let ty = self.n.struct_name(id);
         let x = self.fresh("x");
         c.line(&format!("const {s} = new Array<{ty}>(<i32>{a}l);"));
         c.open(&format!("for (let {k}: u32 = 0; {k} < {a}l; {k}++) {{"));
@@ -515,7 +515,7 @@ impl Gen<'_> {
     /// `len × element charge` (format.md §10), then the elements, column by
     /// column within each element, appended to `out`.
     pub(crate) fn soa_reader(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let soa = self.l.soa(id).clone();
         let mut body = Code::new(1);
         body.line(&format!(
@@ -556,10 +556,10 @@ impl Gen<'_> {
         b.line("const offset = v.ld<u32>(offsetAt);");
         b.open("switch (tag) {");
         for var in &u.variants {
-            let ty = self.struct_name(var.ty);
-            let f = self.variant_field(var.ty);
+            let ty = self.n.struct_name(var.ty);
+            let f = self.n.variant_member(var.ty);
             b.open(&format!("case {}: {{", var.tag));
-            if self.is_table(var.ty) {
+            if self.l.is_table(var.ty) {
                 b.line(&format!("const x = new {ty}();"));
                 b.line(&tr("x._kmReadTable(v, offset)"));
                 b.line(&format!("this.tag = {};", var.tag));
@@ -592,7 +592,7 @@ impl Gen<'_> {
     /// the reader knows, in declaration order (element order is not kept).
     pub(crate) fn bunch_readers(&mut self, id: UnionId) {
         let u = self.s.unions[id].clone();
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         for soa in [false, true] {
             if !self.uses_bunch(id, soa) {
                 continue;
@@ -602,7 +602,7 @@ impl Gen<'_> {
             // The table is read once for all variants (format.md §10).
             b.line(&tr("v.chargeBunch(ao, ac)"));
             for var in &u.variants {
-                let ty = self.struct_name(var.ty);
+                let ty = self.n.struct_name(var.ty);
                 b.open("{");
                 if soa {
                     b.line(&format!("v.bunchEntry(ao, ac, {}, 0);", var.tag));
@@ -627,7 +627,7 @@ impl Gen<'_> {
                     b.line(&tr(&format!("v.charge({})", times64("sl", per))));
                     b.open("for (let k: u32 = 0; k < sl; k++) {");
                     b.line(&format!("const x = new {ty}();"));
-                    if self.is_table(var.ty) {
+                    if self.l.is_table(var.ty) {
                         b.line(&tr(&format!(
                             "x._kmReadTable(v, v.ld<u32>({}))",
                             elem_at("so", "k", OFFSET_SIZE)

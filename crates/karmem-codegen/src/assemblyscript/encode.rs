@@ -15,7 +15,7 @@ use crate::walk::{write_array, write_slot, EncodePrinter};
 impl Gen<'_> {
     pub(crate) fn encode_functions(&mut self, id: StructId) {
         let sl = self.l.of_struct(id).clone();
-        let table = self.is_table(id);
+        let table = self.l.is_table(id);
         let inner = self.c.indent + 1;
 
         let mut body = Code::new(inner);
@@ -52,7 +52,7 @@ impl Gen<'_> {
             body.line("if (ref != 0) w.put<u32>(ref, at);");
         }
         for (i, f) in sl.fields.iter().enumerate() {
-            let value = format!("this.{}", self.field(id, i));
+            let value = format!("this.{}", self.n.field(id, i));
             write_slot(self, &mut body, &f.slot, &value, &plus("at", f.offset));
         }
         if table {
@@ -107,7 +107,7 @@ impl EncodePrinter for Gen<'_> {
     fn write_union(&self, c: &mut Code, id: UnionId, value: &str, pos: &str) {
         c.line(&format!(
             "_kmWrite{}(w, {value}, {pos}, {});",
-            self.union_name(id),
+            self.n.union_name(id),
             plus(pos, UNION_OFFSET_AT)
         ));
     }
@@ -232,12 +232,12 @@ impl EncodePrinter for Gen<'_> {
     fn write_soa(&self, c: &mut Code, elem: StructId, value: &str, pos: &str) {
         c.line(&format!(
             "_kmWriteSoa{}(w, {pos}, {value});",
-            self.struct_name(elem)
+            self.n.struct_name(elem)
         ));
     }
 
     fn write_union_aos(&self, c: &mut Code, id: UnionId, value: &str, pos: &str) {
-        let u = self.union_name(id);
+        let u = self.n.union_name(id);
         self.write_block(c, value, pos, UNION_SLOT_SIZE, |c, block, k, e| {
             let at = elem_at(block, k, UNION_SLOT_SIZE);
             c.line(&format!(
@@ -248,7 +248,7 @@ impl EncodePrinter for Gen<'_> {
     }
 
     fn write_union_soa(&self, c: &mut Code, id: UnionId, tw: u32, value: &str, pos: &str) {
-        let u = self.union_name(id);
+        let u = self.n.union_name(id);
         let (tags, offsets, k) = (self.fresh("tags"), self.fresh("offs"), self.fresh("k"));
         c.open("{");
         c.line(&format!(
@@ -272,7 +272,7 @@ impl EncodePrinter for Gen<'_> {
         let f = if soa { "Bovos" } else { "Bovoa" };
         c.line(&format!(
             "_kmWrite{f}{}(w, {pos}, {value});",
-            self.union_name(id)
+            self.n.union_name(id)
         ));
     }
 }
@@ -281,7 +281,7 @@ impl Gen<'_> {
     /// A function of two key expressions (`a`, `b` entries) that is true
     /// when `a`'s key orders strictly before `b`'s (format.md §5.5).
     fn map_key_order(&self, entry: StructId) -> impl Fn(&str, &str) -> String {
-        let key = self.field(entry, 0);
+        let key = self.n.field(entry, 0);
         let slot = self.l.of_struct(entry).fields[0].slot.clone();
         move |a: &str, b: &str| match &slot {
             Slot::Enum { repr, .. } => {
@@ -326,7 +326,7 @@ impl Gen<'_> {
     /// each, then one pass over the elements for the other columns in
     /// directory order (their out-of-line data in the order of format.md §8).
     pub(crate) fn soa_writer(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let soa = self.l.soa(id).clone();
         let mut body = Code::new(self.c.indent + 1);
         body.line(&format!(
@@ -375,17 +375,17 @@ impl Gen<'_> {
 
     pub(crate) fn union_writer(&mut self, id: UnionId) {
         let u = self.s.unions[id].clone();
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         let mut b = Code::new(self.c.indent + 1);
         b.line("if (value === null) return;");
         b.open("switch (value.tag) {");
         for v in &u.variants {
-            let f = self.variant_field(v.ty);
+            let f = self.n.variant_member(v.ty);
             b.open(&format!("case {}: {{", v.tag));
             b.line(&format!("const x = value.{f};"));
             b.open("if (x !== null) {");
             b.line(&format!("w.put<{}>(tagAt, {});", prim(u.tag), v.tag));
-            if self.is_table(v.ty) {
+            if self.l.is_table(v.ty) {
                 b.line("x._kmWriteTable(w, offsetAt);");
             } else {
                 b.line(&format!(
@@ -415,7 +415,7 @@ impl Gen<'_> {
     /// order, each an array of that variant's values in element order.
     fn bunch_writers(&mut self, id: UnionId) {
         let u = self.s.unions[id].clone();
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         for soa in [false, true] {
             if !self.uses_bunch(id, soa) {
                 continue;
@@ -424,14 +424,14 @@ impl Gen<'_> {
             let mut b = Code::new(1);
             // The values of each variant, in element order.
             for (i, v) in u.variants.iter().enumerate() {
-                let ty = self.struct_name(v.ty);
+                let ty = self.n.struct_name(v.ty);
                 b.line(&format!("const v{i} = new Array<{ty}>(0);"));
             }
             b.open("for (let i = 0; i < items.length; i++) {");
             b.line("const x = unchecked(items[i]);");
             b.line("if (x === null) continue;");
             for (i, v) in u.variants.iter().enumerate() {
-                let f = self.variant_field(v.ty);
+                let f = self.n.variant_member(v.ty);
                 b.line(&format!("const x{i} = x.{f};"));
                 b.line(&format!(
                     "if (x.tag == {} && x{i} !== null) v{i}.push(x{i});",
@@ -456,7 +456,7 @@ impl Gen<'_> {
             ));
             b.line(&format!("let entry = table + {BUNCH_ENTRY_SIZE};"));
             for (i, v) in u.variants.iter().enumerate() {
-                let ty = self.struct_name(v.ty);
+                let ty = self.n.struct_name(v.ty);
                 b.open(&format!("if (v{i}.length > 0) {{"));
                 b.line(&format!("w.put<u32>(entry, {});", v.tag));
                 let data = self.l.bunch_variant_data(v.ty, soa);

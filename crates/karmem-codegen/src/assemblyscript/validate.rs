@@ -17,9 +17,9 @@ use crate::walk::{
 
 impl Gen<'_> {
     pub(crate) fn validate_functions(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let sl = self.l.of_struct(id).clone();
-        let table = self.is_table(id);
+        let table = self.l.is_table(id);
         let c = &mut self.c;
         c.line("");
         c.line("/** Checks the message of `length` bytes at `ptr` (docs/format.md §11). */");
@@ -83,14 +83,14 @@ impl ValidatePrinter for Gen<'_> {
     }
 
     fn inline(&self, c: &mut Code, id: StructId, at: &Here) {
-        let call = format!("{}._kmValidateAt(v, {})", self.struct_name(id), at.pos);
+        let call = format!("{}._kmValidateAt(v, {})", self.n.struct_name(id), at.pos);
         when(c, at, &tr(&call));
     }
 
     fn table(&self, c: &mut Code, id: StructId, at: &Here) {
         let call = format!(
             "{}._kmValidateTable(v, v.ld<u32>({}))",
-            self.struct_name(id),
+            self.n.struct_name(id),
             at.pos
         );
         when(c, at, &tr(&call));
@@ -104,7 +104,7 @@ impl ValidatePrinter for Gen<'_> {
             "if ({o} != 0) {}",
             tr(&format!(
                 "{}._kmValidateTable(v, {o})",
-                self.struct_name(id)
+                self.n.struct_name(id)
             ))
         ));
         c.close("}");
@@ -131,7 +131,7 @@ impl ValidatePrinter for Gen<'_> {
     fn union(&self, c: &mut Code, id: UnionId, at: &Here) {
         let call = format!(
             "_kmValidate{}(v, {}, {})",
-            self.union_name(id),
+            self.n.union_name(id),
             at.pos,
             plus(&at.pos, UNION_OFFSET_AT)
         );
@@ -146,7 +146,7 @@ impl ValidatePrinter for Gen<'_> {
         let j = self.fresh("j");
         let each = tr(&format!(
             "{}._kmValidateAt(v, {})",
-            self.struct_name(id),
+            self.n.struct_name(id),
             elem_at(&at.pos, &j, stride)
         ));
         when(
@@ -231,7 +231,7 @@ impl ValidatePrinter for Gen<'_> {
             "for (let {i}: u32 = 0; {i} < {a}l; {i}++) {}",
             tr(&format!(
                 "_kmValidate{}(v, {at}, {})",
-                self.union_name(id),
+                self.n.union_name(id),
                 plus(&at, UNION_OFFSET_AT)
             ))
         ));
@@ -247,7 +247,7 @@ impl ValidatePrinter for Gen<'_> {
             "for (let {i}: u32 = 0; {i} < {a}l; {i}++) {}",
             tr(&format!(
                 "_kmValidate{}(v, {}, {})",
-                self.union_name(id),
+                self.n.union_name(id),
                 elem_at(&format!("{a}t"), &i, tw),
                 elem_at(&format!("{a}f"), &i, OFFSET_SIZE)
             ))
@@ -260,7 +260,7 @@ impl ValidatePrinter for Gen<'_> {
         let (n, x, entry) = (self.fresh("n"), self.fresh("x"), self.fresh("entry"));
         c.line(&tr(&format!(
             "v.bunch({ao}, {al}, {ac}, _kmTags{})",
-            self.union_name(id)
+            self.n.union_name(id)
         )));
         c.line(&format!("const {n} = v.bunchCount;"));
         c.open(&format!("for (let {x}: u32 = 1; {x} <= {n}; {x}++) {{"));
@@ -319,7 +319,7 @@ impl ValidatePrinter for Gen<'_> {
                 "for (let {i}: u32 = 0; {i} < {a}l; {i}++) {}",
                 tr(&format!(
                     "{}._kmValidateAt(v, {})",
-                    self.struct_name(id),
+                    self.n.struct_name(id),
                     elem_at(&format!("{a}o"), &i, stride)
                 ))
             ));
@@ -332,7 +332,7 @@ impl ValidatePrinter for Gen<'_> {
             "for (let {i}: u32 = 0; {i} < {a}l; {i}++) {}",
             tr(&format!(
                 "{}._kmValidateTable(v, v.ld<u32>({}))",
-                self.struct_name(id),
+                self.n.struct_name(id),
                 elem_at(&format!("{a}o"), &i, OFFSET_SIZE)
             ))
         ));
@@ -342,7 +342,7 @@ impl ValidatePrinter for Gen<'_> {
         self.fresh("i");
         c.line(&tr(&format!(
             "_kmValidateSoa{}(v, {a}o, {a}l, {a}c)",
-            self.struct_name(elem)
+            self.n.struct_name(elem)
         )));
     }
 }
@@ -374,7 +374,7 @@ impl Gen<'_> {
     /// `_kmValidateSoa<T>`: the directory, then each column's checks for
     /// every element (`cols[k]` is 0 when the writer did not write it).
     pub(crate) fn soa_validator(&mut self, id: StructId) {
-        let name = self.struct_name(id);
+        let name = self.n.struct_name(id);
         let soa = self.l.soa(id).clone();
         let mut body = Code::new(1);
         body.line(&format!(
@@ -413,7 +413,7 @@ impl Gen<'_> {
 
     pub(crate) fn union_validator(&mut self, id: UnionId) {
         let u = self.s.unions[id].clone();
-        let name = self.union_name(id);
+        let name = self.n.union_name(id);
         let tags: Vec<String> = u.variants.iter().map(|v| v.tag.to_string()).collect();
         self.c.line("");
         self.c.line(&format!(
@@ -425,9 +425,9 @@ impl Gen<'_> {
         b.line("const offset = v.ld<u32>(offsetAt);");
         b.open("switch (tag) {");
         for var in &u.variants {
-            let ty = self.struct_name(var.ty);
+            let ty = self.n.struct_name(var.ty);
             b.open(&format!("case {}: {{", var.tag));
-            if self.is_table(var.ty) {
+            if self.l.is_table(var.ty) {
                 b.line("if (offset == 0) return v.fail(KarmemError.InvalidUnion, tagAt, tag);");
                 b.line(&tr(&format!("{ty}._kmValidateTable(v, offset)")));
             } else {
