@@ -42,7 +42,7 @@ const EXIT_IO: u8 = 3;
   karmem fmt - < app.km                      format stdin to stdout
   karmem fmt --check schemas/                every *.km file of a directory
   karmem json encode --root AccountData app.km < value.json > msg.bin
-  karmem json decode app.km < msg.bin        (the schema declares `root AccountData;`)
+  karmem json decode app.km msg.bin          (the schema declares `root AccountData;`)
   karmem run app.toml                        run the calls an application manifest lists
   karmem rewrite in.wasm out.wasm            guard bulk-memory writes (docs/abi.md §6)
 
@@ -104,19 +104,25 @@ enum Command {
 
 #[derive(Subcommand)]
 enum JsonAction {
-    /// Read a JSON value on stdin, write the binary message to stdout.
+    /// Read a JSON value (from INPUT, or stdin), write the binary message
+    /// to stdout.
     Encode {
         /// Root struct type (default: the schema's `root NAME;`).
         #[arg(long)]
         root: Option<String>,
         schema: PathBuf,
+        /// The JSON file (default, or `-`: stdin).
+        input: Option<PathBuf>,
     },
-    /// Read a binary message on stdin, write it as JSON to stdout.
+    /// Read a binary message (from INPUT, or stdin), write it as JSON to
+    /// stdout.
     Decode {
         /// Root struct type (default: the schema's `root NAME;`).
         #[arg(long)]
         root: Option<String>,
         schema: PathBuf,
+        /// The message file (default, or `-`: stdin).
+        input: Option<PathBuf>,
     },
 }
 
@@ -444,15 +450,23 @@ fn fmt(check_only: bool, paths: &[PathBuf]) -> Result<(), Failure> {
 }
 
 fn json(action: JsonAction) -> Result<(), Failure> {
-    let (root, schema_path, encode) = match &action {
-        JsonAction::Encode { root, schema } => (root, schema, true),
-        JsonAction::Decode { root, schema } => (root, schema, false),
+    let (root, schema_path, input_path, encode) = match &action {
+        JsonAction::Encode {
+            root,
+            schema,
+            input,
+        } => (root, schema, input, true),
+        JsonAction::Decode {
+            root,
+            schema,
+            input,
+        } => (root, schema, input, false),
     };
     let Loaded { schema, layout, .. } = load(schema_path)?;
     let root_id = match root {
         Some(root) => schema
             .struct_by_name(root)
-            .ok_or_else(|| Failure::Message(format!("no struct named `{root}` in the schema")))?,
+            .ok_or_else(|| Failure::Message(unknown_root(&schema, root)))?,
         None => schema.root.ok_or_else(|| {
             Failure::Message(format!(
                 "{} declares no root type: pass --root TYPE, or declare `root TYPE;` in the schema",
@@ -460,10 +474,18 @@ fn json(action: JsonAction) -> Result<(), Failure> {
             ))
         })?,
     };
-    let mut input = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut input)
-        .map_err(|e| Failure::Io(format!("cannot read stdin: {e}")))?;
+    let input = match input_path {
+        Some(path) if path.as_os_str() != "-" => {
+            fs::read(path).map_err(|e| cannot_read(path, e))?
+        }
+        _ => {
+            let mut input = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut input)
+                .map_err(|e| Failure::Io(format!("cannot read stdin: {e}")))?;
+            input
+        }
+    };
     let output = if encode {
         let value: serde_json::Value = serde_json::from_slice(&input)
             .map_err(|e| Failure::Message(format!("stdin is not valid JSON: {e}")))?;
@@ -479,6 +501,38 @@ fn json(action: JsonAction) -> Result<(), Failure> {
     std::io::stdout()
         .write_all(&output)
         .map_err(|e| Failure::Io(format!("cannot write stdout: {e}")))
+}
+
+/// The error for a `--root` naming no struct: the closest name when it
+/// looks like a typo, and the structs a root can be.
+fn unknown_root(schema: &karmem_schema::model::Schema, root: &str) -> String {
+    let names: Vec<&str> = schema.structs.iter().map(|s| s.name.as_str()).collect();
+    let hint = match karmem_schema::suggest(root, names.iter().copied()) {
+        Some(s) => format!("; did you mean `{s}`?"),
+        None => String::new(),
+    };
+    format!(
+        "no struct named `{root}` in the schema{hint} (its structs: {})",
+        list_names(&names)
+    )
+}
+
+/// Up to 20 names, `, `-separated, and how many more there are.
+pub(crate) fn list_names(names: &[&str]) -> String {
+    const SHOWN: usize = 20;
+    let mut out = names
+        .iter()
+        .take(SHOWN)
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > SHOWN {
+        out.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    if names.is_empty() {
+        out.push_str("none");
+    }
+    out
 }
 
 /// Generated Rust is formatted by the user's own rustfmt, so it matches

@@ -55,8 +55,8 @@ pub(crate) fn run(manifest: &Path) -> Result<(), Failure> {
     notice_clamped_access(&m, &app);
 
     let mut failed = false;
-    for step in &m.file.runs {
-        failed |= !run_step(&m, &schemas, &app, step)?;
+    for (i, step) in m.file.runs.iter().enumerate() {
+        failed |= !run_step(&m, &schemas, &app, i + 1, step)?;
     }
     if failed {
         return Err(Failure::Invalid);
@@ -230,33 +230,83 @@ fn show(schemas: &Schemas, app: &App, ty: Option<&str>, out: &Output) -> String 
     format!("{} bytes{place}: {hex}{more}", bytes.len())
 }
 
-/// Make the calls of one `[[run]]` entry; false if any failed.
+/// What the modules export, for an error naming a function none of them
+/// (or not `module`) exports: the closest qualified name when the one
+/// given looks like a typo or lacks its package (`Moderator.check` for
+/// `chat.Moderator.check`), and the list.
+fn exports_hint(app: &App, module: Option<&str>, interface: &str, function: &str) -> String {
+    let mut names: Vec<String> = Vec::new();
+    for m in app.modules() {
+        if module.is_some_and(|name| name != m.module.name()) {
+            continue;
+        }
+        for i in &m.module.descriptor().exports {
+            for f in &i.functions {
+                let name = format!("{}.{}", i.name, f.name);
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+    }
+    let given = format!("{interface}.{function}");
+    let suffix = format!(".{given}");
+    let close = names
+        .iter()
+        .find(|n| n.ends_with(&suffix))
+        .map(String::as_str)
+        .or_else(|| karmem_schema::suggest(&given, names.iter().map(String::as_str)));
+    let hint = close
+        .map(|n| {
+            let (i, f) = n.rsplit_once('.').expect("a qualified function name");
+            format!("; did you mean interface = \"{i}\", function = \"{f}\"?")
+        })
+        .unwrap_or_default();
+    let whose = module.map_or("the modules".to_string(), |m| format!("`{m}`"));
+    let list: Vec<&str> = names.iter().map(String::as_str).collect();
+    format!("{hint} ({whose} export: {})", crate::list_names(&list))
+}
+
+/// Make the calls of the `number`-th `[[run]]` entry; false if any failed.
 fn run_step(
     src: &Manifest,
     schemas: &Schemas,
     app: &App,
+    number: usize,
     step: &RunEntry,
 ) -> Result<bool, Failure> {
     let (interface, function) = (
         step.interface.get_ref().as_str(),
         step.function.get_ref().as_str(),
     );
-    let targets = match (&step.module, step.all) {
-        (None, true) => app.exporters(interface, function),
-        (Some(module), false) => vec![app
-            .export(module.get_ref(), interface, function)
-            .map_err(|e| report(src.error(module.span(), e)))?],
-        _ => {
-            return Err(report(src.error(
-                step.interface.span(),
-                "a `run` entry names a `module`, or sets `all = true`",
-            )))
-        }
-    };
+    let targets =
+        match (&step.module, step.all) {
+            (None, true) => app.exporters(interface, function),
+            (Some(module), false) => vec![app
+                .export(module.get_ref(), interface, function)
+                .map_err(|e| {
+                    let hint = match e {
+                        karmem_host::Error::UnknownFunction { .. } => {
+                            exports_hint(app, Some(module.get_ref()), interface, function)
+                        }
+                        _ => String::new(),
+                    };
+                    report(src.error(module.span(), format!("{e}{hint}")))
+                })?],
+            _ => {
+                return Err(report(src.error(
+                    step.interface.span(),
+                    "a `run` entry names a `module`, or sets `all = true`",
+                )))
+            }
+        };
     if targets.is_empty() {
         return Err(report(src.error(
             step.function.span(),
-            format!("no module exports {interface}.{function}"),
+            format!(
+                "no module exports {interface}.{function}{}",
+                exports_hint(app, None, interface, function)
+            ),
         )));
     }
     let mut ok = true;
@@ -281,20 +331,17 @@ fn run_step(
         let result_ty = fd.result.as_ref().map(|r| r.ty.as_str());
         for i in 1..=step.times {
             let site = f.site();
+            // `run N`: the manifest's N-th `[[run]]` entry; `#i`: the
+            // call's repetition (`times`).
+            let label = format!(
+                "run {number} {} {}.{} #{i}",
+                site.module, site.interface, site.function
+            );
             match app.invoke(f, &args) {
-                Ok(out) => println!(
-                    "{} {}.{} #{i}: ok, {}",
-                    site.module,
-                    site.interface,
-                    site.function,
-                    show(schemas, app, result_ty, &out)
-                ),
+                Ok(out) => println!("{label}: ok, {}", show(schemas, app, result_ty, &out)),
                 Err(e) => {
                     ok = false;
-                    println!(
-                        "{} {}.{} #{i}: failed",
-                        site.module, site.interface, site.function
-                    );
+                    println!("{label}: failed");
                     eprintln!("error: {e}");
                 }
             }

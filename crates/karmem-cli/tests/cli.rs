@@ -240,6 +240,44 @@ fn json_uses_the_declared_root() {
     let value: serde_json::Value = serde_json::from_slice(&decoded.stdout).unwrap();
     assert_eq!(value, serde_json::json!({"ID": 7, "Name": "seven"}));
 
+    // The message as a file argument, the same as on stdin.
+    let from_file = karmem(dir.path(), &["json", "decode", "a.km", "m.bin"], "");
+    assert_eq!(from_file.code, 0, "{}", from_file.stderr);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&from_file.stdout).unwrap(),
+        value
+    );
+    std::fs::write(dir.path().join("v.json"), r#"{"ID": 7, "Name": "seven"}"#).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_karmem"))
+        .args(["json", "encode", "a.km", "v.json"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(out.stdout, encoded.stdout);
+    let out = karmem(dir.path(), &["json", "decode", "a.km", "missing.bin"], "");
+    assert_eq!(out.code, 3, "an unreadable file is an I/O error");
+    assert!(
+        out.stderr.contains("cannot read missing.bin"),
+        "{}",
+        out.stderr
+    );
+
+    // A misspelt root: the closest struct, and the list.
+    let out = karmem(
+        dir.path(),
+        &["json", "decode", "--root", "Acount", "a.km", "m.bin"],
+        "",
+    );
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains(
+            "no struct named `Acount` in the schema; did you mean `Account`? (its structs: `Account`)"
+        ),
+        "{}",
+        out.stderr
+    );
+
     let out = karmem(dir.path(), &["json", "decode", "b.km"], "");
     assert_eq!(out.code, 1);
     assert!(

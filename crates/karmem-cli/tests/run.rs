@@ -78,8 +78,8 @@ fn runs_the_calls_and_prints_results_as_json() {
         ("echo.wat", &echo().wat()),
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("echo t.Echo.echo #1: ok"), "{out}");
-    assert!(out.contains("echo t.Echo.echo #2: ok"), "{out}");
+    assert!(out.contains("run 1 echo t.Echo.echo #1: ok"), "{out}");
+    assert!(out.contains("run 1 echo t.Echo.echo #2: ok"), "{out}");
     assert!(
         out.contains("\"Text\": \"hi\"") && out.contains("\"N\": 3"),
         "{out}"
@@ -328,4 +328,29 @@ fn an_ungranted_region_gets_a_note_naming_the_grant() {
             && err.contains(r#"grant = { "t.board" = "read" }"#),
         "{err}"
     );
+}
+
+/// A function named without its package (or misspelt): the error says
+/// which qualified name was meant and lists what the module exports.
+#[test]
+fn an_unknown_function_gets_the_exports_and_a_suggestion() {
+    for (module_line, at) in [
+        ("module = \"echo\"\n", "module"),
+        ("all = true\n", "function"),
+    ] {
+        let manifest = format!(
+            "schemas = [\"t.km\"]\n\n[[module]]\nname = \"echo\"\npath = \"echo.wat\"\n\n[[run]]\n{module_line}interface = \"Echo\"\nfunction = \"echo\"\n"
+        );
+        let (code, _, err) = run(&[
+            ("app.toml", &manifest),
+            ("t.km", SCHEMA),
+            ("echo.wat", &echo().wat()),
+        ]);
+        assert_eq!(code, 1, "{err}");
+        assert!(
+            err.contains("did you mean interface = \"t.Echo\", function = \"echo\"?"),
+            "{at}: {err}"
+        );
+        assert!(err.contains("export: `t.Echo.echo`)"), "{at}: {err}");
+    }
 }

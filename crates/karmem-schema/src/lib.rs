@@ -18,6 +18,15 @@ mod resolve;
 
 pub use diagnostic::{line_col, Diagnostic, Diagnostics, Severity, SourceFile};
 
+/// The candidate closest to `name` when it is close enough to be a typo
+/// (case-insensitive, at most a third of its length away), for the "did
+/// you mean" hints of tools built on the schema (the CLI's `--root`, a
+/// manifest's function names). Bounded: past a million edit-distance cells
+/// it gives up (`None`), whatever the number or length of the candidates.
+pub fn suggest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+    resolve::closest(name, candidates, &mut (1 << 20))
+}
+
 /// How deep a schema may nest (docs/idl.md §7): arrays, tuples and maps
 /// inside one another in a type, and structs held inside one another by
 /// value (inline structs, table fields, fixed arrays). The JSON codec's

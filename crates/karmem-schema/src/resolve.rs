@@ -1601,7 +1601,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// other's) still to spend on hints, spent here; `None` when it runs out,
 /// so that many unknown names against many declared ones, or very long
 /// names, cannot make the hints quadratic.
-fn closest<'c>(
+pub(crate) fn closest<'c>(
     name: &str,
     candidates: impl IntoIterator<Item = &'c str>,
     budget: &mut usize,
