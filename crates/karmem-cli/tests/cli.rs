@@ -208,6 +208,24 @@ fn build_checks_every_schema_before_writing_and_refuses_clashes() {
     );
 }
 
+/// `check` counts the structs the schema declares, and apart from them
+/// those the compiler declares for maps and tuples.
+#[test]
+fn check_counts_generated_structs_apart() {
+    let dir = dir_with(&[(
+        "c.km",
+        "karmem c;\n\nstruct Chat table {\n    Reactions map<string, u32>;\n    Pos (f32, f32);\n}\n",
+    )]);
+    let out = karmem(dir.path(), &["check", "c.km"], "");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("c.km: ok (1 structs and 2 generated for maps and tuples, 0 enums"),
+        "{}",
+        out.stderr
+    );
+}
+
 #[test]
 fn json_uses_the_declared_root() {
     let with_root =

@@ -76,3 +76,21 @@ fn formatting_hugs_the_angle_brackets() {
     .unwrap();
     assert!(out.contains("    M map<string, u8>;\n"), "{out}");
 }
+
+/// The generated names of docs/idl.md §3.2–3.3 for fields written in the
+/// paper's lower-case style: the field's words capitalised
+/// (`GamePlayersEntry`, not `GameplayersEntry`), for maps, arrays of maps
+/// and tuples alike; and the name the doc gives is the one that clashes.
+#[test]
+fn generated_names_capitalise_the_field() {
+    let src = "karmem t;\nstruct Game table {\n    players: map<u64, u8>;\n    by_name: [](string, u8);\n    many: []map<u8, u8>;\n}\n";
+    let s = karmem_schema::compile("t.km", src).unwrap().schema;
+    for name in ["GamePlayersEntry", "GameByNameTuple", "GameManyItemEntry"] {
+        assert!(s.struct_by_name(name).is_some(), "{name}");
+    }
+    expect(
+        "karmem t;\nstruct GamePlayersEntry inline { X u8; }\nstruct Game table { players: map<u64, u8>; }\n",
+        "3:21",
+        "the entries of map `players` would be named `GamePlayersEntry`, a declared type",
+    );
+}

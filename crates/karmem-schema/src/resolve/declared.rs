@@ -80,3 +80,21 @@ impl Resolver {
         id
     }
 }
+
+/// A field's name as it goes into a generated type's name (docs/idl.md
+/// §3.2–3.3): each `_`-separated word capitalised and joined, so
+/// `players` in `Game` gives `GamePlayersEntry` and `by_name` gives
+/// `…ByNameEntry`; a name already in PascalCase is kept.
+pub(super) fn type_part(field: &str) -> String {
+    field
+        .split('_')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut cs = w.chars();
+            match cs.next() {
+                Some(f) => f.to_uppercase().chain(cs).collect::<String>(),
+                None => String::new(),
+            }
+        })
+        .collect()
+}

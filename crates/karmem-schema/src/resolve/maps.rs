@@ -4,7 +4,7 @@
 //! inline struct of the schema, so every layout, writer, reader and
 //! validator handles the values of any type without a case of its own.
 
-use super::declared::{field, part};
+use super::declared::{field, part, type_part};
 use super::{Named, Resolver};
 use crate::ast::{self, TypeExpr};
 use crate::diagnostic::Diagnostic;
@@ -27,7 +27,7 @@ impl Resolver {
         );
         // Not the field's own array: `@packed` leaves it SoA.
         let value_ty = self.field_type(&value_decl, false)?;
-        let name = format!("{}{}Entry", self.owner, f.name.name);
+        let name = format!("{}{}Entry", self.owner, type_part(&f.name.name));
         self.free_name(&name, |first| {
             Diagnostic::error(
                 f.name.span,
@@ -35,7 +35,7 @@ impl Resolver {
             )
             .with_label("map field")
             .with_secondary(first, "declared here")
-            .with_hint("rename the field or the type: a map's entry type is its struct's name, the field's, then `Entry`")
+            .with_hint("rename the field or the type: a map's entry type is its struct's name, the field's (capitalised), then `Entry`")
         })?;
         let span = f.name.span;
         let doc = format!("An entry of map `{}.{}`.", self.owner, f.name.name);

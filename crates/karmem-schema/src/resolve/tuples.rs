@@ -3,7 +3,7 @@
 //! tuple so that generators make it positional (a Rust tuple struct, a
 //! JSON array). Its bytes are those of the inline struct (format.md §3).
 
-use super::declared::{self, part};
+use super::declared::{self, part, type_part};
 use super::Resolver;
 use crate::ast::TypeExpr;
 use crate::diagnostic::Diagnostic;
@@ -26,7 +26,7 @@ impl Resolver {
             );
             return None;
         }
-        let name = format!("{}{field}Tuple", self.owner);
+        let name = format!("{}{}Tuple", self.owner, type_part(field));
         self.free_name(&name, |first| {
             Diagnostic::error(
                 span,
