@@ -1109,6 +1109,21 @@ int km_text_cmp(km_text a, km_text b) {
     return a.len < b.len ? -1 : (a.len > b.len ? 1 : 0);
 }
 
+km_text km_text_cstr(const char *s) {
+    km_text t = {s, 0};
+    if (s != NULL) {
+        size_t n = strlen(s);
+#if SIZE_MAX > UINT32_MAX
+        /* Only where size_t is wider than the format's lengths. */
+        if (n > UINT32_MAX) {
+            n = UINT32_MAX;
+        }
+#endif
+        t.len = (uint32_t)n;
+    }
+    return t;
+}
+
 /* ---- Arena ---------------------------------------------------------------------- */
 
 /* The header of a block from the allocator; the block's bytes follow it. */

@@ -492,6 +492,11 @@ int km_compare_text(const km_reader *r, uint32_t a, uint32_t b);
 /* The same order over two texts of an object: <0, 0 or >0 (an encoder
  * checks that a map's text keys increase). */
 int km_text_cmp(km_text a, km_text b);
+/* The text of a NUL-terminated C string, for an object an encoder writes
+ * (the encoder copies it into the message; the string is not copied
+ * here). NULL is the empty text. A string of 4 GiB or more is given the
+ * length UINT32_MAX, which no message can hold: the encoder refuses it. */
+km_text km_text_cstr(const char *s);
 
 /* Evaluates a km_status expression and returns it from the calling
  * function when it is not KM_OK. */

@@ -13,12 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Text from a C string (the encoder copies it into the message). */
-static km_text text(const char *s) {
-    km_text t = {s, (uint32_t)strlen(s)};
-    return t;
-}
-
 /* The golden vectors' hex form: "0000: 4b 4d ..." sixteen bytes a line. */
 static void print_hex(const uint8_t *p, uint32_t n) {
     for (uint32_t line = 0; line < n; line += 16) {
@@ -32,11 +26,11 @@ static void print_hex(const uint8_t *p, uint32_t n) {
 
 int main(int argc, char **argv) {
     app_profile profiles[] = {
-        {{APP_SOCIAL_NETWORK_FACEBOOK, text("inkeliz"), 123}},
-        {{APP_SOCIAL_NETWORK_FACEBOOK, text("karmem"), 231}},
-        {{APP_SOCIAL_NETWORK_INSTAGRAM, text("inkeliz"), 312}},
+        {{APP_SOCIAL_NETWORK_FACEBOOK, km_text_cstr("inkeliz"), 123}},
+        {{APP_SOCIAL_NETWORK_FACEBOOK, km_text_cstr("karmem"), 231}},
+        {{APP_SOCIAL_NETWORK_INSTAGRAM, km_text_cstr("inkeliz"), 312}},
     };
-    app_account_data content = {42, text("example@email.com"), {profiles, 3}};
+    app_account_data content = {42, km_text_cstr("example@email.com"), {profiles, 3}};
 
     /* Encode: a growable writer, reused for every message it writes. */
     km_writer writer;

@@ -815,6 +815,9 @@ static void test_compare_text(void) {
         km_text a = {"ab", 2}, b = {"abc", 3}, e = {NULL, 0};
         CHECK(km_text_cmp(a, b) < 0 && km_text_cmp(b, a) > 0 && km_text_cmp(a, a) == 0);
         CHECK(km_text_cmp(e, a) < 0 && km_text_cmp(e, e) == 0);
+        km_text c = km_text_cstr("abc"), n = km_text_cstr(NULL);
+        CHECK(c.len == 3 && km_text_cmp(c, b) == 0);
+        CHECK(n.len == 0 && km_text_cmp(n, e) == 0);
     }
     /* "é" is one unit, U+1F600 two. */
     CHECK(km_utf16_len("\xc3\xa9\xf0\x9f\x98\x80", 6) == 3);
