@@ -1,5 +1,8 @@
-//! The interpretive decoder (`karmem json decode`) on hostile bytes, for
-//! every root type of a schema that uses every layout.
+//! The interpretive decoder (`karmem json decode`) and the schema-driven
+//! validator (`karmem validate`) on hostile bytes, for every root type of a
+//! schema that uses every layout. A message that validates also decodes
+//! (the budget a validator charges covers what a decoder builds, format.md
+//! §10).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
@@ -63,7 +66,12 @@ fuzz_target!(|data: &[u8]| {
     let root = (pick >> 3) as usize % c.schema.structs.len();
     // The traversal budget bounds the work and memory (format.md §10;
     // scripts/fuzz.sh runs with a 256 MB malloc limit).
-    if let Ok(value) = karmem_json::decode(&c.schema, &c.layout, root, message) {
+    let valid = karmem_validate::validate(&c.schema, &c.layout, root, message).is_ok();
+    let decoded = karmem_json::decode(&c.schema, &c.layout, root, message);
+    if valid {
+        assert!(decoded.is_ok(), "validated but does not decode: {decoded:?}");
+    }
+    if let Ok(value) = decoded {
         // Whatever decodes re-encodes (the decoder only returns values the
         // schema can express), canonically: decoding the new bytes gives
         // the same value, and encoding it again the same bytes.

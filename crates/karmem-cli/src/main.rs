@@ -22,7 +22,7 @@ const EXIT_IO: u8 = 3;
 #[command(
     name = "karmem",
     version,
-    about = "Compile KarmemIDL schemas, generate code, and inspect Karmem messages",
+    about = "Compile KarmemIDL schemas, generate code, and inspect and validate Karmem messages",
     after_help = "Examples:
   karmem check app.km                        report errors and warnings
   karmem check --deny-warnings app.km        fail on warnings too (for CI)
@@ -43,6 +43,7 @@ const EXIT_IO: u8 = 3;
   karmem fmt --check schemas/                every *.km file of a directory
   karmem json encode --root AccountData app.km < value.json > msg.bin
   karmem json decode app.km msg.bin          (the schema declares `root AccountData;`)
+  karmem validate app.km msg.bin             exit 0 when valid, 1 with the fault and its offset
   karmem run app.toml                        run the calls an application manifest lists
   karmem rewrite in.wasm out.wasm            guard bulk-memory writes (docs/abi.md §6)
 
@@ -95,6 +96,17 @@ enum Command {
     /// Validate a guest module and guard its bulk-memory writes against
     /// read-only windows (docs/abi.md §6), for hosts other than karmem's.
     Rewrite { input: PathBuf, output: PathBuf },
+    /// Check a binary message (from INPUT, or stdin) once, as every
+    /// generated validator does (docs/format.md §11): exit 0 when it is
+    /// valid, 1 with the fault's kind and offset when it is not.
+    Validate {
+        /// Root struct type (default: the schema's `root NAME;`).
+        #[arg(long)]
+        root: Option<String>,
+        schema: PathBuf,
+        /// The message file (default, or `-`: stdin).
+        input: Option<PathBuf>,
+    },
     /// Convert messages between JSON and the binary format.
     Json {
         #[command(subcommand)]
@@ -114,12 +126,16 @@ enum JsonAction {
         /// The JSON file (default, or `-`: stdin).
         input: Option<PathBuf>,
     },
-    /// Read a binary message (from INPUT, or stdin), write it as JSON to
-    /// stdout.
+    /// Read a binary message (from INPUT, or stdin), validate it, write it
+    /// as JSON to stdout.
     Decode {
         /// Root struct type (default: the schema's `root NAME;`).
         #[arg(long)]
         root: Option<String>,
+        /// Decode without validating first, as readers do: malformed parts
+        /// read as zero or empty, invalid text as empty (format.md §10).
+        #[arg(long)]
+        lenient: bool,
         schema: PathBuf,
         /// The message file (default, or `-`: stdin).
         input: Option<PathBuf>,
@@ -180,6 +196,11 @@ fn main() -> ExitCode {
         } => expand(&schemas).and_then(|schemas| check(&schemas, deny_warnings)),
         Command::Fmt { check, schemas } => expand(&schemas).and_then(|s| fmt(check, &s)),
         Command::Json { action } => json(action),
+        Command::Validate {
+            root,
+            schema,
+            input,
+        } => validate(root.as_deref(), &schema, input.as_deref()),
         Command::Rewrite { input, output } => rewrite::rewrite(&input, &output),
         #[cfg(feature = "host")]
         Command::Run { manifest } => run::run(&manifest),
@@ -459,49 +480,85 @@ fn fmt(check_only: bool, paths: &[PathBuf]) -> Result<(), Failure> {
     }
 }
 
-fn json(action: JsonAction) -> Result<(), Failure> {
-    let (root, schema_path, input_path, encode) = match &action {
-        JsonAction::Encode {
-            root,
-            schema,
-            input,
-        } => (root, schema, input, true),
-        JsonAction::Decode {
-            root,
-            schema,
-            input,
-        } => (root, schema, input, false),
-    };
-    let Loaded { schema, layout, .. } = load(schema_path)?;
-    let root_id = match root {
+/// The root struct: `--root` when given, else the schema's `root NAME;`.
+fn root_of(
+    schema: &karmem_schema::model::Schema,
+    root: Option<&str>,
+    schema_path: &Path,
+) -> Result<karmem_schema::model::StructId, Failure> {
+    match root {
         Some(root) => schema
             .struct_by_name(root)
-            .ok_or_else(|| Failure::Message(unknown_root(&schema, root)))?,
+            .ok_or_else(|| Failure::Message(unknown_root(schema, root))),
         None => schema.root.ok_or_else(|| {
             Failure::Message(format!(
                 "{} declares no root type: pass --root TYPE, or declare `root TYPE;` in the schema",
                 schema_path.display()
             ))
-        })?,
-    };
-    let input = match input_path {
-        Some(path) if path.as_os_str() != "-" => {
-            fs::read(path).map_err(|e| cannot_read(path, e))?
-        }
+        }),
+    }
+}
+
+/// The bytes of INPUT, or of stdin when it is absent or `-`.
+fn read_input(path: Option<&Path>) -> Result<Vec<u8>, Failure> {
+    match path {
+        Some(path) if path.as_os_str() != "-" => fs::read(path).map_err(|e| cannot_read(path, e)),
         _ => {
             let mut input = Vec::new();
             std::io::stdin()
                 .read_to_end(&mut input)
                 .map_err(|e| Failure::Io(format!("cannot read stdin: {e}")))?;
-            input
+            Ok(input)
         }
+    }
+}
+
+fn validate(root: Option<&str>, schema_path: &Path, input: Option<&Path>) -> Result<(), Failure> {
+    let Loaded { schema, layout, .. } = load(schema_path)?;
+    let root_id = root_of(&schema, root, schema_path)?;
+    let bytes = read_input(input)?;
+    karmem_validate::validate(&schema, &layout, root_id, &bytes)
+        .map_err(|e| Failure::Message(format!("invalid message: {e}")))?;
+    println!(
+        "valid: {} bytes, root {}",
+        bytes.len(),
+        schema.structs[root_id].name
+    );
+    Ok(())
+}
+
+fn json(action: JsonAction) -> Result<(), Failure> {
+    let (root, schema_path, input_path, encode, lenient) = match &action {
+        JsonAction::Encode {
+            root,
+            schema,
+            input,
+        } => (root, schema, input, true, false),
+        JsonAction::Decode {
+            root,
+            schema,
+            input,
+            lenient,
+        } => (root, schema, input, false, *lenient),
     };
+    let Loaded { schema, layout, .. } = load(schema_path)?;
+    let root_id = root_of(&schema, root.as_deref(), schema_path)?;
+    let input = read_input(input_path.as_deref())?;
     let output = if encode {
         let value: serde_json::Value = serde_json::from_slice(&input)
             .map_err(|e| Failure::Message(format!("stdin is not valid JSON: {e}")))?;
         karmem_json::encode(&schema, &layout, root_id, &value)
             .map_err(|e| Failure::Message(format!("cannot encode: {e}")))?
     } else {
+        // Validated first unless asked not to: a lenient read turns a
+        // malformed part into a zero value that looks like data.
+        if !lenient {
+            karmem_validate::validate(&schema, &layout, root_id, &input).map_err(|e| {
+                Failure::Message(format!(
+                    "invalid message: {e} (--lenient decodes it as readers do, malformed parts as zero or empty)"
+                ))
+            })?;
+        }
         let value = karmem_json::decode(&schema, &layout, root_id, &input)
             .map_err(|e| Failure::Message(format!("cannot decode: {e}")))?;
         let mut text = serde_json::to_vec_pretty(&value).expect("a JSON value always serialises");

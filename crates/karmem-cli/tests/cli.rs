@@ -307,6 +307,59 @@ fn json_uses_the_declared_root() {
     );
 }
 
+/// `karmem validate`: exit 0 for a valid message, 1 with the fault for an
+/// invalid one; `json decode` refuses the invalid one too unless
+/// `--lenient`, which decodes it as readers do (invalid text as empty).
+#[test]
+fn validate_and_json_decode_refuse_invalid_messages() {
+    let schema =
+        "karmem a;\n\nroot Account;\n\nstruct Account table {\n    ID u64;\n    Name []char;\n}\n";
+    let dir = dir_with(&[
+        ("a.km", schema),
+        ("v.json", r#"{"ID": 7, "Name": "seven"}"#),
+    ]);
+    let encoded = Command::new(env!("CARGO_BIN_EXE_karmem"))
+        .args(["json", "encode", "a.km", "v.json"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(encoded.status.success());
+    let mut bytes = encoded.stdout.clone();
+    std::fs::write(dir.path().join("m.bin"), &bytes).unwrap();
+    let out = karmem(dir.path(), &["validate", "a.km", "m.bin"], "");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("valid: 48 bytes, root Account"),
+        "{}",
+        out.stdout
+    );
+
+    // "seven" with an invalid UTF-8 byte: the C validator said "invalid
+    // text", while json decode printed "" and exit 0 (issue #34).
+    let at = bytes.windows(5).position(|w| w == b"seven").unwrap();
+    bytes[at] = 0xff;
+    std::fs::write(dir.path().join("bad.bin"), &bytes).unwrap();
+    let out = karmem(dir.path(), &["validate", "a.km", "bad.bin"], "");
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr
+            .contains("invalid message: invalid text at offset 40"),
+        "{}",
+        out.stderr
+    );
+    let out = karmem(dir.path(), &["json", "decode", "a.km", "bad.bin"], "");
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("invalid message"), "{}", out.stderr);
+    assert!(out.stdout.is_empty());
+    let out = karmem(
+        dir.path(),
+        &["json", "decode", "--lenient", "a.km", "bad.bin"],
+        "",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("\"Name\": \"\""), "{}", out.stdout);
+}
+
 const MAIN: &str = "karmem game;\n\nimport \"common.km\";\n\nroot Monster;\n\nstruct Monster table {\n    Pos Vec3;\n}\n";
 const COMMON: &str = "karmem common;\n\nstruct Vec3 inline {\n    X f32;\n    Y f32;\n}\n";
 

@@ -734,7 +734,7 @@ impl<const N: usize> ColumnPlan<N> {
 /// every column; the first entry of a known hash with the reader's size
 /// is its column. Unknown hashes, repeated or not, are only laid out.
 #[cold]
-fn find_columns(
+pub(crate) fn find_columns(
     dir: Directory<'_>,
     cap: u32,
     limit: u64,

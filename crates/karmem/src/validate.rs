@@ -1,4 +1,4 @@
-use crate::reader::{array_ok, column_layout, resolve, SMALL_DIRECTORY};
+use crate::reader::{array_ok, column_layout, find_columns, resolve, SMALL_DIRECTORY};
 use crate::refcheck;
 use crate::{ArrayRef, Error, Reader, Table, HEADER_SIZE};
 use karmem_format::{
@@ -162,6 +162,33 @@ impl<'a> Validator<'a> {
         let width = element_width(wanted);
         let cost = soa_directory_charge(dir.hashes.len() as u64) + a.cap as u64 * width;
         let (found, cols) = resolve(dir, a.cap, r.size() as u64, wanted);
+        if !(found.fits && found.strict) {
+            return Err(Error::MalformedArray { offset: a.offset });
+        }
+        self.charge(cost)?;
+        Ok(cols)
+    }
+
+    /// [`Validator::soa`] for columns known only when the program runs (a
+    /// validator driven by a schema loaded at run time, `karmem validate`):
+    /// the same checks, the same charges and errors; the columns are
+    /// returned in `wanted`'s order, 0 for an absent one.
+    pub fn soa_columns_of(
+        &mut self,
+        a: ArrayRef,
+        wanted: &[(u32, u32)],
+    ) -> Result<alloc::vec::Vec<u32>, Error> {
+        let mut cols = alloc::vec![0; wanted.len()];
+        if a.cap == 0 {
+            return Ok(cols);
+        }
+        let r = self.reader;
+        let Some(dir) = r.directory(a) else {
+            return Err(self.directory_error(a.offset));
+        };
+        let width = element_width(wanted);
+        let cost = soa_directory_charge(dir.hashes.len() as u64) + a.cap as u64 * width;
+        let found = find_columns(dir, a.cap, r.size() as u64, wanted, &mut cols);
         if !(found.fits && found.strict) {
             return Err(Error::MalformedArray { offset: a.offset });
         }
