@@ -178,7 +178,9 @@ pub(crate) fn zero_of(p: Primitive) -> &'static str {
     }
 }
 
-/// Where a field's bytes are, for the code being emitted.
+/// Where a field's bytes are, for the viewers being emitted (go/views.rs).
+/// The decoders, validators and encoders print the shared walker's plan
+/// and use its `crate::walk::Ctx`.
 #[derive(Clone)]
 pub(crate) enum Ctx {
     /// A table field: `t` is the table expression, `off` the field offset.

@@ -108,6 +108,30 @@ impl Pos {
         p
     }
 
+    /// A position back from its compact text (`cols[2]+uint32(i)*12`):
+    /// the shared walker (crate::walk) hands positions to the printer as
+    /// text. Exact for every position this generator builds, whose terms
+    /// hold no `+` or `*` of their own.
+    pub fn parse(text: &str) -> Pos {
+        let mut p = Pos::default();
+        for part in text.split('+') {
+            if let Ok(k) = part.parse::<u32>() {
+                p.konst += k;
+                continue;
+            }
+            let term = match part.rsplit_once('*') {
+                Some((expr, f)) => match f.parse::<u32>() {
+                    Ok(f) => (expr.to_string(), f),
+                    Err(_) => (part.to_string(), 1),
+                },
+                None => (part.to_string(), 1),
+            };
+            p.terms.push(term);
+        }
+        debug_assert_eq!(p.compact(), text, "a position the generator built");
+        p
+    }
+
     fn parts(&self) -> Vec<(String, bool)> {
         let mut parts: Vec<(String, bool)> = self
             .terms
@@ -179,6 +203,14 @@ mod tests {
         assert_eq!(Pos::of("at").compact(), "at");
         assert_eq!(Pos::default().add(8).normal(), "8");
         assert_eq!(Pos::default().plus("j", 8).normal(), "j * 8");
+        for p in [
+            p,
+            Pos::of("t.Offset").add(4),
+            Pos::default(),
+            Pos::default().add(8),
+        ] {
+            assert_eq!(Pos::parse(&p.compact()).normal(), p.normal());
+        }
     }
 
     #[test]

@@ -3,13 +3,17 @@
 //! byte the same writing order as the Rust backend (format.md §8).
 
 use karmem_layout::{
-    ArrayData, FixedElem, Slot, SoaLayout, ARRAY_REF_SIZE, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE,
-    OBJECT_ALIGN, OFFSET_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE,
+    Access, ArrayData, ArrayPlan, FixedElem, Layout, Slot, ARRAY_REF_SIZE, BUNCH_ENTRY_ARRAY_AT,
+    BUNCH_ENTRY_SIZE, OBJECT_ALIGN, OFFSET_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE,
 };
 use karmem_schema::model::*;
 
 use super::code::{align, times, Code, Pos};
-use super::{go_prim, limit_of, wire, zero_of, Ctx, Gen};
+use super::{go_limit, go_prim, go_quote, wire, zero_of, Gen};
+use crate::walk::{
+    read_array, read_fields, read_slot, write_array, write_slot, Ctx, DecodePrinter, EncodePrinter,
+    Here, SlotPrinter,
+};
 
 /// How an SoA writer or reader walks its elements: a plain `[]S`, or the
 /// values of one variant inside a `[]Union` (bunch arrays, `#bovos`).
@@ -209,7 +213,8 @@ impl Gen<'_> {
         let mut body = Code::new(1);
         for (i, f) in sl.fields.iter().enumerate() {
             let place = format!("x.{}", self.n.field(id, i));
-            self.write_slot(&mut body, &f.slot, &place, &Pos::of("at").add(f.offset));
+            let pos = Pos::of("at").add(f.offset).compact();
+            write_slot(self, &mut body, &f.slot, &place, &pos);
         }
         if table {
             self.c.line(
@@ -236,190 +241,32 @@ impl Gen<'_> {
         self.c.line("");
     }
 
-    /// Encode one slot of `place` at `pos` (format.md §8 order).
-    pub(crate) fn write_slot(&self, c: &mut Code, slot: &Slot, place: &str, pos: &Pos) {
-        let pc = pos.compact();
-        match slot {
-            Slot::Scalar(p) => c.line(&format!("w.Put{}({pc}, {})", wire(*p), unparen(place))),
-            Slot::Enum { repr, .. } => c.line(&format!(
-                "w.Put{}({pc}, {}({}))",
-                wire(*repr),
-                go_prim(*repr),
-                unparen(place)
-            )),
-            Slot::InlineStruct(_) => c.try_call(&format!("{place}.writeAt(w, {pc})"), "err"),
-            Slot::TableRef(_) => c.try_call(&format!("{place}.writeTable(w, {pc})"), "err"),
-            // nil: offset 0 / presence byte 0, as the zeroed slot is.
-            Slot::OptionalTable(_) => {
-                c.open(&format!("if {place} != nil {{"));
-                c.try_call(&format!("{place}.writeTable(w, {pc})"), "err");
-                c.close("}");
-            }
-            Slot::Optional { value_at, value } => {
-                c.open(&format!("if {place} != nil {{"));
-                c.line(&format!("w.PutUint8({pc}, 1)"));
-                self.write_slot(c, value, &format!("(*{place})"), &pos.add(*value_at));
-                c.close("}");
-            }
-            Slot::Union { id, .. } => c.try_call(
-                &format!(
-                    "writeUnion{}(w, {place}, {pc}, {})",
-                    self.n.union_name(*id),
-                    pos.add(UNION_OFFSET_AT).compact()
-                ),
-                "err",
-            ),
-            Slot::FixedArray { elem, stride, .. } => {
-                let epos = pos.plus("uint32(j)", *stride).compact();
-                c.open(&format!("for j := range {place} {{"));
-                match elem {
-                    FixedElem::Scalar(p) => {
-                        c.line(&format!("w.Put{}({epos}, {place}[j])", wire(*p)))
-                    }
-                    FixedElem::Enum { repr, .. } => c.line(&format!(
-                        "w.Put{}({epos}, {}({place}[j]))",
-                        wire(*repr),
-                        go_prim(*repr)
-                    )),
-                    FixedElem::InlineStruct(_) => {
-                        c.try_call(&format!("{place}[j].writeAt(w, {epos})"), "err")
-                    }
-                }
-                c.close("}");
-            }
-            Slot::ArrayRef { array, data } => {
-                write_limit(c, array, place);
-                self.write_array(c, array, data, place, &pc);
-            }
+    /// A map's entries in key order, each as its entry struct is written
+    /// (format.md §5.5, §8).
+    fn write_map(&self, c: &mut Code, id: StructId, stride: u32, value: &str, pos: &str) {
+        let sl = self.l.of_struct(id);
+        c.open("{");
+        c.line(&format!("keys := karmem.SortedKeys({value})"));
+        c.line(&format!("block, err := w.AllocArray(len(keys), {stride})"));
+        c.check_err("err");
+        c.open("for k, key := range keys {");
+        c.line(&format!(
+            "value, at := {value}[key], block+uint32(k)*{stride}"
+        ));
+        for (f, name) in sl.fields.iter().zip(["key", "value"]) {
+            write_slot(
+                self,
+                c,
+                &f.slot,
+                name,
+                &Pos::of("at").add(f.offset).compact(),
+            );
         }
-    }
-
-    fn write_array(
-        &self,
-        c: &mut Code,
-        array: &ArrayType,
-        data: &ArrayData,
-        place: &str,
-        pc: &str,
-    ) {
-        match (array.text, data) {
-            // The references first, then each element's data in index
-            // order (format.md §8). `row` and `ref` are bound before the
-            // element's own block shadows `block` and `k`.
-            (None, ArrayData::Arrays { array: inner, data }) => {
-                self.write_block(c, place, pc, ARRAY_REF_SIZE, |c| {
-                    c.line(&format!(
-                        "row, ref := {place}[k], block+uint32(k)*{ARRAY_REF_SIZE}"
-                    ));
-                    write_limit(c, inner, "row");
-                    self.write_array(c, inner, data, "row", "ref");
-                });
-            }
-            (Some(Text::Utf8), _) => c.try_call(&format!("w.WriteString({pc}, {place})"), "err"),
-            (Some(Text::Utf16), _) => c.try_call(&format!("w.WriteUTF16({pc}, {place})"), "err"),
-            (None, ArrayData::Plain { .. }) => match array.elem {
-                ElemType::Scalar(Primitive::Bool) => {
-                    c.try_call(&format!("w.WriteBools({pc}, {place})"), "err")
-                }
-                _ => c.try_call(&format!("karmem.WriteSlice(w, {pc}, {place})"), "err"),
-            },
-            // A map's entries in key order, each as its entry struct
-            // is written (format.md §5.5, §8).
-            (None, ArrayData::AosInline { id, stride }) if array.is_map() => {
-                let sl = self.l.of_struct(*id);
-                c.open("{");
-                c.line(&format!("keys := karmem.SortedKeys({place})"));
-                c.line(&format!("block, err := w.AllocArray(len(keys), {stride})"));
-                c.check_err("err");
-                c.open("for k, key := range keys {");
-                c.line(&format!(
-                    "value, at := {place}[key], block+uint32(k)*{stride}"
-                ));
-                self.write_slot(
-                    c,
-                    &sl.fields[0].slot,
-                    "key",
-                    &Pos::of("at").add(sl.fields[0].offset),
-                );
-                self.write_slot(
-                    c,
-                    &sl.fields[1].slot,
-                    "value",
-                    &Pos::of("at").add(sl.fields[1].offset),
-                );
-                c.close("}");
-                c.line(&format!(
-                    "w.PutArrayRef({pc}, block, uint32(len(keys)), uint32(len(keys)))"
-                ));
-                c.close("}");
-            }
-            (None, ArrayData::AosInline { stride, .. }) => {
-                self.write_block(c, place, pc, *stride, |c| {
-                    c.try_call(
-                        &format!("{place}[k].writeAt(w, block+uint32(k)*{stride})"),
-                        "err",
-                    )
-                });
-            }
-            (None, ArrayData::AosTable { .. }) => {
-                self.write_block(c, place, pc, OFFSET_SIZE, |c| {
-                    c.try_call(
-                        &format!("{place}[k].writeTable(w, block+uint32(k)*{OFFSET_SIZE})"),
-                        "err",
-                    )
-                });
-            }
-            (None, ArrayData::Soa { elem }) => c.try_call(
-                &format!("writeSoa{}(w, {pc}, {place})", self.n.struct_name(*elem)),
-                "err",
-            ),
-            (None, ArrayData::UnionAos { id, .. }) => {
-                let u = self.n.union_name(*id);
-                self.write_block(c, place, pc, UNION_SLOT_SIZE, |c| {
-                    c.try_call(
-                        &format!(
-                            "writeUnion{u}(w, {place}[k], block+uint32(k)*{UNION_SLOT_SIZE}, block+uint32(k)*{UNION_SLOT_SIZE}+{UNION_OFFSET_AT})"
-                        ),
-                        "err",
-                    )
-                });
-            }
-            (None, ArrayData::UnionSoa { id, tag }) => {
-                let u = self.n.union_name(*id);
-                let tw = tag.size();
-                c.open("{");
-                c.line(&format!("tags, err := w.AllocArray(len({place}), {tw})"));
-                c.check_err("err");
-                c.line(&format!(
-                    "offsets, err := w.AllocArray(len({place}), {OFFSET_SIZE})"
-                ));
-                c.check_err("err");
-                c.open(&format!("for k := range {} {{", unparen(place)));
-                c.try_call(
-                    &format!(
-                        "writeUnion{u}(w, {place}[k], tags+{}, offsets+uint32(k)*{OFFSET_SIZE})",
-                        Pos::default().plus("uint32(k)", tw).compact()
-                    ),
-                    "err",
-                );
-                c.close("}");
-                c.line(&format!(
-                    "w.PutArrayRef({pc}, tags, uint32(len({place})), uint32(len({place})))"
-                ));
-                c.close("}");
-            }
-            (None, ArrayData::UnionBunch { id, .. }) => {
-                let f = if array.layout == ArrayLayout::BoVoS {
-                    "writeBovos"
-                } else {
-                    "writeBovoa"
-                };
-                c.try_call(
-                    &format!("{f}{}(w, {pc}, {place})", self.n.union_name(*id)),
-                    "err",
-                );
-            }
-        }
+        c.close("}");
+        c.line(&format!(
+            "w.PutArrayRef({pos}, block, uint32(len(keys)), uint32(len(keys)))"
+        ));
+        c.close("}");
     }
 
     /// An AoS block of `len(place)` elements of `size` bytes; `each` writes
@@ -513,22 +360,10 @@ impl Gen<'_> {
         self.c.line("");
 
         let mut body = Code::new(1);
-        for (i, f) in sl.fields.iter().enumerate() {
-            let place = format!("x.{}", self.n.field(id, i));
-            let ctx = if table {
-                Ctx::Table {
-                    t: "t".into(),
-                    off: f.offset,
-                }
-            } else {
-                Ctx::Pos {
-                    pos: Pos::of("at").add(f.offset),
-                    absent: None,
-                }
-            };
-            let default = self.s.structs[id].fields[i].nonzero_default();
-            self.read_slot(&mut body, &f.slot, &place, &ctx, default);
-        }
+        let plan = self.l.struct_plan(self.s, id);
+        read_fields(self, &mut body, &plan.fields, |_, f| {
+            format!("x.{}", self.n.field(id, f.index))
+        });
         let uses_r = body.reads();
         if table {
             self.c.open(&format!(
@@ -566,255 +401,15 @@ impl Gen<'_> {
         self.c.line("");
     }
 
-    /// Decode one slot into `place`; an absent field (or SoA column) reads
-    /// as `default`, else as zero.
-    pub(crate) fn read_slot(
-        &self,
-        c: &mut Code,
-        slot: &Slot,
-        place: &str,
-        ctx: &Ctx,
-        default: Option<&DefaultValue>,
-    ) {
-        let size = self.l.slot_size(slot);
-        let default = default.map(|d| self.default_expr(slot, d));
-        let (pos, present): (Pos, Option<String>) = match ctx {
-            Ctx::Table { t, off } => (
-                Pos::of(&format!("{t}.Offset")).add(*off),
-                Some(format!("{t}.Has({off}, {size})")),
-            ),
-            Ctx::Pos { pos, absent } => (pos.clone(), absent.as_ref().map(|a| negate(a))),
-        };
-        let pc = pos.compact();
-        // A field past its table's `used` is built as its zero value: the
-        // tables that holds are charged first (format.md §10; its own bytes
-        // are its table's). An SoA column's are charged for the whole array
-        // by `readSoa`, before its elements are made.
-        let held = match ctx {
-            Ctx::Table { .. } => self.l.absent_charge(slot),
-            Ctx::Pos { .. } => 0,
-        };
-        let guarded = |c: &mut Code, then: &dyn Fn(&mut Code), otherwise: &str| match &present {
-            None => then(c),
-            Some(cond) => {
-                c.open(&format!("if {cond} {{"));
-                then(c);
-                c.close("} else {");
-                c.indent += 1;
-                if held > 0 {
-                    c.try_call(&format!("v.Charge({held})"), "err");
-                }
-                c.line(otherwise);
-                c.close("}");
-            }
-        };
-        match slot {
-            Slot::Scalar(_) | Slot::Enum { .. } => {
-                let (p, conv) = match slot {
-                    Slot::Scalar(p) => (*p, None),
-                    Slot::Enum { id, repr } => (*repr, Some(self.n.enum_name(*id))),
-                    _ => unreachable!(),
-                };
-                let load = match ctx {
-                    Ctx::Table { t, off } if default.is_none() => {
-                        format!("{}.Field{}({t}, {off})", c.r(), wire(p))
-                    }
-                    _ => format!("{}.{}({})", c.r(), wire(p), pos.normal()),
-                };
-                let value = match conv {
-                    Some(e) => format!("{e}({load})"),
-                    None => load,
-                };
-                let guard = default.is_some() || matches!(ctx, Ctx::Pos { .. });
-                match &present {
-                    Some(cond) if guard => {
-                        c.open(&format!("if {cond} {{"));
-                        c.line(&format!("{} = {value}", unparen(place)));
-                        c.close("} else {");
-                        c.indent += 1;
-                        let absent = default.as_deref().unwrap_or(zero_of(p));
-                        c.line(&format!("{} = {absent}", unparen(place)));
-                        c.close("}");
-                    }
-                    _ => c.line(&format!("{} = {value}", unparen(place))),
-                }
-            }
-            Slot::InlineStruct(id) => {
-                let zero = format!("{place} = {}{{}}", self.n.struct_name(*id));
-                guarded(
-                    c,
-                    &|c: &mut Code| c.try_call(&format!("{place}.readAt(v, {pc})"), "err"),
-                    &zero,
-                );
-            }
-            Slot::TableRef(_) => {
-                let t = match ctx {
-                    Ctx::Table { t, off } => format!("{}.FieldTable({t}, {off})", c.r()),
-                    Ctx::Pos { .. } => {
-                        let r = c.r();
-                        format!("{r}.Table({r}.Uint32({}))", pos.compact())
-                    }
-                };
-                match (ctx, &present) {
-                    (Ctx::Pos { .. }, Some(cond)) => {
-                        c.open(&format!("if {cond} {{"));
-                        c.try_call(&format!("{place}.readTable(v, {t})"), "err");
-                        c.close("} else {");
-                        c.indent += 1;
-                        c.try_call(&format!("{place}.readTable(v, karmem.Table{{}})"), "err");
-                        c.close("}");
-                    }
-                    _ => c.try_call(&format!("{place}.readTable(v, {t})"), "err"),
-                }
-            }
-            Slot::Union { id, .. } => {
-                let call = format!(
-                    "readUnion{}(v, {}, {pc}, {})",
-                    self.n.union_name(*id),
-                    addr(place),
-                    pos.add(UNION_OFFSET_AT).compact()
-                );
-                guarded(
-                    c,
-                    &|c: &mut Code| c.try_call(&call, "err"),
-                    &format!("{place} = nil"),
-                );
-            }
-            Slot::FixedArray { elem, len, stride } => {
-                let epos = pos.plus("uint32(j)", *stride);
-                let zero = format!("{place} = [{len}]{}{{}}", self.fixed_elem_type(elem));
-                let read = |c: &mut Code| {
-                    c.open(&format!("for j := range {place} {{"));
-                    match elem {
-                        FixedElem::Scalar(p) => {
-                            let r = c.r();
-                            c.line(&format!("{place}[j] = {r}.{}({})", wire(*p), epos.normal()))
-                        }
-                        FixedElem::Enum { id, repr } => {
-                            let r = c.r();
-                            c.line(&format!(
-                                "{place}[j] = {}({r}.{}({}))",
-                                self.n.enum_name(*id),
-                                wire(*repr),
-                                epos.normal()
-                            ))
-                        }
-                        FixedElem::InlineStruct(_) => {
-                            c.try_call(&format!("{place}[j].readAt(v, {})", epos.compact()), "err")
-                        }
-                    }
-                    c.close("}");
-                };
-                guarded(c, &read, &zero);
-            }
-            Slot::OptionalTable(id) => {
-                let offset = match ctx {
-                    Ctx::Table { t, off } => format!("{}.FieldUint32({t}, {off})", c.r()),
-                    Ctx::Pos { .. } => format!("{}.Uint32({})", c.r(), pos.normal()),
-                };
-                let load = match &present {
-                    Some(cond) if matches!(ctx, Ctx::Pos { .. }) => {
-                        c.line("offset := uint32(0)");
-                        c.open(&format!("if {cond} {{"));
-                        c.line(&format!("offset = {offset}"));
-                        c.close("}");
-                        None
-                    }
-                    _ => Some(offset),
-                };
-                c.open(&match load {
-                    Some(offset) => format!("if offset := {offset}; offset != 0 {{"),
-                    None => "if offset != 0 {".into(),
-                });
-                c.open(&format!("if {place} == nil {{"));
-                c.line(&format!("{place} = new({})", self.n.struct_name(*id)));
-                c.close("}");
-                let r = c.r();
-                c.try_call(&format!("{place}.readTable(v, {r}.Table(offset))"), "err");
-                c.close("} else {");
-                c.indent += 1;
-                c.line(&format!("{place} = nil"));
-                c.close("}");
-            }
-            Slot::Optional { value_at, value } => {
-                let flag = format!("{}.Uint8({}) != 0", c.r(), pos.compact());
-                let cond = match &present {
-                    Some(p) => format!("{p} && {flag}"),
-                    None => flag,
-                };
-                c.open(&format!("if {cond} {{"));
-                c.open(&format!("if {place} == nil {{"));
-                c.line(&format!("{place} = new({})", self.value_type(value)));
-                c.close("}");
-                let inner = Ctx::Pos {
-                    pos: pos.add(*value_at),
-                    absent: None,
-                };
-                self.read_slot(c, value, &format!("(*{place})"), &inner, None);
-                c.close("} else {");
-                c.indent += 1;
-                c.line(&format!("{place} = nil"));
-                c.close("}");
-            }
-            Slot::ArrayRef { array, data } if default.is_some() => {
-                // Text with a default: read when present, else the default.
-                let es = data.elem_size();
-                let limit = limit_of(array);
-                let cond = present.clone().unwrap_or_else(|| "true".into());
-                c.open(&format!("if {cond} {{"));
-                let r = c.r();
-                match ctx {
-                    Ctx::Table { t, off } => {
-                        c.line(&format!("a := {r}.FieldArray({t}, {off}, {es}, {limit})"))
-                    }
-                    Ctx::Pos { .. } => c.line(&format!("a := {r}.Array({pc}, {es}, {limit})")),
-                }
-                self.read_array(c, array, data, place);
-                c.close("} else {");
-                c.indent += 1;
-                c.line(&format!(
-                    "{place} = {}",
-                    default.as_deref().unwrap_or_default()
-                ));
-                c.close("}");
-            }
-            Slot::ArrayRef { array, data } => {
-                let es = data.elem_size();
-                let limit = limit_of(array);
-                // An absent array (past `used`, or a column the directory
-                // does not list) is empty and costs nothing (format.md
-                // §10): its value is set without a charge.
-                match &present {
-                    Some(cond) => c.open(&format!("if {cond} {{")),
-                    None => c.open("{"),
-                }
-                let r = c.r();
-                match ctx {
-                    Ctx::Table { t, off } => {
-                        c.line(&format!("a := {r}.FieldArray({t}, {off}, {es}, {limit})"))
-                    }
-                    Ctx::Pos { .. } => c.line(&format!("a := {r}.Array({pc}, {es}, {limit})")),
-                }
-                self.read_array(c, array, data, place);
-                if present.is_some() {
-                    c.close("} else {");
-                    c.indent += 1;
-                    self.empty_array(c, array, data, place);
-                }
-                c.close("}");
-            }
-        }
-    }
-
     /// The value an empty array decodes to (as `read_array` leaves it for
     /// an array of length 0), set without reading or charging anything.
-    fn empty_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData, place: &str) {
-        match (array.text, data) {
-            (Some(_), _) => c.line(&format!("{} = \"\"", unparen(place))),
-            (None, ArrayData::AosInline { .. }) if array.is_map() => {
-                self.clear_map(c, array, place)
-            }
-            _ => c.line(&format!("{} = {place}[:0]", unparen(place))),
+    fn empty_array(&self, c: &mut Code, array: &ArrayType, place: &str) {
+        if array.text.is_some() {
+            c.line(&format!("{} = \"\"", unparen(place)));
+        } else if array.is_map() {
+            self.clear_map(c, array, place);
+        } else {
+            c.line(&format!("{} = {place}[:0]", unparen(place)));
         }
     }
 
@@ -853,167 +448,50 @@ impl Gen<'_> {
         c.close("}");
     }
 
-    /// Charges, for each column of `soa` the directory `cols` does not
-    /// list, what its zero value holds (a fixed array of inline structs
-    /// holding tables, format.md §10) for each of `count` elements.
-    pub(super) fn charge_unlisted(&self, c: &mut Code, soa: &SoaLayout, count: &str) {
-        for (k, col) in soa.columns.iter().enumerate() {
-            let held = self.l.absent_charge(&col.slot);
-            if held > 0 {
-                c.open(&format!("if cols[{k}] == 0 {{"));
-                c.try_call(&format!("v.ChargeEach({count}, {held})"), "err");
-                c.close("}");
-            }
+    /// Charges, for each column of SoA element `id` the directory `cols`
+    /// does not list, what its zero value holds (a fixed array of inline
+    /// structs holding tables, format.md §10) for each of `count` elements.
+    pub(super) fn charge_unlisted(&self, c: &mut Code, id: StructId, count: &str) {
+        for (k, held) in self.l.soa_plan(self.s, id).unlisted {
+            c.open(&format!("if cols[{k}] == 0 {{"));
+            c.try_call(&format!("v.ChargeEach({count}, {held})"), "err");
+            c.close("}");
         }
     }
 
-    /// Decode array `a` into `place`, reusing it.
-    fn read_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData, place: &str) {
-        // What each element costs the traversal budget is the layout's
-        // answer (format.md §10), not this generator's.
-        let per_element = self.l.decode_charge(data);
-        let charge = |c: &mut Code| {
-            let size = per_element.expect("charged per element");
-            c.try_call(
-                &format!("v.Charge({})", times("uint64(a.Len)", size)),
-                "err",
-            )
-        };
-        match (array.text, data) {
-            // Each element is an array of its own, read like a field's.
-            (None, ArrayData::Arrays { array: inner, data }) => {
-                charge(c);
-                c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
-                c.open(&format!("for k := range {} {{", unparen(place)));
-                c.line(&format!("row := &{place}[k]"));
-                let r = c.r();
-                c.line(&format!(
-                    "a := {r}.Array(a.Offset+uint32(k)*{ARRAY_REF_SIZE}, {}, {})",
-                    data.elem_size(),
-                    limit_of(inner)
-                ));
-                self.read_array(c, inner, data, "(*row)");
-                c.close("}");
-            }
-            (Some(Text::Utf8), _) => {
-                charge(c);
-                let r = c.r();
-                c.line(&format!(
-                    "karmem.SetString({}, {r}.ArrayBytes(a))",
-                    addr(place)
-                ));
-            }
-            (Some(Text::Utf16), _) => {
-                charge(c);
-                let r = c.r();
-                c.line(&format!(
-                    "karmem.SetUTF16({}, karmem.Slice[uint16]({r}, a.Offset, a.Len))",
-                    addr(place)
-                ));
-            }
-            (None, ArrayData::Plain { .. }) => {
-                charge(c);
-                let r = c.r();
-                match array.elem {
-                    ElemType::Scalar(Primitive::Bool) => c.line(&format!(
-                        "{place} = karmem.AppendBools({place}[:0], karmem.Slice[uint8]({r}, a.Offset, a.Len))"
-                    )),
-                    e => c.line(&format!(
-                        "{place} = append({place}[:0], karmem.Slice[{}]({r}, a.Offset, a.Len)...)",
-                        self.elem_type(e)
-                    )),
-                }
-            }
-            // A map's entries are decoded into its entry struct, whose key
-            // and value then go into the map.
-            (None, ArrayData::AosInline { id, stride }) if array.is_map() => {
-                charge(c);
-                self.clear_map(c, array, place);
-                c.open("for k := uint32(0); k < a.Len; k++ {");
-                c.line(&format!("var entry {}", self.n.struct_name(*id)));
-                c.try_call(&format!("entry.readAt(v, a.Offset+k*{stride})"), "err");
-                c.line(&format!("{place}[entry.Key] = entry.Value"));
-                c.close("}");
-            }
-            // Elements of structs grow the slice one at a time, each built
-            // as it is read, rather than `a.Len` zero values first: a zero
-            // value may hold tables and fixed arrays (format.md §10).
-            (None, ArrayData::AosInline { id, stride }) => {
-                charge(c);
-                self.grow_each(c, place, *id);
-                c.try_call(
-                    &format!("{place}[k].readAt(v, a.Offset+uint32(k)*{stride})"),
-                    "err",
-                );
-                c.close("}");
-            }
-            (None, ArrayData::AosTable { id }) => {
-                charge(c);
-                self.grow_each(c, place, *id);
-                let r = c.r();
-                c.try_call(
-                    &format!("{place}[k].readTable(v, {r}.Table({r}.Uint32(a.Offset+uint32(k)*{OFFSET_SIZE})))"),
-                    "err",
-                );
-                c.close("}");
-            }
-            (None, ArrayData::Soa { elem }) => c.try_call(
-                &format!(
-                    "readSoa{}(v, a, {})",
-                    self.n.struct_name(*elem),
-                    addr(place)
-                ),
-                "err",
-            ),
-            (None, ArrayData::UnionAos { id, .. }) => {
-                charge(c);
-                c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
-                c.open(&format!("for k := range {} {{", unparen(place)));
-                c.line(&format!("at := a.Offset + uint32(k)*{UNION_SLOT_SIZE}"));
-                c.try_call(
-                    &format!(
-                        "readUnion{}(v, &{place}[k], at, at+{UNION_OFFSET_AT})",
-                        self.n.union_name(*id)
-                    ),
-                    "err",
-                );
-                c.close("}");
-            }
-            (None, ArrayData::UnionSoa { id, tag }) => {
-                let tw = tag.size();
-                let r = c.r();
-                c.open(&format!(
-                    "if tags, offsets, ok := {r}.UnionColumns(a, {tw}); ok {{"
-                ));
-                charge(c);
-                c.line(&format!("{place} = karmem.Resize({place}, int(a.Len))"));
-                c.open(&format!("for k := range {} {{", unparen(place)));
-                c.try_call(
-                    &format!(
-                        "readUnion{}(v, &{place}[k], tags+{}, offsets+uint32(k)*{OFFSET_SIZE})",
-                        self.n.union_name(*id),
-                        Pos::default().plus("uint32(k)", tw).compact()
-                    ),
-                    "err",
-                );
-                c.close("}");
-                c.close("} else {");
-                c.indent += 1;
-                c.line(&format!("{place} = {place}[:0]"));
-                c.close("}");
-            }
-            (None, ArrayData::UnionBunch { id, .. }) => {
-                let f = if array.layout == ArrayLayout::BoVoS {
-                    "readBovos"
-                } else {
-                    "readBovoa"
-                };
-                c.try_call(
-                    &format!("{f}{}(v, a, {})", self.n.union_name(*id), addr(place)),
-                    "err",
-                );
-            }
+    /// Decodes the block of the array reference `a` into `place`, reusing
+    /// it: a map's entries into the Go map, any other block as the walker
+    /// hands it (crate::walk::read_array).
+    fn read_block(&self, c: &mut Code, array: &ArrayType, data: &ArrayData, place: &str) {
+        match self.l.array_plan(array, data) {
+            ArrayPlan::AosInline {
+                id,
+                stride,
+                map: true,
+                charge,
+            } => self.read_map(c, array, id, stride, charge, place),
+            _ => read_array(self, c, array, data, place, "a"),
         }
+    }
+
+    /// A map's entries are decoded into its entry struct, whose key and
+    /// value then go into the map.
+    fn read_map(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        id: StructId,
+        stride: u32,
+        charge: u32,
+        place: &str,
+    ) {
+        charge_each(c, "a", charge);
+        self.clear_map(c, array, place);
+        c.open("for k := uint32(0); k < a.Len; k++ {");
+        c.line(&format!("var entry {}", self.n.struct_name(id)));
+        c.try_call(&format!("entry.readAt(v, a.Offset+k*{stride})"), "err");
+        c.line(&format!("{place}[entry.Key] = entry.Value"));
+        c.close("}");
     }
 
     // ---- SoA arrays ----------------------------------------------------------------
@@ -1161,8 +639,10 @@ impl Gen<'_> {
             for k in sparse {
                 let col = &soa.columns[k];
                 let place = self.column_place("e", id, k);
-                let pos = Pos::of(&format!("cols[{k}]")).plus("uint32(i)", col.size);
-                self.write_slot(&mut c, &col.slot, &place, &pos);
+                let pos = Pos::of(&format!("cols[{k}]"))
+                    .plus("uint32(i)", col.size)
+                    .compact();
+                write_slot(self, &mut c, &col.slot, &place, &pos);
             }
             self.close_write_loop(&mut c, seq);
             if wrap {
@@ -1198,7 +678,7 @@ impl Gen<'_> {
         );
         // A column the directory does not list is built as zeros, paid for
         // by the width above, but for what its zero value holds.
-        self.charge_unlisted(&mut c, &soa, "a.Len");
+        self.charge_unlisted(&mut c, id, "a.Len");
         let bind = match seq {
             Seq::Plain => {
                 c.line("*items = karmem.Resize(*items, int(a.Len))");
@@ -1299,16 +779,14 @@ impl Gen<'_> {
         if !sparse.is_empty() {
             c.open("for i := range s {");
             c.line(&bind);
-            for k in sparse {
-                let col = &soa.columns[k];
-                let place = self.column_place("e", id, k);
-                let ctx = Ctx::Pos {
-                    pos: Pos::of(&format!("cols[{k}]")).plus("uint32(i)", col.size),
-                    absent: Some(format!("cols[{k}] == 0")),
+            let mut columns = self.l.soa_plan(self.s, id).columns;
+            columns.retain(|f| matches!(f.access, Access::Column { k, .. } if sparse.contains(&k)));
+            read_fields(self, &mut c, &columns, |_, f| {
+                let Access::Column { k, .. } = f.access else {
+                    unreachable!("an SoA element's fields are its columns")
                 };
-                let default = col.field(self.s).nonzero_default();
-                self.read_slot(&mut c, &col.slot, &place, &ctx, default);
-            }
+                self.column_place("e", id, k)
+            });
             c.close("}");
         } else if soa.columns.is_empty() {
             c.line("_ = s");
@@ -1627,6 +1105,622 @@ impl Gen<'_> {
         c.close("}");
         c.line("");
         self.c.append(c);
+    }
+}
+
+/// Go prints the plan (crate::walk): where a slot is, and, for the
+/// decoder, each node below: one kind of slot or array block.
+impl SlotPrinter for Gen<'_> {
+    type Code = Code;
+
+    fn layout(&self) -> &Layout {
+        self.l
+    }
+
+    /// Positions travel as their compact text ([`Pos::parse`] reads them
+    /// back).
+    fn place(&self, ctx: &Ctx, size: u32) -> (String, Option<String>) {
+        match ctx {
+            Ctx::Table { off } => (
+                Pos::of("t.Offset").add(*off).compact(),
+                Some(format!("t.Has({off}, {size})")),
+            ),
+            Ctx::Pos { pos, present } => (pos.clone(), present.clone()),
+        }
+    }
+
+    fn field_ctx(&self, access: Access) -> Ctx {
+        match access {
+            Access::Table { off, .. } => Ctx::Table { off },
+            Access::Inline { off } => Ctx::Pos {
+                pos: Pos::of("at").add(off).compact(),
+                present: None,
+            },
+            Access::Column { k, stride } => Ctx::Pos {
+                pos: Pos::of(&format!("cols[{k}]"))
+                    .plus("uint32(i)", stride)
+                    .compact(),
+                present: Some(format!("cols[{k}] != 0")),
+            },
+        }
+    }
+}
+
+impl DecodePrinter for Gen<'_> {
+    fn value(&self, c: &mut Code, slot: &Slot, place: &str, at: &Here) {
+        let (p, conv) = match slot {
+            Slot::Scalar(p) => (*p, None),
+            Slot::Enum { id, repr } => (*repr, Some(self.n.enum_name(*id))),
+            _ => unreachable!("the walker hands numbers and enums only"),
+        };
+        let default = at.default.map(|d| self.default_expr(slot, d));
+        let load = match at.ctx {
+            Ctx::Table { off } if default.is_none() => {
+                format!("{}.Field{}(t, {off})", c.r(), wire(p))
+            }
+            _ => format!("{}.{}({})", c.r(), wire(p), Pos::parse(&at.pos).normal()),
+        };
+        let value = match conv {
+            Some(e) => format!("{e}({load})"),
+            None => load,
+        };
+        let guard = default.is_some() || matches!(at.ctx, Ctx::Pos { .. });
+        match &at.present {
+            Some(cond) if guard => {
+                c.open(&format!("if {cond} {{"));
+                c.line(&format!("{} = {value}", unparen(place)));
+                c.reopen("} else {");
+                let absent = default.as_deref().unwrap_or(zero_of(p));
+                c.line(&format!("{} = {absent}", unparen(place)));
+                c.close("}");
+            }
+            _ => c.line(&format!("{} = {value}", unparen(place))),
+        }
+    }
+
+    fn inline(&self, c: &mut Code, id: StructId, place: &str, at: &Here) {
+        let zero = format!("{place} = {}{{}}", self.n.struct_name(id));
+        guarded(
+            c,
+            at,
+            |c| c.try_call(&format!("{place}.readAt(v, {})", at.pos), "err"),
+            &zero,
+        );
+    }
+
+    fn table(&self, c: &mut Code, _id: StructId, place: &str, at: &Here) {
+        let r = c.r();
+        let t = match at.ctx {
+            Ctx::Table { off } => format!("{r}.FieldTable(t, {off})"),
+            Ctx::Pos { .. } => format!("{r}.Table({r}.Uint32({}))", at.pos),
+        };
+        match (at.ctx, &at.present) {
+            (Ctx::Pos { .. }, Some(cond)) => {
+                c.open(&format!("if {cond} {{"));
+                c.try_call(&format!("{place}.readTable(v, {t})"), "err");
+                c.reopen("} else {");
+                c.try_call(&format!("{place}.readTable(v, karmem.Table{{}})"), "err");
+                c.close("}");
+            }
+            _ => c.try_call(&format!("{place}.readTable(v, {t})"), "err"),
+        }
+    }
+
+    fn optional_table(&self, c: &mut Code, id: StructId, place: &str, at: &Here) {
+        let offset = match at.ctx {
+            Ctx::Table { off } => format!("{}.FieldUint32(t, {off})", c.r()),
+            Ctx::Pos { .. } => format!("{}.Uint32({})", c.r(), Pos::parse(&at.pos).normal()),
+        };
+        let load = match &at.present {
+            Some(cond) if matches!(at.ctx, Ctx::Pos { .. }) => {
+                c.line("offset := uint32(0)");
+                c.open(&format!("if {cond} {{"));
+                c.line(&format!("offset = {offset}"));
+                c.close("}");
+                None
+            }
+            _ => Some(offset),
+        };
+        c.open(&match load {
+            Some(offset) => format!("if offset := {offset}; offset != 0 {{"),
+            None => "if offset != 0 {".into(),
+        });
+        c.open(&format!("if {place} == nil {{"));
+        c.line(&format!("{place} = new({})", self.n.struct_name(id)));
+        c.close("}");
+        let r = c.r();
+        c.try_call(&format!("{place}.readTable(v, {r}.Table(offset))"), "err");
+        c.reopen("} else {");
+        c.line(&format!("{place} = nil"));
+        c.close("}");
+    }
+
+    fn optional(&self, c: &mut Code, value_at: u32, value: &Slot, place: &str, at: &Here) {
+        let flag = format!("{}.Uint8({}) != 0", c.r(), at.pos);
+        let cond = match &at.present {
+            Some(p) => format!("{p} && {flag}"),
+            None => flag,
+        };
+        c.open(&format!("if {cond} {{"));
+        c.open(&format!("if {place} == nil {{"));
+        c.line(&format!("{place} = new({})", self.value_type(value)));
+        c.close("}");
+        let inner = Ctx::Pos {
+            pos: Pos::parse(&at.pos).add(value_at).compact(),
+            present: None,
+        };
+        read_slot(self, c, value, &format!("(*{place})"), &inner, None);
+        c.reopen("} else {");
+        c.line(&format!("{place} = nil"));
+        c.close("}");
+    }
+
+    fn union(&self, c: &mut Code, id: UnionId, place: &str, at: &Here) {
+        let call = format!(
+            "readUnion{}(v, {}, {}, {})",
+            self.n.union_name(id),
+            addr(place),
+            at.pos,
+            Pos::parse(&at.pos).add(UNION_OFFSET_AT).compact()
+        );
+        guarded(
+            c,
+            at,
+            |c| c.try_call(&call, "err"),
+            &format!("{place} = nil"),
+        );
+    }
+
+    fn fixed(&self, c: &mut Code, elem: FixedElem, len: u32, stride: u32, place: &str, at: &Here) {
+        let epos = Pos::parse(&at.pos).plus("uint32(j)", stride);
+        let zero = format!("{place} = [{len}]{}{{}}", self.fixed_elem_type(&elem));
+        let read = |c: &mut Code| {
+            c.open(&format!("for j := range {place} {{"));
+            match elem {
+                FixedElem::Scalar(p) => {
+                    let r = c.r();
+                    c.line(&format!("{place}[j] = {r}.{}({})", wire(p), epos.normal()))
+                }
+                FixedElem::Enum { id, repr } => {
+                    let r = c.r();
+                    c.line(&format!(
+                        "{place}[j] = {}({r}.{}({}))",
+                        self.n.enum_name(id),
+                        wire(repr),
+                        epos.normal()
+                    ))
+                }
+                FixedElem::InlineStruct(_) => {
+                    c.try_call(&format!("{place}[j].readAt(v, {})", epos.compact()), "err")
+                }
+            }
+            c.close("}");
+        };
+        guarded(c, at, read, &zero);
+    }
+
+    fn array(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        es: u32,
+        limit: Option<u32>,
+        place: &str,
+        at: &Here,
+    ) {
+        // An absent array (past `used`, or a column the directory does not
+        // list) is empty, or its default (text), and costs nothing
+        // (format.md §10): its value is set without a charge.
+        match (&at.present, at.default) {
+            (Some(cond), _) => c.open(&format!("if {cond} {{")),
+            (None, Some(_)) => c.open("if true {"),
+            (None, None) => c.open("{"),
+        }
+        let load = array_ref(c.r(), at, es, limit);
+        c.line(&format!("a := {load}"));
+        self.read_block(c, array, data, place);
+        if let Some(d) = at.default {
+            // Text with a default: read when present, else the default.
+            let DefaultValue::Text(text) = d else {
+                unreachable!("only text arrays declare a default")
+            };
+            c.reopen("} else {");
+            c.line(&format!("{place} = {}", go_quote(text)));
+        } else if at.present.is_some() {
+            c.reopen("} else {");
+            self.empty_array(c, array, place);
+        }
+        c.close("}");
+    }
+
+    // ---- array blocks: `a` is the reference, `place` reused ---------------
+
+    fn text(&self, c: &mut Code, utf16: bool, charge: u32, place: &str, a: &str) {
+        charge_each(c, a, charge);
+        let r = c.r();
+        if utf16 {
+            c.line(&format!(
+                "karmem.SetUTF16({}, karmem.Slice[uint16]({r}, {a}.Offset, {a}.Len))",
+                addr(place)
+            ));
+        } else {
+            c.line(&format!(
+                "karmem.SetString({}, {r}.ArrayBytes({a}))",
+                addr(place)
+            ));
+        }
+    }
+
+    fn plain(&self, c: &mut Code, elem: ElemType, _size: u32, charge: u32, place: &str, a: &str) {
+        charge_each(c, a, charge);
+        let r = c.r();
+        match elem {
+            ElemType::Scalar(Primitive::Bool) => c.line(&format!(
+                "{place} = karmem.AppendBools({place}[:0], karmem.Slice[uint8]({r}, {a}.Offset, {a}.Len))"
+            )),
+            e => c.line(&format!(
+                "{place} = append({place}[:0], karmem.Slice[{}]({r}, {a}.Offset, {a}.Len)...)",
+                self.elem_type(e)
+            )),
+        }
+    }
+
+    // Each element is an array of its own, read like a field's.
+    fn nested(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        es: u32,
+        limit: Option<u32>,
+        charge: u32,
+        place: &str,
+        a: &str,
+    ) {
+        charge_each(c, a, charge);
+        c.line(&format!("{place} = karmem.Resize({place}, int({a}.Len))"));
+        c.open(&format!("for k := range {} {{", unparen(place)));
+        c.line(&format!("row := &{place}[k]"));
+        let r = c.r();
+        c.line(&format!(
+            "a := {r}.Array({a}.Offset+uint32(k)*{ARRAY_REF_SIZE}, {es}, {})",
+            go_limit(limit)
+        ));
+        self.read_block(c, array, data, "(*row)");
+        c.close("}");
+    }
+
+    // Elements of structs grow the slice one at a time, each built as it
+    // is read, rather than `a.Len` zero values first: a zero value may hold
+    // tables and fixed arrays (format.md §10).
+    fn aos_inline(
+        &self,
+        c: &mut Code,
+        id: StructId,
+        stride: u32,
+        charge: u32,
+        place: &str,
+        a: &str,
+    ) {
+        charge_each(c, a, charge);
+        self.grow_each(c, place, id);
+        c.try_call(
+            &format!("{place}[k].readAt(v, {a}.Offset+uint32(k)*{stride})"),
+            "err",
+        );
+        c.close("}");
+    }
+
+    fn aos_table(&self, c: &mut Code, id: StructId, charge: u32, place: &str, a: &str) {
+        charge_each(c, a, charge);
+        self.grow_each(c, place, id);
+        let r = c.r();
+        c.try_call(
+            &format!(
+                "{place}[k].readTable(v, {r}.Table({r}.Uint32({a}.Offset+uint32(k)*{OFFSET_SIZE})))"
+            ),
+            "err",
+        );
+        c.close("}");
+    }
+
+    fn soa(&self, c: &mut Code, elem: StructId, place: &str, a: &str) {
+        c.try_call(
+            &format!(
+                "readSoa{}(v, {a}, {})",
+                self.n.struct_name(elem),
+                addr(place)
+            ),
+            "err",
+        );
+    }
+
+    fn union_aos(&self, c: &mut Code, id: UnionId, charge: u32, place: &str, a: &str) {
+        charge_each(c, a, charge);
+        c.line(&format!("{place} = karmem.Resize({place}, int({a}.Len))"));
+        c.open(&format!("for k := range {} {{", unparen(place)));
+        c.line(&format!("at := {a}.Offset + uint32(k)*{UNION_SLOT_SIZE}"));
+        c.try_call(
+            &format!(
+                "readUnion{}(v, &{place}[k], at, at+{UNION_OFFSET_AT})",
+                self.n.union_name(id)
+            ),
+            "err",
+        );
+        c.close("}");
+    }
+
+    fn union_soa(&self, c: &mut Code, id: UnionId, tw: u32, charge: u32, place: &str, a: &str) {
+        let r = c.r();
+        c.open(&format!(
+            "if tags, offsets, ok := {r}.UnionColumns({a}, {tw}); ok {{"
+        ));
+        charge_each(c, a, charge);
+        c.line(&format!("{place} = karmem.Resize({place}, int({a}.Len))"));
+        c.open(&format!("for k := range {} {{", unparen(place)));
+        c.try_call(
+            &format!(
+                "readUnion{}(v, &{place}[k], tags+{}, offsets+uint32(k)*{OFFSET_SIZE})",
+                self.n.union_name(id),
+                Pos::default().plus("uint32(k)", tw).compact()
+            ),
+            "err",
+        );
+        c.close("}");
+        c.reopen("} else {");
+        c.line(&format!("{place} = {place}[:0]"));
+        c.close("}");
+    }
+
+    fn bunch(&self, c: &mut Code, id: UnionId, soa: bool, place: &str, a: &str) {
+        let f = if soa { "readBovos" } else { "readBovoa" };
+        c.try_call(
+            &format!("{f}{}(v, {a}, {})", self.n.union_name(id), addr(place)),
+            "err",
+        );
+    }
+}
+
+/// The call loading (through `recv`: the reader, or the validator, which
+/// also checks it) the array reference at `at`, checked against `es` bytes
+/// per element and `limit`: a table's field through `FieldArray` (absent:
+/// empty), any other position with `Array`.
+pub(super) fn array_ref(recv: &str, at: &Here, es: u32, limit: Option<u32>) -> String {
+    let limit = go_limit(limit);
+    match at.ctx {
+        Ctx::Table { off } => format!("{recv}.FieldArray(t, {off}, {es}, {limit})"),
+        Ctx::Pos { .. } => format!("{recv}.Array({}, {es}, {limit})", at.pos),
+    }
+}
+
+/// `then` when the slot is present; else, after charging what its zero
+/// value holds (a field past its table's `used`, format.md §10),
+/// `otherwise`.
+fn guarded(c: &mut Code, at: &Here, then: impl FnOnce(&mut Code), otherwise: &str) {
+    match &at.present {
+        None => then(c),
+        Some(cond) => {
+            c.open(&format!("if {cond} {{"));
+            then(c);
+            c.reopen("} else {");
+            if at.held > 0 {
+                c.try_call(&format!("v.Charge({})", at.held), "err");
+            }
+            c.line(otherwise);
+            c.close("}");
+        }
+    }
+}
+
+/// Charges `charge` units for each element of the array `a` (format.md
+/// §10: the layout's answer, not this generator's).
+fn charge_each(c: &mut Code, a: &str, charge: u32) {
+    c.try_call(
+        &format!("v.Charge({})", times(&format!("uint64({a}.Len)"), charge)),
+        "err",
+    );
+}
+
+/// Go prints the encoder's plan (crate::walk): each node below is one kind
+/// of slot or array block, written at `pos` (format.md §8 order).
+impl EncodePrinter for Gen<'_> {
+    fn write_value(&self, c: &mut Code, slot: &Slot, value: &str, pos: &str) {
+        match slot {
+            Slot::Scalar(p) => c.line(&format!("w.Put{}({pos}, {})", wire(*p), unparen(value))),
+            Slot::Enum { repr, .. } => c.line(&format!(
+                "w.Put{}({pos}, {}({}))",
+                wire(*repr),
+                go_prim(*repr),
+                unparen(value)
+            )),
+            _ => unreachable!("the walker hands numbers and enums only"),
+        }
+    }
+
+    fn write_inline(&self, c: &mut Code, _id: StructId, value: &str, pos: &str) {
+        c.try_call(&format!("{value}.writeAt(w, {pos})"), "err");
+    }
+
+    fn write_table(&self, c: &mut Code, _id: StructId, value: &str, pos: &str) {
+        c.try_call(&format!("{value}.writeTable(w, {pos})"), "err");
+    }
+
+    // nil: offset 0 / presence byte 0, as the zeroed slot is.
+    fn write_optional_table(&self, c: &mut Code, _id: StructId, value: &str, pos: &str) {
+        c.open(&format!("if {value} != nil {{"));
+        c.try_call(&format!("{value}.writeTable(w, {pos})"), "err");
+        c.close("}");
+    }
+
+    fn write_optional(&self, c: &mut Code, value_at: u32, inner: &Slot, value: &str, pos: &str) {
+        c.open(&format!("if {value} != nil {{"));
+        c.line(&format!("w.PutUint8({pos}, 1)"));
+        let at = Pos::parse(pos).add(value_at).compact();
+        write_slot(self, c, inner, &format!("(*{value})"), &at);
+        c.close("}");
+    }
+
+    fn write_union(&self, c: &mut Code, id: UnionId, value: &str, pos: &str) {
+        c.try_call(
+            &format!(
+                "writeUnion{}(w, {value}, {pos}, {})",
+                self.n.union_name(id),
+                Pos::parse(pos).add(UNION_OFFSET_AT).compact()
+            ),
+            "err",
+        );
+    }
+
+    fn write_fixed(
+        &self,
+        c: &mut Code,
+        elem: FixedElem,
+        _len: u32,
+        stride: u32,
+        value: &str,
+        pos: &str,
+    ) {
+        let epos = Pos::parse(pos).plus("uint32(j)", stride).compact();
+        c.open(&format!("for j := range {value} {{"));
+        match elem {
+            FixedElem::Scalar(p) => c.line(&format!("w.Put{}({epos}, {value}[j])", wire(p))),
+            FixedElem::Enum { repr, .. } => c.line(&format!(
+                "w.Put{}({epos}, {}({value}[j]))",
+                wire(repr),
+                go_prim(repr)
+            )),
+            FixedElem::InlineStruct(_) => {
+                c.try_call(&format!("{value}[j].writeAt(w, {epos})"), "err")
+            }
+        }
+        c.close("}");
+    }
+
+    fn write_array_ref(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        value: &str,
+        pos: &str,
+    ) {
+        write_limit(c, array, value);
+        write_array(self, c, array, data, value, pos);
+    }
+
+    fn write_text(&self, c: &mut Code, utf16: bool, value: &str, pos: &str) {
+        let f = if utf16 { "WriteUTF16" } else { "WriteString" };
+        c.try_call(&format!("w.{f}({pos}, {value})"), "err");
+    }
+
+    fn write_plain(&self, c: &mut Code, elem: ElemType, _size: u32, value: &str, pos: &str) {
+        match elem {
+            ElemType::Scalar(Primitive::Bool) => {
+                c.try_call(&format!("w.WriteBools({pos}, {value})"), "err")
+            }
+            _ => c.try_call(&format!("karmem.WriteSlice(w, {pos}, {value})"), "err"),
+        }
+    }
+
+    // The references first, then each element's data in index order
+    // (format.md §8). `row` and `ref` are bound before the element's own
+    // block shadows `block` and `k`.
+    fn write_nested(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        value: &str,
+        pos: &str,
+    ) {
+        self.write_block(c, value, pos, ARRAY_REF_SIZE, |c| {
+            c.line(&format!(
+                "row, ref := {value}[k], block+uint32(k)*{ARRAY_REF_SIZE}"
+            ));
+            write_limit(c, array, "row");
+            write_array(self, c, array, data, "row", "ref");
+        });
+    }
+
+    fn write_aos_inline(
+        &self,
+        c: &mut Code,
+        id: StructId,
+        stride: u32,
+        map: bool,
+        value: &str,
+        pos: &str,
+    ) {
+        if map {
+            return self.write_map(c, id, stride, value, pos);
+        }
+        self.write_block(c, value, pos, stride, |c| {
+            c.try_call(
+                &format!("{value}[k].writeAt(w, block+uint32(k)*{stride})"),
+                "err",
+            )
+        });
+    }
+
+    fn write_aos_table(&self, c: &mut Code, _id: StructId, value: &str, pos: &str) {
+        self.write_block(c, value, pos, OFFSET_SIZE, |c| {
+            c.try_call(
+                &format!("{value}[k].writeTable(w, block+uint32(k)*{OFFSET_SIZE})"),
+                "err",
+            )
+        });
+    }
+
+    fn write_soa(&self, c: &mut Code, elem: StructId, value: &str, pos: &str) {
+        c.try_call(
+            &format!("writeSoa{}(w, {pos}, {value})", self.n.struct_name(elem)),
+            "err",
+        );
+    }
+
+    fn write_union_aos(&self, c: &mut Code, id: UnionId, value: &str, pos: &str) {
+        let u = self.n.union_name(id);
+        self.write_block(c, value, pos, UNION_SLOT_SIZE, |c| {
+            c.try_call(
+                &format!(
+                    "writeUnion{u}(w, {value}[k], block+uint32(k)*{UNION_SLOT_SIZE}, block+uint32(k)*{UNION_SLOT_SIZE}+{UNION_OFFSET_AT})"
+                ),
+                "err",
+            )
+        });
+    }
+
+    fn write_union_soa(&self, c: &mut Code, id: UnionId, tw: u32, value: &str, pos: &str) {
+        let u = self.n.union_name(id);
+        c.open("{");
+        c.line(&format!("tags, err := w.AllocArray(len({value}), {tw})"));
+        c.check_err("err");
+        c.line(&format!(
+            "offsets, err := w.AllocArray(len({value}), {OFFSET_SIZE})"
+        ));
+        c.check_err("err");
+        c.open(&format!("for k := range {} {{", unparen(value)));
+        c.try_call(
+            &format!(
+                "writeUnion{u}(w, {value}[k], tags+{}, offsets+uint32(k)*{OFFSET_SIZE})",
+                Pos::default().plus("uint32(k)", tw).compact()
+            ),
+            "err",
+        );
+        c.close("}");
+        c.line(&format!(
+            "w.PutArrayRef({pos}, tags, uint32(len({value})), uint32(len({value})))"
+        ));
+        c.close("}");
+    }
+
+    fn write_bunch(&self, c: &mut Code, id: UnionId, soa: bool, value: &str, pos: &str) {
+        let f = if soa { "writeBovos" } else { "writeBovoa" };
+        c.try_call(
+            &format!("{f}{}(w, {pos}, {value})", self.n.union_name(id)),
+            "err",
+        );
     }
 }
 

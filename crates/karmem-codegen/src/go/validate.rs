@@ -4,14 +4,17 @@
 //! backend, so both languages accept exactly the same messages.
 
 use karmem_layout::{
-    ArrayData, Slot, SlotCheck, ARRAY_REF_SIZE, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE,
-    OFFSET_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE,
+    ArrayCheck, ArrayData, BunchVariant, Slot, SlotCheck, ARRAY_REF_SIZE, BUNCH_ENTRY_ARRAY_AT,
+    BUNCH_ENTRY_SIZE, OFFSET_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE,
 };
 use karmem_schema::model::*;
 
 use super::code::{Code, Pos};
-use super::object::negate;
-use super::{go_limit, limit_of, Ctx, Gen};
+use super::object::array_ref;
+use super::{go_limit, Gen};
+use crate::walk::{
+    validate_array, validate_array_of, validate_slot, Ctx, Here, SlotPrinter, ValidatePrinter,
+};
 
 impl Gen<'_> {
     /// `Trust<Name>` (trusted mode): validates as `Validate<Name>` does and
@@ -85,19 +88,8 @@ impl Gen<'_> {
         self.c.line("");
 
         let mut body = Code::new(1);
-        for f in &sl.fields {
-            let ctx = if table {
-                Ctx::Table {
-                    t: "t".into(),
-                    off: f.offset,
-                }
-            } else {
-                Ctx::Pos {
-                    pos: Pos::of("at").add(f.offset),
-                    absent: None,
-                }
-            };
-            self.validate_slot(&mut body, &f.slot, &ctx);
+        for f in &self.l.struct_plan(self.s, id).fields {
+            validate_slot(self, &mut body, f.slot, &self.field_ctx(f.access));
         }
         if table {
             self.c.open(&format!(
@@ -122,307 +114,297 @@ impl Gen<'_> {
         self.c.close("}");
         self.c.line("");
     }
+}
 
-    pub(crate) fn validate_slot(&self, c: &mut Code, slot: &Slot, ctx: &Ctx) {
-        let size = self.l.slot_size(slot);
-        let (pos, present): (Pos, Option<String>) = match ctx {
-            Ctx::Table { t, off } => (
-                Pos::of(&format!("{t}.Offset")).add(*off),
-                Some(format!("{t}.Has({off}, {size})")),
-            ),
-            Ctx::Pos { pos, absent } => (pos.clone(), absent.as_ref().map(|a| negate(a))),
-        };
-        let pc = pos.compact();
-        // A field past its table's `used` is charged what a decoder builds
-        // for it beyond the table's bytes: the tables of its zero value
-        // (format.md §10).
-        let held = match ctx {
-            Ctx::Table { .. } => self.l.absent_charge(slot),
-            Ctx::Pos { .. } => 0,
-        };
-        // Runs `body` only when the slot is present, in a block either way
-        // so that its locals never collide with the next slot's.
-        let when = |c: &mut Code, body: &dyn Fn(&mut Code)| {
-            match &present {
-                Some(cond) => c.open(&format!("if {cond} {{")),
-                None => c.open("{"),
-            }
-            body(c);
-            if held > 0 && present.is_some() {
-                c.close("} else {");
-                c.indent += 1;
-                c.try_call(&format!("v.Charge({held})"), "err");
-            }
+/// Go prints the validator's plan (crate::walk): each node below is one
+/// kind of check.
+impl ValidatePrinter for Gen<'_> {
+    fn bool(&self, c: &mut Code, at: &Here) {
+        let pos = Pos::parse(&at.pos).normal();
+        when(c, at, |c| c.try_call(&format!("v.BoolAt({pos})"), "err"));
+    }
+
+    fn inline(&self, c: &mut Code, id: StructId, at: &Here) {
+        let call = format!("validateAt{}(v, {})", self.n.struct_name(id), at.pos);
+        when(c, at, |c| c.try_call(&call, "err"));
+    }
+
+    fn table(&self, c: &mut Code, id: StructId, at: &Here) {
+        let name = self.n.struct_name(id);
+        when(c, at, |c| {
+            let r = c.r();
+            c.line(&format!(
+                "child, err := v.Table({r}.Uint32({}), {name}FullSize)",
+                at.pos
+            ));
+            c.check_err("err");
+            c.try_call(&format!("validateTable{name}(v, child)"), "err");
+        });
+    }
+
+    fn optional_table(&self, c: &mut Code, id: StructId, at: &Here) {
+        let name = self.n.struct_name(id);
+        let pos = Pos::parse(&at.pos).normal();
+        when(c, at, |c| {
+            let r = c.r();
+            c.open(&format!("if offset := {r}.Uint32({pos}); offset != 0 {{"));
+            c.line(&format!("child, err := v.Table(offset, {name}FullSize)"));
+            c.check_err("err");
+            c.try_call(&format!("validateTable{name}(v, child)"), "err");
             c.close("}");
-        };
-        match self.l.slot_check(slot) {
-            SlotCheck::Nothing => {}
-            SlotCheck::Bool => when(c, &|c: &mut Code| {
-                c.try_call(&format!("v.BoolAt({})", pos.normal()), "err")
-            }),
-            SlotCheck::Inline(id) => {
-                let call = format!("validateAt{}(v, {pc})", self.n.struct_name(id));
-                when(c, &|c: &mut Code| c.try_call(&call, "err"));
-            }
-            SlotCheck::Table(id) => {
-                let name = self.n.struct_name(id);
-                when(c, &|c: &mut Code| {
-                    let r = c.r();
-                    c.line(&format!(
-                        "child, err := v.Table({r}.Uint32({}), {name}FullSize)",
-                        pos.compact()
-                    ));
-                    c.check_err("err");
-                    c.try_call(&format!("validateTable{name}(v, child)"), "err");
-                });
-            }
-            SlotCheck::OptionalTable(id) => {
-                let name = self.n.struct_name(id);
-                when(c, &|c: &mut Code| {
-                    let r = c.r();
-                    c.open(&format!(
-                        "if offset := {r}.Uint32({}); offset != 0 {{",
-                        pos.normal()
-                    ));
-                    c.line(&format!("child, err := v.Table(offset, {name}FullSize)"));
-                    c.check_err("err");
-                    c.try_call(&format!("validateTable{name}(v, child)"), "err");
-                    c.close("}");
-                });
-            }
-            // The presence byte is 0 or 1 (format.md §4.2); the value is
-            // checked only when there is one.
-            SlotCheck::Optional { value_at, value } => when(c, &|c: &mut Code| {
-                c.try_call(&format!("v.BoolAt({})", pos.normal()), "err");
-                let mut inner = Code::new(c.indent + 1);
-                let at = Ctx::Pos {
-                    pos: pos.add(value_at),
-                    absent: None,
-                };
-                self.validate_slot(&mut inner, value, &at);
-                if !inner.out.is_empty() {
-                    let r = c.r();
-                    c.open(&format!("if {r}.Uint8({}) != 0 {{", pos.compact()));
-                    c.append(inner);
-                    c.close("}");
-                }
-            }),
-            SlotCheck::Union(id) => {
-                let call = format!(
-                    "validateUnion{}(v, {pc}, {})",
-                    self.n.union_name(id),
-                    pos.add(UNION_OFFSET_AT).compact()
-                );
-                when(c, &|c: &mut Code| c.try_call(&call, "err"));
-            }
-            SlotCheck::Bools { len } => when(c, &|c: &mut Code| {
-                c.try_call(&format!("v.Bools({pc}, {len})"), "err")
-            }),
-            SlotCheck::InlineEach { id, len, stride } => {
-                let name = self.n.struct_name(id);
-                when(c, &|c: &mut Code| {
-                    c.open(&format!("for j := uint32(0); j < {len}; j++ {{"));
-                    c.try_call(
-                        &format!("validateAt{name}(v, {})", pos.plus("j", stride).compact()),
-                        "err",
-                    );
-                    c.close("}");
-                })
-            }
-            SlotCheck::Array {
-                array,
-                data,
-                elem_size: es,
-                limit,
-            } => {
-                let limit = go_limit(limit);
-                let mut inner = Code::new(c.indent + 1);
-                self.validate_array(&mut inner, array, data);
-                let call = match ctx {
-                    Ctx::Table { t, off } => format!("v.FieldArray({t}, {off}, {es}, {limit})"),
-                    Ctx::Pos { .. } => format!("v.Array({pc}, {es}, {limit})"),
-                };
-                // A table's array field is checked through FieldArray (absent
-                // is valid); a positioned one only when present.
-                let cond = match ctx {
-                    Ctx::Table { .. } => None,
-                    Ctx::Pos { .. } => present.clone(),
-                };
-                match &cond {
-                    Some(cond) => c.open(&format!("if {cond} {{")),
-                    None => c.open("{"),
-                }
-                if inner.out.is_empty() {
-                    c.try_discard(&call, "err");
-                } else {
-                    c.line(&format!("a, err := {call}"));
-                    c.check_err("err");
-                    c.append(inner);
-                }
-                c.close("}");
-            }
-        }
+        });
     }
 
-    fn validate_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData) {
-        match (array.text, data) {
-            // Each element is an array reference, checked as a field's.
-            (None, ArrayData::Arrays { array: inner, data }) => {
-                let call = format!(
-                    "v.Array(a.Offset+k*{ARRAY_REF_SIZE}, {}, {})",
-                    data.elem_size(),
-                    limit_of(inner)
-                );
-                let mut each = Code::new(c.indent + 1);
-                self.validate_array(&mut each, inner, data);
-                c.open("for k := uint32(0); k < a.Len; k++ {");
-                if each.out.is_empty() {
-                    c.try_discard(&call, "err");
-                } else {
-                    c.line(&format!("a, err := {call}"));
-                    c.check_err("err");
-                    c.append(each);
-                }
-                c.close("}");
-            }
-            (Some(Text::Utf8), _) => c.try_call("v.UTF8(a.Offset, a.Len)", "err"),
-            (Some(Text::Utf16), _) => c.try_call("v.UTF16(a.Offset, a.Len)", "err"),
-            (None, ArrayData::Plain { .. }) => {
-                if array.elem == ElemType::Scalar(Primitive::Bool) {
-                    c.try_call("v.Bools(a.Offset, a.Len)", "err");
-                }
-            }
-            (None, ArrayData::UnionAos { id, .. }) => {
-                c.open("for i := uint32(0); i < a.Len; i++ {");
-                c.line(&format!("at := a.Offset + i*{UNION_SLOT_SIZE}"));
-                c.try_call(
-                    &format!(
-                        "validateUnion{}(v, at, at+{UNION_OFFSET_AT})",
-                        self.n.union_name(*id)
-                    ),
-                    "err",
-                );
-                c.close("}");
-            }
-            (None, ArrayData::UnionSoa { id, tag }) => {
-                let tw = tag.size();
-                c.line(&format!(
-                    "tags, offsets, ok, err := v.UnionColumns(a, {tw})"
-                ));
-                c.check_err("err");
-                c.open("if ok {");
-                c.open("for i := uint32(0); i < a.Len; i++ {");
-                c.try_call(
-                    &format!(
-                        "validateUnion{}(v, tags+{}, offsets+i*{OFFSET_SIZE})",
-                        self.n.union_name(*id),
-                        Pos::default().plus("i", tw).compact()
-                    ),
-                    "err",
-                );
-                c.close("}");
-                c.close("}");
-            }
-            (None, ArrayData::UnionBunch { variants, .. }) => {
-                let tags: Vec<String> = variants.iter().map(|bv| bv.tag.to_string()).collect();
-                c.line(&format!(
-                    "entries, err := v.Bunch(a, []uint32{{{}}})",
-                    tags.join(", ")
-                ));
-                c.check_err("err");
-                c.open("for e := uint32(1); e <= entries; e++ {");
-                c.line(&format!("entry := a.Offset + {BUNCH_ENTRY_SIZE}*e"));
-                c.line("switch v.Reader().Uint32(entry) {");
-                for bv in variants {
-                    c.line(&format!("case {}:", bv.tag));
-                    c.indent += 1;
-                    let es = bv.data.elem_size();
-                    let mut inner = Code::new(c.indent);
-                    self.validate_struct_array(&mut inner, &bv.data);
-                    if inner.out.is_empty() {
-                        c.try_discard(
-                            &format!("v.Array(entry+{BUNCH_ENTRY_ARRAY_AT}, {es}, karmem.NoLimit)"),
-                            "err",
-                        );
-                    } else {
-                        c.line(&format!(
-                            "a, err := v.Array(entry+{BUNCH_ENTRY_ARRAY_AT}, {es}, karmem.NoLimit)"
-                        ));
-                        c.check_err("err");
-                        c.append(inner);
-                    }
-                    c.indent -= 1;
-                }
-                c.line("}");
-                c.close("}");
-            }
-            (None, ArrayData::AosInline { id, stride }) if array.is_map() => {
-                self.validate_struct_array(c, data);
-                // The look-up's binary search relies on the order.
-                let key = &self.l.of_struct(*id).fields[0];
-                let at = |i: &str| {
-                    let pos = format!("a.Offset+{i}*{stride}");
-                    if key.offset == 0 {
-                        pos
-                    } else {
-                        format!("{pos}+{}", key.offset)
-                    }
-                };
+    // The presence byte is 0 or 1 (format.md §4.2); the value is checked
+    // only when there is one.
+    fn optional(&self, c: &mut Code, value_at: u32, value: &Slot, checked: bool, at: &Here) {
+        let pos = Pos::parse(&at.pos);
+        when(c, at, |c| {
+            c.try_call(&format!("v.BoolAt({})", pos.normal()), "err");
+            if checked {
                 let r = c.r();
-                let read = |i: &str| match &key.slot {
-                    Slot::Scalar(p) | Slot::Enum { repr: p, .. } => {
-                        format!("{r}.{}({})", super::wire(*p), at(i))
-                    }
-                    // Text keys in byte order.
-                    _ => format!(
-                        "string({r}.ArrayBytes({r}.Array({}, 1, karmem.NoLimit)))",
-                        at(i)
-                    ),
+                c.open(&format!("if {r}.Uint8({}) != 0 {{", at.pos));
+                let inner = Ctx::Pos {
+                    pos: pos.add(value_at).compact(),
+                    present: None,
                 };
-                c.open("for k := uint32(1); k < a.Len; k++ {");
-                c.open(&format!("if {} >= {} {{", read("(k-1)"), read("k")));
-                c.line("return karmem.ErrMalformedArray");
-                c.close("}");
+                validate_slot(self, c, value, &inner);
                 c.close("}");
             }
-            (None, data) => self.validate_struct_array(c, data),
-        }
+        });
     }
 
-    fn validate_struct_array(&self, c: &mut Code, data: &ArrayData) {
-        match data {
-            ArrayData::AosInline { id, stride } => {
-                if self.l.inline_needs_validation(*id) {
-                    c.open("for i := uint32(0); i < a.Len; i++ {");
-                    c.try_call(
-                        &format!(
-                            "validateAt{}(v, a.Offset+{})",
-                            self.n.struct_name(*id),
-                            Pos::default().plus("i", *stride).compact()
-                        ),
-                        "err",
-                    );
-                    c.close("}");
-                }
-            }
-            ArrayData::AosTable { id } => {
-                c.open("for i := uint32(0); i < a.Len; i++ {");
-                let name = self.n.struct_name(*id);
-                c.line(&format!(
-                    "child, err := v.Table(v.Reader().Uint32(a.Offset+i*{OFFSET_SIZE}), {name}FullSize)"
-                ));
-                c.check_err("err");
-                c.try_call(&format!("validateTable{name}(v, child)"), "err");
-                c.close("}");
-            }
-            ArrayData::Soa { elem } => c.try_call(
-                &format!("validateSoa{}(v, a)", self.n.struct_name(*elem)),
-                "err",
+    fn union(&self, c: &mut Code, id: UnionId, at: &Here) {
+        let call = format!(
+            "validateUnion{}(v, {}, {})",
+            self.n.union_name(id),
+            at.pos,
+            Pos::parse(&at.pos).add(UNION_OFFSET_AT).compact()
+        );
+        when(c, at, |c| c.try_call(&call, "err"));
+    }
+
+    fn bools(&self, c: &mut Code, len: u32, at: &Here) {
+        when(c, at, |c| {
+            c.try_call(&format!("v.Bools({}, {len})", at.pos), "err")
+        });
+    }
+
+    fn inline_each(&self, c: &mut Code, id: StructId, len: u32, stride: u32, at: &Here) {
+        let name = self.n.struct_name(id);
+        let each = Pos::parse(&at.pos).plus("j", stride).compact();
+        when(c, at, |c| {
+            c.open(&format!("for j := uint32(0); j < {len}; j++ {{"));
+            c.try_call(&format!("validateAt{name}(v, {each})"), "err");
+            c.close("}");
+        });
+    }
+
+    fn array(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        es: u32,
+        limit: Option<u32>,
+        each: bool,
+        at: &Here,
+    ) {
+        let call = array_ref("v", at, es, limit);
+        // A table's array field is checked through FieldArray (absent is
+        // valid); a positioned one only when present.
+        match (at.ctx, &at.present) {
+            (Ctx::Pos { .. }, Some(cond)) => c.open(&format!("if {cond} {{")),
+            _ => c.open("{"),
+        }
+        checked_ref(c, &call, each, |c| {
+            validate_array(self, c, array, data, "a")
+        });
+        c.close("}");
+    }
+
+    // Each element is an array reference, checked as a field's.
+    fn nested(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        es: u32,
+        limit: Option<u32>,
+        each: bool,
+        a: &str,
+    ) {
+        let call = format!(
+            "v.Array({a}.Offset+k*{ARRAY_REF_SIZE}, {es}, {})",
+            go_limit(limit)
+        );
+        c.open(&format!("for k := uint32(0); k < {a}.Len; k++ {{"));
+        checked_ref(c, &call, each, |c| {
+            validate_array(self, c, array, data, "a")
+        });
+        c.close("}");
+    }
+
+    fn text(&self, c: &mut Code, utf16: bool, a: &str) {
+        let f = if utf16 { "UTF16" } else { "UTF8" };
+        c.try_call(&format!("v.{f}({a}.Offset, {a}.Len)"), "err");
+    }
+
+    fn bool_block(&self, c: &mut Code, a: &str) {
+        c.try_call(&format!("v.Bools({a}.Offset, {a}.Len)"), "err");
+    }
+
+    fn union_aos(&self, c: &mut Code, id: UnionId, a: &str) {
+        c.open(&format!("for i := uint32(0); i < {a}.Len; i++ {{"));
+        c.line(&format!("at := {a}.Offset + i*{UNION_SLOT_SIZE}"));
+        c.try_call(
+            &format!(
+                "validateUnion{}(v, at, at+{UNION_OFFSET_AT})",
+                self.n.union_name(id)
             ),
-            _ => unreachable!("only struct arrays here"),
+            "err",
+        );
+        c.close("}");
+    }
+
+    fn union_soa(&self, c: &mut Code, id: UnionId, tw: u32, a: &str) {
+        c.line(&format!(
+            "tags, offsets, ok, err := v.UnionColumns({a}, {tw})"
+        ));
+        c.check_err("err");
+        c.open("if ok {");
+        c.open(&format!("for i := uint32(0); i < {a}.Len; i++ {{"));
+        c.try_call(
+            &format!(
+                "validateUnion{}(v, tags+{}, offsets+i*{OFFSET_SIZE})",
+                self.n.union_name(id),
+                Pos::default().plus("i", tw).compact()
+            ),
+            "err",
+        );
+        c.close("}");
+        c.close("}");
+    }
+
+    fn bunch(&self, c: &mut Code, _id: UnionId, variants: &[BunchVariant], a: &str) {
+        let tags: Vec<String> = variants.iter().map(|bv| bv.tag.to_string()).collect();
+        c.line(&format!(
+            "entries, err := v.Bunch({a}, []uint32{{{}}})",
+            tags.join(", ")
+        ));
+        c.check_err("err");
+        c.open("for e := uint32(1); e <= entries; e++ {");
+        c.line(&format!("entry := {a}.Offset + {BUNCH_ENTRY_SIZE}*e"));
+        c.line("switch v.Reader().Uint32(entry) {");
+        for bv in variants {
+            c.line(&format!("case {}:", bv.tag));
+            c.indent += 1;
+            let es = bv.data.elem_size();
+            let check = self.l.struct_array_check(&bv.data);
+            let call = format!("v.Array(entry+{BUNCH_ENTRY_ARRAY_AT}, {es}, karmem.NoLimit)");
+            checked_ref(c, &call, !check.is_nothing(), |c| {
+                validate_array_of(self, c, check, "a")
+            });
+            c.indent -= 1;
+        }
+        c.line("}");
+        c.close("}");
+    }
+
+    fn map(&self, c: &mut Code, id: StructId, stride: u32, each: bool, a: &str) {
+        ValidatePrinter::aos_inline(self, c, id, stride, each, a);
+        // The look-up's binary search relies on the order.
+        let key = &self.l.of_struct(id).fields[0];
+        let at = |i: &str| {
+            let pos = format!("{a}.Offset+{i}*{stride}");
+            if key.offset == 0 {
+                pos
+            } else {
+                format!("{pos}+{}", key.offset)
+            }
+        };
+        let r = c.r();
+        let read = |i: &str| match &key.slot {
+            Slot::Scalar(p) | Slot::Enum { repr: p, .. } => {
+                format!("{r}.{}({})", super::wire(*p), at(i))
+            }
+            // Text keys in byte order.
+            _ => format!(
+                "string({r}.ArrayBytes({r}.Array({}, 1, karmem.NoLimit)))",
+                at(i)
+            ),
+        };
+        c.open(&format!("for k := uint32(1); k < {a}.Len; k++ {{"));
+        c.open(&format!("if {} >= {} {{", read("(k-1)"), read("k")));
+        c.line("return karmem.ErrMalformedArray");
+        c.close("}");
+        c.close("}");
+    }
+
+    fn aos_inline(&self, c: &mut Code, id: StructId, stride: u32, each: bool, a: &str) {
+        if each {
+            c.open(&format!("for i := uint32(0); i < {a}.Len; i++ {{"));
+            c.try_call(
+                &format!(
+                    "validateAt{}(v, {a}.Offset+{})",
+                    self.n.struct_name(id),
+                    Pos::default().plus("i", stride).compact()
+                ),
+                "err",
+            );
+            c.close("}");
         }
     }
 
+    fn aos_table(&self, c: &mut Code, id: StructId, a: &str) {
+        c.open(&format!("for i := uint32(0); i < {a}.Len; i++ {{"));
+        let name = self.n.struct_name(id);
+        c.line(&format!(
+            "child, err := v.Table(v.Reader().Uint32({a}.Offset+i*{OFFSET_SIZE}), {name}FullSize)"
+        ));
+        c.check_err("err");
+        c.try_call(&format!("validateTable{name}(v, child)"), "err");
+        c.close("}");
+    }
+
+    fn soa(&self, c: &mut Code, elem: StructId, a: &str) {
+        c.try_call(
+            &format!("validateSoa{}(v, {a})", self.n.struct_name(elem)),
+            "err",
+        );
+    }
+}
+
+/// Runs `body` only when the slot is present, in a block either way so
+/// that its locals never collide with the next slot's. A field past its
+/// table's `used` is charged what a decoder builds for it beyond the
+/// table's bytes: the tables of its zero value (format.md §10).
+fn when(c: &mut Code, at: &Here, body: impl FnOnce(&mut Code)) {
+    match &at.present {
+        Some(cond) => c.open(&format!("if {cond} {{")),
+        None => c.open("{"),
+    }
+    body(c);
+    if at.held > 0 && at.present.is_some() {
+        c.reopen("} else {");
+        c.try_call(&format!("v.Charge({})", at.held), "err");
+    }
+    c.close("}");
+}
+
+/// An array reference checked by `call`; when `each` (its block has
+/// checks: the plan's answer), loaded as `a` for `block` to check.
+fn checked_ref(c: &mut Code, call: &str, each: bool, block: impl FnOnce(&mut Code)) {
+    if each {
+        c.line(&format!("a, err := {call}"));
+        c.check_err("err");
+        block(c);
+    } else {
+        c.try_discard(call, "err");
+    }
+}
+
+impl Gen<'_> {
     /// `validateSoa<T>`: the directory, then one column at a time
     /// (format.md §11, RATIONALE R5.9): a column of array references
     /// with `ArrayColumn` (folded checks, one charge), then what they lead
@@ -446,8 +428,8 @@ impl Gen<'_> {
         // What a decoder builds for a column the directory does not list,
         // beyond its width: as `readSoa` charges it, per element of the
         // capacity (format.md §10).
-        self.charge_unlisted(&mut c, &soa, "a.Cap");
-        if !body.out.is_empty() {
+        self.charge_unlisted(&mut c, id, "a.Cap");
+        if self.l.soa_needs_validation(id) {
             if body.reads() {
                 c.line("r := v.Reader()");
             }
@@ -464,19 +446,26 @@ impl Gen<'_> {
     /// (`cols[k]` is its offset, 0 when the writer did not write it).
     fn validate_column(&self, c: &mut Code, k: usize, col: &karmem_layout::Column) {
         let at = format!("cols[{k}]");
-        let Slot::ArrayRef { array, data } = &col.slot else {
+        let slot_check = self.l.slot_check(&col.slot);
+        let SlotCheck::Array {
+            array,
+            data,
+            elem_size,
+            limit,
+        } = slot_check
+        else {
             // Bools, unions, fixed arrays of them: element by element.
+            if slot_check == SlotCheck::Nothing {
+                return;
+            }
             let ctx = Ctx::Pos {
-                pos: Pos::of(&at).plus("i", col.size),
-                absent: None,
+                pos: Pos::of(&at).plus("i", col.size).compact(),
+                present: None,
             };
             // One level in: the slot's code is one `{ … }` block (its
             // locals scoped), which becomes the loop's body.
             let mut each = Code::new(c.indent + 1);
-            self.validate_slot(&mut each, &col.slot, &ctx);
-            if each.out.is_empty() {
-                return;
-            }
+            validate_slot(self, &mut each, &col.slot, &ctx);
             let tabs = "\t".repeat(c.indent + 1);
             let (open, close) = (format!("{tabs}{{\n"), format!("{tabs}}}\n"));
             let inner = each
@@ -505,31 +494,26 @@ impl Gen<'_> {
         };
         c.open(&format!("if {at} != 0 {{"));
         c.try_call(
-            &format!(
-                "v.ArrayColumn({at}, n, {}, {})",
-                data.elem_size(),
-                limit_of(array)
-            ),
+            &format!("v.ArrayColumn({at}, n, {elem_size}, {})", go_limit(limit)),
             "err",
         );
-        let mut each = Code::new(c.indent + 1);
-        self.validate_array(&mut each, array, data);
-        match data {
-            _ if each.out.is_empty() => {}
-            _ if array.text == Some(Text::Utf8) => {
+        let check = self.l.array_check(array, data);
+        match check {
+            _ if check.is_nothing() => {}
+            ArrayCheck::Text { utf16: false } => {
                 c.try_call(&format!("v.UTF8Column({at}, n)"), "err")
             }
-            ArrayData::Soa { elem } if !self.l.soa_needs_validation(*elem) => c.try_call(
+            ArrayCheck::Soa { elem } if !self.l.soa_needs_validation(elem) => c.try_call(
                 &format!(
                     "v.SoaColumn({at}, n, soaColumns{}[:])",
-                    self.n.struct_name(*elem)
+                    self.n.struct_name(elem)
                 ),
                 "err",
             ),
             _ => {
                 c.open("for i := uint32(0); i < n; i++ {");
                 c.line(&format!("a := v.ColumnRef({at}, i)"));
-                c.append(each);
+                validate_array_of(self, c, check, "a");
                 c.close("}");
             }
         }
