@@ -16,6 +16,10 @@
 //! the backend, the shared names and helpers, and the file's item order.
 //! All of them write through `code::Code` (`self.c`), which keeps the
 //! indentation: a block is `open`ed and `close`d, never indented by hand.
+//! The per-slot code of the object's encoder and decoder (`object`), of the
+//! validator (`validate`) and of the SoA columns (`soa`) is printed for the
+//! shared walkers of the layout plan (`crate::walk`): `Gen` is their
+//! `SlotPrinter`, `DecodePrinter`, `ValidatePrinter` and `EncodePrinter`.
 
 mod code;
 mod enums;
@@ -25,6 +29,7 @@ mod unions;
 mod validate;
 mod views;
 
+use std::cell::Cell;
 use std::collections::BTreeSet;
 
 use karmem_layout::{ArrayData, Layout, Slot};
@@ -60,6 +65,7 @@ impl Backend for RustBackend {
             n: Namer::new(&RUST, schema),
             serde: self.serde,
             c: Code::new(0),
+            map: Cell::new(false),
         };
         g.file();
         Ok(vec![GeneratedFile {
@@ -102,39 +108,10 @@ struct Gen<'a> {
     n: Namer<'a>,
     serde: bool,
     c: Code,
-}
-
-/// Where a field's bytes are, for the code being emitted.
-#[derive(Clone)]
-enum Ctx {
-    /// A table field: `T` is the table expression, `off` its offset.
-    Table { t: String, off: u32 },
-    /// A fixed position (inline struct, array element): `pos` is a `u32`
-    /// expression, `present` a `bool` expression.
-    Pos { pos: String, present: String },
-}
-
-impl Ctx {
-    /// Where an optional slot's value is: `value_at` bytes after the slot,
-    /// folded into a table field's offset.
-    fn value_pos(&self, value_at: u32) -> String {
-        match self {
-            Ctx::Table { t, off } => format!("{t}.offset + {}", off + value_at),
-            Ctx::Pos { pos, .. } => format!("{pos} + {value_at}"),
-        }
-    }
-
-    /// The field's position and whether it is present (`u32` and `bool`
-    /// expressions), for a slot of `size` bytes.
-    fn pos_present(&self, size: u32) -> (String, String) {
-        match self {
-            Ctx::Table { t, off } => (
-                format!("{t}.offset + {off}"),
-                format!("{t}.has({off}, {size})"),
-            ),
-            Ctx::Pos { pos, present } => (pos.clone(), present.clone()),
-        }
-    }
+    /// Whether the array whose block the decoder is reading is a map
+    /// (`DecodePrinter::aos_inline` reads its entries into the map), set by
+    /// `read_block` before the walker reaches the block.
+    map: Cell<bool>,
 }
 
 /// The `Option<u32>` limit of an array's length (`Some(n)` for `[<n]`).
@@ -147,9 +124,10 @@ fn rust_limit(limit: Option<u32>) -> String {
     limit.map_or("None".into(), |n| format!("Some({n})"))
 }
 
-/// `bovos` or `bovoa`: the kind of a bunch array, as its helpers are named.
-fn bunch_kind(array: &ArrayType) -> &'static str {
-    if array.layout == ArrayLayout::BoVoS {
+/// `bovos` (`soa`) or `bovoa`: the kind of a bunch array, as its helpers
+/// are named.
+fn bunch_kind(soa: bool) -> &'static str {
+    if soa {
         "bovos"
     } else {
         "bovoa"

@@ -1,17 +1,23 @@
 //! Object types: the owned struct (`Clone + Debug + Default + PartialEq`),
 //! its `write_as_root` / `read_as_root` / `validate` entry points, and the
 //! per-slot code that writes a field and decodes it into the object
-//! (reusing allocations).
+//! (reusing allocations): `Gen` as the walkers' `EncodePrinter` and
+//! `DecodePrinter` (`crate::walk`), and the `SlotPrinter` they and the
+//! validator share.
 
 use karmem_layout::{
-    ArrayData, FixedElem, Slot, ARRAY_REF_SIZE, HEADER_SIZE, OBJECT_ALIGN, OFFSET_SIZE,
-    UNION_OFFSET_AT, UNION_SLOT_SIZE,
+    Access, ArrayData, FixedElem, Layout, Slot, SlotCheck, ARRAY_REF_SIZE, HEADER_SIZE,
+    OBJECT_ALIGN, OFFSET_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE,
 };
 use karmem_schema::model::*;
 
 use super::code::Code;
-use super::{add, bunch_kind, limit, mul, rust_prim, Ctx, Gen};
+use super::{add, bunch_kind, mul, rust_limit, rust_prim, Gen};
 use crate::names::screaming;
+use crate::walk::{
+    read_array, read_fields, read_slot, validate_slot, write_array, write_slot, Ctx, DecodePrinter,
+    EncodePrinter, Here, SlotPrinter,
+};
 
 impl Gen<'_> {
     fn obj_type(&self, ty: &FieldType) -> String {
@@ -214,11 +220,16 @@ impl Gen<'_> {
         self.c.line("Ok(w.bytes().to_vec())");
         self.c.close("}");
         self.c.line("");
+        let plan = self.l.struct_plan(self.s, id);
+        let places: Vec<String> = (plan.fields.iter())
+            .map(|f| format!("self.{}", self.n.field(id, f.index)))
+            .collect();
         let mut body = Code::new(2);
-        for (i, f) in sl.fields.iter().enumerate() {
-            let place = format!("self.{}", self.n.field(id, i));
-            let pos = add("at", f.offset);
-            self.write_slot(&mut body, &f.slot, &place, &pos);
+        for f in &plan.fields {
+            let (Access::Table { off, .. } | Access::Inline { off }) = f.access else {
+                unreachable!("a struct's fields are its own")
+            };
+            write_slot(self, &mut body, f.slot, &places[f.index], &add("at", off));
         }
         let body = body.into_text();
         if table {
@@ -233,7 +244,7 @@ impl Gen<'_> {
             self.c.line("Ok(at)");
             self.c.close("}");
         } else {
-            let (w, at) = if body.is_empty() {
+            let (w, at) = if plan.fields.is_empty() {
                 ("_w", "_at")
             } else {
                 ("w", "at")
@@ -285,22 +296,7 @@ impl Gen<'_> {
         self.c.close("}");
         self.c.line("");
         let mut body = Code::new(2);
-        for (i, f) in sl.fields.iter().enumerate() {
-            let place = format!("self.{}", self.n.field(id, i));
-            let ctx = if table {
-                Ctx::Table {
-                    t: "t".into(),
-                    off: f.offset,
-                }
-            } else {
-                Ctx::Pos {
-                    pos: add("at", f.offset),
-                    present: "true".into(),
-                }
-            };
-            let default = self.s.structs[id].fields[i].nonzero_default();
-            self.read_slot(&mut body, &f.slot, &place, &ctx, default);
-        }
+        read_fields(self, &mut body, &plan.fields, |k, _| places[k].clone());
         let uses_r = body.reads();
         let body = body.into_text();
         if table {
@@ -340,7 +336,8 @@ impl Gen<'_> {
             self.c.line("Ok(x)");
             self.c.close("}");
         } else {
-            let at = if body.contains("at") { "at" } else { "_at" };
+            // Every field is read at `at` plus its offset.
+            let at = if plan.fields.is_empty() { "_at" } else { "at" };
             self.c.line("#[doc(hidden)]");
             self.c.open(&format!(
                 "pub fn read_at(&mut self, v: &mut karmem::Validator<'_>, {at}: u32) -> Result<(), karmem::Error> {{"
@@ -386,24 +383,19 @@ impl Gen<'_> {
         self.c.close("}");
         self.c.line("");
         let mut body = Code::new(2);
-        for f in &sl.fields {
-            let ctx = if table {
-                Ctx::Table {
-                    t: "t".into(),
-                    off: f.offset,
-                }
-            } else {
-                Ctx::Pos {
-                    pos: add("at", f.offset),
-                    present: "true".into(),
-                }
-            };
-            self.validate_slot(&mut body, &f.slot, &ctx);
+        for f in &plan.fields {
+            validate_slot(self, &mut body, f.slot, &self.field_ctx(f.access));
         }
         let uses_r = body.reads();
         let body = body.into_text();
+        // Fields with checks (each found through `t` or `at`): the plan's
+        // answer, not the text's.
+        let checked = plan
+            .fields
+            .iter()
+            .any(|f| self.l.slot_check(f.slot) != SlotCheck::Nothing);
         if table {
-            let t = if body.contains('t') { "t" } else { "_t" };
+            let t = if checked { "t" } else { "_t" };
             self.c.line("#[doc(hidden)]");
             self.c.open(&format!(
                 "pub fn validate_table(v: &mut karmem::Validator<'_>, {t}: karmem::Table) -> Result<(), karmem::Error> {{"
@@ -417,11 +409,7 @@ impl Gen<'_> {
             self.c.line("Ok(())");
             self.c.close("}");
         } else {
-            let (v, at) = if body.is_empty() {
-                ("_v", "_at")
-            } else {
-                ("v", "at")
-            };
+            let (v, at) = if !checked { ("_v", "_at") } else { ("v", "at") };
             self.c.line("#[doc(hidden)]");
             self.c.open(&format!(
                 "pub fn validate_at({v}: &mut karmem::Validator<'_>, {at}: u32) -> Result<(), karmem::Error> {{"
@@ -439,78 +427,31 @@ impl Gen<'_> {
 
     // ---- per-slot code: write --------------------------------------------
 
-    pub(super) fn write_slot(&self, c: &mut Code, slot: &Slot, place: &str, pos: &str) {
-        match slot {
-            Slot::Scalar(Primitive::Bool) => c.line(&format!("w.put_bool({pos}, {place});")),
-            Slot::Scalar(p) => c.line(&format!("w.put::<{}>({pos}, {place});", rust_prim(*p))),
-            Slot::Enum { repr, .. } => {
-                c.line(&format!("w.put::<{}>({pos}, {place}.0);", rust_prim(*repr)))
-            }
-            Slot::InlineStruct(_) => c.line(&format!("{place}.write_at(w, {pos})?;")),
-            Slot::TableRef(_) => {
-                c.line(&format!("let child = {place}.write(w)?;"));
-                c.line(&format!("w.put::<u32>({pos}, child);"));
-            }
-            // No value: offset 0 / presence byte 0, as the zeroed slot is.
-            Slot::OptionalTable(_) => {
-                c.open(&format!("if let Some(value) = &{place} {{"));
-                c.line("let child = value.write(w)?;");
-                c.line(&format!("w.put::<u32>({pos}, child);"));
-                c.close("}");
-            }
-            Slot::Optional { value_at, value } => {
-                let copy = matches!(**value, Slot::Scalar(_) | Slot::Enum { .. });
-                let by = if copy { "" } else { "&" };
-                c.open(&format!("if let Some({BORROWED_VALUE}) = {by}{place} {{"));
-                c.line(&format!("w.put::<u8>({pos}, 1);"));
-                self.write_slot(c, value, BORROWED_VALUE, &format!("{pos} + {value_at}"));
-                c.close("}");
-            }
-            Slot::Union { id, .. } => c.line(&format!(
-                "{}::write_slot(&{place}, w, {pos})?;",
-                self.union_value(*id)
-            )),
-            Slot::FixedArray { elem, stride, .. } => {
-                let epos = format!("{pos} + {}", mul("j as u32", *stride));
-                let inner = match elem {
-                    FixedElem::Scalar(Primitive::Bool) => format!("w.put_bool({epos}, *e);"),
-                    FixedElem::Scalar(p) => format!("w.put::<{}>({epos}, *e);", rust_prim(*p)),
-                    FixedElem::Enum { repr, .. } => {
-                        format!("w.put::<{}>({epos}, e.0);", rust_prim(*repr))
-                    }
-                    FixedElem::InlineStruct(_) => format!("e.write_at(w, {epos})?;"),
-                };
-                c.open(&format!("for (j, e) in {place}.iter().enumerate() {{"));
-                c.line(&inner);
-                c.close("}");
-            }
-            Slot::ArrayRef { array, data } => {
-                self.write_limit(c, array, place);
-                self.write_array(c, array, data, place, pos);
-            }
-        }
-    }
-
     /// The entries of a map in key order (the order of the `BTreeMap`),
     /// each written as its entry struct would be (format.md §5.5, §8).
     fn write_map(&self, c: &mut Code, entry: StructId, stride: u32, place: &str, pos: &str) {
         let sl = self.l.of_struct(entry);
         let (key, value) = (&sl.fields[0], &sl.fields[1]);
-        let copy = |slot: &Slot| matches!(slot, Slot::Scalar(_) | Slot::Enum { .. });
         c.open("{");
         c.line(&format!(
             "let block = w.alloc_array({place}.len(), {stride})?;"
         ));
         // Numbers are copied out of the map, the rest borrowed.
-        let deref = |slot: &Slot| if copy(slot) { "&" } else { "" };
+        let deref = |slot: &Slot| if is_number(slot) { "&" } else { "" };
         c.open(&format!(
             "for (i, ({}key, {}{BORROWED_VALUE})) in {place}.iter().enumerate() {{",
             deref(&key.slot),
             deref(&value.slot)
         ));
         c.line(&format!("let at = block + {};", mul("i as u32", stride)));
-        self.write_slot(c, &key.slot, "key", &add("at", key.offset));
-        self.write_slot(c, &value.slot, BORROWED_VALUE, &add("at", value.offset));
+        write_slot(self, c, &key.slot, "key", &add("at", key.offset));
+        write_slot(
+            self,
+            c,
+            &value.slot,
+            BORROWED_VALUE,
+            &add("at", value.offset),
+        );
         c.close("}");
         c.line(&format!(
             "w.put_array_ref({pos}, block, {place}.len() as u32, {place}.len() as u32);"
@@ -531,123 +472,30 @@ impl Gen<'_> {
         }
     }
 
-    fn write_array(
-        &self,
+    /// A block allocated for `place.len()` elements of `size` bytes, each
+    /// element (`binding`, index `i`) written by `each`, then referenced at
+    /// `pos`.
+    fn write_block(
         c: &mut Code,
-        array: &ArrayType,
-        data: &ArrayData,
+        size: u32,
+        binding: &str,
         place: &str,
         pos: &str,
+        each: impl FnOnce(&mut Code),
     ) {
-        // A block allocated for `place.len()` elements of `size` bytes,
-        // filled by `each` (element `e`, index `i`), then referenced at `pos`.
-        let block = |c: &mut Code, size: u32, each: &str| {
-            c.open("{");
-            c.line(&format!(
-                "let block = w.alloc_array({place}.len(), {size})?;"
-            ));
-            c.open(&format!("for (i, e) in {place}.iter().enumerate() {{"));
-            c.line(each);
-            c.close("}");
-            c.line(&format!(
-                "w.put_array_ref({pos}, block, {place}.len() as u32, {place}.len() as u32);"
-            ));
-            c.close("}");
-        };
-        match (array.text, data) {
-            // The references first, then each element's data in index
-            // order (format.md §8).
-            (None, ArrayData::Arrays { array: inner, data }) => {
-                c.open("{");
-                c.line(&format!(
-                    "let block = w.alloc_array({place}.len(), {ARRAY_REF_SIZE})?;"
-                ));
-                c.open(&format!(
-                    "for (i, {BORROWED_VALUE}) in {place}.iter().enumerate() {{"
-                ));
-                c.line(&format!("let at = block + i as u32 * {ARRAY_REF_SIZE};"));
-                self.write_limit(c, inner, BORROWED_VALUE);
-                self.write_array(c, inner, data, BORROWED_VALUE, "at");
-                c.close("}");
-                c.line(&format!(
-                    "w.put_array_ref({pos}, block, {place}.len() as u32, {place}.len() as u32);"
-                ));
-                c.close("}");
-            }
-            (Some(Text::Utf8), _) => c.line(&format!("w.write_bytes({pos}, {place}.as_bytes())?;")),
-            (Some(Text::Utf16), _) => {
-                c.open("{");
-                c.line(&format!(
-                    "let units: Vec<u16> = {place}.encode_utf16().collect();"
-                ));
-                c.line(&format!("w.write_slice({pos}, &units)?;"));
-                c.close("}");
-            }
-            (None, ArrayData::Plain { elem_size }) => match array.elem {
-                ElemType::Scalar(Primitive::Bool) => {
-                    let put = format!("w.put_bool(block + {}, *e);", mul("i as u32", 1));
-                    block(c, *elem_size, &put);
-                }
-                ElemType::Enum(id) => {
-                    let put = format!(
-                        "w.put::<{}>(block + {}, e.0);",
-                        rust_prim(self.s.enums[id].repr),
-                        mul("i as u32", *elem_size)
-                    );
-                    block(c, *elem_size, &put);
-                }
-                _ => c.line(&format!("w.write_slice({pos}, {})?;", borrowed(place))),
-            },
-            (None, ArrayData::UnionAos { id, .. }) => {
-                let put = format!(
-                    "{}::write_slot(e, w, block + i as u32 * {UNION_SLOT_SIZE})?;",
-                    self.union_value(*id)
-                );
-                block(c, UNION_SLOT_SIZE, &put);
-            }
-            (None, ArrayData::UnionSoa { id, tag }) => {
-                let tw = tag.size();
-                c.open("{");
-                c.line(&format!("let tags = w.alloc_array({place}.len(), {tw})?;"));
-                c.line(&format!(
-                    "let offsets = w.alloc_array({place}.len(), {OFFSET_SIZE})?;"
-                ));
-                c.open(&format!("for (i, e) in {place}.iter().enumerate() {{"));
-                c.line(&format!(
-                    "{}::write_parts(e, w, tags + {}, offsets + i as u32 * {OFFSET_SIZE})?;",
-                    self.union_value(*id),
-                    mul("i as u32", tw)
-                ));
-                c.close("}");
-                c.line(&format!(
-                    "w.put_array_ref({pos}, tags, {place}.len() as u32, {place}.len() as u32);"
-                ));
-                c.close("}");
-            }
-            (None, ArrayData::UnionBunch { id, .. }) => {
-                c.line(&format!(
-                    "{}::write_{}({}, w, {pos})?;",
-                    self.union_value(*id),
-                    bunch_kind(array),
-                    borrowed(place)
-                ));
-            }
-            (None, ArrayData::Soa { elem }) if self.words_soa(*elem).is_some() => c.line(&format!(
-                "{}::write_soa_slice({}, w, {pos})?;",
-                self.n.struct_name(*elem),
-                borrowed(place)
-            )),
-            (None, ArrayData::AosInline { id, stride }) if array.is_map() => {
-                self.write_map(c, *id, *stride, place, pos)
-            }
-            (None, data) => self.write_struct_array(
-                c,
-                data,
-                &format!("{place}.iter()"),
-                &format!("{place}.len()"),
-                pos,
-            ),
-        }
+        c.open("{");
+        c.line(&format!(
+            "let block = w.alloc_array({place}.len(), {size})?;"
+        ));
+        c.open(&format!(
+            "for (i, {binding}) in {place}.iter().enumerate() {{"
+        ));
+        each(c);
+        c.close("}");
+        c.line(&format!(
+            "w.put_array_ref({pos}, block, {place}.len() as u32, {place}.len() as u32);"
+        ));
+        c.close("}");
     }
 
     /// An array of structs from an iterator of `&T` with `count` items.
@@ -659,426 +507,770 @@ impl Gen<'_> {
         count: &str,
         pos: &str,
     ) {
-        let block = |c: &mut Code, size: String, each: &[String]| {
-            c.open("{");
-            c.line(&format!("let count = {count};"));
-            c.line(&format!("let block = w.alloc_array(count, {size})?;"));
-            c.open(&format!("for (i, e) in {iter}.enumerate() {{"));
-            for l in each {
-                c.line(l);
-            }
-            c.close("}");
-            c.line(&format!(
-                "w.put_array_ref({pos}, block, count as u32, count as u32);"
-            ));
-            c.close("}");
-        };
         match data {
-            ArrayData::AosInline { stride, .. } => block(
-                c,
-                stride.to_string(),
-                &[format!(
-                    "e.write_at(w, block + {})?;",
-                    mul("i as u32", *stride)
-                )],
-            ),
-            ArrayData::AosTable { .. } => block(
-                c,
-                OFFSET_SIZE.to_string(),
-                &[
-                    "let child = e.write(w)?;".to_string(),
-                    format!("w.put::<u32>(block + i as u32 * {OFFSET_SIZE}, child);"),
-                ],
-            ),
-            ArrayData::Soa { elem } => c.line(&format!(
-                "{}::write_soa({iter}, {count}, w, {pos})?;",
-                self.n.struct_name(*elem)
-            )),
+            ArrayData::AosInline { stride, .. } => self.write_inlines(c, *stride, iter, count, pos),
+            ArrayData::AosTable { .. } => self.write_tables(c, iter, count, pos),
+            ArrayData::Soa { elem } => self.write_soa_items(c, *elem, iter, count, pos),
             _ => unreachable!("only struct arrays here"),
         }
     }
 
+    /// A block of `count` elements of `size` bytes from the iterator
+    /// `iter`, each filled by `each` (element `e`, index `i`).
+    fn write_items(
+        c: &mut Code,
+        size: String,
+        each: &[String],
+        iter: &str,
+        count: &str,
+        pos: &str,
+    ) {
+        c.open("{");
+        c.line(&format!("let count = {count};"));
+        c.line(&format!("let block = w.alloc_array(count, {size})?;"));
+        c.open(&format!("for (i, e) in {iter}.enumerate() {{"));
+        for l in each {
+            c.line(l);
+        }
+        c.close("}");
+        c.line(&format!(
+            "w.put_array_ref({pos}, block, count as u32, count as u32);"
+        ));
+        c.close("}");
+    }
+
+    /// Inline structs `stride` bytes apart.
+    fn write_inlines(&self, c: &mut Code, stride: u32, iter: &str, count: &str, pos: &str) {
+        let each = format!("e.write_at(w, block + {})?;", mul("i as u32", stride));
+        Self::write_items(c, stride.to_string(), &[each], iter, count, pos);
+    }
+
+    /// Offsets to tables, each written first.
+    fn write_tables(&self, c: &mut Code, iter: &str, count: &str, pos: &str) {
+        let each = [
+            "let child = e.write(w)?;".to_string(),
+            format!("w.put::<u32>(block + i as u32 * {OFFSET_SIZE}, child);"),
+        ];
+        Self::write_items(c, OFFSET_SIZE.to_string(), &each, iter, count, pos);
+    }
+
+    /// An SoA block of `elem`, by its `write_soa`.
+    fn write_soa_items(&self, c: &mut Code, elem: StructId, iter: &str, count: &str, pos: &str) {
+        c.line(&format!(
+            "{}::write_soa({iter}, {count}, w, {pos})?;",
+            self.n.struct_name(elem)
+        ));
+    }
+
+    /// The call of union `id`'s `call` (`read_parts(e, v`) on element `i`
+    /// of an SoA union block: its tag in the column `tags`, its offset in
+    /// the column `offsets`.
+    fn union_parts(&self, id: UnionId, call: &str, tag_size: u32) -> String {
+        format!(
+            "{}::{call}, tags + {}, offsets + i as u32 * {OFFSET_SIZE})?;",
+            self.union_value(id),
+            mul("i as u32", tag_size)
+        )
+    }
+
     // ---- per-slot code: object decode ------------------------------------
 
-    /// Decode one slot into `place`; an absent field (or SoA column) reads
-    /// as `default`, else as zero.
-    pub(super) fn read_slot(
-        &self,
-        c: &mut Code,
-        slot: &Slot,
-        place: &str,
-        ctx: &Ctx,
-        default: Option<&DefaultValue>,
-    ) {
-        let (pos, present) = ctx.pos_present(self.l.slot_size(slot));
-        let default = default.map(|d| self.default_expr(slot, d));
-        // A field past its table's `used` is built as its zero value: the
-        // tables that holds are charged first (format.md §10; its own bytes
-        // are its table's). An SoA column's are charged for the whole array
-        // by `read_soa`, before its elements are made.
-        let held = match ctx {
-            Ctx::Table { .. } => self.l.absent_charge(slot),
-            Ctx::Pos { .. } => 0,
-        };
-        let absent = |assign: String| -> Vec<String> {
-            let mut lines = Vec::new();
-            if held > 0 {
-                lines.push(format!("v.charge({held})?;"));
-            }
-            lines.push(assign);
-            lines
-        };
-        // A number read through `r` (the reader `c.r()` gives).
-        let scalar = |r: &str, ty: &str| -> String {
-            match (ctx, &default) {
-                (Ctx::Pos { pos, present }, _) if present == "true" => {
-                    format!("{r}.get::<{ty}>({pos})")
-                }
+    /// Decodes the block of array reference `a` (of an `array`) into
+    /// `place`: the walker's [`read_array`], with the array's kind (a map
+    /// or not) kept for [`DecodePrinter::aos_inline`].
+    fn read_block(&self, c: &mut Code, array: &ArrayType, data: &ArrayData, place: &str) {
+        self.map.set(array.is_map());
+        read_array(self, c, array, data, place, "a");
+    }
+}
+
+/// Whether `slot` holds a number (copied, not borrowed or filled in place).
+fn is_number(slot: &Slot) -> bool {
+    matches!(slot, Slot::Scalar(_) | Slot::Enum { .. })
+}
+
+/// What an absent slot is built as: `assign`, after the tables its zero
+/// value holds are charged (`held` units, format.md §10).
+fn absent(held: u64, assign: String) -> Vec<String> {
+    let mut lines = Vec::new();
+    if held > 0 {
+        lines.push(format!("v.charge({held})?;"));
+    }
+    lines.push(assign);
+    lines
+}
+
+/// `v.charge(…)` for `a.len` elements of `charge` units each.
+fn charge(c: &mut Code, charge: u32) {
+    c.line(&format!("v.charge({})?;", mul("a.len as u64", charge)))
+}
+
+/// Resized to `a.len` elements (new ones made by `empty`), each filled by
+/// `each` (`e`, `i`).
+fn resize_each(c: &mut Code, units: u32, place: &str, empty: &str, each: &[String]) {
+    charge(c, units);
+    c.line(&format!("{place}.resize_with(a.len as usize, {empty});"));
+    c.open(&format!("for (i, e) in {place}.iter_mut().enumerate() {{"));
+    for l in each {
+        c.line(l);
+    }
+    c.close("}");
+}
+
+/// The offset word of a table reference at `at`, read through `r`, as the
+/// referenced table (`table`) or as the offset itself; an absent slot holds
+/// none.
+fn offset_at(r: &str, at: &Here, table: bool) -> String {
+    let pos = &at.pos;
+    let (field, get, absent) = if table {
+        (
+            "field_table",
+            format!("{r}.table({r}.get::<u32>({pos}))"),
+            "karmem::Table::EMPTY",
+        )
+    } else {
+        ("field::<u32>", format!("{r}.get::<u32>({pos})"), "0")
+    };
+    match (at.ctx, &at.present) {
+        (Ctx::Table { off }, _) => format!("{r}.{field}(t, {off})"),
+        (Ctx::Pos { .. }, None) => get,
+        (Ctx::Pos { .. }, Some(present)) => {
+            format!("if {present} {{ {get} }} else {{ {absent} }}")
+        }
+    }
+}
+
+/// The array reference of a slot at `at`, loaded through `via` (the reader
+/// `r`, or the validator `v`, which checks it): a table field's past `used`
+/// is empty.
+pub(super) fn array_ref(via: &str, at: &Here, elem_size: u32, limit: Option<u32>) -> String {
+    let limit = rust_limit(limit);
+    match at.ctx {
+        Ctx::Table { off } => format!("{via}.field_array(t, {off}, {elem_size}, {limit})"),
+        Ctx::Pos { .. } => format!("{via}.array({}, {elem_size}, {limit})", at.pos),
+    }
+}
+
+/// Where an optional slot's value is: `value_at` bytes after the slot,
+/// folded into a table field's offset.
+pub(super) fn value_pos(ctx: &Ctx, value_at: u32) -> String {
+    match ctx {
+        Ctx::Table { off } => format!("t.offset + {}", off + value_at),
+        Ctx::Pos { pos, .. } => format!("{pos} + {value_at}"),
+    }
+}
+
+impl SlotPrinter for Gen<'_> {
+    type Code = Code;
+
+    fn layout(&self) -> &Layout {
+        self.l
+    }
+
+    /// A table field of the table `t`; elsewhere the context's own.
+    fn place(&self, ctx: &Ctx, size: u32) -> (String, Option<String>) {
+        match ctx {
+            Ctx::Table { off } => (
+                format!("t.offset + {off}"),
+                Some(format!("t.has({off}, {size})")),
+            ),
+            Ctx::Pos { pos, present } => (pos.clone(), present.clone()),
+        }
+    }
+
+    /// Inline fields from `at`, SoA columns of element `i` from `cols`.
+    fn field_ctx(&self, access: Access) -> Ctx {
+        match access {
+            Access::Table { off, .. } => Ctx::Table { off },
+            Access::Inline { off } => Ctx::Pos {
+                pos: add("at", off),
+                present: None,
+            },
+            Access::Column { k, stride } => Ctx::Pos {
+                pos: format!("cols[{k}] + {}", mul("i", stride)),
+                present: Some(format!("cols[{k}] != 0")),
+            },
+        }
+    }
+}
+
+/// Decoding into the object, reusing its allocations: an absent field (or
+/// SoA column) reads as its default, else as zero.
+impl DecodePrinter for Gen<'_> {
+    fn value(&self, c: &mut Code, slot: &Slot, place: &str, at: &Here) {
+        let pos = &at.pos;
+        let present = at.present.as_deref().unwrap_or("true");
+        let default = at.default.map(|d| self.default_expr(slot, d));
+        let r = c.r();
+        // A number read through `r`.
+        let scalar = |ty: &str| -> String {
+            match (at.ctx, &default) {
+                (Ctx::Pos { .. }, _) if at.present.is_none() => format!("{r}.get::<{ty}>({pos})"),
                 (_, Some(d)) if matches!(slot, Slot::Enum { .. }) => {
                     format!("if {present} {{ {r}.get::<{ty}>({pos}) }} else {{ {d}.0 }}")
                 }
                 (_, Some(d)) => {
                     format!("if {present} {{ {r}.get::<{ty}>({pos}) }} else {{ {d} }}")
                 }
-                (Ctx::Table { t, off }, None) => format!("{r}.field::<{ty}>({t}, {off})"),
-                (Ctx::Pos { pos, present }, None) => {
+                (Ctx::Table { off }, None) => format!("{r}.field::<{ty}>(t, {off})"),
+                (Ctx::Pos { .. }, None) => {
                     format!("if {present} {{ {r}.get::<{ty}>({pos}) }} else {{ core::default::Default::default() }}")
                 }
             }
         };
         match slot {
-            Slot::Scalar(Primitive::Bool) if default.is_some() => {
-                let r = c.r();
+            Slot::Scalar(Primitive::Bool) => match &default {
+                Some(d) => c.line(&format!(
+                    "{place} = if {present} {{ {r}.get::<u8>({pos}) != 0 }} else {{ {d} }};"
+                )),
+                None => c.line(&format!("{place} = {} != 0;", scalar("u8"))),
+            },
+            Slot::Scalar(p) => c.line(&format!("{place} = {};", scalar(rust_prim(*p)))),
+            Slot::Enum { id, repr } => c.line(&format!(
+                "{place} = {}({});",
+                self.n.enum_name(*id),
+                scalar(rust_prim(*repr))
+            )),
+            _ => unreachable!("the walker hands numbers and enums only"),
+        }
+    }
+
+    fn inline(&self, c: &mut Code, _id: StructId, place: &str, at: &Here) {
+        let pos = &at.pos;
+        guarded(
+            c,
+            at.present.as_deref(),
+            |c| c.line(&format!("{place}.read_at(v, {pos})?;")),
+            &absent(
+                at.held,
+                format!("{place} = core::default::Default::default();"),
+            ),
+        )
+    }
+
+    fn table(&self, c: &mut Code, _id: StructId, place: &str, at: &Here) {
+        let t = offset_at(c.r(), at, true);
+        c.line(&format!("{place}.read_table(v, {t})?;"));
+    }
+
+    fn optional_table(&self, c: &mut Code, id: StructId, place: &str, at: &Here) {
+        let r = c.r();
+        let offset = offset_at(r, at, false);
+        c.line(&format!("let offset = {offset};"));
+        c.open("if offset != 0 {");
+        // A new value is made by `from_table`, which charges a
+        // malformed one before building it.
+        c.open(&format!("match &mut {place} {{"));
+        c.line(&format!("Some(x) => x.read_table(v, {r}.table(offset))?,"));
+        c.line(&format!(
+            "None => {place} = Some(Box::new({}::from_table(v, {r}.table(offset))?)),",
+            self.n.struct_name(id)
+        ));
+        c.close("}");
+        c.reopen("} else {");
+        c.line(&format!("{place} = None;"));
+        c.close("}");
+    }
+
+    fn optional(&self, c: &mut Code, value_at: u32, value: &Slot, place: &str, at: &Here) {
+        let r = c.r();
+        let pos = &at.pos;
+        let flag = match &at.present {
+            None => format!("{r}.get::<u8>({pos}) != 0"),
+            Some(present) => format!("{present} && {r}.get::<u8>({pos}) != 0"),
+        };
+        c.open(&format!("if {flag} {{"));
+        c.line(&format!(
+            "let value = {place}.get_or_insert_with(core::default::Default::default);"
+        ));
+        // Numbers are assigned through the reference, the rest are filled
+        // in place by method calls.
+        let inner = Ctx::Pos {
+            pos: value_pos(at.ctx, value_at),
+            present: None,
+        };
+        let value_place = if is_number(value) {
+            "*value"
+        } else {
+            "(*value)"
+        };
+        read_slot(self, c, value, value_place, &inner, None);
+        c.reopen("} else {");
+        c.line(&format!("{place} = None;"));
+        c.close("}");
+    }
+
+    fn union(&self, c: &mut Code, id: UnionId, place: &str, at: &Here) {
+        let pos = &at.pos;
+        guarded(
+            c,
+            at.present.as_deref(),
+            |c| {
                 c.line(&format!(
-                    "{place} = if {present} {{ {r}.get::<u8>({pos}) != 0 }} else {{ {} }};",
-                    default.as_deref().unwrap_or_default()
+                    "{}::read_parts(&mut {place}, v, {pos}, {pos} + {UNION_OFFSET_AT})?;",
+                    self.union_value(id)
                 ))
+            },
+            &[format!("{place} = None;")],
+        )
+    }
+
+    fn fixed(&self, c: &mut Code, elem: FixedElem, _len: u32, stride: u32, place: &str, at: &Here) {
+        let epos = format!("{} + {}", at.pos, mul("j as u32", stride));
+        let inner = match elem {
+            FixedElem::Scalar(Primitive::Bool) => {
+                format!("*e = {}.get::<u8>({epos}) != 0;", c.r())
             }
-            Slot::Scalar(Primitive::Bool) => {
-                let value = scalar(c.r(), "u8");
-                c.line(&format!("{place} = {value} != 0;"))
-            }
-            Slot::Scalar(p) => {
-                let value = scalar(c.r(), rust_prim(*p));
-                c.line(&format!("{place} = {value};"))
-            }
-            Slot::Enum { id, repr } => {
-                let value = scalar(c.r(), rust_prim(*repr));
-                c.line(&format!("{place} = {}({value});", self.n.enum_name(*id)))
-            }
-            Slot::InlineStruct(_) => guarded(
-                c,
-                &present,
-                |c| c.line(&format!("{place}.read_at(v, {pos})?;")),
-                &absent(format!("{place} = core::default::Default::default();")),
+            FixedElem::Scalar(p) => format!("*e = {}.get::<{}>({epos});", c.r(), rust_prim(p)),
+            FixedElem::Enum { id, repr } => format!(
+                "*e = {}({}.get::<{}>({epos}));",
+                self.n.enum_name(id),
+                c.r(),
+                rust_prim(repr)
             ),
-            Slot::TableRef(_) => {
-                let r = c.r();
-                let t = match ctx {
-                    Ctx::Table { t, off } => format!("{r}.field_table({t}, {off})"),
-                    Ctx::Pos { pos, present } if present == "true" => {
-                        format!("{r}.table({r}.get::<u32>({pos}))")
-                    }
-                    Ctx::Pos { pos, present } => {
-                        format!("if {present} {{ {r}.table({r}.get::<u32>({pos})) }} else {{ karmem::Table::EMPTY }}")
-                    }
-                };
-                c.line(&format!("{place}.read_table(v, {t})?;"));
-            }
-            Slot::Union { id, .. } => guarded(
-                c,
-                &present,
-                |c| {
-                    c.line(&format!(
-                        "{}::read_parts(&mut {place}, v, {pos}, {pos} + {UNION_OFFSET_AT})?;",
-                        self.union_value(*id)
-                    ))
-                },
-                &[format!("{place} = None;")],
+            FixedElem::InlineStruct(_) => format!("e.read_at(v, {epos})?;"),
+        };
+        guarded(
+            c,
+            at.present.as_deref(),
+            |c| {
+                c.open(&format!("for (j, e) in {place}.iter_mut().enumerate() {{"));
+                c.line(&inner);
+                c.close("}");
+            },
+            &absent(
+                at.held,
+                format!("{place} = core::array::from_fn(|_| core::default::Default::default());"),
             ),
-            Slot::FixedArray { elem, stride, .. } => {
-                let epos = format!("{pos} + {}", mul("j as u32", *stride));
-                let inner = match elem {
-                    FixedElem::Scalar(Primitive::Bool) => {
-                        format!("*e = {}.get::<u8>({epos}) != 0;", c.r())
-                    }
-                    FixedElem::Scalar(p) => {
-                        format!("*e = {}.get::<{}>({epos});", c.r(), rust_prim(*p))
-                    }
-                    FixedElem::Enum { id, repr } => {
-                        format!(
-                            "*e = {}({}.get::<{}>({epos}));",
-                            self.n.enum_name(*id),
-                            c.r(),
-                            rust_prim(*repr)
-                        )
-                    }
-                    FixedElem::InlineStruct(_) => format!("e.read_at(v, {epos})?;"),
+        )
+    }
+
+    fn array(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        elem_size: u32,
+        limit: Option<u32>,
+        place: &str,
+        at: &Here,
+    ) {
+        // Presence is checked around the read: an absent array (past
+        // `used`, or a column the directory does not list) is empty, or its
+        // default, and costs nothing (format.md §10).
+        let a = array_ref(c.r(), at, elem_size, limit);
+        let read = |c: &mut Code| {
+            c.line(&format!("let a = {a};"));
+            self.read_block(c, array, data, place);
+        };
+        match (at.default, at.present.as_deref()) {
+            // Only text has a default among arrays (checked).
+            (Some(d), present) => {
+                let DefaultValue::Text(d) = d else {
+                    unreachable!("only text has a default among arrays")
                 };
                 guarded(
                     c,
-                    &present,
-                    |c| {
-                        c.open(&format!("for (j, e) in {place}.iter_mut().enumerate() {{"));
-                        c.line(&inner);
-                        c.close("}");
-                    },
-                    &absent(format!(
-                        "{place} = core::array::from_fn(|_| core::default::Default::default());"
-                    )),
+                    present,
+                    read,
+                    &[format!("{place} = String::from({d:?});")],
                 )
             }
-            Slot::OptionalTable(id) => {
-                let r = c.r();
-                let offset = match ctx {
-                    Ctx::Table { t, off } => format!("{r}.field::<u32>({t}, {off})"),
-                    Ctx::Pos { pos, present } if present == "true" => {
-                        format!("{r}.get::<u32>({pos})")
-                    }
-                    Ctx::Pos { pos, present } => {
-                        format!("if {present} {{ {r}.get::<u32>({pos}) }} else {{ 0 }}")
-                    }
-                };
-                c.line(&format!("let offset = {offset};"));
-                c.open("if offset != 0 {");
-                // A new value is made by `from_table`, which charges a
-                // malformed one before building it.
-                c.open(&format!("match &mut {place} {{"));
-                c.line(&format!("Some(x) => x.read_table(v, {r}.table(offset))?,"));
-                c.line(&format!(
-                    "None => {place} = Some(Box::new({}::from_table(v, {r}.table(offset))?)),",
-                    self.n.struct_name(*id)
-                ));
-                c.close("}");
-                c.reopen("} else {");
-                c.line(&format!("{place} = None;"));
-                c.close("}");
+            (None, Some(present)) => {
+                guarded(c, Some(present), read, &[format!("{place}.clear();")])
             }
-            Slot::Optional { value_at, value } => {
-                let r = c.r();
-                let flag = if present == "true" {
-                    format!("{r}.get::<u8>({pos}) != 0")
-                } else {
-                    format!("{present} && {r}.get::<u8>({pos}) != 0")
-                };
-                c.open(&format!("if {flag} {{"));
-                c.line(&format!(
-                    "let value = {place}.get_or_insert_with(core::default::Default::default);"
-                ));
-                // Numbers are assigned through the reference, the rest
-                // are filled in place by method calls.
-                let copy = matches!(**value, Slot::Scalar(_) | Slot::Enum { .. });
-                let inner = Ctx::Pos {
-                    pos: ctx.value_pos(*value_at),
-                    present: "true".into(),
-                };
-                let value_place = if copy { "*value" } else { "(*value)" };
-                self.read_slot(c, value, value_place, &inner, None);
-                c.reopen("} else {");
-                c.line(&format!("{place} = None;"));
+            (None, None) => {
+                c.open("{");
+                read(c);
                 c.close("}");
-            }
-            Slot::ArrayRef { array, data } => {
-                let es = data.elem_size();
-                let limit = limit(array);
-                // Presence is checked around the read: an absent array
-                // (past `used`, or a column the directory does not list) is
-                // empty, or its default, and costs nothing (format.md §10).
-                let r = c.r();
-                let a = match ctx {
-                    Ctx::Table { t, off } => format!("{r}.field_array({t}, {off}, {es}, {limit})"),
-                    Ctx::Pos { pos, .. } => format!("{r}.array({pos}, {es}, {limit})"),
-                };
-                let read = |c: &mut Code| {
-                    c.line(&format!("let a = {a};"));
-                    self.read_array(c, array, data, place);
-                };
-                match &default {
-                    // Only text has a default among arrays (checked).
-                    Some(d) => guarded(
-                        c,
-                        &present,
-                        read,
-                        &[format!("{place} = String::from({d});")],
-                    ),
-                    None if present != "true" => {
-                        guarded(c, &present, read, &[format!("{place}.clear();")])
-                    }
-                    None => {
-                        c.open("{");
-                        read(c);
-                        c.close("}");
-                    }
-                }
             }
         }
     }
 
-    /// Decode array `a` into `place` (a `Vec` or `String`), reusing it.
-    fn read_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData, place: &str) {
-        // What each element costs the traversal budget is the layout's
-        // answer (format.md §10), not this generator's.
-        let per_element = self.l.decode_charge(data);
-        let charge = |c: &mut Code| {
-            let size = per_element.expect("charged per element");
-            c.line(&format!("v.charge({})?;", mul("a.len as u64", size)))
-        };
-        // Resized to `a.len` elements, each filled by `each` (`e`, `i`).
-        let each = |c: &mut Code, empty: &str, each: &[String]| {
-            charge(c);
-            c.line(&format!("{place}.resize_with(a.len as usize, {empty});"));
-            c.open(&format!("for (i, e) in {place}.iter_mut().enumerate() {{"));
-            for l in each {
-                c.line(l);
-            }
-            c.close("}");
-        };
-        let default = "core::default::Default::default";
-        match (array.text, data) {
-            // Each element is an array of its own, read like a field's.
-            (None, ArrayData::Arrays { array: inner, data }) => {
-                let mut body = Code::new(0);
-                let r = body.r();
-                body.line(&format!(
-                    "let a = {r}.array(a.offset + i as u32 * {ARRAY_REF_SIZE}, {}, {});",
-                    data.elem_size(),
-                    limit(inner)
-                ));
-                self.read_array(&mut body, inner, data, "(*e)");
-                c.reads_as(&body);
-                let lines: Vec<String> = body.into_text().lines().map(str::to_string).collect();
-                each(c, default, &lines);
-            }
-            (Some(Text::Utf8), _) => {
-                charge(c);
-                c.line(&format!("{place}.clear();"));
-                let r = c.r();
-                c.line(&format!("{place}.push_str({r}.str(a));"));
-            }
-            (Some(Text::Utf16), _) => {
-                charge(c);
-                c.line(&format!("{place}.clear();"));
-                let r = c.r();
-                c.line(&format!("{place}.extend(char::decode_utf16({r}.slice::<u16>(a.offset, a.len).iter().copied()).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)));"));
-            }
-            (None, ArrayData::Plain { .. }) => {
-                let r = c.r();
-                let fill = match array.elem {
-                    ElemType::Scalar(Primitive::Bool) => {
-                        format!("{place}.extend({r}.slice::<u8>(a.offset, a.len).iter().map(|b| *b != 0));")
-                    }
-                    ElemType::Scalar(p) => format!(
-                        "{place}.extend_from_slice({r}.slice::<{}>(a.offset, a.len));",
-                        rust_prim(p)
-                    ),
-                    ElemType::Enum(id) => format!(
-                        "{place}.extend({r}.slice::<{}>(a.offset, a.len).iter().map(|x| {}(*x)));",
-                        rust_prim(self.s.enums[id].repr),
-                        self.n.enum_name(id)
-                    ),
-                    _ => unreachable!(),
-                };
-                charge(c);
-                c.line(&format!("{place}.clear();"));
-                c.line(&fill);
-            }
-            // A map's entries are decoded into its entry struct, whose key
-            // and value then move into the map.
-            (None, ArrayData::AosInline { id, stride }) if array.is_map() => {
-                charge(c);
-                c.line(&format!("{place}.clear();"));
-                c.open("for i in 0..a.len {");
-                c.line(&format!(
-                    "let mut entry = {}::default();",
-                    self.n.struct_name(*id)
-                ));
-                c.line(&format!(
-                    "entry.read_at(v, a.offset + {})?;",
-                    mul("i", *stride)
-                ));
-                c.line(&format!("{place}.insert(entry.key, entry.value);"));
-                c.close("}");
-            }
-            // Elements of structs grow the vector one at a time, each built
-            // as it is read, rather than `a.len` zero values first: a zero
-            // value may hold tables and fixed arrays (format.md §10).
-            (None, ArrayData::AosInline { id, stride }) => {
-                charge(c);
-                c.line(&format!("{place}.truncate(a.len as usize);"));
-                c.open("for i in 0..a.len {");
-                c.line(&format!("let at = a.offset + {};", mul("i", *stride)));
-                // `elem`: `place` may be a field of an outer element `e`.
-                c.open(&format!("match {place}.get_mut(i as usize) {{"));
-                c.line("Some(elem) => elem.read_at(v, at)?,");
-                c.open("None => {");
-                c.line(&format!(
-                    "let mut elem = {}::default();",
-                    self.n.struct_name(*id)
-                ));
-                c.line("elem.read_at(v, at)?;");
-                c.line(&format!("{place}.push(elem);"));
-                c.close("}");
-                c.close("}");
-                c.close("}");
-            }
-            (None, ArrayData::AosTable { id }) => {
-                charge(c);
-                c.line(&format!("{place}.truncate(a.len as usize);"));
-                c.open("for i in 0..a.len {");
-                let r = c.r();
-                c.line(&format!(
-                    "let t = {r}.table({r}.get::<u32>(a.offset + i * {OFFSET_SIZE}));"
-                ));
-                c.open(&format!("match {place}.get_mut(i as usize) {{"));
-                c.line("Some(elem) => elem.read_table(v, t)?,");
-                c.line(&format!(
-                    "None => {place}.push({}::from_table(v, t)?),",
-                    self.n.struct_name(*id)
-                ));
-                c.close("}");
-                c.close("}");
-            }
-            (None, ArrayData::Soa { elem }) => c.line(&format!(
-                "{}::read_soa(&mut {place}, v, a)?;",
-                self.n.struct_name(*elem)
-            )),
-            (None, ArrayData::UnionAos { id, .. }) => each(
-                c,
-                "|| None",
-                &[
-                    format!("let at = a.offset + i as u32 * {UNION_SLOT_SIZE};"),
-                    format!(
-                        "{}::read_parts(e, v, at, at + {UNION_OFFSET_AT})?;",
-                        self.union_value(*id)
-                    ),
-                ],
-            ),
-            (None, ArrayData::UnionSoa { id, tag }) => {
-                let tw = tag.size();
-                let r = c.r();
-                c.open(&format!("match {r}.union_columns(a, {tw}) {{"));
-                c.open("Some((tags, offsets)) => {");
-                charge(c);
-                c.line(&format!("{place}.resize_with(a.len as usize, || None);"));
-                c.open(&format!("for (i, e) in {place}.iter_mut().enumerate() {{"));
-                c.line(&format!(
-                    "{}::read_parts(e, v, tags + {}, offsets + i as u32 * {OFFSET_SIZE})?;",
-                    self.union_value(*id),
-                    mul("i as u32", tw)
-                ));
-                c.close("}");
-                c.close("}");
-                c.line(&format!("None => {place}.clear(),"));
-                c.close("}");
-            }
-            (None, ArrayData::UnionBunch { id, .. }) => {
-                c.line(&format!(
-                    "{}::read_{}(&mut {place}, v, a)?;",
-                    self.union_value(*id),
-                    bunch_kind(array)
-                ));
-            }
+    fn text(&self, c: &mut Code, utf16: bool, units: u32, place: &str, _a: &str) {
+        charge(c, units);
+        c.line(&format!("{place}.clear();"));
+        let r = c.r();
+        if utf16 {
+            c.line(&format!("{place}.extend(char::decode_utf16({r}.slice::<u16>(a.offset, a.len).iter().copied()).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)));"));
+        } else {
+            c.line(&format!("{place}.push_str({r}.str(a));"));
         }
+    }
+
+    fn plain(
+        &self,
+        c: &mut Code,
+        elem: ElemType,
+        _elem_size: u32,
+        units: u32,
+        place: &str,
+        _a: &str,
+    ) {
+        let r = c.r();
+        let fill = match elem {
+            ElemType::Scalar(Primitive::Bool) => {
+                format!("{place}.extend({r}.slice::<u8>(a.offset, a.len).iter().map(|b| *b != 0));")
+            }
+            ElemType::Scalar(p) => format!(
+                "{place}.extend_from_slice({r}.slice::<{}>(a.offset, a.len));",
+                rust_prim(p)
+            ),
+            ElemType::Enum(id) => format!(
+                "{place}.extend({r}.slice::<{}>(a.offset, a.len).iter().map(|x| {}(*x)));",
+                rust_prim(self.s.enums[id].repr),
+                self.n.enum_name(id)
+            ),
+            _ => unreachable!("numbers, bools and enums only"),
+        };
+        charge(c, units);
+        c.line(&format!("{place}.clear();"));
+        c.line(&fill);
+    }
+
+    /// Each element is an array of its own, read like a field's.
+    fn nested(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        elem_size: u32,
+        limit: Option<u32>,
+        units: u32,
+        place: &str,
+        _a: &str,
+    ) {
+        let mut body = Code::new(0);
+        let r = body.r();
+        body.line(&format!(
+            "let a = {r}.array(a.offset + i as u32 * {ARRAY_REF_SIZE}, {elem_size}, {});",
+            rust_limit(limit)
+        ));
+        self.read_block(&mut body, array, data, "(*e)");
+        c.reads_as(&body);
+        let lines: Vec<String> = body.into_text().lines().map(str::to_string).collect();
+        resize_each(c, units, place, "core::default::Default::default", &lines);
+    }
+
+    /// A map's entries are decoded into its entry struct, whose key and
+    /// value then move into the map. Elements of structs grow the vector
+    /// one at a time, each built as it is read, rather than `a.len` zero
+    /// values first: a zero value may hold tables and fixed arrays
+    /// (format.md §10).
+    fn aos_inline(
+        &self,
+        c: &mut Code,
+        id: StructId,
+        stride: u32,
+        units: u32,
+        place: &str,
+        _a: &str,
+    ) {
+        charge(c, units);
+        if self.map.get() {
+            c.line(&format!("{place}.clear();"));
+            c.open("for i in 0..a.len {");
+            c.line(&format!(
+                "let mut entry = {}::default();",
+                self.n.struct_name(id)
+            ));
+            c.line(&format!(
+                "entry.read_at(v, a.offset + {})?;",
+                mul("i", stride)
+            ));
+            c.line(&format!("{place}.insert(entry.key, entry.value);"));
+            c.close("}");
+            return;
+        }
+        c.line(&format!("{place}.truncate(a.len as usize);"));
+        c.open("for i in 0..a.len {");
+        c.line(&format!("let at = a.offset + {};", mul("i", stride)));
+        // `elem`: `place` may be a field of an outer element `e`.
+        c.open(&format!("match {place}.get_mut(i as usize) {{"));
+        c.line("Some(elem) => elem.read_at(v, at)?,");
+        c.open("None => {");
+        c.line(&format!(
+            "let mut elem = {}::default();",
+            self.n.struct_name(id)
+        ));
+        c.line("elem.read_at(v, at)?;");
+        c.line(&format!("{place}.push(elem);"));
+        c.close("}");
+        c.close("}");
+        c.close("}");
+    }
+
+    fn aos_table(&self, c: &mut Code, id: StructId, units: u32, place: &str, _a: &str) {
+        charge(c, units);
+        c.line(&format!("{place}.truncate(a.len as usize);"));
+        c.open("for i in 0..a.len {");
+        let r = c.r();
+        c.line(&format!(
+            "let t = {r}.table({r}.get::<u32>(a.offset + i * {OFFSET_SIZE}));"
+        ));
+        c.open(&format!("match {place}.get_mut(i as usize) {{"));
+        c.line("Some(elem) => elem.read_table(v, t)?,");
+        c.line(&format!(
+            "None => {place}.push({}::from_table(v, t)?),",
+            self.n.struct_name(id)
+        ));
+        c.close("}");
+        c.close("}");
+    }
+
+    fn soa(&self, c: &mut Code, elem: StructId, place: &str, _a: &str) {
+        c.line(&format!(
+            "{}::read_soa(&mut {place}, v, a)?;",
+            self.n.struct_name(elem)
+        ))
+    }
+
+    fn union_aos(&self, c: &mut Code, id: UnionId, units: u32, place: &str, _a: &str) {
+        resize_each(
+            c,
+            units,
+            place,
+            "|| None",
+            &[
+                format!("let at = a.offset + i as u32 * {UNION_SLOT_SIZE};"),
+                format!(
+                    "{}::read_parts(e, v, at, at + {UNION_OFFSET_AT})?;",
+                    self.union_value(id)
+                ),
+            ],
+        )
+    }
+
+    fn union_soa(
+        &self,
+        c: &mut Code,
+        id: UnionId,
+        tag_size: u32,
+        units: u32,
+        place: &str,
+        _a: &str,
+    ) {
+        let r = c.r();
+        c.open(&format!("match {r}.union_columns(a, {tag_size}) {{"));
+        c.open("Some((tags, offsets)) => {");
+        charge(c, units);
+        c.line(&format!("{place}.resize_with(a.len as usize, || None);"));
+        c.open(&format!("for (i, e) in {place}.iter_mut().enumerate() {{"));
+        c.line(&self.union_parts(id, "read_parts(e, v", tag_size));
+        c.close("}");
+        c.close("}");
+        c.line(&format!("None => {place}.clear(),"));
+        c.close("}");
+    }
+
+    fn bunch(&self, c: &mut Code, id: UnionId, soa: bool, place: &str, _a: &str) {
+        c.line(&format!(
+            "{}::read_{}(&mut {place}, v, a)?;",
+            self.union_value(id),
+            bunch_kind(soa)
+        ));
+    }
+}
+
+/// The writer: each slot written at `pos` from the object's field `value`.
+impl EncodePrinter for Gen<'_> {
+    fn write_value(&self, c: &mut Code, slot: &Slot, value: &str, pos: &str) {
+        match slot {
+            Slot::Scalar(Primitive::Bool) => c.line(&format!("w.put_bool({pos}, {value});")),
+            Slot::Scalar(p) => c.line(&format!("w.put::<{}>({pos}, {value});", rust_prim(*p))),
+            Slot::Enum { repr, .. } => {
+                c.line(&format!("w.put::<{}>({pos}, {value}.0);", rust_prim(*repr)))
+            }
+            _ => unreachable!("the walker hands numbers and enums only"),
+        }
+    }
+
+    fn write_inline(&self, c: &mut Code, _id: StructId, value: &str, pos: &str) {
+        c.line(&format!("{value}.write_at(w, {pos})?;"))
+    }
+
+    fn write_table(&self, c: &mut Code, _id: StructId, value: &str, pos: &str) {
+        c.line(&format!("let child = {value}.write(w)?;"));
+        c.line(&format!("w.put::<u32>({pos}, child);"));
+    }
+
+    /// No value: offset 0 / presence byte 0, as the zeroed slot is.
+    fn write_optional_table(&self, c: &mut Code, _id: StructId, value: &str, pos: &str) {
+        c.open(&format!("if let Some(value) = &{value} {{"));
+        c.line("let child = value.write(w)?;");
+        c.line(&format!("w.put::<u32>({pos}, child);"));
+        c.close("}");
+    }
+
+    fn write_optional(&self, c: &mut Code, value_at: u32, inner: &Slot, value: &str, pos: &str) {
+        let by = if is_number(inner) { "" } else { "&" };
+        c.open(&format!("if let Some({BORROWED_VALUE}) = {by}{value} {{"));
+        c.line(&format!("w.put::<u8>({pos}, 1);"));
+        write_slot(
+            self,
+            c,
+            inner,
+            BORROWED_VALUE,
+            &format!("{pos} + {value_at}"),
+        );
+        c.close("}");
+    }
+
+    fn write_union(&self, c: &mut Code, id: UnionId, value: &str, pos: &str) {
+        c.line(&format!(
+            "{}::write_slot(&{value}, w, {pos})?;",
+            self.union_value(id)
+        ))
+    }
+
+    fn write_fixed(
+        &self,
+        c: &mut Code,
+        elem: FixedElem,
+        _len: u32,
+        stride: u32,
+        value: &str,
+        pos: &str,
+    ) {
+        let epos = format!("{pos} + {}", mul("j as u32", stride));
+        let inner = match elem {
+            FixedElem::Scalar(Primitive::Bool) => format!("w.put_bool({epos}, *e);"),
+            FixedElem::Scalar(p) => format!("w.put::<{}>({epos}, *e);", rust_prim(p)),
+            FixedElem::Enum { repr, .. } => format!("w.put::<{}>({epos}, e.0);", rust_prim(repr)),
+            FixedElem::InlineStruct(_) => format!("e.write_at(w, {epos})?;"),
+        };
+        c.open(&format!("for (j, e) in {value}.iter().enumerate() {{"));
+        c.line(&inner);
+        c.close("}");
+    }
+
+    fn write_array_ref(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        value: &str,
+        pos: &str,
+    ) {
+        self.write_limit(c, array, value);
+        write_array(self, c, array, data, value, pos);
+    }
+
+    fn write_text(&self, c: &mut Code, utf16: bool, value: &str, pos: &str) {
+        if !utf16 {
+            c.line(&format!("w.write_bytes({pos}, {value}.as_bytes())?;"));
+            return;
+        }
+        c.open("{");
+        c.line(&format!(
+            "let units: Vec<u16> = {value}.encode_utf16().collect();"
+        ));
+        c.line(&format!("w.write_slice({pos}, &units)?;"));
+        c.close("}");
+    }
+
+    fn write_plain(&self, c: &mut Code, elem: ElemType, elem_size: u32, value: &str, pos: &str) {
+        match elem {
+            ElemType::Scalar(Primitive::Bool) => {
+                let put = format!("w.put_bool(block + {}, *e);", mul("i as u32", 1));
+                Self::write_block(c, elem_size, "e", value, pos, |c| c.line(&put));
+            }
+            ElemType::Enum(id) => {
+                let put = format!(
+                    "w.put::<{}>(block + {}, e.0);",
+                    rust_prim(self.s.enums[id].repr),
+                    mul("i as u32", elem_size)
+                );
+                Self::write_block(c, elem_size, "e", value, pos, |c| c.line(&put));
+            }
+            _ => c.line(&format!("w.write_slice({pos}, {})?;", borrowed(value))),
+        }
+    }
+
+    /// The references first, then each element's data in index order
+    /// (format.md §8).
+    fn write_nested(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        value: &str,
+        pos: &str,
+    ) {
+        Self::write_block(c, ARRAY_REF_SIZE, BORROWED_VALUE, value, pos, |c| {
+            c.line(&format!("let at = block + i as u32 * {ARRAY_REF_SIZE};"));
+            self.write_limit(c, array, BORROWED_VALUE);
+            write_array(self, c, array, data, BORROWED_VALUE, "at");
+        });
+    }
+
+    fn write_aos_inline(
+        &self,
+        c: &mut Code,
+        id: StructId,
+        stride: u32,
+        map: bool,
+        value: &str,
+        pos: &str,
+    ) {
+        if map {
+            self.write_map(c, id, stride, value, pos)
+        } else {
+            let (iter, count) = (format!("{value}.iter()"), format!("{value}.len()"));
+            self.write_inlines(c, stride, &iter, &count, pos)
+        }
+    }
+
+    fn write_aos_table(&self, c: &mut Code, _id: StructId, value: &str, pos: &str) {
+        let (iter, count) = (format!("{value}.iter()"), format!("{value}.len()"));
+        self.write_tables(c, &iter, &count, pos)
+    }
+
+    fn write_soa(&self, c: &mut Code, elem: StructId, value: &str, pos: &str) {
+        if self.words_soa(elem).is_some() {
+            c.line(&format!(
+                "{}::write_soa_slice({}, w, {pos})?;",
+                self.n.struct_name(elem),
+                borrowed(value)
+            ));
+            return;
+        }
+        let (iter, count) = (format!("{value}.iter()"), format!("{value}.len()"));
+        self.write_soa_items(c, elem, &iter, &count, pos)
+    }
+
+    fn write_union_aos(&self, c: &mut Code, id: UnionId, value: &str, pos: &str) {
+        let put = format!(
+            "{}::write_slot(e, w, block + i as u32 * {UNION_SLOT_SIZE})?;",
+            self.union_value(id)
+        );
+        Self::write_block(c, UNION_SLOT_SIZE, "e", value, pos, |c| c.line(&put));
+    }
+
+    fn write_union_soa(&self, c: &mut Code, id: UnionId, tag_size: u32, value: &str, pos: &str) {
+        c.open("{");
+        c.line(&format!(
+            "let tags = w.alloc_array({value}.len(), {tag_size})?;"
+        ));
+        c.line(&format!(
+            "let offsets = w.alloc_array({value}.len(), {OFFSET_SIZE})?;"
+        ));
+        c.open(&format!("for (i, e) in {value}.iter().enumerate() {{"));
+        c.line(&self.union_parts(id, "write_parts(e, w", tag_size));
+        c.close("}");
+        c.line(&format!(
+            "w.put_array_ref({pos}, tags, {value}.len() as u32, {value}.len() as u32);"
+        ));
+        c.close("}");
+    }
+
+    fn write_bunch(&self, c: &mut Code, id: UnionId, soa: bool, value: &str, pos: &str) {
+        c.line(&format!(
+            "{}::write_{}({}, w, {pos})?;",
+            self.union_value(id),
+            bunch_kind(soa),
+            borrowed(value)
+        ));
     }
 }
 
@@ -1096,13 +1288,18 @@ fn borrowed(place: &str) -> String {
     }
 }
 
-/// `then` when `present` is `true`; otherwise `if present { then } else {
-/// otherwise }`.
-fn guarded(c: &mut Code, present: &str, then: impl FnOnce(&mut Code), otherwise: &[String]) {
-    if present == "true" {
+/// `then` when the slot is always there (`present` is `None`); otherwise
+/// `if present { then } else { otherwise }`.
+fn guarded(
+    c: &mut Code,
+    present: Option<&str>,
+    then: impl FnOnce(&mut Code),
+    otherwise: &[String],
+) {
+    let Some(present) = present else {
         then(c);
         return;
-    }
+    };
     c.open(&format!("if {present} {{"));
     then(c);
     c.reopen("} else {");

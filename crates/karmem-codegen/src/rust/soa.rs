@@ -5,12 +5,14 @@
 
 use std::fmt::Write as _;
 
-use karmem_layout::{ArrayData, Slot, SoaLayout};
+use karmem_layout::{ArrayPlan, Slot, SoaLayout};
 use karmem_schema::model::*;
 
 use super::code::Code;
-use super::{mul, rust_prim, Ctx, Gen, MAX_ZIP};
+use super::views::Ctx;
+use super::{mul, rust_prim, Gen, MAX_ZIP};
 use crate::names::{rust_ident, snake};
+use crate::walk::{read_slot, write_slot, SlotPrinter};
 
 impl Gen<'_> {
     fn column_ident(&self, soa: &SoaLayout, k: usize) -> String {
@@ -90,19 +92,18 @@ impl Gen<'_> {
         let Slot::ArrayRef { array, data } = slot else {
             return None;
         };
-        match (array.text, data) {
-            (Some(_), _) => Some(1),
+        match self.l.array_plan(array, data) {
             // The block's first word, then the (shared) directory it points
             // to (format.md §5.3): two lines.
-            (None, ArrayData::Soa { .. }) => Some(2),
-            (None, ArrayData::Plain { .. }) => {
-                let bools = array.elem == ElemType::Scalar(Primitive::Bool);
+            ArrayPlan::Soa { .. } => Some(2),
+            ArrayPlan::Plain { elem, .. } => {
+                let bools = elem == ElemType::Scalar(Primitive::Bool);
                 (decode || bools).then_some(1)
             }
-            (None, ArrayData::AosInline { id, .. }) => {
-                (decode || self.l.inline_needs_validation(*id)).then_some(1)
+            ArrayPlan::AosInline { id, .. } => {
+                (decode || self.l.inline_needs_validation(id)).then_some(1)
             }
-            (None, _) => Some(1),
+            _ => Some(1),
         }
     }
 
@@ -236,7 +237,7 @@ impl Gen<'_> {
                 }
                 let place = self.column_place("e", soa, k);
                 let pos = format!("cols[{k}] + {}", mul("i", c.size));
-                self.emit(|g, out| g.write_slot(out, &c.slot, &place, &pos));
+                self.emit(|g, out| write_slot(g, out, &c.slot, &place, &pos));
             }
             self.c.close("}");
         }
@@ -423,17 +424,14 @@ impl Gen<'_> {
             self.c.open("for (i, e) in items.iter_mut().enumerate() {");
             self.c.line("let i = i as u32;");
             self.emit(|g, c| g.soa_prefetch(c, soa, "r"));
-            for (k, c) in soa.columns.iter().enumerate() {
+            let plan = self.l.soa_plan(self.s, id);
+            for (k, f) in plan.columns.iter().enumerate() {
                 if dense[k] {
                     continue;
                 }
                 let place = self.column_place("e", soa, k);
-                let ctx = Ctx::Pos {
-                    pos: format!("cols[{k}] + {}", mul("i", c.size)),
-                    present: format!("cols[{k}] != 0"),
-                };
-                let default = c.field(self.s).nonzero_default();
-                self.emit(|g, out| g.read_slot(out, &c.slot, &place, &ctx, default));
+                let ctx = self.field_ctx(f.access);
+                self.emit(|g, out| read_slot(g, out, f.slot, &place, &ctx, f.default));
             }
             self.c.close("}");
         }
@@ -454,7 +452,10 @@ impl Gen<'_> {
         self.c.line("#[doc(hidden)]");
         self.c.line("#[inline]");
         self.c.open("pub fn validate_soa(v: &mut karmem::Validator<'_>, a: karmem::ArrayRef) -> Result<(), karmem::Error> {");
-        let cols = if body.is_empty() { "_cols" } else { "cols" };
+        // Columns with checks of their own (array columns always): the
+        // plan's answer, not the text's.
+        let checked = self.l.soa_needs_validation(id);
+        let cols = if checked { "cols" } else { "_cols" };
         self.c
             .line(&format!("let {cols} = v.soa(a, &Self::SOA_COLUMNS)?;"));
         // What a decoder builds for a column the directory does not list,
@@ -470,7 +471,7 @@ impl Gen<'_> {
                 self.c.close("}");
             }
         }
-        if !body.is_empty() {
+        if checked {
             if uses_r {
                 self.c.line("let r = v.reader;");
             }

@@ -4,7 +4,41 @@
 use karmem_layout::{ArrayData, FixedElem, Slot, UNION_OFFSET_AT};
 use karmem_schema::model::*;
 
-use super::{add, limit, mul, rust_prim, suffixed, view_ident, Ctx, Gen};
+use super::{add, limit, mul, rust_prim, suffixed, view_ident, Gen};
+
+/// Where a field's bytes are, for the code of a viewer being emitted (the
+/// object's decoder and validator use `crate::walk::Ctx`).
+#[derive(Clone)]
+pub(super) enum Ctx {
+    /// A table field: `T` is the table expression, `off` its offset.
+    Table { t: String, off: u32 },
+    /// A fixed position (inline struct, array element): `pos` is a `u32`
+    /// expression, `present` a `bool` expression.
+    Pos { pos: String, present: String },
+}
+
+impl Ctx {
+    /// Where an optional slot's value is: `value_at` bytes after the slot,
+    /// folded into a table field's offset.
+    fn value_pos(&self, value_at: u32) -> String {
+        match self {
+            Ctx::Table { t, off } => format!("{t}.offset + {}", off + value_at),
+            Ctx::Pos { pos, .. } => format!("{pos} + {value_at}"),
+        }
+    }
+
+    /// The field's position and whether it is present (`u32` and `bool`
+    /// expressions), for a slot of `size` bytes.
+    fn pos_present(&self, size: u32) -> (String, String) {
+        match self {
+            Ctx::Table { t, off } => (
+                format!("{t}.offset + {off}"),
+                format!("{t}.has({off}, {size})"),
+            ),
+            Ctx::Pos { pos, present } => (pos.clone(), present.clone()),
+        }
+    }
+}
 
 impl Gen<'_> {
     pub(super) fn view_item(&mut self, id: StructId) {
