@@ -159,6 +159,19 @@ pub(crate) trait DecodePrinter: SlotPrinter {
         place: &str,
         a: &str,
     );
+    /// A map's entries (inline structs `stride` apart, in key order),
+    /// decoded into the language's map type (`array` is the map's).
+    #[allow(clippy::too_many_arguments)]
+    fn map(
+        &self,
+        c: &mut Self::Code,
+        array: &ArrayType,
+        id: StructId,
+        stride: u32,
+        charge: u32,
+        place: &str,
+        a: &str,
+    );
     fn aos_table(&self, c: &mut Self::Code, id: StructId, charge: u32, place: &str, a: &str);
     fn soa(&self, c: &mut Self::Code, elem: StructId, place: &str, a: &str);
     fn union_aos(&self, c: &mut Self::Code, id: UnionId, charge: u32, place: &str, a: &str);
@@ -242,8 +255,17 @@ pub(crate) fn read_array<P: DecodePrinter>(
             charge,
         } => p.nested(c, array, data, elem_size, limit, charge, place, a),
         ArrayPlan::AosInline {
-            id, stride, charge, ..
+            id,
+            stride,
+            map: false,
+            charge,
         } => p.aos_inline(c, id, stride, charge, place, a),
+        ArrayPlan::AosInline {
+            id,
+            stride,
+            map: true,
+            charge,
+        } => p.map(c, array, id, stride, charge, place, a),
         ArrayPlan::AosTable { id, charge } => p.aos_table(c, id, charge, place, a),
         ArrayPlan::Soa { elem } => p.soa(c, elem, place, a),
         ArrayPlan::UnionAos { id, charge } => p.union_aos(c, id, charge, place, a),

@@ -3,7 +3,7 @@
 //! byte the same writing order as the Rust backend (format.md §8).
 
 use karmem_layout::{
-    Access, ArrayData, ArrayPlan, FixedElem, Layout, Slot, ARRAY_REF_SIZE, BUNCH_ENTRY_ARRAY_AT,
+    Access, ArrayData, FixedElem, Layout, Slot, ARRAY_REF_SIZE, BUNCH_ENTRY_ARRAY_AT,
     BUNCH_ENTRY_SIZE, OBJECT_ALIGN, OFFSET_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE,
 };
 use karmem_schema::model::*;
@@ -462,18 +462,6 @@ impl Gen<'_> {
     /// Decodes the block of the array reference `a` into `place`, reusing
     /// it: a map's entries into the Go map, any other block as the walker
     /// hands it (crate::walk::read_array).
-    fn read_block(&self, c: &mut Code, array: &ArrayType, data: &ArrayData, place: &str) {
-        match self.l.array_plan(array, data) {
-            ArrayPlan::AosInline {
-                id,
-                stride,
-                map: true,
-                charge,
-            } => self.read_map(c, array, id, stride, charge, place),
-            _ => read_array(self, c, array, data, place, "a"),
-        }
-    }
-
     /// A map's entries are decoded into its entry struct, whose key and
     /// value then go into the map.
     fn read_map(
@@ -1319,7 +1307,7 @@ impl DecodePrinter for Gen<'_> {
         }
         let load = array_ref(c.r(), at, es, limit);
         c.line(&format!("a := {load}"));
-        self.read_block(c, array, data, place);
+        read_array(self, c, array, data, place, "a");
         if let Some(d) = at.default {
             // Text with a default: read when present, else the default.
             let DefaultValue::Text(text) = d else {
@@ -1387,8 +1375,22 @@ impl DecodePrinter for Gen<'_> {
             "a := {r}.Array({a}.Offset+uint32(k)*{ARRAY_REF_SIZE}, {es}, {})",
             go_limit(limit)
         ));
-        self.read_block(c, array, data, "(*row)");
+        read_array(self, c, array, data, "(*row)", "a");
         c.close("}");
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn map(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        id: StructId,
+        stride: u32,
+        charge: u32,
+        place: &str,
+        _a: &str,
+    ) {
+        self.read_map(c, array, id, stride, charge, place);
     }
 
     // Elements of structs grow the slice one at a time, each built as it

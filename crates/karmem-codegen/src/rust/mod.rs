@@ -29,7 +29,6 @@ mod unions;
 mod validate;
 mod views;
 
-use std::cell::Cell;
 use std::collections::BTreeSet;
 
 use karmem_layout::{ArrayData, Layout, Slot};
@@ -65,7 +64,6 @@ impl Backend for RustBackend {
             n: Namer::new(&RUST, schema),
             serde: self.serde,
             c: Code::new(0),
-            map: Cell::new(false),
         };
         g.file();
         Ok(vec![GeneratedFile {
@@ -108,10 +106,6 @@ struct Gen<'a> {
     n: Namer<'a>,
     serde: bool,
     c: Code,
-    /// Whether the array whose block the decoder is reading is a map
-    /// (`DecodePrinter::aos_inline` reads its entries into the map), set by
-    /// `read_block` before the walker reaches the block.
-    map: Cell<bool>,
 }
 
 /// The `Option<u32>` limit of an array's length (`Some(n)` for `[<n]`).

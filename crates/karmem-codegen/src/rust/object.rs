@@ -572,16 +572,6 @@ impl Gen<'_> {
             mul("i as u32", tag_size)
         )
     }
-
-    // ---- per-slot code: object decode ------------------------------------
-
-    /// Decodes the block of array reference `a` (of an `array`) into
-    /// `place`: the walker's [`read_array`], with the array's kind (a map
-    /// or not) kept for [`DecodePrinter::aos_inline`].
-    fn read_block(&self, c: &mut Code, array: &ArrayType, data: &ArrayData, place: &str) {
-        self.map.set(array.is_map());
-        read_array(self, c, array, data, place, "a");
-    }
 }
 
 /// Whether `slot` holds a number (copied, not borrowed or filled in place).
@@ -861,7 +851,7 @@ impl DecodePrinter for Gen<'_> {
         let a = array_ref(c.r(), at, elem_size, limit);
         let read = |c: &mut Code| {
             c.line(&format!("let a = {a};"));
-            self.read_block(c, array, data, place);
+            read_array(self, c, array, data, place, "a");
         };
         match (at.default, at.present.as_deref()) {
             // Only text has a default among arrays (checked).
@@ -946,17 +936,43 @@ impl DecodePrinter for Gen<'_> {
             "let a = {r}.array(a.offset + i as u32 * {ARRAY_REF_SIZE}, {elem_size}, {});",
             rust_limit(limit)
         ));
-        self.read_block(&mut body, array, data, "(*e)");
+        read_array(self, &mut body, array, data, "(*e)", "a");
         c.reads_as(&body);
         let lines: Vec<String> = body.into_text().lines().map(str::to_string).collect();
         resize_each(c, units, place, "core::default::Default::default", &lines);
     }
 
     /// A map's entries are decoded into its entry struct, whose key and
-    /// value then move into the map. Elements of structs grow the vector
-    /// one at a time, each built as it is read, rather than `a.len` zero
-    /// values first: a zero value may hold tables and fixed arrays
-    /// (format.md §10).
+    /// value then move into the map.
+    #[allow(clippy::too_many_arguments)]
+    fn map(
+        &self,
+        c: &mut Code,
+        _array: &ArrayType,
+        id: StructId,
+        stride: u32,
+        units: u32,
+        place: &str,
+        _a: &str,
+    ) {
+        charge(c, units);
+        c.line(&format!("{place}.clear();"));
+        c.open("for i in 0..a.len {");
+        c.line(&format!(
+            "let mut entry = {}::default();",
+            self.n.struct_name(id)
+        ));
+        c.line(&format!(
+            "entry.read_at(v, a.offset + {})?;",
+            mul("i", stride)
+        ));
+        c.line(&format!("{place}.insert(entry.key, entry.value);"));
+        c.close("}");
+    }
+
+    /// Elements of structs grow the vector one at a time, each built as it
+    /// is read, rather than `a.len` zero values first: a zero value may
+    /// hold tables and fixed arrays (format.md §10).
     fn aos_inline(
         &self,
         c: &mut Code,
@@ -967,21 +983,6 @@ impl DecodePrinter for Gen<'_> {
         _a: &str,
     ) {
         charge(c, units);
-        if self.map.get() {
-            c.line(&format!("{place}.clear();"));
-            c.open("for i in 0..a.len {");
-            c.line(&format!(
-                "let mut entry = {}::default();",
-                self.n.struct_name(id)
-            ));
-            c.line(&format!(
-                "entry.read_at(v, a.offset + {})?;",
-                mul("i", stride)
-            ));
-            c.line(&format!("{place}.insert(entry.key, entry.value);"));
-            c.close("}");
-            return;
-        }
         c.line(&format!("{place}.truncate(a.len as usize);"));
         c.open("for i in 0..a.len {");
         c.line(&format!("let at = a.offset + {};", mul("i", stride)));

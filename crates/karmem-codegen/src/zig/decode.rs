@@ -396,6 +396,21 @@ impl DecodePrinter for Gen<'_> {
         c.line(&format!("{place} = try {s}.toOwnedSlice(gpa);"));
     }
 
+    // A map decodes as its entries: a slice of them.
+    #[allow(clippy::too_many_arguments)]
+    fn map(
+        &self,
+        c: &mut Code,
+        _array: &ArrayType,
+        id: StructId,
+        stride: u32,
+        charge: u32,
+        place: &str,
+        a: &str,
+    ) {
+        DecodePrinter::aos_inline(self, c, id, stride, charge, place, a);
+    }
+
     fn aos_table(&self, c: &mut Code, id: StructId, charge: u32, place: &str, a: &str) {
         let r = c.r();
         let (s, _, k) = self.array_locals();
