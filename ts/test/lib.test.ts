@@ -4,6 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as karmem from "karmem";
 import { kindOf } from "./kind.js";
+import { e8Name, e64Name, s8Name, E8, E64 } from "../gen/vectors/enums/schema/enums.js";
 
 function message(size: number, words: Record<number, number> = {}): Uint8Array {
   const b = new Uint8Array(size);
@@ -151,4 +152,18 @@ test("validate and decode refuse bad headers with their kind", () => {
   assert.equal(kindOf(() => karmem.decode(schema, 0, new Uint8Array(8))), "BadMagic");
   assert.deepEqual(karmem.decode(schema, 0, message(16)), {});
   assert.deepEqual(Array.from(karmem.encode(schema, 0, {})), [0x4b, 0x4d, 2, 0, 16, 0, 0, 0, 1, 0, 0, 0x80, 0, 0, 0, 0]);
+});
+
+// Enum name lookup (docs/typescript.md): every declared value's name, and
+// undefined for a value this schema version does not know; 64-bit enums
+// take bigint values.
+
+test("enum values have names", () => {
+  assert.equal(e8Name(E8.Max), "Max");
+  assert.equal(e8Name(E8.Zero), "Zero");
+  assert.equal(e8Name(7), undefined);
+  assert.equal(s8Name(-128), "Min");
+  assert.equal(e64Name(E64.Max), "Max");
+  assert.equal(e64Name(18446744073709551615n), "Max");
+  assert.equal(e64Name(5n), undefined);
 });

@@ -443,10 +443,30 @@ impl Gen<'_> {
             ));
         }
         c.close("} as const;");
+        let ty = if big { "bigint" } else { "number" };
+        c.line(&format!("export type {name} = {ty};"));
+        // The name of a value, for printing and for `karmem json`, which
+        // writes enum values as names (issue #34: enums had no name
+        // lookup).
+        let lookup = names::TYPESCRIPT.fields.apply(&format!("{}_name", e.name));
         c.line(&format!(
-            "export type {name} = {};",
-            if big { "bigint" } else { "number" }
+            "/** The name of a value of `{}`; `undefined` for a value this schema version does not know. */",
+            e.name
         ));
+        c.open(&format!(
+            "export function {lookup}(value: {name}): string | undefined {{"
+        ));
+        c.open("switch (value) {");
+        for v in &e.variants {
+            c.line(&format!(
+                "case {}: return {};",
+                int_literal(v.value, big),
+                quote(&v.name)
+            ));
+        }
+        c.line("default: return undefined;");
+        c.close("}");
+        c.close("}");
     }
 
     fn union_item(&self, c: &mut Lines, id: UnionId) {

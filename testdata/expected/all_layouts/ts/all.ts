@@ -165,6 +165,15 @@ export const Kind = {
   "B": 200,
 } as const;
 export type Kind = number;
+/** The name of a value of `Kind`; `undefined` for a value this schema version does not know. */
+export function kindName(value: Kind): string | undefined {
+  switch (value) {
+    case 0: return "None";
+    case 1: return "A";
+    case 200: return "B";
+    default: return undefined;
+  }
+}
 
 /** Values of the enum `Wide` (i64); a value unknown to this schema version is kept as its number. */
 export const Wide = {
@@ -173,6 +182,15 @@ export const Wide = {
   "Big": 9000000000n,
 } as const;
 export type Wide = bigint;
+/** The name of a value of `Wide`; `undefined` for a value this schema version does not know. */
+export function wideName(value: Wide): string | undefined {
+  switch (value) {
+    case 0n: return "Zero";
+    case -5n: return "Neg";
+    case 9000000000n: return "Big";
+    default: return undefined;
+  }
+}
 
 /** The inline struct `Vec3`. */
 export interface Vec3 {

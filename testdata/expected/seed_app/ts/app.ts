@@ -67,6 +67,17 @@ export const SocialNetwork = {
   "TikTok": 4,
 } as const;
 export type SocialNetwork = number;
+/** The name of a value of `SocialNetwork`; `undefined` for a value this schema version does not know. */
+export function socialNetworkName(value: SocialNetwork): string | undefined {
+  switch (value) {
+    case 0: return "Unknown";
+    case 1: return "Facebook";
+    case 2: return "Instagram";
+    case 3: return "Twitter";
+    case 4: return "TikTok";
+    default: return undefined;
+  }
+}
 
 /** The table `ProfileData`. */
 export interface ProfileData {

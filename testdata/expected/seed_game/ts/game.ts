@@ -104,6 +104,17 @@ export const Team = {
   "Aliens": 4,
 } as const;
 export type Team = number;
+/** The name of a value of `Team`; `undefined` for a value this schema version does not know. */
+export function teamName(value: Team): string | undefined {
+  switch (value) {
+    case 0: return "Humans";
+    case 1: return "Orcs";
+    case 2: return "Zombies";
+    case 3: return "Robots";
+    case 4: return "Aliens";
+    default: return undefined;
+  }
+}
 
 /** The inline struct `Vec3`. */
 export interface Vec3 {

@@ -270,6 +270,15 @@ export const Color = {
   "Blue": 2,
 } as const;
 export type Color = number;
+/** The name of a value of `Color`; `undefined` for a value this schema version does not know. */
+export function colorName(value: Color): string | undefined {
+  switch (value) {
+    case 0: return "Red";
+    case 1: return "Green";
+    case 2: return "Blue";
+    default: return undefined;
+  }
+}
 
 /** The inline struct `Plain`. */
 export interface Plain {
