@@ -5,9 +5,11 @@ import { type ArrayDesc, type Column, type Data, type FieldDesc, type Prim, type
 
 /**
  * An SoA array of structs seen in place (docs/format.md §5.3): the
- * directory is resolved once, when the view is made; `column(k)` is the
- * k-th column of the element (layout order) as a typed array over the
- * message when it holds scalars, and `get(i)` decodes element `i`.
+ * directory is resolved once, when the view is made; `column(name)` is a
+ * column of the element — named by its path of fields, `"stats.hp"` or as
+ * the schema spells it, `"Stats.Hp"` — as a typed array over the message
+ * when it holds scalars, and `get(i)` decodes element `i`. A column may
+ * also be given by its index in layout order (`columnIndex(name)`).
  */
 export class SoaView<T = Value> {
   readonly length: number;
@@ -25,19 +27,31 @@ export class SoaView<T = Value> {
     this.length = a.len;
   }
 
-  /** Column `k`'s values (scalar or enum leaves only; others: null). An
-   * absent column is an empty array (a view of the message cannot hold a
-   * default, §5.3). */
-  column(k: number): TypedArray | null {
+  /** The index (layout order) of the column whose path of fields is
+   * `name`, the property names joined by `.` (`"pos.x"`) or the schema's
+   * field names (`"Pos.X"`); -1 when the element has no such column. */
+  columnIndex(name: string): number {
+    return this.cols.findIndex((c) => {
+      const fields = c.path.map((idx, j) => this.s.structs[c.steps[j]!]!.fields[idx]!);
+      return fields.map((f) => f.js).join(".") === name || fields.map((f) => f.name).join(".") === name;
+    });
+  }
+
+  /** A column's values (scalar or enum leaves only; others: null), by
+   * name (`columnIndex`) or index. An absent column is an empty array (a
+   * view of the message cannot hold a default, §5.3). */
+  column(k: number | string): TypedArray | null {
+    if (typeof k === "string") k = this.columnIndex(k);
     const c = this.cols[k];
     if (c === undefined || (c.slot.k !== "scalar" && c.slot.k !== "enum")) return null;
     return this.r.scalars(c.slot.p, this.pos[k] ?? 0, (this.pos[k] ?? 0) === 0 ? 0 : this.length);
   }
 
-  /** The SoA array held by column `k` (an array-of-structs leaf, e.g. a
-   * path inside each monster) of element `i`, as a view of its own; an
+  /** The SoA array held by column `k` (by name or index; an
+   * array-of-structs leaf, e.g. a path inside each monster) of element `i`, as a view of its own; an
    * empty view when the column is absent or holds something else. */
-  nested<U = Value>(k: number, i: number): SoaView<U> {
+  nested<U = Value>(k: number | string, i: number): SoaView<U> {
+    if (typeof k === "string") k = this.columnIndex(k);
     const c = this.cols[k];
     const at = this.pos[k] ?? 0;
     const ok = c !== undefined && c.slot.k === "array" && c.slot.a.d.k === "soa" && at !== 0 && i >= 0 && i < this.length;

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import * as karmem from "karmem";
 import { kindOf } from "./kind.js";
 import { e8Name, e64Name, s8Name, E8, E64 } from "../gen/vectors/enums/schema/enums.js";
+import { Root as ArraysRoot } from "../gen/vectors/struct_arrays/schema/struct_arrays.js";
 
 function message(size: number, words: Record<number, number> = {}): Uint8Array {
   const b = new Uint8Array(size);
@@ -166,4 +167,26 @@ test("enum values have names", () => {
   assert.equal(e64Name(E64.Max), "Max");
   assert.equal(e64Name(18446744073709551615n), "Max");
   assert.equal(e64Name(5n), undefined);
+});
+
+// SoA columns by name (docs/typescript.md): the path of property names or
+// of schema field names, through inline structs and tables alike.
+test("SoA columns by name", () => {
+  const unit = (id: number, hp: number) => ({
+    id, pos: { x: id, y: 2 * id, z: 0 }, kind: 1, stats: { hp, names: "" }, path: [], alive: true,
+  });
+  const bytes = ArraysRoot.encode({
+    soaInline: [{ x: 1, y: 2, z: 3 }, { x: 4, y: 5, z: 6 }],
+    aosInline: [], soaTables: [unit(7, 70), unit(8, 80)], aosTables: [], limited: [],
+  });
+  const root = ArraysRoot.view(bytes);
+  assert.deepEqual([...root.soaInline.column("y")!], [2, 5]);
+  assert.deepEqual([...root.soaInline.column("Y")!], [2, 5]);
+  const units = root.soaTables;
+  assert.deepEqual([...units.column("stats.hp")!], [70, 80]);
+  assert.deepEqual([...units.column("Stats.Hp")!], [70, 80]);
+  assert.deepEqual([...units.column("pos.y")!], [14, 16]);
+  assert.equal(units.columnIndex("nope"), -1);
+  assert.equal(units.column("nope"), null);
+  assert.deepEqual([...units.column(units.columnIndex("id"))!], [7, 8]);
 });
