@@ -8,6 +8,7 @@
 #   make ts     the TypeScript library: tsc --strict, unit, vector and property tests (docs/typescript.md)
 #   make web    build the message inspector (ts/web) and serve it on http://127.0.0.1:8080/ (WEB_PORT=…)
 #   make browser  the inspector's tests in headless Chromium (Debian's chromium, playwright-core)
+#   make quickstart  docs/quickstart.md as a newcomer runs it, outside the repository (Go, C, TypeScript, Rust)
 #   make as     the AssemblyScript library and generated code: golden vectors, damaged messages (docs/assemblyscript.md)
 #   make bench  criterion benchmarks against flatbuffers, rkyv, a plain struct
 #   make bench-shapes  Rust: four data shapes against rkyv, flatbuffers, capnp, bitcode, prost
@@ -29,7 +30,7 @@ FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
 # guests: build the WebAssembly guest modules (guests/out/*.wasm) the e2e tests load
-.PHONY: all demo demo-format test setup gate guests second-host integrity fuzz-long lint unit generated expected fuzz go c zig ts as web browser go-generate bench bench-shapes bench-go bench-ts bench-c bench-batch bench-report bench-instructions bench-build bench-host vectors clean
+.PHONY: all demo demo-format test setup gate guests second-host integrity fuzz-long lint unit generated expected fuzz go c zig ts as web browser quickstart go-generate bench bench-shapes bench-go bench-ts bench-c bench-batch bench-report bench-instructions bench-build bench-host vectors clean
 
 all: test
 
@@ -48,7 +49,7 @@ demo-format: setup
 	./target/release/karmem build --lang rust -o $(DEMO_DIR)/src/generated $(DEMO_DIR)/app.km
 	CARGO_TARGET_DIR=$(CURDIR)/target $(CARGO) run --release --quiet --manifest-path $(DEMO_DIR)/Cargo.toml
 
-test: setup lint unit gate second-host generated fuzz go c zig ts as browser
+test: setup lint unit gate second-host generated fuzz go c zig ts as browser quickstart
 	@echo "make test: all checks passed"
 
 lint:
@@ -119,6 +120,10 @@ web:
 # Its tests in a real headless Chromium (scripts/test-browser.sh).
 browser:
 	scripts/test-browser.sh
+
+# docs/quickstart.md's programs, outside the repository (scripts/test-quickstart.sh).
+quickstart:
+	scripts/test-quickstart.sh
 # The AssemblyScript library and generated code: npm ci, asc, golden vectors,
 # damaged messages under Node (scripts/test-as.sh, docs/assemblyscript.md).
 as:
