@@ -5,8 +5,9 @@
 # (a map, an array of tables, an optional value) is checked and generated;
 # the Go program writes a message; `karmem validate` and `karmem json
 # decode` read it; the C, TypeScript and Rust programs validate it and read
-# it in place; all four print the same line. The programs are the files of
-# docs/quickstart/, so a doc that drifts fails here.
+# it in place; all four print the same line; a C guest built here runs
+# under `karmem run`. The programs are the files of docs/quickstart/, so a
+# doc that drifts fails here.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 scripts/setup-c.sh
@@ -71,4 +72,20 @@ sed -i "s|KARMEM|$root|g" rust/Cargo.toml
 for lang in c ts rust; do
   diff go.out "$lang.out" || { echo "quickstart: $lang reads another message than Go wrote"; exit 1; }
 done
+
+# A guest: a C WebAssembly module exporting moderator.Moderator (its schema
+# imports chat.km), run by `karmem run` on the message Go wrote and on a
+# JSON argument.
+mkdir -p guest
+cp "$qs/guest/"* guest/
+"$karmem" build --lang c-guest -o guest/gen guest/moderator.km 2>/dev/null
+clang-19 --target=wasm32-wasi -O2 -mbulk-memory -mexec-model=reactor -Wl,--strip-all \
+  -std=c11 -Wall -Wextra -Werror -pedantic -Wshadow -Wconversion \
+  -I"$root/c" -I"$root/c/abi" -Iguest/gen -o guest/moderator.wasm \
+  guest/main.c guest/gen/*.c "$root/c/karmem.c" "$root/c/karmem_guest.c" "$root/c/abi/abi.c"
+cp msg.bin guest/
+"$karmem" run guest/app.toml > run.out
+grep -q '"Reason": "fine"' run.out && grep -q '"Reason": "too loud"' run.out \
+  || { echo "quickstart: karmem run printed"; cat run.out; exit 1; }
 echo "quickstart: Go wrote, karmem validate/json, C, TypeScript and Rust read: $(cat go.out)"
+echo "quickstart: the C guest ran under karmem run: $(grep -c ': ok' run.out) calls ok"
