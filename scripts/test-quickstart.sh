@@ -4,13 +4,15 @@
 # libraries of this checkout by path. The schema of docs/quickstart/chat.km
 # (a map, an array of tables, an optional value) is checked and generated;
 # the Go program writes a message; `karmem validate` and `karmem json
-# decode` read it; the C, TypeScript and Rust programs validate it and read
-# it in place; all four print the same line; a C guest built here runs
+# decode` read it; the C, TypeScript, Rust and Zig programs validate it and
+# read it (in place, or Zig decoding it); all five print the same line; a C guest built here runs
 # under `karmem run`. The programs are the files of docs/quickstart/, so a
 # doc that drifts fails here.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 scripts/setup-c.sh
+scripts/setup-zig.sh
+zig() { python3 -m ziglang "$@"; }
 . scripts/ts-setup.sh test-quickstart  # the CLI ($karmem) and ts/'s tools
 qs=$root/docs/quickstart
 work=$(mktemp -d)
@@ -69,7 +71,14 @@ cp chat.km rust/
 sed -i "s|KARMEM|$root|g" rust/Cargo.toml
 (cd rust && CARGO_TARGET_DIR=$cargo_target/quickstart cargo run --quiet -- "$work/msg.bin") > rust.out
 
-for lang in c ts rust; do
+# Zig: the generated file and the library as modules of the program.
+mkdir -p zig
+"$karmem" build --lang zig -o zig chat.km 2>/dev/null
+(cd zig && zig build-exe -ODebug --name reader --dep karmem --dep chat -Mroot="$qs/zig/main.zig" \
+   -Mkarmem="$root/zig/src/karmem.zig" --dep karmem -Mchat=chat.zig)
+zig/reader msg.bin > zig.out
+
+for lang in c ts rust zig; do
   diff go.out "$lang.out" || { echo "quickstart: $lang reads another message than Go wrote"; exit 1; }
 done
 
@@ -87,5 +96,5 @@ cp msg.bin guest/
 "$karmem" run guest/app.toml > run.out
 grep -q '"Reason": "fine"' run.out && grep -q '"Reason": "too loud"' run.out \
   || { echo "quickstart: karmem run printed"; cat run.out; exit 1; }
-echo "quickstart: Go wrote, karmem validate/json, C, TypeScript and Rust read: $(cat go.out)"
+echo "quickstart: Go wrote, karmem validate/json, C, TypeScript, Rust and Zig read: $(cat go.out)"
 echo "quickstart: the C guest ran under karmem run: $(grep -c ': ok' run.out) calls ok"
