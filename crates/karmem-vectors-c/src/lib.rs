@@ -31,6 +31,9 @@ mod c;
 #[path = "../../karmem-codegen/src/emit.rs"]
 mod emit;
 mod json;
+#[allow(dead_code, unused_imports, clippy::all)]
+#[path = "../../karmem-codegen/src/walk.rs"]
+mod walk;
 #[allow(unused_imports)]
 use karmem_codegen::{header, names, Error, GeneratedFile};
 

@@ -3,28 +3,21 @@
 //! zero or empty), with the traversal budget and depth limit of
 //! format.md §10 charged as the Go decoder charges them: a `km_validator`
 //! carries the budget and depth, and what each element costs is the
-//! layout's answer ([`karmem_layout::Layout::decode_charge`]). Every
+//! layout's answer ([`karmem_layout::ArrayPlan`]). Every
 //! allocation comes from the caller's `km_arena`, and only after the
 //! elements it holds were charged, so a hostile length cannot make the
-//! decoder allocate more than the budget allows.
+//! decoder allocate more than the budget allows. The slots and array
+//! blocks are walked by [`crate::walk`]; `Gen` is its [`DecodePrinter`].
 
 use karmem_layout::{
-    ArrayData, FixedElem, Slot, SoaLayout, ARRAY_REF_SIZE, HEADER_SIZE, OFFSET_SIZE,
-    UNION_OFFSET_AT, UNION_SLOT_SIZE,
+    ArrayData, FixedElem, Slot, ARRAY_REF_SIZE, HEADER_SIZE, OFFSET_SIZE, UNION_OFFSET_AT,
+    UNION_SLOT_SIZE,
 };
 use karmem_schema::model::*;
 
 use super::encode::{add, plus};
-use super::{limit_arg, u64_literal, Code, Ctx, Gen};
-
-/// `!(cond)` for the simple comparisons the generator builds.
-fn negate(cond: &str) -> String {
-    if let Some((a, b)) = cond.split_once(" == ") {
-        format!("{a} != {b}")
-    } else {
-        format!("!({cond})")
-    }
-}
+use super::{c_string, limit_expr, u64_literal, union_column_at, Code, Gen};
+use crate::walk::{self, Ctx, DecodePrinter, Here};
 
 /// The checked load of a scalar of type `p` at `pos`.
 fn read(p: Primitive, pos: &str) -> String {
@@ -81,22 +74,10 @@ impl Gen<'_> {
             self.zero_struct(decls, &mut c, id);
         }
         let mut body = Code::new(1);
-        for (i, f) in sl.fields.iter().enumerate() {
-            let place = format!("x->{}", self.n.field(id, i));
-            let ctx = if table {
-                Ctx::Table {
-                    t: "t".into(),
-                    off: f.offset,
-                }
-            } else {
-                Ctx::Pos {
-                    pos: add("at", f.offset),
-                    absent: None,
-                }
-            };
-            let default = self.s.structs[id].fields[i].nonzero_default();
-            self.read_slot(&mut body, &f.slot, &place, &ctx, default, 0);
-        }
+        let plan = self.l.struct_plan(self.s, id);
+        walk::read_fields(self, &mut body, &plan.fields, |_, f| {
+            format!("x->{}", self.n.field(id, f.index))
+        });
         let sig = if table {
             format!(
                 "static km_status {name}_read_table({name} *x, km_validator *v, km_arena *arena, km_table t)"
@@ -200,362 +181,6 @@ impl Gen<'_> {
         }
     }
 
-    /// Decode one slot into `place`; an absent field (or SoA column) reads
-    /// as `default`, else as zero.
-    pub(crate) fn read_slot(
-        &self,
-        c: &mut Code,
-        slot: &Slot,
-        place: &str,
-        ctx: &Ctx,
-        default: Option<&DefaultValue>,
-        d: usize,
-    ) {
-        let size = self.l.slot_size(slot);
-        let default = default.map(|dv| self.default_expr(slot, dv));
-        let (pos, present): (String, Option<String>) = match ctx {
-            Ctx::Table { t, off } => (
-                add(&format!("{t}.offset"), *off),
-                Some(format!("km_has({t}, {off}u, {size}u)")),
-            ),
-            Ctx::Pos { pos, absent } => (pos.clone(), absent.as_deref().map(negate)),
-        };
-        // A field past its table's `used` is built as its zero value: the
-        // tables that holds are charged first (format.md §10; its own bytes
-        // are its table's). An SoA column's are charged for the whole array
-        // by `_read_soa`, before its elements are made.
-        let held = match ctx {
-            Ctx::Table { .. } => self.l.absent_charge(slot),
-            Ctx::Pos { .. } => 0,
-        };
-        // `then` when present, else `otherwise`.
-        let guarded = |c: &mut Code, then: &dyn Fn(&mut Code), otherwise: &str| match &present {
-            None => then(c),
-            Some(cond) => {
-                c.open(&format!("if ({cond}) {{"));
-                then(c);
-                c.reopen("} else {");
-                if held > 0 {
-                    c.try_(&format!("km_charge(v, {})", u64_literal(held)));
-                }
-                c.line(otherwise);
-                c.close("}");
-            }
-        };
-        let zero = format!("memset(&{place}, 0, sizeof {place});");
-        match slot {
-            Slot::Scalar(p) | Slot::Enum { repr: p, .. } => {
-                let cast = match slot {
-                    Slot::Enum { id, .. } => format!("({})", self.n.enum_name(*id)),
-                    _ => String::new(),
-                };
-                match (ctx, &default) {
-                    (Ctx::Table { t, off }, None) => c.line(&format!(
-                        "{place} = {cast}km_field_{}(r, {t}, {off}u);",
-                        p.name()
-                    )),
-                    _ => {
-                        let absent = default.clone().unwrap_or_else(|| "0".into());
-                        let load = format!("{place} = {cast}{};", read(*p, &pos));
-                        guarded(
-                            c,
-                            &|c: &mut Code| c.line(&load),
-                            &format!("{place} = {cast}{absent};"),
-                        );
-                    }
-                }
-            }
-            Slot::InlineStruct(id) => {
-                let call = format!(
-                    "{}_read_at(&{place}, v, arena, {pos})",
-                    self.n.struct_name(*id)
-                );
-                guarded(
-                    c,
-                    &|c: &mut Code| c.try_(&call),
-                    &self.zero_value(*id, place),
-                );
-            }
-            Slot::TableRef(id) => {
-                let name = self.n.struct_name(*id);
-                let t = match ctx {
-                    Ctx::Table { t, off } => format!("km_field_table(r, {t}, {off}u)"),
-                    Ctx::Pos { .. } => format!("km_table_at(r, km_read_u32(r, {pos}))"),
-                };
-                match (ctx, &present) {
-                    (Ctx::Pos { .. }, Some(cond)) => c.try_(&format!(
-                        "{name}_read_table(&{place}, v, arena, ({cond}) ? {t} : km_table_at(r, 0))"
-                    )),
-                    _ => c.try_(&format!("{name}_read_table(&{place}, v, arena, {t})")),
-                }
-            }
-            Slot::Union { id, .. } => {
-                let call = format!(
-                    "{}_read(&{place}, v, arena, {pos}, {})",
-                    self.n.union_name(*id),
-                    add(&pos, UNION_OFFSET_AT)
-                );
-                guarded(c, &|c: &mut Code| c.try_(&call), &zero);
-            }
-            Slot::FixedArray { elem, len, stride } => {
-                let j = format!("j{d}");
-                let epos = plus(&format!("({pos})"), &j, *stride);
-                let body = |c: &mut Code| {
-                    c.open(&format!("for (uint32_t {j} = 0; {j} < {len}u; {j}++) {{"));
-                    match elem {
-                        FixedElem::Scalar(p) => {
-                            c.line(&format!("{place}[{j}] = {};", read(*p, &epos)))
-                        }
-                        FixedElem::Enum { id, repr } => c.line(&format!(
-                            "{place}[{j}] = ({}){};",
-                            self.n.enum_name(*id),
-                            read(*repr, &epos)
-                        )),
-                        FixedElem::InlineStruct(id) => c.try_(&format!(
-                            "{}_read_at(&{place}[{j}], v, arena, {epos})",
-                            self.n.struct_name(*id)
-                        )),
-                    }
-                    c.close("}");
-                };
-                let otherwise = match elem {
-                    FixedElem::InlineStruct(id) if self.s.has_defaults(*id) => format!(
-                        "for (uint32_t {j} = 0; {j} < {len}u; {j}++) {{ {} }}",
-                        self.zero_value(*id, &format!("{place}[{j}]"))
-                    ),
-                    _ => format!("memset({place}, 0, sizeof {place});"),
-                };
-                guarded(c, &body, &otherwise);
-            }
-            Slot::OptionalTable(id) => {
-                let name = self.n.struct_name(*id);
-                let o = format!("o{d}");
-                let load = match (ctx, &present) {
-                    (Ctx::Table { t, off }, _) => format!("km_field_u32(r, {t}, {off}u)"),
-                    (Ctx::Pos { .. }, Some(cond)) => {
-                        format!("({cond}) ? km_read_u32(r, {pos}) : 0u")
-                    }
-                    (Ctx::Pos { .. }, None) => format!("km_read_u32(r, {pos})"),
-                };
-                c.open("{");
-                c.line(&format!("uint32_t {o} = {load};"));
-                c.line(&format!("{place} = NULL;"));
-                c.open(&format!("if ({o} != 0) {{"));
-                c.line(&format!("void *p{d};"));
-                // It is charged at least its full size (its zero value's,
-                // when malformed): refused before it is allocated.
-                c.try_(&format!("km_reserve_each(v, 1u, {})", self.full_size(*id)));
-                c.try_(&format!("km_arena_alloc(arena, sizeof({name}), &p{d})"));
-                c.line(&format!("{place} = p{d};"));
-                c.try_(&format!(
-                    "{name}_read_table({place}, v, arena, km_table_at(r, {o}))"
-                ));
-                c.close("}");
-                c.close("}");
-            }
-            Slot::Optional { value_at, value } => {
-                let flag = format!("km_read_u8(r, {pos}) != 0");
-                let cond = match &present {
-                    Some(p) => format!("({p}) && {flag}"),
-                    None => flag,
-                };
-                c.open(&format!("if ({cond}) {{"));
-                c.line(&format!("{place}.has = true;"));
-                let inner = Ctx::Pos {
-                    pos: add(&pos, *value_at),
-                    absent: None,
-                };
-                self.read_slot(c, value, &format!("{place}.value"), &inner, None, d);
-                c.reopen("} else {");
-                c.line(&zero);
-                c.close("}");
-            }
-            Slot::ArrayRef { array, data } => {
-                let es = data.elem_size();
-                let limit = limit_arg(array);
-                let a = format!("a{d}");
-                // Presence is checked around the read: an absent array
-                // (past `used`, or a column the directory does not list) is
-                // empty, or its default, and costs nothing (format.md §10).
-                match &present {
-                    Some(cond) => c.open(&format!("if ({cond}) {{")),
-                    None => c.open("{"),
-                }
-                match ctx {
-                    Ctx::Table { t, off } => c.line(&format!(
-                        "km_array {a} = km_field_array(r, {t}, {off}u, {es}u, {limit});"
-                    )),
-                    Ctx::Pos { .. } => c.line(&format!(
-                        "km_array {a} = km_array_at(r, {pos}, {es}u, {limit});"
-                    )),
-                }
-                self.read_array(c, array, data, place, d);
-                if present.is_some() {
-                    c.reopen("} else {");
-                    match &default {
-                        // Text with a default (a literal: it lives as long
-                        // as the program).
-                        Some(text) => {
-                            c.line(&format!("{place}.ptr = {text};"));
-                            c.line(&format!("{place}.len = sizeof {text} - 1;"));
-                        }
-                        None => c.line(&zero),
-                    }
-                }
-                c.close("}");
-            }
-        }
-    }
-
-    /// Decode array `a{d}` (checked) into `place`.
-    fn read_array(&self, c: &mut Code, array: &ArrayType, data: &ArrayData, place: &str, d: usize) {
-        let a = format!("a{d}");
-        let k = format!("k{d}");
-        let p = format!("p{d}");
-        let per_element = self.l.decode_charge(data);
-        let charge = |c: &mut Code| {
-            let size = per_element.expect("charged per element");
-            c.try_(&format!("km_charge(v, (uint64_t){a}.len * {size}u)"));
-        };
-        // Room for the elements (after they were charged) and the length.
-        let alloc = |c: &mut Code, count: &str| {
-            c.line(&format!("void *{p};"));
-            c.try_(&format!(
-                "km_arena_array(arena, {count}, sizeof *{place}.ptr, &{p})"
-            ));
-            c.line(&format!("{place}.ptr = {p};"));
-            c.line(&format!("{place}.len = {count};"));
-        };
-        let each = |c: &mut Code| {
-            c.open(&format!(
-                "for (uint32_t {k} = 0; {k} < {place}.len; {k}++) {{"
-            ))
-        };
-        match (array.text, data) {
-            (Some(Text::Utf8), _) => {
-                charge(c);
-                c.line(&format!("{place} = km_text_of(r, {a});"));
-            }
-            (Some(Text::Utf16), _) => {
-                charge(c);
-                c.try_(&format!("km_arena_utf16(arena, r, {a}, &{place})"));
-            }
-            (None, ArrayData::Plain { elem_size }) => {
-                charge(c);
-                alloc(c, &format!("{a}.len"));
-                if array.elem == ElemType::Scalar(Primitive::Bool) {
-                    each(c);
-                    c.line(&format!(
-                        "{place}.ptr[{k}] = km_read_u8(r, {a}.offset + {k}) != 0;"
-                    ));
-                    c.close("}");
-                } else {
-                    c.open(&format!("if ({a}.len != 0) {{"));
-                    c.line(&format!(
-                        "memcpy({place}.ptr, r->mem + {a}.offset, (size_t){a}.len * {elem_size}u);"
-                    ));
-                    c.close("}");
-                }
-            }
-            (None, ArrayData::AosInline { id, stride }) => {
-                charge(c);
-                // A C inline struct holds its tables by value, so an
-                // element can take far more memory than its stride: what
-                // its tables will be charged (Z(I) each, at least) must fit
-                // the budget before the array is allocated.
-                let held = self.l.absent_charge(&Slot::InlineStruct(*id));
-                if held > 0 {
-                    c.try_(&format!("km_reserve_each(v, {a}.len, {held}u)"));
-                }
-                alloc(c, &format!("{a}.len"));
-                each(c);
-                c.try_(&format!(
-                    "{}_read_at(&{place}.ptr[{k}], v, arena, {})",
-                    self.n.struct_name(*id),
-                    plus(&format!("{a}.offset"), &k, *stride)
-                ));
-                c.close("}");
-            }
-            (None, ArrayData::AosTable { id }) => {
-                charge(c);
-                // Each element is charged at least its full size (its zero
-                // value's, when malformed): a length the budget cannot pay
-                // is refused before its elements are allocated.
-                c.try_(&format!(
-                    "km_reserve_each(v, {a}.len, {})",
-                    self.full_size(*id)
-                ));
-                alloc(c, &format!("{a}.len"));
-                each(c);
-                c.try_(&format!(
-                    "{}_read_table(&{place}.ptr[{k}], v, arena, km_table_at(r, km_read_u32(r, {})))",
-                    self.n.struct_name(*id),
-                    plus(&format!("{a}.offset"), &k, OFFSET_SIZE)
-                ));
-                c.close("}");
-            }
-            (None, ArrayData::Soa { elem }) => c.try_(&format!(
-                "{}_read_soa(v, arena, {a}, &{place}.ptr, &{place}.len)",
-                self.n.struct_name(*elem)
-            )),
-            (None, ArrayData::UnionAos { id, .. }) => {
-                charge(c);
-                alloc(c, &format!("{a}.len"));
-                each(c);
-                let at = plus(&format!("{a}.offset"), &k, UNION_SLOT_SIZE);
-                c.try_(&format!(
-                    "{}_read(&{place}.ptr[{k}], v, arena, {at}, {at} + {UNION_OFFSET_AT}u)",
-                    self.n.union_name(*id)
-                ));
-                c.close("}");
-            }
-            (None, ArrayData::UnionSoa { id, tag }) => {
-                let tw = tag.size();
-                let (tags, offs) = (format!("tags{d}"), format!("offsets{d}"));
-                c.line(&format!("uint32_t {tags}, {offs};"));
-                c.open(&format!(
-                    "if (km_union_columns(r, {a}, {tw}u, &{tags}, &{offs})) {{"
-                ));
-                charge(c);
-                alloc(c, &format!("{a}.len"));
-                each(c);
-                c.try_(&format!(
-                    "{}_read(&{place}.ptr[{k}], v, arena, {}, {})",
-                    self.n.union_name(*id),
-                    plus(&tags, &k, tw),
-                    plus(&offs, &k, OFFSET_SIZE)
-                ));
-                c.close("}");
-                c.close("}");
-            }
-            (None, ArrayData::UnionBunch { id, .. }) => {
-                let f = if array.layout == ArrayLayout::BoVoS {
-                    "bovos"
-                } else {
-                    "bovoa"
-                };
-                c.try_(&format!(
-                    "{}_read_{f}(v, arena, {a}, &{place}.ptr, &{place}.len)",
-                    self.n.union_name(*id)
-                ));
-            }
-            (None, ArrayData::Arrays { array: inner, data }) => {
-                charge(c);
-                alloc(c, &format!("{a}.len"));
-                each(c);
-                c.line(&format!(
-                    "km_array a{} = km_array_at(r, {}, {}u, {});",
-                    d + 1,
-                    plus(&format!("{a}.offset"), &k, ARRAY_REF_SIZE),
-                    data.elem_size(),
-                    limit_arg(inner)
-                ));
-                self.read_array(c, inner, data, &format!("{place}.ptr[{k}]"), d + 1);
-                c.close("}");
-            }
-        }
-    }
-
     pub(crate) fn decode_union(&self, decls: &mut Code, defs: &mut Code, id: UnionId) {
         let u = &self.s.unions[id];
         let name = self.n.union_name(id);
@@ -618,9 +243,9 @@ impl Gen<'_> {
     }
 
     pub(crate) fn decode_soa(&self, decls: &mut Code, defs: &mut Code, id: StructId) {
-        let soa = self.l.soa(id);
+        let plan = self.l.soa_plan(self.s, id);
         let name = self.n.struct_name(id);
-        let n = soa.columns.len();
+        let n = plan.columns.len();
         let sig = format!(
             "static km_status {name}_read_soa(km_validator *v, km_arena *arena, km_array a, {name} **items, uint32_t *len)"
         );
@@ -639,25 +264,19 @@ impl Gen<'_> {
         ));
         c.try_(&format!(
             "km_charge(v, (uint64_t)a.len * {}u)",
-            soa.element_charge()
+            plan.element_charge
         ));
         // A column the directory does not list is built as zeros, paid for
         // by the width above, but for what its zero value holds.
-        self.charge_unlisted(&mut c, soa, "a.len");
+        self.charge_unlisted(&mut c, &plan.unlisted, "a.len");
         c.try_(&format!("km_arena_array(arena, a.len, sizeof({name}), &p)"));
         c.line("s = p;");
         c.open("for (uint32_t i = 0; i < a.len; i++) {");
         c.line(&format!("{name} *e = &s[i];"));
         c.line("(void)e;");
-        for (k, col) in soa.columns.iter().enumerate() {
-            let place = self.column_place("(*e)", id, k);
-            let ctx = Ctx::Pos {
-                pos: plus(&format!("cols[{k}]"), "i", col.size),
-                absent: Some(format!("cols[{k}] == 0")),
-            };
-            let default = col.field(self.s).nonzero_default();
-            self.read_slot(&mut c, &col.slot, &place, &ctx, default, 0);
-        }
+        walk::read_fields(self, &mut c, &plan.columns, |k, _| {
+            self.column_place("(*e)", id, k)
+        });
         c.close("}");
         c.line("*items = s;");
         c.line("*len = a.len;");
@@ -667,20 +286,18 @@ impl Gen<'_> {
         defs.append(c);
     }
 
-    /// Charges, for each column of `soa` the directory `cols` does not
-    /// list, what its zero value holds (a fixed array of inline structs
+    /// Charges, for each column of an SoA element the directory `cols`
+    /// does not list (`unlisted`, [`karmem_layout::SoaPlan::unlisted`]),
+    /// what its zero value holds (a fixed array of inline structs
     /// holding tables, format.md §10) for each of `count` elements.
-    pub(crate) fn charge_unlisted(&self, c: &mut Code, soa: &SoaLayout, count: &str) {
-        for (k, col) in soa.columns.iter().enumerate() {
-            let held = self.l.absent_charge(&col.slot);
-            if held > 0 {
-                c.open(&format!("if (cols[{k}] == 0) {{"));
-                c.try_(&format!(
-                    "km_charge_each(v, {count}, {})",
-                    u64_literal(held)
-                ));
-                c.close("}");
-            }
+    pub(crate) fn charge_unlisted(&self, c: &mut Code, unlisted: &[(usize, u64)], count: &str) {
+        for (k, held) in unlisted {
+            c.open(&format!("if (cols[{k}] == 0) {{"));
+            c.try_(&format!(
+                "km_charge_each(v, {count}, {})",
+                u64_literal(*held)
+            ));
+            c.close("}");
         }
     }
 
@@ -779,5 +396,398 @@ impl Gen<'_> {
         c.close("}");
         c.line("");
         defs.append(c);
+    }
+}
+
+impl Gen<'_> {
+    /// `then` when the slot `at` is present, else the charge of what its
+    /// zero value holds and `otherwise`.
+    fn guarded(&self, c: &mut Code, at: &Here, then: impl FnOnce(&mut Code), otherwise: &str) {
+        match &at.present {
+            None => then(c),
+            Some(cond) => {
+                c.open(&format!("if ({cond}) {{"));
+                then(c);
+                c.reopen("} else {");
+                if at.held > 0 {
+                    c.try_(&format!("km_charge(v, {})", u64_literal(at.held)));
+                }
+                c.line(otherwise);
+                c.close("}");
+            }
+        }
+    }
+
+    /// Room for the elements of `place` from array `a`, then each element
+    /// `k` read by the call `read(k)`.
+    fn read_each(&self, c: &mut Code, a: &str, place: &str, read: impl FnOnce(&str) -> String) {
+        self.alloc(c, a, place);
+        let k = self.each(c, "k", place);
+        c.try_(&read(&k));
+        c.close("}");
+    }
+
+    /// The charge of array `a`'s elements, `charge` units each.
+    fn charge_each(&self, c: &mut Code, a: &str, charge: u32) {
+        c.try_(&format!("km_charge(v, (uint64_t){a}.len * {charge}u)"));
+    }
+
+    /// Room for the `{a}.len` elements of `place` (after they were
+    /// charged) and the length.
+    fn alloc(&self, c: &mut Code, a: &str, place: &str) {
+        let p = format!("p{}", self.d.get());
+        let count = format!("{a}.len");
+        c.line(&format!("void *{p};"));
+        c.try_(&format!(
+            "km_arena_array(arena, {count}, sizeof *{place}.ptr, &{p})"
+        ));
+        c.line(&format!("{place}.ptr = {p};"));
+        c.line(&format!("{place}.len = {count};"));
+    }
+}
+
+impl DecodePrinter for Gen<'_> {
+    fn value(&self, c: &mut Code, slot: &Slot, place: &str, at: &Here) {
+        let (p, cast) = match slot {
+            Slot::Scalar(p) => (*p, String::new()),
+            Slot::Enum { id, repr } => (*repr, format!("({})", self.n.enum_name(*id))),
+            _ => unreachable!("the walker hands numbers and enums only"),
+        };
+        match (at.ctx, at.default) {
+            (Ctx::Table { off }, None) => c.line(&format!(
+                "{place} = {cast}km_field_{}(r, t, {off}u);",
+                p.name()
+            )),
+            (_, default) => {
+                let absent = default.map_or("0".into(), |dv| self.default_expr(slot, dv));
+                let load = format!("{place} = {cast}{};", read(p, &at.pos));
+                self.guarded(
+                    c,
+                    at,
+                    |c: &mut Code| c.line(&load),
+                    &format!("{place} = {cast}{absent};"),
+                );
+            }
+        }
+    }
+
+    fn inline(&self, c: &mut Code, id: StructId, place: &str, at: &Here) {
+        let call = format!(
+            "{}_read_at(&{place}, v, arena, {})",
+            self.n.struct_name(id),
+            at.pos
+        );
+        self.guarded(
+            c,
+            at,
+            |c: &mut Code| c.try_(&call),
+            &self.zero_value(id, place),
+        );
+    }
+
+    fn table(&self, c: &mut Code, id: StructId, place: &str, at: &Here) {
+        let name = self.n.struct_name(id);
+        let pos = &at.pos;
+        match (at.ctx, &at.present) {
+            (Ctx::Table { off }, _) => c.try_(&format!(
+                "{name}_read_table(&{place}, v, arena, km_field_table(r, t, {off}u))"
+            )),
+            (Ctx::Pos { .. }, Some(cond)) => c.try_(&format!(
+                "{name}_read_table(&{place}, v, arena, ({cond}) ? km_table_at(r, km_read_u32(r, {pos})) : km_table_at(r, 0))"
+            )),
+            (Ctx::Pos { .. }, None) => c.try_(&format!(
+                "{name}_read_table(&{place}, v, arena, km_table_at(r, km_read_u32(r, {pos})))"
+            )),
+        }
+    }
+
+    fn optional_table(&self, c: &mut Code, id: StructId, place: &str, at: &Here) {
+        let name = self.n.struct_name(id);
+        let d = self.d.get();
+        let o = format!("o{d}");
+        let pos = &at.pos;
+        let load = match (at.ctx, &at.present) {
+            (Ctx::Table { off }, _) => format!("km_field_u32(r, t, {off}u)"),
+            (Ctx::Pos { .. }, Some(cond)) => format!("({cond}) ? km_read_u32(r, {pos}) : 0u"),
+            (Ctx::Pos { .. }, None) => format!("km_read_u32(r, {pos})"),
+        };
+        c.open("{");
+        c.line(&format!("uint32_t {o} = {load};"));
+        c.line(&format!("{place} = NULL;"));
+        c.open(&format!("if ({o} != 0) {{"));
+        c.line(&format!("void *p{d};"));
+        // It is charged at least its full size (its zero value's, when
+        // malformed): refused before it is allocated.
+        c.try_(&format!("km_reserve_each(v, 1u, {})", self.full_size(id)));
+        c.try_(&format!("km_arena_alloc(arena, sizeof({name}), &p{d})"));
+        c.line(&format!("{place} = p{d};"));
+        c.try_(&format!(
+            "{name}_read_table({place}, v, arena, km_table_at(r, {o}))"
+        ));
+        c.close("}");
+        c.close("}");
+    }
+
+    fn optional(&self, c: &mut Code, value_at: u32, value: &Slot, place: &str, at: &Here) {
+        let flag = format!("km_read_u8(r, {}) != 0", at.pos);
+        let cond = match &at.present {
+            Some(p) => format!("({p}) && {flag}"),
+            None => flag,
+        };
+        c.open(&format!("if ({cond}) {{"));
+        c.line(&format!("{place}.has = true;"));
+        let inner = Ctx::Pos {
+            pos: add(&at.pos, value_at),
+            present: None,
+        };
+        walk::read_slot(self, c, value, &format!("{place}.value"), &inner, None);
+        c.reopen("} else {");
+        c.line(&format!("memset(&{place}, 0, sizeof {place});"));
+        c.close("}");
+    }
+
+    fn union(&self, c: &mut Code, id: UnionId, place: &str, at: &Here) {
+        let call = format!(
+            "{}_read(&{place}, v, arena, {}, {})",
+            self.n.union_name(id),
+            at.pos,
+            add(&at.pos, UNION_OFFSET_AT)
+        );
+        self.guarded(
+            c,
+            at,
+            |c: &mut Code| c.try_(&call),
+            &format!("memset(&{place}, 0, sizeof {place});"),
+        );
+    }
+
+    fn fixed(&self, c: &mut Code, elem: FixedElem, len: u32, stride: u32, place: &str, at: &Here) {
+        let j = format!("j{}", self.d.get());
+        let epos = plus(&format!("({})", at.pos), &j, stride);
+        let body = |c: &mut Code| {
+            c.open(&format!("for (uint32_t {j} = 0; {j} < {len}u; {j}++) {{"));
+            match elem {
+                FixedElem::Scalar(p) => c.line(&format!("{place}[{j}] = {};", read(p, &epos))),
+                FixedElem::Enum { id, repr } => c.line(&format!(
+                    "{place}[{j}] = ({}){};",
+                    self.n.enum_name(id),
+                    read(repr, &epos)
+                )),
+                FixedElem::InlineStruct(id) => c.try_(&format!(
+                    "{}_read_at(&{place}[{j}], v, arena, {epos})",
+                    self.n.struct_name(id)
+                )),
+            }
+            c.close("}");
+        };
+        let otherwise = match elem {
+            FixedElem::InlineStruct(id) if self.s.has_defaults(id) => format!(
+                "for (uint32_t {j} = 0; {j} < {len}u; {j}++) {{ {} }}",
+                self.zero_value(id, &format!("{place}[{j}]"))
+            ),
+            _ => format!("memset({place}, 0, sizeof {place});"),
+        };
+        self.guarded(c, at, body, &otherwise);
+    }
+
+    fn array(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        elem_size: u32,
+        limit: Option<u32>,
+        place: &str,
+        at: &Here,
+    ) {
+        let limit = limit_expr(limit);
+        let a = format!("a{}", self.d.get());
+        // Presence is checked around the read: an absent array (past
+        // `used`, or a column the directory does not list) is empty, or
+        // its default, and costs nothing (format.md §10).
+        match &at.present {
+            Some(cond) => c.open(&format!("if ({cond}) {{")),
+            None => c.open("{"),
+        }
+        match at.ctx {
+            Ctx::Table { off } => c.line(&format!(
+                "km_array {a} = km_field_array(r, t, {off}u, {elem_size}u, {limit});"
+            )),
+            Ctx::Pos { pos, .. } => c.line(&format!(
+                "km_array {a} = km_array_at(r, {pos}, {elem_size}u, {limit});"
+            )),
+        }
+        walk::read_array(self, c, array, data, place, &a);
+        if at.present.is_some() {
+            c.reopen("} else {");
+            match at.default {
+                // Text with a default (a literal: it lives as long as the
+                // program).
+                Some(DefaultValue::Text(text)) => {
+                    let text = c_string(text);
+                    c.line(&format!("{place}.ptr = {text};"));
+                    c.line(&format!("{place}.len = sizeof {text} - 1;"));
+                }
+                Some(other) => unreachable!("an array's default is text: {other:?}"),
+                None => c.line(&format!("memset(&{place}, 0, sizeof {place});")),
+            }
+        }
+        c.close("}");
+    }
+
+    fn text(&self, c: &mut Code, utf16: bool, charge: u32, place: &str, a: &str) {
+        self.charge_each(c, a, charge);
+        if utf16 {
+            c.try_(&format!("km_arena_utf16(arena, r, {a}, &{place})"));
+        } else {
+            c.line(&format!("{place} = km_text_of(r, {a});"));
+        }
+    }
+
+    fn plain(
+        &self,
+        c: &mut Code,
+        elem: ElemType,
+        elem_size: u32,
+        charge: u32,
+        place: &str,
+        a: &str,
+    ) {
+        self.charge_each(c, a, charge);
+        self.alloc(c, a, place);
+        if elem == ElemType::Scalar(Primitive::Bool) {
+            let k = self.each(c, "k", place);
+            c.line(&format!(
+                "{place}.ptr[{k}] = km_read_u8(r, {a}.offset + {k}) != 0;"
+            ));
+            c.close("}");
+        } else {
+            c.open(&format!("if ({a}.len != 0) {{"));
+            c.line(&format!(
+                "memcpy({place}.ptr, r->mem + {a}.offset, (size_t){a}.len * {elem_size}u);"
+            ));
+            c.close("}");
+        }
+    }
+
+    fn nested(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        elem_size: u32,
+        limit: Option<u32>,
+        charge: u32,
+        place: &str,
+        a: &str,
+    ) {
+        self.charge_each(c, a, charge);
+        self.alloc(c, a, place);
+        let k = self.each(c, "k", place);
+        let d = self.d.get();
+        let b = format!("a{}", d + 1);
+        c.line(&format!(
+            "km_array {b} = km_array_at(r, {}, {elem_size}u, {});",
+            plus(&format!("{a}.offset"), &k, ARRAY_REF_SIZE),
+            limit_expr(limit)
+        ));
+        self.deeper(|| walk::read_array(self, c, array, data, &format!("{place}.ptr[{k}]"), &b));
+        c.close("}");
+    }
+
+    fn aos_inline(
+        &self,
+        c: &mut Code,
+        id: StructId,
+        stride: u32,
+        charge: u32,
+        place: &str,
+        a: &str,
+    ) {
+        self.charge_each(c, a, charge);
+        // A C inline struct holds its tables by value, so an element can
+        // take far more memory than its stride: what its tables will be
+        // charged (Z(I) each, at least) must fit the budget before the
+        // array is allocated.
+        let held = self.l.of_struct(id).zero;
+        if held > 0 {
+            c.try_(&format!("km_reserve_each(v, {a}.len, {held}u)"));
+        }
+        self.read_each(c, a, place, |k| {
+            format!(
+                "{}_read_at(&{place}.ptr[{k}], v, arena, {})",
+                self.n.struct_name(id),
+                plus(&format!("{a}.offset"), k, stride)
+            )
+        });
+    }
+
+    fn aos_table(&self, c: &mut Code, id: StructId, charge: u32, place: &str, a: &str) {
+        self.charge_each(c, a, charge);
+        // Each element is charged at least its full size (its zero value's,
+        // when malformed): a length the budget cannot pay is refused
+        // before its elements are allocated.
+        c.try_(&format!(
+            "km_reserve_each(v, {a}.len, {})",
+            self.full_size(id)
+        ));
+        self.read_each(c, a, place, |k| {
+            format!(
+                "{}_read_table(&{place}.ptr[{k}], v, arena, km_table_at(r, km_read_u32(r, {})))",
+                self.n.struct_name(id),
+                plus(&format!("{a}.offset"), k, OFFSET_SIZE)
+            )
+        });
+    }
+
+    fn soa(&self, c: &mut Code, elem: StructId, place: &str, a: &str) {
+        c.try_(&format!(
+            "{}_read_soa(v, arena, {a}, &{place}.ptr, &{place}.len)",
+            self.n.struct_name(elem)
+        ));
+    }
+
+    fn union_aos(&self, c: &mut Code, id: UnionId, charge: u32, place: &str, a: &str) {
+        self.charge_each(c, a, charge);
+        self.read_each(c, a, place, |k| {
+            let at = plus(&format!("{a}.offset"), k, UNION_SLOT_SIZE);
+            format!(
+                "{}_read(&{place}.ptr[{k}], v, arena, {at}, {at} + {UNION_OFFSET_AT}u)",
+                self.n.union_name(id)
+            )
+        });
+    }
+
+    fn union_soa(
+        &self,
+        c: &mut Code,
+        id: UnionId,
+        tag_size: u32,
+        charge: u32,
+        place: &str,
+        a: &str,
+    ) {
+        let (tags, offs) = self.union_columns();
+        c.line(&format!("uint32_t {tags}, {offs};"));
+        c.open(&format!(
+            "if (km_union_columns(r, {a}, {tag_size}u, &{tags}, &{offs})) {{"
+        ));
+        self.charge_each(c, a, charge);
+        self.read_each(c, a, place, |k| {
+            format!(
+                "{}_read(&{place}.ptr[{k}], v, arena, {})",
+                self.n.union_name(id),
+                union_column_at(&tags, &offs, k, tag_size)
+            )
+        });
+        c.close("}");
+    }
+
+    fn bunch(&self, c: &mut Code, id: UnionId, soa: bool, place: &str, a: &str) {
+        let f = if soa { "bovos" } else { "bovoa" };
+        c.try_(&format!(
+            "{}_read_{f}(v, arena, {a}, &{place}.ptr, &{place}.len)",
+            self.n.union_name(id)
+        ));
     }
 }

@@ -1,14 +1,16 @@
 //! Encoders: `<type>_encode` and the static writers it calls, in the
 //! writing order of format.md §8 (the same as the Go and Rust writers, so
-//! the bytes are identical).
+//! the bytes are identical). The slots and array blocks are walked by
+//! [`crate::walk`]; `Gen` is its [`EncodePrinter`].
 
 use karmem_layout::{
-    ArrayData, FixedElem, Slot, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE, OBJECT_ALIGN, OFFSET_SIZE,
-    UNION_OFFSET_AT,
+    Access, ArrayData, FixedElem, Slot, ARRAY_REF_SIZE, BUNCH_ENTRY_ARRAY_AT, BUNCH_ENTRY_SIZE,
+    OBJECT_ALIGN, OFFSET_SIZE, UNION_OFFSET_AT, UNION_SLOT_SIZE,
 };
 use karmem_schema::model::*;
 
-use super::{Code, Gen};
+use super::{union_column_at, Code, Gen};
+use crate::walk::{self, EncodePrinter};
 
 /// `base + n` as C (just `base` for 0).
 pub(crate) fn add(base: &str, n: u32) -> String {
@@ -78,9 +80,12 @@ impl Gen<'_> {
         c.line("");
 
         let mut body = Code::new(1);
-        for (i, f) in sl.fields.iter().enumerate() {
-            let place = format!("x->{}", self.n.field(id, i));
-            self.write_slot(&mut body, &f.slot, &place, &add("at", f.offset), 0);
+        for f in &self.l.struct_plan(self.s, id).fields {
+            let (Access::Table { off, .. } | Access::Inline { off }) = f.access else {
+                unreachable!("a struct's fields are not columns")
+            };
+            let place = format!("x->{}", self.n.field(id, f.index));
+            walk::write_slot(self, &mut body, f.slot, &place, &add("at", off));
         }
         if table {
             let sig = format!(
@@ -110,60 +115,6 @@ impl Gen<'_> {
         c.close("}");
         c.line("");
         defs.append(c);
-    }
-
-    /// Encode `place` (an lvalue of the slot's object type) at `pos`.
-    pub(crate) fn write_slot(&self, c: &mut Code, slot: &Slot, place: &str, pos: &str, d: usize) {
-        match slot {
-            Slot::Scalar(p) | Slot::Enum { repr: p, .. } => c.line(&put(*p, pos, place)),
-            Slot::InlineStruct(id) => c.try_(&format!(
-                "{}_write_at(&{place}, w, {pos})",
-                self.n.struct_name(*id)
-            )),
-            Slot::TableRef(id) => c.try_(&format!(
-                "{}_write_table(&{place}, w, {pos})",
-                self.n.struct_name(*id)
-            )),
-            // NULL: offset 0, as the zeroed slot already is.
-            Slot::OptionalTable(id) => {
-                c.open(&format!("if ({place} != NULL) {{"));
-                c.try_(&format!(
-                    "{}_write_table({place}, w, {pos})",
-                    self.n.struct_name(*id)
-                ));
-                c.close("}");
-            }
-            Slot::Optional { value_at, value } => {
-                c.open(&format!("if ({place}.has) {{"));
-                c.line(&format!("km_put_u8(w, {pos}, 1);"));
-                self.write_slot(c, value, &format!("{place}.value"), &add(pos, *value_at), d);
-                c.close("}");
-            }
-            Slot::Union { id, .. } => c.try_(&format!(
-                "{}_write(&{place}, w, {pos}, {})",
-                self.n.union_name(*id),
-                add(pos, UNION_OFFSET_AT)
-            )),
-            Slot::FixedArray { elem, len, stride } => {
-                let j = format!("j{d}");
-                let epos = plus(&format!("({pos})"), &j, *stride);
-                c.open(&format!("for (uint32_t {j} = 0; {j} < {len}u; {j}++) {{"));
-                match elem {
-                    FixedElem::Scalar(p) | FixedElem::Enum { repr: p, .. } => {
-                        c.line(&put(*p, &epos, &format!("{place}[{j}]")))
-                    }
-                    FixedElem::InlineStruct(id) => c.try_(&format!(
-                        "{}_write_at(&{place}[{j}], w, {epos})",
-                        self.n.struct_name(*id)
-                    )),
-                }
-                c.close("}");
-            }
-            Slot::ArrayRef { array, data } => {
-                self.write_limit(c, array, place);
-                self.write_array(c, array, data, place, pos, d);
-            }
-        }
     }
 
     /// A limited array longer than its limit is refused, as the other
@@ -196,123 +147,6 @@ impl Gen<'_> {
         c.open(&format!("if ({k} > 0 && {bad}) {{"));
         c.line("return KM_ERR_MALFORMED_ARRAY;");
         c.close("}");
-    }
-
-    fn write_array(
-        &self,
-        c: &mut Code,
-        array: &ArrayType,
-        data: &ArrayData,
-        place: &str,
-        pos: &str,
-        d: usize,
-    ) {
-        let block = format!("block{d}");
-        let k = format!("k{d}");
-        match (array.text, data) {
-            (Some(Text::Utf8), _) => c.try_(&format!(
-                "km_write_array(w, {pos}, {place}.ptr, {place}.len, 1)"
-            )),
-            (Some(Text::Utf16), _) => c.try_(&format!(
-                "km_write_utf16(w, {pos}, {place}.ptr, {place}.len)"
-            )),
-            (None, ArrayData::Plain { elem_size }) => match array.elem {
-                ElemType::Scalar(Primitive::Bool) => c.try_(&format!(
-                    "km_write_bools(w, {pos}, {place}.ptr, {place}.len)"
-                )),
-                _ => c.try_(&format!(
-                    "km_write_array(w, {pos}, {place}.ptr, {place}.len, {elem_size}u)"
-                )),
-            },
-            (None, ArrayData::Soa { elem }) => c.try_(&format!(
-                "{}_write_soa(w, {pos}, {place}.ptr, {place}.len)",
-                self.n.struct_name(*elem)
-            )),
-            (None, ArrayData::UnionBunch { id, .. }) => {
-                let f = if array.layout == ArrayLayout::BoVoS {
-                    "bovos"
-                } else {
-                    "bovoa"
-                };
-                c.try_(&format!(
-                    "{}_write_{f}(w, {pos}, {place}.ptr, {place}.len)",
-                    self.n.union_name(*id)
-                ));
-            }
-            (None, ArrayData::UnionSoa { id, tag }) => {
-                let tw = tag.size();
-                let (tags, offs) = (format!("tags{d}"), format!("offsets{d}"));
-                c.open("{");
-                c.line(&format!("uint32_t {tags}, {offs};"));
-                c.try_(&format!("km_alloc_array(w, {place}.len, {tw}u, &{tags})"));
-                c.try_(&format!(
-                    "km_alloc_array(w, {place}.len, {OFFSET_SIZE}u, &{offs})"
-                ));
-                c.open(&format!(
-                    "for (uint32_t {k} = 0; {k} < {place}.len; {k}++) {{"
-                ));
-                c.try_(&format!(
-                    "{}_write(&{place}.ptr[{k}], w, {}, {})",
-                    self.n.union_name(*id),
-                    plus(&tags, &k, tw),
-                    plus(&offs, &k, OFFSET_SIZE)
-                ));
-                c.close("}");
-                c.line(&format!(
-                    "km_put_array_ref(w, {pos}, {tags}, {place}.len, {place}.len);"
-                ));
-                c.close("}");
-            }
-            (None, _) => {
-                // One AoS block of references, table offsets, inline
-                // structs (map entries included: a map is written in the
-                // order of its entries, which must be the key order) or
-                // union slots; then each element's data in index order.
-                let size = data.elem_size();
-                c.open("{");
-                c.line(&format!("uint32_t {block};"));
-                c.try_(&format!(
-                    "km_alloc_array(w, {place}.len, {size}u, &{block})"
-                ));
-                c.open(&format!(
-                    "for (uint32_t {k} = 0; {k} < {place}.len; {k}++) {{"
-                ));
-                let at = plus(&block, &k, size);
-                let elem = format!("{place}.ptr[{k}]");
-                match data {
-                    ArrayData::AosInline { id, .. } if array.is_map() => {
-                        self.check_map_order(c, *id, place, &k);
-                        c.try_(&format!(
-                            "{}_write_at(&{elem}, w, {at})",
-                            self.n.struct_name(*id)
-                        ));
-                    }
-                    ArrayData::AosInline { id, .. } => c.try_(&format!(
-                        "{}_write_at(&{elem}, w, {at})",
-                        self.n.struct_name(*id)
-                    )),
-                    ArrayData::AosTable { id } => c.try_(&format!(
-                        "{}_write_table(&{elem}, w, {at})",
-                        self.n.struct_name(*id)
-                    )),
-                    ArrayData::UnionAos { id, .. } => c.try_(&format!(
-                        "{}_write(&{elem}, w, {at}, {} + {UNION_OFFSET_AT}u)",
-                        self.n.union_name(*id),
-                        at
-                    )),
-                    ArrayData::Arrays { array: inner, data } => {
-                        self.write_limit(c, inner, &elem);
-                        self.write_array(c, inner, data, &elem, &at, d + 1);
-                    }
-                    _ => unreachable!("handled above"),
-                }
-                c.close("}");
-                c.line(&format!(
-                    "km_put_array_ref(w, {pos}, {block}, {place}.len, {place}.len);"
-                ));
-                c.close("}");
-            }
-        }
     }
 
     pub(crate) fn encode_union(&self, decls: &mut Code, defs: &mut Code, id: UnionId) {
@@ -442,7 +276,7 @@ impl Gen<'_> {
             let col = &soa.columns[k];
             let place = self.column_place("(*e)", id, k);
             let pos = plus(&format!("cols[{k}]"), "i", col.size);
-            self.write_slot(&mut c, &col.slot, &place, &pos, 0);
+            walk::write_slot(self, &mut c, &col.slot, &place, &pos);
         }
         if in_union.is_some() {
             c.line("i++;");
@@ -546,5 +380,233 @@ impl Gen<'_> {
         c.close("}");
         c.line("");
         defs.append(c);
+    }
+}
+
+impl Gen<'_> {
+    /// One AoS block of `value`'s elements, `size` bytes each (array
+    /// references, table offsets, inline structs, map entries included: a
+    /// map is written in the order of its entries, which must be the key
+    /// order, or union slots), written by `elem` (given the index, the
+    /// element's position and the element) in index order, then its
+    /// reference at `pos`.
+    fn aos_block(
+        &self,
+        c: &mut Code,
+        size: u32,
+        value: &str,
+        pos: &str,
+        elem: impl FnOnce(&mut Code, &str, &str, &str),
+    ) {
+        let d = self.d.get();
+        let block = format!("block{d}");
+        c.open("{");
+        c.line(&format!("uint32_t {block};"));
+        c.try_(&format!(
+            "km_alloc_array(w, {value}.len, {size}u, &{block})"
+        ));
+        let k = self.each(c, "k", value);
+        elem(c, &k, &plus(&block, &k, size), &format!("{value}.ptr[{k}]"));
+        c.close("}");
+        c.line(&format!(
+            "km_put_array_ref(w, {pos}, {block}, {value}.len, {value}.len);"
+        ));
+        c.close("}");
+    }
+}
+
+/// `value` is an lvalue of the slot's object type.
+impl EncodePrinter for Gen<'_> {
+    fn write_value(&self, c: &mut Code, slot: &Slot, value: &str, pos: &str) {
+        match slot {
+            Slot::Scalar(p) | Slot::Enum { repr: p, .. } => c.line(&put(*p, pos, value)),
+            _ => unreachable!("the walker hands numbers and enums only"),
+        }
+    }
+
+    fn write_inline(&self, c: &mut Code, id: StructId, value: &str, pos: &str) {
+        c.try_(&format!(
+            "{}_write_at(&{value}, w, {pos})",
+            self.n.struct_name(id)
+        ));
+    }
+
+    fn write_table(&self, c: &mut Code, id: StructId, value: &str, pos: &str) {
+        c.try_(&format!(
+            "{}_write_table(&{value}, w, {pos})",
+            self.n.struct_name(id)
+        ));
+    }
+
+    // NULL: offset 0, as the zeroed slot already is.
+    fn write_optional_table(&self, c: &mut Code, id: StructId, value: &str, pos: &str) {
+        c.open(&format!("if ({value} != NULL) {{"));
+        c.try_(&format!(
+            "{}_write_table({value}, w, {pos})",
+            self.n.struct_name(id)
+        ));
+        c.close("}");
+    }
+
+    fn write_optional(&self, c: &mut Code, value_at: u32, inner: &Slot, value: &str, pos: &str) {
+        c.open(&format!("if ({value}.has) {{"));
+        c.line(&format!("km_put_u8(w, {pos}, 1);"));
+        walk::write_slot(
+            self,
+            c,
+            inner,
+            &format!("{value}.value"),
+            &add(pos, value_at),
+        );
+        c.close("}");
+    }
+
+    fn write_union(&self, c: &mut Code, id: UnionId, value: &str, pos: &str) {
+        c.try_(&format!(
+            "{}_write(&{value}, w, {pos}, {})",
+            self.n.union_name(id),
+            add(pos, UNION_OFFSET_AT)
+        ));
+    }
+
+    fn write_fixed(
+        &self,
+        c: &mut Code,
+        elem: FixedElem,
+        len: u32,
+        stride: u32,
+        value: &str,
+        pos: &str,
+    ) {
+        let j = format!("j{}", self.d.get());
+        let epos = plus(&format!("({pos})"), &j, stride);
+        c.open(&format!("for (uint32_t {j} = 0; {j} < {len}u; {j}++) {{"));
+        match elem {
+            FixedElem::Scalar(p) | FixedElem::Enum { repr: p, .. } => {
+                c.line(&put(p, &epos, &format!("{value}[{j}]")))
+            }
+            FixedElem::InlineStruct(id) => c.try_(&format!(
+                "{}_write_at(&{value}[{j}], w, {epos})",
+                self.n.struct_name(id)
+            )),
+        }
+        c.close("}");
+    }
+
+    fn write_array_ref(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        value: &str,
+        pos: &str,
+    ) {
+        self.write_limit(c, array, value);
+        walk::write_array(self, c, array, data, value, pos);
+    }
+
+    fn write_text(&self, c: &mut Code, utf16: bool, value: &str, pos: &str) {
+        if utf16 {
+            c.try_(&format!(
+                "km_write_utf16(w, {pos}, {value}.ptr, {value}.len)"
+            ));
+        } else {
+            c.try_(&format!(
+                "km_write_array(w, {pos}, {value}.ptr, {value}.len, 1)"
+            ));
+        }
+    }
+
+    fn write_plain(&self, c: &mut Code, elem: ElemType, elem_size: u32, value: &str, pos: &str) {
+        if elem == ElemType::Scalar(Primitive::Bool) {
+            c.try_(&format!(
+                "km_write_bools(w, {pos}, {value}.ptr, {value}.len)"
+            ));
+        } else {
+            c.try_(&format!(
+                "km_write_array(w, {pos}, {value}.ptr, {value}.len, {elem_size}u)"
+            ));
+        }
+    }
+
+    fn write_nested(
+        &self,
+        c: &mut Code,
+        array: &ArrayType,
+        data: &ArrayData,
+        value: &str,
+        pos: &str,
+    ) {
+        self.aos_block(c, ARRAY_REF_SIZE, value, pos, |c, _, at, elem| {
+            self.write_limit(c, array, elem);
+            self.deeper(|| walk::write_array(self, c, array, data, elem, at));
+        });
+    }
+
+    fn write_aos_inline(
+        &self,
+        c: &mut Code,
+        id: StructId,
+        stride: u32,
+        map: bool,
+        value: &str,
+        pos: &str,
+    ) {
+        self.aos_block(c, stride, value, pos, |c, k, at, elem| {
+            if map {
+                self.check_map_order(c, id, value, k);
+            }
+            self.write_inline(c, id, elem, at);
+        });
+    }
+
+    fn write_aos_table(&self, c: &mut Code, id: StructId, value: &str, pos: &str) {
+        self.aos_block(c, OFFSET_SIZE, value, pos, |c, _, at, elem| {
+            self.write_table(c, id, elem, at);
+        });
+    }
+
+    fn write_soa(&self, c: &mut Code, elem: StructId, value: &str, pos: &str) {
+        c.try_(&format!(
+            "{}_write_soa(w, {pos}, {value}.ptr, {value}.len)",
+            self.n.struct_name(elem)
+        ));
+    }
+
+    fn write_union_aos(&self, c: &mut Code, id: UnionId, value: &str, pos: &str) {
+        self.aos_block(c, UNION_SLOT_SIZE, value, pos, |c, _, at, elem| {
+            self.write_union(c, id, elem, at);
+        });
+    }
+
+    fn write_union_soa(&self, c: &mut Code, id: UnionId, tag_size: u32, value: &str, pos: &str) {
+        let (tags, offs) = self.union_columns();
+        c.open("{");
+        c.line(&format!("uint32_t {tags}, {offs};"));
+        c.try_(&format!(
+            "km_alloc_array(w, {value}.len, {tag_size}u, &{tags})"
+        ));
+        c.try_(&format!(
+            "km_alloc_array(w, {value}.len, {OFFSET_SIZE}u, &{offs})"
+        ));
+        let k = self.each(c, "k", value);
+        c.try_(&format!(
+            "{}_write(&{value}.ptr[{k}], w, {})",
+            self.n.union_name(id),
+            union_column_at(&tags, &offs, &k, tag_size)
+        ));
+        c.close("}");
+        c.line(&format!(
+            "km_put_array_ref(w, {pos}, {tags}, {value}.len, {value}.len);"
+        ));
+        c.close("}");
+    }
+
+    fn write_bunch(&self, c: &mut Code, id: UnionId, soa: bool, value: &str, pos: &str) {
+        let f = if soa { "bovos" } else { "bovoa" };
+        c.try_(&format!(
+            "{}_write_{f}(w, {pos}, {value}.ptr, {value}.len)",
+            self.n.union_name(id)
+        ));
     }
 }

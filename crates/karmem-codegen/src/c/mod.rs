@@ -21,14 +21,17 @@ mod encode;
 mod validate;
 mod views;
 
+use std::cell::Cell;
 use std::collections::BTreeSet;
 
-use karmem_layout::{ArrayData, FixedElem, Layout, Slot};
+use karmem_layout::{Access, ArrayData, FixedElem, Layout, Slot, OFFSET_SIZE};
 use karmem_schema::model::*;
 
 use crate::emit::Lines;
 use crate::names::{Namer, C};
+use crate::walk::{Ctx, SlotPrinter};
 use crate::{Backend, Error, GeneratedFile};
+use encode::{add, plus};
 
 /// The C generator.
 #[derive(Clone, Debug, Default)]
@@ -83,9 +86,23 @@ pub(crate) fn c_prim(p: Primitive) -> &'static str {
 
 /// The `limit` argument of the library's array checks.
 pub(crate) fn limit_arg(array: &ArrayType) -> String {
-    array
-        .limit()
-        .map_or("KM_NO_LIMIT".to_string(), |n| format!("{n}u"))
+    limit_expr(array.limit())
+}
+
+/// The `limit` argument for a `[<N]T` limit of `limit`.
+pub(crate) fn limit_expr(limit: Option<u32>) -> String {
+    limit.map_or("KM_NO_LIMIT".to_string(), |n| format!("{n}u"))
+}
+
+/// The tag and offset positions of element `k` of an SoA union block
+/// (its columns at `tags` and `offs`, tags `tag_size` bytes): the last
+/// arguments of the union's reader, check and writer.
+pub(crate) fn union_column_at(tags: &str, offs: &str, k: &str, tag_size: u32) -> String {
+    format!(
+        "{}, {}",
+        plus(tags, k, tag_size),
+        plus(offs, k, OFFSET_SIZE)
+    )
 }
 
 /// A C string literal of UTF-8 text (bytes outside printable ASCII as
@@ -123,16 +140,6 @@ impl Code {
     }
 }
 
-/// Where a slot's bytes are, for the code being emitted.
-#[derive(Clone)]
-pub(crate) enum Ctx {
-    /// A table field: `t` is the `km_table` variable, `off` the offset.
-    Table { t: String, off: u32 },
-    /// A position expression (a `uint32_t`); `absent` is a C condition
-    /// under which the slot is not there (an SoA column the message lacks).
-    Pos { pos: String, absent: Option<String> },
-}
-
 pub(crate) struct Gen<'a> {
     pub s: &'a Schema,
     pub l: &'a Layout,
@@ -140,6 +147,12 @@ pub(crate) struct Gen<'a> {
     pub n: Namer<'a>,
     /// The prefix of every generated name (`n.prefix()`).
     pub prefix: String,
+    /// The nesting depth of the array (or, in a validator, optional
+    /// value) being printed by the walker's printers (decode.rs,
+    /// validate.rs, encode.rs): the suffix of its locals (`a0`, `k1`), set
+    /// one deeper around a nested block ([`Gen::deeper`]) and restored
+    /// after it, so the trait methods need no depth argument.
+    pub d: Cell<usize>,
 }
 
 impl<'a> Gen<'a> {
@@ -150,7 +163,32 @@ impl<'a> Gen<'a> {
             l,
             prefix: n.prefix().to_string(),
             n,
+            d: Cell::new(0),
         }
+    }
+
+    /// Opens the loop over the elements of `array` (an array of the
+    /// message, or of an object); the index is `i` and the depth.
+    pub(crate) fn each(&self, c: &mut Code, i: &str, array: &str) -> String {
+        let i = format!("{i}{}", self.d.get());
+        c.open(&format!(
+            "for (uint32_t {i} = 0; {i} < {array}.len; {i}++) {{"
+        ));
+        i
+    }
+
+    /// Prints `f` one level deeper (the locals of a nested block).
+    pub(crate) fn deeper(&self, f: impl FnOnce()) {
+        let d = self.d.get();
+        self.d.set(d + 1);
+        f();
+        self.d.set(d);
+    }
+
+    /// The locals of an SoA union block's tag and offset columns.
+    pub(crate) fn union_columns(&self) -> (String, String) {
+        let d = self.d.get();
+        (format!("tags{d}"), format!("offsets{d}"))
     }
 
     // ---- names -------------------------------------------------------------
@@ -558,6 +596,42 @@ impl<'a> Gen<'a> {
             }
             (_, DefaultValue::Enum { value, .. }) => int_literal(*value),
             (_, DefaultValue::Text(t)) => c_string(t),
+        }
+    }
+}
+
+/// Where a slot is, in C: a table field through the `km_table t` of the
+/// function reading it, an inline struct's field from its position `at`,
+/// an SoA column of element `i` from the column's start `cols[k]` (there
+/// when the directory lists it).
+impl SlotPrinter for Gen<'_> {
+    type Code = Code;
+
+    fn layout(&self) -> &Layout {
+        self.l
+    }
+
+    fn place(&self, ctx: &Ctx, size: u32) -> (String, Option<String>) {
+        match ctx {
+            Ctx::Table { off } => (
+                add("t.offset", *off),
+                Some(format!("km_has(t, {off}u, {size}u)")),
+            ),
+            Ctx::Pos { pos, present } => (pos.clone(), present.clone()),
+        }
+    }
+
+    fn field_ctx(&self, access: Access) -> Ctx {
+        match access {
+            Access::Table { off, .. } => Ctx::Table { off },
+            Access::Inline { off } => Ctx::Pos {
+                pos: add("at", off),
+                present: None,
+            },
+            Access::Column { k, stride } => Ctx::Pos {
+                pos: plus(&format!("cols[{k}]"), "i", stride),
+                present: Some(format!("cols[{k}] != 0")),
+            },
         }
     }
 }
