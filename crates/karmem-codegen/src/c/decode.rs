@@ -722,6 +722,22 @@ impl DecodePrinter for Gen<'_> {
         });
     }
 
+    // A map decodes as its entries: an array of them (its key order was
+    // the writer's to keep, and a validator's to check).
+    #[allow(clippy::too_many_arguments)]
+    fn map(
+        &self,
+        c: &mut Code,
+        _array: &ArrayType,
+        id: StructId,
+        stride: u32,
+        charge: u32,
+        place: &str,
+        a: &str,
+    ) {
+        DecodePrinter::aos_inline(self, c, id, stride, charge, place, a);
+    }
+
     fn aos_table(&self, c: &mut Code, id: StructId, charge: u32, place: &str, a: &str) {
         self.charge_each(c, a, charge);
         // Each element is charged at least its full size (its zero value's,
