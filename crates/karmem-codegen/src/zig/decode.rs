@@ -83,7 +83,8 @@ impl Gen<'_> {
         if reads {
             full.line("const r = v.r;");
         }
-        if text.is_empty() {
+        // Every field's reader assigns it: `x` changes when there is one.
+        if plan.fields.is_empty() {
             full.line(&format!("const x: {name} = .{{}};"));
         } else {
             full.line(&format!("var x: {name} = .{{}};"));
