@@ -341,6 +341,28 @@ impl<'a> Gen<'a> {
                 let value = format!("(({name}){})", int_literal(v.value));
                 c.line(&format!("#define {} {value}", self.n.value(id, i)));
             }
+            // The name of a value, as the schema spells it (`karmem json`
+            // writes enum values so): NULL for a value this schema version
+            // does not name.
+            c.open(&format!(
+                "static inline const char *{name}_name({name} value) {{"
+            ));
+            if e.variants.is_empty() {
+                c.line("(void)value;");
+            } else {
+                c.open("switch (value) {");
+                for (i, v) in e.variants.iter().enumerate() {
+                    c.line(&format!(
+                        "case {}: return {};",
+                        self.n.value(id, i),
+                        crate::names::quote(&v.name)
+                    ));
+                }
+                c.line("default: break;");
+                c.close("}");
+            }
+            c.line("return NULL;");
+            c.close("}");
             c.line("");
         }
         for id in 0..self.s.structs.len() {
@@ -438,6 +460,7 @@ impl<'a> Gen<'a> {
             ));
             c.line("");
         }
+        self.root_alias(&mut c);
         // The SoA column lists, read by the validators and decoders in
         // the .c file and by the viewers here.
         for id in 0..self.s.structs.len() {
@@ -451,6 +474,27 @@ impl<'a> Gen<'a> {
         c.line("");
         c.line(&format!("#endif /* {} */", self.guard()));
         c.into_text()
+    }
+
+    /// `<prefix>_root` for a schema that declares `root NAME;`, as Go's and
+    /// Rust's `Root`: the type, and its encode, decode and validate.
+    fn root_alias(&self, c: &mut Code) {
+        let Some(root) = self.s.root else { return };
+        let name = self.n.struct_name(root);
+        let alias = format!("{}_root", self.prefix);
+        // The root is itself `root`, or another struct has the alias's name.
+        if (0..self.s.structs.len()).any(|id| self.n.struct_name(id) == alias) {
+            return;
+        }
+        c.line(&format!(
+            "/* The schema's root type (`root {};`). */",
+            self.s.structs[root].name
+        ));
+        c.line(&format!("typedef {name} {alias};"));
+        for f in ["encode", "decode", "validate"] {
+            c.line(&format!("#define {alias}_{f} {name}_{f}"));
+        }
+        c.line("");
     }
 
     fn source_file(&self) -> String {
@@ -694,6 +738,35 @@ mod tests {
         assert!(h.contains("app_social_network network;"));
         assert!(h.contains("uint64_t id;"));
         assert!(h.contains("km_status app_profile_data_encode("));
+    }
+
+    /// A value's name (issue #34: C had no enum-to-name function), and the
+    /// root type's alias, as Go's and Rust's `Root`.
+    #[test]
+    fn enum_names_and_the_root_alias() {
+        let files = generate(
+            "karmem app;\nroot ProfileData;\nenum SocialNetwork u8 { Unknown; TikTok = 4; }\n\
+             struct ProfileData table { Network SocialNetwork; }\n",
+        );
+        let h = &files[0].contents;
+        assert!(
+            h.contains(
+                "static inline const char *app_social_network_name(app_social_network value) {"
+            ),
+            "{h}"
+        );
+        assert!(
+            h.contains("case APP_SOCIAL_NETWORK_TIK_TOK: return \"TikTok\";"),
+            "{h}"
+        );
+        assert!(h.contains("typedef app_profile_data app_root;"), "{h}");
+        assert!(
+            h.contains("#define app_root_validate app_profile_data_validate"),
+            "{h}"
+        );
+        // A root type already called `Root` needs no alias.
+        let files = generate("karmem app;\nroot Root;\nstruct Root table { X u8; }\n");
+        assert!(!files[0].contents.contains("typedef app_root app_root"));
     }
 
     #[test]

@@ -15,12 +15,30 @@ typedef uint8_t all_kind;
 #define ALL_KIND_NONE ((all_kind)0)
 #define ALL_KIND_A ((all_kind)1)
 #define ALL_KIND_B ((all_kind)200)
+static inline const char *all_kind_name(all_kind value) {
+    switch (value) {
+        case ALL_KIND_NONE: return "None";
+        case ALL_KIND_A: return "A";
+        case ALL_KIND_B: return "B";
+        default: break;
+    }
+    return NULL;
+}
 
 /* enum Wide (i64): values this schema does not name are kept as they are. */
 typedef int64_t all_wide;
 #define ALL_WIDE_ZERO ((all_wide)0)
 #define ALL_WIDE_NEG ((all_wide)-5)
 #define ALL_WIDE_BIG ((all_wide)9000000000ll)
+static inline const char *all_wide_name(all_wide value) {
+    switch (value) {
+        case ALL_WIDE_ZERO: return "Zero";
+        case ALL_WIDE_NEG: return "Neg";
+        case ALL_WIDE_BIG: return "Big";
+        default: break;
+    }
+    return NULL;
+}
 
 typedef struct all_vec3 all_vec3;
 typedef struct all_pair all_pair;

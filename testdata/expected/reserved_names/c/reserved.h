@@ -102,6 +102,12 @@ km_status reserved_holder_encode(const reserved_holder *value, km_writer *w);
 km_status reserved_holder_decode(reserved_holder *out, const km_reader *r, km_arena *arena);
 km_status reserved_holder_validate(const km_reader *r, km_error *err);
 
+/* The schema's root type (`root Holder;`). */
+typedef reserved_holder reserved_root;
+#define reserved_root_encode reserved_holder_encode
+#define reserved_root_decode reserved_holder_decode
+#define reserved_root_validate reserved_holder_validate
+
 /* The SoA columns of Len in writing order: hash, value size, dense. */
 static const km_column reserved_len_columns[1] = {
     {0x4b95f515u, 4u, true},

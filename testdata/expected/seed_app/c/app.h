@@ -17,6 +17,17 @@ typedef uint8_t app_social_network;
 #define APP_SOCIAL_NETWORK_INSTAGRAM ((app_social_network)2)
 #define APP_SOCIAL_NETWORK_TWITTER ((app_social_network)3)
 #define APP_SOCIAL_NETWORK_TIK_TOK ((app_social_network)4)
+static inline const char *app_social_network_name(app_social_network value) {
+    switch (value) {
+        case APP_SOCIAL_NETWORK_UNKNOWN: return "Unknown";
+        case APP_SOCIAL_NETWORK_FACEBOOK: return "Facebook";
+        case APP_SOCIAL_NETWORK_INSTAGRAM: return "Instagram";
+        case APP_SOCIAL_NETWORK_TWITTER: return "Twitter";
+        case APP_SOCIAL_NETWORK_TIK_TOK: return "TikTok";
+        default: break;
+    }
+    return NULL;
+}
 
 typedef struct app_profile_data app_profile_data;
 typedef struct app_profile app_profile;

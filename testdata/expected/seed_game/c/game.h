@@ -17,6 +17,17 @@ typedef uint8_t game_team;
 #define GAME_TEAM_ZOMBIES ((game_team)2)
 #define GAME_TEAM_ROBOTS ((game_team)3)
 #define GAME_TEAM_ALIENS ((game_team)4)
+static inline const char *game_team_name(game_team value) {
+    switch (value) {
+        case GAME_TEAM_HUMANS: return "Humans";
+        case GAME_TEAM_ORCS: return "Orcs";
+        case GAME_TEAM_ZOMBIES: return "Zombies";
+        case GAME_TEAM_ROBOTS: return "Robots";
+        case GAME_TEAM_ALIENS: return "Aliens";
+        default: break;
+    }
+    return NULL;
+}
 
 typedef struct game_vec3 game_vec3;
 typedef struct game_monster_data game_monster_data;

@@ -15,6 +15,15 @@ typedef uint8_t wide_color;
 #define WIDE_COLOR_RED ((wide_color)0)
 #define WIDE_COLOR_GREEN ((wide_color)1)
 #define WIDE_COLOR_BLUE ((wide_color)2)
+static inline const char *wide_color_name(wide_color value) {
+    switch (value) {
+        case WIDE_COLOR_RED: return "Red";
+        case WIDE_COLOR_GREEN: return "Green";
+        case WIDE_COLOR_BLUE: return "Blue";
+        default: break;
+    }
+    return NULL;
+}
 
 typedef struct wide_plain wide_plain;
 typedef struct wide_l7 wide_l7;
