@@ -6,7 +6,7 @@
 //! a per-language printer only prints that node. A backend never matches a
 //! [`Slot`] or an array block itself, never asks for a charge, never looks
 //! at the text it printed to decide whether a check is empty, and cannot
-//! leave a node out: the traits have no default methods, so a new kind of
+//! leave a node out: no node method has a default, so a new kind of
 //! slot or block is a compile error in every printer until each answers it.
 
 use karmem_layout::{
@@ -65,9 +65,31 @@ pub(crate) trait SlotPrinter {
     /// The position expression and presence condition of a slot of `size`
     /// bytes at `ctx`.
     fn place(&self, ctx: &Ctx, size: u32) -> (String, Option<String>);
+    /// The position of a field at `off` in the inline struct at `at`.
+    fn inline_pos(&self, off: u32) -> String;
+    /// The position of element `i` in SoA column `k` (`stride` bytes a
+    /// value), and the condition under which the column is there (the
+    /// directory lists it).
+    fn column_pos(&self, k: usize, stride: u32) -> (String, String);
+
     /// The context of a field reached by `access` (a table field, a field
     /// of an inline struct at `at`, an SoA column of element `i`).
-    fn field_ctx(&self, access: Access) -> Ctx;
+    fn field_ctx(&self, access: Access) -> Ctx {
+        match access {
+            Access::Table { off, .. } => Ctx::Table { off },
+            Access::Inline { off } => Ctx::Pos {
+                pos: self.inline_pos(off),
+                present: None,
+            },
+            Access::Column { k, stride } => {
+                let (pos, present) = self.column_pos(k, stride);
+                Ctx::Pos {
+                    pos,
+                    present: Some(present),
+                }
+            }
+        }
+    }
 
     /// Where `slot` is at `ctx`, for the printer's methods.
     fn here<'c>(&self, slot: &Slot, ctx: &'c Ctx) -> Here<'c> {

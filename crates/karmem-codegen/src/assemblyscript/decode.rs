@@ -6,7 +6,7 @@
 //! places, with what `Layout::decode_charge` says per element.
 
 use karmem_layout::{
-    Access, ArrayData, FixedElem, Layout, Slot, ARRAY_REF_SIZE, OFFSET_SIZE, UNION_OFFSET_AT,
+    ArrayData, FixedElem, Layout, Slot, ARRAY_REF_SIZE, OFFSET_SIZE, UNION_OFFSET_AT,
     UNION_SLOT_SIZE,
 };
 use karmem_schema::model::*;
@@ -133,18 +133,15 @@ impl SlotPrinter for Gen<'_> {
         super::place(ctx, size)
     }
 
-    fn field_ctx(&self, access: Access) -> Ctx {
-        match access {
-            Access::Table { off, .. } => Ctx::Table { off },
-            Access::Inline { off } => Ctx::Pos {
-                pos: plus("at", off),
-                present: None,
-            },
-            Access::Column { k, stride } => Ctx::Pos {
-                pos: elem_at(&format!("unchecked(cols[{k}])"), "i", stride),
-                present: Some(format!("unchecked(cols[{k}]) != 0")),
-            },
-        }
+    fn inline_pos(&self, off: u32) -> String {
+        plus("at", off)
+    }
+
+    fn column_pos(&self, k: usize, stride: u32) -> (String, String) {
+        (
+            elem_at(&format!("unchecked(cols[{k}])"), "i", stride),
+            format!("unchecked(cols[{k}]) != 0"),
+        )
     }
 }
 

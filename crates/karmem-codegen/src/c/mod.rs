@@ -24,7 +24,7 @@ mod views;
 use std::cell::Cell;
 use std::collections::BTreeSet;
 
-use karmem_layout::{Access, ArrayData, FixedElem, Layout, Slot, OFFSET_SIZE};
+use karmem_layout::{ArrayData, FixedElem, Layout, Slot, OFFSET_SIZE};
 use karmem_schema::model::*;
 
 use crate::emit::Lines;
@@ -665,18 +665,15 @@ impl SlotPrinter for Gen<'_> {
         }
     }
 
-    fn field_ctx(&self, access: Access) -> Ctx {
-        match access {
-            Access::Table { off, .. } => Ctx::Table { off },
-            Access::Inline { off } => Ctx::Pos {
-                pos: add("at", off),
-                present: None,
-            },
-            Access::Column { k, stride } => Ctx::Pos {
-                pos: plus(&format!("cols[{k}]"), "i", stride),
-                present: Some(format!("cols[{k}] != 0")),
-            },
-        }
+    fn inline_pos(&self, off: u32) -> String {
+        add("at", off)
+    }
+
+    fn column_pos(&self, k: usize, stride: u32) -> (String, String) {
+        (
+            plus(&format!("cols[{k}]"), "i", stride),
+            format!("cols[{k}] != 0"),
+        )
     }
 }
 

@@ -1117,20 +1117,17 @@ impl SlotPrinter for Gen<'_> {
         }
     }
 
-    fn field_ctx(&self, access: Access) -> Ctx {
-        match access {
-            Access::Table { off, .. } => Ctx::Table { off },
-            Access::Inline { off } => Ctx::Pos {
-                pos: Pos::of("at").add(off).compact(),
-                present: None,
-            },
-            Access::Column { k, stride } => Ctx::Pos {
-                pos: Pos::of(&format!("cols[{k}]"))
-                    .plus("uint32(i)", stride)
-                    .compact(),
-                present: Some(format!("cols[{k}] != 0")),
-            },
-        }
+    fn inline_pos(&self, off: u32) -> String {
+        Pos::of("at").add(off).compact()
+    }
+
+    fn column_pos(&self, k: usize, stride: u32) -> (String, String) {
+        (
+            Pos::of(&format!("cols[{k}]"))
+                .plus("uint32(i)", stride)
+                .compact(),
+            format!("cols[{k}] != 0"),
+        )
     }
 }
 

@@ -669,18 +669,15 @@ impl SlotPrinter for Gen<'_> {
     }
 
     /// Inline fields from `at`, SoA columns of element `i` from `cols`.
-    fn field_ctx(&self, access: Access) -> Ctx {
-        match access {
-            Access::Table { off, .. } => Ctx::Table { off },
-            Access::Inline { off } => Ctx::Pos {
-                pos: add("at", off),
-                present: None,
-            },
-            Access::Column { k, stride } => Ctx::Pos {
-                pos: format!("cols[{k}] + {}", mul("i", stride)),
-                present: Some(format!("cols[{k}] != 0")),
-            },
-        }
+    fn inline_pos(&self, off: u32) -> String {
+        add("at", off)
+    }
+
+    fn column_pos(&self, k: usize, stride: u32) -> (String, String) {
+        (
+            format!("cols[{k}] + {}", mul("i", stride)),
+            format!("cols[{k}] != 0"),
+        )
     }
 }
 
