@@ -104,6 +104,13 @@ pub fn variant_is_pointer(s: &Schema, u: UnionId, ty: StructId) -> bool {
     false
 }
 
+/// The Zig name of a field (`ID` → `id`; a declaration every generated
+/// struct has moves aside, `encode_`), for code outside the generator that
+/// names generated fields (the Zig vector runner).
+pub fn field_name(name: &str) -> String {
+    names::ZIG.fields.apply(name)
+}
+
 /// The Zig name of an enum value or a union variant: snake_case.
 pub fn variant_name(name: &str) -> String {
     names::ZIG.values.apply(name)
