@@ -17,6 +17,7 @@ fn main() {
     let mut decode_arms = String::new();
     let mut hostile_arms = String::new();
     let mut read_arms = String::new();
+    let mut validate_arms = String::new();
     let mut impls = String::new();
     for path in found {
         println!("cargo:rerun-if-changed={}", path.display());
@@ -61,9 +62,23 @@ fn main() {
                 "        ({rel_file:?}, {:?}) => Ok(hostile::<{ty}>(bytes)),",
                 st.name
             );
+            let _ = writeln!(
+                validate_arms,
+                "        ({rel_file:?}, {:?}) => Some(<{ty} as Generated>::validate(r)),",
+                st.name
+            );
             let _ = writeln!(impls, "impl Generated for {ty} {{\n    fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {{ {ty}::write_as_root(self, w) }}\n    fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {{ {ty}::read_as_root(self, r) }}\n    fn validate(r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {{ {ty}::validate(r).map(|_| ()) }}\n}}");
         }
     }
+    let _ = writeln!(
+        modules,
+        "/// The generated validator of type `root` of `schema` on `r` (None: no such type)."
+    );
+    let _ = writeln!(modules, "pub fn validate_case(schema: &str, root: &str, r: &karmem::Reader<'_>) -> Option<Result<(), karmem::Error>> {{");
+    let _ = writeln!(
+        modules,
+        "    match (schema, root) {{\n{validate_arms}        _ => None,\n    }}\n}}"
+    );
     let _ = writeln!(
         modules,
         "/// Run one golden-vector case through the generated type `root` of `schema`."

@@ -6,8 +6,10 @@
 //! and makes its checks and traversal-budget charges (format.md §10)
 //! through the `karmem` library's `Validator`, which generated Rust
 //! validators call too. So it accepts exactly the messages generated
-//! validators accept, with the same error kinds and offsets; the golden
-//! and hostile vectors prove it (tests/vectors.rs).
+//! validators accept, with the same error kinds and offsets: tests/vectors.rs
+//! runs the golden and hostile vectors, and crates/karmem-vectors-rust's
+//! tests/schema_driven.rs compares it with the generated Rust validators on
+//! every vector, truncated and with bytes flipped.
 
 use karmem::{AlignedBuf, ArrayRef, Error, Reader, Table, Validator};
 use karmem_layout::{
