@@ -15,6 +15,15 @@ typedef uint8_t abi_access;
 #define ABI_ACCESS_NONE ((abi_access)0)
 #define ABI_ACCESS_READ ((abi_access)1)
 #define ABI_ACCESS_READ_WRITE ((abi_access)2)
+static inline const char *abi_access_name(abi_access value) {
+    switch (value) {
+        case ABI_ACCESS_NONE: return "None";
+        case ABI_ACCESS_READ: return "Read";
+        case ABI_ACCESS_READ_WRITE: return "ReadWrite";
+        default: break;
+    }
+    return NULL;
+}
 
 /* enum Pattern (u8): values this schema does not name are kept as they are. */
 typedef uint8_t abi_pattern;
@@ -22,6 +31,16 @@ typedef uint8_t abi_pattern;
 #define ABI_PATTERN_FAN_OUT ((abi_pattern)1)
 #define ABI_PATTERN_SINGLETON ((abi_pattern)2)
 #define ABI_PATTERN_POOL ((abi_pattern)3)
+static inline const char *abi_pattern_name(abi_pattern value) {
+    switch (value) {
+        case ABI_PATTERN_DIRECT: return "Direct";
+        case ABI_PATTERN_FAN_OUT: return "FanOut";
+        case ABI_PATTERN_SINGLETON: return "Singleton";
+        case ABI_PATTERN_POOL: return "Pool";
+        default: break;
+    }
+    return NULL;
+}
 
 typedef struct abi_memory_desc abi_memory_desc;
 typedef struct abi_param_desc abi_param_desc;
