@@ -8,7 +8,7 @@
 #   make ts     the TypeScript library: tsc --strict, unit, vector and property tests (docs/typescript.md)
 #   make web    build the message inspector (ts/web) and serve it on http://127.0.0.1:8080/ (WEB_PORT=…)
 #   make browser  the inspector's tests in headless Chromium (Debian's chromium, playwright-core)
-#   make quickstart  docs/quickstart.md as a newcomer runs it, outside the repository (Go, C, TypeScript, Rust)
+#   make quickstart  docs/quickstart.md as a newcomer runs it, outside the repository (Go, C, TypeScript, Rust, Zig, AssemblyScript)
 #   make as     the AssemblyScript library and generated code: golden vectors, damaged messages (docs/assemblyscript.md)
 #   make bench  criterion benchmarks against flatbuffers, rkyv, a plain struct
 #   make bench-shapes  Rust: four data shapes against rkyv, flatbuffers, capnp, bitcode, prost

@@ -4,16 +4,18 @@
 # libraries of this checkout by path. The schema of docs/quickstart/chat.km
 # (a map, an array of tables, an optional value) is checked and generated;
 # the Go program writes a message; `karmem validate` and `karmem json
-# decode` read it; the C, TypeScript, Rust and Zig programs validate it and
-# read it (in place, or Zig decoding it); all five print the same line; a C guest built here runs
-# under `karmem run`. The programs are the files of docs/quickstart/, so a
-# doc that drifts fails here.
+# decode` read it; the C, TypeScript, Rust, Zig and AssemblyScript programs
+# validate it and read it (in place, or Zig and AssemblyScript decoding it);
+# all six print the same line; a C guest built here runs under `karmem run`.
+# The programs are the files of docs/quickstart/, so a doc that drifts fails
+# here.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 scripts/setup-c.sh
 scripts/setup-zig.sh
 zig() { python3 -m ziglang "$@"; }
 . scripts/ts-setup.sh test-quickstart  # the CLI ($karmem) and ts/'s tools
+npm_ci_once test-quickstart as         # as/'s compiler, asc (as scripts/test-as.sh)
 qs=$root/docs/quickstart
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -78,7 +80,22 @@ mkdir -p zig
    -Mkarmem="$root/zig/src/karmem.zig" --dep karmem -Mchat=chat.zig)
 zig/reader msg.bin > zig.out
 
-for lang in c ts rust zig; do
+# AssemblyScript: the package installed by path, the program compiled with
+# its ES module bindings by asc (the checkout's, as as/package-lock.json
+# pins it), which prints nothing unless it warns; a Node host reads the file.
+mkdir -p as
+cp "$qs/as/main.ts" "$qs/as/main.mjs" as/
+"$karmem" build --lang as -o as/gen chat.km 2>/dev/null
+cat > as/package.json <<'JSON'
+{ "name": "newcomer", "private": true, "type": "module" }
+JSON
+(cd as && npm install --silent --no-audit --no-fund "$root/as")
+(cd as && "$root/as/node_modules/.bin/asc" main.ts --bindings esm -o build/main.wasm) > asc.log 2>&1 \
+  || { cat asc.log; echo "quickstart: asc failed"; exit 1; }
+if grep -q . asc.log; then cat asc.log; echo "quickstart: asc warned"; exit 1; fi
+node as/main.mjs msg.bin > as.out
+
+for lang in c ts rust zig as; do
   diff go.out "$lang.out" || { echo "quickstart: $lang reads another message than Go wrote"; exit 1; }
 done
 
@@ -96,5 +113,5 @@ cp msg.bin guest/
 "$karmem" run guest/app.toml > run.out
 grep -q '"Reason": "fine"' run.out && grep -q '"Reason": "too loud"' run.out \
   || { echo "quickstart: karmem run printed"; cat run.out; exit 1; }
-echo "quickstart: Go wrote, karmem validate/json, C, TypeScript, Rust and Zig read: $(cat go.out)"
+echo "quickstart: Go wrote, karmem validate/json, C, TypeScript, Rust, Zig and AssemblyScript read: $(cat go.out)"
 echo "quickstart: the C guest ran under karmem run: $(grep -c ': ok' run.out) calls ok"
