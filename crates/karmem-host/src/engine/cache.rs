@@ -1,29 +1,32 @@
 //! On-disk cache of precompiled modules (docs/abi.md §10, docs/security.md
-//! §2.6).
+//! §2.6, RATIONALE R8.5).
 //!
-//! Key: `sha256(sha256(module bytes) ‖ rewrite version ‖ engine
+//! Key: `blake3(blake3(module bytes) ‖ rewrite version ‖ engine
 //! compatibility hash)`, so a changed module, a new rewrite or a
 //! differently configured engine never finds a stale entry. Each entry is
-//! `<key>.cwasm` (wasmtime's serialized module, loaded with
-//! `Module::deserialize_file`, i.e. mmap, no copy) and `<key>.meta`:
+//! `<key>.cwasm` (wasmtime's serialized module, mapped by
+//! `Module::deserialize_open_file`, no copy) and `<key>.meta`:
 //!
 //! ```text
-//! karmem-cache 1
+//! karmem-cache 2
 //! key <key>
-//! module <sha256 of the original module bytes>
-//! artifact <sha256 of the .cwasm>
-//! mac <HMAC-SHA256 under the directory's secret of the four lines above>
+//! module <blake3 of the original module bytes>
+//! artifact <blake3 of the .cwasm>
+//! mac <keyed BLAKE3 under the directory's secret of the four lines above>
 //! ```
 //!
-//! Why `deserialize_file`'s unsafety is acceptable here: it trusts the file
-//! to be machine code wasmtime produced, so an entry is loaded only when
+//! Why `deserialize_open_file`'s unsafety is acceptable here: it trusts the
+//! file to be machine code wasmtime produced, so an entry is loaded only
+//! when
 //! * the directory and both files belong to this user and nobody else can
 //!   write them, and neither file is a symbolic link;
+//! * the sidecar carries the MAC of this directory's secret (`.secret`, 32
+//!   random bytes, mode 0600): an entry made elsewhere is refused;
 //! * the sidecar names this very key and module (an entry copied under
 //!   another key is refused, not run as the other module);
-//! * the artifact matches its digest (bit rot, truncation);
-//! * the sidecar carries the MAC of this directory's secret (`.secret`, 32
-//!   random bytes, mode 0600): an entry made elsewhere is refused.
+//! * the artifact matches its digest (bit rot, truncation), hashed from a
+//!   mapping of the very file handle wasmtime then maps: what was checked is
+//!   what runs, with no copy of the artifact in between.
 //!
 //! Anything else is compiled again and replaced. Files are written to a
 //! temporary name and renamed into place, so a crash never leaves a partial
@@ -37,15 +40,17 @@ use std::io::{Read as _, Write as _};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use hmac::{Hmac, Mac};
-use sha2::{Digest, Sha256};
+use std::os::fd::AsRawFd as _;
+
 use wasmtime::{Engine, Module};
 
 use super::config::CacheOutcome;
 use crate::error::{Error, Result};
 
 /// The sidecar's first line: its format.
-const FORMAT: &str = "karmem-cache 1";
+/// (Version 1 was SHA-256 and HMAC-SHA256: its entries are refused, and
+/// replaced when their module is next loaded.)
+const FORMAT: &str = "karmem-cache 2";
 /// The directory's secret.
 const SECRET: &str = ".secret";
 const SECRET_LEN: usize = 32;
@@ -58,11 +63,11 @@ pub(crate) struct Cache {
     secret: [u8; SECRET_LEN],
 }
 
-/// Feeds `Hash` output into SHA-256 (the compatibility hash is only
+/// Feeds `Hash` output into BLAKE3 (the compatibility hash is only
 /// available as `impl Hash`).
-struct ShaHasher(Sha256);
+struct DigestHasher(blake3::Hasher);
 
-impl Hasher for ShaHasher {
+impl Hasher for DigestHasher {
     fn finish(&self) -> u64 {
         0
     }
@@ -97,8 +102,10 @@ fn trusted_file(path: &Path, extra_mode: u32) -> bool {
     })
 }
 
-/// Read at most `max` bytes of a trusted file.
-fn read_trusted(path: &Path, max: u64) -> Option<Vec<u8>> {
+/// Open a trusted file for reading. The path is checked first (a FIFO
+/// planted there would block the open), then the open handle itself, so a
+/// file swapped between the two is refused too.
+fn open_trusted(path: &Path) -> Option<fs::File> {
     if !trusted_file(path, 0) {
         return None;
     }
@@ -109,21 +116,63 @@ fn read_trusted(path: &Path, max: u64) -> Option<Vec<u8>> {
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)
         .ok()?;
+    let m = f.metadata().ok()?;
+    (m.file_type().is_file() && m.uid() == euid() && m.mode() & 0o022 == 0).then_some(f)
+}
+
+/// Read at most `max` bytes of a trusted file.
+fn read_trusted(path: &Path, max: u64) -> Option<Vec<u8>> {
     let mut bytes = Vec::new();
-    f.take(max).read_to_end(&mut bytes).ok()?;
+    open_trusted(path)?.take(max).read_to_end(&mut bytes).ok()?;
     Some(bytes)
 }
 
-fn mac(secret: &[u8], text: &str) -> String {
-    // HMAC takes keys of any length; 32 bytes is what `secret` always is.
-    let mut m = <Hmac<Sha256>>::new_from_slice(secret).expect("HMAC takes any key length");
-    m.update(text.as_bytes());
-    hex(&m.finalize().into_bytes())
+/// The BLAKE3 digest of an open file's contents, read through a private
+/// read-only mapping (a cache hit's artifact is hundreds of KB to MB; no
+/// copy of it is made).
+fn digest_file(f: &fs::File) -> Option<[u8; 32]> {
+    let len = usize::try_from(f.metadata().ok()?.len()).ok()?;
+    if len == 0 {
+        return Some(*blake3::hash(&[]).as_bytes());
+    }
+    // SAFETY: a fresh read-only private mapping of `len` bytes of an open
+    // file, unmapped below; nothing else refers to it. The file is a
+    // private file of this user (`open_trusted`): shrinking it while it is
+    // hashed would need this user's own write access.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ,
+            libc::MAP_PRIVATE,
+            f.as_raw_fd(),
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return None;
+    }
+    // SAFETY: `p` maps `len` readable bytes until the munmap below.
+    let digest = blake3::hash(unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) });
+    // SAFETY: the mapping made above, no longer borrowed.
+    unsafe { libc::munmap(p, len) };
+    Some(*digest.as_bytes())
+}
+
+/// The MAC of a sidecar's text: BLAKE3 in its keyed mode (a PRF by design,
+/// RATIONALE R8.5), under the directory's 32-byte secret.
+fn mac(secret: &[u8; SECRET_LEN], text: &str) -> String {
+    hex(blake3::keyed_hash(secret, text.as_bytes()).as_bytes())
 }
 
 /// Constant-time equality of two strings of hex digits (the MAC check).
 fn same(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0, |d, (x, y)| d | (x ^ y)) == 0
+}
+
+/// The digest a module is cached under: BLAKE3 of its bytes.
+pub(crate) fn digest(wasm: &[u8]) -> [u8; 32] {
+    *blake3::hash(wasm).as_bytes()
 }
 
 impl Cache {
@@ -148,22 +197,22 @@ impl Cache {
             fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
                 .map_err(|e| io_err(dir, e))?;
         }
-        let mut h = ShaHasher(Sha256::new());
+        let mut h = DigestHasher(blake3::Hasher::new());
         std::hash::Hash::hash(&engine.precompile_compatibility_hash(), &mut h);
         Ok(Cache {
             dir: dir.to_path_buf(),
-            engine_hash: h.0.finalize().into(),
+            engine_hash: *h.0.finalize().as_bytes(),
             secret: secret(dir)?,
         })
     }
 
-    /// The entry name of a module with SHA-256 `digest`.
+    /// The entry name of a module with digest `digest` ([`digest`]).
     pub fn key(&self, digest: &[u8; 32]) -> String {
-        let mut h = Sha256::new();
+        let mut h = blake3::Hasher::new();
         h.update(digest);
-        h.update(karmem_rewrite::VERSION.to_le_bytes());
-        h.update(self.engine_hash);
-        hex(&h.finalize())
+        h.update(&karmem_rewrite::VERSION.to_le_bytes());
+        h.update(&self.engine_hash);
+        hex(h.finalize().as_bytes())
     }
 
     fn path(&self, key: &str, ext: &str) -> PathBuf {
@@ -171,11 +220,11 @@ impl Cache {
     }
 
     /// The sidecar text of an entry, without its `mac` line.
-    fn sidecar(key: &str, module: &[u8; 32], artifact: &[u8]) -> String {
+    fn sidecar(key: &str, module: &[u8; 32], artifact: &[u8; 32]) -> String {
         format!(
             "{FORMAT}\nkey {key}\nmodule {}\nartifact {}\n",
             hex(module),
-            hex(&Sha256::digest(artifact))
+            hex(artifact)
         )
     }
 
@@ -219,21 +268,24 @@ impl Cache {
     fn load(&self, engine: &Engine, key: &str, module: &[u8; 32]) -> Option<Module> {
         let meta = String::from_utf8(read_trusted(&self.path(key, "meta"), MAX_META)?).ok()?;
         let (body, tag) = meta.rsplit_once("mac ")?;
-        let artifact_path = self.path(key, "cwasm");
-        let artifact = read_trusted(&artifact_path, u64::MAX)?;
-        if body != Self::sidecar(key, module, &artifact)
-            || !same(tag.trim_end(), &mac(&self.secret, body))
-        {
+        // The sidecar first (a few hundred bytes): an entry made elsewhere
+        // or for another module costs no hashing of its artifact.
+        if !same(tag.trim_end(), &mac(&self.secret, body)) {
+            return None;
+        }
+        let artifact = open_trusted(&self.path(key, "cwasm"))?;
+        if body != Self::sidecar(key, module, &digest_file(&artifact)?) {
             return None;
         }
         // SAFETY: see the module documentation: a file of this user that
         // nobody else can write, made for this key and module with this
-        // directory's secret, matching its digest.
-        unsafe { Module::deserialize_file(engine, &artifact_path) }.ok()
+        // directory's secret, matching its digest; wasmtime maps this same
+        // open file.
+        unsafe { Module::deserialize_open_file(engine, artifact) }.ok()
     }
 
     fn store(&self, key: &str, module: &[u8; 32], bytes: &[u8]) -> Result<()> {
-        let body = Self::sidecar(key, module, bytes);
+        let body = Self::sidecar(key, module, blake3::hash(bytes).as_bytes());
         let meta = format!("{body}mac {}\n", mac(&self.secret, &body));
         write_atomic(&self.path(key, "cwasm"), bytes)?;
         write_atomic(&self.path(key, "meta"), meta.as_bytes())

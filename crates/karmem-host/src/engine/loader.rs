@@ -6,7 +6,6 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use sha2::{Digest, Sha256};
 use wasmparser::{ExternalKind, Parser, Payload, TypeRef, ValType};
 use wasmtime::Module;
 
@@ -266,7 +265,7 @@ pub(crate) fn compile(engine: &EngineCtx, name: &str, input: &[u8]) -> Result<Co
     };
     let (module, outcome) = match &engine.cache {
         Some(cache) => {
-            let digest: [u8; 32] = Sha256::digest(&wasm).into();
+            let digest = super::cache::digest(&wasm);
             cache.get_or_compile(&engine.engine, &digest, || {
                 engine
                     .engine
