@@ -7,7 +7,13 @@
 //!   (`copy`: what Extism and the Component Model do);
 //! * `start/*`: load a module with the cache warm vs compiling it;
 //! * `host_export/*`: a guest's call served by another guest vs by a host
-//!   function (docs/abi.md §5.4).
+//!   function (docs/abi.md §5.4);
+//! * `no_data/*`: calls without arguments or result, 1 000 per iteration
+//!   from inside a guest's loop (so the per-call figure is the time ÷ 1 000):
+//!   a raw wasmtime wasm→host call of a `Func::wrap` import, a Karmem guest's
+//!   `karmem.call` of a host function, and of another guest's `nop`; and a
+//!   raw host→wasm typed call once per iteration, the reference of #17's
+//!   guest→guest goal.
 //!
 //! Call overhead (host→guest, guest→guest, against a raw wasmtime call and
 //! real Rust and Go guests) is measured by `crates/karmem-e2e/benches/calls.rs`.
@@ -206,7 +212,91 @@ fn start(c: &mut Criterion) {
 }
 
 criterion_group!(benches, fanout, start);
-criterion_group!(host_exports, host_export_calls);
+/// Calls per iteration of the `no_data` loops.
+const LOOP_CALLS: u32 = 1000;
+
+/// `b.Loop.run()`: `LOOP_CALLS` calls of `b.Api.nop` (import 0, function
+/// 0) through `karmem.call`, no arguments, one out entry.
+fn loop_caller() -> Guest {
+    Guest::new(
+        vec![iface("b.Loop", Pattern::Direct, vec![], vec![func("run", vec![], None)])],
+        vec![bench_api()],
+    )
+    .func(
+        "b.Loop",
+        "run",
+        &format!(
+            "(local $i i32)
+             (loop $l
+               (if (i32.ne (call $call (i32.const 0) (i32.const 0) (i32.const 0) (i32.const 1100) (i32.const 1)) (i32.const 1))
+                 (then (unreachable)))
+               (local.set $i (i32.add (local.get $i) (i32.const 1)))
+               (br_if $l (i32.lt_u (local.get $i) (i32.const {LOOP_CALLS}))))
+             (i32.const 0)"
+        ),
+    )
+}
+
+fn no_data_calls(c: &mut Criterion) {
+    let mut g = c.benchmark_group("no_data");
+    // Raw wasmtime: the engine's defaults, a host function that does
+    // nothing, called from a wasm loop; and a typed call into wasm.
+    let engine = wasmtime::Engine::default();
+    let raw = wasmtime::Module::new(
+        &engine,
+        format!(
+            r#"(module (import "h" "h" (func $h))
+                 (func (export "nop"))
+                 (func (export "run") (local $i i32)
+                   (loop $l (call $h)
+                     (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                     (br_if $l (i32.lt_u (local.get $i) (i32.const {LOOP_CALLS}))))))"#
+        ),
+    )
+    .unwrap();
+    let mut store = wasmtime::Store::new(&engine, ());
+    let h = wasmtime::Func::wrap(&mut store, || {});
+    let inst = wasmtime::Instance::new(&mut store, &raw, &[h.into()]).unwrap();
+    let run = inst.get_typed_func::<(), ()>(&mut store, "run").unwrap();
+    let nop = inst.get_typed_func::<(), ()>(&mut store, "nop").unwrap();
+    g.bench_function("raw_host_to_wasm_x1", |b| {
+        b.iter(|| nop.call(&mut store, ()).unwrap())
+    });
+    g.bench_function("raw_wasm_to_host_x1000", |b| {
+        b.iter(|| run.call(&mut store, ()).unwrap())
+    });
+
+    let rt = runtime(true);
+    let caller = loop_caller().load_into(&rt, "loop").unwrap();
+    let to_guest = AppBuilder::new(&rt)
+        .module(echo_guest().load_into(&rt, "callee").unwrap())
+        .module(caller.clone())
+        .build()
+        .unwrap();
+    let to_host = AppBuilder::new(&rt)
+        .module(caller)
+        .host_export(
+            bench_api().with_signature_hash(),
+            |_: &karmem_host::HostCall<'_>,
+             _: &[Arg<'_>]|
+             -> Result<karmem_host::Output, karmem_host::HostError> {
+                Ok(karmem_host::Output::Empty)
+            },
+        )
+        .build()
+        .unwrap();
+    for (name, app) in [
+        ("guest_to_host_x1000", &to_host),
+        ("guest_to_guest_x1000", &to_guest),
+    ] {
+        let run = app.export("loop", "b.Loop", "run").unwrap();
+        app.invoke(&run, &[]).unwrap();
+        g.bench_function(name, |b| b.iter(|| app.invoke(&run, &[]).unwrap()));
+    }
+    g.finish();
+}
+
+criterion_group!(host_exports, host_export_calls, no_data_calls);
 criterion_group!(threads, concurrency);
 criterion_main!(benches, host_exports, threads);
 

@@ -302,8 +302,48 @@ fn copy_args(live: &mut Live, meta: &FnMeta, args: &[ArgSrc<'_>]) -> wasmtime::R
             (a, None) => a,
         });
     }
+    // One block for the argument array and every copied argument (abi.md
+    // §5.1): the array first, each argument at the next 64-byte boundary.
+    // One `karmem_alloc` entry into the guest instead of one per argument
+    // plus one for the array (RATIONALE R8.21).
+    let array_len = args.len() as u64 * 8;
+    let mut total = array_len;
+    let mut copied = 0u64;
+    let mut offsets: SmallVec<[u64; 4]> = SmallVec::with_capacity(args.len());
+    for arg in &plan {
+        let len = match arg {
+            ArgSrc::Host(b) => b.len() as u64,
+            ArgSrc::Guest(_, len) => u64::from(*len),
+            ArgSrc::Empty | ArgSrc::Region(_) => 0,
+        };
+        total = total.next_multiple_of(64);
+        offsets.push(total);
+        total += len;
+        copied += len;
+    }
+    // The copies are charged before anything is allocated: arguments of
+    // gigabytes are refused, not copied.
+    if copied > 0 {
+        if let Err((budget, limit)) = scope::charge(Budget::HostBytes, copied) {
+            return Ok(Err(Error::BudgetExceeded {
+                site: site.clone(),
+                budget,
+                limit,
+            }));
+        }
+    }
+    let Ok(total) = u32::try_from(total) else {
+        return Ok(Err(Error::BadArgument {
+            site: site.clone(),
+            message: format!("{total} bytes of arguments exceed a 32-bit memory"),
+        }));
+    };
+    let block = match alloc(live, total, 64, "the arguments", site)? {
+        Ok(p) => p,
+        Err(e) => return Ok(Err(e)),
+    };
     let mut entries: SmallVec<[u8; 32]> = SmallVec::with_capacity(args.len() * 8);
-    for (arg, region) in plan.into_iter().zip(&meta.params) {
+    for ((arg, region), offset) in plan.into_iter().zip(&meta.params).zip(offsets) {
         let (src, len) = match arg {
             ArgSrc::Empty => (std::ptr::null(), 0),
             ArgSrc::Region(s) => {
@@ -321,17 +361,8 @@ fn copy_args(live: &mut Live, meta: &FnMeta, args: &[ArgSrc<'_>]) -> wasmtime::R
         let ptr = if len == 0 {
             0
         } else {
-            if let Err((budget, limit)) = scope::charge(Budget::HostBytes, u64::from(len)) {
-                return Ok(Err(Error::BudgetExceeded {
-                    site: site.clone(),
-                    budget,
-                    limit,
-                }));
-            }
-            let ptr = match alloc(live, len, 64, "an argument", site)? {
-                Ok(p) => p,
-                Err(e) => return Ok(Err(e)),
-            };
+            // Inside the block (`offset + len <= total`, a u32).
+            let ptr = block.wrapping_add(offset as u32);
             if let Err(e) = guest_copy_in(&mut live.store, ptr, src, len as usize) {
                 return Ok(Err(write_error(site, "an argument", e)));
             }
@@ -340,18 +371,10 @@ fn copy_args(live: &mut Live, meta: &FnMeta, args: &[ArgSrc<'_>]) -> wasmtime::R
         entries.extend_from_slice(&ptr.to_le_bytes());
         entries.extend_from_slice(&len.to_le_bytes());
     }
-    Ok(Ok(if entries.is_empty() {
-        0
-    } else {
-        let ptr = match alloc(live, entries.len() as u32, 8, "the argument array", site)? {
-            Ok(p) => p,
-            Err(e) => return Ok(Err(e)),
-        };
-        if let Err(e) = guest_write(&mut live.store, ptr, &entries) {
-            return Ok(Err(write_error(site, "the argument array", e)));
-        }
-        ptr
-    }))
+    if let Err(e) = guest_write(&mut live.store, block, &entries) {
+        return Ok(Err(write_error(site, "the argument array", e)));
+    }
+    Ok(Ok(block))
 }
 
 /// A call from the host (docs/abi.md §9 for which instance serves it).
