@@ -95,37 +95,42 @@ impl Case {
 }
 
 /// `part` (one `_`-free part of a Pascal-cased name) with each word that
-/// is one of `initialisms` (ignoring ASCII case), or is one followed by
-/// digits, written upper-case: `UserId` → `UserID`, `HttpStatus` →
-/// `HTTPStatus`, `Url2` → `URL2`, `Utf8` → `UTF8`. A word starts at an
-/// upper-case letter after a lower-case letter or a digit, so `IDs`,
-/// `UserIDs` and `HTTPServer` are kept (their words `IDs` and `HTTPServer`
-/// are no initialisms) and `Ids` stays `Ids`. These are the words
-/// staticcheck's ST1003 checks (it splits at a lower-case letter followed
-/// by anything else), so it finds nothing to change in the result.
+/// is one of `initialisms` (ignoring ASCII case) written upper-case:
+/// `UserId` → `UserID`, `HttpStatus` → `HTTPStatus`, `Url2` → `URL2`. A
+/// word ends before an upper-case letter that follows a lower-case letter
+/// or a digit, and before a digit that follows a lower-case letter; a word
+/// that is an initialism with the digits after it counts too (`Utf8` →
+/// `UTF8`). So `IDs`, `UserIDs` and `HTTPServer` are kept (their words
+/// `IDs` and `HTTPServer` are no initialisms) and `Ids` stays `Ids`.
+/// staticcheck's ST1003 ends words wherever a lower-case letter is
+/// followed by anything else, so each of its words is one or more of these
+/// and it finds nothing to change in the result.
 pub fn upper_initialisms(part: &str, initialisms: &[&str]) -> String {
     let chars: Vec<char> = part.chars().collect();
-    let mut out = String::with_capacity(part.len());
+    let mut words: Vec<String> = Vec::new();
     let mut start = 0;
     for i in 1..=chars.len() {
-        let boundary = i == chars.len()
+        let ends = i == chars.len()
             || (chars[i].is_uppercase()
-                && (chars[i - 1].is_lowercase() || chars[i - 1].is_ascii_digit()));
-        if !boundary {
-            continue;
+                && (chars[i - 1].is_lowercase() || chars[i - 1].is_ascii_digit()))
+            || (chars[i].is_ascii_digit() && chars[i - 1].is_lowercase());
+        if ends {
+            words.push(chars[start..i].iter().collect());
+            start = i;
         }
-        let word: String = chars[start..i].iter().collect();
-        let letters = word.trim_end_matches(|c: char| c.is_ascii_digit());
-        let is = |w: &str| initialisms.iter().any(|n| n.eq_ignore_ascii_case(w));
-        if is(&word) {
+    }
+    let is = |w: &str| initialisms.iter().any(|n| n.eq_ignore_ascii_case(w));
+    let mut out = String::with_capacity(part.len());
+    for (i, word) in words.iter().enumerate() {
+        let digits: String = words
+            .get(i + 1)
+            .map(|next| next.chars().take_while(char::is_ascii_digit).collect())
+            .unwrap_or_default();
+        if is(word) || (!digits.is_empty() && is(&format!("{word}{digits}"))) {
             out.push_str(&word.to_ascii_uppercase());
-        } else if is(letters) {
-            out.push_str(&letters.to_ascii_uppercase());
-            out.push_str(&word[letters.len()..]);
         } else {
-            out.push_str(&word);
+            out.push_str(word);
         }
-        start = i;
     }
     out
 }
@@ -928,6 +933,9 @@ mod tests {
         assert_eq!(go("Utf8"), "UTF8");
         assert_eq!(go("utf8_name"), "UTF8Name");
         assert_eq!(go("Vec3Id"), "Vec3ID");
+        assert_eq!(go("Http2x"), "HTTP2x");
+        assert_eq!(go("Id2id"), "ID2id");
+        assert_eq!(go("Utf16"), "Utf16");
         assert_eq!(go("IPv4"), "IPv4");
         assert_eq!(go("JsonApiUrl"), "JSONAPIURL");
         assert_eq!(go("Ts"), "TS");
