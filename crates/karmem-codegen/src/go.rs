@@ -45,10 +45,19 @@ impl Backend for GoBackend {
 
     fn generate(&self, schema: &Schema, layout: &Layout) -> Result<Vec<GeneratedFile>, Error> {
         let package = package_name(schema);
+        let n = Namer::new(&GO, schema);
+        // Go's names are Pascal case with upper-case initialisms (`ID`),
+        // which can merge two names of the schema: refused rather than
+        // generated as Go that does not build.
+        if let Some(clash) = n.clash() {
+            return Err(Error(format!(
+                "{clash} in Go (names are Pascal case, initialisms upper-case): rename one of them"
+            )));
+        }
         let mut g = Gen {
             s: schema,
             l: layout,
-            n: Namer::new(&GO, schema),
+            n,
             c: Code::new(0),
             trusted: false,
         };
@@ -650,6 +659,18 @@ mod tests {
         assert_eq!(go_name("field_as_soa"), "FieldAsSoa");
         assert_eq!(go_name("ID"), "ID");
         assert_eq!(go_name("x"), "X");
+        assert_eq!(go_name("user_id"), "UserID");
+    }
+
+    #[test]
+    fn initialisms_are_upper_case_and_merged_names_refused() {
+        let out = generate("karmem k;\nstruct User table { Id u32; HomeUrl []char; }\n").unwrap();
+        assert!(out.contains("\tID "), "{out}");
+        assert!(out.contains("func (v UserViewer) HomeURL("), "{out}");
+        // The JSON keys stay the schema's names.
+        assert!(out.contains("`json:\"Id\"`"), "{out}");
+        let err = generate("karmem k;\nstruct User table { Id u32; ID u32; }\n").unwrap_err();
+        assert!(err.0.contains("`Id` of `User` and field `ID`"), "{err}");
     }
 
     #[test]

@@ -94,6 +94,47 @@ impl Case {
     }
 }
 
+/// `part` (one `_`-free part of a Pascal-cased name) with each word that
+/// is one of `initialisms` (ignoring ASCII case) written upper-case:
+/// `UserId` → `UserID`, `HttpStatus` → `HTTPStatus`, `Url2` → `URL2`. A
+/// word ends before an upper-case letter that follows a lower-case letter
+/// or a digit, and before a digit that follows a lower-case letter; a word
+/// that is an initialism with the digits after it counts too (`Utf8` →
+/// `UTF8`). So `IDs`, `UserIDs` and `HTTPServer` are kept (their words
+/// `IDs` and `HTTPServer` are no initialisms) and `Ids` stays `Ids`.
+/// staticcheck's ST1003 ends words wherever a lower-case letter is
+/// followed by anything else, so each of its words is one or more of these
+/// and it finds nothing to change in the result.
+pub fn upper_initialisms(part: &str, initialisms: &[&str]) -> String {
+    let chars: Vec<char> = part.chars().collect();
+    let mut words: Vec<String> = Vec::new();
+    let mut start = 0;
+    for i in 1..=chars.len() {
+        let ends = i == chars.len()
+            || (chars[i].is_uppercase()
+                && (chars[i - 1].is_lowercase() || chars[i - 1].is_ascii_digit()))
+            || (chars[i].is_ascii_digit() && chars[i - 1].is_lowercase());
+        if ends {
+            words.push(chars[start..i].iter().collect());
+            start = i;
+        }
+    }
+    let is = |w: &str| initialisms.iter().any(|n| n.eq_ignore_ascii_case(w));
+    let mut out = String::with_capacity(part.len());
+    for (i, word) in words.iter().enumerate() {
+        let digits: String = words
+            .get(i + 1)
+            .map(|next| next.chars().take_while(char::is_ascii_digit).collect())
+            .unwrap_or_default();
+        if is(word) || (!digits.is_empty() && is(&format!("{word}{digits}"))) {
+            out.push_str(&word.to_ascii_uppercase());
+        } else {
+            out.push_str(word);
+        }
+    }
+    out
+}
+
 /// How a name that may not be used as it is gets changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Escape {
@@ -139,6 +180,10 @@ pub struct Rule {
     pub members: &'static [&'static [&'static str]],
     pub member_prefixes: &'static [&'static str],
     pub clash_escape: Escape,
+    /// Words written all upper-case wherever they are a word of the name
+    /// ([`upper_initialisms`]; Go's `ID`, `URL`). Only for [`Case::Pascal`],
+    /// whose words these are.
+    pub initialisms: &'static [&'static str],
 }
 
 impl Rule {
@@ -155,12 +200,22 @@ impl Rule {
             members: &[],
             member_prefixes: &[],
             clash_escape: Escape::Suffix("_"),
+            initialisms: &[],
         }
     }
 
     /// The identifier for schema name `name`.
     pub fn apply(&self, name: &str) -> String {
-        let mut out = self.case.apply(name);
+        let mut out = if self.initialisms.is_empty() {
+            self.case.apply(name)
+        } else {
+            // Part by part: the Pascal case of `name` is that of its
+            // `_`-separated parts joined, and a part's start is a word's.
+            debug_assert_eq!(self.case, Case::Pascal);
+            name.split('_')
+                .map(|part| upper_initialisms(&self.case.apply(part), self.initialisms))
+                .collect()
+        };
         if self.ascii {
             out = out
                 .chars()
@@ -325,6 +380,62 @@ impl<'a> Namer<'a> {
     pub fn tag(&self, id: UnionId, ty: StructId) -> String {
         self.qualified(self.union_name(id), &self.s.structs[ty].name)
     }
+
+    /// Two schema items this language names alike, as a sentence: casing
+    /// can merge names the schema keeps apart (Go's `Id` and `ID`, `id`
+    /// and `Id`, or `UserId` and `user_id`). Types share one scope with
+    /// qualified values and tags (Go's package-level constants); the
+    /// values of an enum share one, and the fields of a struct one.
+    pub fn clash(&self) -> Option<String> {
+        let s = self.s;
+        let mut package: Vec<(String, String)> = Vec::new();
+        let mut scopes: Vec<Vec<(String, String)>> = Vec::new();
+        for (id, st) in s.structs.iter().enumerate() {
+            package.push((self.struct_name(id), format!("struct `{}`", st.name)));
+            if !(self.config.positional_tuples && st.tuple) {
+                scopes.push(
+                    (0..st.fields.len())
+                        .map(|i| {
+                            let f = &st.fields[i].name;
+                            (self.field(id, i), format!("field `{f}` of `{}`", st.name))
+                        })
+                        .collect(),
+                );
+            }
+        }
+        let mut values = Vec::new();
+        for (id, e) in s.enums.iter().enumerate() {
+            package.push((self.enum_name(id), format!("enum `{}`", e.name)));
+            let named = (0..e.variants.len()).map(|i| {
+                let v = &e.variants[i].name;
+                (self.value(id, i), format!("value `{v}` of `{}`", e.name))
+            });
+            values.push(named.collect::<Vec<_>>());
+        }
+        for (id, u) in s.unions.iter().enumerate() {
+            package.push((self.union_name(id), format!("union `{}`", u.name)));
+            let named = u.variants.iter().map(|v| {
+                let ty = &s.structs[v.ty].name;
+                (
+                    self.tag(id, v.ty),
+                    format!("the tag of `{ty}` in `{}`", u.name),
+                )
+            });
+            values.push(named.collect::<Vec<_>>());
+        }
+        if self.config.qualified_values.is_some() {
+            package.extend(values.into_iter().flatten());
+        } else {
+            scopes.extend(values);
+        }
+        std::iter::once(package).chain(scopes).find_map(|scope| {
+            let mut seen: HashMap<&str, &str> = HashMap::new();
+            scope.iter().find_map(|(ident, what)| {
+                seen.insert(ident, what)
+                    .map(|first| format!("{first} and {what} are both named `{ident}`"))
+            })
+        })
+    }
 }
 
 /// `raw` lower-cased, other characters than ASCII letters and digits as
@@ -405,15 +516,27 @@ pub const GO_KEYWORDS: &[&str] = &[
     "var",
 ];
 
-/// Exported Go names: TitleCase, `X` for nothing.
+/// Go's common initialisms: staticcheck's default list for ST1003 (the Go
+/// wiki's "Initialisms"), written all upper-case in Go names.
+pub const GO_INITIALISMS: &[&str] = &[
+    "ACL", "API", "ASCII", "CPU", "CSS", "DNS", "EOF", "GUID", "HTML", "HTTP", "HTTPS", "ID", "IP",
+    "JSON", "QPS", "RAM", "RPC", "SLA", "SMTP", "SQL", "SSH", "TCP", "TLS", "TTL", "UDP", "UI",
+    "GID", "UID", "UUID", "URI", "URL", "UTF8", "VM", "XML", "XMPP", "XSRF", "XSS", "SIP", "RTP",
+    "AMQP", "DB", "TS",
+];
+
+/// Exported Go names: TitleCase with initialisms upper-case (`UserID`,
+/// `HTTPStatus`), `X` for nothing.
 const GO_EXPORTED: Rule = Rule {
     empty: "X",
+    initialisms: GO_INITIALISMS,
     ..Rule::cased(Case::Pascal)
 };
 
 /// Go: `MonsterData`, fields `MonsterData` (`Table_` where a method is
 /// called so, `ShapeTag_` in a variant of the union `Shape`), values
-/// `TeamOrcs`. Exported names are never keywords.
+/// `TeamOrcs`; `id`, `Id` and `ID` all give `ID` (`UserId` gives `UserID`).
+/// Exported names are never keywords.
 pub const GO: Naming = Naming {
     types: GO_EXPORTED,
     fields: Rule {
@@ -785,8 +908,43 @@ mod tests {
                 // Methods of the generated types.
                 ("table", "Table", "Table_", "Table"),
                 ("WriteAsRoot", "WriteAsRoot", "WriteAsRoot_", "WriteAsRoot"),
+                // Initialisms are upper-case words.
+                ("Id", "ID", "ID", "ID"),
+                ("id", "ID", "ID", "ID"),
+                ("Url", "URL", "URL", "URL"),
+                ("UserId", "UserID", "UserID", "UserID"),
+                ("user_id", "UserID", "UserID", "UserID"),
+                ("HttpStatus", "HTTPStatus", "HTTPStatus", "HTTPStatus"),
+                ("api_key", "APIKey", "APIKey", "APIKey"),
+                ("x_id", "XID", "XID", "XID"),
             ],
         );
+        let go = |n: &str| GO.fields.apply(n);
+        // Words start at an upper-case letter after a lower-case one or a
+        // digit; only whole words (and their trailing digits) count.
+        assert_eq!(go("Ids"), "Ids");
+        assert_eq!(go("ids"), "Ids");
+        assert_eq!(go("UserIDs"), "UserIDs");
+        assert_eq!(go("UserIds"), "UserIds");
+        assert_eq!(go("Idle"), "Idle");
+        assert_eq!(go("Url2"), "URL2");
+        assert_eq!(go("url_2"), "URL2");
+        assert_eq!(go("Http2Server"), "HTTP2Server");
+        assert_eq!(go("Utf8"), "UTF8");
+        assert_eq!(go("utf8_name"), "UTF8Name");
+        assert_eq!(go("Vec3Id"), "Vec3ID");
+        assert_eq!(go("Http2x"), "HTTP2x");
+        assert_eq!(go("Id2id"), "ID2id");
+        assert_eq!(go("Utf16"), "Utf16");
+        assert_eq!(go("IPv4"), "IPv4");
+        assert_eq!(go("JsonApiUrl"), "JSONAPIURL");
+        assert_eq!(go("Ts"), "TS");
+        // A method's name still moves aside after casing.
+        assert_eq!(go("position"), "Position_");
+        // Other languages keep their words as they were.
+        assert_eq!(RUST.types.apply("UserId"), "UserId");
+        assert_eq!(TYPESCRIPT.types.apply("user_id"), "UserId");
+        assert_eq!(ZIG.types.apply("HttpStatus"), "HttpStatus");
         assert_eq!(module_ident("My-App", GO_KEYWORDS), "my_app");
         assert_eq!(module_ident("Type", GO_KEYWORDS), "type_");
         assert_eq!(module_ident("3d", GO_KEYWORDS), "k3d");
@@ -909,5 +1067,52 @@ mod tests {
         assert_eq!(c.tag(0, circle), "MY_APP_SHAPE_CIRCLE");
         assert_eq!(c.variant_member(circle), "circle");
         assert_eq!(c.field(circle, 1), "type");
+        assert_eq!(go.clash(), None);
+    }
+
+    #[test]
+    fn clashes_after_casing_are_found() {
+        let clash = |src: &str| {
+            let (s, _) = karmem_layout::load("t.km", &format!("karmem app;\n{src}\n"))
+                .expect("valid schema");
+            (Namer::new(&GO, &s).clash(), Namer::new(&RUST, &s).clash())
+        };
+        // Initialisms: `Id` and `ID` are one Go name (Rust: `id` twice).
+        assert_eq!(
+            clash("struct User table { Id u32; ID u32; }").0.as_deref(),
+            Some("field `Id` of `User` and field `ID` of `User` are both named `ID`")
+        );
+        assert_eq!(
+            clash("struct User table { UserId u32; user_id u32; }")
+                .0
+                .as_deref(),
+            Some("field `UserId` of `User` and field `user_id` of `User` are both named `UserID`")
+        );
+        // Pascal case alone merges too; so do a method's escape and a field.
+        assert!(clash("struct A table { x u32; X u32; }").0.is_some());
+        assert!(clash("struct A table { table u32; Table_ u32; }")
+            .0
+            .is_some());
+        assert_eq!(
+            clash("struct A table { Ids u32; IDs u32; ID u32; }").0,
+            None
+        );
+        // Types and Go's qualified enum values share the package.
+        assert_eq!(
+            clash("struct Url table { x u32; }\nstruct URL table { y u32; }")
+                .0
+                .as_deref(),
+            Some("struct `Url` and struct `URL` are both named `URL`")
+        );
+        assert_eq!(
+            clash("enum Kind u8 { Id; ID; }").0.as_deref(),
+            Some("value `Id` of `Kind` and value `ID` of `Kind` are both named `KindID`")
+        );
+        assert_eq!(
+            clash("enum AB u8 { C; }\nenum A u8 { BC; }").0.as_deref(),
+            Some("value `C` of `AB` and value `BC` of `A` are both named `ABC`")
+        );
+        // Rust's values are per enum: `C` and `BC` are apart there.
+        assert_eq!(clash("enum AB u8 { C; }\nenum A u8 { BC; }").1, None);
     }
 }

@@ -215,7 +215,7 @@ func Sample() *all.Root {
 	leaf := func(v uint64, l string) all.Leaf { return all.Leaf{Value: v, Label: l} }
 	elem := func(id uint32, shape all.Shape) all.Element {
 		return all.Element{
-			Id:      id,
+			ID:      id,
 			Where:   all.Pair{Pos: all.Vec3{X: 1, Y: float32(id), Z: 3}, Tag: uint16(id), Flag: id%2 == 0},
 			Child:   leaf(uint64(id)*10, fmt.Sprint("child ", id)),
 			Name:    fmt.Sprint("element ", id),

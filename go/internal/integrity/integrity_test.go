@@ -198,7 +198,7 @@ func TestEmptySizes(t *testing.T) {
 			"AosPoints": len(x.AosPoints), "SoaItems": len(x.SoaItems), "AosItems": len(x.AosItems),
 			"Dots": len(x.Dots), "AosShapes": len(x.AosShapes), "SoaShapes": len(x.SoaShapes),
 			"BovoaShapes": len(x.BovoaShapes), "BovosShapes": len(x.BovosShapes),
-			"Lookup": len(x.Lookup), "ById": len(x.ById), "Grid": len(x.Grid),
+			"Lookup": len(x.Lookup), "ByID": len(x.ByID), "Grid": len(x.Grid),
 			"Pair.F1": len(x.Pair.F1), "More": len(x.More),
 		}
 		if x.MaybeName != nil {

@@ -18,7 +18,7 @@ func newVec3(g *rng) v2.Vec3 { return v2.Vec3{X: g.f32(), Y: g.f32(), Z: g.f32()
 
 func newItem(g *rng) v2.Item {
 	return v2.Item{
-		Id:    g.u32(),
+		ID:    g.u32(),
 		Name:  g.text(),
 		Pos:   newVec3(g),
 		Tags:  texts(g),
@@ -80,7 +80,7 @@ func newRoot(seed uint64) *v2.Root {
 		MaybeName:   optional(g, (*rng).text),
 		MaybeItem:   optional(g, newItem),
 		Lookup:      drawMap(g, (*rng).text, (*rng).u32),
-		ById:        drawMap(g, (*rng).u16, newItem),
+		ByID:        drawMap(g, (*rng).u16, newItem),
 		Grid:        slice(g, noLimit, floats),
 		Pair:        v2.RootPairTuple{F0: g.u16(), F1: g.text()},
 		Hp:          g.u16(),
@@ -197,7 +197,7 @@ func (w newWalker) root(v v2.RootViewer) {
 	item, ok := v.MaybeItem(r)
 	option(s, item, ok, w.item)
 	walkLookup(s, r, v.Lookup(r))
-	byID := v.ById(r)
+	byID := v.ByID(r)
 	s.len(byID.Len())
 	for i := range byID.Len() {
 		k, it := byID.At(r, i)

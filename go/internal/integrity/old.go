@@ -21,7 +21,7 @@ func oldVec3(g *rng) v1.Vec3 { return v1.Vec3{X: g.f32(), Y: g.f32(), Z: g.f32()
 
 func oldItem(g *rng) v1.Item {
 	return v1.Item{
-		Id:   g.u32(),
+		ID:   g.u32(),
 		Name: g.text(),
 		Pos:  oldVec3(g),
 		Tags: texts(g),
@@ -79,7 +79,7 @@ func oldRoot(seed uint64) *v1.Root {
 		MaybeName:   optional(g, (*rng).text),
 		MaybeItem:   optional(g, oldItem),
 		Lookup:      drawMap(g, (*rng).text, (*rng).u32),
-		ById:        drawMap(g, (*rng).u16, oldItem),
+		ByID:        drawMap(g, (*rng).u16, oldItem),
 		Grid:        slice(g, noLimit, floats),
 		Pair:        v1.RootPairTuple{F0: g.u16(), F1: g.text()},
 		Hp:          g.u16(),
@@ -171,7 +171,7 @@ func (w oldWalker) root(v v1.RootViewer) {
 	item, ok := v.MaybeItem(r)
 	option(s, item, ok, w.item)
 	walkLookup(s, r, v.Lookup(r))
-	byID := v.ById(r)
+	byID := v.ByID(r)
 	s.len(byID.Len())
 	for i := range byID.Len() {
 		k, it := byID.At(r, i)

@@ -43,7 +43,7 @@ func walkDot(s *sink, r *karmem.Reader, hue uint8, at vec3View) {
 // two): ItemViewer, or a SoA item. P is what Pos returns, which differs
 // between the two.
 type itemView[P vec3View] interface {
-	Id(r *karmem.Reader) uint32
+	ID(r *karmem.Reader) uint32
 	Name(r *karmem.Reader) string
 	Pos(r *karmem.Reader) P
 	Tags(r *karmem.Reader) karmem.Arrays[string]
@@ -52,7 +52,7 @@ type itemView[P vec3View] interface {
 // walkItem feeds the fields of Item both versions have (Go cannot infer P
 // from a method's result: callers name it, walkItem[v1.Vec3Viewer](...)).
 func walkItem[P vec3View, I itemView[P]](s *sink, r *karmem.Reader, it I) {
-	s.u32(it.Id(r))
+	s.u32(it.ID(r))
 	s.text(it.Name(r))
 	walkVec3(s, r, it.Pos(r))
 	walkTexts(s, r, it.Tags(r))

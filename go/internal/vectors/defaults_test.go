@@ -37,7 +37,7 @@ func TestDefaultsOfAnOlderMessage(t *testing.T) {
 	r := defaultsVector(t, "old_writer.hex")
 	root := defaults.NewRootViewer(r, 0)
 	leader := root.Leader(r)
-	if leader.Id(r) != 9 || leader.Hp(r) != 100 || leader.Speed(r) != 1.5 || !leader.Alive(r) ||
+	if leader.ID(r) != 9 || leader.Hp(r) != 100 || leader.Speed(r) != 1.5 || !leader.Alive(r) ||
 		leader.Side(r) != defaults.TeamOrcs || leader.Name(r) != "anon" ||
 		string(leader.NameBytes(r)) != "anon" || leader.Score(r) != -7 || leader.Ratio(r) != 0.1 {
 		t.Fatalf("leader does not read as the defaults")
@@ -50,7 +50,7 @@ func TestDefaultsOfAnOlderMessage(t *testing.T) {
 		t.Fatalf("units: %d elements, Hp column %v", units.Len(), units.Hp(r))
 	}
 	for i, u := range units.All() {
-		if u.Id(r) != uint32(i+1) || u.Hp(r) != 100 || !u.Alive(r) || u.Side(r) != defaults.TeamOrcs ||
+		if u.ID(r) != uint32(i+1) || u.Hp(r) != 100 || !u.Alive(r) || u.Side(r) != defaults.TeamOrcs ||
 			u.Name(r) != "anon" || u.Score(r) != -7 {
 			t.Fatalf("unit %d does not read as the defaults", i)
 		}
@@ -69,7 +69,7 @@ func TestDefaultsOfAnOlderMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := defaults.NewUnit()
-	want.Id = 2
+	want.ID = 2
 	if x.Units[1] != want || x.Leader.Hp != 100 || x.Guards[0].Name != "anon" || x.Motto != "für alle" {
 		t.Fatalf("decoded: %+v", x)
 	}
@@ -79,9 +79,9 @@ func TestDefaultsAreWrittenAndStoredZerosStay(t *testing.T) {
 	x := defaults.NewRoot()
 	x.Version = 3
 	u := defaults.NewUnit()
-	u.Id = 1
+	u.ID = 1
 	x.Units = []defaults.Unit{u}
-	x.Leader.Id = 2
+	x.Leader.ID = 2
 	w := karmem.NewWriter(256)
 	if _, err := x.WriteAsRoot(w); err != nil {
 		t.Fatal(err)

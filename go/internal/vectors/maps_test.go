@@ -26,8 +26,8 @@ func TestMapViews(t *testing.T) {
 	if orcs, ok := root.ByTeam(r).Get(r, maps.TeamOrcs); !ok || orcs.Len() != 2 {
 		t.Fatalf("ByTeam[Orcs]: %v", ok)
 	}
-	if unit, ok := root.ById(r).Get(r, 42); !ok || unit.Hp(r) != 3 {
-		t.Fatalf("ById[42]: %v", ok)
+	if unit, ok := root.ByID(r).Get(r, 42); !ok || unit.Hp(r) != 3 {
+		t.Fatalf("ByID[42]: %v", ok)
 	}
 	b, _ := root.Nested(r).Get(r, "b")
 	if yes, ok := b.Get(r, 3); !ok || !yes {
@@ -37,7 +37,7 @@ func TestMapViews(t *testing.T) {
 	if err := x.ReadAsRoot(r); err != nil {
 		t.Fatal(err)
 	}
-	if x.Ages["zoe"] != 30 || x.ById[0].Hp != 2 || !x.Nested["b"][3] || (*x.Maybe)["only"] != 1 {
+	if x.Ages["zoe"] != 30 || x.ByID[0].Hp != 2 || !x.Nested["b"][3] || (*x.Maybe)["only"] != 1 {
 		t.Fatalf("decoded: %+v", x)
 	}
 	// Go's map order is random; the bytes are not.

@@ -641,10 +641,10 @@ var schemas = map[string]map[string]rootType{
 			},
 		},
 		"RootByIdEntry": {
-			new:      func() object { return new(vectors_maps_schema.RootByIdEntry) },
-			validate: func(r *karmem.Reader) error { _, err := vectors_maps_schema.ValidateRootByIdEntry(r); return err },
+			new:      func() object { return new(vectors_maps_schema.RootByIDEntry) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_maps_schema.ValidateRootByIDEntry(r); return err },
 			trust: func(r *karmem.Reader) (views, error) {
-				return bothViews(r, vectors_maps_schema.ValidateRootByIdEntry, vectors_maps_schema.TrustRootByIdEntry)
+				return bothViews(r, vectors_maps_schema.ValidateRootByIDEntry, vectors_maps_schema.TrustRootByIDEntry)
 			},
 		},
 		"RootSignedEntry": {

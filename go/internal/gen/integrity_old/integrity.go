@@ -183,7 +183,7 @@ func (v Vec3Viewer) Z(r *karmem.Reader) float32 {
 
 // Item is the table (evolvable) `Item`. Object type: owns its data.
 type Item struct {
-	Id   uint32   `json:"Id"`
+	ID   uint32   `json:"Id"`
 	Name string   `json:"Name"`
 	Pos  Vec3     `json:"Pos"`
 	Tags []string `json:"Tags"`
@@ -213,7 +213,7 @@ func (x *Item) writeTable(w *karmem.Writer, ref uint32) error {
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
-	w.PutUint32(at+4, x.Id)
+	w.PutUint32(at+4, x.ID)
 	if err := w.WriteString(at+8, x.Name); err != nil {
 		return err
 	}
@@ -275,7 +275,7 @@ func (x *Item) readTable(v *karmem.Validator, t karmem.Table) error {
 		return err
 	}
 	r := v.Reader()
-	x.Id = r.FieldUint32(t, 4)
+	x.ID = r.FieldUint32(t, 4)
 	if t.Has(8, 12) {
 		a := r.FieldArray(t, 8, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
@@ -383,12 +383,12 @@ func (v ItemViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v ItemViewer) Id(r *karmem.Reader) uint32 {
+func (v ItemViewer) ID(r *karmem.Reader) uint32 {
 	return r.FieldUint32(v.t, 4)
 }
 
-// SetId stores Id in place (the field must be present in the message).
-func (v ItemViewer) SetId(e *karmem.Editor, x uint32) error {
+// SetID stores ID in place (the field must be present in the message).
+func (v ItemViewer) SetID(e *karmem.Editor, x uint32) error {
 	return e.SetUint32(v.t, 4, x)
 }
 
@@ -879,7 +879,7 @@ type Root struct {
 	MaybeName   *string           `json:"MaybeName"`
 	MaybeItem   *Item             `json:"MaybeItem"`
 	Lookup      map[string]uint32 `json:"Lookup"`
-	ById        map[uint16]Item   `json:"ById"`
+	ByID        map[uint16]Item   `json:"ById"`
 	Grid        [][]float32       `json:"Grid"`
 	Pair        RootPairTuple     `json:"Pair"`
 	Hp          uint16            `json:"Hp"`
@@ -1057,13 +1057,13 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 		w.PutArrayRef(at+292, block, uint32(len(keys)), uint32(len(keys)))
 	}
 	{
-		keys := karmem.SortedKeys(x.ById)
+		keys := karmem.SortedKeys(x.ByID)
 		block, err := w.AllocArray(len(keys), 8)
 		if err != nil {
 			return err
 		}
 		for k, key := range keys {
-			value, at := x.ById[key], block+uint32(k)*8
+			value, at := x.ByID[key], block+uint32(k)*8
 			w.PutUint16(at, key)
 			if err := value.writeTable(w, at+4); err != nil {
 				return err
@@ -1376,23 +1376,23 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 		if err := v.Charge(uint64(a.Len) * 8); err != nil {
 			return err
 		}
-		if x.ById == nil {
-			x.ById = map[uint16]Item{}
+		if x.ByID == nil {
+			x.ByID = map[uint16]Item{}
 		} else {
-			clear(x.ById)
+			clear(x.ByID)
 		}
 		for k := uint32(0); k < a.Len; k++ {
-			var entry RootByIdEntry
+			var entry RootByIDEntry
 			if err := entry.readAt(v, a.Offset+k*8); err != nil {
 				return err
 			}
-			x.ById[entry.Key] = entry.Value
+			x.ByID[entry.Key] = entry.Value
 		}
 	} else {
-		if x.ById == nil {
-			x.ById = map[uint16]Item{}
+		if x.ByID == nil {
+			x.ByID = map[uint16]Item{}
 		} else {
-			clear(x.ById)
+			clear(x.ByID)
 		}
 	}
 	if t.Has(316, 12) {
@@ -1687,7 +1687,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 		for i := uint32(0); i < a.Len; i++ {
-			if err := validateAtRootByIdEntry(v, a.Offset+i*8); err != nil {
+			if err := validateAtRootByIDEntry(v, a.Offset+i*8); err != nil {
 				return err
 			}
 		}
@@ -2053,7 +2053,7 @@ func (v RootViewer) Lookup(r *karmem.Reader) karmem.Map[string, uint32] {
 	})
 }
 
-func (v RootViewer) ById(r *karmem.Reader) karmem.Map[uint16, ItemViewer] {
+func (v RootViewer) ByID(r *karmem.Reader) karmem.Map[uint16, ItemViewer] {
 	a := r.FieldArray(v.t, 304, 8, karmem.NoLimit)
 	return karmem.NewMap(a, 8, func(r *karmem.Reader, at uint32) uint16 {
 		return r.Uint16(at)
@@ -2502,8 +2502,8 @@ func (v RootLookupEntryViewer) Value(r *karmem.Reader) uint32 {
 
 // An entry of map `Root.ById`.
 //
-// RootByIdEntry is the inline struct (frozen layout) `RootByIdEntry`. Object type: owns its data.
-type RootByIdEntry struct {
+// RootByIDEntry is the inline struct (frozen layout) `RootByIdEntry`. Object type: owns its data.
+type RootByIDEntry struct {
 	Key   uint16 `json:"Key"`
 	Value Item   `json:"Value"`
 }
@@ -2511,7 +2511,7 @@ type RootByIdEntry struct {
 // WriteAsRoot encodes x as the root of a message into w (reset first)
 // and returns the message size. Reuse the writer: once it has grown,
 // encoding allocates nothing.
-func (x *RootByIdEntry) WriteAsRoot(w *karmem.Writer) (uint, error) {
+func (x *RootByIDEntry) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
 	at, err := w.Alloc(8, 8)
 	if err != nil {
@@ -2526,7 +2526,7 @@ func (x *RootByIdEntry) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	return uint(w.Len()), nil
 }
 
-func (x *RootByIdEntry) writeAt(w *karmem.Writer, at uint32) error {
+func (x *RootByIDEntry) writeAt(w *karmem.Writer, at uint32) error {
 	w.PutUint16(at, x.Key)
 	if err := x.Value.writeTable(w, at+4); err != nil {
 		return err
@@ -2540,9 +2540,9 @@ func (x *RootByIdEntry) writeAt(w *karmem.Writer, at uint32) error {
 // memory a hostile message can cause. A message that cannot be
 // opened (r.Err()) is returned as the error and leaves x empty, as
 // an absent root reads.
-func (x *RootByIdEntry) ReadAsRoot(r *karmem.Reader) error {
+func (x *RootByIDEntry) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
-		*x = RootByIdEntry{}
+		*x = RootByIDEntry{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -2550,13 +2550,13 @@ func (x *RootByIdEntry) ReadAsRoot(r *karmem.Reader) error {
 		if err := v.Charge(56); err != nil {
 			return err
 		}
-		*x = RootByIdEntry{}
+		*x = RootByIDEntry{}
 		return nil
 	}
 	return x.readAt(&v, karmem.HeaderSize)
 }
 
-func (x *RootByIdEntry) readAt(v *karmem.Validator, at uint32) error {
+func (x *RootByIDEntry) readAt(v *karmem.Validator, at uint32) error {
 	r := v.Reader()
 	x.Key = r.Uint16(at)
 	if err := x.Value.readTable(v, r.Table(r.Uint32(at+4))); err != nil {
@@ -2565,23 +2565,23 @@ func (x *RootByIdEntry) readAt(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// ValidateRootByIdEntry checks a whole message whose root is a RootByIdEntry, once
+// ValidateRootByIDEntry checks a whole message whose root is a RootByIDEntry, once
 // (format.md §11), and returns the viewer of its root.
-func ValidateRootByIdEntry(r *karmem.Reader) (RootByIdEntryViewer, error) {
+func ValidateRootByIDEntry(r *karmem.Reader) (RootByIDEntryViewer, error) {
 	if err := r.Err(); err != nil {
-		return RootByIdEntryViewer{}, err
+		return RootByIDEntryViewer{}, err
 	}
 	v := karmem.NewValidator(r)
 	if uint64(r.Size()) < 16 {
-		return RootByIdEntryViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 16)
+		return RootByIDEntryViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 16)
 	}
-	if err := validateAtRootByIdEntry(&v, karmem.HeaderSize); err != nil {
-		return RootByIdEntryViewer{}, err
+	if err := validateAtRootByIDEntry(&v, karmem.HeaderSize); err != nil {
+		return RootByIDEntryViewer{}, err
 	}
-	return karmem.Image[RootByIdEntryViewer](r, karmem.HeaderSize), nil
+	return karmem.Image[RootByIDEntryViewer](r, karmem.HeaderSize), nil
 }
 
-func validateAtRootByIdEntry(v *karmem.Validator, at uint32) error {
+func validateAtRootByIDEntry(v *karmem.Validator, at uint32) error {
 	r := v.Reader()
 	{
 		child, err := v.Table(r.Uint32(at+4), ItemFullSize)
@@ -2595,25 +2595,25 @@ func validateAtRootByIdEntry(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootByIdEntryViewer is the inline struct `RootByIdEntry`: a copy of its 8 bytes (an
-// AoS array of them is a []RootByIdEntryViewer over the message). Its methods
+// RootByIDEntryViewer is the inline struct `RootByIdEntry`: a copy of its 8 bytes (an
+// AoS array of them is a []RootByIDEntryViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootByIdEntryViewer [8]byte
+type RootByIDEntryViewer [8]byte
 
-// NewRootByIdEntryViewer returns the viewer of the RootByIdEntry at offset; offset 0 selects
+// NewRootByIDEntryViewer returns the viewer of the RootByIDEntry at offset; offset 0 selects
 // the root of the message.
-func NewRootByIdEntryViewer(r *karmem.Reader, offset uint32) RootByIdEntryViewer {
+func NewRootByIDEntryViewer(r *karmem.Reader, offset uint32) RootByIDEntryViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	return karmem.Image[RootByIdEntryViewer](r, offset)
+	return karmem.Image[RootByIDEntryViewer](r, offset)
 }
 
-func (v RootByIdEntryViewer) Key(r *karmem.Reader) uint16 {
+func (v RootByIDEntryViewer) Key(r *karmem.Reader) uint16 {
 	return karmem.LoadUint16(v[:])
 }
 
-func (v RootByIdEntryViewer) Value(r *karmem.Reader) ItemViewer {
+func (v RootByIDEntryViewer) Value(r *karmem.Reader) ItemViewer {
 	return ItemViewer{t: r.Table(karmem.LoadUint32(v[4:]))}
 }
 
@@ -2971,7 +2971,7 @@ func writeSoaItem(w *karmem.Writer, at uint32, items []Item) error {
 		c4 := karmem.WriterSlice[float32](w, cols[4], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			c0[i] = e.Id
+			c0[i] = e.ID
 			c2[i] = e.Pos.X
 			c3[i] = e.Pos.Y
 			c4[i] = e.Pos.Z
@@ -3022,7 +3022,7 @@ func readSoaItem(v *karmem.Validator, a karmem.ArrayRef, items *[]Item) error {
 			c4 = c4[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.Id = c0[i]
+				e.ID = c0[i]
 				e.Pos.X = c2[i]
 				e.Pos.Y = c3[i]
 				e.Pos.Z = c4[i]
@@ -3031,12 +3031,12 @@ func readSoaItem(v *karmem.Validator, a karmem.ArrayRef, items *[]Item) error {
 			if len(c0) == len(s) {
 				for i := range s {
 					e := &s[i]
-					e.Id = c0[i]
+					e.ID = c0[i]
 				}
 			} else {
 				for i := range s {
 					e := &s[i]
-					e.Id = 0
+					e.ID = 0
 				}
 			}
 			if len(c2) == len(s) {
@@ -3178,9 +3178,9 @@ func (s ItemSoaViewer) All() iter.Seq2[int, ItemSoaItem] {
 	}
 }
 
-// Id returns the whole column as a native slice over the message
+// ID returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
-func (s ItemSoaViewer) Id(r *karmem.Reader) []uint32 {
+func (s ItemSoaViewer) ID(r *karmem.Reader) []uint32 {
 	return karmem.Slice[uint32](r, s.cols[0], s.n)
 }
 
@@ -3208,7 +3208,7 @@ type ItemSoaItem struct {
 	i uint32
 }
 
-func (it ItemSoaItem) Id(r *karmem.Reader) uint32 {
+func (it ItemSoaItem) ID(r *karmem.Reader) uint32 {
 	if it.s.cols[0] == 0 {
 		return 0
 	}
@@ -4195,7 +4195,7 @@ func (v TrustedItemViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v TrustedItemViewer) Id(r karmem.Trusted) uint32 {
+func (v TrustedItemViewer) ID(r karmem.Trusted) uint32 {
 	if v.t.Has(4, 4) {
 		return r.Uint32(v.t.Offset + 4)
 	}
@@ -4639,7 +4639,7 @@ func (v TrustedRootViewer) Lookup(r karmem.Trusted) karmem.TrustedMap[string, ui
 	return karmem.TrustedMap[string, uint32]{}
 }
 
-func (v TrustedRootViewer) ById(r karmem.Trusted) karmem.TrustedMap[uint16, TrustedItemViewer] {
+func (v TrustedRootViewer) ByID(r karmem.Trusted) karmem.TrustedMap[uint16, TrustedItemViewer] {
 	if v.t.Has(304, 12) {
 		a := r.Array(v.t.Offset + 304)
 		return karmem.NewTrustedMap(a, 8, func(r karmem.Trusted, at uint32) uint16 {
@@ -4768,25 +4768,25 @@ func (v TrustedRootLookupEntryViewer) Value(r karmem.Trusted) uint32 {
 	return karmem.LoadUint32(v[12:])
 }
 
-// TrustRootByIdEntry validates a whole message whose root is a RootByIdEntry, as
-// ValidateRootByIdEntry does, and returns it as a karmem.Trusted with the trusted
+// TrustRootByIDEntry validates a whole message whose root is a RootByIDEntry, as
+// ValidateRootByIDEntry does, and returns it as a karmem.Trusted with the trusted
 // viewer of its root, which read it without further checks.
-func TrustRootByIdEntry(r *karmem.Reader) (karmem.Trusted, TrustedRootByIdEntryViewer, error) {
-	t, root, err := karmem.Trust(r, ValidateRootByIdEntry)
-	return t, TrustedRootByIdEntryViewer(root), err
+func TrustRootByIDEntry(r *karmem.Reader) (karmem.Trusted, TrustedRootByIDEntryViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateRootByIDEntry)
+	return t, TrustedRootByIDEntryViewer(root), err
 }
 
-// TrustedRootByIdEntryViewer is the inline struct `RootByIdEntry`: a copy of its 8 bytes (an
-// AoS array of them is a []TrustedRootByIdEntryViewer over the message). Its methods
-// take the karmem.Trusted of TrustRootByIdEntry (a validated message) and skip
+// TrustedRootByIDEntryViewer is the inline struct `RootByIdEntry`: a copy of its 8 bytes (an
+// AoS array of them is a []TrustedRootByIDEntryViewer over the message). Its methods
+// take the karmem.Trusted of TrustRootByIDEntry (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootByIdEntryViewer [8]byte
+type TrustedRootByIDEntryViewer [8]byte
 
-func (v TrustedRootByIdEntryViewer) Key(r karmem.Trusted) uint16 {
+func (v TrustedRootByIDEntryViewer) Key(r karmem.Trusted) uint16 {
 	return karmem.LoadUint16(v[:])
 }
 
-func (v TrustedRootByIdEntryViewer) Value(r karmem.Trusted) TrustedItemViewer {
+func (v TrustedRootByIDEntryViewer) Value(r karmem.Trusted) TrustedItemViewer {
 	return TrustedItemViewer{t: r.Table(karmem.LoadUint32(v[4:]))}
 }
 
@@ -4941,9 +4941,9 @@ func (s TrustedItemSoaViewer) All() iter.Seq2[int, TrustedItemSoaItem] {
 	}
 }
 
-// Id returns the whole column as a native slice over the message
+// ID returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
-func (s TrustedItemSoaViewer) Id(r karmem.Trusted) []uint32 {
+func (s TrustedItemSoaViewer) ID(r karmem.Trusted) []uint32 {
 	return karmem.TrustedSlice[uint32](r, s.cols[0], s.n)
 }
 
@@ -4971,7 +4971,7 @@ type TrustedItemSoaItem struct {
 	i uint32
 }
 
-func (it TrustedItemSoaItem) Id(r karmem.Trusted) uint32 {
+func (it TrustedItemSoaItem) ID(r karmem.Trusted) uint32 {
 	if it.s.cols[0] != 0 {
 		return r.Uint32(it.s.cols[0] + it.i*4)
 	}

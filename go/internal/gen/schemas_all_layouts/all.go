@@ -909,7 +909,7 @@ func (u ShapeViewer) Square(r *karmem.Reader) SquareViewer {
 
 // Element is the table (evolvable) `Element`. Object type: owns its data.
 type Element struct {
-	Id      uint32  `json:"Id"`
+	ID      uint32  `json:"Id"`
 	Where   Pair    `json:"Where"`
 	Child   Leaf    `json:"Child"`
 	Name    string  `json:"Name"`
@@ -941,7 +941,7 @@ func (x *Element) writeTable(w *karmem.Writer, ref uint32) error {
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
-	w.PutUint32(at+4, x.Id)
+	w.PutUint32(at+4, x.ID)
 	if err := x.Where.writeAt(w, at+8); err != nil {
 		return err
 	}
@@ -999,7 +999,7 @@ func (x *Element) readTable(v *karmem.Validator, t karmem.Table) error {
 		return err
 	}
 	r := v.Reader()
-	x.Id = r.FieldUint32(t, 4)
+	x.ID = r.FieldUint32(t, 4)
 	if t.Has(8, 24) {
 		if err := x.Where.readAt(v, t.Offset+8); err != nil {
 			return err
@@ -1123,12 +1123,12 @@ func (v ElementViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v ElementViewer) Id(r *karmem.Reader) uint32 {
+func (v ElementViewer) ID(r *karmem.Reader) uint32 {
 	return r.FieldUint32(v.t, 4)
 }
 
-// SetId stores Id in place (the field must be present in the message).
-func (v ElementViewer) SetId(e *karmem.Editor, x uint32) error {
+// SetID stores ID in place (the field must be present in the message).
+func (v ElementViewer) SetID(e *karmem.Editor, x uint32) error {
 	return e.SetUint32(v.t, 4, x)
 }
 
@@ -2310,7 +2310,7 @@ func writeSoaElement(w *karmem.Writer, at uint32, items []Element) error {
 		for i := range items {
 			e := &items[i]
 			c0[i] = e.Child.Value
-			c2[i] = e.Id
+			c2[i] = e.ID
 			c3[i] = e.Where.Pos.X
 			c4[i] = e.Where.Pos.Y
 			c5[i] = e.Where.Pos.Z
@@ -2366,7 +2366,7 @@ func readSoaElement(v *karmem.Validator, a karmem.ArrayRef, items *[]Element) er
 			for i := range s {
 				e := &s[i]
 				e.Child.Value = c0[i]
-				e.Id = c2[i]
+				e.ID = c2[i]
 				e.Where.Pos.X = c3[i]
 				e.Where.Pos.Y = c4[i]
 				e.Where.Pos.Z = c5[i]
@@ -2388,12 +2388,12 @@ func readSoaElement(v *karmem.Validator, a karmem.ArrayRef, items *[]Element) er
 			if len(c2) == len(s) {
 				for i := range s {
 					e := &s[i]
-					e.Id = c2[i]
+					e.ID = c2[i]
 				}
 			} else {
 				for i := range s {
 					e := &s[i]
-					e.Id = 0
+					e.ID = 0
 				}
 			}
 			if len(c3) == len(s) {
@@ -2581,9 +2581,9 @@ func (s ElementSoaViewer) ChildValue(r *karmem.Reader) []uint64 {
 	return karmem.Slice[uint64](r, s.cols[0], s.n)
 }
 
-// Id returns the whole column as a native slice over the message
+// ID returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
-func (s ElementSoaViewer) Id(r *karmem.Reader) []uint32 {
+func (s ElementSoaViewer) ID(r *karmem.Reader) []uint32 {
 	return karmem.Slice[uint32](r, s.cols[2], s.n)
 }
 
@@ -2623,7 +2623,7 @@ type ElementSoaItem struct {
 	i uint32
 }
 
-func (it ElementSoaItem) Id(r *karmem.Reader) uint32 {
+func (it ElementSoaItem) ID(r *karmem.Reader) uint32 {
 	if it.s.cols[2] == 0 {
 		return 0
 	}
@@ -3357,7 +3357,7 @@ func (v TrustedElementViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v TrustedElementViewer) Id(r karmem.Trusted) uint32 {
+func (v TrustedElementViewer) ID(r karmem.Trusted) uint32 {
 	if v.t.Has(4, 4) {
 		return r.Uint32(v.t.Offset + 4)
 	}
@@ -3815,9 +3815,9 @@ func (s TrustedElementSoaViewer) ChildValue(r karmem.Trusted) []uint64 {
 	return karmem.TrustedSlice[uint64](r, s.cols[0], s.n)
 }
 
-// Id returns the whole column as a native slice over the message
+// ID returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
-func (s TrustedElementSoaViewer) Id(r karmem.Trusted) []uint32 {
+func (s TrustedElementSoaViewer) ID(r karmem.Trusted) []uint32 {
 	return karmem.TrustedSlice[uint32](r, s.cols[2], s.n)
 }
 
@@ -3857,7 +3857,7 @@ type TrustedElementSoaItem struct {
 	i uint32
 }
 
-func (it TrustedElementSoaItem) Id(r karmem.Trusted) uint32 {
+func (it TrustedElementSoaItem) ID(r karmem.Trusted) uint32 {
 	if it.s.cols[2] != 0 {
 		return r.Uint32(it.s.cols[2] + it.i*4)
 	}

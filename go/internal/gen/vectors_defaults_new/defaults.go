@@ -77,7 +77,7 @@ func (x *Team) UnmarshalJSON(b []byte) error {
 
 // Unit is the table (evolvable) `Unit`. Object type: owns its data.
 type Unit struct {
-	Id    uint32  `json:"Id"`
+	ID    uint32  `json:"Id"`
 	Hp    uint16  `json:"Hp"`
 	Speed float32 `json:"Speed"`
 	Alive bool    `json:"Alive"`
@@ -126,7 +126,7 @@ func (x *Unit) writeTable(w *karmem.Writer, ref uint32) error {
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
-	w.PutUint32(at+4, x.Id)
+	w.PutUint32(at+4, x.ID)
 	w.PutUint16(at+8, x.Hp)
 	w.PutFloat32(at+12, x.Speed)
 	w.PutBool(at+16, x.Alive)
@@ -179,7 +179,7 @@ func (x *Unit) readTable(v *karmem.Validator, t karmem.Table) error {
 		return err
 	}
 	r := v.Reader()
-	x.Id = r.FieldUint32(t, 4)
+	x.ID = r.FieldUint32(t, 4)
 	if t.Has(8, 2) {
 		x.Hp = r.Uint16(t.Offset + 8)
 	} else {
@@ -284,12 +284,12 @@ func (v UnitViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v UnitViewer) Id(r *karmem.Reader) uint32 {
+func (v UnitViewer) ID(r *karmem.Reader) uint32 {
 	return r.FieldUint32(v.t, 4)
 }
 
-// SetId stores Id in place (the field must be present in the message).
-func (v UnitViewer) SetId(e *karmem.Editor, x uint32) error {
+// SetID stores ID in place (the field must be present in the message).
+func (v UnitViewer) SetID(e *karmem.Editor, x uint32) error {
 	return e.SetUint32(v.t, 4, x)
 }
 
@@ -743,7 +743,7 @@ func writeSoaUnit(w *karmem.Writer, at uint32, items []Unit) error {
 			e := &items[i]
 			c0[i] = e.Score
 			c1[i] = e.Ratio
-			c2[i] = e.Id
+			c2[i] = e.ID
 			c3[i] = e.Speed
 			c5[i] = e.Hp
 			c6[i] = karmem.BoolByte(e.Alive)
@@ -793,7 +793,7 @@ func readSoaUnit(v *karmem.Validator, a karmem.ArrayRef, items *[]Unit) error {
 				e := &s[i]
 				e.Score = c0[i]
 				e.Ratio = c1[i]
-				e.Id = c2[i]
+				e.ID = c2[i]
 				e.Speed = c3[i]
 				e.Hp = c5[i]
 				e.Alive = c6[i] != 0
@@ -826,12 +826,12 @@ func readSoaUnit(v *karmem.Validator, a karmem.ArrayRef, items *[]Unit) error {
 			if len(c2) == len(s) {
 				for i := range s {
 					e := &s[i]
-					e.Id = c2[i]
+					e.ID = c2[i]
 				}
 			} else {
 				for i := range s {
 					e := &s[i]
-					e.Id = 0
+					e.ID = 0
 				}
 			}
 			if len(c3) == len(s) {
@@ -980,9 +980,9 @@ func (s UnitSoaViewer) Ratio(r *karmem.Reader) []float64 {
 	return karmem.Slice[float64](r, s.cols[1], s.n)
 }
 
-// Id returns the whole column as a native slice over the message
+// ID returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
-func (s UnitSoaViewer) Id(r *karmem.Reader) []uint32 {
+func (s UnitSoaViewer) ID(r *karmem.Reader) []uint32 {
 	return karmem.Slice[uint32](r, s.cols[2], s.n)
 }
 
@@ -1022,7 +1022,7 @@ type UnitSoaItem struct {
 	i uint32
 }
 
-func (it UnitSoaItem) Id(r *karmem.Reader) uint32 {
+func (it UnitSoaItem) ID(r *karmem.Reader) uint32 {
 	if it.s.cols[2] == 0 {
 		return 0
 	}
@@ -1146,7 +1146,7 @@ func (v TrustedUnitViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v TrustedUnitViewer) Id(r karmem.Trusted) uint32 {
+func (v TrustedUnitViewer) ID(r karmem.Trusted) uint32 {
 	if v.t.Has(4, 4) {
 		return r.Uint32(v.t.Offset + 4)
 	}
@@ -1351,9 +1351,9 @@ func (s TrustedUnitSoaViewer) Ratio(r karmem.Trusted) []float64 {
 	return karmem.TrustedSlice[float64](r, s.cols[1], s.n)
 }
 
-// Id returns the whole column as a native slice over the message
+// ID returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
-func (s TrustedUnitSoaViewer) Id(r karmem.Trusted) []uint32 {
+func (s TrustedUnitSoaViewer) ID(r karmem.Trusted) []uint32 {
 	return karmem.TrustedSlice[uint32](r, s.cols[2], s.n)
 }
 
@@ -1393,7 +1393,7 @@ type TrustedUnitSoaItem struct {
 	i uint32
 }
 
-func (it TrustedUnitSoaItem) Id(r karmem.Trusted) uint32 {
+func (it TrustedUnitSoaItem) ID(r karmem.Trusted) uint32 {
 	if it.s.cols[2] != 0 {
 		return r.Uint32(it.s.cols[2] + it.i*4)
 	}

@@ -109,7 +109,7 @@ func (v PointViewer) Y(r *karmem.Reader) float32 {
 
 // Item is the table (evolvable) `Item`. Object type: owns its data.
 type Item struct {
-	Id     uint32   `json:"Id"`
+	ID     uint32   `json:"Id"`
 	Name   string   `json:"Name"`
 	Weight float64  `json:"Weight"`
 	Where  Point    `json:"Where"`
@@ -140,7 +140,7 @@ func (x *Item) writeTable(w *karmem.Writer, ref uint32) error {
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
-	w.PutUint32(at+4, x.Id)
+	w.PutUint32(at+4, x.ID)
 	if err := w.WriteString(at+8, x.Name); err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func (x *Item) readTable(v *karmem.Validator, t karmem.Table) error {
 		return err
 	}
 	r := v.Reader()
-	x.Id = r.FieldUint32(t, 4)
+	x.ID = r.FieldUint32(t, 4)
 	if t.Has(8, 12) {
 		a := r.FieldArray(t, 8, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
@@ -284,12 +284,12 @@ func (v ItemViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v ItemViewer) Id(r *karmem.Reader) uint32 {
+func (v ItemViewer) ID(r *karmem.Reader) uint32 {
 	return r.FieldUint32(v.t, 4)
 }
 
-// SetId stores Id in place (the field must be present in the message).
-func (v ItemViewer) SetId(e *karmem.Editor, x uint32) error {
+// SetID stores ID in place (the field must be present in the message).
+func (v ItemViewer) SetID(e *karmem.Editor, x uint32) error {
 	return e.SetUint32(v.t, 4, x)
 }
 
@@ -591,7 +591,7 @@ func writeSoaItem(w *karmem.Writer, at uint32, items []Item) error {
 		for i := range items {
 			e := &items[i]
 			c0[i] = e.Weight
-			c1[i] = e.Id
+			c1[i] = e.ID
 			c3[i] = e.Where.X
 			c4[i] = e.Where.Y
 		}
@@ -632,7 +632,7 @@ func readSoaItem(v *karmem.Validator, a karmem.ArrayRef, items *[]Item) error {
 			for i := range s {
 				e := &s[i]
 				e.Weight = c0[i]
-				e.Id = c1[i]
+				e.ID = c1[i]
 				e.Where.X = c3[i]
 				e.Where.Y = c4[i]
 			}
@@ -651,12 +651,12 @@ func readSoaItem(v *karmem.Validator, a karmem.ArrayRef, items *[]Item) error {
 			if len(c1) == len(s) {
 				for i := range s {
 					e := &s[i]
-					e.Id = c1[i]
+					e.ID = c1[i]
 				}
 			} else {
 				for i := range s {
 					e := &s[i]
-					e.Id = 0
+					e.ID = 0
 				}
 			}
 			if len(c3) == len(s) {
@@ -773,9 +773,9 @@ func (s ItemSoaViewer) Weight(r *karmem.Reader) []float64 {
 	return karmem.Slice[float64](r, s.cols[0], s.n)
 }
 
-// Id returns the whole column as a native slice over the message
+// ID returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
-func (s ItemSoaViewer) Id(r *karmem.Reader) []uint32 {
+func (s ItemSoaViewer) ID(r *karmem.Reader) []uint32 {
 	return karmem.Slice[uint32](r, s.cols[1], s.n)
 }
 
@@ -797,7 +797,7 @@ type ItemSoaItem struct {
 	i uint32
 }
 
-func (it ItemSoaItem) Id(r *karmem.Reader) uint32 {
+func (it ItemSoaItem) ID(r *karmem.Reader) uint32 {
 	if it.s.cols[1] == 0 {
 		return 0
 	}
@@ -899,7 +899,7 @@ func (v TrustedItemViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v TrustedItemViewer) Id(r karmem.Trusted) uint32 {
+func (v TrustedItemViewer) ID(r karmem.Trusted) uint32 {
 	if v.t.Has(4, 4) {
 		return r.Uint32(v.t.Offset + 4)
 	}
@@ -1054,9 +1054,9 @@ func (s TrustedItemSoaViewer) Weight(r karmem.Trusted) []float64 {
 	return karmem.TrustedSlice[float64](r, s.cols[0], s.n)
 }
 
-// Id returns the whole column as a native slice over the message
+// ID returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
-func (s TrustedItemSoaViewer) Id(r karmem.Trusted) []uint32 {
+func (s TrustedItemSoaViewer) ID(r karmem.Trusted) []uint32 {
 	return karmem.TrustedSlice[uint32](r, s.cols[1], s.n)
 }
 
@@ -1078,7 +1078,7 @@ type TrustedItemSoaItem struct {
 	i uint32
 }
 
-func (it TrustedItemSoaItem) Id(r karmem.Trusted) uint32 {
+func (it TrustedItemSoaItem) ID(r karmem.Trusted) uint32 {
 	if it.s.cols[1] != 0 {
 		return r.Uint32(it.s.cols[1] + it.i*4)
 	}

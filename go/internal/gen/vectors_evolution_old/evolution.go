@@ -109,7 +109,7 @@ func (v PointViewer) Y(r *karmem.Reader) float32 {
 
 // Item is the table (evolvable) `Item`. Object type: owns its data.
 type Item struct {
-	Id   uint32 `json:"Id"`
+	ID   uint32 `json:"Id"`
 	Name string `json:"Name"`
 }
 
@@ -137,7 +137,7 @@ func (x *Item) writeTable(w *karmem.Writer, ref uint32) error {
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
-	w.PutUint32(at+4, x.Id)
+	w.PutUint32(at+4, x.ID)
 	if err := w.WriteString(at+8, x.Name); err != nil {
 		return err
 	}
@@ -183,7 +183,7 @@ func (x *Item) readTable(v *karmem.Validator, t karmem.Table) error {
 		return err
 	}
 	r := v.Reader()
-	x.Id = r.FieldUint32(t, 4)
+	x.ID = r.FieldUint32(t, 4)
 	if t.Has(8, 12) {
 		a := r.FieldArray(t, 8, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
@@ -252,12 +252,12 @@ func (v ItemViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v ItemViewer) Id(r *karmem.Reader) uint32 {
+func (v ItemViewer) ID(r *karmem.Reader) uint32 {
 	return r.FieldUint32(v.t, 4)
 }
 
-// SetId stores Id in place (the field must be present in the message).
-func (v ItemViewer) SetId(e *karmem.Editor, x uint32) error {
+// SetID stores ID in place (the field must be present in the message).
+func (v ItemViewer) SetID(e *karmem.Editor, x uint32) error {
 	return e.SetUint32(v.t, 4, x)
 }
 
@@ -469,7 +469,7 @@ func writeSoaItem(w *karmem.Writer, at uint32, items []Item) error {
 		c0 := karmem.WriterSlice[uint32](w, cols[0], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			c0[i] = e.Id
+			c0[i] = e.ID
 		}
 	}
 	for i := range items {
@@ -497,12 +497,12 @@ func readSoaItem(v *karmem.Validator, a karmem.ArrayRef, items *[]Item) error {
 		if len(c0) == len(s) {
 			for i := range s {
 				e := &s[i]
-				e.Id = c0[i]
+				e.ID = c0[i]
 			}
 		} else {
 			for i := range s {
 				e := &s[i]
-				e.Id = 0
+				e.ID = 0
 			}
 		}
 	}
@@ -577,9 +577,9 @@ func (s ItemSoaViewer) All() iter.Seq2[int, ItemSoaItem] {
 	}
 }
 
-// Id returns the whole column as a native slice over the message
+// ID returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
-func (s ItemSoaViewer) Id(r *karmem.Reader) []uint32 {
+func (s ItemSoaViewer) ID(r *karmem.Reader) []uint32 {
 	return karmem.Slice[uint32](r, s.c0, s.n)
 }
 
@@ -589,7 +589,7 @@ type ItemSoaItem struct {
 	i uint32
 }
 
-func (it ItemSoaItem) Id(r *karmem.Reader) uint32 {
+func (it ItemSoaItem) ID(r *karmem.Reader) uint32 {
 	if it.s.c0 == 0 {
 		return 0
 	}
@@ -655,7 +655,7 @@ func (v TrustedItemViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v TrustedItemViewer) Id(r karmem.Trusted) uint32 {
+func (v TrustedItemViewer) ID(r karmem.Trusted) uint32 {
 	if v.t.Has(4, 4) {
 		return r.Uint32(v.t.Offset + 4)
 	}
@@ -760,9 +760,9 @@ func (s TrustedItemSoaViewer) All() iter.Seq2[int, TrustedItemSoaItem] {
 	}
 }
 
-// Id returns the whole column as a native slice over the message
+// ID returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
-func (s TrustedItemSoaViewer) Id(r karmem.Trusted) []uint32 {
+func (s TrustedItemSoaViewer) ID(r karmem.Trusted) []uint32 {
 	return karmem.TrustedSlice[uint32](r, s.c0, s.n)
 }
 
@@ -772,7 +772,7 @@ type TrustedItemSoaItem struct {
 	i uint32
 }
 
-func (it TrustedItemSoaItem) Id(r karmem.Trusted) uint32 {
+func (it TrustedItemSoaItem) ID(r karmem.Trusted) uint32 {
 	if it.s.c0 != 0 {
 		return r.Uint32(it.s.c0 + it.i*4)
 	}

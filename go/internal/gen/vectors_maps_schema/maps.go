@@ -555,7 +555,7 @@ func (v InnerViewer) Scores(r *karmem.Reader) karmem.Map[string, int32] {
 // Root is the table (evolvable) `Root`. Object type: owns its data.
 type Root struct {
 	Ages   map[string]uint8          `json:"Ages"`
-	ById   map[uint64]Unit           `json:"ById"`
+	ByID   map[uint64]Unit           `json:"ById"`
 	Signed map[int32]string          `json:"Signed"`
 	ByTeam map[Team][]Vec3           `json:"ByTeam"`
 	Points map[uint16]Vec3           `json:"Points"`
@@ -605,13 +605,13 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 		w.PutArrayRef(at+4, block, uint32(len(keys)), uint32(len(keys)))
 	}
 	{
-		keys := karmem.SortedKeys(x.ById)
+		keys := karmem.SortedKeys(x.ByID)
 		block, err := w.AllocArray(len(keys), 16)
 		if err != nil {
 			return err
 		}
 		for k, key := range keys {
-			value, at := x.ById[key], block+uint32(k)*16
+			value, at := x.ByID[key], block+uint32(k)*16
 			w.PutUint64(at, key)
 			if err := value.writeTable(w, at+8); err != nil {
 				return err
@@ -808,23 +808,23 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 		if err := v.Charge(uint64(a.Len) * 16); err != nil {
 			return err
 		}
-		if x.ById == nil {
-			x.ById = map[uint64]Unit{}
+		if x.ByID == nil {
+			x.ByID = map[uint64]Unit{}
 		} else {
-			clear(x.ById)
+			clear(x.ByID)
 		}
 		for k := uint32(0); k < a.Len; k++ {
-			var entry RootByIdEntry
+			var entry RootByIDEntry
 			if err := entry.readAt(v, a.Offset+k*16); err != nil {
 				return err
 			}
-			x.ById[entry.Key] = entry.Value
+			x.ByID[entry.Key] = entry.Value
 		}
 	} else {
-		if x.ById == nil {
-			x.ById = map[uint64]Unit{}
+		if x.ByID == nil {
+			x.ByID = map[uint64]Unit{}
 		} else {
-			clear(x.ById)
+			clear(x.ByID)
 		}
 	}
 	if t.Has(28, 12) {
@@ -1032,7 +1032,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 		for i := uint32(0); i < a.Len; i++ {
-			if err := validateAtRootByIdEntry(v, a.Offset+i*16); err != nil {
+			if err := validateAtRootByIDEntry(v, a.Offset+i*16); err != nil {
 				return err
 			}
 		}
@@ -1190,7 +1190,7 @@ func (v RootViewer) Ages(r *karmem.Reader) karmem.Map[string, uint8] {
 	})
 }
 
-func (v RootViewer) ById(r *karmem.Reader) karmem.Map[uint64, UnitViewer] {
+func (v RootViewer) ByID(r *karmem.Reader) karmem.Map[uint64, UnitViewer] {
 	a := r.FieldArray(v.t, 16, 16, karmem.NoLimit)
 	return karmem.NewMap(a, 16, func(r *karmem.Reader, at uint32) uint64 {
 		return r.Uint64(at)
@@ -1524,8 +1524,8 @@ func (v RootAgesEntryViewer) Value(r *karmem.Reader) uint8 {
 
 // An entry of map `Root.ById`.
 //
-// RootByIdEntry is the inline struct (frozen layout) `RootByIdEntry`. Object type: owns its data.
-type RootByIdEntry struct {
+// RootByIDEntry is the inline struct (frozen layout) `RootByIdEntry`. Object type: owns its data.
+type RootByIDEntry struct {
 	Key   uint64 `json:"Key"`
 	Value Unit   `json:"Value"`
 }
@@ -1533,7 +1533,7 @@ type RootByIdEntry struct {
 // WriteAsRoot encodes x as the root of a message into w (reset first)
 // and returns the message size. Reuse the writer: once it has grown,
 // encoding allocates nothing.
-func (x *RootByIdEntry) WriteAsRoot(w *karmem.Writer) (uint, error) {
+func (x *RootByIDEntry) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
 	at, err := w.Alloc(16, 8)
 	if err != nil {
@@ -1548,7 +1548,7 @@ func (x *RootByIdEntry) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	return uint(w.Len()), nil
 }
 
-func (x *RootByIdEntry) writeAt(w *karmem.Writer, at uint32) error {
+func (x *RootByIDEntry) writeAt(w *karmem.Writer, at uint32) error {
 	w.PutUint64(at, x.Key)
 	if err := x.Value.writeTable(w, at+8); err != nil {
 		return err
@@ -1562,9 +1562,9 @@ func (x *RootByIdEntry) writeAt(w *karmem.Writer, at uint32) error {
 // memory a hostile message can cause. A message that cannot be
 // opened (r.Err()) is returned as the error and leaves x empty, as
 // an absent root reads.
-func (x *RootByIdEntry) ReadAsRoot(r *karmem.Reader) error {
+func (x *RootByIDEntry) ReadAsRoot(r *karmem.Reader) error {
 	if err := r.Err(); err != nil {
-		*x = RootByIdEntry{}
+		*x = RootByIDEntry{}
 		return err
 	}
 	v := karmem.NewValidator(r)
@@ -1572,13 +1572,13 @@ func (x *RootByIdEntry) ReadAsRoot(r *karmem.Reader) error {
 		if err := v.Charge(24); err != nil {
 			return err
 		}
-		*x = RootByIdEntry{}
+		*x = RootByIDEntry{}
 		return nil
 	}
 	return x.readAt(&v, karmem.HeaderSize)
 }
 
-func (x *RootByIdEntry) readAt(v *karmem.Validator, at uint32) error {
+func (x *RootByIDEntry) readAt(v *karmem.Validator, at uint32) error {
 	r := v.Reader()
 	x.Key = r.Uint64(at)
 	if err := x.Value.readTable(v, r.Table(r.Uint32(at+8))); err != nil {
@@ -1587,23 +1587,23 @@ func (x *RootByIdEntry) readAt(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// ValidateRootByIdEntry checks a whole message whose root is a RootByIdEntry, once
+// ValidateRootByIDEntry checks a whole message whose root is a RootByIDEntry, once
 // (format.md §11), and returns the viewer of its root.
-func ValidateRootByIdEntry(r *karmem.Reader) (RootByIdEntryViewer, error) {
+func ValidateRootByIDEntry(r *karmem.Reader) (RootByIDEntryViewer, error) {
 	if err := r.Err(); err != nil {
-		return RootByIdEntryViewer{}, err
+		return RootByIDEntryViewer{}, err
 	}
 	v := karmem.NewValidator(r)
 	if uint64(r.Size()) < 24 {
-		return RootByIdEntryViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 24)
+		return RootByIDEntryViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 24)
 	}
-	if err := validateAtRootByIdEntry(&v, karmem.HeaderSize); err != nil {
-		return RootByIdEntryViewer{}, err
+	if err := validateAtRootByIDEntry(&v, karmem.HeaderSize); err != nil {
+		return RootByIDEntryViewer{}, err
 	}
-	return karmem.Image[RootByIdEntryViewer](r, karmem.HeaderSize), nil
+	return karmem.Image[RootByIDEntryViewer](r, karmem.HeaderSize), nil
 }
 
-func validateAtRootByIdEntry(v *karmem.Validator, at uint32) error {
+func validateAtRootByIDEntry(v *karmem.Validator, at uint32) error {
 	r := v.Reader()
 	{
 		child, err := v.Table(r.Uint32(at+8), UnitFullSize)
@@ -1617,25 +1617,25 @@ func validateAtRootByIdEntry(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootByIdEntryViewer is the inline struct `RootByIdEntry`: a copy of its 16 bytes (an
-// AoS array of them is a []RootByIdEntryViewer over the message). Its methods
+// RootByIDEntryViewer is the inline struct `RootByIdEntry`: a copy of its 16 bytes (an
+// AoS array of them is a []RootByIDEntryViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootByIdEntryViewer [16]byte
+type RootByIDEntryViewer [16]byte
 
-// NewRootByIdEntryViewer returns the viewer of the RootByIdEntry at offset; offset 0 selects
+// NewRootByIDEntryViewer returns the viewer of the RootByIDEntry at offset; offset 0 selects
 // the root of the message.
-func NewRootByIdEntryViewer(r *karmem.Reader, offset uint32) RootByIdEntryViewer {
+func NewRootByIDEntryViewer(r *karmem.Reader, offset uint32) RootByIDEntryViewer {
 	if offset == 0 {
 		offset = karmem.HeaderSize
 	}
-	return karmem.Image[RootByIdEntryViewer](r, offset)
+	return karmem.Image[RootByIDEntryViewer](r, offset)
 }
 
-func (v RootByIdEntryViewer) Key(r *karmem.Reader) uint64 {
+func (v RootByIDEntryViewer) Key(r *karmem.Reader) uint64 {
 	return karmem.LoadUint64(v[:])
 }
 
-func (v RootByIdEntryViewer) Value(r *karmem.Reader) UnitViewer {
+func (v RootByIDEntryViewer) Value(r *karmem.Reader) UnitViewer {
 	return UnitViewer{t: r.Table(karmem.LoadUint32(v[8:]))}
 }
 
@@ -2980,7 +2980,7 @@ func (v TrustedRootViewer) Ages(r karmem.Trusted) karmem.TrustedMap[string, uint
 	return karmem.TrustedMap[string, uint8]{}
 }
 
-func (v TrustedRootViewer) ById(r karmem.Trusted) karmem.TrustedMap[uint64, TrustedUnitViewer] {
+func (v TrustedRootViewer) ByID(r karmem.Trusted) karmem.TrustedMap[uint64, TrustedUnitViewer] {
 	if v.t.Has(16, 12) {
 		a := r.Array(v.t.Offset + 16)
 		return karmem.NewTrustedMap(a, 16, func(r karmem.Trusted, at uint32) uint64 {
@@ -3143,25 +3143,25 @@ func (v TrustedRootAgesEntryViewer) Value(r karmem.Trusted) uint8 {
 	return karmem.LoadUint8(v[12:])
 }
 
-// TrustRootByIdEntry validates a whole message whose root is a RootByIdEntry, as
-// ValidateRootByIdEntry does, and returns it as a karmem.Trusted with the trusted
+// TrustRootByIDEntry validates a whole message whose root is a RootByIDEntry, as
+// ValidateRootByIDEntry does, and returns it as a karmem.Trusted with the trusted
 // viewer of its root, which read it without further checks.
-func TrustRootByIdEntry(r *karmem.Reader) (karmem.Trusted, TrustedRootByIdEntryViewer, error) {
-	t, root, err := karmem.Trust(r, ValidateRootByIdEntry)
-	return t, TrustedRootByIdEntryViewer(root), err
+func TrustRootByIDEntry(r *karmem.Reader) (karmem.Trusted, TrustedRootByIDEntryViewer, error) {
+	t, root, err := karmem.Trust(r, ValidateRootByIDEntry)
+	return t, TrustedRootByIDEntryViewer(root), err
 }
 
-// TrustedRootByIdEntryViewer is the inline struct `RootByIdEntry`: a copy of its 16 bytes (an
-// AoS array of them is a []TrustedRootByIdEntryViewer over the message). Its methods
-// take the karmem.Trusted of TrustRootByIdEntry (a validated message) and skip
+// TrustedRootByIDEntryViewer is the inline struct `RootByIdEntry`: a copy of its 16 bytes (an
+// AoS array of them is a []TrustedRootByIDEntryViewer over the message). Its methods
+// take the karmem.Trusted of TrustRootByIDEntry (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootByIdEntryViewer [16]byte
+type TrustedRootByIDEntryViewer [16]byte
 
-func (v TrustedRootByIdEntryViewer) Key(r karmem.Trusted) uint64 {
+func (v TrustedRootByIDEntryViewer) Key(r karmem.Trusted) uint64 {
 	return karmem.LoadUint64(v[:])
 }
 
-func (v TrustedRootByIdEntryViewer) Value(r karmem.Trusted) TrustedUnitViewer {
+func (v TrustedRootByIDEntryViewer) Value(r karmem.Trusted) TrustedUnitViewer {
 	return TrustedUnitViewer{t: r.Table(karmem.LoadUint32(v[8:]))}
 }
 

@@ -116,7 +116,7 @@ func (v Vec3Viewer) Z(r *karmem.Reader) float32 {
 
 // Item is the table (evolvable) `Item`. Object type: owns its data.
 type Item struct {
-	Id   uint32   `json:"Id"`
+	ID   uint32   `json:"Id"`
 	Tags []string `json:"Tags"`
 }
 
@@ -144,7 +144,7 @@ func (x *Item) writeTable(w *karmem.Writer, ref uint32) error {
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
-	w.PutUint32(at+4, x.Id)
+	w.PutUint32(at+4, x.ID)
 	{
 		block, err := w.AllocArray(len(x.Tags), 12)
 		if err != nil {
@@ -200,7 +200,7 @@ func (x *Item) readTable(v *karmem.Validator, t karmem.Table) error {
 		return err
 	}
 	r := v.Reader()
-	x.Id = r.FieldUint32(t, 4)
+	x.ID = r.FieldUint32(t, 4)
 	if t.Has(8, 12) {
 		a := r.FieldArray(t, 8, 12, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 12); err != nil {
@@ -283,12 +283,12 @@ func (v ItemViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v ItemViewer) Id(r *karmem.Reader) uint32 {
+func (v ItemViewer) ID(r *karmem.Reader) uint32 {
 	return r.FieldUint32(v.t, 4)
 }
 
-// SetId stores Id in place (the field must be present in the message).
-func (v ItemViewer) SetId(e *karmem.Editor, x uint32) error {
+// SetID stores ID in place (the field must be present in the message).
+func (v ItemViewer) SetID(e *karmem.Editor, x uint32) error {
 	return e.SetUint32(v.t, 4, x)
 }
 
@@ -2050,7 +2050,7 @@ func (v TrustedItemViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v TrustedItemViewer) Id(r karmem.Trusted) uint32 {
+func (v TrustedItemViewer) ID(r karmem.Trusted) uint32 {
 	if v.t.Has(4, 4) {
 		return r.Uint32(v.t.Offset + 4)
 	}

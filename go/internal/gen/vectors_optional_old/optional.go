@@ -11,7 +11,7 @@ import (
 
 // Unit is the table (evolvable) `Unit`. Object type: owns its data.
 type Unit struct {
-	Id uint32 `json:"Id"`
+	ID uint32 `json:"Id"`
 }
 
 // WriteAsRoot encodes x as the root of a message into w (reset first)
@@ -38,7 +38,7 @@ func (x *Unit) writeTable(w *karmem.Writer, ref uint32) error {
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
-	w.PutUint32(at+4, x.Id)
+	w.PutUint32(at+4, x.ID)
 	return nil
 }
 
@@ -81,7 +81,7 @@ func (x *Unit) readTable(v *karmem.Validator, t karmem.Table) error {
 		return err
 	}
 	r := v.Reader()
-	x.Id = r.FieldUint32(t, 4)
+	x.ID = r.FieldUint32(t, 4)
 	v.Leave()
 	return nil
 }
@@ -132,12 +132,12 @@ func (v UnitViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v UnitViewer) Id(r *karmem.Reader) uint32 {
+func (v UnitViewer) ID(r *karmem.Reader) uint32 {
 	return r.FieldUint32(v.t, 4)
 }
 
-// SetId stores Id in place (the field must be present in the message).
-func (v UnitViewer) SetId(e *karmem.Editor, x uint32) error {
+// SetID stores ID in place (the field must be present in the message).
+func (v UnitViewer) SetID(e *karmem.Editor, x uint32) error {
 	return e.SetUint32(v.t, 4, x)
 }
 
@@ -363,7 +363,7 @@ func writeSoaUnit(w *karmem.Writer, at uint32, items []Unit) error {
 		c0 := karmem.WriterSlice[uint32](w, cols[0], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			c0[i] = e.Id
+			c0[i] = e.ID
 		}
 	}
 	return nil
@@ -385,12 +385,12 @@ func readSoaUnit(v *karmem.Validator, a karmem.ArrayRef, items *[]Unit) error {
 		if len(c0) == len(s) {
 			for i := range s {
 				e := &s[i]
-				e.Id = c0[i]
+				e.ID = c0[i]
 			}
 		} else {
 			for i := range s {
 				e := &s[i]
-				e.Id = 0
+				e.ID = 0
 			}
 		}
 	}
@@ -443,9 +443,9 @@ func (s UnitSoaViewer) All() iter.Seq2[int, UnitSoaItem] {
 	}
 }
 
-// Id returns the whole column as a native slice over the message
+// ID returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
-func (s UnitSoaViewer) Id(r *karmem.Reader) []uint32 {
+func (s UnitSoaViewer) ID(r *karmem.Reader) []uint32 {
 	return karmem.Slice[uint32](r, s.c0, s.n)
 }
 
@@ -455,7 +455,7 @@ type UnitSoaItem struct {
 	i uint32
 }
 
-func (it UnitSoaItem) Id(r *karmem.Reader) uint32 {
+func (it UnitSoaItem) ID(r *karmem.Reader) uint32 {
 	if it.s.c0 == 0 {
 		return 0
 	}
@@ -514,7 +514,7 @@ func (v TrustedUnitViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v TrustedUnitViewer) Id(r karmem.Trusted) uint32 {
+func (v TrustedUnitViewer) ID(r karmem.Trusted) uint32 {
 	if v.t.Has(4, 4) {
 		return r.Uint32(v.t.Offset + 4)
 	}
@@ -603,9 +603,9 @@ func (s TrustedUnitSoaViewer) All() iter.Seq2[int, TrustedUnitSoaItem] {
 	}
 }
 
-// Id returns the whole column as a native slice over the message
+// ID returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
-func (s TrustedUnitSoaViewer) Id(r karmem.Trusted) []uint32 {
+func (s TrustedUnitSoaViewer) ID(r karmem.Trusted) []uint32 {
 	return karmem.TrustedSlice[uint32](r, s.c0, s.n)
 }
 
@@ -615,7 +615,7 @@ type TrustedUnitSoaItem struct {
 	i uint32
 }
 
-func (it TrustedUnitSoaItem) Id(r karmem.Trusted) uint32 {
+func (it TrustedUnitSoaItem) ID(r karmem.Trusted) uint32 {
 	if it.s.c0 != 0 {
 		return r.Uint32(it.s.c0 + it.i*4)
 	}

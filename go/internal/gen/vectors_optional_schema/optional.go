@@ -342,7 +342,7 @@ func (v NodeViewer) Next(r *karmem.Reader) (NodeViewer, bool) {
 
 // Unit is the table (evolvable) `Unit`. Object type: owns its data.
 type Unit struct {
-	Id    uint32   `json:"Id"`
+	ID    uint32   `json:"Id"`
 	Hp    *uint16  `json:"Hp"`
 	Alive *bool    `json:"Alive"`
 	Side  *Team    `json:"Side"`
@@ -375,7 +375,7 @@ func (x *Unit) writeTable(w *karmem.Writer, ref uint32) error {
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
-	w.PutUint32(at+4, x.Id)
+	w.PutUint32(at+4, x.ID)
 	if x.Hp != nil {
 		w.PutUint8(at+8, 1)
 		w.PutUint16(at+10, *x.Hp)
@@ -445,7 +445,7 @@ func (x *Unit) readTable(v *karmem.Validator, t karmem.Table) error {
 		return err
 	}
 	r := v.Reader()
-	x.Id = r.FieldUint32(t, 4)
+	x.ID = r.FieldUint32(t, 4)
 	if t.Has(8, 4) && r.Uint8(t.Offset+8) != 0 {
 		if x.Hp == nil {
 			x.Hp = new(uint16)
@@ -607,12 +607,12 @@ func (v UnitViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v UnitViewer) Id(r *karmem.Reader) uint32 {
+func (v UnitViewer) ID(r *karmem.Reader) uint32 {
 	return r.FieldUint32(v.t, 4)
 }
 
-// SetId stores Id in place (the field must be present in the message).
-func (v UnitViewer) SetId(e *karmem.Editor, x uint32) error {
+// SetID stores ID in place (the field must be present in the message).
+func (v UnitViewer) SetID(e *karmem.Editor, x uint32) error {
 	return e.SetUint32(v.t, 4, x)
 }
 
@@ -1519,7 +1519,7 @@ func writeSoaUnit(w *karmem.Writer, at uint32, items []Unit) error {
 		c2 := karmem.WriterSlice[uint32](w, cols[2], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			c2[i] = e.Id
+			c2[i] = e.ID
 		}
 	}
 	for i := range items {
@@ -1571,12 +1571,12 @@ func readSoaUnit(v *karmem.Validator, a karmem.ArrayRef, items *[]Unit) error {
 		if len(c2) == len(s) {
 			for i := range s {
 				e := &s[i]
-				e.Id = c2[i]
+				e.ID = c2[i]
 			}
 		} else {
 			for i := range s {
 				e := &s[i]
-				e.Id = 0
+				e.ID = 0
 			}
 		}
 	}
@@ -1760,9 +1760,9 @@ func (s UnitSoaViewer) All() iter.Seq2[int, UnitSoaItem] {
 	}
 }
 
-// Id returns the whole column as a native slice over the message
+// ID returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
-func (s UnitSoaViewer) Id(r *karmem.Reader) []uint32 {
+func (s UnitSoaViewer) ID(r *karmem.Reader) []uint32 {
 	return karmem.Slice[uint32](r, s.cols[2], s.n)
 }
 
@@ -1772,7 +1772,7 @@ type UnitSoaItem struct {
 	i uint32
 }
 
-func (it UnitSoaItem) Id(r *karmem.Reader) uint32 {
+func (it UnitSoaItem) ID(r *karmem.Reader) uint32 {
 	if it.s.cols[2] == 0 {
 		return 0
 	}
@@ -1965,7 +1965,7 @@ func (v TrustedUnitViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v TrustedUnitViewer) Id(r karmem.Trusted) uint32 {
+func (v TrustedUnitViewer) ID(r karmem.Trusted) uint32 {
 	if v.t.Has(4, 4) {
 		return r.Uint32(v.t.Offset + 4)
 	}
@@ -2336,9 +2336,9 @@ func (s TrustedUnitSoaViewer) All() iter.Seq2[int, TrustedUnitSoaItem] {
 	}
 }
 
-// Id returns the whole column as a native slice over the message
+// ID returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
-func (s TrustedUnitSoaViewer) Id(r karmem.Trusted) []uint32 {
+func (s TrustedUnitSoaViewer) ID(r karmem.Trusted) []uint32 {
 	return karmem.TrustedSlice[uint32](r, s.cols[2], s.n)
 }
 
@@ -2348,7 +2348,7 @@ type TrustedUnitSoaItem struct {
 	i uint32
 }
 
-func (it TrustedUnitSoaItem) Id(r karmem.Trusted) uint32 {
+func (it TrustedUnitSoaItem) ID(r karmem.Trusted) uint32 {
 	if it.s.cols[2] != 0 {
 		return r.Uint32(it.s.cols[2] + it.i*4)
 	}

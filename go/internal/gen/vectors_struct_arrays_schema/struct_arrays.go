@@ -348,7 +348,7 @@ func (v StatsViewer) NamesBytes(r *karmem.Reader) []byte {
 //
 // Unit is the table (evolvable) `Unit`. Object type: owns its data.
 type Unit struct {
-	Id    uint32 `json:"Id"`
+	ID    uint32 `json:"Id"`
 	Pos   Vec3   `json:"Pos"`
 	Kind  Kind   `json:"Kind"`
 	Stats Stats  `json:"Stats"`
@@ -380,7 +380,7 @@ func (x *Unit) writeTable(w *karmem.Writer, ref uint32) error {
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
-	w.PutUint32(at+4, x.Id)
+	w.PutUint32(at+4, x.ID)
 	if err := x.Pos.writeAt(w, at+8); err != nil {
 		return err
 	}
@@ -434,7 +434,7 @@ func (x *Unit) readTable(v *karmem.Validator, t karmem.Table) error {
 		return err
 	}
 	r := v.Reader()
-	x.Id = r.FieldUint32(t, 4)
+	x.ID = r.FieldUint32(t, 4)
 	if t.Has(8, 16) {
 		if err := x.Pos.readAt(v, t.Offset+8); err != nil {
 			return err
@@ -533,12 +533,12 @@ func (v UnitViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v UnitViewer) Id(r *karmem.Reader) uint32 {
+func (v UnitViewer) ID(r *karmem.Reader) uint32 {
 	return r.FieldUint32(v.t, 4)
 }
 
-// SetId stores Id in place (the field must be present in the message).
-func (v UnitViewer) SetId(e *karmem.Editor, x uint32) error {
+// SetID stores ID in place (the field must be present in the message).
+func (v UnitViewer) SetID(e *karmem.Editor, x uint32) error {
 	return e.SetUint32(v.t, 4, x)
 }
 
@@ -1078,7 +1078,7 @@ func writeSoaUnit(w *karmem.Writer, at uint32, items []Unit) error {
 		c8 := karmem.WriterSlice[uint8](w, cols[8], len(items))[:len(items)]
 		for i := range items {
 			e := &items[i]
-			c0[i] = e.Id
+			c0[i] = e.ID
 			c1[i] = e.Pos.X
 			c2[i] = e.Pos.Y
 			c3[i] = e.Pos.Z
@@ -1128,7 +1128,7 @@ func readSoaUnit(v *karmem.Validator, a karmem.ArrayRef, items *[]Unit) error {
 			c8 = c8[:len(s)]
 			for i := range s {
 				e := &s[i]
-				e.Id = c0[i]
+				e.ID = c0[i]
 				e.Pos.X = c1[i]
 				e.Pos.Y = c2[i]
 				e.Pos.Z = c3[i]
@@ -1140,12 +1140,12 @@ func readSoaUnit(v *karmem.Validator, a karmem.ArrayRef, items *[]Unit) error {
 			if len(c0) == len(s) {
 				for i := range s {
 					e := &s[i]
-					e.Id = c0[i]
+					e.ID = c0[i]
 				}
 			} else {
 				for i := range s {
 					e := &s[i]
-					e.Id = 0
+					e.ID = 0
 				}
 			}
 			if len(c1) == len(s) {
@@ -1309,9 +1309,9 @@ func (s UnitSoaViewer) All() iter.Seq2[int, UnitSoaItem] {
 	}
 }
 
-// Id returns the whole column as a native slice over the message
+// ID returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
-func (s UnitSoaViewer) Id(r *karmem.Reader) []uint32 {
+func (s UnitSoaViewer) ID(r *karmem.Reader) []uint32 {
 	return karmem.Slice[uint32](r, s.cols[0], s.n)
 }
 
@@ -1357,7 +1357,7 @@ type UnitSoaItem struct {
 	i uint32
 }
 
-func (it UnitSoaItem) Id(r *karmem.Reader) uint32 {
+func (it UnitSoaItem) ID(r *karmem.Reader) uint32 {
 	if it.s.cols[0] == 0 {
 		return 0
 	}
@@ -1566,7 +1566,7 @@ func (v TrustedUnitViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v TrustedUnitViewer) Id(r karmem.Trusted) uint32 {
+func (v TrustedUnitViewer) ID(r karmem.Trusted) uint32 {
 	if v.t.Has(4, 4) {
 		return r.Uint32(v.t.Offset + 4)
 	}
@@ -1793,9 +1793,9 @@ func (s TrustedUnitSoaViewer) All() iter.Seq2[int, TrustedUnitSoaItem] {
 	}
 }
 
-// Id returns the whole column as a native slice over the message
+// ID returns the whole column as a native slice over the message
 // (nil when the column is absent: an older writer).
-func (s TrustedUnitSoaViewer) Id(r karmem.Trusted) []uint32 {
+func (s TrustedUnitSoaViewer) ID(r karmem.Trusted) []uint32 {
 	return karmem.TrustedSlice[uint32](r, s.cols[0], s.n)
 }
 
@@ -1841,7 +1841,7 @@ type TrustedUnitSoaItem struct {
 	i uint32
 }
 
-func (it TrustedUnitSoaItem) Id(r karmem.Trusted) uint32 {
+func (it TrustedUnitSoaItem) ID(r karmem.Trusted) uint32 {
 	if it.s.cols[0] != 0 {
 		return r.Uint32(it.s.cols[0] + it.i*4)
 	}

@@ -1078,7 +1078,7 @@ func (v HolderViewer) Child(r *karmem.Reader) LeafViewer {
 
 // Root is the table (evolvable) `Root`. Object type: owns its data.
 type Root struct {
-	Id     uint64 `json:"Id"`
+	ID     uint64 `json:"Id"`
 	Tree   Branch `json:"Tree"`
 	Arrays Arrays `json:"Arrays"`
 	Held   Holder `json:"Held"`
@@ -1108,7 +1108,7 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
-	w.PutUint64(at+8, x.Id)
+	w.PutUint64(at+8, x.ID)
 	if err := x.Tree.writeTable(w, at+16); err != nil {
 		return err
 	}
@@ -1160,7 +1160,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 		return err
 	}
 	r := v.Reader()
-	x.Id = r.FieldUint64(t, 8)
+	x.ID = r.FieldUint64(t, 8)
 	if err := x.Tree.readTable(v, r.FieldTable(t, 16)); err != nil {
 		return err
 	}
@@ -1263,12 +1263,12 @@ func (v RootViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v RootViewer) Id(r *karmem.Reader) uint64 {
+func (v RootViewer) ID(r *karmem.Reader) uint64 {
 	return r.FieldUint64(v.t, 8)
 }
 
-// SetId stores Id in place (the field must be present in the message).
-func (v RootViewer) SetId(e *karmem.Editor, x uint64) error {
+// SetID stores ID in place (the field must be present in the message).
+func (v RootViewer) SetID(e *karmem.Editor, x uint64) error {
 	return e.SetUint64(v.t, 8, x)
 }
 
@@ -1533,7 +1533,7 @@ func (v TrustedRootViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v TrustedRootViewer) Id(r karmem.Trusted) uint64 {
+func (v TrustedRootViewer) ID(r karmem.Trusted) uint64 {
 	if v.t.Has(8, 8) {
 		return r.Uint64(v.t.Offset + 8)
 	}

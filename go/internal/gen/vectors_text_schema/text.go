@@ -7,7 +7,7 @@ import "karmem.org/go/karmem"
 
 // Text is the table (evolvable) `Text`. Object type: owns its data.
 type Text struct {
-	Utf8    string `json:"Utf8"`
+	UTF8    string `json:"Utf8"`
 	Sugar   string `json:"Sugar"`
 	Bytes   string `json:"Bytes"`
 	Utf16   string `json:"Utf16"`
@@ -38,7 +38,7 @@ func (x *Text) writeTable(w *karmem.Writer, ref uint32) error {
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
-	if err := w.WriteString(at+4, x.Utf8); err != nil {
+	if err := w.WriteString(at+4, x.UTF8); err != nil {
 		return err
 	}
 	if err := w.WriteString(at+16, x.Sugar); err != nil {
@@ -103,9 +103,9 @@ func (x *Text) readTable(v *karmem.Validator, t karmem.Table) error {
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
-		karmem.SetString(&x.Utf8, r.ArrayBytes(a))
+		karmem.SetString(&x.UTF8, r.ArrayBytes(a))
 	} else {
-		x.Utf8 = ""
+		x.UTF8 = ""
 	}
 	if t.Has(16, 12) {
 		a := r.FieldArray(t, 16, 1, karmem.NoLimit)
@@ -238,12 +238,12 @@ func (v TextViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v TextViewer) Utf8(r *karmem.Reader) string {
+func (v TextViewer) UTF8(r *karmem.Reader) string {
 	a := r.FieldArray(v.t, 4, 1, karmem.NoLimit)
 	return r.String(a)
 }
 
-func (v TextViewer) Utf8Bytes(r *karmem.Reader) []byte {
+func (v TextViewer) UTF8Bytes(r *karmem.Reader) []byte {
 	a := r.FieldArray(v.t, 4, 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
@@ -304,7 +304,7 @@ func (v TrustedTextViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v TrustedTextViewer) Utf8(r karmem.Trusted) string {
+func (v TrustedTextViewer) UTF8(r karmem.Trusted) string {
 	if v.t.Has(4, 12) {
 		a := r.Array(v.t.Offset + 4)
 		return r.String(a)
@@ -312,7 +312,7 @@ func (v TrustedTextViewer) Utf8(r karmem.Trusted) string {
 	return ""
 }
 
-func (v TrustedTextViewer) Utf8Bytes(r karmem.Trusted) []byte {
+func (v TrustedTextViewer) UTF8Bytes(r karmem.Trusted) []byte {
 	if v.t.Has(4, 12) {
 		a := r.Array(v.t.Offset + 4)
 		return r.ArrayBytes(a)

@@ -72,7 +72,7 @@ func (x *Team) UnmarshalJSON(b []byte) error {
 
 // Unit is the table (evolvable) `Unit`. Object type: owns its data.
 type Unit struct {
-	Id uint32 `json:"Id"`
+	ID uint32 `json:"Id"`
 }
 
 // WriteAsRoot encodes x as the root of a message into w (reset first)
@@ -99,7 +99,7 @@ func (x *Unit) writeTable(w *karmem.Writer, ref uint32) error {
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
-	w.PutUint32(at+4, x.Id)
+	w.PutUint32(at+4, x.ID)
 	return nil
 }
 
@@ -142,7 +142,7 @@ func (x *Unit) readTable(v *karmem.Validator, t karmem.Table) error {
 		return err
 	}
 	r := v.Reader()
-	x.Id = r.FieldUint32(t, 4)
+	x.ID = r.FieldUint32(t, 4)
 	v.Leave()
 	return nil
 }
@@ -193,12 +193,12 @@ func (v UnitViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v UnitViewer) Id(r *karmem.Reader) uint32 {
+func (v UnitViewer) ID(r *karmem.Reader) uint32 {
 	return r.FieldUint32(v.t, 4)
 }
 
-// SetId stores Id in place (the field must be present in the message).
-func (v UnitViewer) SetId(e *karmem.Editor, x uint32) error {
+// SetID stores ID in place (the field must be present in the message).
+func (v UnitViewer) SetID(e *karmem.Editor, x uint32) error {
 	return e.SetUint32(v.t, 4, x)
 }
 
@@ -2319,7 +2319,7 @@ func (v TrustedUnitViewer) Table() karmem.Table {
 	return v.t
 }
 
-func (v TrustedUnitViewer) Id(r karmem.Trusted) uint32 {
+func (v TrustedUnitViewer) ID(r karmem.Trusted) uint32 {
 	if v.t.Has(4, 4) {
 		return r.Uint32(v.t.Offset + 4)
 	}
