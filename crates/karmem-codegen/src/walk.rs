@@ -1,8 +1,9 @@
 //! The shared traversal of the layout plan (RATIONALE.md R3.7): one walker
 //! decides, for every field, SoA column, slot and array block, which node of
 //! the plan (`karmem_layout::plan`) a generated decoder must read
-//! ([`DecodePrinter`]), a validator must check ([`ValidatePrinter`]) or an
-//! encoder must write ([`EncodePrinter`]), and
+//! ([`DecodePrinter`]), a validator must check ([`ValidatePrinter`]), an
+//! encoder must write ([`EncodePrinter`]) or a zero-copy viewer's accessor
+//! must read ([`ViewPrinter`]), and
 //! a per-language printer only prints that node. A backend never matches a
 //! [`Slot`] or an array block itself, never asks for a charge, never looks
 //! at the text it printed to decide whether a check is empty, and cannot
