@@ -341,15 +341,6 @@ impl Gen<'_> {
         (&fields[0], &fields[1])
     }
 
-    /// Go type of a scalar or enum stored as `p`/`e` in a slot.
-    pub fn scalar_type(&self, slot: &Slot) -> Option<String> {
-        match slot {
-            Slot::Scalar(p) => Some(go_prim(*p).into()),
-            Slot::Enum { id, .. } => Some(self.n.enum_name(*id)),
-            _ => None,
-        }
-    }
-
     // ---- file ----------------------------------------------------------------
 
     /// `type Root = NAME` for a schema that declares `root NAME;` (the
@@ -621,11 +612,6 @@ impl Uses {
             ArrayData::Plain { .. } | ArrayData::Soa { .. } | ArrayData::AosInline { .. } => {}
         }
     }
-}
-
-/// The limit argument of an array check.
-pub(crate) fn limit_of(array: &ArrayType) -> String {
-    go_limit(array.limit())
 }
 
 /// A `[<N]T` limit as the runtime's `uint32` argument.

@@ -1,8 +1,9 @@
 //! The shared traversal of the layout plan (RATIONALE.md R3.7): one walker
 //! decides, for every field, SoA column, slot and array block, which node of
 //! the plan (`karmem_layout::plan`) a generated decoder must read
-//! ([`DecodePrinter`]), a validator must check ([`ValidatePrinter`]) or an
-//! encoder must write ([`EncodePrinter`]), and
+//! ([`DecodePrinter`]), a validator must check ([`ValidatePrinter`]), an
+//! encoder must write ([`EncodePrinter`]) or a zero-copy viewer's accessor
+//! must read ([`ViewPrinter`]), and
 //! a per-language printer only prints that node. A backend never matches a
 //! [`Slot`] or an array block itself, never asks for a charge, never looks
 //! at the text it printed to decide whether a check is empty, and cannot
@@ -13,7 +14,9 @@ use karmem_layout::{
     Access, ArrayCheck, ArrayData, ArrayPlan, BunchVariant, FieldPlan, FixedElem, Layout, Slot,
     SlotCheck,
 };
-use karmem_schema::model::{ArrayType, DefaultValue, ElemType, StructId, UnionId};
+use karmem_schema::model::{
+    ArrayType, DefaultValue, ElemType, EnumId, Primitive, StructId, UnionId,
+};
 
 /// Where a slot's bytes are, in the code being printed.
 #[derive(Clone)]
@@ -569,5 +572,147 @@ pub(crate) fn write_array<P: EncodePrinter>(
         ArrayPlan::UnionAos { id, .. } => p.write_union_aos(c, id, value, pos),
         ArrayPlan::UnionSoa { id, tag_size, .. } => p.write_union_soa(c, id, tag_size, value, pos),
         ArrayPlan::Bunch { id, soa } => p.write_bunch(c, id, soa, value, pos),
+    }
+}
+
+/// One slot as the walker hands it to a viewer's printer: the slot (for
+/// its size and its default's literal), where the viewer reads it (the
+/// printer's own context: a field of the viewed table or struct, an SoA
+/// column of an element, a map entry's key or value), and the default it
+/// reads as when absent.
+pub(crate) struct ViewAt<'a, C> {
+    pub slot: &'a Slot,
+    pub ctx: &'a C,
+    pub default: Option<&'a DefaultValue>,
+}
+
+/// A viewer's printer (checked and trusted zero-copy viewers): one method
+/// per node of the plan a viewer's accessor distinguishes, each returning
+/// what the printer makes of it (`Accessor` for a slot, `View` for an array
+/// block; each language keeps its own shape). `arg` is what a block's view
+/// is made from (the printer's reader and reference expressions).
+pub(crate) trait ViewPrinter: SlotPrinter {
+    type Ctx;
+    type Accessor;
+    type Arg: ?Sized;
+    type View;
+
+    // ---- slots -----------------------------------------------------------
+
+    fn view_bool(&self, at: &ViewAt<Self::Ctx>) -> Self::Accessor;
+    /// A number but `bool`.
+    fn view_number(&self, prim: Primitive, at: &ViewAt<Self::Ctx>) -> Self::Accessor;
+    fn view_enum(&self, id: EnumId, repr: Primitive, at: &ViewAt<Self::Ctx>) -> Self::Accessor;
+    fn view_inline(&self, id: StructId, at: &ViewAt<Self::Ctx>) -> Self::Accessor;
+    fn view_table(&self, id: StructId, at: &ViewAt<Self::Ctx>) -> Self::Accessor;
+    fn view_optional_table(&self, id: StructId, at: &ViewAt<Self::Ctx>) -> Self::Accessor;
+    /// `?T` but a table: the presence byte, then the value at `value_at`
+    /// (the printer views it with [`view_slot`]).
+    fn view_optional(&self, value_at: u32, value: &Slot, at: &ViewAt<Self::Ctx>) -> Self::Accessor;
+    fn view_union(&self, id: UnionId, at: &ViewAt<Self::Ctx>) -> Self::Accessor;
+    fn view_fixed(
+        &self,
+        elem: FixedElem,
+        len: u32,
+        stride: u32,
+        at: &ViewAt<Self::Ctx>,
+    ) -> Self::Accessor;
+    /// An array reference checked against `elem_size` and `limit`; the
+    /// printer views its block with [`view_array`].
+    fn view_array_ref(
+        &self,
+        array: &ArrayType,
+        data: &ArrayData,
+        elem_size: u32,
+        limit: Option<u32>,
+        at: &ViewAt<Self::Ctx>,
+    ) -> Self::Accessor;
+
+    // ---- array blocks ----------------------------------------------------
+
+    fn view_text(&self, utf16: bool, arg: &Self::Arg) -> Self::View;
+    fn view_plain(&self, elem: ElemType, elem_size: u32, arg: &Self::Arg) -> Self::View;
+    /// Array references, each checked against `elem_size` and `limit` and
+    /// viewed with [`view_array`].
+    fn view_nested(
+        &self,
+        array: &ArrayType,
+        data: &ArrayData,
+        elem_size: u32,
+        limit: Option<u32>,
+        arg: &Self::Arg,
+    ) -> Self::View;
+    fn view_aos_inline(&self, id: StructId, stride: u32, arg: &Self::Arg) -> Self::View;
+    /// A map's entries: inline structs `id` (key, then value) `stride`
+    /// bytes apart.
+    fn view_map(&self, id: StructId, stride: u32, arg: &Self::Arg) -> Self::View;
+    fn view_aos_table(&self, id: StructId, arg: &Self::Arg) -> Self::View;
+    fn view_soa(&self, elem: StructId, arg: &Self::Arg) -> Self::View;
+    fn view_union_aos(&self, id: UnionId, arg: &Self::Arg) -> Self::View;
+    fn view_union_soa(&self, id: UnionId, tag_size: u32, arg: &Self::Arg) -> Self::View;
+    fn view_bunch(&self, id: UnionId, soa: bool, arg: &Self::Arg) -> Self::View;
+}
+
+/// The accessor of one slot at `ctx`, reading as `default` when absent.
+pub(crate) fn view_slot<P: ViewPrinter>(
+    p: &P,
+    slot: &Slot,
+    ctx: &P::Ctx,
+    default: Option<&DefaultValue>,
+) -> P::Accessor {
+    let at = ViewAt { slot, ctx, default };
+    match slot {
+        Slot::Scalar(Primitive::Bool) => p.view_bool(&at),
+        Slot::Scalar(prim) => p.view_number(*prim, &at),
+        Slot::Enum { id, repr } => p.view_enum(*id, *repr, &at),
+        Slot::InlineStruct(id) => p.view_inline(*id, &at),
+        Slot::TableRef(id) => p.view_table(*id, &at),
+        Slot::OptionalTable(id) => p.view_optional_table(*id, &at),
+        Slot::Optional { value_at, value } => p.view_optional(*value_at, value, &at),
+        Slot::Union { id, .. } => p.view_union(*id, &at),
+        Slot::FixedArray { elem, len, stride } => p.view_fixed(*elem, *len, *stride, &at),
+        Slot::ArrayRef { array, data } => {
+            p.view_array_ref(array, data, data.elem_size(), array.limit(), &at)
+        }
+    }
+}
+
+/// The view of the block of an `array` holding `data`, as the layout's
+/// [`ArrayPlan`] says.
+pub(crate) fn view_array<P: ViewPrinter>(
+    p: &P,
+    array: &ArrayType,
+    data: &ArrayData,
+    arg: &P::Arg,
+) -> P::View {
+    match p.layout().array_plan(array, data) {
+        ArrayPlan::Text { utf16, .. } => p.view_text(utf16, arg),
+        ArrayPlan::Plain {
+            elem, elem_size, ..
+        } => p.view_plain(elem, elem_size, arg),
+        ArrayPlan::Nested {
+            array,
+            data,
+            elem_size,
+            limit,
+            ..
+        } => p.view_nested(array, data, elem_size, limit, arg),
+        ArrayPlan::AosInline {
+            id,
+            stride,
+            map: false,
+            ..
+        } => p.view_aos_inline(id, stride, arg),
+        ArrayPlan::AosInline {
+            id,
+            stride,
+            map: true,
+            ..
+        } => p.view_map(id, stride, arg),
+        ArrayPlan::AosTable { id, .. } => p.view_aos_table(id, arg),
+        ArrayPlan::Soa { elem } => p.view_soa(elem, arg),
+        ArrayPlan::UnionAos { id, .. } => p.view_union_aos(id, arg),
+        ArrayPlan::UnionSoa { id, tag_size, .. } => p.view_union_soa(id, tag_size, arg),
+        ArrayPlan::Bunch { id, soa } => p.view_bunch(id, soa, arg),
     }
 }

@@ -104,29 +104,52 @@ impl Layout {
 /// AssemblyScript encoders and decoders ask before printing a union's bunch
 /// helpers, decided here once instead of in one backend the other imports.
 pub fn uses_bunch(l: &Layout, id: UnionId, soa: bool) -> bool {
-    fn walk(data: &ArrayData, array: &ArrayType, id: UnionId, soa: bool) -> bool {
-        match data {
-            ArrayData::UnionBunch { id: u, .. } => {
-                *u == id && (array.layout == ArrayLayout::BoVoS) == soa
-            }
-            ArrayData::Arrays { array, data } => walk(data, array, id, soa),
-            _ => false,
-        }
-    }
-    let mut slots: Vec<&Slot> = Vec::new();
-    for st in &l.structs {
-        slots.extend(st.fields.iter().map(|f| &f.slot));
-    }
-    for soa_l in l.soa.iter().flatten() {
-        slots.extend(soa_l.columns.iter().map(|c| &c.slot));
-    }
-    slots.into_iter().any(|slot| {
-        let slot = match slot {
-            Slot::Optional { value, .. } => value,
-            other => other,
-        };
-        matches!(slot, Slot::ArrayRef { array, data } if walk(data, array, id, soa))
+    l.array_blocks().into_iter().any(|(array, data)| {
+        matches!(data, ArrayData::UnionBunch { id: u, .. }
+            if *u == id && (array.layout == ArrayLayout::BoVoS) == soa)
     })
+}
+
+impl Layout {
+    /// Every array block of the schema, as `(array, data)`: the block of
+    /// each array reference in a struct's field or an SoA column (an
+    /// optional's value too), each followed by the blocks it holds when it
+    /// is an array of arrays. A schema-wide fact generators ask before
+    /// printing a type per block shape (C's viewers of arrays of arrays
+    /// and bunch arrays, a map's lookup); a block used twice is listed
+    /// twice.
+    pub fn array_blocks(&self) -> Vec<(&ArrayType, &ArrayData)> {
+        fn walk<'l>(
+            array: &'l ArrayType,
+            data: &'l ArrayData,
+            out: &mut Vec<(&'l ArrayType, &'l ArrayData)>,
+        ) {
+            out.push((array, data));
+            if let ArrayData::Arrays { array, data } = data {
+                walk(array, data, out);
+            }
+        }
+        let fields = self
+            .structs
+            .iter()
+            .flat_map(|st| st.fields.iter().map(|f| &f.slot));
+        let columns = self
+            .soa
+            .iter()
+            .flatten()
+            .flat_map(|soa| soa.columns.iter().map(|c| &c.slot));
+        let mut out = Vec::new();
+        for slot in fields.chain(columns) {
+            let slot = match slot {
+                Slot::Optional { value, .. } => value,
+                other => other,
+            };
+            if let Slot::ArrayRef { array, data } = slot {
+                walk(array, data, &mut out);
+            }
+        }
+        out
+    }
 }
 
 /// What one array block holds (format.md §5, §7) as encoders and decoders

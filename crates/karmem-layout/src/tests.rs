@@ -612,3 +612,33 @@ fn struct_and_soa_plans() {
         .unwrap();
     assert_eq!(soa.unlisted, vec![(f, 2 * t_zero)]);
 }
+
+#[test]
+fn array_blocks_of_a_schema() {
+    let (schema, l) = layout(
+        "karmem t; struct V inline { X f32; } union U u16 { V; } \
+         struct E table { Q []u8; } \
+         struct R table { A u32; N [][<3]u16; O ?[]char; Ub []U #bovoa; Es []E #soa; }",
+    );
+    let blocks = l.array_blocks();
+    let kinds: Vec<&str> = blocks
+        .iter()
+        .map(|(array, data)| match l.array_plan(array, data) {
+            ArrayPlan::Nested { limit: Some(3), .. } => "nested",
+            ArrayPlan::Plain { elem_size: 2, .. } => "u16",
+            ArrayPlan::Plain { elem_size: 1, .. } => "u8",
+            ArrayPlan::Text { utf16: false, .. } => "text",
+            ArrayPlan::Bunch { soa: false, .. } => "bunch",
+            ArrayPlan::Soa { elem } if elem == schema.struct_by_name("E").unwrap() => "soa",
+            other => panic!("unexpected block {other:?}"),
+        })
+        .collect();
+    // Struct fields in declaration order (E's, then R's: the nested
+    // array's inner block right after it, the optional's value), then the
+    // SoA columns of E (its array column).
+    assert_eq!(kinds, ["u8", "nested", "u16", "text", "bunch", "soa", "u8"]);
+    for id in 0..schema.unions.len() {
+        assert!(plan::uses_bunch(&l, id, false));
+        assert!(!plan::uses_bunch(&l, id, true));
+    }
+}

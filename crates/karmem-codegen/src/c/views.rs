@@ -18,8 +18,9 @@ use karmem_layout::{
 };
 use karmem_schema::model::*;
 
-use super::{limit_arg, Code, Gen};
+use super::{limit_arg, limit_expr, Code, Gen};
 use crate::names::snake;
+use crate::walk::{view_array, view_slot, ViewAt, ViewPrinter};
 
 /// Prototypes and definitions of `static inline` functions, emitted
 /// separately so that they may call each other in any order.
@@ -62,18 +63,6 @@ fn unreserved(name: String) -> String {
     }
 }
 
-/// A fixed array's element as the slot it reads like.
-pub(crate) fn fixed_slot(elem: &FixedElem) -> Slot {
-    match elem {
-        FixedElem::Scalar(p) => Slot::Scalar(*p),
-        FixedElem::Enum { id, repr } => Slot::Enum {
-            id: *id,
-            repr: *repr,
-        },
-        FixedElem::InlineStruct(id) => Slot::InlineStruct(*id),
-    }
-}
-
 impl Gen<'_> {
     // ---- names -----------------------------------------------------------------
 
@@ -113,90 +102,24 @@ impl Gen<'_> {
         )
     }
 
-    /// The part of an array-of-arrays type name naming its elements.
-    fn array_stem(&self, array: &ArrayType, data: &ArrayData) -> String {
-        let base = match (array.text, data) {
-            (Some(Text::Utf8), _) => "text".to_string(),
-            (Some(Text::Utf16), _) => "utf16".to_string(),
-            (None, ArrayData::Plain { .. }) => match array.elem {
-                ElemType::Scalar(p) => p.name().to_string(),
-                ElemType::Enum(id) => snake(&self.s.enums[id].name),
-                _ => unreachable!("plain arrays hold scalars and enums"),
-            },
-            (None, ArrayData::AosInline { id, .. } | ArrayData::AosTable { id }) => {
-                snake(&self.s.structs[*id].name)
-            }
-            (None, ArrayData::Soa { elem }) => {
-                format!("{}_soa", snake(&self.s.structs[*elem].name))
-            }
-            (None, ArrayData::UnionAos { id, .. } | ArrayData::UnionSoa { id, .. }) => {
-                snake(&self.s.unions[*id].name)
-            }
-            (None, ArrayData::UnionBunch { id, .. }) => format!(
-                "{}_{}",
-                snake(&self.s.unions[*id].name),
-                if array.layout == ArrayLayout::BoVoS {
-                    "bovos"
-                } else {
-                    "bovoa"
-                }
-            ),
-            (None, ArrayData::Arrays { array, data }) => {
-                format!("{}_arrays", self.array_stem(array, data))
-            }
-        };
-        match array.limit() {
-            Some(n) => format!("{base}_max{n}"),
-            None => base,
-        }
-    }
-
     /// The view type of an array whose block holds `data`, and the function
     /// of `(const km_reader *, km_array)` making it.
     pub fn array_view(&self, array: &ArrayType, data: &ArrayData) -> (String, String) {
-        let slice = |p: &str| (format!("km_{p}_slice"), format!("km_{p}_slice_of"));
-        let named = |t: String| (t.clone(), format!("{t}_of"));
-        match (array.text, data) {
-            (Some(Text::Utf8), _) => ("km_text".into(), "km_text_of".into()),
-            (Some(Text::Utf16), _) => slice("u16"),
-            (None, ArrayData::Plain { .. }) => match array.elem {
-                ElemType::Scalar(Primitive::Bool) => slice("u8"),
-                ElemType::Scalar(p) => slice(p.name()),
-                ElemType::Enum(id) => slice(self.s.enums[id].repr.name()),
-                _ => unreachable!("plain arrays hold scalars and enums"),
-            },
-            (None, ArrayData::AosInline { id, .. } | ArrayData::AosTable { id }) => {
-                named(self.view_array(*id))
-            }
-            (None, ArrayData::Soa { elem }) => named(self.soa_view(*elem)),
-            (None, ArrayData::UnionAos { id, .. }) => {
-                let t = self.union_view_array(*id);
-                (t.clone(), format!("{t}_aos"))
-            }
-            (None, ArrayData::UnionSoa { id, .. }) => {
-                let t = self.union_view_array(*id);
-                (t.clone(), format!("{t}_soa"))
-            }
-            (None, ArrayData::UnionBunch { id, .. }) => {
-                named(self.bunch_view(*id, array.layout == ArrayLayout::BoVoS))
-            }
-            (None, ArrayData::Arrays { .. }) => {
-                named(format!("{}_{}", self.prefix, self.array_stem(array, data)))
-            }
-        }
+        let v = view_array(self, array, data, array);
+        (v.ty, v.of)
     }
 
-    /// The C type an accessor of `slot` returns.
-    pub fn view_type(&self, slot: &Slot) -> String {
-        match slot {
-            Slot::Scalar(p) => super::c_prim(*p).into(),
-            Slot::Enum { id, .. } => self.n.enum_name(*id),
-            Slot::InlineStruct(id) | Slot::TableRef(id) | Slot::OptionalTable(id) => self.view(*id),
-            Slot::Optional { value, .. } => self.view_type(value),
-            Slot::Union { id, .. } => self.union_view(*id),
-            Slot::FixedArray { elem, .. } => self.view_type(&fixed_slot(elem)),
-            Slot::ArrayRef { array, data } => self.array_view(array, data).0,
-        }
+    /// What a viewer of `slot` is (its type; a scalar column's slice), the
+    /// same wherever the slot is.
+    fn slot_view(&self, slot: &Slot) -> CAccessor {
+        let anywhere = CAt {
+            name: String::new(),
+            param: String::new(),
+            r: String::new(),
+            at: String::new(),
+            doc: String::new(),
+        };
+        view_slot(self, slot, &anywhere, None)
     }
 
     // ---- the header part -----------------------------------------------------------
@@ -295,37 +218,11 @@ impl Gen<'_> {
 
     /// Arrays of arrays and bunch arrays of the schema, by view name.
     fn array_shapes(&self) -> BTreeMap<String, Shape> {
-        fn note(g: &Gen, array: &ArrayType, data: &ArrayData, out: &mut BTreeMap<String, Shape>) {
-            match data {
-                ArrayData::Arrays {
-                    array: inner,
-                    data: d,
-                } => {
-                    out.insert(
-                        g.array_view(array, data).0,
-                        Shape::Arrays {
-                            array: *inner,
-                            data: (**d).clone(),
-                        },
-                    );
-                    note(g, inner, d, out);
-                }
-                ArrayData::UnionBunch { id, .. } => {
-                    out.insert(
-                        g.array_view(array, data).0,
-                        Shape::Bunch {
-                            id: *id,
-                            soa: array.layout == ArrayLayout::BoVoS,
-                        },
-                    );
-                }
-                _ => {}
-            }
-        }
         let mut out = BTreeMap::new();
-        for slot in self.all_slots() {
-            if let Slot::ArrayRef { array, data } = slot {
-                note(self, array, data, &mut out);
+        for (array, data) in self.l.array_blocks() {
+            let v = view_array(self, array, data, array);
+            if let Some(shape) = v.shape {
+                out.insert(v.ty, shape);
             }
         }
         out
@@ -333,64 +230,66 @@ impl Gen<'_> {
 
     // ---- reading a slot at a position ----------------------------------------------
 
-    /// The body reading `slot` at the position in local `at` (0: absent,
-    /// reads as `default` or zero) through reader `r`.
-    fn view_read(&self, c: &mut Code, slot: &Slot, r: &str, default: Option<&DefaultValue>) {
-        let ty = self.view_type(slot);
-        match slot {
-            Slot::Scalar(p) | Slot::Enum { repr: p, .. } => {
-                let absent = default.map_or("0".to_string(), |d| self.default_expr(slot, d));
-                let absent = if *p == Primitive::Bool && absent == "0" {
-                    "false".to_string()
-                } else {
-                    absent
-                };
-                c.open("if (at == 0) {");
-                c.line(&format!("return {absent};"));
-                c.close("}");
-                if *p == Primitive::Bool {
-                    c.line(&format!("return km_read_bool({r}, at);"));
-                } else {
-                    c.line(&format!("return ({ty})km_read_{}({r}, at);", p.name()));
-                }
-            }
-            Slot::InlineStruct(_) => {
-                c.line(&format!("{ty} x;"));
-                c.line(&format!("x.r = {r};"));
-                c.line("x.at = at;");
-                c.line("return x;");
-            }
-            Slot::TableRef(_) | Slot::OptionalTable(_) => {
-                c.line(&format!("{ty} x;"));
-                c.line(&format!("x.r = {r};"));
-                c.line(&format!("x.t = km_view_table({r}, at);"));
-                c.line("return x;");
-            }
-            Slot::Union { id, .. } => c.line(&format!(
-                "return {}_at({r}, at, at != 0 ? at + {UNION_OFFSET_AT}u : 0u);",
-                self.union_view(*id)
-            )),
-            Slot::ArrayRef { array, data } => {
-                let (_, of) = self.array_view(array, data);
-                if let Some(d) = default {
-                    let text = self.default_expr(slot, d);
-                    c.open("if (at == 0) {");
-                    c.line("km_text d;");
-                    c.line(&format!("d.ptr = {text};"));
-                    c.line(&format!("d.len = sizeof {text} - 1;"));
-                    c.line("return d;");
-                    c.close("}");
-                }
-                c.line(&format!(
-                    "return {of}({r}, km_view_array({r}, at, {}u, {}));",
-                    data.elem_size(),
-                    limit_arg(array)
-                ));
-            }
-            Slot::Optional { .. } | Slot::FixedArray { .. } => {
-                unreachable!("read through their own accessors")
-            }
+    /// Reads a number, `bool` or enum stored as `p`, of view type `ty`, at
+    /// the position in local `at` (0: absent, reads as `absent` or zero)
+    /// through reader `r`.
+    fn read_scalar(&self, c: &mut Code, p: Primitive, ty: &str, r: &str, absent: Option<String>) {
+        let absent = absent.unwrap_or_else(|| "0".to_string());
+        let absent = if p == Primitive::Bool && absent == "0" {
+            "false".to_string()
+        } else {
+            absent
+        };
+        c.open("if (at == 0) {");
+        c.line(&format!("return {absent};"));
+        c.close("}");
+        if p == Primitive::Bool {
+            c.line(&format!("return km_read_bool({r}, at);"));
+        } else {
+            c.line(&format!("return ({ty})km_read_{}({r}, at);", p.name()));
         }
+    }
+
+    /// Reads the view `ty` of the inline struct at `at`.
+    fn read_inline(&self, c: &mut Code, ty: &str, r: &str) {
+        c.line(&format!("{ty} x;"));
+        c.line(&format!("x.r = {r};"));
+        c.line("x.at = at;");
+        c.line("return x;");
+    }
+
+    /// Reads the view `ty` of the table whose offset is at `at`.
+    fn read_table(&self, c: &mut Code, ty: &str, r: &str) {
+        c.line(&format!("{ty} x;"));
+        c.line(&format!("x.r = {r};"));
+        c.line(&format!("x.t = km_view_table({r}, at);"));
+        c.line("return x;");
+    }
+
+    /// The one accessor `name` of a slot of view type `ty`, reading it with
+    /// `read` once its position is in local `at`.
+    fn one(&self, at: &CAt, ty: String, read: impl FnOnce(&mut Code)) -> CAccessor {
+        let mut b = body();
+        b.line(&format!("uint32_t at = {};", at.at));
+        read(&mut b);
+        let sig = format!("{ty} {}({})", at.name, at.param);
+        CAccessor {
+            funcs: vec![(at.doc.clone(), sig, b)],
+            ..CAccessor::new(ty)
+        }
+    }
+
+    /// `_has`: whether the optional slot at `at` has a value (its presence
+    /// byte, or its table offset, is not 0).
+    fn has(&self, at: &CAt, read: &str) -> Func {
+        let mut b = body();
+        b.line(&format!("uint32_t at = {};", at.at));
+        b.line(&format!("return at != 0 && {read}({}, at) != 0;", at.r));
+        (
+            format!("Whether {} has a value.", at.doc),
+            format!("bool {}_has({})", at.name, at.param),
+            b,
+        )
     }
 
     /// The accessor(s) `name...` of `slot` for a view parameter `param`
@@ -409,66 +308,347 @@ impl Gen<'_> {
         default: Option<&DefaultValue>,
         doc: &str,
     ) {
-        let ty = self.view_type(slot);
-        match slot {
-            Slot::OptionalTable(_) => {
-                let mut b = body();
-                b.line(&format!("uint32_t at = {at};"));
-                b.line(&format!("return at != 0 && km_read_u32({r}, at) != 0;"));
-                f.func(
-                    &format!("Whether {doc} has a value."),
-                    &format!("bool {name}_has({param})"),
-                    b,
-                );
-                let mut b = body();
-                b.line(&format!("uint32_t at = {at};"));
-                self.view_read(&mut b, slot, r, None);
-                f.func(
-                    &format!("The value of {doc} (reads as zero without one)."),
-                    &format!("{ty} {name}({param})"),
-                    b,
-                );
-            }
-            Slot::Optional { value_at, value } => {
-                let mut b = body();
-                b.line(&format!("uint32_t at = {at};"));
-                b.line(&format!("return at != 0 && km_read_u8({r}, at) != 0;"));
-                f.func(
-                    &format!("Whether {doc} has a value."),
-                    &format!("bool {name}_has({param})"),
-                    b,
-                );
-                let inner = format!("{name}_has(v) ? ({at}) + {value_at}u : 0u");
-                self.accessor(f, name, param, r, &inner, value, None, doc);
-            }
-            Slot::FixedArray { elem, len, stride } => {
-                let mut b = body();
-                b.line("(void)v;");
-                b.line(&format!("return {len}u;"));
-                f.func(
-                    &format!("The number of elements of {doc}."),
-                    &format!("uint32_t {name}_len({param})"),
-                    b,
-                );
-                let mut b = body();
-                b.line(&format!("uint32_t at = {at};"));
-                b.line(&format!(
-                    "at = (at != 0 && i < {len}u) ? at + i * {stride}u : 0u;"
-                ));
-                self.view_read(&mut b, &fixed_slot(elem), r, None);
-                f.func(
-                    &format!("Element i of {doc} (zero when i is out of range)."),
-                    &format!("{ty} {name}_at({param}, uint32_t i)"),
-                    b,
-                );
-            }
-            _ => {
-                let mut b = body();
-                b.line(&format!("uint32_t at = {at};"));
-                self.view_read(&mut b, slot, r, default);
-                f.func(doc, &format!("{ty} {name}({param})"), b);
-            }
+        let at = CAt {
+            name: name.into(),
+            param: param.into(),
+            r: r.into(),
+            at: at.into(),
+            doc: doc.into(),
+        };
+        for (doc, sig, b) in view_slot(self, slot, &at, default).funcs {
+            f.func(&doc, &sig, b);
         }
+    }
+}
+
+/// A C viewer's accessor being printed: its name, its view parameter, the
+/// reader expression, the C expression of its slot's position (0:
+/// absent), and the field's description for its comment.
+#[derive(Clone)]
+pub(crate) struct CAt {
+    name: String,
+    param: String,
+    r: String,
+    at: String,
+    doc: String,
+}
+
+/// A `static inline` function: its comment, signature and body.
+type Func = (String, String, Code);
+
+/// The accessor(s) of one slot: the view type they return, the functions,
+/// and for a number, `bool` or enum the element name of a native slice over
+/// an SoA column of them (`u8` for `bool`s, an enum's representation).
+pub(crate) struct CAccessor {
+    ty: String,
+    funcs: Vec<Func>,
+    column: Option<&'static str>,
+}
+
+impl CAccessor {
+    fn new(ty: String) -> Self {
+        CAccessor {
+            ty,
+            funcs: Vec::new(),
+            column: None,
+        }
+    }
+}
+
+/// The view of an array block: its type, the function making it, the
+/// part of an array-of-arrays type name naming it (before its limit), the
+/// view type it declares when it is not one per struct or union (an array
+/// of arrays, a bunch array), and a map's entry struct.
+pub(crate) struct CView {
+    ty: String,
+    of: String,
+    base: String,
+    shape: Option<Shape>,
+    map_entry: Option<StructId>,
+}
+
+impl CView {
+    fn new((ty, of): (String, String), base: String) -> Self {
+        CView {
+            ty,
+            of,
+            base,
+            shape: None,
+            map_entry: None,
+        }
+    }
+}
+
+/// A `km_<p>_slice` type and its maker.
+fn slice(p: &str) -> (String, String) {
+    (format!("km_{p}_slice"), format!("km_{p}_slice_of"))
+}
+
+/// A view type `t` and its maker `t_of`.
+fn named(t: String) -> (String, String) {
+    (t.clone(), format!("{t}_of"))
+}
+
+/// The name part of an array block `base` under a `[<N]T` limit.
+fn stem(base: &str, limit: Option<u32>) -> String {
+    match limit {
+        Some(n) => format!("{base}_max{n}"),
+        None => base.to_string(),
+    }
+}
+
+impl ViewPrinter for Gen<'_> {
+    type Ctx = CAt;
+    type Accessor = CAccessor;
+    /// The array whose block is viewed (its limit names an array of
+    /// arrays).
+    type Arg = ArrayType;
+    type View = CView;
+
+    fn view_bool(&self, at: &ViewAt<CAt>) -> CAccessor {
+        self.scalar_node(
+            Primitive::Bool,
+            super::c_prim(Primitive::Bool).into(),
+            "u8",
+            at,
+        )
+    }
+
+    fn view_number(&self, prim: Primitive, at: &ViewAt<CAt>) -> CAccessor {
+        self.scalar_node(prim, super::c_prim(prim).into(), prim.name(), at)
+    }
+
+    fn view_enum(&self, id: EnumId, repr: Primitive, at: &ViewAt<CAt>) -> CAccessor {
+        self.scalar_node(repr, self.n.enum_name(id), repr.name(), at)
+    }
+
+    fn view_inline(&self, id: StructId, at: &ViewAt<CAt>) -> CAccessor {
+        let ty = self.view(id);
+        self.one(at.ctx, ty.clone(), |b| self.read_inline(b, &ty, &at.ctx.r))
+    }
+
+    fn view_table(&self, id: StructId, at: &ViewAt<CAt>) -> CAccessor {
+        let ty = self.view(id);
+        self.one(at.ctx, ty.clone(), |b| self.read_table(b, &ty, &at.ctx.r))
+    }
+
+    fn view_optional_table(&self, id: StructId, at: &ViewAt<CAt>) -> CAccessor {
+        let a = at.ctx;
+        let mut acc = self.one(
+            &CAt {
+                doc: format!("The value of {} (reads as zero without one).", a.doc),
+                ..a.clone()
+            },
+            self.view(id),
+            |b| self.read_table(b, &self.view(id), &a.r),
+        );
+        acc.funcs.insert(0, self.has(a, "km_read_u32"));
+        acc
+    }
+
+    fn view_optional(&self, value_at: u32, value: &Slot, at: &ViewAt<CAt>) -> CAccessor {
+        let a = at.ctx;
+        let inner = CAt {
+            at: format!("{}_has(v) ? ({}) + {value_at}u : 0u", a.name, a.at),
+            ..a.clone()
+        };
+        let mut acc = view_slot(self, value, &inner, None);
+        acc.funcs.insert(0, self.has(a, "km_read_u8"));
+        acc.column = None;
+        acc
+    }
+
+    fn view_union(&self, id: UnionId, at: &ViewAt<CAt>) -> CAccessor {
+        let uv = self.union_view(id);
+        let r = &at.ctx.r;
+        self.one(at.ctx, uv.clone(), |b| {
+            b.line(&format!(
+                "return {uv}_at({r}, at, at != 0 ? at + {UNION_OFFSET_AT}u : 0u);"
+            ))
+        })
+    }
+
+    fn view_fixed(&self, elem: FixedElem, len: u32, stride: u32, at: &ViewAt<CAt>) -> CAccessor {
+        let a = at.ctx;
+        let ty = match elem {
+            FixedElem::Scalar(p) => super::c_prim(p).to_string(),
+            FixedElem::Enum { id, .. } => self.n.enum_name(id),
+            FixedElem::InlineStruct(id) => self.view(id),
+        };
+        let mut n = body();
+        n.line("(void)v;");
+        n.line(&format!("return {len}u;"));
+        let mut b = body();
+        b.line(&format!("uint32_t at = {};", a.at));
+        b.line(&format!(
+            "at = (at != 0 && i < {len}u) ? at + i * {stride}u : 0u;"
+        ));
+        match elem {
+            FixedElem::Scalar(p) | FixedElem::Enum { repr: p, .. } => {
+                self.read_scalar(&mut b, p, &ty, &a.r, None)
+            }
+            FixedElem::InlineStruct(_) => self.read_inline(&mut b, &ty, &a.r),
+        }
+        let funcs = vec![
+            (
+                format!("The number of elements of {}.", a.doc),
+                format!("uint32_t {}_len({})", a.name, a.param),
+                n,
+            ),
+            (
+                format!("Element i of {} (zero when i is out of range).", a.doc),
+                format!("{ty} {}_at({}, uint32_t i)", a.name, a.param),
+                b,
+            ),
+        ];
+        CAccessor {
+            funcs,
+            ..CAccessor::new(ty)
+        }
+    }
+
+    fn view_array_ref(
+        &self,
+        array: &ArrayType,
+        data: &ArrayData,
+        elem_size: u32,
+        limit: Option<u32>,
+        at: &ViewAt<CAt>,
+    ) -> CAccessor {
+        let (ty, of) = self.array_view(array, data);
+        let r = &at.ctx.r;
+        let default = at.default.map(|d| self.default_expr(at.slot, d));
+        self.one(at.ctx, ty, |c| {
+            if let Some(text) = default {
+                c.open("if (at == 0) {");
+                c.line("km_text d;");
+                c.line(&format!("d.ptr = {text};"));
+                c.line(&format!("d.len = sizeof {text} - 1;"));
+                c.line("return d;");
+                c.close("}");
+            }
+            c.line(&format!(
+                "return {of}({r}, km_view_array({r}, at, {elem_size}u, {}));",
+                limit_expr(limit)
+            ));
+        })
+    }
+
+    fn view_text(&self, utf16: bool, _: &ArrayType) -> CView {
+        if utf16 {
+            CView::new(slice("u16"), "utf16".into())
+        } else {
+            CView::new(("km_text".into(), "km_text_of".into()), "text".into())
+        }
+    }
+
+    fn view_plain(&self, elem: ElemType, _: u32, _: &ArrayType) -> CView {
+        match elem {
+            ElemType::Scalar(Primitive::Bool) => CView::new(slice("u8"), "bool".into()),
+            ElemType::Scalar(p) => CView::new(slice(p.name()), p.name().into()),
+            ElemType::Enum(id) => CView::new(
+                slice(self.s.enums[id].repr.name()),
+                snake(&self.s.enums[id].name),
+            ),
+            _ => unreachable!("plain arrays hold scalars and enums"),
+        }
+    }
+
+    fn view_nested(
+        &self,
+        inner: &ArrayType,
+        data: &ArrayData,
+        _: u32,
+        _: Option<u32>,
+        outer: &ArrayType,
+    ) -> CView {
+        let elems = view_array(self, inner, data, inner);
+        let base = format!("{}_arrays", stem(&elems.base, inner.limit()));
+        let ty = format!("{}_{}", self.prefix, stem(&base, outer.limit()));
+        CView {
+            shape: Some(Shape::Arrays {
+                array: *inner,
+                data: data.clone(),
+            }),
+            ..CView::new(named(ty), base)
+        }
+    }
+
+    fn view_aos_inline(&self, id: StructId, _: u32, _: &ArrayType) -> CView {
+        self.struct_array_view(id)
+    }
+
+    fn view_map(&self, id: StructId, _: u32, _: &ArrayType) -> CView {
+        CView {
+            map_entry: Some(id),
+            ..self.struct_array_view(id)
+        }
+    }
+
+    fn view_aos_table(&self, id: StructId, _: &ArrayType) -> CView {
+        self.struct_array_view(id)
+    }
+
+    fn view_soa(&self, elem: StructId, _: &ArrayType) -> CView {
+        CView::new(
+            named(self.soa_view(elem)),
+            format!("{}_soa", snake(&self.s.structs[elem].name)),
+        )
+    }
+
+    fn view_union_aos(&self, id: UnionId, _: &ArrayType) -> CView {
+        self.union_array_view(id, "aos")
+    }
+
+    fn view_union_soa(&self, id: UnionId, _: u32, _: &ArrayType) -> CView {
+        self.union_array_view(id, "soa")
+    }
+
+    fn view_bunch(&self, id: UnionId, soa: bool, _: &ArrayType) -> CView {
+        let base = format!(
+            "{}_{}",
+            snake(&self.s.unions[id].name),
+            if soa { "bovos" } else { "bovoa" }
+        );
+        CView {
+            shape: Some(Shape::Bunch { id, soa }),
+            ..CView::new(named(self.bunch_view(id, soa)), base)
+        }
+    }
+}
+
+impl Gen<'_> {
+    /// A number, `bool` or enum stored as `p`, of view type `ty`; `column`
+    /// names a native slice over an SoA column of them.
+    fn scalar_node(
+        &self,
+        p: Primitive,
+        ty: String,
+        column: &'static str,
+        at: &ViewAt<CAt>,
+    ) -> CAccessor {
+        let absent = at.default.map(|d| self.default_expr(at.slot, d));
+        let acc = self.one(at.ctx, ty.clone(), |b| {
+            self.read_scalar(b, p, &ty, &at.ctx.r, absent)
+        });
+        CAccessor {
+            column: Some(column),
+            ..acc
+        }
+    }
+
+    /// The AoS array of struct `id` (tables or inline structs).
+    fn struct_array_view(&self, id: StructId) -> CView {
+        CView::new(named(self.view_array(id)), snake(&self.s.structs[id].name))
+    }
+
+    /// An AoS or SoA (`layout`) array of union `id`.
+    fn union_array_view(&self, id: UnionId, layout: &str) -> CView {
+        let t = self.union_view_array(id);
+        CView::new(
+            (t.clone(), format!("{t}_{layout}")),
+            snake(&self.s.unions[id].name),
+        )
     }
 
     // ---- structs ---------------------------------------------------------------------
@@ -536,19 +716,18 @@ impl Gen<'_> {
         b.line("return s.len;");
         f.func("", &format!("uint32_t {arr}_len({arr} s)"), b);
         let mut b = body();
-        let elem = if table {
+        if table {
             b.line(&format!(
                 "uint32_t at = i < s.len ? s.offset + i * {OFFSET_SIZE}u : 0u;"
             ));
-            Slot::TableRef(id)
+            self.read_table(&mut b, &view, "s.r");
         } else {
             b.line(&format!(
                 "uint32_t at = i < s.len ? s.offset + i * {}u : 0u;",
                 sl.size
             ));
-            Slot::InlineStruct(id)
-        };
-        self.view_read(&mut b, &elem, "s.r", None);
+            self.read_inline(&mut b, &view, "s.r");
+        }
         f.func(
             "Element i (zero when i is out of range).",
             &format!("{view} {arr}_at({arr} s, uint32_t i)"),
@@ -564,22 +743,11 @@ impl Gen<'_> {
 
     /// Entry structs of maps.
     fn map_entries(&self) -> BTreeSet<StructId> {
-        fn note(array: &ArrayType, data: &ArrayData, out: &mut BTreeSet<StructId>) {
-            match data {
-                ArrayData::AosInline { id, .. } if array.is_map() => {
-                    out.insert(*id);
-                }
-                ArrayData::Arrays { array, data } => note(array, data, out),
-                _ => {}
-            }
-        }
-        let mut out = BTreeSet::new();
-        for slot in self.all_slots() {
-            if let Slot::ArrayRef { array, data } = slot {
-                note(array, data, &mut out);
-            }
-        }
-        out
+        self.l
+            .array_blocks()
+            .into_iter()
+            .filter_map(|(array, data)| view_array(self, array, data, array).map_entry)
+            .collect()
     }
 
     /// `_get`: a map's entry by key, by binary search over the keys in
@@ -589,7 +757,7 @@ impl Gen<'_> {
         let arr = self.view_array(id);
         let view = self.view(id);
         let key_slot = &self.l.of_struct(id).fields[0].slot;
-        let kt = self.view_type(key_slot);
+        let kt = self.slot_view(key_slot).ty;
         let key = format!("{view}_{}", self.view_field(id, 0));
         let mut b = body();
         b.line("uint32_t lo = 0, hi = m.len;");
@@ -722,10 +890,8 @@ impl Gen<'_> {
             b,
         );
         for (k, col) in soa.columns.iter().enumerate() {
-            let p = match &col.slot {
-                Slot::Scalar(Primitive::Bool) => "u8",
-                Slot::Scalar(p) | Slot::Enum { repr: p, .. } => p.name(),
-                _ => continue,
+            let Some(p) = self.slot_view(&col.slot).column else {
+                continue;
             };
             let mut b = body();
             b.line(&format!("return km_{p}_slice_at(s.r, s.cols[{k}], s.len);"));

@@ -16,13 +16,15 @@ use karmem_schema::model::*;
 
 use super::code::{align, image_bytes, Pos};
 use super::object::negate;
-use super::{go_prim, limit_of, wire, Ctx, Gen};
+use super::{go_limit, go_prim, wire, Ctx, Gen};
+use crate::walk::{view_array, view_slot, ViewAt, ViewPrinter};
 
 /// Where a viewer reads a field: in the message (where decoders and
 /// validators read it too), or inside the byte image `v` of an inline struct
 /// (RATIONALE R5.12), whose field bytes are `v[pos:]`, always present.
-pub(crate) enum Place<'a> {
-    Msg(&'a Ctx),
+#[derive(Clone)]
+pub(crate) enum Place {
+    Msg(Ctx),
     Image(Pos),
 }
 
@@ -120,18 +122,17 @@ impl Gen<'_> {
         }
         for (i, f) in sl.fields.iter().enumerate() {
             let fname = self.n.field(id, i);
-            let in_table = Ctx::Table {
-                t: "v.t".into(),
-                off: f.offset,
-            };
             let place = if table {
-                Place::Msg(&in_table)
+                Place::Msg(Ctx::Table {
+                    t: "v.t".into(),
+                    off: f.offset,
+                })
             } else {
                 Place::Image(Pos::default().add(f.offset))
             };
             let field = &self.s.structs[id].fields[i];
             let (doc, default) = (field.doc.clone(), field.nonzero_default().cloned());
-            self.view_accessor(
+            let edit = self.view_accessor(
                 &format!("v {view}"),
                 &fname,
                 &f.slot,
@@ -139,8 +140,8 @@ impl Gen<'_> {
                 &doc,
                 default.as_ref(),
             );
-            if table && !self.trusted {
-                self.setters(&view, &fname, &f.slot, f.offset);
+            if let Some(edit) = edit.filter(|_| table && !self.trusted) {
+                self.setters(&view, &fname, &edit, f.offset);
             }
         }
     }
@@ -168,14 +169,9 @@ impl Gen<'_> {
     }
 
     /// In-place setters of a table field (karmem.Editor).
-    fn setters(&mut self, view: &str, name: &str, slot: &Slot, off: u32) {
-        match slot {
-            Slot::Scalar(p) | Slot::Enum { repr: p, .. } => {
-                let ty = self.scalar_type(slot).unwrap_or_default();
-                let value = match slot {
-                    Slot::Enum { .. } => format!("{}(x)", go_prim(*p)),
-                    _ => "x".into(),
-                };
+    fn setters(&mut self, view: &str, name: &str, edit: &Edit, off: u32) {
+        match edit {
+            Edit::Scalar { prim, ty, value } => {
                 self.c.line(&format!(
                     "// Set{name} stores {name} in place (the field must be present in the message)."
                 ));
@@ -183,18 +179,15 @@ impl Gen<'_> {
                     "func (v {view}) Set{name}(e *karmem.Editor, x {ty}) error {{"
                 ));
                 self.c
-                    .line(&format!("return e.Set{}(v.t, {off}, {value})", wire(*p)));
+                    .line(&format!("return e.Set{}(v.t, {off}, {value})", wire(*prim)));
                 self.c.close("}");
                 self.c.line("");
             }
-            Slot::ArrayRef {
-                array,
-                data: ArrayData::Plain { elem_size },
-            } if array.text.is_none() => {
-                let ty = match array.elem {
-                    ElemType::Scalar(Primitive::Bool) => "uint8".to_string(),
-                    e => self.elem_type(e),
-                };
+            Edit::Slice {
+                ty,
+                elem_size,
+                limit,
+            } => {
                 self.c.line(&format!(
                     "// Edit{name} returns {name} as a writable slice over the message: length"
                 ));
@@ -218,7 +211,7 @@ impl Gen<'_> {
                 self.c.open(&format!(
                     "func (v {view}) Set{name}Len(e *karmem.Editor, n uint32) error {{"
                 ));
-                if let ArrayKind::Limited(limit) = array.kind {
+                if let Some(limit) = limit {
                     self.c.open(&format!("if n > {limit} {{"));
                     self.c.line("return karmem.ErrTooLarge");
                     self.c.close("}");
@@ -233,411 +226,596 @@ impl Gen<'_> {
                 self.c.close("}");
                 self.c.line("");
             }
-            _ => {}
         }
     }
 
-    /// The view of the array `a` (read through `r`) and its type: what an
-    /// element of an array of arrays reads as (format.md §5.4).
+    /// The view of an array block (read through `r` from the reference
+    /// `a`) and its type: what an element of an array of arrays reads as
+    /// (format.md §5.4).
     fn array_view(&self, array: &ArrayType, data: &ArrayData) -> (String, String) {
-        let slice = self.slice_fn();
-        match (array.text, data) {
-            // A map: functions of an entry's position read its key and
-            // value views (format.md §5.5).
-            (None, ArrayData::AosInline { id, stride }) if array.is_map() => {
-                let reader = self.reader_type();
-                let sl = self.l.of_struct(*id);
-                let view = |slot: &Slot, off: u32| {
-                    let at = Ctx::Pos {
-                        pos: Pos::of("at").add(off),
-                        absent: None,
-                    };
-                    let (methods, ..) = self.accessor_methods("x", slot, &Place::Msg(&at), None);
-                    let (_, ty, _, body) = methods.into_iter().next().expect("a view");
-                    let body: Vec<String> = body.iter().map(|l| format!("\t{l}")).collect();
-                    let f = format!(
-                        "func(r {reader}, at uint32) {ty} {{\n{}\n}}",
-                        body.join("\n")
-                    );
-                    (ty, f)
-                };
-                let (kt, key) = view(&sl.fields[0].slot, sl.fields[0].offset);
-                let (vt, value) = view(&sl.fields[1].slot, sl.fields[1].offset);
-                let (ty, new) = if self.trusted {
-                    ("karmem.TrustedMap", "karmem.NewTrustedMap")
-                } else {
-                    ("karmem.Map", "karmem.NewMap")
-                };
-                (
-                    format!("{ty}[{kt}, {vt}]"),
-                    format!("{new}(a, {stride}, {key}, {value})"),
-                )
-            }
-            (Some(Text::Utf8), _) => ("string".into(), "r.String(a)".into()),
-            (Some(Text::Utf16), _) => (
-                "[]uint16".into(),
-                format!("{slice}[uint16](r, a.Offset, a.Len)"),
-            ),
-            (None, ArrayData::Plain { .. }) => {
-                let t = match array.elem {
-                    ElemType::Scalar(Primitive::Bool) => "uint8".to_string(),
-                    e => self.elem_type(e),
-                };
-                (
-                    format!("[]{t}"),
-                    format!("{slice}[{t}](r, a.Offset, a.Len)"),
-                )
-            }
-            // A slice of the element images over the message.
-            (None, ArrayData::AosInline { id, .. }) => {
-                let v = self.view_name(*id);
-                let images = if self.trusted {
-                    "karmem.TrustedImages"
-                } else {
-                    "karmem.Images"
-                };
-                (
-                    format!("[]{v}"),
-                    format!("{images}[{v}](r, a.Offset, a.Len)"),
-                )
-            }
-            (None, ArrayData::AosTable { id }) => {
-                let v = self.aos_view(*id);
-                (v.clone(), format!("{v}{{r: r, off: a.Offset, n: a.Len}}"))
-            }
-            (None, ArrayData::Soa { elem }) => {
-                let v = self.soa_view(*elem);
-                (v.clone(), format!("New{v}(r, a)"))
-            }
-            (None, ArrayData::UnionAos { id, .. } | ArrayData::UnionSoa { id, .. }) => {
-                let u = format!("{}{}", self.mode(), self.n.union_name(*id));
-                let layout = if matches!(data, ArrayData::UnionAos { .. }) {
-                    "Aos"
-                } else {
-                    "Soa"
-                };
-                (self.union_array(*id), format!("new{u}Array{layout}(r, a)"))
-            }
-            (None, ArrayData::UnionBunch { id, .. }) => {
-                let suffix = if array.layout == ArrayLayout::BoVoS {
-                    "Bovos"
-                } else {
-                    "Bovoa"
-                };
-                let v = format!("{}{}{suffix}Viewer", self.mode(), self.n.union_name(*id));
-                (v.clone(), format!("{v}{{a: a}}"))
-            }
-            // Each element is read by a function of its reference.
-            (None, ArrayData::Arrays { array: inner, data }) => {
-                let (ty, view) = self.array_view(inner, data);
-                let reader = self.reader_type();
-                // The inner view's own lines one tab deeper.
-                let body = format!("return {view}").replace('\n', "\n\t");
-                let f = format!("func(r {reader}, a karmem.ArrayRef) {ty} {{\n\t{body}\n}}");
-                if self.trusted {
-                    (
-                        format!("karmem.TrustedArrays[{ty}]"),
-                        format!("karmem.NewTrustedArrays(a, {f})"),
-                    )
-                } else {
-                    (
-                        format!("karmem.Arrays[{ty}]"),
-                        format!(
-                            "karmem.NewArrays(a, {}, {}, {f})",
-                            data.elem_size(),
-                            limit_of(inner)
-                        ),
-                    )
-                }
-            }
-        }
+        let v = view_array(self, array, data, &());
+        (v.ty, v.view)
     }
 
-    /// The accessor(s) of one slot as `(name, return type, zero value,
-    /// body lines after the guard)`, with the condition under which the
-    /// slot is absent and whether the body needs that guard.
-    #[allow(clippy::type_complexity)]
+    /// The accessor(s) of one slot (see [`Accessors`]), with the condition
+    /// under which the slot is absent and whether the body needs that
+    /// guard.
     fn accessor_methods(
         &self,
         name: &str,
         slot: &Slot,
         place: &Place,
         default: Option<&DefaultValue>,
-    ) -> (
-        Vec<(String, String, String, Vec<String>)>,
-        Option<String>,
-        bool,
-    ) {
+    ) -> (Accessors, Option<String>, bool) {
+        let at = GoAt {
+            name: name.into(),
+            place: place.clone(),
+        };
+        let acc = view_slot(self, slot, &at, default);
         let size = self.l.slot_size(slot);
+        let (absent, in_table) = match place {
+            Place::Msg(Ctx::Table { t, off }) => (Some(format!("!{t}.Has({off}, {size})")), true),
+            Place::Msg(Ctx::Pos { absent, .. }) => (absent.clone(), false),
+            Place::Image(_) => (None, false),
+        };
+        // Table fields read by the Field loads handle absence themselves;
+        // Trusted has none, so its accessors test the field's presence.
+        let guarded = self.trusted || default.is_some() || !(in_table && acc.field_load);
+        (acc, absent, guarded)
+    }
+
+    /// Where the slot `at` is, as its node methods print it.
+    fn resolve(&self, at: &ViewAt<GoAt>) -> Resolved {
         // An absent field (or SoA column) reads as its declared default:
         // the guard then returns the default instead of the zero value.
-        let default = default.map(|d| self.default_expr(slot, d));
+        let default = at.default.map(|d| self.default_expr(at.slot, d));
         // An image field is a field at a fixed position that is always
         // there; only its loads differ.
-        let in_image;
-        let (ctx, image) = match place {
-            Place::Msg(ctx) => (*ctx, false),
-            Place::Image(pos) => {
-                in_image = Ctx::Pos {
+        let (ctx, image) = match &at.ctx.place {
+            Place::Msg(ctx) => (ctx.clone(), false),
+            Place::Image(pos) => (
+                Ctx::Pos {
                     pos: pos.clone(),
                     absent: None,
-                };
-                (&in_image, true)
-            }
-        };
-        let (pos, absent): (Pos, Option<String>) = match ctx {
-            Ctx::Table { t, off } => (
-                Pos::of(&format!("{t}.Offset")).add(*off),
-                Some(format!("!{t}.Has({off}, {size})")),
+                },
+                true,
             ),
-            Ctx::Pos { pos, absent } => (pos.clone(), absent.clone()),
         };
-        // A `wire` value at `at`: decoded from the image, or loaded through
-        // the reader.
-        let load = |w: &str, at: &Pos| {
-            if image {
-                format!("karmem.Load{w}({})", image_bytes(at))
-            } else {
-                format!("r.{w}({})", at.normal())
-            }
+        let pos = match &ctx {
+            Ctx::Table { t, off } => Pos::of(&format!("{t}.Offset")).add(*off),
+            Ctx::Pos { pos, .. } => pos.clone(),
         };
-        // The inline struct (or fixed array of them) of type `ty` at `at`.
-        let read_image = |ty: &str, at: &Pos| {
-            if image {
-                format!("karmem.ImageOf[{ty}]({})", image_bytes(at))
-            } else if self.trusted {
-                format!("karmem.TrustedImage[{ty}](r, {})", at.compact())
-            } else {
-                format!("karmem.Image[{ty}](r, {})", at.compact())
-            }
-        };
-        // (method name, return type, zero value, body lines after the guard)
-        let mut methods: Vec<(String, String, String, Vec<String>)> = Vec::new();
-        // Table scalars use the Field loads, which handle absence themselves;
-        // Trusted has none, so its accessors test the field's presence.
         let checked_table = !self.trusted && matches!(ctx, Ctx::Table { .. }) && default.is_none();
-        let guarded = self.trusted
-            || default.is_some()
-            || matches!(slot, Slot::Optional { .. } | Slot::OptionalTable(_))
-            || !matches!(
-                (ctx, slot),
+        Resolved {
+            ctx,
+            image,
+            pos,
+            default,
+            checked_table,
+        }
+    }
+
+    /// A number, `bool` or enum (`id`) stored as `p`.
+    fn scalar_node(
+        &self,
+        p: Primitive,
+        id: Option<EnumId>,
+        column: &str,
+        at: &ViewAt<GoAt>,
+    ) -> Accessors {
+        let x = self.resolve(at);
+        let ty = match id {
+            Some(id) => self.n.enum_name(id),
+            None => go_prim(p).to_string(),
+        };
+        let load = match &x.ctx {
+            Ctx::Table { t, off } if x.checked_table => {
+                format!("r.Field{}({t}, {off})", wire(p))
+            }
+            _ => x.load(wire(p), &x.pos),
+        };
+        let (value, edit) = match id {
+            Some(id) => (
+                format!("{}({load})", self.n.enum_name(id)),
+                format!("{}(x)", go_prim(p)),
+            ),
+            None => (load, "x".into()),
+        };
+        let zero = x.default.unwrap_or_else(|| super::zero_of(p).to_string());
+        Accessors {
+            edit: Some(Edit::Scalar {
+                prim: p,
+                ty: ty.clone(),
+                value: edit,
+            }),
+            column: Some(column.to_string()),
+            ..Accessors::one(
+                &at.ctx.name,
+                ty,
+                zero,
+                vec![format!("return {value}")],
+                true,
+            )
+        }
+    }
+}
+
+/// Where a viewer's accessor reads its slot, and the accessor's name.
+pub(crate) struct GoAt {
+    name: String,
+    place: Place,
+}
+
+/// A slot's place as its node methods print it: the context (an image
+/// field's as a position), whether it is in an inline struct's image, its
+/// position, the default it reads as when absent (a Go expression), and
+/// whether a table field's checked loads handle its absence.
+struct Resolved {
+    ctx: Ctx,
+    image: bool,
+    pos: Pos,
+    default: Option<String>,
+    checked_table: bool,
+}
+
+impl Resolved {
+    /// A `wire` value at `at`: decoded from the image, or loaded through
+    /// the reader.
+    fn load(&self, w: &str, at: &Pos) -> String {
+        if self.image {
+            format!("karmem.Load{w}({})", image_bytes(at))
+        } else {
+            format!("r.{w}({})", at.normal())
+        }
+    }
+}
+
+/// What a table field's in-place setters (karmem.Editor) write.
+pub(crate) enum Edit {
+    /// A number, `bool` or enum of Go type `ty`, stored as `prim`; `value`
+    /// is the argument `x` as stored.
+    Scalar {
+        prim: Primitive,
+        ty: String,
+        value: String,
+    },
+    /// A number array's elements (Go type `ty`, `elem_size` bytes) in
+    /// place, and its length within its `limit`.
+    Slice {
+        ty: String,
+        elem_size: u32,
+        limit: Option<u32>,
+    },
+}
+
+/// The accessor(s) of one slot: `(name, return type, zero value, body
+/// lines after the guard)` each; whether, in a table, the checked
+/// reader's Field loads handle the field's absence; the setters of a
+/// table field; and the element type of a native slice over an SoA
+/// column of these values (numbers, enums, `bool`s as bytes).
+pub(crate) struct Accessors {
+    methods: Vec<(String, String, String, Vec<String>)>,
+    field_load: bool,
+    edit: Option<Edit>,
+    column: Option<String>,
+}
+
+impl Accessors {
+    fn one(name: &str, ty: String, zero: String, body: Vec<String>, field_load: bool) -> Self {
+        Accessors {
+            methods: vec![(name.into(), ty, zero, body)],
+            field_load,
+            edit: None,
+            column: None,
+        }
+    }
+}
+
+/// An array block's view: its type and expression; UTF-8 text (a string,
+/// with a bytes accessor beside it) or a number array (the element type of
+/// its editable slice).
+pub(crate) struct GoView {
+    ty: String,
+    view: String,
+    utf8: bool,
+    slice: Option<String>,
+}
+
+impl GoView {
+    fn new(ty: String, view: String) -> Self {
+        GoView {
+            ty,
+            view,
+            utf8: false,
+            slice: None,
+        }
+    }
+}
+
+impl ViewPrinter for Gen<'_> {
+    type Ctx = GoAt;
+    type Accessor = Accessors;
+    /// Blocks are viewed from the reference `a`, read through `r`.
+    type Arg = ();
+    type View = GoView;
+
+    fn view_bool(&self, at: &ViewAt<GoAt>) -> Accessors {
+        self.scalar_node(Primitive::Bool, None, "uint8", at)
+    }
+
+    fn view_number(&self, prim: Primitive, at: &ViewAt<GoAt>) -> Accessors {
+        self.scalar_node(prim, None, go_prim(prim), at)
+    }
+
+    fn view_enum(&self, id: EnumId, repr: Primitive, at: &ViewAt<GoAt>) -> Accessors {
+        self.scalar_node(repr, Some(id), &self.n.enum_name(id), at)
+    }
+
+    fn view_inline(&self, id: StructId, at: &ViewAt<GoAt>) -> Accessors {
+        let x = self.resolve(at);
+        let v = self.view_name(id);
+        let body = vec![format!("return {}", self.read_image(x.image, &v, &x.pos))];
+        Accessors::one(&at.ctx.name, v.clone(), format!("{v}{{}}"), body, false)
+    }
+
+    fn view_table(&self, id: StructId, at: &ViewAt<GoAt>) -> Accessors {
+        let x = self.resolve(at);
+        let v = self.view_name(id);
+        let t = match &x.ctx {
+            Ctx::Table { t, off } if x.checked_table => format!("r.FieldTable({t}, {off})"),
+            _ => format!("r.Table({})", x.load("Uint32", &x.pos)),
+        };
+        let body = vec![format!("return {v}{{t: {t}}}")];
+        Accessors::one(&at.ctx.name, v.clone(), format!("{v}{{}}"), body, true)
+    }
+
+    fn view_optional_table(&self, id: StructId, at: &ViewAt<GoAt>) -> Accessors {
+        let x = self.resolve(at);
+        let v = self.view_name(id);
+        let body = vec![
+            format!("offset := {}", x.load("Uint32", &x.pos)),
+            "if offset == 0 {".into(),
+            format!("\treturn {v}{{}}, false"),
+            "}".into(),
+            format!("return {v}{{t: r.Table(offset)}}, true"),
+        ];
+        Accessors::one(
+            &at.ctx.name,
+            format!("({v}, bool)"),
+            format!("{v}{{}}, false"),
+            body,
+            false,
+        )
+    }
+
+    // The value's own accessors, each returning `(value, true)`, or
+    // `(zero, false)` when the presence byte is 0.
+    fn view_optional(&self, value_at: u32, value: &Slot, at: &ViewAt<GoAt>) -> Accessors {
+        let x = self.resolve(at);
+        let pos = &x.pos;
+        let inner = if x.image {
+            Place::Image(pos.add(value_at))
+        } else {
+            Place::Msg(Ctx::Pos {
+                pos: pos.add(value_at),
+                absent: None,
+            })
+        };
+        let presence = if x.image {
+            format!("karmem.LoadUint8({})", image_bytes(pos))
+        } else {
+            format!("r.Uint8({})", pos.compact())
+        };
+        let (inner, ..) = self.accessor_methods(&at.ctx.name, value, &inner, None);
+        let mut methods = Vec::new();
+        for (mname, ty, zero, body) in inner.methods {
+            let mut lines = vec![
+                format!("if {presence} == 0 {{"),
+                format!("\treturn {zero}, false"),
+                "}".into(),
+            ];
+            // The body ends with its return statement (one line,
+            // or several for a function literal): `, true` after it.
+            lines.extend(body);
+            if let Some(last) = lines.last_mut() {
+                last.push_str(", true");
+            }
+            methods.push((
+                mname,
+                format!("({ty}, bool)"),
+                format!("{zero}, false"),
+                lines,
+            ));
+        }
+        Accessors {
+            methods,
+            field_load: false,
+            edit: None,
+            column: None,
+        }
+    }
+
+    fn view_union(&self, id: UnionId, at: &ViewAt<GoAt>) -> Accessors {
+        let x = self.resolve(at);
+        let pos = &x.pos;
+        let v = self.union_view(id);
+        let ret = if x.image {
+            let tag = self.s.unions[id].tag;
+            format!(
+                "return {v}{{tag: {}({}), offset: {}}}",
+                self.union_tag(id),
+                x.load(wire(tag), pos),
+                x.load("Uint32", &pos.add(UNION_OFFSET_AT))
+            )
+        } else {
+            format!(
+                "return new{v}(r, {}, {})",
+                pos.compact(),
+                pos.add(UNION_OFFSET_AT).compact()
+            )
+        };
+        Accessors::one(
+            &at.ctx.name,
+            v.clone(),
+            format!("{v}{{}}"),
+            vec![ret],
+            false,
+        )
+    }
+
+    fn view_fixed(&self, elem: FixedElem, len: u32, stride: u32, at: &ViewAt<GoAt>) -> Accessors {
+        let x = self.resolve(at);
+        let pos = &x.pos;
+        let name = &at.ctx.name;
+        // Image indices are ints (j), message offsets uint32.
+        let epos = if x.image {
+            pos.plus("j", stride)
+        } else {
+            pos.plus("uint32(j)", stride)
+        };
+        let (ty, value) = match elem {
+            // A Go array of the element images, copied as a fixed array
+            // of scalars is (the elements are side by side: the stride
+            // is the struct's size).
+            FixedElem::InlineStruct(id) => {
+                debug_assert_eq!(stride, self.l.of_struct(id).size);
+                let ty = format!("[{len}]{}", self.view_name(id));
+                let body = vec![format!("return {}", self.read_image(x.image, &ty, pos))];
+                return Accessors::one(name, ty.clone(), format!("{ty}{{}}"), body, false);
+            }
+            FixedElem::Scalar(p) => (go_prim(p).to_string(), x.load(wire(p), &epos)),
+            FixedElem::Enum { id, repr } => (
+                self.n.enum_name(id),
+                format!("{}({})", self.n.enum_name(id), x.load(wire(repr), &epos)),
+            ),
+        };
+        // The guard returns the zero array declared first.
+        let body = vec![
+            "for j := range out {".into(),
+            format!("\tout[j] = {value}"),
+            "}".into(),
+            "return out".into(),
+        ];
+        Accessors::one(name, format!("[{len}]{ty}"), "out".into(), body, false)
+    }
+
+    fn view_array_ref(
+        &self,
+        array: &ArrayType,
+        data: &ArrayData,
+        es: u32,
+        limit: Option<u32>,
+        at: &ViewAt<GoAt>,
+    ) -> Accessors {
+        let x = self.resolve(at);
+        let (pos, name) = (&x.pos, &at.ctx.name);
+        let limit_arg = go_limit(limit);
+        // A validated reference needs no size or limit to be checked.
+        let a = match &x.ctx {
+            _ if x.image && self.trusted => {
+                format!("a := karmem.LoadArrayRef({})", image_bytes(pos))
+            }
+            _ if x.image => format!(
+                "a := r.CheckArray(karmem.LoadArrayRef({}), {es}, {limit_arg})",
+                image_bytes(pos)
+            ),
+            _ if self.trusted => format!("a := r.Array({})", pos.normal()),
+            Ctx::Table { t, off } => {
+                format!("a := r.FieldArray({t}, {off}, {es}, {limit_arg})")
+            }
+            Ctx::Pos { .. } => format!("a := r.Array({}, {es}, {limit_arg})", pos.compact()),
+        };
+        let block = view_array(self, array, data, &());
+        if block.utf8 {
+            let (text, bytes) = match &x.default {
+                Some(d) => (d.clone(), format!("[]byte({d})")),
+                None => ("\"\"".into(), "nil".into()),
+            };
+            let methods = vec![
                 (
-                    Ctx::Table { .. },
-                    Slot::Scalar(_) | Slot::Enum { .. } | Slot::TableRef(_) | Slot::ArrayRef { .. }
-                )
-            );
-        match slot {
-            Slot::Scalar(p) | Slot::Enum { repr: p, .. } => {
-                let ty = self.scalar_type(slot).unwrap_or_default();
-                let load = match ctx {
-                    Ctx::Table { t, off } if checked_table => {
-                        format!("r.Field{}({t}, {off})", wire(*p))
-                    }
-                    _ => load(wire(*p), &pos),
-                };
-                let value = match slot {
-                    Slot::Enum { id, .. } => format!("{}({load})", self.n.enum_name(*id)),
-                    _ => load,
-                };
-                let zero = default
-                    .clone()
-                    .unwrap_or_else(|| super::zero_of(*p).to_string());
-                methods.push((name.into(), ty, zero, vec![format!("return {value}")]));
-            }
-            Slot::InlineStruct(id) => {
-                let v = self.view_name(*id);
-                methods.push((
-                    name.into(),
-                    v.clone(),
-                    format!("{v}{{}}"),
-                    vec![format!("return {}", read_image(&v, &pos))],
-                ));
-            }
-            Slot::TableRef(id) => {
-                let v = self.view_name(*id);
-                let t = match ctx {
-                    Ctx::Table { t, off } if checked_table => format!("r.FieldTable({t}, {off})"),
-                    _ => format!("r.Table({})", load("Uint32", &pos)),
-                };
-                methods.push((
-                    name.into(),
-                    v.clone(),
-                    format!("{v}{{}}"),
-                    vec![format!("return {v}{{t: {t}}}")],
-                ));
-            }
-            Slot::OptionalTable(id) => {
-                let v = self.view_name(*id);
-                methods.push((
-                    name.into(),
-                    format!("({v}, bool)"),
-                    format!("{v}{{}}, false"),
-                    vec![
-                        format!("offset := {}", load("Uint32", &pos)),
-                        "if offset == 0 {".into(),
-                        format!("\treturn {v}{{}}, false"),
-                        "}".into(),
-                        format!("return {v}{{t: r.Table(offset)}}, true"),
-                    ],
-                ));
-            }
-            // The value's own accessors, each returning `(value, true)`, or
-            // `(zero, false)` when the presence byte is 0.
-            Slot::Optional { value_at, value } => {
-                let value_ctx = Ctx::Pos {
-                    pos: pos.add(*value_at),
-                    absent: None,
-                };
-                let inner = if image {
-                    Place::Image(pos.add(*value_at))
-                } else {
-                    Place::Msg(&value_ctx)
-                };
-                let presence = if image {
-                    format!("karmem.LoadUint8({})", image_bytes(&pos))
-                } else {
-                    format!("r.Uint8({})", pos.compact())
-                };
-                let (inner_methods, ..) = self.accessor_methods(name, value, &inner, None);
-                for (mname, ty, zero, body) in inner_methods {
-                    let mut lines = vec![
-                        format!("if {presence} == 0 {{"),
-                        format!("\treturn {zero}, false"),
-                        "}".into(),
-                    ];
-                    // The body ends with its return statement (one line,
-                    // or several for a function literal): `, true` after it.
-                    lines.extend(body);
-                    if let Some(last) = lines.last_mut() {
-                        last.push_str(", true");
-                    }
-                    methods.push((
-                        mname,
-                        format!("({ty}, bool)"),
-                        format!("{zero}, false"),
-                        lines,
-                    ));
-                }
-            }
-            Slot::Union { id, .. } => {
-                let v = self.union_view(*id);
-                let ret = if image {
-                    let tag = self.s.unions[*id].tag;
-                    format!(
-                        "return {v}{{tag: {}({}), offset: {}}}",
-                        self.union_tag(*id),
-                        load(wire(tag), &pos),
-                        load("Uint32", &pos.add(UNION_OFFSET_AT))
-                    )
-                } else {
-                    format!(
-                        "return new{v}(r, {}, {})",
-                        pos.compact(),
-                        pos.add(UNION_OFFSET_AT).compact()
-                    )
-                };
-                methods.push((name.into(), v.clone(), format!("{v}{{}}"), vec![ret]));
-            }
-            Slot::FixedArray { elem, len, stride } => match elem {
-                // A Go array of the element images, copied as a fixed array
-                // of scalars is (the elements are side by side: the stride
-                // is the struct's size).
-                FixedElem::InlineStruct(id) => {
-                    debug_assert_eq!(*stride, self.l.of_struct(*id).size);
-                    let ty = format!("[{len}]{}", self.view_name(*id));
-                    methods.push((
-                        name.into(),
-                        ty.clone(),
-                        format!("{ty}{{}}"),
-                        vec![format!("return {}", read_image(&ty, &pos))],
-                    ));
-                }
-                _ => {
-                    // Image indices are ints (j), message offsets uint32.
-                    let epos = if image {
-                        pos.plus("j", *stride)
-                    } else {
-                        pos.plus("uint32(j)", *stride)
-                    };
-                    let (ty, value) = match elem {
-                        FixedElem::Scalar(p) => (go_prim(*p).to_string(), load(wire(*p), &epos)),
-                        FixedElem::Enum { id, repr } => (
-                            self.n.enum_name(*id),
-                            format!("{}({})", self.n.enum_name(*id), load(wire(*repr), &epos)),
-                        ),
-                        FixedElem::InlineStruct(_) => unreachable!(),
-                    };
-                    // The guard returns the zero array declared first.
-                    methods.push((
-                        name.into(),
-                        format!("[{len}]{ty}"),
-                        "out".into(),
-                        vec![
-                            "for j := range out {".into(),
-                            format!("\tout[j] = {value}"),
-                            "}".into(),
-                            "return out".into(),
-                        ],
-                    ));
-                }
-            },
-            Slot::ArrayRef { array, data } => {
-                let es = data.elem_size();
-                let limit = limit_of(array);
-                // A validated reference needs no size or limit to be checked.
-                let a = match ctx {
-                    _ if image && self.trusted => {
-                        format!("a := karmem.LoadArrayRef({})", image_bytes(&pos))
-                    }
-                    _ if image => format!(
-                        "a := r.CheckArray(karmem.LoadArrayRef({}), {es}, {limit})",
-                        image_bytes(&pos)
-                    ),
-                    _ if self.trusted => format!("a := r.Array({})", pos.normal()),
-                    Ctx::Table { t, off } => {
-                        format!("a := r.FieldArray({t}, {off}, {es}, {limit})")
-                    }
-                    Ctx::Pos { .. } => format!("a := r.Array({}, {es}, {limit})", pos.compact()),
-                };
-                let mut push = |n: String, ty: String, zero: &str, ret: String| {
-                    methods.push((n, ty, zero.to_string(), vec![a.clone(), ret]));
-                };
-                match (array.text, data) {
-                    (Some(Text::Utf8), _) => {
-                        let (text, bytes) = match &default {
-                            Some(d) => (d.clone(), format!("[]byte({d})")),
-                            None => ("\"\"".into(), "nil".into()),
-                        };
-                        push(
-                            name.into(),
-                            "string".into(),
-                            &text,
-                            "return r.String(a)".into(),
-                        );
-                        push(
-                            format!("{name}Bytes"),
-                            "[]byte".into(),
-                            &bytes,
-                            "return r.ArrayBytes(a)".into(),
-                        );
-                    }
-                    // The view of an array of arrays spans lines (a
-                    // function literal per level, as gofmt lays it out).
-                    (_, data) => {
-                        let (ty, view) = self.array_view(array, data);
-                        let zero = if ty.starts_with("[]") {
-                            "nil".to_string()
-                        } else {
-                            format!("{ty}{{}}")
-                        };
-                        let mut body = vec![a.clone()];
-                        body.extend(format!("return {view}").lines().map(str::to_string));
-                        methods.push((name.into(), ty, zero, body));
-                    }
-                }
+                    name.clone(),
+                    "string".into(),
+                    text,
+                    vec![a.clone(), "return r.String(a)".into()],
+                ),
+                (
+                    format!("{name}Bytes"),
+                    "[]byte".into(),
+                    bytes,
+                    vec![a, "return r.ArrayBytes(a)".into()],
+                ),
+            ];
+            return Accessors {
+                methods,
+                field_load: true,
+                edit: None,
+                column: None,
+            };
+        }
+        // The view of an array of arrays spans lines (a function literal
+        // per level, as gofmt lays it out).
+        let GoView {
+            ty, view, slice, ..
+        } = block;
+        let zero = if ty.starts_with("[]") {
+            "nil".to_string()
+        } else {
+            format!("{ty}{{}}")
+        };
+        let mut body = vec![a];
+        body.extend(format!("return {view}").lines().map(str::to_string));
+        Accessors {
+            edit: slice.map(|ty| Edit::Slice {
+                ty,
+                elem_size: es,
+                limit,
+            }),
+            ..Accessors::one(name, ty, zero, body, true)
+        }
+    }
+
+    fn view_text(&self, utf16: bool, _: &()) -> GoView {
+        if utf16 {
+            GoView::new(
+                "[]uint16".into(),
+                format!("{}[uint16](r, a.Offset, a.Len)", self.slice_fn()),
+            )
+        } else {
+            GoView {
+                utf8: true,
+                ..GoView::new("string".into(), "r.String(a)".into())
             }
         }
-        (methods, absent, guarded)
+    }
+
+    fn view_plain(&self, elem: ElemType, _: u32, _: &()) -> GoView {
+        let t = match elem {
+            ElemType::Scalar(Primitive::Bool) => "uint8".to_string(),
+            e => self.elem_type(e),
+        };
+        GoView {
+            slice: Some(t.clone()),
+            ..GoView::new(
+                format!("[]{t}"),
+                format!("{}[{t}](r, a.Offset, a.Len)", self.slice_fn()),
+            )
+        }
+    }
+
+    // Each element is read by a function of its reference.
+    fn view_nested(
+        &self,
+        inner: &ArrayType,
+        data: &ArrayData,
+        elem_size: u32,
+        limit: Option<u32>,
+        _: &(),
+    ) -> GoView {
+        let (ty, view) = self.array_view(inner, data);
+        let reader = self.reader_type();
+        // The inner view's own lines one tab deeper.
+        let body = format!("return {view}").replace('\n', "\n\t");
+        let f = format!("func(r {reader}, a karmem.ArrayRef) {ty} {{\n\t{body}\n}}");
+        if self.trusted {
+            GoView::new(
+                format!("karmem.TrustedArrays[{ty}]"),
+                format!("karmem.NewTrustedArrays(a, {f})"),
+            )
+        } else {
+            GoView::new(
+                format!("karmem.Arrays[{ty}]"),
+                format!("karmem.NewArrays(a, {elem_size}, {}, {f})", go_limit(limit)),
+            )
+        }
+    }
+
+    // A slice of the element images over the message.
+    fn view_aos_inline(&self, id: StructId, _: u32, _: &()) -> GoView {
+        let v = self.view_name(id);
+        let images = if self.trusted {
+            "karmem.TrustedImages"
+        } else {
+            "karmem.Images"
+        };
+        GoView::new(
+            format!("[]{v}"),
+            format!("{images}[{v}](r, a.Offset, a.Len)"),
+        )
+    }
+
+    // A map: functions of an entry's position read its key and value
+    // views (format.md §5.5).
+    fn view_map(&self, id: StructId, stride: u32, _: &()) -> GoView {
+        let reader = self.reader_type();
+        let sl = self.l.of_struct(id);
+        let view = |slot: &Slot, off: u32| {
+            let at = Place::Msg(Ctx::Pos {
+                pos: Pos::of("at").add(off),
+                absent: None,
+            });
+            let (acc, ..) = self.accessor_methods("x", slot, &at, None);
+            let (_, ty, _, body) = acc.methods.into_iter().next().expect("a view");
+            let body: Vec<String> = body.iter().map(|l| format!("\t{l}")).collect();
+            let f = format!(
+                "func(r {reader}, at uint32) {ty} {{\n{}\n}}",
+                body.join("\n")
+            );
+            (ty, f)
+        };
+        let (kt, key) = view(&sl.fields[0].slot, sl.fields[0].offset);
+        let (vt, value) = view(&sl.fields[1].slot, sl.fields[1].offset);
+        let (ty, new) = if self.trusted {
+            ("karmem.TrustedMap", "karmem.NewTrustedMap")
+        } else {
+            ("karmem.Map", "karmem.NewMap")
+        };
+        GoView::new(
+            format!("{ty}[{kt}, {vt}]"),
+            format!("{new}(a, {stride}, {key}, {value})"),
+        )
+    }
+
+    fn view_aos_table(&self, id: StructId, _: &()) -> GoView {
+        let v = self.aos_view(id);
+        GoView::new(v.clone(), format!("{v}{{r: r, off: a.Offset, n: a.Len}}"))
+    }
+
+    fn view_soa(&self, elem: StructId, _: &()) -> GoView {
+        let v = self.soa_view(elem);
+        GoView::new(v.clone(), format!("New{v}(r, a)"))
+    }
+
+    fn view_union_aos(&self, id: UnionId, _: &()) -> GoView {
+        self.union_block_view(id, "Aos")
+    }
+
+    fn view_union_soa(&self, id: UnionId, _: u32, _: &()) -> GoView {
+        self.union_block_view(id, "Soa")
+    }
+
+    fn view_bunch(&self, id: UnionId, soa: bool, _: &()) -> GoView {
+        let suffix = if soa { "Bovos" } else { "Bovoa" };
+        let v = format!("{}{}{suffix}Viewer", self.mode(), self.n.union_name(id));
+        GoView::new(v.clone(), format!("{v}{{a: a}}"))
+    }
+}
+
+impl Gen<'_> {
+    /// The view of a union array laid out as `layout` (`Aos`, `Soa`).
+    fn union_block_view(&self, id: UnionId, layout: &str) -> GoView {
+        let u = format!("{}{}", self.mode(), self.n.union_name(id));
+        GoView::new(self.union_array(id), format!("new{u}Array{layout}(r, a)"))
+    }
+
+    /// The inline struct (or fixed array of them) of type `ty` at `at`.
+    fn read_image(&self, image: bool, ty: &str, at: &Pos) -> String {
+        if image {
+            format!("karmem.ImageOf[{ty}]({})", image_bytes(at))
+        } else if self.trusted {
+            format!("karmem.TrustedImage[{ty}](r, {})", at.compact())
+        } else {
+            format!("karmem.Image[{ty}](r, {})", at.compact())
+        }
     }
 
     /// Emit the viewer accessor(s) of one slot on receiver `recv`
@@ -650,10 +828,10 @@ impl Gen<'_> {
         place: &Place,
         doc: &[String],
         default: Option<&DefaultValue>,
-    ) {
-        let (methods, absent, guarded) = self.accessor_methods(name, slot, place, default);
+    ) -> Option<Edit> {
+        let (acc, absent, guarded) = self.accessor_methods(name, slot, place, default);
         let reader = self.reader_type();
-        for (mname, ty, zero, body) in methods {
+        for (mname, ty, zero, body) in acc.methods {
             self.c.doc(doc);
             self.c
                 .open(&format!("func ({recv}) {mname}(r {reader}) {ty} {{"));
@@ -685,6 +863,7 @@ impl Gen<'_> {
             self.c.close("}");
             self.c.line("");
         }
+        acc.edit
     }
 
     fn body_lines(&mut self, body: &[String]) {
@@ -767,11 +946,14 @@ impl Gen<'_> {
         self.c.line("");
         self.len_and_all(&sv, "s.n", &item);
         for (k, col) in soa.columns.iter().enumerate() {
-            let ty = match &col.slot {
-                Slot::Scalar(Primitive::Bool) => "uint8".to_string(),
-                Slot::Scalar(p) => go_prim(*p).to_string(),
-                Slot::Enum { id, .. } => self.n.enum_name(*id),
-                _ => continue,
+            // A native slice over a column of numbers, enums or bools.
+            let anywhere = Place::Image(Pos::default());
+            let Some(ty) = self
+                .accessor_methods("x", &col.slot, &anywhere, None)
+                .0
+                .column
+            else {
+                continue;
             };
             let mut cname = self.column_name(id, k);
             if ["Len", "At", "All"].contains(&cname.as_str()) {
@@ -832,7 +1014,7 @@ impl Gen<'_> {
                     };
                     let slot = col.slot.clone();
                     let default = col.field(self.s).nonzero_default();
-                    let place = Place::Msg(&ctx);
+                    let place = Place::Msg(ctx);
                     self.view_accessor(&format!("it {node}"), &fname, &slot, &place, &[], default);
                 }
             }

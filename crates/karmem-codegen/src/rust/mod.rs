@@ -108,11 +108,6 @@ struct Gen<'a> {
     c: Code,
 }
 
-/// The `Option<u32>` limit of an array's length (`Some(n)` for `[<n]`).
-fn limit(array: &ArrayType) -> String {
-    rust_limit(array.limit())
-}
-
 /// A `[<N]T` limit as the runtime's `Option<u32>` argument.
 fn rust_limit(limit: Option<u32>) -> String {
     limit.map_or("None".into(), |n| format!("Some({n})"))

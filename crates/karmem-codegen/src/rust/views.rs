@@ -2,9 +2,11 @@
 //! and the accessor of each field.
 
 use karmem_layout::{ArrayData, FixedElem, Slot, UNION_OFFSET_AT};
+
+use crate::walk::{view_array, view_slot, ViewAt, ViewPrinter};
 use karmem_schema::model::*;
 
-use super::{add, limit, mul, rust_prim, suffixed, view_ident, Gen};
+use super::{add, mul, rust_limit, rust_prim, suffixed, view_ident, Gen};
 
 /// Where a field's bytes are, for the code of a viewer being emitted (the
 /// object's decoder and validator use `crate::walk::Ctx`).
@@ -154,115 +156,6 @@ impl Gen<'_> {
         self.c.line("");
     }
 
-    /// The view of array `a` (an `ArrayRef` expression read through `r`)
-    /// and its type: what an element of an array of arrays reads as
-    /// (format.md §5.4), text as `&str`.
-    fn array_view(
-        &self,
-        array: &ArrayType,
-        data: &ArrayData,
-        r: &str,
-        a: &str,
-    ) -> (String, String) {
-        match (array.text, data) {
-            // A map: its entries' key and value views, made by functions
-            // of an entry's position (format.md §5.5).
-            (None, ArrayData::AosInline { id, stride }) if array.is_map() => {
-                let view = |slot: &Slot, off: u32| {
-                    let at = Ctx::Pos {
-                        pos: add("at", off),
-                        present: "true".into(),
-                    };
-                    let (_, ty, body) = self
-                        .accessor_methods("x", slot, &at, None, "r")
-                        .swap_remove(0);
-                    let body = if body.contains('\n') {
-                        format!("{{\n{body}\n}}")
-                    } else {
-                        body
-                    };
-                    (ty, format!("|r, at| {body}"))
-                };
-                let sl = self.l.of_struct(*id);
-                let (kt, key) = view(&sl.fields[0].slot, sl.fields[0].offset);
-                let (vt, value) = view(&sl.fields[1].slot, sl.fields[1].offset);
-                (
-                    format!("karmem::MapView<'a, {kt}, {vt}, M>"),
-                    format!("karmem::MapView::new({r}, {a}, {stride}, {key}, {value})"),
-                )
-            }
-            (Some(Text::Utf8), _) => ("&'a str".into(), format!("{r}.str({a})")),
-            (Some(Text::Utf16), _) => (
-                "&'a [u16]".into(),
-                format!("{r}.slice::<u16>({a}.offset, {a}.len)"),
-            ),
-            (None, ArrayData::Plain { .. }) => {
-                let t = match array.elem {
-                    ElemType::Scalar(Primitive::Bool) => "u8",
-                    ElemType::Scalar(p) => rust_prim(p),
-                    ElemType::Enum(id) => rust_prim(self.s.enums[id].repr),
-                    _ => unreachable!("plain arrays hold scalars and enums"),
-                };
-                (
-                    format!("&'a [{t}]"),
-                    format!("{r}.slice::<{t}>({a}.offset, {a}.len)"),
-                )
-            }
-            (None, ArrayData::AosInline { id, stride }) => {
-                let v = self.view_name(*id);
-                (
-                    format!("karmem::InlineArray<'a, {v}<'a, M>, M>"),
-                    format!("karmem::InlineArray::new({r}, {a}.offset, {a}.len, {stride})"),
-                )
-            }
-            (None, ArrayData::AosTable { id }) => {
-                let v = self.view_name(*id);
-                (
-                    format!("karmem::TableArray<'a, {v}<'a, M>, M>"),
-                    format!("karmem::TableArray::new({r}, {a}.offset, {a}.len)"),
-                )
-            }
-            (None, ArrayData::Soa { elem }) => {
-                let v = self.soa_name(*elem);
-                (format!("{v}<'a, M>"), format!("{v}::new({r}, {a})"))
-            }
-            (None, ArrayData::UnionAos { id, .. } | ArrayData::UnionSoa { id, .. }) => {
-                let v = format!("{}Array", self.n.union_name(*id));
-                let layout = if matches!(data, ArrayData::UnionAos { .. }) {
-                    "aos"
-                } else {
-                    "soa"
-                };
-                (format!("{v}<'a, M>"), format!("{v}::{layout}({r}, {a})"))
-            }
-            (None, ArrayData::UnionBunch { id, .. }) => {
-                let suffix = if array.layout == ArrayLayout::BoVoS {
-                    "Bovos"
-                } else {
-                    "Bovoa"
-                };
-                let v = format!("{}{suffix}", self.n.union_name(*id));
-                (
-                    format!("{v}<'a, M>"),
-                    format!("{v} {{ {}, a: {a} }}", r_field(r)),
-                )
-            }
-            // Each element read by a function of the element's reference
-            // (a closure without captures: a plain function pointer).
-            (None, ArrayData::Arrays { array: inner, data }) => {
-                let (ty, view) = self.array_view(inner, data, "r", "a");
-                (
-                    format!("karmem::ArrayOfArrays<'a, {ty}, M>"),
-                    format!(
-                        "karmem::ArrayOfArrays::new({r}, {a}, {}, {}, |r, a| {view})",
-                        data.elem_size(),
-                        limit(inner)
-                    ),
-                )
-            }
-        }
-    }
-
     /// The accessor(s) of one slot as `(name, return type, body)`.
     fn accessor_methods(
         &self,
@@ -272,221 +165,438 @@ impl Gen<'_> {
         default: Option<&DefaultValue>,
         r: &str,
     ) -> Vec<(String, String, String)> {
-        let size = self.l.slot_size(slot);
-        let (pos, present) = ctx.pos_present(size);
-        let default = default.map(|d| self.default_expr(slot, d));
-        let scalar = |ty: &str| -> String {
-            match (ctx, &default) {
-                (Ctx::Table { t, off }, None) => format!("{r}.field::<{ty}>({t}, {off})"),
-                (_, Some(d)) if ty == "u8" && matches!(slot, Slot::Scalar(Primitive::Bool)) => {
-                    format!("if {present} {{ {r}.get::<u8>({pos}) != 0 }} else {{ {d} }}")
-                }
-                (_, Some(d)) if matches!(slot, Slot::Enum { .. }) => {
-                    format!("if {present} {{ {r}.get::<{ty}>({pos}) }} else {{ {d}.0 }}")
-                }
-                (_, Some(d)) => format!("if {present} {{ {r}.get::<{ty}>({pos}) }} else {{ {d} }}"),
-                (Ctx::Pos { pos, present }, None) if present == "true" => {
-                    format!("{r}.get::<{ty}>({pos})")
-                }
-                (Ctx::Pos { pos, present }, None) => {
-                    format!("if {present} {{ {r}.get::<{ty}>({pos}) }} else {{ core::default::Default::default() }}")
-                }
-            }
+        let at = At {
+            ident: ident.into(),
+            place: ctx.clone(),
+            r: r.into(),
         };
-        let mut methods: Vec<(String, String, String)> = Vec::new(); // (name, type, body)
-        match slot {
-            Slot::Scalar(Primitive::Bool) if default.is_some() => {
-                methods.push((ident.into(), "bool".into(), scalar("u8")))
+        view_slot(self, slot, &at, default)
+    }
+
+    /// A scalar of Rust type `ty` at `at` (a `bool` as its byte, an enum
+    /// as its representation), or the field's default when it is absent.
+    fn scalar(&self, ty: &str, kind: Scalar, at: &ViewAt<At>) -> String {
+        let (ctx, r) = (&at.ctx.place, &at.ctx.r);
+        let (pos, present) = ctx.pos_present(self.l.slot_size(at.slot));
+        let default = at.default.map(|d| self.default_expr(at.slot, d));
+        match (ctx, &default) {
+            (Ctx::Table { t, off }, None) => format!("{r}.field::<{ty}>({t}, {off})"),
+            (_, Some(d)) if kind == Scalar::Bool => {
+                format!("if {present} {{ {r}.get::<u8>({pos}) != 0 }} else {{ {d} }}")
             }
-            Slot::Scalar(Primitive::Bool) => methods.push((
-                ident.into(),
-                "bool".into(),
-                format!("({}) != 0", scalar("u8")),
-            )),
-            Slot::Scalar(p) => {
-                methods.push((ident.into(), rust_prim(*p).into(), scalar(rust_prim(*p))))
+            (_, Some(d)) if kind == Scalar::Enum => {
+                format!("if {present} {{ {r}.get::<{ty}>({pos}) }} else {{ {d}.0 }}")
             }
-            Slot::Enum { id, repr } => {
-                let e = self.n.enum_name(*id);
-                methods.push((
-                    ident.into(),
-                    e.clone(),
-                    format!("{e}({})", scalar(rust_prim(*repr))),
-                ));
+            (_, Some(d)) => format!("if {present} {{ {r}.get::<{ty}>({pos}) }} else {{ {d} }}"),
+            (Ctx::Pos { pos, present }, None) if present == "true" => {
+                format!("{r}.get::<{ty}>({pos})")
             }
-            Slot::InlineStruct(id) => {
-                let v = self.view_name(*id);
-                methods.push((
-                    ident.into(),
-                    format!("{v}<'a, M>"),
-                    format!("{v} {{ {}, at: {pos}, present: {present} }}", r_field(r)),
-                ));
-            }
-            Slot::TableRef(id) => {
-                let v = self.view_name(*id);
-                let t = match ctx {
-                    Ctx::Table { t, off } => format!("{r}.field_table({t}, {off})"),
-                    Ctx::Pos { pos, present } if present == "true" => {
-                        format!("{r}.table({r}.get::<u32>({pos}))")
-                    }
-                    Ctx::Pos { pos, present } => {
-                        format!("if {present} {{ {r}.table({r}.get::<u32>({pos})) }} else {{ karmem::Table::EMPTY }}")
-                    }
-                };
-                methods.push((
-                    ident.into(),
-                    format!("{v}<'a, M>"),
-                    format!("{v} {{ {}, t: {t} }}", r_field(r)),
-                ));
-            }
-            Slot::OptionalTable(id) => {
-                let v = self.view_name(*id);
-                let offset = match ctx {
-                    Ctx::Table { t, off } => format!("{r}.field::<u32>({t}, {off})"),
-                    Ctx::Pos { pos, present } => {
-                        format!("if {present} {{ {r}.get::<u32>({pos}) }} else {{ 0 }}")
-                    }
-                };
-                methods.push((
-                    ident.into(),
-                    format!("Option<{v}<'a, M>>"),
-                    format!(
-                        "let offset = {offset};\n(offset != 0).then(|| {v} {{ {}, t: {r}.table(offset) }})",
-                        r_field(r)
-                    ),
-                ));
-            }
-            // The value's own accessors, each wrapped in an `Option` that is
-            // `None` when the presence byte is 0 or the field is absent.
-            Slot::Optional { value_at, value } => {
-                let inner = Ctx::Pos {
-                    pos: ctx.value_pos(*value_at),
-                    present: "true".into(),
-                };
-                let flag = format!("{r}.get::<u8>({pos}) != 0");
-                let cond = match ctx {
-                    Ctx::Pos { present, .. } if present == "true" => flag,
-                    _ => format!("{present} && {flag}"),
-                };
-                for (name, ty, body) in self.accessor_methods(ident, value, &inner, None, r) {
-                    // A block only around statements (rustc warns on
-                    // braces around a single expression).
-                    let some = if body.contains('\n') {
-                        format!("Some({{\n{body}\n}})")
-                    } else {
-                        format!("Some({body})")
-                    };
-                    methods.push((
-                        name,
-                        format!("Option<{ty}>"),
-                        format!("if {cond} {{\n{some}\n}} else {{\nNone\n}}"),
-                    ));
-                }
-            }
-            Slot::Union { id, .. } => {
-                let v = self.union_view(*id);
-                methods.push((
-                    ident.into(),
-                    format!("{v}<'a, M>"),
-                    format!("if {present} {{ {v}::from_parts({r}, {pos}, {pos} + {UNION_OFFSET_AT}) }} else {{ {v}::None }}"),
-                ));
-            }
-            Slot::FixedArray { elem, len, stride } => {
-                let epos = format!("{pos} + {}", mul("j as u32", *stride));
-                let (ty, body) = match elem {
-                    FixedElem::Scalar(Primitive::Bool) => (
-                        format!("[bool; {len}]"),
-                        format!(
-                            "core::array::from_fn(|j| {present} && {r}.get::<u8>({epos}) != 0)"
-                        ),
-                    ),
-                    FixedElem::Scalar(p) => {
-                        let t = rust_prim(*p);
-                        (
-                            format!("[{t}; {len}]"),
-                            format!("core::array::from_fn(|j| if {present} {{ {r}.get::<{t}>({epos}) }} else {{ core::default::Default::default() }})"),
-                        )
-                    }
-                    FixedElem::Enum { id, repr } => {
-                        let e = self.n.enum_name(*id);
-                        let t = rust_prim(*repr);
-                        (
-                            format!("[{e}; {len}]"),
-                            format!("core::array::from_fn(|j| {e}(if {present} {{ {r}.get::<{t}>({epos}) }} else {{ core::default::Default::default() }}))"),
-                        )
-                    }
-                    FixedElem::InlineStruct(id) => {
-                        let v = self.view_name(*id);
-                        (
-                            format!("karmem::InlineArray<'a, {v}<'a, M>, M>"),
-                            format!("karmem::InlineArray::new({r}, {pos}, if {present} {{ {len} }} else {{ 0 }}, {stride})"),
-                        )
-                    }
-                };
-                methods.push((ident.into(), ty, body));
-            }
-            Slot::ArrayRef { array, data } => {
-                let es = data.elem_size();
-                let limit = limit(array);
-                let a = match ctx {
-                    Ctx::Table { t, off } => format!("{r}.field_array({t}, {off}, {es}, {limit})"),
-                    Ctx::Pos { pos, present } if present == "true" => {
-                        format!("{r}.array({pos}, {es}, {limit})")
-                    }
-                    Ctx::Pos { pos, present } => format!(
-                        "if {present} {{ {r}.array({pos}, {es}, {limit}) }} else {{ karmem::ArrayRef::EMPTY }}"
-                    ),
-                };
-                let let_a = format!("let a = {a};\n");
-                match (array.text, data) {
-                    (Some(Text::Utf8), _) => {
-                        // An absent field reads as its default text; once
-                        // presence is known, the reference is read as is.
-                        let or_default = |read: &str, absent: &str| {
-                            match (&default, ctx) {
-                            (Some(d), Ctx::Pos { pos, .. }) => format!(
-                                "if {present} {{\nlet a = {r}.array({pos}, {es}, {limit});\n{read}\n}} else {{\n{d}{absent}\n}}"
-                            ),
-                            (Some(d), Ctx::Table { .. }) => format!(
-                                "if {present} {{\n{let_a}{read}\n}} else {{\n{d}{absent}\n}}"
-                            ),
-                            (None, _) => format!("{let_a}{read}"),
-                        }
-                        };
-                        methods.push((
-                            ident.into(),
-                            "&'a str".into(),
-                            or_default(&format!("{r}.str(a)"), ""),
-                        ));
-                        methods.push((
-                            suffixed(ident, "bytes"),
-                            "&'a [u8]".into(),
-                            or_default(&format!("{r}.byte_slice(a)"), ".as_bytes()"),
-                        ));
-                    }
-                    // A view that reads the reference more than once
-                    // binds it to `a` first; the others take it inline.
-                    (_, data) => {
-                        let bind = array.text.is_some()
-                            || matches!(
-                                data,
-                                ArrayData::Plain { .. }
-                                    | ArrayData::AosInline { .. }
-                                    | ArrayData::AosTable { .. }
-                                    | ArrayData::Arrays { .. }
-                            );
-                        let (ty, body) = if bind {
-                            let (ty, view) = self.array_view(array, data, r, "a");
-                            (ty, format!("{let_a}{view}"))
-                        } else {
-                            self.array_view(array, data, r, &a)
-                        };
-                        methods.push((ident.into(), ty, body));
-                    }
-                }
+            (Ctx::Pos { pos, present }, None) => {
+                format!("if {present} {{ {r}.get::<{ty}>({pos}) }} else {{ core::default::Default::default() }}")
             }
         }
+    }
+
+    /// The one accessor of a slot, named as the field.
+    fn one(&self, at: &ViewAt<At>, ty: String, body: String) -> Vec<(String, String, String)> {
+        vec![(at.ctx.ident.clone(), ty, body)]
+    }
+}
+
+/// What a scalar accessor reads: a `bool` byte, an enum's representation,
+/// or another number.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scalar {
+    Bool,
+    Enum,
+    Number,
+}
+
+/// A viewer's accessor being printed: its name, where its slot is, and the
+/// viewer's reader expression.
+pub(super) struct At {
+    ident: String,
+    place: Ctx,
+    r: String,
+}
+
+/// The view of an array block: its type and expression, whether the
+/// expression reads the reference more than once (the accessor then binds
+/// it to `a` first), and whether it is UTF-8 text (`&str`, with a bytes
+/// accessor beside it).
+pub(super) struct ArrayView {
+    ty: String,
+    view: String,
+    bind: bool,
+    utf8: bool,
+}
+
+impl ArrayView {
+    fn new(ty: String, view: String, bind: bool) -> Self {
+        ArrayView {
+            ty,
+            view,
+            bind,
+            utf8: false,
+        }
+    }
+}
+
+impl ViewPrinter for Gen<'_> {
+    type Ctx = At;
+    type Accessor = Vec<(String, String, String)>;
+    /// The reader and the array reference expressions.
+    type Arg = (String, String);
+    type View = ArrayView;
+
+    fn view_bool(&self, at: &ViewAt<At>) -> Self::Accessor {
+        let body = if at.default.is_some() {
+            self.scalar("u8", Scalar::Bool, at)
+        } else {
+            format!("({}) != 0", self.scalar("u8", Scalar::Number, at))
+        };
+        self.one(at, "bool".into(), body)
+    }
+
+    fn view_number(&self, prim: Primitive, at: &ViewAt<At>) -> Self::Accessor {
+        let t = rust_prim(prim);
+        self.one(at, t.into(), self.scalar(t, Scalar::Number, at))
+    }
+
+    fn view_enum(&self, id: EnumId, repr: Primitive, at: &ViewAt<At>) -> Self::Accessor {
+        let e = self.n.enum_name(id);
+        let body = format!("{e}({})", self.scalar(rust_prim(repr), Scalar::Enum, at));
+        self.one(at, e, body)
+    }
+
+    fn view_inline(&self, id: StructId, at: &ViewAt<At>) -> Self::Accessor {
+        let v = self.view_name(id);
+        let (pos, present) = at.ctx.place.pos_present(self.l.slot_size(at.slot));
+        let r = r_field(&at.ctx.r);
+        self.one(
+            at,
+            format!("{v}<'a, M>"),
+            format!("{v} {{ {r}, at: {pos}, present: {present} }}"),
+        )
+    }
+
+    fn view_table(&self, id: StructId, at: &ViewAt<At>) -> Self::Accessor {
+        let v = self.view_name(id);
+        let r = &at.ctx.r;
+        let t = match &at.ctx.place {
+            Ctx::Table { t, off } => format!("{r}.field_table({t}, {off})"),
+            Ctx::Pos { pos, present } if present == "true" => {
+                format!("{r}.table({r}.get::<u32>({pos}))")
+            }
+            Ctx::Pos { pos, present } => {
+                format!("if {present} {{ {r}.table({r}.get::<u32>({pos})) }} else {{ karmem::Table::EMPTY }}")
+            }
+        };
+        self.one(
+            at,
+            format!("{v}<'a, M>"),
+            format!("{v} {{ {}, t: {t} }}", r_field(r)),
+        )
+    }
+
+    fn view_optional_table(&self, id: StructId, at: &ViewAt<At>) -> Self::Accessor {
+        let v = self.view_name(id);
+        let r = &at.ctx.r;
+        let offset = match &at.ctx.place {
+            Ctx::Table { t, off } => format!("{r}.field::<u32>({t}, {off})"),
+            Ctx::Pos { pos, present } => {
+                format!("if {present} {{ {r}.get::<u32>({pos}) }} else {{ 0 }}")
+            }
+        };
+        self.one(
+            at,
+            format!("Option<{v}<'a, M>>"),
+            format!(
+                "let offset = {offset};\n(offset != 0).then(|| {v} {{ {}, t: {r}.table(offset) }})",
+                r_field(r)
+            ),
+        )
+    }
+
+    // The value's own accessors, each wrapped in an `Option` that is
+    // `None` when the presence byte is 0 or the field is absent.
+    fn view_optional(&self, value_at: u32, value: &Slot, at: &ViewAt<At>) -> Self::Accessor {
+        let (ctx, r) = (&at.ctx.place, &at.ctx.r);
+        let (pos, present) = ctx.pos_present(self.l.slot_size(at.slot));
+        let inner = At {
+            ident: at.ctx.ident.clone(),
+            place: Ctx::Pos {
+                pos: ctx.value_pos(value_at),
+                present: "true".into(),
+            },
+            r: r.clone(),
+        };
+        let flag = format!("{r}.get::<u8>({pos}) != 0");
+        let cond = match ctx {
+            Ctx::Pos { present, .. } if present == "true" => flag,
+            _ => format!("{present} && {flag}"),
+        };
+        let mut methods = Vec::new();
+        for (name, ty, body) in view_slot(self, value, &inner, None) {
+            // A block only around statements (rustc warns on
+            // braces around a single expression).
+            let some = if body.contains('\n') {
+                format!("Some({{\n{body}\n}})")
+            } else {
+                format!("Some({body})")
+            };
+            methods.push((
+                name,
+                format!("Option<{ty}>"),
+                format!("if {cond} {{\n{some}\n}} else {{\nNone\n}}"),
+            ));
+        }
         methods
+    }
+
+    fn view_union(&self, id: UnionId, at: &ViewAt<At>) -> Self::Accessor {
+        let v = self.union_view(id);
+        let r = &at.ctx.r;
+        let (pos, present) = at.ctx.place.pos_present(self.l.slot_size(at.slot));
+        self.one(
+            at,
+            format!("{v}<'a, M>"),
+            format!("if {present} {{ {v}::from_parts({r}, {pos}, {pos} + {UNION_OFFSET_AT}) }} else {{ {v}::None }}"),
+        )
+    }
+
+    fn view_fixed(
+        &self,
+        elem: FixedElem,
+        len: u32,
+        stride: u32,
+        at: &ViewAt<At>,
+    ) -> Self::Accessor {
+        let r = &at.ctx.r;
+        let (pos, present) = at.ctx.place.pos_present(self.l.slot_size(at.slot));
+        let epos = format!("{pos} + {}", mul("j as u32", stride));
+        let (ty, body) = match elem {
+            FixedElem::Scalar(Primitive::Bool) => (
+                format!("[bool; {len}]"),
+                format!("core::array::from_fn(|j| {present} && {r}.get::<u8>({epos}) != 0)"),
+            ),
+            FixedElem::Scalar(p) => {
+                let t = rust_prim(p);
+                (
+                    format!("[{t}; {len}]"),
+                    format!("core::array::from_fn(|j| if {present} {{ {r}.get::<{t}>({epos}) }} else {{ core::default::Default::default() }})"),
+                )
+            }
+            FixedElem::Enum { id, repr } => {
+                let e = self.n.enum_name(id);
+                let t = rust_prim(repr);
+                (
+                    format!("[{e}; {len}]"),
+                    format!("core::array::from_fn(|j| {e}(if {present} {{ {r}.get::<{t}>({epos}) }} else {{ core::default::Default::default() }}))"),
+                )
+            }
+            FixedElem::InlineStruct(id) => {
+                let v = self.view_name(id);
+                (
+                    format!("karmem::InlineArray<'a, {v}<'a, M>, M>"),
+                    format!("karmem::InlineArray::new({r}, {pos}, if {present} {{ {len} }} else {{ 0 }}, {stride})"),
+                )
+            }
+        };
+        self.one(at, ty, body)
+    }
+
+    fn view_array_ref(
+        &self,
+        array: &ArrayType,
+        data: &ArrayData,
+        es: u32,
+        limit: Option<u32>,
+        at: &ViewAt<At>,
+    ) -> Self::Accessor {
+        let (ctx, r, ident) = (&at.ctx.place, &at.ctx.r, &at.ctx.ident);
+        let (_, present) = ctx.pos_present(self.l.slot_size(at.slot));
+        let default = at.default.map(|d| self.default_expr(at.slot, d));
+        let limit = rust_limit(limit);
+        let a = match ctx {
+            Ctx::Table { t, off } => format!("{r}.field_array({t}, {off}, {es}, {limit})"),
+            Ctx::Pos { pos, present } if present == "true" => {
+                format!("{r}.array({pos}, {es}, {limit})")
+            }
+            Ctx::Pos { pos, present } => format!(
+                "if {present} {{ {r}.array({pos}, {es}, {limit}) }} else {{ karmem::ArrayRef::EMPTY }}"
+            ),
+        };
+        let let_a = format!("let a = {a};\n");
+        let bound = view_array(self, array, data, &(r.clone(), "a".into()));
+        if bound.utf8 {
+            // An absent field reads as its default text; once
+            // presence is known, the reference is read as is.
+            let or_default = |read: &str, absent: &str| {
+                match (&default, ctx) {
+                (Some(d), Ctx::Pos { pos, .. }) => format!(
+                    "if {present} {{\nlet a = {r}.array({pos}, {es}, {limit});\n{read}\n}} else {{\n{d}{absent}\n}}"
+                ),
+                (Some(d), Ctx::Table { .. }) => format!(
+                    "if {present} {{\n{let_a}{read}\n}} else {{\n{d}{absent}\n}}"
+                ),
+                (None, _) => format!("{let_a}{read}"),
+            }
+            };
+            return vec![
+                (
+                    ident.clone(),
+                    "&'a str".into(),
+                    or_default(&format!("{r}.str(a)"), ""),
+                ),
+                (
+                    suffixed(ident, "bytes"),
+                    "&'a [u8]".into(),
+                    or_default(&format!("{r}.byte_slice(a)"), ".as_bytes()"),
+                ),
+            ];
+        }
+        // A view that reads the reference more than once binds it to `a`
+        // first; the others take it inline.
+        let (ty, body) = if bound.bind {
+            (bound.ty, format!("{let_a}{}", bound.view))
+        } else {
+            let v = view_array(self, array, data, &(r.clone(), a));
+            (v.ty, v.view)
+        };
+        vec![(ident.clone(), ty, body)]
+    }
+
+    fn view_text(&self, utf16: bool, (r, a): &(String, String)) -> ArrayView {
+        if utf16 {
+            ArrayView::new(
+                "&'a [u16]".into(),
+                format!("{r}.slice::<u16>({a}.offset, {a}.len)"),
+                true,
+            )
+        } else {
+            ArrayView {
+                utf8: true,
+                ..ArrayView::new("&'a str".into(), format!("{r}.str({a})"), true)
+            }
+        }
+    }
+
+    fn view_plain(&self, elem: ElemType, _: u32, (r, a): &(String, String)) -> ArrayView {
+        let t = match elem {
+            ElemType::Scalar(Primitive::Bool) => "u8",
+            ElemType::Scalar(p) => rust_prim(p),
+            ElemType::Enum(id) => rust_prim(self.s.enums[id].repr),
+            _ => unreachable!("plain arrays hold scalars and enums"),
+        };
+        ArrayView::new(
+            format!("&'a [{t}]"),
+            format!("{r}.slice::<{t}>({a}.offset, {a}.len)"),
+            true,
+        )
+    }
+
+    // Each element read by a function of the element's reference
+    // (a closure without captures: a plain function pointer).
+    fn view_nested(
+        &self,
+        inner: &ArrayType,
+        data: &ArrayData,
+        elem_size: u32,
+        limit: Option<u32>,
+        (r, a): &(String, String),
+    ) -> ArrayView {
+        let v = view_array(self, inner, data, &("r".into(), "a".into()));
+        ArrayView::new(
+            format!("karmem::ArrayOfArrays<'a, {}, M>", v.ty),
+            format!(
+                "karmem::ArrayOfArrays::new({r}, {a}, {elem_size}, {}, |r, a| {})",
+                rust_limit(limit),
+                v.view
+            ),
+            true,
+        )
+    }
+
+    fn view_aos_inline(&self, id: StructId, stride: u32, (r, a): &(String, String)) -> ArrayView {
+        let v = self.view_name(id);
+        ArrayView::new(
+            format!("karmem::InlineArray<'a, {v}<'a, M>, M>"),
+            format!("karmem::InlineArray::new({r}, {a}.offset, {a}.len, {stride})"),
+            true,
+        )
+    }
+
+    // A map: its entries' key and value views, made by functions of an
+    // entry's position (format.md §5.5).
+    fn view_map(&self, id: StructId, stride: u32, (r, a): &(String, String)) -> ArrayView {
+        let view = |slot: &Slot, off: u32| {
+            let at = Ctx::Pos {
+                pos: add("at", off),
+                present: "true".into(),
+            };
+            let (_, ty, body) = self
+                .accessor_methods("x", slot, &at, None, "r")
+                .swap_remove(0);
+            let body = if body.contains('\n') {
+                format!("{{\n{body}\n}}")
+            } else {
+                body
+            };
+            (ty, format!("|r, at| {body}"))
+        };
+        let sl = self.l.of_struct(id);
+        let (kt, key) = view(&sl.fields[0].slot, sl.fields[0].offset);
+        let (vt, value) = view(&sl.fields[1].slot, sl.fields[1].offset);
+        ArrayView::new(
+            format!("karmem::MapView<'a, {kt}, {vt}, M>"),
+            format!("karmem::MapView::new({r}, {a}, {stride}, {key}, {value})"),
+            true,
+        )
+    }
+
+    fn view_aos_table(&self, id: StructId, (r, a): &(String, String)) -> ArrayView {
+        let v = self.view_name(id);
+        ArrayView::new(
+            format!("karmem::TableArray<'a, {v}<'a, M>, M>"),
+            format!("karmem::TableArray::new({r}, {a}.offset, {a}.len)"),
+            true,
+        )
+    }
+
+    fn view_soa(&self, elem: StructId, (r, a): &(String, String)) -> ArrayView {
+        let v = self.soa_name(elem);
+        ArrayView::new(format!("{v}<'a, M>"), format!("{v}::new({r}, {a})"), false)
+    }
+
+    fn view_union_aos(&self, id: UnionId, arg: &(String, String)) -> ArrayView {
+        self.union_array_view(id, "aos", arg)
+    }
+
+    fn view_union_soa(&self, id: UnionId, _: u32, arg: &(String, String)) -> ArrayView {
+        self.union_array_view(id, "soa", arg)
+    }
+
+    fn view_bunch(&self, id: UnionId, soa: bool, (r, a): &(String, String)) -> ArrayView {
+        let suffix = if soa { "Bovos" } else { "Bovoa" };
+        let v = format!("{}{suffix}", self.n.union_name(id));
+        ArrayView::new(
+            format!("{v}<'a, M>"),
+            format!("{v} {{ {}, a: {a} }}", r_field(r)),
+            false,
+        )
+    }
+}
+
+impl Gen<'_> {
+    /// The view of a union array laid out as `layout` (`aos`, `soa`).
+    fn union_array_view(&self, id: UnionId, layout: &str, (r, a): &(String, String)) -> ArrayView {
+        let v = format!("{}Array", self.n.union_name(id));
+        ArrayView::new(
+            format!("{v}<'a, M>"),
+            format!("{v}::{layout}({r}, {a})"),
+            false,
+        )
     }
 
     /// Emit the viewer accessor(s) of one slot; `r` is the viewer's
