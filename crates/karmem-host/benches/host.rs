@@ -25,8 +25,8 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use karmem_host::{Access, App, AppBuilder, Arg, ModuleOptions, Pattern, Runtime, RuntimeConfig};
 use karmem_testkit::wat_guest::{
-    bench_api, echo_guest, func, iface, memory, param, relay_guest, Guest, REUSE_ALLOC,
-    REUSE_GLOBALS,
+    bench_api, echo_guest, func, iface, loop_caller, memory, param, relay_guest, Guest,
+    REUSE_ALLOC, REUSE_GLOBALS,
 };
 
 fn runtime(cache: bool) -> Runtime {
@@ -215,28 +215,6 @@ criterion_group!(benches, fanout, start);
 /// Calls per iteration of the `no_data` loops.
 const LOOP_CALLS: u32 = 1000;
 
-/// `b.Loop.run()`: `LOOP_CALLS` calls of `b.Api.nop` (import 0, function
-/// 0) through `karmem.call`, no arguments, one out entry.
-fn loop_caller() -> Guest {
-    Guest::new(
-        vec![iface("b.Loop", Pattern::Direct, vec![], vec![func("run", vec![], None)])],
-        vec![bench_api()],
-    )
-    .func(
-        "b.Loop",
-        "run",
-        &format!(
-            "(local $i i32)
-             (loop $l
-               (if (i32.ne (call $call (i32.const 0) (i32.const 0) (i32.const 0) (i32.const 1100) (i32.const 1)) (i32.const 1))
-                 (then (unreachable)))
-               (local.set $i (i32.add (local.get $i) (i32.const 1)))
-               (br_if $l (i32.lt_u (local.get $i) (i32.const {LOOP_CALLS}))))
-             (i32.const 0)"
-        ),
-    )
-}
-
 fn no_data_calls(c: &mut Criterion) {
     let mut g = c.benchmark_group("no_data");
     // Raw wasmtime: the engine's defaults, a host function that does
@@ -267,7 +245,7 @@ fn no_data_calls(c: &mut Criterion) {
     });
 
     let rt = runtime(true);
-    let caller = loop_caller().load_into(&rt, "loop").unwrap();
+    let caller = loop_caller(LOOP_CALLS).load_into(&rt, "loop").unwrap();
     let to_guest = AppBuilder::new(&rt)
         .module(echo_guest().load_into(&rt, "callee").unwrap())
         .module(caller.clone())

@@ -7,15 +7,24 @@
 //!
 //! Cases: `nop` and `echo` (80 bytes in and out) of the WAT echo guest from
 //! the host, `relay` (the WAT relay guest calling the echo guest's `echo`
-//! with 64 bytes: a guest→guest call); and `build`, an application of the
+//! with 64 bytes: a guest→guest call), `to_host` and `to_guest` (a guest's
+//! `karmem.call` without data, served by a host function or by the echo
+//! guest's `nop`: the WAT loop caller makes 100 per host call, and the
+//! count is per `karmem.call`); and `build`, an application of the
 //! WAT echo guest built (its first instance created and started) and
 //! dropped, per "call": start-up is on users' hot path too where they
 //! create an application per request.
 
 use std::hint::black_box;
 
-use karmem_host::{App, AppBuilder, Arg, ExportFn, GuestModule, Runtime, RuntimeConfig};
-use karmem_testkit::wat_guest::{echo_guest, relay_guest};
+use karmem_host::{
+    App, AppBuilder, Arg, ExportFn, GuestModule, HostCall, HostError, Output, Runtime,
+    RuntimeConfig,
+};
+use karmem_testkit::wat_guest::{bench_api, echo_guest, loop_caller, relay_guest};
+
+/// `karmem.call`s per host call in the `to_host` and `to_guest` cases.
+const INNER: u32 = 100;
 
 #[inline(never)]
 fn measured_calls(app: &App, f: &ExportFn, args: &[Arg<'_>], n: u32) {
@@ -52,11 +61,25 @@ fn main() {
         measured_builds(&rt, &module, n);
         return;
     }
-    let app = AppBuilder::new(&rt)
-        .module(echo_guest().load_into(&rt, "callee").expect("echo guest"))
-        .module(relay_guest().load_into(&rt, "relay").expect("relay guest"))
-        .build()
-        .expect("app");
+    let mut b = AppBuilder::new(&rt);
+    b.module(echo_guest().load_into(&rt, "callee").expect("echo guest"))
+        .module(relay_guest().load_into(&rt, "relay").expect("relay guest"));
+    if case == "to_host" {
+        // Its own application: the loop's import bound to a host function.
+        b = AppBuilder::new(&rt);
+        b.host_export(
+            bench_api().with_signature_hash(),
+            |_: &HostCall<'_>, _: &[Arg<'_>]| -> Result<Output, HostError> { Ok(Output::Empty) },
+        );
+    }
+    if case == "to_host" || case == "to_guest" {
+        b.module(
+            loop_caller(INNER)
+                .load_into(&rt, "loop")
+                .expect("loop guest"),
+        );
+    }
+    let app = b.build().expect("app");
     let msg = [7u8; 80];
     let (f, args): (ExportFn, Vec<Arg<'_>>) = match case.as_str() {
         "nop" => (app.export("callee", "b.Api", "nop").unwrap(), vec![]),
@@ -65,8 +88,9 @@ fn main() {
             vec![Arg::Bytes(&msg)],
         ),
         "relay" => (app.export("relay", "b.Relay", "relay").unwrap(), vec![]),
+        "to_host" | "to_guest" => (app.export("loop", "b.Loop", "run").unwrap(), vec![]),
         other => {
-            eprintln!("unknown case `{other}` (nop, echo, relay, build)");
+            eprintln!("unknown case `{other}` (nop, echo, relay, to_host, to_guest, build)");
             std::process::exit(2);
         }
     };

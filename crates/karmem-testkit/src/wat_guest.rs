@@ -315,6 +315,36 @@ pub fn echo_guest() -> Guest {
     g
 }
 
+/// `b.Loop.run()`: `calls` calls of the imported `b.Api.nop` (import 0,
+/// function 0) through `karmem.call`, without arguments, one out entry:
+/// the reference of a guest's call without data (to another guest or to a
+/// host function), `calls` at a time so the host's entry into the caller
+/// is shared by all of them.
+pub fn loop_caller(calls: u32) -> Guest {
+    Guest::new(
+        vec![iface(
+            "b.Loop",
+            Pattern::Direct,
+            vec![],
+            vec![func("run", vec![], None)],
+        )],
+        vec![bench_api()],
+    )
+    .func(
+        "b.Loop",
+        "run",
+        &format!(
+            "(local $i i32)
+             (loop $l
+               (if (i32.ne (call $call (i32.const 0) (i32.const 0) (i32.const 0) (i32.const 1100) (i32.const 1)) (i32.const 1))
+                 (then (unreachable)))
+               (local.set $i (i32.add (local.get $i) (i32.const 1)))
+               (br_if $l (i32.lt_u (local.get $i) (i32.const {calls}))))
+             (i32.const 0)"
+        ),
+    )
+}
+
 /// `b.Relay.relay() -> r`: calls `b.Api.echo` (imported) with the 64 bytes
 /// at 2048, takes the result, replies with it: the reference guest→guest
 /// call.
