@@ -401,7 +401,11 @@ pub fn view_json_printer(schema: &Schema, layout: &Layout) -> String {
                 b.open("if (c.ptr != NULL) {");
                 b.line(&format!(
                     "{} want = {};",
-                    g.view_type(&col.slot),
+                    match &col.slot {
+                        Slot::Enum { id, .. } => g.n.enum_name(*id),
+                        Slot::Scalar(p) => crate::c::c_prim(*p).to_string(),
+                        _ => unreachable!("only scalar and enum columns get here"),
+                    },
                     g.soa_item_read(id, kk, "it")
                 ));
                 b.open(&format!("if (c.len != {sv}_len(s) || !({same})) {{"));
