@@ -79,6 +79,20 @@ impl Code {
     pub fn new(indent: usize) -> Self {
         Code(Lines::new("  ", indent))
     }
+
+    /// `expr` run for its error, for a statement of this buffer: returns it
+    /// from the enclosing function through its local `e`, whose use the
+    /// buffer records ([`Lines::local`]) so the function declares it.
+    pub fn tr(&self, expr: &str) -> String {
+        let e = self.local("e");
+        format!("if (({e} = {expr}) != KarmemError.None) return {e};")
+    }
+
+    /// [`Code::tr`] as a line of its own.
+    pub fn try_line(&mut self, expr: &str) {
+        let stmt = self.tr(expr);
+        self.line(&stmt);
+    }
 }
 
 /// A class or enum name: TitleCase (`monster_data` → `MonsterData`), as
@@ -150,11 +164,6 @@ pub(crate) fn limit_arg(limit: Option<u32>) -> String {
     limit.map_or("NO_LIMIT".into(), |n| n.to_string())
 }
 
-/// `expr` run for its error: returns it from the enclosing function.
-pub(crate) fn tr(expr: &str) -> String {
-    format!("if ((e = {expr}) != KarmemError.None) return e;")
-}
-
 /// A JavaScript string literal.
 pub(crate) fn quote(text: &str) -> String {
     crate::names::quote(text)
@@ -169,7 +178,7 @@ pub(crate) fn when_present(c: &mut Code, present: Option<&str>, stmt: &str, held
             c.open(&format!("if ({cond}) {{"));
             c.line(stmt);
             c.reopen("} else {");
-            c.line(&tr(&format!("v.charge({held})")));
+            c.try_line(&format!("v.charge({held})"));
             c.close("}");
         }
         Some(cond) => c.line(&format!("if ({cond}) {stmt}")),
@@ -578,26 +587,27 @@ impl<'a> Gen<'a> {
     /// a decoder, the capacity for a validator) times what each holds.
     pub(crate) fn charge_unlisted(&self, body: &mut Code, id: StructId, n: &str) {
         for (k, held) in self.l.soa_plan(self.s, id).unlisted {
+            let each = body.tr(&format!("v.chargeEach({n}, {held})"));
             body.line(&format!(
                 "if (unchecked(cols[{k}]) == 0 && {n} > 0) {}",
-                tr(&format!("v.chargeEach({n}, {held})"))
+                each
             ));
         }
     }
 
     /// Emits a function or method with `let e` declared when its body
-    /// propagates errors (a `tr` statement: `if ((e = …) != …) return e;`).
+    /// propagates errors (a [`Code::tr`] statement, which records its use
+    /// of `e`).
     pub fn function(&mut self, signature: &str, body: Code, tail: &str) {
         // A doc comment just written belongs to this function.
         if !self.c.out.ends_with("*/\n") {
             self.c.line("");
         }
         self.c.open(signature);
-        let text = body.into_text();
-        if text.contains("(e = ") {
+        if body.uses("e") {
             self.c.line("let e = KarmemError.None;");
         }
-        self.c.raw(&text);
+        self.c.raw(&body.into_text());
         if !tail.is_empty() {
             self.c.line(tail);
         }

@@ -6,16 +6,18 @@
 //! comments); the TypeScript and guest/host binding backends use it as it
 //! is, with the unit of their language.
 
-use std::cell::Cell;
+use std::cell::RefCell;
+use std::collections::BTreeSet;
 
 /// Source text and the current indentation (`indent` units of `unit`).
 pub(crate) struct Lines {
     pub out: String,
     pub indent: usize,
     unit: &'static str,
-    /// Whether the code written here reads through the function's local
-    /// reader `r`.
-    reads: Cell<bool>,
+    /// The function's locals and parameters the code written here uses
+    /// (the reader `r`, a parameter, an error variable), recorded by the
+    /// generator code that writes each use ([`Lines::local`]).
+    uses: RefCell<BTreeSet<&'static str>>,
 }
 
 impl Lines {
@@ -24,7 +26,7 @@ impl Lines {
             out: String::new(),
             indent,
             unit,
-            reads: Cell::new(false),
+            uses: RefCell::default(),
         }
     }
 
@@ -34,18 +36,32 @@ impl Lines {
     /// only when its body has one ([`Lines::reads`]), rather than looking
     /// for `r` in the text.
     pub fn r(&self) -> &'static str {
-        self.reads.set(true);
-        "r"
+        self.local("r")
     }
 
     /// Whether code written here (or spliced in) uses the local reader `r`.
     pub fn reads(&self) -> bool {
-        self.reads.get()
+        self.uses("r")
+    }
+
+    /// The function local or parameter `name`, for a statement being
+    /// written to this buffer: the buffer records the use, so the function
+    /// declares (or discards) `name` by what its body uses
+    /// ([`Lines::uses`]) rather than by looking for it in the text.
+    pub fn local(&self, name: &'static str) -> &'static str {
+        self.uses.borrow_mut().insert(name);
+        name
+    }
+
+    /// Whether code written here (or spliced in) uses the local `name`.
+    pub fn uses(&self, name: &str) -> bool {
+        self.uses.borrow().contains(name)
     }
 
     /// Records that code of `other`, copied here by hand, uses what it uses.
     pub fn reads_as(&self, other: &Lines) {
-        self.reads.set(self.reads() || other.reads());
+        let theirs = other.uses.borrow().clone();
+        self.uses.borrow_mut().extend(theirs);
     }
 
     /// `other`'s text, as it is, after this buffer's (and what it reads).
@@ -179,5 +195,17 @@ mod tests {
         body.splice(&inner);
         assert!(body.reads());
         assert_eq!(body.out, "\tx := 1\n\t\ty := r.Uint8(0)\n");
+    }
+
+    #[test]
+    fn a_buffer_records_the_locals_its_code_uses() {
+        let mut body = Lines::new("  ", 1);
+        let inner = Lines::new("  ", 2);
+        let e = inner.local("e");
+        assert_eq!(e, "e");
+        assert!(inner.uses("e") && !inner.uses("v") && !inner.reads());
+        assert!(!body.uses("e"));
+        body.splice(&inner);
+        assert!(body.uses("e"));
     }
 }

@@ -62,28 +62,29 @@ impl Backend for GoBackend {
             trusted: false,
         };
         g.body();
+        // The packages the code uses, as the code writing each use
+        // recorded it (`Code::pkg`), not as found in the text.
+        let uses = |pkg: &str| g.c.uses(pkg);
+        let mut imports = Vec::new();
+        if uses("json") {
+            imports.push("\"encoding/json\"".to_string());
+        }
+        if uses("errors") {
+            imports.push("\"errors\"".to_string());
+        }
+        if uses("iter") {
+            imports.push("\"iter\"".to_string());
+        }
+        if uses("strconv") {
+            imports.push("\"strconv\"".to_string());
+        }
+        if uses("karmem") {
+            imports.push(format!("\"{GO_MODULE}\""));
+        }
         let body = std::mem::take(&mut g.c.out);
         let mut file = crate::header("//", schema);
         file.push('\n');
         file.push_str(&format!("package {package}\n"));
-        let mut imports = Vec::new();
-        if body.contains("json.Marshal(") || body.contains("json.Unmarshal(") {
-            imports.push("\"encoding/json\"".to_string());
-        }
-        // `errors.New(` rather than `errors.`: comments end sentences with
-        // "errors." too.
-        if body.contains("errors.New(") {
-            imports.push("\"errors\"".to_string());
-        }
-        if body.contains("iter.Seq") {
-            imports.push("\"iter\"".to_string());
-        }
-        if body.contains("strconv.") {
-            imports.push("\"strconv\"".to_string());
-        }
-        if body.contains("karmem.") {
-            imports.push(format!("\"{GO_MODULE}\""));
-        }
         match imports.len() {
             0 => {}
             1 => file.push_str(&format!("\nimport {}\n", imports[0])),
@@ -504,13 +505,14 @@ impl Gen<'_> {
         self.c.open("if n, ok := x.name(); ok {");
         self.c.line("return n");
         self.c.close("}");
+        let strconv = self.c.pkg("strconv");
         if e.repr.is_signed() {
             self.c.line(&format!(
-                "return \"{name}(\" + strconv.FormatInt(int64(x), 10) + \")\""
+                "return \"{name}(\" + {strconv}.FormatInt(int64(x), 10) + \")\""
             ));
         } else {
             self.c.line(&format!(
-                "return \"{name}(\" + strconv.FormatUint(uint64(x), 10) + \")\""
+                "return \"{name}(\" + {strconv}.FormatUint(uint64(x), 10) + \")\""
             ));
         }
         self.c.close("}");
@@ -522,12 +524,16 @@ impl Gen<'_> {
     /// vectors and `karmem json` (testdata/vectors/README.md): a value the
     /// schema names is that name, any other the number; both are read.
     fn enum_json(&mut self, id: EnumId, e: &Enum, name: &str) {
+        let strconv = self.c.pkg("strconv");
         let (format, parse) = if e.repr.is_signed() {
-            ("strconv.AppendInt(nil, int64(x), 10)", "strconv.ParseInt")
+            (
+                format!("{strconv}.AppendInt(nil, int64(x), 10)"),
+                format!("{strconv}.ParseInt"),
+            )
         } else {
             (
-                "strconv.AppendUint(nil, uint64(x), 10)",
-                "strconv.ParseUint",
+                format!("{strconv}.AppendUint(nil, uint64(x), 10)"),
+                format!("{strconv}.ParseUint"),
             )
         };
         self.c
@@ -567,8 +573,9 @@ impl Gen<'_> {
             8 * e.repr.size()
         ));
         self.c.open("if err != nil {");
+        let errors = self.c.pkg("errors");
         self.c.line(&format!(
-            "return errors.New(\"karmem: \" + string(b) + \" is not a value of enum {}\")",
+            "return {errors}.New(\"karmem: \" + string(b) + \" is not a value of enum {}\")",
             e.name
         ));
         self.c.close("}");

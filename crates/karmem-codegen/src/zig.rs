@@ -165,19 +165,6 @@ pub(crate) fn limit_arg(limit: Option<u32>) -> String {
     limit.map_or("karmem.no_limit".into(), |n| n.to_string())
 }
 
-/// Does `body` use the identifier `name` (not as a field after `.`)?
-pub(crate) fn mentions(body: &str, name: &str) -> bool {
-    let bytes = body.as_bytes();
-    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-    body.match_indices(name).any(|(i, _)| {
-        let before = i.checked_sub(1).map(|p| bytes[p]);
-        let after = bytes.get(i + name.len()).copied();
-        !before.is_some_and(|c| ident(c) || c == b'.' || c == b'@')
-            && !after.is_some_and(ident)
-            && !matches!(after, Some(b':'))
-    })
-}
-
 pub(crate) struct Gen<'a> {
     pub s: &'a Schema,
     pub l: &'a Layout,
@@ -526,26 +513,24 @@ impl<'a> Gen<'a> {
         place
     }
 
-    /// Emits a function: its signature, then the parameters the body does
-    /// not use discarded (Zig refuses unused parameters), the body, `tail`.
-    pub fn function(&mut self, signature: &str, params: &[&str], prologue: &[String], body: Code) {
+    /// Emits a function: its signature, then those of the parameters
+    /// `params` it declares that the body does not use discarded (Zig
+    /// refuses unused parameters), then the body. What the body uses is
+    /// what the code writing it recorded ([`Lines::local`],
+    /// [`Code::place_of`]), not what its text mentions.
+    ///
+    /// [`Lines::local`]: crate::emit::Lines::local
+    pub fn function(&mut self, signature: &str, params: &[&str], body: Code) {
         self.c.line("");
         self.c.open(signature);
-        let text = body.into_text();
-        let mut all = prologue.join("\n");
-        all.push('\n');
-        all.push_str(&text);
         for p in params {
             let declared =
                 signature.contains(&format!("({p}: ")) || signature.contains(&format!(" {p}: "));
-            if declared && !mentions(&all, p) {
+            if declared && !body.uses(p) {
                 self.c.line(&format!("_ = {p};"));
             }
         }
-        for l in prologue {
-            self.c.line(l);
-        }
-        self.c.raw(&text);
+        self.c.raw(&body.into_text());
         self.c.close("}");
     }
 }
@@ -590,6 +575,28 @@ mod tests {
     }
 
     #[test]
+    fn parameters_the_body_does_not_use_are_discarded() {
+        let f = generate("karmem p;\nstruct P inline { X f32; }\nstruct T table { Y P; }\n");
+        let fn_at = |name: &str| f.contents.split(name).nth(1).unwrap().to_string();
+        let validate_at = fn_at("fn validateAt(");
+        assert!(
+            validate_at.contains("{\n        _ = v;\n        _ = at;\n    }"),
+            "{validate_at}"
+        );
+        let read_at = fn_at("fn readAt(");
+        assert!(
+            read_at.contains("{\n        _ = gpa;\n        const r = v.r;"),
+            "{read_at}"
+        );
+        // `Y` is read through `v`, `t` and `gpa`: nothing is discarded.
+        let read_table = fn_at("fn readTable(");
+        assert!(
+            read_table.contains("{\n        if (t.isAbsent())"),
+            "{read_table}"
+        );
+    }
+
+    #[test]
     fn recursion_through_unions_and_optional_tables_uses_pointers() {
         let f = generate(
             "karmem r;\nunion U u8 { Node; }\nstruct Node table { Child U; Next ?Node; Kids []Node; }\n",
@@ -605,13 +612,5 @@ mod tests {
             "{}",
             f.contents
         );
-    }
-
-    #[test]
-    fn mentions_finds_identifiers_only() {
-        assert!(mentions("try v.charge(1);", "v"));
-        assert!(!mentions("x.v = 1;", "v"));
-        assert!(!mentions("const vv = 1;", "v"));
-        assert!(mentions("r.load(u8, at)", "at"));
     }
 }

@@ -11,7 +11,7 @@ use karmem_layout::{
 };
 use karmem_schema::model::*;
 
-use super::{elem_at, limit_arg, plus, prim, tr, when_present, Code, Gen};
+use super::{elem_at, limit_arg, plus, prim, when_present, Code, Gen};
 use crate::walk::{read_array, read_fields, read_slot, Ctx, DecodePrinter, Here, SlotPrinter};
 
 /// `n * k` as a 64-bit budget charge.
@@ -90,15 +90,15 @@ impl Gen<'_> {
             // §10), paid for whole before it is built, and not read (no
             // level of depth).
             body.open("if (tu == 0) {");
-            body.line(&tr(&format!("v.charge({})", sl.zero)));
+            body.try_line(&format!("v.charge({})", sl.zero));
             body.line("this._kmReset();");
             body.line("return KarmemError.None;");
             body.close("}");
             body.line("this._kmReset();");
-            body.line(&tr("v.enter()"));
+            body.try_line("v.enter()");
             // Every field is built, those past `used` too: at least the
             // table's full size (`S`).
-            body.line(&tr(&format!("v.charge(<u64>max<u32>(tu, {}))", sl.size)));
+            body.try_line(&format!("v.charge(<u64>max<u32>(tu, {}))", sl.size));
         } else {
             body.line("this._kmReset();");
         }
@@ -161,13 +161,13 @@ impl DecodePrinter for Gen<'_> {
     }
 
     fn inline(&self, c: &mut Code, _id: StructId, place: &str, at: &Here) {
-        let stmt = tr(&format!("{place}._kmReadAt(v, {})", at.pos));
+        let stmt = c.tr(&format!("{place}._kmReadAt(v, {})", at.pos));
         when_present(c, at.present.as_deref(), &stmt, at.held);
     }
 
     fn table(&self, c: &mut Code, _id: StructId, place: &str, at: &Here) {
         let offset = self.offset_at(at);
-        c.line(&tr(&format!("{place}._kmReadTable(v, {offset})")));
+        c.try_line(&format!("{place}._kmReadTable(v, {offset})"));
     }
 
     fn optional_table(&self, c: &mut Code, id: StructId, place: &str, at: &Here) {
@@ -177,7 +177,7 @@ impl DecodePrinter for Gen<'_> {
         c.line(&format!("const {o} = {offset};"));
         c.open(&format!("if ({o} != 0) {{"));
         c.line(&format!("const {p} = new {ty}();"));
-        c.line(&tr(&format!("{p}._kmReadTable(v, {o})")));
+        c.try_line(&format!("{p}._kmReadTable(v, {o})"));
         c.line(&format!("{place} = {p};"));
         c.close("}");
     }
@@ -216,17 +216,17 @@ impl DecodePrinter for Gen<'_> {
         let name = self.n.union_name(id);
         let mut stmt = Code::new(c.indent + 1);
         stmt.line(&format!("const {u} = new {name}();"));
-        stmt.line(&tr(&format!(
+        stmt.try_line(&format!(
             "{u}._kmRead(v, {}, {})",
             at.pos,
             plus(&at.pos, UNION_OFFSET_AT)
-        )));
+        ));
         stmt.line(&format!("{place} = {u}.tag == 0 ? null : {u};"));
         match &at.present {
             Some(cond) => c.open(&format!("if ({cond}) {{")),
             None => c.open("{"),
         }
-        c.raw(&stmt.into_text());
+        c.splice(&stmt);
         c.close("}");
     }
 
@@ -242,7 +242,7 @@ impl DecodePrinter for Gen<'_> {
             FixedElem::Enum { id, repr } => {
                 set(self.enum_from(id, &format!("v.ld<{}>({epos})", prim(repr))))
             }
-            FixedElem::InlineStruct(_) => tr(&format!("unchecked({e})._kmReadAt(v, {epos})")),
+            FixedElem::InlineStruct(_) => c.tr(&format!("unchecked({e})._kmReadAt(v, {epos})")),
         };
         let lp = format!("for (let {j} = 0; {j} < min({place}.length, {len}); {j}++) {stmt}");
         when_present(c, at.present.as_deref(), &lp, at.held);
@@ -410,7 +410,7 @@ impl DecodePrinter for Gen<'_> {
         let (s, _) = self.array_locals();
         let ty = self.n.struct_name(elem);
         c.line(&format!("const {s} = new Array<{ty}>(0);"));
-        c.line(&tr(&format!("_kmReadSoa{ty}(v, {a}o, {a}l, {a}c, {s})")));
+        c.try_line(&format!("_kmReadSoa{ty}(v, {a}o, {a}l, {a}c, {s})"));
         c.line(&format!("{place} = {s};"));
     }
 
@@ -424,10 +424,10 @@ impl DecodePrinter for Gen<'_> {
         c.line(&format!("const {s} = new Array<{u} | null>(<i32>{al});"));
         c.open(&format!("for (let {k}: u32 = 0; {k} < {al}; {k}++) {{"));
         c.line(&format!("const {x} = new {u}();"));
-        c.line(&tr(&format!(
+        c.try_line(&format!(
             "{x}._kmRead(v, {at}, {})",
             plus(&at, UNION_OFFSET_AT)
-        )));
+        ));
         c.line(&format!(
             "unchecked(({s}[{k}] = {x}.tag == 0 ? null : {x}));"
         ));
@@ -447,11 +447,11 @@ impl DecodePrinter for Gen<'_> {
         c.line(&format!("const {s} = new Array<{u} | null>(<i32>{al});"));
         c.open(&format!("for (let {k}: u32 = 0; {k} < {al}; {k}++) {{"));
         c.line(&format!("const {x} = new {u}();"));
-        c.line(&tr(&format!(
+        c.try_line(&format!(
             "{x}._kmRead(v, {}, {})",
             elem_at(&format!("{a}t"), &k, tw),
             elem_at(&format!("{a}f"), &k, OFFSET_SIZE)
-        )));
+        ));
         c.line(&format!(
             "unchecked(({s}[{k}] = {x}.tag == 0 ? null : {x}));"
         ));
@@ -465,7 +465,7 @@ impl DecodePrinter for Gen<'_> {
         let f = if soa { "Bovos" } else { "Bovoa" };
         let u = self.n.union_name(id);
         c.line(&format!("const {s} = new Array<{u} | null>(0);"));
-        c.line(&tr(&format!("_kmRead{f}{u}(v, {a}o, {a}c, {s})")));
+        c.try_line(&format!("_kmRead{f}{u}(v, {a}o, {a}c, {s})"));
         c.line(&format!("{place} = {s};"));
     }
 }
@@ -473,10 +473,7 @@ impl DecodePrinter for Gen<'_> {
 /// `len × units` charged before an array's elements are built (format.md
 /// §10).
 fn charge_each(c: &mut Code, a: &str, units: u32) {
-    c.line(&tr(&format!(
-        "v.charge({})",
-        times64(&format!("{a}l"), units)
-    )));
+    c.try_line(&format!("v.charge({})", times64(&format!("{a}l"), units)));
 }
 
 impl Gen<'_> {
@@ -515,7 +512,7 @@ impl Gen<'_> {
         c.line(&format!("const {s} = new Array<{ty}>(<i32>{a}l);"));
         c.open(&format!("for (let {k}: u32 = 0; {k} < {a}l; {k}++) {{"));
         c.line(&format!("const {x} = new {ty}();"));
-        c.line(&tr(&read(&x)));
+        c.try_line(&read(&x));
         c.line(&format!("unchecked(({s}[{k}] = {x}));"));
         c.close("}");
         c.line(&format!("{place} = {s};"));
@@ -534,11 +531,11 @@ impl Gen<'_> {
             "const cols = new StaticArray<u32>({});",
             soa.columns.len()
         ));
-        body.line(&tr(&format!("v.soaColumns(ao, ac, _kmCols{name}, cols)")));
-        body.line(&tr(&format!(
+        body.try_line(&format!("v.soaColumns(ao, ac, _kmCols{name}, cols)"));
+        body.try_line(&format!(
             "v.charge({})",
             times64("al", soa.element_charge())
-        )));
+        ));
         // A column the directory does not list is built as zeros, paid for
         // by the width above, but for what its zero value holds.
         self.charge_unlisted(&mut body, id, "al");
@@ -573,16 +570,16 @@ impl Gen<'_> {
             b.open(&format!("case {}: {{", var.tag));
             if self.l.is_table(var.ty) {
                 b.line(&format!("const x = new {ty}();"));
-                b.line(&tr("x._kmReadTable(v, offset)"));
+                b.try_line("x._kmReadTable(v, offset)");
                 b.line(&format!("this.tag = {};", var.tag));
                 b.line(&format!("this.{f} = x;"));
             } else {
                 let size = self.l.of_struct(var.ty).size;
                 b.open(&format!("if (v.inlineAt(offset, {size})) {{"));
                 // Charged like a table: its size (format.md §10).
-                b.line(&tr(&format!("v.charge({size})")));
+                b.try_line(&format!("v.charge({size})"));
                 b.line(&format!("const x = new {ty}();"));
-                b.line(&tr("x._kmReadAt(v, offset)"));
+                b.try_line("x._kmReadAt(v, offset)");
                 b.line(&format!("this.tag = {};", var.tag));
                 b.line(&format!("this.{f} = x;"));
                 b.close("}");
@@ -612,7 +609,7 @@ impl Gen<'_> {
             let suffix = if soa { "Bovos" } else { "Bovoa" };
             let mut b = Code::new(1);
             // The table is read once for all variants (format.md §10).
-            b.line(&tr("v.chargeBunch(ao, ac)"));
+            b.try_line("v.chargeBunch(ao, ac)");
             for var in &u.variants {
                 let ty = self.n.struct_name(var.ty);
                 b.open("{");
@@ -622,7 +619,7 @@ impl Gen<'_> {
                     b.line("const sl = v.aLen;");
                     b.line("const sc = v.aCap;");
                     b.line(&format!("const values = new Array<{ty}>(0);"));
-                    b.line(&tr(&format!("_kmReadSoa{ty}(v, so, sl, sc, values)")));
+                    b.try_line(&format!("_kmReadSoa{ty}(v, so, sl, sc, values)"));
                     b.line(&format!(
                         "for (let k = 0; k < values.length; k++) out.push({name}.of{ty}(unchecked(values[k])));"
                     ));
@@ -636,19 +633,16 @@ impl Gen<'_> {
                     b.line(&format!("v.bunchEntry(ao, ac, {}, {size});", var.tag));
                     b.line("const so = v.aOff;");
                     b.line("const sl = v.aLen;");
-                    b.line(&tr(&format!("v.charge({})", times64("sl", per))));
+                    b.try_line(&format!("v.charge({})", times64("sl", per)));
                     b.open("for (let k: u32 = 0; k < sl; k++) {");
                     b.line(&format!("const x = new {ty}();"));
                     if self.l.is_table(var.ty) {
-                        b.line(&tr(&format!(
+                        b.try_line(&format!(
                             "x._kmReadTable(v, v.ld<u32>({}))",
                             elem_at("so", "k", OFFSET_SIZE)
-                        )));
+                        ));
                     } else {
-                        b.line(&tr(&format!(
-                            "x._kmReadAt(v, {})",
-                            elem_at("so", "k", size)
-                        )));
+                        b.try_line(&format!("x._kmReadAt(v, {})", elem_at("so", "k", size)));
                     }
                     b.line(&format!("out.push({name}.of{ty}(x));"));
                     b.close("}");

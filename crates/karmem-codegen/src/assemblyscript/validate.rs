@@ -10,7 +10,7 @@ use karmem_layout::{
 };
 use karmem_schema::model::*;
 
-use super::{elem_at, limit_arg, plus, prim, tr, when_present, Code, Gen};
+use super::{elem_at, limit_arg, plus, prim, when_present, Code, Gen};
 use crate::walk::{
     validate_array, validate_array_of, validate_slot, Ctx, Here, SlotPrinter, ValidatePrinter,
 };
@@ -55,10 +55,10 @@ impl Gen<'_> {
         let mut body = Code::new(self.c.indent + 1);
         if table {
             // At least the table's full size `S` (format.md §10).
-            body.line(&tr(&format!("v.checkTable(offset, {})", sl.size)));
+            body.try_line(&format!("v.checkTable(offset, {})", sl.size));
             body.line("const to = v.tOff;");
             body.line("const tu = v.tUsed;");
-            body.line(&tr("v.enter()"));
+            body.try_line("v.enter()");
         }
         for f in &self.l.struct_plan(self.s, id).fields {
             validate_slot(self, &mut body, f.slot, &self.field_ctx(f.access));
@@ -79,12 +79,14 @@ impl Gen<'_> {
 /// below is one kind of check.
 impl ValidatePrinter for Gen<'_> {
     fn bool(&self, c: &mut Code, at: &Here) {
-        when(c, at, &tr(&format!("v.boolAt({})", at.pos)));
+        let stmt = c.tr(&format!("v.boolAt({})", at.pos));
+        when(c, at, &stmt);
     }
 
     fn inline(&self, c: &mut Code, id: StructId, at: &Here) {
         let call = format!("{}._kmValidateAt(v, {})", self.n.struct_name(id), at.pos);
-        when(c, at, &tr(&call));
+        let stmt = c.tr(&call);
+        when(c, at, &stmt);
     }
 
     fn table(&self, c: &mut Code, id: StructId, at: &Here) {
@@ -93,20 +95,19 @@ impl ValidatePrinter for Gen<'_> {
             self.n.struct_name(id),
             at.pos
         );
-        when(c, at, &tr(&call));
+        let stmt = c.tr(&call);
+        when(c, at, &stmt);
     }
 
     fn optional_table(&self, c: &mut Code, id: StructId, at: &Here) {
         let o = self.fresh("offset");
         open_when(c, at.present.as_deref());
         c.line(&format!("const {o} = v.ld<u32>({});", at.pos));
-        c.line(&format!(
-            "if ({o} != 0) {}",
-            tr(&format!(
-                "{}._kmValidateTable(v, {o})",
-                self.n.struct_name(id)
-            ))
+        let each = c.tr(&format!(
+            "{}._kmValidateTable(v, {o})",
+            self.n.struct_name(id)
         ));
+        c.line(&format!("if ({o} != 0) {}", each));
         c.close("}");
     }
 
@@ -115,7 +116,7 @@ impl ValidatePrinter for Gen<'_> {
     fn optional(&self, c: &mut Code, value_at: u32, value: &Slot, checked: bool, at: &Here) {
         let pos = &at.pos;
         open_when(c, at.present.as_deref());
-        c.line(&tr(&format!("v.boolAt({pos})")));
+        c.try_line(&format!("v.boolAt({pos})"));
         if checked {
             c.open(&format!("if (v.ldBool({pos})) {{"));
             let inner = Ctx::Pos {
@@ -135,16 +136,18 @@ impl ValidatePrinter for Gen<'_> {
             at.pos,
             plus(&at.pos, UNION_OFFSET_AT)
         );
-        when(c, at, &tr(&call));
+        let stmt = c.tr(&call);
+        when(c, at, &stmt);
     }
 
     fn bools(&self, c: &mut Code, len: u32, at: &Here) {
-        when(c, at, &tr(&format!("v.bools({}, {len})", at.pos)));
+        let stmt = c.tr(&format!("v.bools({}, {len})", at.pos));
+        when(c, at, &stmt);
     }
 
     fn inline_each(&self, c: &mut Code, id: StructId, len: u32, stride: u32, at: &Here) {
         let j = self.fresh("j");
-        let each = tr(&format!(
+        let each = c.tr(&format!(
             "{}._kmValidateAt(v, {})",
             self.n.struct_name(id),
             elem_at(&at.pos, &j, stride)
@@ -178,12 +181,12 @@ impl ValidatePrinter for Gen<'_> {
             Ctx::Pos { .. } => open_when(c, at.present.as_deref()),
             Ctx::Table { .. } => c.open("{"),
         }
-        c.line(&tr(&call));
+        c.try_line(&call);
         let mut inner = Code::new(c.indent);
         validate_array(self, &mut inner, array, data, &a);
         if each {
             load_array(c, &a);
-            c.raw(&inner.into_text());
+            c.splice(&inner);
         }
         c.close("}");
     }
@@ -201,56 +204,58 @@ impl ValidatePrinter for Gen<'_> {
     ) {
         let (k, a2) = (self.fresh("k"), self.fresh("a"));
         c.open(&format!("for (let {k}: u32 = 0; {k} < {a}l; {k}++) {{"));
-        c.line(&tr(&format!(
+        c.try_line(&format!(
             "v.checkArray({}, {elem_size}, {})",
             elem_at(&format!("{a}o"), &k, ARRAY_REF_SIZE),
             limit_arg(limit)
-        )));
+        ));
         let mut checks = Code::new(c.indent);
         validate_array(self, &mut checks, inner, data, &a2);
         if each {
             load_array(c, &a2);
-            c.raw(&checks.into_text());
+            c.splice(&checks);
         }
         c.close("}");
     }
 
     fn text(&self, c: &mut Code, utf16: bool, a: &str) {
         let f = if utf16 { "utf16" } else { "utf8" };
-        c.line(&tr(&format!("v.{f}({a}o, {a}l)")));
+        c.try_line(&format!("v.{f}({a}o, {a}l)"));
     }
 
     fn bool_block(&self, c: &mut Code, a: &str) {
-        c.line(&tr(&format!("v.bools({a}o, {a}l)")));
+        c.try_line(&format!("v.bools({a}o, {a}l)"));
     }
 
     fn union_aos(&self, c: &mut Code, id: UnionId, a: &str) {
         let i = self.fresh("i");
         let at = elem_at(&format!("{a}o"), &i, UNION_SLOT_SIZE);
+        let each = c.tr(&format!(
+            "_kmValidate{}(v, {at}, {})",
+            self.n.union_name(id),
+            plus(&at, UNION_OFFSET_AT)
+        ));
         c.line(&format!(
             "for (let {i}: u32 = 0; {i} < {a}l; {i}++) {}",
-            tr(&format!(
-                "_kmValidate{}(v, {at}, {})",
-                self.n.union_name(id),
-                plus(&at, UNION_OFFSET_AT)
-            ))
+            each
         ));
     }
 
     fn union_soa(&self, c: &mut Code, id: UnionId, tw: u32, a: &str) {
         let i = self.fresh("i");
-        c.line(&tr(&format!("v.checkUnionColumns({a}o, {a}c, {tw})")));
+        c.try_line(&format!("v.checkUnionColumns({a}o, {a}c, {tw})"));
         c.open(&format!("if ({a}c != 0) {{"));
         c.line(&format!("const {a}t = v.uTags;"));
         c.line(&format!("const {a}f = v.uOffs;"));
+        let each = c.tr(&format!(
+            "_kmValidate{}(v, {}, {})",
+            self.n.union_name(id),
+            elem_at(&format!("{a}t"), &i, tw),
+            elem_at(&format!("{a}f"), &i, OFFSET_SIZE)
+        ));
         c.line(&format!(
             "for (let {i}: u32 = 0; {i} < {a}l; {i}++) {}",
-            tr(&format!(
-                "_kmValidate{}(v, {}, {})",
-                self.n.union_name(id),
-                elem_at(&format!("{a}t"), &i, tw),
-                elem_at(&format!("{a}f"), &i, OFFSET_SIZE)
-            ))
+            each
         ));
         c.close("}");
     }
@@ -258,10 +263,10 @@ impl ValidatePrinter for Gen<'_> {
     fn bunch(&self, c: &mut Code, id: UnionId, variants: &[BunchVariant], a: &str) {
         let (ao, al, ac) = (format!("{a}o"), format!("{a}l"), format!("{a}c"));
         let (n, x, entry) = (self.fresh("n"), self.fresh("x"), self.fresh("entry"));
-        c.line(&tr(&format!(
+        c.try_line(&format!(
             "v.bunch({ao}, {al}, {ac}, _kmTags{})",
             self.n.union_name(id)
-        )));
+        ));
         c.line(&format!("const {n} = v.bunchCount;"));
         c.open(&format!("for (let {x}: u32 = 1; {x} <= {n}; {x}++) {{"));
         c.line(&format!("const {entry} = {ao} + {BUNCH_ENTRY_SIZE} * {x};"));
@@ -270,15 +275,15 @@ impl ValidatePrinter for Gen<'_> {
             let es = bv.data.elem_size();
             let sub = self.fresh("a");
             c.open(&format!("case {}: {{", bv.tag));
-            c.line(&tr(&format!(
+            c.try_line(&format!(
                 "v.checkArray({entry} + {BUNCH_ENTRY_ARRAY_AT}, {es}, NO_LIMIT)"
-            )));
+            ));
             let check = self.l.struct_array_check(&bv.data);
             let mut inner = Code::new(c.indent);
             validate_array_of(self, &mut inner, check, &sub);
             if !check.is_nothing() {
                 load_array(c, &sub);
-                c.raw(&inner.into_text());
+                c.splice(&inner);
             }
             c.line("break;");
             c.close("}");
@@ -315,35 +320,37 @@ impl ValidatePrinter for Gen<'_> {
     fn aos_inline(&self, c: &mut Code, id: StructId, stride: u32, each: bool, a: &str) {
         let i = self.fresh("i");
         if each {
+            let each = c.tr(&format!(
+                "{}._kmValidateAt(v, {})",
+                self.n.struct_name(id),
+                elem_at(&format!("{a}o"), &i, stride)
+            ));
             c.line(&format!(
                 "for (let {i}: u32 = 0; {i} < {a}l; {i}++) {}",
-                tr(&format!(
-                    "{}._kmValidateAt(v, {})",
-                    self.n.struct_name(id),
-                    elem_at(&format!("{a}o"), &i, stride)
-                ))
+                each
             ));
         }
     }
 
     fn aos_table(&self, c: &mut Code, id: StructId, a: &str) {
         let i = self.fresh("i");
+        let each = c.tr(&format!(
+            "{}._kmValidateTable(v, v.ld<u32>({}))",
+            self.n.struct_name(id),
+            elem_at(&format!("{a}o"), &i, OFFSET_SIZE)
+        ));
         c.line(&format!(
             "for (let {i}: u32 = 0; {i} < {a}l; {i}++) {}",
-            tr(&format!(
-                "{}._kmValidateTable(v, v.ld<u32>({}))",
-                self.n.struct_name(id),
-                elem_at(&format!("{a}o"), &i, OFFSET_SIZE)
-            ))
+            each
         ));
     }
 
     fn soa(&self, c: &mut Code, elem: StructId, a: &str) {
         self.fresh("i");
-        c.line(&tr(&format!(
+        c.try_line(&format!(
             "_kmValidateSoa{}(v, {a}o, {a}l, {a}c)",
             self.n.struct_name(elem)
-        )));
+        ));
     }
 }
 
@@ -381,7 +388,7 @@ impl Gen<'_> {
             "const cols = new StaticArray<u32>({});",
             soa.columns.len()
         ));
-        body.line(&tr(&format!("v.soa(ao, ac, _kmCols{name}, cols)")));
+        body.try_line(&format!("v.soa(ao, ac, _kmCols{name}, cols)"));
         // What a decoder builds for a column the directory does not list,
         // beyond its width, per element of the capacity.
         self.charge_unlisted(&mut body, id, "ac");
@@ -398,7 +405,7 @@ impl Gen<'_> {
             validate_slot(self, &mut each, &col.slot, &ctx);
             body.open(&format!("if (unchecked(cols[{k}]) != 0) {{"));
             body.open(&format!("for (let {i}: u32 = 0; {i} < al; {i}++) {{"));
-            body.raw(&each.into_text());
+            body.splice(&each);
             body.close("}");
             body.close("}");
         }
@@ -429,14 +436,14 @@ impl Gen<'_> {
             b.open(&format!("case {}: {{", var.tag));
             if self.l.is_table(var.ty) {
                 b.line("if (offset == 0) return v.fail(KarmemError.InvalidUnion, tagAt, tag);");
-                b.line(&tr(&format!("{ty}._kmValidateTable(v, offset)")));
+                b.try_line(&format!("{ty}._kmValidateTable(v, offset)"));
             } else {
                 let size = self.l.of_struct(var.ty).size;
                 b.line(&format!(
                     "if (!v.inlineAt(offset, {size})) return v.fail(KarmemError.InvalidUnion, tagAt, tag);"
                 ));
-                b.line(&tr(&format!("v.charge({size})")));
-                b.line(&tr(&format!("{ty}._kmValidateAt(v, offset)")));
+                b.try_line(&format!("v.charge({size})"));
+                b.try_line(&format!("{ty}._kmValidateAt(v, offset)"));
             }
             b.line("break;");
             b.close("}");

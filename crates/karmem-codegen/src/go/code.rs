@@ -14,6 +14,14 @@ impl Code {
         Code(Lines::new("\t", indent))
     }
 
+    /// The package `name` (`json`, `errors`, `iter`, `strconv`, `karmem`),
+    /// for code being written to this buffer: the buffer records the use
+    /// ([`Lines::local`]), and the file imports the packages its code uses
+    /// rather than looking for them in the text.
+    pub fn pkg(&self, name: &'static str) -> &'static str {
+        self.local(name)
+    }
+
     /// `if err := CALL; err != nil { return RET }`.
     pub fn try_call(&mut self, call: &str, ret: &str) {
         self.open(&format!("if err := {call}; err != nil {{"));

@@ -90,8 +90,9 @@ impl Gen<'_> {
             .line("// MarshalJSON writes the tuple as a JSON array of its elements.");
         self.c
             .open(&format!("func (x {name}) MarshalJSON() ([]byte, error) {{"));
+        let json = self.c.pkg("json");
         self.c.line(&format!(
-            "return json.Marshal([]any{{{}}})",
+            "return {json}.Marshal([]any{{{}}})",
             fields.join(", ")
         ));
         self.c.close("}");
@@ -104,16 +105,18 @@ impl Gen<'_> {
         self.c.open("if string(b) == \"null\" {");
         self.c.line("return nil");
         self.c.close("}");
-        self.c.line("var items []json.RawMessage");
-        self.c.try_call("json.Unmarshal(b, &items)", "err");
+        self.c.line(&format!("var items []{json}.RawMessage"));
+        self.c
+            .try_call(&format!("{json}.Unmarshal(b, &items)"), "err");
         self.c.open(&format!("if len(items) != {n} {{"));
+        let errors = self.c.pkg("errors");
         self.c.line(&format!(
-            "return errors.New(\"karmem: a {name} is a JSON array of {n} elements\")"
+            "return {errors}.New(\"karmem: a {name} is a JSON array of {n} elements\")"
         ));
         self.c.close("}");
         for (i, f) in fields.iter().enumerate() {
             self.c
-                .try_call(&format!("json.Unmarshal(items[{i}], &{f})"), "err");
+                .try_call(&format!("{json}.Unmarshal(items[{i}], &{f})"), "err");
         }
         self.c.line("return nil");
         self.c.close("}");
@@ -193,8 +196,11 @@ impl Gen<'_> {
         self.c
             .line("// and returns the message size. Reuse the writer: once it has grown,");
         self.c.line("// encoding allocates nothing.");
+        // Every struct has this method: the file imports the runtime
+        // package for its uses here and in the rest of the struct's code.
+        let km = self.c.pkg("karmem");
         self.c.open(&format!(
-            "func (x *{name}) WriteAsRoot(w *karmem.Writer) (uint, error) {{"
+            "func (x *{name}) WriteAsRoot(w *{km}.Writer) (uint, error) {{"
         ));
         self.c.line("w.Begin()");
         if table {

@@ -51,8 +51,9 @@ impl Gen<'_> {
         self.c.line("");
         self.c
             .line("// All iterates over the elements (for i, e := range s.All()).");
+        let iter = self.c.pkg("iter");
         self.c
-            .open(&format!("func (s {ty}) All() iter.Seq2[int, {item}] {{"));
+            .open(&format!("func (s {ty}) All() {iter}.Seq2[int, {item}] {{"));
         self.c
             .open(&format!("return func(yield func(int, {item}) bool) {{"));
         self.c.open(&format!("for i := range int({len}) {{"));

@@ -297,7 +297,7 @@ impl Gen<'_> {
         self.c.line("");
         let mut body = Code::new(2);
         read_fields(self, &mut body, &plan.fields, |k, _| places[k].clone());
-        let uses_r = body.reads();
+        let (uses_r, uses_v) = (body.reads(), body.uses("v"));
         let body = body.into_text();
         if table {
             self.c.line("#[doc(hidden)]");
@@ -345,7 +345,9 @@ impl Gen<'_> {
             if uses_r {
                 self.c.line("let r = v.reader;");
             }
-            if !body.contains("v.") && !body.contains("(v") && !body.contains(", v") {
+            // Discarded unless the body uses it, as the code writing each
+            // use recorded (`let r = v.reader;` above does not count).
+            if !uses_v {
                 self.c.line("let _ = v;");
             }
             self.c.raw(&body);
@@ -580,11 +582,13 @@ fn is_number(slot: &Slot) -> bool {
 }
 
 /// What an absent slot is built as: `assign`, after the tables its zero
-/// value holds are charged (`held` units, format.md §10).
-fn absent(held: u64, assign: String) -> Vec<String> {
+/// value holds are charged (`held` units, format.md §10) through the
+/// validator `v`, whose use `c` records.
+fn absent(c: &Code, held: u64, assign: String) -> Vec<String> {
     let mut lines = Vec::new();
     if held > 0 {
-        lines.push(format!("v.charge({held})?;"));
+        let v = c.local("v");
+        lines.push(format!("{v}.charge({held})?;"));
     }
     lines.push(assign);
     lines
@@ -592,7 +596,8 @@ fn absent(held: u64, assign: String) -> Vec<String> {
 
 /// `v.charge(…)` for `a.len` elements of `charge` units each.
 fn charge(c: &mut Code, charge: u32) {
-    c.line(&format!("v.charge({})?;", mul("a.len as u64", charge)))
+    let v = c.local("v");
+    c.line(&format!("{v}.charge({})?;", mul("a.len as u64", charge)))
 }
 
 /// Resized to `a.len` elements (new ones made by `empty`), each filled by
@@ -724,33 +729,41 @@ impl DecodePrinter for Gen<'_> {
 
     fn inline(&self, c: &mut Code, _id: StructId, place: &str, at: &Here) {
         let pos = &at.pos;
+        let otherwise = absent(
+            c,
+            at.held,
+            format!("{place} = core::default::Default::default();"),
+        );
         guarded(
             c,
             at.present.as_deref(),
-            |c| c.line(&format!("{place}.read_at(v, {pos})?;")),
-            &absent(
-                at.held,
-                format!("{place} = core::default::Default::default();"),
-            ),
+            |c| {
+                let v = c.local("v");
+                c.line(&format!("{place}.read_at({v}, {pos})?;"))
+            },
+            &otherwise,
         )
     }
 
     fn table(&self, c: &mut Code, _id: StructId, place: &str, at: &Here) {
         let t = offset_at(c.r(), at, true);
-        c.line(&format!("{place}.read_table(v, {t})?;"));
+        let v = c.local("v");
+        c.line(&format!("{place}.read_table({v}, {t})?;"));
     }
 
     fn optional_table(&self, c: &mut Code, id: StructId, place: &str, at: &Here) {
-        let r = c.r();
+        let (r, v) = (c.r(), c.local("v"));
         let offset = offset_at(r, at, false);
         c.line(&format!("let offset = {offset};"));
         c.open("if offset != 0 {");
         // A new value is made by `from_table`, which charges a
         // malformed one before building it.
         c.open(&format!("match &mut {place} {{"));
-        c.line(&format!("Some(x) => x.read_table(v, {r}.table(offset))?,"));
         c.line(&format!(
-            "None => {place} = Some(Box::new({}::from_table(v, {r}.table(offset))?)),",
+            "Some(x) => x.read_table({v}, {r}.table(offset))?,"
+        ));
+        c.line(&format!(
+            "None => {place} = Some(Box::new({}::from_table({v}, {r}.table(offset))?)),",
             self.n.struct_name(id)
         ));
         c.close("}");
@@ -793,8 +806,9 @@ impl DecodePrinter for Gen<'_> {
             c,
             at.present.as_deref(),
             |c| {
+                let v = c.local("v");
                 c.line(&format!(
-                    "{}::read_parts(&mut {place}, v, {pos}, {pos} + {UNION_OFFSET_AT})?;",
+                    "{}::read_parts(&mut {place}, {v}, {pos}, {pos} + {UNION_OFFSET_AT})?;",
                     self.union_value(id)
                 ))
             },
@@ -815,8 +829,13 @@ impl DecodePrinter for Gen<'_> {
                 c.r(),
                 rust_prim(repr)
             ),
-            FixedElem::InlineStruct(_) => format!("e.read_at(v, {epos})?;"),
+            FixedElem::InlineStruct(_) => format!("e.read_at({}, {epos})?;", c.local("v")),
         };
+        let otherwise = absent(
+            c,
+            at.held,
+            format!("{place} = core::array::from_fn(|_| core::default::Default::default());"),
+        );
         guarded(
             c,
             at.present.as_deref(),
@@ -825,10 +844,7 @@ impl DecodePrinter for Gen<'_> {
                 c.line(&inner);
                 c.close("}");
             },
-            &absent(
-                at.held,
-                format!("{place} = core::array::from_fn(|_| core::default::Default::default());"),
-            ),
+            &otherwise,
         )
     }
 
@@ -959,8 +975,9 @@ impl DecodePrinter for Gen<'_> {
             "let mut entry = {}::default();",
             self.n.struct_name(id)
         ));
+        let v = c.local("v");
         c.line(&format!(
-            "entry.read_at(v, a.offset + {})?;",
+            "entry.read_at({v}, a.offset + {})?;",
             mul("i", stride)
         ));
         c.line(&format!("{place}.insert(entry.key, entry.value);"));
@@ -984,14 +1001,15 @@ impl DecodePrinter for Gen<'_> {
         c.open("for i in 0..a.len {");
         c.line(&format!("let at = a.offset + {};", mul("i", stride)));
         // `elem`: `place` may be a field of an outer element `e`.
+        let v = c.local("v");
         c.open(&format!("match {place}.get_mut(i as usize) {{"));
-        c.line("Some(elem) => elem.read_at(v, at)?,");
+        c.line(&format!("Some(elem) => elem.read_at({v}, at)?,"));
         c.open("None => {");
         c.line(&format!(
             "let mut elem = {}::default();",
             self.n.struct_name(id)
         ));
-        c.line("elem.read_at(v, at)?;");
+        c.line(&format!("elem.read_at({v}, at)?;"));
         c.line(&format!("{place}.push(elem);"));
         c.close("}");
         c.close("}");
@@ -1002,14 +1020,14 @@ impl DecodePrinter for Gen<'_> {
         charge(c, units);
         c.line(&format!("{place}.truncate(a.len as usize);"));
         c.open("for i in 0..a.len {");
-        let r = c.r();
+        let (r, v) = (c.r(), c.local("v"));
         c.line(&format!(
             "let t = {r}.table({r}.get::<u32>(a.offset + i * {OFFSET_SIZE}));"
         ));
         c.open(&format!("match {place}.get_mut(i as usize) {{"));
-        c.line("Some(elem) => elem.read_table(v, t)?,");
+        c.line(&format!("Some(elem) => elem.read_table({v}, t)?,"));
         c.line(&format!(
-            "None => {place}.push({}::from_table(v, t)?),",
+            "None => {place}.push({}::from_table({v}, t)?),",
             self.n.struct_name(id)
         ));
         c.close("}");
@@ -1017,13 +1035,15 @@ impl DecodePrinter for Gen<'_> {
     }
 
     fn soa(&self, c: &mut Code, elem: StructId, place: &str, _a: &str) {
+        let v = c.local("v");
         c.line(&format!(
-            "{}::read_soa(&mut {place}, v, a)?;",
+            "{}::read_soa(&mut {place}, {v}, a)?;",
             self.n.struct_name(elem)
         ))
     }
 
     fn union_aos(&self, c: &mut Code, id: UnionId, units: u32, place: &str, _a: &str) {
+        let v = c.local("v");
         resize_each(
             c,
             units,
@@ -1032,7 +1052,7 @@ impl DecodePrinter for Gen<'_> {
             &[
                 format!("let at = a.offset + i as u32 * {UNION_SLOT_SIZE};"),
                 format!(
-                    "{}::read_parts(e, v, at, at + {UNION_OFFSET_AT})?;",
+                    "{}::read_parts(e, {v}, at, at + {UNION_OFFSET_AT})?;",
                     self.union_value(id)
                 ),
             ],
@@ -1054,7 +1074,8 @@ impl DecodePrinter for Gen<'_> {
         charge(c, units);
         c.line(&format!("{place}.resize_with(a.len as usize, || None);"));
         c.open(&format!("for (i, e) in {place}.iter_mut().enumerate() {{"));
-        c.line(&self.union_parts(id, "read_parts(e, v", tag_size));
+        let v = c.local("v");
+        c.line(&self.union_parts(id, &format!("read_parts(e, {v}"), tag_size));
         c.close("}");
         c.close("}");
         c.line(&format!("None => {place}.clear(),"));
@@ -1062,8 +1083,9 @@ impl DecodePrinter for Gen<'_> {
     }
 
     fn bunch(&self, c: &mut Code, id: UnionId, soa: bool, place: &str, _a: &str) {
+        let v = c.local("v");
         c.line(&format!(
-            "{}::read_{}(&mut {place}, v, a)?;",
+            "{}::read_{}(&mut {place}, {v}, a)?;",
             self.union_value(id),
             bunch_kind(soa)
         ));

@@ -2,6 +2,7 @@
 //! indentation, one statement per line.
 
 use crate::emit::{deref_lines, Lines};
+use crate::walk::{Ctx, Here};
 
 /// A Zig source buffer with the current indentation (four spaces). Whether
 /// its code reads the message through the function's local `r` is the
@@ -14,6 +15,18 @@ deref_lines!(Code);
 impl Code {
     pub fn new(indent: usize) -> Self {
         Code(Lines::new("    ", indent))
+    }
+
+    /// Records that code written here reaches the slot `at` describes: a
+    /// table field through the function's table `t`, any other slot from
+    /// its position, which in a struct's own reader or validator derives
+    /// from the parameter `at` (`Gen::function` discards the parameters
+    /// the body does not use).
+    pub fn place_of(&self, at: &Here) {
+        match at.ctx {
+            Ctx::Table { .. } => self.local("t"),
+            Ctx::Pos { .. } => self.local("at"),
+        };
     }
 
     pub fn append(&mut self, other: Code) {
@@ -29,7 +42,8 @@ impl Code {
                 self.open(&format!("if ({cond}) {{"));
                 self.line(stmt);
                 self.reopen("} else {");
-                self.line(&format!("try v.charge({held});"));
+                let v = self.local("v");
+                self.line(&format!("try {v}.charge({held});"));
                 self.close("}");
             }
             Some(cond) => self.line(&format!("if ({cond}) {stmt}")),

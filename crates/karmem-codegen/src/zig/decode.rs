@@ -65,12 +65,13 @@ impl Gen<'_> {
             format!("x.{}", self.n.field(id, f.index))
         });
         let reads = body.reads();
-        let text = body.into_text();
         let mut full = Code::new(inner);
         if table {
             // An absent or malformed table: its zero value (`Z`, format.md
             // §10), paid for whole before it is built, and not read (no
             // level of depth).
+            full.local("t");
+            full.local("v");
             full.open("if (t.isAbsent()) {");
             full.line(&format!("try v.charge({});", sl.zero));
             full.line("return .{};");
@@ -81,6 +82,7 @@ impl Gen<'_> {
             full.line(&format!("try v.charge(@max(t.used, {}));", sl.size));
         }
         if reads {
+            full.local("v");
             full.line("const r = v.r;");
         }
         // Every field's reader assigns it: `x` changes when there is one.
@@ -89,7 +91,7 @@ impl Gen<'_> {
         } else {
             full.line(&format!("var x: {name} = .{{}};"));
         }
-        full.raw(&text);
+        full.splice(&body);
         if table {
             full.line("v.leave();");
         }
@@ -103,7 +105,7 @@ impl Gen<'_> {
                 "fn readAt(v: *karmem.Validator, at: u32, gpa: std.mem.Allocator) DecodeError!{name} {{"
             )
         };
-        self.function(&sig, &["v", "t", "at", "gpa"], &[], full);
+        self.function(&sig, &["v", "t", "at", "gpa"], full);
     }
 }
 
@@ -140,6 +142,7 @@ impl SlotPrinter for Gen<'_> {
 
 impl DecodePrinter for Gen<'_> {
     fn value(&self, c: &mut Code, slot: &Slot, place: &str, at: &Here) {
+        c.place_of(at);
         let r = c.r();
         let t = match slot {
             Slot::Scalar(p) => prim(*p).to_string(),
@@ -159,6 +162,9 @@ impl DecodePrinter for Gen<'_> {
     }
 
     fn inline(&self, c: &mut Code, id: StructId, place: &str, at: &Here) {
+        c.place_of(at);
+        c.local("v");
+        c.local("gpa");
         c.when_present(
             at.present.as_deref(),
             &format!(
@@ -171,6 +177,9 @@ impl DecodePrinter for Gen<'_> {
     }
 
     fn table(&self, c: &mut Code, id: StructId, place: &str, at: &Here) {
+        c.place_of(at);
+        c.local("v");
+        c.local("gpa");
         let r = c.r();
         let pos = &at.pos;
         let t = match (at.ctx, &at.present) {
@@ -185,6 +194,9 @@ impl DecodePrinter for Gen<'_> {
     }
 
     fn optional_table(&self, c: &mut Code, id: StructId, place: &str, at: &Here) {
+        c.place_of(at);
+        c.local("v");
+        c.local("gpa");
         let r = c.r();
         let pos = &at.pos;
         let offset = match (at.ctx, &at.present) {
@@ -207,6 +219,7 @@ impl DecodePrinter for Gen<'_> {
     }
 
     fn optional(&self, c: &mut Code, value_at: u32, value: &Slot, place: &str, at: &Here) {
+        c.place_of(at);
         let r = c.r();
         let flag = format!("{r}.load(u8, {}) != 0", at.pos);
         let cond = match &at.present {
@@ -230,6 +243,9 @@ impl DecodePrinter for Gen<'_> {
     }
 
     fn union(&self, c: &mut Code, id: UnionId, place: &str, at: &Here) {
+        c.place_of(at);
+        c.local("v");
+        c.local("gpa");
         c.when_present(
             at.present.as_deref(),
             &format!(
@@ -243,6 +259,7 @@ impl DecodePrinter for Gen<'_> {
     }
 
     fn fixed(&self, c: &mut Code, elem: FixedElem, _len: u32, stride: u32, place: &str, at: &Here) {
+        c.place_of(at);
         let (e, j) = (self.fresh("e"), self.fresh("j"));
         let epos = elem_at(&at.pos, &j, stride);
         let stmt = match elem {
@@ -257,8 +274,10 @@ impl DecodePrinter for Gen<'_> {
                 self.n.enum_name(id)
             ),
             FixedElem::InlineStruct(id) => format!(
-                "for (&{place}, 0..) |*{e}, {j}| {e}.* = try {}.readAt(v, {epos}, gpa);",
-                self.n.struct_name(id)
+                "for (&{place}, 0..) |*{e}, {j}| {e}.* = try {}.readAt({}, {epos}, {});",
+                self.n.struct_name(id),
+                c.local("v"),
+                c.local("gpa")
             ),
         };
         match &at.present {
@@ -267,7 +286,8 @@ impl DecodePrinter for Gen<'_> {
                 c.line(&stmt);
                 if at.held > 0 {
                     c.reopen("} else {");
-                    c.line(&format!("try v.charge({});", at.held));
+                    let v = c.local("v");
+                    c.line(&format!("try {v}.charge({});", at.held));
                 }
                 c.close("}");
             }
@@ -285,6 +305,7 @@ impl DecodePrinter for Gen<'_> {
         place: &str,
         at: &Here,
     ) {
+        c.place_of(at);
         let limit = limit_arg(limit);
         let a = self.fresh("a");
         let r = c.r();
@@ -308,6 +329,7 @@ impl DecodePrinter for Gen<'_> {
     // allocated slice.
 
     fn text(&self, c: &mut Code, utf16: bool, charge: u32, place: &str, a: &str) {
+        c.local("gpa");
         let r = c.r();
         let (s, _, _) = self.array_locals();
         charge_each(c, a, charge);
@@ -322,6 +344,7 @@ impl DecodePrinter for Gen<'_> {
     }
 
     fn plain(&self, c: &mut Code, elem: ElemType, _size: u32, charge: u32, place: &str, a: &str) {
+        c.local("gpa");
         let r = c.r();
         charge_each(c, a, charge);
         let (s, e, k) = self.array_locals();
@@ -352,6 +375,7 @@ impl DecodePrinter for Gen<'_> {
         place: &str,
         a: &str,
     ) {
+        c.local("gpa");
         let (s, e, k) = self.array_locals();
         charge_each(c, a, charge);
         let r = c.r();
@@ -383,6 +407,8 @@ impl DecodePrinter for Gen<'_> {
         place: &str,
         a: &str,
     ) {
+        c.local("v");
+        c.local("gpa");
         let (s, _, k) = self.array_locals();
         charge_each(c, a, charge);
         let ty = self.n.struct_name(id);
@@ -410,6 +436,8 @@ impl DecodePrinter for Gen<'_> {
     }
 
     fn aos_table(&self, c: &mut Code, id: StructId, charge: u32, place: &str, a: &str) {
+        c.local("v");
+        c.local("gpa");
         let r = c.r();
         let (s, _, k) = self.array_locals();
         charge_each(c, a, charge);
@@ -423,6 +451,8 @@ impl DecodePrinter for Gen<'_> {
     }
 
     fn soa(&self, c: &mut Code, elem: StructId, place: &str, a: &str) {
+        c.local("v");
+        c.local("gpa");
         self.array_locals();
         c.line(&format!(
             "{place} = try readSoa{}(v, {a}, gpa);",
@@ -431,6 +461,8 @@ impl DecodePrinter for Gen<'_> {
     }
 
     fn union_aos(&self, c: &mut Code, id: UnionId, charge: u32, place: &str, a: &str) {
+        c.local("v");
+        c.local("gpa");
         let (s, e, k) = self.array_locals();
         charge_each(c, a, charge);
         let u = self.n.union_name(id);
@@ -444,6 +476,8 @@ impl DecodePrinter for Gen<'_> {
     }
 
     fn union_soa(&self, c: &mut Code, id: UnionId, tw: u32, charge: u32, place: &str, a: &str) {
+        c.local("v");
+        c.local("gpa");
         let r = c.r();
         let (s, e, k) = self.array_locals();
         let u = self.n.union_name(id);
@@ -464,6 +498,8 @@ impl DecodePrinter for Gen<'_> {
     }
 
     fn bunch(&self, c: &mut Code, id: UnionId, soa: bool, place: &str, a: &str) {
+        c.local("v");
+        c.local("gpa");
         self.array_locals();
         let f = if soa { "Bovos" } else { "Bovoa" };
         c.line(&format!(
@@ -485,8 +521,9 @@ impl Gen<'_> {
 /// `try v.charge(len × units)`: an array's elements, charged before they
 /// are built (format.md §10).
 fn charge_each(c: &mut Code, a: &str, units: u32) {
+    let v = c.local("v");
     c.line(&format!(
-        "try v.charge({});",
+        "try {v}.charge({});",
         times64(&format!("{a}.len"), units)
     ));
 }
@@ -544,7 +581,6 @@ impl Gen<'_> {
             &format!(
                 "fn readSoa{name}(v: *karmem.Validator, a: karmem.ArrayRef, gpa: std.mem.Allocator) DecodeError![]const {name} {{"
             ),
-            &[],
             &[],
             body,
         );
@@ -607,7 +643,6 @@ impl Gen<'_> {
             &format!(
                 "fn read{name}(v: *karmem.Validator, tag_at: u32, offset_at: u32, gpa: std.mem.Allocator) DecodeError!?{name} {{"
             ),
-            &[],
             &[],
             b,
         );
@@ -689,7 +724,6 @@ impl Gen<'_> {
                 &format!(
                     "fn read{suffix}{name}(v: *karmem.Validator, a: karmem.ArrayRef, gpa: std.mem.Allocator) DecodeError![]const ?{name} {{"
                 ),
-                &[],
                 &[],
                 b,
             );

@@ -50,16 +50,20 @@ impl Gen<'_> {
 
         let mut body = Code::new(inner);
         if table {
+            let w = body.local("w");
             body.line(&format!(
-                "const at = try w.alloc({}, {OBJECT_ALIGN});",
+                "const at = try {w}.alloc({}, {OBJECT_ALIGN});",
                 sl.size
             ));
-            body.line(&format!("w.put(u32, at, {:#x});", sl.header));
-            body.line("if (ref != 0) w.put(u32, ref, at);");
+            body.line(&format!("{w}.put(u32, at, {:#x});", sl.header));
+            body.line(&format!("if (ref != 0) {w}.put(u32, ref, at);"));
         }
         for (i, f) in sl.fields.iter().enumerate() {
-            let value = format!("x.{}", self.n.field(id, i));
-            write_slot(self, &mut body, &f.slot, &value, &plus("at", f.offset));
+            // Each field is written from `x`, at `at`, through `w`.
+            let (x, at) = (body.local("x"), body.local("at"));
+            body.local("w");
+            let value = format!("{x}.{}", self.n.field(id, i));
+            write_slot(self, &mut body, &f.slot, &value, &plus(at, f.offset));
         }
         if table {
             self.function(
@@ -67,7 +71,6 @@ impl Gen<'_> {
                     "fn writeTable(x: *const {name}, w: *karmem.Writer, ref: u32) karmem.WriteError!void {{"
                 ),
                 &["x"],
-                &[],
                 body,
             );
         } else {
@@ -76,7 +79,6 @@ impl Gen<'_> {
                     "fn writeAt(x: *const {name}, w: *karmem.Writer, at: u32) karmem.WriteError!void {{"
                 ),
                 &["x", "w", "at"],
-                &[],
                 body,
             );
         }
@@ -333,7 +335,12 @@ impl Gen<'_> {
         let name = self.n.struct_name(id);
         let soa = self.l.soa(id).clone();
         let mut body = Code::new(self.c.indent + 1);
-        let count = if seq.is_some() { "count" } else { "items.len" };
+        let count = if seq.is_some() {
+            "count"
+        } else {
+            body.local("items");
+            "items.len"
+        };
         body.line(&format!(
             "const cols = try w.writeSoaOf(&{}, at, {count});",
             self.soa_columns(id)
@@ -357,6 +364,7 @@ impl Gen<'_> {
             let size = col.size;
             body.open("{");
             body.line(&format!("const col = w.buf[cols[{k}]..];"));
+            body.local("items");
             body.line(&format!(
                 "for (items, 0..) |*e, i| karmem.encode({ty}, col[i * {size} ..][0..{size}], {place});"
             ));
@@ -379,6 +387,7 @@ impl Gen<'_> {
             _ if !uses_i && soa.columns.is_empty() => body.line("_ = cols;"),
             _ if !uses_i => {}
             None => {
+                body.local("items");
                 body.open("for (items, 0..) |*e, i| {");
                 body.raw(&each);
                 body.close("}");
@@ -393,6 +402,7 @@ impl Gen<'_> {
                 if uses_i {
                     body.line("var i: usize = 0;");
                 }
+                body.local("items");
                 body.open("for (items) |item| {");
                 body.line("const x = item orelse continue;");
                 body.open("const e = switch (x) {");
@@ -418,7 +428,7 @@ impl Gen<'_> {
                 self.n.union_name(u)
             ),
         };
-        self.function(&signature, &["items"], &[], body);
+        self.function(&signature, &["items"], body);
     }
 
     // ---- unions --------------------------------------------------------------------
@@ -452,7 +462,6 @@ impl Gen<'_> {
             &format!(
                 "fn write{name}(w: *karmem.Writer, value: ?{name}, tag_at: u32, offset_at: u32) karmem.WriteError!void {{"
             ),
-            &[],
             &[],
             body,
         );
@@ -539,7 +548,6 @@ impl Gen<'_> {
                 &format!(
                     "fn write{suffix}{name}(w: *karmem.Writer, at: u32, items: []const ?{name}) karmem.WriteError!void {{"
                 ),
-                &[],
                 &[],
                 b,
             );

@@ -75,15 +75,16 @@ impl Gen<'_> {
             validate_slot(self, &mut body, f.slot, &self.field_ctx(f.access));
         }
         let reads = body.reads();
-        let text = body.into_text();
         let mut full = Code::new(inner);
         if table {
+            full.local("v");
             full.line("try v.enter();");
         }
         if reads {
+            full.local("v");
             full.line("const r = v.r;");
         }
-        full.raw(&text);
+        full.splice(&body);
         if table {
             full.line("v.leave();");
         }
@@ -92,7 +93,7 @@ impl Gen<'_> {
         } else {
             "fn validateAt(v: *karmem.Validator, at: u32) karmem.ValidateError!void {"
         };
-        self.function(sig, &["v", "t", "at"], &[], full);
+        self.function(sig, &["v", "t", "at"], full);
     }
 }
 
@@ -100,10 +101,14 @@ impl Gen<'_> {
 /// kind of check.
 impl ValidatePrinter for Gen<'_> {
     fn bool(&self, c: &mut Code, at: &Here) {
+        c.place_of(at);
+        c.local("v");
         when(c, at, &format!("try v.boolAt({});", at.pos));
     }
 
     fn inline(&self, c: &mut Code, id: StructId, at: &Here) {
+        c.place_of(at);
+        c.local("v");
         when(
             c,
             at,
@@ -112,6 +117,8 @@ impl ValidatePrinter for Gen<'_> {
     }
 
     fn table(&self, c: &mut Code, id: StructId, at: &Here) {
+        c.place_of(at);
+        c.local("v");
         let r = c.r();
         when(
             c,
@@ -126,6 +133,8 @@ impl ValidatePrinter for Gen<'_> {
     }
 
     fn optional_table(&self, c: &mut Code, id: StructId, at: &Here) {
+        c.place_of(at);
+        c.local("v");
         let r = c.r();
         let o = self.fresh("offset");
         open_when(c, at.present.as_deref());
@@ -141,6 +150,8 @@ impl ValidatePrinter for Gen<'_> {
     // The presence byte is 0 or 1 (format.md §4.2); the value is checked
     // only when there is one.
     fn optional(&self, c: &mut Code, value_at: u32, value: &Slot, checked: bool, at: &Here) {
+        c.place_of(at);
+        c.local("v");
         let r = c.r();
         let pos = &at.pos;
         open_when(c, at.present.as_deref());
@@ -158,6 +169,8 @@ impl ValidatePrinter for Gen<'_> {
     }
 
     fn union(&self, c: &mut Code, id: UnionId, at: &Here) {
+        c.place_of(at);
+        c.local("v");
         when(
             c,
             at,
@@ -171,10 +184,14 @@ impl ValidatePrinter for Gen<'_> {
     }
 
     fn bools(&self, c: &mut Code, len: u32, at: &Here) {
+        c.place_of(at);
+        c.local("v");
         when(c, at, &format!("try v.bools({}, {len});", at.pos));
     }
 
     fn inline_each(&self, c: &mut Code, id: StructId, len: u32, stride: u32, at: &Here) {
+        c.place_of(at);
+        c.local("v");
         let j = self.fresh("j");
         when(
             c,
@@ -197,6 +214,8 @@ impl ValidatePrinter for Gen<'_> {
         each: bool,
         at: &Here,
     ) {
+        c.place_of(at);
+        c.local("v");
         let limit = limit_arg(limit);
         let a = self.fresh("a");
         let mut inner = Code::new(c.indent + 1);
@@ -235,6 +254,7 @@ impl ValidatePrinter for Gen<'_> {
         each: bool,
         a: &str,
     ) {
+        c.local("v");
         let (k, a2) = (self.fresh("k"), self.fresh("a"));
         let call = format!(
             "v.array({}, {elem_size}, {})",
@@ -254,15 +274,18 @@ impl ValidatePrinter for Gen<'_> {
     }
 
     fn text(&self, c: &mut Code, utf16: bool, a: &str) {
+        c.local("v");
         let f = if utf16 { "utf16" } else { "utf8" };
         c.line(&format!("try v.{f}({a}.offset, {a}.len);"));
     }
 
     fn bool_block(&self, c: &mut Code, a: &str) {
+        c.local("v");
         c.line(&format!("try v.bools({a}.offset, {a}.len);"));
     }
 
     fn union_aos(&self, c: &mut Code, id: UnionId, a: &str) {
+        c.local("v");
         let i = self.fresh("i");
         let at = elem_at(&format!("{a}.offset"), &i, UNION_SLOT_SIZE);
         c.line(&format!(
@@ -273,6 +296,7 @@ impl ValidatePrinter for Gen<'_> {
     }
 
     fn union_soa(&self, c: &mut Code, id: UnionId, tw: u32, a: &str) {
+        c.local("v");
         let (i, cols) = (self.fresh("i"), self.fresh("cols"));
         c.open(&format!("if (try v.unionColumns({a}, {tw})) |{cols}| {{"));
         c.line(&format!(
@@ -285,6 +309,7 @@ impl ValidatePrinter for Gen<'_> {
     }
 
     fn bunch(&self, c: &mut Code, _id: UnionId, variants: &[BunchVariant], a: &str) {
+        c.local("v");
         let tags: Vec<String> = variants.iter().map(|bv| bv.tag.to_string()).collect();
         let (entries, e, entry) = (self.fresh("entries"), self.fresh("e"), self.fresh("entry"));
         // zig fmt: `{1}` for one element, `{ 1, 2 }` for more.
@@ -324,6 +349,7 @@ impl ValidatePrinter for Gen<'_> {
     }
 
     fn map(&self, c: &mut Code, id: StructId, stride: u32, each: bool, a: &str) {
+        c.local("v");
         let r = c.r();
         ValidatePrinter::aos_inline(self, c, id, stride, each, a);
         // The look-up's binary search relies on the order (format.md
@@ -358,6 +384,7 @@ impl ValidatePrinter for Gen<'_> {
     fn aos_inline(&self, c: &mut Code, id: StructId, stride: u32, each: bool, a: &str) {
         let i = self.fresh("i");
         if each {
+            c.local("v");
             c.line(&format!(
                 "for (0..{a}.len) |{i}| try {}.validateAt(v, {});",
                 self.n.struct_name(id),
@@ -367,6 +394,7 @@ impl ValidatePrinter for Gen<'_> {
     }
 
     fn aos_table(&self, c: &mut Code, id: StructId, a: &str) {
+        c.local("v");
         let i = self.fresh("i");
         c.line(&format!(
             "for (0..{a}.len) |{i}| try {}.validateTable(v, try v.table(v.r.load(u32, {}), {}));",
@@ -377,6 +405,7 @@ impl ValidatePrinter for Gen<'_> {
     }
 
     fn soa(&self, c: &mut Code, elem: StructId, a: &str) {
+        c.local("v");
         self.fresh("i");
         c.line(&format!(
             "try validateSoa{}(v, {a});",
@@ -450,7 +479,6 @@ impl Gen<'_> {
                 "fn validateSoa{name}(v: *karmem.Validator, a: karmem.ArrayRef) karmem.ValidateError!void {{"
             ),
             &[],
-            &[],
             body,
         );
     }
@@ -497,7 +525,6 @@ impl Gen<'_> {
             &format!(
                 "fn validate{name}(v: *karmem.Validator, tag_at: u32, offset_at: u32) karmem.ValidateError!void {{"
             ),
-            &[],
             &[],
             b,
         );
