@@ -62,15 +62,15 @@ fn main() {
         return;
     }
     let mut b = AppBuilder::new(&rt);
-    b.module(echo_guest().load_into(&rt, "callee").expect("echo guest"))
-        .module(relay_guest().load_into(&rt, "relay").expect("relay guest"));
     if case == "to_host" {
-        // Its own application: the loop's import bound to a host function.
-        b = AppBuilder::new(&rt);
+        // The loop's import bound to a host function, not to the echo guest.
         b.host_export(
             bench_api().with_signature_hash(),
             |_: &HostCall<'_>, _: &[Arg<'_>]| -> Result<Output, HostError> { Ok(Output::Empty) },
         );
+    } else {
+        b.module(echo_guest().load_into(&rt, "callee").expect("echo guest"))
+            .module(relay_guest().load_into(&rt, "relay").expect("relay guest"));
     }
     if case == "to_host" || case == "to_guest" {
         b.module(

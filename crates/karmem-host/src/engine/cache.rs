@@ -94,9 +94,13 @@ fn euid() -> u32 {
 /// this user that nobody else may write (`extra_mode`: further mode bits
 /// that must be clear).
 fn trusted_file(path: &Path, extra_mode: u32) -> bool {
-    fs::symlink_metadata(path).is_ok_and(|m| {
-        m.file_type().is_file() && m.uid() == euid() && m.mode() & (0o022 | extra_mode) == 0
-    })
+    fs::symlink_metadata(path).is_ok_and(|m| trusted(&m, extra_mode))
+}
+
+/// The test of [`trusted_file`] on metadata already read (of a path not
+/// followed, or of an open handle).
+fn trusted(m: &fs::Metadata, extra_mode: u32) -> bool {
+    m.file_type().is_file() && m.uid() == euid() && m.mode() & (0o022 | extra_mode) == 0
 }
 
 /// Open a trusted file for reading. The path is checked first (a FIFO
@@ -113,8 +117,7 @@ fn open_trusted(path: &Path) -> Option<fs::File> {
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)
         .ok()?;
-    let m = f.metadata().ok()?;
-    (m.file_type().is_file() && m.uid() == euid() && m.mode() & 0o022 == 0).then_some(f)
+    trusted(&f.metadata().ok()?, 0).then_some(f)
 }
 
 /// Read at most `max` bytes of a trusted file.
@@ -129,19 +132,13 @@ fn read_trusted(path: &Path, max: u64) -> Option<Vec<u8>> {
 /// hashing a fresh mapping of it: the mapping's page faults cost more than
 /// the copy (RATIONALE R8.5).
 fn digest_file(f: &fs::File) -> Option<[u8; 32]> {
-    let mut h = blake3::Hasher::new();
-    let mut buf = vec![0u8; 64 << 10];
-    let mut r = f;
-    loop {
-        match r.read(&mut buf) {
-            Ok(0) => return Some(*h.finalize().as_bytes()),
-            Ok(n) => {
-                h.update(&buf[..n]);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return None,
-        }
-    }
+    Some(
+        *blake3::Hasher::new()
+            .update_reader(f)
+            .ok()?
+            .finalize()
+            .as_bytes(),
+    )
 }
 
 /// The MAC of a sidecar's text: BLAKE3 in its keyed mode (a PRF by design,
