@@ -134,3 +134,59 @@ func (r *Reader) CheckArray(a ArrayRef, elemSize, limit uint32) ArrayRef {
 	}
 	return a
 }
+
+// plainMemory reports whether this machine keeps a struct of numbers in
+// memory as the format keeps an inline struct (format.md §3): little-endian,
+// and 64-bit numbers 8-aligned inside structs (64-bit platforms; on 386 and
+// arm they are 4-aligned, which moves fields).
+var plainMemory = func() bool {
+	probe := uint16(1)
+	return *(*byte)(unsafe.Pointer(&probe)) == 1 && unsafe.Sizeof(uintptr(0)) == 8
+}()
+
+// DecodePlain decodes the AoS block of n inline structs at offset into dst,
+// reusing its capacity, with one copy: T is a generated struct of numbers
+// only (integers, floats, enums, fixed arrays and structs of those; no bool,
+// whose bytes Go does not accept unchecked, and nothing that points), whose
+// Go memory is then the block's bytes when its size is the format's stride
+// (RATIONALE R5.14). It reports false, leaving dst as it was, where that
+// does not hold (a big-endian or 32-bit machine, another size, a block not
+// inside the message); the caller then decodes element by element.
+func DecodePlain[T any](dst []T, r *Reader, offset, n, stride uint32) ([]T, bool) {
+	var zero T
+	size := unsafe.Sizeof(zero)
+	if !plainMemory || size != uintptr(stride) || size == 0 || unsafe.Alignof(zero) > 8 {
+		return dst, false
+	}
+	if n == 0 {
+		return dst[:0], true
+	}
+	bytes := uint64(n) * uint64(stride)
+	if offset == 0 || !r.fits(offset, bytes) {
+		return dst, false
+	}
+	if uint64(cap(dst)) < uint64(n) {
+		dst = make([]T, n)
+	}
+	dst = dst[:n]
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), bytes), r.mem[offset:])
+	return dst, true
+}
+
+// EncodePlain writes src, a slice of a generated struct of numbers only (as
+// DecodePlain's T), into the block of len(src) × stride bytes the writer
+// reserved at offset, with one copy, when its Go memory is the format's bytes
+// (as DecodePlain decides); false, writing nothing, otherwise.
+func EncodePlain[T any](w *Writer, offset uint32, src []T, stride uint32) bool {
+	var zero T
+	size := unsafe.Sizeof(zero)
+	if !plainMemory || size != uintptr(stride) || size == 0 || unsafe.Alignof(zero) > 8 {
+		return false
+	}
+	bytes := uint64(len(src)) * uint64(stride)
+	if bytes == 0 {
+		return true
+	}
+	copy(w.buf[offset:uint64(offset)+bytes], unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(src))), bytes))
+	return true
+}

@@ -585,7 +585,7 @@ type Point struct {
 // encoding allocates nothing.
 func (x *Point) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(8, 8)
+	at, err := w.Alloc(4, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -615,7 +615,7 @@ func (x *Point) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
+	if uint64(r.Size()) < 12 {
 		*x = Point{}
 		return nil
 	}
@@ -635,8 +635,8 @@ func ValidatePoint(r *karmem.Reader) (PointViewer, error) {
 		return PointViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
-		return PointViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 16)
+	if uint64(r.Size()) < 12 {
+		return PointViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 12)
 	}
 	if err := validateAtPoint(&v, karmem.HeaderSize); err != nil {
 		return PointViewer{}, err
@@ -648,10 +648,10 @@ func validateAtPoint(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// PointViewer is the inline struct `Point`: a copy of its 8 bytes (an
+// PointViewer is the inline struct `Point`: a copy of its 4 bytes (an
 // AoS array of them is a []PointViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type PointViewer [8]byte
+type PointViewer [4]byte
 
 // NewPointViewer returns the viewer of the Point at offset; offset 0 selects
 // the root of the message.
@@ -2252,7 +2252,7 @@ func (x *Nest) writeTable(w *karmem.Writer, ref uint32) error {
 	if err != nil {
 		return err
 	}
-	w.PutUint32(at, 0x5)
+	w.PutUint32(at, 0x80000005)
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
@@ -2262,15 +2262,15 @@ func (x *Nest) writeTable(w *karmem.Writer, ref uint32) error {
 	if err := x.B.writeTable(w, at+8); err != nil {
 		return err
 	}
-	if err := x.W.writeAt(w, at+16); err != nil {
+	if err := x.W.writeAt(w, at+12); err != nil {
 		return err
 	}
 	if x.O != nil {
-		if err := x.O.writeTable(w, at+24); err != nil {
+		if err := x.O.writeTable(w, at+20); err != nil {
 			return err
 		}
 	}
-	if err := karmem.WriteSlice(w, at+28, x.L); err != nil {
+	if err := karmem.WriteSlice(w, at+24, x.L); err != nil {
 		return err
 	}
 	return nil
@@ -2321,8 +2321,8 @@ func (x *Nest) readTable(v *karmem.Validator, t karmem.Table) error {
 	if err := x.B.readTable(v, r.FieldTable(t, 8)); err != nil {
 		return err
 	}
-	if t.Has(16, 8) {
-		if err := x.W.readAt(v, t.Offset+16); err != nil {
+	if t.Has(12, 8) {
+		if err := x.W.readAt(v, t.Offset+12); err != nil {
 			return err
 		}
 	} else {
@@ -2331,7 +2331,7 @@ func (x *Nest) readTable(v *karmem.Validator, t karmem.Table) error {
 		}
 		x.W = Wrap{}
 	}
-	if offset := r.FieldUint32(t, 24); offset != 0 {
+	if offset := r.FieldUint32(t, 20); offset != 0 {
 		if x.O == nil {
 			x.O = new(Inner)
 		}
@@ -2341,8 +2341,8 @@ func (x *Nest) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.O = nil
 	}
-	if t.Has(28, 12) {
-		a := r.FieldArray(t, 28, 1, karmem.NoLimit)
+	if t.Has(24, 12) {
+		a := r.FieldArray(t, 24, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
@@ -2402,8 +2402,8 @@ func validateTableNest(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 	}
-	if t.Has(16, 8) {
-		if err := validateAtWrap(v, t.Offset+16); err != nil {
+	if t.Has(12, 8) {
+		if err := validateAtWrap(v, t.Offset+12); err != nil {
 			return err
 		}
 	} else {
@@ -2411,8 +2411,8 @@ func validateTableNest(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 	}
-	if t.Has(24, 4) {
-		if offset := r.Uint32(t.Offset + 24); offset != 0 {
+	if t.Has(20, 4) {
+		if offset := r.Uint32(t.Offset + 20); offset != 0 {
 			child, err := v.Table(offset, InnerFullSize)
 			if err != nil {
 				return err
@@ -2423,7 +2423,7 @@ func validateTableNest(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		if _, err := v.FieldArray(t, 28, 1, karmem.NoLimit); err != nil {
+		if _, err := v.FieldArray(t, 24, 1, karmem.NoLimit); err != nil {
 			return err
 		}
 	}
@@ -2461,17 +2461,17 @@ func (v NestViewer) B(r *karmem.Reader) InnerViewer {
 }
 
 func (v NestViewer) W(r *karmem.Reader) WrapViewer {
-	if !v.t.Has(16, 8) {
+	if !v.t.Has(12, 8) {
 		return WrapViewer{}
 	}
-	return karmem.Image[WrapViewer](r, v.t.Offset+16)
+	return karmem.Image[WrapViewer](r, v.t.Offset+12)
 }
 
 func (v NestViewer) O(r *karmem.Reader) (InnerViewer, bool) {
-	if !v.t.Has(24, 4) {
+	if !v.t.Has(20, 4) {
 		return InnerViewer{}, false
 	}
-	offset := r.Uint32(v.t.Offset + 24)
+	offset := r.Uint32(v.t.Offset + 20)
 	if offset == 0 {
 		return InnerViewer{}, false
 	}
@@ -2479,25 +2479,25 @@ func (v NestViewer) O(r *karmem.Reader) (InnerViewer, bool) {
 }
 
 func (v NestViewer) L(r *karmem.Reader) []uint8 {
-	a := r.FieldArray(v.t, 28, 1, karmem.NoLimit)
+	a := r.FieldArray(v.t, 24, 1, karmem.NoLimit)
 	return karmem.Slice[uint8](r, a.Offset, a.Len)
 }
 
 // EditL returns L as a writable slice over the message: length
 // = the array's length, capacity = its capacity (see Set{name}Len).
 func (v NestViewer) EditL(e *karmem.Editor) []uint8 {
-	if !v.t.Has(28, 12) {
+	if !v.t.Has(24, 12) {
 		return nil
 	}
-	return karmem.EditSlice[uint8](e, v.t.Offset+28)
+	return karmem.EditSlice[uint8](e, v.t.Offset+24)
 }
 
 // SetLLen changes the length of L in place, within its capacity.
 func (v NestViewer) SetLLen(e *karmem.Editor, n uint32) error {
-	if !v.t.Has(28, 12) {
+	if !v.t.Has(24, 12) {
 		return karmem.ErrMalformedTable
 	}
-	return e.SetLen(v.t.Offset+28, 1, n)
+	return e.SetLen(v.t.Offset+24, 1, n)
 }
 
 // Nests is the table (evolvable) `Nests`. Object type: owns its data.
@@ -4883,11 +4883,11 @@ func TrustPoint(r *karmem.Reader) (karmem.Trusted, TrustedPointViewer, error) {
 	return t, TrustedPointViewer(root), err
 }
 
-// TrustedPointViewer is the inline struct `Point`: a copy of its 8 bytes (an
+// TrustedPointViewer is the inline struct `Point`: a copy of its 4 bytes (an
 // AoS array of them is a []TrustedPointViewer over the message). Its methods
 // take the karmem.Trusted of TrustPoint (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedPointViewer [8]byte
+type TrustedPointViewer [4]byte
 
 func (v TrustedPointViewer) X(r karmem.Trusted) uint32 {
 	return karmem.LoadUint32(v[:])
@@ -5254,15 +5254,15 @@ func (v TrustedNestViewer) B(r karmem.Trusted) TrustedInnerViewer {
 }
 
 func (v TrustedNestViewer) W(r karmem.Trusted) TrustedWrapViewer {
-	if v.t.Has(16, 8) {
-		return karmem.TrustedImage[TrustedWrapViewer](r, v.t.Offset+16)
+	if v.t.Has(12, 8) {
+		return karmem.TrustedImage[TrustedWrapViewer](r, v.t.Offset+12)
 	}
 	return TrustedWrapViewer{}
 }
 
 func (v TrustedNestViewer) O(r karmem.Trusted) (TrustedInnerViewer, bool) {
-	if v.t.Has(24, 4) {
-		offset := r.Uint32(v.t.Offset + 24)
+	if v.t.Has(20, 4) {
+		offset := r.Uint32(v.t.Offset + 20)
 		if offset == 0 {
 			return TrustedInnerViewer{}, false
 		}
@@ -5272,8 +5272,8 @@ func (v TrustedNestViewer) O(r karmem.Trusted) (TrustedInnerViewer, bool) {
 }
 
 func (v TrustedNestViewer) L(r karmem.Trusted) []uint8 {
-	if v.t.Has(28, 12) {
-		a := r.Array(v.t.Offset + 28)
+	if v.t.Has(24, 12) {
+		a := r.Array(v.t.Offset + 24)
 		return karmem.TrustedSlice[uint8](r, a.Offset, a.Len)
 	}
 	return nil

@@ -87,7 +87,7 @@ type Vec3 struct {
 // encoding allocates nothing.
 func (x *Vec3) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(16, 8)
+	at, err := w.Alloc(12, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -119,7 +119,7 @@ func (x *Vec3) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 24 {
+	if uint64(r.Size()) < 20 {
 		*x = Vec3{}
 		return nil
 	}
@@ -141,8 +141,8 @@ func ValidateVec3(r *karmem.Reader) (Vec3Viewer, error) {
 		return Vec3Viewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 24 {
-		return Vec3Viewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 24)
+	if uint64(r.Size()) < 20 {
+		return Vec3Viewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 20)
 	}
 	if err := validateAtVec3(&v, karmem.HeaderSize); err != nil {
 		return Vec3Viewer{}, err
@@ -154,10 +154,10 @@ func validateAtVec3(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// Vec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// Vec3Viewer is the inline struct `Vec3`: a copy of its 12 bytes (an
 // AoS array of them is a []Vec3Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type Vec3Viewer [16]byte
+type Vec3Viewer [12]byte
 
 // NewVec3Viewer returns the viewer of the Vec3 at offset; offset 0 selects
 // the root of the message.
@@ -376,7 +376,7 @@ func (x *Unit) writeTable(w *karmem.Writer, ref uint32) error {
 	if err != nil {
 		return err
 	}
-	w.PutUint32(at, 0x60000006)
+	w.PutUint32(at, 0xe0000006)
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
@@ -384,14 +384,14 @@ func (x *Unit) writeTable(w *karmem.Writer, ref uint32) error {
 	if err := x.Pos.writeAt(w, at+8); err != nil {
 		return err
 	}
-	w.PutUint8(at+24, uint8(x.Kind))
-	if err := x.Stats.writeTable(w, at+28); err != nil {
+	w.PutUint8(at+20, uint8(x.Kind))
+	if err := x.Stats.writeTable(w, at+24); err != nil {
 		return err
 	}
-	if err := writeSoaVec3(w, at+32, x.Path); err != nil {
+	if err := writeSoaVec3(w, at+28, x.Path); err != nil {
 		return err
 	}
-	w.PutBool(at+44, x.Alive)
+	w.PutBool(at+40, x.Alive)
 	return nil
 }
 
@@ -435,26 +435,26 @@ func (x *Unit) readTable(v *karmem.Validator, t karmem.Table) error {
 	}
 	r := v.Reader()
 	x.ID = r.FieldUint32(t, 4)
-	if t.Has(8, 16) {
+	if t.Has(8, 12) {
 		if err := x.Pos.readAt(v, t.Offset+8); err != nil {
 			return err
 		}
 	} else {
 		x.Pos = Vec3{}
 	}
-	x.Kind = Kind(r.FieldUint8(t, 24))
-	if err := x.Stats.readTable(v, r.FieldTable(t, 28)); err != nil {
+	x.Kind = Kind(r.FieldUint8(t, 20))
+	if err := x.Stats.readTable(v, r.FieldTable(t, 24)); err != nil {
 		return err
 	}
-	if t.Has(32, 12) {
-		a := r.FieldArray(t, 32, 0, karmem.NoLimit)
+	if t.Has(28, 12) {
+		a := r.FieldArray(t, 28, 0, karmem.NoLimit)
 		if err := readSoaVec3(v, a, &x.Path); err != nil {
 			return err
 		}
 	} else {
 		x.Path = x.Path[:0]
 	}
-	x.Alive = r.FieldBool(t, 44)
+	x.Alive = r.FieldBool(t, 40)
 	v.Leave()
 	return nil
 }
@@ -481,8 +481,8 @@ func validateTableUnit(v *karmem.Validator, t karmem.Table) error {
 		return err
 	}
 	r := v.Reader()
-	if t.Has(28, 4) {
-		child, err := v.Table(r.Uint32(t.Offset+28), StatsFullSize)
+	if t.Has(24, 4) {
+		child, err := v.Table(r.Uint32(t.Offset+24), StatsFullSize)
 		if err != nil {
 			return err
 		}
@@ -495,7 +495,7 @@ func validateTableUnit(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 32, 0, karmem.NoLimit)
+		a, err := v.FieldArray(t, 28, 0, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -503,8 +503,8 @@ func validateTableUnit(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 	}
-	if t.Has(44, 1) {
-		if err := v.BoolAt(t.Offset + 44); err != nil {
+	if t.Has(40, 1) {
+		if err := v.BoolAt(t.Offset + 40); err != nil {
 			return err
 		}
 	}
@@ -543,37 +543,37 @@ func (v UnitViewer) SetID(e *karmem.Editor, x uint32) error {
 }
 
 func (v UnitViewer) Pos(r *karmem.Reader) Vec3Viewer {
-	if !v.t.Has(8, 16) {
+	if !v.t.Has(8, 12) {
 		return Vec3Viewer{}
 	}
 	return karmem.Image[Vec3Viewer](r, v.t.Offset+8)
 }
 
 func (v UnitViewer) Kind(r *karmem.Reader) Kind {
-	return Kind(r.FieldUint8(v.t, 24))
+	return Kind(r.FieldUint8(v.t, 20))
 }
 
 // SetKind stores Kind in place (the field must be present in the message).
 func (v UnitViewer) SetKind(e *karmem.Editor, x Kind) error {
-	return e.SetUint8(v.t, 24, uint8(x))
+	return e.SetUint8(v.t, 20, uint8(x))
 }
 
 func (v UnitViewer) Stats(r *karmem.Reader) StatsViewer {
-	return StatsViewer{t: r.FieldTable(v.t, 28)}
+	return StatsViewer{t: r.FieldTable(v.t, 24)}
 }
 
 func (v UnitViewer) Path(r *karmem.Reader) Vec3SoaViewer {
-	a := r.FieldArray(v.t, 32, 0, karmem.NoLimit)
+	a := r.FieldArray(v.t, 28, 0, karmem.NoLimit)
 	return NewVec3SoaViewer(r, a)
 }
 
 func (v UnitViewer) Alive(r *karmem.Reader) bool {
-	return r.FieldBool(v.t, 44)
+	return r.FieldBool(v.t, 40)
 }
 
 // SetAlive stores Alive in place (the field must be present in the message).
 func (v UnitViewer) SetAlive(e *karmem.Editor, x bool) error {
-	return e.SetBool(v.t, 44, x)
+	return e.SetBool(v.t, 40, x)
 }
 
 // Root is the table (evolvable) `Root`. Object type: owns its data.
@@ -613,13 +613,15 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 		return err
 	}
 	{
-		block, err := w.AllocArray(len(x.AosInline), 16)
+		block, err := w.AllocArray(len(x.AosInline), 12)
 		if err != nil {
 			return err
 		}
-		for k := range x.AosInline {
-			if err := x.AosInline[k].writeAt(w, block+uint32(k)*16); err != nil {
-				return err
+		if !karmem.EncodePlain(w, block, x.AosInline, 12) {
+			for k := range x.AosInline {
+				if err := x.AosInline[k].writeAt(w, block+uint32(k)*12); err != nil {
+					return err
+				}
 			}
 		}
 		w.PutArrayRef(at+16, block, uint32(len(x.AosInline)), uint32(len(x.AosInline)))
@@ -696,17 +698,21 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 		x.SoaInline = x.SoaInline[:0]
 	}
 	if t.Has(16, 12) {
-		a := r.FieldArray(t, 16, 16, karmem.NoLimit)
-		if err := v.Charge(uint64(a.Len) * 16); err != nil {
+		a := r.FieldArray(t, 16, 12, karmem.NoLimit)
+		if err := v.Charge(uint64(a.Len) * 12); err != nil {
 			return err
 		}
-		x.AosInline = x.AosInline[:min(len(x.AosInline), int(a.Len))]
-		for k := 0; k < int(a.Len); k++ {
-			if k == len(x.AosInline) {
-				x.AosInline = append(x.AosInline, Vec3{})
-			}
-			if err := x.AosInline[k].readAt(v, a.Offset+uint32(k)*16); err != nil {
-				return err
+		if out, ok := karmem.DecodePlain(x.AosInline, r, a.Offset, a.Len, 12); ok {
+			x.AosInline = out
+		} else {
+			x.AosInline = x.AosInline[:min(len(x.AosInline), int(a.Len))]
+			for k := 0; k < int(a.Len); k++ {
+				if k == len(x.AosInline) {
+					x.AosInline = append(x.AosInline, Vec3{})
+				}
+				if err := x.AosInline[k].readAt(v, a.Offset+uint32(k)*12); err != nil {
+					return err
+				}
 			}
 		}
 	} else {
@@ -780,7 +786,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		if _, err := v.FieldArray(t, 16, 16, karmem.NoLimit); err != nil {
+		if _, err := v.FieldArray(t, 16, 12, karmem.NoLimit); err != nil {
 			return err
 		}
 	}
@@ -848,7 +854,7 @@ func (v RootViewer) SoaInline(r *karmem.Reader) Vec3SoaViewer {
 }
 
 func (v RootViewer) AosInline(r *karmem.Reader) []Vec3Viewer {
-	a := r.FieldArray(v.t, 16, 16, karmem.NoLimit)
+	a := r.FieldArray(v.t, 16, 12, karmem.NoLimit)
 	return karmem.Images[Vec3Viewer](r, a.Offset, a.Len)
 }
 
@@ -930,7 +936,7 @@ func writeUnionShape(w *karmem.Writer, value Shape, tagAt, offsetAt uint32) erro
 			return nil
 		}
 		w.PutUint8(tagAt, 2)
-		at, err := w.Alloc(16, 8)
+		at, err := w.Alloc(12, 8)
 		if err != nil {
 			return err
 		}
@@ -953,8 +959,8 @@ func readUnionShape(v *karmem.Validator, place *Shape, tagAt, offsetAt uint32) e
 		}
 		return x.readTable(v, r.Table(offset))
 	case 2:
-		if r.InlineAt(offset, 16) {
-			if err := v.Charge(16); err != nil {
+		if r.InlineAt(offset, 12) {
+			if err := v.Charge(12); err != nil {
 				return err
 			}
 			x, ok := (*place).(*Vec3)
@@ -984,10 +990,10 @@ func validateUnionShape(v *karmem.Validator, tagAt, offsetAt uint32) error {
 		}
 		return validateTableStats(v, t)
 	case 2:
-		if !r.InlineAt(offset, 16) {
+		if !r.InlineAt(offset, 12) {
 			return karmem.InvalidUnion(tagAt, tag)
 		}
-		if err := v.Charge(16); err != nil {
+		if err := v.Charge(12); err != nil {
 			return err
 		}
 		return validateAtVec3(v, offset)
@@ -1023,7 +1029,7 @@ func (u ShapeViewer) Stats(r *karmem.Reader) StatsViewer {
 
 // Vec3 returns the Vec3 value (reading as zeros when the tag is another).
 func (u ShapeViewer) Vec3(r *karmem.Reader) Vec3Viewer {
-	if u.tag != ShapeTagVec3 || !r.InlineAt(u.offset, 16) {
+	if u.tag != ShapeTagVec3 || !r.InlineAt(u.offset, 12) {
 		return Vec3Viewer{}
 	}
 	return karmem.Image[Vec3Viewer](r, u.offset)
@@ -2326,11 +2332,11 @@ func TrustVec3(r *karmem.Reader) (karmem.Trusted, TrustedVec3Viewer, error) {
 	return t, TrustedVec3Viewer(root), err
 }
 
-// TrustedVec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// TrustedVec3Viewer is the inline struct `Vec3`: a copy of its 12 bytes (an
 // AoS array of them is a []TrustedVec3Viewer over the message). Its methods
 // take the karmem.Trusted of TrustVec3 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedVec3Viewer [16]byte
+type TrustedVec3Viewer [12]byte
 
 func (v TrustedVec3Viewer) X(r karmem.Trusted) float32 {
 	return karmem.LoadFloat32(v[:])
@@ -2417,37 +2423,37 @@ func (v TrustedUnitViewer) ID(r karmem.Trusted) uint32 {
 }
 
 func (v TrustedUnitViewer) Pos(r karmem.Trusted) TrustedVec3Viewer {
-	if v.t.Has(8, 16) {
+	if v.t.Has(8, 12) {
 		return karmem.TrustedImage[TrustedVec3Viewer](r, v.t.Offset+8)
 	}
 	return TrustedVec3Viewer{}
 }
 
 func (v TrustedUnitViewer) Kind(r karmem.Trusted) Kind {
-	if v.t.Has(24, 1) {
-		return Kind(r.Uint8(v.t.Offset + 24))
+	if v.t.Has(20, 1) {
+		return Kind(r.Uint8(v.t.Offset + 20))
 	}
 	return 0
 }
 
 func (v TrustedUnitViewer) Stats(r karmem.Trusted) TrustedStatsViewer {
-	if v.t.Has(28, 4) {
-		return TrustedStatsViewer{t: r.Table(r.Uint32(v.t.Offset + 28))}
+	if v.t.Has(24, 4) {
+		return TrustedStatsViewer{t: r.Table(r.Uint32(v.t.Offset + 24))}
 	}
 	return TrustedStatsViewer{}
 }
 
 func (v TrustedUnitViewer) Path(r karmem.Trusted) TrustedVec3SoaViewer {
-	if v.t.Has(32, 12) {
-		a := r.Array(v.t.Offset + 32)
+	if v.t.Has(28, 12) {
+		a := r.Array(v.t.Offset + 28)
 		return NewTrustedVec3SoaViewer(r, a)
 	}
 	return TrustedVec3SoaViewer{}
 }
 
 func (v TrustedUnitViewer) Alive(r karmem.Trusted) bool {
-	if v.t.Has(44, 1) {
-		return r.Bool(v.t.Offset + 44)
+	if v.t.Has(40, 1) {
+		return r.Bool(v.t.Offset + 40)
 	}
 	return false
 }

@@ -12,7 +12,7 @@ export const layout: karmem.Schema = {
       ts: "Vec3",
       table: false,
       tuple: false,
-      size: 16,
+      size: 12,
       zero: 0,
       header: 0,
       check: false,
@@ -32,14 +32,14 @@ export const layout: karmem.Schema = {
       ts: "Pair",
       table: false,
       tuple: false,
-      size: 24,
+      size: 16,
       zero: 0,
       header: 0,
       check: true,
       fields: [
-        { name: "Pos", js: "pos", off: 0, size: 16, slot: { k: "inline", s: 0 } },
-        { name: "Tag", js: "tag", off: 16, size: 2, slot: { k: "scalar", p: "u16" } },
-        { name: "Flag", js: "flag", off: 18, size: 1, slot: { k: "scalar", p: "bool" } },
+        { name: "Pos", js: "pos", off: 0, size: 12, slot: { k: "inline", s: 0 } },
+        { name: "Tag", js: "tag", off: 12, size: 2, slot: { k: "scalar", p: "u16" } },
+        { name: "Flag", js: "flag", off: 14, size: 1, slot: { k: "scalar", p: "bool" } },
       ],
     },
     {
@@ -77,7 +77,7 @@ export const layout: karmem.Schema = {
       ts: "Square",
       table: false,
       tuple: false,
-      size: 8,
+      size: 4,
       zero: 0,
       header: 0,
       check: false,
@@ -93,17 +93,17 @@ export const layout: karmem.Schema = {
       ts: "Element",
       table: true,
       tuple: false,
-      size: 72,
-      zero: 104,
-      header: 2147483657,
+      size: 64,
+      zero: 96,
+      header: 2147483656,
       check: true,
       fields: [
         { name: "Id", js: "id", off: 4, size: 4, slot: { k: "scalar", p: "u32" } },
-        { name: "Where", js: "where", off: 8, size: 24, slot: { k: "inline", s: 1 } },
-        { name: "Child", js: "child", off: 32, size: 4, slot: { k: "table", s: 2 } },
-        { name: "Name", js: "name", off: 36, size: 12, slot: { k: "array", a: { limit: null, text: "utf8", map: false, d: { k: "plain", size: 1, e: { k: "scalar", p: "u8" } } } } },
-        { name: "Numbers", js: "numbers", off: 48, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "plain", size: 4, e: { k: "scalar", p: "i32" } } } } },
-        { name: "Shape", js: "shape", off: 60, size: 8, slot: { k: "union", u: 0 } },
+        { name: "Where", js: "where", off: 8, size: 16, slot: { k: "inline", s: 1 } },
+        { name: "Child", js: "child", off: 24, size: 4, slot: { k: "table", s: 2 } },
+        { name: "Name", js: "name", off: 28, size: 12, slot: { k: "array", a: { limit: null, text: "utf8", map: false, d: { k: "plain", size: 1, e: { k: "scalar", p: "u8" } } } } },
+        { name: "Numbers", js: "numbers", off: 40, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "plain", size: 4, e: { k: "scalar", p: "i32" } } } } },
+        { name: "Shape", js: "shape", off: 52, size: 8, slot: { k: "union", u: 0 } },
       ],
       soa: [
         { hash: 0x56a42fa7, size: 8, path: [2, 0], steps: [5, 2], slot: { k: "scalar", p: "u64" } },
@@ -124,9 +124,9 @@ export const layout: karmem.Schema = {
       ts: "Root",
       table: true,
       tuple: false,
-      size: 216,
-      zero: 248,
-      header: 27,
+      size: 208,
+      zero: 240,
+      header: 2147483674,
       check: true,
       fields: [
         { name: "Flags", js: "flags", off: 4, size: 4, slot: { k: "fixed", e: { k: "scalar", p: "bool" }, len: 4, stride: 1 } },
@@ -134,18 +134,18 @@ export const layout: karmem.Schema = {
         { name: "Wide", js: "wide", off: 16, size: 8, slot: { k: "enum", p: "i64", e: 1 } },
         { name: "Text", js: "text", off: 24, size: 12, slot: { k: "array", a: { limit: null, text: "utf8", map: false, d: { k: "plain", size: 1, e: { k: "scalar", p: "u8" } } } } },
         { name: "Utf16", js: "utf16", off: 36, size: 12, slot: { k: "array", a: { limit: null, text: "utf16", map: false, d: { k: "plain", size: 2, e: { k: "scalar", p: "u16" } } } } },
-        { name: "Fixed", js: "fixed", off: 48, size: 48, slot: { k: "fixed", e: { k: "inline", s: 0 }, len: 3, stride: 16 } },
-        { name: "Limited", js: "limited", off: 96, size: 12, slot: { k: "array", a: { limit: 8, text: null, map: false, d: { k: "plain", size: 8, e: { k: "scalar", p: "u64" } } } } },
-        { name: "Points", js: "points", off: 108, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "soa", s: 0 } } } },
-        { name: "PointsAos", js: "pointsAos", off: 120, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "aosInline", s: 0, stride: 16 } } } },
-        { name: "Elements", js: "elements", off: 132, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "soa", s: 5 } } } },
-        { name: "ElementsAos", js: "elementsAos", off: 144, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "aosTable", s: 5 } } } },
-        { name: "Shape", js: "shape", off: 156, size: 8, slot: { k: "union", u: 0 } },
-        { name: "ShapesAos", js: "shapesAos", off: 164, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "unionAos", u: 0 } } } },
-        { name: "ShapesSoa", js: "shapesSoa", off: 176, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "unionSoa", u: 0 } } } },
-        { name: "ShapesBovoa", js: "shapesBovoa", off: 188, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "bunch", u: 0, v: [{ tag: 1, s: 3, d: { k: "aosTable", s: 3 } }, { tag: 4, s: 4, d: { k: "aosInline", s: 4, stride: 8 } }] } } } },
-        { name: "ShapesBovos", js: "shapesBovos", off: 200, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "bunch", u: 0, v: [{ tag: 1, s: 3, d: { k: "soa", s: 3 } }, { tag: 4, s: 4, d: { k: "soa", s: 4 } }] } } } },
-        { name: "Next", js: "next", off: 212, size: 4, slot: { k: "table", s: 2 } },
+        { name: "Fixed", js: "fixed", off: 48, size: 36, slot: { k: "fixed", e: { k: "inline", s: 0 }, len: 3, stride: 12 } },
+        { name: "Limited", js: "limited", off: 84, size: 12, slot: { k: "array", a: { limit: 8, text: null, map: false, d: { k: "plain", size: 8, e: { k: "scalar", p: "u64" } } } } },
+        { name: "Points", js: "points", off: 96, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "soa", s: 0 } } } },
+        { name: "PointsAos", js: "pointsAos", off: 108, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "aosInline", s: 0, stride: 12 } } } },
+        { name: "Elements", js: "elements", off: 120, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "soa", s: 5 } } } },
+        { name: "ElementsAos", js: "elementsAos", off: 132, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "aosTable", s: 5 } } } },
+        { name: "Shape", js: "shape", off: 144, size: 8, slot: { k: "union", u: 0 } },
+        { name: "ShapesAos", js: "shapesAos", off: 152, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "unionAos", u: 0 } } } },
+        { name: "ShapesSoa", js: "shapesSoa", off: 164, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "unionSoa", u: 0 } } } },
+        { name: "ShapesBovoa", js: "shapesBovoa", off: 176, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "bunch", u: 0, v: [{ tag: 1, s: 3, d: { k: "aosTable", s: 3 } }, { tag: 4, s: 4, d: { k: "aosInline", s: 4, stride: 4 } }] } } } },
+        { name: "ShapesBovos", js: "shapesBovos", off: 188, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "bunch", u: 0, v: [{ tag: 1, s: 3, d: { k: "soa", s: 3 } }, { tag: 4, s: 4, d: { k: "soa", s: 4 } }] } } } },
+        { name: "Next", js: "next", off: 200, size: 4, slot: { k: "table", s: 2 } },
       ],
     },
   ],
@@ -229,12 +229,12 @@ export const Vec3 = {
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): Vec3Viewer {
     const r = karmem.validate(layout, 0, input, limits);
-    return new Vec3Viewer(r, r.inline(8, 16));
+    return new Vec3Viewer(r, r.inline(8, 12));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): Vec3Viewer {
     const r = new karmem.Reader(input, limits);
-    return new Vec3Viewer(r, r.inline(8, 16));
+    return new Vec3Viewer(r, r.inline(8, 12));
   },
 };
 
@@ -252,13 +252,13 @@ export class PairViewer {
     readonly $t: karmem.Table,
   ) {}
   get pos(): Vec3Viewer {
-    return new Vec3Viewer(this.$r, this.$r.inline(this.$t.offset, 16, karmem.has(this.$t, 0, 16)));
+    return new Vec3Viewer(this.$r, this.$r.inline(this.$t.offset, 12, karmem.has(this.$t, 0, 12)));
   }
   get tag(): number {
-    return karmem.has(this.$t, 16, 2) ? this.$r.u16(this.$t.offset + 16) : 0;
+    return karmem.has(this.$t, 12, 2) ? this.$r.u16(this.$t.offset + 12) : 0;
   }
   get flag(): boolean {
-    return karmem.has(this.$t, 18, 1) ? this.$r.bool(this.$t.offset + 18) : false;
+    return karmem.has(this.$t, 14, 1) ? this.$r.bool(this.$t.offset + 14) : false;
   }
 }
 
@@ -275,12 +275,12 @@ export const Pair = {
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): PairViewer {
     const r = karmem.validate(layout, 1, input, limits);
-    return new PairViewer(r, r.inline(8, 24));
+    return new PairViewer(r, r.inline(8, 16));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): PairViewer {
     const r = new karmem.Reader(input, limits);
-    return new PairViewer(r, r.inline(8, 24));
+    return new PairViewer(r, r.inline(8, 16));
   },
 };
 
@@ -393,12 +393,12 @@ export const Square = {
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): SquareViewer {
     const r = karmem.validate(layout, 4, input, limits);
-    return new SquareViewer(r, r.inline(8, 8));
+    return new SquareViewer(r, r.inline(8, 4));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): SquareViewer {
     const r = new karmem.Reader(input, limits);
-    return new SquareViewer(r, r.inline(8, 8));
+    return new SquareViewer(r, r.inline(8, 4));
   },
 };
 
@@ -427,19 +427,19 @@ export class ElementViewer {
     return karmem.has(this.$t, 4, 4) ? this.$r.u32(this.$t.offset + 4) : 0;
   }
   get where(): PairViewer {
-    return new PairViewer(this.$r, this.$r.inline(this.$t.offset + 8, 24, karmem.has(this.$t, 8, 24)));
+    return new PairViewer(this.$r, this.$r.inline(this.$t.offset + 8, 16, karmem.has(this.$t, 8, 16)));
   }
   get child(): LeafViewer {
-    return new LeafViewer(this.$r, this.$r.fieldTable(this.$t, 32));
+    return new LeafViewer(this.$r, this.$r.fieldTable(this.$t, 24));
   }
   get name(): string {
-    return this.$r.text(this.$r.fieldArray(this.$t, 36, 1, null));
+    return this.$r.text(this.$r.fieldArray(this.$t, 28, 1, null));
   }
   get numbers(): Int32Array {
-    return karmem.arrayView(this.$r, this.$t, 48, "i32", 4, null) as Int32Array;
+    return karmem.arrayView(this.$r, this.$t, 40, "i32", 4, null) as Int32Array;
   }
   get shape(): ShapeViewer {
-    return karmem.viewSlot(this.$r, viewers, layout.structs[5]!.fields[5]!.slot, this.$t.offset + 60, karmem.has(this.$t, 60, 8)) as ShapeViewer;
+    return karmem.viewSlot(this.$r, viewers, layout.structs[5]!.fields[5]!.slot, this.$t.offset + 52, karmem.has(this.$t, 52, 8)) as ShapeViewer;
   }
 }
 
@@ -508,40 +508,40 @@ export class RootViewer {
     return this.$r.text16(this.$r.fieldArray(this.$t, 36, 2, null));
   }
   get fixed(): Vec3[] {
-    return karmem.readField(this.$r, layout, this.$t, 48, 48, layout.structs[6]!.fields[5]!.slot) as Vec3[];
+    return karmem.readField(this.$r, layout, this.$t, 48, 36, layout.structs[6]!.fields[5]!.slot) as Vec3[];
   }
   get limited(): BigUint64Array {
-    return karmem.arrayView(this.$r, this.$t, 96, "u64", 8, 8) as BigUint64Array;
+    return karmem.arrayView(this.$r, this.$t, 84, "u64", 8, 8) as BigUint64Array;
   }
   get points(): karmem.SoaView<Vec3> {
-    return karmem.columnView<Vec3>(this.$r, layout, this.$t, 108, 0, null);
+    return karmem.columnView<Vec3>(this.$r, layout, this.$t, 96, 0, null);
   }
   get pointsAos(): karmem.StructArrayView<Vec3Viewer> {
-    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[8]!.slot, this.$t.offset + 120, karmem.has(this.$t, 120, 12)) as karmem.StructArrayView<Vec3Viewer>;
+    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[8]!.slot, this.$t.offset + 108, karmem.has(this.$t, 108, 12)) as karmem.StructArrayView<Vec3Viewer>;
   }
   get elements(): karmem.SoaView<Element> {
-    return karmem.columnView<Element>(this.$r, layout, this.$t, 132, 5, null);
+    return karmem.columnView<Element>(this.$r, layout, this.$t, 120, 5, null);
   }
   get elementsAos(): karmem.StructArrayView<ElementViewer> {
-    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[10]!.slot, this.$t.offset + 144, karmem.has(this.$t, 144, 12)) as karmem.StructArrayView<ElementViewer>;
+    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[10]!.slot, this.$t.offset + 132, karmem.has(this.$t, 132, 12)) as karmem.StructArrayView<ElementViewer>;
   }
   get shape(): ShapeViewer {
-    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[11]!.slot, this.$t.offset + 156, karmem.has(this.$t, 156, 8)) as ShapeViewer;
+    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[11]!.slot, this.$t.offset + 144, karmem.has(this.$t, 144, 8)) as ShapeViewer;
   }
   get shapesAos(): karmem.UnionArrayView<ShapeViewer> {
-    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[12]!.slot, this.$t.offset + 164, karmem.has(this.$t, 164, 12)) as karmem.UnionArrayView<ShapeViewer>;
+    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[12]!.slot, this.$t.offset + 152, karmem.has(this.$t, 152, 12)) as karmem.UnionArrayView<ShapeViewer>;
   }
   get shapesSoa(): karmem.UnionArrayView<ShapeViewer> {
-    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[13]!.slot, this.$t.offset + 176, karmem.has(this.$t, 176, 12)) as karmem.UnionArrayView<ShapeViewer>;
+    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[13]!.slot, this.$t.offset + 164, karmem.has(this.$t, 164, 12)) as karmem.UnionArrayView<ShapeViewer>;
   }
   get shapesBovoa(): karmem.UnionArrayView<ShapeViewer> {
-    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[14]!.slot, this.$t.offset + 188, karmem.has(this.$t, 188, 12)) as karmem.UnionArrayView<ShapeViewer>;
+    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[14]!.slot, this.$t.offset + 176, karmem.has(this.$t, 176, 12)) as karmem.UnionArrayView<ShapeViewer>;
   }
   get shapesBovos(): Shape[] {
-    return karmem.readField(this.$r, layout, this.$t, 200, 12, layout.structs[6]!.fields[15]!.slot) as Shape[];
+    return karmem.readField(this.$r, layout, this.$t, 188, 12, layout.structs[6]!.fields[15]!.slot) as Shape[];
   }
   get next(): LeafViewer {
-    return new LeafViewer(this.$r, this.$r.fieldTable(this.$t, 212));
+    return new LeafViewer(this.$r, this.$r.fieldTable(this.$t, 200));
   }
 }
 

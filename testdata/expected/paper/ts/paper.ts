@@ -62,7 +62,7 @@ export const layout: karmem.Schema = {
       ts: "Point3d",
       table: false,
       tuple: false,
-      size: 16,
+      size: 12,
       zero: 0,
       header: 0,
       check: false,
@@ -262,12 +262,12 @@ export const Point3d = {
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): Point3dViewer {
     const r = karmem.validate(layout, 3, input, limits);
-    return new Point3dViewer(r, r.inline(8, 16));
+    return new Point3dViewer(r, r.inline(8, 12));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): Point3dViewer {
     const r = new karmem.Reader(input, limits);
-    return new Point3dViewer(r, r.inline(8, 16));
+    return new Point3dViewer(r, r.inline(8, 12));
   },
 };
 

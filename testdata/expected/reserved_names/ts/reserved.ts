@@ -12,7 +12,7 @@ export const layout: karmem.Schema = {
       ts: "Len",
       table: false,
       tuple: false,
-      size: 8,
+      size: 4,
       zero: 0,
       header: 0,
       check: false,
@@ -28,7 +28,7 @@ export const layout: karmem.Schema = {
       ts: "Cell",
       table: false,
       tuple: false,
-      size: 64,
+      size: 60,
       zero: 0,
       header: 0,
       check: true,
@@ -64,7 +64,7 @@ export const layout: karmem.Schema = {
       ts: "Point",
       table: false,
       tuple: false,
-      size: 32,
+      size: 28,
       zero: 0,
       header: 0,
       check: true,
@@ -88,18 +88,18 @@ export const layout: karmem.Schema = {
       ts: "Holder",
       table: true,
       tuple: false,
-      size: 96,
-      zero: 96,
-      header: 2147483660,
+      size: 88,
+      zero: 88,
+      header: 11,
       check: true,
       fields: [
         { name: "Position", js: "position", off: 4, size: 12, slot: { k: "array", a: { limit: null, text: "utf8", map: false, d: { k: "plain", size: 1, e: { k: "scalar", p: "u8" } } } } },
-        { name: "Table", js: "table", off: 16, size: 32, slot: { k: "inline", s: 2 } },
-        { name: "Reader", js: "reader", off: 48, size: 12, slot: { k: "array", a: { limit: 4, text: null, map: false, d: { k: "soa", s: 2 } } } },
-        { name: "Root", js: "root", off: 60, size: 4, slot: { k: "scalar", p: "i32" } },
-        { name: "R", js: "r", off: 64, size: 4, slot: { k: "scalar", p: "i32" } },
-        { name: "Cells", js: "cells", off: 68, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "soa", s: 1 } } } },
-        { name: "Shapes", js: "shapes", off: 80, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "bunch", u: 0, v: [{ tag: 1, s: 0, d: { k: "soa", s: 0 } }, { tag: 2, s: 2, d: { k: "soa", s: 2 } }] } } } },
+        { name: "Table", js: "table", off: 16, size: 28, slot: { k: "inline", s: 2 } },
+        { name: "Reader", js: "reader", off: 44, size: 12, slot: { k: "array", a: { limit: 4, text: null, map: false, d: { k: "soa", s: 2 } } } },
+        { name: "Root", js: "root", off: 56, size: 4, slot: { k: "scalar", p: "i32" } },
+        { name: "R", js: "r", off: 60, size: 4, slot: { k: "scalar", p: "i32" } },
+        { name: "Cells", js: "cells", off: 64, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "soa", s: 1 } } } },
+        { name: "Shapes", js: "shapes", off: 76, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "bunch", u: 0, v: [{ tag: 1, s: 0, d: { k: "soa", s: 0 } }, { tag: 2, s: 2, d: { k: "soa", s: 2 } }] } } } },
       ],
     },
   ],
@@ -139,12 +139,12 @@ export const Len = {
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): LenViewer {
     const r = karmem.validate(layout, 0, input, limits);
-    return new LenViewer(r, r.inline(8, 8));
+    return new LenViewer(r, r.inline(8, 4));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): LenViewer {
     const r = new karmem.Reader(input, limits);
-    return new LenViewer(r, r.inline(8, 8));
+    return new LenViewer(r, r.inline(8, 4));
   },
 };
 
@@ -217,12 +217,12 @@ export const Cell = {
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): CellViewer {
     const r = karmem.validate(layout, 1, input, limits);
-    return new CellViewer(r, r.inline(8, 64));
+    return new CellViewer(r, r.inline(8, 60));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): CellViewer {
     const r = new karmem.Reader(input, limits);
-    return new CellViewer(r, r.inline(8, 64));
+    return new CellViewer(r, r.inline(8, 60));
   },
 };
 
@@ -271,12 +271,12 @@ export const Point = {
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): PointViewer {
     const r = karmem.validate(layout, 2, input, limits);
-    return new PointViewer(r, r.inline(8, 32));
+    return new PointViewer(r, r.inline(8, 28));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): PointViewer {
     const r = new karmem.Reader(input, limits);
-    return new PointViewer(r, r.inline(8, 32));
+    return new PointViewer(r, r.inline(8, 28));
   },
 };
 
@@ -306,22 +306,22 @@ export class HolderViewer {
     return this.$r.text(this.$r.fieldArray(this.$t, 4, 1, null));
   }
   get table(): PointViewer {
-    return new PointViewer(this.$r, this.$r.inline(this.$t.offset + 16, 32, karmem.has(this.$t, 16, 32)));
+    return new PointViewer(this.$r, this.$r.inline(this.$t.offset + 16, 28, karmem.has(this.$t, 16, 28)));
   }
   get reader(): karmem.SoaView<Point> {
-    return karmem.columnView<Point>(this.$r, layout, this.$t, 48, 2, 4);
+    return karmem.columnView<Point>(this.$r, layout, this.$t, 44, 2, 4);
   }
   get root(): number {
-    return karmem.has(this.$t, 60, 4) ? this.$r.i32(this.$t.offset + 60) : 0;
+    return karmem.has(this.$t, 56, 4) ? this.$r.i32(this.$t.offset + 56) : 0;
   }
   get r(): number {
-    return karmem.has(this.$t, 64, 4) ? this.$r.i32(this.$t.offset + 64) : 0;
+    return karmem.has(this.$t, 60, 4) ? this.$r.i32(this.$t.offset + 60) : 0;
   }
   get cells(): karmem.SoaView<Cell> {
-    return karmem.columnView<Cell>(this.$r, layout, this.$t, 68, 1, null);
+    return karmem.columnView<Cell>(this.$r, layout, this.$t, 64, 1, null);
   }
   get shapes(): Shape[] {
-    return karmem.readField(this.$r, layout, this.$t, 80, 12, layout.structs[3]!.fields[6]!.slot) as Shape[];
+    return karmem.readField(this.$r, layout, this.$t, 76, 12, layout.structs[3]!.fields[6]!.slot) as Shape[];
   }
 }
 

@@ -27,7 +27,7 @@ export const layout: karmem.Schema = {
       ts: "Profile",
       table: false,
       tuple: false,
-      size: 8,
+      size: 4,
       zero: 32,
       header: 0,
       check: true,
@@ -47,7 +47,7 @@ export const layout: karmem.Schema = {
       fields: [
         { name: "ID", js: "id", off: 8, size: 8, slot: { k: "scalar", p: "u64" } },
         { name: "Email", js: "email", off: 16, size: 12, slot: { k: "array", a: { limit: null, text: "utf8", map: false, d: { k: "plain", size: 1, e: { k: "scalar", p: "u8" } } } } },
-        { name: "Profiles", js: "profiles", off: 28, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "aosInline", s: 1, stride: 8 } } } },
+        { name: "Profiles", js: "profiles", off: 28, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "aosInline", s: 1, stride: 4 } } } },
       ],
     },
   ],
@@ -154,12 +154,12 @@ export const Profile = {
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): ProfileViewer {
     const r = karmem.validate(layout, 1, input, limits);
-    return new ProfileViewer(r, r.inline(8, 8));
+    return new ProfileViewer(r, r.inline(8, 4));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): ProfileViewer {
     const r = new karmem.Reader(input, limits);
-    return new ProfileViewer(r, r.inline(8, 8));
+    return new ProfileViewer(r, r.inline(8, 4));
   },
 };
 

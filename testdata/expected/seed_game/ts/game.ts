@@ -12,7 +12,7 @@ export const layout: karmem.Schema = {
       ts: "Vec3",
       table: false,
       tuple: false,
-      size: 16,
+      size: 12,
       zero: 0,
       header: 0,
       check: false,
@@ -32,20 +32,20 @@ export const layout: karmem.Schema = {
       ts: "MonsterData",
       table: true,
       tuple: false,
-      size: 112,
-      zero: 112,
-      header: 14,
+      size: 104,
+      zero: 104,
+      header: 13,
       check: true,
       fields: [
-        { name: "Pos", js: "pos", off: 8, size: 16, slot: { k: "inline", s: 0 } },
-        { name: "Mana", js: "mana", off: 24, size: 2, slot: { k: "scalar", p: "i16" } },
-        { name: "Health", js: "health", off: 26, size: 2, slot: { k: "scalar", p: "i16" } },
-        { name: "Name", js: "name", off: 28, size: 12, slot: { k: "array", a: { limit: null, text: "utf8", map: false, d: { k: "plain", size: 1, e: { k: "scalar", p: "u8" } } } } },
-        { name: "Team", js: "team", off: 40, size: 1, slot: { k: "enum", p: "u8", e: 0 } },
-        { name: "Inventory", js: "inventory", off: 44, size: 12, slot: { k: "array", a: { limit: 128, text: null, map: false, d: { k: "plain", size: 1, e: { k: "scalar", p: "u8" } } } } },
-        { name: "Hitbox", js: "hitbox", off: 56, size: 32, slot: { k: "fixed", e: { k: "scalar", p: "f64" }, len: 4, stride: 8 } },
-        { name: "Status", js: "status", off: 88, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "plain", size: 4, e: { k: "scalar", p: "i32" } } } } },
-        { name: "Path", js: "path", off: 100, size: 12, slot: { k: "array", a: { limit: 128, text: null, map: false, d: { k: "soa", s: 0 } } } },
+        { name: "Pos", js: "pos", off: 4, size: 12, slot: { k: "inline", s: 0 } },
+        { name: "Mana", js: "mana", off: 16, size: 2, slot: { k: "scalar", p: "i16" } },
+        { name: "Health", js: "health", off: 18, size: 2, slot: { k: "scalar", p: "i16" } },
+        { name: "Name", js: "name", off: 20, size: 12, slot: { k: "array", a: { limit: null, text: "utf8", map: false, d: { k: "plain", size: 1, e: { k: "scalar", p: "u8" } } } } },
+        { name: "Team", js: "team", off: 32, size: 1, slot: { k: "enum", p: "u8", e: 0 } },
+        { name: "Inventory", js: "inventory", off: 36, size: 12, slot: { k: "array", a: { limit: 128, text: null, map: false, d: { k: "plain", size: 1, e: { k: "scalar", p: "u8" } } } } },
+        { name: "Hitbox", js: "hitbox", off: 48, size: 32, slot: { k: "fixed", e: { k: "scalar", p: "f64" }, len: 4, stride: 8 } },
+        { name: "Status", js: "status", off: 80, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "plain", size: 4, e: { k: "scalar", p: "i32" } } } } },
+        { name: "Path", js: "path", off: 92, size: 12, slot: { k: "array", a: { limit: 128, text: null, map: false, d: { k: "soa", s: 0 } } } },
       ],
     },
     {
@@ -53,8 +53,8 @@ export const layout: karmem.Schema = {
       ts: "Monster",
       table: false,
       tuple: false,
-      size: 8,
-      zero: 112,
+      size: 4,
+      zero: 104,
       header: 0,
       check: true,
       fields: [
@@ -153,12 +153,12 @@ export const Vec3 = {
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): Vec3Viewer {
     const r = karmem.validate(layout, 0, input, limits);
-    return new Vec3Viewer(r, r.inline(8, 16));
+    return new Vec3Viewer(r, r.inline(8, 12));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): Vec3Viewer {
     const r = new karmem.Reader(input, limits);
-    return new Vec3Viewer(r, r.inline(8, 16));
+    return new Vec3Viewer(r, r.inline(8, 12));
   },
 };
 
@@ -182,31 +182,31 @@ export class MonsterDataViewer {
     readonly $t: karmem.Table,
   ) {}
   get pos(): Vec3Viewer {
-    return new Vec3Viewer(this.$r, this.$r.inline(this.$t.offset + 8, 16, karmem.has(this.$t, 8, 16)));
+    return new Vec3Viewer(this.$r, this.$r.inline(this.$t.offset + 4, 12, karmem.has(this.$t, 4, 12)));
   }
   get mana(): number {
-    return karmem.has(this.$t, 24, 2) ? this.$r.i16(this.$t.offset + 24) : 0;
+    return karmem.has(this.$t, 16, 2) ? this.$r.i16(this.$t.offset + 16) : 0;
   }
   get health(): number {
-    return karmem.has(this.$t, 26, 2) ? this.$r.i16(this.$t.offset + 26) : 0;
+    return karmem.has(this.$t, 18, 2) ? this.$r.i16(this.$t.offset + 18) : 0;
   }
   get name(): string {
-    return this.$r.text(this.$r.fieldArray(this.$t, 28, 1, null));
+    return this.$r.text(this.$r.fieldArray(this.$t, 20, 1, null));
   }
   get team(): Team {
-    return karmem.has(this.$t, 40, 1) ? this.$r.u8(this.$t.offset + 40) : 0;
+    return karmem.has(this.$t, 32, 1) ? this.$r.u8(this.$t.offset + 32) : 0;
   }
   get inventory(): Uint8Array {
-    return karmem.arrayView(this.$r, this.$t, 44, "u8", 1, 128) as Uint8Array;
+    return karmem.arrayView(this.$r, this.$t, 36, "u8", 1, 128) as Uint8Array;
   }
   get hitbox(): number[] {
-    return karmem.readField(this.$r, layout, this.$t, 56, 32, layout.structs[1]!.fields[6]!.slot) as number[];
+    return karmem.readField(this.$r, layout, this.$t, 48, 32, layout.structs[1]!.fields[6]!.slot) as number[];
   }
   get status(): Int32Array {
-    return karmem.arrayView(this.$r, this.$t, 88, "i32", 4, null) as Int32Array;
+    return karmem.arrayView(this.$r, this.$t, 80, "i32", 4, null) as Int32Array;
   }
   get path(): karmem.SoaView<Vec3> {
-    return karmem.columnView<Vec3>(this.$r, layout, this.$t, 100, 0, 128);
+    return karmem.columnView<Vec3>(this.$r, layout, this.$t, 92, 0, 128);
   }
 }
 
@@ -261,12 +261,12 @@ export const Monster = {
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): MonsterViewer {
     const r = karmem.validate(layout, 2, input, limits);
-    return new MonsterViewer(r, r.inline(8, 8));
+    return new MonsterViewer(r, r.inline(8, 4));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): MonsterViewer {
     const r = new karmem.Reader(input, limits);
-    return new MonsterViewer(r, r.inline(8, 8));
+    return new MonsterViewer(r, r.inline(8, 4));
   },
 };
 

@@ -28,7 +28,7 @@ export const layout: karmem.Schema = {
       ts: "Square",
       table: false,
       tuple: false,
-      size: 8,
+      size: 4,
       zero: 0,
       header: 0,
       check: false,
@@ -44,7 +44,7 @@ export const layout: karmem.Schema = {
       ts: "Tag",
       table: false,
       tuple: false,
-      size: 16,
+      size: 12,
       zero: 0,
       header: 0,
       check: true,
@@ -169,12 +169,12 @@ export const Square = {
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): SquareViewer {
     const r = karmem.validate(layout, 1, input, limits);
-    return new SquareViewer(r, r.inline(8, 8));
+    return new SquareViewer(r, r.inline(8, 4));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): SquareViewer {
     const r = new karmem.Reader(input, limits);
-    return new SquareViewer(r, r.inline(8, 8));
+    return new SquareViewer(r, r.inline(8, 4));
   },
 };
 
@@ -212,12 +212,12 @@ export const Tag = {
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): TagViewer {
     const r = karmem.validate(layout, 2, input, limits);
-    return new TagViewer(r, r.inline(8, 16));
+    return new TagViewer(r, r.inline(8, 12));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): TagViewer {
     const r = new karmem.Reader(input, limits);
-    return new TagViewer(r, r.inline(8, 16));
+    return new TagViewer(r, r.inline(8, 12));
   },
 };
 
