@@ -153,9 +153,7 @@ var plainMemory = func() bool {
 // does not hold (a big-endian or 32-bit machine, another size, a block not
 // inside the message); the caller then decodes element by element.
 func DecodePlain[T any](dst []T, r *Reader, offset, n, stride uint32) ([]T, bool) {
-	var zero T
-	size := unsafe.Sizeof(zero)
-	if !plainMemory || size != uintptr(stride) || size == 0 || unsafe.Alignof(zero) > 8 {
+	if !plainAt[T](0, stride) {
 		return dst, false
 	}
 	if n == 0 {
@@ -178,9 +176,7 @@ func DecodePlain[T any](dst []T, r *Reader, offset, n, stride uint32) ([]T, bool
 // reserved at offset, with one copy, when its Go memory is the format's bytes
 // (as DecodePlain decides); false, writing nothing, otherwise.
 func EncodePlain[T any](w *Writer, offset uint32, src []T, stride uint32) bool {
-	var zero T
-	size := unsafe.Sizeof(zero)
-	if !plainMemory || size != uintptr(stride) || size == 0 || unsafe.Alignof(zero) > 8 {
+	if !plainAt[T](0, stride) {
 		return false
 	}
 	bytes := uint64(len(src)) * uint64(stride)
@@ -189,4 +185,50 @@ func EncodePlain[T any](w *Writer, offset uint32, src []T, stride uint32) bool {
 	}
 	copy(w.buf[offset:uint64(offset)+bytes], unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(src))), bytes))
 	return true
+}
+
+// Values returns the n inline structs T of the AoS block at offset as a Go
+// slice: over the message, with no copy, where T's memory is the block's
+// bytes (a generated struct of numbers only on a machine that keeps it as
+// the format does, as for DecodePlain); elsewhere a new slice decoded by
+// read (the generated readAt). Offset 0, n 0 or a block not inside the
+// message give nil. The slice aliases the message like Images: it is valid
+// while the buffer is, changes with it, and has no spare capacity.
+func Values[T any](r *Reader, offset, n, stride uint32, read func(*T, *Validator, uint32) error) []T {
+	if offset == 0 || n == 0 || !r.fits(offset, uint64(n)*uint64(stride)) {
+		return nil
+	}
+	if plainAt[T](offset, stride) {
+		return unsafe.Slice((*T)(unsafe.Pointer(&r.mem[offset])), n)
+	}
+	out := make([]T, n)
+	v := NewValidator(r)
+	for k := range out {
+		// A struct of numbers reads without error.
+		_ = read(&out[k], &v, offset+uint32(k)*stride)
+	}
+	return out
+}
+
+// TrustedValues is Values for a Trusted (a validated message).
+func TrustedValues[T any](t Trusted, offset, n, stride uint32, read func(*T, *Validator, uint32) error) []T {
+	if offset == 0 || n == 0 {
+		return nil
+	}
+	if plainAt[T](offset, stride) {
+		b := t.mem[offset : uint64(offset)+uint64(n)*uint64(stride)]
+		return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+	}
+	return Values(NewReader(t.mem), offset, n, stride, read)
+}
+
+// plainAt reports whether a T at offset (in a message, whose base is
+// 8-aligned) can be read in place: T's memory is the format's bytes and
+// offset is a multiple of T's alignment (a block's natural alignment
+// always is, format.md §5; checked all the same).
+func plainAt[T any](offset, stride uint32) bool {
+	var zero T
+	size, align := unsafe.Sizeof(zero), unsafe.Alignof(zero)
+	return plainMemory && size == uintptr(stride) && size != 0 && align <= 8 &&
+		uintptr(offset)%align == 0
 }

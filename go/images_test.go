@@ -161,6 +161,29 @@ func TestPlainBlocks(t *testing.T) {
 		t.Fatal("a type of another size copied")
 	}
 
+	// Values: the block in place (its first element is the message's
+	// bytes), nil for an empty or out-of-range block.
+	vals := Values(r, at, 3, 8, func(*plainPair, *Validator, uint32) error {
+		t.Fatal("Values decoded where it reads in place")
+		return nil
+	})
+	if len(vals) != 3 || unsafe.Pointer(&vals[0]) != unsafe.Pointer(&r.mem[at]) || vals[2] != (plainPair{A: 12, B: 1.5}) {
+		t.Fatalf("Values: %v", vals)
+	}
+	if Values[plainPair](r, at, 1<<20, 8, nil) != nil || Values[plainPair](r, 0, 3, 8, nil) != nil {
+		t.Fatal("Values of a block outside the message")
+	}
+	// Another stride: decoded element by element into a new slice.
+	calls := 0
+	other := Values(r, at, 2, 4, func(p *plainPair, _ *Validator, at uint32) error {
+		calls++
+		p.A = r.Uint32(at)
+		return nil
+	})
+	if calls != 2 || other[1].A != 0x3fc00000 {
+		t.Fatalf("Values fallback: %d calls, %v", calls, other)
+	}
+
 	w := NewWriter(0)
 	w.Begin()
 	block, _ := w.AllocArray(3, 8)

@@ -74,7 +74,8 @@ fn inline_struct_padding_and_fixed_arrays() {
     let offsets: Vec<u32> = s.fields.iter().map(|f| f.offset).collect();
     assert_eq!(offsets, [0, 4, 16, 22]);
     assert_eq!((s.size, s.align), (24, 4));
-    let (schema, l) = layout("karmem t; struct W inline { A u8; B u64; } struct C inline { A u8; }");
+    let (schema, l) =
+        layout("karmem t; struct W inline { A u8; B u64; } struct C inline { A u8; }");
     let w = l.of_struct(schema.struct_by_name("W").unwrap());
     assert_eq!((w.size, w.align), (16, 8));
     let c = l.of_struct(schema.struct_by_name("C").unwrap());

@@ -1678,7 +1678,9 @@ impl EncodePrinter for Gen<'_> {
         // machine allows it (karmem.EncodePlain, RATIONALE R5.14).
         let plain = !self.l.inline_needs_validation(id);
         c.open("{");
-        c.line(&format!("block, err := w.AllocArray(len({value}), {stride})"));
+        c.line(&format!(
+            "block, err := w.AllocArray(len({value}), {stride})"
+        ));
         c.check_err("err");
         if plain {
             c.open(&format!(

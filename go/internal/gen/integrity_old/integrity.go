@@ -1964,6 +1964,11 @@ func (v RootViewer) AosPoints(r *karmem.Reader) []Vec3Viewer {
 	return karmem.Images[Vec3Viewer](r, a.Offset, a.Len)
 }
 
+func (v RootViewer) AosPointsValues(r *karmem.Reader) []Vec3 {
+	a := r.FieldArray(v.t, 152, 12, karmem.NoLimit)
+	return karmem.Values(r, a.Offset, a.Len, 12, (*Vec3).readAt)
+}
+
 func (v RootViewer) SoaItems(r *karmem.Reader) ItemSoaViewer {
 	a := r.FieldArray(v.t, 164, 0, karmem.NoLimit)
 	return NewItemSoaViewer(r, a)
@@ -4522,6 +4527,14 @@ func (v TrustedRootViewer) AosPoints(r karmem.Trusted) []TrustedVec3Viewer {
 	if v.t.Has(152, 12) {
 		a := r.Array(v.t.Offset + 152)
 		return karmem.TrustedImages[TrustedVec3Viewer](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (v TrustedRootViewer) AosPointsValues(r karmem.Trusted) []Vec3 {
+	if v.t.Has(152, 12) {
+		a := r.Array(v.t.Offset + 152)
+		return karmem.TrustedValues(r, a.Offset, a.Len, 12, (*Vec3).readAt)
 	}
 	return nil
 }

@@ -1835,6 +1835,11 @@ func (v RootViewer) PointsAos(r *karmem.Reader) []Vec3Viewer {
 	return karmem.Images[Vec3Viewer](r, a.Offset, a.Len)
 }
 
+func (v RootViewer) PointsAosValues(r *karmem.Reader) []Vec3 {
+	a := r.FieldArray(v.t, 108, 12, karmem.NoLimit)
+	return karmem.Values(r, a.Offset, a.Len, 12, (*Vec3).readAt)
+}
+
 func (v RootViewer) Elements(r *karmem.Reader) ElementSoaViewer {
 	a := r.FieldArray(v.t, 120, 0, karmem.NoLimit)
 	return NewElementSoaViewer(r, a)
@@ -3512,6 +3517,14 @@ func (v TrustedRootViewer) PointsAos(r karmem.Trusted) []TrustedVec3Viewer {
 	if v.t.Has(108, 12) {
 		a := r.Array(v.t.Offset + 108)
 		return karmem.TrustedImages[TrustedVec3Viewer](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (v TrustedRootViewer) PointsAosValues(r karmem.Trusted) []Vec3 {
+	if v.t.Has(108, 12) {
+		a := r.Array(v.t.Offset + 108)
+		return karmem.TrustedValues(r, a.Offset, a.Len, 12, (*Vec3).readAt)
 	}
 	return nil
 }

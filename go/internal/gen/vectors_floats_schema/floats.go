@@ -451,6 +451,11 @@ func (v FloatsViewer) PairsAos(r *karmem.Reader) []PairViewer {
 	return karmem.Images[PairViewer](r, a.Offset, a.Len)
 }
 
+func (v FloatsViewer) PairsAosValues(r *karmem.Reader) []Pair {
+	a := r.FieldArray(v.t, 84, 16, karmem.NoLimit)
+	return karmem.Values(r, a.Offset, a.Len, 16, (*Pair).readAt)
+}
+
 // soaColumnsPair: hash and size of each SoA column of Pair, in writing order (format.md §5.3).
 var soaColumnsPair = [2]karmem.Column{
 	{Hash: 0xfb69b604, Size: 8, Dense: true},
@@ -713,6 +718,14 @@ func (v TrustedFloatsViewer) PairsAos(r karmem.Trusted) []TrustedPairViewer {
 	if v.t.Has(84, 12) {
 		a := r.Array(v.t.Offset + 84)
 		return karmem.TrustedImages[TrustedPairViewer](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (v TrustedFloatsViewer) PairsAosValues(r karmem.Trusted) []Pair {
+	if v.t.Has(84, 12) {
+		a := r.Array(v.t.Offset + 84)
+		return karmem.TrustedValues(r, a.Offset, a.Len, 16, (*Pair).readAt)
 	}
 	return nil
 }

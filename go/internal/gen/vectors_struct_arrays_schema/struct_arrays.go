@@ -858,6 +858,11 @@ func (v RootViewer) AosInline(r *karmem.Reader) []Vec3Viewer {
 	return karmem.Images[Vec3Viewer](r, a.Offset, a.Len)
 }
 
+func (v RootViewer) AosInlineValues(r *karmem.Reader) []Vec3 {
+	a := r.FieldArray(v.t, 16, 12, karmem.NoLimit)
+	return karmem.Values(r, a.Offset, a.Len, 12, (*Vec3).readAt)
+}
+
 func (v RootViewer) SoaTables(r *karmem.Reader) UnitSoaViewer {
 	a := r.FieldArray(v.t, 28, 0, karmem.NoLimit)
 	return NewUnitSoaViewer(r, a)
@@ -2491,6 +2496,14 @@ func (v TrustedRootViewer) AosInline(r karmem.Trusted) []TrustedVec3Viewer {
 	if v.t.Has(16, 12) {
 		a := r.Array(v.t.Offset + 16)
 		return karmem.TrustedImages[TrustedVec3Viewer](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (v TrustedRootViewer) AosInlineValues(r karmem.Trusted) []Vec3 {
+	if v.t.Has(16, 12) {
+		a := r.Array(v.t.Offset + 16)
+		return karmem.TrustedValues(r, a.Offset, a.Len, 12, (*Vec3).readAt)
 	}
 	return nil
 }
