@@ -10,6 +10,7 @@ export * from "./schema.js";
 export * from "./reader.js";
 export { Writer, utf8Length } from "./writer.js";
 export { encode, decode, compareKeys, Decoder, type UnionValue, type Value } from "./codec.js";
+export { Decoding, beginMessage, overLimit, noVariant } from "./straight.js";
 export { validate, TrustedReader } from "./validate.js";
 export {
   SoaView,

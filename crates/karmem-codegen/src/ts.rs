@@ -15,8 +15,14 @@
 //!
 //! The generator prints; it computes no layout of its own.
 
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeSet;
+
 use karmem_layout::{ArrayData, FixedElem, Layout, Slot};
 use karmem_schema::model::*;
+
+mod decode;
+mod encode;
 
 // Zig's string escapes (`\"`, `\\`, `\n`, `\u{1f}`) are JavaScript's.
 use crate::emit::Lines;
@@ -37,6 +43,9 @@ impl Backend for TsBackend {
             s: schema,
             l: layout,
             n: Namer::new(&names::TYPESCRIPT, schema),
+            counter: Cell::new(0),
+            unions_read: RefCell::default(),
+            unions_written: RefCell::default(),
         };
         Ok(vec![GeneratedFile {
             path: format!("{}.ts", file_name(schema)),
@@ -107,6 +116,14 @@ struct Gen<'a> {
     l: &'a Layout,
     /// Names of the schema's types and properties (`names::TYPESCRIPT`).
     n: Namer<'a>,
+    /// The next number of a local of the straight-line encoders and
+    /// decoders (`Gen::fresh`).
+    counter: Cell<u32>,
+    /// The unions whose slot reader (writer) the code printed so far
+    /// calls: only those are printed (an unused function does not compile
+    /// under `noUnusedLocals`).
+    unions_read: RefCell<BTreeSet<UnionId>>,
+    unions_written: RefCell<BTreeSet<UnionId>>,
 }
 
 impl Gen<'_> {
@@ -529,6 +546,40 @@ impl Gen<'_> {
         } else {
             format!("r.inline(8, {})", st.size)
         };
+        let encode_root = if self.l.is_table(id) {
+            vec![
+                "const b = karmem.beginMessage(w);".to_string(),
+                format!("$write{name}(b, value);"),
+                "return b.finish();".to_string(),
+            ]
+        } else {
+            vec![
+                "const b = karmem.beginMessage(w);".to_string(),
+                format!("$writeAt{name}(b, value, b.alloc({}, 8));", st.size),
+                "return b.finish();".to_string(),
+            ]
+        };
+        let decode_root = if self.l.is_table(id) {
+            vec![
+                "const d = new karmem.Decoding(input, limits);".to_string(),
+                format!("return $read{name}(d, d.r.root());"),
+            ]
+        } else {
+            // An inline root that does not fit reads as all zero (§1): its
+            // zero value, charged for the tables it holds (§10).
+            let mut v = vec![
+                "const d = new karmem.Decoding(input, limits);".to_string(),
+                format!(
+                    "if (d.r.inline(8, {}).used !== 0) return $readAt{name}(d, 8);",
+                    st.size
+                ),
+            ];
+            if st.zero > 0 {
+                v.push(format!("d.charge({});", safe_units(st.zero)));
+            }
+            v.push(format!("return $zero{name}();"));
+            v
+        };
         c.line("");
         c.line(&format!(
             "/** Whole messages with a `{name}` root: encode, decode, validate, view. */"
@@ -538,15 +589,13 @@ impl Gen<'_> {
             c,
             "The message for `value` (docs/format.md §8); `w` is reset and reused.",
             &format!("encode(value: {name}, w?: karmem.Writer): Uint8Array"),
-            &[format!("return karmem.encode(layout, {id}, value, w);")],
+            &encode_root,
         );
         method(
             c,
             "The whole value; throws a KarmemError on a bad header, the depth limit or the budget.",
             &format!("decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): {name}"),
-            &[format!(
-                "return karmem.decode(layout, {id}, input, limits) as {name};"
-            )],
+            &decode_root,
         );
         method(
             c,
@@ -738,19 +787,29 @@ impl Gen<'_> {
             }
         }
         self.viewers(&mut c);
+        let has = self.has_class();
+        self.encoders(&mut c, &has);
+        self.decoders(&mut c, &has);
         c.out
     }
 
-    /// The viewer constructors by struct index, which the library's views
-    /// use to hand out viewers (`karmem.Viewers`). Structs without a class
-    /// (map entries, read field by field) get none.
-    fn viewers(&self, c: &mut Lines) {
+    /// Which structs have an interface, a viewer and a companion (all but
+    /// map entries, read and written field by field).
+    fn has_class(&self) -> Vec<bool> {
         let mut has = vec![false; self.s.structs.len()];
         for item in &self.s.order {
             if let Item::Struct(id) = item {
                 has[*id] = true;
             }
         }
+        has
+    }
+
+    /// The viewer constructors by struct index, which the library's views
+    /// use to hand out viewers (`karmem.Viewers`). Structs without a class
+    /// (map entries, read field by field) get none.
+    fn viewers(&self, c: &mut Lines) {
+        let has = self.has_class();
         c.line("");
         c.line("/** Viewer constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */");
         c.open("export const viewers: karmem.Viewers = {");
