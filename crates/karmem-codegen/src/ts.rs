@@ -3,7 +3,8 @@
 //!
 //! * `layout`: the schema's layout contract as data (every offset, size,
 //!   header word and column hash from [`karmem_layout`]), which the
-//!   library's encoder, decoder and validator walk (RATIONALE.md R12.2);
+//!   library's validator, views and interpreted codec walk (RATIONALE.md
+//!   R12.2);
 //! * enums as `const` objects of their values and a `number` (`bigint` for
 //!   64-bit) type: values unknown to this schema version are kept;
 //! * one interface per struct (camelCase properties, `bigint` for 64-bit
@@ -12,6 +13,9 @@
 //!   and `view`;
 //! * one viewer class per struct (`<Name>Viewer`): getters that read a
 //!   field from the message when asked, strings decoded on each access.
+//! * straight-line encoders and decoders per struct, SoA element and union
+//!   (`ts/encode.rs`, `ts/decode.rs`: printers of the shared layout plan), which
+//!   the companions' `encode` and `decode` call.
 //!
 //! The generator prints; it computes no layout of its own.
 
