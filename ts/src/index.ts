@@ -12,7 +12,7 @@ export * from "./schema.js";
 export * from "./reader.js";
 export { Writer, utf8Length } from "./writer.js";
 export { encode, decode, compareKeys, Decoder, type UnionValue, type Value } from "./codec.js";
-export { Decoding, beginMessage, overLimit, noVariant } from "./straight.js";
+export { Decoding, Checking, beginMessage, overLimit, noVariant } from "./straight.js";
 export { validate, TrustedReader } from "./validate.js";
 export {
   SoaView,

@@ -1,4 +1,4 @@
-// The straight-line encoders and decoders that `karmem build --lang ts`
+// The straight-line encoders, decoders and validators that `karmem build --lang ts`
 // prints per struct (issue #19 item 2) against the library's interpreted
 // `encode` and `decode` (src/codec.ts) over the same layout: the same
 // bytes, the same values and the same errors, message for message. Tight
@@ -58,6 +58,8 @@ test("decode: the same value or the same error as the interpreted decoder", () =
       const want = outcome(() => karmem.decode(prop.layout, rootId, bytes, l));
       const got = outcome(() => Root.decode(bytes, l));
       assert.equal(same(got, want), null);
+      const valid = outcome(() => karmem.validate(prop.layout, rootId, bytes, l).size);
+      assert.equal(same(outcome(() => Root.validate(bytes, l).$r.size), valid), null, "validate");
     }),
     { numRuns: 2000, includeErrorInReport: true },
   );
@@ -70,6 +72,8 @@ test("decode of real messages under tight limits: the same errors", () => {
       const want = outcome(() => karmem.decode(prop.layout, rootId, bytes, l));
       const got = outcome(() => Root.decode(bytes, l));
       assert.equal(same(got, want), null);
+      const valid = outcome(() => karmem.validate(prop.layout, rootId, bytes, l).size);
+      assert.equal(same(outcome(() => Root.validate(bytes, l).$r.size), valid), null, "validate");
     }),
     { numRuns: 1000, includeErrorInReport: true },
   );
@@ -110,9 +114,10 @@ const generated = join(here, "..", "gen", "vectors");
 interface Codec {
   encode(value: unknown): Uint8Array;
   decode(input: karmem.Input, limits?: karmem.Limits): unknown;
+  validate(input: karmem.Input, limits?: karmem.Limits): { $r: karmem.Reader };
 }
 
-test("vectors: both decoders agree, and both encoders", async () => {
+test("vectors: both decoders agree, both encoders and both validators", async () => {
   let n = 0;
   for (const topic of readdirSync(vectors, { withFileTypes: true }).filter((t) => t.isDirectory())) {
     const dir = join(vectors, topic.name);
@@ -135,6 +140,8 @@ test("vectors: both decoders agree, and both encoders", async () => {
         const l = { ...karmem.defaultLimits, traversalBudgetFactor: factor };
         const want = outcome(() => karmem.decode(m.layout, id, bytes, l));
         assert.equal(same(outcome(() => codec.decode(bytes, l)), want), null, `${topic.name}/${file} × ${factor}`);
+        const valid = outcome(() => karmem.validate(m.layout, id, bytes, l).size);
+        assert.equal(same(outcome(() => codec.validate(bytes, l).$r.size), valid), null, `${topic.name}/${file} validated × ${factor}`);
         const value = (want as { value?: unknown }).value;
         if (value !== undefined) {
           const e = outcome(() => Array.from(karmem.encode(m.layout, id, value)));

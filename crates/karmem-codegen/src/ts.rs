@@ -27,6 +27,7 @@ use karmem_schema::model::*;
 
 mod decode;
 mod encode;
+mod validate;
 
 // Zig's string escapes (`\"`, `\\`, `\n`, `\u{1f}`) are JavaScript's.
 use crate::emit::Lines;
@@ -50,6 +51,7 @@ impl Backend for TsBackend {
             counter: Cell::new(0),
             unions_read: RefCell::default(),
             unions_written: RefCell::default(),
+            checkers: RefCell::default(),
         };
         Ok(vec![GeneratedFile {
             path: format!("{}.ts", file_name(schema)),
@@ -128,6 +130,8 @@ struct Gen<'a> {
     /// under `noUnusedLocals`).
     unions_read: RefCell<BTreeSet<UnionId>>,
     unions_written: RefCell<BTreeSet<UnionId>>,
+    /// The straight-line checkers the code printed so far calls.
+    checkers: RefCell<BTreeSet<validate::Checker>>,
 }
 
 impl Gen<'_> {
@@ -606,9 +610,10 @@ impl Gen<'_> {
             "Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it.",
             &format!("validate(input: karmem.Input, limits?: karmem.Limits): {name}Viewer"),
             &[
-                format!("const r = karmem.validate(layout, {id}, input, limits);"),
-                format!("return new {name}Viewer(r, {root});"),
-            ],
+                self.validate_root(id),
+                vec![format!("return new {name}Viewer(r, {root});")],
+            ]
+            .concat(),
         );
         method(
             c,
@@ -794,6 +799,7 @@ impl Gen<'_> {
         let has = self.has_class();
         self.encoders(&mut c, &has);
         self.decoders(&mut c, &has);
+        self.checkers_fns(&mut c);
         c.out
     }
 

@@ -232,7 +232,9 @@ export const Vec3 = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): Vec3Viewer {
-    const r = karmem.validate(layout, 0, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(16);
+    const r = v.trusted;
     return new Vec3Viewer(r, r.inline(8, 16));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -282,7 +284,10 @@ export const Pair = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): PairViewer {
-    const r = karmem.validate(layout, 1, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(24);
+    $checkAtPair(v, 8);
+    const r = v.trusted;
     return new PairViewer(r, r.inline(8, 24));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -327,7 +332,9 @@ export const Leaf = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): LeafViewer {
-    const r = karmem.validate(layout, 2, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkLeaf(v, 8);
+    const r = v.trusted;
     return new LeafViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -368,7 +375,9 @@ export const Circle = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): CircleViewer {
-    const r = karmem.validate(layout, 3, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkCircle(v, 8);
+    const r = v.trusted;
     return new CircleViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -410,7 +419,9 @@ export const Square = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): SquareViewer {
-    const r = karmem.validate(layout, 4, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(8);
+    const r = v.trusted;
     return new SquareViewer(r, r.inline(8, 8));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -476,7 +487,9 @@ export const Element = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): ElementViewer {
-    const r = karmem.validate(layout, 5, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkElement(v, 8);
+    const r = v.trusted;
     return new ElementViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -581,7 +594,9 @@ export const Root = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): RootViewer {
-    const r = karmem.validate(layout, 6, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkRoot(v, 8);
+    const r = v.trusted;
     return new RootViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -1498,4 +1513,193 @@ function $readBunchSoaShape(d: karmem.Decoding, a: karmem.ArrayRef): Shape[] {
     for (const value of $readSoaSquare(d, s)) out.push({ kind: "Square", value });
   }
   return out;
+}
+
+// ---- validation, straight-line per struct (docs/typescript.md) ----
+
+function $checkLeaf(v: karmem.Checking, to: number): void {
+  const tu = v.table(to, 32);
+  if (tu >= 28) {
+    const a103 = v.ref(to + 16, 1, null);
+    v.utf8(a103);
+  }
+  v.leave();
+}
+
+function $checkCircle(v: karmem.Checking, to: number): void {
+  v.table(to, 16);
+  v.leave();
+}
+
+function $checkElement(v: karmem.Checking, to: number): void {
+  const r = v.r;
+  const tu = v.table(to, 72);
+  if (tu >= 32) $checkAtPair(v, to + 8);
+  if (tu >= 36) $checkLeaf(v, r.u32(to + 32));
+  else v.charge(32);
+  if (tu >= 48) {
+    const a104 = v.ref(to + 36, 1, null);
+    v.utf8(a104);
+  }
+  if (tu >= 60) {
+    v.ref(to + 48, 4, null);
+  }
+  if (tu >= 68) $checkShape(v, to + 60, to + 60 + 4);
+  v.leave();
+}
+
+function $checkRoot(v: karmem.Checking, to: number): void {
+  const r = v.r;
+  const tu = v.table(to, 216);
+  if (tu >= 8) for (let j106 = 0; j106 < 4; j106++) v.bool(to + 4 + j106);
+  if (tu >= 36) {
+    const a107 = v.ref(to + 24, 1, null);
+    v.utf8(a107);
+  }
+  if (tu >= 48) {
+    const a108 = v.ref(to + 36, 2, null);
+    v.utf16(a108);
+  }
+  if (tu >= 108) {
+    v.ref(to + 96, 8, 8);
+  }
+  if (tu >= 120) {
+    const a110 = v.ref(to + 108, 0, null);
+    $checkSoaVec3(v, a110);
+  }
+  if (tu >= 132) {
+    v.ref(to + 120, 16, null);
+  }
+  if (tu >= 144) {
+    const a112 = v.ref(to + 132, 0, null);
+    $checkSoaElement(v, a112);
+  }
+  if (tu >= 156) {
+    const a113 = v.ref(to + 144, 4, null);
+    for (let k114 = 0; k114 < a113.len; k114++) $checkElement(v, r.u32(a113.offset + k114 * 4));
+  }
+  if (tu >= 164) $checkShape(v, to + 156, to + 156 + 4);
+  if (tu >= 176) {
+    const a115 = v.ref(to + 164, 8, null);
+    for (let k116 = 0; k116 < a115.len; k116++) $checkShape(v, a115.offset + k116 * 8, a115.offset + k116 * 8 + 4);
+  }
+  if (tu >= 188) {
+    const a117 = v.ref(to + 176, 0, null);
+    const u119 = v.unionColumns(a117, 1);
+    if (u119 !== null) for (let k118 = 0; k118 < a117.len; k118++) $checkShape(v, u119.tags + k118, u119.offsets + k118 * 4);
+  }
+  if (tu >= 200) {
+    const a120 = v.ref(to + 188, 0, null);
+    const k121 = v.bunch(a120, [1, 4]);
+    for (let e122 = 1; e122 <= k121; e122++) {
+      switch (r.u32(a120.offset + e122 * 16)) {
+        case 1: {
+          const s123 = v.ref(a120.offset + e122 * 16 + 4, 4, null);
+          for (let k124 = 0; k124 < s123.len; k124++) $checkCircle(v, r.u32(s123.offset + k124 * 4));
+          break;
+        }
+        case 4: {
+          v.ref(a120.offset + e122 * 16 + 4, 8, null);
+          break;
+        }
+      }
+    }
+  }
+  if (tu >= 212) {
+    const a125 = v.ref(to + 200, 0, null);
+    const k126 = v.bunch(a125, [1, 4]);
+    for (let e127 = 1; e127 <= k126; e127++) {
+      switch (r.u32(a125.offset + e127 * 16)) {
+        case 1: {
+          const s128 = v.ref(a125.offset + e127 * 16 + 4, 0, null);
+          $checkSoaCircle(v, s128);
+          break;
+        }
+        case 4: {
+          const s128 = v.ref(a125.offset + e127 * 16 + 4, 0, null);
+          $checkSoaSquare(v, s128);
+          break;
+        }
+      }
+    }
+  }
+  if (tu >= 216) $checkLeaf(v, r.u32(to + 212));
+  else v.charge(32);
+  v.leave();
+}
+
+function $checkAtPair(v: karmem.Checking, at: number): void {
+  v.bool(at + 18);
+}
+
+function $checkSoaVec3(v: karmem.Checking, a: karmem.ArrayRef): void {
+  v.soa(a, $colsVec3, 12, [0, 0, 0]);
+}
+
+function $checkSoaCircle(v: karmem.Checking, a: karmem.ArrayRef): void {
+  v.soa(a, $colsCircle, 8, [0]);
+}
+
+function $checkSoaSquare(v: karmem.Checking, a: karmem.ArrayRef): void {
+  v.soa(a, $colsSquare, 4, [0]);
+}
+
+function $checkSoaElement(v: karmem.Checking, a: karmem.ArrayRef): void {
+  const pos = v.soa(a, $colsElement, 71, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+  if (pos === null) return;
+  const c1 = pos[1]!;
+  if (c1 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      $checkShape(v, c1 + i * 8, c1 + i * 8 + 4);
+    }
+  }
+  const c6 = pos[6]!;
+  if (c6 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a129 = v.ref(c6 + i * 12, 1, null);
+        v.utf8(a129);
+      }
+    }
+  }
+  const c7 = pos[7]!;
+  if (c7 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a130 = v.ref(c7 + i * 12, 1, null);
+        v.utf8(a130);
+      }
+    }
+  }
+  const c8 = pos[8]!;
+  if (c8 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        v.ref(c8 + i * 12, 4, null);
+      }
+    }
+  }
+  const c10 = pos[10]!;
+  if (c10 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      v.bool(c10 + i);
+    }
+  }
+}
+
+function $checkShape(v: karmem.Checking, tagAt: number, offAt: number): void {
+  const r = v.r;
+  switch (r.u8(tagAt)) {
+    case 1: {
+      const o = r.u32(offAt);
+      v.tableVariant(tagAt, 1, o);
+      $checkCircle(v, o);
+      return;
+    }
+    case 4: {
+      const o = r.u32(offAt);
+      v.inlineVariant(tagAt, 4, o, 8);
+      return;
+    }
+  }
 }

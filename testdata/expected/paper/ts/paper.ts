@@ -134,7 +134,9 @@ export const AnotherStruct = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): AnotherStructViewer {
-    const r = karmem.validate(layout, 0, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkAnotherStruct(v, 8);
+    const r = v.trusted;
     return new AnotherStructViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -179,7 +181,9 @@ export const StructName = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): StructNameViewer {
-    const r = karmem.validate(layout, 1, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkStructName(v, 8);
+    const r = v.trusted;
     return new StructNameViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -225,7 +229,9 @@ export const Point2d = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): Point2dViewer {
-    const r = karmem.validate(layout, 2, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(8);
+    const r = v.trusted;
     return new Point2dViewer(r, r.inline(8, 8));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -275,7 +281,9 @@ export const Point3d = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): Point3dViewer {
-    const r = karmem.validate(layout, 3, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(16);
+    const r = v.trusted;
     return new Point3dViewer(r, r.inline(8, 16));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -328,7 +336,9 @@ export const Particle = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): ParticleViewer {
-    const r = karmem.validate(layout, 4, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkParticle(v, 8);
+    const r = v.trusted;
     return new ParticleViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -738,4 +748,65 @@ function $readBunchSoaAnyPoint(d: karmem.Decoding, a: karmem.ArrayRef): AnyPoint
     for (const value of $readSoaPoint3d(d, s)) out.push({ kind: "Point3d", value });
   }
   return out;
+}
+
+// ---- validation, straight-line per struct (docs/typescript.md) ----
+
+function $checkAnotherStruct(v: karmem.Checking, to: number): void {
+  v.table(to, 16);
+  v.leave();
+}
+
+function $checkStructName(v: karmem.Checking, to: number): void {
+  const r = v.r;
+  const tu = v.table(to, 32);
+  if (tu >= 16) {
+    const a28 = v.ref(to + 4, 0, null);
+    $checkSoaAnotherStruct(v, a28);
+  }
+  if (tu >= 28) {
+    const a29 = v.ref(to + 16, 4, null);
+    for (let k30 = 0; k30 < a29.len; k30++) $checkAnotherStruct(v, r.u32(a29.offset + k30 * 4));
+  }
+  v.leave();
+}
+
+function $checkParticle(v: karmem.Checking, to: number): void {
+  const r = v.r;
+  const tu = v.table(to, 32);
+  if (tu >= 16) {
+    const a31 = v.ref(to + 4, 0, null);
+    const k32 = v.bunch(a31, [1, 2]);
+    for (let e33 = 1; e33 <= k32; e33++) {
+      switch (r.u32(a31.offset + e33 * 16)) {
+        case 1: {
+          const s34 = v.ref(a31.offset + e33 * 16 + 4, 0, null);
+          $checkSoaPoint2d(v, s34);
+          break;
+        }
+        case 2: {
+          const s34 = v.ref(a31.offset + e33 * 16 + 4, 0, null);
+          $checkSoaPoint3d(v, s34);
+          break;
+        }
+      }
+    }
+  }
+  if (tu >= 28) {
+    const a35 = v.ref(to + 16, 2, null);
+    v.utf16(a35);
+  }
+  v.leave();
+}
+
+function $checkSoaAnotherStruct(v: karmem.Checking, a: karmem.ArrayRef): void {
+  v.soa(a, $colsAnotherStruct, 12, [0, 0]);
+}
+
+function $checkSoaPoint2d(v: karmem.Checking, a: karmem.ArrayRef): void {
+  v.soa(a, $colsPoint2d, 8, [0, 0]);
+}
+
+function $checkSoaPoint3d(v: karmem.Checking, a: karmem.ArrayRef): void {
+  v.soa(a, $colsPoint3d, 12, [0, 0, 0]);
 }

@@ -142,7 +142,9 @@ export const Len = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): LenViewer {
-    const r = karmem.validate(layout, 0, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(8);
+    const r = v.trusted;
     return new LenViewer(r, r.inline(8, 8));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -224,7 +226,10 @@ export const Cell = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): CellViewer {
-    const r = karmem.validate(layout, 1, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(64);
+    $checkAtCell(v, 8);
+    const r = v.trusted;
     return new CellViewer(r, r.inline(8, 64));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -282,7 +287,10 @@ export const Point = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): PointViewer {
-    const r = karmem.validate(layout, 2, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(32);
+    $checkAtPoint(v, 8);
+    const r = v.trusted;
     return new PointViewer(r, r.inline(8, 32));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -352,7 +360,9 @@ export const Holder = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): HolderViewer {
-    const r = karmem.validate(layout, 3, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkHolder(v, 8);
+    const r = v.trusted;
     return new HolderViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -873,4 +883,102 @@ function $readBunchSoaShape(d: karmem.Decoding, a: karmem.ArrayRef): Shape[] {
     for (const value of $readSoaPoint(d, s)) out.push({ kind: "Point", value });
   }
   return out;
+}
+
+// ---- validation, straight-line per struct (docs/typescript.md) ----
+
+function $checkHolder(v: karmem.Checking, to: number): void {
+  const r = v.r;
+  const tu = v.table(to, 96);
+  if (tu >= 16) {
+    const a57 = v.ref(to + 4, 1, null);
+    v.utf8(a57);
+  }
+  if (tu >= 48) $checkAtPoint(v, to + 16);
+  if (tu >= 60) {
+    const a58 = v.ref(to + 48, 0, 4);
+    $checkSoaPoint(v, a58);
+  }
+  if (tu >= 80) {
+    const a59 = v.ref(to + 68, 0, null);
+    $checkSoaCell(v, a59);
+  }
+  if (tu >= 92) {
+    const a60 = v.ref(to + 80, 0, null);
+    const k61 = v.bunch(a60, [1, 2]);
+    for (let e62 = 1; e62 <= k61; e62++) {
+      switch (r.u32(a60.offset + e62 * 16)) {
+        case 1: {
+          const s63 = v.ref(a60.offset + e62 * 16 + 4, 0, null);
+          $checkSoaLen(v, s63);
+          break;
+        }
+        case 2: {
+          const s63 = v.ref(a60.offset + e62 * 16 + 4, 0, null);
+          $checkSoaPoint(v, s63);
+          break;
+        }
+      }
+    }
+  }
+  v.leave();
+}
+
+function $checkAtCell(v: karmem.Checking, at: number): void {
+  {
+    const a64 = v.ref(at + 36, 1, null);
+    v.utf8(a64);
+  }
+  {
+    const a65 = v.ref(at + 48, 1, null);
+    v.utf8(a65);
+  }
+}
+
+function $checkAtPoint(v: karmem.Checking, at: number): void {
+  {
+    const a66 = v.ref(at + 16, 1, null);
+    v.utf8(a66);
+  }
+}
+
+function $checkSoaLen(v: karmem.Checking, a: karmem.ArrayRef): void {
+  v.soa(a, $colsLen, 4, [0]);
+}
+
+function $checkSoaCell(v: karmem.Checking, a: karmem.ArrayRef): void {
+  const pos = v.soa(a, $colsCell, 60, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+  if (pos === null) return;
+  const c9 = pos[9]!;
+  if (c9 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a67 = v.ref(c9 + i * 12, 1, null);
+        v.utf8(a67);
+      }
+    }
+  }
+  const c10 = pos[10]!;
+  if (c10 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a68 = v.ref(c10 + i * 12, 1, null);
+        v.utf8(a68);
+      }
+    }
+  }
+}
+
+function $checkSoaPoint(v: karmem.Checking, a: karmem.ArrayRef): void {
+  const pos = v.soa(a, $colsPoint, 28, [0, 0, 0, 0, 0]);
+  if (pos === null) return;
+  const c4 = pos[4]!;
+  if (c4 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a69 = v.ref(c4 + i * 12, 1, null);
+        v.utf8(a69);
+      }
+    }
+  }
 }

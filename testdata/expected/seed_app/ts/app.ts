@@ -118,7 +118,9 @@ export const ProfileData = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): ProfileDataViewer {
-    const r = karmem.validate(layout, 0, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkProfileData(v, 8);
+    const r = v.trusted;
     return new ProfileDataViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -161,7 +163,10 @@ export const Profile = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): ProfileViewer {
-    const r = karmem.validate(layout, 1, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(8);
+    $checkAtProfile(v, 8);
+    const r = v.trusted;
     return new ProfileViewer(r, r.inline(8, 8));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -210,7 +215,9 @@ export const AccountData = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): AccountDataViewer {
-    const r = karmem.validate(layout, 2, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkAccountData(v, 8);
+    const r = v.trusted;
     return new AccountDataViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -375,4 +382,33 @@ function $readAccountData(d: karmem.Decoding, t: karmem.Table): AccountData {
   }
   d.leave();
   return { id: f0, email: f1, profiles: f2 };
+}
+
+// ---- validation, straight-line per struct (docs/typescript.md) ----
+
+function $checkProfileData(v: karmem.Checking, to: number): void {
+  const tu = v.table(to, 32);
+  if (tu >= 20) {
+    const a15 = v.ref(to + 8, 1, null);
+    v.utf8(a15);
+  }
+  v.leave();
+}
+
+function $checkAccountData(v: karmem.Checking, to: number): void {
+  const tu = v.table(to, 40);
+  if (tu >= 28) {
+    const a16 = v.ref(to + 16, 1, null);
+    v.utf8(a16);
+  }
+  if (tu >= 40) {
+    const a17 = v.ref(to + 28, 8, null);
+    for (let k18 = 0; k18 < a17.len; k18++) $checkAtProfile(v, a17.offset + k18 * 8);
+  }
+  v.leave();
+}
+
+function $checkAtProfile(v: karmem.Checking, at: number): void {
+  const r = v.r;
+  $checkProfileData(v, r.u32(at));
 }

@@ -156,7 +156,9 @@ export const Vec3 = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): Vec3Viewer {
-    const r = karmem.validate(layout, 0, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(16);
+    const r = v.trusted;
     return new Vec3Viewer(r, r.inline(8, 16));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -229,7 +231,9 @@ export const MonsterData = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): MonsterDataViewer {
-    const r = karmem.validate(layout, 1, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkMonsterData(v, 8);
+    const r = v.trusted;
     return new MonsterDataViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -272,7 +276,10 @@ export const Monster = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): MonsterViewer {
-    const r = karmem.validate(layout, 2, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(8);
+    $checkAtMonster(v, 8);
+    const r = v.trusted;
     return new MonsterViewer(r, r.inline(8, 8));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -313,7 +320,9 @@ export const State = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): StateViewer {
-    const r = karmem.validate(layout, 3, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkState(v, 8);
+    const r = v.trusted;
     return new StateViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -750,4 +759,82 @@ function $readState(d: karmem.Decoding, t: karmem.Table): State {
   }
   d.leave();
   return { monsters: f0 };
+}
+
+// ---- validation, straight-line per struct (docs/typescript.md) ----
+
+function $checkMonsterData(v: karmem.Checking, to: number): void {
+  const tu = v.table(to, 112);
+  if (tu >= 40) {
+    const a61 = v.ref(to + 28, 1, null);
+    v.utf8(a61);
+  }
+  if (tu >= 56) {
+    v.ref(to + 44, 1, 128);
+  }
+  if (tu >= 100) {
+    v.ref(to + 88, 4, null);
+  }
+  if (tu >= 112) {
+    const a64 = v.ref(to + 100, 0, 128);
+    $checkSoaVec3(v, a64);
+  }
+  v.leave();
+}
+
+function $checkState(v: karmem.Checking, to: number): void {
+  const tu = v.table(to, 16);
+  if (tu >= 16) {
+    const a65 = v.ref(to + 4, 0, 2000);
+    $checkSoaMonster(v, a65);
+  }
+  v.leave();
+}
+
+function $checkAtMonster(v: karmem.Checking, at: number): void {
+  const r = v.r;
+  $checkMonsterData(v, r.u32(at));
+}
+
+function $checkSoaVec3(v: karmem.Checking, a: karmem.ArrayRef): void {
+  v.soa(a, $colsVec3, 12, [0, 0, 0]);
+}
+
+function $checkSoaMonster(v: karmem.Checking, a: karmem.ArrayRef): void {
+  const pos = v.soa(a, $colsMonster, 97, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+  if (pos === null) return;
+  const c4 = pos[4]!;
+  if (c4 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a66 = v.ref(c4 + i * 12, 1, null);
+        v.utf8(a66);
+      }
+    }
+  }
+  const c5 = pos[5]!;
+  if (c5 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        v.ref(c5 + i * 12, 1, 128);
+      }
+    }
+  }
+  const c6 = pos[6]!;
+  if (c6 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        v.ref(c6 + i * 12, 4, null);
+      }
+    }
+  }
+  const c7 = pos[7]!;
+  if (c7 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a69 = v.ref(c7 + i * 12, 0, 128);
+        $checkSoaVec3(v, a69);
+      }
+    }
+  }
 }

@@ -133,7 +133,9 @@ export const Circle = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): CircleViewer {
-    const r = karmem.validate(layout, 0, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkCircle(v, 8);
+    const r = v.trusted;
     return new CircleViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -175,7 +177,9 @@ export const Square = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): SquareViewer {
-    const r = karmem.validate(layout, 1, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(8);
+    const r = v.trusted;
     return new SquareViewer(r, r.inline(8, 8));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -222,7 +226,10 @@ export const Tag = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): TagViewer {
-    const r = karmem.validate(layout, 2, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(16);
+    $checkAtTag(v, 8);
+    const r = v.trusted;
     return new TagViewer(r, r.inline(8, 16));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -284,7 +291,10 @@ export const Item = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): ItemViewer {
-    const r = karmem.validate(layout, 3, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(64);
+    $checkAtItem(v, 8);
+    const r = v.trusted;
     return new ItemViewer(r, r.inline(8, 64));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -325,7 +335,9 @@ export const Root = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): RootViewer {
-    const r = karmem.validate(layout, 4, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkRoot(v, 8);
+    const r = v.trusted;
     return new RootViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -879,4 +891,178 @@ function $readBunchSoaShape(d: karmem.Decoding, a: karmem.ArrayRef): Shape[] {
     for (const value of $readSoaSquare(d, s)) out.push({ kind: "Square", value });
   }
   return out;
+}
+
+// ---- validation, straight-line per struct (docs/typescript.md) ----
+
+function $checkCircle(v: karmem.Checking, to: number): void {
+  v.table(to, 16);
+  v.leave();
+}
+
+function $checkRoot(v: karmem.Checking, to: number): void {
+  const tu = v.table(to, 16);
+  if (tu >= 16) {
+    const a58 = v.ref(to + 4, 0, null);
+    $checkSoaItem(v, a58);
+  }
+  v.leave();
+}
+
+function $checkAtTag(v: karmem.Checking, at: number): void {
+  {
+    const a59 = v.ref(at, 1, null);
+    v.utf8(a59);
+  }
+}
+
+function $checkAtItem(v: karmem.Checking, at: number): void {
+  const r = v.r;
+  {
+    const a60 = v.ref(at, 2, null);
+    v.utf16(a60);
+  }
+  {
+    const a61 = v.ref(at + 12, 1, null);
+    for (let k62 = 0; k62 < a61.len; k62++) v.bool(a61.offset + k62);
+  }
+  {
+    const a63 = v.ref(at + 24, 0, null);
+    $checkSoaTag(v, a63);
+  }
+  {
+    const a64 = v.ref(at + 36, 0, null);
+    const u66 = v.unionColumns(a64, 1);
+    if (u66 !== null) for (let k65 = 0; k65 < a64.len; k65++) $checkShape(v, u66.tags + k65, u66.offsets + k65 * 4);
+  }
+  {
+    const a67 = v.ref(at + 48, 0, null);
+    const k68 = v.bunch(a67, [1, 4]);
+    for (let e69 = 1; e69 <= k68; e69++) {
+      switch (r.u32(a67.offset + e69 * 16)) {
+        case 1: {
+          const s70 = v.ref(a67.offset + e69 * 16 + 4, 0, null);
+          $checkSoaCircle(v, s70);
+          break;
+        }
+        case 4: {
+          const s70 = v.ref(a67.offset + e69 * 16 + 4, 0, null);
+          $checkSoaSquare(v, s70);
+          break;
+        }
+      }
+    }
+  }
+  v.bool(at + 60);
+}
+
+function $checkSoaCircle(v: karmem.Checking, a: karmem.ArrayRef): void {
+  v.soa(a, $colsCircle, 8, [0]);
+}
+
+function $checkSoaSquare(v: karmem.Checking, a: karmem.ArrayRef): void {
+  v.soa(a, $colsSquare, 4, [0]);
+}
+
+function $checkSoaTag(v: karmem.Checking, a: karmem.ArrayRef): void {
+  const pos = v.soa(a, $colsTag, 12, [0]);
+  if (pos === null) return;
+  const c0 = pos[0]!;
+  if (c0 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a71 = v.ref(c0 + i * 12, 1, null);
+        v.utf8(a71);
+      }
+    }
+  }
+}
+
+function $checkSoaItem(v: karmem.Checking, a: karmem.ArrayRef): void {
+  const r = v.r;
+  const pos = v.soa(a, $colsItem, 61, [0, 0, 0, 0, 0, 0]);
+  if (pos === null) return;
+  const c0 = pos[0]!;
+  if (c0 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a72 = v.ref(c0 + i * 12, 2, null);
+        v.utf16(a72);
+      }
+    }
+  }
+  const c1 = pos[1]!;
+  if (c1 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a73 = v.ref(c1 + i * 12, 1, null);
+        for (let k74 = 0; k74 < a73.len; k74++) v.bool(a73.offset + k74);
+      }
+    }
+  }
+  const c2 = pos[2]!;
+  if (c2 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a75 = v.ref(c2 + i * 12, 0, null);
+        $checkSoaTag(v, a75);
+      }
+    }
+  }
+  const c3 = pos[3]!;
+  if (c3 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a76 = v.ref(c3 + i * 12, 0, null);
+        const u78 = v.unionColumns(a76, 1);
+        if (u78 !== null) for (let k77 = 0; k77 < a76.len; k77++) $checkShape(v, u78.tags + k77, u78.offsets + k77 * 4);
+      }
+    }
+  }
+  const c4 = pos[4]!;
+  if (c4 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a79 = v.ref(c4 + i * 12, 0, null);
+        const k80 = v.bunch(a79, [1, 4]);
+        for (let e81 = 1; e81 <= k80; e81++) {
+          switch (r.u32(a79.offset + e81 * 16)) {
+            case 1: {
+              const s82 = v.ref(a79.offset + e81 * 16 + 4, 0, null);
+              $checkSoaCircle(v, s82);
+              break;
+            }
+            case 4: {
+              const s82 = v.ref(a79.offset + e81 * 16 + 4, 0, null);
+              $checkSoaSquare(v, s82);
+              break;
+            }
+          }
+        }
+      }
+    }
+  }
+  const c5 = pos[5]!;
+  if (c5 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      v.bool(c5 + i);
+    }
+  }
+}
+
+function $checkShape(v: karmem.Checking, tagAt: number, offAt: number): void {
+  const r = v.r;
+  switch (r.u8(tagAt)) {
+    case 1: {
+      const o = r.u32(offAt);
+      v.tableVariant(tagAt, 1, o);
+      $checkCircle(v, o);
+      return;
+    }
+    case 4: {
+      const o = r.u32(offAt);
+      v.inlineVariant(tagAt, 4, o, 8);
+      return;
+    }
+  }
 }

@@ -384,7 +384,10 @@ export const Plain = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): PlainViewer {
-    const r = karmem.validate(layout, 0, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(72);
+    $checkAtPlain(v, 8);
+    const r = v.trusted;
     return new PlainViewer(r, r.inline(8, 72));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -430,7 +433,9 @@ export const L7 = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L7Viewer {
-    const r = karmem.validate(layout, 1, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(8);
+    const r = v.trusted;
     return new L7Viewer(r, r.inline(8, 8));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -480,7 +485,9 @@ export const L6 = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L6Viewer {
-    const r = karmem.validate(layout, 2, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(16);
+    const r = v.trusted;
     return new L6Viewer(r, r.inline(8, 16));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -530,7 +537,9 @@ export const L5 = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L5Viewer {
-    const r = karmem.validate(layout, 3, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(24);
+    const r = v.trusted;
     return new L5Viewer(r, r.inline(8, 24));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -580,7 +589,9 @@ export const L4 = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L4Viewer {
-    const r = karmem.validate(layout, 4, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(32);
+    const r = v.trusted;
     return new L4Viewer(r, r.inline(8, 32));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -630,7 +641,9 @@ export const L3 = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L3Viewer {
-    const r = karmem.validate(layout, 5, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(40);
+    const r = v.trusted;
     return new L3Viewer(r, r.inline(8, 40));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -680,7 +693,9 @@ export const L2 = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L2Viewer {
-    const r = karmem.validate(layout, 6, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(48);
+    const r = v.trusted;
     return new L2Viewer(r, r.inline(8, 48));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -730,7 +745,9 @@ export const L1 = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L1Viewer {
-    const r = karmem.validate(layout, 7, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(56);
+    const r = v.trusted;
     return new L1Viewer(r, r.inline(8, 56));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -780,7 +797,9 @@ export const L0 = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L0Viewer {
-    const r = karmem.validate(layout, 8, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(64);
+    const r = v.trusted;
     return new L0Viewer(r, r.inline(8, 64));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -886,7 +905,10 @@ export const Rich = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): RichViewer {
-    const r = karmem.validate(layout, 9, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(136);
+    $checkAtRich(v, 8);
+    const r = v.trusted;
     return new RichViewer(r, r.inline(8, 136));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -931,7 +953,9 @@ export const Root = {
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): RootViewer {
-    const r = karmem.validate(layout, 10, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkRoot(v, 8);
+    const r = v.trusted;
     return new RootViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -1796,4 +1820,55 @@ function $readRoot(d: karmem.Decoding, t: karmem.Table): Root {
   }
   d.leave();
   return { plains: f0, riches: f1 };
+}
+
+// ---- validation, straight-line per struct (docs/typescript.md) ----
+
+function $checkRoot(v: karmem.Checking, to: number): void {
+  const tu = v.table(to, 32);
+  if (tu >= 16) {
+    const a110 = v.ref(to + 4, 0, null);
+    $checkSoaPlain(v, a110);
+  }
+  if (tu >= 28) {
+    const a111 = v.ref(to + 16, 0, null);
+    $checkSoaRich(v, a111);
+  }
+  v.leave();
+}
+
+function $checkAtPlain(v: karmem.Checking, at: number): void {
+  v.bool(at + 68);
+}
+
+function $checkAtRich(v: karmem.Checking, at: number): void {
+  {
+    const a112 = v.ref(at + 60, 1, null);
+    v.utf8(a112);
+  }
+}
+
+function $checkSoaPlain(v: karmem.Checking, a: karmem.ArrayRef): void {
+  const pos = v.soa(a, $colsPlain, 64, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+  if (pos === null) return;
+  const c16 = pos[16]!;
+  if (c16 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      v.bool(c16 + i);
+    }
+  }
+}
+
+function $checkSoaRich(v: karmem.Checking, a: karmem.ArrayRef): void {
+  const pos = v.soa(a, $colsRich, 136, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+  if (pos === null) return;
+  const c15 = pos[15]!;
+  if (c15 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a113 = v.ref(c15 + i * 12, 1, null);
+        v.utf8(a113);
+      }
+    }
+  }
 }
