@@ -919,6 +919,29 @@ mod tests {
     }
 
     #[test]
+    fn straight_line() {
+        // `V` is declared but unused: its functions would not compile
+        // under `noUnusedLocals`, so none is printed.
+        let src = "karmem app;\nstruct A table { X u8; On bool; }\nstruct B inline { Y u32; }\nunion U { A; B; }\nunion V { A; }\n\
+            struct R table { One U; Many []B; }\n";
+        let f = generate(src).contents;
+        for want in [
+            "$writeR(b, value);",
+            "return $readR(d, d.r.root());",
+            "$checkR(v, 8);",
+            "function $writeU(w: karmem.Writer, v: U | undefined, tagAt: number, offAt: number): void {",
+            "function $readSoaB(d: karmem.Decoding, a: karmem.ArrayRef): B[] {",
+            "function $checkU(v: karmem.Checking, tagAt: number, offAt: number): void {",
+            "if (tu >= 6) v.bool(to + 5);",
+        ] {
+            assert!(f.contains(want), "{want}\n{f}");
+        }
+        for unwanted in ["$writeV(", "$readV(", "$checkV("] {
+            assert!(!f.contains(unwanted), "{unwanted}\n{f}");
+        }
+    }
+
+    #[test]
     fn views() {
         let src = "karmem app;\nstruct A table { X u8; }\nstruct B inline { Y u32; }\nunion U { A; B; }\n\
             struct R table { One U; Many []U #aos; Grouped []U #bovos; Aos []A #aos; Soa []B; \

@@ -47,14 +47,10 @@ impl Gen<'_> {
         }
     }
 
-    /// A struct's name in its checkers' names: map entries have no type
-    /// of their own, so they go by index.
+    /// A struct's name in its checkers' names (a checker reads no value,
+    /// so a struct without an interface has one too).
     fn check_name(&self, id: StructId) -> String {
-        if self.has_class()[id] {
-            self.n.struct_name(id)
-        } else {
-            format!("${id}")
-        }
+        self.n.struct_name(id)
     }
 
     /// The body of the companion's `validate` up to the viewer: returns
