@@ -1,10 +1,11 @@
-// The straight-line encoders, decoders and validators that `karmem build --lang ts`
-// prints per struct (issue #19 item 2) against the library's interpreted
-// `encode` and `decode` (src/codec.ts) over the same layout: the same
-// bytes, the same values and the same errors, message for message. Tight
-// random limits make the traversal budget and the depth limit stop the
-// decoders part way, so every charge (format.md §10) must be the same
-// units in the same order for the errors to agree.
+// The straight-line encoders, decoders and validators that `karmem build
+// --lang ts` prints per struct (issue #19 item 2) against the library's
+// interpreted `encode`, `decode` (src/codec.ts) and `validate`
+// (src/validate.ts) over the same layout: the same bytes, the same values
+// and the same errors, message for message. Tight random limits make the
+// traversal budget and the depth limit stop them part way, so every charge
+// (format.md §10) must be the same units in the same order for the errors
+// to agree.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
