@@ -8,8 +8,9 @@ from __future__ import annotations
 import unittest
 from typing import Any
 
-import karmem
 from vectors import Case, Convert, Modules, gen_dir, load_cases, same
+
+import karmem
 
 # The vectors committed when this runner was written: a runner that
 # silently finds nothing must not pass.

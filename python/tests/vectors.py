@@ -150,7 +150,9 @@ class Convert:
             elem = d[-1]
             return [self.from_json(elem, e) for e in (j or [])]
         if kind == "map":
-            return {self.key(d[1], k): self.from_json(d[2], v) for k, v in (j or {}).items()}
+            return {
+                self.key(d[1], k): self.from_json(d[2], v) for k, v in (j or {}).items()
+            }
         raise ValueError(f"unknown type {d}")
 
     def key(self, d: tuple[Any, ...], k: str) -> Any:
@@ -208,9 +210,9 @@ def same(a: Any, b: Any, path: str = "$") -> str | None:
     if isinstance(a, bool) or isinstance(b, bool):
         return None if a is b else f"{path}: {a!r} != {b!r}"
     if isinstance(a, float) or isinstance(b, float):
-        if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-            if struct.pack("<d", float(a)) == struct.pack("<d", float(b)):
-                return None
+        numbers = isinstance(a, (int, float)) and isinstance(b, (int, float))
+        if numbers and struct.pack("<d", float(a)) == struct.pack("<d", float(b)):
+            return None
         return f"{path}: {a!r} != {b!r}"
     if isinstance(a, dict) and isinstance(b, dict):
         if list(a) != list(b) and set(a) != set(b):

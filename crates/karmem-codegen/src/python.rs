@@ -24,6 +24,7 @@
 mod decode;
 mod encode;
 mod validate;
+mod wrap;
 
 use std::cell::Cell;
 
@@ -51,7 +52,7 @@ impl Backend for PythonBackend {
         g.file();
         Ok(vec![GeneratedFile {
             path: format!("{}.py", module_name(schema)),
-            contents: g.c.out,
+            contents: wrap::wrap(&g.c.out),
         }])
     }
 }
@@ -127,18 +128,33 @@ pub(crate) fn limit_arg(limit: Option<u32>) -> String {
 /// A Python string literal of `text` (double quotes, as `ruff format`
 /// writes them).
 pub fn quote(text: &str) -> String {
-    let mut out = String::from("\"");
+    // Single quotes when they spare escapes, as `ruff format` prefers.
+    let q = if text.contains('"') && !text.contains('\'') {
+        '\''
+    } else {
+        '"'
+    };
+    let mut out = String::from(q);
     for ch in text.chars() {
         match ch {
-            '"' => out.push_str("\\\""),
+            c if c == q => {
+                out.push('\\');
+                out.push(c);
+            }
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
             c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
     }
-    out.push('"');
+    out.push(q);
     out
+}
+
+/// A `u32` in hexadecimal, upper-case digits (as `ruff format` writes
+/// them).
+pub(crate) fn hex(v: u32) -> String {
+    format!("0x{v:X}")
 }
 
 pub(crate) struct Gen<'a> {
@@ -333,6 +349,7 @@ impl<'a> Gen<'a> {
         for (id, u) in self.s.unions.iter().enumerate() {
             let variants: Vec<String> = u.variants.iter().map(|v| self.struct_name(v.ty)).collect();
             self.c.line("");
+            self.c.line("");
             self.c.line(&format!(
                 "{}: typing.TypeAlias = {}",
                 self.n.union_name(id),
@@ -349,6 +366,7 @@ impl<'a> Gen<'a> {
         if let Some(root) = self.s.root {
             let name = self.struct_name(root);
             if name != "Root" {
+                self.c.line("");
                 self.c.line("");
                 self.c.line(&format!("Root = {name}"));
                 self.c.line(&format!(
@@ -442,7 +460,9 @@ impl<'a> Gen<'a> {
             "inline struct (frozen layout)"
         };
         self.doc(&st.doc, &format!("The {kind} `{}`.", st.name));
-        self.c.line("");
+        if !st.fields.is_empty() {
+            self.c.line("");
+        }
         for (i, f) in st.fields.iter().enumerate() {
             let line = format!(
                 "{}: {} = {}",
@@ -479,9 +499,10 @@ impl<'a> Gen<'a> {
         // decode
         self.c.line("");
         self.c.line("@staticmethod");
-        self.c.open(&format!(
+        self.def_line(&format!(
             "def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> {name}:"
         ));
+        self.c.indent += 1;
         self.c
             .line("\"\"\"Decodes a whole message whose root is this type. Malformed parts");
         self.c
@@ -509,9 +530,10 @@ impl<'a> Gen<'a> {
         // validate
         self.c.line("");
         self.c.line("@staticmethod");
-        self.c.open(
+        self.def_line(
             "def validate(data: karmem.Buffer, limits: karmem.Limits | None = None) -> None:",
         );
+        self.c.indent += 1;
         self.c
             .line("\"\"\"Checks a whole message whose root is this type, in one pass");
         self.c
@@ -603,10 +625,11 @@ impl<'a> Gen<'a> {
         let name = self.struct_name(id);
         let soa = self.l.soa(id).clone();
         self.c.line("");
+        self.c.line("");
         let cols: Vec<String> = soa
             .columns
             .iter()
-            .map(|c| format!("({:#010x}, {})", c.hash, c.size))
+            .map(|c| format!("(0x{:08X}, {})", c.hash, c.size))
             .collect();
         let head = format!("_COLS_{name}: karmem.Columns = ");
         let one = match cols.len() {
@@ -674,58 +697,98 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// A tuple element of a descriptor: `()` when empty, on one line when
+    /// it has one element and fits (its comma is the tuple's, not one that
+    /// keeps it expanded), else one element a line.
+    fn tuple_lines(&mut self, items: &[String]) {
+        let one = match items {
+            [] => "(),".to_string(),
+            [x] => format!("({x},),"),
+            _ => String::new(),
+        };
+        if !one.is_empty() && 4 * self.c.indent + one.len() <= wrap::WIDTH {
+            self.c.line(&one);
+            return;
+        }
+        self.c.open("(");
+        for x in items {
+            self.c.line(&format!("{x},"));
+        }
+        self.c.close("),");
+    }
+
+    /// The descriptors, each collection one element a line with a
+    /// trailing comma (which `ruff format` keeps expanded), an empty one
+    /// as `{}` or `()`.
     fn descriptors(&mut self) {
+        self.c.line("");
         self.c.line("");
         self.c
             .open("KARMEM_STRUCTS: typing.Final[dict[str, karmem.StructInfo]] = {");
         for (id, st) in self.s.structs.iter().enumerate() {
             let tuple = if st.tuple { "True" } else { "False" };
-            self.c.open(&format!(
-                "{}: ({}, {tuple}, (",
-                quote(&st.name),
-                self.struct_name(id)
-            ));
-            for (i, f) in st.fields.iter().enumerate() {
-                let mut d = self.type_desc(&f.ty);
-                if f.optional {
-                    d = format!("(\"optional\", {d})");
-                }
-                self.c.line(&format!(
-                    "({}, {}, {d}),",
-                    quote(&f.name),
-                    quote(&self.n.field(id, i))
-                ));
-            }
-            self.c.close(")),");
+            self.c.open(&format!("{}: (", quote(&st.name)));
+            self.c.line(&format!("{},", self.struct_name(id)));
+            self.c.line(&format!("{tuple},"));
+            let fields: Vec<String> = st
+                .fields
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    let mut d = self.type_desc(&f.ty);
+                    if f.optional {
+                        d = format!("(\"optional\", {d})");
+                    }
+                    format!("({}, {}, {d})", quote(&f.name), quote(&self.n.field(id, i)))
+                })
+                .collect();
+            self.tuple_lines(&fields);
+            self.c.close("),");
         }
         self.c.close("}");
         self.c.line(
             "\"\"\"Each struct's class, tuple flag and fields (JSON name, attribute, type).\"\"\"",
         );
         self.c.line("");
-        self.c
-            .open("KARMEM_ENUMS: typing.Final[dict[str, dict[int, str]]] = {");
-        for (id, e) in self.s.enums.iter().enumerate() {
-            self.c.line(&format!(
-                "{}: {}.NAMES,",
-                quote(&e.name),
-                self.n.enum_name(id)
-            ));
+        let head = "KARMEM_ENUMS: typing.Final[dict[str, dict[int, str]]] = {";
+        if self.s.enums.is_empty() {
+            self.c.line(&format!("{head}}}"));
+        } else {
+            self.c.open(head);
+            for (id, e) in self.s.enums.iter().enumerate() {
+                self.c.line(&format!(
+                    "{}: {}.NAMES,",
+                    quote(&e.name),
+                    self.n.enum_name(id)
+                ));
+            }
+            self.c.close("}");
         }
-        self.c.close("}");
         self.c.line("");
-        self.c
-            .open("KARMEM_UNIONS: typing.Final[dict[str, tuple[tuple[int, str], ...]]] = {");
-        for u in &self.s.unions {
-            let vs: Vec<String> = u
-                .variants
-                .iter()
-                .map(|v| format!("({}, {})", v.tag, quote(&self.s.structs[v.ty].name)))
-                .collect();
-            self.c
-                .line(&format!("{}: ({},),", quote(&u.name), vs.join(", ")));
+        let head = "KARMEM_UNIONS: typing.Final[dict[str, tuple[tuple[int, str], ...]]] = {";
+        if self.s.unions.is_empty() {
+            self.c.line(&format!("{head}}}"));
+        } else {
+            self.c.open(head);
+            for u in &self.s.unions {
+                let vs: Vec<String> = u
+                    .variants
+                    .iter()
+                    .map(|v| format!("({}, {})", v.tag, quote(&self.s.structs[v.ty].name)))
+                    .collect();
+                let one = format!("{}: ({},),", quote(&u.name), vs.join(", "));
+                if vs.len() == 1 && 4 * self.c.indent + one.len() <= wrap::WIDTH {
+                    self.c.line(&one);
+                    continue;
+                }
+                self.c.open(&format!("{}: (", quote(&u.name)));
+                for v in &vs {
+                    self.c.line(&format!("{v},"));
+                }
+                self.c.close("),");
+            }
+            self.c.close("}");
         }
-        self.c.close("}");
     }
 }
 

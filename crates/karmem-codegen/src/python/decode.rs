@@ -330,7 +330,7 @@ impl DecodePrinter for Gen<'_> {
     fn map(
         &self,
         c: &mut Lines,
-        _array: &ArrayType,
+        array: &ArrayType,
         id: StructId,
         stride: u32,
         charge: u32,
@@ -338,16 +338,21 @@ impl DecodePrinter for Gen<'_> {
         a: &str,
     ) {
         charge_each(c, a, charge);
-        let (k, e) = (self.fresh("k"), self.fresh("e"));
+        let (m, k, e) = (self.fresh("m"), self.fresh("k"), self.fresh("e"));
         let (key, value) = (self.n.field(id, 0), self.n.field(id, 1));
-        let entries = format!(
-            "(_read_{}(v, {}) for {k} in range({a}.len))",
+        c.line(&format!(
+            "{m}: {} = {{}}",
+            self.obj_type(&FieldType::Array(*array))
+        ));
+        c.open(&format!("for {k} in range({a}.len):"));
+        c.line(&format!(
+            "{e} = _read_{}(v, {})",
             self.struct_name(id),
             elem_at(&format!("{a}.offset"), &k, stride)
-        );
-        c.line(&format!(
-            "{place} = {{{e}.{key}: {e}.{value} for {e} in {entries}}}"
         ));
+        c.line(&format!("{m}[{e}.{key}] = {e}.{value}"));
+        c.indent -= 1;
+        c.line(&format!("{place} = {m}"));
     }
 
     fn aos_table(&self, c: &mut Lines, id: StructId, charge: u32, place: &str, a: &str) {
@@ -430,7 +435,11 @@ impl Gen<'_> {
         if each.reads() {
             body.line("r = v.r");
         }
-        body.line(&format!("cols = v.soa_columns(a, _COLS_{name})"));
+        if plan.columns.is_empty() {
+            body.line(&format!("v.soa_columns(a, _COLS_{name})"));
+        } else {
+            body.line(&format!("cols = v.soa_columns(a, _COLS_{name})"));
+        }
         body.line(&format!(
             "v.charge({})",
             times("a.len", plan.element_charge as u64)
@@ -468,16 +477,18 @@ impl Gen<'_> {
         b.line("offset = r.u32(offset_at)");
         for v in &u.variants {
             let vt = self.struct_name(v.ty);
-            b.open(&format!("if tag == {}:", v.tag));
             if self.l.is_table(v.ty) {
+                b.open(&format!("if tag == {}:", v.tag));
                 b.line(&format!("return _read_{vt}(v, r.table(offset))"));
             } else {
                 let size = self.l.of_struct(v.ty).size;
-                b.open(&format!("if r.inline_at(offset, {size}):"));
+                b.open(&format!(
+                    "if tag == {} and r.inline_at(offset, {size}):",
+                    v.tag
+                ));
                 // Charged like a table: its size (format.md §10).
                 b.line(&format!("v.charge({size})"));
                 b.line(&format!("return _read_{vt}(v, offset)"));
-                b.indent -= 1;
             }
             b.indent -= 1;
         }

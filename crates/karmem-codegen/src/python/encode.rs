@@ -10,7 +10,7 @@ use karmem_layout::{
 };
 use karmem_schema::model::*;
 
-use super::{code, elem_at, lines, plus, prim, Gen};
+use super::{code, elem_at, hex, lines, plus, prim, Gen};
 use crate::emit::Lines;
 use crate::walk::{write_array, write_slot, EncodePrinter};
 
@@ -22,7 +22,7 @@ impl Gen<'_> {
         let mut body = lines(1);
         if table {
             body.line(&format!("at = w.alloc({}, {OBJECT_ALIGN})", sl.size));
-            body.line(&format!("w.u32(at, {:#x})", sl.header));
+            body.line(&format!("w.u32(at, {})", hex(sl.header)));
             body.open("if ref != 0:");
             body.line("w.u32(ref, at)");
             body.indent -= 1;
@@ -333,8 +333,10 @@ impl Gen<'_> {
         let name = self.struct_name(id);
         let soa = self.l.soa(id).clone();
         let mut body = lines(1);
-        body.line(&format!("cols = w.soa(at, len(items), _COLS_{name})"));
-        if !soa.columns.is_empty() {
+        if soa.columns.is_empty() {
+            body.line(&format!("w.soa(at, len(items), _COLS_{name})"));
+        } else {
+            body.line(&format!("cols = w.soa(at, len(items), _COLS_{name})"));
             let mut each = lines(2);
             for (k, col) in soa.columns.iter().enumerate() {
                 let place = self.column_place("e", id, k);
@@ -424,10 +426,11 @@ impl Gen<'_> {
                     )),
                     data => {
                         let size = data.elem_size();
+                        let e = self.fresh("e");
                         b.line(&format!("block = w.alloc_array(len({g}), {size})"));
-                        b.open(&format!("for k, e in enumerate({g}):"));
+                        b.open(&format!("for k, {e} in enumerate({g}):"));
                         b.line(&format!(
-                            "_write_{vt}(w, e, {})",
+                            "_write_{vt}(w, {e}, {})",
                             elem_at("block", "k", size)
                         ));
                         b.indent -= 1;

@@ -318,8 +318,11 @@ impl ValidatePrinter for Gen<'_> {
                 format!("{r}.bytes_of({r}.array({}, 1, karmem.NO_LIMIT))", at(&k)),
             ),
         };
+        let (p, q) = (self.fresh("prev"), self.fresh("key"));
         c.open(&format!("for {k} in range(1, {a}.len):"));
-        c.open(&format!("if {before} >= {after}:"));
+        c.line(&format!("{p} = {before}"));
+        c.line(&format!("{q} = {after}"));
+        c.open(&format!("if {p} >= {q}:"));
         c.line(&format!(
             "raise karmem.Error(\"MalformedArray\", {a}.offset)"
         ));
@@ -378,7 +381,15 @@ impl Gen<'_> {
             checks.indent -= 2;
         }
         let mut body = lines(1);
-        body.line(&format!("cols = v.soa(a, _COLS_{name})"));
+        let held_any = soa
+            .columns
+            .iter()
+            .any(|col| self.l.absent_charge(&col.slot) > 0);
+        if checks.out.is_empty() && !held_any {
+            body.line(&format!("v.soa(a, _COLS_{name})"));
+        } else {
+            body.line(&format!("cols = v.soa(a, _COLS_{name})"));
+        }
         // What a decoder builds for a column the directory does not list,
         // beyond its width: as the reader charges it, per element of the
         // capacity (format.md §10).
