@@ -4,16 +4,19 @@
 # modules and the runtime checked with ruff (lint and format) and
 # `mypy --strict`, then the golden vectors through the generated code
 # (python/tests/test_vectors.py: every case byte for byte, the evolution
-# readers, the hostile cases) and the runtime's own tests. Needs Python
-# 3.11 or later; ruff and mypy are installed at pinned versions.
+# readers, the hostile cases, the viewers and their SoA columns, through
+# NumPy too) and the runtime's own tests. Needs Python 3.11 or later;
+# ruff, mypy and NumPy are installed at pinned versions.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 ruff_version=0.17.6
 mypy_version=2.4.1
-python3 - "$ruff_version" "$mypy_version" <<'PY' 2>/dev/null || python3 -m pip install --quiet "ruff==$ruff_version" "mypy==$mypy_version"
+numpy_version=2.4.6
+python3 - "$ruff_version" "$mypy_version" "$numpy_version" <<'PY' 2>/dev/null ||
 import sys, importlib.metadata as m
-sys.exit(m.version("ruff") != sys.argv[1] or m.version("mypy") != sys.argv[2])
+sys.exit([m.version(p) for p in ("ruff", "mypy", "numpy")] != sys.argv[1:])
 PY
+  python3 -m pip install --quiet "ruff==$ruff_version" "mypy==$mypy_version" "numpy==$numpy_version"
 karmem_cli
 start=$(date +%s)
 gen=$(mktemp -d)

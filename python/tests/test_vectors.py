@@ -5,16 +5,23 @@ its `valid` and `value` say (testdata/vectors/README.md)."""
 
 from __future__ import annotations
 
+import importlib.util
+import struct
 import unittest
 from typing import Any
 
-from vectors import Case, Convert, Modules, gen_dir, load_cases, same
+from vectors import Case, Convert, Modules, ViewJson, gen_dir, load_cases, same
 
 import karmem
 
 # The vectors committed when this runner was written: a runner that
 # silently finds nothing must not pass.
 MIN_CASES = 76
+
+
+def bits(values: list[Any]) -> list[Any]:
+    """Floats by their bits (NaN equals NaN, -0.0 is not 0.0)."""
+    return [struct.pack("<d", v) if isinstance(v, float) else v for v in values]
 
 
 def first_difference(a: bytes, b: bytes) -> str:
@@ -69,6 +76,50 @@ class Vectors(unittest.TestCase):
                         same(conv.to_json(desc, cls.decode(data)), case.value)
                     )
 
+    def test_views(self) -> None:
+        """The checked viewers read every field as the decoder does."""
+        for case in self.cases:
+            if case.hostile:
+                continue
+            with self.subTest(case=f"{case.topic}/{case.name}"):
+                cls, conv = self.root(case, case.schema)
+                view = cls.view(bytearray(case.data))
+                got = ViewJson(conv).get(("struct", case.root), view)
+                self.assertIsNone(same(got, case.value))
+
+    def test_columns(self) -> None:
+        """Each number column of an SoA array, whole: a memoryview over the
+        message (and a NumPy array when NumPy is there) holding what the
+        elements' properties read."""
+        numpy = importlib.util.find_spec("numpy") is not None
+        n = 0
+        for case in self.cases:
+            if case.hostile:
+                continue
+            cls, _ = self.root(case, case.schema)
+            view = cls.view(case.data)
+            for attr in dir(type(view)):
+                if attr.startswith("_") or not isinstance(
+                    getattr(type(view), attr), property
+                ):
+                    continue
+                soa = getattr(view, attr)
+                if not type(soa).__name__.endswith("Soa"):
+                    continue
+                for method in dir(soa):
+                    if not method.startswith("column_"):
+                        continue
+                    n += 1
+                    leaf = method.removeprefix("column_")
+                    with self.subTest(case=f"{case.topic}/{case.name}", column=leaf):
+                        expected = [getattr(item, leaf) for item in soa]
+                        got = list(getattr(soa, method)())
+                        self.assertEqual(bits(got), bits(expected))
+                        if numpy:
+                            array = getattr(soa, "numpy_" + leaf)()
+                            self.assertEqual(bits(array.tolist()), bits(expected))
+        self.assertGreater(n, 0)
+
     def test_readers(self) -> None:
         n = 0
         for case in self.cases:
@@ -95,6 +146,9 @@ class Vectors(unittest.TestCase):
                 else:
                     with self.assertRaises(karmem.Error):
                         cls.validate(case.data)
+                # A view of any message reads without an error: every
+                # access is bounded, a malformed part reads as empty.
+                ViewJson(conv, 100).get(("struct", case.root), cls.view(case.data))
                 if case.value is None:
                     with self.assertRaises(karmem.Error):
                         cls.decode(case.data)

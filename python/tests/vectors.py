@@ -231,3 +231,73 @@ def same(a: Any, b: Any, path: str = "$") -> str | None:
                 return diff
         return None
     return None if a == b and type(a) is type(b) else f"{path}: {a!r} != {b!r}"
+
+
+# ---- views -> JSON ------------------------------------------------------------
+
+KEYWORDS = {"class", "list", "bytes", "type", "str", "int", "float", "dict"}
+
+
+class ViewJson:
+    """A generated module's views (`T.view(data)`) read field by field into
+    the JSON conventions, through the same descriptors."""
+
+    def __init__(self, conv: Convert, limit: int | None = None) -> None:
+        self.c = conv
+        # Elements read of each array at most (a hostile length is huge).
+        self.limit = limit
+        self.names: dict[str, str] = {}
+        for name, info in conv.structs.items():
+            cls = info[0].__name__
+            self.names[cls + "View"] = name
+            self.names[cls + "SoaItem"] = name
+
+    def get(self, d: tuple[Any, ...], x: Any) -> Any:
+        kind = d[0]
+        if kind == "optional":
+            return None if x is None else self.get(d[1], x)
+        if kind in INTS or kind in FLOATS or kind in ("bool", "enum", "text"):
+            return self.c.to_json(d, x)
+        if kind == "struct":
+            name = d[1]
+            if type(x).__name__.endswith("SoaItem"):
+                return self.item(name, x, "")
+            _, tuple_, fields = self.c.structs[name]
+            values = [(jn, self.get(fd, getattr(x, attr))) for jn, attr, fd in fields]
+            if tuple_:
+                return [v for _, v in values]
+            return dict(values)
+        if kind == "union":
+            if x is None:
+                return None
+            name = self.names[type(x).__name__]
+            return {name: self.get(("struct", name), x)}
+        if kind in ("list", "fixed"):
+            return [self.get(d[-1], x[i]) for i in range(self.count(x))]
+        if kind == "map":
+            out = {}
+            for i in range(self.count(x)):
+                e = x[i]
+                k = self.c.to_json(("map", d[1], ("u8",)), {e.key: 0})
+                (key,) = k.keys()
+                out[key] = self.get(d[2], e.value)
+            return out
+        raise ValueError(f"unknown type {d}")
+
+    def count(self, x: Any) -> int:
+        return len(x) if self.limit is None else min(len(x), self.limit)
+
+    def item(self, name: str, x: Any, prefix: str) -> Any:
+        """An SoA element: a property per leaf, named by its path."""
+        _, tuple_, fields = self.c.structs[name]
+        values = []
+        for jn, attr, fd in fields:
+            leaf = prefix + attr.rstrip("_")
+            if fd[0] == "struct":
+                values.append((jn, self.item(fd[1], x, leaf + "_")))
+                continue
+            prop = leaf + "_" if leaf in KEYWORDS else leaf
+            values.append((jn, self.get(fd, getattr(x, prop))))
+        if tuple_:
+            return [v for _, v in values]
+        return dict(values)

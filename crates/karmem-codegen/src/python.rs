@@ -24,6 +24,7 @@
 mod decode;
 mod encode;
 mod validate;
+mod views;
 mod wrap;
 
 use std::cell::Cell;
@@ -346,6 +347,7 @@ impl<'a> Gen<'a> {
                 self.soa_items(id);
             }
         }
+        self.view_items();
         for (id, u) in self.s.unions.iter().enumerate() {
             let variants: Vec<String> = u.variants.iter().map(|v| self.struct_name(v.ty)).collect();
             self.c.line("");
@@ -525,6 +527,29 @@ impl<'a> Gen<'a> {
             self.c.line(&format!("return {name}()"));
             self.c.indent -= 1;
             self.c.line(&format!("return _read_{name}(v, 8)"));
+        }
+        self.c.indent -= 1;
+        // view
+        self.c.line("");
+        self.c.line("@staticmethod");
+        self.def_line(&format!(
+            "def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> {name}View:"
+        ));
+        self.c.indent += 1;
+        self.c
+            .line("\"\"\"A checked zero-copy view of a whole message whose root is this type:");
+        self.c
+            .line("fields are read on access, from `data`, which must not change.\"\"\"");
+        self.c.line("r = karmem.Reader(data, limits)");
+        if table {
+            self.c.line(&format!("return {name}View(r, r.table(8))"));
+        } else {
+            let needed = 8 + sl.size as u64;
+            self.c.open(&format!("if r.size < {needed}:"));
+            self.c
+                .line(&format!("return {name}View(karmem.EMPTY_READER, 0)"));
+            self.c.indent -= 1;
+            self.c.line(&format!("return {name}View(r, 8)"));
         }
         self.c.indent -= 1;
         // validate

@@ -138,12 +138,21 @@ fn split_top(s: &str, how: Split) -> Vec<String> {
     let mut depth = 0i32;
     let mut start = 0;
     let mut i = 0;
+    // A lambda's parameters are separated by commas that are no
+    // delimiters.
+    let mut in_lambda = false;
     while i < bytes.len() {
         if !quoted[i] {
+            let word_start =
+                i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
             match bytes[i] {
+                b'l' if depth == 0 && word_start && s[i..].starts_with("lambda ") => {
+                    in_lambda = true;
+                }
+                b':' if depth == 0 && in_lambda => in_lambda = false,
                 b'(' | b'[' | b'{' => depth += 1,
                 b')' | b']' | b'}' => depth -= 1,
-                b',' if depth == 0 && how == Split::Comma => {
+                b',' if depth == 0 && how == Split::Comma && !in_lambda => {
                     parts.push(s[start..i].trim().to_string());
                     start = i + 1;
                 }
