@@ -50,6 +50,9 @@ impl Backend for PythonBackend {
             return Err(Error(format!("python: {clash}")));
         }
         let mut g = Gen::new(schema, layout);
+        if let Some(clash) = g.view_clash() {
+            return Err(Error(format!("python: {clash}")));
+        }
         g.file();
         Ok(vec![GeneratedFile {
             path: format!("{}.py", module_name(schema)),
@@ -180,6 +183,29 @@ impl<'a> Gen<'a> {
             c: lines(0),
             counter: Cell::new(0),
         }
+    }
+
+    /// A schema type named like the view class the generator gives
+    /// another (`MonsterView` beside `Monster`).
+    fn view_clash(&self) -> Option<String> {
+        let s = self.s;
+        let mut types: Vec<String> = (0..s.structs.len()).map(|i| self.struct_name(i)).collect();
+        types.extend((0..s.enums.len()).map(|i| self.n.enum_name(i)));
+        types.extend((0..s.unions.len()).map(|i| self.n.union_name(i)));
+        let made = (0..s.structs.len())
+            .flat_map(|i| {
+                let n = self.struct_name(i);
+                [format!("{n}View"), format!("{n}Soa"), format!("{n}SoaItem")]
+            })
+            .chain((0..s.unions.len()).map(|i| format!("{}View", self.n.union_name(i))));
+        for m in made {
+            if types.contains(&m) {
+                return Some(format!(
+                    "the type `{m}` has the name of a generated view class"
+                ));
+            }
+        }
+        None
     }
 
     /// A local name not used before in this file (`a_3`).
@@ -870,6 +896,14 @@ mod tests {
         assert_eq!(names::PYTHON.fields.apply("encode"), "encode_");
         assert_eq!(names::PYTHON.types.apply("none"), "None_");
         assert_eq!(names::PYTHON.values.apply("TikTok"), "TIK_TOK");
+    }
+
+    #[test]
+    fn a_type_named_like_a_view_class_is_refused() {
+        let src = "karmem v;\nstruct A table { X u8; }\nstruct AView table { Y u8; }\n";
+        let (schema, layout) = karmem_layout::load("t.km", src).expect("valid schema");
+        let err = PythonBackend.generate(&schema, &layout).unwrap_err();
+        assert!(err.0.contains("AView"), "{err}");
     }
 
     #[test]
