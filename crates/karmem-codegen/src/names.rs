@@ -778,6 +778,7 @@ pub const PYTHON_BUILTINS: &[&str] = &[
     "max",
     "object",
     "range",
+    "self",
     "sorted",
     "str",
     "sum",

@@ -97,13 +97,18 @@ pub(crate) fn py_scalar(p: Primitive) -> &'static str {
     }
 }
 
-/// `x + k` (`x` when k is 0).
+/// `x + k` (`x` when k is 0; `t.offset + 8` for `t.offset + 4` and 4:
+/// a constant added last is folded).
 pub(crate) fn plus(x: &str, k: u32) -> String {
     if k == 0 {
-        x.to_string()
-    } else {
-        format!("{x} + {k}")
+        return x.to_string();
     }
+    if let Some((head, last)) = x.rsplit_once(" + ") {
+        if let Ok(n) = last.parse::<u64>() {
+            return format!("{head} + {}", n + k as u64);
+        }
+    }
+    format!("{x} + {k}")
 }
 
 /// `base + i * k`: element `i` of `k`-byte elements.

@@ -476,7 +476,7 @@ def _write_Element(w: karmem.Writer, x: Element, ref: int) -> None:
     _write_Leaf(w, x.child, at + 32)
     w.string(at + 36, x.name)
     w.plain(at + 48, "i", 4, x.numbers)
-    _write_Shape(w, x.shape, at + 60, at + 60 + 4)
+    _write_Shape(w, x.shape, at + 60, at + 64)
 
 
 def _read_Element(v: karmem.Validator, t: karmem.Table) -> Element:
@@ -501,7 +501,7 @@ def _read_Element(v: karmem.Validator, t: karmem.Table) -> Element:
         v.charge(a_3.len * 4)
         x.numbers = r.ints(a_3.offset, a_3.len, "i")
     if t.used >= 68:
-        x.shape = _read_Shape(v, t.offset + 60, t.offset + 60 + 4)
+        x.shape = _read_Shape(v, t.offset + 60, t.offset + 64)
     v.leave()
     return x
 
@@ -519,7 +519,7 @@ def _validate_Element(v: karmem.Validator, t: karmem.Table) -> None:
     v.utf8(a_4.offset, a_4.len)
     v.field_array(t, 48, 4, karmem.NO_LIMIT)
     if t.used >= 68:
-        _validate_Shape(v, t.offset + 60, t.offset + 60 + 4)
+        _validate_Shape(v, t.offset + 60, t.offset + 64)
     v.leave()
 
 
@@ -551,7 +551,7 @@ def _write_Root(w: karmem.Writer, x: Root, ref: int) -> None:
     for k_14, e_15 in enumerate(items_12):
         _write_Element(w, e_15, block_13 + k_14 * 4)
     w.array_ref(at + 144, block_13, len(items_12))
-    _write_Shape(w, x.shape, at + 156, at + 156 + 4)
+    _write_Shape(w, x.shape, at + 156, at + 160)
     items_16 = x.shapes_aos
     block_17 = w.alloc_array(len(items_16), 8)
     for k_18, e_19 in enumerate(items_16):
@@ -616,7 +616,7 @@ def _read_Root(v: karmem.Validator, t: karmem.Table) -> Root:
             for k_34 in range(a_33.len)
         ]
     if t.used >= 164:
-        x.shape = _read_Shape(v, t.offset + 156, t.offset + 156 + 4)
+        x.shape = _read_Shape(v, t.offset + 156, t.offset + 160)
     if t.used >= 176:
         a_35 = r.array(t.offset + 164, 8, karmem.NO_LIMIT)
         v.charge(a_35.len * 8)
@@ -665,7 +665,7 @@ def _validate_Root(v: karmem.Validator, t: karmem.Table) -> None:
     for i_49 in range(a_48.len):
         _validate_Element(v, v.table(v.r.u32(a_48.offset + i_49 * 4), 72))
     if t.used >= 164:
-        _validate_Shape(v, t.offset + 156, t.offset + 156 + 4)
+        _validate_Shape(v, t.offset + 156, t.offset + 160)
     a_50 = v.field_array(t, 164, 8, karmem.NO_LIMIT)
     for i_51 in range(a_50.len):
         _validate_Shape(v, a_50.offset + i_51 * 8, a_50.offset + i_51 * 8 + 4)
@@ -1135,7 +1135,7 @@ class ElementView:
     def shape(self) -> ShapeView | None:
         if self._t.used < 68:
             return None
-        return _view_Shape(self._r, self._t.offset + 60, self._t.offset + 60 + 4)
+        return _view_Shape(self._r, self._t.offset + 60, self._t.offset + 64)
 
 
 class RootView:
@@ -1231,7 +1231,7 @@ class RootView:
     def shape(self) -> ShapeView | None:
         if self._t.used < 164:
             return None
-        return _view_Shape(self._r, self._t.offset + 156, self._t.offset + 156 + 4)
+        return _view_Shape(self._r, self._t.offset + 156, self._t.offset + 160)
 
     @property
     def shapes_aos(self) -> karmem.Seq[ShapeView | None]:
