@@ -80,7 +80,6 @@ KINDS: Final = (
     "DepthExceeded",
     "BudgetExceeded",
     "TooLarge",
-    "MapOrder",
 )
 """The error kinds, named as in the other Karmem libraries."""
 
