@@ -3,7 +3,9 @@ reader's bounds, the writer's alignment and padding, the budget."""
 
 from __future__ import annotations
 
+import mmap
 import struct
+import tempfile
 import unittest
 
 import karmem
@@ -40,6 +42,20 @@ class Header(unittest.TestCase):
         self.assertEqual(r.u32(8), 7)
         self.assertEqual(r.u32(16), 0)
         self.assertEqual(r.u64(12), 0)
+
+
+class Mapped(unittest.TestCase):
+    def test_a_message_in_a_mapped_file(self) -> None:
+        with tempfile.TemporaryFile() as f:
+            f.write(message(24, {8: 16, 12: 2, 16: 7, 20: 9}))
+            f.flush()
+            mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            with mapped as mm, memoryview(mm) as data:
+                r = karmem.Reader(data)
+                self.assertEqual(r.u32(16), 7)
+                with r.int_column(16, 2, "I") as column:
+                    self.assertEqual(column.tolist(), [7, 9])
+                del r
 
 
 class Tables(unittest.TestCase):
