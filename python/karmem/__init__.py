@@ -778,6 +778,12 @@ class Writer:
             struct.pack_into(f"<{n}{code}", self.buf, offset, *values)
         self.array_ref(at, offset, n)
 
+    def column(
+        self, offset: int, code: str, values: Sequence[int] | Sequence[float]
+    ) -> None:
+        """An SoA column of numbers, written whole at ``offset``."""
+        struct.pack_into(f"<{len(values)}{code}", self.buf, offset, *values)
+
     def plain_bools(self, at: int, values: Sequence[builtins.bool]) -> None:
         n = len(values)
         offset = self.alloc_array(n, 1)

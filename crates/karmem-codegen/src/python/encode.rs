@@ -325,10 +325,11 @@ impl EncodePrinter for Gen<'_> {
 }
 
 impl Gen<'_> {
-    /// The writer of SoA arrays of `id` (format.md §5.3): the block, then
-    /// every element's columns in directory order, so that their
-    /// out-of-line data is written in the order of the other libraries
-    /// (format.md §8).
+    /// The writer of SoA arrays of `id` (format.md §5.3): the block, each
+    /// number column in one `struct.pack_into` (they allocate nothing, so
+    /// they may go first), then every element's other columns in
+    /// directory order, so that their out-of-line data is written in the
+    /// order of the other libraries (format.md §8).
     pub(crate) fn soa_writer(&mut self, id: StructId) {
         let name = self.struct_name(id);
         let soa = self.l.soa(id).clone();
@@ -340,12 +341,25 @@ impl Gen<'_> {
             let mut each = lines(2);
             for (k, col) in soa.columns.iter().enumerate() {
                 let place = self.column_place("e", id, k);
-                let pos = elem_at(&format!("cols[{k}]"), "i", col.size);
-                write_slot(self, &mut each, &col.slot, &place, &pos);
+                let p = match col.slot {
+                    Slot::Scalar(p) if p != Primitive::Bool => p,
+                    Slot::Enum { repr, .. } => repr,
+                    _ => {
+                        let pos = elem_at(&format!("cols[{k}]"), "i", col.size);
+                        write_slot(self, &mut each, &col.slot, &place, &pos);
+                        continue;
+                    }
+                };
+                body.line(&format!(
+                    "w.column(cols[{k}], \"{}\", [{place} for e in items])",
+                    code(p)
+                ));
             }
-            body.open("for i, e in enumerate(items):");
-            body.splice(&each);
-            body.indent -= 1;
+            if !each.out.is_empty() {
+                body.open("for i, e in enumerate(items):");
+                body.splice(&each);
+                body.indent -= 1;
+            }
         }
         self.function(
             &format!(

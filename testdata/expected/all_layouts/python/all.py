@@ -820,10 +820,9 @@ _COLS_Vec3: karmem.Columns = ((0x4B95F515, 4), (0xFB69B604, 4), (0xEBEE7337, 4))
 
 def _write_soa_Vec3(w: karmem.Writer, at: int, items: list[Vec3]) -> None:
     cols = w.soa(at, len(items), _COLS_Vec3)
-    for i, e in enumerate(items):
-        w.f32(cols[0] + i * 4, e.x)
-        w.f32(cols[1] + i * 4, e.y)
-        w.f32(cols[2] + i * 4, e.z)
+    w.column(cols[0], "f", [e.x for e in items])
+    w.column(cols[1], "f", [e.y for e in items])
+    w.column(cols[2], "f", [e.z for e in items])
 
 
 def _read_soa_Vec3(v: karmem.Validator, a: karmem.ArrayRef) -> list[Vec3]:
@@ -853,8 +852,7 @@ _COLS_Circle: karmem.Columns = ((0x4B95F515, 8),)
 
 def _write_soa_Circle(w: karmem.Writer, at: int, items: list[Circle]) -> None:
     cols = w.soa(at, len(items), _COLS_Circle)
-    for i, e in enumerate(items):
-        w.f64(cols[0] + i * 8, e.radius)
+    w.column(cols[0], "d", [e.radius for e in items])
 
 
 def _read_soa_Circle(v: karmem.Validator, a: karmem.ArrayRef) -> list[Circle]:
@@ -880,8 +878,7 @@ _COLS_Square: karmem.Columns = ((0x4B95F515, 4),)
 
 def _write_soa_Square(w: karmem.Writer, at: int, items: list[Square]) -> None:
     cols = w.soa(at, len(items), _COLS_Square)
-    for i, e in enumerate(items):
-        w.f32(cols[0] + i * 4, e.side)
+    w.column(cols[0], "f", [e.side for e in items])
 
 
 def _read_soa_Square(v: karmem.Validator, a: karmem.ArrayRef) -> list[Square]:
@@ -919,17 +916,17 @@ _COLS_Element: karmem.Columns = (
 
 def _write_soa_Element(w: karmem.Writer, at: int, items: list[Element]) -> None:
     cols = w.soa(at, len(items), _COLS_Element)
+    w.column(cols[0], "Q", [e.child.value for e in items])
+    w.column(cols[2], "I", [e.id for e in items])
+    w.column(cols[3], "f", [e.where.pos.x for e in items])
+    w.column(cols[4], "f", [e.where.pos.y for e in items])
+    w.column(cols[5], "f", [e.where.pos.z for e in items])
+    w.column(cols[9], "H", [e.where.tag for e in items])
     for i, e in enumerate(items):
-        w.u64(cols[0] + i * 8, e.child.value)
         _write_Shape(w, e.shape, cols[1] + i * 8, cols[1] + i * 8 + 4)
-        w.u32(cols[2] + i * 4, e.id)
-        w.f32(cols[3] + i * 4, e.where.pos.x)
-        w.f32(cols[4] + i * 4, e.where.pos.y)
-        w.f32(cols[5] + i * 4, e.where.pos.z)
         w.string(cols[6] + i * 12, e.child.label)
         w.string(cols[7] + i * 12, e.name)
         w.plain(cols[8] + i * 12, "i", 4, e.numbers)
-        w.u16(cols[9] + i * 2, e.where.tag)
         w.bool(cols[10] + i, e.where.flag)
 
 

@@ -473,9 +473,8 @@ def _write_soa_AnotherStruct(
     w: karmem.Writer, at: int, items: list[AnotherStruct]
 ) -> None:
     cols = w.soa(at, len(items), _COLS_AnotherStruct)
-    for i, e in enumerate(items):
-        w.u64(cols[0] + i * 8, e.b)
-        w.u32(cols[1] + i * 4, e.a)
+    w.column(cols[0], "Q", [e.b for e in items])
+    w.column(cols[1], "I", [e.a for e in items])
 
 
 def _read_soa_AnotherStruct(
@@ -505,9 +504,8 @@ _COLS_Point2d: karmem.Columns = ((0x4B95F515, 4), (0xFB69B604, 4))
 
 def _write_soa_Point2d(w: karmem.Writer, at: int, items: list[Point2d]) -> None:
     cols = w.soa(at, len(items), _COLS_Point2d)
-    for i, e in enumerate(items):
-        w.f32(cols[0] + i * 4, e.x)
-        w.f32(cols[1] + i * 4, e.y)
+    w.column(cols[0], "f", [e.x for e in items])
+    w.column(cols[1], "f", [e.y for e in items])
 
 
 def _read_soa_Point2d(v: karmem.Validator, a: karmem.ArrayRef) -> list[Point2d]:
@@ -535,10 +533,9 @@ _COLS_Point3d: karmem.Columns = ((0x4B95F515, 4), (0xFB69B604, 4), (0xEBEE7337, 
 
 def _write_soa_Point3d(w: karmem.Writer, at: int, items: list[Point3d]) -> None:
     cols = w.soa(at, len(items), _COLS_Point3d)
-    for i, e in enumerate(items):
-        w.f32(cols[0] + i * 4, e.x)
-        w.f32(cols[1] + i * 4, e.y)
-        w.f32(cols[2] + i * 4, e.z)
+    w.column(cols[0], "f", [e.x for e in items])
+    w.column(cols[1], "f", [e.y for e in items])
+    w.column(cols[2], "f", [e.z for e in items])
 
 
 def _read_soa_Point3d(v: karmem.Validator, a: karmem.ArrayRef) -> list[Point3d]:

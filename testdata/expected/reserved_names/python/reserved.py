@@ -440,8 +440,7 @@ _COLS_Len: karmem.Columns = ((0x4B95F515, 4),)
 
 def _write_soa_Len(w: karmem.Writer, at: int, items: list[Len]) -> None:
     cols = w.soa(at, len(items), _COLS_Len)
-    for i, e in enumerate(items):
-        w.i32(cols[0] + i * 4, e.get)
+    w.column(cols[0], "i", [e.get for e in items])
 
 
 def _read_soa_Len(v: karmem.Validator, a: karmem.ArrayRef) -> list[Len]:
@@ -479,16 +478,16 @@ _COLS_Cell: karmem.Columns = (
 
 def _write_soa_Cell(w: karmem.Writer, at: int, items: list[Cell]) -> None:
     cols = w.soa(at, len(items), _COLS_Cell)
+    w.column(cols[0], "i", [e.len_ for e in items])
+    w.column(cols[1], "i", [e.get for e in items])
+    w.column(cols[2], "i", [e.iter for e in items])
+    w.column(cols[3], "i", [e.new for e in items])
+    w.column(cols[4], "i", [e.is_empty for e in items])
+    w.column(cols[5], "i", [e.r for e in items])
+    w.column(cols[6], "i", [e.at for e in items])
+    w.column(cols[7], "i", [e.all for e in items])
+    w.column(cols[8], "i", [e.position for e in items])
     for i, e in enumerate(items):
-        w.i32(cols[0] + i * 4, e.len_)
-        w.i32(cols[1] + i * 4, e.get)
-        w.i32(cols[2] + i * 4, e.iter)
-        w.i32(cols[3] + i * 4, e.new)
-        w.i32(cols[4] + i * 4, e.is_empty)
-        w.i32(cols[5] + i * 4, e.r)
-        w.i32(cols[6] + i * 4, e.at)
-        w.i32(cols[7] + i * 4, e.all)
-        w.i32(cols[8] + i * 4, e.position)
         w.string(cols[9] + i * 12, e.name)
         w.string(cols[10] + i * 12, e.reader)
 
@@ -554,11 +553,11 @@ _COLS_Point: karmem.Columns = (
 
 def _write_soa_Point(w: karmem.Writer, at: int, items: list[Point]) -> None:
     cols = w.soa(at, len(items), _COLS_Point)
+    w.column(cols[0], "f", [e.position for e in items])
+    w.column(cols[1], "f", [e.reader for e in items])
+    w.column(cols[2], "f", [e.root for e in items])
+    w.column(cols[3], "f", [e.table for e in items])
     for i, e in enumerate(items):
-        w.f32(cols[0] + i * 4, e.position)
-        w.f32(cols[1] + i * 4, e.reader)
-        w.f32(cols[2] + i * 4, e.root)
-        w.f32(cols[3] + i * 4, e.table)
         w.string(cols[4] + i * 12, e.name)
 
 

@@ -352,10 +352,9 @@ _COLS_Vec3: karmem.Columns = ((0x4B95F515, 4), (0xFB69B604, 4), (0xEBEE7337, 4))
 
 def _write_soa_Vec3(w: karmem.Writer, at: int, items: list[Vec3]) -> None:
     cols = w.soa(at, len(items), _COLS_Vec3)
-    for i, e in enumerate(items):
-        w.f32(cols[0] + i * 4, e.x)
-        w.f32(cols[1] + i * 4, e.y)
-        w.f32(cols[2] + i * 4, e.z)
+    w.column(cols[0], "f", [e.x for e in items])
+    w.column(cols[1], "f", [e.y for e in items])
+    w.column(cols[2], "f", [e.z for e in items])
 
 
 def _read_soa_Vec3(v: karmem.Validator, a: karmem.ArrayRef) -> list[Vec3]:
@@ -397,11 +396,14 @@ _COLS_Monster: karmem.Columns = (
 
 def _write_soa_Monster(w: karmem.Writer, at: int, items: list[Monster]) -> None:
     cols = w.soa(at, len(items), _COLS_Monster)
+    w.column(cols[1], "f", [e.data.pos.x for e in items])
+    w.column(cols[2], "f", [e.data.pos.y for e in items])
+    w.column(cols[3], "f", [e.data.pos.z for e in items])
+    w.column(cols[8], "h", [e.data.mana for e in items])
+    w.column(cols[9], "h", [e.data.health for e in items])
+    w.column(cols[10], "B", [e.data.team for e in items])
     for i, e in enumerate(items):
         w.numbers(cols[0] + i * 32, 4, "d", e.data.hitbox)
-        w.f32(cols[1] + i * 4, e.data.pos.x)
-        w.f32(cols[2] + i * 4, e.data.pos.y)
-        w.f32(cols[3] + i * 4, e.data.pos.z)
         w.string(cols[4] + i * 12, e.data.name)
         if len(e.data.inventory) > 128:
             raise karmem.Error("TooLarge", 0, len(e.data.inventory))
@@ -410,9 +412,6 @@ def _write_soa_Monster(w: karmem.Writer, at: int, items: list[Monster]) -> None:
         if len(e.data.path) > 128:
             raise karmem.Error("TooLarge", 0, len(e.data.path))
         _write_soa_Vec3(w, cols[7] + i * 12, e.data.path)
-        w.i16(cols[8] + i * 2, e.data.mana)
-        w.i16(cols[9] + i * 2, e.data.health)
-        w.u8(cols[10] + i, e.data.team)
 
 
 def _read_soa_Monster(v: karmem.Validator, a: karmem.ArrayRef) -> list[Monster]:

@@ -463,8 +463,7 @@ _COLS_Circle: karmem.Columns = ((0x4B95F515, 8),)
 
 def _write_soa_Circle(w: karmem.Writer, at: int, items: list[Circle]) -> None:
     cols = w.soa(at, len(items), _COLS_Circle)
-    for i, e in enumerate(items):
-        w.f64(cols[0] + i * 8, e.radius)
+    w.column(cols[0], "d", [e.radius for e in items])
 
 
 def _read_soa_Circle(v: karmem.Validator, a: karmem.ArrayRef) -> list[Circle]:
@@ -490,8 +489,7 @@ _COLS_Square: karmem.Columns = ((0x4B95F515, 4),)
 
 def _write_soa_Square(w: karmem.Writer, at: int, items: list[Square]) -> None:
     cols = w.soa(at, len(items), _COLS_Square)
-    for i, e in enumerate(items):
-        w.f32(cols[0] + i * 4, e.side)
+    w.column(cols[0], "f", [e.side for e in items])
 
 
 def _read_soa_Square(v: karmem.Validator, a: karmem.ArrayRef) -> list[Square]:
