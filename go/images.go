@@ -134,3 +134,101 @@ func (r *Reader) CheckArray(a ArrayRef, elemSize, limit uint32) ArrayRef {
 	}
 	return a
 }
+
+// plainMemory reports whether this machine keeps a struct of numbers in
+// memory as the format keeps an inline struct (format.md §3): little-endian,
+// and 64-bit numbers 8-aligned inside structs (64-bit platforms; on 386 and
+// arm they are 4-aligned, which moves fields).
+var plainMemory = func() bool {
+	probe := uint16(1)
+	return *(*byte)(unsafe.Pointer(&probe)) == 1 && unsafe.Sizeof(uintptr(0)) == 8
+}()
+
+// DecodePlain decodes the AoS block of n inline structs at offset into dst,
+// reusing its capacity, with one copy: T is a generated struct of numbers
+// only (integers, floats, enums, fixed arrays and structs of those; no bool,
+// whose bytes Go does not accept unchecked, and nothing that points), whose
+// Go memory is then the block's bytes when its size is the format's stride
+// (RATIONALE R5.14). It reports false, leaving dst as it was, where that
+// does not hold (a big-endian or 32-bit machine, another size, a block not
+// inside the message); the caller then decodes element by element.
+func DecodePlain[T any](dst []T, r *Reader, offset, n, stride uint32) ([]T, bool) {
+	if !plainAt[T](0, stride) {
+		return dst, false
+	}
+	if n == 0 {
+		return dst[:0], true
+	}
+	bytes := uint64(n) * uint64(stride)
+	if offset == 0 || !r.fits(offset, bytes) {
+		return dst, false
+	}
+	if uint64(cap(dst)) < uint64(n) {
+		dst = make([]T, n)
+	}
+	dst = dst[:n]
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), bytes), r.mem[offset:])
+	return dst, true
+}
+
+// EncodePlain writes src, a slice of a generated struct of numbers only (as
+// DecodePlain's T), into the block of len(src) × stride bytes the writer
+// reserved at offset, with one copy, when its Go memory is the format's bytes
+// (as DecodePlain decides); false, writing nothing, otherwise.
+func EncodePlain[T any](w *Writer, offset uint32, src []T, stride uint32) bool {
+	if !plainAt[T](0, stride) {
+		return false
+	}
+	bytes := uint64(len(src)) * uint64(stride)
+	if bytes == 0 {
+		return true
+	}
+	copy(w.buf[offset:uint64(offset)+bytes], unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(src))), bytes))
+	return true
+}
+
+// Values returns the n inline structs T of the AoS block at offset as a Go
+// slice: over the message, with no copy, where T's memory is the block's
+// bytes (a generated struct of numbers only on a machine that keeps it as
+// the format does, as for DecodePlain); elsewhere a new slice decoded by
+// read (the generated readAt). Offset 0, n 0 or a block not inside the
+// message give nil. The slice aliases the message like Images: it is valid
+// while the buffer is, changes with it, and has no spare capacity.
+func Values[T any](r *Reader, offset, n, stride uint32, read func(*T, *Validator, uint32) error) []T {
+	if offset == 0 || n == 0 || !r.fits(offset, uint64(n)*uint64(stride)) {
+		return nil
+	}
+	if plainAt[T](offset, stride) {
+		return unsafe.Slice((*T)(unsafe.Pointer(&r.mem[offset])), n)
+	}
+	out := make([]T, n)
+	v := NewValidator(r)
+	for k := range out {
+		// A struct of numbers reads without error.
+		_ = read(&out[k], &v, offset+uint32(k)*stride)
+	}
+	return out
+}
+
+// TrustedValues is Values for a Trusted (a validated message).
+func TrustedValues[T any](t Trusted, offset, n, stride uint32, read func(*T, *Validator, uint32) error) []T {
+	if offset == 0 || n == 0 {
+		return nil
+	}
+	if plainAt[T](offset, stride) {
+		b := t.mem[offset : uint64(offset)+uint64(n)*uint64(stride)]
+		return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+	}
+	return Values(NewReader(t.mem), offset, n, stride, read)
+}
+
+// plainAt reports whether a T at offset (in a message, whose base is
+// 8-aligned) can be read in place: T's memory is the format's bytes and
+// offset is a multiple of T's alignment (a block's natural alignment
+// always is, format.md §5; checked all the same).
+func plainAt[T any](offset, stride uint32) bool {
+	var zero T
+	size, align := unsafe.Sizeof(zero), unsafe.Alignof(zero)
+	return plainMemory && size == uintptr(stride) && size != 0 && align <= 8 &&
+		uintptr(offset)%align == 0
+}

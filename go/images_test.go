@@ -111,3 +111,92 @@ func TestArrayReferencesInImages(t *testing.T) {
 		t.Fatal("capacity 0 is the empty reference")
 	}
 }
+
+// plainPair is what the object type of an inline struct { A u32; B f32; }
+// is: its Go memory is the format's bytes on a little-endian 64-bit machine.
+type plainPair struct {
+	A uint32
+	B float32
+}
+
+// DecodePlain and EncodePlain copy whole blocks where the machine keeps the
+// struct as the format does, and decline (false, nothing touched) where the
+// sizes differ or the block is not inside the message.
+func TestPlainBlocks(t *testing.T) {
+	r, _, at := imagesMessage(t)
+	if !plainMemory {
+		if _, ok := DecodePlain[plainPair](nil, r, at, 3, 8); ok {
+			t.Fatal("a machine without the format's memory layout copied")
+		}
+		t.Skip("big-endian or 32-bit: the element-by-element path runs")
+	}
+	keep := make([]plainPair, 1, 8)
+	got, ok := DecodePlain(keep, r, at, 3, 8)
+	if !ok || len(got) != 3 || &got[0] != &keep[0] {
+		t.Fatalf("decoded %v (ok %v): three pairs into the slice's capacity", got, ok)
+	}
+	for i, p := range got {
+		if p != (plainPair{A: 10 + uint32(i), B: 1.5}) {
+			t.Fatalf("element %d: %+v", i, p)
+		}
+	}
+	if out, ok := DecodePlain(got, r, at, 0, 8); !ok || len(out) != 0 {
+		t.Fatal("an empty block decodes to an empty slice")
+	}
+	for _, c := range []struct {
+		name       string
+		offset, n  uint32
+		stride     uint32
+		wantResult bool
+	}{
+		{"another stride", at, 3, 12, false},
+		{"past the message", at, 1 << 20, 8, false},
+		{"offset 0", 0, 3, 8, false},
+	} {
+		if out, ok := DecodePlain(got, r, c.offset, c.n, c.stride); ok != c.wantResult || len(out) != 3 {
+			t.Fatalf("%s: ok %v, %d elements: the slice must be left as it was", c.name, ok, len(out))
+		}
+	}
+	if _, ok := DecodePlain[bool](nil, r, at, 3, 8); ok {
+		t.Fatal("a type of another size copied")
+	}
+
+	// Values: the block in place (its first element is the message's
+	// bytes), nil for an empty or out-of-range block.
+	vals := Values(r, at, 3, 8, func(*plainPair, *Validator, uint32) error {
+		t.Fatal("Values decoded where it reads in place")
+		return nil
+	})
+	if len(vals) != 3 || unsafe.Pointer(&vals[0]) != unsafe.Pointer(&r.mem[at]) || vals[2] != (plainPair{A: 12, B: 1.5}) {
+		t.Fatalf("Values: %v", vals)
+	}
+	if Values[plainPair](r, at, 1<<20, 8, nil) != nil || Values[plainPair](r, 0, 3, 8, nil) != nil {
+		t.Fatal("Values of a block outside the message")
+	}
+	// Another stride: decoded element by element into a new slice.
+	calls := 0
+	other := Values(r, at, 2, 4, func(p *plainPair, _ *Validator, at uint32) error {
+		calls++
+		p.A = r.Uint32(at)
+		return nil
+	})
+	if calls != 2 || other[1].A != 0x3fc00000 {
+		t.Fatalf("Values fallback: %d calls, %v", calls, other)
+	}
+
+	w := NewWriter(0)
+	w.Begin()
+	block, _ := w.AllocArray(3, 8)
+	if !EncodePlain(w, block, got, 8) || EncodePlain(w, block, got, 12) {
+		t.Fatal("EncodePlain copies at the struct's own stride only")
+	}
+	if err := w.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	back := NewReader(w.Bytes())
+	for i := range uint32(3) {
+		if back.Uint32(block+8*i) != 10+i || back.Float32(block+8*i+4) != 1.5 {
+			t.Fatalf("element %d not written", i)
+		}
+	}
+}

@@ -131,6 +131,33 @@ func sumAt(r *karmem.Reader) float32 {
 	return sum
 }
 
+// sumValues reads each path as a Go []Vec3 (PathValues): for a struct of
+// numbers only the AoS block is that slice's memory on a little-endian
+// 64-bit machine (format.md §3, RATIONALE R5.14), so the loop is a native
+// slice loop over the message.
+func sumValues(r *karmem.Reader) float32 {
+	var sum float32
+	monsters := ours.NewMonstersViewer(r, 0).Monsters(r)
+	for i := range monsters {
+		for _, p := range monsters[i].Data(r).PathValues(r) {
+			sum += p.X + p.Y + p.Z
+		}
+	}
+	return sum
+}
+
+// sumTrustedValues is sumValues through the trusted reader.
+func sumTrustedValues(r karmem.Trusted, root ours.TrustedMonstersViewer) float32 {
+	var sum float32
+	monsters := root.Monsters(r)
+	for i := range monsters {
+		for _, p := range monsters[i].Data(r).PathValues(r) {
+			sum += p.X + p.Y + p.Z
+		}
+	}
+	return sum
+}
+
 // sumTrustedAt is the loop above through the trusted reader (after
 // validation, docs/go.md "Trusted reading").
 func sumTrustedAt(r karmem.Trusted, root ours.TrustedMonstersViewer) float32 {
@@ -167,6 +194,12 @@ func TestSameResults(t *testing.T) {
 	tr, root := trusted(t)
 	if got := sumTrustedAt(tr, root); got != expected {
 		t.Fatalf("trusted sum %v, want %v", got, expected)
+	}
+	if got := sumValues(r); got != expected {
+		t.Fatalf("values sum %v, want %v", got, expected)
+	}
+	if got := sumTrustedValues(tr, root); got != expected {
+		t.Fatalf("trusted values sum %v, want %v", got, expected)
 	}
 	var back ours.Monsters
 	if err := back.ReadAsRoot(r); err != nil || back.Monsters[999].Data.Path[99] != oursValue.Monsters[999].Data.Path[99] {
@@ -240,6 +273,22 @@ func BenchmarkSumVec3(b *testing.B) {
 		t, root := trusted(b)
 		for range b.N {
 			if sumTrustedAt(t, root) != expected {
+				b.Fatal("sum")
+			}
+		}
+	})
+	b.Run("impl=karmem-values", func(b *testing.B) {
+		r := karmem.NewReader(oursBytes)
+		for range b.N {
+			if sumValues(r) != expected {
+				b.Fatal("sum")
+			}
+		}
+	})
+	b.Run("impl=karmem-trusted-values", func(b *testing.B) {
+		t, root := trusted(b)
+		for range b.N {
+			if sumTrustedValues(t, root) != expected {
 				b.Fatal("sum")
 			}
 		}

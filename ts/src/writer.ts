@@ -1,5 +1,5 @@
 import { KarmemError } from "./errors.js";
-import type { Prim } from "./schema.js";
+import { type Column, type Prim, naturalAlign } from "./schema.js";
 
 const MAX_SIZE = 0xfffffff8; // 4 GiB − 8 (docs/format.md §1)
 
@@ -14,6 +14,10 @@ export class Writer {
   private dv: DataView;
   private len = 0;
   private fixed: boolean;
+  /** The SoA directories written in this message, by their columns
+   * (`hash:size,…`): one directory serves every SoA array of the same
+   * columns (format.md §8). */
+  private readonly dirs = new Map<string, number>();
 
   constructor(capacity = 256) {
     this.buf = new Uint8Array(Math.max(64, capacity));
@@ -37,6 +41,7 @@ export class Writer {
   reset(): void {
     this.buf.fill(0, 0, Math.min(this.len, this.buf.length));
     this.len = 0;
+    this.dirs.clear();
   }
 
   get length(): number {
@@ -118,6 +123,82 @@ export class Writer {
         dv.setBigUint64(at, BigInt.asUintN(64, checkedInt64(p, at, v)), true);
         return;
     }
+  }
+
+  // Typed writes for generated encoders: a number the type holds is
+  // written at once; anything else goes through `scalar`, which converts
+  // (a bigint a 32-bit type holds) or refuses it as `InvalidValue`.
+  putU8(at: number, v: unknown): void {
+    if (typeof v === "number" && (v & 0xff) === v) this.dv.setUint8(at, v);
+    else this.scalar("u8", at, v as number);
+  }
+  putI8(at: number, v: unknown): void {
+    if (typeof v === "number" && (v << 24) >> 24 === v) this.dv.setInt8(at, v);
+    else this.scalar("i8", at, v as number);
+  }
+  putBool(at: number, v: unknown): void {
+    if (typeof v === "boolean") this.dv.setUint8(at, v ? 1 : 0);
+    else this.scalar("bool", at, v as number);
+  }
+  putU16(at: number, v: unknown): void {
+    if (typeof v === "number" && (v & 0xffff) === v) this.dv.setUint16(at, v, true);
+    else this.scalar("u16", at, v as number);
+  }
+  putI16(at: number, v: unknown): void {
+    if (typeof v === "number" && (v << 16) >> 16 === v) this.dv.setInt16(at, v, true);
+    else this.scalar("i16", at, v as number);
+  }
+  putU32(at: number, v: unknown): void {
+    if (typeof v === "number" && v >>> 0 === v) this.dv.setUint32(at, v, true);
+    else this.scalar("u32", at, v as number);
+  }
+  putI32(at: number, v: unknown): void {
+    if (typeof v === "number" && (v | 0) === v) this.dv.setInt32(at, v, true);
+    else this.scalar("i32", at, v as number);
+  }
+  putF32(at: number, v: unknown): void {
+    if (typeof v === "number") this.dv.setFloat32(at, v, true);
+    else this.scalar("f32", at, v as number);
+  }
+  putF64(at: number, v: unknown): void {
+    if (typeof v === "number") this.dv.setFloat64(at, v, true);
+    else this.scalar("f64", at, v as number);
+  }
+  putU64(at: number, v: unknown): void {
+    if (typeof v === "bigint" && BigInt.asUintN(64, v) === v) this.dv.setBigUint64(at, v, true);
+    else this.scalar("u64", at, v as bigint);
+  }
+  putI64(at: number, v: unknown): void {
+    if (typeof v === "bigint" && BigInt.asIntN(64, v) === v) this.dv.setBigInt64(at, v, true);
+    else this.scalar("i64", at, v as bigint);
+  }
+
+  /** An array reference: `n` elements at `offset` (length and capacity). */
+  ref(at: number, offset: number, n: number): void {
+    this.u32(at, offset);
+    this.u32(at + 4, n);
+    this.u32(at + 8, n);
+  }
+
+  /** The block of `n` elements of `size` bytes (0 when empty). */
+  block(n: number, size: number): number {
+    return n === 0 ? 0 : this.alloc(n * size, naturalAlign(size));
+  }
+
+  /** The SoA directory of `columns` (`key` names them), written the first
+   * time this message needs it. */
+  soaDir(key: string, columns: readonly Column[]): number {
+    let dir = this.dirs.get(key);
+    if (dir === undefined) {
+      dir = this.alloc(4 * (2 * columns.length + 1), 4);
+      this.u32(dir, columns.length);
+      for (let k = 0; k < columns.length; k++) {
+        this.u32(dir + 4 + 4 * k, columns[k]!.hash);
+        this.u32(dir + 4 + 4 * (columns.length + k), columns[k]!.size);
+      }
+      this.dirs.set(key, dir);
+    }
+    return dir;
   }
 
   /** Encodes `s` as UTF-8 into a new block of its byte length (1-aligned);

@@ -59,6 +59,8 @@ interface Case {
   readers?: { [file: string]: J };
   message?: J;
   valid?: boolean;
+  /** The kind of error every validator reports (testdata/vectors/README.md). */
+  error?: string;
 }
 
 const topics = readdirSync(vectors, { withFileTypes: true })
@@ -89,6 +91,7 @@ for (const topic of topics) {
         }
         if (c.valid === true) assert.equal(refused, null, `validator refused: ${String(refused)}`);
         else assert.ok(refused instanceof karmem.KarmemError, `validator accepted (or crashed: ${String(refused)})`);
+        if (c.error !== undefined) assert.equal((refused as karmem.KarmemError).kind, c.error);
         if (c.value === undefined) {
           assert.throws(() => codec.decode(bytes), karmem.KarmemError);
         } else {

@@ -1346,7 +1346,7 @@ fn validateHostile(root: []const u8, r: Reader) km.ValidateError!void {
         24
     else if (std.mem.eql(u8, root, "Short"))
         184
-    else if (std.mem.eql(u8, root, "EmptiesList"))
+    else if (std.mem.eql(u8, root, "EmptiesList") or std.mem.eql(u8, root, "Padded"))
         32
     else
         16;
@@ -1405,6 +1405,25 @@ fn validateHostile(root: []const u8, r: Reader) km.ValidateError!void {
             _ = v.table(off, 8) catch return v.invalidUnion(t.offset + 4, 1);
             v.leave();
         }
+    } else if (std.mem.eql(u8, root, "Marks")) {
+        // `M Mark` at 4: a `Leaf` table (tag 1) or an inline `Dot` of 8
+        // bytes at an 8-aligned offset inside the message (tag 2, §7).
+        if (t.has(4, 8)) {
+            const tag = r.load(u8, t.offset + 4);
+            const off = r.load(u32, t.offset + 8);
+            if (tag == 1) {
+                try v.enter();
+                _ = v.table(off, 8) catch return v.invalidUnion(t.offset + 4, 1);
+                v.leave();
+            } else if (tag == 2) {
+                if (off == 0 or off % 8 != 0 or !r.fits(off, 8)) return v.invalidUnion(t.offset + 4, 2);
+                try v.charge(8);
+            }
+        }
+    } else if (std.mem.eql(u8, root, "Padded")) {
+        // A u8 at 4, the inline `Gappy` at 8 (numbers: nothing to check,
+        // padding ignored, §11), `L []u16` at 16.
+        _ = try v.fieldArray(t, 16, 2, km.no_limit);
     } else if (std.mem.eql(u8, root, "Bunch")) {
         const a = try v.fieldArray(t, 4, 0, km.no_limit);
         const k = try v.bunch(a, &.{1});
@@ -1429,20 +1448,21 @@ fn validateNest(v: *Validator, offset: u32) km.ValidateError!void {
     const r = v.r;
     const t = try v.table(offset, 40);
     try v.enter();
-    // A, B and the `Inner` of the inline `W`.
-    for ([_][2]u32{ .{ 4, 4 }, .{ 8, 4 }, .{ 16, 8 } }) |field| {
+    // A, B and the `Inner` of the inline `W` (at 12: an inline struct of
+    // 4-byte fields is 4-aligned, format.md §3).
+    for ([_][2]u32{ .{ 4, 4 }, .{ 8, 4 }, .{ 12, 8 } }) |field| {
         if (t.has(field[0], field[1])) {
             try v.enter();
             _ = try v.table(r.load(u32, t.offset + field[0]), 40);
             v.leave();
         } else try v.charge(40);
     }
-    if (t.has(24, 4) and r.load(u32, t.offset + 24) != 0) {
+    if (t.has(20, 4) and r.load(u32, t.offset + 20) != 0) {
         try v.enter();
-        _ = try v.table(r.load(u32, t.offset + 24), 40);
+        _ = try v.table(r.load(u32, t.offset + 20), 40);
         v.leave();
     }
-    _ = try v.fieldArray(t, 28, 1, km.no_limit);
+    _ = try v.fieldArray(t, 24, 1, km.no_limit);
     v.leave();
 }
 

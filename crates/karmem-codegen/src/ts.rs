@@ -3,7 +3,8 @@
 //!
 //! * `layout`: the schema's layout contract as data (every offset, size,
 //!   header word and column hash from [`karmem_layout`]), which the
-//!   library's encoder, decoder and validator walk (RATIONALE.md R12.2);
+//!   library's validator, views and interpreted codec walk (RATIONALE.md
+//!   R12.2);
 //! * enums as `const` objects of their values and a `number` (`bigint` for
 //!   64-bit) type: values unknown to this schema version are kept;
 //! * one interface per struct (camelCase properties, `bigint` for 64-bit
@@ -12,11 +13,21 @@
 //!   and `view`;
 //! * one viewer class per struct (`<Name>Viewer`): getters that read a
 //!   field from the message when asked, strings decoded on each access.
+//! * straight-line encoders and decoders per struct, SoA element and union
+//!   (`ts/encode.rs`, `ts/decode.rs`: printers of the shared layout plan), which
+//!   the companions' `encode` and `decode` call.
 //!
 //! The generator prints; it computes no layout of its own.
 
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeSet;
+
 use karmem_layout::{ArrayData, FixedElem, Layout, Slot};
 use karmem_schema::model::*;
+
+mod decode;
+mod encode;
+mod validate;
 
 // Zig's string escapes (`\"`, `\\`, `\n`, `\u{1f}`) are JavaScript's.
 use crate::emit::Lines;
@@ -37,6 +48,10 @@ impl Backend for TsBackend {
             s: schema,
             l: layout,
             n: Namer::new(&names::TYPESCRIPT, schema),
+            counter: Cell::new(0),
+            unions_read: RefCell::default(),
+            unions_written: RefCell::default(),
+            checkers: RefCell::default(),
         };
         Ok(vec![GeneratedFile {
             path: format!("{}.ts", file_name(schema)),
@@ -107,6 +122,16 @@ struct Gen<'a> {
     l: &'a Layout,
     /// Names of the schema's types and properties (`names::TYPESCRIPT`).
     n: Namer<'a>,
+    /// The next number of a local of the straight-line encoders and
+    /// decoders (`Gen::fresh`).
+    counter: Cell<u32>,
+    /// The unions whose slot reader (writer) the code printed so far
+    /// calls: only those are printed (an unused function does not compile
+    /// under `noUnusedLocals`).
+    unions_read: RefCell<BTreeSet<UnionId>>,
+    unions_written: RefCell<BTreeSet<UnionId>>,
+    /// The straight-line checkers the code printed so far calls.
+    checkers: RefCell<BTreeSet<validate::Checker>>,
 }
 
 impl Gen<'_> {
@@ -529,6 +554,40 @@ impl Gen<'_> {
         } else {
             format!("r.inline(8, {})", st.size)
         };
+        let encode_root = if self.l.is_table(id) {
+            vec![
+                "const b = karmem.beginMessage(w);".to_string(),
+                format!("$write{name}(b, value);"),
+                "return b.finish();".to_string(),
+            ]
+        } else {
+            vec![
+                "const b = karmem.beginMessage(w);".to_string(),
+                format!("$writeAt{name}(b, value, b.alloc({}, 8));", st.size),
+                "return b.finish();".to_string(),
+            ]
+        };
+        let decode_root = if self.l.is_table(id) {
+            vec![
+                "const d = new karmem.Decoding(input, limits);".to_string(),
+                format!("return $read{name}(d, d.r.root());"),
+            ]
+        } else {
+            // An inline root that does not fit reads as all zero (§1): its
+            // zero value, charged for the tables it holds (§10).
+            let mut v = vec![
+                "const d = new karmem.Decoding(input, limits);".to_string(),
+                format!(
+                    "if (d.r.inline(8, {}).used !== 0) return $readAt{name}(d, 8);",
+                    st.size
+                ),
+            ];
+            if st.zero > 0 {
+                v.push(format!("d.charge({});", safe_units(st.zero)));
+            }
+            v.push(format!("return $zero{name}();"));
+            v
+        };
         c.line("");
         c.line(&format!(
             "/** Whole messages with a `{name}` root: encode, decode, validate, view. */"
@@ -538,24 +597,23 @@ impl Gen<'_> {
             c,
             "The message for `value` (docs/format.md §8); `w` is reset and reused.",
             &format!("encode(value: {name}, w?: karmem.Writer): Uint8Array"),
-            &[format!("return karmem.encode(layout, {id}, value, w);")],
+            &encode_root,
         );
         method(
             c,
             "The whole value; throws a KarmemError on a bad header, the depth limit or the budget.",
             &format!("decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): {name}"),
-            &[format!(
-                "return karmem.decode(layout, {id}, input, limits) as {name};"
-            )],
+            &decode_root,
         );
         method(
             c,
             "Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it.",
             &format!("validate(input: karmem.Input, limits?: karmem.Limits): {name}Viewer"),
             &[
-                format!("const r = karmem.validate(layout, {id}, input, limits);"),
-                format!("return new {name}Viewer(r, {root});"),
-            ],
+                self.validate_root(id),
+                vec![format!("return new {name}Viewer(r, {root});")],
+            ]
+            .concat(),
         );
         method(
             c,
@@ -738,19 +796,30 @@ impl Gen<'_> {
             }
         }
         self.viewers(&mut c);
+        let has = self.has_class();
+        self.encoders(&mut c, &has);
+        self.decoders(&mut c, &has);
+        self.checkers_fns(&mut c);
         c.out
     }
 
-    /// The viewer constructors by struct index, which the library's views
-    /// use to hand out viewers (`karmem.Viewers`). Structs without a class
-    /// (map entries, read field by field) get none.
-    fn viewers(&self, c: &mut Lines) {
+    /// Which structs have an interface, a viewer and a companion (all but
+    /// map entries, read and written field by field).
+    fn has_class(&self) -> Vec<bool> {
         let mut has = vec![false; self.s.structs.len()];
         for item in &self.s.order {
             if let Item::Struct(id) = item {
                 has[*id] = true;
             }
         }
+        has
+    }
+
+    /// The viewer constructors by struct index, which the library's views
+    /// use to hand out viewers (`karmem.Viewers`). Structs without a class
+    /// (map entries, read field by field) get none.
+    fn viewers(&self, c: &mut Lines) {
+        let has = self.has_class();
         c.line("");
         c.line("/** Viewer constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */");
         c.open("export const viewers: karmem.Viewers = {");
@@ -847,6 +916,29 @@ mod tests {
         assert!(f.contents.contains("def: 100 }"));
         assert!(f.contents.contains("\"B\": 5n,"));
         assert_eq!(f.contents, generate(src).contents);
+    }
+
+    #[test]
+    fn straight_line() {
+        // `V` is declared but unused: its functions would not compile
+        // under `noUnusedLocals`, so none is printed.
+        let src = "karmem app;\nstruct A table { X u8; On bool; }\nstruct B inline { Y u32; }\nunion U { A; B; }\nunion V { A; }\n\
+            struct R table { One U; Many []B; }\n";
+        let f = generate(src).contents;
+        for want in [
+            "$writeR(b, value);",
+            "return $readR(d, d.r.root());",
+            "$checkR(v, 8);",
+            "function $writeU(w: karmem.Writer, v: U | undefined, tagAt: number, offAt: number): void {",
+            "function $readSoaB(d: karmem.Decoding, a: karmem.ArrayRef): B[] {",
+            "function $checkU(v: karmem.Checking, tagAt: number, offAt: number): void {",
+            "if (tu >= 6) v.bool(to + 5);",
+        ] {
+            assert!(f.contains(want), "{want}\n{f}");
+        }
+        for unwanted in ["$writeV(", "$readV(", "$checkV("] {
+            assert!(!f.contains(unwanted), "{unwanted}\n{f}");
+        }
     }
 
     #[test]

@@ -170,7 +170,17 @@ impl Computer<'_> {
                 offset = offset.saturating_add(size);
             }
             let used = offset;
-            let size = align_up(used, OBJECT_ALIGN);
+            // A table is 8-aligned and a multiple of 8 (its header counts
+            // 8-byte units); an inline struct takes the largest alignment
+            // of its fields and is padded to a multiple of it, so that a
+            // `Vec3` of three `f32` is 12 bytes, as in C, Go and Rust
+            // (format.md §3, RATIONALE R2.18).
+            let align = if is_table {
+                OBJECT_ALIGN
+            } else {
+                fields.iter().map(|f| f.align).max().unwrap_or(1)
+            };
+            let size = align_up(used, align);
             let header = if is_table {
                 (size / OBJECT_ALIGN) | ((size - used) << 29)
             } else {
@@ -179,7 +189,7 @@ impl Computer<'_> {
             self.structs[id] = Some(StructLayout {
                 size,
                 used: if is_table { used } else { size },
-                align: OBJECT_ALIGN,
+                align,
                 fields,
                 header,
                 // Filled in once every struct is laid out (`zero_sizes`).
@@ -219,8 +229,8 @@ impl Computer<'_> {
                 (repr.size(), repr.size(), Slot::Enum { id: *id, repr })
             }
             FieldType::Struct(id) if schema.structs[*id].kind == StructKind::Inline => {
-                let size = self.struct_layout(*id).size;
-                (size, OBJECT_ALIGN, Slot::InlineStruct(*id))
+                let l = self.struct_layout(*id);
+                (l.size, l.align, Slot::InlineStruct(*id))
             }
             FieldType::Struct(id) => (OFFSET_SIZE, REF_SLOT_ALIGN, Slot::TableRef(*id)),
             FieldType::Union(id) => (
@@ -240,8 +250,8 @@ impl Computer<'_> {
                             (FixedElem::Enum { id, repr }, repr.size(), repr.size())
                         }
                         ElemType::Struct(id) => {
-                            let size = self.struct_layout(id).size;
-                            (FixedElem::InlineStruct(id), size, OBJECT_ALIGN)
+                            let l = self.struct_layout(id);
+                            (FixedElem::InlineStruct(id), l.size, l.align)
                         }
                         ElemType::Union(_) | ElemType::Array(_) => {
                             unreachable!(

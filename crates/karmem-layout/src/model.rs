@@ -97,13 +97,14 @@ impl Layout {
 
 #[derive(Clone, Debug)]
 pub struct StructLayout {
-    /// Inline: padded size (multiple of 8). Table: `total × 8` (header
+    /// Inline: padded size (a multiple of `align`). Table: `total × 8` (header
     /// included) — the bytes a writer reserves.
     pub size: u32,
     /// Inline: same as `size`. Table: used size (end of the last field,
     /// header included); the header stores `size/8` and `size − used`.
     pub used: u32,
-    /// 8 for inline structs and tables.
+    /// 8 for tables; for an inline struct, the largest alignment of its
+    /// fields (1 when it has none).
     pub align: u32,
     /// One per schema field, same order. Table field offsets count from the
     /// start of the table (so the first field is at 4 or 8).

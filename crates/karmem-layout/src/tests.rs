@@ -24,9 +24,9 @@ fn seed_account_data_offsets() {
     assert_eq!((data.used, data.size, data.header), (32, 32, 4));
 
     // `@packed(true)`: []Profile is AoS, each element an inline Profile
-    // holding one table offset, 4 bytes rounded up to 8 (format.md §3).
+    // holding one table offset: 4 bytes, aligned to 4 (format.md §3).
     let profile = schema.struct_by_name("Profile").unwrap();
-    assert_eq!(l.of_struct(profile).size, 8);
+    assert_eq!(l.of_struct(profile).size, 4);
     assert!(l.soa[profile].is_none(), "no SoA array of Profile");
 
     // Without it, []Profile is SoA; Profile (inline) → Data (table) is
@@ -65,12 +65,21 @@ fn inline_struct_padding_and_fixed_arrays() {
     let (schema, l) = layout(
         "karmem t; struct V inline { X f32; Y f32; Z f32; } struct S inline { A u8; V V; B [3]u16; C bool; }",
     );
+    // An inline struct is aligned to its widest field and padded to a
+    // multiple of that (format.md §3): V is 12 bytes at alignment 4, S
+    // puts V at 4 and ends at 23, padded to 24.
     let v = l.of_struct(schema.struct_by_name("V").unwrap());
-    assert_eq!(v.size, 16);
+    assert_eq!((v.size, v.align), (12, 4));
     let s = l.of_struct(schema.struct_by_name("S").unwrap());
     let offsets: Vec<u32> = s.fields.iter().map(|f| f.offset).collect();
-    assert_eq!(offsets, [0, 8, 24, 30]);
-    assert_eq!(s.size, 32);
+    assert_eq!(offsets, [0, 4, 16, 22]);
+    assert_eq!((s.size, s.align), (24, 4));
+    let (schema, l) =
+        layout("karmem t; struct W inline { A u8; B u64; } struct C inline { A u8; }");
+    let w = l.of_struct(schema.struct_by_name("W").unwrap());
+    assert_eq!((w.size, w.align), (16, 8));
+    let c = l.of_struct(schema.struct_by_name("C").unwrap());
+    assert_eq!((c.size, c.align), (1, 1));
 }
 
 #[test]
@@ -131,7 +140,7 @@ fn union_bunches_and_directory_size() {
     assert!(matches!(*variants[0].data, ArrayData::AosTable { .. }));
     assert!(matches!(
         *variants[1].data,
-        ArrayData::AosInline { stride: 8, .. }
+        ArrayData::AosInline { stride: 4, .. }
     ));
     assert_eq!(variants[1].tag, 4);
     let Slot::ArrayRef {
@@ -268,7 +277,7 @@ fn validator_plan_per_slot() {
         SlotCheck::InlineEach {
             id: id("B"),
             len: 2,
-            stride: 8
+            stride: 1
         }
     );
     assert!(matches!(
@@ -488,7 +497,7 @@ fn array_check_per_block() {
         checks[3],
         ArrayCheck::AosInline {
             id: id("N"),
-            stride: 8,
+            stride: 4,
             each: false
         },
         "inline structs of numbers"
@@ -498,7 +507,7 @@ fn array_check_per_block() {
         checks[4],
         ArrayCheck::AosInline {
             id: id("B"),
-            stride: 8,
+            stride: 1,
             each: true
         }
     );
@@ -571,14 +580,14 @@ fn struct_and_soa_plans() {
             (
                 Access::Table {
                     off: 8,
-                    size: 8,
+                    size: 4,
                     absent: t_zero
                 },
                 false
             ),
             (
                 Access::Table {
-                    off: 16,
+                    off: 12,
                     size: 12,
                     absent: 0
                 },
@@ -590,7 +599,7 @@ fn struct_and_soa_plans() {
     assert!(!inline.table);
     assert_eq!(
         inline.fields.iter().map(|f| f.access).collect::<Vec<_>>(),
-        [Access::Inline { off: 0 }, Access::Inline { off: 8 }]
+        [Access::Inline { off: 0 }, Access::Inline { off: 4 }]
     );
     // As an SoA element: a column per leaf (the fixed array is one), by
     // decreasing alignment.

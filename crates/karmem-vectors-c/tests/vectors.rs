@@ -123,6 +123,15 @@ fn check_case(
                 o.validate
             ));
         }
+        if let Some(kind) = &h.error {
+            let want = status_of(kind);
+            if Some(o.validate) != want {
+                errors.push(format!(
+                    "the validator returned status {}, the case says {kind} ({want:?})",
+                    o.validate
+                ));
+            }
+        }
         // The viewers read every hostile message without crashing (the
         // driver runs under ASan and UBSan); a valid one reads as its value.
         if o.view.is_none() {
@@ -248,4 +257,37 @@ fn joined(errors: Vec<String>) -> Result<(), String> {
     } else {
         Err(errors.join("; "))
     }
+}
+
+/// The `km_status` of an error kind named as the vectors name it
+/// (`DirectoryTooLarge` is `KM_ERR_DIRECTORY_TOO_LARGE`): its position in
+/// c/karmem.h's enum, which counts up from `KM_OK = 0`.
+fn status_of(kind: &str) -> Option<i64> {
+    let mut name = String::from("KM_ERR");
+    for c in kind.chars() {
+        if c.is_ascii_uppercase() {
+            name.push('_');
+        }
+        name.push(c.to_ascii_uppercase());
+    }
+    let header = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../c/karmem.h"),
+    )
+    .ok()?;
+    let body = header
+        .split("typedef enum km_status {")
+        .nth(1)?
+        .split('}')
+        .next()?;
+    body.lines()
+        .map(|l| {
+            l.trim()
+                .trim_end_matches(',')
+                .split(' ')
+                .next()
+                .unwrap_or("")
+        })
+        .filter(|l| l.starts_with("KM_"))
+        .position(|l| l == name)
+        .map(|i| i as i64)
 }

@@ -185,7 +185,8 @@ pub fn hostile<T: Generated>(bytes: &[u8]) -> Verdict {
     };
     let mut got = T::default();
     Verdict {
-        valid: T::validate(&r).map_err(|e| e.to_string()),
+        // The kind's name first (`DirectoryTooLarge { .. }`): vectors may name it.
+        valid: T::validate(&r).map_err(|e| format!("{e:?}")),
         decoded: got
             .read_as_root(&r)
             .map_err(|e| e.to_string())

@@ -25,6 +25,12 @@ fn golden_vectors_through_generated_code() {
                     if v.valid.is_ok() != h.valid {
                         failures.push(format!("{name}: validation gives {:?}", v.valid));
                     }
+                    if let (Some(kind), Err(e)) = (&h.error, &v.valid) {
+                        let got = e;
+                        if got.split([' ', '{', '(']).next() != Some(kind.as_str()) {
+                            failures.push(format!("{name}: validation gives {got}, not {kind}"));
+                        }
+                    }
                     match v.decoded {
                         Ok(got) if !h.decodes => {
                             failures.push(format!("{name}: decoded, expected an error: {got}"))

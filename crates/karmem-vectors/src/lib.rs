@@ -42,6 +42,11 @@ pub struct Hostile {
     /// Whether every decoder decodes it (to `value`); otherwise every
     /// decoder refuses it with an error.
     pub decodes: bool,
+    /// The kind of error every validator reports, where format.md §11
+    /// names it and the message has one fault (`"DirectoryTooLarge"`: each
+    /// library's name for it is this one, `Err` + it in Go, `KM_ERR_` + it
+    /// in upper snake case in C).
+    pub error: Option<String>,
 }
 
 impl Hostile {
@@ -56,6 +61,9 @@ impl Hostile {
             words: words.collect(),
             valid: v["valid"].as_bool().expect("`valid`: true or false"),
             decodes: v.get("value").is_some(),
+            error: v
+                .get("error")
+                .map(|e| e.as_str().expect("`error`: a kind's name").to_string()),
         })
     }
 

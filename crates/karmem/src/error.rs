@@ -67,7 +67,7 @@ impl fmt::Display for Error {
             }
             Error::DirectoryTooLarge { offset, entries } => write!(
                 f,
-                "SoA directory at offset {offset} has {entries} entries, over the limit"
+                "SoA directory or bunch table at offset {offset} has {entries} entries, over the limit"
             ),
             Error::DepthExceeded => f.write_str("message nesting exceeds the depth limit"),
             Error::BudgetExceeded => f.write_str("message exceeds the traversal budget"),

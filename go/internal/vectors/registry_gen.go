@@ -559,6 +559,34 @@ var schemas = map[string]map[string]rootType{
 				return bothViews(r, vectors_hostile_schema.ValidateBoxes, vectors_hostile_schema.TrustBoxes)
 			},
 		},
+		"Dot": {
+			new:      func() object { return new(vectors_hostile_schema.Dot) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateDot(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateDot, vectors_hostile_schema.TrustDot)
+			},
+		},
+		"Marks": {
+			new:      func() object { return new(vectors_hostile_schema.Marks) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateMarks(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateMarks, vectors_hostile_schema.TrustMarks)
+			},
+		},
+		"Gappy": {
+			new:      func() object { return new(vectors_hostile_schema.Gappy) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidateGappy(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidateGappy, vectors_hostile_schema.TrustGappy)
+			},
+		},
+		"Padded": {
+			new:      func() object { return new(vectors_hostile_schema.Padded) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_hostile_schema.ValidatePadded(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_hostile_schema.ValidatePadded, vectors_hostile_schema.TrustPadded)
+			},
+		},
 	},
 	"vectors/inline/schema.km": {
 		"Vec3": {
@@ -844,6 +872,20 @@ var schemas = map[string]map[string]rootType{
 				return bothViews(r, vectors_struct_arrays_schema.ValidateRoot, vectors_struct_arrays_schema.TrustRoot)
 			},
 		},
+		"Mixed": {
+			new:      func() object { return new(vectors_struct_arrays_schema.Mixed) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_struct_arrays_schema.ValidateMixed(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_struct_arrays_schema.ValidateMixed, vectors_struct_arrays_schema.TrustMixed)
+			},
+		},
+		"Classes": {
+			new:      func() object { return new(vectors_struct_arrays_schema.Classes) },
+			validate: func(r *karmem.Reader) error { _, err := vectors_struct_arrays_schema.ValidateClasses(r); return err },
+			trust: func(r *karmem.Reader) (views, error) {
+				return bothViews(r, vectors_struct_arrays_schema.ValidateClasses, vectors_struct_arrays_schema.TrustClasses)
+			},
+		},
 	},
 	"vectors/tables/schema.km": {
 		"Vec2": {
@@ -1082,12 +1124,14 @@ var schemas = map[string]map[string]rootType{
 
 // unions maps each union interface type to its variants by schema name.
 var unions = map[reflect.Type]map[string]reflect.Type{
-	reflect.TypeFor[schemas_all_layouts.Shape]():    {"Circle": reflect.TypeFor[*schemas_all_layouts.Circle](), "Square": reflect.TypeFor[*schemas_all_layouts.Square]()},
-	reflect.TypeFor[schemas_paper.AnyPoint]():       {"point2d": reflect.TypeFor[*schemas_paper.Point2d](), "point3d": reflect.TypeFor[*schemas_paper.Point3d]()},
-	reflect.TypeFor[schemas_reserved_names.Shape](): {"Len": reflect.TypeFor[*schemas_reserved_names.Len](), "Point": reflect.TypeFor[*schemas_reserved_names.Point]()},
-	reflect.TypeFor[schemas_soa_columns.Shape]():    {"Circle": reflect.TypeFor[*schemas_soa_columns.Circle](), "Square": reflect.TypeFor[*schemas_soa_columns.Square]()},
-	reflect.TypeFor[vectors_hostile_schema.Pick]():  {"Leaf": reflect.TypeFor[*vectors_hostile_schema.Leaf]()},
-	reflect.TypeFor[vectors_nested_schema.Shape]():  {"Circle": reflect.TypeFor[*vectors_nested_schema.Circle](), "Vec3": reflect.TypeFor[*vectors_nested_schema.Vec3]()},
-	reflect.TypeFor[vectors_unions_schema.Shape]():  {"Circle": reflect.TypeFor[*vectors_unions_schema.Circle](), "Square": reflect.TypeFor[*vectors_unions_schema.Square](), "Label": reflect.TypeFor[*vectors_unions_schema.Label]()},
-	reflect.TypeFor[vectors_unions_schema.Wide]():   {"Circle": reflect.TypeFor[*vectors_unions_schema.Circle](), "Label": reflect.TypeFor[*vectors_unions_schema.Label]()},
+	reflect.TypeFor[schemas_all_layouts.Shape]():          {"Circle": reflect.TypeFor[*schemas_all_layouts.Circle](), "Square": reflect.TypeFor[*schemas_all_layouts.Square]()},
+	reflect.TypeFor[schemas_paper.AnyPoint]():             {"point2d": reflect.TypeFor[*schemas_paper.Point2d](), "point3d": reflect.TypeFor[*schemas_paper.Point3d]()},
+	reflect.TypeFor[schemas_reserved_names.Shape]():       {"Len": reflect.TypeFor[*schemas_reserved_names.Len](), "Point": reflect.TypeFor[*schemas_reserved_names.Point]()},
+	reflect.TypeFor[schemas_soa_columns.Shape]():          {"Circle": reflect.TypeFor[*schemas_soa_columns.Circle](), "Square": reflect.TypeFor[*schemas_soa_columns.Square]()},
+	reflect.TypeFor[vectors_hostile_schema.Pick]():        {"Leaf": reflect.TypeFor[*vectors_hostile_schema.Leaf]()},
+	reflect.TypeFor[vectors_hostile_schema.Mark]():        {"Leaf": reflect.TypeFor[*vectors_hostile_schema.Leaf](), "Dot": reflect.TypeFor[*vectors_hostile_schema.Dot]()},
+	reflect.TypeFor[vectors_nested_schema.Shape]():        {"Circle": reflect.TypeFor[*vectors_nested_schema.Circle](), "Vec3": reflect.TypeFor[*vectors_nested_schema.Vec3]()},
+	reflect.TypeFor[vectors_struct_arrays_schema.Shape](): {"Stats": reflect.TypeFor[*vectors_struct_arrays_schema.Stats](), "Vec3": reflect.TypeFor[*vectors_struct_arrays_schema.Vec3]()},
+	reflect.TypeFor[vectors_unions_schema.Shape]():        {"Circle": reflect.TypeFor[*vectors_unions_schema.Circle](), "Square": reflect.TypeFor[*vectors_unions_schema.Square](), "Label": reflect.TypeFor[*vectors_unions_schema.Label]()},
+	reflect.TypeFor[vectors_unions_schema.Wide]():         {"Circle": reflect.TypeFor[*vectors_unions_schema.Circle](), "Label": reflect.TypeFor[*vectors_unions_schema.Label]()},
 }

@@ -81,6 +81,9 @@ type Case struct {
 type Hostile struct {
 	Valid   bool
 	Decodes bool
+	// Error is the kind of error every validator reports, when the case
+	// names one: the name of karmem.Err<Error>.
+	Error string
 }
 
 // Load reads every case under dir (testdata/vectors), sorted by path.
@@ -103,6 +106,7 @@ func Load(dir string) ([]Case, error) {
 			Readers map[string]any `json:"readers"`
 			Message any            `json:"message"`
 			Valid   bool           `json:"valid"`
+			Error   string         `json:"error"`
 		}
 		d := json.NewDecoder(bytes.NewReader(text))
 		d.UseNumber()
@@ -131,7 +135,7 @@ func Load(dir string) ([]Case, error) {
 		})
 		if doc.Message != nil {
 			// A root value is an object, never null: nil means no "value".
-			cases[len(cases)-1].Hostile = &Hostile{Valid: doc.Valid, Decodes: doc.Value != nil}
+			cases[len(cases)-1].Hostile = &Hostile{Valid: doc.Valid, Decodes: doc.Value != nil, Error: doc.Error}
 		}
 	}
 	return cases, nil

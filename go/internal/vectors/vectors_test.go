@@ -130,8 +130,18 @@ func hostile(schema, root string, value any, want Hostile, message []byte) error
 		return err
 	}
 	r := karmem.NewReader(karmem.AlignedCopy(message))
-	if err := validate(r); (err == nil) != want.Valid {
-		return fmt.Errorf("validation gives %v, want valid = %v", err, want.Valid)
+	verr := validate(r)
+	if (verr == nil) != want.Valid {
+		return fmt.Errorf("validation gives %v, want valid = %v", verr, want.Valid)
+	}
+	if want.Error != "" {
+		kind, ok := errorKinds[want.Error]
+		if !ok {
+			return fmt.Errorf("the case names error %q, which this runner does not know", want.Error)
+		}
+		if !errors.Is(verr, kind) {
+			return fmt.Errorf("validation gives %v, want %s", verr, want.Error)
+		}
 	}
 	err = got.ReadAsRoot(r)
 	if !want.Decodes {
@@ -170,4 +180,21 @@ func read(schema, root string, value any, golden []byte) error {
 		return fmt.Errorf("got\n%+v\nexpected\n%+v", got, expected)
 	}
 	return validate(r)
+}
+
+// errorKinds: the validator's errors by the names the vectors give them
+// (testdata/vectors/README.md, key `error`).
+var errorKinds = map[string]error{
+	"Truncated":         karmem.ErrTruncated,
+	"BadMagic":          karmem.ErrBadMagic,
+	"BadSize":           karmem.ErrBadSize,
+	"MalformedTable":    karmem.ErrMalformedTable,
+	"MalformedArray":    karmem.ErrMalformedArray,
+	"LimitExceeded":     karmem.ErrLimitExceeded,
+	"InvalidText":       karmem.ErrInvalidText,
+	"InvalidBool":       karmem.ErrInvalidBool,
+	"InvalidUnion":      karmem.ErrInvalidUnion,
+	"DirectoryTooLarge": karmem.ErrDirectoryTooLarge,
+	"DepthExceeded":     karmem.ErrDepthExceeded,
+	"BudgetExceeded":    karmem.ErrBudgetExceeded,
 }

@@ -92,7 +92,7 @@ describe("examples", () => {
     await loadExample(p, "account");
     const st = await status(p);
     assert.equal(st.state, "valid", st.text);
-    assert.match(st.text, /216 bytes, read as AccountData/);
+    assert.match(st.text, /200 bytes, read as AccountData/);
     assert.deepEqual(await dumpBytes(p), seed.bytes);
     const tree = await readTree(p);
     assert.equal(sameTree(tree, seed.case.value), null);

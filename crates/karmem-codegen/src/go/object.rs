@@ -1409,12 +1409,26 @@ impl DecodePrinter for Gen<'_> {
         a: &str,
     ) {
         charge_each(c, a, charge);
+        // A struct of numbers only is its Go memory: one copy where the
+        // machine allows it (karmem.DecodePlain, RATIONALE R5.14).
+        let plain = !self.l.inline_needs_validation(id);
+        if plain {
+            let (p, r) = (unparen(place), c.r());
+            c.open(&format!(
+                "if out, ok := karmem.DecodePlain({p}, {r}, {a}.Offset, {a}.Len, {stride}); ok {{"
+            ));
+            c.line(&format!("{p} = out"));
+            c.reopen("} else {");
+        }
         self.grow_each(c, place, id);
         c.try_call(
             &format!("{place}[k].readAt(v, {a}.Offset+uint32(k)*{stride})"),
             "err",
         );
         c.close("}");
+        if plain {
+            c.close("}");
+        }
     }
 
     fn aos_table(&self, c: &mut Code, id: StructId, charge: u32, place: &str, a: &str) {
@@ -1660,12 +1674,33 @@ impl EncodePrinter for Gen<'_> {
         if map {
             return self.write_map(c, id, stride, value, pos);
         }
-        self.write_block(c, value, pos, stride, |c| {
-            c.try_call(
-                &format!("{value}[k].writeAt(w, block+uint32(k)*{stride})"),
-                "err",
-            )
-        });
+        // A struct of numbers only is its Go memory: one copy where the
+        // machine allows it (karmem.EncodePlain, RATIONALE R5.14).
+        let plain = !self.l.inline_needs_validation(id);
+        c.open("{");
+        c.line(&format!(
+            "block, err := w.AllocArray(len({value}), {stride})"
+        ));
+        c.check_err("err");
+        if plain {
+            c.open(&format!(
+                "if !karmem.EncodePlain(w, block, {}, {stride}) {{",
+                unparen(value)
+            ));
+        }
+        c.open(&format!("for k := range {} {{", unparen(value)));
+        c.try_call(
+            &format!("{value}[k].writeAt(w, block+uint32(k)*{stride})"),
+            "err",
+        );
+        c.close("}");
+        if plain {
+            c.close("}");
+        }
+        c.line(&format!(
+            "w.PutArrayRef({pos}, block, uint32(len({value})), uint32(len({value})))"
+        ));
+        c.close("}");
     }
 
     fn write_aos_table(&self, c: &mut Code, _id: StructId, value: &str, pos: &str) {

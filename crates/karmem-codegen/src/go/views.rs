@@ -420,6 +420,10 @@ pub(crate) struct GoView {
     view: String,
     utf8: bool,
     slice: Option<String>,
+    /// An AoS block of an inline struct of numbers only: its object type
+    /// and stride, for the `<Field>Values` accessor beside the viewers
+    /// (karmem.Values, RATIONALE R5.14).
+    values: Option<(String, u32)>,
 }
 
 impl GoView {
@@ -429,6 +433,7 @@ impl GoView {
             view,
             utf8: false,
             slice: None,
+            values: None,
         }
     }
 }
@@ -656,23 +661,46 @@ impl ViewPrinter for Gen<'_> {
         // The view of an array of arrays spans lines (a function literal
         // per level, as gofmt lays it out).
         let GoView {
-            ty, view, slice, ..
+            ty,
+            view,
+            slice,
+            values,
+            ..
         } = block;
         let zero = if ty.starts_with("[]") {
             "nil".to_string()
         } else {
             format!("{ty}{{}}")
         };
-        let mut body = vec![a];
+        let mut body = vec![a.clone()];
         body.extend(format!("return {view}").lines().map(str::to_string));
-        Accessors {
+        let mut acc = Accessors {
             edit: slice.map(|ty| Edit::Slice {
                 ty,
                 elem_size: es,
                 limit,
             }),
             ..Accessors::one(name, ty, zero, body, true)
+        };
+        // A struct of numbers only: the same block as a Go slice of the
+        // object type, over the message where the machine allows it.
+        if let Some((object, stride)) = values {
+            let f = if self.trusted {
+                "karmem.TrustedValues"
+            } else {
+                "karmem.Values"
+            };
+            acc.methods.push((
+                format!("{name}Values"),
+                format!("[]{object}"),
+                "nil".into(),
+                vec![
+                    a,
+                    format!("return {f}(r, a.Offset, a.Len, {stride}, (*{object}).readAt)"),
+                ],
+            ));
         }
+        acc
     }
 
     fn view_text(&self, utf16: bool, _: &()) -> GoView {
@@ -731,17 +759,20 @@ impl ViewPrinter for Gen<'_> {
     }
 
     // A slice of the element images over the message.
-    fn view_aos_inline(&self, id: StructId, _: u32, _: &()) -> GoView {
+    fn view_aos_inline(&self, id: StructId, stride: u32, _: &()) -> GoView {
         let v = self.view_name(id);
         let images = if self.trusted {
             "karmem.TrustedImages"
         } else {
             "karmem.Images"
         };
-        GoView::new(
-            format!("[]{v}"),
-            format!("{images}[{v}](r, a.Offset, a.Len)"),
-        )
+        GoView {
+            values: (!self.l.inline_needs_validation(id)).then(|| (self.n.struct_name(id), stride)),
+            ..GoView::new(
+                format!("[]{v}"),
+                format!("{images}[{v}](r, a.Offset, a.Len)"),
+            )
+        }
     }
 
     // A map: functions of an entry's position read its key and value

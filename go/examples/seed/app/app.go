@@ -272,7 +272,7 @@ type Profile struct {
 // encoding allocates nothing.
 func (x *Profile) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(8, 8)
+	at, err := w.Alloc(4, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -304,7 +304,7 @@ func (x *Profile) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
+	if uint64(r.Size()) < 12 {
 		if err := v.Charge(32); err != nil {
 			return err
 		}
@@ -329,8 +329,8 @@ func ValidateProfile(r *karmem.Reader) (ProfileViewer, error) {
 		return ProfileViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
-		return ProfileViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 16)
+	if uint64(r.Size()) < 12 {
+		return ProfileViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 12)
 	}
 	if err := validateAtProfile(&v, karmem.HeaderSize); err != nil {
 		return ProfileViewer{}, err
@@ -352,10 +352,10 @@ func validateAtProfile(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// ProfileViewer is the inline struct `Profile`: a copy of its 8 bytes (an
+// ProfileViewer is the inline struct `Profile`: a copy of its 4 bytes (an
 // AoS array of them is a []ProfileViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type ProfileViewer [8]byte
+type ProfileViewer [4]byte
 
 // NewProfileViewer returns the viewer of the Profile at offset; offset 0 selects
 // the root of the message.
@@ -406,12 +406,12 @@ func (x *AccountData) writeTable(w *karmem.Writer, ref uint32) error {
 		return err
 	}
 	{
-		block, err := w.AllocArray(len(x.Profiles), 8)
+		block, err := w.AllocArray(len(x.Profiles), 4)
 		if err != nil {
 			return err
 		}
 		for k := range x.Profiles {
-			if err := x.Profiles[k].writeAt(w, block+uint32(k)*8); err != nil {
+			if err := x.Profiles[k].writeAt(w, block+uint32(k)*4); err != nil {
 				return err
 			}
 		}
@@ -470,8 +470,8 @@ func (x *AccountData) readTable(v *karmem.Validator, t karmem.Table) error {
 		x.Email = ""
 	}
 	if t.Has(28, 12) {
-		a := r.FieldArray(t, 28, 8, karmem.NoLimit)
-		if err := v.Charge(uint64(a.Len) * 8); err != nil {
+		a := r.FieldArray(t, 28, 4, karmem.NoLimit)
+		if err := v.Charge(uint64(a.Len) * 4); err != nil {
 			return err
 		}
 		x.Profiles = x.Profiles[:min(len(x.Profiles), int(a.Len))]
@@ -479,7 +479,7 @@ func (x *AccountData) readTable(v *karmem.Validator, t karmem.Table) error {
 			if k == len(x.Profiles) {
 				x.Profiles = append(x.Profiles, Profile{})
 			}
-			if err := x.Profiles[k].readAt(v, a.Offset+uint32(k)*8); err != nil {
+			if err := x.Profiles[k].readAt(v, a.Offset+uint32(k)*4); err != nil {
 				return err
 			}
 		}
@@ -521,12 +521,12 @@ func validateTableAccountData(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 28, 8, karmem.NoLimit)
+		a, err := v.FieldArray(t, 28, 4, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
 		for i := uint32(0); i < a.Len; i++ {
-			if err := validateAtProfile(v, a.Offset+i*8); err != nil {
+			if err := validateAtProfile(v, a.Offset+i*4); err != nil {
 				return err
 			}
 		}
@@ -576,7 +576,7 @@ func (v AccountDataViewer) EmailBytes(r *karmem.Reader) []byte {
 }
 
 func (v AccountDataViewer) Profiles(r *karmem.Reader) []ProfileViewer {
-	a := r.FieldArray(v.t, 28, 8, karmem.NoLimit)
+	a := r.FieldArray(v.t, 28, 4, karmem.NoLimit)
 	return karmem.Images[ProfileViewer](r, a.Offset, a.Len)
 }
 
@@ -639,11 +639,11 @@ func TrustProfile(r *karmem.Reader) (karmem.Trusted, TrustedProfileViewer, error
 	return t, TrustedProfileViewer(root), err
 }
 
-// TrustedProfileViewer is the inline struct `Profile`: a copy of its 8 bytes (an
+// TrustedProfileViewer is the inline struct `Profile`: a copy of its 4 bytes (an
 // AoS array of them is a []TrustedProfileViewer over the message). Its methods
 // take the karmem.Trusted of TrustProfile (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedProfileViewer [8]byte
+type TrustedProfileViewer [4]byte
 
 func (v TrustedProfileViewer) Data(r karmem.Trusted) TrustedProfileDataViewer {
 	return TrustedProfileDataViewer{t: r.Table(karmem.LoadUint32(v[:]))}

@@ -99,7 +99,7 @@ type Vec3 struct {
 // encoding allocates nothing.
 func (x *Vec3) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(16, 8)
+	at, err := w.Alloc(12, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -131,7 +131,7 @@ func (x *Vec3) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 24 {
+	if uint64(r.Size()) < 20 {
 		*x = Vec3{}
 		return nil
 	}
@@ -153,8 +153,8 @@ func ValidateVec3(r *karmem.Reader) (Vec3Viewer, error) {
 		return Vec3Viewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 24 {
-		return Vec3Viewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 24)
+	if uint64(r.Size()) < 20 {
+		return Vec3Viewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 20)
 	}
 	if err := validateAtVec3(&v, karmem.HeaderSize); err != nil {
 		return Vec3Viewer{}, err
@@ -166,10 +166,10 @@ func validateAtVec3(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// Vec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// Vec3Viewer is the inline struct `Vec3`: a copy of its 12 bytes (an
 // AoS array of them is a []Vec3Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type Vec3Viewer [16]byte
+type Vec3Viewer [12]byte
 
 // NewVec3Viewer returns the viewer of the Vec3 at offset; offset 0 selects
 // the root of the message.
@@ -346,7 +346,7 @@ type Weapon struct {
 // encoding allocates nothing.
 func (x *Weapon) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(8, 8)
+	at, err := w.Alloc(4, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -378,7 +378,7 @@ func (x *Weapon) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
+	if uint64(r.Size()) < 12 {
 		if err := v.Charge(16); err != nil {
 			return err
 		}
@@ -403,8 +403,8 @@ func ValidateWeapon(r *karmem.Reader) (WeaponViewer, error) {
 		return WeaponViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
-		return WeaponViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 16)
+	if uint64(r.Size()) < 12 {
+		return WeaponViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 12)
 	}
 	if err := validateAtWeapon(&v, karmem.HeaderSize); err != nil {
 		return WeaponViewer{}, err
@@ -426,10 +426,10 @@ func validateAtWeapon(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// WeaponViewer is the inline struct `Weapon`: a copy of its 8 bytes (an
+// WeaponViewer is the inline struct `Weapon`: a copy of its 4 bytes (an
 // AoS array of them is a []WeaponViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type WeaponViewer [8]byte
+type WeaponViewer [4]byte
 
 // NewWeaponViewer returns the viewer of the Weapon at offset; offset 0 selects
 // the root of the message.
@@ -474,45 +474,45 @@ func (x *MonsterData) WriteAsRoot(w *karmem.Writer) (uint, error) {
 
 // writeTable appends the table and stores its offset at ref (0: the root).
 func (x *MonsterData) writeTable(w *karmem.Writer, ref uint32) error {
-	at, err := w.Alloc(128, 8)
+	at, err := w.Alloc(120, 8)
 	if err != nil {
 		return err
 	}
-	w.PutUint32(at, 0x80000010)
+	w.PutUint32(at, 0x8000000f)
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
-	if err := x.Pos.writeAt(w, at+8); err != nil {
+	if err := x.Pos.writeAt(w, at+4); err != nil {
 		return err
 	}
-	w.PutInt16(at+24, x.Mana)
-	w.PutInt16(at+26, x.Health)
-	if err := w.WriteString(at+28, x.Name); err != nil {
+	w.PutInt16(at+16, x.Mana)
+	w.PutInt16(at+18, x.Health)
+	if err := w.WriteString(at+20, x.Name); err != nil {
 		return err
 	}
-	w.PutUint8(at+40, uint8(x.Team))
+	w.PutUint8(at+32, uint8(x.Team))
 	if len(x.Inventory) > 128 {
 		return karmem.ErrTooLarge
 	}
-	if err := karmem.WriteSlice(w, at+44, x.Inventory); err != nil {
+	if err := karmem.WriteSlice(w, at+36, x.Inventory); err != nil {
 		return err
 	}
 	for j := range x.Hitbox {
-		w.PutFloat64(at+uint32(j)*8+56, x.Hitbox[j])
+		w.PutFloat64(at+uint32(j)*8+48, x.Hitbox[j])
 	}
-	if err := karmem.WriteSlice(w, at+88, x.Status); err != nil {
+	if err := karmem.WriteSlice(w, at+80, x.Status); err != nil {
 		return err
 	}
 	if len(x.Weapons) > 4 {
 		return karmem.ErrTooLarge
 	}
-	if err := writeSoaWeapon(w, at+100, x.Weapons); err != nil {
+	if err := writeSoaWeapon(w, at+92, x.Weapons); err != nil {
 		return err
 	}
 	if len(x.Path) > 2000 {
 		return karmem.ErrTooLarge
 	}
-	if err := writeSoaVec3(w, at+112, x.Path); err != nil {
+	if err := writeSoaVec3(w, at+104, x.Path); err != nil {
 		return err
 	}
 	return nil
@@ -520,12 +520,12 @@ func (x *MonsterData) writeTable(w *karmem.Writer, ref uint32) error {
 
 // MonsterDataFullSize is S of format.md §10: the table's full size, every
 // field of this schema; a decoder charges at least this for a table it reads.
-const MonsterDataFullSize = 128
+const MonsterDataFullSize = 120
 
 // MonsterDataZeroSize is Z of format.md §10: the size of the table's zero
 // value, the tables it holds included; a decoder charges it for an absent
 // or malformed one.
-const MonsterDataZeroSize = 128
+const MonsterDataZeroSize = 120
 
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
@@ -557,17 +557,17 @@ func (x *MonsterData) readTable(v *karmem.Validator, t karmem.Table) error {
 		return err
 	}
 	r := v.Reader()
-	if t.Has(8, 16) {
-		if err := x.Pos.readAt(v, t.Offset+8); err != nil {
+	if t.Has(4, 12) {
+		if err := x.Pos.readAt(v, t.Offset+4); err != nil {
 			return err
 		}
 	} else {
 		x.Pos = Vec3{}
 	}
-	x.Mana = r.FieldInt16(t, 24)
-	x.Health = r.FieldInt16(t, 26)
-	if t.Has(28, 12) {
-		a := r.FieldArray(t, 28, 1, karmem.NoLimit)
+	x.Mana = r.FieldInt16(t, 16)
+	x.Health = r.FieldInt16(t, 18)
+	if t.Has(20, 12) {
+		a := r.FieldArray(t, 20, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
@@ -575,9 +575,9 @@ func (x *MonsterData) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Name = ""
 	}
-	x.Team = Team(r.FieldUint8(t, 40))
-	if t.Has(44, 12) {
-		a := r.FieldArray(t, 44, 1, 128)
+	x.Team = Team(r.FieldUint8(t, 32))
+	if t.Has(36, 12) {
+		a := r.FieldArray(t, 36, 1, 128)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
@@ -585,15 +585,15 @@ func (x *MonsterData) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Inventory = x.Inventory[:0]
 	}
-	if t.Has(56, 32) {
+	if t.Has(48, 32) {
 		for j := range x.Hitbox {
-			x.Hitbox[j] = r.Float64(t.Offset + uint32(j)*8 + 56)
+			x.Hitbox[j] = r.Float64(t.Offset + uint32(j)*8 + 48)
 		}
 	} else {
 		x.Hitbox = [4]float64{}
 	}
-	if t.Has(88, 12) {
-		a := r.FieldArray(t, 88, 4, karmem.NoLimit)
+	if t.Has(80, 12) {
+		a := r.FieldArray(t, 80, 4, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 4); err != nil {
 			return err
 		}
@@ -601,16 +601,16 @@ func (x *MonsterData) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Status = x.Status[:0]
 	}
-	if t.Has(100, 12) {
-		a := r.FieldArray(t, 100, 0, 4)
+	if t.Has(92, 12) {
+		a := r.FieldArray(t, 92, 0, 4)
 		if err := readSoaWeapon(v, a, &x.Weapons); err != nil {
 			return err
 		}
 	} else {
 		x.Weapons = x.Weapons[:0]
 	}
-	if t.Has(112, 12) {
-		a := r.FieldArray(t, 112, 0, 2000)
+	if t.Has(104, 12) {
+		a := r.FieldArray(t, 104, 0, 2000)
 		if err := readSoaVec3(v, a, &x.Path); err != nil {
 			return err
 		}
@@ -643,7 +643,7 @@ func validateTableMonsterData(v *karmem.Validator, t karmem.Table) error {
 		return err
 	}
 	{
-		a, err := v.FieldArray(t, 28, 1, karmem.NoLimit)
+		a, err := v.FieldArray(t, 20, 1, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -652,17 +652,17 @@ func validateTableMonsterData(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		if _, err := v.FieldArray(t, 44, 1, 128); err != nil {
+		if _, err := v.FieldArray(t, 36, 1, 128); err != nil {
 			return err
 		}
 	}
 	{
-		if _, err := v.FieldArray(t, 88, 4, karmem.NoLimit); err != nil {
+		if _, err := v.FieldArray(t, 80, 4, karmem.NoLimit); err != nil {
 			return err
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 100, 0, 4)
+		a, err := v.FieldArray(t, 92, 0, 4)
 		if err != nil {
 			return err
 		}
@@ -671,7 +671,7 @@ func validateTableMonsterData(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 112, 0, 2000)
+		a, err := v.FieldArray(t, 104, 0, 2000)
 		if err != nil {
 			return err
 		}
@@ -705,61 +705,61 @@ func (v MonsterDataViewer) Table() karmem.Table {
 }
 
 func (v MonsterDataViewer) Pos(r *karmem.Reader) Vec3Viewer {
-	if !v.t.Has(8, 16) {
+	if !v.t.Has(4, 12) {
 		return Vec3Viewer{}
 	}
-	return karmem.Image[Vec3Viewer](r, v.t.Offset+8)
+	return karmem.Image[Vec3Viewer](r, v.t.Offset+4)
 }
 
 func (v MonsterDataViewer) Mana(r *karmem.Reader) int16 {
-	return r.FieldInt16(v.t, 24)
+	return r.FieldInt16(v.t, 16)
 }
 
 // SetMana stores Mana in place (the field must be present in the message).
 func (v MonsterDataViewer) SetMana(e *karmem.Editor, x int16) error {
-	return e.SetInt16(v.t, 24, x)
+	return e.SetInt16(v.t, 16, x)
 }
 
 func (v MonsterDataViewer) Health(r *karmem.Reader) int16 {
-	return r.FieldInt16(v.t, 26)
+	return r.FieldInt16(v.t, 18)
 }
 
 // SetHealth stores Health in place (the field must be present in the message).
 func (v MonsterDataViewer) SetHealth(e *karmem.Editor, x int16) error {
-	return e.SetInt16(v.t, 26, x)
+	return e.SetInt16(v.t, 18, x)
 }
 
 func (v MonsterDataViewer) Name(r *karmem.Reader) string {
-	a := r.FieldArray(v.t, 28, 1, karmem.NoLimit)
+	a := r.FieldArray(v.t, 20, 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (v MonsterDataViewer) NameBytes(r *karmem.Reader) []byte {
-	a := r.FieldArray(v.t, 28, 1, karmem.NoLimit)
+	a := r.FieldArray(v.t, 20, 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
 func (v MonsterDataViewer) Team(r *karmem.Reader) Team {
-	return Team(r.FieldUint8(v.t, 40))
+	return Team(r.FieldUint8(v.t, 32))
 }
 
 // SetTeam stores Team in place (the field must be present in the message).
 func (v MonsterDataViewer) SetTeam(e *karmem.Editor, x Team) error {
-	return e.SetUint8(v.t, 40, uint8(x))
+	return e.SetUint8(v.t, 32, uint8(x))
 }
 
 func (v MonsterDataViewer) Inventory(r *karmem.Reader) []uint8 {
-	a := r.FieldArray(v.t, 44, 1, 128)
+	a := r.FieldArray(v.t, 36, 1, 128)
 	return karmem.Slice[uint8](r, a.Offset, a.Len)
 }
 
 // EditInventory returns Inventory as a writable slice over the message: length
 // = the array's length, capacity = its capacity (see Set{name}Len).
 func (v MonsterDataViewer) EditInventory(e *karmem.Editor) []uint8 {
-	if !v.t.Has(44, 12) {
+	if !v.t.Has(36, 12) {
 		return nil
 	}
-	return karmem.EditSlice[uint8](e, v.t.Offset+44)
+	return karmem.EditSlice[uint8](e, v.t.Offset+36)
 }
 
 // SetInventoryLen changes the length of Inventory in place, within its capacity.
@@ -767,52 +767,52 @@ func (v MonsterDataViewer) SetInventoryLen(e *karmem.Editor, n uint32) error {
 	if n > 128 {
 		return karmem.ErrTooLarge
 	}
-	if !v.t.Has(44, 12) {
+	if !v.t.Has(36, 12) {
 		return karmem.ErrMalformedTable
 	}
-	return e.SetLen(v.t.Offset+44, 1, n)
+	return e.SetLen(v.t.Offset+36, 1, n)
 }
 
 func (v MonsterDataViewer) Hitbox(r *karmem.Reader) [4]float64 {
 	var out [4]float64
-	if !v.t.Has(56, 32) {
+	if !v.t.Has(48, 32) {
 		return out
 	}
 	for j := range out {
-		out[j] = r.Float64(v.t.Offset + uint32(j)*8 + 56)
+		out[j] = r.Float64(v.t.Offset + uint32(j)*8 + 48)
 	}
 	return out
 }
 
 func (v MonsterDataViewer) Status(r *karmem.Reader) []int32 {
-	a := r.FieldArray(v.t, 88, 4, karmem.NoLimit)
+	a := r.FieldArray(v.t, 80, 4, karmem.NoLimit)
 	return karmem.Slice[int32](r, a.Offset, a.Len)
 }
 
 // EditStatus returns Status as a writable slice over the message: length
 // = the array's length, capacity = its capacity (see Set{name}Len).
 func (v MonsterDataViewer) EditStatus(e *karmem.Editor) []int32 {
-	if !v.t.Has(88, 12) {
+	if !v.t.Has(80, 12) {
 		return nil
 	}
-	return karmem.EditSlice[int32](e, v.t.Offset+88)
+	return karmem.EditSlice[int32](e, v.t.Offset+80)
 }
 
 // SetStatusLen changes the length of Status in place, within its capacity.
 func (v MonsterDataViewer) SetStatusLen(e *karmem.Editor, n uint32) error {
-	if !v.t.Has(88, 12) {
+	if !v.t.Has(80, 12) {
 		return karmem.ErrMalformedTable
 	}
-	return e.SetLen(v.t.Offset+88, 4, n)
+	return e.SetLen(v.t.Offset+80, 4, n)
 }
 
 func (v MonsterDataViewer) Weapons(r *karmem.Reader) WeaponSoaViewer {
-	a := r.FieldArray(v.t, 100, 0, 4)
+	a := r.FieldArray(v.t, 92, 0, 4)
 	return NewWeaponSoaViewer(r, a)
 }
 
 func (v MonsterDataViewer) Path(r *karmem.Reader) Vec3SoaViewer {
-	a := r.FieldArray(v.t, 112, 0, 2000)
+	a := r.FieldArray(v.t, 104, 0, 2000)
 	return NewVec3SoaViewer(r, a)
 }
 
@@ -826,7 +826,7 @@ type Monster struct {
 // encoding allocates nothing.
 func (x *Monster) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(8, 8)
+	at, err := w.Alloc(4, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -858,8 +858,8 @@ func (x *Monster) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
-		if err := v.Charge(128); err != nil {
+	if uint64(r.Size()) < 12 {
+		if err := v.Charge(120); err != nil {
 			return err
 		}
 		*x = Monster{}
@@ -883,8 +883,8 @@ func ValidateMonster(r *karmem.Reader) (MonsterViewer, error) {
 		return MonsterViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
-		return MonsterViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 16)
+	if uint64(r.Size()) < 12 {
+		return MonsterViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 12)
 	}
 	if err := validateAtMonster(&v, karmem.HeaderSize); err != nil {
 		return MonsterViewer{}, err
@@ -906,10 +906,10 @@ func validateAtMonster(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// MonsterViewer is the inline struct `Monster`: a copy of its 8 bytes (an
+// MonsterViewer is the inline struct `Monster`: a copy of its 4 bytes (an
 // AoS array of them is a []MonsterViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type MonsterViewer [8]byte
+type MonsterViewer [4]byte
 
 // NewMonsterViewer returns the viewer of the Monster at offset; offset 0 selects
 // the root of the message.
@@ -1891,11 +1891,11 @@ func TrustVec3(r *karmem.Reader) (karmem.Trusted, TrustedVec3Viewer, error) {
 	return t, TrustedVec3Viewer(root), err
 }
 
-// TrustedVec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// TrustedVec3Viewer is the inline struct `Vec3`: a copy of its 12 bytes (an
 // AoS array of them is a []TrustedVec3Viewer over the message). Its methods
 // take the karmem.Trusted of TrustVec3 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedVec3Viewer [16]byte
+type TrustedVec3Viewer [12]byte
 
 func (v TrustedVec3Viewer) X(r karmem.Trusted) float32 {
 	return karmem.LoadFloat32(v[:])
@@ -1952,11 +1952,11 @@ func TrustWeapon(r *karmem.Reader) (karmem.Trusted, TrustedWeaponViewer, error) 
 	return t, TrustedWeaponViewer(root), err
 }
 
-// TrustedWeaponViewer is the inline struct `Weapon`: a copy of its 8 bytes (an
+// TrustedWeaponViewer is the inline struct `Weapon`: a copy of its 4 bytes (an
 // AoS array of them is a []TrustedWeaponViewer over the message). Its methods
 // take the karmem.Trusted of TrustWeapon (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedWeaponViewer [8]byte
+type TrustedWeaponViewer [4]byte
 
 func (v TrustedWeaponViewer) Data(r karmem.Trusted) TrustedWeaponDataViewer {
 	return TrustedWeaponDataViewer{t: r.Table(karmem.LoadUint32(v[:]))}
@@ -1984,52 +1984,52 @@ func (v TrustedMonsterDataViewer) Table() karmem.Table {
 }
 
 func (v TrustedMonsterDataViewer) Pos(r karmem.Trusted) TrustedVec3Viewer {
-	if v.t.Has(8, 16) {
-		return karmem.TrustedImage[TrustedVec3Viewer](r, v.t.Offset+8)
+	if v.t.Has(4, 12) {
+		return karmem.TrustedImage[TrustedVec3Viewer](r, v.t.Offset+4)
 	}
 	return TrustedVec3Viewer{}
 }
 
 func (v TrustedMonsterDataViewer) Mana(r karmem.Trusted) int16 {
-	if v.t.Has(24, 2) {
-		return r.Int16(v.t.Offset + 24)
+	if v.t.Has(16, 2) {
+		return r.Int16(v.t.Offset + 16)
 	}
 	return 0
 }
 
 func (v TrustedMonsterDataViewer) Health(r karmem.Trusted) int16 {
-	if v.t.Has(26, 2) {
-		return r.Int16(v.t.Offset + 26)
+	if v.t.Has(18, 2) {
+		return r.Int16(v.t.Offset + 18)
 	}
 	return 0
 }
 
 func (v TrustedMonsterDataViewer) Name(r karmem.Trusted) string {
-	if v.t.Has(28, 12) {
-		a := r.Array(v.t.Offset + 28)
+	if v.t.Has(20, 12) {
+		a := r.Array(v.t.Offset + 20)
 		return r.String(a)
 	}
 	return ""
 }
 
 func (v TrustedMonsterDataViewer) NameBytes(r karmem.Trusted) []byte {
-	if v.t.Has(28, 12) {
-		a := r.Array(v.t.Offset + 28)
+	if v.t.Has(20, 12) {
+		a := r.Array(v.t.Offset + 20)
 		return r.ArrayBytes(a)
 	}
 	return nil
 }
 
 func (v TrustedMonsterDataViewer) Team(r karmem.Trusted) Team {
-	if v.t.Has(40, 1) {
-		return Team(r.Uint8(v.t.Offset + 40))
+	if v.t.Has(32, 1) {
+		return Team(r.Uint8(v.t.Offset + 32))
 	}
 	return 0
 }
 
 func (v TrustedMonsterDataViewer) Inventory(r karmem.Trusted) []uint8 {
-	if v.t.Has(44, 12) {
-		a := r.Array(v.t.Offset + 44)
+	if v.t.Has(36, 12) {
+		a := r.Array(v.t.Offset + 36)
 		return karmem.TrustedSlice[uint8](r, a.Offset, a.Len)
 	}
 	return nil
@@ -2037,9 +2037,9 @@ func (v TrustedMonsterDataViewer) Inventory(r karmem.Trusted) []uint8 {
 
 func (v TrustedMonsterDataViewer) Hitbox(r karmem.Trusted) [4]float64 {
 	var out [4]float64
-	if v.t.Has(56, 32) {
+	if v.t.Has(48, 32) {
 		for j := range out {
-			out[j] = r.Float64(v.t.Offset + uint32(j)*8 + 56)
+			out[j] = r.Float64(v.t.Offset + uint32(j)*8 + 48)
 		}
 		return out
 	}
@@ -2047,24 +2047,24 @@ func (v TrustedMonsterDataViewer) Hitbox(r karmem.Trusted) [4]float64 {
 }
 
 func (v TrustedMonsterDataViewer) Status(r karmem.Trusted) []int32 {
-	if v.t.Has(88, 12) {
-		a := r.Array(v.t.Offset + 88)
+	if v.t.Has(80, 12) {
+		a := r.Array(v.t.Offset + 80)
 		return karmem.TrustedSlice[int32](r, a.Offset, a.Len)
 	}
 	return nil
 }
 
 func (v TrustedMonsterDataViewer) Weapons(r karmem.Trusted) TrustedWeaponSoaViewer {
-	if v.t.Has(100, 12) {
-		a := r.Array(v.t.Offset + 100)
+	if v.t.Has(92, 12) {
+		a := r.Array(v.t.Offset + 92)
 		return NewTrustedWeaponSoaViewer(r, a)
 	}
 	return TrustedWeaponSoaViewer{}
 }
 
 func (v TrustedMonsterDataViewer) Path(r karmem.Trusted) TrustedVec3SoaViewer {
-	if v.t.Has(112, 12) {
-		a := r.Array(v.t.Offset + 112)
+	if v.t.Has(104, 12) {
+		a := r.Array(v.t.Offset + 104)
 		return NewTrustedVec3SoaViewer(r, a)
 	}
 	return TrustedVec3SoaViewer{}
@@ -2078,11 +2078,11 @@ func TrustMonster(r *karmem.Reader) (karmem.Trusted, TrustedMonsterViewer, error
 	return t, TrustedMonsterViewer(root), err
 }
 
-// TrustedMonsterViewer is the inline struct `Monster`: a copy of its 8 bytes (an
+// TrustedMonsterViewer is the inline struct `Monster`: a copy of its 4 bytes (an
 // AoS array of them is a []TrustedMonsterViewer over the message). Its methods
 // take the karmem.Trusted of TrustMonster (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedMonsterViewer [8]byte
+type TrustedMonsterViewer [4]byte
 
 func (v TrustedMonsterViewer) Data(r karmem.Trusted) TrustedMonsterDataViewer {
 	return TrustedMonsterDataViewer{t: r.Table(karmem.LoadUint32(v[:]))}

@@ -88,7 +88,7 @@ type Vec3 struct {
 // encoding allocates nothing.
 func (x *Vec3) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(16, 8)
+	at, err := w.Alloc(12, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -120,7 +120,7 @@ func (x *Vec3) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 24 {
+	if uint64(r.Size()) < 20 {
 		*x = Vec3{}
 		return nil
 	}
@@ -142,8 +142,8 @@ func ValidateVec3(r *karmem.Reader) (Vec3Viewer, error) {
 		return Vec3Viewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 24 {
-		return Vec3Viewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 24)
+	if uint64(r.Size()) < 20 {
+		return Vec3Viewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 20)
 	}
 	if err := validateAtVec3(&v, karmem.HeaderSize); err != nil {
 		return Vec3Viewer{}, err
@@ -155,10 +155,10 @@ func validateAtVec3(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// Vec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// Vec3Viewer is the inline struct `Vec3`: a copy of its 12 bytes (an
 // AoS array of them is a []Vec3Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type Vec3Viewer [16]byte
+type Vec3Viewer [12]byte
 
 // NewVec3Viewer returns the viewer of the Vec3 at offset; offset 0 selects
 // the root of the message.
@@ -205,11 +205,11 @@ func (x *Item) WriteAsRoot(w *karmem.Writer) (uint, error) {
 
 // writeTable appends the table and stores its offset at ref (0: the root).
 func (x *Item) writeTable(w *karmem.Writer, ref uint32) error {
-	at, err := w.Alloc(56, 8)
+	at, err := w.Alloc(48, 8)
 	if err != nil {
 		return err
 	}
-	w.PutUint32(at, 0x80000007)
+	w.PutUint32(at, 0x80000006)
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
@@ -217,7 +217,7 @@ func (x *Item) writeTable(w *karmem.Writer, ref uint32) error {
 	if err := w.WriteString(at+8, x.Name); err != nil {
 		return err
 	}
-	if err := x.Pos.writeAt(w, at+24); err != nil {
+	if err := x.Pos.writeAt(w, at+20); err != nil {
 		return err
 	}
 	{
@@ -231,19 +231,19 @@ func (x *Item) writeTable(w *karmem.Writer, ref uint32) error {
 				return err
 			}
 		}
-		w.PutArrayRef(at+40, block, uint32(len(x.Tags)), uint32(len(x.Tags)))
+		w.PutArrayRef(at+32, block, uint32(len(x.Tags)), uint32(len(x.Tags)))
 	}
 	return nil
 }
 
 // ItemFullSize is S of format.md §10: the table's full size, every
 // field of this schema; a decoder charges at least this for a table it reads.
-const ItemFullSize = 56
+const ItemFullSize = 48
 
 // ItemZeroSize is Z of format.md §10: the size of the table's zero
 // value, the tables it holds included; a decoder charges it for an absent
 // or malformed one.
-const ItemZeroSize = 56
+const ItemZeroSize = 48
 
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
@@ -285,15 +285,15 @@ func (x *Item) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Name = ""
 	}
-	if t.Has(24, 16) {
-		if err := x.Pos.readAt(v, t.Offset+24); err != nil {
+	if t.Has(20, 12) {
+		if err := x.Pos.readAt(v, t.Offset+20); err != nil {
 			return err
 		}
 	} else {
 		x.Pos = Vec3{}
 	}
-	if t.Has(40, 12) {
-		a := r.FieldArray(t, 40, 12, karmem.NoLimit)
+	if t.Has(32, 12) {
+		a := r.FieldArray(t, 32, 12, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 12); err != nil {
 			return err
 		}
@@ -344,7 +344,7 @@ func validateTableItem(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 40, 12, karmem.NoLimit)
+		a, err := v.FieldArray(t, 32, 12, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -403,14 +403,14 @@ func (v ItemViewer) NameBytes(r *karmem.Reader) []byte {
 }
 
 func (v ItemViewer) Pos(r *karmem.Reader) Vec3Viewer {
-	if !v.t.Has(24, 16) {
+	if !v.t.Has(20, 12) {
 		return Vec3Viewer{}
 	}
-	return karmem.Image[Vec3Viewer](r, v.t.Offset+24)
+	return karmem.Image[Vec3Viewer](r, v.t.Offset+20)
 }
 
 func (v ItemViewer) Tags(r *karmem.Reader) karmem.Arrays[string] {
-	a := r.FieldArray(v.t, 40, 12, karmem.NoLimit)
+	a := r.FieldArray(v.t, 32, 12, karmem.NoLimit)
 	return karmem.NewArrays(a, 1, karmem.NoLimit, func(r *karmem.Reader, a karmem.ArrayRef) string {
 		return r.String(a)
 	})
@@ -427,7 +427,7 @@ type Dot struct {
 // encoding allocates nothing.
 func (x *Dot) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(24, 8)
+	at, err := w.Alloc(16, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -442,7 +442,7 @@ func (x *Dot) WriteAsRoot(w *karmem.Writer) (uint, error) {
 
 func (x *Dot) writeAt(w *karmem.Writer, at uint32) error {
 	w.PutUint8(at, uint8(x.Hue))
-	if err := x.At.writeAt(w, at+8); err != nil {
+	if err := x.At.writeAt(w, at+4); err != nil {
 		return err
 	}
 	return nil
@@ -460,7 +460,7 @@ func (x *Dot) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 32 {
+	if uint64(r.Size()) < 24 {
 		*x = Dot{}
 		return nil
 	}
@@ -470,7 +470,7 @@ func (x *Dot) ReadAsRoot(r *karmem.Reader) error {
 func (x *Dot) readAt(v *karmem.Validator, at uint32) error {
 	r := v.Reader()
 	x.Hue = Color(r.Uint8(at))
-	if err := x.At.readAt(v, at+8); err != nil {
+	if err := x.At.readAt(v, at+4); err != nil {
 		return err
 	}
 	return nil
@@ -483,8 +483,8 @@ func ValidateDot(r *karmem.Reader) (DotViewer, error) {
 		return DotViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 32 {
-		return DotViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 32)
+	if uint64(r.Size()) < 24 {
+		return DotViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 24)
 	}
 	if err := validateAtDot(&v, karmem.HeaderSize); err != nil {
 		return DotViewer{}, err
@@ -496,10 +496,10 @@ func validateAtDot(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// DotViewer is the inline struct `Dot`: a copy of its 24 bytes (an
+// DotViewer is the inline struct `Dot`: a copy of its 16 bytes (an
 // AoS array of them is a []DotViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type DotViewer [24]byte
+type DotViewer [16]byte
 
 // NewDotViewer returns the viewer of the Dot at offset; offset 0 selects
 // the root of the message.
@@ -515,7 +515,7 @@ func (v DotViewer) Hue(r *karmem.Reader) Color {
 }
 
 func (v DotViewer) At(r *karmem.Reader) Vec3Viewer {
-	return karmem.ImageOf[Vec3Viewer](v[8:])
+	return karmem.ImageOf[Vec3Viewer](v[4:])
 }
 
 // Circle is the table (evolvable) `Circle`. Object type: owns its data.
@@ -745,7 +745,7 @@ func writeUnionShape(w *karmem.Writer, value Shape, tagAt, offsetAt uint32) erro
 			return nil
 		}
 		w.PutUint8(tagAt, 2)
-		at, err := w.Alloc(24, 8)
+		at, err := w.Alloc(16, 8)
 		if err != nil {
 			return err
 		}
@@ -768,8 +768,8 @@ func readUnionShape(v *karmem.Validator, place *Shape, tagAt, offsetAt uint32) e
 		}
 		return x.readTable(v, r.Table(offset))
 	case 2:
-		if r.InlineAt(offset, 24) {
-			if err := v.Charge(24); err != nil {
+		if r.InlineAt(offset, 16) {
+			if err := v.Charge(16); err != nil {
 				return err
 			}
 			x, ok := (*place).(*Dot)
@@ -799,10 +799,10 @@ func validateUnionShape(v *karmem.Validator, tagAt, offsetAt uint32) error {
 		}
 		return validateTableCircle(v, t)
 	case 2:
-		if !r.InlineAt(offset, 24) {
+		if !r.InlineAt(offset, 16) {
 			return karmem.InvalidUnion(tagAt, tag)
 		}
-		if err := v.Charge(24); err != nil {
+		if err := v.Charge(16); err != nil {
 			return err
 		}
 		return validateAtDot(v, offset)
@@ -838,7 +838,7 @@ func (u ShapeViewer) Circle(r *karmem.Reader) CircleViewer {
 
 // Dot returns the Dot value (reading as zeros when the tag is another).
 func (u ShapeViewer) Dot(r *karmem.Reader) DotViewer {
-	if u.tag != ShapeTagDot || !r.InlineAt(u.offset, 24) {
+	if u.tag != ShapeTagDot || !r.InlineAt(u.offset, 16) {
 		return DotViewer{}
 	}
 	return karmem.Image[DotViewer](r, u.offset)
@@ -909,11 +909,11 @@ func (x *Root) WriteAsRoot(w *karmem.Writer) (uint, error) {
 
 // writeTable appends the table and stores its offset at ref (0: the root).
 func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
-	at, err := w.Alloc(352, 8)
+	at, err := w.Alloc(344, 8)
 	if err != nil {
 		return err
 	}
-	w.PutUint32(at, 0xc000002c)
+	w.PutUint32(at, 0xc000002b)
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
@@ -935,40 +935,42 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 	if err := w.WriteUTF16(at+72, x.Wide); err != nil {
 		return err
 	}
-	if err := x.Pos.writeAt(w, at+88); err != nil {
+	if err := x.Pos.writeAt(w, at+84); err != nil {
 		return err
 	}
 	for j := range x.Fixed {
-		w.PutInt16(at+uint32(j)*2+104, x.Fixed[j])
+		w.PutInt16(at+uint32(j)*2+96, x.Fixed[j])
 	}
 	if len(x.Small) > 8 {
 		return karmem.ErrTooLarge
 	}
-	if err := karmem.WriteSlice(w, at+112, x.Small); err != nil {
+	if err := karmem.WriteSlice(w, at+104, x.Small); err != nil {
 		return err
 	}
-	if err := karmem.WriteSlice(w, at+124, x.Bytes); err != nil {
+	if err := karmem.WriteSlice(w, at+116, x.Bytes); err != nil {
 		return err
 	}
-	if err := karmem.WriteSlice(w, at+136, x.Colors); err != nil {
+	if err := karmem.WriteSlice(w, at+128, x.Colors); err != nil {
 		return err
 	}
-	if err := writeSoaVec3(w, at+148, x.SoaPoints); err != nil {
+	if err := writeSoaVec3(w, at+140, x.SoaPoints); err != nil {
 		return err
 	}
 	{
-		block, err := w.AllocArray(len(x.AosPoints), 16)
+		block, err := w.AllocArray(len(x.AosPoints), 12)
 		if err != nil {
 			return err
 		}
-		for k := range x.AosPoints {
-			if err := x.AosPoints[k].writeAt(w, block+uint32(k)*16); err != nil {
-				return err
+		if !karmem.EncodePlain(w, block, x.AosPoints, 12) {
+			for k := range x.AosPoints {
+				if err := x.AosPoints[k].writeAt(w, block+uint32(k)*12); err != nil {
+					return err
+				}
 			}
 		}
-		w.PutArrayRef(at+160, block, uint32(len(x.AosPoints)), uint32(len(x.AosPoints)))
+		w.PutArrayRef(at+152, block, uint32(len(x.AosPoints)), uint32(len(x.AosPoints)))
 	}
-	if err := writeSoaItem(w, at+172, x.SoaItems); err != nil {
+	if err := writeSoaItem(w, at+164, x.SoaItems); err != nil {
 		return err
 	}
 	{
@@ -981,15 +983,15 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 				return err
 			}
 		}
-		w.PutArrayRef(at+184, block, uint32(len(x.AosItems)), uint32(len(x.AosItems)))
+		w.PutArrayRef(at+176, block, uint32(len(x.AosItems)), uint32(len(x.AosItems)))
 	}
 	if len(x.Dots) > 64 {
 		return karmem.ErrTooLarge
 	}
-	if err := writeSoaDot(w, at+196, x.Dots); err != nil {
+	if err := writeSoaDot(w, at+188, x.Dots); err != nil {
 		return err
 	}
-	if err := writeUnionShape(w, x.Shape, at+208, at+212); err != nil {
+	if err := writeUnionShape(w, x.Shape, at+200, at+204); err != nil {
 		return err
 	}
 	{
@@ -1002,7 +1004,7 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 				return err
 			}
 		}
-		w.PutArrayRef(at+216, block, uint32(len(x.AosShapes)), uint32(len(x.AosShapes)))
+		w.PutArrayRef(at+208, block, uint32(len(x.AosShapes)), uint32(len(x.AosShapes)))
 	}
 	{
 		tags, err := w.AllocArray(len(x.SoaShapes), 1)
@@ -1018,26 +1020,26 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 				return err
 			}
 		}
-		w.PutArrayRef(at+228, tags, uint32(len(x.SoaShapes)), uint32(len(x.SoaShapes)))
+		w.PutArrayRef(at+220, tags, uint32(len(x.SoaShapes)), uint32(len(x.SoaShapes)))
 	}
-	if err := writeBovoaShape(w, at+240, x.BovoaShapes); err != nil {
+	if err := writeBovoaShape(w, at+232, x.BovoaShapes); err != nil {
 		return err
 	}
-	if err := writeBovosShape(w, at+252, x.BovosShapes); err != nil {
+	if err := writeBovosShape(w, at+244, x.BovosShapes); err != nil {
 		return err
 	}
 	if x.MaybeU32 != nil {
-		w.PutUint8(at+264, 1)
-		w.PutUint32(at+268, *x.MaybeU32)
+		w.PutUint8(at+256, 1)
+		w.PutUint32(at+260, *x.MaybeU32)
 	}
 	if x.MaybeName != nil {
-		w.PutUint8(at+272, 1)
-		if err := w.WriteString(at+276, (*x.MaybeName)); err != nil {
+		w.PutUint8(at+264, 1)
+		if err := w.WriteString(at+268, (*x.MaybeName)); err != nil {
 			return err
 		}
 	}
 	if x.MaybeItem != nil {
-		if err := x.MaybeItem.writeTable(w, at+288); err != nil {
+		if err := x.MaybeItem.writeTable(w, at+280); err != nil {
 			return err
 		}
 	}
@@ -1054,7 +1056,7 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 			}
 			w.PutUint32(at+12, value)
 		}
-		w.PutArrayRef(at+292, block, uint32(len(keys)), uint32(len(keys)))
+		w.PutArrayRef(at+284, block, uint32(len(keys)), uint32(len(keys)))
 	}
 	{
 		keys := karmem.SortedKeys(x.ByID)
@@ -1069,7 +1071,7 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 				return err
 			}
 		}
-		w.PutArrayRef(at+304, block, uint32(len(keys)), uint32(len(keys)))
+		w.PutArrayRef(at+296, block, uint32(len(keys)), uint32(len(keys)))
 	}
 	{
 		block, err := w.AllocArray(len(x.Grid), 12)
@@ -1082,23 +1084,23 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 				return err
 			}
 		}
-		w.PutArrayRef(at+316, block, uint32(len(x.Grid)), uint32(len(x.Grid)))
+		w.PutArrayRef(at+308, block, uint32(len(x.Grid)), uint32(len(x.Grid)))
 	}
-	if err := x.Pair.writeAt(w, at+328); err != nil {
+	if err := x.Pair.writeAt(w, at+320); err != nil {
 		return err
 	}
-	w.PutUint16(at+344, x.Hp)
+	w.PutUint16(at+336, x.Hp)
 	return nil
 }
 
 // RootFullSize is S of format.md §10: the table's full size, every
 // field of this schema; a decoder charges at least this for a table it reads.
-const RootFullSize = 352
+const RootFullSize = 344
 
 // RootZeroSize is Z of format.md §10: the size of the table's zero
 // value, the tables it holds included; a decoder charges it for an absent
 // or malformed one.
-const RootZeroSize = 352
+const RootZeroSize = 344
 
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
@@ -1160,22 +1162,22 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Wide = ""
 	}
-	if t.Has(88, 16) {
-		if err := x.Pos.readAt(v, t.Offset+88); err != nil {
+	if t.Has(84, 12) {
+		if err := x.Pos.readAt(v, t.Offset+84); err != nil {
 			return err
 		}
 	} else {
 		x.Pos = Vec3{}
 	}
-	if t.Has(104, 8) {
+	if t.Has(96, 8) {
 		for j := range x.Fixed {
-			x.Fixed[j] = r.Int16(t.Offset + uint32(j)*2 + 104)
+			x.Fixed[j] = r.Int16(t.Offset + uint32(j)*2 + 96)
 		}
 	} else {
 		x.Fixed = [4]int16{}
 	}
-	if t.Has(112, 12) {
-		a := r.FieldArray(t, 112, 1, 8)
+	if t.Has(104, 12) {
+		a := r.FieldArray(t, 104, 1, 8)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
@@ -1183,8 +1185,8 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Small = x.Small[:0]
 	}
-	if t.Has(124, 12) {
-		a := r.FieldArray(t, 124, 1, karmem.NoLimit)
+	if t.Has(116, 12) {
+		a := r.FieldArray(t, 116, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
@@ -1192,8 +1194,8 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Bytes = x.Bytes[:0]
 	}
-	if t.Has(136, 12) {
-		a := r.FieldArray(t, 136, 1, karmem.NoLimit)
+	if t.Has(128, 12) {
+		a := r.FieldArray(t, 128, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
@@ -1201,41 +1203,45 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Colors = x.Colors[:0]
 	}
-	if t.Has(148, 12) {
-		a := r.FieldArray(t, 148, 0, karmem.NoLimit)
+	if t.Has(140, 12) {
+		a := r.FieldArray(t, 140, 0, karmem.NoLimit)
 		if err := readSoaVec3(v, a, &x.SoaPoints); err != nil {
 			return err
 		}
 	} else {
 		x.SoaPoints = x.SoaPoints[:0]
 	}
-	if t.Has(160, 12) {
-		a := r.FieldArray(t, 160, 16, karmem.NoLimit)
-		if err := v.Charge(uint64(a.Len) * 16); err != nil {
+	if t.Has(152, 12) {
+		a := r.FieldArray(t, 152, 12, karmem.NoLimit)
+		if err := v.Charge(uint64(a.Len) * 12); err != nil {
 			return err
 		}
-		x.AosPoints = x.AosPoints[:min(len(x.AosPoints), int(a.Len))]
-		for k := 0; k < int(a.Len); k++ {
-			if k == len(x.AosPoints) {
-				x.AosPoints = append(x.AosPoints, Vec3{})
-			}
-			if err := x.AosPoints[k].readAt(v, a.Offset+uint32(k)*16); err != nil {
-				return err
+		if out, ok := karmem.DecodePlain(x.AosPoints, r, a.Offset, a.Len, 12); ok {
+			x.AosPoints = out
+		} else {
+			x.AosPoints = x.AosPoints[:min(len(x.AosPoints), int(a.Len))]
+			for k := 0; k < int(a.Len); k++ {
+				if k == len(x.AosPoints) {
+					x.AosPoints = append(x.AosPoints, Vec3{})
+				}
+				if err := x.AosPoints[k].readAt(v, a.Offset+uint32(k)*12); err != nil {
+					return err
+				}
 			}
 		}
 	} else {
 		x.AosPoints = x.AosPoints[:0]
 	}
-	if t.Has(172, 12) {
-		a := r.FieldArray(t, 172, 0, karmem.NoLimit)
+	if t.Has(164, 12) {
+		a := r.FieldArray(t, 164, 0, karmem.NoLimit)
 		if err := readSoaItem(v, a, &x.SoaItems); err != nil {
 			return err
 		}
 	} else {
 		x.SoaItems = x.SoaItems[:0]
 	}
-	if t.Has(184, 12) {
-		a := r.FieldArray(t, 184, 4, karmem.NoLimit)
+	if t.Has(176, 12) {
+		a := r.FieldArray(t, 176, 4, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 4); err != nil {
 			return err
 		}
@@ -1251,23 +1257,23 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.AosItems = x.AosItems[:0]
 	}
-	if t.Has(196, 12) {
-		a := r.FieldArray(t, 196, 0, 64)
+	if t.Has(188, 12) {
+		a := r.FieldArray(t, 188, 0, 64)
 		if err := readSoaDot(v, a, &x.Dots); err != nil {
 			return err
 		}
 	} else {
 		x.Dots = x.Dots[:0]
 	}
-	if t.Has(208, 8) {
-		if err := readUnionShape(v, &x.Shape, t.Offset+208, t.Offset+212); err != nil {
+	if t.Has(200, 8) {
+		if err := readUnionShape(v, &x.Shape, t.Offset+200, t.Offset+204); err != nil {
 			return err
 		}
 	} else {
 		x.Shape = nil
 	}
-	if t.Has(216, 12) {
-		a := r.FieldArray(t, 216, 8, karmem.NoLimit)
+	if t.Has(208, 12) {
+		a := r.FieldArray(t, 208, 8, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 8); err != nil {
 			return err
 		}
@@ -1281,8 +1287,8 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.AosShapes = x.AosShapes[:0]
 	}
-	if t.Has(228, 12) {
-		a := r.FieldArray(t, 228, 0, karmem.NoLimit)
+	if t.Has(220, 12) {
+		a := r.FieldArray(t, 220, 0, karmem.NoLimit)
 		if tags, offsets, ok := r.UnionColumns(a, 1); ok {
 			if err := v.Charge(uint64(a.Len) * 5); err != nil {
 				return err
@@ -1299,36 +1305,36 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.SoaShapes = x.SoaShapes[:0]
 	}
-	if t.Has(240, 12) {
-		a := r.FieldArray(t, 240, 0, karmem.NoLimit)
+	if t.Has(232, 12) {
+		a := r.FieldArray(t, 232, 0, karmem.NoLimit)
 		if err := readBovoaShape(v, a, &x.BovoaShapes); err != nil {
 			return err
 		}
 	} else {
 		x.BovoaShapes = x.BovoaShapes[:0]
 	}
-	if t.Has(252, 12) {
-		a := r.FieldArray(t, 252, 0, karmem.NoLimit)
+	if t.Has(244, 12) {
+		a := r.FieldArray(t, 244, 0, karmem.NoLimit)
 		if err := readBovosShape(v, a, &x.BovosShapes); err != nil {
 			return err
 		}
 	} else {
 		x.BovosShapes = x.BovosShapes[:0]
 	}
-	if t.Has(264, 8) && r.Uint8(t.Offset+264) != 0 {
+	if t.Has(256, 8) && r.Uint8(t.Offset+256) != 0 {
 		if x.MaybeU32 == nil {
 			x.MaybeU32 = new(uint32)
 		}
-		*x.MaybeU32 = r.Uint32(t.Offset + 268)
+		*x.MaybeU32 = r.Uint32(t.Offset + 260)
 	} else {
 		x.MaybeU32 = nil
 	}
-	if t.Has(272, 16) && r.Uint8(t.Offset+272) != 0 {
+	if t.Has(264, 16) && r.Uint8(t.Offset+264) != 0 {
 		if x.MaybeName == nil {
 			x.MaybeName = new(string)
 		}
 		{
-			a := r.Array(t.Offset+276, 1, karmem.NoLimit)
+			a := r.Array(t.Offset+268, 1, karmem.NoLimit)
 			if err := v.Charge(uint64(a.Len)); err != nil {
 				return err
 			}
@@ -1337,7 +1343,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.MaybeName = nil
 	}
-	if offset := r.FieldUint32(t, 288); offset != 0 {
+	if offset := r.FieldUint32(t, 280); offset != 0 {
 		if x.MaybeItem == nil {
 			x.MaybeItem = new(Item)
 		}
@@ -1347,8 +1353,8 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.MaybeItem = nil
 	}
-	if t.Has(292, 12) {
-		a := r.FieldArray(t, 292, 16, karmem.NoLimit)
+	if t.Has(284, 12) {
+		a := r.FieldArray(t, 284, 16, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 16); err != nil {
 			return err
 		}
@@ -1371,8 +1377,8 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			clear(x.Lookup)
 		}
 	}
-	if t.Has(304, 12) {
-		a := r.FieldArray(t, 304, 8, karmem.NoLimit)
+	if t.Has(296, 12) {
+		a := r.FieldArray(t, 296, 8, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 8); err != nil {
 			return err
 		}
@@ -1395,8 +1401,8 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 			clear(x.ByID)
 		}
 	}
-	if t.Has(316, 12) {
-		a := r.FieldArray(t, 316, 12, karmem.NoLimit)
+	if t.Has(308, 12) {
+		a := r.FieldArray(t, 308, 12, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 12); err != nil {
 			return err
 		}
@@ -1412,15 +1418,15 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Grid = x.Grid[:0]
 	}
-	if t.Has(328, 16) {
-		if err := x.Pair.readAt(v, t.Offset+328); err != nil {
+	if t.Has(320, 16) {
+		if err := x.Pair.readAt(v, t.Offset+320); err != nil {
 			return err
 		}
 	} else {
 		x.Pair = RootPairTuple{}
 	}
-	if t.Has(344, 2) {
-		x.Hp = r.Uint16(t.Offset + 344)
+	if t.Has(336, 2) {
+		x.Hp = r.Uint16(t.Offset + 336)
 	} else {
 		x.Hp = 100
 	}
@@ -1474,22 +1480,22 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		if _, err := v.FieldArray(t, 112, 1, 8); err != nil {
+		if _, err := v.FieldArray(t, 104, 1, 8); err != nil {
 			return err
 		}
 	}
 	{
-		if _, err := v.FieldArray(t, 124, 1, karmem.NoLimit); err != nil {
+		if _, err := v.FieldArray(t, 116, 1, karmem.NoLimit); err != nil {
 			return err
 		}
 	}
 	{
-		if _, err := v.FieldArray(t, 136, 1, karmem.NoLimit); err != nil {
+		if _, err := v.FieldArray(t, 128, 1, karmem.NoLimit); err != nil {
 			return err
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 148, 0, karmem.NoLimit)
+		a, err := v.FieldArray(t, 140, 0, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -1498,12 +1504,12 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		if _, err := v.FieldArray(t, 160, 16, karmem.NoLimit); err != nil {
+		if _, err := v.FieldArray(t, 152, 12, karmem.NoLimit); err != nil {
 			return err
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 172, 0, karmem.NoLimit)
+		a, err := v.FieldArray(t, 164, 0, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -1512,7 +1518,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 184, 4, karmem.NoLimit)
+		a, err := v.FieldArray(t, 176, 4, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -1527,7 +1533,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 196, 0, 64)
+		a, err := v.FieldArray(t, 188, 0, 64)
 		if err != nil {
 			return err
 		}
@@ -1535,13 +1541,13 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 	}
-	if t.Has(208, 8) {
-		if err := validateUnionShape(v, t.Offset+208, t.Offset+212); err != nil {
+	if t.Has(200, 8) {
+		if err := validateUnionShape(v, t.Offset+200, t.Offset+204); err != nil {
 			return err
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 216, 8, karmem.NoLimit)
+		a, err := v.FieldArray(t, 208, 8, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -1553,7 +1559,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 228, 0, karmem.NoLimit)
+		a, err := v.FieldArray(t, 220, 0, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -1570,7 +1576,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 240, 0, karmem.NoLimit)
+		a, err := v.FieldArray(t, 232, 0, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -1596,14 +1602,14 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 					}
 				}
 			case 2:
-				if _, err := v.Array(entry+4, 24, karmem.NoLimit); err != nil {
+				if _, err := v.Array(entry+4, 16, karmem.NoLimit); err != nil {
 					return err
 				}
 			}
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 252, 0, karmem.NoLimit)
+		a, err := v.FieldArray(t, 244, 0, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -1633,18 +1639,18 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 			}
 		}
 	}
-	if t.Has(264, 8) {
-		if err := v.BoolAt(t.Offset + 264); err != nil {
+	if t.Has(256, 8) {
+		if err := v.BoolAt(t.Offset + 256); err != nil {
 			return err
 		}
 	}
-	if t.Has(272, 16) {
-		if err := v.BoolAt(t.Offset + 272); err != nil {
+	if t.Has(264, 16) {
+		if err := v.BoolAt(t.Offset + 264); err != nil {
 			return err
 		}
-		if r.Uint8(t.Offset+272) != 0 {
+		if r.Uint8(t.Offset+264) != 0 {
 			{
-				a, err := v.Array(t.Offset+276, 1, karmem.NoLimit)
+				a, err := v.Array(t.Offset+268, 1, karmem.NoLimit)
 				if err != nil {
 					return err
 				}
@@ -1654,8 +1660,8 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 			}
 		}
 	}
-	if t.Has(288, 4) {
-		if offset := r.Uint32(t.Offset + 288); offset != 0 {
+	if t.Has(280, 4) {
+		if offset := r.Uint32(t.Offset + 280); offset != 0 {
 			child, err := v.Table(offset, ItemFullSize)
 			if err != nil {
 				return err
@@ -1666,7 +1672,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 292, 16, karmem.NoLimit)
+		a, err := v.FieldArray(t, 284, 16, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -1682,7 +1688,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 304, 8, karmem.NoLimit)
+		a, err := v.FieldArray(t, 296, 8, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -1698,7 +1704,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 316, 12, karmem.NoLimit)
+		a, err := v.FieldArray(t, 308, 12, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -1708,8 +1714,8 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 			}
 		}
 	}
-	if t.Has(328, 16) {
-		if err := validateAtRootPairTuple(v, t.Offset+328); err != nil {
+	if t.Has(320, 16) {
+		if err := validateAtRootPairTuple(v, t.Offset+320); err != nil {
 			return err
 		}
 	}
@@ -1862,35 +1868,35 @@ func (v RootViewer) Wide(r *karmem.Reader) []uint16 {
 }
 
 func (v RootViewer) Pos(r *karmem.Reader) Vec3Viewer {
-	if !v.t.Has(88, 16) {
+	if !v.t.Has(84, 12) {
 		return Vec3Viewer{}
 	}
-	return karmem.Image[Vec3Viewer](r, v.t.Offset+88)
+	return karmem.Image[Vec3Viewer](r, v.t.Offset+84)
 }
 
 func (v RootViewer) Fixed(r *karmem.Reader) [4]int16 {
 	var out [4]int16
-	if !v.t.Has(104, 8) {
+	if !v.t.Has(96, 8) {
 		return out
 	}
 	for j := range out {
-		out[j] = r.Int16(v.t.Offset + uint32(j)*2 + 104)
+		out[j] = r.Int16(v.t.Offset + uint32(j)*2 + 96)
 	}
 	return out
 }
 
 func (v RootViewer) Small(r *karmem.Reader) []uint8 {
-	a := r.FieldArray(v.t, 112, 1, 8)
+	a := r.FieldArray(v.t, 104, 1, 8)
 	return karmem.Slice[uint8](r, a.Offset, a.Len)
 }
 
 // EditSmall returns Small as a writable slice over the message: length
 // = the array's length, capacity = its capacity (see Set{name}Len).
 func (v RootViewer) EditSmall(e *karmem.Editor) []uint8 {
-	if !v.t.Has(112, 12) {
+	if !v.t.Has(104, 12) {
 		return nil
 	}
-	return karmem.EditSlice[uint8](e, v.t.Offset+112)
+	return karmem.EditSlice[uint8](e, v.t.Offset+104)
 }
 
 // SetSmallLen changes the length of Small in place, within its capacity.
@@ -1898,145 +1904,150 @@ func (v RootViewer) SetSmallLen(e *karmem.Editor, n uint32) error {
 	if n > 8 {
 		return karmem.ErrTooLarge
 	}
-	if !v.t.Has(112, 12) {
+	if !v.t.Has(104, 12) {
 		return karmem.ErrMalformedTable
 	}
-	return e.SetLen(v.t.Offset+112, 1, n)
+	return e.SetLen(v.t.Offset+104, 1, n)
 }
 
 func (v RootViewer) Bytes(r *karmem.Reader) []uint8 {
-	a := r.FieldArray(v.t, 124, 1, karmem.NoLimit)
+	a := r.FieldArray(v.t, 116, 1, karmem.NoLimit)
 	return karmem.Slice[uint8](r, a.Offset, a.Len)
 }
 
 // EditBytes returns Bytes as a writable slice over the message: length
 // = the array's length, capacity = its capacity (see Set{name}Len).
 func (v RootViewer) EditBytes(e *karmem.Editor) []uint8 {
-	if !v.t.Has(124, 12) {
+	if !v.t.Has(116, 12) {
 		return nil
 	}
-	return karmem.EditSlice[uint8](e, v.t.Offset+124)
+	return karmem.EditSlice[uint8](e, v.t.Offset+116)
 }
 
 // SetBytesLen changes the length of Bytes in place, within its capacity.
 func (v RootViewer) SetBytesLen(e *karmem.Editor, n uint32) error {
-	if !v.t.Has(124, 12) {
+	if !v.t.Has(116, 12) {
 		return karmem.ErrMalformedTable
 	}
-	return e.SetLen(v.t.Offset+124, 1, n)
+	return e.SetLen(v.t.Offset+116, 1, n)
 }
 
 func (v RootViewer) Colors(r *karmem.Reader) []Color {
-	a := r.FieldArray(v.t, 136, 1, karmem.NoLimit)
+	a := r.FieldArray(v.t, 128, 1, karmem.NoLimit)
 	return karmem.Slice[Color](r, a.Offset, a.Len)
 }
 
 // EditColors returns Colors as a writable slice over the message: length
 // = the array's length, capacity = its capacity (see Set{name}Len).
 func (v RootViewer) EditColors(e *karmem.Editor) []Color {
-	if !v.t.Has(136, 12) {
+	if !v.t.Has(128, 12) {
 		return nil
 	}
-	return karmem.EditSlice[Color](e, v.t.Offset+136)
+	return karmem.EditSlice[Color](e, v.t.Offset+128)
 }
 
 // SetColorsLen changes the length of Colors in place, within its capacity.
 func (v RootViewer) SetColorsLen(e *karmem.Editor, n uint32) error {
-	if !v.t.Has(136, 12) {
+	if !v.t.Has(128, 12) {
 		return karmem.ErrMalformedTable
 	}
-	return e.SetLen(v.t.Offset+136, 1, n)
+	return e.SetLen(v.t.Offset+128, 1, n)
 }
 
 func (v RootViewer) SoaPoints(r *karmem.Reader) Vec3SoaViewer {
-	a := r.FieldArray(v.t, 148, 0, karmem.NoLimit)
+	a := r.FieldArray(v.t, 140, 0, karmem.NoLimit)
 	return NewVec3SoaViewer(r, a)
 }
 
 func (v RootViewer) AosPoints(r *karmem.Reader) []Vec3Viewer {
-	a := r.FieldArray(v.t, 160, 16, karmem.NoLimit)
+	a := r.FieldArray(v.t, 152, 12, karmem.NoLimit)
 	return karmem.Images[Vec3Viewer](r, a.Offset, a.Len)
 }
 
+func (v RootViewer) AosPointsValues(r *karmem.Reader) []Vec3 {
+	a := r.FieldArray(v.t, 152, 12, karmem.NoLimit)
+	return karmem.Values(r, a.Offset, a.Len, 12, (*Vec3).readAt)
+}
+
 func (v RootViewer) SoaItems(r *karmem.Reader) ItemSoaViewer {
-	a := r.FieldArray(v.t, 172, 0, karmem.NoLimit)
+	a := r.FieldArray(v.t, 164, 0, karmem.NoLimit)
 	return NewItemSoaViewer(r, a)
 }
 
 func (v RootViewer) AosItems(r *karmem.Reader) ItemAosViewer {
-	a := r.FieldArray(v.t, 184, 4, karmem.NoLimit)
+	a := r.FieldArray(v.t, 176, 4, karmem.NoLimit)
 	return ItemAosViewer{r: r, off: a.Offset, n: a.Len}
 }
 
 func (v RootViewer) Dots(r *karmem.Reader) DotSoaViewer {
-	a := r.FieldArray(v.t, 196, 0, 64)
+	a := r.FieldArray(v.t, 188, 0, 64)
 	return NewDotSoaViewer(r, a)
 }
 
 func (v RootViewer) Shape(r *karmem.Reader) ShapeViewer {
-	if !v.t.Has(208, 8) {
+	if !v.t.Has(200, 8) {
 		return ShapeViewer{}
 	}
-	return newShapeViewer(r, v.t.Offset+208, v.t.Offset+212)
+	return newShapeViewer(r, v.t.Offset+200, v.t.Offset+204)
 }
 
 func (v RootViewer) AosShapes(r *karmem.Reader) ShapeArrayViewer {
-	a := r.FieldArray(v.t, 216, 8, karmem.NoLimit)
+	a := r.FieldArray(v.t, 208, 8, karmem.NoLimit)
 	return newShapeArrayAos(r, a)
 }
 
 func (v RootViewer) SoaShapes(r *karmem.Reader) ShapeArrayViewer {
-	a := r.FieldArray(v.t, 228, 0, karmem.NoLimit)
+	a := r.FieldArray(v.t, 220, 0, karmem.NoLimit)
 	return newShapeArraySoa(r, a)
 }
 
 func (v RootViewer) BovoaShapes(r *karmem.Reader) ShapeBovoaViewer {
-	a := r.FieldArray(v.t, 240, 0, karmem.NoLimit)
+	a := r.FieldArray(v.t, 232, 0, karmem.NoLimit)
 	return ShapeBovoaViewer{a: a}
 }
 
 func (v RootViewer) BovosShapes(r *karmem.Reader) ShapeBovosViewer {
-	a := r.FieldArray(v.t, 252, 0, karmem.NoLimit)
+	a := r.FieldArray(v.t, 244, 0, karmem.NoLimit)
 	return ShapeBovosViewer{a: a}
 }
 
 func (v RootViewer) MaybeU32(r *karmem.Reader) (uint32, bool) {
-	if !v.t.Has(264, 8) {
+	if !v.t.Has(256, 8) {
 		return 0, false
 	}
-	if r.Uint8(v.t.Offset+264) == 0 {
+	if r.Uint8(v.t.Offset+256) == 0 {
 		return 0, false
 	}
-	return r.Uint32(v.t.Offset + 268), true
+	return r.Uint32(v.t.Offset + 260), true
 }
 
 func (v RootViewer) MaybeName(r *karmem.Reader) (string, bool) {
-	if !v.t.Has(272, 16) {
+	if !v.t.Has(264, 16) {
 		return "", false
 	}
-	if r.Uint8(v.t.Offset+272) == 0 {
+	if r.Uint8(v.t.Offset+264) == 0 {
 		return "", false
 	}
-	a := r.Array(v.t.Offset+276, 1, karmem.NoLimit)
+	a := r.Array(v.t.Offset+268, 1, karmem.NoLimit)
 	return r.String(a), true
 }
 
 func (v RootViewer) MaybeNameBytes(r *karmem.Reader) ([]byte, bool) {
-	if !v.t.Has(272, 16) {
+	if !v.t.Has(264, 16) {
 		return nil, false
 	}
-	if r.Uint8(v.t.Offset+272) == 0 {
+	if r.Uint8(v.t.Offset+264) == 0 {
 		return nil, false
 	}
-	a := r.Array(v.t.Offset+276, 1, karmem.NoLimit)
+	a := r.Array(v.t.Offset+268, 1, karmem.NoLimit)
 	return r.ArrayBytes(a), true
 }
 
 func (v RootViewer) MaybeItem(r *karmem.Reader) (ItemViewer, bool) {
-	if !v.t.Has(288, 4) {
+	if !v.t.Has(280, 4) {
 		return ItemViewer{}, false
 	}
-	offset := r.Uint32(v.t.Offset + 288)
+	offset := r.Uint32(v.t.Offset + 280)
 	if offset == 0 {
 		return ItemViewer{}, false
 	}
@@ -2044,7 +2055,7 @@ func (v RootViewer) MaybeItem(r *karmem.Reader) (ItemViewer, bool) {
 }
 
 func (v RootViewer) Lookup(r *karmem.Reader) karmem.Map[string, uint32] {
-	a := r.FieldArray(v.t, 292, 16, karmem.NoLimit)
+	a := r.FieldArray(v.t, 284, 16, karmem.NoLimit)
 	return karmem.NewMap(a, 16, func(r *karmem.Reader, at uint32) string {
 		a := r.Array(at, 1, karmem.NoLimit)
 		return r.String(a)
@@ -2054,7 +2065,7 @@ func (v RootViewer) Lookup(r *karmem.Reader) karmem.Map[string, uint32] {
 }
 
 func (v RootViewer) ByID(r *karmem.Reader) karmem.Map[uint16, ItemViewer] {
-	a := r.FieldArray(v.t, 304, 8, karmem.NoLimit)
+	a := r.FieldArray(v.t, 296, 8, karmem.NoLimit)
 	return karmem.NewMap(a, 8, func(r *karmem.Reader, at uint32) uint16 {
 		return r.Uint16(at)
 	}, func(r *karmem.Reader, at uint32) ItemViewer {
@@ -2063,29 +2074,29 @@ func (v RootViewer) ByID(r *karmem.Reader) karmem.Map[uint16, ItemViewer] {
 }
 
 func (v RootViewer) Grid(r *karmem.Reader) karmem.Arrays[[]float32] {
-	a := r.FieldArray(v.t, 316, 12, karmem.NoLimit)
+	a := r.FieldArray(v.t, 308, 12, karmem.NoLimit)
 	return karmem.NewArrays(a, 4, karmem.NoLimit, func(r *karmem.Reader, a karmem.ArrayRef) []float32 {
 		return karmem.Slice[float32](r, a.Offset, a.Len)
 	})
 }
 
 func (v RootViewer) Pair(r *karmem.Reader) RootPairTupleViewer {
-	if !v.t.Has(328, 16) {
+	if !v.t.Has(320, 16) {
 		return RootPairTupleViewer{}
 	}
-	return karmem.Image[RootPairTupleViewer](r, v.t.Offset+328)
+	return karmem.Image[RootPairTupleViewer](r, v.t.Offset+320)
 }
 
 func (v RootViewer) Hp(r *karmem.Reader) uint16 {
-	if !v.t.Has(344, 2) {
+	if !v.t.Has(336, 2) {
 		return 100
 	}
-	return r.Uint16(v.t.Offset + 344)
+	return r.Uint16(v.t.Offset + 336)
 }
 
 // SetHp stores Hp in place (the field must be present in the message).
 func (v RootViewer) SetHp(e *karmem.Editor, x uint16) error {
-	return e.SetUint16(v.t, 344, x)
+	return e.SetUint16(v.t, 336, x)
 }
 
 // What a guest member is asked to produce (docs/integrity.md §6).
@@ -2547,7 +2558,7 @@ func (x *RootByIDEntry) ReadAsRoot(r *karmem.Reader) error {
 	}
 	v := karmem.NewValidator(r)
 	if uint64(r.Size()) < 16 {
-		if err := v.Charge(56); err != nil {
+		if err := v.Charge(48); err != nil {
 			return err
 		}
 		*x = RootByIDEntry{}
@@ -3805,7 +3816,7 @@ func writeBovoaShape(w *karmem.Writer, at uint32, items []Shape) error {
 	}
 	if counts[1] > 0 {
 		w.PutUint32(entry, 2)
-		block, err := w.AllocArray(counts[1], 24)
+		block, err := w.AllocArray(counts[1], 16)
 		if err != nil {
 			return err
 		}
@@ -3815,7 +3826,7 @@ func writeBovoaShape(w *karmem.Writer, at uint32, items []Shape) error {
 			if !ok || e == nil {
 				continue
 			}
-			if err := e.writeAt(w, block+uint32(k)*24); err != nil {
+			if err := e.writeAt(w, block+uint32(k)*16); err != nil {
 				return err
 			}
 			k++
@@ -3848,8 +3859,8 @@ func readBovoaShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape) erro
 		}
 	}
 	{
-		sub := r.BunchEntry(a, 2, 24)
-		if err := v.Charge(uint64(sub.Len) * 24); err != nil {
+		sub := r.BunchEntry(a, 2, 16)
+		if err := v.Charge(uint64(sub.Len) * 16); err != nil {
 			return err
 		}
 		start := len(*items)
@@ -3857,7 +3868,7 @@ func readBovoaShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape) erro
 		s := (*items)[start:]
 		for k := range s {
 			e := reuseShapeDot(s, k)
-			if err := e.readAt(v, sub.Offset+uint32(k)*24); err != nil {
+			if err := e.readAt(v, sub.Offset+uint32(k)*16); err != nil {
 				return err
 			}
 		}
@@ -3883,7 +3894,7 @@ func (b ShapeBovoaViewer) Circle(r *karmem.Reader) CircleAosViewer {
 
 // Dot returns the Dot values.
 func (b ShapeBovoaViewer) Dot(r *karmem.Reader) []DotViewer {
-	sub := r.BunchEntry(b.a, 2, 24)
+	sub := r.BunchEntry(b.a, 2, 16)
 	return karmem.Images[DotViewer](r, sub.Offset, sub.Len)
 }
 
@@ -4156,11 +4167,11 @@ func TrustVec3(r *karmem.Reader) (karmem.Trusted, TrustedVec3Viewer, error) {
 	return t, TrustedVec3Viewer(root), err
 }
 
-// TrustedVec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// TrustedVec3Viewer is the inline struct `Vec3`: a copy of its 12 bytes (an
 // AoS array of them is a []TrustedVec3Viewer over the message). Its methods
 // take the karmem.Trusted of TrustVec3 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedVec3Viewer [16]byte
+type TrustedVec3Viewer [12]byte
 
 func (v TrustedVec3Viewer) X(r karmem.Trusted) float32 {
 	return karmem.LoadFloat32(v[:])
@@ -4219,15 +4230,15 @@ func (v TrustedItemViewer) NameBytes(r karmem.Trusted) []byte {
 }
 
 func (v TrustedItemViewer) Pos(r karmem.Trusted) TrustedVec3Viewer {
-	if v.t.Has(24, 16) {
-		return karmem.TrustedImage[TrustedVec3Viewer](r, v.t.Offset+24)
+	if v.t.Has(20, 12) {
+		return karmem.TrustedImage[TrustedVec3Viewer](r, v.t.Offset+20)
 	}
 	return TrustedVec3Viewer{}
 }
 
 func (v TrustedItemViewer) Tags(r karmem.Trusted) karmem.TrustedArrays[string] {
-	if v.t.Has(40, 12) {
-		a := r.Array(v.t.Offset + 40)
+	if v.t.Has(32, 12) {
+		a := r.Array(v.t.Offset + 32)
 		return karmem.NewTrustedArrays(a, func(r karmem.Trusted, a karmem.ArrayRef) string {
 			return r.String(a)
 		})
@@ -4243,18 +4254,18 @@ func TrustDot(r *karmem.Reader) (karmem.Trusted, TrustedDotViewer, error) {
 	return t, TrustedDotViewer(root), err
 }
 
-// TrustedDotViewer is the inline struct `Dot`: a copy of its 24 bytes (an
+// TrustedDotViewer is the inline struct `Dot`: a copy of its 16 bytes (an
 // AoS array of them is a []TrustedDotViewer over the message). Its methods
 // take the karmem.Trusted of TrustDot (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedDotViewer [24]byte
+type TrustedDotViewer [16]byte
 
 func (v TrustedDotViewer) Hue(r karmem.Trusted) Color {
 	return Color(karmem.LoadUint8(v[:]))
 }
 
 func (v TrustedDotViewer) At(r karmem.Trusted) TrustedVec3Viewer {
-	return karmem.ImageOf[TrustedVec3Viewer](v[8:])
+	return karmem.ImageOf[TrustedVec3Viewer](v[4:])
 }
 
 // TrustCircle validates a whole message whose root is a Circle, as
@@ -4463,17 +4474,17 @@ func (v TrustedRootViewer) Wide(r karmem.Trusted) []uint16 {
 }
 
 func (v TrustedRootViewer) Pos(r karmem.Trusted) TrustedVec3Viewer {
-	if v.t.Has(88, 16) {
-		return karmem.TrustedImage[TrustedVec3Viewer](r, v.t.Offset+88)
+	if v.t.Has(84, 12) {
+		return karmem.TrustedImage[TrustedVec3Viewer](r, v.t.Offset+84)
 	}
 	return TrustedVec3Viewer{}
 }
 
 func (v TrustedRootViewer) Fixed(r karmem.Trusted) [4]int16 {
 	var out [4]int16
-	if v.t.Has(104, 8) {
+	if v.t.Has(96, 8) {
 		for j := range out {
-			out[j] = r.Int16(v.t.Offset + uint32(j)*2 + 104)
+			out[j] = r.Int16(v.t.Offset + uint32(j)*2 + 96)
 		}
 		return out
 	}
@@ -4481,143 +4492,151 @@ func (v TrustedRootViewer) Fixed(r karmem.Trusted) [4]int16 {
 }
 
 func (v TrustedRootViewer) Small(r karmem.Trusted) []uint8 {
-	if v.t.Has(112, 12) {
-		a := r.Array(v.t.Offset + 112)
+	if v.t.Has(104, 12) {
+		a := r.Array(v.t.Offset + 104)
 		return karmem.TrustedSlice[uint8](r, a.Offset, a.Len)
 	}
 	return nil
 }
 
 func (v TrustedRootViewer) Bytes(r karmem.Trusted) []uint8 {
-	if v.t.Has(124, 12) {
-		a := r.Array(v.t.Offset + 124)
+	if v.t.Has(116, 12) {
+		a := r.Array(v.t.Offset + 116)
 		return karmem.TrustedSlice[uint8](r, a.Offset, a.Len)
 	}
 	return nil
 }
 
 func (v TrustedRootViewer) Colors(r karmem.Trusted) []Color {
-	if v.t.Has(136, 12) {
-		a := r.Array(v.t.Offset + 136)
+	if v.t.Has(128, 12) {
+		a := r.Array(v.t.Offset + 128)
 		return karmem.TrustedSlice[Color](r, a.Offset, a.Len)
 	}
 	return nil
 }
 
 func (v TrustedRootViewer) SoaPoints(r karmem.Trusted) TrustedVec3SoaViewer {
-	if v.t.Has(148, 12) {
-		a := r.Array(v.t.Offset + 148)
+	if v.t.Has(140, 12) {
+		a := r.Array(v.t.Offset + 140)
 		return NewTrustedVec3SoaViewer(r, a)
 	}
 	return TrustedVec3SoaViewer{}
 }
 
 func (v TrustedRootViewer) AosPoints(r karmem.Trusted) []TrustedVec3Viewer {
-	if v.t.Has(160, 12) {
-		a := r.Array(v.t.Offset + 160)
+	if v.t.Has(152, 12) {
+		a := r.Array(v.t.Offset + 152)
 		return karmem.TrustedImages[TrustedVec3Viewer](r, a.Offset, a.Len)
 	}
 	return nil
 }
 
+func (v TrustedRootViewer) AosPointsValues(r karmem.Trusted) []Vec3 {
+	if v.t.Has(152, 12) {
+		a := r.Array(v.t.Offset + 152)
+		return karmem.TrustedValues(r, a.Offset, a.Len, 12, (*Vec3).readAt)
+	}
+	return nil
+}
+
 func (v TrustedRootViewer) SoaItems(r karmem.Trusted) TrustedItemSoaViewer {
-	if v.t.Has(172, 12) {
-		a := r.Array(v.t.Offset + 172)
+	if v.t.Has(164, 12) {
+		a := r.Array(v.t.Offset + 164)
 		return NewTrustedItemSoaViewer(r, a)
 	}
 	return TrustedItemSoaViewer{}
 }
 
 func (v TrustedRootViewer) AosItems(r karmem.Trusted) TrustedItemAosViewer {
-	if v.t.Has(184, 12) {
-		a := r.Array(v.t.Offset + 184)
+	if v.t.Has(176, 12) {
+		a := r.Array(v.t.Offset + 176)
 		return TrustedItemAosViewer{r: r, off: a.Offset, n: a.Len}
 	}
 	return TrustedItemAosViewer{}
 }
 
 func (v TrustedRootViewer) Dots(r karmem.Trusted) TrustedDotSoaViewer {
-	if v.t.Has(196, 12) {
-		a := r.Array(v.t.Offset + 196)
+	if v.t.Has(188, 12) {
+		a := r.Array(v.t.Offset + 188)
 		return NewTrustedDotSoaViewer(r, a)
 	}
 	return TrustedDotSoaViewer{}
 }
 
 func (v TrustedRootViewer) Shape(r karmem.Trusted) TrustedShapeViewer {
-	if v.t.Has(208, 8) {
-		return newTrustedShapeViewer(r, v.t.Offset+208, v.t.Offset+212)
+	if v.t.Has(200, 8) {
+		return newTrustedShapeViewer(r, v.t.Offset+200, v.t.Offset+204)
 	}
 	return TrustedShapeViewer{}
 }
 
 func (v TrustedRootViewer) AosShapes(r karmem.Trusted) TrustedShapeArrayViewer {
-	if v.t.Has(216, 12) {
-		a := r.Array(v.t.Offset + 216)
+	if v.t.Has(208, 12) {
+		a := r.Array(v.t.Offset + 208)
 		return newTrustedShapeArrayAos(r, a)
 	}
 	return TrustedShapeArrayViewer{}
 }
 
 func (v TrustedRootViewer) SoaShapes(r karmem.Trusted) TrustedShapeArrayViewer {
-	if v.t.Has(228, 12) {
-		a := r.Array(v.t.Offset + 228)
+	if v.t.Has(220, 12) {
+		a := r.Array(v.t.Offset + 220)
 		return newTrustedShapeArraySoa(r, a)
 	}
 	return TrustedShapeArrayViewer{}
 }
 
 func (v TrustedRootViewer) BovoaShapes(r karmem.Trusted) TrustedShapeBovoaViewer {
-	if v.t.Has(240, 12) {
-		a := r.Array(v.t.Offset + 240)
+	if v.t.Has(232, 12) {
+		a := r.Array(v.t.Offset + 232)
 		return TrustedShapeBovoaViewer{a: a}
 	}
 	return TrustedShapeBovoaViewer{}
 }
 
 func (v TrustedRootViewer) BovosShapes(r karmem.Trusted) TrustedShapeBovosViewer {
-	if v.t.Has(252, 12) {
-		a := r.Array(v.t.Offset + 252)
+	if v.t.Has(244, 12) {
+		a := r.Array(v.t.Offset + 244)
 		return TrustedShapeBovosViewer{a: a}
 	}
 	return TrustedShapeBovosViewer{}
 }
 
 func (v TrustedRootViewer) MaybeU32(r karmem.Trusted) (uint32, bool) {
-	if v.t.Has(264, 8) {
-		if r.Uint8(v.t.Offset+264) == 0 {
+	if v.t.Has(256, 8) {
+		if r.Uint8(v.t.Offset+256) == 0 {
 			return 0, false
 		}
-		return r.Uint32(v.t.Offset + 268), true
+		return r.Uint32(v.t.Offset + 260), true
 	}
 	return 0, false
 }
 
 func (v TrustedRootViewer) MaybeName(r karmem.Trusted) (string, bool) {
-	if v.t.Has(272, 16) {
-		if r.Uint8(v.t.Offset+272) == 0 {
+	if v.t.Has(264, 16) {
+		if r.Uint8(v.t.Offset+264) == 0 {
 			return "", false
 		}
-		a := r.Array(v.t.Offset + 276)
+		a := r.Array(v.t.Offset + 268)
 		return r.String(a), true
 	}
 	return "", false
 }
 
 func (v TrustedRootViewer) MaybeNameBytes(r karmem.Trusted) ([]byte, bool) {
-	if v.t.Has(272, 16) {
-		if r.Uint8(v.t.Offset+272) == 0 {
+	if v.t.Has(264, 16) {
+		if r.Uint8(v.t.Offset+264) == 0 {
 			return nil, false
 		}
-		a := r.Array(v.t.Offset + 276)
+		a := r.Array(v.t.Offset + 268)
 		return r.ArrayBytes(a), true
 	}
 	return nil, false
 }
 
 func (v TrustedRootViewer) MaybeItem(r karmem.Trusted) (TrustedItemViewer, bool) {
-	if v.t.Has(288, 4) {
-		offset := r.Uint32(v.t.Offset + 288)
+	if v.t.Has(280, 4) {
+		offset := r.Uint32(v.t.Offset + 280)
 		if offset == 0 {
 			return TrustedItemViewer{}, false
 		}
@@ -4627,8 +4646,8 @@ func (v TrustedRootViewer) MaybeItem(r karmem.Trusted) (TrustedItemViewer, bool)
 }
 
 func (v TrustedRootViewer) Lookup(r karmem.Trusted) karmem.TrustedMap[string, uint32] {
-	if v.t.Has(292, 12) {
-		a := r.Array(v.t.Offset + 292)
+	if v.t.Has(284, 12) {
+		a := r.Array(v.t.Offset + 284)
 		return karmem.NewTrustedMap(a, 16, func(r karmem.Trusted, at uint32) string {
 			a := r.Array(at)
 			return r.String(a)
@@ -4640,8 +4659,8 @@ func (v TrustedRootViewer) Lookup(r karmem.Trusted) karmem.TrustedMap[string, ui
 }
 
 func (v TrustedRootViewer) ByID(r karmem.Trusted) karmem.TrustedMap[uint16, TrustedItemViewer] {
-	if v.t.Has(304, 12) {
-		a := r.Array(v.t.Offset + 304)
+	if v.t.Has(296, 12) {
+		a := r.Array(v.t.Offset + 296)
 		return karmem.NewTrustedMap(a, 8, func(r karmem.Trusted, at uint32) uint16 {
 			return r.Uint16(at)
 		}, func(r karmem.Trusted, at uint32) TrustedItemViewer {
@@ -4652,8 +4671,8 @@ func (v TrustedRootViewer) ByID(r karmem.Trusted) karmem.TrustedMap[uint16, Trus
 }
 
 func (v TrustedRootViewer) Grid(r karmem.Trusted) karmem.TrustedArrays[[]float32] {
-	if v.t.Has(316, 12) {
-		a := r.Array(v.t.Offset + 316)
+	if v.t.Has(308, 12) {
+		a := r.Array(v.t.Offset + 308)
 		return karmem.NewTrustedArrays(a, func(r karmem.Trusted, a karmem.ArrayRef) []float32 {
 			return karmem.TrustedSlice[float32](r, a.Offset, a.Len)
 		})
@@ -4662,15 +4681,15 @@ func (v TrustedRootViewer) Grid(r karmem.Trusted) karmem.TrustedArrays[[]float32
 }
 
 func (v TrustedRootViewer) Pair(r karmem.Trusted) TrustedRootPairTupleViewer {
-	if v.t.Has(328, 16) {
-		return karmem.TrustedImage[TrustedRootPairTupleViewer](r, v.t.Offset+328)
+	if v.t.Has(320, 16) {
+		return karmem.TrustedImage[TrustedRootPairTupleViewer](r, v.t.Offset+320)
 	}
 	return TrustedRootPairTupleViewer{}
 }
 
 func (v TrustedRootViewer) Hp(r karmem.Trusted) uint16 {
-	if v.t.Has(344, 2) {
-		return r.Uint16(v.t.Offset + 344)
+	if v.t.Has(336, 2) {
+		return r.Uint16(v.t.Offset + 336)
 	}
 	return 100
 }

@@ -151,7 +151,7 @@ type Vec3 struct {
 // encoding allocates nothing.
 func (x *Vec3) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(16, 8)
+	at, err := w.Alloc(12, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -183,7 +183,7 @@ func (x *Vec3) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 24 {
+	if uint64(r.Size()) < 20 {
 		*x = Vec3{}
 		return nil
 	}
@@ -205,8 +205,8 @@ func ValidateVec3(r *karmem.Reader) (Vec3Viewer, error) {
 		return Vec3Viewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 24 {
-		return Vec3Viewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 24)
+	if uint64(r.Size()) < 20 {
+		return Vec3Viewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 20)
 	}
 	if err := validateAtVec3(&v, karmem.HeaderSize); err != nil {
 		return Vec3Viewer{}, err
@@ -218,10 +218,10 @@ func validateAtVec3(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// Vec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// Vec3Viewer is the inline struct `Vec3`: a copy of its 12 bytes (an
 // AoS array of them is a []Vec3Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type Vec3Viewer [16]byte
+type Vec3Viewer [12]byte
 
 // NewVec3Viewer returns the viewer of the Vec3 at offset; offset 0 selects
 // the root of the message.
@@ -256,7 +256,7 @@ type Pair struct {
 // encoding allocates nothing.
 func (x *Pair) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(24, 8)
+	at, err := w.Alloc(16, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -273,8 +273,8 @@ func (x *Pair) writeAt(w *karmem.Writer, at uint32) error {
 	if err := x.Pos.writeAt(w, at); err != nil {
 		return err
 	}
-	w.PutUint16(at+16, x.Tag)
-	w.PutBool(at+18, x.Flag)
+	w.PutUint16(at+12, x.Tag)
+	w.PutBool(at+14, x.Flag)
 	return nil
 }
 
@@ -290,7 +290,7 @@ func (x *Pair) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 32 {
+	if uint64(r.Size()) < 24 {
 		*x = Pair{}
 		return nil
 	}
@@ -302,8 +302,8 @@ func (x *Pair) readAt(v *karmem.Validator, at uint32) error {
 	if err := x.Pos.readAt(v, at); err != nil {
 		return err
 	}
-	x.Tag = r.Uint16(at + 16)
-	x.Flag = r.Bool(at + 18)
+	x.Tag = r.Uint16(at + 12)
+	x.Flag = r.Bool(at + 14)
 	return nil
 }
 
@@ -314,8 +314,8 @@ func ValidatePair(r *karmem.Reader) (PairViewer, error) {
 		return PairViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 32 {
-		return PairViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 32)
+	if uint64(r.Size()) < 24 {
+		return PairViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 24)
 	}
 	if err := validateAtPair(&v, karmem.HeaderSize); err != nil {
 		return PairViewer{}, err
@@ -325,17 +325,17 @@ func ValidatePair(r *karmem.Reader) (PairViewer, error) {
 
 func validateAtPair(v *karmem.Validator, at uint32) error {
 	{
-		if err := v.BoolAt(at + 18); err != nil {
+		if err := v.BoolAt(at + 14); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// PairViewer is the inline struct `Pair`: a copy of its 24 bytes (an
+// PairViewer is the inline struct `Pair`: a copy of its 16 bytes (an
 // AoS array of them is a []PairViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type PairViewer [24]byte
+type PairViewer [16]byte
 
 // NewPairViewer returns the viewer of the Pair at offset; offset 0 selects
 // the root of the message.
@@ -351,11 +351,11 @@ func (v PairViewer) Pos(r *karmem.Reader) Vec3Viewer {
 }
 
 func (v PairViewer) Tag(r *karmem.Reader) uint16 {
-	return karmem.LoadUint16(v[16:])
+	return karmem.LoadUint16(v[12:])
 }
 
 func (v PairViewer) Flag(r *karmem.Reader) bool {
-	return karmem.LoadBool(v[18:])
+	return karmem.LoadBool(v[14:])
 }
 
 // Leaf is the table (evolvable) `Leaf`. Object type: owns its data.
@@ -664,7 +664,7 @@ type Square struct {
 // encoding allocates nothing.
 func (x *Square) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(8, 8)
+	at, err := w.Alloc(4, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -694,7 +694,7 @@ func (x *Square) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
+	if uint64(r.Size()) < 12 {
 		*x = Square{}
 		return nil
 	}
@@ -714,8 +714,8 @@ func ValidateSquare(r *karmem.Reader) (SquareViewer, error) {
 		return SquareViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
-		return SquareViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 16)
+	if uint64(r.Size()) < 12 {
+		return SquareViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 12)
 	}
 	if err := validateAtSquare(&v, karmem.HeaderSize); err != nil {
 		return SquareViewer{}, err
@@ -727,10 +727,10 @@ func validateAtSquare(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// SquareViewer is the inline struct `Square`: a copy of its 8 bytes (an
+// SquareViewer is the inline struct `Square`: a copy of its 4 bytes (an
 // AoS array of them is a []SquareViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type SquareViewer [8]byte
+type SquareViewer [4]byte
 
 // NewSquareViewer returns the viewer of the Square at offset; offset 0 selects
 // the root of the message.
@@ -808,7 +808,7 @@ func writeUnionShape(w *karmem.Writer, value Shape, tagAt, offsetAt uint32) erro
 			return nil
 		}
 		w.PutUint8(tagAt, 4)
-		at, err := w.Alloc(8, 8)
+		at, err := w.Alloc(4, 8)
 		if err != nil {
 			return err
 		}
@@ -831,8 +831,8 @@ func readUnionShape(v *karmem.Validator, place *Shape, tagAt, offsetAt uint32) e
 		}
 		return x.readTable(v, r.Table(offset))
 	case 4:
-		if r.InlineAt(offset, 8) {
-			if err := v.Charge(8); err != nil {
+		if r.InlineAt(offset, 4) {
+			if err := v.Charge(4); err != nil {
 				return err
 			}
 			x, ok := (*place).(*Square)
@@ -862,10 +862,10 @@ func validateUnionShape(v *karmem.Validator, tagAt, offsetAt uint32) error {
 		}
 		return validateTableCircle(v, t)
 	case 4:
-		if !r.InlineAt(offset, 8) {
+		if !r.InlineAt(offset, 4) {
 			return karmem.InvalidUnion(tagAt, tag)
 		}
-		if err := v.Charge(8); err != nil {
+		if err := v.Charge(4); err != nil {
 			return err
 		}
 		return validateAtSquare(v, offset)
@@ -901,7 +901,7 @@ func (u ShapeViewer) Circle(r *karmem.Reader) CircleViewer {
 
 // Square returns the Square value (reading as zeros when the tag is another).
 func (u ShapeViewer) Square(r *karmem.Reader) SquareViewer {
-	if u.tag != ShapeTagSquare || !r.InlineAt(u.offset, 8) {
+	if u.tag != ShapeTagSquare || !r.InlineAt(u.offset, 4) {
 		return SquareViewer{}
 	}
 	return karmem.Image[SquareViewer](r, u.offset)
@@ -933,11 +933,11 @@ func (x *Element) WriteAsRoot(w *karmem.Writer) (uint, error) {
 
 // writeTable appends the table and stores its offset at ref (0: the root).
 func (x *Element) writeTable(w *karmem.Writer, ref uint32) error {
-	at, err := w.Alloc(72, 8)
+	at, err := w.Alloc(64, 8)
 	if err != nil {
 		return err
 	}
-	w.PutUint32(at, 0x80000009)
+	w.PutUint32(at, 0x80000008)
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
@@ -945,16 +945,16 @@ func (x *Element) writeTable(w *karmem.Writer, ref uint32) error {
 	if err := x.Where.writeAt(w, at+8); err != nil {
 		return err
 	}
-	if err := x.Child.writeTable(w, at+32); err != nil {
+	if err := x.Child.writeTable(w, at+24); err != nil {
 		return err
 	}
-	if err := w.WriteString(at+36, x.Name); err != nil {
+	if err := w.WriteString(at+28, x.Name); err != nil {
 		return err
 	}
-	if err := karmem.WriteSlice(w, at+48, x.Numbers); err != nil {
+	if err := karmem.WriteSlice(w, at+40, x.Numbers); err != nil {
 		return err
 	}
-	if err := writeUnionShape(w, x.Shape, at+60, at+64); err != nil {
+	if err := writeUnionShape(w, x.Shape, at+52, at+56); err != nil {
 		return err
 	}
 	return nil
@@ -962,12 +962,12 @@ func (x *Element) writeTable(w *karmem.Writer, ref uint32) error {
 
 // ElementFullSize is S of format.md §10: the table's full size, every
 // field of this schema; a decoder charges at least this for a table it reads.
-const ElementFullSize = 72
+const ElementFullSize = 64
 
 // ElementZeroSize is Z of format.md §10: the size of the table's zero
 // value, the tables it holds included; a decoder charges it for an absent
 // or malformed one.
-const ElementZeroSize = 104
+const ElementZeroSize = 96
 
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
@@ -1000,18 +1000,18 @@ func (x *Element) readTable(v *karmem.Validator, t karmem.Table) error {
 	}
 	r := v.Reader()
 	x.ID = r.FieldUint32(t, 4)
-	if t.Has(8, 24) {
+	if t.Has(8, 16) {
 		if err := x.Where.readAt(v, t.Offset+8); err != nil {
 			return err
 		}
 	} else {
 		x.Where = Pair{}
 	}
-	if err := x.Child.readTable(v, r.FieldTable(t, 32)); err != nil {
+	if err := x.Child.readTable(v, r.FieldTable(t, 24)); err != nil {
 		return err
 	}
-	if t.Has(36, 12) {
-		a := r.FieldArray(t, 36, 1, karmem.NoLimit)
+	if t.Has(28, 12) {
+		a := r.FieldArray(t, 28, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
@@ -1019,8 +1019,8 @@ func (x *Element) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Name = ""
 	}
-	if t.Has(48, 12) {
-		a := r.FieldArray(t, 48, 4, karmem.NoLimit)
+	if t.Has(40, 12) {
+		a := r.FieldArray(t, 40, 4, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 4); err != nil {
 			return err
 		}
@@ -1028,8 +1028,8 @@ func (x *Element) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Numbers = x.Numbers[:0]
 	}
-	if t.Has(60, 8) {
-		if err := readUnionShape(v, &x.Shape, t.Offset+60, t.Offset+64); err != nil {
+	if t.Has(52, 8) {
+		if err := readUnionShape(v, &x.Shape, t.Offset+52, t.Offset+56); err != nil {
 			return err
 		}
 	} else {
@@ -1061,13 +1061,13 @@ func validateTableElement(v *karmem.Validator, t karmem.Table) error {
 		return err
 	}
 	r := v.Reader()
-	if t.Has(8, 24) {
+	if t.Has(8, 16) {
 		if err := validateAtPair(v, t.Offset+8); err != nil {
 			return err
 		}
 	}
-	if t.Has(32, 4) {
-		child, err := v.Table(r.Uint32(t.Offset+32), LeafFullSize)
+	if t.Has(24, 4) {
+		child, err := v.Table(r.Uint32(t.Offset+24), LeafFullSize)
 		if err != nil {
 			return err
 		}
@@ -1080,7 +1080,7 @@ func validateTableElement(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 36, 1, karmem.NoLimit)
+		a, err := v.FieldArray(t, 28, 1, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -1089,12 +1089,12 @@ func validateTableElement(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		if _, err := v.FieldArray(t, 48, 4, karmem.NoLimit); err != nil {
+		if _, err := v.FieldArray(t, 40, 4, karmem.NoLimit); err != nil {
 			return err
 		}
 	}
-	if t.Has(60, 8) {
-		if err := validateUnionShape(v, t.Offset+60, t.Offset+64); err != nil {
+	if t.Has(52, 8) {
+		if err := validateUnionShape(v, t.Offset+52, t.Offset+56); err != nil {
 			return err
 		}
 	}
@@ -1133,53 +1133,53 @@ func (v ElementViewer) SetID(e *karmem.Editor, x uint32) error {
 }
 
 func (v ElementViewer) Where(r *karmem.Reader) PairViewer {
-	if !v.t.Has(8, 24) {
+	if !v.t.Has(8, 16) {
 		return PairViewer{}
 	}
 	return karmem.Image[PairViewer](r, v.t.Offset+8)
 }
 
 func (v ElementViewer) Child(r *karmem.Reader) LeafViewer {
-	return LeafViewer{t: r.FieldTable(v.t, 32)}
+	return LeafViewer{t: r.FieldTable(v.t, 24)}
 }
 
 func (v ElementViewer) Name(r *karmem.Reader) string {
-	a := r.FieldArray(v.t, 36, 1, karmem.NoLimit)
+	a := r.FieldArray(v.t, 28, 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (v ElementViewer) NameBytes(r *karmem.Reader) []byte {
-	a := r.FieldArray(v.t, 36, 1, karmem.NoLimit)
+	a := r.FieldArray(v.t, 28, 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
 func (v ElementViewer) Numbers(r *karmem.Reader) []int32 {
-	a := r.FieldArray(v.t, 48, 4, karmem.NoLimit)
+	a := r.FieldArray(v.t, 40, 4, karmem.NoLimit)
 	return karmem.Slice[int32](r, a.Offset, a.Len)
 }
 
 // EditNumbers returns Numbers as a writable slice over the message: length
 // = the array's length, capacity = its capacity (see Set{name}Len).
 func (v ElementViewer) EditNumbers(e *karmem.Editor) []int32 {
-	if !v.t.Has(48, 12) {
+	if !v.t.Has(40, 12) {
 		return nil
 	}
-	return karmem.EditSlice[int32](e, v.t.Offset+48)
+	return karmem.EditSlice[int32](e, v.t.Offset+40)
 }
 
 // SetNumbersLen changes the length of Numbers in place, within its capacity.
 func (v ElementViewer) SetNumbersLen(e *karmem.Editor, n uint32) error {
-	if !v.t.Has(48, 12) {
+	if !v.t.Has(40, 12) {
 		return karmem.ErrMalformedTable
 	}
-	return e.SetLen(v.t.Offset+48, 4, n)
+	return e.SetLen(v.t.Offset+40, 4, n)
 }
 
 func (v ElementViewer) Shape(r *karmem.Reader) ShapeViewer {
-	if !v.t.Has(60, 8) {
+	if !v.t.Has(52, 8) {
 		return ShapeViewer{}
 	}
-	return newShapeViewer(r, v.t.Offset+60, v.t.Offset+64)
+	return newShapeViewer(r, v.t.Offset+52, v.t.Offset+56)
 }
 
 // Root is the table (evolvable) `Root`. Object type: owns its data.
@@ -1219,11 +1219,11 @@ func (x *Root) WriteAsRoot(w *karmem.Writer) (uint, error) {
 
 // writeTable appends the table and stores its offset at ref (0: the root).
 func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
-	at, err := w.Alloc(216, 8)
+	at, err := w.Alloc(208, 8)
 	if err != nil {
 		return err
 	}
-	w.PutUint32(at, 0x1b)
+	w.PutUint32(at, 0x8000001a)
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
@@ -1239,32 +1239,34 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 		return err
 	}
 	for j := range x.Fixed {
-		if err := x.Fixed[j].writeAt(w, at+uint32(j)*16+48); err != nil {
+		if err := x.Fixed[j].writeAt(w, at+uint32(j)*12+48); err != nil {
 			return err
 		}
 	}
 	if len(x.Limited) > 8 {
 		return karmem.ErrTooLarge
 	}
-	if err := karmem.WriteSlice(w, at+96, x.Limited); err != nil {
+	if err := karmem.WriteSlice(w, at+84, x.Limited); err != nil {
 		return err
 	}
-	if err := writeSoaVec3(w, at+108, x.Points); err != nil {
+	if err := writeSoaVec3(w, at+96, x.Points); err != nil {
 		return err
 	}
 	{
-		block, err := w.AllocArray(len(x.PointsAos), 16)
+		block, err := w.AllocArray(len(x.PointsAos), 12)
 		if err != nil {
 			return err
 		}
-		for k := range x.PointsAos {
-			if err := x.PointsAos[k].writeAt(w, block+uint32(k)*16); err != nil {
-				return err
+		if !karmem.EncodePlain(w, block, x.PointsAos, 12) {
+			for k := range x.PointsAos {
+				if err := x.PointsAos[k].writeAt(w, block+uint32(k)*12); err != nil {
+					return err
+				}
 			}
 		}
-		w.PutArrayRef(at+120, block, uint32(len(x.PointsAos)), uint32(len(x.PointsAos)))
+		w.PutArrayRef(at+108, block, uint32(len(x.PointsAos)), uint32(len(x.PointsAos)))
 	}
-	if err := writeSoaElement(w, at+132, x.Elements); err != nil {
+	if err := writeSoaElement(w, at+120, x.Elements); err != nil {
 		return err
 	}
 	{
@@ -1277,9 +1279,9 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 				return err
 			}
 		}
-		w.PutArrayRef(at+144, block, uint32(len(x.ElementsAos)), uint32(len(x.ElementsAos)))
+		w.PutArrayRef(at+132, block, uint32(len(x.ElementsAos)), uint32(len(x.ElementsAos)))
 	}
-	if err := writeUnionShape(w, x.Shape, at+156, at+160); err != nil {
+	if err := writeUnionShape(w, x.Shape, at+144, at+148); err != nil {
 		return err
 	}
 	{
@@ -1292,7 +1294,7 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 				return err
 			}
 		}
-		w.PutArrayRef(at+164, block, uint32(len(x.ShapesAos)), uint32(len(x.ShapesAos)))
+		w.PutArrayRef(at+152, block, uint32(len(x.ShapesAos)), uint32(len(x.ShapesAos)))
 	}
 	{
 		tags, err := w.AllocArray(len(x.ShapesSoa), 1)
@@ -1308,15 +1310,15 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 				return err
 			}
 		}
-		w.PutArrayRef(at+176, tags, uint32(len(x.ShapesSoa)), uint32(len(x.ShapesSoa)))
+		w.PutArrayRef(at+164, tags, uint32(len(x.ShapesSoa)), uint32(len(x.ShapesSoa)))
 	}
-	if err := writeBovoaShape(w, at+188, x.ShapesBovoa); err != nil {
+	if err := writeBovoaShape(w, at+176, x.ShapesBovoa); err != nil {
 		return err
 	}
-	if err := writeBovosShape(w, at+200, x.ShapesBovos); err != nil {
+	if err := writeBovosShape(w, at+188, x.ShapesBovos); err != nil {
 		return err
 	}
-	if err := x.Next.writeTable(w, at+212); err != nil {
+	if err := x.Next.writeTable(w, at+200); err != nil {
 		return err
 	}
 	return nil
@@ -1324,12 +1326,12 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 
 // RootFullSize is S of format.md §10: the table's full size, every
 // field of this schema; a decoder charges at least this for a table it reads.
-const RootFullSize = 216
+const RootFullSize = 208
 
 // RootZeroSize is Z of format.md §10: the size of the table's zero
 // value, the tables it holds included; a decoder charges it for an absent
 // or malformed one.
-const RootZeroSize = 248
+const RootZeroSize = 240
 
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
@@ -1388,17 +1390,17 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Utf16 = ""
 	}
-	if t.Has(48, 48) {
+	if t.Has(48, 36) {
 		for j := range x.Fixed {
-			if err := x.Fixed[j].readAt(v, t.Offset+uint32(j)*16+48); err != nil {
+			if err := x.Fixed[j].readAt(v, t.Offset+uint32(j)*12+48); err != nil {
 				return err
 			}
 		}
 	} else {
 		x.Fixed = [3]Vec3{}
 	}
-	if t.Has(96, 12) {
-		a := r.FieldArray(t, 96, 8, 8)
+	if t.Has(84, 12) {
+		a := r.FieldArray(t, 84, 8, 8)
 		if err := v.Charge(uint64(a.Len) * 8); err != nil {
 			return err
 		}
@@ -1406,41 +1408,45 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Limited = x.Limited[:0]
 	}
-	if t.Has(108, 12) {
-		a := r.FieldArray(t, 108, 0, karmem.NoLimit)
+	if t.Has(96, 12) {
+		a := r.FieldArray(t, 96, 0, karmem.NoLimit)
 		if err := readSoaVec3(v, a, &x.Points); err != nil {
 			return err
 		}
 	} else {
 		x.Points = x.Points[:0]
 	}
-	if t.Has(120, 12) {
-		a := r.FieldArray(t, 120, 16, karmem.NoLimit)
-		if err := v.Charge(uint64(a.Len) * 16); err != nil {
+	if t.Has(108, 12) {
+		a := r.FieldArray(t, 108, 12, karmem.NoLimit)
+		if err := v.Charge(uint64(a.Len) * 12); err != nil {
 			return err
 		}
-		x.PointsAos = x.PointsAos[:min(len(x.PointsAos), int(a.Len))]
-		for k := 0; k < int(a.Len); k++ {
-			if k == len(x.PointsAos) {
-				x.PointsAos = append(x.PointsAos, Vec3{})
-			}
-			if err := x.PointsAos[k].readAt(v, a.Offset+uint32(k)*16); err != nil {
-				return err
+		if out, ok := karmem.DecodePlain(x.PointsAos, r, a.Offset, a.Len, 12); ok {
+			x.PointsAos = out
+		} else {
+			x.PointsAos = x.PointsAos[:min(len(x.PointsAos), int(a.Len))]
+			for k := 0; k < int(a.Len); k++ {
+				if k == len(x.PointsAos) {
+					x.PointsAos = append(x.PointsAos, Vec3{})
+				}
+				if err := x.PointsAos[k].readAt(v, a.Offset+uint32(k)*12); err != nil {
+					return err
+				}
 			}
 		}
 	} else {
 		x.PointsAos = x.PointsAos[:0]
 	}
-	if t.Has(132, 12) {
-		a := r.FieldArray(t, 132, 0, karmem.NoLimit)
+	if t.Has(120, 12) {
+		a := r.FieldArray(t, 120, 0, karmem.NoLimit)
 		if err := readSoaElement(v, a, &x.Elements); err != nil {
 			return err
 		}
 	} else {
 		x.Elements = x.Elements[:0]
 	}
-	if t.Has(144, 12) {
-		a := r.FieldArray(t, 144, 4, karmem.NoLimit)
+	if t.Has(132, 12) {
+		a := r.FieldArray(t, 132, 4, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 4); err != nil {
 			return err
 		}
@@ -1456,15 +1462,15 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.ElementsAos = x.ElementsAos[:0]
 	}
-	if t.Has(156, 8) {
-		if err := readUnionShape(v, &x.Shape, t.Offset+156, t.Offset+160); err != nil {
+	if t.Has(144, 8) {
+		if err := readUnionShape(v, &x.Shape, t.Offset+144, t.Offset+148); err != nil {
 			return err
 		}
 	} else {
 		x.Shape = nil
 	}
-	if t.Has(164, 12) {
-		a := r.FieldArray(t, 164, 8, karmem.NoLimit)
+	if t.Has(152, 12) {
+		a := r.FieldArray(t, 152, 8, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 8); err != nil {
 			return err
 		}
@@ -1478,8 +1484,8 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.ShapesAos = x.ShapesAos[:0]
 	}
-	if t.Has(176, 12) {
-		a := r.FieldArray(t, 176, 0, karmem.NoLimit)
+	if t.Has(164, 12) {
+		a := r.FieldArray(t, 164, 0, karmem.NoLimit)
 		if tags, offsets, ok := r.UnionColumns(a, 1); ok {
 			if err := v.Charge(uint64(a.Len) * 5); err != nil {
 				return err
@@ -1496,23 +1502,23 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.ShapesSoa = x.ShapesSoa[:0]
 	}
-	if t.Has(188, 12) {
-		a := r.FieldArray(t, 188, 0, karmem.NoLimit)
+	if t.Has(176, 12) {
+		a := r.FieldArray(t, 176, 0, karmem.NoLimit)
 		if err := readBovoaShape(v, a, &x.ShapesBovoa); err != nil {
 			return err
 		}
 	} else {
 		x.ShapesBovoa = x.ShapesBovoa[:0]
 	}
-	if t.Has(200, 12) {
-		a := r.FieldArray(t, 200, 0, karmem.NoLimit)
+	if t.Has(188, 12) {
+		a := r.FieldArray(t, 188, 0, karmem.NoLimit)
 		if err := readBovosShape(v, a, &x.ShapesBovos); err != nil {
 			return err
 		}
 	} else {
 		x.ShapesBovos = x.ShapesBovos[:0]
 	}
-	if err := x.Next.readTable(v, r.FieldTable(t, 212)); err != nil {
+	if err := x.Next.readTable(v, r.FieldTable(t, 200)); err != nil {
 		return err
 	}
 	v.Leave()
@@ -1565,12 +1571,12 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		if _, err := v.FieldArray(t, 96, 8, 8); err != nil {
+		if _, err := v.FieldArray(t, 84, 8, 8); err != nil {
 			return err
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 108, 0, karmem.NoLimit)
+		a, err := v.FieldArray(t, 96, 0, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -1579,12 +1585,12 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		if _, err := v.FieldArray(t, 120, 16, karmem.NoLimit); err != nil {
+		if _, err := v.FieldArray(t, 108, 12, karmem.NoLimit); err != nil {
 			return err
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 132, 0, karmem.NoLimit)
+		a, err := v.FieldArray(t, 120, 0, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -1593,7 +1599,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 144, 4, karmem.NoLimit)
+		a, err := v.FieldArray(t, 132, 4, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -1607,13 +1613,13 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 			}
 		}
 	}
-	if t.Has(156, 8) {
-		if err := validateUnionShape(v, t.Offset+156, t.Offset+160); err != nil {
+	if t.Has(144, 8) {
+		if err := validateUnionShape(v, t.Offset+144, t.Offset+148); err != nil {
 			return err
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 164, 8, karmem.NoLimit)
+		a, err := v.FieldArray(t, 152, 8, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -1625,7 +1631,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 176, 0, karmem.NoLimit)
+		a, err := v.FieldArray(t, 164, 0, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -1642,7 +1648,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 188, 0, karmem.NoLimit)
+		a, err := v.FieldArray(t, 176, 0, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -1668,14 +1674,14 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 					}
 				}
 			case 4:
-				if _, err := v.Array(entry+4, 8, karmem.NoLimit); err != nil {
+				if _, err := v.Array(entry+4, 4, karmem.NoLimit); err != nil {
 					return err
 				}
 			}
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 200, 0, karmem.NoLimit)
+		a, err := v.FieldArray(t, 188, 0, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -1705,8 +1711,8 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 			}
 		}
 	}
-	if t.Has(212, 4) {
-		child, err := v.Table(r.Uint32(t.Offset+212), LeafFullSize)
+	if t.Has(200, 4) {
+		child, err := v.Table(r.Uint32(t.Offset+200), LeafFullSize)
 		if err != nil {
 			return err
 		}
@@ -1788,24 +1794,24 @@ func (v RootViewer) Utf16(r *karmem.Reader) []uint16 {
 }
 
 func (v RootViewer) Fixed(r *karmem.Reader) [3]Vec3Viewer {
-	if !v.t.Has(48, 48) {
+	if !v.t.Has(48, 36) {
 		return [3]Vec3Viewer{}
 	}
 	return karmem.Image[[3]Vec3Viewer](r, v.t.Offset+48)
 }
 
 func (v RootViewer) Limited(r *karmem.Reader) []uint64 {
-	a := r.FieldArray(v.t, 96, 8, 8)
+	a := r.FieldArray(v.t, 84, 8, 8)
 	return karmem.Slice[uint64](r, a.Offset, a.Len)
 }
 
 // EditLimited returns Limited as a writable slice over the message: length
 // = the array's length, capacity = its capacity (see Set{name}Len).
 func (v RootViewer) EditLimited(e *karmem.Editor) []uint64 {
-	if !v.t.Has(96, 12) {
+	if !v.t.Has(84, 12) {
 		return nil
 	}
-	return karmem.EditSlice[uint64](e, v.t.Offset+96)
+	return karmem.EditSlice[uint64](e, v.t.Offset+84)
 }
 
 // SetLimitedLen changes the length of Limited in place, within its capacity.
@@ -1813,61 +1819,66 @@ func (v RootViewer) SetLimitedLen(e *karmem.Editor, n uint32) error {
 	if n > 8 {
 		return karmem.ErrTooLarge
 	}
-	if !v.t.Has(96, 12) {
+	if !v.t.Has(84, 12) {
 		return karmem.ErrMalformedTable
 	}
-	return e.SetLen(v.t.Offset+96, 8, n)
+	return e.SetLen(v.t.Offset+84, 8, n)
 }
 
 func (v RootViewer) Points(r *karmem.Reader) Vec3SoaViewer {
-	a := r.FieldArray(v.t, 108, 0, karmem.NoLimit)
+	a := r.FieldArray(v.t, 96, 0, karmem.NoLimit)
 	return NewVec3SoaViewer(r, a)
 }
 
 func (v RootViewer) PointsAos(r *karmem.Reader) []Vec3Viewer {
-	a := r.FieldArray(v.t, 120, 16, karmem.NoLimit)
+	a := r.FieldArray(v.t, 108, 12, karmem.NoLimit)
 	return karmem.Images[Vec3Viewer](r, a.Offset, a.Len)
 }
 
+func (v RootViewer) PointsAosValues(r *karmem.Reader) []Vec3 {
+	a := r.FieldArray(v.t, 108, 12, karmem.NoLimit)
+	return karmem.Values(r, a.Offset, a.Len, 12, (*Vec3).readAt)
+}
+
 func (v RootViewer) Elements(r *karmem.Reader) ElementSoaViewer {
-	a := r.FieldArray(v.t, 132, 0, karmem.NoLimit)
+	a := r.FieldArray(v.t, 120, 0, karmem.NoLimit)
 	return NewElementSoaViewer(r, a)
 }
 
 func (v RootViewer) ElementsAos(r *karmem.Reader) ElementAosViewer {
-	a := r.FieldArray(v.t, 144, 4, karmem.NoLimit)
+	a := r.FieldArray(v.t, 132, 4, karmem.NoLimit)
 	return ElementAosViewer{r: r, off: a.Offset, n: a.Len}
 }
 
 func (v RootViewer) Shape(r *karmem.Reader) ShapeViewer {
-	if !v.t.Has(156, 8) {
+	if !v.t.Has(144, 8) {
 		return ShapeViewer{}
 	}
-	return newShapeViewer(r, v.t.Offset+156, v.t.Offset+160)
+	return newShapeViewer(r, v.t.Offset+144, v.t.Offset+148)
 }
 
 func (v RootViewer) ShapesAos(r *karmem.Reader) ShapeArrayViewer {
-	a := r.FieldArray(v.t, 164, 8, karmem.NoLimit)
+	a := r.FieldArray(v.t, 152, 8, karmem.NoLimit)
 	return newShapeArrayAos(r, a)
 }
 
 func (v RootViewer) ShapesSoa(r *karmem.Reader) ShapeArrayViewer {
-	a := r.FieldArray(v.t, 176, 0, karmem.NoLimit)
+	a := r.FieldArray(v.t, 164, 0, karmem.NoLimit)
 	return newShapeArraySoa(r, a)
 }
 
 func (v RootViewer) ShapesBovoa(r *karmem.Reader) ShapeBovoaViewer {
-	a := r.FieldArray(v.t, 188, 0, karmem.NoLimit)
+	a := r.FieldArray(v.t, 176, 0, karmem.NoLimit)
 	return ShapeBovoaViewer{a: a}
 }
 
 func (v RootViewer) ShapesBovos(r *karmem.Reader) ShapeBovosViewer {
-	a := r.FieldArray(v.t, 200, 0, karmem.NoLimit)
+	a := r.FieldArray(v.t, 188, 0, karmem.NoLimit)
 	return ShapeBovosViewer{a: a}
 }
 
 func (v RootViewer) Next(r *karmem.Reader) LeafViewer {
-	return LeafViewer{t: r.FieldTable(v.t, 212)}
+	return LeafViewer{t: r.FieldTable(v.t, 200)}
 }
 
 // soaColumnsVec3: hash and size of each SoA column of Vec3, in writing order (format.md §5.3).
@@ -2900,7 +2911,7 @@ func writeBovoaShape(w *karmem.Writer, at uint32, items []Shape) error {
 	}
 	if counts[1] > 0 {
 		w.PutUint32(entry, 4)
-		block, err := w.AllocArray(counts[1], 8)
+		block, err := w.AllocArray(counts[1], 4)
 		if err != nil {
 			return err
 		}
@@ -2910,7 +2921,7 @@ func writeBovoaShape(w *karmem.Writer, at uint32, items []Shape) error {
 			if !ok || e == nil {
 				continue
 			}
-			if err := e.writeAt(w, block+uint32(k)*8); err != nil {
+			if err := e.writeAt(w, block+uint32(k)*4); err != nil {
 				return err
 			}
 			k++
@@ -2943,8 +2954,8 @@ func readBovoaShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape) erro
 		}
 	}
 	{
-		sub := r.BunchEntry(a, 4, 8)
-		if err := v.Charge(uint64(sub.Len) * 8); err != nil {
+		sub := r.BunchEntry(a, 4, 4)
+		if err := v.Charge(uint64(sub.Len) * 4); err != nil {
 			return err
 		}
 		start := len(*items)
@@ -2952,7 +2963,7 @@ func readBovoaShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape) erro
 		s := (*items)[start:]
 		for k := range s {
 			e := reuseShapeSquare(s, k)
-			if err := e.readAt(v, sub.Offset+uint32(k)*8); err != nil {
+			if err := e.readAt(v, sub.Offset+uint32(k)*4); err != nil {
 				return err
 			}
 		}
@@ -2978,7 +2989,7 @@ func (b ShapeBovoaViewer) Circle(r *karmem.Reader) CircleAosViewer {
 
 // Square returns the Square values.
 func (b ShapeBovoaViewer) Square(r *karmem.Reader) []SquareViewer {
-	sub := r.BunchEntry(b.a, 4, 8)
+	sub := r.BunchEntry(b.a, 4, 4)
 	return karmem.Images[SquareViewer](r, sub.Offset, sub.Len)
 }
 
@@ -3170,11 +3181,11 @@ func TrustVec3(r *karmem.Reader) (karmem.Trusted, TrustedVec3Viewer, error) {
 	return t, TrustedVec3Viewer(root), err
 }
 
-// TrustedVec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// TrustedVec3Viewer is the inline struct `Vec3`: a copy of its 12 bytes (an
 // AoS array of them is a []TrustedVec3Viewer over the message). Its methods
 // take the karmem.Trusted of TrustVec3 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedVec3Viewer [16]byte
+type TrustedVec3Viewer [12]byte
 
 func (v TrustedVec3Viewer) X(r karmem.Trusted) float32 {
 	return karmem.LoadFloat32(v[:])
@@ -3196,22 +3207,22 @@ func TrustPair(r *karmem.Reader) (karmem.Trusted, TrustedPairViewer, error) {
 	return t, TrustedPairViewer(root), err
 }
 
-// TrustedPairViewer is the inline struct `Pair`: a copy of its 24 bytes (an
+// TrustedPairViewer is the inline struct `Pair`: a copy of its 16 bytes (an
 // AoS array of them is a []TrustedPairViewer over the message). Its methods
 // take the karmem.Trusted of TrustPair (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedPairViewer [24]byte
+type TrustedPairViewer [16]byte
 
 func (v TrustedPairViewer) Pos(r karmem.Trusted) TrustedVec3Viewer {
 	return karmem.ImageOf[TrustedVec3Viewer](v[:])
 }
 
 func (v TrustedPairViewer) Tag(r karmem.Trusted) uint16 {
-	return karmem.LoadUint16(v[16:])
+	return karmem.LoadUint16(v[12:])
 }
 
 func (v TrustedPairViewer) Flag(r karmem.Trusted) bool {
-	return karmem.LoadBool(v[18:])
+	return karmem.LoadBool(v[14:])
 }
 
 // TrustLeaf validates a whole message whose root is a Leaf, as
@@ -3294,11 +3305,11 @@ func TrustSquare(r *karmem.Reader) (karmem.Trusted, TrustedSquareViewer, error) 
 	return t, TrustedSquareViewer(root), err
 }
 
-// TrustedSquareViewer is the inline struct `Square`: a copy of its 8 bytes (an
+// TrustedSquareViewer is the inline struct `Square`: a copy of its 4 bytes (an
 // AoS array of them is a []TrustedSquareViewer over the message). Its methods
 // take the karmem.Trusted of TrustSquare (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedSquareViewer [8]byte
+type TrustedSquareViewer [4]byte
 
 func (v TrustedSquareViewer) Side(r karmem.Trusted) float32 {
 	return karmem.LoadFloat32(v[:])
@@ -3365,46 +3376,46 @@ func (v TrustedElementViewer) ID(r karmem.Trusted) uint32 {
 }
 
 func (v TrustedElementViewer) Where(r karmem.Trusted) TrustedPairViewer {
-	if v.t.Has(8, 24) {
+	if v.t.Has(8, 16) {
 		return karmem.TrustedImage[TrustedPairViewer](r, v.t.Offset+8)
 	}
 	return TrustedPairViewer{}
 }
 
 func (v TrustedElementViewer) Child(r karmem.Trusted) TrustedLeafViewer {
-	if v.t.Has(32, 4) {
-		return TrustedLeafViewer{t: r.Table(r.Uint32(v.t.Offset + 32))}
+	if v.t.Has(24, 4) {
+		return TrustedLeafViewer{t: r.Table(r.Uint32(v.t.Offset + 24))}
 	}
 	return TrustedLeafViewer{}
 }
 
 func (v TrustedElementViewer) Name(r karmem.Trusted) string {
-	if v.t.Has(36, 12) {
-		a := r.Array(v.t.Offset + 36)
+	if v.t.Has(28, 12) {
+		a := r.Array(v.t.Offset + 28)
 		return r.String(a)
 	}
 	return ""
 }
 
 func (v TrustedElementViewer) NameBytes(r karmem.Trusted) []byte {
-	if v.t.Has(36, 12) {
-		a := r.Array(v.t.Offset + 36)
+	if v.t.Has(28, 12) {
+		a := r.Array(v.t.Offset + 28)
 		return r.ArrayBytes(a)
 	}
 	return nil
 }
 
 func (v TrustedElementViewer) Numbers(r karmem.Trusted) []int32 {
-	if v.t.Has(48, 12) {
-		a := r.Array(v.t.Offset + 48)
+	if v.t.Has(40, 12) {
+		a := r.Array(v.t.Offset + 40)
 		return karmem.TrustedSlice[int32](r, a.Offset, a.Len)
 	}
 	return nil
 }
 
 func (v TrustedElementViewer) Shape(r karmem.Trusted) TrustedShapeViewer {
-	if v.t.Has(60, 8) {
-		return newTrustedShapeViewer(r, v.t.Offset+60, v.t.Offset+64)
+	if v.t.Has(52, 8) {
+		return newTrustedShapeViewer(r, v.t.Offset+52, v.t.Offset+56)
 	}
 	return TrustedShapeViewer{}
 }
@@ -3480,94 +3491,102 @@ func (v TrustedRootViewer) Utf16(r karmem.Trusted) []uint16 {
 }
 
 func (v TrustedRootViewer) Fixed(r karmem.Trusted) [3]TrustedVec3Viewer {
-	if v.t.Has(48, 48) {
+	if v.t.Has(48, 36) {
 		return karmem.TrustedImage[[3]TrustedVec3Viewer](r, v.t.Offset+48)
 	}
 	return [3]TrustedVec3Viewer{}
 }
 
 func (v TrustedRootViewer) Limited(r karmem.Trusted) []uint64 {
-	if v.t.Has(96, 12) {
-		a := r.Array(v.t.Offset + 96)
+	if v.t.Has(84, 12) {
+		a := r.Array(v.t.Offset + 84)
 		return karmem.TrustedSlice[uint64](r, a.Offset, a.Len)
 	}
 	return nil
 }
 
 func (v TrustedRootViewer) Points(r karmem.Trusted) TrustedVec3SoaViewer {
-	if v.t.Has(108, 12) {
-		a := r.Array(v.t.Offset + 108)
+	if v.t.Has(96, 12) {
+		a := r.Array(v.t.Offset + 96)
 		return NewTrustedVec3SoaViewer(r, a)
 	}
 	return TrustedVec3SoaViewer{}
 }
 
 func (v TrustedRootViewer) PointsAos(r karmem.Trusted) []TrustedVec3Viewer {
-	if v.t.Has(120, 12) {
-		a := r.Array(v.t.Offset + 120)
+	if v.t.Has(108, 12) {
+		a := r.Array(v.t.Offset + 108)
 		return karmem.TrustedImages[TrustedVec3Viewer](r, a.Offset, a.Len)
 	}
 	return nil
 }
 
+func (v TrustedRootViewer) PointsAosValues(r karmem.Trusted) []Vec3 {
+	if v.t.Has(108, 12) {
+		a := r.Array(v.t.Offset + 108)
+		return karmem.TrustedValues(r, a.Offset, a.Len, 12, (*Vec3).readAt)
+	}
+	return nil
+}
+
 func (v TrustedRootViewer) Elements(r karmem.Trusted) TrustedElementSoaViewer {
-	if v.t.Has(132, 12) {
-		a := r.Array(v.t.Offset + 132)
+	if v.t.Has(120, 12) {
+		a := r.Array(v.t.Offset + 120)
 		return NewTrustedElementSoaViewer(r, a)
 	}
 	return TrustedElementSoaViewer{}
 }
 
 func (v TrustedRootViewer) ElementsAos(r karmem.Trusted) TrustedElementAosViewer {
-	if v.t.Has(144, 12) {
-		a := r.Array(v.t.Offset + 144)
+	if v.t.Has(132, 12) {
+		a := r.Array(v.t.Offset + 132)
 		return TrustedElementAosViewer{r: r, off: a.Offset, n: a.Len}
 	}
 	return TrustedElementAosViewer{}
 }
 
 func (v TrustedRootViewer) Shape(r karmem.Trusted) TrustedShapeViewer {
-	if v.t.Has(156, 8) {
-		return newTrustedShapeViewer(r, v.t.Offset+156, v.t.Offset+160)
+	if v.t.Has(144, 8) {
+		return newTrustedShapeViewer(r, v.t.Offset+144, v.t.Offset+148)
 	}
 	return TrustedShapeViewer{}
 }
 
 func (v TrustedRootViewer) ShapesAos(r karmem.Trusted) TrustedShapeArrayViewer {
-	if v.t.Has(164, 12) {
-		a := r.Array(v.t.Offset + 164)
+	if v.t.Has(152, 12) {
+		a := r.Array(v.t.Offset + 152)
 		return newTrustedShapeArrayAos(r, a)
 	}
 	return TrustedShapeArrayViewer{}
 }
 
 func (v TrustedRootViewer) ShapesSoa(r karmem.Trusted) TrustedShapeArrayViewer {
-	if v.t.Has(176, 12) {
-		a := r.Array(v.t.Offset + 176)
+	if v.t.Has(164, 12) {
+		a := r.Array(v.t.Offset + 164)
 		return newTrustedShapeArraySoa(r, a)
 	}
 	return TrustedShapeArrayViewer{}
 }
 
 func (v TrustedRootViewer) ShapesBovoa(r karmem.Trusted) TrustedShapeBovoaViewer {
-	if v.t.Has(188, 12) {
-		a := r.Array(v.t.Offset + 188)
+	if v.t.Has(176, 12) {
+		a := r.Array(v.t.Offset + 176)
 		return TrustedShapeBovoaViewer{a: a}
 	}
 	return TrustedShapeBovoaViewer{}
 }
 
 func (v TrustedRootViewer) ShapesBovos(r karmem.Trusted) TrustedShapeBovosViewer {
-	if v.t.Has(200, 12) {
-		a := r.Array(v.t.Offset + 200)
+	if v.t.Has(188, 12) {
+		a := r.Array(v.t.Offset + 188)
 		return TrustedShapeBovosViewer{a: a}
 	}
 	return TrustedShapeBovosViewer{}
 }
 
 func (v TrustedRootViewer) Next(r karmem.Trusted) TrustedLeafViewer {
-	if v.t.Has(212, 4) {
-		return TrustedLeafViewer{t: r.Table(r.Uint32(v.t.Offset + 212))}
+	if v.t.Has(200, 4) {
+		return TrustedLeafViewer{t: r.Table(r.Uint32(v.t.Offset + 200))}
 	}
 	return TrustedLeafViewer{}
 }

@@ -459,7 +459,7 @@ type Point3d struct {
 // encoding allocates nothing.
 func (x *Point3d) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(16, 8)
+	at, err := w.Alloc(12, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -491,7 +491,7 @@ func (x *Point3d) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 24 {
+	if uint64(r.Size()) < 20 {
 		*x = Point3d{}
 		return nil
 	}
@@ -513,8 +513,8 @@ func ValidatePoint3d(r *karmem.Reader) (Point3dViewer, error) {
 		return Point3dViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 24 {
-		return Point3dViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 24)
+	if uint64(r.Size()) < 20 {
+		return Point3dViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 20)
 	}
 	if err := validateAtPoint3d(&v, karmem.HeaderSize); err != nil {
 		return Point3dViewer{}, err
@@ -526,10 +526,10 @@ func validateAtPoint3d(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// Point3dViewer is the inline struct `point3d`: a copy of its 16 bytes (an
+// Point3dViewer is the inline struct `point3d`: a copy of its 12 bytes (an
 // AoS array of them is a []Point3dViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type Point3dViewer [16]byte
+type Point3dViewer [12]byte
 
 // NewPoint3dViewer returns the viewer of the Point3d at offset; offset 0 selects
 // the root of the message.
@@ -622,7 +622,7 @@ func writeUnionAnyPoint(w *karmem.Writer, value AnyPoint, tagAt, offsetAt uint32
 			return nil
 		}
 		w.PutUint8(tagAt, 2)
-		at, err := w.Alloc(16, 8)
+		at, err := w.Alloc(12, 8)
 		if err != nil {
 			return err
 		}
@@ -650,8 +650,8 @@ func readUnionAnyPoint(v *karmem.Validator, place *AnyPoint, tagAt, offsetAt uin
 			return x.readAt(v, offset)
 		}
 	case 2:
-		if r.InlineAt(offset, 16) {
-			if err := v.Charge(16); err != nil {
+		if r.InlineAt(offset, 12) {
+			if err := v.Charge(12); err != nil {
 				return err
 			}
 			x, ok := (*place).(*Point3d)
@@ -680,10 +680,10 @@ func validateUnionAnyPoint(v *karmem.Validator, tagAt, offsetAt uint32) error {
 		}
 		return validateAtPoint2d(v, offset)
 	case 2:
-		if !r.InlineAt(offset, 16) {
+		if !r.InlineAt(offset, 12) {
 			return karmem.InvalidUnion(tagAt, tag)
 		}
-		if err := v.Charge(16); err != nil {
+		if err := v.Charge(12); err != nil {
 			return err
 		}
 		return validateAtPoint3d(v, offset)
@@ -719,7 +719,7 @@ func (u AnyPointViewer) Point2d(r *karmem.Reader) Point2dViewer {
 
 // Point3d returns the Point3d value (reading as zeros when the tag is another).
 func (u AnyPointViewer) Point3d(r *karmem.Reader) Point3dViewer {
-	if u.tag != AnyPointTagPoint3d || !r.InlineAt(u.offset, 16) {
+	if u.tag != AnyPointTagPoint3d || !r.InlineAt(u.offset, 12) {
 		return Point3dViewer{}
 	}
 	return karmem.Image[Point3dViewer](r, u.offset)
@@ -1784,11 +1784,11 @@ func TrustPoint3d(r *karmem.Reader) (karmem.Trusted, TrustedPoint3dViewer, error
 	return t, TrustedPoint3dViewer(root), err
 }
 
-// TrustedPoint3dViewer is the inline struct `point3d`: a copy of its 16 bytes (an
+// TrustedPoint3dViewer is the inline struct `point3d`: a copy of its 12 bytes (an
 // AoS array of them is a []TrustedPoint3dViewer over the message). Its methods
 // take the karmem.Trusted of TrustPoint3d (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedPoint3dViewer [16]byte
+type TrustedPoint3dViewer [12]byte
 
 func (v TrustedPoint3dViewer) X(r karmem.Trusted) float32 {
 	return karmem.LoadFloat32(v[:])

@@ -19,7 +19,7 @@ type Len struct {
 // encoding allocates nothing.
 func (x *Len) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(8, 8)
+	at, err := w.Alloc(4, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -49,7 +49,7 @@ func (x *Len) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
+	if uint64(r.Size()) < 12 {
 		*x = Len{}
 		return nil
 	}
@@ -69,8 +69,8 @@ func ValidateLen(r *karmem.Reader) (LenViewer, error) {
 		return LenViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
-		return LenViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 16)
+	if uint64(r.Size()) < 12 {
+		return LenViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 12)
 	}
 	if err := validateAtLen(&v, karmem.HeaderSize); err != nil {
 		return LenViewer{}, err
@@ -82,10 +82,10 @@ func validateAtLen(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// LenViewer is the inline struct `Len`: a copy of its 8 bytes (an
+// LenViewer is the inline struct `Len`: a copy of its 4 bytes (an
 // AoS array of them is a []LenViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type LenViewer [8]byte
+type LenViewer [4]byte
 
 // NewLenViewer returns the viewer of the Len at offset; offset 0 selects
 // the root of the message.
@@ -120,7 +120,7 @@ type Cell struct {
 // encoding allocates nothing.
 func (x *Cell) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(64, 8)
+	at, err := w.Alloc(60, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -164,7 +164,7 @@ func (x *Cell) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 72 {
+	if uint64(r.Size()) < 68 {
 		*x = Cell{}
 		return nil
 	}
@@ -206,8 +206,8 @@ func ValidateCell(r *karmem.Reader) (CellViewer, error) {
 		return CellViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 72 {
-		return CellViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 72)
+	if uint64(r.Size()) < 68 {
+		return CellViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 68)
 	}
 	if err := validateAtCell(&v, karmem.HeaderSize); err != nil {
 		return CellViewer{}, err
@@ -237,10 +237,10 @@ func validateAtCell(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// CellViewer is the inline struct `Cell`: a copy of its 64 bytes (an
+// CellViewer is the inline struct `Cell`: a copy of its 60 bytes (an
 // AoS array of them is a []CellViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type CellViewer [64]byte
+type CellViewer [60]byte
 
 // NewCellViewer returns the viewer of the Cell at offset; offset 0 selects
 // the root of the message.
@@ -321,7 +321,7 @@ type Point struct {
 // encoding allocates nothing.
 func (x *Point) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(32, 8)
+	at, err := w.Alloc(28, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -357,7 +357,7 @@ func (x *Point) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 40 {
+	if uint64(r.Size()) < 36 {
 		*x = Point{}
 		return nil
 	}
@@ -387,8 +387,8 @@ func ValidatePoint(r *karmem.Reader) (PointViewer, error) {
 		return PointViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 40 {
-		return PointViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 40)
+	if uint64(r.Size()) < 36 {
+		return PointViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 36)
 	}
 	if err := validateAtPoint(&v, karmem.HeaderSize); err != nil {
 		return PointViewer{}, err
@@ -409,10 +409,10 @@ func validateAtPoint(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// PointViewer is the inline struct `Point`: a copy of its 32 bytes (an
+// PointViewer is the inline struct `Point`: a copy of its 28 bytes (an
 // AoS array of them is a []PointViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type PointViewer [32]byte
+type PointViewer [28]byte
 
 // NewPointViewer returns the viewer of the Point at offset; offset 0 selects
 // the root of the message.
@@ -506,7 +506,7 @@ func writeUnionShape(w *karmem.Writer, value Shape, tagAt, offsetAt uint32) erro
 			return nil
 		}
 		w.PutUint8(tagAt, 1)
-		at, err := w.Alloc(8, 8)
+		at, err := w.Alloc(4, 8)
 		if err != nil {
 			return err
 		}
@@ -517,7 +517,7 @@ func writeUnionShape(w *karmem.Writer, value Shape, tagAt, offsetAt uint32) erro
 			return nil
 		}
 		w.PutUint8(tagAt, 2)
-		at, err := w.Alloc(32, 8)
+		at, err := w.Alloc(28, 8)
 		if err != nil {
 			return err
 		}
@@ -533,8 +533,8 @@ func readUnionShape(v *karmem.Validator, place *Shape, tagAt, offsetAt uint32) e
 	offset := r.Uint32(offsetAt)
 	switch tag {
 	case 1:
-		if r.InlineAt(offset, 8) {
-			if err := v.Charge(8); err != nil {
+		if r.InlineAt(offset, 4) {
+			if err := v.Charge(4); err != nil {
 				return err
 			}
 			x, ok := (*place).(*Len)
@@ -545,8 +545,8 @@ func readUnionShape(v *karmem.Validator, place *Shape, tagAt, offsetAt uint32) e
 			return x.readAt(v, offset)
 		}
 	case 2:
-		if r.InlineAt(offset, 32) {
-			if err := v.Charge(32); err != nil {
+		if r.InlineAt(offset, 28) {
+			if err := v.Charge(28); err != nil {
 				return err
 			}
 			x, ok := (*place).(*Point)
@@ -567,18 +567,18 @@ func validateUnionShape(v *karmem.Validator, tagAt, offsetAt uint32) error {
 	offset := r.Uint32(offsetAt)
 	switch tag {
 	case 1:
-		if !r.InlineAt(offset, 8) {
+		if !r.InlineAt(offset, 4) {
 			return karmem.InvalidUnion(tagAt, tag)
 		}
-		if err := v.Charge(8); err != nil {
+		if err := v.Charge(4); err != nil {
 			return err
 		}
 		return validateAtLen(v, offset)
 	case 2:
-		if !r.InlineAt(offset, 32) {
+		if !r.InlineAt(offset, 28) {
 			return karmem.InvalidUnion(tagAt, tag)
 		}
-		if err := v.Charge(32); err != nil {
+		if err := v.Charge(28); err != nil {
 			return err
 		}
 		return validateAtPoint(v, offset)
@@ -606,7 +606,7 @@ func (u ShapeViewer) Tag() ShapeTag {
 
 // Len returns the Len value (reading as zeros when the tag is another).
 func (u ShapeViewer) Len(r *karmem.Reader) LenViewer {
-	if u.tag != ShapeTagLen || !r.InlineAt(u.offset, 8) {
+	if u.tag != ShapeTagLen || !r.InlineAt(u.offset, 4) {
 		return LenViewer{}
 	}
 	return karmem.Image[LenViewer](r, u.offset)
@@ -614,7 +614,7 @@ func (u ShapeViewer) Len(r *karmem.Reader) LenViewer {
 
 // Point returns the Point value (reading as zeros when the tag is another).
 func (u ShapeViewer) Point(r *karmem.Reader) PointViewer {
-	if u.tag != ShapeTagPoint || !r.InlineAt(u.offset, 32) {
+	if u.tag != ShapeTagPoint || !r.InlineAt(u.offset, 28) {
 		return PointViewer{}
 	}
 	return karmem.Image[PointViewer](r, u.offset)
@@ -647,11 +647,11 @@ func (x *Holder) WriteAsRoot(w *karmem.Writer) (uint, error) {
 
 // writeTable appends the table and stores its offset at ref (0: the root).
 func (x *Holder) writeTable(w *karmem.Writer, ref uint32) error {
-	at, err := w.Alloc(96, 8)
+	at, err := w.Alloc(88, 8)
 	if err != nil {
 		return err
 	}
-	w.PutUint32(at, 0x8000000c)
+	w.PutUint32(at, 0xb)
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
@@ -664,15 +664,15 @@ func (x *Holder) writeTable(w *karmem.Writer, ref uint32) error {
 	if len(x.Reader) > 4 {
 		return karmem.ErrTooLarge
 	}
-	if err := writeSoaPoint(w, at+48, x.Reader); err != nil {
+	if err := writeSoaPoint(w, at+44, x.Reader); err != nil {
 		return err
 	}
-	w.PutInt32(at+60, x.Root)
-	w.PutInt32(at+64, x.R)
-	if err := writeSoaCell(w, at+68, x.Cells); err != nil {
+	w.PutInt32(at+56, x.Root)
+	w.PutInt32(at+60, x.R)
+	if err := writeSoaCell(w, at+64, x.Cells); err != nil {
 		return err
 	}
-	if err := writeBovosShape(w, at+80, x.Shapes); err != nil {
+	if err := writeBovosShape(w, at+76, x.Shapes); err != nil {
 		return err
 	}
 	return nil
@@ -680,12 +680,12 @@ func (x *Holder) writeTable(w *karmem.Writer, ref uint32) error {
 
 // HolderFullSize is S of format.md §10: the table's full size, every
 // field of this schema; a decoder charges at least this for a table it reads.
-const HolderFullSize = 96
+const HolderFullSize = 88
 
 // HolderZeroSize is Z of format.md §10: the size of the table's zero
 // value, the tables it holds included; a decoder charges it for an absent
 // or malformed one.
-const HolderZeroSize = 96
+const HolderZeroSize = 88
 
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
@@ -726,33 +726,33 @@ func (x *Holder) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Position_ = ""
 	}
-	if t.Has(16, 32) {
+	if t.Has(16, 28) {
 		if err := x.Table_.readAt(v, t.Offset+16); err != nil {
 			return err
 		}
 	} else {
 		x.Table_ = Point{}
 	}
-	if t.Has(48, 12) {
-		a := r.FieldArray(t, 48, 0, 4)
+	if t.Has(44, 12) {
+		a := r.FieldArray(t, 44, 0, 4)
 		if err := readSoaPoint(v, a, &x.Reader); err != nil {
 			return err
 		}
 	} else {
 		x.Reader = x.Reader[:0]
 	}
-	x.Root = r.FieldInt32(t, 60)
-	x.R = r.FieldInt32(t, 64)
-	if t.Has(68, 12) {
-		a := r.FieldArray(t, 68, 0, karmem.NoLimit)
+	x.Root = r.FieldInt32(t, 56)
+	x.R = r.FieldInt32(t, 60)
+	if t.Has(64, 12) {
+		a := r.FieldArray(t, 64, 0, karmem.NoLimit)
 		if err := readSoaCell(v, a, &x.Cells); err != nil {
 			return err
 		}
 	} else {
 		x.Cells = x.Cells[:0]
 	}
-	if t.Has(80, 12) {
-		a := r.FieldArray(t, 80, 0, karmem.NoLimit)
+	if t.Has(76, 12) {
+		a := r.FieldArray(t, 76, 0, karmem.NoLimit)
 		if err := readBovosShape(v, a, &x.Shapes); err != nil {
 			return err
 		}
@@ -793,13 +793,13 @@ func validateTableHolder(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 	}
-	if t.Has(16, 32) {
+	if t.Has(16, 28) {
 		if err := validateAtPoint(v, t.Offset+16); err != nil {
 			return err
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 48, 0, 4)
+		a, err := v.FieldArray(t, 44, 0, 4)
 		if err != nil {
 			return err
 		}
@@ -808,7 +808,7 @@ func validateTableHolder(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 68, 0, karmem.NoLimit)
+		a, err := v.FieldArray(t, 64, 0, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -817,7 +817,7 @@ func validateTableHolder(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 80, 0, karmem.NoLimit)
+		a, err := v.FieldArray(t, 76, 0, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -883,42 +883,42 @@ func (v HolderViewer) Position_Bytes(r *karmem.Reader) []byte {
 }
 
 func (v HolderViewer) Table_(r *karmem.Reader) PointViewer {
-	if !v.t.Has(16, 32) {
+	if !v.t.Has(16, 28) {
 		return PointViewer{}
 	}
 	return karmem.Image[PointViewer](r, v.t.Offset+16)
 }
 
 func (v HolderViewer) Reader(r *karmem.Reader) PointSoaViewer {
-	a := r.FieldArray(v.t, 48, 0, 4)
+	a := r.FieldArray(v.t, 44, 0, 4)
 	return NewPointSoaViewer(r, a)
 }
 
 func (v HolderViewer) Root(r *karmem.Reader) int32 {
-	return r.FieldInt32(v.t, 60)
+	return r.FieldInt32(v.t, 56)
 }
 
 // SetRoot stores Root in place (the field must be present in the message).
 func (v HolderViewer) SetRoot(e *karmem.Editor, x int32) error {
-	return e.SetInt32(v.t, 60, x)
+	return e.SetInt32(v.t, 56, x)
 }
 
 func (v HolderViewer) R(r *karmem.Reader) int32 {
-	return r.FieldInt32(v.t, 64)
+	return r.FieldInt32(v.t, 60)
 }
 
 // SetR stores R in place (the field must be present in the message).
 func (v HolderViewer) SetR(e *karmem.Editor, x int32) error {
-	return e.SetInt32(v.t, 64, x)
+	return e.SetInt32(v.t, 60, x)
 }
 
 func (v HolderViewer) Cells(r *karmem.Reader) CellSoaViewer {
-	a := r.FieldArray(v.t, 68, 0, karmem.NoLimit)
+	a := r.FieldArray(v.t, 64, 0, karmem.NoLimit)
 	return NewCellSoaViewer(r, a)
 }
 
 func (v HolderViewer) Shapes(r *karmem.Reader) ShapeBovosViewer {
-	a := r.FieldArray(v.t, 80, 0, karmem.NoLimit)
+	a := r.FieldArray(v.t, 76, 0, karmem.NoLimit)
 	return ShapeBovosViewer{a: a}
 }
 
@@ -2004,11 +2004,11 @@ func TrustLen(r *karmem.Reader) (karmem.Trusted, TrustedLenViewer, error) {
 	return t, TrustedLenViewer(root), err
 }
 
-// TrustedLenViewer is the inline struct `Len`: a copy of its 8 bytes (an
+// TrustedLenViewer is the inline struct `Len`: a copy of its 4 bytes (an
 // AoS array of them is a []TrustedLenViewer over the message). Its methods
 // take the karmem.Trusted of TrustLen (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedLenViewer [8]byte
+type TrustedLenViewer [4]byte
 
 func (v TrustedLenViewer) Get(r karmem.Trusted) int32 {
 	return karmem.LoadInt32(v[:])
@@ -2022,11 +2022,11 @@ func TrustCell(r *karmem.Reader) (karmem.Trusted, TrustedCellViewer, error) {
 	return t, TrustedCellViewer(root), err
 }
 
-// TrustedCellViewer is the inline struct `Cell`: a copy of its 64 bytes (an
+// TrustedCellViewer is the inline struct `Cell`: a copy of its 60 bytes (an
 // AoS array of them is a []TrustedCellViewer over the message). Its methods
 // take the karmem.Trusted of TrustCell (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedCellViewer [64]byte
+type TrustedCellViewer [60]byte
 
 func (v TrustedCellViewer) Len(r karmem.Trusted) int32 {
 	return karmem.LoadInt32(v[:])
@@ -2092,11 +2092,11 @@ func TrustPoint(r *karmem.Reader) (karmem.Trusted, TrustedPointViewer, error) {
 	return t, TrustedPointViewer(root), err
 }
 
-// TrustedPointViewer is the inline struct `Point`: a copy of its 32 bytes (an
+// TrustedPointViewer is the inline struct `Point`: a copy of its 28 bytes (an
 // AoS array of them is a []TrustedPointViewer over the message). Its methods
 // take the karmem.Trusted of TrustPoint (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedPointViewer [32]byte
+type TrustedPointViewer [28]byte
 
 func (v TrustedPointViewer) Position_(r karmem.Trusted) float32 {
 	return karmem.LoadFloat32(v[:])
@@ -2194,45 +2194,45 @@ func (v TrustedHolderViewer) Position_Bytes(r karmem.Trusted) []byte {
 }
 
 func (v TrustedHolderViewer) Table_(r karmem.Trusted) TrustedPointViewer {
-	if v.t.Has(16, 32) {
+	if v.t.Has(16, 28) {
 		return karmem.TrustedImage[TrustedPointViewer](r, v.t.Offset+16)
 	}
 	return TrustedPointViewer{}
 }
 
 func (v TrustedHolderViewer) Reader(r karmem.Trusted) TrustedPointSoaViewer {
-	if v.t.Has(48, 12) {
-		a := r.Array(v.t.Offset + 48)
+	if v.t.Has(44, 12) {
+		a := r.Array(v.t.Offset + 44)
 		return NewTrustedPointSoaViewer(r, a)
 	}
 	return TrustedPointSoaViewer{}
 }
 
 func (v TrustedHolderViewer) Root(r karmem.Trusted) int32 {
+	if v.t.Has(56, 4) {
+		return r.Int32(v.t.Offset + 56)
+	}
+	return 0
+}
+
+func (v TrustedHolderViewer) R(r karmem.Trusted) int32 {
 	if v.t.Has(60, 4) {
 		return r.Int32(v.t.Offset + 60)
 	}
 	return 0
 }
 
-func (v TrustedHolderViewer) R(r karmem.Trusted) int32 {
-	if v.t.Has(64, 4) {
-		return r.Int32(v.t.Offset + 64)
-	}
-	return 0
-}
-
 func (v TrustedHolderViewer) Cells(r karmem.Trusted) TrustedCellSoaViewer {
-	if v.t.Has(68, 12) {
-		a := r.Array(v.t.Offset + 68)
+	if v.t.Has(64, 12) {
+		a := r.Array(v.t.Offset + 64)
 		return NewTrustedCellSoaViewer(r, a)
 	}
 	return TrustedCellSoaViewer{}
 }
 
 func (v TrustedHolderViewer) Shapes(r karmem.Trusted) TrustedShapeBovosViewer {
-	if v.t.Has(80, 12) {
-		a := r.Array(v.t.Offset + 80)
+	if v.t.Has(76, 12) {
+		a := r.Array(v.t.Offset + 76)
 		return TrustedShapeBovosViewer{a: a}
 	}
 	return TrustedShapeBovosViewer{}

@@ -151,7 +151,7 @@ type Square struct {
 // encoding allocates nothing.
 func (x *Square) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(8, 8)
+	at, err := w.Alloc(4, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -181,7 +181,7 @@ func (x *Square) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
+	if uint64(r.Size()) < 12 {
 		*x = Square{}
 		return nil
 	}
@@ -201,8 +201,8 @@ func ValidateSquare(r *karmem.Reader) (SquareViewer, error) {
 		return SquareViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
-		return SquareViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 16)
+	if uint64(r.Size()) < 12 {
+		return SquareViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 12)
 	}
 	if err := validateAtSquare(&v, karmem.HeaderSize); err != nil {
 		return SquareViewer{}, err
@@ -214,10 +214,10 @@ func validateAtSquare(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// SquareViewer is the inline struct `Square`: a copy of its 8 bytes (an
+// SquareViewer is the inline struct `Square`: a copy of its 4 bytes (an
 // AoS array of them is a []SquareViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type SquareViewer [8]byte
+type SquareViewer [4]byte
 
 // NewSquareViewer returns the viewer of the Square at offset; offset 0 selects
 // the root of the message.
@@ -295,7 +295,7 @@ func writeUnionShape(w *karmem.Writer, value Shape, tagAt, offsetAt uint32) erro
 			return nil
 		}
 		w.PutUint8(tagAt, 4)
-		at, err := w.Alloc(8, 8)
+		at, err := w.Alloc(4, 8)
 		if err != nil {
 			return err
 		}
@@ -318,8 +318,8 @@ func readUnionShape(v *karmem.Validator, place *Shape, tagAt, offsetAt uint32) e
 		}
 		return x.readTable(v, r.Table(offset))
 	case 4:
-		if r.InlineAt(offset, 8) {
-			if err := v.Charge(8); err != nil {
+		if r.InlineAt(offset, 4) {
+			if err := v.Charge(4); err != nil {
 				return err
 			}
 			x, ok := (*place).(*Square)
@@ -349,10 +349,10 @@ func validateUnionShape(v *karmem.Validator, tagAt, offsetAt uint32) error {
 		}
 		return validateTableCircle(v, t)
 	case 4:
-		if !r.InlineAt(offset, 8) {
+		if !r.InlineAt(offset, 4) {
 			return karmem.InvalidUnion(tagAt, tag)
 		}
-		if err := v.Charge(8); err != nil {
+		if err := v.Charge(4); err != nil {
 			return err
 		}
 		return validateAtSquare(v, offset)
@@ -388,7 +388,7 @@ func (u ShapeViewer) Circle(r *karmem.Reader) CircleViewer {
 
 // Square returns the Square value (reading as zeros when the tag is another).
 func (u ShapeViewer) Square(r *karmem.Reader) SquareViewer {
-	if u.tag != ShapeTagSquare || !r.InlineAt(u.offset, 8) {
+	if u.tag != ShapeTagSquare || !r.InlineAt(u.offset, 4) {
 		return SquareViewer{}
 	}
 	return karmem.Image[SquareViewer](r, u.offset)
@@ -404,7 +404,7 @@ type Tag struct {
 // encoding allocates nothing.
 func (x *Tag) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(16, 8)
+	at, err := w.Alloc(12, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -436,7 +436,7 @@ func (x *Tag) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 24 {
+	if uint64(r.Size()) < 20 {
 		*x = Tag{}
 		return nil
 	}
@@ -462,8 +462,8 @@ func ValidateTag(r *karmem.Reader) (TagViewer, error) {
 		return TagViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 24 {
-		return TagViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 24)
+	if uint64(r.Size()) < 20 {
+		return TagViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 20)
 	}
 	if err := validateAtTag(&v, karmem.HeaderSize); err != nil {
 		return TagViewer{}, err
@@ -484,10 +484,10 @@ func validateAtTag(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// TagViewer is the inline struct `Tag`: a copy of its 16 bytes (an
+// TagViewer is the inline struct `Tag`: a copy of its 12 bytes (an
 // AoS array of them is a []TagViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type TagViewer [16]byte
+type TagViewer [12]byte
 
 // NewTagViewer returns the viewer of the Tag at offset; offset 0 selects
 // the root of the message.
@@ -1872,11 +1872,11 @@ func TrustSquare(r *karmem.Reader) (karmem.Trusted, TrustedSquareViewer, error) 
 	return t, TrustedSquareViewer(root), err
 }
 
-// TrustedSquareViewer is the inline struct `Square`: a copy of its 8 bytes (an
+// TrustedSquareViewer is the inline struct `Square`: a copy of its 4 bytes (an
 // AoS array of them is a []TrustedSquareViewer over the message). Its methods
 // take the karmem.Trusted of TrustSquare (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedSquareViewer [8]byte
+type TrustedSquareViewer [4]byte
 
 func (v TrustedSquareViewer) Side(r karmem.Trusted) float32 {
 	return karmem.LoadFloat32(v[:])
@@ -1922,11 +1922,11 @@ func TrustTag(r *karmem.Reader) (karmem.Trusted, TrustedTagViewer, error) {
 	return t, TrustedTagViewer(root), err
 }
 
-// TrustedTagViewer is the inline struct `Tag`: a copy of its 16 bytes (an
+// TrustedTagViewer is the inline struct `Tag`: a copy of its 12 bytes (an
 // AoS array of them is a []TrustedTagViewer over the message). Its methods
 // take the karmem.Trusted of TrustTag (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedTagViewer [16]byte
+type TrustedTagViewer [12]byte
 
 func (v TrustedTagViewer) Label(r karmem.Trusted) string {
 	a := karmem.LoadArrayRef(v[:])

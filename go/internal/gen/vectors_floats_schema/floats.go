@@ -167,9 +167,11 @@ func (x *Floats) writeTable(w *karmem.Writer, ref uint32) error {
 		if err != nil {
 			return err
 		}
-		for k := range x.PairsAos {
-			if err := x.PairsAos[k].writeAt(w, block+uint32(k)*16); err != nil {
-				return err
+		if !karmem.EncodePlain(w, block, x.PairsAos, 16) {
+			for k := range x.PairsAos {
+				if err := x.PairsAos[k].writeAt(w, block+uint32(k)*16); err != nil {
+					return err
+				}
 			}
 		}
 		w.PutArrayRef(at+84, block, uint32(len(x.PairsAos)), uint32(len(x.PairsAos)))
@@ -258,13 +260,17 @@ func (x *Floats) readTable(v *karmem.Validator, t karmem.Table) error {
 		if err := v.Charge(uint64(a.Len) * 16); err != nil {
 			return err
 		}
-		x.PairsAos = x.PairsAos[:min(len(x.PairsAos), int(a.Len))]
-		for k := 0; k < int(a.Len); k++ {
-			if k == len(x.PairsAos) {
-				x.PairsAos = append(x.PairsAos, Pair{})
-			}
-			if err := x.PairsAos[k].readAt(v, a.Offset+uint32(k)*16); err != nil {
-				return err
+		if out, ok := karmem.DecodePlain(x.PairsAos, r, a.Offset, a.Len, 16); ok {
+			x.PairsAos = out
+		} else {
+			x.PairsAos = x.PairsAos[:min(len(x.PairsAos), int(a.Len))]
+			for k := 0; k < int(a.Len); k++ {
+				if k == len(x.PairsAos) {
+					x.PairsAos = append(x.PairsAos, Pair{})
+				}
+				if err := x.PairsAos[k].readAt(v, a.Offset+uint32(k)*16); err != nil {
+					return err
+				}
 			}
 		}
 	} else {
@@ -443,6 +449,11 @@ func (v FloatsViewer) Pairs(r *karmem.Reader) PairSoaViewer {
 func (v FloatsViewer) PairsAos(r *karmem.Reader) []PairViewer {
 	a := r.FieldArray(v.t, 84, 16, karmem.NoLimit)
 	return karmem.Images[PairViewer](r, a.Offset, a.Len)
+}
+
+func (v FloatsViewer) PairsAosValues(r *karmem.Reader) []Pair {
+	a := r.FieldArray(v.t, 84, 16, karmem.NoLimit)
+	return karmem.Values(r, a.Offset, a.Len, 16, (*Pair).readAt)
 }
 
 // soaColumnsPair: hash and size of each SoA column of Pair, in writing order (format.md §5.3).
@@ -707,6 +718,14 @@ func (v TrustedFloatsViewer) PairsAos(r karmem.Trusted) []TrustedPairViewer {
 	if v.t.Has(84, 12) {
 		a := r.Array(v.t.Offset + 84)
 		return karmem.TrustedImages[TrustedPairViewer](r, a.Offset, a.Len)
+	}
+	return nil
+}
+
+func (v TrustedFloatsViewer) PairsAosValues(r karmem.Trusted) []Pair {
+	if v.t.Has(84, 12) {
+		a := r.Array(v.t.Offset + 84)
+		return karmem.TrustedValues(r, a.Offset, a.Len, 16, (*Pair).readAt)
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ type Vec3 struct {
 // encoding allocates nothing.
 func (x *Vec3) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(16, 8)
+	at, err := w.Alloc(12, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -49,7 +49,7 @@ func (x *Vec3) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 24 {
+	if uint64(r.Size()) < 20 {
 		*x = Vec3{}
 		return nil
 	}
@@ -71,8 +71,8 @@ func ValidateVec3(r *karmem.Reader) (Vec3Viewer, error) {
 		return Vec3Viewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 24 {
-		return Vec3Viewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 24)
+	if uint64(r.Size()) < 20 {
+		return Vec3Viewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 20)
 	}
 	if err := validateAtVec3(&v, karmem.HeaderSize); err != nil {
 		return Vec3Viewer{}, err
@@ -84,10 +84,10 @@ func validateAtVec3(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// Vec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// Vec3Viewer is the inline struct `Vec3`: a copy of its 12 bytes (an
 // AoS array of them is a []Vec3Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type Vec3Viewer [16]byte
+type Vec3Viewer [12]byte
 
 // NewVec3Viewer returns the viewer of the Vec3 at offset; offset 0 selects
 // the root of the message.
@@ -126,7 +126,7 @@ type Padded struct {
 // encoding allocates nothing.
 func (x *Padded) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(40, 8)
+	at, err := w.Alloc(32, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -141,14 +141,14 @@ func (x *Padded) WriteAsRoot(w *karmem.Writer) (uint, error) {
 
 func (x *Padded) writeAt(w *karmem.Writer, at uint32) error {
 	w.PutUint8(at, x.A)
-	if err := x.Pos.writeAt(w, at+8); err != nil {
+	if err := x.Pos.writeAt(w, at+4); err != nil {
 		return err
 	}
 	for j := range x.B {
-		w.PutUint16(at+uint32(j)*2+24, x.B[j])
+		w.PutUint16(at+uint32(j)*2+16, x.B[j])
 	}
-	w.PutBool(at+30, x.C)
-	w.PutUint64(at+32, x.D)
+	w.PutBool(at+22, x.C)
+	w.PutUint64(at+24, x.D)
 	return nil
 }
 
@@ -164,7 +164,7 @@ func (x *Padded) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 48 {
+	if uint64(r.Size()) < 40 {
 		*x = Padded{}
 		return nil
 	}
@@ -174,14 +174,14 @@ func (x *Padded) ReadAsRoot(r *karmem.Reader) error {
 func (x *Padded) readAt(v *karmem.Validator, at uint32) error {
 	r := v.Reader()
 	x.A = r.Uint8(at)
-	if err := x.Pos.readAt(v, at+8); err != nil {
+	if err := x.Pos.readAt(v, at+4); err != nil {
 		return err
 	}
 	for j := range x.B {
-		x.B[j] = r.Uint16(at + uint32(j)*2 + 24)
+		x.B[j] = r.Uint16(at + uint32(j)*2 + 16)
 	}
-	x.C = r.Bool(at + 30)
-	x.D = r.Uint64(at + 32)
+	x.C = r.Bool(at + 22)
+	x.D = r.Uint64(at + 24)
 	return nil
 }
 
@@ -192,8 +192,8 @@ func ValidatePadded(r *karmem.Reader) (PaddedViewer, error) {
 		return PaddedViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 48 {
-		return PaddedViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 48)
+	if uint64(r.Size()) < 40 {
+		return PaddedViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 40)
 	}
 	if err := validateAtPadded(&v, karmem.HeaderSize); err != nil {
 		return PaddedViewer{}, err
@@ -203,17 +203,17 @@ func ValidatePadded(r *karmem.Reader) (PaddedViewer, error) {
 
 func validateAtPadded(v *karmem.Validator, at uint32) error {
 	{
-		if err := v.BoolAt(at + 30); err != nil {
+		if err := v.BoolAt(at + 22); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// PaddedViewer is the inline struct `Padded`: a copy of its 40 bytes (an
+// PaddedViewer is the inline struct `Padded`: a copy of its 32 bytes (an
 // AoS array of them is a []PaddedViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type PaddedViewer [40]byte
+type PaddedViewer [32]byte
 
 // NewPaddedViewer returns the viewer of the Padded at offset; offset 0 selects
 // the root of the message.
@@ -229,23 +229,23 @@ func (v PaddedViewer) A(r *karmem.Reader) uint8 {
 }
 
 func (v PaddedViewer) Pos(r *karmem.Reader) Vec3Viewer {
-	return karmem.ImageOf[Vec3Viewer](v[8:])
+	return karmem.ImageOf[Vec3Viewer](v[4:])
 }
 
 func (v PaddedViewer) B(r *karmem.Reader) [3]uint16 {
 	var out [3]uint16
 	for j := range out {
-		out[j] = karmem.LoadUint16(v[j*2+24:])
+		out[j] = karmem.LoadUint16(v[j*2+16:])
 	}
 	return out
 }
 
 func (v PaddedViewer) C(r *karmem.Reader) bool {
-	return karmem.LoadBool(v[30:])
+	return karmem.LoadBool(v[22:])
 }
 
 func (v PaddedViewer) D(r *karmem.Reader) uint64 {
-	return karmem.LoadUint64(v[32:])
+	return karmem.LoadUint64(v[24:])
 }
 
 // Nested is the inline struct (frozen layout) `Nested`. Object type: owns its data.
@@ -260,7 +260,7 @@ type Nested struct {
 // encoding allocates nothing.
 func (x *Nested) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(80, 8)
+	at, err := w.Alloc(64, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -278,12 +278,12 @@ func (x *Nested) writeAt(w *karmem.Writer, at uint32) error {
 		return err
 	}
 	for j := range x.Points {
-		if err := x.Points[j].writeAt(w, at+uint32(j)*16+40); err != nil {
+		if err := x.Points[j].writeAt(w, at+uint32(j)*12+32); err != nil {
 			return err
 		}
 	}
 	for j := range x.Code {
-		w.PutUint8(at+uint32(j)+72, x.Code[j])
+		w.PutUint8(at+uint32(j)+56, x.Code[j])
 	}
 	return nil
 }
@@ -300,7 +300,7 @@ func (x *Nested) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 88 {
+	if uint64(r.Size()) < 72 {
 		*x = Nested{}
 		return nil
 	}
@@ -313,12 +313,12 @@ func (x *Nested) readAt(v *karmem.Validator, at uint32) error {
 		return err
 	}
 	for j := range x.Points {
-		if err := x.Points[j].readAt(v, at+uint32(j)*16+40); err != nil {
+		if err := x.Points[j].readAt(v, at+uint32(j)*12+32); err != nil {
 			return err
 		}
 	}
 	for j := range x.Code {
-		x.Code[j] = r.Uint8(at + uint32(j) + 72)
+		x.Code[j] = r.Uint8(at + uint32(j) + 56)
 	}
 	return nil
 }
@@ -330,8 +330,8 @@ func ValidateNested(r *karmem.Reader) (NestedViewer, error) {
 		return NestedViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 88 {
-		return NestedViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 88)
+	if uint64(r.Size()) < 72 {
+		return NestedViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 72)
 	}
 	if err := validateAtNested(&v, karmem.HeaderSize); err != nil {
 		return NestedViewer{}, err
@@ -348,10 +348,10 @@ func validateAtNested(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// NestedViewer is the inline struct `Nested`: a copy of its 80 bytes (an
+// NestedViewer is the inline struct `Nested`: a copy of its 64 bytes (an
 // AoS array of them is a []NestedViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type NestedViewer [80]byte
+type NestedViewer [64]byte
 
 // NewNestedViewer returns the viewer of the Nested at offset; offset 0 selects
 // the root of the message.
@@ -367,13 +367,13 @@ func (v NestedViewer) Inner(r *karmem.Reader) PaddedViewer {
 }
 
 func (v NestedViewer) Points(r *karmem.Reader) [2]Vec3Viewer {
-	return karmem.ImageOf[[2]Vec3Viewer](v[40:])
+	return karmem.ImageOf[[2]Vec3Viewer](v[32:])
 }
 
 func (v NestedViewer) Code(r *karmem.Reader) [4]uint8 {
 	var out [4]uint8
 	for j := range out {
-		out[j] = karmem.LoadUint8(v[j+72:])
+		out[j] = karmem.LoadUint8(v[j+56:])
 	}
 	return out
 }
@@ -540,23 +540,23 @@ func (x *Holder) WriteAsRoot(w *karmem.Writer) (uint, error) {
 
 // writeTable appends the table and stores its offset at ref (0: the root).
 func (x *Holder) writeTable(w *karmem.Writer, ref uint32) error {
-	at, err := w.Alloc(96, 8)
+	at, err := w.Alloc(88, 8)
 	if err != nil {
 		return err
 	}
-	w.PutUint32(at, 0x8000000c)
+	w.PutUint32(at, 0xb)
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
 	for j := range x.Pair {
-		if err := x.Pair[j].writeAt(w, at+uint32(j)*24+8); err != nil {
+		if err := x.Pair[j].writeAt(w, at+uint32(j)*24+4); err != nil {
 			return err
 		}
 	}
-	if err := x.One.writeAt(w, at+56); err != nil {
+	if err := x.One.writeAt(w, at+52); err != nil {
 		return err
 	}
-	if err := w.WriteString(at+80, x.Last); err != nil {
+	if err := w.WriteString(at+76, x.Last); err != nil {
 		return err
 	}
 	return nil
@@ -564,12 +564,12 @@ func (x *Holder) writeTable(w *karmem.Writer, ref uint32) error {
 
 // HolderFullSize is S of format.md §10: the table's full size, every
 // field of this schema; a decoder charges at least this for a table it reads.
-const HolderFullSize = 96
+const HolderFullSize = 88
 
 // HolderZeroSize is Z of format.md §10: the size of the table's zero
 // value, the tables it holds included; a decoder charges it for an absent
 // or malformed one.
-const HolderZeroSize = 96
+const HolderZeroSize = 88
 
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
@@ -601,24 +601,24 @@ func (x *Holder) readTable(v *karmem.Validator, t karmem.Table) error {
 		return err
 	}
 	r := v.Reader()
-	if t.Has(8, 48) {
+	if t.Has(4, 48) {
 		for j := range x.Pair {
-			if err := x.Pair[j].readAt(v, t.Offset+uint32(j)*24+8); err != nil {
+			if err := x.Pair[j].readAt(v, t.Offset+uint32(j)*24+4); err != nil {
 				return err
 			}
 		}
 	} else {
 		x.Pair = [2]Named{}
 	}
-	if t.Has(56, 24) {
-		if err := x.One.readAt(v, t.Offset+56); err != nil {
+	if t.Has(52, 24) {
+		if err := x.One.readAt(v, t.Offset+52); err != nil {
 			return err
 		}
 	} else {
 		x.One = Named{}
 	}
-	if t.Has(80, 12) {
-		a := r.FieldArray(t, 80, 1, karmem.NoLimit)
+	if t.Has(76, 12) {
+		a := r.FieldArray(t, 76, 1, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len)); err != nil {
 			return err
 		}
@@ -651,20 +651,20 @@ func validateTableHolder(v *karmem.Validator, t karmem.Table) error {
 	if err := v.Enter(); err != nil {
 		return err
 	}
-	if t.Has(8, 48) {
+	if t.Has(4, 48) {
 		for j := uint32(0); j < 2; j++ {
-			if err := validateAtNamed(v, t.Offset+j*24+8); err != nil {
+			if err := validateAtNamed(v, t.Offset+j*24+4); err != nil {
 				return err
 			}
 		}
 	}
-	if t.Has(56, 24) {
-		if err := validateAtNamed(v, t.Offset+56); err != nil {
+	if t.Has(52, 24) {
+		if err := validateAtNamed(v, t.Offset+52); err != nil {
 			return err
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 80, 1, karmem.NoLimit)
+		a, err := v.FieldArray(t, 76, 1, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -698,26 +698,26 @@ func (v HolderViewer) Table() karmem.Table {
 }
 
 func (v HolderViewer) Pair(r *karmem.Reader) [2]NamedViewer {
-	if !v.t.Has(8, 48) {
+	if !v.t.Has(4, 48) {
 		return [2]NamedViewer{}
 	}
-	return karmem.Image[[2]NamedViewer](r, v.t.Offset+8)
+	return karmem.Image[[2]NamedViewer](r, v.t.Offset+4)
 }
 
 func (v HolderViewer) One(r *karmem.Reader) NamedViewer {
-	if !v.t.Has(56, 24) {
+	if !v.t.Has(52, 24) {
 		return NamedViewer{}
 	}
-	return karmem.Image[NamedViewer](r, v.t.Offset+56)
+	return karmem.Image[NamedViewer](r, v.t.Offset+52)
 }
 
 func (v HolderViewer) Last(r *karmem.Reader) string {
-	a := r.FieldArray(v.t, 80, 1, karmem.NoLimit)
+	a := r.FieldArray(v.t, 76, 1, karmem.NoLimit)
 	return r.String(a)
 }
 
 func (v HolderViewer) LastBytes(r *karmem.Reader) []byte {
-	a := r.FieldArray(v.t, 80, 1, karmem.NoLimit)
+	a := r.FieldArray(v.t, 76, 1, karmem.NoLimit)
 	return r.ArrayBytes(a)
 }
 
@@ -729,11 +729,11 @@ func TrustVec3(r *karmem.Reader) (karmem.Trusted, TrustedVec3Viewer, error) {
 	return t, TrustedVec3Viewer(root), err
 }
 
-// TrustedVec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// TrustedVec3Viewer is the inline struct `Vec3`: a copy of its 12 bytes (an
 // AoS array of them is a []TrustedVec3Viewer over the message). Its methods
 // take the karmem.Trusted of TrustVec3 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedVec3Viewer [16]byte
+type TrustedVec3Viewer [12]byte
 
 func (v TrustedVec3Viewer) X(r karmem.Trusted) float32 {
 	return karmem.LoadFloat32(v[:])
@@ -755,34 +755,34 @@ func TrustPadded(r *karmem.Reader) (karmem.Trusted, TrustedPaddedViewer, error) 
 	return t, TrustedPaddedViewer(root), err
 }
 
-// TrustedPaddedViewer is the inline struct `Padded`: a copy of its 40 bytes (an
+// TrustedPaddedViewer is the inline struct `Padded`: a copy of its 32 bytes (an
 // AoS array of them is a []TrustedPaddedViewer over the message). Its methods
 // take the karmem.Trusted of TrustPadded (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedPaddedViewer [40]byte
+type TrustedPaddedViewer [32]byte
 
 func (v TrustedPaddedViewer) A(r karmem.Trusted) uint8 {
 	return karmem.LoadUint8(v[:])
 }
 
 func (v TrustedPaddedViewer) Pos(r karmem.Trusted) TrustedVec3Viewer {
-	return karmem.ImageOf[TrustedVec3Viewer](v[8:])
+	return karmem.ImageOf[TrustedVec3Viewer](v[4:])
 }
 
 func (v TrustedPaddedViewer) B(r karmem.Trusted) [3]uint16 {
 	var out [3]uint16
 	for j := range out {
-		out[j] = karmem.LoadUint16(v[j*2+24:])
+		out[j] = karmem.LoadUint16(v[j*2+16:])
 	}
 	return out
 }
 
 func (v TrustedPaddedViewer) C(r karmem.Trusted) bool {
-	return karmem.LoadBool(v[30:])
+	return karmem.LoadBool(v[22:])
 }
 
 func (v TrustedPaddedViewer) D(r karmem.Trusted) uint64 {
-	return karmem.LoadUint64(v[32:])
+	return karmem.LoadUint64(v[24:])
 }
 
 // TrustNested validates a whole message whose root is a Nested, as
@@ -793,24 +793,24 @@ func TrustNested(r *karmem.Reader) (karmem.Trusted, TrustedNestedViewer, error) 
 	return t, TrustedNestedViewer(root), err
 }
 
-// TrustedNestedViewer is the inline struct `Nested`: a copy of its 80 bytes (an
+// TrustedNestedViewer is the inline struct `Nested`: a copy of its 64 bytes (an
 // AoS array of them is a []TrustedNestedViewer over the message). Its methods
 // take the karmem.Trusted of TrustNested (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedNestedViewer [80]byte
+type TrustedNestedViewer [64]byte
 
 func (v TrustedNestedViewer) Inner(r karmem.Trusted) TrustedPaddedViewer {
 	return karmem.ImageOf[TrustedPaddedViewer](v[:])
 }
 
 func (v TrustedNestedViewer) Points(r karmem.Trusted) [2]TrustedVec3Viewer {
-	return karmem.ImageOf[[2]TrustedVec3Viewer](v[40:])
+	return karmem.ImageOf[[2]TrustedVec3Viewer](v[32:])
 }
 
 func (v TrustedNestedViewer) Code(r karmem.Trusted) [4]uint8 {
 	var out [4]uint8
 	for j := range out {
-		out[j] = karmem.LoadUint8(v[j+72:])
+		out[j] = karmem.LoadUint8(v[j+56:])
 	}
 	return out
 }
@@ -866,30 +866,30 @@ func (v TrustedHolderViewer) Table() karmem.Table {
 }
 
 func (v TrustedHolderViewer) Pair(r karmem.Trusted) [2]TrustedNamedViewer {
-	if v.t.Has(8, 48) {
-		return karmem.TrustedImage[[2]TrustedNamedViewer](r, v.t.Offset+8)
+	if v.t.Has(4, 48) {
+		return karmem.TrustedImage[[2]TrustedNamedViewer](r, v.t.Offset+4)
 	}
 	return [2]TrustedNamedViewer{}
 }
 
 func (v TrustedHolderViewer) One(r karmem.Trusted) TrustedNamedViewer {
-	if v.t.Has(56, 24) {
-		return karmem.TrustedImage[TrustedNamedViewer](r, v.t.Offset+56)
+	if v.t.Has(52, 24) {
+		return karmem.TrustedImage[TrustedNamedViewer](r, v.t.Offset+52)
 	}
 	return TrustedNamedViewer{}
 }
 
 func (v TrustedHolderViewer) Last(r karmem.Trusted) string {
-	if v.t.Has(80, 12) {
-		a := r.Array(v.t.Offset + 80)
+	if v.t.Has(76, 12) {
+		a := r.Array(v.t.Offset + 76)
 		return r.String(a)
 	}
 	return ""
 }
 
 func (v TrustedHolderViewer) LastBytes(r karmem.Trusted) []byte {
-	if v.t.Has(80, 12) {
-		a := r.Array(v.t.Offset + 80)
+	if v.t.Has(76, 12) {
+		a := r.Array(v.t.Offset + 76)
 		return r.ArrayBytes(a)
 	}
 	return nil

@@ -87,7 +87,7 @@ type Vec3 struct {
 // encoding allocates nothing.
 func (x *Vec3) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(16, 8)
+	at, err := w.Alloc(12, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -119,7 +119,7 @@ func (x *Vec3) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 24 {
+	if uint64(r.Size()) < 20 {
 		*x = Vec3{}
 		return nil
 	}
@@ -141,8 +141,8 @@ func ValidateVec3(r *karmem.Reader) (Vec3Viewer, error) {
 		return Vec3Viewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 24 {
-		return Vec3Viewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 24)
+	if uint64(r.Size()) < 20 {
+		return Vec3Viewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 20)
 	}
 	if err := validateAtVec3(&v, karmem.HeaderSize); err != nil {
 		return Vec3Viewer{}, err
@@ -154,10 +154,10 @@ func validateAtVec3(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// Vec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// Vec3Viewer is the inline struct `Vec3`: a copy of its 12 bytes (an
 // AoS array of them is a []Vec3Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type Vec3Viewer [16]byte
+type Vec3Viewer [12]byte
 
 // NewVec3Viewer returns the viewer of the Vec3 at offset; offset 0 selects
 // the root of the message.
@@ -651,14 +651,14 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 	}
 	{
 		keys := karmem.SortedKeys(x.Points)
-		block, err := w.AllocArray(len(keys), 24)
+		block, err := w.AllocArray(len(keys), 16)
 		if err != nil {
 			return err
 		}
 		for k, key := range keys {
-			value, at := x.Points[key], block+uint32(k)*24
+			value, at := x.Points[key], block+uint32(k)*16
 			w.PutUint16(at, key)
-			if err := value.writeAt(w, at+8); err != nil {
+			if err := value.writeAt(w, at+4); err != nil {
 				return err
 			}
 		}
@@ -677,12 +677,12 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 			}
 			{
 				keys := karmem.SortedKeys(value)
-				block, err := w.AllocArray(len(keys), 8)
+				block, err := w.AllocArray(len(keys), 2)
 				if err != nil {
 					return err
 				}
 				for k, key := range keys {
-					value, at := value[key], block+uint32(k)*8
+					value, at := value[key], block+uint32(k)*2
 					w.PutUint8(at, key)
 					w.PutBool(at+1, value)
 				}
@@ -876,8 +876,8 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	if t.Has(52, 12) {
-		a := r.FieldArray(t, 52, 24, karmem.NoLimit)
-		if err := v.Charge(uint64(a.Len) * 24); err != nil {
+		a := r.FieldArray(t, 52, 16, karmem.NoLimit)
+		if err := v.Charge(uint64(a.Len) * 16); err != nil {
 			return err
 		}
 		if x.Points == nil {
@@ -887,7 +887,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 		}
 		for k := uint32(0); k < a.Len; k++ {
 			var entry RootPointsEntry
-			if err := entry.readAt(v, a.Offset+k*24); err != nil {
+			if err := entry.readAt(v, a.Offset+k*16); err != nil {
 				return err
 			}
 			x.Points[entry.Key] = entry.Value
@@ -1075,12 +1075,12 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 52, 24, karmem.NoLimit)
+		a, err := v.FieldArray(t, 52, 16, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
 		for k := uint32(1); k < a.Len; k++ {
-			if r.Uint16(a.Offset+(k-1)*24) >= r.Uint16(a.Offset+k*24) {
+			if r.Uint16(a.Offset+(k-1)*16) >= r.Uint16(a.Offset+k*16) {
 				return karmem.ErrMalformedArray
 			}
 		}
@@ -1220,11 +1220,11 @@ func (v RootViewer) ByTeam(r *karmem.Reader) karmem.Map[Team, Vec3SoaViewer] {
 }
 
 func (v RootViewer) Points(r *karmem.Reader) karmem.Map[uint16, Vec3Viewer] {
-	a := r.FieldArray(v.t, 52, 24, karmem.NoLimit)
-	return karmem.NewMap(a, 24, func(r *karmem.Reader, at uint32) uint16 {
+	a := r.FieldArray(v.t, 52, 16, karmem.NoLimit)
+	return karmem.NewMap(a, 16, func(r *karmem.Reader, at uint32) uint16 {
 		return r.Uint16(at)
 	}, func(r *karmem.Reader, at uint32) Vec3Viewer {
-		return karmem.Image[Vec3Viewer](r, at+8)
+		return karmem.Image[Vec3Viewer](r, at+4)
 	})
 }
 
@@ -1234,8 +1234,8 @@ func (v RootViewer) Nested(r *karmem.Reader) karmem.Map[string, karmem.Map[uint8
 		a := r.Array(at, 1, karmem.NoLimit)
 		return r.String(a)
 	}, func(r *karmem.Reader, at uint32) karmem.Map[uint8, bool] {
-		a := r.Array(at+12, 8, karmem.NoLimit)
-		return karmem.NewMap(a, 8, func(r *karmem.Reader, at uint32) uint8 {
+		a := r.Array(at+12, 2, karmem.NoLimit)
+		return karmem.NewMap(a, 2, func(r *karmem.Reader, at uint32) uint8 {
 			return r.Uint8(at)
 		}, func(r *karmem.Reader, at uint32) bool {
 			return r.Bool(at + 1)
@@ -1892,7 +1892,7 @@ type RootPointsEntry struct {
 // encoding allocates nothing.
 func (x *RootPointsEntry) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(24, 8)
+	at, err := w.Alloc(16, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -1907,7 +1907,7 @@ func (x *RootPointsEntry) WriteAsRoot(w *karmem.Writer) (uint, error) {
 
 func (x *RootPointsEntry) writeAt(w *karmem.Writer, at uint32) error {
 	w.PutUint16(at, x.Key)
-	if err := x.Value.writeAt(w, at+8); err != nil {
+	if err := x.Value.writeAt(w, at+4); err != nil {
 		return err
 	}
 	return nil
@@ -1925,7 +1925,7 @@ func (x *RootPointsEntry) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 32 {
+	if uint64(r.Size()) < 24 {
 		*x = RootPointsEntry{}
 		return nil
 	}
@@ -1935,7 +1935,7 @@ func (x *RootPointsEntry) ReadAsRoot(r *karmem.Reader) error {
 func (x *RootPointsEntry) readAt(v *karmem.Validator, at uint32) error {
 	r := v.Reader()
 	x.Key = r.Uint16(at)
-	if err := x.Value.readAt(v, at+8); err != nil {
+	if err := x.Value.readAt(v, at+4); err != nil {
 		return err
 	}
 	return nil
@@ -1948,8 +1948,8 @@ func ValidateRootPointsEntry(r *karmem.Reader) (RootPointsEntryViewer, error) {
 		return RootPointsEntryViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 32 {
-		return RootPointsEntryViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 32)
+	if uint64(r.Size()) < 24 {
+		return RootPointsEntryViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 24)
 	}
 	if err := validateAtRootPointsEntry(&v, karmem.HeaderSize); err != nil {
 		return RootPointsEntryViewer{}, err
@@ -1961,10 +1961,10 @@ func validateAtRootPointsEntry(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootPointsEntryViewer is the inline struct `RootPointsEntry`: a copy of its 24 bytes (an
+// RootPointsEntryViewer is the inline struct `RootPointsEntry`: a copy of its 16 bytes (an
 // AoS array of them is a []RootPointsEntryViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootPointsEntryViewer [24]byte
+type RootPointsEntryViewer [16]byte
 
 // NewRootPointsEntryViewer returns the viewer of the RootPointsEntry at offset; offset 0 selects
 // the root of the message.
@@ -1980,7 +1980,7 @@ func (v RootPointsEntryViewer) Key(r *karmem.Reader) uint16 {
 }
 
 func (v RootPointsEntryViewer) Value(r *karmem.Reader) Vec3Viewer {
-	return karmem.ImageOf[Vec3Viewer](v[8:])
+	return karmem.ImageOf[Vec3Viewer](v[4:])
 }
 
 // An entry of map `Root.NestedValue`.
@@ -1996,7 +1996,7 @@ type RootNestedValueEntry struct {
 // encoding allocates nothing.
 func (x *RootNestedValueEntry) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(8, 8)
+	at, err := w.Alloc(2, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -2027,7 +2027,7 @@ func (x *RootNestedValueEntry) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
+	if uint64(r.Size()) < 10 {
 		*x = RootNestedValueEntry{}
 		return nil
 	}
@@ -2048,8 +2048,8 @@ func ValidateRootNestedValueEntry(r *karmem.Reader) (RootNestedValueEntryViewer,
 		return RootNestedValueEntryViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
-		return RootNestedValueEntryViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 16)
+	if uint64(r.Size()) < 10 {
+		return RootNestedValueEntryViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 10)
 	}
 	if err := validateAtRootNestedValueEntry(&v, karmem.HeaderSize); err != nil {
 		return RootNestedValueEntryViewer{}, err
@@ -2066,10 +2066,10 @@ func validateAtRootNestedValueEntry(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootNestedValueEntryViewer is the inline struct `RootNestedValueEntry`: a copy of its 8 bytes (an
+// RootNestedValueEntryViewer is the inline struct `RootNestedValueEntry`: a copy of its 2 bytes (an
 // AoS array of them is a []RootNestedValueEntryViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootNestedValueEntryViewer [8]byte
+type RootNestedValueEntryViewer [2]byte
 
 // NewRootNestedValueEntryViewer returns the viewer of the RootNestedValueEntry at offset; offset 0 selects
 // the root of the message.
@@ -2120,12 +2120,12 @@ func (x *RootNestedEntry) writeAt(w *karmem.Writer, at uint32) error {
 	}
 	{
 		keys := karmem.SortedKeys(x.Value)
-		block, err := w.AllocArray(len(keys), 8)
+		block, err := w.AllocArray(len(keys), 2)
 		if err != nil {
 			return err
 		}
 		for k, key := range keys {
-			value, at := x.Value[key], block+uint32(k)*8
+			value, at := x.Value[key], block+uint32(k)*2
 			w.PutUint8(at, key)
 			w.PutBool(at+1, value)
 		}
@@ -2163,8 +2163,8 @@ func (x *RootNestedEntry) readAt(v *karmem.Validator, at uint32) error {
 		karmem.SetString(&x.Key, r.ArrayBytes(a))
 	}
 	{
-		a := r.Array(at+12, 8, karmem.NoLimit)
-		if err := v.Charge(uint64(a.Len) * 8); err != nil {
+		a := r.Array(at+12, 2, karmem.NoLimit)
+		if err := v.Charge(uint64(a.Len) * 2); err != nil {
 			return err
 		}
 		if x.Value == nil {
@@ -2174,7 +2174,7 @@ func (x *RootNestedEntry) readAt(v *karmem.Validator, at uint32) error {
 		}
 		for k := uint32(0); k < a.Len; k++ {
 			var entry RootNestedValueEntry
-			if err := entry.readAt(v, a.Offset+k*8); err != nil {
+			if err := entry.readAt(v, a.Offset+k*2); err != nil {
 				return err
 			}
 			x.Value[entry.Key] = entry.Value
@@ -2211,17 +2211,17 @@ func validateAtRootNestedEntry(v *karmem.Validator, at uint32) error {
 		}
 	}
 	{
-		a, err := v.Array(at+12, 8, karmem.NoLimit)
+		a, err := v.Array(at+12, 2, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
 		for i := uint32(0); i < a.Len; i++ {
-			if err := validateAtRootNestedValueEntry(v, a.Offset+i*8); err != nil {
+			if err := validateAtRootNestedValueEntry(v, a.Offset+i*2); err != nil {
 				return err
 			}
 		}
 		for k := uint32(1); k < a.Len; k++ {
-			if r.Uint8(a.Offset+(k-1)*8) >= r.Uint8(a.Offset+k*8) {
+			if r.Uint8(a.Offset+(k-1)*2) >= r.Uint8(a.Offset+k*2) {
 				return karmem.ErrMalformedArray
 			}
 		}
@@ -2254,8 +2254,8 @@ func (v RootNestedEntryViewer) KeyBytes(r *karmem.Reader) []byte {
 }
 
 func (v RootNestedEntryViewer) Value(r *karmem.Reader) karmem.Map[uint8, bool] {
-	a := r.CheckArray(karmem.LoadArrayRef(v[12:]), 8, karmem.NoLimit)
-	return karmem.NewMap(a, 8, func(r *karmem.Reader, at uint32) uint8 {
+	a := r.CheckArray(karmem.LoadArrayRef(v[12:]), 2, karmem.NoLimit)
+	return karmem.NewMap(a, 2, func(r *karmem.Reader, at uint32) uint8 {
 		return r.Uint8(at)
 	}, func(r *karmem.Reader, at uint32) bool {
 		return r.Bool(at + 1)
@@ -2856,11 +2856,11 @@ func TrustVec3(r *karmem.Reader) (karmem.Trusted, TrustedVec3Viewer, error) {
 	return t, TrustedVec3Viewer(root), err
 }
 
-// TrustedVec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// TrustedVec3Viewer is the inline struct `Vec3`: a copy of its 12 bytes (an
 // AoS array of them is a []TrustedVec3Viewer over the message). Its methods
 // take the karmem.Trusted of TrustVec3 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedVec3Viewer [16]byte
+type TrustedVec3Viewer [12]byte
 
 func (v TrustedVec3Viewer) X(r karmem.Trusted) float32 {
 	return karmem.LoadFloat32(v[:])
@@ -3021,10 +3021,10 @@ func (v TrustedRootViewer) ByTeam(r karmem.Trusted) karmem.TrustedMap[Team, Trus
 func (v TrustedRootViewer) Points(r karmem.Trusted) karmem.TrustedMap[uint16, TrustedVec3Viewer] {
 	if v.t.Has(52, 12) {
 		a := r.Array(v.t.Offset + 52)
-		return karmem.NewTrustedMap(a, 24, func(r karmem.Trusted, at uint32) uint16 {
+		return karmem.NewTrustedMap(a, 16, func(r karmem.Trusted, at uint32) uint16 {
 			return r.Uint16(at)
 		}, func(r karmem.Trusted, at uint32) TrustedVec3Viewer {
-			return karmem.TrustedImage[TrustedVec3Viewer](r, at+8)
+			return karmem.TrustedImage[TrustedVec3Viewer](r, at+4)
 		})
 	}
 	return karmem.TrustedMap[uint16, TrustedVec3Viewer]{}
@@ -3038,7 +3038,7 @@ func (v TrustedRootViewer) Nested(r karmem.Trusted) karmem.TrustedMap[string, ka
 			return r.String(a)
 		}, func(r karmem.Trusted, at uint32) karmem.TrustedMap[uint8, bool] {
 			a := r.Array(at + 12)
-			return karmem.NewTrustedMap(a, 8, func(r karmem.Trusted, at uint32) uint8 {
+			return karmem.NewTrustedMap(a, 2, func(r karmem.Trusted, at uint32) uint8 {
 				return r.Uint8(at)
 			}, func(r karmem.Trusted, at uint32) bool {
 				return r.Bool(at + 1)
@@ -3224,18 +3224,18 @@ func TrustRootPointsEntry(r *karmem.Reader) (karmem.Trusted, TrustedRootPointsEn
 	return t, TrustedRootPointsEntryViewer(root), err
 }
 
-// TrustedRootPointsEntryViewer is the inline struct `RootPointsEntry`: a copy of its 24 bytes (an
+// TrustedRootPointsEntryViewer is the inline struct `RootPointsEntry`: a copy of its 16 bytes (an
 // AoS array of them is a []TrustedRootPointsEntryViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootPointsEntry (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootPointsEntryViewer [24]byte
+type TrustedRootPointsEntryViewer [16]byte
 
 func (v TrustedRootPointsEntryViewer) Key(r karmem.Trusted) uint16 {
 	return karmem.LoadUint16(v[:])
 }
 
 func (v TrustedRootPointsEntryViewer) Value(r karmem.Trusted) TrustedVec3Viewer {
-	return karmem.ImageOf[TrustedVec3Viewer](v[8:])
+	return karmem.ImageOf[TrustedVec3Viewer](v[4:])
 }
 
 // TrustRootNestedValueEntry validates a whole message whose root is a RootNestedValueEntry, as
@@ -3246,11 +3246,11 @@ func TrustRootNestedValueEntry(r *karmem.Reader) (karmem.Trusted, TrustedRootNes
 	return t, TrustedRootNestedValueEntryViewer(root), err
 }
 
-// TrustedRootNestedValueEntryViewer is the inline struct `RootNestedValueEntry`: a copy of its 8 bytes (an
+// TrustedRootNestedValueEntryViewer is the inline struct `RootNestedValueEntry`: a copy of its 2 bytes (an
 // AoS array of them is a []TrustedRootNestedValueEntryViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootNestedValueEntry (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootNestedValueEntryViewer [8]byte
+type TrustedRootNestedValueEntryViewer [2]byte
 
 func (v TrustedRootNestedValueEntryViewer) Key(r karmem.Trusted) uint8 {
 	return karmem.LoadUint8(v[:])
@@ -3286,7 +3286,7 @@ func (v TrustedRootNestedEntryViewer) KeyBytes(r karmem.Trusted) []byte {
 
 func (v TrustedRootNestedEntryViewer) Value(r karmem.Trusted) karmem.TrustedMap[uint8, bool] {
 	a := karmem.LoadArrayRef(v[12:])
-	return karmem.NewTrustedMap(a, 8, func(r karmem.Trusted, at uint32) uint8 {
+	return karmem.NewTrustedMap(a, 2, func(r karmem.Trusted, at uint32) uint8 {
 		return r.Uint8(at)
 	}, func(r karmem.Trusted, at uint32) bool {
 		return r.Bool(at + 1)

@@ -21,7 +21,7 @@ type Vec3 struct {
 // encoding allocates nothing.
 func (x *Vec3) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(16, 8)
+	at, err := w.Alloc(12, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -53,7 +53,7 @@ func (x *Vec3) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 24 {
+	if uint64(r.Size()) < 20 {
 		*x = Vec3{}
 		return nil
 	}
@@ -75,8 +75,8 @@ func ValidateVec3(r *karmem.Reader) (Vec3Viewer, error) {
 		return Vec3Viewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 24 {
-		return Vec3Viewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 24)
+	if uint64(r.Size()) < 20 {
+		return Vec3Viewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 20)
 	}
 	if err := validateAtVec3(&v, karmem.HeaderSize); err != nil {
 		return Vec3Viewer{}, err
@@ -88,10 +88,10 @@ func validateAtVec3(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// Vec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// Vec3Viewer is the inline struct `Vec3`: a copy of its 12 bytes (an
 // AoS array of them is a []Vec3Viewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type Vec3Viewer [16]byte
+type Vec3Viewer [12]byte
 
 // NewVec3Viewer returns the viewer of the Vec3 at offset; offset 0 selects
 // the root of the message.
@@ -494,7 +494,7 @@ func writeUnionShape(w *karmem.Writer, value Shape, tagAt, offsetAt uint32) erro
 			return nil
 		}
 		w.PutUint8(tagAt, 2)
-		at, err := w.Alloc(16, 8)
+		at, err := w.Alloc(12, 8)
 		if err != nil {
 			return err
 		}
@@ -517,8 +517,8 @@ func readUnionShape(v *karmem.Validator, place *Shape, tagAt, offsetAt uint32) e
 		}
 		return x.readTable(v, r.Table(offset))
 	case 2:
-		if r.InlineAt(offset, 16) {
-			if err := v.Charge(16); err != nil {
+		if r.InlineAt(offset, 12) {
+			if err := v.Charge(12); err != nil {
 				return err
 			}
 			x, ok := (*place).(*Vec3)
@@ -548,10 +548,10 @@ func validateUnionShape(v *karmem.Validator, tagAt, offsetAt uint32) error {
 		}
 		return validateTableCircle(v, t)
 	case 2:
-		if !r.InlineAt(offset, 16) {
+		if !r.InlineAt(offset, 12) {
 			return karmem.InvalidUnion(tagAt, tag)
 		}
-		if err := v.Charge(16); err != nil {
+		if err := v.Charge(12); err != nil {
 			return err
 		}
 		return validateAtVec3(v, offset)
@@ -587,7 +587,7 @@ func (u ShapeViewer) Circle(r *karmem.Reader) CircleViewer {
 
 // Vec3 returns the Vec3 value (reading as zeros when the tag is another).
 func (u ShapeViewer) Vec3(r *karmem.Reader) Vec3Viewer {
-	if u.tag != ShapeTagVec3 || !r.InlineAt(u.offset, 16) {
+	if u.tag != ShapeTagVec3 || !r.InlineAt(u.offset, 12) {
 		return Vec3Viewer{}
 	}
 	return karmem.Image[Vec3Viewer](r, u.offset)
@@ -2011,11 +2011,11 @@ func TrustVec3(r *karmem.Reader) (karmem.Trusted, TrustedVec3Viewer, error) {
 	return t, TrustedVec3Viewer(root), err
 }
 
-// TrustedVec3Viewer is the inline struct `Vec3`: a copy of its 16 bytes (an
+// TrustedVec3Viewer is the inline struct `Vec3`: a copy of its 12 bytes (an
 // AoS array of them is a []TrustedVec3Viewer over the message). Its methods
 // take the karmem.Trusted of TrustVec3 (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedVec3Viewer [16]byte
+type TrustedVec3Viewer [12]byte
 
 func (v TrustedVec3Viewer) X(r karmem.Trusted) float32 {
 	return karmem.LoadFloat32(v[:])

@@ -723,11 +723,11 @@ func (x *Root) WriteAsRoot(w *karmem.Writer) (uint, error) {
 
 // writeTable appends the table and stores its offset at ref (0: the root).
 func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
-	at, err := w.Alloc(168, 8)
+	at, err := w.Alloc(160, 8)
 	if err != nil {
 		return err
 	}
-	w.PutUint32(at, 0x80000015)
+	w.PutUint32(at, 0x80000014)
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
@@ -791,19 +791,19 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 		}
 	}
 	if x.Pos != nil {
-		w.PutUint8(at+128, 1)
-		if err := (*x.Pos).writeAt(w, at+136); err != nil {
+		w.PutUint8(at+124, 1)
+		if err := (*x.Pos).writeAt(w, at+128); err != nil {
 			return err
 		}
 	}
 	if x.List != nil {
-		if err := x.List.writeTable(w, at+144); err != nil {
+		if err := x.List.writeTable(w, at+136); err != nil {
 			return err
 		}
 	}
 	if x.Points != nil {
-		w.PutUint8(at+148, 1)
-		if err := writeSoaVec2(w, at+152, (*x.Points)); err != nil {
+		w.PutUint8(at+140, 1)
+		if err := writeSoaVec2(w, at+144, (*x.Points)); err != nil {
 			return err
 		}
 	}
@@ -812,12 +812,12 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 
 // RootFullSize is S of format.md §10: the table's full size, every
 // field of this schema; a decoder charges at least this for a table it reads.
-const RootFullSize = 168
+const RootFullSize = 160
 
 // RootZeroSize is Z of format.md §10: the size of the table's zero
 // value, the tables it holds included; a decoder charges it for an absent
 // or malformed one.
-const RootZeroSize = 168
+const RootZeroSize = 160
 
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
@@ -963,17 +963,17 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Short = nil
 	}
-	if t.Has(128, 16) && r.Uint8(t.Offset+128) != 0 {
+	if t.Has(124, 12) && r.Uint8(t.Offset+124) != 0 {
 		if x.Pos == nil {
 			x.Pos = new(Vec2)
 		}
-		if err := (*x.Pos).readAt(v, t.Offset+136); err != nil {
+		if err := (*x.Pos).readAt(v, t.Offset+128); err != nil {
 			return err
 		}
 	} else {
 		x.Pos = nil
 	}
-	if offset := r.FieldUint32(t, 144); offset != 0 {
+	if offset := r.FieldUint32(t, 136); offset != 0 {
 		if x.List == nil {
 			x.List = new(Node)
 		}
@@ -983,12 +983,12 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.List = nil
 	}
-	if t.Has(148, 16) && r.Uint8(t.Offset+148) != 0 {
+	if t.Has(140, 16) && r.Uint8(t.Offset+140) != 0 {
 		if x.Points == nil {
 			x.Points = new([]Vec2)
 		}
 		{
-			a := r.Array(t.Offset+152, 0, karmem.NoLimit)
+			a := r.Array(t.Offset+144, 0, karmem.NoLimit)
 			if err := readSoaVec2(v, a, x.Points); err != nil {
 				return err
 			}
@@ -1133,13 +1133,13 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 			}
 		}
 	}
-	if t.Has(128, 16) {
-		if err := v.BoolAt(t.Offset + 128); err != nil {
+	if t.Has(124, 12) {
+		if err := v.BoolAt(t.Offset + 124); err != nil {
 			return err
 		}
 	}
-	if t.Has(144, 4) {
-		if offset := r.Uint32(t.Offset + 144); offset != 0 {
+	if t.Has(136, 4) {
+		if offset := r.Uint32(t.Offset + 136); offset != 0 {
 			child, err := v.Table(offset, NodeFullSize)
 			if err != nil {
 				return err
@@ -1149,13 +1149,13 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 			}
 		}
 	}
-	if t.Has(148, 16) {
-		if err := v.BoolAt(t.Offset + 148); err != nil {
+	if t.Has(140, 16) {
+		if err := v.BoolAt(t.Offset + 140); err != nil {
 			return err
 		}
-		if r.Uint8(t.Offset+148) != 0 {
+		if r.Uint8(t.Offset+140) != 0 {
 			{
-				a, err := v.Array(t.Offset+152, 0, karmem.NoLimit)
+				a, err := v.Array(t.Offset+144, 0, karmem.NoLimit)
 				if err != nil {
 					return err
 				}
@@ -1316,20 +1316,20 @@ func (v RootViewer) ShortBytes(r *karmem.Reader) ([]byte, bool) {
 }
 
 func (v RootViewer) Pos(r *karmem.Reader) (Vec2Viewer, bool) {
-	if !v.t.Has(128, 16) {
+	if !v.t.Has(124, 12) {
 		return Vec2Viewer{}, false
 	}
-	if r.Uint8(v.t.Offset+128) == 0 {
+	if r.Uint8(v.t.Offset+124) == 0 {
 		return Vec2Viewer{}, false
 	}
-	return karmem.Image[Vec2Viewer](r, v.t.Offset+136), true
+	return karmem.Image[Vec2Viewer](r, v.t.Offset+128), true
 }
 
 func (v RootViewer) List(r *karmem.Reader) (NodeViewer, bool) {
-	if !v.t.Has(144, 4) {
+	if !v.t.Has(136, 4) {
 		return NodeViewer{}, false
 	}
-	offset := r.Uint32(v.t.Offset + 144)
+	offset := r.Uint32(v.t.Offset + 136)
 	if offset == 0 {
 		return NodeViewer{}, false
 	}
@@ -1337,13 +1337,13 @@ func (v RootViewer) List(r *karmem.Reader) (NodeViewer, bool) {
 }
 
 func (v RootViewer) Points(r *karmem.Reader) (Vec2SoaViewer, bool) {
-	if !v.t.Has(148, 16) {
+	if !v.t.Has(140, 16) {
 		return Vec2SoaViewer{}, false
 	}
-	if r.Uint8(v.t.Offset+148) == 0 {
+	if r.Uint8(v.t.Offset+140) == 0 {
 		return Vec2SoaViewer{}, false
 	}
-	a := r.Array(v.t.Offset+152, 0, karmem.NoLimit)
+	a := r.Array(v.t.Offset+144, 0, karmem.NoLimit)
 	return NewVec2SoaViewer(r, a), true
 }
 
@@ -2196,18 +2196,18 @@ func (v TrustedRootViewer) ShortBytes(r karmem.Trusted) ([]byte, bool) {
 }
 
 func (v TrustedRootViewer) Pos(r karmem.Trusted) (TrustedVec2Viewer, bool) {
-	if v.t.Has(128, 16) {
-		if r.Uint8(v.t.Offset+128) == 0 {
+	if v.t.Has(124, 12) {
+		if r.Uint8(v.t.Offset+124) == 0 {
 			return TrustedVec2Viewer{}, false
 		}
-		return karmem.TrustedImage[TrustedVec2Viewer](r, v.t.Offset+136), true
+		return karmem.TrustedImage[TrustedVec2Viewer](r, v.t.Offset+128), true
 	}
 	return TrustedVec2Viewer{}, false
 }
 
 func (v TrustedRootViewer) List(r karmem.Trusted) (TrustedNodeViewer, bool) {
-	if v.t.Has(144, 4) {
-		offset := r.Uint32(v.t.Offset + 144)
+	if v.t.Has(136, 4) {
+		offset := r.Uint32(v.t.Offset + 136)
 		if offset == 0 {
 			return TrustedNodeViewer{}, false
 		}
@@ -2217,11 +2217,11 @@ func (v TrustedRootViewer) List(r karmem.Trusted) (TrustedNodeViewer, bool) {
 }
 
 func (v TrustedRootViewer) Points(r karmem.Trusted) (TrustedVec2SoaViewer, bool) {
-	if v.t.Has(148, 16) {
-		if r.Uint8(v.t.Offset+148) == 0 {
+	if v.t.Has(140, 16) {
+		if r.Uint8(v.t.Offset+140) == 0 {
 			return TrustedVec2SoaViewer{}, false
 		}
-		a := r.Array(v.t.Offset + 152)
+		a := r.Array(v.t.Offset + 144)
 		return NewTrustedVec2SoaViewer(r, a), true
 	}
 	return TrustedVec2SoaViewer{}, false

@@ -389,11 +389,11 @@ func (x *Branch) WriteAsRoot(w *karmem.Writer) (uint, error) {
 
 // writeTable appends the table and stores its offset at ref (0: the root).
 func (x *Branch) writeTable(w *karmem.Writer, ref uint32) error {
-	at, err := w.Alloc(32, 8)
+	at, err := w.Alloc(24, 8)
 	if err != nil {
 		return err
 	}
-	w.PutUint32(at, 0x80000004)
+	w.PutUint32(at, 0x3)
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
@@ -403,10 +403,10 @@ func (x *Branch) writeTable(w *karmem.Writer, ref uint32) error {
 	if err := x.Right.writeTable(w, at+8); err != nil {
 		return err
 	}
-	if err := x.Where.writeAt(w, at+16); err != nil {
+	if err := x.Where.writeAt(w, at+12); err != nil {
 		return err
 	}
-	if err := x.Empty.writeTable(w, at+24); err != nil {
+	if err := x.Empty.writeTable(w, at+20); err != nil {
 		return err
 	}
 	return nil
@@ -414,12 +414,12 @@ func (x *Branch) writeTable(w *karmem.Writer, ref uint32) error {
 
 // BranchFullSize is S of format.md §10: the table's full size, every
 // field of this schema; a decoder charges at least this for a table it reads.
-const BranchFullSize = 32
+const BranchFullSize = 24
 
 // BranchZeroSize is Z of format.md §10: the size of the table's zero
 // value, the tables it holds included; a decoder charges it for an absent
 // or malformed one.
-const BranchZeroSize = 72
+const BranchZeroSize = 64
 
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
@@ -457,14 +457,14 @@ func (x *Branch) readTable(v *karmem.Validator, t karmem.Table) error {
 	if err := x.Right.readTable(v, r.FieldTable(t, 8)); err != nil {
 		return err
 	}
-	if t.Has(16, 8) {
-		if err := x.Where.readAt(v, t.Offset+16); err != nil {
+	if t.Has(12, 8) {
+		if err := x.Where.readAt(v, t.Offset+12); err != nil {
 			return err
 		}
 	} else {
 		x.Where = Vec2{}
 	}
-	if err := x.Empty.readTable(v, r.FieldTable(t, 24)); err != nil {
+	if err := x.Empty.readTable(v, r.FieldTable(t, 20)); err != nil {
 		return err
 	}
 	v.Leave()
@@ -519,8 +519,8 @@ func validateTableBranch(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 	}
-	if t.Has(24, 4) {
-		child, err := v.Table(r.Uint32(t.Offset+24), EmptyFullSize)
+	if t.Has(20, 4) {
+		child, err := v.Table(r.Uint32(t.Offset+20), EmptyFullSize)
 		if err != nil {
 			return err
 		}
@@ -566,14 +566,14 @@ func (v BranchViewer) Right(r *karmem.Reader) LeafViewer {
 }
 
 func (v BranchViewer) Where(r *karmem.Reader) Vec2Viewer {
-	if !v.t.Has(16, 8) {
+	if !v.t.Has(12, 8) {
 		return Vec2Viewer{}
 	}
-	return karmem.Image[Vec2Viewer](r, v.t.Offset+16)
+	return karmem.Image[Vec2Viewer](r, v.t.Offset+12)
 }
 
 func (v BranchViewer) Empty(r *karmem.Reader) EmptyViewer {
-	return EmptyViewer{t: r.FieldTable(v.t, 24)}
+	return EmptyViewer{t: r.FieldTable(v.t, 20)}
 }
 
 // Arrays is the table (evolvable) `Arrays`. Object type: owns its data.
@@ -978,7 +978,7 @@ type Holder struct {
 // encoding allocates nothing.
 func (x *Holder) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(8, 8)
+	at, err := w.Alloc(4, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -1010,7 +1010,7 @@ func (x *Holder) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
+	if uint64(r.Size()) < 12 {
 		if err := v.Charge(16); err != nil {
 			return err
 		}
@@ -1035,8 +1035,8 @@ func ValidateHolder(r *karmem.Reader) (HolderViewer, error) {
 		return HolderViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
-		return HolderViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 16)
+	if uint64(r.Size()) < 12 {
+		return HolderViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 12)
 	}
 	if err := validateAtHolder(&v, karmem.HeaderSize); err != nil {
 		return HolderViewer{}, err
@@ -1058,10 +1058,10 @@ func validateAtHolder(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// HolderViewer is the inline struct `Holder`: a copy of its 8 bytes (an
+// HolderViewer is the inline struct `Holder`: a copy of its 4 bytes (an
 // AoS array of them is a []HolderViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type HolderViewer [8]byte
+type HolderViewer [4]byte
 
 // NewHolderViewer returns the viewer of the Holder at offset; offset 0 selects
 // the root of the message.
@@ -1104,7 +1104,7 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 	if err != nil {
 		return err
 	}
-	w.PutUint32(at, 0x4)
+	w.PutUint32(at, 0x80000004)
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
@@ -1128,7 +1128,7 @@ const RootFullSize = 32
 // RootZeroSize is Z of format.md §10: the size of the table's zero
 // value, the tables it holds included; a decoder charges it for an absent
 // or malformed one.
-const RootZeroSize = 216
+const RootZeroSize = 208
 
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
@@ -1167,7 +1167,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	if err := x.Arrays.readTable(v, r.FieldTable(t, 20)); err != nil {
 		return err
 	}
-	if t.Has(24, 8) {
+	if t.Has(24, 4) {
 		if err := x.Held.readAt(v, t.Offset+24); err != nil {
 			return err
 		}
@@ -1212,7 +1212,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 	} else {
-		if err := v.Charge(72); err != nil {
+		if err := v.Charge(64); err != nil {
 			return err
 		}
 	}
@@ -1229,7 +1229,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 			return err
 		}
 	}
-	if t.Has(24, 8) {
+	if t.Has(24, 4) {
 		if err := validateAtHolder(v, t.Offset+24); err != nil {
 			return err
 		}
@@ -1281,7 +1281,7 @@ func (v RootViewer) Arrays(r *karmem.Reader) ArraysViewer {
 }
 
 func (v RootViewer) Held(r *karmem.Reader) HolderViewer {
-	if !v.t.Has(24, 8) {
+	if !v.t.Has(24, 4) {
 		return HolderViewer{}
 	}
 	return karmem.Image[HolderViewer](r, v.t.Offset+24)
@@ -1401,15 +1401,15 @@ func (v TrustedBranchViewer) Right(r karmem.Trusted) TrustedLeafViewer {
 }
 
 func (v TrustedBranchViewer) Where(r karmem.Trusted) TrustedVec2Viewer {
-	if v.t.Has(16, 8) {
-		return karmem.TrustedImage[TrustedVec2Viewer](r, v.t.Offset+16)
+	if v.t.Has(12, 8) {
+		return karmem.TrustedImage[TrustedVec2Viewer](r, v.t.Offset+12)
 	}
 	return TrustedVec2Viewer{}
 }
 
 func (v TrustedBranchViewer) Empty(r karmem.Trusted) TrustedEmptyViewer {
-	if v.t.Has(24, 4) {
-		return TrustedEmptyViewer{t: r.Table(r.Uint32(v.t.Offset + 24))}
+	if v.t.Has(20, 4) {
+		return TrustedEmptyViewer{t: r.Table(r.Uint32(v.t.Offset + 20))}
 	}
 	return TrustedEmptyViewer{}
 }
@@ -1502,11 +1502,11 @@ func TrustHolder(r *karmem.Reader) (karmem.Trusted, TrustedHolderViewer, error) 
 	return t, TrustedHolderViewer(root), err
 }
 
-// TrustedHolderViewer is the inline struct `Holder`: a copy of its 8 bytes (an
+// TrustedHolderViewer is the inline struct `Holder`: a copy of its 4 bytes (an
 // AoS array of them is a []TrustedHolderViewer over the message). Its methods
 // take the karmem.Trusted of TrustHolder (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedHolderViewer [8]byte
+type TrustedHolderViewer [4]byte
 
 func (v TrustedHolderViewer) Child(r karmem.Trusted) TrustedLeafViewer {
 	return TrustedLeafViewer{t: r.Table(karmem.LoadUint32(v[:]))}
@@ -1555,7 +1555,7 @@ func (v TrustedRootViewer) Arrays(r karmem.Trusted) TrustedArraysViewer {
 }
 
 func (v TrustedRootViewer) Held(r karmem.Trusted) TrustedHolderViewer {
-	if v.t.Has(24, 8) {
+	if v.t.Has(24, 4) {
 		return karmem.TrustedImage[TrustedHolderViewer](r, v.t.Offset+24)
 	}
 	return TrustedHolderViewer{}

@@ -231,27 +231,27 @@ func (x *Root) WriteAsRoot(w *karmem.Writer) (uint, error) {
 
 // writeTable appends the table and stores its offset at ref (0: the root).
 func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
-	at, err := w.Alloc(136, 8)
+	at, err := w.Alloc(104, 8)
 	if err != nil {
 		return err
 	}
-	w.PutUint32(at, 0x80000011)
+	w.PutUint32(at, 0xd)
 	if ref != 0 {
 		w.PutUint32(ref, at)
 	}
-	if err := x.Pos.writeAt(w, at+8); err != nil {
+	if err := x.Pos.writeAt(w, at+4); err != nil {
 		return err
 	}
-	if err := x.Named.writeAt(w, at+16); err != nil {
+	if err := x.Named.writeAt(w, at+12); err != nil {
 		return err
 	}
-	if err := x.Nested.writeAt(w, at+32); err != nil {
+	if err := x.Nested.writeAt(w, at+28); err != nil {
 		return err
 	}
-	if err := x.WithTable.writeAt(w, at+48); err != nil {
+	if err := x.WithTable.writeAt(w, at+36); err != nil {
 		return err
 	}
-	if err := writeSoaRootPointsTuple(w, at+56, x.Points); err != nil {
+	if err := writeSoaRootPointsTuple(w, at+44, x.Points); err != nil {
 		return err
 	}
 	{
@@ -264,47 +264,47 @@ func (x *Root) writeTable(w *karmem.Writer, ref uint32) error {
 				return err
 			}
 		}
-		w.PutArrayRef(at+68, block, uint32(len(x.Labels)), uint32(len(x.Labels)))
+		w.PutArrayRef(at+56, block, uint32(len(x.Labels)), uint32(len(x.Labels)))
 	}
 	for j := range x.Fixed {
-		if err := x.Fixed[j].writeAt(w, at+uint32(j)*8+80); err != nil {
+		if err := x.Fixed[j].writeAt(w, at+uint32(j)*2+68); err != nil {
 			return err
 		}
 	}
 	if x.Maybe != nil {
-		w.PutUint8(at+96, 1)
-		if err := (*x.Maybe).writeAt(w, at+104); err != nil {
+		w.PutUint8(at+72, 1)
+		if err := (*x.Maybe).writeAt(w, at+76); err != nil {
 			return err
 		}
 	}
 	{
 		keys := karmem.SortedKeys(x.Scores)
-		block, err := w.AllocArray(len(keys), 24)
+		block, err := w.AllocArray(len(keys), 20)
 		if err != nil {
 			return err
 		}
 		for k, key := range keys {
-			value, at := x.Scores[key], block+uint32(k)*24
+			value, at := x.Scores[key], block+uint32(k)*20
 			if err := w.WriteString(at, key); err != nil {
 				return err
 			}
-			if err := value.writeAt(w, at+16); err != nil {
+			if err := value.writeAt(w, at+12); err != nil {
 				return err
 			}
 		}
-		w.PutArrayRef(at+120, block, uint32(len(keys)), uint32(len(keys)))
+		w.PutArrayRef(at+92, block, uint32(len(keys)), uint32(len(keys)))
 	}
 	return nil
 }
 
 // RootFullSize is S of format.md §10: the table's full size, every
 // field of this schema; a decoder charges at least this for a table it reads.
-const RootFullSize = 136
+const RootFullSize = 104
 
 // RootZeroSize is Z of format.md §10: the size of the table's zero
 // value, the tables it holds included; a decoder charges it for an absent
 // or malformed one.
-const RootZeroSize = 144
+const RootZeroSize = 112
 
 // ReadAsRoot decodes a whole message into x, reusing the slices,
 // strings and union values x already holds. Malformed parts read as
@@ -336,29 +336,29 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 		return err
 	}
 	r := v.Reader()
-	if t.Has(8, 8) {
-		if err := x.Pos.readAt(v, t.Offset+8); err != nil {
+	if t.Has(4, 8) {
+		if err := x.Pos.readAt(v, t.Offset+4); err != nil {
 			return err
 		}
 	} else {
 		x.Pos = RootPosTuple{}
 	}
-	if t.Has(16, 16) {
-		if err := x.Named.readAt(v, t.Offset+16); err != nil {
+	if t.Has(12, 16) {
+		if err := x.Named.readAt(v, t.Offset+12); err != nil {
 			return err
 		}
 	} else {
 		x.Named = RootNamedTuple{}
 	}
-	if t.Has(32, 16) {
-		if err := x.Nested.readAt(v, t.Offset+32); err != nil {
+	if t.Has(28, 6) {
+		if err := x.Nested.readAt(v, t.Offset+28); err != nil {
 			return err
 		}
 	} else {
 		x.Nested = RootNestedTuple{}
 	}
-	if t.Has(48, 8) {
-		if err := x.WithTable.readAt(v, t.Offset+48); err != nil {
+	if t.Has(36, 8) {
+		if err := x.WithTable.readAt(v, t.Offset+36); err != nil {
 			return err
 		}
 	} else {
@@ -367,16 +367,16 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 		}
 		x.WithTable = RootWithTableTuple{}
 	}
-	if t.Has(56, 12) {
-		a := r.FieldArray(t, 56, 0, karmem.NoLimit)
+	if t.Has(44, 12) {
+		a := r.FieldArray(t, 44, 0, karmem.NoLimit)
 		if err := readSoaRootPointsTuple(v, a, &x.Points); err != nil {
 			return err
 		}
 	} else {
 		x.Points = x.Points[:0]
 	}
-	if t.Has(68, 12) {
-		a := r.FieldArray(t, 68, 16, karmem.NoLimit)
+	if t.Has(56, 12) {
+		a := r.FieldArray(t, 56, 16, karmem.NoLimit)
 		if err := v.Charge(uint64(a.Len) * 16); err != nil {
 			return err
 		}
@@ -392,28 +392,28 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 	} else {
 		x.Labels = x.Labels[:0]
 	}
-	if t.Has(80, 16) {
+	if t.Has(68, 4) {
 		for j := range x.Fixed {
-			if err := x.Fixed[j].readAt(v, t.Offset+uint32(j)*8+80); err != nil {
+			if err := x.Fixed[j].readAt(v, t.Offset+uint32(j)*2+68); err != nil {
 				return err
 			}
 		}
 	} else {
 		x.Fixed = [2]RootFixedTuple{}
 	}
-	if t.Has(96, 24) && r.Uint8(t.Offset+96) != 0 {
+	if t.Has(72, 20) && r.Uint8(t.Offset+72) != 0 {
 		if x.Maybe == nil {
 			x.Maybe = new(RootMaybeTuple)
 		}
-		if err := (*x.Maybe).readAt(v, t.Offset+104); err != nil {
+		if err := (*x.Maybe).readAt(v, t.Offset+76); err != nil {
 			return err
 		}
 	} else {
 		x.Maybe = nil
 	}
-	if t.Has(120, 12) {
-		a := r.FieldArray(t, 120, 24, karmem.NoLimit)
-		if err := v.Charge(uint64(a.Len) * 24); err != nil {
+	if t.Has(92, 12) {
+		a := r.FieldArray(t, 92, 20, karmem.NoLimit)
+		if err := v.Charge(uint64(a.Len) * 20); err != nil {
 			return err
 		}
 		if x.Scores == nil {
@@ -423,7 +423,7 @@ func (x *Root) readTable(v *karmem.Validator, t karmem.Table) error {
 		}
 		for k := uint32(0); k < a.Len; k++ {
 			var entry RootScoresEntry
-			if err := entry.readAt(v, a.Offset+k*24); err != nil {
+			if err := entry.readAt(v, a.Offset+k*20); err != nil {
 				return err
 			}
 			x.Scores[entry.Key] = entry.Value
@@ -461,18 +461,18 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		return err
 	}
 	r := v.Reader()
-	if t.Has(16, 16) {
-		if err := validateAtRootNamedTuple(v, t.Offset+16); err != nil {
+	if t.Has(12, 16) {
+		if err := validateAtRootNamedTuple(v, t.Offset+12); err != nil {
 			return err
 		}
 	}
-	if t.Has(32, 16) {
-		if err := validateAtRootNestedTuple(v, t.Offset+32); err != nil {
+	if t.Has(28, 6) {
+		if err := validateAtRootNestedTuple(v, t.Offset+28); err != nil {
 			return err
 		}
 	}
-	if t.Has(48, 8) {
-		if err := validateAtRootWithTableTuple(v, t.Offset+48); err != nil {
+	if t.Has(36, 8) {
+		if err := validateAtRootWithTableTuple(v, t.Offset+36); err != nil {
 			return err
 		}
 	} else {
@@ -481,7 +481,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 56, 0, karmem.NoLimit)
+		a, err := v.FieldArray(t, 44, 0, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -490,7 +490,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 68, 16, karmem.NoLimit)
+		a, err := v.FieldArray(t, 56, 16, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
@@ -500,30 +500,30 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 			}
 		}
 	}
-	if t.Has(96, 24) {
-		if err := v.BoolAt(t.Offset + 96); err != nil {
+	if t.Has(72, 20) {
+		if err := v.BoolAt(t.Offset + 72); err != nil {
 			return err
 		}
-		if r.Uint8(t.Offset+96) != 0 {
+		if r.Uint8(t.Offset+72) != 0 {
 			{
-				if err := validateAtRootMaybeTuple(v, t.Offset+104); err != nil {
+				if err := validateAtRootMaybeTuple(v, t.Offset+76); err != nil {
 					return err
 				}
 			}
 		}
 	}
 	{
-		a, err := v.FieldArray(t, 120, 24, karmem.NoLimit)
+		a, err := v.FieldArray(t, 92, 20, karmem.NoLimit)
 		if err != nil {
 			return err
 		}
 		for i := uint32(0); i < a.Len; i++ {
-			if err := validateAtRootScoresEntry(v, a.Offset+i*24); err != nil {
+			if err := validateAtRootScoresEntry(v, a.Offset+i*20); err != nil {
 				return err
 			}
 		}
 		for k := uint32(1); k < a.Len; k++ {
-			if string(r.ArrayBytes(r.Array(a.Offset+(k-1)*24, 1, karmem.NoLimit))) >= string(r.ArrayBytes(r.Array(a.Offset+k*24, 1, karmem.NoLimit))) {
+			if string(r.ArrayBytes(r.Array(a.Offset+(k-1)*20, 1, karmem.NoLimit))) >= string(r.ArrayBytes(r.Array(a.Offset+k*20, 1, karmem.NoLimit))) {
 				return karmem.ErrMalformedArray
 			}
 		}
@@ -554,67 +554,67 @@ func (v RootViewer) Table() karmem.Table {
 }
 
 func (v RootViewer) Pos(r *karmem.Reader) RootPosTupleViewer {
-	if !v.t.Has(8, 8) {
+	if !v.t.Has(4, 8) {
 		return RootPosTupleViewer{}
 	}
-	return karmem.Image[RootPosTupleViewer](r, v.t.Offset+8)
+	return karmem.Image[RootPosTupleViewer](r, v.t.Offset+4)
 }
 
 func (v RootViewer) Named(r *karmem.Reader) RootNamedTupleViewer {
-	if !v.t.Has(16, 16) {
+	if !v.t.Has(12, 16) {
 		return RootNamedTupleViewer{}
 	}
-	return karmem.Image[RootNamedTupleViewer](r, v.t.Offset+16)
+	return karmem.Image[RootNamedTupleViewer](r, v.t.Offset+12)
 }
 
 func (v RootViewer) Nested(r *karmem.Reader) RootNestedTupleViewer {
-	if !v.t.Has(32, 16) {
+	if !v.t.Has(28, 6) {
 		return RootNestedTupleViewer{}
 	}
-	return karmem.Image[RootNestedTupleViewer](r, v.t.Offset+32)
+	return karmem.Image[RootNestedTupleViewer](r, v.t.Offset+28)
 }
 
 func (v RootViewer) WithTable(r *karmem.Reader) RootWithTableTupleViewer {
-	if !v.t.Has(48, 8) {
+	if !v.t.Has(36, 8) {
 		return RootWithTableTupleViewer{}
 	}
-	return karmem.Image[RootWithTableTupleViewer](r, v.t.Offset+48)
+	return karmem.Image[RootWithTableTupleViewer](r, v.t.Offset+36)
 }
 
 func (v RootViewer) Points(r *karmem.Reader) RootPointsTupleSoaViewer {
-	a := r.FieldArray(v.t, 56, 0, karmem.NoLimit)
+	a := r.FieldArray(v.t, 44, 0, karmem.NoLimit)
 	return NewRootPointsTupleSoaViewer(r, a)
 }
 
 func (v RootViewer) Labels(r *karmem.Reader) []RootLabelsTupleViewer {
-	a := r.FieldArray(v.t, 68, 16, karmem.NoLimit)
+	a := r.FieldArray(v.t, 56, 16, karmem.NoLimit)
 	return karmem.Images[RootLabelsTupleViewer](r, a.Offset, a.Len)
 }
 
 func (v RootViewer) Fixed(r *karmem.Reader) [2]RootFixedTupleViewer {
-	if !v.t.Has(80, 16) {
+	if !v.t.Has(68, 4) {
 		return [2]RootFixedTupleViewer{}
 	}
-	return karmem.Image[[2]RootFixedTupleViewer](r, v.t.Offset+80)
+	return karmem.Image[[2]RootFixedTupleViewer](r, v.t.Offset+68)
 }
 
 func (v RootViewer) Maybe(r *karmem.Reader) (RootMaybeTupleViewer, bool) {
-	if !v.t.Has(96, 24) {
+	if !v.t.Has(72, 20) {
 		return RootMaybeTupleViewer{}, false
 	}
-	if r.Uint8(v.t.Offset+96) == 0 {
+	if r.Uint8(v.t.Offset+72) == 0 {
 		return RootMaybeTupleViewer{}, false
 	}
-	return karmem.Image[RootMaybeTupleViewer](r, v.t.Offset+104), true
+	return karmem.Image[RootMaybeTupleViewer](r, v.t.Offset+76), true
 }
 
 func (v RootViewer) Scores(r *karmem.Reader) karmem.Map[string, RootScoresValueTupleViewer] {
-	a := r.FieldArray(v.t, 120, 24, karmem.NoLimit)
-	return karmem.NewMap(a, 24, func(r *karmem.Reader, at uint32) string {
+	a := r.FieldArray(v.t, 92, 20, karmem.NoLimit)
+	return karmem.NewMap(a, 20, func(r *karmem.Reader, at uint32) string {
 		a := r.Array(at, 1, karmem.NoLimit)
 		return r.String(a)
 	}, func(r *karmem.Reader, at uint32) RootScoresValueTupleViewer {
-		return karmem.Image[RootScoresValueTupleViewer](r, at+16)
+		return karmem.Image[RootScoresValueTupleViewer](r, at+12)
 	})
 }
 
@@ -932,7 +932,7 @@ func (x *RootNestedF1Tuple) UnmarshalJSON(b []byte) error {
 // encoding allocates nothing.
 func (x *RootNestedF1Tuple) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(8, 8)
+	at, err := w.Alloc(4, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -963,7 +963,7 @@ func (x *RootNestedF1Tuple) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
+	if uint64(r.Size()) < 12 {
 		*x = RootNestedF1Tuple{}
 		return nil
 	}
@@ -984,8 +984,8 @@ func ValidateRootNestedF1Tuple(r *karmem.Reader) (RootNestedF1TupleViewer, error
 		return RootNestedF1TupleViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
-		return RootNestedF1TupleViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 16)
+	if uint64(r.Size()) < 12 {
+		return RootNestedF1TupleViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 12)
 	}
 	if err := validateAtRootNestedF1Tuple(&v, karmem.HeaderSize); err != nil {
 		return RootNestedF1TupleViewer{}, err
@@ -1002,10 +1002,10 @@ func validateAtRootNestedF1Tuple(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootNestedF1TupleViewer is the inline struct `RootNestedF1Tuple`: a copy of its 8 bytes (an
+// RootNestedF1TupleViewer is the inline struct `RootNestedF1Tuple`: a copy of its 4 bytes (an
 // AoS array of them is a []RootNestedF1TupleViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootNestedF1TupleViewer [8]byte
+type RootNestedF1TupleViewer [4]byte
 
 // NewRootNestedF1TupleViewer returns the viewer of the RootNestedF1Tuple at offset; offset 0 selects
 // the root of the message.
@@ -1063,7 +1063,7 @@ func (x *RootNestedTuple) UnmarshalJSON(b []byte) error {
 // encoding allocates nothing.
 func (x *RootNestedTuple) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(16, 8)
+	at, err := w.Alloc(6, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -1078,7 +1078,7 @@ func (x *RootNestedTuple) WriteAsRoot(w *karmem.Writer) (uint, error) {
 
 func (x *RootNestedTuple) writeAt(w *karmem.Writer, at uint32) error {
 	w.PutUint8(at, x.F0)
-	if err := x.F1.writeAt(w, at+8); err != nil {
+	if err := x.F1.writeAt(w, at+2); err != nil {
 		return err
 	}
 	return nil
@@ -1096,7 +1096,7 @@ func (x *RootNestedTuple) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 24 {
+	if uint64(r.Size()) < 14 {
 		*x = RootNestedTuple{}
 		return nil
 	}
@@ -1106,7 +1106,7 @@ func (x *RootNestedTuple) ReadAsRoot(r *karmem.Reader) error {
 func (x *RootNestedTuple) readAt(v *karmem.Validator, at uint32) error {
 	r := v.Reader()
 	x.F0 = r.Uint8(at)
-	if err := x.F1.readAt(v, at+8); err != nil {
+	if err := x.F1.readAt(v, at+2); err != nil {
 		return err
 	}
 	return nil
@@ -1119,8 +1119,8 @@ func ValidateRootNestedTuple(r *karmem.Reader) (RootNestedTupleViewer, error) {
 		return RootNestedTupleViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 24 {
-		return RootNestedTupleViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 24)
+	if uint64(r.Size()) < 14 {
+		return RootNestedTupleViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 14)
 	}
 	if err := validateAtRootNestedTuple(&v, karmem.HeaderSize); err != nil {
 		return RootNestedTupleViewer{}, err
@@ -1130,17 +1130,17 @@ func ValidateRootNestedTuple(r *karmem.Reader) (RootNestedTupleViewer, error) {
 
 func validateAtRootNestedTuple(v *karmem.Validator, at uint32) error {
 	{
-		if err := validateAtRootNestedF1Tuple(v, at+8); err != nil {
+		if err := validateAtRootNestedF1Tuple(v, at+2); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// RootNestedTupleViewer is the inline struct `RootNestedTuple`: a copy of its 16 bytes (an
+// RootNestedTupleViewer is the inline struct `RootNestedTuple`: a copy of its 6 bytes (an
 // AoS array of them is a []RootNestedTupleViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootNestedTupleViewer [16]byte
+type RootNestedTupleViewer [6]byte
 
 // NewRootNestedTupleViewer returns the viewer of the RootNestedTuple at offset; offset 0 selects
 // the root of the message.
@@ -1156,7 +1156,7 @@ func (v RootNestedTupleViewer) F0(r *karmem.Reader) uint8 {
 }
 
 func (v RootNestedTupleViewer) F1(r *karmem.Reader) RootNestedF1TupleViewer {
-	return karmem.ImageOf[RootNestedF1TupleViewer](v[8:])
+	return karmem.ImageOf[RootNestedF1TupleViewer](v[2:])
 }
 
 // The tuple of `Root.WithTable`.
@@ -1345,7 +1345,7 @@ func (x *RootPointsTuple) UnmarshalJSON(b []byte) error {
 // encoding allocates nothing.
 func (x *RootPointsTuple) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(16, 8)
+	at, err := w.Alloc(12, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -1377,7 +1377,7 @@ func (x *RootPointsTuple) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 24 {
+	if uint64(r.Size()) < 20 {
 		*x = RootPointsTuple{}
 		return nil
 	}
@@ -1399,8 +1399,8 @@ func ValidateRootPointsTuple(r *karmem.Reader) (RootPointsTupleViewer, error) {
 		return RootPointsTupleViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 24 {
-		return RootPointsTupleViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 24)
+	if uint64(r.Size()) < 20 {
+		return RootPointsTupleViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 20)
 	}
 	if err := validateAtRootPointsTuple(&v, karmem.HeaderSize); err != nil {
 		return RootPointsTupleViewer{}, err
@@ -1412,10 +1412,10 @@ func validateAtRootPointsTuple(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootPointsTupleViewer is the inline struct `RootPointsTuple`: a copy of its 16 bytes (an
+// RootPointsTupleViewer is the inline struct `RootPointsTuple`: a copy of its 12 bytes (an
 // AoS array of them is a []RootPointsTupleViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootPointsTupleViewer [16]byte
+type RootPointsTupleViewer [12]byte
 
 // NewRootPointsTupleViewer returns the viewer of the RootPointsTuple at offset; offset 0 selects
 // the root of the message.
@@ -1626,7 +1626,7 @@ func (x *RootFixedTuple) UnmarshalJSON(b []byte) error {
 // encoding allocates nothing.
 func (x *RootFixedTuple) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(8, 8)
+	at, err := w.Alloc(2, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -1657,7 +1657,7 @@ func (x *RootFixedTuple) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
+	if uint64(r.Size()) < 10 {
 		*x = RootFixedTuple{}
 		return nil
 	}
@@ -1678,8 +1678,8 @@ func ValidateRootFixedTuple(r *karmem.Reader) (RootFixedTupleViewer, error) {
 		return RootFixedTupleViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
-		return RootFixedTupleViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 16)
+	if uint64(r.Size()) < 10 {
+		return RootFixedTupleViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 10)
 	}
 	if err := validateAtRootFixedTuple(&v, karmem.HeaderSize); err != nil {
 		return RootFixedTupleViewer{}, err
@@ -1691,10 +1691,10 @@ func validateAtRootFixedTuple(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootFixedTupleViewer is the inline struct `RootFixedTuple`: a copy of its 8 bytes (an
+// RootFixedTupleViewer is the inline struct `RootFixedTuple`: a copy of its 2 bytes (an
 // AoS array of them is a []RootFixedTupleViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootFixedTupleViewer [8]byte
+type RootFixedTupleViewer [2]byte
 
 // NewRootFixedTupleViewer returns the viewer of the RootFixedTuple at offset; offset 0 selects
 // the root of the message.
@@ -2001,7 +2001,7 @@ type RootScoresEntry struct {
 // encoding allocates nothing.
 func (x *RootScoresEntry) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(24, 8)
+	at, err := w.Alloc(20, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -2018,7 +2018,7 @@ func (x *RootScoresEntry) writeAt(w *karmem.Writer, at uint32) error {
 	if err := w.WriteString(at, x.Key); err != nil {
 		return err
 	}
-	if err := x.Value.writeAt(w, at+16); err != nil {
+	if err := x.Value.writeAt(w, at+12); err != nil {
 		return err
 	}
 	return nil
@@ -2036,7 +2036,7 @@ func (x *RootScoresEntry) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 32 {
+	if uint64(r.Size()) < 28 {
 		*x = RootScoresEntry{}
 		return nil
 	}
@@ -2052,7 +2052,7 @@ func (x *RootScoresEntry) readAt(v *karmem.Validator, at uint32) error {
 		}
 		karmem.SetString(&x.Key, r.ArrayBytes(a))
 	}
-	if err := x.Value.readAt(v, at+16); err != nil {
+	if err := x.Value.readAt(v, at+12); err != nil {
 		return err
 	}
 	return nil
@@ -2065,8 +2065,8 @@ func ValidateRootScoresEntry(r *karmem.Reader) (RootScoresEntryViewer, error) {
 		return RootScoresEntryViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 32 {
-		return RootScoresEntryViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 32)
+	if uint64(r.Size()) < 28 {
+		return RootScoresEntryViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 28)
 	}
 	if err := validateAtRootScoresEntry(&v, karmem.HeaderSize); err != nil {
 		return RootScoresEntryViewer{}, err
@@ -2087,10 +2087,10 @@ func validateAtRootScoresEntry(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// RootScoresEntryViewer is the inline struct `RootScoresEntry`: a copy of its 24 bytes (an
+// RootScoresEntryViewer is the inline struct `RootScoresEntry`: a copy of its 20 bytes (an
 // AoS array of them is a []RootScoresEntryViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type RootScoresEntryViewer [24]byte
+type RootScoresEntryViewer [20]byte
 
 // NewRootScoresEntryViewer returns the viewer of the RootScoresEntry at offset; offset 0 selects
 // the root of the message.
@@ -2112,7 +2112,7 @@ func (v RootScoresEntryViewer) KeyBytes(r *karmem.Reader) []byte {
 }
 
 func (v RootScoresEntryViewer) Value(r *karmem.Reader) RootScoresValueTupleViewer {
-	return karmem.ImageOf[RootScoresValueTupleViewer](v[16:])
+	return karmem.ImageOf[RootScoresValueTupleViewer](v[12:])
 }
 
 // soaColumnsRootPointsTuple: hash and size of each SoA column of RootPointsTuple, in writing order (format.md §5.3).
@@ -2348,74 +2348,74 @@ func (v TrustedRootViewer) Table() karmem.Table {
 }
 
 func (v TrustedRootViewer) Pos(r karmem.Trusted) TrustedRootPosTupleViewer {
-	if v.t.Has(8, 8) {
-		return karmem.TrustedImage[TrustedRootPosTupleViewer](r, v.t.Offset+8)
+	if v.t.Has(4, 8) {
+		return karmem.TrustedImage[TrustedRootPosTupleViewer](r, v.t.Offset+4)
 	}
 	return TrustedRootPosTupleViewer{}
 }
 
 func (v TrustedRootViewer) Named(r karmem.Trusted) TrustedRootNamedTupleViewer {
-	if v.t.Has(16, 16) {
-		return karmem.TrustedImage[TrustedRootNamedTupleViewer](r, v.t.Offset+16)
+	if v.t.Has(12, 16) {
+		return karmem.TrustedImage[TrustedRootNamedTupleViewer](r, v.t.Offset+12)
 	}
 	return TrustedRootNamedTupleViewer{}
 }
 
 func (v TrustedRootViewer) Nested(r karmem.Trusted) TrustedRootNestedTupleViewer {
-	if v.t.Has(32, 16) {
-		return karmem.TrustedImage[TrustedRootNestedTupleViewer](r, v.t.Offset+32)
+	if v.t.Has(28, 6) {
+		return karmem.TrustedImage[TrustedRootNestedTupleViewer](r, v.t.Offset+28)
 	}
 	return TrustedRootNestedTupleViewer{}
 }
 
 func (v TrustedRootViewer) WithTable(r karmem.Trusted) TrustedRootWithTableTupleViewer {
-	if v.t.Has(48, 8) {
-		return karmem.TrustedImage[TrustedRootWithTableTupleViewer](r, v.t.Offset+48)
+	if v.t.Has(36, 8) {
+		return karmem.TrustedImage[TrustedRootWithTableTupleViewer](r, v.t.Offset+36)
 	}
 	return TrustedRootWithTableTupleViewer{}
 }
 
 func (v TrustedRootViewer) Points(r karmem.Trusted) TrustedRootPointsTupleSoaViewer {
-	if v.t.Has(56, 12) {
-		a := r.Array(v.t.Offset + 56)
+	if v.t.Has(44, 12) {
+		a := r.Array(v.t.Offset + 44)
 		return NewTrustedRootPointsTupleSoaViewer(r, a)
 	}
 	return TrustedRootPointsTupleSoaViewer{}
 }
 
 func (v TrustedRootViewer) Labels(r karmem.Trusted) []TrustedRootLabelsTupleViewer {
-	if v.t.Has(68, 12) {
-		a := r.Array(v.t.Offset + 68)
+	if v.t.Has(56, 12) {
+		a := r.Array(v.t.Offset + 56)
 		return karmem.TrustedImages[TrustedRootLabelsTupleViewer](r, a.Offset, a.Len)
 	}
 	return nil
 }
 
 func (v TrustedRootViewer) Fixed(r karmem.Trusted) [2]TrustedRootFixedTupleViewer {
-	if v.t.Has(80, 16) {
-		return karmem.TrustedImage[[2]TrustedRootFixedTupleViewer](r, v.t.Offset+80)
+	if v.t.Has(68, 4) {
+		return karmem.TrustedImage[[2]TrustedRootFixedTupleViewer](r, v.t.Offset+68)
 	}
 	return [2]TrustedRootFixedTupleViewer{}
 }
 
 func (v TrustedRootViewer) Maybe(r karmem.Trusted) (TrustedRootMaybeTupleViewer, bool) {
-	if v.t.Has(96, 24) {
-		if r.Uint8(v.t.Offset+96) == 0 {
+	if v.t.Has(72, 20) {
+		if r.Uint8(v.t.Offset+72) == 0 {
 			return TrustedRootMaybeTupleViewer{}, false
 		}
-		return karmem.TrustedImage[TrustedRootMaybeTupleViewer](r, v.t.Offset+104), true
+		return karmem.TrustedImage[TrustedRootMaybeTupleViewer](r, v.t.Offset+76), true
 	}
 	return TrustedRootMaybeTupleViewer{}, false
 }
 
 func (v TrustedRootViewer) Scores(r karmem.Trusted) karmem.TrustedMap[string, TrustedRootScoresValueTupleViewer] {
-	if v.t.Has(120, 12) {
-		a := r.Array(v.t.Offset + 120)
-		return karmem.NewTrustedMap(a, 24, func(r karmem.Trusted, at uint32) string {
+	if v.t.Has(92, 12) {
+		a := r.Array(v.t.Offset + 92)
+		return karmem.NewTrustedMap(a, 20, func(r karmem.Trusted, at uint32) string {
 			a := r.Array(at)
 			return r.String(a)
 		}, func(r karmem.Trusted, at uint32) TrustedRootScoresValueTupleViewer {
-			return karmem.TrustedImage[TrustedRootScoresValueTupleViewer](r, at+16)
+			return karmem.TrustedImage[TrustedRootScoresValueTupleViewer](r, at+12)
 		})
 	}
 	return karmem.TrustedMap[string, TrustedRootScoresValueTupleViewer]{}
@@ -2479,11 +2479,11 @@ func TrustRootNestedF1Tuple(r *karmem.Reader) (karmem.Trusted, TrustedRootNested
 	return t, TrustedRootNestedF1TupleViewer(root), err
 }
 
-// TrustedRootNestedF1TupleViewer is the inline struct `RootNestedF1Tuple`: a copy of its 8 bytes (an
+// TrustedRootNestedF1TupleViewer is the inline struct `RootNestedF1Tuple`: a copy of its 4 bytes (an
 // AoS array of them is a []TrustedRootNestedF1TupleViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootNestedF1Tuple (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootNestedF1TupleViewer [8]byte
+type TrustedRootNestedF1TupleViewer [4]byte
 
 func (v TrustedRootNestedF1TupleViewer) F0(r karmem.Trusted) int16 {
 	return karmem.LoadInt16(v[:])
@@ -2501,18 +2501,18 @@ func TrustRootNestedTuple(r *karmem.Reader) (karmem.Trusted, TrustedRootNestedTu
 	return t, TrustedRootNestedTupleViewer(root), err
 }
 
-// TrustedRootNestedTupleViewer is the inline struct `RootNestedTuple`: a copy of its 16 bytes (an
+// TrustedRootNestedTupleViewer is the inline struct `RootNestedTuple`: a copy of its 6 bytes (an
 // AoS array of them is a []TrustedRootNestedTupleViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootNestedTuple (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootNestedTupleViewer [16]byte
+type TrustedRootNestedTupleViewer [6]byte
 
 func (v TrustedRootNestedTupleViewer) F0(r karmem.Trusted) uint8 {
 	return karmem.LoadUint8(v[:])
 }
 
 func (v TrustedRootNestedTupleViewer) F1(r karmem.Trusted) TrustedRootNestedF1TupleViewer {
-	return karmem.ImageOf[TrustedRootNestedF1TupleViewer](v[8:])
+	return karmem.ImageOf[TrustedRootNestedF1TupleViewer](v[2:])
 }
 
 // TrustRootWithTableTuple validates a whole message whose root is a RootWithTableTuple, as
@@ -2545,11 +2545,11 @@ func TrustRootPointsTuple(r *karmem.Reader) (karmem.Trusted, TrustedRootPointsTu
 	return t, TrustedRootPointsTupleViewer(root), err
 }
 
-// TrustedRootPointsTupleViewer is the inline struct `RootPointsTuple`: a copy of its 16 bytes (an
+// TrustedRootPointsTupleViewer is the inline struct `RootPointsTuple`: a copy of its 12 bytes (an
 // AoS array of them is a []TrustedRootPointsTupleViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootPointsTuple (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootPointsTupleViewer [16]byte
+type TrustedRootPointsTupleViewer [12]byte
 
 func (v TrustedRootPointsTupleViewer) F0(r karmem.Trusted) float32 {
 	return karmem.LoadFloat32(v[:])
@@ -2599,11 +2599,11 @@ func TrustRootFixedTuple(r *karmem.Reader) (karmem.Trusted, TrustedRootFixedTupl
 	return t, TrustedRootFixedTupleViewer(root), err
 }
 
-// TrustedRootFixedTupleViewer is the inline struct `RootFixedTuple`: a copy of its 8 bytes (an
+// TrustedRootFixedTupleViewer is the inline struct `RootFixedTuple`: a copy of its 2 bytes (an
 // AoS array of them is a []TrustedRootFixedTupleViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootFixedTuple (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootFixedTupleViewer [8]byte
+type TrustedRootFixedTupleViewer [2]byte
 
 func (v TrustedRootFixedTupleViewer) F0(r karmem.Trusted) uint8 {
 	return karmem.LoadUint8(v[:])
@@ -2671,11 +2671,11 @@ func TrustRootScoresEntry(r *karmem.Reader) (karmem.Trusted, TrustedRootScoresEn
 	return t, TrustedRootScoresEntryViewer(root), err
 }
 
-// TrustedRootScoresEntryViewer is the inline struct `RootScoresEntry`: a copy of its 24 bytes (an
+// TrustedRootScoresEntryViewer is the inline struct `RootScoresEntry`: a copy of its 20 bytes (an
 // AoS array of them is a []TrustedRootScoresEntryViewer over the message). Its methods
 // take the karmem.Trusted of TrustRootScoresEntry (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedRootScoresEntryViewer [24]byte
+type TrustedRootScoresEntryViewer [20]byte
 
 func (v TrustedRootScoresEntryViewer) Key(r karmem.Trusted) string {
 	a := karmem.LoadArrayRef(v[:])
@@ -2688,7 +2688,7 @@ func (v TrustedRootScoresEntryViewer) KeyBytes(r karmem.Trusted) []byte {
 }
 
 func (v TrustedRootScoresEntryViewer) Value(r karmem.Trusted) TrustedRootScoresValueTupleViewer {
-	return karmem.ImageOf[TrustedRootScoresValueTupleViewer](v[16:])
+	return karmem.ImageOf[TrustedRootScoresValueTupleViewer](v[12:])
 }
 
 // TrustedRootPointsTupleSoaViewer is an SoA array of `RootPointsTuple`: one directory scan when created,

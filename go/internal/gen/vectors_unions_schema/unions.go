@@ -151,7 +151,7 @@ type Square struct {
 // encoding allocates nothing.
 func (x *Square) WriteAsRoot(w *karmem.Writer) (uint, error) {
 	w.Begin()
-	at, err := w.Alloc(8, 8)
+	at, err := w.Alloc(4, 8)
 	if err != nil {
 		return 0, err
 	}
@@ -181,7 +181,7 @@ func (x *Square) ReadAsRoot(r *karmem.Reader) error {
 		return err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
+	if uint64(r.Size()) < 12 {
 		*x = Square{}
 		return nil
 	}
@@ -201,8 +201,8 @@ func ValidateSquare(r *karmem.Reader) (SquareViewer, error) {
 		return SquareViewer{}, err
 	}
 	v := karmem.NewValidator(r)
-	if uint64(r.Size()) < 16 {
-		return SquareViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 16)
+	if uint64(r.Size()) < 12 {
+		return SquareViewer{}, karmem.ErrorAt(karmem.ErrTruncated, 0, 12)
 	}
 	if err := validateAtSquare(&v, karmem.HeaderSize); err != nil {
 		return SquareViewer{}, err
@@ -214,10 +214,10 @@ func validateAtSquare(v *karmem.Validator, at uint32) error {
 	return nil
 }
 
-// SquareViewer is the inline struct `Square`: a copy of its 8 bytes (an
+// SquareViewer is the inline struct `Square`: a copy of its 4 bytes (an
 // AoS array of them is a []SquareViewer over the message). Its methods
 // take the message's reader; malformed or absent data reads as zero.
-type SquareViewer [8]byte
+type SquareViewer [4]byte
 
 // NewSquareViewer returns the viewer of the Square at offset; offset 0 selects
 // the root of the message.
@@ -465,7 +465,7 @@ func writeUnionShape(w *karmem.Writer, value Shape, tagAt, offsetAt uint32) erro
 			return nil
 		}
 		w.PutUint8(tagAt, 4)
-		at, err := w.Alloc(8, 8)
+		at, err := w.Alloc(4, 8)
 		if err != nil {
 			return err
 		}
@@ -494,8 +494,8 @@ func readUnionShape(v *karmem.Validator, place *Shape, tagAt, offsetAt uint32) e
 		}
 		return x.readTable(v, r.Table(offset))
 	case 4:
-		if r.InlineAt(offset, 8) {
-			if err := v.Charge(8); err != nil {
+		if r.InlineAt(offset, 4) {
+			if err := v.Charge(4); err != nil {
 				return err
 			}
 			x, ok := (*place).(*Square)
@@ -532,10 +532,10 @@ func validateUnionShape(v *karmem.Validator, tagAt, offsetAt uint32) error {
 		}
 		return validateTableCircle(v, t)
 	case 4:
-		if !r.InlineAt(offset, 8) {
+		if !r.InlineAt(offset, 4) {
 			return karmem.InvalidUnion(tagAt, tag)
 		}
-		if err := v.Charge(8); err != nil {
+		if err := v.Charge(4); err != nil {
 			return err
 		}
 		return validateAtSquare(v, offset)
@@ -580,7 +580,7 @@ func (u ShapeViewer) Circle(r *karmem.Reader) CircleViewer {
 
 // Square returns the Square value (reading as zeros when the tag is another).
 func (u ShapeViewer) Square(r *karmem.Reader) SquareViewer {
-	if u.tag != ShapeTagSquare || !r.InlineAt(u.offset, 8) {
+	if u.tag != ShapeTagSquare || !r.InlineAt(u.offset, 4) {
 		return SquareViewer{}
 	}
 	return karmem.Image[SquareViewer](r, u.offset)
@@ -1071,7 +1071,7 @@ func validateTableRoot(v *karmem.Validator, t karmem.Table) error {
 					}
 				}
 			case 4:
-				if _, err := v.Array(entry+4, 8, karmem.NoLimit); err != nil {
+				if _, err := v.Array(entry+4, 4, karmem.NoLimit); err != nil {
 					return err
 				}
 			case 5:
@@ -1776,7 +1776,7 @@ func writeBovoaShape(w *karmem.Writer, at uint32, items []Shape) error {
 	}
 	if counts[1] > 0 {
 		w.PutUint32(entry, 4)
-		block, err := w.AllocArray(counts[1], 8)
+		block, err := w.AllocArray(counts[1], 4)
 		if err != nil {
 			return err
 		}
@@ -1786,7 +1786,7 @@ func writeBovoaShape(w *karmem.Writer, at uint32, items []Shape) error {
 			if !ok || e == nil {
 				continue
 			}
-			if err := e.writeAt(w, block+uint32(k)*8); err != nil {
+			if err := e.writeAt(w, block+uint32(k)*4); err != nil {
 				return err
 			}
 			k++
@@ -1839,8 +1839,8 @@ func readBovoaShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape) erro
 		}
 	}
 	{
-		sub := r.BunchEntry(a, 4, 8)
-		if err := v.Charge(uint64(sub.Len) * 8); err != nil {
+		sub := r.BunchEntry(a, 4, 4)
+		if err := v.Charge(uint64(sub.Len) * 4); err != nil {
 			return err
 		}
 		start := len(*items)
@@ -1848,7 +1848,7 @@ func readBovoaShape(v *karmem.Validator, a karmem.ArrayRef, items *[]Shape) erro
 		s := (*items)[start:]
 		for k := range s {
 			e := reuseShapeSquare(s, k)
-			if err := e.readAt(v, sub.Offset+uint32(k)*8); err != nil {
+			if err := e.readAt(v, sub.Offset+uint32(k)*4); err != nil {
 				return err
 			}
 		}
@@ -1889,7 +1889,7 @@ func (b ShapeBovoaViewer) Circle(r *karmem.Reader) CircleAosViewer {
 
 // Square returns the Square values.
 func (b ShapeBovoaViewer) Square(r *karmem.Reader) []SquareViewer {
-	sub := r.BunchEntry(b.a, 4, 8)
+	sub := r.BunchEntry(b.a, 4, 4)
 	return karmem.Images[SquareViewer](r, sub.Offset, sub.Len)
 }
 
@@ -2182,11 +2182,11 @@ func TrustSquare(r *karmem.Reader) (karmem.Trusted, TrustedSquareViewer, error) 
 	return t, TrustedSquareViewer(root), err
 }
 
-// TrustedSquareViewer is the inline struct `Square`: a copy of its 8 bytes (an
+// TrustedSquareViewer is the inline struct `Square`: a copy of its 4 bytes (an
 // AoS array of them is a []TrustedSquareViewer over the message). Its methods
 // take the karmem.Trusted of TrustSquare (a validated message) and skip
 // the checks the validation made; absent data reads as zero.
-type TrustedSquareViewer [8]byte
+type TrustedSquareViewer [4]byte
 
 func (v TrustedSquareViewer) Side(r karmem.Trusted) float32 {
 	return karmem.LoadFloat32(v[:])

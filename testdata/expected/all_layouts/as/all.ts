@@ -40,7 +40,7 @@ export class Vec3 {
    */
   encode(w: Writer): KarmemError {
     w.begin();
-    this._kmWriteAt(w, w.alloc(16, 8));
+    this._kmWriteAt(w, w.alloc(12, 8));
     return w.finish();
   }
 
@@ -79,7 +79,7 @@ export class Vec3 {
 
   _kmReadRoot(v: Validator): KarmemError {
     this._kmReset();
-    if (<u64>v.size < 24) return KarmemError.None;
+    if (<u64>v.size < 20) return KarmemError.None;
     return this._kmReadAt(v, 8);
   }
 
@@ -104,7 +104,7 @@ export class Vec3 {
   }
 
   static _kmValidateRoot(v: Validator): KarmemError {
-    if (<u64>v.size < 24) return v.fail(KarmemError.Truncated, 0, 24);
+    if (<u64>v.size < 20) return v.fail(KarmemError.Truncated, 0, 20);
     return Vec3._kmValidateAt(v, 8);
   }
 
@@ -134,14 +134,14 @@ export class Pair {
    */
   encode(w: Writer): KarmemError {
     w.begin();
-    this._kmWriteAt(w, w.alloc(24, 8));
+    this._kmWriteAt(w, w.alloc(16, 8));
     return w.finish();
   }
 
   _kmWriteAt(w: Writer, at: u32): void {
     this.pos._kmWriteAt(w, at);
-    w.put<u16>(at + 16, this.tag_);
-    w.putBool(at + 18, this.flag);
+    w.put<u16>(at + 12, this.tag_);
+    w.putBool(at + 14, this.flag);
   }
 
   /**
@@ -173,7 +173,7 @@ export class Pair {
 
   _kmReadRoot(v: Validator): KarmemError {
     this._kmReset();
-    if (<u64>v.size < 32) return KarmemError.None;
+    if (<u64>v.size < 24) return KarmemError.None;
     return this._kmReadAt(v, 8);
   }
 
@@ -181,8 +181,8 @@ export class Pair {
     let e = KarmemError.None;
     this._kmReset();
     if ((e = this.pos._kmReadAt(v, at)) != KarmemError.None) return e;
-    this.tag_ = v.ld<u16>(at + 16);
-    this.flag = v.ldBool(at + 18);
+    this.tag_ = v.ld<u16>(at + 12);
+    this.flag = v.ldBool(at + 14);
     return KarmemError.None;
   }
 
@@ -199,13 +199,13 @@ export class Pair {
   }
 
   static _kmValidateRoot(v: Validator): KarmemError {
-    if (<u64>v.size < 32) return v.fail(KarmemError.Truncated, 0, 32);
+    if (<u64>v.size < 24) return v.fail(KarmemError.Truncated, 0, 24);
     return Pair._kmValidateAt(v, 8);
   }
 
   static _kmValidateAt(v: Validator, at: u32): KarmemError {
     let e = KarmemError.None;
-    if ((e = v.boolAt(at + 18)) != KarmemError.None) return e;
+    if ((e = v.boolAt(at + 14)) != KarmemError.None) return e;
     return KarmemError.None;
   }
 }
@@ -453,7 +453,7 @@ export class Square {
    */
   encode(w: Writer): KarmemError {
     w.begin();
-    this._kmWriteAt(w, w.alloc(8, 8));
+    this._kmWriteAt(w, w.alloc(4, 8));
     return w.finish();
   }
 
@@ -490,7 +490,7 @@ export class Square {
 
   _kmReadRoot(v: Validator): KarmemError {
     this._kmReset();
-    if (<u64>v.size < 16) return KarmemError.None;
+    if (<u64>v.size < 12) return KarmemError.None;
     return this._kmReadAt(v, 8);
   }
 
@@ -513,7 +513,7 @@ export class Square {
   }
 
   static _kmValidateRoot(v: Validator): KarmemError {
-    if (<u64>v.size < 16) return v.fail(KarmemError.Truncated, 0, 16);
+    if (<u64>v.size < 12) return v.fail(KarmemError.Truncated, 0, 12);
     return Square._kmValidateAt(v, 8);
   }
 
@@ -555,8 +555,8 @@ export class Shape {
         break;
       }
       case 4: {
-        if (v.inlineAt(offset, 8)) {
-          if ((e = v.charge(8)) != KarmemError.None) return e;
+        if (v.inlineAt(offset, 4)) {
+          if ((e = v.charge(4)) != KarmemError.None) return e;
           const x = new Square();
           if ((e = x._kmReadAt(v, offset)) != KarmemError.None) return e;
           this.tag = 4;
@@ -584,7 +584,7 @@ function _kmWriteShape(w: Writer, value: Shape | null, tagAt: u32, offsetAt: u32
       const x = value.square;
       if (x !== null) {
         w.put<u8>(tagAt, 4);
-        const at = w.alloc(8, 8);
+        const at = w.alloc(4, 8);
         w.put<u32>(offsetAt, at);
         x._kmWriteAt(w, at);
       }
@@ -626,10 +626,10 @@ function _kmWriteBovoaShape(w: Writer, at: u32, items: Array<Shape | null>): voi
   if (v1.length > 0) {
     w.put<u32>(entry, 4);
     {
-      const block7 = w.allocArray(v1.length, 8);
+      const block7 = w.allocArray(v1.length, 4);
       for (let k8: u32 = 0; k8 < <u32>v1.length; k8++) {
         const e9 = unchecked(v1[k8]);
-        e9._kmWriteAt(w, block7 + k8 * 8);
+        e9._kmWriteAt(w, block7 + k8 * 4);
       }
       w.putArrayRef(entry + 4, block7, v1.length, v1.length);
     }
@@ -684,13 +684,13 @@ function _kmReadBovoaShape(v: Validator, ao: u32, ac: u32, out: Array<Shape | nu
     }
   }
   {
-    v.bunchEntry(ao, ac, 4, 8);
+    v.bunchEntry(ao, ac, 4, 4);
     const so = v.aOff;
     const sl = v.aLen;
-    if ((e = v.charge(<u64>sl * 8)) != KarmemError.None) return e;
+    if ((e = v.charge(<u64>sl * 4)) != KarmemError.None) return e;
     for (let k: u32 = 0; k < sl; k++) {
       const x = new Square();
-      if ((e = x._kmReadAt(v, so + k * 8)) != KarmemError.None) return e;
+      if ((e = x._kmReadAt(v, so + k * 4)) != KarmemError.None) return e;
       out.push(Shape.ofSquare(x));
     }
   }
@@ -734,8 +734,8 @@ function _kmValidateShape(v: Validator, tagAt: u32, offsetAt: u32): KarmemError 
       break;
     }
     case 4: {
-      if (!v.inlineAt(offset, 8)) return v.fail(KarmemError.InvalidUnion, tagAt, tag);
-      if ((e = v.charge(8)) != KarmemError.None) return e;
+      if (!v.inlineAt(offset, 4)) return v.fail(KarmemError.InvalidUnion, tagAt, tag);
+      if ((e = v.charge(4)) != KarmemError.None) return e;
       if ((e = Square._kmValidateAt(v, offset)) != KarmemError.None) return e;
       break;
     }
@@ -775,15 +775,15 @@ export class Element {
   }
 
   _kmWriteTable(w: Writer, ref: u32): void {
-    const at = w.alloc(72, 8);
-    w.put<u32>(at, 0x80000009);
+    const at = w.alloc(64, 8);
+    w.put<u32>(at, 0x80000008);
     if (ref != 0) w.put<u32>(ref, at);
     w.put<u32>(at + 4, this.id);
     this.where._kmWriteAt(w, at + 8);
-    this.child._kmWriteTable(w, at + 32);
-    w.writeString(at + 36, this.name);
-    w.writeSlice<i32>(at + 48, this.numbers);
-    _kmWriteShape(w, this.shape, at + 60, at + 60 + 4);
+    this.child._kmWriteTable(w, at + 24);
+    w.writeString(at + 28, this.name);
+    w.writeSlice<i32>(at + 40, this.numbers);
+    _kmWriteShape(w, this.shape, at + 52, at + 52 + 4);
   }
 
   /**
@@ -823,35 +823,35 @@ export class Element {
     const to = v.tOff;
     const tu = v.tUsed;
     if (tu == 0) {
-      if ((e = v.charge(104)) != KarmemError.None) return e;
+      if ((e = v.charge(96)) != KarmemError.None) return e;
       this._kmReset();
       return KarmemError.None;
     }
     this._kmReset();
     if ((e = v.enter()) != KarmemError.None) return e;
-    if ((e = v.charge(<u64>max<u32>(tu, 72))) != KarmemError.None) return e;
+    if ((e = v.charge(<u64>max<u32>(tu, 64))) != KarmemError.None) return e;
     if (tu >= 8) this.id = v.ld<u32>(to + 4);
-    if (tu >= 32) if ((e = this.where._kmReadAt(v, to + 8)) != KarmemError.None) return e;
-    if ((e = this.child._kmReadTable(v, tu >= 36 ? v.ld<u32>(to + 32) : 0)) != KarmemError.None) return e;
-    if (tu >= 48) {
-      v.fieldArray(to, tu, 36, 1, NO_LIMIT);
+    if (tu >= 24) if ((e = this.where._kmReadAt(v, to + 8)) != KarmemError.None) return e;
+    if ((e = this.child._kmReadTable(v, tu >= 28 ? v.ld<u32>(to + 24) : 0)) != KarmemError.None) return e;
+    if (tu >= 40) {
+      v.fieldArray(to, tu, 28, 1, NO_LIMIT);
       const a10o = v.aOff;
       const a10l = v.aLen;
       const a10c = v.aCap;
       if ((e = v.charge(<u64>a10l)) != KarmemError.None) return e;
       this.name = v.utf8String(a10o, a10l);
     }
-    if (tu >= 60) {
-      v.fieldArray(to, tu, 48, 4, NO_LIMIT);
+    if (tu >= 52) {
+      v.fieldArray(to, tu, 40, 4, NO_LIMIT);
       const a13o = v.aOff;
       const a13l = v.aLen;
       const a13c = v.aCap;
       if ((e = v.charge(<u64>a13l * 4)) != KarmemError.None) return e;
       this.numbers = v.slice<i32>(a13o, a13l);
     }
-    if (tu >= 68) {
+    if (tu >= 60) {
       const u16 = new Shape();
-      if ((e = u16._kmRead(v, to + 60, to + 60 + 4)) != KarmemError.None) return e;
+      if ((e = u16._kmRead(v, to + 52, to + 52 + 4)) != KarmemError.None) return e;
       this.shape = u16.tag == 0 ? null : u16;
     }
     v.leave();
@@ -876,27 +876,27 @@ export class Element {
 
   static _kmValidateTable(v: Validator, offset: u32): KarmemError {
     let e = KarmemError.None;
-    if ((e = v.checkTable(offset, 72)) != KarmemError.None) return e;
+    if ((e = v.checkTable(offset, 64)) != KarmemError.None) return e;
     const to = v.tOff;
     const tu = v.tUsed;
     if ((e = v.enter()) != KarmemError.None) return e;
-    if (tu >= 32) if ((e = Pair._kmValidateAt(v, to + 8)) != KarmemError.None) return e;
-    if (tu >= 36) {
-      if ((e = Leaf._kmValidateTable(v, v.ld<u32>(to + 32))) != KarmemError.None) return e;
+    if (tu >= 24) if ((e = Pair._kmValidateAt(v, to + 8)) != KarmemError.None) return e;
+    if (tu >= 28) {
+      if ((e = Leaf._kmValidateTable(v, v.ld<u32>(to + 24))) != KarmemError.None) return e;
     } else {
       if ((e = v.charge(32)) != KarmemError.None) return e;
     }
     {
-      if ((e = v.checkFieldArray(to, tu, 36, 1, NO_LIMIT)) != KarmemError.None) return e;
+      if ((e = v.checkFieldArray(to, tu, 28, 1, NO_LIMIT)) != KarmemError.None) return e;
       const a17o = v.aOff;
       const a17l = v.aLen;
       const a17c = v.aCap;
       if ((e = v.utf8(a17o, a17l)) != KarmemError.None) return e;
     }
     {
-      if ((e = v.checkFieldArray(to, tu, 48, 4, NO_LIMIT)) != KarmemError.None) return e;
+      if ((e = v.checkFieldArray(to, tu, 40, 4, NO_LIMIT)) != KarmemError.None) return e;
     }
-    if (tu >= 68) if ((e = _kmValidateShape(v, to + 60, to + 60 + 4)) != KarmemError.None) return e;
+    if (tu >= 60) if ((e = _kmValidateShape(v, to + 52, to + 52 + 4)) != KarmemError.None) return e;
     v.leave();
     return KarmemError.None;
   }
@@ -956,53 +956,53 @@ export class Root {
   }
 
   _kmWriteTable(w: Writer, ref: u32): void {
-    const at = w.alloc(216, 8);
-    w.put<u32>(at, 0x1b);
+    const at = w.alloc(208, 8);
+    w.put<u32>(at, 0x8000001a);
     if (ref != 0) w.put<u32>(ref, at);
     for (let j19 = 0; j19 < min(this.flags.length, 4); j19++) w.putBool(at + 4 + <u32>j19, unchecked(this.flags[j19]));
     w.put<u8>(at + 8, <u8>this.kind);
     w.put<i64>(at + 16, <i64>this.wide);
     w.writeString(at + 24, this.text);
     w.writeUtf16(at + 36, this.utf16);
-    for (let j20 = 0; j20 < min(this.fixed.length, 3); j20++) unchecked(this.fixed[j20])._kmWriteAt(w, at + 48 + <u32>j20 * 16);
+    for (let j20 = 0; j20 < min(this.fixed.length, 3); j20++) unchecked(this.fixed[j20])._kmWriteAt(w, at + 48 + <u32>j20 * 12);
     if (this.limited.length > 8) w.fail(KarmemError.InvalidValue);
-    w.writeSlice<u64>(at + 96, this.limited);
-    _kmWriteSoaVec3(w, at + 108, this.points);
+    w.writeSlice<u64>(at + 84, this.limited);
+    _kmWriteSoaVec3(w, at + 96, this.points);
     {
-      const block21 = w.allocArray(this.pointsAos.length, 16);
+      const block21 = w.allocArray(this.pointsAos.length, 12);
       for (let k22: u32 = 0; k22 < <u32>this.pointsAos.length; k22++) {
         const e23 = unchecked(this.pointsAos[k22]);
-        e23._kmWriteAt(w, block21 + k22 * 16);
+        e23._kmWriteAt(w, block21 + k22 * 12);
       }
-      w.putArrayRef(at + 120, block21, this.pointsAos.length, this.pointsAos.length);
+      w.putArrayRef(at + 108, block21, this.pointsAos.length, this.pointsAos.length);
     }
-    _kmWriteSoaElement(w, at + 132, this.elements);
+    _kmWriteSoaElement(w, at + 120, this.elements);
     {
       const block24 = w.allocArray(this.elementsAos.length, 4);
       for (let k25: u32 = 0; k25 < <u32>this.elementsAos.length; k25++) {
         const e26 = unchecked(this.elementsAos[k25]);
         e26._kmWriteTable(w, block24 + k25 * 4);
       }
-      w.putArrayRef(at + 144, block24, this.elementsAos.length, this.elementsAos.length);
+      w.putArrayRef(at + 132, block24, this.elementsAos.length, this.elementsAos.length);
     }
-    _kmWriteShape(w, this.shape, at + 156, at + 156 + 4);
+    _kmWriteShape(w, this.shape, at + 144, at + 144 + 4);
     {
       const block27 = w.allocArray(this.shapesAos.length, 8);
       for (let k28: u32 = 0; k28 < <u32>this.shapesAos.length; k28++) {
         const e29 = unchecked(this.shapesAos[k28]);
         _kmWriteShape(w, e29, block27 + k28 * 8, block27 + k28 * 8 + 4);
       }
-      w.putArrayRef(at + 164, block27, this.shapesAos.length, this.shapesAos.length);
+      w.putArrayRef(at + 152, block27, this.shapesAos.length, this.shapesAos.length);
     }
     {
       const tags30 = w.allocArray(this.shapesSoa.length, 1);
       const offs31 = w.allocArray(this.shapesSoa.length, 4);
       for (let k32: u32 = 0; k32 < <u32>this.shapesSoa.length; k32++) _kmWriteShape(w, unchecked(this.shapesSoa[k32]), tags30 + k32, offs31 + k32 * 4);
-      w.putArrayRef(at + 176, tags30, this.shapesSoa.length, this.shapesSoa.length);
+      w.putArrayRef(at + 164, tags30, this.shapesSoa.length, this.shapesSoa.length);
     }
-    _kmWriteBovoaShape(w, at + 188, this.shapesBovoa);
-    _kmWriteBovosShape(w, at + 200, this.shapesBovos);
-    this.next._kmWriteTable(w, at + 212);
+    _kmWriteBovoaShape(w, at + 176, this.shapesBovoa);
+    _kmWriteBovosShape(w, at + 188, this.shapesBovos);
+    this.next._kmWriteTable(w, at + 200);
   }
 
   /**
@@ -1042,13 +1042,13 @@ export class Root {
     const to = v.tOff;
     const tu = v.tUsed;
     if (tu == 0) {
-      if ((e = v.charge(248)) != KarmemError.None) return e;
+      if ((e = v.charge(240)) != KarmemError.None) return e;
       this._kmReset();
       return KarmemError.None;
     }
     this._kmReset();
     if ((e = v.enter()) != KarmemError.None) return e;
-    if ((e = v.charge(<u64>max<u32>(tu, 216))) != KarmemError.None) return e;
+    if ((e = v.charge(<u64>max<u32>(tu, 208))) != KarmemError.None) return e;
     if (tu >= 8) for (let j33 = 0; j33 < min(this.flags.length, 4); j33++) unchecked((this.flags[j33] = v.ldBool(to + 4 + <u32>j33)));
     if (tu >= 9) this.kind = <Kind>v.ld<u8>(to + 8);
     if (tu >= 24) this.wide = v.ld<i64>(to + 16);
@@ -1068,17 +1068,17 @@ export class Root {
       if ((e = v.charge(<u64>a37l * 2)) != KarmemError.None) return e;
       this.utf16 = v.utf16String(a37o, a37l);
     }
-    if (tu >= 96) for (let j40 = 0; j40 < min(this.fixed.length, 3); j40++) if ((e = unchecked(this.fixed[j40])._kmReadAt(v, to + 48 + <u32>j40 * 16)) != KarmemError.None) return e;
-    if (tu >= 108) {
-      v.fieldArray(to, tu, 96, 8, 8);
+    if (tu >= 84) for (let j40 = 0; j40 < min(this.fixed.length, 3); j40++) if ((e = unchecked(this.fixed[j40])._kmReadAt(v, to + 48 + <u32>j40 * 12)) != KarmemError.None) return e;
+    if (tu >= 96) {
+      v.fieldArray(to, tu, 84, 8, 8);
       const a41o = v.aOff;
       const a41l = v.aLen;
       const a41c = v.aCap;
       if ((e = v.charge(<u64>a41l * 8)) != KarmemError.None) return e;
       this.limited = v.slice<u64>(a41o, a41l);
     }
-    if (tu >= 120) {
-      v.fieldArray(to, tu, 108, 0, NO_LIMIT);
+    if (tu >= 108) {
+      v.fieldArray(to, tu, 96, 0, NO_LIMIT);
       const a44o = v.aOff;
       const a44l = v.aLen;
       const a44c = v.aCap;
@@ -1086,22 +1086,22 @@ export class Root {
       if ((e = _kmReadSoaVec3(v, a44o, a44l, a44c, s45)) != KarmemError.None) return e;
       this.points = s45;
     }
-    if (tu >= 132) {
-      v.fieldArray(to, tu, 120, 16, NO_LIMIT);
+    if (tu >= 120) {
+      v.fieldArray(to, tu, 108, 12, NO_LIMIT);
       const a47o = v.aOff;
       const a47l = v.aLen;
       const a47c = v.aCap;
-      if ((e = v.charge(<u64>a47l * 16)) != KarmemError.None) return e;
+      if ((e = v.charge(<u64>a47l * 12)) != KarmemError.None) return e;
       const s48 = new Array<Vec3>(<i32>a47l);
       for (let k49: u32 = 0; k49 < a47l; k49++) {
         const x50 = new Vec3();
-        if ((e = x50._kmReadAt(v, a47o + k49 * 16)) != KarmemError.None) return e;
+        if ((e = x50._kmReadAt(v, a47o + k49 * 12)) != KarmemError.None) return e;
         unchecked((s48[k49] = x50));
       }
       this.pointsAos = s48;
     }
-    if (tu >= 144) {
-      v.fieldArray(to, tu, 132, 0, NO_LIMIT);
+    if (tu >= 132) {
+      v.fieldArray(to, tu, 120, 0, NO_LIMIT);
       const a51o = v.aOff;
       const a51l = v.aLen;
       const a51c = v.aCap;
@@ -1109,8 +1109,8 @@ export class Root {
       if ((e = _kmReadSoaElement(v, a51o, a51l, a51c, s52)) != KarmemError.None) return e;
       this.elements = s52;
     }
-    if (tu >= 156) {
-      v.fieldArray(to, tu, 144, 4, NO_LIMIT);
+    if (tu >= 144) {
+      v.fieldArray(to, tu, 132, 4, NO_LIMIT);
       const a54o = v.aOff;
       const a54l = v.aLen;
       const a54c = v.aCap;
@@ -1123,13 +1123,13 @@ export class Root {
       }
       this.elementsAos = s55;
     }
-    if (tu >= 164) {
+    if (tu >= 152) {
       const u58 = new Shape();
-      if ((e = u58._kmRead(v, to + 156, to + 156 + 4)) != KarmemError.None) return e;
+      if ((e = u58._kmRead(v, to + 144, to + 144 + 4)) != KarmemError.None) return e;
       this.shape = u58.tag == 0 ? null : u58;
     }
-    if (tu >= 176) {
-      v.fieldArray(to, tu, 164, 8, NO_LIMIT);
+    if (tu >= 164) {
+      v.fieldArray(to, tu, 152, 8, NO_LIMIT);
       const a59o = v.aOff;
       const a59l = v.aLen;
       const a59c = v.aCap;
@@ -1142,8 +1142,8 @@ export class Root {
       }
       this.shapesAos = s60;
     }
-    if (tu >= 188) {
-      v.fieldArray(to, tu, 176, 0, NO_LIMIT);
+    if (tu >= 176) {
+      v.fieldArray(to, tu, 164, 0, NO_LIMIT);
       const a63o = v.aOff;
       const a63l = v.aLen;
       const a63c = v.aCap;
@@ -1160,8 +1160,8 @@ export class Root {
         this.shapesSoa = s64;
       }
     }
-    if (tu >= 200) {
-      v.fieldArray(to, tu, 188, 0, NO_LIMIT);
+    if (tu >= 188) {
+      v.fieldArray(to, tu, 176, 0, NO_LIMIT);
       const a67o = v.aOff;
       const a67l = v.aLen;
       const a67c = v.aCap;
@@ -1169,8 +1169,8 @@ export class Root {
       if ((e = _kmReadBovoaShape(v, a67o, a67c, s68)) != KarmemError.None) return e;
       this.shapesBovoa = s68;
     }
-    if (tu >= 212) {
-      v.fieldArray(to, tu, 200, 0, NO_LIMIT);
+    if (tu >= 200) {
+      v.fieldArray(to, tu, 188, 0, NO_LIMIT);
       const a70o = v.aOff;
       const a70l = v.aLen;
       const a70c = v.aCap;
@@ -1178,7 +1178,7 @@ export class Root {
       if ((e = _kmReadBovosShape(v, a70o, a70c, s71)) != KarmemError.None) return e;
       this.shapesBovos = s71;
     }
-    if ((e = this.next._kmReadTable(v, tu >= 216 ? v.ld<u32>(to + 212) : 0)) != KarmemError.None) return e;
+    if ((e = this.next._kmReadTable(v, tu >= 204 ? v.ld<u32>(to + 200) : 0)) != KarmemError.None) return e;
     v.leave();
     return KarmemError.None;
   }
@@ -1201,7 +1201,7 @@ export class Root {
 
   static _kmValidateTable(v: Validator, offset: u32): KarmemError {
     let e = KarmemError.None;
-    if ((e = v.checkTable(offset, 216)) != KarmemError.None) return e;
+    if ((e = v.checkTable(offset, 208)) != KarmemError.None) return e;
     const to = v.tOff;
     const tu = v.tUsed;
     if ((e = v.enter()) != KarmemError.None) return e;
@@ -1221,42 +1221,42 @@ export class Root {
       if ((e = v.utf16(a74o, a74l)) != KarmemError.None) return e;
     }
     {
-      if ((e = v.checkFieldArray(to, tu, 96, 8, 8)) != KarmemError.None) return e;
+      if ((e = v.checkFieldArray(to, tu, 84, 8, 8)) != KarmemError.None) return e;
     }
     {
-      if ((e = v.checkFieldArray(to, tu, 108, 0, NO_LIMIT)) != KarmemError.None) return e;
+      if ((e = v.checkFieldArray(to, tu, 96, 0, NO_LIMIT)) != KarmemError.None) return e;
       const a76o = v.aOff;
       const a76l = v.aLen;
       const a76c = v.aCap;
       if ((e = _kmValidateSoaVec3(v, a76o, a76l, a76c)) != KarmemError.None) return e;
     }
     {
-      if ((e = v.checkFieldArray(to, tu, 120, 16, NO_LIMIT)) != KarmemError.None) return e;
+      if ((e = v.checkFieldArray(to, tu, 108, 12, NO_LIMIT)) != KarmemError.None) return e;
     }
     {
-      if ((e = v.checkFieldArray(to, tu, 132, 0, NO_LIMIT)) != KarmemError.None) return e;
+      if ((e = v.checkFieldArray(to, tu, 120, 0, NO_LIMIT)) != KarmemError.None) return e;
       const a80o = v.aOff;
       const a80l = v.aLen;
       const a80c = v.aCap;
       if ((e = _kmValidateSoaElement(v, a80o, a80l, a80c)) != KarmemError.None) return e;
     }
     {
-      if ((e = v.checkFieldArray(to, tu, 144, 4, NO_LIMIT)) != KarmemError.None) return e;
+      if ((e = v.checkFieldArray(to, tu, 132, 4, NO_LIMIT)) != KarmemError.None) return e;
       const a82o = v.aOff;
       const a82l = v.aLen;
       const a82c = v.aCap;
       for (let i83: u32 = 0; i83 < a82l; i83++) if ((e = Element._kmValidateTable(v, v.ld<u32>(a82o + i83 * 4))) != KarmemError.None) return e;
     }
-    if (tu >= 164) if ((e = _kmValidateShape(v, to + 156, to + 156 + 4)) != KarmemError.None) return e;
+    if (tu >= 152) if ((e = _kmValidateShape(v, to + 144, to + 144 + 4)) != KarmemError.None) return e;
     {
-      if ((e = v.checkFieldArray(to, tu, 164, 8, NO_LIMIT)) != KarmemError.None) return e;
+      if ((e = v.checkFieldArray(to, tu, 152, 8, NO_LIMIT)) != KarmemError.None) return e;
       const a84o = v.aOff;
       const a84l = v.aLen;
       const a84c = v.aCap;
       for (let i85: u32 = 0; i85 < a84l; i85++) if ((e = _kmValidateShape(v, a84o + i85 * 8, a84o + i85 * 8 + 4)) != KarmemError.None) return e;
     }
     {
-      if ((e = v.checkFieldArray(to, tu, 176, 0, NO_LIMIT)) != KarmemError.None) return e;
+      if ((e = v.checkFieldArray(to, tu, 164, 0, NO_LIMIT)) != KarmemError.None) return e;
       const a86o = v.aOff;
       const a86l = v.aLen;
       const a86c = v.aCap;
@@ -1268,7 +1268,7 @@ export class Root {
       }
     }
     {
-      if ((e = v.checkFieldArray(to, tu, 188, 0, NO_LIMIT)) != KarmemError.None) return e;
+      if ((e = v.checkFieldArray(to, tu, 176, 0, NO_LIMIT)) != KarmemError.None) return e;
       const a88o = v.aOff;
       const a88l = v.aLen;
       const a88c = v.aCap;
@@ -1286,14 +1286,14 @@ export class Root {
             break;
           }
           case 4: {
-            if ((e = v.checkArray(entry91 + 4, 8, NO_LIMIT)) != KarmemError.None) return e;
+            if ((e = v.checkArray(entry91 + 4, 4, NO_LIMIT)) != KarmemError.None) return e;
             break;
           }
         }
       }
     }
     {
-      if ((e = v.checkFieldArray(to, tu, 200, 0, NO_LIMIT)) != KarmemError.None) return e;
+      if ((e = v.checkFieldArray(to, tu, 188, 0, NO_LIMIT)) != KarmemError.None) return e;
       const a96o = v.aOff;
       const a96l = v.aLen;
       const a96c = v.aCap;
@@ -1321,8 +1321,8 @@ export class Root {
         }
       }
     }
-    if (tu >= 216) {
-      if ((e = Leaf._kmValidateTable(v, v.ld<u32>(to + 212))) != KarmemError.None) return e;
+    if (tu >= 204) {
+      if ((e = Leaf._kmValidateTable(v, v.ld<u32>(to + 200))) != KarmemError.None) return e;
     } else {
       if ((e = v.charge(32)) != KarmemError.None) return e;
     }

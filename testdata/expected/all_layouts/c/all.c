@@ -46,7 +46,7 @@ static km_status all_shape_read_bovos(km_validator *v, km_arena *arena, km_array
 km_status all_vec3_encode(const all_vec3 *value, km_writer *w) {
     KM_TRY(km_writer_begin(w));
     uint32_t at;
-    KM_TRY(km_alloc(w, 16u, 8u, &at));
+    KM_TRY(km_alloc(w, 12u, 8u, &at));
     KM_TRY(all_vec3_write_at(value, w, at));
     return km_writer_finish(w);
 }
@@ -68,7 +68,7 @@ km_status all_vec3_decode(all_vec3 *out, const km_reader *r, km_arena *arena) {
         return r->status;
     }
     km_validator_init(&v, r);
-    if ((uint64_t)r->size < 24u) {
+    if ((uint64_t)r->size < 20u) {
         return KM_OK;
     }
     return all_vec3_read_at(out, &v, arena, 8u);
@@ -92,8 +92,8 @@ km_status all_vec3_validate(const km_reader *r, km_error *err) {
     km_validator_init(&v, r);
     if (r->status != KM_OK) {
         s = km_fail(&v, r->status, 0, 0);
-    } else if ((uint64_t)r->size < 24u) {
-        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 24u);
+    } else if ((uint64_t)r->size < 20u) {
+        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 20u);
     } else {
         s = all_vec3_check_at(&v, 8u);
     }
@@ -113,7 +113,7 @@ static km_status all_vec3_check_at(km_validator *v, uint32_t at) {
 km_status all_pair_encode(const all_pair *value, km_writer *w) {
     KM_TRY(km_writer_begin(w));
     uint32_t at;
-    KM_TRY(km_alloc(w, 24u, 8u, &at));
+    KM_TRY(km_alloc(w, 16u, 8u, &at));
     KM_TRY(all_pair_write_at(value, w, at));
     return km_writer_finish(w);
 }
@@ -123,8 +123,8 @@ static km_status all_pair_write_at(const all_pair *x, km_writer *w, uint32_t at)
     (void)w;
     (void)at;
     KM_TRY(all_vec3_write_at(&x->pos, w, at));
-    km_put_u16(w, at + 16u, x->tag);
-    km_put_bool(w, at + 18u, x->flag);
+    km_put_u16(w, at + 12u, x->tag);
+    km_put_bool(w, at + 14u, x->flag);
     return KM_OK;
 }
 
@@ -135,7 +135,7 @@ km_status all_pair_decode(all_pair *out, const km_reader *r, km_arena *arena) {
         return r->status;
     }
     km_validator_init(&v, r);
-    if ((uint64_t)r->size < 32u) {
+    if ((uint64_t)r->size < 24u) {
         return KM_OK;
     }
     return all_pair_read_at(out, &v, arena, 8u);
@@ -148,8 +148,8 @@ static km_status all_pair_read_at(all_pair *x, km_validator *v, km_arena *arena,
     (void)x;
     (void)at;
     KM_TRY(all_vec3_read_at(&x->pos, v, arena, at));
-    x->tag = km_read_u16(r, at + 16u);
-    x->flag = km_read_bool(r, at + 18u);
+    x->tag = km_read_u16(r, at + 12u);
+    x->flag = km_read_bool(r, at + 14u);
     return KM_OK;
 }
 
@@ -159,8 +159,8 @@ km_status all_pair_validate(const km_reader *r, km_error *err) {
     km_validator_init(&v, r);
     if (r->status != KM_OK) {
         s = km_fail(&v, r->status, 0, 0);
-    } else if ((uint64_t)r->size < 32u) {
-        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 32u);
+    } else if ((uint64_t)r->size < 24u) {
+        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 24u);
     } else {
         s = all_pair_check_at(&v, 8u);
     }
@@ -175,7 +175,7 @@ static km_status all_pair_check_at(km_validator *v, uint32_t at) {
     (void)r;
     (void)at;
     {
-        KM_TRY(km_check_bool(v, at + 18u));
+        KM_TRY(km_check_bool(v, at + 14u));
     }
     return KM_OK;
 }
@@ -334,7 +334,7 @@ static km_status all_circle_check_table(km_validator *v, km_table t) {
 km_status all_square_encode(const all_square *value, km_writer *w) {
     KM_TRY(km_writer_begin(w));
     uint32_t at;
-    KM_TRY(km_alloc(w, 8u, 8u, &at));
+    KM_TRY(km_alloc(w, 4u, 8u, &at));
     KM_TRY(all_square_write_at(value, w, at));
     return km_writer_finish(w);
 }
@@ -354,7 +354,7 @@ km_status all_square_decode(all_square *out, const km_reader *r, km_arena *arena
         return r->status;
     }
     km_validator_init(&v, r);
-    if ((uint64_t)r->size < 16u) {
+    if ((uint64_t)r->size < 12u) {
         return KM_OK;
     }
     return all_square_read_at(out, &v, arena, 8u);
@@ -376,8 +376,8 @@ km_status all_square_validate(const km_reader *r, km_error *err) {
     km_validator_init(&v, r);
     if (r->status != KM_OK) {
         s = km_fail(&v, r->status, 0, 0);
-    } else if ((uint64_t)r->size < 16u) {
-        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 16u);
+    } else if ((uint64_t)r->size < 12u) {
+        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 12u);
     } else {
         s = all_square_check_at(&v, 8u);
     }
@@ -403,17 +403,17 @@ km_status all_element_encode(const all_element *value, km_writer *w) {
 static km_status all_element_write_table(const all_element *x, km_writer *w, uint32_t ref) {
     uint32_t at;
     (void)x;
-    KM_TRY(km_alloc(w, 72u, 8u, &at));
-    km_put_u32(w, at, 0x80000009u);
+    KM_TRY(km_alloc(w, 64u, 8u, &at));
+    km_put_u32(w, at, 0x80000008u);
     if (ref != 0) {
         km_put_u32(w, ref, at);
     }
     km_put_u32(w, at + 4u, x->id);
     KM_TRY(all_pair_write_at(&x->where, w, at + 8u));
-    KM_TRY(all_leaf_write_table(&x->child, w, at + 32u));
-    KM_TRY(km_write_array(w, at + 36u, x->name.ptr, x->name.len, 1));
-    KM_TRY(km_write_array(w, at + 48u, x->numbers.ptr, x->numbers.len, 4u));
-    KM_TRY(all_shape_write(&x->shape, w, at + 60u, at + 60u + 4u));
+    KM_TRY(all_leaf_write_table(&x->child, w, at + 24u));
+    KM_TRY(km_write_array(w, at + 28u, x->name.ptr, x->name.len, 1));
+    KM_TRY(km_write_array(w, at + 40u, x->numbers.ptr, x->numbers.len, 4u));
+    KM_TRY(all_shape_write(&x->shape, w, at + 52u, at + 52u + 4u));
     return KM_OK;
 }
 
@@ -440,21 +440,21 @@ static km_status all_element_read_table(all_element *x, km_validator *v, km_aren
     KM_TRY(km_enter(v));
     KM_TRY(km_charge(v, t.used > ALL_ELEMENT_FULL_SIZE ? t.used : ALL_ELEMENT_FULL_SIZE));
     x->id = km_field_u32(r, t, 4u);
-    if (km_has(t, 8u, 24u)) {
+    if (km_has(t, 8u, 16u)) {
         KM_TRY(all_pair_read_at(&x->where, v, arena, t.offset + 8u));
     } else {
         memset(&x->where, 0, sizeof x->where);
     }
-    KM_TRY(all_leaf_read_table(&x->child, v, arena, km_field_table(r, t, 32u)));
-    if (km_has(t, 36u, 12u)) {
-        km_array a0 = km_field_array(r, t, 36u, 1u, KM_NO_LIMIT);
+    KM_TRY(all_leaf_read_table(&x->child, v, arena, km_field_table(r, t, 24u)));
+    if (km_has(t, 28u, 12u)) {
+        km_array a0 = km_field_array(r, t, 28u, 1u, KM_NO_LIMIT);
         KM_TRY(km_charge(v, (uint64_t)a0.len * 1u));
         x->name = km_text_of(r, a0);
     } else {
         memset(&x->name, 0, sizeof x->name);
     }
-    if (km_has(t, 48u, 12u)) {
-        km_array a0 = km_field_array(r, t, 48u, 4u, KM_NO_LIMIT);
+    if (km_has(t, 40u, 12u)) {
+        km_array a0 = km_field_array(r, t, 40u, 4u, KM_NO_LIMIT);
         KM_TRY(km_charge(v, (uint64_t)a0.len * 4u));
         void *p0;
         KM_TRY(km_arena_array(arena, a0.len, sizeof *x->numbers.ptr, &p0));
@@ -466,8 +466,8 @@ static km_status all_element_read_table(all_element *x, km_validator *v, km_aren
     } else {
         memset(&x->numbers, 0, sizeof x->numbers);
     }
-    if (km_has(t, 60u, 8u)) {
-        KM_TRY(all_shape_read(&x->shape, v, arena, t.offset + 60u, t.offset + 60u + 4u));
+    if (km_has(t, 52u, 8u)) {
+        KM_TRY(all_shape_read(&x->shape, v, arena, t.offset + 52u, t.offset + 52u + 4u));
     } else {
         memset(&x->shape, 0, sizeof x->shape);
     }
@@ -495,27 +495,27 @@ static km_status all_element_check_table(km_validator *v, km_table t) {
     (void)r;
     (void)t;
     KM_TRY(km_enter(v));
-    if (km_has(t, 8u, 24u)) {
+    if (km_has(t, 8u, 16u)) {
         KM_TRY(all_pair_check_at(v, t.offset + 8u));
     }
-    if (km_has(t, 32u, 4u)) {
+    if (km_has(t, 24u, 4u)) {
         km_table t0;
-        KM_TRY(km_check_table(v, km_read_u32(r, t.offset + 32u), ALL_LEAF_FULL_SIZE, &t0));
+        KM_TRY(km_check_table(v, km_read_u32(r, t.offset + 24u), ALL_LEAF_FULL_SIZE, &t0));
         KM_TRY(all_leaf_check_table(v, t0));
     } else {
         KM_TRY(km_charge(v, UINT64_C(32)));
     }
     {
         km_array a0;
-        KM_TRY(km_check_field_array(v, t, 36u, 1u, KM_NO_LIMIT, &a0));
+        KM_TRY(km_check_field_array(v, t, 28u, 1u, KM_NO_LIMIT, &a0));
         KM_TRY(km_check_utf8(v, a0.offset, a0.len));
     }
     {
         km_array a0;
-        KM_TRY(km_check_field_array(v, t, 48u, 4u, KM_NO_LIMIT, &a0));
+        KM_TRY(km_check_field_array(v, t, 40u, 4u, KM_NO_LIMIT, &a0));
     }
-    if (km_has(t, 60u, 8u)) {
-        KM_TRY(all_shape_check(v, t.offset + 60u, t.offset + 60u + 4u));
+    if (km_has(t, 52u, 8u)) {
+        KM_TRY(all_shape_check(v, t.offset + 52u, t.offset + 52u + 4u));
     }
     km_leave(v);
     return KM_OK;
@@ -530,8 +530,8 @@ km_status all_root_encode(const all_root *value, km_writer *w) {
 static km_status all_root_write_table(const all_root *x, km_writer *w, uint32_t ref) {
     uint32_t at;
     (void)x;
-    KM_TRY(km_alloc(w, 216u, 8u, &at));
-    km_put_u32(w, at, 0x1bu);
+    KM_TRY(km_alloc(w, 208u, 8u, &at));
+    km_put_u32(w, at, 0x8000001au);
     if (ref != 0) {
         km_put_u32(w, ref, at);
     }
@@ -543,38 +543,38 @@ static km_status all_root_write_table(const all_root *x, km_writer *w, uint32_t 
     KM_TRY(km_write_array(w, at + 24u, x->text.ptr, x->text.len, 1));
     KM_TRY(km_write_utf16(w, at + 36u, x->utf16.ptr, x->utf16.len));
     for (uint32_t j0 = 0; j0 < 3u; j0++) {
-        KM_TRY(all_vec3_write_at(&x->fixed[j0], w, (at + 48u) + j0 * 16u));
+        KM_TRY(all_vec3_write_at(&x->fixed[j0], w, (at + 48u) + j0 * 12u));
     }
     if (x->limited.len > 8u) {
         return KM_ERR_TOO_LARGE;
     }
-    KM_TRY(km_write_array(w, at + 96u, x->limited.ptr, x->limited.len, 8u));
-    KM_TRY(all_vec3_write_soa(w, at + 108u, x->points.ptr, x->points.len));
+    KM_TRY(km_write_array(w, at + 84u, x->limited.ptr, x->limited.len, 8u));
+    KM_TRY(all_vec3_write_soa(w, at + 96u, x->points.ptr, x->points.len));
     {
         uint32_t block0;
-        KM_TRY(km_alloc_array(w, x->points_aos.len, 16u, &block0));
+        KM_TRY(km_alloc_array(w, x->points_aos.len, 12u, &block0));
         for (uint32_t k0 = 0; k0 < x->points_aos.len; k0++) {
-            KM_TRY(all_vec3_write_at(&x->points_aos.ptr[k0], w, block0 + k0 * 16u));
+            KM_TRY(all_vec3_write_at(&x->points_aos.ptr[k0], w, block0 + k0 * 12u));
         }
-        km_put_array_ref(w, at + 120u, block0, x->points_aos.len, x->points_aos.len);
+        km_put_array_ref(w, at + 108u, block0, x->points_aos.len, x->points_aos.len);
     }
-    KM_TRY(all_element_write_soa(w, at + 132u, x->elements.ptr, x->elements.len));
+    KM_TRY(all_element_write_soa(w, at + 120u, x->elements.ptr, x->elements.len));
     {
         uint32_t block0;
         KM_TRY(km_alloc_array(w, x->elements_aos.len, 4u, &block0));
         for (uint32_t k0 = 0; k0 < x->elements_aos.len; k0++) {
             KM_TRY(all_element_write_table(&x->elements_aos.ptr[k0], w, block0 + k0 * 4u));
         }
-        km_put_array_ref(w, at + 144u, block0, x->elements_aos.len, x->elements_aos.len);
+        km_put_array_ref(w, at + 132u, block0, x->elements_aos.len, x->elements_aos.len);
     }
-    KM_TRY(all_shape_write(&x->shape, w, at + 156u, at + 156u + 4u));
+    KM_TRY(all_shape_write(&x->shape, w, at + 144u, at + 144u + 4u));
     {
         uint32_t block0;
         KM_TRY(km_alloc_array(w, x->shapes_aos.len, 8u, &block0));
         for (uint32_t k0 = 0; k0 < x->shapes_aos.len; k0++) {
             KM_TRY(all_shape_write(&x->shapes_aos.ptr[k0], w, block0 + k0 * 8u, block0 + k0 * 8u + 4u));
         }
-        km_put_array_ref(w, at + 164u, block0, x->shapes_aos.len, x->shapes_aos.len);
+        km_put_array_ref(w, at + 152u, block0, x->shapes_aos.len, x->shapes_aos.len);
     }
     {
         uint32_t tags0, offsets0;
@@ -583,11 +583,11 @@ static km_status all_root_write_table(const all_root *x, km_writer *w, uint32_t 
         for (uint32_t k0 = 0; k0 < x->shapes_soa.len; k0++) {
             KM_TRY(all_shape_write(&x->shapes_soa.ptr[k0], w, tags0 + k0, offsets0 + k0 * 4u));
         }
-        km_put_array_ref(w, at + 176u, tags0, x->shapes_soa.len, x->shapes_soa.len);
+        km_put_array_ref(w, at + 164u, tags0, x->shapes_soa.len, x->shapes_soa.len);
     }
-    KM_TRY(all_shape_write_bovoa(w, at + 188u, x->shapes_bovoa.ptr, x->shapes_bovoa.len));
-    KM_TRY(all_shape_write_bovos(w, at + 200u, x->shapes_bovos.ptr, x->shapes_bovos.len));
-    KM_TRY(all_leaf_write_table(&x->next, w, at + 212u));
+    KM_TRY(all_shape_write_bovoa(w, at + 176u, x->shapes_bovoa.ptr, x->shapes_bovoa.len));
+    KM_TRY(all_shape_write_bovos(w, at + 188u, x->shapes_bovos.ptr, x->shapes_bovos.len));
+    KM_TRY(all_leaf_write_table(&x->next, w, at + 200u));
     return KM_OK;
 }
 
@@ -636,15 +636,15 @@ static km_status all_root_read_table(all_root *x, km_validator *v, km_arena *are
     } else {
         memset(&x->utf16, 0, sizeof x->utf16);
     }
-    if (km_has(t, 48u, 48u)) {
+    if (km_has(t, 48u, 36u)) {
         for (uint32_t j0 = 0; j0 < 3u; j0++) {
-            KM_TRY(all_vec3_read_at(&x->fixed[j0], v, arena, (t.offset + 48u) + j0 * 16u));
+            KM_TRY(all_vec3_read_at(&x->fixed[j0], v, arena, (t.offset + 48u) + j0 * 12u));
         }
     } else {
         memset(x->fixed, 0, sizeof x->fixed);
     }
-    if (km_has(t, 96u, 12u)) {
-        km_array a0 = km_field_array(r, t, 96u, 8u, 8u);
+    if (km_has(t, 84u, 12u)) {
+        km_array a0 = km_field_array(r, t, 84u, 8u, 8u);
         KM_TRY(km_charge(v, (uint64_t)a0.len * 8u));
         void *p0;
         KM_TRY(km_arena_array(arena, a0.len, sizeof *x->limited.ptr, &p0));
@@ -656,33 +656,33 @@ static km_status all_root_read_table(all_root *x, km_validator *v, km_arena *are
     } else {
         memset(&x->limited, 0, sizeof x->limited);
     }
-    if (km_has(t, 108u, 12u)) {
-        km_array a0 = km_field_array(r, t, 108u, 0u, KM_NO_LIMIT);
+    if (km_has(t, 96u, 12u)) {
+        km_array a0 = km_field_array(r, t, 96u, 0u, KM_NO_LIMIT);
         KM_TRY(all_vec3_read_soa(v, arena, a0, &x->points.ptr, &x->points.len));
     } else {
         memset(&x->points, 0, sizeof x->points);
     }
-    if (km_has(t, 120u, 12u)) {
-        km_array a0 = km_field_array(r, t, 120u, 16u, KM_NO_LIMIT);
-        KM_TRY(km_charge(v, (uint64_t)a0.len * 16u));
+    if (km_has(t, 108u, 12u)) {
+        km_array a0 = km_field_array(r, t, 108u, 12u, KM_NO_LIMIT);
+        KM_TRY(km_charge(v, (uint64_t)a0.len * 12u));
         void *p0;
         KM_TRY(km_arena_array(arena, a0.len, sizeof *x->points_aos.ptr, &p0));
         x->points_aos.ptr = p0;
         x->points_aos.len = a0.len;
         for (uint32_t k0 = 0; k0 < x->points_aos.len; k0++) {
-            KM_TRY(all_vec3_read_at(&x->points_aos.ptr[k0], v, arena, a0.offset + k0 * 16u));
+            KM_TRY(all_vec3_read_at(&x->points_aos.ptr[k0], v, arena, a0.offset + k0 * 12u));
         }
     } else {
         memset(&x->points_aos, 0, sizeof x->points_aos);
     }
-    if (km_has(t, 132u, 12u)) {
-        km_array a0 = km_field_array(r, t, 132u, 0u, KM_NO_LIMIT);
+    if (km_has(t, 120u, 12u)) {
+        km_array a0 = km_field_array(r, t, 120u, 0u, KM_NO_LIMIT);
         KM_TRY(all_element_read_soa(v, arena, a0, &x->elements.ptr, &x->elements.len));
     } else {
         memset(&x->elements, 0, sizeof x->elements);
     }
-    if (km_has(t, 144u, 12u)) {
-        km_array a0 = km_field_array(r, t, 144u, 4u, KM_NO_LIMIT);
+    if (km_has(t, 132u, 12u)) {
+        km_array a0 = km_field_array(r, t, 132u, 4u, KM_NO_LIMIT);
         KM_TRY(km_charge(v, (uint64_t)a0.len * 4u));
         KM_TRY(km_reserve_each(v, a0.len, ALL_ELEMENT_FULL_SIZE));
         void *p0;
@@ -695,13 +695,13 @@ static km_status all_root_read_table(all_root *x, km_validator *v, km_arena *are
     } else {
         memset(&x->elements_aos, 0, sizeof x->elements_aos);
     }
-    if (km_has(t, 156u, 8u)) {
-        KM_TRY(all_shape_read(&x->shape, v, arena, t.offset + 156u, t.offset + 156u + 4u));
+    if (km_has(t, 144u, 8u)) {
+        KM_TRY(all_shape_read(&x->shape, v, arena, t.offset + 144u, t.offset + 144u + 4u));
     } else {
         memset(&x->shape, 0, sizeof x->shape);
     }
-    if (km_has(t, 164u, 12u)) {
-        km_array a0 = km_field_array(r, t, 164u, 8u, KM_NO_LIMIT);
+    if (km_has(t, 152u, 12u)) {
+        km_array a0 = km_field_array(r, t, 152u, 8u, KM_NO_LIMIT);
         KM_TRY(km_charge(v, (uint64_t)a0.len * 8u));
         void *p0;
         KM_TRY(km_arena_array(arena, a0.len, sizeof *x->shapes_aos.ptr, &p0));
@@ -713,8 +713,8 @@ static km_status all_root_read_table(all_root *x, km_validator *v, km_arena *are
     } else {
         memset(&x->shapes_aos, 0, sizeof x->shapes_aos);
     }
-    if (km_has(t, 176u, 12u)) {
-        km_array a0 = km_field_array(r, t, 176u, 0u, KM_NO_LIMIT);
+    if (km_has(t, 164u, 12u)) {
+        km_array a0 = km_field_array(r, t, 164u, 0u, KM_NO_LIMIT);
         uint32_t tags0, offsets0;
         if (km_union_columns(r, a0, 1u, &tags0, &offsets0)) {
             KM_TRY(km_charge(v, (uint64_t)a0.len * 5u));
@@ -729,19 +729,19 @@ static km_status all_root_read_table(all_root *x, km_validator *v, km_arena *are
     } else {
         memset(&x->shapes_soa, 0, sizeof x->shapes_soa);
     }
-    if (km_has(t, 188u, 12u)) {
-        km_array a0 = km_field_array(r, t, 188u, 0u, KM_NO_LIMIT);
+    if (km_has(t, 176u, 12u)) {
+        km_array a0 = km_field_array(r, t, 176u, 0u, KM_NO_LIMIT);
         KM_TRY(all_shape_read_bovoa(v, arena, a0, &x->shapes_bovoa.ptr, &x->shapes_bovoa.len));
     } else {
         memset(&x->shapes_bovoa, 0, sizeof x->shapes_bovoa);
     }
-    if (km_has(t, 200u, 12u)) {
-        km_array a0 = km_field_array(r, t, 200u, 0u, KM_NO_LIMIT);
+    if (km_has(t, 188u, 12u)) {
+        km_array a0 = km_field_array(r, t, 188u, 0u, KM_NO_LIMIT);
         KM_TRY(all_shape_read_bovos(v, arena, a0, &x->shapes_bovos.ptr, &x->shapes_bovos.len));
     } else {
         memset(&x->shapes_bovos, 0, sizeof x->shapes_bovos);
     }
-    KM_TRY(all_leaf_read_table(&x->next, v, arena, km_field_table(r, t, 212u)));
+    KM_TRY(all_leaf_read_table(&x->next, v, arena, km_field_table(r, t, 200u)));
     km_leave(v);
     return KM_OK;
 }
@@ -781,44 +781,44 @@ static km_status all_root_check_table(km_validator *v, km_table t) {
     }
     {
         km_array a0;
-        KM_TRY(km_check_field_array(v, t, 96u, 8u, 8u, &a0));
+        KM_TRY(km_check_field_array(v, t, 84u, 8u, 8u, &a0));
     }
     {
         km_array a0;
-        KM_TRY(km_check_field_array(v, t, 108u, 0u, KM_NO_LIMIT, &a0));
+        KM_TRY(km_check_field_array(v, t, 96u, 0u, KM_NO_LIMIT, &a0));
         KM_TRY(all_vec3_check_soa(v, a0));
     }
     {
         km_array a0;
-        KM_TRY(km_check_field_array(v, t, 120u, 16u, KM_NO_LIMIT, &a0));
+        KM_TRY(km_check_field_array(v, t, 108u, 12u, KM_NO_LIMIT, &a0));
     }
     {
         km_array a0;
-        KM_TRY(km_check_field_array(v, t, 132u, 0u, KM_NO_LIMIT, &a0));
+        KM_TRY(km_check_field_array(v, t, 120u, 0u, KM_NO_LIMIT, &a0));
         KM_TRY(all_element_check_soa(v, a0));
     }
     {
         km_array a0;
-        KM_TRY(km_check_field_array(v, t, 144u, 4u, KM_NO_LIMIT, &a0));
+        KM_TRY(km_check_field_array(v, t, 132u, 4u, KM_NO_LIMIT, &a0));
         for (uint32_t i0 = 0; i0 < a0.len; i0++) {
             km_table t0;
             KM_TRY(km_check_table(v, km_read_u32(r, a0.offset + i0 * 4u), ALL_ELEMENT_FULL_SIZE, &t0));
             KM_TRY(all_element_check_table(v, t0));
         }
     }
-    if (km_has(t, 156u, 8u)) {
-        KM_TRY(all_shape_check(v, t.offset + 156u, t.offset + 156u + 4u));
+    if (km_has(t, 144u, 8u)) {
+        KM_TRY(all_shape_check(v, t.offset + 144u, t.offset + 144u + 4u));
     }
     {
         km_array a0;
-        KM_TRY(km_check_field_array(v, t, 164u, 8u, KM_NO_LIMIT, &a0));
+        KM_TRY(km_check_field_array(v, t, 152u, 8u, KM_NO_LIMIT, &a0));
         for (uint32_t i0 = 0; i0 < a0.len; i0++) {
             KM_TRY(all_shape_check(v, a0.offset + i0 * 8u, a0.offset + i0 * 8u + 4u));
         }
     }
     {
         km_array a0;
-        KM_TRY(km_check_field_array(v, t, 176u, 0u, KM_NO_LIMIT, &a0));
+        KM_TRY(km_check_field_array(v, t, 164u, 0u, KM_NO_LIMIT, &a0));
         uint32_t tags0, offsets0;
         KM_TRY(km_check_union_columns(v, a0, 1u, &tags0, &offsets0));
         for (uint32_t i0 = 0; i0 < a0.len; i0++) {
@@ -827,7 +827,7 @@ static km_status all_root_check_table(km_validator *v, km_table t) {
     }
     {
         km_array a0;
-        KM_TRY(km_check_field_array(v, t, 188u, 0u, KM_NO_LIMIT, &a0));
+        KM_TRY(km_check_field_array(v, t, 176u, 0u, KM_NO_LIMIT, &a0));
         static const uint32_t known0[2] = {1u, 4u};
         uint32_t entries0;
         KM_TRY(km_check_bunch(v, a0, known0, 2u, &entries0));
@@ -845,7 +845,7 @@ static km_status all_root_check_table(km_validator *v, km_table t) {
             }
             case 4u: {
                 km_array a1;
-                KM_TRY(km_check_array_at(v, a0.offset + 16u * e0 + 4u, 8u, KM_NO_LIMIT, &a1));
+                KM_TRY(km_check_array_at(v, a0.offset + 16u * e0 + 4u, 4u, KM_NO_LIMIT, &a1));
                 break;
             }
             default:
@@ -855,7 +855,7 @@ static km_status all_root_check_table(km_validator *v, km_table t) {
     }
     {
         km_array a0;
-        KM_TRY(km_check_field_array(v, t, 200u, 0u, KM_NO_LIMIT, &a0));
+        KM_TRY(km_check_field_array(v, t, 188u, 0u, KM_NO_LIMIT, &a0));
         static const uint32_t known0[2] = {1u, 4u};
         uint32_t entries0;
         KM_TRY(km_check_bunch(v, a0, known0, 2u, &entries0));
@@ -878,9 +878,9 @@ static km_status all_root_check_table(km_validator *v, km_table t) {
             }
         }
     }
-    if (km_has(t, 212u, 4u)) {
+    if (km_has(t, 200u, 4u)) {
         km_table t0;
-        KM_TRY(km_check_table(v, km_read_u32(r, t.offset + 212u), ALL_LEAF_FULL_SIZE, &t0));
+        KM_TRY(km_check_table(v, km_read_u32(r, t.offset + 200u), ALL_LEAF_FULL_SIZE, &t0));
         KM_TRY(all_leaf_check_table(v, t0));
     } else {
         KM_TRY(km_charge(v, UINT64_C(32)));
@@ -907,7 +907,7 @@ static km_status all_shape_write(const all_shape *x, km_writer *w, uint32_t tag_
         }
         km_put_u8(w, tag_at, 4u);
         uint32_t at;
-        KM_TRY(km_alloc(w, 8u, 8u, &at));
+        KM_TRY(km_alloc(w, 4u, 8u, &at));
         km_put_u32(w, offset_at, at);
         return all_square_write_at(x->as.square, w, at);
     }
@@ -934,10 +934,10 @@ static km_status all_shape_read(all_shape *x, km_validator *v, km_arena *arena, 
     }
     case 4u: {
         void *p;
-        if (!km_inline_at(r, offset, 8u)) {
+        if (!km_inline_at(r, offset, 4u)) {
             return KM_OK;
         }
-        KM_TRY(km_charge(v, 8u));
+        KM_TRY(km_charge(v, 4u));
         KM_TRY(km_arena_alloc(arena, sizeof(all_square), &p));
         x->tag = ALL_SHAPE_SQUARE;
         x->as.square = p;
@@ -965,10 +965,10 @@ static km_status all_shape_check(km_validator *v, uint32_t tag_at, uint32_t offs
         return all_circle_check_table(v, t);
     }
     case 4u: {
-        if (!km_inline_at(r, offset, 8u)) {
+        if (!km_inline_at(r, offset, 4u)) {
             return km_fail(v, KM_ERR_INVALID_UNION, tag_at, tag);
         }
-        KM_TRY(km_charge(v, 8u));
+        KM_TRY(km_charge(v, 4u));
         return all_square_check_at(v, offset);
     }
     default:
@@ -1349,12 +1349,12 @@ static km_status all_shape_write_bovoa(km_writer *w, uint32_t at, const all_shap
     if (counts[1] > 0) {
         km_put_u32(w, entry, 4u);
         uint32_t block, k = 0;
-        KM_TRY(km_alloc_array(w, counts[1], 8u, &block));
+        KM_TRY(km_alloc_array(w, counts[1], 4u, &block));
         for (uint32_t j = 0; j < count; j++) {
             if (items[j].tag != ALL_SHAPE_SQUARE || items[j].as.square == NULL) {
                 continue;
             }
-            KM_TRY(all_square_write_at(items[j].as.square, w, block + k * 8u));
+            KM_TRY(all_square_write_at(items[j].as.square, w, block + k * 4u));
             k++;
         }
         km_put_array_ref(w, entry + 4u, block, counts[1], counts[1]);
@@ -1393,13 +1393,13 @@ static km_status all_shape_read_bovoa(km_validator *v, km_arena *arena, km_array
         total += counts[0];
     }
     {
-        km_array sub = km_bunch_entry(r, a, 4u, 8u);
+        km_array sub = km_bunch_entry(r, a, 4u, 4u);
         all_square *got;
-        KM_TRY(km_charge(v, (uint64_t)sub.len * 8u));
+        KM_TRY(km_charge(v, (uint64_t)sub.len * 4u));
         KM_TRY(km_arena_array(arena, sub.len, sizeof(all_square), &p));
         got = p;
         for (uint32_t k = 0; k < sub.len; k++) {
-            KM_TRY(all_square_read_at(&got[k], v, arena, sub.offset + k * 8u));
+            KM_TRY(all_square_read_at(&got[k], v, arena, sub.offset + k * 4u));
         }
         values[1] = got;
         counts[1] = sub.len;

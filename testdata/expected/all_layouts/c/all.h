@@ -116,8 +116,8 @@ struct all_element {
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
  * included), which it charges for an absent or malformed one. */
-#define ALL_ELEMENT_FULL_SIZE 72u
-#define ALL_ELEMENT_ZERO_SIZE UINT64_C(104)
+#define ALL_ELEMENT_FULL_SIZE 64u
+#define ALL_ELEMENT_ZERO_SIZE UINT64_C(96)
 
 /* table Root */
 struct all_root {
@@ -143,8 +143,8 @@ struct all_root {
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
  * included), which it charges for an absent or malformed one. */
-#define ALL_ROOT_FULL_SIZE 216u
-#define ALL_ROOT_ZERO_SIZE UINT64_C(248)
+#define ALL_ROOT_FULL_SIZE 208u
+#define ALL_ROOT_ZERO_SIZE UINT64_C(240)
 
 /* A message whose root is Vec3: encode (the writer is reset first),
  * decode (objects live in the arena, text may point into the message),
@@ -496,7 +496,7 @@ static inline all_square_soa all_shape_bovos_square(all_shape_bovos s);
 static inline all_vec3_view all_vec3_view_root(const km_reader *r) {
     all_vec3_view v;
     v.r = r;
-    v.at = (uint64_t)r->size >= 24u ? 8u : 0u;
+    v.at = (uint64_t)r->size >= 20u ? 8u : 0u;
     return v;
 }
 static inline float all_vec3_view_x(all_vec3_view v) {
@@ -531,7 +531,7 @@ static inline uint32_t all_vec3_view_array_len(all_vec3_view_array s) {
     return s.len;
 }
 static inline all_vec3_view all_vec3_view_array_at(all_vec3_view_array s, uint32_t i) {
-    uint32_t at = i < s.len ? s.offset + i * 16u : 0u;
+    uint32_t at = i < s.len ? s.offset + i * 12u : 0u;
     all_vec3_view x;
     x.r = s.r;
     x.at = at;
@@ -592,7 +592,7 @@ static inline float all_vec3_soa_item_z(all_vec3_soa_item v) {
 static inline all_pair_view all_pair_view_root(const km_reader *r) {
     all_pair_view v;
     v.r = r;
-    v.at = (uint64_t)r->size >= 32u ? 8u : 0u;
+    v.at = (uint64_t)r->size >= 24u ? 8u : 0u;
     return v;
 }
 static inline all_vec3_view all_pair_view_pos(all_pair_view v) {
@@ -603,14 +603,14 @@ static inline all_vec3_view all_pair_view_pos(all_pair_view v) {
     return x;
 }
 static inline uint16_t all_pair_view_tag_(all_pair_view v) {
-    uint32_t at = v.at != 0 ? v.at + 16u : 0u;
+    uint32_t at = v.at != 0 ? v.at + 12u : 0u;
     if (at == 0) {
         return 0;
     }
     return (uint16_t)km_read_u16(v.r, at);
 }
 static inline bool all_pair_view_flag(all_pair_view v) {
-    uint32_t at = v.at != 0 ? v.at + 18u : 0u;
+    uint32_t at = v.at != 0 ? v.at + 14u : 0u;
     if (at == 0) {
         return false;
     }
@@ -627,7 +627,7 @@ static inline uint32_t all_pair_view_array_len(all_pair_view_array s) {
     return s.len;
 }
 static inline all_pair_view all_pair_view_array_at(all_pair_view_array s, uint32_t i) {
-    uint32_t at = i < s.len ? s.offset + i * 24u : 0u;
+    uint32_t at = i < s.len ? s.offset + i * 16u : 0u;
     all_pair_view x;
     x.r = s.r;
     x.at = at;
@@ -732,7 +732,7 @@ static inline double all_circle_soa_item_radius(all_circle_soa_item v) {
 static inline all_square_view all_square_view_root(const km_reader *r) {
     all_square_view v;
     v.r = r;
-    v.at = (uint64_t)r->size >= 16u ? 8u : 0u;
+    v.at = (uint64_t)r->size >= 12u ? 8u : 0u;
     return v;
 }
 static inline float all_square_view_side(all_square_view v) {
@@ -753,7 +753,7 @@ static inline uint32_t all_square_view_array_len(all_square_view_array s) {
     return s.len;
 }
 static inline all_square_view all_square_view_array_at(all_square_view_array s, uint32_t i) {
-    uint32_t at = i < s.len ? s.offset + i * 8u : 0u;
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
     all_square_view x;
     x.r = s.r;
     x.at = at;
@@ -805,29 +805,29 @@ static inline uint32_t all_element_view_id(all_element_view v) {
     return (uint32_t)km_read_u32(v.r, at);
 }
 static inline all_pair_view all_element_view_where(all_element_view v) {
-    uint32_t at = km_has(v.t, 8u, 24u) ? v.t.offset + 8u : 0u;
+    uint32_t at = km_has(v.t, 8u, 16u) ? v.t.offset + 8u : 0u;
     all_pair_view x;
     x.r = v.r;
     x.at = at;
     return x;
 }
 static inline all_leaf_view all_element_view_child(all_element_view v) {
-    uint32_t at = km_has(v.t, 32u, 4u) ? v.t.offset + 32u : 0u;
+    uint32_t at = km_has(v.t, 24u, 4u) ? v.t.offset + 24u : 0u;
     all_leaf_view x;
     x.r = v.r;
     x.t = km_view_table(v.r, at);
     return x;
 }
 static inline km_text all_element_view_name(all_element_view v) {
-    uint32_t at = km_has(v.t, 36u, 12u) ? v.t.offset + 36u : 0u;
+    uint32_t at = km_has(v.t, 28u, 12u) ? v.t.offset + 28u : 0u;
     return km_text_of(v.r, km_view_array(v.r, at, 1u, KM_NO_LIMIT));
 }
 static inline km_i32_slice all_element_view_numbers(all_element_view v) {
-    uint32_t at = km_has(v.t, 48u, 12u) ? v.t.offset + 48u : 0u;
+    uint32_t at = km_has(v.t, 40u, 12u) ? v.t.offset + 40u : 0u;
     return km_i32_slice_of(v.r, km_view_array(v.r, at, 4u, KM_NO_LIMIT));
 }
 static inline all_shape_view all_element_view_shape(all_element_view v) {
-    uint32_t at = km_has(v.t, 60u, 8u) ? v.t.offset + 60u : 0u;
+    uint32_t at = km_has(v.t, 52u, 8u) ? v.t.offset + 52u : 0u;
     return all_shape_view_at(v.r, at, at != 0 ? at + 4u : 0u);
 }
 static inline all_element_view_array all_element_view_array_of(const km_reader *r, km_array a) {
@@ -1009,55 +1009,55 @@ static inline uint32_t all_root_view_fixed_len(all_root_view v) {
     return 3u;
 }
 static inline all_vec3_view all_root_view_fixed_at(all_root_view v, uint32_t i) {
-    uint32_t at = km_has(v.t, 48u, 48u) ? v.t.offset + 48u : 0u;
-    at = (at != 0 && i < 3u) ? at + i * 16u : 0u;
+    uint32_t at = km_has(v.t, 48u, 36u) ? v.t.offset + 48u : 0u;
+    at = (at != 0 && i < 3u) ? at + i * 12u : 0u;
     all_vec3_view x;
     x.r = v.r;
     x.at = at;
     return x;
 }
 static inline km_u64_slice all_root_view_limited(all_root_view v) {
-    uint32_t at = km_has(v.t, 96u, 12u) ? v.t.offset + 96u : 0u;
+    uint32_t at = km_has(v.t, 84u, 12u) ? v.t.offset + 84u : 0u;
     return km_u64_slice_of(v.r, km_view_array(v.r, at, 8u, 8u));
 }
 static inline all_vec3_soa all_root_view_points(all_root_view v) {
-    uint32_t at = km_has(v.t, 108u, 12u) ? v.t.offset + 108u : 0u;
+    uint32_t at = km_has(v.t, 96u, 12u) ? v.t.offset + 96u : 0u;
     return all_vec3_soa_of(v.r, km_view_array(v.r, at, 0u, KM_NO_LIMIT));
 }
 static inline all_vec3_view_array all_root_view_points_aos(all_root_view v) {
-    uint32_t at = km_has(v.t, 120u, 12u) ? v.t.offset + 120u : 0u;
-    return all_vec3_view_array_of(v.r, km_view_array(v.r, at, 16u, KM_NO_LIMIT));
+    uint32_t at = km_has(v.t, 108u, 12u) ? v.t.offset + 108u : 0u;
+    return all_vec3_view_array_of(v.r, km_view_array(v.r, at, 12u, KM_NO_LIMIT));
 }
 static inline all_element_soa all_root_view_elements(all_root_view v) {
-    uint32_t at = km_has(v.t, 132u, 12u) ? v.t.offset + 132u : 0u;
+    uint32_t at = km_has(v.t, 120u, 12u) ? v.t.offset + 120u : 0u;
     return all_element_soa_of(v.r, km_view_array(v.r, at, 0u, KM_NO_LIMIT));
 }
 static inline all_element_view_array all_root_view_elements_aos(all_root_view v) {
-    uint32_t at = km_has(v.t, 144u, 12u) ? v.t.offset + 144u : 0u;
+    uint32_t at = km_has(v.t, 132u, 12u) ? v.t.offset + 132u : 0u;
     return all_element_view_array_of(v.r, km_view_array(v.r, at, 4u, KM_NO_LIMIT));
 }
 static inline all_shape_view all_root_view_shape(all_root_view v) {
-    uint32_t at = km_has(v.t, 156u, 8u) ? v.t.offset + 156u : 0u;
+    uint32_t at = km_has(v.t, 144u, 8u) ? v.t.offset + 144u : 0u;
     return all_shape_view_at(v.r, at, at != 0 ? at + 4u : 0u);
 }
 static inline all_shape_view_array all_root_view_shapes_aos(all_root_view v) {
-    uint32_t at = km_has(v.t, 164u, 12u) ? v.t.offset + 164u : 0u;
+    uint32_t at = km_has(v.t, 152u, 12u) ? v.t.offset + 152u : 0u;
     return all_shape_view_array_aos(v.r, km_view_array(v.r, at, 8u, KM_NO_LIMIT));
 }
 static inline all_shape_view_array all_root_view_shapes_soa(all_root_view v) {
-    uint32_t at = km_has(v.t, 176u, 12u) ? v.t.offset + 176u : 0u;
+    uint32_t at = km_has(v.t, 164u, 12u) ? v.t.offset + 164u : 0u;
     return all_shape_view_array_soa(v.r, km_view_array(v.r, at, 0u, KM_NO_LIMIT));
 }
 static inline all_shape_bovoa all_root_view_shapes_bovoa(all_root_view v) {
-    uint32_t at = km_has(v.t, 188u, 12u) ? v.t.offset + 188u : 0u;
+    uint32_t at = km_has(v.t, 176u, 12u) ? v.t.offset + 176u : 0u;
     return all_shape_bovoa_of(v.r, km_view_array(v.r, at, 0u, KM_NO_LIMIT));
 }
 static inline all_shape_bovos all_root_view_shapes_bovos(all_root_view v) {
-    uint32_t at = km_has(v.t, 200u, 12u) ? v.t.offset + 200u : 0u;
+    uint32_t at = km_has(v.t, 188u, 12u) ? v.t.offset + 188u : 0u;
     return all_shape_bovos_of(v.r, km_view_array(v.r, at, 0u, KM_NO_LIMIT));
 }
 static inline all_leaf_view all_root_view_next(all_root_view v) {
-    uint32_t at = km_has(v.t, 212u, 4u) ? v.t.offset + 212u : 0u;
+    uint32_t at = km_has(v.t, 200u, 4u) ? v.t.offset + 200u : 0u;
     all_leaf_view x;
     x.r = v.r;
     x.t = km_view_table(v.r, at);
@@ -1092,7 +1092,7 @@ static inline all_shape_view all_shape_view_at(const km_reader *r, uint32_t tag_
     u.offset = km_read_u32(r, offset_at);
     switch (u.tag) {
         case 4u:
-        if (!km_inline_at(r, u.offset, 8u)) {
+        if (!km_inline_at(r, u.offset, 4u)) {
             u.tag = 0;
             u.offset = 0;
         }
@@ -1164,7 +1164,7 @@ static inline all_circle_view_array all_shape_bovoa_circle(all_shape_bovoa s) {
     return all_circle_view_array_of(s.r, km_bunch_entry(s.r, s.a, 1u, 4u));
 }
 static inline all_square_view_array all_shape_bovoa_square(all_shape_bovoa s) {
-    return all_square_view_array_of(s.r, km_bunch_entry(s.r, s.a, 4u, 8u));
+    return all_square_view_array_of(s.r, km_bunch_entry(s.r, s.a, 4u, 4u));
 }
 static inline all_shape_bovos all_shape_bovos_of(const km_reader *r, km_array a) {
     all_shape_bovos s;

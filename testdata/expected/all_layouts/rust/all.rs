@@ -148,7 +148,7 @@ impl Vec3 {
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
         w.begin();
-        let at = w.alloc(16, 8)?;
+        let at = w.alloc(12, 8)?;
         self.write_at(w, at)?;
         w.finish()?;
         Ok(())
@@ -174,7 +174,7 @@ impl Vec3 {
     /// limit bound the work and memory a hostile message can cause.
     pub fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 16 > r.size() {
+        if 8 + 12 > r.size() {
             *self = Self::default();
             return Ok(());
         }
@@ -205,9 +205,9 @@ impl Vec3 {
         r: &karmem::Reader<'a>,
     ) -> Result<Vec3View<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 16 > r.size() {
+        if 8 + 12 > r.size() {
             return Err(karmem::Error::Truncated {
-                needed: 8 + 16,
+                needed: 8 + 12,
                 available: r.size() as u64,
             });
         }
@@ -251,7 +251,7 @@ impl<'a, M: karmem::Mode> Vec3View<'a, M> {
         Vec3View {
             r: *r,
             at: karmem::HEADER_SIZE,
-            present: karmem::HEADER_SIZE + 16 <= r.size(),
+            present: karmem::HEADER_SIZE + 12 <= r.size(),
         }
     }
 
@@ -317,14 +317,14 @@ impl Pair {
     /// Byte offset of `Pos` in the struct (for in-place updates).
     pub const POS_OFFSET: u32 = 0;
     /// Byte offset of `Tag` in the struct (for in-place updates).
-    pub const TAG_OFFSET: u32 = 16;
+    pub const TAG_OFFSET: u32 = 12;
     /// Byte offset of `Flag` in the struct (for in-place updates).
-    pub const FLAG_OFFSET: u32 = 18;
+    pub const FLAG_OFFSET: u32 = 14;
     /// Encode as the root of a message; `w` is reset first. Reuse the
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
         w.begin();
-        let at = w.alloc(24, 8)?;
+        let at = w.alloc(16, 8)?;
         self.write_at(w, at)?;
         w.finish()?;
         Ok(())
@@ -340,8 +340,8 @@ impl Pair {
     #[doc(hidden)]
     pub fn write_at(&self, w: &mut karmem::Writer, at: u32) -> Result<(), karmem::Error> {
         self.pos.write_at(w, at)?;
-        w.put::<u16>(at + 16, self.tag);
-        w.put_bool(at + 18, self.flag);
+        w.put::<u16>(at + 12, self.tag);
+        w.put_bool(at + 14, self.flag);
         Ok(())
     }
 
@@ -350,7 +350,7 @@ impl Pair {
     /// limit bound the work and memory a hostile message can cause.
     pub fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 24 > r.size() {
+        if 8 + 16 > r.size() {
             *self = Self::default();
             return Ok(());
         }
@@ -369,8 +369,8 @@ impl Pair {
     pub fn read_at(&mut self, v: &mut karmem::Validator<'_>, at: u32) -> Result<(), karmem::Error> {
         let r = v.reader;
         self.pos.read_at(v, at)?;
-        self.tag = r.get::<u16>(at + 16);
-        self.flag = r.get::<u8>(at + 18) != 0;
+        self.tag = r.get::<u16>(at + 12);
+        self.flag = r.get::<u8>(at + 14) != 0;
         Ok(())
     }
 
@@ -380,9 +380,9 @@ impl Pair {
         r: &karmem::Reader<'a>,
     ) -> Result<PairView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 24 > r.size() {
+        if 8 + 16 > r.size() {
             return Err(karmem::Error::Truncated {
-                needed: 8 + 24,
+                needed: 8 + 16,
                 available: r.size() as u64,
             });
         }
@@ -394,7 +394,7 @@ impl Pair {
 
     #[doc(hidden)]
     pub fn validate_at(v: &mut karmem::Validator<'_>, at: u32) -> Result<(), karmem::Error> {
-        v.bool_at(at + 18)?;
+        v.bool_at(at + 14)?;
         Ok(())
     }
 }
@@ -427,7 +427,7 @@ impl<'a, M: karmem::Mode> PairView<'a, M> {
         PairView {
             r: *r,
             at: karmem::HEADER_SIZE,
-            present: karmem::HEADER_SIZE + 24 <= r.size(),
+            present: karmem::HEADER_SIZE + 16 <= r.size(),
         }
     }
 
@@ -452,7 +452,7 @@ impl<'a, M: karmem::Mode> PairView<'a, M> {
     #[inline]
     pub fn tag(&self) -> u16 {
         if self.present {
-            self.r.get::<u16>(self.at + 16)
+            self.r.get::<u16>(self.at + 12)
         } else {
             core::default::Default::default()
         }
@@ -461,7 +461,7 @@ impl<'a, M: karmem::Mode> PairView<'a, M> {
     #[inline]
     pub fn flag(&self) -> bool {
         (if self.present {
-            self.r.get::<u8>(self.at + 18)
+            self.r.get::<u8>(self.at + 14)
         } else {
             core::default::Default::default()
         }) != 0
@@ -847,7 +847,7 @@ impl Square {
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
         w.begin();
-        let at = w.alloc(8, 8)?;
+        let at = w.alloc(4, 8)?;
         self.write_at(w, at)?;
         w.finish()?;
         Ok(())
@@ -871,7 +871,7 @@ impl Square {
     /// limit bound the work and memory a hostile message can cause.
     pub fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 8 > r.size() {
+        if 8 + 4 > r.size() {
             *self = Self::default();
             return Ok(());
         }
@@ -900,9 +900,9 @@ impl Square {
         r: &karmem::Reader<'a>,
     ) -> Result<SquareView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 8 > r.size() {
+        if 8 + 4 > r.size() {
             return Err(karmem::Error::Truncated {
-                needed: 8 + 8,
+                needed: 8 + 4,
                 available: r.size() as u64,
             });
         }
@@ -946,7 +946,7 @@ impl<'a, M: karmem::Mode> SquareView<'a, M> {
         SquareView {
             r: *r,
             at: karmem::HEADER_SIZE,
-            present: karmem::HEADER_SIZE + 8 <= r.size(),
+            present: karmem::HEADER_SIZE + 4 <= r.size(),
         }
     }
 
@@ -1006,7 +1006,7 @@ impl ShapeValue {
             }
             Some(Self::Square(x)) => {
                 w.put::<u8>(tag_at, 4);
-                let child = w.alloc(8, 8)?;
+                let child = w.alloc(4, 8)?;
                 x.write_at(w, child)?;
                 w.put::<u32>(offset_at, child);
             }
@@ -1031,17 +1031,17 @@ impl ShapeValue {
             },
             4 if offset != 0
                 && offset.is_multiple_of(8)
-                && offset as u64 + 8 <= r.size() as u64 =>
+                && offset as u64 + 4 <= r.size() as u64 =>
             {
                 match place {
                     Some(Self::Square(x)) => {
-                        v.charge(8)?;
+                        v.charge(4)?;
                         x.read_at(v, offset)?
                     }
                     _ => {
                         let mut x = Square::default();
                         {
-                            v.charge(8)?;
+                            v.charge(4)?;
                             x.read_at(v, offset)?
                         };
                         *place = Some(Self::Square(x));
@@ -1074,13 +1074,13 @@ impl ShapeValue {
                 Circle::validate_table(v, t)
             }
             4 => {
-                if offset == 0 || !offset.is_multiple_of(8) || offset as u64 + 8 > r.size() as u64 {
+                if offset == 0 || !offset.is_multiple_of(8) || offset as u64 + 4 > r.size() as u64 {
                     return Err(karmem::Error::InvalidUnion {
                         offset: tag_at,
                         tag,
                     });
                 }
-                v.charge(8)?;
+                v.charge(4)?;
                 Square::validate_at(v, offset)
             }
             // 0 is "no value"; unknown tags come from newer writers and are
@@ -1117,7 +1117,7 @@ impl<'a, M: karmem::Mode> ShapeView<'a, M> {
                 let ok = M::TRUSTED
                     || (offset != 0
                         && offset.is_multiple_of(8)
-                        && offset as u64 + 8 <= r.size() as u64);
+                        && offset as u64 + 4 <= r.size() as u64);
                 Self::Square(SquareView {
                     r,
                     at: offset,
@@ -1243,19 +1243,19 @@ impl Element {
     /// Byte offset of `Where` in the table (for in-place updates).
     pub const WHERE_OFFSET: u32 = 8;
     /// Byte offset of `Child` in the table (for in-place updates).
-    pub const CHILD_OFFSET: u32 = 32;
+    pub const CHILD_OFFSET: u32 = 24;
     /// Byte offset of `Name` in the table (for in-place updates).
-    pub const NAME_OFFSET: u32 = 36;
+    pub const NAME_OFFSET: u32 = 28;
     /// Byte offset of `Numbers` in the table (for in-place updates).
-    pub const NUMBERS_OFFSET: u32 = 48;
+    pub const NUMBERS_OFFSET: u32 = 40;
     /// Byte offset of `Shape` in the table (for in-place updates).
-    pub const SHAPE_OFFSET: u32 = 60;
+    pub const SHAPE_OFFSET: u32 = 52;
     /// `S` of format.md §10: the table's full size, every field of this schema;
     /// a decoder charges at least this for a table it reads.
-    pub const FULL_SIZE: u32 = 72;
+    pub const FULL_SIZE: u32 = 64;
     /// `Z` of format.md §10: the size of the table's zero value, the tables
     /// it holds included; a decoder charges it for an absent or malformed one.
-    pub const ZERO_SIZE: u64 = 104;
+    pub const ZERO_SIZE: u64 = 96;
     /// Encode as the root of a message; `w` is reset first. Reuse the
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -1274,15 +1274,15 @@ impl Element {
 
     #[doc(hidden)]
     pub fn write(&self, w: &mut karmem::Writer) -> Result<u32, karmem::Error> {
-        let at = w.alloc(72, 8)?;
-        w.put::<u32>(at, 0x80000009);
+        let at = w.alloc(64, 8)?;
+        w.put::<u32>(at, 0x80000008);
         w.put::<u32>(at + 4, self.id);
         self.where_.write_at(w, at + 8)?;
         let child = self.child.write(w)?;
-        w.put::<u32>(at + 32, child);
-        w.write_bytes(at + 36, self.name.as_bytes())?;
-        w.write_slice(at + 48, &self.numbers)?;
-        ShapeValue::write_slot(&self.shape, w, at + 60)?;
+        w.put::<u32>(at + 24, child);
+        w.write_bytes(at + 28, self.name.as_bytes())?;
+        w.write_slice(at + 40, &self.numbers)?;
+        ShapeValue::write_slot(&self.shape, w, at + 52)?;
         Ok(at)
     }
 
@@ -1317,22 +1317,22 @@ impl Element {
         v.charge(t.used.max(Self::FULL_SIZE) as u64)?;
         let r = v.reader;
         self.id = r.field::<u32>(t, 4);
-        if t.has(8, 24) {
+        if t.has(8, 16) {
             self.where_.read_at(v, t.offset + 8)?;
         } else {
             self.where_ = core::default::Default::default();
         }
-        self.child.read_table(v, r.field_table(t, 32))?;
-        if t.has(36, 12) {
-            let a = r.field_array(t, 36, 1, None);
+        self.child.read_table(v, r.field_table(t, 24))?;
+        if t.has(28, 12) {
+            let a = r.field_array(t, 28, 1, None);
             v.charge(a.len as u64)?;
             self.name.clear();
             self.name.push_str(r.str(a));
         } else {
             self.name.clear();
         }
-        if t.has(48, 12) {
-            let a = r.field_array(t, 48, 4, None);
+        if t.has(40, 12) {
+            let a = r.field_array(t, 40, 4, None);
             v.charge(a.len as u64 * 4)?;
             self.numbers.clear();
             self.numbers
@@ -1340,8 +1340,8 @@ impl Element {
         } else {
             self.numbers.clear();
         }
-        if t.has(60, 8) {
-            ShapeValue::read_parts(&mut self.shape, v, t.offset + 60, t.offset + 60 + 4)?;
+        if t.has(52, 8) {
+            ShapeValue::read_parts(&mut self.shape, v, t.offset + 52, t.offset + 52 + 4)?;
         } else {
             self.shape = None;
         }
@@ -1385,20 +1385,20 @@ impl Element {
     ) -> Result<(), karmem::Error> {
         v.enter()?;
         let r = v.reader;
-        if t.has(8, 24) {
+        if t.has(8, 16) {
             Pair::validate_at(v, t.offset + 8)?;
         }
-        if t.has(32, 4) {
-            let child = v.table(r.get::<u32>(t.offset + 32), Leaf::FULL_SIZE)?;
+        if t.has(24, 4) {
+            let child = v.table(r.get::<u32>(t.offset + 24), Leaf::FULL_SIZE)?;
             Leaf::validate_table(v, child)?;
         } else {
             v.charge(32)?;
         }
-        let a = v.field_array(t, 36, 1, None)?;
+        let a = v.field_array(t, 28, 1, None)?;
         v.utf8(a.offset, a.len)?;
-        let _a = v.field_array(t, 48, 4, None)?;
-        if t.has(60, 8) {
-            ShapeValue::validate_parts(v, t.offset + 60, t.offset + 60 + 4)?;
+        let _a = v.field_array(t, 40, 4, None)?;
+        if t.has(52, 8) {
+            ShapeValue::validate_parts(v, t.offset + 52, t.offset + 52 + 4)?;
         }
         v.leave();
         Ok(())
@@ -1448,7 +1448,7 @@ impl<'a, M: karmem::Mode> ElementView<'a, M> {
         PairView {
             r: self.r,
             at: self.t.offset + 8,
-            present: self.t.has(8, 24),
+            present: self.t.has(8, 16),
         }
     }
 
@@ -1456,32 +1456,32 @@ impl<'a, M: karmem::Mode> ElementView<'a, M> {
     pub fn child(&self) -> LeafView<'a, M> {
         LeafView {
             r: self.r,
-            t: self.r.field_table(self.t, 32),
+            t: self.r.field_table(self.t, 24),
         }
     }
 
     #[inline]
     pub fn name(&self) -> &'a str {
-        let a = self.r.field_array(self.t, 36, 1, None);
+        let a = self.r.field_array(self.t, 28, 1, None);
         self.r.str(a)
     }
 
     #[inline]
     pub fn name_bytes(&self) -> &'a [u8] {
-        let a = self.r.field_array(self.t, 36, 1, None);
+        let a = self.r.field_array(self.t, 28, 1, None);
         self.r.byte_slice(a)
     }
 
     #[inline]
     pub fn numbers(&self) -> &'a [i32] {
-        let a = self.r.field_array(self.t, 48, 4, None);
+        let a = self.r.field_array(self.t, 40, 4, None);
         self.r.slice::<i32>(a.offset, a.len)
     }
 
     #[inline]
     pub fn shape(&self) -> ShapeView<'a, M> {
-        if self.t.has(60, 8) {
-            ShapeView::from_parts(self.r, self.t.offset + 60, self.t.offset + 60 + 4)
+        if self.t.has(52, 8) {
+            ShapeView::from_parts(self.r, self.t.offset + 52, self.t.offset + 52 + 4)
         } else {
             ShapeView::None
         }
@@ -1551,33 +1551,33 @@ impl Root {
     /// Byte offset of `Fixed` in the table (for in-place updates).
     pub const FIXED_OFFSET: u32 = 48;
     /// Byte offset of `Limited` in the table (for in-place updates).
-    pub const LIMITED_OFFSET: u32 = 96;
+    pub const LIMITED_OFFSET: u32 = 84;
     /// Byte offset of `Points` in the table (for in-place updates).
-    pub const POINTS_OFFSET: u32 = 108;
+    pub const POINTS_OFFSET: u32 = 96;
     /// Byte offset of `PointsAos` in the table (for in-place updates).
-    pub const POINTS_AOS_OFFSET: u32 = 120;
+    pub const POINTS_AOS_OFFSET: u32 = 108;
     /// Byte offset of `Elements` in the table (for in-place updates).
-    pub const ELEMENTS_OFFSET: u32 = 132;
+    pub const ELEMENTS_OFFSET: u32 = 120;
     /// Byte offset of `ElementsAos` in the table (for in-place updates).
-    pub const ELEMENTS_AOS_OFFSET: u32 = 144;
+    pub const ELEMENTS_AOS_OFFSET: u32 = 132;
     /// Byte offset of `Shape` in the table (for in-place updates).
-    pub const SHAPE_OFFSET: u32 = 156;
+    pub const SHAPE_OFFSET: u32 = 144;
     /// Byte offset of `ShapesAos` in the table (for in-place updates).
-    pub const SHAPES_AOS_OFFSET: u32 = 164;
+    pub const SHAPES_AOS_OFFSET: u32 = 152;
     /// Byte offset of `ShapesSoa` in the table (for in-place updates).
-    pub const SHAPES_SOA_OFFSET: u32 = 176;
+    pub const SHAPES_SOA_OFFSET: u32 = 164;
     /// Byte offset of `ShapesBovoa` in the table (for in-place updates).
-    pub const SHAPES_BOVOA_OFFSET: u32 = 188;
+    pub const SHAPES_BOVOA_OFFSET: u32 = 176;
     /// Byte offset of `ShapesBovos` in the table (for in-place updates).
-    pub const SHAPES_BOVOS_OFFSET: u32 = 200;
+    pub const SHAPES_BOVOS_OFFSET: u32 = 188;
     /// Byte offset of `Next` in the table (for in-place updates).
-    pub const NEXT_OFFSET: u32 = 212;
+    pub const NEXT_OFFSET: u32 = 200;
     /// `S` of format.md §10: the table's full size, every field of this schema;
     /// a decoder charges at least this for a table it reads.
-    pub const FULL_SIZE: u32 = 216;
+    pub const FULL_SIZE: u32 = 208;
     /// `Z` of format.md §10: the size of the table's zero value, the tables
     /// it holds included; a decoder charges it for an absent or malformed one.
-    pub const ZERO_SIZE: u64 = 248;
+    pub const ZERO_SIZE: u64 = 240;
     /// Encode as the root of a message; `w` is reset first. Reuse the
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -1596,8 +1596,8 @@ impl Root {
 
     #[doc(hidden)]
     pub fn write(&self, w: &mut karmem::Writer) -> Result<u32, karmem::Error> {
-        let at = w.alloc(216, 8)?;
-        w.put::<u32>(at, 0x1b);
+        let at = w.alloc(208, 8)?;
+        w.put::<u32>(at, 0x8000001a);
         for (j, e) in self.flags.iter().enumerate() {
             w.put_bool(at + 4 + j as u32, *e);
         }
@@ -1609,22 +1609,22 @@ impl Root {
             w.write_slice(at + 36, &units)?;
         }
         for (j, e) in self.fixed.iter().enumerate() {
-            e.write_at(w, at + 48 + j as u32 * 16)?;
+            e.write_at(w, at + 48 + j as u32 * 12)?;
         }
         if self.limited.len() > 8 {
             return Err(karmem::Error::TooLarge);
         }
-        w.write_slice(at + 96, &self.limited)?;
-        Vec3::write_soa_slice(&self.points, w, at + 108)?;
+        w.write_slice(at + 84, &self.limited)?;
+        Vec3::write_soa_slice(&self.points, w, at + 96)?;
         {
             let count = self.points_aos.len();
-            let block = w.alloc_array(count, 16)?;
+            let block = w.alloc_array(count, 12)?;
             for (i, e) in self.points_aos.iter().enumerate() {
-                e.write_at(w, block + i as u32 * 16)?;
+                e.write_at(w, block + i as u32 * 12)?;
             }
-            w.put_array_ref(at + 120, block, count as u32, count as u32);
+            w.put_array_ref(at + 108, block, count as u32, count as u32);
         }
-        Element::write_soa(self.elements.iter(), self.elements.len(), w, at + 132)?;
+        Element::write_soa(self.elements.iter(), self.elements.len(), w, at + 120)?;
         {
             let count = self.elements_aos.len();
             let block = w.alloc_array(count, 4)?;
@@ -1632,16 +1632,16 @@ impl Root {
                 let child = e.write(w)?;
                 w.put::<u32>(block + i as u32 * 4, child);
             }
-            w.put_array_ref(at + 144, block, count as u32, count as u32);
+            w.put_array_ref(at + 132, block, count as u32, count as u32);
         }
-        ShapeValue::write_slot(&self.shape, w, at + 156)?;
+        ShapeValue::write_slot(&self.shape, w, at + 144)?;
         {
             let block = w.alloc_array(self.shapes_aos.len(), 8)?;
             for (i, e) in self.shapes_aos.iter().enumerate() {
                 ShapeValue::write_slot(e, w, block + i as u32 * 8)?;
             }
             w.put_array_ref(
-                at + 164,
+                at + 152,
                 block,
                 self.shapes_aos.len() as u32,
                 self.shapes_aos.len() as u32,
@@ -1654,16 +1654,16 @@ impl Root {
                 ShapeValue::write_parts(e, w, tags + i as u32, offsets + i as u32 * 4)?;
             }
             w.put_array_ref(
-                at + 176,
+                at + 164,
                 tags,
                 self.shapes_soa.len() as u32,
                 self.shapes_soa.len() as u32,
             );
         }
-        ShapeValue::write_bovoa(&self.shapes_bovoa, w, at + 188)?;
-        ShapeValue::write_bovos(&self.shapes_bovos, w, at + 200)?;
+        ShapeValue::write_bovoa(&self.shapes_bovoa, w, at + 176)?;
+        ShapeValue::write_bovos(&self.shapes_bovos, w, at + 188)?;
         let child = self.next.write(w)?;
-        w.put::<u32>(at + 212, child);
+        w.put::<u32>(at + 200, child);
         Ok(at)
     }
 
@@ -1725,15 +1725,15 @@ impl Root {
         } else {
             self.utf16.clear();
         }
-        if t.has(48, 48) {
+        if t.has(48, 36) {
             for (j, e) in self.fixed.iter_mut().enumerate() {
-                e.read_at(v, t.offset + 48 + j as u32 * 16)?;
+                e.read_at(v, t.offset + 48 + j as u32 * 12)?;
             }
         } else {
             self.fixed = core::array::from_fn(|_| core::default::Default::default());
         }
-        if t.has(96, 12) {
-            let a = r.field_array(t, 96, 8, Some(8));
+        if t.has(84, 12) {
+            let a = r.field_array(t, 84, 8, Some(8));
             v.charge(a.len as u64 * 8)?;
             self.limited.clear();
             self.limited
@@ -1741,18 +1741,18 @@ impl Root {
         } else {
             self.limited.clear();
         }
-        if t.has(108, 12) {
-            let a = r.field_array(t, 108, 0, None);
+        if t.has(96, 12) {
+            let a = r.field_array(t, 96, 0, None);
             Vec3::read_soa(&mut self.points, v, a)?;
         } else {
             self.points.clear();
         }
-        if t.has(120, 12) {
-            let a = r.field_array(t, 120, 16, None);
-            v.charge(a.len as u64 * 16)?;
+        if t.has(108, 12) {
+            let a = r.field_array(t, 108, 12, None);
+            v.charge(a.len as u64 * 12)?;
             self.points_aos.truncate(a.len as usize);
             for i in 0..a.len {
-                let at = a.offset + i * 16;
+                let at = a.offset + i * 12;
                 match self.points_aos.get_mut(i as usize) {
                     Some(elem) => elem.read_at(v, at)?,
                     None => {
@@ -1765,14 +1765,14 @@ impl Root {
         } else {
             self.points_aos.clear();
         }
-        if t.has(132, 12) {
-            let a = r.field_array(t, 132, 0, None);
+        if t.has(120, 12) {
+            let a = r.field_array(t, 120, 0, None);
             Element::read_soa(&mut self.elements, v, a)?;
         } else {
             self.elements.clear();
         }
-        if t.has(144, 12) {
-            let a = r.field_array(t, 144, 4, None);
+        if t.has(132, 12) {
+            let a = r.field_array(t, 132, 4, None);
             v.charge(a.len as u64 * 4)?;
             self.elements_aos.truncate(a.len as usize);
             for i in 0..a.len {
@@ -1785,13 +1785,13 @@ impl Root {
         } else {
             self.elements_aos.clear();
         }
-        if t.has(156, 8) {
-            ShapeValue::read_parts(&mut self.shape, v, t.offset + 156, t.offset + 156 + 4)?;
+        if t.has(144, 8) {
+            ShapeValue::read_parts(&mut self.shape, v, t.offset + 144, t.offset + 144 + 4)?;
         } else {
             self.shape = None;
         }
-        if t.has(164, 12) {
-            let a = r.field_array(t, 164, 8, None);
+        if t.has(152, 12) {
+            let a = r.field_array(t, 152, 8, None);
             v.charge(a.len as u64 * 8)?;
             self.shapes_aos.resize_with(a.len as usize, || None);
             for (i, e) in self.shapes_aos.iter_mut().enumerate() {
@@ -1801,8 +1801,8 @@ impl Root {
         } else {
             self.shapes_aos.clear();
         }
-        if t.has(176, 12) {
-            let a = r.field_array(t, 176, 0, None);
+        if t.has(164, 12) {
+            let a = r.field_array(t, 164, 0, None);
             match r.union_columns(a, 1) {
                 Some((tags, offsets)) => {
                     v.charge(a.len as u64 * 5)?;
@@ -1816,19 +1816,19 @@ impl Root {
         } else {
             self.shapes_soa.clear();
         }
-        if t.has(188, 12) {
-            let a = r.field_array(t, 188, 0, None);
+        if t.has(176, 12) {
+            let a = r.field_array(t, 176, 0, None);
             ShapeValue::read_bovoa(&mut self.shapes_bovoa, v, a)?;
         } else {
             self.shapes_bovoa.clear();
         }
-        if t.has(200, 12) {
-            let a = r.field_array(t, 200, 0, None);
+        if t.has(188, 12) {
+            let a = r.field_array(t, 188, 0, None);
             ShapeValue::read_bovos(&mut self.shapes_bovos, v, a)?;
         } else {
             self.shapes_bovos.clear();
         }
-        self.next.read_table(v, r.field_table(t, 212))?;
+        self.next.read_table(v, r.field_table(t, 200))?;
         v.leave();
         Ok(())
     }
@@ -1876,32 +1876,32 @@ impl Root {
         v.utf8(a.offset, a.len)?;
         let a = v.field_array(t, 36, 2, None)?;
         v.utf16(a.offset, a.len)?;
-        let _a = v.field_array(t, 96, 8, Some(8))?;
-        let a = v.field_array(t, 108, 0, None)?;
+        let _a = v.field_array(t, 84, 8, Some(8))?;
+        let a = v.field_array(t, 96, 0, None)?;
         Vec3::validate_soa(v, a)?;
-        let _a = v.field_array(t, 120, 16, None)?;
-        let a = v.field_array(t, 132, 0, None)?;
+        let _a = v.field_array(t, 108, 12, None)?;
+        let a = v.field_array(t, 120, 0, None)?;
         Element::validate_soa(v, a)?;
-        let a = v.field_array(t, 144, 4, None)?;
+        let a = v.field_array(t, 132, 4, None)?;
         for i in 0..a.len {
             let child = v.table(v.reader.get::<u32>(a.offset + i * 4), Element::FULL_SIZE)?;
             Element::validate_table(v, child)?;
         }
-        if t.has(156, 8) {
-            ShapeValue::validate_parts(v, t.offset + 156, t.offset + 156 + 4)?;
+        if t.has(144, 8) {
+            ShapeValue::validate_parts(v, t.offset + 144, t.offset + 144 + 4)?;
         }
-        let a = v.field_array(t, 164, 8, None)?;
+        let a = v.field_array(t, 152, 8, None)?;
         for i in 0..a.len {
             let at = a.offset + i * 8;
             ShapeValue::validate_parts(v, at, at + 4)?;
         }
-        let a = v.field_array(t, 176, 0, None)?;
+        let a = v.field_array(t, 164, 0, None)?;
         if let Some((tags, offsets)) = v.union_columns(a, 1)? {
             for i in 0..a.len {
                 ShapeValue::validate_parts(v, tags + i, offsets + i * 4)?;
             }
         }
-        let a = v.field_array(t, 188, 0, None)?;
+        let a = v.field_array(t, 176, 0, None)?;
         v.bunch(a, &[1, 4], |v, tag, entry| match tag {
             1 => {
                 let a = v.array(entry + 4, 4, None)?;
@@ -1913,12 +1913,12 @@ impl Root {
                 Ok(())
             }
             4 => {
-                let _sub = v.array(entry + 4, 8, None)?;
+                let _sub = v.array(entry + 4, 4, None)?;
                 Ok(())
             }
             _ => Ok(()),
         })?;
-        let a = v.field_array(t, 200, 0, None)?;
+        let a = v.field_array(t, 188, 0, None)?;
         v.bunch(a, &[1, 4], |v, tag, entry| match tag {
             1 => {
                 let a = v.array(entry + 4, 0, None)?;
@@ -1932,8 +1932,8 @@ impl Root {
             }
             _ => Ok(()),
         })?;
-        if t.has(212, 4) {
-            let child = v.table(r.get::<u32>(t.offset + 212), Leaf::FULL_SIZE)?;
+        if t.has(200, 4) {
+            let child = v.table(r.get::<u32>(t.offset + 200), Leaf::FULL_SIZE)?;
             Leaf::validate_table(v, child)?;
         } else {
             v.charge(32)?;
@@ -2016,43 +2016,43 @@ impl<'a, M: karmem::Mode> RootView<'a, M> {
         karmem::InlineArray::new(
             self.r,
             self.t.offset + 48,
-            if self.t.has(48, 48) { 3 } else { 0 },
-            16,
+            if self.t.has(48, 36) { 3 } else { 0 },
+            12,
         )
     }
 
     #[inline]
     pub fn limited(&self) -> &'a [u64] {
-        let a = self.r.field_array(self.t, 96, 8, Some(8));
+        let a = self.r.field_array(self.t, 84, 8, Some(8));
         self.r.slice::<u64>(a.offset, a.len)
     }
 
     #[inline]
     pub fn points(&self) -> Vec3Soa<'a, M> {
-        Vec3Soa::new(self.r, self.r.field_array(self.t, 108, 0, None))
+        Vec3Soa::new(self.r, self.r.field_array(self.t, 96, 0, None))
     }
 
     #[inline]
     pub fn points_aos(&self) -> karmem::InlineArray<'a, Vec3View<'a, M>, M> {
-        let a = self.r.field_array(self.t, 120, 16, None);
-        karmem::InlineArray::new(self.r, a.offset, a.len, 16)
+        let a = self.r.field_array(self.t, 108, 12, None);
+        karmem::InlineArray::new(self.r, a.offset, a.len, 12)
     }
 
     #[inline]
     pub fn elements(&self) -> ElementSoa<'a, M> {
-        ElementSoa::new(self.r, self.r.field_array(self.t, 132, 0, None))
+        ElementSoa::new(self.r, self.r.field_array(self.t, 120, 0, None))
     }
 
     #[inline]
     pub fn elements_aos(&self) -> karmem::TableArray<'a, ElementView<'a, M>, M> {
-        let a = self.r.field_array(self.t, 144, 4, None);
+        let a = self.r.field_array(self.t, 132, 4, None);
         karmem::TableArray::new(self.r, a.offset, a.len)
     }
 
     #[inline]
     pub fn shape(&self) -> ShapeView<'a, M> {
-        if self.t.has(156, 8) {
-            ShapeView::from_parts(self.r, self.t.offset + 156, self.t.offset + 156 + 4)
+        if self.t.has(144, 8) {
+            ShapeView::from_parts(self.r, self.t.offset + 144, self.t.offset + 144 + 4)
         } else {
             ShapeView::None
         }
@@ -2060,19 +2060,19 @@ impl<'a, M: karmem::Mode> RootView<'a, M> {
 
     #[inline]
     pub fn shapes_aos(&self) -> ShapeArray<'a, M> {
-        ShapeArray::aos(self.r, self.r.field_array(self.t, 164, 8, None))
+        ShapeArray::aos(self.r, self.r.field_array(self.t, 152, 8, None))
     }
 
     #[inline]
     pub fn shapes_soa(&self) -> ShapeArray<'a, M> {
-        ShapeArray::soa(self.r, self.r.field_array(self.t, 176, 0, None))
+        ShapeArray::soa(self.r, self.r.field_array(self.t, 164, 0, None))
     }
 
     #[inline]
     pub fn shapes_bovoa(&self) -> ShapeBovoa<'a, M> {
         ShapeBovoa {
             r: self.r,
-            a: self.r.field_array(self.t, 188, 0, None),
+            a: self.r.field_array(self.t, 176, 0, None),
         }
     }
 
@@ -2080,7 +2080,7 @@ impl<'a, M: karmem::Mode> RootView<'a, M> {
     pub fn shapes_bovos(&self) -> ShapeBovos<'a, M> {
         ShapeBovos {
             r: self.r,
-            a: self.r.field_array(self.t, 200, 0, None),
+            a: self.r.field_array(self.t, 188, 0, None),
         }
     }
 
@@ -2088,7 +2088,7 @@ impl<'a, M: karmem::Mode> RootView<'a, M> {
     pub fn next(&self) -> LeafView<'a, M> {
         LeafView {
             r: self.r,
-            t: self.r.field_table(self.t, 212),
+            t: self.r.field_table(self.t, 200),
         }
     }
 }
@@ -3106,7 +3106,7 @@ impl ShapeValue {
             w.put::<u32>(entry, 4);
             {
                 let count = counts[1];
-                let block = w.alloc_array(count, 8)?;
+                let block = w.alloc_array(count, 4)?;
                 for (i, e) in items
                     .iter()
                     .filter_map(|x| match x {
@@ -3115,7 +3115,7 @@ impl ShapeValue {
                     })
                     .enumerate()
                 {
-                    e.write_at(w, block + i as u32 * 8)?;
+                    e.write_at(w, block + i as u32 * 4)?;
                 }
                 w.put_array_ref(entry + 4, block, count as u32, count as u32);
             }
@@ -3144,11 +3144,11 @@ impl ShapeValue {
             }
         }
         {
-            let sub = r.bunch_entry(a, 4, 8);
-            v.charge(sub.len as u64 * 8)?;
+            let sub = r.bunch_entry(a, 4, 4);
+            v.charge(sub.len as u64 * 4)?;
             for i in 0..sub.len {
                 let mut x = Square::default();
-                x.read_at(v, sub.offset + i * 8)?;
+                x.read_at(v, sub.offset + i * 4)?;
                 items.push(Some(Self::Square(x)));
             }
         }
@@ -3181,8 +3181,8 @@ impl<'a, M: karmem::Mode> ShapeBovoa<'a, M> {
     }
 
     pub fn square(&self) -> karmem::InlineArray<'a, SquareView<'a, M>, M> {
-        let sub = self.r.bunch_entry(self.a, 4, 8);
-        karmem::InlineArray::new(self.r, sub.offset, sub.len, 8)
+        let sub = self.r.bunch_entry(self.a, 4, 4);
+        karmem::InlineArray::new(self.r, sub.offset, sub.len, 4)
     }
 }
 

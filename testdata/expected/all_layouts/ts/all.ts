@@ -12,7 +12,7 @@ export const layout: karmem.Schema = {
       ts: "Vec3",
       table: false,
       tuple: false,
-      size: 16,
+      size: 12,
       zero: 0,
       header: 0,
       check: false,
@@ -32,14 +32,14 @@ export const layout: karmem.Schema = {
       ts: "Pair",
       table: false,
       tuple: false,
-      size: 24,
+      size: 16,
       zero: 0,
       header: 0,
       check: true,
       fields: [
-        { name: "Pos", js: "pos", off: 0, size: 16, slot: { k: "inline", s: 0 } },
-        { name: "Tag", js: "tag", off: 16, size: 2, slot: { k: "scalar", p: "u16" } },
-        { name: "Flag", js: "flag", off: 18, size: 1, slot: { k: "scalar", p: "bool" } },
+        { name: "Pos", js: "pos", off: 0, size: 12, slot: { k: "inline", s: 0 } },
+        { name: "Tag", js: "tag", off: 12, size: 2, slot: { k: "scalar", p: "u16" } },
+        { name: "Flag", js: "flag", off: 14, size: 1, slot: { k: "scalar", p: "bool" } },
       ],
     },
     {
@@ -77,7 +77,7 @@ export const layout: karmem.Schema = {
       ts: "Square",
       table: false,
       tuple: false,
-      size: 8,
+      size: 4,
       zero: 0,
       header: 0,
       check: false,
@@ -93,17 +93,17 @@ export const layout: karmem.Schema = {
       ts: "Element",
       table: true,
       tuple: false,
-      size: 72,
-      zero: 104,
-      header: 2147483657,
+      size: 64,
+      zero: 96,
+      header: 2147483656,
       check: true,
       fields: [
         { name: "Id", js: "id", off: 4, size: 4, slot: { k: "scalar", p: "u32" } },
-        { name: "Where", js: "where", off: 8, size: 24, slot: { k: "inline", s: 1 } },
-        { name: "Child", js: "child", off: 32, size: 4, slot: { k: "table", s: 2 } },
-        { name: "Name", js: "name", off: 36, size: 12, slot: { k: "array", a: { limit: null, text: "utf8", map: false, d: { k: "plain", size: 1, e: { k: "scalar", p: "u8" } } } } },
-        { name: "Numbers", js: "numbers", off: 48, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "plain", size: 4, e: { k: "scalar", p: "i32" } } } } },
-        { name: "Shape", js: "shape", off: 60, size: 8, slot: { k: "union", u: 0 } },
+        { name: "Where", js: "where", off: 8, size: 16, slot: { k: "inline", s: 1 } },
+        { name: "Child", js: "child", off: 24, size: 4, slot: { k: "table", s: 2 } },
+        { name: "Name", js: "name", off: 28, size: 12, slot: { k: "array", a: { limit: null, text: "utf8", map: false, d: { k: "plain", size: 1, e: { k: "scalar", p: "u8" } } } } },
+        { name: "Numbers", js: "numbers", off: 40, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "plain", size: 4, e: { k: "scalar", p: "i32" } } } } },
+        { name: "Shape", js: "shape", off: 52, size: 8, slot: { k: "union", u: 0 } },
       ],
       soa: [
         { hash: 0x56a42fa7, size: 8, path: [2, 0], steps: [5, 2], slot: { k: "scalar", p: "u64" } },
@@ -124,9 +124,9 @@ export const layout: karmem.Schema = {
       ts: "Root",
       table: true,
       tuple: false,
-      size: 216,
-      zero: 248,
-      header: 27,
+      size: 208,
+      zero: 240,
+      header: 2147483674,
       check: true,
       fields: [
         { name: "Flags", js: "flags", off: 4, size: 4, slot: { k: "fixed", e: { k: "scalar", p: "bool" }, len: 4, stride: 1 } },
@@ -134,18 +134,18 @@ export const layout: karmem.Schema = {
         { name: "Wide", js: "wide", off: 16, size: 8, slot: { k: "enum", p: "i64", e: 1 } },
         { name: "Text", js: "text", off: 24, size: 12, slot: { k: "array", a: { limit: null, text: "utf8", map: false, d: { k: "plain", size: 1, e: { k: "scalar", p: "u8" } } } } },
         { name: "Utf16", js: "utf16", off: 36, size: 12, slot: { k: "array", a: { limit: null, text: "utf16", map: false, d: { k: "plain", size: 2, e: { k: "scalar", p: "u16" } } } } },
-        { name: "Fixed", js: "fixed", off: 48, size: 48, slot: { k: "fixed", e: { k: "inline", s: 0 }, len: 3, stride: 16 } },
-        { name: "Limited", js: "limited", off: 96, size: 12, slot: { k: "array", a: { limit: 8, text: null, map: false, d: { k: "plain", size: 8, e: { k: "scalar", p: "u64" } } } } },
-        { name: "Points", js: "points", off: 108, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "soa", s: 0 } } } },
-        { name: "PointsAos", js: "pointsAos", off: 120, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "aosInline", s: 0, stride: 16 } } } },
-        { name: "Elements", js: "elements", off: 132, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "soa", s: 5 } } } },
-        { name: "ElementsAos", js: "elementsAos", off: 144, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "aosTable", s: 5 } } } },
-        { name: "Shape", js: "shape", off: 156, size: 8, slot: { k: "union", u: 0 } },
-        { name: "ShapesAos", js: "shapesAos", off: 164, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "unionAos", u: 0 } } } },
-        { name: "ShapesSoa", js: "shapesSoa", off: 176, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "unionSoa", u: 0 } } } },
-        { name: "ShapesBovoa", js: "shapesBovoa", off: 188, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "bunch", u: 0, v: [{ tag: 1, s: 3, d: { k: "aosTable", s: 3 } }, { tag: 4, s: 4, d: { k: "aosInline", s: 4, stride: 8 } }] } } } },
-        { name: "ShapesBovos", js: "shapesBovos", off: 200, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "bunch", u: 0, v: [{ tag: 1, s: 3, d: { k: "soa", s: 3 } }, { tag: 4, s: 4, d: { k: "soa", s: 4 } }] } } } },
-        { name: "Next", js: "next", off: 212, size: 4, slot: { k: "table", s: 2 } },
+        { name: "Fixed", js: "fixed", off: 48, size: 36, slot: { k: "fixed", e: { k: "inline", s: 0 }, len: 3, stride: 12 } },
+        { name: "Limited", js: "limited", off: 84, size: 12, slot: { k: "array", a: { limit: 8, text: null, map: false, d: { k: "plain", size: 8, e: { k: "scalar", p: "u64" } } } } },
+        { name: "Points", js: "points", off: 96, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "soa", s: 0 } } } },
+        { name: "PointsAos", js: "pointsAos", off: 108, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "aosInline", s: 0, stride: 12 } } } },
+        { name: "Elements", js: "elements", off: 120, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "soa", s: 5 } } } },
+        { name: "ElementsAos", js: "elementsAos", off: 132, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "aosTable", s: 5 } } } },
+        { name: "Shape", js: "shape", off: 144, size: 8, slot: { k: "union", u: 0 } },
+        { name: "ShapesAos", js: "shapesAos", off: 152, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "unionAos", u: 0 } } } },
+        { name: "ShapesSoa", js: "shapesSoa", off: 164, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "unionSoa", u: 0 } } } },
+        { name: "ShapesBovoa", js: "shapesBovoa", off: 176, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "bunch", u: 0, v: [{ tag: 1, s: 3, d: { k: "aosTable", s: 3 } }, { tag: 4, s: 4, d: { k: "aosInline", s: 4, stride: 4 } }] } } } },
+        { name: "ShapesBovos", js: "shapesBovos", off: 188, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "bunch", u: 0, v: [{ tag: 1, s: 3, d: { k: "soa", s: 3 } }, { tag: 4, s: 4, d: { k: "soa", s: 4 } }] } } } },
+        { name: "Next", js: "next", off: 200, size: 4, slot: { k: "table", s: 2 } },
       ],
     },
   ],
@@ -220,21 +220,27 @@ export class Vec3Viewer {
 export const Vec3 = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Vec3, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 0, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtVec3(b, value, b.alloc(12, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Vec3 {
-    return karmem.decode(layout, 0, input, limits) as Vec3;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 12).used !== 0) return $readAtVec3(d, 8);
+    return $zeroVec3();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): Vec3Viewer {
-    const r = karmem.validate(layout, 0, input, limits);
-    return new Vec3Viewer(r, r.inline(8, 16));
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(12);
+    const r = v.trusted;
+    return new Vec3Viewer(r, r.inline(8, 12));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): Vec3Viewer {
     const r = new karmem.Reader(input, limits);
-    return new Vec3Viewer(r, r.inline(8, 16));
+    return new Vec3Viewer(r, r.inline(8, 12));
   },
 };
 
@@ -252,13 +258,13 @@ export class PairViewer {
     readonly $t: karmem.Table,
   ) {}
   get pos(): Vec3Viewer {
-    return new Vec3Viewer(this.$r, this.$r.inline(this.$t.offset, 16, karmem.has(this.$t, 0, 16)));
+    return new Vec3Viewer(this.$r, this.$r.inline(this.$t.offset, 12, karmem.has(this.$t, 0, 12)));
   }
   get tag(): number {
-    return karmem.has(this.$t, 16, 2) ? this.$r.u16(this.$t.offset + 16) : 0;
+    return karmem.has(this.$t, 12, 2) ? this.$r.u16(this.$t.offset + 12) : 0;
   }
   get flag(): boolean {
-    return karmem.has(this.$t, 18, 1) ? this.$r.bool(this.$t.offset + 18) : false;
+    return karmem.has(this.$t, 14, 1) ? this.$r.bool(this.$t.offset + 14) : false;
   }
 }
 
@@ -266,21 +272,28 @@ export class PairViewer {
 export const Pair = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Pair, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 1, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtPair(b, value, b.alloc(16, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Pair {
-    return karmem.decode(layout, 1, input, limits) as Pair;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 16).used !== 0) return $readAtPair(d, 8);
+    return $zeroPair();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): PairViewer {
-    const r = karmem.validate(layout, 1, input, limits);
-    return new PairViewer(r, r.inline(8, 24));
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(16);
+    $checkAtPair(v, 8);
+    const r = v.trusted;
+    return new PairViewer(r, r.inline(8, 16));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): PairViewer {
     const r = new karmem.Reader(input, limits);
-    return new PairViewer(r, r.inline(8, 24));
+    return new PairViewer(r, r.inline(8, 16));
   },
 };
 
@@ -308,15 +321,20 @@ export class LeafViewer {
 export const Leaf = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Leaf, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 2, value, w);
+    const b = karmem.beginMessage(w);
+    $writeLeaf(b, value);
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Leaf {
-    return karmem.decode(layout, 2, input, limits) as Leaf;
+    const d = new karmem.Decoding(input, limits);
+    return $readLeaf(d, d.r.root());
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): LeafViewer {
-    const r = karmem.validate(layout, 2, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkLeaf(v, 8);
+    const r = v.trusted;
     return new LeafViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -346,15 +364,20 @@ export class CircleViewer {
 export const Circle = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Circle, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 3, value, w);
+    const b = karmem.beginMessage(w);
+    $writeCircle(b, value);
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Circle {
-    return karmem.decode(layout, 3, input, limits) as Circle;
+    const d = new karmem.Decoding(input, limits);
+    return $readCircle(d, d.r.root());
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): CircleViewer {
-    const r = karmem.validate(layout, 3, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkCircle(v, 8);
+    const r = v.trusted;
     return new CircleViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -384,21 +407,27 @@ export class SquareViewer {
 export const Square = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Square, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 4, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtSquare(b, value, b.alloc(4, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Square {
-    return karmem.decode(layout, 4, input, limits) as Square;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 4).used !== 0) return $readAtSquare(d, 8);
+    return $zeroSquare();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): SquareViewer {
-    const r = karmem.validate(layout, 4, input, limits);
-    return new SquareViewer(r, r.inline(8, 8));
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(4);
+    const r = v.trusted;
+    return new SquareViewer(r, r.inline(8, 4));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): SquareViewer {
     const r = new karmem.Reader(input, limits);
-    return new SquareViewer(r, r.inline(8, 8));
+    return new SquareViewer(r, r.inline(8, 4));
   },
 };
 
@@ -427,19 +456,19 @@ export class ElementViewer {
     return karmem.has(this.$t, 4, 4) ? this.$r.u32(this.$t.offset + 4) : 0;
   }
   get where(): PairViewer {
-    return new PairViewer(this.$r, this.$r.inline(this.$t.offset + 8, 24, karmem.has(this.$t, 8, 24)));
+    return new PairViewer(this.$r, this.$r.inline(this.$t.offset + 8, 16, karmem.has(this.$t, 8, 16)));
   }
   get child(): LeafViewer {
-    return new LeafViewer(this.$r, this.$r.fieldTable(this.$t, 32));
+    return new LeafViewer(this.$r, this.$r.fieldTable(this.$t, 24));
   }
   get name(): string {
-    return this.$r.text(this.$r.fieldArray(this.$t, 36, 1, null));
+    return this.$r.text(this.$r.fieldArray(this.$t, 28, 1, null));
   }
   get numbers(): Int32Array {
-    return karmem.arrayView(this.$r, this.$t, 48, "i32", 4, null) as Int32Array;
+    return karmem.arrayView(this.$r, this.$t, 40, "i32", 4, null) as Int32Array;
   }
   get shape(): ShapeViewer {
-    return karmem.viewSlot(this.$r, viewers, layout.structs[5]!.fields[5]!.slot, this.$t.offset + 60, karmem.has(this.$t, 60, 8)) as ShapeViewer;
+    return karmem.viewSlot(this.$r, viewers, layout.structs[5]!.fields[5]!.slot, this.$t.offset + 52, karmem.has(this.$t, 52, 8)) as ShapeViewer;
   }
 }
 
@@ -447,15 +476,20 @@ export class ElementViewer {
 export const Element = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Element, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 5, value, w);
+    const b = karmem.beginMessage(w);
+    $writeElement(b, value);
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Element {
-    return karmem.decode(layout, 5, input, limits) as Element;
+    const d = new karmem.Decoding(input, limits);
+    return $readElement(d, d.r.root());
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): ElementViewer {
-    const r = karmem.validate(layout, 5, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkElement(v, 8);
+    const r = v.trusted;
     return new ElementViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -508,40 +542,40 @@ export class RootViewer {
     return this.$r.text16(this.$r.fieldArray(this.$t, 36, 2, null));
   }
   get fixed(): Vec3[] {
-    return karmem.readField(this.$r, layout, this.$t, 48, 48, layout.structs[6]!.fields[5]!.slot) as Vec3[];
+    return karmem.readField(this.$r, layout, this.$t, 48, 36, layout.structs[6]!.fields[5]!.slot) as Vec3[];
   }
   get limited(): BigUint64Array {
-    return karmem.arrayView(this.$r, this.$t, 96, "u64", 8, 8) as BigUint64Array;
+    return karmem.arrayView(this.$r, this.$t, 84, "u64", 8, 8) as BigUint64Array;
   }
   get points(): karmem.SoaView<Vec3> {
-    return karmem.columnView<Vec3>(this.$r, layout, this.$t, 108, 0, null);
+    return karmem.columnView<Vec3>(this.$r, layout, this.$t, 96, 0, null);
   }
   get pointsAos(): karmem.StructArrayView<Vec3Viewer> {
-    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[8]!.slot, this.$t.offset + 120, karmem.has(this.$t, 120, 12)) as karmem.StructArrayView<Vec3Viewer>;
+    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[8]!.slot, this.$t.offset + 108, karmem.has(this.$t, 108, 12)) as karmem.StructArrayView<Vec3Viewer>;
   }
   get elements(): karmem.SoaView<Element> {
-    return karmem.columnView<Element>(this.$r, layout, this.$t, 132, 5, null);
+    return karmem.columnView<Element>(this.$r, layout, this.$t, 120, 5, null);
   }
   get elementsAos(): karmem.StructArrayView<ElementViewer> {
-    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[10]!.slot, this.$t.offset + 144, karmem.has(this.$t, 144, 12)) as karmem.StructArrayView<ElementViewer>;
+    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[10]!.slot, this.$t.offset + 132, karmem.has(this.$t, 132, 12)) as karmem.StructArrayView<ElementViewer>;
   }
   get shape(): ShapeViewer {
-    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[11]!.slot, this.$t.offset + 156, karmem.has(this.$t, 156, 8)) as ShapeViewer;
+    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[11]!.slot, this.$t.offset + 144, karmem.has(this.$t, 144, 8)) as ShapeViewer;
   }
   get shapesAos(): karmem.UnionArrayView<ShapeViewer> {
-    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[12]!.slot, this.$t.offset + 164, karmem.has(this.$t, 164, 12)) as karmem.UnionArrayView<ShapeViewer>;
+    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[12]!.slot, this.$t.offset + 152, karmem.has(this.$t, 152, 12)) as karmem.UnionArrayView<ShapeViewer>;
   }
   get shapesSoa(): karmem.UnionArrayView<ShapeViewer> {
-    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[13]!.slot, this.$t.offset + 176, karmem.has(this.$t, 176, 12)) as karmem.UnionArrayView<ShapeViewer>;
+    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[13]!.slot, this.$t.offset + 164, karmem.has(this.$t, 164, 12)) as karmem.UnionArrayView<ShapeViewer>;
   }
   get shapesBovoa(): karmem.UnionArrayView<ShapeViewer> {
-    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[14]!.slot, this.$t.offset + 188, karmem.has(this.$t, 188, 12)) as karmem.UnionArrayView<ShapeViewer>;
+    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[14]!.slot, this.$t.offset + 176, karmem.has(this.$t, 176, 12)) as karmem.UnionArrayView<ShapeViewer>;
   }
   get shapesBovos(): Shape[] {
-    return karmem.readField(this.$r, layout, this.$t, 200, 12, layout.structs[6]!.fields[15]!.slot) as Shape[];
+    return karmem.readField(this.$r, layout, this.$t, 188, 12, layout.structs[6]!.fields[15]!.slot) as Shape[];
   }
   get next(): LeafViewer {
-    return new LeafViewer(this.$r, this.$r.fieldTable(this.$t, 212));
+    return new LeafViewer(this.$r, this.$r.fieldTable(this.$t, 200));
   }
 }
 
@@ -549,15 +583,20 @@ export class RootViewer {
 export const Root = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Root, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 6, value, w);
+    const b = karmem.beginMessage(w);
+    $writeRoot(b, value);
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Root {
-    return karmem.decode(layout, 6, input, limits) as Root;
+    const d = new karmem.Decoding(input, limits);
+    return $readRoot(d, d.r.root());
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): RootViewer {
-    const r = karmem.validate(layout, 6, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkRoot(v, 8);
+    const r = v.trusted;
     return new RootViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -580,3 +619,1087 @@ export const viewers: karmem.Viewers = {
     (r, t) => new RootViewer(r, t),
   ],
 };
+
+// ---- encoding, straight-line per struct (docs/typescript.md) ----
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtVec3(w: karmem.Writer, v: Vec3 | null | undefined, at: number): void {
+  const o: Partial<Vec3> = v ?? {};
+  const x0 = o.x;
+  if (x0 !== null && x0 !== undefined) w.putF32(at, x0);
+  const x1 = o.y;
+  if (x1 !== null && x1 !== undefined) w.putF32(at + 4, x1);
+  const x2 = o.z;
+  if (x2 !== null && x2 !== undefined) w.putF32(at + 8, x2);
+}
+
+/** Writes the SoA block of `items` and its reference at `at`. */
+function $writeSoaVec3(w: karmem.Writer, items: readonly (Vec3 | null | undefined)[], at: number): void {
+  const n = items.length;
+  if (n === 0) return;
+  const dir = w.soaDir("1268118805:4,4218009092:4,3958272823:4", $colsVec3);
+  const block = w.alloc(4, 4);
+  w.u32(block, dir);
+  const c0 = w.block(n, 4);
+  const c1 = w.block(n, 4);
+  const c2 = w.block(n, 4);
+  for (let i = 0; i < n; i++) {
+    const x = items[i];
+    const x3 = x?.x;
+    if (x3 !== null && x3 !== undefined) w.putF32(c0 + i * 4, x3);
+    const x4 = x?.y;
+    if (x4 !== null && x4 !== undefined) w.putF32(c1 + i * 4, x4);
+    const x5 = x?.z;
+    if (x5 !== null && x5 !== undefined) w.putF32(c2 + i * 4, x5);
+  }
+  w.ref(at, block, n);
+}
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtPair(w: karmem.Writer, v: Pair | null | undefined, at: number): void {
+  const o: Partial<Pair> = v ?? {};
+  $writeAtVec3(w, o.pos, at);
+  const x6 = o.tag;
+  if (x6 !== null && x6 !== undefined) w.putU16(at + 12, x6);
+  const x7 = o.flag;
+  if (x7 !== null && x7 !== undefined) w.putBool(at + 14, x7);
+}
+
+/** Writes the table of `v` (a missing one as its zero value); returns its offset. */
+function $writeLeaf(w: karmem.Writer, v: Leaf | null | undefined): number {
+  const o: Partial<Leaf> = v ?? {};
+  const at = w.alloc(32, 8);
+  w.u32(at, 0x80000004);
+  const x8 = o.value;
+  if (x8 !== null && x8 !== undefined) w.putU64(at + 8, x8);
+  {
+    const x9 = o.label ?? "";
+    const t10 = w.utf8(x9, null);
+    w.ref(at + 16, t10[0], t10[1]);
+  }
+  return at;
+}
+
+/** Writes the table of `v` (a missing one as its zero value); returns its offset. */
+function $writeCircle(w: karmem.Writer, v: Circle | null | undefined): number {
+  const o: Partial<Circle> = v ?? {};
+  const at = w.alloc(16, 8);
+  w.u32(at, 0x2);
+  const x11 = o.radius;
+  if (x11 !== null && x11 !== undefined) w.putF64(at + 8, x11);
+  return at;
+}
+
+/** Writes the SoA block of `items` and its reference at `at`. */
+function $writeSoaCircle(w: karmem.Writer, items: readonly (Circle | null | undefined)[], at: number): void {
+  const n = items.length;
+  if (n === 0) return;
+  const dir = w.soaDir("1268118805:8", $colsCircle);
+  const block = w.alloc(4, 4);
+  w.u32(block, dir);
+  const c0 = w.block(n, 8);
+  for (let i = 0; i < n; i++) {
+    const x = items[i];
+    const x12 = x?.radius;
+    if (x12 !== null && x12 !== undefined) w.putF64(c0 + i * 8, x12);
+  }
+  w.ref(at, block, n);
+}
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtSquare(w: karmem.Writer, v: Square | null | undefined, at: number): void {
+  const o: Partial<Square> = v ?? {};
+  const x13 = o.side;
+  if (x13 !== null && x13 !== undefined) w.putF32(at, x13);
+}
+
+/** Writes the SoA block of `items` and its reference at `at`. */
+function $writeSoaSquare(w: karmem.Writer, items: readonly (Square | null | undefined)[], at: number): void {
+  const n = items.length;
+  if (n === 0) return;
+  const dir = w.soaDir("1268118805:4", $colsSquare);
+  const block = w.alloc(4, 4);
+  w.u32(block, dir);
+  const c0 = w.block(n, 4);
+  for (let i = 0; i < n; i++) {
+    const x = items[i];
+    const x14 = x?.side;
+    if (x14 !== null && x14 !== undefined) w.putF32(c0 + i * 4, x14);
+  }
+  w.ref(at, block, n);
+}
+
+/** Writes the table of `v` (a missing one as its zero value); returns its offset. */
+function $writeElement(w: karmem.Writer, v: Element | null | undefined): number {
+  const o: Partial<Element> = v ?? {};
+  const at = w.alloc(64, 8);
+  w.u32(at, 0x80000008);
+  const x15 = o.id;
+  if (x15 !== null && x15 !== undefined) w.putU32(at + 4, x15);
+  $writeAtPair(w, o.where, at + 8);
+  w.u32(at + 24, $writeLeaf(w, o.child));
+  {
+    const x16 = o.name ?? "";
+    const t17 = w.utf8(x16, null);
+    w.ref(at + 28, t17[0], t17[1]);
+  }
+  {
+    const x18 = o.numbers ?? [];
+    {
+      const b19 = w.block(x18.length, 4);
+      for (let k20 = 0; k20 < x18.length; k20++) {
+        w.putI32(b19 + k20 * 4, x18[k20]);
+      }
+      w.ref(at + 40, b19, x18.length);
+    }
+  }
+  $writeShape(w, o.shape, at + 52, at + 52 + 4);
+  return at;
+}
+
+/** Writes the SoA block of `items` and its reference at `at`. */
+function $writeSoaElement(w: karmem.Writer, items: readonly (Element | null | undefined)[], at: number): void {
+  const n = items.length;
+  if (n === 0) return;
+  const dir = w.soaDir("1453600679:8,3132668352:8,1268118805:4,246411908:4,1591488917:4,2936565926:4,108523670:12,2613195814:12,182778065:12,2393657685:2,3738734694:1", $colsElement);
+  const block = w.alloc(4, 4);
+  w.u32(block, dir);
+  const c0 = w.block(n, 8);
+  const c1 = w.block(n, 8);
+  const c2 = w.block(n, 4);
+  const c3 = w.block(n, 4);
+  const c4 = w.block(n, 4);
+  const c5 = w.block(n, 4);
+  const c6 = w.block(n, 12);
+  const c7 = w.block(n, 12);
+  const c8 = w.block(n, 12);
+  const c9 = w.block(n, 2);
+  const c10 = w.block(n, 1);
+  for (let i = 0; i < n; i++) {
+    const x = items[i];
+    const x21 = x?.child?.value;
+    if (x21 !== null && x21 !== undefined) w.putU64(c0 + i * 8, x21);
+    $writeShape(w, x?.shape, c1 + i * 8, c1 + i * 8 + 4);
+    const x22 = x?.id;
+    if (x22 !== null && x22 !== undefined) w.putU32(c2 + i * 4, x22);
+    const x23 = x?.where?.pos?.x;
+    if (x23 !== null && x23 !== undefined) w.putF32(c3 + i * 4, x23);
+    const x24 = x?.where?.pos?.y;
+    if (x24 !== null && x24 !== undefined) w.putF32(c4 + i * 4, x24);
+    const x25 = x?.where?.pos?.z;
+    if (x25 !== null && x25 !== undefined) w.putF32(c5 + i * 4, x25);
+    {
+      const x26 = x?.child?.label ?? "";
+      const t27 = w.utf8(x26, null);
+      w.ref(c6 + i * 12, t27[0], t27[1]);
+    }
+    {
+      const x28 = x?.name ?? "";
+      const t29 = w.utf8(x28, null);
+      w.ref(c7 + i * 12, t29[0], t29[1]);
+    }
+    {
+      const x30 = x?.numbers ?? [];
+      {
+        const b31 = w.block(x30.length, 4);
+        for (let k32 = 0; k32 < x30.length; k32++) {
+          w.putI32(b31 + k32 * 4, x30[k32]);
+        }
+        w.ref(c8 + i * 12, b31, x30.length);
+      }
+    }
+    const x33 = x?.where?.tag;
+    if (x33 !== null && x33 !== undefined) w.putU16(c9 + i * 2, x33);
+    const x34 = x?.where?.flag;
+    if (x34 !== null && x34 !== undefined) w.putBool(c10 + i, x34);
+  }
+  w.ref(at, block, n);
+}
+
+/** Writes the table of `v` (a missing one as its zero value); returns its offset. */
+function $writeRoot(w: karmem.Writer, v: Root | null | undefined): number {
+  const o: Partial<Root> = v ?? {};
+  const at = w.alloc(208, 8);
+  w.u32(at, 0x8000001a);
+  {
+    const s35 = o.flags ?? [];
+    for (let j36 = 0; j36 < Math.min(s35.length, 4); j36++) {
+      const e37 = s35[j36];
+      if (e37 !== null && e37 !== undefined) w.putBool(at + 4 + j36, e37);
+    }
+  }
+  const x38 = o.kind;
+  if (x38 !== null && x38 !== undefined) w.putU8(at + 8, x38);
+  const x39 = o.wide;
+  if (x39 !== null && x39 !== undefined) w.putI64(at + 16, x39);
+  {
+    const x40 = o.text ?? "";
+    const t41 = w.utf8(x40, null);
+    w.ref(at + 24, t41[0], t41[1]);
+  }
+  {
+    const x42 = o.utf16 ?? "";
+    const t43 = w.block(x42.length, 2);
+    for (let k44 = 0; k44 < x42.length; k44++) w.u16(t43 + k44 * 2, x42.charCodeAt(k44));
+    w.ref(at + 36, t43, x42.length);
+  }
+  {
+    const s45 = o.fixed ?? [];
+    for (let j46 = 0; j46 < 3; j46++) $writeAtVec3(w, s45[j46], at + 48 + j46 * 12);
+  }
+  {
+    const x47 = o.limited ?? [];
+    if (x47.length > 8) karmem.overLimit(at + 84, x47.length);
+    {
+      const b48 = w.block(x47.length, 8);
+      for (let k49 = 0; k49 < x47.length; k49++) {
+        w.putU64(b48 + k49 * 8, x47[k49]);
+      }
+      w.ref(at + 84, b48, x47.length);
+    }
+  }
+  {
+    const x50 = o.points ?? [];
+    $writeSoaVec3(w, x50, at + 96);
+  }
+  {
+    const x51 = o.pointsAos ?? [];
+    {
+      const b52 = w.block(x51.length, 12);
+      for (let k53 = 0; k53 < x51.length; k53++) {
+        $writeAtVec3(w, x51[k53], b52 + k53 * 12);
+      }
+      w.ref(at + 108, b52, x51.length);
+    }
+  }
+  {
+    const x54 = o.elements ?? [];
+    $writeSoaElement(w, x54, at + 120);
+  }
+  {
+    const x55 = o.elementsAos ?? [];
+    {
+      const b56 = w.block(x55.length, 4);
+      for (let k57 = 0; k57 < x55.length; k57++) {
+        w.u32(b56 + k57 * 4, $writeElement(w, x55[k57]));
+      }
+      w.ref(at + 132, b56, x55.length);
+    }
+  }
+  $writeShape(w, o.shape, at + 144, at + 144 + 4);
+  {
+    const x58 = o.shapesAos ?? [];
+    {
+      const b59 = w.block(x58.length, 8);
+      for (let k60 = 0; k60 < x58.length; k60++) {
+        $writeShape(w, x58[k60], b59 + k60 * 8, b59 + k60 * 8 + 4);
+      }
+      w.ref(at + 152, b59, x58.length);
+    }
+  }
+  {
+    const x61 = o.shapesSoa ?? [];
+    const tags62 = w.block(x61.length, 1);
+    const offs63 = w.block(x61.length, 4);
+    for (let k64 = 0; k64 < x61.length; k64++) $writeShape(w, x61[k64], tags62 + k64, offs63 + k64 * 4);
+    w.ref(at + 164, tags62, x61.length);
+  }
+  {
+    const x65 = o.shapesBovoa ?? [];
+    $writeBunchShape(w, x65, at + 176);
+  }
+  {
+    const x66 = o.shapesBovos ?? [];
+    $writeBunchSoaShape(w, x66, at + 188);
+  }
+  w.u32(at + 200, $writeLeaf(w, o.next));
+  return at;
+}
+
+/** Writes the union value `v` with its tag at `tagAt` and its offset at `offAt`. */
+function $writeShape(w: karmem.Writer, v: Shape | undefined, tagAt: number, offAt: number): void {
+  if (v === null || v === undefined) return;
+  switch (v.kind) {
+    case "Circle": {
+      w.putU8(tagAt, 1);
+      w.u32(offAt, $writeCircle(w, v.value));
+      return;
+    }
+    case "Square": {
+      w.putU8(tagAt, 4);
+      const at = w.alloc(4, 8);
+      $writeAtSquare(w, v.value, at);
+      w.u32(offAt, at);
+      return;
+    }
+    default:
+      karmem.noVariant(tagAt, 0, (v as { kind: unknown }).kind);
+  }
+}
+
+/** Writes the bunch array of `items` and its reference at `at`. */
+function $writeBunchShape(w: karmem.Writer, items: readonly Shape[], at: number): void {
+  const g0: (Circle | undefined)[] = [];
+  const g1: (Square | undefined)[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const e = items[i];
+    if (e === null || e === undefined) continue;
+    switch (e.kind) {
+      case "Circle":
+        g0.push(e.value);
+        break;
+      case "Square":
+        g1.push(e.value);
+        break;
+      default:
+        karmem.noVariant(at, i, (e as { kind: unknown }).kind);
+    }
+  }
+  const total = g0.length + g1.length;
+  if (total === 0) return;
+  const k = (g0.length > 0 ? 1 : 0) + (g1.length > 0 ? 1 : 0);
+  const table = w.alloc(16 * (k + 1), 8);
+  w.u32(table, k);
+  let entry = table + 16;
+  if (g0.length > 0) {
+    w.u32(entry, 1);
+    const b = w.block(g0.length, 4);
+    for (let j = 0; j < g0.length; j++) w.u32(b + j * 4, $writeCircle(w, g0[j]));
+    w.ref(entry + 4, b, g0.length);
+    entry += 16;
+  }
+  if (g1.length > 0) {
+    w.u32(entry, 4);
+    const b = w.block(g1.length, 4);
+    for (let j = 0; j < g1.length; j++) $writeAtSquare(w, g1[j], b + j * 4);
+    w.ref(entry + 4, b, g1.length);
+    entry += 16;
+  }
+  w.ref(at, table, total);
+}
+
+/** Writes the bunch array of `items` and its reference at `at`. */
+function $writeBunchSoaShape(w: karmem.Writer, items: readonly Shape[], at: number): void {
+  const g0: (Circle | undefined)[] = [];
+  const g1: (Square | undefined)[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const e = items[i];
+    if (e === null || e === undefined) continue;
+    switch (e.kind) {
+      case "Circle":
+        g0.push(e.value);
+        break;
+      case "Square":
+        g1.push(e.value);
+        break;
+      default:
+        karmem.noVariant(at, i, (e as { kind: unknown }).kind);
+    }
+  }
+  const total = g0.length + g1.length;
+  if (total === 0) return;
+  const k = (g0.length > 0 ? 1 : 0) + (g1.length > 0 ? 1 : 0);
+  const table = w.alloc(16 * (k + 1), 8);
+  w.u32(table, k);
+  let entry = table + 16;
+  if (g0.length > 0) {
+    w.u32(entry, 1);
+    $writeSoaCircle(w, g0, entry + 4);
+    entry += 16;
+  }
+  if (g1.length > 0) {
+    w.u32(entry, 4);
+    $writeSoaSquare(w, g1, entry + 4);
+    entry += 16;
+  }
+  w.ref(at, table, total);
+}
+
+// ---- decoding, straight-line per struct (docs/typescript.md) ----
+
+/** The zero value of `Vec3`: zeros and declared defaults. */
+function $zeroVec3(): Vec3 {
+  return {
+    x: 0,
+    y: 0,
+    z: 0,
+  };
+}
+
+/** The inline `Vec3` at `at`. */
+function $readAtVec3(d: karmem.Decoding, at: number): Vec3 {
+  const r = d.r;
+  let f0: number;
+  let f1: number;
+  let f2: number;
+  f0 = r.f32(at);
+  f1 = r.f32(at + 4);
+  f2 = r.f32(at + 8);
+  return { x: f0, y: f1, z: f2 };
+}
+
+const $colsVec3 = layout.structs[0]!.soa!;
+/** The SoA block `a` of `Vec3` elements. */
+function $readSoaVec3(d: karmem.Decoding, a: karmem.ArrayRef): Vec3[] {
+  const r = d.r;
+  const cols = d.soa(a, $colsVec3, 12);
+  const n = a.len;
+  const c0 = cols[0]!;
+  const c1 = cols[1]!;
+  const c2 = cols[2]!;
+  const out: Vec3[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = $zeroVec3();
+    x.x = c0 !== 0 ? r.f32(c0 + i * 4) : 0;
+    x.y = c1 !== 0 ? r.f32(c1 + i * 4) : 0;
+    x.z = c2 !== 0 ? r.f32(c2 + i * 4) : 0;
+    out.push(x);
+  }
+  return out;
+}
+
+/** The zero value of `Pair`: zeros and declared defaults. */
+function $zeroPair(): Pair {
+  return {
+    pos: $zeroVec3(),
+    tag: 0,
+    flag: false,
+  };
+}
+
+/** The inline `Pair` at `at`. */
+function $readAtPair(d: karmem.Decoding, at: number): Pair {
+  const r = d.r;
+  let f0: Vec3;
+  let f1: number;
+  let f2: boolean;
+  f0 = $readAtVec3(d, at);
+  f1 = r.u16(at + 12);
+  f2 = r.bool(at + 14);
+  return { pos: f0, tag: f1, flag: f2 };
+}
+
+/** The zero value of `Leaf`: zeros and declared defaults. */
+function $zeroLeaf(): Leaf {
+  return {
+    value: 0n,
+    label: "",
+  };
+}
+
+/** The table `t` as a `Leaf`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
+function $readLeaf(d: karmem.Decoding, t: karmem.Table): Leaf {
+  const r = d.r;
+  if (t.used === 0) {
+    d.charge(32);
+    return $zeroLeaf();
+  }
+  const to = t.offset;
+  const tu = t.used;
+  d.enter(to);
+  d.charge(tu > 32 ? tu : 32);
+  let f0: bigint;
+  let f1: string;
+  f0 = tu >= 16 ? r.u64(to + 8) : 0n;
+  if (tu >= 28) {
+    const a67 = r.array(to + 16, 1, null);
+    d.charge(a67.len);
+    f1 = r.text(a67);
+  } else {
+    f1 = "";
+  }
+  d.leave();
+  return { value: f0, label: f1 };
+}
+
+/** The zero value of `Circle`: zeros and declared defaults. */
+function $zeroCircle(): Circle {
+  return {
+    radius: 0,
+  };
+}
+
+/** The table `t` as a `Circle`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
+function $readCircle(d: karmem.Decoding, t: karmem.Table): Circle {
+  const r = d.r;
+  if (t.used === 0) {
+    d.charge(16);
+    return $zeroCircle();
+  }
+  const to = t.offset;
+  const tu = t.used;
+  d.enter(to);
+  d.charge(tu > 16 ? tu : 16);
+  let f0: number;
+  f0 = tu >= 16 ? r.f64(to + 8) : 0;
+  d.leave();
+  return { radius: f0 };
+}
+
+const $colsCircle = layout.structs[3]!.soa!;
+/** The SoA block `a` of `Circle` elements. */
+function $readSoaCircle(d: karmem.Decoding, a: karmem.ArrayRef): Circle[] {
+  const r = d.r;
+  const cols = d.soa(a, $colsCircle, 8);
+  const n = a.len;
+  const c0 = cols[0]!;
+  const out: Circle[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = $zeroCircle();
+    x.radius = c0 !== 0 ? r.f64(c0 + i * 8) : 0;
+    out.push(x);
+  }
+  return out;
+}
+
+/** The zero value of `Square`: zeros and declared defaults. */
+function $zeroSquare(): Square {
+  return {
+    side: 0,
+  };
+}
+
+/** The inline `Square` at `at`. */
+function $readAtSquare(d: karmem.Decoding, at: number): Square {
+  const r = d.r;
+  let f0: number;
+  f0 = r.f32(at);
+  return { side: f0 };
+}
+
+const $colsSquare = layout.structs[4]!.soa!;
+/** The SoA block `a` of `Square` elements. */
+function $readSoaSquare(d: karmem.Decoding, a: karmem.ArrayRef): Square[] {
+  const r = d.r;
+  const cols = d.soa(a, $colsSquare, 4);
+  const n = a.len;
+  const c0 = cols[0]!;
+  const out: Square[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = $zeroSquare();
+    x.side = c0 !== 0 ? r.f32(c0 + i * 4) : 0;
+    out.push(x);
+  }
+  return out;
+}
+
+/** The zero value of `Element`: zeros and declared defaults. */
+function $zeroElement(): Element {
+  return {
+    id: 0,
+    where: $zeroPair(),
+    child: $zeroLeaf(),
+    name: "",
+    numbers: [],
+    shape: null,
+  };
+}
+
+/** The table `t` as a `Element`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
+function $readElement(d: karmem.Decoding, t: karmem.Table): Element {
+  const r = d.r;
+  if (t.used === 0) {
+    d.charge(96);
+    return $zeroElement();
+  }
+  const to = t.offset;
+  const tu = t.used;
+  d.enter(to);
+  d.charge(tu > 64 ? tu : 64);
+  let f0: number;
+  let f1: Pair;
+  let f2: Leaf;
+  let f3: string;
+  let f4: number[];
+  let f5: Shape;
+  f0 = tu >= 8 ? r.u32(to + 4) : 0;
+  f1 = tu >= 24 ? $readAtPair(d, to + 8) : $zeroPair();
+  if (tu >= 28) {
+    f2 = $readLeaf(d, r.table(r.u32(to + 24)));
+  } else {
+    d.charge(32);
+    f2 = $zeroLeaf();
+  }
+  if (tu >= 40) {
+    const a68 = r.array(to + 28, 1, null);
+    d.charge(a68.len);
+    f3 = r.text(a68);
+  } else {
+    f3 = "";
+  }
+  if (tu >= 52) {
+    const a69 = r.array(to + 40, 4, null);
+    d.charge(a69.len * 4);
+    const s70: number[] = [];
+    for (let k71 = 0; k71 < a69.len; k71++) s70.push(r.i32(a69.offset + k71 * 4));
+    f4 = s70;
+  } else {
+    f4 = [];
+  }
+  f5 = tu >= 60 ? $readShape(d, to + 52, to + 52 + 4) : null;
+  d.leave();
+  return { id: f0, where: f1, child: f2, name: f3, numbers: f4, shape: f5 };
+}
+
+const $colsElement = layout.structs[5]!.soa!;
+/** The SoA block `a` of `Element` elements. */
+function $readSoaElement(d: karmem.Decoding, a: karmem.ArrayRef): Element[] {
+  const r = d.r;
+  const cols = d.soa(a, $colsElement, 71);
+  const n = a.len;
+  const c0 = cols[0]!;
+  const c1 = cols[1]!;
+  const c2 = cols[2]!;
+  const c3 = cols[3]!;
+  const c4 = cols[4]!;
+  const c5 = cols[5]!;
+  const c6 = cols[6]!;
+  const c7 = cols[7]!;
+  const c8 = cols[8]!;
+  const c9 = cols[9]!;
+  const c10 = cols[10]!;
+  const out: Element[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = $zeroElement();
+    x.child.value = c0 !== 0 ? r.u64(c0 + i * 8) : 0n;
+    x.shape = c1 !== 0 ? $readShape(d, c1 + i * 8, c1 + i * 8 + 4) : null;
+    x.id = c2 !== 0 ? r.u32(c2 + i * 4) : 0;
+    x.where.pos.x = c3 !== 0 ? r.f32(c3 + i * 4) : 0;
+    x.where.pos.y = c4 !== 0 ? r.f32(c4 + i * 4) : 0;
+    x.where.pos.z = c5 !== 0 ? r.f32(c5 + i * 4) : 0;
+    if (c6 !== 0) {
+      const a72 = r.array(c6 + i * 12, 1, null);
+      d.charge(a72.len);
+      x.child.label = r.text(a72);
+    } else {
+      x.child.label = "";
+    }
+    if (c7 !== 0) {
+      const a73 = r.array(c7 + i * 12, 1, null);
+      d.charge(a73.len);
+      x.name = r.text(a73);
+    } else {
+      x.name = "";
+    }
+    if (c8 !== 0) {
+      const a74 = r.array(c8 + i * 12, 4, null);
+      d.charge(a74.len * 4);
+      const s75: number[] = [];
+      for (let k76 = 0; k76 < a74.len; k76++) s75.push(r.i32(a74.offset + k76 * 4));
+      x.numbers = s75;
+    } else {
+      x.numbers = [];
+    }
+    x.where.tag = c9 !== 0 ? r.u16(c9 + i * 2) : 0;
+    x.where.flag = c10 !== 0 ? r.bool(c10 + i) : false;
+    out.push(x);
+  }
+  return out;
+}
+
+/** The zero value of `Root`: zeros and declared defaults. */
+function $zeroRoot(): Root {
+  return {
+    flags: Array.from({ length: 4 }, (): boolean => false),
+    kind: 0,
+    wide: 0n,
+    text: "",
+    utf16: "",
+    fixed: Array.from({ length: 3 }, (): Vec3 => $zeroVec3()),
+    limited: [],
+    points: [],
+    pointsAos: [],
+    elements: [],
+    elementsAos: [],
+    shape: null,
+    shapesAos: [],
+    shapesSoa: [],
+    shapesBovoa: [],
+    shapesBovos: [],
+    next: $zeroLeaf(),
+  };
+}
+
+/** The table `t` as a `Root`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
+function $readRoot(d: karmem.Decoding, t: karmem.Table): Root {
+  const r = d.r;
+  if (t.used === 0) {
+    d.charge(240);
+    return $zeroRoot();
+  }
+  const to = t.offset;
+  const tu = t.used;
+  d.enter(to);
+  d.charge(tu > 208 ? tu : 208);
+  let f0: boolean[];
+  let f1: Kind;
+  let f2: Wide;
+  let f3: string;
+  let f4: string;
+  let f5: Vec3[];
+  let f6: bigint[];
+  let f7: Vec3[];
+  let f8: Vec3[];
+  let f9: Element[];
+  let f10: Element[];
+  let f11: Shape;
+  let f12: Shape[];
+  let f13: Shape[];
+  let f14: Shape[];
+  let f15: Shape[];
+  let f16: Leaf;
+  if (tu >= 8) {
+    const s77: boolean[] = [];
+    for (let j78 = 0; j78 < 4; j78++) s77.push(r.bool(to + 4 + j78));
+    f0 = s77;
+  } else {
+    f0 = Array.from({ length: 4 }, (): boolean => false);
+  }
+  f1 = tu >= 9 ? r.u8(to + 8) : 0;
+  f2 = tu >= 24 ? r.i64(to + 16) : 0n;
+  if (tu >= 36) {
+    const a79 = r.array(to + 24, 1, null);
+    d.charge(a79.len);
+    f3 = r.text(a79);
+  } else {
+    f3 = "";
+  }
+  if (tu >= 48) {
+    const a80 = r.array(to + 36, 2, null);
+    d.charge(a80.len * 2);
+    f4 = r.text16(a80);
+  } else {
+    f4 = "";
+  }
+  if (tu >= 84) {
+    const s81: Vec3[] = [];
+    for (let j82 = 0; j82 < 3; j82++) s81.push($readAtVec3(d, to + 48 + j82 * 12));
+    f5 = s81;
+  } else {
+    f5 = Array.from({ length: 3 }, (): Vec3 => $zeroVec3());
+  }
+  if (tu >= 96) {
+    const a83 = r.array(to + 84, 8, 8);
+    d.charge(a83.len * 8);
+    const s84: bigint[] = [];
+    for (let k85 = 0; k85 < a83.len; k85++) s84.push(r.u64(a83.offset + k85 * 8));
+    f6 = s84;
+  } else {
+    f6 = [];
+  }
+  if (tu >= 108) {
+    const a86 = r.array(to + 96, 0, null);
+    f7 = $readSoaVec3(d, a86);
+  } else {
+    f7 = [];
+  }
+  if (tu >= 120) {
+    const a87 = r.array(to + 108, 12, null);
+    d.charge(a87.len * 12);
+    const s88: Vec3[] = [];
+    for (let k89 = 0; k89 < a87.len; k89++) s88.push($readAtVec3(d, a87.offset + k89 * 12));
+    f8 = s88;
+  } else {
+    f8 = [];
+  }
+  if (tu >= 132) {
+    const a90 = r.array(to + 120, 0, null);
+    f9 = $readSoaElement(d, a90);
+  } else {
+    f9 = [];
+  }
+  if (tu >= 144) {
+    const a91 = r.array(to + 132, 4, null);
+    d.charge(a91.len * 4);
+    const s92: Element[] = [];
+    for (let k93 = 0; k93 < a91.len; k93++) s92.push($readElement(d, r.table(r.u32(a91.offset + k93 * 4))));
+    f10 = s92;
+  } else {
+    f10 = [];
+  }
+  f11 = tu >= 152 ? $readShape(d, to + 144, to + 144 + 4) : null;
+  if (tu >= 164) {
+    const a94 = r.array(to + 152, 8, null);
+    d.charge(a94.len * 8);
+    const s95: Shape[] = [];
+    for (let k96 = 0; k96 < a94.len; k96++) s95.push($readShape(d, a94.offset + k96 * 8, a94.offset + k96 * 8 + 4));
+    f12 = s95;
+  } else {
+    f12 = [];
+  }
+  if (tu >= 176) {
+    const a97 = r.array(to + 164, 0, null);
+    const u100 = r.unionColumns(a97, 1);
+    const s98: Shape[] = [];
+    if (u100 !== null) {
+      d.charge(a97.len * 5);
+      for (let k99 = 0; k99 < a97.len; k99++) s98.push($readShape(d, u100.tags + k99, u100.offsets + k99 * 4));
+    }
+    f13 = s98;
+  } else {
+    f13 = [];
+  }
+  if (tu >= 188) {
+    const a101 = r.array(to + 176, 0, null);
+    f14 = $readBunchShape(d, a101);
+  } else {
+    f14 = [];
+  }
+  if (tu >= 200) {
+    const a102 = r.array(to + 188, 0, null);
+    f15 = $readBunchSoaShape(d, a102);
+  } else {
+    f15 = [];
+  }
+  if (tu >= 204) {
+    f16 = $readLeaf(d, r.table(r.u32(to + 200)));
+  } else {
+    d.charge(32);
+    f16 = $zeroLeaf();
+  }
+  d.leave();
+  return { flags: f0, kind: f1, wide: f2, text: f3, utf16: f4, fixed: f5, limited: f6, points: f7, pointsAos: f8, elements: f9, elementsAos: f10, shape: f11, shapesAos: f12, shapesSoa: f13, shapesBovoa: f14, shapesBovos: f15, next: f16 };
+}
+
+/** The union `Shape` with its tag at `tagAt` and its offset at `offAt`. */
+function $readShape(d: karmem.Decoding, tagAt: number, offAt: number): Shape {
+  const r = d.r;
+  switch (r.u8(tagAt)) {
+    case 1: {
+      return { kind: "Circle", value: $readCircle(d, r.table(r.u32(offAt))) };
+    }
+    case 4: {
+      const o = r.u32(offAt);
+      if (o === 0 || o % 8 !== 0 || o + 4 > r.size) return null;
+      d.charge(4);
+      return { kind: "Square", value: $readAtSquare(d, o) };
+    }
+    default:
+      return null;
+  }
+}
+
+/** The bunch array `a` of `Shape` values. */
+function $readBunchShape(d: karmem.Decoding, a: karmem.ArrayRef): Shape[] {
+  const r = d.r;
+  const k = r.bunchEntries(a);
+  if (k >= 0) d.charge(16 * (k + 1));
+  const out: Shape[] = [];
+  {
+    const s = k < 0 ? karmem.EMPTY_ARRAY : r.bunchEntry(a, k, 1, 4);
+    d.charge(s.len * 4);
+    for (let i = 0; i < s.len; i++) out.push({ kind: "Circle", value: $readCircle(d, r.table(r.u32(s.offset + i * 4))) });
+  }
+  {
+    const s = k < 0 ? karmem.EMPTY_ARRAY : r.bunchEntry(a, k, 4, 4);
+    d.charge(s.len * 4);
+    for (let i = 0; i < s.len; i++) out.push({ kind: "Square", value: $readAtSquare(d, s.offset + i * 4) });
+  }
+  return out;
+}
+
+/** The bunch array `a` of `Shape` values. */
+function $readBunchSoaShape(d: karmem.Decoding, a: karmem.ArrayRef): Shape[] {
+  const r = d.r;
+  const k = r.bunchEntries(a);
+  if (k >= 0) d.charge(16 * (k + 1));
+  const out: Shape[] = [];
+  {
+    const s = k < 0 ? karmem.EMPTY_ARRAY : r.bunchEntry(a, k, 1, 0);
+    for (const value of $readSoaCircle(d, s)) out.push({ kind: "Circle", value });
+  }
+  {
+    const s = k < 0 ? karmem.EMPTY_ARRAY : r.bunchEntry(a, k, 4, 0);
+    for (const value of $readSoaSquare(d, s)) out.push({ kind: "Square", value });
+  }
+  return out;
+}
+
+// ---- validation, straight-line per struct (docs/typescript.md) ----
+
+function $checkLeaf(v: karmem.Checking, to: number): void {
+  const tu = v.table(to, 32);
+  if (tu >= 28) {
+    const a103 = v.ref(to + 16, 1, null);
+    v.utf8(a103);
+  }
+  v.leave();
+}
+
+function $checkCircle(v: karmem.Checking, to: number): void {
+  v.table(to, 16);
+  v.leave();
+}
+
+function $checkElement(v: karmem.Checking, to: number): void {
+  const r = v.r;
+  const tu = v.table(to, 64);
+  if (tu >= 24) $checkAtPair(v, to + 8);
+  if (tu >= 28) $checkLeaf(v, r.u32(to + 24));
+  else v.charge(32);
+  if (tu >= 40) {
+    const a104 = v.ref(to + 28, 1, null);
+    v.utf8(a104);
+  }
+  if (tu >= 52) {
+    v.ref(to + 40, 4, null);
+  }
+  if (tu >= 60) $checkShape(v, to + 52, to + 52 + 4);
+  v.leave();
+}
+
+function $checkRoot(v: karmem.Checking, to: number): void {
+  const r = v.r;
+  const tu = v.table(to, 208);
+  if (tu >= 8) for (let j106 = 0; j106 < 4; j106++) v.bool(to + 4 + j106);
+  if (tu >= 36) {
+    const a107 = v.ref(to + 24, 1, null);
+    v.utf8(a107);
+  }
+  if (tu >= 48) {
+    const a108 = v.ref(to + 36, 2, null);
+    v.utf16(a108);
+  }
+  if (tu >= 96) {
+    v.ref(to + 84, 8, 8);
+  }
+  if (tu >= 108) {
+    const a110 = v.ref(to + 96, 0, null);
+    $checkSoaVec3(v, a110);
+  }
+  if (tu >= 120) {
+    v.ref(to + 108, 12, null);
+  }
+  if (tu >= 132) {
+    const a112 = v.ref(to + 120, 0, null);
+    $checkSoaElement(v, a112);
+  }
+  if (tu >= 144) {
+    const a113 = v.ref(to + 132, 4, null);
+    for (let k114 = 0; k114 < a113.len; k114++) $checkElement(v, r.u32(a113.offset + k114 * 4));
+  }
+  if (tu >= 152) $checkShape(v, to + 144, to + 144 + 4);
+  if (tu >= 164) {
+    const a115 = v.ref(to + 152, 8, null);
+    for (let k116 = 0; k116 < a115.len; k116++) $checkShape(v, a115.offset + k116 * 8, a115.offset + k116 * 8 + 4);
+  }
+  if (tu >= 176) {
+    const a117 = v.ref(to + 164, 0, null);
+    const u119 = v.unionColumns(a117, 1);
+    if (u119 !== null) for (let k118 = 0; k118 < a117.len; k118++) $checkShape(v, u119.tags + k118, u119.offsets + k118 * 4);
+  }
+  if (tu >= 188) {
+    const a120 = v.ref(to + 176, 0, null);
+    const k121 = v.bunch(a120, [1, 4]);
+    for (let e122 = 1; e122 <= k121; e122++) {
+      switch (r.u32(a120.offset + e122 * 16)) {
+        case 1: {
+          const s123 = v.ref(a120.offset + e122 * 16 + 4, 4, null);
+          for (let k124 = 0; k124 < s123.len; k124++) $checkCircle(v, r.u32(s123.offset + k124 * 4));
+          break;
+        }
+        case 4: {
+          v.ref(a120.offset + e122 * 16 + 4, 4, null);
+          break;
+        }
+      }
+    }
+  }
+  if (tu >= 200) {
+    const a125 = v.ref(to + 188, 0, null);
+    const k126 = v.bunch(a125, [1, 4]);
+    for (let e127 = 1; e127 <= k126; e127++) {
+      switch (r.u32(a125.offset + e127 * 16)) {
+        case 1: {
+          const s128 = v.ref(a125.offset + e127 * 16 + 4, 0, null);
+          $checkSoaCircle(v, s128);
+          break;
+        }
+        case 4: {
+          const s128 = v.ref(a125.offset + e127 * 16 + 4, 0, null);
+          $checkSoaSquare(v, s128);
+          break;
+        }
+      }
+    }
+  }
+  if (tu >= 204) $checkLeaf(v, r.u32(to + 200));
+  else v.charge(32);
+  v.leave();
+}
+
+function $checkAtPair(v: karmem.Checking, at: number): void {
+  v.bool(at + 14);
+}
+
+function $checkSoaVec3(v: karmem.Checking, a: karmem.ArrayRef): void {
+  v.soa(a, $colsVec3, 12, [0, 0, 0]);
+}
+
+function $checkSoaCircle(v: karmem.Checking, a: karmem.ArrayRef): void {
+  v.soa(a, $colsCircle, 8, [0]);
+}
+
+function $checkSoaSquare(v: karmem.Checking, a: karmem.ArrayRef): void {
+  v.soa(a, $colsSquare, 4, [0]);
+}
+
+function $checkSoaElement(v: karmem.Checking, a: karmem.ArrayRef): void {
+  const pos = v.soa(a, $colsElement, 71, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+  if (pos === null) return;
+  const c1 = pos[1]!;
+  if (c1 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      $checkShape(v, c1 + i * 8, c1 + i * 8 + 4);
+    }
+  }
+  const c6 = pos[6]!;
+  if (c6 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a129 = v.ref(c6 + i * 12, 1, null);
+        v.utf8(a129);
+      }
+    }
+  }
+  const c7 = pos[7]!;
+  if (c7 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a130 = v.ref(c7 + i * 12, 1, null);
+        v.utf8(a130);
+      }
+    }
+  }
+  const c8 = pos[8]!;
+  if (c8 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        v.ref(c8 + i * 12, 4, null);
+      }
+    }
+  }
+  const c10 = pos[10]!;
+  if (c10 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      v.bool(c10 + i);
+    }
+  }
+}
+
+function $checkShape(v: karmem.Checking, tagAt: number, offAt: number): void {
+  const r = v.r;
+  switch (r.u8(tagAt)) {
+    case 1: {
+      const o = r.u32(offAt);
+      v.tableVariant(tagAt, 1, o);
+      $checkCircle(v, o);
+      return;
+    }
+    case 4: {
+      const o = r.u32(offAt);
+      v.inlineVariant(tagAt, 4, o, 4);
+      return;
+    }
+  }
+}

@@ -47,7 +47,7 @@ pub const Vec3 = struct {
     /// what a growable writer needs to grow.
     pub fn encode(x: *const Vec3, w: *karmem.Writer) karmem.WriteError!void {
         try w.begin();
-        const at = try w.alloc(16, 8);
+        const at = try w.alloc(12, 8);
         try x.writeAt(w, at);
         try w.finish();
     }
@@ -64,7 +64,7 @@ pub const Vec3 = struct {
     /// the depth limit bound the work and memory a hostile message can cause.
     pub fn decode(r: karmem.Reader, gpa: std.mem.Allocator) DecodeError!Vec3 {
         var v: karmem.Validator = .init(r);
-        if (r.size() < 24) return .{};
+        if (r.size() < 20) return .{};
         return Vec3.readAt(&v, karmem.header_size, gpa);
     }
 
@@ -95,8 +95,8 @@ pub const Vec3 = struct {
     }
 
     fn validateRoot(v: *karmem.Validator) ValidateError!void {
-        if (v.r.size() < 24) {
-            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 24 };
+        if (v.r.size() < 20) {
+            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 20 };
             return error.Truncated;
         }
         try Vec3.validateAt(v, karmem.header_size);
@@ -119,15 +119,15 @@ pub const Pair = struct {
     /// what a growable writer needs to grow.
     pub fn encode(x: *const Pair, w: *karmem.Writer) karmem.WriteError!void {
         try w.begin();
-        const at = try w.alloc(24, 8);
+        const at = try w.alloc(16, 8);
         try x.writeAt(w, at);
         try w.finish();
     }
 
     fn writeAt(x: *const Pair, w: *karmem.Writer, at: u32) karmem.WriteError!void {
         try x.pos.writeAt(w, at);
-        w.put(u16, at + 16, x.tag);
-        w.put(bool, at + 18, x.flag);
+        w.put(u16, at + 12, x.tag);
+        w.put(bool, at + 14, x.flag);
     }
 
     /// Decodes a whole message whose root is a `Self`. Slices and text are
@@ -136,7 +136,7 @@ pub const Pair = struct {
     /// the depth limit bound the work and memory a hostile message can cause.
     pub fn decode(r: karmem.Reader, gpa: std.mem.Allocator) DecodeError!Pair {
         var v: karmem.Validator = .init(r);
-        if (r.size() < 32) return .{};
+        if (r.size() < 24) return .{};
         return Pair.readAt(&v, karmem.header_size, gpa);
     }
 
@@ -144,8 +144,8 @@ pub const Pair = struct {
         const r = v.r;
         var x: Pair = .{};
         x.pos = try Vec3.readAt(v, at, gpa);
-        x.tag = r.load(u16, at + 16);
-        x.flag = r.load(bool, at + 18);
+        x.tag = r.load(u16, at + 12);
+        x.flag = r.load(bool, at + 14);
         return x;
     }
 
@@ -166,15 +166,15 @@ pub const Pair = struct {
     }
 
     fn validateRoot(v: *karmem.Validator) ValidateError!void {
-        if (v.r.size() < 32) {
-            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 32 };
+        if (v.r.size() < 24) {
+            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 24 };
             return error.Truncated;
         }
         try Pair.validateAt(v, karmem.header_size);
     }
 
     fn validateAt(v: *karmem.Validator, at: u32) karmem.ValidateError!void {
-        try v.boolAt(at + 18);
+        try v.boolAt(at + 14);
     }
 };
 
@@ -338,7 +338,7 @@ pub const Square = struct {
     /// what a growable writer needs to grow.
     pub fn encode(x: *const Square, w: *karmem.Writer) karmem.WriteError!void {
         try w.begin();
-        const at = try w.alloc(8, 8);
+        const at = try w.alloc(4, 8);
         try x.writeAt(w, at);
         try w.finish();
     }
@@ -353,7 +353,7 @@ pub const Square = struct {
     /// the depth limit bound the work and memory a hostile message can cause.
     pub fn decode(r: karmem.Reader, gpa: std.mem.Allocator) DecodeError!Square {
         var v: karmem.Validator = .init(r);
-        if (r.size() < 16) return .{};
+        if (r.size() < 12) return .{};
         return Square.readAt(&v, karmem.header_size, gpa);
     }
 
@@ -382,8 +382,8 @@ pub const Square = struct {
     }
 
     fn validateRoot(v: *karmem.Validator) ValidateError!void {
-        if (v.r.size() < 16) {
-            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 16 };
+        if (v.r.size() < 12) {
+            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 12 };
             return error.Truncated;
         }
         try Square.validateAt(v, karmem.header_size);
@@ -411,7 +411,7 @@ fn writeShape(w: *karmem.Writer, value: ?Shape, tag_at: u32, offset_at: u32) kar
         },
         .square => |*x| {
             w.put(u8, tag_at, 4);
-            const at = try w.alloc(8, 8);
+            const at = try w.alloc(4, 8);
             w.put(u32, offset_at, at);
             try x.writeAt(w, at);
         },
@@ -454,12 +454,12 @@ fn writeBovoaShape(w: *karmem.Writer, at: u32, items: []const ?Shape) karmem.Wri
     }
     if (counts[1] > 0) {
         w.put(u32, entry, 4);
-        const block = try w.allocArray(counts[1], 8);
+        const block = try w.allocArray(counts[1], 4);
         var n: usize = 0;
         for (items) |item| {
             if (item) |x| switch (x) {
                 .square => |*e| {
-                    try e.writeAt(w, block + idx(n) * 8);
+                    try e.writeAt(w, block + idx(n) * 4);
                     n += 1;
                 },
                 else => {},
@@ -539,8 +539,8 @@ fn readShape(v: *karmem.Validator, tag_at: u32, offset_at: u32, gpa: std.mem.All
             return .{ .circle = try Circle.readTable(v, r.table(offset), gpa) };
         },
         4 => {
-            if (r.inlineAt(offset, 8)) {
-                try v.charge(8);
+            if (r.inlineAt(offset, 4)) {
+                try v.charge(4);
                 return .{ .square = try Square.readAt(v, offset, gpa) };
             }
         },
@@ -562,11 +562,11 @@ fn readBovoaShape(v: *karmem.Validator, a: karmem.ArrayRef, gpa: std.mem.Allocat
         }
     }
     {
-        const sub = r.bunchEntry(a, 4, 8);
-        try v.charge(@as(u64, sub.len) * 8);
+        const sub = r.bunchEntry(a, 4, 4);
+        try v.charge(@as(u64, sub.len) * 4);
         try list.ensureUnusedCapacity(gpa, sub.len);
         for (0..sub.len) |k| {
-            list.appendAssumeCapacity(.{ .square = try Square.readAt(v, sub.offset + idx(k) * 8, gpa) });
+            list.appendAssumeCapacity(.{ .square = try Square.readAt(v, sub.offset + idx(k) * 4, gpa) });
         }
     }
     return list.items;
@@ -599,8 +599,8 @@ fn validateShape(v: *karmem.Validator, tag_at: u32, offset_at: u32) karmem.Valid
             try Circle.validateTable(v, try v.table(offset, 16));
         },
         4 => {
-            if (!r.inlineAt(offset, 8)) return v.invalidUnion(tag_at, tag);
-            try v.charge(8);
+            if (!r.inlineAt(offset, 4)) return v.invalidUnion(tag_at, tag);
+            try v.charge(4);
             try Square.validateAt(v, offset);
         },
         else => {},
@@ -626,15 +626,15 @@ pub const Element = struct {
     }
 
     fn writeTable(x: *const Element, w: *karmem.Writer, ref: u32) karmem.WriteError!void {
-        const at = try w.alloc(72, 8);
-        w.put(u32, at, 0x80000009);
+        const at = try w.alloc(64, 8);
+        w.put(u32, at, 0x80000008);
         if (ref != 0) w.put(u32, ref, at);
         w.put(u32, at + 4, x.id);
         try x.where.writeAt(w, at + 8);
-        try x.child.writeTable(w, at + 32);
-        try w.writeString(at + 36, x.name);
-        try w.writeSlice(i32, at + 48, x.numbers);
-        try writeShape(w, x.shape, at + 60, at + 60 + 4);
+        try x.child.writeTable(w, at + 24);
+        try w.writeString(at + 28, x.name);
+        try w.writeSlice(i32, at + 40, x.numbers);
+        try writeShape(w, x.shape, at + 52, at + 52 + 4);
     }
 
     /// Decodes a whole message whose root is a `Self`. Slices and text are
@@ -648,27 +648,27 @@ pub const Element = struct {
 
     fn readTable(v: *karmem.Validator, t: karmem.Table, gpa: std.mem.Allocator) DecodeError!Element {
         if (t.isAbsent()) {
-            try v.charge(104);
+            try v.charge(96);
             return .{};
         }
         try v.enter();
-        try v.charge(@max(t.used, 72));
+        try v.charge(@max(t.used, 64));
         const r = v.r;
         var x: Element = .{};
         x.id = r.field(u32, t, 4);
-        if (t.has(8, 24)) x.where = try Pair.readAt(v, t.offset + 8, gpa);
-        x.child = try Leaf.readTable(v, r.fieldTable(t, 32), gpa);
-        if (t.has(36, 12)) {
-            const a_5 = r.fieldArray(t, 36, 1, karmem.no_limit);
+        if (t.has(8, 16)) x.where = try Pair.readAt(v, t.offset + 8, gpa);
+        x.child = try Leaf.readTable(v, r.fieldTable(t, 24), gpa);
+        if (t.has(28, 12)) {
+            const a_5 = r.fieldArray(t, 28, 1, karmem.no_limit);
             try v.charge(@as(u64, a_5.len));
             x.name = try gpa.dupe(u8, r.string(a_5));
         }
-        if (t.has(48, 12)) {
-            const a_9 = r.fieldArray(t, 48, 4, karmem.no_limit);
+        if (t.has(40, 12)) {
+            const a_9 = r.fieldArray(t, 40, 4, karmem.no_limit);
             try v.charge(@as(u64, a_9.len) * 4);
             x.numbers = try gpa.dupe(i32, r.arraySlice(i32, a_9));
         }
-        if (t.has(60, 8)) x.shape = try readShape(v, t.offset + 60, t.offset + 60 + 4, gpa);
+        if (t.has(52, 8)) x.shape = try readShape(v, t.offset + 52, t.offset + 52 + 4, gpa);
         v.leave();
         return x;
     }
@@ -690,24 +690,24 @@ pub const Element = struct {
     }
 
     fn validateRoot(v: *karmem.Validator) ValidateError!void {
-        try Element.validateTable(v, try v.root(72));
+        try Element.validateTable(v, try v.root(64));
     }
 
     fn validateTable(v: *karmem.Validator, t: karmem.Table) karmem.ValidateError!void {
         try v.enter();
         const r = v.r;
-        if (t.has(8, 24)) try Pair.validateAt(v, t.offset + 8);
-        if (t.has(32, 4)) {
-            try Leaf.validateTable(v, try v.table(r.load(u32, t.offset + 32), 32));
+        if (t.has(8, 16)) try Pair.validateAt(v, t.offset + 8);
+        if (t.has(24, 4)) {
+            try Leaf.validateTable(v, try v.table(r.load(u32, t.offset + 24), 32));
         } else {
             try v.charge(32);
         }
         {
-            const a_13 = try v.fieldArray(t, 36, 1, karmem.no_limit);
+            const a_13 = try v.fieldArray(t, 28, 1, karmem.no_limit);
             try v.utf8(a_13.offset, a_13.len);
         }
-        _ = try v.fieldArray(t, 48, 4, karmem.no_limit);
-        if (t.has(60, 8)) try validateShape(v, t.offset + 60, t.offset + 60 + 4);
+        _ = try v.fieldArray(t, 40, 4, karmem.no_limit);
+        if (t.has(52, 8)) try validateShape(v, t.offset + 52, t.offset + 52 + 4);
         v.leave();
     }
 };
@@ -742,50 +742,50 @@ pub const Root = struct {
     }
 
     fn writeTable(x: *const Root, w: *karmem.Writer, ref: u32) karmem.WriteError!void {
-        const at = try w.alloc(216, 8);
-        w.put(u32, at, 0x1b);
+        const at = try w.alloc(208, 8);
+        w.put(u32, at, 0x8000001a);
         if (ref != 0) w.put(u32, ref, at);
         for (x.flags, 0..) |e_15, j_16| w.put(bool, at + 4 + idx(j_16), e_15);
         w.put(Kind, at + 8, x.kind);
         w.put(Wide, at + 16, x.wide);
         try w.writeString(at + 24, x.text);
         try w.writeUtf16(at + 36, x.utf16);
-        for (&x.fixed, 0..) |*e_17, j_18| try e_17.writeAt(w, at + 48 + idx(j_18) * 16);
+        for (&x.fixed, 0..) |*e_17, j_18| try e_17.writeAt(w, at + 48 + idx(j_18) * 12);
         if (x.limited.len > 8) return error.TooLarge;
-        try w.writeSlice(u64, at + 96, x.limited);
-        try writeSoaVec3(w, at + 108, x.points);
+        try w.writeSlice(u64, at + 84, x.limited);
+        try writeSoaVec3(w, at + 96, x.points);
         {
-            const block_21 = try w.allocArray(x.points_aos.len, 16);
+            const block_21 = try w.allocArray(x.points_aos.len, 12);
             for (x.points_aos, 0..) |*e_19, k_20| {
-                try e_19.writeAt(w, block_21 + idx(k_20) * 16);
+                try e_19.writeAt(w, block_21 + idx(k_20) * 12);
             }
-            w.putArrayRef(at + 120, block_21, idx(x.points_aos.len), idx(x.points_aos.len));
+            w.putArrayRef(at + 108, block_21, idx(x.points_aos.len), idx(x.points_aos.len));
         }
-        try writeSoaElement(w, at + 132, x.elements);
+        try writeSoaElement(w, at + 120, x.elements);
         {
             const block_24 = try w.allocArray(x.elements_aos.len, 4);
             for (x.elements_aos, 0..) |*e_22, k_23| {
                 try e_22.writeTable(w, block_24 + idx(k_23) * 4);
             }
-            w.putArrayRef(at + 144, block_24, idx(x.elements_aos.len), idx(x.elements_aos.len));
+            w.putArrayRef(at + 132, block_24, idx(x.elements_aos.len), idx(x.elements_aos.len));
         }
-        try writeShape(w, x.shape, at + 156, at + 156 + 4);
+        try writeShape(w, x.shape, at + 144, at + 144 + 4);
         {
             const block_27 = try w.allocArray(x.shapes_aos.len, 8);
             for (x.shapes_aos, 0..) |e_25, k_26| {
                 try writeShape(w, e_25, block_27 + idx(k_26) * 8, block_27 + idx(k_26) * 8 + 4);
             }
-            w.putArrayRef(at + 164, block_27, idx(x.shapes_aos.len), idx(x.shapes_aos.len));
+            w.putArrayRef(at + 152, block_27, idx(x.shapes_aos.len), idx(x.shapes_aos.len));
         }
         {
             const tags_28 = try w.allocArray(x.shapes_soa.len, 1);
             const offsets_29 = try w.allocArray(x.shapes_soa.len, 4);
             for (x.shapes_soa, 0..) |e_30, k_31| try writeShape(w, e_30, tags_28 + idx(k_31), offsets_29 + idx(k_31) * 4);
-            w.putArrayRef(at + 176, tags_28, idx(x.shapes_soa.len), idx(x.shapes_soa.len));
+            w.putArrayRef(at + 164, tags_28, idx(x.shapes_soa.len), idx(x.shapes_soa.len));
         }
-        try writeBovoaShape(w, at + 188, x.shapes_bovoa);
-        try writeBovosShape(w, at + 200, x.shapes_bovos);
-        try x.next.writeTable(w, at + 212);
+        try writeBovoaShape(w, at + 176, x.shapes_bovoa);
+        try writeBovosShape(w, at + 188, x.shapes_bovos);
+        try x.next.writeTable(w, at + 200);
     }
 
     /// Decodes a whole message whose root is a `Self`. Slices and text are
@@ -799,11 +799,11 @@ pub const Root = struct {
 
     fn readTable(v: *karmem.Validator, t: karmem.Table, gpa: std.mem.Allocator) DecodeError!Root {
         if (t.isAbsent()) {
-            try v.charge(248);
+            try v.charge(240);
             return .{};
         }
         try v.enter();
-        try v.charge(@max(t.used, 216));
+        try v.charge(@max(t.used, 208));
         const r = v.r;
         var x: Root = .{};
         if (t.has(4, 4)) {
@@ -822,46 +822,46 @@ pub const Root = struct {
             const s_39 = r.arraySlice(u16, a_38);
             x.utf16 = karmem.utf16ToUtf8(s_39, try gpa.alloc(u8, karmem.utf8LenOfUtf16(s_39)));
         }
-        if (t.has(48, 48)) {
-            for (&x.fixed, 0..) |*e_42, j_43| e_42.* = try Vec3.readAt(v, t.offset + 48 + idx(j_43) * 16, gpa);
+        if (t.has(48, 36)) {
+            for (&x.fixed, 0..) |*e_42, j_43| e_42.* = try Vec3.readAt(v, t.offset + 48 + idx(j_43) * 12, gpa);
         }
-        if (t.has(96, 12)) {
-            const a_44 = r.fieldArray(t, 96, 8, 8);
+        if (t.has(84, 12)) {
+            const a_44 = r.fieldArray(t, 84, 8, 8);
             try v.charge(@as(u64, a_44.len) * 8);
             x.limited = try gpa.dupe(u64, r.arraySlice(u64, a_44));
         }
-        if (t.has(108, 12)) {
-            const a_48 = r.fieldArray(t, 108, 0, karmem.no_limit);
+        if (t.has(96, 12)) {
+            const a_48 = r.fieldArray(t, 96, 0, karmem.no_limit);
             x.points = try readSoaVec3(v, a_48, gpa);
         }
-        if (t.has(120, 12)) {
-            const a_52 = r.fieldArray(t, 120, 16, karmem.no_limit);
-            try v.charge(@as(u64, a_52.len) * 16);
+        if (t.has(108, 12)) {
+            const a_52 = r.fieldArray(t, 108, 12, karmem.no_limit);
+            try v.charge(@as(u64, a_52.len) * 12);
             var s_53: std.ArrayList(Vec3) = .empty;
-            for (0..a_52.len) |k_55| try s_53.append(gpa, try Vec3.readAt(v, a_52.offset + idx(k_55) * 16, gpa));
+            for (0..a_52.len) |k_55| try s_53.append(gpa, try Vec3.readAt(v, a_52.offset + idx(k_55) * 12, gpa));
             x.points_aos = try s_53.toOwnedSlice(gpa);
         }
-        if (t.has(132, 12)) {
-            const a_56 = r.fieldArray(t, 132, 0, karmem.no_limit);
+        if (t.has(120, 12)) {
+            const a_56 = r.fieldArray(t, 120, 0, karmem.no_limit);
             x.elements = try readSoaElement(v, a_56, gpa);
         }
-        if (t.has(144, 12)) {
-            const a_60 = r.fieldArray(t, 144, 4, karmem.no_limit);
+        if (t.has(132, 12)) {
+            const a_60 = r.fieldArray(t, 132, 4, karmem.no_limit);
             try v.charge(@as(u64, a_60.len) * 4);
             var s_61: std.ArrayList(Element) = .empty;
             for (0..a_60.len) |k_63| try s_61.append(gpa, try Element.readTable(v, r.table(r.load(u32, a_60.offset + idx(k_63) * 4)), gpa));
             x.elements_aos = try s_61.toOwnedSlice(gpa);
         }
-        if (t.has(156, 8)) x.shape = try readShape(v, t.offset + 156, t.offset + 156 + 4, gpa);
-        if (t.has(164, 12)) {
-            const a_64 = r.fieldArray(t, 164, 8, karmem.no_limit);
+        if (t.has(144, 8)) x.shape = try readShape(v, t.offset + 144, t.offset + 144 + 4, gpa);
+        if (t.has(152, 12)) {
+            const a_64 = r.fieldArray(t, 152, 8, karmem.no_limit);
             try v.charge(@as(u64, a_64.len) * 8);
             const s_65 = try gpa.alloc(?Shape, a_64.len);
             for (s_65, 0..) |*e_66, k_67| e_66.* = try readShape(v, a_64.offset + idx(k_67) * 8, a_64.offset + idx(k_67) * 8 + 4, gpa);
             x.shapes_aos = s_65;
         }
-        if (t.has(176, 12)) {
-            const a_68 = r.fieldArray(t, 176, 0, karmem.no_limit);
+        if (t.has(164, 12)) {
+            const a_68 = r.fieldArray(t, 164, 0, karmem.no_limit);
             if (r.unionColumns(a_68, 1)) |cols_72| {
                 try v.charge(@as(u64, a_68.len) * 5);
                 const s_69 = try gpa.alloc(?Shape, a_68.len);
@@ -871,15 +871,15 @@ pub const Root = struct {
                 x.shapes_soa = &.{};
             }
         }
-        if (t.has(188, 12)) {
-            const a_73 = r.fieldArray(t, 188, 0, karmem.no_limit);
+        if (t.has(176, 12)) {
+            const a_73 = r.fieldArray(t, 176, 0, karmem.no_limit);
             x.shapes_bovoa = try readBovoaShape(v, a_73, gpa);
         }
-        if (t.has(200, 12)) {
-            const a_77 = r.fieldArray(t, 200, 0, karmem.no_limit);
+        if (t.has(188, 12)) {
+            const a_77 = r.fieldArray(t, 188, 0, karmem.no_limit);
             x.shapes_bovos = try readBovosShape(v, a_77, gpa);
         }
-        x.next = try Leaf.readTable(v, r.fieldTable(t, 212), gpa);
+        x.next = try Leaf.readTable(v, r.fieldTable(t, 200), gpa);
         v.leave();
         return x;
     }
@@ -901,7 +901,7 @@ pub const Root = struct {
     }
 
     fn validateRoot(v: *karmem.Validator) ValidateError!void {
-        try Root.validateTable(v, try v.root(216));
+        try Root.validateTable(v, try v.root(208));
     }
 
     fn validateTable(v: *karmem.Validator, t: karmem.Table) karmem.ValidateError!void {
@@ -916,33 +916,33 @@ pub const Root = struct {
             const a_82 = try v.fieldArray(t, 36, 2, karmem.no_limit);
             try v.utf16(a_82.offset, a_82.len);
         }
-        _ = try v.fieldArray(t, 96, 8, 8);
+        _ = try v.fieldArray(t, 84, 8, 8);
         {
-            const a_84 = try v.fieldArray(t, 108, 0, karmem.no_limit);
+            const a_84 = try v.fieldArray(t, 96, 0, karmem.no_limit);
             try validateSoaVec3(v, a_84);
         }
-        _ = try v.fieldArray(t, 120, 16, karmem.no_limit);
+        _ = try v.fieldArray(t, 108, 12, karmem.no_limit);
         {
-            const a_88 = try v.fieldArray(t, 132, 0, karmem.no_limit);
+            const a_88 = try v.fieldArray(t, 120, 0, karmem.no_limit);
             try validateSoaElement(v, a_88);
         }
         {
-            const a_90 = try v.fieldArray(t, 144, 4, karmem.no_limit);
-            for (0..a_90.len) |i_91| try Element.validateTable(v, try v.table(v.r.load(u32, a_90.offset + idx(i_91) * 4), 72));
+            const a_90 = try v.fieldArray(t, 132, 4, karmem.no_limit);
+            for (0..a_90.len) |i_91| try Element.validateTable(v, try v.table(v.r.load(u32, a_90.offset + idx(i_91) * 4), 64));
         }
-        if (t.has(156, 8)) try validateShape(v, t.offset + 156, t.offset + 156 + 4);
+        if (t.has(144, 8)) try validateShape(v, t.offset + 144, t.offset + 144 + 4);
         {
-            const a_92 = try v.fieldArray(t, 164, 8, karmem.no_limit);
+            const a_92 = try v.fieldArray(t, 152, 8, karmem.no_limit);
             for (0..a_92.len) |i_93| try validateShape(v, a_92.offset + idx(i_93) * 8, a_92.offset + idx(i_93) * 8 + 4);
         }
         {
-            const a_94 = try v.fieldArray(t, 176, 0, karmem.no_limit);
+            const a_94 = try v.fieldArray(t, 164, 0, karmem.no_limit);
             if (try v.unionColumns(a_94, 1)) |cols_96| {
                 for (0..a_94.len) |i_95| try validateShape(v, cols_96.tags + idx(i_95), cols_96.offsets + idx(i_95) * 4);
             }
         }
         {
-            const a_97 = try v.fieldArray(t, 188, 0, karmem.no_limit);
+            const a_97 = try v.fieldArray(t, 176, 0, karmem.no_limit);
             const entries_98 = try v.bunch(a_97, &[_]u32{ 1, 4 });
             var e_99: u32 = 1;
             while (e_99 <= entries_98) : (e_99 += 1) {
@@ -952,13 +952,13 @@ pub const Root = struct {
                         const a_101 = try v.array(entry_100 + 4, 4, karmem.no_limit);
                         for (0..a_101.len) |i_102| try Circle.validateTable(v, try v.table(v.r.load(u32, a_101.offset + idx(i_102) * 4), 16));
                     },
-                    4 => _ = try v.array(entry_100 + 4, 8, karmem.no_limit),
+                    4 => _ = try v.array(entry_100 + 4, 4, karmem.no_limit),
                     else => {},
                 }
             }
         }
         {
-            const a_105 = try v.fieldArray(t, 200, 0, karmem.no_limit);
+            const a_105 = try v.fieldArray(t, 188, 0, karmem.no_limit);
             const entries_106 = try v.bunch(a_105, &[_]u32{ 1, 4 });
             var e_107: u32 = 1;
             while (e_107 <= entries_106) : (e_107 += 1) {
@@ -976,8 +976,8 @@ pub const Root = struct {
                 }
             }
         }
-        if (t.has(212, 4)) {
-            try Leaf.validateTable(v, try v.table(r.load(u32, t.offset + 212), 32));
+        if (t.has(200, 4)) {
+            try Leaf.validateTable(v, try v.table(r.load(u32, t.offset + 200), 32));
         } else {
             try v.charge(32);
         }

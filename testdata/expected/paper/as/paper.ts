@@ -374,7 +374,7 @@ export class Point3d {
    */
   encode(w: Writer): KarmemError {
     w.begin();
-    this._kmWriteAt(w, w.alloc(16, 8));
+    this._kmWriteAt(w, w.alloc(12, 8));
     return w.finish();
   }
 
@@ -413,7 +413,7 @@ export class Point3d {
 
   _kmReadRoot(v: Validator): KarmemError {
     this._kmReset();
-    if (<u64>v.size < 24) return KarmemError.None;
+    if (<u64>v.size < 20) return KarmemError.None;
     return this._kmReadAt(v, 8);
   }
 
@@ -438,7 +438,7 @@ export class Point3d {
   }
 
   static _kmValidateRoot(v: Validator): KarmemError {
-    if (<u64>v.size < 24) return v.fail(KarmemError.Truncated, 0, 24);
+    if (<u64>v.size < 20) return v.fail(KarmemError.Truncated, 0, 20);
     return Point3d._kmValidateAt(v, 8);
   }
 
@@ -487,8 +487,8 @@ export class AnyPoint {
         break;
       }
       case 2: {
-        if (v.inlineAt(offset, 16)) {
-          if ((e = v.charge(16)) != KarmemError.None) return e;
+        if (v.inlineAt(offset, 12)) {
+          if ((e = v.charge(12)) != KarmemError.None) return e;
           const x = new Point3d();
           if ((e = x._kmReadAt(v, offset)) != KarmemError.None) return e;
           this.tag = 2;
@@ -518,7 +518,7 @@ function _kmWriteAnyPoint(w: Writer, value: AnyPoint | null, tagAt: u32, offsetA
       const x = value.point3d;
       if (x !== null) {
         w.put<u8>(tagAt, 2);
-        const at = w.alloc(16, 8);
+        const at = w.alloc(12, 8);
         w.put<u32>(offsetAt, at);
         x._kmWriteAt(w, at);
       }
@@ -596,8 +596,8 @@ function _kmValidateAnyPoint(v: Validator, tagAt: u32, offsetAt: u32): KarmemErr
       break;
     }
     case 2: {
-      if (!v.inlineAt(offset, 16)) return v.fail(KarmemError.InvalidUnion, tagAt, tag);
-      if ((e = v.charge(16)) != KarmemError.None) return e;
+      if (!v.inlineAt(offset, 12)) return v.fail(KarmemError.InvalidUnion, tagAt, tag);
+      if ((e = v.charge(12)) != KarmemError.None) return e;
       if ((e = Point3d._kmValidateAt(v, offset)) != KarmemError.None) return e;
       break;
     }

@@ -278,7 +278,7 @@ static km_status paper_point2d_check_at(km_validator *v, uint32_t at) {
 km_status paper_point3d_encode(const paper_point3d *value, km_writer *w) {
     KM_TRY(km_writer_begin(w));
     uint32_t at;
-    KM_TRY(km_alloc(w, 16u, 8u, &at));
+    KM_TRY(km_alloc(w, 12u, 8u, &at));
     KM_TRY(paper_point3d_write_at(value, w, at));
     return km_writer_finish(w);
 }
@@ -300,7 +300,7 @@ km_status paper_point3d_decode(paper_point3d *out, const km_reader *r, km_arena 
         return r->status;
     }
     km_validator_init(&v, r);
-    if ((uint64_t)r->size < 24u) {
+    if ((uint64_t)r->size < 20u) {
         return KM_OK;
     }
     return paper_point3d_read_at(out, &v, arena, 8u);
@@ -324,8 +324,8 @@ km_status paper_point3d_validate(const km_reader *r, km_error *err) {
     km_validator_init(&v, r);
     if (r->status != KM_OK) {
         s = km_fail(&v, r->status, 0, 0);
-    } else if ((uint64_t)r->size < 24u) {
-        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 24u);
+    } else if ((uint64_t)r->size < 20u) {
+        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 20u);
     } else {
         s = paper_point3d_check_at(&v, 8u);
     }

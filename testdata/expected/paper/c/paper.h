@@ -473,7 +473,7 @@ static inline float paper_point2d_soa_item_y(paper_point2d_soa_item v) {
 static inline paper_point3d_view paper_point3d_view_root(const km_reader *r) {
     paper_point3d_view v;
     v.r = r;
-    v.at = (uint64_t)r->size >= 24u ? 8u : 0u;
+    v.at = (uint64_t)r->size >= 20u ? 8u : 0u;
     return v;
 }
 static inline float paper_point3d_view_x(paper_point3d_view v) {
@@ -508,7 +508,7 @@ static inline uint32_t paper_point3d_view_array_len(paper_point3d_view_array s) 
     return s.len;
 }
 static inline paper_point3d_view paper_point3d_view_array_at(paper_point3d_view_array s, uint32_t i) {
-    uint32_t at = i < s.len ? s.offset + i * 16u : 0u;
+    uint32_t at = i < s.len ? s.offset + i * 12u : 0u;
     paper_point3d_view x;
     x.r = s.r;
     x.at = at;
@@ -615,7 +615,7 @@ static inline paper_any_point_view paper_any_point_view_at(const km_reader *r, u
         }
         break;
         case 2u:
-        if (!km_inline_at(r, u.offset, 16u)) {
+        if (!km_inline_at(r, u.offset, 12u)) {
             u.tag = 0;
             u.offset = 0;
         }

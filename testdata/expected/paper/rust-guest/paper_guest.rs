@@ -589,7 +589,7 @@ impl Point3d {
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
         w.begin();
-        let at = w.alloc(16, 8)?;
+        let at = w.alloc(12, 8)?;
         self.write_at(w, at)?;
         w.finish()?;
         Ok(())
@@ -615,7 +615,7 @@ impl Point3d {
     /// limit bound the work and memory a hostile message can cause.
     pub fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 16 > r.size() {
+        if 8 + 12 > r.size() {
             *self = Self::default();
             return Ok(());
         }
@@ -646,9 +646,9 @@ impl Point3d {
         r: &karmem::Reader<'a>,
     ) -> Result<Point3dView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 16 > r.size() {
+        if 8 + 12 > r.size() {
             return Err(karmem::Error::Truncated {
-                needed: 8 + 16,
+                needed: 8 + 12,
                 available: r.size() as u64,
             });
         }
@@ -692,7 +692,7 @@ impl<'a, M: karmem::Mode> Point3dView<'a, M> {
         Point3dView {
             r: *r,
             at: karmem::HEADER_SIZE,
-            present: karmem::HEADER_SIZE + 16 <= r.size(),
+            present: karmem::HEADER_SIZE + 12 <= r.size(),
         }
     }
 
@@ -772,7 +772,7 @@ impl AnyPointValue {
             }
             Some(Self::Point3d(x)) => {
                 w.put::<u8>(tag_at, 2);
-                let child = w.alloc(16, 8)?;
+                let child = w.alloc(12, 8)?;
                 x.write_at(w, child)?;
                 w.put::<u32>(offset_at, child);
             }
@@ -812,17 +812,17 @@ impl AnyPointValue {
             }
             2 if offset != 0
                 && offset.is_multiple_of(8)
-                && offset as u64 + 16 <= r.size() as u64 =>
+                && offset as u64 + 12 <= r.size() as u64 =>
             {
                 match place {
                     Some(Self::Point3d(x)) => {
-                        v.charge(16)?;
+                        v.charge(12)?;
                         x.read_at(v, offset)?
                     }
                     _ => {
                         let mut x = Point3d::default();
                         {
-                            v.charge(16)?;
+                            v.charge(12)?;
                             x.read_at(v, offset)?
                         };
                         *place = Some(Self::Point3d(x));
@@ -855,14 +855,14 @@ impl AnyPointValue {
                 Point2d::validate_at(v, offset)
             }
             2 => {
-                if offset == 0 || !offset.is_multiple_of(8) || offset as u64 + 16 > r.size() as u64
+                if offset == 0 || !offset.is_multiple_of(8) || offset as u64 + 12 > r.size() as u64
                 {
                     return Err(karmem::Error::InvalidUnion {
                         offset: tag_at,
                         tag,
                     });
                 }
-                v.charge(16)?;
+                v.charge(12)?;
                 Point3d::validate_at(v, offset)
             }
             // 0 is "no value"; unknown tags come from newer writers and are
@@ -906,7 +906,7 @@ impl<'a, M: karmem::Mode> AnyPointView<'a, M> {
                 let ok = M::TRUSTED
                     || (offset != 0
                         && offset.is_multiple_of(8)
-                        && offset as u64 + 16 <= r.size() as u64);
+                        && offset as u64 + 12 <= r.size() as u64);
                 Self::Point3d(Point3dView {
                     r,
                     at: offset,

@@ -62,7 +62,7 @@ export const layout: karmem.Schema = {
       ts: "Point3d",
       table: false,
       tuple: false,
-      size: 16,
+      size: 12,
       zero: 0,
       header: 0,
       check: false,
@@ -123,15 +123,20 @@ export class AnotherStructViewer {
 export const AnotherStruct = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: AnotherStruct, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 0, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAnotherStruct(b, value);
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): AnotherStruct {
-    return karmem.decode(layout, 0, input, limits) as AnotherStruct;
+    const d = new karmem.Decoding(input, limits);
+    return $readAnotherStruct(d, d.r.root());
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): AnotherStructViewer {
-    const r = karmem.validate(layout, 0, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkAnotherStruct(v, 8);
+    const r = v.trusted;
     return new AnotherStructViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -165,15 +170,20 @@ export class StructNameViewer {
 export const StructName = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: StructName, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 1, value, w);
+    const b = karmem.beginMessage(w);
+    $writeStructName(b, value);
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): StructName {
-    return karmem.decode(layout, 1, input, limits) as StructName;
+    const d = new karmem.Decoding(input, limits);
+    return $readStructName(d, d.r.root());
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): StructNameViewer {
-    const r = karmem.validate(layout, 1, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkStructName(v, 8);
+    const r = v.trusted;
     return new StructNameViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -207,15 +217,21 @@ export class Point2dViewer {
 export const Point2d = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Point2d, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 2, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtPoint2d(b, value, b.alloc(8, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Point2d {
-    return karmem.decode(layout, 2, input, limits) as Point2d;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 8).used !== 0) return $readAtPoint2d(d, 8);
+    return $zeroPoint2d();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): Point2dViewer {
-    const r = karmem.validate(layout, 2, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(8);
+    const r = v.trusted;
     return new Point2dViewer(r, r.inline(8, 8));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -253,21 +269,27 @@ export class Point3dViewer {
 export const Point3d = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Point3d, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 3, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtPoint3d(b, value, b.alloc(12, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Point3d {
-    return karmem.decode(layout, 3, input, limits) as Point3d;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 12).used !== 0) return $readAtPoint3d(d, 8);
+    return $zeroPoint3d();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): Point3dViewer {
-    const r = karmem.validate(layout, 3, input, limits);
-    return new Point3dViewer(r, r.inline(8, 16));
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(12);
+    const r = v.trusted;
+    return new Point3dViewer(r, r.inline(8, 12));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): Point3dViewer {
     const r = new karmem.Reader(input, limits);
-    return new Point3dViewer(r, r.inline(8, 16));
+    return new Point3dViewer(r, r.inline(8, 12));
   },
 };
 
@@ -303,15 +325,20 @@ export class ParticleViewer {
 export const Particle = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Particle, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 4, value, w);
+    const b = karmem.beginMessage(w);
+    $writeParticle(b, value);
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Particle {
-    return karmem.decode(layout, 4, input, limits) as Particle;
+    const d = new karmem.Decoding(input, limits);
+    return $readParticle(d, d.r.root());
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): ParticleViewer {
-    const r = karmem.validate(layout, 4, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkParticle(v, 8);
+    const r = v.trusted;
     return new ParticleViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -332,3 +359,454 @@ export const viewers: karmem.Viewers = {
     (r, t) => new ParticleViewer(r, t),
   ],
 };
+
+// ---- encoding, straight-line per struct (docs/typescript.md) ----
+
+/** Writes the table of `v` (a missing one as its zero value); returns its offset. */
+function $writeAnotherStruct(w: karmem.Writer, v: AnotherStruct | null | undefined): number {
+  const o: Partial<AnotherStruct> = v ?? {};
+  const at = w.alloc(16, 8);
+  w.u32(at, 0x2);
+  const x0 = o.a;
+  if (x0 !== null && x0 !== undefined) w.putU32(at + 4, x0);
+  const x1 = o.b;
+  if (x1 !== null && x1 !== undefined) w.putU64(at + 8, x1);
+  return at;
+}
+
+/** Writes the SoA block of `items` and its reference at `at`. */
+function $writeSoaAnotherStruct(w: karmem.Writer, items: readonly (AnotherStruct | null | undefined)[], at: number): void {
+  const n = items.length;
+  if (n === 0) return;
+  const dir = w.soaDir("4218009092:8,1268118805:4", $colsAnotherStruct);
+  const block = w.alloc(4, 4);
+  w.u32(block, dir);
+  const c0 = w.block(n, 8);
+  const c1 = w.block(n, 4);
+  for (let i = 0; i < n; i++) {
+    const x = items[i];
+    const x2 = x?.b;
+    if (x2 !== null && x2 !== undefined) w.putU64(c0 + i * 8, x2);
+    const x3 = x?.a;
+    if (x3 !== null && x3 !== undefined) w.putU32(c1 + i * 4, x3);
+  }
+  w.ref(at, block, n);
+}
+
+/** Writes the table of `v` (a missing one as its zero value); returns its offset. */
+function $writeStructName(w: karmem.Writer, v: StructName | null | undefined): number {
+  const o: Partial<StructName> = v ?? {};
+  const at = w.alloc(32, 8);
+  w.u32(at, 0x80000004);
+  {
+    const x4 = o.fieldAsSoa ?? [];
+    $writeSoaAnotherStruct(w, x4, at + 4);
+  }
+  {
+    const x5 = o.fieldAsAos ?? [];
+    {
+      const b6 = w.block(x5.length, 4);
+      for (let k7 = 0; k7 < x5.length; k7++) {
+        w.u32(b6 + k7 * 4, $writeAnotherStruct(w, x5[k7]));
+      }
+      w.ref(at + 16, b6, x5.length);
+    }
+  }
+  return at;
+}
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtPoint2d(w: karmem.Writer, v: Point2d | null | undefined, at: number): void {
+  const o: Partial<Point2d> = v ?? {};
+  const x8 = o.x;
+  if (x8 !== null && x8 !== undefined) w.putF32(at, x8);
+  const x9 = o.y;
+  if (x9 !== null && x9 !== undefined) w.putF32(at + 4, x9);
+}
+
+/** Writes the SoA block of `items` and its reference at `at`. */
+function $writeSoaPoint2d(w: karmem.Writer, items: readonly (Point2d | null | undefined)[], at: number): void {
+  const n = items.length;
+  if (n === 0) return;
+  const dir = w.soaDir("1268118805:4,4218009092:4", $colsPoint2d);
+  const block = w.alloc(4, 4);
+  w.u32(block, dir);
+  const c0 = w.block(n, 4);
+  const c1 = w.block(n, 4);
+  for (let i = 0; i < n; i++) {
+    const x = items[i];
+    const x10 = x?.x;
+    if (x10 !== null && x10 !== undefined) w.putF32(c0 + i * 4, x10);
+    const x11 = x?.y;
+    if (x11 !== null && x11 !== undefined) w.putF32(c1 + i * 4, x11);
+  }
+  w.ref(at, block, n);
+}
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtPoint3d(w: karmem.Writer, v: Point3d | null | undefined, at: number): void {
+  const o: Partial<Point3d> = v ?? {};
+  const x12 = o.x;
+  if (x12 !== null && x12 !== undefined) w.putF32(at, x12);
+  const x13 = o.y;
+  if (x13 !== null && x13 !== undefined) w.putF32(at + 4, x13);
+  const x14 = o.z;
+  if (x14 !== null && x14 !== undefined) w.putF32(at + 8, x14);
+}
+
+/** Writes the SoA block of `items` and its reference at `at`. */
+function $writeSoaPoint3d(w: karmem.Writer, items: readonly (Point3d | null | undefined)[], at: number): void {
+  const n = items.length;
+  if (n === 0) return;
+  const dir = w.soaDir("1268118805:4,4218009092:4,3958272823:4", $colsPoint3d);
+  const block = w.alloc(4, 4);
+  w.u32(block, dir);
+  const c0 = w.block(n, 4);
+  const c1 = w.block(n, 4);
+  const c2 = w.block(n, 4);
+  for (let i = 0; i < n; i++) {
+    const x = items[i];
+    const x15 = x?.x;
+    if (x15 !== null && x15 !== undefined) w.putF32(c0 + i * 4, x15);
+    const x16 = x?.y;
+    if (x16 !== null && x16 !== undefined) w.putF32(c1 + i * 4, x16);
+    const x17 = x?.z;
+    if (x17 !== null && x17 !== undefined) w.putF32(c2 + i * 4, x17);
+  }
+  w.ref(at, block, n);
+}
+
+/** Writes the table of `v` (a missing one as its zero value); returns its offset. */
+function $writeParticle(w: karmem.Writer, v: Particle | null | undefined): number {
+  const o: Partial<Particle> = v ?? {};
+  const at = w.alloc(32, 8);
+  w.u32(at, 0x80000004);
+  {
+    const x18 = o.pos ?? [];
+    $writeBunchSoaAnyPoint(w, x18, at + 4);
+  }
+  {
+    const x19 = o.name ?? "";
+    const t20 = w.block(x19.length, 2);
+    for (let k21 = 0; k21 < x19.length; k21++) w.u16(t20 + k21 * 2, x19.charCodeAt(k21));
+    w.ref(at + 16, t20, x19.length);
+  }
+  return at;
+}
+
+/** Writes the bunch array of `items` and its reference at `at`. */
+function $writeBunchSoaAnyPoint(w: karmem.Writer, items: readonly AnyPoint[], at: number): void {
+  const g0: (Point2d | undefined)[] = [];
+  const g1: (Point3d | undefined)[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const e = items[i];
+    if (e === null || e === undefined) continue;
+    switch (e.kind) {
+      case "Point2d":
+        g0.push(e.value);
+        break;
+      case "Point3d":
+        g1.push(e.value);
+        break;
+      default:
+        karmem.noVariant(at, i, (e as { kind: unknown }).kind);
+    }
+  }
+  const total = g0.length + g1.length;
+  if (total === 0) return;
+  const k = (g0.length > 0 ? 1 : 0) + (g1.length > 0 ? 1 : 0);
+  const table = w.alloc(16 * (k + 1), 8);
+  w.u32(table, k);
+  let entry = table + 16;
+  if (g0.length > 0) {
+    w.u32(entry, 1);
+    $writeSoaPoint2d(w, g0, entry + 4);
+    entry += 16;
+  }
+  if (g1.length > 0) {
+    w.u32(entry, 2);
+    $writeSoaPoint3d(w, g1, entry + 4);
+    entry += 16;
+  }
+  w.ref(at, table, total);
+}
+
+// ---- decoding, straight-line per struct (docs/typescript.md) ----
+
+/** The zero value of `AnotherStruct`: zeros and declared defaults. */
+function $zeroAnotherStruct(): AnotherStruct {
+  return {
+    a: 0,
+    b: 0n,
+  };
+}
+
+/** The table `t` as a `AnotherStruct`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
+function $readAnotherStruct(d: karmem.Decoding, t: karmem.Table): AnotherStruct {
+  const r = d.r;
+  if (t.used === 0) {
+    d.charge(16);
+    return $zeroAnotherStruct();
+  }
+  const to = t.offset;
+  const tu = t.used;
+  d.enter(to);
+  d.charge(tu > 16 ? tu : 16);
+  let f0: number;
+  let f1: bigint;
+  f0 = tu >= 8 ? r.u32(to + 4) : 0;
+  f1 = tu >= 16 ? r.u64(to + 8) : 0n;
+  d.leave();
+  return { a: f0, b: f1 };
+}
+
+const $colsAnotherStruct = layout.structs[0]!.soa!;
+/** The SoA block `a` of `AnotherStruct` elements. */
+function $readSoaAnotherStruct(d: karmem.Decoding, a: karmem.ArrayRef): AnotherStruct[] {
+  const r = d.r;
+  const cols = d.soa(a, $colsAnotherStruct, 12);
+  const n = a.len;
+  const c0 = cols[0]!;
+  const c1 = cols[1]!;
+  const out: AnotherStruct[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = $zeroAnotherStruct();
+    x.b = c0 !== 0 ? r.u64(c0 + i * 8) : 0n;
+    x.a = c1 !== 0 ? r.u32(c1 + i * 4) : 0;
+    out.push(x);
+  }
+  return out;
+}
+
+/** The zero value of `StructName`: zeros and declared defaults. */
+function $zeroStructName(): StructName {
+  return {
+    fieldAsSoa: [],
+    fieldAsAos: [],
+  };
+}
+
+/** The table `t` as a `StructName`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
+function $readStructName(d: karmem.Decoding, t: karmem.Table): StructName {
+  const r = d.r;
+  if (t.used === 0) {
+    d.charge(32);
+    return $zeroStructName();
+  }
+  const to = t.offset;
+  const tu = t.used;
+  d.enter(to);
+  d.charge(tu > 32 ? tu : 32);
+  let f0: AnotherStruct[];
+  let f1: AnotherStruct[];
+  if (tu >= 16) {
+    const a22 = r.array(to + 4, 0, null);
+    f0 = $readSoaAnotherStruct(d, a22);
+  } else {
+    f0 = [];
+  }
+  if (tu >= 28) {
+    const a23 = r.array(to + 16, 4, null);
+    d.charge(a23.len * 4);
+    const s24: AnotherStruct[] = [];
+    for (let k25 = 0; k25 < a23.len; k25++) s24.push($readAnotherStruct(d, r.table(r.u32(a23.offset + k25 * 4))));
+    f1 = s24;
+  } else {
+    f1 = [];
+  }
+  d.leave();
+  return { fieldAsSoa: f0, fieldAsAos: f1 };
+}
+
+/** The zero value of `Point2d`: zeros and declared defaults. */
+function $zeroPoint2d(): Point2d {
+  return {
+    x: 0,
+    y: 0,
+  };
+}
+
+/** The inline `Point2d` at `at`. */
+function $readAtPoint2d(d: karmem.Decoding, at: number): Point2d {
+  const r = d.r;
+  let f0: number;
+  let f1: number;
+  f0 = r.f32(at);
+  f1 = r.f32(at + 4);
+  return { x: f0, y: f1 };
+}
+
+const $colsPoint2d = layout.structs[2]!.soa!;
+/** The SoA block `a` of `Point2d` elements. */
+function $readSoaPoint2d(d: karmem.Decoding, a: karmem.ArrayRef): Point2d[] {
+  const r = d.r;
+  const cols = d.soa(a, $colsPoint2d, 8);
+  const n = a.len;
+  const c0 = cols[0]!;
+  const c1 = cols[1]!;
+  const out: Point2d[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = $zeroPoint2d();
+    x.x = c0 !== 0 ? r.f32(c0 + i * 4) : 0;
+    x.y = c1 !== 0 ? r.f32(c1 + i * 4) : 0;
+    out.push(x);
+  }
+  return out;
+}
+
+/** The zero value of `Point3d`: zeros and declared defaults. */
+function $zeroPoint3d(): Point3d {
+  return {
+    x: 0,
+    y: 0,
+    z: 0,
+  };
+}
+
+/** The inline `Point3d` at `at`. */
+function $readAtPoint3d(d: karmem.Decoding, at: number): Point3d {
+  const r = d.r;
+  let f0: number;
+  let f1: number;
+  let f2: number;
+  f0 = r.f32(at);
+  f1 = r.f32(at + 4);
+  f2 = r.f32(at + 8);
+  return { x: f0, y: f1, z: f2 };
+}
+
+const $colsPoint3d = layout.structs[3]!.soa!;
+/** The SoA block `a` of `Point3d` elements. */
+function $readSoaPoint3d(d: karmem.Decoding, a: karmem.ArrayRef): Point3d[] {
+  const r = d.r;
+  const cols = d.soa(a, $colsPoint3d, 12);
+  const n = a.len;
+  const c0 = cols[0]!;
+  const c1 = cols[1]!;
+  const c2 = cols[2]!;
+  const out: Point3d[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = $zeroPoint3d();
+    x.x = c0 !== 0 ? r.f32(c0 + i * 4) : 0;
+    x.y = c1 !== 0 ? r.f32(c1 + i * 4) : 0;
+    x.z = c2 !== 0 ? r.f32(c2 + i * 4) : 0;
+    out.push(x);
+  }
+  return out;
+}
+
+/** The zero value of `Particle`: zeros and declared defaults. */
+function $zeroParticle(): Particle {
+  return {
+    pos: [],
+    name: "",
+  };
+}
+
+/** The table `t` as a `Particle`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
+function $readParticle(d: karmem.Decoding, t: karmem.Table): Particle {
+  const r = d.r;
+  if (t.used === 0) {
+    d.charge(32);
+    return $zeroParticle();
+  }
+  const to = t.offset;
+  const tu = t.used;
+  d.enter(to);
+  d.charge(tu > 32 ? tu : 32);
+  let f0: AnyPoint[];
+  let f1: string;
+  if (tu >= 16) {
+    const a26 = r.array(to + 4, 0, null);
+    f0 = $readBunchSoaAnyPoint(d, a26);
+  } else {
+    f0 = [];
+  }
+  if (tu >= 28) {
+    const a27 = r.array(to + 16, 2, null);
+    d.charge(a27.len * 2);
+    f1 = r.text16(a27);
+  } else {
+    f1 = "";
+  }
+  d.leave();
+  return { pos: f0, name: f1 };
+}
+
+/** The bunch array `a` of `AnyPoint` values. */
+function $readBunchSoaAnyPoint(d: karmem.Decoding, a: karmem.ArrayRef): AnyPoint[] {
+  const r = d.r;
+  const k = r.bunchEntries(a);
+  if (k >= 0) d.charge(16 * (k + 1));
+  const out: AnyPoint[] = [];
+  {
+    const s = k < 0 ? karmem.EMPTY_ARRAY : r.bunchEntry(a, k, 1, 0);
+    for (const value of $readSoaPoint2d(d, s)) out.push({ kind: "Point2d", value });
+  }
+  {
+    const s = k < 0 ? karmem.EMPTY_ARRAY : r.bunchEntry(a, k, 2, 0);
+    for (const value of $readSoaPoint3d(d, s)) out.push({ kind: "Point3d", value });
+  }
+  return out;
+}
+
+// ---- validation, straight-line per struct (docs/typescript.md) ----
+
+function $checkAnotherStruct(v: karmem.Checking, to: number): void {
+  v.table(to, 16);
+  v.leave();
+}
+
+function $checkStructName(v: karmem.Checking, to: number): void {
+  const r = v.r;
+  const tu = v.table(to, 32);
+  if (tu >= 16) {
+    const a28 = v.ref(to + 4, 0, null);
+    $checkSoaAnotherStruct(v, a28);
+  }
+  if (tu >= 28) {
+    const a29 = v.ref(to + 16, 4, null);
+    for (let k30 = 0; k30 < a29.len; k30++) $checkAnotherStruct(v, r.u32(a29.offset + k30 * 4));
+  }
+  v.leave();
+}
+
+function $checkParticle(v: karmem.Checking, to: number): void {
+  const r = v.r;
+  const tu = v.table(to, 32);
+  if (tu >= 16) {
+    const a31 = v.ref(to + 4, 0, null);
+    const k32 = v.bunch(a31, [1, 2]);
+    for (let e33 = 1; e33 <= k32; e33++) {
+      switch (r.u32(a31.offset + e33 * 16)) {
+        case 1: {
+          const s34 = v.ref(a31.offset + e33 * 16 + 4, 0, null);
+          $checkSoaPoint2d(v, s34);
+          break;
+        }
+        case 2: {
+          const s34 = v.ref(a31.offset + e33 * 16 + 4, 0, null);
+          $checkSoaPoint3d(v, s34);
+          break;
+        }
+      }
+    }
+  }
+  if (tu >= 28) {
+    const a35 = v.ref(to + 16, 2, null);
+    v.utf16(a35);
+  }
+  v.leave();
+}
+
+function $checkSoaAnotherStruct(v: karmem.Checking, a: karmem.ArrayRef): void {
+  v.soa(a, $colsAnotherStruct, 12, [0, 0]);
+}
+
+function $checkSoaPoint2d(v: karmem.Checking, a: karmem.ArrayRef): void {
+  v.soa(a, $colsPoint2d, 8, [0, 0]);
+}
+
+function $checkSoaPoint3d(v: karmem.Checking, a: karmem.ArrayRef): void {
+  v.soa(a, $colsPoint3d, 12, [0, 0, 0]);
+}

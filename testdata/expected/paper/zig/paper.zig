@@ -267,7 +267,7 @@ pub const Point3d = struct {
     /// what a growable writer needs to grow.
     pub fn encode(x: *const Point3d, w: *karmem.Writer) karmem.WriteError!void {
         try w.begin();
-        const at = try w.alloc(16, 8);
+        const at = try w.alloc(12, 8);
         try x.writeAt(w, at);
         try w.finish();
     }
@@ -284,7 +284,7 @@ pub const Point3d = struct {
     /// the depth limit bound the work and memory a hostile message can cause.
     pub fn decode(r: karmem.Reader, gpa: std.mem.Allocator) DecodeError!Point3d {
         var v: karmem.Validator = .init(r);
-        if (r.size() < 24) return .{};
+        if (r.size() < 20) return .{};
         return Point3d.readAt(&v, karmem.header_size, gpa);
     }
 
@@ -315,8 +315,8 @@ pub const Point3d = struct {
     }
 
     fn validateRoot(v: *karmem.Validator) ValidateError!void {
-        if (v.r.size() < 24) {
-            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 24 };
+        if (v.r.size() < 20) {
+            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 20 };
             return error.Truncated;
         }
         try Point3d.validateAt(v, karmem.header_size);
@@ -347,7 +347,7 @@ fn writeAnyPoint(w: *karmem.Writer, value: ?AnyPoint, tag_at: u32, offset_at: u3
         },
         .point3d => |*x| {
             w.put(u8, tag_at, 2);
-            const at = try w.alloc(16, 8);
+            const at = try w.alloc(12, 8);
             w.put(u32, offset_at, at);
             try x.writeAt(w, at);
         },
@@ -428,8 +428,8 @@ fn readAnyPoint(v: *karmem.Validator, tag_at: u32, offset_at: u32, gpa: std.mem.
             }
         },
         2 => {
-            if (r.inlineAt(offset, 16)) {
-                try v.charge(16);
+            if (r.inlineAt(offset, 12)) {
+                try v.charge(12);
                 return .{ .point3d = try Point3d.readAt(v, offset, gpa) };
             }
         },
@@ -466,8 +466,8 @@ fn validateAnyPoint(v: *karmem.Validator, tag_at: u32, offset_at: u32) karmem.Va
             try Point2d.validateAt(v, offset);
         },
         2 => {
-            if (!r.inlineAt(offset, 16)) return v.invalidUnion(tag_at, tag);
-            try v.charge(16);
+            if (!r.inlineAt(offset, 12)) return v.invalidUnion(tag_at, tag);
+            try v.charge(12);
             try Point3d.validateAt(v, offset);
         },
         else => {},

@@ -22,7 +22,7 @@ export class Len {
    */
   encode(w: Writer): KarmemError {
     w.begin();
-    this._kmWriteAt(w, w.alloc(8, 8));
+    this._kmWriteAt(w, w.alloc(4, 8));
     return w.finish();
   }
 
@@ -59,7 +59,7 @@ export class Len {
 
   _kmReadRoot(v: Validator): KarmemError {
     this._kmReset();
-    if (<u64>v.size < 16) return KarmemError.None;
+    if (<u64>v.size < 12) return KarmemError.None;
     return this._kmReadAt(v, 8);
   }
 
@@ -82,7 +82,7 @@ export class Len {
   }
 
   static _kmValidateRoot(v: Validator): KarmemError {
-    if (<u64>v.size < 16) return v.fail(KarmemError.Truncated, 0, 16);
+    if (<u64>v.size < 12) return v.fail(KarmemError.Truncated, 0, 12);
     return Len._kmValidateAt(v, 8);
   }
 
@@ -128,7 +128,7 @@ export class Cell {
    */
   encode(w: Writer): KarmemError {
     w.begin();
-    this._kmWriteAt(w, w.alloc(64, 8));
+    this._kmWriteAt(w, w.alloc(60, 8));
     return w.finish();
   }
 
@@ -175,7 +175,7 @@ export class Cell {
 
   _kmReadRoot(v: Validator): KarmemError {
     this._kmReset();
-    if (<u64>v.size < 72) return KarmemError.None;
+    if (<u64>v.size < 68) return KarmemError.None;
     return this._kmReadAt(v, 8);
   }
 
@@ -223,7 +223,7 @@ export class Cell {
   }
 
   static _kmValidateRoot(v: Validator): KarmemError {
-    if (<u64>v.size < 72) return v.fail(KarmemError.Truncated, 0, 72);
+    if (<u64>v.size < 68) return v.fail(KarmemError.Truncated, 0, 68);
     return Cell._kmValidateAt(v, 8);
   }
 
@@ -272,7 +272,7 @@ export class Point {
    */
   encode(w: Writer): KarmemError {
     w.begin();
-    this._kmWriteAt(w, w.alloc(32, 8));
+    this._kmWriteAt(w, w.alloc(28, 8));
     return w.finish();
   }
 
@@ -313,7 +313,7 @@ export class Point {
 
   _kmReadRoot(v: Validator): KarmemError {
     this._kmReset();
-    if (<u64>v.size < 40) return KarmemError.None;
+    if (<u64>v.size < 36) return KarmemError.None;
     return this._kmReadAt(v, 8);
   }
 
@@ -348,7 +348,7 @@ export class Point {
   }
 
   static _kmValidateRoot(v: Validator): KarmemError {
-    if (<u64>v.size < 40) return v.fail(KarmemError.Truncated, 0, 40);
+    if (<u64>v.size < 36) return v.fail(KarmemError.Truncated, 0, 36);
     return Point._kmValidateAt(v, 8);
   }
 
@@ -391,8 +391,8 @@ export class Shape {
     const offset = v.ld<u32>(offsetAt);
     switch (tag) {
       case 1: {
-        if (v.inlineAt(offset, 8)) {
-          if ((e = v.charge(8)) != KarmemError.None) return e;
+        if (v.inlineAt(offset, 4)) {
+          if ((e = v.charge(4)) != KarmemError.None) return e;
           const x = new Len();
           if ((e = x._kmReadAt(v, offset)) != KarmemError.None) return e;
           this.tag = 1;
@@ -401,8 +401,8 @@ export class Shape {
         break;
       }
       case 2: {
-        if (v.inlineAt(offset, 32)) {
-          if ((e = v.charge(32)) != KarmemError.None) return e;
+        if (v.inlineAt(offset, 28)) {
+          if ((e = v.charge(28)) != KarmemError.None) return e;
           const x = new Point();
           if ((e = x._kmReadAt(v, offset)) != KarmemError.None) return e;
           this.tag = 2;
@@ -422,7 +422,7 @@ function _kmWriteShape(w: Writer, value: Shape | null, tagAt: u32, offsetAt: u32
       const x = value.len;
       if (x !== null) {
         w.put<u8>(tagAt, 1);
-        const at = w.alloc(8, 8);
+        const at = w.alloc(4, 8);
         w.put<u32>(offsetAt, at);
         x._kmWriteAt(w, at);
       }
@@ -432,7 +432,7 @@ function _kmWriteShape(w: Writer, value: Shape | null, tagAt: u32, offsetAt: u32
       const x = value.point;
       if (x !== null) {
         w.put<u8>(tagAt, 2);
-        const at = w.alloc(32, 8);
+        const at = w.alloc(28, 8);
         w.put<u32>(offsetAt, at);
         x._kmWriteAt(w, at);
       }
@@ -504,14 +504,14 @@ function _kmValidateShape(v: Validator, tagAt: u32, offsetAt: u32): KarmemError 
   const offset = v.ld<u32>(offsetAt);
   switch (tag) {
     case 1: {
-      if (!v.inlineAt(offset, 8)) return v.fail(KarmemError.InvalidUnion, tagAt, tag);
-      if ((e = v.charge(8)) != KarmemError.None) return e;
+      if (!v.inlineAt(offset, 4)) return v.fail(KarmemError.InvalidUnion, tagAt, tag);
+      if ((e = v.charge(4)) != KarmemError.None) return e;
       if ((e = Len._kmValidateAt(v, offset)) != KarmemError.None) return e;
       break;
     }
     case 2: {
-      if (!v.inlineAt(offset, 32)) return v.fail(KarmemError.InvalidUnion, tagAt, tag);
-      if ((e = v.charge(32)) != KarmemError.None) return e;
+      if (!v.inlineAt(offset, 28)) return v.fail(KarmemError.InvalidUnion, tagAt, tag);
+      if ((e = v.charge(28)) != KarmemError.None) return e;
       if ((e = Point._kmValidateAt(v, offset)) != KarmemError.None) return e;
       break;
     }
@@ -553,17 +553,17 @@ export class Holder {
   }
 
   _kmWriteTable(w: Writer, ref: u32): void {
-    const at = w.alloc(96, 8);
-    w.put<u32>(at, 0x8000000c);
+    const at = w.alloc(88, 8);
+    w.put<u32>(at, 0xb);
     if (ref != 0) w.put<u32>(ref, at);
     w.writeString(at + 4, this.position);
     this.table._kmWriteAt(w, at + 16);
     if (this.reader.length > 4) w.fail(KarmemError.InvalidValue);
-    _kmWriteSoaPoint(w, at + 48, this.reader);
-    w.put<i32>(at + 60, this.root);
-    w.put<i32>(at + 64, this.r);
-    _kmWriteSoaCell(w, at + 68, this.cells);
-    _kmWriteBovosShape(w, at + 80, this.shapes);
+    _kmWriteSoaPoint(w, at + 44, this.reader);
+    w.put<i32>(at + 56, this.root);
+    w.put<i32>(at + 60, this.r);
+    _kmWriteSoaCell(w, at + 64, this.cells);
+    _kmWriteBovosShape(w, at + 76, this.shapes);
   }
 
   /**
@@ -603,13 +603,13 @@ export class Holder {
     const to = v.tOff;
     const tu = v.tUsed;
     if (tu == 0) {
-      if ((e = v.charge(96)) != KarmemError.None) return e;
+      if ((e = v.charge(88)) != KarmemError.None) return e;
       this._kmReset();
       return KarmemError.None;
     }
     this._kmReset();
     if ((e = v.enter()) != KarmemError.None) return e;
-    if ((e = v.charge(<u64>max<u32>(tu, 96))) != KarmemError.None) return e;
+    if ((e = v.charge(<u64>max<u32>(tu, 88))) != KarmemError.None) return e;
     if (tu >= 16) {
       v.fieldArray(to, tu, 4, 1, NO_LIMIT);
       const a12o = v.aOff;
@@ -618,9 +618,9 @@ export class Holder {
       if ((e = v.charge(<u64>a12l)) != KarmemError.None) return e;
       this.position = v.utf8String(a12o, a12l);
     }
-    if (tu >= 48) if ((e = this.table._kmReadAt(v, to + 16)) != KarmemError.None) return e;
-    if (tu >= 60) {
-      v.fieldArray(to, tu, 48, 0, 4);
+    if (tu >= 44) if ((e = this.table._kmReadAt(v, to + 16)) != KarmemError.None) return e;
+    if (tu >= 56) {
+      v.fieldArray(to, tu, 44, 0, 4);
       const a15o = v.aOff;
       const a15l = v.aLen;
       const a15c = v.aCap;
@@ -628,10 +628,10 @@ export class Holder {
       if ((e = _kmReadSoaPoint(v, a15o, a15l, a15c, s16)) != KarmemError.None) return e;
       this.reader = s16;
     }
-    if (tu >= 64) this.root = v.ld<i32>(to + 60);
-    if (tu >= 68) this.r = v.ld<i32>(to + 64);
-    if (tu >= 80) {
-      v.fieldArray(to, tu, 68, 0, NO_LIMIT);
+    if (tu >= 60) this.root = v.ld<i32>(to + 56);
+    if (tu >= 64) this.r = v.ld<i32>(to + 60);
+    if (tu >= 76) {
+      v.fieldArray(to, tu, 64, 0, NO_LIMIT);
       const a18o = v.aOff;
       const a18l = v.aLen;
       const a18c = v.aCap;
@@ -639,8 +639,8 @@ export class Holder {
       if ((e = _kmReadSoaCell(v, a18o, a18l, a18c, s19)) != KarmemError.None) return e;
       this.cells = s19;
     }
-    if (tu >= 92) {
-      v.fieldArray(to, tu, 80, 0, NO_LIMIT);
+    if (tu >= 88) {
+      v.fieldArray(to, tu, 76, 0, NO_LIMIT);
       const a21o = v.aOff;
       const a21l = v.aLen;
       const a21c = v.aCap;
@@ -670,7 +670,7 @@ export class Holder {
 
   static _kmValidateTable(v: Validator, offset: u32): KarmemError {
     let e = KarmemError.None;
-    if ((e = v.checkTable(offset, 96)) != KarmemError.None) return e;
+    if ((e = v.checkTable(offset, 88)) != KarmemError.None) return e;
     const to = v.tOff;
     const tu = v.tUsed;
     if ((e = v.enter()) != KarmemError.None) return e;
@@ -681,23 +681,23 @@ export class Holder {
       const a24c = v.aCap;
       if ((e = v.utf8(a24o, a24l)) != KarmemError.None) return e;
     }
-    if (tu >= 48) if ((e = Point._kmValidateAt(v, to + 16)) != KarmemError.None) return e;
+    if (tu >= 44) if ((e = Point._kmValidateAt(v, to + 16)) != KarmemError.None) return e;
     {
-      if ((e = v.checkFieldArray(to, tu, 48, 0, 4)) != KarmemError.None) return e;
+      if ((e = v.checkFieldArray(to, tu, 44, 0, 4)) != KarmemError.None) return e;
       const a25o = v.aOff;
       const a25l = v.aLen;
       const a25c = v.aCap;
       if ((e = _kmValidateSoaPoint(v, a25o, a25l, a25c)) != KarmemError.None) return e;
     }
     {
-      if ((e = v.checkFieldArray(to, tu, 68, 0, NO_LIMIT)) != KarmemError.None) return e;
+      if ((e = v.checkFieldArray(to, tu, 64, 0, NO_LIMIT)) != KarmemError.None) return e;
       const a27o = v.aOff;
       const a27l = v.aLen;
       const a27c = v.aCap;
       if ((e = _kmValidateSoaCell(v, a27o, a27l, a27c)) != KarmemError.None) return e;
     }
     {
-      if ((e = v.checkFieldArray(to, tu, 80, 0, NO_LIMIT)) != KarmemError.None) return e;
+      if ((e = v.checkFieldArray(to, tu, 76, 0, NO_LIMIT)) != KarmemError.None) return e;
       const a29o = v.aOff;
       const a29l = v.aLen;
       const a29c = v.aCap;

@@ -30,7 +30,7 @@ static km_status reserved_shape_read_bovos(km_validator *v, km_arena *arena, km_
 km_status reserved_len_encode(const reserved_len *value, km_writer *w) {
     KM_TRY(km_writer_begin(w));
     uint32_t at;
-    KM_TRY(km_alloc(w, 8u, 8u, &at));
+    KM_TRY(km_alloc(w, 4u, 8u, &at));
     KM_TRY(reserved_len_write_at(value, w, at));
     return km_writer_finish(w);
 }
@@ -50,7 +50,7 @@ km_status reserved_len_decode(reserved_len *out, const km_reader *r, km_arena *a
         return r->status;
     }
     km_validator_init(&v, r);
-    if ((uint64_t)r->size < 16u) {
+    if ((uint64_t)r->size < 12u) {
         return KM_OK;
     }
     return reserved_len_read_at(out, &v, arena, 8u);
@@ -72,8 +72,8 @@ km_status reserved_len_validate(const km_reader *r, km_error *err) {
     km_validator_init(&v, r);
     if (r->status != KM_OK) {
         s = km_fail(&v, r->status, 0, 0);
-    } else if ((uint64_t)r->size < 16u) {
-        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 16u);
+    } else if ((uint64_t)r->size < 12u) {
+        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 12u);
     } else {
         s = reserved_len_check_at(&v, 8u);
     }
@@ -93,7 +93,7 @@ static km_status reserved_len_check_at(km_validator *v, uint32_t at) {
 km_status reserved_cell_encode(const reserved_cell *value, km_writer *w) {
     KM_TRY(km_writer_begin(w));
     uint32_t at;
-    KM_TRY(km_alloc(w, 64u, 8u, &at));
+    KM_TRY(km_alloc(w, 60u, 8u, &at));
     KM_TRY(reserved_cell_write_at(value, w, at));
     return km_writer_finish(w);
 }
@@ -123,7 +123,7 @@ km_status reserved_cell_decode(reserved_cell *out, const km_reader *r, km_arena 
         return r->status;
     }
     km_validator_init(&v, r);
-    if ((uint64_t)r->size < 72u) {
+    if ((uint64_t)r->size < 68u) {
         return KM_OK;
     }
     return reserved_cell_read_at(out, &v, arena, 8u);
@@ -163,8 +163,8 @@ km_status reserved_cell_validate(const km_reader *r, km_error *err) {
     km_validator_init(&v, r);
     if (r->status != KM_OK) {
         s = km_fail(&v, r->status, 0, 0);
-    } else if ((uint64_t)r->size < 72u) {
-        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 72u);
+    } else if ((uint64_t)r->size < 68u) {
+        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 68u);
     } else {
         s = reserved_cell_check_at(&v, 8u);
     }
@@ -194,7 +194,7 @@ static km_status reserved_cell_check_at(km_validator *v, uint32_t at) {
 km_status reserved_point_encode(const reserved_point *value, km_writer *w) {
     KM_TRY(km_writer_begin(w));
     uint32_t at;
-    KM_TRY(km_alloc(w, 32u, 8u, &at));
+    KM_TRY(km_alloc(w, 28u, 8u, &at));
     KM_TRY(reserved_point_write_at(value, w, at));
     return km_writer_finish(w);
 }
@@ -218,7 +218,7 @@ km_status reserved_point_decode(reserved_point *out, const km_reader *r, km_aren
         return r->status;
     }
     km_validator_init(&v, r);
-    if ((uint64_t)r->size < 40u) {
+    if ((uint64_t)r->size < 36u) {
         return KM_OK;
     }
     return reserved_point_read_at(out, &v, arena, 8u);
@@ -248,8 +248,8 @@ km_status reserved_point_validate(const km_reader *r, km_error *err) {
     km_validator_init(&v, r);
     if (r->status != KM_OK) {
         s = km_fail(&v, r->status, 0, 0);
-    } else if ((uint64_t)r->size < 40u) {
-        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 40u);
+    } else if ((uint64_t)r->size < 36u) {
+        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 36u);
     } else {
         s = reserved_point_check_at(&v, 8u);
     }
@@ -280,8 +280,8 @@ km_status reserved_holder_encode(const reserved_holder *value, km_writer *w) {
 static km_status reserved_holder_write_table(const reserved_holder *x, km_writer *w, uint32_t ref) {
     uint32_t at;
     (void)x;
-    KM_TRY(km_alloc(w, 96u, 8u, &at));
-    km_put_u32(w, at, 0x8000000cu);
+    KM_TRY(km_alloc(w, 88u, 8u, &at));
+    km_put_u32(w, at, 0xbu);
     if (ref != 0) {
         km_put_u32(w, ref, at);
     }
@@ -290,11 +290,11 @@ static km_status reserved_holder_write_table(const reserved_holder *x, km_writer
     if (x->reader.len > 4u) {
         return KM_ERR_TOO_LARGE;
     }
-    KM_TRY(reserved_point_write_soa(w, at + 48u, x->reader.ptr, x->reader.len));
-    km_put_u32(w, at + 60u, (uint32_t)x->root);
-    km_put_u32(w, at + 64u, (uint32_t)x->r);
-    KM_TRY(reserved_cell_write_soa(w, at + 68u, x->cells.ptr, x->cells.len));
-    KM_TRY(reserved_shape_write_bovos(w, at + 80u, x->shapes.ptr, x->shapes.len));
+    KM_TRY(reserved_point_write_soa(w, at + 44u, x->reader.ptr, x->reader.len));
+    km_put_u32(w, at + 56u, (uint32_t)x->root);
+    km_put_u32(w, at + 60u, (uint32_t)x->r);
+    KM_TRY(reserved_cell_write_soa(w, at + 64u, x->cells.ptr, x->cells.len));
+    KM_TRY(reserved_shape_write_bovos(w, at + 76u, x->shapes.ptr, x->shapes.len));
     return KM_OK;
 }
 
@@ -327,27 +327,27 @@ static km_status reserved_holder_read_table(reserved_holder *x, km_validator *v,
     } else {
         memset(&x->position, 0, sizeof x->position);
     }
-    if (km_has(t, 16u, 32u)) {
+    if (km_has(t, 16u, 28u)) {
         KM_TRY(reserved_point_read_at(&x->table, v, arena, t.offset + 16u));
     } else {
         memset(&x->table, 0, sizeof x->table);
     }
-    if (km_has(t, 48u, 12u)) {
-        km_array a0 = km_field_array(r, t, 48u, 0u, 4u);
+    if (km_has(t, 44u, 12u)) {
+        km_array a0 = km_field_array(r, t, 44u, 0u, 4u);
         KM_TRY(reserved_point_read_soa(v, arena, a0, &x->reader.ptr, &x->reader.len));
     } else {
         memset(&x->reader, 0, sizeof x->reader);
     }
-    x->root = km_field_i32(r, t, 60u);
-    x->r = km_field_i32(r, t, 64u);
-    if (km_has(t, 68u, 12u)) {
-        km_array a0 = km_field_array(r, t, 68u, 0u, KM_NO_LIMIT);
+    x->root = km_field_i32(r, t, 56u);
+    x->r = km_field_i32(r, t, 60u);
+    if (km_has(t, 64u, 12u)) {
+        km_array a0 = km_field_array(r, t, 64u, 0u, KM_NO_LIMIT);
         KM_TRY(reserved_cell_read_soa(v, arena, a0, &x->cells.ptr, &x->cells.len));
     } else {
         memset(&x->cells, 0, sizeof x->cells);
     }
-    if (km_has(t, 80u, 12u)) {
-        km_array a0 = km_field_array(r, t, 80u, 0u, KM_NO_LIMIT);
+    if (km_has(t, 76u, 12u)) {
+        km_array a0 = km_field_array(r, t, 76u, 0u, KM_NO_LIMIT);
         KM_TRY(reserved_shape_read_bovos(v, arena, a0, &x->shapes.ptr, &x->shapes.len));
     } else {
         memset(&x->shapes, 0, sizeof x->shapes);
@@ -381,22 +381,22 @@ static km_status reserved_holder_check_table(km_validator *v, km_table t) {
         KM_TRY(km_check_field_array(v, t, 4u, 1u, KM_NO_LIMIT, &a0));
         KM_TRY(km_check_utf8(v, a0.offset, a0.len));
     }
-    if (km_has(t, 16u, 32u)) {
+    if (km_has(t, 16u, 28u)) {
         KM_TRY(reserved_point_check_at(v, t.offset + 16u));
     }
     {
         km_array a0;
-        KM_TRY(km_check_field_array(v, t, 48u, 0u, 4u, &a0));
+        KM_TRY(km_check_field_array(v, t, 44u, 0u, 4u, &a0));
         KM_TRY(reserved_point_check_soa(v, a0));
     }
     {
         km_array a0;
-        KM_TRY(km_check_field_array(v, t, 68u, 0u, KM_NO_LIMIT, &a0));
+        KM_TRY(km_check_field_array(v, t, 64u, 0u, KM_NO_LIMIT, &a0));
         KM_TRY(reserved_cell_check_soa(v, a0));
     }
     {
         km_array a0;
-        KM_TRY(km_check_field_array(v, t, 80u, 0u, KM_NO_LIMIT, &a0));
+        KM_TRY(km_check_field_array(v, t, 76u, 0u, KM_NO_LIMIT, &a0));
         static const uint32_t known0[2] = {1u, 2u};
         uint32_t entries0;
         KM_TRY(km_check_bunch(v, a0, known0, 2u, &entries0));

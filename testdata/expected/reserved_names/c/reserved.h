@@ -71,8 +71,8 @@ struct reserved_holder {
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
  * included), which it charges for an absent or malformed one. */
-#define RESERVED_HOLDER_FULL_SIZE 96u
-#define RESERVED_HOLDER_ZERO_SIZE UINT64_C(96)
+#define RESERVED_HOLDER_FULL_SIZE 88u
+#define RESERVED_HOLDER_ZERO_SIZE UINT64_C(88)
 
 /* A message whose root is Len: encode (the writer is reset first),
  * decode (objects live in the arena, text may point into the message),
@@ -339,7 +339,7 @@ static inline reserved_point_soa reserved_shape_bovos_point(reserved_shape_bovos
 static inline reserved_len_view reserved_len_view_root(const km_reader *r) {
     reserved_len_view v;
     v.r = r;
-    v.at = (uint64_t)r->size >= 16u ? 8u : 0u;
+    v.at = (uint64_t)r->size >= 12u ? 8u : 0u;
     return v;
 }
 static inline int32_t reserved_len_view_get(reserved_len_view v) {
@@ -360,7 +360,7 @@ static inline uint32_t reserved_len_view_array_len(reserved_len_view_array s) {
     return s.len;
 }
 static inline reserved_len_view reserved_len_view_array_at(reserved_len_view_array s, uint32_t i) {
-    uint32_t at = i < s.len ? s.offset + i * 8u : 0u;
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
     reserved_len_view x;
     x.r = s.r;
     x.at = at;
@@ -401,7 +401,7 @@ static inline int32_t reserved_len_soa_item_get(reserved_len_soa_item v) {
 static inline reserved_cell_view reserved_cell_view_root(const km_reader *r) {
     reserved_cell_view v;
     v.r = r;
-    v.at = (uint64_t)r->size >= 72u ? 8u : 0u;
+    v.at = (uint64_t)r->size >= 68u ? 8u : 0u;
     return v;
 }
 static inline int32_t reserved_cell_view_len_(reserved_cell_view v) {
@@ -486,7 +486,7 @@ static inline uint32_t reserved_cell_view_array_len(reserved_cell_view_array s) 
     return s.len;
 }
 static inline reserved_cell_view reserved_cell_view_array_at(reserved_cell_view_array s, uint32_t i) {
-    uint32_t at = i < s.len ? s.offset + i * 64u : 0u;
+    uint32_t at = i < s.len ? s.offset + i * 60u : 0u;
     reserved_cell_view x;
     x.r = s.r;
     x.at = at;
@@ -615,7 +615,7 @@ static inline km_text reserved_cell_soa_item_reader(reserved_cell_soa_item v) {
 static inline reserved_point_view reserved_point_view_root(const km_reader *r) {
     reserved_point_view v;
     v.r = r;
-    v.at = (uint64_t)r->size >= 40u ? 8u : 0u;
+    v.at = (uint64_t)r->size >= 36u ? 8u : 0u;
     return v;
 }
 static inline float reserved_point_view_position(reserved_point_view v) {
@@ -661,7 +661,7 @@ static inline uint32_t reserved_point_view_array_len(reserved_point_view_array s
     return s.len;
 }
 static inline reserved_point_view reserved_point_view_array_at(reserved_point_view_array s, uint32_t i) {
-    uint32_t at = i < s.len ? s.offset + i * 32u : 0u;
+    uint32_t at = i < s.len ? s.offset + i * 28u : 0u;
     reserved_point_view x;
     x.r = s.r;
     x.at = at;
@@ -744,36 +744,36 @@ static inline km_text reserved_holder_view_position(reserved_holder_view v) {
     return km_text_of(v.r, km_view_array(v.r, at, 1u, KM_NO_LIMIT));
 }
 static inline reserved_point_view reserved_holder_view_table(reserved_holder_view v) {
-    uint32_t at = km_has(v.t, 16u, 32u) ? v.t.offset + 16u : 0u;
+    uint32_t at = km_has(v.t, 16u, 28u) ? v.t.offset + 16u : 0u;
     reserved_point_view x;
     x.r = v.r;
     x.at = at;
     return x;
 }
 static inline reserved_point_soa reserved_holder_view_reader(reserved_holder_view v) {
-    uint32_t at = km_has(v.t, 48u, 12u) ? v.t.offset + 48u : 0u;
+    uint32_t at = km_has(v.t, 44u, 12u) ? v.t.offset + 44u : 0u;
     return reserved_point_soa_of(v.r, km_view_array(v.r, at, 0u, 4u));
 }
 static inline int32_t reserved_holder_view_root_(reserved_holder_view v) {
-    uint32_t at = km_has(v.t, 60u, 4u) ? v.t.offset + 60u : 0u;
+    uint32_t at = km_has(v.t, 56u, 4u) ? v.t.offset + 56u : 0u;
     if (at == 0) {
         return 0;
     }
     return (int32_t)km_read_i32(v.r, at);
 }
 static inline int32_t reserved_holder_view_r(reserved_holder_view v) {
-    uint32_t at = km_has(v.t, 64u, 4u) ? v.t.offset + 64u : 0u;
+    uint32_t at = km_has(v.t, 60u, 4u) ? v.t.offset + 60u : 0u;
     if (at == 0) {
         return 0;
     }
     return (int32_t)km_read_i32(v.r, at);
 }
 static inline reserved_cell_soa reserved_holder_view_cells(reserved_holder_view v) {
-    uint32_t at = km_has(v.t, 68u, 12u) ? v.t.offset + 68u : 0u;
+    uint32_t at = km_has(v.t, 64u, 12u) ? v.t.offset + 64u : 0u;
     return reserved_cell_soa_of(v.r, km_view_array(v.r, at, 0u, KM_NO_LIMIT));
 }
 static inline reserved_shape_bovos reserved_holder_view_shapes(reserved_holder_view v) {
-    uint32_t at = km_has(v.t, 80u, 12u) ? v.t.offset + 80u : 0u;
+    uint32_t at = km_has(v.t, 76u, 12u) ? v.t.offset + 76u : 0u;
     return reserved_shape_bovos_of(v.r, km_view_array(v.r, at, 0u, KM_NO_LIMIT));
 }
 static inline reserved_holder_view_array reserved_holder_view_array_of(const km_reader *r, km_array a) {
@@ -805,13 +805,13 @@ static inline reserved_shape_view reserved_shape_view_at(const km_reader *r, uin
     u.offset = km_read_u32(r, offset_at);
     switch (u.tag) {
         case 1u:
-        if (!km_inline_at(r, u.offset, 8u)) {
+        if (!km_inline_at(r, u.offset, 4u)) {
             u.tag = 0;
             u.offset = 0;
         }
         break;
         case 2u:
-        if (!km_inline_at(r, u.offset, 32u)) {
+        if (!km_inline_at(r, u.offset, 28u)) {
             u.tag = 0;
             u.offset = 0;
         }

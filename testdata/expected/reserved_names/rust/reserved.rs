@@ -27,7 +27,7 @@ impl Len {
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
         w.begin();
-        let at = w.alloc(8, 8)?;
+        let at = w.alloc(4, 8)?;
         self.write_at(w, at)?;
         w.finish()?;
         Ok(())
@@ -51,7 +51,7 @@ impl Len {
     /// limit bound the work and memory a hostile message can cause.
     pub fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 8 > r.size() {
+        if 8 + 4 > r.size() {
             *self = Self::default();
             return Ok(());
         }
@@ -80,9 +80,9 @@ impl Len {
         r: &karmem::Reader<'a>,
     ) -> Result<LenView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 8 > r.size() {
+        if 8 + 4 > r.size() {
             return Err(karmem::Error::Truncated {
-                needed: 8 + 8,
+                needed: 8 + 4,
                 available: r.size() as u64,
             });
         }
@@ -126,7 +126,7 @@ impl<'a, M: karmem::Mode> LenView<'a, M> {
         LenView {
             r: *r,
             at: karmem::HEADER_SIZE,
-            present: karmem::HEADER_SIZE + 8 <= r.size(),
+            present: karmem::HEADER_SIZE + 4 <= r.size(),
         }
     }
 
@@ -213,7 +213,7 @@ impl Cell {
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
         w.begin();
-        let at = w.alloc(64, 8)?;
+        let at = w.alloc(60, 8)?;
         self.write_at(w, at)?;
         w.finish()?;
         Ok(())
@@ -247,7 +247,7 @@ impl Cell {
     /// limit bound the work and memory a hostile message can cause.
     pub fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 64 > r.size() {
+        if 8 + 60 > r.size() {
             *self = Self::default();
             return Ok(());
         }
@@ -295,9 +295,9 @@ impl Cell {
         r: &karmem::Reader<'a>,
     ) -> Result<CellView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 64 > r.size() {
+        if 8 + 60 > r.size() {
             return Err(karmem::Error::Truncated {
-                needed: 8 + 64,
+                needed: 8 + 60,
                 available: r.size() as u64,
             });
         }
@@ -345,7 +345,7 @@ impl<'a, M: karmem::Mode> CellView<'a, M> {
         CellView {
             r: *r,
             at: karmem::HEADER_SIZE,
-            present: karmem::HEADER_SIZE + 64 <= r.size(),
+            present: karmem::HEADER_SIZE + 60 <= r.size(),
         }
     }
 
@@ -520,7 +520,7 @@ impl Point {
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
         w.begin();
-        let at = w.alloc(32, 8)?;
+        let at = w.alloc(28, 8)?;
         self.write_at(w, at)?;
         w.finish()?;
         Ok(())
@@ -548,7 +548,7 @@ impl Point {
     /// limit bound the work and memory a hostile message can cause.
     pub fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 32 > r.size() {
+        if 8 + 28 > r.size() {
             *self = Self::default();
             return Ok(());
         }
@@ -585,9 +585,9 @@ impl Point {
         r: &karmem::Reader<'a>,
     ) -> Result<PointView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 32 > r.size() {
+        if 8 + 28 > r.size() {
             return Err(karmem::Error::Truncated {
-                needed: 8 + 32,
+                needed: 8 + 28,
                 available: r.size() as u64,
             });
         }
@@ -633,7 +633,7 @@ impl<'a, M: karmem::Mode> PointView<'a, M> {
         PointView {
             r: *r,
             at: karmem::HEADER_SIZE,
-            present: karmem::HEADER_SIZE + 32 <= r.size(),
+            present: karmem::HEADER_SIZE + 28 <= r.size(),
         }
     }
 
@@ -735,13 +735,13 @@ impl ShapeValue {
             None => {}
             Some(Self::Len(x)) => {
                 w.put::<u8>(tag_at, 1);
-                let child = w.alloc(8, 8)?;
+                let child = w.alloc(4, 8)?;
                 x.write_at(w, child)?;
                 w.put::<u32>(offset_at, child);
             }
             Some(Self::Point(x)) => {
                 w.put::<u8>(tag_at, 2);
-                let child = w.alloc(32, 8)?;
+                let child = w.alloc(28, 8)?;
                 x.write_at(w, child)?;
                 w.put::<u32>(offset_at, child);
             }
@@ -762,17 +762,17 @@ impl ShapeValue {
         match tag {
             1 if offset != 0
                 && offset.is_multiple_of(8)
-                && offset as u64 + 8 <= r.size() as u64 =>
+                && offset as u64 + 4 <= r.size() as u64 =>
             {
                 match place {
                     Some(Self::Len(x)) => {
-                        v.charge(8)?;
+                        v.charge(4)?;
                         x.read_at(v, offset)?
                     }
                     _ => {
                         let mut x = Len::default();
                         {
-                            v.charge(8)?;
+                            v.charge(4)?;
                             x.read_at(v, offset)?
                         };
                         *place = Some(Self::Len(x));
@@ -781,17 +781,17 @@ impl ShapeValue {
             }
             2 if offset != 0
                 && offset.is_multiple_of(8)
-                && offset as u64 + 32 <= r.size() as u64 =>
+                && offset as u64 + 28 <= r.size() as u64 =>
             {
                 match place {
                     Some(Self::Point(x)) => {
-                        v.charge(32)?;
+                        v.charge(28)?;
                         x.read_at(v, offset)?
                     }
                     _ => {
                         let mut x = Point::default();
                         {
-                            v.charge(32)?;
+                            v.charge(28)?;
                             x.read_at(v, offset)?
                         };
                         *place = Some(Self::Point(x));
@@ -814,24 +814,24 @@ impl ShapeValue {
         let offset = r.get::<u32>(offset_at);
         match tag {
             1 => {
-                if offset == 0 || !offset.is_multiple_of(8) || offset as u64 + 8 > r.size() as u64 {
+                if offset == 0 || !offset.is_multiple_of(8) || offset as u64 + 4 > r.size() as u64 {
                     return Err(karmem::Error::InvalidUnion {
                         offset: tag_at,
                         tag,
                     });
                 }
-                v.charge(8)?;
+                v.charge(4)?;
                 Len::validate_at(v, offset)
             }
             2 => {
-                if offset == 0 || !offset.is_multiple_of(8) || offset as u64 + 32 > r.size() as u64
+                if offset == 0 || !offset.is_multiple_of(8) || offset as u64 + 28 > r.size() as u64
                 {
                     return Err(karmem::Error::InvalidUnion {
                         offset: tag_at,
                         tag,
                     });
                 }
-                v.charge(32)?;
+                v.charge(28)?;
                 Point::validate_at(v, offset)
             }
             // 0 is "no value"; unknown tags come from newer writers and are
@@ -864,7 +864,7 @@ impl<'a, M: karmem::Mode> ShapeView<'a, M> {
                 let ok = M::TRUSTED
                     || (offset != 0
                         && offset.is_multiple_of(8)
-                        && offset as u64 + 8 <= r.size() as u64);
+                        && offset as u64 + 4 <= r.size() as u64);
                 Self::Len(LenView {
                     r,
                     at: offset,
@@ -875,7 +875,7 @@ impl<'a, M: karmem::Mode> ShapeView<'a, M> {
                 let ok = M::TRUSTED
                     || (offset != 0
                         && offset.is_multiple_of(8)
-                        && offset as u64 + 32 <= r.size() as u64);
+                        && offset as u64 + 28 <= r.size() as u64);
                 Self::Point(PointView {
                     r,
                     at: offset,
@@ -1003,21 +1003,21 @@ impl Holder {
     /// Byte offset of `Table` in the table (for in-place updates).
     pub const TABLE_OFFSET: u32 = 16;
     /// Byte offset of `Reader` in the table (for in-place updates).
-    pub const READER_OFFSET: u32 = 48;
+    pub const READER_OFFSET: u32 = 44;
     /// Byte offset of `Root` in the table (for in-place updates).
-    pub const ROOT_OFFSET: u32 = 60;
+    pub const ROOT_OFFSET: u32 = 56;
     /// Byte offset of `R` in the table (for in-place updates).
-    pub const R_OFFSET: u32 = 64;
+    pub const R_OFFSET: u32 = 60;
     /// Byte offset of `Cells` in the table (for in-place updates).
-    pub const CELLS_OFFSET: u32 = 68;
+    pub const CELLS_OFFSET: u32 = 64;
     /// Byte offset of `Shapes` in the table (for in-place updates).
-    pub const SHAPES_OFFSET: u32 = 80;
+    pub const SHAPES_OFFSET: u32 = 76;
     /// `S` of format.md §10: the table's full size, every field of this schema;
     /// a decoder charges at least this for a table it reads.
-    pub const FULL_SIZE: u32 = 96;
+    pub const FULL_SIZE: u32 = 88;
     /// `Z` of format.md §10: the size of the table's zero value, the tables
     /// it holds included; a decoder charges it for an absent or malformed one.
-    pub const ZERO_SIZE: u64 = 96;
+    pub const ZERO_SIZE: u64 = 88;
     /// Encode as the root of a message; `w` is reset first. Reuse the
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -1036,18 +1036,18 @@ impl Holder {
 
     #[doc(hidden)]
     pub fn write(&self, w: &mut karmem::Writer) -> Result<u32, karmem::Error> {
-        let at = w.alloc(96, 8)?;
-        w.put::<u32>(at, 0x8000000c);
+        let at = w.alloc(88, 8)?;
+        w.put::<u32>(at, 0xb);
         w.write_bytes(at + 4, self.position.as_bytes())?;
         self.table.write_at(w, at + 16)?;
         if self.reader.len() > 4 {
             return Err(karmem::Error::TooLarge);
         }
-        Point::write_soa(self.reader.iter(), self.reader.len(), w, at + 48)?;
-        w.put::<i32>(at + 60, self.root);
-        w.put::<i32>(at + 64, self.r);
-        Cell::write_soa(self.cells.iter(), self.cells.len(), w, at + 68)?;
-        ShapeValue::write_bovos(&self.shapes, w, at + 80)?;
+        Point::write_soa(self.reader.iter(), self.reader.len(), w, at + 44)?;
+        w.put::<i32>(at + 56, self.root);
+        w.put::<i32>(at + 60, self.r);
+        Cell::write_soa(self.cells.iter(), self.cells.len(), w, at + 64)?;
+        ShapeValue::write_bovos(&self.shapes, w, at + 76)?;
         Ok(at)
     }
 
@@ -1089,27 +1089,27 @@ impl Holder {
         } else {
             self.position.clear();
         }
-        if t.has(16, 32) {
+        if t.has(16, 28) {
             self.table.read_at(v, t.offset + 16)?;
         } else {
             self.table = core::default::Default::default();
         }
-        if t.has(48, 12) {
-            let a = r.field_array(t, 48, 0, Some(4));
+        if t.has(44, 12) {
+            let a = r.field_array(t, 44, 0, Some(4));
             Point::read_soa(&mut self.reader, v, a)?;
         } else {
             self.reader.clear();
         }
-        self.root = r.field::<i32>(t, 60);
-        self.r = r.field::<i32>(t, 64);
-        if t.has(68, 12) {
-            let a = r.field_array(t, 68, 0, None);
+        self.root = r.field::<i32>(t, 56);
+        self.r = r.field::<i32>(t, 60);
+        if t.has(64, 12) {
+            let a = r.field_array(t, 64, 0, None);
             Cell::read_soa(&mut self.cells, v, a)?;
         } else {
             self.cells.clear();
         }
-        if t.has(80, 12) {
-            let a = r.field_array(t, 80, 0, None);
+        if t.has(76, 12) {
+            let a = r.field_array(t, 76, 0, None);
             ShapeValue::read_bovos(&mut self.shapes, v, a)?;
         } else {
             self.shapes.clear();
@@ -1155,14 +1155,14 @@ impl Holder {
         v.enter()?;
         let a = v.field_array(t, 4, 1, None)?;
         v.utf8(a.offset, a.len)?;
-        if t.has(16, 32) {
+        if t.has(16, 28) {
             Point::validate_at(v, t.offset + 16)?;
         }
-        let a = v.field_array(t, 48, 0, Some(4))?;
+        let a = v.field_array(t, 44, 0, Some(4))?;
         Point::validate_soa(v, a)?;
-        let a = v.field_array(t, 68, 0, None)?;
+        let a = v.field_array(t, 64, 0, None)?;
         Cell::validate_soa(v, a)?;
-        let a = v.field_array(t, 80, 0, None)?;
+        let a = v.field_array(t, 76, 0, None)?;
         v.bunch(a, &[1, 2], |v, tag, entry| match tag {
             1 => {
                 let a = v.array(entry + 4, 0, None)?;
@@ -1231,35 +1231,35 @@ impl<'a, M: karmem::Mode> HolderView<'a, M> {
         PointView {
             r: self.r,
             at: self.t.offset + 16,
-            present: self.t.has(16, 32),
+            present: self.t.has(16, 28),
         }
     }
 
     #[inline]
     pub fn reader_field(&self) -> PointSoa<'a, M> {
-        PointSoa::new(self.r, self.r.field_array(self.t, 48, 0, Some(4)))
+        PointSoa::new(self.r, self.r.field_array(self.t, 44, 0, Some(4)))
     }
 
     #[inline]
     pub fn root_field(&self) -> i32 {
-        self.r.field::<i32>(self.t, 60)
+        self.r.field::<i32>(self.t, 56)
     }
 
     #[inline]
     pub fn r(&self) -> i32 {
-        self.r.field::<i32>(self.t, 64)
+        self.r.field::<i32>(self.t, 60)
     }
 
     #[inline]
     pub fn cells(&self) -> CellSoa<'a, M> {
-        CellSoa::new(self.r, self.r.field_array(self.t, 68, 0, None))
+        CellSoa::new(self.r, self.r.field_array(self.t, 64, 0, None))
     }
 
     #[inline]
     pub fn shapes(&self) -> ShapeBovos<'a, M> {
         ShapeBovos {
             r: self.r,
-            a: self.r.field_array(self.t, 80, 0, None),
+            a: self.r.field_array(self.t, 76, 0, None),
         }
     }
 }

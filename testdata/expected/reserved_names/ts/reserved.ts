@@ -12,7 +12,7 @@ export const layout: karmem.Schema = {
       ts: "Len",
       table: false,
       tuple: false,
-      size: 8,
+      size: 4,
       zero: 0,
       header: 0,
       check: false,
@@ -28,7 +28,7 @@ export const layout: karmem.Schema = {
       ts: "Cell",
       table: false,
       tuple: false,
-      size: 64,
+      size: 60,
       zero: 0,
       header: 0,
       check: true,
@@ -64,7 +64,7 @@ export const layout: karmem.Schema = {
       ts: "Point",
       table: false,
       tuple: false,
-      size: 32,
+      size: 28,
       zero: 0,
       header: 0,
       check: true,
@@ -88,18 +88,18 @@ export const layout: karmem.Schema = {
       ts: "Holder",
       table: true,
       tuple: false,
-      size: 96,
-      zero: 96,
-      header: 2147483660,
+      size: 88,
+      zero: 88,
+      header: 11,
       check: true,
       fields: [
         { name: "Position", js: "position", off: 4, size: 12, slot: { k: "array", a: { limit: null, text: "utf8", map: false, d: { k: "plain", size: 1, e: { k: "scalar", p: "u8" } } } } },
-        { name: "Table", js: "table", off: 16, size: 32, slot: { k: "inline", s: 2 } },
-        { name: "Reader", js: "reader", off: 48, size: 12, slot: { k: "array", a: { limit: 4, text: null, map: false, d: { k: "soa", s: 2 } } } },
-        { name: "Root", js: "root", off: 60, size: 4, slot: { k: "scalar", p: "i32" } },
-        { name: "R", js: "r", off: 64, size: 4, slot: { k: "scalar", p: "i32" } },
-        { name: "Cells", js: "cells", off: 68, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "soa", s: 1 } } } },
-        { name: "Shapes", js: "shapes", off: 80, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "bunch", u: 0, v: [{ tag: 1, s: 0, d: { k: "soa", s: 0 } }, { tag: 2, s: 2, d: { k: "soa", s: 2 } }] } } } },
+        { name: "Table", js: "table", off: 16, size: 28, slot: { k: "inline", s: 2 } },
+        { name: "Reader", js: "reader", off: 44, size: 12, slot: { k: "array", a: { limit: 4, text: null, map: false, d: { k: "soa", s: 2 } } } },
+        { name: "Root", js: "root", off: 56, size: 4, slot: { k: "scalar", p: "i32" } },
+        { name: "R", js: "r", off: 60, size: 4, slot: { k: "scalar", p: "i32" } },
+        { name: "Cells", js: "cells", off: 64, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "soa", s: 1 } } } },
+        { name: "Shapes", js: "shapes", off: 76, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "bunch", u: 0, v: [{ tag: 1, s: 0, d: { k: "soa", s: 0 } }, { tag: 2, s: 2, d: { k: "soa", s: 2 } }] } } } },
       ],
     },
   ],
@@ -130,21 +130,27 @@ export class LenViewer {
 export const Len = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Len, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 0, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtLen(b, value, b.alloc(4, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Len {
-    return karmem.decode(layout, 0, input, limits) as Len;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 4).used !== 0) return $readAtLen(d, 8);
+    return $zeroLen();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): LenViewer {
-    const r = karmem.validate(layout, 0, input, limits);
-    return new LenViewer(r, r.inline(8, 8));
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(4);
+    const r = v.trusted;
+    return new LenViewer(r, r.inline(8, 4));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): LenViewer {
     const r = new karmem.Reader(input, limits);
-    return new LenViewer(r, r.inline(8, 8));
+    return new LenViewer(r, r.inline(8, 4));
   },
 };
 
@@ -208,21 +214,28 @@ export class CellViewer {
 export const Cell = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Cell, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 1, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtCell(b, value, b.alloc(60, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Cell {
-    return karmem.decode(layout, 1, input, limits) as Cell;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 60).used !== 0) return $readAtCell(d, 8);
+    return $zeroCell();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): CellViewer {
-    const r = karmem.validate(layout, 1, input, limits);
-    return new CellViewer(r, r.inline(8, 64));
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(60);
+    $checkAtCell(v, 8);
+    const r = v.trusted;
+    return new CellViewer(r, r.inline(8, 60));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): CellViewer {
     const r = new karmem.Reader(input, limits);
-    return new CellViewer(r, r.inline(8, 64));
+    return new CellViewer(r, r.inline(8, 60));
   },
 };
 
@@ -262,21 +275,28 @@ export class PointViewer {
 export const Point = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Point, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 2, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtPoint(b, value, b.alloc(28, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Point {
-    return karmem.decode(layout, 2, input, limits) as Point;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 28).used !== 0) return $readAtPoint(d, 8);
+    return $zeroPoint();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): PointViewer {
-    const r = karmem.validate(layout, 2, input, limits);
-    return new PointViewer(r, r.inline(8, 32));
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(28);
+    $checkAtPoint(v, 8);
+    const r = v.trusted;
+    return new PointViewer(r, r.inline(8, 28));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): PointViewer {
     const r = new karmem.Reader(input, limits);
-    return new PointViewer(r, r.inline(8, 32));
+    return new PointViewer(r, r.inline(8, 28));
   },
 };
 
@@ -306,22 +326,22 @@ export class HolderViewer {
     return this.$r.text(this.$r.fieldArray(this.$t, 4, 1, null));
   }
   get table(): PointViewer {
-    return new PointViewer(this.$r, this.$r.inline(this.$t.offset + 16, 32, karmem.has(this.$t, 16, 32)));
+    return new PointViewer(this.$r, this.$r.inline(this.$t.offset + 16, 28, karmem.has(this.$t, 16, 28)));
   }
   get reader(): karmem.SoaView<Point> {
-    return karmem.columnView<Point>(this.$r, layout, this.$t, 48, 2, 4);
+    return karmem.columnView<Point>(this.$r, layout, this.$t, 44, 2, 4);
   }
   get root(): number {
-    return karmem.has(this.$t, 60, 4) ? this.$r.i32(this.$t.offset + 60) : 0;
+    return karmem.has(this.$t, 56, 4) ? this.$r.i32(this.$t.offset + 56) : 0;
   }
   get r(): number {
-    return karmem.has(this.$t, 64, 4) ? this.$r.i32(this.$t.offset + 64) : 0;
+    return karmem.has(this.$t, 60, 4) ? this.$r.i32(this.$t.offset + 60) : 0;
   }
   get cells(): karmem.SoaView<Cell> {
-    return karmem.columnView<Cell>(this.$r, layout, this.$t, 68, 1, null);
+    return karmem.columnView<Cell>(this.$r, layout, this.$t, 64, 1, null);
   }
   get shapes(): Shape[] {
-    return karmem.readField(this.$r, layout, this.$t, 80, 12, layout.structs[3]!.fields[6]!.slot) as Shape[];
+    return karmem.readField(this.$r, layout, this.$t, 76, 12, layout.structs[3]!.fields[6]!.slot) as Shape[];
   }
 }
 
@@ -329,15 +349,20 @@ export class HolderViewer {
 export const Holder = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Holder, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 3, value, w);
+    const b = karmem.beginMessage(w);
+    $writeHolder(b, value);
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Holder {
-    return karmem.decode(layout, 3, input, limits) as Holder;
+    const d = new karmem.Decoding(input, limits);
+    return $readHolder(d, d.r.root());
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): HolderViewer {
-    const r = karmem.validate(layout, 3, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkHolder(v, 8);
+    const r = v.trusted;
     return new HolderViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -357,3 +382,603 @@ export const viewers: karmem.Viewers = {
     (r, t) => new HolderViewer(r, t),
   ],
 };
+
+// ---- encoding, straight-line per struct (docs/typescript.md) ----
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtLen(w: karmem.Writer, v: Len | null | undefined, at: number): void {
+  const o: Partial<Len> = v ?? {};
+  const x0 = o.get;
+  if (x0 !== null && x0 !== undefined) w.putI32(at, x0);
+}
+
+/** Writes the SoA block of `items` and its reference at `at`. */
+function $writeSoaLen(w: karmem.Writer, items: readonly (Len | null | undefined)[], at: number): void {
+  const n = items.length;
+  if (n === 0) return;
+  const dir = w.soaDir("1268118805:4", $colsLen);
+  const block = w.alloc(4, 4);
+  w.u32(block, dir);
+  const c0 = w.block(n, 4);
+  for (let i = 0; i < n; i++) {
+    const x = items[i];
+    const x1 = x?.get;
+    if (x1 !== null && x1 !== undefined) w.putI32(c0 + i * 4, x1);
+  }
+  w.ref(at, block, n);
+}
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtCell(w: karmem.Writer, v: Cell | null | undefined, at: number): void {
+  const o: Partial<Cell> = v ?? {};
+  const x2 = o.len;
+  if (x2 !== null && x2 !== undefined) w.putI32(at, x2);
+  const x3 = o.get;
+  if (x3 !== null && x3 !== undefined) w.putI32(at + 4, x3);
+  const x4 = o.iter;
+  if (x4 !== null && x4 !== undefined) w.putI32(at + 8, x4);
+  const x5 = o.new;
+  if (x5 !== null && x5 !== undefined) w.putI32(at + 12, x5);
+  const x6 = o.isEmpty;
+  if (x6 !== null && x6 !== undefined) w.putI32(at + 16, x6);
+  const x7 = o.r;
+  if (x7 !== null && x7 !== undefined) w.putI32(at + 20, x7);
+  const x8 = o.at;
+  if (x8 !== null && x8 !== undefined) w.putI32(at + 24, x8);
+  const x9 = o.all;
+  if (x9 !== null && x9 !== undefined) w.putI32(at + 28, x9);
+  const x10 = o.position;
+  if (x10 !== null && x10 !== undefined) w.putI32(at + 32, x10);
+  {
+    const x11 = o.name ?? "";
+    const t12 = w.utf8(x11, null);
+    w.ref(at + 36, t12[0], t12[1]);
+  }
+  {
+    const x13 = o.reader ?? "";
+    const t14 = w.utf8(x13, null);
+    w.ref(at + 48, t14[0], t14[1]);
+  }
+}
+
+/** Writes the SoA block of `items` and its reference at `at`. */
+function $writeSoaCell(w: karmem.Writer, items: readonly (Cell | null | undefined)[], at: number): void {
+  const n = items.length;
+  if (n === 0) return;
+  const dir = w.soaDir("1268118805:4,4218009092:4,3958272823:4,2613195814:4,182778065:4,3132668352:4,2872932083:4,1527855074:4,3438800285:4,2093723276:12,1833987007:12", $colsCell);
+  const block = w.alloc(4, 4);
+  w.u32(block, dir);
+  const c0 = w.block(n, 4);
+  const c1 = w.block(n, 4);
+  const c2 = w.block(n, 4);
+  const c3 = w.block(n, 4);
+  const c4 = w.block(n, 4);
+  const c5 = w.block(n, 4);
+  const c6 = w.block(n, 4);
+  const c7 = w.block(n, 4);
+  const c8 = w.block(n, 4);
+  const c9 = w.block(n, 12);
+  const c10 = w.block(n, 12);
+  for (let i = 0; i < n; i++) {
+    const x = items[i];
+    const x15 = x?.len;
+    if (x15 !== null && x15 !== undefined) w.putI32(c0 + i * 4, x15);
+    const x16 = x?.get;
+    if (x16 !== null && x16 !== undefined) w.putI32(c1 + i * 4, x16);
+    const x17 = x?.iter;
+    if (x17 !== null && x17 !== undefined) w.putI32(c2 + i * 4, x17);
+    const x18 = x?.new;
+    if (x18 !== null && x18 !== undefined) w.putI32(c3 + i * 4, x18);
+    const x19 = x?.isEmpty;
+    if (x19 !== null && x19 !== undefined) w.putI32(c4 + i * 4, x19);
+    const x20 = x?.r;
+    if (x20 !== null && x20 !== undefined) w.putI32(c5 + i * 4, x20);
+    const x21 = x?.at;
+    if (x21 !== null && x21 !== undefined) w.putI32(c6 + i * 4, x21);
+    const x22 = x?.all;
+    if (x22 !== null && x22 !== undefined) w.putI32(c7 + i * 4, x22);
+    const x23 = x?.position;
+    if (x23 !== null && x23 !== undefined) w.putI32(c8 + i * 4, x23);
+    {
+      const x24 = x?.name ?? "";
+      const t25 = w.utf8(x24, null);
+      w.ref(c9 + i * 12, t25[0], t25[1]);
+    }
+    {
+      const x26 = x?.reader ?? "";
+      const t27 = w.utf8(x26, null);
+      w.ref(c10 + i * 12, t27[0], t27[1]);
+    }
+  }
+  w.ref(at, block, n);
+}
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtPoint(w: karmem.Writer, v: Point | null | undefined, at: number): void {
+  const o: Partial<Point> = v ?? {};
+  const x28 = o.position;
+  if (x28 !== null && x28 !== undefined) w.putF32(at, x28);
+  const x29 = o.reader;
+  if (x29 !== null && x29 !== undefined) w.putF32(at + 4, x29);
+  const x30 = o.root;
+  if (x30 !== null && x30 !== undefined) w.putF32(at + 8, x30);
+  const x31 = o.table;
+  if (x31 !== null && x31 !== undefined) w.putF32(at + 12, x31);
+  {
+    const x32 = o.name ?? "";
+    const t33 = w.utf8(x32, null);
+    w.ref(at + 16, t33[0], t33[1]);
+  }
+}
+
+/** Writes the SoA block of `items` and its reference at `at`. */
+function $writeSoaPoint(w: karmem.Writer, items: readonly (Point | null | undefined)[], at: number): void {
+  const n = items.length;
+  if (n === 0) return;
+  const dir = w.soaDir("1268118805:4,4218009092:4,3958272823:4,2613195814:4,182778065:12", $colsPoint);
+  const block = w.alloc(4, 4);
+  w.u32(block, dir);
+  const c0 = w.block(n, 4);
+  const c1 = w.block(n, 4);
+  const c2 = w.block(n, 4);
+  const c3 = w.block(n, 4);
+  const c4 = w.block(n, 12);
+  for (let i = 0; i < n; i++) {
+    const x = items[i];
+    const x34 = x?.position;
+    if (x34 !== null && x34 !== undefined) w.putF32(c0 + i * 4, x34);
+    const x35 = x?.reader;
+    if (x35 !== null && x35 !== undefined) w.putF32(c1 + i * 4, x35);
+    const x36 = x?.root;
+    if (x36 !== null && x36 !== undefined) w.putF32(c2 + i * 4, x36);
+    const x37 = x?.table;
+    if (x37 !== null && x37 !== undefined) w.putF32(c3 + i * 4, x37);
+    {
+      const x38 = x?.name ?? "";
+      const t39 = w.utf8(x38, null);
+      w.ref(c4 + i * 12, t39[0], t39[1]);
+    }
+  }
+  w.ref(at, block, n);
+}
+
+/** Writes the table of `v` (a missing one as its zero value); returns its offset. */
+function $writeHolder(w: karmem.Writer, v: Holder | null | undefined): number {
+  const o: Partial<Holder> = v ?? {};
+  const at = w.alloc(88, 8);
+  w.u32(at, 0xb);
+  {
+    const x40 = o.position ?? "";
+    const t41 = w.utf8(x40, null);
+    w.ref(at + 4, t41[0], t41[1]);
+  }
+  $writeAtPoint(w, o.table, at + 16);
+  {
+    const x42 = o.reader ?? [];
+    if (x42.length > 4) karmem.overLimit(at + 44, x42.length);
+    $writeSoaPoint(w, x42, at + 44);
+  }
+  const x43 = o.root;
+  if (x43 !== null && x43 !== undefined) w.putI32(at + 56, x43);
+  const x44 = o.r;
+  if (x44 !== null && x44 !== undefined) w.putI32(at + 60, x44);
+  {
+    const x45 = o.cells ?? [];
+    $writeSoaCell(w, x45, at + 64);
+  }
+  {
+    const x46 = o.shapes ?? [];
+    $writeBunchSoaShape(w, x46, at + 76);
+  }
+  return at;
+}
+
+/** Writes the bunch array of `items` and its reference at `at`. */
+function $writeBunchSoaShape(w: karmem.Writer, items: readonly Shape[], at: number): void {
+  const g0: (Len | undefined)[] = [];
+  const g1: (Point | undefined)[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const e = items[i];
+    if (e === null || e === undefined) continue;
+    switch (e.kind) {
+      case "Len":
+        g0.push(e.value);
+        break;
+      case "Point":
+        g1.push(e.value);
+        break;
+      default:
+        karmem.noVariant(at, i, (e as { kind: unknown }).kind);
+    }
+  }
+  const total = g0.length + g1.length;
+  if (total === 0) return;
+  const k = (g0.length > 0 ? 1 : 0) + (g1.length > 0 ? 1 : 0);
+  const table = w.alloc(16 * (k + 1), 8);
+  w.u32(table, k);
+  let entry = table + 16;
+  if (g0.length > 0) {
+    w.u32(entry, 1);
+    $writeSoaLen(w, g0, entry + 4);
+    entry += 16;
+  }
+  if (g1.length > 0) {
+    w.u32(entry, 2);
+    $writeSoaPoint(w, g1, entry + 4);
+    entry += 16;
+  }
+  w.ref(at, table, total);
+}
+
+// ---- decoding, straight-line per struct (docs/typescript.md) ----
+
+/** The zero value of `Len`: zeros and declared defaults. */
+function $zeroLen(): Len {
+  return {
+    get: 0,
+  };
+}
+
+/** The inline `Len` at `at`. */
+function $readAtLen(d: karmem.Decoding, at: number): Len {
+  const r = d.r;
+  let f0: number;
+  f0 = r.i32(at);
+  return { get: f0 };
+}
+
+const $colsLen = layout.structs[0]!.soa!;
+/** The SoA block `a` of `Len` elements. */
+function $readSoaLen(d: karmem.Decoding, a: karmem.ArrayRef): Len[] {
+  const r = d.r;
+  const cols = d.soa(a, $colsLen, 4);
+  const n = a.len;
+  const c0 = cols[0]!;
+  const out: Len[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = $zeroLen();
+    x.get = c0 !== 0 ? r.i32(c0 + i * 4) : 0;
+    out.push(x);
+  }
+  return out;
+}
+
+/** The zero value of `Cell`: zeros and declared defaults. */
+function $zeroCell(): Cell {
+  return {
+    len: 0,
+    get: 0,
+    iter: 0,
+    new: 0,
+    isEmpty: 0,
+    r: 0,
+    at: 0,
+    all: 0,
+    position: 0,
+    name: "",
+    reader: "",
+  };
+}
+
+/** The inline `Cell` at `at`. */
+function $readAtCell(d: karmem.Decoding, at: number): Cell {
+  const r = d.r;
+  let f0: number;
+  let f1: number;
+  let f2: number;
+  let f3: number;
+  let f4: number;
+  let f5: number;
+  let f6: number;
+  let f7: number;
+  let f8: number;
+  let f9: string;
+  let f10: string;
+  f0 = r.i32(at);
+  f1 = r.i32(at + 4);
+  f2 = r.i32(at + 8);
+  f3 = r.i32(at + 12);
+  f4 = r.i32(at + 16);
+  f5 = r.i32(at + 20);
+  f6 = r.i32(at + 24);
+  f7 = r.i32(at + 28);
+  f8 = r.i32(at + 32);
+  {
+    const a47 = r.array(at + 36, 1, null);
+    d.charge(a47.len);
+    f9 = r.text(a47);
+  }
+  {
+    const a48 = r.array(at + 48, 1, null);
+    d.charge(a48.len);
+    f10 = r.text(a48);
+  }
+  return { len: f0, get: f1, iter: f2, new: f3, isEmpty: f4, r: f5, at: f6, all: f7, position: f8, name: f9, reader: f10 };
+}
+
+const $colsCell = layout.structs[1]!.soa!;
+/** The SoA block `a` of `Cell` elements. */
+function $readSoaCell(d: karmem.Decoding, a: karmem.ArrayRef): Cell[] {
+  const r = d.r;
+  const cols = d.soa(a, $colsCell, 60);
+  const n = a.len;
+  const c0 = cols[0]!;
+  const c1 = cols[1]!;
+  const c2 = cols[2]!;
+  const c3 = cols[3]!;
+  const c4 = cols[4]!;
+  const c5 = cols[5]!;
+  const c6 = cols[6]!;
+  const c7 = cols[7]!;
+  const c8 = cols[8]!;
+  const c9 = cols[9]!;
+  const c10 = cols[10]!;
+  const out: Cell[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = $zeroCell();
+    x.len = c0 !== 0 ? r.i32(c0 + i * 4) : 0;
+    x.get = c1 !== 0 ? r.i32(c1 + i * 4) : 0;
+    x.iter = c2 !== 0 ? r.i32(c2 + i * 4) : 0;
+    x.new = c3 !== 0 ? r.i32(c3 + i * 4) : 0;
+    x.isEmpty = c4 !== 0 ? r.i32(c4 + i * 4) : 0;
+    x.r = c5 !== 0 ? r.i32(c5 + i * 4) : 0;
+    x.at = c6 !== 0 ? r.i32(c6 + i * 4) : 0;
+    x.all = c7 !== 0 ? r.i32(c7 + i * 4) : 0;
+    x.position = c8 !== 0 ? r.i32(c8 + i * 4) : 0;
+    if (c9 !== 0) {
+      const a49 = r.array(c9 + i * 12, 1, null);
+      d.charge(a49.len);
+      x.name = r.text(a49);
+    } else {
+      x.name = "";
+    }
+    if (c10 !== 0) {
+      const a50 = r.array(c10 + i * 12, 1, null);
+      d.charge(a50.len);
+      x.reader = r.text(a50);
+    } else {
+      x.reader = "";
+    }
+    out.push(x);
+  }
+  return out;
+}
+
+/** The zero value of `Point`: zeros and declared defaults. */
+function $zeroPoint(): Point {
+  return {
+    position: 0,
+    reader: 0,
+    root: 0,
+    table: 0,
+    name: "",
+  };
+}
+
+/** The inline `Point` at `at`. */
+function $readAtPoint(d: karmem.Decoding, at: number): Point {
+  const r = d.r;
+  let f0: number;
+  let f1: number;
+  let f2: number;
+  let f3: number;
+  let f4: string;
+  f0 = r.f32(at);
+  f1 = r.f32(at + 4);
+  f2 = r.f32(at + 8);
+  f3 = r.f32(at + 12);
+  {
+    const a51 = r.array(at + 16, 1, null);
+    d.charge(a51.len);
+    f4 = r.text(a51);
+  }
+  return { position: f0, reader: f1, root: f2, table: f3, name: f4 };
+}
+
+const $colsPoint = layout.structs[2]!.soa!;
+/** The SoA block `a` of `Point` elements. */
+function $readSoaPoint(d: karmem.Decoding, a: karmem.ArrayRef): Point[] {
+  const r = d.r;
+  const cols = d.soa(a, $colsPoint, 28);
+  const n = a.len;
+  const c0 = cols[0]!;
+  const c1 = cols[1]!;
+  const c2 = cols[2]!;
+  const c3 = cols[3]!;
+  const c4 = cols[4]!;
+  const out: Point[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = $zeroPoint();
+    x.position = c0 !== 0 ? r.f32(c0 + i * 4) : 0;
+    x.reader = c1 !== 0 ? r.f32(c1 + i * 4) : 0;
+    x.root = c2 !== 0 ? r.f32(c2 + i * 4) : 0;
+    x.table = c3 !== 0 ? r.f32(c3 + i * 4) : 0;
+    if (c4 !== 0) {
+      const a52 = r.array(c4 + i * 12, 1, null);
+      d.charge(a52.len);
+      x.name = r.text(a52);
+    } else {
+      x.name = "";
+    }
+    out.push(x);
+  }
+  return out;
+}
+
+/** The zero value of `Holder`: zeros and declared defaults. */
+function $zeroHolder(): Holder {
+  return {
+    position: "",
+    table: $zeroPoint(),
+    reader: [],
+    root: 0,
+    r: 0,
+    cells: [],
+    shapes: [],
+  };
+}
+
+/** The table `t` as a `Holder`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
+function $readHolder(d: karmem.Decoding, t: karmem.Table): Holder {
+  const r = d.r;
+  if (t.used === 0) {
+    d.charge(88);
+    return $zeroHolder();
+  }
+  const to = t.offset;
+  const tu = t.used;
+  d.enter(to);
+  d.charge(tu > 88 ? tu : 88);
+  let f0: string;
+  let f1: Point;
+  let f2: Point[];
+  let f3: number;
+  let f4: number;
+  let f5: Cell[];
+  let f6: Shape[];
+  if (tu >= 16) {
+    const a53 = r.array(to + 4, 1, null);
+    d.charge(a53.len);
+    f0 = r.text(a53);
+  } else {
+    f0 = "";
+  }
+  f1 = tu >= 44 ? $readAtPoint(d, to + 16) : $zeroPoint();
+  if (tu >= 56) {
+    const a54 = r.array(to + 44, 0, 4);
+    f2 = $readSoaPoint(d, a54);
+  } else {
+    f2 = [];
+  }
+  f3 = tu >= 60 ? r.i32(to + 56) : 0;
+  f4 = tu >= 64 ? r.i32(to + 60) : 0;
+  if (tu >= 76) {
+    const a55 = r.array(to + 64, 0, null);
+    f5 = $readSoaCell(d, a55);
+  } else {
+    f5 = [];
+  }
+  if (tu >= 88) {
+    const a56 = r.array(to + 76, 0, null);
+    f6 = $readBunchSoaShape(d, a56);
+  } else {
+    f6 = [];
+  }
+  d.leave();
+  return { position: f0, table: f1, reader: f2, root: f3, r: f4, cells: f5, shapes: f6 };
+}
+
+/** The bunch array `a` of `Shape` values. */
+function $readBunchSoaShape(d: karmem.Decoding, a: karmem.ArrayRef): Shape[] {
+  const r = d.r;
+  const k = r.bunchEntries(a);
+  if (k >= 0) d.charge(16 * (k + 1));
+  const out: Shape[] = [];
+  {
+    const s = k < 0 ? karmem.EMPTY_ARRAY : r.bunchEntry(a, k, 1, 0);
+    for (const value of $readSoaLen(d, s)) out.push({ kind: "Len", value });
+  }
+  {
+    const s = k < 0 ? karmem.EMPTY_ARRAY : r.bunchEntry(a, k, 2, 0);
+    for (const value of $readSoaPoint(d, s)) out.push({ kind: "Point", value });
+  }
+  return out;
+}
+
+// ---- validation, straight-line per struct (docs/typescript.md) ----
+
+function $checkHolder(v: karmem.Checking, to: number): void {
+  const r = v.r;
+  const tu = v.table(to, 88);
+  if (tu >= 16) {
+    const a57 = v.ref(to + 4, 1, null);
+    v.utf8(a57);
+  }
+  if (tu >= 44) $checkAtPoint(v, to + 16);
+  if (tu >= 56) {
+    const a58 = v.ref(to + 44, 0, 4);
+    $checkSoaPoint(v, a58);
+  }
+  if (tu >= 76) {
+    const a59 = v.ref(to + 64, 0, null);
+    $checkSoaCell(v, a59);
+  }
+  if (tu >= 88) {
+    const a60 = v.ref(to + 76, 0, null);
+    const k61 = v.bunch(a60, [1, 2]);
+    for (let e62 = 1; e62 <= k61; e62++) {
+      switch (r.u32(a60.offset + e62 * 16)) {
+        case 1: {
+          const s63 = v.ref(a60.offset + e62 * 16 + 4, 0, null);
+          $checkSoaLen(v, s63);
+          break;
+        }
+        case 2: {
+          const s63 = v.ref(a60.offset + e62 * 16 + 4, 0, null);
+          $checkSoaPoint(v, s63);
+          break;
+        }
+      }
+    }
+  }
+  v.leave();
+}
+
+function $checkAtCell(v: karmem.Checking, at: number): void {
+  {
+    const a64 = v.ref(at + 36, 1, null);
+    v.utf8(a64);
+  }
+  {
+    const a65 = v.ref(at + 48, 1, null);
+    v.utf8(a65);
+  }
+}
+
+function $checkAtPoint(v: karmem.Checking, at: number): void {
+  {
+    const a66 = v.ref(at + 16, 1, null);
+    v.utf8(a66);
+  }
+}
+
+function $checkSoaLen(v: karmem.Checking, a: karmem.ArrayRef): void {
+  v.soa(a, $colsLen, 4, [0]);
+}
+
+function $checkSoaCell(v: karmem.Checking, a: karmem.ArrayRef): void {
+  const pos = v.soa(a, $colsCell, 60, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+  if (pos === null) return;
+  const c9 = pos[9]!;
+  if (c9 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a67 = v.ref(c9 + i * 12, 1, null);
+        v.utf8(a67);
+      }
+    }
+  }
+  const c10 = pos[10]!;
+  if (c10 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a68 = v.ref(c10 + i * 12, 1, null);
+        v.utf8(a68);
+      }
+    }
+  }
+}
+
+function $checkSoaPoint(v: karmem.Checking, a: karmem.ArrayRef): void {
+  const pos = v.soa(a, $colsPoint, 28, [0, 0, 0, 0, 0]);
+  if (pos === null) return;
+  const c4 = pos[4]!;
+  if (c4 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a69 = v.ref(c4 + i * 12, 1, null);
+        v.utf8(a69);
+      }
+    }
+  }
+}

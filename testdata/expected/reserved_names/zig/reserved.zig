@@ -27,7 +27,7 @@ pub const Len = struct {
     /// what a growable writer needs to grow.
     pub fn encode(x: *const Len, w: *karmem.Writer) karmem.WriteError!void {
         try w.begin();
-        const at = try w.alloc(8, 8);
+        const at = try w.alloc(4, 8);
         try x.writeAt(w, at);
         try w.finish();
     }
@@ -42,7 +42,7 @@ pub const Len = struct {
     /// the depth limit bound the work and memory a hostile message can cause.
     pub fn decode(r: karmem.Reader, gpa: std.mem.Allocator) DecodeError!Len {
         var v: karmem.Validator = .init(r);
-        if (r.size() < 16) return .{};
+        if (r.size() < 12) return .{};
         return Len.readAt(&v, karmem.header_size, gpa);
     }
 
@@ -71,8 +71,8 @@ pub const Len = struct {
     }
 
     fn validateRoot(v: *karmem.Validator) ValidateError!void {
-        if (v.r.size() < 16) {
-            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 16 };
+        if (v.r.size() < 12) {
+            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 12 };
             return error.Truncated;
         }
         try Len.validateAt(v, karmem.header_size);
@@ -103,7 +103,7 @@ pub const Cell = struct {
     /// what a growable writer needs to grow.
     pub fn encode(x: *const Cell, w: *karmem.Writer) karmem.WriteError!void {
         try w.begin();
-        const at = try w.alloc(64, 8);
+        const at = try w.alloc(60, 8);
         try x.writeAt(w, at);
         try w.finish();
     }
@@ -128,7 +128,7 @@ pub const Cell = struct {
     /// the depth limit bound the work and memory a hostile message can cause.
     pub fn decode(r: karmem.Reader, gpa: std.mem.Allocator) DecodeError!Cell {
         var v: karmem.Validator = .init(r);
-        if (r.size() < 72) return .{};
+        if (r.size() < 68) return .{};
         return Cell.readAt(&v, karmem.header_size, gpa);
     }
 
@@ -174,8 +174,8 @@ pub const Cell = struct {
     }
 
     fn validateRoot(v: *karmem.Validator) ValidateError!void {
-        if (v.r.size() < 72) {
-            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 72 };
+        if (v.r.size() < 68) {
+            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 68 };
             return error.Truncated;
         }
         try Cell.validateAt(v, karmem.header_size);
@@ -206,7 +206,7 @@ pub const Point = struct {
     /// what a growable writer needs to grow.
     pub fn encode(x: *const Point, w: *karmem.Writer) karmem.WriteError!void {
         try w.begin();
-        const at = try w.alloc(32, 8);
+        const at = try w.alloc(28, 8);
         try x.writeAt(w, at);
         try w.finish();
     }
@@ -225,7 +225,7 @@ pub const Point = struct {
     /// the depth limit bound the work and memory a hostile message can cause.
     pub fn decode(r: karmem.Reader, gpa: std.mem.Allocator) DecodeError!Point {
         var v: karmem.Validator = .init(r);
-        if (r.size() < 40) return .{};
+        if (r.size() < 36) return .{};
         return Point.readAt(&v, karmem.header_size, gpa);
     }
 
@@ -261,8 +261,8 @@ pub const Point = struct {
     }
 
     fn validateRoot(v: *karmem.Validator) ValidateError!void {
-        if (v.r.size() < 40) {
-            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 40 };
+        if (v.r.size() < 36) {
+            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 36 };
             return error.Truncated;
         }
         try Point.validateAt(v, karmem.header_size);
@@ -288,13 +288,13 @@ fn writeShape(w: *karmem.Writer, value: ?Shape, tag_at: u32, offset_at: u32) kar
     switch (u) {
         .len => |*x| {
             w.put(u8, tag_at, 1);
-            const at = try w.alloc(8, 8);
+            const at = try w.alloc(4, 8);
             w.put(u32, offset_at, at);
             try x.writeAt(w, at);
         },
         .point => |*x| {
             w.put(u8, tag_at, 2);
-            const at = try w.alloc(32, 8);
+            const at = try w.alloc(28, 8);
             w.put(u32, offset_at, at);
             try x.writeAt(w, at);
         },
@@ -370,14 +370,14 @@ fn readShape(v: *karmem.Validator, tag_at: u32, offset_at: u32, gpa: std.mem.All
     const offset = r.load(u32, offset_at);
     switch (tag) {
         1 => {
-            if (r.inlineAt(offset, 8)) {
-                try v.charge(8);
+            if (r.inlineAt(offset, 4)) {
+                try v.charge(4);
                 return .{ .len = try Len.readAt(v, offset, gpa) };
             }
         },
         2 => {
-            if (r.inlineAt(offset, 32)) {
-                try v.charge(32);
+            if (r.inlineAt(offset, 28)) {
+                try v.charge(28);
                 return .{ .point = try Point.readAt(v, offset, gpa) };
             }
         },
@@ -409,13 +409,13 @@ fn validateShape(v: *karmem.Validator, tag_at: u32, offset_at: u32) karmem.Valid
     const offset = r.load(u32, offset_at);
     switch (tag) {
         1 => {
-            if (!r.inlineAt(offset, 8)) return v.invalidUnion(tag_at, tag);
-            try v.charge(8);
+            if (!r.inlineAt(offset, 4)) return v.invalidUnion(tag_at, tag);
+            try v.charge(4);
             try Len.validateAt(v, offset);
         },
         2 => {
-            if (!r.inlineAt(offset, 32)) return v.invalidUnion(tag_at, tag);
-            try v.charge(32);
+            if (!r.inlineAt(offset, 28)) return v.invalidUnion(tag_at, tag);
+            try v.charge(28);
             try Point.validateAt(v, offset);
         },
         else => {},
@@ -442,17 +442,17 @@ pub const Holder = struct {
     }
 
     fn writeTable(x: *const Holder, w: *karmem.Writer, ref: u32) karmem.WriteError!void {
-        const at = try w.alloc(96, 8);
-        w.put(u32, at, 0x8000000c);
+        const at = try w.alloc(88, 8);
+        w.put(u32, at, 0xb);
         if (ref != 0) w.put(u32, ref, at);
         try w.writeString(at + 4, x.position);
         try x.table.writeAt(w, at + 16);
         if (x.reader.len > 4) return error.TooLarge;
-        try writeSoaPoint(w, at + 48, x.reader);
-        w.put(i32, at + 60, x.root);
-        w.put(i32, at + 64, x.r);
-        try writeSoaCell(w, at + 68, x.cells);
-        try writeBovosShape(w, at + 80, x.shapes);
+        try writeSoaPoint(w, at + 44, x.reader);
+        w.put(i32, at + 56, x.root);
+        w.put(i32, at + 60, x.r);
+        try writeSoaCell(w, at + 64, x.cells);
+        try writeBovosShape(w, at + 76, x.shapes);
     }
 
     /// Decodes a whole message whose root is a `Self`. Slices and text are
@@ -466,11 +466,11 @@ pub const Holder = struct {
 
     fn readTable(v: *karmem.Validator, t: karmem.Table, gpa: std.mem.Allocator) DecodeError!Holder {
         if (t.isAbsent()) {
-            try v.charge(96);
+            try v.charge(88);
             return .{};
         }
         try v.enter();
-        try v.charge(@max(t.used, 96));
+        try v.charge(@max(t.used, 88));
         const r = v.r;
         var x: Holder = .{};
         if (t.has(4, 12)) {
@@ -478,19 +478,19 @@ pub const Holder = struct {
             try v.charge(@as(u64, a_15.len));
             x.position = try gpa.dupe(u8, r.string(a_15));
         }
-        if (t.has(16, 32)) x.table = try Point.readAt(v, t.offset + 16, gpa);
-        if (t.has(48, 12)) {
-            const a_19 = r.fieldArray(t, 48, 0, 4);
+        if (t.has(16, 28)) x.table = try Point.readAt(v, t.offset + 16, gpa);
+        if (t.has(44, 12)) {
+            const a_19 = r.fieldArray(t, 44, 0, 4);
             x.reader = try readSoaPoint(v, a_19, gpa);
         }
-        x.root = r.field(i32, t, 60);
-        x.r = r.field(i32, t, 64);
-        if (t.has(68, 12)) {
-            const a_23 = r.fieldArray(t, 68, 0, karmem.no_limit);
+        x.root = r.field(i32, t, 56);
+        x.r = r.field(i32, t, 60);
+        if (t.has(64, 12)) {
+            const a_23 = r.fieldArray(t, 64, 0, karmem.no_limit);
             x.cells = try readSoaCell(v, a_23, gpa);
         }
-        if (t.has(80, 12)) {
-            const a_27 = r.fieldArray(t, 80, 0, karmem.no_limit);
+        if (t.has(76, 12)) {
+            const a_27 = r.fieldArray(t, 76, 0, karmem.no_limit);
             x.shapes = try readBovosShape(v, a_27, gpa);
         }
         v.leave();
@@ -514,7 +514,7 @@ pub const Holder = struct {
     }
 
     fn validateRoot(v: *karmem.Validator) ValidateError!void {
-        try Holder.validateTable(v, try v.root(96));
+        try Holder.validateTable(v, try v.root(88));
     }
 
     fn validateTable(v: *karmem.Validator, t: karmem.Table) karmem.ValidateError!void {
@@ -523,17 +523,17 @@ pub const Holder = struct {
             const a_31 = try v.fieldArray(t, 4, 1, karmem.no_limit);
             try v.utf8(a_31.offset, a_31.len);
         }
-        if (t.has(16, 32)) try Point.validateAt(v, t.offset + 16);
+        if (t.has(16, 28)) try Point.validateAt(v, t.offset + 16);
         {
-            const a_32 = try v.fieldArray(t, 48, 0, 4);
+            const a_32 = try v.fieldArray(t, 44, 0, 4);
             try validateSoaPoint(v, a_32);
         }
         {
-            const a_34 = try v.fieldArray(t, 68, 0, karmem.no_limit);
+            const a_34 = try v.fieldArray(t, 64, 0, karmem.no_limit);
             try validateSoaCell(v, a_34);
         }
         {
-            const a_36 = try v.fieldArray(t, 80, 0, karmem.no_limit);
+            const a_36 = try v.fieldArray(t, 76, 0, karmem.no_limit);
             const entries_37 = try v.bunch(a_36, &[_]u32{ 1, 2 });
             var e_38: u32 = 1;
             while (e_38 <= entries_37) : (e_38 += 1) {

@@ -157,7 +157,7 @@ export class Profile {
    */
   encode(w: Writer): KarmemError {
     w.begin();
-    this._kmWriteAt(w, w.alloc(8, 8));
+    this._kmWriteAt(w, w.alloc(4, 8));
     return w.finish();
   }
 
@@ -194,7 +194,7 @@ export class Profile {
 
   _kmReadRoot(v: Validator): KarmemError {
     this._kmReset();
-    if (<u64>v.size < 16) return v.charge(32);
+    if (<u64>v.size < 12) return v.charge(32);
     return this._kmReadAt(v, 8);
   }
 
@@ -218,7 +218,7 @@ export class Profile {
   }
 
   static _kmValidateRoot(v: Validator): KarmemError {
-    if (<u64>v.size < 16) return v.fail(KarmemError.Truncated, 0, 16);
+    if (<u64>v.size < 12) return v.fail(KarmemError.Truncated, 0, 12);
     return Profile._kmValidateAt(v, 8);
   }
 
@@ -261,10 +261,10 @@ export class AccountData {
     w.put<u64>(at + 8, this.id);
     w.writeString(at + 16, this.email);
     {
-      const block4 = w.allocArray(this.profiles.length, 8);
+      const block4 = w.allocArray(this.profiles.length, 4);
       for (let k5: u32 = 0; k5 < <u32>this.profiles.length; k5++) {
         const e6 = unchecked(this.profiles[k5]);
-        e6._kmWriteAt(w, block4 + k5 * 8);
+        e6._kmWriteAt(w, block4 + k5 * 4);
       }
       w.putArrayRef(at + 28, block4, this.profiles.length, this.profiles.length);
     }
@@ -324,15 +324,15 @@ export class AccountData {
       this.email = v.utf8String(a7o, a7l);
     }
     if (tu >= 40) {
-      v.fieldArray(to, tu, 28, 8, NO_LIMIT);
+      v.fieldArray(to, tu, 28, 4, NO_LIMIT);
       const a10o = v.aOff;
       const a10l = v.aLen;
       const a10c = v.aCap;
-      if ((e = v.charge(<u64>a10l * 8)) != KarmemError.None) return e;
+      if ((e = v.charge(<u64>a10l * 4)) != KarmemError.None) return e;
       const s11 = new Array<Profile>(<i32>a10l);
       for (let k12: u32 = 0; k12 < a10l; k12++) {
         const x13 = new Profile();
-        if ((e = x13._kmReadAt(v, a10o + k12 * 8)) != KarmemError.None) return e;
+        if ((e = x13._kmReadAt(v, a10o + k12 * 4)) != KarmemError.None) return e;
         unchecked((s11[k12] = x13));
       }
       this.profiles = s11;
@@ -371,11 +371,11 @@ export class AccountData {
       if ((e = v.utf8(a14o, a14l)) != KarmemError.None) return e;
     }
     {
-      if ((e = v.checkFieldArray(to, tu, 28, 8, NO_LIMIT)) != KarmemError.None) return e;
+      if ((e = v.checkFieldArray(to, tu, 28, 4, NO_LIMIT)) != KarmemError.None) return e;
       const a15o = v.aOff;
       const a15l = v.aLen;
       const a15c = v.aCap;
-      for (let i16: u32 = 0; i16 < a15l; i16++) if ((e = Profile._kmValidateAt(v, a15o + i16 * 8)) != KarmemError.None) return e;
+      for (let i16: u32 = 0; i16 < a15l; i16++) if ((e = Profile._kmValidateAt(v, a15o + i16 * 4)) != KarmemError.None) return e;
     }
     v.leave();
     return KarmemError.None;

@@ -99,7 +99,7 @@ static km_status app_profile_data_check_table(km_validator *v, km_table t) {
 km_status app_profile_encode(const app_profile *value, km_writer *w) {
     KM_TRY(km_writer_begin(w));
     uint32_t at;
-    KM_TRY(km_alloc(w, 8u, 8u, &at));
+    KM_TRY(km_alloc(w, 4u, 8u, &at));
     KM_TRY(app_profile_write_at(value, w, at));
     return km_writer_finish(w);
 }
@@ -119,7 +119,7 @@ km_status app_profile_decode(app_profile *out, const km_reader *r, km_arena *are
         return r->status;
     }
     km_validator_init(&v, r);
-    if ((uint64_t)r->size < 16u) {
+    if ((uint64_t)r->size < 12u) {
         return km_charge(&v, UINT64_C(32));
     }
     return app_profile_read_at(out, &v, arena, 8u);
@@ -141,8 +141,8 @@ km_status app_profile_validate(const km_reader *r, km_error *err) {
     km_validator_init(&v, r);
     if (r->status != KM_OK) {
         s = km_fail(&v, r->status, 0, 0);
-    } else if ((uint64_t)r->size < 16u) {
-        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 16u);
+    } else if ((uint64_t)r->size < 12u) {
+        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 12u);
     } else {
         s = app_profile_check_at(&v, 8u);
     }
@@ -182,9 +182,9 @@ static km_status app_account_data_write_table(const app_account_data *x, km_writ
     KM_TRY(km_write_array(w, at + 16u, x->email.ptr, x->email.len, 1));
     {
         uint32_t block0;
-        KM_TRY(km_alloc_array(w, x->profiles.len, 8u, &block0));
+        KM_TRY(km_alloc_array(w, x->profiles.len, 4u, &block0));
         for (uint32_t k0 = 0; k0 < x->profiles.len; k0++) {
-            KM_TRY(app_profile_write_at(&x->profiles.ptr[k0], w, block0 + k0 * 8u));
+            KM_TRY(app_profile_write_at(&x->profiles.ptr[k0], w, block0 + k0 * 4u));
         }
         km_put_array_ref(w, at + 28u, block0, x->profiles.len, x->profiles.len);
     }
@@ -222,15 +222,15 @@ static km_status app_account_data_read_table(app_account_data *x, km_validator *
         memset(&x->email, 0, sizeof x->email);
     }
     if (km_has(t, 28u, 12u)) {
-        km_array a0 = km_field_array(r, t, 28u, 8u, KM_NO_LIMIT);
-        KM_TRY(km_charge(v, (uint64_t)a0.len * 8u));
+        km_array a0 = km_field_array(r, t, 28u, 4u, KM_NO_LIMIT);
+        KM_TRY(km_charge(v, (uint64_t)a0.len * 4u));
         KM_TRY(km_reserve_each(v, a0.len, 32u));
         void *p0;
         KM_TRY(km_arena_array(arena, a0.len, sizeof *x->profiles.ptr, &p0));
         x->profiles.ptr = p0;
         x->profiles.len = a0.len;
         for (uint32_t k0 = 0; k0 < x->profiles.len; k0++) {
-            KM_TRY(app_profile_read_at(&x->profiles.ptr[k0], v, arena, a0.offset + k0 * 8u));
+            KM_TRY(app_profile_read_at(&x->profiles.ptr[k0], v, arena, a0.offset + k0 * 4u));
         }
     } else {
         memset(&x->profiles, 0, sizeof x->profiles);
@@ -266,9 +266,9 @@ static km_status app_account_data_check_table(km_validator *v, km_table t) {
     }
     {
         km_array a0;
-        KM_TRY(km_check_field_array(v, t, 28u, 8u, KM_NO_LIMIT, &a0));
+        KM_TRY(km_check_field_array(v, t, 28u, 4u, KM_NO_LIMIT, &a0));
         for (uint32_t i0 = 0; i0 < a0.len; i0++) {
-            KM_TRY(app_profile_check_at(v, a0.offset + i0 * 8u));
+            KM_TRY(app_profile_check_at(v, a0.offset + i0 * 4u));
         }
     }
     km_leave(v);

@@ -178,7 +178,7 @@ static inline app_profile_data_view app_profile_data_view_array_at(app_profile_d
 static inline app_profile_view app_profile_view_root(const km_reader *r) {
     app_profile_view v;
     v.r = r;
-    v.at = (uint64_t)r->size >= 16u ? 8u : 0u;
+    v.at = (uint64_t)r->size >= 12u ? 8u : 0u;
     return v;
 }
 static inline app_profile_data_view app_profile_view_data(app_profile_view v) {
@@ -199,7 +199,7 @@ static inline uint32_t app_profile_view_array_len(app_profile_view_array s) {
     return s.len;
 }
 static inline app_profile_view app_profile_view_array_at(app_profile_view_array s, uint32_t i) {
-    uint32_t at = i < s.len ? s.offset + i * 8u : 0u;
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
     app_profile_view x;
     x.r = s.r;
     x.at = at;
@@ -224,7 +224,7 @@ static inline km_text app_account_data_view_email(app_account_data_view v) {
 }
 static inline app_profile_view_array app_account_data_view_profiles(app_account_data_view v) {
     uint32_t at = km_has(v.t, 28u, 12u) ? v.t.offset + 28u : 0u;
-    return app_profile_view_array_of(v.r, km_view_array(v.r, at, 8u, KM_NO_LIMIT));
+    return app_profile_view_array_of(v.r, km_view_array(v.r, at, 4u, KM_NO_LIMIT));
 }
 static inline app_account_data_view_array app_account_data_view_array_of(const km_reader *r, km_array a) {
     app_account_data_view_array s;

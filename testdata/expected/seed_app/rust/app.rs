@@ -291,7 +291,7 @@ impl Profile {
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
         w.begin();
-        let at = w.alloc(8, 8)?;
+        let at = w.alloc(4, 8)?;
         self.write_at(w, at)?;
         w.finish()?;
         Ok(())
@@ -316,7 +316,7 @@ impl Profile {
     /// limit bound the work and memory a hostile message can cause.
     pub fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 8 > r.size() {
+        if 8 + 4 > r.size() {
             v.charge(32)?;
             *self = Self::default();
             return Ok(());
@@ -345,9 +345,9 @@ impl Profile {
         r: &karmem::Reader<'a>,
     ) -> Result<ProfileView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 8 > r.size() {
+        if 8 + 4 > r.size() {
             return Err(karmem::Error::Truncated {
-                needed: 8 + 8,
+                needed: 8 + 4,
                 available: r.size() as u64,
             });
         }
@@ -394,7 +394,7 @@ impl<'a, M: karmem::Mode> ProfileView<'a, M> {
         ProfileView {
             r: *r,
             at: karmem::HEADER_SIZE,
-            present: karmem::HEADER_SIZE + 8 <= r.size(),
+            present: karmem::HEADER_SIZE + 4 <= r.size(),
         }
     }
 
@@ -478,9 +478,9 @@ impl AccountData {
         w.write_bytes(at + 16, self.email.as_bytes())?;
         {
             let count = self.profiles.len();
-            let block = w.alloc_array(count, 8)?;
+            let block = w.alloc_array(count, 4)?;
             for (i, e) in self.profiles.iter().enumerate() {
-                e.write_at(w, block + i as u32 * 8)?;
+                e.write_at(w, block + i as u32 * 4)?;
             }
             w.put_array_ref(at + 28, block, count as u32, count as u32);
         }
@@ -527,11 +527,11 @@ impl AccountData {
             self.email.clear();
         }
         if t.has(28, 12) {
-            let a = r.field_array(t, 28, 8, None);
-            v.charge(a.len as u64 * 8)?;
+            let a = r.field_array(t, 28, 4, None);
+            v.charge(a.len as u64 * 4)?;
             self.profiles.truncate(a.len as usize);
             for i in 0..a.len {
-                let at = a.offset + i * 8;
+                let at = a.offset + i * 4;
                 match self.profiles.get_mut(i as usize) {
                     Some(elem) => elem.read_at(v, at)?,
                     None => {
@@ -585,9 +585,9 @@ impl AccountData {
         v.enter()?;
         let a = v.field_array(t, 16, 1, None)?;
         v.utf8(a.offset, a.len)?;
-        let a = v.field_array(t, 28, 8, None)?;
+        let a = v.field_array(t, 28, 4, None)?;
         for i in 0..a.len {
-            Profile::validate_at(v, a.offset + i * 8)?;
+            Profile::validate_at(v, a.offset + i * 4)?;
         }
         v.leave();
         Ok(())
@@ -646,7 +646,7 @@ impl<'a, M: karmem::Mode> AccountDataView<'a, M> {
 
     #[inline]
     pub fn profiles(&self) -> karmem::InlineArray<'a, ProfileView<'a, M>, M> {
-        let a = self.r.field_array(self.t, 28, 8, None);
-        karmem::InlineArray::new(self.r, a.offset, a.len, 8)
+        let a = self.r.field_array(self.t, 28, 4, None);
+        karmem::InlineArray::new(self.r, a.offset, a.len, 4)
     }
 }

@@ -27,7 +27,7 @@ export const layout: karmem.Schema = {
       ts: "Profile",
       table: false,
       tuple: false,
-      size: 8,
+      size: 4,
       zero: 32,
       header: 0,
       check: true,
@@ -47,7 +47,7 @@ export const layout: karmem.Schema = {
       fields: [
         { name: "ID", js: "id", off: 8, size: 8, slot: { k: "scalar", p: "u64" } },
         { name: "Email", js: "email", off: 16, size: 12, slot: { k: "array", a: { limit: null, text: "utf8", map: false, d: { k: "plain", size: 1, e: { k: "scalar", p: "u8" } } } } },
-        { name: "Profiles", js: "profiles", off: 28, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "aosInline", s: 1, stride: 8 } } } },
+        { name: "Profiles", js: "profiles", off: 28, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "aosInline", s: 1, stride: 4 } } } },
       ],
     },
   ],
@@ -107,15 +107,20 @@ export class ProfileDataViewer {
 export const ProfileData = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: ProfileData, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 0, value, w);
+    const b = karmem.beginMessage(w);
+    $writeProfileData(b, value);
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): ProfileData {
-    return karmem.decode(layout, 0, input, limits) as ProfileData;
+    const d = new karmem.Decoding(input, limits);
+    return $readProfileData(d, d.r.root());
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): ProfileDataViewer {
-    const r = karmem.validate(layout, 0, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkProfileData(v, 8);
+    const r = v.trusted;
     return new ProfileDataViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -145,21 +150,29 @@ export class ProfileViewer {
 export const Profile = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Profile, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 1, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtProfile(b, value, b.alloc(4, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Profile {
-    return karmem.decode(layout, 1, input, limits) as Profile;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 4).used !== 0) return $readAtProfile(d, 8);
+    d.charge(32);
+    return $zeroProfile();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): ProfileViewer {
-    const r = karmem.validate(layout, 1, input, limits);
-    return new ProfileViewer(r, r.inline(8, 8));
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(4);
+    $checkAtProfile(v, 8);
+    const r = v.trusted;
+    return new ProfileViewer(r, r.inline(8, 4));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): ProfileViewer {
     const r = new karmem.Reader(input, limits);
-    return new ProfileViewer(r, r.inline(8, 8));
+    return new ProfileViewer(r, r.inline(8, 4));
   },
 };
 
@@ -191,15 +204,20 @@ export class AccountDataViewer {
 export const AccountData = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: AccountData, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 2, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAccountData(b, value);
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): AccountData {
-    return karmem.decode(layout, 2, input, limits) as AccountData;
+    const d = new karmem.Decoding(input, limits);
+    return $readAccountData(d, d.r.root());
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): AccountDataViewer {
-    const r = karmem.validate(layout, 2, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkAccountData(v, 8);
+    const r = v.trusted;
     return new AccountDataViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -218,3 +236,179 @@ export const viewers: karmem.Viewers = {
     (r, t) => new AccountDataViewer(r, t),
   ],
 };
+
+// ---- encoding, straight-line per struct (docs/typescript.md) ----
+
+/** Writes the table of `v` (a missing one as its zero value); returns its offset. */
+function $writeProfileData(w: karmem.Writer, v: ProfileData | null | undefined): number {
+  const o: Partial<ProfileData> = v ?? {};
+  const at = w.alloc(32, 8);
+  w.u32(at, 0x4);
+  const x0 = o.network;
+  if (x0 !== null && x0 !== undefined) w.putU8(at + 4, x0);
+  {
+    const x1 = o.username ?? "";
+    const t2 = w.utf8(x1, null);
+    w.ref(at + 8, t2[0], t2[1]);
+  }
+  const x3 = o.id;
+  if (x3 !== null && x3 !== undefined) w.putU64(at + 24, x3);
+  return at;
+}
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtProfile(w: karmem.Writer, v: Profile | null | undefined, at: number): void {
+  const o: Partial<Profile> = v ?? {};
+  w.u32(at, $writeProfileData(w, o.data));
+}
+
+/** Writes the table of `v` (a missing one as its zero value); returns its offset. */
+function $writeAccountData(w: karmem.Writer, v: AccountData | null | undefined): number {
+  const o: Partial<AccountData> = v ?? {};
+  const at = w.alloc(40, 8);
+  w.u32(at, 0x5);
+  const x4 = o.id;
+  if (x4 !== null && x4 !== undefined) w.putU64(at + 8, x4);
+  {
+    const x5 = o.email ?? "";
+    const t6 = w.utf8(x5, null);
+    w.ref(at + 16, t6[0], t6[1]);
+  }
+  {
+    const x7 = o.profiles ?? [];
+    {
+      const b8 = w.block(x7.length, 4);
+      for (let k9 = 0; k9 < x7.length; k9++) {
+        $writeAtProfile(w, x7[k9], b8 + k9 * 4);
+      }
+      w.ref(at + 28, b8, x7.length);
+    }
+  }
+  return at;
+}
+
+// ---- decoding, straight-line per struct (docs/typescript.md) ----
+
+/** The zero value of `ProfileData`: zeros and declared defaults. */
+function $zeroProfileData(): ProfileData {
+  return {
+    network: 0,
+    username: "",
+    id: 0n,
+  };
+}
+
+/** The table `t` as a `ProfileData`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
+function $readProfileData(d: karmem.Decoding, t: karmem.Table): ProfileData {
+  const r = d.r;
+  if (t.used === 0) {
+    d.charge(32);
+    return $zeroProfileData();
+  }
+  const to = t.offset;
+  const tu = t.used;
+  d.enter(to);
+  d.charge(tu > 32 ? tu : 32);
+  let f0: SocialNetwork;
+  let f1: string;
+  let f2: bigint;
+  f0 = tu >= 5 ? r.u8(to + 4) : 0;
+  if (tu >= 20) {
+    const a10 = r.array(to + 8, 1, null);
+    d.charge(a10.len);
+    f1 = r.text(a10);
+  } else {
+    f1 = "";
+  }
+  f2 = tu >= 32 ? r.u64(to + 24) : 0n;
+  d.leave();
+  return { network: f0, username: f1, id: f2 };
+}
+
+/** The zero value of `Profile`: zeros and declared defaults. */
+function $zeroProfile(): Profile {
+  return {
+    data: $zeroProfileData(),
+  };
+}
+
+/** The inline `Profile` at `at`. */
+function $readAtProfile(d: karmem.Decoding, at: number): Profile {
+  const r = d.r;
+  let f0: ProfileData;
+  f0 = $readProfileData(d, r.table(r.u32(at)));
+  return { data: f0 };
+}
+
+/** The zero value of `AccountData`: zeros and declared defaults. */
+function $zeroAccountData(): AccountData {
+  return {
+    id: 0n,
+    email: "",
+    profiles: [],
+  };
+}
+
+/** The table `t` as a `AccountData`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
+function $readAccountData(d: karmem.Decoding, t: karmem.Table): AccountData {
+  const r = d.r;
+  if (t.used === 0) {
+    d.charge(40);
+    return $zeroAccountData();
+  }
+  const to = t.offset;
+  const tu = t.used;
+  d.enter(to);
+  d.charge(tu > 40 ? tu : 40);
+  let f0: bigint;
+  let f1: string;
+  let f2: Profile[];
+  f0 = tu >= 16 ? r.u64(to + 8) : 0n;
+  if (tu >= 28) {
+    const a11 = r.array(to + 16, 1, null);
+    d.charge(a11.len);
+    f1 = r.text(a11);
+  } else {
+    f1 = "";
+  }
+  if (tu >= 40) {
+    const a12 = r.array(to + 28, 4, null);
+    d.charge(a12.len * 4);
+    const s13: Profile[] = [];
+    for (let k14 = 0; k14 < a12.len; k14++) s13.push($readAtProfile(d, a12.offset + k14 * 4));
+    f2 = s13;
+  } else {
+    f2 = [];
+  }
+  d.leave();
+  return { id: f0, email: f1, profiles: f2 };
+}
+
+// ---- validation, straight-line per struct (docs/typescript.md) ----
+
+function $checkProfileData(v: karmem.Checking, to: number): void {
+  const tu = v.table(to, 32);
+  if (tu >= 20) {
+    const a15 = v.ref(to + 8, 1, null);
+    v.utf8(a15);
+  }
+  v.leave();
+}
+
+function $checkAccountData(v: karmem.Checking, to: number): void {
+  const tu = v.table(to, 40);
+  if (tu >= 28) {
+    const a16 = v.ref(to + 16, 1, null);
+    v.utf8(a16);
+  }
+  if (tu >= 40) {
+    const a17 = v.ref(to + 28, 4, null);
+    for (let k18 = 0; k18 < a17.len; k18++) $checkAtProfile(v, a17.offset + k18 * 4);
+  }
+  v.leave();
+}
+
+function $checkAtProfile(v: karmem.Checking, at: number): void {
+  const r = v.r;
+  $checkProfileData(v, r.u32(at));
+}

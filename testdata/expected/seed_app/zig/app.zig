@@ -121,7 +121,7 @@ pub const Profile = struct {
     /// what a growable writer needs to grow.
     pub fn encode(x: *const Profile, w: *karmem.Writer) karmem.WriteError!void {
         try w.begin();
-        const at = try w.alloc(8, 8);
+        const at = try w.alloc(4, 8);
         try x.writeAt(w, at);
         try w.finish();
     }
@@ -136,7 +136,7 @@ pub const Profile = struct {
     /// the depth limit bound the work and memory a hostile message can cause.
     pub fn decode(r: karmem.Reader, gpa: std.mem.Allocator) DecodeError!Profile {
         var v: karmem.Validator = .init(r);
-        if (r.size() < 16) {
+        if (r.size() < 12) {
             try v.charge(32);
             return .{};
         }
@@ -167,8 +167,8 @@ pub const Profile = struct {
     }
 
     fn validateRoot(v: *karmem.Validator) ValidateError!void {
-        if (v.r.size() < 16) {
-            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 16 };
+        if (v.r.size() < 12) {
+            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 12 };
             return error.Truncated;
         }
         try Profile.validateAt(v, karmem.header_size);
@@ -202,9 +202,9 @@ pub const AccountData = struct {
         w.put(u64, at + 8, x.id);
         try w.writeString(at + 16, x.email);
         {
-            const block_7 = try w.allocArray(x.profiles.len, 8);
+            const block_7 = try w.allocArray(x.profiles.len, 4);
             for (x.profiles, 0..) |*e_5, k_6| {
-                try e_5.writeAt(w, block_7 + idx(k_6) * 8);
+                try e_5.writeAt(w, block_7 + idx(k_6) * 4);
             }
             w.putArrayRef(at + 28, block_7, idx(x.profiles.len), idx(x.profiles.len));
         }
@@ -235,10 +235,10 @@ pub const AccountData = struct {
             x.email = try gpa.dupe(u8, r.string(a_8));
         }
         if (t.has(28, 12)) {
-            const a_12 = r.fieldArray(t, 28, 8, karmem.no_limit);
-            try v.charge(@as(u64, a_12.len) * 8);
+            const a_12 = r.fieldArray(t, 28, 4, karmem.no_limit);
+            try v.charge(@as(u64, a_12.len) * 4);
             var s_13: std.ArrayList(Profile) = .empty;
-            for (0..a_12.len) |k_15| try s_13.append(gpa, try Profile.readAt(v, a_12.offset + idx(k_15) * 8, gpa));
+            for (0..a_12.len) |k_15| try s_13.append(gpa, try Profile.readAt(v, a_12.offset + idx(k_15) * 4, gpa));
             x.profiles = try s_13.toOwnedSlice(gpa);
         }
         v.leave();
@@ -272,8 +272,8 @@ pub const AccountData = struct {
             try v.utf8(a_16.offset, a_16.len);
         }
         {
-            const a_17 = try v.fieldArray(t, 28, 8, karmem.no_limit);
-            for (0..a_17.len) |i_18| try Profile.validateAt(v, a_17.offset + idx(i_18) * 8);
+            const a_17 = try v.fieldArray(t, 28, 4, karmem.no_limit);
+            for (0..a_17.len) |i_18| try Profile.validateAt(v, a_17.offset + idx(i_18) * 4);
         }
         v.leave();
     }

@@ -35,7 +35,7 @@ export class Vec3 {
    */
   encode(w: Writer): KarmemError {
     w.begin();
-    this._kmWriteAt(w, w.alloc(16, 8));
+    this._kmWriteAt(w, w.alloc(12, 8));
     return w.finish();
   }
 
@@ -74,7 +74,7 @@ export class Vec3 {
 
   _kmReadRoot(v: Validator): KarmemError {
     this._kmReset();
-    if (<u64>v.size < 24) return KarmemError.None;
+    if (<u64>v.size < 20) return KarmemError.None;
     return this._kmReadAt(v, 8);
   }
 
@@ -99,7 +99,7 @@ export class Vec3 {
   }
 
   static _kmValidateRoot(v: Validator): KarmemError {
-    if (<u64>v.size < 24) return v.fail(KarmemError.Truncated, 0, 24);
+    if (<u64>v.size < 20) return v.fail(KarmemError.Truncated, 0, 20);
     return Vec3._kmValidateAt(v, 8);
   }
 
@@ -146,20 +146,20 @@ export class MonsterData {
   }
 
   _kmWriteTable(w: Writer, ref: u32): void {
-    const at = w.alloc(112, 8);
-    w.put<u32>(at, 0xe);
+    const at = w.alloc(104, 8);
+    w.put<u32>(at, 0xd);
     if (ref != 0) w.put<u32>(ref, at);
-    this.pos._kmWriteAt(w, at + 8);
-    w.put<i16>(at + 24, this.mana);
-    w.put<i16>(at + 26, this.health);
-    w.writeString(at + 28, this.name);
-    w.put<u8>(at + 40, <u8>this.team);
+    this.pos._kmWriteAt(w, at + 4);
+    w.put<i16>(at + 16, this.mana);
+    w.put<i16>(at + 18, this.health);
+    w.writeString(at + 20, this.name);
+    w.put<u8>(at + 32, <u8>this.team);
     if (this.inventory.length > 128) w.fail(KarmemError.InvalidValue);
-    w.writeSlice<u8>(at + 44, this.inventory);
-    for (let j0 = 0; j0 < min(this.hitbox.length, 4); j0++) w.put<f64>(at + 56 + <u32>j0 * 8, unchecked(this.hitbox[j0]));
-    w.writeSlice<i32>(at + 88, this.status);
+    w.writeSlice<u8>(at + 36, this.inventory);
+    for (let j0 = 0; j0 < min(this.hitbox.length, 4); j0++) w.put<f64>(at + 48 + <u32>j0 * 8, unchecked(this.hitbox[j0]));
+    w.writeSlice<i32>(at + 80, this.status);
     if (this.path.length > 128) w.fail(KarmemError.InvalidValue);
-    _kmWriteSoaVec3(w, at + 100, this.path);
+    _kmWriteSoaVec3(w, at + 92, this.path);
   }
 
   /**
@@ -199,44 +199,44 @@ export class MonsterData {
     const to = v.tOff;
     const tu = v.tUsed;
     if (tu == 0) {
-      if ((e = v.charge(112)) != KarmemError.None) return e;
+      if ((e = v.charge(104)) != KarmemError.None) return e;
       this._kmReset();
       return KarmemError.None;
     }
     this._kmReset();
     if ((e = v.enter()) != KarmemError.None) return e;
-    if ((e = v.charge(<u64>max<u32>(tu, 112))) != KarmemError.None) return e;
-    if (tu >= 24) if ((e = this.pos._kmReadAt(v, to + 8)) != KarmemError.None) return e;
-    if (tu >= 26) this.mana = v.ld<i16>(to + 24);
-    if (tu >= 28) this.health = v.ld<i16>(to + 26);
-    if (tu >= 40) {
-      v.fieldArray(to, tu, 28, 1, NO_LIMIT);
+    if ((e = v.charge(<u64>max<u32>(tu, 104))) != KarmemError.None) return e;
+    if (tu >= 16) if ((e = this.pos._kmReadAt(v, to + 4)) != KarmemError.None) return e;
+    if (tu >= 18) this.mana = v.ld<i16>(to + 16);
+    if (tu >= 20) this.health = v.ld<i16>(to + 18);
+    if (tu >= 32) {
+      v.fieldArray(to, tu, 20, 1, NO_LIMIT);
       const a1o = v.aOff;
       const a1l = v.aLen;
       const a1c = v.aCap;
       if ((e = v.charge(<u64>a1l)) != KarmemError.None) return e;
       this.name = v.utf8String(a1o, a1l);
     }
-    if (tu >= 41) this.team = <Team>v.ld<u8>(to + 40);
-    if (tu >= 56) {
-      v.fieldArray(to, tu, 44, 1, 128);
+    if (tu >= 33) this.team = <Team>v.ld<u8>(to + 32);
+    if (tu >= 48) {
+      v.fieldArray(to, tu, 36, 1, 128);
       const a4o = v.aOff;
       const a4l = v.aLen;
       const a4c = v.aCap;
       if ((e = v.charge(<u64>a4l)) != KarmemError.None) return e;
       this.inventory = v.slice<u8>(a4o, a4l);
     }
-    if (tu >= 88) for (let j7 = 0; j7 < min(this.hitbox.length, 4); j7++) unchecked((this.hitbox[j7] = v.ld<f64>(to + 56 + <u32>j7 * 8)));
-    if (tu >= 100) {
-      v.fieldArray(to, tu, 88, 4, NO_LIMIT);
+    if (tu >= 80) for (let j7 = 0; j7 < min(this.hitbox.length, 4); j7++) unchecked((this.hitbox[j7] = v.ld<f64>(to + 48 + <u32>j7 * 8)));
+    if (tu >= 92) {
+      v.fieldArray(to, tu, 80, 4, NO_LIMIT);
       const a8o = v.aOff;
       const a8l = v.aLen;
       const a8c = v.aCap;
       if ((e = v.charge(<u64>a8l * 4)) != KarmemError.None) return e;
       this.status = v.slice<i32>(a8o, a8l);
     }
-    if (tu >= 112) {
-      v.fieldArray(to, tu, 100, 0, 128);
+    if (tu >= 104) {
+      v.fieldArray(to, tu, 92, 0, 128);
       const a11o = v.aOff;
       const a11l = v.aLen;
       const a11c = v.aCap;
@@ -266,25 +266,25 @@ export class MonsterData {
 
   static _kmValidateTable(v: Validator, offset: u32): KarmemError {
     let e = KarmemError.None;
-    if ((e = v.checkTable(offset, 112)) != KarmemError.None) return e;
+    if ((e = v.checkTable(offset, 104)) != KarmemError.None) return e;
     const to = v.tOff;
     const tu = v.tUsed;
     if ((e = v.enter()) != KarmemError.None) return e;
     {
-      if ((e = v.checkFieldArray(to, tu, 28, 1, NO_LIMIT)) != KarmemError.None) return e;
+      if ((e = v.checkFieldArray(to, tu, 20, 1, NO_LIMIT)) != KarmemError.None) return e;
       const a14o = v.aOff;
       const a14l = v.aLen;
       const a14c = v.aCap;
       if ((e = v.utf8(a14o, a14l)) != KarmemError.None) return e;
     }
     {
-      if ((e = v.checkFieldArray(to, tu, 44, 1, 128)) != KarmemError.None) return e;
+      if ((e = v.checkFieldArray(to, tu, 36, 1, 128)) != KarmemError.None) return e;
     }
     {
-      if ((e = v.checkFieldArray(to, tu, 88, 4, NO_LIMIT)) != KarmemError.None) return e;
+      if ((e = v.checkFieldArray(to, tu, 80, 4, NO_LIMIT)) != KarmemError.None) return e;
     }
     {
-      if ((e = v.checkFieldArray(to, tu, 100, 0, 128)) != KarmemError.None) return e;
+      if ((e = v.checkFieldArray(to, tu, 92, 0, 128)) != KarmemError.None) return e;
       const a17o = v.aOff;
       const a17l = v.aLen;
       const a17c = v.aCap;
@@ -312,7 +312,7 @@ export class Monster {
    */
   encode(w: Writer): KarmemError {
     w.begin();
-    this._kmWriteAt(w, w.alloc(8, 8));
+    this._kmWriteAt(w, w.alloc(4, 8));
     return w.finish();
   }
 
@@ -349,7 +349,7 @@ export class Monster {
 
   _kmReadRoot(v: Validator): KarmemError {
     this._kmReset();
-    if (<u64>v.size < 16) return v.charge(112);
+    if (<u64>v.size < 12) return v.charge(104);
     return this._kmReadAt(v, 8);
   }
 
@@ -373,7 +373,7 @@ export class Monster {
   }
 
   static _kmValidateRoot(v: Validator): KarmemError {
-    if (<u64>v.size < 16) return v.fail(KarmemError.Truncated, 0, 16);
+    if (<u64>v.size < 12) return v.fail(KarmemError.Truncated, 0, 12);
     return Monster._kmValidateAt(v, 8);
   }
 

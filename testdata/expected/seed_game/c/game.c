@@ -24,7 +24,7 @@ static km_status game_monster_check_soa(km_validator *v, km_array a);
 km_status game_vec3_encode(const game_vec3 *value, km_writer *w) {
     KM_TRY(km_writer_begin(w));
     uint32_t at;
-    KM_TRY(km_alloc(w, 16u, 8u, &at));
+    KM_TRY(km_alloc(w, 12u, 8u, &at));
     KM_TRY(game_vec3_write_at(value, w, at));
     return km_writer_finish(w);
 }
@@ -46,7 +46,7 @@ km_status game_vec3_decode(game_vec3 *out, const km_reader *r, km_arena *arena) 
         return r->status;
     }
     km_validator_init(&v, r);
-    if ((uint64_t)r->size < 24u) {
+    if ((uint64_t)r->size < 20u) {
         return KM_OK;
     }
     return game_vec3_read_at(out, &v, arena, 8u);
@@ -70,8 +70,8 @@ km_status game_vec3_validate(const km_reader *r, km_error *err) {
     km_validator_init(&v, r);
     if (r->status != KM_OK) {
         s = km_fail(&v, r->status, 0, 0);
-    } else if ((uint64_t)r->size < 24u) {
-        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 24u);
+    } else if ((uint64_t)r->size < 20u) {
+        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 20u);
     } else {
         s = game_vec3_check_at(&v, 8u);
     }
@@ -97,28 +97,28 @@ km_status game_monster_data_encode(const game_monster_data *value, km_writer *w)
 static km_status game_monster_data_write_table(const game_monster_data *x, km_writer *w, uint32_t ref) {
     uint32_t at;
     (void)x;
-    KM_TRY(km_alloc(w, 112u, 8u, &at));
-    km_put_u32(w, at, 0xeu);
+    KM_TRY(km_alloc(w, 104u, 8u, &at));
+    km_put_u32(w, at, 0xdu);
     if (ref != 0) {
         km_put_u32(w, ref, at);
     }
-    KM_TRY(game_vec3_write_at(&x->pos, w, at + 8u));
-    km_put_u16(w, at + 24u, (uint16_t)x->mana);
-    km_put_u16(w, at + 26u, (uint16_t)x->health);
-    KM_TRY(km_write_array(w, at + 28u, x->name.ptr, x->name.len, 1));
-    km_put_u8(w, at + 40u, x->team);
+    KM_TRY(game_vec3_write_at(&x->pos, w, at + 4u));
+    km_put_u16(w, at + 16u, (uint16_t)x->mana);
+    km_put_u16(w, at + 18u, (uint16_t)x->health);
+    KM_TRY(km_write_array(w, at + 20u, x->name.ptr, x->name.len, 1));
+    km_put_u8(w, at + 32u, x->team);
     if (x->inventory.len > 128u) {
         return KM_ERR_TOO_LARGE;
     }
-    KM_TRY(km_write_array(w, at + 44u, x->inventory.ptr, x->inventory.len, 1u));
+    KM_TRY(km_write_array(w, at + 36u, x->inventory.ptr, x->inventory.len, 1u));
     for (uint32_t j0 = 0; j0 < 4u; j0++) {
-        km_put_f64(w, (at + 56u) + j0 * 8u, x->hitbox[j0]);
+        km_put_f64(w, (at + 48u) + j0 * 8u, x->hitbox[j0]);
     }
-    KM_TRY(km_write_array(w, at + 88u, x->status.ptr, x->status.len, 4u));
+    KM_TRY(km_write_array(w, at + 80u, x->status.ptr, x->status.len, 4u));
     if (x->path.len > 128u) {
         return KM_ERR_TOO_LARGE;
     }
-    KM_TRY(game_vec3_write_soa(w, at + 100u, x->path.ptr, x->path.len));
+    KM_TRY(game_vec3_write_soa(w, at + 92u, x->path.ptr, x->path.len));
     return KM_OK;
 }
 
@@ -144,23 +144,23 @@ static km_status game_monster_data_read_table(game_monster_data *x, km_validator
     }
     KM_TRY(km_enter(v));
     KM_TRY(km_charge(v, t.used > GAME_MONSTER_DATA_FULL_SIZE ? t.used : GAME_MONSTER_DATA_FULL_SIZE));
-    if (km_has(t, 8u, 16u)) {
-        KM_TRY(game_vec3_read_at(&x->pos, v, arena, t.offset + 8u));
+    if (km_has(t, 4u, 12u)) {
+        KM_TRY(game_vec3_read_at(&x->pos, v, arena, t.offset + 4u));
     } else {
         memset(&x->pos, 0, sizeof x->pos);
     }
-    x->mana = km_field_i16(r, t, 24u);
-    x->health = km_field_i16(r, t, 26u);
-    if (km_has(t, 28u, 12u)) {
-        km_array a0 = km_field_array(r, t, 28u, 1u, KM_NO_LIMIT);
+    x->mana = km_field_i16(r, t, 16u);
+    x->health = km_field_i16(r, t, 18u);
+    if (km_has(t, 20u, 12u)) {
+        km_array a0 = km_field_array(r, t, 20u, 1u, KM_NO_LIMIT);
         KM_TRY(km_charge(v, (uint64_t)a0.len * 1u));
         x->name = km_text_of(r, a0);
     } else {
         memset(&x->name, 0, sizeof x->name);
     }
-    x->team = (game_team)km_field_u8(r, t, 40u);
-    if (km_has(t, 44u, 12u)) {
-        km_array a0 = km_field_array(r, t, 44u, 1u, 128u);
+    x->team = (game_team)km_field_u8(r, t, 32u);
+    if (km_has(t, 36u, 12u)) {
+        km_array a0 = km_field_array(r, t, 36u, 1u, 128u);
         KM_TRY(km_charge(v, (uint64_t)a0.len * 1u));
         void *p0;
         KM_TRY(km_arena_array(arena, a0.len, sizeof *x->inventory.ptr, &p0));
@@ -172,15 +172,15 @@ static km_status game_monster_data_read_table(game_monster_data *x, km_validator
     } else {
         memset(&x->inventory, 0, sizeof x->inventory);
     }
-    if (km_has(t, 56u, 32u)) {
+    if (km_has(t, 48u, 32u)) {
         for (uint32_t j0 = 0; j0 < 4u; j0++) {
-            x->hitbox[j0] = km_read_f64(r, (t.offset + 56u) + j0 * 8u);
+            x->hitbox[j0] = km_read_f64(r, (t.offset + 48u) + j0 * 8u);
         }
     } else {
         memset(x->hitbox, 0, sizeof x->hitbox);
     }
-    if (km_has(t, 88u, 12u)) {
-        km_array a0 = km_field_array(r, t, 88u, 4u, KM_NO_LIMIT);
+    if (km_has(t, 80u, 12u)) {
+        km_array a0 = km_field_array(r, t, 80u, 4u, KM_NO_LIMIT);
         KM_TRY(km_charge(v, (uint64_t)a0.len * 4u));
         void *p0;
         KM_TRY(km_arena_array(arena, a0.len, sizeof *x->status.ptr, &p0));
@@ -192,8 +192,8 @@ static km_status game_monster_data_read_table(game_monster_data *x, km_validator
     } else {
         memset(&x->status, 0, sizeof x->status);
     }
-    if (km_has(t, 100u, 12u)) {
-        km_array a0 = km_field_array(r, t, 100u, 0u, 128u);
+    if (km_has(t, 92u, 12u)) {
+        km_array a0 = km_field_array(r, t, 92u, 0u, 128u);
         KM_TRY(game_vec3_read_soa(v, arena, a0, &x->path.ptr, &x->path.len));
     } else {
         memset(&x->path, 0, sizeof x->path);
@@ -224,20 +224,20 @@ static km_status game_monster_data_check_table(km_validator *v, km_table t) {
     KM_TRY(km_enter(v));
     {
         km_array a0;
-        KM_TRY(km_check_field_array(v, t, 28u, 1u, KM_NO_LIMIT, &a0));
+        KM_TRY(km_check_field_array(v, t, 20u, 1u, KM_NO_LIMIT, &a0));
         KM_TRY(km_check_utf8(v, a0.offset, a0.len));
     }
     {
         km_array a0;
-        KM_TRY(km_check_field_array(v, t, 44u, 1u, 128u, &a0));
+        KM_TRY(km_check_field_array(v, t, 36u, 1u, 128u, &a0));
     }
     {
         km_array a0;
-        KM_TRY(km_check_field_array(v, t, 88u, 4u, KM_NO_LIMIT, &a0));
+        KM_TRY(km_check_field_array(v, t, 80u, 4u, KM_NO_LIMIT, &a0));
     }
     {
         km_array a0;
-        KM_TRY(km_check_field_array(v, t, 100u, 0u, 128u, &a0));
+        KM_TRY(km_check_field_array(v, t, 92u, 0u, 128u, &a0));
         KM_TRY(game_vec3_check_soa(v, a0));
     }
     km_leave(v);
@@ -247,7 +247,7 @@ static km_status game_monster_data_check_table(km_validator *v, km_table t) {
 km_status game_monster_encode(const game_monster *value, km_writer *w) {
     KM_TRY(km_writer_begin(w));
     uint32_t at;
-    KM_TRY(km_alloc(w, 8u, 8u, &at));
+    KM_TRY(km_alloc(w, 4u, 8u, &at));
     KM_TRY(game_monster_write_at(value, w, at));
     return km_writer_finish(w);
 }
@@ -267,8 +267,8 @@ km_status game_monster_decode(game_monster *out, const km_reader *r, km_arena *a
         return r->status;
     }
     km_validator_init(&v, r);
-    if ((uint64_t)r->size < 16u) {
-        return km_charge(&v, UINT64_C(112));
+    if ((uint64_t)r->size < 12u) {
+        return km_charge(&v, UINT64_C(104));
     }
     return game_monster_read_at(out, &v, arena, 8u);
 }
@@ -289,8 +289,8 @@ km_status game_monster_validate(const km_reader *r, km_error *err) {
     km_validator_init(&v, r);
     if (r->status != KM_OK) {
         s = km_fail(&v, r->status, 0, 0);
-    } else if ((uint64_t)r->size < 16u) {
-        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 16u);
+    } else if ((uint64_t)r->size < 12u) {
+        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 12u);
     } else {
         s = game_monster_check_at(&v, 8u);
     }

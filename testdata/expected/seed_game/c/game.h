@@ -57,8 +57,8 @@ struct game_monster_data {
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
  * included), which it charges for an absent or malformed one. */
-#define GAME_MONSTER_DATA_FULL_SIZE 112u
-#define GAME_MONSTER_DATA_ZERO_SIZE UINT64_C(112)
+#define GAME_MONSTER_DATA_FULL_SIZE 104u
+#define GAME_MONSTER_DATA_ZERO_SIZE UINT64_C(104)
 
 /* inline struct Monster */
 struct game_monster {
@@ -268,7 +268,7 @@ static inline game_state_view game_state_view_array_at(game_state_view_array s, 
 static inline game_vec3_view game_vec3_view_root(const km_reader *r) {
     game_vec3_view v;
     v.r = r;
-    v.at = (uint64_t)r->size >= 24u ? 8u : 0u;
+    v.at = (uint64_t)r->size >= 20u ? 8u : 0u;
     return v;
 }
 static inline float game_vec3_view_x(game_vec3_view v) {
@@ -303,7 +303,7 @@ static inline uint32_t game_vec3_view_array_len(game_vec3_view_array s) {
     return s.len;
 }
 static inline game_vec3_view game_vec3_view_array_at(game_vec3_view_array s, uint32_t i) {
-    uint32_t at = i < s.len ? s.offset + i * 16u : 0u;
+    uint32_t at = i < s.len ? s.offset + i * 12u : 0u;
     game_vec3_view x;
     x.r = s.r;
     x.at = at;
@@ -368,39 +368,39 @@ static inline game_monster_data_view game_monster_data_view_root(const km_reader
     return v;
 }
 static inline game_vec3_view game_monster_data_view_pos(game_monster_data_view v) {
-    uint32_t at = km_has(v.t, 8u, 16u) ? v.t.offset + 8u : 0u;
+    uint32_t at = km_has(v.t, 4u, 12u) ? v.t.offset + 4u : 0u;
     game_vec3_view x;
     x.r = v.r;
     x.at = at;
     return x;
 }
 static inline int16_t game_monster_data_view_mana(game_monster_data_view v) {
-    uint32_t at = km_has(v.t, 24u, 2u) ? v.t.offset + 24u : 0u;
+    uint32_t at = km_has(v.t, 16u, 2u) ? v.t.offset + 16u : 0u;
     if (at == 0) {
         return 0;
     }
     return (int16_t)km_read_i16(v.r, at);
 }
 static inline int16_t game_monster_data_view_health(game_monster_data_view v) {
-    uint32_t at = km_has(v.t, 26u, 2u) ? v.t.offset + 26u : 0u;
+    uint32_t at = km_has(v.t, 18u, 2u) ? v.t.offset + 18u : 0u;
     if (at == 0) {
         return 0;
     }
     return (int16_t)km_read_i16(v.r, at);
 }
 static inline km_text game_monster_data_view_name(game_monster_data_view v) {
-    uint32_t at = km_has(v.t, 28u, 12u) ? v.t.offset + 28u : 0u;
+    uint32_t at = km_has(v.t, 20u, 12u) ? v.t.offset + 20u : 0u;
     return km_text_of(v.r, km_view_array(v.r, at, 1u, KM_NO_LIMIT));
 }
 static inline game_team game_monster_data_view_team(game_monster_data_view v) {
-    uint32_t at = km_has(v.t, 40u, 1u) ? v.t.offset + 40u : 0u;
+    uint32_t at = km_has(v.t, 32u, 1u) ? v.t.offset + 32u : 0u;
     if (at == 0) {
         return 0;
     }
     return (game_team)km_read_u8(v.r, at);
 }
 static inline km_u8_slice game_monster_data_view_inventory(game_monster_data_view v) {
-    uint32_t at = km_has(v.t, 44u, 12u) ? v.t.offset + 44u : 0u;
+    uint32_t at = km_has(v.t, 36u, 12u) ? v.t.offset + 36u : 0u;
     return km_u8_slice_of(v.r, km_view_array(v.r, at, 1u, 128u));
 }
 static inline uint32_t game_monster_data_view_hitbox_len(game_monster_data_view v) {
@@ -408,7 +408,7 @@ static inline uint32_t game_monster_data_view_hitbox_len(game_monster_data_view 
     return 4u;
 }
 static inline double game_monster_data_view_hitbox_at(game_monster_data_view v, uint32_t i) {
-    uint32_t at = km_has(v.t, 56u, 32u) ? v.t.offset + 56u : 0u;
+    uint32_t at = km_has(v.t, 48u, 32u) ? v.t.offset + 48u : 0u;
     at = (at != 0 && i < 4u) ? at + i * 8u : 0u;
     if (at == 0) {
         return 0;
@@ -416,11 +416,11 @@ static inline double game_monster_data_view_hitbox_at(game_monster_data_view v, 
     return (double)km_read_f64(v.r, at);
 }
 static inline km_i32_slice game_monster_data_view_status(game_monster_data_view v) {
-    uint32_t at = km_has(v.t, 88u, 12u) ? v.t.offset + 88u : 0u;
+    uint32_t at = km_has(v.t, 80u, 12u) ? v.t.offset + 80u : 0u;
     return km_i32_slice_of(v.r, km_view_array(v.r, at, 4u, KM_NO_LIMIT));
 }
 static inline game_vec3_soa game_monster_data_view_path(game_monster_data_view v) {
-    uint32_t at = km_has(v.t, 100u, 12u) ? v.t.offset + 100u : 0u;
+    uint32_t at = km_has(v.t, 92u, 12u) ? v.t.offset + 92u : 0u;
     return game_vec3_soa_of(v.r, km_view_array(v.r, at, 0u, 128u));
 }
 static inline game_monster_data_view_array game_monster_data_view_array_of(const km_reader *r, km_array a) {
@@ -443,7 +443,7 @@ static inline game_monster_data_view game_monster_data_view_array_at(game_monste
 static inline game_monster_view game_monster_view_root(const km_reader *r) {
     game_monster_view v;
     v.r = r;
-    v.at = (uint64_t)r->size >= 16u ? 8u : 0u;
+    v.at = (uint64_t)r->size >= 12u ? 8u : 0u;
     return v;
 }
 static inline game_monster_data_view game_monster_view_data(game_monster_view v) {
@@ -464,7 +464,7 @@ static inline uint32_t game_monster_view_array_len(game_monster_view_array s) {
     return s.len;
 }
 static inline game_monster_view game_monster_view_array_at(game_monster_view_array s, uint32_t i) {
-    uint32_t at = i < s.len ? s.offset + i * 8u : 0u;
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
     game_monster_view x;
     x.r = s.r;
     x.at = at;

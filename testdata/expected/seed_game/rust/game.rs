@@ -98,7 +98,7 @@ impl Vec3 {
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
         w.begin();
-        let at = w.alloc(16, 8)?;
+        let at = w.alloc(12, 8)?;
         self.write_at(w, at)?;
         w.finish()?;
         Ok(())
@@ -124,7 +124,7 @@ impl Vec3 {
     /// limit bound the work and memory a hostile message can cause.
     pub fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 16 > r.size() {
+        if 8 + 12 > r.size() {
             *self = Self::default();
             return Ok(());
         }
@@ -155,9 +155,9 @@ impl Vec3 {
         r: &karmem::Reader<'a>,
     ) -> Result<Vec3View<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 16 > r.size() {
+        if 8 + 12 > r.size() {
             return Err(karmem::Error::Truncated {
-                needed: 8 + 16,
+                needed: 8 + 12,
                 available: r.size() as u64,
             });
         }
@@ -201,7 +201,7 @@ impl<'a, M: karmem::Mode> Vec3View<'a, M> {
         Vec3View {
             r: *r,
             at: karmem::HEADER_SIZE,
-            present: karmem::HEADER_SIZE + 16 <= r.size(),
+            present: karmem::HEADER_SIZE + 12 <= r.size(),
         }
     }
 
@@ -277,29 +277,29 @@ impl core::default::Default for MonsterData {
 #[allow(dead_code)]
 impl MonsterData {
     /// Byte offset of `Pos` in the table (for in-place updates).
-    pub const POS_OFFSET: u32 = 8;
+    pub const POS_OFFSET: u32 = 4;
     /// Byte offset of `Mana` in the table (for in-place updates).
-    pub const MANA_OFFSET: u32 = 24;
+    pub const MANA_OFFSET: u32 = 16;
     /// Byte offset of `Health` in the table (for in-place updates).
-    pub const HEALTH_OFFSET: u32 = 26;
+    pub const HEALTH_OFFSET: u32 = 18;
     /// Byte offset of `Name` in the table (for in-place updates).
-    pub const NAME_OFFSET: u32 = 28;
+    pub const NAME_OFFSET: u32 = 20;
     /// Byte offset of `Team` in the table (for in-place updates).
-    pub const TEAM_OFFSET: u32 = 40;
+    pub const TEAM_OFFSET: u32 = 32;
     /// Byte offset of `Inventory` in the table (for in-place updates).
-    pub const INVENTORY_OFFSET: u32 = 44;
+    pub const INVENTORY_OFFSET: u32 = 36;
     /// Byte offset of `Hitbox` in the table (for in-place updates).
-    pub const HITBOX_OFFSET: u32 = 56;
+    pub const HITBOX_OFFSET: u32 = 48;
     /// Byte offset of `Status` in the table (for in-place updates).
-    pub const STATUS_OFFSET: u32 = 88;
+    pub const STATUS_OFFSET: u32 = 80;
     /// Byte offset of `Path` in the table (for in-place updates).
-    pub const PATH_OFFSET: u32 = 100;
+    pub const PATH_OFFSET: u32 = 92;
     /// `S` of format.md §10: the table's full size, every field of this schema;
     /// a decoder charges at least this for a table it reads.
-    pub const FULL_SIZE: u32 = 112;
+    pub const FULL_SIZE: u32 = 104;
     /// `Z` of format.md §10: the size of the table's zero value, the tables
     /// it holds included; a decoder charges it for an absent or malformed one.
-    pub const ZERO_SIZE: u64 = 112;
+    pub const ZERO_SIZE: u64 = 104;
     /// Encode as the root of a message; `w` is reset first. Reuse the
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -318,25 +318,25 @@ impl MonsterData {
 
     #[doc(hidden)]
     pub fn write(&self, w: &mut karmem::Writer) -> Result<u32, karmem::Error> {
-        let at = w.alloc(112, 8)?;
-        w.put::<u32>(at, 0xe);
-        self.pos.write_at(w, at + 8)?;
-        w.put::<i16>(at + 24, self.mana);
-        w.put::<i16>(at + 26, self.health);
-        w.write_bytes(at + 28, self.name.as_bytes())?;
-        w.put::<u8>(at + 40, self.team.0);
+        let at = w.alloc(104, 8)?;
+        w.put::<u32>(at, 0xd);
+        self.pos.write_at(w, at + 4)?;
+        w.put::<i16>(at + 16, self.mana);
+        w.put::<i16>(at + 18, self.health);
+        w.write_bytes(at + 20, self.name.as_bytes())?;
+        w.put::<u8>(at + 32, self.team.0);
         if self.inventory.len() > 128 {
             return Err(karmem::Error::TooLarge);
         }
-        w.write_slice(at + 44, &self.inventory)?;
+        w.write_slice(at + 36, &self.inventory)?;
         for (j, e) in self.hitbox.iter().enumerate() {
-            w.put::<f64>(at + 56 + j as u32 * 8, *e);
+            w.put::<f64>(at + 48 + j as u32 * 8, *e);
         }
-        w.write_slice(at + 88, &self.status)?;
+        w.write_slice(at + 80, &self.status)?;
         if self.path.len() > 128 {
             return Err(karmem::Error::TooLarge);
         }
-        Vec3::write_soa_slice(&self.path, w, at + 100)?;
+        Vec3::write_soa_slice(&self.path, w, at + 92)?;
         Ok(at)
     }
 
@@ -370,24 +370,24 @@ impl MonsterData {
         v.enter()?;
         v.charge(t.used.max(Self::FULL_SIZE) as u64)?;
         let r = v.reader;
-        if t.has(8, 16) {
-            self.pos.read_at(v, t.offset + 8)?;
+        if t.has(4, 12) {
+            self.pos.read_at(v, t.offset + 4)?;
         } else {
             self.pos = core::default::Default::default();
         }
-        self.mana = r.field::<i16>(t, 24);
-        self.health = r.field::<i16>(t, 26);
-        if t.has(28, 12) {
-            let a = r.field_array(t, 28, 1, None);
+        self.mana = r.field::<i16>(t, 16);
+        self.health = r.field::<i16>(t, 18);
+        if t.has(20, 12) {
+            let a = r.field_array(t, 20, 1, None);
             v.charge(a.len as u64)?;
             self.name.clear();
             self.name.push_str(r.str(a));
         } else {
             self.name.clear();
         }
-        self.team = Team(r.field::<u8>(t, 40));
-        if t.has(44, 12) {
-            let a = r.field_array(t, 44, 1, Some(128));
+        self.team = Team(r.field::<u8>(t, 32));
+        if t.has(36, 12) {
+            let a = r.field_array(t, 36, 1, Some(128));
             v.charge(a.len as u64)?;
             self.inventory.clear();
             self.inventory
@@ -395,15 +395,15 @@ impl MonsterData {
         } else {
             self.inventory.clear();
         }
-        if t.has(56, 32) {
+        if t.has(48, 32) {
             for (j, e) in self.hitbox.iter_mut().enumerate() {
-                *e = r.get::<f64>(t.offset + 56 + j as u32 * 8);
+                *e = r.get::<f64>(t.offset + 48 + j as u32 * 8);
             }
         } else {
             self.hitbox = core::array::from_fn(|_| core::default::Default::default());
         }
-        if t.has(88, 12) {
-            let a = r.field_array(t, 88, 4, None);
+        if t.has(80, 12) {
+            let a = r.field_array(t, 80, 4, None);
             v.charge(a.len as u64 * 4)?;
             self.status.clear();
             self.status
@@ -411,8 +411,8 @@ impl MonsterData {
         } else {
             self.status.clear();
         }
-        if t.has(100, 12) {
-            let a = r.field_array(t, 100, 0, Some(128));
+        if t.has(92, 12) {
+            let a = r.field_array(t, 92, 0, Some(128));
             Vec3::read_soa(&mut self.path, v, a)?;
         } else {
             self.path.clear();
@@ -456,11 +456,11 @@ impl MonsterData {
         t: karmem::Table,
     ) -> Result<(), karmem::Error> {
         v.enter()?;
-        let a = v.field_array(t, 28, 1, None)?;
+        let a = v.field_array(t, 20, 1, None)?;
         v.utf8(a.offset, a.len)?;
-        let _a = v.field_array(t, 44, 1, Some(128))?;
-        let _a = v.field_array(t, 88, 4, None)?;
-        let a = v.field_array(t, 100, 0, Some(128))?;
+        let _a = v.field_array(t, 36, 1, Some(128))?;
+        let _a = v.field_array(t, 80, 4, None)?;
+        let a = v.field_array(t, 92, 0, Some(128))?;
         Vec3::validate_soa(v, a)?;
         v.leave();
         Ok(())
@@ -504,49 +504,49 @@ impl<'a, M: karmem::Mode> MonsterDataView<'a, M> {
     pub fn pos(&self) -> Vec3View<'a, M> {
         Vec3View {
             r: self.r,
-            at: self.t.offset + 8,
-            present: self.t.has(8, 16),
+            at: self.t.offset + 4,
+            present: self.t.has(4, 12),
         }
     }
 
     #[inline]
     pub fn mana(&self) -> i16 {
-        self.r.field::<i16>(self.t, 24)
+        self.r.field::<i16>(self.t, 16)
     }
 
     #[inline]
     pub fn health(&self) -> i16 {
-        self.r.field::<i16>(self.t, 26)
+        self.r.field::<i16>(self.t, 18)
     }
 
     #[inline]
     pub fn name(&self) -> &'a str {
-        let a = self.r.field_array(self.t, 28, 1, None);
+        let a = self.r.field_array(self.t, 20, 1, None);
         self.r.str(a)
     }
 
     #[inline]
     pub fn name_bytes(&self) -> &'a [u8] {
-        let a = self.r.field_array(self.t, 28, 1, None);
+        let a = self.r.field_array(self.t, 20, 1, None);
         self.r.byte_slice(a)
     }
 
     #[inline]
     pub fn team(&self) -> Team {
-        Team(self.r.field::<u8>(self.t, 40))
+        Team(self.r.field::<u8>(self.t, 32))
     }
 
     #[inline]
     pub fn inventory(&self) -> &'a [u8] {
-        let a = self.r.field_array(self.t, 44, 1, Some(128));
+        let a = self.r.field_array(self.t, 36, 1, Some(128));
         self.r.slice::<u8>(a.offset, a.len)
     }
 
     #[inline]
     pub fn hitbox(&self) -> [f64; 4] {
         core::array::from_fn(|j| {
-            if self.t.has(56, 32) {
-                self.r.get::<f64>(self.t.offset + 56 + j as u32 * 8)
+            if self.t.has(48, 32) {
+                self.r.get::<f64>(self.t.offset + 48 + j as u32 * 8)
             } else {
                 core::default::Default::default()
             }
@@ -555,13 +555,13 @@ impl<'a, M: karmem::Mode> MonsterDataView<'a, M> {
 
     #[inline]
     pub fn status(&self) -> &'a [i32] {
-        let a = self.r.field_array(self.t, 88, 4, None);
+        let a = self.r.field_array(self.t, 80, 4, None);
         self.r.slice::<i32>(a.offset, a.len)
     }
 
     #[inline]
     pub fn path(&self) -> Vec3Soa<'a, M> {
-        Vec3Soa::new(self.r, self.r.field_array(self.t, 100, 0, Some(128)))
+        Vec3Soa::new(self.r, self.r.field_array(self.t, 92, 0, Some(128)))
     }
 }
 
@@ -589,7 +589,7 @@ impl Monster {
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
         w.begin();
-        let at = w.alloc(8, 8)?;
+        let at = w.alloc(4, 8)?;
         self.write_at(w, at)?;
         w.finish()?;
         Ok(())
@@ -614,8 +614,8 @@ impl Monster {
     /// limit bound the work and memory a hostile message can cause.
     pub fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 8 > r.size() {
-            v.charge(112)?;
+        if 8 + 4 > r.size() {
+            v.charge(104)?;
             *self = Self::default();
             return Ok(());
         }
@@ -643,9 +643,9 @@ impl Monster {
         r: &karmem::Reader<'a>,
     ) -> Result<MonsterView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 8 > r.size() {
+        if 8 + 4 > r.size() {
             return Err(karmem::Error::Truncated {
-                needed: 8 + 8,
+                needed: 8 + 4,
                 available: r.size() as u64,
             });
         }
@@ -692,7 +692,7 @@ impl<'a, M: karmem::Mode> MonsterView<'a, M> {
         MonsterView {
             r: *r,
             at: karmem::HEADER_SIZE,
-            present: karmem::HEADER_SIZE + 8 <= r.size(),
+            present: karmem::HEADER_SIZE + 4 <= r.size(),
         }
     }
 

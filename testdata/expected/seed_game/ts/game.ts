@@ -12,7 +12,7 @@ export const layout: karmem.Schema = {
       ts: "Vec3",
       table: false,
       tuple: false,
-      size: 16,
+      size: 12,
       zero: 0,
       header: 0,
       check: false,
@@ -32,20 +32,20 @@ export const layout: karmem.Schema = {
       ts: "MonsterData",
       table: true,
       tuple: false,
-      size: 112,
-      zero: 112,
-      header: 14,
+      size: 104,
+      zero: 104,
+      header: 13,
       check: true,
       fields: [
-        { name: "Pos", js: "pos", off: 8, size: 16, slot: { k: "inline", s: 0 } },
-        { name: "Mana", js: "mana", off: 24, size: 2, slot: { k: "scalar", p: "i16" } },
-        { name: "Health", js: "health", off: 26, size: 2, slot: { k: "scalar", p: "i16" } },
-        { name: "Name", js: "name", off: 28, size: 12, slot: { k: "array", a: { limit: null, text: "utf8", map: false, d: { k: "plain", size: 1, e: { k: "scalar", p: "u8" } } } } },
-        { name: "Team", js: "team", off: 40, size: 1, slot: { k: "enum", p: "u8", e: 0 } },
-        { name: "Inventory", js: "inventory", off: 44, size: 12, slot: { k: "array", a: { limit: 128, text: null, map: false, d: { k: "plain", size: 1, e: { k: "scalar", p: "u8" } } } } },
-        { name: "Hitbox", js: "hitbox", off: 56, size: 32, slot: { k: "fixed", e: { k: "scalar", p: "f64" }, len: 4, stride: 8 } },
-        { name: "Status", js: "status", off: 88, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "plain", size: 4, e: { k: "scalar", p: "i32" } } } } },
-        { name: "Path", js: "path", off: 100, size: 12, slot: { k: "array", a: { limit: 128, text: null, map: false, d: { k: "soa", s: 0 } } } },
+        { name: "Pos", js: "pos", off: 4, size: 12, slot: { k: "inline", s: 0 } },
+        { name: "Mana", js: "mana", off: 16, size: 2, slot: { k: "scalar", p: "i16" } },
+        { name: "Health", js: "health", off: 18, size: 2, slot: { k: "scalar", p: "i16" } },
+        { name: "Name", js: "name", off: 20, size: 12, slot: { k: "array", a: { limit: null, text: "utf8", map: false, d: { k: "plain", size: 1, e: { k: "scalar", p: "u8" } } } } },
+        { name: "Team", js: "team", off: 32, size: 1, slot: { k: "enum", p: "u8", e: 0 } },
+        { name: "Inventory", js: "inventory", off: 36, size: 12, slot: { k: "array", a: { limit: 128, text: null, map: false, d: { k: "plain", size: 1, e: { k: "scalar", p: "u8" } } } } },
+        { name: "Hitbox", js: "hitbox", off: 48, size: 32, slot: { k: "fixed", e: { k: "scalar", p: "f64" }, len: 4, stride: 8 } },
+        { name: "Status", js: "status", off: 80, size: 12, slot: { k: "array", a: { limit: null, text: null, map: false, d: { k: "plain", size: 4, e: { k: "scalar", p: "i32" } } } } },
+        { name: "Path", js: "path", off: 92, size: 12, slot: { k: "array", a: { limit: 128, text: null, map: false, d: { k: "soa", s: 0 } } } },
       ],
     },
     {
@@ -53,8 +53,8 @@ export const layout: karmem.Schema = {
       ts: "Monster",
       table: false,
       tuple: false,
-      size: 8,
-      zero: 112,
+      size: 4,
+      zero: 104,
       header: 0,
       check: true,
       fields: [
@@ -144,21 +144,27 @@ export class Vec3Viewer {
 export const Vec3 = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Vec3, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 0, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtVec3(b, value, b.alloc(12, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Vec3 {
-    return karmem.decode(layout, 0, input, limits) as Vec3;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 12).used !== 0) return $readAtVec3(d, 8);
+    return $zeroVec3();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): Vec3Viewer {
-    const r = karmem.validate(layout, 0, input, limits);
-    return new Vec3Viewer(r, r.inline(8, 16));
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(12);
+    const r = v.trusted;
+    return new Vec3Viewer(r, r.inline(8, 12));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): Vec3Viewer {
     const r = new karmem.Reader(input, limits);
-    return new Vec3Viewer(r, r.inline(8, 16));
+    return new Vec3Viewer(r, r.inline(8, 12));
   },
 };
 
@@ -182,31 +188,31 @@ export class MonsterDataViewer {
     readonly $t: karmem.Table,
   ) {}
   get pos(): Vec3Viewer {
-    return new Vec3Viewer(this.$r, this.$r.inline(this.$t.offset + 8, 16, karmem.has(this.$t, 8, 16)));
+    return new Vec3Viewer(this.$r, this.$r.inline(this.$t.offset + 4, 12, karmem.has(this.$t, 4, 12)));
   }
   get mana(): number {
-    return karmem.has(this.$t, 24, 2) ? this.$r.i16(this.$t.offset + 24) : 0;
+    return karmem.has(this.$t, 16, 2) ? this.$r.i16(this.$t.offset + 16) : 0;
   }
   get health(): number {
-    return karmem.has(this.$t, 26, 2) ? this.$r.i16(this.$t.offset + 26) : 0;
+    return karmem.has(this.$t, 18, 2) ? this.$r.i16(this.$t.offset + 18) : 0;
   }
   get name(): string {
-    return this.$r.text(this.$r.fieldArray(this.$t, 28, 1, null));
+    return this.$r.text(this.$r.fieldArray(this.$t, 20, 1, null));
   }
   get team(): Team {
-    return karmem.has(this.$t, 40, 1) ? this.$r.u8(this.$t.offset + 40) : 0;
+    return karmem.has(this.$t, 32, 1) ? this.$r.u8(this.$t.offset + 32) : 0;
   }
   get inventory(): Uint8Array {
-    return karmem.arrayView(this.$r, this.$t, 44, "u8", 1, 128) as Uint8Array;
+    return karmem.arrayView(this.$r, this.$t, 36, "u8", 1, 128) as Uint8Array;
   }
   get hitbox(): number[] {
-    return karmem.readField(this.$r, layout, this.$t, 56, 32, layout.structs[1]!.fields[6]!.slot) as number[];
+    return karmem.readField(this.$r, layout, this.$t, 48, 32, layout.structs[1]!.fields[6]!.slot) as number[];
   }
   get status(): Int32Array {
-    return karmem.arrayView(this.$r, this.$t, 88, "i32", 4, null) as Int32Array;
+    return karmem.arrayView(this.$r, this.$t, 80, "i32", 4, null) as Int32Array;
   }
   get path(): karmem.SoaView<Vec3> {
-    return karmem.columnView<Vec3>(this.$r, layout, this.$t, 100, 0, 128);
+    return karmem.columnView<Vec3>(this.$r, layout, this.$t, 92, 0, 128);
   }
 }
 
@@ -214,15 +220,20 @@ export class MonsterDataViewer {
 export const MonsterData = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: MonsterData, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 1, value, w);
+    const b = karmem.beginMessage(w);
+    $writeMonsterData(b, value);
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): MonsterData {
-    return karmem.decode(layout, 1, input, limits) as MonsterData;
+    const d = new karmem.Decoding(input, limits);
+    return $readMonsterData(d, d.r.root());
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): MonsterDataViewer {
-    const r = karmem.validate(layout, 1, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkMonsterData(v, 8);
+    const r = v.trusted;
     return new MonsterDataViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -252,21 +263,29 @@ export class MonsterViewer {
 export const Monster = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Monster, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 2, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtMonster(b, value, b.alloc(4, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Monster {
-    return karmem.decode(layout, 2, input, limits) as Monster;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 4).used !== 0) return $readAtMonster(d, 8);
+    d.charge(104);
+    return $zeroMonster();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): MonsterViewer {
-    const r = karmem.validate(layout, 2, input, limits);
-    return new MonsterViewer(r, r.inline(8, 8));
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(4);
+    $checkAtMonster(v, 8);
+    const r = v.trusted;
+    return new MonsterViewer(r, r.inline(8, 4));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): MonsterViewer {
     const r = new karmem.Reader(input, limits);
-    return new MonsterViewer(r, r.inline(8, 8));
+    return new MonsterViewer(r, r.inline(8, 4));
   },
 };
 
@@ -290,15 +309,20 @@ export class StateViewer {
 export const State = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: State, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 3, value, w);
+    const b = karmem.beginMessage(w);
+    $writeState(b, value);
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): State {
-    return karmem.decode(layout, 3, input, limits) as State;
+    const d = new karmem.Decoding(input, limits);
+    return $readState(d, d.r.root());
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): StateViewer {
-    const r = karmem.validate(layout, 3, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkState(v, 8);
+    const r = v.trusted;
     return new StateViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -318,3 +342,499 @@ export const viewers: karmem.Viewers = {
     (r, t) => new StateViewer(r, t),
   ],
 };
+
+// ---- encoding, straight-line per struct (docs/typescript.md) ----
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtVec3(w: karmem.Writer, v: Vec3 | null | undefined, at: number): void {
+  const o: Partial<Vec3> = v ?? {};
+  const x0 = o.x;
+  if (x0 !== null && x0 !== undefined) w.putF32(at, x0);
+  const x1 = o.y;
+  if (x1 !== null && x1 !== undefined) w.putF32(at + 4, x1);
+  const x2 = o.z;
+  if (x2 !== null && x2 !== undefined) w.putF32(at + 8, x2);
+}
+
+/** Writes the SoA block of `items` and its reference at `at`. */
+function $writeSoaVec3(w: karmem.Writer, items: readonly (Vec3 | null | undefined)[], at: number): void {
+  const n = items.length;
+  if (n === 0) return;
+  const dir = w.soaDir("1268118805:4,4218009092:4,3958272823:4", $colsVec3);
+  const block = w.alloc(4, 4);
+  w.u32(block, dir);
+  const c0 = w.block(n, 4);
+  const c1 = w.block(n, 4);
+  const c2 = w.block(n, 4);
+  for (let i = 0; i < n; i++) {
+    const x = items[i];
+    const x3 = x?.x;
+    if (x3 !== null && x3 !== undefined) w.putF32(c0 + i * 4, x3);
+    const x4 = x?.y;
+    if (x4 !== null && x4 !== undefined) w.putF32(c1 + i * 4, x4);
+    const x5 = x?.z;
+    if (x5 !== null && x5 !== undefined) w.putF32(c2 + i * 4, x5);
+  }
+  w.ref(at, block, n);
+}
+
+/** Writes the table of `v` (a missing one as its zero value); returns its offset. */
+function $writeMonsterData(w: karmem.Writer, v: MonsterData | null | undefined): number {
+  const o: Partial<MonsterData> = v ?? {};
+  const at = w.alloc(104, 8);
+  w.u32(at, 0xd);
+  $writeAtVec3(w, o.pos, at + 4);
+  const x6 = o.mana;
+  if (x6 !== null && x6 !== undefined) w.putI16(at + 16, x6);
+  const x7 = o.health;
+  if (x7 !== null && x7 !== undefined) w.putI16(at + 18, x7);
+  {
+    const x8 = o.name ?? "";
+    const t9 = w.utf8(x8, null);
+    w.ref(at + 20, t9[0], t9[1]);
+  }
+  const x10 = o.team;
+  if (x10 !== null && x10 !== undefined) w.putU8(at + 32, x10);
+  {
+    const x11 = o.inventory ?? [];
+    if (x11.length > 128) karmem.overLimit(at + 36, x11.length);
+    {
+      const b12 = w.block(x11.length, 1);
+      for (let k13 = 0; k13 < x11.length; k13++) {
+        w.putU8(b12 + k13, x11[k13]);
+      }
+      w.ref(at + 36, b12, x11.length);
+    }
+  }
+  {
+    const s14 = o.hitbox ?? [];
+    for (let j15 = 0; j15 < Math.min(s14.length, 4); j15++) {
+      const e16 = s14[j15];
+      if (e16 !== null && e16 !== undefined) w.putF64(at + 48 + j15 * 8, e16);
+    }
+  }
+  {
+    const x17 = o.status ?? [];
+    {
+      const b18 = w.block(x17.length, 4);
+      for (let k19 = 0; k19 < x17.length; k19++) {
+        w.putI32(b18 + k19 * 4, x17[k19]);
+      }
+      w.ref(at + 80, b18, x17.length);
+    }
+  }
+  {
+    const x20 = o.path ?? [];
+    if (x20.length > 128) karmem.overLimit(at + 92, x20.length);
+    $writeSoaVec3(w, x20, at + 92);
+  }
+  return at;
+}
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtMonster(w: karmem.Writer, v: Monster | null | undefined, at: number): void {
+  const o: Partial<Monster> = v ?? {};
+  w.u32(at, $writeMonsterData(w, o.data));
+}
+
+/** Writes the SoA block of `items` and its reference at `at`. */
+function $writeSoaMonster(w: karmem.Writer, items: readonly (Monster | null | undefined)[], at: number): void {
+  const n = items.length;
+  if (n === 0) return;
+  const dir = w.soaDir("4220056387:32,3795608245:4,2450531236:4,2190794967:4,3960320118:12,184825360:12,2874979378:12,490957293:12,1270166100:2,1010429831:2,1529902369:1", $colsMonster);
+  const block = w.alloc(4, 4);
+  w.u32(block, dir);
+  const c0 = w.block(n, 32);
+  const c1 = w.block(n, 4);
+  const c2 = w.block(n, 4);
+  const c3 = w.block(n, 4);
+  const c4 = w.block(n, 12);
+  const c5 = w.block(n, 12);
+  const c6 = w.block(n, 12);
+  const c7 = w.block(n, 12);
+  const c8 = w.block(n, 2);
+  const c9 = w.block(n, 2);
+  const c10 = w.block(n, 1);
+  for (let i = 0; i < n; i++) {
+    const x = items[i];
+    {
+      const s21 = x?.data?.hitbox ?? [];
+      for (let j22 = 0; j22 < Math.min(s21.length, 4); j22++) {
+        const e23 = s21[j22];
+        if (e23 !== null && e23 !== undefined) w.putF64(c0 + i * 32 + j22 * 8, e23);
+      }
+    }
+    const x24 = x?.data?.pos?.x;
+    if (x24 !== null && x24 !== undefined) w.putF32(c1 + i * 4, x24);
+    const x25 = x?.data?.pos?.y;
+    if (x25 !== null && x25 !== undefined) w.putF32(c2 + i * 4, x25);
+    const x26 = x?.data?.pos?.z;
+    if (x26 !== null && x26 !== undefined) w.putF32(c3 + i * 4, x26);
+    {
+      const x27 = x?.data?.name ?? "";
+      const t28 = w.utf8(x27, null);
+      w.ref(c4 + i * 12, t28[0], t28[1]);
+    }
+    {
+      const x29 = x?.data?.inventory ?? [];
+      if (x29.length > 128) karmem.overLimit(c5 + i * 12, x29.length);
+      {
+        const b30 = w.block(x29.length, 1);
+        for (let k31 = 0; k31 < x29.length; k31++) {
+          w.putU8(b30 + k31, x29[k31]);
+        }
+        w.ref(c5 + i * 12, b30, x29.length);
+      }
+    }
+    {
+      const x32 = x?.data?.status ?? [];
+      {
+        const b33 = w.block(x32.length, 4);
+        for (let k34 = 0; k34 < x32.length; k34++) {
+          w.putI32(b33 + k34 * 4, x32[k34]);
+        }
+        w.ref(c6 + i * 12, b33, x32.length);
+      }
+    }
+    {
+      const x35 = x?.data?.path ?? [];
+      if (x35.length > 128) karmem.overLimit(c7 + i * 12, x35.length);
+      $writeSoaVec3(w, x35, c7 + i * 12);
+    }
+    const x36 = x?.data?.mana;
+    if (x36 !== null && x36 !== undefined) w.putI16(c8 + i * 2, x36);
+    const x37 = x?.data?.health;
+    if (x37 !== null && x37 !== undefined) w.putI16(c9 + i * 2, x37);
+    const x38 = x?.data?.team;
+    if (x38 !== null && x38 !== undefined) w.putU8(c10 + i, x38);
+  }
+  w.ref(at, block, n);
+}
+
+/** Writes the table of `v` (a missing one as its zero value); returns its offset. */
+function $writeState(w: karmem.Writer, v: State | null | undefined): number {
+  const o: Partial<State> = v ?? {};
+  const at = w.alloc(16, 8);
+  w.u32(at, 0x2);
+  {
+    const x39 = o.monsters ?? [];
+    if (x39.length > 2000) karmem.overLimit(at + 4, x39.length);
+    $writeSoaMonster(w, x39, at + 4);
+  }
+  return at;
+}
+
+// ---- decoding, straight-line per struct (docs/typescript.md) ----
+
+/** The zero value of `Vec3`: zeros and declared defaults. */
+function $zeroVec3(): Vec3 {
+  return {
+    x: 0,
+    y: 0,
+    z: 0,
+  };
+}
+
+/** The inline `Vec3` at `at`. */
+function $readAtVec3(d: karmem.Decoding, at: number): Vec3 {
+  const r = d.r;
+  let f0: number;
+  let f1: number;
+  let f2: number;
+  f0 = r.f32(at);
+  f1 = r.f32(at + 4);
+  f2 = r.f32(at + 8);
+  return { x: f0, y: f1, z: f2 };
+}
+
+const $colsVec3 = layout.structs[0]!.soa!;
+/** The SoA block `a` of `Vec3` elements. */
+function $readSoaVec3(d: karmem.Decoding, a: karmem.ArrayRef): Vec3[] {
+  const r = d.r;
+  const cols = d.soa(a, $colsVec3, 12);
+  const n = a.len;
+  const c0 = cols[0]!;
+  const c1 = cols[1]!;
+  const c2 = cols[2]!;
+  const out: Vec3[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = $zeroVec3();
+    x.x = c0 !== 0 ? r.f32(c0 + i * 4) : 0;
+    x.y = c1 !== 0 ? r.f32(c1 + i * 4) : 0;
+    x.z = c2 !== 0 ? r.f32(c2 + i * 4) : 0;
+    out.push(x);
+  }
+  return out;
+}
+
+/** The zero value of `MonsterData`: zeros and declared defaults. */
+function $zeroMonsterData(): MonsterData {
+  return {
+    pos: $zeroVec3(),
+    mana: 0,
+    health: 0,
+    name: "",
+    team: 0,
+    inventory: [],
+    hitbox: Array.from({ length: 4 }, (): number => 0),
+    status: [],
+    path: [],
+  };
+}
+
+/** The table `t` as a `MonsterData`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
+function $readMonsterData(d: karmem.Decoding, t: karmem.Table): MonsterData {
+  const r = d.r;
+  if (t.used === 0) {
+    d.charge(104);
+    return $zeroMonsterData();
+  }
+  const to = t.offset;
+  const tu = t.used;
+  d.enter(to);
+  d.charge(tu > 104 ? tu : 104);
+  let f0: Vec3;
+  let f1: number;
+  let f2: number;
+  let f3: string;
+  let f4: Team;
+  let f5: number[];
+  let f6: number[];
+  let f7: number[];
+  let f8: Vec3[];
+  f0 = tu >= 16 ? $readAtVec3(d, to + 4) : $zeroVec3();
+  f1 = tu >= 18 ? r.i16(to + 16) : 0;
+  f2 = tu >= 20 ? r.i16(to + 18) : 0;
+  if (tu >= 32) {
+    const a40 = r.array(to + 20, 1, null);
+    d.charge(a40.len);
+    f3 = r.text(a40);
+  } else {
+    f3 = "";
+  }
+  f4 = tu >= 33 ? r.u8(to + 32) : 0;
+  if (tu >= 48) {
+    const a41 = r.array(to + 36, 1, 128);
+    d.charge(a41.len);
+    const s42: number[] = [];
+    for (let k43 = 0; k43 < a41.len; k43++) s42.push(r.u8(a41.offset + k43));
+    f5 = s42;
+  } else {
+    f5 = [];
+  }
+  if (tu >= 80) {
+    const s44: number[] = [];
+    for (let j45 = 0; j45 < 4; j45++) s44.push(r.f64(to + 48 + j45 * 8));
+    f6 = s44;
+  } else {
+    f6 = Array.from({ length: 4 }, (): number => 0);
+  }
+  if (tu >= 92) {
+    const a46 = r.array(to + 80, 4, null);
+    d.charge(a46.len * 4);
+    const s47: number[] = [];
+    for (let k48 = 0; k48 < a46.len; k48++) s47.push(r.i32(a46.offset + k48 * 4));
+    f7 = s47;
+  } else {
+    f7 = [];
+  }
+  if (tu >= 104) {
+    const a49 = r.array(to + 92, 0, 128);
+    f8 = $readSoaVec3(d, a49);
+  } else {
+    f8 = [];
+  }
+  d.leave();
+  return { pos: f0, mana: f1, health: f2, name: f3, team: f4, inventory: f5, hitbox: f6, status: f7, path: f8 };
+}
+
+/** The zero value of `Monster`: zeros and declared defaults. */
+function $zeroMonster(): Monster {
+  return {
+    data: $zeroMonsterData(),
+  };
+}
+
+/** The inline `Monster` at `at`. */
+function $readAtMonster(d: karmem.Decoding, at: number): Monster {
+  const r = d.r;
+  let f0: MonsterData;
+  f0 = $readMonsterData(d, r.table(r.u32(at)));
+  return { data: f0 };
+}
+
+const $colsMonster = layout.structs[2]!.soa!;
+/** The SoA block `a` of `Monster` elements. */
+function $readSoaMonster(d: karmem.Decoding, a: karmem.ArrayRef): Monster[] {
+  const r = d.r;
+  const cols = d.soa(a, $colsMonster, 97);
+  const n = a.len;
+  const c0 = cols[0]!;
+  const c1 = cols[1]!;
+  const c2 = cols[2]!;
+  const c3 = cols[3]!;
+  const c4 = cols[4]!;
+  const c5 = cols[5]!;
+  const c6 = cols[6]!;
+  const c7 = cols[7]!;
+  const c8 = cols[8]!;
+  const c9 = cols[9]!;
+  const c10 = cols[10]!;
+  const out: Monster[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = $zeroMonster();
+    if (c0 !== 0) {
+      const s50: number[] = [];
+      for (let j51 = 0; j51 < 4; j51++) s50.push(r.f64(c0 + i * 32 + j51 * 8));
+      x.data.hitbox = s50;
+    } else {
+      x.data.hitbox = Array.from({ length: 4 }, (): number => 0);
+    }
+    x.data.pos.x = c1 !== 0 ? r.f32(c1 + i * 4) : 0;
+    x.data.pos.y = c2 !== 0 ? r.f32(c2 + i * 4) : 0;
+    x.data.pos.z = c3 !== 0 ? r.f32(c3 + i * 4) : 0;
+    if (c4 !== 0) {
+      const a52 = r.array(c4 + i * 12, 1, null);
+      d.charge(a52.len);
+      x.data.name = r.text(a52);
+    } else {
+      x.data.name = "";
+    }
+    if (c5 !== 0) {
+      const a53 = r.array(c5 + i * 12, 1, 128);
+      d.charge(a53.len);
+      const s54: number[] = [];
+      for (let k55 = 0; k55 < a53.len; k55++) s54.push(r.u8(a53.offset + k55));
+      x.data.inventory = s54;
+    } else {
+      x.data.inventory = [];
+    }
+    if (c6 !== 0) {
+      const a56 = r.array(c6 + i * 12, 4, null);
+      d.charge(a56.len * 4);
+      const s57: number[] = [];
+      for (let k58 = 0; k58 < a56.len; k58++) s57.push(r.i32(a56.offset + k58 * 4));
+      x.data.status = s57;
+    } else {
+      x.data.status = [];
+    }
+    if (c7 !== 0) {
+      const a59 = r.array(c7 + i * 12, 0, 128);
+      x.data.path = $readSoaVec3(d, a59);
+    } else {
+      x.data.path = [];
+    }
+    x.data.mana = c8 !== 0 ? r.i16(c8 + i * 2) : 0;
+    x.data.health = c9 !== 0 ? r.i16(c9 + i * 2) : 0;
+    x.data.team = c10 !== 0 ? r.u8(c10 + i) : 0;
+    out.push(x);
+  }
+  return out;
+}
+
+/** The zero value of `State`: zeros and declared defaults. */
+function $zeroState(): State {
+  return {
+    monsters: [],
+  };
+}
+
+/** The table `t` as a `State`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
+function $readState(d: karmem.Decoding, t: karmem.Table): State {
+  const r = d.r;
+  if (t.used === 0) {
+    d.charge(16);
+    return $zeroState();
+  }
+  const to = t.offset;
+  const tu = t.used;
+  d.enter(to);
+  d.charge(tu > 16 ? tu : 16);
+  let f0: Monster[];
+  if (tu >= 16) {
+    const a60 = r.array(to + 4, 0, 2000);
+    f0 = $readSoaMonster(d, a60);
+  } else {
+    f0 = [];
+  }
+  d.leave();
+  return { monsters: f0 };
+}
+
+// ---- validation, straight-line per struct (docs/typescript.md) ----
+
+function $checkMonsterData(v: karmem.Checking, to: number): void {
+  const tu = v.table(to, 104);
+  if (tu >= 32) {
+    const a61 = v.ref(to + 20, 1, null);
+    v.utf8(a61);
+  }
+  if (tu >= 48) {
+    v.ref(to + 36, 1, 128);
+  }
+  if (tu >= 92) {
+    v.ref(to + 80, 4, null);
+  }
+  if (tu >= 104) {
+    const a64 = v.ref(to + 92, 0, 128);
+    $checkSoaVec3(v, a64);
+  }
+  v.leave();
+}
+
+function $checkState(v: karmem.Checking, to: number): void {
+  const tu = v.table(to, 16);
+  if (tu >= 16) {
+    const a65 = v.ref(to + 4, 0, 2000);
+    $checkSoaMonster(v, a65);
+  }
+  v.leave();
+}
+
+function $checkAtMonster(v: karmem.Checking, at: number): void {
+  const r = v.r;
+  $checkMonsterData(v, r.u32(at));
+}
+
+function $checkSoaVec3(v: karmem.Checking, a: karmem.ArrayRef): void {
+  v.soa(a, $colsVec3, 12, [0, 0, 0]);
+}
+
+function $checkSoaMonster(v: karmem.Checking, a: karmem.ArrayRef): void {
+  const pos = v.soa(a, $colsMonster, 97, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+  if (pos === null) return;
+  const c4 = pos[4]!;
+  if (c4 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a66 = v.ref(c4 + i * 12, 1, null);
+        v.utf8(a66);
+      }
+    }
+  }
+  const c5 = pos[5]!;
+  if (c5 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        v.ref(c5 + i * 12, 1, 128);
+      }
+    }
+  }
+  const c6 = pos[6]!;
+  if (c6 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        v.ref(c6 + i * 12, 4, null);
+      }
+    }
+  }
+  const c7 = pos[7]!;
+  if (c7 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a69 = v.ref(c7 + i * 12, 0, 128);
+        $checkSoaVec3(v, a69);
+      }
+    }
+  }
+}

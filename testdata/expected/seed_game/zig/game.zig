@@ -40,7 +40,7 @@ pub const Vec3 = struct {
     /// what a growable writer needs to grow.
     pub fn encode(x: *const Vec3, w: *karmem.Writer) karmem.WriteError!void {
         try w.begin();
-        const at = try w.alloc(16, 8);
+        const at = try w.alloc(12, 8);
         try x.writeAt(w, at);
         try w.finish();
     }
@@ -57,7 +57,7 @@ pub const Vec3 = struct {
     /// the depth limit bound the work and memory a hostile message can cause.
     pub fn decode(r: karmem.Reader, gpa: std.mem.Allocator) DecodeError!Vec3 {
         var v: karmem.Validator = .init(r);
-        if (r.size() < 24) return .{};
+        if (r.size() < 20) return .{};
         return Vec3.readAt(&v, karmem.header_size, gpa);
     }
 
@@ -88,8 +88,8 @@ pub const Vec3 = struct {
     }
 
     fn validateRoot(v: *karmem.Validator) ValidateError!void {
-        if (v.r.size() < 24) {
-            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 24 };
+        if (v.r.size() < 20) {
+            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 20 };
             return error.Truncated;
         }
         try Vec3.validateAt(v, karmem.header_size);
@@ -123,20 +123,20 @@ pub const MonsterData = struct {
     }
 
     fn writeTable(x: *const MonsterData, w: *karmem.Writer, ref: u32) karmem.WriteError!void {
-        const at = try w.alloc(112, 8);
-        w.put(u32, at, 0xe);
+        const at = try w.alloc(104, 8);
+        w.put(u32, at, 0xd);
         if (ref != 0) w.put(u32, ref, at);
-        try x.pos.writeAt(w, at + 8);
-        w.put(i16, at + 24, x.mana);
-        w.put(i16, at + 26, x.health);
-        try w.writeString(at + 28, x.name);
-        w.put(Team, at + 40, x.team);
+        try x.pos.writeAt(w, at + 4);
+        w.put(i16, at + 16, x.mana);
+        w.put(i16, at + 18, x.health);
+        try w.writeString(at + 20, x.name);
+        w.put(Team, at + 32, x.team);
         if (x.inventory.len > 128) return error.TooLarge;
-        try w.writeSlice(u8, at + 44, x.inventory);
-        for (x.hitbox, 0..) |e_0, j_1| w.put(f64, at + 56 + idx(j_1) * 8, e_0);
-        try w.writeSlice(i32, at + 88, x.status);
+        try w.writeSlice(u8, at + 36, x.inventory);
+        for (x.hitbox, 0..) |e_0, j_1| w.put(f64, at + 48 + idx(j_1) * 8, e_0);
+        try w.writeSlice(i32, at + 80, x.status);
         if (x.path.len > 128) return error.TooLarge;
-        try writeSoaVec3(w, at + 100, x.path);
+        try writeSoaVec3(w, at + 92, x.path);
     }
 
     /// Decodes a whole message whose root is a `Self`. Slices and text are
@@ -150,37 +150,37 @@ pub const MonsterData = struct {
 
     fn readTable(v: *karmem.Validator, t: karmem.Table, gpa: std.mem.Allocator) DecodeError!MonsterData {
         if (t.isAbsent()) {
-            try v.charge(112);
+            try v.charge(104);
             return .{};
         }
         try v.enter();
-        try v.charge(@max(t.used, 112));
+        try v.charge(@max(t.used, 104));
         const r = v.r;
         var x: MonsterData = .{};
-        if (t.has(8, 16)) x.pos = try Vec3.readAt(v, t.offset + 8, gpa);
-        x.mana = r.field(i16, t, 24);
-        x.health = r.field(i16, t, 26);
-        if (t.has(28, 12)) {
-            const a_2 = r.fieldArray(t, 28, 1, karmem.no_limit);
+        if (t.has(4, 12)) x.pos = try Vec3.readAt(v, t.offset + 4, gpa);
+        x.mana = r.field(i16, t, 16);
+        x.health = r.field(i16, t, 18);
+        if (t.has(20, 12)) {
+            const a_2 = r.fieldArray(t, 20, 1, karmem.no_limit);
             try v.charge(@as(u64, a_2.len));
             x.name = try gpa.dupe(u8, r.string(a_2));
         }
-        x.team = r.field(Team, t, 40);
-        if (t.has(44, 12)) {
-            const a_6 = r.fieldArray(t, 44, 1, 128);
+        x.team = r.field(Team, t, 32);
+        if (t.has(36, 12)) {
+            const a_6 = r.fieldArray(t, 36, 1, 128);
             try v.charge(@as(u64, a_6.len));
             x.inventory = try gpa.dupe(u8, r.arraySlice(u8, a_6));
         }
-        if (t.has(56, 32)) {
-            for (&x.hitbox, 0..) |*e_10, j_11| e_10.* = r.load(f64, t.offset + 56 + idx(j_11) * 8);
+        if (t.has(48, 32)) {
+            for (&x.hitbox, 0..) |*e_10, j_11| e_10.* = r.load(f64, t.offset + 48 + idx(j_11) * 8);
         }
-        if (t.has(88, 12)) {
-            const a_12 = r.fieldArray(t, 88, 4, karmem.no_limit);
+        if (t.has(80, 12)) {
+            const a_12 = r.fieldArray(t, 80, 4, karmem.no_limit);
             try v.charge(@as(u64, a_12.len) * 4);
             x.status = try gpa.dupe(i32, r.arraySlice(i32, a_12));
         }
-        if (t.has(100, 12)) {
-            const a_16 = r.fieldArray(t, 100, 0, 128);
+        if (t.has(92, 12)) {
+            const a_16 = r.fieldArray(t, 92, 0, 128);
             x.path = try readSoaVec3(v, a_16, gpa);
         }
         v.leave();
@@ -204,19 +204,19 @@ pub const MonsterData = struct {
     }
 
     fn validateRoot(v: *karmem.Validator) ValidateError!void {
-        try MonsterData.validateTable(v, try v.root(112));
+        try MonsterData.validateTable(v, try v.root(104));
     }
 
     fn validateTable(v: *karmem.Validator, t: karmem.Table) karmem.ValidateError!void {
         try v.enter();
         {
-            const a_20 = try v.fieldArray(t, 28, 1, karmem.no_limit);
+            const a_20 = try v.fieldArray(t, 20, 1, karmem.no_limit);
             try v.utf8(a_20.offset, a_20.len);
         }
-        _ = try v.fieldArray(t, 44, 1, 128);
-        _ = try v.fieldArray(t, 88, 4, karmem.no_limit);
+        _ = try v.fieldArray(t, 36, 1, 128);
+        _ = try v.fieldArray(t, 80, 4, karmem.no_limit);
         {
-            const a_23 = try v.fieldArray(t, 100, 0, 128);
+            const a_23 = try v.fieldArray(t, 92, 0, 128);
             try validateSoaVec3(v, a_23);
         }
         v.leave();
@@ -232,7 +232,7 @@ pub const Monster = struct {
     /// what a growable writer needs to grow.
     pub fn encode(x: *const Monster, w: *karmem.Writer) karmem.WriteError!void {
         try w.begin();
-        const at = try w.alloc(8, 8);
+        const at = try w.alloc(4, 8);
         try x.writeAt(w, at);
         try w.finish();
     }
@@ -247,8 +247,8 @@ pub const Monster = struct {
     /// the depth limit bound the work and memory a hostile message can cause.
     pub fn decode(r: karmem.Reader, gpa: std.mem.Allocator) DecodeError!Monster {
         var v: karmem.Validator = .init(r);
-        if (r.size() < 16) {
-            try v.charge(112);
+        if (r.size() < 12) {
+            try v.charge(104);
             return .{};
         }
         return Monster.readAt(&v, karmem.header_size, gpa);
@@ -278,8 +278,8 @@ pub const Monster = struct {
     }
 
     fn validateRoot(v: *karmem.Validator) ValidateError!void {
-        if (v.r.size() < 16) {
-            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 16 };
+        if (v.r.size() < 12) {
+            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 12 };
             return error.Truncated;
         }
         try Monster.validateAt(v, karmem.header_size);
@@ -287,7 +287,7 @@ pub const Monster = struct {
 
     fn validateAt(v: *karmem.Validator, at: u32) karmem.ValidateError!void {
         const r = v.r;
-        try MonsterData.validateTable(v, try v.table(r.load(u32, at), 112));
+        try MonsterData.validateTable(v, try v.table(r.load(u32, at), 104));
     }
 };
 

@@ -126,7 +126,7 @@ export class Square {
    */
   encode(w: Writer): KarmemError {
     w.begin();
-    this._kmWriteAt(w, w.alloc(8, 8));
+    this._kmWriteAt(w, w.alloc(4, 8));
     return w.finish();
   }
 
@@ -163,7 +163,7 @@ export class Square {
 
   _kmReadRoot(v: Validator): KarmemError {
     this._kmReset();
-    if (<u64>v.size < 16) return KarmemError.None;
+    if (<u64>v.size < 12) return KarmemError.None;
     return this._kmReadAt(v, 8);
   }
 
@@ -186,7 +186,7 @@ export class Square {
   }
 
   static _kmValidateRoot(v: Validator): KarmemError {
-    if (<u64>v.size < 16) return v.fail(KarmemError.Truncated, 0, 16);
+    if (<u64>v.size < 12) return v.fail(KarmemError.Truncated, 0, 12);
     return Square._kmValidateAt(v, 8);
   }
 
@@ -228,8 +228,8 @@ export class Shape {
         break;
       }
       case 4: {
-        if (v.inlineAt(offset, 8)) {
-          if ((e = v.charge(8)) != KarmemError.None) return e;
+        if (v.inlineAt(offset, 4)) {
+          if ((e = v.charge(4)) != KarmemError.None) return e;
           const x = new Square();
           if ((e = x._kmReadAt(v, offset)) != KarmemError.None) return e;
           this.tag = 4;
@@ -257,7 +257,7 @@ function _kmWriteShape(w: Writer, value: Shape | null, tagAt: u32, offsetAt: u32
       const x = value.square;
       if (x !== null) {
         w.put<u8>(tagAt, 4);
-        const at = w.alloc(8, 8);
+        const at = w.alloc(4, 8);
         w.put<u32>(offsetAt, at);
         x._kmWriteAt(w, at);
       }
@@ -334,8 +334,8 @@ function _kmValidateShape(v: Validator, tagAt: u32, offsetAt: u32): KarmemError 
       break;
     }
     case 4: {
-      if (!v.inlineAt(offset, 8)) return v.fail(KarmemError.InvalidUnion, tagAt, tag);
-      if ((e = v.charge(8)) != KarmemError.None) return e;
+      if (!v.inlineAt(offset, 4)) return v.fail(KarmemError.InvalidUnion, tagAt, tag);
+      if ((e = v.charge(4)) != KarmemError.None) return e;
       if ((e = Square._kmValidateAt(v, offset)) != KarmemError.None) return e;
       break;
     }
@@ -360,7 +360,7 @@ export class Tag {
    */
   encode(w: Writer): KarmemError {
     w.begin();
-    this._kmWriteAt(w, w.alloc(16, 8));
+    this._kmWriteAt(w, w.alloc(12, 8));
     return w.finish();
   }
 
@@ -397,7 +397,7 @@ export class Tag {
 
   _kmReadRoot(v: Validator): KarmemError {
     this._kmReset();
-    if (<u64>v.size < 24) return KarmemError.None;
+    if (<u64>v.size < 20) return KarmemError.None;
     return this._kmReadAt(v, 8);
   }
 
@@ -428,7 +428,7 @@ export class Tag {
   }
 
   static _kmValidateRoot(v: Validator): KarmemError {
-    if (<u64>v.size < 24) return v.fail(KarmemError.Truncated, 0, 24);
+    if (<u64>v.size < 20) return v.fail(KarmemError.Truncated, 0, 20);
     return Tag._kmValidateAt(v, 8);
   }
 

@@ -107,7 +107,7 @@ static km_status soacols_circle_check_table(km_validator *v, km_table t) {
 km_status soacols_square_encode(const soacols_square *value, km_writer *w) {
     KM_TRY(km_writer_begin(w));
     uint32_t at;
-    KM_TRY(km_alloc(w, 8u, 8u, &at));
+    KM_TRY(km_alloc(w, 4u, 8u, &at));
     KM_TRY(soacols_square_write_at(value, w, at));
     return km_writer_finish(w);
 }
@@ -127,7 +127,7 @@ km_status soacols_square_decode(soacols_square *out, const km_reader *r, km_aren
         return r->status;
     }
     km_validator_init(&v, r);
-    if ((uint64_t)r->size < 16u) {
+    if ((uint64_t)r->size < 12u) {
         return KM_OK;
     }
     return soacols_square_read_at(out, &v, arena, 8u);
@@ -149,8 +149,8 @@ km_status soacols_square_validate(const km_reader *r, km_error *err) {
     km_validator_init(&v, r);
     if (r->status != KM_OK) {
         s = km_fail(&v, r->status, 0, 0);
-    } else if ((uint64_t)r->size < 16u) {
-        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 16u);
+    } else if ((uint64_t)r->size < 12u) {
+        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 12u);
     } else {
         s = soacols_square_check_at(&v, 8u);
     }
@@ -170,7 +170,7 @@ static km_status soacols_square_check_at(km_validator *v, uint32_t at) {
 km_status soacols_tag_encode(const soacols_tag *value, km_writer *w) {
     KM_TRY(km_writer_begin(w));
     uint32_t at;
-    KM_TRY(km_alloc(w, 16u, 8u, &at));
+    KM_TRY(km_alloc(w, 12u, 8u, &at));
     KM_TRY(soacols_tag_write_at(value, w, at));
     return km_writer_finish(w);
 }
@@ -190,7 +190,7 @@ km_status soacols_tag_decode(soacols_tag *out, const km_reader *r, km_arena *are
         return r->status;
     }
     km_validator_init(&v, r);
-    if ((uint64_t)r->size < 24u) {
+    if ((uint64_t)r->size < 20u) {
         return KM_OK;
     }
     return soacols_tag_read_at(out, &v, arena, 8u);
@@ -216,8 +216,8 @@ km_status soacols_tag_validate(const km_reader *r, km_error *err) {
     km_validator_init(&v, r);
     if (r->status != KM_OK) {
         s = km_fail(&v, r->status, 0, 0);
-    } else if ((uint64_t)r->size < 24u) {
-        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 24u);
+    } else if ((uint64_t)r->size < 20u) {
+        s = km_fail(&v, KM_ERR_TRUNCATED, 0, 20u);
     } else {
         s = soacols_tag_check_at(&v, 8u);
     }
@@ -502,7 +502,7 @@ static km_status soacols_shape_write(const soacols_shape *x, km_writer *w, uint3
         }
         km_put_u8(w, tag_at, 4u);
         uint32_t at;
-        KM_TRY(km_alloc(w, 8u, 8u, &at));
+        KM_TRY(km_alloc(w, 4u, 8u, &at));
         km_put_u32(w, offset_at, at);
         return soacols_square_write_at(x->as.square, w, at);
     }
@@ -529,10 +529,10 @@ static km_status soacols_shape_read(soacols_shape *x, km_validator *v, km_arena 
     }
     case 4u: {
         void *p;
-        if (!km_inline_at(r, offset, 8u)) {
+        if (!km_inline_at(r, offset, 4u)) {
             return KM_OK;
         }
-        KM_TRY(km_charge(v, 8u));
+        KM_TRY(km_charge(v, 4u));
         KM_TRY(km_arena_alloc(arena, sizeof(soacols_square), &p));
         x->tag = SOACOLS_SHAPE_SQUARE;
         x->as.square = p;
@@ -560,10 +560,10 @@ static km_status soacols_shape_check(km_validator *v, uint32_t tag_at, uint32_t 
         return soacols_circle_check_table(v, t);
     }
     case 4u: {
-        if (!km_inline_at(r, offset, 8u)) {
+        if (!km_inline_at(r, offset, 4u)) {
             return km_fail(v, KM_ERR_INVALID_UNION, tag_at, tag);
         }
-        KM_TRY(km_charge(v, 8u));
+        KM_TRY(km_charge(v, 4u));
         return soacols_square_check_at(v, offset);
     }
     default:

@@ -345,7 +345,7 @@ static inline double soacols_circle_soa_item_radius(soacols_circle_soa_item v) {
 static inline soacols_square_view soacols_square_view_root(const km_reader *r) {
     soacols_square_view v;
     v.r = r;
-    v.at = (uint64_t)r->size >= 16u ? 8u : 0u;
+    v.at = (uint64_t)r->size >= 12u ? 8u : 0u;
     return v;
 }
 static inline float soacols_square_view_side(soacols_square_view v) {
@@ -366,7 +366,7 @@ static inline uint32_t soacols_square_view_array_len(soacols_square_view_array s
     return s.len;
 }
 static inline soacols_square_view soacols_square_view_array_at(soacols_square_view_array s, uint32_t i) {
-    uint32_t at = i < s.len ? s.offset + i * 8u : 0u;
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
     soacols_square_view x;
     x.r = s.r;
     x.at = at;
@@ -407,7 +407,7 @@ static inline float soacols_square_soa_item_side(soacols_square_soa_item v) {
 static inline soacols_tag_view soacols_tag_view_root(const km_reader *r) {
     soacols_tag_view v;
     v.r = r;
-    v.at = (uint64_t)r->size >= 24u ? 8u : 0u;
+    v.at = (uint64_t)r->size >= 20u ? 8u : 0u;
     return v;
 }
 static inline km_text soacols_tag_view_label(soacols_tag_view v) {
@@ -425,7 +425,7 @@ static inline uint32_t soacols_tag_view_array_len(soacols_tag_view_array s) {
     return s.len;
 }
 static inline soacols_tag_view soacols_tag_view_array_at(soacols_tag_view_array s, uint32_t i) {
-    uint32_t at = i < s.len ? s.offset + i * 16u : 0u;
+    uint32_t at = i < s.len ? s.offset + i * 12u : 0u;
     soacols_tag_view x;
     x.r = s.r;
     x.at = at;
@@ -598,7 +598,7 @@ static inline soacols_shape_view soacols_shape_view_at(const km_reader *r, uint3
     u.offset = km_read_u32(r, offset_at);
     switch (u.tag) {
         case 4u:
-        if (!km_inline_at(r, u.offset, 8u)) {
+        if (!km_inline_at(r, u.offset, 4u)) {
             u.tag = 0;
             u.offset = 0;
         }

@@ -191,7 +191,7 @@ impl Square {
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
         w.begin();
-        let at = w.alloc(8, 8)?;
+        let at = w.alloc(4, 8)?;
         self.write_at(w, at)?;
         w.finish()?;
         Ok(())
@@ -215,7 +215,7 @@ impl Square {
     /// limit bound the work and memory a hostile message can cause.
     pub fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 8 > r.size() {
+        if 8 + 4 > r.size() {
             *self = Self::default();
             return Ok(());
         }
@@ -244,9 +244,9 @@ impl Square {
         r: &karmem::Reader<'a>,
     ) -> Result<SquareView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 8 > r.size() {
+        if 8 + 4 > r.size() {
             return Err(karmem::Error::Truncated {
-                needed: 8 + 8,
+                needed: 8 + 4,
                 available: r.size() as u64,
             });
         }
@@ -290,7 +290,7 @@ impl<'a, M: karmem::Mode> SquareView<'a, M> {
         SquareView {
             r: *r,
             at: karmem::HEADER_SIZE,
-            present: karmem::HEADER_SIZE + 8 <= r.size(),
+            present: karmem::HEADER_SIZE + 4 <= r.size(),
         }
     }
 
@@ -350,7 +350,7 @@ impl ShapeValue {
             }
             Some(Self::Square(x)) => {
                 w.put::<u8>(tag_at, 4);
-                let child = w.alloc(8, 8)?;
+                let child = w.alloc(4, 8)?;
                 x.write_at(w, child)?;
                 w.put::<u32>(offset_at, child);
             }
@@ -375,17 +375,17 @@ impl ShapeValue {
             },
             4 if offset != 0
                 && offset.is_multiple_of(8)
-                && offset as u64 + 8 <= r.size() as u64 =>
+                && offset as u64 + 4 <= r.size() as u64 =>
             {
                 match place {
                     Some(Self::Square(x)) => {
-                        v.charge(8)?;
+                        v.charge(4)?;
                         x.read_at(v, offset)?
                     }
                     _ => {
                         let mut x = Square::default();
                         {
-                            v.charge(8)?;
+                            v.charge(4)?;
                             x.read_at(v, offset)?
                         };
                         *place = Some(Self::Square(x));
@@ -418,13 +418,13 @@ impl ShapeValue {
                 Circle::validate_table(v, t)
             }
             4 => {
-                if offset == 0 || !offset.is_multiple_of(8) || offset as u64 + 8 > r.size() as u64 {
+                if offset == 0 || !offset.is_multiple_of(8) || offset as u64 + 4 > r.size() as u64 {
                     return Err(karmem::Error::InvalidUnion {
                         offset: tag_at,
                         tag,
                     });
                 }
-                v.charge(8)?;
+                v.charge(4)?;
                 Square::validate_at(v, offset)
             }
             // 0 is "no value"; unknown tags come from newer writers and are
@@ -461,7 +461,7 @@ impl<'a, M: karmem::Mode> ShapeView<'a, M> {
                 let ok = M::TRUSTED
                     || (offset != 0
                         && offset.is_multiple_of(8)
-                        && offset as u64 + 8 <= r.size() as u64);
+                        && offset as u64 + 4 <= r.size() as u64);
                 Self::Square(SquareView {
                     r,
                     at: offset,
@@ -578,7 +578,7 @@ impl Tag {
     /// writer: once it has grown, encoding allocates nothing.
     pub fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
         w.begin();
-        let at = w.alloc(16, 8)?;
+        let at = w.alloc(12, 8)?;
         self.write_at(w, at)?;
         w.finish()?;
         Ok(())
@@ -602,7 +602,7 @@ impl Tag {
     /// limit bound the work and memory a hostile message can cause.
     pub fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 16 > r.size() {
+        if 8 + 12 > r.size() {
             *self = Self::default();
             return Ok(());
         }
@@ -635,9 +635,9 @@ impl Tag {
         r: &karmem::Reader<'a>,
     ) -> Result<TagView<'a, karmem::Trusted>, karmem::Error> {
         let mut v = karmem::Validator::new(*r);
-        if 8 + 16 > r.size() {
+        if 8 + 12 > r.size() {
             return Err(karmem::Error::Truncated {
-                needed: 8 + 16,
+                needed: 8 + 12,
                 available: r.size() as u64,
             });
         }
@@ -683,7 +683,7 @@ impl<'a, M: karmem::Mode> TagView<'a, M> {
         TagView {
             r: *r,
             at: karmem::HEADER_SIZE,
-            present: karmem::HEADER_SIZE + 16 <= r.size(),
+            present: karmem::HEADER_SIZE + 12 <= r.size(),
         }
     }
 

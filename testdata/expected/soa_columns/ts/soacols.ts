@@ -28,7 +28,7 @@ export const layout: karmem.Schema = {
       ts: "Square",
       table: false,
       tuple: false,
-      size: 8,
+      size: 4,
       zero: 0,
       header: 0,
       check: false,
@@ -44,7 +44,7 @@ export const layout: karmem.Schema = {
       ts: "Tag",
       table: false,
       tuple: false,
-      size: 16,
+      size: 12,
       zero: 0,
       header: 0,
       check: true,
@@ -122,15 +122,20 @@ export class CircleViewer {
 export const Circle = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Circle, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 0, value, w);
+    const b = karmem.beginMessage(w);
+    $writeCircle(b, value);
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Circle {
-    return karmem.decode(layout, 0, input, limits) as Circle;
+    const d = new karmem.Decoding(input, limits);
+    return $readCircle(d, d.r.root());
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): CircleViewer {
-    const r = karmem.validate(layout, 0, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkCircle(v, 8);
+    const r = v.trusted;
     return new CircleViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -160,21 +165,27 @@ export class SquareViewer {
 export const Square = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Square, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 1, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtSquare(b, value, b.alloc(4, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Square {
-    return karmem.decode(layout, 1, input, limits) as Square;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 4).used !== 0) return $readAtSquare(d, 8);
+    return $zeroSquare();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): SquareViewer {
-    const r = karmem.validate(layout, 1, input, limits);
-    return new SquareViewer(r, r.inline(8, 8));
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(4);
+    const r = v.trusted;
+    return new SquareViewer(r, r.inline(8, 4));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): SquareViewer {
     const r = new karmem.Reader(input, limits);
-    return new SquareViewer(r, r.inline(8, 8));
+    return new SquareViewer(r, r.inline(8, 4));
   },
 };
 
@@ -203,21 +214,28 @@ export class TagViewer {
 export const Tag = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Tag, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 2, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtTag(b, value, b.alloc(12, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Tag {
-    return karmem.decode(layout, 2, input, limits) as Tag;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 12).used !== 0) return $readAtTag(d, 8);
+    return $zeroTag();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): TagViewer {
-    const r = karmem.validate(layout, 2, input, limits);
-    return new TagViewer(r, r.inline(8, 16));
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(12);
+    $checkAtTag(v, 8);
+    const r = v.trusted;
+    return new TagViewer(r, r.inline(8, 12));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
   view(input: karmem.Input, limits?: karmem.Limits): TagViewer {
     const r = new karmem.Reader(input, limits);
-    return new TagViewer(r, r.inline(8, 16));
+    return new TagViewer(r, r.inline(8, 12));
   },
 };
 
@@ -261,15 +279,22 @@ export class ItemViewer {
 export const Item = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Item, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 3, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtItem(b, value, b.alloc(64, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Item {
-    return karmem.decode(layout, 3, input, limits) as Item;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 64).used !== 0) return $readAtItem(d, 8);
+    return $zeroItem();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): ItemViewer {
-    const r = karmem.validate(layout, 3, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(64);
+    $checkAtItem(v, 8);
+    const r = v.trusted;
     return new ItemViewer(r, r.inline(8, 64));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -299,15 +324,20 @@ export class RootViewer {
 export const Root = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Root, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 4, value, w);
+    const b = karmem.beginMessage(w);
+    $writeRoot(b, value);
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Root {
-    return karmem.decode(layout, 4, input, limits) as Root;
+    const d = new karmem.Decoding(input, limits);
+    return $readRoot(d, d.r.root());
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): RootViewer {
-    const r = karmem.validate(layout, 4, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkRoot(v, 8);
+    const r = v.trusted;
     return new RootViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -328,3 +358,711 @@ export const viewers: karmem.Viewers = {
     (r, t) => new RootViewer(r, t),
   ],
 };
+
+// ---- encoding, straight-line per struct (docs/typescript.md) ----
+
+/** Writes the table of `v` (a missing one as its zero value); returns its offset. */
+function $writeCircle(w: karmem.Writer, v: Circle | null | undefined): number {
+  const o: Partial<Circle> = v ?? {};
+  const at = w.alloc(16, 8);
+  w.u32(at, 0x2);
+  const x0 = o.radius;
+  if (x0 !== null && x0 !== undefined) w.putF64(at + 8, x0);
+  return at;
+}
+
+/** Writes the SoA block of `items` and its reference at `at`. */
+function $writeSoaCircle(w: karmem.Writer, items: readonly (Circle | null | undefined)[], at: number): void {
+  const n = items.length;
+  if (n === 0) return;
+  const dir = w.soaDir("1268118805:8", $colsCircle);
+  const block = w.alloc(4, 4);
+  w.u32(block, dir);
+  const c0 = w.block(n, 8);
+  for (let i = 0; i < n; i++) {
+    const x = items[i];
+    const x1 = x?.radius;
+    if (x1 !== null && x1 !== undefined) w.putF64(c0 + i * 8, x1);
+  }
+  w.ref(at, block, n);
+}
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtSquare(w: karmem.Writer, v: Square | null | undefined, at: number): void {
+  const o: Partial<Square> = v ?? {};
+  const x2 = o.side;
+  if (x2 !== null && x2 !== undefined) w.putF32(at, x2);
+}
+
+/** Writes the SoA block of `items` and its reference at `at`. */
+function $writeSoaSquare(w: karmem.Writer, items: readonly (Square | null | undefined)[], at: number): void {
+  const n = items.length;
+  if (n === 0) return;
+  const dir = w.soaDir("1268118805:4", $colsSquare);
+  const block = w.alloc(4, 4);
+  w.u32(block, dir);
+  const c0 = w.block(n, 4);
+  for (let i = 0; i < n; i++) {
+    const x = items[i];
+    const x3 = x?.side;
+    if (x3 !== null && x3 !== undefined) w.putF32(c0 + i * 4, x3);
+  }
+  w.ref(at, block, n);
+}
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtTag(w: karmem.Writer, v: Tag | null | undefined, at: number): void {
+  const o: Partial<Tag> = v ?? {};
+  {
+    const x4 = o.label ?? "";
+    const t5 = w.utf8(x4, null);
+    w.ref(at, t5[0], t5[1]);
+  }
+}
+
+/** Writes the SoA block of `items` and its reference at `at`. */
+function $writeSoaTag(w: karmem.Writer, items: readonly (Tag | null | undefined)[], at: number): void {
+  const n = items.length;
+  if (n === 0) return;
+  const dir = w.soaDir("1268118805:12", $colsTag);
+  const block = w.alloc(4, 4);
+  w.u32(block, dir);
+  const c0 = w.block(n, 12);
+  for (let i = 0; i < n; i++) {
+    const x = items[i];
+    {
+      const x6 = x?.label ?? "";
+      const t7 = w.utf8(x6, null);
+      w.ref(c0 + i * 12, t7[0], t7[1]);
+    }
+  }
+  w.ref(at, block, n);
+}
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtItem(w: karmem.Writer, v: Item | null | undefined, at: number): void {
+  const o: Partial<Item> = v ?? {};
+  {
+    const x8 = o.wide ?? "";
+    const t9 = w.block(x8.length, 2);
+    for (let k10 = 0; k10 < x8.length; k10++) w.u16(t9 + k10 * 2, x8.charCodeAt(k10));
+    w.ref(at, t9, x8.length);
+  }
+  {
+    const x11 = o.flags ?? [];
+    {
+      const b12 = w.block(x11.length, 1);
+      for (let k13 = 0; k13 < x11.length; k13++) {
+        w.putBool(b12 + k13, x11[k13]);
+      }
+      w.ref(at + 12, b12, x11.length);
+    }
+  }
+  {
+    const x14 = o.tags ?? [];
+    $writeSoaTag(w, x14, at + 24);
+  }
+  {
+    const x15 = o.shapes ?? [];
+    const tags16 = w.block(x15.length, 1);
+    const offs17 = w.block(x15.length, 4);
+    for (let k18 = 0; k18 < x15.length; k18++) $writeShape(w, x15[k18], tags16 + k18, offs17 + k18 * 4);
+    w.ref(at + 36, tags16, x15.length);
+  }
+  {
+    const x19 = o.bunch ?? [];
+    $writeBunchSoaShape(w, x19, at + 48);
+  }
+  const x20 = o.ok;
+  if (x20 !== null && x20 !== undefined) w.putBool(at + 60, x20);
+}
+
+/** Writes the SoA block of `items` and its reference at `at`. */
+function $writeSoaItem(w: karmem.Writer, items: readonly (Item | null | undefined)[], at: number): void {
+  const n = items.length;
+  if (n === 0) return;
+  const dir = w.soaDir("1268118805:12,4218009092:12,3958272823:12,2613195814:12,182778065:12,3132668352:1", $colsItem);
+  const block = w.alloc(4, 4);
+  w.u32(block, dir);
+  const c0 = w.block(n, 12);
+  const c1 = w.block(n, 12);
+  const c2 = w.block(n, 12);
+  const c3 = w.block(n, 12);
+  const c4 = w.block(n, 12);
+  const c5 = w.block(n, 1);
+  for (let i = 0; i < n; i++) {
+    const x = items[i];
+    {
+      const x21 = x?.wide ?? "";
+      const t22 = w.block(x21.length, 2);
+      for (let k23 = 0; k23 < x21.length; k23++) w.u16(t22 + k23 * 2, x21.charCodeAt(k23));
+      w.ref(c0 + i * 12, t22, x21.length);
+    }
+    {
+      const x24 = x?.flags ?? [];
+      {
+        const b25 = w.block(x24.length, 1);
+        for (let k26 = 0; k26 < x24.length; k26++) {
+          w.putBool(b25 + k26, x24[k26]);
+        }
+        w.ref(c1 + i * 12, b25, x24.length);
+      }
+    }
+    {
+      const x27 = x?.tags ?? [];
+      $writeSoaTag(w, x27, c2 + i * 12);
+    }
+    {
+      const x28 = x?.shapes ?? [];
+      const tags29 = w.block(x28.length, 1);
+      const offs30 = w.block(x28.length, 4);
+      for (let k31 = 0; k31 < x28.length; k31++) $writeShape(w, x28[k31], tags29 + k31, offs30 + k31 * 4);
+      w.ref(c3 + i * 12, tags29, x28.length);
+    }
+    {
+      const x32 = x?.bunch ?? [];
+      $writeBunchSoaShape(w, x32, c4 + i * 12);
+    }
+    const x33 = x?.ok;
+    if (x33 !== null && x33 !== undefined) w.putBool(c5 + i, x33);
+  }
+  w.ref(at, block, n);
+}
+
+/** Writes the table of `v` (a missing one as its zero value); returns its offset. */
+function $writeRoot(w: karmem.Writer, v: Root | null | undefined): number {
+  const o: Partial<Root> = v ?? {};
+  const at = w.alloc(16, 8);
+  w.u32(at, 0x2);
+  {
+    const x34 = o.items ?? [];
+    $writeSoaItem(w, x34, at + 4);
+  }
+  return at;
+}
+
+/** Writes the union value `v` with its tag at `tagAt` and its offset at `offAt`. */
+function $writeShape(w: karmem.Writer, v: Shape | undefined, tagAt: number, offAt: number): void {
+  if (v === null || v === undefined) return;
+  switch (v.kind) {
+    case "Circle": {
+      w.putU8(tagAt, 1);
+      w.u32(offAt, $writeCircle(w, v.value));
+      return;
+    }
+    case "Square": {
+      w.putU8(tagAt, 4);
+      const at = w.alloc(4, 8);
+      $writeAtSquare(w, v.value, at);
+      w.u32(offAt, at);
+      return;
+    }
+    default:
+      karmem.noVariant(tagAt, 0, (v as { kind: unknown }).kind);
+  }
+}
+
+/** Writes the bunch array of `items` and its reference at `at`. */
+function $writeBunchSoaShape(w: karmem.Writer, items: readonly Shape[], at: number): void {
+  const g0: (Circle | undefined)[] = [];
+  const g1: (Square | undefined)[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const e = items[i];
+    if (e === null || e === undefined) continue;
+    switch (e.kind) {
+      case "Circle":
+        g0.push(e.value);
+        break;
+      case "Square":
+        g1.push(e.value);
+        break;
+      default:
+        karmem.noVariant(at, i, (e as { kind: unknown }).kind);
+    }
+  }
+  const total = g0.length + g1.length;
+  if (total === 0) return;
+  const k = (g0.length > 0 ? 1 : 0) + (g1.length > 0 ? 1 : 0);
+  const table = w.alloc(16 * (k + 1), 8);
+  w.u32(table, k);
+  let entry = table + 16;
+  if (g0.length > 0) {
+    w.u32(entry, 1);
+    $writeSoaCircle(w, g0, entry + 4);
+    entry += 16;
+  }
+  if (g1.length > 0) {
+    w.u32(entry, 4);
+    $writeSoaSquare(w, g1, entry + 4);
+    entry += 16;
+  }
+  w.ref(at, table, total);
+}
+
+// ---- decoding, straight-line per struct (docs/typescript.md) ----
+
+/** The zero value of `Circle`: zeros and declared defaults. */
+function $zeroCircle(): Circle {
+  return {
+    radius: 0,
+  };
+}
+
+/** The table `t` as a `Circle`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
+function $readCircle(d: karmem.Decoding, t: karmem.Table): Circle {
+  const r = d.r;
+  if (t.used === 0) {
+    d.charge(16);
+    return $zeroCircle();
+  }
+  const to = t.offset;
+  const tu = t.used;
+  d.enter(to);
+  d.charge(tu > 16 ? tu : 16);
+  let f0: number;
+  f0 = tu >= 16 ? r.f64(to + 8) : 0;
+  d.leave();
+  return { radius: f0 };
+}
+
+const $colsCircle = layout.structs[0]!.soa!;
+/** The SoA block `a` of `Circle` elements. */
+function $readSoaCircle(d: karmem.Decoding, a: karmem.ArrayRef): Circle[] {
+  const r = d.r;
+  const cols = d.soa(a, $colsCircle, 8);
+  const n = a.len;
+  const c0 = cols[0]!;
+  const out: Circle[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = $zeroCircle();
+    x.radius = c0 !== 0 ? r.f64(c0 + i * 8) : 0;
+    out.push(x);
+  }
+  return out;
+}
+
+/** The zero value of `Square`: zeros and declared defaults. */
+function $zeroSquare(): Square {
+  return {
+    side: 0,
+  };
+}
+
+/** The inline `Square` at `at`. */
+function $readAtSquare(d: karmem.Decoding, at: number): Square {
+  const r = d.r;
+  let f0: number;
+  f0 = r.f32(at);
+  return { side: f0 };
+}
+
+const $colsSquare = layout.structs[1]!.soa!;
+/** The SoA block `a` of `Square` elements. */
+function $readSoaSquare(d: karmem.Decoding, a: karmem.ArrayRef): Square[] {
+  const r = d.r;
+  const cols = d.soa(a, $colsSquare, 4);
+  const n = a.len;
+  const c0 = cols[0]!;
+  const out: Square[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = $zeroSquare();
+    x.side = c0 !== 0 ? r.f32(c0 + i * 4) : 0;
+    out.push(x);
+  }
+  return out;
+}
+
+/** The zero value of `Tag`: zeros and declared defaults. */
+function $zeroTag(): Tag {
+  return {
+    label: "",
+  };
+}
+
+/** The inline `Tag` at `at`. */
+function $readAtTag(d: karmem.Decoding, at: number): Tag {
+  const r = d.r;
+  let f0: string;
+  {
+    const a35 = r.array(at, 1, null);
+    d.charge(a35.len);
+    f0 = r.text(a35);
+  }
+  return { label: f0 };
+}
+
+const $colsTag = layout.structs[2]!.soa!;
+/** The SoA block `a` of `Tag` elements. */
+function $readSoaTag(d: karmem.Decoding, a: karmem.ArrayRef): Tag[] {
+  const r = d.r;
+  const cols = d.soa(a, $colsTag, 12);
+  const n = a.len;
+  const c0 = cols[0]!;
+  const out: Tag[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = $zeroTag();
+    if (c0 !== 0) {
+      const a36 = r.array(c0 + i * 12, 1, null);
+      d.charge(a36.len);
+      x.label = r.text(a36);
+    } else {
+      x.label = "";
+    }
+    out.push(x);
+  }
+  return out;
+}
+
+/** The zero value of `Item`: zeros and declared defaults. */
+function $zeroItem(): Item {
+  return {
+    wide: "",
+    flags: [],
+    tags: [],
+    shapes: [],
+    bunch: [],
+    ok: false,
+  };
+}
+
+/** The inline `Item` at `at`. */
+function $readAtItem(d: karmem.Decoding, at: number): Item {
+  const r = d.r;
+  let f0: string;
+  let f1: boolean[];
+  let f2: Tag[];
+  let f3: Shape[];
+  let f4: Shape[];
+  let f5: boolean;
+  {
+    const a37 = r.array(at, 2, null);
+    d.charge(a37.len * 2);
+    f0 = r.text16(a37);
+  }
+  {
+    const a38 = r.array(at + 12, 1, null);
+    d.charge(a38.len);
+    const s39: boolean[] = [];
+    for (let k40 = 0; k40 < a38.len; k40++) s39.push(r.bool(a38.offset + k40));
+    f1 = s39;
+  }
+  {
+    const a41 = r.array(at + 24, 0, null);
+    f2 = $readSoaTag(d, a41);
+  }
+  {
+    const a42 = r.array(at + 36, 0, null);
+    const u45 = r.unionColumns(a42, 1);
+    const s43: Shape[] = [];
+    if (u45 !== null) {
+      d.charge(a42.len * 5);
+      for (let k44 = 0; k44 < a42.len; k44++) s43.push($readShape(d, u45.tags + k44, u45.offsets + k44 * 4));
+    }
+    f3 = s43;
+  }
+  {
+    const a46 = r.array(at + 48, 0, null);
+    f4 = $readBunchSoaShape(d, a46);
+  }
+  f5 = r.bool(at + 60);
+  return { wide: f0, flags: f1, tags: f2, shapes: f3, bunch: f4, ok: f5 };
+}
+
+const $colsItem = layout.structs[3]!.soa!;
+/** The SoA block `a` of `Item` elements. */
+function $readSoaItem(d: karmem.Decoding, a: karmem.ArrayRef): Item[] {
+  const r = d.r;
+  const cols = d.soa(a, $colsItem, 61);
+  const n = a.len;
+  const c0 = cols[0]!;
+  const c1 = cols[1]!;
+  const c2 = cols[2]!;
+  const c3 = cols[3]!;
+  const c4 = cols[4]!;
+  const c5 = cols[5]!;
+  const out: Item[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = $zeroItem();
+    if (c0 !== 0) {
+      const a47 = r.array(c0 + i * 12, 2, null);
+      d.charge(a47.len * 2);
+      x.wide = r.text16(a47);
+    } else {
+      x.wide = "";
+    }
+    if (c1 !== 0) {
+      const a48 = r.array(c1 + i * 12, 1, null);
+      d.charge(a48.len);
+      const s49: boolean[] = [];
+      for (let k50 = 0; k50 < a48.len; k50++) s49.push(r.bool(a48.offset + k50));
+      x.flags = s49;
+    } else {
+      x.flags = [];
+    }
+    if (c2 !== 0) {
+      const a51 = r.array(c2 + i * 12, 0, null);
+      x.tags = $readSoaTag(d, a51);
+    } else {
+      x.tags = [];
+    }
+    if (c3 !== 0) {
+      const a52 = r.array(c3 + i * 12, 0, null);
+      const u55 = r.unionColumns(a52, 1);
+      const s53: Shape[] = [];
+      if (u55 !== null) {
+        d.charge(a52.len * 5);
+        for (let k54 = 0; k54 < a52.len; k54++) s53.push($readShape(d, u55.tags + k54, u55.offsets + k54 * 4));
+      }
+      x.shapes = s53;
+    } else {
+      x.shapes = [];
+    }
+    if (c4 !== 0) {
+      const a56 = r.array(c4 + i * 12, 0, null);
+      x.bunch = $readBunchSoaShape(d, a56);
+    } else {
+      x.bunch = [];
+    }
+    x.ok = c5 !== 0 ? r.bool(c5 + i) : false;
+    out.push(x);
+  }
+  return out;
+}
+
+/** The zero value of `Root`: zeros and declared defaults. */
+function $zeroRoot(): Root {
+  return {
+    items: [],
+  };
+}
+
+/** The table `t` as a `Root`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
+function $readRoot(d: karmem.Decoding, t: karmem.Table): Root {
+  const r = d.r;
+  if (t.used === 0) {
+    d.charge(16);
+    return $zeroRoot();
+  }
+  const to = t.offset;
+  const tu = t.used;
+  d.enter(to);
+  d.charge(tu > 16 ? tu : 16);
+  let f0: Item[];
+  if (tu >= 16) {
+    const a57 = r.array(to + 4, 0, null);
+    f0 = $readSoaItem(d, a57);
+  } else {
+    f0 = [];
+  }
+  d.leave();
+  return { items: f0 };
+}
+
+/** The union `Shape` with its tag at `tagAt` and its offset at `offAt`. */
+function $readShape(d: karmem.Decoding, tagAt: number, offAt: number): Shape {
+  const r = d.r;
+  switch (r.u8(tagAt)) {
+    case 1: {
+      return { kind: "Circle", value: $readCircle(d, r.table(r.u32(offAt))) };
+    }
+    case 4: {
+      const o = r.u32(offAt);
+      if (o === 0 || o % 8 !== 0 || o + 4 > r.size) return null;
+      d.charge(4);
+      return { kind: "Square", value: $readAtSquare(d, o) };
+    }
+    default:
+      return null;
+  }
+}
+
+/** The bunch array `a` of `Shape` values. */
+function $readBunchSoaShape(d: karmem.Decoding, a: karmem.ArrayRef): Shape[] {
+  const r = d.r;
+  const k = r.bunchEntries(a);
+  if (k >= 0) d.charge(16 * (k + 1));
+  const out: Shape[] = [];
+  {
+    const s = k < 0 ? karmem.EMPTY_ARRAY : r.bunchEntry(a, k, 1, 0);
+    for (const value of $readSoaCircle(d, s)) out.push({ kind: "Circle", value });
+  }
+  {
+    const s = k < 0 ? karmem.EMPTY_ARRAY : r.bunchEntry(a, k, 4, 0);
+    for (const value of $readSoaSquare(d, s)) out.push({ kind: "Square", value });
+  }
+  return out;
+}
+
+// ---- validation, straight-line per struct (docs/typescript.md) ----
+
+function $checkCircle(v: karmem.Checking, to: number): void {
+  v.table(to, 16);
+  v.leave();
+}
+
+function $checkRoot(v: karmem.Checking, to: number): void {
+  const tu = v.table(to, 16);
+  if (tu >= 16) {
+    const a58 = v.ref(to + 4, 0, null);
+    $checkSoaItem(v, a58);
+  }
+  v.leave();
+}
+
+function $checkAtTag(v: karmem.Checking, at: number): void {
+  {
+    const a59 = v.ref(at, 1, null);
+    v.utf8(a59);
+  }
+}
+
+function $checkAtItem(v: karmem.Checking, at: number): void {
+  const r = v.r;
+  {
+    const a60 = v.ref(at, 2, null);
+    v.utf16(a60);
+  }
+  {
+    const a61 = v.ref(at + 12, 1, null);
+    for (let k62 = 0; k62 < a61.len; k62++) v.bool(a61.offset + k62);
+  }
+  {
+    const a63 = v.ref(at + 24, 0, null);
+    $checkSoaTag(v, a63);
+  }
+  {
+    const a64 = v.ref(at + 36, 0, null);
+    const u66 = v.unionColumns(a64, 1);
+    if (u66 !== null) for (let k65 = 0; k65 < a64.len; k65++) $checkShape(v, u66.tags + k65, u66.offsets + k65 * 4);
+  }
+  {
+    const a67 = v.ref(at + 48, 0, null);
+    const k68 = v.bunch(a67, [1, 4]);
+    for (let e69 = 1; e69 <= k68; e69++) {
+      switch (r.u32(a67.offset + e69 * 16)) {
+        case 1: {
+          const s70 = v.ref(a67.offset + e69 * 16 + 4, 0, null);
+          $checkSoaCircle(v, s70);
+          break;
+        }
+        case 4: {
+          const s70 = v.ref(a67.offset + e69 * 16 + 4, 0, null);
+          $checkSoaSquare(v, s70);
+          break;
+        }
+      }
+    }
+  }
+  v.bool(at + 60);
+}
+
+function $checkSoaCircle(v: karmem.Checking, a: karmem.ArrayRef): void {
+  v.soa(a, $colsCircle, 8, [0]);
+}
+
+function $checkSoaSquare(v: karmem.Checking, a: karmem.ArrayRef): void {
+  v.soa(a, $colsSquare, 4, [0]);
+}
+
+function $checkSoaTag(v: karmem.Checking, a: karmem.ArrayRef): void {
+  const pos = v.soa(a, $colsTag, 12, [0]);
+  if (pos === null) return;
+  const c0 = pos[0]!;
+  if (c0 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a71 = v.ref(c0 + i * 12, 1, null);
+        v.utf8(a71);
+      }
+    }
+  }
+}
+
+function $checkSoaItem(v: karmem.Checking, a: karmem.ArrayRef): void {
+  const r = v.r;
+  const pos = v.soa(a, $colsItem, 61, [0, 0, 0, 0, 0, 0]);
+  if (pos === null) return;
+  const c0 = pos[0]!;
+  if (c0 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a72 = v.ref(c0 + i * 12, 2, null);
+        v.utf16(a72);
+      }
+    }
+  }
+  const c1 = pos[1]!;
+  if (c1 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a73 = v.ref(c1 + i * 12, 1, null);
+        for (let k74 = 0; k74 < a73.len; k74++) v.bool(a73.offset + k74);
+      }
+    }
+  }
+  const c2 = pos[2]!;
+  if (c2 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a75 = v.ref(c2 + i * 12, 0, null);
+        $checkSoaTag(v, a75);
+      }
+    }
+  }
+  const c3 = pos[3]!;
+  if (c3 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a76 = v.ref(c3 + i * 12, 0, null);
+        const u78 = v.unionColumns(a76, 1);
+        if (u78 !== null) for (let k77 = 0; k77 < a76.len; k77++) $checkShape(v, u78.tags + k77, u78.offsets + k77 * 4);
+      }
+    }
+  }
+  const c4 = pos[4]!;
+  if (c4 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a79 = v.ref(c4 + i * 12, 0, null);
+        const k80 = v.bunch(a79, [1, 4]);
+        for (let e81 = 1; e81 <= k80; e81++) {
+          switch (r.u32(a79.offset + e81 * 16)) {
+            case 1: {
+              const s82 = v.ref(a79.offset + e81 * 16 + 4, 0, null);
+              $checkSoaCircle(v, s82);
+              break;
+            }
+            case 4: {
+              const s82 = v.ref(a79.offset + e81 * 16 + 4, 0, null);
+              $checkSoaSquare(v, s82);
+              break;
+            }
+          }
+        }
+      }
+    }
+  }
+  const c5 = pos[5]!;
+  if (c5 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      v.bool(c5 + i);
+    }
+  }
+}
+
+function $checkShape(v: karmem.Checking, tagAt: number, offAt: number): void {
+  const r = v.r;
+  switch (r.u8(tagAt)) {
+    case 1: {
+      const o = r.u32(offAt);
+      v.tableVariant(tagAt, 1, o);
+      $checkCircle(v, o);
+      return;
+    }
+    case 4: {
+      const o = r.u32(offAt);
+      v.inlineVariant(tagAt, 4, o, 4);
+      return;
+    }
+  }
+}

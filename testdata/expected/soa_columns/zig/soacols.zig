@@ -98,7 +98,7 @@ pub const Square = struct {
     /// what a growable writer needs to grow.
     pub fn encode(x: *const Square, w: *karmem.Writer) karmem.WriteError!void {
         try w.begin();
-        const at = try w.alloc(8, 8);
+        const at = try w.alloc(4, 8);
         try x.writeAt(w, at);
         try w.finish();
     }
@@ -113,7 +113,7 @@ pub const Square = struct {
     /// the depth limit bound the work and memory a hostile message can cause.
     pub fn decode(r: karmem.Reader, gpa: std.mem.Allocator) DecodeError!Square {
         var v: karmem.Validator = .init(r);
-        if (r.size() < 16) return .{};
+        if (r.size() < 12) return .{};
         return Square.readAt(&v, karmem.header_size, gpa);
     }
 
@@ -142,8 +142,8 @@ pub const Square = struct {
     }
 
     fn validateRoot(v: *karmem.Validator) ValidateError!void {
-        if (v.r.size() < 16) {
-            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 16 };
+        if (v.r.size() < 12) {
+            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 12 };
             return error.Truncated;
         }
         try Square.validateAt(v, karmem.header_size);
@@ -171,7 +171,7 @@ fn writeShape(w: *karmem.Writer, value: ?Shape, tag_at: u32, offset_at: u32) kar
         },
         .square => |*x| {
             w.put(u8, tag_at, 4);
-            const at = try w.alloc(8, 8);
+            const at = try w.alloc(4, 8);
             w.put(u32, offset_at, at);
             try x.writeAt(w, at);
         },
@@ -246,8 +246,8 @@ fn readShape(v: *karmem.Validator, tag_at: u32, offset_at: u32, gpa: std.mem.All
             return .{ .circle = try Circle.readTable(v, r.table(offset), gpa) };
         },
         4 => {
-            if (r.inlineAt(offset, 8)) {
-                try v.charge(8);
+            if (r.inlineAt(offset, 4)) {
+                try v.charge(4);
                 return .{ .square = try Square.readAt(v, offset, gpa) };
             }
         },
@@ -283,8 +283,8 @@ fn validateShape(v: *karmem.Validator, tag_at: u32, offset_at: u32) karmem.Valid
             try Circle.validateTable(v, try v.table(offset, 16));
         },
         4 => {
-            if (!r.inlineAt(offset, 8)) return v.invalidUnion(tag_at, tag);
-            try v.charge(8);
+            if (!r.inlineAt(offset, 4)) return v.invalidUnion(tag_at, tag);
+            try v.charge(4);
             try Square.validateAt(v, offset);
         },
         else => {},
@@ -300,7 +300,7 @@ pub const Tag = struct {
     /// what a growable writer needs to grow.
     pub fn encode(x: *const Tag, w: *karmem.Writer) karmem.WriteError!void {
         try w.begin();
-        const at = try w.alloc(16, 8);
+        const at = try w.alloc(12, 8);
         try x.writeAt(w, at);
         try w.finish();
     }
@@ -315,7 +315,7 @@ pub const Tag = struct {
     /// the depth limit bound the work and memory a hostile message can cause.
     pub fn decode(r: karmem.Reader, gpa: std.mem.Allocator) DecodeError!Tag {
         var v: karmem.Validator = .init(r);
-        if (r.size() < 24) return .{};
+        if (r.size() < 20) return .{};
         return Tag.readAt(&v, karmem.header_size, gpa);
     }
 
@@ -347,8 +347,8 @@ pub const Tag = struct {
     }
 
     fn validateRoot(v: *karmem.Validator) ValidateError!void {
-        if (v.r.size() < 24) {
-            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 24 };
+        if (v.r.size() < 20) {
+            v.fault = .{ .kind = error.Truncated, .offset = 0, .value = 20 };
             return error.Truncated;
         }
         try Tag.validateAt(v, karmem.header_size);

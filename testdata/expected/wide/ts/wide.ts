@@ -372,15 +372,22 @@ export class PlainViewer {
 export const Plain = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Plain, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 0, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtPlain(b, value, b.alloc(72, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Plain {
-    return karmem.decode(layout, 0, input, limits) as Plain;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 72).used !== 0) return $readAtPlain(d, 8);
+    return $zeroPlain();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): PlainViewer {
-    const r = karmem.validate(layout, 0, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(72);
+    $checkAtPlain(v, 8);
+    const r = v.trusted;
     return new PlainViewer(r, r.inline(8, 72));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -414,15 +421,21 @@ export class L7Viewer {
 export const L7 = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: L7, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 1, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtL7(b, value, b.alloc(8, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): L7 {
-    return karmem.decode(layout, 1, input, limits) as L7;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 8).used !== 0) return $readAtL7(d, 8);
+    return $zeroL7();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L7Viewer {
-    const r = karmem.validate(layout, 1, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(8);
+    const r = v.trusted;
     return new L7Viewer(r, r.inline(8, 8));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -460,15 +473,21 @@ export class L6Viewer {
 export const L6 = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: L6, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 2, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtL6(b, value, b.alloc(16, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): L6 {
-    return karmem.decode(layout, 2, input, limits) as L6;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 16).used !== 0) return $readAtL6(d, 8);
+    return $zeroL6();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L6Viewer {
-    const r = karmem.validate(layout, 2, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(16);
+    const r = v.trusted;
     return new L6Viewer(r, r.inline(8, 16));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -506,15 +525,21 @@ export class L5Viewer {
 export const L5 = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: L5, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 3, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtL5(b, value, b.alloc(24, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): L5 {
-    return karmem.decode(layout, 3, input, limits) as L5;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 24).used !== 0) return $readAtL5(d, 8);
+    return $zeroL5();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L5Viewer {
-    const r = karmem.validate(layout, 3, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(24);
+    const r = v.trusted;
     return new L5Viewer(r, r.inline(8, 24));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -552,15 +577,21 @@ export class L4Viewer {
 export const L4 = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: L4, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 4, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtL4(b, value, b.alloc(32, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): L4 {
-    return karmem.decode(layout, 4, input, limits) as L4;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 32).used !== 0) return $readAtL4(d, 8);
+    return $zeroL4();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L4Viewer {
-    const r = karmem.validate(layout, 4, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(32);
+    const r = v.trusted;
     return new L4Viewer(r, r.inline(8, 32));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -598,15 +629,21 @@ export class L3Viewer {
 export const L3 = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: L3, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 5, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtL3(b, value, b.alloc(40, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): L3 {
-    return karmem.decode(layout, 5, input, limits) as L3;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 40).used !== 0) return $readAtL3(d, 8);
+    return $zeroL3();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L3Viewer {
-    const r = karmem.validate(layout, 5, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(40);
+    const r = v.trusted;
     return new L3Viewer(r, r.inline(8, 40));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -644,15 +681,21 @@ export class L2Viewer {
 export const L2 = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: L2, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 6, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtL2(b, value, b.alloc(48, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): L2 {
-    return karmem.decode(layout, 6, input, limits) as L2;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 48).used !== 0) return $readAtL2(d, 8);
+    return $zeroL2();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L2Viewer {
-    const r = karmem.validate(layout, 6, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(48);
+    const r = v.trusted;
     return new L2Viewer(r, r.inline(8, 48));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -690,15 +733,21 @@ export class L1Viewer {
 export const L1 = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: L1, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 7, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtL1(b, value, b.alloc(56, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): L1 {
-    return karmem.decode(layout, 7, input, limits) as L1;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 56).used !== 0) return $readAtL1(d, 8);
+    return $zeroL1();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L1Viewer {
-    const r = karmem.validate(layout, 7, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(56);
+    const r = v.trusted;
     return new L1Viewer(r, r.inline(8, 56));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -736,15 +785,21 @@ export class L0Viewer {
 export const L0 = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: L0, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 8, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtL0(b, value, b.alloc(64, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): L0 {
-    return karmem.decode(layout, 8, input, limits) as L0;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 64).used !== 0) return $readAtL0(d, 8);
+    return $zeroL0();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L0Viewer {
-    const r = karmem.validate(layout, 8, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(64);
+    const r = v.trusted;
     return new L0Viewer(r, r.inline(8, 64));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -838,15 +893,22 @@ export class RichViewer {
 export const Rich = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Rich, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 9, value, w);
+    const b = karmem.beginMessage(w);
+    $writeAtRich(b, value, b.alloc(136, 8));
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Rich {
-    return karmem.decode(layout, 9, input, limits) as Rich;
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 136).used !== 0) return $readAtRich(d, 8);
+    return $zeroRich();
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): RichViewer {
-    const r = karmem.validate(layout, 9, input, limits);
+    const v = new karmem.Checking(input, limits);
+    v.inlineRoot(136);
+    $checkAtRich(v, 8);
+    const r = v.trusted;
     return new RichViewer(r, r.inline(8, 136));
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -880,15 +942,20 @@ export class RootViewer {
 export const Root = {
   /** The message for `value` (docs/format.md §8); `w` is reset and reused. */
   encode(value: Root, w?: karmem.Writer): Uint8Array {
-    return karmem.encode(layout, 10, value, w);
+    const b = karmem.beginMessage(w);
+    $writeRoot(b, value);
+    return b.finish();
   },
   /** The whole value; throws a KarmemError on a bad header, the depth limit or the budget. */
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Root {
-    return karmem.decode(layout, 10, input, limits) as Root;
+    const d = new karmem.Decoding(input, limits);
+    return $readRoot(d, d.r.root());
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): RootViewer {
-    const r = karmem.validate(layout, 10, input, limits);
+    const v = new karmem.Checking(input, limits);
+    $checkRoot(v, 8);
+    const r = v.trusted;
     return new RootViewer(r, r.root());
   },
   /** A checked viewer (a bad header reads as an empty message: `reader.error`). */
@@ -915,3 +982,893 @@ export const viewers: karmem.Viewers = {
     (r, t) => new RootViewer(r, t),
   ],
 };
+
+// ---- encoding, straight-line per struct (docs/typescript.md) ----
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtPlain(w: karmem.Writer, v: Plain | null | undefined, at: number): void {
+  const o: Partial<Plain> = v ?? {};
+  const x0 = o.f0;
+  if (x0 !== null && x0 !== undefined) w.putU32(at, x0);
+  const x1 = o.f1;
+  if (x1 !== null && x1 !== undefined) w.putU32(at + 4, x1);
+  const x2 = o.f2;
+  if (x2 !== null && x2 !== undefined) w.putU32(at + 8, x2);
+  const x3 = o.f3;
+  if (x3 !== null && x3 !== undefined) w.putU32(at + 12, x3);
+  const x4 = o.f4;
+  if (x4 !== null && x4 !== undefined) w.putU32(at + 16, x4);
+  const x5 = o.f5;
+  if (x5 !== null && x5 !== undefined) w.putU32(at + 20, x5);
+  const x6 = o.f6;
+  if (x6 !== null && x6 !== undefined) w.putU32(at + 24, x6);
+  const x7 = o.f7;
+  if (x7 !== null && x7 !== undefined) w.putU32(at + 28, x7);
+  const x8 = o.f8;
+  if (x8 !== null && x8 !== undefined) w.putU16(at + 32, x8);
+  const x9 = o.f9;
+  if (x9 !== null && x9 !== undefined) w.putU16(at + 34, x9);
+  const x10 = o.f10;
+  if (x10 !== null && x10 !== undefined) w.putU16(at + 36, x10);
+  const x11 = o.f11;
+  if (x11 !== null && x11 !== undefined) w.putU16(at + 38, x11);
+  const x12 = o.f12;
+  if (x12 !== null && x12 !== undefined) w.putU8(at + 40, x12);
+  const x13 = o.f13;
+  if (x13 !== null && x13 !== undefined) w.putI64(at + 48, x13);
+  const x14 = o.f14;
+  if (x14 !== null && x14 !== undefined) w.putF64(at + 56, x14);
+  const x15 = o.f15;
+  if (x15 !== null && x15 !== undefined) w.putF32(at + 64, x15);
+  const x16 = o.flag;
+  if (x16 !== null && x16 !== undefined) w.putBool(at + 68, x16);
+  const x17 = o.tint;
+  if (x17 !== null && x17 !== undefined) w.putU8(at + 69, x17);
+  const x18 = o.last;
+  if (x18 !== null && x18 !== undefined) w.putI8(at + 70, x18);
+}
+
+/** Writes the SoA block of `items` and its reference at `at`. */
+function $writeSoaPlain(w: karmem.Writer, items: readonly (Plain | null | undefined)[], at: number): void {
+  const n = items.length;
+  if (n === 0) return;
+  const dir = w.soaDir("1008382536:8,748646267:8,1268118805:4,4218009092:4,3958272823:4,2613195814:4,182778065:4,3132668352:4,2872932083:4,1527855074:4,3698536554:4,3438800285:2,2093723276:2,1833987007:2,488909998:2,2353459545:1,1314514469:1,4264404756:1,4004668487:1", $colsPlain);
+  const block = w.alloc(4, 4);
+  w.u32(block, dir);
+  const c0 = w.block(n, 8);
+  const c1 = w.block(n, 8);
+  const c2 = w.block(n, 4);
+  const c3 = w.block(n, 4);
+  const c4 = w.block(n, 4);
+  const c5 = w.block(n, 4);
+  const c6 = w.block(n, 4);
+  const c7 = w.block(n, 4);
+  const c8 = w.block(n, 4);
+  const c9 = w.block(n, 4);
+  const c10 = w.block(n, 4);
+  const c11 = w.block(n, 2);
+  const c12 = w.block(n, 2);
+  const c13 = w.block(n, 2);
+  const c14 = w.block(n, 2);
+  const c15 = w.block(n, 1);
+  const c16 = w.block(n, 1);
+  const c17 = w.block(n, 1);
+  const c18 = w.block(n, 1);
+  for (let i = 0; i < n; i++) {
+    const x = items[i];
+    const x19 = x?.f13;
+    if (x19 !== null && x19 !== undefined) w.putI64(c0 + i * 8, x19);
+    const x20 = x?.f14;
+    if (x20 !== null && x20 !== undefined) w.putF64(c1 + i * 8, x20);
+    const x21 = x?.f0;
+    if (x21 !== null && x21 !== undefined) w.putU32(c2 + i * 4, x21);
+    const x22 = x?.f1;
+    if (x22 !== null && x22 !== undefined) w.putU32(c3 + i * 4, x22);
+    const x23 = x?.f2;
+    if (x23 !== null && x23 !== undefined) w.putU32(c4 + i * 4, x23);
+    const x24 = x?.f3;
+    if (x24 !== null && x24 !== undefined) w.putU32(c5 + i * 4, x24);
+    const x25 = x?.f4;
+    if (x25 !== null && x25 !== undefined) w.putU32(c6 + i * 4, x25);
+    const x26 = x?.f5;
+    if (x26 !== null && x26 !== undefined) w.putU32(c7 + i * 4, x26);
+    const x27 = x?.f6;
+    if (x27 !== null && x27 !== undefined) w.putU32(c8 + i * 4, x27);
+    const x28 = x?.f7;
+    if (x28 !== null && x28 !== undefined) w.putU32(c9 + i * 4, x28);
+    const x29 = x?.f15;
+    if (x29 !== null && x29 !== undefined) w.putF32(c10 + i * 4, x29);
+    const x30 = x?.f8;
+    if (x30 !== null && x30 !== undefined) w.putU16(c11 + i * 2, x30);
+    const x31 = x?.f9;
+    if (x31 !== null && x31 !== undefined) w.putU16(c12 + i * 2, x31);
+    const x32 = x?.f10;
+    if (x32 !== null && x32 !== undefined) w.putU16(c13 + i * 2, x32);
+    const x33 = x?.f11;
+    if (x33 !== null && x33 !== undefined) w.putU16(c14 + i * 2, x33);
+    const x34 = x?.f12;
+    if (x34 !== null && x34 !== undefined) w.putU8(c15 + i, x34);
+    const x35 = x?.flag;
+    if (x35 !== null && x35 !== undefined) w.putBool(c16 + i, x35);
+    const x36 = x?.tint;
+    if (x36 !== null && x36 !== undefined) w.putU8(c17 + i, x36);
+    const x37 = x?.last;
+    if (x37 !== null && x37 !== undefined) w.putI8(c18 + i, x37);
+  }
+  w.ref(at, block, n);
+}
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtL7(w: karmem.Writer, v: L7 | null | undefined, at: number): void {
+  const o: Partial<L7> = v ?? {};
+  const x38 = o.a7;
+  if (x38 !== null && x38 !== undefined) w.putU32(at, x38);
+  const x39 = o.b7;
+  if (x39 !== null && x39 !== undefined) w.putF32(at + 4, x39);
+}
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtL6(w: karmem.Writer, v: L6 | null | undefined, at: number): void {
+  const o: Partial<L6> = v ?? {};
+  const x40 = o.a6;
+  if (x40 !== null && x40 !== undefined) w.putU32(at, x40);
+  const x41 = o.b6;
+  if (x41 !== null && x41 !== undefined) w.putF32(at + 4, x41);
+  $writeAtL7(w, o.next, at + 8);
+}
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtL5(w: karmem.Writer, v: L5 | null | undefined, at: number): void {
+  const o: Partial<L5> = v ?? {};
+  const x42 = o.a5;
+  if (x42 !== null && x42 !== undefined) w.putU32(at, x42);
+  const x43 = o.b5;
+  if (x43 !== null && x43 !== undefined) w.putF32(at + 4, x43);
+  $writeAtL6(w, o.next, at + 8);
+}
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtL4(w: karmem.Writer, v: L4 | null | undefined, at: number): void {
+  const o: Partial<L4> = v ?? {};
+  const x44 = o.a4;
+  if (x44 !== null && x44 !== undefined) w.putU32(at, x44);
+  const x45 = o.b4;
+  if (x45 !== null && x45 !== undefined) w.putF32(at + 4, x45);
+  $writeAtL5(w, o.next, at + 8);
+}
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtL3(w: karmem.Writer, v: L3 | null | undefined, at: number): void {
+  const o: Partial<L3> = v ?? {};
+  const x46 = o.a3;
+  if (x46 !== null && x46 !== undefined) w.putU32(at, x46);
+  const x47 = o.b3;
+  if (x47 !== null && x47 !== undefined) w.putF32(at + 4, x47);
+  $writeAtL4(w, o.next, at + 8);
+}
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtL2(w: karmem.Writer, v: L2 | null | undefined, at: number): void {
+  const o: Partial<L2> = v ?? {};
+  const x48 = o.a2;
+  if (x48 !== null && x48 !== undefined) w.putU32(at, x48);
+  const x49 = o.b2;
+  if (x49 !== null && x49 !== undefined) w.putF32(at + 4, x49);
+  $writeAtL3(w, o.next, at + 8);
+}
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtL1(w: karmem.Writer, v: L1 | null | undefined, at: number): void {
+  const o: Partial<L1> = v ?? {};
+  const x50 = o.a1;
+  if (x50 !== null && x50 !== undefined) w.putU32(at, x50);
+  const x51 = o.b1;
+  if (x51 !== null && x51 !== undefined) w.putF32(at + 4, x51);
+  $writeAtL2(w, o.next, at + 8);
+}
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtL0(w: karmem.Writer, v: L0 | null | undefined, at: number): void {
+  const o: Partial<L0> = v ?? {};
+  const x52 = o.a0;
+  if (x52 !== null && x52 !== undefined) w.putU32(at, x52);
+  const x53 = o.b0;
+  if (x53 !== null && x53 !== undefined) w.putF32(at + 4, x53);
+  $writeAtL1(w, o.next, at + 8);
+}
+
+/** Writes the inline `v` (a missing one as its zero value) at `at`. */
+function $writeAtRich(w: karmem.Writer, v: Rich | null | undefined, at: number): void {
+  const o: Partial<Rich> = v ?? {};
+  const x54 = o.g0;
+  if (x54 !== null && x54 !== undefined) w.putU32(at, x54);
+  const x55 = o.g1;
+  if (x55 !== null && x55 !== undefined) w.putU32(at + 4, x55);
+  const x56 = o.g2;
+  if (x56 !== null && x56 !== undefined) w.putU32(at + 8, x56);
+  const x57 = o.g3;
+  if (x57 !== null && x57 !== undefined) w.putU32(at + 12, x57);
+  const x58 = o.g4;
+  if (x58 !== null && x58 !== undefined) w.putU32(at + 16, x58);
+  const x59 = o.g5;
+  if (x59 !== null && x59 !== undefined) w.putU32(at + 20, x59);
+  const x60 = o.g6;
+  if (x60 !== null && x60 !== undefined) w.putU32(at + 24, x60);
+  const x61 = o.g7;
+  if (x61 !== null && x61 !== undefined) w.putU32(at + 28, x61);
+  const x62 = o.g8;
+  if (x62 !== null && x62 !== undefined) w.putU32(at + 32, x62);
+  const x63 = o.g9;
+  if (x63 !== null && x63 !== undefined) w.putU32(at + 36, x63);
+  const x64 = o.g10;
+  if (x64 !== null && x64 !== undefined) w.putU32(at + 40, x64);
+  const x65 = o.g11;
+  if (x65 !== null && x65 !== undefined) w.putU32(at + 44, x65);
+  const x66 = o.g12;
+  if (x66 !== null && x66 !== undefined) w.putU32(at + 48, x66);
+  const x67 = o.g13;
+  if (x67 !== null && x67 !== undefined) w.putU32(at + 52, x67);
+  const x68 = o.g14;
+  if (x68 !== null && x68 !== undefined) w.putU32(at + 56, x68);
+  {
+    const x69 = o.name ?? "";
+    const t70 = w.utf8(x69, null);
+    w.ref(at + 60, t70[0], t70[1]);
+  }
+  $writeAtL0(w, o.deep, at + 72);
+}
+
+/** Writes the SoA block of `items` and its reference at `at`. */
+function $writeSoaRich(w: karmem.Writer, items: readonly (Rich | null | undefined)[], at: number): void {
+  const n = items.length;
+  if (n === 0) return;
+  const dir = w.soaDir("1268118805:4,4218009092:4,3958272823:4,2613195814:4,182778065:4,3132668352:4,2872932083:4,1527855074:4,3438800285:4,2093723276:4,1833987007:4,488909998:4,2353459545:4,1008382536:4,748646267:4,3698536554:12,1912038261:4,566961252:4,3586532359:4,2241455350:4,2608291637:4,1263214628:4,1530534855:4,185457846:4,2535658229:4,1190581220:4,937249671:4,3887139958:4,2612625077:4,1267548068:4,257864519:4,3207754806:4", $colsRich);
+  const block = w.alloc(4, 4);
+  w.u32(block, dir);
+  const c0 = w.block(n, 4);
+  const c1 = w.block(n, 4);
+  const c2 = w.block(n, 4);
+  const c3 = w.block(n, 4);
+  const c4 = w.block(n, 4);
+  const c5 = w.block(n, 4);
+  const c6 = w.block(n, 4);
+  const c7 = w.block(n, 4);
+  const c8 = w.block(n, 4);
+  const c9 = w.block(n, 4);
+  const c10 = w.block(n, 4);
+  const c11 = w.block(n, 4);
+  const c12 = w.block(n, 4);
+  const c13 = w.block(n, 4);
+  const c14 = w.block(n, 4);
+  const c15 = w.block(n, 12);
+  const c16 = w.block(n, 4);
+  const c17 = w.block(n, 4);
+  const c18 = w.block(n, 4);
+  const c19 = w.block(n, 4);
+  const c20 = w.block(n, 4);
+  const c21 = w.block(n, 4);
+  const c22 = w.block(n, 4);
+  const c23 = w.block(n, 4);
+  const c24 = w.block(n, 4);
+  const c25 = w.block(n, 4);
+  const c26 = w.block(n, 4);
+  const c27 = w.block(n, 4);
+  const c28 = w.block(n, 4);
+  const c29 = w.block(n, 4);
+  const c30 = w.block(n, 4);
+  const c31 = w.block(n, 4);
+  for (let i = 0; i < n; i++) {
+    const x = items[i];
+    const x71 = x?.g0;
+    if (x71 !== null && x71 !== undefined) w.putU32(c0 + i * 4, x71);
+    const x72 = x?.g1;
+    if (x72 !== null && x72 !== undefined) w.putU32(c1 + i * 4, x72);
+    const x73 = x?.g2;
+    if (x73 !== null && x73 !== undefined) w.putU32(c2 + i * 4, x73);
+    const x74 = x?.g3;
+    if (x74 !== null && x74 !== undefined) w.putU32(c3 + i * 4, x74);
+    const x75 = x?.g4;
+    if (x75 !== null && x75 !== undefined) w.putU32(c4 + i * 4, x75);
+    const x76 = x?.g5;
+    if (x76 !== null && x76 !== undefined) w.putU32(c5 + i * 4, x76);
+    const x77 = x?.g6;
+    if (x77 !== null && x77 !== undefined) w.putU32(c6 + i * 4, x77);
+    const x78 = x?.g7;
+    if (x78 !== null && x78 !== undefined) w.putU32(c7 + i * 4, x78);
+    const x79 = x?.g8;
+    if (x79 !== null && x79 !== undefined) w.putU32(c8 + i * 4, x79);
+    const x80 = x?.g9;
+    if (x80 !== null && x80 !== undefined) w.putU32(c9 + i * 4, x80);
+    const x81 = x?.g10;
+    if (x81 !== null && x81 !== undefined) w.putU32(c10 + i * 4, x81);
+    const x82 = x?.g11;
+    if (x82 !== null && x82 !== undefined) w.putU32(c11 + i * 4, x82);
+    const x83 = x?.g12;
+    if (x83 !== null && x83 !== undefined) w.putU32(c12 + i * 4, x83);
+    const x84 = x?.g13;
+    if (x84 !== null && x84 !== undefined) w.putU32(c13 + i * 4, x84);
+    const x85 = x?.g14;
+    if (x85 !== null && x85 !== undefined) w.putU32(c14 + i * 4, x85);
+    {
+      const x86 = x?.name ?? "";
+      const t87 = w.utf8(x86, null);
+      w.ref(c15 + i * 12, t87[0], t87[1]);
+    }
+    const x88 = x?.deep?.a0;
+    if (x88 !== null && x88 !== undefined) w.putU32(c16 + i * 4, x88);
+    const x89 = x?.deep?.b0;
+    if (x89 !== null && x89 !== undefined) w.putF32(c17 + i * 4, x89);
+    const x90 = x?.deep?.next?.a1;
+    if (x90 !== null && x90 !== undefined) w.putU32(c18 + i * 4, x90);
+    const x91 = x?.deep?.next?.b1;
+    if (x91 !== null && x91 !== undefined) w.putF32(c19 + i * 4, x91);
+    const x92 = x?.deep?.next?.next?.a2;
+    if (x92 !== null && x92 !== undefined) w.putU32(c20 + i * 4, x92);
+    const x93 = x?.deep?.next?.next?.b2;
+    if (x93 !== null && x93 !== undefined) w.putF32(c21 + i * 4, x93);
+    const x94 = x?.deep?.next?.next?.next?.a3;
+    if (x94 !== null && x94 !== undefined) w.putU32(c22 + i * 4, x94);
+    const x95 = x?.deep?.next?.next?.next?.b3;
+    if (x95 !== null && x95 !== undefined) w.putF32(c23 + i * 4, x95);
+    const x96 = x?.deep?.next?.next?.next?.next?.a4;
+    if (x96 !== null && x96 !== undefined) w.putU32(c24 + i * 4, x96);
+    const x97 = x?.deep?.next?.next?.next?.next?.b4;
+    if (x97 !== null && x97 !== undefined) w.putF32(c25 + i * 4, x97);
+    const x98 = x?.deep?.next?.next?.next?.next?.next?.a5;
+    if (x98 !== null && x98 !== undefined) w.putU32(c26 + i * 4, x98);
+    const x99 = x?.deep?.next?.next?.next?.next?.next?.b5;
+    if (x99 !== null && x99 !== undefined) w.putF32(c27 + i * 4, x99);
+    const x100 = x?.deep?.next?.next?.next?.next?.next?.next?.a6;
+    if (x100 !== null && x100 !== undefined) w.putU32(c28 + i * 4, x100);
+    const x101 = x?.deep?.next?.next?.next?.next?.next?.next?.b6;
+    if (x101 !== null && x101 !== undefined) w.putF32(c29 + i * 4, x101);
+    const x102 = x?.deep?.next?.next?.next?.next?.next?.next?.next?.a7;
+    if (x102 !== null && x102 !== undefined) w.putU32(c30 + i * 4, x102);
+    const x103 = x?.deep?.next?.next?.next?.next?.next?.next?.next?.b7;
+    if (x103 !== null && x103 !== undefined) w.putF32(c31 + i * 4, x103);
+  }
+  w.ref(at, block, n);
+}
+
+/** Writes the table of `v` (a missing one as its zero value); returns its offset. */
+function $writeRoot(w: karmem.Writer, v: Root | null | undefined): number {
+  const o: Partial<Root> = v ?? {};
+  const at = w.alloc(32, 8);
+  w.u32(at, 0x80000004);
+  {
+    const x104 = o.plains ?? [];
+    $writeSoaPlain(w, x104, at + 4);
+  }
+  {
+    const x105 = o.riches ?? [];
+    $writeSoaRich(w, x105, at + 16);
+  }
+  return at;
+}
+
+// ---- decoding, straight-line per struct (docs/typescript.md) ----
+
+/** The zero value of `Plain`: zeros and declared defaults. */
+function $zeroPlain(): Plain {
+  return {
+    f0: 0,
+    f1: 0,
+    f2: 0,
+    f3: 0,
+    f4: 0,
+    f5: 0,
+    f6: 0,
+    f7: 0,
+    f8: 0,
+    f9: 0,
+    f10: 0,
+    f11: 0,
+    f12: 0,
+    f13: 0n,
+    f14: 0,
+    f15: 0,
+    flag: false,
+    tint: 0,
+    last: 0,
+  };
+}
+
+/** The inline `Plain` at `at`. */
+function $readAtPlain(d: karmem.Decoding, at: number): Plain {
+  const r = d.r;
+  let f0: number;
+  let f1: number;
+  let f2: number;
+  let f3: number;
+  let f4: number;
+  let f5: number;
+  let f6: number;
+  let f7: number;
+  let f8: number;
+  let f9: number;
+  let f10: number;
+  let f11: number;
+  let f12: number;
+  let f13: bigint;
+  let f14: number;
+  let f15: number;
+  let f16: boolean;
+  let f17: Color;
+  let f18: number;
+  f0 = r.u32(at);
+  f1 = r.u32(at + 4);
+  f2 = r.u32(at + 8);
+  f3 = r.u32(at + 12);
+  f4 = r.u32(at + 16);
+  f5 = r.u32(at + 20);
+  f6 = r.u32(at + 24);
+  f7 = r.u32(at + 28);
+  f8 = r.u16(at + 32);
+  f9 = r.u16(at + 34);
+  f10 = r.u16(at + 36);
+  f11 = r.u16(at + 38);
+  f12 = r.u8(at + 40);
+  f13 = r.i64(at + 48);
+  f14 = r.f64(at + 56);
+  f15 = r.f32(at + 64);
+  f16 = r.bool(at + 68);
+  f17 = r.u8(at + 69);
+  f18 = r.i8(at + 70);
+  return { f0: f0, f1: f1, f2: f2, f3: f3, f4: f4, f5: f5, f6: f6, f7: f7, f8: f8, f9: f9, f10: f10, f11: f11, f12: f12, f13: f13, f14: f14, f15: f15, flag: f16, tint: f17, last: f18 };
+}
+
+const $colsPlain = layout.structs[0]!.soa!;
+/** The SoA block `a` of `Plain` elements. */
+function $readSoaPlain(d: karmem.Decoding, a: karmem.ArrayRef): Plain[] {
+  const r = d.r;
+  const cols = d.soa(a, $colsPlain, 64);
+  const n = a.len;
+  const c0 = cols[0]!;
+  const c1 = cols[1]!;
+  const c2 = cols[2]!;
+  const c3 = cols[3]!;
+  const c4 = cols[4]!;
+  const c5 = cols[5]!;
+  const c6 = cols[6]!;
+  const c7 = cols[7]!;
+  const c8 = cols[8]!;
+  const c9 = cols[9]!;
+  const c10 = cols[10]!;
+  const c11 = cols[11]!;
+  const c12 = cols[12]!;
+  const c13 = cols[13]!;
+  const c14 = cols[14]!;
+  const c15 = cols[15]!;
+  const c16 = cols[16]!;
+  const c17 = cols[17]!;
+  const c18 = cols[18]!;
+  const out: Plain[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = $zeroPlain();
+    x.f13 = c0 !== 0 ? r.i64(c0 + i * 8) : 0n;
+    x.f14 = c1 !== 0 ? r.f64(c1 + i * 8) : 0;
+    x.f0 = c2 !== 0 ? r.u32(c2 + i * 4) : 0;
+    x.f1 = c3 !== 0 ? r.u32(c3 + i * 4) : 0;
+    x.f2 = c4 !== 0 ? r.u32(c4 + i * 4) : 0;
+    x.f3 = c5 !== 0 ? r.u32(c5 + i * 4) : 0;
+    x.f4 = c6 !== 0 ? r.u32(c6 + i * 4) : 0;
+    x.f5 = c7 !== 0 ? r.u32(c7 + i * 4) : 0;
+    x.f6 = c8 !== 0 ? r.u32(c8 + i * 4) : 0;
+    x.f7 = c9 !== 0 ? r.u32(c9 + i * 4) : 0;
+    x.f15 = c10 !== 0 ? r.f32(c10 + i * 4) : 0;
+    x.f8 = c11 !== 0 ? r.u16(c11 + i * 2) : 0;
+    x.f9 = c12 !== 0 ? r.u16(c12 + i * 2) : 0;
+    x.f10 = c13 !== 0 ? r.u16(c13 + i * 2) : 0;
+    x.f11 = c14 !== 0 ? r.u16(c14 + i * 2) : 0;
+    x.f12 = c15 !== 0 ? r.u8(c15 + i) : 0;
+    x.flag = c16 !== 0 ? r.bool(c16 + i) : false;
+    x.tint = c17 !== 0 ? r.u8(c17 + i) : 0;
+    x.last = c18 !== 0 ? r.i8(c18 + i) : 0;
+    out.push(x);
+  }
+  return out;
+}
+
+/** The zero value of `L7`: zeros and declared defaults. */
+function $zeroL7(): L7 {
+  return {
+    a7: 0,
+    b7: 0,
+  };
+}
+
+/** The inline `L7` at `at`. */
+function $readAtL7(d: karmem.Decoding, at: number): L7 {
+  const r = d.r;
+  let f0: number;
+  let f1: number;
+  f0 = r.u32(at);
+  f1 = r.f32(at + 4);
+  return { a7: f0, b7: f1 };
+}
+
+/** The zero value of `L6`: zeros and declared defaults. */
+function $zeroL6(): L6 {
+  return {
+    a6: 0,
+    b6: 0,
+    next: $zeroL7(),
+  };
+}
+
+/** The inline `L6` at `at`. */
+function $readAtL6(d: karmem.Decoding, at: number): L6 {
+  const r = d.r;
+  let f0: number;
+  let f1: number;
+  let f2: L7;
+  f0 = r.u32(at);
+  f1 = r.f32(at + 4);
+  f2 = $readAtL7(d, at + 8);
+  return { a6: f0, b6: f1, next: f2 };
+}
+
+/** The zero value of `L5`: zeros and declared defaults. */
+function $zeroL5(): L5 {
+  return {
+    a5: 0,
+    b5: 0,
+    next: $zeroL6(),
+  };
+}
+
+/** The inline `L5` at `at`. */
+function $readAtL5(d: karmem.Decoding, at: number): L5 {
+  const r = d.r;
+  let f0: number;
+  let f1: number;
+  let f2: L6;
+  f0 = r.u32(at);
+  f1 = r.f32(at + 4);
+  f2 = $readAtL6(d, at + 8);
+  return { a5: f0, b5: f1, next: f2 };
+}
+
+/** The zero value of `L4`: zeros and declared defaults. */
+function $zeroL4(): L4 {
+  return {
+    a4: 0,
+    b4: 0,
+    next: $zeroL5(),
+  };
+}
+
+/** The inline `L4` at `at`. */
+function $readAtL4(d: karmem.Decoding, at: number): L4 {
+  const r = d.r;
+  let f0: number;
+  let f1: number;
+  let f2: L5;
+  f0 = r.u32(at);
+  f1 = r.f32(at + 4);
+  f2 = $readAtL5(d, at + 8);
+  return { a4: f0, b4: f1, next: f2 };
+}
+
+/** The zero value of `L3`: zeros and declared defaults. */
+function $zeroL3(): L3 {
+  return {
+    a3: 0,
+    b3: 0,
+    next: $zeroL4(),
+  };
+}
+
+/** The inline `L3` at `at`. */
+function $readAtL3(d: karmem.Decoding, at: number): L3 {
+  const r = d.r;
+  let f0: number;
+  let f1: number;
+  let f2: L4;
+  f0 = r.u32(at);
+  f1 = r.f32(at + 4);
+  f2 = $readAtL4(d, at + 8);
+  return { a3: f0, b3: f1, next: f2 };
+}
+
+/** The zero value of `L2`: zeros and declared defaults. */
+function $zeroL2(): L2 {
+  return {
+    a2: 0,
+    b2: 0,
+    next: $zeroL3(),
+  };
+}
+
+/** The inline `L2` at `at`. */
+function $readAtL2(d: karmem.Decoding, at: number): L2 {
+  const r = d.r;
+  let f0: number;
+  let f1: number;
+  let f2: L3;
+  f0 = r.u32(at);
+  f1 = r.f32(at + 4);
+  f2 = $readAtL3(d, at + 8);
+  return { a2: f0, b2: f1, next: f2 };
+}
+
+/** The zero value of `L1`: zeros and declared defaults. */
+function $zeroL1(): L1 {
+  return {
+    a1: 0,
+    b1: 0,
+    next: $zeroL2(),
+  };
+}
+
+/** The inline `L1` at `at`. */
+function $readAtL1(d: karmem.Decoding, at: number): L1 {
+  const r = d.r;
+  let f0: number;
+  let f1: number;
+  let f2: L2;
+  f0 = r.u32(at);
+  f1 = r.f32(at + 4);
+  f2 = $readAtL2(d, at + 8);
+  return { a1: f0, b1: f1, next: f2 };
+}
+
+/** The zero value of `L0`: zeros and declared defaults. */
+function $zeroL0(): L0 {
+  return {
+    a0: 0,
+    b0: 0,
+    next: $zeroL1(),
+  };
+}
+
+/** The inline `L0` at `at`. */
+function $readAtL0(d: karmem.Decoding, at: number): L0 {
+  const r = d.r;
+  let f0: number;
+  let f1: number;
+  let f2: L1;
+  f0 = r.u32(at);
+  f1 = r.f32(at + 4);
+  f2 = $readAtL1(d, at + 8);
+  return { a0: f0, b0: f1, next: f2 };
+}
+
+/** The zero value of `Rich`: zeros and declared defaults. */
+function $zeroRich(): Rich {
+  return {
+    g0: 0,
+    g1: 0,
+    g2: 0,
+    g3: 0,
+    g4: 0,
+    g5: 0,
+    g6: 0,
+    g7: 0,
+    g8: 0,
+    g9: 0,
+    g10: 0,
+    g11: 0,
+    g12: 0,
+    g13: 0,
+    g14: 0,
+    name: "",
+    deep: $zeroL0(),
+  };
+}
+
+/** The inline `Rich` at `at`. */
+function $readAtRich(d: karmem.Decoding, at: number): Rich {
+  const r = d.r;
+  let f0: number;
+  let f1: number;
+  let f2: number;
+  let f3: number;
+  let f4: number;
+  let f5: number;
+  let f6: number;
+  let f7: number;
+  let f8: number;
+  let f9: number;
+  let f10: number;
+  let f11: number;
+  let f12: number;
+  let f13: number;
+  let f14: number;
+  let f15: string;
+  let f16: L0;
+  f0 = r.u32(at);
+  f1 = r.u32(at + 4);
+  f2 = r.u32(at + 8);
+  f3 = r.u32(at + 12);
+  f4 = r.u32(at + 16);
+  f5 = r.u32(at + 20);
+  f6 = r.u32(at + 24);
+  f7 = r.u32(at + 28);
+  f8 = r.u32(at + 32);
+  f9 = r.u32(at + 36);
+  f10 = r.u32(at + 40);
+  f11 = r.u32(at + 44);
+  f12 = r.u32(at + 48);
+  f13 = r.u32(at + 52);
+  f14 = r.u32(at + 56);
+  {
+    const a106 = r.array(at + 60, 1, null);
+    d.charge(a106.len);
+    f15 = r.text(a106);
+  }
+  f16 = $readAtL0(d, at + 72);
+  return { g0: f0, g1: f1, g2: f2, g3: f3, g4: f4, g5: f5, g6: f6, g7: f7, g8: f8, g9: f9, g10: f10, g11: f11, g12: f12, g13: f13, g14: f14, name: f15, deep: f16 };
+}
+
+const $colsRich = layout.structs[9]!.soa!;
+/** The SoA block `a` of `Rich` elements. */
+function $readSoaRich(d: karmem.Decoding, a: karmem.ArrayRef): Rich[] {
+  const r = d.r;
+  const cols = d.soa(a, $colsRich, 136);
+  const n = a.len;
+  const c0 = cols[0]!;
+  const c1 = cols[1]!;
+  const c2 = cols[2]!;
+  const c3 = cols[3]!;
+  const c4 = cols[4]!;
+  const c5 = cols[5]!;
+  const c6 = cols[6]!;
+  const c7 = cols[7]!;
+  const c8 = cols[8]!;
+  const c9 = cols[9]!;
+  const c10 = cols[10]!;
+  const c11 = cols[11]!;
+  const c12 = cols[12]!;
+  const c13 = cols[13]!;
+  const c14 = cols[14]!;
+  const c15 = cols[15]!;
+  const c16 = cols[16]!;
+  const c17 = cols[17]!;
+  const c18 = cols[18]!;
+  const c19 = cols[19]!;
+  const c20 = cols[20]!;
+  const c21 = cols[21]!;
+  const c22 = cols[22]!;
+  const c23 = cols[23]!;
+  const c24 = cols[24]!;
+  const c25 = cols[25]!;
+  const c26 = cols[26]!;
+  const c27 = cols[27]!;
+  const c28 = cols[28]!;
+  const c29 = cols[29]!;
+  const c30 = cols[30]!;
+  const c31 = cols[31]!;
+  const out: Rich[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = $zeroRich();
+    x.g0 = c0 !== 0 ? r.u32(c0 + i * 4) : 0;
+    x.g1 = c1 !== 0 ? r.u32(c1 + i * 4) : 0;
+    x.g2 = c2 !== 0 ? r.u32(c2 + i * 4) : 0;
+    x.g3 = c3 !== 0 ? r.u32(c3 + i * 4) : 0;
+    x.g4 = c4 !== 0 ? r.u32(c4 + i * 4) : 0;
+    x.g5 = c5 !== 0 ? r.u32(c5 + i * 4) : 0;
+    x.g6 = c6 !== 0 ? r.u32(c6 + i * 4) : 0;
+    x.g7 = c7 !== 0 ? r.u32(c7 + i * 4) : 0;
+    x.g8 = c8 !== 0 ? r.u32(c8 + i * 4) : 0;
+    x.g9 = c9 !== 0 ? r.u32(c9 + i * 4) : 0;
+    x.g10 = c10 !== 0 ? r.u32(c10 + i * 4) : 0;
+    x.g11 = c11 !== 0 ? r.u32(c11 + i * 4) : 0;
+    x.g12 = c12 !== 0 ? r.u32(c12 + i * 4) : 0;
+    x.g13 = c13 !== 0 ? r.u32(c13 + i * 4) : 0;
+    x.g14 = c14 !== 0 ? r.u32(c14 + i * 4) : 0;
+    if (c15 !== 0) {
+      const a107 = r.array(c15 + i * 12, 1, null);
+      d.charge(a107.len);
+      x.name = r.text(a107);
+    } else {
+      x.name = "";
+    }
+    x.deep.a0 = c16 !== 0 ? r.u32(c16 + i * 4) : 0;
+    x.deep.b0 = c17 !== 0 ? r.f32(c17 + i * 4) : 0;
+    x.deep.next.a1 = c18 !== 0 ? r.u32(c18 + i * 4) : 0;
+    x.deep.next.b1 = c19 !== 0 ? r.f32(c19 + i * 4) : 0;
+    x.deep.next.next.a2 = c20 !== 0 ? r.u32(c20 + i * 4) : 0;
+    x.deep.next.next.b2 = c21 !== 0 ? r.f32(c21 + i * 4) : 0;
+    x.deep.next.next.next.a3 = c22 !== 0 ? r.u32(c22 + i * 4) : 0;
+    x.deep.next.next.next.b3 = c23 !== 0 ? r.f32(c23 + i * 4) : 0;
+    x.deep.next.next.next.next.a4 = c24 !== 0 ? r.u32(c24 + i * 4) : 0;
+    x.deep.next.next.next.next.b4 = c25 !== 0 ? r.f32(c25 + i * 4) : 0;
+    x.deep.next.next.next.next.next.a5 = c26 !== 0 ? r.u32(c26 + i * 4) : 0;
+    x.deep.next.next.next.next.next.b5 = c27 !== 0 ? r.f32(c27 + i * 4) : 0;
+    x.deep.next.next.next.next.next.next.a6 = c28 !== 0 ? r.u32(c28 + i * 4) : 0;
+    x.deep.next.next.next.next.next.next.b6 = c29 !== 0 ? r.f32(c29 + i * 4) : 0;
+    x.deep.next.next.next.next.next.next.next.a7 = c30 !== 0 ? r.u32(c30 + i * 4) : 0;
+    x.deep.next.next.next.next.next.next.next.b7 = c31 !== 0 ? r.f32(c31 + i * 4) : 0;
+    out.push(x);
+  }
+  return out;
+}
+
+/** The zero value of `Root`: zeros and declared defaults. */
+function $zeroRoot(): Root {
+  return {
+    plains: [],
+    riches: [],
+  };
+}
+
+/** The table `t` as a `Root`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
+function $readRoot(d: karmem.Decoding, t: karmem.Table): Root {
+  const r = d.r;
+  if (t.used === 0) {
+    d.charge(32);
+    return $zeroRoot();
+  }
+  const to = t.offset;
+  const tu = t.used;
+  d.enter(to);
+  d.charge(tu > 32 ? tu : 32);
+  let f0: Plain[];
+  let f1: Rich[];
+  if (tu >= 16) {
+    const a108 = r.array(to + 4, 0, null);
+    f0 = $readSoaPlain(d, a108);
+  } else {
+    f0 = [];
+  }
+  if (tu >= 28) {
+    const a109 = r.array(to + 16, 0, null);
+    f1 = $readSoaRich(d, a109);
+  } else {
+    f1 = [];
+  }
+  d.leave();
+  return { plains: f0, riches: f1 };
+}
+
+// ---- validation, straight-line per struct (docs/typescript.md) ----
+
+function $checkRoot(v: karmem.Checking, to: number): void {
+  const tu = v.table(to, 32);
+  if (tu >= 16) {
+    const a110 = v.ref(to + 4, 0, null);
+    $checkSoaPlain(v, a110);
+  }
+  if (tu >= 28) {
+    const a111 = v.ref(to + 16, 0, null);
+    $checkSoaRich(v, a111);
+  }
+  v.leave();
+}
+
+function $checkAtPlain(v: karmem.Checking, at: number): void {
+  v.bool(at + 68);
+}
+
+function $checkAtRich(v: karmem.Checking, at: number): void {
+  {
+    const a112 = v.ref(at + 60, 1, null);
+    v.utf8(a112);
+  }
+}
+
+function $checkSoaPlain(v: karmem.Checking, a: karmem.ArrayRef): void {
+  const pos = v.soa(a, $colsPlain, 64, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+  if (pos === null) return;
+  const c16 = pos[16]!;
+  if (c16 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      v.bool(c16 + i);
+    }
+  }
+}
+
+function $checkSoaRich(v: karmem.Checking, a: karmem.ArrayRef): void {
+  const pos = v.soa(a, $colsRich, 136, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+  if (pos === null) return;
+  const c15 = pos[15]!;
+  if (c15 !== 0) {
+    for (let i = 0; i < a.len; i++) {
+      {
+        const a113 = v.ref(c15 + i * 12, 1, null);
+        v.utf8(a113);
+      }
+    }
+  }
+}
