@@ -144,8 +144,10 @@ class Vectors(unittest.TestCase):
                 if case.valid:
                     cls.validate(case.data)
                 else:
-                    with self.assertRaises(karmem.Error):
+                    with self.assertRaises(karmem.Error) as refused:
                         cls.validate(case.data)
+                    if case.error is not None:
+                        self.assertEqual(refused.exception.kind, case.error)
                 # A view of any message reads without an error: every
                 # access is bounded, a malformed part reads as empty.
                 ViewJson(conv, 100).get(("struct", case.root), cls.view(case.data))

@@ -32,6 +32,8 @@ class Case:
     data: bytes
     hostile: bool
     valid: bool
+    # The kind every validator reports, where the case names one.
+    error: str | None
 
 
 def parse_hex(text: str) -> bytes:
@@ -58,6 +60,7 @@ def load_cases() -> list[Case]:
                 data=parse_hex(path.with_suffix(".hex").read_text()),
                 hostile="message" in doc,
                 valid=doc.get("valid", True),
+                error=doc.get("error"),
             )
         )
     return cases

@@ -44,7 +44,7 @@ class Vec3:
         if w is None:
             w = karmem.Writer()
         w.begin()
-        at = w.alloc(16, 8)
+        at = w.alloc(12, 8)
         _write_Vec3(w, self, at)
         w.finish()
         return bytes(w.buf)
@@ -55,7 +55,7 @@ class Vec3:
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 24:
+        if v.r.size < 20:
             return Vec3()
         return _read_Vec3(v, 8)
 
@@ -64,7 +64,7 @@ class Vec3:
         """A checked zero-copy view of a whole message whose root is this type:
         fields are read on access, from `data`, which must not change."""
         r = karmem.Reader(data, limits)
-        if r.size < 24:
+        if r.size < 20:
             return Vec3View(karmem.EMPTY_READER, 0)
         return Vec3View(r, 8)
 
@@ -73,8 +73,8 @@ class Vec3:
         """Checks a whole message whose root is this type, in one pass
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 24:
-            raise karmem.Error("Truncated", 0, 24)
+        if v.r.size < 20:
+            raise karmem.Error("Truncated", 0, 20)
         _validate_Vec3(v, 8)
 
 
@@ -92,7 +92,7 @@ class Pair:
         if w is None:
             w = karmem.Writer()
         w.begin()
-        at = w.alloc(24, 8)
+        at = w.alloc(16, 8)
         _write_Pair(w, self, at)
         w.finish()
         return bytes(w.buf)
@@ -103,7 +103,7 @@ class Pair:
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 32:
+        if v.r.size < 24:
             return Pair()
         return _read_Pair(v, 8)
 
@@ -112,7 +112,7 @@ class Pair:
         """A checked zero-copy view of a whole message whose root is this type:
         fields are read on access, from `data`, which must not change."""
         r = karmem.Reader(data, limits)
-        if r.size < 32:
+        if r.size < 24:
             return PairView(karmem.EMPTY_READER, 0)
         return PairView(r, 8)
 
@@ -121,8 +121,8 @@ class Pair:
         """Checks a whole message whose root is this type, in one pass
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 32:
-            raise karmem.Error("Truncated", 0, 32)
+        if v.r.size < 24:
+            raise karmem.Error("Truncated", 0, 24)
         _validate_Pair(v, 8)
 
 
@@ -217,7 +217,7 @@ class Square:
         if w is None:
             w = karmem.Writer()
         w.begin()
-        at = w.alloc(8, 8)
+        at = w.alloc(4, 8)
         _write_Square(w, self, at)
         w.finish()
         return bytes(w.buf)
@@ -228,7 +228,7 @@ class Square:
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 16:
+        if v.r.size < 12:
             return Square()
         return _read_Square(v, 8)
 
@@ -237,7 +237,7 @@ class Square:
         """A checked zero-copy view of a whole message whose root is this type:
         fields are read on access, from `data`, which must not change."""
         r = karmem.Reader(data, limits)
-        if r.size < 16:
+        if r.size < 12:
             return SquareView(karmem.EMPTY_READER, 0)
         return SquareView(r, 8)
 
@@ -246,8 +246,8 @@ class Square:
         """Checks a whole message whose root is this type, in one pass
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 16:
-            raise karmem.Error("Truncated", 0, 16)
+        if v.r.size < 12:
+            raise karmem.Error("Truncated", 0, 12)
         _validate_Square(v, 8)
 
 
@@ -292,7 +292,7 @@ class Element:
         """Checks a whole message whose root is this type, in one pass
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        _validate_Element(v, v.root(72))
+        _validate_Element(v, v.root(64))
 
 
 @dataclasses.dataclass(slots=True)
@@ -349,7 +349,7 @@ class Root:
         """Checks a whole message whose root is this type, in one pass
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        _validate_Root(v, v.root(216))
+        _validate_Root(v, v.root(208))
 
 
 def _write_Vec3(w: karmem.Writer, x: Vec3, at: int) -> None:
@@ -373,21 +373,21 @@ def _validate_Vec3(v: karmem.Validator, at: int) -> None:
 
 def _write_Pair(w: karmem.Writer, x: Pair, at: int) -> None:
     _write_Vec3(w, x.pos, at)
-    w.u16(at + 16, x.tag)
-    w.bool(at + 18, x.flag)
+    w.u16(at + 12, x.tag)
+    w.bool(at + 14, x.flag)
 
 
 def _read_Pair(v: karmem.Validator, at: int) -> Pair:
     r = v.r
     x = Pair()
     x.pos = _read_Vec3(v, at)
-    x.tag = r.u16(at + 16)
-    x.flag = r.bool(at + 18)
+    x.tag = r.u16(at + 12)
+    x.flag = r.bool(at + 14)
     return x
 
 
 def _validate_Pair(v: karmem.Validator, at: int) -> None:
-    v.bool_at(at + 18)
+    v.bool_at(at + 14)
 
 
 def _write_Leaf(w: karmem.Writer, x: Leaf, ref: int) -> None:
@@ -467,41 +467,41 @@ def _validate_Square(v: karmem.Validator, at: int) -> None:
 
 
 def _write_Element(w: karmem.Writer, x: Element, ref: int) -> None:
-    at = w.alloc(72, 8)
-    w.u32(at, 0x80000009)
+    at = w.alloc(64, 8)
+    w.u32(at, 0x80000008)
     if ref != 0:
         w.u32(ref, at)
     w.u32(at + 4, x.id)
     _write_Pair(w, x.where, at + 8)
-    _write_Leaf(w, x.child, at + 32)
-    w.string(at + 36, x.name)
-    w.plain(at + 48, "i", 4, x.numbers)
-    _write_Shape(w, x.shape, at + 60, at + 64)
+    _write_Leaf(w, x.child, at + 24)
+    w.string(at + 28, x.name)
+    w.plain(at + 40, "i", 4, x.numbers)
+    _write_Shape(w, x.shape, at + 52, at + 56)
 
 
 def _read_Element(v: karmem.Validator, t: karmem.Table) -> Element:
     if t.used == 0:
-        v.charge(104)
+        v.charge(96)
         return Element()
     v.enter()
-    v.charge(max(t.used, 72))
+    v.charge(max(t.used, 64))
     r = v.r
     x = Element()
     if t.used >= 8:
         x.id = r.u32(t.offset + 4)
-    if t.used >= 32:
+    if t.used >= 24:
         x.where = _read_Pair(v, t.offset + 8)
-    x.child = _read_Leaf(v, r.field_table(t, 32))
-    if t.used >= 48:
-        a_2 = r.array(t.offset + 36, 1, karmem.NO_LIMIT)
+    x.child = _read_Leaf(v, r.field_table(t, 24))
+    if t.used >= 40:
+        a_2 = r.array(t.offset + 28, 1, karmem.NO_LIMIT)
         v.charge(a_2.len)
         x.name = r.string(a_2)
-    if t.used >= 60:
-        a_3 = r.array(t.offset + 48, 4, karmem.NO_LIMIT)
+    if t.used >= 52:
+        a_3 = r.array(t.offset + 40, 4, karmem.NO_LIMIT)
         v.charge(a_3.len * 4)
         x.numbers = r.ints(a_3.offset, a_3.len, "i")
-    if t.used >= 68:
-        x.shape = _read_Shape(v, t.offset + 60, t.offset + 64)
+    if t.used >= 60:
+        x.shape = _read_Shape(v, t.offset + 52, t.offset + 56)
     v.leave()
     return x
 
@@ -509,23 +509,23 @@ def _read_Element(v: karmem.Validator, t: karmem.Table) -> Element:
 def _validate_Element(v: karmem.Validator, t: karmem.Table) -> None:
     v.enter()
     r = v.r
-    if t.used >= 32:
+    if t.used >= 24:
         _validate_Pair(v, t.offset + 8)
-    if t.used >= 36:
-        _validate_Leaf(v, v.table(r.u32(t.offset + 32), 32))
+    if t.used >= 28:
+        _validate_Leaf(v, v.table(r.u32(t.offset + 24), 32))
     else:
         v.charge(32)
-    a_4 = v.field_array(t, 36, 1, karmem.NO_LIMIT)
+    a_4 = v.field_array(t, 28, 1, karmem.NO_LIMIT)
     v.utf8(a_4.offset, a_4.len)
-    v.field_array(t, 48, 4, karmem.NO_LIMIT)
-    if t.used >= 68:
-        _validate_Shape(v, t.offset + 60, t.offset + 64)
+    v.field_array(t, 40, 4, karmem.NO_LIMIT)
+    if t.used >= 60:
+        _validate_Shape(v, t.offset + 52, t.offset + 56)
     v.leave()
 
 
 def _write_Root(w: karmem.Writer, x: Root, ref: int) -> None:
-    at = w.alloc(216, 8)
-    w.u32(at, 0x1B)
+    at = w.alloc(208, 8)
+    w.u32(at, 0x8000001A)
     if ref != 0:
         w.u32(ref, at)
     w.bools(at + 4, 4, x.flags)
@@ -535,45 +535,45 @@ def _write_Root(w: karmem.Writer, x: Root, ref: int) -> None:
     w.utf16(at + 36, x.utf16)
     karmem.check_len(x.fixed, 3)
     for j_6, e_7 in enumerate(x.fixed):
-        _write_Vec3(w, e_7, at + 48 + j_6 * 16)
+        _write_Vec3(w, e_7, at + 48 + j_6 * 12)
     if len(x.limited) > 8:
         raise karmem.Error("TooLarge", 0, len(x.limited))
-    w.plain(at + 96, "Q", 8, x.limited)
-    _write_soa_Vec3(w, at + 108, x.points)
+    w.plain(at + 84, "Q", 8, x.limited)
+    _write_soa_Vec3(w, at + 96, x.points)
     items_8 = x.points_aos
-    block_9 = w.alloc_array(len(items_8), 16)
+    block_9 = w.alloc_array(len(items_8), 12)
     for k_10, e_11 in enumerate(items_8):
-        _write_Vec3(w, e_11, block_9 + k_10 * 16)
-    w.array_ref(at + 120, block_9, len(items_8))
-    _write_soa_Element(w, at + 132, x.elements)
+        _write_Vec3(w, e_11, block_9 + k_10 * 12)
+    w.array_ref(at + 108, block_9, len(items_8))
+    _write_soa_Element(w, at + 120, x.elements)
     items_12 = x.elements_aos
     block_13 = w.alloc_array(len(items_12), 4)
     for k_14, e_15 in enumerate(items_12):
         _write_Element(w, e_15, block_13 + k_14 * 4)
-    w.array_ref(at + 144, block_13, len(items_12))
-    _write_Shape(w, x.shape, at + 156, at + 160)
+    w.array_ref(at + 132, block_13, len(items_12))
+    _write_Shape(w, x.shape, at + 144, at + 148)
     items_16 = x.shapes_aos
     block_17 = w.alloc_array(len(items_16), 8)
     for k_18, e_19 in enumerate(items_16):
         _write_Shape(w, e_19, block_17 + k_18 * 8, block_17 + k_18 * 8 + 4)
-    w.array_ref(at + 164, block_17, len(items_16))
+    w.array_ref(at + 152, block_17, len(items_16))
     items_20 = x.shapes_soa
     tags_21 = w.alloc_array(len(items_20), 1)
     offsets_22 = w.alloc_array(len(items_20), 4)
     for k_23, e_24 in enumerate(items_20):
         _write_Shape(w, e_24, tags_21 + k_23, offsets_22 + k_23 * 4)
-    w.array_ref(at + 176, tags_21, len(items_20))
-    _write_bovoa_Shape(w, at + 188, x.shapes_bovoa)
-    _write_bovos_Shape(w, at + 200, x.shapes_bovos)
-    _write_Leaf(w, x.next, at + 212)
+    w.array_ref(at + 164, tags_21, len(items_20))
+    _write_bovoa_Shape(w, at + 176, x.shapes_bovoa)
+    _write_bovos_Shape(w, at + 188, x.shapes_bovos)
+    _write_Leaf(w, x.next, at + 200)
 
 
 def _read_Root(v: karmem.Validator, t: karmem.Table) -> Root:
     if t.used == 0:
-        v.charge(248)
+        v.charge(240)
         return Root()
     v.enter()
-    v.charge(max(t.used, 216))
+    v.charge(max(t.used, 208))
     r = v.r
     x = Root()
     if t.used >= 8:
@@ -590,42 +590,42 @@ def _read_Root(v: karmem.Validator, t: karmem.Table) -> Root:
         a_26 = r.array(t.offset + 36, 2, karmem.NO_LIMIT)
         v.charge(a_26.len * 2)
         x.utf16 = r.utf16(a_26)
+    if t.used >= 84:
+        x.fixed = [_read_Vec3(v, t.offset + 48 + j_27 * 12) for j_27 in range(3)]
     if t.used >= 96:
-        x.fixed = [_read_Vec3(v, t.offset + 48 + j_27 * 16) for j_27 in range(3)]
-    if t.used >= 108:
-        a_28 = r.array(t.offset + 96, 8, 8)
+        a_28 = r.array(t.offset + 84, 8, 8)
         v.charge(a_28.len * 8)
         x.limited = r.ints(a_28.offset, a_28.len, "Q")
-    if t.used >= 120:
-        a_29 = r.array(t.offset + 108, 0, karmem.NO_LIMIT)
+    if t.used >= 108:
+        a_29 = r.array(t.offset + 96, 0, karmem.NO_LIMIT)
         x.points = _read_soa_Vec3(v, a_29)
-    if t.used >= 132:
-        a_30 = r.array(t.offset + 120, 16, karmem.NO_LIMIT)
-        v.charge(a_30.len * 16)
+    if t.used >= 120:
+        a_30 = r.array(t.offset + 108, 12, karmem.NO_LIMIT)
+        v.charge(a_30.len * 12)
         x.points_aos = [
-            _read_Vec3(v, a_30.offset + k_31 * 16) for k_31 in range(a_30.len)
+            _read_Vec3(v, a_30.offset + k_31 * 12) for k_31 in range(a_30.len)
         ]
-    if t.used >= 144:
-        a_32 = r.array(t.offset + 132, 0, karmem.NO_LIMIT)
+    if t.used >= 132:
+        a_32 = r.array(t.offset + 120, 0, karmem.NO_LIMIT)
         x.elements = _read_soa_Element(v, a_32)
-    if t.used >= 156:
-        a_33 = r.array(t.offset + 144, 4, karmem.NO_LIMIT)
+    if t.used >= 144:
+        a_33 = r.array(t.offset + 132, 4, karmem.NO_LIMIT)
         v.charge(a_33.len * 4)
         x.elements_aos = [
             _read_Element(v, r.table(r.u32(a_33.offset + k_34 * 4)))
             for k_34 in range(a_33.len)
         ]
+    if t.used >= 152:
+        x.shape = _read_Shape(v, t.offset + 144, t.offset + 148)
     if t.used >= 164:
-        x.shape = _read_Shape(v, t.offset + 156, t.offset + 160)
-    if t.used >= 176:
-        a_35 = r.array(t.offset + 164, 8, karmem.NO_LIMIT)
+        a_35 = r.array(t.offset + 152, 8, karmem.NO_LIMIT)
         v.charge(a_35.len * 8)
         x.shapes_aos = [
             _read_Shape(v, a_35.offset + k_36 * 8, a_35.offset + k_36 * 8 + 4)
             for k_36 in range(a_35.len)
         ]
-    if t.used >= 188:
-        a_37 = r.array(t.offset + 176, 0, karmem.NO_LIMIT)
+    if t.used >= 176:
+        a_37 = r.array(t.offset + 164, 0, karmem.NO_LIMIT)
         cols_39 = r.union_columns(a_37, 1)
         if cols_39 is not None:
             v.charge(a_37.len * 5)
@@ -635,13 +635,13 @@ def _read_Root(v: karmem.Validator, t: karmem.Table) -> Root:
             ]
         else:
             x.shapes_soa = []
-    if t.used >= 200:
-        a_40 = r.array(t.offset + 188, 0, karmem.NO_LIMIT)
+    if t.used >= 188:
+        a_40 = r.array(t.offset + 176, 0, karmem.NO_LIMIT)
         x.shapes_bovoa = _read_bovoa_Shape(v, a_40)
-    if t.used >= 212:
-        a_41 = r.array(t.offset + 200, 0, karmem.NO_LIMIT)
+    if t.used >= 200:
+        a_41 = r.array(t.offset + 188, 0, karmem.NO_LIMIT)
         x.shapes_bovos = _read_bovos_Shape(v, a_41)
-    x.next = _read_Leaf(v, r.field_table(t, 212))
+    x.next = _read_Leaf(v, r.field_table(t, 200))
     v.leave()
     return x
 
@@ -655,26 +655,26 @@ def _validate_Root(v: karmem.Validator, t: karmem.Table) -> None:
     v.utf8(a_42.offset, a_42.len)
     a_43 = v.field_array(t, 36, 2, karmem.NO_LIMIT)
     v.utf16(a_43.offset, a_43.len)
-    v.field_array(t, 96, 8, 8)
-    a_45 = v.field_array(t, 108, 0, karmem.NO_LIMIT)
+    v.field_array(t, 84, 8, 8)
+    a_45 = v.field_array(t, 96, 0, karmem.NO_LIMIT)
     _validate_soa_Vec3(v, a_45)
-    v.field_array(t, 120, 16, karmem.NO_LIMIT)
-    a_47 = v.field_array(t, 132, 0, karmem.NO_LIMIT)
+    v.field_array(t, 108, 12, karmem.NO_LIMIT)
+    a_47 = v.field_array(t, 120, 0, karmem.NO_LIMIT)
     _validate_soa_Element(v, a_47)
-    a_48 = v.field_array(t, 144, 4, karmem.NO_LIMIT)
+    a_48 = v.field_array(t, 132, 4, karmem.NO_LIMIT)
     for i_49 in range(a_48.len):
-        _validate_Element(v, v.table(v.r.u32(a_48.offset + i_49 * 4), 72))
-    if t.used >= 164:
-        _validate_Shape(v, t.offset + 156, t.offset + 160)
-    a_50 = v.field_array(t, 164, 8, karmem.NO_LIMIT)
+        _validate_Element(v, v.table(v.r.u32(a_48.offset + i_49 * 4), 64))
+    if t.used >= 152:
+        _validate_Shape(v, t.offset + 144, t.offset + 148)
+    a_50 = v.field_array(t, 152, 8, karmem.NO_LIMIT)
     for i_51 in range(a_50.len):
         _validate_Shape(v, a_50.offset + i_51 * 8, a_50.offset + i_51 * 8 + 4)
-    a_52 = v.field_array(t, 176, 0, karmem.NO_LIMIT)
+    a_52 = v.field_array(t, 164, 0, karmem.NO_LIMIT)
     cols_54 = v.union_columns(a_52, 1)
     if cols_54 is not None:
         for i_53 in range(a_52.len):
             _validate_Shape(v, cols_54[0] + i_53, cols_54[1] + i_53 * 4)
-    a_55 = v.field_array(t, 188, 0, karmem.NO_LIMIT)
+    a_55 = v.field_array(t, 176, 0, karmem.NO_LIMIT)
     entries_56 = v.bunch(a_55, (1, 4))
     for e_57 in range(1, entries_56 + 1):
         entry_58 = a_55.offset + 16 * e_57
@@ -684,8 +684,8 @@ def _validate_Root(v: karmem.Validator, t: karmem.Table) -> None:
             for i_61 in range(a_60.len):
                 _validate_Circle(v, v.table(v.r.u32(a_60.offset + i_61 * 4), 16))
         elif tag_59 == 4:
-            v.array(entry_58 + 4, 8, karmem.NO_LIMIT)
-    a_63 = v.field_array(t, 200, 0, karmem.NO_LIMIT)
+            v.array(entry_58 + 4, 4, karmem.NO_LIMIT)
+    a_63 = v.field_array(t, 188, 0, karmem.NO_LIMIT)
     entries_64 = v.bunch(a_63, (1, 4))
     for e_65 in range(1, entries_64 + 1):
         entry_66 = a_63.offset + 16 * e_65
@@ -696,8 +696,8 @@ def _validate_Root(v: karmem.Validator, t: karmem.Table) -> None:
         elif tag_67 == 4:
             a_69 = v.array(entry_66 + 4, 0, karmem.NO_LIMIT)
             _validate_soa_Square(v, a_69)
-    if t.used >= 216:
-        _validate_Leaf(v, v.table(r.u32(t.offset + 212), 32))
+    if t.used >= 204:
+        _validate_Leaf(v, v.table(r.u32(t.offset + 200), 32))
     else:
         v.charge(32)
     v.leave()
@@ -711,7 +711,7 @@ def _write_Shape(
         _write_Circle(w, value, offset_at)
     elif isinstance(value, Square):
         w.u8(tag_at, 4)
-        at = w.alloc(8, 8)
+        at = w.alloc(4, 8)
         w.u32(offset_at, at)
         _write_Square(w, value, at)
 
@@ -734,9 +734,9 @@ def _write_bovoa_Shape(w: karmem.Writer, at: int, items: list[Shape | None]) -> 
         entry += 16
     if g1:
         w.u32(entry, 4)
-        block = w.alloc_array(len(g1), 8)
+        block = w.alloc_array(len(g1), 4)
         for k, e_71 in enumerate(g1):
-            _write_Square(w, e_71, block + k * 8)
+            _write_Square(w, e_71, block + k * 4)
         w.array_ref(entry + 4, block, len(g1))
         entry += 16
     w.array_ref(at, table, total)
@@ -768,8 +768,8 @@ def _read_Shape(v: karmem.Validator, tag_at: int, offset_at: int) -> Shape | Non
     offset = r.u32(offset_at)
     if tag == 1:
         return _read_Circle(v, r.table(offset))
-    if tag == 4 and r.inline_at(offset, 8):
-        v.charge(8)
+    if tag == 4 and r.inline_at(offset, 4):
+        v.charge(4)
         return _read_Square(v, offset)
     return None
 
@@ -784,9 +784,9 @@ def _read_bovoa_Shape(v: karmem.Validator, a: karmem.ArrayRef) -> list[Shape | N
         _read_Circle(v, r.table(r.u32(sub_72.offset + k * 4)))
         for k in range(sub_72.len)
     )
-    sub_73 = r.bunch_entry(a, 4, 8)
-    v.charge(sub_73.len * 8)
-    out.extend(_read_Square(v, sub_73.offset + k * 8) for k in range(sub_73.len))
+    sub_73 = r.bunch_entry(a, 4, 4)
+    v.charge(sub_73.len * 4)
+    out.extend(_read_Square(v, sub_73.offset + k * 4) for k in range(sub_73.len))
     return out
 
 
@@ -808,9 +808,9 @@ def _validate_Shape(v: karmem.Validator, tag_at: int, offset_at: int) -> None:
             raise karmem.Error("InvalidUnion", tag_at, tag)
         _validate_Circle(v, v.table(offset, 16))
     elif tag == 4:
-        if not r.inline_at(offset, 8):
+        if not r.inline_at(offset, 4):
             raise karmem.Error("InvalidUnion", tag_at, tag)
-        v.charge(8)
+        v.charge(4)
         _validate_Square(v, offset)
 
 
@@ -1027,11 +1027,11 @@ class PairView:
 
     @property
     def tag(self) -> int:
-        return self._r.u16(self._at + 16)
+        return self._r.u16(self._at + 12)
 
     @property
     def flag(self) -> bool:
-        return self._r.bool(self._at + 18)
+        return self._r.bool(self._at + 14)
 
 
 class LeafView:
@@ -1104,35 +1104,35 @@ class ElementView:
 
     @property
     def where(self) -> PairView:
-        if self._t.used < 32:
+        if self._t.used < 24:
             return PairView(karmem.EMPTY_READER, 0)
         return PairView(self._r, self._t.offset + 8)
 
     @property
     def child(self) -> LeafView:
-        if self._t.used < 36:
+        if self._t.used < 28:
             return LeafView(self._r, karmem.ABSENT)
-        return LeafView(self._r, self._r.field_table(self._t, 32))
+        return LeafView(self._r, self._r.field_table(self._t, 24))
 
     @property
     def name(self) -> str:
         a_86 = karmem.EMPTY
-        if self._t.used >= 48:
-            a_86 = self._r.array(self._t.offset + 36, 1, karmem.NO_LIMIT)
+        if self._t.used >= 40:
+            a_86 = self._r.array(self._t.offset + 28, 1, karmem.NO_LIMIT)
         return self._r.string(a_86)
 
     @property
     def numbers(self) -> memoryview[int]:
         a_87 = karmem.EMPTY
-        if self._t.used >= 60:
-            a_87 = self._r.array(self._t.offset + 48, 4, karmem.NO_LIMIT)
+        if self._t.used >= 52:
+            a_87 = self._r.array(self._t.offset + 40, 4, karmem.NO_LIMIT)
         return self._r.int_column(a_87.offset, a_87.len, "i")
 
     @property
     def shape(self) -> ShapeView | None:
-        if self._t.used < 68:
+        if self._t.used < 60:
             return None
-        return _view_Shape(self._r, self._t.offset + 60, self._t.offset + 64)
+        return _view_Shape(self._r, self._t.offset + 52, self._t.offset + 56)
 
 
 class RootView:
@@ -1178,45 +1178,45 @@ class RootView:
 
     @property
     def fixed(self) -> list[Vec3View]:
-        if self._t.used < 96:
+        if self._t.used < 84:
             return [Vec3View(karmem.EMPTY_READER, 0)] * 3
-        return [Vec3View(self._r, self._t.offset + 48 + j_90 * 16) for j_90 in range(3)]
+        return [Vec3View(self._r, self._t.offset + 48 + j_90 * 12) for j_90 in range(3)]
 
     @property
     def limited(self) -> memoryview[int]:
         a_91 = karmem.EMPTY
-        if self._t.used >= 108:
-            a_91 = self._r.array(self._t.offset + 96, 8, 8)
+        if self._t.used >= 96:
+            a_91 = self._r.array(self._t.offset + 84, 8, 8)
         return self._r.int_column(a_91.offset, a_91.len, "Q")
 
     @property
     def points(self) -> Vec3Soa:
         a_92 = karmem.EMPTY
-        if self._t.used >= 120:
-            a_92 = self._r.array(self._t.offset + 108, 0, karmem.NO_LIMIT)
+        if self._t.used >= 108:
+            a_92 = self._r.array(self._t.offset + 96, 0, karmem.NO_LIMIT)
         return Vec3Soa(self._r, a_92)
 
     @property
     def points_aos(self) -> karmem.Seq[Vec3View]:
         a_93 = karmem.EMPTY
-        if self._t.used >= 132:
-            a_93 = self._r.array(self._t.offset + 120, 16, karmem.NO_LIMIT)
+        if self._t.used >= 120:
+            a_93 = self._r.array(self._t.offset + 108, 12, karmem.NO_LIMIT)
         return karmem.Seq(
-            a_93.len, lambda i_94: Vec3View(self._r, a_93.offset + i_94 * 16)
+            a_93.len, lambda i_94: Vec3View(self._r, a_93.offset + i_94 * 12)
         )
 
     @property
     def elements(self) -> ElementSoa:
         a_95 = karmem.EMPTY
-        if self._t.used >= 144:
-            a_95 = self._r.array(self._t.offset + 132, 0, karmem.NO_LIMIT)
+        if self._t.used >= 132:
+            a_95 = self._r.array(self._t.offset + 120, 0, karmem.NO_LIMIT)
         return ElementSoa(self._r, a_95)
 
     @property
     def elements_aos(self) -> karmem.Seq[ElementView]:
         a_96 = karmem.EMPTY
-        if self._t.used >= 156:
-            a_96 = self._r.array(self._t.offset + 144, 4, karmem.NO_LIMIT)
+        if self._t.used >= 144:
+            a_96 = self._r.array(self._t.offset + 132, 4, karmem.NO_LIMIT)
         return karmem.Seq(
             a_96.len,
             lambda i_97: ElementView(
@@ -1226,15 +1226,15 @@ class RootView:
 
     @property
     def shape(self) -> ShapeView | None:
-        if self._t.used < 164:
+        if self._t.used < 152:
             return None
-        return _view_Shape(self._r, self._t.offset + 156, self._t.offset + 160)
+        return _view_Shape(self._r, self._t.offset + 144, self._t.offset + 148)
 
     @property
     def shapes_aos(self) -> karmem.Seq[ShapeView | None]:
         a_98 = karmem.EMPTY
-        if self._t.used >= 176:
-            a_98 = self._r.array(self._t.offset + 164, 8, karmem.NO_LIMIT)
+        if self._t.used >= 164:
+            a_98 = self._r.array(self._t.offset + 152, 8, karmem.NO_LIMIT)
         return karmem.Seq(
             a_98.len,
             lambda i_99: _view_Shape(
@@ -1245,8 +1245,8 @@ class RootView:
     @property
     def shapes_soa(self) -> karmem.Seq[ShapeView | None]:
         a_100 = karmem.EMPTY
-        if self._t.used >= 188:
-            a_100 = self._r.array(self._t.offset + 176, 0, karmem.NO_LIMIT)
+        if self._t.used >= 176:
+            a_100 = self._r.array(self._t.offset + 164, 0, karmem.NO_LIMIT)
         return self._r.union_seq(
             a_100,
             1,
@@ -1256,22 +1256,22 @@ class RootView:
     @property
     def shapes_bovoa(self) -> list[CircleView | SquareView]:
         a_103 = karmem.EMPTY
-        if self._t.used >= 200:
-            a_103 = self._r.array(self._t.offset + 188, 0, karmem.NO_LIMIT)
+        if self._t.used >= 188:
+            a_103 = self._r.array(self._t.offset + 176, 0, karmem.NO_LIMIT)
         return _view_bovoa_Shape(self._r, a_103)
 
     @property
     def shapes_bovos(self) -> list[CircleSoaItem | SquareSoaItem]:
         a_104 = karmem.EMPTY
-        if self._t.used >= 212:
-            a_104 = self._r.array(self._t.offset + 200, 0, karmem.NO_LIMIT)
+        if self._t.used >= 200:
+            a_104 = self._r.array(self._t.offset + 188, 0, karmem.NO_LIMIT)
         return _view_bovos_Shape(self._r, a_104)
 
     @property
     def next(self) -> LeafView:
-        if self._t.used < 216:
+        if self._t.used < 204:
             return LeafView(self._r, karmem.ABSENT)
-        return LeafView(self._r, self._r.field_table(self._t, 212))
+        return LeafView(self._r, self._r.field_table(self._t, 200))
 
 
 def _view_Shape(r: karmem.Reader, tag_at: int, offset_at: int) -> ShapeView | None:
@@ -1279,7 +1279,7 @@ def _view_Shape(r: karmem.Reader, tag_at: int, offset_at: int) -> ShapeView | No
     offset = r.u32(offset_at)
     if tag == 1:
         return CircleView(r, r.table(offset))
-    if tag == 4 and r.inline_at(offset, 8):
+    if tag == 4 and r.inline_at(offset, 4):
         return SquareView(r, offset)
     return None
 
@@ -1288,14 +1288,14 @@ def _view_bovoa_Shape(
     r: karmem.Reader, a: karmem.ArrayRef
 ) -> list[CircleView | SquareView]:
     sub_105 = r.bunch_entry(a, 1, 4)
-    sub_107 = r.bunch_entry(a, 4, 8)
+    sub_107 = r.bunch_entry(a, 4, 4)
     return [
         *karmem.Seq(
             sub_105.len,
             lambda i_106: CircleView(r, r.table(r.u32(sub_105.offset + i_106 * 4))),
         ),
         *karmem.Seq(
-            sub_107.len, lambda i_108: SquareView(r, sub_107.offset + i_108 * 8)
+            sub_107.len, lambda i_108: SquareView(r, sub_107.offset + i_108 * 4)
         ),
     ]
 

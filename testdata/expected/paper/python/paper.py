@@ -157,7 +157,7 @@ class Point3d:
         if w is None:
             w = karmem.Writer()
         w.begin()
-        at = w.alloc(16, 8)
+        at = w.alloc(12, 8)
         _write_Point3d(w, self, at)
         w.finish()
         return bytes(w.buf)
@@ -168,7 +168,7 @@ class Point3d:
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 24:
+        if v.r.size < 20:
             return Point3d()
         return _read_Point3d(v, 8)
 
@@ -177,7 +177,7 @@ class Point3d:
         """A checked zero-copy view of a whole message whose root is this type:
         fields are read on access, from `data`, which must not change."""
         r = karmem.Reader(data, limits)
-        if r.size < 24:
+        if r.size < 20:
             return Point3dView(karmem.EMPTY_READER, 0)
         return Point3dView(r, 8)
 
@@ -186,8 +186,8 @@ class Point3d:
         """Checks a whole message whose root is this type, in one pass
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 24:
-            raise karmem.Error("Truncated", 0, 24)
+        if v.r.size < 20:
+            raise karmem.Error("Truncated", 0, 20)
         _validate_Point3d(v, 8)
 
 
@@ -398,7 +398,7 @@ def _write_AnyPoint(
         _write_Point2d(w, value, at)
     elif isinstance(value, Point3d):
         w.u8(tag_at, 2)
-        at = w.alloc(16, 8)
+        at = w.alloc(12, 8)
         w.u32(offset_at, at)
         _write_Point3d(w, value, at)
 
@@ -432,8 +432,8 @@ def _read_AnyPoint(v: karmem.Validator, tag_at: int, offset_at: int) -> AnyPoint
     if tag == 1 and r.inline_at(offset, 8):
         v.charge(8)
         return _read_Point2d(v, offset)
-    if tag == 2 and r.inline_at(offset, 16):
-        v.charge(16)
+    if tag == 2 and r.inline_at(offset, 12):
+        v.charge(12)
         return _read_Point3d(v, offset)
     return None
 
@@ -459,9 +459,9 @@ def _validate_AnyPoint(v: karmem.Validator, tag_at: int, offset_at: int) -> None
         v.charge(8)
         _validate_Point2d(v, offset)
     elif tag == 2:
-        if not r.inline_at(offset, 16):
+        if not r.inline_at(offset, 12):
             raise karmem.Error("InvalidUnion", tag_at, tag)
-        v.charge(16)
+        v.charge(12)
         _validate_Point3d(v, offset)
 
 
@@ -681,7 +681,7 @@ def _view_AnyPoint(
     offset = r.u32(offset_at)
     if tag == 1 and r.inline_at(offset, 8):
         return Point2dView(r, offset)
-    if tag == 2 and r.inline_at(offset, 16):
+    if tag == 2 and r.inline_at(offset, 12):
         return Point3dView(r, offset)
     return None
 

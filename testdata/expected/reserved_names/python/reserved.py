@@ -22,7 +22,7 @@ class Len:
         if w is None:
             w = karmem.Writer()
         w.begin()
-        at = w.alloc(8, 8)
+        at = w.alloc(4, 8)
         _write_Len(w, self, at)
         w.finish()
         return bytes(w.buf)
@@ -33,7 +33,7 @@ class Len:
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 16:
+        if v.r.size < 12:
             return Len()
         return _read_Len(v, 8)
 
@@ -42,7 +42,7 @@ class Len:
         """A checked zero-copy view of a whole message whose root is this type:
         fields are read on access, from `data`, which must not change."""
         r = karmem.Reader(data, limits)
-        if r.size < 16:
+        if r.size < 12:
             return LenView(karmem.EMPTY_READER, 0)
         return LenView(r, 8)
 
@@ -51,8 +51,8 @@ class Len:
         """Checks a whole message whose root is this type, in one pass
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 16:
-            raise karmem.Error("Truncated", 0, 16)
+        if v.r.size < 12:
+            raise karmem.Error("Truncated", 0, 12)
         _validate_Len(v, 8)
 
 
@@ -78,7 +78,7 @@ class Cell:
         if w is None:
             w = karmem.Writer()
         w.begin()
-        at = w.alloc(64, 8)
+        at = w.alloc(60, 8)
         _write_Cell(w, self, at)
         w.finish()
         return bytes(w.buf)
@@ -89,7 +89,7 @@ class Cell:
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 72:
+        if v.r.size < 68:
             return Cell()
         return _read_Cell(v, 8)
 
@@ -98,7 +98,7 @@ class Cell:
         """A checked zero-copy view of a whole message whose root is this type:
         fields are read on access, from `data`, which must not change."""
         r = karmem.Reader(data, limits)
-        if r.size < 72:
+        if r.size < 68:
             return CellView(karmem.EMPTY_READER, 0)
         return CellView(r, 8)
 
@@ -107,8 +107,8 @@ class Cell:
         """Checks a whole message whose root is this type, in one pass
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 72:
-            raise karmem.Error("Truncated", 0, 72)
+        if v.r.size < 68:
+            raise karmem.Error("Truncated", 0, 68)
         _validate_Cell(v, 8)
 
 
@@ -128,7 +128,7 @@ class Point:
         if w is None:
             w = karmem.Writer()
         w.begin()
-        at = w.alloc(32, 8)
+        at = w.alloc(28, 8)
         _write_Point(w, self, at)
         w.finish()
         return bytes(w.buf)
@@ -139,7 +139,7 @@ class Point:
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 40:
+        if v.r.size < 36:
             return Point()
         return _read_Point(v, 8)
 
@@ -148,7 +148,7 @@ class Point:
         """A checked zero-copy view of a whole message whose root is this type:
         fields are read on access, from `data`, which must not change."""
         r = karmem.Reader(data, limits)
-        if r.size < 40:
+        if r.size < 36:
             return PointView(karmem.EMPTY_READER, 0)
         return PointView(r, 8)
 
@@ -157,8 +157,8 @@ class Point:
         """Checks a whole message whose root is this type, in one pass
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 40:
-            raise karmem.Error("Truncated", 0, 40)
+        if v.r.size < 36:
+            raise karmem.Error("Truncated", 0, 36)
         _validate_Point(v, 8)
 
 
@@ -204,7 +204,7 @@ class Holder:
         """Checks a whole message whose root is this type, in one pass
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        _validate_Holder(v, v.root(96))
+        _validate_Holder(v, v.root(88))
 
 
 def _write_Len(w: karmem.Writer, x: Len, at: int) -> None:
@@ -291,47 +291,47 @@ def _validate_Point(v: karmem.Validator, at: int) -> None:
 
 
 def _write_Holder(w: karmem.Writer, x: Holder, ref: int) -> None:
-    at = w.alloc(96, 8)
-    w.u32(at, 0x8000000C)
+    at = w.alloc(88, 8)
+    w.u32(at, 0xB)
     if ref != 0:
         w.u32(ref, at)
     w.string(at + 4, x.position)
     _write_Point(w, x.table, at + 16)
     if len(x.reader) > 4:
         raise karmem.Error("TooLarge", 0, len(x.reader))
-    _write_soa_Point(w, at + 48, x.reader)
-    w.i32(at + 60, x.root)
-    w.i32(at + 64, x.r)
-    _write_soa_Cell(w, at + 68, x.cells)
-    _write_bovos_Shape(w, at + 80, x.shapes)
+    _write_soa_Point(w, at + 44, x.reader)
+    w.i32(at + 56, x.root)
+    w.i32(at + 60, x.r)
+    _write_soa_Cell(w, at + 64, x.cells)
+    _write_bovos_Shape(w, at + 76, x.shapes)
 
 
 def _read_Holder(v: karmem.Validator, t: karmem.Table) -> Holder:
     if t.used == 0:
-        v.charge(96)
+        v.charge(88)
         return Holder()
     v.enter()
-    v.charge(max(t.used, 96))
+    v.charge(max(t.used, 88))
     r = v.r
     x = Holder()
     if t.used >= 16:
         a_6 = r.array(t.offset + 4, 1, karmem.NO_LIMIT)
         v.charge(a_6.len)
         x.position = r.string(a_6)
-    if t.used >= 48:
+    if t.used >= 44:
         x.table = _read_Point(v, t.offset + 16)
-    if t.used >= 60:
-        a_7 = r.array(t.offset + 48, 0, 4)
+    if t.used >= 56:
+        a_7 = r.array(t.offset + 44, 0, 4)
         x.reader = _read_soa_Point(v, a_7)
+    if t.used >= 60:
+        x.root = r.i32(t.offset + 56)
     if t.used >= 64:
-        x.root = r.i32(t.offset + 60)
-    if t.used >= 68:
-        x.r = r.i32(t.offset + 64)
-    if t.used >= 80:
-        a_8 = r.array(t.offset + 68, 0, karmem.NO_LIMIT)
+        x.r = r.i32(t.offset + 60)
+    if t.used >= 76:
+        a_8 = r.array(t.offset + 64, 0, karmem.NO_LIMIT)
         x.cells = _read_soa_Cell(v, a_8)
-    if t.used >= 92:
-        a_9 = r.array(t.offset + 80, 0, karmem.NO_LIMIT)
+    if t.used >= 88:
+        a_9 = r.array(t.offset + 76, 0, karmem.NO_LIMIT)
         x.shapes = _read_bovos_Shape(v, a_9)
     v.leave()
     return x
@@ -341,13 +341,13 @@ def _validate_Holder(v: karmem.Validator, t: karmem.Table) -> None:
     v.enter()
     a_10 = v.field_array(t, 4, 1, karmem.NO_LIMIT)
     v.utf8(a_10.offset, a_10.len)
-    if t.used >= 48:
+    if t.used >= 44:
         _validate_Point(v, t.offset + 16)
-    a_11 = v.field_array(t, 48, 0, 4)
+    a_11 = v.field_array(t, 44, 0, 4)
     _validate_soa_Point(v, a_11)
-    a_12 = v.field_array(t, 68, 0, karmem.NO_LIMIT)
+    a_12 = v.field_array(t, 64, 0, karmem.NO_LIMIT)
     _validate_soa_Cell(v, a_12)
-    a_13 = v.field_array(t, 80, 0, karmem.NO_LIMIT)
+    a_13 = v.field_array(t, 76, 0, karmem.NO_LIMIT)
     entries_14 = v.bunch(a_13, (1, 2))
     for e_15 in range(1, entries_14 + 1):
         entry_16 = a_13.offset + 16 * e_15
@@ -366,12 +366,12 @@ def _write_Shape(
 ) -> None:
     if isinstance(value, Len):
         w.u8(tag_at, 1)
-        at = w.alloc(8, 8)
+        at = w.alloc(4, 8)
         w.u32(offset_at, at)
         _write_Len(w, value, at)
     elif isinstance(value, Point):
         w.u8(tag_at, 2)
-        at = w.alloc(32, 8)
+        at = w.alloc(28, 8)
         w.u32(offset_at, at)
         _write_Point(w, value, at)
 
@@ -400,11 +400,11 @@ def _read_Shape(v: karmem.Validator, tag_at: int, offset_at: int) -> Shape | Non
     r = v.r
     tag = r.u8(tag_at)
     offset = r.u32(offset_at)
-    if tag == 1 and r.inline_at(offset, 8):
-        v.charge(8)
+    if tag == 1 and r.inline_at(offset, 4):
+        v.charge(4)
         return _read_Len(v, offset)
-    if tag == 2 and r.inline_at(offset, 32):
-        v.charge(32)
+    if tag == 2 and r.inline_at(offset, 28):
+        v.charge(28)
         return _read_Point(v, offset)
     return None
 
@@ -423,14 +423,14 @@ def _validate_Shape(v: karmem.Validator, tag_at: int, offset_at: int) -> None:
     tag = r.u8(tag_at)
     offset = r.u32(offset_at)
     if tag == 1:
-        if not r.inline_at(offset, 8):
+        if not r.inline_at(offset, 4):
             raise karmem.Error("InvalidUnion", tag_at, tag)
-        v.charge(8)
+        v.charge(4)
         _validate_Len(v, offset)
     elif tag == 2:
-        if not r.inline_at(offset, 32):
+        if not r.inline_at(offset, 28):
             raise karmem.Error("InvalidUnion", tag_at, tag)
-        v.charge(32)
+        v.charge(28)
         _validate_Point(v, offset)
 
 
@@ -711,50 +711,50 @@ class HolderView:
 
     @property
     def table(self) -> PointView:
-        if self._t.used < 48:
+        if self._t.used < 44:
             return PointView(karmem.EMPTY_READER, 0)
         return PointView(self._r, self._t.offset + 16)
 
     @property
     def reader(self) -> PointSoa:
         a_33 = karmem.EMPTY
-        if self._t.used >= 60:
-            a_33 = self._r.array(self._t.offset + 48, 0, 4)
+        if self._t.used >= 56:
+            a_33 = self._r.array(self._t.offset + 44, 0, 4)
         return PointSoa(self._r, a_33)
 
     @property
     def root(self) -> int:
+        if self._t.used < 60:
+            return 0
+        return self._r.i32(self._t.offset + 56)
+
+    @property
+    def r(self) -> int:
         if self._t.used < 64:
             return 0
         return self._r.i32(self._t.offset + 60)
 
     @property
-    def r(self) -> int:
-        if self._t.used < 68:
-            return 0
-        return self._r.i32(self._t.offset + 64)
-
-    @property
     def cells(self) -> CellSoa:
         a_34 = karmem.EMPTY
-        if self._t.used >= 80:
-            a_34 = self._r.array(self._t.offset + 68, 0, karmem.NO_LIMIT)
+        if self._t.used >= 76:
+            a_34 = self._r.array(self._t.offset + 64, 0, karmem.NO_LIMIT)
         return CellSoa(self._r, a_34)
 
     @property
     def shapes(self) -> list[LenSoaItem | PointSoaItem]:
         a_35 = karmem.EMPTY
-        if self._t.used >= 92:
-            a_35 = self._r.array(self._t.offset + 80, 0, karmem.NO_LIMIT)
+        if self._t.used >= 88:
+            a_35 = self._r.array(self._t.offset + 76, 0, karmem.NO_LIMIT)
         return _view_bovos_Shape(self._r, a_35)
 
 
 def _view_Shape(r: karmem.Reader, tag_at: int, offset_at: int) -> ShapeView | None:
     tag = r.u8(tag_at)
     offset = r.u32(offset_at)
-    if tag == 1 and r.inline_at(offset, 8):
+    if tag == 1 and r.inline_at(offset, 4):
         return LenView(r, offset)
-    if tag == 2 and r.inline_at(offset, 32):
+    if tag == 2 and r.inline_at(offset, 28):
         return PointView(r, offset)
     return None
 

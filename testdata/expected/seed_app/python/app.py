@@ -83,7 +83,7 @@ class Profile:
         if w is None:
             w = karmem.Writer()
         w.begin()
-        at = w.alloc(8, 8)
+        at = w.alloc(4, 8)
         _write_Profile(w, self, at)
         w.finish()
         return bytes(w.buf)
@@ -94,7 +94,7 @@ class Profile:
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 16:
+        if v.r.size < 12:
             v.charge(32)
             return Profile()
         return _read_Profile(v, 8)
@@ -104,7 +104,7 @@ class Profile:
         """A checked zero-copy view of a whole message whose root is this type:
         fields are read on access, from `data`, which must not change."""
         r = karmem.Reader(data, limits)
-        if r.size < 16:
+        if r.size < 12:
             return ProfileView(karmem.EMPTY_READER, 0)
         return ProfileView(r, 8)
 
@@ -113,8 +113,8 @@ class Profile:
         """Checks a whole message whose root is this type, in one pass
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 16:
-            raise karmem.Error("Truncated", 0, 16)
+        if v.r.size < 12:
+            raise karmem.Error("Truncated", 0, 12)
         _validate_Profile(v, 8)
 
 
@@ -222,9 +222,9 @@ def _write_AccountData(w: karmem.Writer, x: AccountData, ref: int) -> None:
     w.u64(at + 8, x.id)
     w.string(at + 16, x.email)
     items_2 = x.profiles
-    block_3 = w.alloc_array(len(items_2), 8)
+    block_3 = w.alloc_array(len(items_2), 4)
     for k_4, e_5 in enumerate(items_2):
-        _write_Profile(w, e_5, block_3 + k_4 * 8)
+        _write_Profile(w, e_5, block_3 + k_4 * 4)
     w.array_ref(at + 28, block_3, len(items_2))
 
 
@@ -243,9 +243,9 @@ def _read_AccountData(v: karmem.Validator, t: karmem.Table) -> AccountData:
         v.charge(a_6.len)
         x.email = r.string(a_6)
     if t.used >= 40:
-        a_7 = r.array(t.offset + 28, 8, karmem.NO_LIMIT)
-        v.charge(a_7.len * 8)
-        x.profiles = [_read_Profile(v, a_7.offset + k_8 * 8) for k_8 in range(a_7.len)]
+        a_7 = r.array(t.offset + 28, 4, karmem.NO_LIMIT)
+        v.charge(a_7.len * 4)
+        x.profiles = [_read_Profile(v, a_7.offset + k_8 * 4) for k_8 in range(a_7.len)]
     v.leave()
     return x
 
@@ -254,9 +254,9 @@ def _validate_AccountData(v: karmem.Validator, t: karmem.Table) -> None:
     v.enter()
     a_9 = v.field_array(t, 16, 1, karmem.NO_LIMIT)
     v.utf8(a_9.offset, a_9.len)
-    a_10 = v.field_array(t, 28, 8, karmem.NO_LIMIT)
+    a_10 = v.field_array(t, 28, 4, karmem.NO_LIMIT)
     for i_11 in range(a_10.len):
-        _validate_Profile(v, a_10.offset + i_11 * 8)
+        _validate_Profile(v, a_10.offset + i_11 * 4)
     v.leave()
 
 
@@ -329,9 +329,9 @@ class AccountDataView:
     def profiles(self) -> karmem.Seq[ProfileView]:
         a_14 = karmem.EMPTY
         if self._t.used >= 40:
-            a_14 = self._r.array(self._t.offset + 28, 8, karmem.NO_LIMIT)
+            a_14 = self._r.array(self._t.offset + 28, 4, karmem.NO_LIMIT)
         return karmem.Seq(
-            a_14.len, lambda i_15: ProfileView(self._r, a_14.offset + i_15 * 8)
+            a_14.len, lambda i_15: ProfileView(self._r, a_14.offset + i_15 * 4)
         )
 
 

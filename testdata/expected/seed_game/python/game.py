@@ -42,7 +42,7 @@ class Vec3:
         if w is None:
             w = karmem.Writer()
         w.begin()
-        at = w.alloc(16, 8)
+        at = w.alloc(12, 8)
         _write_Vec3(w, self, at)
         w.finish()
         return bytes(w.buf)
@@ -53,7 +53,7 @@ class Vec3:
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 24:
+        if v.r.size < 20:
             return Vec3()
         return _read_Vec3(v, 8)
 
@@ -62,7 +62,7 @@ class Vec3:
         """A checked zero-copy view of a whole message whose root is this type:
         fields are read on access, from `data`, which must not change."""
         r = karmem.Reader(data, limits)
-        if r.size < 24:
+        if r.size < 20:
             return Vec3View(karmem.EMPTY_READER, 0)
         return Vec3View(r, 8)
 
@@ -71,8 +71,8 @@ class Vec3:
         """Checks a whole message whose root is this type, in one pass
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 24:
-            raise karmem.Error("Truncated", 0, 24)
+        if v.r.size < 20:
+            raise karmem.Error("Truncated", 0, 20)
         _validate_Vec3(v, 8)
 
 
@@ -122,7 +122,7 @@ class MonsterData:
         """Checks a whole message whose root is this type, in one pass
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        _validate_MonsterData(v, v.root(112))
+        _validate_MonsterData(v, v.root(104))
 
 
 @dataclasses.dataclass(slots=True)
@@ -137,7 +137,7 @@ class Monster:
         if w is None:
             w = karmem.Writer()
         w.begin()
-        at = w.alloc(8, 8)
+        at = w.alloc(4, 8)
         _write_Monster(w, self, at)
         w.finish()
         return bytes(w.buf)
@@ -148,8 +148,8 @@ class Monster:
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 16:
-            v.charge(112)
+        if v.r.size < 12:
+            v.charge(104)
             return Monster()
         return _read_Monster(v, 8)
 
@@ -158,7 +158,7 @@ class Monster:
         """A checked zero-copy view of a whole message whose root is this type:
         fields are read on access, from `data`, which must not change."""
         r = karmem.Reader(data, limits)
-        if r.size < 16:
+        if r.size < 12:
             return MonsterView(karmem.EMPTY_READER, 0)
         return MonsterView(r, 8)
 
@@ -167,8 +167,8 @@ class Monster:
         """Checks a whole message whose root is this type, in one pass
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 16:
-            raise karmem.Error("Truncated", 0, 16)
+        if v.r.size < 12:
+            raise karmem.Error("Truncated", 0, 12)
         _validate_Monster(v, 8)
 
 
@@ -231,57 +231,57 @@ def _validate_Vec3(v: karmem.Validator, at: int) -> None:
 
 
 def _write_MonsterData(w: karmem.Writer, x: MonsterData, ref: int) -> None:
-    at = w.alloc(112, 8)
-    w.u32(at, 0xE)
+    at = w.alloc(104, 8)
+    w.u32(at, 0xD)
     if ref != 0:
         w.u32(ref, at)
-    _write_Vec3(w, x.pos, at + 8)
-    w.i16(at + 24, x.mana)
-    w.i16(at + 26, x.health)
-    w.string(at + 28, x.name)
-    w.u8(at + 40, x.team)
+    _write_Vec3(w, x.pos, at + 4)
+    w.i16(at + 16, x.mana)
+    w.i16(at + 18, x.health)
+    w.string(at + 20, x.name)
+    w.u8(at + 32, x.team)
     if len(x.inventory) > 128:
         raise karmem.Error("TooLarge", 0, len(x.inventory))
-    w.plain(at + 44, "B", 1, x.inventory)
-    w.numbers(at + 56, 4, "d", x.hitbox)
-    w.plain(at + 88, "i", 4, x.status)
+    w.plain(at + 36, "B", 1, x.inventory)
+    w.numbers(at + 48, 4, "d", x.hitbox)
+    w.plain(at + 80, "i", 4, x.status)
     if len(x.path) > 128:
         raise karmem.Error("TooLarge", 0, len(x.path))
-    _write_soa_Vec3(w, at + 100, x.path)
+    _write_soa_Vec3(w, at + 92, x.path)
 
 
 def _read_MonsterData(v: karmem.Validator, t: karmem.Table) -> MonsterData:
     if t.used == 0:
-        v.charge(112)
+        v.charge(104)
         return MonsterData()
     v.enter()
-    v.charge(max(t.used, 112))
+    v.charge(max(t.used, 104))
     r = v.r
     x = MonsterData()
-    if t.used >= 24:
-        x.pos = _read_Vec3(v, t.offset + 8)
-    if t.used >= 26:
-        x.mana = r.i16(t.offset + 24)
-    if t.used >= 28:
-        x.health = r.i16(t.offset + 26)
-    if t.used >= 40:
-        a_0 = r.array(t.offset + 28, 1, karmem.NO_LIMIT)
+    if t.used >= 16:
+        x.pos = _read_Vec3(v, t.offset + 4)
+    if t.used >= 18:
+        x.mana = r.i16(t.offset + 16)
+    if t.used >= 20:
+        x.health = r.i16(t.offset + 18)
+    if t.used >= 32:
+        a_0 = r.array(t.offset + 20, 1, karmem.NO_LIMIT)
         v.charge(a_0.len)
         x.name = r.string(a_0)
-    if t.used >= 41:
-        x.team = r.u8(t.offset + 40)
-    if t.used >= 56:
-        a_1 = r.array(t.offset + 44, 1, 128)
+    if t.used >= 33:
+        x.team = r.u8(t.offset + 32)
+    if t.used >= 48:
+        a_1 = r.array(t.offset + 36, 1, 128)
         v.charge(a_1.len)
         x.inventory = r.ints(a_1.offset, a_1.len, "B")
-    if t.used >= 88:
-        x.hitbox = r.floats(t.offset + 56, 4, "d")
-    if t.used >= 100:
-        a_2 = r.array(t.offset + 88, 4, karmem.NO_LIMIT)
+    if t.used >= 80:
+        x.hitbox = r.floats(t.offset + 48, 4, "d")
+    if t.used >= 92:
+        a_2 = r.array(t.offset + 80, 4, karmem.NO_LIMIT)
         v.charge(a_2.len * 4)
         x.status = r.ints(a_2.offset, a_2.len, "i")
-    if t.used >= 112:
-        a_3 = r.array(t.offset + 100, 0, 128)
+    if t.used >= 104:
+        a_3 = r.array(t.offset + 92, 0, 128)
         x.path = _read_soa_Vec3(v, a_3)
     v.leave()
     return x
@@ -289,11 +289,11 @@ def _read_MonsterData(v: karmem.Validator, t: karmem.Table) -> MonsterData:
 
 def _validate_MonsterData(v: karmem.Validator, t: karmem.Table) -> None:
     v.enter()
-    a_4 = v.field_array(t, 28, 1, karmem.NO_LIMIT)
+    a_4 = v.field_array(t, 20, 1, karmem.NO_LIMIT)
     v.utf8(a_4.offset, a_4.len)
-    v.field_array(t, 44, 1, 128)
-    v.field_array(t, 88, 4, karmem.NO_LIMIT)
-    a_7 = v.field_array(t, 100, 0, 128)
+    v.field_array(t, 36, 1, 128)
+    v.field_array(t, 80, 4, karmem.NO_LIMIT)
+    a_7 = v.field_array(t, 92, 0, 128)
     _validate_soa_Vec3(v, a_7)
     v.leave()
 
@@ -311,7 +311,7 @@ def _read_Monster(v: karmem.Validator, at: int) -> Monster:
 
 def _validate_Monster(v: karmem.Validator, at: int) -> None:
     r = v.r
-    _validate_MonsterData(v, v.table(r.u32(at), 112))
+    _validate_MonsterData(v, v.table(r.u32(at), 104))
 
 
 def _write_State(w: karmem.Writer, x: State, ref: int) -> None:
@@ -505,60 +505,60 @@ class MonsterDataView:
 
     @property
     def pos(self) -> Vec3View:
-        if self._t.used < 24:
+        if self._t.used < 16:
             return Vec3View(karmem.EMPTY_READER, 0)
-        return Vec3View(self._r, self._t.offset + 8)
+        return Vec3View(self._r, self._t.offset + 4)
 
     @property
     def mana(self) -> int:
-        if self._t.used < 26:
+        if self._t.used < 18:
             return 0
-        return self._r.i16(self._t.offset + 24)
+        return self._r.i16(self._t.offset + 16)
 
     @property
     def health(self) -> int:
-        if self._t.used < 28:
+        if self._t.used < 20:
             return 0
-        return self._r.i16(self._t.offset + 26)
+        return self._r.i16(self._t.offset + 18)
 
     @property
     def name(self) -> str:
         a_22 = karmem.EMPTY
-        if self._t.used >= 40:
-            a_22 = self._r.array(self._t.offset + 28, 1, karmem.NO_LIMIT)
+        if self._t.used >= 32:
+            a_22 = self._r.array(self._t.offset + 20, 1, karmem.NO_LIMIT)
         return self._r.string(a_22)
 
     @property
     def team(self) -> int:
-        if self._t.used < 41:
+        if self._t.used < 33:
             return 0
-        return self._r.u8(self._t.offset + 40)
+        return self._r.u8(self._t.offset + 32)
 
     @property
     def inventory(self) -> memoryview[int]:
         a_23 = karmem.EMPTY
-        if self._t.used >= 56:
-            a_23 = self._r.array(self._t.offset + 44, 1, 128)
+        if self._t.used >= 48:
+            a_23 = self._r.array(self._t.offset + 36, 1, 128)
         return self._r.int_column(a_23.offset, a_23.len, "B")
 
     @property
     def hitbox(self) -> list[float]:
-        if self._t.used < 88:
+        if self._t.used < 80:
             return [0.0] * 4
-        return self._r.floats(self._t.offset + 56, 4, "d")
+        return self._r.floats(self._t.offset + 48, 4, "d")
 
     @property
     def status(self) -> memoryview[int]:
         a_24 = karmem.EMPTY
-        if self._t.used >= 100:
-            a_24 = self._r.array(self._t.offset + 88, 4, karmem.NO_LIMIT)
+        if self._t.used >= 92:
+            a_24 = self._r.array(self._t.offset + 80, 4, karmem.NO_LIMIT)
         return self._r.int_column(a_24.offset, a_24.len, "i")
 
     @property
     def path(self) -> Vec3Soa:
         a_25 = karmem.EMPTY
-        if self._t.used >= 112:
-            a_25 = self._r.array(self._t.offset + 100, 0, 128)
+        if self._t.used >= 104:
+            a_25 = self._r.array(self._t.offset + 92, 0, 128)
         return Vec3Soa(self._r, a_25)
 
 

@@ -61,7 +61,7 @@ class Square:
         if w is None:
             w = karmem.Writer()
         w.begin()
-        at = w.alloc(8, 8)
+        at = w.alloc(4, 8)
         _write_Square(w, self, at)
         w.finish()
         return bytes(w.buf)
@@ -72,7 +72,7 @@ class Square:
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 16:
+        if v.r.size < 12:
             return Square()
         return _read_Square(v, 8)
 
@@ -81,7 +81,7 @@ class Square:
         """A checked zero-copy view of a whole message whose root is this type:
         fields are read on access, from `data`, which must not change."""
         r = karmem.Reader(data, limits)
-        if r.size < 16:
+        if r.size < 12:
             return SquareView(karmem.EMPTY_READER, 0)
         return SquareView(r, 8)
 
@@ -90,8 +90,8 @@ class Square:
         """Checks a whole message whose root is this type, in one pass
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 16:
-            raise karmem.Error("Truncated", 0, 16)
+        if v.r.size < 12:
+            raise karmem.Error("Truncated", 0, 12)
         _validate_Square(v, 8)
 
 
@@ -107,7 +107,7 @@ class Tag:
         if w is None:
             w = karmem.Writer()
         w.begin()
-        at = w.alloc(16, 8)
+        at = w.alloc(12, 8)
         _write_Tag(w, self, at)
         w.finish()
         return bytes(w.buf)
@@ -118,7 +118,7 @@ class Tag:
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 24:
+        if v.r.size < 20:
             return Tag()
         return _read_Tag(v, 8)
 
@@ -127,7 +127,7 @@ class Tag:
         """A checked zero-copy view of a whole message whose root is this type:
         fields are read on access, from `data`, which must not change."""
         r = karmem.Reader(data, limits)
-        if r.size < 24:
+        if r.size < 20:
             return TagView(karmem.EMPTY_READER, 0)
         return TagView(r, 8)
 
@@ -136,8 +136,8 @@ class Tag:
         """Checks a whole message whose root is this type, in one pass
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        if v.r.size < 24:
-            raise karmem.Error("Truncated", 0, 24)
+        if v.r.size < 20:
+            raise karmem.Error("Truncated", 0, 20)
         _validate_Tag(v, 8)
 
 
@@ -396,7 +396,7 @@ def _write_Shape(
         _write_Circle(w, value, offset_at)
     elif isinstance(value, Square):
         w.u8(tag_at, 4)
-        at = w.alloc(8, 8)
+        at = w.alloc(4, 8)
         w.u32(offset_at, at)
         _write_Square(w, value, at)
 
@@ -427,8 +427,8 @@ def _read_Shape(v: karmem.Validator, tag_at: int, offset_at: int) -> Shape | Non
     offset = r.u32(offset_at)
     if tag == 1:
         return _read_Circle(v, r.table(offset))
-    if tag == 4 and r.inline_at(offset, 8):
-        v.charge(8)
+    if tag == 4 and r.inline_at(offset, 4):
+        v.charge(4)
         return _read_Square(v, offset)
     return None
 
@@ -451,9 +451,9 @@ def _validate_Shape(v: karmem.Validator, tag_at: int, offset_at: int) -> None:
             raise karmem.Error("InvalidUnion", tag_at, tag)
         _validate_Circle(v, v.table(offset, 16))
     elif tag == 4:
-        if not r.inline_at(offset, 8):
+        if not r.inline_at(offset, 4):
             raise karmem.Error("InvalidUnion", tag_at, tag)
-        v.charge(8)
+        v.charge(4)
         _validate_Square(v, offset)
 
 
@@ -754,7 +754,7 @@ def _view_Shape(r: karmem.Reader, tag_at: int, offset_at: int) -> ShapeView | No
     offset = r.u32(offset_at)
     if tag == 1:
         return CircleView(r, r.table(offset))
-    if tag == 4 and r.inline_at(offset, 8):
+    if tag == 4 and r.inline_at(offset, 4):
         return SquareView(r, offset)
     return None
 
