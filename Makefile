@@ -30,7 +30,7 @@ FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
 # guests: build the WebAssembly guest modules (guests/out/*.wasm) the e2e tests load
-.PHONY: all demo demo-format test setup gate guests second-host integrity fuzz-long lint unit generated expected fuzz go c zig ts as web browser quickstart go-generate bench bench-shapes bench-go bench-ts bench-c bench-batch bench-report bench-instructions bench-build bench-host vectors clean
+.PHONY: all demo demo-format test setup gate guests second-host integrity fuzz-long lint unit generated expected fuzz go c zig ts as python web browser quickstart go-generate bench bench-shapes bench-go bench-ts bench-c bench-batch bench-report bench-instructions bench-build bench-host vectors clean
 
 all: test
 
@@ -49,7 +49,7 @@ demo-format: setup
 	./target/release/karmem build --lang rust -o $(DEMO_DIR)/src/generated $(DEMO_DIR)/app.km
 	CARGO_TARGET_DIR=$(CURDIR)/target $(CARGO) run --release --quiet --manifest-path $(DEMO_DIR)/Cargo.toml
 
-test: setup lint unit gate second-host generated fuzz go c zig ts as browser quickstart
+test: setup lint unit gate second-host generated fuzz go c zig ts as python browser quickstart
 	@echo "make test: all checks passed"
 
 lint:
@@ -109,6 +109,11 @@ zig:
 # (scripts/test-ts.sh, docs/typescript.md).
 ts:
 	scripts/test-ts.sh
+
+# The Python backend and runtime: ruff, mypy --strict and the golden
+# vectors through generated code (scripts/test-python.sh, docs/python.md).
+python:
+	scripts/test-python.sh
 
 # The message inspector, a static page over the TypeScript library
 # (scripts/build-web.sh, ts/web/serve.mjs; docs/typescript.md "In the browser").

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Generates the committed expected output (testdata/expected) into DIR:
-# Rust, C, Zig, TypeScript and AssemblyScript for every schema of
+# Rust, C, Zig, TypeScript, AssemblyScript and Python for every schema of
 # testdata/schemas and for the seed and game schemas of the golden vectors
 # (DIR/seed_app, DIR/seed_game; the demo's app.km and
 # testdata/schemas/seed_app.km are symbolic links to the seed's), and the guest and host bindings
@@ -26,7 +26,7 @@ for schema in testdata/schemas/*.km testdata/vectors/seed/schema.km testdata/vec
     testdata/vectors/game/*) name=seed_game ;;
     *) name=$(basename "$schema" .km) ;;
   esac
-  langs=(rust c zig ts as)
+  langs=(rust c zig ts as python)
   grep -q '^interface ' "$schema" && langs+=(rust-guest rust-host c-guest zig-guest as-guest)
   for lang in "${langs[@]}"; do
     # Quiet but for problems: the CLI reports every file it writes.

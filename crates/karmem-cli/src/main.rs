@@ -37,6 +37,7 @@ const EXIT_IO: u8 = 3;
   karmem build --lang ts -o gen app.km            TypeScript: gen/app.ts
   karmem build --lang as -o gen app.km            AssemblyScript: gen/app.ts
   karmem build --lang as-guest -o gen app.km      AssemblyScript guest bindings: gen/app.ts, gen/app_guest.ts
+  karmem build --lang python -o gen app.km        Python: gen/app.py
   karmem fmt app.km                          rewrite app.km in canonical form
   karmem fmt --check app.km                  print a diff and exit 1 if app.km is not formatted
   karmem fmt - < app.km                      format stdin to stdout
@@ -172,6 +173,9 @@ enum Lang {
     /// AssemblyScript guest bindings (docs/assemblyscript.md, "Guests"):
     /// the `as` file plus exporter classes, window accessors and clients.
     AsGuest,
+    /// Python: dataclasses with encode, decode and validate over the
+    /// `karmem` package (`python/`, docs/python.md).
+    Python,
 }
 
 /// Why a command failed; decides the exit code and the message.
@@ -340,6 +344,7 @@ fn build_one<'p>(
         Lang::Ts => Box::new(karmem_codegen::ts::TsBackend),
         Lang::As => Box::new(karmem_codegen::assemblyscript::AssemblyScriptBackend),
         Lang::AsGuest => Box::new(karmem_codegen::as_guest::AsGuestBackend),
+        Lang::Python => Box::new(karmem_codegen::python::PythonBackend),
     };
     let files = backend
         .generate(schema, layout)
@@ -375,6 +380,8 @@ fn build_one<'p>(
             Lang::Ts => {}
             // The AssemblyScript backends' output is formatted as emitted.
             Lang::As | Lang::AsGuest => {}
+            // The Python backend emits `ruff format`-clean code.
+            Lang::Python => {}
         }
         eprintln!("wrote {}", path.display());
     }

@@ -470,7 +470,7 @@ const ECHO: &str =
                     interface Echo {\n    echo: fn(m: Msg) -> Msg;\n}\n";
 
 /// Every `--lang` writes the files its documentation names (docs/guests.md,
-/// docs/c.md, docs/zig.md, docs/typescript.md), and says so.
+/// docs/c.md, docs/zig.md, docs/typescript.md, docs/python.md), and says so.
 #[test]
 fn build_writes_the_files_of_every_language() {
     let dir = dir_with(&[("app.km", ECHO)]);
@@ -481,6 +481,7 @@ fn build_writes_the_files_of_every_language() {
         ("zig", &["app.zig"]),
         ("ts", &["app.ts"]),
         ("as", &["app.ts"]),
+        ("python", &["app.py"]),
         ("as-guest", &["app.ts", "app_guest.ts"]),
         ("rust-guest", &["app_guest.rs"]),
         ("rust-host", &["app_host.rs"]),

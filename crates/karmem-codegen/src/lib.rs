@@ -16,6 +16,7 @@ pub mod go;
 pub mod go_guest;
 pub mod iface;
 pub mod names;
+pub mod python;
 pub mod rust;
 pub mod rust_guest;
 pub mod rust_host;

@@ -3,7 +3,7 @@
 //! enum-value casing, reserved words and how a clash is escaped, C's
 //! prefix). Every backend names schema items through its language's const
 //! config ([`RUST`], [`GO`], [`C`], [`ZIG`], [`TYPESCRIPT`],
-//! [`ASSEMBLYSCRIPT`]).
+//! [`ASSEMBLYSCRIPT`], [`PYTHON`]).
 
 use std::collections::HashMap;
 
@@ -748,6 +748,72 @@ pub const ASSEMBLYSCRIPT: Naming = Naming {
         ..TYPESCRIPT.fields
     },
     ..TYPESCRIPT
+};
+
+/// Python's keywords (soft ones too: a field named `match` or `type` would
+/// confuse readers of the generated code more than it would the parser).
+pub const PYTHON_KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "case", "class",
+    "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if",
+    "import", "in", "is", "lambda", "match", "nonlocal", "not", "or", "pass", "raise", "return",
+    "try", "type", "while", "with", "yield",
+];
+
+/// Names a generated class body or function reads after its fields are
+/// declared: builtins in annotations and calls, and the modules the
+/// generated file imports. A field so named would shadow them in the class
+/// body (`list: list[int]`).
+pub const PYTHON_BUILTINS: &[&str] = &[
+    "bool",
+    "bytes",
+    "dataclasses",
+    "dict",
+    "enumerate",
+    "float",
+    "int",
+    "isinstance",
+    "karmem",
+    "len",
+    "list",
+    "max",
+    "object",
+    "range",
+    "self",
+    "sorted",
+    "str",
+    "sum",
+    "tuple",
+    "typing",
+];
+
+/// Python: classes `MonsterData` (`None_` for a keyword), fields
+/// `monster_data` (`list_`, `class_`, `encode_` for a method every
+/// generated class has), enum values `MONSTER_DATA`.
+pub const PYTHON: Naming = Naming {
+    types: Rule {
+        ascii: true,
+        not_ident: Some(Escape::Prefix("K")),
+        keywords: &[PYTHON_KEYWORDS, PYTHON_BUILTINS],
+        ..Rule::cased(Case::Pascal)
+    },
+    fields: Rule {
+        ascii: true,
+        not_ident: Some(Escape::Prefix("f_")),
+        keywords: &[PYTHON_KEYWORDS, PYTHON_BUILTINS],
+        members: &[&["encode", "decode", "validate", "view"]],
+        ..Rule::cased(Case::Snake)
+    },
+    values: Rule {
+        ascii: true,
+        not_ident: Some(Escape::Prefix("V_")),
+        keywords: &[PYTHON_KEYWORDS],
+        members: &[&["NAMES"]],
+        ..Rule::cased(Case::Screaming)
+    },
+    qualified_values: None,
+    prefix_attribute: None,
+    variant_method: None,
+    positional_tuples: false,
 };
 
 /// A Rust identifier for a schema name (keywords get a trailing `_`).

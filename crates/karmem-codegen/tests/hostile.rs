@@ -13,6 +13,7 @@ fn backends() -> Vec<Box<dyn Backend>> {
         Box::new(karmem_codegen::zig::ZigBackend),
         Box::new(karmem_codegen::ts::TsBackend),
         Box::new(karmem_codegen::assemblyscript::AssemblyScriptBackend),
+        Box::new(karmem_codegen::python::PythonBackend),
     ]
 }
 
