@@ -46,7 +46,7 @@ karmem_cli
 clang-19 "${strict[@]}" "${sanitize[@]}" -Ic -I"$out/seed" -o "$out/seed/seed" \
   c/examples/seed.c "$out/seed/app.c" c/karmem.c
 diff <("$out/seed/seed") - <<'WANT'
-account 42 <example@email.com>, 216 bytes
+account 42 <example@email.com>, 200 bytes
 inkeliz
 karmem
 inkeliz

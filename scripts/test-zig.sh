@@ -41,7 +41,7 @@ zig fmt --check "$seed/app.zig"
 (cd "$seed" && zig build-exe -ODebug -j"$jobs" --name seed --dep karmem --dep app \
    -Mroot="$root/zig/examples/seed.zig" -Mkarmem="$root/zig/src/karmem.zig" --dep karmem -Mapp="$seed/app.zig")
 diff <("$seed/seed") - <<'WANT'
-account 42 <example@email.com>, 216 bytes
+account 42 <example@email.com>, 200 bytes
 inkeliz
 karmem
 inkeliz
