@@ -33,7 +33,7 @@ for km in testdata/vectors/*/*.km; do
 done
 python3 -m ruff check --quiet --isolated "$gen/flat"
 python3 -m ruff format --quiet --isolated --check "$gen/flat"
-(cd python && python3 -m ruff check --quiet karmem tests && python3 -m ruff format --quiet --check karmem tests)
+(cd python && python3 -m ruff check --quiet karmem tests bench && python3 -m ruff format --quiet --check karmem tests bench)
 # The generated modules import `karmem`, which mypy checks with them.
 MYPYPATH=python python3 -m mypy --strict --no-error-summary --cache-dir "$gen/mypy" "$gen/flat"
 KARMEM_PY_GEN=$gen/vectors PYTHONPATH=python:python/tests \
