@@ -6,7 +6,8 @@
 # (python/tests/test_vectors.py: every case byte for byte, the evolution
 # readers, the hostile cases, the viewers and their SoA columns, through
 # NumPy too) and the runtime's own tests, then the Python member of the
-# integrity suite (python/integrity, docs/integrity.md §7). Needs Python 3.11 or later;
+# integrity suite (python/integrity, docs/integrity.md §7): its own tests,
+# and every pair with the Rust and Go members. Needs Python 3.11 or later;
 # ruff, mypy and NumPy are installed at pinned versions.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
@@ -45,6 +46,7 @@ for v in old new; do
   "$karmem" build --lang python -o "$gen/integrity/$v" "testdata/integrity/$v.km" 2>/dev/null
 done
 MYPYPATH=python python3 -m mypy --strict --no-error-summary --cache-dir "$gen/mypy" python/integrity
+KARMEM_INTEGRITY_PY_GEN=$gen/integrity PYTHONPATH=python python3 -m unittest -q integrity.test_member
 # The Python member of the integrity suite (docs/integrity.md §7): every
 # producer x consumer pair with the Rust and Go members.
 INTEGRITY_MEMBERS=rust,go,python KARMEM_INTEGRITY_PY="$PWD/python/integrity/main.py" \

@@ -23,6 +23,8 @@ def answer(versions: dict[str, member.Version], line: str) -> str:
         return f"error unknown version {name!r}"
     try:
         if request == "produce":
+            if not arg.isascii() or not arg.isdigit() or int(arg) >= 1 << 64:
+                return f"error the seed must be a u64: {arg!r}"
             return member.produce(v, int(arg)).hex()
         data = bytes.fromhex(arg)
         if request == "consume":
