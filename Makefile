@@ -14,6 +14,7 @@
 #   make bench-shapes  Rust: four data shapes against rkyv, flatbuffers, capnp, bitcode, prost
 #   make bench-go  Go benchmarks against flatbuffers, protobuf, encoding/json, a raw struct
 #   make bench-ts  TypeScript (Node) against flatbuffers, @bufbuild/protobuf, JSON on the same data
+#   make bench-python  Python (pure Python, NumPy columns) against flatbuffers, protobuf, JSON on the same data
 #   make bench-c   C: the paper's data-layout comparison (AoS, strided, SIMD, SoA, pointers) with Karmem's columns, native and wasm32
 #   make bench-batch   the paper's Tables 5/6: write and read 10 and 10 000 readings in C and Zig, native and wasm32, against FlatBuffers, JSON, a raw struct
 #   make bench-report        five criterion runs summarised (docs/benchmarks.md)
@@ -30,7 +31,7 @@ FUZZ_SECONDS ?= 20
 DEMO_DIR := examples/demo
 
 # guests: build the WebAssembly guest modules (guests/out/*.wasm) the e2e tests load
-.PHONY: all demo demo-format test setup gate guests second-host integrity fuzz-long lint unit generated expected fuzz go c zig ts as python web browser quickstart go-generate bench bench-shapes bench-go bench-ts bench-c bench-batch bench-report bench-instructions bench-build bench-host vectors clean
+.PHONY: all demo demo-format test setup gate guests second-host integrity fuzz-long lint unit generated expected fuzz go c zig ts as python web browser quickstart go-generate bench bench-shapes bench-go bench-ts bench-python bench-c bench-batch bench-report bench-instructions bench-build bench-host vectors clean
 
 all: test
 
@@ -143,6 +144,10 @@ bench-go: setup
 
 bench-ts:
 	scripts/bench-ts.sh
+
+# Python (pure Python, NumPy columns) against FlatBuffers', protobuf's packages and JSON (scripts/bench-python.sh).
+bench-python: setup
+	scripts/bench-python.sh
 
 # The paper's data-layout comparison in C, native and wasm32 (docs/benchmarks.md).
 bench-c:

@@ -5,7 +5,9 @@
 # `mypy --strict`, then the golden vectors through the generated code
 # (python/tests/test_vectors.py: every case byte for byte, the evolution
 # readers, the hostile cases, the viewers and their SoA columns, through
-# NumPy too) and the runtime's own tests. Needs Python 3.11 or later;
+# NumPy too) and the runtime's own tests, then the Python member of the
+# integrity suite (python/integrity, docs/integrity.md §7): its own tests,
+# and every pair with the Rust and Go members. Needs Python 3.11 or later;
 # ruff, mypy and NumPy are installed at pinned versions.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
@@ -33,9 +35,22 @@ for km in testdata/vectors/*/*.km; do
 done
 python3 -m ruff check --quiet --isolated "$gen/flat"
 python3 -m ruff format --quiet --isolated --check "$gen/flat"
-(cd python && python3 -m ruff check --quiet karmem tests && python3 -m ruff format --quiet --check karmem tests)
+(cd python && python3 -m ruff check --quiet karmem tests bench integrity && python3 -m ruff format --quiet --check karmem tests bench integrity)
 # The generated modules import `karmem`, which mypy checks with them.
 MYPYPATH=python python3 -m mypy --strict --no-error-summary --cache-dir "$gen/mypy" "$gen/flat"
 KARMEM_PY_GEN=$gen/vectors PYTHONPATH=python:python/tests \
   python3 -m unittest discover --start-directory python/tests --top-level-directory python/tests
+# Both versions of the integrity schema, for the integrity member
+# (python/integrity, which finds them through KARMEM_INTEGRITY_PY_GEN).
+for v in old new; do
+  "$karmem" build --lang python -o "$gen/integrity/$v" "testdata/integrity/$v.km" 2>/dev/null
+done
+MYPYPATH=python python3 -m mypy --strict --no-error-summary --cache-dir "$gen/mypy" python/integrity
+KARMEM_INTEGRITY_PY_GEN=$gen/integrity PYTHONPATH=python python3 -m unittest -q integrity.test_member
+# The Python member of the integrity suite (docs/integrity.md §7): every
+# producer x consumer pair with the Rust and Go members.
+INTEGRITY_MEMBERS=rust,go,python KARMEM_INTEGRITY_PY="$PWD/python/integrity/main.py" \
+  KARMEM_INTEGRITY_PY_GEN="$gen/integrity" INTEGRITY_SEEDS="${INTEGRITY_SEEDS:-24}" \
+  cargo test --quiet -p karmem-integrity --test suite
+echo "test-python: the Python integrity member agrees with Rust and Go"
 echo "test-python: $(( $(date +%s) - start )) s"

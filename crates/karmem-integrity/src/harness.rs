@@ -131,11 +131,12 @@ pub fn go_native(scratch: &Path) -> Process {
     Process::start("go", Command::new(bin))
 }
 
-/// The C and TypeScript members: commands that their languages' scripts
-/// build (scripts/build-integrity-c.sh, scripts/test-ts.sh), found through
+/// The C, TypeScript and Python members: commands that their languages'
+/// scripts build (scripts/build-integrity-c.sh, scripts/test-ts.sh,
+/// scripts/test-python.sh), found through
 /// an environment variable rather than built here, so that the Rust suite
 /// does not need clang or Node (`make test` sets those up after it runs).
-pub const BUILT_ELSEWHERE: [BuiltElsewhere; 2] = [
+pub const BUILT_ELSEWHERE: [BuiltElsewhere; 3] = [
     BuiltElsewhere {
         name: "c",
         var: "KARMEM_INTEGRITY_C",
@@ -147,6 +148,12 @@ pub const BUILT_ELSEWHERE: [BuiltElsewhere; 2] = [
         var: "KARMEM_INTEGRITY_TS",
         what: "ts/dist/integrity/main.js, which scripts/test-ts.sh compiles",
         runner: Some("node"),
+    },
+    BuiltElsewhere {
+        name: "python",
+        var: "KARMEM_INTEGRITY_PY",
+        what: "python/integrity/main.py, with the generated modules that scripts/test-python.sh writes (KARMEM_INTEGRITY_PY_GEN)",
+        runner: Some("python3"),
     },
 ];
 

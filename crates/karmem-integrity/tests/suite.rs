@@ -1,5 +1,5 @@
 //! The integrity suite with the native members (docs/integrity.md §5):
-//! Rust and Go, and C and TypeScript when their commands are given
+//! Rust and Go, and C, TypeScript and Python when their commands are given
 //! (harness::BUILT_ELSEWHERE), every producer × consumer pair, both schema
 //! versions in both directions. `INTEGRITY_SEEDS` sets how many seeds (`make integrity`
 //! runs many). crates/karmem-e2e/tests/integrity.rs adds the WebAssembly

@@ -1,0 +1,1 @@
+"""The Python member of the integrity suite (docs/integrity.md §7)."""
