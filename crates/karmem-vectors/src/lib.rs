@@ -67,6 +67,15 @@ impl Hostile {
         })
     }
 
+    /// For runners whose driver prints a validator's verdict as `false KIND
+    /// at OFFSET (VALUE)`: the problem when the case names an error kind
+    /// and the verdict another.
+    pub fn kind_problem(&self, verdict: &str) -> Option<String> {
+        let kind = self.error.as_deref()?;
+        (verdict.split(' ').nth(1) != Some(kind))
+            .then(|| format!("validate: {verdict}, the case says {kind}"))
+    }
+
     /// The message's bytes.
     pub fn bytes(&self) -> Vec<u8> {
         let mut b = vec![0u8; self.size];

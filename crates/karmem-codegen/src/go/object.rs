@@ -276,21 +276,33 @@ impl Gen<'_> {
     }
 
     /// An AoS block of `len(place)` elements of `size` bytes; `each` writes
-    /// element `k` at `block + k × size`.
+    /// element `k` at `block + k × size`. A block of structs of numbers only
+    /// (`plain`) is first offered to `karmem.EncodePlain`, one copy where the
+    /// machine allows it (RATIONALE R5.14); the loop runs where it does not.
     fn write_block(
         &self,
         c: &mut Code,
         place: &str,
         pc: &str,
         size: u32,
+        plain: bool,
         each: impl FnOnce(&mut Code),
     ) {
         c.open("{");
         c.line(&format!("block, err := w.AllocArray(len({place}), {size})"));
         c.check_err("err");
+        if plain {
+            c.open(&format!(
+                "if !karmem.EncodePlain(w, block, {}, {size}) {{",
+                unparen(place)
+            ));
+        }
         c.open(&format!("for k := range {} {{", unparen(place)));
         each(c);
         c.close("}");
+        if plain {
+            c.close("}");
+        }
         c.line(&format!(
             "w.PutArrayRef({pc}, block, uint32(len({place})), uint32(len({place})))"
         ));
@@ -1653,7 +1665,7 @@ impl EncodePrinter for Gen<'_> {
         value: &str,
         pos: &str,
     ) {
-        self.write_block(c, value, pos, ARRAY_REF_SIZE, |c| {
+        self.write_block(c, value, pos, ARRAY_REF_SIZE, false, |c| {
             c.line(&format!(
                 "row, ref := {value}[k], block+uint32(k)*{ARRAY_REF_SIZE}"
             ));
@@ -1674,37 +1686,17 @@ impl EncodePrinter for Gen<'_> {
         if map {
             return self.write_map(c, id, stride, value, pos);
         }
-        // A struct of numbers only is its Go memory: one copy where the
-        // machine allows it (karmem.EncodePlain, RATIONALE R5.14).
         let plain = !self.l.inline_needs_validation(id);
-        c.open("{");
-        c.line(&format!(
-            "block, err := w.AllocArray(len({value}), {stride})"
-        ));
-        c.check_err("err");
-        if plain {
-            c.open(&format!(
-                "if !karmem.EncodePlain(w, block, {}, {stride}) {{",
-                unparen(value)
-            ));
-        }
-        c.open(&format!("for k := range {} {{", unparen(value)));
-        c.try_call(
-            &format!("{value}[k].writeAt(w, block+uint32(k)*{stride})"),
-            "err",
-        );
-        c.close("}");
-        if plain {
-            c.close("}");
-        }
-        c.line(&format!(
-            "w.PutArrayRef({pos}, block, uint32(len({value})), uint32(len({value})))"
-        ));
-        c.close("}");
+        self.write_block(c, value, pos, stride, plain, |c| {
+            c.try_call(
+                &format!("{value}[k].writeAt(w, block+uint32(k)*{stride})"),
+                "err",
+            )
+        });
     }
 
     fn write_aos_table(&self, c: &mut Code, _id: StructId, value: &str, pos: &str) {
-        self.write_block(c, value, pos, OFFSET_SIZE, |c| {
+        self.write_block(c, value, pos, OFFSET_SIZE, false, |c| {
             c.try_call(
                 &format!("{value}[k].writeTable(w, block+uint32(k)*{OFFSET_SIZE})"),
                 "err",
@@ -1721,7 +1713,7 @@ impl EncodePrinter for Gen<'_> {
 
     fn write_union_aos(&self, c: &mut Code, id: UnionId, value: &str, pos: &str) {
         let u = self.n.union_name(id);
-        self.write_block(c, value, pos, UNION_SLOT_SIZE, |c| {
+        self.write_block(c, value, pos, UNION_SLOT_SIZE, false, |c| {
             c.try_call(
                 &format!(
                     "writeUnion{u}(w, {value}[k], block+uint32(k)*{UNION_SLOT_SIZE}, block+uint32(k)*{UNION_SLOT_SIZE}+{UNION_OFFSET_AT})"
