@@ -20,7 +20,7 @@
 #   make bench-report        five criterion runs summarised (docs/benchmarks.md)
 #   make bench-instructions  callgrind instruction counts of the same operations
 #   make bench-build  how long `karmem build` takes (generation + rustfmt/gofmt) on three schemas, and `karmem check` and `build --lang rust` of a generated 1 MB schema
-#   make bench-host  host runtime: call overhead (WAT, Rust, Go, C, Zig, AssemblyScript guests), bounds checks (guard pages vs explicit), fan-out region vs copy, module start
+#   make bench-host  host runtime: call overhead (WAT, Rust, Go, C, Zig, AssemblyScript guests), bounds checks (guard pages vs explicit), instances on demand vs pooled, fan-out region vs copy, module start
 #   make second-host  the Python host of second-host/ on the five echo modules (scripts/test-second-host.sh)
 #   make guests  build the guest modules (guests/rust, guests/go, guests/c, guests/zig, guests/as) into guests/out/
 #   make integrity  the cross-language integrity suite with many seeds (INTEGRITY_SEEDS=2000; docs/integrity.md)
@@ -179,6 +179,7 @@ bench-instructions: setup
 bench-host: setup guests
 	$(CARGO) bench -p karmem-e2e --bench calls
 	$(CARGO) bench -p karmem-e2e --bench bounds
+	$(CARGO) bench -p karmem-e2e --bench instances
 	$(CARGO) bench -p karmem-host --bench host
 	python3 -c "import matplotlib" 2>/dev/null || python3 -m pip install --quiet matplotlib
 	python3 scripts/plot-fanout.py target/criterion

@@ -13,12 +13,13 @@
 //! count is per `karmem.call`); and `build`, an application of the
 //! WAT echo guest built (its first instance created and started) and
 //! dropped, per "call": start-up is on users' hot path too where they
-//! create an application per request.
+//! create an application per request; `build_pooled` the same with the
+//! instance's memory from a pool of slots (`Instances::Pooled`).
 
 use std::hint::black_box;
 
 use karmem_host::{
-    App, AppBuilder, Arg, ExportFn, GuestModule, HostCall, HostError, Output, Runtime,
+    App, AppBuilder, Arg, ExportFn, GuestModule, HostCall, HostError, Instances, Output, Runtime,
     RuntimeConfig,
 };
 use karmem_testkit::wat_guest::{bench_api, echo_guest, loop_caller, relay_guest};
@@ -49,12 +50,20 @@ fn main() {
     let case = argv.next().unwrap_or_else(|| "nop".into());
     let n: u32 = argv.next().and_then(|n| n.parse().ok()).unwrap_or(1000);
     // No disk cache: the count must not depend on the state of a directory.
+    let instances = if case == "build_pooled" {
+        // Few slots: valgrind manages the client's address space itself,
+        // and each slot reserves 4 GiB of it.
+        Instances::pooled(2)
+    } else {
+        Instances::OnDemand
+    };
     let rt = Runtime::new(RuntimeConfig {
         cache_dir: None,
+        instances,
         ..RuntimeConfig::default()
     })
     .expect("runtime");
-    if case == "build" {
+    if case == "build" || case == "build_pooled" {
         let module = echo_guest().load_into(&rt, "callee").expect("echo guest");
         // Warm: the engine's lazy state and the allocator's free lists.
         warm_builds(&rt, &module);
@@ -90,7 +99,9 @@ fn main() {
         "relay" => (app.export("relay", "b.Relay", "relay").unwrap(), vec![]),
         "to_host" | "to_guest" => (app.export("loop", "b.Loop", "run").unwrap(), vec![]),
         other => {
-            eprintln!("unknown case `{other}` (nop, echo, relay, to_host, to_guest, build)");
+            eprintln!(
+                "unknown case `{other}` (nop, echo, relay, to_host, to_guest, build, build_pooled)"
+            );
             std::process::exit(2);
         }
     };

@@ -1,15 +1,20 @@
 //! How many live instances one host process holds, and what each costs
 //! (docs/benchmarks.md "Density"): `density <module.wasm|wat> <count>
-//! [region]` creates `count` instances of the module's echo, one
+//! [region] [pooled] [churn=<n>]` creates `count` instances of the module's echo, one
 //! application each, keeps them alive, calls each once, and prints the
 //! time per instance, the resident memory, mappings and file descriptors
-//! each adds, and where it stopped if it did. With `region`, each module is
-//! granted read access to the regions it declares (a window per instance).
+//! each adds, and where it stopped if it did; then drops them all and
+//! creates and drops `count` (or `n`) more one at a time (an application per
+//! request), and prints the time per application of that. With `region`,
+//! each module is granted read access to the regions it declares (a window
+//! per instance); with `pooled`, the runtime takes its memories from a pool
+//! of `count` slots (`Instances::Pooled`) instead of reserving one per
+//! instance.
 
 use std::time::Instant;
 
 use karmem_host::{
-    Access, App, AppBuilder, GuestModule, ModuleOptions, Pattern, Runtime, RuntimeConfig,
+    Access, App, AppBuilder, GuestModule, Instances, ModuleOptions, Pattern, Runtime, RuntimeConfig,
 };
 use karmem_testkit::wat_guest::{
     echo_guest, func, iface, memory, Guest, REUSE_ALLOC, REUSE_GLOBALS,
@@ -62,12 +67,29 @@ fn main() {
     let (source, count) = match argv.as_slice() {
         [s, c, ..] => (s.as_str(), c.parse::<usize>().expect("count")),
         _ => {
-            eprintln!("usage: density <module.wasm|wat> <count> [region]");
+            eprintln!("usage: density <module.wasm|wat> <count> [region] [pooled] [churn=<n>]");
             std::process::exit(2);
         }
     };
-    let region = argv.get(2).is_some_and(|r| r == "region");
-    let rt = Runtime::new(RuntimeConfig::default()).expect("runtime");
+    let flag = |name: &str| argv[2..].iter().any(|a| a == name);
+    // `churn=<n>`: how many applications the second phase makes (`count`
+    // by default), e.g. to profile that phase alone.
+    let churn = argv[2..]
+        .iter()
+        .find_map(|a| a.strip_prefix("churn="))
+        .map_or(count, |n| n.parse().expect("churn=<n>"));
+    let region = flag("region");
+    let pooled = flag("pooled");
+    let instances = if pooled {
+        Instances::pooled(u32::try_from(count).expect("count"))
+    } else {
+        Instances::OnDemand
+    };
+    let rt = Runtime::new(RuntimeConfig {
+        instances,
+        ..RuntimeConfig::default()
+    })
+    .expect("runtime");
     let module: GuestModule = if source == "wat" {
         let g = if region {
             wat_region(region)
@@ -132,13 +154,34 @@ fn main() {
     let took = started.elapsed();
     let per = |v: u64| v as f64 / made.max(1) as f64;
     println!(
-        "{source}{}: {made} live instances in {:.2} s, {:.1} µs each; per instance {:.1} KiB RSS, {:.2} mappings, {:.2} fds{}",
+        "{source}{}{}: {made} live instances in {:.2} s, {:.1} µs each; per instance {:.1} KiB RSS, {:.2} mappings, {:.2} fds{}",
         if region { " +region" } else { "" },
+        if pooled { " pooled" } else { "" },
         took.as_secs_f64(),
         took.as_secs_f64() * 1e6 / made.max(1) as f64,
         per(status("VmRSS:").saturating_sub(rss0)),
         per(maps().saturating_sub(maps0)),
         per(fds().saturating_sub(fds0)),
         stop.map(|s| format!("; stopped: {s}")).unwrap_or_default()
+    );
+    drop(apps);
+    // An application per request: build, call, drop, `churn` times.
+    let started = Instant::now();
+    let mut churned = 0usize;
+    for _ in 0..churn {
+        let app = match build() {
+            Ok(a) => a,
+            Err(e) => {
+                println!("churn stopped: build: {e}");
+                break;
+            }
+        };
+        let f = app.export("m", &iface_name, &function).expect("export");
+        app.invoke(&f, &[]).expect("call");
+        churned += 1;
+    }
+    println!(
+        "  one at a time: {:.1} µs per application built, called once and dropped",
+        started.elapsed().as_secs_f64() * 1e6 / churned.max(1) as f64
     );
 }

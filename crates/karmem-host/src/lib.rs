@@ -55,7 +55,7 @@ pub use app::{
 pub use descriptor::{
     Access, FunctionDesc, InterfaceDesc, MemoryDesc, ModuleDesc, ParamDesc, Pattern,
 };
-pub use engine::config::BoundsChecks;
+pub use engine::config::{BoundsChecks, Instances};
 pub use error::{Budget, CallSite, Error, Result, Status};
 pub use instance::scope::CallBudget;
 pub use log::{

@@ -58,6 +58,59 @@ impl BoundsChecks {
     }
 }
 
+/// Where instances' memories and tables come from (RATIONALE R8.22,
+/// docs/benchmarks.md "Density"). Not part of what a window or a limit
+/// promises: both hold the same way under either.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Instances {
+    /// Each instance reserves its memory when it is created and unmaps it
+    /// when it is dropped; data segments are copied in. No limit on the
+    /// number of live instances but the process's address space and
+    /// mappings.
+    #[default]
+    OnDemand,
+    /// `slots` memory and table slots reserved once, when the runtime is
+    /// created (wasmtime's pooling allocator): an instance takes a free
+    /// slot, maps its module's data segments copy-on-write (once per slot
+    /// and module: a slot remembers the module it last held), and gives the
+    /// slot back reset when it is dropped. Creating an instance then costs
+    /// no reservation, no `munmap` and no copy of the data segments. At
+    /// most `slots` instances are alive at once across the runtime; one
+    /// more is refused with [`crate::Error::Startup`] naming the limit.
+    /// Each slot reserves the address space of one memory
+    /// ([`BoundsChecks`]) up front: 4 GiB + 64 MiB under guard pages, so
+    /// 10 000 slots take 40 TiB of the 128 TiB a process has. Tables hold
+    /// at most 20 000 elements in a slot (a module whose table starts
+    /// larger, or whose memory starts larger than a slot, is refused when
+    /// it is loaded). Part of the cache key.
+    /// [`Instances::pooled`] picks `keep_resident`.
+    Pooled {
+        /// Instances alive at once, at most; at least 1.
+        slots: u32,
+        /// Bytes of a slot's memory (and of its table) reset in place
+        /// with `memset` when its instance goes, instead of being handed
+        /// back to the kernel: the pages the instance touched, up to this
+        /// much, stay resident, so the slot's next instance takes no page
+        /// faults for them. The price is memory: a free slot keeps up to
+        /// this much resident, so a pool holds at most `slots ×
+        /// keep_resident` bytes for instances that are gone. 0 hands
+        /// every page back.
+        keep_resident: u32,
+    },
+}
+
+impl Instances {
+    /// A pool of `slots` with 1 MiB of each kept resident (the size of
+    /// the echo guests' touched memory in C, Zig and Rust, measured in
+    /// docs/benchmarks.md "Density").
+    pub const fn pooled(slots: u32) -> Instances {
+        Instances::Pooled {
+            slots,
+            keep_resident: 1 << 20,
+        }
+    }
+}
+
 /// How the engine is set up. Everything here is fixed for the life of the
 /// [`Runtime`].
 #[derive(Clone, Debug)]
@@ -80,11 +133,16 @@ pub struct RuntimeConfig {
     /// docs/benchmarks.md, "Bounds checks") and save address space per
     /// instance (64 MiB instead of 4 160 MiB). Part of the cache key.
     pub bounds_checks: BoundsChecks,
+    /// Where instances' memories come from: reserved per instance (the
+    /// default) or from a pool of slots reserved once, which makes
+    /// creating an instance several times cheaper (docs/benchmarks.md,
+    /// "Density").
+    pub instances: Instances,
 }
 
 impl Default for RuntimeConfig {
     /// Cache in [`default_cache_dir`], 1 ms ticks, optimised code, no
-    /// fuel, guard pages.
+    /// fuel, guard pages, memories reserved per instance.
     fn default() -> Self {
         RuntimeConfig {
             cache_dir: default_cache_dir(),
@@ -92,6 +150,7 @@ impl Default for RuntimeConfig {
             opt_level: OptLevel::Speed,
             fuel: false,
             bounds_checks: BoundsChecks::GuardPages,
+            instances: Instances::OnDemand,
         }
     }
 }

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use wasmparser::{ExternalKind, Parser, Payload, TypeRef, ValType};
 use wasmtime::Module;
 
-use super::config::CacheOutcome;
-use super::EngineCtx;
+use super::config::{CacheOutcome, Instances};
+use super::{EngineCtx, POOL_TABLE_ELEMENTS};
 use crate::abi;
 use crate::error::{Error, Result};
 
@@ -47,10 +47,20 @@ fn sig(params: &[ValType], results: &[ValType]) -> String {
     format!("({}) -> ({})", list(params), list(results))
 }
 
-/// Check imports, memory and exports against the ABI; return the WASI
-/// stubs needed. This gives precise errors for modules of the wrong shape;
-/// validity itself is checked by the rewrite.
-fn inspect(name: &str, wasm: &[u8]) -> Result<Vec<Stub>> {
+/// What a slot of a pooled runtime holds (`Instances::Pooled`): wasmtime
+/// refuses a larger module when it is deserialised, so the loader refuses
+/// it first, by name.
+#[derive(Clone, Copy)]
+struct Slot {
+    table_elements: u64,
+    memory_bytes: u64,
+}
+
+/// Check imports, memory and exports against the ABI, and tables and
+/// memory against a pool's slots (`slot`, under `Instances::Pooled`);
+/// return the WASI stubs needed. This gives precise errors for modules of
+/// the wrong shape; validity itself is checked by the rewrite.
+fn inspect(name: &str, wasm: &[u8], slot: Option<Slot>) -> Result<Vec<Stub>> {
     type FuncSig = (Vec<ValType>, Vec<ValType>);
     let mut types: Vec<Option<FuncSig>> = Vec::new();
     let mut funcs: Vec<u32> = Vec::new();
@@ -159,6 +169,21 @@ fn inspect(name: &str, wasm: &[u8]) -> Result<Vec<Stub>> {
                     funcs.push(t.map_err(|e| invalid(name, e))?);
                 }
             }
+            Payload::TableSection(r) => {
+                for t in r {
+                    let t = t.map_err(|e| invalid(name, e))?;
+                    let max = slot.map(|s| s.table_elements);
+                    if let Some(max) = max.filter(|max| t.ty.initial > *max) {
+                        return Err(invalid(
+                            name,
+                            format!(
+                                "a table of {} elements; a slot of this runtime's instance pool holds {max} (RuntimeConfig::instances)",
+                                t.ty.initial
+                            ),
+                        ));
+                    }
+                }
+            }
             Payload::MemorySection(r) => {
                 for m in r {
                     let m = m.map_err(|e| invalid(name, e))?;
@@ -166,6 +191,16 @@ fn inspect(name: &str, wasm: &[u8]) -> Result<Vec<Stub>> {
                         return Err(invalid(
                             name,
                             "the memory must be a 32-bit, unshared memory",
+                        ));
+                    }
+                    let max = slot.map(|s| s.memory_bytes);
+                    if let Some(max) = max.filter(|max| m.initial.saturating_mul(65536) > *max) {
+                        return Err(invalid(
+                            name,
+                            format!(
+                                "a memory of {} pages initially; a slot of this runtime's instance pool holds {max} bytes (RuntimeConfig::bounds_checks)",
+                                m.initial
+                            ),
                         ));
                     }
                     memories += 1;
@@ -257,7 +292,18 @@ pub(crate) fn compile(engine: &EngineCtx, name: &str, input: &[u8]) -> Result<Co
                 .into_owned(),
         )
     };
-    let stubs = inspect(name, &wasm)?;
+    let slot = match engine.config.instances {
+        Instances::Pooled { .. } => Some(Slot {
+            table_elements: POOL_TABLE_ELEMENTS,
+            memory_bytes: engine
+                .config
+                .bounds_checks
+                .reservation()
+                .map_err(Error::Engine)?,
+        }),
+        Instances::OnDemand => None,
+    };
+    let stubs = inspect(name, &wasm, slot)?;
     let rewrite = || -> Result<Vec<u8>> {
         Ok(karmem_rewrite::rewrite(&wasm)
             .map_err(|e| invalid(name, e))?

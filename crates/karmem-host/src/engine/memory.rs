@@ -187,3 +187,30 @@ pub(crate) unsafe fn map_window(
     }
     Ok(())
 }
+
+/// Replace `len` bytes of guest memory at `base + offset` (a block that
+/// windows were mapped into) with private zero pages, readable and
+/// writable, as they were before the windows: what a pool's slot must hold
+/// before wasmtime resets it for the next instance (RATIONALE R8.22).
+///
+/// # Safety
+/// `base + offset .. + len` must be inside a live linear memory that does
+/// not move, page-aligned, and not in use by any Rust reference.
+pub(crate) unsafe fn unmap_window(base: *mut u8, offset: usize, len: usize) -> std::io::Result<()> {
+    // SAFETY: per the contract; MAP_FIXED replaces the shared pages.
+    let at = unsafe { base.add(offset) };
+    let got = unsafe {
+        libc::mmap(
+            at.cast(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
+            -1,
+            0,
+        )
+    };
+    if got == libc::MAP_FAILED {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}

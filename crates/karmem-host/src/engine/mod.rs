@@ -14,12 +14,12 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use wasmtime::{Config, Engine};
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 use crate::error::{Error, Result};
 use cache::Cache;
 use clock::Clock;
-use config::{BoundsChecks, CacheStats, OptLevel, RuntimeConfig};
+use config::{BoundsChecks, CacheStats, Instances, OptLevel, RuntimeConfig};
 use memory::FixedCreator;
 
 /// Native stack one store's wasm code may use (`Config::max_wasm_stack`).
@@ -27,6 +27,10 @@ use memory::FixedCreator;
 /// get this much again; the instance pool checks that the thread has room
 /// before it enters another one.
 pub(crate) const MAX_WASM_STACK: usize = 512 << 10;
+
+/// Elements a table of a pool's slot holds (wasmtime's default, stated so
+/// that the loader can refuse a larger table by name, loader::inspect).
+pub(crate) const POOL_TABLE_ELEMENTS: u64 = 20_000;
 
 /// Guard region on either side of a memory under
 /// [`BoundsChecks::GuardPages`]: wasmtime's default on 64-bit hosts.
@@ -90,14 +94,49 @@ impl EngineCtx {
 pub(crate) fn engine_config(config: &RuntimeConfig) -> Result<Config> {
     let reservation = config.bounds_checks.reservation().map_err(Error::Engine)?;
     let mut c = Config::new();
-    c.with_host_memory(Arc::new(FixedCreator));
     // Windows are mapped at fixed addresses inside the memory: it is
-    // reserved whole up front (FixedCreator) and never moves, under either
-    // bounds-check strategy.
+    // reserved whole up front and never moves, under either bounds-check
+    // strategy and either instance allocation.
     c.memory_may_move(false);
-    // With CoW images and a custom creator, a data segment panics inside
-    // wasmtime (memory.rs); segments are copied at instantiation.
-    c.memory_init_cow(false);
+    match config.instances {
+        Instances::OnDemand => {
+            // One reservation per memory (FixedCreator). With CoW images
+            // and a custom creator, a data segment panics inside wasmtime
+            // (memory.rs); segments are copied at instantiation.
+            c.with_host_memory(Arc::new(FixedCreator));
+            c.memory_init_cow(false);
+        }
+        Instances::Pooled {
+            slots,
+            keep_resident,
+        } => {
+            // The pool's slots are reserved once and never move either;
+            // wasmtime maps data segments into them copy-on-write and
+            // resets them when an instance is dropped, after the instance
+            // has put anonymous memory back over its windows
+            // (instance::Live's drop, RATIONALE R8.22).
+            if slots == 0 {
+                return Err(Error::Engine(
+                    "instances: a pool of 0 slots; it needs at least 1".into(),
+                ));
+            }
+            let mut pool = PoolingAllocationConfig::new();
+            pool.total_core_instances(slots)
+                .total_memories(slots)
+                .total_tables(slots)
+                .max_memory_size(reservation as usize)
+                .table_elements(POOL_TABLE_ELEMENTS as usize);
+            // Reset the pages an instance touched with `memset`, found
+            // with the PAGEMAP_SCAN ioctl where the kernel has it (6.7+),
+            // instead of discarding them: the next instance then takes no
+            // page faults for them (RATIONALE R8.22 measures both).
+            pool.linear_memory_keep_resident(keep_resident as usize)
+                .table_keep_resident(keep_resident as usize)
+                .pagemap_scan(wasmtime::Enabled::Auto);
+            c.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+            c.memory_init_cow(true);
+        }
+    }
     c.memory_reservation(reservation);
     c.memory_reservation_for_growth(0);
     match config.bounds_checks {
@@ -204,7 +243,7 @@ impl Drop for Ticker {
 
 #[cfg(test)]
 mod tests {
-    use super::config::{BoundsChecks, RuntimeConfig};
+    use super::config::{BoundsChecks, Instances, RuntimeConfig};
     use super::{engine_config, perfmap_requested};
     use crate::error::Error;
     use std::ffi::OsStr;
@@ -256,19 +295,27 @@ mod tests {
     /// The strategy is compiled into the code, so it must be part of the
     /// cache key: wasmtime's compatibility hash (which the key includes)
     /// differs between strategies and between reservations.
+    /// wasmtime's compatibility hash of an engine made from `config`, the
+    /// part of the cache key the engine's configuration decides.
+    fn compatibility(config: RuntimeConfig) -> u64 {
+        use std::hash::{DefaultHasher, Hash, Hasher};
+        let config = RuntimeConfig {
+            cache_dir: None,
+            ..config
+        };
+        let engine = wasmtime::Engine::new(&engine_config(&config).unwrap()).unwrap();
+        let mut h = DefaultHasher::new();
+        engine.precompile_compatibility_hash().hash(&mut h);
+        h.finish()
+    }
+
     #[test]
     fn the_bounds_check_strategy_is_part_of_the_cache_key() {
-        use std::hash::{DefaultHasher, Hash, Hasher};
         let key = |bounds_checks| {
-            let config = RuntimeConfig {
-                cache_dir: None,
+            compatibility(RuntimeConfig {
                 bounds_checks,
                 ..RuntimeConfig::default()
-            };
-            let engine = wasmtime::Engine::new(&engine_config(&config).unwrap()).unwrap();
-            let mut h = DefaultHasher::new();
-            engine.precompile_compatibility_hash().hash(&mut h);
-            h.finish()
+            })
         };
         let explicit = |reservation| BoundsChecks::Explicit { reservation };
         let keys = [
@@ -286,6 +333,22 @@ mod tests {
         // rounded up to whole pages.
         assert_eq!(key(BoundsChecks::GuardPages), keys[0]);
         assert_eq!(key(explicit((64 << 20) - 100)), keys[1]);
+    }
+
+    /// Pooled instances map data segments copy-on-write, which wasmtime
+    /// compiles for (a tunable): a pooled runtime must not load an
+    /// on-demand runtime's artifacts or the other way round.
+    #[test]
+    fn the_instance_allocation_is_part_of_the_cache_key() {
+        let key = |instances| {
+            compatibility(RuntimeConfig {
+                instances,
+                ..RuntimeConfig::default()
+            })
+        };
+        let on_demand = key(Instances::OnDemand);
+        assert_ne!(on_demand, key(Instances::pooled(4)));
+        assert_eq!(key(Instances::pooled(4)), key(Instances::pooled(8)));
     }
 
     #[test]

@@ -192,6 +192,10 @@ pub(crate) struct State {
     pub windows: Vec<Window>,
     /// The contiguous read-only range `[start, end)`; `end` may be 2^32.
     pub ro: (u64, u64),
+    /// The blocks (guest address, length) that windows are mapped into,
+    /// recorded before the first window is mapped: what `Live`'s drop puts
+    /// anonymous memory back over when the memory is a pool's slot.
+    pub window_blocks: [(u32, u32); 2],
     pub fault: Option<Global>,
     pub call: CallCtx,
     /// Results and error messages of the last `karmem.call`, for `take`.
@@ -214,6 +218,7 @@ impl State {
             memory: None,
             windows: Vec::new(),
             ro: (0, 0),
+            window_blocks: [(0, 0); 2],
             fault: None,
             call: CallCtx::default(),
             pending: Vec::new(),
@@ -281,15 +286,53 @@ pub(crate) struct Live {
 
 impl Drop for Live {
     fn drop(&mut self) {
-        self.store
-            .data()
-            .ctx
+        let st = self.store.data();
+        st.ctx
             .live
             .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        if matches!(
+            st.ctx.engine.config.instances,
+            crate::engine::config::Instances::Pooled { .. }
+        ) && st.window_blocks.iter().any(|&(_, len)| len > 0)
+        {
+            self.unmap_windows();
+        }
     }
 }
 
 impl Live {
+    /// Put private zero pages back where the windows were, before the
+    /// store (and with it the memory slot) goes back to the pool: wasmtime
+    /// resets a slot by zeroing or discarding its pages, which would write
+    /// into a read-only window (a fault in the host) or leave the region's
+    /// shared pages mapped for the slot's next instance to read (RATIONALE
+    /// R8.22). A memory of its own (`Instances::OnDemand`) is unmapped
+    /// whole instead. Replacing a mapping by one of the same range does not
+    /// add mappings, so this does not fail in practice; if it did, the
+    /// process stops here rather than show one tenant's region to another.
+    fn unmap_windows(&mut self) {
+        let blocks = self.store.data().window_blocks;
+        let base = access::guest_base(&self.store).map(|(base, _)| base);
+        for &(at, len) in blocks.iter().filter(|(_, len)| *len > 0) {
+            let done = base
+                .ok_or_else(|| std::io::Error::other("no memory"))
+                .and_then(|base| {
+                    // SAFETY: `at .. at + len` is a block of this store's slot
+                    // that windows were mapped into (map_windows checked it);
+                    // no reference into guest memory is alive while the store
+                    // is being dropped.
+                    unsafe { crate::engine::memory::unmap_window(base, at as usize, len as usize) }
+                });
+            if let Err(e) = done {
+                eprintln!(
+                    "karmem-host: module `{}`: putting private memory back over its region windows failed ({e}); stopping rather than reuse the memory slot with a region mapped",
+                    self.store.data().ctx.name
+                );
+                std::process::abort();
+            }
+        }
+    }
+
     /// Arm `deadline` and reset per-call state before entering the guest.
     pub fn arm(&mut self, deadline: Tick) {
         let now = self.store.data().ctx.engine.clock.now();

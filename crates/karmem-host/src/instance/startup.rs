@@ -249,6 +249,9 @@ fn map_windows(
     };
     let ro = block(live, ctx.ro_len)?;
     let rw = block(live, ctx.rw_len)?;
+    // Before any window is mapped: a failure from here on still drops an
+    // instance whose blocks are known (Live's drop).
+    live.store.data_mut().window_blocks = [(ro, ctx.ro_len as u32), (rw, ctx.rw_len as u32)];
     let (base, _) = guest_base(&live.store).ok_or_else(|| startup_err(ctx, step, "no memory"))?;
     let mut windows = Vec::new();
     for w in &ctx.windows {

@@ -1,24 +1,30 @@
 //! Test setup: one runtime per copy of this module (the tests in
-//! `explicit` have their own, main.rs), and the WAT guest builder of
+//! `explicit` and `pooled` have their own, main.rs), and the WAT guest builder of
 //! `karmem_testkit::wat_guest`.
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use karmem_host::{AppBuilder, BoundsChecks, GuestModule, MemoryLog, Runtime, RuntimeConfig};
+use karmem_host::{
+    AppBuilder, BoundsChecks, GuestModule, Instances, MemoryLog, Runtime, RuntimeConfig,
+};
 pub use karmem_testkit::wat_guest::*;
 
 /// The bounds-check strategy of this copy's runtime (main.rs).
 pub const BOUNDS: BoundsChecks = super::BOUNDS;
 
+/// Where this copy's runtime takes instances' memories from (main.rs).
+pub const INSTANCES: Instances = super::INSTANCES;
+
 /// One runtime per copy of this module; one cache directory for all (the
-/// strategy is part of the cache key).
+/// strategy and the instance allocation are part of the cache key).
 pub fn runtime() -> &'static Runtime {
     static RT: OnceLock<Runtime> = OnceLock::new();
     RT.get_or_init(|| {
         Runtime::new(RuntimeConfig {
             cache_dir: Some(cache_dir()),
             bounds_checks: BOUNDS,
+            instances: INSTANCES,
             ..RuntimeConfig::default()
         })
         .expect("runtime")
