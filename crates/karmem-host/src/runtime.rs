@@ -112,7 +112,9 @@ pub const MAX_MODULE_BYTES: u64 = 256 << 20;
 #[derive(Clone)]
 pub(crate) struct LoadedModule {
     pub name: String,
-    pub desc: ModuleDesc,
+    /// Shared with every application the module is in (not copied per
+    /// application: building one is on users' hot path).
+    pub desc: Arc<ModuleDesc>,
     /// The descriptor as the guest wrote it (later instances must match).
     pub desc_bytes: Arc<[u8]>,
     pub cache_outcome: CacheOutcome,
@@ -177,7 +179,7 @@ impl Runtime {
         Ok(GuestModule {
             inner: Arc::new(LoadedModule {
                 name: name.to_string(),
-                desc,
+                desc: Arc::new(desc),
                 desc_bytes: bytes.into(),
                 cache_outcome: compiled.outcome,
                 pre,

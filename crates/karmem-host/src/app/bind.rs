@@ -19,7 +19,7 @@ use crate::region::{Region, RegionFile, RegionId, RegionInner};
 /// options, where its imports go, and what its exports take.
 pub(crate) struct ModuleCtx {
     pub inst: Arc<InstanceCtx>,
-    pub desc: ModuleDesc,
+    pub desc: Arc<ModuleDesc>,
     pub options: ModuleOptions,
     /// Per import interface: where calls go.
     pub imports: Vec<ImportRoute>,
@@ -710,7 +710,7 @@ pub(crate) fn build(b: &AppBuilder) -> Result<App> {
             });
             modules.push(Arc::new(ModuleCtx {
                 inst,
-                desc: desc.clone(),
+                desc: module.inner.desc.clone(),
                 options: options.clone(),
                 imports,
                 exports,
