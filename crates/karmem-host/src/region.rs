@@ -36,30 +36,39 @@ pub struct Region {
 /// host mapping. One file for every region, not one each: an application
 /// then costs the host one file descriptor and one mapping however many
 /// regions it has (`vm.max_map_count` and the descriptor limit bound how
-/// many applications a process holds: RATIONALE R8.17).
+/// many applications a process holds: RATIONALE R8.17). When the last
+/// reference goes (the application and every instance that maps a window
+/// of it, every `Region` handle), the file is emptied and kept for the next
+/// application of the runtime that needs one of the same size
+/// ([`SpareFiles`], R8.23).
 pub(crate) struct RegionFile {
-    pub fd: OwnedFd,
-    /// The host's own read-write mapping of the whole file.
+    /// `None` only while being dropped.
+    memory: Option<FileMemory>,
+    spares: Arc<SpareFiles>,
+}
+
+/// A `memfd` and the host's own read-write mapping of the whole of it.
+struct FileMemory {
+    fd: OwnedFd,
     base: *mut u8,
     len: usize,
 }
 
 // SAFETY: `base` points to a shared mapping owned by this struct for its
 // whole life; all accesses through it are raw copies (see `Region`).
-unsafe impl Send for RegionFile {}
-unsafe impl Sync for RegionFile {}
+unsafe impl Send for FileMemory {}
+unsafe impl Sync for FileMemory {}
 
-impl Drop for RegionFile {
+impl Drop for FileMemory {
     fn drop(&mut self) {
-        // SAFETY: `base..base+len` is the mapping made in `RegionFile::new`.
+        // SAFETY: `base..base+len` is the mapping made in `FileMemory::new`.
         unsafe { libc::munmap(self.base.cast(), self.len) };
     }
 }
 
-impl RegionFile {
-    /// A zero-filled file of `len` bytes (a multiple of 64 KiB, not 0),
-    /// mapped read-write into the host.
-    pub fn new(len: usize) -> Result<RegionFile> {
+impl FileMemory {
+    /// A zero-filled file of `len` bytes, mapped read-write into the host.
+    fn new(len: usize) -> Result<FileMemory> {
         // SAFETY: plain syscalls; the fd is owned right away.
         let fd = unsafe { libc::memfd_create(c"karmem:regions".as_ptr(), libc::MFD_CLOEXEC) };
         if fd < 0 {
@@ -85,11 +94,92 @@ impl RegionFile {
         if base == libc::MAP_FAILED {
             return Err(os_error("mmap"));
         }
-        Ok(RegionFile {
+        Ok(FileMemory {
             fd,
             base: base.cast(),
             len,
         })
+    }
+
+    /// Give every page of the file back to the kernel: it reads as zeros
+    /// again, through every mapping of it.
+    fn empty(&self) -> bool {
+        // SAFETY: a valid fd; the range is the file's.
+        unsafe {
+            libc::fallocate(
+                self.fd.as_raw_fd(),
+                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                0,
+                self.len as libc::off_t,
+            ) == 0
+        }
+    }
+}
+
+/// Region files of applications that are gone, emptied, for the next
+/// applications of the same runtime (R8.23): creating a file and its
+/// mapping, and unmapping and closing it, are four system calls that
+/// change the process's mappings, where emptying it is one. At most
+/// [`SpareFiles::MAX`] are kept (each holds a descriptor and a mapping,
+/// the resources that bound how many applications a process holds, and no
+/// memory: an emptied file has no pages).
+#[derive(Default)]
+pub(crate) struct SpareFiles {
+    files: std::sync::Mutex<Vec<FileMemory>>,
+}
+
+impl SpareFiles {
+    const MAX: usize = 16;
+
+    /// A zero-filled file of `len` bytes (a multiple of 64 KiB, not 0),
+    /// mapped read-write into the host: a spare one of that size if there
+    /// is one.
+    pub fn file(self: &Arc<Self>, len: usize) -> Result<RegionFile> {
+        let spare = {
+            let mut files = self.files.lock().unwrap_or_else(|p| p.into_inner());
+            files
+                .iter()
+                .position(|f| f.len == len)
+                .map(|i| files.swap_remove(i))
+        };
+        let memory = match spare {
+            Some(m) => m,
+            None => FileMemory::new(len)?,
+        };
+        Ok(RegionFile {
+            memory: Some(memory),
+            spares: self.clone(),
+        })
+    }
+}
+
+impl Drop for RegionFile {
+    fn drop(&mut self) {
+        let Some(memory) = self.memory.take() else {
+            return;
+        };
+        // Emptied first, then kept only if that worked: a spare file never
+        // holds a previous application's bytes. Nothing maps it any more
+        // but the host (every window's instance held this file).
+        if memory.empty() {
+            let mut files = self.spares.files.lock().unwrap_or_else(|p| p.into_inner());
+            if files.len() < SpareFiles::MAX {
+                files.push(memory);
+            }
+        }
+    }
+}
+
+impl RegionFile {
+    fn memory(&self) -> &FileMemory {
+        self.memory
+            .as_ref()
+            .expect("a region file's memory lives until it is dropped")
+    }
+
+    /// The file, to map windows of.
+    pub fn fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        std::os::fd::AsFd::as_fd(&self.memory().fd)
     }
 }
 
@@ -134,13 +224,13 @@ impl RegionInner {
         offset: usize,
     ) -> RegionInner {
         let len = desc.size() as usize;
-        debug_assert!(offset + len <= file.len && offset.is_multiple_of(65536));
+        debug_assert!(offset + len <= file.memory().len && offset.is_multiple_of(65536));
         RegionInner {
             id,
             desc: desc.clone(),
             // SAFETY: `offset + len` is inside the file's mapping (the
             // caller sized the file for every region).
-            base: unsafe { file.base.add(offset) },
+            base: unsafe { file.memory().base.add(offset) },
             file: Some((file.clone(), offset)),
             len,
         }

@@ -102,6 +102,8 @@ pub(crate) struct RuntimeInner {
     /// `karmem.*` and the WASI subset; per-module stubs are added to a
     /// clone of it.
     pub linker: Linker<State>,
+    /// Emptied region files of applications that are gone (R8.23).
+    pub spare_regions: Arc<crate::region::SpareFiles>,
 }
 
 /// The largest module file [`Runtime::load_file`] reads (a Go guest is
@@ -130,6 +132,7 @@ impl Runtime {
             inner: Arc::new(RuntimeInner {
                 engine: Arc::new(engine),
                 linker,
+                spare_regions: Arc::default(),
             }),
         })
     }

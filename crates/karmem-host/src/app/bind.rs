@@ -13,7 +13,7 @@ use crate::instance::pool::{Counters, InstancePool};
 use crate::instance::scope::CallBudget;
 use crate::instance::{InstanceCtx, Router, State, WindowPlan};
 use crate::log::{LogSink, StderrLog};
-use crate::region::{Region, RegionFile, RegionId, RegionInner};
+use crate::region::{Region, RegionId, RegionInner};
 
 /// What the application knows of one module: its instances' context, its
 /// options, where its imports go, and what its exports take.
@@ -283,7 +283,7 @@ fn regions(b: &AppBuilder) -> Result<Regions> {
     }
     let file = match total {
         0 => None,
-        n => Some(Arc::new(RegionFile::new(n)?)),
+        n => Some(Arc::new(b.runtime.inner.spare_regions.file(n)?)),
     };
     let mut list = Vec::new();
     let mut ids = HashMap::new();

@@ -270,7 +270,7 @@ fn map_windows(
                 base,
                 start as usize,
                 w.region.len,
-                std::os::fd::AsFd::as_fd(&file.fd),
+                file.fd(),
                 *at,
                 w.writable,
             )

@@ -21,6 +21,7 @@ mod isolation;
 mod limits;
 mod loading;
 mod patterns;
+mod spare_regions;
 
 use karmem_host::{BoundsChecks, Instances};
 
