@@ -115,69 +115,12 @@ func sumV1(r *v1.Reader) float32 {
 	return sum
 }
 
-// sumAt is the same loop in this library. Under v1's `@packed(true)` the
-// monsters and their paths are AoS arrays of inline structs, which the Go
-// viewers give as native slices of byte-image viewers (RATIONALE R5.12):
-// the loop is v1's, element by element.
-func sumAt(r *karmem.Reader) float32 {
-	var sum float32
-	monsters := ours.NewMonstersViewer(r, 0).Monsters(r)
-	for i := range monsters {
-		path := monsters[i].Data(r).Path(r)
-		for j := range path {
-			sum += path[j].X(r) + path[j].Y(r) + path[j].Z(r)
-		}
-	}
-	return sum
-}
-
-// sumValues reads each path as a Go []Vec3 (PathValues): for a struct of
-// numbers only the AoS block is that slice's memory on a little-endian
-// 64-bit machine (format.md §3, RATIONALE R5.14), so the loop is a native
-// slice loop over the message.
-func sumValues(r *karmem.Reader) float32 {
-	var sum float32
-	monsters := ours.NewMonstersViewer(r, 0).Monsters(r)
-	for i := range monsters {
-		for _, p := range monsters[i].Data(r).PathValues(r) {
-			sum += p.X + p.Y + p.Z
-		}
-	}
-	return sum
-}
-
-// sumTrustedValues is sumValues through the trusted reader.
-func sumTrustedValues(r karmem.Trusted, root ours.TrustedMonstersViewer) float32 {
-	var sum float32
-	monsters := root.Monsters(r)
-	for i := range monsters {
-		for _, p := range monsters[i].Data(r).PathValues(r) {
-			sum += p.X + p.Y + p.Z
-		}
-	}
-	return sum
-}
-
-// sumTrustedAt is the loop above through the trusted reader (after
-// validation, docs/go.md "Trusted reading").
-func sumTrustedAt(r karmem.Trusted, root ours.TrustedMonstersViewer) float32 {
-	var sum float32
-	monsters := root.Monsters(r)
-	for i := range monsters {
-		path := monsters[i].Data(r).Path(r)
-		for j := range path {
-			sum += path[j].X(r) + path[j].Y(r) + path[j].Z(r)
-		}
-	}
-	return sum
-}
-
-func trusted(tb testing.TB) (karmem.Trusted, ours.TrustedMonstersViewer) {
-	t, root, err := ours.TrustMonsters(karmem.NewReader(oursBytes))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return t, root
+// karmemSum is one way of summing the paths in this library, set up and
+// ready to run: the layout's file (layout_packed_test.go, the schema as v1
+// wrote it; layout_soa_test.go, without `@packed(true)`) lists them.
+type karmemSum struct {
+	name string
+	sum  func() float32
 }
 
 func TestSameResults(t *testing.T) {
@@ -188,18 +131,10 @@ func TestSameResults(t *testing.T) {
 	if _, err := ours.ValidateMonsters(r); err != nil {
 		t.Fatal(err)
 	}
-	if got := sumAt(r); got != expected {
-		t.Fatalf("per-element sum %v, want %v", got, expected)
-	}
-	tr, root := trusted(t)
-	if got := sumTrustedAt(tr, root); got != expected {
-		t.Fatalf("trusted sum %v, want %v", got, expected)
-	}
-	if got := sumValues(r); got != expected {
-		t.Fatalf("values sum %v, want %v", got, expected)
-	}
-	if got := sumTrustedValues(tr, root); got != expected {
-		t.Fatalf("trusted values sum %v, want %v", got, expected)
+	for _, s := range karmemSums(t) {
+		if got := s.sum(); got != expected {
+			t.Fatalf("%s sum %v, want %v", s.name, got, expected)
+		}
 	}
 	var back ours.Monsters
 	if err := back.ReadAsRoot(r); err != nil || back.Monsters[999].Data.Path[99] != oursValue.Monsters[999].Data.Path[99] {
@@ -261,36 +196,13 @@ func BenchmarkSumVec3(b *testing.B) {
 			}
 		}
 	})
-	b.Run("impl=karmem-at", func(b *testing.B) {
-		r := karmem.NewReader(oursBytes)
-		for range b.N {
-			if sumAt(r) != expected {
-				b.Fatal("sum")
+	for _, s := range karmemSums(b) {
+		b.Run("impl=karmem-"+s.name, func(b *testing.B) {
+			for range b.N {
+				if s.sum() != expected {
+					b.Fatal("sum")
+				}
 			}
-		}
-	})
-	b.Run("impl=karmem-trusted-at", func(b *testing.B) {
-		t, root := trusted(b)
-		for range b.N {
-			if sumTrustedAt(t, root) != expected {
-				b.Fatal("sum")
-			}
-		}
-	})
-	b.Run("impl=karmem-values", func(b *testing.B) {
-		r := karmem.NewReader(oursBytes)
-		for range b.N {
-			if sumValues(r) != expected {
-				b.Fatal("sum")
-			}
-		}
-	})
-	b.Run("impl=karmem-trusted-values", func(b *testing.B) {
-		t, root := trusted(b)
-		for range b.N {
-			if sumTrustedValues(t, root) != expected {
-				b.Fatal("sum")
-			}
-		}
-	})
+		})
+	}
 }
