@@ -121,6 +121,8 @@ pub(crate) struct LoadedModule {
     pub desc_bytes: Arc<[u8]>,
     pub cache_outcome: CacheOutcome,
     pub pre: InstancePre<State>,
+    /// Where the exports every instance looks up are (found once).
+    pub exports: startup::ExportIndex,
 }
 
 impl Runtime {
@@ -158,9 +160,11 @@ impl Runtime {
         let compiled = crate::engine::loader::compile(engine, name, wasm)?;
         let pre =
             crate::instance::imports::prepare(&self.inner.linker, &engine.engine, name, &compiled)?;
+        let exports = startup::ExportIndex::new(pre.module());
         let probe = Arc::new(InstanceCtx {
             name: name.to_string(),
             pre: pre.clone(),
+            exports,
             engine: engine.clone(),
             limits: options.limits(),
             timeout_ticks: engine.clock.ticks(options.timeout),
@@ -186,6 +190,7 @@ impl Runtime {
                 desc_bytes: bytes.into(),
                 cache_outcome: compiled.outcome,
                 pre,
+                exports,
             }),
         })
     }

@@ -697,6 +697,7 @@ pub(crate) fn build(b: &AppBuilder) -> Result<App> {
             let inst = Arc::new(InstanceCtx {
                 name: module.name().to_string(),
                 pre: module.inner.pre.clone(),
+                exports: module.inner.exports,
                 engine: b.runtime.inner.engine.clone(),
                 limits: options.limits(),
                 timeout_ticks: b.runtime.inner.engine.clock.ticks(options.timeout),

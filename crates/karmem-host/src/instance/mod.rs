@@ -70,6 +70,8 @@ pub(crate) struct WindowPlan {
 pub(crate) struct InstanceCtx {
     pub name: String,
     pub pre: InstancePre<State>,
+    /// Where the exports of `pre`'s module are that every instance looks up.
+    pub exports: startup::ExportIndex,
     pub engine: Arc<EngineCtx>,
     pub limits: Limits,
     /// `limits.timeout` in epoch ticks, computed once (a division the call

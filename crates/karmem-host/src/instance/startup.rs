@@ -6,7 +6,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use wasmtime::{Store, Val};
+use wasmtime::{Extern, Module, ModuleExport, Store, Val};
 
 use super::access::guest_base;
 use super::classify::classify;
@@ -60,6 +60,55 @@ fn startup_trap(store: &mut Store<State>, e: wasmtime::Error, step: &str) -> Err
         other => other.to_string(),
     };
     startup_err(&store.data().ctx, step, message)
+}
+
+/// Where the exports the host looks up in every new instance are in the
+/// module: found by name once per module ([`ExportIndex::new`], when it is
+/// loaded) rather than by name in every instance, where the look-up was a
+/// tenth of creating one (docs/benchmarks.md, the gate's `build` case).
+#[derive(Clone, Copy)]
+pub(crate) struct ExportIndex {
+    memory: Option<ModuleExport>,
+    fault: Option<ModuleExport>,
+    initialize: Option<ModuleExport>,
+    abi_version: Option<ModuleExport>,
+    init: Option<ModuleExport>,
+    describe: Option<ModuleExport>,
+    dispatch: Option<ModuleExport>,
+    alloc: Option<ModuleExport>,
+    ro_start: Option<ModuleExport>,
+    ro_end: Option<ModuleExport>,
+    bind_memory: Option<ModuleExport>,
+    bind_access: Option<ModuleExport>,
+}
+
+impl ExportIndex {
+    pub fn new(module: &Module) -> ExportIndex {
+        let at = |name: &str| module.get_export_index(name);
+        ExportIndex {
+            memory: at("memory"),
+            fault: at(karmem_rewrite::RO_FAULT),
+            initialize: at("_initialize"),
+            abi_version: at("karmem_abi_version"),
+            init: at("karmem_init"),
+            describe: at("karmem_describe"),
+            dispatch: at("karmem_dispatch"),
+            alloc: at("karmem_alloc"),
+            ro_start: at(karmem_rewrite::RO_START),
+            ro_end: at(karmem_rewrite::RO_END),
+            bind_memory: at("karmem_bind_memory"),
+            bind_access: at("karmem_bind_access"),
+        }
+    }
+}
+
+/// The export at `at` of `instance`, if the module has one there.
+fn export(
+    instance: &wasmtime::Instance,
+    store: &mut Store<State>,
+    at: Option<ModuleExport>,
+) -> Option<Extern> {
+    instance.get_module_export(store, &at?)
 }
 
 /// Create an instance in `slot` and run its start-up sequence, which must
@@ -126,24 +175,28 @@ fn start_up(ctx: &Arc<InstanceCtx>, store: &mut Store<State>) -> Result<Started,
         Ok(i) => i,
         Err(e) => return Err(startup_trap(&mut *store, e, "instantiate")),
     };
-    let memory = instance
-        .get_memory(&mut *store, "memory")
+    let ix = &ctx.exports;
+    let memory = export(&instance, store, ix.memory)
+        .and_then(Extern::into_memory)
         .ok_or_else(|| startup_err(ctx, "instantiate", "no exported memory `memory`"))?;
     store.data_mut().memory = Some(memory);
-    store.data_mut().fault = instance.get_global(&mut *store, karmem_rewrite::RO_FAULT);
+    store.data_mut().fault = export(&instance, store, ix.fault).and_then(Extern::into_global);
+    let typed =
+        |store: &mut Store<State>, at| export(&instance, store, at).and_then(Extern::into_func);
 
     // 1. `_initialize` (reactor start).
-    if let Ok(init) = instance.get_typed_func::<(), ()>(&mut *store, "_initialize") {
+    if let Some(init) = typed(store, ix.initialize).and_then(|f| f.typed::<(), ()>(&*store).ok()) {
         init.call(&mut *store, ())
             .map_err(|e| startup_trap(&mut *store, e, "_initialize"))?;
     }
     // 2. ABI version, before anything else of ours.
-    let version = match instance.get_typed_func::<(), i32>(&mut *store, "karmem_abi_version") {
-        Ok(f) => {
+    let version = match typed(store, ix.abi_version).and_then(|f| f.typed::<(), i32>(&*store).ok())
+    {
+        Some(f) => {
             f.call(&mut *store, ())
                 .map_err(|e| startup_trap(&mut *store, e, "karmem_abi_version"))? as u32
         }
-        Err(_) => 0,
+        None => 0,
     };
     if version != ABI_VERSION {
         return Err(Error::AbiMismatch {
@@ -152,13 +205,11 @@ fn start_up(ctx: &Arc<InstanceCtx>, store: &mut Store<State>) -> Result<Started,
             supported: ABI_VERSION,
         });
     }
-    let func = |store: &mut Store<State>, name: &str| {
-        instance
-            .get_func(&mut *store, name)
-            .ok_or_else(|| startup_err(ctx, name, "export missing"))
+    let func = |store: &mut Store<State>, at, name: &str| {
+        typed(store, at).ok_or_else(|| startup_err(ctx, name, "export missing"))
     };
     // 3. karmem_init.
-    let init = func(&mut *store, "karmem_init")?
+    let init = func(&mut *store, ix.init, "karmem_init")?
         .typed::<(), i32>(&*store)
         .map_err(|e| startup_err(ctx, "karmem_init", e))?;
     let code = init
@@ -172,7 +223,7 @@ fn start_up(ctx: &Arc<InstanceCtx>, store: &mut Store<State>) -> Result<Started,
         ));
     }
     // 4. The descriptor: its size is bounded before anything is copied.
-    let describe = func(&mut *store, "karmem_describe")?
+    let describe = func(&mut *store, ix.describe, "karmem_describe")?
         .typed::<(), i64>(&*store)
         .map_err(|e| startup_err(ctx, "karmem_describe", e))?;
     let at = describe
@@ -204,10 +255,10 @@ fn start_up(ctx: &Arc<InstanceCtx>, store: &mut Store<State>) -> Result<Started,
         Some(_) => Vec::new(),
         None => reported.to_vec(),
     };
-    let dispatch = func(&mut *store, "karmem_dispatch")?
+    let dispatch = func(&mut *store, ix.dispatch, "karmem_dispatch")?
         .typed::<(i32, i32, i32), i32>(&*store)
         .map_err(|e| startup_err(ctx, "karmem_dispatch", e))?;
-    let alloc = func(&mut *store, "karmem_alloc")?
+    let alloc = func(&mut *store, ix.alloc, "karmem_alloc")?
         .typed::<(i32, i32), i32>(&*store)
         .map_err(|e| startup_err(ctx, "karmem_alloc", e))?;
     Ok((instance, dispatch, alloc, desc))
@@ -288,24 +339,27 @@ fn map_windows(
     let st = live.store.data_mut();
     st.ro = ro_range;
     st.windows = windows;
-    for (name, value) in [
-        (karmem_rewrite::RO_START, ro_range.0),
-        (karmem_rewrite::RO_END, ro_range.1),
+    let ix = &ctx.exports;
+    for (name, at, value) in [
+        (karmem_rewrite::RO_START, ix.ro_start, ro_range.0),
+        (karmem_rewrite::RO_END, ix.ro_end, ro_range.1),
     ] {
-        let g = instance
-            .get_global(&mut live.store, name)
+        let g = export(instance, &mut live.store, at)
+            .and_then(Extern::into_global)
             .ok_or_else(|| startup_err(ctx, step, format!("rewrite global `{name}` missing")))?;
         g.set(&mut live.store, Val::I64(value as i64))
             .map_err(|e| startup_err(ctx, step, e))?;
     }
-    let bind = instance
-        .get_typed_func::<(i32, i32, i32), ()>(&mut live.store, "karmem_bind_memory")
+    let bind = export(instance, &mut live.store, ix.bind_memory)
+        .and_then(Extern::into_func)
+        .ok_or_else(|| startup_err(ctx, "karmem_bind_memory", "export missing"))?
+        .typed::<(i32, i32, i32), ()>(&live.store)
         .map_err(|e| startup_err(ctx, "karmem_bind_memory", e))?;
     // Optional (docs/abi.md §2, step 5): the guest's access to each window,
     // told just before the window itself. The loader checked its type.
-    let access = instance
-        .get_typed_func::<(i32, i32), ()>(&mut live.store, "karmem_bind_access")
-        .ok();
+    let access = export(instance, &mut live.store, ix.bind_access)
+        .and_then(Extern::into_func)
+        .and_then(|f| f.typed::<(i32, i32), ()>(&live.store).ok());
     let mapped: Vec<(u32, u32)> = live
         .store
         .data()
