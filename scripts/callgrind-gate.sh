@@ -26,16 +26,27 @@ count() {
   # example's INNER); the count is per karmem.call.
   local n=$calls per=$calls
   case "$1" in to_host|to_guest) n=$((calls / 100)) ;; esac
-  valgrind --tool=callgrind --callgrind-out-file="$out/cg" --toggle-collect='*measured_calls*' --toggle-collect='*measured_builds*' \
-    "$bin" "$1" "$n" >/dev/null 2>"$out/log"
-  local total
-  total=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$out/log")
+  # A run that reports no count (the program failed, or valgrind did) is
+  # tried once more and then fails the gate: a missing count is not 0.
+  local total="" attempt
+  for attempt in 1 2; do
+    if valgrind --tool=callgrind --callgrind-out-file="$out/cg" --toggle-collect='*measured_calls*' --toggle-collect='*measured_builds*' \
+      "$bin" "$1" "$n" >/dev/null 2>"$out/log"; then
+      total=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$out/log")
+    fi
+    [ -n "$total" ] && [ "$total" -gt 0 ] && break
+    echo "callgrind-gate: case $1, attempt $attempt: no instruction count; valgrind's output ends:" >&2
+    tail -20 "$out/log" >&2
+    total=""
+  done
+  [ -n "$total" ] || return 1
   echo $((total / per))
 }
 if [ "${1:-}" = "--update" ]; then
   grep '^#' "$budget" >"$out/new"
   for case in $(grep -v '^#' "$budget" | awk '{print $1}'); do
-    echo "$case $(count "$case")" >>"$out/new"
+    got=$(count "$case") || { echo "callgrind-gate: case $case could not be counted" >&2; exit 1; }
+    echo "$case $got" >>"$out/new"
   done
   cp "$out/new" "$budget"
   cat "$budget"
@@ -44,7 +55,7 @@ fi
 fail=0
 while read -r case allowed; do
   case "$case" in ''|'#'*) continue ;; esac
-  got=$(count "$case")
+  got=$(count "$case") || { echo "callgrind-gate: case $case could not be counted" >&2; exit 1; }
   verdict=ok
   if [ "$got" -gt $((allowed * 110 / 100)) ]; then
     verdict="OVER BUDGET (+$(( (got - allowed) * 100 / allowed )) %)"; fail=1
