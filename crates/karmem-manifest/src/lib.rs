@@ -19,7 +19,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use karmem_host::{
-    Access, App, AppBuilder, CallBudget, Error, LogSink, ModuleOptions, Runtime, RuntimeConfig,
+    Access, App, AppBuilder, BoundsChecks, CallBudget, Error, Instances, LogSink, ModuleOptions,
+    Runtime, RuntimeConfig,
 };
 use serde::Deserialize;
 pub use toml::Spanned;
@@ -35,6 +36,10 @@ pub struct ManifestFile {
     /// uses [`karmem_host::default_cache_dir`].
     #[serde(default)]
     pub cache: Option<Spanned<CacheSetting>>,
+    /// How the runtime checks guest memory accesses and where instances'
+    /// memories come from (docs/manifest.md `[runtime]`).
+    #[serde(default)]
+    pub runtime: Option<Spanned<RuntimeEntry>>,
     #[serde(rename = "module")]
     pub modules: Vec<ModuleEntry>,
     #[serde(default, rename = "bind")]
@@ -113,6 +118,31 @@ pub struct BudgetEntry {
     /// Fuel (guest instructions) of each top-level call; turns fuel
     /// counting on for the whole runtime (`RuntimeConfig::fuel`).
     pub fuel: Option<u64>,
+}
+
+/// The `[runtime]` table: the engine choices of `RuntimeConfig` a manifest
+/// may make (RATIONALE R8.20, R8.22).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuntimeEntry {
+    /// `"guard-pages"` (the default) or `"explicit"`.
+    pub bounds_checks: Option<Spanned<BoundsSetting>>,
+    /// Address space per memory with `bounds_checks = "explicit"`; absent:
+    /// the largest memory limit of the manifest's modules.
+    pub reservation_mib: Option<Spanned<u64>>,
+    /// Instances from a pool of this many slots; absent: each instance
+    /// reserves its own memory.
+    pub instance_slots: Option<Spanned<u32>>,
+    /// KiB of each free slot kept resident (default 1024); only with
+    /// `instance_slots`.
+    pub keep_resident_kib: Option<Spanned<u32>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BoundsSetting {
+    GuardPages,
+    Explicit,
 }
 
 #[derive(Deserialize)]
@@ -251,18 +281,104 @@ impl Manifest {
     }
 
     /// A runtime with the manifest's module cache, counting fuel when the
-    /// budget sets some.
+    /// budget sets some, with the `[runtime]` table's choices.
     pub fn runtime(&self) -> Result<Runtime, ManifestError> {
-        Runtime::new(RuntimeConfig {
+        Runtime::new(self.runtime_config()?).map_err(|e| ManifestError {
+            kind: ErrorKind::Invalid,
+            location: self.file.runtime.as_ref().map(|r| self.at(r.span())),
+            message: e.to_string(),
+        })
+    }
+
+    /// The runtime configuration the manifest asks for. Each key of
+    /// `[runtime]` that makes no sense with the others, or a value the
+    /// runtime would refuse, is reported where it is written rather than
+    /// as a start-up error of the whole runtime.
+    pub fn runtime_config(&self) -> Result<RuntimeConfig, ManifestError> {
+        let mut config = RuntimeConfig {
             cache_dir: self.cache_dir(),
             fuel: self.call_budget().fuel.is_some(),
             ..RuntimeConfig::default()
-        })
-        .map_err(|e| ManifestError {
-            kind: ErrorKind::Invalid,
-            location: None,
-            message: e.to_string(),
-        })
+        };
+        let Some(entry) = &self.file.runtime else {
+            return Ok(config);
+        };
+        let entry = entry.get_ref();
+        let explicit = entry
+            .bounds_checks
+            .as_ref()
+            .is_some_and(|b| *b.get_ref() == BoundsSetting::Explicit);
+        if let (Some(r), false) = (&entry.reservation_mib, explicit) {
+            return Err(self.error(
+                r.span(),
+                "reservation_mib applies only with bounds_checks = \"explicit\" (guard pages always reserve 4 GiB)",
+            ));
+        }
+        if explicit {
+            // Without a reservation: the largest memory any module may
+            // reach, so that no limit is cut short by the reservation.
+            let largest = self
+                .file
+                .modules
+                .iter()
+                .map(|m| Self::module_options(m).memory_limit)
+                .max()
+                .unwrap_or(ModuleOptions::default().memory_limit);
+            let (reservation, span) = match &entry.reservation_mib {
+                Some(r) => (r.get_ref().saturating_mul(1 << 20), Some(r.span())),
+                None => (largest, None),
+            };
+            let bounds = BoundsChecks::Explicit { reservation };
+            if let Err(e) = bounds.reservation() {
+                let span = span.unwrap_or(0..0);
+                return Err(self.error(span, e.replace(" bytes", " bytes (reservation_mib)")));
+            }
+            if let Some(span) = span {
+                if let Some(m) = self
+                    .file
+                    .modules
+                    .iter()
+                    .find(|m| Self::module_options(m).memory_limit > reservation)
+                {
+                    return Err(self.error(
+                        span,
+                        format!(
+                            "reservation_mib {} is below module `{}`'s memory limit of {} MiB: its memory could never grow that far",
+                            reservation >> 20,
+                            m.name.get_ref(),
+                            Self::module_options(m).memory_limit >> 20
+                        ),
+                    ));
+                }
+            }
+            config.bounds_checks = bounds;
+        }
+        if let (Some(k), None) = (&entry.keep_resident_kib, &entry.instance_slots) {
+            return Err(self.error(
+                k.span(),
+                "keep_resident_kib applies only to a pool: set instance_slots too",
+            ));
+        }
+        if let Some(slots) = &entry.instance_slots {
+            if *slots.get_ref() == 0 {
+                return Err(self.error(
+                    slots.span(),
+                    "instance_slots = 0: a pool needs at least one slot (leave the key out for instances that reserve their own memory)",
+                ));
+            }
+            let keep_resident = match &entry.keep_resident_kib {
+                Some(k) => k
+                    .get_ref()
+                    .checked_mul(1024)
+                    .ok_or_else(|| self.error(k.span(), "keep_resident_kib: more than 4 GiB"))?,
+                None => 1 << 20,
+            };
+            config.instances = Instances::Pooled {
+                slots: *slots.get_ref(),
+                keep_resident,
+            };
+        }
+        Ok(config)
     }
 
     /// The options a module entry states, each defaulting when absent.
@@ -413,6 +529,7 @@ impl ManifestFile {
         ManifestFile {
             schemas: Vec::new(),
             cache: None,
+            runtime: None,
             modules: Vec::new(),
             binds: Vec::new(),
             regions: Vec::new(),

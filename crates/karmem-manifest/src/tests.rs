@@ -117,6 +117,23 @@ fn grants_reach_the_application_and_unknown_regions_are_blamed() {
         "{e}"
     );
     assert!(e.message.contains("t.bored"), "{e}");
+
+    // The same application on a runtime the manifest sets up with explicit
+    // bounds checks and a pool: the grants hold the same way.
+    let m = Manifest::parse(
+        &path,
+        format!(
+            "{}\n[runtime]\nbounds_checks = \"explicit\"\ninstance_slots = 8\n",
+            text("\"t.board\" = \"read\"")
+        ),
+    )
+    .unwrap();
+    let runtime = m.runtime().unwrap();
+    let app = m
+        .build(&runtime, Arc::new(MemoryLog::new()), |_| {})
+        .unwrap();
+    assert_eq!(app.access("world", "t.board").unwrap(), Access::ReadWrite);
+    assert_eq!(app.access("agent", "t.board").unwrap(), Access::Read);
 }
 
 #[test]
@@ -174,4 +191,107 @@ fn files_the_manifest_names_are_read_bounded() {
         .unwrap();
     assert_eq!(e.kind, ErrorKind::Io, "{e}");
     assert!(e.message.contains("MiB"), "{e}");
+}
+
+#[test]
+fn the_runtime_table_chooses_bounds_checks_and_a_pool() {
+    const MODULE: &str = "[[module]]\nname = \"w\"\npath = \"w.wasm\"\nmemory_limit_mib = 16\n";
+    // Absent: guard pages, instances on demand.
+    let c = parse(MODULE).unwrap().runtime_config().unwrap();
+    assert_eq!(c.bounds_checks, BoundsChecks::GuardPages);
+    assert_eq!(c.instances, Instances::OnDemand);
+
+    let c = parse(&format!(
+        "[runtime]\nbounds_checks = \"explicit\"\ninstance_slots = 100\nkeep_resident_kib = 64\n{MODULE}"
+    ))
+    .unwrap()
+    .runtime_config()
+    .unwrap();
+    // No reservation given: the largest module memory limit.
+    assert_eq!(
+        c.bounds_checks,
+        BoundsChecks::Explicit {
+            reservation: 16 << 20
+        }
+    );
+    assert_eq!(
+        c.instances,
+        Instances::Pooled {
+            slots: 100,
+            keep_resident: 64 << 10
+        }
+    );
+    let c = parse(&format!(
+        "[runtime]\nbounds_checks = \"explicit\"\nreservation_mib = 32\ninstance_slots = 2\n{MODULE}"
+    ))
+    .unwrap()
+    .runtime_config()
+    .unwrap();
+    assert_eq!(
+        c.bounds_checks,
+        BoundsChecks::Explicit {
+            reservation: 32 << 20
+        }
+    );
+    assert_eq!(c.instances, Instances::pooled(2));
+}
+
+#[test]
+fn runtime_keys_that_cannot_hold_are_reported_where_they_are_written() {
+    const MODULE: &str = "[[module]]\nname = \"w\"\npath = \"w.wasm\"\nmemory_limit_mib = 16\n";
+    let cases = [
+        (
+            "[runtime]\nreservation_mib = 32\n",
+            "dir/app.toml:2:19",
+            "only with bounds_checks = \"explicit\"",
+        ),
+        (
+            "[runtime]\nbounds_checks = \"explicit\"\nreservation_mib = 8\n",
+            "dir/app.toml:3:19",
+            "below module `w`'s memory limit of 16 MiB",
+        ),
+        (
+            "[runtime]\nbounds_checks = \"explicit\"\nreservation_mib = 0\n",
+            "dir/app.toml:3:19",
+            "a reservation of 0 bytes",
+        ),
+        (
+            "[runtime]\nbounds_checks = \"explicit\"\nreservation_mib = 8192\n",
+            "dir/app.toml:3:19",
+            "at most 4 GiB",
+        ),
+        (
+            "[runtime]\nkeep_resident_kib = 4\n",
+            "dir/app.toml:2:21",
+            "set instance_slots too",
+        ),
+        (
+            "[runtime]\ninstance_slots = 0\n",
+            "dir/app.toml:2:18",
+            "at least one slot",
+        ),
+        (
+            "[runtime]\ninstance_slots = 1\nkeep_resident_kib = 4194304\n",
+            "dir/app.toml:3:21",
+            "more than 4 GiB",
+        ),
+    ];
+    for (runtime, at, says) in cases {
+        let e = parse(&format!("{runtime}{MODULE}"))
+            .unwrap()
+            .runtime_config()
+            .err()
+            .unwrap_or_else(|| panic!("accepted: {runtime}"));
+        assert_eq!(e.kind, ErrorKind::Invalid, "{runtime}");
+        assert_eq!(e.location.as_deref(), Some(at), "{runtime}: {}", e.message);
+        assert!(e.message.contains(says), "{runtime}: {}", e.message);
+    }
+    // Spelling: the value and the key are checked by the parser.
+    let e = parse("[runtime]\nbounds_checks = \"guards\"\n")
+        .err()
+        .unwrap();
+    assert_eq!(e.location.as_deref(), Some("dir/app.toml:2:17"));
+    assert!(e.message.contains("unknown variant"), "{}", e.message);
+    let e = parse("[runtime]\nslots = 3\n").err().unwrap();
+    assert_eq!(e.location.as_deref(), Some("dir/app.toml:2:1"));
 }
