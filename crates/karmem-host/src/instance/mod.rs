@@ -295,8 +295,7 @@ impl Drop for Live {
         if matches!(
             st.ctx.engine.config.instances,
             crate::engine::config::Instances::Pooled { .. }
-        ) && st.window_blocks.iter().any(|&(_, len)| len > 0)
-        {
+        ) {
             self.unmap_windows();
         }
     }

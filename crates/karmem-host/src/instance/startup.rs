@@ -6,7 +6,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use wasmtime::{Extern, Module, ModuleExport, Store, Val};
+use wasmtime::{Extern, Func, Module, ModuleExport, Store, Val};
 
 use super::access::guest_base;
 use super::classify::classify;
@@ -111,6 +111,15 @@ fn export(
     instance.get_module_export(store, &at?)
 }
 
+/// The exported function at `at`, if the module has one there.
+fn func_at(
+    instance: &wasmtime::Instance,
+    store: &mut Store<State>,
+    at: Option<ModuleExport>,
+) -> Option<Func> {
+    export(instance, store, at).and_then(Extern::into_func)
+}
+
 /// Create an instance in `slot` and run its start-up sequence, which must
 /// end by `deadline`. The instance must report the descriptor it reported
 /// at load time.
@@ -181,23 +190,23 @@ fn start_up(ctx: &Arc<InstanceCtx>, store: &mut Store<State>) -> Result<Started,
         .ok_or_else(|| startup_err(ctx, "instantiate", "no exported memory `memory`"))?;
     store.data_mut().memory = Some(memory);
     store.data_mut().fault = export(&instance, store, ix.fault).and_then(Extern::into_global);
-    let typed =
-        |store: &mut Store<State>, at| export(&instance, store, at).and_then(Extern::into_func);
+    let func_at = |store: &mut Store<State>, at| func_at(&instance, store, at);
 
     // 1. `_initialize` (reactor start).
-    if let Some(init) = typed(store, ix.initialize).and_then(|f| f.typed::<(), ()>(&*store).ok()) {
+    if let Some(init) = func_at(store, ix.initialize).and_then(|f| f.typed::<(), ()>(&*store).ok())
+    {
         init.call(&mut *store, ())
             .map_err(|e| startup_trap(&mut *store, e, "_initialize"))?;
     }
     // 2. ABI version, before anything else of ours.
-    let version = match typed(store, ix.abi_version).and_then(|f| f.typed::<(), i32>(&*store).ok())
-    {
-        Some(f) => {
-            f.call(&mut *store, ())
-                .map_err(|e| startup_trap(&mut *store, e, "karmem_abi_version"))? as u32
-        }
-        None => 0,
-    };
+    let version =
+        match func_at(store, ix.abi_version).and_then(|f| f.typed::<(), i32>(&*store).ok()) {
+            Some(f) => f
+                .call(&mut *store, ())
+                .map_err(|e| startup_trap(&mut *store, e, "karmem_abi_version"))?
+                as u32,
+            None => 0,
+        };
     if version != ABI_VERSION {
         return Err(Error::AbiMismatch {
             module: ctx.name.clone(),
@@ -206,7 +215,7 @@ fn start_up(ctx: &Arc<InstanceCtx>, store: &mut Store<State>) -> Result<Started,
         });
     }
     let func = |store: &mut Store<State>, at, name: &str| {
-        typed(store, at).ok_or_else(|| startup_err(ctx, name, "export missing"))
+        func_at(store, at).ok_or_else(|| startup_err(ctx, name, "export missing"))
     };
     // 3. karmem_init.
     let init = func(&mut *store, ix.init, "karmem_init")?
@@ -350,15 +359,13 @@ fn map_windows(
         g.set(&mut live.store, Val::I64(value as i64))
             .map_err(|e| startup_err(ctx, step, e))?;
     }
-    let bind = export(instance, &mut live.store, ix.bind_memory)
-        .and_then(Extern::into_func)
+    let bind = func_at(instance, &mut live.store, ix.bind_memory)
         .ok_or_else(|| startup_err(ctx, "karmem_bind_memory", "export missing"))?
         .typed::<(i32, i32, i32), ()>(&live.store)
         .map_err(|e| startup_err(ctx, "karmem_bind_memory", e))?;
     // Optional (docs/abi.md §2, step 5): the guest's access to each window,
     // told just before the window itself. The loader checked its type.
-    let access = export(instance, &mut live.store, ix.bind_access)
-        .and_then(Extern::into_func)
+    let access = func_at(instance, &mut live.store, ix.bind_access)
         .and_then(|f| f.typed::<(i32, i32), ()>(&live.store).ok());
     let mapped: Vec<(u32, u32)> = live
         .store
