@@ -103,35 +103,53 @@ func karmemBindAccess(index, access int32) {
 var dispatchArgs [][]byte
 
 //go:wasmexport karmem_dispatch
-func karmemDispatch(fn, args, count int32) int32 {
-	// What the host allocated for this dispatch (arguments and the
-	// argument array) belongs to the guest from here on: released when
-	// the dispatch returns.
-	defer heap.release()
+func karmemDispatch(fn, args, count int32) (status int32) {
+	var iface *Interface
+	var f *Function
+	// One deferred function for the whole dispatch (each costs on
+	// GOARCH=wasm): a handler that panics fails its call, not the instance
+	// (the module's state is the handler's business), and what the host
+	// allocated for this dispatch (arguments and the argument array)
+	// belongs to the guest from here on, released when the dispatch
+	// returns. A panic before the handler ran is this library's and traps.
+	defer func() {
+		if p := recover(); p != nil {
+			if f == nil {
+				panic(p)
+			}
+			clear(dispatchArgs)
+			status = fail(StatusApplicationError, panicked(iface, f, p))
+		}
+		heap.release()
+	}()
 	// The function and the count are checked before the argument array is
 	// read (docs/abi.md §5.2), and address 0 is never an argument's: a
 	// slice there would be nil with a length, which Go refuses.
-	iface, f, status, msg := self.check(uint32(fn), int(count))
-	if status == StatusOK && count > 0 && args == 0 {
-		status, msg = StatusBadArgument, iface.Name+"."+f.Name+": the argument array is at address 0"
+	iface, checked, st, msg := self.check(uint32(fn), int(count))
+	if st == StatusOK && count > 0 && args == 0 {
+		st, msg = StatusBadArgument, iface.Name+"."+checked.Name+": the argument array is at address 0"
 	}
-	if status != StatusOK {
-		return fail(status, msg)
+	if st != StatusOK {
+		return fail(st, msg)
 	}
-	words := unsafe.Slice((*uint32)(unsafe.Add(unsafe.Pointer(nil), uintptr(args))), 2*int(count))
 	dispatchArgs = dispatchArgs[:0]
-	for k := range int(count) {
-		if words[2*k] == 0 && words[2*k+1] > 0 {
-			clear(dispatchArgs)
-			return fail(StatusBadArgument, fmt.Sprintf("%s.%s: argument %s: %d bytes at address 0",
-				iface.Name, f.Name, f.Params[k].Name, words[2*k+1]))
+	if count > 0 {
+		words := unsafe.Slice((*uint32)(unsafe.Add(unsafe.Pointer(nil), uintptr(args))), 2*int(count))
+		for k := range int(count) {
+			if words[2*k] == 0 && words[2*k+1] > 0 {
+				clear(dispatchArgs)
+				return fail(StatusBadArgument, fmt.Sprintf("%s.%s: argument %s: %d bytes at address 0",
+					iface.Name, checked.Name, checked.Params[k].Name, words[2*k+1]))
+			}
+			dispatchArgs = append(dispatchArgs, bytesAt(words[2*k], words[2*k+1]))
 		}
-		dispatchArgs = append(dispatchArgs, bytesAt(words[2*k], words[2*k+1]))
 	}
-	status, out, msg := self.dispatch(uint32(fn), dispatchArgs)
+	f = checked // from here on a panic is the handler's
+	st, out, msg := self.call(uint32(fn), iface, f, dispatchArgs)
+	f = nil
 	clear(dispatchArgs)
-	if status != StatusOK {
-		return fail(status, msg)
+	if st != StatusOK {
+		return fail(st, msg)
 	}
 	if len(out) > 0 {
 		karmemResult(unsafe.Pointer(unsafe.SliceData(out)), uint32(len(out)))

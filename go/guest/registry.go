@@ -193,15 +193,31 @@ func (m *module) dispatch(id uint32, args [][]byte) (status Status, result []byt
 	if status != StatusOK {
 		return status, nil, msg
 	}
-	e, f := int(id>>16), int(id&0xffff)
+	return m.run(id, iface, fn, args)
+}
+
+// run calls the handler of export function id, which check accepted with
+// len(args) arguments (iface and fn are what it returned), and turns a
+// panic into the call's failure. Split from dispatch so that
+// karmem_dispatch, which checks before it reads the argument array,
+// checks once per call.
+func (m *module) run(id uint32, iface *Interface, fn *Function, args [][]byte) (status Status, result []byte, msg string) {
 	defer func() {
 		// A panicking handler fails its call, not the instance: the
 		// module's state is the handler's business.
 		if p := recover(); p != nil {
-			status, result, msg = StatusApplicationError, nil, fmt.Sprintf("%s.%s: panic: %v", iface.Name, fn.Name, p)
+			status, result, msg = StatusApplicationError, nil, panicked(iface, fn, p)
 		}
 	}()
-	out, err := m.handlers[e][f](args)
+	return m.call(id, iface, fn, args)
+}
+
+// call is run without the recover, for callers that recover themselves
+// (karmem_dispatch: on GOARCH=wasm every call and deferred function is
+// costly enough that the second check and the second defer were a fifth
+// of a nop's guest time, docs/benchmarks.md "Real guests").
+func (m *module) call(id uint32, iface *Interface, fn *Function, args [][]byte) (Status, []byte, string) {
+	out, err := m.handlers[id>>16][id&0xffff](args)
 	if err != nil {
 		var bad *ArgumentError
 		if errors.As(err, &bad) {
@@ -210,4 +226,9 @@ func (m *module) dispatch(id uint32, args [][]byte) (status Status, result []byt
 		return StatusApplicationError, nil, err.Error()
 	}
 	return StatusOK, out, ""
+}
+
+// panicked is the error text of a handler that panicked with p.
+func panicked(iface *Interface, fn *Function, p any) string {
+	return fmt.Sprintf("%s.%s: panic: %v", iface.Name, fn.Name, p)
 }

@@ -15,6 +15,8 @@
 //! * `zig/*`: `guests/zig/e2e-zig-echo` (Echo) built with `karmem.guest`;
 //! * `as/*`: `guests/as/e2e-as-echo` (Echo) built with the AssemblyScript
 //!   guest runtime (as/assembly/guest.ts);
+//! * `guest_floor/*` (a second group, [`floors`]): each guest's own share
+//!   of a `nop`, the same modules called by plain wasmtime;
 //! * `fuel/*`: what counting fuel costs (`RuntimeConfig::fuel`, docs/
 //!   security.md §2.8): the WAT `nop` and `echo` and a loop of 100 000
 //!   iterations, in a runtime that counts fuel and in one that does not.
@@ -300,9 +302,144 @@ fn calls(c: &mut Criterion<ThreadTime>) {
     g.finish();
 }
 
+/// Each guest language's own share of a `nop`, without the runtime: the
+/// same module instantiated by plain wasmtime (an engine with epoch
+/// interruption, as the runtime's, so the guest's code is the same; every
+/// import a function that returns zeros; no rewrite of read-only windows,
+/// which changes only stores) after `_initialize` and `karmem_init`, and
+///
+/// * `<lang>/export_entry`: a typed call of `karmem_abi_version`, the
+///   cheapest export a guest library has (it returns a constant): what the
+///   toolchain's export entry costs;
+/// * `<lang>/dispatch_nop`: a typed call of `karmem_dispatch` for
+///   `Echo.nop` with no arguments: the guest library's dispatch as well.
+///
+/// The runtime's `nop` of `calls` minus `dispatch_nop` is the host's part,
+/// the same for every guest (docs/benchmarks.md, "Real guests").
+fn floors(c: &mut Criterion<ThreadTime>) {
+    let rt = runtime();
+    let mut config = wasmtime::Config::new();
+    config.epoch_interruption(true);
+    // As the runtime does (docs/benchmarks.md, "Where the time goes"):
+    // with KARMEM_PERFMAP=1 perf can name the guests' functions.
+    if std::env::var_os("KARMEM_PERFMAP").is_some_and(|v| v == "1") {
+        config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+    }
+    let engine = wasmtime::Engine::new(&config).unwrap();
+    let mut g = c.benchmark_group("guest_floor");
+    for (lang, file) in [
+        ("wat", ""),
+        ("rust", "e2e-service.wasm"),
+        ("c", "e2e-c-echo.wasm"),
+        ("zig", "e2e-zig-echo.wasm"),
+        ("as", "e2e-as-echo.wasm"),
+        ("go", "e2e-go-echo.wasm"),
+    ] {
+        let (bytes, loaded) = if file.is_empty() {
+            let guest = echo_guest();
+            // wasmtime reads WAT text as well as binary modules.
+            (
+                guest.wat().into_bytes(),
+                guest.load_into(&rt, "wat").unwrap(),
+            )
+        } else {
+            let path = guest_path(file).unwrap_or_else(|e| panic!("{e}"));
+            (std::fs::read(&path).unwrap(), load(&rt, lang, file))
+        };
+        // `Echo.nop`'s export function id (docs/abi.md §3), from the
+        // descriptor the runtime read.
+        let desc = loaded.descriptor();
+        let id = desc
+            .exports
+            .iter()
+            .enumerate()
+            .find_map(|(e, i)| {
+                let f = i.functions.iter().position(|f| f.name == "nop")?;
+                Some(((e as i32) << 16) | f as i32)
+            })
+            .unwrap_or_else(|| panic!("{lang}: no nop export"));
+        let module = wasmtime::Module::new(&engine, &bytes).unwrap();
+        let mut store = wasmtime::Store::new(&engine, ());
+        store.set_epoch_deadline(u64::MAX / 2);
+        let mut linker = wasmtime::Linker::new(&engine);
+        // What Go's runtime needs of WASI to start: a clock that does not
+        // read 0, no arguments or environment (sizes written as 0, not left
+        // as whatever memory held) and no preopened directories.
+        fn write(caller: &mut wasmtime::Caller<'_, ()>, at: i32, bytes: &[u8]) -> i32 {
+            let memory = caller
+                .get_export("memory")
+                .and_then(wasmtime::Extern::into_memory)
+                .expect("an exported memory");
+            match memory.write(caller, at as usize, bytes) {
+                Ok(()) => 0,
+                Err(_) => 28, // EINVAL
+            }
+        }
+        const WASI: &str = "wasi_snapshot_preview1";
+        linker
+            .func_wrap(
+                WASI,
+                "clock_time_get",
+                |mut caller: wasmtime::Caller<'_, ()>, _id: i32, _precision: i64, at: i32| {
+                    let now = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .unwrap()
+                        .as_nanos() as u64;
+                    write(&mut caller, at, &now.to_le_bytes())
+                },
+            )
+            .unwrap();
+        // No preopened directories: Go asks for descriptors from 3 on until
+        // one is bad.
+        linker
+            .func_wrap(WASI, "fd_prestat_get", |_fd: i32, _at: i32| 8) // EBADF
+            .unwrap();
+        for name in ["args_sizes_get", "environ_sizes_get"] {
+            linker
+                .func_wrap(
+                    WASI,
+                    name,
+                    |mut caller: wasmtime::Caller<'_, ()>, count: i32, size: i32| {
+                        write(&mut caller, count, &[0; 4]) | write(&mut caller, size, &[0; 4])
+                    },
+                )
+                .unwrap();
+        }
+        linker
+            .define_unknown_imports_as_default_values(&mut store, &module)
+            .unwrap();
+        let instance = linker.instantiate(&mut store, &module).unwrap();
+        if let Ok(init) = instance.get_typed_func::<(), ()>(&mut store, "_initialize") {
+            init.call(&mut store, ()).unwrap();
+        }
+        let init = instance
+            .get_typed_func::<(), i32>(&mut store, "karmem_init")
+            .unwrap();
+        assert_eq!(init.call(&mut store, ()).unwrap(), 0, "{lang}: karmem_init");
+        let version = instance
+            .get_typed_func::<(), i32>(&mut store, "karmem_abi_version")
+            .unwrap();
+        let dispatch = instance
+            .get_typed_func::<(i32, i32, i32), i32>(&mut store, "karmem_dispatch")
+            .unwrap();
+        assert_eq!(
+            dispatch.call(&mut store, (id, 0, 0)).unwrap(),
+            0,
+            "{lang}: nop"
+        );
+        g.bench_function(format!("{lang}/export_entry"), |b| {
+            b.iter(|| version.call(&mut store, ()).unwrap())
+        });
+        g.bench_function(format!("{lang}/dispatch_nop"), |b| {
+            b.iter(|| dispatch.call(&mut store, black_box((id, 0, 0))).unwrap())
+        });
+    }
+    g.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().with_measurement(ThreadTime);
-    targets = calls
+    targets = calls, floors
 }
 criterion_main!(benches);

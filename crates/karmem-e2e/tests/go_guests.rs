@@ -36,6 +36,44 @@ fn bad_argument_names_the_parameter() {
     assert!(err.to_string().contains("argument m"), "{err}");
 }
 
+/// A handler that panics fails its own call with an application error
+/// naming the function; the instance is not discarded (no trap) and
+/// answers the next call, whose arguments go through the same dispatch.
+#[test]
+fn a_panicking_handler_fails_its_call_only() {
+    let app = app(vec![go_module("e2e-go-echo")]);
+    let msgs = Codec::load("guests/polyglot.km");
+    let msg = |text: &str| msgs.encode("Msg", json!({"Text": text, "Number": 1}));
+    for _ in 0..3 {
+        let err = app
+            .call(
+                "e2e-go-echo",
+                "e2e.Echo",
+                "fail",
+                &[Arg::Bytes(&msg("panic"))],
+            )
+            .unwrap_err();
+        assert_eq!(err.status(), Some(Status::ApplicationError), "{err}");
+        assert!(
+            err.to_string().contains("e2e.Echo.fail: panic: asked to"),
+            "{err}"
+        );
+        let out = app
+            .call(
+                "e2e-go-echo",
+                "e2e.Echo",
+                "echo",
+                &[Arg::Bytes(&msg("after"))],
+            )
+            .unwrap();
+        assert_eq!(
+            msgs.output("Msg", &app, out),
+            json!({"Text": "after", "Number": 2})
+        );
+        app.call("e2e-go-echo", "e2e.Echo", "nop", &[]).unwrap();
+    }
+}
+
 /// The `Move` of an `Order` result (enums decode as numbers: Stay 0,
 /// North 1, South 2, East 3, West 4).
 fn order(c: &Codec, app: &App, out: Output) -> Value {

@@ -28,7 +28,13 @@ func (echo) Peek(m guest.Arg[e2e.MsgViewer]) (*e2e.Msg, error) {
 }
 
 func (echo) Fail(m guest.Arg[e2e.MsgViewer]) (*e2e.Msg, error) {
-	return nil, errors.New("fail: " + m.V.Text(m.R))
+	text := m.V.Text(m.R)
+	if text == "panic" {
+		// A handler that panics fails its call, not the instance
+		// (crates/karmem-e2e/tests/go_guests.rs).
+		panic("asked to")
+	}
+	return nil, errors.New("fail: " + text)
 }
 
 // Stamp returns its result in place in the `out` region: the host passes
