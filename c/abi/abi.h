@@ -468,6 +468,327 @@ static inline abi_module_desc_view abi_module_desc_view_array_at(abi_module_desc
     return x;
 }
 
+/* ---- Trusted viewers (docs/c.md, "Trusted viewers"): the viewers of a
+ * message <type>_trust validated, without the checks the validation made.
+ * The message must stay alive and unchanged while they are in use. ---- */
+
+/* The table MemoryDesc in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } abi_memory_desc_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } abi_memory_desc_tview_array;
+/* The table ParamDesc in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } abi_param_desc_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } abi_param_desc_tview_array;
+/* The table FunctionDesc in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } abi_function_desc_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } abi_function_desc_tview_array;
+/* The table InterfaceDesc in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } abi_interface_desc_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } abi_interface_desc_tview_array;
+/* The table ModuleDesc in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } abi_module_desc_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } abi_module_desc_tview_array;
+
+/* Validates the message r whose root is MemoryDesc as abi_memory_desc_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status abi_memory_desc_trust(const km_reader *r, km_error *err, abi_memory_desc_tview *out);
+/* MemoryDesc.Name */
+static inline km_text abi_memory_desc_tview_name(abi_memory_desc_tview v);
+/* MemoryDesc.Importer */
+static inline abi_access abi_memory_desc_tview_importer(abi_memory_desc_tview v);
+/* MemoryDesc.Exporter */
+static inline abi_access abi_memory_desc_tview_exporter(abi_memory_desc_tview v);
+/* MemoryDesc.MaxPages */
+static inline uint32_t abi_memory_desc_tview_max_pages(abi_memory_desc_tview v);
+/* An AoS array of MemoryDesc (a validated km_array). */
+static inline abi_memory_desc_tview_array abi_memory_desc_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t abi_memory_desc_tview_array_len(abi_memory_desc_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline abi_memory_desc_tview abi_memory_desc_tview_array_at(abi_memory_desc_tview_array s, uint32_t i);
+/* Validates the message r whose root is ParamDesc as abi_param_desc_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status abi_param_desc_trust(const km_reader *r, km_error *err, abi_param_desc_tview *out);
+/* ParamDesc.Name */
+static inline km_text abi_param_desc_tview_name(abi_param_desc_tview v);
+/* ParamDesc.Type */
+static inline km_text abi_param_desc_tview_type(abi_param_desc_tview v);
+/* ParamDesc.Memory */
+static inline km_text abi_param_desc_tview_memory(abi_param_desc_tview v);
+/* An AoS array of ParamDesc (a validated km_array). */
+static inline abi_param_desc_tview_array abi_param_desc_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t abi_param_desc_tview_array_len(abi_param_desc_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline abi_param_desc_tview abi_param_desc_tview_array_at(abi_param_desc_tview_array s, uint32_t i);
+/* Validates the message r whose root is FunctionDesc as abi_function_desc_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status abi_function_desc_trust(const km_reader *r, km_error *err, abi_function_desc_tview *out);
+/* FunctionDesc.Name */
+static inline km_text abi_function_desc_tview_name(abi_function_desc_tview v);
+/* FunctionDesc.Params */
+static inline abi_param_desc_tview_array abi_function_desc_tview_params(abi_function_desc_tview v);
+/* FunctionDesc.Result */
+static inline abi_param_desc_tview abi_function_desc_tview_result(abi_function_desc_tview v);
+/* An AoS array of FunctionDesc (a validated km_array). */
+static inline abi_function_desc_tview_array abi_function_desc_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t abi_function_desc_tview_array_len(abi_function_desc_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline abi_function_desc_tview abi_function_desc_tview_array_at(abi_function_desc_tview_array s, uint32_t i);
+/* Validates the message r whose root is InterfaceDesc as abi_interface_desc_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status abi_interface_desc_trust(const km_reader *r, km_error *err, abi_interface_desc_tview *out);
+/* InterfaceDesc.Name */
+static inline km_text abi_interface_desc_tview_name(abi_interface_desc_tview v);
+/* InterfaceDesc.Hash */
+static inline uint64_t abi_interface_desc_tview_hash(abi_interface_desc_tview v);
+/* InterfaceDesc.Dynamic */
+static inline bool abi_interface_desc_tview_dynamic(abi_interface_desc_tview v);
+/* InterfaceDesc.Pattern */
+static inline abi_pattern abi_interface_desc_tview_pattern(abi_interface_desc_tview v);
+/* InterfaceDesc.PoolSize */
+static inline uint32_t abi_interface_desc_tview_pool_size(abi_interface_desc_tview v);
+/* InterfaceDesc.Memories */
+static inline abi_memory_desc_tview_array abi_interface_desc_tview_memories(abi_interface_desc_tview v);
+/* InterfaceDesc.Functions */
+static inline abi_function_desc_tview_array abi_interface_desc_tview_functions(abi_interface_desc_tview v);
+/* An AoS array of InterfaceDesc (a validated km_array). */
+static inline abi_interface_desc_tview_array abi_interface_desc_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t abi_interface_desc_tview_array_len(abi_interface_desc_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline abi_interface_desc_tview abi_interface_desc_tview_array_at(abi_interface_desc_tview_array s, uint32_t i);
+/* Validates the message r whose root is ModuleDesc as abi_module_desc_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status abi_module_desc_trust(const km_reader *r, km_error *err, abi_module_desc_tview *out);
+/* ModuleDesc.Memories */
+static inline abi_memory_desc_tview_array abi_module_desc_tview_memories(abi_module_desc_tview v);
+/* ModuleDesc.Exports */
+static inline abi_interface_desc_tview_array abi_module_desc_tview_exports(abi_module_desc_tview v);
+/* ModuleDesc.Imports */
+static inline abi_interface_desc_tview_array abi_module_desc_tview_imports(abi_module_desc_tview v);
+/* An AoS array of ModuleDesc (a validated km_array). */
+static inline abi_module_desc_tview_array abi_module_desc_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t abi_module_desc_tview_array_len(abi_module_desc_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline abi_module_desc_tview abi_module_desc_tview_array_at(abi_module_desc_tview_array s, uint32_t i);
+
+static inline km_status abi_memory_desc_trust(const km_reader *r, km_error *err, abi_memory_desc_tview *out) {
+    km_status s = abi_memory_desc_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline km_text abi_memory_desc_tview_name(abi_memory_desc_tview v) {
+    uint32_t at = km_has(v.t, 4u, 12u) ? v.t.offset + 4u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline abi_access abi_memory_desc_tview_importer(abi_memory_desc_tview v) {
+    uint32_t at = km_has(v.t, 16u, 1u) ? v.t.offset + 16u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (abi_access)km_trusted_u8(v.r, at);
+}
+static inline abi_access abi_memory_desc_tview_exporter(abi_memory_desc_tview v) {
+    uint32_t at = km_has(v.t, 17u, 1u) ? v.t.offset + 17u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (abi_access)km_trusted_u8(v.r, at);
+}
+static inline uint32_t abi_memory_desc_tview_max_pages(abi_memory_desc_tview v) {
+    uint32_t at = km_has(v.t, 20u, 4u) ? v.t.offset + 20u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline abi_memory_desc_tview_array abi_memory_desc_tview_array_of(km_trusted r, km_array a) {
+    abi_memory_desc_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t abi_memory_desc_tview_array_len(abi_memory_desc_tview_array s) {
+    return s.len;
+}
+static inline abi_memory_desc_tview abi_memory_desc_tview_array_at(abi_memory_desc_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    abi_memory_desc_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
+    return x;
+}
+static inline km_status abi_param_desc_trust(const km_reader *r, km_error *err, abi_param_desc_tview *out) {
+    km_status s = abi_param_desc_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline km_text abi_param_desc_tview_name(abi_param_desc_tview v) {
+    uint32_t at = km_has(v.t, 4u, 12u) ? v.t.offset + 4u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline km_text abi_param_desc_tview_type(abi_param_desc_tview v) {
+    uint32_t at = km_has(v.t, 16u, 12u) ? v.t.offset + 16u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline km_text abi_param_desc_tview_memory(abi_param_desc_tview v) {
+    uint32_t at = km_has(v.t, 28u, 12u) ? v.t.offset + 28u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline abi_param_desc_tview_array abi_param_desc_tview_array_of(km_trusted r, km_array a) {
+    abi_param_desc_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t abi_param_desc_tview_array_len(abi_param_desc_tview_array s) {
+    return s.len;
+}
+static inline abi_param_desc_tview abi_param_desc_tview_array_at(abi_param_desc_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    abi_param_desc_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
+    return x;
+}
+static inline km_status abi_function_desc_trust(const km_reader *r, km_error *err, abi_function_desc_tview *out) {
+    km_status s = abi_function_desc_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline km_text abi_function_desc_tview_name(abi_function_desc_tview v) {
+    uint32_t at = km_has(v.t, 4u, 12u) ? v.t.offset + 4u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline abi_param_desc_tview_array abi_function_desc_tview_params(abi_function_desc_tview v) {
+    uint32_t at = km_has(v.t, 16u, 12u) ? v.t.offset + 16u : 0u;
+    return abi_param_desc_tview_array_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline abi_param_desc_tview abi_function_desc_tview_result(abi_function_desc_tview v) {
+    uint32_t at = km_has(v.t, 28u, 4u) ? v.t.offset + 28u : 0u;
+    abi_param_desc_tview x;
+    x.r = v.r;
+    x.t = km_trusted_view_table(v.r, at);
+    return x;
+}
+static inline abi_function_desc_tview_array abi_function_desc_tview_array_of(km_trusted r, km_array a) {
+    abi_function_desc_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t abi_function_desc_tview_array_len(abi_function_desc_tview_array s) {
+    return s.len;
+}
+static inline abi_function_desc_tview abi_function_desc_tview_array_at(abi_function_desc_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    abi_function_desc_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
+    return x;
+}
+static inline km_status abi_interface_desc_trust(const km_reader *r, km_error *err, abi_interface_desc_tview *out) {
+    km_status s = abi_interface_desc_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline km_text abi_interface_desc_tview_name(abi_interface_desc_tview v) {
+    uint32_t at = km_has(v.t, 4u, 12u) ? v.t.offset + 4u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline uint64_t abi_interface_desc_tview_hash(abi_interface_desc_tview v) {
+    uint32_t at = km_has(v.t, 16u, 8u) ? v.t.offset + 16u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint64_t)km_trusted_u64(v.r, at);
+}
+static inline bool abi_interface_desc_tview_dynamic(abi_interface_desc_tview v) {
+    uint32_t at = km_has(v.t, 24u, 1u) ? v.t.offset + 24u : 0u;
+    if (at == 0) {
+        return false;
+    }
+    return km_trusted_bool(v.r, at);
+}
+static inline abi_pattern abi_interface_desc_tview_pattern(abi_interface_desc_tview v) {
+    uint32_t at = km_has(v.t, 25u, 1u) ? v.t.offset + 25u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (abi_pattern)km_trusted_u8(v.r, at);
+}
+static inline uint32_t abi_interface_desc_tview_pool_size(abi_interface_desc_tview v) {
+    uint32_t at = km_has(v.t, 28u, 4u) ? v.t.offset + 28u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline abi_memory_desc_tview_array abi_interface_desc_tview_memories(abi_interface_desc_tview v) {
+    uint32_t at = km_has(v.t, 32u, 12u) ? v.t.offset + 32u : 0u;
+    return abi_memory_desc_tview_array_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline abi_function_desc_tview_array abi_interface_desc_tview_functions(abi_interface_desc_tview v) {
+    uint32_t at = km_has(v.t, 44u, 12u) ? v.t.offset + 44u : 0u;
+    return abi_function_desc_tview_array_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline abi_interface_desc_tview_array abi_interface_desc_tview_array_of(km_trusted r, km_array a) {
+    abi_interface_desc_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t abi_interface_desc_tview_array_len(abi_interface_desc_tview_array s) {
+    return s.len;
+}
+static inline abi_interface_desc_tview abi_interface_desc_tview_array_at(abi_interface_desc_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    abi_interface_desc_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
+    return x;
+}
+static inline km_status abi_module_desc_trust(const km_reader *r, km_error *err, abi_module_desc_tview *out) {
+    km_status s = abi_module_desc_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline abi_memory_desc_tview_array abi_module_desc_tview_memories(abi_module_desc_tview v) {
+    uint32_t at = km_has(v.t, 4u, 12u) ? v.t.offset + 4u : 0u;
+    return abi_memory_desc_tview_array_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline abi_interface_desc_tview_array abi_module_desc_tview_exports(abi_module_desc_tview v) {
+    uint32_t at = km_has(v.t, 16u, 12u) ? v.t.offset + 16u : 0u;
+    return abi_interface_desc_tview_array_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline abi_interface_desc_tview_array abi_module_desc_tview_imports(abi_module_desc_tview v) {
+    uint32_t at = km_has(v.t, 28u, 12u) ? v.t.offset + 28u : 0u;
+    return abi_interface_desc_tview_array_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline abi_module_desc_tview_array abi_module_desc_tview_array_of(km_trusted r, km_array a) {
+    abi_module_desc_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t abi_module_desc_tview_array_len(abi_module_desc_tview_array s) {
+    return s.len;
+}
+static inline abi_module_desc_tview abi_module_desc_tview_array_at(abi_module_desc_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    abi_module_desc_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
+    return x;
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,8 +13,10 @@
 //!   format.md §11, the same checks and charges as the Go validators).
 //!
 //! * checked zero-copy viewers (views.rs): `static inline` view types and
-//!   accessors in the header that read a message in place. Trusted viewers
-//!   are not generated yet.
+//!   accessors in the header that read a message in place; and the same
+//!   viewers again for validated messages (`_tview` names over a
+//!   `km_trusted`), reached only through `<prefix>_<type>_trust`, which
+//!   validates first.
 
 mod decode;
 mod encode;
@@ -153,6 +155,9 @@ pub(crate) struct Gen<'a> {
     /// one deeper around a nested block ([`Gen::deeper`]) and restored
     /// after it, so the trait methods need no depth argument.
     pub d: Cell<usize>,
+    /// Printing the trusted viewers (views.rs): `_tview` names over a
+    /// `km_trusted`, without the checks a validation made.
+    pub trusted: bool,
 }
 
 impl<'a> Gen<'a> {
@@ -164,6 +169,15 @@ impl<'a> Gen<'a> {
             prefix: n.prefix().to_string(),
             n,
             d: Cell::new(0),
+            trusted: false,
+        }
+    }
+
+    /// The generator of the trusted viewers (views.rs) of the same schema.
+    pub fn trusted(s: &'a Schema, l: &'a Layout) -> Self {
+        Gen {
+            trusted: true,
+            ..Gen::new(s, l)
         }
     }
 
@@ -468,6 +482,7 @@ impl<'a> Gen<'a> {
         }
         c.line("");
         self.views(&mut c);
+        Gen::trusted(self.s, self.l).views(&mut c);
         c.line("#ifdef __cplusplus");
         c.line("}");
         c.line("#endif");
@@ -477,7 +492,7 @@ impl<'a> Gen<'a> {
     }
 
     /// `<prefix>_root` for a schema that declares `root NAME;`, as Go's and
-    /// Rust's `Root`: the type, and its encode, decode and validate.
+    /// Rust's `Root`: the type, and its encode, decode, validate and trust.
     fn root_alias(&self, c: &mut Code) {
         let Some(root) = self.s.root else { return };
         let name = self.n.struct_name(root);
@@ -491,7 +506,7 @@ impl<'a> Gen<'a> {
             self.s.structs[root].name
         ));
         c.line(&format!("typedef {name} {alias};"));
-        for f in ["encode", "decode", "validate"] {
+        for f in ["encode", "decode", "validate", "trust"] {
             c.line(&format!("#define {alias}_{f} {name}_{f}"));
         }
         c.line("");
@@ -780,6 +795,29 @@ mod tests {
         assert!(h.contains("static inline int32_t app_a_view_root_(app_a_view v)"));
         assert!(h.contains("static inline int32_t app_p_view_at_(app_p_view v)"));
         assert!(!files[1].contents.contains("app_a_view"));
+    }
+
+    /// The trusted viewers (issue #19 gap 4): the same accessors over a
+    /// `km_trusted`, reached only through `_trust`, which validates first.
+    #[test]
+    fn trusted_viewers_come_only_from_trust() {
+        let files = generate(
+            "karmem app;\nroot A;\nstruct P inline { X f32; }\n\
+             struct A table { Email []char; Ps []P; Ns [][]u8; }\n",
+        );
+        let h = &files[0].contents;
+        assert!(h.contains(
+            "static inline km_status app_a_trust(const km_reader *r, km_error *err, app_a_tview *out) {\n    km_status s = app_a_validate(r, err);"
+        ), "{h}");
+        assert!(h.contains("typedef struct { km_trusted r; km_table t; } app_a_tview;"));
+        assert!(h.contains("static inline km_text app_a_tview_email(app_a_tview v)"));
+        assert!(h.contains("return km_trusted_text(v.r, km_trusted_view_array(v.r, at));"));
+        assert!(h.contains("static inline app_p_tsoa app_a_tview_ps(app_a_tview v)"));
+        assert!(h.contains("static inline app_u8_tarrays app_a_tview_ns(app_a_tview v)"));
+        assert!(h.contains("#define app_root_trust app_a_trust"));
+        // No way to a trusted view of an unvalidated message.
+        assert!(!h.contains("app_a_tview_root"));
+        assert!(!h.contains("km_trust(r);"));
     }
 
     #[test]

@@ -4,6 +4,18 @@
 //! nothing is decoded or allocated, and a malformed or absent part reads as
 //! the declared default, zero or empty.
 //!
+//! The trusted viewers (docs/c.md, "Trusted viewers") are the same
+//! emitters with `Gen::trusted` set: `_tview` (`_tsoa`, `_tbovoa`, ...)
+//! types that hold a `km_trusted` instead of the reader's address and read
+//! through the library's `km_trusted_*` functions, which leave out what a
+//! validation checked once (bounds, alignment, UTF-8, array sizes and
+//! limits, SoA directories, bunch tables, inline union values, the SoA
+//! length cap). What a valid message may still lack is tested as in the
+//! checked viewers: a table field past `used` (an older writer), an
+//! absent table, array or SoA column, an unknown union tag. Indexes a
+//! caller passes (`_at(s, i)`) are checked in both. A trusted root comes
+//! only from `<type>_trust`, which validates first: no `_root` is printed.
+//!
 //! Every accessor first finds its slot's position `at`, 0 when the slot is
 //! not there (an absent table field, an SoA column the message lacks, an
 //! element out of range): no slot lies in the header, so 0 is free to mean
@@ -74,36 +86,66 @@ impl Gen<'_> {
     pub fn view_variant(&self, ty: StructId) -> String {
         unreserved(self.n.variant_member(ty))
     }
-    /// `app_account_data_view`.
+    /// `t` before the kind in the names of the trusted viewers
+    /// (`app_account_data_tview`), nothing in the checked viewers'.
+    pub fn mode(&self) -> &'static str {
+        if self.trusted {
+            "t"
+        } else {
+            ""
+        }
+    }
+    /// The member a view holds its message by, which is also the first
+    /// parameter of the functions making views: `r`, the reader's address
+    /// or the trusted message (a pointer and a size, by value).
+    fn reader_param(&self) -> &'static str {
+        if self.trusted {
+            "km_trusted r"
+        } else {
+            "const km_reader *r"
+        }
+    }
+    /// The library's load of a number stored as `p` (`u32`, `bool`, ...)
+    /// at a position: `km_read_u32(r, at)` or `km_trusted_u32(r, at)`.
+    fn load(&self, p: &str) -> String {
+        if self.trusted {
+            format!("km_trusted_{p}")
+        } else {
+            format!("km_read_{p}")
+        }
+    }
+    /// `app_account_data_view` (trusted: `app_account_data_tview`).
     pub fn view(&self, id: StructId) -> String {
-        format!("{}_view", self.n.struct_name(id))
+        format!("{}_{}view", self.n.struct_name(id), self.mode())
     }
     /// The AoS array (of tables or inline structs) of `id`.
     pub fn view_array(&self, id: StructId) -> String {
-        format!("{}_view_array", self.n.struct_name(id))
+        format!("{}_{}view_array", self.n.struct_name(id), self.mode())
     }
     pub fn soa_view(&self, id: StructId) -> String {
-        format!("{}_soa", self.n.struct_name(id))
+        format!("{}_{}soa", self.n.struct_name(id), self.mode())
     }
     pub fn soa_item(&self, id: StructId) -> String {
-        format!("{}_soa_item", self.n.struct_name(id))
+        format!("{}_{}soa_item", self.n.struct_name(id), self.mode())
     }
     pub fn union_view(&self, id: UnionId) -> String {
-        format!("{}_view", self.n.union_name(id))
+        format!("{}_{}view", self.n.union_name(id), self.mode())
     }
     pub fn union_view_array(&self, id: UnionId) -> String {
-        format!("{}_view_array", self.n.union_name(id))
+        format!("{}_{}view_array", self.n.union_name(id), self.mode())
     }
     pub fn bunch_view(&self, id: UnionId, soa: bool) -> String {
         format!(
-            "{}_{}",
+            "{}_{}{}",
             self.n.union_name(id),
+            self.mode(),
             if soa { "bovos" } else { "bovoa" }
         )
     }
 
     /// The view type of an array whose block holds `data`, and the function
-    /// of `(const km_reader *, km_array)` making it.
+    /// of `(const km_reader *, km_array)` (trusted: `(km_trusted,
+    /// km_array)`) making it.
     pub fn array_view(&self, array: &ArrayType, data: &ArrayData) -> (String, String) {
         let v = view_array(self, array, data, array);
         (v.ty, v.of)
@@ -128,7 +170,14 @@ impl Gen<'_> {
     /// schema uses, into the header.
     pub(crate) fn views(&self, c: &mut Code) {
         let shapes = self.array_shapes();
-        c.line("/* ---- Viewers (docs/c.md, \"Viewers\"): read a message in place. ---- */");
+        let r = self.reader_param();
+        if self.trusted {
+            c.line("/* ---- Trusted viewers (docs/c.md, \"Trusted viewers\"): the viewers of a");
+            c.line(" * message <type>_trust validated, without the checks the validation made.");
+            c.line(" * The message must stay alive and unchanged while they are in use. ---- */");
+        } else {
+            c.line("/* ---- Viewers (docs/c.md, \"Viewers\"): read a message in place. ---- */");
+        }
         c.line("");
         let mut f = Fns::new();
         // Types first: the only view held by value in another is an SoA
@@ -140,7 +189,7 @@ impl Gen<'_> {
                     "/* The table {name} in a message ({{0, 0}} table: absent, reads as zero). */"
                 ));
                 c.line(&format!(
-                    "typedef struct {{ const km_reader *r; km_table t; }} {};",
+                    "typedef struct {{ {r}; km_table t; }} {};",
                     self.view(id)
                 ));
             } else {
@@ -148,17 +197,17 @@ impl Gen<'_> {
                     "/* The inline struct {name} at `at` in a message (0: absent, reads as zero). */"
                 ));
                 c.line(&format!(
-                    "typedef struct {{ const km_reader *r; uint32_t at; }} {};",
+                    "typedef struct {{ {r}; uint32_t at; }} {};",
                     self.view(id)
                 ));
             }
             c.line(&format!(
-                "typedef struct {{ const km_reader *r; uint32_t offset; uint32_t len; }} {};",
+                "typedef struct {{ {r}; uint32_t offset; uint32_t len; }} {};",
                 self.view_array(id)
             ));
             if let Some(soa) = &self.l.soa[id] {
                 c.line(&format!(
-                    "typedef struct {{ const km_reader *r; uint32_t len; uint32_t cols[{}]; }} {};",
+                    "typedef struct {{ {r}; uint32_t len; uint32_t cols[{}]; }} {};",
                     soa.columns.len().max(1),
                     self.soa_view(id)
                 ));
@@ -171,19 +220,17 @@ impl Gen<'_> {
         }
         for id in 0..self.s.unions.len() {
             c.line(&format!(
-                "typedef struct {{ const km_reader *r; uint32_t tag; uint32_t offset; }} {};",
+                "typedef struct {{ {r}; uint32_t tag; uint32_t offset; }} {};",
                 self.union_view(id)
             ));
             c.line(&format!(
-                "typedef struct {{ const km_reader *r; uint32_t len; uint32_t tags; uint32_t tag_stride; uint32_t offsets; uint32_t offset_stride; }} {};",
+                "typedef struct {{ {r}; uint32_t len; uint32_t tags; uint32_t tag_stride; uint32_t offsets; uint32_t offset_stride; }} {};",
                 self.union_view_array(id)
             ));
         }
         // Arrays of arrays and bunch arrays keep their reference.
         for name in shapes.keys() {
-            c.line(&format!(
-                "typedef struct {{ const km_reader *r; km_array a; }} {name};"
-            ));
+            c.line(&format!("typedef struct {{ {r}; km_array a; }} {name};"));
         }
         // Node views of SoA elements share their item's layout.
         for id in 0..self.s.structs.len() {
@@ -244,9 +291,9 @@ impl Gen<'_> {
         c.line(&format!("return {absent};"));
         c.close("}");
         if p == Primitive::Bool {
-            c.line(&format!("return km_read_bool({r}, at);"));
+            c.line(&format!("return {}({r}, at);", self.load("bool")));
         } else {
-            c.line(&format!("return ({ty})km_read_{}({r}, at);", p.name()));
+            c.line(&format!("return ({ty}){}({r}, at);", self.load(p.name())));
         }
     }
 
@@ -262,7 +309,12 @@ impl Gen<'_> {
     fn read_table(&self, c: &mut Code, ty: &str, r: &str) {
         c.line(&format!("{ty} x;"));
         c.line(&format!("x.r = {r};"));
-        c.line(&format!("x.t = km_view_table({r}, at);"));
+        let table = if self.trusted {
+            "km_trusted_view_table"
+        } else {
+            "km_view_table"
+        };
+        c.line(&format!("x.t = {table}({r}, at);"));
         c.line("return x;");
     }
 
@@ -280,11 +332,15 @@ impl Gen<'_> {
     }
 
     /// `_has`: whether the optional slot at `at` has a value (its presence
-    /// byte, or its table offset, is not 0).
+    /// byte, or its table offset, stored as `read`, is not 0).
     fn has(&self, at: &CAt, read: &str) -> Func {
         let mut b = body();
         b.line(&format!("uint32_t at = {};", at.at));
-        b.line(&format!("return at != 0 && {read}({}, at) != 0;", at.r));
+        b.line(&format!(
+            "return at != 0 && {}({}, at) != 0;",
+            self.load(read),
+            at.r
+        ));
         (
             format!("Whether {} has a value.", at.doc),
             format!("bool {}_has({})", at.name, at.param),
@@ -379,11 +435,6 @@ impl CView {
     }
 }
 
-/// A `km_<p>_slice` type and its maker.
-fn slice(p: &str) -> (String, String) {
-    (format!("km_{p}_slice"), format!("km_{p}_slice_of"))
-}
-
 /// A view type `t` and its maker `t_of`.
 fn named(t: String) -> (String, String) {
     (t.clone(), format!("{t}_of"))
@@ -442,7 +493,7 @@ impl ViewPrinter for Gen<'_> {
             self.view(id),
             |b| self.read_table(b, &self.view(id), &a.r),
         );
-        acc.funcs.insert(0, self.has(a, "km_read_u32"));
+        acc.funcs.insert(0, self.has(a, "u32"));
         acc
     }
 
@@ -453,7 +504,7 @@ impl ViewPrinter for Gen<'_> {
             ..a.clone()
         };
         let mut acc = view_slot(self, value, &inner, None);
-        acc.funcs.insert(0, self.has(a, "km_read_u8"));
+        acc.funcs.insert(0, self.has(a, "u8"));
         acc.column = None;
         acc
     }
@@ -527,27 +578,39 @@ impl ViewPrinter for Gen<'_> {
                 c.line("return d;");
                 c.close("}");
             }
-            c.line(&format!(
-                "return {of}({r}, km_view_array({r}, at, {elem_size}u, {}));",
-                limit_expr(limit)
-            ));
+            if self.trusted {
+                // A validated reference has its size and limit checked.
+                c.line(&format!(
+                    "return {of}({r}, km_trusted_view_array({r}, at));"
+                ));
+            } else {
+                c.line(&format!(
+                    "return {of}({r}, km_view_array({r}, at, {elem_size}u, {}));",
+                    limit_expr(limit)
+                ));
+            }
         })
     }
 
     fn view_text(&self, utf16: bool, _: &ArrayType) -> CView {
         if utf16 {
-            CView::new(slice("u16"), "utf16".into())
+            CView::new(self.slice("u16"), "utf16".into())
         } else {
-            CView::new(("km_text".into(), "km_text_of".into()), "text".into())
+            let of = if self.trusted {
+                "km_trusted_text"
+            } else {
+                "km_text_of"
+            };
+            CView::new(("km_text".into(), of.into()), "text".into())
         }
     }
 
     fn view_plain(&self, elem: ElemType, _: u32, _: &ArrayType) -> CView {
         match elem {
-            ElemType::Scalar(Primitive::Bool) => CView::new(slice("u8"), "bool".into()),
-            ElemType::Scalar(p) => CView::new(slice(p.name()), p.name().into()),
+            ElemType::Scalar(Primitive::Bool) => CView::new(self.slice("u8"), "bool".into()),
+            ElemType::Scalar(p) => CView::new(self.slice(p.name()), p.name().into()),
             ElemType::Enum(id) => CView::new(
-                slice(self.s.enums[id].repr.name()),
+                self.slice(self.s.enums[id].repr.name()),
                 snake(&self.s.enums[id].name),
             ),
             _ => unreachable!("plain arrays hold scalars and enums"),
@@ -563,8 +626,12 @@ impl ViewPrinter for Gen<'_> {
         outer: &ArrayType,
     ) -> CView {
         let elems = view_array(self, inner, data, inner);
-        let base = format!("{}_arrays", stem(&elems.base, inner.limit()));
-        let ty = format!("{}_{}", self.prefix, stem(&base, outer.limit()));
+        let elems = stem(&elems.base, inner.limit());
+        let base = format!("{elems}_arrays");
+        // The mode once, on the outermost level: `app_u8_tarrays`, and
+        // `app_u8_arrays_tarrays` for `[][][]u8`.
+        let name = stem(&format!("{elems}_{}arrays", self.mode()), outer.limit());
+        let ty = format!("{}_{name}", self.prefix);
         CView {
             shape: Some(Shape::Arrays {
                 array: *inner,
@@ -618,6 +685,13 @@ impl ViewPrinter for Gen<'_> {
 }
 
 impl Gen<'_> {
+    /// A `km_<p>_slice` type and its maker (`km_<p>_slice_of`,
+    /// `km_trusted_<p>_slice_of`).
+    fn slice(&self, p: &str) -> (String, String) {
+        let trusted = if self.trusted { "trusted_" } else { "" };
+        (format!("km_{p}_slice"), format!("km_{trusted}{p}_slice_of"))
+    }
+
     /// A number, `bool` or enum stored as `p`, of view type `ty`; `column`
     /// names a native slice over an SoA column of them.
     fn scalar_node(
@@ -658,25 +732,29 @@ impl Gen<'_> {
         let sl = self.l.of_struct(id);
         let table = self.l.is_table(id);
         let sname = &self.s.structs[id].name;
-        let mut b = body();
-        b.line(&format!("{view} v;"));
-        b.line("v.r = r;");
-        if table {
-            b.line("v.t = km_root(r);");
+        if self.trusted {
+            self.trust(f, id);
         } else {
-            // An inline root that does not fit reads as a whole as zero,
-            // as the decoders read it (format.md §1).
-            b.line(&format!(
-                "v.at = (uint64_t)r->size >= {}u ? {HEADER_SIZE}u : 0u;",
-                HEADER_SIZE as u64 + sl.size as u64
-            ));
+            let mut b = body();
+            b.line(&format!("{view} v;"));
+            b.line("v.r = r;");
+            if table {
+                b.line("v.t = km_root(r);");
+            } else {
+                // An inline root that does not fit reads as a whole as zero,
+                // as the decoders read it (format.md §1).
+                b.line(&format!(
+                    "v.at = (uint64_t)r->size >= {}u ? {HEADER_SIZE}u : 0u;",
+                    HEADER_SIZE as u64 + sl.size as u64
+                ));
+            }
+            b.line("return v;");
+            f.func(
+                &format!("The root {sname} of the message r (open: km_reader_open)."),
+                &format!("{view} {view}_root(const km_reader *r)"),
+                b,
+            );
         }
-        b.line("return v;");
-        f.func(
-            &format!("The root {sname} of the message r (open: km_reader_open)."),
-            &format!("{view} {view}_root(const km_reader *r)"),
-            b,
-        );
         for (i, fl) in sl.fields.iter().enumerate() {
             let field = &self.s.structs[id].fields[i];
             let at = if table {
@@ -708,8 +786,11 @@ impl Gen<'_> {
         b.line("s.len = a.len;");
         b.line("return s;");
         f.func(
-            &format!("An AoS array of {sname} (a checked km_array)."),
-            &format!("{arr} {arr}_of(const km_reader *r, km_array a)"),
+            &format!(
+                "An AoS array of {sname} (a {} km_array).",
+                if self.trusted { "validated" } else { "checked" }
+            ),
+            &format!("{arr} {arr}_of({}, km_array a)", self.reader_param()),
             b,
         );
         let mut b = body();
@@ -739,6 +820,38 @@ impl Gen<'_> {
         if self.l.soa[id].is_some() {
             self.soa_views(f, id);
         }
+    }
+
+    /// `<type>_trust`: the only way to a trusted view. It validates the
+    /// message whose root is `id` and gives the trusted root only when the
+    /// validation succeeds, so no unchecked message reaches a trusted
+    /// getter; on failure the view is the zero view (`km_trusted` over
+    /// nothing, table `{0, 0}` or `at` 0), every field of which reads as
+    /// absent without a load.
+    fn trust(&self, f: &mut Fns, id: StructId) {
+        let name = self.n.struct_name(id);
+        let view = self.view(id);
+        let mut b = body();
+        b.line(&format!("km_status s = {name}_validate(r, err);"));
+        b.line("km_trusted none = {NULL, 0u};");
+        b.line("out->r = s == KM_OK ? km_trust(r) : none;");
+        if self.l.is_table(id) {
+            b.line(&format!(
+                "out->t = km_trusted_table(out->r, s == KM_OK ? {HEADER_SIZE}u : 0u);"
+            ));
+        } else {
+            // A valid message holds the whole inline root.
+            b.line(&format!("out->at = s == KM_OK ? {HEADER_SIZE}u : 0u;"));
+        }
+        b.line("return s;");
+        f.func(
+            &format!(
+                "Validates the message r whose root is {} as {name}_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use.",
+                self.s.structs[id].name
+            ),
+            &format!("km_status {name}_trust(const km_reader *r, km_error *err, {view} *out)"),
+            b,
+        );
     }
 
     /// Entry structs of maps.
@@ -854,21 +967,31 @@ impl Gen<'_> {
         let n = soa.columns.len();
         let mut b = body();
         b.line(&format!("{sv} s;"));
-        // The block bounds the length only through the columns it has: a
-        // hostile length over elements without known columns would make a
-        // loop over them run 2^32 times. No valid message's SoA array is
-        // longer than its traversal budget (format.md §10): read at most
-        // that many elements.
-        b.line("uint64_t most = (uint64_t)r->limits.traversal_budget_factor * r->size;");
-        b.line("s.r = r;");
-        b.line("s.len = (uint64_t)a.len > most ? (uint32_t)most : a.len;");
-        b.line(&format!(
-            "km_soa_columns(r, a, {name}_columns, {n}u, s.cols);"
-        ));
+        if self.trusted {
+            // The validation charged every element to the budget
+            // (km_check_soa), so the length needs no cap here.
+            b.line("s.r = r;");
+            b.line("s.len = a.len;");
+            b.line(&format!(
+                "km_trusted_soa_columns(r, a, {name}_columns, {n}u, s.cols);"
+            ));
+        } else {
+            // The block bounds the length only through the columns it has: a
+            // hostile length over elements without known columns would make a
+            // loop over them run 2^32 times. No valid message's SoA array is
+            // longer than its traversal budget (format.md §10): read at most
+            // that many elements.
+            b.line("uint64_t most = (uint64_t)r->limits.traversal_budget_factor * r->size;");
+            b.line("s.r = r;");
+            b.line("s.len = (uint64_t)a.len > most ? (uint32_t)most : a.len;");
+            b.line(&format!(
+                "km_soa_columns(r, a, {name}_columns, {n}u, s.cols);"
+            ));
+        }
         b.line("return s;");
         f.func(
             &format!("An SoA array of {sname}: its columns resolved once (format.md §5.3)."),
-            &format!("{sv} {sv}_of(const km_reader *r, km_array a)"),
+            &format!("{sv} {sv}_of({}, km_array a)", self.reader_param()),
             b,
         );
         let mut b = body();
@@ -894,7 +1017,10 @@ impl Gen<'_> {
                 continue;
             };
             let mut b = body();
-            b.line(&format!("return km_{p}_slice_at(s.r, s.cols[{k}], s.len);"));
+            let trusted = if self.trusted { "trusted_" } else { "" };
+            b.line(&format!(
+                "return km_{trusted}{p}_slice_at(s.r, s.cols[{k}], s.len);"
+            ));
             f.func(
                 "A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default).",
                 &format!("km_{p}_slice {}({sv} s)", self.soa_column(id, k)),
@@ -948,18 +1074,18 @@ impl Gen<'_> {
         b.line("return u;");
         b.close("}");
         b.line(&format!(
-            "u.tag = (uint32_t)km_read_{}(r, tag_at);",
-            u.tag.name()
+            "u.tag = (uint32_t){}(r, tag_at);",
+            self.load(u.tag.name())
         ));
-        b.line("u.offset = km_read_u32(r, offset_at);");
+        b.line(&format!("u.offset = {}(r, offset_at);", self.load("u32")));
         // A known inline variant whose value cannot be read reads as no
-        // value, as the decoders read it.
+        // value, as the decoders read it; a validated one can be read.
         let inline: Vec<_> = u
             .variants
             .iter()
             .filter(|v| !self.l.is_table(v.ty))
             .collect();
-        if !inline.is_empty() {
+        if !inline.is_empty() && !self.trusted {
             b.open("switch (u.tag) {");
             for v in inline {
                 b.line(&format!("case {}u:", v.tag));
@@ -982,7 +1108,10 @@ impl Gen<'_> {
                 "The {} whose tag is at tag_at and value offset at offset_at (tag_at 0: none).",
                 u.name
             ),
-            &format!("{uv} {uv}_at(const km_reader *r, uint32_t tag_at, uint32_t offset_at)"),
+            &format!(
+                "{uv} {uv}_at({}, uint32_t tag_at, uint32_t offset_at)",
+                self.reader_param()
+            ),
             b,
         );
         let mut b = body();
@@ -1012,7 +1141,12 @@ impl Gen<'_> {
             b.line(&format!("{vt} x;"));
             b.line("x.r = u.r;");
             if self.l.is_table(v.ty) {
-                b.line("x.t = km_table_at(u.r, at);");
+                let table = if self.trusted {
+                    "km_trusted_table"
+                } else {
+                    "km_table_at"
+                };
+                b.line(&format!("x.t = {table}(u.r, at);"));
             } else {
                 b.line("x.at = at;");
             }
@@ -1039,7 +1173,8 @@ impl Gen<'_> {
             (
                 "soa",
                 format!(
-                    "if (!km_union_columns(r, a, {tw}u, &s.tags, &s.offsets)) {{\n        s.len = 0;\n        s.tags = 0;\n        s.offsets = 0;\n    }}\n    s.tag_stride = {tw}u;\n    s.offset_stride = {OFFSET_SIZE}u;"
+                    "if (!km_{}union_columns(r, a, {tw}u, &s.tags, &s.offsets)) {{\n        s.len = 0;\n        s.tags = 0;\n        s.offsets = 0;\n    }}\n    s.tag_stride = {tw}u;\n    s.offset_stride = {OFFSET_SIZE}u;",
+                    if self.trusted { "trusted_" } else { "" }
                 ),
             ),
         ] {
@@ -1051,7 +1186,7 @@ impl Gen<'_> {
             b.line("return s;");
             f.func(
                 &format!("An {} array of {}.", layout.to_uppercase(), u.name),
-                &format!("{av} {av}_{layout}(const km_reader *r, km_array a)"),
+                &format!("{av} {av}_{layout}({}, km_array a)", self.reader_param()),
                 b,
             );
         }
@@ -1088,7 +1223,7 @@ impl Gen<'_> {
                 if soa { "bovos" } else { "bovoa" },
                 u.name
             ),
-            &format!("{bv} {bv}_of(const km_reader *r, km_array a)"),
+            &format!("{bv} {bv}_of({}, km_array a)", self.reader_param()),
             b,
         );
         let mut b = body();
@@ -1107,11 +1242,20 @@ impl Gen<'_> {
             };
             let of = format!("{ty}_of");
             let mut b = body();
-            b.line(&format!(
-                "return {of}(s.r, km_bunch_entry(s.r, s.a, {}u, {}u));",
-                v.tag,
-                data.elem_size()
-            ));
+            if self.trusted {
+                // The validation checked each entry's array with its
+                // variant's element size.
+                b.line(&format!(
+                    "return {of}(s.r, km_trusted_bunch_entry(s.r, s.a, {}u));",
+                    v.tag
+                ));
+            } else {
+                b.line(&format!(
+                    "return {of}(s.r, km_bunch_entry(s.r, s.a, {}u, {}u));",
+                    v.tag,
+                    data.elem_size()
+                ));
+            }
             f.func(
                 &format!(
                     "The {} values (the first entry of tag {}).",
@@ -1146,7 +1290,7 @@ impl Gen<'_> {
         b.line("return s;");
         f.func(
             "An array of arrays (format.md §5.4).",
-            &format!("{name} {name}_of(const km_reader *r, km_array a)"),
+            &format!("{name} {name}_of({}, km_array a)", self.reader_param()),
             b,
         );
         let mut b = body();
@@ -1156,11 +1300,17 @@ impl Gen<'_> {
         b.line(&format!(
             "uint32_t at = i < s.a.len ? s.a.offset + i * {ARRAY_REF_SIZE}u : 0u;"
         ));
-        b.line(&format!(
-            "return {of}(s.r, km_view_array(s.r, at, {}u, {}));",
-            data.elem_size(),
-            limit_arg(inner)
-        ));
+        if self.trusted {
+            b.line(&format!(
+                "return {of}(s.r, km_trusted_view_array(s.r, at));"
+            ));
+        } else {
+            b.line(&format!(
+                "return {of}(s.r, km_view_array(s.r, at, {}u, {}));",
+                data.elem_size(),
+                limit_arg(inner)
+            ));
+        }
         f.func(
             "Element i (empty when i is out of range).",
             &format!("{ty} {name}_at({name} s, uint32_t i)"),
