@@ -802,6 +802,46 @@ km_status km_edit_field(km_editor *e, km_table t, uint32_t offset, const void *v
  * the new length are zeroed. */
 km_status km_edit_len(km_editor *e, uint32_t at, uint32_t elem_size, uint32_t len);
 
+/* Writable native arrays in an editor's message, for the generated
+ * `_edit_<field>` functions: elements [0, len) may be overwritten in place
+ * (format.md §12); cap is the capacity, what km_edit_len may grow len to
+ * (elements past len are zeroed by it when exposed, so write them after).
+ * ptr is NULL and len and cap 0 when the array reference at `at` is
+ * absent (at 0), empty or malformed, or over `limit` (KM_NO_LIMIT or the N
+ * of [<N]T). bool arrays are bytes (km_u8_edit): write 0 or 1. */
+#define KM_EDIT_SLICE(name, type)                                                         \
+    typedef struct km_##name##_edit {                                                     \
+        type *ptr;                                                                        \
+        uint32_t len;                                                                     \
+        uint32_t cap;                                                                     \
+    } km_##name##_edit;                                                                   \
+    static inline km_##name##_edit km_edit_##name##_slice(km_editor *e, uint32_t at,      \
+                                                          uint32_t limit) {               \
+        km_##name##_edit s = {NULL, 0u, 0u};                                              \
+        km_array a;                                                                       \
+        if (at == 0) {                                                                    \
+            return s;                                                                     \
+        }                                                                                 \
+        a = km_array_at(&e->r, at, (uint32_t)sizeof(type), limit);                        \
+        if (a.cap != 0) {                                                                 \
+            s.ptr = (type *)(void *)(e->mem + a.offset);                                  \
+            s.len = a.len;                                                                \
+            s.cap = a.cap;                                                                \
+        }                                                                                 \
+        return s;                                                                         \
+    }
+KM_EDIT_SLICE(u8, uint8_t)
+KM_EDIT_SLICE(u16, uint16_t)
+KM_EDIT_SLICE(u32, uint32_t)
+KM_EDIT_SLICE(u64, uint64_t)
+KM_EDIT_SLICE(i8, int8_t)
+KM_EDIT_SLICE(i16, int16_t)
+KM_EDIT_SLICE(i32, int32_t)
+KM_EDIT_SLICE(i64, int64_t)
+KM_EDIT_SLICE(f32, float)
+KM_EDIT_SLICE(f64, double)
+#undef KM_EDIT_SLICE
+
 #ifdef __cplusplus
 }
 #endif

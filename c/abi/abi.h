@@ -55,6 +55,11 @@ struct abi_memory_desc {
     abi_access exporter;
     uint32_t max_pages;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define ABI_MEMORY_DESC_NAME_OFFSET 4u
+#define ABI_MEMORY_DESC_IMPORTER_OFFSET 16u
+#define ABI_MEMORY_DESC_EXPORTER_OFFSET 17u
+#define ABI_MEMORY_DESC_MAX_PAGES_OFFSET 20u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -68,6 +73,10 @@ struct abi_param_desc {
     km_text type;
     km_text memory;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define ABI_PARAM_DESC_NAME_OFFSET 4u
+#define ABI_PARAM_DESC_TYPE_OFFSET 16u
+#define ABI_PARAM_DESC_MEMORY_OFFSET 28u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -81,6 +90,10 @@ struct abi_function_desc {
     struct { struct abi_param_desc *ptr; uint32_t len; } params;
     abi_param_desc result;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define ABI_FUNCTION_DESC_NAME_OFFSET 4u
+#define ABI_FUNCTION_DESC_PARAMS_OFFSET 16u
+#define ABI_FUNCTION_DESC_RESULT_OFFSET 28u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -98,6 +111,14 @@ struct abi_interface_desc {
     struct { struct abi_memory_desc *ptr; uint32_t len; } memories;
     struct { struct abi_function_desc *ptr; uint32_t len; } functions;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define ABI_INTERFACE_DESC_NAME_OFFSET 4u
+#define ABI_INTERFACE_DESC_HASH_OFFSET 16u
+#define ABI_INTERFACE_DESC_DYNAMIC_OFFSET 24u
+#define ABI_INTERFACE_DESC_PATTERN_OFFSET 25u
+#define ABI_INTERFACE_DESC_POOL_SIZE_OFFSET 28u
+#define ABI_INTERFACE_DESC_MEMORIES_OFFSET 32u
+#define ABI_INTERFACE_DESC_FUNCTIONS_OFFSET 44u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -111,6 +132,10 @@ struct abi_module_desc {
     struct { struct abi_interface_desc *ptr; uint32_t len; } exports;
     struct { struct abi_interface_desc *ptr; uint32_t len; } imports;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define ABI_MODULE_DESC_MEMORIES_OFFSET 4u
+#define ABI_MODULE_DESC_EXPORTS_OFFSET 16u
+#define ABI_MODULE_DESC_IMPORTS_OFFSET 28u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -178,10 +203,16 @@ static inline abi_memory_desc_view abi_memory_desc_view_root(const km_reader *r)
 static inline km_text abi_memory_desc_view_name(abi_memory_desc_view v);
 /* MemoryDesc.Importer */
 static inline abi_access abi_memory_desc_view_importer(abi_memory_desc_view v);
+/* Stores MemoryDesc.Importer in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status abi_memory_desc_view_set_importer(abi_memory_desc_view v, km_editor *e, abi_access x);
 /* MemoryDesc.Exporter */
 static inline abi_access abi_memory_desc_view_exporter(abi_memory_desc_view v);
+/* Stores MemoryDesc.Exporter in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status abi_memory_desc_view_set_exporter(abi_memory_desc_view v, km_editor *e, abi_access x);
 /* MemoryDesc.MaxPages */
 static inline uint32_t abi_memory_desc_view_max_pages(abi_memory_desc_view v);
+/* Stores MemoryDesc.MaxPages in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status abi_memory_desc_view_set_max_pages(abi_memory_desc_view v, km_editor *e, uint32_t x);
 /* An AoS array of MemoryDesc (a checked km_array). */
 static inline abi_memory_desc_view_array abi_memory_desc_view_array_of(const km_reader *r, km_array a);
 static inline uint32_t abi_memory_desc_view_array_len(abi_memory_desc_view_array s);
@@ -219,12 +250,20 @@ static inline abi_interface_desc_view abi_interface_desc_view_root(const km_read
 static inline km_text abi_interface_desc_view_name(abi_interface_desc_view v);
 /* InterfaceDesc.Hash */
 static inline uint64_t abi_interface_desc_view_hash(abi_interface_desc_view v);
+/* Stores InterfaceDesc.Hash in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status abi_interface_desc_view_set_hash(abi_interface_desc_view v, km_editor *e, uint64_t x);
 /* InterfaceDesc.Dynamic */
 static inline bool abi_interface_desc_view_dynamic(abi_interface_desc_view v);
+/* Stores InterfaceDesc.Dynamic in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status abi_interface_desc_view_set_dynamic(abi_interface_desc_view v, km_editor *e, bool x);
 /* InterfaceDesc.Pattern */
 static inline abi_pattern abi_interface_desc_view_pattern(abi_interface_desc_view v);
+/* Stores InterfaceDesc.Pattern in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status abi_interface_desc_view_set_pattern(abi_interface_desc_view v, km_editor *e, abi_pattern x);
 /* InterfaceDesc.PoolSize */
 static inline uint32_t abi_interface_desc_view_pool_size(abi_interface_desc_view v);
+/* Stores InterfaceDesc.PoolSize in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status abi_interface_desc_view_set_pool_size(abi_interface_desc_view v, km_editor *e, uint32_t x);
 /* InterfaceDesc.Memories */
 static inline abi_memory_desc_view_array abi_interface_desc_view_memories(abi_interface_desc_view v);
 /* InterfaceDesc.Functions */
@@ -265,6 +304,9 @@ static inline abi_access abi_memory_desc_view_importer(abi_memory_desc_view v) {
     }
     return (abi_access)km_read_u8(v.r, at);
 }
+static inline km_status abi_memory_desc_view_set_importer(abi_memory_desc_view v, km_editor *e, abi_access x) {
+    return km_edit_field(e, v.t, ABI_MEMORY_DESC_IMPORTER_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline abi_access abi_memory_desc_view_exporter(abi_memory_desc_view v) {
     uint32_t at = km_has(v.t, 17u, 1u) ? v.t.offset + 17u : 0u;
     if (at == 0) {
@@ -272,12 +314,18 @@ static inline abi_access abi_memory_desc_view_exporter(abi_memory_desc_view v) {
     }
     return (abi_access)km_read_u8(v.r, at);
 }
+static inline km_status abi_memory_desc_view_set_exporter(abi_memory_desc_view v, km_editor *e, abi_access x) {
+    return km_edit_field(e, v.t, ABI_MEMORY_DESC_EXPORTER_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline uint32_t abi_memory_desc_view_max_pages(abi_memory_desc_view v) {
     uint32_t at = km_has(v.t, 20u, 4u) ? v.t.offset + 20u : 0u;
     if (at == 0) {
         return 0;
     }
     return (uint32_t)km_read_u32(v.r, at);
+}
+static inline km_status abi_memory_desc_view_set_max_pages(abi_memory_desc_view v, km_editor *e, uint32_t x) {
+    return km_edit_field(e, v.t, ABI_MEMORY_DESC_MAX_PAGES_OFFSET, &x, (uint32_t)sizeof x);
 }
 static inline abi_memory_desc_view_array abi_memory_desc_view_array_of(const km_reader *r, km_array a) {
     abi_memory_desc_view_array s;
@@ -386,12 +434,19 @@ static inline uint64_t abi_interface_desc_view_hash(abi_interface_desc_view v) {
     }
     return (uint64_t)km_read_u64(v.r, at);
 }
+static inline km_status abi_interface_desc_view_set_hash(abi_interface_desc_view v, km_editor *e, uint64_t x) {
+    return km_edit_field(e, v.t, ABI_INTERFACE_DESC_HASH_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline bool abi_interface_desc_view_dynamic(abi_interface_desc_view v) {
     uint32_t at = km_has(v.t, 24u, 1u) ? v.t.offset + 24u : 0u;
     if (at == 0) {
         return false;
     }
     return km_read_bool(v.r, at);
+}
+static inline km_status abi_interface_desc_view_set_dynamic(abi_interface_desc_view v, km_editor *e, bool x) {
+    uint8_t byte = (uint8_t)(x ? 1u : 0u);
+    return km_edit_field(e, v.t, ABI_INTERFACE_DESC_DYNAMIC_OFFSET, &byte, 1u);
 }
 static inline abi_pattern abi_interface_desc_view_pattern(abi_interface_desc_view v) {
     uint32_t at = km_has(v.t, 25u, 1u) ? v.t.offset + 25u : 0u;
@@ -400,12 +455,18 @@ static inline abi_pattern abi_interface_desc_view_pattern(abi_interface_desc_vie
     }
     return (abi_pattern)km_read_u8(v.r, at);
 }
+static inline km_status abi_interface_desc_view_set_pattern(abi_interface_desc_view v, km_editor *e, abi_pattern x) {
+    return km_edit_field(e, v.t, ABI_INTERFACE_DESC_PATTERN_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline uint32_t abi_interface_desc_view_pool_size(abi_interface_desc_view v) {
     uint32_t at = km_has(v.t, 28u, 4u) ? v.t.offset + 28u : 0u;
     if (at == 0) {
         return 0;
     }
     return (uint32_t)km_read_u32(v.r, at);
+}
+static inline km_status abi_interface_desc_view_set_pool_size(abi_interface_desc_view v, km_editor *e, uint32_t x) {
+    return km_edit_field(e, v.t, ABI_INTERFACE_DESC_POOL_SIZE_OFFSET, &x, (uint32_t)sizeof x);
 }
 static inline abi_memory_desc_view_array abi_interface_desc_view_memories(abi_interface_desc_view v) {
     uint32_t at = km_has(v.t, 32u, 12u) ? v.t.offset + 32u : 0u;

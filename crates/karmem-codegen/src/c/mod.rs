@@ -16,7 +16,10 @@
 //!   accessors in the header that read a message in place; and the same
 //!   viewers again for validated messages (`_tview` names over a
 //!   `km_trusted`), reached only through `<prefix>_<type>_trust`, which
-//!   validates first.
+//!   validates first;
+//! * field offset constants (`<PREFIX>_<TYPE>_<FIELD>_OFFSET`) and, on the
+//!   checked views of tables, in-place setters over a `km_editor`
+//!   (`_set_<f>`, `_edit_<f>`, `_set_<f>_len`; format.md §12).
 
 mod decode;
 mod encode;
@@ -210,6 +213,15 @@ impl<'a> Gen<'a> {
     /// `APP_PROFILE_DATA_FULL_SIZE`: `S` of a table (format.md §10).
     pub fn full_size(&self, id: StructId) -> String {
         format!("{}_FULL_SIZE", self.n.struct_name(id).to_uppercase())
+    }
+    /// `APP_PROFILE_DATA_ID_OFFSET`: the byte offset of field `i` of
+    /// struct `id` in its table or inline struct, as Rust's `F_OFFSET`.
+    pub fn field_offset(&self, id: StructId, i: usize) -> String {
+        format!(
+            "{}_{}_OFFSET",
+            self.n.struct_name(id).to_uppercase(),
+            self.n.field(id, i).to_uppercase()
+        )
     }
     /// `APP_PROFILE_DATA_ZERO_SIZE`: `Z` of a table (format.md §10).
     pub fn zero_size(&self, id: StructId) -> String {
@@ -440,6 +452,24 @@ impl<'a> Gen<'a> {
                 c.line(&format!("{t}{sep}{}{suffix};", self.n.field(id, i)));
             }
             c.close("};");
+            let sl = self.l.of_struct(id);
+            if !sl.fields.is_empty() {
+                c.line(&format!(
+                    "/* Byte offsets of the fields in the {} (in-place edits: km_edit_field). */",
+                    if self.l.is_table(id) {
+                        "table"
+                    } else {
+                        "struct"
+                    }
+                ));
+            }
+            for (i, f) in sl.fields.iter().enumerate() {
+                c.line(&format!(
+                    "#define {} {}u",
+                    self.field_offset(id, i),
+                    f.offset
+                ));
+            }
             if self.l.is_table(id) {
                 let sl = self.l.of_struct(id);
                 c.line("/* S and Z of format.md §10: the table's full size (every field of");
@@ -818,6 +848,10 @@ mod tests {
         // No way to a trusted view of an unvalidated message.
         assert!(!h.contains("app_a_tview_root"));
         assert!(!h.contains("km_trust(r);"));
+        // In-place setters (over a km_editor) only on the checked views,
+        // and none for text.
+        assert!(h.contains("#define APP_A_EMAIL_OFFSET 4u"), "{h}");
+        assert!(!h.contains("app_a_tview_set_") && !h.contains("app_a_view_edit_email"));
     }
 
     #[test]

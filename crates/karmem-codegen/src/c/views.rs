@@ -351,7 +351,8 @@ impl Gen<'_> {
     /// The accessor(s) `name...` of `slot` for a view parameter `param`
     /// (always named `v`), whose position is the C expression `at` (0:
     /// absent) and reader `r`: one function, or `_has` + value for optional
-    /// values, or `_len` + `_at` for fixed arrays.
+    /// values, or `_len` + `_at` for fixed arrays. Returns what an in-place
+    /// setter of the slot would write, if it has one.
     #[allow(clippy::too_many_arguments)]
     fn accessor(
         &self,
@@ -363,7 +364,7 @@ impl Gen<'_> {
         slot: &Slot,
         default: Option<&DefaultValue>,
         doc: &str,
-    ) {
+    ) -> Option<CEdit> {
         let at = CAt {
             name: name.into(),
             param: param.into(),
@@ -371,10 +372,26 @@ impl Gen<'_> {
             at: at.into(),
             doc: doc.into(),
         };
-        for (doc, sig, b) in view_slot(self, slot, &at, default).funcs {
+        let acc = view_slot(self, slot, &at, default);
+        for (doc, sig, b) in acc.funcs {
             f.func(&doc, &sig, b);
         }
+        acc.edit
     }
+}
+
+/// What the in-place setters of a table field (over a `km_editor`,
+/// format.md §12) write, as Go's `SetF`, `EditF`, `SetFLen`.
+pub(crate) enum CEdit {
+    /// A number, `bool` or enum of C type `ty`, stored as `p`.
+    Scalar { p: Primitive, ty: String },
+    /// The elements of a plain array in place (`km_<elem>_edit`), and its
+    /// length within its capacity and `limit`.
+    Slice {
+        elem: &'static str,
+        elem_size: u32,
+        limit: Option<u32>,
+    },
 }
 
 /// A C viewer's accessor being printed: its name, its view parameter, the
@@ -393,12 +410,14 @@ pub(crate) struct CAt {
 type Func = (String, String, Code);
 
 /// The accessor(s) of one slot: the view type they return, the functions,
-/// and for a number, `bool` or enum the element name of a native slice over
-/// an SoA column of them (`u8` for `bool`s, an enum's representation).
+/// for a number, `bool` or enum the element name of a native slice over
+/// an SoA column of them (`u8` for `bool`s, an enum's representation), and
+/// what an in-place setter writes where the slot is a table field.
 pub(crate) struct CAccessor {
     ty: String,
     funcs: Vec<Func>,
     column: Option<&'static str>,
+    edit: Option<CEdit>,
 }
 
 impl CAccessor {
@@ -407,6 +426,7 @@ impl CAccessor {
             ty,
             funcs: Vec::new(),
             column: None,
+            edit: None,
         }
     }
 }
@@ -414,13 +434,15 @@ impl CAccessor {
 /// The view of an array block: its type, the function making it, the
 /// part of an array-of-arrays type name naming it (before its limit), the
 /// view type it declares when it is not one per struct or union (an array
-/// of arrays, a bunch array), and a map's entry struct.
+/// of arrays, a bunch array), a map's entry struct, and the element name
+/// of a plain array's writable slice (`km_<elem>_edit`).
 pub(crate) struct CView {
     ty: String,
     of: String,
     base: String,
     shape: Option<Shape>,
     map_entry: Option<StructId>,
+    edit: Option<&'static str>,
 }
 
 impl CView {
@@ -431,6 +453,7 @@ impl CView {
             base,
             shape: None,
             map_entry: None,
+            edit: None,
         }
     }
 }
@@ -506,6 +529,7 @@ impl ViewPrinter for Gen<'_> {
         let mut acc = view_slot(self, value, &inner, None);
         acc.funcs.insert(0, self.has(a, "u8"));
         acc.column = None;
+        acc.edit = None;
         acc
     }
 
@@ -566,10 +590,10 @@ impl ViewPrinter for Gen<'_> {
         limit: Option<u32>,
         at: &ViewAt<CAt>,
     ) -> CAccessor {
-        let (ty, of) = self.array_view(array, data);
+        let CView { ty, of, edit, .. } = view_array(self, array, data, array);
         let r = &at.ctx.r;
         let default = at.default.map(|d| self.default_expr(at.slot, d));
-        self.one(at.ctx, ty, |c| {
+        let acc = self.one(at.ctx, ty, |c| {
             if let Some(text) = default {
                 c.open("if (at == 0) {");
                 c.line("km_text d;");
@@ -589,7 +613,15 @@ impl ViewPrinter for Gen<'_> {
                     limit_expr(limit)
                 ));
             }
-        })
+        });
+        CAccessor {
+            edit: edit.map(|elem| CEdit::Slice {
+                elem,
+                elem_size,
+                limit,
+            }),
+            ..acc
+        }
     }
 
     fn view_text(&self, utf16: bool, _: &ArrayType) -> CView {
@@ -606,14 +638,15 @@ impl ViewPrinter for Gen<'_> {
     }
 
     fn view_plain(&self, elem: ElemType, _: u32, _: &ArrayType) -> CView {
-        match elem {
-            ElemType::Scalar(Primitive::Bool) => CView::new(self.slice("u8"), "bool".into()),
-            ElemType::Scalar(p) => CView::new(self.slice(p.name()), p.name().into()),
-            ElemType::Enum(id) => CView::new(
-                self.slice(self.s.enums[id].repr.name()),
-                snake(&self.s.enums[id].name),
-            ),
+        let (p, base) = match elem {
+            ElemType::Scalar(Primitive::Bool) => ("u8", "bool".into()),
+            ElemType::Scalar(p) => (p.name(), p.name().into()),
+            ElemType::Enum(id) => (self.s.enums[id].repr.name(), snake(&self.s.enums[id].name)),
             _ => unreachable!("plain arrays hold scalars and enums"),
+        };
+        CView {
+            edit: Some(p),
+            ..CView::new(self.slice(p), base)
         }
     }
 
@@ -707,6 +740,7 @@ impl Gen<'_> {
         });
         CAccessor {
             column: Some(column),
+            edit: Some(CEdit::Scalar { p, ty }),
             ..acc
         }
     }
@@ -766,7 +800,7 @@ impl Gen<'_> {
             } else {
                 format!("v.at != 0 ? v.at + {}u : 0u", fl.offset)
             };
-            self.accessor(
+            let edit = self.accessor(
                 f,
                 &format!("{view}_{}", self.view_field(id, i)),
                 &format!("{view} v"),
@@ -776,6 +810,11 @@ impl Gen<'_> {
                 field.nonzero_default(),
                 &format!("{sname}.{}", field.name),
             );
+            // Setters on the checked views only: a message edited in place
+            // is no longer the one a trusted view's validation read.
+            if let Some(edit) = edit.filter(|_| table && !self.trusted) {
+                self.setters(f, id, i, &edit);
+            }
         }
         // The AoS array of these: offsets to tables or the structs packed.
         let arr = self.view_array(id);
@@ -819,6 +858,76 @@ impl Gen<'_> {
         }
         if self.l.soa[id].is_some() {
             self.soa_views(f, id);
+        }
+    }
+
+    /// The in-place setters of field `i` of table `id` over a `km_editor`
+    /// (format.md §12), as Go's: `_set_<f>` for a number, `bool` or enum,
+    /// `_edit_<f>` (the elements, writable) and `_set_<f>_len` for a plain
+    /// array. Each is checked like a read; the view must be of the
+    /// editor's message (`<type>_view_root(&e.r)`).
+    fn setters(&self, f: &mut Fns, id: StructId, i: usize, edit: &CEdit) {
+        let view = self.view(id);
+        let fname = self.view_field(id, i);
+        let doc = format!(
+            "{}.{}",
+            self.s.structs[id].name, self.s.structs[id].fields[i].name
+        );
+        let off = self.field_offset(id, i);
+        match edit {
+            CEdit::Scalar { p, ty } => {
+                let mut b = body();
+                if *p == Primitive::Bool {
+                    // One byte, 0 or 1, as a valid message holds it.
+                    b.line("uint8_t byte = (uint8_t)(x ? 1u : 0u);");
+                    b.line(&format!("return km_edit_field(e, v.t, {off}, &byte, 1u);"));
+                } else {
+                    b.line(&format!(
+                        "return km_edit_field(e, v.t, {off}, &x, (uint32_t)sizeof x);"
+                    ));
+                }
+                f.func(
+                    &format!("Stores {doc} in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's)."),
+                    &format!("km_status {view}_set_{fname}({view} v, km_editor *e, {ty} x)"),
+                    b,
+                );
+            }
+            CEdit::Slice {
+                elem,
+                elem_size,
+                limit,
+            } => {
+                let mut b = body();
+                b.line(&format!(
+                    "uint32_t at = km_has(v.t, {off}, {ARRAY_REF_SIZE}u) ? v.t.offset + {off} : 0u;"
+                ));
+                b.line(&format!(
+                    "return km_edit_{elem}_slice(e, at, {});",
+                    limit_expr(*limit)
+                ));
+                f.func(
+                    &format!("{doc} as a writable array in the editor's message: elements [0, len) in place; cap is its capacity (ptr NULL when absent or empty)."),
+                    &format!("km_{elem}_edit {view}_edit_{fname}({view} v, km_editor *e)"),
+                    b,
+                );
+                let mut b = body();
+                if let Some(n) = limit {
+                    b.open(&format!("if (n > {n}u) {{"));
+                    b.line("return KM_ERR_TOO_LARGE;");
+                    b.close("}");
+                }
+                b.open(&format!("if (!km_has(v.t, {off}, {ARRAY_REF_SIZE}u)) {{"));
+                b.line("return KM_ERR_MALFORMED_TABLE;");
+                b.close("}");
+                b.line(&format!(
+                    "return km_edit_len(e, v.t.offset + {off}, {elem_size}u, n);"
+                ));
+                f.func(
+                    &format!("Changes the length of {doc} in place within its capacity (KM_ERR_TOO_LARGE beyond it or the limit), zeroing the elements between the old and the new length."),
+                    &format!("km_status {view}_set_{fname}_len({view} v, km_editor *e, uint32_t n)"),
+                    b,
+                );
+            }
         }
     }
 

@@ -67,6 +67,10 @@ struct all_vec3 {
     float y;
     float z;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define ALL_VEC3_X_OFFSET 0u
+#define ALL_VEC3_Y_OFFSET 4u
+#define ALL_VEC3_Z_OFFSET 8u
 
 /* inline struct Pair */
 struct all_pair {
@@ -74,12 +78,19 @@ struct all_pair {
     uint16_t tag;
     bool flag;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define ALL_PAIR_POS_OFFSET 0u
+#define ALL_PAIR_TAG_OFFSET 12u
+#define ALL_PAIR_FLAG_OFFSET 14u
 
 /* table Leaf */
 struct all_leaf {
     uint64_t value;
     km_text label;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define ALL_LEAF_VALUE_OFFSET 8u
+#define ALL_LEAF_LABEL_OFFSET 16u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -91,6 +102,8 @@ struct all_leaf {
 struct all_circle {
     double radius;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define ALL_CIRCLE_RADIUS_OFFSET 8u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -102,6 +115,8 @@ struct all_circle {
 struct all_square {
     float side;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define ALL_SQUARE_SIDE_OFFSET 0u
 
 /* table Element */
 struct all_element {
@@ -112,6 +127,13 @@ struct all_element {
     struct { int32_t *ptr; uint32_t len; } numbers;
     all_shape shape;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define ALL_ELEMENT_ID_OFFSET 4u
+#define ALL_ELEMENT_WHERE_OFFSET 8u
+#define ALL_ELEMENT_CHILD_OFFSET 24u
+#define ALL_ELEMENT_NAME_OFFSET 28u
+#define ALL_ELEMENT_NUMBERS_OFFSET 40u
+#define ALL_ELEMENT_SHAPE_OFFSET 52u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -139,6 +161,24 @@ struct all_root {
     struct { struct all_shape *ptr; uint32_t len; } shapes_bovos;
     all_leaf next;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define ALL_ROOT_FLAGS_OFFSET 4u
+#define ALL_ROOT_KIND_OFFSET 8u
+#define ALL_ROOT_WIDE_OFFSET 16u
+#define ALL_ROOT_TEXT_OFFSET 24u
+#define ALL_ROOT_UTF16_OFFSET 36u
+#define ALL_ROOT_FIXED_OFFSET 48u
+#define ALL_ROOT_LIMITED_OFFSET 84u
+#define ALL_ROOT_POINTS_OFFSET 96u
+#define ALL_ROOT_POINTS_AOS_OFFSET 108u
+#define ALL_ROOT_ELEMENTS_OFFSET 120u
+#define ALL_ROOT_ELEMENTS_AOS_OFFSET 132u
+#define ALL_ROOT_SHAPE_OFFSET 144u
+#define ALL_ROOT_SHAPES_AOS_OFFSET 152u
+#define ALL_ROOT_SHAPES_SOA_OFFSET 164u
+#define ALL_ROOT_SHAPES_BOVOA_OFFSET 176u
+#define ALL_ROOT_SHAPES_BOVOS_OFFSET 188u
+#define ALL_ROOT_NEXT_OFFSET 200u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -310,6 +350,8 @@ static inline all_pair_view all_pair_view_array_at(all_pair_view_array s, uint32
 static inline all_leaf_view all_leaf_view_root(const km_reader *r);
 /* Leaf.Value */
 static inline uint64_t all_leaf_view_value(all_leaf_view v);
+/* Stores Leaf.Value in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status all_leaf_view_set_value(all_leaf_view v, km_editor *e, uint64_t x);
 /* Leaf.Label */
 static inline km_text all_leaf_view_label(all_leaf_view v);
 /* An AoS array of Leaf (a checked km_array). */
@@ -321,6 +363,8 @@ static inline all_leaf_view all_leaf_view_array_at(all_leaf_view_array s, uint32
 static inline all_circle_view all_circle_view_root(const km_reader *r);
 /* Circle.Radius */
 static inline double all_circle_view_radius(all_circle_view v);
+/* Stores Circle.Radius in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status all_circle_view_set_radius(all_circle_view v, km_editor *e, double x);
 /* An AoS array of Circle (a checked km_array). */
 static inline all_circle_view_array all_circle_view_array_of(const km_reader *r, km_array a);
 static inline uint32_t all_circle_view_array_len(all_circle_view_array s);
@@ -357,6 +401,8 @@ static inline float all_square_soa_item_side(all_square_soa_item v);
 static inline all_element_view all_element_view_root(const km_reader *r);
 /* Element.Id */
 static inline uint32_t all_element_view_id(all_element_view v);
+/* Stores Element.Id in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status all_element_view_set_id(all_element_view v, km_editor *e, uint32_t x);
 /* Element.Where */
 static inline all_pair_view all_element_view_where(all_element_view v);
 /* Element.Child */
@@ -365,6 +411,10 @@ static inline all_leaf_view all_element_view_child(all_element_view v);
 static inline km_text all_element_view_name(all_element_view v);
 /* Element.Numbers */
 static inline km_i32_slice all_element_view_numbers(all_element_view v);
+/* Element.Numbers as a writable array in the editor's message: elements [0, len) in place; cap is its capacity (ptr NULL when absent or empty). */
+static inline km_i32_edit all_element_view_edit_numbers(all_element_view v, km_editor *e);
+/* Changes the length of Element.Numbers in place within its capacity (KM_ERR_TOO_LARGE beyond it or the limit), zeroing the elements between the old and the new length. */
+static inline km_status all_element_view_set_numbers_len(all_element_view v, km_editor *e, uint32_t n);
 /* Element.Shape */
 static inline all_shape_view all_element_view_shape(all_element_view v);
 /* An AoS array of Element (a checked km_array). */
@@ -424,8 +474,12 @@ static inline uint32_t all_root_view_flags_len(all_root_view v);
 static inline bool all_root_view_flags_at(all_root_view v, uint32_t i);
 /* Root.Kind */
 static inline all_kind all_root_view_kind(all_root_view v);
+/* Stores Root.Kind in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status all_root_view_set_kind(all_root_view v, km_editor *e, all_kind x);
 /* Root.Wide */
 static inline all_wide all_root_view_wide(all_root_view v);
+/* Stores Root.Wide in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status all_root_view_set_wide(all_root_view v, km_editor *e, all_wide x);
 /* Root.Text */
 static inline km_text all_root_view_text(all_root_view v);
 /* Root.Utf16 */
@@ -436,6 +490,10 @@ static inline uint32_t all_root_view_fixed_len(all_root_view v);
 static inline all_vec3_view all_root_view_fixed_at(all_root_view v, uint32_t i);
 /* Root.Limited */
 static inline km_u64_slice all_root_view_limited(all_root_view v);
+/* Root.Limited as a writable array in the editor's message: elements [0, len) in place; cap is its capacity (ptr NULL when absent or empty). */
+static inline km_u64_edit all_root_view_edit_limited(all_root_view v, km_editor *e);
+/* Changes the length of Root.Limited in place within its capacity (KM_ERR_TOO_LARGE beyond it or the limit), zeroing the elements between the old and the new length. */
+static inline km_status all_root_view_set_limited_len(all_root_view v, km_editor *e, uint32_t n);
 /* Root.Points */
 static inline all_vec3_soa all_root_view_points(all_root_view v);
 /* Root.PointsAos */
@@ -646,6 +704,9 @@ static inline uint64_t all_leaf_view_value(all_leaf_view v) {
     }
     return (uint64_t)km_read_u64(v.r, at);
 }
+static inline km_status all_leaf_view_set_value(all_leaf_view v, km_editor *e, uint64_t x) {
+    return km_edit_field(e, v.t, ALL_LEAF_VALUE_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline km_text all_leaf_view_label(all_leaf_view v) {
     uint32_t at = km_has(v.t, 16u, 12u) ? v.t.offset + 16u : 0u;
     return km_text_of(v.r, km_view_array(v.r, at, 1u, KM_NO_LIMIT));
@@ -679,6 +740,9 @@ static inline double all_circle_view_radius(all_circle_view v) {
         return 0;
     }
     return (double)km_read_f64(v.r, at);
+}
+static inline km_status all_circle_view_set_radius(all_circle_view v, km_editor *e, double x) {
+    return km_edit_field(e, v.t, ALL_CIRCLE_RADIUS_OFFSET, &x, (uint32_t)sizeof x);
 }
 static inline all_circle_view_array all_circle_view_array_of(const km_reader *r, km_array a) {
     all_circle_view_array s;
@@ -804,6 +868,9 @@ static inline uint32_t all_element_view_id(all_element_view v) {
     }
     return (uint32_t)km_read_u32(v.r, at);
 }
+static inline km_status all_element_view_set_id(all_element_view v, km_editor *e, uint32_t x) {
+    return km_edit_field(e, v.t, ALL_ELEMENT_ID_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline all_pair_view all_element_view_where(all_element_view v) {
     uint32_t at = km_has(v.t, 8u, 16u) ? v.t.offset + 8u : 0u;
     all_pair_view x;
@@ -825,6 +892,16 @@ static inline km_text all_element_view_name(all_element_view v) {
 static inline km_i32_slice all_element_view_numbers(all_element_view v) {
     uint32_t at = km_has(v.t, 40u, 12u) ? v.t.offset + 40u : 0u;
     return km_i32_slice_of(v.r, km_view_array(v.r, at, 4u, KM_NO_LIMIT));
+}
+static inline km_i32_edit all_element_view_edit_numbers(all_element_view v, km_editor *e) {
+    uint32_t at = km_has(v.t, ALL_ELEMENT_NUMBERS_OFFSET, 12u) ? v.t.offset + ALL_ELEMENT_NUMBERS_OFFSET : 0u;
+    return km_edit_i32_slice(e, at, KM_NO_LIMIT);
+}
+static inline km_status all_element_view_set_numbers_len(all_element_view v, km_editor *e, uint32_t n) {
+    if (!km_has(v.t, ALL_ELEMENT_NUMBERS_OFFSET, 12u)) {
+        return KM_ERR_MALFORMED_TABLE;
+    }
+    return km_edit_len(e, v.t.offset + ALL_ELEMENT_NUMBERS_OFFSET, 4u, n);
 }
 static inline all_shape_view all_element_view_shape(all_element_view v) {
     uint32_t at = km_has(v.t, 52u, 8u) ? v.t.offset + 52u : 0u;
@@ -989,12 +1066,18 @@ static inline all_kind all_root_view_kind(all_root_view v) {
     }
     return (all_kind)km_read_u8(v.r, at);
 }
+static inline km_status all_root_view_set_kind(all_root_view v, km_editor *e, all_kind x) {
+    return km_edit_field(e, v.t, ALL_ROOT_KIND_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline all_wide all_root_view_wide(all_root_view v) {
     uint32_t at = km_has(v.t, 16u, 8u) ? v.t.offset + 16u : 0u;
     if (at == 0) {
         return 0;
     }
     return (all_wide)km_read_i64(v.r, at);
+}
+static inline km_status all_root_view_set_wide(all_root_view v, km_editor *e, all_wide x) {
+    return km_edit_field(e, v.t, ALL_ROOT_WIDE_OFFSET, &x, (uint32_t)sizeof x);
 }
 static inline km_text all_root_view_text(all_root_view v) {
     uint32_t at = km_has(v.t, 24u, 12u) ? v.t.offset + 24u : 0u;
@@ -1019,6 +1102,19 @@ static inline all_vec3_view all_root_view_fixed_at(all_root_view v, uint32_t i) 
 static inline km_u64_slice all_root_view_limited(all_root_view v) {
     uint32_t at = km_has(v.t, 84u, 12u) ? v.t.offset + 84u : 0u;
     return km_u64_slice_of(v.r, km_view_array(v.r, at, 8u, 8u));
+}
+static inline km_u64_edit all_root_view_edit_limited(all_root_view v, km_editor *e) {
+    uint32_t at = km_has(v.t, ALL_ROOT_LIMITED_OFFSET, 12u) ? v.t.offset + ALL_ROOT_LIMITED_OFFSET : 0u;
+    return km_edit_u64_slice(e, at, 8u);
+}
+static inline km_status all_root_view_set_limited_len(all_root_view v, km_editor *e, uint32_t n) {
+    if (n > 8u) {
+        return KM_ERR_TOO_LARGE;
+    }
+    if (!km_has(v.t, ALL_ROOT_LIMITED_OFFSET, 12u)) {
+        return KM_ERR_MALFORMED_TABLE;
+    }
+    return km_edit_len(e, v.t.offset + ALL_ROOT_LIMITED_OFFSET, 8u, n);
 }
 static inline all_vec3_soa all_root_view_points(all_root_view v) {
     uint32_t at = km_has(v.t, 96u, 12u) ? v.t.offset + 96u : 0u;

@@ -34,6 +34,9 @@ struct paper_another_struct {
     uint32_t a;
     uint64_t b;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define PAPER_ANOTHER_STRUCT_A_OFFSET 4u
+#define PAPER_ANOTHER_STRUCT_B_OFFSET 8u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -46,6 +49,9 @@ struct paper_struct_name {
     struct { struct paper_another_struct *ptr; uint32_t len; } field_as_soa;
     struct { struct paper_another_struct *ptr; uint32_t len; } field_as_aos;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define PAPER_STRUCT_NAME_FIELD_AS_SOA_OFFSET 4u
+#define PAPER_STRUCT_NAME_FIELD_AS_AOS_OFFSET 16u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -58,6 +64,9 @@ struct paper_point2d {
     float x;
     float y;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define PAPER_POINT2D_X_OFFSET 0u
+#define PAPER_POINT2D_Y_OFFSET 4u
 
 /* inline struct point3d */
 struct paper_point3d {
@@ -65,12 +74,19 @@ struct paper_point3d {
     float y;
     float z;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define PAPER_POINT3D_X_OFFSET 0u
+#define PAPER_POINT3D_Y_OFFSET 4u
+#define PAPER_POINT3D_Z_OFFSET 8u
 
 /* table particle */
 struct paper_particle {
     struct { struct paper_any_point *ptr; uint32_t len; } pos;
     km_text name;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define PAPER_PARTICLE_POS_OFFSET 4u
+#define PAPER_PARTICLE_NAME_OFFSET 16u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -161,8 +177,12 @@ typedef struct { const km_reader *r; km_array a; } paper_any_point_bovos;
 static inline paper_another_struct_view paper_another_struct_view_root(const km_reader *r);
 /* another_struct.a */
 static inline uint32_t paper_another_struct_view_a(paper_another_struct_view v);
+/* Stores another_struct.a in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status paper_another_struct_view_set_a(paper_another_struct_view v, km_editor *e, uint32_t x);
 /* another_struct.b */
 static inline uint64_t paper_another_struct_view_b(paper_another_struct_view v);
+/* Stores another_struct.b in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status paper_another_struct_view_set_b(paper_another_struct_view v, km_editor *e, uint64_t x);
 /* An AoS array of another_struct (a checked km_array). */
 static inline paper_another_struct_view_array paper_another_struct_view_array_of(const km_reader *r, km_array a);
 static inline uint32_t paper_another_struct_view_array_len(paper_another_struct_view_array s);
@@ -294,12 +314,18 @@ static inline uint32_t paper_another_struct_view_a(paper_another_struct_view v) 
     }
     return (uint32_t)km_read_u32(v.r, at);
 }
+static inline km_status paper_another_struct_view_set_a(paper_another_struct_view v, km_editor *e, uint32_t x) {
+    return km_edit_field(e, v.t, PAPER_ANOTHER_STRUCT_A_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline uint64_t paper_another_struct_view_b(paper_another_struct_view v) {
     uint32_t at = km_has(v.t, 8u, 8u) ? v.t.offset + 8u : 0u;
     if (at == 0) {
         return 0;
     }
     return (uint64_t)km_read_u64(v.r, at);
+}
+static inline km_status paper_another_struct_view_set_b(paper_another_struct_view v, km_editor *e, uint64_t x) {
+    return km_edit_field(e, v.t, PAPER_ANOTHER_STRUCT_B_OFFSET, &x, (uint32_t)sizeof x);
 }
 static inline paper_another_struct_view_array paper_another_struct_view_array_of(const km_reader *r, km_array a) {
     paper_another_struct_view_array s;

@@ -32,6 +32,8 @@ typedef struct reserved_shape {
 struct reserved_len {
     int32_t get;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define RESERVED_LEN_GET_OFFSET 0u
 
 /* inline struct Cell */
 struct reserved_cell {
@@ -47,6 +49,18 @@ struct reserved_cell {
     km_text name;
     km_text reader;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define RESERVED_CELL_LEN_OFFSET 0u
+#define RESERVED_CELL_GET_OFFSET 4u
+#define RESERVED_CELL_ITER_OFFSET 8u
+#define RESERVED_CELL_NEW_OFFSET 12u
+#define RESERVED_CELL_IS_EMPTY_OFFSET 16u
+#define RESERVED_CELL_R_OFFSET 20u
+#define RESERVED_CELL_AT_OFFSET 24u
+#define RESERVED_CELL_ALL_OFFSET 28u
+#define RESERVED_CELL_POSITION_OFFSET 32u
+#define RESERVED_CELL_NAME_OFFSET 36u
+#define RESERVED_CELL_READER_OFFSET 48u
 
 /* inline struct Point */
 struct reserved_point {
@@ -56,6 +70,12 @@ struct reserved_point {
     float table;
     km_text name;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define RESERVED_POINT_POSITION_OFFSET 0u
+#define RESERVED_POINT_READER_OFFSET 4u
+#define RESERVED_POINT_ROOT_OFFSET 8u
+#define RESERVED_POINT_TABLE_OFFSET 12u
+#define RESERVED_POINT_NAME_OFFSET 16u
 
 /* table Holder */
 struct reserved_holder {
@@ -67,6 +87,14 @@ struct reserved_holder {
     struct { struct reserved_cell *ptr; uint32_t len; } cells;
     struct { struct reserved_shape *ptr; uint32_t len; } shapes;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define RESERVED_HOLDER_POSITION_OFFSET 4u
+#define RESERVED_HOLDER_TABLE_OFFSET 16u
+#define RESERVED_HOLDER_READER_OFFSET 44u
+#define RESERVED_HOLDER_ROOT_OFFSET 56u
+#define RESERVED_HOLDER_R_OFFSET 60u
+#define RESERVED_HOLDER_CELLS_OFFSET 64u
+#define RESERVED_HOLDER_SHAPES_OFFSET 76u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -302,8 +330,12 @@ static inline reserved_point_view reserved_holder_view_table(reserved_holder_vie
 static inline reserved_point_soa reserved_holder_view_reader(reserved_holder_view v);
 /* Holder.Root */
 static inline int32_t reserved_holder_view_root_(reserved_holder_view v);
+/* Stores Holder.Root in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status reserved_holder_view_set_root_(reserved_holder_view v, km_editor *e, int32_t x);
 /* Holder.R */
 static inline int32_t reserved_holder_view_r(reserved_holder_view v);
+/* Stores Holder.R in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status reserved_holder_view_set_r(reserved_holder_view v, km_editor *e, int32_t x);
 /* Holder.Cells */
 static inline reserved_cell_soa reserved_holder_view_cells(reserved_holder_view v);
 /* Holder.Shapes */
@@ -762,12 +794,18 @@ static inline int32_t reserved_holder_view_root_(reserved_holder_view v) {
     }
     return (int32_t)km_read_i32(v.r, at);
 }
+static inline km_status reserved_holder_view_set_root_(reserved_holder_view v, km_editor *e, int32_t x) {
+    return km_edit_field(e, v.t, RESERVED_HOLDER_ROOT_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline int32_t reserved_holder_view_r(reserved_holder_view v) {
     uint32_t at = km_has(v.t, 60u, 4u) ? v.t.offset + 60u : 0u;
     if (at == 0) {
         return 0;
     }
     return (int32_t)km_read_i32(v.r, at);
+}
+static inline km_status reserved_holder_view_set_r(reserved_holder_view v, km_editor *e, int32_t x) {
+    return km_edit_field(e, v.t, RESERVED_HOLDER_R_OFFSET, &x, (uint32_t)sizeof x);
 }
 static inline reserved_cell_soa reserved_holder_view_cells(reserved_holder_view v) {
     uint32_t at = km_has(v.t, 64u, 12u) ? v.t.offset + 64u : 0u;

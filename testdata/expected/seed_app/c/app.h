@@ -39,6 +39,10 @@ struct app_profile_data {
     km_text username;
     uint64_t id;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define APP_PROFILE_DATA_NETWORK_OFFSET 4u
+#define APP_PROFILE_DATA_USERNAME_OFFSET 8u
+#define APP_PROFILE_DATA_ID_OFFSET 24u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -50,6 +54,8 @@ struct app_profile_data {
 struct app_profile {
     app_profile_data data;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define APP_PROFILE_DATA_OFFSET 0u
 
 /* table AccountData */
 struct app_account_data {
@@ -57,6 +63,10 @@ struct app_account_data {
     km_text email;
     struct { struct app_profile *ptr; uint32_t len; } profiles;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define APP_ACCOUNT_DATA_ID_OFFSET 8u
+#define APP_ACCOUNT_DATA_EMAIL_OFFSET 16u
+#define APP_ACCOUNT_DATA_PROFILES_OFFSET 28u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -102,10 +112,14 @@ typedef struct { const km_reader *r; uint32_t offset; uint32_t len; } app_accoun
 static inline app_profile_data_view app_profile_data_view_root(const km_reader *r);
 /* ProfileData.Network */
 static inline app_social_network app_profile_data_view_network(app_profile_data_view v);
+/* Stores ProfileData.Network in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status app_profile_data_view_set_network(app_profile_data_view v, km_editor *e, app_social_network x);
 /* ProfileData.Username */
 static inline km_text app_profile_data_view_username(app_profile_data_view v);
 /* ProfileData.ID */
 static inline uint64_t app_profile_data_view_id(app_profile_data_view v);
+/* Stores ProfileData.ID in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status app_profile_data_view_set_id(app_profile_data_view v, km_editor *e, uint64_t x);
 /* An AoS array of ProfileData (a checked km_array). */
 static inline app_profile_data_view_array app_profile_data_view_array_of(const km_reader *r, km_array a);
 static inline uint32_t app_profile_data_view_array_len(app_profile_data_view_array s);
@@ -124,6 +138,8 @@ static inline app_profile_view app_profile_view_array_at(app_profile_view_array 
 static inline app_account_data_view app_account_data_view_root(const km_reader *r);
 /* AccountData.ID */
 static inline uint64_t app_account_data_view_id(app_account_data_view v);
+/* Stores AccountData.ID in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status app_account_data_view_set_id(app_account_data_view v, km_editor *e, uint64_t x);
 /* AccountData.Email */
 static inline km_text app_account_data_view_email(app_account_data_view v);
 /* AccountData.Profiles */
@@ -147,6 +163,9 @@ static inline app_social_network app_profile_data_view_network(app_profile_data_
     }
     return (app_social_network)km_read_u8(v.r, at);
 }
+static inline km_status app_profile_data_view_set_network(app_profile_data_view v, km_editor *e, app_social_network x) {
+    return km_edit_field(e, v.t, APP_PROFILE_DATA_NETWORK_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline km_text app_profile_data_view_username(app_profile_data_view v) {
     uint32_t at = km_has(v.t, 8u, 12u) ? v.t.offset + 8u : 0u;
     return km_text_of(v.r, km_view_array(v.r, at, 1u, KM_NO_LIMIT));
@@ -157,6 +176,9 @@ static inline uint64_t app_profile_data_view_id(app_profile_data_view v) {
         return 0;
     }
     return (uint64_t)km_read_u64(v.r, at);
+}
+static inline km_status app_profile_data_view_set_id(app_profile_data_view v, km_editor *e, uint64_t x) {
+    return km_edit_field(e, v.t, APP_PROFILE_DATA_ID_OFFSET, &x, (uint32_t)sizeof x);
 }
 static inline app_profile_data_view_array app_profile_data_view_array_of(const km_reader *r, km_array a) {
     app_profile_data_view_array s;
@@ -217,6 +239,9 @@ static inline uint64_t app_account_data_view_id(app_account_data_view v) {
         return 0;
     }
     return (uint64_t)km_read_u64(v.r, at);
+}
+static inline km_status app_account_data_view_set_id(app_account_data_view v, km_editor *e, uint64_t x) {
+    return km_edit_field(e, v.t, APP_ACCOUNT_DATA_ID_OFFSET, &x, (uint32_t)sizeof x);
 }
 static inline km_text app_account_data_view_email(app_account_data_view v) {
     uint32_t at = km_has(v.t, 16u, 12u) ? v.t.offset + 16u : 0u;

@@ -40,6 +40,10 @@ struct game_vec3 {
     float y;
     float z;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define GAME_VEC3_X_OFFSET 0u
+#define GAME_VEC3_Y_OFFSET 4u
+#define GAME_VEC3_Z_OFFSET 8u
 
 /* table MonsterData */
 struct game_monster_data {
@@ -53,6 +57,16 @@ struct game_monster_data {
     struct { int32_t *ptr; uint32_t len; } status;
     struct { struct game_vec3 *ptr; uint32_t len; } path;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define GAME_MONSTER_DATA_POS_OFFSET 4u
+#define GAME_MONSTER_DATA_MANA_OFFSET 16u
+#define GAME_MONSTER_DATA_HEALTH_OFFSET 18u
+#define GAME_MONSTER_DATA_NAME_OFFSET 20u
+#define GAME_MONSTER_DATA_TEAM_OFFSET 32u
+#define GAME_MONSTER_DATA_INVENTORY_OFFSET 36u
+#define GAME_MONSTER_DATA_HITBOX_OFFSET 48u
+#define GAME_MONSTER_DATA_STATUS_OFFSET 80u
+#define GAME_MONSTER_DATA_PATH_OFFSET 92u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -64,11 +78,15 @@ struct game_monster_data {
 struct game_monster {
     game_monster_data data;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define GAME_MONSTER_DATA_OFFSET 0u
 
 /* table State */
 struct game_state {
     struct { struct game_monster *ptr; uint32_t len; } monsters;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define GAME_STATE_MONSTERS_OFFSET 4u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -182,20 +200,34 @@ static inline game_monster_data_view game_monster_data_view_root(const km_reader
 static inline game_vec3_view game_monster_data_view_pos(game_monster_data_view v);
 /* MonsterData.Mana */
 static inline int16_t game_monster_data_view_mana(game_monster_data_view v);
+/* Stores MonsterData.Mana in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status game_monster_data_view_set_mana(game_monster_data_view v, km_editor *e, int16_t x);
 /* MonsterData.Health */
 static inline int16_t game_monster_data_view_health(game_monster_data_view v);
+/* Stores MonsterData.Health in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status game_monster_data_view_set_health(game_monster_data_view v, km_editor *e, int16_t x);
 /* MonsterData.Name */
 static inline km_text game_monster_data_view_name(game_monster_data_view v);
 /* MonsterData.Team */
 static inline game_team game_monster_data_view_team(game_monster_data_view v);
+/* Stores MonsterData.Team in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status game_monster_data_view_set_team(game_monster_data_view v, km_editor *e, game_team x);
 /* MonsterData.Inventory */
 static inline km_u8_slice game_monster_data_view_inventory(game_monster_data_view v);
+/* MonsterData.Inventory as a writable array in the editor's message: elements [0, len) in place; cap is its capacity (ptr NULL when absent or empty). */
+static inline km_u8_edit game_monster_data_view_edit_inventory(game_monster_data_view v, km_editor *e);
+/* Changes the length of MonsterData.Inventory in place within its capacity (KM_ERR_TOO_LARGE beyond it or the limit), zeroing the elements between the old and the new length. */
+static inline km_status game_monster_data_view_set_inventory_len(game_monster_data_view v, km_editor *e, uint32_t n);
 /* The number of elements of MonsterData.Hitbox. */
 static inline uint32_t game_monster_data_view_hitbox_len(game_monster_data_view v);
 /* Element i of MonsterData.Hitbox (zero when i is out of range). */
 static inline double game_monster_data_view_hitbox_at(game_monster_data_view v, uint32_t i);
 /* MonsterData.Status */
 static inline km_i32_slice game_monster_data_view_status(game_monster_data_view v);
+/* MonsterData.Status as a writable array in the editor's message: elements [0, len) in place; cap is its capacity (ptr NULL when absent or empty). */
+static inline km_i32_edit game_monster_data_view_edit_status(game_monster_data_view v, km_editor *e);
+/* Changes the length of MonsterData.Status in place within its capacity (KM_ERR_TOO_LARGE beyond it or the limit), zeroing the elements between the old and the new length. */
+static inline km_status game_monster_data_view_set_status_len(game_monster_data_view v, km_editor *e, uint32_t n);
 /* MonsterData.Path */
 static inline game_vec3_soa game_monster_data_view_path(game_monster_data_view v);
 /* An AoS array of MonsterData (a checked km_array). */
@@ -381,12 +413,18 @@ static inline int16_t game_monster_data_view_mana(game_monster_data_view v) {
     }
     return (int16_t)km_read_i16(v.r, at);
 }
+static inline km_status game_monster_data_view_set_mana(game_monster_data_view v, km_editor *e, int16_t x) {
+    return km_edit_field(e, v.t, GAME_MONSTER_DATA_MANA_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline int16_t game_monster_data_view_health(game_monster_data_view v) {
     uint32_t at = km_has(v.t, 18u, 2u) ? v.t.offset + 18u : 0u;
     if (at == 0) {
         return 0;
     }
     return (int16_t)km_read_i16(v.r, at);
+}
+static inline km_status game_monster_data_view_set_health(game_monster_data_view v, km_editor *e, int16_t x) {
+    return km_edit_field(e, v.t, GAME_MONSTER_DATA_HEALTH_OFFSET, &x, (uint32_t)sizeof x);
 }
 static inline km_text game_monster_data_view_name(game_monster_data_view v) {
     uint32_t at = km_has(v.t, 20u, 12u) ? v.t.offset + 20u : 0u;
@@ -399,9 +437,25 @@ static inline game_team game_monster_data_view_team(game_monster_data_view v) {
     }
     return (game_team)km_read_u8(v.r, at);
 }
+static inline km_status game_monster_data_view_set_team(game_monster_data_view v, km_editor *e, game_team x) {
+    return km_edit_field(e, v.t, GAME_MONSTER_DATA_TEAM_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline km_u8_slice game_monster_data_view_inventory(game_monster_data_view v) {
     uint32_t at = km_has(v.t, 36u, 12u) ? v.t.offset + 36u : 0u;
     return km_u8_slice_of(v.r, km_view_array(v.r, at, 1u, 128u));
+}
+static inline km_u8_edit game_monster_data_view_edit_inventory(game_monster_data_view v, km_editor *e) {
+    uint32_t at = km_has(v.t, GAME_MONSTER_DATA_INVENTORY_OFFSET, 12u) ? v.t.offset + GAME_MONSTER_DATA_INVENTORY_OFFSET : 0u;
+    return km_edit_u8_slice(e, at, 128u);
+}
+static inline km_status game_monster_data_view_set_inventory_len(game_monster_data_view v, km_editor *e, uint32_t n) {
+    if (n > 128u) {
+        return KM_ERR_TOO_LARGE;
+    }
+    if (!km_has(v.t, GAME_MONSTER_DATA_INVENTORY_OFFSET, 12u)) {
+        return KM_ERR_MALFORMED_TABLE;
+    }
+    return km_edit_len(e, v.t.offset + GAME_MONSTER_DATA_INVENTORY_OFFSET, 1u, n);
 }
 static inline uint32_t game_monster_data_view_hitbox_len(game_monster_data_view v) {
     (void)v;
@@ -418,6 +472,16 @@ static inline double game_monster_data_view_hitbox_at(game_monster_data_view v, 
 static inline km_i32_slice game_monster_data_view_status(game_monster_data_view v) {
     uint32_t at = km_has(v.t, 80u, 12u) ? v.t.offset + 80u : 0u;
     return km_i32_slice_of(v.r, km_view_array(v.r, at, 4u, KM_NO_LIMIT));
+}
+static inline km_i32_edit game_monster_data_view_edit_status(game_monster_data_view v, km_editor *e) {
+    uint32_t at = km_has(v.t, GAME_MONSTER_DATA_STATUS_OFFSET, 12u) ? v.t.offset + GAME_MONSTER_DATA_STATUS_OFFSET : 0u;
+    return km_edit_i32_slice(e, at, KM_NO_LIMIT);
+}
+static inline km_status game_monster_data_view_set_status_len(game_monster_data_view v, km_editor *e, uint32_t n) {
+    if (!km_has(v.t, GAME_MONSTER_DATA_STATUS_OFFSET, 12u)) {
+        return KM_ERR_MALFORMED_TABLE;
+    }
+    return km_edit_len(e, v.t.offset + GAME_MONSTER_DATA_STATUS_OFFSET, 4u, n);
 }
 static inline game_vec3_soa game_monster_data_view_path(game_monster_data_view v) {
     uint32_t at = km_has(v.t, 92u, 12u) ? v.t.offset + 92u : 0u;

@@ -33,6 +33,8 @@ typedef struct soacols_shape {
 struct soacols_circle {
     double radius;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define SOACOLS_CIRCLE_RADIUS_OFFSET 8u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -44,11 +46,15 @@ struct soacols_circle {
 struct soacols_square {
     float side;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define SOACOLS_SQUARE_SIDE_OFFSET 0u
 
 /* inline struct Tag */
 struct soacols_tag {
     km_text label;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define SOACOLS_TAG_LABEL_OFFSET 0u
 
 /* inline struct Item */
 struct soacols_item {
@@ -59,11 +65,20 @@ struct soacols_item {
     struct { struct soacols_shape *ptr; uint32_t len; } bunch;
     bool ok;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define SOACOLS_ITEM_WIDE_OFFSET 0u
+#define SOACOLS_ITEM_FLAGS_OFFSET 12u
+#define SOACOLS_ITEM_TAGS_OFFSET 24u
+#define SOACOLS_ITEM_SHAPES_OFFSET 36u
+#define SOACOLS_ITEM_BUNCH_OFFSET 48u
+#define SOACOLS_ITEM_OK_OFFSET 60u
 
 /* table Root */
 struct soacols_root {
     struct { struct soacols_item *ptr; uint32_t len; } items;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define SOACOLS_ROOT_ITEMS_OFFSET 4u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -161,6 +176,8 @@ typedef struct { const km_reader *r; km_array a; } soacols_shape_bovos;
 static inline soacols_circle_view soacols_circle_view_root(const km_reader *r);
 /* Circle.Radius */
 static inline double soacols_circle_view_radius(soacols_circle_view v);
+/* Stores Circle.Radius in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status soacols_circle_view_set_radius(soacols_circle_view v, km_editor *e, double x);
 /* An AoS array of Circle (a checked km_array). */
 static inline soacols_circle_view_array soacols_circle_view_array_of(const km_reader *r, km_array a);
 static inline uint32_t soacols_circle_view_array_len(soacols_circle_view_array s);
@@ -292,6 +309,9 @@ static inline double soacols_circle_view_radius(soacols_circle_view v) {
         return 0;
     }
     return (double)km_read_f64(v.r, at);
+}
+static inline km_status soacols_circle_view_set_radius(soacols_circle_view v, km_editor *e, double x) {
+    return km_edit_field(e, v.t, SOACOLS_CIRCLE_RADIUS_OFFSET, &x, (uint32_t)sizeof x);
 }
 static inline soacols_circle_view_array soacols_circle_view_array_of(const km_reader *r, km_array a) {
     soacols_circle_view_array s;

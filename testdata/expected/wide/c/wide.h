@@ -59,12 +59,35 @@ struct wide_plain {
     wide_color tint;
     int8_t last;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define WIDE_PLAIN_F0_OFFSET 0u
+#define WIDE_PLAIN_F1_OFFSET 4u
+#define WIDE_PLAIN_F2_OFFSET 8u
+#define WIDE_PLAIN_F3_OFFSET 12u
+#define WIDE_PLAIN_F4_OFFSET 16u
+#define WIDE_PLAIN_F5_OFFSET 20u
+#define WIDE_PLAIN_F6_OFFSET 24u
+#define WIDE_PLAIN_F7_OFFSET 28u
+#define WIDE_PLAIN_F8_OFFSET 32u
+#define WIDE_PLAIN_F9_OFFSET 34u
+#define WIDE_PLAIN_F10_OFFSET 36u
+#define WIDE_PLAIN_F11_OFFSET 38u
+#define WIDE_PLAIN_F12_OFFSET 40u
+#define WIDE_PLAIN_F13_OFFSET 48u
+#define WIDE_PLAIN_F14_OFFSET 56u
+#define WIDE_PLAIN_F15_OFFSET 64u
+#define WIDE_PLAIN_FLAG_OFFSET 68u
+#define WIDE_PLAIN_TINT_OFFSET 69u
+#define WIDE_PLAIN_LAST_OFFSET 70u
 
 /* inline struct L7 */
 struct wide_l7 {
     uint32_t a7;
     float b7;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define WIDE_L7_A7_OFFSET 0u
+#define WIDE_L7_B7_OFFSET 4u
 
 /* inline struct L6 */
 struct wide_l6 {
@@ -72,6 +95,10 @@ struct wide_l6 {
     float b6;
     wide_l7 next;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define WIDE_L6_A6_OFFSET 0u
+#define WIDE_L6_B6_OFFSET 4u
+#define WIDE_L6_NEXT_OFFSET 8u
 
 /* inline struct L5 */
 struct wide_l5 {
@@ -79,6 +106,10 @@ struct wide_l5 {
     float b5;
     wide_l6 next;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define WIDE_L5_A5_OFFSET 0u
+#define WIDE_L5_B5_OFFSET 4u
+#define WIDE_L5_NEXT_OFFSET 8u
 
 /* inline struct L4 */
 struct wide_l4 {
@@ -86,6 +117,10 @@ struct wide_l4 {
     float b4;
     wide_l5 next;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define WIDE_L4_A4_OFFSET 0u
+#define WIDE_L4_B4_OFFSET 4u
+#define WIDE_L4_NEXT_OFFSET 8u
 
 /* inline struct L3 */
 struct wide_l3 {
@@ -93,6 +128,10 @@ struct wide_l3 {
     float b3;
     wide_l4 next;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define WIDE_L3_A3_OFFSET 0u
+#define WIDE_L3_B3_OFFSET 4u
+#define WIDE_L3_NEXT_OFFSET 8u
 
 /* inline struct L2 */
 struct wide_l2 {
@@ -100,6 +139,10 @@ struct wide_l2 {
     float b2;
     wide_l3 next;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define WIDE_L2_A2_OFFSET 0u
+#define WIDE_L2_B2_OFFSET 4u
+#define WIDE_L2_NEXT_OFFSET 8u
 
 /* inline struct L1 */
 struct wide_l1 {
@@ -107,6 +150,10 @@ struct wide_l1 {
     float b1;
     wide_l2 next;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define WIDE_L1_A1_OFFSET 0u
+#define WIDE_L1_B1_OFFSET 4u
+#define WIDE_L1_NEXT_OFFSET 8u
 
 /* inline struct L0 */
 struct wide_l0 {
@@ -114,6 +161,10 @@ struct wide_l0 {
     float b0;
     wide_l1 next;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define WIDE_L0_A0_OFFSET 0u
+#define WIDE_L0_B0_OFFSET 4u
+#define WIDE_L0_NEXT_OFFSET 8u
 
 /* inline struct Rich */
 struct wide_rich {
@@ -135,12 +186,33 @@ struct wide_rich {
     km_text name;
     wide_l0 deep;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define WIDE_RICH_G0_OFFSET 0u
+#define WIDE_RICH_G1_OFFSET 4u
+#define WIDE_RICH_G2_OFFSET 8u
+#define WIDE_RICH_G3_OFFSET 12u
+#define WIDE_RICH_G4_OFFSET 16u
+#define WIDE_RICH_G5_OFFSET 20u
+#define WIDE_RICH_G6_OFFSET 24u
+#define WIDE_RICH_G7_OFFSET 28u
+#define WIDE_RICH_G8_OFFSET 32u
+#define WIDE_RICH_G9_OFFSET 36u
+#define WIDE_RICH_G10_OFFSET 40u
+#define WIDE_RICH_G11_OFFSET 44u
+#define WIDE_RICH_G12_OFFSET 48u
+#define WIDE_RICH_G13_OFFSET 52u
+#define WIDE_RICH_G14_OFFSET 56u
+#define WIDE_RICH_NAME_OFFSET 60u
+#define WIDE_RICH_DEEP_OFFSET 72u
 
 /* table Root */
 struct wide_root {
     struct { struct wide_plain *ptr; uint32_t len; } plains;
     struct { struct wide_rich *ptr; uint32_t len; } riches;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define WIDE_ROOT_PLAINS_OFFSET 4u
+#define WIDE_ROOT_RICHES_OFFSET 16u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
