@@ -384,6 +384,61 @@ km_array km_bunch_entry(const km_reader *r, km_array a, uint32_t tag, uint32_t e
     return empty;
 }
 
+/* ---- Trusted reads of a validated message ----------------------------------- */
+
+void km_trusted_soa_columns(km_trusted t, km_array a, const km_column *wanted, size_t n_wanted,
+                            uint32_t *out) {
+    uint32_t dir, n;
+    uint64_t pos = (uint64_t)a.offset + 4;
+    memset(out, 0, n_wanted * sizeof *out);
+    if (a.cap == 0) {
+        return;
+    }
+    dir = km_trusted_u32(t, a.offset);
+    n = km_trusted_u32(t, dir);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t hash = km_trusted_u32(t, dir + 4 + 4 * k);
+        uint32_t size = km_trusted_u32(t, dir + 4 + 4 * (n + k));
+        uint64_t col = align_up(pos, km_natural_align(size));
+        /* km_check_soa refused a known hash listed twice or with another
+         * size, so the first match is the only one. */
+        long j = wanted_index(wanted, n_wanted, k, hash);
+        pos = col + (uint64_t)a.cap * size;
+        if (j >= 0) {
+            out[j] = (uint32_t)col;
+        }
+    }
+}
+
+bool km_trusted_union_columns(km_trusted t, km_array a, uint32_t tag_size, uint32_t *tags,
+                              uint32_t *offsets) {
+    (void)t;
+    *tags = 0;
+    *offsets = 0;
+    if (a.cap == 0) {
+        return false;
+    }
+    *tags = a.offset;
+    *offsets = (uint32_t)union_offset_column(a, tag_size);
+    return true;
+}
+
+km_array km_trusted_bunch_entry(km_trusted t, km_array a, uint32_t tag) {
+    km_array empty = {0, 0, 0};
+    uint32_t k;
+    if (a.cap == 0) {
+        return empty;
+    }
+    k = km_trusted_u32(t, a.offset);
+    for (uint32_t e = 1; e <= k; e++) {
+        uint32_t entry = a.offset + 16 * e;
+        if (km_trusted_u32(t, entry) == tag) {
+            return km_trusted_array(t, entry + 4);
+        }
+    }
+    return empty;
+}
+
 /* ---- Validator -------------------------------------------------------------- */
 
 void km_validator_init(km_validator *v, const km_reader *r) {

@@ -544,6 +544,89 @@ static inline km_array km_trusted_array(km_trusted t, uint32_t at) {
     return km_load_array_ref(t.mem + at);
 }
 
+/* What the generated trusted viewers (docs/c.md, "Trusted viewers") read
+ * through: the km_read_*, km_view_*, km_*_slice_*, km_text_of,
+ * km_soa_columns, km_union_columns and km_bunch_entry of a checked viewer,
+ * without the checks a validator made once for the whole message (bounds,
+ * alignment, UTF-8, array sizes and limits, directories, bunch tables).
+ * What a valid message may still lack reads as it does through a
+ * km_reader: a position `at` of 0 is an absent slot, and an absent table,
+ * array or SoA column reads as zero or empty. */
+static inline int8_t km_trusted_i8(km_trusted t, uint32_t at) { return (int8_t)km_trusted_u8(t, at); }
+static inline int16_t km_trusted_i16(km_trusted t, uint32_t at) {
+    return (int16_t)km_trusted_u16(t, at);
+}
+static inline int32_t km_trusted_i32(km_trusted t, uint32_t at) {
+    return (int32_t)km_trusted_u32(t, at);
+}
+static inline int64_t km_trusted_i64(km_trusted t, uint32_t at) {
+    return (int64_t)km_trusted_u64(t, at);
+}
+/* A validated bool byte is 0 or 1; != 0 keeps a C bool valid regardless. */
+static inline bool km_trusted_bool(km_trusted t, uint32_t at) { return t.mem[at] != 0; }
+static inline float km_trusted_f32(km_trusted t, uint32_t at) {
+    return km_bits_f32(km_trusted_u32(t, at));
+}
+static inline double km_trusted_f64(km_trusted t, uint32_t at) {
+    return km_bits_f64(km_trusted_u64(t, at));
+}
+/* The table whose offset is stored at `at` ({0, 0} for at == 0 or offset 0). */
+static inline km_table km_trusted_view_table(km_trusted t, uint32_t at) {
+    return km_trusted_table(t, at != 0 ? km_trusted_u32(t, at) : 0u);
+}
+/* The validated array reference stored at `at` (empty for at == 0). */
+static inline km_array km_trusted_view_array(km_trusted t, uint32_t at) {
+    km_array empty = {0u, 0u, 0u};
+    return at != 0 ? km_trusted_array(t, at) : empty;
+}
+/* UTF-8 text the validator checked (empty: ptr "", len 0, as km_text_of). */
+static inline km_text km_trusted_text(km_trusted t, km_array a) {
+    km_text s = {"", 0u};
+    if (a.len != 0) {
+        s.ptr = (const char *)(t.mem + a.offset);
+        s.len = a.len;
+    }
+    return s;
+}
+/* Native arrays over a validated block (aligned and inside the message):
+ * ptr NULL and len 0 when offset is 0 or n is 0, as the checked ones. */
+#define KM_TRUSTED_SLICE(name, type)                                                      \
+    static inline km_##name##_slice km_trusted_##name##_slice_at(km_trusted t,            \
+                                                                 uint32_t offset, uint32_t n) { \
+        km_##name##_slice s;                                                              \
+        s.ptr = NULL;                                                                     \
+        s.len = 0u;                                                                       \
+        if (offset != 0 && n != 0) {                                                      \
+            s.ptr = (const type *)(const void *)(t.mem + offset);                         \
+            s.len = n;                                                                    \
+        }                                                                                 \
+        return s;                                                                         \
+    }                                                                                     \
+    static inline km_##name##_slice km_trusted_##name##_slice_of(km_trusted t, km_array a) { \
+        return km_trusted_##name##_slice_at(t, a.offset, a.len);                          \
+    }
+KM_TRUSTED_SLICE(u8, uint8_t)
+KM_TRUSTED_SLICE(u16, uint16_t)
+KM_TRUSTED_SLICE(u32, uint32_t)
+KM_TRUSTED_SLICE(u64, uint64_t)
+KM_TRUSTED_SLICE(i8, int8_t)
+KM_TRUSTED_SLICE(i16, int16_t)
+KM_TRUSTED_SLICE(i32, int32_t)
+KM_TRUSTED_SLICE(i64, int64_t)
+KM_TRUSTED_SLICE(f32, float)
+KM_TRUSTED_SLICE(f64, double)
+#undef KM_TRUSTED_SLICE
+/* km_soa_columns over a directory and block km_check_soa accepted: every
+ * known column is listed at most once, with its size, inside the message. */
+void km_trusted_soa_columns(km_trusted t, km_array a, const km_column *wanted, size_t n_wanted,
+                            uint32_t *out);
+/* km_union_columns over a block the validator checked; false when empty. */
+bool km_trusted_union_columns(km_trusted t, km_array a, uint32_t tag_size, uint32_t *tags,
+                              uint32_t *offsets);
+/* km_bunch_entry over a bunch table the validator checked (its entries'
+ * arrays have the variants' element sizes); empty without an entry. */
+km_array km_trusted_bunch_entry(km_trusted t, km_array a, uint32_t tag);
+
 /* ---- Writer --------------------------------------------------------------- */
 
 /* Where a growable writer gets its memory: alloc returns `size` bytes at an
@@ -718,6 +801,46 @@ km_status km_edit_field(km_editor *e, km_table t, uint32_t offset, const void *v
  * capacity (KM_ERR_TOO_LARGE beyond it); the elements between the old and
  * the new length are zeroed. */
 km_status km_edit_len(km_editor *e, uint32_t at, uint32_t elem_size, uint32_t len);
+
+/* Writable native arrays in an editor's message, for the generated
+ * `_edit_<field>` functions: elements [0, len) may be overwritten in place
+ * (format.md §12); cap is the capacity, what km_edit_len may grow len to
+ * (elements past len are zeroed by it when exposed, so write them after).
+ * ptr is NULL and len and cap 0 when the array reference at `at` is
+ * absent (at 0), empty or malformed, or over `limit` (KM_NO_LIMIT or the N
+ * of [<N]T). bool arrays are bytes (km_u8_edit): write 0 or 1. */
+#define KM_EDIT_SLICE(name, type)                                                         \
+    typedef struct km_##name##_edit {                                                     \
+        type *ptr;                                                                        \
+        uint32_t len;                                                                     \
+        uint32_t cap;                                                                     \
+    } km_##name##_edit;                                                                   \
+    static inline km_##name##_edit km_edit_##name##_slice(km_editor *e, uint32_t at,      \
+                                                          uint32_t limit) {               \
+        km_##name##_edit s = {NULL, 0u, 0u};                                              \
+        km_array a;                                                                       \
+        if (at == 0) {                                                                    \
+            return s;                                                                     \
+        }                                                                                 \
+        a = km_array_at(&e->r, at, (uint32_t)sizeof(type), limit);                        \
+        if (a.cap != 0) {                                                                 \
+            s.ptr = (type *)(void *)(e->mem + a.offset);                                  \
+            s.len = a.len;                                                                \
+            s.cap = a.cap;                                                                \
+        }                                                                                 \
+        return s;                                                                         \
+    }
+KM_EDIT_SLICE(u8, uint8_t)
+KM_EDIT_SLICE(u16, uint16_t)
+KM_EDIT_SLICE(u32, uint32_t)
+KM_EDIT_SLICE(u64, uint64_t)
+KM_EDIT_SLICE(i8, int8_t)
+KM_EDIT_SLICE(i16, int16_t)
+KM_EDIT_SLICE(i32, int32_t)
+KM_EDIT_SLICE(i64, int64_t)
+KM_EDIT_SLICE(f32, float)
+KM_EDIT_SLICE(f64, double)
+#undef KM_EDIT_SLICE
 
 #ifdef __cplusplus
 }

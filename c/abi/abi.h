@@ -55,6 +55,11 @@ struct abi_memory_desc {
     abi_access exporter;
     uint32_t max_pages;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define ABI_MEMORY_DESC_NAME_OFFSET 4u
+#define ABI_MEMORY_DESC_IMPORTER_OFFSET 16u
+#define ABI_MEMORY_DESC_EXPORTER_OFFSET 17u
+#define ABI_MEMORY_DESC_MAX_PAGES_OFFSET 20u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -68,6 +73,10 @@ struct abi_param_desc {
     km_text type;
     km_text memory;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define ABI_PARAM_DESC_NAME_OFFSET 4u
+#define ABI_PARAM_DESC_TYPE_OFFSET 16u
+#define ABI_PARAM_DESC_MEMORY_OFFSET 28u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -81,6 +90,10 @@ struct abi_function_desc {
     struct { struct abi_param_desc *ptr; uint32_t len; } params;
     abi_param_desc result;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define ABI_FUNCTION_DESC_NAME_OFFSET 4u
+#define ABI_FUNCTION_DESC_PARAMS_OFFSET 16u
+#define ABI_FUNCTION_DESC_RESULT_OFFSET 28u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -98,6 +111,14 @@ struct abi_interface_desc {
     struct { struct abi_memory_desc *ptr; uint32_t len; } memories;
     struct { struct abi_function_desc *ptr; uint32_t len; } functions;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define ABI_INTERFACE_DESC_NAME_OFFSET 4u
+#define ABI_INTERFACE_DESC_HASH_OFFSET 16u
+#define ABI_INTERFACE_DESC_DYNAMIC_OFFSET 24u
+#define ABI_INTERFACE_DESC_PATTERN_OFFSET 25u
+#define ABI_INTERFACE_DESC_POOL_SIZE_OFFSET 28u
+#define ABI_INTERFACE_DESC_MEMORIES_OFFSET 32u
+#define ABI_INTERFACE_DESC_FUNCTIONS_OFFSET 44u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -111,6 +132,10 @@ struct abi_module_desc {
     struct { struct abi_interface_desc *ptr; uint32_t len; } exports;
     struct { struct abi_interface_desc *ptr; uint32_t len; } imports;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define ABI_MODULE_DESC_MEMORIES_OFFSET 4u
+#define ABI_MODULE_DESC_EXPORTS_OFFSET 16u
+#define ABI_MODULE_DESC_IMPORTS_OFFSET 28u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -178,10 +203,16 @@ static inline abi_memory_desc_view abi_memory_desc_view_root(const km_reader *r)
 static inline km_text abi_memory_desc_view_name(abi_memory_desc_view v);
 /* MemoryDesc.Importer */
 static inline abi_access abi_memory_desc_view_importer(abi_memory_desc_view v);
+/* Stores MemoryDesc.Importer in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status abi_memory_desc_view_set_importer(abi_memory_desc_view v, km_editor *e, abi_access x);
 /* MemoryDesc.Exporter */
 static inline abi_access abi_memory_desc_view_exporter(abi_memory_desc_view v);
+/* Stores MemoryDesc.Exporter in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status abi_memory_desc_view_set_exporter(abi_memory_desc_view v, km_editor *e, abi_access x);
 /* MemoryDesc.MaxPages */
 static inline uint32_t abi_memory_desc_view_max_pages(abi_memory_desc_view v);
+/* Stores MemoryDesc.MaxPages in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status abi_memory_desc_view_set_max_pages(abi_memory_desc_view v, km_editor *e, uint32_t x);
 /* An AoS array of MemoryDesc (a checked km_array). */
 static inline abi_memory_desc_view_array abi_memory_desc_view_array_of(const km_reader *r, km_array a);
 static inline uint32_t abi_memory_desc_view_array_len(abi_memory_desc_view_array s);
@@ -219,12 +250,20 @@ static inline abi_interface_desc_view abi_interface_desc_view_root(const km_read
 static inline km_text abi_interface_desc_view_name(abi_interface_desc_view v);
 /* InterfaceDesc.Hash */
 static inline uint64_t abi_interface_desc_view_hash(abi_interface_desc_view v);
+/* Stores InterfaceDesc.Hash in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status abi_interface_desc_view_set_hash(abi_interface_desc_view v, km_editor *e, uint64_t x);
 /* InterfaceDesc.Dynamic */
 static inline bool abi_interface_desc_view_dynamic(abi_interface_desc_view v);
+/* Stores InterfaceDesc.Dynamic in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status abi_interface_desc_view_set_dynamic(abi_interface_desc_view v, km_editor *e, bool x);
 /* InterfaceDesc.Pattern */
 static inline abi_pattern abi_interface_desc_view_pattern(abi_interface_desc_view v);
+/* Stores InterfaceDesc.Pattern in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status abi_interface_desc_view_set_pattern(abi_interface_desc_view v, km_editor *e, abi_pattern x);
 /* InterfaceDesc.PoolSize */
 static inline uint32_t abi_interface_desc_view_pool_size(abi_interface_desc_view v);
+/* Stores InterfaceDesc.PoolSize in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status abi_interface_desc_view_set_pool_size(abi_interface_desc_view v, km_editor *e, uint32_t x);
 /* InterfaceDesc.Memories */
 static inline abi_memory_desc_view_array abi_interface_desc_view_memories(abi_interface_desc_view v);
 /* InterfaceDesc.Functions */
@@ -265,6 +304,9 @@ static inline abi_access abi_memory_desc_view_importer(abi_memory_desc_view v) {
     }
     return (abi_access)km_read_u8(v.r, at);
 }
+static inline km_status abi_memory_desc_view_set_importer(abi_memory_desc_view v, km_editor *e, abi_access x) {
+    return km_edit_field(e, v.t, ABI_MEMORY_DESC_IMPORTER_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline abi_access abi_memory_desc_view_exporter(abi_memory_desc_view v) {
     uint32_t at = km_has(v.t, 17u, 1u) ? v.t.offset + 17u : 0u;
     if (at == 0) {
@@ -272,12 +314,18 @@ static inline abi_access abi_memory_desc_view_exporter(abi_memory_desc_view v) {
     }
     return (abi_access)km_read_u8(v.r, at);
 }
+static inline km_status abi_memory_desc_view_set_exporter(abi_memory_desc_view v, km_editor *e, abi_access x) {
+    return km_edit_field(e, v.t, ABI_MEMORY_DESC_EXPORTER_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline uint32_t abi_memory_desc_view_max_pages(abi_memory_desc_view v) {
     uint32_t at = km_has(v.t, 20u, 4u) ? v.t.offset + 20u : 0u;
     if (at == 0) {
         return 0;
     }
     return (uint32_t)km_read_u32(v.r, at);
+}
+static inline km_status abi_memory_desc_view_set_max_pages(abi_memory_desc_view v, km_editor *e, uint32_t x) {
+    return km_edit_field(e, v.t, ABI_MEMORY_DESC_MAX_PAGES_OFFSET, &x, (uint32_t)sizeof x);
 }
 static inline abi_memory_desc_view_array abi_memory_desc_view_array_of(const km_reader *r, km_array a) {
     abi_memory_desc_view_array s;
@@ -386,12 +434,19 @@ static inline uint64_t abi_interface_desc_view_hash(abi_interface_desc_view v) {
     }
     return (uint64_t)km_read_u64(v.r, at);
 }
+static inline km_status abi_interface_desc_view_set_hash(abi_interface_desc_view v, km_editor *e, uint64_t x) {
+    return km_edit_field(e, v.t, ABI_INTERFACE_DESC_HASH_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline bool abi_interface_desc_view_dynamic(abi_interface_desc_view v) {
     uint32_t at = km_has(v.t, 24u, 1u) ? v.t.offset + 24u : 0u;
     if (at == 0) {
         return false;
     }
     return km_read_bool(v.r, at);
+}
+static inline km_status abi_interface_desc_view_set_dynamic(abi_interface_desc_view v, km_editor *e, bool x) {
+    uint8_t byte = (uint8_t)(x ? 1u : 0u);
+    return km_edit_field(e, v.t, ABI_INTERFACE_DESC_DYNAMIC_OFFSET, &byte, 1u);
 }
 static inline abi_pattern abi_interface_desc_view_pattern(abi_interface_desc_view v) {
     uint32_t at = km_has(v.t, 25u, 1u) ? v.t.offset + 25u : 0u;
@@ -400,12 +455,18 @@ static inline abi_pattern abi_interface_desc_view_pattern(abi_interface_desc_vie
     }
     return (abi_pattern)km_read_u8(v.r, at);
 }
+static inline km_status abi_interface_desc_view_set_pattern(abi_interface_desc_view v, km_editor *e, abi_pattern x) {
+    return km_edit_field(e, v.t, ABI_INTERFACE_DESC_PATTERN_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline uint32_t abi_interface_desc_view_pool_size(abi_interface_desc_view v) {
     uint32_t at = km_has(v.t, 28u, 4u) ? v.t.offset + 28u : 0u;
     if (at == 0) {
         return 0;
     }
     return (uint32_t)km_read_u32(v.r, at);
+}
+static inline km_status abi_interface_desc_view_set_pool_size(abi_interface_desc_view v, km_editor *e, uint32_t x) {
+    return km_edit_field(e, v.t, ABI_INTERFACE_DESC_POOL_SIZE_OFFSET, &x, (uint32_t)sizeof x);
 }
 static inline abi_memory_desc_view_array abi_interface_desc_view_memories(abi_interface_desc_view v) {
     uint32_t at = km_has(v.t, 32u, 12u) ? v.t.offset + 32u : 0u;
@@ -465,6 +526,327 @@ static inline abi_module_desc_view abi_module_desc_view_array_at(abi_module_desc
     abi_module_desc_view x;
     x.r = s.r;
     x.t = km_view_table(s.r, at);
+    return x;
+}
+
+/* ---- Trusted viewers (docs/c.md, "Trusted viewers"): the viewers of a
+ * message <type>_trust validated, without the checks the validation made.
+ * The message must stay alive and unchanged while they are in use. ---- */
+
+/* The table MemoryDesc in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } abi_memory_desc_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } abi_memory_desc_tview_array;
+/* The table ParamDesc in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } abi_param_desc_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } abi_param_desc_tview_array;
+/* The table FunctionDesc in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } abi_function_desc_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } abi_function_desc_tview_array;
+/* The table InterfaceDesc in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } abi_interface_desc_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } abi_interface_desc_tview_array;
+/* The table ModuleDesc in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } abi_module_desc_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } abi_module_desc_tview_array;
+
+/* Validates the message r whose root is MemoryDesc as abi_memory_desc_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status abi_memory_desc_trust(const km_reader *r, km_error *err, abi_memory_desc_tview *out);
+/* MemoryDesc.Name */
+static inline km_text abi_memory_desc_tview_name(abi_memory_desc_tview v);
+/* MemoryDesc.Importer */
+static inline abi_access abi_memory_desc_tview_importer(abi_memory_desc_tview v);
+/* MemoryDesc.Exporter */
+static inline abi_access abi_memory_desc_tview_exporter(abi_memory_desc_tview v);
+/* MemoryDesc.MaxPages */
+static inline uint32_t abi_memory_desc_tview_max_pages(abi_memory_desc_tview v);
+/* An AoS array of MemoryDesc (a validated km_array). */
+static inline abi_memory_desc_tview_array abi_memory_desc_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t abi_memory_desc_tview_array_len(abi_memory_desc_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline abi_memory_desc_tview abi_memory_desc_tview_array_at(abi_memory_desc_tview_array s, uint32_t i);
+/* Validates the message r whose root is ParamDesc as abi_param_desc_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status abi_param_desc_trust(const km_reader *r, km_error *err, abi_param_desc_tview *out);
+/* ParamDesc.Name */
+static inline km_text abi_param_desc_tview_name(abi_param_desc_tview v);
+/* ParamDesc.Type */
+static inline km_text abi_param_desc_tview_type(abi_param_desc_tview v);
+/* ParamDesc.Memory */
+static inline km_text abi_param_desc_tview_memory(abi_param_desc_tview v);
+/* An AoS array of ParamDesc (a validated km_array). */
+static inline abi_param_desc_tview_array abi_param_desc_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t abi_param_desc_tview_array_len(abi_param_desc_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline abi_param_desc_tview abi_param_desc_tview_array_at(abi_param_desc_tview_array s, uint32_t i);
+/* Validates the message r whose root is FunctionDesc as abi_function_desc_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status abi_function_desc_trust(const km_reader *r, km_error *err, abi_function_desc_tview *out);
+/* FunctionDesc.Name */
+static inline km_text abi_function_desc_tview_name(abi_function_desc_tview v);
+/* FunctionDesc.Params */
+static inline abi_param_desc_tview_array abi_function_desc_tview_params(abi_function_desc_tview v);
+/* FunctionDesc.Result */
+static inline abi_param_desc_tview abi_function_desc_tview_result(abi_function_desc_tview v);
+/* An AoS array of FunctionDesc (a validated km_array). */
+static inline abi_function_desc_tview_array abi_function_desc_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t abi_function_desc_tview_array_len(abi_function_desc_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline abi_function_desc_tview abi_function_desc_tview_array_at(abi_function_desc_tview_array s, uint32_t i);
+/* Validates the message r whose root is InterfaceDesc as abi_interface_desc_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status abi_interface_desc_trust(const km_reader *r, km_error *err, abi_interface_desc_tview *out);
+/* InterfaceDesc.Name */
+static inline km_text abi_interface_desc_tview_name(abi_interface_desc_tview v);
+/* InterfaceDesc.Hash */
+static inline uint64_t abi_interface_desc_tview_hash(abi_interface_desc_tview v);
+/* InterfaceDesc.Dynamic */
+static inline bool abi_interface_desc_tview_dynamic(abi_interface_desc_tview v);
+/* InterfaceDesc.Pattern */
+static inline abi_pattern abi_interface_desc_tview_pattern(abi_interface_desc_tview v);
+/* InterfaceDesc.PoolSize */
+static inline uint32_t abi_interface_desc_tview_pool_size(abi_interface_desc_tview v);
+/* InterfaceDesc.Memories */
+static inline abi_memory_desc_tview_array abi_interface_desc_tview_memories(abi_interface_desc_tview v);
+/* InterfaceDesc.Functions */
+static inline abi_function_desc_tview_array abi_interface_desc_tview_functions(abi_interface_desc_tview v);
+/* An AoS array of InterfaceDesc (a validated km_array). */
+static inline abi_interface_desc_tview_array abi_interface_desc_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t abi_interface_desc_tview_array_len(abi_interface_desc_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline abi_interface_desc_tview abi_interface_desc_tview_array_at(abi_interface_desc_tview_array s, uint32_t i);
+/* Validates the message r whose root is ModuleDesc as abi_module_desc_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status abi_module_desc_trust(const km_reader *r, km_error *err, abi_module_desc_tview *out);
+/* ModuleDesc.Memories */
+static inline abi_memory_desc_tview_array abi_module_desc_tview_memories(abi_module_desc_tview v);
+/* ModuleDesc.Exports */
+static inline abi_interface_desc_tview_array abi_module_desc_tview_exports(abi_module_desc_tview v);
+/* ModuleDesc.Imports */
+static inline abi_interface_desc_tview_array abi_module_desc_tview_imports(abi_module_desc_tview v);
+/* An AoS array of ModuleDesc (a validated km_array). */
+static inline abi_module_desc_tview_array abi_module_desc_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t abi_module_desc_tview_array_len(abi_module_desc_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline abi_module_desc_tview abi_module_desc_tview_array_at(abi_module_desc_tview_array s, uint32_t i);
+
+static inline km_status abi_memory_desc_trust(const km_reader *r, km_error *err, abi_memory_desc_tview *out) {
+    km_status s = abi_memory_desc_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline km_text abi_memory_desc_tview_name(abi_memory_desc_tview v) {
+    uint32_t at = km_has(v.t, 4u, 12u) ? v.t.offset + 4u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline abi_access abi_memory_desc_tview_importer(abi_memory_desc_tview v) {
+    uint32_t at = km_has(v.t, 16u, 1u) ? v.t.offset + 16u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (abi_access)km_trusted_u8(v.r, at);
+}
+static inline abi_access abi_memory_desc_tview_exporter(abi_memory_desc_tview v) {
+    uint32_t at = km_has(v.t, 17u, 1u) ? v.t.offset + 17u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (abi_access)km_trusted_u8(v.r, at);
+}
+static inline uint32_t abi_memory_desc_tview_max_pages(abi_memory_desc_tview v) {
+    uint32_t at = km_has(v.t, 20u, 4u) ? v.t.offset + 20u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline abi_memory_desc_tview_array abi_memory_desc_tview_array_of(km_trusted r, km_array a) {
+    abi_memory_desc_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t abi_memory_desc_tview_array_len(abi_memory_desc_tview_array s) {
+    return s.len;
+}
+static inline abi_memory_desc_tview abi_memory_desc_tview_array_at(abi_memory_desc_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    abi_memory_desc_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
+    return x;
+}
+static inline km_status abi_param_desc_trust(const km_reader *r, km_error *err, abi_param_desc_tview *out) {
+    km_status s = abi_param_desc_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline km_text abi_param_desc_tview_name(abi_param_desc_tview v) {
+    uint32_t at = km_has(v.t, 4u, 12u) ? v.t.offset + 4u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline km_text abi_param_desc_tview_type(abi_param_desc_tview v) {
+    uint32_t at = km_has(v.t, 16u, 12u) ? v.t.offset + 16u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline km_text abi_param_desc_tview_memory(abi_param_desc_tview v) {
+    uint32_t at = km_has(v.t, 28u, 12u) ? v.t.offset + 28u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline abi_param_desc_tview_array abi_param_desc_tview_array_of(km_trusted r, km_array a) {
+    abi_param_desc_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t abi_param_desc_tview_array_len(abi_param_desc_tview_array s) {
+    return s.len;
+}
+static inline abi_param_desc_tview abi_param_desc_tview_array_at(abi_param_desc_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    abi_param_desc_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
+    return x;
+}
+static inline km_status abi_function_desc_trust(const km_reader *r, km_error *err, abi_function_desc_tview *out) {
+    km_status s = abi_function_desc_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline km_text abi_function_desc_tview_name(abi_function_desc_tview v) {
+    uint32_t at = km_has(v.t, 4u, 12u) ? v.t.offset + 4u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline abi_param_desc_tview_array abi_function_desc_tview_params(abi_function_desc_tview v) {
+    uint32_t at = km_has(v.t, 16u, 12u) ? v.t.offset + 16u : 0u;
+    return abi_param_desc_tview_array_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline abi_param_desc_tview abi_function_desc_tview_result(abi_function_desc_tview v) {
+    uint32_t at = km_has(v.t, 28u, 4u) ? v.t.offset + 28u : 0u;
+    abi_param_desc_tview x;
+    x.r = v.r;
+    x.t = km_trusted_view_table(v.r, at);
+    return x;
+}
+static inline abi_function_desc_tview_array abi_function_desc_tview_array_of(km_trusted r, km_array a) {
+    abi_function_desc_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t abi_function_desc_tview_array_len(abi_function_desc_tview_array s) {
+    return s.len;
+}
+static inline abi_function_desc_tview abi_function_desc_tview_array_at(abi_function_desc_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    abi_function_desc_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
+    return x;
+}
+static inline km_status abi_interface_desc_trust(const km_reader *r, km_error *err, abi_interface_desc_tview *out) {
+    km_status s = abi_interface_desc_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline km_text abi_interface_desc_tview_name(abi_interface_desc_tview v) {
+    uint32_t at = km_has(v.t, 4u, 12u) ? v.t.offset + 4u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline uint64_t abi_interface_desc_tview_hash(abi_interface_desc_tview v) {
+    uint32_t at = km_has(v.t, 16u, 8u) ? v.t.offset + 16u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint64_t)km_trusted_u64(v.r, at);
+}
+static inline bool abi_interface_desc_tview_dynamic(abi_interface_desc_tview v) {
+    uint32_t at = km_has(v.t, 24u, 1u) ? v.t.offset + 24u : 0u;
+    if (at == 0) {
+        return false;
+    }
+    return km_trusted_bool(v.r, at);
+}
+static inline abi_pattern abi_interface_desc_tview_pattern(abi_interface_desc_tview v) {
+    uint32_t at = km_has(v.t, 25u, 1u) ? v.t.offset + 25u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (abi_pattern)km_trusted_u8(v.r, at);
+}
+static inline uint32_t abi_interface_desc_tview_pool_size(abi_interface_desc_tview v) {
+    uint32_t at = km_has(v.t, 28u, 4u) ? v.t.offset + 28u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline abi_memory_desc_tview_array abi_interface_desc_tview_memories(abi_interface_desc_tview v) {
+    uint32_t at = km_has(v.t, 32u, 12u) ? v.t.offset + 32u : 0u;
+    return abi_memory_desc_tview_array_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline abi_function_desc_tview_array abi_interface_desc_tview_functions(abi_interface_desc_tview v) {
+    uint32_t at = km_has(v.t, 44u, 12u) ? v.t.offset + 44u : 0u;
+    return abi_function_desc_tview_array_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline abi_interface_desc_tview_array abi_interface_desc_tview_array_of(km_trusted r, km_array a) {
+    abi_interface_desc_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t abi_interface_desc_tview_array_len(abi_interface_desc_tview_array s) {
+    return s.len;
+}
+static inline abi_interface_desc_tview abi_interface_desc_tview_array_at(abi_interface_desc_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    abi_interface_desc_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
+    return x;
+}
+static inline km_status abi_module_desc_trust(const km_reader *r, km_error *err, abi_module_desc_tview *out) {
+    km_status s = abi_module_desc_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline abi_memory_desc_tview_array abi_module_desc_tview_memories(abi_module_desc_tview v) {
+    uint32_t at = km_has(v.t, 4u, 12u) ? v.t.offset + 4u : 0u;
+    return abi_memory_desc_tview_array_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline abi_interface_desc_tview_array abi_module_desc_tview_exports(abi_module_desc_tview v) {
+    uint32_t at = km_has(v.t, 16u, 12u) ? v.t.offset + 16u : 0u;
+    return abi_interface_desc_tview_array_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline abi_interface_desc_tview_array abi_module_desc_tview_imports(abi_module_desc_tview v) {
+    uint32_t at = km_has(v.t, 28u, 12u) ? v.t.offset + 28u : 0u;
+    return abi_interface_desc_tview_array_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline abi_module_desc_tview_array abi_module_desc_tview_array_of(km_trusted r, km_array a) {
+    abi_module_desc_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t abi_module_desc_tview_array_len(abi_module_desc_tview_array s) {
+    return s.len;
+}
+static inline abi_module_desc_tview abi_module_desc_tview_array_at(abi_module_desc_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    abi_module_desc_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
     return x;
 }
 

@@ -13,7 +13,10 @@
  *   - SoA columns the validator accepts are those the reader resolves;
  *   - non-empty text the reader returns is valid UTF-8;
  *   - a bunch table the validator accepts gives every known variant's
- *     entry through the reader.
+ *     entry through the reader;
+ *   - what the validator accepted reads alike through the trusted reader
+ *     (km_trusted_*, which the generated trusted viewers use): tables,
+ *     arrays, text, SoA and union columns, bunch entries.
  */
 #include "../karmem.h"
 
@@ -46,12 +49,15 @@ static void inside(const km_reader *r, const void *p, uint64_t n) {
 static void check_position(const km_reader *r, uint32_t at) {
     km_validator v;
     km_table t = km_table_at(r, at), checked;
-    uint32_t cols[3], vcols[3], tags, offsets, entries;
+    uint32_t cols[3], vcols[3], tcols[3], tags, offsets, entries, ttags, toffsets;
+    km_trusted tr = km_trust(r);
     if (t.used != 0) {
+        km_table tt = km_trusted_table(tr, at);
         inside(r, r->mem + t.offset, t.used);
         km_validator_init(&v, r);
         REQUIRE(km_check_table(&v, at, 0, &checked) == KM_OK);
         REQUIRE(checked.offset == t.offset && checked.used == t.used);
+        REQUIRE(tt.offset == t.offset && tt.used == t.used);
         (void)km_field_u64(r, t, 8);
         (void)km_field_table(r, t, 4);
     }
@@ -66,7 +72,9 @@ static void check_position(const km_reader *r, uint32_t at) {
             inside(r, r->mem + a.offset, (uint64_t)a.cap * es);
         }
         if (s == KM_OK && va.cap != 0) {
+            km_array ta = km_trusted_view_array(tr, at);
             REQUIRE(va.offset == a.offset && va.len == a.len && va.cap == a.cap);
+            REQUIRE(ta.offset == a.offset && ta.len == a.len && ta.cap == a.cap);
         }
         if (es == 1) {
             km_text text = km_text_of(r, a);
@@ -74,6 +82,10 @@ static void check_position(const km_reader *r, uint32_t at) {
                 inside(r, text.ptr, text.len);
                 REQUIRE(km_utf8_valid((const uint8_t *)text.ptr, text.len));
                 REQUIRE(km_check_utf8(&v, a.offset, a.len) == KM_OK);
+                if (s == KM_OK) {
+                    km_text tt = km_trusted_text(tr, a);
+                    REQUIRE(tt.ptr == text.ptr && tt.len == text.len);
+                }
             }
             (void)km_check_bools(&v, a.offset, a.len);
         }
@@ -94,18 +106,29 @@ static void check_position(const km_reader *r, uint32_t at) {
             km_validator_init(&v, r);
             if (km_check_soa(&v, a, wanted, 3, vcols) == KM_OK) {
                 REQUIRE(memcmp(cols, vcols, sizeof cols) == 0);
+                km_trusted_soa_columns(tr, a, wanted, 3, tcols);
+                REQUIRE(memcmp(cols, tcols, sizeof cols) == 0);
             }
             if (km_union_columns(r, a, 1, &tags, &offsets)) {
                 inside(r, r->mem + tags, a.cap);
                 inside(r, r->mem + offsets, 4 * (uint64_t)a.cap);
             }
             km_validator_init(&v, r);
-            (void)km_check_union_columns(&v, a, 2, &tags, &offsets);
+            if (km_check_union_columns(&v, a, 2, &tags, &offsets) == KM_OK && a.cap != 0) {
+                REQUIRE(km_trusted_union_columns(tr, a, 2, &ttags, &toffsets));
+                REQUIRE(ttags == tags && toffsets == offsets);
+            }
             km_validator_init(&v, r);
             if (km_check_bunch(&v, a, known_tags, 2, &entries) == KM_OK) {
                 for (int j = 0; j < 2; j++) {
                     km_array e = km_bunch_entry(r, a, known_tags[j], 4);
                     inside(r, r->mem + e.offset, 4 * (uint64_t)e.cap);
+                    /* A generated validator also checks each entry's array
+                     * with its variant's size: compare those it accepts. */
+                    if (e.cap != 0) {
+                        km_array te = km_trusted_bunch_entry(tr, a, known_tags[j]);
+                        REQUIRE(te.offset == e.offset && te.len == e.len && te.cap == e.cap);
+                    }
                 }
             }
         }

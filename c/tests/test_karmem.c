@@ -179,6 +179,60 @@ static void test_write_soa_directory(void) {
     km_writer_free(&w);
 }
 
+/* The trusted reads the generated trusted viewers use give, on a message
+ * the validator accepted, what the checked reads give. */
+static void test_trusted_reads(void) {
+    km_writer w;
+    km_reader r;
+    km_validator v;
+    km_trusted t;
+    uint32_t at, cols[2], checked[3], trusted[3], tags, offs, ttags, toffs;
+    const km_column columns[] = {{0x11, 4, false}, {0x22, 1, false}};
+    const km_column wanted[] = {{0x22, 1, false}, {0x33, 8, false}, {0x11, 4, false}};
+    const char *text = "h\xc3\xa9";
+    const int16_t shorts[] = {-2, 300};
+    const double d = -0.5;
+    km_array a, ta;
+    km_text s1, s2;
+    km_i16_slice is;
+    uint8_t *m;
+    CHECK_OK(km_writer_init(&w, 0, NULL));
+    CHECK_OK(km_writer_begin(&w));
+    CHECK_OK(km_alloc(&w, 64, 8, &at));
+    CHECK_OK(km_write_soa(&w, at, 3, columns, 2, cols));
+    CHECK_OK(km_write_array(&w, at + 12, text, 3, 1));
+    CHECK_OK(km_write_array(&w, at + 24, shorts, 2, 2));
+    km_put_u64(&w, at + 40, km_f64_bits(d));
+    km_put_u8(&w, at + 48, 0xFE);
+    CHECK_OK(km_writer_finish(&w));
+    m = copy_out(&w);
+    CHECK_OK(km_reader_open(&r, m, km_writer_len(&w)));
+    t = km_trust(&r);
+    km_validator_init(&v, &r);
+    a = km_array_at(&r, at, 0, KM_NO_LIMIT);
+    CHECK_OK(km_check_soa(&v, a, wanted, 3, checked));
+    km_trusted_soa_columns(t, km_trusted_view_array(t, at), wanted, 3, trusted);
+    CHECK(checked[0] != 0 && checked[1] == 0 && checked[2] != 0);
+    CHECK(memcmp(checked, trusted, sizeof checked) == 0);
+    /* The same block as a union array: tags, then the offsets at 4. */
+    CHECK(km_union_columns(&r, a, 1, &tags, &offs));
+    CHECK(km_trusted_union_columns(t, a, 1, &ttags, &toffs) && ttags == tags && toffs == offs);
+    ta.offset = ta.len = ta.cap = 0;
+    CHECK(!km_trusted_union_columns(t, ta, 1, &ttags, &toffs) && ttags == 0 && toffs == 0);
+    s1 = km_text_of(&r, km_array_at(&r, at + 12, 1, KM_NO_LIMIT));
+    s2 = km_trusted_text(t, km_trusted_view_array(t, at + 12));
+    CHECK(s2.len == 3 && s2.ptr == s1.ptr);
+    s2 = km_trusted_text(t, km_trusted_view_array(t, 0)); /* absent */
+    CHECK(s2.len == 0 && s2.ptr != NULL);
+    is = km_trusted_i16_slice_of(t, km_trusted_view_array(t, at + 24));
+    CHECK(is.len == 2 && is.ptr[0] == -2 && is.ptr[1] == 300);
+    CHECK(km_trusted_i16_slice_of(t, ta).ptr == NULL);
+    CHECK(km_trusted_f64(t, at + 40) == d && km_trusted_i8(t, at + 48) == -2);
+    CHECK(km_trusted_bool(t, at + 48) && !km_trusted_bool(t, at + 49));
+    CHECK(km_trusted_view_table(t, 0).offset == 0 && km_trusted_view_table(t, 0).used == 0);
+    km_writer_free(&w);
+}
+
 static void test_directories_by_contents(void) {
     km_writer w;
     uint32_t at, out[2], blocks[4];
@@ -898,6 +952,7 @@ int main(int argc, char **argv) {
     test_tables();
     test_writer_aligned_zeroed();
     test_write_soa_directory();
+    test_trusted_reads();
     test_directories_by_contents();
     test_arrays_and_slices();
     test_utf8();

@@ -4,9 +4,9 @@
  * encoder (`karmem build --lang c` of batch.km, into the build directory).
  * Reading in place uses the generated checked viewers: the Readings array's
  * Value column is a native float slice over the message. The validated
- * variant reads with the library's trusted reader after the generated
- * validator (there are no generated trusted viewers yet, docs/c.md), so it
- * resolves the column through the SoA directory itself.
+ * variant reads the same column through the generated trusted viewers,
+ * after batch_temperature_batch_trust validated the message (docs/c.md,
+ * "Trusted viewers").
  */
 #include "karmem_side.h"
 
@@ -18,22 +18,13 @@ static km_writer writer;
 static km_writer result_writer;
 static km_arena arena;
 
-/* For the trusted read: the SoA columns of TemperatureReading in the
- * generated encoder's order, Timestamp i64 and Value f32 (their path hashes,
- * format.md §5.3; kb_init checks them against a message the generated
- * encoder wrote). */
-static const km_column reading_columns[2] = {{0x4b95f515u, 8u, true}, {0xfb69b604u, 4u, true}};
-/* TemperatureBatch.Readings: the array reference at byte 4 of the table. */
-enum { READINGS_AT = 4u };
-
 int kb_init(void) {
     if (km_writer_init(&writer, 1u << 16, NULL) != KM_OK ||
         km_writer_init(&result_writer, 64, NULL) != KM_OK) {
         return -1;
     }
     km_arena_init_growable(&arena, NULL, 0, NULL);
-    /* The column hashes and the field offset above must be the schema's:
-     * read back what the generated encoder writes through them. */
+    /* Every reader agrees on what the generated encoder writes. */
     bench_reading one = {42, 1.5f};
     const uint8_t *msg;
     size_t len = kb_write(&one, 1, &msg);
@@ -106,19 +97,14 @@ size_t kb_read_decode(const uint8_t *msg, size_t len, bench_analysis *a) {
 size_t kb_read_validated(const uint8_t *msg, size_t len, bench_analysis *a) {
     km_reader r;
     km_error err;
-    if (km_reader_open(&r, msg, len) != KM_OK || batch_temperature_batch_validate(&r, &err) != KM_OK) {
+    batch_temperature_batch_tview batch;
+    if (km_reader_open(&r, msg, len) != KM_OK ||
+        batch_temperature_batch_trust(&r, &err, &batch) != KM_OK) {
         return 0;
     }
-    km_trusted t = km_trust(&r);
-    km_table root = km_trusted_table(t, KM_HEADER_SIZE);
-    /* A table written by an older schema version may end before the field. */
-    km_array readings = {0, 0, 0};
-    if (root.used >= READINGS_AT + KM_ARRAY_REF_SIZE) {
-        readings = km_trusted_array(t, root.offset + READINGS_AT);
-    }
-    uint32_t cols[2];
-    km_soa_columns(&r, readings, reading_columns, 2, cols);
+    /* Empty when the column is absent: it then reads as zeros. */
+    km_f32_slice values = batch_temperature_reading_tsoa_value_column(
+        batch_temperature_batch_tview_readings(batch));
     static const float none[1] = {0};
-    const float *values = cols[1] ? (const float *)(const void *)(msg + cols[1]) : none;
-    return write_result(a, values, 1, cols[1] ? readings.len : 0);
+    return write_result(a, values.len ? values.ptr : none, 1, values.len);
 }

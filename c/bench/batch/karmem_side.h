@@ -43,7 +43,8 @@ size_t kb_read(const uint8_t *msg, size_t len, bench_analysis *a);
  * copying path, and the check that both agree. */
 size_t kb_read_decode(const uint8_t *msg, size_t len, bench_analysis *a);
 
-/* The same after the generated validator, with trusted loads. */
+/* The same through the generated trusted viewers, after _trust validated
+ * the message. */
 size_t kb_read_validated(const uint8_t *msg, size_t len, bench_analysis *a);
 
 #ifdef __cplusplus

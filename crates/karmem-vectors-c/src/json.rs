@@ -273,15 +273,24 @@ impl Gen<'_> {
 
 /// The same JSON export read through the checked viewers (views.rs), for
 /// the golden-vector runner to prove the viewers: functions `void
-/// <prefix>_<type>_view_json(FILE *, <type>_view)`. Include it after
-/// [`json_printer`]'s output, whose number, text and enum printers it uses.
-pub fn view_json_printer(schema: &Schema, layout: &Layout) -> String {
-    let g = Gen::new(schema, layout);
+/// <prefix>_<type>_view_json(FILE *, <type>_view)`; with `trusted`, the
+/// same functions over the trusted viewers (`<type>_tview_json`), printed
+/// by the same code under the trusted viewers' names, so that both kinds
+/// must read every valid message alike. Include it after [`json_printer`]'s
+/// output, whose number, text and enum printers it uses, and the trusted
+/// one after the checked one (its UTF-16 printer).
+pub fn view_json_printer(schema: &Schema, layout: &Layout, trusted: bool) -> String {
+    let g = if trusted {
+        Gen::trusted(schema, layout)
+    } else {
+        Gen::new(schema, layout)
+    };
     let p = &g.prefix;
     let mut c = Code::new(0);
     // UTF-16 text as a JSON string of UTF-8, unpaired surrogates as
     // U+FFFD (format.md §6), as the decoders convert it.
-    c.line(&format!(
+    if !trusted {
+        c.line(&format!(
         "void {p}_json_utf16(FILE *f, const uint16_t *s, uint32_t n);\n\nvoid {p}_json_utf16(FILE *f, const uint16_t *s, uint32_t n) {{
     fputc('\"', f);
     for (uint32_t i = 0; i < n; i++) {{
@@ -316,7 +325,8 @@ pub fn view_json_printer(schema: &Schema, layout: &Layout) -> String {
     fputc('\"', f);
 }}
 "
-    ));
+        ));
+    }
     let mut decls = Code::new(0);
     let mut defs = Code::new(0);
     let func = |decls: &mut Code, defs: &mut Code, sig: String, body: Code| {

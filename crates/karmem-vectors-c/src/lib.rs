@@ -156,6 +156,8 @@ fn truncate(s: &str, n: usize) -> &str {
 /// ```text
 /// validate: STATUS
 /// view: VALUE                    (read in place through the viewers)
+/// trust: STATUS                  (<type>_trust: validation again)
+/// trusted: VALUE                 (trust succeeded: read through the trusted viewers)
 /// decode: STATUS
 /// json: VALUE                    (decoding succeeded)
 /// encode: STATUS HEX             (the decoded value encoded again)
@@ -169,7 +171,8 @@ fn driver_source(s: &karmem_schema::model::Schema, l: &karmem_layout::Layout, p:
     out.push_str("#include <stdlib.h>\n#include <string.h>\n\n");
     let _ = writeln!(out, "#include \"{p}.h\"\n");
     out.push_str(&json_printer(s, l));
-    out.push_str(&view_json_printer(s, l));
+    out.push_str(&view_json_printer(s, l, false));
+    out.push_str(&view_json_printer(s, l, true));
     out.push_str(
         r#"
 static void print_hex(const uint8_t *b, uint32_t n) {
@@ -200,6 +203,18 @@ static int run_{ty}(const km_reader *r) {{
     printf("view: ");
     {ty}_view_json(stdout, {ty}_view_root(r));
     printf("\n");
+    /* The trusted viewers, reachable only through a successful _trust. */
+    {{
+        {ty}_tview tv;
+        km_error terr;
+        s = {ty}_trust(r, &terr, &tv);
+        printf("trust: %d\n", (int)s);
+        if (s == KM_OK) {{
+            printf("trusted: ");
+            {ty}_tview_json(stdout, tv);
+            printf("\n");
+        }}
+    }}
     km_arena_init_growable(&arena, NULL, 0, NULL);
     s = {ty}_decode(&obj, r, &arena);
     printf("decode: %d\n", (int)s);
@@ -292,6 +307,11 @@ pub struct Outcome {
     pub decode: i64,
     /// The message read through the viewers.
     pub view: Option<Value>,
+    /// The status of `<type>_trust` (`None`: not printed).
+    pub trust: Option<i64>,
+    /// The message read through the trusted viewers (only after `trust`
+    /// succeeded).
+    pub trusted: Option<Value>,
     pub json: Option<Value>,
     pub encode: Option<(i64, Vec<u8>)>,
     pub json2: Option<Value>,
@@ -333,6 +353,8 @@ pub fn run_case(
             "decode" => o.decode = rest.parse().map_err(|_| line.to_string())?,
             "json" => o.json = Some(json(rest)?),
             "view" => o.view = Some(json(rest)?),
+            "trust" => o.trust = Some(rest.parse().map_err(|_| line.to_string())?),
+            "trusted" => o.trusted = Some(json(rest)?),
             "json2" if !rest.is_empty() => o.json2 = Some(json(rest)?),
             "json2" => {}
             "encode" => {

@@ -87,10 +87,11 @@ fn golden_vectors() {
         }
     }
     eprintln!(
-        "C vectors: {cases} cases in {} topics, {passed} topics passing, {} listed as not yet supported; {} values compared through the viewers",
+        "C vectors: {cases} cases in {} topics, {passed} topics passing, {} listed as not yet supported; {} values compared through the viewers, {} through the trusted viewers",
         failures.len(),
         NOT_YET_SUPPORTED.len(),
-        VIEWED.load(std::sync::atomic::Ordering::Relaxed)
+        VIEWED.load(std::sync::atomic::Ordering::Relaxed),
+        TRUSTED.load(std::sync::atomic::Ordering::Relaxed)
     );
     assert!(
         report.is_empty(),
@@ -137,6 +138,8 @@ fn check_case(
         if o.view.is_none() {
             errors.push("the viewers printed nothing".into());
         }
+        // Only a message the validator accepts reaches the trusted viewers.
+        trusted(&o, case.decoded().filter(|_| valid), &mut errors);
         match case.decoded() {
             Some(v) if valid => {
                 viewed(&o, v, &mut errors);
@@ -159,6 +162,7 @@ fn check_case(
     }
     decoded(&o, value, &mut errors);
     viewed(&o, value, &mut errors);
+    trusted(&o, Some(value), &mut errors);
     match &o.encode {
         Some((0, got)) if got == bytes => {}
         Some((0, got)) => {
@@ -200,6 +204,7 @@ fn check_case(
             let mut e = Vec::new();
             decoded(&ro, expected, &mut e);
             viewed(&ro, expected, &mut e);
+            trusted(&ro, Some(expected), &mut e);
             errors.extend(e.into_iter().map(|x| format!("{file}: {x}")));
         }
     }
@@ -250,6 +255,41 @@ fn viewed(o: &Outcome, expected: &Value, errors: &mut Vec<String>) {
 
 /// Values compared through the viewers (cases and evolution readers).
 static VIEWED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// `<type>_trust` must decide as the validator did; a message it refuses
+/// must never be read through the trusted viewers, and one it accepts must
+/// read through them as `expected` (when the case states a value).
+fn trusted(o: &Outcome, expected: Option<&Value>, errors: &mut Vec<String>) {
+    if o.trust != Some(o.validate) {
+        errors.push(format!(
+            "_trust returned status {:?}, the validator {}",
+            o.trust, o.validate
+        ));
+    }
+    if o.validate != 0 {
+        if o.trusted.is_some() {
+            errors.push(
+                "a message the validator refused was read through the trusted viewers".into(),
+            );
+        }
+        return;
+    }
+    TRUSTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    match (&o.trusted, expected) {
+        (Some(got), Some(expected)) => {
+            if let Some(d) = differs(expected, got, "value") {
+                errors.push(format!(
+                    "the value read through the trusted viewers differs: {d}"
+                ));
+            }
+        }
+        (Some(_), None) => {}
+        (None, _) => errors.push("no value read through the trusted viewers".into()),
+    }
+}
+
+/// Valid messages read through the trusted viewers.
+static TRUSTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 fn joined(errors: Vec<String>) -> Result<(), String> {
     if errors.is_empty() {

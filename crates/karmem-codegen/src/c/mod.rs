@@ -13,8 +13,13 @@
 //!   format.md §11, the same checks and charges as the Go validators).
 //!
 //! * checked zero-copy viewers (views.rs): `static inline` view types and
-//!   accessors in the header that read a message in place. Trusted viewers
-//!   are not generated yet.
+//!   accessors in the header that read a message in place; and the same
+//!   viewers again for validated messages (`_tview` names over a
+//!   `km_trusted`), reached only through `<prefix>_<type>_trust`, which
+//!   validates first;
+//! * field offset constants (`<PREFIX>_<TYPE>_<FIELD>_OFFSET`) and, on the
+//!   checked views of tables, in-place setters over a `km_editor`
+//!   (`_set_<f>`, `_edit_<f>`, `_set_<f>_len`; format.md §12).
 
 mod decode;
 mod encode;
@@ -153,6 +158,9 @@ pub(crate) struct Gen<'a> {
     /// one deeper around a nested block ([`Gen::deeper`]) and restored
     /// after it, so the trait methods need no depth argument.
     pub d: Cell<usize>,
+    /// Printing the trusted viewers (views.rs): `_tview` names over a
+    /// `km_trusted`, without the checks a validation made.
+    pub trusted: bool,
 }
 
 impl<'a> Gen<'a> {
@@ -164,6 +172,15 @@ impl<'a> Gen<'a> {
             prefix: n.prefix().to_string(),
             n,
             d: Cell::new(0),
+            trusted: false,
+        }
+    }
+
+    /// The generator of the trusted viewers (views.rs) of the same schema.
+    pub fn trusted(s: &'a Schema, l: &'a Layout) -> Self {
+        Gen {
+            trusted: true,
+            ..Gen::new(s, l)
         }
     }
 
@@ -196,6 +213,15 @@ impl<'a> Gen<'a> {
     /// `APP_PROFILE_DATA_FULL_SIZE`: `S` of a table (format.md §10).
     pub fn full_size(&self, id: StructId) -> String {
         format!("{}_FULL_SIZE", self.n.struct_name(id).to_uppercase())
+    }
+    /// `APP_PROFILE_DATA_ID_OFFSET`: the byte offset of field `i` of
+    /// struct `id` in its table or inline struct, as Rust's `F_OFFSET`.
+    pub fn field_offset(&self, id: StructId, i: usize) -> String {
+        format!(
+            "{}_{}_OFFSET",
+            self.n.struct_name(id).to_uppercase(),
+            self.n.field(id, i).to_uppercase()
+        )
     }
     /// `APP_PROFILE_DATA_ZERO_SIZE`: `Z` of a table (format.md §10).
     pub fn zero_size(&self, id: StructId) -> String {
@@ -426,6 +452,24 @@ impl<'a> Gen<'a> {
                 c.line(&format!("{t}{sep}{}{suffix};", self.n.field(id, i)));
             }
             c.close("};");
+            let sl = self.l.of_struct(id);
+            if !sl.fields.is_empty() {
+                c.line(&format!(
+                    "/* Byte offsets of the fields in the {} (in-place edits: km_edit_field). */",
+                    if self.l.is_table(id) {
+                        "table"
+                    } else {
+                        "struct"
+                    }
+                ));
+            }
+            for (i, f) in sl.fields.iter().enumerate() {
+                c.line(&format!(
+                    "#define {} {}u",
+                    self.field_offset(id, i),
+                    f.offset
+                ));
+            }
             if self.l.is_table(id) {
                 let sl = self.l.of_struct(id);
                 c.line("/* S and Z of format.md §10: the table's full size (every field of");
@@ -468,6 +512,7 @@ impl<'a> Gen<'a> {
         }
         c.line("");
         self.views(&mut c);
+        Gen::trusted(self.s, self.l).views(&mut c);
         c.line("#ifdef __cplusplus");
         c.line("}");
         c.line("#endif");
@@ -477,7 +522,7 @@ impl<'a> Gen<'a> {
     }
 
     /// `<prefix>_root` for a schema that declares `root NAME;`, as Go's and
-    /// Rust's `Root`: the type, and its encode, decode and validate.
+    /// Rust's `Root`: the type, and its encode, decode, validate and trust.
     fn root_alias(&self, c: &mut Code) {
         let Some(root) = self.s.root else { return };
         let name = self.n.struct_name(root);
@@ -491,7 +536,7 @@ impl<'a> Gen<'a> {
             self.s.structs[root].name
         ));
         c.line(&format!("typedef {name} {alias};"));
-        for f in ["encode", "decode", "validate"] {
+        for f in ["encode", "decode", "validate", "trust"] {
             c.line(&format!("#define {alias}_{f} {name}_{f}"));
         }
         c.line("");
@@ -780,6 +825,33 @@ mod tests {
         assert!(h.contains("static inline int32_t app_a_view_root_(app_a_view v)"));
         assert!(h.contains("static inline int32_t app_p_view_at_(app_p_view v)"));
         assert!(!files[1].contents.contains("app_a_view"));
+    }
+
+    /// The trusted viewers (issue #19 gap 4): the same accessors over a
+    /// `km_trusted`, reached only through `_trust`, which validates first.
+    #[test]
+    fn trusted_viewers_come_only_from_trust() {
+        let files = generate(
+            "karmem app;\nroot A;\nstruct P inline { X f32; }\n\
+             struct A table { Email []char; Ps []P; Ns [][]u8; }\n",
+        );
+        let h = &files[0].contents;
+        assert!(h.contains(
+            "static inline km_status app_a_trust(const km_reader *r, km_error *err, app_a_tview *out) {\n    km_status s = app_a_validate(r, err);"
+        ), "{h}");
+        assert!(h.contains("typedef struct { km_trusted r; km_table t; } app_a_tview;"));
+        assert!(h.contains("static inline km_text app_a_tview_email(app_a_tview v)"));
+        assert!(h.contains("return km_trusted_text(v.r, km_trusted_view_array(v.r, at));"));
+        assert!(h.contains("static inline app_p_tsoa app_a_tview_ps(app_a_tview v)"));
+        assert!(h.contains("static inline app_u8_tarrays app_a_tview_ns(app_a_tview v)"));
+        assert!(h.contains("#define app_root_trust app_a_trust"));
+        // No way to a trusted view of an unvalidated message.
+        assert!(!h.contains("app_a_tview_root"));
+        assert!(!h.contains("km_trust(r);"));
+        // In-place setters (over a km_editor) only on the checked views,
+        // and none for text.
+        assert!(h.contains("#define APP_A_EMAIL_OFFSET 4u"), "{h}");
+        assert!(!h.contains("app_a_tview_set_") && !h.contains("app_a_view_edit_email"));
     }
 
     #[test]

@@ -4,6 +4,18 @@
 //! nothing is decoded or allocated, and a malformed or absent part reads as
 //! the declared default, zero or empty.
 //!
+//! The trusted viewers (docs/c.md, "Trusted viewers") are the same
+//! emitters with `Gen::trusted` set: `_tview` (`_tsoa`, `_tbovoa`, ...)
+//! types that hold a `km_trusted` instead of the reader's address and read
+//! through the library's `km_trusted_*` functions, which leave out what a
+//! validation checked once (bounds, alignment, UTF-8, array sizes and
+//! limits, SoA directories, bunch tables, inline union values, the SoA
+//! length cap). What a valid message may still lack is tested as in the
+//! checked viewers: a table field past `used` (an older writer), an
+//! absent table, array or SoA column, an unknown union tag. Indexes a
+//! caller passes (`_at(s, i)`) are checked in both. A trusted root comes
+//! only from `<type>_trust`, which validates first: no `_root` is printed.
+//!
 //! Every accessor first finds its slot's position `at`, 0 when the slot is
 //! not there (an absent table field, an SoA column the message lacks, an
 //! element out of range): no slot lies in the header, so 0 is free to mean
@@ -74,36 +86,66 @@ impl Gen<'_> {
     pub fn view_variant(&self, ty: StructId) -> String {
         unreserved(self.n.variant_member(ty))
     }
-    /// `app_account_data_view`.
+    /// `t` before the kind in the names of the trusted viewers
+    /// (`app_account_data_tview`), nothing in the checked viewers'.
+    pub fn mode(&self) -> &'static str {
+        if self.trusted {
+            "t"
+        } else {
+            ""
+        }
+    }
+    /// The member a view holds its message by, which is also the first
+    /// parameter of the functions making views: `r`, the reader's address
+    /// or the trusted message (a pointer and a size, by value).
+    fn reader_param(&self) -> &'static str {
+        if self.trusted {
+            "km_trusted r"
+        } else {
+            "const km_reader *r"
+        }
+    }
+    /// The library's load of a number stored as `p` (`u32`, `bool`, ...)
+    /// at a position: `km_read_u32(r, at)` or `km_trusted_u32(r, at)`.
+    fn load(&self, p: &str) -> String {
+        if self.trusted {
+            format!("km_trusted_{p}")
+        } else {
+            format!("km_read_{p}")
+        }
+    }
+    /// `app_account_data_view` (trusted: `app_account_data_tview`).
     pub fn view(&self, id: StructId) -> String {
-        format!("{}_view", self.n.struct_name(id))
+        format!("{}_{}view", self.n.struct_name(id), self.mode())
     }
     /// The AoS array (of tables or inline structs) of `id`.
     pub fn view_array(&self, id: StructId) -> String {
-        format!("{}_view_array", self.n.struct_name(id))
+        format!("{}_{}view_array", self.n.struct_name(id), self.mode())
     }
     pub fn soa_view(&self, id: StructId) -> String {
-        format!("{}_soa", self.n.struct_name(id))
+        format!("{}_{}soa", self.n.struct_name(id), self.mode())
     }
     pub fn soa_item(&self, id: StructId) -> String {
-        format!("{}_soa_item", self.n.struct_name(id))
+        format!("{}_{}soa_item", self.n.struct_name(id), self.mode())
     }
     pub fn union_view(&self, id: UnionId) -> String {
-        format!("{}_view", self.n.union_name(id))
+        format!("{}_{}view", self.n.union_name(id), self.mode())
     }
     pub fn union_view_array(&self, id: UnionId) -> String {
-        format!("{}_view_array", self.n.union_name(id))
+        format!("{}_{}view_array", self.n.union_name(id), self.mode())
     }
     pub fn bunch_view(&self, id: UnionId, soa: bool) -> String {
         format!(
-            "{}_{}",
+            "{}_{}{}",
             self.n.union_name(id),
+            self.mode(),
             if soa { "bovos" } else { "bovoa" }
         )
     }
 
     /// The view type of an array whose block holds `data`, and the function
-    /// of `(const km_reader *, km_array)` making it.
+    /// of `(const km_reader *, km_array)` (trusted: `(km_trusted,
+    /// km_array)`) making it.
     pub fn array_view(&self, array: &ArrayType, data: &ArrayData) -> (String, String) {
         let v = view_array(self, array, data, array);
         (v.ty, v.of)
@@ -128,7 +170,14 @@ impl Gen<'_> {
     /// schema uses, into the header.
     pub(crate) fn views(&self, c: &mut Code) {
         let shapes = self.array_shapes();
-        c.line("/* ---- Viewers (docs/c.md, \"Viewers\"): read a message in place. ---- */");
+        let r = self.reader_param();
+        if self.trusted {
+            c.line("/* ---- Trusted viewers (docs/c.md, \"Trusted viewers\"): the viewers of a");
+            c.line(" * message <type>_trust validated, without the checks the validation made.");
+            c.line(" * The message must stay alive and unchanged while they are in use. ---- */");
+        } else {
+            c.line("/* ---- Viewers (docs/c.md, \"Viewers\"): read a message in place. ---- */");
+        }
         c.line("");
         let mut f = Fns::new();
         // Types first: the only view held by value in another is an SoA
@@ -140,7 +189,7 @@ impl Gen<'_> {
                     "/* The table {name} in a message ({{0, 0}} table: absent, reads as zero). */"
                 ));
                 c.line(&format!(
-                    "typedef struct {{ const km_reader *r; km_table t; }} {};",
+                    "typedef struct {{ {r}; km_table t; }} {};",
                     self.view(id)
                 ));
             } else {
@@ -148,17 +197,17 @@ impl Gen<'_> {
                     "/* The inline struct {name} at `at` in a message (0: absent, reads as zero). */"
                 ));
                 c.line(&format!(
-                    "typedef struct {{ const km_reader *r; uint32_t at; }} {};",
+                    "typedef struct {{ {r}; uint32_t at; }} {};",
                     self.view(id)
                 ));
             }
             c.line(&format!(
-                "typedef struct {{ const km_reader *r; uint32_t offset; uint32_t len; }} {};",
+                "typedef struct {{ {r}; uint32_t offset; uint32_t len; }} {};",
                 self.view_array(id)
             ));
             if let Some(soa) = &self.l.soa[id] {
                 c.line(&format!(
-                    "typedef struct {{ const km_reader *r; uint32_t len; uint32_t cols[{}]; }} {};",
+                    "typedef struct {{ {r}; uint32_t len; uint32_t cols[{}]; }} {};",
                     soa.columns.len().max(1),
                     self.soa_view(id)
                 ));
@@ -171,19 +220,17 @@ impl Gen<'_> {
         }
         for id in 0..self.s.unions.len() {
             c.line(&format!(
-                "typedef struct {{ const km_reader *r; uint32_t tag; uint32_t offset; }} {};",
+                "typedef struct {{ {r}; uint32_t tag; uint32_t offset; }} {};",
                 self.union_view(id)
             ));
             c.line(&format!(
-                "typedef struct {{ const km_reader *r; uint32_t len; uint32_t tags; uint32_t tag_stride; uint32_t offsets; uint32_t offset_stride; }} {};",
+                "typedef struct {{ {r}; uint32_t len; uint32_t tags; uint32_t tag_stride; uint32_t offsets; uint32_t offset_stride; }} {};",
                 self.union_view_array(id)
             ));
         }
         // Arrays of arrays and bunch arrays keep their reference.
         for name in shapes.keys() {
-            c.line(&format!(
-                "typedef struct {{ const km_reader *r; km_array a; }} {name};"
-            ));
+            c.line(&format!("typedef struct {{ {r}; km_array a; }} {name};"));
         }
         // Node views of SoA elements share their item's layout.
         for id in 0..self.s.structs.len() {
@@ -244,9 +291,9 @@ impl Gen<'_> {
         c.line(&format!("return {absent};"));
         c.close("}");
         if p == Primitive::Bool {
-            c.line(&format!("return km_read_bool({r}, at);"));
+            c.line(&format!("return {}({r}, at);", self.load("bool")));
         } else {
-            c.line(&format!("return ({ty})km_read_{}({r}, at);", p.name()));
+            c.line(&format!("return ({ty}){}({r}, at);", self.load(p.name())));
         }
     }
 
@@ -262,7 +309,12 @@ impl Gen<'_> {
     fn read_table(&self, c: &mut Code, ty: &str, r: &str) {
         c.line(&format!("{ty} x;"));
         c.line(&format!("x.r = {r};"));
-        c.line(&format!("x.t = km_view_table({r}, at);"));
+        let table = if self.trusted {
+            "km_trusted_view_table"
+        } else {
+            "km_view_table"
+        };
+        c.line(&format!("x.t = {table}({r}, at);"));
         c.line("return x;");
     }
 
@@ -280,11 +332,15 @@ impl Gen<'_> {
     }
 
     /// `_has`: whether the optional slot at `at` has a value (its presence
-    /// byte, or its table offset, is not 0).
+    /// byte, or its table offset, stored as `read`, is not 0).
     fn has(&self, at: &CAt, read: &str) -> Func {
         let mut b = body();
         b.line(&format!("uint32_t at = {};", at.at));
-        b.line(&format!("return at != 0 && {read}({}, at) != 0;", at.r));
+        b.line(&format!(
+            "return at != 0 && {}({}, at) != 0;",
+            self.load(read),
+            at.r
+        ));
         (
             format!("Whether {} has a value.", at.doc),
             format!("bool {}_has({})", at.name, at.param),
@@ -295,7 +351,8 @@ impl Gen<'_> {
     /// The accessor(s) `name...` of `slot` for a view parameter `param`
     /// (always named `v`), whose position is the C expression `at` (0:
     /// absent) and reader `r`: one function, or `_has` + value for optional
-    /// values, or `_len` + `_at` for fixed arrays.
+    /// values, or `_len` + `_at` for fixed arrays. Returns what an in-place
+    /// setter of the slot would write, if it has one.
     #[allow(clippy::too_many_arguments)]
     fn accessor(
         &self,
@@ -307,7 +364,7 @@ impl Gen<'_> {
         slot: &Slot,
         default: Option<&DefaultValue>,
         doc: &str,
-    ) {
+    ) -> Option<CEdit> {
         let at = CAt {
             name: name.into(),
             param: param.into(),
@@ -315,10 +372,26 @@ impl Gen<'_> {
             at: at.into(),
             doc: doc.into(),
         };
-        for (doc, sig, b) in view_slot(self, slot, &at, default).funcs {
+        let acc = view_slot(self, slot, &at, default);
+        for (doc, sig, b) in acc.funcs {
             f.func(&doc, &sig, b);
         }
+        acc.edit
     }
+}
+
+/// What the in-place setters of a table field (over a `km_editor`,
+/// format.md §12) write, as Go's `SetF`, `EditF`, `SetFLen`.
+pub(crate) enum CEdit {
+    /// A number, `bool` or enum of C type `ty`, stored as `p`.
+    Scalar { p: Primitive, ty: String },
+    /// The elements of a plain array in place (`km_<elem>_edit`), and its
+    /// length within its capacity and `limit`.
+    Slice {
+        elem: &'static str,
+        elem_size: u32,
+        limit: Option<u32>,
+    },
 }
 
 /// A C viewer's accessor being printed: its name, its view parameter, the
@@ -337,12 +410,14 @@ pub(crate) struct CAt {
 type Func = (String, String, Code);
 
 /// The accessor(s) of one slot: the view type they return, the functions,
-/// and for a number, `bool` or enum the element name of a native slice over
-/// an SoA column of them (`u8` for `bool`s, an enum's representation).
+/// for a number, `bool` or enum the element name of a native slice over
+/// an SoA column of them (`u8` for `bool`s, an enum's representation), and
+/// what an in-place setter writes where the slot is a table field.
 pub(crate) struct CAccessor {
     ty: String,
     funcs: Vec<Func>,
     column: Option<&'static str>,
+    edit: Option<CEdit>,
 }
 
 impl CAccessor {
@@ -351,6 +426,7 @@ impl CAccessor {
             ty,
             funcs: Vec::new(),
             column: None,
+            edit: None,
         }
     }
 }
@@ -358,13 +434,15 @@ impl CAccessor {
 /// The view of an array block: its type, the function making it, the
 /// part of an array-of-arrays type name naming it (before its limit), the
 /// view type it declares when it is not one per struct or union (an array
-/// of arrays, a bunch array), and a map's entry struct.
+/// of arrays, a bunch array), a map's entry struct, and the element name
+/// of a plain array's writable slice (`km_<elem>_edit`).
 pub(crate) struct CView {
     ty: String,
     of: String,
     base: String,
     shape: Option<Shape>,
     map_entry: Option<StructId>,
+    edit: Option<&'static str>,
 }
 
 impl CView {
@@ -375,13 +453,9 @@ impl CView {
             base,
             shape: None,
             map_entry: None,
+            edit: None,
         }
     }
-}
-
-/// A `km_<p>_slice` type and its maker.
-fn slice(p: &str) -> (String, String) {
-    (format!("km_{p}_slice"), format!("km_{p}_slice_of"))
 }
 
 /// A view type `t` and its maker `t_of`.
@@ -442,7 +516,7 @@ impl ViewPrinter for Gen<'_> {
             self.view(id),
             |b| self.read_table(b, &self.view(id), &a.r),
         );
-        acc.funcs.insert(0, self.has(a, "km_read_u32"));
+        acc.funcs.insert(0, self.has(a, "u32"));
         acc
     }
 
@@ -453,8 +527,9 @@ impl ViewPrinter for Gen<'_> {
             ..a.clone()
         };
         let mut acc = view_slot(self, value, &inner, None);
-        acc.funcs.insert(0, self.has(a, "km_read_u8"));
+        acc.funcs.insert(0, self.has(a, "u8"));
         acc.column = None;
+        acc.edit = None;
         acc
     }
 
@@ -515,10 +590,10 @@ impl ViewPrinter for Gen<'_> {
         limit: Option<u32>,
         at: &ViewAt<CAt>,
     ) -> CAccessor {
-        let (ty, of) = self.array_view(array, data);
+        let CView { ty, of, edit, .. } = view_array(self, array, data, array);
         let r = &at.ctx.r;
         let default = at.default.map(|d| self.default_expr(at.slot, d));
-        self.one(at.ctx, ty, |c| {
+        let acc = self.one(at.ctx, ty, |c| {
             if let Some(text) = default {
                 c.open("if (at == 0) {");
                 c.line("km_text d;");
@@ -527,30 +602,51 @@ impl ViewPrinter for Gen<'_> {
                 c.line("return d;");
                 c.close("}");
             }
-            c.line(&format!(
-                "return {of}({r}, km_view_array({r}, at, {elem_size}u, {}));",
-                limit_expr(limit)
-            ));
-        })
+            if self.trusted {
+                // A validated reference has its size and limit checked.
+                c.line(&format!(
+                    "return {of}({r}, km_trusted_view_array({r}, at));"
+                ));
+            } else {
+                c.line(&format!(
+                    "return {of}({r}, km_view_array({r}, at, {elem_size}u, {}));",
+                    limit_expr(limit)
+                ));
+            }
+        });
+        CAccessor {
+            edit: edit.map(|elem| CEdit::Slice {
+                elem,
+                elem_size,
+                limit,
+            }),
+            ..acc
+        }
     }
 
     fn view_text(&self, utf16: bool, _: &ArrayType) -> CView {
         if utf16 {
-            CView::new(slice("u16"), "utf16".into())
+            CView::new(self.slice("u16"), "utf16".into())
         } else {
-            CView::new(("km_text".into(), "km_text_of".into()), "text".into())
+            let of = if self.trusted {
+                "km_trusted_text"
+            } else {
+                "km_text_of"
+            };
+            CView::new(("km_text".into(), of.into()), "text".into())
         }
     }
 
     fn view_plain(&self, elem: ElemType, _: u32, _: &ArrayType) -> CView {
-        match elem {
-            ElemType::Scalar(Primitive::Bool) => CView::new(slice("u8"), "bool".into()),
-            ElemType::Scalar(p) => CView::new(slice(p.name()), p.name().into()),
-            ElemType::Enum(id) => CView::new(
-                slice(self.s.enums[id].repr.name()),
-                snake(&self.s.enums[id].name),
-            ),
+        let (p, base) = match elem {
+            ElemType::Scalar(Primitive::Bool) => ("u8", "bool".into()),
+            ElemType::Scalar(p) => (p.name(), p.name().into()),
+            ElemType::Enum(id) => (self.s.enums[id].repr.name(), snake(&self.s.enums[id].name)),
             _ => unreachable!("plain arrays hold scalars and enums"),
+        };
+        CView {
+            edit: Some(p),
+            ..CView::new(self.slice(p), base)
         }
     }
 
@@ -563,8 +659,12 @@ impl ViewPrinter for Gen<'_> {
         outer: &ArrayType,
     ) -> CView {
         let elems = view_array(self, inner, data, inner);
-        let base = format!("{}_arrays", stem(&elems.base, inner.limit()));
-        let ty = format!("{}_{}", self.prefix, stem(&base, outer.limit()));
+        let elems = stem(&elems.base, inner.limit());
+        let base = format!("{elems}_arrays");
+        // The mode once, on the outermost level: `app_u8_tarrays`, and
+        // `app_u8_arrays_tarrays` for `[][][]u8`.
+        let name = stem(&format!("{elems}_{}arrays", self.mode()), outer.limit());
+        let ty = format!("{}_{name}", self.prefix);
         CView {
             shape: Some(Shape::Arrays {
                 array: *inner,
@@ -618,6 +718,13 @@ impl ViewPrinter for Gen<'_> {
 }
 
 impl Gen<'_> {
+    /// A `km_<p>_slice` type and its maker (`km_<p>_slice_of`,
+    /// `km_trusted_<p>_slice_of`).
+    fn slice(&self, p: &str) -> (String, String) {
+        let trusted = if self.trusted { "trusted_" } else { "" };
+        (format!("km_{p}_slice"), format!("km_{trusted}{p}_slice_of"))
+    }
+
     /// A number, `bool` or enum stored as `p`, of view type `ty`; `column`
     /// names a native slice over an SoA column of them.
     fn scalar_node(
@@ -633,6 +740,7 @@ impl Gen<'_> {
         });
         CAccessor {
             column: Some(column),
+            edit: Some(CEdit::Scalar { p, ty }),
             ..acc
         }
     }
@@ -658,25 +766,29 @@ impl Gen<'_> {
         let sl = self.l.of_struct(id);
         let table = self.l.is_table(id);
         let sname = &self.s.structs[id].name;
-        let mut b = body();
-        b.line(&format!("{view} v;"));
-        b.line("v.r = r;");
-        if table {
-            b.line("v.t = km_root(r);");
+        if self.trusted {
+            self.trust(f, id);
         } else {
-            // An inline root that does not fit reads as a whole as zero,
-            // as the decoders read it (format.md §1).
-            b.line(&format!(
-                "v.at = (uint64_t)r->size >= {}u ? {HEADER_SIZE}u : 0u;",
-                HEADER_SIZE as u64 + sl.size as u64
-            ));
+            let mut b = body();
+            b.line(&format!("{view} v;"));
+            b.line("v.r = r;");
+            if table {
+                b.line("v.t = km_root(r);");
+            } else {
+                // An inline root that does not fit reads as a whole as zero,
+                // as the decoders read it (format.md §1).
+                b.line(&format!(
+                    "v.at = (uint64_t)r->size >= {}u ? {HEADER_SIZE}u : 0u;",
+                    HEADER_SIZE as u64 + sl.size as u64
+                ));
+            }
+            b.line("return v;");
+            f.func(
+                &format!("The root {sname} of the message r (open: km_reader_open)."),
+                &format!("{view} {view}_root(const km_reader *r)"),
+                b,
+            );
         }
-        b.line("return v;");
-        f.func(
-            &format!("The root {sname} of the message r (open: km_reader_open)."),
-            &format!("{view} {view}_root(const km_reader *r)"),
-            b,
-        );
         for (i, fl) in sl.fields.iter().enumerate() {
             let field = &self.s.structs[id].fields[i];
             let at = if table {
@@ -688,7 +800,7 @@ impl Gen<'_> {
             } else {
                 format!("v.at != 0 ? v.at + {}u : 0u", fl.offset)
             };
-            self.accessor(
+            let edit = self.accessor(
                 f,
                 &format!("{view}_{}", self.view_field(id, i)),
                 &format!("{view} v"),
@@ -698,6 +810,11 @@ impl Gen<'_> {
                 field.nonzero_default(),
                 &format!("{sname}.{}", field.name),
             );
+            // Setters on the checked views only: a message edited in place
+            // is no longer the one a trusted view's validation read.
+            if let Some(edit) = edit.filter(|_| table && !self.trusted) {
+                self.setters(f, id, i, &edit);
+            }
         }
         // The AoS array of these: offsets to tables or the structs packed.
         let arr = self.view_array(id);
@@ -708,8 +825,11 @@ impl Gen<'_> {
         b.line("s.len = a.len;");
         b.line("return s;");
         f.func(
-            &format!("An AoS array of {sname} (a checked km_array)."),
-            &format!("{arr} {arr}_of(const km_reader *r, km_array a)"),
+            &format!(
+                "An AoS array of {sname} (a {} km_array).",
+                if self.trusted { "validated" } else { "checked" }
+            ),
+            &format!("{arr} {arr}_of({}, km_array a)", self.reader_param()),
             b,
         );
         let mut b = body();
@@ -739,6 +859,108 @@ impl Gen<'_> {
         if self.l.soa[id].is_some() {
             self.soa_views(f, id);
         }
+    }
+
+    /// The in-place setters of field `i` of table `id` over a `km_editor`
+    /// (format.md §12), as Go's: `_set_<f>` for a number, `bool` or enum,
+    /// `_edit_<f>` (the elements, writable) and `_set_<f>_len` for a plain
+    /// array. Each is checked like a read; the view must be of the
+    /// editor's message (`<type>_view_root(&e.r)`).
+    fn setters(&self, f: &mut Fns, id: StructId, i: usize, edit: &CEdit) {
+        let view = self.view(id);
+        let fname = self.view_field(id, i);
+        let doc = format!(
+            "{}.{}",
+            self.s.structs[id].name, self.s.structs[id].fields[i].name
+        );
+        let off = self.field_offset(id, i);
+        match edit {
+            CEdit::Scalar { p, ty } => {
+                let mut b = body();
+                if *p == Primitive::Bool {
+                    // One byte, 0 or 1, as a valid message holds it.
+                    b.line("uint8_t byte = (uint8_t)(x ? 1u : 0u);");
+                    b.line(&format!("return km_edit_field(e, v.t, {off}, &byte, 1u);"));
+                } else {
+                    b.line(&format!(
+                        "return km_edit_field(e, v.t, {off}, &x, (uint32_t)sizeof x);"
+                    ));
+                }
+                f.func(
+                    &format!("Stores {doc} in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's)."),
+                    &format!("km_status {view}_set_{fname}({view} v, km_editor *e, {ty} x)"),
+                    b,
+                );
+            }
+            CEdit::Slice {
+                elem,
+                elem_size,
+                limit,
+            } => {
+                let mut b = body();
+                b.line(&format!(
+                    "uint32_t at = km_has(v.t, {off}, {ARRAY_REF_SIZE}u) ? v.t.offset + {off} : 0u;"
+                ));
+                b.line(&format!(
+                    "return km_edit_{elem}_slice(e, at, {});",
+                    limit_expr(*limit)
+                ));
+                f.func(
+                    &format!("{doc} as a writable array in the editor's message: elements [0, len) in place; cap is its capacity (ptr NULL when absent or empty)."),
+                    &format!("km_{elem}_edit {view}_edit_{fname}({view} v, km_editor *e)"),
+                    b,
+                );
+                let mut b = body();
+                if let Some(n) = limit {
+                    b.open(&format!("if (n > {n}u) {{"));
+                    b.line("return KM_ERR_TOO_LARGE;");
+                    b.close("}");
+                }
+                b.open(&format!("if (!km_has(v.t, {off}, {ARRAY_REF_SIZE}u)) {{"));
+                b.line("return KM_ERR_MALFORMED_TABLE;");
+                b.close("}");
+                b.line(&format!(
+                    "return km_edit_len(e, v.t.offset + {off}, {elem_size}u, n);"
+                ));
+                f.func(
+                    &format!("Changes the length of {doc} in place within its capacity (KM_ERR_TOO_LARGE beyond it or the limit), zeroing the elements between the old and the new length."),
+                    &format!("km_status {view}_set_{fname}_len({view} v, km_editor *e, uint32_t n)"),
+                    b,
+                );
+            }
+        }
+    }
+
+    /// `<type>_trust`: the only way to a trusted view. It validates the
+    /// message whose root is `id` and gives the trusted root only when the
+    /// validation succeeds, so no unchecked message reaches a trusted
+    /// getter; on failure the view is the zero view (`km_trusted` over
+    /// nothing, table `{0, 0}` or `at` 0), every field of which reads as
+    /// absent without a load.
+    fn trust(&self, f: &mut Fns, id: StructId) {
+        let name = self.n.struct_name(id);
+        let view = self.view(id);
+        let mut b = body();
+        b.line(&format!("km_status s = {name}_validate(r, err);"));
+        b.line("km_trusted none = {NULL, 0u};");
+        b.line("out->r = s == KM_OK ? km_trust(r) : none;");
+        if self.l.is_table(id) {
+            b.line(&format!(
+                "out->t = km_trusted_table(out->r, s == KM_OK ? {HEADER_SIZE}u : 0u);"
+            ));
+        } else {
+            // A valid message holds the whole inline root.
+            b.line(&format!("out->at = s == KM_OK ? {HEADER_SIZE}u : 0u;"));
+        }
+        b.line("return s;");
+        f.func(
+            &format!(
+                "Validates the message r whose root is {} as {name}_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use.",
+                self.s.structs[id].name
+            ),
+            &format!("km_status {name}_trust(const km_reader *r, km_error *err, {view} *out)"),
+            b,
+        );
     }
 
     /// Entry structs of maps.
@@ -854,21 +1076,31 @@ impl Gen<'_> {
         let n = soa.columns.len();
         let mut b = body();
         b.line(&format!("{sv} s;"));
-        // The block bounds the length only through the columns it has: a
-        // hostile length over elements without known columns would make a
-        // loop over them run 2^32 times. No valid message's SoA array is
-        // longer than its traversal budget (format.md §10): read at most
-        // that many elements.
-        b.line("uint64_t most = (uint64_t)r->limits.traversal_budget_factor * r->size;");
-        b.line("s.r = r;");
-        b.line("s.len = (uint64_t)a.len > most ? (uint32_t)most : a.len;");
-        b.line(&format!(
-            "km_soa_columns(r, a, {name}_columns, {n}u, s.cols);"
-        ));
+        if self.trusted {
+            // The validation charged every element to the budget
+            // (km_check_soa), so the length needs no cap here.
+            b.line("s.r = r;");
+            b.line("s.len = a.len;");
+            b.line(&format!(
+                "km_trusted_soa_columns(r, a, {name}_columns, {n}u, s.cols);"
+            ));
+        } else {
+            // The block bounds the length only through the columns it has: a
+            // hostile length over elements without known columns would make a
+            // loop over them run 2^32 times. No valid message's SoA array is
+            // longer than its traversal budget (format.md §10): read at most
+            // that many elements.
+            b.line("uint64_t most = (uint64_t)r->limits.traversal_budget_factor * r->size;");
+            b.line("s.r = r;");
+            b.line("s.len = (uint64_t)a.len > most ? (uint32_t)most : a.len;");
+            b.line(&format!(
+                "km_soa_columns(r, a, {name}_columns, {n}u, s.cols);"
+            ));
+        }
         b.line("return s;");
         f.func(
             &format!("An SoA array of {sname}: its columns resolved once (format.md §5.3)."),
-            &format!("{sv} {sv}_of(const km_reader *r, km_array a)"),
+            &format!("{sv} {sv}_of({}, km_array a)", self.reader_param()),
             b,
         );
         let mut b = body();
@@ -894,7 +1126,10 @@ impl Gen<'_> {
                 continue;
             };
             let mut b = body();
-            b.line(&format!("return km_{p}_slice_at(s.r, s.cols[{k}], s.len);"));
+            let trusted = if self.trusted { "trusted_" } else { "" };
+            b.line(&format!(
+                "return km_{trusted}{p}_slice_at(s.r, s.cols[{k}], s.len);"
+            ));
             f.func(
                 "A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default).",
                 &format!("km_{p}_slice {}({sv} s)", self.soa_column(id, k)),
@@ -948,18 +1183,18 @@ impl Gen<'_> {
         b.line("return u;");
         b.close("}");
         b.line(&format!(
-            "u.tag = (uint32_t)km_read_{}(r, tag_at);",
-            u.tag.name()
+            "u.tag = (uint32_t){}(r, tag_at);",
+            self.load(u.tag.name())
         ));
-        b.line("u.offset = km_read_u32(r, offset_at);");
+        b.line(&format!("u.offset = {}(r, offset_at);", self.load("u32")));
         // A known inline variant whose value cannot be read reads as no
-        // value, as the decoders read it.
+        // value, as the decoders read it; a validated one can be read.
         let inline: Vec<_> = u
             .variants
             .iter()
             .filter(|v| !self.l.is_table(v.ty))
             .collect();
-        if !inline.is_empty() {
+        if !inline.is_empty() && !self.trusted {
             b.open("switch (u.tag) {");
             for v in inline {
                 b.line(&format!("case {}u:", v.tag));
@@ -982,7 +1217,10 @@ impl Gen<'_> {
                 "The {} whose tag is at tag_at and value offset at offset_at (tag_at 0: none).",
                 u.name
             ),
-            &format!("{uv} {uv}_at(const km_reader *r, uint32_t tag_at, uint32_t offset_at)"),
+            &format!(
+                "{uv} {uv}_at({}, uint32_t tag_at, uint32_t offset_at)",
+                self.reader_param()
+            ),
             b,
         );
         let mut b = body();
@@ -1012,7 +1250,12 @@ impl Gen<'_> {
             b.line(&format!("{vt} x;"));
             b.line("x.r = u.r;");
             if self.l.is_table(v.ty) {
-                b.line("x.t = km_table_at(u.r, at);");
+                let table = if self.trusted {
+                    "km_trusted_table"
+                } else {
+                    "km_table_at"
+                };
+                b.line(&format!("x.t = {table}(u.r, at);"));
             } else {
                 b.line("x.at = at;");
             }
@@ -1039,7 +1282,8 @@ impl Gen<'_> {
             (
                 "soa",
                 format!(
-                    "if (!km_union_columns(r, a, {tw}u, &s.tags, &s.offsets)) {{\n        s.len = 0;\n        s.tags = 0;\n        s.offsets = 0;\n    }}\n    s.tag_stride = {tw}u;\n    s.offset_stride = {OFFSET_SIZE}u;"
+                    "if (!km_{}union_columns(r, a, {tw}u, &s.tags, &s.offsets)) {{\n        s.len = 0;\n        s.tags = 0;\n        s.offsets = 0;\n    }}\n    s.tag_stride = {tw}u;\n    s.offset_stride = {OFFSET_SIZE}u;",
+                    if self.trusted { "trusted_" } else { "" }
                 ),
             ),
         ] {
@@ -1051,7 +1295,7 @@ impl Gen<'_> {
             b.line("return s;");
             f.func(
                 &format!("An {} array of {}.", layout.to_uppercase(), u.name),
-                &format!("{av} {av}_{layout}(const km_reader *r, km_array a)"),
+                &format!("{av} {av}_{layout}({}, km_array a)", self.reader_param()),
                 b,
             );
         }
@@ -1088,7 +1332,7 @@ impl Gen<'_> {
                 if soa { "bovos" } else { "bovoa" },
                 u.name
             ),
-            &format!("{bv} {bv}_of(const km_reader *r, km_array a)"),
+            &format!("{bv} {bv}_of({}, km_array a)", self.reader_param()),
             b,
         );
         let mut b = body();
@@ -1107,11 +1351,20 @@ impl Gen<'_> {
             };
             let of = format!("{ty}_of");
             let mut b = body();
-            b.line(&format!(
-                "return {of}(s.r, km_bunch_entry(s.r, s.a, {}u, {}u));",
-                v.tag,
-                data.elem_size()
-            ));
+            if self.trusted {
+                // The validation checked each entry's array with its
+                // variant's element size.
+                b.line(&format!(
+                    "return {of}(s.r, km_trusted_bunch_entry(s.r, s.a, {}u));",
+                    v.tag
+                ));
+            } else {
+                b.line(&format!(
+                    "return {of}(s.r, km_bunch_entry(s.r, s.a, {}u, {}u));",
+                    v.tag,
+                    data.elem_size()
+                ));
+            }
             f.func(
                 &format!(
                     "The {} values (the first entry of tag {}).",
@@ -1146,7 +1399,7 @@ impl Gen<'_> {
         b.line("return s;");
         f.func(
             "An array of arrays (format.md §5.4).",
-            &format!("{name} {name}_of(const km_reader *r, km_array a)"),
+            &format!("{name} {name}_of({}, km_array a)", self.reader_param()),
             b,
         );
         let mut b = body();
@@ -1156,11 +1409,17 @@ impl Gen<'_> {
         b.line(&format!(
             "uint32_t at = i < s.a.len ? s.a.offset + i * {ARRAY_REF_SIZE}u : 0u;"
         ));
-        b.line(&format!(
-            "return {of}(s.r, km_view_array(s.r, at, {}u, {}));",
-            data.elem_size(),
-            limit_arg(inner)
-        ));
+        if self.trusted {
+            b.line(&format!(
+                "return {of}(s.r, km_trusted_view_array(s.r, at));"
+            ));
+        } else {
+            b.line(&format!(
+                "return {of}(s.r, km_view_array(s.r, at, {}u, {}));",
+                data.elem_size(),
+                limit_arg(inner)
+            ));
+        }
         f.func(
             "Element i (empty when i is out of range).",
             &format!("{ty} {name}_at({name} s, uint32_t i)"),

@@ -67,6 +67,10 @@ struct all_vec3 {
     float y;
     float z;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define ALL_VEC3_X_OFFSET 0u
+#define ALL_VEC3_Y_OFFSET 4u
+#define ALL_VEC3_Z_OFFSET 8u
 
 /* inline struct Pair */
 struct all_pair {
@@ -74,12 +78,19 @@ struct all_pair {
     uint16_t tag;
     bool flag;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define ALL_PAIR_POS_OFFSET 0u
+#define ALL_PAIR_TAG_OFFSET 12u
+#define ALL_PAIR_FLAG_OFFSET 14u
 
 /* table Leaf */
 struct all_leaf {
     uint64_t value;
     km_text label;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define ALL_LEAF_VALUE_OFFSET 8u
+#define ALL_LEAF_LABEL_OFFSET 16u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -91,6 +102,8 @@ struct all_leaf {
 struct all_circle {
     double radius;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define ALL_CIRCLE_RADIUS_OFFSET 8u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -102,6 +115,8 @@ struct all_circle {
 struct all_square {
     float side;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define ALL_SQUARE_SIDE_OFFSET 0u
 
 /* table Element */
 struct all_element {
@@ -112,6 +127,13 @@ struct all_element {
     struct { int32_t *ptr; uint32_t len; } numbers;
     all_shape shape;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define ALL_ELEMENT_ID_OFFSET 4u
+#define ALL_ELEMENT_WHERE_OFFSET 8u
+#define ALL_ELEMENT_CHILD_OFFSET 24u
+#define ALL_ELEMENT_NAME_OFFSET 28u
+#define ALL_ELEMENT_NUMBERS_OFFSET 40u
+#define ALL_ELEMENT_SHAPE_OFFSET 52u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -139,6 +161,24 @@ struct all_root {
     struct { struct all_shape *ptr; uint32_t len; } shapes_bovos;
     all_leaf next;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define ALL_ROOT_FLAGS_OFFSET 4u
+#define ALL_ROOT_KIND_OFFSET 8u
+#define ALL_ROOT_WIDE_OFFSET 16u
+#define ALL_ROOT_TEXT_OFFSET 24u
+#define ALL_ROOT_UTF16_OFFSET 36u
+#define ALL_ROOT_FIXED_OFFSET 48u
+#define ALL_ROOT_LIMITED_OFFSET 84u
+#define ALL_ROOT_POINTS_OFFSET 96u
+#define ALL_ROOT_POINTS_AOS_OFFSET 108u
+#define ALL_ROOT_ELEMENTS_OFFSET 120u
+#define ALL_ROOT_ELEMENTS_AOS_OFFSET 132u
+#define ALL_ROOT_SHAPE_OFFSET 144u
+#define ALL_ROOT_SHAPES_AOS_OFFSET 152u
+#define ALL_ROOT_SHAPES_SOA_OFFSET 164u
+#define ALL_ROOT_SHAPES_BOVOA_OFFSET 176u
+#define ALL_ROOT_SHAPES_BOVOS_OFFSET 188u
+#define ALL_ROOT_NEXT_OFFSET 200u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -310,6 +350,8 @@ static inline all_pair_view all_pair_view_array_at(all_pair_view_array s, uint32
 static inline all_leaf_view all_leaf_view_root(const km_reader *r);
 /* Leaf.Value */
 static inline uint64_t all_leaf_view_value(all_leaf_view v);
+/* Stores Leaf.Value in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status all_leaf_view_set_value(all_leaf_view v, km_editor *e, uint64_t x);
 /* Leaf.Label */
 static inline km_text all_leaf_view_label(all_leaf_view v);
 /* An AoS array of Leaf (a checked km_array). */
@@ -321,6 +363,8 @@ static inline all_leaf_view all_leaf_view_array_at(all_leaf_view_array s, uint32
 static inline all_circle_view all_circle_view_root(const km_reader *r);
 /* Circle.Radius */
 static inline double all_circle_view_radius(all_circle_view v);
+/* Stores Circle.Radius in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status all_circle_view_set_radius(all_circle_view v, km_editor *e, double x);
 /* An AoS array of Circle (a checked km_array). */
 static inline all_circle_view_array all_circle_view_array_of(const km_reader *r, km_array a);
 static inline uint32_t all_circle_view_array_len(all_circle_view_array s);
@@ -357,6 +401,8 @@ static inline float all_square_soa_item_side(all_square_soa_item v);
 static inline all_element_view all_element_view_root(const km_reader *r);
 /* Element.Id */
 static inline uint32_t all_element_view_id(all_element_view v);
+/* Stores Element.Id in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status all_element_view_set_id(all_element_view v, km_editor *e, uint32_t x);
 /* Element.Where */
 static inline all_pair_view all_element_view_where(all_element_view v);
 /* Element.Child */
@@ -365,6 +411,10 @@ static inline all_leaf_view all_element_view_child(all_element_view v);
 static inline km_text all_element_view_name(all_element_view v);
 /* Element.Numbers */
 static inline km_i32_slice all_element_view_numbers(all_element_view v);
+/* Element.Numbers as a writable array in the editor's message: elements [0, len) in place; cap is its capacity (ptr NULL when absent or empty). */
+static inline km_i32_edit all_element_view_edit_numbers(all_element_view v, km_editor *e);
+/* Changes the length of Element.Numbers in place within its capacity (KM_ERR_TOO_LARGE beyond it or the limit), zeroing the elements between the old and the new length. */
+static inline km_status all_element_view_set_numbers_len(all_element_view v, km_editor *e, uint32_t n);
 /* Element.Shape */
 static inline all_shape_view all_element_view_shape(all_element_view v);
 /* An AoS array of Element (a checked km_array). */
@@ -424,8 +474,12 @@ static inline uint32_t all_root_view_flags_len(all_root_view v);
 static inline bool all_root_view_flags_at(all_root_view v, uint32_t i);
 /* Root.Kind */
 static inline all_kind all_root_view_kind(all_root_view v);
+/* Stores Root.Kind in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status all_root_view_set_kind(all_root_view v, km_editor *e, all_kind x);
 /* Root.Wide */
 static inline all_wide all_root_view_wide(all_root_view v);
+/* Stores Root.Wide in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status all_root_view_set_wide(all_root_view v, km_editor *e, all_wide x);
 /* Root.Text */
 static inline km_text all_root_view_text(all_root_view v);
 /* Root.Utf16 */
@@ -436,6 +490,10 @@ static inline uint32_t all_root_view_fixed_len(all_root_view v);
 static inline all_vec3_view all_root_view_fixed_at(all_root_view v, uint32_t i);
 /* Root.Limited */
 static inline km_u64_slice all_root_view_limited(all_root_view v);
+/* Root.Limited as a writable array in the editor's message: elements [0, len) in place; cap is its capacity (ptr NULL when absent or empty). */
+static inline km_u64_edit all_root_view_edit_limited(all_root_view v, km_editor *e);
+/* Changes the length of Root.Limited in place within its capacity (KM_ERR_TOO_LARGE beyond it or the limit), zeroing the elements between the old and the new length. */
+static inline km_status all_root_view_set_limited_len(all_root_view v, km_editor *e, uint32_t n);
 /* Root.Points */
 static inline all_vec3_soa all_root_view_points(all_root_view v);
 /* Root.PointsAos */
@@ -646,6 +704,9 @@ static inline uint64_t all_leaf_view_value(all_leaf_view v) {
     }
     return (uint64_t)km_read_u64(v.r, at);
 }
+static inline km_status all_leaf_view_set_value(all_leaf_view v, km_editor *e, uint64_t x) {
+    return km_edit_field(e, v.t, ALL_LEAF_VALUE_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline km_text all_leaf_view_label(all_leaf_view v) {
     uint32_t at = km_has(v.t, 16u, 12u) ? v.t.offset + 16u : 0u;
     return km_text_of(v.r, km_view_array(v.r, at, 1u, KM_NO_LIMIT));
@@ -679,6 +740,9 @@ static inline double all_circle_view_radius(all_circle_view v) {
         return 0;
     }
     return (double)km_read_f64(v.r, at);
+}
+static inline km_status all_circle_view_set_radius(all_circle_view v, km_editor *e, double x) {
+    return km_edit_field(e, v.t, ALL_CIRCLE_RADIUS_OFFSET, &x, (uint32_t)sizeof x);
 }
 static inline all_circle_view_array all_circle_view_array_of(const km_reader *r, km_array a) {
     all_circle_view_array s;
@@ -804,6 +868,9 @@ static inline uint32_t all_element_view_id(all_element_view v) {
     }
     return (uint32_t)km_read_u32(v.r, at);
 }
+static inline km_status all_element_view_set_id(all_element_view v, km_editor *e, uint32_t x) {
+    return km_edit_field(e, v.t, ALL_ELEMENT_ID_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline all_pair_view all_element_view_where(all_element_view v) {
     uint32_t at = km_has(v.t, 8u, 16u) ? v.t.offset + 8u : 0u;
     all_pair_view x;
@@ -825,6 +892,16 @@ static inline km_text all_element_view_name(all_element_view v) {
 static inline km_i32_slice all_element_view_numbers(all_element_view v) {
     uint32_t at = km_has(v.t, 40u, 12u) ? v.t.offset + 40u : 0u;
     return km_i32_slice_of(v.r, km_view_array(v.r, at, 4u, KM_NO_LIMIT));
+}
+static inline km_i32_edit all_element_view_edit_numbers(all_element_view v, km_editor *e) {
+    uint32_t at = km_has(v.t, ALL_ELEMENT_NUMBERS_OFFSET, 12u) ? v.t.offset + ALL_ELEMENT_NUMBERS_OFFSET : 0u;
+    return km_edit_i32_slice(e, at, KM_NO_LIMIT);
+}
+static inline km_status all_element_view_set_numbers_len(all_element_view v, km_editor *e, uint32_t n) {
+    if (!km_has(v.t, ALL_ELEMENT_NUMBERS_OFFSET, 12u)) {
+        return KM_ERR_MALFORMED_TABLE;
+    }
+    return km_edit_len(e, v.t.offset + ALL_ELEMENT_NUMBERS_OFFSET, 4u, n);
 }
 static inline all_shape_view all_element_view_shape(all_element_view v) {
     uint32_t at = km_has(v.t, 52u, 8u) ? v.t.offset + 52u : 0u;
@@ -989,12 +1066,18 @@ static inline all_kind all_root_view_kind(all_root_view v) {
     }
     return (all_kind)km_read_u8(v.r, at);
 }
+static inline km_status all_root_view_set_kind(all_root_view v, km_editor *e, all_kind x) {
+    return km_edit_field(e, v.t, ALL_ROOT_KIND_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline all_wide all_root_view_wide(all_root_view v) {
     uint32_t at = km_has(v.t, 16u, 8u) ? v.t.offset + 16u : 0u;
     if (at == 0) {
         return 0;
     }
     return (all_wide)km_read_i64(v.r, at);
+}
+static inline km_status all_root_view_set_wide(all_root_view v, km_editor *e, all_wide x) {
+    return km_edit_field(e, v.t, ALL_ROOT_WIDE_OFFSET, &x, (uint32_t)sizeof x);
 }
 static inline km_text all_root_view_text(all_root_view v) {
     uint32_t at = km_has(v.t, 24u, 12u) ? v.t.offset + 24u : 0u;
@@ -1019,6 +1102,19 @@ static inline all_vec3_view all_root_view_fixed_at(all_root_view v, uint32_t i) 
 static inline km_u64_slice all_root_view_limited(all_root_view v) {
     uint32_t at = km_has(v.t, 84u, 12u) ? v.t.offset + 84u : 0u;
     return km_u64_slice_of(v.r, km_view_array(v.r, at, 8u, 8u));
+}
+static inline km_u64_edit all_root_view_edit_limited(all_root_view v, km_editor *e) {
+    uint32_t at = km_has(v.t, ALL_ROOT_LIMITED_OFFSET, 12u) ? v.t.offset + ALL_ROOT_LIMITED_OFFSET : 0u;
+    return km_edit_u64_slice(e, at, 8u);
+}
+static inline km_status all_root_view_set_limited_len(all_root_view v, km_editor *e, uint32_t n) {
+    if (n > 8u) {
+        return KM_ERR_TOO_LARGE;
+    }
+    if (!km_has(v.t, ALL_ROOT_LIMITED_OFFSET, 12u)) {
+        return KM_ERR_MALFORMED_TABLE;
+    }
+    return km_edit_len(e, v.t.offset + ALL_ROOT_LIMITED_OFFSET, 8u, n);
 }
 static inline all_vec3_soa all_root_view_points(all_root_view v) {
     uint32_t at = km_has(v.t, 96u, 12u) ? v.t.offset + 96u : 0u;
@@ -1180,6 +1276,959 @@ static inline all_circle_soa all_shape_bovos_circle(all_shape_bovos s) {
 }
 static inline all_square_soa all_shape_bovos_square(all_shape_bovos s) {
     return all_square_soa_of(s.r, km_bunch_entry(s.r, s.a, 4u, 0u));
+}
+
+/* ---- Trusted viewers (docs/c.md, "Trusted viewers"): the viewers of a
+ * message <type>_trust validated, without the checks the validation made.
+ * The message must stay alive and unchanged while they are in use. ---- */
+
+/* The inline struct Vec3 at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } all_vec3_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } all_vec3_tview_array;
+typedef struct { km_trusted r; uint32_t len; uint32_t cols[3]; } all_vec3_tsoa;
+typedef struct { all_vec3_tsoa s; uint32_t i; } all_vec3_tsoa_item;
+/* The inline struct Pair at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } all_pair_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } all_pair_tview_array;
+/* The table Leaf in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } all_leaf_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } all_leaf_tview_array;
+/* The table Circle in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } all_circle_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } all_circle_tview_array;
+typedef struct { km_trusted r; uint32_t len; uint32_t cols[1]; } all_circle_tsoa;
+typedef struct { all_circle_tsoa s; uint32_t i; } all_circle_tsoa_item;
+/* The inline struct Square at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } all_square_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } all_square_tview_array;
+typedef struct { km_trusted r; uint32_t len; uint32_t cols[1]; } all_square_tsoa;
+typedef struct { all_square_tsoa s; uint32_t i; } all_square_tsoa_item;
+/* The table Element in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } all_element_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } all_element_tview_array;
+typedef struct { km_trusted r; uint32_t len; uint32_t cols[11]; } all_element_tsoa;
+typedef struct { all_element_tsoa s; uint32_t i; } all_element_tsoa_item;
+/* The table Root in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } all_root_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } all_root_tview_array;
+typedef struct { km_trusted r; uint32_t tag; uint32_t offset; } all_shape_tview;
+typedef struct { km_trusted r; uint32_t len; uint32_t tags; uint32_t tag_stride; uint32_t offsets; uint32_t offset_stride; } all_shape_tview_array;
+typedef struct { km_trusted r; km_array a; } all_shape_tbovoa;
+typedef struct { km_trusted r; km_array a; } all_shape_tbovos;
+typedef all_element_tsoa_item all_element_tsoa_item_where_node;
+typedef all_element_tsoa_item all_element_tsoa_item_where_pos_node;
+typedef all_element_tsoa_item all_element_tsoa_item_child_node;
+
+/* Validates the message r whose root is Vec3 as all_vec3_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status all_vec3_trust(const km_reader *r, km_error *err, all_vec3_tview *out);
+/* Vec3.X */
+static inline float all_vec3_tview_x(all_vec3_tview v);
+/* Vec3.Y */
+static inline float all_vec3_tview_y(all_vec3_tview v);
+/* Vec3.Z */
+static inline float all_vec3_tview_z(all_vec3_tview v);
+/* An AoS array of Vec3 (a validated km_array). */
+static inline all_vec3_tview_array all_vec3_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t all_vec3_tview_array_len(all_vec3_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline all_vec3_tview all_vec3_tview_array_at(all_vec3_tview_array s, uint32_t i);
+/* An SoA array of Vec3: its columns resolved once (format.md §5.3). */
+static inline all_vec3_tsoa all_vec3_tsoa_of(km_trusted r, km_array a);
+static inline uint32_t all_vec3_tsoa_len(all_vec3_tsoa s);
+/* Element i (its fields read as defaults when i is out of range). */
+static inline all_vec3_tsoa_item all_vec3_tsoa_at(all_vec3_tsoa s, uint32_t i);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice all_vec3_tsoa_x_column(all_vec3_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice all_vec3_tsoa_y_column(all_vec3_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice all_vec3_tsoa_z_column(all_vec3_tsoa s);
+/* Vec3.x */
+static inline float all_vec3_tsoa_item_x(all_vec3_tsoa_item v);
+/* Vec3.y */
+static inline float all_vec3_tsoa_item_y(all_vec3_tsoa_item v);
+/* Vec3.z */
+static inline float all_vec3_tsoa_item_z(all_vec3_tsoa_item v);
+/* Validates the message r whose root is Pair as all_pair_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status all_pair_trust(const km_reader *r, km_error *err, all_pair_tview *out);
+/* Pair.Pos */
+static inline all_vec3_tview all_pair_tview_pos(all_pair_tview v);
+/* Pair.Tag */
+static inline uint16_t all_pair_tview_tag_(all_pair_tview v);
+/* Pair.Flag */
+static inline bool all_pair_tview_flag(all_pair_tview v);
+/* An AoS array of Pair (a validated km_array). */
+static inline all_pair_tview_array all_pair_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t all_pair_tview_array_len(all_pair_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline all_pair_tview all_pair_tview_array_at(all_pair_tview_array s, uint32_t i);
+/* Validates the message r whose root is Leaf as all_leaf_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status all_leaf_trust(const km_reader *r, km_error *err, all_leaf_tview *out);
+/* Leaf.Value */
+static inline uint64_t all_leaf_tview_value(all_leaf_tview v);
+/* Leaf.Label */
+static inline km_text all_leaf_tview_label(all_leaf_tview v);
+/* An AoS array of Leaf (a validated km_array). */
+static inline all_leaf_tview_array all_leaf_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t all_leaf_tview_array_len(all_leaf_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline all_leaf_tview all_leaf_tview_array_at(all_leaf_tview_array s, uint32_t i);
+/* Validates the message r whose root is Circle as all_circle_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status all_circle_trust(const km_reader *r, km_error *err, all_circle_tview *out);
+/* Circle.Radius */
+static inline double all_circle_tview_radius(all_circle_tview v);
+/* An AoS array of Circle (a validated km_array). */
+static inline all_circle_tview_array all_circle_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t all_circle_tview_array_len(all_circle_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline all_circle_tview all_circle_tview_array_at(all_circle_tview_array s, uint32_t i);
+/* An SoA array of Circle: its columns resolved once (format.md §5.3). */
+static inline all_circle_tsoa all_circle_tsoa_of(km_trusted r, km_array a);
+static inline uint32_t all_circle_tsoa_len(all_circle_tsoa s);
+/* Element i (its fields read as defaults when i is out of range). */
+static inline all_circle_tsoa_item all_circle_tsoa_at(all_circle_tsoa s, uint32_t i);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f64_slice all_circle_tsoa_radius_column(all_circle_tsoa s);
+/* Circle.radius */
+static inline double all_circle_tsoa_item_radius(all_circle_tsoa_item v);
+/* Validates the message r whose root is Square as all_square_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status all_square_trust(const km_reader *r, km_error *err, all_square_tview *out);
+/* Square.Side */
+static inline float all_square_tview_side(all_square_tview v);
+/* An AoS array of Square (a validated km_array). */
+static inline all_square_tview_array all_square_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t all_square_tview_array_len(all_square_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline all_square_tview all_square_tview_array_at(all_square_tview_array s, uint32_t i);
+/* An SoA array of Square: its columns resolved once (format.md §5.3). */
+static inline all_square_tsoa all_square_tsoa_of(km_trusted r, km_array a);
+static inline uint32_t all_square_tsoa_len(all_square_tsoa s);
+/* Element i (its fields read as defaults when i is out of range). */
+static inline all_square_tsoa_item all_square_tsoa_at(all_square_tsoa s, uint32_t i);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice all_square_tsoa_side_column(all_square_tsoa s);
+/* Square.side */
+static inline float all_square_tsoa_item_side(all_square_tsoa_item v);
+/* Validates the message r whose root is Element as all_element_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status all_element_trust(const km_reader *r, km_error *err, all_element_tview *out);
+/* Element.Id */
+static inline uint32_t all_element_tview_id(all_element_tview v);
+/* Element.Where */
+static inline all_pair_tview all_element_tview_where(all_element_tview v);
+/* Element.Child */
+static inline all_leaf_tview all_element_tview_child(all_element_tview v);
+/* Element.Name */
+static inline km_text all_element_tview_name(all_element_tview v);
+/* Element.Numbers */
+static inline km_i32_slice all_element_tview_numbers(all_element_tview v);
+/* Element.Shape */
+static inline all_shape_tview all_element_tview_shape(all_element_tview v);
+/* An AoS array of Element (a validated km_array). */
+static inline all_element_tview_array all_element_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t all_element_tview_array_len(all_element_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline all_element_tview all_element_tview_array_at(all_element_tview_array s, uint32_t i);
+/* An SoA array of Element: its columns resolved once (format.md §5.3). */
+static inline all_element_tsoa all_element_tsoa_of(km_trusted r, km_array a);
+static inline uint32_t all_element_tsoa_len(all_element_tsoa s);
+/* Element i (its fields read as defaults when i is out of range). */
+static inline all_element_tsoa_item all_element_tsoa_at(all_element_tsoa s, uint32_t i);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u64_slice all_element_tsoa_child_value_column(all_element_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice all_element_tsoa_id_column(all_element_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice all_element_tsoa_where_pos_x_column(all_element_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice all_element_tsoa_where_pos_y_column(all_element_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice all_element_tsoa_where_pos_z_column(all_element_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u16_slice all_element_tsoa_where_tag_column(all_element_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u8_slice all_element_tsoa_where_flag_column(all_element_tsoa s);
+/* Element.id */
+static inline uint32_t all_element_tsoa_item_id(all_element_tsoa_item v);
+static inline all_element_tsoa_item_where_node all_element_tsoa_item_where(all_element_tsoa_item v);
+static inline all_element_tsoa_item_child_node all_element_tsoa_item_child(all_element_tsoa_item v);
+/* Element.name */
+static inline km_text all_element_tsoa_item_name(all_element_tsoa_item v);
+/* Element.numbers */
+static inline km_i32_slice all_element_tsoa_item_numbers(all_element_tsoa_item v);
+/* Element.shape */
+static inline all_shape_tview all_element_tsoa_item_shape(all_element_tsoa_item v);
+static inline all_element_tsoa_item_where_pos_node all_element_tsoa_item_where_node_pos(all_element_tsoa_item_where_node v);
+/* Element.where.tag */
+static inline uint16_t all_element_tsoa_item_where_node_tag_(all_element_tsoa_item_where_node v);
+/* Element.where.flag */
+static inline bool all_element_tsoa_item_where_node_flag(all_element_tsoa_item_where_node v);
+/* Element.where.pos.x */
+static inline float all_element_tsoa_item_where_pos_node_x(all_element_tsoa_item_where_pos_node v);
+/* Element.where.pos.y */
+static inline float all_element_tsoa_item_where_pos_node_y(all_element_tsoa_item_where_pos_node v);
+/* Element.where.pos.z */
+static inline float all_element_tsoa_item_where_pos_node_z(all_element_tsoa_item_where_pos_node v);
+/* Element.child.value */
+static inline uint64_t all_element_tsoa_item_child_node_value(all_element_tsoa_item_child_node v);
+/* Element.child.label */
+static inline km_text all_element_tsoa_item_child_node_label(all_element_tsoa_item_child_node v);
+/* Validates the message r whose root is Root as all_root_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status all_root_trust(const km_reader *r, km_error *err, all_root_tview *out);
+/* The number of elements of Root.Flags. */
+static inline uint32_t all_root_tview_flags_len(all_root_tview v);
+/* Element i of Root.Flags (zero when i is out of range). */
+static inline bool all_root_tview_flags_at(all_root_tview v, uint32_t i);
+/* Root.Kind */
+static inline all_kind all_root_tview_kind(all_root_tview v);
+/* Root.Wide */
+static inline all_wide all_root_tview_wide(all_root_tview v);
+/* Root.Text */
+static inline km_text all_root_tview_text(all_root_tview v);
+/* Root.Utf16 */
+static inline km_u16_slice all_root_tview_utf16(all_root_tview v);
+/* The number of elements of Root.Fixed. */
+static inline uint32_t all_root_tview_fixed_len(all_root_tview v);
+/* Element i of Root.Fixed (zero when i is out of range). */
+static inline all_vec3_tview all_root_tview_fixed_at(all_root_tview v, uint32_t i);
+/* Root.Limited */
+static inline km_u64_slice all_root_tview_limited(all_root_tview v);
+/* Root.Points */
+static inline all_vec3_tsoa all_root_tview_points(all_root_tview v);
+/* Root.PointsAos */
+static inline all_vec3_tview_array all_root_tview_points_aos(all_root_tview v);
+/* Root.Elements */
+static inline all_element_tsoa all_root_tview_elements(all_root_tview v);
+/* Root.ElementsAos */
+static inline all_element_tview_array all_root_tview_elements_aos(all_root_tview v);
+/* Root.Shape */
+static inline all_shape_tview all_root_tview_shape(all_root_tview v);
+/* Root.ShapesAos */
+static inline all_shape_tview_array all_root_tview_shapes_aos(all_root_tview v);
+/* Root.ShapesSoa */
+static inline all_shape_tview_array all_root_tview_shapes_soa(all_root_tview v);
+/* Root.ShapesBovoa */
+static inline all_shape_tbovoa all_root_tview_shapes_bovoa(all_root_tview v);
+/* Root.ShapesBovos */
+static inline all_shape_tbovos all_root_tview_shapes_bovos(all_root_tview v);
+/* Root.Next */
+static inline all_leaf_tview all_root_tview_next(all_root_tview v);
+/* An AoS array of Root (a validated km_array). */
+static inline all_root_tview_array all_root_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t all_root_tview_array_len(all_root_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline all_root_tview all_root_tview_array_at(all_root_tview_array s, uint32_t i);
+/* The Shape whose tag is at tag_at and value offset at offset_at (tag_at 0: none). */
+static inline all_shape_tview all_shape_tview_at(km_trusted r, uint32_t tag_at, uint32_t offset_at);
+/* The tag: 0 (no value), a variant's, or one this schema does not know (a newer writer's). */
+static inline uint32_t all_shape_tview_tag(all_shape_tview u);
+/* The Circle value (reads as zero when the tag is another). */
+static inline all_circle_tview all_shape_tview_circle(all_shape_tview u);
+/* The Square value (reads as zero when the tag is another). */
+static inline all_square_tview all_shape_tview_square(all_shape_tview u);
+/* An AOS array of Shape. */
+static inline all_shape_tview_array all_shape_tview_array_aos(km_trusted r, km_array a);
+/* An SOA array of Shape. */
+static inline all_shape_tview_array all_shape_tview_array_soa(km_trusted r, km_array a);
+static inline uint32_t all_shape_tview_array_len(all_shape_tview_array s);
+/* Element i (no value when i is out of range). */
+static inline all_shape_tview all_shape_tview_array_at(all_shape_tview_array s, uint32_t i);
+/* A #bovoa array of Shape: one homogeneous array per variant (format.md §7.1). */
+static inline all_shape_tbovoa all_shape_tbovoa_of(km_trusted r, km_array a);
+/* The number of values of all variants. */
+static inline uint32_t all_shape_tbovoa_len(all_shape_tbovoa s);
+/* The Circle values (the first entry of tag 1). */
+static inline all_circle_tview_array all_shape_tbovoa_circle(all_shape_tbovoa s);
+/* The Square values (the first entry of tag 4). */
+static inline all_square_tview_array all_shape_tbovoa_square(all_shape_tbovoa s);
+/* A #bovos array of Shape: one homogeneous array per variant (format.md §7.1). */
+static inline all_shape_tbovos all_shape_tbovos_of(km_trusted r, km_array a);
+/* The number of values of all variants. */
+static inline uint32_t all_shape_tbovos_len(all_shape_tbovos s);
+/* The Circle values (the first entry of tag 1). */
+static inline all_circle_tsoa all_shape_tbovos_circle(all_shape_tbovos s);
+/* The Square values (the first entry of tag 4). */
+static inline all_square_tsoa all_shape_tbovos_square(all_shape_tbovos s);
+
+static inline km_status all_vec3_trust(const km_reader *r, km_error *err, all_vec3_tview *out) {
+    km_status s = all_vec3_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline float all_vec3_tview_x(all_vec3_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline float all_vec3_tview_y(all_vec3_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline float all_vec3_tview_z(all_vec3_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 8u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline all_vec3_tview_array all_vec3_tview_array_of(km_trusted r, km_array a) {
+    all_vec3_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t all_vec3_tview_array_len(all_vec3_tview_array s) {
+    return s.len;
+}
+static inline all_vec3_tview all_vec3_tview_array_at(all_vec3_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 12u : 0u;
+    all_vec3_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline all_vec3_tsoa all_vec3_tsoa_of(km_trusted r, km_array a) {
+    all_vec3_tsoa s;
+    s.r = r;
+    s.len = a.len;
+    km_trusted_soa_columns(r, a, all_vec3_columns, 3u, s.cols);
+    return s;
+}
+static inline uint32_t all_vec3_tsoa_len(all_vec3_tsoa s) {
+    return s.len;
+}
+static inline all_vec3_tsoa_item all_vec3_tsoa_at(all_vec3_tsoa s, uint32_t i) {
+    all_vec3_tsoa_item it;
+    it.s = s;
+    it.i = i;
+    if (i >= s.len) {
+        memset(it.s.cols, 0, sizeof it.s.cols);
+        it.s.len = 0;
+        it.i = 0;
+    }
+    return it;
+}
+static inline km_f32_slice all_vec3_tsoa_x_column(all_vec3_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[0], s.len);
+}
+static inline km_f32_slice all_vec3_tsoa_y_column(all_vec3_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[1], s.len);
+}
+static inline km_f32_slice all_vec3_tsoa_z_column(all_vec3_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[2], s.len);
+}
+static inline float all_vec3_tsoa_item_x(all_vec3_tsoa_item v) {
+    uint32_t at = v.s.cols[0] != 0 ? v.s.cols[0] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline float all_vec3_tsoa_item_y(all_vec3_tsoa_item v) {
+    uint32_t at = v.s.cols[1] != 0 ? v.s.cols[1] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline float all_vec3_tsoa_item_z(all_vec3_tsoa_item v) {
+    uint32_t at = v.s.cols[2] != 0 ? v.s.cols[2] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline km_status all_pair_trust(const km_reader *r, km_error *err, all_pair_tview *out) {
+    km_status s = all_pair_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline all_vec3_tview all_pair_tview_pos(all_pair_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    all_vec3_tview x;
+    x.r = v.r;
+    x.at = at;
+    return x;
+}
+static inline uint16_t all_pair_tview_tag_(all_pair_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 12u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint16_t)km_trusted_u16(v.r, at);
+}
+static inline bool all_pair_tview_flag(all_pair_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 14u : 0u;
+    if (at == 0) {
+        return false;
+    }
+    return km_trusted_bool(v.r, at);
+}
+static inline all_pair_tview_array all_pair_tview_array_of(km_trusted r, km_array a) {
+    all_pair_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t all_pair_tview_array_len(all_pair_tview_array s) {
+    return s.len;
+}
+static inline all_pair_tview all_pair_tview_array_at(all_pair_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 16u : 0u;
+    all_pair_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline km_status all_leaf_trust(const km_reader *r, km_error *err, all_leaf_tview *out) {
+    km_status s = all_leaf_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline uint64_t all_leaf_tview_value(all_leaf_tview v) {
+    uint32_t at = km_has(v.t, 8u, 8u) ? v.t.offset + 8u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint64_t)km_trusted_u64(v.r, at);
+}
+static inline km_text all_leaf_tview_label(all_leaf_tview v) {
+    uint32_t at = km_has(v.t, 16u, 12u) ? v.t.offset + 16u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline all_leaf_tview_array all_leaf_tview_array_of(km_trusted r, km_array a) {
+    all_leaf_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t all_leaf_tview_array_len(all_leaf_tview_array s) {
+    return s.len;
+}
+static inline all_leaf_tview all_leaf_tview_array_at(all_leaf_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    all_leaf_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
+    return x;
+}
+static inline km_status all_circle_trust(const km_reader *r, km_error *err, all_circle_tview *out) {
+    km_status s = all_circle_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline double all_circle_tview_radius(all_circle_tview v) {
+    uint32_t at = km_has(v.t, 8u, 8u) ? v.t.offset + 8u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (double)km_trusted_f64(v.r, at);
+}
+static inline all_circle_tview_array all_circle_tview_array_of(km_trusted r, km_array a) {
+    all_circle_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t all_circle_tview_array_len(all_circle_tview_array s) {
+    return s.len;
+}
+static inline all_circle_tview all_circle_tview_array_at(all_circle_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    all_circle_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
+    return x;
+}
+static inline all_circle_tsoa all_circle_tsoa_of(km_trusted r, km_array a) {
+    all_circle_tsoa s;
+    s.r = r;
+    s.len = a.len;
+    km_trusted_soa_columns(r, a, all_circle_columns, 1u, s.cols);
+    return s;
+}
+static inline uint32_t all_circle_tsoa_len(all_circle_tsoa s) {
+    return s.len;
+}
+static inline all_circle_tsoa_item all_circle_tsoa_at(all_circle_tsoa s, uint32_t i) {
+    all_circle_tsoa_item it;
+    it.s = s;
+    it.i = i;
+    if (i >= s.len) {
+        memset(it.s.cols, 0, sizeof it.s.cols);
+        it.s.len = 0;
+        it.i = 0;
+    }
+    return it;
+}
+static inline km_f64_slice all_circle_tsoa_radius_column(all_circle_tsoa s) {
+    return km_trusted_f64_slice_at(s.r, s.cols[0], s.len);
+}
+static inline double all_circle_tsoa_item_radius(all_circle_tsoa_item v) {
+    uint32_t at = v.s.cols[0] != 0 ? v.s.cols[0] + v.i * 8u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (double)km_trusted_f64(v.s.r, at);
+}
+static inline km_status all_square_trust(const km_reader *r, km_error *err, all_square_tview *out) {
+    km_status s = all_square_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline float all_square_tview_side(all_square_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline all_square_tview_array all_square_tview_array_of(km_trusted r, km_array a) {
+    all_square_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t all_square_tview_array_len(all_square_tview_array s) {
+    return s.len;
+}
+static inline all_square_tview all_square_tview_array_at(all_square_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    all_square_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline all_square_tsoa all_square_tsoa_of(km_trusted r, km_array a) {
+    all_square_tsoa s;
+    s.r = r;
+    s.len = a.len;
+    km_trusted_soa_columns(r, a, all_square_columns, 1u, s.cols);
+    return s;
+}
+static inline uint32_t all_square_tsoa_len(all_square_tsoa s) {
+    return s.len;
+}
+static inline all_square_tsoa_item all_square_tsoa_at(all_square_tsoa s, uint32_t i) {
+    all_square_tsoa_item it;
+    it.s = s;
+    it.i = i;
+    if (i >= s.len) {
+        memset(it.s.cols, 0, sizeof it.s.cols);
+        it.s.len = 0;
+        it.i = 0;
+    }
+    return it;
+}
+static inline km_f32_slice all_square_tsoa_side_column(all_square_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[0], s.len);
+}
+static inline float all_square_tsoa_item_side(all_square_tsoa_item v) {
+    uint32_t at = v.s.cols[0] != 0 ? v.s.cols[0] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline km_status all_element_trust(const km_reader *r, km_error *err, all_element_tview *out) {
+    km_status s = all_element_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline uint32_t all_element_tview_id(all_element_tview v) {
+    uint32_t at = km_has(v.t, 4u, 4u) ? v.t.offset + 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline all_pair_tview all_element_tview_where(all_element_tview v) {
+    uint32_t at = km_has(v.t, 8u, 16u) ? v.t.offset + 8u : 0u;
+    all_pair_tview x;
+    x.r = v.r;
+    x.at = at;
+    return x;
+}
+static inline all_leaf_tview all_element_tview_child(all_element_tview v) {
+    uint32_t at = km_has(v.t, 24u, 4u) ? v.t.offset + 24u : 0u;
+    all_leaf_tview x;
+    x.r = v.r;
+    x.t = km_trusted_view_table(v.r, at);
+    return x;
+}
+static inline km_text all_element_tview_name(all_element_tview v) {
+    uint32_t at = km_has(v.t, 28u, 12u) ? v.t.offset + 28u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline km_i32_slice all_element_tview_numbers(all_element_tview v) {
+    uint32_t at = km_has(v.t, 40u, 12u) ? v.t.offset + 40u : 0u;
+    return km_trusted_i32_slice_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline all_shape_tview all_element_tview_shape(all_element_tview v) {
+    uint32_t at = km_has(v.t, 52u, 8u) ? v.t.offset + 52u : 0u;
+    return all_shape_tview_at(v.r, at, at != 0 ? at + 4u : 0u);
+}
+static inline all_element_tview_array all_element_tview_array_of(km_trusted r, km_array a) {
+    all_element_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t all_element_tview_array_len(all_element_tview_array s) {
+    return s.len;
+}
+static inline all_element_tview all_element_tview_array_at(all_element_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    all_element_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
+    return x;
+}
+static inline all_element_tsoa all_element_tsoa_of(km_trusted r, km_array a) {
+    all_element_tsoa s;
+    s.r = r;
+    s.len = a.len;
+    km_trusted_soa_columns(r, a, all_element_columns, 11u, s.cols);
+    return s;
+}
+static inline uint32_t all_element_tsoa_len(all_element_tsoa s) {
+    return s.len;
+}
+static inline all_element_tsoa_item all_element_tsoa_at(all_element_tsoa s, uint32_t i) {
+    all_element_tsoa_item it;
+    it.s = s;
+    it.i = i;
+    if (i >= s.len) {
+        memset(it.s.cols, 0, sizeof it.s.cols);
+        it.s.len = 0;
+        it.i = 0;
+    }
+    return it;
+}
+static inline km_u64_slice all_element_tsoa_child_value_column(all_element_tsoa s) {
+    return km_trusted_u64_slice_at(s.r, s.cols[0], s.len);
+}
+static inline km_u32_slice all_element_tsoa_id_column(all_element_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[2], s.len);
+}
+static inline km_f32_slice all_element_tsoa_where_pos_x_column(all_element_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[3], s.len);
+}
+static inline km_f32_slice all_element_tsoa_where_pos_y_column(all_element_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[4], s.len);
+}
+static inline km_f32_slice all_element_tsoa_where_pos_z_column(all_element_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[5], s.len);
+}
+static inline km_u16_slice all_element_tsoa_where_tag_column(all_element_tsoa s) {
+    return km_trusted_u16_slice_at(s.r, s.cols[9], s.len);
+}
+static inline km_u8_slice all_element_tsoa_where_flag_column(all_element_tsoa s) {
+    return km_trusted_u8_slice_at(s.r, s.cols[10], s.len);
+}
+static inline uint32_t all_element_tsoa_item_id(all_element_tsoa_item v) {
+    uint32_t at = v.s.cols[2] != 0 ? v.s.cols[2] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline all_element_tsoa_item_where_node all_element_tsoa_item_where(all_element_tsoa_item v) {
+    return v;
+}
+static inline all_element_tsoa_item_child_node all_element_tsoa_item_child(all_element_tsoa_item v) {
+    return v;
+}
+static inline km_text all_element_tsoa_item_name(all_element_tsoa_item v) {
+    uint32_t at = v.s.cols[7] != 0 ? v.s.cols[7] + v.i * 12u : 0u;
+    return km_trusted_text(v.s.r, km_trusted_view_array(v.s.r, at));
+}
+static inline km_i32_slice all_element_tsoa_item_numbers(all_element_tsoa_item v) {
+    uint32_t at = v.s.cols[8] != 0 ? v.s.cols[8] + v.i * 12u : 0u;
+    return km_trusted_i32_slice_of(v.s.r, km_trusted_view_array(v.s.r, at));
+}
+static inline all_shape_tview all_element_tsoa_item_shape(all_element_tsoa_item v) {
+    uint32_t at = v.s.cols[1] != 0 ? v.s.cols[1] + v.i * 8u : 0u;
+    return all_shape_tview_at(v.s.r, at, at != 0 ? at + 4u : 0u);
+}
+static inline all_element_tsoa_item_where_pos_node all_element_tsoa_item_where_node_pos(all_element_tsoa_item_where_node v) {
+    return v;
+}
+static inline uint16_t all_element_tsoa_item_where_node_tag_(all_element_tsoa_item_where_node v) {
+    uint32_t at = v.s.cols[9] != 0 ? v.s.cols[9] + v.i * 2u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint16_t)km_trusted_u16(v.s.r, at);
+}
+static inline bool all_element_tsoa_item_where_node_flag(all_element_tsoa_item_where_node v) {
+    uint32_t at = v.s.cols[10] != 0 ? v.s.cols[10] + v.i * 1u : 0u;
+    if (at == 0) {
+        return false;
+    }
+    return km_trusted_bool(v.s.r, at);
+}
+static inline float all_element_tsoa_item_where_pos_node_x(all_element_tsoa_item_where_pos_node v) {
+    uint32_t at = v.s.cols[3] != 0 ? v.s.cols[3] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline float all_element_tsoa_item_where_pos_node_y(all_element_tsoa_item_where_pos_node v) {
+    uint32_t at = v.s.cols[4] != 0 ? v.s.cols[4] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline float all_element_tsoa_item_where_pos_node_z(all_element_tsoa_item_where_pos_node v) {
+    uint32_t at = v.s.cols[5] != 0 ? v.s.cols[5] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline uint64_t all_element_tsoa_item_child_node_value(all_element_tsoa_item_child_node v) {
+    uint32_t at = v.s.cols[0] != 0 ? v.s.cols[0] + v.i * 8u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint64_t)km_trusted_u64(v.s.r, at);
+}
+static inline km_text all_element_tsoa_item_child_node_label(all_element_tsoa_item_child_node v) {
+    uint32_t at = v.s.cols[6] != 0 ? v.s.cols[6] + v.i * 12u : 0u;
+    return km_trusted_text(v.s.r, km_trusted_view_array(v.s.r, at));
+}
+static inline km_status all_root_trust(const km_reader *r, km_error *err, all_root_tview *out) {
+    km_status s = all_root_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline uint32_t all_root_tview_flags_len(all_root_tview v) {
+    (void)v;
+    return 4u;
+}
+static inline bool all_root_tview_flags_at(all_root_tview v, uint32_t i) {
+    uint32_t at = km_has(v.t, 4u, 4u) ? v.t.offset + 4u : 0u;
+    at = (at != 0 && i < 4u) ? at + i * 1u : 0u;
+    if (at == 0) {
+        return false;
+    }
+    return km_trusted_bool(v.r, at);
+}
+static inline all_kind all_root_tview_kind(all_root_tview v) {
+    uint32_t at = km_has(v.t, 8u, 1u) ? v.t.offset + 8u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (all_kind)km_trusted_u8(v.r, at);
+}
+static inline all_wide all_root_tview_wide(all_root_tview v) {
+    uint32_t at = km_has(v.t, 16u, 8u) ? v.t.offset + 16u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (all_wide)km_trusted_i64(v.r, at);
+}
+static inline km_text all_root_tview_text(all_root_tview v) {
+    uint32_t at = km_has(v.t, 24u, 12u) ? v.t.offset + 24u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline km_u16_slice all_root_tview_utf16(all_root_tview v) {
+    uint32_t at = km_has(v.t, 36u, 12u) ? v.t.offset + 36u : 0u;
+    return km_trusted_u16_slice_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline uint32_t all_root_tview_fixed_len(all_root_tview v) {
+    (void)v;
+    return 3u;
+}
+static inline all_vec3_tview all_root_tview_fixed_at(all_root_tview v, uint32_t i) {
+    uint32_t at = km_has(v.t, 48u, 36u) ? v.t.offset + 48u : 0u;
+    at = (at != 0 && i < 3u) ? at + i * 12u : 0u;
+    all_vec3_tview x;
+    x.r = v.r;
+    x.at = at;
+    return x;
+}
+static inline km_u64_slice all_root_tview_limited(all_root_tview v) {
+    uint32_t at = km_has(v.t, 84u, 12u) ? v.t.offset + 84u : 0u;
+    return km_trusted_u64_slice_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline all_vec3_tsoa all_root_tview_points(all_root_tview v) {
+    uint32_t at = km_has(v.t, 96u, 12u) ? v.t.offset + 96u : 0u;
+    return all_vec3_tsoa_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline all_vec3_tview_array all_root_tview_points_aos(all_root_tview v) {
+    uint32_t at = km_has(v.t, 108u, 12u) ? v.t.offset + 108u : 0u;
+    return all_vec3_tview_array_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline all_element_tsoa all_root_tview_elements(all_root_tview v) {
+    uint32_t at = km_has(v.t, 120u, 12u) ? v.t.offset + 120u : 0u;
+    return all_element_tsoa_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline all_element_tview_array all_root_tview_elements_aos(all_root_tview v) {
+    uint32_t at = km_has(v.t, 132u, 12u) ? v.t.offset + 132u : 0u;
+    return all_element_tview_array_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline all_shape_tview all_root_tview_shape(all_root_tview v) {
+    uint32_t at = km_has(v.t, 144u, 8u) ? v.t.offset + 144u : 0u;
+    return all_shape_tview_at(v.r, at, at != 0 ? at + 4u : 0u);
+}
+static inline all_shape_tview_array all_root_tview_shapes_aos(all_root_tview v) {
+    uint32_t at = km_has(v.t, 152u, 12u) ? v.t.offset + 152u : 0u;
+    return all_shape_tview_array_aos(v.r, km_trusted_view_array(v.r, at));
+}
+static inline all_shape_tview_array all_root_tview_shapes_soa(all_root_tview v) {
+    uint32_t at = km_has(v.t, 164u, 12u) ? v.t.offset + 164u : 0u;
+    return all_shape_tview_array_soa(v.r, km_trusted_view_array(v.r, at));
+}
+static inline all_shape_tbovoa all_root_tview_shapes_bovoa(all_root_tview v) {
+    uint32_t at = km_has(v.t, 176u, 12u) ? v.t.offset + 176u : 0u;
+    return all_shape_tbovoa_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline all_shape_tbovos all_root_tview_shapes_bovos(all_root_tview v) {
+    uint32_t at = km_has(v.t, 188u, 12u) ? v.t.offset + 188u : 0u;
+    return all_shape_tbovos_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline all_leaf_tview all_root_tview_next(all_root_tview v) {
+    uint32_t at = km_has(v.t, 200u, 4u) ? v.t.offset + 200u : 0u;
+    all_leaf_tview x;
+    x.r = v.r;
+    x.t = km_trusted_view_table(v.r, at);
+    return x;
+}
+static inline all_root_tview_array all_root_tview_array_of(km_trusted r, km_array a) {
+    all_root_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t all_root_tview_array_len(all_root_tview_array s) {
+    return s.len;
+}
+static inline all_root_tview all_root_tview_array_at(all_root_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    all_root_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
+    return x;
+}
+static inline all_shape_tview all_shape_tview_at(km_trusted r, uint32_t tag_at, uint32_t offset_at) {
+    all_shape_tview u;
+    u.r = r;
+    u.tag = 0;
+    u.offset = 0;
+    if (tag_at == 0) {
+        return u;
+    }
+    u.tag = (uint32_t)km_trusted_u8(r, tag_at);
+    u.offset = km_trusted_u32(r, offset_at);
+    return u;
+}
+static inline uint32_t all_shape_tview_tag(all_shape_tview u) {
+    return u.tag;
+}
+static inline all_circle_tview all_shape_tview_circle(all_shape_tview u) {
+    uint32_t at = (u.tag == 1u) ? u.offset : 0u;
+    all_circle_tview x;
+    x.r = u.r;
+    x.t = km_trusted_table(u.r, at);
+    return x;
+}
+static inline all_square_tview all_shape_tview_square(all_shape_tview u) {
+    uint32_t at = (u.tag == 4u) ? u.offset : 0u;
+    all_square_tview x;
+    x.r = u.r;
+    x.at = at;
+    return x;
+}
+static inline all_shape_tview_array all_shape_tview_array_aos(km_trusted r, km_array a) {
+    all_shape_tview_array s;
+    s.r = r;
+    s.len = a.len;
+    s.tags = a.offset;
+    s.tag_stride = 8u;
+    s.offsets = a.offset + 4u;
+    s.offset_stride = 8u;
+    return s;
+}
+static inline all_shape_tview_array all_shape_tview_array_soa(km_trusted r, km_array a) {
+    all_shape_tview_array s;
+    s.r = r;
+    s.len = a.len;
+    if (!km_trusted_union_columns(r, a, 1u, &s.tags, &s.offsets)) {
+        s.len = 0;
+        s.tags = 0;
+        s.offsets = 0;
+    }
+    s.tag_stride = 1u;
+    s.offset_stride = 4u;
+    return s;
+}
+static inline uint32_t all_shape_tview_array_len(all_shape_tview_array s) {
+    return s.len;
+}
+static inline all_shape_tview all_shape_tview_array_at(all_shape_tview_array s, uint32_t i) {
+    if (i >= s.len) {
+        return all_shape_tview_at(s.r, 0u, 0u);
+    }
+    return all_shape_tview_at(s.r, s.tags + i * s.tag_stride, s.offsets + i * s.offset_stride);
+}
+static inline all_shape_tbovoa all_shape_tbovoa_of(km_trusted r, km_array a) {
+    all_shape_tbovoa s;
+    s.r = r;
+    s.a = a;
+    return s;
+}
+static inline uint32_t all_shape_tbovoa_len(all_shape_tbovoa s) {
+    return s.a.len;
+}
+static inline all_circle_tview_array all_shape_tbovoa_circle(all_shape_tbovoa s) {
+    return all_circle_tview_array_of(s.r, km_trusted_bunch_entry(s.r, s.a, 1u));
+}
+static inline all_square_tview_array all_shape_tbovoa_square(all_shape_tbovoa s) {
+    return all_square_tview_array_of(s.r, km_trusted_bunch_entry(s.r, s.a, 4u));
+}
+static inline all_shape_tbovos all_shape_tbovos_of(km_trusted r, km_array a) {
+    all_shape_tbovos s;
+    s.r = r;
+    s.a = a;
+    return s;
+}
+static inline uint32_t all_shape_tbovos_len(all_shape_tbovos s) {
+    return s.a.len;
+}
+static inline all_circle_tsoa all_shape_tbovos_circle(all_shape_tbovos s) {
+    return all_circle_tsoa_of(s.r, km_trusted_bunch_entry(s.r, s.a, 1u));
+}
+static inline all_square_tsoa all_shape_tbovos_square(all_shape_tbovos s) {
+    return all_square_tsoa_of(s.r, km_trusted_bunch_entry(s.r, s.a, 4u));
 }
 
 #ifdef __cplusplus

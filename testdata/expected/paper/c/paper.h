@@ -34,6 +34,9 @@ struct paper_another_struct {
     uint32_t a;
     uint64_t b;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define PAPER_ANOTHER_STRUCT_A_OFFSET 4u
+#define PAPER_ANOTHER_STRUCT_B_OFFSET 8u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -46,6 +49,9 @@ struct paper_struct_name {
     struct { struct paper_another_struct *ptr; uint32_t len; } field_as_soa;
     struct { struct paper_another_struct *ptr; uint32_t len; } field_as_aos;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define PAPER_STRUCT_NAME_FIELD_AS_SOA_OFFSET 4u
+#define PAPER_STRUCT_NAME_FIELD_AS_AOS_OFFSET 16u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -58,6 +64,9 @@ struct paper_point2d {
     float x;
     float y;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define PAPER_POINT2D_X_OFFSET 0u
+#define PAPER_POINT2D_Y_OFFSET 4u
 
 /* inline struct point3d */
 struct paper_point3d {
@@ -65,12 +74,19 @@ struct paper_point3d {
     float y;
     float z;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define PAPER_POINT3D_X_OFFSET 0u
+#define PAPER_POINT3D_Y_OFFSET 4u
+#define PAPER_POINT3D_Z_OFFSET 8u
 
 /* table particle */
 struct paper_particle {
     struct { struct paper_any_point *ptr; uint32_t len; } pos;
     km_text name;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define PAPER_PARTICLE_POS_OFFSET 4u
+#define PAPER_PARTICLE_NAME_OFFSET 16u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -161,8 +177,12 @@ typedef struct { const km_reader *r; km_array a; } paper_any_point_bovos;
 static inline paper_another_struct_view paper_another_struct_view_root(const km_reader *r);
 /* another_struct.a */
 static inline uint32_t paper_another_struct_view_a(paper_another_struct_view v);
+/* Stores another_struct.a in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status paper_another_struct_view_set_a(paper_another_struct_view v, km_editor *e, uint32_t x);
 /* another_struct.b */
 static inline uint64_t paper_another_struct_view_b(paper_another_struct_view v);
+/* Stores another_struct.b in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status paper_another_struct_view_set_b(paper_another_struct_view v, km_editor *e, uint64_t x);
 /* An AoS array of another_struct (a checked km_array). */
 static inline paper_another_struct_view_array paper_another_struct_view_array_of(const km_reader *r, km_array a);
 static inline uint32_t paper_another_struct_view_array_len(paper_another_struct_view_array s);
@@ -294,12 +314,18 @@ static inline uint32_t paper_another_struct_view_a(paper_another_struct_view v) 
     }
     return (uint32_t)km_read_u32(v.r, at);
 }
+static inline km_status paper_another_struct_view_set_a(paper_another_struct_view v, km_editor *e, uint32_t x) {
+    return km_edit_field(e, v.t, PAPER_ANOTHER_STRUCT_A_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline uint64_t paper_another_struct_view_b(paper_another_struct_view v) {
     uint32_t at = km_has(v.t, 8u, 8u) ? v.t.offset + 8u : 0u;
     if (at == 0) {
         return 0;
     }
     return (uint64_t)km_read_u64(v.r, at);
+}
+static inline km_status paper_another_struct_view_set_b(paper_another_struct_view v, km_editor *e, uint64_t x) {
+    return km_edit_field(e, v.t, PAPER_ANOTHER_STRUCT_B_OFFSET, &x, (uint32_t)sizeof x);
 }
 static inline paper_another_struct_view_array paper_another_struct_view_array_of(const km_reader *r, km_array a) {
     paper_another_struct_view_array s;
@@ -688,6 +714,554 @@ static inline paper_point2d_soa paper_any_point_bovos_point2d(paper_any_point_bo
 }
 static inline paper_point3d_soa paper_any_point_bovos_point3d(paper_any_point_bovos s) {
     return paper_point3d_soa_of(s.r, km_bunch_entry(s.r, s.a, 2u, 0u));
+}
+
+/* ---- Trusted viewers (docs/c.md, "Trusted viewers"): the viewers of a
+ * message <type>_trust validated, without the checks the validation made.
+ * The message must stay alive and unchanged while they are in use. ---- */
+
+/* The table another_struct in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } paper_another_struct_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } paper_another_struct_tview_array;
+typedef struct { km_trusted r; uint32_t len; uint32_t cols[2]; } paper_another_struct_tsoa;
+typedef struct { paper_another_struct_tsoa s; uint32_t i; } paper_another_struct_tsoa_item;
+/* The table struct_name in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } paper_struct_name_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } paper_struct_name_tview_array;
+/* The inline struct point2d at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } paper_point2d_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } paper_point2d_tview_array;
+typedef struct { km_trusted r; uint32_t len; uint32_t cols[2]; } paper_point2d_tsoa;
+typedef struct { paper_point2d_tsoa s; uint32_t i; } paper_point2d_tsoa_item;
+/* The inline struct point3d at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } paper_point3d_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } paper_point3d_tview_array;
+typedef struct { km_trusted r; uint32_t len; uint32_t cols[3]; } paper_point3d_tsoa;
+typedef struct { paper_point3d_tsoa s; uint32_t i; } paper_point3d_tsoa_item;
+/* The table particle in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } paper_particle_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } paper_particle_tview_array;
+typedef struct { km_trusted r; uint32_t tag; uint32_t offset; } paper_any_point_tview;
+typedef struct { km_trusted r; uint32_t len; uint32_t tags; uint32_t tag_stride; uint32_t offsets; uint32_t offset_stride; } paper_any_point_tview_array;
+typedef struct { km_trusted r; km_array a; } paper_any_point_tbovos;
+
+/* Validates the message r whose root is another_struct as paper_another_struct_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status paper_another_struct_trust(const km_reader *r, km_error *err, paper_another_struct_tview *out);
+/* another_struct.a */
+static inline uint32_t paper_another_struct_tview_a(paper_another_struct_tview v);
+/* another_struct.b */
+static inline uint64_t paper_another_struct_tview_b(paper_another_struct_tview v);
+/* An AoS array of another_struct (a validated km_array). */
+static inline paper_another_struct_tview_array paper_another_struct_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t paper_another_struct_tview_array_len(paper_another_struct_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline paper_another_struct_tview paper_another_struct_tview_array_at(paper_another_struct_tview_array s, uint32_t i);
+/* An SoA array of another_struct: its columns resolved once (format.md §5.3). */
+static inline paper_another_struct_tsoa paper_another_struct_tsoa_of(km_trusted r, km_array a);
+static inline uint32_t paper_another_struct_tsoa_len(paper_another_struct_tsoa s);
+/* Element i (its fields read as defaults when i is out of range). */
+static inline paper_another_struct_tsoa_item paper_another_struct_tsoa_at(paper_another_struct_tsoa s, uint32_t i);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u64_slice paper_another_struct_tsoa_b_column(paper_another_struct_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice paper_another_struct_tsoa_a_column(paper_another_struct_tsoa s);
+/* another_struct.a */
+static inline uint32_t paper_another_struct_tsoa_item_a(paper_another_struct_tsoa_item v);
+/* another_struct.b */
+static inline uint64_t paper_another_struct_tsoa_item_b(paper_another_struct_tsoa_item v);
+/* Validates the message r whose root is struct_name as paper_struct_name_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status paper_struct_name_trust(const km_reader *r, km_error *err, paper_struct_name_tview *out);
+/* struct_name.field_as_soa */
+static inline paper_another_struct_tsoa paper_struct_name_tview_field_as_soa(paper_struct_name_tview v);
+/* struct_name.field_as_aos */
+static inline paper_another_struct_tview_array paper_struct_name_tview_field_as_aos(paper_struct_name_tview v);
+/* An AoS array of struct_name (a validated km_array). */
+static inline paper_struct_name_tview_array paper_struct_name_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t paper_struct_name_tview_array_len(paper_struct_name_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline paper_struct_name_tview paper_struct_name_tview_array_at(paper_struct_name_tview_array s, uint32_t i);
+/* Validates the message r whose root is point2d as paper_point2d_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status paper_point2d_trust(const km_reader *r, km_error *err, paper_point2d_tview *out);
+/* point2d.x */
+static inline float paper_point2d_tview_x(paper_point2d_tview v);
+/* point2d.y */
+static inline float paper_point2d_tview_y(paper_point2d_tview v);
+/* An AoS array of point2d (a validated km_array). */
+static inline paper_point2d_tview_array paper_point2d_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t paper_point2d_tview_array_len(paper_point2d_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline paper_point2d_tview paper_point2d_tview_array_at(paper_point2d_tview_array s, uint32_t i);
+/* An SoA array of point2d: its columns resolved once (format.md §5.3). */
+static inline paper_point2d_tsoa paper_point2d_tsoa_of(km_trusted r, km_array a);
+static inline uint32_t paper_point2d_tsoa_len(paper_point2d_tsoa s);
+/* Element i (its fields read as defaults when i is out of range). */
+static inline paper_point2d_tsoa_item paper_point2d_tsoa_at(paper_point2d_tsoa s, uint32_t i);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice paper_point2d_tsoa_x_column(paper_point2d_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice paper_point2d_tsoa_y_column(paper_point2d_tsoa s);
+/* point2d.x */
+static inline float paper_point2d_tsoa_item_x(paper_point2d_tsoa_item v);
+/* point2d.y */
+static inline float paper_point2d_tsoa_item_y(paper_point2d_tsoa_item v);
+/* Validates the message r whose root is point3d as paper_point3d_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status paper_point3d_trust(const km_reader *r, km_error *err, paper_point3d_tview *out);
+/* point3d.x */
+static inline float paper_point3d_tview_x(paper_point3d_tview v);
+/* point3d.y */
+static inline float paper_point3d_tview_y(paper_point3d_tview v);
+/* point3d.z */
+static inline float paper_point3d_tview_z(paper_point3d_tview v);
+/* An AoS array of point3d (a validated km_array). */
+static inline paper_point3d_tview_array paper_point3d_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t paper_point3d_tview_array_len(paper_point3d_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline paper_point3d_tview paper_point3d_tview_array_at(paper_point3d_tview_array s, uint32_t i);
+/* An SoA array of point3d: its columns resolved once (format.md §5.3). */
+static inline paper_point3d_tsoa paper_point3d_tsoa_of(km_trusted r, km_array a);
+static inline uint32_t paper_point3d_tsoa_len(paper_point3d_tsoa s);
+/* Element i (its fields read as defaults when i is out of range). */
+static inline paper_point3d_tsoa_item paper_point3d_tsoa_at(paper_point3d_tsoa s, uint32_t i);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice paper_point3d_tsoa_x_column(paper_point3d_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice paper_point3d_tsoa_y_column(paper_point3d_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice paper_point3d_tsoa_z_column(paper_point3d_tsoa s);
+/* point3d.x */
+static inline float paper_point3d_tsoa_item_x(paper_point3d_tsoa_item v);
+/* point3d.y */
+static inline float paper_point3d_tsoa_item_y(paper_point3d_tsoa_item v);
+/* point3d.z */
+static inline float paper_point3d_tsoa_item_z(paper_point3d_tsoa_item v);
+/* Validates the message r whose root is particle as paper_particle_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status paper_particle_trust(const km_reader *r, km_error *err, paper_particle_tview *out);
+/* particle.pos */
+static inline paper_any_point_tbovos paper_particle_tview_pos(paper_particle_tview v);
+/* particle.name */
+static inline km_u16_slice paper_particle_tview_name(paper_particle_tview v);
+/* An AoS array of particle (a validated km_array). */
+static inline paper_particle_tview_array paper_particle_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t paper_particle_tview_array_len(paper_particle_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline paper_particle_tview paper_particle_tview_array_at(paper_particle_tview_array s, uint32_t i);
+/* The any_point whose tag is at tag_at and value offset at offset_at (tag_at 0: none). */
+static inline paper_any_point_tview paper_any_point_tview_at(km_trusted r, uint32_t tag_at, uint32_t offset_at);
+/* The tag: 0 (no value), a variant's, or one this schema does not know (a newer writer's). */
+static inline uint32_t paper_any_point_tview_tag(paper_any_point_tview u);
+/* The point2d value (reads as zero when the tag is another). */
+static inline paper_point2d_tview paper_any_point_tview_point2d(paper_any_point_tview u);
+/* The point3d value (reads as zero when the tag is another). */
+static inline paper_point3d_tview paper_any_point_tview_point3d(paper_any_point_tview u);
+/* An AOS array of any_point. */
+static inline paper_any_point_tview_array paper_any_point_tview_array_aos(km_trusted r, km_array a);
+/* An SOA array of any_point. */
+static inline paper_any_point_tview_array paper_any_point_tview_array_soa(km_trusted r, km_array a);
+static inline uint32_t paper_any_point_tview_array_len(paper_any_point_tview_array s);
+/* Element i (no value when i is out of range). */
+static inline paper_any_point_tview paper_any_point_tview_array_at(paper_any_point_tview_array s, uint32_t i);
+/* A #bovos array of any_point: one homogeneous array per variant (format.md §7.1). */
+static inline paper_any_point_tbovos paper_any_point_tbovos_of(km_trusted r, km_array a);
+/* The number of values of all variants. */
+static inline uint32_t paper_any_point_tbovos_len(paper_any_point_tbovos s);
+/* The point2d values (the first entry of tag 1). */
+static inline paper_point2d_tsoa paper_any_point_tbovos_point2d(paper_any_point_tbovos s);
+/* The point3d values (the first entry of tag 2). */
+static inline paper_point3d_tsoa paper_any_point_tbovos_point3d(paper_any_point_tbovos s);
+
+static inline km_status paper_another_struct_trust(const km_reader *r, km_error *err, paper_another_struct_tview *out) {
+    km_status s = paper_another_struct_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline uint32_t paper_another_struct_tview_a(paper_another_struct_tview v) {
+    uint32_t at = km_has(v.t, 4u, 4u) ? v.t.offset + 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint64_t paper_another_struct_tview_b(paper_another_struct_tview v) {
+    uint32_t at = km_has(v.t, 8u, 8u) ? v.t.offset + 8u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint64_t)km_trusted_u64(v.r, at);
+}
+static inline paper_another_struct_tview_array paper_another_struct_tview_array_of(km_trusted r, km_array a) {
+    paper_another_struct_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t paper_another_struct_tview_array_len(paper_another_struct_tview_array s) {
+    return s.len;
+}
+static inline paper_another_struct_tview paper_another_struct_tview_array_at(paper_another_struct_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    paper_another_struct_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
+    return x;
+}
+static inline paper_another_struct_tsoa paper_another_struct_tsoa_of(km_trusted r, km_array a) {
+    paper_another_struct_tsoa s;
+    s.r = r;
+    s.len = a.len;
+    km_trusted_soa_columns(r, a, paper_another_struct_columns, 2u, s.cols);
+    return s;
+}
+static inline uint32_t paper_another_struct_tsoa_len(paper_another_struct_tsoa s) {
+    return s.len;
+}
+static inline paper_another_struct_tsoa_item paper_another_struct_tsoa_at(paper_another_struct_tsoa s, uint32_t i) {
+    paper_another_struct_tsoa_item it;
+    it.s = s;
+    it.i = i;
+    if (i >= s.len) {
+        memset(it.s.cols, 0, sizeof it.s.cols);
+        it.s.len = 0;
+        it.i = 0;
+    }
+    return it;
+}
+static inline km_u64_slice paper_another_struct_tsoa_b_column(paper_another_struct_tsoa s) {
+    return km_trusted_u64_slice_at(s.r, s.cols[0], s.len);
+}
+static inline km_u32_slice paper_another_struct_tsoa_a_column(paper_another_struct_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[1], s.len);
+}
+static inline uint32_t paper_another_struct_tsoa_item_a(paper_another_struct_tsoa_item v) {
+    uint32_t at = v.s.cols[1] != 0 ? v.s.cols[1] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint64_t paper_another_struct_tsoa_item_b(paper_another_struct_tsoa_item v) {
+    uint32_t at = v.s.cols[0] != 0 ? v.s.cols[0] + v.i * 8u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint64_t)km_trusted_u64(v.s.r, at);
+}
+static inline km_status paper_struct_name_trust(const km_reader *r, km_error *err, paper_struct_name_tview *out) {
+    km_status s = paper_struct_name_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline paper_another_struct_tsoa paper_struct_name_tview_field_as_soa(paper_struct_name_tview v) {
+    uint32_t at = km_has(v.t, 4u, 12u) ? v.t.offset + 4u : 0u;
+    return paper_another_struct_tsoa_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline paper_another_struct_tview_array paper_struct_name_tview_field_as_aos(paper_struct_name_tview v) {
+    uint32_t at = km_has(v.t, 16u, 12u) ? v.t.offset + 16u : 0u;
+    return paper_another_struct_tview_array_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline paper_struct_name_tview_array paper_struct_name_tview_array_of(km_trusted r, km_array a) {
+    paper_struct_name_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t paper_struct_name_tview_array_len(paper_struct_name_tview_array s) {
+    return s.len;
+}
+static inline paper_struct_name_tview paper_struct_name_tview_array_at(paper_struct_name_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    paper_struct_name_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
+    return x;
+}
+static inline km_status paper_point2d_trust(const km_reader *r, km_error *err, paper_point2d_tview *out) {
+    km_status s = paper_point2d_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline float paper_point2d_tview_x(paper_point2d_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline float paper_point2d_tview_y(paper_point2d_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline paper_point2d_tview_array paper_point2d_tview_array_of(km_trusted r, km_array a) {
+    paper_point2d_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t paper_point2d_tview_array_len(paper_point2d_tview_array s) {
+    return s.len;
+}
+static inline paper_point2d_tview paper_point2d_tview_array_at(paper_point2d_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 8u : 0u;
+    paper_point2d_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline paper_point2d_tsoa paper_point2d_tsoa_of(km_trusted r, km_array a) {
+    paper_point2d_tsoa s;
+    s.r = r;
+    s.len = a.len;
+    km_trusted_soa_columns(r, a, paper_point2d_columns, 2u, s.cols);
+    return s;
+}
+static inline uint32_t paper_point2d_tsoa_len(paper_point2d_tsoa s) {
+    return s.len;
+}
+static inline paper_point2d_tsoa_item paper_point2d_tsoa_at(paper_point2d_tsoa s, uint32_t i) {
+    paper_point2d_tsoa_item it;
+    it.s = s;
+    it.i = i;
+    if (i >= s.len) {
+        memset(it.s.cols, 0, sizeof it.s.cols);
+        it.s.len = 0;
+        it.i = 0;
+    }
+    return it;
+}
+static inline km_f32_slice paper_point2d_tsoa_x_column(paper_point2d_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[0], s.len);
+}
+static inline km_f32_slice paper_point2d_tsoa_y_column(paper_point2d_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[1], s.len);
+}
+static inline float paper_point2d_tsoa_item_x(paper_point2d_tsoa_item v) {
+    uint32_t at = v.s.cols[0] != 0 ? v.s.cols[0] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline float paper_point2d_tsoa_item_y(paper_point2d_tsoa_item v) {
+    uint32_t at = v.s.cols[1] != 0 ? v.s.cols[1] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline km_status paper_point3d_trust(const km_reader *r, km_error *err, paper_point3d_tview *out) {
+    km_status s = paper_point3d_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline float paper_point3d_tview_x(paper_point3d_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline float paper_point3d_tview_y(paper_point3d_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline float paper_point3d_tview_z(paper_point3d_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 8u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline paper_point3d_tview_array paper_point3d_tview_array_of(km_trusted r, km_array a) {
+    paper_point3d_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t paper_point3d_tview_array_len(paper_point3d_tview_array s) {
+    return s.len;
+}
+static inline paper_point3d_tview paper_point3d_tview_array_at(paper_point3d_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 12u : 0u;
+    paper_point3d_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline paper_point3d_tsoa paper_point3d_tsoa_of(km_trusted r, km_array a) {
+    paper_point3d_tsoa s;
+    s.r = r;
+    s.len = a.len;
+    km_trusted_soa_columns(r, a, paper_point3d_columns, 3u, s.cols);
+    return s;
+}
+static inline uint32_t paper_point3d_tsoa_len(paper_point3d_tsoa s) {
+    return s.len;
+}
+static inline paper_point3d_tsoa_item paper_point3d_tsoa_at(paper_point3d_tsoa s, uint32_t i) {
+    paper_point3d_tsoa_item it;
+    it.s = s;
+    it.i = i;
+    if (i >= s.len) {
+        memset(it.s.cols, 0, sizeof it.s.cols);
+        it.s.len = 0;
+        it.i = 0;
+    }
+    return it;
+}
+static inline km_f32_slice paper_point3d_tsoa_x_column(paper_point3d_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[0], s.len);
+}
+static inline km_f32_slice paper_point3d_tsoa_y_column(paper_point3d_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[1], s.len);
+}
+static inline km_f32_slice paper_point3d_tsoa_z_column(paper_point3d_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[2], s.len);
+}
+static inline float paper_point3d_tsoa_item_x(paper_point3d_tsoa_item v) {
+    uint32_t at = v.s.cols[0] != 0 ? v.s.cols[0] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline float paper_point3d_tsoa_item_y(paper_point3d_tsoa_item v) {
+    uint32_t at = v.s.cols[1] != 0 ? v.s.cols[1] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline float paper_point3d_tsoa_item_z(paper_point3d_tsoa_item v) {
+    uint32_t at = v.s.cols[2] != 0 ? v.s.cols[2] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline km_status paper_particle_trust(const km_reader *r, km_error *err, paper_particle_tview *out) {
+    km_status s = paper_particle_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline paper_any_point_tbovos paper_particle_tview_pos(paper_particle_tview v) {
+    uint32_t at = km_has(v.t, 4u, 12u) ? v.t.offset + 4u : 0u;
+    return paper_any_point_tbovos_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline km_u16_slice paper_particle_tview_name(paper_particle_tview v) {
+    uint32_t at = km_has(v.t, 16u, 12u) ? v.t.offset + 16u : 0u;
+    return km_trusted_u16_slice_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline paper_particle_tview_array paper_particle_tview_array_of(km_trusted r, km_array a) {
+    paper_particle_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t paper_particle_tview_array_len(paper_particle_tview_array s) {
+    return s.len;
+}
+static inline paper_particle_tview paper_particle_tview_array_at(paper_particle_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    paper_particle_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
+    return x;
+}
+static inline paper_any_point_tview paper_any_point_tview_at(km_trusted r, uint32_t tag_at, uint32_t offset_at) {
+    paper_any_point_tview u;
+    u.r = r;
+    u.tag = 0;
+    u.offset = 0;
+    if (tag_at == 0) {
+        return u;
+    }
+    u.tag = (uint32_t)km_trusted_u8(r, tag_at);
+    u.offset = km_trusted_u32(r, offset_at);
+    return u;
+}
+static inline uint32_t paper_any_point_tview_tag(paper_any_point_tview u) {
+    return u.tag;
+}
+static inline paper_point2d_tview paper_any_point_tview_point2d(paper_any_point_tview u) {
+    uint32_t at = (u.tag == 1u) ? u.offset : 0u;
+    paper_point2d_tview x;
+    x.r = u.r;
+    x.at = at;
+    return x;
+}
+static inline paper_point3d_tview paper_any_point_tview_point3d(paper_any_point_tview u) {
+    uint32_t at = (u.tag == 2u) ? u.offset : 0u;
+    paper_point3d_tview x;
+    x.r = u.r;
+    x.at = at;
+    return x;
+}
+static inline paper_any_point_tview_array paper_any_point_tview_array_aos(km_trusted r, km_array a) {
+    paper_any_point_tview_array s;
+    s.r = r;
+    s.len = a.len;
+    s.tags = a.offset;
+    s.tag_stride = 8u;
+    s.offsets = a.offset + 4u;
+    s.offset_stride = 8u;
+    return s;
+}
+static inline paper_any_point_tview_array paper_any_point_tview_array_soa(km_trusted r, km_array a) {
+    paper_any_point_tview_array s;
+    s.r = r;
+    s.len = a.len;
+    if (!km_trusted_union_columns(r, a, 1u, &s.tags, &s.offsets)) {
+        s.len = 0;
+        s.tags = 0;
+        s.offsets = 0;
+    }
+    s.tag_stride = 1u;
+    s.offset_stride = 4u;
+    return s;
+}
+static inline uint32_t paper_any_point_tview_array_len(paper_any_point_tview_array s) {
+    return s.len;
+}
+static inline paper_any_point_tview paper_any_point_tview_array_at(paper_any_point_tview_array s, uint32_t i) {
+    if (i >= s.len) {
+        return paper_any_point_tview_at(s.r, 0u, 0u);
+    }
+    return paper_any_point_tview_at(s.r, s.tags + i * s.tag_stride, s.offsets + i * s.offset_stride);
+}
+static inline paper_any_point_tbovos paper_any_point_tbovos_of(km_trusted r, km_array a) {
+    paper_any_point_tbovos s;
+    s.r = r;
+    s.a = a;
+    return s;
+}
+static inline uint32_t paper_any_point_tbovos_len(paper_any_point_tbovos s) {
+    return s.a.len;
+}
+static inline paper_point2d_tsoa paper_any_point_tbovos_point2d(paper_any_point_tbovos s) {
+    return paper_point2d_tsoa_of(s.r, km_trusted_bunch_entry(s.r, s.a, 1u));
+}
+static inline paper_point3d_tsoa paper_any_point_tbovos_point3d(paper_any_point_tbovos s) {
+    return paper_point3d_tsoa_of(s.r, km_trusted_bunch_entry(s.r, s.a, 2u));
 }
 
 #ifdef __cplusplus

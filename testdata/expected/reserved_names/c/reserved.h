@@ -32,6 +32,8 @@ typedef struct reserved_shape {
 struct reserved_len {
     int32_t get;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define RESERVED_LEN_GET_OFFSET 0u
 
 /* inline struct Cell */
 struct reserved_cell {
@@ -47,6 +49,18 @@ struct reserved_cell {
     km_text name;
     km_text reader;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define RESERVED_CELL_LEN_OFFSET 0u
+#define RESERVED_CELL_GET_OFFSET 4u
+#define RESERVED_CELL_ITER_OFFSET 8u
+#define RESERVED_CELL_NEW_OFFSET 12u
+#define RESERVED_CELL_IS_EMPTY_OFFSET 16u
+#define RESERVED_CELL_R_OFFSET 20u
+#define RESERVED_CELL_AT_OFFSET 24u
+#define RESERVED_CELL_ALL_OFFSET 28u
+#define RESERVED_CELL_POSITION_OFFSET 32u
+#define RESERVED_CELL_NAME_OFFSET 36u
+#define RESERVED_CELL_READER_OFFSET 48u
 
 /* inline struct Point */
 struct reserved_point {
@@ -56,6 +70,12 @@ struct reserved_point {
     float table;
     km_text name;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define RESERVED_POINT_POSITION_OFFSET 0u
+#define RESERVED_POINT_READER_OFFSET 4u
+#define RESERVED_POINT_ROOT_OFFSET 8u
+#define RESERVED_POINT_TABLE_OFFSET 12u
+#define RESERVED_POINT_NAME_OFFSET 16u
 
 /* table Holder */
 struct reserved_holder {
@@ -67,6 +87,14 @@ struct reserved_holder {
     struct { struct reserved_cell *ptr; uint32_t len; } cells;
     struct { struct reserved_shape *ptr; uint32_t len; } shapes;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define RESERVED_HOLDER_POSITION_OFFSET 4u
+#define RESERVED_HOLDER_TABLE_OFFSET 16u
+#define RESERVED_HOLDER_READER_OFFSET 44u
+#define RESERVED_HOLDER_ROOT_OFFSET 56u
+#define RESERVED_HOLDER_R_OFFSET 60u
+#define RESERVED_HOLDER_CELLS_OFFSET 64u
+#define RESERVED_HOLDER_SHAPES_OFFSET 76u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -107,6 +135,7 @@ typedef reserved_holder reserved_root;
 #define reserved_root_encode reserved_holder_encode
 #define reserved_root_decode reserved_holder_decode
 #define reserved_root_validate reserved_holder_validate
+#define reserved_root_trust reserved_holder_trust
 
 /* The SoA columns of Len in writing order: hash, value size, dense. */
 static const km_column reserved_len_columns[1] = {
@@ -301,8 +330,12 @@ static inline reserved_point_view reserved_holder_view_table(reserved_holder_vie
 static inline reserved_point_soa reserved_holder_view_reader(reserved_holder_view v);
 /* Holder.Root */
 static inline int32_t reserved_holder_view_root_(reserved_holder_view v);
+/* Stores Holder.Root in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status reserved_holder_view_set_root_(reserved_holder_view v, km_editor *e, int32_t x);
 /* Holder.R */
 static inline int32_t reserved_holder_view_r(reserved_holder_view v);
+/* Stores Holder.R in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status reserved_holder_view_set_r(reserved_holder_view v, km_editor *e, int32_t x);
 /* Holder.Cells */
 static inline reserved_cell_soa reserved_holder_view_cells(reserved_holder_view v);
 /* Holder.Shapes */
@@ -761,12 +794,18 @@ static inline int32_t reserved_holder_view_root_(reserved_holder_view v) {
     }
     return (int32_t)km_read_i32(v.r, at);
 }
+static inline km_status reserved_holder_view_set_root_(reserved_holder_view v, km_editor *e, int32_t x) {
+    return km_edit_field(e, v.t, RESERVED_HOLDER_ROOT_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline int32_t reserved_holder_view_r(reserved_holder_view v) {
     uint32_t at = km_has(v.t, 60u, 4u) ? v.t.offset + 60u : 0u;
     if (at == 0) {
         return 0;
     }
     return (int32_t)km_read_i32(v.r, at);
+}
+static inline km_status reserved_holder_view_set_r(reserved_holder_view v, km_editor *e, int32_t x) {
+    return km_edit_field(e, v.t, RESERVED_HOLDER_R_OFFSET, &x, (uint32_t)sizeof x);
 }
 static inline reserved_cell_soa reserved_holder_view_cells(reserved_holder_view v) {
     uint32_t at = km_has(v.t, 64u, 12u) ? v.t.offset + 64u : 0u;
@@ -884,6 +923,744 @@ static inline reserved_len_soa reserved_shape_bovos_len_(reserved_shape_bovos s)
 }
 static inline reserved_point_soa reserved_shape_bovos_point(reserved_shape_bovos s) {
     return reserved_point_soa_of(s.r, km_bunch_entry(s.r, s.a, 2u, 0u));
+}
+
+/* ---- Trusted viewers (docs/c.md, "Trusted viewers"): the viewers of a
+ * message <type>_trust validated, without the checks the validation made.
+ * The message must stay alive and unchanged while they are in use. ---- */
+
+/* The inline struct Len at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } reserved_len_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } reserved_len_tview_array;
+typedef struct { km_trusted r; uint32_t len; uint32_t cols[1]; } reserved_len_tsoa;
+typedef struct { reserved_len_tsoa s; uint32_t i; } reserved_len_tsoa_item;
+/* The inline struct Cell at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } reserved_cell_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } reserved_cell_tview_array;
+typedef struct { km_trusted r; uint32_t len; uint32_t cols[11]; } reserved_cell_tsoa;
+typedef struct { reserved_cell_tsoa s; uint32_t i; } reserved_cell_tsoa_item;
+/* The inline struct Point at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } reserved_point_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } reserved_point_tview_array;
+typedef struct { km_trusted r; uint32_t len; uint32_t cols[5]; } reserved_point_tsoa;
+typedef struct { reserved_point_tsoa s; uint32_t i; } reserved_point_tsoa_item;
+/* The table Holder in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } reserved_holder_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } reserved_holder_tview_array;
+typedef struct { km_trusted r; uint32_t tag; uint32_t offset; } reserved_shape_tview;
+typedef struct { km_trusted r; uint32_t len; uint32_t tags; uint32_t tag_stride; uint32_t offsets; uint32_t offset_stride; } reserved_shape_tview_array;
+typedef struct { km_trusted r; km_array a; } reserved_shape_tbovos;
+
+/* Validates the message r whose root is Len as reserved_len_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status reserved_len_trust(const km_reader *r, km_error *err, reserved_len_tview *out);
+/* Len.Get */
+static inline int32_t reserved_len_tview_get(reserved_len_tview v);
+/* An AoS array of Len (a validated km_array). */
+static inline reserved_len_tview_array reserved_len_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t reserved_len_tview_array_len(reserved_len_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline reserved_len_tview reserved_len_tview_array_at(reserved_len_tview_array s, uint32_t i);
+/* An SoA array of Len: its columns resolved once (format.md §5.3). */
+static inline reserved_len_tsoa reserved_len_tsoa_of(km_trusted r, km_array a);
+static inline uint32_t reserved_len_tsoa_len(reserved_len_tsoa s);
+/* Element i (its fields read as defaults when i is out of range). */
+static inline reserved_len_tsoa_item reserved_len_tsoa_at(reserved_len_tsoa s, uint32_t i);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_i32_slice reserved_len_tsoa_get_column(reserved_len_tsoa s);
+/* Len.get */
+static inline int32_t reserved_len_tsoa_item_get(reserved_len_tsoa_item v);
+/* Validates the message r whose root is Cell as reserved_cell_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status reserved_cell_trust(const km_reader *r, km_error *err, reserved_cell_tview *out);
+/* Cell.Len */
+static inline int32_t reserved_cell_tview_len_(reserved_cell_tview v);
+/* Cell.Get */
+static inline int32_t reserved_cell_tview_get(reserved_cell_tview v);
+/* Cell.Iter */
+static inline int32_t reserved_cell_tview_iter(reserved_cell_tview v);
+/* Cell.New */
+static inline int32_t reserved_cell_tview_new(reserved_cell_tview v);
+/* Cell.IsEmpty */
+static inline int32_t reserved_cell_tview_is_empty(reserved_cell_tview v);
+/* Cell.R */
+static inline int32_t reserved_cell_tview_r(reserved_cell_tview v);
+/* Cell.At */
+static inline int32_t reserved_cell_tview_at_(reserved_cell_tview v);
+/* Cell.All */
+static inline int32_t reserved_cell_tview_all(reserved_cell_tview v);
+/* Cell.Position */
+static inline int32_t reserved_cell_tview_position(reserved_cell_tview v);
+/* Cell.Name */
+static inline km_text reserved_cell_tview_name(reserved_cell_tview v);
+/* Cell.Reader */
+static inline km_text reserved_cell_tview_reader(reserved_cell_tview v);
+/* An AoS array of Cell (a validated km_array). */
+static inline reserved_cell_tview_array reserved_cell_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t reserved_cell_tview_array_len(reserved_cell_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline reserved_cell_tview reserved_cell_tview_array_at(reserved_cell_tview_array s, uint32_t i);
+/* An SoA array of Cell: its columns resolved once (format.md §5.3). */
+static inline reserved_cell_tsoa reserved_cell_tsoa_of(km_trusted r, km_array a);
+static inline uint32_t reserved_cell_tsoa_len(reserved_cell_tsoa s);
+/* Element i (its fields read as defaults when i is out of range). */
+static inline reserved_cell_tsoa_item reserved_cell_tsoa_at(reserved_cell_tsoa s, uint32_t i);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_i32_slice reserved_cell_tsoa_len_column(reserved_cell_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_i32_slice reserved_cell_tsoa_get_column(reserved_cell_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_i32_slice reserved_cell_tsoa_iter_column(reserved_cell_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_i32_slice reserved_cell_tsoa_new_column(reserved_cell_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_i32_slice reserved_cell_tsoa_is_empty_column(reserved_cell_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_i32_slice reserved_cell_tsoa_r_column(reserved_cell_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_i32_slice reserved_cell_tsoa_at_column(reserved_cell_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_i32_slice reserved_cell_tsoa_all_column(reserved_cell_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_i32_slice reserved_cell_tsoa_position_column(reserved_cell_tsoa s);
+/* Cell.len */
+static inline int32_t reserved_cell_tsoa_item_len_(reserved_cell_tsoa_item v);
+/* Cell.get */
+static inline int32_t reserved_cell_tsoa_item_get(reserved_cell_tsoa_item v);
+/* Cell.iter */
+static inline int32_t reserved_cell_tsoa_item_iter(reserved_cell_tsoa_item v);
+/* Cell.new */
+static inline int32_t reserved_cell_tsoa_item_new(reserved_cell_tsoa_item v);
+/* Cell.is_empty */
+static inline int32_t reserved_cell_tsoa_item_is_empty(reserved_cell_tsoa_item v);
+/* Cell.r */
+static inline int32_t reserved_cell_tsoa_item_r(reserved_cell_tsoa_item v);
+/* Cell.at */
+static inline int32_t reserved_cell_tsoa_item_at_(reserved_cell_tsoa_item v);
+/* Cell.all */
+static inline int32_t reserved_cell_tsoa_item_all(reserved_cell_tsoa_item v);
+/* Cell.position */
+static inline int32_t reserved_cell_tsoa_item_position(reserved_cell_tsoa_item v);
+/* Cell.name */
+static inline km_text reserved_cell_tsoa_item_name(reserved_cell_tsoa_item v);
+/* Cell.reader */
+static inline km_text reserved_cell_tsoa_item_reader(reserved_cell_tsoa_item v);
+/* Validates the message r whose root is Point as reserved_point_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status reserved_point_trust(const km_reader *r, km_error *err, reserved_point_tview *out);
+/* Point.Position */
+static inline float reserved_point_tview_position(reserved_point_tview v);
+/* Point.Reader */
+static inline float reserved_point_tview_reader(reserved_point_tview v);
+/* Point.Root */
+static inline float reserved_point_tview_root_(reserved_point_tview v);
+/* Point.Table */
+static inline float reserved_point_tview_table(reserved_point_tview v);
+/* Point.Name */
+static inline km_text reserved_point_tview_name(reserved_point_tview v);
+/* An AoS array of Point (a validated km_array). */
+static inline reserved_point_tview_array reserved_point_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t reserved_point_tview_array_len(reserved_point_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline reserved_point_tview reserved_point_tview_array_at(reserved_point_tview_array s, uint32_t i);
+/* An SoA array of Point: its columns resolved once (format.md §5.3). */
+static inline reserved_point_tsoa reserved_point_tsoa_of(km_trusted r, km_array a);
+static inline uint32_t reserved_point_tsoa_len(reserved_point_tsoa s);
+/* Element i (its fields read as defaults when i is out of range). */
+static inline reserved_point_tsoa_item reserved_point_tsoa_at(reserved_point_tsoa s, uint32_t i);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice reserved_point_tsoa_position_column(reserved_point_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice reserved_point_tsoa_reader_column(reserved_point_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice reserved_point_tsoa_root_column(reserved_point_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice reserved_point_tsoa_table_column(reserved_point_tsoa s);
+/* Point.position */
+static inline float reserved_point_tsoa_item_position(reserved_point_tsoa_item v);
+/* Point.reader */
+static inline float reserved_point_tsoa_item_reader(reserved_point_tsoa_item v);
+/* Point.root */
+static inline float reserved_point_tsoa_item_root_(reserved_point_tsoa_item v);
+/* Point.table */
+static inline float reserved_point_tsoa_item_table(reserved_point_tsoa_item v);
+/* Point.name */
+static inline km_text reserved_point_tsoa_item_name(reserved_point_tsoa_item v);
+/* Validates the message r whose root is Holder as reserved_holder_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status reserved_holder_trust(const km_reader *r, km_error *err, reserved_holder_tview *out);
+/* Holder.Position */
+static inline km_text reserved_holder_tview_position(reserved_holder_tview v);
+/* Holder.Table */
+static inline reserved_point_tview reserved_holder_tview_table(reserved_holder_tview v);
+/* Holder.Reader */
+static inline reserved_point_tsoa reserved_holder_tview_reader(reserved_holder_tview v);
+/* Holder.Root */
+static inline int32_t reserved_holder_tview_root_(reserved_holder_tview v);
+/* Holder.R */
+static inline int32_t reserved_holder_tview_r(reserved_holder_tview v);
+/* Holder.Cells */
+static inline reserved_cell_tsoa reserved_holder_tview_cells(reserved_holder_tview v);
+/* Holder.Shapes */
+static inline reserved_shape_tbovos reserved_holder_tview_shapes(reserved_holder_tview v);
+/* An AoS array of Holder (a validated km_array). */
+static inline reserved_holder_tview_array reserved_holder_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t reserved_holder_tview_array_len(reserved_holder_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline reserved_holder_tview reserved_holder_tview_array_at(reserved_holder_tview_array s, uint32_t i);
+/* The Shape whose tag is at tag_at and value offset at offset_at (tag_at 0: none). */
+static inline reserved_shape_tview reserved_shape_tview_at(km_trusted r, uint32_t tag_at, uint32_t offset_at);
+/* The tag: 0 (no value), a variant's, or one this schema does not know (a newer writer's). */
+static inline uint32_t reserved_shape_tview_tag(reserved_shape_tview u);
+/* The Len value (reads as zero when the tag is another). */
+static inline reserved_len_tview reserved_shape_tview_len_(reserved_shape_tview u);
+/* The Point value (reads as zero when the tag is another). */
+static inline reserved_point_tview reserved_shape_tview_point(reserved_shape_tview u);
+/* An AOS array of Shape. */
+static inline reserved_shape_tview_array reserved_shape_tview_array_aos(km_trusted r, km_array a);
+/* An SOA array of Shape. */
+static inline reserved_shape_tview_array reserved_shape_tview_array_soa(km_trusted r, km_array a);
+static inline uint32_t reserved_shape_tview_array_len(reserved_shape_tview_array s);
+/* Element i (no value when i is out of range). */
+static inline reserved_shape_tview reserved_shape_tview_array_at(reserved_shape_tview_array s, uint32_t i);
+/* A #bovos array of Shape: one homogeneous array per variant (format.md §7.1). */
+static inline reserved_shape_tbovos reserved_shape_tbovos_of(km_trusted r, km_array a);
+/* The number of values of all variants. */
+static inline uint32_t reserved_shape_tbovos_len(reserved_shape_tbovos s);
+/* The Len values (the first entry of tag 1). */
+static inline reserved_len_tsoa reserved_shape_tbovos_len_(reserved_shape_tbovos s);
+/* The Point values (the first entry of tag 2). */
+static inline reserved_point_tsoa reserved_shape_tbovos_point(reserved_shape_tbovos s);
+
+static inline km_status reserved_len_trust(const km_reader *r, km_error *err, reserved_len_tview *out) {
+    km_status s = reserved_len_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline int32_t reserved_len_tview_get(reserved_len_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int32_t)km_trusted_i32(v.r, at);
+}
+static inline reserved_len_tview_array reserved_len_tview_array_of(km_trusted r, km_array a) {
+    reserved_len_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t reserved_len_tview_array_len(reserved_len_tview_array s) {
+    return s.len;
+}
+static inline reserved_len_tview reserved_len_tview_array_at(reserved_len_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    reserved_len_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline reserved_len_tsoa reserved_len_tsoa_of(km_trusted r, km_array a) {
+    reserved_len_tsoa s;
+    s.r = r;
+    s.len = a.len;
+    km_trusted_soa_columns(r, a, reserved_len_columns, 1u, s.cols);
+    return s;
+}
+static inline uint32_t reserved_len_tsoa_len(reserved_len_tsoa s) {
+    return s.len;
+}
+static inline reserved_len_tsoa_item reserved_len_tsoa_at(reserved_len_tsoa s, uint32_t i) {
+    reserved_len_tsoa_item it;
+    it.s = s;
+    it.i = i;
+    if (i >= s.len) {
+        memset(it.s.cols, 0, sizeof it.s.cols);
+        it.s.len = 0;
+        it.i = 0;
+    }
+    return it;
+}
+static inline km_i32_slice reserved_len_tsoa_get_column(reserved_len_tsoa s) {
+    return km_trusted_i32_slice_at(s.r, s.cols[0], s.len);
+}
+static inline int32_t reserved_len_tsoa_item_get(reserved_len_tsoa_item v) {
+    uint32_t at = v.s.cols[0] != 0 ? v.s.cols[0] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int32_t)km_trusted_i32(v.s.r, at);
+}
+static inline km_status reserved_cell_trust(const km_reader *r, km_error *err, reserved_cell_tview *out) {
+    km_status s = reserved_cell_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline int32_t reserved_cell_tview_len_(reserved_cell_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int32_t)km_trusted_i32(v.r, at);
+}
+static inline int32_t reserved_cell_tview_get(reserved_cell_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int32_t)km_trusted_i32(v.r, at);
+}
+static inline int32_t reserved_cell_tview_iter(reserved_cell_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 8u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int32_t)km_trusted_i32(v.r, at);
+}
+static inline int32_t reserved_cell_tview_new(reserved_cell_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 12u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int32_t)km_trusted_i32(v.r, at);
+}
+static inline int32_t reserved_cell_tview_is_empty(reserved_cell_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 16u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int32_t)km_trusted_i32(v.r, at);
+}
+static inline int32_t reserved_cell_tview_r(reserved_cell_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 20u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int32_t)km_trusted_i32(v.r, at);
+}
+static inline int32_t reserved_cell_tview_at_(reserved_cell_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 24u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int32_t)km_trusted_i32(v.r, at);
+}
+static inline int32_t reserved_cell_tview_all(reserved_cell_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 28u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int32_t)km_trusted_i32(v.r, at);
+}
+static inline int32_t reserved_cell_tview_position(reserved_cell_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 32u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int32_t)km_trusted_i32(v.r, at);
+}
+static inline km_text reserved_cell_tview_name(reserved_cell_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 36u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline km_text reserved_cell_tview_reader(reserved_cell_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 48u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline reserved_cell_tview_array reserved_cell_tview_array_of(km_trusted r, km_array a) {
+    reserved_cell_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t reserved_cell_tview_array_len(reserved_cell_tview_array s) {
+    return s.len;
+}
+static inline reserved_cell_tview reserved_cell_tview_array_at(reserved_cell_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 60u : 0u;
+    reserved_cell_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline reserved_cell_tsoa reserved_cell_tsoa_of(km_trusted r, km_array a) {
+    reserved_cell_tsoa s;
+    s.r = r;
+    s.len = a.len;
+    km_trusted_soa_columns(r, a, reserved_cell_columns, 11u, s.cols);
+    return s;
+}
+static inline uint32_t reserved_cell_tsoa_len(reserved_cell_tsoa s) {
+    return s.len;
+}
+static inline reserved_cell_tsoa_item reserved_cell_tsoa_at(reserved_cell_tsoa s, uint32_t i) {
+    reserved_cell_tsoa_item it;
+    it.s = s;
+    it.i = i;
+    if (i >= s.len) {
+        memset(it.s.cols, 0, sizeof it.s.cols);
+        it.s.len = 0;
+        it.i = 0;
+    }
+    return it;
+}
+static inline km_i32_slice reserved_cell_tsoa_len_column(reserved_cell_tsoa s) {
+    return km_trusted_i32_slice_at(s.r, s.cols[0], s.len);
+}
+static inline km_i32_slice reserved_cell_tsoa_get_column(reserved_cell_tsoa s) {
+    return km_trusted_i32_slice_at(s.r, s.cols[1], s.len);
+}
+static inline km_i32_slice reserved_cell_tsoa_iter_column(reserved_cell_tsoa s) {
+    return km_trusted_i32_slice_at(s.r, s.cols[2], s.len);
+}
+static inline km_i32_slice reserved_cell_tsoa_new_column(reserved_cell_tsoa s) {
+    return km_trusted_i32_slice_at(s.r, s.cols[3], s.len);
+}
+static inline km_i32_slice reserved_cell_tsoa_is_empty_column(reserved_cell_tsoa s) {
+    return km_trusted_i32_slice_at(s.r, s.cols[4], s.len);
+}
+static inline km_i32_slice reserved_cell_tsoa_r_column(reserved_cell_tsoa s) {
+    return km_trusted_i32_slice_at(s.r, s.cols[5], s.len);
+}
+static inline km_i32_slice reserved_cell_tsoa_at_column(reserved_cell_tsoa s) {
+    return km_trusted_i32_slice_at(s.r, s.cols[6], s.len);
+}
+static inline km_i32_slice reserved_cell_tsoa_all_column(reserved_cell_tsoa s) {
+    return km_trusted_i32_slice_at(s.r, s.cols[7], s.len);
+}
+static inline km_i32_slice reserved_cell_tsoa_position_column(reserved_cell_tsoa s) {
+    return km_trusted_i32_slice_at(s.r, s.cols[8], s.len);
+}
+static inline int32_t reserved_cell_tsoa_item_len_(reserved_cell_tsoa_item v) {
+    uint32_t at = v.s.cols[0] != 0 ? v.s.cols[0] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int32_t)km_trusted_i32(v.s.r, at);
+}
+static inline int32_t reserved_cell_tsoa_item_get(reserved_cell_tsoa_item v) {
+    uint32_t at = v.s.cols[1] != 0 ? v.s.cols[1] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int32_t)km_trusted_i32(v.s.r, at);
+}
+static inline int32_t reserved_cell_tsoa_item_iter(reserved_cell_tsoa_item v) {
+    uint32_t at = v.s.cols[2] != 0 ? v.s.cols[2] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int32_t)km_trusted_i32(v.s.r, at);
+}
+static inline int32_t reserved_cell_tsoa_item_new(reserved_cell_tsoa_item v) {
+    uint32_t at = v.s.cols[3] != 0 ? v.s.cols[3] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int32_t)km_trusted_i32(v.s.r, at);
+}
+static inline int32_t reserved_cell_tsoa_item_is_empty(reserved_cell_tsoa_item v) {
+    uint32_t at = v.s.cols[4] != 0 ? v.s.cols[4] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int32_t)km_trusted_i32(v.s.r, at);
+}
+static inline int32_t reserved_cell_tsoa_item_r(reserved_cell_tsoa_item v) {
+    uint32_t at = v.s.cols[5] != 0 ? v.s.cols[5] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int32_t)km_trusted_i32(v.s.r, at);
+}
+static inline int32_t reserved_cell_tsoa_item_at_(reserved_cell_tsoa_item v) {
+    uint32_t at = v.s.cols[6] != 0 ? v.s.cols[6] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int32_t)km_trusted_i32(v.s.r, at);
+}
+static inline int32_t reserved_cell_tsoa_item_all(reserved_cell_tsoa_item v) {
+    uint32_t at = v.s.cols[7] != 0 ? v.s.cols[7] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int32_t)km_trusted_i32(v.s.r, at);
+}
+static inline int32_t reserved_cell_tsoa_item_position(reserved_cell_tsoa_item v) {
+    uint32_t at = v.s.cols[8] != 0 ? v.s.cols[8] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int32_t)km_trusted_i32(v.s.r, at);
+}
+static inline km_text reserved_cell_tsoa_item_name(reserved_cell_tsoa_item v) {
+    uint32_t at = v.s.cols[9] != 0 ? v.s.cols[9] + v.i * 12u : 0u;
+    return km_trusted_text(v.s.r, km_trusted_view_array(v.s.r, at));
+}
+static inline km_text reserved_cell_tsoa_item_reader(reserved_cell_tsoa_item v) {
+    uint32_t at = v.s.cols[10] != 0 ? v.s.cols[10] + v.i * 12u : 0u;
+    return km_trusted_text(v.s.r, km_trusted_view_array(v.s.r, at));
+}
+static inline km_status reserved_point_trust(const km_reader *r, km_error *err, reserved_point_tview *out) {
+    km_status s = reserved_point_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline float reserved_point_tview_position(reserved_point_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline float reserved_point_tview_reader(reserved_point_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline float reserved_point_tview_root_(reserved_point_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 8u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline float reserved_point_tview_table(reserved_point_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 12u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline km_text reserved_point_tview_name(reserved_point_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 16u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline reserved_point_tview_array reserved_point_tview_array_of(km_trusted r, km_array a) {
+    reserved_point_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t reserved_point_tview_array_len(reserved_point_tview_array s) {
+    return s.len;
+}
+static inline reserved_point_tview reserved_point_tview_array_at(reserved_point_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 28u : 0u;
+    reserved_point_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline reserved_point_tsoa reserved_point_tsoa_of(km_trusted r, km_array a) {
+    reserved_point_tsoa s;
+    s.r = r;
+    s.len = a.len;
+    km_trusted_soa_columns(r, a, reserved_point_columns, 5u, s.cols);
+    return s;
+}
+static inline uint32_t reserved_point_tsoa_len(reserved_point_tsoa s) {
+    return s.len;
+}
+static inline reserved_point_tsoa_item reserved_point_tsoa_at(reserved_point_tsoa s, uint32_t i) {
+    reserved_point_tsoa_item it;
+    it.s = s;
+    it.i = i;
+    if (i >= s.len) {
+        memset(it.s.cols, 0, sizeof it.s.cols);
+        it.s.len = 0;
+        it.i = 0;
+    }
+    return it;
+}
+static inline km_f32_slice reserved_point_tsoa_position_column(reserved_point_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[0], s.len);
+}
+static inline km_f32_slice reserved_point_tsoa_reader_column(reserved_point_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[1], s.len);
+}
+static inline km_f32_slice reserved_point_tsoa_root_column(reserved_point_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[2], s.len);
+}
+static inline km_f32_slice reserved_point_tsoa_table_column(reserved_point_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[3], s.len);
+}
+static inline float reserved_point_tsoa_item_position(reserved_point_tsoa_item v) {
+    uint32_t at = v.s.cols[0] != 0 ? v.s.cols[0] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline float reserved_point_tsoa_item_reader(reserved_point_tsoa_item v) {
+    uint32_t at = v.s.cols[1] != 0 ? v.s.cols[1] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline float reserved_point_tsoa_item_root_(reserved_point_tsoa_item v) {
+    uint32_t at = v.s.cols[2] != 0 ? v.s.cols[2] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline float reserved_point_tsoa_item_table(reserved_point_tsoa_item v) {
+    uint32_t at = v.s.cols[3] != 0 ? v.s.cols[3] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline km_text reserved_point_tsoa_item_name(reserved_point_tsoa_item v) {
+    uint32_t at = v.s.cols[4] != 0 ? v.s.cols[4] + v.i * 12u : 0u;
+    return km_trusted_text(v.s.r, km_trusted_view_array(v.s.r, at));
+}
+static inline km_status reserved_holder_trust(const km_reader *r, km_error *err, reserved_holder_tview *out) {
+    km_status s = reserved_holder_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline km_text reserved_holder_tview_position(reserved_holder_tview v) {
+    uint32_t at = km_has(v.t, 4u, 12u) ? v.t.offset + 4u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline reserved_point_tview reserved_holder_tview_table(reserved_holder_tview v) {
+    uint32_t at = km_has(v.t, 16u, 28u) ? v.t.offset + 16u : 0u;
+    reserved_point_tview x;
+    x.r = v.r;
+    x.at = at;
+    return x;
+}
+static inline reserved_point_tsoa reserved_holder_tview_reader(reserved_holder_tview v) {
+    uint32_t at = km_has(v.t, 44u, 12u) ? v.t.offset + 44u : 0u;
+    return reserved_point_tsoa_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline int32_t reserved_holder_tview_root_(reserved_holder_tview v) {
+    uint32_t at = km_has(v.t, 56u, 4u) ? v.t.offset + 56u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int32_t)km_trusted_i32(v.r, at);
+}
+static inline int32_t reserved_holder_tview_r(reserved_holder_tview v) {
+    uint32_t at = km_has(v.t, 60u, 4u) ? v.t.offset + 60u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int32_t)km_trusted_i32(v.r, at);
+}
+static inline reserved_cell_tsoa reserved_holder_tview_cells(reserved_holder_tview v) {
+    uint32_t at = km_has(v.t, 64u, 12u) ? v.t.offset + 64u : 0u;
+    return reserved_cell_tsoa_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline reserved_shape_tbovos reserved_holder_tview_shapes(reserved_holder_tview v) {
+    uint32_t at = km_has(v.t, 76u, 12u) ? v.t.offset + 76u : 0u;
+    return reserved_shape_tbovos_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline reserved_holder_tview_array reserved_holder_tview_array_of(km_trusted r, km_array a) {
+    reserved_holder_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t reserved_holder_tview_array_len(reserved_holder_tview_array s) {
+    return s.len;
+}
+static inline reserved_holder_tview reserved_holder_tview_array_at(reserved_holder_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    reserved_holder_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
+    return x;
+}
+static inline reserved_shape_tview reserved_shape_tview_at(km_trusted r, uint32_t tag_at, uint32_t offset_at) {
+    reserved_shape_tview u;
+    u.r = r;
+    u.tag = 0;
+    u.offset = 0;
+    if (tag_at == 0) {
+        return u;
+    }
+    u.tag = (uint32_t)km_trusted_u8(r, tag_at);
+    u.offset = km_trusted_u32(r, offset_at);
+    return u;
+}
+static inline uint32_t reserved_shape_tview_tag(reserved_shape_tview u) {
+    return u.tag;
+}
+static inline reserved_len_tview reserved_shape_tview_len_(reserved_shape_tview u) {
+    uint32_t at = (u.tag == 1u) ? u.offset : 0u;
+    reserved_len_tview x;
+    x.r = u.r;
+    x.at = at;
+    return x;
+}
+static inline reserved_point_tview reserved_shape_tview_point(reserved_shape_tview u) {
+    uint32_t at = (u.tag == 2u) ? u.offset : 0u;
+    reserved_point_tview x;
+    x.r = u.r;
+    x.at = at;
+    return x;
+}
+static inline reserved_shape_tview_array reserved_shape_tview_array_aos(km_trusted r, km_array a) {
+    reserved_shape_tview_array s;
+    s.r = r;
+    s.len = a.len;
+    s.tags = a.offset;
+    s.tag_stride = 8u;
+    s.offsets = a.offset + 4u;
+    s.offset_stride = 8u;
+    return s;
+}
+static inline reserved_shape_tview_array reserved_shape_tview_array_soa(km_trusted r, km_array a) {
+    reserved_shape_tview_array s;
+    s.r = r;
+    s.len = a.len;
+    if (!km_trusted_union_columns(r, a, 1u, &s.tags, &s.offsets)) {
+        s.len = 0;
+        s.tags = 0;
+        s.offsets = 0;
+    }
+    s.tag_stride = 1u;
+    s.offset_stride = 4u;
+    return s;
+}
+static inline uint32_t reserved_shape_tview_array_len(reserved_shape_tview_array s) {
+    return s.len;
+}
+static inline reserved_shape_tview reserved_shape_tview_array_at(reserved_shape_tview_array s, uint32_t i) {
+    if (i >= s.len) {
+        return reserved_shape_tview_at(s.r, 0u, 0u);
+    }
+    return reserved_shape_tview_at(s.r, s.tags + i * s.tag_stride, s.offsets + i * s.offset_stride);
+}
+static inline reserved_shape_tbovos reserved_shape_tbovos_of(km_trusted r, km_array a) {
+    reserved_shape_tbovos s;
+    s.r = r;
+    s.a = a;
+    return s;
+}
+static inline uint32_t reserved_shape_tbovos_len(reserved_shape_tbovos s) {
+    return s.a.len;
+}
+static inline reserved_len_tsoa reserved_shape_tbovos_len_(reserved_shape_tbovos s) {
+    return reserved_len_tsoa_of(s.r, km_trusted_bunch_entry(s.r, s.a, 1u));
+}
+static inline reserved_point_tsoa reserved_shape_tbovos_point(reserved_shape_tbovos s) {
+    return reserved_point_tsoa_of(s.r, km_trusted_bunch_entry(s.r, s.a, 2u));
 }
 
 #ifdef __cplusplus

@@ -39,6 +39,10 @@ struct app_profile_data {
     km_text username;
     uint64_t id;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define APP_PROFILE_DATA_NETWORK_OFFSET 4u
+#define APP_PROFILE_DATA_USERNAME_OFFSET 8u
+#define APP_PROFILE_DATA_ID_OFFSET 24u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -50,6 +54,8 @@ struct app_profile_data {
 struct app_profile {
     app_profile_data data;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define APP_PROFILE_DATA_OFFSET 0u
 
 /* table AccountData */
 struct app_account_data {
@@ -57,6 +63,10 @@ struct app_account_data {
     km_text email;
     struct { struct app_profile *ptr; uint32_t len; } profiles;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define APP_ACCOUNT_DATA_ID_OFFSET 8u
+#define APP_ACCOUNT_DATA_EMAIL_OFFSET 16u
+#define APP_ACCOUNT_DATA_PROFILES_OFFSET 28u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -102,10 +112,14 @@ typedef struct { const km_reader *r; uint32_t offset; uint32_t len; } app_accoun
 static inline app_profile_data_view app_profile_data_view_root(const km_reader *r);
 /* ProfileData.Network */
 static inline app_social_network app_profile_data_view_network(app_profile_data_view v);
+/* Stores ProfileData.Network in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status app_profile_data_view_set_network(app_profile_data_view v, km_editor *e, app_social_network x);
 /* ProfileData.Username */
 static inline km_text app_profile_data_view_username(app_profile_data_view v);
 /* ProfileData.ID */
 static inline uint64_t app_profile_data_view_id(app_profile_data_view v);
+/* Stores ProfileData.ID in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status app_profile_data_view_set_id(app_profile_data_view v, km_editor *e, uint64_t x);
 /* An AoS array of ProfileData (a checked km_array). */
 static inline app_profile_data_view_array app_profile_data_view_array_of(const km_reader *r, km_array a);
 static inline uint32_t app_profile_data_view_array_len(app_profile_data_view_array s);
@@ -124,6 +138,8 @@ static inline app_profile_view app_profile_view_array_at(app_profile_view_array 
 static inline app_account_data_view app_account_data_view_root(const km_reader *r);
 /* AccountData.ID */
 static inline uint64_t app_account_data_view_id(app_account_data_view v);
+/* Stores AccountData.ID in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status app_account_data_view_set_id(app_account_data_view v, km_editor *e, uint64_t x);
 /* AccountData.Email */
 static inline km_text app_account_data_view_email(app_account_data_view v);
 /* AccountData.Profiles */
@@ -147,6 +163,9 @@ static inline app_social_network app_profile_data_view_network(app_profile_data_
     }
     return (app_social_network)km_read_u8(v.r, at);
 }
+static inline km_status app_profile_data_view_set_network(app_profile_data_view v, km_editor *e, app_social_network x) {
+    return km_edit_field(e, v.t, APP_PROFILE_DATA_NETWORK_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline km_text app_profile_data_view_username(app_profile_data_view v) {
     uint32_t at = km_has(v.t, 8u, 12u) ? v.t.offset + 8u : 0u;
     return km_text_of(v.r, km_view_array(v.r, at, 1u, KM_NO_LIMIT));
@@ -157,6 +176,9 @@ static inline uint64_t app_profile_data_view_id(app_profile_data_view v) {
         return 0;
     }
     return (uint64_t)km_read_u64(v.r, at);
+}
+static inline km_status app_profile_data_view_set_id(app_profile_data_view v, km_editor *e, uint64_t x) {
+    return km_edit_field(e, v.t, APP_PROFILE_DATA_ID_OFFSET, &x, (uint32_t)sizeof x);
 }
 static inline app_profile_data_view_array app_profile_data_view_array_of(const km_reader *r, km_array a) {
     app_profile_data_view_array s;
@@ -218,6 +240,9 @@ static inline uint64_t app_account_data_view_id(app_account_data_view v) {
     }
     return (uint64_t)km_read_u64(v.r, at);
 }
+static inline km_status app_account_data_view_set_id(app_account_data_view v, km_editor *e, uint64_t x) {
+    return km_edit_field(e, v.t, APP_ACCOUNT_DATA_ID_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline km_text app_account_data_view_email(app_account_data_view v) {
     uint32_t at = km_has(v.t, 16u, 12u) ? v.t.offset + 16u : 0u;
     return km_text_of(v.r, km_view_array(v.r, at, 1u, KM_NO_LIMIT));
@@ -241,6 +266,169 @@ static inline app_account_data_view app_account_data_view_array_at(app_account_d
     app_account_data_view x;
     x.r = s.r;
     x.t = km_view_table(s.r, at);
+    return x;
+}
+
+/* ---- Trusted viewers (docs/c.md, "Trusted viewers"): the viewers of a
+ * message <type>_trust validated, without the checks the validation made.
+ * The message must stay alive and unchanged while they are in use. ---- */
+
+/* The table ProfileData in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } app_profile_data_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } app_profile_data_tview_array;
+/* The inline struct Profile at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } app_profile_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } app_profile_tview_array;
+/* The table AccountData in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } app_account_data_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } app_account_data_tview_array;
+
+/* Validates the message r whose root is ProfileData as app_profile_data_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status app_profile_data_trust(const km_reader *r, km_error *err, app_profile_data_tview *out);
+/* ProfileData.Network */
+static inline app_social_network app_profile_data_tview_network(app_profile_data_tview v);
+/* ProfileData.Username */
+static inline km_text app_profile_data_tview_username(app_profile_data_tview v);
+/* ProfileData.ID */
+static inline uint64_t app_profile_data_tview_id(app_profile_data_tview v);
+/* An AoS array of ProfileData (a validated km_array). */
+static inline app_profile_data_tview_array app_profile_data_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t app_profile_data_tview_array_len(app_profile_data_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline app_profile_data_tview app_profile_data_tview_array_at(app_profile_data_tview_array s, uint32_t i);
+/* Validates the message r whose root is Profile as app_profile_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status app_profile_trust(const km_reader *r, km_error *err, app_profile_tview *out);
+/* Profile.Data */
+static inline app_profile_data_tview app_profile_tview_data(app_profile_tview v);
+/* An AoS array of Profile (a validated km_array). */
+static inline app_profile_tview_array app_profile_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t app_profile_tview_array_len(app_profile_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline app_profile_tview app_profile_tview_array_at(app_profile_tview_array s, uint32_t i);
+/* Validates the message r whose root is AccountData as app_account_data_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status app_account_data_trust(const km_reader *r, km_error *err, app_account_data_tview *out);
+/* AccountData.ID */
+static inline uint64_t app_account_data_tview_id(app_account_data_tview v);
+/* AccountData.Email */
+static inline km_text app_account_data_tview_email(app_account_data_tview v);
+/* AccountData.Profiles */
+static inline app_profile_tview_array app_account_data_tview_profiles(app_account_data_tview v);
+/* An AoS array of AccountData (a validated km_array). */
+static inline app_account_data_tview_array app_account_data_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t app_account_data_tview_array_len(app_account_data_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline app_account_data_tview app_account_data_tview_array_at(app_account_data_tview_array s, uint32_t i);
+
+static inline km_status app_profile_data_trust(const km_reader *r, km_error *err, app_profile_data_tview *out) {
+    km_status s = app_profile_data_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline app_social_network app_profile_data_tview_network(app_profile_data_tview v) {
+    uint32_t at = km_has(v.t, 4u, 1u) ? v.t.offset + 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (app_social_network)km_trusted_u8(v.r, at);
+}
+static inline km_text app_profile_data_tview_username(app_profile_data_tview v) {
+    uint32_t at = km_has(v.t, 8u, 12u) ? v.t.offset + 8u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline uint64_t app_profile_data_tview_id(app_profile_data_tview v) {
+    uint32_t at = km_has(v.t, 24u, 8u) ? v.t.offset + 24u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint64_t)km_trusted_u64(v.r, at);
+}
+static inline app_profile_data_tview_array app_profile_data_tview_array_of(km_trusted r, km_array a) {
+    app_profile_data_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t app_profile_data_tview_array_len(app_profile_data_tview_array s) {
+    return s.len;
+}
+static inline app_profile_data_tview app_profile_data_tview_array_at(app_profile_data_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    app_profile_data_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
+    return x;
+}
+static inline km_status app_profile_trust(const km_reader *r, km_error *err, app_profile_tview *out) {
+    km_status s = app_profile_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline app_profile_data_tview app_profile_tview_data(app_profile_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    app_profile_data_tview x;
+    x.r = v.r;
+    x.t = km_trusted_view_table(v.r, at);
+    return x;
+}
+static inline app_profile_tview_array app_profile_tview_array_of(km_trusted r, km_array a) {
+    app_profile_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t app_profile_tview_array_len(app_profile_tview_array s) {
+    return s.len;
+}
+static inline app_profile_tview app_profile_tview_array_at(app_profile_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    app_profile_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline km_status app_account_data_trust(const km_reader *r, km_error *err, app_account_data_tview *out) {
+    km_status s = app_account_data_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline uint64_t app_account_data_tview_id(app_account_data_tview v) {
+    uint32_t at = km_has(v.t, 8u, 8u) ? v.t.offset + 8u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint64_t)km_trusted_u64(v.r, at);
+}
+static inline km_text app_account_data_tview_email(app_account_data_tview v) {
+    uint32_t at = km_has(v.t, 16u, 12u) ? v.t.offset + 16u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline app_profile_tview_array app_account_data_tview_profiles(app_account_data_tview v) {
+    uint32_t at = km_has(v.t, 28u, 12u) ? v.t.offset + 28u : 0u;
+    return app_profile_tview_array_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline app_account_data_tview_array app_account_data_tview_array_of(km_trusted r, km_array a) {
+    app_account_data_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t app_account_data_tview_array_len(app_account_data_tview_array s) {
+    return s.len;
+}
+static inline app_account_data_tview app_account_data_tview_array_at(app_account_data_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    app_account_data_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
     return x;
 }
 

@@ -40,6 +40,10 @@ struct game_vec3 {
     float y;
     float z;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define GAME_VEC3_X_OFFSET 0u
+#define GAME_VEC3_Y_OFFSET 4u
+#define GAME_VEC3_Z_OFFSET 8u
 
 /* table MonsterData */
 struct game_monster_data {
@@ -53,6 +57,16 @@ struct game_monster_data {
     struct { int32_t *ptr; uint32_t len; } status;
     struct { struct game_vec3 *ptr; uint32_t len; } path;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define GAME_MONSTER_DATA_POS_OFFSET 4u
+#define GAME_MONSTER_DATA_MANA_OFFSET 16u
+#define GAME_MONSTER_DATA_HEALTH_OFFSET 18u
+#define GAME_MONSTER_DATA_NAME_OFFSET 20u
+#define GAME_MONSTER_DATA_TEAM_OFFSET 32u
+#define GAME_MONSTER_DATA_INVENTORY_OFFSET 36u
+#define GAME_MONSTER_DATA_HITBOX_OFFSET 48u
+#define GAME_MONSTER_DATA_STATUS_OFFSET 80u
+#define GAME_MONSTER_DATA_PATH_OFFSET 92u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -64,11 +78,15 @@ struct game_monster_data {
 struct game_monster {
     game_monster_data data;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define GAME_MONSTER_DATA_OFFSET 0u
 
 /* table State */
 struct game_state {
     struct { struct game_monster *ptr; uint32_t len; } monsters;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define GAME_STATE_MONSTERS_OFFSET 4u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -182,20 +200,34 @@ static inline game_monster_data_view game_monster_data_view_root(const km_reader
 static inline game_vec3_view game_monster_data_view_pos(game_monster_data_view v);
 /* MonsterData.Mana */
 static inline int16_t game_monster_data_view_mana(game_monster_data_view v);
+/* Stores MonsterData.Mana in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status game_monster_data_view_set_mana(game_monster_data_view v, km_editor *e, int16_t x);
 /* MonsterData.Health */
 static inline int16_t game_monster_data_view_health(game_monster_data_view v);
+/* Stores MonsterData.Health in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status game_monster_data_view_set_health(game_monster_data_view v, km_editor *e, int16_t x);
 /* MonsterData.Name */
 static inline km_text game_monster_data_view_name(game_monster_data_view v);
 /* MonsterData.Team */
 static inline game_team game_monster_data_view_team(game_monster_data_view v);
+/* Stores MonsterData.Team in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status game_monster_data_view_set_team(game_monster_data_view v, km_editor *e, game_team x);
 /* MonsterData.Inventory */
 static inline km_u8_slice game_monster_data_view_inventory(game_monster_data_view v);
+/* MonsterData.Inventory as a writable array in the editor's message: elements [0, len) in place; cap is its capacity (ptr NULL when absent or empty). */
+static inline km_u8_edit game_monster_data_view_edit_inventory(game_monster_data_view v, km_editor *e);
+/* Changes the length of MonsterData.Inventory in place within its capacity (KM_ERR_TOO_LARGE beyond it or the limit), zeroing the elements between the old and the new length. */
+static inline km_status game_monster_data_view_set_inventory_len(game_monster_data_view v, km_editor *e, uint32_t n);
 /* The number of elements of MonsterData.Hitbox. */
 static inline uint32_t game_monster_data_view_hitbox_len(game_monster_data_view v);
 /* Element i of MonsterData.Hitbox (zero when i is out of range). */
 static inline double game_monster_data_view_hitbox_at(game_monster_data_view v, uint32_t i);
 /* MonsterData.Status */
 static inline km_i32_slice game_monster_data_view_status(game_monster_data_view v);
+/* MonsterData.Status as a writable array in the editor's message: elements [0, len) in place; cap is its capacity (ptr NULL when absent or empty). */
+static inline km_i32_edit game_monster_data_view_edit_status(game_monster_data_view v, km_editor *e);
+/* Changes the length of MonsterData.Status in place within its capacity (KM_ERR_TOO_LARGE beyond it or the limit), zeroing the elements between the old and the new length. */
+static inline km_status game_monster_data_view_set_status_len(game_monster_data_view v, km_editor *e, uint32_t n);
 /* MonsterData.Path */
 static inline game_vec3_soa game_monster_data_view_path(game_monster_data_view v);
 /* An AoS array of MonsterData (a checked km_array). */
@@ -381,12 +413,18 @@ static inline int16_t game_monster_data_view_mana(game_monster_data_view v) {
     }
     return (int16_t)km_read_i16(v.r, at);
 }
+static inline km_status game_monster_data_view_set_mana(game_monster_data_view v, km_editor *e, int16_t x) {
+    return km_edit_field(e, v.t, GAME_MONSTER_DATA_MANA_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline int16_t game_monster_data_view_health(game_monster_data_view v) {
     uint32_t at = km_has(v.t, 18u, 2u) ? v.t.offset + 18u : 0u;
     if (at == 0) {
         return 0;
     }
     return (int16_t)km_read_i16(v.r, at);
+}
+static inline km_status game_monster_data_view_set_health(game_monster_data_view v, km_editor *e, int16_t x) {
+    return km_edit_field(e, v.t, GAME_MONSTER_DATA_HEALTH_OFFSET, &x, (uint32_t)sizeof x);
 }
 static inline km_text game_monster_data_view_name(game_monster_data_view v) {
     uint32_t at = km_has(v.t, 20u, 12u) ? v.t.offset + 20u : 0u;
@@ -399,9 +437,25 @@ static inline game_team game_monster_data_view_team(game_monster_data_view v) {
     }
     return (game_team)km_read_u8(v.r, at);
 }
+static inline km_status game_monster_data_view_set_team(game_monster_data_view v, km_editor *e, game_team x) {
+    return km_edit_field(e, v.t, GAME_MONSTER_DATA_TEAM_OFFSET, &x, (uint32_t)sizeof x);
+}
 static inline km_u8_slice game_monster_data_view_inventory(game_monster_data_view v) {
     uint32_t at = km_has(v.t, 36u, 12u) ? v.t.offset + 36u : 0u;
     return km_u8_slice_of(v.r, km_view_array(v.r, at, 1u, 128u));
+}
+static inline km_u8_edit game_monster_data_view_edit_inventory(game_monster_data_view v, km_editor *e) {
+    uint32_t at = km_has(v.t, GAME_MONSTER_DATA_INVENTORY_OFFSET, 12u) ? v.t.offset + GAME_MONSTER_DATA_INVENTORY_OFFSET : 0u;
+    return km_edit_u8_slice(e, at, 128u);
+}
+static inline km_status game_monster_data_view_set_inventory_len(game_monster_data_view v, km_editor *e, uint32_t n) {
+    if (n > 128u) {
+        return KM_ERR_TOO_LARGE;
+    }
+    if (!km_has(v.t, GAME_MONSTER_DATA_INVENTORY_OFFSET, 12u)) {
+        return KM_ERR_MALFORMED_TABLE;
+    }
+    return km_edit_len(e, v.t.offset + GAME_MONSTER_DATA_INVENTORY_OFFSET, 1u, n);
 }
 static inline uint32_t game_monster_data_view_hitbox_len(game_monster_data_view v) {
     (void)v;
@@ -418,6 +472,16 @@ static inline double game_monster_data_view_hitbox_at(game_monster_data_view v, 
 static inline km_i32_slice game_monster_data_view_status(game_monster_data_view v) {
     uint32_t at = km_has(v.t, 80u, 12u) ? v.t.offset + 80u : 0u;
     return km_i32_slice_of(v.r, km_view_array(v.r, at, 4u, KM_NO_LIMIT));
+}
+static inline km_i32_edit game_monster_data_view_edit_status(game_monster_data_view v, km_editor *e) {
+    uint32_t at = km_has(v.t, GAME_MONSTER_DATA_STATUS_OFFSET, 12u) ? v.t.offset + GAME_MONSTER_DATA_STATUS_OFFSET : 0u;
+    return km_edit_i32_slice(e, at, KM_NO_LIMIT);
+}
+static inline km_status game_monster_data_view_set_status_len(game_monster_data_view v, km_editor *e, uint32_t n) {
+    if (!km_has(v.t, GAME_MONSTER_DATA_STATUS_OFFSET, 12u)) {
+        return KM_ERR_MALFORMED_TABLE;
+    }
+    return km_edit_len(e, v.t.offset + GAME_MONSTER_DATA_STATUS_OFFSET, 4u, n);
 }
 static inline game_vec3_soa game_monster_data_view_path(game_monster_data_view v) {
     uint32_t at = km_has(v.t, 92u, 12u) ? v.t.offset + 92u : 0u;
@@ -611,6 +675,499 @@ static inline game_state_view game_state_view_array_at(game_state_view_array s, 
     game_state_view x;
     x.r = s.r;
     x.t = km_view_table(s.r, at);
+    return x;
+}
+
+/* ---- Trusted viewers (docs/c.md, "Trusted viewers"): the viewers of a
+ * message <type>_trust validated, without the checks the validation made.
+ * The message must stay alive and unchanged while they are in use. ---- */
+
+/* The inline struct Vec3 at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } game_vec3_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } game_vec3_tview_array;
+typedef struct { km_trusted r; uint32_t len; uint32_t cols[3]; } game_vec3_tsoa;
+typedef struct { game_vec3_tsoa s; uint32_t i; } game_vec3_tsoa_item;
+/* The table MonsterData in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } game_monster_data_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } game_monster_data_tview_array;
+/* The inline struct Monster at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } game_monster_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } game_monster_tview_array;
+typedef struct { km_trusted r; uint32_t len; uint32_t cols[11]; } game_monster_tsoa;
+typedef struct { game_monster_tsoa s; uint32_t i; } game_monster_tsoa_item;
+/* The table State in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } game_state_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } game_state_tview_array;
+typedef game_monster_tsoa_item game_monster_tsoa_item_data_node;
+typedef game_monster_tsoa_item game_monster_tsoa_item_data_pos_node;
+
+/* Validates the message r whose root is Vec3 as game_vec3_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status game_vec3_trust(const km_reader *r, km_error *err, game_vec3_tview *out);
+/* Vec3.X */
+static inline float game_vec3_tview_x(game_vec3_tview v);
+/* Vec3.Y */
+static inline float game_vec3_tview_y(game_vec3_tview v);
+/* Vec3.Z */
+static inline float game_vec3_tview_z(game_vec3_tview v);
+/* An AoS array of Vec3 (a validated km_array). */
+static inline game_vec3_tview_array game_vec3_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t game_vec3_tview_array_len(game_vec3_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline game_vec3_tview game_vec3_tview_array_at(game_vec3_tview_array s, uint32_t i);
+/* An SoA array of Vec3: its columns resolved once (format.md §5.3). */
+static inline game_vec3_tsoa game_vec3_tsoa_of(km_trusted r, km_array a);
+static inline uint32_t game_vec3_tsoa_len(game_vec3_tsoa s);
+/* Element i (its fields read as defaults when i is out of range). */
+static inline game_vec3_tsoa_item game_vec3_tsoa_at(game_vec3_tsoa s, uint32_t i);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice game_vec3_tsoa_x_column(game_vec3_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice game_vec3_tsoa_y_column(game_vec3_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice game_vec3_tsoa_z_column(game_vec3_tsoa s);
+/* Vec3.x */
+static inline float game_vec3_tsoa_item_x(game_vec3_tsoa_item v);
+/* Vec3.y */
+static inline float game_vec3_tsoa_item_y(game_vec3_tsoa_item v);
+/* Vec3.z */
+static inline float game_vec3_tsoa_item_z(game_vec3_tsoa_item v);
+/* Validates the message r whose root is MonsterData as game_monster_data_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status game_monster_data_trust(const km_reader *r, km_error *err, game_monster_data_tview *out);
+/* MonsterData.Pos */
+static inline game_vec3_tview game_monster_data_tview_pos(game_monster_data_tview v);
+/* MonsterData.Mana */
+static inline int16_t game_monster_data_tview_mana(game_monster_data_tview v);
+/* MonsterData.Health */
+static inline int16_t game_monster_data_tview_health(game_monster_data_tview v);
+/* MonsterData.Name */
+static inline km_text game_monster_data_tview_name(game_monster_data_tview v);
+/* MonsterData.Team */
+static inline game_team game_monster_data_tview_team(game_monster_data_tview v);
+/* MonsterData.Inventory */
+static inline km_u8_slice game_monster_data_tview_inventory(game_monster_data_tview v);
+/* The number of elements of MonsterData.Hitbox. */
+static inline uint32_t game_monster_data_tview_hitbox_len(game_monster_data_tview v);
+/* Element i of MonsterData.Hitbox (zero when i is out of range). */
+static inline double game_monster_data_tview_hitbox_at(game_monster_data_tview v, uint32_t i);
+/* MonsterData.Status */
+static inline km_i32_slice game_monster_data_tview_status(game_monster_data_tview v);
+/* MonsterData.Path */
+static inline game_vec3_tsoa game_monster_data_tview_path(game_monster_data_tview v);
+/* An AoS array of MonsterData (a validated km_array). */
+static inline game_monster_data_tview_array game_monster_data_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t game_monster_data_tview_array_len(game_monster_data_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline game_monster_data_tview game_monster_data_tview_array_at(game_monster_data_tview_array s, uint32_t i);
+/* Validates the message r whose root is Monster as game_monster_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status game_monster_trust(const km_reader *r, km_error *err, game_monster_tview *out);
+/* Monster.Data */
+static inline game_monster_data_tview game_monster_tview_data(game_monster_tview v);
+/* An AoS array of Monster (a validated km_array). */
+static inline game_monster_tview_array game_monster_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t game_monster_tview_array_len(game_monster_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline game_monster_tview game_monster_tview_array_at(game_monster_tview_array s, uint32_t i);
+/* An SoA array of Monster: its columns resolved once (format.md §5.3). */
+static inline game_monster_tsoa game_monster_tsoa_of(km_trusted r, km_array a);
+static inline uint32_t game_monster_tsoa_len(game_monster_tsoa s);
+/* Element i (its fields read as defaults when i is out of range). */
+static inline game_monster_tsoa_item game_monster_tsoa_at(game_monster_tsoa s, uint32_t i);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice game_monster_tsoa_data_pos_x_column(game_monster_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice game_monster_tsoa_data_pos_y_column(game_monster_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice game_monster_tsoa_data_pos_z_column(game_monster_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_i16_slice game_monster_tsoa_data_mana_column(game_monster_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_i16_slice game_monster_tsoa_data_health_column(game_monster_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u8_slice game_monster_tsoa_data_team_column(game_monster_tsoa s);
+static inline game_monster_tsoa_item_data_node game_monster_tsoa_item_data(game_monster_tsoa_item v);
+static inline game_monster_tsoa_item_data_pos_node game_monster_tsoa_item_data_node_pos(game_monster_tsoa_item_data_node v);
+/* Monster.data.mana */
+static inline int16_t game_monster_tsoa_item_data_node_mana(game_monster_tsoa_item_data_node v);
+/* Monster.data.health */
+static inline int16_t game_monster_tsoa_item_data_node_health(game_monster_tsoa_item_data_node v);
+/* Monster.data.name */
+static inline km_text game_monster_tsoa_item_data_node_name(game_monster_tsoa_item_data_node v);
+/* Monster.data.team */
+static inline game_team game_monster_tsoa_item_data_node_team(game_monster_tsoa_item_data_node v);
+/* Monster.data.inventory */
+static inline km_u8_slice game_monster_tsoa_item_data_node_inventory(game_monster_tsoa_item_data_node v);
+/* The number of elements of Monster.data.hitbox. */
+static inline uint32_t game_monster_tsoa_item_data_node_hitbox_len(game_monster_tsoa_item_data_node v);
+/* Element i of Monster.data.hitbox (zero when i is out of range). */
+static inline double game_monster_tsoa_item_data_node_hitbox_at(game_monster_tsoa_item_data_node v, uint32_t i);
+/* Monster.data.status */
+static inline km_i32_slice game_monster_tsoa_item_data_node_status(game_monster_tsoa_item_data_node v);
+/* Monster.data.path */
+static inline game_vec3_tsoa game_monster_tsoa_item_data_node_path(game_monster_tsoa_item_data_node v);
+/* Monster.data.pos.x */
+static inline float game_monster_tsoa_item_data_pos_node_x(game_monster_tsoa_item_data_pos_node v);
+/* Monster.data.pos.y */
+static inline float game_monster_tsoa_item_data_pos_node_y(game_monster_tsoa_item_data_pos_node v);
+/* Monster.data.pos.z */
+static inline float game_monster_tsoa_item_data_pos_node_z(game_monster_tsoa_item_data_pos_node v);
+/* Validates the message r whose root is State as game_state_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status game_state_trust(const km_reader *r, km_error *err, game_state_tview *out);
+/* State.Monsters */
+static inline game_monster_tsoa game_state_tview_monsters(game_state_tview v);
+/* An AoS array of State (a validated km_array). */
+static inline game_state_tview_array game_state_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t game_state_tview_array_len(game_state_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline game_state_tview game_state_tview_array_at(game_state_tview_array s, uint32_t i);
+
+static inline km_status game_vec3_trust(const km_reader *r, km_error *err, game_vec3_tview *out) {
+    km_status s = game_vec3_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline float game_vec3_tview_x(game_vec3_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline float game_vec3_tview_y(game_vec3_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline float game_vec3_tview_z(game_vec3_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 8u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline game_vec3_tview_array game_vec3_tview_array_of(km_trusted r, km_array a) {
+    game_vec3_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t game_vec3_tview_array_len(game_vec3_tview_array s) {
+    return s.len;
+}
+static inline game_vec3_tview game_vec3_tview_array_at(game_vec3_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 12u : 0u;
+    game_vec3_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline game_vec3_tsoa game_vec3_tsoa_of(km_trusted r, km_array a) {
+    game_vec3_tsoa s;
+    s.r = r;
+    s.len = a.len;
+    km_trusted_soa_columns(r, a, game_vec3_columns, 3u, s.cols);
+    return s;
+}
+static inline uint32_t game_vec3_tsoa_len(game_vec3_tsoa s) {
+    return s.len;
+}
+static inline game_vec3_tsoa_item game_vec3_tsoa_at(game_vec3_tsoa s, uint32_t i) {
+    game_vec3_tsoa_item it;
+    it.s = s;
+    it.i = i;
+    if (i >= s.len) {
+        memset(it.s.cols, 0, sizeof it.s.cols);
+        it.s.len = 0;
+        it.i = 0;
+    }
+    return it;
+}
+static inline km_f32_slice game_vec3_tsoa_x_column(game_vec3_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[0], s.len);
+}
+static inline km_f32_slice game_vec3_tsoa_y_column(game_vec3_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[1], s.len);
+}
+static inline km_f32_slice game_vec3_tsoa_z_column(game_vec3_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[2], s.len);
+}
+static inline float game_vec3_tsoa_item_x(game_vec3_tsoa_item v) {
+    uint32_t at = v.s.cols[0] != 0 ? v.s.cols[0] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline float game_vec3_tsoa_item_y(game_vec3_tsoa_item v) {
+    uint32_t at = v.s.cols[1] != 0 ? v.s.cols[1] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline float game_vec3_tsoa_item_z(game_vec3_tsoa_item v) {
+    uint32_t at = v.s.cols[2] != 0 ? v.s.cols[2] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline km_status game_monster_data_trust(const km_reader *r, km_error *err, game_monster_data_tview *out) {
+    km_status s = game_monster_data_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline game_vec3_tview game_monster_data_tview_pos(game_monster_data_tview v) {
+    uint32_t at = km_has(v.t, 4u, 12u) ? v.t.offset + 4u : 0u;
+    game_vec3_tview x;
+    x.r = v.r;
+    x.at = at;
+    return x;
+}
+static inline int16_t game_monster_data_tview_mana(game_monster_data_tview v) {
+    uint32_t at = km_has(v.t, 16u, 2u) ? v.t.offset + 16u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int16_t)km_trusted_i16(v.r, at);
+}
+static inline int16_t game_monster_data_tview_health(game_monster_data_tview v) {
+    uint32_t at = km_has(v.t, 18u, 2u) ? v.t.offset + 18u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int16_t)km_trusted_i16(v.r, at);
+}
+static inline km_text game_monster_data_tview_name(game_monster_data_tview v) {
+    uint32_t at = km_has(v.t, 20u, 12u) ? v.t.offset + 20u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline game_team game_monster_data_tview_team(game_monster_data_tview v) {
+    uint32_t at = km_has(v.t, 32u, 1u) ? v.t.offset + 32u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (game_team)km_trusted_u8(v.r, at);
+}
+static inline km_u8_slice game_monster_data_tview_inventory(game_monster_data_tview v) {
+    uint32_t at = km_has(v.t, 36u, 12u) ? v.t.offset + 36u : 0u;
+    return km_trusted_u8_slice_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline uint32_t game_monster_data_tview_hitbox_len(game_monster_data_tview v) {
+    (void)v;
+    return 4u;
+}
+static inline double game_monster_data_tview_hitbox_at(game_monster_data_tview v, uint32_t i) {
+    uint32_t at = km_has(v.t, 48u, 32u) ? v.t.offset + 48u : 0u;
+    at = (at != 0 && i < 4u) ? at + i * 8u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (double)km_trusted_f64(v.r, at);
+}
+static inline km_i32_slice game_monster_data_tview_status(game_monster_data_tview v) {
+    uint32_t at = km_has(v.t, 80u, 12u) ? v.t.offset + 80u : 0u;
+    return km_trusted_i32_slice_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline game_vec3_tsoa game_monster_data_tview_path(game_monster_data_tview v) {
+    uint32_t at = km_has(v.t, 92u, 12u) ? v.t.offset + 92u : 0u;
+    return game_vec3_tsoa_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline game_monster_data_tview_array game_monster_data_tview_array_of(km_trusted r, km_array a) {
+    game_monster_data_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t game_monster_data_tview_array_len(game_monster_data_tview_array s) {
+    return s.len;
+}
+static inline game_monster_data_tview game_monster_data_tview_array_at(game_monster_data_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    game_monster_data_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
+    return x;
+}
+static inline km_status game_monster_trust(const km_reader *r, km_error *err, game_monster_tview *out) {
+    km_status s = game_monster_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline game_monster_data_tview game_monster_tview_data(game_monster_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    game_monster_data_tview x;
+    x.r = v.r;
+    x.t = km_trusted_view_table(v.r, at);
+    return x;
+}
+static inline game_monster_tview_array game_monster_tview_array_of(km_trusted r, km_array a) {
+    game_monster_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t game_monster_tview_array_len(game_monster_tview_array s) {
+    return s.len;
+}
+static inline game_monster_tview game_monster_tview_array_at(game_monster_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    game_monster_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline game_monster_tsoa game_monster_tsoa_of(km_trusted r, km_array a) {
+    game_monster_tsoa s;
+    s.r = r;
+    s.len = a.len;
+    km_trusted_soa_columns(r, a, game_monster_columns, 11u, s.cols);
+    return s;
+}
+static inline uint32_t game_monster_tsoa_len(game_monster_tsoa s) {
+    return s.len;
+}
+static inline game_monster_tsoa_item game_monster_tsoa_at(game_monster_tsoa s, uint32_t i) {
+    game_monster_tsoa_item it;
+    it.s = s;
+    it.i = i;
+    if (i >= s.len) {
+        memset(it.s.cols, 0, sizeof it.s.cols);
+        it.s.len = 0;
+        it.i = 0;
+    }
+    return it;
+}
+static inline km_f32_slice game_monster_tsoa_data_pos_x_column(game_monster_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[1], s.len);
+}
+static inline km_f32_slice game_monster_tsoa_data_pos_y_column(game_monster_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[2], s.len);
+}
+static inline km_f32_slice game_monster_tsoa_data_pos_z_column(game_monster_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[3], s.len);
+}
+static inline km_i16_slice game_monster_tsoa_data_mana_column(game_monster_tsoa s) {
+    return km_trusted_i16_slice_at(s.r, s.cols[8], s.len);
+}
+static inline km_i16_slice game_monster_tsoa_data_health_column(game_monster_tsoa s) {
+    return km_trusted_i16_slice_at(s.r, s.cols[9], s.len);
+}
+static inline km_u8_slice game_monster_tsoa_data_team_column(game_monster_tsoa s) {
+    return km_trusted_u8_slice_at(s.r, s.cols[10], s.len);
+}
+static inline game_monster_tsoa_item_data_node game_monster_tsoa_item_data(game_monster_tsoa_item v) {
+    return v;
+}
+static inline game_monster_tsoa_item_data_pos_node game_monster_tsoa_item_data_node_pos(game_monster_tsoa_item_data_node v) {
+    return v;
+}
+static inline int16_t game_monster_tsoa_item_data_node_mana(game_monster_tsoa_item_data_node v) {
+    uint32_t at = v.s.cols[8] != 0 ? v.s.cols[8] + v.i * 2u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int16_t)km_trusted_i16(v.s.r, at);
+}
+static inline int16_t game_monster_tsoa_item_data_node_health(game_monster_tsoa_item_data_node v) {
+    uint32_t at = v.s.cols[9] != 0 ? v.s.cols[9] + v.i * 2u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int16_t)km_trusted_i16(v.s.r, at);
+}
+static inline km_text game_monster_tsoa_item_data_node_name(game_monster_tsoa_item_data_node v) {
+    uint32_t at = v.s.cols[4] != 0 ? v.s.cols[4] + v.i * 12u : 0u;
+    return km_trusted_text(v.s.r, km_trusted_view_array(v.s.r, at));
+}
+static inline game_team game_monster_tsoa_item_data_node_team(game_monster_tsoa_item_data_node v) {
+    uint32_t at = v.s.cols[10] != 0 ? v.s.cols[10] + v.i * 1u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (game_team)km_trusted_u8(v.s.r, at);
+}
+static inline km_u8_slice game_monster_tsoa_item_data_node_inventory(game_monster_tsoa_item_data_node v) {
+    uint32_t at = v.s.cols[5] != 0 ? v.s.cols[5] + v.i * 12u : 0u;
+    return km_trusted_u8_slice_of(v.s.r, km_trusted_view_array(v.s.r, at));
+}
+static inline uint32_t game_monster_tsoa_item_data_node_hitbox_len(game_monster_tsoa_item_data_node v) {
+    (void)v;
+    return 4u;
+}
+static inline double game_monster_tsoa_item_data_node_hitbox_at(game_monster_tsoa_item_data_node v, uint32_t i) {
+    uint32_t at = v.s.cols[0] != 0 ? v.s.cols[0] + v.i * 32u : 0u;
+    at = (at != 0 && i < 4u) ? at + i * 8u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (double)km_trusted_f64(v.s.r, at);
+}
+static inline km_i32_slice game_monster_tsoa_item_data_node_status(game_monster_tsoa_item_data_node v) {
+    uint32_t at = v.s.cols[6] != 0 ? v.s.cols[6] + v.i * 12u : 0u;
+    return km_trusted_i32_slice_of(v.s.r, km_trusted_view_array(v.s.r, at));
+}
+static inline game_vec3_tsoa game_monster_tsoa_item_data_node_path(game_monster_tsoa_item_data_node v) {
+    uint32_t at = v.s.cols[7] != 0 ? v.s.cols[7] + v.i * 12u : 0u;
+    return game_vec3_tsoa_of(v.s.r, km_trusted_view_array(v.s.r, at));
+}
+static inline float game_monster_tsoa_item_data_pos_node_x(game_monster_tsoa_item_data_pos_node v) {
+    uint32_t at = v.s.cols[1] != 0 ? v.s.cols[1] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline float game_monster_tsoa_item_data_pos_node_y(game_monster_tsoa_item_data_pos_node v) {
+    uint32_t at = v.s.cols[2] != 0 ? v.s.cols[2] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline float game_monster_tsoa_item_data_pos_node_z(game_monster_tsoa_item_data_pos_node v) {
+    uint32_t at = v.s.cols[3] != 0 ? v.s.cols[3] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline km_status game_state_trust(const km_reader *r, km_error *err, game_state_tview *out) {
+    km_status s = game_state_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline game_monster_tsoa game_state_tview_monsters(game_state_tview v) {
+    uint32_t at = km_has(v.t, 4u, 12u) ? v.t.offset + 4u : 0u;
+    return game_monster_tsoa_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline game_state_tview_array game_state_tview_array_of(km_trusted r, km_array a) {
+    game_state_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t game_state_tview_array_len(game_state_tview_array s) {
+    return s.len;
+}
+static inline game_state_tview game_state_tview_array_at(game_state_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    game_state_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
     return x;
 }
 

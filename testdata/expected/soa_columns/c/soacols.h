@@ -33,6 +33,8 @@ typedef struct soacols_shape {
 struct soacols_circle {
     double radius;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define SOACOLS_CIRCLE_RADIUS_OFFSET 8u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -44,11 +46,15 @@ struct soacols_circle {
 struct soacols_square {
     float side;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define SOACOLS_SQUARE_SIDE_OFFSET 0u
 
 /* inline struct Tag */
 struct soacols_tag {
     km_text label;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define SOACOLS_TAG_LABEL_OFFSET 0u
 
 /* inline struct Item */
 struct soacols_item {
@@ -59,11 +65,20 @@ struct soacols_item {
     struct { struct soacols_shape *ptr; uint32_t len; } bunch;
     bool ok;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define SOACOLS_ITEM_WIDE_OFFSET 0u
+#define SOACOLS_ITEM_FLAGS_OFFSET 12u
+#define SOACOLS_ITEM_TAGS_OFFSET 24u
+#define SOACOLS_ITEM_SHAPES_OFFSET 36u
+#define SOACOLS_ITEM_BUNCH_OFFSET 48u
+#define SOACOLS_ITEM_OK_OFFSET 60u
 
 /* table Root */
 struct soacols_root {
     struct { struct soacols_item *ptr; uint32_t len; } items;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define SOACOLS_ROOT_ITEMS_OFFSET 4u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -161,6 +176,8 @@ typedef struct { const km_reader *r; km_array a; } soacols_shape_bovos;
 static inline soacols_circle_view soacols_circle_view_root(const km_reader *r);
 /* Circle.Radius */
 static inline double soacols_circle_view_radius(soacols_circle_view v);
+/* Stores Circle.Radius in place (KM_ERR_MALFORMED_TABLE when the message does not hold the field: an older writer's). */
+static inline km_status soacols_circle_view_set_radius(soacols_circle_view v, km_editor *e, double x);
 /* An AoS array of Circle (a checked km_array). */
 static inline soacols_circle_view_array soacols_circle_view_array_of(const km_reader *r, km_array a);
 static inline uint32_t soacols_circle_view_array_len(soacols_circle_view_array s);
@@ -292,6 +309,9 @@ static inline double soacols_circle_view_radius(soacols_circle_view v) {
         return 0;
     }
     return (double)km_read_f64(v.r, at);
+}
+static inline km_status soacols_circle_view_set_radius(soacols_circle_view v, km_editor *e, double x) {
+    return km_edit_field(e, v.t, SOACOLS_CIRCLE_RADIUS_OFFSET, &x, (uint32_t)sizeof x);
 }
 static inline soacols_circle_view_array soacols_circle_view_array_of(const km_reader *r, km_array a) {
     soacols_circle_view_array s;
@@ -671,6 +691,544 @@ static inline soacols_circle_soa soacols_shape_bovos_circle(soacols_shape_bovos 
 }
 static inline soacols_square_soa soacols_shape_bovos_square(soacols_shape_bovos s) {
     return soacols_square_soa_of(s.r, km_bunch_entry(s.r, s.a, 4u, 0u));
+}
+
+/* ---- Trusted viewers (docs/c.md, "Trusted viewers"): the viewers of a
+ * message <type>_trust validated, without the checks the validation made.
+ * The message must stay alive and unchanged while they are in use. ---- */
+
+/* The table Circle in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } soacols_circle_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } soacols_circle_tview_array;
+typedef struct { km_trusted r; uint32_t len; uint32_t cols[1]; } soacols_circle_tsoa;
+typedef struct { soacols_circle_tsoa s; uint32_t i; } soacols_circle_tsoa_item;
+/* The inline struct Square at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } soacols_square_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } soacols_square_tview_array;
+typedef struct { km_trusted r; uint32_t len; uint32_t cols[1]; } soacols_square_tsoa;
+typedef struct { soacols_square_tsoa s; uint32_t i; } soacols_square_tsoa_item;
+/* The inline struct Tag at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } soacols_tag_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } soacols_tag_tview_array;
+typedef struct { km_trusted r; uint32_t len; uint32_t cols[1]; } soacols_tag_tsoa;
+typedef struct { soacols_tag_tsoa s; uint32_t i; } soacols_tag_tsoa_item;
+/* The inline struct Item at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } soacols_item_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } soacols_item_tview_array;
+typedef struct { km_trusted r; uint32_t len; uint32_t cols[6]; } soacols_item_tsoa;
+typedef struct { soacols_item_tsoa s; uint32_t i; } soacols_item_tsoa_item;
+/* The table Root in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } soacols_root_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } soacols_root_tview_array;
+typedef struct { km_trusted r; uint32_t tag; uint32_t offset; } soacols_shape_tview;
+typedef struct { km_trusted r; uint32_t len; uint32_t tags; uint32_t tag_stride; uint32_t offsets; uint32_t offset_stride; } soacols_shape_tview_array;
+typedef struct { km_trusted r; km_array a; } soacols_shape_tbovos;
+
+/* Validates the message r whose root is Circle as soacols_circle_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status soacols_circle_trust(const km_reader *r, km_error *err, soacols_circle_tview *out);
+/* Circle.Radius */
+static inline double soacols_circle_tview_radius(soacols_circle_tview v);
+/* An AoS array of Circle (a validated km_array). */
+static inline soacols_circle_tview_array soacols_circle_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t soacols_circle_tview_array_len(soacols_circle_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline soacols_circle_tview soacols_circle_tview_array_at(soacols_circle_tview_array s, uint32_t i);
+/* An SoA array of Circle: its columns resolved once (format.md §5.3). */
+static inline soacols_circle_tsoa soacols_circle_tsoa_of(km_trusted r, km_array a);
+static inline uint32_t soacols_circle_tsoa_len(soacols_circle_tsoa s);
+/* Element i (its fields read as defaults when i is out of range). */
+static inline soacols_circle_tsoa_item soacols_circle_tsoa_at(soacols_circle_tsoa s, uint32_t i);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f64_slice soacols_circle_tsoa_radius_column(soacols_circle_tsoa s);
+/* Circle.radius */
+static inline double soacols_circle_tsoa_item_radius(soacols_circle_tsoa_item v);
+/* Validates the message r whose root is Square as soacols_square_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status soacols_square_trust(const km_reader *r, km_error *err, soacols_square_tview *out);
+/* Square.Side */
+static inline float soacols_square_tview_side(soacols_square_tview v);
+/* An AoS array of Square (a validated km_array). */
+static inline soacols_square_tview_array soacols_square_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t soacols_square_tview_array_len(soacols_square_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline soacols_square_tview soacols_square_tview_array_at(soacols_square_tview_array s, uint32_t i);
+/* An SoA array of Square: its columns resolved once (format.md §5.3). */
+static inline soacols_square_tsoa soacols_square_tsoa_of(km_trusted r, km_array a);
+static inline uint32_t soacols_square_tsoa_len(soacols_square_tsoa s);
+/* Element i (its fields read as defaults when i is out of range). */
+static inline soacols_square_tsoa_item soacols_square_tsoa_at(soacols_square_tsoa s, uint32_t i);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice soacols_square_tsoa_side_column(soacols_square_tsoa s);
+/* Square.side */
+static inline float soacols_square_tsoa_item_side(soacols_square_tsoa_item v);
+/* Validates the message r whose root is Tag as soacols_tag_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status soacols_tag_trust(const km_reader *r, km_error *err, soacols_tag_tview *out);
+/* Tag.Label */
+static inline km_text soacols_tag_tview_label(soacols_tag_tview v);
+/* An AoS array of Tag (a validated km_array). */
+static inline soacols_tag_tview_array soacols_tag_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t soacols_tag_tview_array_len(soacols_tag_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline soacols_tag_tview soacols_tag_tview_array_at(soacols_tag_tview_array s, uint32_t i);
+/* An SoA array of Tag: its columns resolved once (format.md §5.3). */
+static inline soacols_tag_tsoa soacols_tag_tsoa_of(km_trusted r, km_array a);
+static inline uint32_t soacols_tag_tsoa_len(soacols_tag_tsoa s);
+/* Element i (its fields read as defaults when i is out of range). */
+static inline soacols_tag_tsoa_item soacols_tag_tsoa_at(soacols_tag_tsoa s, uint32_t i);
+/* Tag.label */
+static inline km_text soacols_tag_tsoa_item_label(soacols_tag_tsoa_item v);
+/* Validates the message r whose root is Item as soacols_item_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status soacols_item_trust(const km_reader *r, km_error *err, soacols_item_tview *out);
+/* Item.Wide */
+static inline km_u16_slice soacols_item_tview_wide(soacols_item_tview v);
+/* Item.Flags */
+static inline km_u8_slice soacols_item_tview_flags(soacols_item_tview v);
+/* Item.Tags */
+static inline soacols_tag_tsoa soacols_item_tview_tags(soacols_item_tview v);
+/* Item.Shapes */
+static inline soacols_shape_tview_array soacols_item_tview_shapes(soacols_item_tview v);
+/* Item.Bunch */
+static inline soacols_shape_tbovos soacols_item_tview_bunch(soacols_item_tview v);
+/* Item.Ok */
+static inline bool soacols_item_tview_ok(soacols_item_tview v);
+/* An AoS array of Item (a validated km_array). */
+static inline soacols_item_tview_array soacols_item_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t soacols_item_tview_array_len(soacols_item_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline soacols_item_tview soacols_item_tview_array_at(soacols_item_tview_array s, uint32_t i);
+/* An SoA array of Item: its columns resolved once (format.md §5.3). */
+static inline soacols_item_tsoa soacols_item_tsoa_of(km_trusted r, km_array a);
+static inline uint32_t soacols_item_tsoa_len(soacols_item_tsoa s);
+/* Element i (its fields read as defaults when i is out of range). */
+static inline soacols_item_tsoa_item soacols_item_tsoa_at(soacols_item_tsoa s, uint32_t i);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u8_slice soacols_item_tsoa_ok_column(soacols_item_tsoa s);
+/* Item.wide */
+static inline km_u16_slice soacols_item_tsoa_item_wide(soacols_item_tsoa_item v);
+/* Item.flags */
+static inline km_u8_slice soacols_item_tsoa_item_flags(soacols_item_tsoa_item v);
+/* Item.tags */
+static inline soacols_tag_tsoa soacols_item_tsoa_item_tags(soacols_item_tsoa_item v);
+/* Item.shapes */
+static inline soacols_shape_tview_array soacols_item_tsoa_item_shapes(soacols_item_tsoa_item v);
+/* Item.bunch */
+static inline soacols_shape_tbovos soacols_item_tsoa_item_bunch(soacols_item_tsoa_item v);
+/* Item.ok */
+static inline bool soacols_item_tsoa_item_ok(soacols_item_tsoa_item v);
+/* Validates the message r whose root is Root as soacols_root_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status soacols_root_trust(const km_reader *r, km_error *err, soacols_root_tview *out);
+/* Root.Items */
+static inline soacols_item_tsoa soacols_root_tview_items(soacols_root_tview v);
+/* An AoS array of Root (a validated km_array). */
+static inline soacols_root_tview_array soacols_root_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t soacols_root_tview_array_len(soacols_root_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline soacols_root_tview soacols_root_tview_array_at(soacols_root_tview_array s, uint32_t i);
+/* The Shape whose tag is at tag_at and value offset at offset_at (tag_at 0: none). */
+static inline soacols_shape_tview soacols_shape_tview_at(km_trusted r, uint32_t tag_at, uint32_t offset_at);
+/* The tag: 0 (no value), a variant's, or one this schema does not know (a newer writer's). */
+static inline uint32_t soacols_shape_tview_tag(soacols_shape_tview u);
+/* The Circle value (reads as zero when the tag is another). */
+static inline soacols_circle_tview soacols_shape_tview_circle(soacols_shape_tview u);
+/* The Square value (reads as zero when the tag is another). */
+static inline soacols_square_tview soacols_shape_tview_square(soacols_shape_tview u);
+/* An AOS array of Shape. */
+static inline soacols_shape_tview_array soacols_shape_tview_array_aos(km_trusted r, km_array a);
+/* An SOA array of Shape. */
+static inline soacols_shape_tview_array soacols_shape_tview_array_soa(km_trusted r, km_array a);
+static inline uint32_t soacols_shape_tview_array_len(soacols_shape_tview_array s);
+/* Element i (no value when i is out of range). */
+static inline soacols_shape_tview soacols_shape_tview_array_at(soacols_shape_tview_array s, uint32_t i);
+/* A #bovos array of Shape: one homogeneous array per variant (format.md §7.1). */
+static inline soacols_shape_tbovos soacols_shape_tbovos_of(km_trusted r, km_array a);
+/* The number of values of all variants. */
+static inline uint32_t soacols_shape_tbovos_len(soacols_shape_tbovos s);
+/* The Circle values (the first entry of tag 1). */
+static inline soacols_circle_tsoa soacols_shape_tbovos_circle(soacols_shape_tbovos s);
+/* The Square values (the first entry of tag 4). */
+static inline soacols_square_tsoa soacols_shape_tbovos_square(soacols_shape_tbovos s);
+
+static inline km_status soacols_circle_trust(const km_reader *r, km_error *err, soacols_circle_tview *out) {
+    km_status s = soacols_circle_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline double soacols_circle_tview_radius(soacols_circle_tview v) {
+    uint32_t at = km_has(v.t, 8u, 8u) ? v.t.offset + 8u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (double)km_trusted_f64(v.r, at);
+}
+static inline soacols_circle_tview_array soacols_circle_tview_array_of(km_trusted r, km_array a) {
+    soacols_circle_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t soacols_circle_tview_array_len(soacols_circle_tview_array s) {
+    return s.len;
+}
+static inline soacols_circle_tview soacols_circle_tview_array_at(soacols_circle_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    soacols_circle_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
+    return x;
+}
+static inline soacols_circle_tsoa soacols_circle_tsoa_of(km_trusted r, km_array a) {
+    soacols_circle_tsoa s;
+    s.r = r;
+    s.len = a.len;
+    km_trusted_soa_columns(r, a, soacols_circle_columns, 1u, s.cols);
+    return s;
+}
+static inline uint32_t soacols_circle_tsoa_len(soacols_circle_tsoa s) {
+    return s.len;
+}
+static inline soacols_circle_tsoa_item soacols_circle_tsoa_at(soacols_circle_tsoa s, uint32_t i) {
+    soacols_circle_tsoa_item it;
+    it.s = s;
+    it.i = i;
+    if (i >= s.len) {
+        memset(it.s.cols, 0, sizeof it.s.cols);
+        it.s.len = 0;
+        it.i = 0;
+    }
+    return it;
+}
+static inline km_f64_slice soacols_circle_tsoa_radius_column(soacols_circle_tsoa s) {
+    return km_trusted_f64_slice_at(s.r, s.cols[0], s.len);
+}
+static inline double soacols_circle_tsoa_item_radius(soacols_circle_tsoa_item v) {
+    uint32_t at = v.s.cols[0] != 0 ? v.s.cols[0] + v.i * 8u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (double)km_trusted_f64(v.s.r, at);
+}
+static inline km_status soacols_square_trust(const km_reader *r, km_error *err, soacols_square_tview *out) {
+    km_status s = soacols_square_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline float soacols_square_tview_side(soacols_square_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline soacols_square_tview_array soacols_square_tview_array_of(km_trusted r, km_array a) {
+    soacols_square_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t soacols_square_tview_array_len(soacols_square_tview_array s) {
+    return s.len;
+}
+static inline soacols_square_tview soacols_square_tview_array_at(soacols_square_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    soacols_square_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline soacols_square_tsoa soacols_square_tsoa_of(km_trusted r, km_array a) {
+    soacols_square_tsoa s;
+    s.r = r;
+    s.len = a.len;
+    km_trusted_soa_columns(r, a, soacols_square_columns, 1u, s.cols);
+    return s;
+}
+static inline uint32_t soacols_square_tsoa_len(soacols_square_tsoa s) {
+    return s.len;
+}
+static inline soacols_square_tsoa_item soacols_square_tsoa_at(soacols_square_tsoa s, uint32_t i) {
+    soacols_square_tsoa_item it;
+    it.s = s;
+    it.i = i;
+    if (i >= s.len) {
+        memset(it.s.cols, 0, sizeof it.s.cols);
+        it.s.len = 0;
+        it.i = 0;
+    }
+    return it;
+}
+static inline km_f32_slice soacols_square_tsoa_side_column(soacols_square_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[0], s.len);
+}
+static inline float soacols_square_tsoa_item_side(soacols_square_tsoa_item v) {
+    uint32_t at = v.s.cols[0] != 0 ? v.s.cols[0] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline km_status soacols_tag_trust(const km_reader *r, km_error *err, soacols_tag_tview *out) {
+    km_status s = soacols_tag_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline km_text soacols_tag_tview_label(soacols_tag_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline soacols_tag_tview_array soacols_tag_tview_array_of(km_trusted r, km_array a) {
+    soacols_tag_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t soacols_tag_tview_array_len(soacols_tag_tview_array s) {
+    return s.len;
+}
+static inline soacols_tag_tview soacols_tag_tview_array_at(soacols_tag_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 12u : 0u;
+    soacols_tag_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline soacols_tag_tsoa soacols_tag_tsoa_of(km_trusted r, km_array a) {
+    soacols_tag_tsoa s;
+    s.r = r;
+    s.len = a.len;
+    km_trusted_soa_columns(r, a, soacols_tag_columns, 1u, s.cols);
+    return s;
+}
+static inline uint32_t soacols_tag_tsoa_len(soacols_tag_tsoa s) {
+    return s.len;
+}
+static inline soacols_tag_tsoa_item soacols_tag_tsoa_at(soacols_tag_tsoa s, uint32_t i) {
+    soacols_tag_tsoa_item it;
+    it.s = s;
+    it.i = i;
+    if (i >= s.len) {
+        memset(it.s.cols, 0, sizeof it.s.cols);
+        it.s.len = 0;
+        it.i = 0;
+    }
+    return it;
+}
+static inline km_text soacols_tag_tsoa_item_label(soacols_tag_tsoa_item v) {
+    uint32_t at = v.s.cols[0] != 0 ? v.s.cols[0] + v.i * 12u : 0u;
+    return km_trusted_text(v.s.r, km_trusted_view_array(v.s.r, at));
+}
+static inline km_status soacols_item_trust(const km_reader *r, km_error *err, soacols_item_tview *out) {
+    km_status s = soacols_item_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline km_u16_slice soacols_item_tview_wide(soacols_item_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    return km_trusted_u16_slice_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline km_u8_slice soacols_item_tview_flags(soacols_item_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 12u : 0u;
+    return km_trusted_u8_slice_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline soacols_tag_tsoa soacols_item_tview_tags(soacols_item_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 24u : 0u;
+    return soacols_tag_tsoa_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline soacols_shape_tview_array soacols_item_tview_shapes(soacols_item_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 36u : 0u;
+    return soacols_shape_tview_array_soa(v.r, km_trusted_view_array(v.r, at));
+}
+static inline soacols_shape_tbovos soacols_item_tview_bunch(soacols_item_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 48u : 0u;
+    return soacols_shape_tbovos_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline bool soacols_item_tview_ok(soacols_item_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 60u : 0u;
+    if (at == 0) {
+        return false;
+    }
+    return km_trusted_bool(v.r, at);
+}
+static inline soacols_item_tview_array soacols_item_tview_array_of(km_trusted r, km_array a) {
+    soacols_item_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t soacols_item_tview_array_len(soacols_item_tview_array s) {
+    return s.len;
+}
+static inline soacols_item_tview soacols_item_tview_array_at(soacols_item_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 64u : 0u;
+    soacols_item_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline soacols_item_tsoa soacols_item_tsoa_of(km_trusted r, km_array a) {
+    soacols_item_tsoa s;
+    s.r = r;
+    s.len = a.len;
+    km_trusted_soa_columns(r, a, soacols_item_columns, 6u, s.cols);
+    return s;
+}
+static inline uint32_t soacols_item_tsoa_len(soacols_item_tsoa s) {
+    return s.len;
+}
+static inline soacols_item_tsoa_item soacols_item_tsoa_at(soacols_item_tsoa s, uint32_t i) {
+    soacols_item_tsoa_item it;
+    it.s = s;
+    it.i = i;
+    if (i >= s.len) {
+        memset(it.s.cols, 0, sizeof it.s.cols);
+        it.s.len = 0;
+        it.i = 0;
+    }
+    return it;
+}
+static inline km_u8_slice soacols_item_tsoa_ok_column(soacols_item_tsoa s) {
+    return km_trusted_u8_slice_at(s.r, s.cols[5], s.len);
+}
+static inline km_u16_slice soacols_item_tsoa_item_wide(soacols_item_tsoa_item v) {
+    uint32_t at = v.s.cols[0] != 0 ? v.s.cols[0] + v.i * 12u : 0u;
+    return km_trusted_u16_slice_of(v.s.r, km_trusted_view_array(v.s.r, at));
+}
+static inline km_u8_slice soacols_item_tsoa_item_flags(soacols_item_tsoa_item v) {
+    uint32_t at = v.s.cols[1] != 0 ? v.s.cols[1] + v.i * 12u : 0u;
+    return km_trusted_u8_slice_of(v.s.r, km_trusted_view_array(v.s.r, at));
+}
+static inline soacols_tag_tsoa soacols_item_tsoa_item_tags(soacols_item_tsoa_item v) {
+    uint32_t at = v.s.cols[2] != 0 ? v.s.cols[2] + v.i * 12u : 0u;
+    return soacols_tag_tsoa_of(v.s.r, km_trusted_view_array(v.s.r, at));
+}
+static inline soacols_shape_tview_array soacols_item_tsoa_item_shapes(soacols_item_tsoa_item v) {
+    uint32_t at = v.s.cols[3] != 0 ? v.s.cols[3] + v.i * 12u : 0u;
+    return soacols_shape_tview_array_soa(v.s.r, km_trusted_view_array(v.s.r, at));
+}
+static inline soacols_shape_tbovos soacols_item_tsoa_item_bunch(soacols_item_tsoa_item v) {
+    uint32_t at = v.s.cols[4] != 0 ? v.s.cols[4] + v.i * 12u : 0u;
+    return soacols_shape_tbovos_of(v.s.r, km_trusted_view_array(v.s.r, at));
+}
+static inline bool soacols_item_tsoa_item_ok(soacols_item_tsoa_item v) {
+    uint32_t at = v.s.cols[5] != 0 ? v.s.cols[5] + v.i * 1u : 0u;
+    if (at == 0) {
+        return false;
+    }
+    return km_trusted_bool(v.s.r, at);
+}
+static inline km_status soacols_root_trust(const km_reader *r, km_error *err, soacols_root_tview *out) {
+    km_status s = soacols_root_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline soacols_item_tsoa soacols_root_tview_items(soacols_root_tview v) {
+    uint32_t at = km_has(v.t, 4u, 12u) ? v.t.offset + 4u : 0u;
+    return soacols_item_tsoa_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline soacols_root_tview_array soacols_root_tview_array_of(km_trusted r, km_array a) {
+    soacols_root_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t soacols_root_tview_array_len(soacols_root_tview_array s) {
+    return s.len;
+}
+static inline soacols_root_tview soacols_root_tview_array_at(soacols_root_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    soacols_root_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
+    return x;
+}
+static inline soacols_shape_tview soacols_shape_tview_at(km_trusted r, uint32_t tag_at, uint32_t offset_at) {
+    soacols_shape_tview u;
+    u.r = r;
+    u.tag = 0;
+    u.offset = 0;
+    if (tag_at == 0) {
+        return u;
+    }
+    u.tag = (uint32_t)km_trusted_u8(r, tag_at);
+    u.offset = km_trusted_u32(r, offset_at);
+    return u;
+}
+static inline uint32_t soacols_shape_tview_tag(soacols_shape_tview u) {
+    return u.tag;
+}
+static inline soacols_circle_tview soacols_shape_tview_circle(soacols_shape_tview u) {
+    uint32_t at = (u.tag == 1u) ? u.offset : 0u;
+    soacols_circle_tview x;
+    x.r = u.r;
+    x.t = km_trusted_table(u.r, at);
+    return x;
+}
+static inline soacols_square_tview soacols_shape_tview_square(soacols_shape_tview u) {
+    uint32_t at = (u.tag == 4u) ? u.offset : 0u;
+    soacols_square_tview x;
+    x.r = u.r;
+    x.at = at;
+    return x;
+}
+static inline soacols_shape_tview_array soacols_shape_tview_array_aos(km_trusted r, km_array a) {
+    soacols_shape_tview_array s;
+    s.r = r;
+    s.len = a.len;
+    s.tags = a.offset;
+    s.tag_stride = 8u;
+    s.offsets = a.offset + 4u;
+    s.offset_stride = 8u;
+    return s;
+}
+static inline soacols_shape_tview_array soacols_shape_tview_array_soa(km_trusted r, km_array a) {
+    soacols_shape_tview_array s;
+    s.r = r;
+    s.len = a.len;
+    if (!km_trusted_union_columns(r, a, 1u, &s.tags, &s.offsets)) {
+        s.len = 0;
+        s.tags = 0;
+        s.offsets = 0;
+    }
+    s.tag_stride = 1u;
+    s.offset_stride = 4u;
+    return s;
+}
+static inline uint32_t soacols_shape_tview_array_len(soacols_shape_tview_array s) {
+    return s.len;
+}
+static inline soacols_shape_tview soacols_shape_tview_array_at(soacols_shape_tview_array s, uint32_t i) {
+    if (i >= s.len) {
+        return soacols_shape_tview_at(s.r, 0u, 0u);
+    }
+    return soacols_shape_tview_at(s.r, s.tags + i * s.tag_stride, s.offsets + i * s.offset_stride);
+}
+static inline soacols_shape_tbovos soacols_shape_tbovos_of(km_trusted r, km_array a) {
+    soacols_shape_tbovos s;
+    s.r = r;
+    s.a = a;
+    return s;
+}
+static inline uint32_t soacols_shape_tbovos_len(soacols_shape_tbovos s) {
+    return s.a.len;
+}
+static inline soacols_circle_tsoa soacols_shape_tbovos_circle(soacols_shape_tbovos s) {
+    return soacols_circle_tsoa_of(s.r, km_trusted_bunch_entry(s.r, s.a, 1u));
+}
+static inline soacols_square_tsoa soacols_shape_tbovos_square(soacols_shape_tbovos s) {
+    return soacols_square_tsoa_of(s.r, km_trusted_bunch_entry(s.r, s.a, 4u));
 }
 
 #ifdef __cplusplus

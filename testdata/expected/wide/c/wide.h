@@ -59,12 +59,35 @@ struct wide_plain {
     wide_color tint;
     int8_t last;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define WIDE_PLAIN_F0_OFFSET 0u
+#define WIDE_PLAIN_F1_OFFSET 4u
+#define WIDE_PLAIN_F2_OFFSET 8u
+#define WIDE_PLAIN_F3_OFFSET 12u
+#define WIDE_PLAIN_F4_OFFSET 16u
+#define WIDE_PLAIN_F5_OFFSET 20u
+#define WIDE_PLAIN_F6_OFFSET 24u
+#define WIDE_PLAIN_F7_OFFSET 28u
+#define WIDE_PLAIN_F8_OFFSET 32u
+#define WIDE_PLAIN_F9_OFFSET 34u
+#define WIDE_PLAIN_F10_OFFSET 36u
+#define WIDE_PLAIN_F11_OFFSET 38u
+#define WIDE_PLAIN_F12_OFFSET 40u
+#define WIDE_PLAIN_F13_OFFSET 48u
+#define WIDE_PLAIN_F14_OFFSET 56u
+#define WIDE_PLAIN_F15_OFFSET 64u
+#define WIDE_PLAIN_FLAG_OFFSET 68u
+#define WIDE_PLAIN_TINT_OFFSET 69u
+#define WIDE_PLAIN_LAST_OFFSET 70u
 
 /* inline struct L7 */
 struct wide_l7 {
     uint32_t a7;
     float b7;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define WIDE_L7_A7_OFFSET 0u
+#define WIDE_L7_B7_OFFSET 4u
 
 /* inline struct L6 */
 struct wide_l6 {
@@ -72,6 +95,10 @@ struct wide_l6 {
     float b6;
     wide_l7 next;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define WIDE_L6_A6_OFFSET 0u
+#define WIDE_L6_B6_OFFSET 4u
+#define WIDE_L6_NEXT_OFFSET 8u
 
 /* inline struct L5 */
 struct wide_l5 {
@@ -79,6 +106,10 @@ struct wide_l5 {
     float b5;
     wide_l6 next;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define WIDE_L5_A5_OFFSET 0u
+#define WIDE_L5_B5_OFFSET 4u
+#define WIDE_L5_NEXT_OFFSET 8u
 
 /* inline struct L4 */
 struct wide_l4 {
@@ -86,6 +117,10 @@ struct wide_l4 {
     float b4;
     wide_l5 next;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define WIDE_L4_A4_OFFSET 0u
+#define WIDE_L4_B4_OFFSET 4u
+#define WIDE_L4_NEXT_OFFSET 8u
 
 /* inline struct L3 */
 struct wide_l3 {
@@ -93,6 +128,10 @@ struct wide_l3 {
     float b3;
     wide_l4 next;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define WIDE_L3_A3_OFFSET 0u
+#define WIDE_L3_B3_OFFSET 4u
+#define WIDE_L3_NEXT_OFFSET 8u
 
 /* inline struct L2 */
 struct wide_l2 {
@@ -100,6 +139,10 @@ struct wide_l2 {
     float b2;
     wide_l3 next;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define WIDE_L2_A2_OFFSET 0u
+#define WIDE_L2_B2_OFFSET 4u
+#define WIDE_L2_NEXT_OFFSET 8u
 
 /* inline struct L1 */
 struct wide_l1 {
@@ -107,6 +150,10 @@ struct wide_l1 {
     float b1;
     wide_l2 next;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define WIDE_L1_A1_OFFSET 0u
+#define WIDE_L1_B1_OFFSET 4u
+#define WIDE_L1_NEXT_OFFSET 8u
 
 /* inline struct L0 */
 struct wide_l0 {
@@ -114,6 +161,10 @@ struct wide_l0 {
     float b0;
     wide_l1 next;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define WIDE_L0_A0_OFFSET 0u
+#define WIDE_L0_B0_OFFSET 4u
+#define WIDE_L0_NEXT_OFFSET 8u
 
 /* inline struct Rich */
 struct wide_rich {
@@ -135,12 +186,33 @@ struct wide_rich {
     km_text name;
     wide_l0 deep;
 };
+/* Byte offsets of the fields in the struct (in-place edits: km_edit_field). */
+#define WIDE_RICH_G0_OFFSET 0u
+#define WIDE_RICH_G1_OFFSET 4u
+#define WIDE_RICH_G2_OFFSET 8u
+#define WIDE_RICH_G3_OFFSET 12u
+#define WIDE_RICH_G4_OFFSET 16u
+#define WIDE_RICH_G5_OFFSET 20u
+#define WIDE_RICH_G6_OFFSET 24u
+#define WIDE_RICH_G7_OFFSET 28u
+#define WIDE_RICH_G8_OFFSET 32u
+#define WIDE_RICH_G9_OFFSET 36u
+#define WIDE_RICH_G10_OFFSET 40u
+#define WIDE_RICH_G11_OFFSET 44u
+#define WIDE_RICH_G12_OFFSET 48u
+#define WIDE_RICH_G13_OFFSET 52u
+#define WIDE_RICH_G14_OFFSET 56u
+#define WIDE_RICH_NAME_OFFSET 60u
+#define WIDE_RICH_DEEP_OFFSET 72u
 
 /* table Root */
 struct wide_root {
     struct { struct wide_plain *ptr; uint32_t len; } plains;
     struct { struct wide_rich *ptr; uint32_t len; } riches;
 };
+/* Byte offsets of the fields in the table (in-place edits: km_edit_field). */
+#define WIDE_ROOT_PLAINS_OFFSET 4u
+#define WIDE_ROOT_RICHES_OFFSET 16u
 /* S and Z of format.md §10: the table's full size (every field of
  * this schema), which a decoder charges at least for a table it
  * reads, and the size of its zero value (the tables it holds
@@ -1992,6 +2064,1729 @@ static inline wide_root_view wide_root_view_array_at(wide_root_view_array s, uin
     wide_root_view x;
     x.r = s.r;
     x.t = km_view_table(s.r, at);
+    return x;
+}
+
+/* ---- Trusted viewers (docs/c.md, "Trusted viewers"): the viewers of a
+ * message <type>_trust validated, without the checks the validation made.
+ * The message must stay alive and unchanged while they are in use. ---- */
+
+/* The inline struct Plain at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } wide_plain_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } wide_plain_tview_array;
+typedef struct { km_trusted r; uint32_t len; uint32_t cols[19]; } wide_plain_tsoa;
+typedef struct { wide_plain_tsoa s; uint32_t i; } wide_plain_tsoa_item;
+/* The inline struct L7 at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } wide_l7_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } wide_l7_tview_array;
+/* The inline struct L6 at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } wide_l6_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } wide_l6_tview_array;
+/* The inline struct L5 at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } wide_l5_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } wide_l5_tview_array;
+/* The inline struct L4 at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } wide_l4_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } wide_l4_tview_array;
+/* The inline struct L3 at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } wide_l3_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } wide_l3_tview_array;
+/* The inline struct L2 at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } wide_l2_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } wide_l2_tview_array;
+/* The inline struct L1 at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } wide_l1_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } wide_l1_tview_array;
+/* The inline struct L0 at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } wide_l0_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } wide_l0_tview_array;
+/* The inline struct Rich at `at` in a message (0: absent, reads as zero). */
+typedef struct { km_trusted r; uint32_t at; } wide_rich_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } wide_rich_tview_array;
+typedef struct { km_trusted r; uint32_t len; uint32_t cols[32]; } wide_rich_tsoa;
+typedef struct { wide_rich_tsoa s; uint32_t i; } wide_rich_tsoa_item;
+/* The table Root in a message ({0, 0} table: absent, reads as zero). */
+typedef struct { km_trusted r; km_table t; } wide_root_tview;
+typedef struct { km_trusted r; uint32_t offset; uint32_t len; } wide_root_tview_array;
+typedef wide_rich_tsoa_item wide_rich_tsoa_item_deep_node;
+typedef wide_rich_tsoa_item wide_rich_tsoa_item_deep_next_node;
+typedef wide_rich_tsoa_item wide_rich_tsoa_item_deep_next_next_node;
+typedef wide_rich_tsoa_item wide_rich_tsoa_item_deep_next_next_next_node;
+typedef wide_rich_tsoa_item wide_rich_tsoa_item_deep_next_next_next_next_node;
+typedef wide_rich_tsoa_item wide_rich_tsoa_item_deep_next_next_next_next_next_node;
+typedef wide_rich_tsoa_item wide_rich_tsoa_item_deep_next_next_next_next_next_next_node;
+typedef wide_rich_tsoa_item wide_rich_tsoa_item_deep_next_next_next_next_next_next_next_node;
+
+/* Validates the message r whose root is Plain as wide_plain_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status wide_plain_trust(const km_reader *r, km_error *err, wide_plain_tview *out);
+/* Plain.F0 */
+static inline uint32_t wide_plain_tview_f0(wide_plain_tview v);
+/* Plain.F1 */
+static inline uint32_t wide_plain_tview_f1(wide_plain_tview v);
+/* Plain.F2 */
+static inline uint32_t wide_plain_tview_f2(wide_plain_tview v);
+/* Plain.F3 */
+static inline uint32_t wide_plain_tview_f3(wide_plain_tview v);
+/* Plain.F4 */
+static inline uint32_t wide_plain_tview_f4(wide_plain_tview v);
+/* Plain.F5 */
+static inline uint32_t wide_plain_tview_f5(wide_plain_tview v);
+/* Plain.F6 */
+static inline uint32_t wide_plain_tview_f6(wide_plain_tview v);
+/* Plain.F7 */
+static inline uint32_t wide_plain_tview_f7(wide_plain_tview v);
+/* Plain.F8 */
+static inline uint16_t wide_plain_tview_f8(wide_plain_tview v);
+/* Plain.F9 */
+static inline uint16_t wide_plain_tview_f9(wide_plain_tview v);
+/* Plain.F10 */
+static inline uint16_t wide_plain_tview_f10(wide_plain_tview v);
+/* Plain.F11 */
+static inline uint16_t wide_plain_tview_f11(wide_plain_tview v);
+/* Plain.F12 */
+static inline uint8_t wide_plain_tview_f12(wide_plain_tview v);
+/* Plain.F13 */
+static inline int64_t wide_plain_tview_f13(wide_plain_tview v);
+/* Plain.F14 */
+static inline double wide_plain_tview_f14(wide_plain_tview v);
+/* Plain.F15 */
+static inline float wide_plain_tview_f15(wide_plain_tview v);
+/* Plain.Flag */
+static inline bool wide_plain_tview_flag(wide_plain_tview v);
+/* Plain.Tint */
+static inline wide_color wide_plain_tview_tint(wide_plain_tview v);
+/* Plain.Last */
+static inline int8_t wide_plain_tview_last(wide_plain_tview v);
+/* An AoS array of Plain (a validated km_array). */
+static inline wide_plain_tview_array wide_plain_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t wide_plain_tview_array_len(wide_plain_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline wide_plain_tview wide_plain_tview_array_at(wide_plain_tview_array s, uint32_t i);
+/* An SoA array of Plain: its columns resolved once (format.md §5.3). */
+static inline wide_plain_tsoa wide_plain_tsoa_of(km_trusted r, km_array a);
+static inline uint32_t wide_plain_tsoa_len(wide_plain_tsoa s);
+/* Element i (its fields read as defaults when i is out of range). */
+static inline wide_plain_tsoa_item wide_plain_tsoa_at(wide_plain_tsoa s, uint32_t i);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_i64_slice wide_plain_tsoa_f13_column(wide_plain_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f64_slice wide_plain_tsoa_f14_column(wide_plain_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_plain_tsoa_f0_column(wide_plain_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_plain_tsoa_f1_column(wide_plain_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_plain_tsoa_f2_column(wide_plain_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_plain_tsoa_f3_column(wide_plain_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_plain_tsoa_f4_column(wide_plain_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_plain_tsoa_f5_column(wide_plain_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_plain_tsoa_f6_column(wide_plain_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_plain_tsoa_f7_column(wide_plain_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice wide_plain_tsoa_f15_column(wide_plain_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u16_slice wide_plain_tsoa_f8_column(wide_plain_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u16_slice wide_plain_tsoa_f9_column(wide_plain_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u16_slice wide_plain_tsoa_f10_column(wide_plain_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u16_slice wide_plain_tsoa_f11_column(wide_plain_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u8_slice wide_plain_tsoa_f12_column(wide_plain_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u8_slice wide_plain_tsoa_flag_column(wide_plain_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u8_slice wide_plain_tsoa_tint_column(wide_plain_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_i8_slice wide_plain_tsoa_last_column(wide_plain_tsoa s);
+/* Plain.f0 */
+static inline uint32_t wide_plain_tsoa_item_f0(wide_plain_tsoa_item v);
+/* Plain.f1 */
+static inline uint32_t wide_plain_tsoa_item_f1(wide_plain_tsoa_item v);
+/* Plain.f2 */
+static inline uint32_t wide_plain_tsoa_item_f2(wide_plain_tsoa_item v);
+/* Plain.f3 */
+static inline uint32_t wide_plain_tsoa_item_f3(wide_plain_tsoa_item v);
+/* Plain.f4 */
+static inline uint32_t wide_plain_tsoa_item_f4(wide_plain_tsoa_item v);
+/* Plain.f5 */
+static inline uint32_t wide_plain_tsoa_item_f5(wide_plain_tsoa_item v);
+/* Plain.f6 */
+static inline uint32_t wide_plain_tsoa_item_f6(wide_plain_tsoa_item v);
+/* Plain.f7 */
+static inline uint32_t wide_plain_tsoa_item_f7(wide_plain_tsoa_item v);
+/* Plain.f8 */
+static inline uint16_t wide_plain_tsoa_item_f8(wide_plain_tsoa_item v);
+/* Plain.f9 */
+static inline uint16_t wide_plain_tsoa_item_f9(wide_plain_tsoa_item v);
+/* Plain.f10 */
+static inline uint16_t wide_plain_tsoa_item_f10(wide_plain_tsoa_item v);
+/* Plain.f11 */
+static inline uint16_t wide_plain_tsoa_item_f11(wide_plain_tsoa_item v);
+/* Plain.f12 */
+static inline uint8_t wide_plain_tsoa_item_f12(wide_plain_tsoa_item v);
+/* Plain.f13 */
+static inline int64_t wide_plain_tsoa_item_f13(wide_plain_tsoa_item v);
+/* Plain.f14 */
+static inline double wide_plain_tsoa_item_f14(wide_plain_tsoa_item v);
+/* Plain.f15 */
+static inline float wide_plain_tsoa_item_f15(wide_plain_tsoa_item v);
+/* Plain.flag */
+static inline bool wide_plain_tsoa_item_flag(wide_plain_tsoa_item v);
+/* Plain.tint */
+static inline wide_color wide_plain_tsoa_item_tint(wide_plain_tsoa_item v);
+/* Plain.last */
+static inline int8_t wide_plain_tsoa_item_last(wide_plain_tsoa_item v);
+/* Validates the message r whose root is L7 as wide_l7_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status wide_l7_trust(const km_reader *r, km_error *err, wide_l7_tview *out);
+/* L7.A7 */
+static inline uint32_t wide_l7_tview_a7(wide_l7_tview v);
+/* L7.B7 */
+static inline float wide_l7_tview_b7(wide_l7_tview v);
+/* An AoS array of L7 (a validated km_array). */
+static inline wide_l7_tview_array wide_l7_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t wide_l7_tview_array_len(wide_l7_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline wide_l7_tview wide_l7_tview_array_at(wide_l7_tview_array s, uint32_t i);
+/* Validates the message r whose root is L6 as wide_l6_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status wide_l6_trust(const km_reader *r, km_error *err, wide_l6_tview *out);
+/* L6.A6 */
+static inline uint32_t wide_l6_tview_a6(wide_l6_tview v);
+/* L6.B6 */
+static inline float wide_l6_tview_b6(wide_l6_tview v);
+/* L6.Next */
+static inline wide_l7_tview wide_l6_tview_next(wide_l6_tview v);
+/* An AoS array of L6 (a validated km_array). */
+static inline wide_l6_tview_array wide_l6_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t wide_l6_tview_array_len(wide_l6_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline wide_l6_tview wide_l6_tview_array_at(wide_l6_tview_array s, uint32_t i);
+/* Validates the message r whose root is L5 as wide_l5_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status wide_l5_trust(const km_reader *r, km_error *err, wide_l5_tview *out);
+/* L5.A5 */
+static inline uint32_t wide_l5_tview_a5(wide_l5_tview v);
+/* L5.B5 */
+static inline float wide_l5_tview_b5(wide_l5_tview v);
+/* L5.Next */
+static inline wide_l6_tview wide_l5_tview_next(wide_l5_tview v);
+/* An AoS array of L5 (a validated km_array). */
+static inline wide_l5_tview_array wide_l5_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t wide_l5_tview_array_len(wide_l5_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline wide_l5_tview wide_l5_tview_array_at(wide_l5_tview_array s, uint32_t i);
+/* Validates the message r whose root is L4 as wide_l4_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status wide_l4_trust(const km_reader *r, km_error *err, wide_l4_tview *out);
+/* L4.A4 */
+static inline uint32_t wide_l4_tview_a4(wide_l4_tview v);
+/* L4.B4 */
+static inline float wide_l4_tview_b4(wide_l4_tview v);
+/* L4.Next */
+static inline wide_l5_tview wide_l4_tview_next(wide_l4_tview v);
+/* An AoS array of L4 (a validated km_array). */
+static inline wide_l4_tview_array wide_l4_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t wide_l4_tview_array_len(wide_l4_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline wide_l4_tview wide_l4_tview_array_at(wide_l4_tview_array s, uint32_t i);
+/* Validates the message r whose root is L3 as wide_l3_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status wide_l3_trust(const km_reader *r, km_error *err, wide_l3_tview *out);
+/* L3.A3 */
+static inline uint32_t wide_l3_tview_a3(wide_l3_tview v);
+/* L3.B3 */
+static inline float wide_l3_tview_b3(wide_l3_tview v);
+/* L3.Next */
+static inline wide_l4_tview wide_l3_tview_next(wide_l3_tview v);
+/* An AoS array of L3 (a validated km_array). */
+static inline wide_l3_tview_array wide_l3_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t wide_l3_tview_array_len(wide_l3_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline wide_l3_tview wide_l3_tview_array_at(wide_l3_tview_array s, uint32_t i);
+/* Validates the message r whose root is L2 as wide_l2_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status wide_l2_trust(const km_reader *r, km_error *err, wide_l2_tview *out);
+/* L2.A2 */
+static inline uint32_t wide_l2_tview_a2(wide_l2_tview v);
+/* L2.B2 */
+static inline float wide_l2_tview_b2(wide_l2_tview v);
+/* L2.Next */
+static inline wide_l3_tview wide_l2_tview_next(wide_l2_tview v);
+/* An AoS array of L2 (a validated km_array). */
+static inline wide_l2_tview_array wide_l2_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t wide_l2_tview_array_len(wide_l2_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline wide_l2_tview wide_l2_tview_array_at(wide_l2_tview_array s, uint32_t i);
+/* Validates the message r whose root is L1 as wide_l1_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status wide_l1_trust(const km_reader *r, km_error *err, wide_l1_tview *out);
+/* L1.A1 */
+static inline uint32_t wide_l1_tview_a1(wide_l1_tview v);
+/* L1.B1 */
+static inline float wide_l1_tview_b1(wide_l1_tview v);
+/* L1.Next */
+static inline wide_l2_tview wide_l1_tview_next(wide_l1_tview v);
+/* An AoS array of L1 (a validated km_array). */
+static inline wide_l1_tview_array wide_l1_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t wide_l1_tview_array_len(wide_l1_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline wide_l1_tview wide_l1_tview_array_at(wide_l1_tview_array s, uint32_t i);
+/* Validates the message r whose root is L0 as wide_l0_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status wide_l0_trust(const km_reader *r, km_error *err, wide_l0_tview *out);
+/* L0.A0 */
+static inline uint32_t wide_l0_tview_a0(wide_l0_tview v);
+/* L0.B0 */
+static inline float wide_l0_tview_b0(wide_l0_tview v);
+/* L0.Next */
+static inline wide_l1_tview wide_l0_tview_next(wide_l0_tview v);
+/* An AoS array of L0 (a validated km_array). */
+static inline wide_l0_tview_array wide_l0_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t wide_l0_tview_array_len(wide_l0_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline wide_l0_tview wide_l0_tview_array_at(wide_l0_tview_array s, uint32_t i);
+/* Validates the message r whose root is Rich as wide_rich_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status wide_rich_trust(const km_reader *r, km_error *err, wide_rich_tview *out);
+/* Rich.G0 */
+static inline uint32_t wide_rich_tview_g0(wide_rich_tview v);
+/* Rich.G1 */
+static inline uint32_t wide_rich_tview_g1(wide_rich_tview v);
+/* Rich.G2 */
+static inline uint32_t wide_rich_tview_g2(wide_rich_tview v);
+/* Rich.G3 */
+static inline uint32_t wide_rich_tview_g3(wide_rich_tview v);
+/* Rich.G4 */
+static inline uint32_t wide_rich_tview_g4(wide_rich_tview v);
+/* Rich.G5 */
+static inline uint32_t wide_rich_tview_g5(wide_rich_tview v);
+/* Rich.G6 */
+static inline uint32_t wide_rich_tview_g6(wide_rich_tview v);
+/* Rich.G7 */
+static inline uint32_t wide_rich_tview_g7(wide_rich_tview v);
+/* Rich.G8 */
+static inline uint32_t wide_rich_tview_g8(wide_rich_tview v);
+/* Rich.G9 */
+static inline uint32_t wide_rich_tview_g9(wide_rich_tview v);
+/* Rich.G10 */
+static inline uint32_t wide_rich_tview_g10(wide_rich_tview v);
+/* Rich.G11 */
+static inline uint32_t wide_rich_tview_g11(wide_rich_tview v);
+/* Rich.G12 */
+static inline uint32_t wide_rich_tview_g12(wide_rich_tview v);
+/* Rich.G13 */
+static inline uint32_t wide_rich_tview_g13(wide_rich_tview v);
+/* Rich.G14 */
+static inline uint32_t wide_rich_tview_g14(wide_rich_tview v);
+/* Rich.Name */
+static inline km_text wide_rich_tview_name(wide_rich_tview v);
+/* Rich.Deep */
+static inline wide_l0_tview wide_rich_tview_deep(wide_rich_tview v);
+/* An AoS array of Rich (a validated km_array). */
+static inline wide_rich_tview_array wide_rich_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t wide_rich_tview_array_len(wide_rich_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline wide_rich_tview wide_rich_tview_array_at(wide_rich_tview_array s, uint32_t i);
+/* An SoA array of Rich: its columns resolved once (format.md §5.3). */
+static inline wide_rich_tsoa wide_rich_tsoa_of(km_trusted r, km_array a);
+static inline uint32_t wide_rich_tsoa_len(wide_rich_tsoa s);
+/* Element i (its fields read as defaults when i is out of range). */
+static inline wide_rich_tsoa_item wide_rich_tsoa_at(wide_rich_tsoa s, uint32_t i);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_g0_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_g1_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_g2_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_g3_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_g4_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_g5_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_g6_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_g7_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_g8_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_g9_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_g10_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_g11_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_g12_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_g13_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_g14_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_deep_a0_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice wide_rich_tsoa_deep_b0_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_deep_next_a1_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice wide_rich_tsoa_deep_next_b1_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_deep_next_next_a2_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice wide_rich_tsoa_deep_next_next_b2_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_deep_next_next_next_a3_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice wide_rich_tsoa_deep_next_next_next_b3_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_deep_next_next_next_next_a4_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice wide_rich_tsoa_deep_next_next_next_next_b4_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_deep_next_next_next_next_next_a5_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice wide_rich_tsoa_deep_next_next_next_next_next_b5_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_deep_next_next_next_next_next_next_a6_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice wide_rich_tsoa_deep_next_next_next_next_next_next_b6_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_u32_slice wide_rich_tsoa_deep_next_next_next_next_next_next_next_a7_column(wide_rich_tsoa s);
+/* A whole scalar column as a native array in the message (NULL, 0 when the column is absent: an older writer; the items read its default). */
+static inline km_f32_slice wide_rich_tsoa_deep_next_next_next_next_next_next_next_b7_column(wide_rich_tsoa s);
+/* Rich.g0 */
+static inline uint32_t wide_rich_tsoa_item_g0(wide_rich_tsoa_item v);
+/* Rich.g1 */
+static inline uint32_t wide_rich_tsoa_item_g1(wide_rich_tsoa_item v);
+/* Rich.g2 */
+static inline uint32_t wide_rich_tsoa_item_g2(wide_rich_tsoa_item v);
+/* Rich.g3 */
+static inline uint32_t wide_rich_tsoa_item_g3(wide_rich_tsoa_item v);
+/* Rich.g4 */
+static inline uint32_t wide_rich_tsoa_item_g4(wide_rich_tsoa_item v);
+/* Rich.g5 */
+static inline uint32_t wide_rich_tsoa_item_g5(wide_rich_tsoa_item v);
+/* Rich.g6 */
+static inline uint32_t wide_rich_tsoa_item_g6(wide_rich_tsoa_item v);
+/* Rich.g7 */
+static inline uint32_t wide_rich_tsoa_item_g7(wide_rich_tsoa_item v);
+/* Rich.g8 */
+static inline uint32_t wide_rich_tsoa_item_g8(wide_rich_tsoa_item v);
+/* Rich.g9 */
+static inline uint32_t wide_rich_tsoa_item_g9(wide_rich_tsoa_item v);
+/* Rich.g10 */
+static inline uint32_t wide_rich_tsoa_item_g10(wide_rich_tsoa_item v);
+/* Rich.g11 */
+static inline uint32_t wide_rich_tsoa_item_g11(wide_rich_tsoa_item v);
+/* Rich.g12 */
+static inline uint32_t wide_rich_tsoa_item_g12(wide_rich_tsoa_item v);
+/* Rich.g13 */
+static inline uint32_t wide_rich_tsoa_item_g13(wide_rich_tsoa_item v);
+/* Rich.g14 */
+static inline uint32_t wide_rich_tsoa_item_g14(wide_rich_tsoa_item v);
+/* Rich.name */
+static inline km_text wide_rich_tsoa_item_name(wide_rich_tsoa_item v);
+static inline wide_rich_tsoa_item_deep_node wide_rich_tsoa_item_deep(wide_rich_tsoa_item v);
+/* Rich.deep.a0 */
+static inline uint32_t wide_rich_tsoa_item_deep_node_a0(wide_rich_tsoa_item_deep_node v);
+/* Rich.deep.b0 */
+static inline float wide_rich_tsoa_item_deep_node_b0(wide_rich_tsoa_item_deep_node v);
+static inline wide_rich_tsoa_item_deep_next_node wide_rich_tsoa_item_deep_node_next(wide_rich_tsoa_item_deep_node v);
+/* Rich.deep.next.a1 */
+static inline uint32_t wide_rich_tsoa_item_deep_next_node_a1(wide_rich_tsoa_item_deep_next_node v);
+/* Rich.deep.next.b1 */
+static inline float wide_rich_tsoa_item_deep_next_node_b1(wide_rich_tsoa_item_deep_next_node v);
+static inline wide_rich_tsoa_item_deep_next_next_node wide_rich_tsoa_item_deep_next_node_next(wide_rich_tsoa_item_deep_next_node v);
+/* Rich.deep.next.next.a2 */
+static inline uint32_t wide_rich_tsoa_item_deep_next_next_node_a2(wide_rich_tsoa_item_deep_next_next_node v);
+/* Rich.deep.next.next.b2 */
+static inline float wide_rich_tsoa_item_deep_next_next_node_b2(wide_rich_tsoa_item_deep_next_next_node v);
+static inline wide_rich_tsoa_item_deep_next_next_next_node wide_rich_tsoa_item_deep_next_next_node_next(wide_rich_tsoa_item_deep_next_next_node v);
+/* Rich.deep.next.next.next.a3 */
+static inline uint32_t wide_rich_tsoa_item_deep_next_next_next_node_a3(wide_rich_tsoa_item_deep_next_next_next_node v);
+/* Rich.deep.next.next.next.b3 */
+static inline float wide_rich_tsoa_item_deep_next_next_next_node_b3(wide_rich_tsoa_item_deep_next_next_next_node v);
+static inline wide_rich_tsoa_item_deep_next_next_next_next_node wide_rich_tsoa_item_deep_next_next_next_node_next(wide_rich_tsoa_item_deep_next_next_next_node v);
+/* Rich.deep.next.next.next.next.a4 */
+static inline uint32_t wide_rich_tsoa_item_deep_next_next_next_next_node_a4(wide_rich_tsoa_item_deep_next_next_next_next_node v);
+/* Rich.deep.next.next.next.next.b4 */
+static inline float wide_rich_tsoa_item_deep_next_next_next_next_node_b4(wide_rich_tsoa_item_deep_next_next_next_next_node v);
+static inline wide_rich_tsoa_item_deep_next_next_next_next_next_node wide_rich_tsoa_item_deep_next_next_next_next_node_next(wide_rich_tsoa_item_deep_next_next_next_next_node v);
+/* Rich.deep.next.next.next.next.next.a5 */
+static inline uint32_t wide_rich_tsoa_item_deep_next_next_next_next_next_node_a5(wide_rich_tsoa_item_deep_next_next_next_next_next_node v);
+/* Rich.deep.next.next.next.next.next.b5 */
+static inline float wide_rich_tsoa_item_deep_next_next_next_next_next_node_b5(wide_rich_tsoa_item_deep_next_next_next_next_next_node v);
+static inline wide_rich_tsoa_item_deep_next_next_next_next_next_next_node wide_rich_tsoa_item_deep_next_next_next_next_next_node_next(wide_rich_tsoa_item_deep_next_next_next_next_next_node v);
+/* Rich.deep.next.next.next.next.next.next.a6 */
+static inline uint32_t wide_rich_tsoa_item_deep_next_next_next_next_next_next_node_a6(wide_rich_tsoa_item_deep_next_next_next_next_next_next_node v);
+/* Rich.deep.next.next.next.next.next.next.b6 */
+static inline float wide_rich_tsoa_item_deep_next_next_next_next_next_next_node_b6(wide_rich_tsoa_item_deep_next_next_next_next_next_next_node v);
+static inline wide_rich_tsoa_item_deep_next_next_next_next_next_next_next_node wide_rich_tsoa_item_deep_next_next_next_next_next_next_node_next(wide_rich_tsoa_item_deep_next_next_next_next_next_next_node v);
+/* Rich.deep.next.next.next.next.next.next.next.a7 */
+static inline uint32_t wide_rich_tsoa_item_deep_next_next_next_next_next_next_next_node_a7(wide_rich_tsoa_item_deep_next_next_next_next_next_next_next_node v);
+/* Rich.deep.next.next.next.next.next.next.next.b7 */
+static inline float wide_rich_tsoa_item_deep_next_next_next_next_next_next_next_node_b7(wide_rich_tsoa_item_deep_next_next_next_next_next_next_next_node v);
+/* Validates the message r whose root is Root as wide_root_validate does (err, if not NULL, gets the located problem) and, when it is valid, sets *out to its root for the trusted viewers, which skip the checks the validation made; otherwise *out is a view of nothing (every field reads as absent). The message must stay alive and unchanged while *out or anything read through it is in use. */
+static inline km_status wide_root_trust(const km_reader *r, km_error *err, wide_root_tview *out);
+/* Root.Plains */
+static inline wide_plain_tsoa wide_root_tview_plains(wide_root_tview v);
+/* Root.Riches */
+static inline wide_rich_tsoa wide_root_tview_riches(wide_root_tview v);
+/* An AoS array of Root (a validated km_array). */
+static inline wide_root_tview_array wide_root_tview_array_of(km_trusted r, km_array a);
+static inline uint32_t wide_root_tview_array_len(wide_root_tview_array s);
+/* Element i (zero when i is out of range). */
+static inline wide_root_tview wide_root_tview_array_at(wide_root_tview_array s, uint32_t i);
+
+static inline km_status wide_plain_trust(const km_reader *r, km_error *err, wide_plain_tview *out) {
+    km_status s = wide_plain_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline uint32_t wide_plain_tview_f0(wide_plain_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint32_t wide_plain_tview_f1(wide_plain_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint32_t wide_plain_tview_f2(wide_plain_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 8u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint32_t wide_plain_tview_f3(wide_plain_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 12u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint32_t wide_plain_tview_f4(wide_plain_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 16u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint32_t wide_plain_tview_f5(wide_plain_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 20u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint32_t wide_plain_tview_f6(wide_plain_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 24u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint32_t wide_plain_tview_f7(wide_plain_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 28u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint16_t wide_plain_tview_f8(wide_plain_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 32u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint16_t)km_trusted_u16(v.r, at);
+}
+static inline uint16_t wide_plain_tview_f9(wide_plain_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 34u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint16_t)km_trusted_u16(v.r, at);
+}
+static inline uint16_t wide_plain_tview_f10(wide_plain_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 36u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint16_t)km_trusted_u16(v.r, at);
+}
+static inline uint16_t wide_plain_tview_f11(wide_plain_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 38u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint16_t)km_trusted_u16(v.r, at);
+}
+static inline uint8_t wide_plain_tview_f12(wide_plain_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 40u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint8_t)km_trusted_u8(v.r, at);
+}
+static inline int64_t wide_plain_tview_f13(wide_plain_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 48u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int64_t)km_trusted_i64(v.r, at);
+}
+static inline double wide_plain_tview_f14(wide_plain_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 56u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (double)km_trusted_f64(v.r, at);
+}
+static inline float wide_plain_tview_f15(wide_plain_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 64u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline bool wide_plain_tview_flag(wide_plain_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 68u : 0u;
+    if (at == 0) {
+        return false;
+    }
+    return km_trusted_bool(v.r, at);
+}
+static inline wide_color wide_plain_tview_tint(wide_plain_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 69u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (wide_color)km_trusted_u8(v.r, at);
+}
+static inline int8_t wide_plain_tview_last(wide_plain_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 70u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int8_t)km_trusted_i8(v.r, at);
+}
+static inline wide_plain_tview_array wide_plain_tview_array_of(km_trusted r, km_array a) {
+    wide_plain_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t wide_plain_tview_array_len(wide_plain_tview_array s) {
+    return s.len;
+}
+static inline wide_plain_tview wide_plain_tview_array_at(wide_plain_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 72u : 0u;
+    wide_plain_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline wide_plain_tsoa wide_plain_tsoa_of(km_trusted r, km_array a) {
+    wide_plain_tsoa s;
+    s.r = r;
+    s.len = a.len;
+    km_trusted_soa_columns(r, a, wide_plain_columns, 19u, s.cols);
+    return s;
+}
+static inline uint32_t wide_plain_tsoa_len(wide_plain_tsoa s) {
+    return s.len;
+}
+static inline wide_plain_tsoa_item wide_plain_tsoa_at(wide_plain_tsoa s, uint32_t i) {
+    wide_plain_tsoa_item it;
+    it.s = s;
+    it.i = i;
+    if (i >= s.len) {
+        memset(it.s.cols, 0, sizeof it.s.cols);
+        it.s.len = 0;
+        it.i = 0;
+    }
+    return it;
+}
+static inline km_i64_slice wide_plain_tsoa_f13_column(wide_plain_tsoa s) {
+    return km_trusted_i64_slice_at(s.r, s.cols[0], s.len);
+}
+static inline km_f64_slice wide_plain_tsoa_f14_column(wide_plain_tsoa s) {
+    return km_trusted_f64_slice_at(s.r, s.cols[1], s.len);
+}
+static inline km_u32_slice wide_plain_tsoa_f0_column(wide_plain_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[2], s.len);
+}
+static inline km_u32_slice wide_plain_tsoa_f1_column(wide_plain_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[3], s.len);
+}
+static inline km_u32_slice wide_plain_tsoa_f2_column(wide_plain_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[4], s.len);
+}
+static inline km_u32_slice wide_plain_tsoa_f3_column(wide_plain_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[5], s.len);
+}
+static inline km_u32_slice wide_plain_tsoa_f4_column(wide_plain_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[6], s.len);
+}
+static inline km_u32_slice wide_plain_tsoa_f5_column(wide_plain_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[7], s.len);
+}
+static inline km_u32_slice wide_plain_tsoa_f6_column(wide_plain_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[8], s.len);
+}
+static inline km_u32_slice wide_plain_tsoa_f7_column(wide_plain_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[9], s.len);
+}
+static inline km_f32_slice wide_plain_tsoa_f15_column(wide_plain_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[10], s.len);
+}
+static inline km_u16_slice wide_plain_tsoa_f8_column(wide_plain_tsoa s) {
+    return km_trusted_u16_slice_at(s.r, s.cols[11], s.len);
+}
+static inline km_u16_slice wide_plain_tsoa_f9_column(wide_plain_tsoa s) {
+    return km_trusted_u16_slice_at(s.r, s.cols[12], s.len);
+}
+static inline km_u16_slice wide_plain_tsoa_f10_column(wide_plain_tsoa s) {
+    return km_trusted_u16_slice_at(s.r, s.cols[13], s.len);
+}
+static inline km_u16_slice wide_plain_tsoa_f11_column(wide_plain_tsoa s) {
+    return km_trusted_u16_slice_at(s.r, s.cols[14], s.len);
+}
+static inline km_u8_slice wide_plain_tsoa_f12_column(wide_plain_tsoa s) {
+    return km_trusted_u8_slice_at(s.r, s.cols[15], s.len);
+}
+static inline km_u8_slice wide_plain_tsoa_flag_column(wide_plain_tsoa s) {
+    return km_trusted_u8_slice_at(s.r, s.cols[16], s.len);
+}
+static inline km_u8_slice wide_plain_tsoa_tint_column(wide_plain_tsoa s) {
+    return km_trusted_u8_slice_at(s.r, s.cols[17], s.len);
+}
+static inline km_i8_slice wide_plain_tsoa_last_column(wide_plain_tsoa s) {
+    return km_trusted_i8_slice_at(s.r, s.cols[18], s.len);
+}
+static inline uint32_t wide_plain_tsoa_item_f0(wide_plain_tsoa_item v) {
+    uint32_t at = v.s.cols[2] != 0 ? v.s.cols[2] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint32_t wide_plain_tsoa_item_f1(wide_plain_tsoa_item v) {
+    uint32_t at = v.s.cols[3] != 0 ? v.s.cols[3] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint32_t wide_plain_tsoa_item_f2(wide_plain_tsoa_item v) {
+    uint32_t at = v.s.cols[4] != 0 ? v.s.cols[4] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint32_t wide_plain_tsoa_item_f3(wide_plain_tsoa_item v) {
+    uint32_t at = v.s.cols[5] != 0 ? v.s.cols[5] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint32_t wide_plain_tsoa_item_f4(wide_plain_tsoa_item v) {
+    uint32_t at = v.s.cols[6] != 0 ? v.s.cols[6] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint32_t wide_plain_tsoa_item_f5(wide_plain_tsoa_item v) {
+    uint32_t at = v.s.cols[7] != 0 ? v.s.cols[7] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint32_t wide_plain_tsoa_item_f6(wide_plain_tsoa_item v) {
+    uint32_t at = v.s.cols[8] != 0 ? v.s.cols[8] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint32_t wide_plain_tsoa_item_f7(wide_plain_tsoa_item v) {
+    uint32_t at = v.s.cols[9] != 0 ? v.s.cols[9] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint16_t wide_plain_tsoa_item_f8(wide_plain_tsoa_item v) {
+    uint32_t at = v.s.cols[11] != 0 ? v.s.cols[11] + v.i * 2u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint16_t)km_trusted_u16(v.s.r, at);
+}
+static inline uint16_t wide_plain_tsoa_item_f9(wide_plain_tsoa_item v) {
+    uint32_t at = v.s.cols[12] != 0 ? v.s.cols[12] + v.i * 2u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint16_t)km_trusted_u16(v.s.r, at);
+}
+static inline uint16_t wide_plain_tsoa_item_f10(wide_plain_tsoa_item v) {
+    uint32_t at = v.s.cols[13] != 0 ? v.s.cols[13] + v.i * 2u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint16_t)km_trusted_u16(v.s.r, at);
+}
+static inline uint16_t wide_plain_tsoa_item_f11(wide_plain_tsoa_item v) {
+    uint32_t at = v.s.cols[14] != 0 ? v.s.cols[14] + v.i * 2u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint16_t)km_trusted_u16(v.s.r, at);
+}
+static inline uint8_t wide_plain_tsoa_item_f12(wide_plain_tsoa_item v) {
+    uint32_t at = v.s.cols[15] != 0 ? v.s.cols[15] + v.i * 1u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint8_t)km_trusted_u8(v.s.r, at);
+}
+static inline int64_t wide_plain_tsoa_item_f13(wide_plain_tsoa_item v) {
+    uint32_t at = v.s.cols[0] != 0 ? v.s.cols[0] + v.i * 8u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int64_t)km_trusted_i64(v.s.r, at);
+}
+static inline double wide_plain_tsoa_item_f14(wide_plain_tsoa_item v) {
+    uint32_t at = v.s.cols[1] != 0 ? v.s.cols[1] + v.i * 8u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (double)km_trusted_f64(v.s.r, at);
+}
+static inline float wide_plain_tsoa_item_f15(wide_plain_tsoa_item v) {
+    uint32_t at = v.s.cols[10] != 0 ? v.s.cols[10] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline bool wide_plain_tsoa_item_flag(wide_plain_tsoa_item v) {
+    uint32_t at = v.s.cols[16] != 0 ? v.s.cols[16] + v.i * 1u : 0u;
+    if (at == 0) {
+        return false;
+    }
+    return km_trusted_bool(v.s.r, at);
+}
+static inline wide_color wide_plain_tsoa_item_tint(wide_plain_tsoa_item v) {
+    uint32_t at = v.s.cols[17] != 0 ? v.s.cols[17] + v.i * 1u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (wide_color)km_trusted_u8(v.s.r, at);
+}
+static inline int8_t wide_plain_tsoa_item_last(wide_plain_tsoa_item v) {
+    uint32_t at = v.s.cols[18] != 0 ? v.s.cols[18] + v.i * 1u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (int8_t)km_trusted_i8(v.s.r, at);
+}
+static inline km_status wide_l7_trust(const km_reader *r, km_error *err, wide_l7_tview *out) {
+    km_status s = wide_l7_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline uint32_t wide_l7_tview_a7(wide_l7_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline float wide_l7_tview_b7(wide_l7_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline wide_l7_tview_array wide_l7_tview_array_of(km_trusted r, km_array a) {
+    wide_l7_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t wide_l7_tview_array_len(wide_l7_tview_array s) {
+    return s.len;
+}
+static inline wide_l7_tview wide_l7_tview_array_at(wide_l7_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 8u : 0u;
+    wide_l7_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline km_status wide_l6_trust(const km_reader *r, km_error *err, wide_l6_tview *out) {
+    km_status s = wide_l6_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline uint32_t wide_l6_tview_a6(wide_l6_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline float wide_l6_tview_b6(wide_l6_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline wide_l7_tview wide_l6_tview_next(wide_l6_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 8u : 0u;
+    wide_l7_tview x;
+    x.r = v.r;
+    x.at = at;
+    return x;
+}
+static inline wide_l6_tview_array wide_l6_tview_array_of(km_trusted r, km_array a) {
+    wide_l6_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t wide_l6_tview_array_len(wide_l6_tview_array s) {
+    return s.len;
+}
+static inline wide_l6_tview wide_l6_tview_array_at(wide_l6_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 16u : 0u;
+    wide_l6_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline km_status wide_l5_trust(const km_reader *r, km_error *err, wide_l5_tview *out) {
+    km_status s = wide_l5_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline uint32_t wide_l5_tview_a5(wide_l5_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline float wide_l5_tview_b5(wide_l5_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline wide_l6_tview wide_l5_tview_next(wide_l5_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 8u : 0u;
+    wide_l6_tview x;
+    x.r = v.r;
+    x.at = at;
+    return x;
+}
+static inline wide_l5_tview_array wide_l5_tview_array_of(km_trusted r, km_array a) {
+    wide_l5_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t wide_l5_tview_array_len(wide_l5_tview_array s) {
+    return s.len;
+}
+static inline wide_l5_tview wide_l5_tview_array_at(wide_l5_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 24u : 0u;
+    wide_l5_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline km_status wide_l4_trust(const km_reader *r, km_error *err, wide_l4_tview *out) {
+    km_status s = wide_l4_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline uint32_t wide_l4_tview_a4(wide_l4_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline float wide_l4_tview_b4(wide_l4_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline wide_l5_tview wide_l4_tview_next(wide_l4_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 8u : 0u;
+    wide_l5_tview x;
+    x.r = v.r;
+    x.at = at;
+    return x;
+}
+static inline wide_l4_tview_array wide_l4_tview_array_of(km_trusted r, km_array a) {
+    wide_l4_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t wide_l4_tview_array_len(wide_l4_tview_array s) {
+    return s.len;
+}
+static inline wide_l4_tview wide_l4_tview_array_at(wide_l4_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 32u : 0u;
+    wide_l4_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline km_status wide_l3_trust(const km_reader *r, km_error *err, wide_l3_tview *out) {
+    km_status s = wide_l3_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline uint32_t wide_l3_tview_a3(wide_l3_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline float wide_l3_tview_b3(wide_l3_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline wide_l4_tview wide_l3_tview_next(wide_l3_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 8u : 0u;
+    wide_l4_tview x;
+    x.r = v.r;
+    x.at = at;
+    return x;
+}
+static inline wide_l3_tview_array wide_l3_tview_array_of(km_trusted r, km_array a) {
+    wide_l3_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t wide_l3_tview_array_len(wide_l3_tview_array s) {
+    return s.len;
+}
+static inline wide_l3_tview wide_l3_tview_array_at(wide_l3_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 40u : 0u;
+    wide_l3_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline km_status wide_l2_trust(const km_reader *r, km_error *err, wide_l2_tview *out) {
+    km_status s = wide_l2_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline uint32_t wide_l2_tview_a2(wide_l2_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline float wide_l2_tview_b2(wide_l2_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline wide_l3_tview wide_l2_tview_next(wide_l2_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 8u : 0u;
+    wide_l3_tview x;
+    x.r = v.r;
+    x.at = at;
+    return x;
+}
+static inline wide_l2_tview_array wide_l2_tview_array_of(km_trusted r, km_array a) {
+    wide_l2_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t wide_l2_tview_array_len(wide_l2_tview_array s) {
+    return s.len;
+}
+static inline wide_l2_tview wide_l2_tview_array_at(wide_l2_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 48u : 0u;
+    wide_l2_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline km_status wide_l1_trust(const km_reader *r, km_error *err, wide_l1_tview *out) {
+    km_status s = wide_l1_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline uint32_t wide_l1_tview_a1(wide_l1_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline float wide_l1_tview_b1(wide_l1_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline wide_l2_tview wide_l1_tview_next(wide_l1_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 8u : 0u;
+    wide_l2_tview x;
+    x.r = v.r;
+    x.at = at;
+    return x;
+}
+static inline wide_l1_tview_array wide_l1_tview_array_of(km_trusted r, km_array a) {
+    wide_l1_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t wide_l1_tview_array_len(wide_l1_tview_array s) {
+    return s.len;
+}
+static inline wide_l1_tview wide_l1_tview_array_at(wide_l1_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 56u : 0u;
+    wide_l1_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline km_status wide_l0_trust(const km_reader *r, km_error *err, wide_l0_tview *out) {
+    km_status s = wide_l0_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline uint32_t wide_l0_tview_a0(wide_l0_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline float wide_l0_tview_b0(wide_l0_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.r, at);
+}
+static inline wide_l1_tview wide_l0_tview_next(wide_l0_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 8u : 0u;
+    wide_l1_tview x;
+    x.r = v.r;
+    x.at = at;
+    return x;
+}
+static inline wide_l0_tview_array wide_l0_tview_array_of(km_trusted r, km_array a) {
+    wide_l0_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t wide_l0_tview_array_len(wide_l0_tview_array s) {
+    return s.len;
+}
+static inline wide_l0_tview wide_l0_tview_array_at(wide_l0_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 64u : 0u;
+    wide_l0_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline km_status wide_rich_trust(const km_reader *r, km_error *err, wide_rich_tview *out) {
+    km_status s = wide_rich_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->at = s == KM_OK ? 8u : 0u;
+    return s;
+}
+static inline uint32_t wide_rich_tview_g0(wide_rich_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 0u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint32_t wide_rich_tview_g1(wide_rich_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint32_t wide_rich_tview_g2(wide_rich_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 8u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint32_t wide_rich_tview_g3(wide_rich_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 12u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint32_t wide_rich_tview_g4(wide_rich_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 16u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint32_t wide_rich_tview_g5(wide_rich_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 20u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint32_t wide_rich_tview_g6(wide_rich_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 24u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint32_t wide_rich_tview_g7(wide_rich_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 28u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint32_t wide_rich_tview_g8(wide_rich_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 32u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint32_t wide_rich_tview_g9(wide_rich_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 36u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint32_t wide_rich_tview_g10(wide_rich_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 40u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint32_t wide_rich_tview_g11(wide_rich_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 44u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint32_t wide_rich_tview_g12(wide_rich_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 48u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint32_t wide_rich_tview_g13(wide_rich_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 52u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline uint32_t wide_rich_tview_g14(wide_rich_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 56u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.r, at);
+}
+static inline km_text wide_rich_tview_name(wide_rich_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 60u : 0u;
+    return km_trusted_text(v.r, km_trusted_view_array(v.r, at));
+}
+static inline wide_l0_tview wide_rich_tview_deep(wide_rich_tview v) {
+    uint32_t at = v.at != 0 ? v.at + 72u : 0u;
+    wide_l0_tview x;
+    x.r = v.r;
+    x.at = at;
+    return x;
+}
+static inline wide_rich_tview_array wide_rich_tview_array_of(km_trusted r, km_array a) {
+    wide_rich_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t wide_rich_tview_array_len(wide_rich_tview_array s) {
+    return s.len;
+}
+static inline wide_rich_tview wide_rich_tview_array_at(wide_rich_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 136u : 0u;
+    wide_rich_tview x;
+    x.r = s.r;
+    x.at = at;
+    return x;
+}
+static inline wide_rich_tsoa wide_rich_tsoa_of(km_trusted r, km_array a) {
+    wide_rich_tsoa s;
+    s.r = r;
+    s.len = a.len;
+    km_trusted_soa_columns(r, a, wide_rich_columns, 32u, s.cols);
+    return s;
+}
+static inline uint32_t wide_rich_tsoa_len(wide_rich_tsoa s) {
+    return s.len;
+}
+static inline wide_rich_tsoa_item wide_rich_tsoa_at(wide_rich_tsoa s, uint32_t i) {
+    wide_rich_tsoa_item it;
+    it.s = s;
+    it.i = i;
+    if (i >= s.len) {
+        memset(it.s.cols, 0, sizeof it.s.cols);
+        it.s.len = 0;
+        it.i = 0;
+    }
+    return it;
+}
+static inline km_u32_slice wide_rich_tsoa_g0_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[0], s.len);
+}
+static inline km_u32_slice wide_rich_tsoa_g1_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[1], s.len);
+}
+static inline km_u32_slice wide_rich_tsoa_g2_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[2], s.len);
+}
+static inline km_u32_slice wide_rich_tsoa_g3_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[3], s.len);
+}
+static inline km_u32_slice wide_rich_tsoa_g4_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[4], s.len);
+}
+static inline km_u32_slice wide_rich_tsoa_g5_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[5], s.len);
+}
+static inline km_u32_slice wide_rich_tsoa_g6_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[6], s.len);
+}
+static inline km_u32_slice wide_rich_tsoa_g7_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[7], s.len);
+}
+static inline km_u32_slice wide_rich_tsoa_g8_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[8], s.len);
+}
+static inline km_u32_slice wide_rich_tsoa_g9_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[9], s.len);
+}
+static inline km_u32_slice wide_rich_tsoa_g10_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[10], s.len);
+}
+static inline km_u32_slice wide_rich_tsoa_g11_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[11], s.len);
+}
+static inline km_u32_slice wide_rich_tsoa_g12_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[12], s.len);
+}
+static inline km_u32_slice wide_rich_tsoa_g13_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[13], s.len);
+}
+static inline km_u32_slice wide_rich_tsoa_g14_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[14], s.len);
+}
+static inline km_u32_slice wide_rich_tsoa_deep_a0_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[16], s.len);
+}
+static inline km_f32_slice wide_rich_tsoa_deep_b0_column(wide_rich_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[17], s.len);
+}
+static inline km_u32_slice wide_rich_tsoa_deep_next_a1_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[18], s.len);
+}
+static inline km_f32_slice wide_rich_tsoa_deep_next_b1_column(wide_rich_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[19], s.len);
+}
+static inline km_u32_slice wide_rich_tsoa_deep_next_next_a2_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[20], s.len);
+}
+static inline km_f32_slice wide_rich_tsoa_deep_next_next_b2_column(wide_rich_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[21], s.len);
+}
+static inline km_u32_slice wide_rich_tsoa_deep_next_next_next_a3_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[22], s.len);
+}
+static inline km_f32_slice wide_rich_tsoa_deep_next_next_next_b3_column(wide_rich_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[23], s.len);
+}
+static inline km_u32_slice wide_rich_tsoa_deep_next_next_next_next_a4_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[24], s.len);
+}
+static inline km_f32_slice wide_rich_tsoa_deep_next_next_next_next_b4_column(wide_rich_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[25], s.len);
+}
+static inline km_u32_slice wide_rich_tsoa_deep_next_next_next_next_next_a5_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[26], s.len);
+}
+static inline km_f32_slice wide_rich_tsoa_deep_next_next_next_next_next_b5_column(wide_rich_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[27], s.len);
+}
+static inline km_u32_slice wide_rich_tsoa_deep_next_next_next_next_next_next_a6_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[28], s.len);
+}
+static inline km_f32_slice wide_rich_tsoa_deep_next_next_next_next_next_next_b6_column(wide_rich_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[29], s.len);
+}
+static inline km_u32_slice wide_rich_tsoa_deep_next_next_next_next_next_next_next_a7_column(wide_rich_tsoa s) {
+    return km_trusted_u32_slice_at(s.r, s.cols[30], s.len);
+}
+static inline km_f32_slice wide_rich_tsoa_deep_next_next_next_next_next_next_next_b7_column(wide_rich_tsoa s) {
+    return km_trusted_f32_slice_at(s.r, s.cols[31], s.len);
+}
+static inline uint32_t wide_rich_tsoa_item_g0(wide_rich_tsoa_item v) {
+    uint32_t at = v.s.cols[0] != 0 ? v.s.cols[0] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint32_t wide_rich_tsoa_item_g1(wide_rich_tsoa_item v) {
+    uint32_t at = v.s.cols[1] != 0 ? v.s.cols[1] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint32_t wide_rich_tsoa_item_g2(wide_rich_tsoa_item v) {
+    uint32_t at = v.s.cols[2] != 0 ? v.s.cols[2] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint32_t wide_rich_tsoa_item_g3(wide_rich_tsoa_item v) {
+    uint32_t at = v.s.cols[3] != 0 ? v.s.cols[3] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint32_t wide_rich_tsoa_item_g4(wide_rich_tsoa_item v) {
+    uint32_t at = v.s.cols[4] != 0 ? v.s.cols[4] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint32_t wide_rich_tsoa_item_g5(wide_rich_tsoa_item v) {
+    uint32_t at = v.s.cols[5] != 0 ? v.s.cols[5] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint32_t wide_rich_tsoa_item_g6(wide_rich_tsoa_item v) {
+    uint32_t at = v.s.cols[6] != 0 ? v.s.cols[6] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint32_t wide_rich_tsoa_item_g7(wide_rich_tsoa_item v) {
+    uint32_t at = v.s.cols[7] != 0 ? v.s.cols[7] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint32_t wide_rich_tsoa_item_g8(wide_rich_tsoa_item v) {
+    uint32_t at = v.s.cols[8] != 0 ? v.s.cols[8] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint32_t wide_rich_tsoa_item_g9(wide_rich_tsoa_item v) {
+    uint32_t at = v.s.cols[9] != 0 ? v.s.cols[9] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint32_t wide_rich_tsoa_item_g10(wide_rich_tsoa_item v) {
+    uint32_t at = v.s.cols[10] != 0 ? v.s.cols[10] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint32_t wide_rich_tsoa_item_g11(wide_rich_tsoa_item v) {
+    uint32_t at = v.s.cols[11] != 0 ? v.s.cols[11] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint32_t wide_rich_tsoa_item_g12(wide_rich_tsoa_item v) {
+    uint32_t at = v.s.cols[12] != 0 ? v.s.cols[12] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint32_t wide_rich_tsoa_item_g13(wide_rich_tsoa_item v) {
+    uint32_t at = v.s.cols[13] != 0 ? v.s.cols[13] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline uint32_t wide_rich_tsoa_item_g14(wide_rich_tsoa_item v) {
+    uint32_t at = v.s.cols[14] != 0 ? v.s.cols[14] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline km_text wide_rich_tsoa_item_name(wide_rich_tsoa_item v) {
+    uint32_t at = v.s.cols[15] != 0 ? v.s.cols[15] + v.i * 12u : 0u;
+    return km_trusted_text(v.s.r, km_trusted_view_array(v.s.r, at));
+}
+static inline wide_rich_tsoa_item_deep_node wide_rich_tsoa_item_deep(wide_rich_tsoa_item v) {
+    return v;
+}
+static inline uint32_t wide_rich_tsoa_item_deep_node_a0(wide_rich_tsoa_item_deep_node v) {
+    uint32_t at = v.s.cols[16] != 0 ? v.s.cols[16] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline float wide_rich_tsoa_item_deep_node_b0(wide_rich_tsoa_item_deep_node v) {
+    uint32_t at = v.s.cols[17] != 0 ? v.s.cols[17] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline wide_rich_tsoa_item_deep_next_node wide_rich_tsoa_item_deep_node_next(wide_rich_tsoa_item_deep_node v) {
+    return v;
+}
+static inline uint32_t wide_rich_tsoa_item_deep_next_node_a1(wide_rich_tsoa_item_deep_next_node v) {
+    uint32_t at = v.s.cols[18] != 0 ? v.s.cols[18] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline float wide_rich_tsoa_item_deep_next_node_b1(wide_rich_tsoa_item_deep_next_node v) {
+    uint32_t at = v.s.cols[19] != 0 ? v.s.cols[19] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline wide_rich_tsoa_item_deep_next_next_node wide_rich_tsoa_item_deep_next_node_next(wide_rich_tsoa_item_deep_next_node v) {
+    return v;
+}
+static inline uint32_t wide_rich_tsoa_item_deep_next_next_node_a2(wide_rich_tsoa_item_deep_next_next_node v) {
+    uint32_t at = v.s.cols[20] != 0 ? v.s.cols[20] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline float wide_rich_tsoa_item_deep_next_next_node_b2(wide_rich_tsoa_item_deep_next_next_node v) {
+    uint32_t at = v.s.cols[21] != 0 ? v.s.cols[21] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline wide_rich_tsoa_item_deep_next_next_next_node wide_rich_tsoa_item_deep_next_next_node_next(wide_rich_tsoa_item_deep_next_next_node v) {
+    return v;
+}
+static inline uint32_t wide_rich_tsoa_item_deep_next_next_next_node_a3(wide_rich_tsoa_item_deep_next_next_next_node v) {
+    uint32_t at = v.s.cols[22] != 0 ? v.s.cols[22] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline float wide_rich_tsoa_item_deep_next_next_next_node_b3(wide_rich_tsoa_item_deep_next_next_next_node v) {
+    uint32_t at = v.s.cols[23] != 0 ? v.s.cols[23] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline wide_rich_tsoa_item_deep_next_next_next_next_node wide_rich_tsoa_item_deep_next_next_next_node_next(wide_rich_tsoa_item_deep_next_next_next_node v) {
+    return v;
+}
+static inline uint32_t wide_rich_tsoa_item_deep_next_next_next_next_node_a4(wide_rich_tsoa_item_deep_next_next_next_next_node v) {
+    uint32_t at = v.s.cols[24] != 0 ? v.s.cols[24] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline float wide_rich_tsoa_item_deep_next_next_next_next_node_b4(wide_rich_tsoa_item_deep_next_next_next_next_node v) {
+    uint32_t at = v.s.cols[25] != 0 ? v.s.cols[25] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline wide_rich_tsoa_item_deep_next_next_next_next_next_node wide_rich_tsoa_item_deep_next_next_next_next_node_next(wide_rich_tsoa_item_deep_next_next_next_next_node v) {
+    return v;
+}
+static inline uint32_t wide_rich_tsoa_item_deep_next_next_next_next_next_node_a5(wide_rich_tsoa_item_deep_next_next_next_next_next_node v) {
+    uint32_t at = v.s.cols[26] != 0 ? v.s.cols[26] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline float wide_rich_tsoa_item_deep_next_next_next_next_next_node_b5(wide_rich_tsoa_item_deep_next_next_next_next_next_node v) {
+    uint32_t at = v.s.cols[27] != 0 ? v.s.cols[27] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline wide_rich_tsoa_item_deep_next_next_next_next_next_next_node wide_rich_tsoa_item_deep_next_next_next_next_next_node_next(wide_rich_tsoa_item_deep_next_next_next_next_next_node v) {
+    return v;
+}
+static inline uint32_t wide_rich_tsoa_item_deep_next_next_next_next_next_next_node_a6(wide_rich_tsoa_item_deep_next_next_next_next_next_next_node v) {
+    uint32_t at = v.s.cols[28] != 0 ? v.s.cols[28] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline float wide_rich_tsoa_item_deep_next_next_next_next_next_next_node_b6(wide_rich_tsoa_item_deep_next_next_next_next_next_next_node v) {
+    uint32_t at = v.s.cols[29] != 0 ? v.s.cols[29] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline wide_rich_tsoa_item_deep_next_next_next_next_next_next_next_node wide_rich_tsoa_item_deep_next_next_next_next_next_next_node_next(wide_rich_tsoa_item_deep_next_next_next_next_next_next_node v) {
+    return v;
+}
+static inline uint32_t wide_rich_tsoa_item_deep_next_next_next_next_next_next_next_node_a7(wide_rich_tsoa_item_deep_next_next_next_next_next_next_next_node v) {
+    uint32_t at = v.s.cols[30] != 0 ? v.s.cols[30] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (uint32_t)km_trusted_u32(v.s.r, at);
+}
+static inline float wide_rich_tsoa_item_deep_next_next_next_next_next_next_next_node_b7(wide_rich_tsoa_item_deep_next_next_next_next_next_next_next_node v) {
+    uint32_t at = v.s.cols[31] != 0 ? v.s.cols[31] + v.i * 4u : 0u;
+    if (at == 0) {
+        return 0;
+    }
+    return (float)km_trusted_f32(v.s.r, at);
+}
+static inline km_status wide_root_trust(const km_reader *r, km_error *err, wide_root_tview *out) {
+    km_status s = wide_root_validate(r, err);
+    km_trusted none = {NULL, 0u};
+    out->r = s == KM_OK ? km_trust(r) : none;
+    out->t = km_trusted_table(out->r, s == KM_OK ? 8u : 0u);
+    return s;
+}
+static inline wide_plain_tsoa wide_root_tview_plains(wide_root_tview v) {
+    uint32_t at = km_has(v.t, 4u, 12u) ? v.t.offset + 4u : 0u;
+    return wide_plain_tsoa_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline wide_rich_tsoa wide_root_tview_riches(wide_root_tview v) {
+    uint32_t at = km_has(v.t, 16u, 12u) ? v.t.offset + 16u : 0u;
+    return wide_rich_tsoa_of(v.r, km_trusted_view_array(v.r, at));
+}
+static inline wide_root_tview_array wide_root_tview_array_of(km_trusted r, km_array a) {
+    wide_root_tview_array s;
+    s.r = r;
+    s.offset = a.offset;
+    s.len = a.len;
+    return s;
+}
+static inline uint32_t wide_root_tview_array_len(wide_root_tview_array s) {
+    return s.len;
+}
+static inline wide_root_tview wide_root_tview_array_at(wide_root_tview_array s, uint32_t i) {
+    uint32_t at = i < s.len ? s.offset + i * 4u : 0u;
+    wide_root_tview x;
+    x.r = s.r;
+    x.t = km_trusted_view_table(s.r, at);
     return x;
 }
 
