@@ -358,13 +358,19 @@ export function alloc(size: u32, align: u32): usize {
 }
 
 function freeDispatchBlocks(): void {
-  for (let i = 0; i < dispatchBlocks.length; i++) heap.free(dispatchBlocks[i]);
+  // Most dispatches of small calls have one block or none; setting an
+  // array's length is a call even when it does not change.
+  const n = dispatchBlocks.length;
+  if (n == 0) return;
+  for (let i = 0; i < n; i++) heap.free(unchecked(dispatchBlocks[i]));
   dispatchBlocks.length = 0;
 }
 
 // ---------------------------------------------------------------------------
 // Dispatch
 
+// Compared with `!==`: `!=` on a string calls `String.__ne`, a call per
+// test on every dispatch.
 let failure: string | null = null;
 let failureStatus: Status = Status.ApplicationError;
 let resultPtr: usize = 0;
@@ -402,7 +408,7 @@ export function badArgument<T>(message: string): T | null {
 
 /** Whether the current dispatch has failed (`fail` was called). */
 export function failed(): bool {
-  return failure != null;
+  return failure !== null;
 }
 
 /** Argument `k` of the current dispatch as the host passed it: in memory
@@ -440,7 +446,7 @@ export function decodeArgument<T>(k: u32, name: string, decode: Decoder<T>): T |
 /** Ends a method with a copied result: encodes `value` (the host copies it
  * out). Null without `fail` is an error too: a result was declared. */
 export function reply<T>(value: T | null): Status {
-  if (failure != null) return failureStatus;
+  if (failure !== null) return failureStatus;
   if (value == null) {
     fail<T>(currentName() + " returned null without guest.fail");
     return Status.ApplicationError;
@@ -465,7 +471,7 @@ export function reply<T>(value: T | null): Status {
  * 8-byte aligned, inside this module's window of it (docs/abi.md §5.2);
  * `Window.write` puts it there. */
 export function replyInRegion(region: string, s: Slice | null): Status {
-  if (failure != null) return failureStatus;
+  if (failure !== null) return failureStatus;
   if (s == null) {
     fail<Slice>(currentName() + " returned null without guest.fail");
     return Status.ApplicationError;
@@ -486,7 +492,7 @@ export function replyInRegion(region: string, s: Slice | null): Status {
 
 /** Ends a method without a result. */
 export function done(): Status {
-  return failure != null ? failureStatus : Status.Ok;
+  return failure !== null ? failureStatus : Status.Ok;
 }
 
 /** `karmem_dispatch`: runs export function `id` (`(e << 16) | f`). */
@@ -498,7 +504,7 @@ export function dispatch(id: u32, args: usize, count: u32): i32 {
   currentCount = count;
   const status = run(id, count);
   if (status != Status.Ok) {
-    const text = failure != null ? failure! : statusName(status);
+    const text = failure !== null ? failure! : statusName(status);
     const bytes = String.UTF8.encode(text);
     // Kept until the next dispatch, in case the host reads it late.
     reported = bytes;
@@ -519,12 +525,18 @@ export function dispatch(id: u32, args: usize, count: u32): i32 {
 function run(id: u32, count: u32): Status {
   const e = id >>> 16;
   const f = id & 0xffff;
-  if (!initialised || descriptorBytes == null || e >= <u32>exported.length || f >= <u32>exported[e].descriptor.functions.length) {
+  if (!initialised || descriptorBytes == null || e >= <u32>exported.length) {
     failure = "no export function " + id.toString();
     return Status.UnknownFunction;
   }
-  const ex = exported[e];
-  const fn = ex.descriptor.functions[f];
+  // Indexes checked just before: `unchecked` saves the array's own check.
+  const ex = unchecked(exported[e]);
+  const functions = ex.descriptor.functions;
+  if (f >= <u32>functions.length) {
+    failure = "no export function " + id.toString();
+    return Status.UnknownFunction;
+  }
+  const fn = unchecked(functions[f]);
   currentInterface = ex.descriptor.name;
   currentFunction = fn;
   const params = <u32>fn.params.length;
