@@ -583,3 +583,349 @@ pub const ModuleDesc = struct {
         v.leave();
     }
 };
+
+/// Reads the table `MemoryDesc` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`MemoryDescView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedMemoryDescView`, from
+/// `MemoryDescView.trust`: a validated message).
+pub fn MemoryDescViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        t: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .t = r.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!MemoryDescViewOf(karmem.Trusted) {
+            try MemoryDesc.validate(r);
+            return MemoryDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn name(v: Self) []const u8 {
+            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
+            return v.r.string(a);
+        }
+
+        pub fn importer(v: Self) Access {
+            const at: u32 = if (v.t.has(16, 1)) v.t.offset + 16 else 0;
+            if (at == 0) return @fromBackingInt(0);
+            return v.r.load(Access, at);
+        }
+
+        pub fn exporter(v: Self) Access {
+            const at: u32 = if (v.t.has(17, 1)) v.t.offset + 17 else 0;
+            if (at == 0) return @fromBackingInt(0);
+            return v.r.load(Access, at);
+        }
+
+        pub fn max_pages(v: Self) u32 {
+            const at: u32 = if (v.t.has(20, 4)) v.t.offset + 20 else 0;
+            if (at == 0) return 0;
+            return v.r.load(u32, at);
+        }
+
+        /// An AoS array of `MemoryDesc` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const MemoryDescView = MemoryDescViewOf(karmem.Reader);
+pub const TrustedMemoryDescView = MemoryDescViewOf(karmem.Trusted);
+
+/// Reads the table `ParamDesc` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`ParamDescView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedParamDescView`, from
+/// `ParamDescView.trust`: a validated message).
+pub fn ParamDescViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        t: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .t = r.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!ParamDescViewOf(karmem.Trusted) {
+            try ParamDesc.validate(r);
+            return ParamDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn name(v: Self) []const u8 {
+            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
+            return v.r.string(a);
+        }
+
+        pub fn @"type"(v: Self) []const u8 {
+            const at: u32 = if (v.t.has(16, 12)) v.t.offset + 16 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
+            return v.r.string(a);
+        }
+
+        pub fn memory(v: Self) []const u8 {
+            const at: u32 = if (v.t.has(28, 12)) v.t.offset + 28 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
+            return v.r.string(a);
+        }
+
+        /// An AoS array of `ParamDesc` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const ParamDescView = ParamDescViewOf(karmem.Reader);
+pub const TrustedParamDescView = ParamDescViewOf(karmem.Trusted);
+
+/// Reads the table `FunctionDesc` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`FunctionDescView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedFunctionDescView`, from
+/// `FunctionDescView.trust`: a validated message).
+pub fn FunctionDescViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        t: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .t = r.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!FunctionDescViewOf(karmem.Trusted) {
+            try FunctionDesc.validate(r);
+            return FunctionDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn name(v: Self) []const u8 {
+            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
+            return v.r.string(a);
+        }
+
+        pub fn params(v: Self) ParamDescViewOf(R).Array {
+            const at: u32 = if (v.t.has(16, 12)) v.t.offset + 16 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 4, karmem.no_limit);
+            return .{ .r = v.r, .offset = a.offset, .n = a.len };
+        }
+
+        pub fn result(v: Self) ParamDescViewOf(R) {
+            const at: u32 = if (v.t.has(28, 4)) v.t.offset + 28 else 0;
+            return .{ .r = v.r, .t = karmem.views.tableAt(v.r, at) };
+        }
+
+        /// An AoS array of `FunctionDesc` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const FunctionDescView = FunctionDescViewOf(karmem.Reader);
+pub const TrustedFunctionDescView = FunctionDescViewOf(karmem.Trusted);
+
+/// Reads the table `InterfaceDesc` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`InterfaceDescView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedInterfaceDescView`, from
+/// `InterfaceDescView.trust`: a validated message).
+pub fn InterfaceDescViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        t: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .t = r.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!InterfaceDescViewOf(karmem.Trusted) {
+            try InterfaceDesc.validate(r);
+            return InterfaceDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn name(v: Self) []const u8 {
+            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
+            return v.r.string(a);
+        }
+
+        pub fn hash(v: Self) u64 {
+            const at: u32 = if (v.t.has(16, 8)) v.t.offset + 16 else 0;
+            if (at == 0) return 0;
+            return v.r.load(u64, at);
+        }
+
+        pub fn dynamic(v: Self) bool {
+            const at: u32 = if (v.t.has(24, 1)) v.t.offset + 24 else 0;
+            if (at == 0) return false;
+            return v.r.load(bool, at);
+        }
+
+        pub fn pattern(v: Self) Pattern {
+            const at: u32 = if (v.t.has(25, 1)) v.t.offset + 25 else 0;
+            if (at == 0) return @fromBackingInt(0);
+            return v.r.load(Pattern, at);
+        }
+
+        pub fn pool_size(v: Self) u32 {
+            const at: u32 = if (v.t.has(28, 4)) v.t.offset + 28 else 0;
+            if (at == 0) return 0;
+            return v.r.load(u32, at);
+        }
+
+        pub fn memories(v: Self) MemoryDescViewOf(R).Array {
+            const at: u32 = if (v.t.has(32, 12)) v.t.offset + 32 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 4, karmem.no_limit);
+            return .{ .r = v.r, .offset = a.offset, .n = a.len };
+        }
+
+        pub fn functions(v: Self) FunctionDescViewOf(R).Array {
+            const at: u32 = if (v.t.has(44, 12)) v.t.offset + 44 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 4, karmem.no_limit);
+            return .{ .r = v.r, .offset = a.offset, .n = a.len };
+        }
+
+        /// An AoS array of `InterfaceDesc` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const InterfaceDescView = InterfaceDescViewOf(karmem.Reader);
+pub const TrustedInterfaceDescView = InterfaceDescViewOf(karmem.Trusted);
+
+/// Reads the table `ModuleDesc` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`ModuleDescView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedModuleDescView`, from
+/// `ModuleDescView.trust`: a validated message).
+pub fn ModuleDescViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        t: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .t = r.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!ModuleDescViewOf(karmem.Trusted) {
+            try ModuleDesc.validate(r);
+            return ModuleDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        /// Distinct regions used by this module's interfaces, in the order of
+        /// the `index` argument of `karmem_bind_memory`.
+        pub fn memories(v: Self) MemoryDescViewOf(R).Array {
+            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 4, karmem.no_limit);
+            return .{ .r = v.r, .offset = a.offset, .n = a.len };
+        }
+
+        pub fn exports(v: Self) InterfaceDescViewOf(R).Array {
+            const at: u32 = if (v.t.has(16, 12)) v.t.offset + 16 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 4, karmem.no_limit);
+            return .{ .r = v.r, .offset = a.offset, .n = a.len };
+        }
+
+        pub fn imports(v: Self) InterfaceDescViewOf(R).Array {
+            const at: u32 = if (v.t.has(28, 12)) v.t.offset + 28 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 4, karmem.no_limit);
+            return .{ .r = v.r, .offset = a.offset, .n = a.len };
+        }
+
+        /// An AoS array of `ModuleDesc` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const ModuleDescView = ModuleDescViewOf(karmem.Reader);
+pub const TrustedModuleDescView = ModuleDescViewOf(karmem.Trusted);

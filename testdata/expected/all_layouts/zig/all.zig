@@ -1213,3 +1213,850 @@ fn validateSoaElement(v: *karmem.Validator, a: karmem.ArrayRef) karmem.ValidateE
         }
     }
 }
+
+/// Reads the inline struct `Vec3` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`Vec3View`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedVec3View`, from
+/// `Vec3View.trust`: a validated message).
+pub fn Vec3ViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        at: u32,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .at = if (r.size() >= 20) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!Vec3ViewOf(karmem.Trusted) {
+            try Vec3.validate(r);
+            return Vec3ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn x_(v: Self) f32 {
+            const at: u32 = v.at;
+            if (at == 0) return 0;
+            return v.r.load(f32, at);
+        }
+
+        pub fn y(v: Self) f32 {
+            const at: u32 = if (v.at != 0) v.at + 4 else 0;
+            if (at == 0) return 0;
+            return v.r.load(f32, at);
+        }
+
+        pub fn z(v: Self) f32 {
+            const at: u32 = if (v.at != 0) v.at + 8 else 0;
+            if (at == 0) return 0;
+            return v.r.load(f32, at);
+        }
+
+        /// An AoS array of `Vec3` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 12 else 0 };
+            }
+        };
+
+        /// An SoA array of `Vec3`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            r: R,
+            n: u32,
+            cols: [3]u32,
+
+            pub fn of(r: R, a: karmem.ArrayRef) Soa {
+                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_vec3, a) };
+            }
+
+            /// The number of elements.
+            pub fn len(s: Soa) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (its fields read as defaults when `i` is out of range).
+            pub fn at(s: Soa, i: u32) SoaItem {
+                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
+                return .{ .s = s, .i = i };
+            }
+        };
+
+        pub const SoaItem = struct {
+            s: Soa,
+            i: u32,
+
+            pub fn x_(v: SoaItem) f32 {
+                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+
+            pub fn y(v: SoaItem) f32 {
+                const at: u32 = if (v.s.cols[1] != 0) v.s.cols[1] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+
+            pub fn z(v: SoaItem) f32 {
+                const at: u32 = if (v.s.cols[2] != 0) v.s.cols[2] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+        };
+    };
+}
+
+pub const Vec3View = Vec3ViewOf(karmem.Reader);
+pub const TrustedVec3View = Vec3ViewOf(karmem.Trusted);
+
+/// Reads the inline struct `Pair` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`PairView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedPairView`, from
+/// `PairView.trust`: a validated message).
+pub fn PairViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        at: u32,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .at = if (r.size() >= 24) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!PairViewOf(karmem.Trusted) {
+            try Pair.validate(r);
+            return PairViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn pos(v: Self) Vec3ViewOf(R) {
+            const at: u32 = v.at;
+            return .{ .r = v.r, .at = at };
+        }
+
+        pub fn tag_(v: Self) u16 {
+            const at: u32 = if (v.at != 0) v.at + 12 else 0;
+            if (at == 0) return 0;
+            return v.r.load(u16, at);
+        }
+
+        pub fn flag(v: Self) bool {
+            const at: u32 = if (v.at != 0) v.at + 14 else 0;
+            if (at == 0) return false;
+            return v.r.load(bool, at);
+        }
+
+        /// An AoS array of `Pair` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 16 else 0 };
+            }
+        };
+    };
+}
+
+pub const PairView = PairViewOf(karmem.Reader);
+pub const TrustedPairView = PairViewOf(karmem.Trusted);
+
+/// Reads the table `Leaf` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`LeafView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedLeafView`, from
+/// `LeafView.trust`: a validated message).
+pub fn LeafViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        t: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .t = r.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!LeafViewOf(karmem.Trusted) {
+            try Leaf.validate(r);
+            return LeafViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn value(v: Self) u64 {
+            const at: u32 = if (v.t.has(8, 8)) v.t.offset + 8 else 0;
+            if (at == 0) return 0;
+            return v.r.load(u64, at);
+        }
+
+        pub fn label(v: Self) []const u8 {
+            const at: u32 = if (v.t.has(16, 12)) v.t.offset + 16 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
+            return v.r.string(a);
+        }
+
+        /// An AoS array of `Leaf` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const LeafView = LeafViewOf(karmem.Reader);
+pub const TrustedLeafView = LeafViewOf(karmem.Trusted);
+
+/// Reads the table `Circle` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`CircleView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedCircleView`, from
+/// `CircleView.trust`: a validated message).
+pub fn CircleViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        t: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .t = r.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!CircleViewOf(karmem.Trusted) {
+            try Circle.validate(r);
+            return CircleViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn radius(v: Self) f64 {
+            const at: u32 = if (v.t.has(8, 8)) v.t.offset + 8 else 0;
+            if (at == 0) return 0;
+            return v.r.load(f64, at);
+        }
+
+        /// An AoS array of `Circle` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            }
+        };
+
+        /// An SoA array of `Circle`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            r: R,
+            n: u32,
+            cols: [1]u32,
+
+            pub fn of(r: R, a: karmem.ArrayRef) Soa {
+                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_circle, a) };
+            }
+
+            /// The number of elements.
+            pub fn len(s: Soa) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (its fields read as defaults when `i` is out of range).
+            pub fn at(s: Soa, i: u32) SoaItem {
+                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
+                return .{ .s = s, .i = i };
+            }
+        };
+
+        pub const SoaItem = struct {
+            s: Soa,
+            i: u32,
+
+            pub fn radius(v: SoaItem) f64 {
+                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 8 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f64, at);
+            }
+        };
+    };
+}
+
+pub const CircleView = CircleViewOf(karmem.Reader);
+pub const TrustedCircleView = CircleViewOf(karmem.Trusted);
+
+/// Reads the inline struct `Square` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`SquareView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedSquareView`, from
+/// `SquareView.trust`: a validated message).
+pub fn SquareViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        at: u32,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .at = if (r.size() >= 12) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!SquareViewOf(karmem.Trusted) {
+            try Square.validate(r);
+            return SquareViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn side(v: Self) f32 {
+            const at: u32 = v.at;
+            if (at == 0) return 0;
+            return v.r.load(f32, at);
+        }
+
+        /// An AoS array of `Square` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 4 else 0 };
+            }
+        };
+
+        /// An SoA array of `Square`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            r: R,
+            n: u32,
+            cols: [1]u32,
+
+            pub fn of(r: R, a: karmem.ArrayRef) Soa {
+                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_square, a) };
+            }
+
+            /// The number of elements.
+            pub fn len(s: Soa) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (its fields read as defaults when `i` is out of range).
+            pub fn at(s: Soa, i: u32) SoaItem {
+                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
+                return .{ .s = s, .i = i };
+            }
+        };
+
+        pub const SoaItem = struct {
+            s: Soa,
+            i: u32,
+
+            pub fn side(v: SoaItem) f32 {
+                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+        };
+    };
+}
+
+pub const SquareView = SquareViewOf(karmem.Reader);
+pub const TrustedSquareView = SquareViewOf(karmem.Trusted);
+
+/// Reads the table `Element` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`ElementView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedElementView`, from
+/// `ElementView.trust`: a validated message).
+pub fn ElementViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        t: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .t = r.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!ElementViewOf(karmem.Trusted) {
+            try Element.validate(r);
+            return ElementViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn id(v: Self) u32 {
+            const at: u32 = if (v.t.has(4, 4)) v.t.offset + 4 else 0;
+            if (at == 0) return 0;
+            return v.r.load(u32, at);
+        }
+
+        pub fn where(v: Self) PairViewOf(R) {
+            const at: u32 = if (v.t.has(8, 16)) v.t.offset + 8 else 0;
+            return .{ .r = v.r, .at = at };
+        }
+
+        pub fn child(v: Self) LeafViewOf(R) {
+            const at: u32 = if (v.t.has(24, 4)) v.t.offset + 24 else 0;
+            return .{ .r = v.r, .t = karmem.views.tableAt(v.r, at) };
+        }
+
+        pub fn name(v: Self) []const u8 {
+            const at: u32 = if (v.t.has(28, 12)) v.t.offset + 28 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
+            return v.r.string(a);
+        }
+
+        pub fn numbers(v: Self) []const i32 {
+            const at: u32 = if (v.t.has(40, 12)) v.t.offset + 40 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 4, karmem.no_limit);
+            return v.r.arraySlice(i32, a);
+        }
+
+        pub fn shape(v: Self) ShapeViewOf(R) {
+            const at: u32 = if (v.t.has(52, 8)) v.t.offset + 52 else 0;
+            return ShapeViewOf(R).of(v.r, at, if (at == 0) 0 else at + 4);
+        }
+
+        /// An AoS array of `Element` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            }
+        };
+
+        /// An SoA array of `Element`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            r: R,
+            n: u32,
+            cols: [11]u32,
+
+            pub fn of(r: R, a: karmem.ArrayRef) Soa {
+                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_element, a) };
+            }
+
+            /// The number of elements.
+            pub fn len(s: Soa) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (its fields read as defaults when `i` is out of range).
+            pub fn at(s: Soa, i: u32) SoaItem {
+                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
+                return .{ .s = s, .i = i };
+            }
+        };
+
+        pub const SoaItem = struct {
+            s: Soa,
+            i: u32,
+
+            pub fn id(v: SoaItem) u32 {
+                const at: u32 = if (v.s.cols[2] != 0) v.s.cols[2] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(u32, at);
+            }
+
+            pub fn where(v: SoaItem) SoaNodeWhere {
+                return .{ .s = v.s, .i = v.i };
+            }
+
+            pub fn child(v: SoaItem) SoaNodeChild {
+                return .{ .s = v.s, .i = v.i };
+            }
+
+            pub fn name(v: SoaItem) []const u8 {
+                const at: u32 = if (v.s.cols[7] != 0) v.s.cols[7] + v.i * 12 else 0;
+                const a = karmem.views.arrayAt(v.s.r, at, 1, karmem.no_limit);
+                return v.s.r.string(a);
+            }
+
+            pub fn numbers(v: SoaItem) []const i32 {
+                const at: u32 = if (v.s.cols[8] != 0) v.s.cols[8] + v.i * 12 else 0;
+                const a = karmem.views.arrayAt(v.s.r, at, 4, karmem.no_limit);
+                return v.s.r.arraySlice(i32, a);
+            }
+
+            pub fn shape(v: SoaItem) ShapeViewOf(R) {
+                const at: u32 = if (v.s.cols[1] != 0) v.s.cols[1] + v.i * 8 else 0;
+                return ShapeViewOf(R).of(v.s.r, at, if (at == 0) 0 else at + 4);
+            }
+        };
+
+        pub const SoaNodeWhere = struct {
+            s: Soa,
+            i: u32,
+
+            pub fn pos(v: SoaNodeWhere) SoaNodeWherePos {
+                return .{ .s = v.s, .i = v.i };
+            }
+
+            pub fn tag_(v: SoaNodeWhere) u16 {
+                const at: u32 = if (v.s.cols[9] != 0) v.s.cols[9] + v.i * 2 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(u16, at);
+            }
+
+            pub fn flag(v: SoaNodeWhere) bool {
+                const at: u32 = if (v.s.cols[10] != 0) v.s.cols[10] + v.i * 1 else 0;
+                if (at == 0) return false;
+                return v.s.r.load(bool, at);
+            }
+        };
+
+        pub const SoaNodeWherePos = struct {
+            s: Soa,
+            i: u32,
+
+            pub fn x_(v: SoaNodeWherePos) f32 {
+                const at: u32 = if (v.s.cols[3] != 0) v.s.cols[3] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+
+            pub fn y(v: SoaNodeWherePos) f32 {
+                const at: u32 = if (v.s.cols[4] != 0) v.s.cols[4] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+
+            pub fn z(v: SoaNodeWherePos) f32 {
+                const at: u32 = if (v.s.cols[5] != 0) v.s.cols[5] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+        };
+
+        pub const SoaNodeChild = struct {
+            s: Soa,
+            i: u32,
+
+            pub fn value(v: SoaNodeChild) u64 {
+                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 8 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(u64, at);
+            }
+
+            pub fn label(v: SoaNodeChild) []const u8 {
+                const at: u32 = if (v.s.cols[6] != 0) v.s.cols[6] + v.i * 12 else 0;
+                const a = karmem.views.arrayAt(v.s.r, at, 1, karmem.no_limit);
+                return v.s.r.string(a);
+            }
+        };
+    };
+}
+
+pub const ElementView = ElementViewOf(karmem.Reader);
+pub const TrustedElementView = ElementViewOf(karmem.Trusted);
+
+/// Reads the table `Root` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`RootView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedRootView`, from
+/// `RootView.trust`: a validated message).
+pub fn RootViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        t: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .t = r.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!RootViewOf(karmem.Trusted) {
+            try Root.validate(r);
+            return RootViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn flags(v: Self) [4]bool {
+            const at: u32 = if (v.t.has(4, 4)) v.t.offset + 4 else 0;
+            var out: [4]bool = @splat(false);
+            if (at == 0) return out;
+            for (&out, 0..) |*x, i| x.* = v.r.load(bool, at + idx(i) * 1);
+            return out;
+        }
+
+        pub fn kind(v: Self) Kind {
+            const at: u32 = if (v.t.has(8, 1)) v.t.offset + 8 else 0;
+            if (at == 0) return @fromBackingInt(0);
+            return v.r.load(Kind, at);
+        }
+
+        pub fn wide(v: Self) Wide {
+            const at: u32 = if (v.t.has(16, 8)) v.t.offset + 16 else 0;
+            if (at == 0) return @fromBackingInt(0);
+            return v.r.load(Wide, at);
+        }
+
+        pub fn text(v: Self) []const u8 {
+            const at: u32 = if (v.t.has(24, 12)) v.t.offset + 24 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
+            return v.r.string(a);
+        }
+
+        pub fn utf16(v: Self) []const u16 {
+            const at: u32 = if (v.t.has(36, 12)) v.t.offset + 36 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 2, karmem.no_limit);
+            return v.r.arraySlice(u16, a);
+        }
+
+        pub fn fixed(v: Self) [3]Vec3ViewOf(R) {
+            const at: u32 = if (v.t.has(48, 36)) v.t.offset + 48 else 0;
+            var out: [3]Vec3ViewOf(R) = @splat(.{ .r = v.r, .at = 0 });
+            if (at == 0) return out;
+            for (&out, 0..) |*x, i| x.at = at + idx(i) * 12;
+            return out;
+        }
+
+        pub fn limited(v: Self) []const u64 {
+            const at: u32 = if (v.t.has(84, 12)) v.t.offset + 84 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 8, 8);
+            return v.r.arraySlice(u64, a);
+        }
+
+        pub fn points(v: Self) Vec3ViewOf(R).Soa {
+            const at: u32 = if (v.t.has(96, 12)) v.t.offset + 96 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
+            return Vec3ViewOf(R).Soa.of(v.r, a);
+        }
+
+        pub fn points_aos(v: Self) Vec3ViewOf(R).Array {
+            const at: u32 = if (v.t.has(108, 12)) v.t.offset + 108 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 12, karmem.no_limit);
+            return .{ .r = v.r, .offset = a.offset, .n = a.len };
+        }
+
+        pub fn elements(v: Self) ElementViewOf(R).Soa {
+            const at: u32 = if (v.t.has(120, 12)) v.t.offset + 120 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
+            return ElementViewOf(R).Soa.of(v.r, a);
+        }
+
+        pub fn elements_aos(v: Self) ElementViewOf(R).Array {
+            const at: u32 = if (v.t.has(132, 12)) v.t.offset + 132 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 4, karmem.no_limit);
+            return .{ .r = v.r, .offset = a.offset, .n = a.len };
+        }
+
+        pub fn shape(v: Self) ShapeViewOf(R) {
+            const at: u32 = if (v.t.has(144, 8)) v.t.offset + 144 else 0;
+            return ShapeViewOf(R).of(v.r, at, if (at == 0) 0 else at + 4);
+        }
+
+        pub fn shapes_aos(v: Self) ShapeViewOf(R).Array {
+            const at: u32 = if (v.t.has(152, 12)) v.t.offset + 152 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 8, karmem.no_limit);
+            return ShapeViewOf(R).Array.aos(v.r, a);
+        }
+
+        pub fn shapes_soa(v: Self) ShapeViewOf(R).Array {
+            const at: u32 = if (v.t.has(164, 12)) v.t.offset + 164 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
+            return ShapeViewOf(R).Array.soa(v.r, a);
+        }
+
+        pub fn shapes_bovoa(v: Self) ShapeViewOf(R).Bovoa {
+            const at: u32 = if (v.t.has(176, 12)) v.t.offset + 176 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
+            return .{ .r = v.r, .a = a };
+        }
+
+        pub fn shapes_bovos(v: Self) ShapeViewOf(R).Bovos {
+            const at: u32 = if (v.t.has(188, 12)) v.t.offset + 188 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
+            return .{ .r = v.r, .a = a };
+        }
+
+        pub fn next(v: Self) LeafViewOf(R) {
+            const at: u32 = if (v.t.has(200, 4)) v.t.offset + 200 else 0;
+            return .{ .r = v.r, .t = karmem.views.tableAt(v.r, at) };
+        }
+
+        /// An AoS array of `Root` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const RootView = RootViewOf(karmem.Reader);
+pub const TrustedRootView = RootViewOf(karmem.Trusted);
+
+/// Reads a value of the union `Shape` in place: its `tag` (0: no value; a tag
+/// this schema does not know reads as itself) and each variant's viewer,
+/// which reads as zero when the tag is another. `R` as for structs.
+pub fn ShapeViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        tag: u32,
+        offset: u32,
+
+        const Self = @This();
+
+        /// The value whose tag is at `tag_at` and offset at `offset_at` (`tag_at` 0: none).
+        pub fn of(r: R, tag_at: u32, offset_at: u32) Self {
+            if (tag_at == 0) return .{ .r = r, .tag = 0, .offset = 0 };
+            const u: Self = .{ .r = r, .tag = r.load(u8, tag_at), .offset = r.load(u32, offset_at) };
+            if (u.tag == 4 and !karmem.views.inlineAt(r, u.offset, 4)) return .{ .r = r, .tag = 0, .offset = 0 };
+            return u;
+        }
+
+        pub fn circle(u: Self) CircleViewOf(R) {
+            return .{ .r = u.r, .t = if (u.tag == 1) u.r.table(u.offset) else .absent };
+        }
+
+        pub fn square(u: Self) SquareViewOf(R) {
+            return .{ .r = u.r, .at = if (u.tag == 4) u.offset else 0 };
+        }
+
+        /// An AoS (`aos`) or SoA (`soa`) array of `Shape`.
+        pub const Array = struct {
+            r: R,
+            n: u32,
+            tags: u32,
+            tag_stride: u32,
+            offsets: u32,
+            offset_stride: u32,
+
+            pub fn aos(r: R, a: karmem.ArrayRef) Array {
+                return .{ .r = r, .n = a.len, .tags = a.offset, .tag_stride = 8, .offsets = a.offset + 4, .offset_stride = 8 };
+            }
+
+            pub fn soa(r: R, a: karmem.ArrayRef) Array {
+                const c = r.unionColumns(a, 1) orelse return .{ .r = r, .n = 0, .tags = 0, .tag_stride = 1, .offsets = 0, .offset_stride = 4 };
+                return .{ .r = r, .n = a.len, .tags = c.tags, .tag_stride = 1, .offsets = c.offsets, .offset_stride = 4 };
+            }
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (no value when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                if (i >= s.n) return Self.of(s.r, 0, 0);
+                return Self.of(s.r, s.tags + i * s.tag_stride, s.offsets + i * s.offset_stride);
+            }
+        };
+
+        /// A #bovoa array of `Shape`: one homogeneous array per variant (format.md §7.1).
+        pub const Bovoa = struct {
+            r: R,
+            a: karmem.ArrayRef,
+
+            /// The number of values of all variants.
+            pub fn len(s: Bovoa) u32 {
+                return s.a.len;
+            }
+
+            /// The `Circle` values (the first entry of tag 1).
+            pub fn circle(s: Bovoa) CircleViewOf(R).Array {
+                const e = karmem.views.bunchEntry(s.r, s.a, 1, 4);
+                return .{ .r = s.r, .offset = e.offset, .n = e.len };
+            }
+
+            /// The `Square` values (the first entry of tag 4).
+            pub fn square(s: Bovoa) SquareViewOf(R).Array {
+                const e = karmem.views.bunchEntry(s.r, s.a, 4, 4);
+                return .{ .r = s.r, .offset = e.offset, .n = e.len };
+            }
+        };
+
+        /// A #bovos array of `Shape`: one homogeneous array per variant (format.md §7.1).
+        pub const Bovos = struct {
+            r: R,
+            a: karmem.ArrayRef,
+
+            /// The number of values of all variants.
+            pub fn len(s: Bovos) u32 {
+                return s.a.len;
+            }
+
+            /// The `Circle` values (the first entry of tag 1).
+            pub fn circle(s: Bovos) CircleViewOf(R).Soa {
+                return CircleViewOf(R).Soa.of(s.r, karmem.views.bunchEntry(s.r, s.a, 1, 0));
+            }
+
+            /// The `Square` values (the first entry of tag 4).
+            pub fn square(s: Bovos) SquareViewOf(R).Soa {
+                return SquareViewOf(R).Soa.of(s.r, karmem.views.bunchEntry(s.r, s.a, 4, 0));
+            }
+        };
+    };
+}
+
+pub const ShapeView = ShapeViewOf(karmem.Reader);
+pub const TrustedShapeView = ShapeViewOf(karmem.Trusted);

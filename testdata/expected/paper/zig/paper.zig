@@ -693,3 +693,501 @@ fn validateSoaPoint3d(v: *karmem.Validator, a: karmem.ArrayRef) karmem.ValidateE
     var cols: [3]u32 = undefined;
     try v.soa(a, &soa_columns_point3d, &cols);
 }
+
+/// Reads the table `another_struct` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`AnotherStructView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedAnotherStructView`, from
+/// `AnotherStructView.trust`: a validated message).
+pub fn AnotherStructViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        t: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .t = r.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!AnotherStructViewOf(karmem.Trusted) {
+            try AnotherStruct.validate(r);
+            return AnotherStructViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn a_(v: Self) u32 {
+            const at: u32 = if (v.t.has(4, 4)) v.t.offset + 4 else 0;
+            if (at == 0) return 0;
+            return v.r.load(u32, at);
+        }
+
+        pub fn b(v: Self) u64 {
+            const at: u32 = if (v.t.has(8, 8)) v.t.offset + 8 else 0;
+            if (at == 0) return 0;
+            return v.r.load(u64, at);
+        }
+
+        /// An AoS array of `another_struct` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            }
+        };
+
+        /// An SoA array of `another_struct`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            r: R,
+            n: u32,
+            cols: [2]u32,
+
+            pub fn of(r: R, a: karmem.ArrayRef) Soa {
+                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_another_struct, a) };
+            }
+
+            /// The number of elements.
+            pub fn len(s: Soa) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (its fields read as defaults when `i` is out of range).
+            pub fn at(s: Soa, i: u32) SoaItem {
+                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
+                return .{ .s = s, .i = i };
+            }
+        };
+
+        pub const SoaItem = struct {
+            s: Soa,
+            i: u32,
+
+            pub fn a_(v: SoaItem) u32 {
+                const at: u32 = if (v.s.cols[1] != 0) v.s.cols[1] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(u32, at);
+            }
+
+            pub fn b(v: SoaItem) u64 {
+                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 8 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(u64, at);
+            }
+        };
+    };
+}
+
+pub const AnotherStructView = AnotherStructViewOf(karmem.Reader);
+pub const TrustedAnotherStructView = AnotherStructViewOf(karmem.Trusted);
+
+/// Reads the table `struct_name` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`StructNameView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedStructNameView`, from
+/// `StructNameView.trust`: a validated message).
+pub fn StructNameViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        t: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .t = r.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!StructNameViewOf(karmem.Trusted) {
+            try StructName.validate(r);
+            return StructNameViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn field_as_soa(v: Self) AnotherStructViewOf(R).Soa {
+            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
+            return AnotherStructViewOf(R).Soa.of(v.r, a);
+        }
+
+        pub fn field_as_aos(v: Self) AnotherStructViewOf(R).Array {
+            const at: u32 = if (v.t.has(16, 12)) v.t.offset + 16 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 4, karmem.no_limit);
+            return .{ .r = v.r, .offset = a.offset, .n = a.len };
+        }
+
+        /// An AoS array of `struct_name` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const StructNameView = StructNameViewOf(karmem.Reader);
+pub const TrustedStructNameView = StructNameViewOf(karmem.Trusted);
+
+/// Reads the inline struct `point2d` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`Point2dView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedPoint2dView`, from
+/// `Point2dView.trust`: a validated message).
+pub fn Point2dViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        at: u32,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .at = if (r.size() >= 16) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!Point2dViewOf(karmem.Trusted) {
+            try Point2d.validate(r);
+            return Point2dViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn x_(v: Self) f32 {
+            const at: u32 = v.at;
+            if (at == 0) return 0;
+            return v.r.load(f32, at);
+        }
+
+        pub fn y(v: Self) f32 {
+            const at: u32 = if (v.at != 0) v.at + 4 else 0;
+            if (at == 0) return 0;
+            return v.r.load(f32, at);
+        }
+
+        /// An AoS array of `point2d` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 8 else 0 };
+            }
+        };
+
+        /// An SoA array of `point2d`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            r: R,
+            n: u32,
+            cols: [2]u32,
+
+            pub fn of(r: R, a: karmem.ArrayRef) Soa {
+                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_point2d, a) };
+            }
+
+            /// The number of elements.
+            pub fn len(s: Soa) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (its fields read as defaults when `i` is out of range).
+            pub fn at(s: Soa, i: u32) SoaItem {
+                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
+                return .{ .s = s, .i = i };
+            }
+        };
+
+        pub const SoaItem = struct {
+            s: Soa,
+            i: u32,
+
+            pub fn x_(v: SoaItem) f32 {
+                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+
+            pub fn y(v: SoaItem) f32 {
+                const at: u32 = if (v.s.cols[1] != 0) v.s.cols[1] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+        };
+    };
+}
+
+pub const Point2dView = Point2dViewOf(karmem.Reader);
+pub const TrustedPoint2dView = Point2dViewOf(karmem.Trusted);
+
+/// Reads the inline struct `point3d` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`Point3dView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedPoint3dView`, from
+/// `Point3dView.trust`: a validated message).
+pub fn Point3dViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        at: u32,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .at = if (r.size() >= 20) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!Point3dViewOf(karmem.Trusted) {
+            try Point3d.validate(r);
+            return Point3dViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn x_(v: Self) f32 {
+            const at: u32 = v.at;
+            if (at == 0) return 0;
+            return v.r.load(f32, at);
+        }
+
+        pub fn y(v: Self) f32 {
+            const at: u32 = if (v.at != 0) v.at + 4 else 0;
+            if (at == 0) return 0;
+            return v.r.load(f32, at);
+        }
+
+        pub fn z(v: Self) f32 {
+            const at: u32 = if (v.at != 0) v.at + 8 else 0;
+            if (at == 0) return 0;
+            return v.r.load(f32, at);
+        }
+
+        /// An AoS array of `point3d` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 12 else 0 };
+            }
+        };
+
+        /// An SoA array of `point3d`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            r: R,
+            n: u32,
+            cols: [3]u32,
+
+            pub fn of(r: R, a: karmem.ArrayRef) Soa {
+                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_point3d, a) };
+            }
+
+            /// The number of elements.
+            pub fn len(s: Soa) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (its fields read as defaults when `i` is out of range).
+            pub fn at(s: Soa, i: u32) SoaItem {
+                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
+                return .{ .s = s, .i = i };
+            }
+        };
+
+        pub const SoaItem = struct {
+            s: Soa,
+            i: u32,
+
+            pub fn x_(v: SoaItem) f32 {
+                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+
+            pub fn y(v: SoaItem) f32 {
+                const at: u32 = if (v.s.cols[1] != 0) v.s.cols[1] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+
+            pub fn z(v: SoaItem) f32 {
+                const at: u32 = if (v.s.cols[2] != 0) v.s.cols[2] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+        };
+    };
+}
+
+pub const Point3dView = Point3dViewOf(karmem.Reader);
+pub const TrustedPoint3dView = Point3dViewOf(karmem.Trusted);
+
+/// Reads the table `particle` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`ParticleView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedParticleView`, from
+/// `ParticleView.trust`: a validated message).
+pub fn ParticleViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        t: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .t = r.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!ParticleViewOf(karmem.Trusted) {
+            try Particle.validate(r);
+            return ParticleViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn pos(v: Self) AnyPointViewOf(R).Bovos {
+            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
+            return .{ .r = v.r, .a = a };
+        }
+
+        pub fn name(v: Self) []const u16 {
+            const at: u32 = if (v.t.has(16, 12)) v.t.offset + 16 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 2, karmem.no_limit);
+            return v.r.arraySlice(u16, a);
+        }
+
+        /// An AoS array of `particle` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const ParticleView = ParticleViewOf(karmem.Reader);
+pub const TrustedParticleView = ParticleViewOf(karmem.Trusted);
+
+/// Reads a value of the union `any_point` in place: its `tag` (0: no value; a tag
+/// this schema does not know reads as itself) and each variant's viewer,
+/// which reads as zero when the tag is another. `R` as for structs.
+pub fn AnyPointViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        tag: u32,
+        offset: u32,
+
+        const Self = @This();
+
+        /// The value whose tag is at `tag_at` and offset at `offset_at` (`tag_at` 0: none).
+        pub fn of(r: R, tag_at: u32, offset_at: u32) Self {
+            if (tag_at == 0) return .{ .r = r, .tag = 0, .offset = 0 };
+            const u: Self = .{ .r = r, .tag = r.load(u8, tag_at), .offset = r.load(u32, offset_at) };
+            if (u.tag == 1 and !karmem.views.inlineAt(r, u.offset, 8)) return .{ .r = r, .tag = 0, .offset = 0 };
+            if (u.tag == 2 and !karmem.views.inlineAt(r, u.offset, 12)) return .{ .r = r, .tag = 0, .offset = 0 };
+            return u;
+        }
+
+        pub fn point2d(u: Self) Point2dViewOf(R) {
+            return .{ .r = u.r, .at = if (u.tag == 1) u.offset else 0 };
+        }
+
+        pub fn point3d(u: Self) Point3dViewOf(R) {
+            return .{ .r = u.r, .at = if (u.tag == 2) u.offset else 0 };
+        }
+
+        /// An AoS (`aos`) or SoA (`soa`) array of `any_point`.
+        pub const Array = struct {
+            r: R,
+            n: u32,
+            tags: u32,
+            tag_stride: u32,
+            offsets: u32,
+            offset_stride: u32,
+
+            pub fn aos(r: R, a: karmem.ArrayRef) Array {
+                return .{ .r = r, .n = a.len, .tags = a.offset, .tag_stride = 8, .offsets = a.offset + 4, .offset_stride = 8 };
+            }
+
+            pub fn soa(r: R, a: karmem.ArrayRef) Array {
+                const c = r.unionColumns(a, 1) orelse return .{ .r = r, .n = 0, .tags = 0, .tag_stride = 1, .offsets = 0, .offset_stride = 4 };
+                return .{ .r = r, .n = a.len, .tags = c.tags, .tag_stride = 1, .offsets = c.offsets, .offset_stride = 4 };
+            }
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (no value when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                if (i >= s.n) return Self.of(s.r, 0, 0);
+                return Self.of(s.r, s.tags + i * s.tag_stride, s.offsets + i * s.offset_stride);
+            }
+        };
+
+        /// A #bovos array of `any_point`: one homogeneous array per variant (format.md §7.1).
+        pub const Bovos = struct {
+            r: R,
+            a: karmem.ArrayRef,
+
+            /// The number of values of all variants.
+            pub fn len(s: Bovos) u32 {
+                return s.a.len;
+            }
+
+            /// The `point2d` values (the first entry of tag 1).
+            pub fn point2d(s: Bovos) Point2dViewOf(R).Soa {
+                return Point2dViewOf(R).Soa.of(s.r, karmem.views.bunchEntry(s.r, s.a, 1, 0));
+            }
+
+            /// The `point3d` values (the first entry of tag 2).
+            pub fn point3d(s: Bovos) Point3dViewOf(R).Soa {
+                return Point3dViewOf(R).Soa.of(s.r, karmem.views.bunchEntry(s.r, s.a, 2, 0));
+            }
+        };
+    };
+}
+
+pub const AnyPointView = AnyPointViewOf(karmem.Reader);
+pub const TrustedAnyPointView = AnyPointViewOf(karmem.Trusted);

@@ -763,5 +763,595 @@ fn validateSoaPoint(v: *karmem.Validator, a: karmem.ArrayRef) karmem.ValidateErr
     }
 }
 
+/// Reads the inline struct `Len` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`LenView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedLenView`, from
+/// `LenView.trust`: a validated message).
+pub fn LenViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        at: u32,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .at = if (r.size() >= 12) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!LenViewOf(karmem.Trusted) {
+            try Len.validate(r);
+            return LenViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn get_(v: Self) i32 {
+            const at: u32 = v.at;
+            if (at == 0) return 0;
+            return v.r.load(i32, at);
+        }
+
+        /// An AoS array of `Len` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 4 else 0 };
+            }
+        };
+
+        /// An SoA array of `Len`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            r: R,
+            n: u32,
+            cols: [1]u32,
+
+            pub fn of(r: R, a: karmem.ArrayRef) Soa {
+                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_len, a) };
+            }
+
+            /// The number of elements.
+            pub fn len(s: Soa) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (its fields read as defaults when `i` is out of range).
+            pub fn at(s: Soa, i: u32) SoaItem {
+                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
+                return .{ .s = s, .i = i };
+            }
+        };
+
+        pub const SoaItem = struct {
+            s: Soa,
+            i: u32,
+
+            pub fn get_(v: SoaItem) i32 {
+                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(i32, at);
+            }
+        };
+    };
+}
+
+pub const LenView = LenViewOf(karmem.Reader);
+pub const TrustedLenView = LenViewOf(karmem.Trusted);
+
+/// Reads the inline struct `Cell` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`CellView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedCellView`, from
+/// `CellView.trust`: a validated message).
+pub fn CellViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        at: u32,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .at = if (r.size() >= 68) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!CellViewOf(karmem.Trusted) {
+            try Cell.validate(r);
+            return CellViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn len_(v: Self) i32 {
+            const at: u32 = v.at;
+            if (at == 0) return 0;
+            return v.r.load(i32, at);
+        }
+
+        pub fn get_(v: Self) i32 {
+            const at: u32 = if (v.at != 0) v.at + 4 else 0;
+            if (at == 0) return 0;
+            return v.r.load(i32, at);
+        }
+
+        pub fn iter(v: Self) i32 {
+            const at: u32 = if (v.at != 0) v.at + 8 else 0;
+            if (at == 0) return 0;
+            return v.r.load(i32, at);
+        }
+
+        pub fn new(v: Self) i32 {
+            const at: u32 = if (v.at != 0) v.at + 12 else 0;
+            if (at == 0) return 0;
+            return v.r.load(i32, at);
+        }
+
+        pub fn is_empty(v: Self) i32 {
+            const at: u32 = if (v.at != 0) v.at + 16 else 0;
+            if (at == 0) return 0;
+            return v.r.load(i32, at);
+        }
+
+        pub fn r_(v: Self) i32 {
+            const at: u32 = if (v.at != 0) v.at + 20 else 0;
+            if (at == 0) return 0;
+            return v.r.load(i32, at);
+        }
+
+        pub fn at_(v: Self) i32 {
+            const at: u32 = if (v.at != 0) v.at + 24 else 0;
+            if (at == 0) return 0;
+            return v.r.load(i32, at);
+        }
+
+        pub fn all(v: Self) i32 {
+            const at: u32 = if (v.at != 0) v.at + 28 else 0;
+            if (at == 0) return 0;
+            return v.r.load(i32, at);
+        }
+
+        pub fn position(v: Self) i32 {
+            const at: u32 = if (v.at != 0) v.at + 32 else 0;
+            if (at == 0) return 0;
+            return v.r.load(i32, at);
+        }
+
+        pub fn name(v: Self) []const u8 {
+            const at: u32 = if (v.at != 0) v.at + 36 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
+            return v.r.string(a);
+        }
+
+        pub fn reader(v: Self) []const u8 {
+            const at: u32 = if (v.at != 0) v.at + 48 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
+            return v.r.string(a);
+        }
+
+        /// An AoS array of `Cell` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 60 else 0 };
+            }
+        };
+
+        /// An SoA array of `Cell`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            r: R,
+            n: u32,
+            cols: [11]u32,
+
+            pub fn of(r: R, a: karmem.ArrayRef) Soa {
+                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_cell, a) };
+            }
+
+            /// The number of elements.
+            pub fn len(s: Soa) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (its fields read as defaults when `i` is out of range).
+            pub fn at(s: Soa, i: u32) SoaItem {
+                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
+                return .{ .s = s, .i = i };
+            }
+        };
+
+        pub const SoaItem = struct {
+            s: Soa,
+            i: u32,
+
+            pub fn len_(v: SoaItem) i32 {
+                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(i32, at);
+            }
+
+            pub fn get_(v: SoaItem) i32 {
+                const at: u32 = if (v.s.cols[1] != 0) v.s.cols[1] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(i32, at);
+            }
+
+            pub fn iter(v: SoaItem) i32 {
+                const at: u32 = if (v.s.cols[2] != 0) v.s.cols[2] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(i32, at);
+            }
+
+            pub fn new(v: SoaItem) i32 {
+                const at: u32 = if (v.s.cols[3] != 0) v.s.cols[3] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(i32, at);
+            }
+
+            pub fn is_empty(v: SoaItem) i32 {
+                const at: u32 = if (v.s.cols[4] != 0) v.s.cols[4] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(i32, at);
+            }
+
+            pub fn r_(v: SoaItem) i32 {
+                const at: u32 = if (v.s.cols[5] != 0) v.s.cols[5] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(i32, at);
+            }
+
+            pub fn at_(v: SoaItem) i32 {
+                const at: u32 = if (v.s.cols[6] != 0) v.s.cols[6] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(i32, at);
+            }
+
+            pub fn all(v: SoaItem) i32 {
+                const at: u32 = if (v.s.cols[7] != 0) v.s.cols[7] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(i32, at);
+            }
+
+            pub fn position(v: SoaItem) i32 {
+                const at: u32 = if (v.s.cols[8] != 0) v.s.cols[8] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(i32, at);
+            }
+
+            pub fn name(v: SoaItem) []const u8 {
+                const at: u32 = if (v.s.cols[9] != 0) v.s.cols[9] + v.i * 12 else 0;
+                const a = karmem.views.arrayAt(v.s.r, at, 1, karmem.no_limit);
+                return v.s.r.string(a);
+            }
+
+            pub fn reader(v: SoaItem) []const u8 {
+                const at: u32 = if (v.s.cols[10] != 0) v.s.cols[10] + v.i * 12 else 0;
+                const a = karmem.views.arrayAt(v.s.r, at, 1, karmem.no_limit);
+                return v.s.r.string(a);
+            }
+        };
+    };
+}
+
+pub const CellView = CellViewOf(karmem.Reader);
+pub const TrustedCellView = CellViewOf(karmem.Trusted);
+
+/// Reads the inline struct `Point` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`PointView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedPointView`, from
+/// `PointView.trust`: a validated message).
+pub fn PointViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        at: u32,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .at = if (r.size() >= 36) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!PointViewOf(karmem.Trusted) {
+            try Point.validate(r);
+            return PointViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn position(v: Self) f32 {
+            const at: u32 = v.at;
+            if (at == 0) return 0;
+            return v.r.load(f32, at);
+        }
+
+        pub fn reader(v: Self) f32 {
+            const at: u32 = if (v.at != 0) v.at + 4 else 0;
+            if (at == 0) return 0;
+            return v.r.load(f32, at);
+        }
+
+        pub fn root_(v: Self) f32 {
+            const at: u32 = if (v.at != 0) v.at + 8 else 0;
+            if (at == 0) return 0;
+            return v.r.load(f32, at);
+        }
+
+        pub fn table(v: Self) f32 {
+            const at: u32 = if (v.at != 0) v.at + 12 else 0;
+            if (at == 0) return 0;
+            return v.r.load(f32, at);
+        }
+
+        pub fn name(v: Self) []const u8 {
+            const at: u32 = if (v.at != 0) v.at + 16 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
+            return v.r.string(a);
+        }
+
+        /// An AoS array of `Point` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 28 else 0 };
+            }
+        };
+
+        /// An SoA array of `Point`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            r: R,
+            n: u32,
+            cols: [5]u32,
+
+            pub fn of(r: R, a: karmem.ArrayRef) Soa {
+                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_point, a) };
+            }
+
+            /// The number of elements.
+            pub fn len(s: Soa) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (its fields read as defaults when `i` is out of range).
+            pub fn at(s: Soa, i: u32) SoaItem {
+                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
+                return .{ .s = s, .i = i };
+            }
+        };
+
+        pub const SoaItem = struct {
+            s: Soa,
+            i: u32,
+
+            pub fn position(v: SoaItem) f32 {
+                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+
+            pub fn reader(v: SoaItem) f32 {
+                const at: u32 = if (v.s.cols[1] != 0) v.s.cols[1] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+
+            pub fn root_(v: SoaItem) f32 {
+                const at: u32 = if (v.s.cols[2] != 0) v.s.cols[2] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+
+            pub fn table(v: SoaItem) f32 {
+                const at: u32 = if (v.s.cols[3] != 0) v.s.cols[3] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+
+            pub fn name(v: SoaItem) []const u8 {
+                const at: u32 = if (v.s.cols[4] != 0) v.s.cols[4] + v.i * 12 else 0;
+                const a = karmem.views.arrayAt(v.s.r, at, 1, karmem.no_limit);
+                return v.s.r.string(a);
+            }
+        };
+    };
+}
+
+pub const PointView = PointViewOf(karmem.Reader);
+pub const TrustedPointView = PointViewOf(karmem.Trusted);
+
+/// Reads the table `Holder` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`HolderView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedHolderView`, from
+/// `HolderView.trust`: a validated message).
+pub fn HolderViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        t: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .t = r.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!HolderViewOf(karmem.Trusted) {
+            try Holder.validate(r);
+            return HolderViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn position(v: Self) []const u8 {
+            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
+            return v.r.string(a);
+        }
+
+        pub fn table(v: Self) PointViewOf(R) {
+            const at: u32 = if (v.t.has(16, 28)) v.t.offset + 16 else 0;
+            return .{ .r = v.r, .at = at };
+        }
+
+        pub fn reader(v: Self) PointViewOf(R).Soa {
+            const at: u32 = if (v.t.has(44, 12)) v.t.offset + 44 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 0, 4);
+            return PointViewOf(R).Soa.of(v.r, a);
+        }
+
+        pub fn root_(v: Self) i32 {
+            const at: u32 = if (v.t.has(56, 4)) v.t.offset + 56 else 0;
+            if (at == 0) return 0;
+            return v.r.load(i32, at);
+        }
+
+        pub fn r_(v: Self) i32 {
+            const at: u32 = if (v.t.has(60, 4)) v.t.offset + 60 else 0;
+            if (at == 0) return 0;
+            return v.r.load(i32, at);
+        }
+
+        pub fn cells(v: Self) CellViewOf(R).Soa {
+            const at: u32 = if (v.t.has(64, 12)) v.t.offset + 64 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
+            return CellViewOf(R).Soa.of(v.r, a);
+        }
+
+        pub fn shapes(v: Self) ShapeViewOf(R).Bovos {
+            const at: u32 = if (v.t.has(76, 12)) v.t.offset + 76 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
+            return .{ .r = v.r, .a = a };
+        }
+
+        /// An AoS array of `Holder` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const HolderView = HolderViewOf(karmem.Reader);
+pub const TrustedHolderView = HolderViewOf(karmem.Trusted);
+
+/// Reads a value of the union `Shape` in place: its `tag` (0: no value; a tag
+/// this schema does not know reads as itself) and each variant's viewer,
+/// which reads as zero when the tag is another. `R` as for structs.
+pub fn ShapeViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        tag: u32,
+        offset: u32,
+
+        const Self = @This();
+
+        /// The value whose tag is at `tag_at` and offset at `offset_at` (`tag_at` 0: none).
+        pub fn of(r: R, tag_at: u32, offset_at: u32) Self {
+            if (tag_at == 0) return .{ .r = r, .tag = 0, .offset = 0 };
+            const u: Self = .{ .r = r, .tag = r.load(u8, tag_at), .offset = r.load(u32, offset_at) };
+            if (u.tag == 1 and !karmem.views.inlineAt(r, u.offset, 4)) return .{ .r = r, .tag = 0, .offset = 0 };
+            if (u.tag == 2 and !karmem.views.inlineAt(r, u.offset, 28)) return .{ .r = r, .tag = 0, .offset = 0 };
+            return u;
+        }
+
+        pub fn len_(u: Self) LenViewOf(R) {
+            return .{ .r = u.r, .at = if (u.tag == 1) u.offset else 0 };
+        }
+
+        pub fn point(u: Self) PointViewOf(R) {
+            return .{ .r = u.r, .at = if (u.tag == 2) u.offset else 0 };
+        }
+
+        /// An AoS (`aos`) or SoA (`soa`) array of `Shape`.
+        pub const Array = struct {
+            r: R,
+            n: u32,
+            tags: u32,
+            tag_stride: u32,
+            offsets: u32,
+            offset_stride: u32,
+
+            pub fn aos(r: R, a: karmem.ArrayRef) Array {
+                return .{ .r = r, .n = a.len, .tags = a.offset, .tag_stride = 8, .offsets = a.offset + 4, .offset_stride = 8 };
+            }
+
+            pub fn soa(r: R, a: karmem.ArrayRef) Array {
+                const c = r.unionColumns(a, 1) orelse return .{ .r = r, .n = 0, .tags = 0, .tag_stride = 1, .offsets = 0, .offset_stride = 4 };
+                return .{ .r = r, .n = a.len, .tags = c.tags, .tag_stride = 1, .offsets = c.offsets, .offset_stride = 4 };
+            }
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (no value when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                if (i >= s.n) return Self.of(s.r, 0, 0);
+                return Self.of(s.r, s.tags + i * s.tag_stride, s.offsets + i * s.offset_stride);
+            }
+        };
+
+        /// A #bovos array of `Shape`: one homogeneous array per variant (format.md §7.1).
+        pub const Bovos = struct {
+            r: R,
+            a: karmem.ArrayRef,
+
+            /// The number of values of all variants.
+            pub fn len(s: Bovos) u32 {
+                return s.a.len;
+            }
+
+            /// The `Len` values (the first entry of tag 1).
+            pub fn len_(s: Bovos) LenViewOf(R).Soa {
+                return LenViewOf(R).Soa.of(s.r, karmem.views.bunchEntry(s.r, s.a, 1, 0));
+            }
+
+            /// The `Point` values (the first entry of tag 2).
+            pub fn point(s: Bovos) PointViewOf(R).Soa {
+                return PointViewOf(R).Soa.of(s.r, karmem.views.bunchEntry(s.r, s.a, 2, 0));
+            }
+        };
+    };
+}
+
+pub const ShapeView = ShapeViewOf(karmem.Reader);
+pub const TrustedShapeView = ShapeViewOf(karmem.Trusted);
+
 /// The schema's root type (`root Holder;`).
 pub const Root = Holder;

@@ -278,3 +278,179 @@ pub const AccountData = struct {
         v.leave();
     }
 };
+
+/// Reads the table `ProfileData` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`ProfileDataView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedProfileDataView`, from
+/// `ProfileDataView.trust`: a validated message).
+pub fn ProfileDataViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        t: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .t = r.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!ProfileDataViewOf(karmem.Trusted) {
+            try ProfileData.validate(r);
+            return ProfileDataViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn network(v: Self) SocialNetwork {
+            const at: u32 = if (v.t.has(4, 1)) v.t.offset + 4 else 0;
+            if (at == 0) return @fromBackingInt(0);
+            return v.r.load(SocialNetwork, at);
+        }
+
+        pub fn username(v: Self) []const u8 {
+            const at: u32 = if (v.t.has(8, 12)) v.t.offset + 8 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
+            return v.r.string(a);
+        }
+
+        pub fn id(v: Self) u64 {
+            const at: u32 = if (v.t.has(24, 8)) v.t.offset + 24 else 0;
+            if (at == 0) return 0;
+            return v.r.load(u64, at);
+        }
+
+        /// An AoS array of `ProfileData` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const ProfileDataView = ProfileDataViewOf(karmem.Reader);
+pub const TrustedProfileDataView = ProfileDataViewOf(karmem.Trusted);
+
+/// Reads the inline struct `Profile` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`ProfileView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedProfileView`, from
+/// `ProfileView.trust`: a validated message).
+pub fn ProfileViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        at: u32,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .at = if (r.size() >= 12) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!ProfileViewOf(karmem.Trusted) {
+            try Profile.validate(r);
+            return ProfileViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn data(v: Self) ProfileDataViewOf(R) {
+            const at: u32 = v.at;
+            return .{ .r = v.r, .t = karmem.views.tableAt(v.r, at) };
+        }
+
+        /// An AoS array of `Profile` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 4 else 0 };
+            }
+        };
+    };
+}
+
+pub const ProfileView = ProfileViewOf(karmem.Reader);
+pub const TrustedProfileView = ProfileViewOf(karmem.Trusted);
+
+/// Reads the table `AccountData` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`AccountDataView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedAccountDataView`, from
+/// `AccountDataView.trust`: a validated message).
+pub fn AccountDataViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        t: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .t = r.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!AccountDataViewOf(karmem.Trusted) {
+            try AccountData.validate(r);
+            return AccountDataViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn id(v: Self) u64 {
+            const at: u32 = if (v.t.has(8, 8)) v.t.offset + 8 else 0;
+            if (at == 0) return 0;
+            return v.r.load(u64, at);
+        }
+
+        pub fn email(v: Self) []const u8 {
+            const at: u32 = if (v.t.has(16, 12)) v.t.offset + 16 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
+            return v.r.string(a);
+        }
+
+        pub fn profiles(v: Self) ProfileViewOf(R).Array {
+            const at: u32 = if (v.t.has(28, 12)) v.t.offset + 28 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 4, karmem.no_limit);
+            return .{ .r = v.r, .offset = a.offset, .n = a.len };
+        }
+
+        /// An AoS array of `AccountData` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const AccountDataView = AccountDataViewOf(karmem.Reader);
+pub const TrustedAccountDataView = AccountDataViewOf(karmem.Trusted);

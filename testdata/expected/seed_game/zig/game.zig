@@ -533,3 +533,425 @@ fn validateSoaMonster(v: *karmem.Validator, a: karmem.ArrayRef) karmem.ValidateE
         }
     }
 }
+
+/// Reads the inline struct `Vec3` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`Vec3View`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedVec3View`, from
+/// `Vec3View.trust`: a validated message).
+pub fn Vec3ViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        at: u32,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .at = if (r.size() >= 20) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!Vec3ViewOf(karmem.Trusted) {
+            try Vec3.validate(r);
+            return Vec3ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn x_(v: Self) f32 {
+            const at: u32 = v.at;
+            if (at == 0) return 0;
+            return v.r.load(f32, at);
+        }
+
+        pub fn y(v: Self) f32 {
+            const at: u32 = if (v.at != 0) v.at + 4 else 0;
+            if (at == 0) return 0;
+            return v.r.load(f32, at);
+        }
+
+        pub fn z(v: Self) f32 {
+            const at: u32 = if (v.at != 0) v.at + 8 else 0;
+            if (at == 0) return 0;
+            return v.r.load(f32, at);
+        }
+
+        /// An AoS array of `Vec3` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 12 else 0 };
+            }
+        };
+
+        /// An SoA array of `Vec3`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            r: R,
+            n: u32,
+            cols: [3]u32,
+
+            pub fn of(r: R, a: karmem.ArrayRef) Soa {
+                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_vec3, a) };
+            }
+
+            /// The number of elements.
+            pub fn len(s: Soa) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (its fields read as defaults when `i` is out of range).
+            pub fn at(s: Soa, i: u32) SoaItem {
+                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
+                return .{ .s = s, .i = i };
+            }
+        };
+
+        pub const SoaItem = struct {
+            s: Soa,
+            i: u32,
+
+            pub fn x_(v: SoaItem) f32 {
+                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+
+            pub fn y(v: SoaItem) f32 {
+                const at: u32 = if (v.s.cols[1] != 0) v.s.cols[1] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+
+            pub fn z(v: SoaItem) f32 {
+                const at: u32 = if (v.s.cols[2] != 0) v.s.cols[2] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+        };
+    };
+}
+
+pub const Vec3View = Vec3ViewOf(karmem.Reader);
+pub const TrustedVec3View = Vec3ViewOf(karmem.Trusted);
+
+/// Reads the table `MonsterData` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`MonsterDataView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedMonsterDataView`, from
+/// `MonsterDataView.trust`: a validated message).
+pub fn MonsterDataViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        t: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .t = r.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!MonsterDataViewOf(karmem.Trusted) {
+            try MonsterData.validate(r);
+            return MonsterDataViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn pos(v: Self) Vec3ViewOf(R) {
+            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
+            return .{ .r = v.r, .at = at };
+        }
+
+        pub fn mana(v: Self) i16 {
+            const at: u32 = if (v.t.has(16, 2)) v.t.offset + 16 else 0;
+            if (at == 0) return 0;
+            return v.r.load(i16, at);
+        }
+
+        pub fn health(v: Self) i16 {
+            const at: u32 = if (v.t.has(18, 2)) v.t.offset + 18 else 0;
+            if (at == 0) return 0;
+            return v.r.load(i16, at);
+        }
+
+        pub fn name(v: Self) []const u8 {
+            const at: u32 = if (v.t.has(20, 12)) v.t.offset + 20 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
+            return v.r.string(a);
+        }
+
+        pub fn team(v: Self) Team {
+            const at: u32 = if (v.t.has(32, 1)) v.t.offset + 32 else 0;
+            if (at == 0) return @fromBackingInt(0);
+            return v.r.load(Team, at);
+        }
+
+        pub fn inventory(v: Self) []const u8 {
+            const at: u32 = if (v.t.has(36, 12)) v.t.offset + 36 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 1, 128);
+            return v.r.arraySlice(u8, a);
+        }
+
+        pub fn hitbox(v: Self) [4]f64 {
+            const at: u32 = if (v.t.has(48, 32)) v.t.offset + 48 else 0;
+            var out: [4]f64 = @splat(0);
+            if (at == 0) return out;
+            for (&out, 0..) |*x, i| x.* = v.r.load(f64, at + idx(i) * 8);
+            return out;
+        }
+
+        pub fn status(v: Self) []const i32 {
+            const at: u32 = if (v.t.has(80, 12)) v.t.offset + 80 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 4, karmem.no_limit);
+            return v.r.arraySlice(i32, a);
+        }
+
+        pub fn path(v: Self) Vec3ViewOf(R).Soa {
+            const at: u32 = if (v.t.has(92, 12)) v.t.offset + 92 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 0, 128);
+            return Vec3ViewOf(R).Soa.of(v.r, a);
+        }
+
+        /// An AoS array of `MonsterData` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const MonsterDataView = MonsterDataViewOf(karmem.Reader);
+pub const TrustedMonsterDataView = MonsterDataViewOf(karmem.Trusted);
+
+/// Reads the inline struct `Monster` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`MonsterView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedMonsterView`, from
+/// `MonsterView.trust`: a validated message).
+pub fn MonsterViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        at: u32,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .at = if (r.size() >= 12) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!MonsterViewOf(karmem.Trusted) {
+            try Monster.validate(r);
+            return MonsterViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn data(v: Self) MonsterDataViewOf(R) {
+            const at: u32 = v.at;
+            return .{ .r = v.r, .t = karmem.views.tableAt(v.r, at) };
+        }
+
+        /// An AoS array of `Monster` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 4 else 0 };
+            }
+        };
+
+        /// An SoA array of `Monster`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            r: R,
+            n: u32,
+            cols: [11]u32,
+
+            pub fn of(r: R, a: karmem.ArrayRef) Soa {
+                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_monster, a) };
+            }
+
+            /// The number of elements.
+            pub fn len(s: Soa) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (its fields read as defaults when `i` is out of range).
+            pub fn at(s: Soa, i: u32) SoaItem {
+                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
+                return .{ .s = s, .i = i };
+            }
+        };
+
+        pub const SoaItem = struct {
+            s: Soa,
+            i: u32,
+
+            pub fn data(v: SoaItem) SoaNodeData {
+                return .{ .s = v.s, .i = v.i };
+            }
+        };
+
+        pub const SoaNodeData = struct {
+            s: Soa,
+            i: u32,
+
+            pub fn pos(v: SoaNodeData) SoaNodeDataPos {
+                return .{ .s = v.s, .i = v.i };
+            }
+
+            pub fn mana(v: SoaNodeData) i16 {
+                const at: u32 = if (v.s.cols[8] != 0) v.s.cols[8] + v.i * 2 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(i16, at);
+            }
+
+            pub fn health(v: SoaNodeData) i16 {
+                const at: u32 = if (v.s.cols[9] != 0) v.s.cols[9] + v.i * 2 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(i16, at);
+            }
+
+            pub fn name(v: SoaNodeData) []const u8 {
+                const at: u32 = if (v.s.cols[4] != 0) v.s.cols[4] + v.i * 12 else 0;
+                const a = karmem.views.arrayAt(v.s.r, at, 1, karmem.no_limit);
+                return v.s.r.string(a);
+            }
+
+            pub fn team(v: SoaNodeData) Team {
+                const at: u32 = if (v.s.cols[10] != 0) v.s.cols[10] + v.i * 1 else 0;
+                if (at == 0) return @fromBackingInt(0);
+                return v.s.r.load(Team, at);
+            }
+
+            pub fn inventory(v: SoaNodeData) []const u8 {
+                const at: u32 = if (v.s.cols[5] != 0) v.s.cols[5] + v.i * 12 else 0;
+                const a = karmem.views.arrayAt(v.s.r, at, 1, 128);
+                return v.s.r.arraySlice(u8, a);
+            }
+
+            pub fn hitbox(v: SoaNodeData) [4]f64 {
+                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 32 else 0;
+                var out: [4]f64 = @splat(0);
+                if (at == 0) return out;
+                for (&out, 0..) |*x, i| x.* = v.s.r.load(f64, at + idx(i) * 8);
+                return out;
+            }
+
+            pub fn status(v: SoaNodeData) []const i32 {
+                const at: u32 = if (v.s.cols[6] != 0) v.s.cols[6] + v.i * 12 else 0;
+                const a = karmem.views.arrayAt(v.s.r, at, 4, karmem.no_limit);
+                return v.s.r.arraySlice(i32, a);
+            }
+
+            pub fn path(v: SoaNodeData) Vec3ViewOf(R).Soa {
+                const at: u32 = if (v.s.cols[7] != 0) v.s.cols[7] + v.i * 12 else 0;
+                const a = karmem.views.arrayAt(v.s.r, at, 0, 128);
+                return Vec3ViewOf(R).Soa.of(v.s.r, a);
+            }
+        };
+
+        pub const SoaNodeDataPos = struct {
+            s: Soa,
+            i: u32,
+
+            pub fn x_(v: SoaNodeDataPos) f32 {
+                const at: u32 = if (v.s.cols[1] != 0) v.s.cols[1] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+
+            pub fn y(v: SoaNodeDataPos) f32 {
+                const at: u32 = if (v.s.cols[2] != 0) v.s.cols[2] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+
+            pub fn z(v: SoaNodeDataPos) f32 {
+                const at: u32 = if (v.s.cols[3] != 0) v.s.cols[3] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+        };
+    };
+}
+
+pub const MonsterView = MonsterViewOf(karmem.Reader);
+pub const TrustedMonsterView = MonsterViewOf(karmem.Trusted);
+
+/// Reads the table `State` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`StateView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedStateView`, from
+/// `StateView.trust`: a validated message).
+pub fn StateViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        t: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .t = r.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!StateViewOf(karmem.Trusted) {
+            try State.validate(r);
+            return StateViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn monsters(v: Self) MonsterViewOf(R).Soa {
+            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 0, 2000);
+            return MonsterViewOf(R).Soa.of(v.r, a);
+        }
+
+        /// An AoS array of `State` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const StateView = StateViewOf(karmem.Reader);
+pub const TrustedStateView = StateViewOf(karmem.Trusted);

@@ -833,3 +833,533 @@ fn validateSoaItem(v: *karmem.Validator, a: karmem.ArrayRef) karmem.ValidateErro
         }
     }
 }
+
+/// Reads the table `Circle` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`CircleView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedCircleView`, from
+/// `CircleView.trust`: a validated message).
+pub fn CircleViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        t: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .t = r.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!CircleViewOf(karmem.Trusted) {
+            try Circle.validate(r);
+            return CircleViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn radius(v: Self) f64 {
+            const at: u32 = if (v.t.has(8, 8)) v.t.offset + 8 else 0;
+            if (at == 0) return 0;
+            return v.r.load(f64, at);
+        }
+
+        /// An AoS array of `Circle` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            }
+        };
+
+        /// An SoA array of `Circle`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            r: R,
+            n: u32,
+            cols: [1]u32,
+
+            pub fn of(r: R, a: karmem.ArrayRef) Soa {
+                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_circle, a) };
+            }
+
+            /// The number of elements.
+            pub fn len(s: Soa) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (its fields read as defaults when `i` is out of range).
+            pub fn at(s: Soa, i: u32) SoaItem {
+                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
+                return .{ .s = s, .i = i };
+            }
+        };
+
+        pub const SoaItem = struct {
+            s: Soa,
+            i: u32,
+
+            pub fn radius(v: SoaItem) f64 {
+                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 8 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f64, at);
+            }
+        };
+    };
+}
+
+pub const CircleView = CircleViewOf(karmem.Reader);
+pub const TrustedCircleView = CircleViewOf(karmem.Trusted);
+
+/// Reads the inline struct `Square` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`SquareView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedSquareView`, from
+/// `SquareView.trust`: a validated message).
+pub fn SquareViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        at: u32,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .at = if (r.size() >= 12) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!SquareViewOf(karmem.Trusted) {
+            try Square.validate(r);
+            return SquareViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn side(v: Self) f32 {
+            const at: u32 = v.at;
+            if (at == 0) return 0;
+            return v.r.load(f32, at);
+        }
+
+        /// An AoS array of `Square` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 4 else 0 };
+            }
+        };
+
+        /// An SoA array of `Square`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            r: R,
+            n: u32,
+            cols: [1]u32,
+
+            pub fn of(r: R, a: karmem.ArrayRef) Soa {
+                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_square, a) };
+            }
+
+            /// The number of elements.
+            pub fn len(s: Soa) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (its fields read as defaults when `i` is out of range).
+            pub fn at(s: Soa, i: u32) SoaItem {
+                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
+                return .{ .s = s, .i = i };
+            }
+        };
+
+        pub const SoaItem = struct {
+            s: Soa,
+            i: u32,
+
+            pub fn side(v: SoaItem) f32 {
+                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 4 else 0;
+                if (at == 0) return 0;
+                return v.s.r.load(f32, at);
+            }
+        };
+    };
+}
+
+pub const SquareView = SquareViewOf(karmem.Reader);
+pub const TrustedSquareView = SquareViewOf(karmem.Trusted);
+
+/// Reads the inline struct `Tag` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`TagView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedTagView`, from
+/// `TagView.trust`: a validated message).
+pub fn TagViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        at: u32,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .at = if (r.size() >= 20) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!TagViewOf(karmem.Trusted) {
+            try Tag.validate(r);
+            return TagViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn label(v: Self) []const u8 {
+            const at: u32 = v.at;
+            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
+            return v.r.string(a);
+        }
+
+        /// An AoS array of `Tag` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 12 else 0 };
+            }
+        };
+
+        /// An SoA array of `Tag`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            r: R,
+            n: u32,
+            cols: [1]u32,
+
+            pub fn of(r: R, a: karmem.ArrayRef) Soa {
+                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_tag, a) };
+            }
+
+            /// The number of elements.
+            pub fn len(s: Soa) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (its fields read as defaults when `i` is out of range).
+            pub fn at(s: Soa, i: u32) SoaItem {
+                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
+                return .{ .s = s, .i = i };
+            }
+        };
+
+        pub const SoaItem = struct {
+            s: Soa,
+            i: u32,
+
+            pub fn label(v: SoaItem) []const u8 {
+                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 12 else 0;
+                const a = karmem.views.arrayAt(v.s.r, at, 1, karmem.no_limit);
+                return v.s.r.string(a);
+            }
+        };
+    };
+}
+
+pub const TagView = TagViewOf(karmem.Reader);
+pub const TrustedTagView = TagViewOf(karmem.Trusted);
+
+/// Reads the inline struct `Item` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`ItemView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedItemView`, from
+/// `ItemView.trust`: a validated message).
+pub fn ItemViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        at: u32,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .at = if (r.size() >= 72) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!ItemViewOf(karmem.Trusted) {
+            try Item.validate(r);
+            return ItemViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn wide(v: Self) []const u16 {
+            const at: u32 = v.at;
+            const a = karmem.views.arrayAt(v.r, at, 2, karmem.no_limit);
+            return v.r.arraySlice(u16, a);
+        }
+
+        pub fn flags(v: Self) []const u8 {
+            const at: u32 = if (v.at != 0) v.at + 12 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
+            return v.r.bytes(a);
+        }
+
+        pub fn tags(v: Self) TagViewOf(R).Soa {
+            const at: u32 = if (v.at != 0) v.at + 24 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
+            return TagViewOf(R).Soa.of(v.r, a);
+        }
+
+        pub fn shapes(v: Self) ShapeViewOf(R).Array {
+            const at: u32 = if (v.at != 0) v.at + 36 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
+            return ShapeViewOf(R).Array.soa(v.r, a);
+        }
+
+        pub fn bunch(v: Self) ShapeViewOf(R).Bovos {
+            const at: u32 = if (v.at != 0) v.at + 48 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
+            return .{ .r = v.r, .a = a };
+        }
+
+        pub fn ok(v: Self) bool {
+            const at: u32 = if (v.at != 0) v.at + 60 else 0;
+            if (at == 0) return false;
+            return v.r.load(bool, at);
+        }
+
+        /// An AoS array of `Item` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 64 else 0 };
+            }
+        };
+
+        /// An SoA array of `Item`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            r: R,
+            n: u32,
+            cols: [6]u32,
+
+            pub fn of(r: R, a: karmem.ArrayRef) Soa {
+                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_item, a) };
+            }
+
+            /// The number of elements.
+            pub fn len(s: Soa) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (its fields read as defaults when `i` is out of range).
+            pub fn at(s: Soa, i: u32) SoaItem {
+                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
+                return .{ .s = s, .i = i };
+            }
+        };
+
+        pub const SoaItem = struct {
+            s: Soa,
+            i: u32,
+
+            pub fn wide(v: SoaItem) []const u16 {
+                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 12 else 0;
+                const a = karmem.views.arrayAt(v.s.r, at, 2, karmem.no_limit);
+                return v.s.r.arraySlice(u16, a);
+            }
+
+            pub fn flags(v: SoaItem) []const u8 {
+                const at: u32 = if (v.s.cols[1] != 0) v.s.cols[1] + v.i * 12 else 0;
+                const a = karmem.views.arrayAt(v.s.r, at, 1, karmem.no_limit);
+                return v.s.r.bytes(a);
+            }
+
+            pub fn tags(v: SoaItem) TagViewOf(R).Soa {
+                const at: u32 = if (v.s.cols[2] != 0) v.s.cols[2] + v.i * 12 else 0;
+                const a = karmem.views.arrayAt(v.s.r, at, 0, karmem.no_limit);
+                return TagViewOf(R).Soa.of(v.s.r, a);
+            }
+
+            pub fn shapes(v: SoaItem) ShapeViewOf(R).Array {
+                const at: u32 = if (v.s.cols[3] != 0) v.s.cols[3] + v.i * 12 else 0;
+                const a = karmem.views.arrayAt(v.s.r, at, 0, karmem.no_limit);
+                return ShapeViewOf(R).Array.soa(v.s.r, a);
+            }
+
+            pub fn bunch(v: SoaItem) ShapeViewOf(R).Bovos {
+                const at: u32 = if (v.s.cols[4] != 0) v.s.cols[4] + v.i * 12 else 0;
+                const a = karmem.views.arrayAt(v.s.r, at, 0, karmem.no_limit);
+                return .{ .r = v.s.r, .a = a };
+            }
+
+            pub fn ok(v: SoaItem) bool {
+                const at: u32 = if (v.s.cols[5] != 0) v.s.cols[5] + v.i * 1 else 0;
+                if (at == 0) return false;
+                return v.s.r.load(bool, at);
+            }
+        };
+    };
+}
+
+pub const ItemView = ItemViewOf(karmem.Reader);
+pub const TrustedItemView = ItemViewOf(karmem.Trusted);
+
+/// Reads the table `Root` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`RootView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedRootView`, from
+/// `RootView.trust`: a validated message).
+pub fn RootViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        t: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `r` (`karmem.Reader.open`).
+        pub fn root(r: R) Self {
+            return .{ .r = r, .t = r.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(r: karmem.Reader) ValidateError!RootViewOf(karmem.Trusted) {
+            try Root.validate(r);
+            return RootViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        }
+
+        pub fn items(v: Self) ItemViewOf(R).Soa {
+            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
+            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
+            return ItemViewOf(R).Soa.of(v.r, a);
+        }
+
+        /// An AoS array of `Root` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            r: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (absent, reading as zero, when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const RootView = RootViewOf(karmem.Reader);
+pub const TrustedRootView = RootViewOf(karmem.Trusted);
+
+/// Reads a value of the union `Shape` in place: its `tag` (0: no value; a tag
+/// this schema does not know reads as itself) and each variant's viewer,
+/// which reads as zero when the tag is another. `R` as for structs.
+pub fn ShapeViewOf(comptime R: type) type {
+    return struct {
+        r: R,
+        tag: u32,
+        offset: u32,
+
+        const Self = @This();
+
+        /// The value whose tag is at `tag_at` and offset at `offset_at` (`tag_at` 0: none).
+        pub fn of(r: R, tag_at: u32, offset_at: u32) Self {
+            if (tag_at == 0) return .{ .r = r, .tag = 0, .offset = 0 };
+            const u: Self = .{ .r = r, .tag = r.load(u8, tag_at), .offset = r.load(u32, offset_at) };
+            if (u.tag == 4 and !karmem.views.inlineAt(r, u.offset, 4)) return .{ .r = r, .tag = 0, .offset = 0 };
+            return u;
+        }
+
+        pub fn circle(u: Self) CircleViewOf(R) {
+            return .{ .r = u.r, .t = if (u.tag == 1) u.r.table(u.offset) else .absent };
+        }
+
+        pub fn square(u: Self) SquareViewOf(R) {
+            return .{ .r = u.r, .at = if (u.tag == 4) u.offset else 0 };
+        }
+
+        /// An AoS (`aos`) or SoA (`soa`) array of `Shape`.
+        pub const Array = struct {
+            r: R,
+            n: u32,
+            tags: u32,
+            tag_stride: u32,
+            offsets: u32,
+            offset_stride: u32,
+
+            pub fn aos(r: R, a: karmem.ArrayRef) Array {
+                return .{ .r = r, .n = a.len, .tags = a.offset, .tag_stride = 8, .offsets = a.offset + 4, .offset_stride = 8 };
+            }
+
+            pub fn soa(r: R, a: karmem.ArrayRef) Array {
+                const c = r.unionColumns(a, 1) orelse return .{ .r = r, .n = 0, .tags = 0, .tag_stride = 1, .offsets = 0, .offset_stride = 4 };
+                return .{ .r = r, .n = a.len, .tags = c.tags, .tag_stride = 1, .offsets = c.offsets, .offset_stride = 4 };
+            }
+
+            /// The number of elements.
+            pub fn len(s: Array) u32 {
+                return s.n;
+            }
+
+            /// Element `i` (no value when `i` is out of range).
+            pub fn at(s: Array, i: u32) Self {
+                if (i >= s.n) return Self.of(s.r, 0, 0);
+                return Self.of(s.r, s.tags + i * s.tag_stride, s.offsets + i * s.offset_stride);
+            }
+        };
+
+        /// A #bovos array of `Shape`: one homogeneous array per variant (format.md §7.1).
+        pub const Bovos = struct {
+            r: R,
+            a: karmem.ArrayRef,
+
+            /// The number of values of all variants.
+            pub fn len(s: Bovos) u32 {
+                return s.a.len;
+            }
+
+            /// The `Circle` values (the first entry of tag 1).
+            pub fn circle(s: Bovos) CircleViewOf(R).Soa {
+                return CircleViewOf(R).Soa.of(s.r, karmem.views.bunchEntry(s.r, s.a, 1, 0));
+            }
+
+            /// The `Square` values (the first entry of tag 4).
+            pub fn square(s: Bovos) SquareViewOf(R).Soa {
+                return SquareViewOf(R).Soa.of(s.r, karmem.views.bunchEntry(s.r, s.a, 4, 0));
+            }
+        };
+    };
+}
+
+pub const ShapeView = ShapeViewOf(karmem.Reader);
+pub const TrustedShapeView = ShapeViewOf(karmem.Trusted);
