@@ -72,6 +72,47 @@ fn reportViews(gpa: std.mem.Allocator, id: []const u8, comptime View: type, comp
     report(id, "trusted", out2.written());
 }
 
+/// Every message one byte away from `bytes` (each byte set to 0x00, 0x01,
+/// 0x80 and 0xFF in turn) read through the checked viewers: in Debug a
+/// read outside the message, an overflow or a bad cast panics, failing the
+/// run. When such a message still validates, the trusted viewers must read
+/// it as the checked ones do. Reported as `mutants<TAB>ok` or where they
+/// first differ.
+fn mutateViews(gpa: std.mem.Allocator, id: []const u8, comptime T: type, comptime View: type, comptime printView: anytype, bytes: []const u8) !void {
+    const message = try karmem.alignedCopy(gpa, bytes);
+    defer gpa.free(message);
+    var checked: std.Io.Writer.Allocating = .init(gpa);
+    defer checked.deinit();
+    var trusted: std.Io.Writer.Allocating = .init(gpa);
+    defer trusted.deinit();
+    var opened: usize = 0;
+    var valid: usize = 0;
+    for (0..message.len) |at| {
+        const was = message[at];
+        defer message[at] = was;
+        for ([_]u8{ 0x00, 0x01, 0x80, 0xFF }) |b| {
+            if (b == was) continue;
+            message[at] = b;
+            const r = karmem.Reader.open(message) catch continue;
+            opened += 1;
+            checked.clearRetainingCapacity();
+            try printView(&checked.writer, View.root(r));
+            T.validate(r) catch continue;
+            valid += 1;
+            trusted.clearRetainingCapacity();
+            try printView(&trusted.writer, try View.trust(r));
+            if (!std.mem.eql(u8, checked.written(), trusted.written())) {
+                const text = try std.fmt.allocPrint(gpa, "byte {d} = {d}: checked {s}, trusted {s}", .{ at, b, checked.written(), trusted.written() });
+                defer gpa.free(text);
+                return report(id, "mutants", text);
+            }
+        }
+    }
+    const text = try std.fmt.allocPrint(gpa, "ok ({d} read, {d} valid)", .{ opened, valid });
+    defer gpa.free(text);
+    report(id, "mutants", text);
+}
+
 /// References every declaration of a viewer type and of the types it
 /// declares (`Array`, `Soa`, `SoaItem`, ...): Zig compiles only what is
 /// referenced, and the cases' roots do not reach every accessor.
@@ -140,6 +181,7 @@ fn runValue(gpa: std.mem.Allocator, id: []const u8, comptime T: type, comptime V
     const again = T.decode(r, arena) catch |err| return report(id, "reuse", @errorName(err));
     try again.encode(&w);
     try reportSame(gpa, id, "reuse", w.bytes(), bytes);
+    try mutateViews(gpa, id, T, View, printView, bytes);
 }
 
 /// An evolution reader or a hostile message: validate, read through the

@@ -198,6 +198,11 @@ fn check(case: &Case, got: Option<&BTreeMap<String, String>>) -> Vec<String> {
     let mut problems = check_read(case.decoded(), got, Some(true));
     check_views(case.decoded(), got, &mut problems);
     let Some(got) = got else { return problems };
+    match got.get("mutants") {
+        Some(m) if m.starts_with("ok") => {}
+        Some(m) => problems.push(format!("one byte changed: {m}")),
+        None => problems.push("mutants: no result".into()),
+    }
     for kind in ["bytes", "reuse"] {
         match got.get(kind).map(String::as_str) {
             Some("ok") => {}
