@@ -590,61 +590,61 @@ pub const ModuleDesc = struct {
 /// `MemoryDescView.trust`: a validated message).
 pub fn MemoryDescViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        t: karmem.Table,
+        reader: R,
+        table: karmem.Table,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .t = r.root() };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!MemoryDescViewOf(karmem.Trusted) {
-            try MemoryDesc.validate(r);
-            return MemoryDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!MemoryDescViewOf(karmem.Trusted) {
+            try MemoryDesc.validate(reader);
+            return MemoryDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn name(v: Self) []const u8 {
-            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
-            return v.r.string(a);
+        pub fn name(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
         }
 
-        pub fn importer(v: Self) Access {
-            const at: u32 = if (v.t.has(16, 1)) v.t.offset + 16 else 0;
-            if (at == 0) return @fromBackingInt(0);
-            return v.r.load(Access, at);
+        pub fn importer(self: Self) Access {
+            const slot: u32 = if (self.table.has(16, 1)) self.table.offset + 16 else 0;
+            if (slot == 0) return @fromBackingInt(0);
+            return self.reader.load(Access, slot);
         }
 
-        pub fn exporter(v: Self) Access {
-            const at: u32 = if (v.t.has(17, 1)) v.t.offset + 17 else 0;
-            if (at == 0) return @fromBackingInt(0);
-            return v.r.load(Access, at);
+        pub fn exporter(self: Self) Access {
+            const slot: u32 = if (self.table.has(17, 1)) self.table.offset + 17 else 0;
+            if (slot == 0) return @fromBackingInt(0);
+            return self.reader.load(Access, slot);
         }
 
-        pub fn max_pages(v: Self) u32 {
-            const at: u32 = if (v.t.has(20, 4)) v.t.offset + 20 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn max_pages(self: Self) u32 {
+            const slot: u32 = if (self.table.has(20, 4)) self.table.offset + 20 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
         /// An AoS array of `MemoryDesc` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
             }
         };
     };
@@ -659,55 +659,55 @@ pub const TrustedMemoryDescView = MemoryDescViewOf(karmem.Trusted);
 /// `ParamDescView.trust`: a validated message).
 pub fn ParamDescViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        t: karmem.Table,
+        reader: R,
+        table: karmem.Table,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .t = r.root() };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!ParamDescViewOf(karmem.Trusted) {
-            try ParamDesc.validate(r);
-            return ParamDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!ParamDescViewOf(karmem.Trusted) {
+            try ParamDesc.validate(reader);
+            return ParamDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn name(v: Self) []const u8 {
-            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
-            return v.r.string(a);
+        pub fn name(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
         }
 
-        pub fn @"type"(v: Self) []const u8 {
-            const at: u32 = if (v.t.has(16, 12)) v.t.offset + 16 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
-            return v.r.string(a);
+        pub fn @"type"(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(16, 12)) self.table.offset + 16 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
         }
 
-        pub fn memory(v: Self) []const u8 {
-            const at: u32 = if (v.t.has(28, 12)) v.t.offset + 28 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
-            return v.r.string(a);
+        pub fn memory(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(28, 12)) self.table.offset + 28 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
         }
 
         /// An AoS array of `ParamDesc` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
             }
         };
     };
@@ -722,54 +722,54 @@ pub const TrustedParamDescView = ParamDescViewOf(karmem.Trusted);
 /// `FunctionDescView.trust`: a validated message).
 pub fn FunctionDescViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        t: karmem.Table,
+        reader: R,
+        table: karmem.Table,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .t = r.root() };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!FunctionDescViewOf(karmem.Trusted) {
-            try FunctionDesc.validate(r);
-            return FunctionDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!FunctionDescViewOf(karmem.Trusted) {
+            try FunctionDesc.validate(reader);
+            return FunctionDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn name(v: Self) []const u8 {
-            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
-            return v.r.string(a);
+        pub fn name(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
         }
 
-        pub fn params(v: Self) ParamDescViewOf(R).Array {
-            const at: u32 = if (v.t.has(16, 12)) v.t.offset + 16 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 4, karmem.no_limit);
-            return .{ .r = v.r, .offset = a.offset, .n = a.len };
+        pub fn params(self: Self) ParamDescViewOf(R).Array {
+            const slot: u32 = if (self.table.has(16, 12)) self.table.offset + 16 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
+            return .{ .reader = self.reader, .offset = array.offset, .n = array.len };
         }
 
-        pub fn result(v: Self) ParamDescViewOf(R) {
-            const at: u32 = if (v.t.has(28, 4)) v.t.offset + 28 else 0;
-            return .{ .r = v.r, .t = karmem.views.tableAt(v.r, at) };
+        pub fn result(self: Self) ParamDescViewOf(R) {
+            const slot: u32 = if (self.table.has(28, 4)) self.table.offset + 28 else 0;
+            return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, slot) };
         }
 
         /// An AoS array of `FunctionDesc` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
             }
         };
     };
@@ -784,79 +784,79 @@ pub const TrustedFunctionDescView = FunctionDescViewOf(karmem.Trusted);
 /// `InterfaceDescView.trust`: a validated message).
 pub fn InterfaceDescViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        t: karmem.Table,
+        reader: R,
+        table: karmem.Table,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .t = r.root() };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!InterfaceDescViewOf(karmem.Trusted) {
-            try InterfaceDesc.validate(r);
-            return InterfaceDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!InterfaceDescViewOf(karmem.Trusted) {
+            try InterfaceDesc.validate(reader);
+            return InterfaceDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn name(v: Self) []const u8 {
-            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
-            return v.r.string(a);
+        pub fn name(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
         }
 
-        pub fn hash(v: Self) u64 {
-            const at: u32 = if (v.t.has(16, 8)) v.t.offset + 16 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u64, at);
+        pub fn hash(self: Self) u64 {
+            const slot: u32 = if (self.table.has(16, 8)) self.table.offset + 16 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u64, slot);
         }
 
-        pub fn dynamic(v: Self) bool {
-            const at: u32 = if (v.t.has(24, 1)) v.t.offset + 24 else 0;
-            if (at == 0) return false;
-            return v.r.load(bool, at);
+        pub fn dynamic(self: Self) bool {
+            const slot: u32 = if (self.table.has(24, 1)) self.table.offset + 24 else 0;
+            if (slot == 0) return false;
+            return self.reader.load(bool, slot);
         }
 
-        pub fn pattern(v: Self) Pattern {
-            const at: u32 = if (v.t.has(25, 1)) v.t.offset + 25 else 0;
-            if (at == 0) return @fromBackingInt(0);
-            return v.r.load(Pattern, at);
+        pub fn pattern(self: Self) Pattern {
+            const slot: u32 = if (self.table.has(25, 1)) self.table.offset + 25 else 0;
+            if (slot == 0) return @fromBackingInt(0);
+            return self.reader.load(Pattern, slot);
         }
 
-        pub fn pool_size(v: Self) u32 {
-            const at: u32 = if (v.t.has(28, 4)) v.t.offset + 28 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn pool_size(self: Self) u32 {
+            const slot: u32 = if (self.table.has(28, 4)) self.table.offset + 28 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn memories(v: Self) MemoryDescViewOf(R).Array {
-            const at: u32 = if (v.t.has(32, 12)) v.t.offset + 32 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 4, karmem.no_limit);
-            return .{ .r = v.r, .offset = a.offset, .n = a.len };
+        pub fn memories(self: Self) MemoryDescViewOf(R).Array {
+            const slot: u32 = if (self.table.has(32, 12)) self.table.offset + 32 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
+            return .{ .reader = self.reader, .offset = array.offset, .n = array.len };
         }
 
-        pub fn functions(v: Self) FunctionDescViewOf(R).Array {
-            const at: u32 = if (v.t.has(44, 12)) v.t.offset + 44 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 4, karmem.no_limit);
-            return .{ .r = v.r, .offset = a.offset, .n = a.len };
+        pub fn functions(self: Self) FunctionDescViewOf(R).Array {
+            const slot: u32 = if (self.table.has(44, 12)) self.table.offset + 44 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
+            return .{ .reader = self.reader, .offset = array.offset, .n = array.len };
         }
 
         /// An AoS array of `InterfaceDesc` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
             }
         };
     };
@@ -871,57 +871,57 @@ pub const TrustedInterfaceDescView = InterfaceDescViewOf(karmem.Trusted);
 /// `ModuleDescView.trust`: a validated message).
 pub fn ModuleDescViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        t: karmem.Table,
+        reader: R,
+        table: karmem.Table,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .t = r.root() };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!ModuleDescViewOf(karmem.Trusted) {
-            try ModuleDesc.validate(r);
-            return ModuleDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!ModuleDescViewOf(karmem.Trusted) {
+            try ModuleDesc.validate(reader);
+            return ModuleDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
         /// Distinct regions used by this module's interfaces, in the order of
         /// the `index` argument of `karmem_bind_memory`.
-        pub fn memories(v: Self) MemoryDescViewOf(R).Array {
-            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 4, karmem.no_limit);
-            return .{ .r = v.r, .offset = a.offset, .n = a.len };
+        pub fn memories(self: Self) MemoryDescViewOf(R).Array {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
+            return .{ .reader = self.reader, .offset = array.offset, .n = array.len };
         }
 
-        pub fn exports(v: Self) InterfaceDescViewOf(R).Array {
-            const at: u32 = if (v.t.has(16, 12)) v.t.offset + 16 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 4, karmem.no_limit);
-            return .{ .r = v.r, .offset = a.offset, .n = a.len };
+        pub fn exports(self: Self) InterfaceDescViewOf(R).Array {
+            const slot: u32 = if (self.table.has(16, 12)) self.table.offset + 16 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
+            return .{ .reader = self.reader, .offset = array.offset, .n = array.len };
         }
 
-        pub fn imports(v: Self) InterfaceDescViewOf(R).Array {
-            const at: u32 = if (v.t.has(28, 12)) v.t.offset + 28 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 4, karmem.no_limit);
-            return .{ .r = v.r, .offset = a.offset, .n = a.len };
+        pub fn imports(self: Self) InterfaceDescViewOf(R).Array {
+            const slot: u32 = if (self.table.has(28, 12)) self.table.offset + 28 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
+            return .{ .reader = self.reader, .offset = array.offset, .n = array.len };
         }
 
         /// An AoS array of `ModuleDesc` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
             }
         };
     };

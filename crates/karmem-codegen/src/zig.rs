@@ -26,7 +26,7 @@ mod encode;
 mod validate;
 mod views;
 
-pub use views::accessor_name;
+pub use views::{accessor_name, variant_accessor_name};
 
 use std::cell::Cell;
 
@@ -606,7 +606,7 @@ mod tests {
 
     #[test]
     fn viewers_checked_and_trusted_with_accessors_that_cannot_clash() {
-        let f = generate("karmem v;\nstruct T table { Len u32; U8 u8; Name []char; Next ?T; }\n");
+        let f = generate("karmem v;\nstruct T table { Reader u32; U8 u8; X f32; Next ?T; }\n");
         let c = &f.contents;
         assert!(c.contains("pub fn TViewOf(comptime R: type) type {"), "{c}");
         assert!(
@@ -617,12 +617,14 @@ mod tests {
             c.contains("pub const TrustedTView = TViewOf(karmem.Trusted);"),
             "{c}"
         );
-        // `len` is a method of the viewers' arrays, `u8` a primitive.
-        assert!(c.contains("pub fn len_(v: Self) u32 {"), "{c}");
-        assert!(c.contains("pub fn @\"u8\"(v: Self) u8 {"), "{c}");
-        assert!(c.contains("pub fn next(v: Self) ?TViewOf(R) {"), "{c}");
-        assert_eq!(accessor_name("Len"), "len_");
+        // `reader` is a viewer's field, `u8` a primitive; `x` is free.
+        assert!(c.contains("pub fn reader_(self: Self) u32 {"), "{c}");
+        assert!(c.contains("pub fn @\"u8\"(self: Self) u8 {"), "{c}");
+        assert!(c.contains("pub fn x(self: Self) f32 {"), "{c}");
+        assert!(c.contains("pub fn next(self: Self) ?TViewOf(R) {"), "{c}");
+        assert_eq!(accessor_name("Reader"), "reader_");
         assert_eq!(accessor_name("HitPoints"), "hit_points");
+        assert_eq!(variant_accessor_name("Tag"), "tag_");
     }
 
     #[test]

@@ -16,7 +16,9 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use karmem_codegen::zig::{accessor_name, field_name, type_name, variant_is_pointer, ZigBackend};
+use karmem_codegen::zig::{
+    accessor_name, field_name, type_name, variant_accessor_name, variant_is_pointer, ZigBackend,
+};
 use karmem_codegen::Backend;
 use karmem_layout::{ArrayData, FixedElem, Layout, Slot};
 use karmem_schema::model::*;
@@ -651,7 +653,7 @@ impl<'a> ViewPrinter<'a> {
                 Self::line(
                     out,
                     d + 1,
-                    &format!("if ({x}.get({key}) == null or {x}.get({key}).?.at != {e}.at) try w.writeAll(\"\\\"get missed\\\":0,\");"),
+                    &format!("if ({x}.get({key}) == null or {x}.get({key}).?.position != {e}.position) try w.writeAll(\"\\\"get missed\\\":0,\");"),
                 );
             }
             match &fields[0].slot {
@@ -731,9 +733,9 @@ impl<'a> ViewPrinter<'a> {
                     let sname = &self.s.structs[v.ty].name;
                     let twice = u.variants.iter().filter(|w| w.ty == v.ty).count() > 1;
                     let m = if twice {
-                        format!("{}_{}", accessor_name(sname), v.tag)
+                        format!("{}_{}", variant_accessor_name(sname), v.tag)
                     } else {
-                        accessor_name(sname)
+                        variant_accessor_name(sname)
                     };
                     let (y, i) = (self.fresh("y"), self.fresh("i"));
                     Self::line(out, d, "{");

@@ -28,17 +28,51 @@ use karmem_schema::model::*;
 use super::{limit_arg, prim, type_name, Gen};
 use crate::walk::{view_array, view_slot, ViewAt, ViewPrinter};
 
-/// Names the viewers use themselves (fields, methods, parameters and locals
-/// of the view types, and the file's `std`, `karmem`, `idx`): Zig refuses a
-/// parameter or local that shadows a declaration, and a method named like a
-/// field, so an accessor of one of these names gets `_`.
+/// Names the viewers use themselves (fields, parameters and locals of the
+/// view types, and the file's `karmem` and `idx`): Zig refuses a method
+/// named like a field of its struct, and a parameter or local that
+/// shadows a declaration (an accessor) of an enclosing struct, so an
+/// accessor of one of these names gets `_`. They are chosen to be unlikely
+/// field names (`self`, `reader`, `position`, not `r`, `t`, `at`): `x`,
+/// `key`, `offset` stay free.
 const RESERVED: &[&str] = &[
-    "a", "at", "at_v", "cols", "e", "get", "hi", "i", "idx", "karmem", "key", "len", "lo", "mid",
-    "n", "of", "off", "offset", "out", "r", "root", "s", "std", "t", "tag", "trust", "u", "v", "x",
+    "array",
+    "columns",
+    "elem",
+    "elems",
+    "entry",
+    "got",
+    "high",
+    "idx",
+    "index",
+    "j",
+    "karmem",
+    "low",
+    "middle",
+    "offset_at",
+    "position",
+    "reader",
+    "root",
+    "self",
+    "slot",
+    "slot_v",
+    "soa",
+    "table",
+    "tag_at",
+    "target",
+    "trust",
+    "wanted",
 ];
 
+/// What a union's viewer also has: its fields and constructor.
+const UNION_RESERVED: &[&str] = &["of", "offset", "tag"];
+
 fn unreserved(name: String) -> String {
-    if RESERVED.contains(&name.as_str()) {
+    unreserved_in(name, &[])
+}
+
+fn unreserved_in(name: String, more: &[&str]) -> String {
+    if RESERVED.contains(&name.as_str()) || more.contains(&name.as_str()) {
         format!("{name}_")
     } else {
         // A declaration may not take a primitive's name (`u8`), which a
@@ -52,6 +86,11 @@ fn unreserved(name: String) -> String {
 /// outside the generator (the Zig vector runner).
 pub fn accessor_name(field: &str) -> String {
     unreserved(super::field_name(field))
+}
+
+/// The name of a union viewer's accessor of the variant of struct `name`.
+pub fn variant_accessor_name(name: &str) -> String {
+    unreserved_in(super::field_name(name), UNION_RESERVED)
 }
 
 /// Where an accessor reads: the local holding its slot's position (0:
@@ -124,7 +163,7 @@ impl Gen<'_> {
         unreserved(self.n.field(id, i))
     }
     fn view_variant(&self, ty: StructId) -> String {
-        unreserved(self.n.variant_member(ty))
+        unreserved_in(self.n.variant_member(ty), UNION_RESERVED)
     }
 
     /// The accessor of a bunch array's variant of tag `tag` (the tag added
@@ -213,7 +252,7 @@ impl Gen<'_> {
         d: Option<&DefaultValue>,
     ) {
         let at = ZAt {
-            at: "at".into(),
+            at: "slot".into(),
             r: r.into(),
         };
         let acc = view_slot(self, slot, &at, d);
@@ -221,7 +260,7 @@ impl Gen<'_> {
         self.doc(doc);
         self.c
             .open(&format!("pub fn {name}({param}) {} {{", acc.ty));
-        self.c.line(&format!("const at: u32 = {pos};"));
+        self.c.line(&format!("const slot: u32 = {pos};"));
         for l in &acc.body {
             self.c.line(l);
         }
@@ -249,25 +288,26 @@ impl Gen<'_> {
         self.c
             .open(&format!("pub fn {name}ViewOf(comptime R: type) type {{"));
         self.c.open("return struct {");
-        self.c.line("r: R,");
+        self.c.line("reader: R,");
         if table {
-            self.c.line("t: karmem.Table,");
+            self.c.line("table: karmem.Table,");
         } else {
-            self.c.line("at: u32,");
+            self.c.line("position: u32,");
         }
         self.c.line("");
         self.c.line("const Self = @This();");
         self.c.line("");
         self.c
-            .line("/// The root of the message `r` (`karmem.Reader.open`).");
-        self.c.open("pub fn root(r: R) Self {");
+            .line("/// The root of the message `reader` (`karmem.Reader.open`).");
+        self.c.open("pub fn root(reader: R) Self {");
         if table {
-            self.c.line("return .{ .r = r, .t = r.root() };");
+            self.c
+                .line("return .{ .reader = reader, .table = reader.root() };");
         } else {
             // An inline root that does not fit reads as a whole as zero,
             // as the decoders read it (format.md §1).
             self.c.line(&format!(
-                "return .{{ .r = r, .at = if (r.size() >= {}) {HEADER_SIZE} else 0 }};",
+                "return .{{ .reader = reader, .position = if (reader.size() >= {}) {HEADER_SIZE} else 0 }};",
                 HEADER_SIZE + sl.size
             ));
         }
@@ -277,32 +317,35 @@ impl Gen<'_> {
             .line("/// Validates the message (docs/format.md §11), then views its root");
         self.c.line("/// without the checks the validation made.");
         self.c.open(&format!(
-            "pub fn trust(r: karmem.Reader) ValidateError!{name}ViewOf(karmem.Trusted) {{"
+            "pub fn trust(reader: karmem.Reader) ValidateError!{name}ViewOf(karmem.Trusted) {{"
         ));
-        self.c.line(&format!("try {name}.validate(r);"));
+        self.c.line(&format!("try {name}.validate(reader);"));
         self.c.line(&format!(
-            "return {name}ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));"
+            "return {name}ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));"
         ));
         self.c.close("}");
         for (i, fl) in sl.fields.iter().enumerate() {
             let pos = if table {
                 format!(
-                    "if (v.t.has({off}, {size})) v.t.offset + {off} else 0",
+                    "if (self.table.has({off}, {size})) self.table.offset + {off} else 0",
                     off = fl.offset,
                     size = self.l.slot_size(&fl.slot)
                 )
             } else if fl.offset == 0 {
-                "v.at".to_string()
+                "self.position".to_string()
             } else {
-                format!("if (v.at != 0) v.at + {} else 0", fl.offset)
+                format!(
+                    "if (self.position != 0) self.position + {} else 0",
+                    fl.offset
+                )
             };
             let field = self.s.structs[id].fields[i].clone();
             let fname = self.view_field(id, i);
             self.accessor(
                 &field.doc,
                 &fname,
-                "v: Self",
-                "v.r",
+                "self: Self",
+                "self.reader",
                 &pos,
                 &fl.slot,
                 field.nonzero_default(),
@@ -314,25 +357,25 @@ impl Gen<'_> {
             "/// An AoS array of `{sname}` (a checked reference: `offset`, `n` elements)."
         ));
         self.c.open("pub const Array = struct {");
-        self.c.line("r: R,");
+        self.c.line("reader: R,");
         self.c.line("offset: u32,");
         self.c.line("n: u32,");
         self.c.line("");
         self.c.line("/// The number of elements.");
-        self.c.open("pub fn len(s: Array) u32 {");
-        self.c.line("return s.n;");
+        self.c.open("pub fn len(self: Array) u32 {");
+        self.c.line("return self.n;");
         self.c.close("}");
         self.c.line("");
         self.c
-            .line("/// Element `i` (absent, reading as zero, when `i` is out of range).");
-        self.c.open("pub fn at(s: Array, i: u32) Self {");
+            .line("/// Element `index` (absent, reading as zero, when `index` is out of range).");
+        self.c.open("pub fn at(self: Array, index: u32) Self {");
         if table {
             self.c.line(&format!(
-                "return .{{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * {OFFSET_SIZE} else 0) }};"
+                "return .{{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * {OFFSET_SIZE} else 0) }};"
             ));
         } else {
             self.c.line(&format!(
-                "return .{{ .r = s.r, .at = if (i < s.n) s.offset + i * {} else 0 }};",
+                "return .{{ .reader = self.reader, .position = if (index < self.n) self.offset + index * {} else 0 }};",
                 sl.size
             ));
         }
@@ -359,7 +402,7 @@ impl Gen<'_> {
             &key_slot,
             &ZAt {
                 at: "at".into(),
-                r: "r".into(),
+                r: "reader".into(),
             },
             None,
         )
@@ -367,20 +410,20 @@ impl Gen<'_> {
         let key = self.view_field(id, 0);
         self.c.line("");
         self.c
-            .line("/// The entry with `key`, or null (a binary search: format.md §5.5).");
+            .line("/// The entry with `wanted`, or null (a binary search: format.md §5.5).");
         self.c
-            .open(&format!("pub fn get(s: Array, key: {kt}) ?Self {{"));
-        self.c.line("var lo: u32 = 0;");
-        self.c.line("var hi: u32 = s.n;");
-        self.c.open("while (lo < hi) {");
-        self.c.line("const mid = lo + (hi - lo) / 2;");
-        self.c.line("const e = s.at(mid);");
+            .open(&format!("pub fn get(self: Array, wanted: {kt}) ?Self {{"));
+        self.c.line("var low: u32 = 0;");
+        self.c.line("var high: u32 = self.n;");
+        self.c.open("while (low < high) {");
+        self.c.line("const middle = low + (high - low) / 2;");
+        self.c.line("const entry = self.at(middle);");
         self.c.open(&format!(
-            "switch (karmem.orderKeys({kt}, e.{key}(), key)) {{"
+            "switch (karmem.orderKeys({kt}, entry.{key}(), wanted)) {{"
         ));
-        self.c.line(".lt => lo = mid + 1,");
-        self.c.line(".gt => hi = mid,");
-        self.c.line(".eq => return e,");
+        self.c.line(".lt => low = middle + 1,");
+        self.c.line(".gt => high = middle,");
+        self.c.line(".eq => return entry,");
         self.c.close("}");
         self.c.close("}");
         self.c.line("return null;");
@@ -437,30 +480,32 @@ impl Gen<'_> {
             "/// An SoA array of `{sname}`: its columns resolved once (format.md §5.3)."
         ));
         self.c.open("pub const Soa = struct {");
-        self.c.line("r: R,");
+        self.c.line("reader: R,");
         self.c.line("n: u32,");
         self.c.line(&format!("cols: [{n}]u32,"));
         self.c.line("");
-        self.c.open("pub fn of(r: R, a: karmem.ArrayRef) Soa {");
+        self.c
+            .open("pub fn of(reader: R, array: karmem.ArrayRef) Soa {");
         let line = format!(
-            "return .{{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&{}, a) }};",
+            "return .{{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&{}, array) }};",
             self.soa_columns(id)
         );
         self.c.line(&line);
         self.c.close("}");
         self.c.line("");
         self.c.line("/// The number of elements.");
-        self.c.open("pub fn len(s: Soa) u32 {");
-        self.c.line("return s.n;");
+        self.c.open("pub fn len(self: Soa) u32 {");
+        self.c.line("return self.n;");
         self.c.close("}");
         self.c.line("");
-        self.c
-            .line("/// Element `i` (its fields read as defaults when `i` is out of range).");
-        self.c.open("pub fn at(s: Soa, i: u32) SoaItem {");
         self.c.line(
-            "if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };",
+            "/// Element `index` (its fields read as defaults when `index` is out of range).",
         );
-        self.c.line("return .{ .s = s, .i = i };");
+        self.c.open("pub fn at(self: Soa, index: u32) SoaItem {");
+        self.c.line(
+            "if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };",
+        );
+        self.c.line("return .{ .soa = self, .index = index };");
         self.c.close("}");
         self.c.close("};");
         let nodes = self.soa_nodes(id);
@@ -468,8 +513,8 @@ impl Gen<'_> {
             let node = self.soa_node(id, prefix);
             self.c.line("");
             self.c.open(&format!("pub const {node} = struct {{"));
-            self.c.line("s: Soa,");
-            self.c.line("i: u32,");
+            self.c.line("soa: Soa,");
+            self.c.line("index: u32,");
             for fi in 0..self.s.structs[*sid].fields.len() {
                 let mut path = prefix.clone();
                 path.push(fi as u32);
@@ -478,13 +523,14 @@ impl Gen<'_> {
                     let child = self.soa_node(id, &path);
                     self.c.line("");
                     self.c
-                        .open(&format!("pub fn {fname}(v: {node}) {child} {{"));
-                    self.c.line("return .{ .s = v.s, .i = v.i };");
+                        .open(&format!("pub fn {fname}(self: {node}) {child} {{"));
+                    self.c
+                        .line("return .{ .soa = self.soa, .index = self.index };");
                     self.c.close("}");
                 } else if let Some(k) = soa.columns.iter().position(|c| c.path == path) {
                     let col = &soa.columns[k];
                     let pos = format!(
-                        "if (v.s.cols[{k}] != 0) v.s.cols[{k}] + v.i * {} else 0",
+                        "if (self.soa.cols[{k}] != 0) self.soa.cols[{k}] + self.index * {} else 0",
                         col.size
                     );
                     let d = col.field(self.s).nonzero_default().cloned();
@@ -492,8 +538,8 @@ impl Gen<'_> {
                     self.accessor(
                         &[],
                         &fname,
-                        &format!("v: {node}"),
-                        "v.s.r",
+                        &format!("self: {node}"),
+                        "self.soa.reader",
                         &pos,
                         &slot,
                         d.as_ref(),
@@ -522,7 +568,7 @@ impl Gen<'_> {
         self.c
             .open(&format!("pub fn {name}ViewOf(comptime R: type) type {{"));
         self.c.open("return struct {");
-        self.c.line("r: R,");
+        self.c.line("reader: R,");
         self.c.line("tag: u32,");
         self.c.line("offset: u32,");
         self.c.line("");
@@ -532,22 +578,22 @@ impl Gen<'_> {
             "/// The value whose tag is at `tag_at` and offset at `offset_at` (`tag_at` 0: none).",
         );
         self.c
-            .open("pub fn of(r: R, tag_at: u32, offset_at: u32) Self {");
+            .open("pub fn of(reader: R, tag_at: u32, offset_at: u32) Self {");
         self.c
-            .line("if (tag_at == 0) return .{ .r = r, .tag = 0, .offset = 0 };");
+            .line("if (tag_at == 0) return .{ .reader = reader, .tag = 0, .offset = 0 };");
         self.c.line(&format!(
-            "const u: Self = .{{ .r = r, .tag = r.load({tag_ty}, tag_at), .offset = r.load(u32, offset_at) }};"
+            "const got: Self = .{{ .reader = reader, .tag = reader.load({tag_ty}, tag_at), .offset = reader.load(u32, offset_at) }};"
         ));
         // A known inline variant whose value cannot be read reads as no
         // value, as the decoders read it.
         for v in u.variants.iter().filter(|v| !self.l.is_table(v.ty)) {
             self.c.line(&format!(
-                "if (u.tag == {} and !karmem.views.inlineAt(r, u.offset, {})) return .{{ .r = r, .tag = 0, .offset = 0 }};",
+                "if (got.tag == {} and !karmem.views.inlineAt(reader, got.offset, {})) return .{{ .reader = reader, .tag = 0, .offset = 0 }};",
                 v.tag,
                 self.l.of_struct(v.ty).size
             ));
         }
-        self.c.line("return u;");
+        self.c.line("return got;");
         self.c.close("}");
         let mut seen = BTreeSet::new();
         for v in &u.variants {
@@ -558,23 +604,23 @@ impl Gen<'_> {
                 .variants
                 .iter()
                 .filter(|w| w.ty == v.ty)
-                .map(|w| format!("u.tag == {}", w.tag))
+                .map(|w| format!("self.tag == {}", w.tag))
                 .collect();
             let cond = tags.join(" or ");
             self.c.line("");
             let line = format!(
-                "pub fn {}(u: Self) {} {{",
+                "pub fn {}(self: Self) {} {{",
                 self.view_variant(v.ty),
                 self.view_of(v.ty)
             );
             self.c.open(&line);
             if self.l.is_table(v.ty) {
                 self.c.line(&format!(
-                    "return .{{ .r = u.r, .t = if ({cond}) u.r.table(u.offset) else .absent }};"
+                    "return .{{ .reader = self.reader, .table = if ({cond}) self.reader.table(self.offset) else .absent }};"
                 ));
             } else {
                 self.c.line(&format!(
-                    "return .{{ .r = u.r, .at = if ({cond}) u.offset else 0 }};"
+                    "return .{{ .reader = self.reader, .position = if ({cond}) self.offset else 0 }};"
                 ));
             }
             self.c.close("}");
@@ -588,7 +634,7 @@ impl Gen<'_> {
         ));
         self.c.open("pub const Array = struct {");
         for f in [
-            "r: R,",
+            "reader: R,",
             "n: u32,",
             "tags: u32,",
             "tag_stride: u32,",
@@ -598,32 +644,35 @@ impl Gen<'_> {
             self.c.line(f);
         }
         self.c.line("");
-        self.c.open("pub fn aos(r: R, a: karmem.ArrayRef) Array {");
+        self.c
+            .open("pub fn aos(reader: R, array: karmem.ArrayRef) Array {");
         self.c.line(&format!(
-            "return .{{ .r = r, .n = a.len, .tags = a.offset, .tag_stride = {UNION_SLOT_SIZE}, .offsets = a.offset + {UNION_OFFSET_AT}, .offset_stride = {UNION_SLOT_SIZE} }};"
+            "return .{{ .reader = reader, .n = array.len, .tags = array.offset, .tag_stride = {UNION_SLOT_SIZE}, .offsets = array.offset + {UNION_OFFSET_AT}, .offset_stride = {UNION_SLOT_SIZE} }};"
         ));
         self.c.close("}");
         self.c.line("");
-        self.c.open("pub fn soa(r: R, a: karmem.ArrayRef) Array {");
+        self.c
+            .open("pub fn soa(reader: R, array: karmem.ArrayRef) Array {");
         self.c.line(&format!(
-            "const c = r.unionColumns(a, {tw}) orelse return .{{ .r = r, .n = 0, .tags = 0, .tag_stride = {tw}, .offsets = 0, .offset_stride = {OFFSET_SIZE} }};"
+            "const columns = reader.unionColumns(array, {tw}) orelse return .{{ .reader = reader, .n = 0, .tags = 0, .tag_stride = {tw}, .offsets = 0, .offset_stride = {OFFSET_SIZE} }};"
         ));
         self.c.line(&format!(
-            "return .{{ .r = r, .n = a.len, .tags = c.tags, .tag_stride = {tw}, .offsets = c.offsets, .offset_stride = {OFFSET_SIZE} }};"
+            "return .{{ .reader = reader, .n = array.len, .tags = columns.tags, .tag_stride = {tw}, .offsets = columns.offsets, .offset_stride = {OFFSET_SIZE} }};"
         ));
         self.c.close("}");
         self.c.line("");
         self.c.line("/// The number of elements.");
-        self.c.open("pub fn len(s: Array) u32 {");
-        self.c.line("return s.n;");
+        self.c.open("pub fn len(self: Array) u32 {");
+        self.c.line("return self.n;");
         self.c.close("}");
         self.c.line("");
         self.c
-            .line("/// Element `i` (no value when `i` is out of range).");
-        self.c.open("pub fn at(s: Array, i: u32) Self {");
-        self.c.line("if (i >= s.n) return Self.of(s.r, 0, 0);");
+            .line("/// Element `index` (no value when `index` is out of range).");
+        self.c.open("pub fn at(self: Array, index: u32) Self {");
+        self.c
+            .line("if (index >= self.n) return Self.of(self.reader, 0, 0);");
         self.c.line(
-            "return Self.of(s.r, s.tags + i * s.tag_stride, s.offsets + i * s.offset_stride);",
+            "return Self.of(self.reader, self.tags + index * self.tag_stride, self.offsets + index * self.offset_stride);",
         );
         self.c.close("}");
         self.c.close("};");
@@ -649,17 +698,17 @@ impl Gen<'_> {
             u.name
         ));
         self.c.open(&format!("pub const {ty} = struct {{"));
-        self.c.line("r: R,");
-        self.c.line("a: karmem.ArrayRef,");
+        self.c.line("reader: R,");
+        self.c.line("array: karmem.ArrayRef,");
         self.c.line("");
         self.c.line("/// The number of values of all variants.");
-        self.c.open(&format!("pub fn len(s: {ty}) u32 {{"));
-        self.c.line("return s.a.len;");
+        self.c.open(&format!("pub fn len(self: {ty}) u32 {{"));
+        self.c.line("return self.array.len;");
         self.c.close("}");
         for v in &u.variants {
             let data = self.l.bunch_variant_data(v.ty, soa);
             let entry = format!(
-                "karmem.views.bunchEntry(s.r, s.a, {}, {})",
+                "karmem.views.bunchEntry(self.reader, self.array, {}, {})",
                 v.tag,
                 data.elem_size()
             );
@@ -671,13 +720,16 @@ impl Gen<'_> {
             let vt = self.view_of(v.ty);
             let m = self.bunch_variant(id, v.tag);
             if soa {
-                self.c.open(&format!("pub fn {m}(s: {ty}) {vt}.Soa {{"));
-                self.c.line(&format!("return {vt}.Soa.of(s.r, {entry});"));
-            } else {
-                self.c.open(&format!("pub fn {m}(s: {ty}) {vt}.Array {{"));
-                self.c.line(&format!("const e = {entry};"));
+                self.c.open(&format!("pub fn {m}(self: {ty}) {vt}.Soa {{"));
                 self.c
-                    .line("return .{ .r = s.r, .offset = e.offset, .n = e.len };");
+                    .line(&format!("return {vt}.Soa.of(self.reader, {entry});"));
+            } else {
+                self.c
+                    .open(&format!("pub fn {m}(self: {ty}) {vt}.Array {{"));
+                self.c.line(&format!("const entry = {entry};"));
+                self.c.line(
+                    "return .{ .reader = self.reader, .offset = entry.offset, .n = entry.len };",
+                );
             }
             self.c.close("}");
         }
@@ -688,31 +740,33 @@ impl Gen<'_> {
     fn arrays_view(&mut self, name: &str, inner: &ArrayType, data: &ArrayData) {
         let v = view_array(self, inner, data, inner);
         self.c.line("");
-        self.c
-            .line("/// An array of arrays (format.md §5.4): element `i` is the view of an array.");
+        self.c.line(
+            "/// An array of arrays (format.md §5.4): element `index` is the view of an array.",
+        );
         self.c
             .open(&format!("pub fn {name}(comptime R: type) type {{"));
         self.c.open("return struct {");
-        self.c.line("r: R,");
-        self.c.line("a: karmem.ArrayRef,");
+        self.c.line("reader: R,");
+        self.c.line("array: karmem.ArrayRef,");
         self.c.line("");
         self.c.line("const Self = @This();");
         self.c.line("");
         self.c.line("/// The number of elements.");
-        self.c.open("pub fn len(s: Self) u32 {");
-        self.c.line("return s.a.len;");
+        self.c.open("pub fn len(self: Self) u32 {");
+        self.c.line("return self.array.len;");
         self.c.close("}");
         self.c.line("");
         self.c
-            .line("/// Element `i` (empty when `i` is out of range).");
+            .line("/// Element `index` (empty when `index` is out of range).");
         self.c
-            .open(&format!("pub fn at(s: Self, i: u32) {} {{", v.ty));
+            .open(&format!("pub fn at(self: Self, index: u32) {} {{", v.ty));
         self.c.line(&format!(
-            "const a = karmem.views.arrayAt(s.r, if (i < s.a.len) s.a.offset + i * {ARRAY_REF_SIZE} else 0, {}, {});",
+            "const array = karmem.views.arrayAt(self.reader, if (index < self.array.len) self.array.offset + index * {ARRAY_REF_SIZE} else 0, {}, {});",
             data.elem_size(),
             limit_arg(inner.limit())
         ));
-        self.c.line(&format!("return {};", v.make("s.r", "a")));
+        self.c
+            .line(&format!("return {};", v.make("self.reader", "array")));
         self.c.close("}");
         self.c.close("};");
         self.c.close("}");
@@ -760,7 +814,7 @@ impl ViewPrinter for Gen<'_> {
         let (a, r) = (&at.ctx.at, &at.ctx.r);
         ZAcc {
             ty: self.view_of(id),
-            body: vec![format!("return .{{ .r = {r}, .at = {a} }};")],
+            body: vec![format!("return .{{ .reader = {r}, .position = {a} }};")],
         }
     }
 
@@ -769,7 +823,7 @@ impl ViewPrinter for Gen<'_> {
         ZAcc {
             ty: self.view_of(id),
             body: vec![format!(
-                "return .{{ .r = {r}, .t = karmem.views.tableAt({r}, {a}) }};"
+                "return .{{ .reader = {r}, .table = karmem.views.tableAt({r}, {a}) }};"
             )],
         }
     }
@@ -779,9 +833,9 @@ impl ViewPrinter for Gen<'_> {
         ZAcc {
             ty: format!("?{}", self.view_of(id)),
             body: vec![
-                format!("const off: u32 = if ({a} == 0) 0 else {r}.load(u32, {a});"),
-                "if (off == 0) return null;".into(),
-                format!("return .{{ .r = {r}, .t = {r}.table(off) }};"),
+                format!("const target: u32 = if ({a} == 0) 0 else {r}.load(u32, {a});"),
+                "if (target == 0) return null;".into(),
+                format!("return .{{ .reader = {r}, .table = {r}.table(target) }};"),
             ],
         }
     }
@@ -792,14 +846,14 @@ impl ViewPrinter for Gen<'_> {
             self,
             value,
             &ZAt {
-                at: "at_v".into(),
+                at: "slot_v".into(),
                 r: r.clone(),
             },
             None,
         );
         let mut body = vec![
             format!("if ({a} == 0 or !{r}.load(bool, {a})) return null;"),
-            format!("const at_v: u32 = {a} + {value_at};"),
+            format!("const slot_v: u32 = {a} + {value_at};"),
         ];
         body.extend(inner.body);
         ZAcc {
@@ -825,27 +879,27 @@ impl ViewPrinter for Gen<'_> {
             FixedElem::Scalar(p) => {
                 let t = prim(p).to_string();
                 let zero = if p == Primitive::Bool { "false" } else { "0" };
-                let read = format!("x.* = {r}.load({t}, {a} + idx(i) * {stride})");
+                let read = format!("elem.* = {r}.load({t}, {a} + idx(j) * {stride})");
                 (t, zero.to_string(), read)
             }
             FixedElem::Enum { id, .. } => {
                 let t = self.n.enum_name(id);
-                let read = format!("x.* = {r}.load({t}, {a} + idx(i) * {stride})");
+                let read = format!("elem.* = {r}.load({t}, {a} + idx(j) * {stride})");
                 (t, "@fromBackingInt(0)".to_string(), read)
             }
             FixedElem::InlineStruct(id) => (
                 self.view_of(id),
-                format!(".{{ .r = {r}, .at = 0 }}"),
-                format!("x.at = {a} + idx(i) * {stride}"),
+                format!(".{{ .reader = {r}, .position = 0 }}"),
+                format!("elem.position = {a} + idx(j) * {stride}"),
             ),
         };
         ZAcc {
             ty: format!("[{len}]{et}"),
             body: vec![
-                format!("var out: [{len}]{et} = @splat({zero});"),
-                format!("if ({a} == 0) return out;"),
-                format!("for (&out, 0..) |*x, i| {read};"),
-                "return out;".into(),
+                format!("var elems: [{len}]{et} = @splat({zero});"),
+                format!("if ({a} == 0) return elems;"),
+                format!("for (&elems, 0..) |*elem, j| {read};"),
+                "return elems;".into(),
             ],
         }
     }
@@ -868,10 +922,10 @@ impl ViewPrinter for Gen<'_> {
             ));
         }
         body.push(format!(
-            "const a = karmem.views.arrayAt({r}, {a}, {elem_size}, {});",
+            "const array = karmem.views.arrayAt({r}, {a}, {elem_size}, {});",
             limit_arg(limit)
         ));
-        body.push(format!("return {};", v.make(r, "a")));
+        body.push(format!("return {};", v.make(r, "array")));
         ZAcc { ty: v.ty, body }
     }
 
@@ -922,7 +976,11 @@ impl ViewPrinter for Gen<'_> {
                 array: *inner,
                 data: data.clone(),
             }),
-            ..ZView::new(format!("{name}(R)"), ".{ .r = $r, .a = $a }".into(), base)
+            ..ZView::new(
+                format!("{name}(R)"),
+                ".{ .reader = $r, .array = $a }".into(),
+                base,
+            )
         }
     }
 
@@ -965,7 +1023,7 @@ impl ViewPrinter for Gen<'_> {
             shape: Some(Shape::Bunch { id, soa }),
             ..ZView::new(
                 format!("{u}ViewOf(R).{kind}"),
-                ".{ .r = $r, .a = $a }".into(),
+                ".{ .reader = $r, .array = $a }".into(),
                 format!("{u}{kind}"),
             )
         }
@@ -977,7 +1035,7 @@ impl Gen<'_> {
     fn struct_array_view(&self, id: StructId) -> ZView {
         ZView::new(
             format!("{}.Array", self.view_of(id)),
-            ".{ .r = $r, .offset = $a.offset, .n = $a.len }".into(),
+            ".{ .reader = $r, .offset = $a.offset, .n = $a.len }".into(),
             self.n.struct_name(id),
         )
     }

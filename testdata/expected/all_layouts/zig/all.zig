@@ -1220,100 +1220,100 @@ fn validateSoaElement(v: *karmem.Validator, a: karmem.ArrayRef) karmem.ValidateE
 /// `Vec3View.trust`: a validated message).
 pub fn Vec3ViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 20) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 20) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!Vec3ViewOf(karmem.Trusted) {
-            try Vec3.validate(r);
-            return Vec3ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!Vec3ViewOf(karmem.Trusted) {
+            try Vec3.validate(reader);
+            return Vec3ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn x_(v: Self) f32 {
-            const at: u32 = v.at;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn x(self: Self) f32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
-        pub fn y(v: Self) f32 {
-            const at: u32 = if (v.at != 0) v.at + 4 else 0;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn y(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
-        pub fn z(v: Self) f32 {
-            const at: u32 = if (v.at != 0) v.at + 8 else 0;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn z(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
         /// An AoS array of `Vec3` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 12 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 12 else 0 };
             }
         };
 
         /// An SoA array of `Vec3`: its columns resolved once (format.md §5.3).
         pub const Soa = struct {
-            r: R,
+            reader: R,
             n: u32,
             cols: [3]u32,
 
-            pub fn of(r: R, a: karmem.ArrayRef) Soa {
-                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_vec3, a) };
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_vec3, array) };
             }
 
             /// The number of elements.
-            pub fn len(s: Soa) u32 {
-                return s.n;
+            pub fn len(self: Soa) u32 {
+                return self.n;
             }
 
-            /// Element `i` (its fields read as defaults when `i` is out of range).
-            pub fn at(s: Soa, i: u32) SoaItem {
-                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
-                return .{ .s = s, .i = i };
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
             }
         };
 
         pub const SoaItem = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn x_(v: SoaItem) f32 {
-                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn x(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn y(v: SoaItem) f32 {
-                const at: u32 = if (v.s.cols[1] != 0) v.s.cols[1] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn y(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn z(v: SoaItem) f32 {
-                const at: u32 = if (v.s.cols[2] != 0) v.s.cols[2] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn z(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[2] != 0) self.soa.cols[2] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
         };
     };
@@ -1328,54 +1328,54 @@ pub const TrustedVec3View = Vec3ViewOf(karmem.Trusted);
 /// `PairView.trust`: a validated message).
 pub fn PairViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 24) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 24) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!PairViewOf(karmem.Trusted) {
-            try Pair.validate(r);
-            return PairViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!PairViewOf(karmem.Trusted) {
+            try Pair.validate(reader);
+            return PairViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn pos(v: Self) Vec3ViewOf(R) {
-            const at: u32 = v.at;
-            return .{ .r = v.r, .at = at };
+        pub fn pos(self: Self) Vec3ViewOf(R) {
+            const slot: u32 = self.position;
+            return .{ .reader = self.reader, .position = slot };
         }
 
-        pub fn tag_(v: Self) u16 {
-            const at: u32 = if (v.at != 0) v.at + 12 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u16, at);
+        pub fn tag(self: Self) u16 {
+            const slot: u32 = if (self.position != 0) self.position + 12 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u16, slot);
         }
 
-        pub fn flag(v: Self) bool {
-            const at: u32 = if (v.at != 0) v.at + 14 else 0;
-            if (at == 0) return false;
-            return v.r.load(bool, at);
+        pub fn flag(self: Self) bool {
+            const slot: u32 = if (self.position != 0) self.position + 14 else 0;
+            if (slot == 0) return false;
+            return self.reader.load(bool, slot);
         }
 
         /// An AoS array of `Pair` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 16 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 16 else 0 };
             }
         };
     };
@@ -1390,49 +1390,49 @@ pub const TrustedPairView = PairViewOf(karmem.Trusted);
 /// `LeafView.trust`: a validated message).
 pub fn LeafViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        t: karmem.Table,
+        reader: R,
+        table: karmem.Table,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .t = r.root() };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!LeafViewOf(karmem.Trusted) {
-            try Leaf.validate(r);
-            return LeafViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!LeafViewOf(karmem.Trusted) {
+            try Leaf.validate(reader);
+            return LeafViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn value(v: Self) u64 {
-            const at: u32 = if (v.t.has(8, 8)) v.t.offset + 8 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u64, at);
+        pub fn value(self: Self) u64 {
+            const slot: u32 = if (self.table.has(8, 8)) self.table.offset + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u64, slot);
         }
 
-        pub fn label(v: Self) []const u8 {
-            const at: u32 = if (v.t.has(16, 12)) v.t.offset + 16 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
-            return v.r.string(a);
+        pub fn label(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(16, 12)) self.table.offset + 16 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
         }
 
         /// An AoS array of `Leaf` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
             }
         };
     };
@@ -1447,76 +1447,76 @@ pub const TrustedLeafView = LeafViewOf(karmem.Trusted);
 /// `CircleView.trust`: a validated message).
 pub fn CircleViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        t: karmem.Table,
+        reader: R,
+        table: karmem.Table,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .t = r.root() };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!CircleViewOf(karmem.Trusted) {
-            try Circle.validate(r);
-            return CircleViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!CircleViewOf(karmem.Trusted) {
+            try Circle.validate(reader);
+            return CircleViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn radius(v: Self) f64 {
-            const at: u32 = if (v.t.has(8, 8)) v.t.offset + 8 else 0;
-            if (at == 0) return 0;
-            return v.r.load(f64, at);
+        pub fn radius(self: Self) f64 {
+            const slot: u32 = if (self.table.has(8, 8)) self.table.offset + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f64, slot);
         }
 
         /// An AoS array of `Circle` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
             }
         };
 
         /// An SoA array of `Circle`: its columns resolved once (format.md §5.3).
         pub const Soa = struct {
-            r: R,
+            reader: R,
             n: u32,
             cols: [1]u32,
 
-            pub fn of(r: R, a: karmem.ArrayRef) Soa {
-                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_circle, a) };
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_circle, array) };
             }
 
             /// The number of elements.
-            pub fn len(s: Soa) u32 {
-                return s.n;
+            pub fn len(self: Soa) u32 {
+                return self.n;
             }
 
-            /// Element `i` (its fields read as defaults when `i` is out of range).
-            pub fn at(s: Soa, i: u32) SoaItem {
-                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
-                return .{ .s = s, .i = i };
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
             }
         };
 
         pub const SoaItem = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn radius(v: SoaItem) f64 {
-                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 8 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f64, at);
+            pub fn radius(self: SoaItem) f64 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 8 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f64, slot);
             }
         };
     };
@@ -1531,76 +1531,76 @@ pub const TrustedCircleView = CircleViewOf(karmem.Trusted);
 /// `SquareView.trust`: a validated message).
 pub fn SquareViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 12) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 12) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!SquareViewOf(karmem.Trusted) {
-            try Square.validate(r);
-            return SquareViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!SquareViewOf(karmem.Trusted) {
+            try Square.validate(reader);
+            return SquareViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn side(v: Self) f32 {
-            const at: u32 = v.at;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn side(self: Self) f32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
         /// An AoS array of `Square` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 4 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 4 else 0 };
             }
         };
 
         /// An SoA array of `Square`: its columns resolved once (format.md §5.3).
         pub const Soa = struct {
-            r: R,
+            reader: R,
             n: u32,
             cols: [1]u32,
 
-            pub fn of(r: R, a: karmem.ArrayRef) Soa {
-                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_square, a) };
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_square, array) };
             }
 
             /// The number of elements.
-            pub fn len(s: Soa) u32 {
-                return s.n;
+            pub fn len(self: Soa) u32 {
+                return self.n;
             }
 
-            /// Element `i` (its fields read as defaults when `i` is out of range).
-            pub fn at(s: Soa, i: u32) SoaItem {
-                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
-                return .{ .s = s, .i = i };
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
             }
         };
 
         pub const SoaItem = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn side(v: SoaItem) f32 {
-                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn side(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
         };
     };
@@ -1615,189 +1615,189 @@ pub const TrustedSquareView = SquareViewOf(karmem.Trusted);
 /// `ElementView.trust`: a validated message).
 pub fn ElementViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        t: karmem.Table,
+        reader: R,
+        table: karmem.Table,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .t = r.root() };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!ElementViewOf(karmem.Trusted) {
-            try Element.validate(r);
-            return ElementViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!ElementViewOf(karmem.Trusted) {
+            try Element.validate(reader);
+            return ElementViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn id(v: Self) u32 {
-            const at: u32 = if (v.t.has(4, 4)) v.t.offset + 4 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn id(self: Self) u32 {
+            const slot: u32 = if (self.table.has(4, 4)) self.table.offset + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn where(v: Self) PairViewOf(R) {
-            const at: u32 = if (v.t.has(8, 16)) v.t.offset + 8 else 0;
-            return .{ .r = v.r, .at = at };
+        pub fn where(self: Self) PairViewOf(R) {
+            const slot: u32 = if (self.table.has(8, 16)) self.table.offset + 8 else 0;
+            return .{ .reader = self.reader, .position = slot };
         }
 
-        pub fn child(v: Self) LeafViewOf(R) {
-            const at: u32 = if (v.t.has(24, 4)) v.t.offset + 24 else 0;
-            return .{ .r = v.r, .t = karmem.views.tableAt(v.r, at) };
+        pub fn child(self: Self) LeafViewOf(R) {
+            const slot: u32 = if (self.table.has(24, 4)) self.table.offset + 24 else 0;
+            return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, slot) };
         }
 
-        pub fn name(v: Self) []const u8 {
-            const at: u32 = if (v.t.has(28, 12)) v.t.offset + 28 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
-            return v.r.string(a);
+        pub fn name(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(28, 12)) self.table.offset + 28 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
         }
 
-        pub fn numbers(v: Self) []const i32 {
-            const at: u32 = if (v.t.has(40, 12)) v.t.offset + 40 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 4, karmem.no_limit);
-            return v.r.arraySlice(i32, a);
+        pub fn numbers(self: Self) []const i32 {
+            const slot: u32 = if (self.table.has(40, 12)) self.table.offset + 40 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
+            return self.reader.arraySlice(i32, array);
         }
 
-        pub fn shape(v: Self) ShapeViewOf(R) {
-            const at: u32 = if (v.t.has(52, 8)) v.t.offset + 52 else 0;
-            return ShapeViewOf(R).of(v.r, at, if (at == 0) 0 else at + 4);
+        pub fn shape(self: Self) ShapeViewOf(R) {
+            const slot: u32 = if (self.table.has(52, 8)) self.table.offset + 52 else 0;
+            return ShapeViewOf(R).of(self.reader, slot, if (slot == 0) 0 else slot + 4);
         }
 
         /// An AoS array of `Element` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
             }
         };
 
         /// An SoA array of `Element`: its columns resolved once (format.md §5.3).
         pub const Soa = struct {
-            r: R,
+            reader: R,
             n: u32,
             cols: [11]u32,
 
-            pub fn of(r: R, a: karmem.ArrayRef) Soa {
-                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_element, a) };
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_element, array) };
             }
 
             /// The number of elements.
-            pub fn len(s: Soa) u32 {
-                return s.n;
+            pub fn len(self: Soa) u32 {
+                return self.n;
             }
 
-            /// Element `i` (its fields read as defaults when `i` is out of range).
-            pub fn at(s: Soa, i: u32) SoaItem {
-                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
-                return .{ .s = s, .i = i };
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
             }
         };
 
         pub const SoaItem = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn id(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[2] != 0) v.s.cols[2] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn id(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[2] != 0) self.soa.cols[2] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn where(v: SoaItem) SoaNodeWhere {
-                return .{ .s = v.s, .i = v.i };
+            pub fn where(self: SoaItem) SoaNodeWhere {
+                return .{ .soa = self.soa, .index = self.index };
             }
 
-            pub fn child(v: SoaItem) SoaNodeChild {
-                return .{ .s = v.s, .i = v.i };
+            pub fn child(self: SoaItem) SoaNodeChild {
+                return .{ .soa = self.soa, .index = self.index };
             }
 
-            pub fn name(v: SoaItem) []const u8 {
-                const at: u32 = if (v.s.cols[7] != 0) v.s.cols[7] + v.i * 12 else 0;
-                const a = karmem.views.arrayAt(v.s.r, at, 1, karmem.no_limit);
-                return v.s.r.string(a);
+            pub fn name(self: SoaItem) []const u8 {
+                const slot: u32 = if (self.soa.cols[7] != 0) self.soa.cols[7] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 1, karmem.no_limit);
+                return self.soa.reader.string(array);
             }
 
-            pub fn numbers(v: SoaItem) []const i32 {
-                const at: u32 = if (v.s.cols[8] != 0) v.s.cols[8] + v.i * 12 else 0;
-                const a = karmem.views.arrayAt(v.s.r, at, 4, karmem.no_limit);
-                return v.s.r.arraySlice(i32, a);
+            pub fn numbers(self: SoaItem) []const i32 {
+                const slot: u32 = if (self.soa.cols[8] != 0) self.soa.cols[8] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 4, karmem.no_limit);
+                return self.soa.reader.arraySlice(i32, array);
             }
 
-            pub fn shape(v: SoaItem) ShapeViewOf(R) {
-                const at: u32 = if (v.s.cols[1] != 0) v.s.cols[1] + v.i * 8 else 0;
-                return ShapeViewOf(R).of(v.s.r, at, if (at == 0) 0 else at + 4);
+            pub fn shape(self: SoaItem) ShapeViewOf(R) {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 8 else 0;
+                return ShapeViewOf(R).of(self.soa.reader, slot, if (slot == 0) 0 else slot + 4);
             }
         };
 
         pub const SoaNodeWhere = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn pos(v: SoaNodeWhere) SoaNodeWherePos {
-                return .{ .s = v.s, .i = v.i };
+            pub fn pos(self: SoaNodeWhere) SoaNodeWherePos {
+                return .{ .soa = self.soa, .index = self.index };
             }
 
-            pub fn tag_(v: SoaNodeWhere) u16 {
-                const at: u32 = if (v.s.cols[9] != 0) v.s.cols[9] + v.i * 2 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u16, at);
+            pub fn tag(self: SoaNodeWhere) u16 {
+                const slot: u32 = if (self.soa.cols[9] != 0) self.soa.cols[9] + self.index * 2 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u16, slot);
             }
 
-            pub fn flag(v: SoaNodeWhere) bool {
-                const at: u32 = if (v.s.cols[10] != 0) v.s.cols[10] + v.i * 1 else 0;
-                if (at == 0) return false;
-                return v.s.r.load(bool, at);
+            pub fn flag(self: SoaNodeWhere) bool {
+                const slot: u32 = if (self.soa.cols[10] != 0) self.soa.cols[10] + self.index * 1 else 0;
+                if (slot == 0) return false;
+                return self.soa.reader.load(bool, slot);
             }
         };
 
         pub const SoaNodeWherePos = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn x_(v: SoaNodeWherePos) f32 {
-                const at: u32 = if (v.s.cols[3] != 0) v.s.cols[3] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn x(self: SoaNodeWherePos) f32 {
+                const slot: u32 = if (self.soa.cols[3] != 0) self.soa.cols[3] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn y(v: SoaNodeWherePos) f32 {
-                const at: u32 = if (v.s.cols[4] != 0) v.s.cols[4] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn y(self: SoaNodeWherePos) f32 {
+                const slot: u32 = if (self.soa.cols[4] != 0) self.soa.cols[4] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn z(v: SoaNodeWherePos) f32 {
-                const at: u32 = if (v.s.cols[5] != 0) v.s.cols[5] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn z(self: SoaNodeWherePos) f32 {
+                const slot: u32 = if (self.soa.cols[5] != 0) self.soa.cols[5] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
         };
 
         pub const SoaNodeChild = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn value(v: SoaNodeChild) u64 {
-                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 8 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u64, at);
+            pub fn value(self: SoaNodeChild) u64 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 8 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u64, slot);
             }
 
-            pub fn label(v: SoaNodeChild) []const u8 {
-                const at: u32 = if (v.s.cols[6] != 0) v.s.cols[6] + v.i * 12 else 0;
-                const a = karmem.views.arrayAt(v.s.r, at, 1, karmem.no_limit);
-                return v.s.r.string(a);
+            pub fn label(self: SoaNodeChild) []const u8 {
+                const slot: u32 = if (self.soa.cols[6] != 0) self.soa.cols[6] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 1, karmem.no_limit);
+                return self.soa.reader.string(array);
             }
         };
     };
@@ -1812,141 +1812,141 @@ pub const TrustedElementView = ElementViewOf(karmem.Trusted);
 /// `RootView.trust`: a validated message).
 pub fn RootViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        t: karmem.Table,
+        reader: R,
+        table: karmem.Table,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .t = r.root() };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!RootViewOf(karmem.Trusted) {
-            try Root.validate(r);
-            return RootViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!RootViewOf(karmem.Trusted) {
+            try Root.validate(reader);
+            return RootViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn flags(v: Self) [4]bool {
-            const at: u32 = if (v.t.has(4, 4)) v.t.offset + 4 else 0;
-            var out: [4]bool = @splat(false);
-            if (at == 0) return out;
-            for (&out, 0..) |*x, i| x.* = v.r.load(bool, at + idx(i) * 1);
-            return out;
+        pub fn flags(self: Self) [4]bool {
+            const slot: u32 = if (self.table.has(4, 4)) self.table.offset + 4 else 0;
+            var elems: [4]bool = @splat(false);
+            if (slot == 0) return elems;
+            for (&elems, 0..) |*elem, j| elem.* = self.reader.load(bool, slot + idx(j) * 1);
+            return elems;
         }
 
-        pub fn kind(v: Self) Kind {
-            const at: u32 = if (v.t.has(8, 1)) v.t.offset + 8 else 0;
-            if (at == 0) return @fromBackingInt(0);
-            return v.r.load(Kind, at);
+        pub fn kind(self: Self) Kind {
+            const slot: u32 = if (self.table.has(8, 1)) self.table.offset + 8 else 0;
+            if (slot == 0) return @fromBackingInt(0);
+            return self.reader.load(Kind, slot);
         }
 
-        pub fn wide(v: Self) Wide {
-            const at: u32 = if (v.t.has(16, 8)) v.t.offset + 16 else 0;
-            if (at == 0) return @fromBackingInt(0);
-            return v.r.load(Wide, at);
+        pub fn wide(self: Self) Wide {
+            const slot: u32 = if (self.table.has(16, 8)) self.table.offset + 16 else 0;
+            if (slot == 0) return @fromBackingInt(0);
+            return self.reader.load(Wide, slot);
         }
 
-        pub fn text(v: Self) []const u8 {
-            const at: u32 = if (v.t.has(24, 12)) v.t.offset + 24 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
-            return v.r.string(a);
+        pub fn text(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(24, 12)) self.table.offset + 24 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
         }
 
-        pub fn utf16(v: Self) []const u16 {
-            const at: u32 = if (v.t.has(36, 12)) v.t.offset + 36 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 2, karmem.no_limit);
-            return v.r.arraySlice(u16, a);
+        pub fn utf16(self: Self) []const u16 {
+            const slot: u32 = if (self.table.has(36, 12)) self.table.offset + 36 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 2, karmem.no_limit);
+            return self.reader.arraySlice(u16, array);
         }
 
-        pub fn fixed(v: Self) [3]Vec3ViewOf(R) {
-            const at: u32 = if (v.t.has(48, 36)) v.t.offset + 48 else 0;
-            var out: [3]Vec3ViewOf(R) = @splat(.{ .r = v.r, .at = 0 });
-            if (at == 0) return out;
-            for (&out, 0..) |*x, i| x.at = at + idx(i) * 12;
-            return out;
+        pub fn fixed(self: Self) [3]Vec3ViewOf(R) {
+            const slot: u32 = if (self.table.has(48, 36)) self.table.offset + 48 else 0;
+            var elems: [3]Vec3ViewOf(R) = @splat(.{ .reader = self.reader, .position = 0 });
+            if (slot == 0) return elems;
+            for (&elems, 0..) |*elem, j| elem.position = slot + idx(j) * 12;
+            return elems;
         }
 
-        pub fn limited(v: Self) []const u64 {
-            const at: u32 = if (v.t.has(84, 12)) v.t.offset + 84 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 8, 8);
-            return v.r.arraySlice(u64, a);
+        pub fn limited(self: Self) []const u64 {
+            const slot: u32 = if (self.table.has(84, 12)) self.table.offset + 84 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 8, 8);
+            return self.reader.arraySlice(u64, array);
         }
 
-        pub fn points(v: Self) Vec3ViewOf(R).Soa {
-            const at: u32 = if (v.t.has(96, 12)) v.t.offset + 96 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
-            return Vec3ViewOf(R).Soa.of(v.r, a);
+        pub fn points(self: Self) Vec3ViewOf(R).Soa {
+            const slot: u32 = if (self.table.has(96, 12)) self.table.offset + 96 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return Vec3ViewOf(R).Soa.of(self.reader, array);
         }
 
-        pub fn points_aos(v: Self) Vec3ViewOf(R).Array {
-            const at: u32 = if (v.t.has(108, 12)) v.t.offset + 108 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 12, karmem.no_limit);
-            return .{ .r = v.r, .offset = a.offset, .n = a.len };
+        pub fn points_aos(self: Self) Vec3ViewOf(R).Array {
+            const slot: u32 = if (self.table.has(108, 12)) self.table.offset + 108 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 12, karmem.no_limit);
+            return .{ .reader = self.reader, .offset = array.offset, .n = array.len };
         }
 
-        pub fn elements(v: Self) ElementViewOf(R).Soa {
-            const at: u32 = if (v.t.has(120, 12)) v.t.offset + 120 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
-            return ElementViewOf(R).Soa.of(v.r, a);
+        pub fn elements(self: Self) ElementViewOf(R).Soa {
+            const slot: u32 = if (self.table.has(120, 12)) self.table.offset + 120 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return ElementViewOf(R).Soa.of(self.reader, array);
         }
 
-        pub fn elements_aos(v: Self) ElementViewOf(R).Array {
-            const at: u32 = if (v.t.has(132, 12)) v.t.offset + 132 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 4, karmem.no_limit);
-            return .{ .r = v.r, .offset = a.offset, .n = a.len };
+        pub fn elements_aos(self: Self) ElementViewOf(R).Array {
+            const slot: u32 = if (self.table.has(132, 12)) self.table.offset + 132 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
+            return .{ .reader = self.reader, .offset = array.offset, .n = array.len };
         }
 
-        pub fn shape(v: Self) ShapeViewOf(R) {
-            const at: u32 = if (v.t.has(144, 8)) v.t.offset + 144 else 0;
-            return ShapeViewOf(R).of(v.r, at, if (at == 0) 0 else at + 4);
+        pub fn shape(self: Self) ShapeViewOf(R) {
+            const slot: u32 = if (self.table.has(144, 8)) self.table.offset + 144 else 0;
+            return ShapeViewOf(R).of(self.reader, slot, if (slot == 0) 0 else slot + 4);
         }
 
-        pub fn shapes_aos(v: Self) ShapeViewOf(R).Array {
-            const at: u32 = if (v.t.has(152, 12)) v.t.offset + 152 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 8, karmem.no_limit);
-            return ShapeViewOf(R).Array.aos(v.r, a);
+        pub fn shapes_aos(self: Self) ShapeViewOf(R).Array {
+            const slot: u32 = if (self.table.has(152, 12)) self.table.offset + 152 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 8, karmem.no_limit);
+            return ShapeViewOf(R).Array.aos(self.reader, array);
         }
 
-        pub fn shapes_soa(v: Self) ShapeViewOf(R).Array {
-            const at: u32 = if (v.t.has(164, 12)) v.t.offset + 164 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
-            return ShapeViewOf(R).Array.soa(v.r, a);
+        pub fn shapes_soa(self: Self) ShapeViewOf(R).Array {
+            const slot: u32 = if (self.table.has(164, 12)) self.table.offset + 164 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return ShapeViewOf(R).Array.soa(self.reader, array);
         }
 
-        pub fn shapes_bovoa(v: Self) ShapeViewOf(R).Bovoa {
-            const at: u32 = if (v.t.has(176, 12)) v.t.offset + 176 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
-            return .{ .r = v.r, .a = a };
+        pub fn shapes_bovoa(self: Self) ShapeViewOf(R).Bovoa {
+            const slot: u32 = if (self.table.has(176, 12)) self.table.offset + 176 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return .{ .reader = self.reader, .array = array };
         }
 
-        pub fn shapes_bovos(v: Self) ShapeViewOf(R).Bovos {
-            const at: u32 = if (v.t.has(188, 12)) v.t.offset + 188 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
-            return .{ .r = v.r, .a = a };
+        pub fn shapes_bovos(self: Self) ShapeViewOf(R).Bovos {
+            const slot: u32 = if (self.table.has(188, 12)) self.table.offset + 188 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return .{ .reader = self.reader, .array = array };
         }
 
-        pub fn next(v: Self) LeafViewOf(R) {
-            const at: u32 = if (v.t.has(200, 4)) v.t.offset + 200 else 0;
-            return .{ .r = v.r, .t = karmem.views.tableAt(v.r, at) };
+        pub fn next(self: Self) LeafViewOf(R) {
+            const slot: u32 = if (self.table.has(200, 4)) self.table.offset + 200 else 0;
+            return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, slot) };
         }
 
         /// An AoS array of `Root` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
             }
         };
     };
@@ -1960,99 +1960,99 @@ pub const TrustedRootView = RootViewOf(karmem.Trusted);
 /// which reads as zero when the tag is another. `R` as for structs.
 pub fn ShapeViewOf(comptime R: type) type {
     return struct {
-        r: R,
+        reader: R,
         tag: u32,
         offset: u32,
 
         const Self = @This();
 
         /// The value whose tag is at `tag_at` and offset at `offset_at` (`tag_at` 0: none).
-        pub fn of(r: R, tag_at: u32, offset_at: u32) Self {
-            if (tag_at == 0) return .{ .r = r, .tag = 0, .offset = 0 };
-            const u: Self = .{ .r = r, .tag = r.load(u8, tag_at), .offset = r.load(u32, offset_at) };
-            if (u.tag == 4 and !karmem.views.inlineAt(r, u.offset, 4)) return .{ .r = r, .tag = 0, .offset = 0 };
-            return u;
+        pub fn of(reader: R, tag_at: u32, offset_at: u32) Self {
+            if (tag_at == 0) return .{ .reader = reader, .tag = 0, .offset = 0 };
+            const got: Self = .{ .reader = reader, .tag = reader.load(u8, tag_at), .offset = reader.load(u32, offset_at) };
+            if (got.tag == 4 and !karmem.views.inlineAt(reader, got.offset, 4)) return .{ .reader = reader, .tag = 0, .offset = 0 };
+            return got;
         }
 
-        pub fn circle(u: Self) CircleViewOf(R) {
-            return .{ .r = u.r, .t = if (u.tag == 1) u.r.table(u.offset) else .absent };
+        pub fn circle(self: Self) CircleViewOf(R) {
+            return .{ .reader = self.reader, .table = if (self.tag == 1) self.reader.table(self.offset) else .absent };
         }
 
-        pub fn square(u: Self) SquareViewOf(R) {
-            return .{ .r = u.r, .at = if (u.tag == 4) u.offset else 0 };
+        pub fn square(self: Self) SquareViewOf(R) {
+            return .{ .reader = self.reader, .position = if (self.tag == 4) self.offset else 0 };
         }
 
         /// An AoS (`aos`) or SoA (`soa`) array of `Shape`.
         pub const Array = struct {
-            r: R,
+            reader: R,
             n: u32,
             tags: u32,
             tag_stride: u32,
             offsets: u32,
             offset_stride: u32,
 
-            pub fn aos(r: R, a: karmem.ArrayRef) Array {
-                return .{ .r = r, .n = a.len, .tags = a.offset, .tag_stride = 8, .offsets = a.offset + 4, .offset_stride = 8 };
+            pub fn aos(reader: R, array: karmem.ArrayRef) Array {
+                return .{ .reader = reader, .n = array.len, .tags = array.offset, .tag_stride = 8, .offsets = array.offset + 4, .offset_stride = 8 };
             }
 
-            pub fn soa(r: R, a: karmem.ArrayRef) Array {
-                const c = r.unionColumns(a, 1) orelse return .{ .r = r, .n = 0, .tags = 0, .tag_stride = 1, .offsets = 0, .offset_stride = 4 };
-                return .{ .r = r, .n = a.len, .tags = c.tags, .tag_stride = 1, .offsets = c.offsets, .offset_stride = 4 };
+            pub fn soa(reader: R, array: karmem.ArrayRef) Array {
+                const columns = reader.unionColumns(array, 1) orelse return .{ .reader = reader, .n = 0, .tags = 0, .tag_stride = 1, .offsets = 0, .offset_stride = 4 };
+                return .{ .reader = reader, .n = array.len, .tags = columns.tags, .tag_stride = 1, .offsets = columns.offsets, .offset_stride = 4 };
             }
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (no value when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                if (i >= s.n) return Self.of(s.r, 0, 0);
-                return Self.of(s.r, s.tags + i * s.tag_stride, s.offsets + i * s.offset_stride);
+            /// Element `index` (no value when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                if (index >= self.n) return Self.of(self.reader, 0, 0);
+                return Self.of(self.reader, self.tags + index * self.tag_stride, self.offsets + index * self.offset_stride);
             }
         };
 
         /// A #bovoa array of `Shape`: one homogeneous array per variant (format.md §7.1).
         pub const Bovoa = struct {
-            r: R,
-            a: karmem.ArrayRef,
+            reader: R,
+            array: karmem.ArrayRef,
 
             /// The number of values of all variants.
-            pub fn len(s: Bovoa) u32 {
-                return s.a.len;
+            pub fn len(self: Bovoa) u32 {
+                return self.array.len;
             }
 
             /// The `Circle` values (the first entry of tag 1).
-            pub fn circle(s: Bovoa) CircleViewOf(R).Array {
-                const e = karmem.views.bunchEntry(s.r, s.a, 1, 4);
-                return .{ .r = s.r, .offset = e.offset, .n = e.len };
+            pub fn circle(self: Bovoa) CircleViewOf(R).Array {
+                const entry = karmem.views.bunchEntry(self.reader, self.array, 1, 4);
+                return .{ .reader = self.reader, .offset = entry.offset, .n = entry.len };
             }
 
             /// The `Square` values (the first entry of tag 4).
-            pub fn square(s: Bovoa) SquareViewOf(R).Array {
-                const e = karmem.views.bunchEntry(s.r, s.a, 4, 4);
-                return .{ .r = s.r, .offset = e.offset, .n = e.len };
+            pub fn square(self: Bovoa) SquareViewOf(R).Array {
+                const entry = karmem.views.bunchEntry(self.reader, self.array, 4, 4);
+                return .{ .reader = self.reader, .offset = entry.offset, .n = entry.len };
             }
         };
 
         /// A #bovos array of `Shape`: one homogeneous array per variant (format.md §7.1).
         pub const Bovos = struct {
-            r: R,
-            a: karmem.ArrayRef,
+            reader: R,
+            array: karmem.ArrayRef,
 
             /// The number of values of all variants.
-            pub fn len(s: Bovos) u32 {
-                return s.a.len;
+            pub fn len(self: Bovos) u32 {
+                return self.array.len;
             }
 
             /// The `Circle` values (the first entry of tag 1).
-            pub fn circle(s: Bovos) CircleViewOf(R).Soa {
-                return CircleViewOf(R).Soa.of(s.r, karmem.views.bunchEntry(s.r, s.a, 1, 0));
+            pub fn circle(self: Bovos) CircleViewOf(R).Soa {
+                return CircleViewOf(R).Soa.of(self.reader, karmem.views.bunchEntry(self.reader, self.array, 1, 0));
             }
 
             /// The `Square` values (the first entry of tag 4).
-            pub fn square(s: Bovos) SquareViewOf(R).Soa {
-                return SquareViewOf(R).Soa.of(s.r, karmem.views.bunchEntry(s.r, s.a, 4, 0));
+            pub fn square(self: Bovos) SquareViewOf(R).Soa {
+                return SquareViewOf(R).Soa.of(self.reader, karmem.views.bunchEntry(self.reader, self.array, 4, 0));
             }
         };
     };

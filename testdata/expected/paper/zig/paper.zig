@@ -700,88 +700,88 @@ fn validateSoaPoint3d(v: *karmem.Validator, a: karmem.ArrayRef) karmem.ValidateE
 /// `AnotherStructView.trust`: a validated message).
 pub fn AnotherStructViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        t: karmem.Table,
+        reader: R,
+        table: karmem.Table,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .t = r.root() };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!AnotherStructViewOf(karmem.Trusted) {
-            try AnotherStruct.validate(r);
-            return AnotherStructViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!AnotherStructViewOf(karmem.Trusted) {
+            try AnotherStruct.validate(reader);
+            return AnotherStructViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn a_(v: Self) u32 {
-            const at: u32 = if (v.t.has(4, 4)) v.t.offset + 4 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn a(self: Self) u32 {
+            const slot: u32 = if (self.table.has(4, 4)) self.table.offset + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn b(v: Self) u64 {
-            const at: u32 = if (v.t.has(8, 8)) v.t.offset + 8 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u64, at);
+        pub fn b(self: Self) u64 {
+            const slot: u32 = if (self.table.has(8, 8)) self.table.offset + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u64, slot);
         }
 
         /// An AoS array of `another_struct` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
             }
         };
 
         /// An SoA array of `another_struct`: its columns resolved once (format.md §5.3).
         pub const Soa = struct {
-            r: R,
+            reader: R,
             n: u32,
             cols: [2]u32,
 
-            pub fn of(r: R, a: karmem.ArrayRef) Soa {
-                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_another_struct, a) };
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_another_struct, array) };
             }
 
             /// The number of elements.
-            pub fn len(s: Soa) u32 {
-                return s.n;
+            pub fn len(self: Soa) u32 {
+                return self.n;
             }
 
-            /// Element `i` (its fields read as defaults when `i` is out of range).
-            pub fn at(s: Soa, i: u32) SoaItem {
-                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
-                return .{ .s = s, .i = i };
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
             }
         };
 
         pub const SoaItem = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn a_(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[1] != 0) v.s.cols[1] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn a(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn b(v: SoaItem) u64 {
-                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 8 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u64, at);
+            pub fn b(self: SoaItem) u64 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 8 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u64, slot);
             }
         };
     };
@@ -796,49 +796,49 @@ pub const TrustedAnotherStructView = AnotherStructViewOf(karmem.Trusted);
 /// `StructNameView.trust`: a validated message).
 pub fn StructNameViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        t: karmem.Table,
+        reader: R,
+        table: karmem.Table,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .t = r.root() };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!StructNameViewOf(karmem.Trusted) {
-            try StructName.validate(r);
-            return StructNameViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!StructNameViewOf(karmem.Trusted) {
+            try StructName.validate(reader);
+            return StructNameViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn field_as_soa(v: Self) AnotherStructViewOf(R).Soa {
-            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
-            return AnotherStructViewOf(R).Soa.of(v.r, a);
+        pub fn field_as_soa(self: Self) AnotherStructViewOf(R).Soa {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return AnotherStructViewOf(R).Soa.of(self.reader, array);
         }
 
-        pub fn field_as_aos(v: Self) AnotherStructViewOf(R).Array {
-            const at: u32 = if (v.t.has(16, 12)) v.t.offset + 16 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 4, karmem.no_limit);
-            return .{ .r = v.r, .offset = a.offset, .n = a.len };
+        pub fn field_as_aos(self: Self) AnotherStructViewOf(R).Array {
+            const slot: u32 = if (self.table.has(16, 12)) self.table.offset + 16 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
+            return .{ .reader = self.reader, .offset = array.offset, .n = array.len };
         }
 
         /// An AoS array of `struct_name` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
             }
         };
     };
@@ -853,88 +853,88 @@ pub const TrustedStructNameView = StructNameViewOf(karmem.Trusted);
 /// `Point2dView.trust`: a validated message).
 pub fn Point2dViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 16) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 16) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!Point2dViewOf(karmem.Trusted) {
-            try Point2d.validate(r);
-            return Point2dViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!Point2dViewOf(karmem.Trusted) {
+            try Point2d.validate(reader);
+            return Point2dViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn x_(v: Self) f32 {
-            const at: u32 = v.at;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn x(self: Self) f32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
-        pub fn y(v: Self) f32 {
-            const at: u32 = if (v.at != 0) v.at + 4 else 0;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn y(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
         /// An AoS array of `point2d` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 8 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 8 else 0 };
             }
         };
 
         /// An SoA array of `point2d`: its columns resolved once (format.md §5.3).
         pub const Soa = struct {
-            r: R,
+            reader: R,
             n: u32,
             cols: [2]u32,
 
-            pub fn of(r: R, a: karmem.ArrayRef) Soa {
-                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_point2d, a) };
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_point2d, array) };
             }
 
             /// The number of elements.
-            pub fn len(s: Soa) u32 {
-                return s.n;
+            pub fn len(self: Soa) u32 {
+                return self.n;
             }
 
-            /// Element `i` (its fields read as defaults when `i` is out of range).
-            pub fn at(s: Soa, i: u32) SoaItem {
-                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
-                return .{ .s = s, .i = i };
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
             }
         };
 
         pub const SoaItem = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn x_(v: SoaItem) f32 {
-                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn x(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn y(v: SoaItem) f32 {
-                const at: u32 = if (v.s.cols[1] != 0) v.s.cols[1] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn y(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
         };
     };
@@ -949,100 +949,100 @@ pub const TrustedPoint2dView = Point2dViewOf(karmem.Trusted);
 /// `Point3dView.trust`: a validated message).
 pub fn Point3dViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 20) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 20) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!Point3dViewOf(karmem.Trusted) {
-            try Point3d.validate(r);
-            return Point3dViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!Point3dViewOf(karmem.Trusted) {
+            try Point3d.validate(reader);
+            return Point3dViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn x_(v: Self) f32 {
-            const at: u32 = v.at;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn x(self: Self) f32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
-        pub fn y(v: Self) f32 {
-            const at: u32 = if (v.at != 0) v.at + 4 else 0;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn y(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
-        pub fn z(v: Self) f32 {
-            const at: u32 = if (v.at != 0) v.at + 8 else 0;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn z(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
         /// An AoS array of `point3d` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 12 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 12 else 0 };
             }
         };
 
         /// An SoA array of `point3d`: its columns resolved once (format.md §5.3).
         pub const Soa = struct {
-            r: R,
+            reader: R,
             n: u32,
             cols: [3]u32,
 
-            pub fn of(r: R, a: karmem.ArrayRef) Soa {
-                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_point3d, a) };
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_point3d, array) };
             }
 
             /// The number of elements.
-            pub fn len(s: Soa) u32 {
-                return s.n;
+            pub fn len(self: Soa) u32 {
+                return self.n;
             }
 
-            /// Element `i` (its fields read as defaults when `i` is out of range).
-            pub fn at(s: Soa, i: u32) SoaItem {
-                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
-                return .{ .s = s, .i = i };
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
             }
         };
 
         pub const SoaItem = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn x_(v: SoaItem) f32 {
-                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn x(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn y(v: SoaItem) f32 {
-                const at: u32 = if (v.s.cols[1] != 0) v.s.cols[1] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn y(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn z(v: SoaItem) f32 {
-                const at: u32 = if (v.s.cols[2] != 0) v.s.cols[2] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn z(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[2] != 0) self.soa.cols[2] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
         };
     };
@@ -1057,49 +1057,49 @@ pub const TrustedPoint3dView = Point3dViewOf(karmem.Trusted);
 /// `ParticleView.trust`: a validated message).
 pub fn ParticleViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        t: karmem.Table,
+        reader: R,
+        table: karmem.Table,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .t = r.root() };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!ParticleViewOf(karmem.Trusted) {
-            try Particle.validate(r);
-            return ParticleViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!ParticleViewOf(karmem.Trusted) {
+            try Particle.validate(reader);
+            return ParticleViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn pos(v: Self) AnyPointViewOf(R).Bovos {
-            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
-            return .{ .r = v.r, .a = a };
+        pub fn pos(self: Self) AnyPointViewOf(R).Bovos {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return .{ .reader = self.reader, .array = array };
         }
 
-        pub fn name(v: Self) []const u16 {
-            const at: u32 = if (v.t.has(16, 12)) v.t.offset + 16 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 2, karmem.no_limit);
-            return v.r.arraySlice(u16, a);
+        pub fn name(self: Self) []const u16 {
+            const slot: u32 = if (self.table.has(16, 12)) self.table.offset + 16 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 2, karmem.no_limit);
+            return self.reader.arraySlice(u16, array);
         }
 
         /// An AoS array of `particle` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
             }
         };
     };
@@ -1113,77 +1113,77 @@ pub const TrustedParticleView = ParticleViewOf(karmem.Trusted);
 /// which reads as zero when the tag is another. `R` as for structs.
 pub fn AnyPointViewOf(comptime R: type) type {
     return struct {
-        r: R,
+        reader: R,
         tag: u32,
         offset: u32,
 
         const Self = @This();
 
         /// The value whose tag is at `tag_at` and offset at `offset_at` (`tag_at` 0: none).
-        pub fn of(r: R, tag_at: u32, offset_at: u32) Self {
-            if (tag_at == 0) return .{ .r = r, .tag = 0, .offset = 0 };
-            const u: Self = .{ .r = r, .tag = r.load(u8, tag_at), .offset = r.load(u32, offset_at) };
-            if (u.tag == 1 and !karmem.views.inlineAt(r, u.offset, 8)) return .{ .r = r, .tag = 0, .offset = 0 };
-            if (u.tag == 2 and !karmem.views.inlineAt(r, u.offset, 12)) return .{ .r = r, .tag = 0, .offset = 0 };
-            return u;
+        pub fn of(reader: R, tag_at: u32, offset_at: u32) Self {
+            if (tag_at == 0) return .{ .reader = reader, .tag = 0, .offset = 0 };
+            const got: Self = .{ .reader = reader, .tag = reader.load(u8, tag_at), .offset = reader.load(u32, offset_at) };
+            if (got.tag == 1 and !karmem.views.inlineAt(reader, got.offset, 8)) return .{ .reader = reader, .tag = 0, .offset = 0 };
+            if (got.tag == 2 and !karmem.views.inlineAt(reader, got.offset, 12)) return .{ .reader = reader, .tag = 0, .offset = 0 };
+            return got;
         }
 
-        pub fn point2d(u: Self) Point2dViewOf(R) {
-            return .{ .r = u.r, .at = if (u.tag == 1) u.offset else 0 };
+        pub fn point2d(self: Self) Point2dViewOf(R) {
+            return .{ .reader = self.reader, .position = if (self.tag == 1) self.offset else 0 };
         }
 
-        pub fn point3d(u: Self) Point3dViewOf(R) {
-            return .{ .r = u.r, .at = if (u.tag == 2) u.offset else 0 };
+        pub fn point3d(self: Self) Point3dViewOf(R) {
+            return .{ .reader = self.reader, .position = if (self.tag == 2) self.offset else 0 };
         }
 
         /// An AoS (`aos`) or SoA (`soa`) array of `any_point`.
         pub const Array = struct {
-            r: R,
+            reader: R,
             n: u32,
             tags: u32,
             tag_stride: u32,
             offsets: u32,
             offset_stride: u32,
 
-            pub fn aos(r: R, a: karmem.ArrayRef) Array {
-                return .{ .r = r, .n = a.len, .tags = a.offset, .tag_stride = 8, .offsets = a.offset + 4, .offset_stride = 8 };
+            pub fn aos(reader: R, array: karmem.ArrayRef) Array {
+                return .{ .reader = reader, .n = array.len, .tags = array.offset, .tag_stride = 8, .offsets = array.offset + 4, .offset_stride = 8 };
             }
 
-            pub fn soa(r: R, a: karmem.ArrayRef) Array {
-                const c = r.unionColumns(a, 1) orelse return .{ .r = r, .n = 0, .tags = 0, .tag_stride = 1, .offsets = 0, .offset_stride = 4 };
-                return .{ .r = r, .n = a.len, .tags = c.tags, .tag_stride = 1, .offsets = c.offsets, .offset_stride = 4 };
+            pub fn soa(reader: R, array: karmem.ArrayRef) Array {
+                const columns = reader.unionColumns(array, 1) orelse return .{ .reader = reader, .n = 0, .tags = 0, .tag_stride = 1, .offsets = 0, .offset_stride = 4 };
+                return .{ .reader = reader, .n = array.len, .tags = columns.tags, .tag_stride = 1, .offsets = columns.offsets, .offset_stride = 4 };
             }
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (no value when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                if (i >= s.n) return Self.of(s.r, 0, 0);
-                return Self.of(s.r, s.tags + i * s.tag_stride, s.offsets + i * s.offset_stride);
+            /// Element `index` (no value when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                if (index >= self.n) return Self.of(self.reader, 0, 0);
+                return Self.of(self.reader, self.tags + index * self.tag_stride, self.offsets + index * self.offset_stride);
             }
         };
 
         /// A #bovos array of `any_point`: one homogeneous array per variant (format.md §7.1).
         pub const Bovos = struct {
-            r: R,
-            a: karmem.ArrayRef,
+            reader: R,
+            array: karmem.ArrayRef,
 
             /// The number of values of all variants.
-            pub fn len(s: Bovos) u32 {
-                return s.a.len;
+            pub fn len(self: Bovos) u32 {
+                return self.array.len;
             }
 
             /// The `point2d` values (the first entry of tag 1).
-            pub fn point2d(s: Bovos) Point2dViewOf(R).Soa {
-                return Point2dViewOf(R).Soa.of(s.r, karmem.views.bunchEntry(s.r, s.a, 1, 0));
+            pub fn point2d(self: Bovos) Point2dViewOf(R).Soa {
+                return Point2dViewOf(R).Soa.of(self.reader, karmem.views.bunchEntry(self.reader, self.array, 1, 0));
             }
 
             /// The `point3d` values (the first entry of tag 2).
-            pub fn point3d(s: Bovos) Point3dViewOf(R).Soa {
-                return Point3dViewOf(R).Soa.of(s.r, karmem.views.bunchEntry(s.r, s.a, 2, 0));
+            pub fn point3d(self: Bovos) Point3dViewOf(R).Soa {
+                return Point3dViewOf(R).Soa.of(self.reader, karmem.views.bunchEntry(self.reader, self.array, 2, 0));
             }
         };
     };

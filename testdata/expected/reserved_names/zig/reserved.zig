@@ -769,76 +769,76 @@ fn validateSoaPoint(v: *karmem.Validator, a: karmem.ArrayRef) karmem.ValidateErr
 /// `LenView.trust`: a validated message).
 pub fn LenViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 12) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 12) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!LenViewOf(karmem.Trusted) {
-            try Len.validate(r);
-            return LenViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!LenViewOf(karmem.Trusted) {
+            try Len.validate(reader);
+            return LenViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn get_(v: Self) i32 {
-            const at: u32 = v.at;
-            if (at == 0) return 0;
-            return v.r.load(i32, at);
+        pub fn get(self: Self) i32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
         }
 
         /// An AoS array of `Len` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 4 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 4 else 0 };
             }
         };
 
         /// An SoA array of `Len`: its columns resolved once (format.md §5.3).
         pub const Soa = struct {
-            r: R,
+            reader: R,
             n: u32,
             cols: [1]u32,
 
-            pub fn of(r: R, a: karmem.ArrayRef) Soa {
-                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_len, a) };
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_len, array) };
             }
 
             /// The number of elements.
-            pub fn len(s: Soa) u32 {
-                return s.n;
+            pub fn len(self: Soa) u32 {
+                return self.n;
             }
 
-            /// Element `i` (its fields read as defaults when `i` is out of range).
-            pub fn at(s: Soa, i: u32) SoaItem {
-                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
-                return .{ .s = s, .i = i };
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
             }
         };
 
         pub const SoaItem = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn get_(v: SoaItem) i32 {
-                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(i32, at);
+            pub fn get(self: SoaItem) i32 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i32, slot);
             }
         };
     };
@@ -853,196 +853,196 @@ pub const TrustedLenView = LenViewOf(karmem.Trusted);
 /// `CellView.trust`: a validated message).
 pub fn CellViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 68) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 68) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!CellViewOf(karmem.Trusted) {
-            try Cell.validate(r);
-            return CellViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!CellViewOf(karmem.Trusted) {
+            try Cell.validate(reader);
+            return CellViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn len_(v: Self) i32 {
-            const at: u32 = v.at;
-            if (at == 0) return 0;
-            return v.r.load(i32, at);
+        pub fn len(self: Self) i32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
         }
 
-        pub fn get_(v: Self) i32 {
-            const at: u32 = if (v.at != 0) v.at + 4 else 0;
-            if (at == 0) return 0;
-            return v.r.load(i32, at);
+        pub fn get(self: Self) i32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
         }
 
-        pub fn iter(v: Self) i32 {
-            const at: u32 = if (v.at != 0) v.at + 8 else 0;
-            if (at == 0) return 0;
-            return v.r.load(i32, at);
+        pub fn iter(self: Self) i32 {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
         }
 
-        pub fn new(v: Self) i32 {
-            const at: u32 = if (v.at != 0) v.at + 12 else 0;
-            if (at == 0) return 0;
-            return v.r.load(i32, at);
+        pub fn new(self: Self) i32 {
+            const slot: u32 = if (self.position != 0) self.position + 12 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
         }
 
-        pub fn is_empty(v: Self) i32 {
-            const at: u32 = if (v.at != 0) v.at + 16 else 0;
-            if (at == 0) return 0;
-            return v.r.load(i32, at);
+        pub fn is_empty(self: Self) i32 {
+            const slot: u32 = if (self.position != 0) self.position + 16 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
         }
 
-        pub fn r_(v: Self) i32 {
-            const at: u32 = if (v.at != 0) v.at + 20 else 0;
-            if (at == 0) return 0;
-            return v.r.load(i32, at);
+        pub fn r(self: Self) i32 {
+            const slot: u32 = if (self.position != 0) self.position + 20 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
         }
 
-        pub fn at_(v: Self) i32 {
-            const at: u32 = if (v.at != 0) v.at + 24 else 0;
-            if (at == 0) return 0;
-            return v.r.load(i32, at);
+        pub fn at(self: Self) i32 {
+            const slot: u32 = if (self.position != 0) self.position + 24 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
         }
 
-        pub fn all(v: Self) i32 {
-            const at: u32 = if (v.at != 0) v.at + 28 else 0;
-            if (at == 0) return 0;
-            return v.r.load(i32, at);
+        pub fn all(self: Self) i32 {
+            const slot: u32 = if (self.position != 0) self.position + 28 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
         }
 
-        pub fn position(v: Self) i32 {
-            const at: u32 = if (v.at != 0) v.at + 32 else 0;
-            if (at == 0) return 0;
-            return v.r.load(i32, at);
+        pub fn position_(self: Self) i32 {
+            const slot: u32 = if (self.position != 0) self.position + 32 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
         }
 
-        pub fn name(v: Self) []const u8 {
-            const at: u32 = if (v.at != 0) v.at + 36 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
-            return v.r.string(a);
+        pub fn name(self: Self) []const u8 {
+            const slot: u32 = if (self.position != 0) self.position + 36 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
         }
 
-        pub fn reader(v: Self) []const u8 {
-            const at: u32 = if (v.at != 0) v.at + 48 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
-            return v.r.string(a);
+        pub fn reader_(self: Self) []const u8 {
+            const slot: u32 = if (self.position != 0) self.position + 48 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
         }
 
         /// An AoS array of `Cell` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 60 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 60 else 0 };
             }
         };
 
         /// An SoA array of `Cell`: its columns resolved once (format.md §5.3).
         pub const Soa = struct {
-            r: R,
+            reader: R,
             n: u32,
             cols: [11]u32,
 
-            pub fn of(r: R, a: karmem.ArrayRef) Soa {
-                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_cell, a) };
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_cell, array) };
             }
 
             /// The number of elements.
-            pub fn len(s: Soa) u32 {
-                return s.n;
+            pub fn len(self: Soa) u32 {
+                return self.n;
             }
 
-            /// Element `i` (its fields read as defaults when `i` is out of range).
-            pub fn at(s: Soa, i: u32) SoaItem {
-                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
-                return .{ .s = s, .i = i };
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
             }
         };
 
         pub const SoaItem = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn len_(v: SoaItem) i32 {
-                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(i32, at);
+            pub fn len(self: SoaItem) i32 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i32, slot);
             }
 
-            pub fn get_(v: SoaItem) i32 {
-                const at: u32 = if (v.s.cols[1] != 0) v.s.cols[1] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(i32, at);
+            pub fn get(self: SoaItem) i32 {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i32, slot);
             }
 
-            pub fn iter(v: SoaItem) i32 {
-                const at: u32 = if (v.s.cols[2] != 0) v.s.cols[2] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(i32, at);
+            pub fn iter(self: SoaItem) i32 {
+                const slot: u32 = if (self.soa.cols[2] != 0) self.soa.cols[2] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i32, slot);
             }
 
-            pub fn new(v: SoaItem) i32 {
-                const at: u32 = if (v.s.cols[3] != 0) v.s.cols[3] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(i32, at);
+            pub fn new(self: SoaItem) i32 {
+                const slot: u32 = if (self.soa.cols[3] != 0) self.soa.cols[3] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i32, slot);
             }
 
-            pub fn is_empty(v: SoaItem) i32 {
-                const at: u32 = if (v.s.cols[4] != 0) v.s.cols[4] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(i32, at);
+            pub fn is_empty(self: SoaItem) i32 {
+                const slot: u32 = if (self.soa.cols[4] != 0) self.soa.cols[4] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i32, slot);
             }
 
-            pub fn r_(v: SoaItem) i32 {
-                const at: u32 = if (v.s.cols[5] != 0) v.s.cols[5] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(i32, at);
+            pub fn r(self: SoaItem) i32 {
+                const slot: u32 = if (self.soa.cols[5] != 0) self.soa.cols[5] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i32, slot);
             }
 
-            pub fn at_(v: SoaItem) i32 {
-                const at: u32 = if (v.s.cols[6] != 0) v.s.cols[6] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(i32, at);
+            pub fn at(self: SoaItem) i32 {
+                const slot: u32 = if (self.soa.cols[6] != 0) self.soa.cols[6] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i32, slot);
             }
 
-            pub fn all(v: SoaItem) i32 {
-                const at: u32 = if (v.s.cols[7] != 0) v.s.cols[7] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(i32, at);
+            pub fn all(self: SoaItem) i32 {
+                const slot: u32 = if (self.soa.cols[7] != 0) self.soa.cols[7] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i32, slot);
             }
 
-            pub fn position(v: SoaItem) i32 {
-                const at: u32 = if (v.s.cols[8] != 0) v.s.cols[8] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(i32, at);
+            pub fn position_(self: SoaItem) i32 {
+                const slot: u32 = if (self.soa.cols[8] != 0) self.soa.cols[8] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i32, slot);
             }
 
-            pub fn name(v: SoaItem) []const u8 {
-                const at: u32 = if (v.s.cols[9] != 0) v.s.cols[9] + v.i * 12 else 0;
-                const a = karmem.views.arrayAt(v.s.r, at, 1, karmem.no_limit);
-                return v.s.r.string(a);
+            pub fn name(self: SoaItem) []const u8 {
+                const slot: u32 = if (self.soa.cols[9] != 0) self.soa.cols[9] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 1, karmem.no_limit);
+                return self.soa.reader.string(array);
             }
 
-            pub fn reader(v: SoaItem) []const u8 {
-                const at: u32 = if (v.s.cols[10] != 0) v.s.cols[10] + v.i * 12 else 0;
-                const a = karmem.views.arrayAt(v.s.r, at, 1, karmem.no_limit);
-                return v.s.r.string(a);
+            pub fn reader_(self: SoaItem) []const u8 {
+                const slot: u32 = if (self.soa.cols[10] != 0) self.soa.cols[10] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 1, karmem.no_limit);
+                return self.soa.reader.string(array);
             }
         };
     };
@@ -1057,124 +1057,124 @@ pub const TrustedCellView = CellViewOf(karmem.Trusted);
 /// `PointView.trust`: a validated message).
 pub fn PointViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 36) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 36) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!PointViewOf(karmem.Trusted) {
-            try Point.validate(r);
-            return PointViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!PointViewOf(karmem.Trusted) {
+            try Point.validate(reader);
+            return PointViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn position(v: Self) f32 {
-            const at: u32 = v.at;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn position_(self: Self) f32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
-        pub fn reader(v: Self) f32 {
-            const at: u32 = if (v.at != 0) v.at + 4 else 0;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn reader_(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
-        pub fn root_(v: Self) f32 {
-            const at: u32 = if (v.at != 0) v.at + 8 else 0;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn root_(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
-        pub fn table(v: Self) f32 {
-            const at: u32 = if (v.at != 0) v.at + 12 else 0;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn table_(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 12 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
-        pub fn name(v: Self) []const u8 {
-            const at: u32 = if (v.at != 0) v.at + 16 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
-            return v.r.string(a);
+        pub fn name(self: Self) []const u8 {
+            const slot: u32 = if (self.position != 0) self.position + 16 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
         }
 
         /// An AoS array of `Point` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 28 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 28 else 0 };
             }
         };
 
         /// An SoA array of `Point`: its columns resolved once (format.md §5.3).
         pub const Soa = struct {
-            r: R,
+            reader: R,
             n: u32,
             cols: [5]u32,
 
-            pub fn of(r: R, a: karmem.ArrayRef) Soa {
-                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_point, a) };
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_point, array) };
             }
 
             /// The number of elements.
-            pub fn len(s: Soa) u32 {
-                return s.n;
+            pub fn len(self: Soa) u32 {
+                return self.n;
             }
 
-            /// Element `i` (its fields read as defaults when `i` is out of range).
-            pub fn at(s: Soa, i: u32) SoaItem {
-                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
-                return .{ .s = s, .i = i };
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
             }
         };
 
         pub const SoaItem = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn position(v: SoaItem) f32 {
-                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn position_(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn reader(v: SoaItem) f32 {
-                const at: u32 = if (v.s.cols[1] != 0) v.s.cols[1] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn reader_(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn root_(v: SoaItem) f32 {
-                const at: u32 = if (v.s.cols[2] != 0) v.s.cols[2] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn root_(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[2] != 0) self.soa.cols[2] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn table(v: SoaItem) f32 {
-                const at: u32 = if (v.s.cols[3] != 0) v.s.cols[3] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn table_(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[3] != 0) self.soa.cols[3] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn name(v: SoaItem) []const u8 {
-                const at: u32 = if (v.s.cols[4] != 0) v.s.cols[4] + v.i * 12 else 0;
-                const a = karmem.views.arrayAt(v.s.r, at, 1, karmem.no_limit);
-                return v.s.r.string(a);
+            pub fn name(self: SoaItem) []const u8 {
+                const slot: u32 = if (self.soa.cols[4] != 0) self.soa.cols[4] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 1, karmem.no_limit);
+                return self.soa.reader.string(array);
             }
         };
     };
@@ -1189,78 +1189,78 @@ pub const TrustedPointView = PointViewOf(karmem.Trusted);
 /// `HolderView.trust`: a validated message).
 pub fn HolderViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        t: karmem.Table,
+        reader: R,
+        table: karmem.Table,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .t = r.root() };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!HolderViewOf(karmem.Trusted) {
-            try Holder.validate(r);
-            return HolderViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!HolderViewOf(karmem.Trusted) {
+            try Holder.validate(reader);
+            return HolderViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn position(v: Self) []const u8 {
-            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
-            return v.r.string(a);
+        pub fn position_(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
         }
 
-        pub fn table(v: Self) PointViewOf(R) {
-            const at: u32 = if (v.t.has(16, 28)) v.t.offset + 16 else 0;
-            return .{ .r = v.r, .at = at };
+        pub fn table_(self: Self) PointViewOf(R) {
+            const slot: u32 = if (self.table.has(16, 28)) self.table.offset + 16 else 0;
+            return .{ .reader = self.reader, .position = slot };
         }
 
-        pub fn reader(v: Self) PointViewOf(R).Soa {
-            const at: u32 = if (v.t.has(44, 12)) v.t.offset + 44 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 0, 4);
-            return PointViewOf(R).Soa.of(v.r, a);
+        pub fn reader_(self: Self) PointViewOf(R).Soa {
+            const slot: u32 = if (self.table.has(44, 12)) self.table.offset + 44 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, 4);
+            return PointViewOf(R).Soa.of(self.reader, array);
         }
 
-        pub fn root_(v: Self) i32 {
-            const at: u32 = if (v.t.has(56, 4)) v.t.offset + 56 else 0;
-            if (at == 0) return 0;
-            return v.r.load(i32, at);
+        pub fn root_(self: Self) i32 {
+            const slot: u32 = if (self.table.has(56, 4)) self.table.offset + 56 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
         }
 
-        pub fn r_(v: Self) i32 {
-            const at: u32 = if (v.t.has(60, 4)) v.t.offset + 60 else 0;
-            if (at == 0) return 0;
-            return v.r.load(i32, at);
+        pub fn r(self: Self) i32 {
+            const slot: u32 = if (self.table.has(60, 4)) self.table.offset + 60 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
         }
 
-        pub fn cells(v: Self) CellViewOf(R).Soa {
-            const at: u32 = if (v.t.has(64, 12)) v.t.offset + 64 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
-            return CellViewOf(R).Soa.of(v.r, a);
+        pub fn cells(self: Self) CellViewOf(R).Soa {
+            const slot: u32 = if (self.table.has(64, 12)) self.table.offset + 64 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return CellViewOf(R).Soa.of(self.reader, array);
         }
 
-        pub fn shapes(v: Self) ShapeViewOf(R).Bovos {
-            const at: u32 = if (v.t.has(76, 12)) v.t.offset + 76 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
-            return .{ .r = v.r, .a = a };
+        pub fn shapes(self: Self) ShapeViewOf(R).Bovos {
+            const slot: u32 = if (self.table.has(76, 12)) self.table.offset + 76 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return .{ .reader = self.reader, .array = array };
         }
 
         /// An AoS array of `Holder` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
             }
         };
     };
@@ -1274,77 +1274,77 @@ pub const TrustedHolderView = HolderViewOf(karmem.Trusted);
 /// which reads as zero when the tag is another. `R` as for structs.
 pub fn ShapeViewOf(comptime R: type) type {
     return struct {
-        r: R,
+        reader: R,
         tag: u32,
         offset: u32,
 
         const Self = @This();
 
         /// The value whose tag is at `tag_at` and offset at `offset_at` (`tag_at` 0: none).
-        pub fn of(r: R, tag_at: u32, offset_at: u32) Self {
-            if (tag_at == 0) return .{ .r = r, .tag = 0, .offset = 0 };
-            const u: Self = .{ .r = r, .tag = r.load(u8, tag_at), .offset = r.load(u32, offset_at) };
-            if (u.tag == 1 and !karmem.views.inlineAt(r, u.offset, 4)) return .{ .r = r, .tag = 0, .offset = 0 };
-            if (u.tag == 2 and !karmem.views.inlineAt(r, u.offset, 28)) return .{ .r = r, .tag = 0, .offset = 0 };
-            return u;
+        pub fn of(reader: R, tag_at: u32, offset_at: u32) Self {
+            if (tag_at == 0) return .{ .reader = reader, .tag = 0, .offset = 0 };
+            const got: Self = .{ .reader = reader, .tag = reader.load(u8, tag_at), .offset = reader.load(u32, offset_at) };
+            if (got.tag == 1 and !karmem.views.inlineAt(reader, got.offset, 4)) return .{ .reader = reader, .tag = 0, .offset = 0 };
+            if (got.tag == 2 and !karmem.views.inlineAt(reader, got.offset, 28)) return .{ .reader = reader, .tag = 0, .offset = 0 };
+            return got;
         }
 
-        pub fn len_(u: Self) LenViewOf(R) {
-            return .{ .r = u.r, .at = if (u.tag == 1) u.offset else 0 };
+        pub fn len(self: Self) LenViewOf(R) {
+            return .{ .reader = self.reader, .position = if (self.tag == 1) self.offset else 0 };
         }
 
-        pub fn point(u: Self) PointViewOf(R) {
-            return .{ .r = u.r, .at = if (u.tag == 2) u.offset else 0 };
+        pub fn point(self: Self) PointViewOf(R) {
+            return .{ .reader = self.reader, .position = if (self.tag == 2) self.offset else 0 };
         }
 
         /// An AoS (`aos`) or SoA (`soa`) array of `Shape`.
         pub const Array = struct {
-            r: R,
+            reader: R,
             n: u32,
             tags: u32,
             tag_stride: u32,
             offsets: u32,
             offset_stride: u32,
 
-            pub fn aos(r: R, a: karmem.ArrayRef) Array {
-                return .{ .r = r, .n = a.len, .tags = a.offset, .tag_stride = 8, .offsets = a.offset + 4, .offset_stride = 8 };
+            pub fn aos(reader: R, array: karmem.ArrayRef) Array {
+                return .{ .reader = reader, .n = array.len, .tags = array.offset, .tag_stride = 8, .offsets = array.offset + 4, .offset_stride = 8 };
             }
 
-            pub fn soa(r: R, a: karmem.ArrayRef) Array {
-                const c = r.unionColumns(a, 1) orelse return .{ .r = r, .n = 0, .tags = 0, .tag_stride = 1, .offsets = 0, .offset_stride = 4 };
-                return .{ .r = r, .n = a.len, .tags = c.tags, .tag_stride = 1, .offsets = c.offsets, .offset_stride = 4 };
+            pub fn soa(reader: R, array: karmem.ArrayRef) Array {
+                const columns = reader.unionColumns(array, 1) orelse return .{ .reader = reader, .n = 0, .tags = 0, .tag_stride = 1, .offsets = 0, .offset_stride = 4 };
+                return .{ .reader = reader, .n = array.len, .tags = columns.tags, .tag_stride = 1, .offsets = columns.offsets, .offset_stride = 4 };
             }
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (no value when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                if (i >= s.n) return Self.of(s.r, 0, 0);
-                return Self.of(s.r, s.tags + i * s.tag_stride, s.offsets + i * s.offset_stride);
+            /// Element `index` (no value when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                if (index >= self.n) return Self.of(self.reader, 0, 0);
+                return Self.of(self.reader, self.tags + index * self.tag_stride, self.offsets + index * self.offset_stride);
             }
         };
 
         /// A #bovos array of `Shape`: one homogeneous array per variant (format.md §7.1).
         pub const Bovos = struct {
-            r: R,
-            a: karmem.ArrayRef,
+            reader: R,
+            array: karmem.ArrayRef,
 
             /// The number of values of all variants.
-            pub fn len(s: Bovos) u32 {
-                return s.a.len;
+            pub fn len(self: Bovos) u32 {
+                return self.array.len;
             }
 
             /// The `Len` values (the first entry of tag 1).
-            pub fn len_(s: Bovos) LenViewOf(R).Soa {
-                return LenViewOf(R).Soa.of(s.r, karmem.views.bunchEntry(s.r, s.a, 1, 0));
+            pub fn len(self: Bovos) LenViewOf(R).Soa {
+                return LenViewOf(R).Soa.of(self.reader, karmem.views.bunchEntry(self.reader, self.array, 1, 0));
             }
 
             /// The `Point` values (the first entry of tag 2).
-            pub fn point(s: Bovos) PointViewOf(R).Soa {
-                return PointViewOf(R).Soa.of(s.r, karmem.views.bunchEntry(s.r, s.a, 2, 0));
+            pub fn point(self: Bovos) PointViewOf(R).Soa {
+                return PointViewOf(R).Soa.of(self.reader, karmem.views.bunchEntry(self.reader, self.array, 2, 0));
             }
         };
     };

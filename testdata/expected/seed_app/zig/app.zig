@@ -285,55 +285,55 @@ pub const AccountData = struct {
 /// `ProfileDataView.trust`: a validated message).
 pub fn ProfileDataViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        t: karmem.Table,
+        reader: R,
+        table: karmem.Table,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .t = r.root() };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!ProfileDataViewOf(karmem.Trusted) {
-            try ProfileData.validate(r);
-            return ProfileDataViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!ProfileDataViewOf(karmem.Trusted) {
+            try ProfileData.validate(reader);
+            return ProfileDataViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn network(v: Self) SocialNetwork {
-            const at: u32 = if (v.t.has(4, 1)) v.t.offset + 4 else 0;
-            if (at == 0) return @fromBackingInt(0);
-            return v.r.load(SocialNetwork, at);
+        pub fn network(self: Self) SocialNetwork {
+            const slot: u32 = if (self.table.has(4, 1)) self.table.offset + 4 else 0;
+            if (slot == 0) return @fromBackingInt(0);
+            return self.reader.load(SocialNetwork, slot);
         }
 
-        pub fn username(v: Self) []const u8 {
-            const at: u32 = if (v.t.has(8, 12)) v.t.offset + 8 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
-            return v.r.string(a);
+        pub fn username(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(8, 12)) self.table.offset + 8 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
         }
 
-        pub fn id(v: Self) u64 {
-            const at: u32 = if (v.t.has(24, 8)) v.t.offset + 24 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u64, at);
+        pub fn id(self: Self) u64 {
+            const slot: u32 = if (self.table.has(24, 8)) self.table.offset + 24 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u64, slot);
         }
 
         /// An AoS array of `ProfileData` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
             }
         };
     };
@@ -348,42 +348,42 @@ pub const TrustedProfileDataView = ProfileDataViewOf(karmem.Trusted);
 /// `ProfileView.trust`: a validated message).
 pub fn ProfileViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 12) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 12) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!ProfileViewOf(karmem.Trusted) {
-            try Profile.validate(r);
-            return ProfileViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!ProfileViewOf(karmem.Trusted) {
+            try Profile.validate(reader);
+            return ProfileViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn data(v: Self) ProfileDataViewOf(R) {
-            const at: u32 = v.at;
-            return .{ .r = v.r, .t = karmem.views.tableAt(v.r, at) };
+        pub fn data(self: Self) ProfileDataViewOf(R) {
+            const slot: u32 = self.position;
+            return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, slot) };
         }
 
         /// An AoS array of `Profile` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 4 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 4 else 0 };
             }
         };
     };
@@ -398,55 +398,55 @@ pub const TrustedProfileView = ProfileViewOf(karmem.Trusted);
 /// `AccountDataView.trust`: a validated message).
 pub fn AccountDataViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        t: karmem.Table,
+        reader: R,
+        table: karmem.Table,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .t = r.root() };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!AccountDataViewOf(karmem.Trusted) {
-            try AccountData.validate(r);
-            return AccountDataViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!AccountDataViewOf(karmem.Trusted) {
+            try AccountData.validate(reader);
+            return AccountDataViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn id(v: Self) u64 {
-            const at: u32 = if (v.t.has(8, 8)) v.t.offset + 8 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u64, at);
+        pub fn id(self: Self) u64 {
+            const slot: u32 = if (self.table.has(8, 8)) self.table.offset + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u64, slot);
         }
 
-        pub fn email(v: Self) []const u8 {
-            const at: u32 = if (v.t.has(16, 12)) v.t.offset + 16 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
-            return v.r.string(a);
+        pub fn email(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(16, 12)) self.table.offset + 16 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
         }
 
-        pub fn profiles(v: Self) ProfileViewOf(R).Array {
-            const at: u32 = if (v.t.has(28, 12)) v.t.offset + 28 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 4, karmem.no_limit);
-            return .{ .r = v.r, .offset = a.offset, .n = a.len };
+        pub fn profiles(self: Self) ProfileViewOf(R).Array {
+            const slot: u32 = if (self.table.has(28, 12)) self.table.offset + 28 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
+            return .{ .reader = self.reader, .offset = array.offset, .n = array.len };
         }
 
         /// An AoS array of `AccountData` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
             }
         };
     };

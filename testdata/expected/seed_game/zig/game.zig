@@ -540,100 +540,100 @@ fn validateSoaMonster(v: *karmem.Validator, a: karmem.ArrayRef) karmem.ValidateE
 /// `Vec3View.trust`: a validated message).
 pub fn Vec3ViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 20) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 20) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!Vec3ViewOf(karmem.Trusted) {
-            try Vec3.validate(r);
-            return Vec3ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!Vec3ViewOf(karmem.Trusted) {
+            try Vec3.validate(reader);
+            return Vec3ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn x_(v: Self) f32 {
-            const at: u32 = v.at;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn x(self: Self) f32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
-        pub fn y(v: Self) f32 {
-            const at: u32 = if (v.at != 0) v.at + 4 else 0;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn y(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
-        pub fn z(v: Self) f32 {
-            const at: u32 = if (v.at != 0) v.at + 8 else 0;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn z(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
         /// An AoS array of `Vec3` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 12 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 12 else 0 };
             }
         };
 
         /// An SoA array of `Vec3`: its columns resolved once (format.md §5.3).
         pub const Soa = struct {
-            r: R,
+            reader: R,
             n: u32,
             cols: [3]u32,
 
-            pub fn of(r: R, a: karmem.ArrayRef) Soa {
-                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_vec3, a) };
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_vec3, array) };
             }
 
             /// The number of elements.
-            pub fn len(s: Soa) u32 {
-                return s.n;
+            pub fn len(self: Soa) u32 {
+                return self.n;
             }
 
-            /// Element `i` (its fields read as defaults when `i` is out of range).
-            pub fn at(s: Soa, i: u32) SoaItem {
-                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
-                return .{ .s = s, .i = i };
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
             }
         };
 
         pub const SoaItem = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn x_(v: SoaItem) f32 {
-                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn x(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn y(v: SoaItem) f32 {
-                const at: u32 = if (v.s.cols[1] != 0) v.s.cols[1] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn y(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn z(v: SoaItem) f32 {
-                const at: u32 = if (v.s.cols[2] != 0) v.s.cols[2] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn z(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[2] != 0) self.soa.cols[2] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
         };
     };
@@ -648,92 +648,92 @@ pub const TrustedVec3View = Vec3ViewOf(karmem.Trusted);
 /// `MonsterDataView.trust`: a validated message).
 pub fn MonsterDataViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        t: karmem.Table,
+        reader: R,
+        table: karmem.Table,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .t = r.root() };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!MonsterDataViewOf(karmem.Trusted) {
-            try MonsterData.validate(r);
-            return MonsterDataViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!MonsterDataViewOf(karmem.Trusted) {
+            try MonsterData.validate(reader);
+            return MonsterDataViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn pos(v: Self) Vec3ViewOf(R) {
-            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
-            return .{ .r = v.r, .at = at };
+        pub fn pos(self: Self) Vec3ViewOf(R) {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            return .{ .reader = self.reader, .position = slot };
         }
 
-        pub fn mana(v: Self) i16 {
-            const at: u32 = if (v.t.has(16, 2)) v.t.offset + 16 else 0;
-            if (at == 0) return 0;
-            return v.r.load(i16, at);
+        pub fn mana(self: Self) i16 {
+            const slot: u32 = if (self.table.has(16, 2)) self.table.offset + 16 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i16, slot);
         }
 
-        pub fn health(v: Self) i16 {
-            const at: u32 = if (v.t.has(18, 2)) v.t.offset + 18 else 0;
-            if (at == 0) return 0;
-            return v.r.load(i16, at);
+        pub fn health(self: Self) i16 {
+            const slot: u32 = if (self.table.has(18, 2)) self.table.offset + 18 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i16, slot);
         }
 
-        pub fn name(v: Self) []const u8 {
-            const at: u32 = if (v.t.has(20, 12)) v.t.offset + 20 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
-            return v.r.string(a);
+        pub fn name(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(20, 12)) self.table.offset + 20 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
         }
 
-        pub fn team(v: Self) Team {
-            const at: u32 = if (v.t.has(32, 1)) v.t.offset + 32 else 0;
-            if (at == 0) return @fromBackingInt(0);
-            return v.r.load(Team, at);
+        pub fn team(self: Self) Team {
+            const slot: u32 = if (self.table.has(32, 1)) self.table.offset + 32 else 0;
+            if (slot == 0) return @fromBackingInt(0);
+            return self.reader.load(Team, slot);
         }
 
-        pub fn inventory(v: Self) []const u8 {
-            const at: u32 = if (v.t.has(36, 12)) v.t.offset + 36 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 1, 128);
-            return v.r.arraySlice(u8, a);
+        pub fn inventory(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(36, 12)) self.table.offset + 36 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, 128);
+            return self.reader.arraySlice(u8, array);
         }
 
-        pub fn hitbox(v: Self) [4]f64 {
-            const at: u32 = if (v.t.has(48, 32)) v.t.offset + 48 else 0;
-            var out: [4]f64 = @splat(0);
-            if (at == 0) return out;
-            for (&out, 0..) |*x, i| x.* = v.r.load(f64, at + idx(i) * 8);
-            return out;
+        pub fn hitbox(self: Self) [4]f64 {
+            const slot: u32 = if (self.table.has(48, 32)) self.table.offset + 48 else 0;
+            var elems: [4]f64 = @splat(0);
+            if (slot == 0) return elems;
+            for (&elems, 0..) |*elem, j| elem.* = self.reader.load(f64, slot + idx(j) * 8);
+            return elems;
         }
 
-        pub fn status(v: Self) []const i32 {
-            const at: u32 = if (v.t.has(80, 12)) v.t.offset + 80 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 4, karmem.no_limit);
-            return v.r.arraySlice(i32, a);
+        pub fn status(self: Self) []const i32 {
+            const slot: u32 = if (self.table.has(80, 12)) self.table.offset + 80 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
+            return self.reader.arraySlice(i32, array);
         }
 
-        pub fn path(v: Self) Vec3ViewOf(R).Soa {
-            const at: u32 = if (v.t.has(92, 12)) v.t.offset + 92 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 0, 128);
-            return Vec3ViewOf(R).Soa.of(v.r, a);
+        pub fn path(self: Self) Vec3ViewOf(R).Soa {
+            const slot: u32 = if (self.table.has(92, 12)) self.table.offset + 92 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, 128);
+            return Vec3ViewOf(R).Soa.of(self.reader, array);
         }
 
         /// An AoS array of `MonsterData` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
             }
         };
     };
@@ -748,155 +748,155 @@ pub const TrustedMonsterDataView = MonsterDataViewOf(karmem.Trusted);
 /// `MonsterView.trust`: a validated message).
 pub fn MonsterViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 12) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 12) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!MonsterViewOf(karmem.Trusted) {
-            try Monster.validate(r);
-            return MonsterViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!MonsterViewOf(karmem.Trusted) {
+            try Monster.validate(reader);
+            return MonsterViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn data(v: Self) MonsterDataViewOf(R) {
-            const at: u32 = v.at;
-            return .{ .r = v.r, .t = karmem.views.tableAt(v.r, at) };
+        pub fn data(self: Self) MonsterDataViewOf(R) {
+            const slot: u32 = self.position;
+            return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, slot) };
         }
 
         /// An AoS array of `Monster` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 4 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 4 else 0 };
             }
         };
 
         /// An SoA array of `Monster`: its columns resolved once (format.md §5.3).
         pub const Soa = struct {
-            r: R,
+            reader: R,
             n: u32,
             cols: [11]u32,
 
-            pub fn of(r: R, a: karmem.ArrayRef) Soa {
-                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_monster, a) };
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_monster, array) };
             }
 
             /// The number of elements.
-            pub fn len(s: Soa) u32 {
-                return s.n;
+            pub fn len(self: Soa) u32 {
+                return self.n;
             }
 
-            /// Element `i` (its fields read as defaults when `i` is out of range).
-            pub fn at(s: Soa, i: u32) SoaItem {
-                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
-                return .{ .s = s, .i = i };
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
             }
         };
 
         pub const SoaItem = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn data(v: SoaItem) SoaNodeData {
-                return .{ .s = v.s, .i = v.i };
+            pub fn data(self: SoaItem) SoaNodeData {
+                return .{ .soa = self.soa, .index = self.index };
             }
         };
 
         pub const SoaNodeData = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn pos(v: SoaNodeData) SoaNodeDataPos {
-                return .{ .s = v.s, .i = v.i };
+            pub fn pos(self: SoaNodeData) SoaNodeDataPos {
+                return .{ .soa = self.soa, .index = self.index };
             }
 
-            pub fn mana(v: SoaNodeData) i16 {
-                const at: u32 = if (v.s.cols[8] != 0) v.s.cols[8] + v.i * 2 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(i16, at);
+            pub fn mana(self: SoaNodeData) i16 {
+                const slot: u32 = if (self.soa.cols[8] != 0) self.soa.cols[8] + self.index * 2 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i16, slot);
             }
 
-            pub fn health(v: SoaNodeData) i16 {
-                const at: u32 = if (v.s.cols[9] != 0) v.s.cols[9] + v.i * 2 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(i16, at);
+            pub fn health(self: SoaNodeData) i16 {
+                const slot: u32 = if (self.soa.cols[9] != 0) self.soa.cols[9] + self.index * 2 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i16, slot);
             }
 
-            pub fn name(v: SoaNodeData) []const u8 {
-                const at: u32 = if (v.s.cols[4] != 0) v.s.cols[4] + v.i * 12 else 0;
-                const a = karmem.views.arrayAt(v.s.r, at, 1, karmem.no_limit);
-                return v.s.r.string(a);
+            pub fn name(self: SoaNodeData) []const u8 {
+                const slot: u32 = if (self.soa.cols[4] != 0) self.soa.cols[4] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 1, karmem.no_limit);
+                return self.soa.reader.string(array);
             }
 
-            pub fn team(v: SoaNodeData) Team {
-                const at: u32 = if (v.s.cols[10] != 0) v.s.cols[10] + v.i * 1 else 0;
-                if (at == 0) return @fromBackingInt(0);
-                return v.s.r.load(Team, at);
+            pub fn team(self: SoaNodeData) Team {
+                const slot: u32 = if (self.soa.cols[10] != 0) self.soa.cols[10] + self.index * 1 else 0;
+                if (slot == 0) return @fromBackingInt(0);
+                return self.soa.reader.load(Team, slot);
             }
 
-            pub fn inventory(v: SoaNodeData) []const u8 {
-                const at: u32 = if (v.s.cols[5] != 0) v.s.cols[5] + v.i * 12 else 0;
-                const a = karmem.views.arrayAt(v.s.r, at, 1, 128);
-                return v.s.r.arraySlice(u8, a);
+            pub fn inventory(self: SoaNodeData) []const u8 {
+                const slot: u32 = if (self.soa.cols[5] != 0) self.soa.cols[5] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 1, 128);
+                return self.soa.reader.arraySlice(u8, array);
             }
 
-            pub fn hitbox(v: SoaNodeData) [4]f64 {
-                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 32 else 0;
-                var out: [4]f64 = @splat(0);
-                if (at == 0) return out;
-                for (&out, 0..) |*x, i| x.* = v.s.r.load(f64, at + idx(i) * 8);
-                return out;
+            pub fn hitbox(self: SoaNodeData) [4]f64 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 32 else 0;
+                var elems: [4]f64 = @splat(0);
+                if (slot == 0) return elems;
+                for (&elems, 0..) |*elem, j| elem.* = self.soa.reader.load(f64, slot + idx(j) * 8);
+                return elems;
             }
 
-            pub fn status(v: SoaNodeData) []const i32 {
-                const at: u32 = if (v.s.cols[6] != 0) v.s.cols[6] + v.i * 12 else 0;
-                const a = karmem.views.arrayAt(v.s.r, at, 4, karmem.no_limit);
-                return v.s.r.arraySlice(i32, a);
+            pub fn status(self: SoaNodeData) []const i32 {
+                const slot: u32 = if (self.soa.cols[6] != 0) self.soa.cols[6] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 4, karmem.no_limit);
+                return self.soa.reader.arraySlice(i32, array);
             }
 
-            pub fn path(v: SoaNodeData) Vec3ViewOf(R).Soa {
-                const at: u32 = if (v.s.cols[7] != 0) v.s.cols[7] + v.i * 12 else 0;
-                const a = karmem.views.arrayAt(v.s.r, at, 0, 128);
-                return Vec3ViewOf(R).Soa.of(v.s.r, a);
+            pub fn path(self: SoaNodeData) Vec3ViewOf(R).Soa {
+                const slot: u32 = if (self.soa.cols[7] != 0) self.soa.cols[7] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 0, 128);
+                return Vec3ViewOf(R).Soa.of(self.soa.reader, array);
             }
         };
 
         pub const SoaNodeDataPos = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn x_(v: SoaNodeDataPos) f32 {
-                const at: u32 = if (v.s.cols[1] != 0) v.s.cols[1] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn x(self: SoaNodeDataPos) f32 {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn y(v: SoaNodeDataPos) f32 {
-                const at: u32 = if (v.s.cols[2] != 0) v.s.cols[2] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn y(self: SoaNodeDataPos) f32 {
+                const slot: u32 = if (self.soa.cols[2] != 0) self.soa.cols[2] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn z(v: SoaNodeDataPos) f32 {
-                const at: u32 = if (v.s.cols[3] != 0) v.s.cols[3] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn z(self: SoaNodeDataPos) f32 {
+                const slot: u32 = if (self.soa.cols[3] != 0) self.soa.cols[3] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
         };
     };
@@ -911,43 +911,43 @@ pub const TrustedMonsterView = MonsterViewOf(karmem.Trusted);
 /// `StateView.trust`: a validated message).
 pub fn StateViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        t: karmem.Table,
+        reader: R,
+        table: karmem.Table,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .t = r.root() };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!StateViewOf(karmem.Trusted) {
-            try State.validate(r);
-            return StateViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!StateViewOf(karmem.Trusted) {
+            try State.validate(reader);
+            return StateViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn monsters(v: Self) MonsterViewOf(R).Soa {
-            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 0, 2000);
-            return MonsterViewOf(R).Soa.of(v.r, a);
+        pub fn monsters(self: Self) MonsterViewOf(R).Soa {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, 2000);
+            return MonsterViewOf(R).Soa.of(self.reader, array);
         }
 
         /// An AoS array of `State` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
             }
         };
     };

@@ -840,76 +840,76 @@ fn validateSoaItem(v: *karmem.Validator, a: karmem.ArrayRef) karmem.ValidateErro
 /// `CircleView.trust`: a validated message).
 pub fn CircleViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        t: karmem.Table,
+        reader: R,
+        table: karmem.Table,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .t = r.root() };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!CircleViewOf(karmem.Trusted) {
-            try Circle.validate(r);
-            return CircleViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!CircleViewOf(karmem.Trusted) {
+            try Circle.validate(reader);
+            return CircleViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn radius(v: Self) f64 {
-            const at: u32 = if (v.t.has(8, 8)) v.t.offset + 8 else 0;
-            if (at == 0) return 0;
-            return v.r.load(f64, at);
+        pub fn radius(self: Self) f64 {
+            const slot: u32 = if (self.table.has(8, 8)) self.table.offset + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f64, slot);
         }
 
         /// An AoS array of `Circle` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
             }
         };
 
         /// An SoA array of `Circle`: its columns resolved once (format.md §5.3).
         pub const Soa = struct {
-            r: R,
+            reader: R,
             n: u32,
             cols: [1]u32,
 
-            pub fn of(r: R, a: karmem.ArrayRef) Soa {
-                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_circle, a) };
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_circle, array) };
             }
 
             /// The number of elements.
-            pub fn len(s: Soa) u32 {
-                return s.n;
+            pub fn len(self: Soa) u32 {
+                return self.n;
             }
 
-            /// Element `i` (its fields read as defaults when `i` is out of range).
-            pub fn at(s: Soa, i: u32) SoaItem {
-                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
-                return .{ .s = s, .i = i };
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
             }
         };
 
         pub const SoaItem = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn radius(v: SoaItem) f64 {
-                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 8 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f64, at);
+            pub fn radius(self: SoaItem) f64 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 8 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f64, slot);
             }
         };
     };
@@ -924,76 +924,76 @@ pub const TrustedCircleView = CircleViewOf(karmem.Trusted);
 /// `SquareView.trust`: a validated message).
 pub fn SquareViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 12) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 12) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!SquareViewOf(karmem.Trusted) {
-            try Square.validate(r);
-            return SquareViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!SquareViewOf(karmem.Trusted) {
+            try Square.validate(reader);
+            return SquareViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn side(v: Self) f32 {
-            const at: u32 = v.at;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn side(self: Self) f32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
         /// An AoS array of `Square` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 4 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 4 else 0 };
             }
         };
 
         /// An SoA array of `Square`: its columns resolved once (format.md §5.3).
         pub const Soa = struct {
-            r: R,
+            reader: R,
             n: u32,
             cols: [1]u32,
 
-            pub fn of(r: R, a: karmem.ArrayRef) Soa {
-                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_square, a) };
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_square, array) };
             }
 
             /// The number of elements.
-            pub fn len(s: Soa) u32 {
-                return s.n;
+            pub fn len(self: Soa) u32 {
+                return self.n;
             }
 
-            /// Element `i` (its fields read as defaults when `i` is out of range).
-            pub fn at(s: Soa, i: u32) SoaItem {
-                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
-                return .{ .s = s, .i = i };
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
             }
         };
 
         pub const SoaItem = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn side(v: SoaItem) f32 {
-                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn side(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
         };
     };
@@ -1008,76 +1008,76 @@ pub const TrustedSquareView = SquareViewOf(karmem.Trusted);
 /// `TagView.trust`: a validated message).
 pub fn TagViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 20) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 20) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!TagViewOf(karmem.Trusted) {
-            try Tag.validate(r);
-            return TagViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!TagViewOf(karmem.Trusted) {
+            try Tag.validate(reader);
+            return TagViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn label(v: Self) []const u8 {
-            const at: u32 = v.at;
-            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
-            return v.r.string(a);
+        pub fn label(self: Self) []const u8 {
+            const slot: u32 = self.position;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
         }
 
         /// An AoS array of `Tag` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 12 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 12 else 0 };
             }
         };
 
         /// An SoA array of `Tag`: its columns resolved once (format.md §5.3).
         pub const Soa = struct {
-            r: R,
+            reader: R,
             n: u32,
             cols: [1]u32,
 
-            pub fn of(r: R, a: karmem.ArrayRef) Soa {
-                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_tag, a) };
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_tag, array) };
             }
 
             /// The number of elements.
-            pub fn len(s: Soa) u32 {
-                return s.n;
+            pub fn len(self: Soa) u32 {
+                return self.n;
             }
 
-            /// Element `i` (its fields read as defaults when `i` is out of range).
-            pub fn at(s: Soa, i: u32) SoaItem {
-                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
-                return .{ .s = s, .i = i };
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
             }
         };
 
         pub const SoaItem = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn label(v: SoaItem) []const u8 {
-                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 12 else 0;
-                const a = karmem.views.arrayAt(v.s.r, at, 1, karmem.no_limit);
-                return v.s.r.string(a);
+            pub fn label(self: SoaItem) []const u8 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 1, karmem.no_limit);
+                return self.soa.reader.string(array);
             }
         };
     };
@@ -1092,136 +1092,136 @@ pub const TrustedTagView = TagViewOf(karmem.Trusted);
 /// `ItemView.trust`: a validated message).
 pub fn ItemViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 72) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 72) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!ItemViewOf(karmem.Trusted) {
-            try Item.validate(r);
-            return ItemViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!ItemViewOf(karmem.Trusted) {
+            try Item.validate(reader);
+            return ItemViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn wide(v: Self) []const u16 {
-            const at: u32 = v.at;
-            const a = karmem.views.arrayAt(v.r, at, 2, karmem.no_limit);
-            return v.r.arraySlice(u16, a);
+        pub fn wide(self: Self) []const u16 {
+            const slot: u32 = self.position;
+            const array = karmem.views.arrayAt(self.reader, slot, 2, karmem.no_limit);
+            return self.reader.arraySlice(u16, array);
         }
 
-        pub fn flags(v: Self) []const u8 {
-            const at: u32 = if (v.at != 0) v.at + 12 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
-            return v.r.bytes(a);
+        pub fn flags(self: Self) []const u8 {
+            const slot: u32 = if (self.position != 0) self.position + 12 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.bytes(array);
         }
 
-        pub fn tags(v: Self) TagViewOf(R).Soa {
-            const at: u32 = if (v.at != 0) v.at + 24 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
-            return TagViewOf(R).Soa.of(v.r, a);
+        pub fn tags(self: Self) TagViewOf(R).Soa {
+            const slot: u32 = if (self.position != 0) self.position + 24 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return TagViewOf(R).Soa.of(self.reader, array);
         }
 
-        pub fn shapes(v: Self) ShapeViewOf(R).Array {
-            const at: u32 = if (v.at != 0) v.at + 36 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
-            return ShapeViewOf(R).Array.soa(v.r, a);
+        pub fn shapes(self: Self) ShapeViewOf(R).Array {
+            const slot: u32 = if (self.position != 0) self.position + 36 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return ShapeViewOf(R).Array.soa(self.reader, array);
         }
 
-        pub fn bunch(v: Self) ShapeViewOf(R).Bovos {
-            const at: u32 = if (v.at != 0) v.at + 48 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
-            return .{ .r = v.r, .a = a };
+        pub fn bunch(self: Self) ShapeViewOf(R).Bovos {
+            const slot: u32 = if (self.position != 0) self.position + 48 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return .{ .reader = self.reader, .array = array };
         }
 
-        pub fn ok(v: Self) bool {
-            const at: u32 = if (v.at != 0) v.at + 60 else 0;
-            if (at == 0) return false;
-            return v.r.load(bool, at);
+        pub fn ok(self: Self) bool {
+            const slot: u32 = if (self.position != 0) self.position + 60 else 0;
+            if (slot == 0) return false;
+            return self.reader.load(bool, slot);
         }
 
         /// An AoS array of `Item` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 64 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 64 else 0 };
             }
         };
 
         /// An SoA array of `Item`: its columns resolved once (format.md §5.3).
         pub const Soa = struct {
-            r: R,
+            reader: R,
             n: u32,
             cols: [6]u32,
 
-            pub fn of(r: R, a: karmem.ArrayRef) Soa {
-                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_item, a) };
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_item, array) };
             }
 
             /// The number of elements.
-            pub fn len(s: Soa) u32 {
-                return s.n;
+            pub fn len(self: Soa) u32 {
+                return self.n;
             }
 
-            /// Element `i` (its fields read as defaults when `i` is out of range).
-            pub fn at(s: Soa, i: u32) SoaItem {
-                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
-                return .{ .s = s, .i = i };
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
             }
         };
 
         pub const SoaItem = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn wide(v: SoaItem) []const u16 {
-                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 12 else 0;
-                const a = karmem.views.arrayAt(v.s.r, at, 2, karmem.no_limit);
-                return v.s.r.arraySlice(u16, a);
+            pub fn wide(self: SoaItem) []const u16 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 2, karmem.no_limit);
+                return self.soa.reader.arraySlice(u16, array);
             }
 
-            pub fn flags(v: SoaItem) []const u8 {
-                const at: u32 = if (v.s.cols[1] != 0) v.s.cols[1] + v.i * 12 else 0;
-                const a = karmem.views.arrayAt(v.s.r, at, 1, karmem.no_limit);
-                return v.s.r.bytes(a);
+            pub fn flags(self: SoaItem) []const u8 {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 1, karmem.no_limit);
+                return self.soa.reader.bytes(array);
             }
 
-            pub fn tags(v: SoaItem) TagViewOf(R).Soa {
-                const at: u32 = if (v.s.cols[2] != 0) v.s.cols[2] + v.i * 12 else 0;
-                const a = karmem.views.arrayAt(v.s.r, at, 0, karmem.no_limit);
-                return TagViewOf(R).Soa.of(v.s.r, a);
+            pub fn tags(self: SoaItem) TagViewOf(R).Soa {
+                const slot: u32 = if (self.soa.cols[2] != 0) self.soa.cols[2] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 0, karmem.no_limit);
+                return TagViewOf(R).Soa.of(self.soa.reader, array);
             }
 
-            pub fn shapes(v: SoaItem) ShapeViewOf(R).Array {
-                const at: u32 = if (v.s.cols[3] != 0) v.s.cols[3] + v.i * 12 else 0;
-                const a = karmem.views.arrayAt(v.s.r, at, 0, karmem.no_limit);
-                return ShapeViewOf(R).Array.soa(v.s.r, a);
+            pub fn shapes(self: SoaItem) ShapeViewOf(R).Array {
+                const slot: u32 = if (self.soa.cols[3] != 0) self.soa.cols[3] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 0, karmem.no_limit);
+                return ShapeViewOf(R).Array.soa(self.soa.reader, array);
             }
 
-            pub fn bunch(v: SoaItem) ShapeViewOf(R).Bovos {
-                const at: u32 = if (v.s.cols[4] != 0) v.s.cols[4] + v.i * 12 else 0;
-                const a = karmem.views.arrayAt(v.s.r, at, 0, karmem.no_limit);
-                return .{ .r = v.s.r, .a = a };
+            pub fn bunch(self: SoaItem) ShapeViewOf(R).Bovos {
+                const slot: u32 = if (self.soa.cols[4] != 0) self.soa.cols[4] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 0, karmem.no_limit);
+                return .{ .reader = self.soa.reader, .array = array };
             }
 
-            pub fn ok(v: SoaItem) bool {
-                const at: u32 = if (v.s.cols[5] != 0) v.s.cols[5] + v.i * 1 else 0;
-                if (at == 0) return false;
-                return v.s.r.load(bool, at);
+            pub fn ok(self: SoaItem) bool {
+                const slot: u32 = if (self.soa.cols[5] != 0) self.soa.cols[5] + self.index * 1 else 0;
+                if (slot == 0) return false;
+                return self.soa.reader.load(bool, slot);
             }
         };
     };
@@ -1236,43 +1236,43 @@ pub const TrustedItemView = ItemViewOf(karmem.Trusted);
 /// `RootView.trust`: a validated message).
 pub fn RootViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        t: karmem.Table,
+        reader: R,
+        table: karmem.Table,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .t = r.root() };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!RootViewOf(karmem.Trusted) {
-            try Root.validate(r);
-            return RootViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!RootViewOf(karmem.Trusted) {
+            try Root.validate(reader);
+            return RootViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn items(v: Self) ItemViewOf(R).Soa {
-            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
-            return ItemViewOf(R).Soa.of(v.r, a);
+        pub fn items(self: Self) ItemViewOf(R).Soa {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return ItemViewOf(R).Soa.of(self.reader, array);
         }
 
         /// An AoS array of `Root` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
             }
         };
     };
@@ -1286,76 +1286,76 @@ pub const TrustedRootView = RootViewOf(karmem.Trusted);
 /// which reads as zero when the tag is another. `R` as for structs.
 pub fn ShapeViewOf(comptime R: type) type {
     return struct {
-        r: R,
+        reader: R,
         tag: u32,
         offset: u32,
 
         const Self = @This();
 
         /// The value whose tag is at `tag_at` and offset at `offset_at` (`tag_at` 0: none).
-        pub fn of(r: R, tag_at: u32, offset_at: u32) Self {
-            if (tag_at == 0) return .{ .r = r, .tag = 0, .offset = 0 };
-            const u: Self = .{ .r = r, .tag = r.load(u8, tag_at), .offset = r.load(u32, offset_at) };
-            if (u.tag == 4 and !karmem.views.inlineAt(r, u.offset, 4)) return .{ .r = r, .tag = 0, .offset = 0 };
-            return u;
+        pub fn of(reader: R, tag_at: u32, offset_at: u32) Self {
+            if (tag_at == 0) return .{ .reader = reader, .tag = 0, .offset = 0 };
+            const got: Self = .{ .reader = reader, .tag = reader.load(u8, tag_at), .offset = reader.load(u32, offset_at) };
+            if (got.tag == 4 and !karmem.views.inlineAt(reader, got.offset, 4)) return .{ .reader = reader, .tag = 0, .offset = 0 };
+            return got;
         }
 
-        pub fn circle(u: Self) CircleViewOf(R) {
-            return .{ .r = u.r, .t = if (u.tag == 1) u.r.table(u.offset) else .absent };
+        pub fn circle(self: Self) CircleViewOf(R) {
+            return .{ .reader = self.reader, .table = if (self.tag == 1) self.reader.table(self.offset) else .absent };
         }
 
-        pub fn square(u: Self) SquareViewOf(R) {
-            return .{ .r = u.r, .at = if (u.tag == 4) u.offset else 0 };
+        pub fn square(self: Self) SquareViewOf(R) {
+            return .{ .reader = self.reader, .position = if (self.tag == 4) self.offset else 0 };
         }
 
         /// An AoS (`aos`) or SoA (`soa`) array of `Shape`.
         pub const Array = struct {
-            r: R,
+            reader: R,
             n: u32,
             tags: u32,
             tag_stride: u32,
             offsets: u32,
             offset_stride: u32,
 
-            pub fn aos(r: R, a: karmem.ArrayRef) Array {
-                return .{ .r = r, .n = a.len, .tags = a.offset, .tag_stride = 8, .offsets = a.offset + 4, .offset_stride = 8 };
+            pub fn aos(reader: R, array: karmem.ArrayRef) Array {
+                return .{ .reader = reader, .n = array.len, .tags = array.offset, .tag_stride = 8, .offsets = array.offset + 4, .offset_stride = 8 };
             }
 
-            pub fn soa(r: R, a: karmem.ArrayRef) Array {
-                const c = r.unionColumns(a, 1) orelse return .{ .r = r, .n = 0, .tags = 0, .tag_stride = 1, .offsets = 0, .offset_stride = 4 };
-                return .{ .r = r, .n = a.len, .tags = c.tags, .tag_stride = 1, .offsets = c.offsets, .offset_stride = 4 };
+            pub fn soa(reader: R, array: karmem.ArrayRef) Array {
+                const columns = reader.unionColumns(array, 1) orelse return .{ .reader = reader, .n = 0, .tags = 0, .tag_stride = 1, .offsets = 0, .offset_stride = 4 };
+                return .{ .reader = reader, .n = array.len, .tags = columns.tags, .tag_stride = 1, .offsets = columns.offsets, .offset_stride = 4 };
             }
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (no value when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                if (i >= s.n) return Self.of(s.r, 0, 0);
-                return Self.of(s.r, s.tags + i * s.tag_stride, s.offsets + i * s.offset_stride);
+            /// Element `index` (no value when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                if (index >= self.n) return Self.of(self.reader, 0, 0);
+                return Self.of(self.reader, self.tags + index * self.tag_stride, self.offsets + index * self.offset_stride);
             }
         };
 
         /// A #bovos array of `Shape`: one homogeneous array per variant (format.md §7.1).
         pub const Bovos = struct {
-            r: R,
-            a: karmem.ArrayRef,
+            reader: R,
+            array: karmem.ArrayRef,
 
             /// The number of values of all variants.
-            pub fn len(s: Bovos) u32 {
-                return s.a.len;
+            pub fn len(self: Bovos) u32 {
+                return self.array.len;
             }
 
             /// The `Circle` values (the first entry of tag 1).
-            pub fn circle(s: Bovos) CircleViewOf(R).Soa {
-                return CircleViewOf(R).Soa.of(s.r, karmem.views.bunchEntry(s.r, s.a, 1, 0));
+            pub fn circle(self: Bovos) CircleViewOf(R).Soa {
+                return CircleViewOf(R).Soa.of(self.reader, karmem.views.bunchEntry(self.reader, self.array, 1, 0));
             }
 
             /// The `Square` values (the first entry of tag 4).
-            pub fn square(s: Bovos) SquareViewOf(R).Soa {
-                return SquareViewOf(R).Soa.of(s.r, karmem.views.bunchEntry(s.r, s.a, 4, 0));
+            pub fn square(self: Bovos) SquareViewOf(R).Soa {
+                return SquareViewOf(R).Soa.of(self.reader, karmem.views.bunchEntry(self.reader, self.array, 4, 0));
             }
         };
     };

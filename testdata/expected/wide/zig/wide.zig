@@ -1295,292 +1295,292 @@ fn validateSoaRich(v: *karmem.Validator, a: karmem.ArrayRef) karmem.ValidateErro
 /// `PlainView.trust`: a validated message).
 pub fn PlainViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 80) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 80) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!PlainViewOf(karmem.Trusted) {
-            try Plain.validate(r);
-            return PlainViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!PlainViewOf(karmem.Trusted) {
+            try Plain.validate(reader);
+            return PlainViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn f0(v: Self) u32 {
-            const at: u32 = v.at;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn f0(self: Self) u32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn f1(v: Self) u32 {
-            const at: u32 = if (v.at != 0) v.at + 4 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn f1(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn f2(v: Self) u32 {
-            const at: u32 = if (v.at != 0) v.at + 8 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn f2(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn f3(v: Self) u32 {
-            const at: u32 = if (v.at != 0) v.at + 12 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn f3(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 12 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn f4(v: Self) u32 {
-            const at: u32 = if (v.at != 0) v.at + 16 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn f4(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 16 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn f5(v: Self) u32 {
-            const at: u32 = if (v.at != 0) v.at + 20 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn f5(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 20 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn f6(v: Self) u32 {
-            const at: u32 = if (v.at != 0) v.at + 24 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn f6(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 24 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn f7(v: Self) u32 {
-            const at: u32 = if (v.at != 0) v.at + 28 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn f7(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 28 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn f8(v: Self) u16 {
-            const at: u32 = if (v.at != 0) v.at + 32 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u16, at);
+        pub fn f8(self: Self) u16 {
+            const slot: u32 = if (self.position != 0) self.position + 32 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u16, slot);
         }
 
-        pub fn f9(v: Self) u16 {
-            const at: u32 = if (v.at != 0) v.at + 34 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u16, at);
+        pub fn f9(self: Self) u16 {
+            const slot: u32 = if (self.position != 0) self.position + 34 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u16, slot);
         }
 
-        pub fn f10(v: Self) u16 {
-            const at: u32 = if (v.at != 0) v.at + 36 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u16, at);
+        pub fn f10(self: Self) u16 {
+            const slot: u32 = if (self.position != 0) self.position + 36 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u16, slot);
         }
 
-        pub fn f11(v: Self) u16 {
-            const at: u32 = if (v.at != 0) v.at + 38 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u16, at);
+        pub fn f11(self: Self) u16 {
+            const slot: u32 = if (self.position != 0) self.position + 38 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u16, slot);
         }
 
-        pub fn f12(v: Self) u8 {
-            const at: u32 = if (v.at != 0) v.at + 40 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u8, at);
+        pub fn f12(self: Self) u8 {
+            const slot: u32 = if (self.position != 0) self.position + 40 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u8, slot);
         }
 
-        pub fn f13(v: Self) i64 {
-            const at: u32 = if (v.at != 0) v.at + 48 else 0;
-            if (at == 0) return 0;
-            return v.r.load(i64, at);
+        pub fn f13(self: Self) i64 {
+            const slot: u32 = if (self.position != 0) self.position + 48 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i64, slot);
         }
 
-        pub fn f14(v: Self) f64 {
-            const at: u32 = if (v.at != 0) v.at + 56 else 0;
-            if (at == 0) return 0;
-            return v.r.load(f64, at);
+        pub fn f14(self: Self) f64 {
+            const slot: u32 = if (self.position != 0) self.position + 56 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f64, slot);
         }
 
-        pub fn f15(v: Self) f32 {
-            const at: u32 = if (v.at != 0) v.at + 64 else 0;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn f15(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 64 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
-        pub fn flag(v: Self) bool {
-            const at: u32 = if (v.at != 0) v.at + 68 else 0;
-            if (at == 0) return false;
-            return v.r.load(bool, at);
+        pub fn flag(self: Self) bool {
+            const slot: u32 = if (self.position != 0) self.position + 68 else 0;
+            if (slot == 0) return false;
+            return self.reader.load(bool, slot);
         }
 
-        pub fn tint(v: Self) Color {
-            const at: u32 = if (v.at != 0) v.at + 69 else 0;
-            if (at == 0) return @fromBackingInt(0);
-            return v.r.load(Color, at);
+        pub fn tint(self: Self) Color {
+            const slot: u32 = if (self.position != 0) self.position + 69 else 0;
+            if (slot == 0) return @fromBackingInt(0);
+            return self.reader.load(Color, slot);
         }
 
-        pub fn last(v: Self) i8 {
-            const at: u32 = if (v.at != 0) v.at + 70 else 0;
-            if (at == 0) return 0;
-            return v.r.load(i8, at);
+        pub fn last(self: Self) i8 {
+            const slot: u32 = if (self.position != 0) self.position + 70 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i8, slot);
         }
 
         /// An AoS array of `Plain` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 72 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 72 else 0 };
             }
         };
 
         /// An SoA array of `Plain`: its columns resolved once (format.md §5.3).
         pub const Soa = struct {
-            r: R,
+            reader: R,
             n: u32,
             cols: [19]u32,
 
-            pub fn of(r: R, a: karmem.ArrayRef) Soa {
-                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_plain, a) };
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_plain, array) };
             }
 
             /// The number of elements.
-            pub fn len(s: Soa) u32 {
-                return s.n;
+            pub fn len(self: Soa) u32 {
+                return self.n;
             }
 
-            /// Element `i` (its fields read as defaults when `i` is out of range).
-            pub fn at(s: Soa, i: u32) SoaItem {
-                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
-                return .{ .s = s, .i = i };
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
             }
         };
 
         pub const SoaItem = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn f0(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[2] != 0) v.s.cols[2] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn f0(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[2] != 0) self.soa.cols[2] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn f1(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[3] != 0) v.s.cols[3] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn f1(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[3] != 0) self.soa.cols[3] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn f2(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[4] != 0) v.s.cols[4] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn f2(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[4] != 0) self.soa.cols[4] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn f3(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[5] != 0) v.s.cols[5] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn f3(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[5] != 0) self.soa.cols[5] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn f4(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[6] != 0) v.s.cols[6] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn f4(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[6] != 0) self.soa.cols[6] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn f5(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[7] != 0) v.s.cols[7] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn f5(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[7] != 0) self.soa.cols[7] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn f6(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[8] != 0) v.s.cols[8] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn f6(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[8] != 0) self.soa.cols[8] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn f7(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[9] != 0) v.s.cols[9] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn f7(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[9] != 0) self.soa.cols[9] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn f8(v: SoaItem) u16 {
-                const at: u32 = if (v.s.cols[11] != 0) v.s.cols[11] + v.i * 2 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u16, at);
+            pub fn f8(self: SoaItem) u16 {
+                const slot: u32 = if (self.soa.cols[11] != 0) self.soa.cols[11] + self.index * 2 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u16, slot);
             }
 
-            pub fn f9(v: SoaItem) u16 {
-                const at: u32 = if (v.s.cols[12] != 0) v.s.cols[12] + v.i * 2 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u16, at);
+            pub fn f9(self: SoaItem) u16 {
+                const slot: u32 = if (self.soa.cols[12] != 0) self.soa.cols[12] + self.index * 2 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u16, slot);
             }
 
-            pub fn f10(v: SoaItem) u16 {
-                const at: u32 = if (v.s.cols[13] != 0) v.s.cols[13] + v.i * 2 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u16, at);
+            pub fn f10(self: SoaItem) u16 {
+                const slot: u32 = if (self.soa.cols[13] != 0) self.soa.cols[13] + self.index * 2 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u16, slot);
             }
 
-            pub fn f11(v: SoaItem) u16 {
-                const at: u32 = if (v.s.cols[14] != 0) v.s.cols[14] + v.i * 2 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u16, at);
+            pub fn f11(self: SoaItem) u16 {
+                const slot: u32 = if (self.soa.cols[14] != 0) self.soa.cols[14] + self.index * 2 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u16, slot);
             }
 
-            pub fn f12(v: SoaItem) u8 {
-                const at: u32 = if (v.s.cols[15] != 0) v.s.cols[15] + v.i * 1 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u8, at);
+            pub fn f12(self: SoaItem) u8 {
+                const slot: u32 = if (self.soa.cols[15] != 0) self.soa.cols[15] + self.index * 1 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u8, slot);
             }
 
-            pub fn f13(v: SoaItem) i64 {
-                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 8 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(i64, at);
+            pub fn f13(self: SoaItem) i64 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 8 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i64, slot);
             }
 
-            pub fn f14(v: SoaItem) f64 {
-                const at: u32 = if (v.s.cols[1] != 0) v.s.cols[1] + v.i * 8 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f64, at);
+            pub fn f14(self: SoaItem) f64 {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 8 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f64, slot);
             }
 
-            pub fn f15(v: SoaItem) f32 {
-                const at: u32 = if (v.s.cols[10] != 0) v.s.cols[10] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn f15(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[10] != 0) self.soa.cols[10] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn flag(v: SoaItem) bool {
-                const at: u32 = if (v.s.cols[16] != 0) v.s.cols[16] + v.i * 1 else 0;
-                if (at == 0) return false;
-                return v.s.r.load(bool, at);
+            pub fn flag(self: SoaItem) bool {
+                const slot: u32 = if (self.soa.cols[16] != 0) self.soa.cols[16] + self.index * 1 else 0;
+                if (slot == 0) return false;
+                return self.soa.reader.load(bool, slot);
             }
 
-            pub fn tint(v: SoaItem) Color {
-                const at: u32 = if (v.s.cols[17] != 0) v.s.cols[17] + v.i * 1 else 0;
-                if (at == 0) return @fromBackingInt(0);
-                return v.s.r.load(Color, at);
+            pub fn tint(self: SoaItem) Color {
+                const slot: u32 = if (self.soa.cols[17] != 0) self.soa.cols[17] + self.index * 1 else 0;
+                if (slot == 0) return @fromBackingInt(0);
+                return self.soa.reader.load(Color, slot);
             }
 
-            pub fn last(v: SoaItem) i8 {
-                const at: u32 = if (v.s.cols[18] != 0) v.s.cols[18] + v.i * 1 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(i8, at);
+            pub fn last(self: SoaItem) i8 {
+                const slot: u32 = if (self.soa.cols[18] != 0) self.soa.cols[18] + self.index * 1 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i8, slot);
             }
         };
     };
@@ -1595,49 +1595,49 @@ pub const TrustedPlainView = PlainViewOf(karmem.Trusted);
 /// `L7View.trust`: a validated message).
 pub fn L7ViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 16) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 16) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!L7ViewOf(karmem.Trusted) {
-            try L7.validate(r);
-            return L7ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!L7ViewOf(karmem.Trusted) {
+            try L7.validate(reader);
+            return L7ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn a7(v: Self) u32 {
-            const at: u32 = v.at;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn a7(self: Self) u32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn b7(v: Self) f32 {
-            const at: u32 = if (v.at != 0) v.at + 4 else 0;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn b7(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
         /// An AoS array of `L7` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 8 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 8 else 0 };
             }
         };
     };
@@ -1652,54 +1652,54 @@ pub const TrustedL7View = L7ViewOf(karmem.Trusted);
 /// `L6View.trust`: a validated message).
 pub fn L6ViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 24) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 24) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!L6ViewOf(karmem.Trusted) {
-            try L6.validate(r);
-            return L6ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!L6ViewOf(karmem.Trusted) {
+            try L6.validate(reader);
+            return L6ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn a6(v: Self) u32 {
-            const at: u32 = v.at;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn a6(self: Self) u32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn b6(v: Self) f32 {
-            const at: u32 = if (v.at != 0) v.at + 4 else 0;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn b6(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
-        pub fn next(v: Self) L7ViewOf(R) {
-            const at: u32 = if (v.at != 0) v.at + 8 else 0;
-            return .{ .r = v.r, .at = at };
+        pub fn next(self: Self) L7ViewOf(R) {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            return .{ .reader = self.reader, .position = slot };
         }
 
         /// An AoS array of `L6` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 16 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 16 else 0 };
             }
         };
     };
@@ -1714,54 +1714,54 @@ pub const TrustedL6View = L6ViewOf(karmem.Trusted);
 /// `L5View.trust`: a validated message).
 pub fn L5ViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 32) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 32) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!L5ViewOf(karmem.Trusted) {
-            try L5.validate(r);
-            return L5ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!L5ViewOf(karmem.Trusted) {
+            try L5.validate(reader);
+            return L5ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn a5(v: Self) u32 {
-            const at: u32 = v.at;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn a5(self: Self) u32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn b5(v: Self) f32 {
-            const at: u32 = if (v.at != 0) v.at + 4 else 0;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn b5(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
-        pub fn next(v: Self) L6ViewOf(R) {
-            const at: u32 = if (v.at != 0) v.at + 8 else 0;
-            return .{ .r = v.r, .at = at };
+        pub fn next(self: Self) L6ViewOf(R) {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            return .{ .reader = self.reader, .position = slot };
         }
 
         /// An AoS array of `L5` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 24 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 24 else 0 };
             }
         };
     };
@@ -1776,54 +1776,54 @@ pub const TrustedL5View = L5ViewOf(karmem.Trusted);
 /// `L4View.trust`: a validated message).
 pub fn L4ViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 40) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 40) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!L4ViewOf(karmem.Trusted) {
-            try L4.validate(r);
-            return L4ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!L4ViewOf(karmem.Trusted) {
+            try L4.validate(reader);
+            return L4ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn a4(v: Self) u32 {
-            const at: u32 = v.at;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn a4(self: Self) u32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn b4(v: Self) f32 {
-            const at: u32 = if (v.at != 0) v.at + 4 else 0;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn b4(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
-        pub fn next(v: Self) L5ViewOf(R) {
-            const at: u32 = if (v.at != 0) v.at + 8 else 0;
-            return .{ .r = v.r, .at = at };
+        pub fn next(self: Self) L5ViewOf(R) {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            return .{ .reader = self.reader, .position = slot };
         }
 
         /// An AoS array of `L4` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 32 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 32 else 0 };
             }
         };
     };
@@ -1838,54 +1838,54 @@ pub const TrustedL4View = L4ViewOf(karmem.Trusted);
 /// `L3View.trust`: a validated message).
 pub fn L3ViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 48) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 48) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!L3ViewOf(karmem.Trusted) {
-            try L3.validate(r);
-            return L3ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!L3ViewOf(karmem.Trusted) {
+            try L3.validate(reader);
+            return L3ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn a3(v: Self) u32 {
-            const at: u32 = v.at;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn a3(self: Self) u32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn b3(v: Self) f32 {
-            const at: u32 = if (v.at != 0) v.at + 4 else 0;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn b3(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
-        pub fn next(v: Self) L4ViewOf(R) {
-            const at: u32 = if (v.at != 0) v.at + 8 else 0;
-            return .{ .r = v.r, .at = at };
+        pub fn next(self: Self) L4ViewOf(R) {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            return .{ .reader = self.reader, .position = slot };
         }
 
         /// An AoS array of `L3` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 40 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 40 else 0 };
             }
         };
     };
@@ -1900,54 +1900,54 @@ pub const TrustedL3View = L3ViewOf(karmem.Trusted);
 /// `L2View.trust`: a validated message).
 pub fn L2ViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 56) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 56) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!L2ViewOf(karmem.Trusted) {
-            try L2.validate(r);
-            return L2ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!L2ViewOf(karmem.Trusted) {
+            try L2.validate(reader);
+            return L2ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn a2(v: Self) u32 {
-            const at: u32 = v.at;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn a2(self: Self) u32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn b2(v: Self) f32 {
-            const at: u32 = if (v.at != 0) v.at + 4 else 0;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn b2(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
-        pub fn next(v: Self) L3ViewOf(R) {
-            const at: u32 = if (v.at != 0) v.at + 8 else 0;
-            return .{ .r = v.r, .at = at };
+        pub fn next(self: Self) L3ViewOf(R) {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            return .{ .reader = self.reader, .position = slot };
         }
 
         /// An AoS array of `L2` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 48 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 48 else 0 };
             }
         };
     };
@@ -1962,54 +1962,54 @@ pub const TrustedL2View = L2ViewOf(karmem.Trusted);
 /// `L1View.trust`: a validated message).
 pub fn L1ViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 64) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 64) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!L1ViewOf(karmem.Trusted) {
-            try L1.validate(r);
-            return L1ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!L1ViewOf(karmem.Trusted) {
+            try L1.validate(reader);
+            return L1ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn a1(v: Self) u32 {
-            const at: u32 = v.at;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn a1(self: Self) u32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn b1(v: Self) f32 {
-            const at: u32 = if (v.at != 0) v.at + 4 else 0;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn b1(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
-        pub fn next(v: Self) L2ViewOf(R) {
-            const at: u32 = if (v.at != 0) v.at + 8 else 0;
-            return .{ .r = v.r, .at = at };
+        pub fn next(self: Self) L2ViewOf(R) {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            return .{ .reader = self.reader, .position = slot };
         }
 
         /// An AoS array of `L1` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 56 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 56 else 0 };
             }
         };
     };
@@ -2024,54 +2024,54 @@ pub const TrustedL1View = L1ViewOf(karmem.Trusted);
 /// `L0View.trust`: a validated message).
 pub fn L0ViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 72) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 72) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!L0ViewOf(karmem.Trusted) {
-            try L0.validate(r);
-            return L0ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!L0ViewOf(karmem.Trusted) {
+            try L0.validate(reader);
+            return L0ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn a0(v: Self) u32 {
-            const at: u32 = v.at;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn a0(self: Self) u32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn b0(v: Self) f32 {
-            const at: u32 = if (v.at != 0) v.at + 4 else 0;
-            if (at == 0) return 0;
-            return v.r.load(f32, at);
+        pub fn b0(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
         }
 
-        pub fn next(v: Self) L1ViewOf(R) {
-            const at: u32 = if (v.at != 0) v.at + 8 else 0;
-            return .{ .r = v.r, .at = at };
+        pub fn next(self: Self) L1ViewOf(R) {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            return .{ .reader = self.reader, .position = slot };
         }
 
         /// An AoS array of `L0` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 64 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 64 else 0 };
             }
         };
     };
@@ -2086,429 +2086,429 @@ pub const TrustedL0View = L0ViewOf(karmem.Trusted);
 /// `RichView.trust`: a validated message).
 pub fn RichViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        at: u32,
+        reader: R,
+        position: u32,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .at = if (r.size() >= 144) 8 else 0 };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 144) 8 else 0 };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!RichViewOf(karmem.Trusted) {
-            try Rich.validate(r);
-            return RichViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!RichViewOf(karmem.Trusted) {
+            try Rich.validate(reader);
+            return RichViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn g0(v: Self) u32 {
-            const at: u32 = v.at;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn g0(self: Self) u32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn g1(v: Self) u32 {
-            const at: u32 = if (v.at != 0) v.at + 4 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn g1(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn g2(v: Self) u32 {
-            const at: u32 = if (v.at != 0) v.at + 8 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn g2(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn g3(v: Self) u32 {
-            const at: u32 = if (v.at != 0) v.at + 12 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn g3(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 12 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn g4(v: Self) u32 {
-            const at: u32 = if (v.at != 0) v.at + 16 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn g4(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 16 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn g5(v: Self) u32 {
-            const at: u32 = if (v.at != 0) v.at + 20 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn g5(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 20 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn g6(v: Self) u32 {
-            const at: u32 = if (v.at != 0) v.at + 24 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn g6(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 24 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn g7(v: Self) u32 {
-            const at: u32 = if (v.at != 0) v.at + 28 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn g7(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 28 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn g8(v: Self) u32 {
-            const at: u32 = if (v.at != 0) v.at + 32 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn g8(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 32 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn g9(v: Self) u32 {
-            const at: u32 = if (v.at != 0) v.at + 36 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn g9(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 36 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn g10(v: Self) u32 {
-            const at: u32 = if (v.at != 0) v.at + 40 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn g10(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 40 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn g11(v: Self) u32 {
-            const at: u32 = if (v.at != 0) v.at + 44 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn g11(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 44 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn g12(v: Self) u32 {
-            const at: u32 = if (v.at != 0) v.at + 48 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn g12(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 48 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn g13(v: Self) u32 {
-            const at: u32 = if (v.at != 0) v.at + 52 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn g13(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 52 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn g14(v: Self) u32 {
-            const at: u32 = if (v.at != 0) v.at + 56 else 0;
-            if (at == 0) return 0;
-            return v.r.load(u32, at);
+        pub fn g14(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 56 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
         }
 
-        pub fn name(v: Self) []const u8 {
-            const at: u32 = if (v.at != 0) v.at + 60 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 1, karmem.no_limit);
-            return v.r.string(a);
+        pub fn name(self: Self) []const u8 {
+            const slot: u32 = if (self.position != 0) self.position + 60 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
         }
 
-        pub fn deep(v: Self) L0ViewOf(R) {
-            const at: u32 = if (v.at != 0) v.at + 72 else 0;
-            return .{ .r = v.r, .at = at };
+        pub fn deep(self: Self) L0ViewOf(R) {
+            const slot: u32 = if (self.position != 0) self.position + 72 else 0;
+            return .{ .reader = self.reader, .position = slot };
         }
 
         /// An AoS array of `Rich` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .at = if (i < s.n) s.offset + i * 136 else 0 };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 136 else 0 };
             }
         };
 
         /// An SoA array of `Rich`: its columns resolved once (format.md §5.3).
         pub const Soa = struct {
-            r: R,
+            reader: R,
             n: u32,
             cols: [32]u32,
 
-            pub fn of(r: R, a: karmem.ArrayRef) Soa {
-                return .{ .r = r, .n = karmem.views.soaLen(r, a), .cols = r.soa(&soa_columns_rich, a) };
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_rich, array) };
             }
 
             /// The number of elements.
-            pub fn len(s: Soa) u32 {
-                return s.n;
+            pub fn len(self: Soa) u32 {
+                return self.n;
             }
 
-            /// Element `i` (its fields read as defaults when `i` is out of range).
-            pub fn at(s: Soa, i: u32) SoaItem {
-                if (i >= s.n) return .{ .s = .{ .r = s.r, .n = 0, .cols = @splat(0) }, .i = 0 };
-                return .{ .s = s, .i = i };
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
             }
         };
 
         pub const SoaItem = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn g0(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[0] != 0) v.s.cols[0] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn g0(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn g1(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[1] != 0) v.s.cols[1] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn g1(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn g2(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[2] != 0) v.s.cols[2] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn g2(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[2] != 0) self.soa.cols[2] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn g3(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[3] != 0) v.s.cols[3] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn g3(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[3] != 0) self.soa.cols[3] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn g4(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[4] != 0) v.s.cols[4] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn g4(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[4] != 0) self.soa.cols[4] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn g5(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[5] != 0) v.s.cols[5] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn g5(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[5] != 0) self.soa.cols[5] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn g6(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[6] != 0) v.s.cols[6] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn g6(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[6] != 0) self.soa.cols[6] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn g7(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[7] != 0) v.s.cols[7] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn g7(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[7] != 0) self.soa.cols[7] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn g8(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[8] != 0) v.s.cols[8] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn g8(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[8] != 0) self.soa.cols[8] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn g9(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[9] != 0) v.s.cols[9] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn g9(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[9] != 0) self.soa.cols[9] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn g10(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[10] != 0) v.s.cols[10] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn g10(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[10] != 0) self.soa.cols[10] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn g11(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[11] != 0) v.s.cols[11] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn g11(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[11] != 0) self.soa.cols[11] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn g12(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[12] != 0) v.s.cols[12] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn g12(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[12] != 0) self.soa.cols[12] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn g13(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[13] != 0) v.s.cols[13] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn g13(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[13] != 0) self.soa.cols[13] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn g14(v: SoaItem) u32 {
-                const at: u32 = if (v.s.cols[14] != 0) v.s.cols[14] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn g14(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[14] != 0) self.soa.cols[14] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn name(v: SoaItem) []const u8 {
-                const at: u32 = if (v.s.cols[15] != 0) v.s.cols[15] + v.i * 12 else 0;
-                const a = karmem.views.arrayAt(v.s.r, at, 1, karmem.no_limit);
-                return v.s.r.string(a);
+            pub fn name(self: SoaItem) []const u8 {
+                const slot: u32 = if (self.soa.cols[15] != 0) self.soa.cols[15] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 1, karmem.no_limit);
+                return self.soa.reader.string(array);
             }
 
-            pub fn deep(v: SoaItem) SoaNodeDeep {
-                return .{ .s = v.s, .i = v.i };
+            pub fn deep(self: SoaItem) SoaNodeDeep {
+                return .{ .soa = self.soa, .index = self.index };
             }
         };
 
         pub const SoaNodeDeep = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn a0(v: SoaNodeDeep) u32 {
-                const at: u32 = if (v.s.cols[16] != 0) v.s.cols[16] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn a0(self: SoaNodeDeep) u32 {
+                const slot: u32 = if (self.soa.cols[16] != 0) self.soa.cols[16] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn b0(v: SoaNodeDeep) f32 {
-                const at: u32 = if (v.s.cols[17] != 0) v.s.cols[17] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn b0(self: SoaNodeDeep) f32 {
+                const slot: u32 = if (self.soa.cols[17] != 0) self.soa.cols[17] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn next(v: SoaNodeDeep) SoaNodeDeepNext {
-                return .{ .s = v.s, .i = v.i };
+            pub fn next(self: SoaNodeDeep) SoaNodeDeepNext {
+                return .{ .soa = self.soa, .index = self.index };
             }
         };
 
         pub const SoaNodeDeepNext = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn a1(v: SoaNodeDeepNext) u32 {
-                const at: u32 = if (v.s.cols[18] != 0) v.s.cols[18] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn a1(self: SoaNodeDeepNext) u32 {
+                const slot: u32 = if (self.soa.cols[18] != 0) self.soa.cols[18] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn b1(v: SoaNodeDeepNext) f32 {
-                const at: u32 = if (v.s.cols[19] != 0) v.s.cols[19] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn b1(self: SoaNodeDeepNext) f32 {
+                const slot: u32 = if (self.soa.cols[19] != 0) self.soa.cols[19] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn next(v: SoaNodeDeepNext) SoaNodeDeepNextNext {
-                return .{ .s = v.s, .i = v.i };
+            pub fn next(self: SoaNodeDeepNext) SoaNodeDeepNextNext {
+                return .{ .soa = self.soa, .index = self.index };
             }
         };
 
         pub const SoaNodeDeepNextNext = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn a2(v: SoaNodeDeepNextNext) u32 {
-                const at: u32 = if (v.s.cols[20] != 0) v.s.cols[20] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn a2(self: SoaNodeDeepNextNext) u32 {
+                const slot: u32 = if (self.soa.cols[20] != 0) self.soa.cols[20] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn b2(v: SoaNodeDeepNextNext) f32 {
-                const at: u32 = if (v.s.cols[21] != 0) v.s.cols[21] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn b2(self: SoaNodeDeepNextNext) f32 {
+                const slot: u32 = if (self.soa.cols[21] != 0) self.soa.cols[21] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn next(v: SoaNodeDeepNextNext) SoaNodeDeepNextNextNext {
-                return .{ .s = v.s, .i = v.i };
+            pub fn next(self: SoaNodeDeepNextNext) SoaNodeDeepNextNextNext {
+                return .{ .soa = self.soa, .index = self.index };
             }
         };
 
         pub const SoaNodeDeepNextNextNext = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn a3(v: SoaNodeDeepNextNextNext) u32 {
-                const at: u32 = if (v.s.cols[22] != 0) v.s.cols[22] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn a3(self: SoaNodeDeepNextNextNext) u32 {
+                const slot: u32 = if (self.soa.cols[22] != 0) self.soa.cols[22] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn b3(v: SoaNodeDeepNextNextNext) f32 {
-                const at: u32 = if (v.s.cols[23] != 0) v.s.cols[23] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn b3(self: SoaNodeDeepNextNextNext) f32 {
+                const slot: u32 = if (self.soa.cols[23] != 0) self.soa.cols[23] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn next(v: SoaNodeDeepNextNextNext) SoaNodeDeepNextNextNextNext {
-                return .{ .s = v.s, .i = v.i };
+            pub fn next(self: SoaNodeDeepNextNextNext) SoaNodeDeepNextNextNextNext {
+                return .{ .soa = self.soa, .index = self.index };
             }
         };
 
         pub const SoaNodeDeepNextNextNextNext = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn a4(v: SoaNodeDeepNextNextNextNext) u32 {
-                const at: u32 = if (v.s.cols[24] != 0) v.s.cols[24] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn a4(self: SoaNodeDeepNextNextNextNext) u32 {
+                const slot: u32 = if (self.soa.cols[24] != 0) self.soa.cols[24] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn b4(v: SoaNodeDeepNextNextNextNext) f32 {
-                const at: u32 = if (v.s.cols[25] != 0) v.s.cols[25] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn b4(self: SoaNodeDeepNextNextNextNext) f32 {
+                const slot: u32 = if (self.soa.cols[25] != 0) self.soa.cols[25] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn next(v: SoaNodeDeepNextNextNextNext) SoaNodeDeepNextNextNextNextNext {
-                return .{ .s = v.s, .i = v.i };
+            pub fn next(self: SoaNodeDeepNextNextNextNext) SoaNodeDeepNextNextNextNextNext {
+                return .{ .soa = self.soa, .index = self.index };
             }
         };
 
         pub const SoaNodeDeepNextNextNextNextNext = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn a5(v: SoaNodeDeepNextNextNextNextNext) u32 {
-                const at: u32 = if (v.s.cols[26] != 0) v.s.cols[26] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn a5(self: SoaNodeDeepNextNextNextNextNext) u32 {
+                const slot: u32 = if (self.soa.cols[26] != 0) self.soa.cols[26] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn b5(v: SoaNodeDeepNextNextNextNextNext) f32 {
-                const at: u32 = if (v.s.cols[27] != 0) v.s.cols[27] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn b5(self: SoaNodeDeepNextNextNextNextNext) f32 {
+                const slot: u32 = if (self.soa.cols[27] != 0) self.soa.cols[27] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn next(v: SoaNodeDeepNextNextNextNextNext) SoaNodeDeepNextNextNextNextNextNext {
-                return .{ .s = v.s, .i = v.i };
+            pub fn next(self: SoaNodeDeepNextNextNextNextNext) SoaNodeDeepNextNextNextNextNextNext {
+                return .{ .soa = self.soa, .index = self.index };
             }
         };
 
         pub const SoaNodeDeepNextNextNextNextNextNext = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn a6(v: SoaNodeDeepNextNextNextNextNextNext) u32 {
-                const at: u32 = if (v.s.cols[28] != 0) v.s.cols[28] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn a6(self: SoaNodeDeepNextNextNextNextNextNext) u32 {
+                const slot: u32 = if (self.soa.cols[28] != 0) self.soa.cols[28] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn b6(v: SoaNodeDeepNextNextNextNextNextNext) f32 {
-                const at: u32 = if (v.s.cols[29] != 0) v.s.cols[29] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn b6(self: SoaNodeDeepNextNextNextNextNextNext) f32 {
+                const slot: u32 = if (self.soa.cols[29] != 0) self.soa.cols[29] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
 
-            pub fn next(v: SoaNodeDeepNextNextNextNextNextNext) SoaNodeDeepNextNextNextNextNextNextNext {
-                return .{ .s = v.s, .i = v.i };
+            pub fn next(self: SoaNodeDeepNextNextNextNextNextNext) SoaNodeDeepNextNextNextNextNextNextNext {
+                return .{ .soa = self.soa, .index = self.index };
             }
         };
 
         pub const SoaNodeDeepNextNextNextNextNextNextNext = struct {
-            s: Soa,
-            i: u32,
+            soa: Soa,
+            index: u32,
 
-            pub fn a7(v: SoaNodeDeepNextNextNextNextNextNextNext) u32 {
-                const at: u32 = if (v.s.cols[30] != 0) v.s.cols[30] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(u32, at);
+            pub fn a7(self: SoaNodeDeepNextNextNextNextNextNextNext) u32 {
+                const slot: u32 = if (self.soa.cols[30] != 0) self.soa.cols[30] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
             }
 
-            pub fn b7(v: SoaNodeDeepNextNextNextNextNextNextNext) f32 {
-                const at: u32 = if (v.s.cols[31] != 0) v.s.cols[31] + v.i * 4 else 0;
-                if (at == 0) return 0;
-                return v.s.r.load(f32, at);
+            pub fn b7(self: SoaNodeDeepNextNextNextNextNextNextNext) f32 {
+                const slot: u32 = if (self.soa.cols[31] != 0) self.soa.cols[31] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
             }
         };
     };
@@ -2523,49 +2523,49 @@ pub const TrustedRichView = RichViewOf(karmem.Trusted);
 /// `RootView.trust`: a validated message).
 pub fn RootViewOf(comptime R: type) type {
     return struct {
-        r: R,
-        t: karmem.Table,
+        reader: R,
+        table: karmem.Table,
 
         const Self = @This();
 
-        /// The root of the message `r` (`karmem.Reader.open`).
-        pub fn root(r: R) Self {
-            return .{ .r = r, .t = r.root() };
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
         }
 
         /// Validates the message (docs/format.md §11), then views its root
         /// without the checks the validation made.
-        pub fn trust(r: karmem.Reader) ValidateError!RootViewOf(karmem.Trusted) {
-            try Root.validate(r);
-            return RootViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(r));
+        pub fn trust(reader: karmem.Reader) ValidateError!RootViewOf(karmem.Trusted) {
+            try Root.validate(reader);
+            return RootViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
-        pub fn plains(v: Self) PlainViewOf(R).Soa {
-            const at: u32 = if (v.t.has(4, 12)) v.t.offset + 4 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
-            return PlainViewOf(R).Soa.of(v.r, a);
+        pub fn plains(self: Self) PlainViewOf(R).Soa {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return PlainViewOf(R).Soa.of(self.reader, array);
         }
 
-        pub fn riches(v: Self) RichViewOf(R).Soa {
-            const at: u32 = if (v.t.has(16, 12)) v.t.offset + 16 else 0;
-            const a = karmem.views.arrayAt(v.r, at, 0, karmem.no_limit);
-            return RichViewOf(R).Soa.of(v.r, a);
+        pub fn riches(self: Self) RichViewOf(R).Soa {
+            const slot: u32 = if (self.table.has(16, 12)) self.table.offset + 16 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return RichViewOf(R).Soa.of(self.reader, array);
         }
 
         /// An AoS array of `Root` (a checked reference: `offset`, `n` elements).
         pub const Array = struct {
-            r: R,
+            reader: R,
             offset: u32,
             n: u32,
 
             /// The number of elements.
-            pub fn len(s: Array) u32 {
-                return s.n;
+            pub fn len(self: Array) u32 {
+                return self.n;
             }
 
-            /// Element `i` (absent, reading as zero, when `i` is out of range).
-            pub fn at(s: Array, i: u32) Self {
-                return .{ .r = s.r, .t = karmem.views.tableAt(s.r, if (i < s.n) s.offset + i * 4 else 0) };
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
             }
         };
     };
