@@ -188,11 +188,12 @@ bench-host: setup guests
 INTEGRITY_SEEDS ?= 2000
 FUZZ_LONG_SECONDS ?= 600
 
-# The C and TypeScript members take part when built (by make c / make ts,
-# or scripts/build-integrity-c.sh and scripts/test-ts.sh); the Python
+# The C, TypeScript and Zig members take part when built (by make c / make ts
+# / make zig, or scripts/build-integrity-{c,zig}.sh and scripts/test-ts.sh); the Python
 # member always (its modules are generated here, python/integrity).
 INTEGRITY_C ?= $(abspath $(wildcard $(or $(CARGO_TARGET_DIR),target)/c/integrity/karmem-integrity-c))
 INTEGRITY_TS ?= $(abspath $(wildcard ts/dist/integrity/main.js))
+INTEGRITY_ZIG ?= $(abspath $(wildcard $(or $(CARGO_TARGET_DIR),target)/zig/integrity/karmem-integrity-zig))
 INTEGRITY_PY_GEN := $(abspath $(or $(CARGO_TARGET_DIR),target)/python-integrity)
 
 integrity: setup guests
@@ -200,7 +201,7 @@ integrity: setup guests
 	  $(CARGO) run -q -p karmem-cli --no-default-features -- build --lang python \
 	    -o $(INTEGRITY_PY_GEN)/$$v testdata/integrity/$$v.km || exit 1; \
 	done
-	KARMEM_INTEGRITY_C=$(INTEGRITY_C) KARMEM_INTEGRITY_TS=$(INTEGRITY_TS) \
+	KARMEM_INTEGRITY_C=$(INTEGRITY_C) KARMEM_INTEGRITY_TS=$(INTEGRITY_TS) KARMEM_INTEGRITY_ZIG=$(INTEGRITY_ZIG) \
 	  KARMEM_INTEGRITY_PY=$(abspath python/integrity/main.py) KARMEM_INTEGRITY_PY_GEN=$(INTEGRITY_PY_GEN) \
 	  INTEGRITY_SEEDS=$(INTEGRITY_SEEDS) $(CARGO) test -p karmem-integrity --test suite
 	INTEGRITY_SEEDS=$(INTEGRITY_SEEDS) $(CARGO) test -p karmem-e2e --test integrity

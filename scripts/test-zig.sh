@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Zig library (zig/, docs/zig.md): the toolchain is installed
 # (scripts/setup-zig.sh), the sources are `zig fmt` clean, and the tests
-# pass in Debug (safety checks on) and in ReleaseSafe, then the fuzz target
+# pass in Debug (safety checks on) and in ReleaseSafe, the seed example and
+# the integrity member (zig/integrity) agree with the others, then the fuzz target
 # (zig/src/fuzz.zig) runs under Zig's fuzzer for ZIG_FUZZ_ITERATIONS
 # inputs (default 10000, about 10 s after a 20-40 s build; 0 skips it).
 # Builds use at most two jobs (ZIG_JOBS to change it).
@@ -48,6 +49,14 @@ inkeliz
 WANT
 diff <("$seed/seed" --hex) <(grep -v '^#' testdata/vectors/seed/account.hex)
 echo "zig: zig/examples/seed.zig prints the README's usernames and writes the golden vector's bytes"
+
+# The Zig member of the integrity suite (zig/integrity, docs/integrity.md
+# §7): built (scripts/build-integrity-zig.sh), then every producer x
+# consumer pair with the Rust and Go members.
+integrity_zig=$(scripts/build-integrity-zig.sh | tail -1)
+INTEGRITY_MEMBERS=rust,go,zig KARMEM_INTEGRITY_ZIG="$integrity_zig" INTEGRITY_SEEDS="${INTEGRITY_SEEDS:-24}" \
+  cargo test --quiet -p karmem-integrity --test suite
+echo "zig: the Zig integrity member agrees with Rust and Go"
 
 # The fuzzer reports a crash ("terminated with signal ..., input saved to
 # ...") without failing the build, so its log is read: any "error:" line

@@ -1,6 +1,7 @@
 //! The first Karmem README's example, in Zig: encode an account with three
-//! profiles, validate the message once, decode it into an arena and print
-//! each username. The schema is the README's, unchanged
+//! profiles, validate the message once and print each username read in
+//! place through the generated trusted viewers (nothing decoded, nothing
+//! copied); then decode it into an arena and check both agree. The schema is the README's, unchanged
 //! (testdata/vectors/seed/schema.km); `karmem build --lang zig` writes app.zig
 //! from it. docs/zig.md, "The seed README's example".
 //!
@@ -44,14 +45,23 @@ pub fn main(init: std.process.Init) !void {
         return out.flush();
     }
 
-    // Read: open the message, validate it once, decode into an arena (the
-    // text is copied there too: the value outlives nothing it points to).
+    // Read in place: open the message, validate it once (`trust`), then
+    // read through the trusted viewers, which skip the checks the
+    // validation made. The text aliases `encoded`.
     const reader = try karmem.Reader.open(encoded);
-    try app.AccountData.validate(reader);
+    const account = try app.AccountDataView.trust(reader);
+    try out.print("account {d} <{s}>, {d} bytes\n", .{ account.id(), account.email(), encoded.len });
+    const profiles = account.profiles();
+    var i: u32 = 0;
+    while (i < profiles.len()) : (i += 1) try out.print("{s}\n", .{profiles.at(i).data().username()});
+
+    // Or decode into an arena (the text is copied there too): the same
+    // values, as objects that outlive the message.
     var arena: std.heap.ArenaAllocator = .init(gpa);
     defer arena.deinit();
-    const account = try app.AccountData.decode(reader, arena.allocator());
-    try out.print("account {d} <{s}>, {d} bytes\n", .{ account.id, account.email, encoded.len });
-    for (account.profiles) |p| try out.print("{s}\n", .{p.data.username});
+    const decoded = try app.AccountData.decode(reader, arena.allocator());
+    for (decoded.profiles, 0..) |p, k| {
+        if (!std.mem.eql(u8, p.data.username, profiles.at(@intCast(k)).data().username())) return error.Differs;
+    }
     try out.flush();
 }

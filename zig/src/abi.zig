@@ -583,3 +583,349 @@ pub const ModuleDesc = struct {
         v.leave();
     }
 };
+
+/// Reads the table `MemoryDesc` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`MemoryDescView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedMemoryDescView`, from
+/// `MemoryDescView.trust`: a validated message).
+pub fn MemoryDescViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        table: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!MemoryDescViewOf(karmem.Trusted) {
+            try MemoryDesc.validate(reader);
+            return MemoryDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn name(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
+        }
+
+        pub fn importer(self: Self) Access {
+            const slot: u32 = if (self.table.has(16, 1)) self.table.offset + 16 else 0;
+            if (slot == 0) return @fromBackingInt(0);
+            return self.reader.load(Access, slot);
+        }
+
+        pub fn exporter(self: Self) Access {
+            const slot: u32 = if (self.table.has(17, 1)) self.table.offset + 17 else 0;
+            if (slot == 0) return @fromBackingInt(0);
+            return self.reader.load(Access, slot);
+        }
+
+        pub fn max_pages(self: Self) u32 {
+            const slot: u32 = if (self.table.has(20, 4)) self.table.offset + 20 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        /// An AoS array of `MemoryDesc` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const MemoryDescView = MemoryDescViewOf(karmem.Reader);
+pub const TrustedMemoryDescView = MemoryDescViewOf(karmem.Trusted);
+
+/// Reads the table `ParamDesc` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`ParamDescView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedParamDescView`, from
+/// `ParamDescView.trust`: a validated message).
+pub fn ParamDescViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        table: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!ParamDescViewOf(karmem.Trusted) {
+            try ParamDesc.validate(reader);
+            return ParamDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn name(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
+        }
+
+        pub fn @"type"(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(16, 12)) self.table.offset + 16 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
+        }
+
+        pub fn memory(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(28, 12)) self.table.offset + 28 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
+        }
+
+        /// An AoS array of `ParamDesc` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const ParamDescView = ParamDescViewOf(karmem.Reader);
+pub const TrustedParamDescView = ParamDescViewOf(karmem.Trusted);
+
+/// Reads the table `FunctionDesc` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`FunctionDescView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedFunctionDescView`, from
+/// `FunctionDescView.trust`: a validated message).
+pub fn FunctionDescViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        table: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!FunctionDescViewOf(karmem.Trusted) {
+            try FunctionDesc.validate(reader);
+            return FunctionDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn name(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
+        }
+
+        pub fn params(self: Self) ParamDescViewOf(R).Array {
+            const slot: u32 = if (self.table.has(16, 12)) self.table.offset + 16 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
+            return .{ .reader = self.reader, .offset = array.offset, .n = array.len };
+        }
+
+        pub fn result(self: Self) ParamDescViewOf(R) {
+            const slot: u32 = if (self.table.has(28, 4)) self.table.offset + 28 else 0;
+            return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, slot) };
+        }
+
+        /// An AoS array of `FunctionDesc` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const FunctionDescView = FunctionDescViewOf(karmem.Reader);
+pub const TrustedFunctionDescView = FunctionDescViewOf(karmem.Trusted);
+
+/// Reads the table `InterfaceDesc` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`InterfaceDescView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedInterfaceDescView`, from
+/// `InterfaceDescView.trust`: a validated message).
+pub fn InterfaceDescViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        table: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!InterfaceDescViewOf(karmem.Trusted) {
+            try InterfaceDesc.validate(reader);
+            return InterfaceDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn name(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
+        }
+
+        pub fn hash(self: Self) u64 {
+            const slot: u32 = if (self.table.has(16, 8)) self.table.offset + 16 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u64, slot);
+        }
+
+        pub fn dynamic(self: Self) bool {
+            const slot: u32 = if (self.table.has(24, 1)) self.table.offset + 24 else 0;
+            if (slot == 0) return false;
+            return self.reader.load(bool, slot);
+        }
+
+        pub fn pattern(self: Self) Pattern {
+            const slot: u32 = if (self.table.has(25, 1)) self.table.offset + 25 else 0;
+            if (slot == 0) return @fromBackingInt(0);
+            return self.reader.load(Pattern, slot);
+        }
+
+        pub fn pool_size(self: Self) u32 {
+            const slot: u32 = if (self.table.has(28, 4)) self.table.offset + 28 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn memories(self: Self) MemoryDescViewOf(R).Array {
+            const slot: u32 = if (self.table.has(32, 12)) self.table.offset + 32 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
+            return .{ .reader = self.reader, .offset = array.offset, .n = array.len };
+        }
+
+        pub fn functions(self: Self) FunctionDescViewOf(R).Array {
+            const slot: u32 = if (self.table.has(44, 12)) self.table.offset + 44 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
+            return .{ .reader = self.reader, .offset = array.offset, .n = array.len };
+        }
+
+        /// An AoS array of `InterfaceDesc` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const InterfaceDescView = InterfaceDescViewOf(karmem.Reader);
+pub const TrustedInterfaceDescView = InterfaceDescViewOf(karmem.Trusted);
+
+/// Reads the table `ModuleDesc` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`ModuleDescView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedModuleDescView`, from
+/// `ModuleDescView.trust`: a validated message).
+pub fn ModuleDescViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        table: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!ModuleDescViewOf(karmem.Trusted) {
+            try ModuleDesc.validate(reader);
+            return ModuleDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        /// Distinct regions used by this module's interfaces, in the order of
+        /// the `index` argument of `karmem_bind_memory`.
+        pub fn memories(self: Self) MemoryDescViewOf(R).Array {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
+            return .{ .reader = self.reader, .offset = array.offset, .n = array.len };
+        }
+
+        pub fn exports(self: Self) InterfaceDescViewOf(R).Array {
+            const slot: u32 = if (self.table.has(16, 12)) self.table.offset + 16 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
+            return .{ .reader = self.reader, .offset = array.offset, .n = array.len };
+        }
+
+        pub fn imports(self: Self) InterfaceDescViewOf(R).Array {
+            const slot: u32 = if (self.table.has(28, 12)) self.table.offset + 28 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
+            return .{ .reader = self.reader, .offset = array.offset, .n = array.len };
+        }
+
+        /// An AoS array of `ModuleDesc` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const ModuleDescView = ModuleDescViewOf(karmem.Reader);
+pub const TrustedModuleDescView = ModuleDescViewOf(karmem.Trusted);

@@ -37,6 +37,61 @@ pub const Arrays = struct {
     }
 };
 
+/// Generated viewers (docs/zig.md, "Viewers") are generic over their
+/// reader `R`: `Reader` (checked) or `Trusted` (a validated message). The
+/// functions below are the few reads whose signature or checks differ
+/// between the two; every other read calls the method both have. A
+/// position `at` of 0 is an absent slot (no slot lies in the header).
+fn checkReader(comptime R: type) void {
+    if (R != Reader and R != Trusted) @compileError("karmem: a viewer reads through Reader or Trusted, not " ++ @typeName(R));
+}
+
+/// The array reference at `at` (checked against `elem_size` and `limit`
+/// by a Reader; a Trusted's validation did that), empty when `at` is 0.
+pub inline fn arrayAt(r: anytype, at: u32, elem_size: u32, limit: u32) ArrayRef {
+    comptime checkReader(@TypeOf(r));
+    if (at == 0) return .empty;
+    if (@TypeOf(r) == Trusted) return r.array(at);
+    return r.array(at, elem_size, limit);
+}
+
+/// The table whose offset is at `at` (absent when `at` is 0, or the table
+/// is absent or malformed, docs/format.md §4).
+pub inline fn tableAt(r: anytype, at: u32) km.Table {
+    comptime checkReader(@TypeOf(r));
+    if (at == 0) return .absent;
+    return r.table(r.load(u32, at));
+}
+
+/// The array of variant `tag` in the bunch table of `a` (docs/format.md
+/// §7.1), its elements `elem_size` bytes (checked by a Reader).
+pub inline fn bunchEntry(r: anytype, a: ArrayRef, tag: u32, elem_size: u32) ArrayRef {
+    comptime checkReader(@TypeOf(r));
+    if (@TypeOf(r) == Trusted) return r.bunchEntry(a, tag);
+    return r.bunchEntry(a, tag, elem_size);
+}
+
+/// Whether the value of a known inline union variant of `n` bytes can be
+/// read at `offset` (docs/format.md §7); a validated message's can.
+pub inline fn inlineAt(r: anytype, offset: u32, n: u32) bool {
+    comptime checkReader(@TypeOf(r));
+    if (@TypeOf(r) == Trusted) return offset != 0;
+    return r.inlineAt(offset, n);
+}
+
+/// The number of elements an SoA array view reads. The block bounds the
+/// length only through the columns it has: a hostile length over elements
+/// whose columns are all unknown would make a loop over them run 2^32
+/// times. No valid message's SoA array is longer than its traversal budget
+/// (docs/format.md §10), so a Reader reads at most that many; a validated
+/// message's length is within it.
+pub inline fn soaLen(r: anytype, a: ArrayRef) u32 {
+    comptime checkReader(@TypeOf(r));
+    if (@TypeOf(r) == Trusted) return a.len;
+    const most = @as(u64, r.limits.traversal_budget_factor) * r.mem.len;
+    return if (a.len > most) @intCast(most) else a.len;
+}
+
 /// How two map keys compare: numbers (and enums) by value, text by its
 /// bytes, shorter first on a common prefix (docs/format.md §5.5).
 pub fn orderKeys(comptime K: type, a: K, b: K) std.math.Order {

@@ -8,7 +8,11 @@
 //!   that root, byte for byte what the other libraries write, format.md §8),
 //!   `decode` (lenient, the traversal budget and depth enforced as by the Go
 //!   decoders, format.md §10) and `validate` (one pass, format.md §11);
-//! * unions as `union(enum)` behind `?` (null is "no value").
+//! * unions as `union(enum)` behind `?` (null is "no value");
+//! * zero-copy viewers (`zig/views.rs`): per struct and union a generic
+//!   `TViewOf(R)` and its instances `TView` (over the checked
+//!   `karmem.Reader`) and `TrustedTView` (over `karmem.Trusted`, after
+//!   validation).
 //!
 //! Decoding allocates every slice from the allocator it is given (callers
 //! pass an arena: a decoded value is freed as a whole); encoding allocates
@@ -20,6 +24,9 @@ mod code;
 mod decode;
 mod encode;
 mod validate;
+mod views;
+
+pub use views::{accessor_name, variant_accessor_name};
 
 use std::cell::Cell;
 
@@ -358,6 +365,7 @@ impl<'a> Gen<'a> {
                 self.soa_items(id);
             }
         }
+        self.views();
         if let Some(root) = self.s.root {
             let name = self.n.struct_name(root);
             if name != "Root" {
@@ -594,6 +602,29 @@ mod tests {
             read_table.contains("{\n        if (t.isAbsent())"),
             "{read_table}"
         );
+    }
+
+    #[test]
+    fn viewers_checked_and_trusted_with_accessors_that_cannot_clash() {
+        let f = generate("karmem v;\nstruct T table { Reader u32; U8 u8; X f32; Next ?T; }\n");
+        let c = &f.contents;
+        assert!(c.contains("pub fn TViewOf(comptime R: type) type {"), "{c}");
+        assert!(
+            c.contains("pub const TView = TViewOf(karmem.Reader);"),
+            "{c}"
+        );
+        assert!(
+            c.contains("pub const TrustedTView = TViewOf(karmem.Trusted);"),
+            "{c}"
+        );
+        // `reader` is a viewer's field, `u8` a primitive; `x` is free.
+        assert!(c.contains("pub fn reader_(self: Self) u32 {"), "{c}");
+        assert!(c.contains("pub fn @\"u8\"(self: Self) u8 {"), "{c}");
+        assert!(c.contains("pub fn x(self: Self) f32 {"), "{c}");
+        assert!(c.contains("pub fn next(self: Self) ?TViewOf(R) {"), "{c}");
+        assert_eq!(accessor_name("Reader"), "reader_");
+        assert_eq!(accessor_name("HitPoints"), "hit_points");
+        assert_eq!(variant_accessor_name("Tag"), "tag_");
     }
 
     #[test]

@@ -131,12 +131,13 @@ pub fn go_native(scratch: &Path) -> Process {
     Process::start("go", Command::new(bin))
 }
 
-/// The C, TypeScript and Python members: commands that their languages'
-/// scripts build (scripts/build-integrity-c.sh, scripts/test-ts.sh,
-/// scripts/test-python.sh), found through
+/// The C, TypeScript, Python and Zig members: commands that their
+/// languages' scripts build (scripts/build-integrity-c.sh, scripts/test-ts.sh,
+/// scripts/test-python.sh, scripts/build-integrity-zig.sh), found through
 /// an environment variable rather than built here, so that the Rust suite
-/// does not need clang or Node (`make test` sets those up after it runs).
-pub const BUILT_ELSEWHERE: [BuiltElsewhere; 3] = [
+/// does not need clang, Node or Zig (`make test` sets those up after it
+/// runs).
+pub const BUILT_ELSEWHERE: [BuiltElsewhere; 4] = [
     BuiltElsewhere {
         name: "c",
         var: "KARMEM_INTEGRITY_C",
@@ -154,6 +155,12 @@ pub const BUILT_ELSEWHERE: [BuiltElsewhere; 3] = [
         var: "KARMEM_INTEGRITY_PY",
         what: "python/integrity/main.py, with the generated modules that scripts/test-python.sh writes (KARMEM_INTEGRITY_PY_GEN)",
         runner: Some("python3"),
+    },
+    BuiltElsewhere {
+        name: "zig",
+        var: "KARMEM_INTEGRITY_ZIG",
+        what: "the command scripts/build-integrity-zig.sh builds",
+        runner: None,
     },
 ];
 

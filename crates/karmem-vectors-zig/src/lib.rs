@@ -16,8 +16,11 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use karmem_codegen::zig::{field_name, type_name, variant_is_pointer, ZigBackend};
+use karmem_codegen::zig::{
+    accessor_name, field_name, type_name, variant_accessor_name, variant_is_pointer, ZigBackend,
+};
 use karmem_codegen::Backend;
+use karmem_layout::{ArrayData, FixedElem, Layout, Slot};
 use karmem_schema::model::*;
 use serde_json::Value;
 
@@ -39,6 +42,7 @@ struct Module {
     /// The import alias in the driver (`m3`).
     alias: String,
     schema: Schema,
+    layout: Layout,
 }
 
 /// Generates every schema of `dir`'s topics into `out/gen/`, and
@@ -72,22 +76,47 @@ pub fn write_driver(dir: &Path, cases: &[Case], out: &Path) -> Result<(), String
             let path = format!("gen/{tname}_{stem}.zig");
             fs::write(out.join(&path), &files[0].contents).map_err(io)?;
             writeln!(driver, "const {alias} = @import(\"{path}\");").unwrap();
-            modules.insert(key.clone(), Module { key, alias, schema });
+            modules.insert(
+                key.clone(),
+                Module {
+                    key,
+                    alias,
+                    schema,
+                    layout,
+                },
+            );
         }
     }
     // JSON printers of every type of every schema (Zig analyses only the
     // ones the cases use).
     for m in modules.values() {
         driver.push_str(&Printer::new(m).all());
+        driver.push_str(&ViewPrinter::new(m).all());
     }
     // Zig analyses only what is used: every struct's API is referenced
-    // here, so that all the generated code is compiled, not only what the
-    // cases' roots reach.
+    // here, and every declaration of its checked and trusted viewers, so
+    // that all the generated code is compiled, not only what the cases'
+    // roots reach.
     driver.push_str("\ncomptime {\n");
     for m in modules.values() {
+        for u in &m.schema.unions {
+            for name in [
+                format!("{}View", type_name(&u.name)),
+                format!("Trusted{}View", type_name(&u.name)),
+            ] {
+                writeln!(driver, "    refViews({}.{name});", m.alias).unwrap();
+            }
+        }
         for st in &m.schema.structs {
             for f in ["encode", "decode", "validate", "validateFault"] {
                 writeln!(driver, "    _ = &{}.{}.{f};", m.alias, type_name(&st.name)).unwrap();
+            }
+            for v in ["View", "TrustedView"] {
+                let name = match v {
+                    "View" => format!("{}View", type_name(&st.name)),
+                    _ => format!("Trusted{}View", type_name(&st.name)),
+                };
+                writeln!(driver, "    refViews({}.{name});", m.alias).unwrap();
             }
         }
     }
@@ -148,12 +177,13 @@ pub fn write_driver(dir: &Path, cases: &[Case], out: &Path) -> Result<(), String
     fs::write(out.join("driver.zig"), driver).map_err(io)
 }
 
-/// The Zig type of root `root` in module `m` and its printer.
+/// The Zig type of root `root` in module `m` and its printer; then its
+/// checked viewer type and the JSON printer over its viewers.
 fn root_of(m: &Module, root: &str) -> Option<(String, String)> {
     let id = m.schema.struct_by_name(root)?;
     Some((
-        format!("{}.{}", m.alias, type_name(root)),
-        format!("{}_s{id}", m.alias),
+        format!("{a}.{t}, {a}.{t}View", a = m.alias, t = type_name(root)),
+        format!("{a}_s{id}, {a}_v{id}", a = m.alias),
     ))
 }
 
@@ -338,6 +368,422 @@ impl<'a> Printer<'a> {
             }
         }
     }
+}
+
+/// JSON printers over the generated viewers of one module, in the same
+/// conventions as [`Printer`]'s over decoded values: `{alias}_v{id}`
+/// prints a struct's viewer, `{alias}_w{id}` a union's. They take the
+/// viewer as `anytype`, so one printer reads both the checked viewers and
+/// the trusted ones. What each field's accessor returns follows the layout
+/// plan (the generator's `ViewPrinter`), so a viewer that reads a wrong
+/// place or kind prints a value no case expects.
+struct ViewPrinter<'a> {
+    m: &'a Module,
+    s: &'a Schema,
+    l: &'a Layout,
+    n: Cell<usize>,
+}
+
+impl<'a> ViewPrinter<'a> {
+    fn new(m: &'a Module) -> Self {
+        ViewPrinter {
+            m,
+            s: &m.schema,
+            l: &m.layout,
+            n: Cell::new(0),
+        }
+    }
+
+    fn fresh(&self, base: &str) -> String {
+        let n = self.n.get();
+        self.n.set(n + 1);
+        format!("{base}_{n}")
+    }
+
+    fn all(&self) -> String {
+        let a = &self.m.alias;
+        let mut out = format!("\n// JSON printers over the viewers of {}\n", self.m.key);
+        for id in 0..self.s.structs.len() {
+            writeln!(
+                out,
+                "fn {a}_v{id}(w: *std.Io.Writer, v: anytype) std.Io.Writer.Error!void {{"
+            )
+            .unwrap();
+            if self.s.structs[id].fields.is_empty() {
+                out.push_str("    _ = v;\n");
+            }
+            let fields: Vec<(String, Part)> = self
+                .l
+                .of_struct(id)
+                .fields
+                .iter()
+                .enumerate()
+                .map(|(i, fl)| {
+                    (
+                        format!("v.{}()", accessor_name(&self.s.structs[id].fields[i].name)),
+                        Part::Slot(fl.slot.clone()),
+                    )
+                })
+                .collect();
+            self.fields(&mut out, 1, id, &fields);
+            out.push_str("}\n");
+        }
+        for (id, u) in self.s.unions.iter().enumerate() {
+            writeln!(
+                out,
+                "fn {a}_w{id}(w: *std.Io.Writer, u: anytype) std.Io.Writer.Error!void {{"
+            )
+            .unwrap();
+            for v in &u.variants {
+                let sname = &self.s.structs[v.ty].name;
+                writeln!(out, "    if (u.tag == {}) {{", v.tag).unwrap();
+                writeln!(out, "        try w.writeAll(\"{{\\\"{sname}\\\":\");").unwrap();
+                writeln!(
+                    out,
+                    "        try {a}_v{}(w, u.{}());",
+                    v.ty,
+                    accessor_name(sname)
+                )
+                .unwrap();
+                out.push_str("        return w.writeAll(\"}\");\n    }\n");
+            }
+            out.push_str("    try w.writeAll(\"null\");\n}\n");
+        }
+        out
+    }
+
+    fn line(out: &mut String, depth: usize, s: &str) {
+        out.push_str(&"    ".repeat(depth));
+        out.push_str(s);
+        out.push('\n');
+    }
+
+    /// The fields of struct `id`, each read by its expression.
+    fn fields(&self, out: &mut String, d: usize, id: StructId, fields: &[(String, Part)]) {
+        let st = &self.s.structs[id];
+        let (open, close) = if st.tuple { ("[", "]") } else { ("{", "}") };
+        Self::line(out, d, &format!("try w.writeAll(\"{open}\");"));
+        for (i, (expr, part)) in fields.iter().enumerate() {
+            if st.tuple {
+                if i > 0 {
+                    Self::line(out, d, "try w.writeAll(\",\");");
+                }
+            } else {
+                let comma = if i > 0 { "," } else { "" };
+                Self::line(
+                    out,
+                    d,
+                    &format!("try w.writeAll(\"{comma}\\\"{}\\\":\");", st.fields[i].name),
+                );
+            }
+            match part {
+                Part::Slot(slot) => self.slot(out, d, slot, expr),
+                Part::Node(sid, nodes) => {
+                    Self::line(out, d, "{");
+                    let x = self.bind(out, d + 1, expr, nodes);
+                    self.fields(out, d + 1, *sid, &self.node_fields(&x, nodes));
+                    Self::line(out, d, "}");
+                }
+                Part::Empty(tuple) => Self::line(
+                    out,
+                    d,
+                    if *tuple {
+                        "try w.writeAll(\"[]\");"
+                    } else {
+                        "try w.writeAll(\"{}\");"
+                    },
+                ),
+            }
+        }
+        Self::line(out, d, &format!("try w.writeAll(\"{close}\");"));
+    }
+
+    /// `const it = expr;` for a node whose fields read it (Zig refuses an
+    /// unused local: a node of structs without columns reads nothing).
+    fn bind(&self, out: &mut String, d: usize, expr: &str, node: &SoaNode) -> String {
+        let it = self.fresh("it");
+        if node
+            .fields
+            .iter()
+            .any(|(_, p)| !matches!(p, Part::Empty(_)))
+        {
+            Self::line(out, d, &format!("const {it} = {expr};"));
+        } else {
+            Self::line(out, d, &format!("_ = {expr};"));
+        }
+        it
+    }
+
+    /// The fields of SoA node `nodes` (its struct's fields: columns, child
+    /// nodes, or structs without columns) read from the node in `x`.
+    fn node_fields(&self, x: &str, nodes: &SoaNode) -> Vec<(String, Part)> {
+        nodes
+            .fields
+            .iter()
+            .map(|(name, part)| (format!("{x}.{name}()"), part.clone()))
+            .collect()
+    }
+
+    /// The SoA node of struct `sid` at `prefix` of element `elem`.
+    fn soa_node(&self, elem: StructId, sid: StructId, prefix: &[u32]) -> SoaNode {
+        let soa = self.l.soa(elem);
+        let fields = (0..self.s.structs[sid].fields.len())
+            .map(|fi| {
+                let mut path = prefix.to_vec();
+                path.push(fi as u32);
+                let f = &self.s.structs[sid].fields[fi];
+                let part = match soa.columns.iter().find(|c| c.path == path) {
+                    Some(col) => Part::Slot(col.slot.clone()),
+                    None => match soa.columns.iter().find(|c| c.path.starts_with(&path)) {
+                        Some(col) => {
+                            let child = col.steps[path.len()];
+                            Part::Node(child, Box::new(self.soa_node(elem, child, &path)))
+                        }
+                        None => Part::Empty(
+                            matches!(f.ty, FieldType::Struct(c) if self.s.structs[c].tuple),
+                        ),
+                    },
+                };
+                (accessor_name(&f.name), part)
+            })
+            .collect();
+        SoaNode { fields }
+    }
+
+    /// Code printing the value `expr` of `slot` returns.
+    fn slot(&self, out: &mut String, d: usize, slot: &Slot, expr: &str) {
+        let a = &self.m.alias;
+        match slot {
+            Slot::Scalar(Primitive::Bool) => Self::line(
+                out,
+                d,
+                &format!("try w.writeAll(if ({expr}) \"true\" else \"false\");"),
+            ),
+            Slot::Scalar(Primitive::F32 | Primitive::F64) => {
+                Self::line(out, d, &format!("try jsonFloat(w, {expr});"))
+            }
+            Slot::Scalar(_) => Self::line(out, d, &format!("try w.print(\"{{d}}\", .{{{expr}}});")),
+            Slot::Enum { id, .. } => {
+                Self::line(out, d, &format!("try {a}_e{id}(w, {expr}, false);"))
+            }
+            Slot::InlineStruct(id) | Slot::TableRef(id) => {
+                Self::line(out, d, &format!("try {a}_v{id}(w, {expr});"))
+            }
+            Slot::OptionalTable(id) => {
+                let o = self.fresh("o");
+                Self::line(
+                    out,
+                    d,
+                    &format!(
+                        "if ({expr}) |{o}| try {a}_v{id}(w, {o}) else try w.writeAll(\"null\");"
+                    ),
+                );
+            }
+            Slot::Optional { value, .. } => {
+                let o = self.fresh("o");
+                Self::line(out, d, &format!("if ({expr}) |{o}| {{"));
+                self.slot(out, d + 1, value, &o);
+                Self::line(out, d, "} else try w.writeAll(\"null\");");
+            }
+            Slot::Union { id, .. } => Self::line(out, d, &format!("try {a}_w{id}(w, {expr});")),
+            Slot::FixedArray { elem, .. } => {
+                let (e, i) = (self.fresh("e"), self.fresh("i"));
+                Self::line(out, d, "try w.writeAll(\"[\");");
+                Self::line(out, d, &format!("for ({expr}, 0..) |{e}, {i}| {{"));
+                Self::line(out, d + 1, &format!("if ({i} > 0) try w.writeAll(\",\");"));
+                let inner = match elem {
+                    FixedElem::Scalar(p) => Slot::Scalar(*p),
+                    FixedElem::Enum { id, repr } => Slot::Enum {
+                        id: *id,
+                        repr: *repr,
+                    },
+                    FixedElem::InlineStruct(id) => Slot::InlineStruct(*id),
+                };
+                self.slot(out, d + 1, &inner, &e);
+                Self::line(out, d, "}");
+                Self::line(out, d, "try w.writeAll(\"]\");");
+            }
+            Slot::ArrayRef { array, data } => {
+                let x = self.fresh("x");
+                Self::line(out, d, "{");
+                Self::line(out, d + 1, &format!("const {x} = {expr};"));
+                self.array(out, d + 1, array, data, &x);
+                Self::line(out, d, "}");
+            }
+        }
+    }
+
+    /// `for` over elements `0..len` of array view `x`, each printed by
+    /// `each` as `x.at(i)`, separated by commas.
+    fn each(&self, out: &mut String, d: usize, x: &str, each: impl FnOnce(&mut String, &str)) {
+        let i = self.fresh("i");
+        Self::line(out, d, &format!("var {i}: u32 = 0;"));
+        Self::line(out, d, &format!("while ({i} < {x}.len()) : ({i} += 1) {{"));
+        Self::line(out, d + 1, &format!("if ({i} > 0) try w.writeAll(\",\");"));
+        each(out, &format!("{x}.at({i})"));
+        Self::line(out, d, "}");
+    }
+
+    /// Code printing the array view in local `x`.
+    fn array(&self, out: &mut String, d: usize, array: &ArrayType, data: &ArrayData, x: &str) {
+        let a = &self.m.alias;
+        match (array.text, data) {
+            (Some(Text::Utf8), _) => {
+                return Self::line(out, d, &format!("try jsonString(w, {x});"))
+            }
+            (Some(Text::Utf16), _) => {
+                return Self::line(out, d, &format!("try jsonUtf16(w, {x});"))
+            }
+            _ => {}
+        }
+        if let (true, ArrayData::AosInline { id, .. }) = (array.is_map(), data) {
+            let fields = &self.l.of_struct(*id).fields;
+            let names = &self.s.structs[*id].fields;
+            let (e, i) = (self.fresh("e"), self.fresh("i"));
+            let key = format!("{e}.{}()", accessor_name(&names[0].name));
+            Self::line(out, d, "try w.writeAll(\"{\");");
+            Self::line(out, d, &format!("var {i}: u32 = 0;"));
+            Self::line(out, d, &format!("while ({i} < {x}.len()) : ({i} += 1) {{"));
+            Self::line(out, d + 1, &format!("if ({i} > 0) try w.writeAll(\",\");"));
+            Self::line(out, d + 1, &format!("const {e} = {x}.at({i});"));
+            // The look-up by key must find this very entry: a miss adds a
+            // member no expected value has.
+            let utf16 = matches!(&fields[0].slot, Slot::ArrayRef { array, .. } if array.text == Some(Text::Utf16));
+            if !utf16 {
+                Self::line(
+                    out,
+                    d + 1,
+                    &format!("if ({x}.get({key}) == null or {x}.get({key}).?.position != {e}.position) try w.writeAll(\"\\\"get missed\\\":0,\");"),
+                );
+            }
+            match &fields[0].slot {
+                Slot::Enum { id, .. } => {
+                    Self::line(out, d + 1, &format!("try {a}_e{id}(w, {key}, true);"))
+                }
+                Slot::Scalar(_) => Self::line(
+                    out,
+                    d + 1,
+                    &format!("try w.print(\"\\\"{{d}}\\\"\", .{{{key}}});"),
+                ),
+                other => self.slot(out, d + 1, other, &key),
+            }
+            Self::line(out, d + 1, "try w.writeAll(\":\");");
+            self.slot(
+                out,
+                d + 1,
+                &fields[1].slot,
+                &format!("{e}.{}()", accessor_name(&names[1].name)),
+            );
+            Self::line(out, d, "}");
+            Self::line(out, d, "try w.writeAll(\"}\");");
+            return;
+        }
+        Self::line(out, d, "try w.writeAll(\"[\");");
+        match data {
+            ArrayData::Plain { .. } => {
+                let (e, i) = (self.fresh("e"), self.fresh("i"));
+                Self::line(out, d, &format!("for ({x}, 0..) |{e}, {i}| {{"));
+                Self::line(out, d + 1, &format!("if ({i} > 0) try w.writeAll(\",\");"));
+                match array.elem {
+                    // Bytes: any non-zero byte is true (format.md §2).
+                    ElemType::Scalar(Primitive::Bool) => self.slot(
+                        out,
+                        d + 1,
+                        &Slot::Scalar(Primitive::Bool),
+                        &format!("{e} != 0"),
+                    ),
+                    ElemType::Scalar(p) => self.slot(out, d + 1, &Slot::Scalar(p), &e),
+                    ElemType::Enum(id) => {
+                        Self::line(out, d + 1, &format!("try {a}_e{id}(w, {e}, false);"))
+                    }
+                    _ => unreachable!("plain arrays hold scalars and enums"),
+                }
+                Self::line(out, d, "}");
+            }
+            ArrayData::AosInline { id, .. } | ArrayData::AosTable { id } => {
+                self.each(out, d, x, |out, e| {
+                    Self::line(out, d + 1, &format!("try {a}_v{id}(w, {e});"))
+                })
+            }
+            ArrayData::UnionAos { id, .. } | ArrayData::UnionSoa { id, .. } => {
+                self.each(out, d, x, |out, e| {
+                    Self::line(out, d + 1, &format!("try {a}_w{id}(w, {e});"))
+                })
+            }
+            ArrayData::Soa { elem } => {
+                let node = self.soa_node(*elem, *elem, &[]);
+                self.each(out, d, x, |out, e| {
+                    let it = self.bind(out, d + 1, e, &node);
+                    self.fields(out, d + 1, *elem, &self.node_fields(&it, &node));
+                })
+            }
+            ArrayData::Arrays { array, data } => self.each(out, d, x, |out, e| {
+                let y = self.fresh("y");
+                Self::line(out, d + 1, &format!("const {y} = {e};"));
+                self.array(out, d + 1, array, data, &y);
+            }),
+            ArrayData::UnionBunch { id, .. } => {
+                // Each variant's values in declaration order, as the
+                // decoders group them.
+                let soa = array.layout == ArrayLayout::BoVoS;
+                let u = &self.s.unions[*id];
+                let k = self.fresh("k");
+                Self::line(out, d, &format!("var {k}: u32 = 0;"));
+                for v in &u.variants {
+                    let sname = &self.s.structs[v.ty].name;
+                    let twice = u.variants.iter().filter(|w| w.ty == v.ty).count() > 1;
+                    let m = if twice {
+                        format!("{}_{}", variant_accessor_name(sname), v.tag)
+                    } else {
+                        variant_accessor_name(sname)
+                    };
+                    let (y, i) = (self.fresh("y"), self.fresh("i"));
+                    Self::line(out, d, "{");
+                    Self::line(out, d + 1, &format!("const {y} = {x}.{m}();"));
+                    Self::line(out, d + 1, &format!("var {i}: u32 = 0;"));
+                    Self::line(
+                        out,
+                        d + 1,
+                        &format!("while ({i} < {y}.len()) : ({i} += 1) {{"),
+                    );
+                    Self::line(out, d + 2, &format!("if ({k} > 0) try w.writeAll(\",\");"));
+                    Self::line(out, d + 2, &format!("{k} += 1;"));
+                    Self::line(
+                        out,
+                        d + 2,
+                        &format!("try w.writeAll(\"{{\\\"{sname}\\\":\");"),
+                    );
+                    if soa {
+                        let node = self.soa_node(v.ty, v.ty, &[]);
+                        let it = self.bind(out, d + 2, &format!("{y}.at({i})"), &node);
+                        self.fields(out, d + 2, v.ty, &self.node_fields(&it, &node));
+                    } else {
+                        Self::line(out, d + 2, &format!("try {a}_v{}(w, {y}.at({i}));", v.ty));
+                    }
+                    Self::line(out, d + 2, "try w.writeAll(\"}\");");
+                    Self::line(out, d + 1, "}");
+                    Self::line(out, d, "}");
+                }
+            }
+        }
+        Self::line(out, d, "try w.writeAll(\"]\");");
+    }
+}
+
+/// What a field of a viewer reads, for [`ViewPrinter`].
+#[derive(Clone)]
+enum Part {
+    Slot(Slot),
+    /// A struct flattened into an SoA element's columns: its node.
+    Node(StructId, Box<SoaNode>),
+    /// A struct without columns (`true`: a tuple).
+    Empty(bool),
+}
+
+/// The fields of a node of an SoA element, by accessor name.
+#[derive(Clone)]
+struct SoaNode {
+    fields: Vec<(String, Part)>,
 }
 
 /// Whether `got` (what the driver printed) is `want` (a case's value):

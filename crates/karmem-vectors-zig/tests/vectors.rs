@@ -137,7 +137,9 @@ fn golden_vectors() {
         let mut problems = check(case, got);
         for (reader, want) in &case.readers {
             let got = results.get(&format!("{i}:{reader}"));
-            for p in check_read(Some(want), got, Some(true)) {
+            let mut read = check_read(Some(want), got, Some(true));
+            check_views(Some(want), got, &mut read);
+            for p in read {
                 problems.push(format!("read by {reader}: {p}"));
             }
         }
@@ -187,10 +189,20 @@ fn check(case: &Case, got: Option<&BTreeMap<String, String>>) -> Vec<String> {
     if let Some(h) = &case.hostile {
         let mut problems = check_read(case.decoded(), got, Some(h.valid));
         problems.extend(got.and_then(|g| h.kind_problem(g.get("valid")?)));
+        // The checked viewers read every hostile message (the driver runs
+        // with Zig's safety checks on: a read outside it panics); a valid
+        // one reads as its value, also through the trusted viewers.
+        check_views(case.decoded().filter(|_| h.valid), got, &mut problems);
         return problems;
     }
     let mut problems = check_read(case.decoded(), got, Some(true));
+    check_views(case.decoded(), got, &mut problems);
     let Some(got) = got else { return problems };
+    match got.get("mutants") {
+        Some(m) if m.starts_with("ok") => {}
+        Some(m) => problems.push(format!("one byte changed: {m}")),
+        None => problems.push("mutants: no result".into()),
+    }
     for kind in ["bytes", "reuse"] {
         match got.get(kind).map(String::as_str) {
             Some("ok") => {}
@@ -199,6 +211,39 @@ fn check(case: &Case, got: Option<&BTreeMap<String, String>>) -> Vec<String> {
         }
     }
     problems
+}
+
+/// The checked viewers printed something for an opened message, and when
+/// there is a `want`, both the checked and the trusted viewers read it.
+fn check_views(
+    want: Option<&Value>,
+    got: Option<&BTreeMap<String, String>>,
+    problems: &mut Vec<String>,
+) {
+    let Some(got) = got else { return };
+    if got.contains_key("open") {
+        return;
+    }
+    let kinds: &[&str] = if want.is_some() {
+        &["view", "trusted"]
+    } else {
+        &["view"]
+    };
+    for kind in kinds {
+        let Some(text) = got.get(*kind) else {
+            problems.push(format!("{kind}: no value read through the viewers"));
+            continue;
+        };
+        let Some(want) = want else { continue };
+        match serde_json::from_str::<Value>(text) {
+            Ok(value) => {
+                if let Err(e) = same(want, &value, kind) {
+                    problems.push(e);
+                }
+            }
+            Err(e) => problems.push(format!("{kind}: not JSON ({e}): {text}")),
+        }
+    }
 }
 
 /// Decoding gives `want` (or refuses when there is none), and the

@@ -1213,3 +1213,850 @@ fn validateSoaElement(v: *karmem.Validator, a: karmem.ArrayRef) karmem.ValidateE
         }
     }
 }
+
+/// Reads the inline struct `Vec3` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`Vec3View`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedVec3View`, from
+/// `Vec3View.trust`: a validated message).
+pub fn Vec3ViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 20) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!Vec3ViewOf(karmem.Trusted) {
+            try Vec3.validate(reader);
+            return Vec3ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn x(self: Self) f32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        pub fn y(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        pub fn z(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        /// An AoS array of `Vec3` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 12 else 0 };
+            }
+        };
+
+        /// An SoA array of `Vec3`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            reader: R,
+            n: u32,
+            cols: [3]u32,
+
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_vec3, array) };
+            }
+
+            /// The number of elements.
+            pub fn len(self: Soa) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
+            }
+        };
+
+        pub const SoaItem = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn x(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn y(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn z(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[2] != 0) self.soa.cols[2] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+        };
+    };
+}
+
+pub const Vec3View = Vec3ViewOf(karmem.Reader);
+pub const TrustedVec3View = Vec3ViewOf(karmem.Trusted);
+
+/// Reads the inline struct `Pair` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`PairView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedPairView`, from
+/// `PairView.trust`: a validated message).
+pub fn PairViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 24) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!PairViewOf(karmem.Trusted) {
+            try Pair.validate(reader);
+            return PairViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn pos(self: Self) Vec3ViewOf(R) {
+            const slot: u32 = self.position;
+            return .{ .reader = self.reader, .position = slot };
+        }
+
+        pub fn tag(self: Self) u16 {
+            const slot: u32 = if (self.position != 0) self.position + 12 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u16, slot);
+        }
+
+        pub fn flag(self: Self) bool {
+            const slot: u32 = if (self.position != 0) self.position + 14 else 0;
+            if (slot == 0) return false;
+            return self.reader.load(bool, slot);
+        }
+
+        /// An AoS array of `Pair` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 16 else 0 };
+            }
+        };
+    };
+}
+
+pub const PairView = PairViewOf(karmem.Reader);
+pub const TrustedPairView = PairViewOf(karmem.Trusted);
+
+/// Reads the table `Leaf` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`LeafView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedLeafView`, from
+/// `LeafView.trust`: a validated message).
+pub fn LeafViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        table: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!LeafViewOf(karmem.Trusted) {
+            try Leaf.validate(reader);
+            return LeafViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn value(self: Self) u64 {
+            const slot: u32 = if (self.table.has(8, 8)) self.table.offset + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u64, slot);
+        }
+
+        pub fn label(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(16, 12)) self.table.offset + 16 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
+        }
+
+        /// An AoS array of `Leaf` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const LeafView = LeafViewOf(karmem.Reader);
+pub const TrustedLeafView = LeafViewOf(karmem.Trusted);
+
+/// Reads the table `Circle` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`CircleView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedCircleView`, from
+/// `CircleView.trust`: a validated message).
+pub fn CircleViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        table: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!CircleViewOf(karmem.Trusted) {
+            try Circle.validate(reader);
+            return CircleViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn radius(self: Self) f64 {
+            const slot: u32 = if (self.table.has(8, 8)) self.table.offset + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f64, slot);
+        }
+
+        /// An AoS array of `Circle` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
+            }
+        };
+
+        /// An SoA array of `Circle`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            reader: R,
+            n: u32,
+            cols: [1]u32,
+
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_circle, array) };
+            }
+
+            /// The number of elements.
+            pub fn len(self: Soa) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
+            }
+        };
+
+        pub const SoaItem = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn radius(self: SoaItem) f64 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 8 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f64, slot);
+            }
+        };
+    };
+}
+
+pub const CircleView = CircleViewOf(karmem.Reader);
+pub const TrustedCircleView = CircleViewOf(karmem.Trusted);
+
+/// Reads the inline struct `Square` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`SquareView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedSquareView`, from
+/// `SquareView.trust`: a validated message).
+pub fn SquareViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 12) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!SquareViewOf(karmem.Trusted) {
+            try Square.validate(reader);
+            return SquareViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn side(self: Self) f32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        /// An AoS array of `Square` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 4 else 0 };
+            }
+        };
+
+        /// An SoA array of `Square`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            reader: R,
+            n: u32,
+            cols: [1]u32,
+
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_square, array) };
+            }
+
+            /// The number of elements.
+            pub fn len(self: Soa) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
+            }
+        };
+
+        pub const SoaItem = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn side(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+        };
+    };
+}
+
+pub const SquareView = SquareViewOf(karmem.Reader);
+pub const TrustedSquareView = SquareViewOf(karmem.Trusted);
+
+/// Reads the table `Element` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`ElementView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedElementView`, from
+/// `ElementView.trust`: a validated message).
+pub fn ElementViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        table: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!ElementViewOf(karmem.Trusted) {
+            try Element.validate(reader);
+            return ElementViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn id(self: Self) u32 {
+            const slot: u32 = if (self.table.has(4, 4)) self.table.offset + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn where(self: Self) PairViewOf(R) {
+            const slot: u32 = if (self.table.has(8, 16)) self.table.offset + 8 else 0;
+            return .{ .reader = self.reader, .position = slot };
+        }
+
+        pub fn child(self: Self) LeafViewOf(R) {
+            const slot: u32 = if (self.table.has(24, 4)) self.table.offset + 24 else 0;
+            return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, slot) };
+        }
+
+        pub fn name(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(28, 12)) self.table.offset + 28 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
+        }
+
+        pub fn numbers(self: Self) []const i32 {
+            const slot: u32 = if (self.table.has(40, 12)) self.table.offset + 40 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
+            return self.reader.arraySlice(i32, array);
+        }
+
+        pub fn shape(self: Self) ShapeViewOf(R) {
+            const slot: u32 = if (self.table.has(52, 8)) self.table.offset + 52 else 0;
+            return ShapeViewOf(R).of(self.reader, slot, if (slot == 0) 0 else slot + 4);
+        }
+
+        /// An AoS array of `Element` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
+            }
+        };
+
+        /// An SoA array of `Element`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            reader: R,
+            n: u32,
+            cols: [11]u32,
+
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_element, array) };
+            }
+
+            /// The number of elements.
+            pub fn len(self: Soa) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
+            }
+        };
+
+        pub const SoaItem = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn id(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[2] != 0) self.soa.cols[2] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn where(self: SoaItem) SoaNodeWhere {
+                return .{ .soa = self.soa, .index = self.index };
+            }
+
+            pub fn child(self: SoaItem) SoaNodeChild {
+                return .{ .soa = self.soa, .index = self.index };
+            }
+
+            pub fn name(self: SoaItem) []const u8 {
+                const slot: u32 = if (self.soa.cols[7] != 0) self.soa.cols[7] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 1, karmem.no_limit);
+                return self.soa.reader.string(array);
+            }
+
+            pub fn numbers(self: SoaItem) []const i32 {
+                const slot: u32 = if (self.soa.cols[8] != 0) self.soa.cols[8] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 4, karmem.no_limit);
+                return self.soa.reader.arraySlice(i32, array);
+            }
+
+            pub fn shape(self: SoaItem) ShapeViewOf(R) {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 8 else 0;
+                return ShapeViewOf(R).of(self.soa.reader, slot, if (slot == 0) 0 else slot + 4);
+            }
+        };
+
+        pub const SoaNodeWhere = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn pos(self: SoaNodeWhere) SoaNodeWherePos {
+                return .{ .soa = self.soa, .index = self.index };
+            }
+
+            pub fn tag(self: SoaNodeWhere) u16 {
+                const slot: u32 = if (self.soa.cols[9] != 0) self.soa.cols[9] + self.index * 2 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u16, slot);
+            }
+
+            pub fn flag(self: SoaNodeWhere) bool {
+                const slot: u32 = if (self.soa.cols[10] != 0) self.soa.cols[10] + self.index * 1 else 0;
+                if (slot == 0) return false;
+                return self.soa.reader.load(bool, slot);
+            }
+        };
+
+        pub const SoaNodeWherePos = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn x(self: SoaNodeWherePos) f32 {
+                const slot: u32 = if (self.soa.cols[3] != 0) self.soa.cols[3] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn y(self: SoaNodeWherePos) f32 {
+                const slot: u32 = if (self.soa.cols[4] != 0) self.soa.cols[4] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn z(self: SoaNodeWherePos) f32 {
+                const slot: u32 = if (self.soa.cols[5] != 0) self.soa.cols[5] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+        };
+
+        pub const SoaNodeChild = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn value(self: SoaNodeChild) u64 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 8 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u64, slot);
+            }
+
+            pub fn label(self: SoaNodeChild) []const u8 {
+                const slot: u32 = if (self.soa.cols[6] != 0) self.soa.cols[6] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 1, karmem.no_limit);
+                return self.soa.reader.string(array);
+            }
+        };
+    };
+}
+
+pub const ElementView = ElementViewOf(karmem.Reader);
+pub const TrustedElementView = ElementViewOf(karmem.Trusted);
+
+/// Reads the table `Root` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`RootView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedRootView`, from
+/// `RootView.trust`: a validated message).
+pub fn RootViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        table: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!RootViewOf(karmem.Trusted) {
+            try Root.validate(reader);
+            return RootViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn flags(self: Self) [4]bool {
+            const slot: u32 = if (self.table.has(4, 4)) self.table.offset + 4 else 0;
+            var elems: [4]bool = @splat(false);
+            if (slot == 0) return elems;
+            for (&elems, 0..) |*elem, j| elem.* = self.reader.load(bool, slot + idx(j) * 1);
+            return elems;
+        }
+
+        pub fn kind(self: Self) Kind {
+            const slot: u32 = if (self.table.has(8, 1)) self.table.offset + 8 else 0;
+            if (slot == 0) return @fromBackingInt(0);
+            return self.reader.load(Kind, slot);
+        }
+
+        pub fn wide(self: Self) Wide {
+            const slot: u32 = if (self.table.has(16, 8)) self.table.offset + 16 else 0;
+            if (slot == 0) return @fromBackingInt(0);
+            return self.reader.load(Wide, slot);
+        }
+
+        pub fn text(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(24, 12)) self.table.offset + 24 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
+        }
+
+        pub fn utf16(self: Self) []const u16 {
+            const slot: u32 = if (self.table.has(36, 12)) self.table.offset + 36 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 2, karmem.no_limit);
+            return self.reader.arraySlice(u16, array);
+        }
+
+        pub fn fixed(self: Self) [3]Vec3ViewOf(R) {
+            const slot: u32 = if (self.table.has(48, 36)) self.table.offset + 48 else 0;
+            var elems: [3]Vec3ViewOf(R) = @splat(.{ .reader = self.reader, .position = 0 });
+            if (slot == 0) return elems;
+            for (&elems, 0..) |*elem, j| elem.position = slot + idx(j) * 12;
+            return elems;
+        }
+
+        pub fn limited(self: Self) []const u64 {
+            const slot: u32 = if (self.table.has(84, 12)) self.table.offset + 84 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 8, 8);
+            return self.reader.arraySlice(u64, array);
+        }
+
+        pub fn points(self: Self) Vec3ViewOf(R).Soa {
+            const slot: u32 = if (self.table.has(96, 12)) self.table.offset + 96 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return Vec3ViewOf(R).Soa.of(self.reader, array);
+        }
+
+        pub fn points_aos(self: Self) Vec3ViewOf(R).Array {
+            const slot: u32 = if (self.table.has(108, 12)) self.table.offset + 108 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 12, karmem.no_limit);
+            return .{ .reader = self.reader, .offset = array.offset, .n = array.len };
+        }
+
+        pub fn elements(self: Self) ElementViewOf(R).Soa {
+            const slot: u32 = if (self.table.has(120, 12)) self.table.offset + 120 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return ElementViewOf(R).Soa.of(self.reader, array);
+        }
+
+        pub fn elements_aos(self: Self) ElementViewOf(R).Array {
+            const slot: u32 = if (self.table.has(132, 12)) self.table.offset + 132 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
+            return .{ .reader = self.reader, .offset = array.offset, .n = array.len };
+        }
+
+        pub fn shape(self: Self) ShapeViewOf(R) {
+            const slot: u32 = if (self.table.has(144, 8)) self.table.offset + 144 else 0;
+            return ShapeViewOf(R).of(self.reader, slot, if (slot == 0) 0 else slot + 4);
+        }
+
+        pub fn shapes_aos(self: Self) ShapeViewOf(R).Array {
+            const slot: u32 = if (self.table.has(152, 12)) self.table.offset + 152 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 8, karmem.no_limit);
+            return ShapeViewOf(R).Array.aos(self.reader, array);
+        }
+
+        pub fn shapes_soa(self: Self) ShapeViewOf(R).Array {
+            const slot: u32 = if (self.table.has(164, 12)) self.table.offset + 164 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return ShapeViewOf(R).Array.soa(self.reader, array);
+        }
+
+        pub fn shapes_bovoa(self: Self) ShapeViewOf(R).Bovoa {
+            const slot: u32 = if (self.table.has(176, 12)) self.table.offset + 176 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return .{ .reader = self.reader, .array = array };
+        }
+
+        pub fn shapes_bovos(self: Self) ShapeViewOf(R).Bovos {
+            const slot: u32 = if (self.table.has(188, 12)) self.table.offset + 188 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return .{ .reader = self.reader, .array = array };
+        }
+
+        pub fn next(self: Self) LeafViewOf(R) {
+            const slot: u32 = if (self.table.has(200, 4)) self.table.offset + 200 else 0;
+            return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, slot) };
+        }
+
+        /// An AoS array of `Root` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const RootView = RootViewOf(karmem.Reader);
+pub const TrustedRootView = RootViewOf(karmem.Trusted);
+
+/// Reads a value of the union `Shape` in place: its `tag` (0: no value; a tag
+/// this schema does not know reads as itself) and each variant's viewer,
+/// which reads as zero when the tag is another. `R` as for structs.
+pub fn ShapeViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        tag: u32,
+        offset: u32,
+
+        const Self = @This();
+
+        /// The value whose tag is at `tag_at` and offset at `offset_at` (`tag_at` 0: none).
+        pub fn of(reader: R, tag_at: u32, offset_at: u32) Self {
+            if (tag_at == 0) return .{ .reader = reader, .tag = 0, .offset = 0 };
+            const got: Self = .{ .reader = reader, .tag = reader.load(u8, tag_at), .offset = reader.load(u32, offset_at) };
+            if (got.tag == 4 and !karmem.views.inlineAt(reader, got.offset, 4)) return .{ .reader = reader, .tag = 0, .offset = 0 };
+            return got;
+        }
+
+        pub fn circle(self: Self) CircleViewOf(R) {
+            return .{ .reader = self.reader, .table = if (self.tag == 1) self.reader.table(self.offset) else .absent };
+        }
+
+        pub fn square(self: Self) SquareViewOf(R) {
+            return .{ .reader = self.reader, .position = if (self.tag == 4) self.offset else 0 };
+        }
+
+        /// An AoS (`aos`) or SoA (`soa`) array of `Shape`.
+        pub const Array = struct {
+            reader: R,
+            n: u32,
+            tags: u32,
+            tag_stride: u32,
+            offsets: u32,
+            offset_stride: u32,
+
+            pub fn aos(reader: R, array: karmem.ArrayRef) Array {
+                return .{ .reader = reader, .n = array.len, .tags = array.offset, .tag_stride = 8, .offsets = array.offset + 4, .offset_stride = 8 };
+            }
+
+            pub fn soa(reader: R, array: karmem.ArrayRef) Array {
+                const columns = reader.unionColumns(array, 1) orelse return .{ .reader = reader, .n = 0, .tags = 0, .tag_stride = 1, .offsets = 0, .offset_stride = 4 };
+                return .{ .reader = reader, .n = array.len, .tags = columns.tags, .tag_stride = 1, .offsets = columns.offsets, .offset_stride = 4 };
+            }
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (no value when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                if (index >= self.n) return Self.of(self.reader, 0, 0);
+                return Self.of(self.reader, self.tags + index * self.tag_stride, self.offsets + index * self.offset_stride);
+            }
+        };
+
+        /// A #bovoa array of `Shape`: one homogeneous array per variant (format.md §7.1).
+        pub const Bovoa = struct {
+            reader: R,
+            array: karmem.ArrayRef,
+
+            /// The number of values of all variants.
+            pub fn len(self: Bovoa) u32 {
+                return self.array.len;
+            }
+
+            /// The `Circle` values (the first entry of tag 1).
+            pub fn circle(self: Bovoa) CircleViewOf(R).Array {
+                const entry = karmem.views.bunchEntry(self.reader, self.array, 1, 4);
+                return .{ .reader = self.reader, .offset = entry.offset, .n = entry.len };
+            }
+
+            /// The `Square` values (the first entry of tag 4).
+            pub fn square(self: Bovoa) SquareViewOf(R).Array {
+                const entry = karmem.views.bunchEntry(self.reader, self.array, 4, 4);
+                return .{ .reader = self.reader, .offset = entry.offset, .n = entry.len };
+            }
+        };
+
+        /// A #bovos array of `Shape`: one homogeneous array per variant (format.md §7.1).
+        pub const Bovos = struct {
+            reader: R,
+            array: karmem.ArrayRef,
+
+            /// The number of values of all variants.
+            pub fn len(self: Bovos) u32 {
+                return self.array.len;
+            }
+
+            /// The `Circle` values (the first entry of tag 1).
+            pub fn circle(self: Bovos) CircleViewOf(R).Soa {
+                return CircleViewOf(R).Soa.of(self.reader, karmem.views.bunchEntry(self.reader, self.array, 1, 0));
+            }
+
+            /// The `Square` values (the first entry of tag 4).
+            pub fn square(self: Bovos) SquareViewOf(R).Soa {
+                return SquareViewOf(R).Soa.of(self.reader, karmem.views.bunchEntry(self.reader, self.array, 4, 0));
+            }
+        };
+    };
+}
+
+pub const ShapeView = ShapeViewOf(karmem.Reader);
+pub const TrustedShapeView = ShapeViewOf(karmem.Trusted);

@@ -693,3 +693,501 @@ fn validateSoaPoint3d(v: *karmem.Validator, a: karmem.ArrayRef) karmem.ValidateE
     var cols: [3]u32 = undefined;
     try v.soa(a, &soa_columns_point3d, &cols);
 }
+
+/// Reads the table `another_struct` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`AnotherStructView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedAnotherStructView`, from
+/// `AnotherStructView.trust`: a validated message).
+pub fn AnotherStructViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        table: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!AnotherStructViewOf(karmem.Trusted) {
+            try AnotherStruct.validate(reader);
+            return AnotherStructViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn a(self: Self) u32 {
+            const slot: u32 = if (self.table.has(4, 4)) self.table.offset + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn b(self: Self) u64 {
+            const slot: u32 = if (self.table.has(8, 8)) self.table.offset + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u64, slot);
+        }
+
+        /// An AoS array of `another_struct` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
+            }
+        };
+
+        /// An SoA array of `another_struct`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            reader: R,
+            n: u32,
+            cols: [2]u32,
+
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_another_struct, array) };
+            }
+
+            /// The number of elements.
+            pub fn len(self: Soa) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
+            }
+        };
+
+        pub const SoaItem = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn a(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn b(self: SoaItem) u64 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 8 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u64, slot);
+            }
+        };
+    };
+}
+
+pub const AnotherStructView = AnotherStructViewOf(karmem.Reader);
+pub const TrustedAnotherStructView = AnotherStructViewOf(karmem.Trusted);
+
+/// Reads the table `struct_name` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`StructNameView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedStructNameView`, from
+/// `StructNameView.trust`: a validated message).
+pub fn StructNameViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        table: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!StructNameViewOf(karmem.Trusted) {
+            try StructName.validate(reader);
+            return StructNameViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn field_as_soa(self: Self) AnotherStructViewOf(R).Soa {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return AnotherStructViewOf(R).Soa.of(self.reader, array);
+        }
+
+        pub fn field_as_aos(self: Self) AnotherStructViewOf(R).Array {
+            const slot: u32 = if (self.table.has(16, 12)) self.table.offset + 16 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
+            return .{ .reader = self.reader, .offset = array.offset, .n = array.len };
+        }
+
+        /// An AoS array of `struct_name` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const StructNameView = StructNameViewOf(karmem.Reader);
+pub const TrustedStructNameView = StructNameViewOf(karmem.Trusted);
+
+/// Reads the inline struct `point2d` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`Point2dView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedPoint2dView`, from
+/// `Point2dView.trust`: a validated message).
+pub fn Point2dViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 16) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!Point2dViewOf(karmem.Trusted) {
+            try Point2d.validate(reader);
+            return Point2dViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn x(self: Self) f32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        pub fn y(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        /// An AoS array of `point2d` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 8 else 0 };
+            }
+        };
+
+        /// An SoA array of `point2d`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            reader: R,
+            n: u32,
+            cols: [2]u32,
+
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_point2d, array) };
+            }
+
+            /// The number of elements.
+            pub fn len(self: Soa) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
+            }
+        };
+
+        pub const SoaItem = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn x(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn y(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+        };
+    };
+}
+
+pub const Point2dView = Point2dViewOf(karmem.Reader);
+pub const TrustedPoint2dView = Point2dViewOf(karmem.Trusted);
+
+/// Reads the inline struct `point3d` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`Point3dView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedPoint3dView`, from
+/// `Point3dView.trust`: a validated message).
+pub fn Point3dViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 20) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!Point3dViewOf(karmem.Trusted) {
+            try Point3d.validate(reader);
+            return Point3dViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn x(self: Self) f32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        pub fn y(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        pub fn z(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        /// An AoS array of `point3d` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 12 else 0 };
+            }
+        };
+
+        /// An SoA array of `point3d`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            reader: R,
+            n: u32,
+            cols: [3]u32,
+
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_point3d, array) };
+            }
+
+            /// The number of elements.
+            pub fn len(self: Soa) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
+            }
+        };
+
+        pub const SoaItem = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn x(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn y(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn z(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[2] != 0) self.soa.cols[2] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+        };
+    };
+}
+
+pub const Point3dView = Point3dViewOf(karmem.Reader);
+pub const TrustedPoint3dView = Point3dViewOf(karmem.Trusted);
+
+/// Reads the table `particle` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`ParticleView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedParticleView`, from
+/// `ParticleView.trust`: a validated message).
+pub fn ParticleViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        table: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!ParticleViewOf(karmem.Trusted) {
+            try Particle.validate(reader);
+            return ParticleViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn pos(self: Self) AnyPointViewOf(R).Bovos {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return .{ .reader = self.reader, .array = array };
+        }
+
+        pub fn name(self: Self) []const u16 {
+            const slot: u32 = if (self.table.has(16, 12)) self.table.offset + 16 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 2, karmem.no_limit);
+            return self.reader.arraySlice(u16, array);
+        }
+
+        /// An AoS array of `particle` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const ParticleView = ParticleViewOf(karmem.Reader);
+pub const TrustedParticleView = ParticleViewOf(karmem.Trusted);
+
+/// Reads a value of the union `any_point` in place: its `tag` (0: no value; a tag
+/// this schema does not know reads as itself) and each variant's viewer,
+/// which reads as zero when the tag is another. `R` as for structs.
+pub fn AnyPointViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        tag: u32,
+        offset: u32,
+
+        const Self = @This();
+
+        /// The value whose tag is at `tag_at` and offset at `offset_at` (`tag_at` 0: none).
+        pub fn of(reader: R, tag_at: u32, offset_at: u32) Self {
+            if (tag_at == 0) return .{ .reader = reader, .tag = 0, .offset = 0 };
+            const got: Self = .{ .reader = reader, .tag = reader.load(u8, tag_at), .offset = reader.load(u32, offset_at) };
+            if (got.tag == 1 and !karmem.views.inlineAt(reader, got.offset, 8)) return .{ .reader = reader, .tag = 0, .offset = 0 };
+            if (got.tag == 2 and !karmem.views.inlineAt(reader, got.offset, 12)) return .{ .reader = reader, .tag = 0, .offset = 0 };
+            return got;
+        }
+
+        pub fn point2d(self: Self) Point2dViewOf(R) {
+            return .{ .reader = self.reader, .position = if (self.tag == 1) self.offset else 0 };
+        }
+
+        pub fn point3d(self: Self) Point3dViewOf(R) {
+            return .{ .reader = self.reader, .position = if (self.tag == 2) self.offset else 0 };
+        }
+
+        /// An AoS (`aos`) or SoA (`soa`) array of `any_point`.
+        pub const Array = struct {
+            reader: R,
+            n: u32,
+            tags: u32,
+            tag_stride: u32,
+            offsets: u32,
+            offset_stride: u32,
+
+            pub fn aos(reader: R, array: karmem.ArrayRef) Array {
+                return .{ .reader = reader, .n = array.len, .tags = array.offset, .tag_stride = 8, .offsets = array.offset + 4, .offset_stride = 8 };
+            }
+
+            pub fn soa(reader: R, array: karmem.ArrayRef) Array {
+                const columns = reader.unionColumns(array, 1) orelse return .{ .reader = reader, .n = 0, .tags = 0, .tag_stride = 1, .offsets = 0, .offset_stride = 4 };
+                return .{ .reader = reader, .n = array.len, .tags = columns.tags, .tag_stride = 1, .offsets = columns.offsets, .offset_stride = 4 };
+            }
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (no value when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                if (index >= self.n) return Self.of(self.reader, 0, 0);
+                return Self.of(self.reader, self.tags + index * self.tag_stride, self.offsets + index * self.offset_stride);
+            }
+        };
+
+        /// A #bovos array of `any_point`: one homogeneous array per variant (format.md §7.1).
+        pub const Bovos = struct {
+            reader: R,
+            array: karmem.ArrayRef,
+
+            /// The number of values of all variants.
+            pub fn len(self: Bovos) u32 {
+                return self.array.len;
+            }
+
+            /// The `point2d` values (the first entry of tag 1).
+            pub fn point2d(self: Bovos) Point2dViewOf(R).Soa {
+                return Point2dViewOf(R).Soa.of(self.reader, karmem.views.bunchEntry(self.reader, self.array, 1, 0));
+            }
+
+            /// The `point3d` values (the first entry of tag 2).
+            pub fn point3d(self: Bovos) Point3dViewOf(R).Soa {
+                return Point3dViewOf(R).Soa.of(self.reader, karmem.views.bunchEntry(self.reader, self.array, 2, 0));
+            }
+        };
+    };
+}
+
+pub const AnyPointView = AnyPointViewOf(karmem.Reader);
+pub const TrustedAnyPointView = AnyPointViewOf(karmem.Trusted);

@@ -763,5 +763,595 @@ fn validateSoaPoint(v: *karmem.Validator, a: karmem.ArrayRef) karmem.ValidateErr
     }
 }
 
+/// Reads the inline struct `Len` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`LenView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedLenView`, from
+/// `LenView.trust`: a validated message).
+pub fn LenViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 12) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!LenViewOf(karmem.Trusted) {
+            try Len.validate(reader);
+            return LenViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn get(self: Self) i32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
+        }
+
+        /// An AoS array of `Len` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 4 else 0 };
+            }
+        };
+
+        /// An SoA array of `Len`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            reader: R,
+            n: u32,
+            cols: [1]u32,
+
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_len, array) };
+            }
+
+            /// The number of elements.
+            pub fn len(self: Soa) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
+            }
+        };
+
+        pub const SoaItem = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn get(self: SoaItem) i32 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i32, slot);
+            }
+        };
+    };
+}
+
+pub const LenView = LenViewOf(karmem.Reader);
+pub const TrustedLenView = LenViewOf(karmem.Trusted);
+
+/// Reads the inline struct `Cell` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`CellView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedCellView`, from
+/// `CellView.trust`: a validated message).
+pub fn CellViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 68) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!CellViewOf(karmem.Trusted) {
+            try Cell.validate(reader);
+            return CellViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn len(self: Self) i32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
+        }
+
+        pub fn get(self: Self) i32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
+        }
+
+        pub fn iter(self: Self) i32 {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
+        }
+
+        pub fn new(self: Self) i32 {
+            const slot: u32 = if (self.position != 0) self.position + 12 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
+        }
+
+        pub fn is_empty(self: Self) i32 {
+            const slot: u32 = if (self.position != 0) self.position + 16 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
+        }
+
+        pub fn r(self: Self) i32 {
+            const slot: u32 = if (self.position != 0) self.position + 20 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
+        }
+
+        pub fn at(self: Self) i32 {
+            const slot: u32 = if (self.position != 0) self.position + 24 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
+        }
+
+        pub fn all(self: Self) i32 {
+            const slot: u32 = if (self.position != 0) self.position + 28 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
+        }
+
+        pub fn position_(self: Self) i32 {
+            const slot: u32 = if (self.position != 0) self.position + 32 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
+        }
+
+        pub fn name(self: Self) []const u8 {
+            const slot: u32 = if (self.position != 0) self.position + 36 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
+        }
+
+        pub fn reader_(self: Self) []const u8 {
+            const slot: u32 = if (self.position != 0) self.position + 48 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
+        }
+
+        /// An AoS array of `Cell` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 60 else 0 };
+            }
+        };
+
+        /// An SoA array of `Cell`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            reader: R,
+            n: u32,
+            cols: [11]u32,
+
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_cell, array) };
+            }
+
+            /// The number of elements.
+            pub fn len(self: Soa) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
+            }
+        };
+
+        pub const SoaItem = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn len(self: SoaItem) i32 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i32, slot);
+            }
+
+            pub fn get(self: SoaItem) i32 {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i32, slot);
+            }
+
+            pub fn iter(self: SoaItem) i32 {
+                const slot: u32 = if (self.soa.cols[2] != 0) self.soa.cols[2] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i32, slot);
+            }
+
+            pub fn new(self: SoaItem) i32 {
+                const slot: u32 = if (self.soa.cols[3] != 0) self.soa.cols[3] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i32, slot);
+            }
+
+            pub fn is_empty(self: SoaItem) i32 {
+                const slot: u32 = if (self.soa.cols[4] != 0) self.soa.cols[4] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i32, slot);
+            }
+
+            pub fn r(self: SoaItem) i32 {
+                const slot: u32 = if (self.soa.cols[5] != 0) self.soa.cols[5] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i32, slot);
+            }
+
+            pub fn at(self: SoaItem) i32 {
+                const slot: u32 = if (self.soa.cols[6] != 0) self.soa.cols[6] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i32, slot);
+            }
+
+            pub fn all(self: SoaItem) i32 {
+                const slot: u32 = if (self.soa.cols[7] != 0) self.soa.cols[7] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i32, slot);
+            }
+
+            pub fn position_(self: SoaItem) i32 {
+                const slot: u32 = if (self.soa.cols[8] != 0) self.soa.cols[8] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i32, slot);
+            }
+
+            pub fn name(self: SoaItem) []const u8 {
+                const slot: u32 = if (self.soa.cols[9] != 0) self.soa.cols[9] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 1, karmem.no_limit);
+                return self.soa.reader.string(array);
+            }
+
+            pub fn reader_(self: SoaItem) []const u8 {
+                const slot: u32 = if (self.soa.cols[10] != 0) self.soa.cols[10] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 1, karmem.no_limit);
+                return self.soa.reader.string(array);
+            }
+        };
+    };
+}
+
+pub const CellView = CellViewOf(karmem.Reader);
+pub const TrustedCellView = CellViewOf(karmem.Trusted);
+
+/// Reads the inline struct `Point` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`PointView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedPointView`, from
+/// `PointView.trust`: a validated message).
+pub fn PointViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 36) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!PointViewOf(karmem.Trusted) {
+            try Point.validate(reader);
+            return PointViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn position_(self: Self) f32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        pub fn reader_(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        pub fn root_(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        pub fn table_(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 12 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        pub fn name(self: Self) []const u8 {
+            const slot: u32 = if (self.position != 0) self.position + 16 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
+        }
+
+        /// An AoS array of `Point` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 28 else 0 };
+            }
+        };
+
+        /// An SoA array of `Point`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            reader: R,
+            n: u32,
+            cols: [5]u32,
+
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_point, array) };
+            }
+
+            /// The number of elements.
+            pub fn len(self: Soa) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
+            }
+        };
+
+        pub const SoaItem = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn position_(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn reader_(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn root_(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[2] != 0) self.soa.cols[2] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn table_(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[3] != 0) self.soa.cols[3] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn name(self: SoaItem) []const u8 {
+                const slot: u32 = if (self.soa.cols[4] != 0) self.soa.cols[4] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 1, karmem.no_limit);
+                return self.soa.reader.string(array);
+            }
+        };
+    };
+}
+
+pub const PointView = PointViewOf(karmem.Reader);
+pub const TrustedPointView = PointViewOf(karmem.Trusted);
+
+/// Reads the table `Holder` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`HolderView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedHolderView`, from
+/// `HolderView.trust`: a validated message).
+pub fn HolderViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        table: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!HolderViewOf(karmem.Trusted) {
+            try Holder.validate(reader);
+            return HolderViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn position_(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
+        }
+
+        pub fn table_(self: Self) PointViewOf(R) {
+            const slot: u32 = if (self.table.has(16, 28)) self.table.offset + 16 else 0;
+            return .{ .reader = self.reader, .position = slot };
+        }
+
+        pub fn reader_(self: Self) PointViewOf(R).Soa {
+            const slot: u32 = if (self.table.has(44, 12)) self.table.offset + 44 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, 4);
+            return PointViewOf(R).Soa.of(self.reader, array);
+        }
+
+        pub fn root_(self: Self) i32 {
+            const slot: u32 = if (self.table.has(56, 4)) self.table.offset + 56 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
+        }
+
+        pub fn r(self: Self) i32 {
+            const slot: u32 = if (self.table.has(60, 4)) self.table.offset + 60 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i32, slot);
+        }
+
+        pub fn cells(self: Self) CellViewOf(R).Soa {
+            const slot: u32 = if (self.table.has(64, 12)) self.table.offset + 64 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return CellViewOf(R).Soa.of(self.reader, array);
+        }
+
+        pub fn shapes(self: Self) ShapeViewOf(R).Bovos {
+            const slot: u32 = if (self.table.has(76, 12)) self.table.offset + 76 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return .{ .reader = self.reader, .array = array };
+        }
+
+        /// An AoS array of `Holder` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const HolderView = HolderViewOf(karmem.Reader);
+pub const TrustedHolderView = HolderViewOf(karmem.Trusted);
+
+/// Reads a value of the union `Shape` in place: its `tag` (0: no value; a tag
+/// this schema does not know reads as itself) and each variant's viewer,
+/// which reads as zero when the tag is another. `R` as for structs.
+pub fn ShapeViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        tag: u32,
+        offset: u32,
+
+        const Self = @This();
+
+        /// The value whose tag is at `tag_at` and offset at `offset_at` (`tag_at` 0: none).
+        pub fn of(reader: R, tag_at: u32, offset_at: u32) Self {
+            if (tag_at == 0) return .{ .reader = reader, .tag = 0, .offset = 0 };
+            const got: Self = .{ .reader = reader, .tag = reader.load(u8, tag_at), .offset = reader.load(u32, offset_at) };
+            if (got.tag == 1 and !karmem.views.inlineAt(reader, got.offset, 4)) return .{ .reader = reader, .tag = 0, .offset = 0 };
+            if (got.tag == 2 and !karmem.views.inlineAt(reader, got.offset, 28)) return .{ .reader = reader, .tag = 0, .offset = 0 };
+            return got;
+        }
+
+        pub fn len(self: Self) LenViewOf(R) {
+            return .{ .reader = self.reader, .position = if (self.tag == 1) self.offset else 0 };
+        }
+
+        pub fn point(self: Self) PointViewOf(R) {
+            return .{ .reader = self.reader, .position = if (self.tag == 2) self.offset else 0 };
+        }
+
+        /// An AoS (`aos`) or SoA (`soa`) array of `Shape`.
+        pub const Array = struct {
+            reader: R,
+            n: u32,
+            tags: u32,
+            tag_stride: u32,
+            offsets: u32,
+            offset_stride: u32,
+
+            pub fn aos(reader: R, array: karmem.ArrayRef) Array {
+                return .{ .reader = reader, .n = array.len, .tags = array.offset, .tag_stride = 8, .offsets = array.offset + 4, .offset_stride = 8 };
+            }
+
+            pub fn soa(reader: R, array: karmem.ArrayRef) Array {
+                const columns = reader.unionColumns(array, 1) orelse return .{ .reader = reader, .n = 0, .tags = 0, .tag_stride = 1, .offsets = 0, .offset_stride = 4 };
+                return .{ .reader = reader, .n = array.len, .tags = columns.tags, .tag_stride = 1, .offsets = columns.offsets, .offset_stride = 4 };
+            }
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (no value when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                if (index >= self.n) return Self.of(self.reader, 0, 0);
+                return Self.of(self.reader, self.tags + index * self.tag_stride, self.offsets + index * self.offset_stride);
+            }
+        };
+
+        /// A #bovos array of `Shape`: one homogeneous array per variant (format.md §7.1).
+        pub const Bovos = struct {
+            reader: R,
+            array: karmem.ArrayRef,
+
+            /// The number of values of all variants.
+            pub fn len(self: Bovos) u32 {
+                return self.array.len;
+            }
+
+            /// The `Len` values (the first entry of tag 1).
+            pub fn len(self: Bovos) LenViewOf(R).Soa {
+                return LenViewOf(R).Soa.of(self.reader, karmem.views.bunchEntry(self.reader, self.array, 1, 0));
+            }
+
+            /// The `Point` values (the first entry of tag 2).
+            pub fn point(self: Bovos) PointViewOf(R).Soa {
+                return PointViewOf(R).Soa.of(self.reader, karmem.views.bunchEntry(self.reader, self.array, 2, 0));
+            }
+        };
+    };
+}
+
+pub const ShapeView = ShapeViewOf(karmem.Reader);
+pub const TrustedShapeView = ShapeViewOf(karmem.Trusted);
+
 /// The schema's root type (`root Holder;`).
 pub const Root = Holder;

@@ -278,3 +278,179 @@ pub const AccountData = struct {
         v.leave();
     }
 };
+
+/// Reads the table `ProfileData` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`ProfileDataView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedProfileDataView`, from
+/// `ProfileDataView.trust`: a validated message).
+pub fn ProfileDataViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        table: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!ProfileDataViewOf(karmem.Trusted) {
+            try ProfileData.validate(reader);
+            return ProfileDataViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn network(self: Self) SocialNetwork {
+            const slot: u32 = if (self.table.has(4, 1)) self.table.offset + 4 else 0;
+            if (slot == 0) return @fromBackingInt(0);
+            return self.reader.load(SocialNetwork, slot);
+        }
+
+        pub fn username(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(8, 12)) self.table.offset + 8 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
+        }
+
+        pub fn id(self: Self) u64 {
+            const slot: u32 = if (self.table.has(24, 8)) self.table.offset + 24 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u64, slot);
+        }
+
+        /// An AoS array of `ProfileData` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const ProfileDataView = ProfileDataViewOf(karmem.Reader);
+pub const TrustedProfileDataView = ProfileDataViewOf(karmem.Trusted);
+
+/// Reads the inline struct `Profile` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`ProfileView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedProfileView`, from
+/// `ProfileView.trust`: a validated message).
+pub fn ProfileViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 12) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!ProfileViewOf(karmem.Trusted) {
+            try Profile.validate(reader);
+            return ProfileViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn data(self: Self) ProfileDataViewOf(R) {
+            const slot: u32 = self.position;
+            return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, slot) };
+        }
+
+        /// An AoS array of `Profile` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 4 else 0 };
+            }
+        };
+    };
+}
+
+pub const ProfileView = ProfileViewOf(karmem.Reader);
+pub const TrustedProfileView = ProfileViewOf(karmem.Trusted);
+
+/// Reads the table `AccountData` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`AccountDataView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedAccountDataView`, from
+/// `AccountDataView.trust`: a validated message).
+pub fn AccountDataViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        table: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!AccountDataViewOf(karmem.Trusted) {
+            try AccountData.validate(reader);
+            return AccountDataViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn id(self: Self) u64 {
+            const slot: u32 = if (self.table.has(8, 8)) self.table.offset + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u64, slot);
+        }
+
+        pub fn email(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(16, 12)) self.table.offset + 16 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
+        }
+
+        pub fn profiles(self: Self) ProfileViewOf(R).Array {
+            const slot: u32 = if (self.table.has(28, 12)) self.table.offset + 28 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
+            return .{ .reader = self.reader, .offset = array.offset, .n = array.len };
+        }
+
+        /// An AoS array of `AccountData` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const AccountDataView = AccountDataViewOf(karmem.Reader);
+pub const TrustedAccountDataView = AccountDataViewOf(karmem.Trusted);

@@ -533,3 +533,425 @@ fn validateSoaMonster(v: *karmem.Validator, a: karmem.ArrayRef) karmem.ValidateE
         }
     }
 }
+
+/// Reads the inline struct `Vec3` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`Vec3View`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedVec3View`, from
+/// `Vec3View.trust`: a validated message).
+pub fn Vec3ViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 20) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!Vec3ViewOf(karmem.Trusted) {
+            try Vec3.validate(reader);
+            return Vec3ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn x(self: Self) f32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        pub fn y(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        pub fn z(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        /// An AoS array of `Vec3` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 12 else 0 };
+            }
+        };
+
+        /// An SoA array of `Vec3`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            reader: R,
+            n: u32,
+            cols: [3]u32,
+
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_vec3, array) };
+            }
+
+            /// The number of elements.
+            pub fn len(self: Soa) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
+            }
+        };
+
+        pub const SoaItem = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn x(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn y(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn z(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[2] != 0) self.soa.cols[2] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+        };
+    };
+}
+
+pub const Vec3View = Vec3ViewOf(karmem.Reader);
+pub const TrustedVec3View = Vec3ViewOf(karmem.Trusted);
+
+/// Reads the table `MonsterData` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`MonsterDataView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedMonsterDataView`, from
+/// `MonsterDataView.trust`: a validated message).
+pub fn MonsterDataViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        table: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!MonsterDataViewOf(karmem.Trusted) {
+            try MonsterData.validate(reader);
+            return MonsterDataViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn pos(self: Self) Vec3ViewOf(R) {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            return .{ .reader = self.reader, .position = slot };
+        }
+
+        pub fn mana(self: Self) i16 {
+            const slot: u32 = if (self.table.has(16, 2)) self.table.offset + 16 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i16, slot);
+        }
+
+        pub fn health(self: Self) i16 {
+            const slot: u32 = if (self.table.has(18, 2)) self.table.offset + 18 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i16, slot);
+        }
+
+        pub fn name(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(20, 12)) self.table.offset + 20 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
+        }
+
+        pub fn team(self: Self) Team {
+            const slot: u32 = if (self.table.has(32, 1)) self.table.offset + 32 else 0;
+            if (slot == 0) return @fromBackingInt(0);
+            return self.reader.load(Team, slot);
+        }
+
+        pub fn inventory(self: Self) []const u8 {
+            const slot: u32 = if (self.table.has(36, 12)) self.table.offset + 36 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, 128);
+            return self.reader.arraySlice(u8, array);
+        }
+
+        pub fn hitbox(self: Self) [4]f64 {
+            const slot: u32 = if (self.table.has(48, 32)) self.table.offset + 48 else 0;
+            var elems: [4]f64 = @splat(0);
+            if (slot == 0) return elems;
+            for (&elems, 0..) |*elem, j| elem.* = self.reader.load(f64, slot + idx(j) * 8);
+            return elems;
+        }
+
+        pub fn status(self: Self) []const i32 {
+            const slot: u32 = if (self.table.has(80, 12)) self.table.offset + 80 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
+            return self.reader.arraySlice(i32, array);
+        }
+
+        pub fn path(self: Self) Vec3ViewOf(R).Soa {
+            const slot: u32 = if (self.table.has(92, 12)) self.table.offset + 92 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, 128);
+            return Vec3ViewOf(R).Soa.of(self.reader, array);
+        }
+
+        /// An AoS array of `MonsterData` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const MonsterDataView = MonsterDataViewOf(karmem.Reader);
+pub const TrustedMonsterDataView = MonsterDataViewOf(karmem.Trusted);
+
+/// Reads the inline struct `Monster` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`MonsterView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedMonsterView`, from
+/// `MonsterView.trust`: a validated message).
+pub fn MonsterViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 12) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!MonsterViewOf(karmem.Trusted) {
+            try Monster.validate(reader);
+            return MonsterViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn data(self: Self) MonsterDataViewOf(R) {
+            const slot: u32 = self.position;
+            return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, slot) };
+        }
+
+        /// An AoS array of `Monster` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 4 else 0 };
+            }
+        };
+
+        /// An SoA array of `Monster`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            reader: R,
+            n: u32,
+            cols: [11]u32,
+
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_monster, array) };
+            }
+
+            /// The number of elements.
+            pub fn len(self: Soa) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
+            }
+        };
+
+        pub const SoaItem = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn data(self: SoaItem) SoaNodeData {
+                return .{ .soa = self.soa, .index = self.index };
+            }
+        };
+
+        pub const SoaNodeData = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn pos(self: SoaNodeData) SoaNodeDataPos {
+                return .{ .soa = self.soa, .index = self.index };
+            }
+
+            pub fn mana(self: SoaNodeData) i16 {
+                const slot: u32 = if (self.soa.cols[8] != 0) self.soa.cols[8] + self.index * 2 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i16, slot);
+            }
+
+            pub fn health(self: SoaNodeData) i16 {
+                const slot: u32 = if (self.soa.cols[9] != 0) self.soa.cols[9] + self.index * 2 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i16, slot);
+            }
+
+            pub fn name(self: SoaNodeData) []const u8 {
+                const slot: u32 = if (self.soa.cols[4] != 0) self.soa.cols[4] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 1, karmem.no_limit);
+                return self.soa.reader.string(array);
+            }
+
+            pub fn team(self: SoaNodeData) Team {
+                const slot: u32 = if (self.soa.cols[10] != 0) self.soa.cols[10] + self.index * 1 else 0;
+                if (slot == 0) return @fromBackingInt(0);
+                return self.soa.reader.load(Team, slot);
+            }
+
+            pub fn inventory(self: SoaNodeData) []const u8 {
+                const slot: u32 = if (self.soa.cols[5] != 0) self.soa.cols[5] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 1, 128);
+                return self.soa.reader.arraySlice(u8, array);
+            }
+
+            pub fn hitbox(self: SoaNodeData) [4]f64 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 32 else 0;
+                var elems: [4]f64 = @splat(0);
+                if (slot == 0) return elems;
+                for (&elems, 0..) |*elem, j| elem.* = self.soa.reader.load(f64, slot + idx(j) * 8);
+                return elems;
+            }
+
+            pub fn status(self: SoaNodeData) []const i32 {
+                const slot: u32 = if (self.soa.cols[6] != 0) self.soa.cols[6] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 4, karmem.no_limit);
+                return self.soa.reader.arraySlice(i32, array);
+            }
+
+            pub fn path(self: SoaNodeData) Vec3ViewOf(R).Soa {
+                const slot: u32 = if (self.soa.cols[7] != 0) self.soa.cols[7] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 0, 128);
+                return Vec3ViewOf(R).Soa.of(self.soa.reader, array);
+            }
+        };
+
+        pub const SoaNodeDataPos = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn x(self: SoaNodeDataPos) f32 {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn y(self: SoaNodeDataPos) f32 {
+                const slot: u32 = if (self.soa.cols[2] != 0) self.soa.cols[2] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn z(self: SoaNodeDataPos) f32 {
+                const slot: u32 = if (self.soa.cols[3] != 0) self.soa.cols[3] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+        };
+    };
+}
+
+pub const MonsterView = MonsterViewOf(karmem.Reader);
+pub const TrustedMonsterView = MonsterViewOf(karmem.Trusted);
+
+/// Reads the table `State` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`StateView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedStateView`, from
+/// `StateView.trust`: a validated message).
+pub fn StateViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        table: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!StateViewOf(karmem.Trusted) {
+            try State.validate(reader);
+            return StateViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn monsters(self: Self) MonsterViewOf(R).Soa {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, 2000);
+            return MonsterViewOf(R).Soa.of(self.reader, array);
+        }
+
+        /// An AoS array of `State` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const StateView = StateViewOf(karmem.Reader);
+pub const TrustedStateView = StateViewOf(karmem.Trusted);

@@ -833,3 +833,533 @@ fn validateSoaItem(v: *karmem.Validator, a: karmem.ArrayRef) karmem.ValidateErro
         }
     }
 }
+
+/// Reads the table `Circle` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`CircleView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedCircleView`, from
+/// `CircleView.trust`: a validated message).
+pub fn CircleViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        table: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!CircleViewOf(karmem.Trusted) {
+            try Circle.validate(reader);
+            return CircleViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn radius(self: Self) f64 {
+            const slot: u32 = if (self.table.has(8, 8)) self.table.offset + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f64, slot);
+        }
+
+        /// An AoS array of `Circle` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
+            }
+        };
+
+        /// An SoA array of `Circle`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            reader: R,
+            n: u32,
+            cols: [1]u32,
+
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_circle, array) };
+            }
+
+            /// The number of elements.
+            pub fn len(self: Soa) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
+            }
+        };
+
+        pub const SoaItem = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn radius(self: SoaItem) f64 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 8 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f64, slot);
+            }
+        };
+    };
+}
+
+pub const CircleView = CircleViewOf(karmem.Reader);
+pub const TrustedCircleView = CircleViewOf(karmem.Trusted);
+
+/// Reads the inline struct `Square` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`SquareView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedSquareView`, from
+/// `SquareView.trust`: a validated message).
+pub fn SquareViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 12) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!SquareViewOf(karmem.Trusted) {
+            try Square.validate(reader);
+            return SquareViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn side(self: Self) f32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        /// An AoS array of `Square` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 4 else 0 };
+            }
+        };
+
+        /// An SoA array of `Square`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            reader: R,
+            n: u32,
+            cols: [1]u32,
+
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_square, array) };
+            }
+
+            /// The number of elements.
+            pub fn len(self: Soa) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
+            }
+        };
+
+        pub const SoaItem = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn side(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+        };
+    };
+}
+
+pub const SquareView = SquareViewOf(karmem.Reader);
+pub const TrustedSquareView = SquareViewOf(karmem.Trusted);
+
+/// Reads the inline struct `Tag` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`TagView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedTagView`, from
+/// `TagView.trust`: a validated message).
+pub fn TagViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 20) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!TagViewOf(karmem.Trusted) {
+            try Tag.validate(reader);
+            return TagViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn label(self: Self) []const u8 {
+            const slot: u32 = self.position;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
+        }
+
+        /// An AoS array of `Tag` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 12 else 0 };
+            }
+        };
+
+        /// An SoA array of `Tag`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            reader: R,
+            n: u32,
+            cols: [1]u32,
+
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_tag, array) };
+            }
+
+            /// The number of elements.
+            pub fn len(self: Soa) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
+            }
+        };
+
+        pub const SoaItem = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn label(self: SoaItem) []const u8 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 1, karmem.no_limit);
+                return self.soa.reader.string(array);
+            }
+        };
+    };
+}
+
+pub const TagView = TagViewOf(karmem.Reader);
+pub const TrustedTagView = TagViewOf(karmem.Trusted);
+
+/// Reads the inline struct `Item` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`ItemView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedItemView`, from
+/// `ItemView.trust`: a validated message).
+pub fn ItemViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 72) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!ItemViewOf(karmem.Trusted) {
+            try Item.validate(reader);
+            return ItemViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn wide(self: Self) []const u16 {
+            const slot: u32 = self.position;
+            const array = karmem.views.arrayAt(self.reader, slot, 2, karmem.no_limit);
+            return self.reader.arraySlice(u16, array);
+        }
+
+        pub fn flags(self: Self) []const u8 {
+            const slot: u32 = if (self.position != 0) self.position + 12 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.bytes(array);
+        }
+
+        pub fn tags(self: Self) TagViewOf(R).Soa {
+            const slot: u32 = if (self.position != 0) self.position + 24 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return TagViewOf(R).Soa.of(self.reader, array);
+        }
+
+        pub fn shapes(self: Self) ShapeViewOf(R).Array {
+            const slot: u32 = if (self.position != 0) self.position + 36 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return ShapeViewOf(R).Array.soa(self.reader, array);
+        }
+
+        pub fn bunch(self: Self) ShapeViewOf(R).Bovos {
+            const slot: u32 = if (self.position != 0) self.position + 48 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return .{ .reader = self.reader, .array = array };
+        }
+
+        pub fn ok(self: Self) bool {
+            const slot: u32 = if (self.position != 0) self.position + 60 else 0;
+            if (slot == 0) return false;
+            return self.reader.load(bool, slot);
+        }
+
+        /// An AoS array of `Item` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 64 else 0 };
+            }
+        };
+
+        /// An SoA array of `Item`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            reader: R,
+            n: u32,
+            cols: [6]u32,
+
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_item, array) };
+            }
+
+            /// The number of elements.
+            pub fn len(self: Soa) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
+            }
+        };
+
+        pub const SoaItem = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn wide(self: SoaItem) []const u16 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 2, karmem.no_limit);
+                return self.soa.reader.arraySlice(u16, array);
+            }
+
+            pub fn flags(self: SoaItem) []const u8 {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 1, karmem.no_limit);
+                return self.soa.reader.bytes(array);
+            }
+
+            pub fn tags(self: SoaItem) TagViewOf(R).Soa {
+                const slot: u32 = if (self.soa.cols[2] != 0) self.soa.cols[2] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 0, karmem.no_limit);
+                return TagViewOf(R).Soa.of(self.soa.reader, array);
+            }
+
+            pub fn shapes(self: SoaItem) ShapeViewOf(R).Array {
+                const slot: u32 = if (self.soa.cols[3] != 0) self.soa.cols[3] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 0, karmem.no_limit);
+                return ShapeViewOf(R).Array.soa(self.soa.reader, array);
+            }
+
+            pub fn bunch(self: SoaItem) ShapeViewOf(R).Bovos {
+                const slot: u32 = if (self.soa.cols[4] != 0) self.soa.cols[4] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 0, karmem.no_limit);
+                return .{ .reader = self.soa.reader, .array = array };
+            }
+
+            pub fn ok(self: SoaItem) bool {
+                const slot: u32 = if (self.soa.cols[5] != 0) self.soa.cols[5] + self.index * 1 else 0;
+                if (slot == 0) return false;
+                return self.soa.reader.load(bool, slot);
+            }
+        };
+    };
+}
+
+pub const ItemView = ItemViewOf(karmem.Reader);
+pub const TrustedItemView = ItemViewOf(karmem.Trusted);
+
+/// Reads the table `Root` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`RootView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedRootView`, from
+/// `RootView.trust`: a validated message).
+pub fn RootViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        table: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!RootViewOf(karmem.Trusted) {
+            try Root.validate(reader);
+            return RootViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn items(self: Self) ItemViewOf(R).Soa {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return ItemViewOf(R).Soa.of(self.reader, array);
+        }
+
+        /// An AoS array of `Root` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const RootView = RootViewOf(karmem.Reader);
+pub const TrustedRootView = RootViewOf(karmem.Trusted);
+
+/// Reads a value of the union `Shape` in place: its `tag` (0: no value; a tag
+/// this schema does not know reads as itself) and each variant's viewer,
+/// which reads as zero when the tag is another. `R` as for structs.
+pub fn ShapeViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        tag: u32,
+        offset: u32,
+
+        const Self = @This();
+
+        /// The value whose tag is at `tag_at` and offset at `offset_at` (`tag_at` 0: none).
+        pub fn of(reader: R, tag_at: u32, offset_at: u32) Self {
+            if (tag_at == 0) return .{ .reader = reader, .tag = 0, .offset = 0 };
+            const got: Self = .{ .reader = reader, .tag = reader.load(u8, tag_at), .offset = reader.load(u32, offset_at) };
+            if (got.tag == 4 and !karmem.views.inlineAt(reader, got.offset, 4)) return .{ .reader = reader, .tag = 0, .offset = 0 };
+            return got;
+        }
+
+        pub fn circle(self: Self) CircleViewOf(R) {
+            return .{ .reader = self.reader, .table = if (self.tag == 1) self.reader.table(self.offset) else .absent };
+        }
+
+        pub fn square(self: Self) SquareViewOf(R) {
+            return .{ .reader = self.reader, .position = if (self.tag == 4) self.offset else 0 };
+        }
+
+        /// An AoS (`aos`) or SoA (`soa`) array of `Shape`.
+        pub const Array = struct {
+            reader: R,
+            n: u32,
+            tags: u32,
+            tag_stride: u32,
+            offsets: u32,
+            offset_stride: u32,
+
+            pub fn aos(reader: R, array: karmem.ArrayRef) Array {
+                return .{ .reader = reader, .n = array.len, .tags = array.offset, .tag_stride = 8, .offsets = array.offset + 4, .offset_stride = 8 };
+            }
+
+            pub fn soa(reader: R, array: karmem.ArrayRef) Array {
+                const columns = reader.unionColumns(array, 1) orelse return .{ .reader = reader, .n = 0, .tags = 0, .tag_stride = 1, .offsets = 0, .offset_stride = 4 };
+                return .{ .reader = reader, .n = array.len, .tags = columns.tags, .tag_stride = 1, .offsets = columns.offsets, .offset_stride = 4 };
+            }
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (no value when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                if (index >= self.n) return Self.of(self.reader, 0, 0);
+                return Self.of(self.reader, self.tags + index * self.tag_stride, self.offsets + index * self.offset_stride);
+            }
+        };
+
+        /// A #bovos array of `Shape`: one homogeneous array per variant (format.md §7.1).
+        pub const Bovos = struct {
+            reader: R,
+            array: karmem.ArrayRef,
+
+            /// The number of values of all variants.
+            pub fn len(self: Bovos) u32 {
+                return self.array.len;
+            }
+
+            /// The `Circle` values (the first entry of tag 1).
+            pub fn circle(self: Bovos) CircleViewOf(R).Soa {
+                return CircleViewOf(R).Soa.of(self.reader, karmem.views.bunchEntry(self.reader, self.array, 1, 0));
+            }
+
+            /// The `Square` values (the first entry of tag 4).
+            pub fn square(self: Bovos) SquareViewOf(R).Soa {
+                return SquareViewOf(R).Soa.of(self.reader, karmem.views.bunchEntry(self.reader, self.array, 4, 0));
+            }
+        };
+    };
+}
+
+pub const ShapeView = ShapeViewOf(karmem.Reader);
+pub const TrustedShapeView = ShapeViewOf(karmem.Trusted);

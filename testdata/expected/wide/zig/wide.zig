@@ -1288,3 +1288,1288 @@ fn validateSoaRich(v: *karmem.Validator, a: karmem.ArrayRef) karmem.ValidateErro
         }
     }
 }
+
+/// Reads the inline struct `Plain` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`PlainView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedPlainView`, from
+/// `PlainView.trust`: a validated message).
+pub fn PlainViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 80) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!PlainViewOf(karmem.Trusted) {
+            try Plain.validate(reader);
+            return PlainViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn f0(self: Self) u32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn f1(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn f2(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn f3(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 12 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn f4(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 16 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn f5(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 20 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn f6(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 24 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn f7(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 28 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn f8(self: Self) u16 {
+            const slot: u32 = if (self.position != 0) self.position + 32 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u16, slot);
+        }
+
+        pub fn f9(self: Self) u16 {
+            const slot: u32 = if (self.position != 0) self.position + 34 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u16, slot);
+        }
+
+        pub fn f10(self: Self) u16 {
+            const slot: u32 = if (self.position != 0) self.position + 36 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u16, slot);
+        }
+
+        pub fn f11(self: Self) u16 {
+            const slot: u32 = if (self.position != 0) self.position + 38 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u16, slot);
+        }
+
+        pub fn f12(self: Self) u8 {
+            const slot: u32 = if (self.position != 0) self.position + 40 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u8, slot);
+        }
+
+        pub fn f13(self: Self) i64 {
+            const slot: u32 = if (self.position != 0) self.position + 48 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i64, slot);
+        }
+
+        pub fn f14(self: Self) f64 {
+            const slot: u32 = if (self.position != 0) self.position + 56 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f64, slot);
+        }
+
+        pub fn f15(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 64 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        pub fn flag(self: Self) bool {
+            const slot: u32 = if (self.position != 0) self.position + 68 else 0;
+            if (slot == 0) return false;
+            return self.reader.load(bool, slot);
+        }
+
+        pub fn tint(self: Self) Color {
+            const slot: u32 = if (self.position != 0) self.position + 69 else 0;
+            if (slot == 0) return @fromBackingInt(0);
+            return self.reader.load(Color, slot);
+        }
+
+        pub fn last(self: Self) i8 {
+            const slot: u32 = if (self.position != 0) self.position + 70 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(i8, slot);
+        }
+
+        /// An AoS array of `Plain` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 72 else 0 };
+            }
+        };
+
+        /// An SoA array of `Plain`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            reader: R,
+            n: u32,
+            cols: [19]u32,
+
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_plain, array) };
+            }
+
+            /// The number of elements.
+            pub fn len(self: Soa) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
+            }
+        };
+
+        pub const SoaItem = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn f0(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[2] != 0) self.soa.cols[2] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn f1(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[3] != 0) self.soa.cols[3] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn f2(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[4] != 0) self.soa.cols[4] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn f3(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[5] != 0) self.soa.cols[5] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn f4(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[6] != 0) self.soa.cols[6] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn f5(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[7] != 0) self.soa.cols[7] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn f6(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[8] != 0) self.soa.cols[8] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn f7(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[9] != 0) self.soa.cols[9] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn f8(self: SoaItem) u16 {
+                const slot: u32 = if (self.soa.cols[11] != 0) self.soa.cols[11] + self.index * 2 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u16, slot);
+            }
+
+            pub fn f9(self: SoaItem) u16 {
+                const slot: u32 = if (self.soa.cols[12] != 0) self.soa.cols[12] + self.index * 2 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u16, slot);
+            }
+
+            pub fn f10(self: SoaItem) u16 {
+                const slot: u32 = if (self.soa.cols[13] != 0) self.soa.cols[13] + self.index * 2 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u16, slot);
+            }
+
+            pub fn f11(self: SoaItem) u16 {
+                const slot: u32 = if (self.soa.cols[14] != 0) self.soa.cols[14] + self.index * 2 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u16, slot);
+            }
+
+            pub fn f12(self: SoaItem) u8 {
+                const slot: u32 = if (self.soa.cols[15] != 0) self.soa.cols[15] + self.index * 1 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u8, slot);
+            }
+
+            pub fn f13(self: SoaItem) i64 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 8 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i64, slot);
+            }
+
+            pub fn f14(self: SoaItem) f64 {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 8 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f64, slot);
+            }
+
+            pub fn f15(self: SoaItem) f32 {
+                const slot: u32 = if (self.soa.cols[10] != 0) self.soa.cols[10] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn flag(self: SoaItem) bool {
+                const slot: u32 = if (self.soa.cols[16] != 0) self.soa.cols[16] + self.index * 1 else 0;
+                if (slot == 0) return false;
+                return self.soa.reader.load(bool, slot);
+            }
+
+            pub fn tint(self: SoaItem) Color {
+                const slot: u32 = if (self.soa.cols[17] != 0) self.soa.cols[17] + self.index * 1 else 0;
+                if (slot == 0) return @fromBackingInt(0);
+                return self.soa.reader.load(Color, slot);
+            }
+
+            pub fn last(self: SoaItem) i8 {
+                const slot: u32 = if (self.soa.cols[18] != 0) self.soa.cols[18] + self.index * 1 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(i8, slot);
+            }
+        };
+    };
+}
+
+pub const PlainView = PlainViewOf(karmem.Reader);
+pub const TrustedPlainView = PlainViewOf(karmem.Trusted);
+
+/// Reads the inline struct `L7` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`L7View`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedL7View`, from
+/// `L7View.trust`: a validated message).
+pub fn L7ViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 16) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!L7ViewOf(karmem.Trusted) {
+            try L7.validate(reader);
+            return L7ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn a7(self: Self) u32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn b7(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        /// An AoS array of `L7` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 8 else 0 };
+            }
+        };
+    };
+}
+
+pub const L7View = L7ViewOf(karmem.Reader);
+pub const TrustedL7View = L7ViewOf(karmem.Trusted);
+
+/// Reads the inline struct `L6` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`L6View`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedL6View`, from
+/// `L6View.trust`: a validated message).
+pub fn L6ViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 24) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!L6ViewOf(karmem.Trusted) {
+            try L6.validate(reader);
+            return L6ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn a6(self: Self) u32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn b6(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        pub fn next(self: Self) L7ViewOf(R) {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            return .{ .reader = self.reader, .position = slot };
+        }
+
+        /// An AoS array of `L6` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 16 else 0 };
+            }
+        };
+    };
+}
+
+pub const L6View = L6ViewOf(karmem.Reader);
+pub const TrustedL6View = L6ViewOf(karmem.Trusted);
+
+/// Reads the inline struct `L5` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`L5View`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedL5View`, from
+/// `L5View.trust`: a validated message).
+pub fn L5ViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 32) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!L5ViewOf(karmem.Trusted) {
+            try L5.validate(reader);
+            return L5ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn a5(self: Self) u32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn b5(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        pub fn next(self: Self) L6ViewOf(R) {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            return .{ .reader = self.reader, .position = slot };
+        }
+
+        /// An AoS array of `L5` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 24 else 0 };
+            }
+        };
+    };
+}
+
+pub const L5View = L5ViewOf(karmem.Reader);
+pub const TrustedL5View = L5ViewOf(karmem.Trusted);
+
+/// Reads the inline struct `L4` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`L4View`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedL4View`, from
+/// `L4View.trust`: a validated message).
+pub fn L4ViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 40) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!L4ViewOf(karmem.Trusted) {
+            try L4.validate(reader);
+            return L4ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn a4(self: Self) u32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn b4(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        pub fn next(self: Self) L5ViewOf(R) {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            return .{ .reader = self.reader, .position = slot };
+        }
+
+        /// An AoS array of `L4` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 32 else 0 };
+            }
+        };
+    };
+}
+
+pub const L4View = L4ViewOf(karmem.Reader);
+pub const TrustedL4View = L4ViewOf(karmem.Trusted);
+
+/// Reads the inline struct `L3` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`L3View`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedL3View`, from
+/// `L3View.trust`: a validated message).
+pub fn L3ViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 48) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!L3ViewOf(karmem.Trusted) {
+            try L3.validate(reader);
+            return L3ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn a3(self: Self) u32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn b3(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        pub fn next(self: Self) L4ViewOf(R) {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            return .{ .reader = self.reader, .position = slot };
+        }
+
+        /// An AoS array of `L3` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 40 else 0 };
+            }
+        };
+    };
+}
+
+pub const L3View = L3ViewOf(karmem.Reader);
+pub const TrustedL3View = L3ViewOf(karmem.Trusted);
+
+/// Reads the inline struct `L2` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`L2View`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedL2View`, from
+/// `L2View.trust`: a validated message).
+pub fn L2ViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 56) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!L2ViewOf(karmem.Trusted) {
+            try L2.validate(reader);
+            return L2ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn a2(self: Self) u32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn b2(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        pub fn next(self: Self) L3ViewOf(R) {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            return .{ .reader = self.reader, .position = slot };
+        }
+
+        /// An AoS array of `L2` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 48 else 0 };
+            }
+        };
+    };
+}
+
+pub const L2View = L2ViewOf(karmem.Reader);
+pub const TrustedL2View = L2ViewOf(karmem.Trusted);
+
+/// Reads the inline struct `L1` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`L1View`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedL1View`, from
+/// `L1View.trust`: a validated message).
+pub fn L1ViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 64) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!L1ViewOf(karmem.Trusted) {
+            try L1.validate(reader);
+            return L1ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn a1(self: Self) u32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn b1(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        pub fn next(self: Self) L2ViewOf(R) {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            return .{ .reader = self.reader, .position = slot };
+        }
+
+        /// An AoS array of `L1` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 56 else 0 };
+            }
+        };
+    };
+}
+
+pub const L1View = L1ViewOf(karmem.Reader);
+pub const TrustedL1View = L1ViewOf(karmem.Trusted);
+
+/// Reads the inline struct `L0` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`L0View`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedL0View`, from
+/// `L0View.trust`: a validated message).
+pub fn L0ViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 72) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!L0ViewOf(karmem.Trusted) {
+            try L0.validate(reader);
+            return L0ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn a0(self: Self) u32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn b0(self: Self) f32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(f32, slot);
+        }
+
+        pub fn next(self: Self) L1ViewOf(R) {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            return .{ .reader = self.reader, .position = slot };
+        }
+
+        /// An AoS array of `L0` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 64 else 0 };
+            }
+        };
+    };
+}
+
+pub const L0View = L0ViewOf(karmem.Reader);
+pub const TrustedL0View = L0ViewOf(karmem.Trusted);
+
+/// Reads the inline struct `Rich` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`RichView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedRichView`, from
+/// `RichView.trust`: a validated message).
+pub fn RichViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        position: u32,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .position = if (reader.size() >= 144) 8 else 0 };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!RichViewOf(karmem.Trusted) {
+            try Rich.validate(reader);
+            return RichViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn g0(self: Self) u32 {
+            const slot: u32 = self.position;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn g1(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 4 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn g2(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 8 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn g3(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 12 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn g4(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 16 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn g5(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 20 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn g6(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 24 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn g7(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 28 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn g8(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 32 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn g9(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 36 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn g10(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 40 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn g11(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 44 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn g12(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 48 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn g13(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 52 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn g14(self: Self) u32 {
+            const slot: u32 = if (self.position != 0) self.position + 56 else 0;
+            if (slot == 0) return 0;
+            return self.reader.load(u32, slot);
+        }
+
+        pub fn name(self: Self) []const u8 {
+            const slot: u32 = if (self.position != 0) self.position + 60 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
+            return self.reader.string(array);
+        }
+
+        pub fn deep(self: Self) L0ViewOf(R) {
+            const slot: u32 = if (self.position != 0) self.position + 72 else 0;
+            return .{ .reader = self.reader, .position = slot };
+        }
+
+        /// An AoS array of `Rich` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .position = if (index < self.n) self.offset + index * 136 else 0 };
+            }
+        };
+
+        /// An SoA array of `Rich`: its columns resolved once (format.md §5.3).
+        pub const Soa = struct {
+            reader: R,
+            n: u32,
+            cols: [32]u32,
+
+            pub fn of(reader: R, array: karmem.ArrayRef) Soa {
+                return .{ .reader = reader, .n = karmem.views.soaLen(reader, array), .cols = reader.soa(&soa_columns_rich, array) };
+            }
+
+            /// The number of elements.
+            pub fn len(self: Soa) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (its fields read as defaults when `index` is out of range).
+            pub fn at(self: Soa, index: u32) SoaItem {
+                if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
+                return .{ .soa = self, .index = index };
+            }
+        };
+
+        pub const SoaItem = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn g0(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[0] != 0) self.soa.cols[0] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn g1(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[1] != 0) self.soa.cols[1] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn g2(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[2] != 0) self.soa.cols[2] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn g3(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[3] != 0) self.soa.cols[3] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn g4(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[4] != 0) self.soa.cols[4] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn g5(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[5] != 0) self.soa.cols[5] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn g6(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[6] != 0) self.soa.cols[6] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn g7(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[7] != 0) self.soa.cols[7] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn g8(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[8] != 0) self.soa.cols[8] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn g9(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[9] != 0) self.soa.cols[9] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn g10(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[10] != 0) self.soa.cols[10] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn g11(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[11] != 0) self.soa.cols[11] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn g12(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[12] != 0) self.soa.cols[12] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn g13(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[13] != 0) self.soa.cols[13] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn g14(self: SoaItem) u32 {
+                const slot: u32 = if (self.soa.cols[14] != 0) self.soa.cols[14] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn name(self: SoaItem) []const u8 {
+                const slot: u32 = if (self.soa.cols[15] != 0) self.soa.cols[15] + self.index * 12 else 0;
+                const array = karmem.views.arrayAt(self.soa.reader, slot, 1, karmem.no_limit);
+                return self.soa.reader.string(array);
+            }
+
+            pub fn deep(self: SoaItem) SoaNodeDeep {
+                return .{ .soa = self.soa, .index = self.index };
+            }
+        };
+
+        pub const SoaNodeDeep = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn a0(self: SoaNodeDeep) u32 {
+                const slot: u32 = if (self.soa.cols[16] != 0) self.soa.cols[16] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn b0(self: SoaNodeDeep) f32 {
+                const slot: u32 = if (self.soa.cols[17] != 0) self.soa.cols[17] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn next(self: SoaNodeDeep) SoaNodeDeepNext {
+                return .{ .soa = self.soa, .index = self.index };
+            }
+        };
+
+        pub const SoaNodeDeepNext = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn a1(self: SoaNodeDeepNext) u32 {
+                const slot: u32 = if (self.soa.cols[18] != 0) self.soa.cols[18] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn b1(self: SoaNodeDeepNext) f32 {
+                const slot: u32 = if (self.soa.cols[19] != 0) self.soa.cols[19] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn next(self: SoaNodeDeepNext) SoaNodeDeepNextNext {
+                return .{ .soa = self.soa, .index = self.index };
+            }
+        };
+
+        pub const SoaNodeDeepNextNext = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn a2(self: SoaNodeDeepNextNext) u32 {
+                const slot: u32 = if (self.soa.cols[20] != 0) self.soa.cols[20] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn b2(self: SoaNodeDeepNextNext) f32 {
+                const slot: u32 = if (self.soa.cols[21] != 0) self.soa.cols[21] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn next(self: SoaNodeDeepNextNext) SoaNodeDeepNextNextNext {
+                return .{ .soa = self.soa, .index = self.index };
+            }
+        };
+
+        pub const SoaNodeDeepNextNextNext = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn a3(self: SoaNodeDeepNextNextNext) u32 {
+                const slot: u32 = if (self.soa.cols[22] != 0) self.soa.cols[22] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn b3(self: SoaNodeDeepNextNextNext) f32 {
+                const slot: u32 = if (self.soa.cols[23] != 0) self.soa.cols[23] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn next(self: SoaNodeDeepNextNextNext) SoaNodeDeepNextNextNextNext {
+                return .{ .soa = self.soa, .index = self.index };
+            }
+        };
+
+        pub const SoaNodeDeepNextNextNextNext = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn a4(self: SoaNodeDeepNextNextNextNext) u32 {
+                const slot: u32 = if (self.soa.cols[24] != 0) self.soa.cols[24] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn b4(self: SoaNodeDeepNextNextNextNext) f32 {
+                const slot: u32 = if (self.soa.cols[25] != 0) self.soa.cols[25] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn next(self: SoaNodeDeepNextNextNextNext) SoaNodeDeepNextNextNextNextNext {
+                return .{ .soa = self.soa, .index = self.index };
+            }
+        };
+
+        pub const SoaNodeDeepNextNextNextNextNext = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn a5(self: SoaNodeDeepNextNextNextNextNext) u32 {
+                const slot: u32 = if (self.soa.cols[26] != 0) self.soa.cols[26] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn b5(self: SoaNodeDeepNextNextNextNextNext) f32 {
+                const slot: u32 = if (self.soa.cols[27] != 0) self.soa.cols[27] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn next(self: SoaNodeDeepNextNextNextNextNext) SoaNodeDeepNextNextNextNextNextNext {
+                return .{ .soa = self.soa, .index = self.index };
+            }
+        };
+
+        pub const SoaNodeDeepNextNextNextNextNextNext = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn a6(self: SoaNodeDeepNextNextNextNextNextNext) u32 {
+                const slot: u32 = if (self.soa.cols[28] != 0) self.soa.cols[28] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn b6(self: SoaNodeDeepNextNextNextNextNextNext) f32 {
+                const slot: u32 = if (self.soa.cols[29] != 0) self.soa.cols[29] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+
+            pub fn next(self: SoaNodeDeepNextNextNextNextNextNext) SoaNodeDeepNextNextNextNextNextNextNext {
+                return .{ .soa = self.soa, .index = self.index };
+            }
+        };
+
+        pub const SoaNodeDeepNextNextNextNextNextNextNext = struct {
+            soa: Soa,
+            index: u32,
+
+            pub fn a7(self: SoaNodeDeepNextNextNextNextNextNextNext) u32 {
+                const slot: u32 = if (self.soa.cols[30] != 0) self.soa.cols[30] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(u32, slot);
+            }
+
+            pub fn b7(self: SoaNodeDeepNextNextNextNextNextNextNext) f32 {
+                const slot: u32 = if (self.soa.cols[31] != 0) self.soa.cols[31] + self.index * 4 else 0;
+                if (slot == 0) return 0;
+                return self.soa.reader.load(f32, slot);
+            }
+        };
+    };
+}
+
+pub const RichView = RichViewOf(karmem.Reader);
+pub const TrustedRichView = RichViewOf(karmem.Trusted);
+
+/// Reads the table `Root` in place (docs/zig.md, "Viewers"): `R` is
+/// `karmem.Reader` (`RootView`: malformed or absent data reads as zero or
+/// the declared default) or `karmem.Trusted` (`TrustedRootView`, from
+/// `RootView.trust`: a validated message).
+pub fn RootViewOf(comptime R: type) type {
+    return struct {
+        reader: R,
+        table: karmem.Table,
+
+        const Self = @This();
+
+        /// The root of the message `reader` (`karmem.Reader.open`).
+        pub fn root(reader: R) Self {
+            return .{ .reader = reader, .table = reader.root() };
+        }
+
+        /// Validates the message (docs/format.md §11), then views its root
+        /// without the checks the validation made.
+        pub fn trust(reader: karmem.Reader) ValidateError!RootViewOf(karmem.Trusted) {
+            try Root.validate(reader);
+            return RootViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
+        }
+
+        pub fn plains(self: Self) PlainViewOf(R).Soa {
+            const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return PlainViewOf(R).Soa.of(self.reader, array);
+        }
+
+        pub fn riches(self: Self) RichViewOf(R).Soa {
+            const slot: u32 = if (self.table.has(16, 12)) self.table.offset + 16 else 0;
+            const array = karmem.views.arrayAt(self.reader, slot, 0, karmem.no_limit);
+            return RichViewOf(R).Soa.of(self.reader, array);
+        }
+
+        /// An AoS array of `Root` (a checked reference: `offset`, `n` elements).
+        pub const Array = struct {
+            reader: R,
+            offset: u32,
+            n: u32,
+
+            /// The number of elements.
+            pub fn len(self: Array) u32 {
+                return self.n;
+            }
+
+            /// Element `index` (absent, reading as zero, when `index` is out of range).
+            pub fn at(self: Array, index: u32) Self {
+                return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, if (index < self.n) self.offset + index * 4 else 0) };
+            }
+        };
+    };
+}
+
+pub const RootView = RootViewOf(karmem.Reader);
+pub const TrustedRootView = RootViewOf(karmem.Trusted);
