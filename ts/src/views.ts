@@ -109,8 +109,9 @@ export function columnView<T>(r: Reader, s: Schema, t: Table, off: number, elem:
 }
 
 /** A field of any kind, decoded with a fresh traversal budget: what a
- * viewer returns for fields without a zero-copy form (unions, maps,
- * arrays of structs and of arrays). Over the limits of §10 it is the
+ * viewer returns for fields it does not read in place: fixed arrays,
+ * optional non-scalars and `#bovos` union arrays (unions, maps and arrays
+ * of structs and of arrays go through `viewSlot`). Over the limits of §10 it is the
  * field's zero value (`withinLimits`). */
 export function readField(r: Reader, s: Schema, t: Table, off: number, size: number, slot: Slot): Value {
   const d = new Decoder(s, r);
