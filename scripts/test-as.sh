@@ -3,7 +3,8 @@
 # compiler with `npm ci` in as/ (once per lockfile), builds the CLI and
 # generates code with `karmem build --lang as` for the e2e, arena and ABI
 # schemas, then runs crates/karmem-vectors-as: every golden vector through
-# ONE generated driver compiled by asc (assertions on: no --noAssert) and
+# ONE generated driver compiled by asc (assertions on: no --noAssert; any
+# warning, or a pedantic note in generated or library code, fails) and
 # run under Node, the same schemas' code compiled and round-tripped, and
 # thousands of damaged messages that must never trap.
 set -euo pipefail

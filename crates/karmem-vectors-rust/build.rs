@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 
 use karmem_codegen::Backend;
 
+#[path = "build/views.rs"]
+mod views;
+
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata");
     println!("cargo:rerun-if-changed={}", root.display());
@@ -19,6 +22,7 @@ fn main() {
     let mut read_arms = String::new();
     let mut validate_arms = String::new();
     let mut impls = String::new();
+    let mut view_json = String::new();
     for path in found {
         println!("cargo:rerun-if-changed={}", path.display());
         let rel = path.strip_prefix(&root).unwrap().with_extension("");
@@ -29,6 +33,7 @@ fn main() {
         let files = karmem_codegen::rust::RustBackend { serde: true }
             .generate(&schema, &layout)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        view_json.push_str(&views::Printer::new(&schema, &layout, &module).impls());
         let file = out_dir.join(format!("{module}.rs"));
         std::fs::write(&file, &files[0].contents).unwrap();
         let _ = writeln!(
@@ -67,7 +72,7 @@ fn main() {
                 "        ({rel_file:?}, {:?}) => Some(<{ty} as Generated>::validate(r)),",
                 st.name
             );
-            let _ = writeln!(impls, "impl Generated for {ty} {{\n    fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {{ {ty}::write_as_root(self, w) }}\n    fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {{ {ty}::read_as_root(self, r) }}\n    fn validate(r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {{ {ty}::validate(r).map(|_| ()) }}\n}}");
+            let _ = writeln!(impls, "impl Generated for {ty} {{\n    fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {{ {ty}::write_as_root(self, w) }}\n    fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {{ {ty}::read_as_root(self, r) }}\n    fn validate(r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {{ {ty}::validate(r).map(|_| ()) }}\n    fn view_json(r: &karmem::Reader<'_>) -> serde_json::Value {{ views::ViewJson::json(&{ty}View::root(r)) }}\n    fn trusted_json(r: &karmem::Reader<'_>) -> Result<serde_json::Value, karmem::Error> {{ {ty}::validate(r).map(|v| views::ViewJson::json(&v)) }}\n}}");
         }
     }
     let _ = writeln!(
@@ -108,4 +113,5 @@ fn main() {
     let _ = writeln!(modules, "    match (schema, root) {{\n{hostile_arms}        _ => Err(format!(\"no generated type {{root}} in {{schema}}\")),\n    }}\n}}");
     std::fs::write(out_dir.join("modules.rs"), modules).unwrap();
     std::fs::write(out_dir.join("impls.rs"), impls).unwrap();
+    std::fs::write(out_dir.join("view_json.rs"), view_json).unwrap();
 }

@@ -86,23 +86,75 @@ fn driver() -> &'static (PathBuf, Vec<Case>) {
 }
 
 /// Compiles `entry` in `dir` into `wasm` with asc (the incremental GC, the
-/// default runtime, assertions on) and `extra` options; it must compile.
+/// default runtime, assertions on) and `extra` options; it must compile
+/// without a diagnostic: the generated code and the library are the
+/// output users compile, and AssemblyScript has no formatter or linter to
+/// hold them to. `--pedantic` adds asc's pedantic notes, which must not
+/// point into the generated code or the library either; the test's own
+/// `entry` may have them (it indexes arrays, AS904).
 fn compile(dir: &Path, entry: &str, wasm: &str, extra: &[&str]) {
     let build = run(
         Command::new("node")
             .arg(asc())
-            .args([entry, "-o", wasm, "--runtime", "incremental"])
+            .args([entry, "-o", wasm, "--runtime", "incremental", "--pedantic"])
             .args(extra)
             .current_dir(dir),
         "asc",
     );
-    assert!(
-        build.status.success(),
-        "{} does not compile:\n{}{}",
-        dir.join(entry).display(),
+    let out = format!(
+        "{}{}",
         String::from_utf8_lossy(&build.stdout),
         String::from_utf8_lossy(&build.stderr)
     );
+    assert!(
+        build.status.success(),
+        "{} does not compile:\n{out}",
+        dir.join(entry).display()
+    );
+    let flagged = diagnostics(&out, entry);
+    assert!(
+        flagged.is_empty(),
+        "asc has diagnostics for {}:\n{}",
+        dir.join(entry).display(),
+        flagged.join("\n")
+    );
+}
+
+/// asc's diagnostics in `out` (each a `KIND ASnnn: message` line, the
+/// source lines, and `└─ in FILE(line,col)`), but pedantic ones located in
+/// `entry`.
+fn diagnostics(out: &str, entry: &str) -> Vec<String> {
+    let mut blocks: Vec<String> = Vec::new();
+    for line in out.lines() {
+        let kind = line.split(' ').next().unwrap_or("");
+        let starts = matches!(kind, "ERROR" | "WARNING" | "PEDANTIC" | "INFO")
+            && line.split(' ').nth(1).is_some_and(|c| c.starts_with("AS"));
+        match blocks.last_mut() {
+            Some(b) if !starts => {
+                b.push('\n');
+                b.push_str(line);
+            }
+            _ if starts => blocks.push(line.to_string()),
+            _ => {}
+        }
+    }
+    let in_entry = format!("in {entry}(");
+    blocks
+        .into_iter()
+        .filter(|b| !(b.starts_with("PEDANTIC") && b.contains(&in_entry)))
+        .collect()
+}
+
+#[test]
+fn asc_diagnostics_are_found() {
+    let out = "PEDANTIC AS904: Indexed access may involve bounds checking.\n   :\n 3 │ x[i]\n   └─ in driver.ts(3,1)\n\n\
+        WARNING AS907: 'NaN' does not compare equal to any other value.\n   └─ in gen/m0_a.ts(9,2)\n\
+        PEDANTIC AS904: Indexed access may involve bounds checking.\n   └─ in gen/m0_a.ts(4,4)\n";
+    let found = diagnostics(out, "driver.ts");
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found[0].starts_with("WARNING AS907") && found[0].contains("gen/m0_a.ts(9,2)"));
+    assert!(found[1].contains("gen/m0_a.ts(4,4)"));
+    assert!(diagnostics("compiled\n", "driver.ts").is_empty());
 }
 
 /// What `node ARGS` prints in `dir`; it must succeed.

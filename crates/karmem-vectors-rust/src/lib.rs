@@ -9,9 +9,15 @@ pub trait Generated:
     fn write_as_root(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error>;
     fn read_as_root(&mut self, r: &karmem::Reader<'_>) -> Result<(), karmem::Error>;
     fn validate(r: &karmem::Reader<'_>) -> Result<(), karmem::Error>;
+    /// The message read through the checked viewer `TView::root`, as JSON
+    /// ([`views`]).
+    fn view_json(r: &karmem::Reader<'_>) -> serde_json::Value;
+    /// The message read through the trusted viewer `T::validate` returns.
+    fn trusted_json(r: &karmem::Reader<'_>) -> Result<serde_json::Value, karmem::Error>;
 }
 
 pub mod json;
+pub mod views;
 
 include!(concat!(env!("OUT_DIR"), "/modules.rs"));
 include!(concat!(env!("OUT_DIR"), "/impls.rs"));
@@ -46,6 +52,7 @@ pub fn check<T: Generated>(value: &serde_json::Value, bytes: &[u8]) -> Result<()
         return Err("decoding into a reused object changed the value".into());
     }
     T::validate(&r).map_err(|e| format!("validate: {e}"))?;
+    viewed::<T>(&r, value)?;
     // The writer is reused: encoding again must give the same bytes.
     expected
         .write_as_root(&mut w)
@@ -145,6 +152,25 @@ pub fn check_read<T: Generated>(value: &serde_json::Value, bytes: &[u8]) -> Resu
     if format!("{got:?}") != format!("{expected:?}") {
         return Err(format!("read\n{got:?}\nexpected\n{expected:?}"));
     }
+    viewed::<T>(&r, value)
+}
+
+/// The message read in place through the checked viewers and, after
+/// validation, through the trusted ones must both be `expected` (the
+/// vector's JSON, compared strictly: [`views::differs`]).
+fn viewed<T: Generated>(
+    r: &karmem::Reader<'_>,
+    expected: &serde_json::Value,
+) -> Result<(), String> {
+    if let Some(d) = views::differs(expected, &T::view_json(r), "value") {
+        return Err(format!("the value read through the viewers differs: {d}"));
+    }
+    let trusted = T::trusted_json(r).map_err(|e| format!("validate: {e}"))?;
+    if let Some(d) = views::differs(expected, &trusted, "value") {
+        return Err(format!(
+            "the value read through the trusted viewers differs: {d}"
+        ));
+    }
     Ok(())
 }
 
@@ -169,6 +195,12 @@ pub fn decode<T: Generated>(bytes: &[u8], strict: bool) -> Result<serde_json::Va
 pub struct Verdict {
     pub valid: Result<(), String>,
     pub decoded: Result<serde_json::Value, String>,
+    /// What the checked and the trusted viewers read, when the validator
+    /// accepts the message. Only then: an invalid one may claim an SoA
+    /// array of 2³² elements without columns, which the viewers would
+    /// walk element by element (the validator's budget refuses it,
+    /// format.md §10).
+    pub viewed: Result<(serde_json::Value, serde_json::Value), String>,
 }
 
 /// Validate and decode `bytes` with the generated type `T`.
@@ -180,6 +212,7 @@ pub fn hostile<T: Generated>(bytes: &[u8]) -> Verdict {
             return Verdict {
                 valid: Err(format!("open: {e}")),
                 decoded: Err(format!("open: {e}")),
+                viewed: Err(format!("open: {e}")),
             }
         }
     };
@@ -191,6 +224,9 @@ pub fn hostile<T: Generated>(bytes: &[u8]) -> Verdict {
             .read_as_root(&r)
             .map_err(|e| e.to_string())
             .and_then(|()| json::to_value(&got).map_err(|e| e.to_string())),
+        viewed: T::trusted_json(&r)
+            .map(|trusted| (T::view_json(&r), trusted))
+            .map_err(|e| format!("{e:?}")),
     }
 }
 

@@ -1,5 +1,6 @@
 //! Every golden vector through the generated Rust code: equal bytes, equal
-//! value, reuse, validation, and evolution reads across schema versions.
+//! value, reuse, validation, the value read through the checked and the
+//! trusted viewers, and evolution reads across schema versions.
 use std::path::Path;
 
 use karmem_vectors::load_all;
@@ -29,6 +30,19 @@ fn golden_vectors_through_generated_code() {
                         let got = e;
                         if got.split([' ', '{', '(']).next() != Some(kind.as_str()) {
                             failures.push(format!("{name}: validation gives {got}, not {kind}"));
+                        }
+                    }
+                    // A message the validator accepts reads through both
+                    // kinds of viewers as it decodes.
+                    if let (true, Ok((checked, trusted))) = (h.valid && h.decodes, &v.viewed) {
+                        for (kind, got) in [("viewers", checked), ("trusted viewers", trusted)] {
+                            if let Some(d) =
+                                karmem_vectors_rust::views::differs(&case.value, got, "value")
+                            {
+                                failures.push(format!(
+                                    "{name}: the value read through the {kind} differs: {d}"
+                                ));
+                            }
                         }
                     }
                     match v.decoded {

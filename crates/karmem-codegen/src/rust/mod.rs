@@ -31,7 +31,7 @@ mod views;
 
 use std::collections::BTreeSet;
 
-use karmem_layout::{ArrayData, Layout, Slot};
+use karmem_layout::{ArrayData, Layout, Slot, SoaLayout};
 use karmem_schema::model::*;
 
 use crate::names::{rust_ident, snake, Namer, RUST};
@@ -171,6 +171,73 @@ fn view_ident(ident: &str) -> String {
         format!("{ident}_field")
     } else {
         ident.to_string()
+    }
+}
+
+/// The accessor of field `i` of struct `id` in its viewer: a tuple's
+/// elements are `f0`, `f1`..., other fields their names ([`view_ident`]).
+fn field_accessor(s: &Schema, n: &Namer<'_>, id: StructId, i: usize) -> String {
+    if s.structs[id].tuple {
+        format!("f{i}")
+    } else {
+        view_ident(&n.field(id, i))
+    }
+}
+
+/// The accessor of SoA column `k` (in the array view and the element
+/// view): the field names along its path, joined by `_`; a name the array
+/// view has for itself gets `_column`.
+fn column_accessor(s: &Schema, soa: &SoaLayout, k: usize) -> String {
+    let c = &soa.columns[k];
+    let parts: Vec<String> = c
+        .steps
+        .iter()
+        .zip(&c.path)
+        .map(|(st, i)| snake(&s.structs[*st].fields[*i as usize].name))
+        .collect();
+    let name = parts.join("_");
+    match name.as_str() {
+        "len" | "is_empty" | "get" | "iter" | "new" => format!("{name}_column"),
+        _ => rust_ident(&name),
+    }
+}
+
+/// The accessor of variant `ty`'s values in a bunch array view (`#bovoa`,
+/// `#bovos`): the variant's member name, `_variant` after the view's own
+/// `len` and `is_empty`.
+fn bunch_accessor(n: &Namer<'_>, ty: StructId) -> String {
+    match n.variant_member(ty) {
+        m if m == "len" || m == "is_empty" => format!("{m}_variant"),
+        m => m,
+    }
+}
+
+/// The names of the generated viewers' accessors, for programs that print
+/// code calling them (the golden-vector runner's JSON printer over views,
+/// `crates/karmem-vectors-rust/build.rs`). The generator names its
+/// accessors with these same functions, so the two cannot drift.
+pub mod api {
+    use karmem_layout::SoaLayout;
+    use karmem_schema::model::{Schema, StructId};
+
+    use crate::names::{Namer, RUST};
+
+    /// The accessor of field `i` of struct `id` in `{T}View`.
+    pub fn field_accessor(s: &Schema, id: StructId, i: usize) -> String {
+        super::field_accessor(s, &Namer::new(&RUST, s), id, i)
+    }
+
+    /// The accessor of column `k` in `{T}Soa` (its native slice, for
+    /// numbers, `bool`s and enums) and in `{T}SoaItem` (one element's
+    /// value).
+    pub fn column_accessor(s: &Schema, soa: &SoaLayout, k: usize) -> String {
+        super::column_accessor(s, soa, k)
+    }
+
+    /// The accessor of variant struct `ty`'s values in a union's
+    /// `{U}Bovoa` / `{U}Bovos` view.
+    pub fn bunch_accessor(s: &Schema, ty: StructId) -> String {
+        super::bunch_accessor(&Namer::new(&RUST, s), ty)
     }
 }
 

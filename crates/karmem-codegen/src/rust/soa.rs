@@ -10,24 +10,12 @@ use karmem_schema::model::*;
 
 use super::code::Code;
 use super::views::Ctx;
-use super::{mul, rust_prim, Gen, MAX_ZIP};
-use crate::names::{rust_ident, snake};
+use super::{column_accessor, mul, rust_prim, Gen, MAX_ZIP};
 use crate::walk::{read_slot, write_slot, SlotPrinter};
 
 impl Gen<'_> {
     fn column_ident(&self, soa: &SoaLayout, k: usize) -> String {
-        let c = &soa.columns[k];
-        let parts: Vec<String> = c
-            .steps
-            .iter()
-            .zip(&c.path)
-            .map(|(s, i)| snake(&self.s.structs[*s].fields[*i as usize].name))
-            .collect();
-        let name = parts.join("_");
-        match name.as_str() {
-            "len" | "is_empty" | "get" | "iter" | "new" => format!("{name}_column"),
-            _ => rust_ident(&name),
-        }
+        column_accessor(self.s, soa, k)
     }
 
     fn column_place(&self, base: &str, soa: &SoaLayout, k: usize) -> String {

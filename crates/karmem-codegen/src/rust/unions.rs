@@ -8,7 +8,7 @@ use karmem_layout::{
 };
 use karmem_schema::model::*;
 
-use super::{as_u32, mul, rust_prim, Gen};
+use super::{as_u32, bunch_accessor, mul, rust_prim, Gen};
 
 impl Gen<'_> {
     pub(super) fn union_item(&mut self, id: UnionId) {
@@ -433,10 +433,7 @@ impl Gen<'_> {
         self.c.line("self.a.len == 0");
         self.c.close("}");
         for var in &u.variants {
-            let m = match self.n.variant_member(var.ty) {
-                m if m == "len" || m == "is_empty" => format!("{m}_variant"),
-                m => m,
-            };
+            let m = bunch_accessor(&self.n, var.ty);
             self.c.line("");
             if soa {
                 let sv = self.soa_name(var.ty);

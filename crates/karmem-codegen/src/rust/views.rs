@@ -6,7 +6,7 @@ use karmem_layout::{ArrayData, FixedElem, Slot, UNION_OFFSET_AT};
 use crate::walk::{view_array, view_slot, ViewAt, ViewPrinter};
 use karmem_schema::model::*;
 
-use super::{add, mul, rust_limit, rust_prim, suffixed, view_ident, Gen};
+use super::{add, field_accessor, mul, rust_limit, rust_prim, suffixed, Gen};
 
 /// Where a field's bytes are, for the code of a viewer being emitted (the
 /// object's decoder and validator use `crate::walk::Ctx`).
@@ -131,12 +131,7 @@ impl Gen<'_> {
         }
         self.c.close("}");
         for (i, f) in sl.fields.iter().enumerate() {
-            // A tuple's viewer names its elements `f0`, `f1`...
-            let ident = if self.s.structs[id].tuple {
-                format!("f{i}")
-            } else {
-                view_ident(&self.n.field(id, i))
-            };
+            let ident = field_accessor(self.s, &self.n, id, i);
             let ctx = if table {
                 Ctx::Table {
                     t: "self.t".into(),
