@@ -362,52 +362,7 @@ fn floors(c: &mut Criterion<ThreadTime>) {
         let mut store = wasmtime::Store::new(&engine, ());
         store.set_epoch_deadline(u64::MAX / 2);
         let mut linker = wasmtime::Linker::new(&engine);
-        // What Go's runtime needs of WASI to start: a clock that does not
-        // read 0, no arguments or environment (sizes written as 0, not left
-        // as whatever memory held) and no preopened directories.
-        fn write(caller: &mut wasmtime::Caller<'_, ()>, at: i32, bytes: &[u8]) -> i32 {
-            let memory = caller
-                .get_export("memory")
-                .and_then(wasmtime::Extern::into_memory)
-                .expect("an exported memory");
-            match memory.write(caller, at as usize, bytes) {
-                Ok(()) => 0,
-                Err(_) => 28, // EINVAL
-            }
-        }
-        const WASI: &str = "wasi_snapshot_preview1";
-        linker
-            .func_wrap(
-                WASI,
-                "clock_time_get",
-                |mut caller: wasmtime::Caller<'_, ()>, _id: i32, _precision: i64, at: i32| {
-                    let now = std::time::SystemTime::now()
-                        .duration_since(std::time::UNIX_EPOCH)
-                        .unwrap()
-                        .as_nanos() as u64;
-                    write(&mut caller, at, &now.to_le_bytes())
-                },
-            )
-            .unwrap();
-        // No preopened directories: Go asks for descriptors from 3 on until
-        // one is bad.
-        linker
-            .func_wrap(WASI, "fd_prestat_get", |_fd: i32, _at: i32| 8) // EBADF
-            .unwrap();
-        for name in ["args_sizes_get", "environ_sizes_get"] {
-            linker
-                .func_wrap(
-                    WASI,
-                    name,
-                    |mut caller: wasmtime::Caller<'_, ()>, count: i32, size: i32| {
-                        write(&mut caller, count, &[0; 4]) | write(&mut caller, size, &[0; 4])
-                    },
-                )
-                .unwrap();
-        }
-        linker
-            .define_unknown_imports_as_default_values(&mut store, &module)
-            .unwrap();
+        common::stub_imports(&mut linker, &module);
         let instance = linker.instantiate(&mut store, &module).unwrap();
         if let Ok(init) = instance.get_typed_func::<(), ()>(&mut store, "_initialize") {
             init.call(&mut store, ()).unwrap();

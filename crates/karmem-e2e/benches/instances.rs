@@ -18,7 +18,10 @@
 //!   wasmtime alone instantiating the same module from an `InstancePre`
 //!   (every import a trap, no start-up run) in a new store, under its
 //!   default engine (copy-on-write, memories reserved per instance) and
-//!   under its pooling allocator: the floor under the rows above.
+//!   under its pooling allocator: the floor under the rows above;
+//!   `…/raw_wasmtime_pooled_started` also runs the guest's own start-up
+//!   (`_initialize`, `karmem_init`; imports return zeros): what of an
+//!   application per request is the guest's.
 //! * `fanout_build/1000/*`: an application of 1 000 WAT modules (each its
 //!   first instance created), built and dropped: the start of a fan-out to
 //!   1 000 callees, per instance ÷ 1 000.
@@ -100,37 +103,65 @@ fn one_request(rt: &Runtime, module: &GuestModule, interface: &str) {
     black_box(app.call(module.name(), interface, "nop", &[]).expect("nop"));
 }
 
-/// wasmtime alone: an `InstancePre` of the module with every import a
-/// trap, instantiated in a new store per iteration.
+/// wasmtime alone: an `InstancePre` of the module instantiated in a new
+/// store per iteration; with `started`, the guest's own start-up run too.
 struct Raw {
     engine: wasmtime::Engine,
     pre: wasmtime::InstancePre<()>,
+    started: bool,
 }
 
 impl Raw {
-    fn new(wasm: &[u8], pooled: bool) -> Raw {
+    /// Every import a trap (nothing runs), or with `started` a function
+    /// returning zeros (`common::stub_imports`), so that `_initialize` and
+    /// `karmem_init` can run.
+    fn new(wasm: &[u8], pooled: bool, started: bool) -> Raw {
         let mut config = wasmtime::Config::new();
         if pooled {
             let mut pool = wasmtime::PoolingAllocationConfig::new();
+            // Pages kept resident as the runtime's pool keeps them
+            // (`Instances::pooled`), so that a started guest's pages are not
+            // faulted in again on every iteration here and not there.
             pool.total_core_instances(SLOTS)
                 .total_memories(SLOTS)
-                .total_tables(SLOTS);
+                .total_tables(SLOTS)
+                .linear_memory_keep_resident(1 << 20)
+                .table_keep_resident(1 << 20)
+                .pagemap_scan(wasmtime::Enabled::Auto);
             config.allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(pool));
         }
         config.wasm_threads(true);
         let engine = wasmtime::Engine::new(&config).expect("engine");
         let module = wasmtime::Module::new(&engine, wasm).expect("compile");
         let mut linker = wasmtime::Linker::new(&engine);
-        linker
-            .define_unknown_imports_as_traps(&module)
-            .expect("imports");
+        if started {
+            common::stub_imports(&mut linker, &module);
+        } else {
+            linker
+                .define_unknown_imports_as_traps(&module)
+                .expect("imports");
+        }
         let pre = linker.instantiate_pre(&module).expect("instantiate_pre");
-        Raw { engine, pre }
+        Raw {
+            engine,
+            pre,
+            started,
+        }
     }
 
     fn instantiate(&self) {
         let mut store = wasmtime::Store::new(&self.engine, ());
-        black_box(self.pre.instantiate(&mut store).expect("instantiate"));
+        let instance = self.pre.instantiate(&mut store).expect("instantiate");
+        if self.started {
+            if let Ok(init) = instance.get_typed_func::<(), ()>(&mut store, "_initialize") {
+                init.call(&mut store, ()).expect("_initialize");
+            }
+            let init = instance
+                .get_typed_func::<(), i32>(&mut store, "karmem_init")
+                .expect("karmem_init");
+            assert_eq!(init.call(&mut store, ()).expect("karmem_init"), 0);
+        }
+        black_box(instance);
     }
 }
 
@@ -178,11 +209,12 @@ fn instances(c: &mut Criterion<ThreadTime>) {
             });
         }
         if let Some(wasm) = wasm {
-            for (variant, pooled) in [
-                ("raw_wasmtime_default", false),
-                ("raw_wasmtime_pooled", true),
+            for (variant, pooled, started) in [
+                ("raw_wasmtime_default", false, false),
+                ("raw_wasmtime_pooled", true, false),
+                ("raw_wasmtime_pooled_started", true, true),
             ] {
-                let raw = Raw::new(wasm, pooled);
+                let raw = Raw::new(wasm, pooled, started);
                 g.bench_function(format!("{name}/{variant}"), |b| {
                     b.iter(|| raw.instantiate())
                 });
