@@ -188,12 +188,14 @@ bench-host: setup guests
 INTEGRITY_SEEDS ?= 2000
 FUZZ_LONG_SECONDS ?= 600
 
-# The C, TypeScript and Zig members take part when built (by make c / make ts
-# / make zig, or scripts/build-integrity-{c,zig}.sh and scripts/test-ts.sh); the Python
-# member always (its modules are generated here, python/integrity).
+# The C, TypeScript, Zig and AssemblyScript members take part when built (by
+# make c / make ts / make zig / make as, or scripts/build-integrity-{c,zig,as}.sh
+# and scripts/test-ts.sh); the Python member always (its modules are
+# generated here, python/integrity).
 INTEGRITY_C ?= $(abspath $(wildcard $(or $(CARGO_TARGET_DIR),target)/c/integrity/karmem-integrity-c))
 INTEGRITY_TS ?= $(abspath $(wildcard ts/dist/integrity/main.js))
 INTEGRITY_ZIG ?= $(abspath $(wildcard $(or $(CARGO_TARGET_DIR),target)/zig/integrity/karmem-integrity-zig))
+INTEGRITY_AS ?= $(abspath $(wildcard $(or $(CARGO_TARGET_DIR),target)/as/integrity/main.mjs))
 INTEGRITY_PY_GEN := $(abspath $(or $(CARGO_TARGET_DIR),target)/python-integrity)
 
 integrity: setup guests
@@ -202,6 +204,7 @@ integrity: setup guests
 	    -o $(INTEGRITY_PY_GEN)/$$v testdata/integrity/$$v.km || exit 1; \
 	done
 	KARMEM_INTEGRITY_C=$(INTEGRITY_C) KARMEM_INTEGRITY_TS=$(INTEGRITY_TS) KARMEM_INTEGRITY_ZIG=$(INTEGRITY_ZIG) \
+	  KARMEM_INTEGRITY_AS=$(INTEGRITY_AS) \
 	  KARMEM_INTEGRITY_PY=$(abspath python/integrity/main.py) KARMEM_INTEGRITY_PY_GEN=$(INTEGRITY_PY_GEN) \
 	  INTEGRITY_SEEDS=$(INTEGRITY_SEEDS) $(CARGO) test -p karmem-integrity --test suite
 	INTEGRITY_SEEDS=$(INTEGRITY_SEEDS) $(CARGO) test -p karmem-e2e --test integrity

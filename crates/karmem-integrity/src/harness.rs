@@ -131,13 +131,13 @@ pub fn go_native(scratch: &Path) -> Process {
     Process::start("go", Command::new(bin))
 }
 
-/// The C, TypeScript, Python and Zig members: commands that their
-/// languages' scripts build (scripts/build-integrity-c.sh, scripts/test-ts.sh,
-/// scripts/test-python.sh, scripts/build-integrity-zig.sh), found through
-/// an environment variable rather than built here, so that the Rust suite
-/// does not need clang, Node or Zig (`make test` sets those up after it
-/// runs).
-pub const BUILT_ELSEWHERE: [BuiltElsewhere; 4] = [
+/// The C, TypeScript, Python, Zig and AssemblyScript members: commands
+/// that their languages' scripts build (scripts/build-integrity-c.sh,
+/// scripts/test-ts.sh, scripts/test-python.sh, scripts/build-integrity-zig.sh,
+/// scripts/build-integrity-as.sh), found through an environment variable
+/// rather than built here, so that the Rust suite does not need clang,
+/// Node, Zig or asc (`make test` sets those up after it runs).
+pub const BUILT_ELSEWHERE: [BuiltElsewhere; 5] = [
     BuiltElsewhere {
         name: "c",
         var: "KARMEM_INTEGRITY_C",
@@ -161,6 +161,12 @@ pub const BUILT_ELSEWHERE: [BuiltElsewhere; 4] = [
         var: "KARMEM_INTEGRITY_ZIG",
         what: "the command scripts/build-integrity-zig.sh builds",
         runner: None,
+    },
+    BuiltElsewhere {
+        name: "as",
+        var: "KARMEM_INTEGRITY_AS",
+        what: "the main.mjs that scripts/build-integrity-as.sh writes next to the modules it compiles",
+        runner: Some("node"),
     },
 ];
 

@@ -1,9 +1,9 @@
 //! The integrity suite with the native members (docs/integrity.md §5):
-//! Rust and Go, and C, TypeScript and Python when their commands are given
-//! (harness::BUILT_ELSEWHERE), every producer × consumer pair, both schema
-//! versions in both directions. `INTEGRITY_SEEDS` sets how many seeds (`make integrity`
-//! runs many). crates/karmem-e2e/tests/integrity.rs adds the WebAssembly
-//! members.
+//! Rust and Go, and C, TypeScript, Python, Zig and AssemblyScript when
+//! their commands are given (harness::BUILT_ELSEWHERE), every producer ×
+//! consumer pair, both schema versions in both directions.
+//! `INTEGRITY_SEEDS` sets how many seeds (`make integrity` runs many).
+//! crates/karmem-e2e/tests/integrity.rs adds the WebAssembly members.
 
 use std::path::Path;
 use std::process::Command;
