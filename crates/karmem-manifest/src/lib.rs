@@ -329,9 +329,22 @@ impl Manifest {
                 None => (largest, None),
             };
             let bounds = BoundsChecks::Explicit { reservation };
-            if let Err(e) = bounds.reservation() {
-                let span = span.unwrap_or(0..0);
-                return Err(self.error(span, e.replace(" bytes", " bytes (reservation_mib)")));
+            if bounds.reservation().is_err() {
+                // Given: the key is wrong. Derived: a module's memory limit
+                // is more than any reservation can hold.
+                return Err(match (&entry.reservation_mib, span) {
+                    (Some(r), Some(span)) => self.error(
+                        span,
+                        format!("reservation_mib = {}: it must be from 1 to 4096 (4 GiB)", r.get_ref()),
+                    ),
+                    _ => self.error(
+                        entry.bounds_checks.as_ref().map_or(0..0, |b| b.span()),
+                        format!(
+                            "bounds_checks = \"explicit\" reserves each memory's largest limit, {} MiB here, more than 4 GiB: lower memory_limit_mib or set reservation_mib",
+                            largest >> 20
+                        ),
+                    ),
+                });
             }
             if let Some(span) = span {
                 if let Some(m) = self

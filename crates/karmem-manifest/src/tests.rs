@@ -253,12 +253,12 @@ fn runtime_keys_that_cannot_hold_are_reported_where_they_are_written() {
         (
             "[runtime]\nbounds_checks = \"explicit\"\nreservation_mib = 0\n",
             "dir/app.toml:3:19",
-            "a reservation of 0 bytes",
+            "reservation_mib = 0: it must be from 1 to 4096",
         ),
         (
             "[runtime]\nbounds_checks = \"explicit\"\nreservation_mib = 8192\n",
             "dir/app.toml:3:19",
-            "at most 4 GiB",
+            "reservation_mib = 8192: it must be from 1 to 4096",
         ),
         (
             "[runtime]\nkeep_resident_kib = 4\n",
@@ -286,6 +286,22 @@ fn runtime_keys_that_cannot_hold_are_reported_where_they_are_written() {
         assert_eq!(e.location.as_deref(), Some(at), "{runtime}: {}", e.message);
         assert!(e.message.contains(says), "{runtime}: {}", e.message);
     }
+    // No reservation given and a module's limit above 4 GiB: at the
+    // bounds_checks key, naming the size.
+    let e = parse(
+        "[runtime]\nbounds_checks = \"explicit\"\n[[module]]\nname = \"w\"\npath = \"w.wasm\"\nmemory_limit_mib = 5000\n",
+    )
+    .unwrap()
+    .runtime_config()
+    .err()
+    .unwrap();
+    assert_eq!(
+        e.location.as_deref(),
+        Some("dir/app.toml:2:17"),
+        "{}",
+        e.message
+    );
+    assert!(e.message.contains("5000 MiB here"), "{}", e.message);
     // Spelling: the value and the key are checked by the parser.
     let e = parse("[runtime]\nbounds_checks = \"guards\"\n")
         .err()
