@@ -121,3 +121,34 @@ class Helpers(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Editing(unittest.TestCase):
+    """`karmem.Editor` on a hand-made table whose text has spare capacity
+    (writers leave none, so the vectors cannot show it): shrinking zeroes
+    the dropped bytes, growing within the capacity works, past it is
+    refused (docs/format.md §12)."""
+
+    def test_text_within_capacity(self) -> None:
+        # Root table: header (3 words = 24 bytes), text reference at +4:
+        # offset 32, length 5, capacity 8.
+        buf = message(40, {8: 3, 12: 32, 16: 5, 20: 8})
+        buf[32:37] = b"hello"
+        e = karmem.Editor(buf)
+        t = e.r.table(8)
+        e.set_text(t, 4, "hi")
+        self.assertEqual(e.r.string(e.r.array(12, 1, karmem.NO_LIMIT)), "hi")
+        self.assertEqual(bytes(buf[32:40]), b"hi" + bytes(6))
+        e.set_text(t, 4, "12345678")
+        self.assertEqual(bytes(buf[32:40]), b"12345678")
+        with self.assertRaises(karmem.Error) as refused:
+            e.set_text(t, 4, "123456789")
+        self.assertEqual(refused.exception.kind, "TooLarge")
+        e.set_text(t, 4, "1234")
+        with self.assertRaises(karmem.Error) as refused:
+            e.set_text(t, 4, "123456", 5)  # within the capacity, past the limit
+        self.assertEqual(refused.exception.kind, "TooLarge")
+        self.assertEqual(bytes(buf[32:40]), b"1234" + bytes(4))
+        with self.assertRaises(karmem.Error) as refused:
+            e.set(t, 24, "I", 1)  # past the table
+        self.assertEqual(refused.exception.kind, "MalformedTable")

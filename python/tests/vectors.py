@@ -12,6 +12,7 @@ import math
 import os
 import struct
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -304,3 +305,46 @@ class ViewJson:
         if tuple_:
             return [v for _, v in values]
         return dict(values)
+
+
+# ---- views -> the tables a setter can edit ----------------------------------
+
+
+def table_views(
+    c: ViewJson, d: tuple[Any, ...], x: Any, path: tuple[Any, ...] = ()
+) -> Iterator[tuple[Any, tuple[Any, ...], str]]:
+    """Every table view under `x` (a view of type `d`): the view, its path
+    in the JSON `ViewJson` reads (keys and indices) and its struct's name.
+    SoA elements are no table views (columns have no setters)."""
+    kind = d[0]
+    if kind == "optional":
+        if x is not None:
+            yield from table_views(c, d[1], x, path)
+    elif kind == "struct":
+        if type(x).__name__.endswith("SoaItem"):
+            return
+        _, tuple_, fields = c.c.structs[d[1]]
+        if hasattr(x, "_t"):
+            yield x, path, d[1]
+        for i, (jn, attr, fd) in enumerate(fields):
+            step = i if tuple_ else jn
+            yield from table_views(c, fd, getattr(x, attr), (*path, step))
+    elif kind == "union":
+        if x is not None:
+            name = c.names[type(x).__name__]
+            yield from table_views(c, ("struct", name), x, (*path, name))
+    elif kind in ("list", "fixed"):
+        for i in range(c.count(x)):
+            yield from table_views(c, d[-1], x[i], (*path, i))
+    elif kind == "map":
+        for i in range(c.count(x)):
+            e = x[i]
+            (key,) = c.c.to_json(("map", d[1], ("u8",)), {e.key: 0}).keys()
+            yield from table_views(c, d[2], e.value, (*path, key))
+
+
+def put(doc: Any, path: tuple[Any, ...], value: Any) -> None:
+    """Sets the JSON value at `path` (non-empty) of `doc`."""
+    for step in path[:-1]:
+        doc = doc[step]
+    doc[path[-1]] = value

@@ -787,7 +787,7 @@ pub const PYTHON_BUILTINS: &[&str] = &[
 ];
 
 /// Python: classes `MonsterData` (`None_` for a keyword), fields
-/// `monster_data` (`list_`, `class_`, `encode_` for a method every
+/// `monster_data` (`list_`, `class_`, `encode_`, `trust_` for a method every
 /// generated class has), enum values `MONSTER_DATA`.
 pub const PYTHON: Naming = Naming {
     types: Rule {
@@ -800,7 +800,7 @@ pub const PYTHON: Naming = Naming {
         ascii: true,
         not_ident: Some(Escape::Prefix("f_")),
         keywords: &[PYTHON_KEYWORDS, PYTHON_BUILTINS],
-        members: &[&["encode", "decode", "validate", "view"]],
+        members: &[&["encode", "decode", "validate", "view", "trust"]],
         ..Rule::cased(Case::Snake)
     },
     values: Rule {

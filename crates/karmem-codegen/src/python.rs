@@ -22,6 +22,7 @@
 //! knows) and passes `mypy --strict`.
 
 mod decode;
+mod edit;
 mod encode;
 mod validate;
 mod views;
@@ -50,7 +51,7 @@ impl Backend for PythonBackend {
             return Err(Error(format!("python: {clash}")));
         }
         let mut g = Gen::new(schema, layout);
-        if let Some(clash) = g.view_clash() {
+        if let Some(clash) = g.view_clash().or_else(|| g.setter_clash()) {
             return Err(Error(format!("python: {clash}")));
         }
         g.file();
@@ -515,7 +516,10 @@ impl<'a> Gen<'a> {
             .open("def encode(self, w: karmem.Writer | None = None) -> bytes:");
         self.c
             .line("\"\"\"Encodes this value as the root of a whole message (docs/format.md");
-        self.c.line("§8); `w` is a writer to reuse.\"\"\"");
+        self.c
+            .line("§8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into");
+        self.c
+            .line("`buf` and raises `karmem.Error(\"TooLarge\")` when it does not fit).\"\"\"");
         self.c.open("if w is None:");
         self.c.line("w = karmem.Writer()");
         self.c.indent -= 1;
@@ -527,21 +531,19 @@ impl<'a> Gen<'a> {
             self.c.line(&format!("_write_{name}(w, self, at)"));
         }
         self.c.line("w.finish()");
-        self.c.line("return bytes(w.buf)");
+        self.c.line("return w.message()");
         self.c.indent -= 1;
         // decode
-        self.c.line("");
-        self.c.line("@staticmethod");
-        self.def_line(&format!(
-            "def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> {name}:"
-        ));
-        self.c.indent += 1;
-        self.c
-            .line("\"\"\"Decodes a whole message whose root is this type. Malformed parts");
-        self.c
-            .line("read as zero or empty; the traversal budget and the depth limit bound");
-        self.c
-            .line("the work a hostile message can cause (docs/format.md §10).\"\"\"");
+        self.static_method(
+            &format!(
+                "def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> {name}:"
+            ),
+            &[
+                "\"\"\"Decodes a whole message whose root is this type. Malformed parts",
+                "read as zero or empty; the traversal budget and the depth limit bound",
+                "the work a hostile message can cause (docs/format.md §10).\"\"\"",
+            ],
+        );
         self.c
             .line("v = karmem.Validator(karmem.Reader(data, limits))");
         if table {
@@ -561,16 +563,15 @@ impl<'a> Gen<'a> {
         }
         self.c.indent -= 1;
         // view
-        self.c.line("");
-        self.c.line("@staticmethod");
-        self.def_line(&format!(
-            "def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> {name}View:"
-        ));
-        self.c.indent += 1;
-        self.c
-            .line("\"\"\"A checked zero-copy view of a whole message whose root is this type:");
-        self.c
-            .line("fields are read on access, from `data`, which must not change.\"\"\"");
+        self.static_method(
+            &format!(
+                "def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> {name}View:"
+            ),
+            &[
+                "\"\"\"A checked zero-copy view of a whole message whose root is this type:",
+                "fields are read on access, from `data`, which must not change.\"\"\"",
+            ],
+        );
         self.c.line("r = karmem.Reader(data, limits)");
         if table {
             self.c.line(&format!("return {name}View(r, r.table(8))"));
@@ -584,31 +585,66 @@ impl<'a> Gen<'a> {
         }
         self.c.indent -= 1;
         // validate
+        self.static_method(
+            "def validate(data: karmem.Buffer, limits: karmem.Limits | None = None) -> None:",
+            &[
+                "\"\"\"Checks a whole message whose root is this type, in one pass",
+                "(docs/format.md §11); raises `karmem.Error` at the first fault.\"\"\"",
+            ],
+        );
+        self.validate_root(&name, table, sl.size);
+        self.c.indent -= 1;
+        // trust: validate, then the same view over a trusted reader
+        self.static_method(
+            &format!(
+                "def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> {name}View:"
+            ),
+            &[
+                "\"\"\"Validates a whole message whose root is this type, as `validate`;",
+                "then a view whose reads skip the checks validation made (over a",
+                "`karmem.TrustedReader`): `data` must not change while it is in use.\"\"\"",
+            ],
+        );
+        self.validate_root(&name, table, sl.size);
+        self.c.line("r = v.r.trusted()");
+        if table {
+            self.c.line(&format!("return {name}View(r, r.table(8))"));
+        } else {
+            self.c.line(&format!("return {name}View(r, 8)"));
+        }
+        self.c.indent -= 1;
+        self.c.indent -= 1;
+    }
+
+    /// A `@staticmethod` of a generated class: a blank line, the decorator,
+    /// the signature and the docstring's lines; the body is the caller's,
+    /// one level in (it closes it).
+    fn static_method(&mut self, signature: &str, doc: &[&str]) {
         self.c.line("");
         self.c.line("@staticmethod");
-        self.def_line(
-            "def validate(data: karmem.Buffer, limits: karmem.Limits | None = None) -> None:",
-        );
+        self.def_line(signature);
         self.c.indent += 1;
-        self.c
-            .line("\"\"\"Checks a whole message whose root is this type, in one pass");
-        self.c
-            .line("(docs/format.md §11); raises `karmem.Error` at the first fault.\"\"\"");
+        for line in doc {
+            self.c.line(line);
+        }
+    }
+
+    /// The validation of a whole message whose root is `name` (a table or
+    /// an inline struct of `size` bytes), in `v`: the body of `validate`,
+    /// and the first part of `trust`.
+    fn validate_root(&mut self, name: &str, table: bool, size: u32) {
         self.c
             .line("v = karmem.Validator(karmem.Reader(data, limits))");
         if table {
-            self.c
-                .line(&format!("_validate_{name}(v, v.root({}))", sl.size));
+            self.c.line(&format!("_validate_{name}(v, v.root({size}))"));
         } else {
-            let needed = 8 + sl.size as u64;
+            let needed = 8 + size as u64;
             self.c.open(&format!("if v.r.size < {needed}:"));
             self.c
                 .line(&format!("raise karmem.Error(\"Truncated\", 0, {needed})"));
             self.c.indent -= 1;
             self.c.line(&format!("_validate_{name}(v, 8)"));
         }
-        self.c.indent -= 1;
-        self.c.indent -= 1;
     }
 
     /// A line of a class body, broken after its `=` when longer than

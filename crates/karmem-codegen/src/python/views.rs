@@ -179,6 +179,9 @@ impl Gen<'_> {
             let acc = view_slot(self, f.slot, &ctx, f.default);
             let field = self.n.field(id, f.index);
             self.property(&field, &acc);
+            if let PyCtx::Table { off } = ctx {
+                self.setters(&field, f.slot, off);
+            }
         }
         self.c.indent -= 1;
     }

@@ -40,14 +40,15 @@ class Vec3:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(12, 8)
         _write_Vec3(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Vec3:
@@ -77,6 +78,18 @@ class Vec3:
             raise karmem.Error("Truncated", 0, 20)
         _validate_Vec3(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Vec3View:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 20:
+            raise karmem.Error("Truncated", 0, 20)
+        _validate_Vec3(v, 8)
+        r = v.r.trusted()
+        return Vec3View(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class Pair:
@@ -88,14 +101,15 @@ class Pair:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(16, 8)
         _write_Pair(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Pair:
@@ -125,6 +139,18 @@ class Pair:
             raise karmem.Error("Truncated", 0, 24)
         _validate_Pair(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> PairView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 24:
+            raise karmem.Error("Truncated", 0, 24)
+        _validate_Pair(v, 8)
+        r = v.r.trusted()
+        return PairView(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class Leaf:
@@ -135,13 +161,14 @@ class Leaf:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         _write_Leaf(w, self, 0)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Leaf:
@@ -165,6 +192,16 @@ class Leaf:
         v = karmem.Validator(karmem.Reader(data, limits))
         _validate_Leaf(v, v.root(32))
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> LeafView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        _validate_Leaf(v, v.root(32))
+        r = v.r.trusted()
+        return LeafView(r, r.table(8))
+
 
 @dataclasses.dataclass(slots=True)
 class Circle:
@@ -174,13 +211,14 @@ class Circle:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         _write_Circle(w, self, 0)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Circle:
@@ -204,6 +242,16 @@ class Circle:
         v = karmem.Validator(karmem.Reader(data, limits))
         _validate_Circle(v, v.root(16))
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> CircleView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        _validate_Circle(v, v.root(16))
+        r = v.r.trusted()
+        return CircleView(r, r.table(8))
+
 
 @dataclasses.dataclass(slots=True)
 class Square:
@@ -213,14 +261,15 @@ class Square:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(4, 8)
         _write_Square(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Square:
@@ -250,6 +299,18 @@ class Square:
             raise karmem.Error("Truncated", 0, 12)
         _validate_Square(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> SquareView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 12:
+            raise karmem.Error("Truncated", 0, 12)
+        _validate_Square(v, 8)
+        r = v.r.trusted()
+        return SquareView(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class Element:
@@ -264,13 +325,14 @@ class Element:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         _write_Element(w, self, 0)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Element:
@@ -293,6 +355,16 @@ class Element:
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
         _validate_Element(v, v.root(64))
+
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> ElementView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        _validate_Element(v, v.root(64))
+        r = v.r.trusted()
+        return ElementView(r, r.table(8))
 
 
 @dataclasses.dataclass(slots=True)
@@ -321,13 +393,14 @@ class Root:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         _write_Root(w, self, 0)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Root:
@@ -350,6 +423,16 @@ class Root:
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
         _validate_Root(v, v.root(208))
+
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> RootView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        _validate_Root(v, v.root(208))
+        r = v.r.trusted()
+        return RootView(r, r.table(8))
 
 
 def _write_Vec3(w: karmem.Writer, x: Vec3, at: int) -> None:
@@ -1049,12 +1132,20 @@ class LeafView:
             return 0
         return self._r.u64(self._t.offset + 8)
 
+    def set_value(self, e: karmem.Editor, x: int) -> None:
+        """Stores `value` in place (the field must be present in the message)."""
+        e.set(self._t, 8, "Q", x)
+
     @property
     def label(self) -> str:
         a_85 = karmem.EMPTY
         if self._t.used >= 28:
             a_85 = self._r.array(self._t.offset + 16, 1, karmem.NO_LIMIT)
         return self._r.string(a_85)
+
+    def set_label(self, e: karmem.Editor, x: str) -> None:
+        """Rewrites `label` in place, within its capacity (UTF-8 bytes)."""
+        e.set_text(self._t, 16, x, karmem.NO_LIMIT)
 
 
 class CircleView:
@@ -1071,6 +1162,10 @@ class CircleView:
         if self._t.used < 16:
             return 0.0
         return self._r.f64(self._t.offset + 8)
+
+    def set_radius(self, e: karmem.Editor, x: float) -> None:
+        """Stores `radius` in place (the field must be present in the message)."""
+        e.set(self._t, 8, "d", x)
 
 
 class SquareView:
@@ -1102,6 +1197,10 @@ class ElementView:
             return 0
         return self._r.u32(self._t.offset + 4)
 
+    def set_id(self, e: karmem.Editor, x: int) -> None:
+        """Stores `id` in place (the field must be present in the message)."""
+        e.set(self._t, 4, "I", x)
+
     @property
     def where(self) -> PairView:
         if self._t.used < 24:
@@ -1121,12 +1220,24 @@ class ElementView:
             a_86 = self._r.array(self._t.offset + 28, 1, karmem.NO_LIMIT)
         return self._r.string(a_86)
 
+    def set_name(self, e: karmem.Editor, x: str) -> None:
+        """Rewrites `name` in place, within its capacity (UTF-8 bytes)."""
+        e.set_text(self._t, 28, x, karmem.NO_LIMIT)
+
     @property
     def numbers(self) -> memoryview[int]:
         a_87 = karmem.EMPTY
         if self._t.used >= 52:
             a_87 = self._r.array(self._t.offset + 40, 4, karmem.NO_LIMIT)
         return self._r.int_column(a_87.offset, a_87.len, "i")
+
+    def edit_numbers(self, e: karmem.Editor) -> memoryview[int]:
+        """The elements of `numbers`, writable in place (its length: `set_numbers_len`)."""
+        return e.edit_ints(self._t, 40, "i", karmem.NO_LIMIT)
+
+    def set_numbers_len(self, e: karmem.Editor, n: int) -> None:
+        """Changes the length of `numbers` in place, within its capacity."""
+        e.set_len(self._t, 40, 4, n, karmem.NO_LIMIT)
 
     @property
     def shape(self) -> ShapeView | None:
@@ -1156,11 +1267,19 @@ class RootView:
             return 0
         return self._r.u8(self._t.offset + 8)
 
+    def set_kind(self, e: karmem.Editor, x: int) -> None:
+        """Stores `kind` in place (the field must be present in the message)."""
+        e.set(self._t, 8, "B", x)
+
     @property
     def wide(self) -> int:
         if self._t.used < 24:
             return 0
         return self._r.i64(self._t.offset + 16)
+
+    def set_wide(self, e: karmem.Editor, x: int) -> None:
+        """Stores `wide` in place (the field must be present in the message)."""
+        e.set(self._t, 16, "q", x)
 
     @property
     def text(self) -> str:
@@ -1168,6 +1287,10 @@ class RootView:
         if self._t.used >= 36:
             a_88 = self._r.array(self._t.offset + 24, 1, karmem.NO_LIMIT)
         return self._r.string(a_88)
+
+    def set_text(self, e: karmem.Editor, x: str) -> None:
+        """Rewrites `text` in place, within its capacity (UTF-8 bytes)."""
+        e.set_text(self._t, 24, x, karmem.NO_LIMIT)
 
     @property
     def utf16(self) -> str:
@@ -1188,6 +1311,14 @@ class RootView:
         if self._t.used >= 96:
             a_91 = self._r.array(self._t.offset + 84, 8, 8)
         return self._r.int_column(a_91.offset, a_91.len, "Q")
+
+    def edit_limited(self, e: karmem.Editor) -> memoryview[int]:
+        """The elements of `limited`, writable in place (its length: `set_limited_len`)."""
+        return e.edit_ints(self._t, 84, "Q", 8)
+
+    def set_limited_len(self, e: karmem.Editor, n: int) -> None:
+        """Changes the length of `limited` in place, within its capacity."""
+        e.set_len(self._t, 84, 8, n, 8)
 
     @property
     def points(self) -> Vec3Soa:

@@ -19,13 +19,14 @@ class AnotherStruct:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         _write_AnotherStruct(w, self, 0)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(
@@ -53,6 +54,18 @@ class AnotherStruct:
         v = karmem.Validator(karmem.Reader(data, limits))
         _validate_AnotherStruct(v, v.root(16))
 
+    @staticmethod
+    def trust(
+        data: karmem.Buffer, limits: karmem.Limits | None = None
+    ) -> AnotherStructView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        _validate_AnotherStruct(v, v.root(16))
+        r = v.r.trusted()
+        return AnotherStructView(r, r.table(8))
+
 
 @dataclasses.dataclass(slots=True)
 class StructName:
@@ -63,13 +76,14 @@ class StructName:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         _write_StructName(w, self, 0)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> StructName:
@@ -95,6 +109,18 @@ class StructName:
         v = karmem.Validator(karmem.Reader(data, limits))
         _validate_StructName(v, v.root(32))
 
+    @staticmethod
+    def trust(
+        data: karmem.Buffer, limits: karmem.Limits | None = None
+    ) -> StructNameView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        _validate_StructName(v, v.root(32))
+        r = v.r.trusted()
+        return StructNameView(r, r.table(8))
+
 
 @dataclasses.dataclass(slots=True)
 class Point2d:
@@ -105,14 +131,15 @@ class Point2d:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(8, 8)
         _write_Point2d(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Point2d:
@@ -142,6 +169,18 @@ class Point2d:
             raise karmem.Error("Truncated", 0, 16)
         _validate_Point2d(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Point2dView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 16:
+            raise karmem.Error("Truncated", 0, 16)
+        _validate_Point2d(v, 8)
+        r = v.r.trusted()
+        return Point2dView(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class Point3d:
@@ -153,14 +192,15 @@ class Point3d:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(12, 8)
         _write_Point3d(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Point3d:
@@ -190,6 +230,18 @@ class Point3d:
             raise karmem.Error("Truncated", 0, 20)
         _validate_Point3d(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Point3dView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 20:
+            raise karmem.Error("Truncated", 0, 20)
+        _validate_Point3d(v, 8)
+        r = v.r.trusted()
+        return Point3dView(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class Particle:
@@ -200,13 +252,14 @@ class Particle:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         _write_Particle(w, self, 0)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Particle:
@@ -229,6 +282,16 @@ class Particle:
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
         _validate_Particle(v, v.root(32))
+
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> ParticleView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        _validate_Particle(v, v.root(32))
+        r = v.r.trusted()
+        return ParticleView(r, r.table(8))
 
 
 def _write_AnotherStruct(w: karmem.Writer, x: AnotherStruct, ref: int) -> None:
@@ -574,11 +637,19 @@ class AnotherStructView:
             return 0
         return self._r.u32(self._t.offset + 4)
 
+    def set_a(self, e: karmem.Editor, x: int) -> None:
+        """Stores `a` in place (the field must be present in the message)."""
+        e.set(self._t, 4, "I", x)
+
     @property
     def b(self) -> int:
         if self._t.used < 16:
             return 0
         return self._r.u64(self._t.offset + 8)
+
+    def set_b(self, e: karmem.Editor, x: int) -> None:
+        """Stores `b` in place (the field must be present in the message)."""
+        e.set(self._t, 8, "Q", x)
 
 
 class StructNameView:

@@ -18,14 +18,15 @@ class Len:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(4, 8)
         _write_Len(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Len:
@@ -55,6 +56,18 @@ class Len:
             raise karmem.Error("Truncated", 0, 12)
         _validate_Len(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> LenView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 12:
+            raise karmem.Error("Truncated", 0, 12)
+        _validate_Len(v, 8)
+        r = v.r.trusted()
+        return LenView(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class Cell:
@@ -74,14 +87,15 @@ class Cell:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(60, 8)
         _write_Cell(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Cell:
@@ -111,6 +125,18 @@ class Cell:
             raise karmem.Error("Truncated", 0, 68)
         _validate_Cell(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> CellView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 68:
+            raise karmem.Error("Truncated", 0, 68)
+        _validate_Cell(v, 8)
+        r = v.r.trusted()
+        return CellView(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class Point:
@@ -124,14 +150,15 @@ class Point:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(28, 8)
         _write_Point(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Point:
@@ -161,6 +188,18 @@ class Point:
             raise karmem.Error("Truncated", 0, 36)
         _validate_Point(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> PointView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 36:
+            raise karmem.Error("Truncated", 0, 36)
+        _validate_Point(v, 8)
+        r = v.r.trusted()
+        return PointView(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class Holder:
@@ -176,13 +215,14 @@ class Holder:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         _write_Holder(w, self, 0)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Holder:
@@ -205,6 +245,16 @@ class Holder:
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
         _validate_Holder(v, v.root(88))
+
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> HolderView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        _validate_Holder(v, v.root(88))
+        r = v.r.trusted()
+        return HolderView(r, r.table(8))
 
 
 def _write_Len(w: karmem.Writer, x: Len, at: int) -> None:
@@ -709,6 +759,10 @@ class HolderView:
             a_32 = self._r.array(self._t.offset + 4, 1, karmem.NO_LIMIT)
         return self._r.string(a_32)
 
+    def set_position(self, e: karmem.Editor, x: str) -> None:
+        """Rewrites `position` in place, within its capacity (UTF-8 bytes)."""
+        e.set_text(self._t, 4, x, karmem.NO_LIMIT)
+
     @property
     def table(self) -> PointView:
         if self._t.used < 44:
@@ -728,11 +782,19 @@ class HolderView:
             return 0
         return self._r.i32(self._t.offset + 56)
 
+    def set_root(self, e: karmem.Editor, x: int) -> None:
+        """Stores `root` in place (the field must be present in the message)."""
+        e.set(self._t, 56, "i", x)
+
     @property
     def r(self) -> int:
         if self._t.used < 64:
             return 0
         return self._r.i32(self._t.offset + 60)
+
+    def set_r(self, e: karmem.Editor, x: int) -> None:
+        """Stores `r` in place (the field must be present in the message)."""
+        e.set(self._t, 60, "i", x)
 
     @property
     def cells(self) -> CellSoa:

@@ -38,13 +38,14 @@ class ProfileData:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         _write_ProfileData(w, self, 0)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> ProfileData:
@@ -70,6 +71,18 @@ class ProfileData:
         v = karmem.Validator(karmem.Reader(data, limits))
         _validate_ProfileData(v, v.root(32))
 
+    @staticmethod
+    def trust(
+        data: karmem.Buffer, limits: karmem.Limits | None = None
+    ) -> ProfileDataView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        _validate_ProfileData(v, v.root(32))
+        r = v.r.trusted()
+        return ProfileDataView(r, r.table(8))
+
 
 @dataclasses.dataclass(slots=True)
 class Profile:
@@ -79,14 +92,15 @@ class Profile:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(4, 8)
         _write_Profile(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Profile:
@@ -117,6 +131,18 @@ class Profile:
             raise karmem.Error("Truncated", 0, 12)
         _validate_Profile(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> ProfileView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 12:
+            raise karmem.Error("Truncated", 0, 12)
+        _validate_Profile(v, 8)
+        r = v.r.trusted()
+        return ProfileView(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class AccountData:
@@ -128,13 +154,14 @@ class AccountData:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         _write_AccountData(w, self, 0)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> AccountData:
@@ -159,6 +186,18 @@ class AccountData:
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
         _validate_AccountData(v, v.root(40))
+
+    @staticmethod
+    def trust(
+        data: karmem.Buffer, limits: karmem.Limits | None = None
+    ) -> AccountDataView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        _validate_AccountData(v, v.root(40))
+        r = v.r.trusted()
+        return AccountDataView(r, r.table(8))
 
 
 def _write_ProfileData(w: karmem.Writer, x: ProfileData, ref: int) -> None:
@@ -275,6 +314,10 @@ class ProfileDataView:
             return 0
         return self._r.u8(self._t.offset + 4)
 
+    def set_network(self, e: karmem.Editor, x: int) -> None:
+        """Stores `network` in place (the field must be present in the message)."""
+        e.set(self._t, 4, "B", x)
+
     @property
     def username(self) -> str:
         a_12 = karmem.EMPTY
@@ -282,11 +325,19 @@ class ProfileDataView:
             a_12 = self._r.array(self._t.offset + 8, 1, karmem.NO_LIMIT)
         return self._r.string(a_12)
 
+    def set_username(self, e: karmem.Editor, x: str) -> None:
+        """Rewrites `username` in place, within its capacity (UTF-8 bytes)."""
+        e.set_text(self._t, 8, x, karmem.NO_LIMIT)
+
     @property
     def id(self) -> int:
         if self._t.used < 32:
             return 0
         return self._r.u64(self._t.offset + 24)
+
+    def set_id(self, e: karmem.Editor, x: int) -> None:
+        """Stores `id` in place (the field must be present in the message)."""
+        e.set(self._t, 24, "Q", x)
 
 
 class ProfileView:
@@ -318,12 +369,20 @@ class AccountDataView:
             return 0
         return self._r.u64(self._t.offset + 8)
 
+    def set_id(self, e: karmem.Editor, x: int) -> None:
+        """Stores `id` in place (the field must be present in the message)."""
+        e.set(self._t, 8, "Q", x)
+
     @property
     def email(self) -> str:
         a_13 = karmem.EMPTY
         if self._t.used >= 28:
             a_13 = self._r.array(self._t.offset + 16, 1, karmem.NO_LIMIT)
         return self._r.string(a_13)
+
+    def set_email(self, e: karmem.Editor, x: str) -> None:
+        """Rewrites `email` in place, within its capacity (UTF-8 bytes)."""
+        e.set_text(self._t, 16, x, karmem.NO_LIMIT)
 
     @property
     def profiles(self) -> karmem.Seq[ProfileView]:

@@ -38,14 +38,15 @@ class Vec3:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(12, 8)
         _write_Vec3(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Vec3:
@@ -75,6 +76,18 @@ class Vec3:
             raise karmem.Error("Truncated", 0, 20)
         _validate_Vec3(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Vec3View:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 20:
+            raise karmem.Error("Truncated", 0, 20)
+        _validate_Vec3(v, 8)
+        r = v.r.trusted()
+        return Vec3View(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class MonsterData:
@@ -92,13 +105,14 @@ class MonsterData:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         _write_MonsterData(w, self, 0)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> MonsterData:
@@ -124,6 +138,18 @@ class MonsterData:
         v = karmem.Validator(karmem.Reader(data, limits))
         _validate_MonsterData(v, v.root(104))
 
+    @staticmethod
+    def trust(
+        data: karmem.Buffer, limits: karmem.Limits | None = None
+    ) -> MonsterDataView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        _validate_MonsterData(v, v.root(104))
+        r = v.r.trusted()
+        return MonsterDataView(r, r.table(8))
+
 
 @dataclasses.dataclass(slots=True)
 class Monster:
@@ -133,14 +159,15 @@ class Monster:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(4, 8)
         _write_Monster(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Monster:
@@ -171,6 +198,18 @@ class Monster:
             raise karmem.Error("Truncated", 0, 12)
         _validate_Monster(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> MonsterView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 12:
+            raise karmem.Error("Truncated", 0, 12)
+        _validate_Monster(v, 8)
+        r = v.r.trusted()
+        return MonsterView(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class State:
@@ -180,13 +219,14 @@ class State:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         _write_State(w, self, 0)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> State:
@@ -209,6 +249,16 @@ class State:
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
         _validate_State(v, v.root(16))
+
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> StateView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        _validate_State(v, v.root(16))
+        r = v.r.trusted()
+        return StateView(r, r.table(8))
 
 
 def _write_Vec3(w: karmem.Writer, x: Vec3, at: int) -> None:
@@ -515,11 +565,19 @@ class MonsterDataView:
             return 0
         return self._r.i16(self._t.offset + 16)
 
+    def set_mana(self, e: karmem.Editor, x: int) -> None:
+        """Stores `mana` in place (the field must be present in the message)."""
+        e.set(self._t, 16, "h", x)
+
     @property
     def health(self) -> int:
         if self._t.used < 20:
             return 0
         return self._r.i16(self._t.offset + 18)
+
+    def set_health(self, e: karmem.Editor, x: int) -> None:
+        """Stores `health` in place (the field must be present in the message)."""
+        e.set(self._t, 18, "h", x)
 
     @property
     def name(self) -> str:
@@ -528,11 +586,19 @@ class MonsterDataView:
             a_22 = self._r.array(self._t.offset + 20, 1, karmem.NO_LIMIT)
         return self._r.string(a_22)
 
+    def set_name(self, e: karmem.Editor, x: str) -> None:
+        """Rewrites `name` in place, within its capacity (UTF-8 bytes)."""
+        e.set_text(self._t, 20, x, karmem.NO_LIMIT)
+
     @property
     def team(self) -> int:
         if self._t.used < 33:
             return 0
         return self._r.u8(self._t.offset + 32)
+
+    def set_team(self, e: karmem.Editor, x: int) -> None:
+        """Stores `team` in place (the field must be present in the message)."""
+        e.set(self._t, 32, "B", x)
 
     @property
     def inventory(self) -> memoryview[int]:
@@ -540,6 +606,14 @@ class MonsterDataView:
         if self._t.used >= 48:
             a_23 = self._r.array(self._t.offset + 36, 1, 128)
         return self._r.int_column(a_23.offset, a_23.len, "B")
+
+    def edit_inventory(self, e: karmem.Editor) -> memoryview[int]:
+        """The elements of `inventory`, writable in place (its length: `set_inventory_len`)."""
+        return e.edit_ints(self._t, 36, "B", 128)
+
+    def set_inventory_len(self, e: karmem.Editor, n: int) -> None:
+        """Changes the length of `inventory` in place, within its capacity."""
+        e.set_len(self._t, 36, 1, n, 128)
 
     @property
     def hitbox(self) -> list[float]:
@@ -553,6 +627,14 @@ class MonsterDataView:
         if self._t.used >= 92:
             a_24 = self._r.array(self._t.offset + 80, 4, karmem.NO_LIMIT)
         return self._r.int_column(a_24.offset, a_24.len, "i")
+
+    def edit_status(self, e: karmem.Editor) -> memoryview[int]:
+        """The elements of `status`, writable in place (its length: `set_status_len`)."""
+        return e.edit_ints(self._t, 80, "i", karmem.NO_LIMIT)
+
+    def set_status_len(self, e: karmem.Editor, n: int) -> None:
+        """Changes the length of `status` in place, within its capacity."""
+        e.set_len(self._t, 80, 4, n, karmem.NO_LIMIT)
 
     @property
     def path(self) -> Vec3Soa:

@@ -18,13 +18,14 @@ class Circle:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         _write_Circle(w, self, 0)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Circle:
@@ -48,6 +49,16 @@ class Circle:
         v = karmem.Validator(karmem.Reader(data, limits))
         _validate_Circle(v, v.root(16))
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> CircleView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        _validate_Circle(v, v.root(16))
+        r = v.r.trusted()
+        return CircleView(r, r.table(8))
+
 
 @dataclasses.dataclass(slots=True)
 class Square:
@@ -57,14 +68,15 @@ class Square:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(4, 8)
         _write_Square(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Square:
@@ -94,6 +106,18 @@ class Square:
             raise karmem.Error("Truncated", 0, 12)
         _validate_Square(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> SquareView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 12:
+            raise karmem.Error("Truncated", 0, 12)
+        _validate_Square(v, 8)
+        r = v.r.trusted()
+        return SquareView(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class Tag:
@@ -103,14 +127,15 @@ class Tag:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(12, 8)
         _write_Tag(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Tag:
@@ -140,6 +165,18 @@ class Tag:
             raise karmem.Error("Truncated", 0, 20)
         _validate_Tag(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> TagView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 20:
+            raise karmem.Error("Truncated", 0, 20)
+        _validate_Tag(v, 8)
+        r = v.r.trusted()
+        return TagView(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class Item:
@@ -154,14 +191,15 @@ class Item:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(64, 8)
         _write_Item(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Item:
@@ -191,6 +229,18 @@ class Item:
             raise karmem.Error("Truncated", 0, 72)
         _validate_Item(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> ItemView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 72:
+            raise karmem.Error("Truncated", 0, 72)
+        _validate_Item(v, 8)
+        r = v.r.trusted()
+        return ItemView(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class Root:
@@ -200,13 +250,14 @@ class Root:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         _write_Root(w, self, 0)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Root:
@@ -229,6 +280,16 @@ class Root:
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
         _validate_Root(v, v.root(16))
+
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> RootView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        _validate_Root(v, v.root(16))
+        r = v.r.trusted()
+        return RootView(r, r.table(8))
 
 
 def _write_Circle(w: karmem.Writer, x: Circle, ref: int) -> None:
@@ -660,6 +721,10 @@ class CircleView:
         if self._t.used < 16:
             return 0.0
         return self._r.f64(self._t.offset + 8)
+
+    def set_radius(self, e: karmem.Editor, x: float) -> None:
+        """Stores `radius` in place (the field must be present in the message)."""
+        e.set(self._t, 8, "d", x)
 
 
 class SquareView:

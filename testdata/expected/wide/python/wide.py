@@ -46,14 +46,15 @@ class Plain:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(72, 8)
         _write_Plain(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Plain:
@@ -83,6 +84,18 @@ class Plain:
             raise karmem.Error("Truncated", 0, 80)
         _validate_Plain(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> PlainView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 80:
+            raise karmem.Error("Truncated", 0, 80)
+        _validate_Plain(v, 8)
+        r = v.r.trusted()
+        return PlainView(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class L7:
@@ -93,14 +106,15 @@ class L7:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(8, 8)
         _write_L7(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L7:
@@ -130,6 +144,18 @@ class L7:
             raise karmem.Error("Truncated", 0, 16)
         _validate_L7(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L7View:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 16:
+            raise karmem.Error("Truncated", 0, 16)
+        _validate_L7(v, 8)
+        r = v.r.trusted()
+        return L7View(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class L6:
@@ -141,14 +167,15 @@ class L6:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(16, 8)
         _write_L6(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L6:
@@ -178,6 +205,18 @@ class L6:
             raise karmem.Error("Truncated", 0, 24)
         _validate_L6(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L6View:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 24:
+            raise karmem.Error("Truncated", 0, 24)
+        _validate_L6(v, 8)
+        r = v.r.trusted()
+        return L6View(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class L5:
@@ -189,14 +228,15 @@ class L5:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(24, 8)
         _write_L5(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L5:
@@ -226,6 +266,18 @@ class L5:
             raise karmem.Error("Truncated", 0, 32)
         _validate_L5(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L5View:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 32:
+            raise karmem.Error("Truncated", 0, 32)
+        _validate_L5(v, 8)
+        r = v.r.trusted()
+        return L5View(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class L4:
@@ -237,14 +289,15 @@ class L4:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(32, 8)
         _write_L4(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L4:
@@ -274,6 +327,18 @@ class L4:
             raise karmem.Error("Truncated", 0, 40)
         _validate_L4(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L4View:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 40:
+            raise karmem.Error("Truncated", 0, 40)
+        _validate_L4(v, 8)
+        r = v.r.trusted()
+        return L4View(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class L3:
@@ -285,14 +350,15 @@ class L3:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(40, 8)
         _write_L3(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L3:
@@ -322,6 +388,18 @@ class L3:
             raise karmem.Error("Truncated", 0, 48)
         _validate_L3(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L3View:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 48:
+            raise karmem.Error("Truncated", 0, 48)
+        _validate_L3(v, 8)
+        r = v.r.trusted()
+        return L3View(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class L2:
@@ -333,14 +411,15 @@ class L2:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(48, 8)
         _write_L2(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L2:
@@ -370,6 +449,18 @@ class L2:
             raise karmem.Error("Truncated", 0, 56)
         _validate_L2(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L2View:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 56:
+            raise karmem.Error("Truncated", 0, 56)
+        _validate_L2(v, 8)
+        r = v.r.trusted()
+        return L2View(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class L1:
@@ -381,14 +472,15 @@ class L1:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(56, 8)
         _write_L1(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L1:
@@ -418,6 +510,18 @@ class L1:
             raise karmem.Error("Truncated", 0, 64)
         _validate_L1(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L1View:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 64:
+            raise karmem.Error("Truncated", 0, 64)
+        _validate_L1(v, 8)
+        r = v.r.trusted()
+        return L1View(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class L0:
@@ -429,14 +533,15 @@ class L0:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(64, 8)
         _write_L0(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L0:
@@ -466,6 +571,18 @@ class L0:
             raise karmem.Error("Truncated", 0, 72)
         _validate_L0(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L0View:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 72:
+            raise karmem.Error("Truncated", 0, 72)
+        _validate_L0(v, 8)
+        r = v.r.trusted()
+        return L0View(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class Rich:
@@ -491,14 +608,15 @@ class Rich:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         at = w.alloc(136, 8)
         _write_Rich(w, self, at)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Rich:
@@ -528,6 +646,18 @@ class Rich:
             raise karmem.Error("Truncated", 0, 144)
         _validate_Rich(v, 8)
 
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> RichView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        if v.r.size < 144:
+            raise karmem.Error("Truncated", 0, 144)
+        _validate_Rich(v, 8)
+        r = v.r.trusted()
+        return RichView(r, 8)
+
 
 @dataclasses.dataclass(slots=True)
 class Root:
@@ -538,13 +668,14 @@ class Root:
 
     def encode(self, w: karmem.Writer | None = None) -> bytes:
         """Encodes this value as the root of a whole message (docs/format.md
-        §8); `w` is a writer to reuse."""
+        §8); `w` is a writer to reuse (`karmem.Writer.fixed(buf)` writes into
+        `buf` and raises `karmem.Error("TooLarge")` when it does not fit)."""
         if w is None:
             w = karmem.Writer()
         w.begin()
         _write_Root(w, self, 0)
         w.finish()
-        return bytes(w.buf)
+        return w.message()
 
     @staticmethod
     def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Root:
@@ -567,6 +698,16 @@ class Root:
         (docs/format.md §11); raises `karmem.Error` at the first fault."""
         v = karmem.Validator(karmem.Reader(data, limits))
         _validate_Root(v, v.root(32))
+
+    @staticmethod
+    def trust(data: karmem.Buffer, limits: karmem.Limits | None = None) -> RootView:
+        """Validates a whole message whose root is this type, as `validate`;
+        then a view whose reads skip the checks validation made (over a
+        `karmem.TrustedReader`): `data` must not change while it is in use."""
+        v = karmem.Validator(karmem.Reader(data, limits))
+        _validate_Root(v, v.root(32))
+        r = v.r.trusted()
+        return RootView(r, r.table(8))
 
 
 def _write_Plain(w: karmem.Writer, x: Plain, at: int) -> None:
