@@ -940,6 +940,16 @@ mod tests {
     }
 
     #[test]
+    fn a_field_named_like_a_setter_is_refused() {
+        let src = "karmem v;\nstruct A table { Hp u8; SetHp u8; }\n";
+        let (schema, layout) = karmem_layout::load("t.km", src).expect("valid schema");
+        let err = PythonBackend.generate(&schema, &layout).unwrap_err();
+        assert!(err.0.contains("set_hp"), "{err}");
+        // Not a setter of a field that has none (a table has no setter).
+        generate("karmem v;\nstruct B table { X u8; }\nstruct A table { B B; SetB u8; }\n");
+    }
+
+    #[test]
     fn a_type_named_like_a_view_class_is_refused() {
         let src = "karmem v;\nstruct A table { X u8; }\nstruct AView table { Y u8; }\n";
         let (schema, layout) = karmem_layout::load("t.km", src).expect("valid schema");
