@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import * as karmem from "karmem";
 import { type J, parseJson, same, structFromJson } from "./json.js";
 import { type Module, checkViewer, touchViewer, viewed } from "./viewcheck.js";
+import { checkSetters, edited, touchSetters } from "./editcheck.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, "..", "..", "..");
@@ -101,6 +102,8 @@ for (const topic of topics) {
         // A checked viewer never throws, whatever the message holds.
         if (c.value !== undefined) checkViewer(m, id, codec.view(bytes), structFromJson(m.layout, id, c.value), "$");
         else touchViewer(codec.view(bytes));
+        // Nor does an editor: every setter writes or refuses with a KarmemError.
+        touchSetters(m, codec, id, bytes);
         return;
       }
       const value = structFromJson(m.layout, id, c.value ?? null);
@@ -112,6 +115,8 @@ for (const topic of topics) {
       const viewer = codec.validate(bytes);
       checkViewer(m, id, viewer, decoded, "$");
       checkViewer(m, id, codec.view(bytes), decoded, "$");
+      // In-place setters (format.md §12), each on a fresh copy.
+      checkSetters(m, codec, id, bytes, decoded);
       // Reuse: the same writer again, a shared-memory copy, a view at an
       // 8-aligned offset inside a larger buffer.
       assert.equal(same(Array.from(codec.encode(decoded, w)), Array.from(bytes)), null, "re-encoding");
@@ -126,6 +131,9 @@ for (const topic of topics) {
         const got = r.codec.decode(bytes);
         assert.equal(same(got, structFromJson(o.layout, r.id, stated)), null, `read by ${other}`);
         checkViewer(o, r.id, r.codec.view(bytes), got as Record<string, unknown>, "$");
+        // Another version's setters over this message: fields it does not
+        // hold are refused.
+        checkSetters(o, r.codec, r.id, bytes, got as Record<string, unknown>);
       }
     });
   }
@@ -138,4 +146,6 @@ test("every case was found", () => {
   // (struct_arrays and evolution have SoA arrays inside SoA elements),
   // unions, maps, AoS arrays of structs, arrays of arrays and of unions.
   for (const [kind, n] of Object.entries(viewed)) assert.ok(n > 0, `no ${kind} view was compared`);
+  // Every kind of in-place edit happened, and some were refused.
+  for (const [kind, n] of Object.entries(edited)) assert.ok(n > 0, `no ${kind} edit`);
 });

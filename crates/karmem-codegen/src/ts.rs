@@ -26,12 +26,15 @@ use karmem_layout::{ArrayData, FixedElem, Layout, Slot};
 use karmem_schema::model::*;
 
 mod decode;
+mod edit;
 mod encode;
 mod validate;
+mod views;
 
 // Zig's string escapes (`\"`, `\\`, `\n`, `\u{1f}`) are JavaScript's.
 use crate::emit::Lines;
 use crate::names::{self, quote, Namer};
+use crate::python::elem_field_type;
 use crate::{Backend, Error, GeneratedFile};
 
 /// The TypeScript generator.
@@ -343,13 +346,7 @@ impl Gen<'_> {
 
     /// An array element's type: that of a field of the same type.
     fn elem_ts(&self, e: ElemType) -> String {
-        self.type_ts(&match e {
-            ElemType::Scalar(p) => FieldType::Scalar(p),
-            ElemType::Enum(id) => FieldType::Enum(id),
-            ElemType::Struct(id) => FieldType::Struct(id),
-            ElemType::Union(id) => FieldType::Union(id),
-            ElemType::Array(id) => FieldType::Array(self.s.arrays[id]),
-        })
+        self.type_ts(&elem_field_type(self.s, e))
     }
 
     fn type_ts(&self, ty: &FieldType) -> String {
@@ -387,10 +384,23 @@ impl Gen<'_> {
         }
     }
 
+    /// What a getter of field `f` returns: its view, or null for an
+    /// optional value that is not there.
+    fn field_view_ts(&self, f: &Field) -> String {
+        let t = self.view_ts(&f.ty);
+        if f.optional {
+            format!("{t} | null")
+        } else {
+            t
+        }
+    }
+
     fn array_view_ts(&self, a: &ArrayType) -> String {
-        // Fixed arrays and `#bovos` union arrays are decoded (views.ts).
-        if matches!(a.kind, ArrayKind::Fixed(_)) || a.layout == ArrayLayout::BoVoS {
-            return self.type_ts(&FieldType::Array(*a));
+        if let ArrayKind::Fixed(_) = a.kind {
+            return format!(
+                "karmem.FixedView<{}>",
+                self.view_ts(&elem_field_type(self.s, a.elem))
+            );
         }
         if a.text.is_some() {
             return "string".into();
@@ -410,10 +420,14 @@ impl Gen<'_> {
             ElemType::Scalar(p) => typed_array(p).into(),
             ElemType::Enum(e) => typed_array(self.s.enums[e].repr).into(),
             ElemType::Struct(id) if a.layout == ArrayLayout::Soa => {
-                format!("karmem.SoaView<{}>", self.n.struct_name(id))
+                format!("karmem.SoaView<{}SoaItem>", self.n.struct_name(id))
             }
             ElemType::Struct(id) => {
                 format!("karmem.StructArrayView<{}Viewer>", self.n.struct_name(id))
+            }
+            // Every variant of a `#bovos` array is an SoA array (§7.1).
+            ElemType::Union(id) if a.layout == ArrayLayout::BoVoS => {
+                format!("karmem.UnionArrayView<{}SoaItem>", self.n.union_name(id))
             }
             ElemType::Union(id) => {
                 format!("karmem.UnionArrayView<{}Viewer>", self.n.union_name(id))
@@ -523,6 +537,18 @@ impl Gen<'_> {
             "export type {name}Viewer = {} | null;",
             variants("Viewer")
         ));
+        // `#bovos` arrays hold every variant as an SoA array: their
+        // elements are item views.
+        if u.variants.iter().all(|v| self.l.soa[v.ty].is_some()) {
+            c.line(&format!(
+                "/** An element of a `#bovos` array of `{}` read in place: the variant's type and its SoA item view. */",
+                u.name
+            ));
+            c.line(&format!(
+                "export type {name}SoaItem = {} | null;",
+                variants("SoaItem")
+            ));
+        }
     }
 
     fn struct_item(&self, c: &mut Lines, id: StructId) {
@@ -661,25 +687,16 @@ impl Gen<'_> {
                 format!("this.$t.offset + {off}")
             };
             let has = format!("karmem.has(this.$t, {off}, {size})");
-            let generic = || {
-                (
-                    self.field_ts(f),
-                    format!(
-                        "return karmem.readField(this.$r, layout, this.$t, {off}, {size}, layout.structs[{id}]!.fields[{i}]!.slot) as {};",
-                        self.field_ts(f)
-                    ),
-                )
-            };
             // Read in place by the library's views (unions, maps, AoS arrays
-            // of structs, arrays of arrays and of unions).
+            // of structs, arrays of arrays and of unions, fixed arrays,
+            // optional values).
             let view = || {
-                let t = self.view_ts(&f.ty);
+                let t = self.field_view_ts(f);
                 let body = format!(
                     "return karmem.viewSlot(this.$r, viewers, layout.structs[{id}]!.fields[{i}]!.slot, {at}, {has}) as {t};"
                 );
                 (t, body)
             };
-            let bovos = matches!(&f.ty, FieldType::Array(a) if a.layout == ArrayLayout::BoVoS);
             let (ty, body) = match &fl.slot {
                 Slot::Union { .. } if !f.optional => view(),
                 Slot::Scalar(p) | Slot::Enum { repr: p, .. } => (
@@ -721,7 +738,7 @@ impl Gen<'_> {
                             prim_str(*p)
                         ),
                     ),
-                    _ => generic(),
+                    _ => view(),
                 },
                 Slot::ArrayRef { array, data } if !array.is_map() => {
                     let limit = array.limit().map_or("null".into(), |n| n.to_string());
@@ -756,26 +773,27 @@ impl Gen<'_> {
                             )
                         }
                         (None, ArrayData::Soa { elem }) => {
-                            let t = self.n.struct_name(*elem);
+                            let t = format!("{}SoaItem", self.n.struct_name(*elem));
                             (
                                 format!("karmem.SoaView<{t}>"),
                                 format!(
-                                    "return karmem.columnView<{t}>(this.$r, layout, this.$t, {off}, {elem}, {limit});"
+                                    "return karmem.columnView<{t}>(this.$r, viewers, this.$t, {off}, {elem}, {limit});"
                                 ),
                             )
                         }
-                        _ if bovos => generic(),
                         _ => view(),
                     }
                 }
-                Slot::ArrayRef { .. } => view(),
-                _ => generic(),
+                _ => view(),
             };
             Self::doc(c, &f.doc);
             c.open(&format!("get {}(): {ty} {{", prop_name(&f.name)));
             // One statement a line (two for an optional table).
             c.block(&body);
             c.close("}");
+            if self.l.is_table(id) {
+                self.setters(c, f, &fl.slot, off);
+            }
         }
         c.close("}");
     }
@@ -795,6 +813,7 @@ impl Gen<'_> {
                 Item::Memory(_) | Item::Interface(_) => {}
             }
         }
+        self.soa_items(&mut c);
         self.viewers(&mut c);
         let has = self.has_class();
         self.encoders(&mut c, &has);
@@ -821,7 +840,7 @@ impl Gen<'_> {
     fn viewers(&self, c: &mut Lines) {
         let has = self.has_class();
         c.line("");
-        c.line("/** Viewer constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */");
+        c.line("/** Viewer and SoA item view constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */");
         c.open("export const viewers: karmem.Viewers = {");
         c.line("s: layout,");
         c.open("v: [");
@@ -833,6 +852,18 @@ impl Gen<'_> {
                 ));
             } else {
                 c.line("() => null,");
+            }
+        }
+        c.close("],");
+        c.open("soa: [");
+        for id in 0..self.s.structs.len() {
+            if self.soa_order(id).is_some() {
+                let name = self.n.struct_name(id);
+                c.line(&format!(
+                    "(s, i) => new {name}SoaItem(s, i, $columns{name}, 0),"
+                ));
+            } else {
+                c.line("null,");
             }
         }
         c.close("],");
@@ -952,12 +983,13 @@ mod tests {
             "get one(): UViewer {",
             "get many(): karmem.UnionArrayView<UViewer> {",
             "get aos(): karmem.StructArrayView<AViewer> {",
-            "get soa(): karmem.SoaView<B> {",
+            "get soa(): karmem.SoaView<BSoaItem> {",
+            "get grouped(): karmem.UnionArrayView<USoaItem> {",
+            "get fixed(): karmem.FixedView<BViewer> {",
+            "export class BSoaItem {",
+            "(s, i) => new BSoaItem(s, i, $columnsB, 0),",
             "get nested(): karmem.ArraysView<Float32Array> {",
             "get names(): karmem.MapView<string, AViewer> {",
-            // Decoded: SoA union arrays grouped by variant, fixed arrays.
-            "get grouped(): U[] {\n    return karmem.readField(",
-            "get fixed(): B[] {\n    return karmem.readField(",
             "export const viewers: karmem.Viewers = {",
             "    (r, t) => new RViewer(r, t),",
         ] {

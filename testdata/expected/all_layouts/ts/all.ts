@@ -312,6 +312,10 @@ export class LeafViewer {
   get value(): bigint {
     return karmem.has(this.$t, 8, 8) ? this.$r.u64(this.$t.offset + 8) : 0n;
   }
+  /** Stores `Value` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setValue(e: karmem.Editor, x: bigint): void {
+    e.set(this.$t, 8, "u64", x);
+  }
   get label(): string {
     return this.$r.text(this.$r.fieldArray(this.$t, 16, 1, null));
   }
@@ -357,6 +361,10 @@ export class CircleViewer {
   ) {}
   get radius(): number {
     return karmem.has(this.$t, 8, 8) ? this.$r.f64(this.$t.offset + 8) : 0;
+  }
+  /** Stores `Radius` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setRadius(e: karmem.Editor, x: number): void {
+    e.set(this.$t, 8, "f64", x);
   }
 }
 
@@ -435,6 +443,8 @@ export const Square = {
 export type Shape = karmem.UnionValue<"Circle", Circle> | karmem.UnionValue<"Square", Square> | null;
 /** `Shape` read in place: the variant's type and its viewer. */
 export type ShapeViewer = karmem.UnionValue<"Circle", CircleViewer> | karmem.UnionValue<"Square", SquareViewer> | null;
+/** An element of a `#bovos` array of `Shape` read in place: the variant's type and its SoA item view. */
+export type ShapeSoaItem = karmem.UnionValue<"Circle", CircleSoaItem> | karmem.UnionValue<"Square", SquareSoaItem> | null;
 
 /** The table `Element`. */
 export interface Element {
@@ -455,6 +465,10 @@ export class ElementViewer {
   get id(): number {
     return karmem.has(this.$t, 4, 4) ? this.$r.u32(this.$t.offset + 4) : 0;
   }
+  /** Stores `Id` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setId(e: karmem.Editor, x: number): void {
+    e.set(this.$t, 4, "u32", x);
+  }
   get where(): PairViewer {
     return new PairViewer(this.$r, this.$r.inline(this.$t.offset + 8, 16, karmem.has(this.$t, 8, 16)));
   }
@@ -466,6 +480,14 @@ export class ElementViewer {
   }
   get numbers(): Int32Array {
     return karmem.arrayView(this.$r, this.$t, 40, "i32", 4, null) as Int32Array;
+  }
+  /** `Numbers` as a writable typed array over the message, `length` elements (change the length with `setNumbersLen`). */
+  editNumbers(e: karmem.Editor): Int32Array {
+    return e.elements(this.$t, 40, "i32", 4, null) as Int32Array;
+  }
+  /** Changes the length of `Numbers` in place, within its capacity (`TooLarge` otherwise); elements between the old and the new length are zeroed. */
+  setNumbersLen(e: karmem.Editor, n: number): void {
+    e.setLen(this.$t, 40, 4, null, n);
   }
   get shape(): ShapeViewer {
     return karmem.viewSlot(this.$r, viewers, layout.structs[5]!.fields[5]!.slot, this.$t.offset + 52, karmem.has(this.$t, 52, 8)) as ShapeViewer;
@@ -526,14 +548,22 @@ export class RootViewer {
     readonly $r: karmem.Reader,
     readonly $t: karmem.Table,
   ) {}
-  get flags(): boolean[] {
-    return karmem.readField(this.$r, layout, this.$t, 4, 4, layout.structs[6]!.fields[0]!.slot) as boolean[];
+  get flags(): karmem.FixedView<boolean> {
+    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[0]!.slot, this.$t.offset + 4, karmem.has(this.$t, 4, 4)) as karmem.FixedView<boolean>;
   }
   get kind(): Kind {
     return karmem.has(this.$t, 8, 1) ? this.$r.u8(this.$t.offset + 8) : 0;
   }
+  /** Stores `Kind` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setKind(e: karmem.Editor, x: Kind): void {
+    e.set(this.$t, 8, "u8", x);
+  }
   get wide(): Wide {
     return karmem.has(this.$t, 16, 8) ? this.$r.i64(this.$t.offset + 16) : 0n;
+  }
+  /** Stores `Wide` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setWide(e: karmem.Editor, x: Wide): void {
+    e.set(this.$t, 16, "i64", x);
   }
   get text(): string {
     return this.$r.text(this.$r.fieldArray(this.$t, 24, 1, null));
@@ -541,20 +571,28 @@ export class RootViewer {
   get utf16(): string {
     return this.$r.text16(this.$r.fieldArray(this.$t, 36, 2, null));
   }
-  get fixed(): Vec3[] {
-    return karmem.readField(this.$r, layout, this.$t, 48, 36, layout.structs[6]!.fields[5]!.slot) as Vec3[];
+  get fixed(): karmem.FixedView<Vec3Viewer> {
+    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[5]!.slot, this.$t.offset + 48, karmem.has(this.$t, 48, 36)) as karmem.FixedView<Vec3Viewer>;
   }
   get limited(): BigUint64Array {
     return karmem.arrayView(this.$r, this.$t, 84, "u64", 8, 8) as BigUint64Array;
   }
-  get points(): karmem.SoaView<Vec3> {
-    return karmem.columnView<Vec3>(this.$r, layout, this.$t, 96, 0, null);
+  /** `Limited` as a writable typed array over the message, `length` elements (change the length with `setLimitedLen`). */
+  editLimited(e: karmem.Editor): BigUint64Array {
+    return e.elements(this.$t, 84, "u64", 8, 8) as BigUint64Array;
+  }
+  /** Changes the length of `Limited` in place, within its capacity (`TooLarge` otherwise); elements between the old and the new length are zeroed. */
+  setLimitedLen(e: karmem.Editor, n: number): void {
+    e.setLen(this.$t, 84, 8, 8, n);
+  }
+  get points(): karmem.SoaView<Vec3SoaItem> {
+    return karmem.columnView<Vec3SoaItem>(this.$r, viewers, this.$t, 96, 0, null);
   }
   get pointsAos(): karmem.StructArrayView<Vec3Viewer> {
     return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[8]!.slot, this.$t.offset + 108, karmem.has(this.$t, 108, 12)) as karmem.StructArrayView<Vec3Viewer>;
   }
-  get elements(): karmem.SoaView<Element> {
-    return karmem.columnView<Element>(this.$r, layout, this.$t, 120, 5, null);
+  get elements(): karmem.SoaView<ElementSoaItem> {
+    return karmem.columnView<ElementSoaItem>(this.$r, viewers, this.$t, 120, 5, null);
   }
   get elementsAos(): karmem.StructArrayView<ElementViewer> {
     return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[10]!.slot, this.$t.offset + 132, karmem.has(this.$t, 132, 12)) as karmem.StructArrayView<ElementViewer>;
@@ -571,8 +609,8 @@ export class RootViewer {
   get shapesBovoa(): karmem.UnionArrayView<ShapeViewer> {
     return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[14]!.slot, this.$t.offset + 176, karmem.has(this.$t, 176, 12)) as karmem.UnionArrayView<ShapeViewer>;
   }
-  get shapesBovos(): Shape[] {
-    return karmem.readField(this.$r, layout, this.$t, 188, 12, layout.structs[6]!.fields[15]!.slot) as Shape[];
+  get shapesBovos(): karmem.UnionArrayView<ShapeSoaItem> {
+    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[15]!.slot, this.$t.offset + 188, karmem.has(this.$t, 188, 12)) as karmem.UnionArrayView<ShapeSoaItem>;
   }
   get next(): LeafViewer {
     return new LeafViewer(this.$r, this.$r.fieldTable(this.$t, 200));
@@ -606,7 +644,142 @@ export const Root = {
   },
 };
 
-/** Viewer constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
+/** `Vec3` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class Vec3SoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get x(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get y(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get z(): number {
+    const at = this.$s.at(this.$c[this.$o + 2]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+}
+
+/** `Pair` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class PairSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get pos(): Vec3SoaItem {
+    return new Vec3SoaItem(this.$s, this.$i, this.$c, this.$o);
+  }
+  get tag(): number {
+    const at = this.$s.at(this.$c[this.$o + 3]!, this.$i);
+    return at !== 0 ? this.$s.r.u16(at) : 0;
+  }
+  get flag(): boolean {
+    const at = this.$s.at(this.$c[this.$o + 4]!, this.$i);
+    return at !== 0 ? this.$s.r.bool(at) : false;
+  }
+}
+
+/** `Leaf` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class LeafSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get value(): bigint {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u64(at) : 0n;
+  }
+  get label(): string {
+    return this.$s.leaf(this.$c[this.$o + 1]!, this.$i) as string;
+  }
+}
+
+/** `Circle` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class CircleSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get radius(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.f64(at) : 0;
+  }
+}
+
+/** `Square` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class SquareSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get side(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+}
+
+/** `Element` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class ElementSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get id(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get where(): PairSoaItem {
+    return new PairSoaItem(this.$s, this.$i, this.$c, this.$o + 1);
+  }
+  get child(): LeafSoaItem {
+    return new LeafSoaItem(this.$s, this.$i, this.$c, this.$o + 6);
+  }
+  get name(): string {
+    return this.$s.leaf(this.$c[this.$o + 8]!, this.$i) as string;
+  }
+  get numbers(): Int32Array {
+    return this.$s.leaf(this.$c[this.$o + 9]!, this.$i) as Int32Array;
+  }
+  get shape(): ShapeViewer {
+    return this.$s.leaf(this.$c[this.$o + 10]!, this.$i) as ShapeViewer;
+  }
+}
+
+/** `Vec3`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsVec3: readonly number[] = [0, 1, 2];
+
+/** `Circle`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsCircle: readonly number[] = [0];
+
+/** `Square`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsSquare: readonly number[] = [0];
+
+/** `Element`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsElement: readonly number[] = [2, 3, 4, 5, 9, 10, 0, 6, 7, 8, 1];
+
+/** Viewer and SoA item view constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
 export const viewers: karmem.Viewers = {
   s: layout,
   v: [
@@ -617,6 +790,15 @@ export const viewers: karmem.Viewers = {
     (r, t) => new SquareViewer(r, t),
     (r, t) => new ElementViewer(r, t),
     (r, t) => new RootViewer(r, t),
+  ],
+  soa: [
+    (s, i) => new Vec3SoaItem(s, i, $columnsVec3, 0),
+    null,
+    null,
+    (s, i) => new CircleSoaItem(s, i, $columnsCircle, 0),
+    (s, i) => new SquareSoaItem(s, i, $columnsSquare, 0),
+    (s, i) => new ElementSoaItem(s, i, $columnsElement, 0),
+    null,
   ],
 };
 

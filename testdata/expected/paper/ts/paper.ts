@@ -114,8 +114,16 @@ export class AnotherStructViewer {
   get a(): number {
     return karmem.has(this.$t, 4, 4) ? this.$r.u32(this.$t.offset + 4) : 0;
   }
+  /** Stores `a` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setA(e: karmem.Editor, x: number): void {
+    e.set(this.$t, 4, "u32", x);
+  }
   get b(): bigint {
     return karmem.has(this.$t, 8, 8) ? this.$r.u64(this.$t.offset + 8) : 0n;
+  }
+  /** Stores `b` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setB(e: karmem.Editor, x: bigint): void {
+    e.set(this.$t, 8, "u64", x);
   }
 }
 
@@ -158,8 +166,8 @@ export class StructNameViewer {
     readonly $r: karmem.Reader,
     readonly $t: karmem.Table,
   ) {}
-  get fieldAsSoa(): karmem.SoaView<AnotherStruct> {
-    return karmem.columnView<AnotherStruct>(this.$r, layout, this.$t, 4, 0, null);
+  get fieldAsSoa(): karmem.SoaView<AnotherStructSoaItem> {
+    return karmem.columnView<AnotherStructSoaItem>(this.$r, viewers, this.$t, 4, 0, null);
   }
   get fieldAsAos(): karmem.StructArrayView<AnotherStructViewer> {
     return karmem.viewSlot(this.$r, viewers, layout.structs[1]!.fields[1]!.slot, this.$t.offset + 16, karmem.has(this.$t, 16, 12)) as karmem.StructArrayView<AnotherStructViewer>;
@@ -300,6 +308,8 @@ export const Point3d = {
 export type AnyPoint = karmem.UnionValue<"Point2d", Point2d> | karmem.UnionValue<"Point3d", Point3d> | null;
 /** `any_point` read in place: the variant's type and its viewer. */
 export type AnyPointViewer = karmem.UnionValue<"Point2d", Point2dViewer> | karmem.UnionValue<"Point3d", Point3dViewer> | null;
+/** An element of a `#bovos` array of `any_point` read in place: the variant's type and its SoA item view. */
+export type AnyPointSoaItem = karmem.UnionValue<"Point2d", Point2dSoaItem> | karmem.UnionValue<"Point3d", Point3dSoaItem> | null;
 
 /** The table `particle`. */
 export interface Particle {
@@ -313,8 +323,8 @@ export class ParticleViewer {
     readonly $r: karmem.Reader,
     readonly $t: karmem.Table,
   ) {}
-  get pos(): AnyPoint[] {
-    return karmem.readField(this.$r, layout, this.$t, 4, 12, layout.structs[4]!.fields[0]!.slot) as AnyPoint[];
+  get pos(): karmem.UnionArrayView<AnyPointSoaItem> {
+    return karmem.viewSlot(this.$r, viewers, layout.structs[4]!.fields[0]!.slot, this.$t.offset + 4, karmem.has(this.$t, 4, 12)) as karmem.UnionArrayView<AnyPointSoaItem>;
   }
   get name(): string {
     return this.$r.text16(this.$r.fieldArray(this.$t, 16, 2, null));
@@ -348,7 +358,77 @@ export const Particle = {
   },
 };
 
-/** Viewer constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
+/** `AnotherStruct` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class AnotherStructSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get a(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get b(): bigint {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.u64(at) : 0n;
+  }
+}
+
+/** `Point2d` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class Point2dSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get x(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get y(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+}
+
+/** `Point3d` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class Point3dSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get x(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get y(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get z(): number {
+    const at = this.$s.at(this.$c[this.$o + 2]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+}
+
+/** `another_struct`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsAnotherStruct: readonly number[] = [1, 0];
+
+/** `point2d`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsPoint2d: readonly number[] = [0, 1];
+
+/** `point3d`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsPoint3d: readonly number[] = [0, 1, 2];
+
+/** Viewer and SoA item view constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
 export const viewers: karmem.Viewers = {
   s: layout,
   v: [
@@ -357,6 +437,13 @@ export const viewers: karmem.Viewers = {
     (r, t) => new Point2dViewer(r, t),
     (r, t) => new Point3dViewer(r, t),
     (r, t) => new ParticleViewer(r, t),
+  ],
+  soa: [
+    (s, i) => new AnotherStructSoaItem(s, i, $columnsAnotherStruct, 0),
+    null,
+    (s, i) => new Point2dSoaItem(s, i, $columnsPoint2d, 0),
+    (s, i) => new Point3dSoaItem(s, i, $columnsPoint3d, 0),
+    null,
   ],
 };
 

@@ -304,6 +304,8 @@ export const Point = {
 export type Shape = karmem.UnionValue<"Len", Len> | karmem.UnionValue<"Point", Point> | null;
 /** `Shape` read in place: the variant's type and its viewer. */
 export type ShapeViewer = karmem.UnionValue<"Len", LenViewer> | karmem.UnionValue<"Point", PointViewer> | null;
+/** An element of a `#bovos` array of `Shape` read in place: the variant's type and its SoA item view. */
+export type ShapeSoaItem = karmem.UnionValue<"Len", LenSoaItem> | karmem.UnionValue<"Point", PointSoaItem> | null;
 
 /** The table `Holder`. */
 export interface Holder {
@@ -328,20 +330,28 @@ export class HolderViewer {
   get table(): PointViewer {
     return new PointViewer(this.$r, this.$r.inline(this.$t.offset + 16, 28, karmem.has(this.$t, 16, 28)));
   }
-  get reader(): karmem.SoaView<Point> {
-    return karmem.columnView<Point>(this.$r, layout, this.$t, 44, 2, 4);
+  get reader(): karmem.SoaView<PointSoaItem> {
+    return karmem.columnView<PointSoaItem>(this.$r, viewers, this.$t, 44, 2, 4);
   }
   get root(): number {
     return karmem.has(this.$t, 56, 4) ? this.$r.i32(this.$t.offset + 56) : 0;
   }
+  /** Stores `Root` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setRoot(e: karmem.Editor, x: number): void {
+    e.set(this.$t, 56, "i32", x);
+  }
   get r(): number {
     return karmem.has(this.$t, 60, 4) ? this.$r.i32(this.$t.offset + 60) : 0;
   }
-  get cells(): karmem.SoaView<Cell> {
-    return karmem.columnView<Cell>(this.$r, layout, this.$t, 64, 1, null);
+  /** Stores `R` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setR(e: karmem.Editor, x: number): void {
+    e.set(this.$t, 60, "i32", x);
   }
-  get shapes(): Shape[] {
-    return karmem.readField(this.$r, layout, this.$t, 76, 12, layout.structs[3]!.fields[6]!.slot) as Shape[];
+  get cells(): karmem.SoaView<CellSoaItem> {
+    return karmem.columnView<CellSoaItem>(this.$r, viewers, this.$t, 64, 1, null);
+  }
+  get shapes(): karmem.UnionArrayView<ShapeSoaItem> {
+    return karmem.viewSlot(this.$r, viewers, layout.structs[3]!.fields[6]!.slot, this.$t.offset + 76, karmem.has(this.$t, 76, 12)) as karmem.UnionArrayView<ShapeSoaItem>;
   }
 }
 
@@ -372,7 +382,114 @@ export const Holder = {
   },
 };
 
-/** Viewer constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
+/** `Len` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class LenSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get get(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.i32(at) : 0;
+  }
+}
+
+/** `Cell` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class CellSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get len(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.i32(at) : 0;
+  }
+  get get(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.i32(at) : 0;
+  }
+  get iter(): number {
+    const at = this.$s.at(this.$c[this.$o + 2]!, this.$i);
+    return at !== 0 ? this.$s.r.i32(at) : 0;
+  }
+  get new(): number {
+    const at = this.$s.at(this.$c[this.$o + 3]!, this.$i);
+    return at !== 0 ? this.$s.r.i32(at) : 0;
+  }
+  get isEmpty(): number {
+    const at = this.$s.at(this.$c[this.$o + 4]!, this.$i);
+    return at !== 0 ? this.$s.r.i32(at) : 0;
+  }
+  get r(): number {
+    const at = this.$s.at(this.$c[this.$o + 5]!, this.$i);
+    return at !== 0 ? this.$s.r.i32(at) : 0;
+  }
+  get at(): number {
+    const at = this.$s.at(this.$c[this.$o + 6]!, this.$i);
+    return at !== 0 ? this.$s.r.i32(at) : 0;
+  }
+  get all(): number {
+    const at = this.$s.at(this.$c[this.$o + 7]!, this.$i);
+    return at !== 0 ? this.$s.r.i32(at) : 0;
+  }
+  get position(): number {
+    const at = this.$s.at(this.$c[this.$o + 8]!, this.$i);
+    return at !== 0 ? this.$s.r.i32(at) : 0;
+  }
+  get name(): string {
+    return this.$s.leaf(this.$c[this.$o + 9]!, this.$i) as string;
+  }
+  get reader(): string {
+    return this.$s.leaf(this.$c[this.$o + 10]!, this.$i) as string;
+  }
+}
+
+/** `Point` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class PointSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get position(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get reader(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get root(): number {
+    const at = this.$s.at(this.$c[this.$o + 2]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get table(): number {
+    const at = this.$s.at(this.$c[this.$o + 3]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get name(): string {
+    return this.$s.leaf(this.$c[this.$o + 4]!, this.$i) as string;
+  }
+}
+
+/** `Len`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsLen: readonly number[] = [0];
+
+/** `Cell`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsCell: readonly number[] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+
+/** `Point`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsPoint: readonly number[] = [0, 1, 2, 3, 4];
+
+/** Viewer and SoA item view constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
 export const viewers: karmem.Viewers = {
   s: layout,
   v: [
@@ -380,6 +497,12 @@ export const viewers: karmem.Viewers = {
     (r, t) => new CellViewer(r, t),
     (r, t) => new PointViewer(r, t),
     (r, t) => new HolderViewer(r, t),
+  ],
+  soa: [
+    (s, i) => new LenSoaItem(s, i, $columnsLen, 0),
+    (s, i) => new CellSoaItem(s, i, $columnsCell, 0),
+    (s, i) => new PointSoaItem(s, i, $columnsPoint, 0),
+    null,
   ],
 };
 

@@ -95,11 +95,19 @@ export class ProfileDataViewer {
   get network(): SocialNetwork {
     return karmem.has(this.$t, 4, 1) ? this.$r.u8(this.$t.offset + 4) : 0;
   }
+  /** Stores `Network` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setNetwork(e: karmem.Editor, x: SocialNetwork): void {
+    e.set(this.$t, 4, "u8", x);
+  }
   get username(): string {
     return this.$r.text(this.$r.fieldArray(this.$t, 8, 1, null));
   }
   get id(): bigint {
     return karmem.has(this.$t, 24, 8) ? this.$r.u64(this.$t.offset + 24) : 0n;
+  }
+  /** Stores `ID` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setId(e: karmem.Editor, x: bigint): void {
+    e.set(this.$t, 24, "u64", x);
   }
 }
 
@@ -192,6 +200,10 @@ export class AccountDataViewer {
   get id(): bigint {
     return karmem.has(this.$t, 8, 8) ? this.$r.u64(this.$t.offset + 8) : 0n;
   }
+  /** Stores `ID` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setId(e: karmem.Editor, x: bigint): void {
+    e.set(this.$t, 8, "u64", x);
+  }
   get email(): string {
     return this.$r.text(this.$r.fieldArray(this.$t, 16, 1, null));
   }
@@ -227,13 +239,18 @@ export const AccountData = {
   },
 };
 
-/** Viewer constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
+/** Viewer and SoA item view constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
 export const viewers: karmem.Viewers = {
   s: layout,
   v: [
     (r, t) => new ProfileDataViewer(r, t),
     (r, t) => new ProfileViewer(r, t),
     (r, t) => new AccountDataViewer(r, t),
+  ],
+  soa: [
+    null,
+    null,
+    null,
   ],
 };
 

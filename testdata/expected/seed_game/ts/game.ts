@@ -193,8 +193,16 @@ export class MonsterDataViewer {
   get mana(): number {
     return karmem.has(this.$t, 16, 2) ? this.$r.i16(this.$t.offset + 16) : 0;
   }
+  /** Stores `Mana` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setMana(e: karmem.Editor, x: number): void {
+    e.set(this.$t, 16, "i16", x);
+  }
   get health(): number {
     return karmem.has(this.$t, 18, 2) ? this.$r.i16(this.$t.offset + 18) : 0;
+  }
+  /** Stores `Health` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setHealth(e: karmem.Editor, x: number): void {
+    e.set(this.$t, 18, "i16", x);
   }
   get name(): string {
     return this.$r.text(this.$r.fieldArray(this.$t, 20, 1, null));
@@ -202,17 +210,37 @@ export class MonsterDataViewer {
   get team(): Team {
     return karmem.has(this.$t, 32, 1) ? this.$r.u8(this.$t.offset + 32) : 0;
   }
+  /** Stores `Team` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setTeam(e: karmem.Editor, x: Team): void {
+    e.set(this.$t, 32, "u8", x);
+  }
   get inventory(): Uint8Array {
     return karmem.arrayView(this.$r, this.$t, 36, "u8", 1, 128) as Uint8Array;
   }
-  get hitbox(): number[] {
-    return karmem.readField(this.$r, layout, this.$t, 48, 32, layout.structs[1]!.fields[6]!.slot) as number[];
+  /** `Inventory` as a writable typed array over the message, `length` elements (change the length with `setInventoryLen`). */
+  editInventory(e: karmem.Editor): Uint8Array {
+    return e.elements(this.$t, 36, "u8", 1, 128) as Uint8Array;
+  }
+  /** Changes the length of `Inventory` in place, within its capacity (`TooLarge` otherwise); elements between the old and the new length are zeroed. */
+  setInventoryLen(e: karmem.Editor, n: number): void {
+    e.setLen(this.$t, 36, 1, 128, n);
+  }
+  get hitbox(): karmem.FixedView<number> {
+    return karmem.viewSlot(this.$r, viewers, layout.structs[1]!.fields[6]!.slot, this.$t.offset + 48, karmem.has(this.$t, 48, 32)) as karmem.FixedView<number>;
   }
   get status(): Int32Array {
     return karmem.arrayView(this.$r, this.$t, 80, "i32", 4, null) as Int32Array;
   }
-  get path(): karmem.SoaView<Vec3> {
-    return karmem.columnView<Vec3>(this.$r, layout, this.$t, 92, 0, 128);
+  /** `Status` as a writable typed array over the message, `length` elements (change the length with `setStatusLen`). */
+  editStatus(e: karmem.Editor): Int32Array {
+    return e.elements(this.$t, 80, "i32", 4, null) as Int32Array;
+  }
+  /** Changes the length of `Status` in place, within its capacity (`TooLarge` otherwise); elements between the old and the new length are zeroed. */
+  setStatusLen(e: karmem.Editor, n: number): void {
+    e.setLen(this.$t, 80, 4, null, n);
+  }
+  get path(): karmem.SoaView<Vec3SoaItem> {
+    return karmem.columnView<Vec3SoaItem>(this.$r, viewers, this.$t, 92, 0, 128);
   }
 }
 
@@ -300,8 +328,8 @@ export class StateViewer {
     readonly $r: karmem.Reader,
     readonly $t: karmem.Table,
   ) {}
-  get monsters(): karmem.SoaView<Monster> {
-    return karmem.columnView<Monster>(this.$r, layout, this.$t, 4, 2, 2000);
+  get monsters(): karmem.SoaView<MonsterSoaItem> {
+    return karmem.columnView<MonsterSoaItem>(this.$r, viewers, this.$t, 4, 2, 2000);
   }
 }
 
@@ -332,7 +360,91 @@ export const State = {
   },
 };
 
-/** Viewer constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
+/** `Vec3` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class Vec3SoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get x(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get y(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get z(): number {
+    const at = this.$s.at(this.$c[this.$o + 2]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+}
+
+/** `MonsterData` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class MonsterDataSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get pos(): Vec3SoaItem {
+    return new Vec3SoaItem(this.$s, this.$i, this.$c, this.$o);
+  }
+  get mana(): number {
+    const at = this.$s.at(this.$c[this.$o + 3]!, this.$i);
+    return at !== 0 ? this.$s.r.i16(at) : 0;
+  }
+  get health(): number {
+    const at = this.$s.at(this.$c[this.$o + 4]!, this.$i);
+    return at !== 0 ? this.$s.r.i16(at) : 0;
+  }
+  get name(): string {
+    return this.$s.leaf(this.$c[this.$o + 5]!, this.$i) as string;
+  }
+  get team(): Team {
+    const at = this.$s.at(this.$c[this.$o + 6]!, this.$i);
+    return at !== 0 ? this.$s.r.u8(at) : 0;
+  }
+  get inventory(): Uint8Array {
+    return this.$s.leaf(this.$c[this.$o + 7]!, this.$i) as Uint8Array;
+  }
+  get hitbox(): karmem.FixedView<number> {
+    return this.$s.leaf(this.$c[this.$o + 8]!, this.$i) as karmem.FixedView<number>;
+  }
+  get status(): Int32Array {
+    return this.$s.leaf(this.$c[this.$o + 9]!, this.$i) as Int32Array;
+  }
+  get path(): karmem.SoaView<Vec3SoaItem> {
+    return this.$s.leaf(this.$c[this.$o + 10]!, this.$i) as karmem.SoaView<Vec3SoaItem>;
+  }
+}
+
+/** `Monster` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class MonsterSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get data(): MonsterDataSoaItem {
+    return new MonsterDataSoaItem(this.$s, this.$i, this.$c, this.$o);
+  }
+}
+
+/** `Vec3`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsVec3: readonly number[] = [0, 1, 2];
+
+/** `Monster`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsMonster: readonly number[] = [1, 2, 3, 8, 9, 4, 10, 5, 0, 6, 7];
+
+/** Viewer and SoA item view constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
 export const viewers: karmem.Viewers = {
   s: layout,
   v: [
@@ -340,6 +452,12 @@ export const viewers: karmem.Viewers = {
     (r, t) => new MonsterDataViewer(r, t),
     (r, t) => new MonsterViewer(r, t),
     (r, t) => new StateViewer(r, t),
+  ],
+  soa: [
+    (s, i) => new Vec3SoaItem(s, i, $columnsVec3, 0),
+    null,
+    (s, i) => new MonsterSoaItem(s, i, $columnsMonster, 0),
+    null,
   ],
 };
 

@@ -116,6 +116,10 @@ export class CircleViewer {
   get radius(): number {
     return karmem.has(this.$t, 8, 8) ? this.$r.f64(this.$t.offset + 8) : 0;
   }
+  /** Stores `Radius` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setRadius(e: karmem.Editor, x: number): void {
+    e.set(this.$t, 8, "f64", x);
+  }
 }
 
 /** Whole messages with a `Circle` root: encode, decode, validate, view. */
@@ -193,6 +197,8 @@ export const Square = {
 export type Shape = karmem.UnionValue<"Circle", Circle> | karmem.UnionValue<"Square", Square> | null;
 /** `Shape` read in place: the variant's type and its viewer. */
 export type ShapeViewer = karmem.UnionValue<"Circle", CircleViewer> | karmem.UnionValue<"Square", SquareViewer> | null;
+/** An element of a `#bovos` array of `Shape` read in place: the variant's type and its SoA item view. */
+export type ShapeSoaItem = karmem.UnionValue<"Circle", CircleSoaItem> | karmem.UnionValue<"Square", SquareSoaItem> | null;
 
 /** The inline struct `Tag`. */
 export interface Tag {
@@ -261,14 +267,14 @@ export class ItemViewer {
   get flags(): Uint8Array {
     return karmem.arrayView(this.$r, this.$t, 12, "bool", 1, null) as Uint8Array;
   }
-  get tags(): karmem.SoaView<Tag> {
-    return karmem.columnView<Tag>(this.$r, layout, this.$t, 24, 2, null);
+  get tags(): karmem.SoaView<TagSoaItem> {
+    return karmem.columnView<TagSoaItem>(this.$r, viewers, this.$t, 24, 2, null);
   }
   get shapes(): karmem.UnionArrayView<ShapeViewer> {
     return karmem.viewSlot(this.$r, viewers, layout.structs[3]!.fields[3]!.slot, this.$t.offset + 36, karmem.has(this.$t, 36, 12)) as karmem.UnionArrayView<ShapeViewer>;
   }
-  get bunch(): Shape[] {
-    return karmem.readField(this.$r, layout, this.$t, 48, 12, layout.structs[3]!.fields[4]!.slot) as Shape[];
+  get bunch(): karmem.UnionArrayView<ShapeSoaItem> {
+    return karmem.viewSlot(this.$r, viewers, layout.structs[3]!.fields[4]!.slot, this.$t.offset + 48, karmem.has(this.$t, 48, 12)) as karmem.UnionArrayView<ShapeSoaItem>;
   }
   get ok(): boolean {
     return karmem.has(this.$t, 60, 1) ? this.$r.bool(this.$t.offset + 60) : false;
@@ -315,8 +321,8 @@ export class RootViewer {
     readonly $r: karmem.Reader,
     readonly $t: karmem.Table,
   ) {}
-  get items(): karmem.SoaView<Item> {
-    return karmem.columnView<Item>(this.$r, layout, this.$t, 4, 3, null);
+  get items(): karmem.SoaView<ItemSoaItem> {
+    return karmem.columnView<ItemSoaItem>(this.$r, viewers, this.$t, 4, 3, null);
   }
 }
 
@@ -347,7 +353,93 @@ export const Root = {
   },
 };
 
-/** Viewer constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
+/** `Circle` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class CircleSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get radius(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.f64(at) : 0;
+  }
+}
+
+/** `Square` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class SquareSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get side(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+}
+
+/** `Tag` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class TagSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get label(): string {
+    return this.$s.leaf(this.$c[this.$o]!, this.$i) as string;
+  }
+}
+
+/** `Item` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class ItemSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get wide(): string {
+    return this.$s.leaf(this.$c[this.$o]!, this.$i) as string;
+  }
+  get flags(): Uint8Array {
+    return this.$s.leaf(this.$c[this.$o + 1]!, this.$i) as Uint8Array;
+  }
+  get tags(): karmem.SoaView<TagSoaItem> {
+    return this.$s.leaf(this.$c[this.$o + 2]!, this.$i) as karmem.SoaView<TagSoaItem>;
+  }
+  get shapes(): karmem.UnionArrayView<ShapeViewer> {
+    return this.$s.leaf(this.$c[this.$o + 3]!, this.$i) as karmem.UnionArrayView<ShapeViewer>;
+  }
+  get bunch(): karmem.UnionArrayView<ShapeSoaItem> {
+    return this.$s.leaf(this.$c[this.$o + 4]!, this.$i) as karmem.UnionArrayView<ShapeSoaItem>;
+  }
+  get ok(): boolean {
+    const at = this.$s.at(this.$c[this.$o + 5]!, this.$i);
+    return at !== 0 ? this.$s.r.bool(at) : false;
+  }
+}
+
+/** `Circle`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsCircle: readonly number[] = [0];
+
+/** `Square`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsSquare: readonly number[] = [0];
+
+/** `Tag`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsTag: readonly number[] = [0];
+
+/** `Item`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsItem: readonly number[] = [0, 1, 2, 3, 4, 5];
+
+/** Viewer and SoA item view constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
 export const viewers: karmem.Viewers = {
   s: layout,
   v: [
@@ -356,6 +448,13 @@ export const viewers: karmem.Viewers = {
     (r, t) => new TagViewer(r, t),
     (r, t) => new ItemViewer(r, t),
     (r, t) => new RootViewer(r, t),
+  ],
+  soa: [
+    (s, i) => new CircleSoaItem(s, i, $columnsCircle, 0),
+    (s, i) => new SquareSoaItem(s, i, $columnsSquare, 0),
+    (s, i) => new TagSoaItem(s, i, $columnsTag, 0),
+    (s, i) => new ItemSoaItem(s, i, $columnsItem, 0),
+    null,
   ],
 };
 

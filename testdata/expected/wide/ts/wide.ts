@@ -930,11 +930,11 @@ export class RootViewer {
     readonly $r: karmem.Reader,
     readonly $t: karmem.Table,
   ) {}
-  get plains(): karmem.SoaView<Plain> {
-    return karmem.columnView<Plain>(this.$r, layout, this.$t, 4, 0, null);
+  get plains(): karmem.SoaView<PlainSoaItem> {
+    return karmem.columnView<PlainSoaItem>(this.$r, viewers, this.$t, 4, 0, null);
   }
-  get riches(): karmem.SoaView<Rich> {
-    return karmem.columnView<Rich>(this.$r, layout, this.$t, 16, 9, null);
+  get riches(): karmem.SoaView<RichSoaItem> {
+    return karmem.columnView<RichSoaItem>(this.$r, viewers, this.$t, 16, 9, null);
   }
 }
 
@@ -965,7 +965,350 @@ export const Root = {
   },
 };
 
-/** Viewer constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
+/** `Plain` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class PlainSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get f0(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get f1(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get f2(): number {
+    const at = this.$s.at(this.$c[this.$o + 2]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get f3(): number {
+    const at = this.$s.at(this.$c[this.$o + 3]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get f4(): number {
+    const at = this.$s.at(this.$c[this.$o + 4]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get f5(): number {
+    const at = this.$s.at(this.$c[this.$o + 5]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get f6(): number {
+    const at = this.$s.at(this.$c[this.$o + 6]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get f7(): number {
+    const at = this.$s.at(this.$c[this.$o + 7]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get f8(): number {
+    const at = this.$s.at(this.$c[this.$o + 8]!, this.$i);
+    return at !== 0 ? this.$s.r.u16(at) : 0;
+  }
+  get f9(): number {
+    const at = this.$s.at(this.$c[this.$o + 9]!, this.$i);
+    return at !== 0 ? this.$s.r.u16(at) : 0;
+  }
+  get f10(): number {
+    const at = this.$s.at(this.$c[this.$o + 10]!, this.$i);
+    return at !== 0 ? this.$s.r.u16(at) : 0;
+  }
+  get f11(): number {
+    const at = this.$s.at(this.$c[this.$o + 11]!, this.$i);
+    return at !== 0 ? this.$s.r.u16(at) : 0;
+  }
+  get f12(): number {
+    const at = this.$s.at(this.$c[this.$o + 12]!, this.$i);
+    return at !== 0 ? this.$s.r.u8(at) : 0;
+  }
+  get f13(): bigint {
+    const at = this.$s.at(this.$c[this.$o + 13]!, this.$i);
+    return at !== 0 ? this.$s.r.i64(at) : 0n;
+  }
+  get f14(): number {
+    const at = this.$s.at(this.$c[this.$o + 14]!, this.$i);
+    return at !== 0 ? this.$s.r.f64(at) : 0;
+  }
+  get f15(): number {
+    const at = this.$s.at(this.$c[this.$o + 15]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get flag(): boolean {
+    const at = this.$s.at(this.$c[this.$o + 16]!, this.$i);
+    return at !== 0 ? this.$s.r.bool(at) : false;
+  }
+  get tint(): Color {
+    const at = this.$s.at(this.$c[this.$o + 17]!, this.$i);
+    return at !== 0 ? this.$s.r.u8(at) : 0;
+  }
+  get last(): number {
+    const at = this.$s.at(this.$c[this.$o + 18]!, this.$i);
+    return at !== 0 ? this.$s.r.i8(at) : 0;
+  }
+}
+
+/** `L7` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class L7SoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get a7(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get b7(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+}
+
+/** `L6` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class L6SoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get a6(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get b6(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get next(): L7SoaItem {
+    return new L7SoaItem(this.$s, this.$i, this.$c, this.$o + 2);
+  }
+}
+
+/** `L5` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class L5SoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get a5(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get b5(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get next(): L6SoaItem {
+    return new L6SoaItem(this.$s, this.$i, this.$c, this.$o + 2);
+  }
+}
+
+/** `L4` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class L4SoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get a4(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get b4(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get next(): L5SoaItem {
+    return new L5SoaItem(this.$s, this.$i, this.$c, this.$o + 2);
+  }
+}
+
+/** `L3` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class L3SoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get a3(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get b3(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get next(): L4SoaItem {
+    return new L4SoaItem(this.$s, this.$i, this.$c, this.$o + 2);
+  }
+}
+
+/** `L2` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class L2SoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get a2(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get b2(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get next(): L3SoaItem {
+    return new L3SoaItem(this.$s, this.$i, this.$c, this.$o + 2);
+  }
+}
+
+/** `L1` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class L1SoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get a1(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get b1(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get next(): L2SoaItem {
+    return new L2SoaItem(this.$s, this.$i, this.$c, this.$o + 2);
+  }
+}
+
+/** `L0` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class L0SoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get a0(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get b0(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get next(): L1SoaItem {
+    return new L1SoaItem(this.$s, this.$i, this.$c, this.$o + 2);
+  }
+}
+
+/** `Rich` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class RichSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get g0(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g1(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g2(): number {
+    const at = this.$s.at(this.$c[this.$o + 2]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g3(): number {
+    const at = this.$s.at(this.$c[this.$o + 3]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g4(): number {
+    const at = this.$s.at(this.$c[this.$o + 4]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g5(): number {
+    const at = this.$s.at(this.$c[this.$o + 5]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g6(): number {
+    const at = this.$s.at(this.$c[this.$o + 6]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g7(): number {
+    const at = this.$s.at(this.$c[this.$o + 7]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g8(): number {
+    const at = this.$s.at(this.$c[this.$o + 8]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g9(): number {
+    const at = this.$s.at(this.$c[this.$o + 9]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g10(): number {
+    const at = this.$s.at(this.$c[this.$o + 10]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g11(): number {
+    const at = this.$s.at(this.$c[this.$o + 11]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g12(): number {
+    const at = this.$s.at(this.$c[this.$o + 12]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g13(): number {
+    const at = this.$s.at(this.$c[this.$o + 13]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g14(): number {
+    const at = this.$s.at(this.$c[this.$o + 14]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get name(): string {
+    return this.$s.leaf(this.$c[this.$o + 15]!, this.$i) as string;
+  }
+  get deep(): L0SoaItem {
+    return new L0SoaItem(this.$s, this.$i, this.$c, this.$o + 16);
+  }
+}
+
+/** `Plain`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsPlain: readonly number[] = [2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, 0, 1, 10, 16, 17, 18];
+
+/** `Rich`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsRich: readonly number[] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31];
+
+/** Viewer and SoA item view constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
 export const viewers: karmem.Viewers = {
   s: layout,
   v: [
@@ -980,6 +1323,19 @@ export const viewers: karmem.Viewers = {
     (r, t) => new L0Viewer(r, t),
     (r, t) => new RichViewer(r, t),
     (r, t) => new RootViewer(r, t),
+  ],
+  soa: [
+    (s, i) => new PlainSoaItem(s, i, $columnsPlain, 0),
+    null,
+    null,
+    null,
+    null,
+    null,
+    null,
+    null,
+    null,
+    (s, i) => new RichSoaItem(s, i, $columnsRich, 0),
+    null,
   ],
 };
 
