@@ -13,7 +13,7 @@ export * from "./reader.js";
 export { Writer, utf8Length, putScalar } from "./writer.js";
 export { Editor } from "./editor.js";
 export { encode, decode, compareKeys, Decoder, type UnionValue, type Value } from "./codec.js";
-export { Decoding, Checking, beginMessage, overLimit, noVariant } from "./straight.js";
+export { Decoding, Checking, beginMessage, overLimit, noVariant, emptied, zeroed } from "./straight.js";
 export { validate, TrustedReader } from "./validate.js";
 export {
   SoaView,

@@ -12,6 +12,7 @@ import * as karmem from "karmem";
 import { type J, parseJson, same, structFromJson } from "./json.js";
 import { type Module, checkViewer, touchViewer, viewed } from "./viewcheck.js";
 import { checkSetters, edited, touchSetters } from "./editcheck.js";
+import { checkDecodeInto, reused } from "./reusecheck.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, "..", "..", "..");
@@ -21,6 +22,7 @@ const generated = join(here, "..", "gen", "vectors");
 interface Codec {
   encode(value: unknown, w?: karmem.Writer): Uint8Array;
   decode(input: karmem.Input): unknown;
+  decodeInto(input: karmem.Input, x: unknown): unknown;
   validate(input: karmem.Input): Record<string, unknown>;
   view(input: karmem.Input): Record<string, unknown>;
 }
@@ -69,6 +71,9 @@ const topics = readdirSync(vectors, { withFileTypes: true })
   .map((t) => t.name)
   .sort();
 let cases = 0;
+/** The last valid message per topic, schema and root: `decodeInto` of the
+ * next one reuses its decoded value (other lengths, other contents). */
+const last = new Map<string, Uint8Array>();
 
 for (const topic of topics) {
   const files = readdirSync(join(vectors, topic))
@@ -98,6 +103,7 @@ for (const topic of topics) {
         } else {
           const want = structFromJson(m.layout, id, c.value);
           assert.equal(same(codec.decode(bytes), want), null);
+          checkDecodeInto((b, x) => codec.decodeInto(b, x), bytes, codec.decode(bytes) as object, want, "hostile");
         }
         // A checked viewer never throws, whatever the message holds.
         if (c.value !== undefined) checkViewer(m, id, codec.view(bytes), structFromJson(m.layout, id, c.value), "$");
@@ -115,6 +121,14 @@ for (const topic of topics) {
       const viewer = codec.validate(bytes);
       checkViewer(m, id, viewer, decoded, "$");
       checkViewer(m, id, codec.view(bytes), decoded, "$");
+      // Decoding into an existing value: this message's own, and the last
+      // message's of the same root.
+      const into = (b: Uint8Array, x: unknown) => codec.decodeInto(b, x);
+      checkDecodeInto(into, bytes, codec.decode(bytes) as object, value, "decodeInto (same message)");
+      const key = `${topic}/${c.schema ?? "schema.km"}/${c.root}`;
+      const prior = last.get(key);
+      if (prior !== undefined) checkDecodeInto(into, bytes, codec.decode(prior) as object, value, "decodeInto (another message)");
+      last.set(key, bytes);
       // In-place setters (format.md §12), each on a fresh copy.
       checkSetters(m, codec, id, bytes, decoded);
       // Reuse: the same writer again, a shared-memory copy, a view at an
@@ -148,4 +162,6 @@ test("every case was found", () => {
   for (const [kind, n] of Object.entries(viewed)) assert.ok(n > 0, `no ${kind} view was compared`);
   // Every kind of in-place edit happened, and some were refused.
   for (const [kind, n] of Object.entries(edited)) assert.ok(n > 0, `no ${kind} edit`);
+  // decodeInto reused arrays, maps and nested objects.
+  for (const [kind, n] of Object.entries(reused)) assert.ok(n > 0, `no ${kind} reused`);
 });

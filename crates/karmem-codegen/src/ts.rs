@@ -20,7 +20,7 @@
 //! The generator prints; it computes no layout of its own.
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use karmem_layout::{ArrayData, FixedElem, Layout, Slot};
 use karmem_schema::model::*;
@@ -55,6 +55,7 @@ impl Backend for TsBackend {
             unions_read: RefCell::default(),
             unions_written: RefCell::default(),
             checkers: RefCell::default(),
+            prev: RefCell::default(),
         };
         Ok(vec![GeneratedFile {
             path: format!("{}.ts", file_name(schema)),
@@ -135,6 +136,10 @@ struct Gen<'a> {
     unions_written: RefCell<BTreeSet<UnionId>>,
     /// The straight-line checkers the code printed so far calls.
     checkers: RefCell<BTreeSet<validate::Checker>>,
+    /// While a decoder is printed: the expression of the value a place
+    /// held before (`f0` → `o?.id`), which `decodeInto` reuses
+    /// (`decode.rs`).
+    prev: RefCell<HashMap<String, String>>,
 }
 
 impl Gen<'_> {
@@ -593,25 +598,31 @@ impl Gen<'_> {
                 "return b.finish();".to_string(),
             ]
         };
-        let decode_root = if self.l.is_table(id) {
-            vec![
-                "const d = new karmem.Decoding(input, limits);".to_string(),
-                format!("return $read{name}(d, d.r.root());"),
-            ]
-        } else {
+        // `decode` (`x`: None) and `decodeInto` (`x`: the object reused).
+        let decode_root = |x: Option<&str>| {
+            let into = x.map_or(String::new(), |x| format!(", {x}"));
+            let zero = x.map_or(format!("$zero{name}()"), |x| {
+                format!("karmem.zeroed({x}, $zero{name})")
+            });
+            if self.l.is_table(id) {
+                return vec![
+                    "const d = new karmem.Decoding(input, limits);".to_string(),
+                    format!("return $read{name}(d, d.r.root(){into});"),
+                ];
+            }
             // An inline root that does not fit reads as all zero (§1): its
             // zero value, charged for the tables it holds (§10).
             let mut v = vec![
                 "const d = new karmem.Decoding(input, limits);".to_string(),
                 format!(
-                    "if (d.r.inline(8, {}).used !== 0) return $readAt{name}(d, 8);",
+                    "if (d.r.inline(8, {}).used !== 0) return $readAt{name}(d, 8{into});",
                     st.size
                 ),
             ];
             if st.zero > 0 {
                 v.push(format!("d.charge({});", safe_units(st.zero)));
             }
-            v.push(format!("return $zero{name}();"));
+            v.push(format!("return {zero};"));
             v
         };
         c.line("");
@@ -629,7 +640,15 @@ impl Gen<'_> {
             c,
             "The whole value; throws a KarmemError on a bad header, the depth limit or the budget.",
             &format!("decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): {name}"),
-            &decode_root,
+            &decode_root(None),
+        );
+        method(
+            c,
+            "Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`.",
+            &format!(
+                "decodeInto(input: karmem.Input | karmem.Reader, x: {name}, limits?: karmem.Limits): {name}"
+            ),
+            &decode_root(Some("x")),
         );
         method(
             c,
@@ -961,7 +980,9 @@ mod tests {
             "return $readR(d, d.r.root());",
             "$checkR(v, 8);",
             "function $writeU(w: karmem.Writer, v: U | undefined, tagAt: number, offAt: number): void {",
-            "function $readSoaB(d: karmem.Decoding, a: karmem.ArrayRef): B[] {",
+            "function $readSoaB(d: karmem.Decoding, a: karmem.ArrayRef, prev?: B[]): B[] {",
+            "decodeInto(input: karmem.Input | karmem.Reader, x: R, limits?: karmem.Limits): R {",
+            "return $readR(d, d.r.root(), x);",
             "function $checkU(v: karmem.Checking, tagAt: number, offAt: number): void {",
             "if (tu >= 6) v.bool(to + 5);",
         ] {

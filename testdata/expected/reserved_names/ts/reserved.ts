@@ -140,6 +140,12 @@ export const Len = {
     if (d.r.inline(8, 4).used !== 0) return $readAtLen(d, 8);
     return $zeroLen();
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Len, limits?: karmem.Limits): Len {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 4).used !== 0) return $readAtLen(d, 8, x);
+    return karmem.zeroed(x, $zeroLen);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): LenViewer {
     const v = new karmem.Checking(input, limits);
@@ -224,6 +230,12 @@ export const Cell = {
     if (d.r.inline(8, 60).used !== 0) return $readAtCell(d, 8);
     return $zeroCell();
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Cell, limits?: karmem.Limits): Cell {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 60).used !== 0) return $readAtCell(d, 8, x);
+    return karmem.zeroed(x, $zeroCell);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): CellViewer {
     const v = new karmem.Checking(input, limits);
@@ -284,6 +296,12 @@ export const Point = {
     const d = new karmem.Decoding(input, limits);
     if (d.r.inline(8, 28).used !== 0) return $readAtPoint(d, 8);
     return $zeroPoint();
+  },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Point, limits?: karmem.Limits): Point {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 28).used !== 0) return $readAtPoint(d, 8, x);
+    return karmem.zeroed(x, $zeroPoint);
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): PointViewer {
@@ -367,6 +385,11 @@ export const Holder = {
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Holder {
     const d = new karmem.Decoding(input, limits);
     return $readHolder(d, d.r.root());
+  },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Holder, limits?: karmem.Limits): Holder {
+    const d = new karmem.Decoding(input, limits);
+    return $readHolder(d, d.r.root(), x);
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): HolderViewer {
@@ -743,25 +766,30 @@ function $zeroLen(): Len {
 }
 
 /** The inline `Len` at `at`. */
-function $readAtLen(d: karmem.Decoding, at: number): Len {
+function $readAtLen(d: karmem.Decoding, at: number, o?: Len): Len {
   const r = d.r;
   let f0: number;
   f0 = r.i32(at);
+  if (o !== undefined) {
+    o.get = f0;
+    return o;
+  }
   return { get: f0 };
 }
 
 const $colsLen = layout.structs[0]!.soa!;
 /** The SoA block `a` of `Len` elements. */
-function $readSoaLen(d: karmem.Decoding, a: karmem.ArrayRef): Len[] {
+function $readSoaLen(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Len[]): Len[] {
   const r = d.r;
   const cols = d.soa(a, $colsLen, 4);
   const n = a.len;
   const c0 = cols[0]!;
-  const out: Len[] = [];
+  const out: Len[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroLen();
+    const x = out[i] ?? $zeroLen();
     x.get = c0 !== 0 ? r.i32(c0 + i * 4) : 0;
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -784,7 +812,7 @@ function $zeroCell(): Cell {
 }
 
 /** The inline `Cell` at `at`. */
-function $readAtCell(d: karmem.Decoding, at: number): Cell {
+function $readAtCell(d: karmem.Decoding, at: number, o?: Cell): Cell {
   const r = d.r;
   let f0: number;
   let f1: number;
@@ -816,12 +844,26 @@ function $readAtCell(d: karmem.Decoding, at: number): Cell {
     d.charge(a48.len);
     f10 = r.text(a48);
   }
+  if (o !== undefined) {
+    o.len = f0;
+    o.get = f1;
+    o.iter = f2;
+    o.new = f3;
+    o.isEmpty = f4;
+    o.r = f5;
+    o.at = f6;
+    o.all = f7;
+    o.position = f8;
+    o.name = f9;
+    o.reader = f10;
+    return o;
+  }
   return { len: f0, get: f1, iter: f2, new: f3, isEmpty: f4, r: f5, at: f6, all: f7, position: f8, name: f9, reader: f10 };
 }
 
 const $colsCell = layout.structs[1]!.soa!;
 /** The SoA block `a` of `Cell` elements. */
-function $readSoaCell(d: karmem.Decoding, a: karmem.ArrayRef): Cell[] {
+function $readSoaCell(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Cell[]): Cell[] {
   const r = d.r;
   const cols = d.soa(a, $colsCell, 60);
   const n = a.len;
@@ -836,9 +878,10 @@ function $readSoaCell(d: karmem.Decoding, a: karmem.ArrayRef): Cell[] {
   const c8 = cols[8]!;
   const c9 = cols[9]!;
   const c10 = cols[10]!;
-  const out: Cell[] = [];
+  const out: Cell[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroCell();
+    const x = out[i] ?? $zeroCell();
     x.len = c0 !== 0 ? r.i32(c0 + i * 4) : 0;
     x.get = c1 !== 0 ? r.i32(c1 + i * 4) : 0;
     x.iter = c2 !== 0 ? r.i32(c2 + i * 4) : 0;
@@ -862,7 +905,7 @@ function $readSoaCell(d: karmem.Decoding, a: karmem.ArrayRef): Cell[] {
     } else {
       x.reader = "";
     }
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -879,7 +922,7 @@ function $zeroPoint(): Point {
 }
 
 /** The inline `Point` at `at`. */
-function $readAtPoint(d: karmem.Decoding, at: number): Point {
+function $readAtPoint(d: karmem.Decoding, at: number, o?: Point): Point {
   const r = d.r;
   let f0: number;
   let f1: number;
@@ -895,12 +938,20 @@ function $readAtPoint(d: karmem.Decoding, at: number): Point {
     d.charge(a51.len);
     f4 = r.text(a51);
   }
+  if (o !== undefined) {
+    o.position = f0;
+    o.reader = f1;
+    o.root = f2;
+    o.table = f3;
+    o.name = f4;
+    return o;
+  }
   return { position: f0, reader: f1, root: f2, table: f3, name: f4 };
 }
 
 const $colsPoint = layout.structs[2]!.soa!;
 /** The SoA block `a` of `Point` elements. */
-function $readSoaPoint(d: karmem.Decoding, a: karmem.ArrayRef): Point[] {
+function $readSoaPoint(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Point[]): Point[] {
   const r = d.r;
   const cols = d.soa(a, $colsPoint, 28);
   const n = a.len;
@@ -909,9 +960,10 @@ function $readSoaPoint(d: karmem.Decoding, a: karmem.ArrayRef): Point[] {
   const c2 = cols[2]!;
   const c3 = cols[3]!;
   const c4 = cols[4]!;
-  const out: Point[] = [];
+  const out: Point[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroPoint();
+    const x = out[i] ?? $zeroPoint();
     x.position = c0 !== 0 ? r.f32(c0 + i * 4) : 0;
     x.reader = c1 !== 0 ? r.f32(c1 + i * 4) : 0;
     x.root = c2 !== 0 ? r.f32(c2 + i * 4) : 0;
@@ -923,7 +975,7 @@ function $readSoaPoint(d: karmem.Decoding, a: karmem.ArrayRef): Point[] {
     } else {
       x.name = "";
     }
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -942,11 +994,11 @@ function $zeroHolder(): Holder {
 }
 
 /** The table `t` as a `Holder`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
-function $readHolder(d: karmem.Decoding, t: karmem.Table): Holder {
+function $readHolder(d: karmem.Decoding, t: karmem.Table, o?: Holder): Holder {
   const r = d.r;
   if (t.used === 0) {
     d.charge(88);
-    return $zeroHolder();
+    return karmem.zeroed(o, $zeroHolder);
   }
   const to = t.offset;
   const tu = t.used;
@@ -966,37 +1018,48 @@ function $readHolder(d: karmem.Decoding, t: karmem.Table): Holder {
   } else {
     f0 = "";
   }
-  f1 = tu >= 44 ? $readAtPoint(d, to + 16) : $zeroPoint();
+  f1 = tu >= 44 ? $readAtPoint(d, to + 16, o?.table ?? undefined) : karmem.zeroed(o?.table, $zeroPoint);
   if (tu >= 56) {
     const a54 = r.array(to + 44, 0, 4);
-    f2 = $readSoaPoint(d, a54);
+    f2 = $readSoaPoint(d, a54, o?.reader ?? undefined);
   } else {
-    f2 = [];
+    f2 = karmem.emptied(o?.reader, () => []);
   }
   f3 = tu >= 60 ? r.i32(to + 56) : 0;
   f4 = tu >= 64 ? r.i32(to + 60) : 0;
   if (tu >= 76) {
     const a55 = r.array(to + 64, 0, null);
-    f5 = $readSoaCell(d, a55);
+    f5 = $readSoaCell(d, a55, o?.cells ?? undefined);
   } else {
-    f5 = [];
+    f5 = karmem.emptied(o?.cells, () => []);
   }
   if (tu >= 88) {
     const a56 = r.array(to + 76, 0, null);
-    f6 = $readBunchSoaShape(d, a56);
+    f6 = $readBunchSoaShape(d, a56, o?.shapes ?? undefined);
   } else {
-    f6 = [];
+    f6 = karmem.emptied(o?.shapes, () => []);
   }
   d.leave();
+  if (o !== undefined) {
+    o.position = f0;
+    o.table = f1;
+    o.reader = f2;
+    o.root = f3;
+    o.r = f4;
+    o.cells = f5;
+    o.shapes = f6;
+    return o;
+  }
   return { position: f0, table: f1, reader: f2, root: f3, r: f4, cells: f5, shapes: f6 };
 }
 
 /** The bunch array `a` of `Shape` values. */
-function $readBunchSoaShape(d: karmem.Decoding, a: karmem.ArrayRef): Shape[] {
+function $readBunchSoaShape(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Shape[]): Shape[] {
   const r = d.r;
   const k = r.bunchEntries(a);
   if (k >= 0) d.charge(16 * (k + 1));
-  const out: Shape[] = [];
+  const out: Shape[] = prev ?? [];
+  if (out.length > 0) out.length = 0;
   {
     const s = k < 0 ? karmem.EMPTY_ARRAY : r.bunchEntry(a, k, 1, 0);
     for (const value of $readSoaLen(d, s)) out.push({ kind: "Len", value });

@@ -124,6 +124,11 @@ export const ProfileData = {
     const d = new karmem.Decoding(input, limits);
     return $readProfileData(d, d.r.root());
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: ProfileData, limits?: karmem.Limits): ProfileData {
+    const d = new karmem.Decoding(input, limits);
+    return $readProfileData(d, d.r.root(), x);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): ProfileDataViewer {
     const v = new karmem.Checking(input, limits);
@@ -168,6 +173,13 @@ export const Profile = {
     if (d.r.inline(8, 4).used !== 0) return $readAtProfile(d, 8);
     d.charge(32);
     return $zeroProfile();
+  },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Profile, limits?: karmem.Limits): Profile {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 4).used !== 0) return $readAtProfile(d, 8, x);
+    d.charge(32);
+    return karmem.zeroed(x, $zeroProfile);
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): ProfileViewer {
@@ -224,6 +236,11 @@ export const AccountData = {
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): AccountData {
     const d = new karmem.Decoding(input, limits);
     return $readAccountData(d, d.r.root());
+  },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: AccountData, limits?: karmem.Limits): AccountData {
+    const d = new karmem.Decoding(input, limits);
+    return $readAccountData(d, d.r.root(), x);
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): AccountDataViewer {
@@ -316,11 +333,11 @@ function $zeroProfileData(): ProfileData {
 }
 
 /** The table `t` as a `ProfileData`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
-function $readProfileData(d: karmem.Decoding, t: karmem.Table): ProfileData {
+function $readProfileData(d: karmem.Decoding, t: karmem.Table, o?: ProfileData): ProfileData {
   const r = d.r;
   if (t.used === 0) {
     d.charge(32);
-    return $zeroProfileData();
+    return karmem.zeroed(o, $zeroProfileData);
   }
   const to = t.offset;
   const tu = t.used;
@@ -339,6 +356,12 @@ function $readProfileData(d: karmem.Decoding, t: karmem.Table): ProfileData {
   }
   f2 = tu >= 32 ? r.u64(to + 24) : 0n;
   d.leave();
+  if (o !== undefined) {
+    o.network = f0;
+    o.username = f1;
+    o.id = f2;
+    return o;
+  }
   return { network: f0, username: f1, id: f2 };
 }
 
@@ -350,10 +373,14 @@ function $zeroProfile(): Profile {
 }
 
 /** The inline `Profile` at `at`. */
-function $readAtProfile(d: karmem.Decoding, at: number): Profile {
+function $readAtProfile(d: karmem.Decoding, at: number, o?: Profile): Profile {
   const r = d.r;
   let f0: ProfileData;
-  f0 = $readProfileData(d, r.table(r.u32(at)));
+  f0 = $readProfileData(d, r.table(r.u32(at)), o?.data ?? undefined);
+  if (o !== undefined) {
+    o.data = f0;
+    return o;
+  }
   return { data: f0 };
 }
 
@@ -367,11 +394,11 @@ function $zeroAccountData(): AccountData {
 }
 
 /** The table `t` as a `AccountData`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
-function $readAccountData(d: karmem.Decoding, t: karmem.Table): AccountData {
+function $readAccountData(d: karmem.Decoding, t: karmem.Table, o?: AccountData): AccountData {
   const r = d.r;
   if (t.used === 0) {
     d.charge(40);
-    return $zeroAccountData();
+    return karmem.zeroed(o, $zeroAccountData);
   }
   const to = t.offset;
   const tu = t.used;
@@ -391,13 +418,20 @@ function $readAccountData(d: karmem.Decoding, t: karmem.Table): AccountData {
   if (tu >= 40) {
     const a12 = r.array(to + 28, 4, null);
     d.charge(a12.len * 4);
-    const s13: Profile[] = [];
-    for (let k14 = 0; k14 < a12.len; k14++) s13.push($readAtProfile(d, a12.offset + k14 * 4));
+    const s13: Profile[] = o?.profiles ?? [];
+    if (s13.length > a12.len) s13.length = a12.len;
+    for (let k14 = 0; k14 < a12.len; k14++) s13[k14] = $readAtProfile(d, a12.offset + k14 * 4, s13[k14]);
     f2 = s13;
   } else {
-    f2 = [];
+    f2 = karmem.emptied(o?.profiles, () => []);
   }
   d.leave();
+  if (o !== undefined) {
+    o.id = f0;
+    o.email = f1;
+    o.profiles = f2;
+    return o;
+  }
   return { id: f0, email: f1, profiles: f2 };
 }
 

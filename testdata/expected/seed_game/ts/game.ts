@@ -154,6 +154,12 @@ export const Vec3 = {
     if (d.r.inline(8, 12).used !== 0) return $readAtVec3(d, 8);
     return $zeroVec3();
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Vec3, limits?: karmem.Limits): Vec3 {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 12).used !== 0) return $readAtVec3(d, 8, x);
+    return karmem.zeroed(x, $zeroVec3);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): Vec3Viewer {
     const v = new karmem.Checking(input, limits);
@@ -257,6 +263,11 @@ export const MonsterData = {
     const d = new karmem.Decoding(input, limits);
     return $readMonsterData(d, d.r.root());
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: MonsterData, limits?: karmem.Limits): MonsterData {
+    const d = new karmem.Decoding(input, limits);
+    return $readMonsterData(d, d.r.root(), x);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): MonsterDataViewer {
     const v = new karmem.Checking(input, limits);
@@ -302,6 +313,13 @@ export const Monster = {
     d.charge(104);
     return $zeroMonster();
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Monster, limits?: karmem.Limits): Monster {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 4).used !== 0) return $readAtMonster(d, 8, x);
+    d.charge(104);
+    return karmem.zeroed(x, $zeroMonster);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): MonsterViewer {
     const v = new karmem.Checking(input, limits);
@@ -345,6 +363,11 @@ export const State = {
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): State {
     const d = new karmem.Decoding(input, limits);
     return $readState(d, d.r.root());
+  },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: State, limits?: karmem.Limits): State {
+    const d = new karmem.Decoding(input, limits);
+    return $readState(d, d.r.root(), x);
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): StateViewer {
@@ -654,7 +677,7 @@ function $zeroVec3(): Vec3 {
 }
 
 /** The inline `Vec3` at `at`. */
-function $readAtVec3(d: karmem.Decoding, at: number): Vec3 {
+function $readAtVec3(d: karmem.Decoding, at: number, o?: Vec3): Vec3 {
   const r = d.r;
   let f0: number;
   let f1: number;
@@ -662,25 +685,32 @@ function $readAtVec3(d: karmem.Decoding, at: number): Vec3 {
   f0 = r.f32(at);
   f1 = r.f32(at + 4);
   f2 = r.f32(at + 8);
+  if (o !== undefined) {
+    o.x = f0;
+    o.y = f1;
+    o.z = f2;
+    return o;
+  }
   return { x: f0, y: f1, z: f2 };
 }
 
 const $colsVec3 = layout.structs[0]!.soa!;
 /** The SoA block `a` of `Vec3` elements. */
-function $readSoaVec3(d: karmem.Decoding, a: karmem.ArrayRef): Vec3[] {
+function $readSoaVec3(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Vec3[]): Vec3[] {
   const r = d.r;
   const cols = d.soa(a, $colsVec3, 12);
   const n = a.len;
   const c0 = cols[0]!;
   const c1 = cols[1]!;
   const c2 = cols[2]!;
-  const out: Vec3[] = [];
+  const out: Vec3[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroVec3();
+    const x = out[i] ?? $zeroVec3();
     x.x = c0 !== 0 ? r.f32(c0 + i * 4) : 0;
     x.y = c1 !== 0 ? r.f32(c1 + i * 4) : 0;
     x.z = c2 !== 0 ? r.f32(c2 + i * 4) : 0;
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -701,11 +731,11 @@ function $zeroMonsterData(): MonsterData {
 }
 
 /** The table `t` as a `MonsterData`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
-function $readMonsterData(d: karmem.Decoding, t: karmem.Table): MonsterData {
+function $readMonsterData(d: karmem.Decoding, t: karmem.Table, o?: MonsterData): MonsterData {
   const r = d.r;
   if (t.used === 0) {
     d.charge(104);
-    return $zeroMonsterData();
+    return karmem.zeroed(o, $zeroMonsterData);
   }
   const to = t.offset;
   const tu = t.used;
@@ -720,7 +750,7 @@ function $readMonsterData(d: karmem.Decoding, t: karmem.Table): MonsterData {
   let f6: number[];
   let f7: number[];
   let f8: Vec3[];
-  f0 = tu >= 16 ? $readAtVec3(d, to + 4) : $zeroVec3();
+  f0 = tu >= 16 ? $readAtVec3(d, to + 4, o?.pos ?? undefined) : karmem.zeroed(o?.pos, $zeroVec3);
   f1 = tu >= 18 ? r.i16(to + 16) : 0;
   f2 = tu >= 20 ? r.i16(to + 18) : 0;
   if (tu >= 32) {
@@ -734,15 +764,17 @@ function $readMonsterData(d: karmem.Decoding, t: karmem.Table): MonsterData {
   if (tu >= 48) {
     const a41 = r.array(to + 36, 1, 128);
     d.charge(a41.len);
-    const s42: number[] = [];
-    for (let k43 = 0; k43 < a41.len; k43++) s42.push(r.u8(a41.offset + k43));
+    const s42: number[] = o?.inventory ?? [];
+    if (s42.length > a41.len) s42.length = a41.len;
+    for (let k43 = 0; k43 < a41.len; k43++) s42[k43] = r.u8(a41.offset + k43);
     f5 = s42;
   } else {
-    f5 = [];
+    f5 = karmem.emptied(o?.inventory, () => []);
   }
   if (tu >= 80) {
-    const s44: number[] = [];
-    for (let j45 = 0; j45 < 4; j45++) s44.push(r.f64(to + 48 + j45 * 8));
+    const s44: number[] = o?.hitbox ?? [];
+    if (s44.length > 4) s44.length = 4;
+    for (let j45 = 0; j45 < 4; j45++) s44[j45] = r.f64(to + 48 + j45 * 8);
     f6 = s44;
   } else {
     f6 = Array.from({ length: 4 }, (): number => 0);
@@ -750,19 +782,32 @@ function $readMonsterData(d: karmem.Decoding, t: karmem.Table): MonsterData {
   if (tu >= 92) {
     const a46 = r.array(to + 80, 4, null);
     d.charge(a46.len * 4);
-    const s47: number[] = [];
-    for (let k48 = 0; k48 < a46.len; k48++) s47.push(r.i32(a46.offset + k48 * 4));
+    const s47: number[] = o?.status ?? [];
+    if (s47.length > a46.len) s47.length = a46.len;
+    for (let k48 = 0; k48 < a46.len; k48++) s47[k48] = r.i32(a46.offset + k48 * 4);
     f7 = s47;
   } else {
-    f7 = [];
+    f7 = karmem.emptied(o?.status, () => []);
   }
   if (tu >= 104) {
     const a49 = r.array(to + 92, 0, 128);
-    f8 = $readSoaVec3(d, a49);
+    f8 = $readSoaVec3(d, a49, o?.path ?? undefined);
   } else {
-    f8 = [];
+    f8 = karmem.emptied(o?.path, () => []);
   }
   d.leave();
+  if (o !== undefined) {
+    o.pos = f0;
+    o.mana = f1;
+    o.health = f2;
+    o.name = f3;
+    o.team = f4;
+    o.inventory = f5;
+    o.hitbox = f6;
+    o.status = f7;
+    o.path = f8;
+    return o;
+  }
   return { pos: f0, mana: f1, health: f2, name: f3, team: f4, inventory: f5, hitbox: f6, status: f7, path: f8 };
 }
 
@@ -774,16 +819,20 @@ function $zeroMonster(): Monster {
 }
 
 /** The inline `Monster` at `at`. */
-function $readAtMonster(d: karmem.Decoding, at: number): Monster {
+function $readAtMonster(d: karmem.Decoding, at: number, o?: Monster): Monster {
   const r = d.r;
   let f0: MonsterData;
-  f0 = $readMonsterData(d, r.table(r.u32(at)));
+  f0 = $readMonsterData(d, r.table(r.u32(at)), o?.data ?? undefined);
+  if (o !== undefined) {
+    o.data = f0;
+    return o;
+  }
   return { data: f0 };
 }
 
 const $colsMonster = layout.structs[2]!.soa!;
 /** The SoA block `a` of `Monster` elements. */
-function $readSoaMonster(d: karmem.Decoding, a: karmem.ArrayRef): Monster[] {
+function $readSoaMonster(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Monster[]): Monster[] {
   const r = d.r;
   const cols = d.soa(a, $colsMonster, 97);
   const n = a.len;
@@ -798,12 +847,14 @@ function $readSoaMonster(d: karmem.Decoding, a: karmem.ArrayRef): Monster[] {
   const c8 = cols[8]!;
   const c9 = cols[9]!;
   const c10 = cols[10]!;
-  const out: Monster[] = [];
+  const out: Monster[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroMonster();
+    const x = out[i] ?? $zeroMonster();
     if (c0 !== 0) {
-      const s50: number[] = [];
-      for (let j51 = 0; j51 < 4; j51++) s50.push(r.f64(c0 + i * 32 + j51 * 8));
+      const s50: number[] = x.data.hitbox ?? [];
+      if (s50.length > 4) s50.length = 4;
+      for (let j51 = 0; j51 < 4; j51++) s50[j51] = r.f64(c0 + i * 32 + j51 * 8);
       x.data.hitbox = s50;
     } else {
       x.data.hitbox = Array.from({ length: 4 }, (): number => 0);
@@ -821,31 +872,33 @@ function $readSoaMonster(d: karmem.Decoding, a: karmem.ArrayRef): Monster[] {
     if (c5 !== 0) {
       const a53 = r.array(c5 + i * 12, 1, 128);
       d.charge(a53.len);
-      const s54: number[] = [];
-      for (let k55 = 0; k55 < a53.len; k55++) s54.push(r.u8(a53.offset + k55));
+      const s54: number[] = x.data.inventory ?? [];
+      if (s54.length > a53.len) s54.length = a53.len;
+      for (let k55 = 0; k55 < a53.len; k55++) s54[k55] = r.u8(a53.offset + k55);
       x.data.inventory = s54;
     } else {
-      x.data.inventory = [];
+      x.data.inventory = karmem.emptied(x.data.inventory, () => []);
     }
     if (c6 !== 0) {
       const a56 = r.array(c6 + i * 12, 4, null);
       d.charge(a56.len * 4);
-      const s57: number[] = [];
-      for (let k58 = 0; k58 < a56.len; k58++) s57.push(r.i32(a56.offset + k58 * 4));
+      const s57: number[] = x.data.status ?? [];
+      if (s57.length > a56.len) s57.length = a56.len;
+      for (let k58 = 0; k58 < a56.len; k58++) s57[k58] = r.i32(a56.offset + k58 * 4);
       x.data.status = s57;
     } else {
-      x.data.status = [];
+      x.data.status = karmem.emptied(x.data.status, () => []);
     }
     if (c7 !== 0) {
       const a59 = r.array(c7 + i * 12, 0, 128);
-      x.data.path = $readSoaVec3(d, a59);
+      x.data.path = $readSoaVec3(d, a59, x.data.path ?? undefined);
     } else {
-      x.data.path = [];
+      x.data.path = karmem.emptied(x.data.path, () => []);
     }
     x.data.mana = c8 !== 0 ? r.i16(c8 + i * 2) : 0;
     x.data.health = c9 !== 0 ? r.i16(c9 + i * 2) : 0;
     x.data.team = c10 !== 0 ? r.u8(c10 + i) : 0;
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -858,11 +911,11 @@ function $zeroState(): State {
 }
 
 /** The table `t` as a `State`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
-function $readState(d: karmem.Decoding, t: karmem.Table): State {
+function $readState(d: karmem.Decoding, t: karmem.Table, o?: State): State {
   const r = d.r;
   if (t.used === 0) {
     d.charge(16);
-    return $zeroState();
+    return karmem.zeroed(o, $zeroState);
   }
   const to = t.offset;
   const tu = t.used;
@@ -871,11 +924,15 @@ function $readState(d: karmem.Decoding, t: karmem.Table): State {
   let f0: Monster[];
   if (tu >= 16) {
     const a60 = r.array(to + 4, 0, 2000);
-    f0 = $readSoaMonster(d, a60);
+    f0 = $readSoaMonster(d, a60, o?.monsters ?? undefined);
   } else {
-    f0 = [];
+    f0 = karmem.emptied(o?.monsters, () => []);
   }
   d.leave();
+  if (o !== undefined) {
+    o.monsters = f0;
+    return o;
+  }
   return { monsters: f0 };
 }
 
