@@ -100,6 +100,7 @@ for (const topic of topics) {
         if (c.error !== undefined) assert.equal((refused as karmem.KarmemError).kind, c.error);
         if (c.value === undefined) {
           assert.throws(() => codec.decode(bytes), karmem.KarmemError);
+          assert.throws(() => codec.decodeInto(bytes, structFromJson(m.layout, id, null)), karmem.KarmemError);
         } else {
           const want = structFromJson(m.layout, id, c.value);
           assert.equal(same(codec.decode(bytes), want), null);
