@@ -2,9 +2,9 @@
 // root walked with the generated checked viewers, in the consumer's field
 // order, into the canonical stream.
 //
-// The TypeScript viewers read most kinds in place (arrays of structs,
-// unions and arrays as views with `get`, maps as MapView) and decode a few
-// (#bovos arrays, optional structs): the walk takes either (`Seq`,
+// The TypeScript viewers read every kind in place (arrays of structs,
+// unions, fixed arrays and arrays as views with `get`, maps as MapView,
+// SoA elements as item views); the walk also takes decoded values (`Seq`,
 // `Entries`), since the values are what the digest is about. Two things
 // the union viewers do not say are read from the message with the
 // library's checked Reader at the layout's positions instead: the tag of a
@@ -57,7 +57,7 @@ interface Indexed<T> {
 
 /** A sequence as the viewers give it: a view with `get` (arrays of
  * structs, unions and arrays read in place) or a JavaScript array or typed
- * array (what is still decoded, and native columns). */
+ * array (native columns). */
 type Seq<T> = Indexed<T> | ArrayLike<T>;
 
 function isIndexed<T>(a: Seq<T>): a is Indexed<T> {
@@ -93,7 +93,7 @@ export interface RootLike {
   readonly name: string;
   readonly wide: string;
   readonly pos: Vec3Like;
-  readonly fixed: ArrayLike<number>;
+  readonly fixed: Seq<number>;
   readonly small: Uint8Array;
   readonly bytes: Uint8Array;
   readonly colors: Uint8Array;

@@ -10,15 +10,17 @@
 export { KarmemError, type ErrorKind } from "./errors.js";
 export * from "./schema.js";
 export * from "./reader.js";
-export { Writer, utf8Length } from "./writer.js";
+export { Writer, utf8Length, putScalar } from "./writer.js";
+export { Editor } from "./editor.js";
 export { encode, decode, compareKeys, Decoder, type UnionValue, type Value } from "./codec.js";
-export { Decoding, Checking, beginMessage, overLimit, noVariant } from "./straight.js";
+export { Decoding, Checking, beginMessage, overLimit, noVariant, emptied, zeroed } from "./straight.js";
 export { validate, TrustedReader } from "./validate.js";
 export {
   SoaView,
   columnView,
   arrayView,
-  readField,
+  FixedView,
+  type SoaItemOf,
   viewSlot,
   viewArray,
   viewUnion,

@@ -66,6 +66,21 @@ export function beginMessage(w: Writer = new Writer()): Writer {
   return w;
 }
 
+/** An empty array or map for an absent field: `prev`, the one
+ * `decodeInto` reuses, emptied, or `zero()` when there is none. */
+export function emptied<T extends unknown[] | Map<unknown, unknown>>(prev: T | null | undefined, zero: () => T): T {
+  if (prev === null || prev === undefined) return zero();
+  if (prev instanceof Map) prev.clear();
+  else prev.length = 0;
+  return prev;
+}
+
+/** The zero value of a struct for an absent field: `prev`, the object
+ * `decodeInto` reuses, given every field of `zero()`, or `zero()`. */
+export function zeroed<T extends object>(prev: T | null | undefined, zero: () => T): T {
+  return prev === null || prev === undefined ? zero() : Object.assign(prev, zero());
+}
+
 /** `LimitExceeded` for `n` elements at `at` over a limited array's `limit`. */
 export function overLimit(at: number, n: number): never {
   throw new KarmemError("LimitExceeded", at, n);

@@ -1,28 +1,47 @@
-import { Decoder, type UnionValue, type Value, compareKeys, unionTarget } from "./codec.js";
-import { KarmemError } from "./errors.js";
-import { type ArrayRef, EMPTY_ARRAY, EMPTY_TABLE, type Reader, type Table, type TypedArray, has } from "./reader.js";
+import { type UnionValue, compareKeys, unionTarget } from "./codec.js";
+import { type ArrayRef, EMPTY_ARRAY, EMPTY_TABLE, type Reader, type Table, type TypedArray } from "./reader.js";
 import { type ArrayDesc, type Column, type Data, type FieldDesc, type Prim, type Schema, type Slot, elemSize, primSize } from "./schema.js";
+
+/** Methods every array view has: a length, `get(i)` (out of range: the
+ * zero value of an element), iteration. */
+abstract class ListView<T> implements Iterable<T> {
+  abstract readonly length: number;
+  abstract get(i: number): T;
+
+  *[Symbol.iterator](): Iterator<T> {
+    for (let i = 0; i < this.length; i++) yield this.get(i);
+  }
+
+  /** The elements as an array (each read now). */
+  toArray(): T[] {
+    return [...this];
+  }
+}
 
 /**
  * An SoA array of structs seen in place (docs/format.md §5.3): the
- * directory is resolved once, when the view is made; `column(name)` is a
- * column of the element — named by its path of fields, `"stats.hp"` or as
- * the schema spells it, `"Stats.Hp"` — as a typed array over the message
- * when it holds scalars, and `get(i)` decodes element `i`. A column may
- * also be given by its index in layout order (`columnIndex(name)`).
+ * directory is resolved once, when the view is made; `get(i)` is element
+ * `i`'s item view (the generated `<Name>SoaItem`), whose getters read each
+ * column of element `i` in place when called; `column(name)` is a column
+ * of the element — named by its path of fields, `"stats.hp"` or as the
+ * schema spells it, `"Stats.Hp"` — as a typed array over the message when
+ * it holds scalars. A column may also be given by its index in layout
+ * order (`columnIndex(name)`).
  */
-export class SoaView<T = Value> {
+export class SoaView<I = unknown> extends ListView<I> {
   readonly length: number;
   private readonly pos: readonly number[];
   private readonly cols: readonly Column[];
 
   constructor(
-    private readonly r: Reader,
-    private readonly s: Schema,
+    /** The message, for the item views' loads. */
+    readonly r: Reader,
+    private readonly vw: Viewers,
     private readonly elem: number,
     a: ArrayRef,
   ) {
-    this.cols = s.structs[elem]!.soa ?? [];
+    super();
+    this.cols = vw.s.structs[elem]!.soa ?? [];
     this.pos = r.soaColumns(a, this.cols)?.pos ?? [];
     this.length = a.len;
   }
@@ -31,8 +50,9 @@ export class SoaView<T = Value> {
    * `name`, the property names joined by `.` (`"pos.x"`) or the schema's
    * field names (`"Pos.X"`); -1 when the element has no such column. */
   columnIndex(name: string): number {
+    const s = this.vw.s;
     return this.cols.findIndex((c) => {
-      const fields = c.path.map((idx, j) => this.s.structs[c.steps[j]!]!.fields[idx]!);
+      const fields = c.path.map((idx, j) => s.structs[c.steps[j]!]!.fields[idx]!);
       return fields.map((f) => f.js).join(".") === name || fields.map((f) => f.name).join(".") === name;
     });
   }
@@ -50,50 +70,66 @@ export class SoaView<T = Value> {
   /** The SoA array held by column `k` (by name or index; an
    * array-of-structs leaf, e.g. a path inside each monster) of element `i`, as a view of its own; an
    * empty view when the column is absent or holds something else. */
-  nested<U = Value>(k: number | string, i: number): SoaView<U> {
+  nested<U = unknown>(k: number | string, i: number): SoaView<U> {
     if (typeof k === "string") k = this.columnIndex(k);
     const c = this.cols[k];
-    const at = this.pos[k] ?? 0;
-    const ok = c !== undefined && c.slot.k === "array" && c.slot.a.d.k === "soa" && at !== 0 && i >= 0 && i < this.length;
-    if (!ok || c.slot.k !== "array" || c.slot.a.d.k !== "soa") return new SoaView<U>(this.r, this.s, this.elem, EMPTY_ARRAY);
-    const ref = this.r.array(at + i * c.size, 0, c.slot.a.limit);
-    return new SoaView<U>(this.r, this.s, c.slot.a.d.s, ref);
+    const at = this.at(k, i);
+    if (c === undefined || c.slot.k !== "array" || c.slot.a.d.k !== "soa" || at === 0) {
+      return new SoaView<U>(this.r, this.vw, this.elem, EMPTY_ARRAY);
+    }
+    return new SoaView<U>(this.r, this.vw, c.slot.a.d.s, this.r.array(at, 0, c.slot.a.limit));
   }
 
-  /** Element `i`, decoded (every column it has read once). A column
-   * whose decoding passes the limits of §10 (a hostile message) reads as
-   * its zero value: a viewer never throws. */
-  get(i: number): T {
-    const d = new Decoder(this.s, this.r);
-    const item = d.zeroStruct(this.elem);
-    if (i < 0 || i >= this.length) return item as T;
-    this.cols.forEach((c, k) => {
-      const at = this.pos[k] ?? 0;
-      const steps = c.path.map((idx, j) => this.s.structs[c.steps[j]!]!.fields[idx]!);
-      const leaf = steps[steps.length - 1]!;
-      if (at === 0) return;
-      let place = item;
-      for (let j = 0; j < steps.length - 1; j++) place = place[steps[j]!.js] as Record<string, unknown>;
-      place[leaf.js] = withinLimits(d, () => d.slot(c.slot, at + i * c.size, true), c.slot);
-    });
-    return item as T;
+  /** Where column `k` (layout order) holds element `i`; 0 when the
+   * directory does not list the column, the block is malformed or `i` is
+   * out of range (the item view then reads the field's default). */
+  at(k: number, i: number): number {
+    const p = this.pos[k] ?? 0;
+    return p === 0 || i < 0 || i >= this.length ? 0 : p + i * this.cols[k]!.size;
+  }
+
+  /** Column `k` of element `i` as a viewer reads a field of its slot
+   * (`viewSlot`): what the item views' getters of other than scalar
+   * columns return. */
+  leaf(k: number, i: number): unknown {
+    const at = this.at(k, i);
+    return viewSlot(this.r, this.vw, this.cols[k]!.slot, at, at !== 0);
+  }
+
+  /** Element `i`'s item view (out of range: one that reads every field
+   * as absent). */
+  get(i: number): I {
+    return this.vw.soa[this.elem]!(this, i) as I;
   }
 }
 
-/** `read()`, or the zero value of `slot` when reading it exceeds the
- * traversal budget or the depth limit: what a viewer returns for a field
- * it decodes on access, so that a getter never throws (format.md §10
- * makes the decoder refuse such a message; a viewer reads it as zero, as
- * it reads any malformed part). */
-function withinLimits(d: Decoder, read: () => Value, slot: Slot): Value {
-  try {
-    return read();
-  } catch (e) {
-    if (!(e instanceof KarmemError)) throw e;
-    // The zero value reads nothing: no budget, no depth.
-    d.budget = Infinity;
-    d.depth = 0;
-    return d.slot(slot, 0, false);
+/**
+ * A fixed array `[N]T` (§4) in place: `length` is N, `at(i)` reads
+ * element `i` from the message when called (a number, a `bigint`, a
+ * boolean, or an inline struct's viewer). An absent field or an index out
+ * of range reads as the element's zero value.
+ */
+export class FixedView<E = unknown> extends ListView<E> {
+  readonly length: number;
+
+  constructor(
+    private readonly r: Reader,
+    private readonly vw: Viewers,
+    private readonly slot: { readonly e: Slot; readonly len: number; readonly stride: number },
+    private readonly offset: number,
+    private readonly present: boolean,
+  ) {
+    super();
+    this.length = slot.len;
+  }
+
+  at(i: number): E {
+    const ok = this.present && i >= 0 && i < this.length;
+    return viewSlot(this.r, this.vw, this.slot.e, this.offset + i * this.slot.stride, ok) as E;
+  }
+
+  get(i: number): E {
+    return this.at(i);
   }
 }
 
@@ -104,18 +140,8 @@ export function arrayView(r: Reader, t: Table, off: number, p: Prim, size: numbe
 }
 
 /** The SoA array field at `off` of `t`. */
-export function columnView<T>(r: Reader, s: Schema, t: Table, off: number, elem: number, limit: number | null): SoaView<T> {
-  return new SoaView<T>(r, s, elem, r.fieldArray(t, off, 0, limit));
-}
-
-/** A field of any kind, decoded with a fresh traversal budget: what a
- * viewer returns for fields it does not read in place: fixed arrays,
- * optional non-scalars and `#bovos` union arrays (unions, maps and arrays
- * of structs and of arrays go through `viewSlot`). Over the limits of §10 it is the
- * field's zero value (`withinLimits`). */
-export function readField(r: Reader, s: Schema, t: Table, off: number, size: number, slot: Slot): Value {
-  const d = new Decoder(s, r);
-  return withinLimits(d, () => d.slot(slot, t.offset + off, has(t, off, size)), slot);
+export function columnView<I>(r: Reader, vw: Viewers, t: Table, off: number, elem: number, limit: number | null): SoaView<I> {
+  return new SoaView<I>(r, vw, elem, r.fieldArray(t, off, 0, limit));
 }
 
 // ------------------------------------------------- views of every other kind
@@ -125,11 +151,17 @@ export function readField(r: Reader, s: Schema, t: Table, off: number, size: num
  * `layout.structs`. */
 export type ViewerOf = (r: Reader, t: Table) => unknown;
 
+/** Makes the item view of element `i` of an SoA array of struct `id`
+ * (the generated `<Name>SoaItem`), indexed like `layout.structs`. */
+export type SoaItemOf = (s: SoaView, i: number) => unknown;
+
 /** A schema's layout and its viewer constructors: what the views below
  * need to hand out generated viewers (the generated module's `viewers`). */
 export interface Viewers {
   readonly s: Schema;
   readonly v: readonly ViewerOf[];
+  /** Item views of SoA elements (null for a struct no SoA array holds). */
+  readonly soa: readonly (SoaItemOf | null)[];
 }
 
 /**
@@ -138,9 +170,8 @@ export interface Viewers {
  * viewers, unions as `{ kind, value: viewer }`, arrays as views (text as a
  * string, scalars as a typed array, SoA as a `SoaView`, AoS as a
  * `StructArrayView`, arrays of arrays as an `ArraysView`, unions as a
- * `UnionArrayView`), maps as a `MapView`. Fixed arrays, optional values
- * and arrays of unions in `#bovos` layout (whose elements are spread over
- * columns) are decoded, as their getters are. Nothing here throws on
+ * `UnionArrayView`), maps as a `MapView`, fixed arrays as a `FixedView`,
+ * optional values as null or the value's view. Nothing here throws on
  * message contents; a view is made in O(1) (a bunch table scans its
  * entries once, bounded by `maxDirectoryEntries`).
  */
@@ -161,10 +192,11 @@ export function viewSlot(r: Reader, vw: Viewers, slot: Slot, at: number, present
       return present ? viewUnion(r, vw, slot.u, at, at + 4) : null;
     case "array":
       return viewArray(r, vw, slot.a, present ? r.array(at, elemSize(slot.a.d), slot.a.limit) : EMPTY_ARRAY);
-    default: {
-      const d = new Decoder(vw.s, r);
-      return withinLimits(d, () => d.slot(slot, at, present), slot);
-    }
+    case "fixed":
+      return new FixedView(r, vw, slot, at, present);
+    case "optional":
+      // The presence byte, then the value at its own alignment (§4.2).
+      return present && r.u8(at) !== 0 ? viewSlot(r, vw, slot.v, at + slot.at, true) : null;
   }
 }
 
@@ -178,18 +210,13 @@ export function viewArray(r: Reader, vw: Viewers, a: ArrayDesc, ref: ArrayRef): 
     case "plain":
       return r.scalars((d.e as { p: Prim }).p, ref.offset, ref.len);
     case "soa":
-      return new SoaView(r, vw.s, d.s, ref);
+      return new SoaView(r, vw, d.s, ref);
     case "aosInline":
     case "aosTable":
       return new StructArrayView(r, vw, d, ref);
     case "arrays":
       return new ArraysView(r, vw, d.a, ref);
     case "bunch":
-      if (d.v.some((v) => v.d.k === "soa")) {
-        const dec = new Decoder(vw.s, r);
-        return withinLimits(dec, () => dec.array(a, ref), { k: "array", a });
-      }
-      return new UnionArrayView(r, vw, d, ref);
     case "unionAos":
     case "unionSoa":
       return new UnionArrayView(r, vw, d, ref);
@@ -203,21 +230,8 @@ export function viewUnion(r: Reader, vw: Viewers, u: number, tagAt: number, offA
   return to === null ? null : { kind: vw.s.structs[to.s]!.ts, value: vw.v[to.s]!(r, to.t) };
 }
 
-/** Methods every array view has: a length, `get(i)` (out of range: the
- * zero value of an element), iteration. */
-abstract class ListView<T> implements Iterable<T> {
-  abstract readonly length: number;
-  abstract get(i: number): T;
-
-  *[Symbol.iterator](): Iterator<T> {
-    for (let i = 0; i < this.length; i++) yield this.get(i);
-  }
-
-  /** The elements as an array (each read now). */
-  toArray(): T[] {
-    return [...this];
-  }
-}
+/** What an AoS array of structs holds: inline elements or table offsets. */
+type StructData = { readonly k: "aosInline"; readonly s: number; readonly stride: number } | { readonly k: "aosTable"; readonly s: number };
 
 /** An AoS array of structs (inline elements or table offsets, §5.2) in
  * place: `get(i)` is element `i`'s viewer. */
@@ -227,7 +241,7 @@ export class StructArrayView<V = unknown> extends ListView<V> {
   constructor(
     private readonly r: Reader,
     private readonly vw: Viewers,
-    private readonly d: { readonly k: "aosInline"; readonly s: number; readonly stride: number } | { readonly k: "aosTable"; readonly s: number },
+    private readonly d: StructData,
     private readonly ref: ArrayRef,
   ) {
     super();
@@ -265,14 +279,17 @@ export class ArraysView<E = unknown> extends ListView<E> {
 }
 
 /** An array of unions in place (§7.1): AoS slots, SoA tag and offset
- * columns, or a bunch table of AoS arrays (`#bovoa`, elements grouped by
+ * columns, or a bunch table (`#bovoa`, `#bovos`: elements grouped by
  * variant in declaration order, as decoding gives them). `get(i)` is
- * `{ kind, value: viewer }` or null. */
+ * `{ kind, value }` or null, the value a viewer, or an SoA item view for
+ * a `#bovos` variant; `variant(kind)` is one variant's whole array as its
+ * view (`StructArrayView` or `SoaView`), made once with the array's view. */
 export class UnionArrayView<U = UnionValue | null> extends ListView<U> {
   readonly length: number;
-  /** SoA: the columns; bunch: per variant, its struct and its array. */
+  /** SoA: the columns. */
   private readonly cols: { tags: number; offsets: number } | null = null;
-  private readonly parts: { s: number; d: Data; a: ArrayRef }[] = [];
+  /** Bunch: per variant of this schema, its name and its array's view. */
+  private readonly parts: { kind: string; view: StructArrayView | SoaView }[] = [];
 
   constructor(
     private readonly r: Reader,
@@ -285,9 +302,14 @@ export class UnionArrayView<U = UnionValue | null> extends ListView<U> {
       this.cols = r.unionColumns(ref, primSize(vw.s.unions[d.u]!.tag));
       this.length = this.cols === null ? 0 : ref.len;
     } else if (d.k === "bunch") {
+      // A variant without an entry, or a malformed table: an empty array.
       const k = r.bunchEntries(ref);
-      if (k >= 0) for (const bv of d.v) this.parts.push({ s: bv.s, d: bv.d, a: r.bunchEntry(ref, k, bv.tag, elemSize(bv.d)) });
-      this.length = this.parts.reduce((n, p) => n + p.a.len, 0);
+      for (const bv of d.v) {
+        const a = k >= 0 ? r.bunchEntry(ref, k, bv.tag, elemSize(bv.d)) : EMPTY_ARRAY;
+        const view = bv.d.k === "soa" ? new SoaView(r, vw, bv.d.s, a) : new StructArrayView(r, vw, bv.d as StructData, a);
+        this.parts.push({ kind: vw.s.structs[bv.s]!.ts, view });
+      }
+      this.length = this.parts.reduce((n, p) => n + p.view.length, 0);
     } else {
       this.length = ref.len;
     }
@@ -302,14 +324,16 @@ export class UnionArrayView<U = UnionValue | null> extends ListView<U> {
       return viewUnion(r, vw, d.u, this.cols!.tags + i * tw, this.cols!.offsets + 4 * i) as U;
     }
     for (const p of this.parts) {
-      if (i < p.a.len) {
-        const kind = vw.s.structs[p.s]!.ts;
-        const value = new StructArrayView(r, vw, p.d as { k: "aosInline"; s: number; stride: number }, p.a).get(i);
-        return { kind, value } as U;
-      }
-      i -= p.a.len;
+      if (i < p.view.length) return { kind: p.kind, value: p.view.get(i) } as U;
+      i -= p.view.length;
     }
     return null as U;
+  }
+
+  /** A bunch array's elements of variant `kind` (the variant's type
+   * name), as one view; undefined for other arrays and unknown kinds. */
+  variant(kind: string): StructArrayView | SoaView | undefined {
+    return this.parts.find((p) => p.kind === kind)?.view;
   }
 }
 

@@ -93,36 +93,7 @@ export class Writer {
    * with `InvalidValue` rather than wrapped: the interfaces rule it out at
    * compile time, but plain JavaScript objects reach the encoder too. */
   scalar(p: Prim, at: number, v: number | bigint | boolean): void {
-    const dv = this.dv;
-    switch (p) {
-      case "u8":
-      case "i8":
-        dv.setUint8(at, checkedInt(p, at, v) & 0xff);
-        return;
-      case "bool":
-        if (typeof v !== "boolean") throw invalid(p, at, v);
-        dv.setUint8(at, v ? 1 : 0);
-        return;
-      case "u16":
-      case "i16":
-        dv.setUint16(at, checkedInt(p, at, v) & 0xffff, true);
-        return;
-      case "u32":
-      case "i32":
-        dv.setUint32(at, checkedInt(p, at, v) >>> 0, true);
-        return;
-      case "f32":
-      case "f64":
-        // Any number: NaN, infinities and values an f32 rounds are floats too.
-        if (typeof v !== "number") throw invalid(p, at, v);
-        if (p === "f32") dv.setFloat32(at, v, true);
-        else dv.setFloat64(at, v, true);
-        return;
-      case "u64":
-      case "i64":
-        dv.setBigUint64(at, BigInt.asUintN(64, checkedInt64(p, at, v)), true);
-        return;
-    }
+    putScalar(this.dv, p, at, v);
   }
 
   // Typed writes for generated encoders: a number the type holds is
@@ -227,6 +198,41 @@ export class Writer {
 }
 
 const encoder = new TextEncoder();
+
+/** Stores `v` as a `p` at `at` of `dv` (little-endian), or throws
+ * `InvalidValue` when `p` cannot hold it (300 in a `u8`, a number in a
+ * `bool`): what writers and the in-place `Editor` store. */
+export function putScalar(dv: DataView, p: Prim, at: number, v: number | bigint | boolean): void {
+  switch (p) {
+    case "u8":
+    case "i8":
+      dv.setUint8(at, checkedInt(p, at, v) & 0xff);
+      return;
+    case "bool":
+      if (typeof v !== "boolean") throw invalid(p, at, v);
+      dv.setUint8(at, v ? 1 : 0);
+      return;
+    case "u16":
+    case "i16":
+      dv.setUint16(at, checkedInt(p, at, v) & 0xffff, true);
+      return;
+    case "u32":
+    case "i32":
+      dv.setUint32(at, checkedInt(p, at, v) >>> 0, true);
+      return;
+    case "f32":
+    case "f64":
+      // Any number: NaN, infinities and values an f32 rounds are floats too.
+      if (typeof v !== "number") throw invalid(p, at, v);
+      if (p === "f32") dv.setFloat32(at, v, true);
+      else dv.setFloat64(at, v, true);
+      return;
+    case "u64":
+    case "i64":
+      dv.setBigUint64(at, BigInt.asUintN(64, checkedInt64(p, at, v)), true);
+      return;
+  }
+}
 
 /** The smallest and largest value of each integer type up to 32 bits. */
 const intRange = {

@@ -11,7 +11,8 @@ import * as prop from "../gen/test/prop/prop.js";
 import { Root, type Item } from "../gen/test/prop/prop.js";
 import { root } from "./arbitrary.js";
 import { same } from "./json.js";
-import { checkViewer, touchViewer } from "./viewcheck.js";
+import { type Module, checkViewer, touchViewer } from "./viewcheck.js";
+import { touchSetters } from "./editcheck.js";
 
 /** What a bunch-of-values array reads back as: grouped by variant in
  * declaration order, nulls dropped (docs/format.md §7.1). */
@@ -47,6 +48,8 @@ test("values round-trip, validate and view the same", () => {
   );
 });
 
+const rootId = prop.layout.structs.findIndex((s) => s.name === "Root");
+
 test("damaged messages: KarmemError or a value, never a crash", () => {
   fc.assert(
     fc.property(
@@ -62,14 +65,24 @@ test("damaged messages: KarmemError or a value, never a crash", () => {
           assert.ok(e instanceof karmem.KarmemError, String(e));
           valid = false;
         }
+        let decoded: unknown = null;
         try {
-          Root.decode(bytes);
+          decoded = Root.decode(bytes);
         } catch (e) {
           assert.ok(e instanceof karmem.KarmemError, String(e));
           // A message that validates decodes within the same budget (§10).
           assert.ok(!valid, `validated but not decoded: ${String(e)}`);
         }
+        // Into the undamaged value: the same value, or the same refusal.
+        try {
+          const into = Root.decodeInto(bytes, Root.decode(Root.encode(v)));
+          assert.equal(same(into, decoded), null, "decodeInto differs from decode");
+        } catch (e) {
+          assert.ok(e instanceof karmem.KarmemError && decoded === null, String(e));
+        }
         touchViewer(Root.view(bytes));
+        // Every setter over the damaged bytes writes or refuses.
+        touchSetters(prop as unknown as Module, Root as never, rootId, bytes);
       },
     ),
     { numRuns: 500, includeErrorInReport: true },

@@ -11,6 +11,8 @@ import { fileURLToPath } from "node:url";
 import * as karmem from "karmem";
 import { type J, parseJson, same, structFromJson } from "./json.js";
 import { type Module, checkViewer, touchViewer, viewed } from "./viewcheck.js";
+import { checkSetters, edited, touchSetters } from "./editcheck.js";
+import { checkDecodeInto, reused } from "./reusecheck.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, "..", "..", "..");
@@ -20,6 +22,7 @@ const generated = join(here, "..", "gen", "vectors");
 interface Codec {
   encode(value: unknown, w?: karmem.Writer): Uint8Array;
   decode(input: karmem.Input): unknown;
+  decodeInto(input: karmem.Input, x: unknown): unknown;
   validate(input: karmem.Input): Record<string, unknown>;
   view(input: karmem.Input): Record<string, unknown>;
 }
@@ -68,6 +71,9 @@ const topics = readdirSync(vectors, { withFileTypes: true })
   .map((t) => t.name)
   .sort();
 let cases = 0;
+/** The last valid message per topic, schema and root: `decodeInto` of the
+ * next one reuses its decoded value (other lengths, other contents). */
+const last = new Map<string, Uint8Array>();
 
 for (const topic of topics) {
   const files = readdirSync(join(vectors, topic))
@@ -94,13 +100,17 @@ for (const topic of topics) {
         if (c.error !== undefined) assert.equal((refused as karmem.KarmemError).kind, c.error);
         if (c.value === undefined) {
           assert.throws(() => codec.decode(bytes), karmem.KarmemError);
+          assert.throws(() => codec.decodeInto(bytes, structFromJson(m.layout, id, null)), karmem.KarmemError);
         } else {
           const want = structFromJson(m.layout, id, c.value);
           assert.equal(same(codec.decode(bytes), want), null);
+          checkDecodeInto((b, x) => codec.decodeInto(b, x), bytes, codec.decode(bytes) as object, want, "hostile");
         }
         // A checked viewer never throws, whatever the message holds.
         if (c.value !== undefined) checkViewer(m, id, codec.view(bytes), structFromJson(m.layout, id, c.value), "$");
         else touchViewer(codec.view(bytes));
+        // Nor does an editor: every setter writes or refuses with a KarmemError.
+        touchSetters(m, codec, id, bytes);
         return;
       }
       const value = structFromJson(m.layout, id, c.value ?? null);
@@ -112,6 +122,16 @@ for (const topic of topics) {
       const viewer = codec.validate(bytes);
       checkViewer(m, id, viewer, decoded, "$");
       checkViewer(m, id, codec.view(bytes), decoded, "$");
+      // Decoding into an existing value: this message's own, and the last
+      // message's of the same root.
+      const into = (b: Uint8Array, x: unknown) => codec.decodeInto(b, x);
+      checkDecodeInto(into, bytes, codec.decode(bytes) as object, value, "decodeInto (same message)");
+      const key = `${topic}/${c.schema ?? "schema.km"}/${c.root}`;
+      const prior = last.get(key);
+      if (prior !== undefined) checkDecodeInto(into, bytes, codec.decode(prior) as object, value, "decodeInto (another message)");
+      last.set(key, bytes);
+      // In-place setters (format.md §12), each on a fresh copy.
+      checkSetters(m, codec, id, bytes, decoded);
       // Reuse: the same writer again, a shared-memory copy, a view at an
       // 8-aligned offset inside a larger buffer.
       assert.equal(same(Array.from(codec.encode(decoded, w)), Array.from(bytes)), null, "re-encoding");
@@ -126,6 +146,9 @@ for (const topic of topics) {
         const got = r.codec.decode(bytes);
         assert.equal(same(got, structFromJson(o.layout, r.id, stated)), null, `read by ${other}`);
         checkViewer(o, r.id, r.codec.view(bytes), got as Record<string, unknown>, "$");
+        // Another version's setters over this message: fields it does not
+        // hold are refused.
+        checkSetters(o, r.codec, r.id, bytes, got as Record<string, unknown>);
       }
     });
   }
@@ -138,4 +161,8 @@ test("every case was found", () => {
   // (struct_arrays and evolution have SoA arrays inside SoA elements),
   // unions, maps, AoS arrays of structs, arrays of arrays and of unions.
   for (const [kind, n] of Object.entries(viewed)) assert.ok(n > 0, `no ${kind} view was compared`);
+  // Every kind of in-place edit happened, and some were refused.
+  for (const [kind, n] of Object.entries(edited)) assert.ok(n > 0, `no ${kind} edit`);
+  // decodeInto reused arrays, maps and nested objects.
+  for (const [kind, n] of Object.entries(reused)) assert.ok(n > 0, `no ${kind} reused`);
 });

@@ -15,7 +15,7 @@ type Obj = Record<string, unknown>;
 
 /** How many views of each kind `checkViewer` compared (a runner asserts
  * each kind was reached, so that the comparison cannot pass by skipping). */
-export const viewed = { soaNested: 0, union: 0, map: 0, aos: 0, arrays: 0, unionArray: 0 };
+export const viewed = { soaNested: 0, soaItem: 0, union: 0, map: 0, aos: 0, arrays: 0, unionArray: 0, bunchSoa: 0, fixed: 0, optional: 0 };
 
 /** Reads every field of struct `id` through viewer `v` and compares it
  * with the decoded `value`: scalars, text, typed arrays, nested viewers,
@@ -41,8 +41,23 @@ function checkSlot(m: Module, slot: karmem.Slot, got: unknown, want: unknown, p:
     case "array":
       checkArray(m, slot.a, got, want, p, depth);
       return;
+    case "fixed": {
+      // A FixedView: `length` and `at(i)` in place, elements as a field of
+      // their slot reads.
+      assert.ok(got instanceof karmem.FixedView, `${p}: not a FixedView`);
+      const items = want as unknown[];
+      assert.equal(got.length, items.length, `${p}: length`);
+      items.forEach((x, i) => checkSlot(m, slot.e, got.at(i), x, `${p}[${i}]`, depth + 1));
+      assert.equal([...got].length, items.length, `${p}: iteration`);
+      viewed.fixed++;
+      return;
+    }
+    case "optional":
+      assert.equal(got === null, want === null, `${p}: presence`);
+      if (want !== null) checkSlot(m, slot.v, got, want, p, depth);
+      if (slot.v.k !== "scalar" && slot.v.k !== "enum") viewed.optional++;
+      return;
     default:
-      // Scalars, and the kinds a viewer decodes (fixed arrays, optional values).
       assert.equal(same(got, want), null, p);
   }
 }
@@ -105,12 +120,29 @@ function checkArray(m: Module, a: karmem.ArrayDesc, got: unknown, want: unknown,
     assert.equal(got.length, items.length, `${p}: length`);
     items.forEach((x, i) => checkUnion(m, got.get(i), x, `${p}[${i}]`, depth + 1));
     viewed.unionArray++;
+    if (d.k === "bunch") {
+      // Each variant as one view: its elements in order, as `get` gives them.
+      for (const bv of d.v) {
+        const kind = m.layout.structs[bv.s]!.ts;
+        const part = got.variant(kind);
+        assert.ok(part !== undefined, `${p}: no variant ${kind}`);
+        const mine = (items as karmem.UnionValue[]).filter((x) => x.kind === kind);
+        assert.equal(part.length, mine.length, `${p}: variant ${kind}`);
+        mine.forEach((x, i) => checkViewer(m, bv.s, part.get(i) as Obj, x.value as Obj, `${p}.${kind}[${i}]`, depth + 1));
+        if (bv.d.k === "soa") viewed.bunchSoa += mine.length;
+      }
+    }
     return;
   }
   if (got instanceof karmem.SoaView) {
     const items = want as unknown[];
     assert.equal(got.length, items.length, p);
-    items.forEach((item, i) => assert.equal(same(got.get(i), item), null, `${p}[${i}]`));
+    // Each element's item view, field by field (columns read in place).
+    const elem = (d as { s: number }).s;
+    items.forEach((item, i) => checkViewer(m, elem, got.get(i) as Obj, item as Obj, `${p}[${i}]`, depth + 1));
+    viewed.soaItem += items.length;
+    // Out of range: every field absent, never a throw.
+    touchViewer(got.get(items.length));
     // SoA arrays inside the element's columns, as views of their own.
     (m.layout.structs[(d as { s: number }).s]!.soa ?? []).forEach((c, k) => {
       if (c.slot.k !== "array" || c.slot.a.d.k !== "soa") return;
@@ -120,7 +152,8 @@ function checkArray(m: Module, a: karmem.ArrayDesc, got: unknown, want: unknown,
         const inner = got.nested(k, i);
         const w = leaf as unknown[];
         assert.equal(inner.length, w.length, `${p}[${i}] column ${k}`);
-        w.forEach((x, j) => assert.equal(same(inner.get(j), x), null, `${p}[${i}] column ${k} [${j}]`));
+        const innerElem = (c.slot as { a: { d: { s: number } } }).a.d.s;
+        w.forEach((x, j) => checkViewer(m, innerElem, inner.get(j) as Obj, x as Obj, `${p}[${i}] column ${k} [${j}]`, depth + 1));
         viewed.soaNested++;
       });
     });
@@ -132,7 +165,8 @@ function checkArray(m: Module, a: karmem.ArrayDesc, got: unknown, want: unknown,
     assert.equal(same(isBool ? arr.map((x) => x !== 0) : arr, want), null, p);
     return;
   }
-  // Text, and what is decoded (`#bovos` union arrays).
+  // Text.
+  assert.equal(typeof got, "string", `${p}: not read in place`);
   assert.equal(same(got, want), null, p);
 }
 
@@ -153,7 +187,8 @@ export function touchViewer(v: unknown, depth = 0): void {
     v instanceof karmem.StructArrayView ||
     v instanceof karmem.ArraysView ||
     v instanceof karmem.UnionArrayView ||
-    v instanceof karmem.SoaView
+    v instanceof karmem.SoaView ||
+    v instanceof karmem.FixedView
   ) {
     for (let i = -1; i <= Math.min(v.length, 4); i++) touchViewer(v.get(i), depth + 1);
     return;

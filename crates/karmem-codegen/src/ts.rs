@@ -20,18 +20,21 @@
 //! The generator prints; it computes no layout of its own.
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use karmem_layout::{ArrayData, FixedElem, Layout, Slot};
 use karmem_schema::model::*;
 
 mod decode;
+mod edit;
 mod encode;
 mod validate;
+mod views;
 
 // Zig's string escapes (`\"`, `\\`, `\n`, `\u{1f}`) are JavaScript's.
 use crate::emit::Lines;
 use crate::names::{self, quote, Namer};
+use crate::python::elem_field_type;
 use crate::{Backend, Error, GeneratedFile};
 
 /// The TypeScript generator.
@@ -52,6 +55,7 @@ impl Backend for TsBackend {
             unions_read: RefCell::default(),
             unions_written: RefCell::default(),
             checkers: RefCell::default(),
+            prev: RefCell::default(),
         };
         Ok(vec![GeneratedFile {
             path: format!("{}.ts", file_name(schema)),
@@ -132,6 +136,10 @@ struct Gen<'a> {
     unions_written: RefCell<BTreeSet<UnionId>>,
     /// The straight-line checkers the code printed so far calls.
     checkers: RefCell<BTreeSet<validate::Checker>>,
+    /// While a decoder is printed: the expression of the value a place
+    /// held before (`f0` → `o?.id`), which `decodeInto` reuses
+    /// (`decode.rs`).
+    prev: RefCell<HashMap<String, String>>,
 }
 
 impl Gen<'_> {
@@ -343,13 +351,7 @@ impl Gen<'_> {
 
     /// An array element's type: that of a field of the same type.
     fn elem_ts(&self, e: ElemType) -> String {
-        self.type_ts(&match e {
-            ElemType::Scalar(p) => FieldType::Scalar(p),
-            ElemType::Enum(id) => FieldType::Enum(id),
-            ElemType::Struct(id) => FieldType::Struct(id),
-            ElemType::Union(id) => FieldType::Union(id),
-            ElemType::Array(id) => FieldType::Array(self.s.arrays[id]),
-        })
+        self.type_ts(&elem_field_type(self.s, e))
     }
 
     fn type_ts(&self, ty: &FieldType) -> String {
@@ -387,10 +389,23 @@ impl Gen<'_> {
         }
     }
 
+    /// What a getter of field `f` returns: its view, or null for an
+    /// optional value that is not there.
+    fn field_view_ts(&self, f: &Field) -> String {
+        let t = self.view_ts(&f.ty);
+        if f.optional {
+            format!("{t} | null")
+        } else {
+            t
+        }
+    }
+
     fn array_view_ts(&self, a: &ArrayType) -> String {
-        // Fixed arrays and `#bovos` union arrays are decoded (views.ts).
-        if matches!(a.kind, ArrayKind::Fixed(_)) || a.layout == ArrayLayout::BoVoS {
-            return self.type_ts(&FieldType::Array(*a));
+        if let ArrayKind::Fixed(_) = a.kind {
+            return format!(
+                "karmem.FixedView<{}>",
+                self.view_ts(&elem_field_type(self.s, a.elem))
+            );
         }
         if a.text.is_some() {
             return "string".into();
@@ -410,10 +425,14 @@ impl Gen<'_> {
             ElemType::Scalar(p) => typed_array(p).into(),
             ElemType::Enum(e) => typed_array(self.s.enums[e].repr).into(),
             ElemType::Struct(id) if a.layout == ArrayLayout::Soa => {
-                format!("karmem.SoaView<{}>", self.n.struct_name(id))
+                format!("karmem.SoaView<{}SoaItem>", self.n.struct_name(id))
             }
             ElemType::Struct(id) => {
                 format!("karmem.StructArrayView<{}Viewer>", self.n.struct_name(id))
+            }
+            // Every variant of a `#bovos` array is an SoA array (§7.1).
+            ElemType::Union(id) if a.layout == ArrayLayout::BoVoS => {
+                format!("karmem.UnionArrayView<{}SoaItem>", self.n.union_name(id))
             }
             ElemType::Union(id) => {
                 format!("karmem.UnionArrayView<{}Viewer>", self.n.union_name(id))
@@ -523,6 +542,18 @@ impl Gen<'_> {
             "export type {name}Viewer = {} | null;",
             variants("Viewer")
         ));
+        // `#bovos` arrays hold every variant as an SoA array: their
+        // elements are item views.
+        if u.variants.iter().all(|v| self.l.soa[v.ty].is_some()) {
+            c.line(&format!(
+                "/** An element of a `#bovos` array of `{}` read in place: the variant's type and its SoA item view. */",
+                u.name
+            ));
+            c.line(&format!(
+                "export type {name}SoaItem = {} | null;",
+                variants("SoaItem")
+            ));
+        }
     }
 
     fn struct_item(&self, c: &mut Lines, id: StructId) {
@@ -567,25 +598,31 @@ impl Gen<'_> {
                 "return b.finish();".to_string(),
             ]
         };
-        let decode_root = if self.l.is_table(id) {
-            vec![
-                "const d = new karmem.Decoding(input, limits);".to_string(),
-                format!("return $read{name}(d, d.r.root());"),
-            ]
-        } else {
+        // `decode` (`x`: None) and `decodeInto` (`x`: the object reused).
+        let decode_root = |x: Option<&str>| {
+            let into = x.map_or(String::new(), |x| format!(", {x}"));
+            let zero = x.map_or(format!("$zero{name}()"), |x| {
+                format!("karmem.zeroed({x}, $zero{name})")
+            });
+            if self.l.is_table(id) {
+                return vec![
+                    "const d = new karmem.Decoding(input, limits);".to_string(),
+                    format!("return $read{name}(d, d.r.root(){into});"),
+                ];
+            }
             // An inline root that does not fit reads as all zero (§1): its
             // zero value, charged for the tables it holds (§10).
             let mut v = vec![
                 "const d = new karmem.Decoding(input, limits);".to_string(),
                 format!(
-                    "if (d.r.inline(8, {}).used !== 0) return $readAt{name}(d, 8);",
+                    "if (d.r.inline(8, {}).used !== 0) return $readAt{name}(d, 8{into});",
                     st.size
                 ),
             ];
             if st.zero > 0 {
                 v.push(format!("d.charge({});", safe_units(st.zero)));
             }
-            v.push(format!("return $zero{name}();"));
+            v.push(format!("return {zero};"));
             v
         };
         c.line("");
@@ -603,7 +640,15 @@ impl Gen<'_> {
             c,
             "The whole value; throws a KarmemError on a bad header, the depth limit or the budget.",
             &format!("decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): {name}"),
-            &decode_root,
+            &decode_root(None),
+        );
+        method(
+            c,
+            "Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`.",
+            &format!(
+                "decodeInto(input: karmem.Input | karmem.Reader, x: {name}, limits?: karmem.Limits): {name}"
+            ),
+            &decode_root(Some("x")),
         );
         method(
             c,
@@ -661,25 +706,16 @@ impl Gen<'_> {
                 format!("this.$t.offset + {off}")
             };
             let has = format!("karmem.has(this.$t, {off}, {size})");
-            let generic = || {
-                (
-                    self.field_ts(f),
-                    format!(
-                        "return karmem.readField(this.$r, layout, this.$t, {off}, {size}, layout.structs[{id}]!.fields[{i}]!.slot) as {};",
-                        self.field_ts(f)
-                    ),
-                )
-            };
             // Read in place by the library's views (unions, maps, AoS arrays
-            // of structs, arrays of arrays and of unions).
+            // of structs, arrays of arrays and of unions, fixed arrays,
+            // optional values).
             let view = || {
-                let t = self.view_ts(&f.ty);
+                let t = self.field_view_ts(f);
                 let body = format!(
                     "return karmem.viewSlot(this.$r, viewers, layout.structs[{id}]!.fields[{i}]!.slot, {at}, {has}) as {t};"
                 );
                 (t, body)
             };
-            let bovos = matches!(&f.ty, FieldType::Array(a) if a.layout == ArrayLayout::BoVoS);
             let (ty, body) = match &fl.slot {
                 Slot::Union { .. } if !f.optional => view(),
                 Slot::Scalar(p) | Slot::Enum { repr: p, .. } => (
@@ -721,7 +757,7 @@ impl Gen<'_> {
                             prim_str(*p)
                         ),
                     ),
-                    _ => generic(),
+                    _ => view(),
                 },
                 Slot::ArrayRef { array, data } if !array.is_map() => {
                     let limit = array.limit().map_or("null".into(), |n| n.to_string());
@@ -756,26 +792,27 @@ impl Gen<'_> {
                             )
                         }
                         (None, ArrayData::Soa { elem }) => {
-                            let t = self.n.struct_name(*elem);
+                            let t = format!("{}SoaItem", self.n.struct_name(*elem));
                             (
                                 format!("karmem.SoaView<{t}>"),
                                 format!(
-                                    "return karmem.columnView<{t}>(this.$r, layout, this.$t, {off}, {elem}, {limit});"
+                                    "return karmem.columnView<{t}>(this.$r, viewers, this.$t, {off}, {elem}, {limit});"
                                 ),
                             )
                         }
-                        _ if bovos => generic(),
                         _ => view(),
                     }
                 }
-                Slot::ArrayRef { .. } => view(),
-                _ => generic(),
+                _ => view(),
             };
             Self::doc(c, &f.doc);
             c.open(&format!("get {}(): {ty} {{", prop_name(&f.name)));
             // One statement a line (two for an optional table).
             c.block(&body);
             c.close("}");
+            if self.l.is_table(id) {
+                self.setters(c, f, &fl.slot, off);
+            }
         }
         c.close("}");
     }
@@ -795,6 +832,7 @@ impl Gen<'_> {
                 Item::Memory(_) | Item::Interface(_) => {}
             }
         }
+        self.soa_items(&mut c);
         self.viewers(&mut c);
         let has = self.has_class();
         self.encoders(&mut c, &has);
@@ -821,7 +859,7 @@ impl Gen<'_> {
     fn viewers(&self, c: &mut Lines) {
         let has = self.has_class();
         c.line("");
-        c.line("/** Viewer constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */");
+        c.line("/** Viewer and SoA item view constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */");
         c.open("export const viewers: karmem.Viewers = {");
         c.line("s: layout,");
         c.open("v: [");
@@ -833,6 +871,18 @@ impl Gen<'_> {
                 ));
             } else {
                 c.line("() => null,");
+            }
+        }
+        c.close("],");
+        c.open("soa: [");
+        for id in 0..self.s.structs.len() {
+            if self.soa_order(id).is_some() {
+                let name = self.n.struct_name(id);
+                c.line(&format!(
+                    "(s, i) => new {name}SoaItem(s, i, $columns{name}, 0),"
+                ));
+            } else {
+                c.line("null,");
             }
         }
         c.close("],");
@@ -930,7 +980,9 @@ mod tests {
             "return $readR(d, d.r.root());",
             "$checkR(v, 8);",
             "function $writeU(w: karmem.Writer, v: U | undefined, tagAt: number, offAt: number): void {",
-            "function $readSoaB(d: karmem.Decoding, a: karmem.ArrayRef): B[] {",
+            "function $readSoaB(d: karmem.Decoding, a: karmem.ArrayRef, prev?: B[]): B[] {",
+            "decodeInto(input: karmem.Input | karmem.Reader, x: R, limits?: karmem.Limits): R {",
+            "return $readR(d, d.r.root(), x);",
             "function $checkU(v: karmem.Checking, tagAt: number, offAt: number): void {",
             "if (tu >= 6) v.bool(to + 5);",
         ] {
@@ -952,12 +1004,13 @@ mod tests {
             "get one(): UViewer {",
             "get many(): karmem.UnionArrayView<UViewer> {",
             "get aos(): karmem.StructArrayView<AViewer> {",
-            "get soa(): karmem.SoaView<B> {",
+            "get soa(): karmem.SoaView<BSoaItem> {",
+            "get grouped(): karmem.UnionArrayView<USoaItem> {",
+            "get fixed(): karmem.FixedView<BViewer> {",
+            "export class BSoaItem {",
+            "(s, i) => new BSoaItem(s, i, $columnsB, 0),",
             "get nested(): karmem.ArraysView<Float32Array> {",
             "get names(): karmem.MapView<string, AViewer> {",
-            // Decoded: SoA union arrays grouped by variant, fixed arrays.
-            "get grouped(): U[] {\n    return karmem.readField(",
-            "get fixed(): B[] {\n    return karmem.readField(",
             "export const viewers: karmem.Viewers = {",
             "    (r, t) => new RViewer(r, t),",
         ] {

@@ -56,6 +56,41 @@ impl Gen<'_> {
         format!("$read{}", self.n.union_name(id))
     }
 
+    /// The value `place` held before this decode, as an expression
+    /// (`undefined` when there is none): what `decodeInto` reuses.
+    fn prev(&self, place: &str) -> String {
+        self.prev
+            .borrow()
+            .get(place)
+            .cloned()
+            .unwrap_or_else(|| "undefined".into())
+    }
+
+    /// `const s: T[] = <prev> ?? [];` cut to `n` elements: the array
+    /// `place` held before, reused (elements `< n` are overwritten in
+    /// order, which appends to a new array and keeps it packed).
+    fn reused_array(&self, c: &mut Lines, s: &str, ty: &str, place: &str, n: &str) {
+        let prev = self.prev(place);
+        if prev == "undefined" {
+            c.line(&format!("const {s}: {}[] = [];", super::paren(ty)));
+        } else {
+            c.line(&format!(
+                "const {s}: {}[] = {prev} ?? [];",
+                super::paren(ty)
+            ));
+            c.line(&format!("if ({s}.length > {n}) {s}.length = {n};"));
+        }
+    }
+
+    /// `, <prev> ?? undefined`: the struct or array a reader of `place`
+    /// reuses (nothing when there is no previous value).
+    fn prev_arg(&self, place: &str) -> String {
+        match self.prev(place).as_str() {
+            "undefined" => String::new(),
+            p => format!(", {p} ?? undefined"),
+        }
+    }
+
     /// A local name not used before in this file.
     pub(super) fn fresh(&self, base: &str) -> String {
         let n = self.counter.get();
@@ -106,11 +141,26 @@ impl Gen<'_> {
         }
     }
 
-    /// What an absent slot reads as: its declared default, or zero.
-    fn absent_value(&self, slot: &Slot, at: &Here) -> String {
-        match at.default {
-            Some(d) => self.default_value(slot, d),
-            None => self.zero_slot(slot),
+    /// What an absent slot at `place` reads as: its declared default, or
+    /// zero; the array, map or struct `place` held before when
+    /// `decodeInto` reuses one (emptied, or given its zero value).
+    fn absent_value(&self, slot: &Slot, at: &Here, place: &str) -> String {
+        if let Some(d) = at.default {
+            return self.default_value(slot, d);
+        }
+        let zero = self.zero_slot(slot);
+        let prev = self.prev(place);
+        if prev == "undefined" {
+            return zero;
+        }
+        match slot {
+            Slot::ArrayRef { array, .. } if array.text.is_none() => {
+                format!("karmem.emptied({prev}, () => {zero})")
+            }
+            Slot::InlineStruct(id) | Slot::TableRef(id) => {
+                format!("karmem.zeroed({prev}, $zero{})", self.n.struct_name(*id))
+            }
+            _ => zero,
         }
     }
 
@@ -145,7 +195,7 @@ impl Gen<'_> {
 
     /// `place = read` when present, else its absent value.
     fn assign(&self, c: &mut Lines, slot: &Slot, place: &str, at: &Here, read: &str) {
-        let zero = self.absent_value(slot, at);
+        let zero = self.absent_value(slot, at, place);
         match &at.present {
             None => c.line(&format!("{place} = {read};")),
             Some(cond) if at.held == 0 => c.line(&format!("{place} = {cond} ? {read} : {zero};")),
@@ -208,7 +258,8 @@ impl Gen<'_> {
         c.close("}");
     }
 
-    /// The fields of struct `id` into locals `f<i>`, then the object.
+    /// The fields of struct `id` into locals `f<i>` (each reusing what
+    /// `o`, the object `decodeInto` reuses, held there).
     fn read_body(&self, body: &mut Lines, id: StructId) {
         let st = &self.s.structs[id];
         let plan = self.l.struct_plan(self.s, id);
@@ -218,18 +269,34 @@ impl Gen<'_> {
                 f.index,
                 self.field_ts(&st.fields[f.index])
             ));
+            self.prev.borrow_mut().insert(
+                format!("f{}", f.index),
+                format!("o?.{}", super::prop_name(&st.fields[f.index].name)),
+            );
         }
         read_fields(self, body, &plan.fields, |_, f| format!("f{}", f.index));
+        self.prev.borrow_mut().clear();
     }
 
-    fn object(&self, id: StructId) -> String {
-        let fields: Vec<String> = self.s.structs[id]
+    /// The end of a struct reader: `o` (when given) with the fields
+    /// stored in it, else a new object.
+    fn object(&self, id: StructId) -> Vec<String> {
+        let fields: Vec<(String, usize)> = self.s.structs[id]
             .fields
             .iter()
             .enumerate()
-            .map(|(i, f)| format!("{}: f{i}", super::prop_name(&f.name)))
+            .map(|(i, f)| (super::prop_name(&f.name), i))
             .collect();
-        format!("{{ {} }}", fields.join(", "))
+        if fields.is_empty() {
+            return vec!["return o ?? {};".into()];
+        }
+        let mut out = vec!["if (o !== undefined) {".to_string()];
+        out.extend(fields.iter().map(|(p, i)| format!("  o.{p} = f{i};")));
+        out.push("  return o;".into());
+        out.push("}".into());
+        let all: Vec<String> = fields.iter().map(|(p, i)| format!("{p}: f{i}")).collect();
+        out.push(format!("return {{ {} }};", all.join(", ")));
+        out
     }
 
     fn finish_fn(c: &mut Lines, sig: &str, body: Lines, tail: &[String]) {
@@ -254,7 +321,8 @@ impl Gen<'_> {
         let mut body = Lines::new("  ", c.indent + 1);
         body.open("if (t.used === 0) {");
         body.line(&format!("d.charge({});", safe_units(sl.zero)));
-        body.line(&format!("return $zero{name}();"));
+        // Reused: every field overwritten with its zero value or default.
+        body.line(&format!("return karmem.zeroed(o, $zero{name});"));
         body.close("}");
         body.line("const to = t.offset;");
         body.line("const tu = t.used;");
@@ -265,9 +333,11 @@ impl Gen<'_> {
         body.line("d.leave();");
         Self::finish_fn(
             c,
-            &format!("function $read{name}(d: karmem.Decoding, t: karmem.Table): {name} {{"),
+            &format!(
+                "function $read{name}(d: karmem.Decoding, t: karmem.Table, o?: {name}): {name} {{"
+            ),
             body,
-            &[format!("return {};", self.object(id))],
+            &self.object(id),
         );
     }
 
@@ -285,9 +355,9 @@ impl Gen<'_> {
         };
         Self::finish_fn(
             c,
-            &format!("function $readAt{name}({params}): {name} {{"),
+            &format!("function $readAt{name}({params}, o?: {name}): {name} {{"),
             body,
-            &[format!("return {};", self.object(id))],
+            &self.object(id),
         );
     }
 
@@ -322,18 +392,29 @@ impl Gen<'_> {
         for k in 0..plan.columns.len() {
             body.line(&format!("const c{k} = {cols}[{k}]!;"));
         }
-        body.line(&format!("const out: {name}[] = [];"));
+        self.prev.borrow_mut().insert("out".into(), "prev".into());
+        self.reused_array(&mut body, "out", &name, "out", "n");
+        self.prev.borrow_mut().clear();
         body.open("for (let i = 0; i < n; i++) {");
-        body.line(&format!("const x = $zero{name}();"));
+        // Every column is assigned (an unlisted one its default), so a
+        // reused element needs no reset.
+        body.line(&format!("const x = out[i] ?? $zero{name}();"));
+        // A reused element's columns hold its previous values: each is
+        // the value its own place reuses.
+        for k in 0..plan.columns.len() {
+            let place = self.column_place("x", id, k);
+            self.prev.borrow_mut().insert(place.clone(), place);
+        }
         read_fields(self, &mut body, &plan.columns, |k, _| {
             self.column_place("x", id, k)
         });
-        body.line("out.push(x);");
+        self.prev.borrow_mut().clear();
+        body.line("out[i] = x;");
         body.close("}");
         Self::finish_fn(
             c,
             &format!(
-                "function $readSoa{name}(d: karmem.Decoding, a: karmem.ArrayRef): {name}[] {{"
+                "function $readSoa{name}(d: karmem.Decoding, a: karmem.ArrayRef, prev?: {name}[]): {name}[] {{"
             ),
             body,
             &["return out;".to_string()],
@@ -417,7 +498,9 @@ impl Gen<'_> {
         let r = body.r();
         body.line(&format!("const k = {r}.bunchEntries(a);"));
         body.line("if (k >= 0) d.charge(16 * (k + 1));");
-        body.line(&format!("const out: {name}[] = [];"));
+        self.prev.borrow_mut().insert("out".into(), "prev".into());
+        self.reused_array(&mut body, "out", &name, "out", "0");
+        self.prev.borrow_mut().clear();
         for v in &u.variants {
             let ty = self.n.struct_name(v.ty);
             let data = self.l.bunch_variant_data(v.ty, soa);
@@ -457,11 +540,23 @@ impl Gen<'_> {
         Self::finish_fn(
             c,
             &format!(
-                "function $read{f}{name}(d: karmem.Decoding, a: karmem.ArrayRef): {name}[] {{"
+                "function $read{f}{name}(d: karmem.Decoding, a: karmem.ArrayRef, prev?: {name}[]): {name}[] {{"
             ),
             body,
             &["return out;".to_string()],
         );
+    }
+}
+
+/// Whether a reader of `slot` reuses the value its place held (a struct,
+/// an array other than text, a map), so a previous value is worth passing.
+fn reuses(slot: &Slot) -> bool {
+    match slot {
+        Slot::InlineStruct(_) | Slot::TableRef(_) | Slot::OptionalTable(_) => true,
+        Slot::FixedArray { .. } => true,
+        Slot::ArrayRef { array, .. } => array.text.is_none(),
+        Slot::Optional { value, .. } => reuses(value),
+        Slot::Scalar(_) | Slot::Enum { .. } | Slot::Union { .. } => false,
     }
 }
 
@@ -506,16 +601,22 @@ impl DecodePrinter for Gen<'_> {
     }
 
     fn inline(&self, c: &mut Lines, id: StructId, place: &str, at: &Here) {
-        let read = format!("$readAt{}(d, {})", self.n.struct_name(id), at.pos);
+        let read = format!(
+            "$readAt{}(d, {}{})",
+            self.n.struct_name(id),
+            at.pos,
+            self.prev_arg(place)
+        );
         self.assign(c, &Slot::InlineStruct(id), place, at, &read);
     }
 
     fn table(&self, c: &mut Lines, id: StructId, place: &str, at: &Here) {
         let r = c.r();
         let read = format!(
-            "$read{}(d, {r}.table({r}.u32({})))",
+            "$read{}(d, {r}.table({r}.u32({})){})",
             self.n.struct_name(id),
-            at.pos
+            at.pos,
+            self.prev_arg(place)
         );
         self.assign(c, &Slot::TableRef(id), place, at, &read);
     }
@@ -527,7 +628,8 @@ impl DecodePrinter for Gen<'_> {
         self.guarded(c, at, place, "null", |c| {
             c.line(&format!("const {o} = {r}.u32({});", at.pos));
             c.line(&format!(
-                "{place} = {o} === 0 ? null : $read{name}(d, {r}.table({o}));"
+                "{place} = {o} === 0 ? null : $read{name}(d, {r}.table({o}){});",
+                self.prev_arg(place)
             ));
         });
     }
@@ -562,7 +664,7 @@ impl DecodePrinter for Gen<'_> {
 
     fn fixed(&self, c: &mut Lines, elem: FixedElem, len: u32, stride: u32, place: &str, at: &Here) {
         let slot = Slot::FixedArray { elem, len, stride };
-        let zero = self.absent_value(&slot, at);
+        let zero = self.absent_value(&slot, at, place);
         let (s, j) = (self.fresh("s"), self.fresh("j"));
         let ty = self.fixed_elem_ts(elem);
         let epos = elem_at(&at.pos, &j, stride);
@@ -571,12 +673,14 @@ impl DecodePrinter for Gen<'_> {
             FixedElem::Scalar(p) | FixedElem::Enum { repr: p, .. } => {
                 format!("{r}.{}({epos})", prim_str(p))
             }
-            FixedElem::InlineStruct(id) => format!("$readAt{}(d, {epos})", self.n.struct_name(id)),
+            FixedElem::InlineStruct(id) => {
+                format!("$readAt{}(d, {epos}, {s}[{j}])", self.n.struct_name(id))
+            }
         };
         self.guarded(c, at, place, &zero, |c| {
-            c.line(&format!("const {s}: {ty}[] = [];"));
+            self.reused_array(c, &s, &ty, place, &len.to_string());
             c.line(&format!(
-                "for (let {j} = 0; {j} < {len}; {j}++) {s}.push({read});"
+                "for (let {j} = 0; {j} < {len}; {j}++) {s}[{j}] = {read};"
             ));
             c.line(&format!("{place} = {s};"));
         });
@@ -600,6 +704,7 @@ impl DecodePrinter for Gen<'_> {
                 data: data.clone(),
             },
             at,
+            place,
         );
         // An absent array (past `used`, or a column the directory does not
         // list) is empty, or its default, and costs nothing (format.md §10).
@@ -635,9 +740,9 @@ impl DecodePrinter for Gen<'_> {
             "d.charge({});",
             times(&format!("{a}.len"), charge)
         ));
-        c.line(&format!("const {s}: {}[] = [];", self.elem_ts(elem)));
+        self.reused_array(c, &s, &self.elem_ts(elem), place, &format!("{a}.len"));
         c.line(&format!(
-            "for (let {k} = 0; {k} < {a}.len; {k}++) {s}.push({}.{}({}));",
+            "for (let {k} = 0; {k} < {a}.len; {k}++) {s}[{k}] = {}.{}({});",
             c.r(),
             prim_str(p),
             elem_at(&format!("{a}.offset"), &k, es)
@@ -667,7 +772,10 @@ impl DecodePrinter for Gen<'_> {
             "d.charge({});",
             times(&format!("{a}.len"), charge)
         ));
-        c.line(&format!("const {s}: {}[] = [];", super::paren(&ty)));
+        self.reused_array(c, &s, &ty, place, &format!("{a}.len"));
+        self.prev
+            .borrow_mut()
+            .insert(e.clone(), format!("{s}[{k}]"));
         c.open(&format!("for (let {k} = 0; {k} < {a}.len; {k}++) {{"));
         c.line(&format!(
             "const {a2} = {}.array({}, {es}, {});",
@@ -677,7 +785,7 @@ impl DecodePrinter for Gen<'_> {
         ));
         c.line(&format!("let {e}: {ty};"));
         read_array(self, c, inner, data, &e, &a2);
-        c.line(&format!("{s}.push({e});"));
+        c.line(&format!("{s}[{k}] = {e};"));
         c.close("}");
         c.line(&format!("{place} = {s};"));
     }
@@ -697,9 +805,9 @@ impl DecodePrinter for Gen<'_> {
             "d.charge({});",
             times(&format!("{a}.len"), charge)
         ));
-        c.line(&format!("const {s}: {name}[] = [];"));
+        self.reused_array(c, &s, &name, place, &format!("{a}.len"));
         c.line(&format!(
-            "for (let {k} = 0; {k} < {a}.len; {k}++) {s}.push($readAt{name}(d, {}));",
+            "for (let {k} = 0; {k} < {a}.len; {k}++) {s}[{k}] = $readAt{name}(d, {}, {s}[{k}]);",
             elem_at(&format!("{a}.offset"), &k, stride)
         ));
         c.line(&format!("{place} = {s};"));
@@ -722,10 +830,23 @@ impl DecodePrinter for Gen<'_> {
             "d.charge({});",
             times(&format!("{a}.len"), charge)
         ));
-        c.line(&format!(
-            "const {m} = new {}();",
-            self.type_ts(&FieldType::Array(*array))
-        ));
+        let prev = self.prev(place);
+        // Reused: the map emptied, its old values kept aside by key for
+        // the entries read again (a copy of the entries, not of values).
+        let value = plan.fields.get(1).map(|f| f.slot);
+        let old = (prev != "undefined" && value.is_some_and(reuses)).then(|| self.fresh("old"));
+        let ty = self.type_ts(&FieldType::Array(*array));
+        if prev == "undefined" {
+            c.line(&format!("const {m} = new {ty}();"));
+        } else {
+            c.line(&format!("const {m} = {prev} ?? new {ty}();"));
+            if let Some(old) = &old {
+                c.line(&format!(
+                    "const {old} = {m}.size > 0 ? new Map({m}) : undefined;"
+                ));
+            }
+            c.line(&format!("{m}.clear();"));
+        }
         c.open(&format!("for (let {k} = 0; {k} < {a}.len; {k}++) {{"));
         c.line(&format!(
             "const {e} = {};",
@@ -743,6 +864,11 @@ impl DecodePrinter for Gen<'_> {
                 pos: plus(&e, off),
                 present: None,
             };
+            if let (Some(old), Some(key)) = (&old, names.first()) {
+                self.prev
+                    .borrow_mut()
+                    .insert(x.clone(), format!("{old}?.get({key})"));
+            }
             read_slot(self, c, f.slot, &x, &ctx, None);
             names.push(x);
         }
@@ -759,9 +885,9 @@ impl DecodePrinter for Gen<'_> {
             "d.charge({});",
             times(&format!("{a}.len"), charge)
         ));
-        c.line(&format!("const {s}: {name}[] = [];"));
+        self.reused_array(c, &s, &name, place, &format!("{a}.len"));
         c.line(&format!(
-            "for (let {k} = 0; {k} < {a}.len; {k}++) {s}.push($read{name}(d, {r}.table({r}.u32({}))));",
+            "for (let {k} = 0; {k} < {a}.len; {k}++) {s}[{k}] = $read{name}(d, {r}.table({r}.u32({})), {s}[{k}]);",
             elem_at(&format!("{a}.offset"), &k, OFFSET_SIZE)
         ));
         c.line(&format!("{place} = {s};"));
@@ -769,8 +895,9 @@ impl DecodePrinter for Gen<'_> {
 
     fn soa(&self, c: &mut Lines, elem: StructId, place: &str, a: &str) {
         c.line(&format!(
-            "{place} = $readSoa{}(d, {a});",
-            self.n.struct_name(elem)
+            "{place} = $readSoa{}(d, {a}{});",
+            self.n.struct_name(elem),
+            self.prev_arg(place)
         ));
     }
 
@@ -783,9 +910,9 @@ impl DecodePrinter for Gen<'_> {
             "d.charge({});",
             times(&format!("{a}.len"), charge)
         ));
-        c.line(&format!("const {s}: {name}[] = [];"));
+        self.reused_array(c, &s, &name, place, &format!("{a}.len"));
         c.line(&format!(
-            "for (let {k} = 0; {k} < {a}.len; {k}++) {s}.push({read}(d, {at}, {}));",
+            "for (let {k} = 0; {k} < {a}.len; {k}++) {s}[{k}] = {read}(d, {at}, {});",
             plus(&at, UNION_OFFSET_AT)
         ));
         c.line(&format!("{place} = {s};"));
@@ -796,14 +923,14 @@ impl DecodePrinter for Gen<'_> {
         let name = self.n.union_name(id);
         let read = self.read_union(id);
         c.line(&format!("const {u} = {}.unionColumns({a}, {tw});", c.r()));
-        c.line(&format!("const {s}: {name}[] = [];"));
+        self.reused_array(c, &s, &name, place, "0");
         c.open(&format!("if ({u} !== null) {{"));
         c.line(&format!(
             "d.charge({});",
             times(&format!("{a}.len"), charge)
         ));
         c.line(&format!(
-            "for (let {k} = 0; {k} < {a}.len; {k}++) {s}.push({read}(d, {}, {}));",
+            "for (let {k} = 0; {k} < {a}.len; {k}++) {s}[{k}] = {read}(d, {}, {});",
             elem_at(&format!("{u}.tags"), &k, tw),
             elem_at(&format!("{u}.offsets"), &k, OFFSET_SIZE)
         ));
@@ -814,8 +941,9 @@ impl DecodePrinter for Gen<'_> {
     fn bunch(&self, c: &mut Lines, id: UnionId, soa: bool, place: &str, a: &str) {
         let f = if soa { "BunchSoa" } else { "Bunch" };
         c.line(&format!(
-            "{place} = $read{f}{}(d, {a});",
-            self.n.union_name(id)
+            "{place} = $read{f}{}(d, {a}{});",
+            self.n.union_name(id),
+            self.prev_arg(place)
         ));
     }
 }

@@ -230,6 +230,12 @@ export const Vec3 = {
     if (d.r.inline(8, 12).used !== 0) return $readAtVec3(d, 8);
     return $zeroVec3();
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Vec3, limits?: karmem.Limits): Vec3 {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 12).used !== 0) return $readAtVec3(d, 8, x);
+    return karmem.zeroed(x, $zeroVec3);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): Vec3Viewer {
     const v = new karmem.Checking(input, limits);
@@ -282,6 +288,12 @@ export const Pair = {
     if (d.r.inline(8, 16).used !== 0) return $readAtPair(d, 8);
     return $zeroPair();
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Pair, limits?: karmem.Limits): Pair {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 16).used !== 0) return $readAtPair(d, 8, x);
+    return karmem.zeroed(x, $zeroPair);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): PairViewer {
     const v = new karmem.Checking(input, limits);
@@ -312,6 +324,10 @@ export class LeafViewer {
   get value(): bigint {
     return karmem.has(this.$t, 8, 8) ? this.$r.u64(this.$t.offset + 8) : 0n;
   }
+  /** Stores `Value` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setValue(e: karmem.Editor, x: bigint): void {
+    e.set(this.$t, 8, "u64", x);
+  }
   get label(): string {
     return this.$r.text(this.$r.fieldArray(this.$t, 16, 1, null));
   }
@@ -329,6 +345,11 @@ export const Leaf = {
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Leaf {
     const d = new karmem.Decoding(input, limits);
     return $readLeaf(d, d.r.root());
+  },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Leaf, limits?: karmem.Limits): Leaf {
+    const d = new karmem.Decoding(input, limits);
+    return $readLeaf(d, d.r.root(), x);
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): LeafViewer {
@@ -358,6 +379,10 @@ export class CircleViewer {
   get radius(): number {
     return karmem.has(this.$t, 8, 8) ? this.$r.f64(this.$t.offset + 8) : 0;
   }
+  /** Stores `Radius` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setRadius(e: karmem.Editor, x: number): void {
+    e.set(this.$t, 8, "f64", x);
+  }
 }
 
 /** Whole messages with a `Circle` root: encode, decode, validate, view. */
@@ -372,6 +397,11 @@ export const Circle = {
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Circle {
     const d = new karmem.Decoding(input, limits);
     return $readCircle(d, d.r.root());
+  },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Circle, limits?: karmem.Limits): Circle {
+    const d = new karmem.Decoding(input, limits);
+    return $readCircle(d, d.r.root(), x);
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): CircleViewer {
@@ -417,6 +447,12 @@ export const Square = {
     if (d.r.inline(8, 4).used !== 0) return $readAtSquare(d, 8);
     return $zeroSquare();
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Square, limits?: karmem.Limits): Square {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 4).used !== 0) return $readAtSquare(d, 8, x);
+    return karmem.zeroed(x, $zeroSquare);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): SquareViewer {
     const v = new karmem.Checking(input, limits);
@@ -435,6 +471,8 @@ export const Square = {
 export type Shape = karmem.UnionValue<"Circle", Circle> | karmem.UnionValue<"Square", Square> | null;
 /** `Shape` read in place: the variant's type and its viewer. */
 export type ShapeViewer = karmem.UnionValue<"Circle", CircleViewer> | karmem.UnionValue<"Square", SquareViewer> | null;
+/** An element of a `#bovos` array of `Shape` read in place: the variant's type and its SoA item view. */
+export type ShapeSoaItem = karmem.UnionValue<"Circle", CircleSoaItem> | karmem.UnionValue<"Square", SquareSoaItem> | null;
 
 /** The table `Element`. */
 export interface Element {
@@ -455,6 +493,10 @@ export class ElementViewer {
   get id(): number {
     return karmem.has(this.$t, 4, 4) ? this.$r.u32(this.$t.offset + 4) : 0;
   }
+  /** Stores `Id` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setId(e: karmem.Editor, x: number): void {
+    e.set(this.$t, 4, "u32", x);
+  }
   get where(): PairViewer {
     return new PairViewer(this.$r, this.$r.inline(this.$t.offset + 8, 16, karmem.has(this.$t, 8, 16)));
   }
@@ -466,6 +508,14 @@ export class ElementViewer {
   }
   get numbers(): Int32Array {
     return karmem.arrayView(this.$r, this.$t, 40, "i32", 4, null) as Int32Array;
+  }
+  /** `Numbers` as a writable typed array over the message, `length` elements (change the length with `setNumbersLen`). */
+  editNumbers(e: karmem.Editor): Int32Array {
+    return e.elements(this.$t, 40, "i32", 4, null) as Int32Array;
+  }
+  /** Changes the length of `Numbers` in place, within its capacity (`TooLarge` otherwise); elements between the old and the new length are zeroed. */
+  setNumbersLen(e: karmem.Editor, n: number): void {
+    e.setLen(this.$t, 40, 4, null, n);
   }
   get shape(): ShapeViewer {
     return karmem.viewSlot(this.$r, viewers, layout.structs[5]!.fields[5]!.slot, this.$t.offset + 52, karmem.has(this.$t, 52, 8)) as ShapeViewer;
@@ -484,6 +534,11 @@ export const Element = {
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Element {
     const d = new karmem.Decoding(input, limits);
     return $readElement(d, d.r.root());
+  },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Element, limits?: karmem.Limits): Element {
+    const d = new karmem.Decoding(input, limits);
+    return $readElement(d, d.r.root(), x);
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): ElementViewer {
@@ -526,14 +581,22 @@ export class RootViewer {
     readonly $r: karmem.Reader,
     readonly $t: karmem.Table,
   ) {}
-  get flags(): boolean[] {
-    return karmem.readField(this.$r, layout, this.$t, 4, 4, layout.structs[6]!.fields[0]!.slot) as boolean[];
+  get flags(): karmem.FixedView<boolean> {
+    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[0]!.slot, this.$t.offset + 4, karmem.has(this.$t, 4, 4)) as karmem.FixedView<boolean>;
   }
   get kind(): Kind {
     return karmem.has(this.$t, 8, 1) ? this.$r.u8(this.$t.offset + 8) : 0;
   }
+  /** Stores `Kind` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setKind(e: karmem.Editor, x: Kind): void {
+    e.set(this.$t, 8, "u8", x);
+  }
   get wide(): Wide {
     return karmem.has(this.$t, 16, 8) ? this.$r.i64(this.$t.offset + 16) : 0n;
+  }
+  /** Stores `Wide` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setWide(e: karmem.Editor, x: Wide): void {
+    e.set(this.$t, 16, "i64", x);
   }
   get text(): string {
     return this.$r.text(this.$r.fieldArray(this.$t, 24, 1, null));
@@ -541,20 +604,28 @@ export class RootViewer {
   get utf16(): string {
     return this.$r.text16(this.$r.fieldArray(this.$t, 36, 2, null));
   }
-  get fixed(): Vec3[] {
-    return karmem.readField(this.$r, layout, this.$t, 48, 36, layout.structs[6]!.fields[5]!.slot) as Vec3[];
+  get fixed(): karmem.FixedView<Vec3Viewer> {
+    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[5]!.slot, this.$t.offset + 48, karmem.has(this.$t, 48, 36)) as karmem.FixedView<Vec3Viewer>;
   }
   get limited(): BigUint64Array {
     return karmem.arrayView(this.$r, this.$t, 84, "u64", 8, 8) as BigUint64Array;
   }
-  get points(): karmem.SoaView<Vec3> {
-    return karmem.columnView<Vec3>(this.$r, layout, this.$t, 96, 0, null);
+  /** `Limited` as a writable typed array over the message, `length` elements (change the length with `setLimitedLen`). */
+  editLimited(e: karmem.Editor): BigUint64Array {
+    return e.elements(this.$t, 84, "u64", 8, 8) as BigUint64Array;
+  }
+  /** Changes the length of `Limited` in place, within its capacity (`TooLarge` otherwise); elements between the old and the new length are zeroed. */
+  setLimitedLen(e: karmem.Editor, n: number): void {
+    e.setLen(this.$t, 84, 8, 8, n);
+  }
+  get points(): karmem.SoaView<Vec3SoaItem> {
+    return karmem.columnView<Vec3SoaItem>(this.$r, viewers, this.$t, 96, 0, null);
   }
   get pointsAos(): karmem.StructArrayView<Vec3Viewer> {
     return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[8]!.slot, this.$t.offset + 108, karmem.has(this.$t, 108, 12)) as karmem.StructArrayView<Vec3Viewer>;
   }
-  get elements(): karmem.SoaView<Element> {
-    return karmem.columnView<Element>(this.$r, layout, this.$t, 120, 5, null);
+  get elements(): karmem.SoaView<ElementSoaItem> {
+    return karmem.columnView<ElementSoaItem>(this.$r, viewers, this.$t, 120, 5, null);
   }
   get elementsAos(): karmem.StructArrayView<ElementViewer> {
     return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[10]!.slot, this.$t.offset + 132, karmem.has(this.$t, 132, 12)) as karmem.StructArrayView<ElementViewer>;
@@ -571,8 +642,8 @@ export class RootViewer {
   get shapesBovoa(): karmem.UnionArrayView<ShapeViewer> {
     return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[14]!.slot, this.$t.offset + 176, karmem.has(this.$t, 176, 12)) as karmem.UnionArrayView<ShapeViewer>;
   }
-  get shapesBovos(): Shape[] {
-    return karmem.readField(this.$r, layout, this.$t, 188, 12, layout.structs[6]!.fields[15]!.slot) as Shape[];
+  get shapesBovos(): karmem.UnionArrayView<ShapeSoaItem> {
+    return karmem.viewSlot(this.$r, viewers, layout.structs[6]!.fields[15]!.slot, this.$t.offset + 188, karmem.has(this.$t, 188, 12)) as karmem.UnionArrayView<ShapeSoaItem>;
   }
   get next(): LeafViewer {
     return new LeafViewer(this.$r, this.$r.fieldTable(this.$t, 200));
@@ -592,6 +663,11 @@ export const Root = {
     const d = new karmem.Decoding(input, limits);
     return $readRoot(d, d.r.root());
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Root, limits?: karmem.Limits): Root {
+    const d = new karmem.Decoding(input, limits);
+    return $readRoot(d, d.r.root(), x);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): RootViewer {
     const v = new karmem.Checking(input, limits);
@@ -606,7 +682,142 @@ export const Root = {
   },
 };
 
-/** Viewer constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
+/** `Vec3` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class Vec3SoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get x(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get y(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get z(): number {
+    const at = this.$s.at(this.$c[this.$o + 2]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+}
+
+/** `Pair` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class PairSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get pos(): Vec3SoaItem {
+    return new Vec3SoaItem(this.$s, this.$i, this.$c, this.$o);
+  }
+  get tag(): number {
+    const at = this.$s.at(this.$c[this.$o + 3]!, this.$i);
+    return at !== 0 ? this.$s.r.u16(at) : 0;
+  }
+  get flag(): boolean {
+    const at = this.$s.at(this.$c[this.$o + 4]!, this.$i);
+    return at !== 0 ? this.$s.r.bool(at) : false;
+  }
+}
+
+/** `Leaf` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class LeafSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get value(): bigint {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u64(at) : 0n;
+  }
+  get label(): string {
+    return this.$s.leaf(this.$c[this.$o + 1]!, this.$i) as string;
+  }
+}
+
+/** `Circle` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class CircleSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get radius(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.f64(at) : 0;
+  }
+}
+
+/** `Square` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class SquareSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get side(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+}
+
+/** `Element` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class ElementSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get id(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get where(): PairSoaItem {
+    return new PairSoaItem(this.$s, this.$i, this.$c, this.$o + 1);
+  }
+  get child(): LeafSoaItem {
+    return new LeafSoaItem(this.$s, this.$i, this.$c, this.$o + 6);
+  }
+  get name(): string {
+    return this.$s.leaf(this.$c[this.$o + 8]!, this.$i) as string;
+  }
+  get numbers(): Int32Array {
+    return this.$s.leaf(this.$c[this.$o + 9]!, this.$i) as Int32Array;
+  }
+  get shape(): ShapeViewer {
+    return this.$s.leaf(this.$c[this.$o + 10]!, this.$i) as ShapeViewer;
+  }
+}
+
+/** `Vec3`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsVec3: readonly number[] = [0, 1, 2];
+
+/** `Circle`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsCircle: readonly number[] = [0];
+
+/** `Square`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsSquare: readonly number[] = [0];
+
+/** `Element`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsElement: readonly number[] = [2, 3, 4, 5, 9, 10, 0, 6, 7, 8, 1];
+
+/** Viewer and SoA item view constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
 export const viewers: karmem.Viewers = {
   s: layout,
   v: [
@@ -617,6 +828,15 @@ export const viewers: karmem.Viewers = {
     (r, t) => new SquareViewer(r, t),
     (r, t) => new ElementViewer(r, t),
     (r, t) => new RootViewer(r, t),
+  ],
+  soa: [
+    (s, i) => new Vec3SoaItem(s, i, $columnsVec3, 0),
+    null,
+    null,
+    (s, i) => new CircleSoaItem(s, i, $columnsCircle, 0),
+    (s, i) => new SquareSoaItem(s, i, $columnsSquare, 0),
+    (s, i) => new ElementSoaItem(s, i, $columnsElement, 0),
+    null,
   ],
 };
 
@@ -1027,7 +1247,7 @@ function $zeroVec3(): Vec3 {
 }
 
 /** The inline `Vec3` at `at`. */
-function $readAtVec3(d: karmem.Decoding, at: number): Vec3 {
+function $readAtVec3(d: karmem.Decoding, at: number, o?: Vec3): Vec3 {
   const r = d.r;
   let f0: number;
   let f1: number;
@@ -1035,25 +1255,32 @@ function $readAtVec3(d: karmem.Decoding, at: number): Vec3 {
   f0 = r.f32(at);
   f1 = r.f32(at + 4);
   f2 = r.f32(at + 8);
+  if (o !== undefined) {
+    o.x = f0;
+    o.y = f1;
+    o.z = f2;
+    return o;
+  }
   return { x: f0, y: f1, z: f2 };
 }
 
 const $colsVec3 = layout.structs[0]!.soa!;
 /** The SoA block `a` of `Vec3` elements. */
-function $readSoaVec3(d: karmem.Decoding, a: karmem.ArrayRef): Vec3[] {
+function $readSoaVec3(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Vec3[]): Vec3[] {
   const r = d.r;
   const cols = d.soa(a, $colsVec3, 12);
   const n = a.len;
   const c0 = cols[0]!;
   const c1 = cols[1]!;
   const c2 = cols[2]!;
-  const out: Vec3[] = [];
+  const out: Vec3[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroVec3();
+    const x = out[i] ?? $zeroVec3();
     x.x = c0 !== 0 ? r.f32(c0 + i * 4) : 0;
     x.y = c1 !== 0 ? r.f32(c1 + i * 4) : 0;
     x.z = c2 !== 0 ? r.f32(c2 + i * 4) : 0;
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -1068,14 +1295,20 @@ function $zeroPair(): Pair {
 }
 
 /** The inline `Pair` at `at`. */
-function $readAtPair(d: karmem.Decoding, at: number): Pair {
+function $readAtPair(d: karmem.Decoding, at: number, o?: Pair): Pair {
   const r = d.r;
   let f0: Vec3;
   let f1: number;
   let f2: boolean;
-  f0 = $readAtVec3(d, at);
+  f0 = $readAtVec3(d, at, o?.pos ?? undefined);
   f1 = r.u16(at + 12);
   f2 = r.bool(at + 14);
+  if (o !== undefined) {
+    o.pos = f0;
+    o.tag = f1;
+    o.flag = f2;
+    return o;
+  }
   return { pos: f0, tag: f1, flag: f2 };
 }
 
@@ -1088,11 +1321,11 @@ function $zeroLeaf(): Leaf {
 }
 
 /** The table `t` as a `Leaf`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
-function $readLeaf(d: karmem.Decoding, t: karmem.Table): Leaf {
+function $readLeaf(d: karmem.Decoding, t: karmem.Table, o?: Leaf): Leaf {
   const r = d.r;
   if (t.used === 0) {
     d.charge(32);
-    return $zeroLeaf();
+    return karmem.zeroed(o, $zeroLeaf);
   }
   const to = t.offset;
   const tu = t.used;
@@ -1109,6 +1342,11 @@ function $readLeaf(d: karmem.Decoding, t: karmem.Table): Leaf {
     f1 = "";
   }
   d.leave();
+  if (o !== undefined) {
+    o.value = f0;
+    o.label = f1;
+    return o;
+  }
   return { value: f0, label: f1 };
 }
 
@@ -1120,11 +1358,11 @@ function $zeroCircle(): Circle {
 }
 
 /** The table `t` as a `Circle`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
-function $readCircle(d: karmem.Decoding, t: karmem.Table): Circle {
+function $readCircle(d: karmem.Decoding, t: karmem.Table, o?: Circle): Circle {
   const r = d.r;
   if (t.used === 0) {
     d.charge(16);
-    return $zeroCircle();
+    return karmem.zeroed(o, $zeroCircle);
   }
   const to = t.offset;
   const tu = t.used;
@@ -1133,21 +1371,26 @@ function $readCircle(d: karmem.Decoding, t: karmem.Table): Circle {
   let f0: number;
   f0 = tu >= 16 ? r.f64(to + 8) : 0;
   d.leave();
+  if (o !== undefined) {
+    o.radius = f0;
+    return o;
+  }
   return { radius: f0 };
 }
 
 const $colsCircle = layout.structs[3]!.soa!;
 /** The SoA block `a` of `Circle` elements. */
-function $readSoaCircle(d: karmem.Decoding, a: karmem.ArrayRef): Circle[] {
+function $readSoaCircle(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Circle[]): Circle[] {
   const r = d.r;
   const cols = d.soa(a, $colsCircle, 8);
   const n = a.len;
   const c0 = cols[0]!;
-  const out: Circle[] = [];
+  const out: Circle[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroCircle();
+    const x = out[i] ?? $zeroCircle();
     x.radius = c0 !== 0 ? r.f64(c0 + i * 8) : 0;
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -1160,25 +1403,30 @@ function $zeroSquare(): Square {
 }
 
 /** The inline `Square` at `at`. */
-function $readAtSquare(d: karmem.Decoding, at: number): Square {
+function $readAtSquare(d: karmem.Decoding, at: number, o?: Square): Square {
   const r = d.r;
   let f0: number;
   f0 = r.f32(at);
+  if (o !== undefined) {
+    o.side = f0;
+    return o;
+  }
   return { side: f0 };
 }
 
 const $colsSquare = layout.structs[4]!.soa!;
 /** The SoA block `a` of `Square` elements. */
-function $readSoaSquare(d: karmem.Decoding, a: karmem.ArrayRef): Square[] {
+function $readSoaSquare(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Square[]): Square[] {
   const r = d.r;
   const cols = d.soa(a, $colsSquare, 4);
   const n = a.len;
   const c0 = cols[0]!;
-  const out: Square[] = [];
+  const out: Square[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroSquare();
+    const x = out[i] ?? $zeroSquare();
     x.side = c0 !== 0 ? r.f32(c0 + i * 4) : 0;
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -1196,11 +1444,11 @@ function $zeroElement(): Element {
 }
 
 /** The table `t` as a `Element`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
-function $readElement(d: karmem.Decoding, t: karmem.Table): Element {
+function $readElement(d: karmem.Decoding, t: karmem.Table, o?: Element): Element {
   const r = d.r;
   if (t.used === 0) {
     d.charge(96);
-    return $zeroElement();
+    return karmem.zeroed(o, $zeroElement);
   }
   const to = t.offset;
   const tu = t.used;
@@ -1213,12 +1461,12 @@ function $readElement(d: karmem.Decoding, t: karmem.Table): Element {
   let f4: number[];
   let f5: Shape;
   f0 = tu >= 8 ? r.u32(to + 4) : 0;
-  f1 = tu >= 24 ? $readAtPair(d, to + 8) : $zeroPair();
+  f1 = tu >= 24 ? $readAtPair(d, to + 8, o?.where ?? undefined) : karmem.zeroed(o?.where, $zeroPair);
   if (tu >= 28) {
-    f2 = $readLeaf(d, r.table(r.u32(to + 24)));
+    f2 = $readLeaf(d, r.table(r.u32(to + 24)), o?.child ?? undefined);
   } else {
     d.charge(32);
-    f2 = $zeroLeaf();
+    f2 = karmem.zeroed(o?.child, $zeroLeaf);
   }
   if (tu >= 40) {
     const a68 = r.array(to + 28, 1, null);
@@ -1230,20 +1478,30 @@ function $readElement(d: karmem.Decoding, t: karmem.Table): Element {
   if (tu >= 52) {
     const a69 = r.array(to + 40, 4, null);
     d.charge(a69.len * 4);
-    const s70: number[] = [];
-    for (let k71 = 0; k71 < a69.len; k71++) s70.push(r.i32(a69.offset + k71 * 4));
+    const s70: number[] = o?.numbers ?? [];
+    if (s70.length > a69.len) s70.length = a69.len;
+    for (let k71 = 0; k71 < a69.len; k71++) s70[k71] = r.i32(a69.offset + k71 * 4);
     f4 = s70;
   } else {
-    f4 = [];
+    f4 = karmem.emptied(o?.numbers, () => []);
   }
   f5 = tu >= 60 ? $readShape(d, to + 52, to + 52 + 4) : null;
   d.leave();
+  if (o !== undefined) {
+    o.id = f0;
+    o.where = f1;
+    o.child = f2;
+    o.name = f3;
+    o.numbers = f4;
+    o.shape = f5;
+    return o;
+  }
   return { id: f0, where: f1, child: f2, name: f3, numbers: f4, shape: f5 };
 }
 
 const $colsElement = layout.structs[5]!.soa!;
 /** The SoA block `a` of `Element` elements. */
-function $readSoaElement(d: karmem.Decoding, a: karmem.ArrayRef): Element[] {
+function $readSoaElement(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Element[]): Element[] {
   const r = d.r;
   const cols = d.soa(a, $colsElement, 71);
   const n = a.len;
@@ -1258,9 +1516,10 @@ function $readSoaElement(d: karmem.Decoding, a: karmem.ArrayRef): Element[] {
   const c8 = cols[8]!;
   const c9 = cols[9]!;
   const c10 = cols[10]!;
-  const out: Element[] = [];
+  const out: Element[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroElement();
+    const x = out[i] ?? $zeroElement();
     x.child.value = c0 !== 0 ? r.u64(c0 + i * 8) : 0n;
     x.shape = c1 !== 0 ? $readShape(d, c1 + i * 8, c1 + i * 8 + 4) : null;
     x.id = c2 !== 0 ? r.u32(c2 + i * 4) : 0;
@@ -1284,15 +1543,16 @@ function $readSoaElement(d: karmem.Decoding, a: karmem.ArrayRef): Element[] {
     if (c8 !== 0) {
       const a74 = r.array(c8 + i * 12, 4, null);
       d.charge(a74.len * 4);
-      const s75: number[] = [];
-      for (let k76 = 0; k76 < a74.len; k76++) s75.push(r.i32(a74.offset + k76 * 4));
+      const s75: number[] = x.numbers ?? [];
+      if (s75.length > a74.len) s75.length = a74.len;
+      for (let k76 = 0; k76 < a74.len; k76++) s75[k76] = r.i32(a74.offset + k76 * 4);
       x.numbers = s75;
     } else {
-      x.numbers = [];
+      x.numbers = karmem.emptied(x.numbers, () => []);
     }
     x.where.tag = c9 !== 0 ? r.u16(c9 + i * 2) : 0;
     x.where.flag = c10 !== 0 ? r.bool(c10 + i) : false;
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -1321,11 +1581,11 @@ function $zeroRoot(): Root {
 }
 
 /** The table `t` as a `Root`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
-function $readRoot(d: karmem.Decoding, t: karmem.Table): Root {
+function $readRoot(d: karmem.Decoding, t: karmem.Table, o?: Root): Root {
   const r = d.r;
   if (t.used === 0) {
     d.charge(240);
-    return $zeroRoot();
+    return karmem.zeroed(o, $zeroRoot);
   }
   const to = t.offset;
   const tu = t.used;
@@ -1349,8 +1609,9 @@ function $readRoot(d: karmem.Decoding, t: karmem.Table): Root {
   let f15: Shape[];
   let f16: Leaf;
   if (tu >= 8) {
-    const s77: boolean[] = [];
-    for (let j78 = 0; j78 < 4; j78++) s77.push(r.bool(to + 4 + j78));
+    const s77: boolean[] = o?.flags ?? [];
+    if (s77.length > 4) s77.length = 4;
+    for (let j78 = 0; j78 < 4; j78++) s77[j78] = r.bool(to + 4 + j78);
     f0 = s77;
   } else {
     f0 = Array.from({ length: 4 }, (): boolean => false);
@@ -1372,8 +1633,9 @@ function $readRoot(d: karmem.Decoding, t: karmem.Table): Root {
     f4 = "";
   }
   if (tu >= 84) {
-    const s81: Vec3[] = [];
-    for (let j82 = 0; j82 < 3; j82++) s81.push($readAtVec3(d, to + 48 + j82 * 12));
+    const s81: Vec3[] = o?.fixed ?? [];
+    if (s81.length > 3) s81.length = 3;
+    for (let j82 = 0; j82 < 3; j82++) s81[j82] = $readAtVec3(d, to + 48 + j82 * 12, s81[j82]);
     f5 = s81;
   } else {
     f5 = Array.from({ length: 3 }, (): Vec3 => $zeroVec3());
@@ -1381,83 +1643,108 @@ function $readRoot(d: karmem.Decoding, t: karmem.Table): Root {
   if (tu >= 96) {
     const a83 = r.array(to + 84, 8, 8);
     d.charge(a83.len * 8);
-    const s84: bigint[] = [];
-    for (let k85 = 0; k85 < a83.len; k85++) s84.push(r.u64(a83.offset + k85 * 8));
+    const s84: bigint[] = o?.limited ?? [];
+    if (s84.length > a83.len) s84.length = a83.len;
+    for (let k85 = 0; k85 < a83.len; k85++) s84[k85] = r.u64(a83.offset + k85 * 8);
     f6 = s84;
   } else {
-    f6 = [];
+    f6 = karmem.emptied(o?.limited, () => []);
   }
   if (tu >= 108) {
     const a86 = r.array(to + 96, 0, null);
-    f7 = $readSoaVec3(d, a86);
+    f7 = $readSoaVec3(d, a86, o?.points ?? undefined);
   } else {
-    f7 = [];
+    f7 = karmem.emptied(o?.points, () => []);
   }
   if (tu >= 120) {
     const a87 = r.array(to + 108, 12, null);
     d.charge(a87.len * 12);
-    const s88: Vec3[] = [];
-    for (let k89 = 0; k89 < a87.len; k89++) s88.push($readAtVec3(d, a87.offset + k89 * 12));
+    const s88: Vec3[] = o?.pointsAos ?? [];
+    if (s88.length > a87.len) s88.length = a87.len;
+    for (let k89 = 0; k89 < a87.len; k89++) s88[k89] = $readAtVec3(d, a87.offset + k89 * 12, s88[k89]);
     f8 = s88;
   } else {
-    f8 = [];
+    f8 = karmem.emptied(o?.pointsAos, () => []);
   }
   if (tu >= 132) {
     const a90 = r.array(to + 120, 0, null);
-    f9 = $readSoaElement(d, a90);
+    f9 = $readSoaElement(d, a90, o?.elements ?? undefined);
   } else {
-    f9 = [];
+    f9 = karmem.emptied(o?.elements, () => []);
   }
   if (tu >= 144) {
     const a91 = r.array(to + 132, 4, null);
     d.charge(a91.len * 4);
-    const s92: Element[] = [];
-    for (let k93 = 0; k93 < a91.len; k93++) s92.push($readElement(d, r.table(r.u32(a91.offset + k93 * 4))));
+    const s92: Element[] = o?.elementsAos ?? [];
+    if (s92.length > a91.len) s92.length = a91.len;
+    for (let k93 = 0; k93 < a91.len; k93++) s92[k93] = $readElement(d, r.table(r.u32(a91.offset + k93 * 4)), s92[k93]);
     f10 = s92;
   } else {
-    f10 = [];
+    f10 = karmem.emptied(o?.elementsAos, () => []);
   }
   f11 = tu >= 152 ? $readShape(d, to + 144, to + 144 + 4) : null;
   if (tu >= 164) {
     const a94 = r.array(to + 152, 8, null);
     d.charge(a94.len * 8);
-    const s95: Shape[] = [];
-    for (let k96 = 0; k96 < a94.len; k96++) s95.push($readShape(d, a94.offset + k96 * 8, a94.offset + k96 * 8 + 4));
+    const s95: Shape[] = o?.shapesAos ?? [];
+    if (s95.length > a94.len) s95.length = a94.len;
+    for (let k96 = 0; k96 < a94.len; k96++) s95[k96] = $readShape(d, a94.offset + k96 * 8, a94.offset + k96 * 8 + 4);
     f12 = s95;
   } else {
-    f12 = [];
+    f12 = karmem.emptied(o?.shapesAos, () => []);
   }
   if (tu >= 176) {
     const a97 = r.array(to + 164, 0, null);
     const u100 = r.unionColumns(a97, 1);
-    const s98: Shape[] = [];
+    const s98: Shape[] = o?.shapesSoa ?? [];
+    if (s98.length > 0) s98.length = 0;
     if (u100 !== null) {
       d.charge(a97.len * 5);
-      for (let k99 = 0; k99 < a97.len; k99++) s98.push($readShape(d, u100.tags + k99, u100.offsets + k99 * 4));
+      for (let k99 = 0; k99 < a97.len; k99++) s98[k99] = $readShape(d, u100.tags + k99, u100.offsets + k99 * 4);
     }
     f13 = s98;
   } else {
-    f13 = [];
+    f13 = karmem.emptied(o?.shapesSoa, () => []);
   }
   if (tu >= 188) {
     const a101 = r.array(to + 176, 0, null);
-    f14 = $readBunchShape(d, a101);
+    f14 = $readBunchShape(d, a101, o?.shapesBovoa ?? undefined);
   } else {
-    f14 = [];
+    f14 = karmem.emptied(o?.shapesBovoa, () => []);
   }
   if (tu >= 200) {
     const a102 = r.array(to + 188, 0, null);
-    f15 = $readBunchSoaShape(d, a102);
+    f15 = $readBunchSoaShape(d, a102, o?.shapesBovos ?? undefined);
   } else {
-    f15 = [];
+    f15 = karmem.emptied(o?.shapesBovos, () => []);
   }
   if (tu >= 204) {
-    f16 = $readLeaf(d, r.table(r.u32(to + 200)));
+    f16 = $readLeaf(d, r.table(r.u32(to + 200)), o?.next ?? undefined);
   } else {
     d.charge(32);
-    f16 = $zeroLeaf();
+    f16 = karmem.zeroed(o?.next, $zeroLeaf);
   }
   d.leave();
+  if (o !== undefined) {
+    o.flags = f0;
+    o.kind = f1;
+    o.wide = f2;
+    o.text = f3;
+    o.utf16 = f4;
+    o.fixed = f5;
+    o.limited = f6;
+    o.points = f7;
+    o.pointsAos = f8;
+    o.elements = f9;
+    o.elementsAos = f10;
+    o.shape = f11;
+    o.shapesAos = f12;
+    o.shapesSoa = f13;
+    o.shapesBovoa = f14;
+    o.shapesBovos = f15;
+    o.next = f16;
+    return o;
+  }
   return { flags: f0, kind: f1, wide: f2, text: f3, utf16: f4, fixed: f5, limited: f6, points: f7, pointsAos: f8, elements: f9, elementsAos: f10, shape: f11, shapesAos: f12, shapesSoa: f13, shapesBovoa: f14, shapesBovos: f15, next: f16 };
 }
 
@@ -1480,11 +1767,12 @@ function $readShape(d: karmem.Decoding, tagAt: number, offAt: number): Shape {
 }
 
 /** The bunch array `a` of `Shape` values. */
-function $readBunchShape(d: karmem.Decoding, a: karmem.ArrayRef): Shape[] {
+function $readBunchShape(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Shape[]): Shape[] {
   const r = d.r;
   const k = r.bunchEntries(a);
   if (k >= 0) d.charge(16 * (k + 1));
-  const out: Shape[] = [];
+  const out: Shape[] = prev ?? [];
+  if (out.length > 0) out.length = 0;
   {
     const s = k < 0 ? karmem.EMPTY_ARRAY : r.bunchEntry(a, k, 1, 4);
     d.charge(s.len * 4);
@@ -1499,11 +1787,12 @@ function $readBunchShape(d: karmem.Decoding, a: karmem.ArrayRef): Shape[] {
 }
 
 /** The bunch array `a` of `Shape` values. */
-function $readBunchSoaShape(d: karmem.Decoding, a: karmem.ArrayRef): Shape[] {
+function $readBunchSoaShape(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Shape[]): Shape[] {
   const r = d.r;
   const k = r.bunchEntries(a);
   if (k >= 0) d.charge(16 * (k + 1));
-  const out: Shape[] = [];
+  const out: Shape[] = prev ?? [];
+  if (out.length > 0) out.length = 0;
   {
     const s = k < 0 ? karmem.EMPTY_ARRAY : r.bunchEntry(a, k, 1, 0);
     for (const value of $readSoaCircle(d, s)) out.push({ kind: "Circle", value });

@@ -114,8 +114,16 @@ export class AnotherStructViewer {
   get a(): number {
     return karmem.has(this.$t, 4, 4) ? this.$r.u32(this.$t.offset + 4) : 0;
   }
+  /** Stores `a` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setA(e: karmem.Editor, x: number): void {
+    e.set(this.$t, 4, "u32", x);
+  }
   get b(): bigint {
     return karmem.has(this.$t, 8, 8) ? this.$r.u64(this.$t.offset + 8) : 0n;
+  }
+  /** Stores `b` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setB(e: karmem.Editor, x: bigint): void {
+    e.set(this.$t, 8, "u64", x);
   }
 }
 
@@ -131,6 +139,11 @@ export const AnotherStruct = {
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): AnotherStruct {
     const d = new karmem.Decoding(input, limits);
     return $readAnotherStruct(d, d.r.root());
+  },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: AnotherStruct, limits?: karmem.Limits): AnotherStruct {
+    const d = new karmem.Decoding(input, limits);
+    return $readAnotherStruct(d, d.r.root(), x);
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): AnotherStructViewer {
@@ -158,8 +171,8 @@ export class StructNameViewer {
     readonly $r: karmem.Reader,
     readonly $t: karmem.Table,
   ) {}
-  get fieldAsSoa(): karmem.SoaView<AnotherStruct> {
-    return karmem.columnView<AnotherStruct>(this.$r, layout, this.$t, 4, 0, null);
+  get fieldAsSoa(): karmem.SoaView<AnotherStructSoaItem> {
+    return karmem.columnView<AnotherStructSoaItem>(this.$r, viewers, this.$t, 4, 0, null);
   }
   get fieldAsAos(): karmem.StructArrayView<AnotherStructViewer> {
     return karmem.viewSlot(this.$r, viewers, layout.structs[1]!.fields[1]!.slot, this.$t.offset + 16, karmem.has(this.$t, 16, 12)) as karmem.StructArrayView<AnotherStructViewer>;
@@ -178,6 +191,11 @@ export const StructName = {
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): StructName {
     const d = new karmem.Decoding(input, limits);
     return $readStructName(d, d.r.root());
+  },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: StructName, limits?: karmem.Limits): StructName {
+    const d = new karmem.Decoding(input, limits);
+    return $readStructName(d, d.r.root(), x);
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): StructNameViewer {
@@ -226,6 +244,12 @@ export const Point2d = {
     const d = new karmem.Decoding(input, limits);
     if (d.r.inline(8, 8).used !== 0) return $readAtPoint2d(d, 8);
     return $zeroPoint2d();
+  },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Point2d, limits?: karmem.Limits): Point2d {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 8).used !== 0) return $readAtPoint2d(d, 8, x);
+    return karmem.zeroed(x, $zeroPoint2d);
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): Point2dViewer {
@@ -279,6 +303,12 @@ export const Point3d = {
     if (d.r.inline(8, 12).used !== 0) return $readAtPoint3d(d, 8);
     return $zeroPoint3d();
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Point3d, limits?: karmem.Limits): Point3d {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 12).used !== 0) return $readAtPoint3d(d, 8, x);
+    return karmem.zeroed(x, $zeroPoint3d);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): Point3dViewer {
     const v = new karmem.Checking(input, limits);
@@ -300,6 +330,8 @@ export const Point3d = {
 export type AnyPoint = karmem.UnionValue<"Point2d", Point2d> | karmem.UnionValue<"Point3d", Point3d> | null;
 /** `any_point` read in place: the variant's type and its viewer. */
 export type AnyPointViewer = karmem.UnionValue<"Point2d", Point2dViewer> | karmem.UnionValue<"Point3d", Point3dViewer> | null;
+/** An element of a `#bovos` array of `any_point` read in place: the variant's type and its SoA item view. */
+export type AnyPointSoaItem = karmem.UnionValue<"Point2d", Point2dSoaItem> | karmem.UnionValue<"Point3d", Point3dSoaItem> | null;
 
 /** The table `particle`. */
 export interface Particle {
@@ -313,8 +345,8 @@ export class ParticleViewer {
     readonly $r: karmem.Reader,
     readonly $t: karmem.Table,
   ) {}
-  get pos(): AnyPoint[] {
-    return karmem.readField(this.$r, layout, this.$t, 4, 12, layout.structs[4]!.fields[0]!.slot) as AnyPoint[];
+  get pos(): karmem.UnionArrayView<AnyPointSoaItem> {
+    return karmem.viewSlot(this.$r, viewers, layout.structs[4]!.fields[0]!.slot, this.$t.offset + 4, karmem.has(this.$t, 4, 12)) as karmem.UnionArrayView<AnyPointSoaItem>;
   }
   get name(): string {
     return this.$r.text16(this.$r.fieldArray(this.$t, 16, 2, null));
@@ -334,6 +366,11 @@ export const Particle = {
     const d = new karmem.Decoding(input, limits);
     return $readParticle(d, d.r.root());
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Particle, limits?: karmem.Limits): Particle {
+    const d = new karmem.Decoding(input, limits);
+    return $readParticle(d, d.r.root(), x);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): ParticleViewer {
     const v = new karmem.Checking(input, limits);
@@ -348,7 +385,77 @@ export const Particle = {
   },
 };
 
-/** Viewer constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
+/** `AnotherStruct` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class AnotherStructSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get a(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get b(): bigint {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.u64(at) : 0n;
+  }
+}
+
+/** `Point2d` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class Point2dSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get x(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get y(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+}
+
+/** `Point3d` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class Point3dSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get x(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get y(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get z(): number {
+    const at = this.$s.at(this.$c[this.$o + 2]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+}
+
+/** `another_struct`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsAnotherStruct: readonly number[] = [1, 0];
+
+/** `point2d`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsPoint2d: readonly number[] = [0, 1];
+
+/** `point3d`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsPoint3d: readonly number[] = [0, 1, 2];
+
+/** Viewer and SoA item view constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
 export const viewers: karmem.Viewers = {
   s: layout,
   v: [
@@ -357,6 +464,13 @@ export const viewers: karmem.Viewers = {
     (r, t) => new Point2dViewer(r, t),
     (r, t) => new Point3dViewer(r, t),
     (r, t) => new ParticleViewer(r, t),
+  ],
+  soa: [
+    (s, i) => new AnotherStructSoaItem(s, i, $columnsAnotherStruct, 0),
+    null,
+    (s, i) => new Point2dSoaItem(s, i, $columnsPoint2d, 0),
+    (s, i) => new Point3dSoaItem(s, i, $columnsPoint3d, 0),
+    null,
   ],
 };
 
@@ -542,11 +656,11 @@ function $zeroAnotherStruct(): AnotherStruct {
 }
 
 /** The table `t` as a `AnotherStruct`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
-function $readAnotherStruct(d: karmem.Decoding, t: karmem.Table): AnotherStruct {
+function $readAnotherStruct(d: karmem.Decoding, t: karmem.Table, o?: AnotherStruct): AnotherStruct {
   const r = d.r;
   if (t.used === 0) {
     d.charge(16);
-    return $zeroAnotherStruct();
+    return karmem.zeroed(o, $zeroAnotherStruct);
   }
   const to = t.offset;
   const tu = t.used;
@@ -557,23 +671,29 @@ function $readAnotherStruct(d: karmem.Decoding, t: karmem.Table): AnotherStruct 
   f0 = tu >= 8 ? r.u32(to + 4) : 0;
   f1 = tu >= 16 ? r.u64(to + 8) : 0n;
   d.leave();
+  if (o !== undefined) {
+    o.a = f0;
+    o.b = f1;
+    return o;
+  }
   return { a: f0, b: f1 };
 }
 
 const $colsAnotherStruct = layout.structs[0]!.soa!;
 /** The SoA block `a` of `AnotherStruct` elements. */
-function $readSoaAnotherStruct(d: karmem.Decoding, a: karmem.ArrayRef): AnotherStruct[] {
+function $readSoaAnotherStruct(d: karmem.Decoding, a: karmem.ArrayRef, prev?: AnotherStruct[]): AnotherStruct[] {
   const r = d.r;
   const cols = d.soa(a, $colsAnotherStruct, 12);
   const n = a.len;
   const c0 = cols[0]!;
   const c1 = cols[1]!;
-  const out: AnotherStruct[] = [];
+  const out: AnotherStruct[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroAnotherStruct();
+    const x = out[i] ?? $zeroAnotherStruct();
     x.b = c0 !== 0 ? r.u64(c0 + i * 8) : 0n;
     x.a = c1 !== 0 ? r.u32(c1 + i * 4) : 0;
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -587,11 +707,11 @@ function $zeroStructName(): StructName {
 }
 
 /** The table `t` as a `StructName`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
-function $readStructName(d: karmem.Decoding, t: karmem.Table): StructName {
+function $readStructName(d: karmem.Decoding, t: karmem.Table, o?: StructName): StructName {
   const r = d.r;
   if (t.used === 0) {
     d.charge(32);
-    return $zeroStructName();
+    return karmem.zeroed(o, $zeroStructName);
   }
   const to = t.offset;
   const tu = t.used;
@@ -601,20 +721,26 @@ function $readStructName(d: karmem.Decoding, t: karmem.Table): StructName {
   let f1: AnotherStruct[];
   if (tu >= 16) {
     const a22 = r.array(to + 4, 0, null);
-    f0 = $readSoaAnotherStruct(d, a22);
+    f0 = $readSoaAnotherStruct(d, a22, o?.fieldAsSoa ?? undefined);
   } else {
-    f0 = [];
+    f0 = karmem.emptied(o?.fieldAsSoa, () => []);
   }
   if (tu >= 28) {
     const a23 = r.array(to + 16, 4, null);
     d.charge(a23.len * 4);
-    const s24: AnotherStruct[] = [];
-    for (let k25 = 0; k25 < a23.len; k25++) s24.push($readAnotherStruct(d, r.table(r.u32(a23.offset + k25 * 4))));
+    const s24: AnotherStruct[] = o?.fieldAsAos ?? [];
+    if (s24.length > a23.len) s24.length = a23.len;
+    for (let k25 = 0; k25 < a23.len; k25++) s24[k25] = $readAnotherStruct(d, r.table(r.u32(a23.offset + k25 * 4)), s24[k25]);
     f1 = s24;
   } else {
-    f1 = [];
+    f1 = karmem.emptied(o?.fieldAsAos, () => []);
   }
   d.leave();
+  if (o !== undefined) {
+    o.fieldAsSoa = f0;
+    o.fieldAsAos = f1;
+    return o;
+  }
   return { fieldAsSoa: f0, fieldAsAos: f1 };
 }
 
@@ -627,29 +753,35 @@ function $zeroPoint2d(): Point2d {
 }
 
 /** The inline `Point2d` at `at`. */
-function $readAtPoint2d(d: karmem.Decoding, at: number): Point2d {
+function $readAtPoint2d(d: karmem.Decoding, at: number, o?: Point2d): Point2d {
   const r = d.r;
   let f0: number;
   let f1: number;
   f0 = r.f32(at);
   f1 = r.f32(at + 4);
+  if (o !== undefined) {
+    o.x = f0;
+    o.y = f1;
+    return o;
+  }
   return { x: f0, y: f1 };
 }
 
 const $colsPoint2d = layout.structs[2]!.soa!;
 /** The SoA block `a` of `Point2d` elements. */
-function $readSoaPoint2d(d: karmem.Decoding, a: karmem.ArrayRef): Point2d[] {
+function $readSoaPoint2d(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Point2d[]): Point2d[] {
   const r = d.r;
   const cols = d.soa(a, $colsPoint2d, 8);
   const n = a.len;
   const c0 = cols[0]!;
   const c1 = cols[1]!;
-  const out: Point2d[] = [];
+  const out: Point2d[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroPoint2d();
+    const x = out[i] ?? $zeroPoint2d();
     x.x = c0 !== 0 ? r.f32(c0 + i * 4) : 0;
     x.y = c1 !== 0 ? r.f32(c1 + i * 4) : 0;
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -664,7 +796,7 @@ function $zeroPoint3d(): Point3d {
 }
 
 /** The inline `Point3d` at `at`. */
-function $readAtPoint3d(d: karmem.Decoding, at: number): Point3d {
+function $readAtPoint3d(d: karmem.Decoding, at: number, o?: Point3d): Point3d {
   const r = d.r;
   let f0: number;
   let f1: number;
@@ -672,25 +804,32 @@ function $readAtPoint3d(d: karmem.Decoding, at: number): Point3d {
   f0 = r.f32(at);
   f1 = r.f32(at + 4);
   f2 = r.f32(at + 8);
+  if (o !== undefined) {
+    o.x = f0;
+    o.y = f1;
+    o.z = f2;
+    return o;
+  }
   return { x: f0, y: f1, z: f2 };
 }
 
 const $colsPoint3d = layout.structs[3]!.soa!;
 /** The SoA block `a` of `Point3d` elements. */
-function $readSoaPoint3d(d: karmem.Decoding, a: karmem.ArrayRef): Point3d[] {
+function $readSoaPoint3d(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Point3d[]): Point3d[] {
   const r = d.r;
   const cols = d.soa(a, $colsPoint3d, 12);
   const n = a.len;
   const c0 = cols[0]!;
   const c1 = cols[1]!;
   const c2 = cols[2]!;
-  const out: Point3d[] = [];
+  const out: Point3d[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroPoint3d();
+    const x = out[i] ?? $zeroPoint3d();
     x.x = c0 !== 0 ? r.f32(c0 + i * 4) : 0;
     x.y = c1 !== 0 ? r.f32(c1 + i * 4) : 0;
     x.z = c2 !== 0 ? r.f32(c2 + i * 4) : 0;
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -704,11 +843,11 @@ function $zeroParticle(): Particle {
 }
 
 /** The table `t` as a `Particle`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
-function $readParticle(d: karmem.Decoding, t: karmem.Table): Particle {
+function $readParticle(d: karmem.Decoding, t: karmem.Table, o?: Particle): Particle {
   const r = d.r;
   if (t.used === 0) {
     d.charge(32);
-    return $zeroParticle();
+    return karmem.zeroed(o, $zeroParticle);
   }
   const to = t.offset;
   const tu = t.used;
@@ -718,9 +857,9 @@ function $readParticle(d: karmem.Decoding, t: karmem.Table): Particle {
   let f1: string;
   if (tu >= 16) {
     const a26 = r.array(to + 4, 0, null);
-    f0 = $readBunchSoaAnyPoint(d, a26);
+    f0 = $readBunchSoaAnyPoint(d, a26, o?.pos ?? undefined);
   } else {
-    f0 = [];
+    f0 = karmem.emptied(o?.pos, () => []);
   }
   if (tu >= 28) {
     const a27 = r.array(to + 16, 2, null);
@@ -730,15 +869,21 @@ function $readParticle(d: karmem.Decoding, t: karmem.Table): Particle {
     f1 = "";
   }
   d.leave();
+  if (o !== undefined) {
+    o.pos = f0;
+    o.name = f1;
+    return o;
+  }
   return { pos: f0, name: f1 };
 }
 
 /** The bunch array `a` of `AnyPoint` values. */
-function $readBunchSoaAnyPoint(d: karmem.Decoding, a: karmem.ArrayRef): AnyPoint[] {
+function $readBunchSoaAnyPoint(d: karmem.Decoding, a: karmem.ArrayRef, prev?: AnyPoint[]): AnyPoint[] {
   const r = d.r;
   const k = r.bunchEntries(a);
   if (k >= 0) d.charge(16 * (k + 1));
-  const out: AnyPoint[] = [];
+  const out: AnyPoint[] = prev ?? [];
+  if (out.length > 0) out.length = 0;
   {
     const s = k < 0 ? karmem.EMPTY_ARRAY : r.bunchEntry(a, k, 1, 0);
     for (const value of $readSoaPoint2d(d, s)) out.push({ kind: "Point2d", value });

@@ -140,6 +140,12 @@ export const Len = {
     if (d.r.inline(8, 4).used !== 0) return $readAtLen(d, 8);
     return $zeroLen();
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Len, limits?: karmem.Limits): Len {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 4).used !== 0) return $readAtLen(d, 8, x);
+    return karmem.zeroed(x, $zeroLen);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): LenViewer {
     const v = new karmem.Checking(input, limits);
@@ -224,6 +230,12 @@ export const Cell = {
     if (d.r.inline(8, 60).used !== 0) return $readAtCell(d, 8);
     return $zeroCell();
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Cell, limits?: karmem.Limits): Cell {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 60).used !== 0) return $readAtCell(d, 8, x);
+    return karmem.zeroed(x, $zeroCell);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): CellViewer {
     const v = new karmem.Checking(input, limits);
@@ -285,6 +297,12 @@ export const Point = {
     if (d.r.inline(8, 28).used !== 0) return $readAtPoint(d, 8);
     return $zeroPoint();
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Point, limits?: karmem.Limits): Point {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 28).used !== 0) return $readAtPoint(d, 8, x);
+    return karmem.zeroed(x, $zeroPoint);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): PointViewer {
     const v = new karmem.Checking(input, limits);
@@ -304,6 +322,8 @@ export const Point = {
 export type Shape = karmem.UnionValue<"Len", Len> | karmem.UnionValue<"Point", Point> | null;
 /** `Shape` read in place: the variant's type and its viewer. */
 export type ShapeViewer = karmem.UnionValue<"Len", LenViewer> | karmem.UnionValue<"Point", PointViewer> | null;
+/** An element of a `#bovos` array of `Shape` read in place: the variant's type and its SoA item view. */
+export type ShapeSoaItem = karmem.UnionValue<"Len", LenSoaItem> | karmem.UnionValue<"Point", PointSoaItem> | null;
 
 /** The table `Holder`. */
 export interface Holder {
@@ -328,20 +348,28 @@ export class HolderViewer {
   get table(): PointViewer {
     return new PointViewer(this.$r, this.$r.inline(this.$t.offset + 16, 28, karmem.has(this.$t, 16, 28)));
   }
-  get reader(): karmem.SoaView<Point> {
-    return karmem.columnView<Point>(this.$r, layout, this.$t, 44, 2, 4);
+  get reader(): karmem.SoaView<PointSoaItem> {
+    return karmem.columnView<PointSoaItem>(this.$r, viewers, this.$t, 44, 2, 4);
   }
   get root(): number {
     return karmem.has(this.$t, 56, 4) ? this.$r.i32(this.$t.offset + 56) : 0;
   }
+  /** Stores `Root` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setRoot(e: karmem.Editor, x: number): void {
+    e.set(this.$t, 56, "i32", x);
+  }
   get r(): number {
     return karmem.has(this.$t, 60, 4) ? this.$r.i32(this.$t.offset + 60) : 0;
   }
-  get cells(): karmem.SoaView<Cell> {
-    return karmem.columnView<Cell>(this.$r, layout, this.$t, 64, 1, null);
+  /** Stores `R` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setR(e: karmem.Editor, x: number): void {
+    e.set(this.$t, 60, "i32", x);
   }
-  get shapes(): Shape[] {
-    return karmem.readField(this.$r, layout, this.$t, 76, 12, layout.structs[3]!.fields[6]!.slot) as Shape[];
+  get cells(): karmem.SoaView<CellSoaItem> {
+    return karmem.columnView<CellSoaItem>(this.$r, viewers, this.$t, 64, 1, null);
+  }
+  get shapes(): karmem.UnionArrayView<ShapeSoaItem> {
+    return karmem.viewSlot(this.$r, viewers, layout.structs[3]!.fields[6]!.slot, this.$t.offset + 76, karmem.has(this.$t, 76, 12)) as karmem.UnionArrayView<ShapeSoaItem>;
   }
 }
 
@@ -358,6 +386,11 @@ export const Holder = {
     const d = new karmem.Decoding(input, limits);
     return $readHolder(d, d.r.root());
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Holder, limits?: karmem.Limits): Holder {
+    const d = new karmem.Decoding(input, limits);
+    return $readHolder(d, d.r.root(), x);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): HolderViewer {
     const v = new karmem.Checking(input, limits);
@@ -372,7 +405,114 @@ export const Holder = {
   },
 };
 
-/** Viewer constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
+/** `Len` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class LenSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get get(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.i32(at) : 0;
+  }
+}
+
+/** `Cell` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class CellSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get len(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.i32(at) : 0;
+  }
+  get get(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.i32(at) : 0;
+  }
+  get iter(): number {
+    const at = this.$s.at(this.$c[this.$o + 2]!, this.$i);
+    return at !== 0 ? this.$s.r.i32(at) : 0;
+  }
+  get new(): number {
+    const at = this.$s.at(this.$c[this.$o + 3]!, this.$i);
+    return at !== 0 ? this.$s.r.i32(at) : 0;
+  }
+  get isEmpty(): number {
+    const at = this.$s.at(this.$c[this.$o + 4]!, this.$i);
+    return at !== 0 ? this.$s.r.i32(at) : 0;
+  }
+  get r(): number {
+    const at = this.$s.at(this.$c[this.$o + 5]!, this.$i);
+    return at !== 0 ? this.$s.r.i32(at) : 0;
+  }
+  get at(): number {
+    const at = this.$s.at(this.$c[this.$o + 6]!, this.$i);
+    return at !== 0 ? this.$s.r.i32(at) : 0;
+  }
+  get all(): number {
+    const at = this.$s.at(this.$c[this.$o + 7]!, this.$i);
+    return at !== 0 ? this.$s.r.i32(at) : 0;
+  }
+  get position(): number {
+    const at = this.$s.at(this.$c[this.$o + 8]!, this.$i);
+    return at !== 0 ? this.$s.r.i32(at) : 0;
+  }
+  get name(): string {
+    return this.$s.leaf(this.$c[this.$o + 9]!, this.$i) as string;
+  }
+  get reader(): string {
+    return this.$s.leaf(this.$c[this.$o + 10]!, this.$i) as string;
+  }
+}
+
+/** `Point` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class PointSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get position(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get reader(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get root(): number {
+    const at = this.$s.at(this.$c[this.$o + 2]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get table(): number {
+    const at = this.$s.at(this.$c[this.$o + 3]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get name(): string {
+    return this.$s.leaf(this.$c[this.$o + 4]!, this.$i) as string;
+  }
+}
+
+/** `Len`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsLen: readonly number[] = [0];
+
+/** `Cell`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsCell: readonly number[] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+
+/** `Point`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsPoint: readonly number[] = [0, 1, 2, 3, 4];
+
+/** Viewer and SoA item view constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
 export const viewers: karmem.Viewers = {
   s: layout,
   v: [
@@ -380,6 +520,12 @@ export const viewers: karmem.Viewers = {
     (r, t) => new CellViewer(r, t),
     (r, t) => new PointViewer(r, t),
     (r, t) => new HolderViewer(r, t),
+  ],
+  soa: [
+    (s, i) => new LenSoaItem(s, i, $columnsLen, 0),
+    (s, i) => new CellSoaItem(s, i, $columnsCell, 0),
+    (s, i) => new PointSoaItem(s, i, $columnsPoint, 0),
+    null,
   ],
 };
 
@@ -620,25 +766,30 @@ function $zeroLen(): Len {
 }
 
 /** The inline `Len` at `at`. */
-function $readAtLen(d: karmem.Decoding, at: number): Len {
+function $readAtLen(d: karmem.Decoding, at: number, o?: Len): Len {
   const r = d.r;
   let f0: number;
   f0 = r.i32(at);
+  if (o !== undefined) {
+    o.get = f0;
+    return o;
+  }
   return { get: f0 };
 }
 
 const $colsLen = layout.structs[0]!.soa!;
 /** The SoA block `a` of `Len` elements. */
-function $readSoaLen(d: karmem.Decoding, a: karmem.ArrayRef): Len[] {
+function $readSoaLen(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Len[]): Len[] {
   const r = d.r;
   const cols = d.soa(a, $colsLen, 4);
   const n = a.len;
   const c0 = cols[0]!;
-  const out: Len[] = [];
+  const out: Len[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroLen();
+    const x = out[i] ?? $zeroLen();
     x.get = c0 !== 0 ? r.i32(c0 + i * 4) : 0;
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -661,7 +812,7 @@ function $zeroCell(): Cell {
 }
 
 /** The inline `Cell` at `at`. */
-function $readAtCell(d: karmem.Decoding, at: number): Cell {
+function $readAtCell(d: karmem.Decoding, at: number, o?: Cell): Cell {
   const r = d.r;
   let f0: number;
   let f1: number;
@@ -693,12 +844,26 @@ function $readAtCell(d: karmem.Decoding, at: number): Cell {
     d.charge(a48.len);
     f10 = r.text(a48);
   }
+  if (o !== undefined) {
+    o.len = f0;
+    o.get = f1;
+    o.iter = f2;
+    o.new = f3;
+    o.isEmpty = f4;
+    o.r = f5;
+    o.at = f6;
+    o.all = f7;
+    o.position = f8;
+    o.name = f9;
+    o.reader = f10;
+    return o;
+  }
   return { len: f0, get: f1, iter: f2, new: f3, isEmpty: f4, r: f5, at: f6, all: f7, position: f8, name: f9, reader: f10 };
 }
 
 const $colsCell = layout.structs[1]!.soa!;
 /** The SoA block `a` of `Cell` elements. */
-function $readSoaCell(d: karmem.Decoding, a: karmem.ArrayRef): Cell[] {
+function $readSoaCell(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Cell[]): Cell[] {
   const r = d.r;
   const cols = d.soa(a, $colsCell, 60);
   const n = a.len;
@@ -713,9 +878,10 @@ function $readSoaCell(d: karmem.Decoding, a: karmem.ArrayRef): Cell[] {
   const c8 = cols[8]!;
   const c9 = cols[9]!;
   const c10 = cols[10]!;
-  const out: Cell[] = [];
+  const out: Cell[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroCell();
+    const x = out[i] ?? $zeroCell();
     x.len = c0 !== 0 ? r.i32(c0 + i * 4) : 0;
     x.get = c1 !== 0 ? r.i32(c1 + i * 4) : 0;
     x.iter = c2 !== 0 ? r.i32(c2 + i * 4) : 0;
@@ -739,7 +905,7 @@ function $readSoaCell(d: karmem.Decoding, a: karmem.ArrayRef): Cell[] {
     } else {
       x.reader = "";
     }
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -756,7 +922,7 @@ function $zeroPoint(): Point {
 }
 
 /** The inline `Point` at `at`. */
-function $readAtPoint(d: karmem.Decoding, at: number): Point {
+function $readAtPoint(d: karmem.Decoding, at: number, o?: Point): Point {
   const r = d.r;
   let f0: number;
   let f1: number;
@@ -772,12 +938,20 @@ function $readAtPoint(d: karmem.Decoding, at: number): Point {
     d.charge(a51.len);
     f4 = r.text(a51);
   }
+  if (o !== undefined) {
+    o.position = f0;
+    o.reader = f1;
+    o.root = f2;
+    o.table = f3;
+    o.name = f4;
+    return o;
+  }
   return { position: f0, reader: f1, root: f2, table: f3, name: f4 };
 }
 
 const $colsPoint = layout.structs[2]!.soa!;
 /** The SoA block `a` of `Point` elements. */
-function $readSoaPoint(d: karmem.Decoding, a: karmem.ArrayRef): Point[] {
+function $readSoaPoint(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Point[]): Point[] {
   const r = d.r;
   const cols = d.soa(a, $colsPoint, 28);
   const n = a.len;
@@ -786,9 +960,10 @@ function $readSoaPoint(d: karmem.Decoding, a: karmem.ArrayRef): Point[] {
   const c2 = cols[2]!;
   const c3 = cols[3]!;
   const c4 = cols[4]!;
-  const out: Point[] = [];
+  const out: Point[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroPoint();
+    const x = out[i] ?? $zeroPoint();
     x.position = c0 !== 0 ? r.f32(c0 + i * 4) : 0;
     x.reader = c1 !== 0 ? r.f32(c1 + i * 4) : 0;
     x.root = c2 !== 0 ? r.f32(c2 + i * 4) : 0;
@@ -800,7 +975,7 @@ function $readSoaPoint(d: karmem.Decoding, a: karmem.ArrayRef): Point[] {
     } else {
       x.name = "";
     }
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -819,11 +994,11 @@ function $zeroHolder(): Holder {
 }
 
 /** The table `t` as a `Holder`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
-function $readHolder(d: karmem.Decoding, t: karmem.Table): Holder {
+function $readHolder(d: karmem.Decoding, t: karmem.Table, o?: Holder): Holder {
   const r = d.r;
   if (t.used === 0) {
     d.charge(88);
-    return $zeroHolder();
+    return karmem.zeroed(o, $zeroHolder);
   }
   const to = t.offset;
   const tu = t.used;
@@ -843,37 +1018,48 @@ function $readHolder(d: karmem.Decoding, t: karmem.Table): Holder {
   } else {
     f0 = "";
   }
-  f1 = tu >= 44 ? $readAtPoint(d, to + 16) : $zeroPoint();
+  f1 = tu >= 44 ? $readAtPoint(d, to + 16, o?.table ?? undefined) : karmem.zeroed(o?.table, $zeroPoint);
   if (tu >= 56) {
     const a54 = r.array(to + 44, 0, 4);
-    f2 = $readSoaPoint(d, a54);
+    f2 = $readSoaPoint(d, a54, o?.reader ?? undefined);
   } else {
-    f2 = [];
+    f2 = karmem.emptied(o?.reader, () => []);
   }
   f3 = tu >= 60 ? r.i32(to + 56) : 0;
   f4 = tu >= 64 ? r.i32(to + 60) : 0;
   if (tu >= 76) {
     const a55 = r.array(to + 64, 0, null);
-    f5 = $readSoaCell(d, a55);
+    f5 = $readSoaCell(d, a55, o?.cells ?? undefined);
   } else {
-    f5 = [];
+    f5 = karmem.emptied(o?.cells, () => []);
   }
   if (tu >= 88) {
     const a56 = r.array(to + 76, 0, null);
-    f6 = $readBunchSoaShape(d, a56);
+    f6 = $readBunchSoaShape(d, a56, o?.shapes ?? undefined);
   } else {
-    f6 = [];
+    f6 = karmem.emptied(o?.shapes, () => []);
   }
   d.leave();
+  if (o !== undefined) {
+    o.position = f0;
+    o.table = f1;
+    o.reader = f2;
+    o.root = f3;
+    o.r = f4;
+    o.cells = f5;
+    o.shapes = f6;
+    return o;
+  }
   return { position: f0, table: f1, reader: f2, root: f3, r: f4, cells: f5, shapes: f6 };
 }
 
 /** The bunch array `a` of `Shape` values. */
-function $readBunchSoaShape(d: karmem.Decoding, a: karmem.ArrayRef): Shape[] {
+function $readBunchSoaShape(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Shape[]): Shape[] {
   const r = d.r;
   const k = r.bunchEntries(a);
   if (k >= 0) d.charge(16 * (k + 1));
-  const out: Shape[] = [];
+  const out: Shape[] = prev ?? [];
+  if (out.length > 0) out.length = 0;
   {
     const s = k < 0 ? karmem.EMPTY_ARRAY : r.bunchEntry(a, k, 1, 0);
     for (const value of $readSoaLen(d, s)) out.push({ kind: "Len", value });

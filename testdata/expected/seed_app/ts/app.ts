@@ -95,11 +95,19 @@ export class ProfileDataViewer {
   get network(): SocialNetwork {
     return karmem.has(this.$t, 4, 1) ? this.$r.u8(this.$t.offset + 4) : 0;
   }
+  /** Stores `Network` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setNetwork(e: karmem.Editor, x: SocialNetwork): void {
+    e.set(this.$t, 4, "u8", x);
+  }
   get username(): string {
     return this.$r.text(this.$r.fieldArray(this.$t, 8, 1, null));
   }
   get id(): bigint {
     return karmem.has(this.$t, 24, 8) ? this.$r.u64(this.$t.offset + 24) : 0n;
+  }
+  /** Stores `ID` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setId(e: karmem.Editor, x: bigint): void {
+    e.set(this.$t, 24, "u64", x);
   }
 }
 
@@ -115,6 +123,11 @@ export const ProfileData = {
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): ProfileData {
     const d = new karmem.Decoding(input, limits);
     return $readProfileData(d, d.r.root());
+  },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: ProfileData, limits?: karmem.Limits): ProfileData {
+    const d = new karmem.Decoding(input, limits);
+    return $readProfileData(d, d.r.root(), x);
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): ProfileDataViewer {
@@ -161,6 +174,13 @@ export const Profile = {
     d.charge(32);
     return $zeroProfile();
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Profile, limits?: karmem.Limits): Profile {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 4).used !== 0) return $readAtProfile(d, 8, x);
+    d.charge(32);
+    return karmem.zeroed(x, $zeroProfile);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): ProfileViewer {
     const v = new karmem.Checking(input, limits);
@@ -192,6 +212,10 @@ export class AccountDataViewer {
   get id(): bigint {
     return karmem.has(this.$t, 8, 8) ? this.$r.u64(this.$t.offset + 8) : 0n;
   }
+  /** Stores `ID` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setId(e: karmem.Editor, x: bigint): void {
+    e.set(this.$t, 8, "u64", x);
+  }
   get email(): string {
     return this.$r.text(this.$r.fieldArray(this.$t, 16, 1, null));
   }
@@ -213,6 +237,11 @@ export const AccountData = {
     const d = new karmem.Decoding(input, limits);
     return $readAccountData(d, d.r.root());
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: AccountData, limits?: karmem.Limits): AccountData {
+    const d = new karmem.Decoding(input, limits);
+    return $readAccountData(d, d.r.root(), x);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): AccountDataViewer {
     const v = new karmem.Checking(input, limits);
@@ -227,13 +256,18 @@ export const AccountData = {
   },
 };
 
-/** Viewer constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
+/** Viewer and SoA item view constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
 export const viewers: karmem.Viewers = {
   s: layout,
   v: [
     (r, t) => new ProfileDataViewer(r, t),
     (r, t) => new ProfileViewer(r, t),
     (r, t) => new AccountDataViewer(r, t),
+  ],
+  soa: [
+    null,
+    null,
+    null,
   ],
 };
 
@@ -299,11 +333,11 @@ function $zeroProfileData(): ProfileData {
 }
 
 /** The table `t` as a `ProfileData`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
-function $readProfileData(d: karmem.Decoding, t: karmem.Table): ProfileData {
+function $readProfileData(d: karmem.Decoding, t: karmem.Table, o?: ProfileData): ProfileData {
   const r = d.r;
   if (t.used === 0) {
     d.charge(32);
-    return $zeroProfileData();
+    return karmem.zeroed(o, $zeroProfileData);
   }
   const to = t.offset;
   const tu = t.used;
@@ -322,6 +356,12 @@ function $readProfileData(d: karmem.Decoding, t: karmem.Table): ProfileData {
   }
   f2 = tu >= 32 ? r.u64(to + 24) : 0n;
   d.leave();
+  if (o !== undefined) {
+    o.network = f0;
+    o.username = f1;
+    o.id = f2;
+    return o;
+  }
   return { network: f0, username: f1, id: f2 };
 }
 
@@ -333,10 +373,14 @@ function $zeroProfile(): Profile {
 }
 
 /** The inline `Profile` at `at`. */
-function $readAtProfile(d: karmem.Decoding, at: number): Profile {
+function $readAtProfile(d: karmem.Decoding, at: number, o?: Profile): Profile {
   const r = d.r;
   let f0: ProfileData;
-  f0 = $readProfileData(d, r.table(r.u32(at)));
+  f0 = $readProfileData(d, r.table(r.u32(at)), o?.data ?? undefined);
+  if (o !== undefined) {
+    o.data = f0;
+    return o;
+  }
   return { data: f0 };
 }
 
@@ -350,11 +394,11 @@ function $zeroAccountData(): AccountData {
 }
 
 /** The table `t` as a `AccountData`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
-function $readAccountData(d: karmem.Decoding, t: karmem.Table): AccountData {
+function $readAccountData(d: karmem.Decoding, t: karmem.Table, o?: AccountData): AccountData {
   const r = d.r;
   if (t.used === 0) {
     d.charge(40);
-    return $zeroAccountData();
+    return karmem.zeroed(o, $zeroAccountData);
   }
   const to = t.offset;
   const tu = t.used;
@@ -374,13 +418,20 @@ function $readAccountData(d: karmem.Decoding, t: karmem.Table): AccountData {
   if (tu >= 40) {
     const a12 = r.array(to + 28, 4, null);
     d.charge(a12.len * 4);
-    const s13: Profile[] = [];
-    for (let k14 = 0; k14 < a12.len; k14++) s13.push($readAtProfile(d, a12.offset + k14 * 4));
+    const s13: Profile[] = o?.profiles ?? [];
+    if (s13.length > a12.len) s13.length = a12.len;
+    for (let k14 = 0; k14 < a12.len; k14++) s13[k14] = $readAtProfile(d, a12.offset + k14 * 4, s13[k14]);
     f2 = s13;
   } else {
-    f2 = [];
+    f2 = karmem.emptied(o?.profiles, () => []);
   }
   d.leave();
+  if (o !== undefined) {
+    o.id = f0;
+    o.email = f1;
+    o.profiles = f2;
+    return o;
+  }
   return { id: f0, email: f1, profiles: f2 };
 }
 

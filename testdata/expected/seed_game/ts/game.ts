@@ -154,6 +154,12 @@ export const Vec3 = {
     if (d.r.inline(8, 12).used !== 0) return $readAtVec3(d, 8);
     return $zeroVec3();
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Vec3, limits?: karmem.Limits): Vec3 {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 12).used !== 0) return $readAtVec3(d, 8, x);
+    return karmem.zeroed(x, $zeroVec3);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): Vec3Viewer {
     const v = new karmem.Checking(input, limits);
@@ -193,8 +199,16 @@ export class MonsterDataViewer {
   get mana(): number {
     return karmem.has(this.$t, 16, 2) ? this.$r.i16(this.$t.offset + 16) : 0;
   }
+  /** Stores `Mana` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setMana(e: karmem.Editor, x: number): void {
+    e.set(this.$t, 16, "i16", x);
+  }
   get health(): number {
     return karmem.has(this.$t, 18, 2) ? this.$r.i16(this.$t.offset + 18) : 0;
+  }
+  /** Stores `Health` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setHealth(e: karmem.Editor, x: number): void {
+    e.set(this.$t, 18, "i16", x);
   }
   get name(): string {
     return this.$r.text(this.$r.fieldArray(this.$t, 20, 1, null));
@@ -202,17 +216,37 @@ export class MonsterDataViewer {
   get team(): Team {
     return karmem.has(this.$t, 32, 1) ? this.$r.u8(this.$t.offset + 32) : 0;
   }
+  /** Stores `Team` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setTeam(e: karmem.Editor, x: Team): void {
+    e.set(this.$t, 32, "u8", x);
+  }
   get inventory(): Uint8Array {
     return karmem.arrayView(this.$r, this.$t, 36, "u8", 1, 128) as Uint8Array;
   }
-  get hitbox(): number[] {
-    return karmem.readField(this.$r, layout, this.$t, 48, 32, layout.structs[1]!.fields[6]!.slot) as number[];
+  /** `Inventory` as a writable typed array over the message, `length` elements (change the length with `setInventoryLen`). */
+  editInventory(e: karmem.Editor): Uint8Array {
+    return e.elements(this.$t, 36, "u8", 1, 128) as Uint8Array;
+  }
+  /** Changes the length of `Inventory` in place, within its capacity (`TooLarge` otherwise); elements between the old and the new length are zeroed. */
+  setInventoryLen(e: karmem.Editor, n: number): void {
+    e.setLen(this.$t, 36, 1, 128, n);
+  }
+  get hitbox(): karmem.FixedView<number> {
+    return karmem.viewSlot(this.$r, viewers, layout.structs[1]!.fields[6]!.slot, this.$t.offset + 48, karmem.has(this.$t, 48, 32)) as karmem.FixedView<number>;
   }
   get status(): Int32Array {
     return karmem.arrayView(this.$r, this.$t, 80, "i32", 4, null) as Int32Array;
   }
-  get path(): karmem.SoaView<Vec3> {
-    return karmem.columnView<Vec3>(this.$r, layout, this.$t, 92, 0, 128);
+  /** `Status` as a writable typed array over the message, `length` elements (change the length with `setStatusLen`). */
+  editStatus(e: karmem.Editor): Int32Array {
+    return e.elements(this.$t, 80, "i32", 4, null) as Int32Array;
+  }
+  /** Changes the length of `Status` in place, within its capacity (`TooLarge` otherwise); elements between the old and the new length are zeroed. */
+  setStatusLen(e: karmem.Editor, n: number): void {
+    e.setLen(this.$t, 80, 4, null, n);
+  }
+  get path(): karmem.SoaView<Vec3SoaItem> {
+    return karmem.columnView<Vec3SoaItem>(this.$r, viewers, this.$t, 92, 0, 128);
   }
 }
 
@@ -228,6 +262,11 @@ export const MonsterData = {
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): MonsterData {
     const d = new karmem.Decoding(input, limits);
     return $readMonsterData(d, d.r.root());
+  },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: MonsterData, limits?: karmem.Limits): MonsterData {
+    const d = new karmem.Decoding(input, limits);
+    return $readMonsterData(d, d.r.root(), x);
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): MonsterDataViewer {
@@ -274,6 +313,13 @@ export const Monster = {
     d.charge(104);
     return $zeroMonster();
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Monster, limits?: karmem.Limits): Monster {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 4).used !== 0) return $readAtMonster(d, 8, x);
+    d.charge(104);
+    return karmem.zeroed(x, $zeroMonster);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): MonsterViewer {
     const v = new karmem.Checking(input, limits);
@@ -300,8 +346,8 @@ export class StateViewer {
     readonly $r: karmem.Reader,
     readonly $t: karmem.Table,
   ) {}
-  get monsters(): karmem.SoaView<Monster> {
-    return karmem.columnView<Monster>(this.$r, layout, this.$t, 4, 2, 2000);
+  get monsters(): karmem.SoaView<MonsterSoaItem> {
+    return karmem.columnView<MonsterSoaItem>(this.$r, viewers, this.$t, 4, 2, 2000);
   }
 }
 
@@ -318,6 +364,11 @@ export const State = {
     const d = new karmem.Decoding(input, limits);
     return $readState(d, d.r.root());
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: State, limits?: karmem.Limits): State {
+    const d = new karmem.Decoding(input, limits);
+    return $readState(d, d.r.root(), x);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): StateViewer {
     const v = new karmem.Checking(input, limits);
@@ -332,7 +383,91 @@ export const State = {
   },
 };
 
-/** Viewer constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
+/** `Vec3` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class Vec3SoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get x(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get y(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get z(): number {
+    const at = this.$s.at(this.$c[this.$o + 2]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+}
+
+/** `MonsterData` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class MonsterDataSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get pos(): Vec3SoaItem {
+    return new Vec3SoaItem(this.$s, this.$i, this.$c, this.$o);
+  }
+  get mana(): number {
+    const at = this.$s.at(this.$c[this.$o + 3]!, this.$i);
+    return at !== 0 ? this.$s.r.i16(at) : 0;
+  }
+  get health(): number {
+    const at = this.$s.at(this.$c[this.$o + 4]!, this.$i);
+    return at !== 0 ? this.$s.r.i16(at) : 0;
+  }
+  get name(): string {
+    return this.$s.leaf(this.$c[this.$o + 5]!, this.$i) as string;
+  }
+  get team(): Team {
+    const at = this.$s.at(this.$c[this.$o + 6]!, this.$i);
+    return at !== 0 ? this.$s.r.u8(at) : 0;
+  }
+  get inventory(): Uint8Array {
+    return this.$s.leaf(this.$c[this.$o + 7]!, this.$i) as Uint8Array;
+  }
+  get hitbox(): karmem.FixedView<number> {
+    return this.$s.leaf(this.$c[this.$o + 8]!, this.$i) as karmem.FixedView<number>;
+  }
+  get status(): Int32Array {
+    return this.$s.leaf(this.$c[this.$o + 9]!, this.$i) as Int32Array;
+  }
+  get path(): karmem.SoaView<Vec3SoaItem> {
+    return this.$s.leaf(this.$c[this.$o + 10]!, this.$i) as karmem.SoaView<Vec3SoaItem>;
+  }
+}
+
+/** `Monster` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class MonsterSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get data(): MonsterDataSoaItem {
+    return new MonsterDataSoaItem(this.$s, this.$i, this.$c, this.$o);
+  }
+}
+
+/** `Vec3`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsVec3: readonly number[] = [0, 1, 2];
+
+/** `Monster`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsMonster: readonly number[] = [1, 2, 3, 8, 9, 4, 10, 5, 0, 6, 7];
+
+/** Viewer and SoA item view constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
 export const viewers: karmem.Viewers = {
   s: layout,
   v: [
@@ -340,6 +475,12 @@ export const viewers: karmem.Viewers = {
     (r, t) => new MonsterDataViewer(r, t),
     (r, t) => new MonsterViewer(r, t),
     (r, t) => new StateViewer(r, t),
+  ],
+  soa: [
+    (s, i) => new Vec3SoaItem(s, i, $columnsVec3, 0),
+    null,
+    (s, i) => new MonsterSoaItem(s, i, $columnsMonster, 0),
+    null,
   ],
 };
 
@@ -536,7 +677,7 @@ function $zeroVec3(): Vec3 {
 }
 
 /** The inline `Vec3` at `at`. */
-function $readAtVec3(d: karmem.Decoding, at: number): Vec3 {
+function $readAtVec3(d: karmem.Decoding, at: number, o?: Vec3): Vec3 {
   const r = d.r;
   let f0: number;
   let f1: number;
@@ -544,25 +685,32 @@ function $readAtVec3(d: karmem.Decoding, at: number): Vec3 {
   f0 = r.f32(at);
   f1 = r.f32(at + 4);
   f2 = r.f32(at + 8);
+  if (o !== undefined) {
+    o.x = f0;
+    o.y = f1;
+    o.z = f2;
+    return o;
+  }
   return { x: f0, y: f1, z: f2 };
 }
 
 const $colsVec3 = layout.structs[0]!.soa!;
 /** The SoA block `a` of `Vec3` elements. */
-function $readSoaVec3(d: karmem.Decoding, a: karmem.ArrayRef): Vec3[] {
+function $readSoaVec3(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Vec3[]): Vec3[] {
   const r = d.r;
   const cols = d.soa(a, $colsVec3, 12);
   const n = a.len;
   const c0 = cols[0]!;
   const c1 = cols[1]!;
   const c2 = cols[2]!;
-  const out: Vec3[] = [];
+  const out: Vec3[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroVec3();
+    const x = out[i] ?? $zeroVec3();
     x.x = c0 !== 0 ? r.f32(c0 + i * 4) : 0;
     x.y = c1 !== 0 ? r.f32(c1 + i * 4) : 0;
     x.z = c2 !== 0 ? r.f32(c2 + i * 4) : 0;
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -583,11 +731,11 @@ function $zeroMonsterData(): MonsterData {
 }
 
 /** The table `t` as a `MonsterData`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
-function $readMonsterData(d: karmem.Decoding, t: karmem.Table): MonsterData {
+function $readMonsterData(d: karmem.Decoding, t: karmem.Table, o?: MonsterData): MonsterData {
   const r = d.r;
   if (t.used === 0) {
     d.charge(104);
-    return $zeroMonsterData();
+    return karmem.zeroed(o, $zeroMonsterData);
   }
   const to = t.offset;
   const tu = t.used;
@@ -602,7 +750,7 @@ function $readMonsterData(d: karmem.Decoding, t: karmem.Table): MonsterData {
   let f6: number[];
   let f7: number[];
   let f8: Vec3[];
-  f0 = tu >= 16 ? $readAtVec3(d, to + 4) : $zeroVec3();
+  f0 = tu >= 16 ? $readAtVec3(d, to + 4, o?.pos ?? undefined) : karmem.zeroed(o?.pos, $zeroVec3);
   f1 = tu >= 18 ? r.i16(to + 16) : 0;
   f2 = tu >= 20 ? r.i16(to + 18) : 0;
   if (tu >= 32) {
@@ -616,15 +764,17 @@ function $readMonsterData(d: karmem.Decoding, t: karmem.Table): MonsterData {
   if (tu >= 48) {
     const a41 = r.array(to + 36, 1, 128);
     d.charge(a41.len);
-    const s42: number[] = [];
-    for (let k43 = 0; k43 < a41.len; k43++) s42.push(r.u8(a41.offset + k43));
+    const s42: number[] = o?.inventory ?? [];
+    if (s42.length > a41.len) s42.length = a41.len;
+    for (let k43 = 0; k43 < a41.len; k43++) s42[k43] = r.u8(a41.offset + k43);
     f5 = s42;
   } else {
-    f5 = [];
+    f5 = karmem.emptied(o?.inventory, () => []);
   }
   if (tu >= 80) {
-    const s44: number[] = [];
-    for (let j45 = 0; j45 < 4; j45++) s44.push(r.f64(to + 48 + j45 * 8));
+    const s44: number[] = o?.hitbox ?? [];
+    if (s44.length > 4) s44.length = 4;
+    for (let j45 = 0; j45 < 4; j45++) s44[j45] = r.f64(to + 48 + j45 * 8);
     f6 = s44;
   } else {
     f6 = Array.from({ length: 4 }, (): number => 0);
@@ -632,19 +782,32 @@ function $readMonsterData(d: karmem.Decoding, t: karmem.Table): MonsterData {
   if (tu >= 92) {
     const a46 = r.array(to + 80, 4, null);
     d.charge(a46.len * 4);
-    const s47: number[] = [];
-    for (let k48 = 0; k48 < a46.len; k48++) s47.push(r.i32(a46.offset + k48 * 4));
+    const s47: number[] = o?.status ?? [];
+    if (s47.length > a46.len) s47.length = a46.len;
+    for (let k48 = 0; k48 < a46.len; k48++) s47[k48] = r.i32(a46.offset + k48 * 4);
     f7 = s47;
   } else {
-    f7 = [];
+    f7 = karmem.emptied(o?.status, () => []);
   }
   if (tu >= 104) {
     const a49 = r.array(to + 92, 0, 128);
-    f8 = $readSoaVec3(d, a49);
+    f8 = $readSoaVec3(d, a49, o?.path ?? undefined);
   } else {
-    f8 = [];
+    f8 = karmem.emptied(o?.path, () => []);
   }
   d.leave();
+  if (o !== undefined) {
+    o.pos = f0;
+    o.mana = f1;
+    o.health = f2;
+    o.name = f3;
+    o.team = f4;
+    o.inventory = f5;
+    o.hitbox = f6;
+    o.status = f7;
+    o.path = f8;
+    return o;
+  }
   return { pos: f0, mana: f1, health: f2, name: f3, team: f4, inventory: f5, hitbox: f6, status: f7, path: f8 };
 }
 
@@ -656,16 +819,20 @@ function $zeroMonster(): Monster {
 }
 
 /** The inline `Monster` at `at`. */
-function $readAtMonster(d: karmem.Decoding, at: number): Monster {
+function $readAtMonster(d: karmem.Decoding, at: number, o?: Monster): Monster {
   const r = d.r;
   let f0: MonsterData;
-  f0 = $readMonsterData(d, r.table(r.u32(at)));
+  f0 = $readMonsterData(d, r.table(r.u32(at)), o?.data ?? undefined);
+  if (o !== undefined) {
+    o.data = f0;
+    return o;
+  }
   return { data: f0 };
 }
 
 const $colsMonster = layout.structs[2]!.soa!;
 /** The SoA block `a` of `Monster` elements. */
-function $readSoaMonster(d: karmem.Decoding, a: karmem.ArrayRef): Monster[] {
+function $readSoaMonster(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Monster[]): Monster[] {
   const r = d.r;
   const cols = d.soa(a, $colsMonster, 97);
   const n = a.len;
@@ -680,12 +847,14 @@ function $readSoaMonster(d: karmem.Decoding, a: karmem.ArrayRef): Monster[] {
   const c8 = cols[8]!;
   const c9 = cols[9]!;
   const c10 = cols[10]!;
-  const out: Monster[] = [];
+  const out: Monster[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroMonster();
+    const x = out[i] ?? $zeroMonster();
     if (c0 !== 0) {
-      const s50: number[] = [];
-      for (let j51 = 0; j51 < 4; j51++) s50.push(r.f64(c0 + i * 32 + j51 * 8));
+      const s50: number[] = x.data.hitbox ?? [];
+      if (s50.length > 4) s50.length = 4;
+      for (let j51 = 0; j51 < 4; j51++) s50[j51] = r.f64(c0 + i * 32 + j51 * 8);
       x.data.hitbox = s50;
     } else {
       x.data.hitbox = Array.from({ length: 4 }, (): number => 0);
@@ -703,31 +872,33 @@ function $readSoaMonster(d: karmem.Decoding, a: karmem.ArrayRef): Monster[] {
     if (c5 !== 0) {
       const a53 = r.array(c5 + i * 12, 1, 128);
       d.charge(a53.len);
-      const s54: number[] = [];
-      for (let k55 = 0; k55 < a53.len; k55++) s54.push(r.u8(a53.offset + k55));
+      const s54: number[] = x.data.inventory ?? [];
+      if (s54.length > a53.len) s54.length = a53.len;
+      for (let k55 = 0; k55 < a53.len; k55++) s54[k55] = r.u8(a53.offset + k55);
       x.data.inventory = s54;
     } else {
-      x.data.inventory = [];
+      x.data.inventory = karmem.emptied(x.data.inventory, () => []);
     }
     if (c6 !== 0) {
       const a56 = r.array(c6 + i * 12, 4, null);
       d.charge(a56.len * 4);
-      const s57: number[] = [];
-      for (let k58 = 0; k58 < a56.len; k58++) s57.push(r.i32(a56.offset + k58 * 4));
+      const s57: number[] = x.data.status ?? [];
+      if (s57.length > a56.len) s57.length = a56.len;
+      for (let k58 = 0; k58 < a56.len; k58++) s57[k58] = r.i32(a56.offset + k58 * 4);
       x.data.status = s57;
     } else {
-      x.data.status = [];
+      x.data.status = karmem.emptied(x.data.status, () => []);
     }
     if (c7 !== 0) {
       const a59 = r.array(c7 + i * 12, 0, 128);
-      x.data.path = $readSoaVec3(d, a59);
+      x.data.path = $readSoaVec3(d, a59, x.data.path ?? undefined);
     } else {
-      x.data.path = [];
+      x.data.path = karmem.emptied(x.data.path, () => []);
     }
     x.data.mana = c8 !== 0 ? r.i16(c8 + i * 2) : 0;
     x.data.health = c9 !== 0 ? r.i16(c9 + i * 2) : 0;
     x.data.team = c10 !== 0 ? r.u8(c10 + i) : 0;
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -740,11 +911,11 @@ function $zeroState(): State {
 }
 
 /** The table `t` as a `State`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
-function $readState(d: karmem.Decoding, t: karmem.Table): State {
+function $readState(d: karmem.Decoding, t: karmem.Table, o?: State): State {
   const r = d.r;
   if (t.used === 0) {
     d.charge(16);
-    return $zeroState();
+    return karmem.zeroed(o, $zeroState);
   }
   const to = t.offset;
   const tu = t.used;
@@ -753,11 +924,15 @@ function $readState(d: karmem.Decoding, t: karmem.Table): State {
   let f0: Monster[];
   if (tu >= 16) {
     const a60 = r.array(to + 4, 0, 2000);
-    f0 = $readSoaMonster(d, a60);
+    f0 = $readSoaMonster(d, a60, o?.monsters ?? undefined);
   } else {
-    f0 = [];
+    f0 = karmem.emptied(o?.monsters, () => []);
   }
   d.leave();
+  if (o !== undefined) {
+    o.monsters = f0;
+    return o;
+  }
   return { monsters: f0 };
 }
 

@@ -116,6 +116,10 @@ export class CircleViewer {
   get radius(): number {
     return karmem.has(this.$t, 8, 8) ? this.$r.f64(this.$t.offset + 8) : 0;
   }
+  /** Stores `Radius` in place (the field must be present in the message: `MalformedTable` otherwise). */
+  setRadius(e: karmem.Editor, x: number): void {
+    e.set(this.$t, 8, "f64", x);
+  }
 }
 
 /** Whole messages with a `Circle` root: encode, decode, validate, view. */
@@ -130,6 +134,11 @@ export const Circle = {
   decode(input: karmem.Input | karmem.Reader, limits?: karmem.Limits): Circle {
     const d = new karmem.Decoding(input, limits);
     return $readCircle(d, d.r.root());
+  },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Circle, limits?: karmem.Limits): Circle {
+    const d = new karmem.Decoding(input, limits);
+    return $readCircle(d, d.r.root(), x);
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): CircleViewer {
@@ -175,6 +184,12 @@ export const Square = {
     if (d.r.inline(8, 4).used !== 0) return $readAtSquare(d, 8);
     return $zeroSquare();
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Square, limits?: karmem.Limits): Square {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 4).used !== 0) return $readAtSquare(d, 8, x);
+    return karmem.zeroed(x, $zeroSquare);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): SquareViewer {
     const v = new karmem.Checking(input, limits);
@@ -193,6 +208,8 @@ export const Square = {
 export type Shape = karmem.UnionValue<"Circle", Circle> | karmem.UnionValue<"Square", Square> | null;
 /** `Shape` read in place: the variant's type and its viewer. */
 export type ShapeViewer = karmem.UnionValue<"Circle", CircleViewer> | karmem.UnionValue<"Square", SquareViewer> | null;
+/** An element of a `#bovos` array of `Shape` read in place: the variant's type and its SoA item view. */
+export type ShapeSoaItem = karmem.UnionValue<"Circle", CircleSoaItem> | karmem.UnionValue<"Square", SquareSoaItem> | null;
 
 /** The inline struct `Tag`. */
 export interface Tag {
@@ -223,6 +240,12 @@ export const Tag = {
     const d = new karmem.Decoding(input, limits);
     if (d.r.inline(8, 12).used !== 0) return $readAtTag(d, 8);
     return $zeroTag();
+  },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Tag, limits?: karmem.Limits): Tag {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 12).used !== 0) return $readAtTag(d, 8, x);
+    return karmem.zeroed(x, $zeroTag);
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): TagViewer {
@@ -261,14 +284,14 @@ export class ItemViewer {
   get flags(): Uint8Array {
     return karmem.arrayView(this.$r, this.$t, 12, "bool", 1, null) as Uint8Array;
   }
-  get tags(): karmem.SoaView<Tag> {
-    return karmem.columnView<Tag>(this.$r, layout, this.$t, 24, 2, null);
+  get tags(): karmem.SoaView<TagSoaItem> {
+    return karmem.columnView<TagSoaItem>(this.$r, viewers, this.$t, 24, 2, null);
   }
   get shapes(): karmem.UnionArrayView<ShapeViewer> {
     return karmem.viewSlot(this.$r, viewers, layout.structs[3]!.fields[3]!.slot, this.$t.offset + 36, karmem.has(this.$t, 36, 12)) as karmem.UnionArrayView<ShapeViewer>;
   }
-  get bunch(): Shape[] {
-    return karmem.readField(this.$r, layout, this.$t, 48, 12, layout.structs[3]!.fields[4]!.slot) as Shape[];
+  get bunch(): karmem.UnionArrayView<ShapeSoaItem> {
+    return karmem.viewSlot(this.$r, viewers, layout.structs[3]!.fields[4]!.slot, this.$t.offset + 48, karmem.has(this.$t, 48, 12)) as karmem.UnionArrayView<ShapeSoaItem>;
   }
   get ok(): boolean {
     return karmem.has(this.$t, 60, 1) ? this.$r.bool(this.$t.offset + 60) : false;
@@ -288,6 +311,12 @@ export const Item = {
     const d = new karmem.Decoding(input, limits);
     if (d.r.inline(8, 64).used !== 0) return $readAtItem(d, 8);
     return $zeroItem();
+  },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Item, limits?: karmem.Limits): Item {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 64).used !== 0) return $readAtItem(d, 8, x);
+    return karmem.zeroed(x, $zeroItem);
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): ItemViewer {
@@ -315,8 +344,8 @@ export class RootViewer {
     readonly $r: karmem.Reader,
     readonly $t: karmem.Table,
   ) {}
-  get items(): karmem.SoaView<Item> {
-    return karmem.columnView<Item>(this.$r, layout, this.$t, 4, 3, null);
+  get items(): karmem.SoaView<ItemSoaItem> {
+    return karmem.columnView<ItemSoaItem>(this.$r, viewers, this.$t, 4, 3, null);
   }
 }
 
@@ -333,6 +362,11 @@ export const Root = {
     const d = new karmem.Decoding(input, limits);
     return $readRoot(d, d.r.root());
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Root, limits?: karmem.Limits): Root {
+    const d = new karmem.Decoding(input, limits);
+    return $readRoot(d, d.r.root(), x);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): RootViewer {
     const v = new karmem.Checking(input, limits);
@@ -347,7 +381,93 @@ export const Root = {
   },
 };
 
-/** Viewer constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
+/** `Circle` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class CircleSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get radius(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.f64(at) : 0;
+  }
+}
+
+/** `Square` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class SquareSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get side(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+}
+
+/** `Tag` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class TagSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get label(): string {
+    return this.$s.leaf(this.$c[this.$o]!, this.$i) as string;
+  }
+}
+
+/** `Item` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class ItemSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get wide(): string {
+    return this.$s.leaf(this.$c[this.$o]!, this.$i) as string;
+  }
+  get flags(): Uint8Array {
+    return this.$s.leaf(this.$c[this.$o + 1]!, this.$i) as Uint8Array;
+  }
+  get tags(): karmem.SoaView<TagSoaItem> {
+    return this.$s.leaf(this.$c[this.$o + 2]!, this.$i) as karmem.SoaView<TagSoaItem>;
+  }
+  get shapes(): karmem.UnionArrayView<ShapeViewer> {
+    return this.$s.leaf(this.$c[this.$o + 3]!, this.$i) as karmem.UnionArrayView<ShapeViewer>;
+  }
+  get bunch(): karmem.UnionArrayView<ShapeSoaItem> {
+    return this.$s.leaf(this.$c[this.$o + 4]!, this.$i) as karmem.UnionArrayView<ShapeSoaItem>;
+  }
+  get ok(): boolean {
+    const at = this.$s.at(this.$c[this.$o + 5]!, this.$i);
+    return at !== 0 ? this.$s.r.bool(at) : false;
+  }
+}
+
+/** `Circle`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsCircle: readonly number[] = [0];
+
+/** `Square`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsSquare: readonly number[] = [0];
+
+/** `Tag`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsTag: readonly number[] = [0];
+
+/** `Item`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsItem: readonly number[] = [0, 1, 2, 3, 4, 5];
+
+/** Viewer and SoA item view constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
 export const viewers: karmem.Viewers = {
   s: layout,
   v: [
@@ -356,6 +476,13 @@ export const viewers: karmem.Viewers = {
     (r, t) => new TagViewer(r, t),
     (r, t) => new ItemViewer(r, t),
     (r, t) => new RootViewer(r, t),
+  ],
+  soa: [
+    (s, i) => new CircleSoaItem(s, i, $columnsCircle, 0),
+    (s, i) => new SquareSoaItem(s, i, $columnsSquare, 0),
+    (s, i) => new TagSoaItem(s, i, $columnsTag, 0),
+    (s, i) => new ItemSoaItem(s, i, $columnsItem, 0),
+    null,
   ],
 };
 
@@ -609,11 +736,11 @@ function $zeroCircle(): Circle {
 }
 
 /** The table `t` as a `Circle`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
-function $readCircle(d: karmem.Decoding, t: karmem.Table): Circle {
+function $readCircle(d: karmem.Decoding, t: karmem.Table, o?: Circle): Circle {
   const r = d.r;
   if (t.used === 0) {
     d.charge(16);
-    return $zeroCircle();
+    return karmem.zeroed(o, $zeroCircle);
   }
   const to = t.offset;
   const tu = t.used;
@@ -622,21 +749,26 @@ function $readCircle(d: karmem.Decoding, t: karmem.Table): Circle {
   let f0: number;
   f0 = tu >= 16 ? r.f64(to + 8) : 0;
   d.leave();
+  if (o !== undefined) {
+    o.radius = f0;
+    return o;
+  }
   return { radius: f0 };
 }
 
 const $colsCircle = layout.structs[0]!.soa!;
 /** The SoA block `a` of `Circle` elements. */
-function $readSoaCircle(d: karmem.Decoding, a: karmem.ArrayRef): Circle[] {
+function $readSoaCircle(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Circle[]): Circle[] {
   const r = d.r;
   const cols = d.soa(a, $colsCircle, 8);
   const n = a.len;
   const c0 = cols[0]!;
-  const out: Circle[] = [];
+  const out: Circle[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroCircle();
+    const x = out[i] ?? $zeroCircle();
     x.radius = c0 !== 0 ? r.f64(c0 + i * 8) : 0;
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -649,25 +781,30 @@ function $zeroSquare(): Square {
 }
 
 /** The inline `Square` at `at`. */
-function $readAtSquare(d: karmem.Decoding, at: number): Square {
+function $readAtSquare(d: karmem.Decoding, at: number, o?: Square): Square {
   const r = d.r;
   let f0: number;
   f0 = r.f32(at);
+  if (o !== undefined) {
+    o.side = f0;
+    return o;
+  }
   return { side: f0 };
 }
 
 const $colsSquare = layout.structs[1]!.soa!;
 /** The SoA block `a` of `Square` elements. */
-function $readSoaSquare(d: karmem.Decoding, a: karmem.ArrayRef): Square[] {
+function $readSoaSquare(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Square[]): Square[] {
   const r = d.r;
   const cols = d.soa(a, $colsSquare, 4);
   const n = a.len;
   const c0 = cols[0]!;
-  const out: Square[] = [];
+  const out: Square[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroSquare();
+    const x = out[i] ?? $zeroSquare();
     x.side = c0 !== 0 ? r.f32(c0 + i * 4) : 0;
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -680,7 +817,7 @@ function $zeroTag(): Tag {
 }
 
 /** The inline `Tag` at `at`. */
-function $readAtTag(d: karmem.Decoding, at: number): Tag {
+function $readAtTag(d: karmem.Decoding, at: number, o?: Tag): Tag {
   const r = d.r;
   let f0: string;
   {
@@ -688,19 +825,24 @@ function $readAtTag(d: karmem.Decoding, at: number): Tag {
     d.charge(a35.len);
     f0 = r.text(a35);
   }
+  if (o !== undefined) {
+    o.label = f0;
+    return o;
+  }
   return { label: f0 };
 }
 
 const $colsTag = layout.structs[2]!.soa!;
 /** The SoA block `a` of `Tag` elements. */
-function $readSoaTag(d: karmem.Decoding, a: karmem.ArrayRef): Tag[] {
+function $readSoaTag(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Tag[]): Tag[] {
   const r = d.r;
   const cols = d.soa(a, $colsTag, 12);
   const n = a.len;
   const c0 = cols[0]!;
-  const out: Tag[] = [];
+  const out: Tag[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroTag();
+    const x = out[i] ?? $zeroTag();
     if (c0 !== 0) {
       const a36 = r.array(c0 + i * 12, 1, null);
       d.charge(a36.len);
@@ -708,7 +850,7 @@ function $readSoaTag(d: karmem.Decoding, a: karmem.ArrayRef): Tag[] {
     } else {
       x.label = "";
     }
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -726,7 +868,7 @@ function $zeroItem(): Item {
 }
 
 /** The inline `Item` at `at`. */
-function $readAtItem(d: karmem.Decoding, at: number): Item {
+function $readAtItem(d: karmem.Decoding, at: number, o?: Item): Item {
   const r = d.r;
   let f0: string;
   let f1: boolean[];
@@ -742,35 +884,46 @@ function $readAtItem(d: karmem.Decoding, at: number): Item {
   {
     const a38 = r.array(at + 12, 1, null);
     d.charge(a38.len);
-    const s39: boolean[] = [];
-    for (let k40 = 0; k40 < a38.len; k40++) s39.push(r.bool(a38.offset + k40));
+    const s39: boolean[] = o?.flags ?? [];
+    if (s39.length > a38.len) s39.length = a38.len;
+    for (let k40 = 0; k40 < a38.len; k40++) s39[k40] = r.bool(a38.offset + k40);
     f1 = s39;
   }
   {
     const a41 = r.array(at + 24, 0, null);
-    f2 = $readSoaTag(d, a41);
+    f2 = $readSoaTag(d, a41, o?.tags ?? undefined);
   }
   {
     const a42 = r.array(at + 36, 0, null);
     const u45 = r.unionColumns(a42, 1);
-    const s43: Shape[] = [];
+    const s43: Shape[] = o?.shapes ?? [];
+    if (s43.length > 0) s43.length = 0;
     if (u45 !== null) {
       d.charge(a42.len * 5);
-      for (let k44 = 0; k44 < a42.len; k44++) s43.push($readShape(d, u45.tags + k44, u45.offsets + k44 * 4));
+      for (let k44 = 0; k44 < a42.len; k44++) s43[k44] = $readShape(d, u45.tags + k44, u45.offsets + k44 * 4);
     }
     f3 = s43;
   }
   {
     const a46 = r.array(at + 48, 0, null);
-    f4 = $readBunchSoaShape(d, a46);
+    f4 = $readBunchSoaShape(d, a46, o?.bunch ?? undefined);
   }
   f5 = r.bool(at + 60);
+  if (o !== undefined) {
+    o.wide = f0;
+    o.flags = f1;
+    o.tags = f2;
+    o.shapes = f3;
+    o.bunch = f4;
+    o.ok = f5;
+    return o;
+  }
   return { wide: f0, flags: f1, tags: f2, shapes: f3, bunch: f4, ok: f5 };
 }
 
 const $colsItem = layout.structs[3]!.soa!;
 /** The SoA block `a` of `Item` elements. */
-function $readSoaItem(d: karmem.Decoding, a: karmem.ArrayRef): Item[] {
+function $readSoaItem(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Item[]): Item[] {
   const r = d.r;
   const cols = d.soa(a, $colsItem, 61);
   const n = a.len;
@@ -780,9 +933,10 @@ function $readSoaItem(d: karmem.Decoding, a: karmem.ArrayRef): Item[] {
   const c3 = cols[3]!;
   const c4 = cols[4]!;
   const c5 = cols[5]!;
-  const out: Item[] = [];
+  const out: Item[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroItem();
+    const x = out[i] ?? $zeroItem();
     if (c0 !== 0) {
       const a47 = r.array(c0 + i * 12, 2, null);
       d.charge(a47.len * 2);
@@ -793,38 +947,40 @@ function $readSoaItem(d: karmem.Decoding, a: karmem.ArrayRef): Item[] {
     if (c1 !== 0) {
       const a48 = r.array(c1 + i * 12, 1, null);
       d.charge(a48.len);
-      const s49: boolean[] = [];
-      for (let k50 = 0; k50 < a48.len; k50++) s49.push(r.bool(a48.offset + k50));
+      const s49: boolean[] = x.flags ?? [];
+      if (s49.length > a48.len) s49.length = a48.len;
+      for (let k50 = 0; k50 < a48.len; k50++) s49[k50] = r.bool(a48.offset + k50);
       x.flags = s49;
     } else {
-      x.flags = [];
+      x.flags = karmem.emptied(x.flags, () => []);
     }
     if (c2 !== 0) {
       const a51 = r.array(c2 + i * 12, 0, null);
-      x.tags = $readSoaTag(d, a51);
+      x.tags = $readSoaTag(d, a51, x.tags ?? undefined);
     } else {
-      x.tags = [];
+      x.tags = karmem.emptied(x.tags, () => []);
     }
     if (c3 !== 0) {
       const a52 = r.array(c3 + i * 12, 0, null);
       const u55 = r.unionColumns(a52, 1);
-      const s53: Shape[] = [];
+      const s53: Shape[] = x.shapes ?? [];
+      if (s53.length > 0) s53.length = 0;
       if (u55 !== null) {
         d.charge(a52.len * 5);
-        for (let k54 = 0; k54 < a52.len; k54++) s53.push($readShape(d, u55.tags + k54, u55.offsets + k54 * 4));
+        for (let k54 = 0; k54 < a52.len; k54++) s53[k54] = $readShape(d, u55.tags + k54, u55.offsets + k54 * 4);
       }
       x.shapes = s53;
     } else {
-      x.shapes = [];
+      x.shapes = karmem.emptied(x.shapes, () => []);
     }
     if (c4 !== 0) {
       const a56 = r.array(c4 + i * 12, 0, null);
-      x.bunch = $readBunchSoaShape(d, a56);
+      x.bunch = $readBunchSoaShape(d, a56, x.bunch ?? undefined);
     } else {
-      x.bunch = [];
+      x.bunch = karmem.emptied(x.bunch, () => []);
     }
     x.ok = c5 !== 0 ? r.bool(c5 + i) : false;
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -837,11 +993,11 @@ function $zeroRoot(): Root {
 }
 
 /** The table `t` as a `Root`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
-function $readRoot(d: karmem.Decoding, t: karmem.Table): Root {
+function $readRoot(d: karmem.Decoding, t: karmem.Table, o?: Root): Root {
   const r = d.r;
   if (t.used === 0) {
     d.charge(16);
-    return $zeroRoot();
+    return karmem.zeroed(o, $zeroRoot);
   }
   const to = t.offset;
   const tu = t.used;
@@ -850,11 +1006,15 @@ function $readRoot(d: karmem.Decoding, t: karmem.Table): Root {
   let f0: Item[];
   if (tu >= 16) {
     const a57 = r.array(to + 4, 0, null);
-    f0 = $readSoaItem(d, a57);
+    f0 = $readSoaItem(d, a57, o?.items ?? undefined);
   } else {
-    f0 = [];
+    f0 = karmem.emptied(o?.items, () => []);
   }
   d.leave();
+  if (o !== undefined) {
+    o.items = f0;
+    return o;
+  }
   return { items: f0 };
 }
 
@@ -877,11 +1037,12 @@ function $readShape(d: karmem.Decoding, tagAt: number, offAt: number): Shape {
 }
 
 /** The bunch array `a` of `Shape` values. */
-function $readBunchSoaShape(d: karmem.Decoding, a: karmem.ArrayRef): Shape[] {
+function $readBunchSoaShape(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Shape[]): Shape[] {
   const r = d.r;
   const k = r.bunchEntries(a);
   if (k >= 0) d.charge(16 * (k + 1));
-  const out: Shape[] = [];
+  const out: Shape[] = prev ?? [];
+  if (out.length > 0) out.length = 0;
   {
     const s = k < 0 ? karmem.EMPTY_ARRAY : r.bunchEntry(a, k, 1, 0);
     for (const value of $readSoaCircle(d, s)) out.push({ kind: "Circle", value });

@@ -382,6 +382,12 @@ export const Plain = {
     if (d.r.inline(8, 72).used !== 0) return $readAtPlain(d, 8);
     return $zeroPlain();
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Plain, limits?: karmem.Limits): Plain {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 72).used !== 0) return $readAtPlain(d, 8, x);
+    return karmem.zeroed(x, $zeroPlain);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): PlainViewer {
     const v = new karmem.Checking(input, limits);
@@ -430,6 +436,12 @@ export const L7 = {
     const d = new karmem.Decoding(input, limits);
     if (d.r.inline(8, 8).used !== 0) return $readAtL7(d, 8);
     return $zeroL7();
+  },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: L7, limits?: karmem.Limits): L7 {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 8).used !== 0) return $readAtL7(d, 8, x);
+    return karmem.zeroed(x, $zeroL7);
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L7Viewer {
@@ -483,6 +495,12 @@ export const L6 = {
     if (d.r.inline(8, 16).used !== 0) return $readAtL6(d, 8);
     return $zeroL6();
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: L6, limits?: karmem.Limits): L6 {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 16).used !== 0) return $readAtL6(d, 8, x);
+    return karmem.zeroed(x, $zeroL6);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L6Viewer {
     const v = new karmem.Checking(input, limits);
@@ -534,6 +552,12 @@ export const L5 = {
     const d = new karmem.Decoding(input, limits);
     if (d.r.inline(8, 24).used !== 0) return $readAtL5(d, 8);
     return $zeroL5();
+  },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: L5, limits?: karmem.Limits): L5 {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 24).used !== 0) return $readAtL5(d, 8, x);
+    return karmem.zeroed(x, $zeroL5);
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L5Viewer {
@@ -587,6 +611,12 @@ export const L4 = {
     if (d.r.inline(8, 32).used !== 0) return $readAtL4(d, 8);
     return $zeroL4();
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: L4, limits?: karmem.Limits): L4 {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 32).used !== 0) return $readAtL4(d, 8, x);
+    return karmem.zeroed(x, $zeroL4);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L4Viewer {
     const v = new karmem.Checking(input, limits);
@@ -638,6 +668,12 @@ export const L3 = {
     const d = new karmem.Decoding(input, limits);
     if (d.r.inline(8, 40).used !== 0) return $readAtL3(d, 8);
     return $zeroL3();
+  },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: L3, limits?: karmem.Limits): L3 {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 40).used !== 0) return $readAtL3(d, 8, x);
+    return karmem.zeroed(x, $zeroL3);
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L3Viewer {
@@ -691,6 +727,12 @@ export const L2 = {
     if (d.r.inline(8, 48).used !== 0) return $readAtL2(d, 8);
     return $zeroL2();
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: L2, limits?: karmem.Limits): L2 {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 48).used !== 0) return $readAtL2(d, 8, x);
+    return karmem.zeroed(x, $zeroL2);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L2Viewer {
     const v = new karmem.Checking(input, limits);
@@ -743,6 +785,12 @@ export const L1 = {
     if (d.r.inline(8, 56).used !== 0) return $readAtL1(d, 8);
     return $zeroL1();
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: L1, limits?: karmem.Limits): L1 {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 56).used !== 0) return $readAtL1(d, 8, x);
+    return karmem.zeroed(x, $zeroL1);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L1Viewer {
     const v = new karmem.Checking(input, limits);
@@ -794,6 +842,12 @@ export const L0 = {
     const d = new karmem.Decoding(input, limits);
     if (d.r.inline(8, 64).used !== 0) return $readAtL0(d, 8);
     return $zeroL0();
+  },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: L0, limits?: karmem.Limits): L0 {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 64).used !== 0) return $readAtL0(d, 8, x);
+    return karmem.zeroed(x, $zeroL0);
   },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): L0Viewer {
@@ -903,6 +957,12 @@ export const Rich = {
     if (d.r.inline(8, 136).used !== 0) return $readAtRich(d, 8);
     return $zeroRich();
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Rich, limits?: karmem.Limits): Rich {
+    const d = new karmem.Decoding(input, limits);
+    if (d.r.inline(8, 136).used !== 0) return $readAtRich(d, 8, x);
+    return karmem.zeroed(x, $zeroRich);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): RichViewer {
     const v = new karmem.Checking(input, limits);
@@ -930,11 +990,11 @@ export class RootViewer {
     readonly $r: karmem.Reader,
     readonly $t: karmem.Table,
   ) {}
-  get plains(): karmem.SoaView<Plain> {
-    return karmem.columnView<Plain>(this.$r, layout, this.$t, 4, 0, null);
+  get plains(): karmem.SoaView<PlainSoaItem> {
+    return karmem.columnView<PlainSoaItem>(this.$r, viewers, this.$t, 4, 0, null);
   }
-  get riches(): karmem.SoaView<Rich> {
-    return karmem.columnView<Rich>(this.$r, layout, this.$t, 16, 9, null);
+  get riches(): karmem.SoaView<RichSoaItem> {
+    return karmem.columnView<RichSoaItem>(this.$r, viewers, this.$t, 16, 9, null);
   }
 }
 
@@ -951,6 +1011,11 @@ export const Root = {
     const d = new karmem.Decoding(input, limits);
     return $readRoot(d, d.r.root());
   },
+  /** Decodes into `x`, reusing its arrays, maps and nested objects (values `decode` or `decodeInto` made); returns `x`. */
+  decodeInto(input: karmem.Input | karmem.Reader, x: Root, limits?: karmem.Limits): Root {
+    const d = new karmem.Decoding(input, limits);
+    return $readRoot(d, d.r.root(), x);
+  },
   /** Checks the whole message (docs/format.md §11); a viewer over a trusted reader after it. */
   validate(input: karmem.Input, limits?: karmem.Limits): RootViewer {
     const v = new karmem.Checking(input, limits);
@@ -965,7 +1030,350 @@ export const Root = {
   },
 };
 
-/** Viewer constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
+/** `Plain` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class PlainSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get f0(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get f1(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get f2(): number {
+    const at = this.$s.at(this.$c[this.$o + 2]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get f3(): number {
+    const at = this.$s.at(this.$c[this.$o + 3]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get f4(): number {
+    const at = this.$s.at(this.$c[this.$o + 4]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get f5(): number {
+    const at = this.$s.at(this.$c[this.$o + 5]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get f6(): number {
+    const at = this.$s.at(this.$c[this.$o + 6]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get f7(): number {
+    const at = this.$s.at(this.$c[this.$o + 7]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get f8(): number {
+    const at = this.$s.at(this.$c[this.$o + 8]!, this.$i);
+    return at !== 0 ? this.$s.r.u16(at) : 0;
+  }
+  get f9(): number {
+    const at = this.$s.at(this.$c[this.$o + 9]!, this.$i);
+    return at !== 0 ? this.$s.r.u16(at) : 0;
+  }
+  get f10(): number {
+    const at = this.$s.at(this.$c[this.$o + 10]!, this.$i);
+    return at !== 0 ? this.$s.r.u16(at) : 0;
+  }
+  get f11(): number {
+    const at = this.$s.at(this.$c[this.$o + 11]!, this.$i);
+    return at !== 0 ? this.$s.r.u16(at) : 0;
+  }
+  get f12(): number {
+    const at = this.$s.at(this.$c[this.$o + 12]!, this.$i);
+    return at !== 0 ? this.$s.r.u8(at) : 0;
+  }
+  get f13(): bigint {
+    const at = this.$s.at(this.$c[this.$o + 13]!, this.$i);
+    return at !== 0 ? this.$s.r.i64(at) : 0n;
+  }
+  get f14(): number {
+    const at = this.$s.at(this.$c[this.$o + 14]!, this.$i);
+    return at !== 0 ? this.$s.r.f64(at) : 0;
+  }
+  get f15(): number {
+    const at = this.$s.at(this.$c[this.$o + 15]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get flag(): boolean {
+    const at = this.$s.at(this.$c[this.$o + 16]!, this.$i);
+    return at !== 0 ? this.$s.r.bool(at) : false;
+  }
+  get tint(): Color {
+    const at = this.$s.at(this.$c[this.$o + 17]!, this.$i);
+    return at !== 0 ? this.$s.r.u8(at) : 0;
+  }
+  get last(): number {
+    const at = this.$s.at(this.$c[this.$o + 18]!, this.$i);
+    return at !== 0 ? this.$s.r.i8(at) : 0;
+  }
+}
+
+/** `L7` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class L7SoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get a7(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get b7(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+}
+
+/** `L6` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class L6SoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get a6(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get b6(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get next(): L7SoaItem {
+    return new L7SoaItem(this.$s, this.$i, this.$c, this.$o + 2);
+  }
+}
+
+/** `L5` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class L5SoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get a5(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get b5(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get next(): L6SoaItem {
+    return new L6SoaItem(this.$s, this.$i, this.$c, this.$o + 2);
+  }
+}
+
+/** `L4` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class L4SoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get a4(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get b4(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get next(): L5SoaItem {
+    return new L5SoaItem(this.$s, this.$i, this.$c, this.$o + 2);
+  }
+}
+
+/** `L3` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class L3SoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get a3(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get b3(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get next(): L4SoaItem {
+    return new L4SoaItem(this.$s, this.$i, this.$c, this.$o + 2);
+  }
+}
+
+/** `L2` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class L2SoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get a2(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get b2(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get next(): L3SoaItem {
+    return new L3SoaItem(this.$s, this.$i, this.$c, this.$o + 2);
+  }
+}
+
+/** `L1` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class L1SoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get a1(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get b1(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get next(): L2SoaItem {
+    return new L2SoaItem(this.$s, this.$i, this.$c, this.$o + 2);
+  }
+}
+
+/** `L0` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class L0SoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get a0(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get b0(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.f32(at) : 0;
+  }
+  get next(): L1SoaItem {
+    return new L1SoaItem(this.$s, this.$i, this.$c, this.$o + 2);
+  }
+}
+
+/** `Rich` as (part of) an element of an SoA array: each getter reads its column of element `$i` in place (absent: the field's default). */
+export class RichSoaItem {
+  constructor(
+    readonly $s: karmem.SoaView,
+    readonly $i: number,
+    /** The element's column indices in flattening order; this struct's leaves start at `$o`. */
+    readonly $c: readonly number[],
+    readonly $o: number,
+  ) {}
+  get g0(): number {
+    const at = this.$s.at(this.$c[this.$o]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g1(): number {
+    const at = this.$s.at(this.$c[this.$o + 1]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g2(): number {
+    const at = this.$s.at(this.$c[this.$o + 2]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g3(): number {
+    const at = this.$s.at(this.$c[this.$o + 3]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g4(): number {
+    const at = this.$s.at(this.$c[this.$o + 4]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g5(): number {
+    const at = this.$s.at(this.$c[this.$o + 5]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g6(): number {
+    const at = this.$s.at(this.$c[this.$o + 6]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g7(): number {
+    const at = this.$s.at(this.$c[this.$o + 7]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g8(): number {
+    const at = this.$s.at(this.$c[this.$o + 8]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g9(): number {
+    const at = this.$s.at(this.$c[this.$o + 9]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g10(): number {
+    const at = this.$s.at(this.$c[this.$o + 10]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g11(): number {
+    const at = this.$s.at(this.$c[this.$o + 11]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g12(): number {
+    const at = this.$s.at(this.$c[this.$o + 12]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g13(): number {
+    const at = this.$s.at(this.$c[this.$o + 13]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get g14(): number {
+    const at = this.$s.at(this.$c[this.$o + 14]!, this.$i);
+    return at !== 0 ? this.$s.r.u32(at) : 0;
+  }
+  get name(): string {
+    return this.$s.leaf(this.$c[this.$o + 15]!, this.$i) as string;
+  }
+  get deep(): L0SoaItem {
+    return new L0SoaItem(this.$s, this.$i, this.$c, this.$o + 16);
+  }
+}
+
+/** `Plain`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsPlain: readonly number[] = [2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, 0, 1, 10, 16, 17, 18];
+
+/** `Rich`'s SoA columns (layout order) in flattening order, for its item views. */
+const $columnsRich: readonly number[] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31];
+
+/** Viewer and SoA item view constructors by struct index (`layout.structs`), for the views of unions, maps and arrays. */
 export const viewers: karmem.Viewers = {
   s: layout,
   v: [
@@ -980,6 +1388,19 @@ export const viewers: karmem.Viewers = {
     (r, t) => new L0Viewer(r, t),
     (r, t) => new RichViewer(r, t),
     (r, t) => new RootViewer(r, t),
+  ],
+  soa: [
+    (s, i) => new PlainSoaItem(s, i, $columnsPlain, 0),
+    null,
+    null,
+    null,
+    null,
+    null,
+    null,
+    null,
+    null,
+    (s, i) => new RichSoaItem(s, i, $columnsRich, 0),
+    null,
   ],
 };
 
@@ -1374,7 +1795,7 @@ function $zeroPlain(): Plain {
 }
 
 /** The inline `Plain` at `at`. */
-function $readAtPlain(d: karmem.Decoding, at: number): Plain {
+function $readAtPlain(d: karmem.Decoding, at: number, o?: Plain): Plain {
   const r = d.r;
   let f0: number;
   let f1: number;
@@ -1414,12 +1835,34 @@ function $readAtPlain(d: karmem.Decoding, at: number): Plain {
   f16 = r.bool(at + 68);
   f17 = r.u8(at + 69);
   f18 = r.i8(at + 70);
+  if (o !== undefined) {
+    o.f0 = f0;
+    o.f1 = f1;
+    o.f2 = f2;
+    o.f3 = f3;
+    o.f4 = f4;
+    o.f5 = f5;
+    o.f6 = f6;
+    o.f7 = f7;
+    o.f8 = f8;
+    o.f9 = f9;
+    o.f10 = f10;
+    o.f11 = f11;
+    o.f12 = f12;
+    o.f13 = f13;
+    o.f14 = f14;
+    o.f15 = f15;
+    o.flag = f16;
+    o.tint = f17;
+    o.last = f18;
+    return o;
+  }
   return { f0: f0, f1: f1, f2: f2, f3: f3, f4: f4, f5: f5, f6: f6, f7: f7, f8: f8, f9: f9, f10: f10, f11: f11, f12: f12, f13: f13, f14: f14, f15: f15, flag: f16, tint: f17, last: f18 };
 }
 
 const $colsPlain = layout.structs[0]!.soa!;
 /** The SoA block `a` of `Plain` elements. */
-function $readSoaPlain(d: karmem.Decoding, a: karmem.ArrayRef): Plain[] {
+function $readSoaPlain(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Plain[]): Plain[] {
   const r = d.r;
   const cols = d.soa(a, $colsPlain, 64);
   const n = a.len;
@@ -1442,9 +1885,10 @@ function $readSoaPlain(d: karmem.Decoding, a: karmem.ArrayRef): Plain[] {
   const c16 = cols[16]!;
   const c17 = cols[17]!;
   const c18 = cols[18]!;
-  const out: Plain[] = [];
+  const out: Plain[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroPlain();
+    const x = out[i] ?? $zeroPlain();
     x.f13 = c0 !== 0 ? r.i64(c0 + i * 8) : 0n;
     x.f14 = c1 !== 0 ? r.f64(c1 + i * 8) : 0;
     x.f0 = c2 !== 0 ? r.u32(c2 + i * 4) : 0;
@@ -1464,7 +1908,7 @@ function $readSoaPlain(d: karmem.Decoding, a: karmem.ArrayRef): Plain[] {
     x.flag = c16 !== 0 ? r.bool(c16 + i) : false;
     x.tint = c17 !== 0 ? r.u8(c17 + i) : 0;
     x.last = c18 !== 0 ? r.i8(c18 + i) : 0;
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -1478,12 +1922,17 @@ function $zeroL7(): L7 {
 }
 
 /** The inline `L7` at `at`. */
-function $readAtL7(d: karmem.Decoding, at: number): L7 {
+function $readAtL7(d: karmem.Decoding, at: number, o?: L7): L7 {
   const r = d.r;
   let f0: number;
   let f1: number;
   f0 = r.u32(at);
   f1 = r.f32(at + 4);
+  if (o !== undefined) {
+    o.a7 = f0;
+    o.b7 = f1;
+    return o;
+  }
   return { a7: f0, b7: f1 };
 }
 
@@ -1497,14 +1946,20 @@ function $zeroL6(): L6 {
 }
 
 /** The inline `L6` at `at`. */
-function $readAtL6(d: karmem.Decoding, at: number): L6 {
+function $readAtL6(d: karmem.Decoding, at: number, o?: L6): L6 {
   const r = d.r;
   let f0: number;
   let f1: number;
   let f2: L7;
   f0 = r.u32(at);
   f1 = r.f32(at + 4);
-  f2 = $readAtL7(d, at + 8);
+  f2 = $readAtL7(d, at + 8, o?.next ?? undefined);
+  if (o !== undefined) {
+    o.a6 = f0;
+    o.b6 = f1;
+    o.next = f2;
+    return o;
+  }
   return { a6: f0, b6: f1, next: f2 };
 }
 
@@ -1518,14 +1973,20 @@ function $zeroL5(): L5 {
 }
 
 /** The inline `L5` at `at`. */
-function $readAtL5(d: karmem.Decoding, at: number): L5 {
+function $readAtL5(d: karmem.Decoding, at: number, o?: L5): L5 {
   const r = d.r;
   let f0: number;
   let f1: number;
   let f2: L6;
   f0 = r.u32(at);
   f1 = r.f32(at + 4);
-  f2 = $readAtL6(d, at + 8);
+  f2 = $readAtL6(d, at + 8, o?.next ?? undefined);
+  if (o !== undefined) {
+    o.a5 = f0;
+    o.b5 = f1;
+    o.next = f2;
+    return o;
+  }
   return { a5: f0, b5: f1, next: f2 };
 }
 
@@ -1539,14 +2000,20 @@ function $zeroL4(): L4 {
 }
 
 /** The inline `L4` at `at`. */
-function $readAtL4(d: karmem.Decoding, at: number): L4 {
+function $readAtL4(d: karmem.Decoding, at: number, o?: L4): L4 {
   const r = d.r;
   let f0: number;
   let f1: number;
   let f2: L5;
   f0 = r.u32(at);
   f1 = r.f32(at + 4);
-  f2 = $readAtL5(d, at + 8);
+  f2 = $readAtL5(d, at + 8, o?.next ?? undefined);
+  if (o !== undefined) {
+    o.a4 = f0;
+    o.b4 = f1;
+    o.next = f2;
+    return o;
+  }
   return { a4: f0, b4: f1, next: f2 };
 }
 
@@ -1560,14 +2027,20 @@ function $zeroL3(): L3 {
 }
 
 /** The inline `L3` at `at`. */
-function $readAtL3(d: karmem.Decoding, at: number): L3 {
+function $readAtL3(d: karmem.Decoding, at: number, o?: L3): L3 {
   const r = d.r;
   let f0: number;
   let f1: number;
   let f2: L4;
   f0 = r.u32(at);
   f1 = r.f32(at + 4);
-  f2 = $readAtL4(d, at + 8);
+  f2 = $readAtL4(d, at + 8, o?.next ?? undefined);
+  if (o !== undefined) {
+    o.a3 = f0;
+    o.b3 = f1;
+    o.next = f2;
+    return o;
+  }
   return { a3: f0, b3: f1, next: f2 };
 }
 
@@ -1581,14 +2054,20 @@ function $zeroL2(): L2 {
 }
 
 /** The inline `L2` at `at`. */
-function $readAtL2(d: karmem.Decoding, at: number): L2 {
+function $readAtL2(d: karmem.Decoding, at: number, o?: L2): L2 {
   const r = d.r;
   let f0: number;
   let f1: number;
   let f2: L3;
   f0 = r.u32(at);
   f1 = r.f32(at + 4);
-  f2 = $readAtL3(d, at + 8);
+  f2 = $readAtL3(d, at + 8, o?.next ?? undefined);
+  if (o !== undefined) {
+    o.a2 = f0;
+    o.b2 = f1;
+    o.next = f2;
+    return o;
+  }
   return { a2: f0, b2: f1, next: f2 };
 }
 
@@ -1602,14 +2081,20 @@ function $zeroL1(): L1 {
 }
 
 /** The inline `L1` at `at`. */
-function $readAtL1(d: karmem.Decoding, at: number): L1 {
+function $readAtL1(d: karmem.Decoding, at: number, o?: L1): L1 {
   const r = d.r;
   let f0: number;
   let f1: number;
   let f2: L2;
   f0 = r.u32(at);
   f1 = r.f32(at + 4);
-  f2 = $readAtL2(d, at + 8);
+  f2 = $readAtL2(d, at + 8, o?.next ?? undefined);
+  if (o !== undefined) {
+    o.a1 = f0;
+    o.b1 = f1;
+    o.next = f2;
+    return o;
+  }
   return { a1: f0, b1: f1, next: f2 };
 }
 
@@ -1623,14 +2108,20 @@ function $zeroL0(): L0 {
 }
 
 /** The inline `L0` at `at`. */
-function $readAtL0(d: karmem.Decoding, at: number): L0 {
+function $readAtL0(d: karmem.Decoding, at: number, o?: L0): L0 {
   const r = d.r;
   let f0: number;
   let f1: number;
   let f2: L1;
   f0 = r.u32(at);
   f1 = r.f32(at + 4);
-  f2 = $readAtL1(d, at + 8);
+  f2 = $readAtL1(d, at + 8, o?.next ?? undefined);
+  if (o !== undefined) {
+    o.a0 = f0;
+    o.b0 = f1;
+    o.next = f2;
+    return o;
+  }
   return { a0: f0, b0: f1, next: f2 };
 }
 
@@ -1658,7 +2149,7 @@ function $zeroRich(): Rich {
 }
 
 /** The inline `Rich` at `at`. */
-function $readAtRich(d: karmem.Decoding, at: number): Rich {
+function $readAtRich(d: karmem.Decoding, at: number, o?: Rich): Rich {
   const r = d.r;
   let f0: number;
   let f1: number;
@@ -1697,13 +2188,33 @@ function $readAtRich(d: karmem.Decoding, at: number): Rich {
     d.charge(a106.len);
     f15 = r.text(a106);
   }
-  f16 = $readAtL0(d, at + 72);
+  f16 = $readAtL0(d, at + 72, o?.deep ?? undefined);
+  if (o !== undefined) {
+    o.g0 = f0;
+    o.g1 = f1;
+    o.g2 = f2;
+    o.g3 = f3;
+    o.g4 = f4;
+    o.g5 = f5;
+    o.g6 = f6;
+    o.g7 = f7;
+    o.g8 = f8;
+    o.g9 = f9;
+    o.g10 = f10;
+    o.g11 = f11;
+    o.g12 = f12;
+    o.g13 = f13;
+    o.g14 = f14;
+    o.name = f15;
+    o.deep = f16;
+    return o;
+  }
   return { g0: f0, g1: f1, g2: f2, g3: f3, g4: f4, g5: f5, g6: f6, g7: f7, g8: f8, g9: f9, g10: f10, g11: f11, g12: f12, g13: f13, g14: f14, name: f15, deep: f16 };
 }
 
 const $colsRich = layout.structs[9]!.soa!;
 /** The SoA block `a` of `Rich` elements. */
-function $readSoaRich(d: karmem.Decoding, a: karmem.ArrayRef): Rich[] {
+function $readSoaRich(d: karmem.Decoding, a: karmem.ArrayRef, prev?: Rich[]): Rich[] {
   const r = d.r;
   const cols = d.soa(a, $colsRich, 136);
   const n = a.len;
@@ -1739,9 +2250,10 @@ function $readSoaRich(d: karmem.Decoding, a: karmem.ArrayRef): Rich[] {
   const c29 = cols[29]!;
   const c30 = cols[30]!;
   const c31 = cols[31]!;
-  const out: Rich[] = [];
+  const out: Rich[] = prev ?? [];
+  if (out.length > n) out.length = n;
   for (let i = 0; i < n; i++) {
-    const x = $zeroRich();
+    const x = out[i] ?? $zeroRich();
     x.g0 = c0 !== 0 ? r.u32(c0 + i * 4) : 0;
     x.g1 = c1 !== 0 ? r.u32(c1 + i * 4) : 0;
     x.g2 = c2 !== 0 ? r.u32(c2 + i * 4) : 0;
@@ -1780,7 +2292,7 @@ function $readSoaRich(d: karmem.Decoding, a: karmem.ArrayRef): Rich[] {
     x.deep.next.next.next.next.next.next.b6 = c29 !== 0 ? r.f32(c29 + i * 4) : 0;
     x.deep.next.next.next.next.next.next.next.a7 = c30 !== 0 ? r.u32(c30 + i * 4) : 0;
     x.deep.next.next.next.next.next.next.next.b7 = c31 !== 0 ? r.f32(c31 + i * 4) : 0;
-    out.push(x);
+    out[i] = x;
   }
   return out;
 }
@@ -1794,11 +2306,11 @@ function $zeroRoot(): Root {
 }
 
 /** The table `t` as a `Root`: an absent or malformed one is its zero value, paid for whole (format.md §10). */
-function $readRoot(d: karmem.Decoding, t: karmem.Table): Root {
+function $readRoot(d: karmem.Decoding, t: karmem.Table, o?: Root): Root {
   const r = d.r;
   if (t.used === 0) {
     d.charge(32);
-    return $zeroRoot();
+    return karmem.zeroed(o, $zeroRoot);
   }
   const to = t.offset;
   const tu = t.used;
@@ -1808,17 +2320,22 @@ function $readRoot(d: karmem.Decoding, t: karmem.Table): Root {
   let f1: Rich[];
   if (tu >= 16) {
     const a108 = r.array(to + 4, 0, null);
-    f0 = $readSoaPlain(d, a108);
+    f0 = $readSoaPlain(d, a108, o?.plains ?? undefined);
   } else {
-    f0 = [];
+    f0 = karmem.emptied(o?.plains, () => []);
   }
   if (tu >= 28) {
     const a109 = r.array(to + 16, 0, null);
-    f1 = $readSoaRich(d, a109);
+    f1 = $readSoaRich(d, a109, o?.riches ?? undefined);
   } else {
-    f1 = [];
+    f1 = karmem.emptied(o?.riches, () => []);
   }
   d.leave();
+  if (o !== undefined) {
+    o.plains = f0;
+    o.riches = f1;
+    return o;
+  }
   return { plains: f0, riches: f1 };
 }
 
