@@ -39,6 +39,7 @@ const RESERVED: &[&str] = &[
     "array",
     "columns",
     "elem",
+    "editor",
     "elems",
     "entry",
     "got",
@@ -49,6 +50,8 @@ const RESERVED: &[&str] = &[
     "karmem",
     "low",
     "middle",
+    "new_len",
+    "new_value",
     "offset_at",
     "position",
     "reader",
@@ -79,6 +82,11 @@ fn unreserved_in(name: String, more: &[&str]) -> String {
         // field may: `@"u8"`.
         super::ident(&name)
     }
+}
+
+/// The accessor of field `j` of struct `id` (`Gen::view_field`).
+pub(crate) fn accessor_of(n: &crate::names::Namer, id: StructId, j: usize) -> String {
+    unreserved(n.field(id, j))
 }
 
 /// The name of a viewer accessor for field `name` (the decoded struct's
@@ -160,7 +168,7 @@ impl Gen<'_> {
         format!("{}ViewOf(R)", self.n.union_name(id))
     }
     fn view_field(&self, id: StructId, i: usize) -> String {
-        unreserved(self.n.field(id, i))
+        accessor_of(&self.n, id, i)
     }
     fn view_variant(&self, ty: StructId) -> String {
         unreserved_in(self.n.variant_member(ty), UNION_RESERVED)
@@ -324,6 +332,7 @@ impl Gen<'_> {
             "return {name}ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));"
         ));
         self.c.close("}");
+        self.field_offsets(id);
         for (i, fl) in sl.fields.iter().enumerate() {
             let pos = if table {
                 format!(
@@ -350,6 +359,9 @@ impl Gen<'_> {
                 &fl.slot,
                 field.nonzero_default(),
             );
+            if table {
+                self.setters(id, i);
+            }
         }
         // The AoS array of these: offsets to tables or the structs packed.
         self.c.line("");
@@ -507,6 +519,31 @@ impl Gen<'_> {
         );
         self.c.line("return .{ .soa = self, .index = index };");
         self.c.close("}");
+        for (k, col) in soa.columns.iter().enumerate() {
+            let Some(ty) = self.slice_elem(&col.slot) else {
+                continue;
+            };
+            let path = self.path_names(id, &col.path).join(".");
+            let name = super::edit::column_name(self.s, self.l, id, k);
+            self.c.line("");
+            self.c.line(&format!(
+                "/// Column `{path}` as a native slice of `len()` elements in the message;"
+            ));
+            self.c.line(
+                "/// null when it cannot be one (`karmem.views.column`: an absent column, whose",
+            );
+            self.c
+                .line("/// elements read the default): read `at(i)` then.");
+            if col.slot == Slot::Scalar(Primitive::Bool) {
+                self.c.line("/// Bytes: any non-zero byte is true.");
+            }
+            self.c
+                .open(&format!("pub fn {name}(self: Soa) ?[]const {ty} {{"));
+            self.c.line(&format!(
+                "return karmem.views.column(self.reader, {ty}, self.cols[{k}], self.n);"
+            ));
+            self.c.close("}");
+        }
         self.c.close("};");
         let nodes = self.soa_nodes(id);
         for (prefix, sid) in &nodes {
