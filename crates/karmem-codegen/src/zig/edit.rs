@@ -4,10 +4,10 @@
 //! column slices. Printed into each `TViewOf(R)` by `views.rs`; the
 //! setters compile only for the checked viewer (`R == karmem.Reader`).
 
-use karmem_layout::{ArrayData, Slot};
 use karmem_schema::model::*;
 
-use super::{limit_arg, prim, Gen};
+use super::views::ZEdit;
+use super::{limit_arg, Gen};
 use crate::names::{self, Namer};
 
 /// An identifier without Zig's `@"…"` quoting or the `_` added to a name
@@ -65,18 +65,6 @@ pub fn column_name(s: &Schema, l: &karmem_layout::Layout, elem: StructId, k: usi
 }
 
 impl Gen<'_> {
-    /// The Zig element type of a native slice over a column or plain
-    /// array of `slot`'s scalars: `u8` for `bool` (a hostile byte 2 is
-    /// not a Zig `bool`), an enum's type, a number's; None for others.
-    pub(crate) fn slice_elem(&self, slot: &Slot) -> Option<String> {
-        match slot {
-            Slot::Scalar(Primitive::Bool) => Some("u8".into()),
-            Slot::Scalar(p) => Some(prim(*p).into()),
-            Slot::Enum { id, .. } => Some(self.n.enum_name(*id)),
-            _ => None,
-        }
-    }
-
     /// `pub const f_offset: u32 = …;` for every field of struct `id`: its
     /// byte offset in the table or inline struct (for `karmem.Editor` by
     /// hand, as Rust's `F_OFFSET` and C's `P_T_F_OFFSET`).
@@ -103,21 +91,15 @@ impl Gen<'_> {
     /// elements between the old and the new length). None for inline
     /// structs, text, unions, optional values and other arrays (as Go's
     /// and C's).
-    pub(crate) fn setters(&mut self, id: StructId, i: usize) {
-        let slot = self.l.of_struct(id).fields[i].slot.clone();
+    pub(crate) fn setters(&mut self, id: StructId, i: usize, edit_of: &ZEdit) {
         let [set, edit, set_len] = setter_names(self.s, id, i);
         let off = offset_name(self.s, id, i);
         let fname = &self.s.structs[id].fields[i].name;
         let sname = &self.s.structs[id].name;
         let what = format!("`{sname}.{fname}`");
         let check = "comptime karmem.views.checkEditable(R);";
-        match &slot {
-            Slot::Scalar(_) | Slot::Enum { .. } => {
-                let ty = match &slot {
-                    Slot::Scalar(p) => prim(*p).to_string(),
-                    Slot::Enum { id, .. } => self.n.enum_name(*id),
-                    _ => unreachable!(),
-                };
+        match edit_of {
+            ZEdit::Scalar { ty } => {
                 let doc = [
                     format!(
                         "/// Stores {what} in place in `editor`'s message, which this view reads"
@@ -139,24 +121,21 @@ impl Gen<'_> {
                 ));
                 self.c.close("}");
             }
-            Slot::ArrayRef {
-                array,
-                data: ArrayData::Plain { elem_size },
-            } if array.text.is_none() => {
-                let ty = match array.elem {
-                    ElemType::Scalar(Primitive::Bool) => "u8".to_string(),
-                    ElemType::Scalar(p) => prim(p).to_string(),
-                    ElemType::Enum(e) => self.n.enum_name(e),
-                    _ => return,
-                };
-                let limit = limit_arg(array.limit());
+            ZEdit::Slice {
+                elem: ty,
+                elem_size,
+                limit,
+            } => {
+                let limit = limit_arg(*limit);
                 self.c.line("");
                 self.c.line(&format!(
                     "/// The elements of {what}, writable in place in `editor`'s message (which"
                 ));
                 self.c
                     .line("/// this view reads); empty when the message does not hold the field.");
-                if array.elem == ElemType::Scalar(Primitive::Bool) {
+                let bools = matches!(&self.s.structs[id].fields[i].ty,
+                    FieldType::Array(a) if a.elem == ElemType::Scalar(Primitive::Bool));
+                if bools {
                     self.c.line("/// Bytes: write 0 or 1.");
                 }
                 self.c.open(&format!(
@@ -186,7 +165,6 @@ impl Gen<'_> {
                 ));
                 self.c.close("}");
             }
-            _ => {}
         }
     }
 }
