@@ -63,6 +63,40 @@ pub const Editor = struct {
         return p[0..view.len];
     }
 
+    /// The position of the array reference that is field `offset` of
+    /// table `t`, or 0 when the message does not hold the field (an
+    /// absent table, or an older writer's, §4).
+    fn fieldAt(t: Table, offset: u32) u32 {
+        return if (t.has(offset, km.array_ref_size)) t.offset + offset else 0;
+    }
+
+    /// The elements `0..length` of the plain array that is field `offset`
+    /// of table `t`, writable in place (docs/format.md §12; generated
+    /// `editF` setters call it); empty when the table does not hold the
+    /// field, or the array is malformed or longer than `limit`.
+    pub fn fieldSlice(e: *Editor, comptime T: type, t: Table, offset: u32, limit: u32) []T {
+        comptime km.checkSliceable(T);
+        const at = fieldAt(t, offset);
+        if (at == 0) return &.{};
+        const a = e.reader.array(at, @sizeOf(T), limit);
+        // The reader's checks (bounds, alignment) decide; the bytes are ours.
+        const view = e.reader.arraySlice(T, a);
+        if (view.len == 0) return &.{};
+        const p: [*]T = @ptrCast(@alignCast(e.mem.ptr + a.offset));
+        return p[0..view.len];
+    }
+
+    /// Changes the length of the plain array that is field `offset` of
+    /// table `t` (see `setLen`; generated `setFLen` setters call it):
+    /// `error.TooLarge` past `limit` (the N of `[<N]T`) or the capacity,
+    /// `error.MalformedTable` when the table does not hold the field.
+    pub fn setFieldLen(e: *Editor, t: Table, offset: u32, elem_size: u32, limit: u32, length: u32) km.EditError!void {
+        if (length > limit) return error.TooLarge;
+        const at = fieldAt(t, offset);
+        if (at == 0) return error.MalformedTable;
+        return e.setLen(at, elem_size, length);
+    }
+
     /// Changes the length of the array at `at` within its capacity. The
     /// elements between the old and the new length are zeroed both ways:
     /// dropped ones so that unused capacity stays zero, exposed ones

@@ -151,6 +151,13 @@ pub const ValidateError = error{
 /// no validator would accept.
 pub const WriteError = error{ TooLarge, OutOfMemory, MapOrder };
 
+/// The errors of changing a message in place (docs/format.md §12,
+/// `Editor`): a field or table the message does not hold
+/// (`MalformedTable`: a field past an older writer's table cannot be
+/// added), a malformed array reference, a length past an array's capacity
+/// or a `[<N]T` limit (`TooLarge`).
+pub const EditError = error{ MalformedTable, MalformedArray, TooLarge };
+
 /// Where a fault was found, since a Zig error carries no payload: `offset`
 /// is a byte position in the message and `value` an extra number (a
 /// length, tag, size, entry count or charge) when the kind has one. The

@@ -1324,6 +1324,51 @@ test "editor: in-place scalars and lengths within capacity (format.md §12)" {
     try expectError(error.Truncated, Editor.open(@constCast("nope")));
 }
 
+test "editor: array fields of a table for the generated setters, within a limit (format.md §12)" {
+    var w = try Writer.init(testing.allocator, 0);
+    defer w.deinit();
+    try w.begin();
+    const root = try w.alloc(24, 8);
+    w.put(u32, root, 3);
+    try w.writeSlice(u16, root + 4, &.{ 1, 2, 3 });
+    try w.finish();
+    const buf = try km.alignedCopy(testing.allocator, w.bytes());
+    defer testing.allocator.free(buf);
+    var e = try Editor.open(buf);
+    const t = e.reader.root();
+    const s = e.fieldSlice(u16, t, 4, km.no_limit);
+    try testing.expectEqualSlices(u16, &.{ 1, 2, 3 }, s);
+    s[2] = 7;
+    try testing.expectEqualSlices(u16, &.{ 1, 2, 7 }, e.reader.arraySlice(u16, e.reader.fieldArray(t, 4, 2, km.no_limit)));
+    // Over a [<2]u16 limit: no elements, no length past it.
+    try expectEqual(@as(usize, 0), e.fieldSlice(u16, t, 4, 2).len);
+    try expectError(error.TooLarge, e.setFieldLen(t, 4, 2, 2, 3));
+    try e.setFieldLen(t, 4, 2, km.no_limit, 1);
+    try testing.expectEqualSlices(u16, &.{1}, e.fieldSlice(u16, t, 4, km.no_limit));
+    try expectError(error.TooLarge, e.setFieldLen(t, 4, 2, km.no_limit, 4)); // the capacity is 3
+    // A field past the table's used size, or an absent table: refused.
+    try expectEqual(@as(usize, 0), e.fieldSlice(u16, t, 20, km.no_limit).len);
+    try expectError(error.MalformedTable, e.setFieldLen(t, 20, 2, km.no_limit, 0));
+    try expectError(error.MalformedTable, e.setFieldLen(.absent, 4, 2, km.no_limit, 0));
+}
+
+test "views.column: a native slice, null when absent or out of the message" {
+    var w = try Writer.init(testing.allocator, 0);
+    defer w.deinit();
+    try w.begin();
+    const at = try w.alloc(16, 8);
+    try w.writeSlice(u32, at, &.{ 5, 6 }); // an array block: its elements at `offset`
+    try w.finish();
+    const r = try Reader.open(w.bytes());
+    const a = r.array(at, 4, km.no_limit);
+    try testing.expectEqualSlices(u32, &.{ 5, 6 }, km.views.column(r, u32, a.offset, 2).?);
+    try expectEqual(@as(?[]const u32, null), km.views.column(r, u32, 0, 2)); // absent
+    try expectEqual(@as(?[]const u32, null), km.views.column(r, u32, a.offset, 1 << 20)); // past the end
+    try expectEqual(@as(usize, 0), km.views.column(r, u32, 0, 0).?.len);
+    const t = Trusted.assumeValid(r);
+    try testing.expectEqualSlices(u32, &.{ 5, 6 }, km.views.column(t, u32, a.offset, 2).?);
+}
+
 // ---------------------------------------------------------------- hostile vectors
 
 const build_options = @import("build_options");

@@ -2,6 +2,7 @@
 //! maps (§5.5), and text decoding that never fails (§6). None allocates.
 
 const std = @import("std");
+const builtin = @import("builtin");
 const km = @import("karmem.zig");
 
 const Reader = km.Reader;
@@ -90,6 +91,40 @@ pub inline fn soaLen(r: anytype, a: ArrayRef) u32 {
     if (@TypeOf(r) == Trusted) return a.len;
     const most = @as(u64, r.limits.traversal_budget_factor) * r.mem.len;
     return if (a.len > most) @intCast(most) else a.len;
+}
+
+/// Generated setters (docs/zig.md, "Editing in place") are on the
+/// checked viewers only: a trusted view reads the message its validation
+/// saw, and a message edited in place is another one (view it again
+/// through `TView.trust`).
+pub inline fn checkEditable(comptime R: type) void {
+    if (R != Reader) @compileError("karmem: edit through a checked view, TView.root(editor.reader), not a trusted one (an edited message is no longer the one validated)");
+}
+
+/// Whether SoA columns of `T` can be native slices over the message: the
+/// format is little-endian, and a column is aligned to its element size
+/// (docs/format.md §5.3), which must be enough for `T` on this target.
+pub fn nativeColumn(comptime T: type) bool {
+    return builtin.cpu.arch.endian() == .little and @alignOf(T) <= km.naturalAlign(@sizeOf(T));
+}
+
+/// The `n` elements of the SoA column at `at` (0: absent) as a native
+/// slice in the message, for generated `F_column` accessors; null when it
+/// cannot be one: the column is absent (an older writer's; its elements
+/// read the default), or (a message that does not validate) it lies
+/// outside the message or misaligned, or the target cannot view it
+/// natively (`nativeColumn`). The elements are then read one by one
+/// through the SoA item. A column of no elements is empty.
+pub inline fn column(r: anytype, comptime T: type, at: u32, n: u32) ?[]const T {
+    comptime checkReader(@TypeOf(r));
+    if (comptime !nativeColumn(T)) {
+        return null;
+    } else {
+        if (n == 0) return &.{};
+        if (at == 0) return null;
+        const s = r.slice(T, at, n);
+        return if (s.len == n) s else null;
+    }
 }
 
 /// How two map keys compare: numbers (and enums) by value, text by its

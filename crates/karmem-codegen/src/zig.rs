@@ -22,10 +22,12 @@
 
 mod code;
 mod decode;
+mod edit;
 mod encode;
 mod validate;
 mod views;
 
+pub use edit::{column_name, offset_name, setter_names};
 pub use views::{accessor_name, variant_accessor_name};
 
 use std::cell::Cell;

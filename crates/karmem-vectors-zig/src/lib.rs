@@ -17,7 +17,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use karmem_codegen::zig::{
-    accessor_name, field_name, type_name, variant_accessor_name, variant_is_pointer, ZigBackend,
+    accessor_name, column_name, field_name, offset_name, setter_names, type_name,
+    variant_accessor_name, variant_is_pointer, ZigBackend,
 };
 use karmem_codegen::Backend;
 use karmem_layout::{ArrayData, FixedElem, Layout, Slot};
@@ -92,6 +93,7 @@ pub fn write_driver(dir: &Path, cases: &[Case], out: &Path) -> Result<(), String
     for m in modules.values() {
         driver.push_str(&Printer::new(m).all());
         driver.push_str(&ViewPrinter::new(m).all());
+        driver.push_str(&edits(m));
     }
     // Zig analyses only what is used: every struct's API is referenced
     // here, and every declaration of its checked and trusted viewers, so
@@ -137,6 +139,13 @@ pub fn write_driver(dir: &Path, cases: &[Case], out: &Path) -> Result<(), String
             .ok_or(format!("{}: no schema {key}", case.id()))?;
         let (ty, print) = root_of(m, &case.root).ok_or(format!("{}: no root", case.id()))?;
         let bytes = format!("@embedFile(\"cases/{i}.bin\")");
+        let edit = edit_of(m, &case.root);
+        let strict = case.hostile.is_none();
+        writeln!(
+            driver,
+            "    try runEdits(gpa, \"{i}\", {ty}, {edit}, {strict}, {bytes});"
+        )
+        .unwrap();
         if case.hostile.is_some() {
             writeln!(
                 driver,
@@ -161,6 +170,12 @@ pub fn write_driver(dir: &Path, cases: &[Case], out: &Path) -> Result<(), String
                 "    try runRead(gpa, \"{i}:{reader}\", {ty}, {print}, {bytes});"
             )
             .unwrap();
+            let edit = edit_of(m, &case.root);
+            writeln!(
+                driver,
+                "    try runEdits(gpa, \"{i}:{reader}\", {ty}, {edit}, true, {bytes});"
+            )
+            .unwrap();
         }
     }
     // The encoder's one refusal no vector can show (vectors hold valid
@@ -173,8 +188,118 @@ pub fn write_driver(dir: &Path, cases: &[Case], out: &Path) -> Result<(), String
         )
         .unwrap();
     }
+    driver.push_str("    try reportColumns(gpa);\n");
     driver.push_str("}\n");
     fs::write(out.join("driver.zig"), driver).map_err(io)
+}
+
+/// The edit walk of root `root` in module `m`: `{alias}_x{id}` for a
+/// table, `noEdits` for an inline struct.
+fn edit_of(m: &Module, root: &str) -> String {
+    match m.schema.struct_by_name(root) {
+        Some(id) if m.layout.is_table(id) => format!("{}_x{id}", m.alias),
+        _ => "noEdits".into(),
+    }
+}
+
+/// How many elements of an AoS array of tables, and how deep, the edit
+/// walk follows.
+const EDIT_ELEMS: u32 = 3;
+const EDIT_DEPTH: u32 = 3;
+
+/// `{alias}_x{id}` for every table of module `m`: each settable field
+/// (the generated setters': numbers, `bool`, enums, plain arrays of them)
+/// through `editScalar`/`editArray` (src/prelude.zig), then the tables
+/// it holds (fields, optional ones, the first elements of AoS arrays).
+fn edits(m: &Module) -> String {
+    let (a, s, l) = (&m.alias, &m.schema, &m.layout);
+    let mut out = format!("\n// In-place edits of {}\n", m.key);
+    for (id, st) in s.structs.iter().enumerate() {
+        if !l.is_table(id) {
+            continue;
+        }
+        let view = format!("{a}.{}View", type_name(&st.name));
+        let mut body = String::new();
+        let mut children = String::new();
+        for (i, fl) in l.of_struct(id).fields.iter().enumerate() {
+            let name = accessor_name(&st.fields[i].name);
+            // `@field` takes the name unquoted (`@"f32"` is `f32`).
+            let bare = name
+                .strip_prefix("@\"")
+                .and_then(|n| n.strip_suffix('"'))
+                .unwrap_or(&name)
+                .to_string();
+            let [set, edit, set_len] = setter_names(s, id, i);
+            let off = format!("{view}.{}", offset_name(s, id, i));
+            match &fl.slot {
+                Slot::Scalar(p) => writeln!(
+                    body,
+                    "    editScalar(run, v, \"{bare}\", \"{set}\", {off}, {});",
+                    karmem_codegen::zig::prim(*p)
+                )
+                .unwrap(),
+                Slot::Enum { id: e, .. } => writeln!(
+                    body,
+                    "    editScalar(run, v, \"{bare}\", \"{set}\", {off}, {a}.{});",
+                    type_name(&s.enums[*e].name)
+                )
+                .unwrap(),
+                Slot::ArrayRef {
+                    array,
+                    data: ArrayData::Plain { .. },
+                } if array.text.is_none() => {
+                    let (ty, is_bool) = match array.elem {
+                        ElemType::Scalar(Primitive::Bool) => ("u8".to_string(), true),
+                        ElemType::Scalar(p) => (karmem_codegen::zig::prim(p).to_string(), false),
+                        ElemType::Enum(e) => (format!("{a}.{}", type_name(&s.enums[e].name)), false),
+                        _ => continue,
+                    };
+                    let limit = array
+                        .limit()
+                        .map_or("karmem.no_limit".to_string(), |n| n.to_string());
+                    writeln!(
+                        body,
+                        "    try editArray(run, v, \"{bare}\", \"{edit}\", \"{set_len}\", {off}, {ty}, {is_bool}, {limit});"
+                    )
+                    .unwrap();
+                }
+                Slot::TableRef(c) => {
+                    writeln!(children, "    try {a}_x{c}(run, v.{name}(), depth + 1);").unwrap()
+                }
+                Slot::OptionalTable(c) => writeln!(
+                    children,
+                    "    if (v.{name}()) |o| try {a}_x{c}(run, o, depth + 1);"
+                )
+                .unwrap(),
+                Slot::ArrayRef {
+                    data: ArrayData::AosTable { id: c },
+                    ..
+                } => writeln!(
+                    children,
+                    "    {{\n        const elems = v.{name}();\n        var i: u32 = 0;\n        while (i < elems.len() and i < {EDIT_ELEMS}) : (i += 1) try {a}_x{c}(run, elems.at(i), depth + 1);\n    }}"
+                )
+                .unwrap(),
+                _ => {}
+            }
+        }
+        writeln!(
+            out,
+            "fn {a}_x{id}(run: *EditRun, v: {view}, depth: u32) anyerror!void {{"
+        )
+        .unwrap();
+        if body.is_empty() && children.is_empty() {
+            out.push_str("    _ = run;\n    _ = v;\n");
+        }
+        out.push_str(&body);
+        if children.is_empty() {
+            out.push_str("    _ = depth;\n");
+        } else {
+            writeln!(out, "    if (depth >= {EDIT_DEPTH}) return;").unwrap();
+            out.push_str(&children);
+        }
+        out.push_str("}\n");
+    }
+    out
 }
 
 /// The Zig type of root `root` in module `m` and its printer; then its
@@ -624,6 +749,48 @@ impl<'a> ViewPrinter<'a> {
         Self::line(out, d, "}");
     }
 
+    /// Code comparing each number, `bool` and enum column of the SoA
+    /// array view `x` as a native slice (`F_column`) with the elements
+    /// read one by one; a slice that differs, or a present column that is
+    /// not one, prints text that is not JSON, so no case's value matches.
+    fn columns(&self, out: &mut String, d: usize, elem: StructId, x: &str) {
+        for (k, col) in self.l.soa(elem).columns.iter().enumerate() {
+            if !matches!(col.slot, Slot::Scalar(_) | Slot::Enum { .. }) {
+                continue;
+            }
+            let item: String = col
+                .steps
+                .iter()
+                .zip(&col.path)
+                .map(|(st, i)| {
+                    format!(
+                        ".{}()",
+                        accessor_name(&self.s.structs[*st].fields[*i as usize].name)
+                    )
+                })
+                .collect();
+            let (c, e, i) = (self.fresh("c"), self.fresh("e"), self.fresh("i"));
+            let name = column_name(self.s, self.l, elem, k);
+            Self::line(out, d, &format!("if ({x}.{name}()) |{c}| {{"));
+            Self::line(out, d + 1, "columns_read += 1;");
+            Self::line(
+                out,
+                d + 1,
+                &format!("if ({c}.len != {x}.len()) try w.writeAll(\"column length differs\");"),
+            );
+            Self::line(
+                out,
+                d + 1,
+                &format!("for ({c}, 0..) |{e}, {i}| if (!sameElem({e}, {x}.at(@intCast({i})){item})) try w.writeAll(\"column differs\");"),
+            );
+            Self::line(
+                out,
+                d,
+                &format!("}} else if ({x}.len() > 0 and {x}.cols[{k}] != 0) try w.writeAll(\"column not native\");"),
+            );
+        }
+    }
+
     /// Code printing the array view in local `x`.
     fn array(&self, out: &mut String, d: usize, array: &ArrayType, data: &ArrayData, x: &str) {
         let a = &self.m.alias;
@@ -711,6 +878,7 @@ impl<'a> ViewPrinter<'a> {
                 })
             }
             ArrayData::Soa { elem } => {
+                self.columns(out, d, *elem, x);
                 let node = self.soa_node(*elem, *elem, &[]);
                 self.each(out, d, x, |out, e| {
                     let it = self.bind(out, d + 1, e, &node);

@@ -119,11 +119,26 @@ fn mutateViews(gpa: std.mem.Allocator, id: []const u8, comptime T: type, comptim
 fn refViews(comptime T: type) void {
     @setEvalBranchQuota(100_000);
     inline for (comptime std.meta.declarations(T)) |name| {
+        // A trusted viewer's setters are a compile error by design
+        // (`karmem.views.checkEditable`): only the checked ones compile.
+        if (comptime isTrusted(T) and isSetter(name)) continue;
         const x = @field(T, name);
         if (@TypeOf(x) == type) {
             if (x != T and @typeInfo(x) == .@"struct") refViews(x);
         } else _ = &x;
     }
+}
+
+fn isTrusted(comptime T: type) bool {
+    return @typeInfo(T) == .@"struct" and @hasField(T, "reader") and @FieldType(T, "reader") == karmem.Trusted;
+}
+
+/// `setF`, `editF`, `setFLen`: camelCase, where accessors are snake_case.
+fn isSetter(comptime name: []const u8) bool {
+    inline for (.{ "set", "edit" }) |prefix| {
+        if (name.len > prefix.len and std.mem.startsWith(u8, name, prefix) and std.ascii.isUpper(name[prefix.len])) return true;
+    }
+    return false;
 }
 
 /// `value` printed by `print`, as one report line.
@@ -214,4 +229,229 @@ fn checkMapOrder(comptime Root: type, comptime Entry: type, gpa: std.mem.Allocat
         } else |err| if (err != error.MapOrder) return report("map-order", "result", @errorName(err));
     }
     report("map-order", "result", "ok");
+}
+
+// ---- In-place edits (docs/zig.md, "Editing in place") -------------------
+
+/// One message's pass over its settable fields through the generated
+/// setters of the checked viewers (the `{alias}_x{id}` functions, one per
+/// table, walk the root and the tables it holds).
+const EditRun = struct {
+    gpa: std.mem.Allocator,
+    e: *karmem.Editor,
+    /// The message before any edit: restored after each field.
+    original: []const u8,
+    /// Whether the message validated before the edits: then it must after each.
+    valid: bool,
+    validate: *const fn (karmem.Reader) bool,
+    /// Not a hostile case: a Karmem writer's message (`failStrict`).
+    strict: bool,
+    /// Fields set and read back; setters refused for a field the message
+    /// does not hold; lengths refused past a capacity or a limit.
+    set: usize = 0,
+    absent: usize = 0,
+    beyond: usize = 0,
+    problem: ?[]const u8 = null,
+    field: []const u8 = "",
+
+    fn fail(run: *EditRun, field: []const u8, problem: []const u8) void {
+        if (run.problem != null) return;
+        run.problem = problem;
+        run.field = field;
+    }
+
+    /// A problem that only a message whose parts do not overlap rules
+    /// out. A hostile writer's message may be valid with an array over
+    /// its own table (hostile/empty_arrays_at): a write there changes
+    /// what overlaps it, so on hostile messages only the refusals and the
+    /// absence of crashes are checked.
+    fn failStrict(run: *EditRun, field: []const u8, problem: []const u8) void {
+        if (run.strict) run.fail(field, problem);
+    }
+
+    fn restore(run: *EditRun) void {
+        @memcpy(run.e.mem, run.original);
+    }
+
+    fn unchanged(run: *EditRun) bool {
+        return std.mem.eql(u8, run.e.mem, run.original);
+    }
+
+    /// Whether the bytes that differ from the original all lie in
+    /// `[from, to)` or `[from2, to2)`.
+    fn changedOnlyIn(run: *EditRun, from: usize, to: usize, from2: usize, to2: usize) bool {
+        for (run.e.mem, run.original, 0..) |a, b, i| {
+            if (a != b and (i < from or i >= to) and (i < from2 or i >= to2)) return false;
+        }
+        return true;
+    }
+
+    fn stillValid(run: *EditRun) bool {
+        return !run.valid or run.validate(run.e.reader);
+    }
+};
+
+fn validator(comptime T: type) *const fn (karmem.Reader) bool {
+    return struct {
+        fn f(r: karmem.Reader) bool {
+            T.validate(r) catch return false;
+            return true;
+        }
+    }.f;
+}
+
+/// A value other than `x` (bits, for floats).
+fn other(comptime T: type, x: T) T {
+    return switch (@typeInfo(T)) {
+        .bool => !x,
+        .@"enum" => @fromBackingInt(@backingInt(x) +% 1),
+        .int => x +% 1,
+        .float => @bitCast(@as(karmem.Bits(T), @bitCast(x)) ^ 1),
+        else => @compileError("not a scalar: " ++ @typeName(T)),
+    };
+}
+
+fn sameBits(a: anytype, b: @TypeOf(a)) bool {
+    return std.mem.eql(u8, std.mem.asBytes(&a), std.mem.asBytes(&b));
+}
+
+/// A column element and the SoA item's read of it (`bool` columns are bytes).
+fn sameElem(c: anytype, item: anytype) bool {
+    if (@TypeOf(item) == bool) return (c != 0) == item;
+    return sameBits(c, item);
+}
+
+/// SoA columns read as native slices (and compared with the items).
+var columns_read: usize = 0;
+
+/// Sets scalar field `name` of the table `v` views to another value
+/// through `setter`: read back through the viewer, only its bytes
+/// changed, the message still valid, and the old value set back gives the
+/// original message. A field the message does not hold is refused and
+/// changes nothing.
+fn editScalar(run: *EditRun, v: anytype, comptime name: []const u8, comptime setter: []const u8, comptime offset: u32, comptime T: type) void {
+    const V = @TypeOf(v);
+    const old: T = @field(V, name)(v);
+    const new = other(T, old);
+    const present = v.table.has(offset, @sizeOf(T));
+    if (@field(V, setter)(v, run.e, new)) |_| {
+        if (!present) return run.fail(name, "set a field the message does not hold");
+    } else |err| {
+        if (present) return run.fail(name, @errorName(err));
+        if (!run.unchanged()) return run.fail(name, "a refused set changed the message");
+        run.absent += 1;
+        return;
+    }
+    defer run.restore();
+    run.set += 1;
+    if (!sameBits(@field(V, name)(v), new)) return run.fail(name, "reads back another value");
+    const at = v.table.offset + offset;
+    if (!run.changedOnlyIn(at, at + @sizeOf(T), 0, 0)) return run.fail(name, "changed bytes outside the field");
+    if (!run.stillValid()) return run.failStrict(name, "no longer validates");
+    if (run.valid) {
+        @field(V, setter)(v, run.e, old) catch return run.fail(name, "cannot set the old value back");
+        if (!run.unchanged()) return run.fail(name, "the old value set back is not the original message");
+    }
+}
+
+/// The plain array field `name` through `edit` and `set_len`: its
+/// elements changed in place and read back through the viewer, its
+/// length shrunk (the dropped element zeroed) and grown back (the exposed
+/// one zero), each change only where it must be and the message still
+/// valid; lengths past the capacity or the limit refused, changing
+/// nothing. A field the message does not hold gives no elements and a
+/// refused length.
+fn editArray(run: *EditRun, v: anytype, comptime name: []const u8, comptime edit: []const u8, comptime set_len: []const u8, comptime offset: u32, comptime E: type, comptime is_bool: bool, limit: u32) !void {
+    const V = @TypeOf(v);
+    const present = v.table.has(offset, karmem.array_ref_size);
+    const view = @field(V, name)(v);
+    const elems = @field(V, edit)(v, run.e);
+    if (!present) {
+        if (elems.len != 0) return run.fail(name, "edits a field the message does not hold");
+        if (@field(V, set_len)(v, run.e, 0)) |_| {
+            return run.fail(name, "set the length of a field the message does not hold");
+        } else |err| if (err != error.MalformedTable) return run.fail(name, @errorName(err));
+        if (!run.unchanged()) return run.fail(name, "a refused length changed the message");
+        run.absent += 1;
+        return;
+    }
+    if (elems.len != view.len or (elems.len > 0 and @intFromPtr(elems.ptr) != @intFromPtr(view.ptr)))
+        return run.fail(name, "the writable elements are not the viewed ones");
+    run.set += 1;
+    const at = v.table.offset + offset;
+    const size: u32 = @sizeOf(E);
+    // Past the capacity (and past a `[<N]T` limit): refused, nothing changed.
+    const cap = run.e.reader.array(at, size, karmem.no_limit).cap;
+    const beyond = [_]u32{ cap +| 1, limit +| 1 };
+    for (beyond[0..if (limit == karmem.no_limit) 1 else 2]) |n| {
+        if (@field(V, set_len)(v, run.e, n)) |_| {
+            run.restore();
+            return run.fail(name, "a length past the capacity or limit was set");
+        } else |err| if (run.valid and err != error.TooLarge) return run.fail(name, @errorName(err));
+        if (!run.unchanged()) return run.fail(name, "a refused length changed the message");
+        run.beyond += 1;
+    }
+    // Every element changed in place, read back through the viewer.
+    const start: usize = if (view.len > 0) @intFromPtr(view.ptr) - @intFromPtr(run.e.mem.ptr) else 0;
+    const old = try run.gpa.dupe(E, view);
+    defer run.gpa.free(old);
+    defer run.restore();
+    for (elems) |*x| x.* = if (is_bool) @intFromBool(x.* == 0) else other(E, x.*);
+    if (!run.changedOnlyIn(start, start + old.len * size, 0, 0)) return run.fail(name, "changed bytes outside the elements");
+    const back = @field(V, name)(v);
+    if (back.len != old.len) return run.failStrict(name, "the length changed");
+    for (back, old) |b, o| {
+        if (!sameBits(b, if (is_bool) @as(u8, @intFromBool(o == 0)) else other(E, o))) return run.failStrict(name, "reads back other elements");
+    }
+    if (!run.stillValid()) return run.failStrict(name, "no longer validates with other elements");
+    run.restore();
+    if (old.len == 0) return;
+    // Shrink by one: the dropped element zeroed; grow back: it reads zero.
+    const n: u32 = @intCast(old.len);
+    const last = start + (n - 1) * size;
+    @field(V, set_len)(v, run.e, n - 1) catch |err| return run.failStrict(name, @errorName(err));
+    if (!run.changedOnlyIn(at + 4, at + 8, last, last + size)) return run.fail(name, "shrinking changed other bytes");
+    if (@field(V, name)(v).len != n - 1) return run.failStrict(name, "the length did not shrink");
+    if (!std.mem.allEqual(u8, run.e.mem[last..][0..size], 0)) return run.failStrict(name, "the dropped element is not zeroed");
+    if (!run.stillValid()) return run.failStrict(name, "no longer validates shrunk");
+    @field(V, set_len)(v, run.e, n) catch |err| return run.failStrict(name, @errorName(err));
+    const grown = @field(V, name)(v);
+    if (grown.len != n or !sameBits(grown[n - 1], std.mem.zeroes(E))) return run.failStrict(name, "the exposed element is not zero");
+    if (!run.changedOnlyIn(last, last + size, 0, 0)) return run.failStrict(name, "growing back changed other bytes");
+    if (!run.stillValid()) return run.failStrict(name, "no longer validates grown back");
+}
+
+/// Runs `edit` (a table root's `{alias}_x{id}`, or `noEdits`) over a copy
+/// of the message opened by a `karmem.Editor` (`strict`: not a hostile
+/// case, see `failStrict`); reported as `edit<TAB>ok S A
+/// B` (fields set, absent ones refused, lengths refused) or the problem.
+fn runEdits(gpa: std.mem.Allocator, id: []const u8, comptime T: type, comptime View: type, comptime edit: anytype, strict: bool, bytes: []const u8) !void {
+    const message = try karmem.alignedCopy(gpa, bytes);
+    defer gpa.free(message);
+    var e = karmem.Editor.open(message) catch return;
+    const original = try gpa.dupe(u8, e.mem);
+    defer gpa.free(original);
+    var run: EditRun = .{ .gpa = gpa, .e = &e, .original = original, .valid = false, .validate = validator(T), .strict = strict };
+    run.valid = run.validate(e.reader);
+    try edit(&run, View.root(e.reader), 0);
+    const text = if (run.problem) |p|
+        try std.fmt.allocPrint(gpa, "{s}: {s}", .{ run.field, p })
+    else
+        try std.fmt.allocPrint(gpa, "ok {d} {d} {d}", .{ run.set, run.absent, run.beyond });
+    defer gpa.free(text);
+    report(id, "edit", text);
+}
+
+/// The edits of a root that is not a table (an inline struct has no setters).
+fn noEdits(run: *EditRun, v: anytype, depth: u32) anyerror!void {
+    _ = run;
+    _ = v;
+    _ = depth;
+}
+
+/// How many SoA columns were read as native slices, as `columns<TAB>read<TAB>N`.
+fn reportColumns(gpa: std.mem.Allocator) !void {
+    const text = try std.fmt.allocPrint(gpa, "{d}", .{columns_read});
+    defer gpa.free(text);
+    report("columns", "read", text);
 }

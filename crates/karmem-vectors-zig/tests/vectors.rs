@@ -132,13 +132,19 @@ fn golden_vectors() {
             .push(format!("encoding unordered map entries: {map_order:?}"));
     }
 
+    // In-place edits through the generated setters (src/prelude.zig,
+    // `runEdits`), summed over every message: fields set, fields absent
+    // from the message refused, lengths past a capacity or limit refused.
+    let mut edits = [0u64; 3];
     for (i, case) in cases.iter().enumerate() {
         let got = results.get(&i.to_string());
         let mut problems = check(case, got);
+        check_edits(got, &mut edits, &mut problems);
         for (reader, want) in &case.readers {
             let got = results.get(&format!("{i}:{reader}"));
             let mut read = check_read(Some(want), got, Some(true));
             check_views(Some(want), got, &mut read);
+            check_edits(got, &mut edits, &mut read);
             for p in read {
                 problems.push(format!("read by {reader}: {p}"));
             }
@@ -149,6 +155,29 @@ fn golden_vectors() {
                 .or_default()
                 .push(format!("{}: {}", case.id(), problems.join("; ")));
         }
+    }
+
+    // None of the edit checks ran for nothing.
+    let [set, absent, beyond] = edits;
+    eprintln!("edits: {set} fields set, {absent} absent fields refused, {beyond} lengths refused");
+    if set < 100 || absent == 0 || beyond == 0 {
+        failures.entry("(edit)".into()).or_default().push(format!(
+            "too few edits: {set} fields set, {absent} absent fields refused, {beyond} lengths refused"
+        ));
+    }
+    // SoA number columns read as native slices (compared with the items
+    // by the view printers: a difference makes the value unreadable).
+    let columns: u64 = results
+        .get("columns")
+        .and_then(|r| r.get("read"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    eprintln!("SoA columns read as native slices: {columns}");
+    if columns == 0 {
+        failures
+            .entry("(columns)".into())
+            .or_default()
+            .push("no SoA column was read as a native slice".into());
     }
 
     // The expected-failure list, both ways.
@@ -211,6 +240,28 @@ fn check(case: &Case, got: Option<&BTreeMap<String, String>>) -> Vec<String> {
         }
     }
     problems
+}
+
+/// A message that opens was edited in place without a problem
+/// (`edit<TAB>ok S A B`); its counts are added to `totals`.
+fn check_edits(
+    got: Option<&BTreeMap<String, String>>,
+    totals: &mut [u64; 3],
+    problems: &mut Vec<String>,
+) {
+    let Some(got) = got else { return };
+    if got.contains_key("open") {
+        return;
+    }
+    match got.get("edit").map(|e| e.split(' ').collect::<Vec<_>>()) {
+        Some(parts) if parts.len() == 4 && parts[0] == "ok" => {
+            for (t, n) in totals.iter_mut().zip(&parts[1..]) {
+                *t += n.parse::<u64>().unwrap_or(0);
+            }
+        }
+        Some(_) => problems.push(format!("edit: {}", got["edit"])),
+        None => problems.push("edit: no result".into()),
+    }
 }
 
 /// The checked viewers printed something for an opened message, and when

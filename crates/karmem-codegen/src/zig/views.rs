@@ -39,6 +39,7 @@ const RESERVED: &[&str] = &[
     "array",
     "columns",
     "elem",
+    "editor",
     "elems",
     "entry",
     "got",
@@ -49,6 +50,8 @@ const RESERVED: &[&str] = &[
     "karmem",
     "low",
     "middle",
+    "new_len",
+    "new_value",
     "offset_at",
     "position",
     "reader",
@@ -81,6 +84,11 @@ fn unreserved_in(name: String, more: &[&str]) -> String {
     }
 }
 
+/// The accessor of field `j` of struct `id` (`Gen::view_field`).
+pub(crate) fn accessor_of(n: &crate::names::Namer, id: StructId, j: usize) -> String {
+    unreserved(n.field(id, j))
+}
+
 /// The name of a viewer accessor for field `name` (the decoded struct's
 /// field name, `_` added to a name the viewers use themselves), for code
 /// outside the generator (the Zig vector runner).
@@ -102,9 +110,29 @@ pub(crate) struct ZAt {
 
 /// An accessor's return type and body (statements, each line at the
 /// body's indentation), once its slot's position is in the local `at`.
+/// For a number, `bool` or enum, also the element type of a native slice
+/// of such values (an SoA column's `f_column`; `u8` for `bool`s), and
+/// what an in-place setter writes where the slot is a table field.
+#[derive(Default)]
 pub(crate) struct ZAcc {
     ty: String,
     body: Vec<String>,
+    pub(crate) slice: Option<String>,
+    pub(crate) edit: Option<ZEdit>,
+}
+
+/// What the in-place setters of a table field write (format.md §12;
+/// `edit.rs`), as C's `CEdit`.
+pub(crate) enum ZEdit {
+    /// A number, `bool` or enum of Zig type `ty`.
+    Scalar { ty: String },
+    /// The elements (Zig type `elem`) of a plain array in place, and its
+    /// length within its capacity and `limit`.
+    Slice {
+        elem: String,
+        elem_size: u32,
+        limit: Option<u32>,
+    },
 }
 
 /// The view of an array block: its type (inside a generic viewer, over
@@ -117,6 +145,8 @@ pub(crate) struct ZView {
     base: String,
     shape: Option<Shape>,
     map_entry: Option<StructId>,
+    /// A plain array's element type, writable in place (`editF`).
+    edit: Option<String>,
 }
 
 impl ZView {
@@ -127,6 +157,7 @@ impl ZView {
             base,
             shape: None,
             map_entry: None,
+            edit: None,
         }
     }
 
@@ -160,7 +191,7 @@ impl Gen<'_> {
         format!("{}ViewOf(R)", self.n.union_name(id))
     }
     fn view_field(&self, id: StructId, i: usize) -> String {
-        unreserved(self.n.field(id, i))
+        accessor_of(&self.n, id, i)
     }
     fn view_variant(&self, ty: StructId) -> String {
         unreserved_in(self.n.variant_member(ty), UNION_RESERVED)
@@ -250,7 +281,7 @@ impl Gen<'_> {
         pos: &str,
         slot: &Slot,
         d: Option<&DefaultValue>,
-    ) {
+    ) -> Option<ZEdit> {
         let at = ZAt {
             at: "slot".into(),
             r: r.into(),
@@ -265,6 +296,7 @@ impl Gen<'_> {
             self.c.line(l);
         }
         self.c.close("}");
+        acc.edit
     }
 
     fn struct_views(&mut self, id: StructId, map: bool) {
@@ -324,6 +356,7 @@ impl Gen<'_> {
             "return {name}ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));"
         ));
         self.c.close("}");
+        self.field_offsets(id);
         for (i, fl) in sl.fields.iter().enumerate() {
             let pos = if table {
                 format!(
@@ -341,7 +374,7 @@ impl Gen<'_> {
             };
             let field = self.s.structs[id].fields[i].clone();
             let fname = self.view_field(id, i);
-            self.accessor(
+            let edit = self.accessor(
                 &field.doc,
                 &fname,
                 "self: Self",
@@ -350,6 +383,10 @@ impl Gen<'_> {
                 &fl.slot,
                 field.nonzero_default(),
             );
+            // Setters of table fields only, as Go's and C's.
+            if let Some(edit) = edit.filter(|_| table) {
+                self.setters(id, i, &edit);
+            }
         }
         // The AoS array of these: offsets to tables or the structs packed.
         self.c.line("");
@@ -507,6 +544,35 @@ impl Gen<'_> {
         );
         self.c.line("return .{ .soa = self, .index = index };");
         self.c.close("}");
+        for (k, col) in soa.columns.iter().enumerate() {
+            let at = ZAt {
+                at: "slot".into(),
+                r: "self.reader".into(),
+            };
+            let Some(ty) = view_slot(self, &col.slot, &at, None).slice else {
+                continue;
+            };
+            let path = self.path_names(id, &col.path).join(".");
+            let name = super::edit::column_name(self.s, self.l, id, k);
+            self.c.line("");
+            self.c.line(&format!(
+                "/// Column `{path}` as a native slice of `len()` elements in the message;"
+            ));
+            self.c.line(
+                "/// null when it cannot be one (`karmem.views.column`: an absent column, whose",
+            );
+            self.c
+                .line("/// elements read the default): read `at(i)` then.");
+            if col.slot == Slot::Scalar(Primitive::Bool) {
+                self.c.line("/// Bytes: any non-zero byte is true.");
+            }
+            self.c
+                .open(&format!("pub fn {name}(self: Soa) ?[]const {ty} {{"));
+            self.c.line(&format!(
+                "return karmem.views.column(self.reader, {ty}, self.cols[{k}], self.n);"
+            ));
+            self.c.close("}");
+        }
         self.c.close("};");
         let nodes = self.soa_nodes(id);
         for (prefix, sid) in &nodes {
@@ -774,7 +840,7 @@ impl Gen<'_> {
 
     /// A number, `bool` or enum of Zig type `ty`: its zero, or the declared
     /// default, when absent.
-    fn scalar_acc(&self, ty: String, zero: &str, at: &ViewAt<ZAt>) -> ZAcc {
+    fn scalar_acc(&self, ty: String, zero: &str, slice: &str, at: &ViewAt<ZAt>) -> ZAcc {
         let absent = at
             .default
             .map(|d| self.default_expr(at.slot, d))
@@ -785,6 +851,8 @@ impl Gen<'_> {
                 format!("if ({a} == 0) return {absent};"),
                 format!("return {r}.load({ty}, {a});"),
             ],
+            slice: Some(slice.to_string()),
+            edit: Some(ZEdit::Scalar { ty: ty.clone() }),
             ty,
         }
     }
@@ -799,15 +867,16 @@ impl ViewPrinter for Gen<'_> {
     type View = ZView;
 
     fn view_bool(&self, at: &ViewAt<ZAt>) -> ZAcc {
-        self.scalar_acc("bool".into(), "false", at)
+        self.scalar_acc("bool".into(), "false", "u8", at)
     }
 
     fn view_number(&self, p: Primitive, at: &ViewAt<ZAt>) -> ZAcc {
-        self.scalar_acc(prim(p).into(), "0", at)
+        self.scalar_acc(prim(p).into(), "0", prim(p), at)
     }
 
     fn view_enum(&self, id: EnumId, _: Primitive, at: &ViewAt<ZAt>) -> ZAcc {
-        self.scalar_acc(self.n.enum_name(id), "@fromBackingInt(0)", at)
+        let e = self.n.enum_name(id);
+        self.scalar_acc(e.clone(), "@fromBackingInt(0)", &e, at)
     }
 
     fn view_inline(&self, id: StructId, at: &ViewAt<ZAt>) -> ZAcc {
@@ -815,6 +884,7 @@ impl ViewPrinter for Gen<'_> {
         ZAcc {
             ty: self.view_of(id),
             body: vec![format!("return .{{ .reader = {r}, .position = {a} }};")],
+            ..ZAcc::default()
         }
     }
 
@@ -825,6 +895,7 @@ impl ViewPrinter for Gen<'_> {
             body: vec![format!(
                 "return .{{ .reader = {r}, .table = karmem.views.tableAt({r}, {a}) }};"
             )],
+            ..ZAcc::default()
         }
     }
 
@@ -837,6 +908,7 @@ impl ViewPrinter for Gen<'_> {
                 "if (target == 0) return null;".into(),
                 format!("return .{{ .reader = {r}, .table = {r}.table(target) }};"),
             ],
+            ..ZAcc::default()
         }
     }
 
@@ -859,6 +931,7 @@ impl ViewPrinter for Gen<'_> {
         ZAcc {
             ty: format!("?{}", inner.ty),
             body,
+            ..ZAcc::default()
         }
     }
 
@@ -870,6 +943,7 @@ impl ViewPrinter for Gen<'_> {
                 "return {ty}.of({r}, {a}, if ({a} == 0) 0 else {a} + {UNION_OFFSET_AT});"
             )],
             ty,
+            ..ZAcc::default()
         }
     }
 
@@ -901,6 +975,7 @@ impl ViewPrinter for Gen<'_> {
                 format!("for (&elems, 0..) |*elem, j| {read};"),
                 "return elems;".into(),
             ],
+            ..ZAcc::default()
         }
     }
 
@@ -926,7 +1001,16 @@ impl ViewPrinter for Gen<'_> {
             limit_arg(limit)
         ));
         body.push(format!("return {};", v.make(r, "array")));
-        ZAcc { ty: v.ty, body }
+        ZAcc {
+            ty: v.ty,
+            body,
+            edit: v.edit.map(|elem| ZEdit::Slice {
+                elem,
+                elem_size,
+                limit,
+            }),
+            ..ZAcc::default()
+        }
     }
 
     fn view_text(&self, utf16: bool, _: &ArrayType) -> ZView {
@@ -944,17 +1028,24 @@ impl ViewPrinter for Gen<'_> {
     fn view_plain(&self, elem: ElemType, _: u32, _: &ArrayType) -> ZView {
         match elem {
             // Bytes: a hostile byte 2 is not a Zig `bool` (docs/zig.md).
-            ElemType::Scalar(Primitive::Bool) => {
-                ZView::new("[]const u8".into(), "$r.bytes($a)".into(), "Bool".into())
-            }
-            ElemType::Scalar(p) => ZView::new(
-                format!("[]const {}", prim(p)),
-                format!("$r.arraySlice({}, $a)", prim(p)),
-                type_name(prim(p)),
-            ),
+            ElemType::Scalar(Primitive::Bool) => ZView {
+                edit: Some("u8".into()),
+                ..ZView::new("[]const u8".into(), "$r.bytes($a)".into(), "Bool".into())
+            },
+            ElemType::Scalar(p) => ZView {
+                edit: Some(prim(p).into()),
+                ..ZView::new(
+                    format!("[]const {}", prim(p)),
+                    format!("$r.arraySlice({}, $a)", prim(p)),
+                    type_name(prim(p)),
+                )
+            },
             ElemType::Enum(id) => {
                 let e = self.n.enum_name(id);
-                ZView::new(format!("[]const {e}"), format!("$r.arraySlice({e}, $a)"), e)
+                ZView {
+                    edit: Some(e.clone()),
+                    ..ZView::new(format!("[]const {e}"), format!("$r.arraySlice({e}, $a)"), e)
+                }
             }
             _ => unreachable!("plain arrays hold scalars and enums"),
         }

@@ -1237,6 +1237,11 @@ pub fn Vec3ViewOf(comptime R: type) type {
             return Vec3ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const x_offset: u32 = 0;
+        pub const y_offset: u32 = 4;
+        pub const z_offset: u32 = 8;
+
         pub fn x(self: Self) f32 {
             const slot: u32 = self.position;
             if (slot == 0) return 0;
@@ -1292,6 +1297,27 @@ pub fn Vec3ViewOf(comptime R: type) type {
                 if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
                 return .{ .soa = self, .index = index };
             }
+
+            /// Column `x` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn x_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[0], self.n);
+            }
+
+            /// Column `y` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn y_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[1], self.n);
+            }
+
+            /// Column `z` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn z_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[2], self.n);
+            }
         };
 
         pub const SoaItem = struct {
@@ -1344,6 +1370,11 @@ pub fn PairViewOf(comptime R: type) type {
             try Pair.validate(reader);
             return PairViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
+
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const pos_offset: u32 = 0;
+        pub const tag_offset: u32 = 12;
+        pub const flag_offset: u32 = 14;
 
         pub fn pos(self: Self) Vec3ViewOf(R) {
             const slot: u32 = self.position;
@@ -1407,10 +1438,22 @@ pub fn LeafViewOf(comptime R: type) type {
             return LeafViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const value_offset: u32 = 8;
+        pub const label_offset: u32 = 16;
+
         pub fn value(self: Self) u64 {
             const slot: u32 = if (self.table.has(8, 8)) self.table.offset + 8 else 0;
             if (slot == 0) return 0;
             return self.reader.load(u64, slot);
+        }
+
+        /// Stores `Leaf.Value` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setValue(self: Self, editor: *karmem.Editor, new_value: u64) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(u64, self.table, value_offset, new_value);
         }
 
         pub fn label(self: Self) []const u8 {
@@ -1464,10 +1507,21 @@ pub fn CircleViewOf(comptime R: type) type {
             return CircleViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const radius_offset: u32 = 8;
+
         pub fn radius(self: Self) f64 {
             const slot: u32 = if (self.table.has(8, 8)) self.table.offset + 8 else 0;
             if (slot == 0) return 0;
             return self.reader.load(f64, slot);
+        }
+
+        /// Stores `Circle.Radius` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setRadius(self: Self, editor: *karmem.Editor, new_value: f64) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(f64, self.table, radius_offset, new_value);
         }
 
         /// An AoS array of `Circle` (a checked reference: `offset`, `n` elements).
@@ -1506,6 +1560,13 @@ pub fn CircleViewOf(comptime R: type) type {
             pub fn at(self: Soa, index: u32) SoaItem {
                 if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
                 return .{ .soa = self, .index = index };
+            }
+
+            /// Column `radius` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn radius_column(self: Soa) ?[]const f64 {
+                return karmem.views.column(self.reader, f64, self.cols[0], self.n);
             }
         };
 
@@ -1547,6 +1608,9 @@ pub fn SquareViewOf(comptime R: type) type {
             try Square.validate(reader);
             return SquareViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
+
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const side_offset: u32 = 0;
 
         pub fn side(self: Self) f32 {
             const slot: u32 = self.position;
@@ -1591,6 +1655,13 @@ pub fn SquareViewOf(comptime R: type) type {
                 if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
                 return .{ .soa = self, .index = index };
             }
+
+            /// Column `side` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn side_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[0], self.n);
+            }
         };
 
         pub const SoaItem = struct {
@@ -1632,10 +1703,26 @@ pub fn ElementViewOf(comptime R: type) type {
             return ElementViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const id_offset: u32 = 4;
+        pub const where_offset: u32 = 8;
+        pub const child_offset: u32 = 24;
+        pub const name_offset: u32 = 28;
+        pub const numbers_offset: u32 = 40;
+        pub const shape_offset: u32 = 52;
+
         pub fn id(self: Self) u32 {
             const slot: u32 = if (self.table.has(4, 4)) self.table.offset + 4 else 0;
             if (slot == 0) return 0;
             return self.reader.load(u32, slot);
+        }
+
+        /// Stores `Element.Id` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setId(self: Self, editor: *karmem.Editor, new_value: u32) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(u32, self.table, id_offset, new_value);
         }
 
         pub fn where(self: Self) PairViewOf(R) {
@@ -1658,6 +1745,21 @@ pub fn ElementViewOf(comptime R: type) type {
             const slot: u32 = if (self.table.has(40, 12)) self.table.offset + 40 else 0;
             const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
             return self.reader.arraySlice(i32, array);
+        }
+
+        /// The elements of `Element.Numbers`, writable in place in `editor`'s message (which
+        /// this view reads); empty when the message does not hold the field.
+        pub fn editNumbers(self: Self, editor: *karmem.Editor) []i32 {
+            comptime karmem.views.checkEditable(R);
+            return editor.fieldSlice(i32, self.table, numbers_offset, karmem.no_limit);
+        }
+
+        /// Changes the length of `Element.Numbers` in place, within its capacity (elements
+        /// between the old and the new length are zeroed): `error.TooLarge` past it
+        /// or the limit, `error.MalformedTable` when the message does not hold the field.
+        pub fn setNumbersLen(self: Self, editor: *karmem.Editor, new_len: u32) karmem.EditError!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.setFieldLen(self.table, numbers_offset, 4, karmem.no_limit, new_len);
         }
 
         pub fn shape(self: Self) ShapeViewOf(R) {
@@ -1701,6 +1803,56 @@ pub fn ElementViewOf(comptime R: type) type {
             pub fn at(self: Soa, index: u32) SoaItem {
                 if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
                 return .{ .soa = self, .index = index };
+            }
+
+            /// Column `child.value` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn child_value_column(self: Soa) ?[]const u64 {
+                return karmem.views.column(self.reader, u64, self.cols[0], self.n);
+            }
+
+            /// Column `id` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn id_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[2], self.n);
+            }
+
+            /// Column `where.pos.x` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn where_pos_x_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[3], self.n);
+            }
+
+            /// Column `where.pos.y` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn where_pos_y_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[4], self.n);
+            }
+
+            /// Column `where.pos.z` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn where_pos_z_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[5], self.n);
+            }
+
+            /// Column `where.tag` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn where_tag_column(self: Soa) ?[]const u16 {
+                return karmem.views.column(self.reader, u16, self.cols[9], self.n);
+            }
+
+            /// Column `where.flag` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            /// Bytes: any non-zero byte is true.
+            pub fn where_flag_column(self: Soa) ?[]const u8 {
+                return karmem.views.column(self.reader, u8, self.cols[10], self.n);
             }
         };
 
@@ -1829,6 +1981,25 @@ pub fn RootViewOf(comptime R: type) type {
             return RootViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const flags_offset: u32 = 4;
+        pub const kind_offset: u32 = 8;
+        pub const wide_offset: u32 = 16;
+        pub const text_offset: u32 = 24;
+        pub const utf16_offset: u32 = 36;
+        pub const fixed_offset: u32 = 48;
+        pub const limited_offset: u32 = 84;
+        pub const points_offset: u32 = 96;
+        pub const points_aos_offset: u32 = 108;
+        pub const elements_offset: u32 = 120;
+        pub const elements_aos_offset: u32 = 132;
+        pub const shape_offset: u32 = 144;
+        pub const shapes_aos_offset: u32 = 152;
+        pub const shapes_soa_offset: u32 = 164;
+        pub const shapes_bovoa_offset: u32 = 176;
+        pub const shapes_bovos_offset: u32 = 188;
+        pub const next_offset: u32 = 200;
+
         pub fn flags(self: Self) [4]bool {
             const slot: u32 = if (self.table.has(4, 4)) self.table.offset + 4 else 0;
             var elems: [4]bool = @splat(false);
@@ -1843,10 +2014,26 @@ pub fn RootViewOf(comptime R: type) type {
             return self.reader.load(Kind, slot);
         }
 
+        /// Stores `Root.Kind` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setKind(self: Self, editor: *karmem.Editor, new_value: Kind) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(Kind, self.table, kind_offset, new_value);
+        }
+
         pub fn wide(self: Self) Wide {
             const slot: u32 = if (self.table.has(16, 8)) self.table.offset + 16 else 0;
             if (slot == 0) return @fromBackingInt(0);
             return self.reader.load(Wide, slot);
+        }
+
+        /// Stores `Root.Wide` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setWide(self: Self, editor: *karmem.Editor, new_value: Wide) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(Wide, self.table, wide_offset, new_value);
         }
 
         pub fn text(self: Self) []const u8 {
@@ -1873,6 +2060,21 @@ pub fn RootViewOf(comptime R: type) type {
             const slot: u32 = if (self.table.has(84, 12)) self.table.offset + 84 else 0;
             const array = karmem.views.arrayAt(self.reader, slot, 8, 8);
             return self.reader.arraySlice(u64, array);
+        }
+
+        /// The elements of `Root.Limited`, writable in place in `editor`'s message (which
+        /// this view reads); empty when the message does not hold the field.
+        pub fn editLimited(self: Self, editor: *karmem.Editor) []u64 {
+            comptime karmem.views.checkEditable(R);
+            return editor.fieldSlice(u64, self.table, limited_offset, 8);
+        }
+
+        /// Changes the length of `Root.Limited` in place, within its capacity (elements
+        /// between the old and the new length are zeroed): `error.TooLarge` past it
+        /// or the limit, `error.MalformedTable` when the message does not hold the field.
+        pub fn setLimitedLen(self: Self, editor: *karmem.Editor, new_len: u32) karmem.EditError!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.setFieldLen(self.table, limited_offset, 8, 8, new_len);
         }
 
         pub fn points(self: Self) Vec3ViewOf(R).Soa {

@@ -717,16 +717,36 @@ pub fn AnotherStructViewOf(comptime R: type) type {
             return AnotherStructViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const a_offset: u32 = 4;
+        pub const b_offset: u32 = 8;
+
         pub fn a(self: Self) u32 {
             const slot: u32 = if (self.table.has(4, 4)) self.table.offset + 4 else 0;
             if (slot == 0) return 0;
             return self.reader.load(u32, slot);
         }
 
+        /// Stores `another_struct.a` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setA(self: Self, editor: *karmem.Editor, new_value: u32) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(u32, self.table, a_offset, new_value);
+        }
+
         pub fn b(self: Self) u64 {
             const slot: u32 = if (self.table.has(8, 8)) self.table.offset + 8 else 0;
             if (slot == 0) return 0;
             return self.reader.load(u64, slot);
+        }
+
+        /// Stores `another_struct.b` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setB(self: Self, editor: *karmem.Editor, new_value: u64) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(u64, self.table, b_offset, new_value);
         }
 
         /// An AoS array of `another_struct` (a checked reference: `offset`, `n` elements).
@@ -765,6 +785,20 @@ pub fn AnotherStructViewOf(comptime R: type) type {
             pub fn at(self: Soa, index: u32) SoaItem {
                 if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
                 return .{ .soa = self, .index = index };
+            }
+
+            /// Column `b` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn b_column(self: Soa) ?[]const u64 {
+                return karmem.views.column(self.reader, u64, self.cols[0], self.n);
+            }
+
+            /// Column `a` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn a_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[1], self.n);
             }
         };
 
@@ -812,6 +846,10 @@ pub fn StructNameViewOf(comptime R: type) type {
             try StructName.validate(reader);
             return StructNameViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
+
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const field_as_soa_offset: u32 = 4;
+        pub const field_as_aos_offset: u32 = 16;
 
         pub fn field_as_soa(self: Self) AnotherStructViewOf(R).Soa {
             const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
@@ -870,6 +908,10 @@ pub fn Point2dViewOf(comptime R: type) type {
             return Point2dViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const x_offset: u32 = 0;
+        pub const y_offset: u32 = 4;
+
         pub fn x(self: Self) f32 {
             const slot: u32 = self.position;
             if (slot == 0) return 0;
@@ -919,6 +961,20 @@ pub fn Point2dViewOf(comptime R: type) type {
                 if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
                 return .{ .soa = self, .index = index };
             }
+
+            /// Column `x` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn x_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[0], self.n);
+            }
+
+            /// Column `y` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn y_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[1], self.n);
+            }
         };
 
         pub const SoaItem = struct {
@@ -965,6 +1021,11 @@ pub fn Point3dViewOf(comptime R: type) type {
             try Point3d.validate(reader);
             return Point3dViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
+
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const x_offset: u32 = 0;
+        pub const y_offset: u32 = 4;
+        pub const z_offset: u32 = 8;
 
         pub fn x(self: Self) f32 {
             const slot: u32 = self.position;
@@ -1021,6 +1082,27 @@ pub fn Point3dViewOf(comptime R: type) type {
                 if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
                 return .{ .soa = self, .index = index };
             }
+
+            /// Column `x` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn x_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[0], self.n);
+            }
+
+            /// Column `y` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn y_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[1], self.n);
+            }
+
+            /// Column `z` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn z_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[2], self.n);
+            }
         };
 
         pub const SoaItem = struct {
@@ -1073,6 +1155,10 @@ pub fn ParticleViewOf(comptime R: type) type {
             try Particle.validate(reader);
             return ParticleViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
+
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const pos_offset: u32 = 4;
+        pub const name_offset: u32 = 16;
 
         pub fn pos(self: Self) AnyPointViewOf(R).Bovos {
             const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;

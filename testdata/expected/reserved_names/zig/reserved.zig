@@ -786,6 +786,9 @@ pub fn LenViewOf(comptime R: type) type {
             return LenViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const get_offset: u32 = 0;
+
         pub fn get(self: Self) i32 {
             const slot: u32 = self.position;
             if (slot == 0) return 0;
@@ -829,6 +832,13 @@ pub fn LenViewOf(comptime R: type) type {
                 if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
                 return .{ .soa = self, .index = index };
             }
+
+            /// Column `get` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn get_column(self: Soa) ?[]const i32 {
+                return karmem.views.column(self.reader, i32, self.cols[0], self.n);
+            }
         };
 
         pub const SoaItem = struct {
@@ -869,6 +879,19 @@ pub fn CellViewOf(comptime R: type) type {
             try Cell.validate(reader);
             return CellViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
+
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const len_offset: u32 = 0;
+        pub const get_offset: u32 = 4;
+        pub const iter_offset: u32 = 8;
+        pub const new_offset: u32 = 12;
+        pub const is_empty_offset: u32 = 16;
+        pub const r_offset: u32 = 20;
+        pub const at_offset: u32 = 24;
+        pub const all_offset: u32 = 28;
+        pub const position_offset: u32 = 32;
+        pub const name_offset: u32 = 36;
+        pub const reader_offset: u32 = 48;
 
         pub fn len(self: Self) i32 {
             const slot: u32 = self.position;
@@ -973,6 +996,69 @@ pub fn CellViewOf(comptime R: type) type {
                 if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
                 return .{ .soa = self, .index = index };
             }
+
+            /// Column `len` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn len_column(self: Soa) ?[]const i32 {
+                return karmem.views.column(self.reader, i32, self.cols[0], self.n);
+            }
+
+            /// Column `get` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn get_column(self: Soa) ?[]const i32 {
+                return karmem.views.column(self.reader, i32, self.cols[1], self.n);
+            }
+
+            /// Column `iter` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn iter_column(self: Soa) ?[]const i32 {
+                return karmem.views.column(self.reader, i32, self.cols[2], self.n);
+            }
+
+            /// Column `new` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn new_column(self: Soa) ?[]const i32 {
+                return karmem.views.column(self.reader, i32, self.cols[3], self.n);
+            }
+
+            /// Column `is_empty` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn is_empty_column(self: Soa) ?[]const i32 {
+                return karmem.views.column(self.reader, i32, self.cols[4], self.n);
+            }
+
+            /// Column `r` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn r_column(self: Soa) ?[]const i32 {
+                return karmem.views.column(self.reader, i32, self.cols[5], self.n);
+            }
+
+            /// Column `at` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn at_column(self: Soa) ?[]const i32 {
+                return karmem.views.column(self.reader, i32, self.cols[6], self.n);
+            }
+
+            /// Column `all` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn all_column(self: Soa) ?[]const i32 {
+                return karmem.views.column(self.reader, i32, self.cols[7], self.n);
+            }
+
+            /// Column `position` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn position_column(self: Soa) ?[]const i32 {
+                return karmem.views.column(self.reader, i32, self.cols[8], self.n);
+            }
         };
 
         pub const SoaItem = struct {
@@ -1074,6 +1160,13 @@ pub fn PointViewOf(comptime R: type) type {
             return PointViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const position_offset: u32 = 0;
+        pub const reader_offset: u32 = 4;
+        pub const root_offset: u32 = 8;
+        pub const table_offset: u32 = 12;
+        pub const name_offset: u32 = 16;
+
         pub fn position_(self: Self) f32 {
             const slot: u32 = self.position;
             if (slot == 0) return 0;
@@ -1141,6 +1234,34 @@ pub fn PointViewOf(comptime R: type) type {
                 if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
                 return .{ .soa = self, .index = index };
             }
+
+            /// Column `position` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn position_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[0], self.n);
+            }
+
+            /// Column `reader` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn reader_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[1], self.n);
+            }
+
+            /// Column `root` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn root_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[2], self.n);
+            }
+
+            /// Column `table` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn table_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[3], self.n);
+            }
         };
 
         pub const SoaItem = struct {
@@ -1206,6 +1327,15 @@ pub fn HolderViewOf(comptime R: type) type {
             return HolderViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const position_offset: u32 = 4;
+        pub const table_offset: u32 = 16;
+        pub const reader_offset: u32 = 44;
+        pub const root_offset: u32 = 56;
+        pub const r_offset: u32 = 60;
+        pub const cells_offset: u32 = 64;
+        pub const shapes_offset: u32 = 76;
+
         pub fn position_(self: Self) []const u8 {
             const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
             const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
@@ -1229,10 +1359,26 @@ pub fn HolderViewOf(comptime R: type) type {
             return self.reader.load(i32, slot);
         }
 
+        /// Stores `Holder.Root` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setRoot(self: Self, editor: *karmem.Editor, new_value: i32) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(i32, self.table, root_offset, new_value);
+        }
+
         pub fn r(self: Self) i32 {
             const slot: u32 = if (self.table.has(60, 4)) self.table.offset + 60 else 0;
             if (slot == 0) return 0;
             return self.reader.load(i32, slot);
+        }
+
+        /// Stores `Holder.R` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setR(self: Self, editor: *karmem.Editor, new_value: i32) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(i32, self.table, r_offset, new_value);
         }
 
         pub fn cells(self: Self) CellViewOf(R).Soa {

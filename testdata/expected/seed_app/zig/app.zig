@@ -302,10 +302,23 @@ pub fn ProfileDataViewOf(comptime R: type) type {
             return ProfileDataViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const network_offset: u32 = 4;
+        pub const username_offset: u32 = 8;
+        pub const id_offset: u32 = 24;
+
         pub fn network(self: Self) SocialNetwork {
             const slot: u32 = if (self.table.has(4, 1)) self.table.offset + 4 else 0;
             if (slot == 0) return @fromBackingInt(0);
             return self.reader.load(SocialNetwork, slot);
+        }
+
+        /// Stores `ProfileData.Network` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setNetwork(self: Self, editor: *karmem.Editor, new_value: SocialNetwork) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(SocialNetwork, self.table, network_offset, new_value);
         }
 
         pub fn username(self: Self) []const u8 {
@@ -318,6 +331,14 @@ pub fn ProfileDataViewOf(comptime R: type) type {
             const slot: u32 = if (self.table.has(24, 8)) self.table.offset + 24 else 0;
             if (slot == 0) return 0;
             return self.reader.load(u64, slot);
+        }
+
+        /// Stores `ProfileData.ID` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setId(self: Self, editor: *karmem.Editor, new_value: u64) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(u64, self.table, id_offset, new_value);
         }
 
         /// An AoS array of `ProfileData` (a checked reference: `offset`, `n` elements).
@@ -364,6 +385,9 @@ pub fn ProfileViewOf(comptime R: type) type {
             try Profile.validate(reader);
             return ProfileViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
+
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const data_offset: u32 = 0;
 
         pub fn data(self: Self) ProfileDataViewOf(R) {
             const slot: u32 = self.position;
@@ -415,10 +439,23 @@ pub fn AccountDataViewOf(comptime R: type) type {
             return AccountDataViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const id_offset: u32 = 8;
+        pub const email_offset: u32 = 16;
+        pub const profiles_offset: u32 = 28;
+
         pub fn id(self: Self) u64 {
             const slot: u32 = if (self.table.has(8, 8)) self.table.offset + 8 else 0;
             if (slot == 0) return 0;
             return self.reader.load(u64, slot);
+        }
+
+        /// Stores `AccountData.ID` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setId(self: Self, editor: *karmem.Editor, new_value: u64) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(u64, self.table, id_offset, new_value);
         }
 
         pub fn email(self: Self) []const u8 {

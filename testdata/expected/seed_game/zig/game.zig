@@ -557,6 +557,11 @@ pub fn Vec3ViewOf(comptime R: type) type {
             return Vec3ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const x_offset: u32 = 0;
+        pub const y_offset: u32 = 4;
+        pub const z_offset: u32 = 8;
+
         pub fn x(self: Self) f32 {
             const slot: u32 = self.position;
             if (slot == 0) return 0;
@@ -612,6 +617,27 @@ pub fn Vec3ViewOf(comptime R: type) type {
                 if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
                 return .{ .soa = self, .index = index };
             }
+
+            /// Column `x` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn x_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[0], self.n);
+            }
+
+            /// Column `y` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn y_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[1], self.n);
+            }
+
+            /// Column `z` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn z_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[2], self.n);
+            }
         };
 
         pub const SoaItem = struct {
@@ -665,6 +691,17 @@ pub fn MonsterDataViewOf(comptime R: type) type {
             return MonsterDataViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const pos_offset: u32 = 4;
+        pub const mana_offset: u32 = 16;
+        pub const health_offset: u32 = 18;
+        pub const name_offset: u32 = 20;
+        pub const team_offset: u32 = 32;
+        pub const inventory_offset: u32 = 36;
+        pub const hitbox_offset: u32 = 48;
+        pub const status_offset: u32 = 80;
+        pub const path_offset: u32 = 92;
+
         pub fn pos(self: Self) Vec3ViewOf(R) {
             const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
             return .{ .reader = self.reader, .position = slot };
@@ -676,10 +713,26 @@ pub fn MonsterDataViewOf(comptime R: type) type {
             return self.reader.load(i16, slot);
         }
 
+        /// Stores `MonsterData.Mana` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setMana(self: Self, editor: *karmem.Editor, new_value: i16) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(i16, self.table, mana_offset, new_value);
+        }
+
         pub fn health(self: Self) i16 {
             const slot: u32 = if (self.table.has(18, 2)) self.table.offset + 18 else 0;
             if (slot == 0) return 0;
             return self.reader.load(i16, slot);
+        }
+
+        /// Stores `MonsterData.Health` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setHealth(self: Self, editor: *karmem.Editor, new_value: i16) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(i16, self.table, health_offset, new_value);
         }
 
         pub fn name(self: Self) []const u8 {
@@ -694,10 +747,33 @@ pub fn MonsterDataViewOf(comptime R: type) type {
             return self.reader.load(Team, slot);
         }
 
+        /// Stores `MonsterData.Team` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setTeam(self: Self, editor: *karmem.Editor, new_value: Team) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(Team, self.table, team_offset, new_value);
+        }
+
         pub fn inventory(self: Self) []const u8 {
             const slot: u32 = if (self.table.has(36, 12)) self.table.offset + 36 else 0;
             const array = karmem.views.arrayAt(self.reader, slot, 1, 128);
             return self.reader.arraySlice(u8, array);
+        }
+
+        /// The elements of `MonsterData.Inventory`, writable in place in `editor`'s message (which
+        /// this view reads); empty when the message does not hold the field.
+        pub fn editInventory(self: Self, editor: *karmem.Editor) []u8 {
+            comptime karmem.views.checkEditable(R);
+            return editor.fieldSlice(u8, self.table, inventory_offset, 128);
+        }
+
+        /// Changes the length of `MonsterData.Inventory` in place, within its capacity (elements
+        /// between the old and the new length are zeroed): `error.TooLarge` past it
+        /// or the limit, `error.MalformedTable` when the message does not hold the field.
+        pub fn setInventoryLen(self: Self, editor: *karmem.Editor, new_len: u32) karmem.EditError!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.setFieldLen(self.table, inventory_offset, 1, 128, new_len);
         }
 
         pub fn hitbox(self: Self) [4]f64 {
@@ -712,6 +788,21 @@ pub fn MonsterDataViewOf(comptime R: type) type {
             const slot: u32 = if (self.table.has(80, 12)) self.table.offset + 80 else 0;
             const array = karmem.views.arrayAt(self.reader, slot, 4, karmem.no_limit);
             return self.reader.arraySlice(i32, array);
+        }
+
+        /// The elements of `MonsterData.Status`, writable in place in `editor`'s message (which
+        /// this view reads); empty when the message does not hold the field.
+        pub fn editStatus(self: Self, editor: *karmem.Editor) []i32 {
+            comptime karmem.views.checkEditable(R);
+            return editor.fieldSlice(i32, self.table, status_offset, karmem.no_limit);
+        }
+
+        /// Changes the length of `MonsterData.Status` in place, within its capacity (elements
+        /// between the old and the new length are zeroed): `error.TooLarge` past it
+        /// or the limit, `error.MalformedTable` when the message does not hold the field.
+        pub fn setStatusLen(self: Self, editor: *karmem.Editor, new_len: u32) karmem.EditError!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.setFieldLen(self.table, status_offset, 4, karmem.no_limit, new_len);
         }
 
         pub fn path(self: Self) Vec3ViewOf(R).Soa {
@@ -765,6 +856,9 @@ pub fn MonsterViewOf(comptime R: type) type {
             return MonsterViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const data_offset: u32 = 0;
+
         pub fn data(self: Self) MonsterDataViewOf(R) {
             const slot: u32 = self.position;
             return .{ .reader = self.reader, .table = karmem.views.tableAt(self.reader, slot) };
@@ -806,6 +900,48 @@ pub fn MonsterViewOf(comptime R: type) type {
             pub fn at(self: Soa, index: u32) SoaItem {
                 if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
                 return .{ .soa = self, .index = index };
+            }
+
+            /// Column `data.pos.x` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn data_pos_x_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[1], self.n);
+            }
+
+            /// Column `data.pos.y` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn data_pos_y_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[2], self.n);
+            }
+
+            /// Column `data.pos.z` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn data_pos_z_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[3], self.n);
+            }
+
+            /// Column `data.mana` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn data_mana_column(self: Soa) ?[]const i16 {
+                return karmem.views.column(self.reader, i16, self.cols[8], self.n);
+            }
+
+            /// Column `data.health` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn data_health_column(self: Soa) ?[]const i16 {
+                return karmem.views.column(self.reader, i16, self.cols[9], self.n);
+            }
+
+            /// Column `data.team` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn data_team_column(self: Soa) ?[]const Team {
+                return karmem.views.column(self.reader, Team, self.cols[10], self.n);
             }
         };
 
@@ -927,6 +1063,9 @@ pub fn StateViewOf(comptime R: type) type {
             try State.validate(reader);
             return StateViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
+
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const monsters_offset: u32 = 4;
 
         pub fn monsters(self: Self) MonsterViewOf(R).Soa {
             const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;

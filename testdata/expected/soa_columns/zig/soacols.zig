@@ -857,10 +857,21 @@ pub fn CircleViewOf(comptime R: type) type {
             return CircleViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const radius_offset: u32 = 8;
+
         pub fn radius(self: Self) f64 {
             const slot: u32 = if (self.table.has(8, 8)) self.table.offset + 8 else 0;
             if (slot == 0) return 0;
             return self.reader.load(f64, slot);
+        }
+
+        /// Stores `Circle.Radius` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setRadius(self: Self, editor: *karmem.Editor, new_value: f64) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(f64, self.table, radius_offset, new_value);
         }
 
         /// An AoS array of `Circle` (a checked reference: `offset`, `n` elements).
@@ -899,6 +910,13 @@ pub fn CircleViewOf(comptime R: type) type {
             pub fn at(self: Soa, index: u32) SoaItem {
                 if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
                 return .{ .soa = self, .index = index };
+            }
+
+            /// Column `radius` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn radius_column(self: Soa) ?[]const f64 {
+                return karmem.views.column(self.reader, f64, self.cols[0], self.n);
             }
         };
 
@@ -940,6 +958,9 @@ pub fn SquareViewOf(comptime R: type) type {
             try Square.validate(reader);
             return SquareViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
+
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const side_offset: u32 = 0;
 
         pub fn side(self: Self) f32 {
             const slot: u32 = self.position;
@@ -984,6 +1005,13 @@ pub fn SquareViewOf(comptime R: type) type {
                 if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
                 return .{ .soa = self, .index = index };
             }
+
+            /// Column `side` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn side_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[0], self.n);
+            }
         };
 
         pub const SoaItem = struct {
@@ -1024,6 +1052,9 @@ pub fn TagViewOf(comptime R: type) type {
             try Tag.validate(reader);
             return TagViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
+
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const label_offset: u32 = 0;
 
         pub fn label(self: Self) []const u8 {
             const slot: u32 = self.position;
@@ -1109,6 +1140,14 @@ pub fn ItemViewOf(comptime R: type) type {
             return ItemViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const wide_offset: u32 = 0;
+        pub const flags_offset: u32 = 12;
+        pub const tags_offset: u32 = 24;
+        pub const shapes_offset: u32 = 36;
+        pub const bunch_offset: u32 = 48;
+        pub const ok_offset: u32 = 60;
+
         pub fn wide(self: Self) []const u16 {
             const slot: u32 = self.position;
             const array = karmem.views.arrayAt(self.reader, slot, 2, karmem.no_limit);
@@ -1182,6 +1221,14 @@ pub fn ItemViewOf(comptime R: type) type {
                 if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
                 return .{ .soa = self, .index = index };
             }
+
+            /// Column `ok` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            /// Bytes: any non-zero byte is true.
+            pub fn ok_column(self: Soa) ?[]const u8 {
+                return karmem.views.column(self.reader, u8, self.cols[5], self.n);
+            }
         };
 
         pub const SoaItem = struct {
@@ -1252,6 +1299,9 @@ pub fn RootViewOf(comptime R: type) type {
             try Root.validate(reader);
             return RootViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
+
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const items_offset: u32 = 4;
 
         pub fn items(self: Self) ItemViewOf(R).Soa {
             const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;

@@ -1312,6 +1312,27 @@ pub fn PlainViewOf(comptime R: type) type {
             return PlainViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const f0_offset: u32 = 0;
+        pub const f1_offset: u32 = 4;
+        pub const f2_offset: u32 = 8;
+        pub const f3_offset: u32 = 12;
+        pub const f4_offset: u32 = 16;
+        pub const f5_offset: u32 = 20;
+        pub const f6_offset: u32 = 24;
+        pub const f7_offset: u32 = 28;
+        pub const f8_offset: u32 = 32;
+        pub const f9_offset: u32 = 34;
+        pub const f10_offset: u32 = 36;
+        pub const f11_offset: u32 = 38;
+        pub const f12_offset: u32 = 40;
+        pub const f13_offset: u32 = 48;
+        pub const f14_offset: u32 = 56;
+        pub const f15_offset: u32 = 64;
+        pub const flag_offset: u32 = 68;
+        pub const tint_offset: u32 = 69;
+        pub const last_offset: u32 = 70;
+
         pub fn f0(self: Self) u32 {
             const slot: u32 = self.position;
             if (slot == 0) return 0;
@@ -1463,6 +1484,140 @@ pub fn PlainViewOf(comptime R: type) type {
                 if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
                 return .{ .soa = self, .index = index };
             }
+
+            /// Column `f13` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn f13_column(self: Soa) ?[]const i64 {
+                return karmem.views.column(self.reader, i64, self.cols[0], self.n);
+            }
+
+            /// Column `f14` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn f14_column(self: Soa) ?[]const f64 {
+                return karmem.views.column(self.reader, f64, self.cols[1], self.n);
+            }
+
+            /// Column `f0` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn f0_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[2], self.n);
+            }
+
+            /// Column `f1` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn f1_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[3], self.n);
+            }
+
+            /// Column `f2` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn f2_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[4], self.n);
+            }
+
+            /// Column `f3` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn f3_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[5], self.n);
+            }
+
+            /// Column `f4` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn f4_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[6], self.n);
+            }
+
+            /// Column `f5` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn f5_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[7], self.n);
+            }
+
+            /// Column `f6` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn f6_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[8], self.n);
+            }
+
+            /// Column `f7` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn f7_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[9], self.n);
+            }
+
+            /// Column `f15` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn f15_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[10], self.n);
+            }
+
+            /// Column `f8` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn f8_column(self: Soa) ?[]const u16 {
+                return karmem.views.column(self.reader, u16, self.cols[11], self.n);
+            }
+
+            /// Column `f9` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn f9_column(self: Soa) ?[]const u16 {
+                return karmem.views.column(self.reader, u16, self.cols[12], self.n);
+            }
+
+            /// Column `f10` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn f10_column(self: Soa) ?[]const u16 {
+                return karmem.views.column(self.reader, u16, self.cols[13], self.n);
+            }
+
+            /// Column `f11` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn f11_column(self: Soa) ?[]const u16 {
+                return karmem.views.column(self.reader, u16, self.cols[14], self.n);
+            }
+
+            /// Column `f12` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn f12_column(self: Soa) ?[]const u8 {
+                return karmem.views.column(self.reader, u8, self.cols[15], self.n);
+            }
+
+            /// Column `flag` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            /// Bytes: any non-zero byte is true.
+            pub fn flag_column(self: Soa) ?[]const u8 {
+                return karmem.views.column(self.reader, u8, self.cols[16], self.n);
+            }
+
+            /// Column `tint` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn tint_column(self: Soa) ?[]const Color {
+                return karmem.views.column(self.reader, Color, self.cols[17], self.n);
+            }
+
+            /// Column `last` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn last_column(self: Soa) ?[]const i8 {
+                return karmem.views.column(self.reader, i8, self.cols[18], self.n);
+            }
         };
 
         pub const SoaItem = struct {
@@ -1612,6 +1767,10 @@ pub fn L7ViewOf(comptime R: type) type {
             return L7ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const a7_offset: u32 = 0;
+        pub const b7_offset: u32 = 4;
+
         pub fn a7(self: Self) u32 {
             const slot: u32 = self.position;
             if (slot == 0) return 0;
@@ -1668,6 +1827,11 @@ pub fn L6ViewOf(comptime R: type) type {
             try L6.validate(reader);
             return L6ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
+
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const a6_offset: u32 = 0;
+        pub const b6_offset: u32 = 4;
+        pub const next_offset: u32 = 8;
 
         pub fn a6(self: Self) u32 {
             const slot: u32 = self.position;
@@ -1731,6 +1895,11 @@ pub fn L5ViewOf(comptime R: type) type {
             return L5ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const a5_offset: u32 = 0;
+        pub const b5_offset: u32 = 4;
+        pub const next_offset: u32 = 8;
+
         pub fn a5(self: Self) u32 {
             const slot: u32 = self.position;
             if (slot == 0) return 0;
@@ -1792,6 +1961,11 @@ pub fn L4ViewOf(comptime R: type) type {
             try L4.validate(reader);
             return L4ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
+
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const a4_offset: u32 = 0;
+        pub const b4_offset: u32 = 4;
+        pub const next_offset: u32 = 8;
 
         pub fn a4(self: Self) u32 {
             const slot: u32 = self.position;
@@ -1855,6 +2029,11 @@ pub fn L3ViewOf(comptime R: type) type {
             return L3ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const a3_offset: u32 = 0;
+        pub const b3_offset: u32 = 4;
+        pub const next_offset: u32 = 8;
+
         pub fn a3(self: Self) u32 {
             const slot: u32 = self.position;
             if (slot == 0) return 0;
@@ -1916,6 +2095,11 @@ pub fn L2ViewOf(comptime R: type) type {
             try L2.validate(reader);
             return L2ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
+
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const a2_offset: u32 = 0;
+        pub const b2_offset: u32 = 4;
+        pub const next_offset: u32 = 8;
 
         pub fn a2(self: Self) u32 {
             const slot: u32 = self.position;
@@ -1979,6 +2163,11 @@ pub fn L1ViewOf(comptime R: type) type {
             return L1ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const a1_offset: u32 = 0;
+        pub const b1_offset: u32 = 4;
+        pub const next_offset: u32 = 8;
+
         pub fn a1(self: Self) u32 {
             const slot: u32 = self.position;
             if (slot == 0) return 0;
@@ -2041,6 +2230,11 @@ pub fn L0ViewOf(comptime R: type) type {
             return L0ViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const a0_offset: u32 = 0;
+        pub const b0_offset: u32 = 4;
+        pub const next_offset: u32 = 8;
+
         pub fn a0(self: Self) u32 {
             const slot: u32 = self.position;
             if (slot == 0) return 0;
@@ -2102,6 +2296,25 @@ pub fn RichViewOf(comptime R: type) type {
             try Rich.validate(reader);
             return RichViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
+
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const g0_offset: u32 = 0;
+        pub const g1_offset: u32 = 4;
+        pub const g2_offset: u32 = 8;
+        pub const g3_offset: u32 = 12;
+        pub const g4_offset: u32 = 16;
+        pub const g5_offset: u32 = 20;
+        pub const g6_offset: u32 = 24;
+        pub const g7_offset: u32 = 28;
+        pub const g8_offset: u32 = 32;
+        pub const g9_offset: u32 = 36;
+        pub const g10_offset: u32 = 40;
+        pub const g11_offset: u32 = 44;
+        pub const g12_offset: u32 = 48;
+        pub const g13_offset: u32 = 52;
+        pub const g14_offset: u32 = 56;
+        pub const name_offset: u32 = 60;
+        pub const deep_offset: u32 = 72;
 
         pub fn g0(self: Self) u32 {
             const slot: u32 = self.position;
@@ -2240,6 +2453,223 @@ pub fn RichViewOf(comptime R: type) type {
             pub fn at(self: Soa, index: u32) SoaItem {
                 if (index >= self.n) return .{ .soa = .{ .reader = self.reader, .n = 0, .cols = @splat(0) }, .index = 0 };
                 return .{ .soa = self, .index = index };
+            }
+
+            /// Column `g0` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn g0_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[0], self.n);
+            }
+
+            /// Column `g1` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn g1_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[1], self.n);
+            }
+
+            /// Column `g2` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn g2_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[2], self.n);
+            }
+
+            /// Column `g3` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn g3_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[3], self.n);
+            }
+
+            /// Column `g4` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn g4_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[4], self.n);
+            }
+
+            /// Column `g5` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn g5_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[5], self.n);
+            }
+
+            /// Column `g6` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn g6_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[6], self.n);
+            }
+
+            /// Column `g7` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn g7_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[7], self.n);
+            }
+
+            /// Column `g8` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn g8_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[8], self.n);
+            }
+
+            /// Column `g9` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn g9_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[9], self.n);
+            }
+
+            /// Column `g10` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn g10_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[10], self.n);
+            }
+
+            /// Column `g11` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn g11_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[11], self.n);
+            }
+
+            /// Column `g12` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn g12_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[12], self.n);
+            }
+
+            /// Column `g13` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn g13_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[13], self.n);
+            }
+
+            /// Column `g14` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn g14_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[14], self.n);
+            }
+
+            /// Column `deep.a0` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn deep_a0_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[16], self.n);
+            }
+
+            /// Column `deep.b0` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn deep_b0_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[17], self.n);
+            }
+
+            /// Column `deep.next.a1` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn deep_next_a1_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[18], self.n);
+            }
+
+            /// Column `deep.next.b1` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn deep_next_b1_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[19], self.n);
+            }
+
+            /// Column `deep.next.next.a2` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn deep_next_next_a2_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[20], self.n);
+            }
+
+            /// Column `deep.next.next.b2` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn deep_next_next_b2_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[21], self.n);
+            }
+
+            /// Column `deep.next.next.next.a3` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn deep_next_next_next_a3_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[22], self.n);
+            }
+
+            /// Column `deep.next.next.next.b3` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn deep_next_next_next_b3_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[23], self.n);
+            }
+
+            /// Column `deep.next.next.next.next.a4` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn deep_next_next_next_next_a4_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[24], self.n);
+            }
+
+            /// Column `deep.next.next.next.next.b4` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn deep_next_next_next_next_b4_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[25], self.n);
+            }
+
+            /// Column `deep.next.next.next.next.next.a5` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn deep_next_next_next_next_next_a5_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[26], self.n);
+            }
+
+            /// Column `deep.next.next.next.next.next.b5` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn deep_next_next_next_next_next_b5_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[27], self.n);
+            }
+
+            /// Column `deep.next.next.next.next.next.next.a6` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn deep_next_next_next_next_next_next_a6_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[28], self.n);
+            }
+
+            /// Column `deep.next.next.next.next.next.next.b6` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn deep_next_next_next_next_next_next_b6_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[29], self.n);
+            }
+
+            /// Column `deep.next.next.next.next.next.next.next.a7` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn deep_next_next_next_next_next_next_next_a7_column(self: Soa) ?[]const u32 {
+                return karmem.views.column(self.reader, u32, self.cols[30], self.n);
+            }
+
+            /// Column `deep.next.next.next.next.next.next.next.b7` as a native slice of `len()` elements in the message;
+            /// null when it cannot be one (`karmem.views.column`: an absent column, whose
+            /// elements read the default): read `at(i)` then.
+            pub fn deep_next_next_next_next_next_next_next_b7_column(self: Soa) ?[]const f32 {
+                return karmem.views.column(self.reader, f32, self.cols[31], self.n);
             }
         };
 
@@ -2539,6 +2969,10 @@ pub fn RootViewOf(comptime R: type) type {
             try Root.validate(reader);
             return RootViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
+
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const plains_offset: u32 = 4;
+        pub const riches_offset: u32 = 16;
 
         pub fn plains(self: Self) PlainViewOf(R).Soa {
             const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
