@@ -160,15 +160,15 @@ impl<'a> Printer<'a> {
             Setter::Plain { .. } => {
                 // A bool array's elements are bytes: 0 and 1 swap.
                 let flip = if matches!(self.elem_of(p), Some(ElemType::Scalar(Primitive::Bool))) {
-                    "*x ^ 1"
+                    "*x ^= 1"
                 } else {
-                    "x.bump()"
+                    "*x = x.bump()"
                 };
                 line(format!(
                     "let len = {};",
                     self.with_e(
                         p,
-                        &format!("let s = e.{edit}(); if let Some(x) = s.first_mut() {{ *x = {flip}; }} s.len()")
+                        &format!("let s = e.{edit}(); if let Some(x) = s.first_mut() {{ {flip}; }} s.len()")
                     )
                 ));
                 line(format!(
