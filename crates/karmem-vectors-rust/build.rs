@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use karmem_codegen::Backend;
 
+#[path = "build/edits.rs"]
+mod edits;
 #[path = "build/views.rs"]
 mod views;
 
@@ -23,6 +25,10 @@ fn main() {
     let mut validate_arms = String::new();
     let mut impls = String::new();
     let mut view_json = String::new();
+    let mut edit_impls = String::new();
+    let mut edit_arms = String::new();
+    let mut absent_arms = String::new();
+    let mut edit_hostile_arms = String::new();
     for path in found {
         println!("cargo:rerun-if-changed={}", path.display());
         let rel = path.strip_prefix(&root).unwrap().with_extension("");
@@ -34,6 +40,7 @@ fn main() {
             .generate(&schema, &layout)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         view_json.push_str(&views::Printer::new(&schema, &layout, &module).impls());
+        edit_impls.push_str(&edits::Printer::new(&schema, &layout, &module).impls());
         let file = out_dir.join(format!("{module}.rs"));
         std::fs::write(&file, &files[0].contents).unwrap();
         let _ = writeln!(
@@ -65,6 +72,21 @@ fn main() {
             let _ = writeln!(
                 hostile_arms,
                 "        ({rel_file:?}, {:?}) => Ok(hostile::<{ty}>(bytes)),",
+                st.name
+            );
+            let _ = writeln!(
+                edit_arms,
+                "        ({rel_file:?}, {:?}) => edits::edit::<{ty}>(value, bytes),",
+                st.name
+            );
+            let _ = writeln!(
+                absent_arms,
+                "        ({rel_file:?}, {:?}) => <{ty} as edits::Edits>::edits_absent(bytes),",
+                st.name
+            );
+            let _ = writeln!(
+                edit_hostile_arms,
+                "        ({rel_file:?}, {:?}) => <{ty} as edits::Edits>::edits_hostile(bytes),",
                 st.name
             );
             let _ = writeln!(
@@ -111,7 +133,32 @@ fn main() {
         "pub fn hostile_case(schema: &str, root: &str, bytes: &[u8]) -> Result<Verdict, String> {{"
     );
     let _ = writeln!(modules, "    match (schema, root) {{\n{hostile_arms}        _ => Err(format!(\"no generated type {{root}} in {{schema}}\")),\n    }}\n}}");
+    let _ = writeln!(
+        modules,
+        "/// Every in-place edit of a valid vector (src/edits.rs); how many were checked."
+    );
+    let _ = writeln!(modules, "pub fn edit_case(schema: &str, root: &str, value: &serde_json::Value, bytes: &[u8]) -> Result<usize, String> {{");
+    let _ = writeln!(modules, "    match (schema, root) {{\n{edit_arms}        _ => Err(format!(\"no generated type {{root}} in {{schema}}\")),\n    }}\n}}");
+    let _ = writeln!(
+        modules,
+        "/// The setters of fields an older writer did not write must fail; how many did."
+    );
+    let _ = writeln!(modules, "pub fn edit_absent_case(schema: &str, root: &str, bytes: &[u8]) -> Result<usize, String> {{");
+    let _ = writeln!(modules, "    match (schema, root) {{\n{absent_arms}        _ => Err(format!(\"no generated type {{root}} in {{schema}}\")),\n    }}\n}}");
+    let _ = writeln!(
+        modules,
+        "/// Every setter on a hostile message, which must not panic."
+    );
+    let _ = writeln!(
+        modules,
+        "pub fn edit_hostile_case(schema: &str, root: &str, bytes: &[u8]) {{"
+    );
+    let _ = writeln!(
+        modules,
+        "    match (schema, root) {{\n{edit_hostile_arms}        _ => {{}}\n    }}\n}}"
+    );
     std::fs::write(out_dir.join("modules.rs"), modules).unwrap();
+    std::fs::write(out_dir.join("edits.rs"), edit_impls).unwrap();
     std::fs::write(out_dir.join("impls.rs"), impls).unwrap();
     std::fs::write(out_dir.join("view_json.rs"), view_json).unwrap();
 }

@@ -16,6 +16,7 @@ pub trait Generated:
     fn trusted_json(r: &karmem::Reader<'_>) -> Result<serde_json::Value, karmem::Error>;
 }
 
+pub mod edits;
 pub mod json;
 pub mod views;
 
@@ -123,7 +124,7 @@ fn over_callers_buffer<T: Generated>(value: &T, bytes: &[u8]) -> Result<(), Stri
 }
 
 /// The typed value of a vector's JSON (NaN and infinities included).
-fn typed<T: Generated>(value: &serde_json::Value) -> Result<T, String> {
+pub(crate) fn typed<T: Generated>(value: &serde_json::Value) -> Result<T, String> {
     json::from_value(value.clone())
         .map_err(|e| format!("value does not fit the generated type: {e}"))
 }

@@ -14,8 +14,9 @@
 //!   many times later is re-opened with the `unsafe`
 //!   [`Reader::from_validated`] (no header checks) or
 //!   [`Reader::assume_trusted`].
-//! * [`ReaderMut`]: in-place updates of scalars and of arrays within their
-//!   capacity.
+//! * [`ReaderMut`]: in-place updates of scalars, of arrays and of text
+//!   within their capacity; the generated `TEdit` editors are typed
+//!   setters over it.
 //!
 //! The format itself is specified in `docs/format.md`; this crate follows it
 //! section by section.

@@ -788,6 +788,17 @@ fn cast_slice<T: Scalar>(bytes: &[u8]) -> &[T] {
     unsafe { core::slice::from_raw_parts(ptr.cast::<T>(), bytes.len() / T::SIZE) }
 }
 
+/// `bytes` as a writable native slice of `T`, as [`cast_slice`].
+fn cast_slice_mut<T: Scalar>(bytes: &mut [u8]) -> &mut [T] {
+    let ptr = bytes.as_mut_ptr();
+    if !(ptr as usize).is_multiple_of(core::mem::align_of::<T>()) {
+        return &mut [];
+    }
+    // SAFETY: as in `cast_slice`; the slice is borrowed mutably from
+    // `bytes` for its lifetime, so nothing else reads or writes it.
+    unsafe { core::slice::from_raw_parts_mut(ptr.cast::<T>(), bytes.len() / T::SIZE) }
+}
+
 /// An 8-byte aligned copy of a message, for buffers of unknown alignment
 /// (a reader refuses misaligned input rather than misreading it).
 #[derive(Clone, Debug, Default)]
@@ -884,6 +895,7 @@ impl<'a> ReaderMut<'a> {
     /// Change the length of an array within its capacity; elements dropped
     /// by shrinking are zeroed (unused capacity is always zero).
     pub fn set_len(&mut self, at: u32, elem_size: u32, len: u32) -> Result<(), Error> {
+        self.reference_in(at)?;
         let a = self.reader().array(at, elem_size, None);
         if len > a.cap || (a.cap == 0 && a.offset == 0 && self.reader().get::<u32>(at + 8) != 0) {
             return Err(Error::TooLarge);
@@ -897,6 +909,49 @@ impl<'a> ReaderMut<'a> {
         let to = a.offset as usize + (hi * elem_size) as usize;
         self.bytes[from..to].fill(0);
         self.write_len(at, len);
+        Ok(())
+    }
+
+    /// The elements (`len` of them) of the plain array whose reference is
+    /// at `at`, writable in place; empty where a checked reader sees none
+    /// (a malformed reference, or a length over `limit`).
+    pub fn slice_mut<T: Scalar>(&mut self, at: u32, limit: Option<u32>) -> &mut [T] {
+        let a = self.reader().array(at, T::SIZE as u32, limit);
+        if a.len == 0 {
+            return &mut [];
+        }
+        let o = a.offset as usize;
+        cast_slice_mut(&mut self.bytes[o..o + a.len as usize * T::SIZE])
+    }
+
+    /// Replace the UTF-8 text whose reference is at `at` by `text`, within
+    /// the array's capacity and `limit` (format.md §12: a string may be
+    /// rewritten within its capacity). The new bytes are written first,
+    /// then the old ones past them are zeroed, then the length: a reader
+    /// never sees bytes the text's author did not write.
+    pub fn set_text(&mut self, at: u32, text: &str, limit: Option<u32>) -> Result<(), Error> {
+        self.reference_in(at)?;
+        let n = u32::try_from(text.len()).map_err(|_| Error::TooLarge)?;
+        let a = self.reader().array(at, 1, None);
+        let malformed = a.cap == 0 && a.offset == 0 && self.reader().get::<u32>(at + 8) != 0;
+        if n > a.cap || limit.is_some_and(|l| n > l) || malformed {
+            return Err(Error::TooLarge);
+        }
+        let o = a.offset as usize;
+        self.bytes[o..o + text.len()].copy_from_slice(text.as_bytes());
+        if a.len > n {
+            self.bytes[o + text.len()..o + a.len as usize].fill(0);
+        }
+        self.write_len(at, n);
+        Ok(())
+    }
+
+    /// An array reference at `at` must lie inside the message (its
+    /// length is written there).
+    fn reference_in(&self, at: u32) -> Result<(), Error> {
+        if u64::from(at) + 12 > self.bytes.len() as u64 {
+            return Err(Error::MalformedArray { offset: at });
+        }
         Ok(())
     }
 

@@ -444,3 +444,45 @@ fn utf8_outside_the_message_is_refused() {
         );
     }
 }
+
+/// Text rewritten in place (format.md §12): within the capacity and the
+/// limit, the old bytes past the new text zeroed; a reference outside the
+/// message is an error, not a panic; writable slices see what a checked
+/// reader sees.
+#[test]
+fn text_and_slices_in_place() {
+    let mut w = Writer::new(64);
+    w.begin();
+    let t = w.alloc(16, 8).unwrap();
+    w.put(t, 2u32);
+    let block = w.alloc_array(8, 1).unwrap();
+    w.put_slice(block, b"hello\0\0\0");
+    let at = t + 4;
+    w.put_array_ref(at, block, 5, 8);
+    let mut buf = AlignedBuf::from_bytes(w.finish().unwrap());
+    let size = buf.as_slice().len() as u32;
+    {
+        let mut m = ReaderMut::new(buf.as_mut_slice()).unwrap();
+        assert_eq!(m.set_text(at, "too long!", None), Err(Error::TooLarge));
+        assert_eq!(m.set_text(at, "abcd", Some(3)), Err(Error::TooLarge));
+        m.set_text(at, "hey", None).unwrap();
+        assert_eq!(m.slice_mut::<u8>(at, None), b"hey");
+        assert!(m.slice_mut::<u8>(at, Some(2)).is_empty(), "over the limit");
+        m.slice_mut::<u8>(at, None)[0] = b'H';
+        for bad in [size - 8, size, u32::MAX - 12] {
+            assert_eq!(
+                m.set_text(bad, "", None),
+                Err(Error::MalformedArray { offset: bad })
+            );
+            assert_eq!(
+                m.set_len(bad, 1, 0),
+                Err(Error::MalformedArray { offset: bad })
+            );
+            assert!(m.slice_mut::<u8>(bad, None).is_empty());
+        }
+    }
+    let r = Reader::new(buf.as_slice()).unwrap();
+    let a = r.array(at, 1, None);
+    assert_eq!(r.str(a), "Hey");
+    assert_eq!(r.slice::<u8>(a.offset, 8), b"Hey\0\0\0\0\0");
+}

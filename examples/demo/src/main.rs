@@ -52,13 +52,19 @@ fn main() -> Result<(), karmem::Error> {
     decoded.read_as_root(&reader)?;
     println!("decoded object equals the original: {}", decoded == account);
 
-    // 5. Update a scalar in place (no re-encoding).
+    // 5. Update fields in place (no re-encoding): the generated editor's
+    //    typed setters; a text may be rewritten within its capacity.
     let mut bytes = karmem::AlignedBuf::from_bytes(&message);
-    let table = AccountDataView::root(&karmem::Reader::new(bytes.as_slice())?).table();
     let mut editor = karmem::ReaderMut::new(bytes.as_mut_slice())?;
-    editor.set_field::<u64>(table, AccountData::ID_OFFSET, 4242)?;
-    let edited = karmem::Reader::new(bytes.as_slice())?;
-    println!("in-place update: id is now {}", AccountDataView::root(&edited).id());
+    let mut edit = AccountDataEdit::root(&mut editor);
+    edit.set_id(4242)?;
+    edit.set_email("new@email.com")?;
+    let too_long = edit.set_email("a.much.longer@email.com").is_err();
+    println!(
+        "in-place update: id is now {}, email {} (a longer one refused: {too_long})",
+        edit.view().id(),
+        edit.view().email()
+    );
 
     // 6. Hostile input never panics: truncation is an error, corruption reads as zero.
     match karmem::Reader::new(&buf.as_slice()[..20]) {

@@ -22,6 +22,7 @@
 //! `SlotPrinter`, `DecodePrinter`, `ValidatePrinter` and `EncodePrinter`.
 
 mod code;
+mod edit;
 mod enums;
 mod object;
 mod soa;
@@ -143,7 +144,13 @@ fn mul(i: &str, size: u32) -> String {
 /// carries a trailing `_` (`type_`); the suffix already makes the name no
 /// keyword, so the escape is dropped: `type_bytes`, not `type__bytes`.
 fn suffixed(ident: &str, suffix: &str) -> String {
-    let base = ident
+    format!("{}_{suffix}", unescaped(ident))
+}
+
+/// An accessor's name without its escape: `type` for `type_`, `table`
+/// for `table_field` ([`view_ident`]).
+fn unescaped(ident: &str) -> &str {
+    ident
         .strip_suffix('_')
         .filter(|base| rust_ident(base) == ident)
         .or_else(|| {
@@ -151,8 +158,23 @@ fn suffixed(ident: &str, suffix: &str) -> String {
                 .strip_suffix("_field")
                 .filter(|base| view_ident(base) == ident)
         })
-        .unwrap_or(ident);
-    format!("{base}_{suffix}")
+        .unwrap_or(ident)
+}
+
+/// A method of the in-place editor `{T}Edit` for field `i` of table `id`:
+/// `{verb}_{f}{suffix}` (`set_hp`, `edit_items`, `set_items_len`), `f` the
+/// field's accessor without its keyword escape (`set_type`, not
+/// `set_type_`; `set_table`, not `set_table_field`).
+fn edit_method(
+    s: &Schema,
+    n: &Namer<'_>,
+    id: StructId,
+    i: usize,
+    verb: &str,
+    suffix: &str,
+) -> String {
+    let ident = field_accessor(s, n, id, i);
+    format!("{verb}_{}{suffix}", unescaped(&ident))
 }
 
 /// The methods every struct viewer has of its own (`root`, and `table` or
@@ -217,10 +239,12 @@ fn bunch_accessor(n: &Namer<'_>, ty: StructId) -> String {
 /// `crates/karmem-vectors-rust/build.rs`). The generator names its
 /// accessors with these same functions, so the two cannot drift.
 pub mod api {
-    use karmem_layout::SoaLayout;
+    use karmem_layout::{Layout, SoaLayout};
     use karmem_schema::model::{Schema, StructId};
 
     use crate::names::{Namer, RUST};
+
+    pub use super::edit::Setter;
 
     /// The accessor of field `i` of struct `id` in `{T}View`.
     pub fn field_accessor(s: &Schema, id: StructId, i: usize) -> String {
@@ -232,6 +256,35 @@ pub mod api {
     /// value).
     pub fn column_accessor(s: &Schema, soa: &SoaLayout, k: usize) -> String {
         super::column_accessor(s, soa, k)
+    }
+
+    /// The in-place editor's method `{verb}_{f}{suffix}` of field `i` of
+    /// table `id` in `{T}Edit`: `set` (a number, `bool`, enum or text),
+    /// `edit` (a nested table's editor, a plain array's elements), `set`
+    /// with `_len` (a plain array's length).
+    pub fn edit_method(s: &Schema, id: StructId, i: usize, verb: &str, suffix: &str) -> String {
+        super::edit_method(s, &Namer::new(&RUST, s), id, i, verb, suffix)
+    }
+
+    /// What `{T}Edit` offers for field `i` of table `id` (`None` for
+    /// the fields Go and C do not set either).
+    pub fn setter(s: &Schema, l: &Layout, id: StructId, i: usize) -> Option<Setter> {
+        if !l.is_table(id) {
+            return None;
+        }
+        let g = super::Gen {
+            s,
+            l,
+            n: Namer::new(&RUST, s),
+            serde: false,
+            c: super::Code::new(0),
+        };
+        let f = &l.of_struct(id).fields[i];
+        let ctx = super::views::Ctx::Table {
+            t: "self.t".into(),
+            off: f.offset,
+        };
+        g.accessor_methods("x", &f.slot, &ctx, None, "self.r").edit
     }
 
     /// The accessor of variant struct `ty`'s values in a union's

@@ -6,6 +6,7 @@ use karmem_layout::{ArrayData, FixedElem, Slot, UNION_OFFSET_AT};
 use crate::walk::{view_array, view_slot, ViewAt, ViewPrinter};
 use karmem_schema::model::*;
 
+use super::edit::Setter;
 use super::{add, field_accessor, mul, rust_limit, rust_prim, suffixed, Gen};
 
 /// Where a field's bytes are, for the code of a viewer being emitted (the
@@ -130,6 +131,7 @@ impl Gen<'_> {
             self.c.line("self.r");
         }
         self.c.close("}");
+        let mut setters = Vec::new();
         for (i, f) in sl.fields.iter().enumerate() {
             let ident = field_accessor(self.s, &self.n, id, i);
             let ctx = if table {
@@ -145,21 +147,26 @@ impl Gen<'_> {
             };
             let field = &self.s.structs[id].fields[i];
             let (doc, default) = (field.doc.clone(), field.nonzero_default());
-            self.view_accessor(&ident, &f.slot, &ctx, &doc, default, "self.r");
+            if let Some(edit) = self.view_accessor(&ident, &f.slot, &ctx, &doc, default, "self.r") {
+                setters.push((i, f.offset, edit));
+            }
         }
         self.c.close("}");
         self.c.line("");
+        if table {
+            self.edit_item(id, &setters);
+        }
     }
 
-    /// The accessor(s) of one slot as `(name, return type, body)`.
-    fn accessor_methods(
+    /// The accessor(s) of one slot, and its setter in a table.
+    pub(super) fn accessor_methods(
         &self,
         ident: &str,
         slot: &Slot,
         ctx: &Ctx,
         default: Option<&DefaultValue>,
         r: &str,
-    ) -> Vec<(String, String, String)> {
+    ) -> Accessors {
         let at = At {
             ident: ident.into(),
             place: ctx.clone(),
@@ -193,8 +200,11 @@ impl Gen<'_> {
     }
 
     /// The one accessor of a slot, named as the field.
-    fn one(&self, at: &ViewAt<At>, ty: String, body: String) -> Vec<(String, String, String)> {
-        vec![(at.ctx.ident.clone(), ty, body)]
+    fn one(&self, at: &ViewAt<At>, ty: String, body: String) -> Accessors {
+        Accessors {
+            methods: vec![(at.ctx.ident.clone(), ty, body)],
+            edit: None,
+        }
     }
 }
 
@@ -217,13 +227,15 @@ pub(super) struct At {
 
 /// The view of an array block: its type and expression, whether the
 /// expression reads the reference more than once (the accessor then binds
-/// it to `a` first), and whether it is UTF-8 text (`&str`, with a bytes
-/// accessor beside it).
+/// it to `a` first), whether it is UTF-8 text (`&str`, with a bytes
+/// accessor beside it), and a plain array's element type.
 pub(super) struct ArrayView {
     ty: String,
     view: String,
     bind: bool,
     utf8: bool,
+    /// A plain array's element type, as its writable slice holds it.
+    slice: Option<&'static str>,
 }
 
 impl ArrayView {
@@ -233,13 +245,29 @@ impl ArrayView {
             view,
             bind,
             utf8: false,
+            slice: None,
         }
+    }
+}
+
+/// The accessor(s) of a slot as `(name, return type, body)`, and what
+/// the in-place editor of a table field holding the slot sets (its
+/// `Setter`, the node's own answer, as Go's and C's).
+pub(super) struct Accessors {
+    pub(super) methods: Vec<(String, String, String)>,
+    pub(super) edit: Option<Setter>,
+}
+
+impl Accessors {
+    fn with_edit(mut self, edit: Setter) -> Self {
+        self.edit = Some(edit);
+        self
     }
 }
 
 impl ViewPrinter for Gen<'_> {
     type Ctx = At;
-    type Accessor = Vec<(String, String, String)>;
+    type Accessor = Accessors;
     /// The reader and the array reference expressions.
     type Arg = (String, String);
     type View = ArrayView;
@@ -250,18 +278,31 @@ impl ViewPrinter for Gen<'_> {
         } else {
             format!("({}) != 0", self.scalar("u8", Scalar::Number, at))
         };
-        self.one(at, "bool".into(), body)
+        self.one(at, "bool".into(), body).with_edit(Setter::Scalar {
+            ty: "bool".into(),
+            wire: "u8",
+            value: "u8::from(x)",
+        })
     }
 
     fn view_number(&self, prim: Primitive, at: &ViewAt<At>) -> Self::Accessor {
         let t = rust_prim(prim);
         self.one(at, t.into(), self.scalar(t, Scalar::Number, at))
+            .with_edit(Setter::Scalar {
+                ty: t.into(),
+                wire: t,
+                value: "x",
+            })
     }
 
     fn view_enum(&self, id: EnumId, repr: Primitive, at: &ViewAt<At>) -> Self::Accessor {
         let e = self.n.enum_name(id);
         let body = format!("{e}({})", self.scalar(rust_prim(repr), Scalar::Enum, at));
-        self.one(at, e, body)
+        self.one(at, e.clone(), body).with_edit(Setter::Scalar {
+            ty: e,
+            wire: rust_prim(repr),
+            value: "x.0",
+        })
     }
 
     fn view_inline(&self, id: StructId, at: &ViewAt<At>) -> Self::Accessor {
@@ -292,6 +333,7 @@ impl ViewPrinter for Gen<'_> {
             format!("{v}<'a, M>"),
             format!("{v} {{ {}, t: {t} }}", r_field(r)),
         )
+        .with_edit(Setter::Table(id))
     }
 
     fn view_optional_table(&self, id: StructId, at: &ViewAt<At>) -> Self::Accessor {
@@ -332,7 +374,7 @@ impl ViewPrinter for Gen<'_> {
             _ => format!("{present} && {flag}"),
         };
         let mut methods = Vec::new();
-        for (name, ty, body) in view_slot(self, value, &inner, None) {
+        for (name, ty, body) in view_slot(self, value, &inner, None).methods {
             // A block only around statements (rustc warns on
             // braces around a single expression).
             let some = if body.contains('\n') {
@@ -346,7 +388,10 @@ impl ViewPrinter for Gen<'_> {
                 format!("if {cond} {{\n{some}\n}} else {{\nNone\n}}"),
             ));
         }
-        methods
+        Accessors {
+            methods,
+            edit: None,
+        }
     }
 
     fn view_union(&self, id: UnionId, at: &ViewAt<At>) -> Self::Accessor {
@@ -412,7 +457,7 @@ impl ViewPrinter for Gen<'_> {
         let (ctx, r, ident) = (&at.ctx.place, &at.ctx.r, &at.ctx.ident);
         let (_, present) = ctx.pos_present(self.l.slot_size(at.slot));
         let default = at.default.map(|d| self.default_expr(at.slot, d));
-        let limit = rust_limit(limit);
+        let (limit, n) = (rust_limit(limit), limit);
         let a = match ctx {
             Ctx::Table { t, off } => format!("{r}.field_array({t}, {off}, {es}, {limit})"),
             Ctx::Pos { pos, present } if present == "true" => {
@@ -438,28 +483,39 @@ impl ViewPrinter for Gen<'_> {
                 (None, _) => format!("{let_a}{read}"),
             }
             };
-            return vec![
-                (
-                    ident.clone(),
-                    "&'a str".into(),
-                    or_default(&format!("{r}.str(a)"), ""),
-                ),
-                (
-                    suffixed(ident, "bytes"),
-                    "&'a [u8]".into(),
-                    or_default(&format!("{r}.byte_slice(a)"), ".as_bytes()"),
-                ),
-            ];
+            return Accessors {
+                methods: vec![
+                    (
+                        ident.clone(),
+                        "&'a str".into(),
+                        or_default(&format!("{r}.str(a)"), ""),
+                    ),
+                    (
+                        suffixed(ident, "bytes"),
+                        "&'a [u8]".into(),
+                        or_default(&format!("{r}.byte_slice(a)"), ".as_bytes()"),
+                    ),
+                ],
+                edit: Some(Setter::Text { limit: n }),
+            };
         }
         // A view that reads the reference more than once binds it to `a`
         // first; the others take it inline.
+        let edit = bound.slice.map(|elem| Setter::Plain {
+            elem,
+            elem_size: es,
+            limit: n,
+        });
         let (ty, body) = if bound.bind {
             (bound.ty, format!("{let_a}{}", bound.view))
         } else {
             let v = view_array(self, array, data, &(r.clone(), a));
             (v.ty, v.view)
         };
-        vec![(ident.clone(), ty, body)]
+        Accessors {
+            methods: vec![(ident.clone(), ty, body)],
+            edit,
+        }
     }
 
     fn view_text(&self, utf16: bool, (r, a): &(String, String)) -> ArrayView {
@@ -484,11 +540,14 @@ impl ViewPrinter for Gen<'_> {
             ElemType::Enum(id) => rust_prim(self.s.enums[id].repr),
             _ => unreachable!("plain arrays hold scalars and enums"),
         };
-        ArrayView::new(
-            format!("&'a [{t}]"),
-            format!("{r}.slice::<{t}>({a}.offset, {a}.len)"),
-            true,
-        )
+        ArrayView {
+            slice: Some(t),
+            ..ArrayView::new(
+                format!("&'a [{t}]"),
+                format!("{r}.slice::<{t}>({a}.offset, {a}.len)"),
+                true,
+            )
+        }
     }
 
     // Each element read by a function of the element's reference
@@ -532,6 +591,7 @@ impl ViewPrinter for Gen<'_> {
             };
             let (_, ty, body) = self
                 .accessor_methods("x", slot, &at, None, "r")
+                .methods
                 .swap_remove(0);
             let body = if body.contains('\n') {
                 format!("{{\n{body}\n}}")
@@ -596,7 +656,8 @@ impl Gen<'_> {
 
     /// Emit the viewer accessor(s) of one slot; `r` is the viewer's
     /// reader (`self.r`, or `self.s.r` in an SoA element view). An absent
-    /// field (or SoA column) reads as `default`, else as zero.
+    /// field (or SoA column) reads as `default`, else as zero. Returns what
+    /// an in-place editor sets where the slot is a table field.
     pub(super) fn view_accessor(
         &mut self,
         ident: &str,
@@ -605,9 +666,9 @@ impl Gen<'_> {
         doc: &[String],
         default: Option<&DefaultValue>,
         r: &str,
-    ) {
-        let methods = self.accessor_methods(ident, slot, ctx, default, r);
-        for (name, ty, body) in methods {
+    ) -> Option<Setter> {
+        let acc = self.accessor_methods(ident, slot, ctx, default, r);
+        for (name, ty, body) in acc.methods {
             self.c.line("");
             for d in doc {
                 self.c.line(&format!("/// {d}"));
@@ -619,6 +680,7 @@ impl Gen<'_> {
             }
             self.c.close("}");
         }
+        acc.edit
     }
 }
 

@@ -659,6 +659,57 @@ impl<'a, M: karmem::Mode> LeafView<'a, M> {
     }
 }
 
+/// In-place editor of a `Leaf` table (format.md §12), over a message in a
+/// `karmem::ReaderMut`. Each setter writes one present field, each write
+/// checked as a read is; what cannot be done in place is an error and
+/// writes nothing: a field the message's writer did not know (an older
+/// schema), an absent table (`karmem::Error::MalformedTable`), a length
+/// or text past the array's capacity or `[<N]` limit (`karmem::Error::TooLarge`).
+/// Not set here (as in Go and C): inline-struct, fixed-array, optional and
+/// union fields, UTF-16 text, and arrays of structs, unions or arrays (SoA included).
+#[allow(dead_code)]
+pub struct LeafEdit<'e, 'b> {
+    m: &'e mut karmem::ReaderMut<'b>,
+    t: karmem::Table,
+}
+
+#[allow(dead_code)]
+impl<'e, 'b> LeafEdit<'e, 'b> {
+    /// The editor of a message whose root is this type.
+    pub fn root(m: &'e mut karmem::ReaderMut<'b>) -> Self {
+        let t = m.reader().root();
+        LeafEdit { m, t }
+    }
+
+    /// Where the table is; `Table::EMPTY` when absent or malformed.
+    pub fn table(&self) -> karmem::Table {
+        self.t
+    }
+
+    /// The checked viewer of the same table, to read what was written.
+    pub fn view(&self) -> LeafView<'_> {
+        LeafView {
+            r: self.m.reader(),
+            t: self.t,
+        }
+    }
+
+    /// Store `Value` in place.
+    pub fn set_value(&mut self, x: u64) -> Result<(), karmem::Error> {
+        self.m.set_field::<u64>(self.t, 8, x)
+    }
+
+    /// Rewrite the text `Label` in place, within its capacity.
+    pub fn set_label(&mut self, x: &str) -> Result<(), karmem::Error> {
+        if !self.t.has(16, 12) {
+            return Err(karmem::Error::MalformedTable {
+                offset: self.t.offset,
+            });
+        }
+        self.m.set_text(self.t.offset + 16, x, None)
+    }
+}
+
 /// `Circle`: table (evolvable). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
 #[allow(dead_code)]
@@ -820,6 +871,47 @@ impl<'a, M: karmem::Mode> CircleView<'a, M> {
     #[inline]
     pub fn radius(&self) -> f64 {
         self.r.field::<f64>(self.t, 8)
+    }
+}
+
+/// In-place editor of a `Circle` table (format.md §12), over a message in a
+/// `karmem::ReaderMut`. Each setter writes one present field, each write
+/// checked as a read is; what cannot be done in place is an error and
+/// writes nothing: a field the message's writer did not know (an older
+/// schema), an absent table (`karmem::Error::MalformedTable`), a length
+/// or text past the array's capacity or `[<N]` limit (`karmem::Error::TooLarge`).
+/// Not set here (as in Go and C): inline-struct, fixed-array, optional and
+/// union fields, UTF-16 text, and arrays of structs, unions or arrays (SoA included).
+#[allow(dead_code)]
+pub struct CircleEdit<'e, 'b> {
+    m: &'e mut karmem::ReaderMut<'b>,
+    t: karmem::Table,
+}
+
+#[allow(dead_code)]
+impl<'e, 'b> CircleEdit<'e, 'b> {
+    /// The editor of a message whose root is this type.
+    pub fn root(m: &'e mut karmem::ReaderMut<'b>) -> Self {
+        let t = m.reader().root();
+        CircleEdit { m, t }
+    }
+
+    /// Where the table is; `Table::EMPTY` when absent or malformed.
+    pub fn table(&self) -> karmem::Table {
+        self.t
+    }
+
+    /// The checked viewer of the same table, to read what was written.
+    pub fn view(&self) -> CircleView<'_> {
+        CircleView {
+            r: self.m.reader(),
+            t: self.t,
+        }
+    }
+
+    /// Store `Radius` in place.
+    pub fn set_radius(&mut self, x: f64) -> Result<(), karmem::Error> {
+        self.m.set_field::<f64>(self.t, 8, x)
     }
 }
 
@@ -1488,6 +1580,83 @@ impl<'a, M: karmem::Mode> ElementView<'a, M> {
     }
 }
 
+/// In-place editor of a `Element` table (format.md §12), over a message in a
+/// `karmem::ReaderMut`. Each setter writes one present field, each write
+/// checked as a read is; what cannot be done in place is an error and
+/// writes nothing: a field the message's writer did not know (an older
+/// schema), an absent table (`karmem::Error::MalformedTable`), a length
+/// or text past the array's capacity or `[<N]` limit (`karmem::Error::TooLarge`).
+/// Not set here (as in Go and C): inline-struct, fixed-array, optional and
+/// union fields, UTF-16 text, and arrays of structs, unions or arrays (SoA included).
+#[allow(dead_code)]
+pub struct ElementEdit<'e, 'b> {
+    m: &'e mut karmem::ReaderMut<'b>,
+    t: karmem::Table,
+}
+
+#[allow(dead_code)]
+impl<'e, 'b> ElementEdit<'e, 'b> {
+    /// The editor of a message whose root is this type.
+    pub fn root(m: &'e mut karmem::ReaderMut<'b>) -> Self {
+        let t = m.reader().root();
+        ElementEdit { m, t }
+    }
+
+    /// Where the table is; `Table::EMPTY` when absent or malformed.
+    pub fn table(&self) -> karmem::Table {
+        self.t
+    }
+
+    /// The checked viewer of the same table, to read what was written.
+    pub fn view(&self) -> ElementView<'_> {
+        ElementView {
+            r: self.m.reader(),
+            t: self.t,
+        }
+    }
+
+    /// Store `Id` in place.
+    pub fn set_id(&mut self, x: u32) -> Result<(), karmem::Error> {
+        self.m.set_field::<u32>(self.t, 4, x)
+    }
+
+    /// The editor of the `Child` table (its setters fail when it is absent).
+    pub fn edit_child(&mut self) -> LeafEdit<'_, 'b> {
+        let t = self.m.reader().field_table(self.t, 24);
+        LeafEdit { m: self.m, t }
+    }
+
+    /// Rewrite the text `Name` in place, within its capacity.
+    pub fn set_name(&mut self, x: &str) -> Result<(), karmem::Error> {
+        if !self.t.has(28, 12) {
+            return Err(karmem::Error::MalformedTable {
+                offset: self.t.offset,
+            });
+        }
+        self.m.set_text(self.t.offset + 28, x, None)
+    }
+
+    /// The elements of `Numbers`, writable in place (`bool`s as bytes 0 or 1,
+    /// enums as their numbers); empty when absent. Its length: `set_numbers_len`.
+    pub fn edit_numbers(&mut self) -> &mut [i32] {
+        if !self.t.has(40, 12) {
+            return &mut [];
+        }
+        self.m.slice_mut::<i32>(self.t.offset + 40, None)
+    }
+
+    /// Change the length of `Numbers` within its capacity: elements past
+    /// the old length read as zero, dropped ones are zeroed.
+    pub fn set_numbers_len(&mut self, n: u32) -> Result<(), karmem::Error> {
+        if !self.t.has(40, 12) {
+            return Err(karmem::Error::MalformedTable {
+                offset: self.t.offset,
+            });
+        }
+        self.m.set_len(self.t.offset + 40, 4, n)
+    }
+}
+
 /// `Root`: table (evolvable). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
 #[allow(dead_code)]
@@ -2090,6 +2259,91 @@ impl<'a, M: karmem::Mode> RootView<'a, M> {
             r: self.r,
             t: self.r.field_table(self.t, 200),
         }
+    }
+}
+
+/// In-place editor of a `Root` table (format.md §12), over a message in a
+/// `karmem::ReaderMut`. Each setter writes one present field, each write
+/// checked as a read is; what cannot be done in place is an error and
+/// writes nothing: a field the message's writer did not know (an older
+/// schema), an absent table (`karmem::Error::MalformedTable`), a length
+/// or text past the array's capacity or `[<N]` limit (`karmem::Error::TooLarge`).
+/// Not set here (as in Go and C): inline-struct, fixed-array, optional and
+/// union fields, UTF-16 text, and arrays of structs, unions or arrays (SoA included).
+#[allow(dead_code)]
+pub struct RootEdit<'e, 'b> {
+    m: &'e mut karmem::ReaderMut<'b>,
+    t: karmem::Table,
+}
+
+#[allow(dead_code)]
+impl<'e, 'b> RootEdit<'e, 'b> {
+    /// The editor of a message whose root is this type.
+    pub fn root(m: &'e mut karmem::ReaderMut<'b>) -> Self {
+        let t = m.reader().root();
+        RootEdit { m, t }
+    }
+
+    /// Where the table is; `Table::EMPTY` when absent or malformed.
+    pub fn table(&self) -> karmem::Table {
+        self.t
+    }
+
+    /// The checked viewer of the same table, to read what was written.
+    pub fn view(&self) -> RootView<'_> {
+        RootView {
+            r: self.m.reader(),
+            t: self.t,
+        }
+    }
+
+    /// Store `Kind` in place.
+    pub fn set_kind(&mut self, x: Kind) -> Result<(), karmem::Error> {
+        self.m.set_field::<u8>(self.t, 8, x.0)
+    }
+
+    /// Store `Wide` in place.
+    pub fn set_wide(&mut self, x: Wide) -> Result<(), karmem::Error> {
+        self.m.set_field::<i64>(self.t, 16, x.0)
+    }
+
+    /// Rewrite the text `Text` in place, within its capacity.
+    pub fn set_text(&mut self, x: &str) -> Result<(), karmem::Error> {
+        if !self.t.has(24, 12) {
+            return Err(karmem::Error::MalformedTable {
+                offset: self.t.offset,
+            });
+        }
+        self.m.set_text(self.t.offset + 24, x, None)
+    }
+
+    /// The elements of `Limited`, writable in place (`bool`s as bytes 0 or 1,
+    /// enums as their numbers); empty when absent. Its length: `set_limited_len`.
+    pub fn edit_limited(&mut self) -> &mut [u64] {
+        if !self.t.has(84, 12) {
+            return &mut [];
+        }
+        self.m.slice_mut::<u64>(self.t.offset + 84, Some(8))
+    }
+
+    /// Change the length of `Limited` within its capacity: elements past
+    /// the old length read as zero, dropped ones are zeroed.
+    pub fn set_limited_len(&mut self, n: u32) -> Result<(), karmem::Error> {
+        if n > 8 {
+            return Err(karmem::Error::TooLarge);
+        }
+        if !self.t.has(84, 12) {
+            return Err(karmem::Error::MalformedTable {
+                offset: self.t.offset,
+            });
+        }
+        self.m.set_len(self.t.offset + 84, 8, n)
+    }
+
+    /// The editor of the `Next` table (its setters fail when it is absent).
+    pub fn edit_next(&mut self) -> LeafEdit<'_, 'b> {
+        let t = self.m.reader().field_table(self.t, 200);
+        LeafEdit { m: self.m, t }
     }
 }
 

@@ -179,6 +179,52 @@ impl<'a, M: karmem::Mode> AnotherStructView<'a, M> {
     }
 }
 
+/// In-place editor of a `another_struct` table (format.md §12), over a message in a
+/// `karmem::ReaderMut`. Each setter writes one present field, each write
+/// checked as a read is; what cannot be done in place is an error and
+/// writes nothing: a field the message's writer did not know (an older
+/// schema), an absent table (`karmem::Error::MalformedTable`), a length
+/// or text past the array's capacity or `[<N]` limit (`karmem::Error::TooLarge`).
+/// Not set here (as in Go and C): inline-struct, fixed-array, optional and
+/// union fields, UTF-16 text, and arrays of structs, unions or arrays (SoA included).
+#[allow(dead_code)]
+pub struct AnotherStructEdit<'e, 'b> {
+    m: &'e mut karmem::ReaderMut<'b>,
+    t: karmem::Table,
+}
+
+#[allow(dead_code)]
+impl<'e, 'b> AnotherStructEdit<'e, 'b> {
+    /// The editor of a message whose root is this type.
+    pub fn root(m: &'e mut karmem::ReaderMut<'b>) -> Self {
+        let t = m.reader().root();
+        AnotherStructEdit { m, t }
+    }
+
+    /// Where the table is; `Table::EMPTY` when absent or malformed.
+    pub fn table(&self) -> karmem::Table {
+        self.t
+    }
+
+    /// The checked viewer of the same table, to read what was written.
+    pub fn view(&self) -> AnotherStructView<'_> {
+        AnotherStructView {
+            r: self.m.reader(),
+            t: self.t,
+        }
+    }
+
+    /// Store `a` in place.
+    pub fn set_a(&mut self, x: u32) -> Result<(), karmem::Error> {
+        self.m.set_field::<u32>(self.t, 4, x)
+    }
+
+    /// Store `b` in place.
+    pub fn set_b(&mut self, x: u64) -> Result<(), karmem::Error> {
+        self.m.set_field::<u64>(self.t, 8, x)
+    }
+}
+
 /// `struct_name`: table (evolvable). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
 #[allow(dead_code)]
@@ -388,6 +434,42 @@ impl<'a, M: karmem::Mode> StructNameView<'a, M> {
     pub fn field_as_aos(&self) -> karmem::TableArray<'a, AnotherStructView<'a, M>, M> {
         let a = self.r.field_array(self.t, 16, 4, None);
         karmem::TableArray::new(self.r, a.offset, a.len)
+    }
+}
+
+/// In-place editor of a `struct_name` table (format.md §12), over a message in a
+/// `karmem::ReaderMut`. Each setter writes one present field, each write
+/// checked as a read is; what cannot be done in place is an error and
+/// writes nothing: a field the message's writer did not know (an older
+/// schema), an absent table (`karmem::Error::MalformedTable`), a length
+/// or text past the array's capacity or `[<N]` limit (`karmem::Error::TooLarge`).
+/// Not set here (as in Go and C): inline-struct, fixed-array, optional and
+/// union fields, UTF-16 text, and arrays of structs, unions or arrays (SoA included).
+#[allow(dead_code)]
+pub struct StructNameEdit<'e, 'b> {
+    m: &'e mut karmem::ReaderMut<'b>,
+    t: karmem::Table,
+}
+
+#[allow(dead_code)]
+impl<'e, 'b> StructNameEdit<'e, 'b> {
+    /// The editor of a message whose root is this type.
+    pub fn root(m: &'e mut karmem::ReaderMut<'b>) -> Self {
+        let t = m.reader().root();
+        StructNameEdit { m, t }
+    }
+
+    /// Where the table is; `Table::EMPTY` when absent or malformed.
+    pub fn table(&self) -> karmem::Table {
+        self.t
+    }
+
+    /// The checked viewer of the same table, to read what was written.
+    pub fn view(&self) -> StructNameView<'_> {
+        StructNameView {
+            r: self.m.reader(),
+            t: self.t,
+        }
     }
 }
 
@@ -1206,6 +1288,42 @@ impl<'a, M: karmem::Mode> ParticleView<'a, M> {
     pub fn name(&self) -> &'a [u16] {
         let a = self.r.field_array(self.t, 16, 2, None);
         self.r.slice::<u16>(a.offset, a.len)
+    }
+}
+
+/// In-place editor of a `particle` table (format.md §12), over a message in a
+/// `karmem::ReaderMut`. Each setter writes one present field, each write
+/// checked as a read is; what cannot be done in place is an error and
+/// writes nothing: a field the message's writer did not know (an older
+/// schema), an absent table (`karmem::Error::MalformedTable`), a length
+/// or text past the array's capacity or `[<N]` limit (`karmem::Error::TooLarge`).
+/// Not set here (as in Go and C): inline-struct, fixed-array, optional and
+/// union fields, UTF-16 text, and arrays of structs, unions or arrays (SoA included).
+#[allow(dead_code)]
+pub struct ParticleEdit<'e, 'b> {
+    m: &'e mut karmem::ReaderMut<'b>,
+    t: karmem::Table,
+}
+
+#[allow(dead_code)]
+impl<'e, 'b> ParticleEdit<'e, 'b> {
+    /// The editor of a message whose root is this type.
+    pub fn root(m: &'e mut karmem::ReaderMut<'b>) -> Self {
+        let t = m.reader().root();
+        ParticleEdit { m, t }
+    }
+
+    /// Where the table is; `Table::EMPTY` when absent or malformed.
+    pub fn table(&self) -> karmem::Table {
+        self.t
+    }
+
+    /// The checked viewer of the same table, to read what was written.
+    pub fn view(&self) -> ParticleView<'_> {
+        ParticleView {
+            r: self.m.reader(),
+            t: self.t,
+        }
     }
 }
 

@@ -1264,6 +1264,62 @@ impl<'a, M: karmem::Mode> HolderView<'a, M> {
     }
 }
 
+/// In-place editor of a `Holder` table (format.md §12), over a message in a
+/// `karmem::ReaderMut`. Each setter writes one present field, each write
+/// checked as a read is; what cannot be done in place is an error and
+/// writes nothing: a field the message's writer did not know (an older
+/// schema), an absent table (`karmem::Error::MalformedTable`), a length
+/// or text past the array's capacity or `[<N]` limit (`karmem::Error::TooLarge`).
+/// Not set here (as in Go and C): inline-struct, fixed-array, optional and
+/// union fields, UTF-16 text, and arrays of structs, unions or arrays (SoA included).
+#[allow(dead_code)]
+pub struct HolderEdit<'e, 'b> {
+    m: &'e mut karmem::ReaderMut<'b>,
+    t: karmem::Table,
+}
+
+#[allow(dead_code)]
+impl<'e, 'b> HolderEdit<'e, 'b> {
+    /// The editor of a message whose root is this type.
+    pub fn root(m: &'e mut karmem::ReaderMut<'b>) -> Self {
+        let t = m.reader().root();
+        HolderEdit { m, t }
+    }
+
+    /// Where the table is; `Table::EMPTY` when absent or malformed.
+    pub fn table(&self) -> karmem::Table {
+        self.t
+    }
+
+    /// The checked viewer of the same table, to read what was written.
+    pub fn view(&self) -> HolderView<'_> {
+        HolderView {
+            r: self.m.reader(),
+            t: self.t,
+        }
+    }
+
+    /// Rewrite the text `Position` in place, within its capacity.
+    pub fn set_position(&mut self, x: &str) -> Result<(), karmem::Error> {
+        if !self.t.has(4, 12) {
+            return Err(karmem::Error::MalformedTable {
+                offset: self.t.offset,
+            });
+        }
+        self.m.set_text(self.t.offset + 4, x, None)
+    }
+
+    /// Store `Root` in place.
+    pub fn set_root(&mut self, x: i32) -> Result<(), karmem::Error> {
+        self.m.set_field::<i32>(self.t, 56, x)
+    }
+
+    /// Store `R` in place.
+    pub fn set_r(&mut self, x: i32) -> Result<(), karmem::Error> {
+        self.m.set_field::<i32>(self.t, 60, x)
+    }
+}
+
 #[allow(dead_code)]
 impl Len {
     /// `(hash, size)` of each SoA column, in writing order (format.md §5.3).

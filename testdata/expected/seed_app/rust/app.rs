@@ -267,6 +267,62 @@ impl<'a, M: karmem::Mode> ProfileDataView<'a, M> {
     }
 }
 
+/// In-place editor of a `ProfileData` table (format.md §12), over a message in a
+/// `karmem::ReaderMut`. Each setter writes one present field, each write
+/// checked as a read is; what cannot be done in place is an error and
+/// writes nothing: a field the message's writer did not know (an older
+/// schema), an absent table (`karmem::Error::MalformedTable`), a length
+/// or text past the array's capacity or `[<N]` limit (`karmem::Error::TooLarge`).
+/// Not set here (as in Go and C): inline-struct, fixed-array, optional and
+/// union fields, UTF-16 text, and arrays of structs, unions or arrays (SoA included).
+#[allow(dead_code)]
+pub struct ProfileDataEdit<'e, 'b> {
+    m: &'e mut karmem::ReaderMut<'b>,
+    t: karmem::Table,
+}
+
+#[allow(dead_code)]
+impl<'e, 'b> ProfileDataEdit<'e, 'b> {
+    /// The editor of a message whose root is this type.
+    pub fn root(m: &'e mut karmem::ReaderMut<'b>) -> Self {
+        let t = m.reader().root();
+        ProfileDataEdit { m, t }
+    }
+
+    /// Where the table is; `Table::EMPTY` when absent or malformed.
+    pub fn table(&self) -> karmem::Table {
+        self.t
+    }
+
+    /// The checked viewer of the same table, to read what was written.
+    pub fn view(&self) -> ProfileDataView<'_> {
+        ProfileDataView {
+            r: self.m.reader(),
+            t: self.t,
+        }
+    }
+
+    /// Store `Network` in place.
+    pub fn set_network(&mut self, x: SocialNetwork) -> Result<(), karmem::Error> {
+        self.m.set_field::<u8>(self.t, 4, x.0)
+    }
+
+    /// Rewrite the text `Username` in place, within its capacity.
+    pub fn set_username(&mut self, x: &str) -> Result<(), karmem::Error> {
+        if !self.t.has(8, 12) {
+            return Err(karmem::Error::MalformedTable {
+                offset: self.t.offset,
+            });
+        }
+        self.m.set_text(self.t.offset + 8, x, None)
+    }
+
+    /// Store `ID` in place.
+    pub fn set_id(&mut self, x: u64) -> Result<(), karmem::Error> {
+        self.m.set_field::<u64>(self.t, 24, x)
+    }
+}
+
 /// `Profile`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
 #[allow(dead_code)]
@@ -648,5 +704,56 @@ impl<'a, M: karmem::Mode> AccountDataView<'a, M> {
     pub fn profiles(&self) -> karmem::InlineArray<'a, ProfileView<'a, M>, M> {
         let a = self.r.field_array(self.t, 28, 4, None);
         karmem::InlineArray::new(self.r, a.offset, a.len, 4)
+    }
+}
+
+/// In-place editor of a `AccountData` table (format.md §12), over a message in a
+/// `karmem::ReaderMut`. Each setter writes one present field, each write
+/// checked as a read is; what cannot be done in place is an error and
+/// writes nothing: a field the message's writer did not know (an older
+/// schema), an absent table (`karmem::Error::MalformedTable`), a length
+/// or text past the array's capacity or `[<N]` limit (`karmem::Error::TooLarge`).
+/// Not set here (as in Go and C): inline-struct, fixed-array, optional and
+/// union fields, UTF-16 text, and arrays of structs, unions or arrays (SoA included).
+#[allow(dead_code)]
+pub struct AccountDataEdit<'e, 'b> {
+    m: &'e mut karmem::ReaderMut<'b>,
+    t: karmem::Table,
+}
+
+#[allow(dead_code)]
+impl<'e, 'b> AccountDataEdit<'e, 'b> {
+    /// The editor of a message whose root is this type.
+    pub fn root(m: &'e mut karmem::ReaderMut<'b>) -> Self {
+        let t = m.reader().root();
+        AccountDataEdit { m, t }
+    }
+
+    /// Where the table is; `Table::EMPTY` when absent or malformed.
+    pub fn table(&self) -> karmem::Table {
+        self.t
+    }
+
+    /// The checked viewer of the same table, to read what was written.
+    pub fn view(&self) -> AccountDataView<'_> {
+        AccountDataView {
+            r: self.m.reader(),
+            t: self.t,
+        }
+    }
+
+    /// Store `ID` in place.
+    pub fn set_id(&mut self, x: u64) -> Result<(), karmem::Error> {
+        self.m.set_field::<u64>(self.t, 8, x)
+    }
+
+    /// Rewrite the text `Email` in place, within its capacity.
+    pub fn set_email(&mut self, x: &str) -> Result<(), karmem::Error> {
+        if !self.t.has(16, 12) {
+            return Err(karmem::Error::MalformedTable {
+                offset: self.t.offset,
+            });
+        }
+        self.m.set_text(self.t.offset + 16, x, None)
     }
 }

@@ -565,6 +565,110 @@ impl<'a, M: karmem::Mode> MonsterDataView<'a, M> {
     }
 }
 
+/// In-place editor of a `MonsterData` table (format.md §12), over a message in a
+/// `karmem::ReaderMut`. Each setter writes one present field, each write
+/// checked as a read is; what cannot be done in place is an error and
+/// writes nothing: a field the message's writer did not know (an older
+/// schema), an absent table (`karmem::Error::MalformedTable`), a length
+/// or text past the array's capacity or `[<N]` limit (`karmem::Error::TooLarge`).
+/// Not set here (as in Go and C): inline-struct, fixed-array, optional and
+/// union fields, UTF-16 text, and arrays of structs, unions or arrays (SoA included).
+#[allow(dead_code)]
+pub struct MonsterDataEdit<'e, 'b> {
+    m: &'e mut karmem::ReaderMut<'b>,
+    t: karmem::Table,
+}
+
+#[allow(dead_code)]
+impl<'e, 'b> MonsterDataEdit<'e, 'b> {
+    /// The editor of a message whose root is this type.
+    pub fn root(m: &'e mut karmem::ReaderMut<'b>) -> Self {
+        let t = m.reader().root();
+        MonsterDataEdit { m, t }
+    }
+
+    /// Where the table is; `Table::EMPTY` when absent or malformed.
+    pub fn table(&self) -> karmem::Table {
+        self.t
+    }
+
+    /// The checked viewer of the same table, to read what was written.
+    pub fn view(&self) -> MonsterDataView<'_> {
+        MonsterDataView {
+            r: self.m.reader(),
+            t: self.t,
+        }
+    }
+
+    /// Store `Mana` in place.
+    pub fn set_mana(&mut self, x: i16) -> Result<(), karmem::Error> {
+        self.m.set_field::<i16>(self.t, 16, x)
+    }
+
+    /// Store `Health` in place.
+    pub fn set_health(&mut self, x: i16) -> Result<(), karmem::Error> {
+        self.m.set_field::<i16>(self.t, 18, x)
+    }
+
+    /// Rewrite the text `Name` in place, within its capacity.
+    pub fn set_name(&mut self, x: &str) -> Result<(), karmem::Error> {
+        if !self.t.has(20, 12) {
+            return Err(karmem::Error::MalformedTable {
+                offset: self.t.offset,
+            });
+        }
+        self.m.set_text(self.t.offset + 20, x, None)
+    }
+
+    /// Store `Team` in place.
+    pub fn set_team(&mut self, x: Team) -> Result<(), karmem::Error> {
+        self.m.set_field::<u8>(self.t, 32, x.0)
+    }
+
+    /// The elements of `Inventory`, writable in place (`bool`s as bytes 0 or 1,
+    /// enums as their numbers); empty when absent. Its length: `set_inventory_len`.
+    pub fn edit_inventory(&mut self) -> &mut [u8] {
+        if !self.t.has(36, 12) {
+            return &mut [];
+        }
+        self.m.slice_mut::<u8>(self.t.offset + 36, Some(128))
+    }
+
+    /// Change the length of `Inventory` within its capacity: elements past
+    /// the old length read as zero, dropped ones are zeroed.
+    pub fn set_inventory_len(&mut self, n: u32) -> Result<(), karmem::Error> {
+        if n > 128 {
+            return Err(karmem::Error::TooLarge);
+        }
+        if !self.t.has(36, 12) {
+            return Err(karmem::Error::MalformedTable {
+                offset: self.t.offset,
+            });
+        }
+        self.m.set_len(self.t.offset + 36, 1, n)
+    }
+
+    /// The elements of `Status`, writable in place (`bool`s as bytes 0 or 1,
+    /// enums as their numbers); empty when absent. Its length: `set_status_len`.
+    pub fn edit_status(&mut self) -> &mut [i32] {
+        if !self.t.has(80, 12) {
+            return &mut [];
+        }
+        self.m.slice_mut::<i32>(self.t.offset + 80, None)
+    }
+
+    /// Change the length of `Status` within its capacity: elements past
+    /// the old length read as zero, dropped ones are zeroed.
+    pub fn set_status_len(&mut self, n: u32) -> Result<(), karmem::Error> {
+        if !self.t.has(80, 12) {
+            return Err(karmem::Error::MalformedTable {
+                offset: self.t.offset,
+            });
+        }
+        self.m.set_len(self.t.offset + 80, 4, n)
+    }
+}
+
 /// `Monster`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
 #[allow(dead_code)]
@@ -889,6 +993,42 @@ impl<'a, M: karmem::Mode> StateView<'a, M> {
     #[inline]
     pub fn monsters(&self) -> MonsterSoa<'a, M> {
         MonsterSoa::new(self.r, self.r.field_array(self.t, 4, 0, Some(2000)))
+    }
+}
+
+/// In-place editor of a `State` table (format.md §12), over a message in a
+/// `karmem::ReaderMut`. Each setter writes one present field, each write
+/// checked as a read is; what cannot be done in place is an error and
+/// writes nothing: a field the message's writer did not know (an older
+/// schema), an absent table (`karmem::Error::MalformedTable`), a length
+/// or text past the array's capacity or `[<N]` limit (`karmem::Error::TooLarge`).
+/// Not set here (as in Go and C): inline-struct, fixed-array, optional and
+/// union fields, UTF-16 text, and arrays of structs, unions or arrays (SoA included).
+#[allow(dead_code)]
+pub struct StateEdit<'e, 'b> {
+    m: &'e mut karmem::ReaderMut<'b>,
+    t: karmem::Table,
+}
+
+#[allow(dead_code)]
+impl<'e, 'b> StateEdit<'e, 'b> {
+    /// The editor of a message whose root is this type.
+    pub fn root(m: &'e mut karmem::ReaderMut<'b>) -> Self {
+        let t = m.reader().root();
+        StateEdit { m, t }
+    }
+
+    /// Where the table is; `Table::EMPTY` when absent or malformed.
+    pub fn table(&self) -> karmem::Table {
+        self.t
+    }
+
+    /// The checked viewer of the same table, to read what was written.
+    pub fn view(&self) -> StateView<'_> {
+        StateView {
+            r: self.m.reader(),
+            t: self.t,
+        }
     }
 }
 

@@ -167,6 +167,47 @@ impl<'a, M: karmem::Mode> CircleView<'a, M> {
     }
 }
 
+/// In-place editor of a `Circle` table (format.md §12), over a message in a
+/// `karmem::ReaderMut`. Each setter writes one present field, each write
+/// checked as a read is; what cannot be done in place is an error and
+/// writes nothing: a field the message's writer did not know (an older
+/// schema), an absent table (`karmem::Error::MalformedTable`), a length
+/// or text past the array's capacity or `[<N]` limit (`karmem::Error::TooLarge`).
+/// Not set here (as in Go and C): inline-struct, fixed-array, optional and
+/// union fields, UTF-16 text, and arrays of structs, unions or arrays (SoA included).
+#[allow(dead_code)]
+pub struct CircleEdit<'e, 'b> {
+    m: &'e mut karmem::ReaderMut<'b>,
+    t: karmem::Table,
+}
+
+#[allow(dead_code)]
+impl<'e, 'b> CircleEdit<'e, 'b> {
+    /// The editor of a message whose root is this type.
+    pub fn root(m: &'e mut karmem::ReaderMut<'b>) -> Self {
+        let t = m.reader().root();
+        CircleEdit { m, t }
+    }
+
+    /// Where the table is; `Table::EMPTY` when absent or malformed.
+    pub fn table(&self) -> karmem::Table {
+        self.t
+    }
+
+    /// The checked viewer of the same table, to read what was written.
+    pub fn view(&self) -> CircleView<'_> {
+        CircleView {
+            r: self.m.reader(),
+            t: self.t,
+        }
+    }
+
+    /// Store `Radius` in place.
+    pub fn set_radius(&mut self, x: f64) -> Result<(), karmem::Error> {
+        self.m.set_field::<f64>(self.t, 8, x)
+    }
+}
+
 /// `Square`: inline struct (frozen layout). Object type: owns its data.
 #[derive(Clone, Debug, PartialEq)]
 #[allow(dead_code)]
@@ -1201,6 +1242,42 @@ impl<'a, M: karmem::Mode> RootView<'a, M> {
     #[inline]
     pub fn items(&self) -> ItemSoa<'a, M> {
         ItemSoa::new(self.r, self.r.field_array(self.t, 4, 0, None))
+    }
+}
+
+/// In-place editor of a `Root` table (format.md §12), over a message in a
+/// `karmem::ReaderMut`. Each setter writes one present field, each write
+/// checked as a read is; what cannot be done in place is an error and
+/// writes nothing: a field the message's writer did not know (an older
+/// schema), an absent table (`karmem::Error::MalformedTable`), a length
+/// or text past the array's capacity or `[<N]` limit (`karmem::Error::TooLarge`).
+/// Not set here (as in Go and C): inline-struct, fixed-array, optional and
+/// union fields, UTF-16 text, and arrays of structs, unions or arrays (SoA included).
+#[allow(dead_code)]
+pub struct RootEdit<'e, 'b> {
+    m: &'e mut karmem::ReaderMut<'b>,
+    t: karmem::Table,
+}
+
+#[allow(dead_code)]
+impl<'e, 'b> RootEdit<'e, 'b> {
+    /// The editor of a message whose root is this type.
+    pub fn root(m: &'e mut karmem::ReaderMut<'b>) -> Self {
+        let t = m.reader().root();
+        RootEdit { m, t }
+    }
+
+    /// Where the table is; `Table::EMPTY` when absent or malformed.
+    pub fn table(&self) -> karmem::Table {
+        self.t
+    }
+
+    /// The checked viewer of the same table, to read what was written.
+    pub fn view(&self) -> RootView<'_> {
+        RootView {
+            r: self.m.reader(),
+            t: self.t,
+        }
     }
 }
 
