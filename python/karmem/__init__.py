@@ -47,6 +47,9 @@ __all__ = [
     "TrustedReader",
     "Validator",
     "Writer",
+    "assign",
+    "fit",
+    "keep",
 ]
 
 Buffer: TypeAlias = bytes | bytearray | memoryview
@@ -935,4 +938,5 @@ def utf8_len(s: str) -> int:
 
 # Imported last: they are built on Reader.
 from karmem._editor import Editor
+from karmem._reuse import assign, fit, keep
 from karmem._trusted import TrustedReader

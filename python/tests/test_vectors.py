@@ -6,6 +6,7 @@ its `valid` and `value` say (testdata/vectors/README.md)."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import importlib.util
 import math
 import struct
@@ -43,6 +44,80 @@ def changed(x: Any) -> Any:
     if isinstance(x, int):
         return x ^ 1
     return 1.5 if x == 0 or math.isnan(x) else -x
+
+
+def snapshot(x: Any) -> Any:
+    """The lists, dicts and objects of `x` as a tree of (object, children),
+    taken before a decode writes over them."""
+    if isinstance(x, list):
+        return (x, [snapshot(e) for e in x])
+    if isinstance(x, dict):
+        return (x, None)
+    if dataclasses.is_dataclass(x):
+        return (
+            x,
+            {f.name: snapshot(getattr(x, f.name)) for f in dataclasses.fields(x)},
+        )
+    return None
+
+
+def kept(old: Any, fresh: Any, after: Any, path: str = "$") -> str | None:
+    """Where `T.decode_into` replaced a part it should have kept: a list,
+    dict or object of the previous value (`old`, its snapshot) where the
+    new message's fresh decode `fresh` has one of the same kind (within
+    them, fields and list elements the same way; dict values are new), or
+    None."""
+    if old is None:
+        return None
+    obj, children = old
+    if isinstance(obj, list) and isinstance(fresh, list):
+        if after is not obj:
+            return f"{path}: a new list"
+        for i, (o, f) in enumerate(zip(children, fresh)):
+            diff = kept(o, f, after[i], f"{path}[{i}]")
+            if diff:
+                return diff
+        return None
+    if isinstance(obj, dict) and isinstance(fresh, dict):
+        return None if after is obj else f"{path}: a new dict"
+    if type(obj) is type(fresh) and dataclasses.is_dataclass(obj):
+        if after is not obj:
+            return f"{path}: a new {type(obj).__name__}"
+        for name, o in children.items():
+            diff = kept(o, getattr(fresh, name), getattr(after, name), f"{path}.{name}")
+            if diff:
+                return diff
+    return None
+
+
+def parts(x: Any) -> list[Any]:
+    """The lists, dicts and objects `x` holds, itself included."""
+    if isinstance(x, list):
+        return [x] + [p for e in x for p in parts(e)]
+    if isinstance(x, dict):
+        return [x] + [p for e in x.values() for p in parts(e)]
+    if dataclasses.is_dataclass(x):
+        return [x] + [
+            p for f in dataclasses.fields(x) for p in parts(getattr(x, f.name))
+        ]
+    return []
+
+
+def older_writers(cls: Any, data: bytes) -> list[bytes]:
+    """`data` with its root table's `used` size cut to each size from 4 (a
+    table with no field) to its own (format.md §4), the bytes past it
+    left as they are: what writers of older schemas, with fewer fields,
+    would have the reader find. None when the root is an inline struct."""
+    t = getattr(cls.view(data), "_t", None)
+    if t is None or t.used == 0:
+        return []
+    out = []
+    for used in range(4, t.used):
+        total = (used + 7) // 8
+        buf = bytearray(data)
+        struct.pack_into("<I", buf, t.offset, (total * 8 - used) << 29 | total)
+        out.append(bytes(buf))
+    return out
 
 
 def first_difference(a: bytes, b: bytes) -> str:
@@ -368,6 +443,73 @@ class Vectors(unittest.TestCase):
                     got = conv.to_json(("struct", case.root), decoded)
                     self.assertIsNone(same(got, expected))
         self.assertGreater(n, 0)
+
+    def test_decode_into(self) -> None:
+        """`T.decode_into(b, x)` over `x` decoded from another message `a` of
+        the same schema and root, for every ordered pair of the messages
+        each reader decodes (golden cases, older and newer writers for the
+        evolution readers, accepted hostile cases): `x` then reads as a
+        fresh decode of `b` (nothing of `a` left: fields past `used`,
+        unlisted SoA columns, union values, optional values reset), keeps
+        every list, dict and object the shapes allow, and shares no part
+        with another place of itself; a message `decode` refuses raises the
+        same error kind from `decode_into`."""
+        groups: dict[tuple[str, str, str], list[bytes]] = {}
+        refused: list[tuple[Case, str]] = []
+        for case in self.cases:
+            if case.hostile and case.value is None:
+                refused.append((case, case.schema))
+                continue
+            schemas = [case.schema] + ([] if case.hostile else list(case.readers))
+            for schema in schemas:
+                groups.setdefault((case.topic, schema, case.root), []).append(case.data)
+        pairs = 0
+        for (topic, schema, root), messages in groups.items():
+            m = self.modules.get(topic, schema)
+            cls = m.KARMEM_STRUCTS[root][0]
+            check = self.into_checker(cls, Convert(m), ("struct", root))
+            for a in messages:
+                for b in messages:
+                    pairs += 1
+                    with self.subTest(topic=topic, schema=schema, root=root):
+                        check(a, b)
+                # Every older writer of the root table (its `used` cut to
+                # each size down to 4: no field), after and before `a`:
+                # the fields and nested tables it lacks are reset.
+                for older in older_writers(cls, a):
+                    pairs += 2
+                    with self.subTest(topic=topic, schema=schema, root=root, older=1):
+                        check(a, older)
+                        check(older, a)
+        self.assertGreater(pairs, len(groups))
+        for case, schema in refused:
+            with self.subTest(case=f"{case.topic}/{case.name}"):
+                cls, _ = self.root(case, schema)
+                with self.assertRaises(karmem.Error) as fresh_error:
+                    cls.decode(case.data)
+                for b in groups[(case.topic, schema, case.root)]:
+                    x = cls.decode(b)
+                    with self.assertRaises(karmem.Error) as into_error:
+                        cls.decode_into(case.data, x)
+                    self.assertEqual(
+                        into_error.exception.kind, fresh_error.exception.kind
+                    )
+
+    def into_checker(self, cls: Any, conv: Convert, desc: Any) -> Any:
+        def check(a: bytes, b: bytes) -> None:
+            x = cls.decode(a)
+            old = snapshot(x)
+            cls.decode_into(b, x)
+            fresh = cls.decode(b)
+            got = conv.to_json(desc, x)
+            self.assertIsNone(same(got, conv.to_json(desc, fresh)))
+            self.assertIsNone(kept(old, fresh, x))
+            self.assertIs(type(x), cls)
+            # No part twice: a reused element is in one place only.
+            now = parts(x)
+            self.assertEqual(len({id(p) for p in now}), len(now))
+
+        return check
 
     def test_hostile(self) -> None:
         n = 0

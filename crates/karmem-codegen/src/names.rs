@@ -800,7 +800,14 @@ pub const PYTHON: Naming = Naming {
         ascii: true,
         not_ident: Some(Escape::Prefix("f_")),
         keywords: &[PYTHON_KEYWORDS, PYTHON_BUILTINS],
-        members: &[&["encode", "decode", "validate", "view", "trust"]],
+        members: &[&[
+            "encode",
+            "decode",
+            "decode_into",
+            "validate",
+            "view",
+            "trust",
+        ]],
         ..Rule::cased(Case::Snake)
     },
     values: Rule {

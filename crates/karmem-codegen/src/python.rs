@@ -533,7 +533,7 @@ impl<'a> Gen<'a> {
         self.c.line("w.finish()");
         self.c.line("return w.message()");
         self.c.indent -= 1;
-        // decode
+        // decode, a new object decoded into (one printed reader)
         self.static_method(
             &format!(
                 "def decode(data: karmem.Buffer, limits: karmem.Limits | None = None) -> {name}:"
@@ -544,11 +544,24 @@ impl<'a> Gen<'a> {
                 "the work a hostile message can cause (docs/format.md §10).\"\"\"",
             ],
         );
+        self.c.line(&format!("x = {name}()"));
+        self.c.line(&format!("{name}.decode_into(data, x, limits)"));
+        self.c.line("return x");
+        self.c.indent -= 1;
+        self.static_method(
+            &format!(
+                "def decode_into(data: karmem.Buffer, x: {name}, limits: karmem.Limits | None = None) -> None:"
+            ),
+            &[
+                "\"\"\"Decodes as `decode` does, into `x`: its lists and nested objects",
+                "are decoded over where the message has them, every other field is",
+                "set to its default. On an error `x` holds part of the message.\"\"\"",
+            ],
+        );
         self.c
             .line("v = karmem.Validator(karmem.Reader(data, limits))");
         if table {
-            self.c
-                .line(&format!("return _read_{name}(v, v.r.table(8))"));
+            self.c.line(&format!("_read_{name}(v, v.r.table(8), x)"));
         } else {
             let needed = 8 + sl.size as u64;
             self.c.open(&format!("if v.r.size < {needed}:"));
@@ -557,9 +570,10 @@ impl<'a> Gen<'a> {
             if sl.zero > 0 {
                 self.c.line(&format!("v.charge({})", sl.zero));
             }
-            self.c.line(&format!("return {name}()"));
+            self.c.line(&format!("karmem.assign(x, {name}())"));
+            self.c.line("return");
             self.c.indent -= 1;
-            self.c.line(&format!("return _read_{name}(v, 8)"));
+            self.c.line(&format!("_read_{name}(v, 8, x)"));
         }
         self.c.indent -= 1;
         // view

@@ -34,7 +34,81 @@ pub(super) fn when_present(c: &mut Lines, present: Option<&str>, stmt: &str, hel
     }
 }
 
+/// `stmts`, run only when `present` holds (always when it is `None`); when
+/// it does not, `reset` sets the place back to its default (a decode into
+/// an existing object keeps nothing of the previous message) and the units
+/// its zero value holds (`held`, format.md §10) are charged.
+fn set_or_reset(c: &mut Lines, present: Option<&str>, stmts: &[String], reset: &str, held: u64) {
+    match present {
+        Some(cond) => {
+            c.open(&format!("if {cond}:"));
+            for s in stmts {
+                c.line(s);
+            }
+            c.reopen("else:");
+            c.line(reset);
+            if held > 0 {
+                let v = c.local("v");
+                c.line(&format!("{v}.charge({held})"));
+            }
+            c.indent -= 1;
+        }
+        None => {
+            for s in stmts {
+                c.line(s);
+            }
+        }
+    }
+}
+
 impl Gen<'_> {
+    /// The default of a slot (its declared default, else its zero value),
+    /// as a new object each time.
+    fn slot_default(&self, slot: &Slot, default: Option<&DefaultValue>) -> String {
+        if let Some(d) = default {
+            return self.default_expr(d);
+        }
+        match slot {
+            Slot::Scalar(p) => self.zero_of(&FieldType::Scalar(*p)),
+            Slot::Enum { .. } => "0".into(),
+            Slot::InlineStruct(id) | Slot::TableRef(id) => format!("{}()", self.struct_name(*id)),
+            Slot::OptionalTable(_) | Slot::Optional { .. } | Slot::Union { .. } => "None".into(),
+            Slot::FixedArray { elem, len, .. } => {
+                let e = match elem {
+                    FixedElem::Scalar(p) => FieldType::Scalar(*p),
+                    FixedElem::Enum { id, .. } => FieldType::Enum(*id),
+                    FixedElem::InlineStruct(id) => FieldType::Struct(*id),
+                };
+                match elem {
+                    FixedElem::InlineStruct(_) => {
+                        format!("[{} for _ in range({len})]", self.zero_of(&e))
+                    }
+                    _ => format!("[{}] * {len}", self.zero_of(&e)),
+                }
+            }
+            Slot::ArrayRef { array, .. } => self.zero_of(&FieldType::Array(*array)),
+        }
+    }
+
+    /// The statement that gives `place` its default when the message does
+    /// not have it: a number, text or no value is replaced, a list, dict
+    /// or object keeps its identity (`karmem.keep`), as in the other
+    /// languages' decoders into an existing value.
+    fn reset(&self, place: &str, slot: &Slot, default: Option<&DefaultValue>) -> String {
+        let value = self.slot_default(slot, default);
+        match slot {
+            Slot::ArrayRef { array, .. } if array.text.is_none() => format!("{place}.clear()"),
+            Slot::FixedArray {
+                elem: FixedElem::Scalar(_) | FixedElem::Enum { .. },
+                ..
+            } => format!("{place}[:] = {value}"),
+            Slot::InlineStruct(_) | Slot::TableRef(_) | Slot::FixedArray { .. } => {
+                format!("{place} = karmem.keep({place}, {value})")
+            }
+            _ => format!("{place} = {value}"),
+        }
+    }
+
     pub(crate) fn decode_function(&mut self, id: StructId) {
         let name = self.struct_name(id);
         let sl = self.l.of_struct(id).clone();
@@ -52,7 +126,10 @@ impl Gen<'_> {
             // level of depth).
             full.open("if t.used == 0:");
             full.line(&format!("v.charge({})", sl.zero));
-            full.line(&format!("return {name}()"));
+            // Every field its default (none left from a previous message),
+            // the object kept.
+            full.line(&format!("karmem.assign(x, {name}())"));
+            full.line("return x");
             full.indent -= 1;
             full.line("v.enter()");
             // Every field is built, those past `used` too: at least the
@@ -62,16 +139,15 @@ impl Gen<'_> {
         if body.reads() {
             full.line("r = v.r");
         }
-        full.line(&format!("x = {name}()"));
         full.splice(&body);
         if table {
             full.line("v.leave()");
         }
         full.line("return x");
         let sig = if table {
-            format!("def _read_{name}(v: karmem.Validator, t: karmem.Table) -> {name}:")
+            format!("def _read_{name}(v: karmem.Validator, t: karmem.Table, x: {name}) -> {name}:")
         } else {
-            format!("def _read_{name}(v: karmem.Validator, at: int) -> {name}:")
+            format!("def _read_{name}(v: karmem.Validator, at: int, x: {name}) -> {name}:")
         };
         self.function(&sig, full);
     }
@@ -116,19 +192,22 @@ impl DecodePrinter for Gen<'_> {
             Slot::Enum { repr, .. } => *repr,
             _ => unreachable!("the walker hands numbers and enums only"),
         };
-        when_present(
+        set_or_reset(
             c,
             at.present.as_deref(),
-            &format!("{place} = {r}.{}({})", prim(p), at.pos),
+            &[format!("{place} = {r}.{}({})", prim(p), at.pos)],
+            &self.reset(place, slot, at.default),
             at.held,
         );
     }
 
     fn inline(&self, c: &mut Lines, id: StructId, place: &str, at: &Here) {
-        when_present(
+        let name = self.struct_name(id);
+        set_or_reset(
             c,
             at.present.as_deref(),
-            &format!("{place} = _read_{}(v, {})", self.struct_name(id), at.pos),
+            &[format!("_read_{name}(v, {}, {place})", at.pos)],
+            &self.reset(place, &Slot::InlineStruct(id), None),
             at.held,
         );
     }
@@ -143,7 +222,10 @@ impl DecodePrinter for Gen<'_> {
             }
             (_, None) => format!("{r}.table({r}.u32({pos}))"),
         };
-        c.line(&format!("{place} = _read_{}(v, {t})", self.struct_name(id)));
+        c.line(&format!(
+            "{place} = _read_{}(v, {t}, {place})",
+            self.struct_name(id)
+        ));
     }
 
     fn optional_table(&self, c: &mut Lines, id: StructId, place: &str, at: &Here) {
@@ -156,10 +238,12 @@ impl DecodePrinter for Gen<'_> {
         let o = self.fresh("offset");
         c.line(&format!("{o} = {offset}"));
         c.open(&format!("if {o} != 0:"));
+        let name = self.struct_name(id);
         c.line(&format!(
-            "{place} = _read_{}(v, {r}.table({o}))",
-            self.struct_name(id)
+            "{place} = _read_{name}(v, {r}.table({o}), {place} or {name}())"
         ));
+        c.reopen("else:");
+        c.line(&format!("{place} = None"));
         c.indent -= 1;
     }
 
@@ -172,25 +256,35 @@ impl DecodePrinter for Gen<'_> {
         };
         let tmp = self.fresh("value");
         c.open(&format!("if {cond}:"));
+        if !matches!(value, Slot::Scalar(_) | Slot::Enum { .. }) {
+            // The previous value, decoded over when there is one.
+            c.line(&format!(
+                "{tmp} = {place} if {place} is not None else {}",
+                self.slot_default(value, None)
+            ));
+        }
         let inner = Ctx::Pos {
             pos: plus(&at.pos, value_at),
             present: None,
         };
         read_slot(self, c, value, &tmp, &inner, None);
         c.line(&format!("{place} = {tmp}"));
+        c.reopen("else:");
+        c.line(&format!("{place} = None"));
         c.indent -= 1;
     }
 
     fn union(&self, c: &mut Lines, id: UnionId, place: &str, at: &Here) {
-        when_present(
+        set_or_reset(
             c,
             at.present.as_deref(),
-            &format!(
-                "{place} = _read_{}(v, {}, {})",
+            &[format!(
+                "{place} = _read_{}(v, {}, {}, {place})",
                 self.n.union_name(id),
                 at.pos,
                 plus(&at.pos, UNION_OFFSET_AT)
-            ),
+            )],
+            &format!("{place} = None"),
             at.held,
         );
     }
@@ -198,24 +292,41 @@ impl DecodePrinter for Gen<'_> {
     fn fixed(&self, c: &mut Lines, elem: FixedElem, len: u32, stride: u32, place: &str, at: &Here) {
         let r = c.r();
         let pos = &at.pos;
-        let stmt = match elem {
-            FixedElem::Scalar(Primitive::Bool) => format!("{place} = {r}.bools({pos}, {len})"),
+        // The same list, its elements decoded over.
+        let stmts = match elem {
+            FixedElem::Scalar(Primitive::Bool) => {
+                vec![format!("{place}[:] = {r}.bools({pos}, {len})")]
+            }
             FixedElem::Scalar(p) if matches!(p, Primitive::F32 | Primitive::F64) => {
-                format!("{place} = {r}.floats({pos}, {len}, \"{}\")", code(p))
+                vec![format!(
+                    "{place}[:] = {r}.floats({pos}, {len}, \"{}\")",
+                    code(p)
+                )]
             }
             FixedElem::Scalar(p) | FixedElem::Enum { repr: p, .. } => {
-                format!("{place} = {r}.ints({pos}, {len}, \"{}\")", code(p))
+                vec![format!(
+                    "{place}[:] = {r}.ints({pos}, {len}, \"{}\")",
+                    code(p)
+                )]
             }
             FixedElem::InlineStruct(id) => {
-                let j = self.fresh("j");
-                format!(
-                    "{place} = [_read_{}(v, {}) for {j} in range({len})]",
-                    self.struct_name(id),
-                    elem_at(pos, &j, stride)
-                )
+                let (j, e) = (self.fresh("j"), self.fresh("e"));
+                let name = self.struct_name(id);
+                vec![
+                    format!("{place} = karmem.fit({place}, {len}, {name})"),
+                    format!("for {j}, {e} in enumerate({place}):"),
+                    format!("    _read_{name}(v, {}, {e})", elem_at(pos, &j, stride)),
+                ]
             }
         };
-        when_present(c, at.present.as_deref(), &stmt, at.held);
+        let slot = Slot::FixedArray { elem, len, stride };
+        set_or_reset(
+            c,
+            at.present.as_deref(),
+            &stmts,
+            &self.reset(place, &slot, None),
+            at.held,
+        );
     }
 
     fn array(
@@ -241,6 +352,12 @@ impl DecodePrinter for Gen<'_> {
         c.line(&format!("{a} = {r}.array({}, {es}, {limit})", at.pos));
         read_array(self, c, array, data, place, &a);
         if open {
+            c.reopen("else:");
+            let slot = Slot::ArrayRef {
+                array: *array,
+                data: data.clone(),
+            };
+            c.line(&self.reset(place, &slot, at.default));
             c.indent -= 1;
         }
     }
@@ -257,16 +374,22 @@ impl DecodePrinter for Gen<'_> {
         charge_each(c, a, charge);
         let stmt = match elem {
             ElemType::Scalar(Primitive::Bool) => {
-                format!("{place} = {r}.bools({a}.offset, {a}.len)")
+                format!("{place}[:] = {r}.bools({a}.offset, {a}.len)")
             }
             ElemType::Scalar(p @ (Primitive::F32 | Primitive::F64)) => {
-                format!("{place} = {r}.floats({a}.offset, {a}.len, \"{}\")", code(p))
+                format!(
+                    "{place}[:] = {r}.floats({a}.offset, {a}.len, \"{}\")",
+                    code(p)
+                )
             }
             ElemType::Scalar(p) => {
-                format!("{place} = {r}.ints({a}.offset, {a}.len, \"{}\")", code(p))
+                format!(
+                    "{place}[:] = {r}.ints({a}.offset, {a}.len, \"{}\")",
+                    code(p)
+                )
             }
             ElemType::Enum(id) => format!(
-                "{place} = {r}.ints({a}.offset, {a}.len, \"{}\")",
+                "{place}[:] = {r}.ints({a}.offset, {a}.len, \"{}\")",
                 code(self.s.enums[id].repr)
             ),
             _ => unreachable!("plain arrays hold numbers and enums"),
@@ -293,16 +416,23 @@ impl DecodePrinter for Gen<'_> {
             self.fresh("k"),
             self.fresh("a"),
         );
-        let ty = self.obj_type(&FieldType::Array(*inner));
-        c.line(&format!("{s}: list[{ty}] = []"));
-        c.open(&format!("for {k} in range({a}.len):"));
+        // The same list, each inner list (or dict) decoded over.
+        let make = if inner.text.is_some() {
+            "str"
+        } else if inner.is_map() {
+            "dict"
+        } else {
+            "list"
+        };
+        c.line(&format!("{s} = karmem.fit({place}, {a}.len, {make})"));
+        c.open(&format!("for {k}, {e} in enumerate({s}):"));
         c.line(&format!(
             "{a2} = {r}.array({}, {elem_size}, {})",
             elem_at(&format!("{a}.offset"), &k, ARRAY_REF_SIZE),
             limit_arg(limit)
         ));
         read_array(self, c, inner, inner_data, &e, &a2);
-        c.line(&format!("{s}.append({e})"));
+        c.line(&format!("{s}[{k}] = {e}"));
         c.indent -= 1;
         c.line(&format!("{place} = {s}"));
     }
@@ -318,11 +448,8 @@ impl DecodePrinter for Gen<'_> {
     ) {
         charge_each(c, a, charge);
         let k = self.fresh("k");
-        c.line(&format!(
-            "{place} = [_read_{}(v, {}) for {k} in range({a}.len)]",
-            self.struct_name(id),
-            elem_at(&format!("{a}.offset"), &k, stride)
-        ));
+        let at = elem_at(&format!("{a}.offset"), &k, stride);
+        self.struct_elems(c, id, place, &format!("{a}.len"), &k, &at);
     }
 
     // A map decodes into a dict, in key order.
@@ -330,7 +457,7 @@ impl DecodePrinter for Gen<'_> {
     fn map(
         &self,
         c: &mut Lines,
-        array: &ArrayType,
+        _array: &ArrayType,
         id: StructId,
         stride: u32,
         charge: u32,
@@ -340,14 +467,13 @@ impl DecodePrinter for Gen<'_> {
         charge_each(c, a, charge);
         let (m, k, e) = (self.fresh("m"), self.fresh("k"), self.fresh("e"));
         let (key, value) = (self.n.field(id, 0), self.n.field(id, 1));
-        c.line(&format!(
-            "{m}: {} = {{}}",
-            self.obj_type(&FieldType::Array(*array))
-        ));
+        // The same dict; its values are new.
+        c.line(&format!("{m} = {place}"));
+        c.line(&format!("{m}.clear()"));
         c.open(&format!("for {k} in range({a}.len):"));
+        let name = self.struct_name(id);
         c.line(&format!(
-            "{e} = _read_{}(v, {})",
-            self.struct_name(id),
+            "{e} = _read_{name}(v, {}, {name}())",
             elem_at(&format!("{a}.offset"), &k, stride)
         ));
         c.line(&format!("{m}[{e}.{key}] = {e}.{value}"));
@@ -359,16 +485,16 @@ impl DecodePrinter for Gen<'_> {
         let r = c.r();
         charge_each(c, a, charge);
         let k = self.fresh("k");
-        c.line(&format!(
-            "{place} = [_read_{}(v, {r}.table({r}.u32({}))) for {k} in range({a}.len)]",
-            self.struct_name(id),
+        let at = format!(
+            "{r}.table({r}.u32({}))",
             elem_at(&format!("{a}.offset"), &k, OFFSET_SIZE)
-        ));
+        );
+        self.struct_elems(c, id, place, &format!("{a}.len"), &k, &at);
     }
 
     fn soa(&self, c: &mut Lines, elem: StructId, place: &str, a: &str) {
         c.line(&format!(
-            "{place} = _read_soa_{}(v, {a})",
+            "{place} = _read_soa_{}(v, {a}, {place})",
             self.struct_name(elem)
         ));
     }
@@ -377,11 +503,12 @@ impl DecodePrinter for Gen<'_> {
         charge_each(c, a, charge);
         let k = self.fresh("k");
         let at = elem_at(&format!("{a}.offset"), &k, UNION_SLOT_SIZE);
-        c.line(&format!(
-            "{place} = [_read_{}(v, {at}, {}) for {k} in range({a}.len)]",
+        let read = format!(
+            "_read_{}(v, {at}, {}, {{e}})",
             self.n.union_name(id),
             plus(&at, UNION_OFFSET_AT)
-        ));
+        );
+        self.union_elems(c, place, &format!("{a}.len"), &k, &read);
     }
 
     fn union_soa(&self, c: &mut Lines, id: UnionId, tw: u32, charge: u32, place: &str, a: &str) {
@@ -390,23 +517,52 @@ impl DecodePrinter for Gen<'_> {
         c.line(&format!("{cols} = {r}.union_columns({a}, {tw})"));
         c.open(&format!("if {cols} is not None:"));
         charge_each(c, a, charge);
-        c.line(&format!(
-            "{place} = [_read_{}(v, {}, {}) for {k} in range({a}.len)]",
+        let read = format!(
+            "_read_{}(v, {}, {}, {{e}})",
             self.n.union_name(id),
             elem_at(&format!("{cols}[0]"), &k, tw),
             elem_at(&format!("{cols}[1]"), &k, OFFSET_SIZE)
-        ));
+        );
+        self.union_elems(c, place, &format!("{a}.len"), &k, &read);
         c.reopen("else:");
-        c.line(&format!("{place} = []"));
+        c.line(&format!("{place}.clear()"));
         c.indent -= 1;
     }
 
     fn bunch(&self, c: &mut Lines, id: UnionId, soa: bool, place: &str, a: &str) {
         let f = if soa { "bovos" } else { "bovoa" };
+        // Bunch arrays are read by variant: the values are new, given to
+        // the list's elements of the same class.
         c.line(&format!(
-            "{place} = _read_{f}_{}(v, {a})",
+            "{place} = karmem.keep({place}, _read_{f}_{}(v, {a}))",
             self.n.union_name(id)
         ));
+    }
+}
+
+impl Gen<'_> {
+    /// The same list `place` cut or grown to `len` structs `id`, each
+    /// decoded over by its reader at `at` (a position, or a table).
+    fn struct_elems(&self, c: &mut Lines, id: StructId, place: &str, len: &str, k: &str, at: &str) {
+        let (e, s) = (self.fresh("e"), self.fresh("s"));
+        let name = self.struct_name(id);
+        c.line(&format!("{s} = karmem.fit({place}, {len}, {name})"));
+        c.open(&format!("for {k}, {e} in enumerate({s}):"));
+        c.line(&format!("_read_{name}(v, {at}, {e})"));
+        c.indent -= 1;
+        c.line(&format!("{place} = {s}"));
+    }
+
+    /// The same list `place` cut or grown to `len` union values, each read
+    /// by `read` (`{e}` standing for the previous value, decoded over when
+    /// it is of the variant read).
+    fn union_elems(&self, c: &mut Lines, place: &str, len: &str, k: &str, read: &str) {
+        let (e, s) = (self.fresh("e"), self.fresh("s"));
+        c.line(&format!("{s} = karmem.fit({place}, {len}, lambda: None)"));
+        c.open(&format!("for {k}, {e} in enumerate({s}):"));
+        c.line(&format!("{s}[{k}] = {}", read.replace("{e}", &e)));
+        c.indent -= 1;
+        c.line(&format!("{place} = {s}"));
     }
 }
 
@@ -452,16 +608,18 @@ impl Gen<'_> {
             body.line(&format!("v.charge(a.len * {held})"));
             body.indent -= 1;
         }
-        body.line(&format!("s: list[{name}] = []"));
-        body.open("for i in range(a.len):");
-        body.line(&format!("e = {name}()"));
-        body.splice(&each);
-        body.line("s.append(e)");
-        body.indent -= 1;
+        // The same list, its elements decoded over: every column is set,
+        // those the directory does not list to their defaults.
+        body.line(&format!("karmem.fit(s, a.len, {name})"));
+        if !each.out.is_empty() {
+            body.open("for i, e in enumerate(s):");
+            body.splice(&each);
+            body.indent -= 1;
+        }
         body.line("return s");
         self.function(
             &format!(
-                "def _read_soa_{name}(v: karmem.Validator, a: karmem.ArrayRef) -> list[{name}]:"
+                "def _read_soa_{name}(v: karmem.Validator, a: karmem.ArrayRef, s: list[{name}]) -> list[{name}]:"
             ),
             body,
         );
@@ -479,7 +637,9 @@ impl Gen<'_> {
             let vt = self.struct_name(v.ty);
             if self.l.is_table(v.ty) {
                 b.open(&format!("if tag == {}:", v.tag));
-                b.line(&format!("return _read_{vt}(v, r.table(offset))"));
+                b.line(&format!(
+                    "return _read_{vt}(v, r.table(offset), old if isinstance(old, {vt}) else {vt}())"
+                ));
             } else {
                 let size = self.l.of_struct(v.ty).size;
                 b.open(&format!(
@@ -488,7 +648,9 @@ impl Gen<'_> {
                 ));
                 // Charged like a table: its size (format.md §10).
                 b.line(&format!("v.charge({size})"));
-                b.line(&format!("return _read_{vt}(v, offset)"));
+                b.line(&format!(
+                    "return _read_{vt}(v, offset, old if isinstance(old, {vt}) else {vt}())"
+                ));
             }
             b.indent -= 1;
         }
@@ -496,7 +658,9 @@ impl Gen<'_> {
         // no value too.
         b.line("return None");
         self.function(
-            &format!("def _read_{name}(v: karmem.Validator, tag_at: int, offset_at: int) -> {ty}:"),
+            &format!(
+                "def _read_{name}(v: karmem.Validator, tag_at: int, offset_at: int, old: {ty}) -> {ty}:"
+            ),
             b,
         );
         self.bunch_readers(id);
@@ -522,7 +686,7 @@ impl Gen<'_> {
                 let vt = self.struct_name(v.ty);
                 if soa {
                     b.line(&format!(
-                        "out.extend(_read_soa_{vt}(v, r.bunch_entry(a, {}, 0)))",
+                        "out.extend(_read_soa_{vt}(v, r.bunch_entry(a, {}, 0), []))",
                         v.tag
                     ));
                     continue;
@@ -541,12 +705,12 @@ impl Gen<'_> {
                 ));
                 let read = if self.l.is_table(v.ty) {
                     format!(
-                        "_read_{vt}(v, r.table(r.u32({})))",
+                        "_read_{vt}(v, r.table(r.u32({})), {vt}())",
                         elem_at(&format!("{sub}.offset"), "k", OFFSET_SIZE)
                     )
                 } else {
                     format!(
-                        "_read_{vt}(v, {})",
+                        "_read_{vt}(v, {}, {vt}())",
                         elem_at(&format!("{sub}.offset"), "k", size)
                     )
                 };

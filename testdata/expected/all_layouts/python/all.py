@@ -55,10 +55,22 @@ class Vec3:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Vec3()
+        Vec3.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Vec3, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 20:
-            return Vec3()
-        return _read_Vec3(v, 8)
+            karmem.assign(x, Vec3())
+            return
+        _read_Vec3(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Vec3View:
@@ -116,10 +128,22 @@ class Pair:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Pair()
+        Pair.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Pair, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 24:
-            return Pair()
-        return _read_Pair(v, 8)
+            karmem.assign(x, Pair())
+            return
+        _read_Pair(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> PairView:
@@ -175,8 +199,19 @@ class Leaf:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Leaf()
+        Leaf.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Leaf, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        return _read_Leaf(v, v.r.table(8))
+        _read_Leaf(v, v.r.table(8), x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> LeafView:
@@ -225,8 +260,19 @@ class Circle:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Circle()
+        Circle.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Circle, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        return _read_Circle(v, v.r.table(8))
+        _read_Circle(v, v.r.table(8), x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> CircleView:
@@ -276,10 +322,22 @@ class Square:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Square()
+        Square.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Square, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 12:
-            return Square()
-        return _read_Square(v, 8)
+            karmem.assign(x, Square())
+            return
+        _read_Square(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> SquareView:
@@ -339,8 +397,19 @@ class Element:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Element()
+        Element.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Element, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        return _read_Element(v, v.r.table(8))
+        _read_Element(v, v.r.table(8), x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> ElementView:
@@ -407,8 +476,19 @@ class Root:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Root()
+        Root.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Root, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        return _read_Root(v, v.r.table(8))
+        _read_Root(v, v.r.table(8), x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> RootView:
@@ -441,9 +521,8 @@ def _write_Vec3(w: karmem.Writer, x: Vec3, at: int) -> None:
     w.f32(at + 8, x.z)
 
 
-def _read_Vec3(v: karmem.Validator, at: int) -> Vec3:
+def _read_Vec3(v: karmem.Validator, at: int, x: Vec3) -> Vec3:
     r = v.r
-    x = Vec3()
     x.x = r.f32(at)
     x.y = r.f32(at + 4)
     x.z = r.f32(at + 8)
@@ -460,10 +539,9 @@ def _write_Pair(w: karmem.Writer, x: Pair, at: int) -> None:
     w.bool(at + 14, x.flag)
 
 
-def _read_Pair(v: karmem.Validator, at: int) -> Pair:
+def _read_Pair(v: karmem.Validator, at: int, x: Pair) -> Pair:
     r = v.r
-    x = Pair()
-    x.pos = _read_Vec3(v, at)
+    _read_Vec3(v, at, x.pos)
     x.tag = r.u16(at + 12)
     x.flag = r.bool(at + 14)
     return x
@@ -482,20 +560,24 @@ def _write_Leaf(w: karmem.Writer, x: Leaf, ref: int) -> None:
     w.string(at + 16, x.label)
 
 
-def _read_Leaf(v: karmem.Validator, t: karmem.Table) -> Leaf:
+def _read_Leaf(v: karmem.Validator, t: karmem.Table, x: Leaf) -> Leaf:
     if t.used == 0:
         v.charge(32)
-        return Leaf()
+        karmem.assign(x, Leaf())
+        return x
     v.enter()
     v.charge(max(t.used, 32))
     r = v.r
-    x = Leaf()
     if t.used >= 16:
         x.value = r.u64(t.offset + 8)
+    else:
+        x.value = 0
     if t.used >= 28:
         a_0 = r.array(t.offset + 16, 1, karmem.NO_LIMIT)
         v.charge(a_0.len)
         x.label = r.string(a_0)
+    else:
+        x.label = ""
     v.leave()
     return x
 
@@ -515,16 +597,18 @@ def _write_Circle(w: karmem.Writer, x: Circle, ref: int) -> None:
     w.f64(at + 8, x.radius)
 
 
-def _read_Circle(v: karmem.Validator, t: karmem.Table) -> Circle:
+def _read_Circle(v: karmem.Validator, t: karmem.Table, x: Circle) -> Circle:
     if t.used == 0:
         v.charge(16)
-        return Circle()
+        karmem.assign(x, Circle())
+        return x
     v.enter()
     v.charge(max(t.used, 16))
     r = v.r
-    x = Circle()
     if t.used >= 16:
         x.radius = r.f64(t.offset + 8)
+    else:
+        x.radius = 0.0
     v.leave()
     return x
 
@@ -538,9 +622,8 @@ def _write_Square(w: karmem.Writer, x: Square, at: int) -> None:
     w.f32(at, x.side)
 
 
-def _read_Square(v: karmem.Validator, at: int) -> Square:
+def _read_Square(v: karmem.Validator, at: int, x: Square) -> Square:
     r = v.r
-    x = Square()
     x.side = r.f32(at)
     return x
 
@@ -562,29 +645,39 @@ def _write_Element(w: karmem.Writer, x: Element, ref: int) -> None:
     _write_Shape(w, x.shape, at + 52, at + 56)
 
 
-def _read_Element(v: karmem.Validator, t: karmem.Table) -> Element:
+def _read_Element(v: karmem.Validator, t: karmem.Table, x: Element) -> Element:
     if t.used == 0:
         v.charge(96)
-        return Element()
+        karmem.assign(x, Element())
+        return x
     v.enter()
     v.charge(max(t.used, 64))
     r = v.r
-    x = Element()
     if t.used >= 8:
         x.id = r.u32(t.offset + 4)
+    else:
+        x.id = 0
     if t.used >= 24:
-        x.where = _read_Pair(v, t.offset + 8)
-    x.child = _read_Leaf(v, r.field_table(t, 24))
+        _read_Pair(v, t.offset + 8, x.where)
+    else:
+        x.where = karmem.keep(x.where, Pair())
+    x.child = _read_Leaf(v, r.field_table(t, 24), x.child)
     if t.used >= 40:
         a_2 = r.array(t.offset + 28, 1, karmem.NO_LIMIT)
         v.charge(a_2.len)
         x.name = r.string(a_2)
+    else:
+        x.name = ""
     if t.used >= 52:
         a_3 = r.array(t.offset + 40, 4, karmem.NO_LIMIT)
         v.charge(a_3.len * 4)
-        x.numbers = r.ints(a_3.offset, a_3.len, "i")
+        x.numbers[:] = r.ints(a_3.offset, a_3.len, "i")
+    else:
+        x.numbers.clear()
     if t.used >= 60:
-        x.shape = _read_Shape(v, t.offset + 52, t.offset + 56)
+        x.shape = _read_Shape(v, t.offset + 52, t.offset + 56, x.shape)
+    else:
+        x.shape = None
     v.leave()
     return x
 
@@ -651,80 +744,119 @@ def _write_Root(w: karmem.Writer, x: Root, ref: int) -> None:
     _write_Leaf(w, x.next, at + 200)
 
 
-def _read_Root(v: karmem.Validator, t: karmem.Table) -> Root:
+def _read_Root(v: karmem.Validator, t: karmem.Table, x: Root) -> Root:
     if t.used == 0:
         v.charge(240)
-        return Root()
+        karmem.assign(x, Root())
+        return x
     v.enter()
     v.charge(max(t.used, 208))
     r = v.r
-    x = Root()
     if t.used >= 8:
-        x.flags = r.bools(t.offset + 4, 4)
+        x.flags[:] = r.bools(t.offset + 4, 4)
+    else:
+        x.flags[:] = [False] * 4
     if t.used >= 9:
         x.kind = r.u8(t.offset + 8)
+    else:
+        x.kind = 0
     if t.used >= 24:
         x.wide = r.i64(t.offset + 16)
+    else:
+        x.wide = 0
     if t.used >= 36:
         a_25 = r.array(t.offset + 24, 1, karmem.NO_LIMIT)
         v.charge(a_25.len)
         x.text = r.string(a_25)
+    else:
+        x.text = ""
     if t.used >= 48:
         a_26 = r.array(t.offset + 36, 2, karmem.NO_LIMIT)
         v.charge(a_26.len * 2)
         x.utf16 = r.utf16(a_26)
+    else:
+        x.utf16 = ""
     if t.used >= 84:
-        x.fixed = [_read_Vec3(v, t.offset + 48 + j_27 * 12) for j_27 in range(3)]
+        x.fixed = karmem.fit(x.fixed, 3, Vec3)
+        for j_27, e_28 in enumerate(x.fixed):
+            _read_Vec3(v, t.offset + 48 + j_27 * 12, e_28)
+    else:
+        x.fixed = karmem.keep(x.fixed, [Vec3() for _ in range(3)])
     if t.used >= 96:
-        a_28 = r.array(t.offset + 84, 8, 8)
-        v.charge(a_28.len * 8)
-        x.limited = r.ints(a_28.offset, a_28.len, "Q")
+        a_29 = r.array(t.offset + 84, 8, 8)
+        v.charge(a_29.len * 8)
+        x.limited[:] = r.ints(a_29.offset, a_29.len, "Q")
+    else:
+        x.limited.clear()
     if t.used >= 108:
-        a_29 = r.array(t.offset + 96, 0, karmem.NO_LIMIT)
-        x.points = _read_soa_Vec3(v, a_29)
+        a_30 = r.array(t.offset + 96, 0, karmem.NO_LIMIT)
+        x.points = _read_soa_Vec3(v, a_30, x.points)
+    else:
+        x.points.clear()
     if t.used >= 120:
-        a_30 = r.array(t.offset + 108, 12, karmem.NO_LIMIT)
-        v.charge(a_30.len * 12)
-        x.points_aos = [
-            _read_Vec3(v, a_30.offset + k_31 * 12) for k_31 in range(a_30.len)
-        ]
+        a_31 = r.array(t.offset + 108, 12, karmem.NO_LIMIT)
+        v.charge(a_31.len * 12)
+        s_34 = karmem.fit(x.points_aos, a_31.len, Vec3)
+        for k_32, e_33 in enumerate(s_34):
+            _read_Vec3(v, a_31.offset + k_32 * 12, e_33)
+        x.points_aos = s_34
+    else:
+        x.points_aos.clear()
     if t.used >= 132:
-        a_32 = r.array(t.offset + 120, 0, karmem.NO_LIMIT)
-        x.elements = _read_soa_Element(v, a_32)
+        a_35 = r.array(t.offset + 120, 0, karmem.NO_LIMIT)
+        x.elements = _read_soa_Element(v, a_35, x.elements)
+    else:
+        x.elements.clear()
     if t.used >= 144:
-        a_33 = r.array(t.offset + 132, 4, karmem.NO_LIMIT)
-        v.charge(a_33.len * 4)
-        x.elements_aos = [
-            _read_Element(v, r.table(r.u32(a_33.offset + k_34 * 4)))
-            for k_34 in range(a_33.len)
-        ]
+        a_36 = r.array(t.offset + 132, 4, karmem.NO_LIMIT)
+        v.charge(a_36.len * 4)
+        s_39 = karmem.fit(x.elements_aos, a_36.len, Element)
+        for k_37, e_38 in enumerate(s_39):
+            _read_Element(v, r.table(r.u32(a_36.offset + k_37 * 4)), e_38)
+        x.elements_aos = s_39
+    else:
+        x.elements_aos.clear()
     if t.used >= 152:
-        x.shape = _read_Shape(v, t.offset + 144, t.offset + 148)
+        x.shape = _read_Shape(v, t.offset + 144, t.offset + 148, x.shape)
+    else:
+        x.shape = None
     if t.used >= 164:
-        a_35 = r.array(t.offset + 152, 8, karmem.NO_LIMIT)
-        v.charge(a_35.len * 8)
-        x.shapes_aos = [
-            _read_Shape(v, a_35.offset + k_36 * 8, a_35.offset + k_36 * 8 + 4)
-            for k_36 in range(a_35.len)
-        ]
+        a_40 = r.array(t.offset + 152, 8, karmem.NO_LIMIT)
+        v.charge(a_40.len * 8)
+        s_43 = karmem.fit(x.shapes_aos, a_40.len, lambda: None)
+        for k_41, e_42 in enumerate(s_43):
+            s_43[k_41] = _read_Shape(
+                v, a_40.offset + k_41 * 8, a_40.offset + k_41 * 8 + 4, e_42
+            )
+        x.shapes_aos = s_43
+    else:
+        x.shapes_aos.clear()
     if t.used >= 176:
-        a_37 = r.array(t.offset + 164, 0, karmem.NO_LIMIT)
-        cols_39 = r.union_columns(a_37, 1)
-        if cols_39 is not None:
-            v.charge(a_37.len * 5)
-            x.shapes_soa = [
-                _read_Shape(v, cols_39[0] + k_38, cols_39[1] + k_38 * 4)
-                for k_38 in range(a_37.len)
-            ]
+        a_44 = r.array(t.offset + 164, 0, karmem.NO_LIMIT)
+        cols_46 = r.union_columns(a_44, 1)
+        if cols_46 is not None:
+            v.charge(a_44.len * 5)
+            s_48 = karmem.fit(x.shapes_soa, a_44.len, lambda: None)
+            for k_45, e_47 in enumerate(s_48):
+                s_48[k_45] = _read_Shape(
+                    v, cols_46[0] + k_45, cols_46[1] + k_45 * 4, e_47
+                )
+            x.shapes_soa = s_48
         else:
-            x.shapes_soa = []
+            x.shapes_soa.clear()
+    else:
+        x.shapes_soa.clear()
     if t.used >= 188:
-        a_40 = r.array(t.offset + 176, 0, karmem.NO_LIMIT)
-        x.shapes_bovoa = _read_bovoa_Shape(v, a_40)
+        a_49 = r.array(t.offset + 176, 0, karmem.NO_LIMIT)
+        x.shapes_bovoa = karmem.keep(x.shapes_bovoa, _read_bovoa_Shape(v, a_49))
+    else:
+        x.shapes_bovoa.clear()
     if t.used >= 200:
-        a_41 = r.array(t.offset + 188, 0, karmem.NO_LIMIT)
-        x.shapes_bovos = _read_bovos_Shape(v, a_41)
-    x.next = _read_Leaf(v, r.field_table(t, 200))
+        a_50 = r.array(t.offset + 188, 0, karmem.NO_LIMIT)
+        x.shapes_bovos = karmem.keep(x.shapes_bovos, _read_bovos_Shape(v, a_50))
+    else:
+        x.shapes_bovos.clear()
+    x.next = _read_Leaf(v, r.field_table(t, 200), x.next)
     v.leave()
     return x
 
@@ -734,51 +866,51 @@ def _validate_Root(v: karmem.Validator, t: karmem.Table) -> None:
     r = v.r
     if t.used >= 8:
         v.bools(t.offset + 4, 4)
-    a_42 = v.field_array(t, 24, 1, karmem.NO_LIMIT)
-    v.utf8(a_42.offset, a_42.len)
-    a_43 = v.field_array(t, 36, 2, karmem.NO_LIMIT)
-    v.utf16(a_43.offset, a_43.len)
+    a_51 = v.field_array(t, 24, 1, karmem.NO_LIMIT)
+    v.utf8(a_51.offset, a_51.len)
+    a_52 = v.field_array(t, 36, 2, karmem.NO_LIMIT)
+    v.utf16(a_52.offset, a_52.len)
     v.field_array(t, 84, 8, 8)
-    a_45 = v.field_array(t, 96, 0, karmem.NO_LIMIT)
-    _validate_soa_Vec3(v, a_45)
+    a_54 = v.field_array(t, 96, 0, karmem.NO_LIMIT)
+    _validate_soa_Vec3(v, a_54)
     v.field_array(t, 108, 12, karmem.NO_LIMIT)
-    a_47 = v.field_array(t, 120, 0, karmem.NO_LIMIT)
-    _validate_soa_Element(v, a_47)
-    a_48 = v.field_array(t, 132, 4, karmem.NO_LIMIT)
-    for i_49 in range(a_48.len):
-        _validate_Element(v, v.table(v.r.u32(a_48.offset + i_49 * 4), 64))
+    a_56 = v.field_array(t, 120, 0, karmem.NO_LIMIT)
+    _validate_soa_Element(v, a_56)
+    a_57 = v.field_array(t, 132, 4, karmem.NO_LIMIT)
+    for i_58 in range(a_57.len):
+        _validate_Element(v, v.table(v.r.u32(a_57.offset + i_58 * 4), 64))
     if t.used >= 152:
         _validate_Shape(v, t.offset + 144, t.offset + 148)
-    a_50 = v.field_array(t, 152, 8, karmem.NO_LIMIT)
-    for i_51 in range(a_50.len):
-        _validate_Shape(v, a_50.offset + i_51 * 8, a_50.offset + i_51 * 8 + 4)
-    a_52 = v.field_array(t, 164, 0, karmem.NO_LIMIT)
-    cols_54 = v.union_columns(a_52, 1)
-    if cols_54 is not None:
-        for i_53 in range(a_52.len):
-            _validate_Shape(v, cols_54[0] + i_53, cols_54[1] + i_53 * 4)
-    a_55 = v.field_array(t, 176, 0, karmem.NO_LIMIT)
-    entries_56 = v.bunch(a_55, (1, 4))
-    for e_57 in range(1, entries_56 + 1):
-        entry_58 = a_55.offset + 16 * e_57
-        tag_59 = v.r.u32(entry_58)
-        if tag_59 == 1:
-            a_60 = v.array(entry_58 + 4, 4, karmem.NO_LIMIT)
-            for i_61 in range(a_60.len):
-                _validate_Circle(v, v.table(v.r.u32(a_60.offset + i_61 * 4), 16))
-        elif tag_59 == 4:
-            v.array(entry_58 + 4, 4, karmem.NO_LIMIT)
-    a_63 = v.field_array(t, 188, 0, karmem.NO_LIMIT)
-    entries_64 = v.bunch(a_63, (1, 4))
-    for e_65 in range(1, entries_64 + 1):
-        entry_66 = a_63.offset + 16 * e_65
-        tag_67 = v.r.u32(entry_66)
-        if tag_67 == 1:
-            a_68 = v.array(entry_66 + 4, 0, karmem.NO_LIMIT)
-            _validate_soa_Circle(v, a_68)
-        elif tag_67 == 4:
-            a_69 = v.array(entry_66 + 4, 0, karmem.NO_LIMIT)
-            _validate_soa_Square(v, a_69)
+    a_59 = v.field_array(t, 152, 8, karmem.NO_LIMIT)
+    for i_60 in range(a_59.len):
+        _validate_Shape(v, a_59.offset + i_60 * 8, a_59.offset + i_60 * 8 + 4)
+    a_61 = v.field_array(t, 164, 0, karmem.NO_LIMIT)
+    cols_63 = v.union_columns(a_61, 1)
+    if cols_63 is not None:
+        for i_62 in range(a_61.len):
+            _validate_Shape(v, cols_63[0] + i_62, cols_63[1] + i_62 * 4)
+    a_64 = v.field_array(t, 176, 0, karmem.NO_LIMIT)
+    entries_65 = v.bunch(a_64, (1, 4))
+    for e_66 in range(1, entries_65 + 1):
+        entry_67 = a_64.offset + 16 * e_66
+        tag_68 = v.r.u32(entry_67)
+        if tag_68 == 1:
+            a_69 = v.array(entry_67 + 4, 4, karmem.NO_LIMIT)
+            for i_70 in range(a_69.len):
+                _validate_Circle(v, v.table(v.r.u32(a_69.offset + i_70 * 4), 16))
+        elif tag_68 == 4:
+            v.array(entry_67 + 4, 4, karmem.NO_LIMIT)
+    a_72 = v.field_array(t, 188, 0, karmem.NO_LIMIT)
+    entries_73 = v.bunch(a_72, (1, 4))
+    for e_74 in range(1, entries_73 + 1):
+        entry_75 = a_72.offset + 16 * e_74
+        tag_76 = v.r.u32(entry_75)
+        if tag_76 == 1:
+            a_77 = v.array(entry_75 + 4, 0, karmem.NO_LIMIT)
+            _validate_soa_Circle(v, a_77)
+        elif tag_76 == 4:
+            a_78 = v.array(entry_75 + 4, 0, karmem.NO_LIMIT)
+            _validate_soa_Square(v, a_78)
     if t.used >= 204:
         _validate_Leaf(v, v.table(r.u32(t.offset + 200), 32))
     else:
@@ -811,15 +943,15 @@ def _write_bovoa_Shape(w: karmem.Writer, at: int, items: list[Shape | None]) -> 
     if g0:
         w.u32(entry, 1)
         block = w.alloc_array(len(g0), 4)
-        for k, e_70 in enumerate(g0):
-            _write_Circle(w, e_70, block + k * 4)
+        for k, e_79 in enumerate(g0):
+            _write_Circle(w, e_79, block + k * 4)
         w.array_ref(entry + 4, block, len(g0))
         entry += 16
     if g1:
         w.u32(entry, 4)
         block = w.alloc_array(len(g1), 4)
-        for k, e_71 in enumerate(g1):
-            _write_Square(w, e_71, block + k * 4)
+        for k, e_80 in enumerate(g1):
+            _write_Square(w, e_80, block + k * 4)
         w.array_ref(entry + 4, block, len(g1))
         entry += 16
     w.array_ref(at, table, total)
@@ -845,15 +977,19 @@ def _write_bovos_Shape(w: karmem.Writer, at: int, items: list[Shape | None]) -> 
     w.array_ref(at, table, total)
 
 
-def _read_Shape(v: karmem.Validator, tag_at: int, offset_at: int) -> Shape | None:
+def _read_Shape(
+    v: karmem.Validator, tag_at: int, offset_at: int, old: Shape | None
+) -> Shape | None:
     r = v.r
     tag = r.u8(tag_at)
     offset = r.u32(offset_at)
     if tag == 1:
-        return _read_Circle(v, r.table(offset))
+        return _read_Circle(
+            v, r.table(offset), old if isinstance(old, Circle) else Circle()
+        )
     if tag == 4 and r.inline_at(offset, 4):
         v.charge(4)
-        return _read_Square(v, offset)
+        return _read_Square(v, offset, old if isinstance(old, Square) else Square())
     return None
 
 
@@ -861,15 +997,17 @@ def _read_bovoa_Shape(v: karmem.Validator, a: karmem.ArrayRef) -> list[Shape | N
     r = v.r
     out: list[Shape | None] = []
     v.charge_bunch(a)
-    sub_72 = r.bunch_entry(a, 1, 4)
-    v.charge(sub_72.len * 4)
+    sub_81 = r.bunch_entry(a, 1, 4)
+    v.charge(sub_81.len * 4)
     out.extend(
-        _read_Circle(v, r.table(r.u32(sub_72.offset + k * 4)))
-        for k in range(sub_72.len)
+        _read_Circle(v, r.table(r.u32(sub_81.offset + k * 4)), Circle())
+        for k in range(sub_81.len)
     )
-    sub_73 = r.bunch_entry(a, 4, 4)
-    v.charge(sub_73.len * 4)
-    out.extend(_read_Square(v, sub_73.offset + k * 4) for k in range(sub_73.len))
+    sub_82 = r.bunch_entry(a, 4, 4)
+    v.charge(sub_82.len * 4)
+    out.extend(
+        _read_Square(v, sub_82.offset + k * 4, Square()) for k in range(sub_82.len)
+    )
     return out
 
 
@@ -877,8 +1015,8 @@ def _read_bovos_Shape(v: karmem.Validator, a: karmem.ArrayRef) -> list[Shape | N
     r = v.r
     out: list[Shape | None] = []
     v.charge_bunch(a)
-    out.extend(_read_soa_Circle(v, r.bunch_entry(a, 1, 0)))
-    out.extend(_read_soa_Square(v, r.bunch_entry(a, 4, 0)))
+    out.extend(_read_soa_Circle(v, r.bunch_entry(a, 1, 0), []))
+    out.extend(_read_soa_Square(v, r.bunch_entry(a, 4, 0), []))
     return out
 
 
@@ -908,20 +1046,26 @@ def _write_soa_Vec3(w: karmem.Writer, at: int, items: list[Vec3]) -> None:
     w.column(cols[2], "f", [e.z for e in items])
 
 
-def _read_soa_Vec3(v: karmem.Validator, a: karmem.ArrayRef) -> list[Vec3]:
+def _read_soa_Vec3(
+    v: karmem.Validator, a: karmem.ArrayRef, s: list[Vec3]
+) -> list[Vec3]:
     r = v.r
     cols = v.soa_columns(a, _COLS_Vec3)
     v.charge(a.len * 12)
-    s: list[Vec3] = []
-    for i in range(a.len):
-        e = Vec3()
+    karmem.fit(s, a.len, Vec3)
+    for i, e in enumerate(s):
         if cols[0] != 0:
             e.x = r.f32(cols[0] + i * 4)
+        else:
+            e.x = 0.0
         if cols[1] != 0:
             e.y = r.f32(cols[1] + i * 4)
+        else:
+            e.y = 0.0
         if cols[2] != 0:
             e.z = r.f32(cols[2] + i * 4)
-        s.append(e)
+        else:
+            e.z = 0.0
     return s
 
 
@@ -938,16 +1082,18 @@ def _write_soa_Circle(w: karmem.Writer, at: int, items: list[Circle]) -> None:
     w.column(cols[0], "d", [e.radius for e in items])
 
 
-def _read_soa_Circle(v: karmem.Validator, a: karmem.ArrayRef) -> list[Circle]:
+def _read_soa_Circle(
+    v: karmem.Validator, a: karmem.ArrayRef, s: list[Circle]
+) -> list[Circle]:
     r = v.r
     cols = v.soa_columns(a, _COLS_Circle)
     v.charge(a.len * 8)
-    s: list[Circle] = []
-    for i in range(a.len):
-        e = Circle()
+    karmem.fit(s, a.len, Circle)
+    for i, e in enumerate(s):
         if cols[0] != 0:
             e.radius = r.f64(cols[0] + i * 8)
-        s.append(e)
+        else:
+            e.radius = 0.0
     return s
 
 
@@ -964,16 +1110,18 @@ def _write_soa_Square(w: karmem.Writer, at: int, items: list[Square]) -> None:
     w.column(cols[0], "f", [e.side for e in items])
 
 
-def _read_soa_Square(v: karmem.Validator, a: karmem.ArrayRef) -> list[Square]:
+def _read_soa_Square(
+    v: karmem.Validator, a: karmem.ArrayRef, s: list[Square]
+) -> list[Square]:
     r = v.r
     cols = v.soa_columns(a, _COLS_Square)
     v.charge(a.len * 4)
-    s: list[Square] = []
-    for i in range(a.len):
-        e = Square()
+    karmem.fit(s, a.len, Square)
+    for i, e in enumerate(s):
         if cols[0] != 0:
             e.side = r.f32(cols[0] + i * 4)
-        s.append(e)
+        else:
+            e.side = 0.0
     return s
 
 
@@ -1013,64 +1161,86 @@ def _write_soa_Element(w: karmem.Writer, at: int, items: list[Element]) -> None:
         w.bool(cols[10] + i, e.where.flag)
 
 
-def _read_soa_Element(v: karmem.Validator, a: karmem.ArrayRef) -> list[Element]:
+def _read_soa_Element(
+    v: karmem.Validator, a: karmem.ArrayRef, s: list[Element]
+) -> list[Element]:
     r = v.r
     cols = v.soa_columns(a, _COLS_Element)
     v.charge(a.len * 71)
-    s: list[Element] = []
-    for i in range(a.len):
-        e = Element()
+    karmem.fit(s, a.len, Element)
+    for i, e in enumerate(s):
         if cols[0] != 0:
             e.child.value = r.u64(cols[0] + i * 8)
+        else:
+            e.child.value = 0
         if cols[1] != 0:
-            e.shape = _read_Shape(v, cols[1] + i * 8, cols[1] + i * 8 + 4)
+            e.shape = _read_Shape(v, cols[1] + i * 8, cols[1] + i * 8 + 4, e.shape)
+        else:
+            e.shape = None
         if cols[2] != 0:
             e.id = r.u32(cols[2] + i * 4)
+        else:
+            e.id = 0
         if cols[3] != 0:
             e.where.pos.x = r.f32(cols[3] + i * 4)
+        else:
+            e.where.pos.x = 0.0
         if cols[4] != 0:
             e.where.pos.y = r.f32(cols[4] + i * 4)
+        else:
+            e.where.pos.y = 0.0
         if cols[5] != 0:
             e.where.pos.z = r.f32(cols[5] + i * 4)
+        else:
+            e.where.pos.z = 0.0
         if cols[6] != 0:
-            a_74 = r.array(cols[6] + i * 12, 1, karmem.NO_LIMIT)
-            v.charge(a_74.len)
-            e.child.label = r.string(a_74)
+            a_83 = r.array(cols[6] + i * 12, 1, karmem.NO_LIMIT)
+            v.charge(a_83.len)
+            e.child.label = r.string(a_83)
+        else:
+            e.child.label = ""
         if cols[7] != 0:
-            a_75 = r.array(cols[7] + i * 12, 1, karmem.NO_LIMIT)
-            v.charge(a_75.len)
-            e.name = r.string(a_75)
+            a_84 = r.array(cols[7] + i * 12, 1, karmem.NO_LIMIT)
+            v.charge(a_84.len)
+            e.name = r.string(a_84)
+        else:
+            e.name = ""
         if cols[8] != 0:
-            a_76 = r.array(cols[8] + i * 12, 4, karmem.NO_LIMIT)
-            v.charge(a_76.len * 4)
-            e.numbers = r.ints(a_76.offset, a_76.len, "i")
+            a_85 = r.array(cols[8] + i * 12, 4, karmem.NO_LIMIT)
+            v.charge(a_85.len * 4)
+            e.numbers[:] = r.ints(a_85.offset, a_85.len, "i")
+        else:
+            e.numbers.clear()
         if cols[9] != 0:
             e.where.tag = r.u16(cols[9] + i * 2)
+        else:
+            e.where.tag = 0
         if cols[10] != 0:
             e.where.flag = r.bool(cols[10] + i)
-        s.append(e)
+        else:
+            e.where.flag = False
     return s
 
 
 def _validate_soa_Element(v: karmem.Validator, a: karmem.ArrayRef) -> None:
     cols = v.soa(a, _COLS_Element)
     if cols[1] != 0:
-        for i_77 in range(a.len):
-            _validate_Shape(v, cols[1] + i_77 * 8, cols[1] + i_77 * 8 + 4)
+        for i_86 in range(a.len):
+            _validate_Shape(v, cols[1] + i_86 * 8, cols[1] + i_86 * 8 + 4)
     if cols[6] != 0:
-        for i_78 in range(a.len):
-            a_79 = v.array(cols[6] + i_78 * 12, 1, karmem.NO_LIMIT)
-            v.utf8(a_79.offset, a_79.len)
+        for i_87 in range(a.len):
+            a_88 = v.array(cols[6] + i_87 * 12, 1, karmem.NO_LIMIT)
+            v.utf8(a_88.offset, a_88.len)
     if cols[7] != 0:
-        for i_80 in range(a.len):
-            a_81 = v.array(cols[7] + i_80 * 12, 1, karmem.NO_LIMIT)
-            v.utf8(a_81.offset, a_81.len)
+        for i_89 in range(a.len):
+            a_90 = v.array(cols[7] + i_89 * 12, 1, karmem.NO_LIMIT)
+            v.utf8(a_90.offset, a_90.len)
     if cols[8] != 0:
-        for i_82 in range(a.len):
-            v.array(cols[8] + i_82 * 12, 4, karmem.NO_LIMIT)
+        for i_91 in range(a.len):
+            v.array(cols[8] + i_91 * 12, 4, karmem.NO_LIMIT)
     if cols[10] != 0:
-        for i_84 in range(a.len):
-            v.bool_at(cols[10] + i_84)
+        for i_93 in range(a.len):
+            v.bool_at(cols[10] + i_93)
 
 
 class Vec3View:
@@ -1138,10 +1308,10 @@ class LeafView:
 
     @property
     def label(self) -> str:
-        a_85 = karmem.EMPTY
+        a_94 = karmem.EMPTY
         if self._t.used >= 28:
-            a_85 = self._r.array(self._t.offset + 16, 1, karmem.NO_LIMIT)
-        return self._r.string(a_85)
+            a_94 = self._r.array(self._t.offset + 16, 1, karmem.NO_LIMIT)
+        return self._r.string(a_94)
 
     def set_label(self, e: karmem.Editor, x: str) -> None:
         """Rewrites `label` in place, within its capacity (UTF-8 bytes)."""
@@ -1215,10 +1385,10 @@ class ElementView:
 
     @property
     def name(self) -> str:
-        a_86 = karmem.EMPTY
+        a_95 = karmem.EMPTY
         if self._t.used >= 40:
-            a_86 = self._r.array(self._t.offset + 28, 1, karmem.NO_LIMIT)
-        return self._r.string(a_86)
+            a_95 = self._r.array(self._t.offset + 28, 1, karmem.NO_LIMIT)
+        return self._r.string(a_95)
 
     def set_name(self, e: karmem.Editor, x: str) -> None:
         """Rewrites `name` in place, within its capacity (UTF-8 bytes)."""
@@ -1226,10 +1396,10 @@ class ElementView:
 
     @property
     def numbers(self) -> memoryview[int]:
-        a_87 = karmem.EMPTY
+        a_96 = karmem.EMPTY
         if self._t.used >= 52:
-            a_87 = self._r.array(self._t.offset + 40, 4, karmem.NO_LIMIT)
-        return self._r.int_column(a_87.offset, a_87.len, "i")
+            a_96 = self._r.array(self._t.offset + 40, 4, karmem.NO_LIMIT)
+        return self._r.int_column(a_96.offset, a_96.len, "i")
 
     def edit_numbers(self, e: karmem.Editor) -> memoryview[int]:
         """The elements of `numbers`, writable in place (its length: `set_numbers_len`)."""
@@ -1283,10 +1453,10 @@ class RootView:
 
     @property
     def text(self) -> str:
-        a_88 = karmem.EMPTY
+        a_97 = karmem.EMPTY
         if self._t.used >= 36:
-            a_88 = self._r.array(self._t.offset + 24, 1, karmem.NO_LIMIT)
-        return self._r.string(a_88)
+            a_97 = self._r.array(self._t.offset + 24, 1, karmem.NO_LIMIT)
+        return self._r.string(a_97)
 
     def set_text(self, e: karmem.Editor, x: str) -> None:
         """Rewrites `text` in place, within its capacity (UTF-8 bytes)."""
@@ -1294,23 +1464,23 @@ class RootView:
 
     @property
     def utf16(self) -> str:
-        a_89 = karmem.EMPTY
+        a_98 = karmem.EMPTY
         if self._t.used >= 48:
-            a_89 = self._r.array(self._t.offset + 36, 2, karmem.NO_LIMIT)
-        return self._r.utf16(a_89)
+            a_98 = self._r.array(self._t.offset + 36, 2, karmem.NO_LIMIT)
+        return self._r.utf16(a_98)
 
     @property
     def fixed(self) -> list[Vec3View]:
         if self._t.used < 84:
             return [Vec3View(karmem.EMPTY_READER, 0)] * 3
-        return [Vec3View(self._r, self._t.offset + 48 + j_90 * 12) for j_90 in range(3)]
+        return [Vec3View(self._r, self._t.offset + 48 + j_99 * 12) for j_99 in range(3)]
 
     @property
     def limited(self) -> memoryview[int]:
-        a_91 = karmem.EMPTY
+        a_100 = karmem.EMPTY
         if self._t.used >= 96:
-            a_91 = self._r.array(self._t.offset + 84, 8, 8)
-        return self._r.int_column(a_91.offset, a_91.len, "Q")
+            a_100 = self._r.array(self._t.offset + 84, 8, 8)
+        return self._r.int_column(a_100.offset, a_100.len, "Q")
 
     def edit_limited(self, e: karmem.Editor) -> memoryview[int]:
         """The elements of `limited`, writable in place (its length: `set_limited_len`)."""
@@ -1322,36 +1492,36 @@ class RootView:
 
     @property
     def points(self) -> Vec3Soa:
-        a_92 = karmem.EMPTY
+        a_101 = karmem.EMPTY
         if self._t.used >= 108:
-            a_92 = self._r.array(self._t.offset + 96, 0, karmem.NO_LIMIT)
-        return Vec3Soa(self._r, a_92)
+            a_101 = self._r.array(self._t.offset + 96, 0, karmem.NO_LIMIT)
+        return Vec3Soa(self._r, a_101)
 
     @property
     def points_aos(self) -> karmem.Seq[Vec3View]:
-        a_93 = karmem.EMPTY
+        a_102 = karmem.EMPTY
         if self._t.used >= 120:
-            a_93 = self._r.array(self._t.offset + 108, 12, karmem.NO_LIMIT)
+            a_102 = self._r.array(self._t.offset + 108, 12, karmem.NO_LIMIT)
         return karmem.Seq(
-            a_93.len, lambda i_94: Vec3View(self._r, a_93.offset + i_94 * 12)
+            a_102.len, lambda i_103: Vec3View(self._r, a_102.offset + i_103 * 12)
         )
 
     @property
     def elements(self) -> ElementSoa:
-        a_95 = karmem.EMPTY
+        a_104 = karmem.EMPTY
         if self._t.used >= 132:
-            a_95 = self._r.array(self._t.offset + 120, 0, karmem.NO_LIMIT)
-        return ElementSoa(self._r, a_95)
+            a_104 = self._r.array(self._t.offset + 120, 0, karmem.NO_LIMIT)
+        return ElementSoa(self._r, a_104)
 
     @property
     def elements_aos(self) -> karmem.Seq[ElementView]:
-        a_96 = karmem.EMPTY
+        a_105 = karmem.EMPTY
         if self._t.used >= 144:
-            a_96 = self._r.array(self._t.offset + 132, 4, karmem.NO_LIMIT)
+            a_105 = self._r.array(self._t.offset + 132, 4, karmem.NO_LIMIT)
         return karmem.Seq(
-            a_96.len,
-            lambda i_97: ElementView(
-                self._r, self._r.table(self._r.u32(a_96.offset + i_97 * 4))
+            a_105.len,
+            lambda i_106: ElementView(
+                self._r, self._r.table(self._r.u32(a_105.offset + i_106 * 4))
             ),
         )
 
@@ -1363,40 +1533,40 @@ class RootView:
 
     @property
     def shapes_aos(self) -> karmem.Seq[ShapeView | None]:
-        a_98 = karmem.EMPTY
+        a_107 = karmem.EMPTY
         if self._t.used >= 164:
-            a_98 = self._r.array(self._t.offset + 152, 8, karmem.NO_LIMIT)
+            a_107 = self._r.array(self._t.offset + 152, 8, karmem.NO_LIMIT)
         return karmem.Seq(
-            a_98.len,
-            lambda i_99: _view_Shape(
-                self._r, a_98.offset + i_99 * 8, a_98.offset + i_99 * 8 + 4
+            a_107.len,
+            lambda i_108: _view_Shape(
+                self._r, a_107.offset + i_108 * 8, a_107.offset + i_108 * 8 + 4
             ),
         )
 
     @property
     def shapes_soa(self) -> karmem.Seq[ShapeView | None]:
-        a_100 = karmem.EMPTY
+        a_109 = karmem.EMPTY
         if self._t.used >= 176:
-            a_100 = self._r.array(self._t.offset + 164, 0, karmem.NO_LIMIT)
+            a_109 = self._r.array(self._t.offset + 164, 0, karmem.NO_LIMIT)
         return self._r.union_seq(
-            a_100,
+            a_109,
             1,
-            lambda tag_101, offset_102: _view_Shape(self._r, tag_101, offset_102),
+            lambda tag_110, offset_111: _view_Shape(self._r, tag_110, offset_111),
         )
 
     @property
     def shapes_bovoa(self) -> list[CircleView | SquareView]:
-        a_103 = karmem.EMPTY
+        a_112 = karmem.EMPTY
         if self._t.used >= 188:
-            a_103 = self._r.array(self._t.offset + 176, 0, karmem.NO_LIMIT)
-        return _view_bovoa_Shape(self._r, a_103)
+            a_112 = self._r.array(self._t.offset + 176, 0, karmem.NO_LIMIT)
+        return _view_bovoa_Shape(self._r, a_112)
 
     @property
     def shapes_bovos(self) -> list[CircleSoaItem | SquareSoaItem]:
-        a_104 = karmem.EMPTY
+        a_113 = karmem.EMPTY
         if self._t.used >= 200:
-            a_104 = self._r.array(self._t.offset + 188, 0, karmem.NO_LIMIT)
-        return _view_bovos_Shape(self._r, a_104)
+            a_113 = self._r.array(self._t.offset + 188, 0, karmem.NO_LIMIT)
+        return _view_bovos_Shape(self._r, a_113)
 
     @property
     def next(self) -> LeafView:
@@ -1418,15 +1588,15 @@ def _view_Shape(r: karmem.Reader, tag_at: int, offset_at: int) -> ShapeView | No
 def _view_bovoa_Shape(
     r: karmem.Reader, a: karmem.ArrayRef
 ) -> list[CircleView | SquareView]:
-    sub_105 = r.bunch_entry(a, 1, 4)
-    sub_107 = r.bunch_entry(a, 4, 4)
+    sub_114 = r.bunch_entry(a, 1, 4)
+    sub_116 = r.bunch_entry(a, 4, 4)
     return [
         *karmem.Seq(
-            sub_105.len,
-            lambda i_106: CircleView(r, r.table(r.u32(sub_105.offset + i_106 * 4))),
+            sub_114.len,
+            lambda i_115: CircleView(r, r.table(r.u32(sub_114.offset + i_115 * 4))),
         ),
         *karmem.Seq(
-            sub_107.len, lambda i_108: SquareView(r, sub_107.offset + i_108 * 4)
+            sub_116.len, lambda i_117: SquareView(r, sub_116.offset + i_117 * 4)
         ),
     ]
 
@@ -1434,9 +1604,9 @@ def _view_bovoa_Shape(
 def _view_bovos_Shape(
     r: karmem.Reader, a: karmem.ArrayRef
 ) -> list[CircleSoaItem | SquareSoaItem]:
-    sub_109 = r.bunch_entry(a, 1, 0)
-    sub_110 = r.bunch_entry(a, 4, 0)
-    return [*CircleSoa(r, sub_109), *SquareSoa(r, sub_110)]
+    sub_118 = r.bunch_entry(a, 1, 0)
+    sub_119 = r.bunch_entry(a, 4, 0)
+    return [*CircleSoa(r, sub_118), *SquareSoa(r, sub_119)]
 
 
 class Vec3Soa(karmem.Seq["Vec3SoaItem"]):
@@ -1682,24 +1852,24 @@ class ElementSoaItem:
 
     @property
     def child_label(self) -> str:
-        a_111 = karmem.EMPTY
+        a_120 = karmem.EMPTY
         if self._cols[6] != 0:
-            a_111 = self._r.array(self._cols[6] + self._i * 12, 1, karmem.NO_LIMIT)
-        return self._r.string(a_111)
+            a_120 = self._r.array(self._cols[6] + self._i * 12, 1, karmem.NO_LIMIT)
+        return self._r.string(a_120)
 
     @property
     def name(self) -> str:
-        a_112 = karmem.EMPTY
+        a_121 = karmem.EMPTY
         if self._cols[7] != 0:
-            a_112 = self._r.array(self._cols[7] + self._i * 12, 1, karmem.NO_LIMIT)
-        return self._r.string(a_112)
+            a_121 = self._r.array(self._cols[7] + self._i * 12, 1, karmem.NO_LIMIT)
+        return self._r.string(a_121)
 
     @property
     def numbers(self) -> memoryview[int]:
-        a_113 = karmem.EMPTY
+        a_122 = karmem.EMPTY
         if self._cols[8] != 0:
-            a_113 = self._r.array(self._cols[8] + self._i * 12, 4, karmem.NO_LIMIT)
-        return self._r.int_column(a_113.offset, a_113.len, "i")
+            a_122 = self._r.array(self._cols[8] + self._i * 12, 4, karmem.NO_LIMIT)
+        return self._r.int_column(a_122.offset, a_122.len, "i")
 
     @property
     def where_tag(self) -> int:

@@ -35,8 +35,19 @@ class AnotherStruct:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = AnotherStruct()
+        AnotherStruct.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: AnotherStruct, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        return _read_AnotherStruct(v, v.r.table(8))
+        _read_AnotherStruct(v, v.r.table(8), x)
 
     @staticmethod
     def view(
@@ -90,8 +101,19 @@ class StructName:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = StructName()
+        StructName.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: StructName, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        return _read_StructName(v, v.r.table(8))
+        _read_StructName(v, v.r.table(8), x)
 
     @staticmethod
     def view(
@@ -146,10 +168,22 @@ class Point2d:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Point2d()
+        Point2d.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Point2d, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 16:
-            return Point2d()
-        return _read_Point2d(v, 8)
+            karmem.assign(x, Point2d())
+            return
+        _read_Point2d(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Point2dView:
@@ -207,10 +241,22 @@ class Point3d:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Point3d()
+        Point3d.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Point3d, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 20:
-            return Point3d()
-        return _read_Point3d(v, 8)
+            karmem.assign(x, Point3d())
+            return
+        _read_Point3d(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Point3dView:
@@ -266,8 +312,19 @@ class Particle:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Particle()
+        Particle.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Particle, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        return _read_Particle(v, v.r.table(8))
+        _read_Particle(v, v.r.table(8), x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> ParticleView:
@@ -303,18 +360,24 @@ def _write_AnotherStruct(w: karmem.Writer, x: AnotherStruct, ref: int) -> None:
     w.u64(at + 8, x.b)
 
 
-def _read_AnotherStruct(v: karmem.Validator, t: karmem.Table) -> AnotherStruct:
+def _read_AnotherStruct(
+    v: karmem.Validator, t: karmem.Table, x: AnotherStruct
+) -> AnotherStruct:
     if t.used == 0:
         v.charge(16)
-        return AnotherStruct()
+        karmem.assign(x, AnotherStruct())
+        return x
     v.enter()
     v.charge(max(t.used, 16))
     r = v.r
-    x = AnotherStruct()
     if t.used >= 8:
         x.a = r.u32(t.offset + 4)
+    else:
+        x.a = 0
     if t.used >= 16:
         x.b = r.u64(t.offset + 8)
+    else:
+        x.b = 0
     v.leave()
     return x
 
@@ -337,35 +400,39 @@ def _write_StructName(w: karmem.Writer, x: StructName, ref: int) -> None:
     w.array_ref(at + 16, block_1, len(items_0))
 
 
-def _read_StructName(v: karmem.Validator, t: karmem.Table) -> StructName:
+def _read_StructName(v: karmem.Validator, t: karmem.Table, x: StructName) -> StructName:
     if t.used == 0:
         v.charge(32)
-        return StructName()
+        karmem.assign(x, StructName())
+        return x
     v.enter()
     v.charge(max(t.used, 32))
     r = v.r
-    x = StructName()
     if t.used >= 16:
         a_4 = r.array(t.offset + 4, 0, karmem.NO_LIMIT)
-        x.field_as_soa = _read_soa_AnotherStruct(v, a_4)
+        x.field_as_soa = _read_soa_AnotherStruct(v, a_4, x.field_as_soa)
+    else:
+        x.field_as_soa.clear()
     if t.used >= 28:
         a_5 = r.array(t.offset + 16, 4, karmem.NO_LIMIT)
         v.charge(a_5.len * 4)
-        x.field_as_aos = [
-            _read_AnotherStruct(v, r.table(r.u32(a_5.offset + k_6 * 4)))
-            for k_6 in range(a_5.len)
-        ]
+        s_8 = karmem.fit(x.field_as_aos, a_5.len, AnotherStruct)
+        for k_6, e_7 in enumerate(s_8):
+            _read_AnotherStruct(v, r.table(r.u32(a_5.offset + k_6 * 4)), e_7)
+        x.field_as_aos = s_8
+    else:
+        x.field_as_aos.clear()
     v.leave()
     return x
 
 
 def _validate_StructName(v: karmem.Validator, t: karmem.Table) -> None:
     v.enter()
-    a_7 = v.field_array(t, 4, 0, karmem.NO_LIMIT)
-    _validate_soa_AnotherStruct(v, a_7)
-    a_8 = v.field_array(t, 16, 4, karmem.NO_LIMIT)
-    for i_9 in range(a_8.len):
-        _validate_AnotherStruct(v, v.table(v.r.u32(a_8.offset + i_9 * 4), 16))
+    a_9 = v.field_array(t, 4, 0, karmem.NO_LIMIT)
+    _validate_soa_AnotherStruct(v, a_9)
+    a_10 = v.field_array(t, 16, 4, karmem.NO_LIMIT)
+    for i_11 in range(a_10.len):
+        _validate_AnotherStruct(v, v.table(v.r.u32(a_10.offset + i_11 * 4), 16))
     v.leave()
 
 
@@ -374,9 +441,8 @@ def _write_Point2d(w: karmem.Writer, x: Point2d, at: int) -> None:
     w.f32(at + 4, x.y)
 
 
-def _read_Point2d(v: karmem.Validator, at: int) -> Point2d:
+def _read_Point2d(v: karmem.Validator, at: int, x: Point2d) -> Point2d:
     r = v.r
-    x = Point2d()
     x.x = r.f32(at)
     x.y = r.f32(at + 4)
     return x
@@ -392,9 +458,8 @@ def _write_Point3d(w: karmem.Writer, x: Point3d, at: int) -> None:
     w.f32(at + 8, x.z)
 
 
-def _read_Point3d(v: karmem.Validator, at: int) -> Point3d:
+def _read_Point3d(v: karmem.Validator, at: int, x: Point3d) -> Point3d:
     r = v.r
-    x = Point3d()
     x.x = r.f32(at)
     x.y = r.f32(at + 4)
     x.z = r.f32(at + 8)
@@ -414,40 +479,44 @@ def _write_Particle(w: karmem.Writer, x: Particle, ref: int) -> None:
     w.utf16(at + 16, x.name)
 
 
-def _read_Particle(v: karmem.Validator, t: karmem.Table) -> Particle:
+def _read_Particle(v: karmem.Validator, t: karmem.Table, x: Particle) -> Particle:
     if t.used == 0:
         v.charge(32)
-        return Particle()
+        karmem.assign(x, Particle())
+        return x
     v.enter()
     v.charge(max(t.used, 32))
     r = v.r
-    x = Particle()
     if t.used >= 16:
-        a_10 = r.array(t.offset + 4, 0, karmem.NO_LIMIT)
-        x.pos = _read_bovos_AnyPoint(v, a_10)
+        a_12 = r.array(t.offset + 4, 0, karmem.NO_LIMIT)
+        x.pos = karmem.keep(x.pos, _read_bovos_AnyPoint(v, a_12))
+    else:
+        x.pos.clear()
     if t.used >= 28:
-        a_11 = r.array(t.offset + 16, 2, karmem.NO_LIMIT)
-        v.charge(a_11.len * 2)
-        x.name = r.utf16(a_11)
+        a_13 = r.array(t.offset + 16, 2, karmem.NO_LIMIT)
+        v.charge(a_13.len * 2)
+        x.name = r.utf16(a_13)
+    else:
+        x.name = ""
     v.leave()
     return x
 
 
 def _validate_Particle(v: karmem.Validator, t: karmem.Table) -> None:
     v.enter()
-    a_12 = v.field_array(t, 4, 0, karmem.NO_LIMIT)
-    entries_13 = v.bunch(a_12, (1, 2))
-    for e_14 in range(1, entries_13 + 1):
-        entry_15 = a_12.offset + 16 * e_14
-        tag_16 = v.r.u32(entry_15)
-        if tag_16 == 1:
-            a_17 = v.array(entry_15 + 4, 0, karmem.NO_LIMIT)
-            _validate_soa_Point2d(v, a_17)
-        elif tag_16 == 2:
-            a_18 = v.array(entry_15 + 4, 0, karmem.NO_LIMIT)
-            _validate_soa_Point3d(v, a_18)
-    a_19 = v.field_array(t, 16, 2, karmem.NO_LIMIT)
-    v.utf16(a_19.offset, a_19.len)
+    a_14 = v.field_array(t, 4, 0, karmem.NO_LIMIT)
+    entries_15 = v.bunch(a_14, (1, 2))
+    for e_16 in range(1, entries_15 + 1):
+        entry_17 = a_14.offset + 16 * e_16
+        tag_18 = v.r.u32(entry_17)
+        if tag_18 == 1:
+            a_19 = v.array(entry_17 + 4, 0, karmem.NO_LIMIT)
+            _validate_soa_Point2d(v, a_19)
+        elif tag_18 == 2:
+            a_20 = v.array(entry_17 + 4, 0, karmem.NO_LIMIT)
+            _validate_soa_Point3d(v, a_20)
+    a_21 = v.field_array(t, 16, 2, karmem.NO_LIMIT)
+    v.utf16(a_21.offset, a_21.len)
     v.leave()
 
 
@@ -488,16 +557,18 @@ def _write_bovos_AnyPoint(
     w.array_ref(at, table, total)
 
 
-def _read_AnyPoint(v: karmem.Validator, tag_at: int, offset_at: int) -> AnyPoint | None:
+def _read_AnyPoint(
+    v: karmem.Validator, tag_at: int, offset_at: int, old: AnyPoint | None
+) -> AnyPoint | None:
     r = v.r
     tag = r.u8(tag_at)
     offset = r.u32(offset_at)
     if tag == 1 and r.inline_at(offset, 8):
         v.charge(8)
-        return _read_Point2d(v, offset)
+        return _read_Point2d(v, offset, old if isinstance(old, Point2d) else Point2d())
     if tag == 2 and r.inline_at(offset, 12):
         v.charge(12)
-        return _read_Point3d(v, offset)
+        return _read_Point3d(v, offset, old if isinstance(old, Point3d) else Point3d())
     return None
 
 
@@ -507,8 +578,8 @@ def _read_bovos_AnyPoint(
     r = v.r
     out: list[AnyPoint | None] = []
     v.charge_bunch(a)
-    out.extend(_read_soa_Point2d(v, r.bunch_entry(a, 1, 0)))
-    out.extend(_read_soa_Point3d(v, r.bunch_entry(a, 2, 0)))
+    out.extend(_read_soa_Point2d(v, r.bunch_entry(a, 1, 0), []))
+    out.extend(_read_soa_Point3d(v, r.bunch_entry(a, 2, 0), []))
     return out
 
 
@@ -541,19 +612,21 @@ def _write_soa_AnotherStruct(
 
 
 def _read_soa_AnotherStruct(
-    v: karmem.Validator, a: karmem.ArrayRef
+    v: karmem.Validator, a: karmem.ArrayRef, s: list[AnotherStruct]
 ) -> list[AnotherStruct]:
     r = v.r
     cols = v.soa_columns(a, _COLS_AnotherStruct)
     v.charge(a.len * 12)
-    s: list[AnotherStruct] = []
-    for i in range(a.len):
-        e = AnotherStruct()
+    karmem.fit(s, a.len, AnotherStruct)
+    for i, e in enumerate(s):
         if cols[0] != 0:
             e.b = r.u64(cols[0] + i * 8)
+        else:
+            e.b = 0
         if cols[1] != 0:
             e.a = r.u32(cols[1] + i * 4)
-        s.append(e)
+        else:
+            e.a = 0
     return s
 
 
@@ -571,18 +644,22 @@ def _write_soa_Point2d(w: karmem.Writer, at: int, items: list[Point2d]) -> None:
     w.column(cols[1], "f", [e.y for e in items])
 
 
-def _read_soa_Point2d(v: karmem.Validator, a: karmem.ArrayRef) -> list[Point2d]:
+def _read_soa_Point2d(
+    v: karmem.Validator, a: karmem.ArrayRef, s: list[Point2d]
+) -> list[Point2d]:
     r = v.r
     cols = v.soa_columns(a, _COLS_Point2d)
     v.charge(a.len * 8)
-    s: list[Point2d] = []
-    for i in range(a.len):
-        e = Point2d()
+    karmem.fit(s, a.len, Point2d)
+    for i, e in enumerate(s):
         if cols[0] != 0:
             e.x = r.f32(cols[0] + i * 4)
+        else:
+            e.x = 0.0
         if cols[1] != 0:
             e.y = r.f32(cols[1] + i * 4)
-        s.append(e)
+        else:
+            e.y = 0.0
     return s
 
 
@@ -601,20 +678,26 @@ def _write_soa_Point3d(w: karmem.Writer, at: int, items: list[Point3d]) -> None:
     w.column(cols[2], "f", [e.z for e in items])
 
 
-def _read_soa_Point3d(v: karmem.Validator, a: karmem.ArrayRef) -> list[Point3d]:
+def _read_soa_Point3d(
+    v: karmem.Validator, a: karmem.ArrayRef, s: list[Point3d]
+) -> list[Point3d]:
     r = v.r
     cols = v.soa_columns(a, _COLS_Point3d)
     v.charge(a.len * 12)
-    s: list[Point3d] = []
-    for i in range(a.len):
-        e = Point3d()
+    karmem.fit(s, a.len, Point3d)
+    for i, e in enumerate(s):
         if cols[0] != 0:
             e.x = r.f32(cols[0] + i * 4)
+        else:
+            e.x = 0.0
         if cols[1] != 0:
             e.y = r.f32(cols[1] + i * 4)
+        else:
+            e.y = 0.0
         if cols[2] != 0:
             e.z = r.f32(cols[2] + i * 4)
-        s.append(e)
+        else:
+            e.z = 0.0
     return s
 
 
@@ -663,20 +746,20 @@ class StructNameView:
 
     @property
     def field_as_soa(self) -> AnotherStructSoa:
-        a_20 = karmem.EMPTY
+        a_22 = karmem.EMPTY
         if self._t.used >= 16:
-            a_20 = self._r.array(self._t.offset + 4, 0, karmem.NO_LIMIT)
-        return AnotherStructSoa(self._r, a_20)
+            a_22 = self._r.array(self._t.offset + 4, 0, karmem.NO_LIMIT)
+        return AnotherStructSoa(self._r, a_22)
 
     @property
     def field_as_aos(self) -> karmem.Seq[AnotherStructView]:
-        a_21 = karmem.EMPTY
+        a_23 = karmem.EMPTY
         if self._t.used >= 28:
-            a_21 = self._r.array(self._t.offset + 16, 4, karmem.NO_LIMIT)
+            a_23 = self._r.array(self._t.offset + 16, 4, karmem.NO_LIMIT)
         return karmem.Seq(
-            a_21.len,
-            lambda i_22: AnotherStructView(
-                self._r, self._r.table(self._r.u32(a_21.offset + i_22 * 4))
+            a_23.len,
+            lambda i_24: AnotherStructView(
+                self._r, self._r.table(self._r.u32(a_23.offset + i_24 * 4))
             ),
         )
 
@@ -732,17 +815,17 @@ class ParticleView:
 
     @property
     def pos(self) -> list[Point2dSoaItem | Point3dSoaItem]:
-        a_23 = karmem.EMPTY
+        a_25 = karmem.EMPTY
         if self._t.used >= 16:
-            a_23 = self._r.array(self._t.offset + 4, 0, karmem.NO_LIMIT)
-        return _view_bovos_AnyPoint(self._r, a_23)
+            a_25 = self._r.array(self._t.offset + 4, 0, karmem.NO_LIMIT)
+        return _view_bovos_AnyPoint(self._r, a_25)
 
     @property
     def name(self) -> str:
-        a_24 = karmem.EMPTY
+        a_26 = karmem.EMPTY
         if self._t.used >= 28:
-            a_24 = self._r.array(self._t.offset + 16, 2, karmem.NO_LIMIT)
-        return self._r.utf16(a_24)
+            a_26 = self._r.array(self._t.offset + 16, 2, karmem.NO_LIMIT)
+        return self._r.utf16(a_26)
 
 
 def _view_AnyPoint(
@@ -760,9 +843,9 @@ def _view_AnyPoint(
 def _view_bovos_AnyPoint(
     r: karmem.Reader, a: karmem.ArrayRef
 ) -> list[Point2dSoaItem | Point3dSoaItem]:
-    sub_25 = r.bunch_entry(a, 1, 0)
-    sub_26 = r.bunch_entry(a, 2, 0)
-    return [*Point2dSoa(r, sub_25), *Point3dSoa(r, sub_26)]
+    sub_27 = r.bunch_entry(a, 1, 0)
+    sub_28 = r.bunch_entry(a, 2, 0)
+    return [*Point2dSoa(r, sub_27), *Point3dSoa(r, sub_28)]
 
 
 class AnotherStructSoa(karmem.Seq["AnotherStructSoaItem"]):

@@ -33,10 +33,22 @@ class Len:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Len()
+        Len.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Len, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 12:
-            return Len()
-        return _read_Len(v, 8)
+            karmem.assign(x, Len())
+            return
+        _read_Len(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> LenView:
@@ -102,10 +114,22 @@ class Cell:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Cell()
+        Cell.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Cell, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 68:
-            return Cell()
-        return _read_Cell(v, 8)
+            karmem.assign(x, Cell())
+            return
+        _read_Cell(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> CellView:
@@ -165,10 +189,22 @@ class Point:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Point()
+        Point.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Point, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 36:
-            return Point()
-        return _read_Point(v, 8)
+            karmem.assign(x, Point())
+            return
+        _read_Point(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> PointView:
@@ -229,8 +265,19 @@ class Holder:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Holder()
+        Holder.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Holder, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        return _read_Holder(v, v.r.table(8))
+        _read_Holder(v, v.r.table(8), x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> HolderView:
@@ -261,9 +308,8 @@ def _write_Len(w: karmem.Writer, x: Len, at: int) -> None:
     w.i32(at, x.get)
 
 
-def _read_Len(v: karmem.Validator, at: int) -> Len:
+def _read_Len(v: karmem.Validator, at: int, x: Len) -> Len:
     r = v.r
-    x = Len()
     x.get = r.i32(at)
     return x
 
@@ -286,9 +332,8 @@ def _write_Cell(w: karmem.Writer, x: Cell, at: int) -> None:
     w.string(at + 48, x.reader)
 
 
-def _read_Cell(v: karmem.Validator, at: int) -> Cell:
+def _read_Cell(v: karmem.Validator, at: int, x: Cell) -> Cell:
     r = v.r
-    x = Cell()
     x.len_ = r.i32(at)
     x.get = r.i32(at + 4)
     x.iter = r.i32(at + 8)
@@ -322,9 +367,8 @@ def _write_Point(w: karmem.Writer, x: Point, at: int) -> None:
     w.string(at + 16, x.name)
 
 
-def _read_Point(v: karmem.Validator, at: int) -> Point:
+def _read_Point(v: karmem.Validator, at: int, x: Point) -> Point:
     r = v.r
-    x = Point()
     x.position = r.f32(at)
     x.reader = r.f32(at + 4)
     x.root = r.f32(at + 8)
@@ -356,33 +400,47 @@ def _write_Holder(w: karmem.Writer, x: Holder, ref: int) -> None:
     _write_bovos_Shape(w, at + 76, x.shapes)
 
 
-def _read_Holder(v: karmem.Validator, t: karmem.Table) -> Holder:
+def _read_Holder(v: karmem.Validator, t: karmem.Table, x: Holder) -> Holder:
     if t.used == 0:
         v.charge(88)
-        return Holder()
+        karmem.assign(x, Holder())
+        return x
     v.enter()
     v.charge(max(t.used, 88))
     r = v.r
-    x = Holder()
     if t.used >= 16:
         a_6 = r.array(t.offset + 4, 1, karmem.NO_LIMIT)
         v.charge(a_6.len)
         x.position = r.string(a_6)
+    else:
+        x.position = ""
     if t.used >= 44:
-        x.table = _read_Point(v, t.offset + 16)
+        _read_Point(v, t.offset + 16, x.table)
+    else:
+        x.table = karmem.keep(x.table, Point())
     if t.used >= 56:
         a_7 = r.array(t.offset + 44, 0, 4)
-        x.reader = _read_soa_Point(v, a_7)
+        x.reader = _read_soa_Point(v, a_7, x.reader)
+    else:
+        x.reader.clear()
     if t.used >= 60:
         x.root = r.i32(t.offset + 56)
+    else:
+        x.root = 0
     if t.used >= 64:
         x.r = r.i32(t.offset + 60)
+    else:
+        x.r = 0
     if t.used >= 76:
         a_8 = r.array(t.offset + 64, 0, karmem.NO_LIMIT)
-        x.cells = _read_soa_Cell(v, a_8)
+        x.cells = _read_soa_Cell(v, a_8, x.cells)
+    else:
+        x.cells.clear()
     if t.used >= 88:
         a_9 = r.array(t.offset + 76, 0, karmem.NO_LIMIT)
-        x.shapes = _read_bovos_Shape(v, a_9)
+        x.shapes = karmem.keep(x.shapes, _read_bovos_Shape(v, a_9))
+    else:
+        x.shapes.clear()
     v.leave()
     return x
 
@@ -446,16 +504,18 @@ def _write_bovos_Shape(w: karmem.Writer, at: int, items: list[Shape | None]) -> 
     w.array_ref(at, table, total)
 
 
-def _read_Shape(v: karmem.Validator, tag_at: int, offset_at: int) -> Shape | None:
+def _read_Shape(
+    v: karmem.Validator, tag_at: int, offset_at: int, old: Shape | None
+) -> Shape | None:
     r = v.r
     tag = r.u8(tag_at)
     offset = r.u32(offset_at)
     if tag == 1 and r.inline_at(offset, 4):
         v.charge(4)
-        return _read_Len(v, offset)
+        return _read_Len(v, offset, old if isinstance(old, Len) else Len())
     if tag == 2 and r.inline_at(offset, 28):
         v.charge(28)
-        return _read_Point(v, offset)
+        return _read_Point(v, offset, old if isinstance(old, Point) else Point())
     return None
 
 
@@ -463,8 +523,8 @@ def _read_bovos_Shape(v: karmem.Validator, a: karmem.ArrayRef) -> list[Shape | N
     r = v.r
     out: list[Shape | None] = []
     v.charge_bunch(a)
-    out.extend(_read_soa_Len(v, r.bunch_entry(a, 1, 0)))
-    out.extend(_read_soa_Point(v, r.bunch_entry(a, 2, 0)))
+    out.extend(_read_soa_Len(v, r.bunch_entry(a, 1, 0), []))
+    out.extend(_read_soa_Point(v, r.bunch_entry(a, 2, 0), []))
     return out
 
 
@@ -493,16 +553,16 @@ def _write_soa_Len(w: karmem.Writer, at: int, items: list[Len]) -> None:
     w.column(cols[0], "i", [e.get for e in items])
 
 
-def _read_soa_Len(v: karmem.Validator, a: karmem.ArrayRef) -> list[Len]:
+def _read_soa_Len(v: karmem.Validator, a: karmem.ArrayRef, s: list[Len]) -> list[Len]:
     r = v.r
     cols = v.soa_columns(a, _COLS_Len)
     v.charge(a.len * 4)
-    s: list[Len] = []
-    for i in range(a.len):
-        e = Len()
+    karmem.fit(s, a.len, Len)
+    for i, e in enumerate(s):
         if cols[0] != 0:
             e.get = r.i32(cols[0] + i * 4)
-        s.append(e)
+        else:
+            e.get = 0
     return s
 
 
@@ -542,40 +602,62 @@ def _write_soa_Cell(w: karmem.Writer, at: int, items: list[Cell]) -> None:
         w.string(cols[10] + i * 12, e.reader)
 
 
-def _read_soa_Cell(v: karmem.Validator, a: karmem.ArrayRef) -> list[Cell]:
+def _read_soa_Cell(
+    v: karmem.Validator, a: karmem.ArrayRef, s: list[Cell]
+) -> list[Cell]:
     r = v.r
     cols = v.soa_columns(a, _COLS_Cell)
     v.charge(a.len * 60)
-    s: list[Cell] = []
-    for i in range(a.len):
-        e = Cell()
+    karmem.fit(s, a.len, Cell)
+    for i, e in enumerate(s):
         if cols[0] != 0:
             e.len_ = r.i32(cols[0] + i * 4)
+        else:
+            e.len_ = 0
         if cols[1] != 0:
             e.get = r.i32(cols[1] + i * 4)
+        else:
+            e.get = 0
         if cols[2] != 0:
             e.iter = r.i32(cols[2] + i * 4)
+        else:
+            e.iter = 0
         if cols[3] != 0:
             e.new = r.i32(cols[3] + i * 4)
+        else:
+            e.new = 0
         if cols[4] != 0:
             e.is_empty = r.i32(cols[4] + i * 4)
+        else:
+            e.is_empty = 0
         if cols[5] != 0:
             e.r = r.i32(cols[5] + i * 4)
+        else:
+            e.r = 0
         if cols[6] != 0:
             e.at = r.i32(cols[6] + i * 4)
+        else:
+            e.at = 0
         if cols[7] != 0:
             e.all = r.i32(cols[7] + i * 4)
+        else:
+            e.all = 0
         if cols[8] != 0:
             e.position = r.i32(cols[8] + i * 4)
+        else:
+            e.position = 0
         if cols[9] != 0:
             a_20 = r.array(cols[9] + i * 12, 1, karmem.NO_LIMIT)
             v.charge(a_20.len)
             e.name = r.string(a_20)
+        else:
+            e.name = ""
         if cols[10] != 0:
             a_21 = r.array(cols[10] + i * 12, 1, karmem.NO_LIMIT)
             v.charge(a_21.len)
             e.reader = r.string(a_21)
-        s.append(e)
+        else:
+            e.reader = ""
     return s
 
 
@@ -611,26 +693,36 @@ def _write_soa_Point(w: karmem.Writer, at: int, items: list[Point]) -> None:
         w.string(cols[4] + i * 12, e.name)
 
 
-def _read_soa_Point(v: karmem.Validator, a: karmem.ArrayRef) -> list[Point]:
+def _read_soa_Point(
+    v: karmem.Validator, a: karmem.ArrayRef, s: list[Point]
+) -> list[Point]:
     r = v.r
     cols = v.soa_columns(a, _COLS_Point)
     v.charge(a.len * 28)
-    s: list[Point] = []
-    for i in range(a.len):
-        e = Point()
+    karmem.fit(s, a.len, Point)
+    for i, e in enumerate(s):
         if cols[0] != 0:
             e.position = r.f32(cols[0] + i * 4)
+        else:
+            e.position = 0.0
         if cols[1] != 0:
             e.reader = r.f32(cols[1] + i * 4)
+        else:
+            e.reader = 0.0
         if cols[2] != 0:
             e.root = r.f32(cols[2] + i * 4)
+        else:
+            e.root = 0.0
         if cols[3] != 0:
             e.table = r.f32(cols[3] + i * 4)
+        else:
+            e.table = 0.0
         if cols[4] != 0:
             a_26 = r.array(cols[4] + i * 12, 1, karmem.NO_LIMIT)
             v.charge(a_26.len)
             e.name = r.string(a_26)
-        s.append(e)
+        else:
+            e.name = ""
     return s
 
 

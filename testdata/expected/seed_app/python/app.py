@@ -52,8 +52,19 @@ class ProfileData:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = ProfileData()
+        ProfileData.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: ProfileData, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        return _read_ProfileData(v, v.r.table(8))
+        _read_ProfileData(v, v.r.table(8), x)
 
     @staticmethod
     def view(
@@ -107,11 +118,23 @@ class Profile:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Profile()
+        Profile.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Profile, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 12:
             v.charge(32)
-            return Profile()
-        return _read_Profile(v, 8)
+            karmem.assign(x, Profile())
+            return
+        _read_Profile(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> ProfileView:
@@ -168,8 +191,19 @@ class AccountData:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = AccountData()
+        AccountData.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: AccountData, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        return _read_AccountData(v, v.r.table(8))
+        _read_AccountData(v, v.r.table(8), x)
 
     @staticmethod
     def view(
@@ -210,22 +244,30 @@ def _write_ProfileData(w: karmem.Writer, x: ProfileData, ref: int) -> None:
     w.u64(at + 24, x.id)
 
 
-def _read_ProfileData(v: karmem.Validator, t: karmem.Table) -> ProfileData:
+def _read_ProfileData(
+    v: karmem.Validator, t: karmem.Table, x: ProfileData
+) -> ProfileData:
     if t.used == 0:
         v.charge(32)
-        return ProfileData()
+        karmem.assign(x, ProfileData())
+        return x
     v.enter()
     v.charge(max(t.used, 32))
     r = v.r
-    x = ProfileData()
     if t.used >= 5:
         x.network = r.u8(t.offset + 4)
+    else:
+        x.network = 0
     if t.used >= 20:
         a_0 = r.array(t.offset + 8, 1, karmem.NO_LIMIT)
         v.charge(a_0.len)
         x.username = r.string(a_0)
+    else:
+        x.username = ""
     if t.used >= 32:
         x.id = r.u64(t.offset + 24)
+    else:
+        x.id = 0
     v.leave()
     return x
 
@@ -241,10 +283,9 @@ def _write_Profile(w: karmem.Writer, x: Profile, at: int) -> None:
     _write_ProfileData(w, x.data, at)
 
 
-def _read_Profile(v: karmem.Validator, at: int) -> Profile:
+def _read_Profile(v: karmem.Validator, at: int, x: Profile) -> Profile:
     r = v.r
-    x = Profile()
-    x.data = _read_ProfileData(v, r.table(r.u32(at)))
+    x.data = _read_ProfileData(v, r.table(r.u32(at)), x.data)
     return x
 
 
@@ -267,35 +308,46 @@ def _write_AccountData(w: karmem.Writer, x: AccountData, ref: int) -> None:
     w.array_ref(at + 28, block_3, len(items_2))
 
 
-def _read_AccountData(v: karmem.Validator, t: karmem.Table) -> AccountData:
+def _read_AccountData(
+    v: karmem.Validator, t: karmem.Table, x: AccountData
+) -> AccountData:
     if t.used == 0:
         v.charge(40)
-        return AccountData()
+        karmem.assign(x, AccountData())
+        return x
     v.enter()
     v.charge(max(t.used, 40))
     r = v.r
-    x = AccountData()
     if t.used >= 16:
         x.id = r.u64(t.offset + 8)
+    else:
+        x.id = 0
     if t.used >= 28:
         a_6 = r.array(t.offset + 16, 1, karmem.NO_LIMIT)
         v.charge(a_6.len)
         x.email = r.string(a_6)
+    else:
+        x.email = ""
     if t.used >= 40:
         a_7 = r.array(t.offset + 28, 4, karmem.NO_LIMIT)
         v.charge(a_7.len * 4)
-        x.profiles = [_read_Profile(v, a_7.offset + k_8 * 4) for k_8 in range(a_7.len)]
+        s_10 = karmem.fit(x.profiles, a_7.len, Profile)
+        for k_8, e_9 in enumerate(s_10):
+            _read_Profile(v, a_7.offset + k_8 * 4, e_9)
+        x.profiles = s_10
+    else:
+        x.profiles.clear()
     v.leave()
     return x
 
 
 def _validate_AccountData(v: karmem.Validator, t: karmem.Table) -> None:
     v.enter()
-    a_9 = v.field_array(t, 16, 1, karmem.NO_LIMIT)
-    v.utf8(a_9.offset, a_9.len)
-    a_10 = v.field_array(t, 28, 4, karmem.NO_LIMIT)
-    for i_11 in range(a_10.len):
-        _validate_Profile(v, a_10.offset + i_11 * 4)
+    a_11 = v.field_array(t, 16, 1, karmem.NO_LIMIT)
+    v.utf8(a_11.offset, a_11.len)
+    a_12 = v.field_array(t, 28, 4, karmem.NO_LIMIT)
+    for i_13 in range(a_12.len):
+        _validate_Profile(v, a_12.offset + i_13 * 4)
     v.leave()
 
 
@@ -320,10 +372,10 @@ class ProfileDataView:
 
     @property
     def username(self) -> str:
-        a_12 = karmem.EMPTY
+        a_14 = karmem.EMPTY
         if self._t.used >= 20:
-            a_12 = self._r.array(self._t.offset + 8, 1, karmem.NO_LIMIT)
-        return self._r.string(a_12)
+            a_14 = self._r.array(self._t.offset + 8, 1, karmem.NO_LIMIT)
+        return self._r.string(a_14)
 
     def set_username(self, e: karmem.Editor, x: str) -> None:
         """Rewrites `username` in place, within its capacity (UTF-8 bytes)."""
@@ -375,10 +427,10 @@ class AccountDataView:
 
     @property
     def email(self) -> str:
-        a_13 = karmem.EMPTY
+        a_15 = karmem.EMPTY
         if self._t.used >= 28:
-            a_13 = self._r.array(self._t.offset + 16, 1, karmem.NO_LIMIT)
-        return self._r.string(a_13)
+            a_15 = self._r.array(self._t.offset + 16, 1, karmem.NO_LIMIT)
+        return self._r.string(a_15)
 
     def set_email(self, e: karmem.Editor, x: str) -> None:
         """Rewrites `email` in place, within its capacity (UTF-8 bytes)."""
@@ -386,11 +438,11 @@ class AccountDataView:
 
     @property
     def profiles(self) -> karmem.Seq[ProfileView]:
-        a_14 = karmem.EMPTY
+        a_16 = karmem.EMPTY
         if self._t.used >= 40:
-            a_14 = self._r.array(self._t.offset + 28, 4, karmem.NO_LIMIT)
+            a_16 = self._r.array(self._t.offset + 28, 4, karmem.NO_LIMIT)
         return karmem.Seq(
-            a_14.len, lambda i_15: ProfileView(self._r, a_14.offset + i_15 * 4)
+            a_16.len, lambda i_17: ProfileView(self._r, a_16.offset + i_17 * 4)
         )
 
 

@@ -53,10 +53,22 @@ class Vec3:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Vec3()
+        Vec3.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Vec3, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 20:
-            return Vec3()
-        return _read_Vec3(v, 8)
+            karmem.assign(x, Vec3())
+            return
+        _read_Vec3(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> Vec3View:
@@ -119,8 +131,19 @@ class MonsterData:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = MonsterData()
+        MonsterData.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: MonsterData, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        return _read_MonsterData(v, v.r.table(8))
+        _read_MonsterData(v, v.r.table(8), x)
 
     @staticmethod
     def view(
@@ -174,11 +197,23 @@ class Monster:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Monster()
+        Monster.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Monster, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 12:
             v.charge(104)
-            return Monster()
-        return _read_Monster(v, 8)
+            karmem.assign(x, Monster())
+            return
+        _read_Monster(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> MonsterView:
@@ -233,8 +268,19 @@ class State:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = State()
+        State.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: State, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        return _read_State(v, v.r.table(8))
+        _read_State(v, v.r.table(8), x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> StateView:
@@ -267,9 +313,8 @@ def _write_Vec3(w: karmem.Writer, x: Vec3, at: int) -> None:
     w.f32(at + 8, x.z)
 
 
-def _read_Vec3(v: karmem.Validator, at: int) -> Vec3:
+def _read_Vec3(v: karmem.Validator, at: int, x: Vec3) -> Vec3:
     r = v.r
-    x = Vec3()
     x.x = r.f32(at)
     x.y = r.f32(at + 4)
     x.z = r.f32(at + 8)
@@ -300,39 +345,59 @@ def _write_MonsterData(w: karmem.Writer, x: MonsterData, ref: int) -> None:
     _write_soa_Vec3(w, at + 92, x.path)
 
 
-def _read_MonsterData(v: karmem.Validator, t: karmem.Table) -> MonsterData:
+def _read_MonsterData(
+    v: karmem.Validator, t: karmem.Table, x: MonsterData
+) -> MonsterData:
     if t.used == 0:
         v.charge(104)
-        return MonsterData()
+        karmem.assign(x, MonsterData())
+        return x
     v.enter()
     v.charge(max(t.used, 104))
     r = v.r
-    x = MonsterData()
     if t.used >= 16:
-        x.pos = _read_Vec3(v, t.offset + 4)
+        _read_Vec3(v, t.offset + 4, x.pos)
+    else:
+        x.pos = karmem.keep(x.pos, Vec3())
     if t.used >= 18:
         x.mana = r.i16(t.offset + 16)
+    else:
+        x.mana = 0
     if t.used >= 20:
         x.health = r.i16(t.offset + 18)
+    else:
+        x.health = 0
     if t.used >= 32:
         a_0 = r.array(t.offset + 20, 1, karmem.NO_LIMIT)
         v.charge(a_0.len)
         x.name = r.string(a_0)
+    else:
+        x.name = ""
     if t.used >= 33:
         x.team = r.u8(t.offset + 32)
+    else:
+        x.team = 0
     if t.used >= 48:
         a_1 = r.array(t.offset + 36, 1, 128)
         v.charge(a_1.len)
-        x.inventory = r.ints(a_1.offset, a_1.len, "B")
+        x.inventory[:] = r.ints(a_1.offset, a_1.len, "B")
+    else:
+        x.inventory.clear()
     if t.used >= 80:
-        x.hitbox = r.floats(t.offset + 48, 4, "d")
+        x.hitbox[:] = r.floats(t.offset + 48, 4, "d")
+    else:
+        x.hitbox[:] = [0.0] * 4
     if t.used >= 92:
         a_2 = r.array(t.offset + 80, 4, karmem.NO_LIMIT)
         v.charge(a_2.len * 4)
-        x.status = r.ints(a_2.offset, a_2.len, "i")
+        x.status[:] = r.ints(a_2.offset, a_2.len, "i")
+    else:
+        x.status.clear()
     if t.used >= 104:
         a_3 = r.array(t.offset + 92, 0, 128)
-        x.path = _read_soa_Vec3(v, a_3)
+        x.path = _read_soa_Vec3(v, a_3, x.path)
+    else:
+        x.path.clear()
     v.leave()
     return x
 
@@ -352,10 +417,9 @@ def _write_Monster(w: karmem.Writer, x: Monster, at: int) -> None:
     _write_MonsterData(w, x.data, at)
 
 
-def _read_Monster(v: karmem.Validator, at: int) -> Monster:
+def _read_Monster(v: karmem.Validator, at: int, x: Monster) -> Monster:
     r = v.r
-    x = Monster()
-    x.data = _read_MonsterData(v, r.table(r.u32(at)))
+    x.data = _read_MonsterData(v, r.table(r.u32(at)), x.data)
     return x
 
 
@@ -374,17 +438,19 @@ def _write_State(w: karmem.Writer, x: State, ref: int) -> None:
     _write_soa_Monster(w, at + 4, x.monsters)
 
 
-def _read_State(v: karmem.Validator, t: karmem.Table) -> State:
+def _read_State(v: karmem.Validator, t: karmem.Table, x: State) -> State:
     if t.used == 0:
         v.charge(16)
-        return State()
+        karmem.assign(x, State())
+        return x
     v.enter()
     v.charge(max(t.used, 16))
     r = v.r
-    x = State()
     if t.used >= 16:
         a_8 = r.array(t.offset + 4, 0, 2000)
-        x.monsters = _read_soa_Monster(v, a_8)
+        x.monsters = _read_soa_Monster(v, a_8, x.monsters)
+    else:
+        x.monsters.clear()
     v.leave()
     return x
 
@@ -407,20 +473,26 @@ def _write_soa_Vec3(w: karmem.Writer, at: int, items: list[Vec3]) -> None:
     w.column(cols[2], "f", [e.z for e in items])
 
 
-def _read_soa_Vec3(v: karmem.Validator, a: karmem.ArrayRef) -> list[Vec3]:
+def _read_soa_Vec3(
+    v: karmem.Validator, a: karmem.ArrayRef, s: list[Vec3]
+) -> list[Vec3]:
     r = v.r
     cols = v.soa_columns(a, _COLS_Vec3)
     v.charge(a.len * 12)
-    s: list[Vec3] = []
-    for i in range(a.len):
-        e = Vec3()
+    karmem.fit(s, a.len, Vec3)
+    for i, e in enumerate(s):
         if cols[0] != 0:
             e.x = r.f32(cols[0] + i * 4)
+        else:
+            e.x = 0.0
         if cols[1] != 0:
             e.y = r.f32(cols[1] + i * 4)
+        else:
+            e.y = 0.0
         if cols[2] != 0:
             e.z = r.f32(cols[2] + i * 4)
-        s.append(e)
+        else:
+            e.z = 0.0
     return s
 
 
@@ -464,43 +536,65 @@ def _write_soa_Monster(w: karmem.Writer, at: int, items: list[Monster]) -> None:
         _write_soa_Vec3(w, cols[7] + i * 12, e.data.path)
 
 
-def _read_soa_Monster(v: karmem.Validator, a: karmem.ArrayRef) -> list[Monster]:
+def _read_soa_Monster(
+    v: karmem.Validator, a: karmem.ArrayRef, s: list[Monster]
+) -> list[Monster]:
     r = v.r
     cols = v.soa_columns(a, _COLS_Monster)
     v.charge(a.len * 97)
-    s: list[Monster] = []
-    for i in range(a.len):
-        e = Monster()
+    karmem.fit(s, a.len, Monster)
+    for i, e in enumerate(s):
         if cols[0] != 0:
-            e.data.hitbox = r.floats(cols[0] + i * 32, 4, "d")
+            e.data.hitbox[:] = r.floats(cols[0] + i * 32, 4, "d")
+        else:
+            e.data.hitbox[:] = [0.0] * 4
         if cols[1] != 0:
             e.data.pos.x = r.f32(cols[1] + i * 4)
+        else:
+            e.data.pos.x = 0.0
         if cols[2] != 0:
             e.data.pos.y = r.f32(cols[2] + i * 4)
+        else:
+            e.data.pos.y = 0.0
         if cols[3] != 0:
             e.data.pos.z = r.f32(cols[3] + i * 4)
+        else:
+            e.data.pos.z = 0.0
         if cols[4] != 0:
             a_10 = r.array(cols[4] + i * 12, 1, karmem.NO_LIMIT)
             v.charge(a_10.len)
             e.data.name = r.string(a_10)
+        else:
+            e.data.name = ""
         if cols[5] != 0:
             a_11 = r.array(cols[5] + i * 12, 1, 128)
             v.charge(a_11.len)
-            e.data.inventory = r.ints(a_11.offset, a_11.len, "B")
+            e.data.inventory[:] = r.ints(a_11.offset, a_11.len, "B")
+        else:
+            e.data.inventory.clear()
         if cols[6] != 0:
             a_12 = r.array(cols[6] + i * 12, 4, karmem.NO_LIMIT)
             v.charge(a_12.len * 4)
-            e.data.status = r.ints(a_12.offset, a_12.len, "i")
+            e.data.status[:] = r.ints(a_12.offset, a_12.len, "i")
+        else:
+            e.data.status.clear()
         if cols[7] != 0:
             a_13 = r.array(cols[7] + i * 12, 0, 128)
-            e.data.path = _read_soa_Vec3(v, a_13)
+            e.data.path = _read_soa_Vec3(v, a_13, e.data.path)
+        else:
+            e.data.path.clear()
         if cols[8] != 0:
             e.data.mana = r.i16(cols[8] + i * 2)
+        else:
+            e.data.mana = 0
         if cols[9] != 0:
             e.data.health = r.i16(cols[9] + i * 2)
+        else:
+            e.data.health = 0
         if cols[10] != 0:
             e.data.team = r.u8(cols[10] + i)
-        s.append(e)
+        else:
+            e.data.team = 0
     return s
 
 

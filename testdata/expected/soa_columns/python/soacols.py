@@ -32,8 +32,19 @@ class Circle:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Circle()
+        Circle.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Circle, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        return _read_Circle(v, v.r.table(8))
+        _read_Circle(v, v.r.table(8), x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> CircleView:
@@ -83,10 +94,22 @@ class Square:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Square()
+        Square.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Square, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 12:
-            return Square()
-        return _read_Square(v, 8)
+            karmem.assign(x, Square())
+            return
+        _read_Square(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> SquareView:
@@ -142,10 +165,22 @@ class Tag:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Tag()
+        Tag.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Tag, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 20:
-            return Tag()
-        return _read_Tag(v, 8)
+            karmem.assign(x, Tag())
+            return
+        _read_Tag(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> TagView:
@@ -206,10 +241,22 @@ class Item:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Item()
+        Item.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Item, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 72:
-            return Item()
-        return _read_Item(v, 8)
+            karmem.assign(x, Item())
+            return
+        _read_Item(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> ItemView:
@@ -264,8 +311,19 @@ class Root:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Root()
+        Root.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Root, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        return _read_Root(v, v.r.table(8))
+        _read_Root(v, v.r.table(8), x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> RootView:
@@ -300,16 +358,18 @@ def _write_Circle(w: karmem.Writer, x: Circle, ref: int) -> None:
     w.f64(at + 8, x.radius)
 
 
-def _read_Circle(v: karmem.Validator, t: karmem.Table) -> Circle:
+def _read_Circle(v: karmem.Validator, t: karmem.Table, x: Circle) -> Circle:
     if t.used == 0:
         v.charge(16)
-        return Circle()
+        karmem.assign(x, Circle())
+        return x
     v.enter()
     v.charge(max(t.used, 16))
     r = v.r
-    x = Circle()
     if t.used >= 16:
         x.radius = r.f64(t.offset + 8)
+    else:
+        x.radius = 0.0
     v.leave()
     return x
 
@@ -323,9 +383,8 @@ def _write_Square(w: karmem.Writer, x: Square, at: int) -> None:
     w.f32(at, x.side)
 
 
-def _read_Square(v: karmem.Validator, at: int) -> Square:
+def _read_Square(v: karmem.Validator, at: int, x: Square) -> Square:
     r = v.r
-    x = Square()
     x.side = r.f32(at)
     return x
 
@@ -338,9 +397,8 @@ def _write_Tag(w: karmem.Writer, x: Tag, at: int) -> None:
     w.string(at, x.label)
 
 
-def _read_Tag(v: karmem.Validator, at: int) -> Tag:
+def _read_Tag(v: karmem.Validator, at: int, x: Tag) -> Tag:
     r = v.r
-    x = Tag()
     a_0 = r.array(at, 1, karmem.NO_LIMIT)
     v.charge(a_0.len)
     x.label = r.string(a_0)
@@ -366,56 +424,55 @@ def _write_Item(w: karmem.Writer, x: Item, at: int) -> None:
     w.bool(at + 60, x.ok)
 
 
-def _read_Item(v: karmem.Validator, at: int) -> Item:
+def _read_Item(v: karmem.Validator, at: int, x: Item) -> Item:
     r = v.r
-    x = Item()
     a_7 = r.array(at, 2, karmem.NO_LIMIT)
     v.charge(a_7.len * 2)
     x.wide = r.utf16(a_7)
     a_8 = r.array(at + 12, 1, karmem.NO_LIMIT)
     v.charge(a_8.len)
-    x.flags = r.bools(a_8.offset, a_8.len)
+    x.flags[:] = r.bools(a_8.offset, a_8.len)
     a_9 = r.array(at + 24, 0, karmem.NO_LIMIT)
-    x.tags = _read_soa_Tag(v, a_9)
+    x.tags = _read_soa_Tag(v, a_9, x.tags)
     a_10 = r.array(at + 36, 0, karmem.NO_LIMIT)
     cols_12 = r.union_columns(a_10, 1)
     if cols_12 is not None:
         v.charge(a_10.len * 5)
-        x.shapes = [
-            _read_Shape(v, cols_12[0] + k_11, cols_12[1] + k_11 * 4)
-            for k_11 in range(a_10.len)
-        ]
+        s_14 = karmem.fit(x.shapes, a_10.len, lambda: None)
+        for k_11, e_13 in enumerate(s_14):
+            s_14[k_11] = _read_Shape(v, cols_12[0] + k_11, cols_12[1] + k_11 * 4, e_13)
+        x.shapes = s_14
     else:
-        x.shapes = []
-    a_13 = r.array(at + 48, 0, karmem.NO_LIMIT)
-    x.bunch = _read_bovos_Shape(v, a_13)
+        x.shapes.clear()
+    a_15 = r.array(at + 48, 0, karmem.NO_LIMIT)
+    x.bunch = karmem.keep(x.bunch, _read_bovos_Shape(v, a_15))
     x.ok = r.bool(at + 60)
     return x
 
 
 def _validate_Item(v: karmem.Validator, at: int) -> None:
-    a_14 = v.array(at, 2, karmem.NO_LIMIT)
-    v.utf16(a_14.offset, a_14.len)
-    a_15 = v.array(at + 12, 1, karmem.NO_LIMIT)
-    v.bools(a_15.offset, a_15.len)
-    a_16 = v.array(at + 24, 0, karmem.NO_LIMIT)
-    _validate_soa_Tag(v, a_16)
-    a_17 = v.array(at + 36, 0, karmem.NO_LIMIT)
-    cols_19 = v.union_columns(a_17, 1)
-    if cols_19 is not None:
-        for i_18 in range(a_17.len):
-            _validate_Shape(v, cols_19[0] + i_18, cols_19[1] + i_18 * 4)
-    a_20 = v.array(at + 48, 0, karmem.NO_LIMIT)
-    entries_21 = v.bunch(a_20, (1, 4))
-    for e_22 in range(1, entries_21 + 1):
-        entry_23 = a_20.offset + 16 * e_22
-        tag_24 = v.r.u32(entry_23)
-        if tag_24 == 1:
-            a_25 = v.array(entry_23 + 4, 0, karmem.NO_LIMIT)
-            _validate_soa_Circle(v, a_25)
-        elif tag_24 == 4:
-            a_26 = v.array(entry_23 + 4, 0, karmem.NO_LIMIT)
-            _validate_soa_Square(v, a_26)
+    a_16 = v.array(at, 2, karmem.NO_LIMIT)
+    v.utf16(a_16.offset, a_16.len)
+    a_17 = v.array(at + 12, 1, karmem.NO_LIMIT)
+    v.bools(a_17.offset, a_17.len)
+    a_18 = v.array(at + 24, 0, karmem.NO_LIMIT)
+    _validate_soa_Tag(v, a_18)
+    a_19 = v.array(at + 36, 0, karmem.NO_LIMIT)
+    cols_21 = v.union_columns(a_19, 1)
+    if cols_21 is not None:
+        for i_20 in range(a_19.len):
+            _validate_Shape(v, cols_21[0] + i_20, cols_21[1] + i_20 * 4)
+    a_22 = v.array(at + 48, 0, karmem.NO_LIMIT)
+    entries_23 = v.bunch(a_22, (1, 4))
+    for e_24 in range(1, entries_23 + 1):
+        entry_25 = a_22.offset + 16 * e_24
+        tag_26 = v.r.u32(entry_25)
+        if tag_26 == 1:
+            a_27 = v.array(entry_25 + 4, 0, karmem.NO_LIMIT)
+            _validate_soa_Circle(v, a_27)
+        elif tag_26 == 4:
+            a_28 = v.array(entry_25 + 4, 0, karmem.NO_LIMIT)
+            _validate_soa_Square(v, a_28)
     v.bool_at(at + 60)
 
 
@@ -427,25 +484,27 @@ def _write_Root(w: karmem.Writer, x: Root, ref: int) -> None:
     _write_soa_Item(w, at + 4, x.items)
 
 
-def _read_Root(v: karmem.Validator, t: karmem.Table) -> Root:
+def _read_Root(v: karmem.Validator, t: karmem.Table, x: Root) -> Root:
     if t.used == 0:
         v.charge(16)
-        return Root()
+        karmem.assign(x, Root())
+        return x
     v.enter()
     v.charge(max(t.used, 16))
     r = v.r
-    x = Root()
     if t.used >= 16:
-        a_27 = r.array(t.offset + 4, 0, karmem.NO_LIMIT)
-        x.items = _read_soa_Item(v, a_27)
+        a_29 = r.array(t.offset + 4, 0, karmem.NO_LIMIT)
+        x.items = _read_soa_Item(v, a_29, x.items)
+    else:
+        x.items.clear()
     v.leave()
     return x
 
 
 def _validate_Root(v: karmem.Validator, t: karmem.Table) -> None:
     v.enter()
-    a_28 = v.field_array(t, 4, 0, karmem.NO_LIMIT)
-    _validate_soa_Item(v, a_28)
+    a_30 = v.field_array(t, 4, 0, karmem.NO_LIMIT)
+    _validate_soa_Item(v, a_30)
     v.leave()
 
 
@@ -482,15 +541,19 @@ def _write_bovos_Shape(w: karmem.Writer, at: int, items: list[Shape | None]) -> 
     w.array_ref(at, table, total)
 
 
-def _read_Shape(v: karmem.Validator, tag_at: int, offset_at: int) -> Shape | None:
+def _read_Shape(
+    v: karmem.Validator, tag_at: int, offset_at: int, old: Shape | None
+) -> Shape | None:
     r = v.r
     tag = r.u8(tag_at)
     offset = r.u32(offset_at)
     if tag == 1:
-        return _read_Circle(v, r.table(offset))
+        return _read_Circle(
+            v, r.table(offset), old if isinstance(old, Circle) else Circle()
+        )
     if tag == 4 and r.inline_at(offset, 4):
         v.charge(4)
-        return _read_Square(v, offset)
+        return _read_Square(v, offset, old if isinstance(old, Square) else Square())
     return None
 
 
@@ -498,8 +561,8 @@ def _read_bovos_Shape(v: karmem.Validator, a: karmem.ArrayRef) -> list[Shape | N
     r = v.r
     out: list[Shape | None] = []
     v.charge_bunch(a)
-    out.extend(_read_soa_Circle(v, r.bunch_entry(a, 1, 0)))
-    out.extend(_read_soa_Square(v, r.bunch_entry(a, 4, 0)))
+    out.extend(_read_soa_Circle(v, r.bunch_entry(a, 1, 0), []))
+    out.extend(_read_soa_Square(v, r.bunch_entry(a, 4, 0), []))
     return out
 
 
@@ -527,16 +590,18 @@ def _write_soa_Circle(w: karmem.Writer, at: int, items: list[Circle]) -> None:
     w.column(cols[0], "d", [e.radius for e in items])
 
 
-def _read_soa_Circle(v: karmem.Validator, a: karmem.ArrayRef) -> list[Circle]:
+def _read_soa_Circle(
+    v: karmem.Validator, a: karmem.ArrayRef, s: list[Circle]
+) -> list[Circle]:
     r = v.r
     cols = v.soa_columns(a, _COLS_Circle)
     v.charge(a.len * 8)
-    s: list[Circle] = []
-    for i in range(a.len):
-        e = Circle()
+    karmem.fit(s, a.len, Circle)
+    for i, e in enumerate(s):
         if cols[0] != 0:
             e.radius = r.f64(cols[0] + i * 8)
-        s.append(e)
+        else:
+            e.radius = 0.0
     return s
 
 
@@ -553,16 +618,18 @@ def _write_soa_Square(w: karmem.Writer, at: int, items: list[Square]) -> None:
     w.column(cols[0], "f", [e.side for e in items])
 
 
-def _read_soa_Square(v: karmem.Validator, a: karmem.ArrayRef) -> list[Square]:
+def _read_soa_Square(
+    v: karmem.Validator, a: karmem.ArrayRef, s: list[Square]
+) -> list[Square]:
     r = v.r
     cols = v.soa_columns(a, _COLS_Square)
     v.charge(a.len * 4)
-    s: list[Square] = []
-    for i in range(a.len):
-        e = Square()
+    karmem.fit(s, a.len, Square)
+    for i, e in enumerate(s):
         if cols[0] != 0:
             e.side = r.f32(cols[0] + i * 4)
-        s.append(e)
+        else:
+            e.side = 0.0
     return s
 
 
@@ -580,27 +647,27 @@ def _write_soa_Tag(w: karmem.Writer, at: int, items: list[Tag]) -> None:
         w.string(cols[0] + i * 12, e.label)
 
 
-def _read_soa_Tag(v: karmem.Validator, a: karmem.ArrayRef) -> list[Tag]:
+def _read_soa_Tag(v: karmem.Validator, a: karmem.ArrayRef, s: list[Tag]) -> list[Tag]:
     r = v.r
     cols = v.soa_columns(a, _COLS_Tag)
     v.charge(a.len * 12)
-    s: list[Tag] = []
-    for i in range(a.len):
-        e = Tag()
+    karmem.fit(s, a.len, Tag)
+    for i, e in enumerate(s):
         if cols[0] != 0:
-            a_29 = r.array(cols[0] + i * 12, 1, karmem.NO_LIMIT)
-            v.charge(a_29.len)
-            e.label = r.string(a_29)
-        s.append(e)
+            a_31 = r.array(cols[0] + i * 12, 1, karmem.NO_LIMIT)
+            v.charge(a_31.len)
+            e.label = r.string(a_31)
+        else:
+            e.label = ""
     return s
 
 
 def _validate_soa_Tag(v: karmem.Validator, a: karmem.ArrayRef) -> None:
     cols = v.soa(a, _COLS_Tag)
     if cols[0] != 0:
-        for i_30 in range(a.len):
-            a_31 = v.array(cols[0] + i_30 * 12, 1, karmem.NO_LIMIT)
-            v.utf8(a_31.offset, a_31.len)
+        for i_32 in range(a.len):
+            a_33 = v.array(cols[0] + i_32 * 12, 1, karmem.NO_LIMIT)
+            v.utf8(a_33.offset, a_33.len)
 
 
 _COLS_Item: karmem.Columns = (
@@ -620,91 +687,105 @@ def _write_soa_Item(w: karmem.Writer, at: int, items: list[Item]) -> None:
         w.utf16(cols[0] + i * 12, e.wide)
         w.plain_bools(cols[1] + i * 12, e.flags)
         _write_soa_Tag(w, cols[2] + i * 12, e.tags)
-        items_32 = e.shapes
-        tags_33 = w.alloc_array(len(items_32), 1)
-        offsets_34 = w.alloc_array(len(items_32), 4)
-        for k_35, e_36 in enumerate(items_32):
-            _write_Shape(w, e_36, tags_33 + k_35, offsets_34 + k_35 * 4)
-        w.array_ref(cols[3] + i * 12, tags_33, len(items_32))
+        items_34 = e.shapes
+        tags_35 = w.alloc_array(len(items_34), 1)
+        offsets_36 = w.alloc_array(len(items_34), 4)
+        for k_37, e_38 in enumerate(items_34):
+            _write_Shape(w, e_38, tags_35 + k_37, offsets_36 + k_37 * 4)
+        w.array_ref(cols[3] + i * 12, tags_35, len(items_34))
         _write_bovos_Shape(w, cols[4] + i * 12, e.bunch)
         w.bool(cols[5] + i, e.ok)
 
 
-def _read_soa_Item(v: karmem.Validator, a: karmem.ArrayRef) -> list[Item]:
+def _read_soa_Item(
+    v: karmem.Validator, a: karmem.ArrayRef, s: list[Item]
+) -> list[Item]:
     r = v.r
     cols = v.soa_columns(a, _COLS_Item)
     v.charge(a.len * 61)
-    s: list[Item] = []
-    for i in range(a.len):
-        e = Item()
+    karmem.fit(s, a.len, Item)
+    for i, e in enumerate(s):
         if cols[0] != 0:
-            a_37 = r.array(cols[0] + i * 12, 2, karmem.NO_LIMIT)
-            v.charge(a_37.len * 2)
-            e.wide = r.utf16(a_37)
+            a_39 = r.array(cols[0] + i * 12, 2, karmem.NO_LIMIT)
+            v.charge(a_39.len * 2)
+            e.wide = r.utf16(a_39)
+        else:
+            e.wide = ""
         if cols[1] != 0:
-            a_38 = r.array(cols[1] + i * 12, 1, karmem.NO_LIMIT)
-            v.charge(a_38.len)
-            e.flags = r.bools(a_38.offset, a_38.len)
+            a_40 = r.array(cols[1] + i * 12, 1, karmem.NO_LIMIT)
+            v.charge(a_40.len)
+            e.flags[:] = r.bools(a_40.offset, a_40.len)
+        else:
+            e.flags.clear()
         if cols[2] != 0:
-            a_39 = r.array(cols[2] + i * 12, 0, karmem.NO_LIMIT)
-            e.tags = _read_soa_Tag(v, a_39)
+            a_41 = r.array(cols[2] + i * 12, 0, karmem.NO_LIMIT)
+            e.tags = _read_soa_Tag(v, a_41, e.tags)
+        else:
+            e.tags.clear()
         if cols[3] != 0:
-            a_40 = r.array(cols[3] + i * 12, 0, karmem.NO_LIMIT)
-            cols_42 = r.union_columns(a_40, 1)
-            if cols_42 is not None:
-                v.charge(a_40.len * 5)
-                e.shapes = [
-                    _read_Shape(v, cols_42[0] + k_41, cols_42[1] + k_41 * 4)
-                    for k_41 in range(a_40.len)
-                ]
+            a_42 = r.array(cols[3] + i * 12, 0, karmem.NO_LIMIT)
+            cols_44 = r.union_columns(a_42, 1)
+            if cols_44 is not None:
+                v.charge(a_42.len * 5)
+                s_46 = karmem.fit(e.shapes, a_42.len, lambda: None)
+                for k_43, e_45 in enumerate(s_46):
+                    s_46[k_43] = _read_Shape(
+                        v, cols_44[0] + k_43, cols_44[1] + k_43 * 4, e_45
+                    )
+                e.shapes = s_46
             else:
-                e.shapes = []
+                e.shapes.clear()
+        else:
+            e.shapes.clear()
         if cols[4] != 0:
-            a_43 = r.array(cols[4] + i * 12, 0, karmem.NO_LIMIT)
-            e.bunch = _read_bovos_Shape(v, a_43)
+            a_47 = r.array(cols[4] + i * 12, 0, karmem.NO_LIMIT)
+            e.bunch = karmem.keep(e.bunch, _read_bovos_Shape(v, a_47))
+        else:
+            e.bunch.clear()
         if cols[5] != 0:
             e.ok = r.bool(cols[5] + i)
-        s.append(e)
+        else:
+            e.ok = False
     return s
 
 
 def _validate_soa_Item(v: karmem.Validator, a: karmem.ArrayRef) -> None:
     cols = v.soa(a, _COLS_Item)
     if cols[0] != 0:
-        for i_44 in range(a.len):
-            a_45 = v.array(cols[0] + i_44 * 12, 2, karmem.NO_LIMIT)
-            v.utf16(a_45.offset, a_45.len)
-    if cols[1] != 0:
-        for i_46 in range(a.len):
-            a_47 = v.array(cols[1] + i_46 * 12, 1, karmem.NO_LIMIT)
-            v.bools(a_47.offset, a_47.len)
-    if cols[2] != 0:
         for i_48 in range(a.len):
-            a_49 = v.array(cols[2] + i_48 * 12, 0, karmem.NO_LIMIT)
-            _validate_soa_Tag(v, a_49)
-    if cols[3] != 0:
+            a_49 = v.array(cols[0] + i_48 * 12, 2, karmem.NO_LIMIT)
+            v.utf16(a_49.offset, a_49.len)
+    if cols[1] != 0:
         for i_50 in range(a.len):
-            a_51 = v.array(cols[3] + i_50 * 12, 0, karmem.NO_LIMIT)
-            cols_53 = v.union_columns(a_51, 1)
-            if cols_53 is not None:
-                for i_52 in range(a_51.len):
-                    _validate_Shape(v, cols_53[0] + i_52, cols_53[1] + i_52 * 4)
-    if cols[4] != 0:
+            a_51 = v.array(cols[1] + i_50 * 12, 1, karmem.NO_LIMIT)
+            v.bools(a_51.offset, a_51.len)
+    if cols[2] != 0:
+        for i_52 in range(a.len):
+            a_53 = v.array(cols[2] + i_52 * 12, 0, karmem.NO_LIMIT)
+            _validate_soa_Tag(v, a_53)
+    if cols[3] != 0:
         for i_54 in range(a.len):
-            a_55 = v.array(cols[4] + i_54 * 12, 0, karmem.NO_LIMIT)
-            entries_56 = v.bunch(a_55, (1, 4))
-            for e_57 in range(1, entries_56 + 1):
-                entry_58 = a_55.offset + 16 * e_57
-                tag_59 = v.r.u32(entry_58)
-                if tag_59 == 1:
-                    a_60 = v.array(entry_58 + 4, 0, karmem.NO_LIMIT)
-                    _validate_soa_Circle(v, a_60)
-                elif tag_59 == 4:
-                    a_61 = v.array(entry_58 + 4, 0, karmem.NO_LIMIT)
-                    _validate_soa_Square(v, a_61)
+            a_55 = v.array(cols[3] + i_54 * 12, 0, karmem.NO_LIMIT)
+            cols_57 = v.union_columns(a_55, 1)
+            if cols_57 is not None:
+                for i_56 in range(a_55.len):
+                    _validate_Shape(v, cols_57[0] + i_56, cols_57[1] + i_56 * 4)
+    if cols[4] != 0:
+        for i_58 in range(a.len):
+            a_59 = v.array(cols[4] + i_58 * 12, 0, karmem.NO_LIMIT)
+            entries_60 = v.bunch(a_59, (1, 4))
+            for e_61 in range(1, entries_60 + 1):
+                entry_62 = a_59.offset + 16 * e_61
+                tag_63 = v.r.u32(entry_62)
+                if tag_63 == 1:
+                    a_64 = v.array(entry_62 + 4, 0, karmem.NO_LIMIT)
+                    _validate_soa_Circle(v, a_64)
+                elif tag_63 == 4:
+                    a_65 = v.array(entry_62 + 4, 0, karmem.NO_LIMIT)
+                    _validate_soa_Square(v, a_65)
     if cols[5] != 0:
-        for i_62 in range(a.len):
-            v.bool_at(cols[5] + i_62)
+        for i_66 in range(a.len):
+            v.bool_at(cols[5] + i_66)
 
 
 class CircleView:
@@ -752,8 +833,8 @@ class TagView:
 
     @property
     def label(self) -> str:
-        a_63 = self._r.array(self._at, 1, karmem.NO_LIMIT)
-        return self._r.string(a_63)
+        a_67 = self._r.array(self._at, 1, karmem.NO_LIMIT)
+        return self._r.string(a_67)
 
 
 class ItemView:
@@ -767,30 +848,30 @@ class ItemView:
 
     @property
     def wide(self) -> str:
-        a_64 = self._r.array(self._at, 2, karmem.NO_LIMIT)
-        return self._r.utf16(a_64)
+        a_68 = self._r.array(self._at, 2, karmem.NO_LIMIT)
+        return self._r.utf16(a_68)
 
     @property
     def flags(self) -> list[bool]:
-        a_65 = self._r.array(self._at + 12, 1, karmem.NO_LIMIT)
-        return self._r.bools(a_65.offset, a_65.len)
+        a_69 = self._r.array(self._at + 12, 1, karmem.NO_LIMIT)
+        return self._r.bools(a_69.offset, a_69.len)
 
     @property
     def tags(self) -> TagSoa:
-        a_66 = self._r.array(self._at + 24, 0, karmem.NO_LIMIT)
-        return TagSoa(self._r, a_66)
+        a_70 = self._r.array(self._at + 24, 0, karmem.NO_LIMIT)
+        return TagSoa(self._r, a_70)
 
     @property
     def shapes(self) -> karmem.Seq[ShapeView | None]:
-        a_67 = self._r.array(self._at + 36, 0, karmem.NO_LIMIT)
+        a_71 = self._r.array(self._at + 36, 0, karmem.NO_LIMIT)
         return self._r.union_seq(
-            a_67, 1, lambda tag_68, offset_69: _view_Shape(self._r, tag_68, offset_69)
+            a_71, 1, lambda tag_72, offset_73: _view_Shape(self._r, tag_72, offset_73)
         )
 
     @property
     def bunch(self) -> list[CircleSoaItem | SquareSoaItem]:
-        a_70 = self._r.array(self._at + 48, 0, karmem.NO_LIMIT)
-        return _view_bovos_Shape(self._r, a_70)
+        a_74 = self._r.array(self._at + 48, 0, karmem.NO_LIMIT)
+        return _view_bovos_Shape(self._r, a_74)
 
     @property
     def ok(self) -> bool:
@@ -808,10 +889,10 @@ class RootView:
 
     @property
     def items(self) -> ItemSoa:
-        a_71 = karmem.EMPTY
+        a_75 = karmem.EMPTY
         if self._t.used >= 16:
-            a_71 = self._r.array(self._t.offset + 4, 0, karmem.NO_LIMIT)
-        return ItemSoa(self._r, a_71)
+            a_75 = self._r.array(self._t.offset + 4, 0, karmem.NO_LIMIT)
+        return ItemSoa(self._r, a_75)
 
 
 def _view_Shape(r: karmem.Reader, tag_at: int, offset_at: int) -> ShapeView | None:
@@ -827,9 +908,9 @@ def _view_Shape(r: karmem.Reader, tag_at: int, offset_at: int) -> ShapeView | No
 def _view_bovos_Shape(
     r: karmem.Reader, a: karmem.ArrayRef
 ) -> list[CircleSoaItem | SquareSoaItem]:
-    sub_72 = r.bunch_entry(a, 1, 0)
-    sub_73 = r.bunch_entry(a, 4, 0)
-    return [*CircleSoa(r, sub_72), *SquareSoa(r, sub_73)]
+    sub_76 = r.bunch_entry(a, 1, 0)
+    sub_77 = r.bunch_entry(a, 4, 0)
+    return [*CircleSoa(r, sub_76), *SquareSoa(r, sub_77)]
 
 
 class CircleSoa(karmem.Seq["CircleSoaItem"]):
@@ -938,10 +1019,10 @@ class TagSoaItem:
 
     @property
     def label(self) -> str:
-        a_74 = karmem.EMPTY
+        a_78 = karmem.EMPTY
         if self._cols[0] != 0:
-            a_74 = self._r.array(self._cols[0] + self._i * 12, 1, karmem.NO_LIMIT)
-        return self._r.string(a_74)
+            a_78 = self._r.array(self._cols[0] + self._i * 12, 1, karmem.NO_LIMIT)
+        return self._r.string(a_78)
 
 
 class ItemSoa(karmem.Seq["ItemSoaItem"]):
@@ -972,40 +1053,40 @@ class ItemSoaItem:
 
     @property
     def wide(self) -> str:
-        a_75 = karmem.EMPTY
+        a_79 = karmem.EMPTY
         if self._cols[0] != 0:
-            a_75 = self._r.array(self._cols[0] + self._i * 12, 2, karmem.NO_LIMIT)
-        return self._r.utf16(a_75)
+            a_79 = self._r.array(self._cols[0] + self._i * 12, 2, karmem.NO_LIMIT)
+        return self._r.utf16(a_79)
 
     @property
     def flags(self) -> list[bool]:
-        a_76 = karmem.EMPTY
+        a_80 = karmem.EMPTY
         if self._cols[1] != 0:
-            a_76 = self._r.array(self._cols[1] + self._i * 12, 1, karmem.NO_LIMIT)
-        return self._r.bools(a_76.offset, a_76.len)
+            a_80 = self._r.array(self._cols[1] + self._i * 12, 1, karmem.NO_LIMIT)
+        return self._r.bools(a_80.offset, a_80.len)
 
     @property
     def tags(self) -> TagSoa:
-        a_77 = karmem.EMPTY
+        a_81 = karmem.EMPTY
         if self._cols[2] != 0:
-            a_77 = self._r.array(self._cols[2] + self._i * 12, 0, karmem.NO_LIMIT)
-        return TagSoa(self._r, a_77)
+            a_81 = self._r.array(self._cols[2] + self._i * 12, 0, karmem.NO_LIMIT)
+        return TagSoa(self._r, a_81)
 
     @property
     def shapes(self) -> karmem.Seq[ShapeView | None]:
-        a_78 = karmem.EMPTY
+        a_82 = karmem.EMPTY
         if self._cols[3] != 0:
-            a_78 = self._r.array(self._cols[3] + self._i * 12, 0, karmem.NO_LIMIT)
+            a_82 = self._r.array(self._cols[3] + self._i * 12, 0, karmem.NO_LIMIT)
         return self._r.union_seq(
-            a_78, 1, lambda tag_79, offset_80: _view_Shape(self._r, tag_79, offset_80)
+            a_82, 1, lambda tag_83, offset_84: _view_Shape(self._r, tag_83, offset_84)
         )
 
     @property
     def bunch(self) -> list[CircleSoaItem | SquareSoaItem]:
-        a_81 = karmem.EMPTY
+        a_85 = karmem.EMPTY
         if self._cols[4] != 0:
-            a_81 = self._r.array(self._cols[4] + self._i * 12, 0, karmem.NO_LIMIT)
-        return _view_bovos_Shape(self._r, a_81)
+            a_85 = self._r.array(self._cols[4] + self._i * 12, 0, karmem.NO_LIMIT)
+        return _view_bovos_Shape(self._r, a_85)
 
     @property
     def ok(self) -> bool:

@@ -61,10 +61,22 @@ class Plain:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Plain()
+        Plain.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Plain, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 80:
-            return Plain()
-        return _read_Plain(v, 8)
+            karmem.assign(x, Plain())
+            return
+        _read_Plain(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> PlainView:
@@ -121,10 +133,22 @@ class L7:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = L7()
+        L7.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: L7, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 16:
-            return L7()
-        return _read_L7(v, 8)
+            karmem.assign(x, L7())
+            return
+        _read_L7(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L7View:
@@ -182,10 +206,22 @@ class L6:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = L6()
+        L6.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: L6, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 24:
-            return L6()
-        return _read_L6(v, 8)
+            karmem.assign(x, L6())
+            return
+        _read_L6(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L6View:
@@ -243,10 +279,22 @@ class L5:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = L5()
+        L5.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: L5, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 32:
-            return L5()
-        return _read_L5(v, 8)
+            karmem.assign(x, L5())
+            return
+        _read_L5(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L5View:
@@ -304,10 +352,22 @@ class L4:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = L4()
+        L4.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: L4, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 40:
-            return L4()
-        return _read_L4(v, 8)
+            karmem.assign(x, L4())
+            return
+        _read_L4(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L4View:
@@ -365,10 +425,22 @@ class L3:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = L3()
+        L3.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: L3, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 48:
-            return L3()
-        return _read_L3(v, 8)
+            karmem.assign(x, L3())
+            return
+        _read_L3(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L3View:
@@ -426,10 +498,22 @@ class L2:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = L2()
+        L2.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: L2, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 56:
-            return L2()
-        return _read_L2(v, 8)
+            karmem.assign(x, L2())
+            return
+        _read_L2(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L2View:
@@ -487,10 +571,22 @@ class L1:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = L1()
+        L1.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: L1, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 64:
-            return L1()
-        return _read_L1(v, 8)
+            karmem.assign(x, L1())
+            return
+        _read_L1(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L1View:
@@ -548,10 +644,22 @@ class L0:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = L0()
+        L0.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: L0, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 72:
-            return L0()
-        return _read_L0(v, 8)
+            karmem.assign(x, L0())
+            return
+        _read_L0(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> L0View:
@@ -623,10 +731,22 @@ class Rich:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Rich()
+        Rich.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Rich, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
         if v.r.size < 144:
-            return Rich()
-        return _read_Rich(v, 8)
+            karmem.assign(x, Rich())
+            return
+        _read_Rich(v, 8, x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> RichView:
@@ -682,8 +802,19 @@ class Root:
         """Decodes a whole message whose root is this type. Malformed parts
         read as zero or empty; the traversal budget and the depth limit bound
         the work a hostile message can cause (docs/format.md §10)."""
+        x = Root()
+        Root.decode_into(data, x, limits)
+        return x
+
+    @staticmethod
+    def decode_into(
+        data: karmem.Buffer, x: Root, limits: karmem.Limits | None = None
+    ) -> None:
+        """Decodes as `decode` does, into `x`: its lists and nested objects
+        are decoded over where the message has them, every other field is
+        set to its default. On an error `x` holds part of the message."""
         v = karmem.Validator(karmem.Reader(data, limits))
-        return _read_Root(v, v.r.table(8))
+        _read_Root(v, v.r.table(8), x)
 
     @staticmethod
     def view(data: karmem.Buffer, limits: karmem.Limits | None = None) -> RootView:
@@ -732,9 +863,8 @@ def _write_Plain(w: karmem.Writer, x: Plain, at: int) -> None:
     w.i8(at + 70, x.last)
 
 
-def _read_Plain(v: karmem.Validator, at: int) -> Plain:
+def _read_Plain(v: karmem.Validator, at: int, x: Plain) -> Plain:
     r = v.r
-    x = Plain()
     x.f0 = r.u32(at)
     x.f1 = r.u32(at + 4)
     x.f2 = r.u32(at + 8)
@@ -766,9 +896,8 @@ def _write_L7(w: karmem.Writer, x: L7, at: int) -> None:
     w.f32(at + 4, x.b7)
 
 
-def _read_L7(v: karmem.Validator, at: int) -> L7:
+def _read_L7(v: karmem.Validator, at: int, x: L7) -> L7:
     r = v.r
-    x = L7()
     x.a7 = r.u32(at)
     x.b7 = r.f32(at + 4)
     return x
@@ -784,12 +913,11 @@ def _write_L6(w: karmem.Writer, x: L6, at: int) -> None:
     _write_L7(w, x.next, at + 8)
 
 
-def _read_L6(v: karmem.Validator, at: int) -> L6:
+def _read_L6(v: karmem.Validator, at: int, x: L6) -> L6:
     r = v.r
-    x = L6()
     x.a6 = r.u32(at)
     x.b6 = r.f32(at + 4)
-    x.next = _read_L7(v, at + 8)
+    _read_L7(v, at + 8, x.next)
     return x
 
 
@@ -803,12 +931,11 @@ def _write_L5(w: karmem.Writer, x: L5, at: int) -> None:
     _write_L6(w, x.next, at + 8)
 
 
-def _read_L5(v: karmem.Validator, at: int) -> L5:
+def _read_L5(v: karmem.Validator, at: int, x: L5) -> L5:
     r = v.r
-    x = L5()
     x.a5 = r.u32(at)
     x.b5 = r.f32(at + 4)
-    x.next = _read_L6(v, at + 8)
+    _read_L6(v, at + 8, x.next)
     return x
 
 
@@ -822,12 +949,11 @@ def _write_L4(w: karmem.Writer, x: L4, at: int) -> None:
     _write_L5(w, x.next, at + 8)
 
 
-def _read_L4(v: karmem.Validator, at: int) -> L4:
+def _read_L4(v: karmem.Validator, at: int, x: L4) -> L4:
     r = v.r
-    x = L4()
     x.a4 = r.u32(at)
     x.b4 = r.f32(at + 4)
-    x.next = _read_L5(v, at + 8)
+    _read_L5(v, at + 8, x.next)
     return x
 
 
@@ -841,12 +967,11 @@ def _write_L3(w: karmem.Writer, x: L3, at: int) -> None:
     _write_L4(w, x.next, at + 8)
 
 
-def _read_L3(v: karmem.Validator, at: int) -> L3:
+def _read_L3(v: karmem.Validator, at: int, x: L3) -> L3:
     r = v.r
-    x = L3()
     x.a3 = r.u32(at)
     x.b3 = r.f32(at + 4)
-    x.next = _read_L4(v, at + 8)
+    _read_L4(v, at + 8, x.next)
     return x
 
 
@@ -860,12 +985,11 @@ def _write_L2(w: karmem.Writer, x: L2, at: int) -> None:
     _write_L3(w, x.next, at + 8)
 
 
-def _read_L2(v: karmem.Validator, at: int) -> L2:
+def _read_L2(v: karmem.Validator, at: int, x: L2) -> L2:
     r = v.r
-    x = L2()
     x.a2 = r.u32(at)
     x.b2 = r.f32(at + 4)
-    x.next = _read_L3(v, at + 8)
+    _read_L3(v, at + 8, x.next)
     return x
 
 
@@ -879,12 +1003,11 @@ def _write_L1(w: karmem.Writer, x: L1, at: int) -> None:
     _write_L2(w, x.next, at + 8)
 
 
-def _read_L1(v: karmem.Validator, at: int) -> L1:
+def _read_L1(v: karmem.Validator, at: int, x: L1) -> L1:
     r = v.r
-    x = L1()
     x.a1 = r.u32(at)
     x.b1 = r.f32(at + 4)
-    x.next = _read_L2(v, at + 8)
+    _read_L2(v, at + 8, x.next)
     return x
 
 
@@ -898,12 +1021,11 @@ def _write_L0(w: karmem.Writer, x: L0, at: int) -> None:
     _write_L1(w, x.next, at + 8)
 
 
-def _read_L0(v: karmem.Validator, at: int) -> L0:
+def _read_L0(v: karmem.Validator, at: int, x: L0) -> L0:
     r = v.r
-    x = L0()
     x.a0 = r.u32(at)
     x.b0 = r.f32(at + 4)
-    x.next = _read_L1(v, at + 8)
+    _read_L1(v, at + 8, x.next)
     return x
 
 
@@ -931,9 +1053,8 @@ def _write_Rich(w: karmem.Writer, x: Rich, at: int) -> None:
     _write_L0(w, x.deep, at + 72)
 
 
-def _read_Rich(v: karmem.Validator, at: int) -> Rich:
+def _read_Rich(v: karmem.Validator, at: int, x: Rich) -> Rich:
     r = v.r
-    x = Rich()
     x.g0 = r.u32(at)
     x.g1 = r.u32(at + 4)
     x.g2 = r.u32(at + 8)
@@ -952,7 +1073,7 @@ def _read_Rich(v: karmem.Validator, at: int) -> Rich:
     a_0 = r.array(at + 60, 1, karmem.NO_LIMIT)
     v.charge(a_0.len)
     x.name = r.string(a_0)
-    x.deep = _read_L0(v, at + 72)
+    _read_L0(v, at + 72, x.deep)
     return x
 
 
@@ -970,20 +1091,24 @@ def _write_Root(w: karmem.Writer, x: Root, ref: int) -> None:
     _write_soa_Rich(w, at + 16, x.riches)
 
 
-def _read_Root(v: karmem.Validator, t: karmem.Table) -> Root:
+def _read_Root(v: karmem.Validator, t: karmem.Table, x: Root) -> Root:
     if t.used == 0:
         v.charge(32)
-        return Root()
+        karmem.assign(x, Root())
+        return x
     v.enter()
     v.charge(max(t.used, 32))
     r = v.r
-    x = Root()
     if t.used >= 16:
         a_2 = r.array(t.offset + 4, 0, karmem.NO_LIMIT)
-        x.plains = _read_soa_Plain(v, a_2)
+        x.plains = _read_soa_Plain(v, a_2, x.plains)
+    else:
+        x.plains.clear()
     if t.used >= 28:
         a_3 = r.array(t.offset + 16, 0, karmem.NO_LIMIT)
-        x.riches = _read_soa_Rich(v, a_3)
+        x.riches = _read_soa_Rich(v, a_3, x.riches)
+    else:
+        x.riches.clear()
     v.leave()
     return x
 
@@ -1045,52 +1170,90 @@ def _write_soa_Plain(w: karmem.Writer, at: int, items: list[Plain]) -> None:
         w.bool(cols[16] + i, e.flag)
 
 
-def _read_soa_Plain(v: karmem.Validator, a: karmem.ArrayRef) -> list[Plain]:
+def _read_soa_Plain(
+    v: karmem.Validator, a: karmem.ArrayRef, s: list[Plain]
+) -> list[Plain]:
     r = v.r
     cols = v.soa_columns(a, _COLS_Plain)
     v.charge(a.len * 64)
-    s: list[Plain] = []
-    for i in range(a.len):
-        e = Plain()
+    karmem.fit(s, a.len, Plain)
+    for i, e in enumerate(s):
         if cols[0] != 0:
             e.f13 = r.i64(cols[0] + i * 8)
+        else:
+            e.f13 = 0
         if cols[1] != 0:
             e.f14 = r.f64(cols[1] + i * 8)
+        else:
+            e.f14 = 0.0
         if cols[2] != 0:
             e.f0 = r.u32(cols[2] + i * 4)
+        else:
+            e.f0 = 0
         if cols[3] != 0:
             e.f1 = r.u32(cols[3] + i * 4)
+        else:
+            e.f1 = 0
         if cols[4] != 0:
             e.f2 = r.u32(cols[4] + i * 4)
+        else:
+            e.f2 = 0
         if cols[5] != 0:
             e.f3 = r.u32(cols[5] + i * 4)
+        else:
+            e.f3 = 0
         if cols[6] != 0:
             e.f4 = r.u32(cols[6] + i * 4)
+        else:
+            e.f4 = 0
         if cols[7] != 0:
             e.f5 = r.u32(cols[7] + i * 4)
+        else:
+            e.f5 = 0
         if cols[8] != 0:
             e.f6 = r.u32(cols[8] + i * 4)
+        else:
+            e.f6 = 0
         if cols[9] != 0:
             e.f7 = r.u32(cols[9] + i * 4)
+        else:
+            e.f7 = 0
         if cols[10] != 0:
             e.f15 = r.f32(cols[10] + i * 4)
+        else:
+            e.f15 = 0.0
         if cols[11] != 0:
             e.f8 = r.u16(cols[11] + i * 2)
+        else:
+            e.f8 = 0
         if cols[12] != 0:
             e.f9 = r.u16(cols[12] + i * 2)
+        else:
+            e.f9 = 0
         if cols[13] != 0:
             e.f10 = r.u16(cols[13] + i * 2)
+        else:
+            e.f10 = 0
         if cols[14] != 0:
             e.f11 = r.u16(cols[14] + i * 2)
+        else:
+            e.f11 = 0
         if cols[15] != 0:
             e.f12 = r.u8(cols[15] + i)
+        else:
+            e.f12 = 0
         if cols[16] != 0:
             e.flag = r.bool(cols[16] + i)
+        else:
+            e.flag = False
         if cols[17] != 0:
             e.tint = r.u8(cols[17] + i)
+        else:
+            e.tint = 0
         if cols[18] != 0:
             e.last = r.i8(cols[18] + i)
-        s.append(e)
+        else:
+            e.last = 0
     return s
 
 
@@ -1179,80 +1342,144 @@ def _write_soa_Rich(w: karmem.Writer, at: int, items: list[Rich]) -> None:
         w.string(cols[15] + i * 12, e.name)
 
 
-def _read_soa_Rich(v: karmem.Validator, a: karmem.ArrayRef) -> list[Rich]:
+def _read_soa_Rich(
+    v: karmem.Validator, a: karmem.ArrayRef, s: list[Rich]
+) -> list[Rich]:
     r = v.r
     cols = v.soa_columns(a, _COLS_Rich)
     v.charge(a.len * 136)
-    s: list[Rich] = []
-    for i in range(a.len):
-        e = Rich()
+    karmem.fit(s, a.len, Rich)
+    for i, e in enumerate(s):
         if cols[0] != 0:
             e.g0 = r.u32(cols[0] + i * 4)
+        else:
+            e.g0 = 0
         if cols[1] != 0:
             e.g1 = r.u32(cols[1] + i * 4)
+        else:
+            e.g1 = 0
         if cols[2] != 0:
             e.g2 = r.u32(cols[2] + i * 4)
+        else:
+            e.g2 = 0
         if cols[3] != 0:
             e.g3 = r.u32(cols[3] + i * 4)
+        else:
+            e.g3 = 0
         if cols[4] != 0:
             e.g4 = r.u32(cols[4] + i * 4)
+        else:
+            e.g4 = 0
         if cols[5] != 0:
             e.g5 = r.u32(cols[5] + i * 4)
+        else:
+            e.g5 = 0
         if cols[6] != 0:
             e.g6 = r.u32(cols[6] + i * 4)
+        else:
+            e.g6 = 0
         if cols[7] != 0:
             e.g7 = r.u32(cols[7] + i * 4)
+        else:
+            e.g7 = 0
         if cols[8] != 0:
             e.g8 = r.u32(cols[8] + i * 4)
+        else:
+            e.g8 = 0
         if cols[9] != 0:
             e.g9 = r.u32(cols[9] + i * 4)
+        else:
+            e.g9 = 0
         if cols[10] != 0:
             e.g10 = r.u32(cols[10] + i * 4)
+        else:
+            e.g10 = 0
         if cols[11] != 0:
             e.g11 = r.u32(cols[11] + i * 4)
+        else:
+            e.g11 = 0
         if cols[12] != 0:
             e.g12 = r.u32(cols[12] + i * 4)
+        else:
+            e.g12 = 0
         if cols[13] != 0:
             e.g13 = r.u32(cols[13] + i * 4)
+        else:
+            e.g13 = 0
         if cols[14] != 0:
             e.g14 = r.u32(cols[14] + i * 4)
+        else:
+            e.g14 = 0
         if cols[15] != 0:
             a_7 = r.array(cols[15] + i * 12, 1, karmem.NO_LIMIT)
             v.charge(a_7.len)
             e.name = r.string(a_7)
+        else:
+            e.name = ""
         if cols[16] != 0:
             e.deep.a0 = r.u32(cols[16] + i * 4)
+        else:
+            e.deep.a0 = 0
         if cols[17] != 0:
             e.deep.b0 = r.f32(cols[17] + i * 4)
+        else:
+            e.deep.b0 = 0.0
         if cols[18] != 0:
             e.deep.next.a1 = r.u32(cols[18] + i * 4)
+        else:
+            e.deep.next.a1 = 0
         if cols[19] != 0:
             e.deep.next.b1 = r.f32(cols[19] + i * 4)
+        else:
+            e.deep.next.b1 = 0.0
         if cols[20] != 0:
             e.deep.next.next.a2 = r.u32(cols[20] + i * 4)
+        else:
+            e.deep.next.next.a2 = 0
         if cols[21] != 0:
             e.deep.next.next.b2 = r.f32(cols[21] + i * 4)
+        else:
+            e.deep.next.next.b2 = 0.0
         if cols[22] != 0:
             e.deep.next.next.next.a3 = r.u32(cols[22] + i * 4)
+        else:
+            e.deep.next.next.next.a3 = 0
         if cols[23] != 0:
             e.deep.next.next.next.b3 = r.f32(cols[23] + i * 4)
+        else:
+            e.deep.next.next.next.b3 = 0.0
         if cols[24] != 0:
             e.deep.next.next.next.next.a4 = r.u32(cols[24] + i * 4)
+        else:
+            e.deep.next.next.next.next.a4 = 0
         if cols[25] != 0:
             e.deep.next.next.next.next.b4 = r.f32(cols[25] + i * 4)
+        else:
+            e.deep.next.next.next.next.b4 = 0.0
         if cols[26] != 0:
             e.deep.next.next.next.next.next.a5 = r.u32(cols[26] + i * 4)
+        else:
+            e.deep.next.next.next.next.next.a5 = 0
         if cols[27] != 0:
             e.deep.next.next.next.next.next.b5 = r.f32(cols[27] + i * 4)
+        else:
+            e.deep.next.next.next.next.next.b5 = 0.0
         if cols[28] != 0:
             e.deep.next.next.next.next.next.next.a6 = r.u32(cols[28] + i * 4)
+        else:
+            e.deep.next.next.next.next.next.next.a6 = 0
         if cols[29] != 0:
             e.deep.next.next.next.next.next.next.b6 = r.f32(cols[29] + i * 4)
+        else:
+            e.deep.next.next.next.next.next.next.b6 = 0.0
         if cols[30] != 0:
             e.deep.next.next.next.next.next.next.next.a7 = r.u32(cols[30] + i * 4)
+        else:
+            e.deep.next.next.next.next.next.next.next.a7 = 0
         if cols[31] != 0:
             e.deep.next.next.next.next.next.next.next.b7 = r.f32(cols[31] + i * 4)
-        s.append(e)
+        else:
+            e.deep.next.next.next.next.next.next.next.b7 = 0.0
     return s
 
 
