@@ -3,6 +3,10 @@
 
 import {
   Box, KarmemError, NO_LIMIT, Validator, Writer, compareText, utf8Length,
+  Trusted,
+  Bools as _KmBools, Inlines as _KmInlines, Nested as _KmNested, Numbers as _KmNumbers,
+  Soa as _KmSoa, StructView as _KmStructView, Tables as _KmTables, Texts as _KmTexts,
+  UnionColumns as _KmUnionColumns, Unions as _KmUnions,
 } from "./index";
 
 /**
@@ -155,6 +159,36 @@ export class MemoryDesc {
     }
     v.leave();
     return KarmemError.None;
+  }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): MemoryDescView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return MemoryDesc.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): MemoryDescView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (MemoryDesc._kmValidateRoot(v) != KarmemError.None) return null;
+    return MemoryDesc.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): MemoryDescView<R> {
+    const x = new MemoryDescView<R>(r);
+    x._kmTable(8);
+    return x;
   }
 }
 
@@ -309,6 +343,36 @@ export class ParamDesc {
     }
     v.leave();
     return KarmemError.None;
+  }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): ParamDescView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return ParamDesc.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): ParamDescView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (ParamDesc._kmValidateRoot(v) != KarmemError.None) return null;
+    return ParamDesc.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): ParamDescView<R> {
+    const x = new ParamDescView<R>(r);
+    x._kmTable(8);
+    return x;
   }
 }
 
@@ -467,6 +531,36 @@ export class FunctionDesc {
     }
     v.leave();
     return KarmemError.None;
+  }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): FunctionDescView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return FunctionDesc.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): FunctionDescView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (FunctionDesc._kmValidateRoot(v) != KarmemError.None) return null;
+    return FunctionDesc.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): FunctionDescView<R> {
+    const x = new FunctionDescView<R>(r);
+    x._kmTable(8);
+    return x;
   }
 }
 
@@ -665,6 +759,36 @@ export class InterfaceDesc {
     v.leave();
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): InterfaceDescView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return InterfaceDesc.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): InterfaceDescView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (InterfaceDesc._kmValidateRoot(v) != KarmemError.None) return null;
+    return InterfaceDesc.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): InterfaceDescView<R> {
+    const x = new InterfaceDescView<R>(r);
+    x._kmTable(8);
+    return x;
+  }
 }
 
 /** The table (evolvable) `ModuleDesc`. */
@@ -861,5 +985,196 @@ export class ModuleDesc {
     }
     v.leave();
     return KarmemError.None;
+  }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): ModuleDescView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return ModuleDesc.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): ModuleDescView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (ModuleDesc._kmValidateRoot(v) != KarmemError.None) return null;
+    return ModuleDesc.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): ModuleDescView<R> {
+    const x = new ModuleDescView<R>(r);
+    x._kmTable(8);
+    return x;
+  }
+}
+
+/** A zero-copy view of the table `MemoryDesc` over the reader `R` (Validator: checked; Trusted: validated). */
+export class MemoryDescView<R> extends _KmStructView<R> {
+  get name(): string {
+    const at = this._kmAt(4, 12, 0);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+
+  get importer(): Access {
+    const at = this._kmAt(16, 1, 0);
+    if (at == 0) return <Access>0;
+    return <Access>this._kmR.ld<u8>(at);
+  }
+
+  get exporter(): Access {
+    const at = this._kmAt(17, 1, 0);
+    if (at == 0) return <Access>0;
+    return <Access>this._kmR.ld<u8>(at);
+  }
+
+  get maxPages(): u32 {
+    const at = this._kmAt(20, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+}
+
+/** A zero-copy view of the table `ParamDesc` over the reader `R` (Validator: checked; Trusted: validated). */
+export class ParamDescView<R> extends _KmStructView<R> {
+  get name(): string {
+    const at = this._kmAt(4, 12, 0);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+
+  get type_(): string {
+    const at = this._kmAt(16, 12, 0);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+
+  get memory(): string {
+    const at = this._kmAt(28, 12, 0);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+}
+
+/** A zero-copy view of the table `FunctionDesc` over the reader `R` (Validator: checked; Trusted: validated). */
+export class FunctionDescView<R> extends _KmStructView<R> {
+  get name(): string {
+    const at = this._kmAt(4, 12, 0);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+
+  get params(): _KmTables<R, ParamDescView<R>> {
+    const at = this._kmAt(16, 12, 0);
+    if (at == 0) return new _KmTables<R, ParamDescView<R>>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 4, NO_LIMIT);
+    return new _KmTables<R, ParamDescView<R>>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+
+  get result(): ParamDescView<R> {
+    const x = new ParamDescView<R>(this._kmR);
+    const at = this._kmAt(28, 4, 0);
+    if (at == 0) return x;
+    x._kmTable(this._kmR.ld<u32>(at));
+    return x;
+  }
+}
+
+/** A zero-copy view of the table `InterfaceDesc` over the reader `R` (Validator: checked; Trusted: validated). */
+export class InterfaceDescView<R> extends _KmStructView<R> {
+  get name(): string {
+    const at = this._kmAt(4, 12, 0);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+
+  get hash(): u64 {
+    const at = this._kmAt(16, 8, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u64>(at);
+  }
+
+  get dynamic(): bool {
+    const at = this._kmAt(24, 1, 0);
+    if (at == 0) return false;
+    return this._kmR.ldBool(at);
+  }
+
+  get pattern(): Pattern {
+    const at = this._kmAt(25, 1, 0);
+    if (at == 0) return <Pattern>0;
+    return <Pattern>this._kmR.ld<u8>(at);
+  }
+
+  get poolSize(): u32 {
+    const at = this._kmAt(28, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get memories(): _KmTables<R, MemoryDescView<R>> {
+    const at = this._kmAt(32, 12, 0);
+    if (at == 0) return new _KmTables<R, MemoryDescView<R>>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 4, NO_LIMIT);
+    return new _KmTables<R, MemoryDescView<R>>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+
+  get functions(): _KmTables<R, FunctionDescView<R>> {
+    const at = this._kmAt(44, 12, 0);
+    if (at == 0) return new _KmTables<R, FunctionDescView<R>>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 4, NO_LIMIT);
+    return new _KmTables<R, FunctionDescView<R>>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+}
+
+/** A zero-copy view of the table `ModuleDesc` over the reader `R` (Validator: checked; Trusted: validated). */
+export class ModuleDescView<R> extends _KmStructView<R> {
+  get memories(): _KmTables<R, MemoryDescView<R>> {
+    const at = this._kmAt(4, 12, 0);
+    if (at == 0) return new _KmTables<R, MemoryDescView<R>>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 4, NO_LIMIT);
+    return new _KmTables<R, MemoryDescView<R>>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+
+  get exports(): _KmTables<R, InterfaceDescView<R>> {
+    const at = this._kmAt(16, 12, 0);
+    if (at == 0) return new _KmTables<R, InterfaceDescView<R>>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 4, NO_LIMIT);
+    return new _KmTables<R, InterfaceDescView<R>>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+
+  get imports(): _KmTables<R, InterfaceDescView<R>> {
+    const at = this._kmAt(28, 12, 0);
+    if (at == 0) return new _KmTables<R, InterfaceDescView<R>>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 4, NO_LIMIT);
+    return new _KmTables<R, InterfaceDescView<R>>(this._kmR, r.aOff, <i32>r.aLen);
   }
 }

@@ -443,6 +443,18 @@ export class Validator {
   }
 
   /**
+   * `soaColumns` for viewers, which have no budget: false (and `out` all
+   * 0) when the block or its directory is malformed.
+   */
+  columns(block: u32, cap: u32, wanted: StaticArray<u32>, out: StaticArray<u32>): bool {
+    for (let j = 0; j < out.length; j++) unchecked((out[j] = 0));
+    const dir = this.directory(block, cap);
+    if (dir != 0 && this.findColumns(block, cap, dir, wanted, out) != 2) return true;
+    for (let j = 0; j < out.length; j++) unchecked((out[j] = 0));
+    return false;
+  }
+
+  /**
    * Checks an SoA block and its directory (§5.3, §11) and resolves the
    * known columns into `out`; charges the directory, then `cap × size` for
    * every known column, present or not (§10).

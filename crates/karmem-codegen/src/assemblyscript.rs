@@ -19,6 +19,7 @@
 mod decode;
 mod encode;
 mod validate;
+mod views;
 
 use std::cell::Cell;
 
@@ -368,6 +369,15 @@ impl<'a> Gen<'a> {
         self.c.line("import {");
         self.c
             .line("  Box, KarmemError, NO_LIMIT, Validator, Writer, compareText, utf8Length,");
+        // The library's view classes under names no schema type can take
+        // (a schema may name a type `Tables`).
+        self.c.line("  Trusted,");
+        self.c.line("  Bools as _KmBools, Inlines as _KmInlines, Nested as _KmNested, Numbers as _KmNumbers,");
+        self.c.line(
+            "  Soa as _KmSoa, StructView as _KmStructView, Tables as _KmTables, Texts as _KmTexts,",
+        );
+        self.c
+            .line("  UnionColumns as _KmUnionColumns, Unions as _KmUnions,");
         self.c.line(&format!("}} from \"{LIBRARY}\";"));
         for item in self.s.order.clone() {
             match item {
@@ -399,6 +409,7 @@ impl<'a> Gen<'a> {
                 self.c.close("}");
             }
         }
+        self.view_items();
     }
 
     /// Whether some fixed array of the schema holds struct `id`.
@@ -509,6 +520,7 @@ impl<'a> Gen<'a> {
         self.encode_functions(id);
         self.decode_functions(id);
         self.validate_functions(id);
+        self.view_roots(id);
         self.c.close("}");
     }
 

@@ -3,6 +3,10 @@
 
 import {
   Box, KarmemError, NO_LIMIT, Validator, Writer, compareText, utf8Length,
+  Trusted,
+  Bools as _KmBools, Inlines as _KmInlines, Nested as _KmNested, Numbers as _KmNumbers,
+  Soa as _KmSoa, StructView as _KmStructView, Tables as _KmTables, Texts as _KmTexts,
+  UnionColumns as _KmUnionColumns, Unions as _KmUnions,
 } from "karmem-as/assembly";
 
 /** The enum `Kind` (u8); values unknown to this schema version are kept (docs/format.md §2). */
@@ -111,6 +115,36 @@ export class Vec3 {
   static _kmValidateAt(v: Validator, at: u32): KarmemError {
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): Vec3View<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Vec3.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): Vec3View<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Vec3._kmValidateRoot(v) != KarmemError.None) return null;
+    return Vec3.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): Vec3View<R> {
+    const x = new Vec3View<R>(r);
+    if (<u64>r.size >= 20) x._kmInline(8);
+    return x;
+  }
 }
 
 /** The inline struct (frozen layout) `Pair`. */
@@ -207,6 +241,36 @@ export class Pair {
     let e = KarmemError.None;
     if ((e = v.boolAt(at + 14)) != KarmemError.None) return e;
     return KarmemError.None;
+  }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): PairView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Pair.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): PairView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Pair._kmValidateRoot(v) != KarmemError.None) return null;
+    return Pair.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): PairView<R> {
+    const x = new PairView<R>(r);
+    if (<u64>r.size >= 24) x._kmInline(8);
+    return x;
   }
 }
 
@@ -330,6 +394,36 @@ export class Leaf {
     v.leave();
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): LeafView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Leaf.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): LeafView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Leaf._kmValidateRoot(v) != KarmemError.None) return null;
+    return Leaf.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): LeafView<R> {
+    const x = new LeafView<R>(r);
+    x._kmTable(8);
+    return x;
+  }
 }
 
 /** The table (evolvable) `Circle`. */
@@ -434,6 +528,36 @@ export class Circle {
     v.leave();
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): CircleView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Circle.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): CircleView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Circle._kmValidateRoot(v) != KarmemError.None) return null;
+    return Circle.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): CircleView<R> {
+    const x = new CircleView<R>(r);
+    x._kmTable(8);
+    return x;
+  }
 }
 
 /** The inline struct (frozen layout) `Square`. */
@@ -519,6 +643,36 @@ export class Square {
 
   static _kmValidateAt(v: Validator, at: u32): KarmemError {
     return KarmemError.None;
+  }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): SquareView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Square.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): SquareView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Square._kmValidateRoot(v) != KarmemError.None) return null;
+    return Square.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): SquareView<R> {
+    const x = new SquareView<R>(r);
+    if (<u64>r.size >= 12) x._kmInline(8);
+    return x;
   }
 }
 
@@ -899,6 +1053,36 @@ export class Element {
     if (tu >= 60) if ((e = _kmValidateShape(v, to + 52, to + 52 + 4)) != KarmemError.None) return e;
     v.leave();
     return KarmemError.None;
+  }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): ElementView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Element.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): ElementView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Element._kmValidateRoot(v) != KarmemError.None) return null;
+    return Element.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): ElementView<R> {
+    const x = new ElementView<R>(r);
+    x._kmTable(8);
+    return x;
   }
 }
 
@@ -1329,6 +1513,36 @@ export class Root {
     v.leave();
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): RootView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Root.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): RootView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Root._kmValidateRoot(v) != KarmemError.None) return null;
+    return Root.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): RootView<R> {
+    const x = new RootView<R>(r);
+    x._kmTable(8);
+    return x;
+  }
 }
 
 /** Hash and size of each SoA column of Vec3, in writing order (docs/format.md §5.3). */
@@ -1543,4 +1757,393 @@ function _kmValidateSoaElement(v: Validator, ao: u32, al: u32, ac: u32): KarmemE
     }
   }
   return KarmemError.None;
+}
+
+/** Hash and size of each SoA column of Vec3 in flattening order: the leaves a view reads. */
+const _kmViewColsVec3: StaticArray<u32> = [0x4b95f515, 4, 0xfb69b604, 4, 0xebee7337, 4];
+
+/** Hash and size of each SoA column of Circle in flattening order: the leaves a view reads. */
+const _kmViewColsCircle: StaticArray<u32> = [0x4b95f515, 8];
+
+/** Hash and size of each SoA column of Square in flattening order: the leaves a view reads. */
+const _kmViewColsSquare: StaticArray<u32> = [0x4b95f515, 4];
+
+/** Hash and size of each SoA column of Element in flattening order: the leaves a view reads. */
+const _kmViewColsElement: StaticArray<u32> = [0x4b95f515, 4, 0x0eaff284, 4, 0x5edc3195, 4, 0xaf0870a6, 4, 0x8eac5155, 2, 0xded89066, 1, 0x56a42fa7, 8, 0x0677f096, 12, 0x9bc23426, 12, 0x0ae4f8d1, 12, 0xbab8b9c0, 8];
+
+/** A zero-copy view of the inline struct `Vec3` over the reader `R` (Validator: checked; Trusted: validated). */
+export class Vec3View<R> extends _KmStructView<R> {
+  get x(): f32 {
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get y(): f32 {
+    const at = this._kmAt(4, 4, 1);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get z(): f32 {
+    const at = this._kmAt(8, 4, 2);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+}
+
+/** A zero-copy view of the inline struct `Pair` over the reader `R` (Validator: checked; Trusted: validated). */
+export class PairView<R> extends _KmStructView<R> {
+  get pos(): Vec3View<R> {
+    const x = new Vec3View<R>(this._kmR);
+    if (this._kmNested(x, 0)) return x;
+    const at = this._kmAt(0, 12, 0);
+    if (at == 0) return x;
+    x._kmInline(at);
+    return x;
+  }
+
+  get tag_(): u16 {
+    const at = this._kmAt(12, 2, 3);
+    if (at == 0) return 0;
+    return this._kmR.ld<u16>(at);
+  }
+
+  get flag(): bool {
+    const at = this._kmAt(14, 1, 4);
+    if (at == 0) return false;
+    return this._kmR.ldBool(at);
+  }
+}
+
+/** A zero-copy view of the table `Leaf` over the reader `R` (Validator: checked; Trusted: validated). */
+export class LeafView<R> extends _KmStructView<R> {
+  get value(): u64 {
+    const at = this._kmAt(8, 8, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u64>(at);
+  }
+
+  get label(): string {
+    const at = this._kmAt(16, 12, 1);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+}
+
+/** A zero-copy view of the table `Circle` over the reader `R` (Validator: checked; Trusted: validated). */
+export class CircleView<R> extends _KmStructView<R> {
+  get radius(): f64 {
+    const at = this._kmAt(8, 8, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<f64>(at);
+  }
+}
+
+/** A zero-copy view of the inline struct `Square` over the reader `R` (Validator: checked; Trusted: validated). */
+export class SquareView<R> extends _KmStructView<R> {
+  get side(): f32 {
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+}
+
+/** A zero-copy view of the table `Element` over the reader `R` (Validator: checked; Trusted: validated). */
+export class ElementView<R> extends _KmStructView<R> {
+  get id(): u32 {
+    const at = this._kmAt(4, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get where(): PairView<R> {
+    const x = new PairView<R>(this._kmR);
+    if (this._kmNested(x, 1)) return x;
+    const at = this._kmAt(8, 16, 1);
+    if (at == 0) return x;
+    x._kmInline(at);
+    return x;
+  }
+
+  get child(): LeafView<R> {
+    const x = new LeafView<R>(this._kmR);
+    if (this._kmNested(x, 6)) return x;
+    const at = this._kmAt(24, 4, 6);
+    if (at == 0) return x;
+    x._kmTable(this._kmR.ld<u32>(at));
+    return x;
+  }
+
+  get name(): string {
+    const at = this._kmAt(28, 12, 8);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+
+  get numbers(): _KmNumbers<R, i32, i32> {
+    const at = this._kmAt(40, 12, 9);
+    if (at == 0) return new _KmNumbers<R, i32, i32>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 4, NO_LIMIT);
+    return new _KmNumbers<R, i32, i32>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+
+  get shape(): ShapeView<R> | null {
+    const at = this._kmAt(52, 8, 10);
+    if (at == 0) return null;
+    const u = new ShapeView<R>(this._kmR, at, at + 4);
+    return u.tag == 0 ? null : u;
+  }
+}
+
+/** A zero-copy view of the table `Root` over the reader `R` (Validator: checked; Trusted: validated). */
+export class RootView<R> extends _KmStructView<R> {
+  get flags(): _KmBools<R> {
+    const at = this._kmAt(4, 4, 0);
+    if (at == 0) return new _KmBools<R>(this._kmR, 0, 4);
+    return new _KmBools<R>(this._kmR, at, 4);
+  }
+
+  get kind(): Kind {
+    const at = this._kmAt(8, 1, 0);
+    if (at == 0) return <Kind>0;
+    return <Kind>this._kmR.ld<u8>(at);
+  }
+
+  get wide(): i64 {
+    const at = this._kmAt(16, 8, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<i64>(at);
+  }
+
+  get text(): string {
+    const at = this._kmAt(24, 12, 0);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+
+  get utf16(): string {
+    const at = this._kmAt(36, 12, 0);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 2, NO_LIMIT);
+    return this._kmR.utf16String(r.aOff, r.aLen);
+  }
+
+  get fixed(): _KmInlines<R, Vec3View<R>> {
+    const at = this._kmAt(48, 36, 0);
+    if (at == 0) return new _KmInlines<R, Vec3View<R>>(this._kmR, 0, 3, 12);
+    return new _KmInlines<R, Vec3View<R>>(this._kmR, at, 3, 12);
+  }
+
+  get limited(): _KmNumbers<R, u64, u64> {
+    const at = this._kmAt(84, 12, 0);
+    if (at == 0) return new _KmNumbers<R, u64, u64>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 8, 8);
+    return new _KmNumbers<R, u64, u64>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+
+  get points(): _KmSoa<R, Vec3View<R>> {
+    const at = this._kmAt(96, 12, 0);
+    if (at == 0) return new _KmSoa<R, Vec3View<R>>(this._kmR, 0, <i32>0, 0, _kmViewColsVec3);
+    const r = this._kmR;
+    r.array(at, 0, NO_LIMIT);
+    return new _KmSoa<R, Vec3View<R>>(this._kmR, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsVec3);
+  }
+
+  get pointsAos(): _KmInlines<R, Vec3View<R>> {
+    const at = this._kmAt(108, 12, 0);
+    if (at == 0) return new _KmInlines<R, Vec3View<R>>(this._kmR, 0, <i32>0, 12);
+    const r = this._kmR;
+    r.array(at, 12, NO_LIMIT);
+    return new _KmInlines<R, Vec3View<R>>(this._kmR, r.aOff, <i32>r.aLen, 12);
+  }
+
+  get elements(): _KmSoa<R, ElementView<R>> {
+    const at = this._kmAt(120, 12, 0);
+    if (at == 0) return new _KmSoa<R, ElementView<R>>(this._kmR, 0, <i32>0, 0, _kmViewColsElement);
+    const r = this._kmR;
+    r.array(at, 0, NO_LIMIT);
+    return new _KmSoa<R, ElementView<R>>(this._kmR, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsElement);
+  }
+
+  get elementsAos(): _KmTables<R, ElementView<R>> {
+    const at = this._kmAt(132, 12, 0);
+    if (at == 0) return new _KmTables<R, ElementView<R>>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 4, NO_LIMIT);
+    return new _KmTables<R, ElementView<R>>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+
+  get shape(): ShapeView<R> | null {
+    const at = this._kmAt(144, 8, 0);
+    if (at == 0) return null;
+    const u = new ShapeView<R>(this._kmR, at, at + 4);
+    return u.tag == 0 ? null : u;
+  }
+
+  get shapesAos(): _KmUnions<R, ShapeView<R>> {
+    const at = this._kmAt(152, 12, 0);
+    if (at == 0) return new _KmUnions<R, ShapeView<R>>(this._kmR, 0, 8, 0 + 4, 8, <i32>0);
+    const r = this._kmR;
+    r.array(at, 8, NO_LIMIT);
+    return new _KmUnions<R, ShapeView<R>>(this._kmR, r.aOff, 8, r.aOff + 4, 8, <i32>r.aLen);
+  }
+
+  get shapesSoa(): _KmUnionColumns<R, ShapeView<R>> {
+    const at = this._kmAt(164, 12, 0);
+    if (at == 0) return new _KmUnionColumns<R, ShapeView<R>>(this._kmR, 1, 0, 0, 0);
+    const r = this._kmR;
+    r.array(at, 0, NO_LIMIT);
+    return new _KmUnionColumns<R, ShapeView<R>>(this._kmR, 1, r.aOff, r.aLen, r.aCap);
+  }
+
+  get shapesBovoa(): ShapeBovoaView<R> {
+    const at = this._kmAt(176, 12, 0);
+    if (at == 0) return new ShapeBovoaView<R>(this._kmR, 0, 0);
+    const r = this._kmR;
+    r.array(at, 0, NO_LIMIT);
+    return new ShapeBovoaView<R>(this._kmR, r.aOff, r.aCap);
+  }
+
+  get shapesBovos(): ShapeBovosView<R> {
+    const at = this._kmAt(188, 12, 0);
+    if (at == 0) return new ShapeBovosView<R>(this._kmR, 0, 0);
+    const r = this._kmR;
+    r.array(at, 0, NO_LIMIT);
+    return new ShapeBovosView<R>(this._kmR, r.aOff, r.aCap);
+  }
+
+  get next(): LeafView<R> {
+    const x = new LeafView<R>(this._kmR);
+    const at = this._kmAt(200, 4, 0);
+    if (at == 0) return x;
+    x._kmTable(this._kmR.ld<u32>(at));
+    return x;
+  }
+}
+
+/** A zero-copy view of a value of the union `Shape`: `tag` (0: none) and a getter per variant. */
+export class ShapeView<R> {
+  tag: u32 = 0;
+  _kmX: _KmStructView<R> | null = null;
+
+  /** The value whose tag is at `tagAt` and offset at `offsetAt` (none when `tagAt` is 0). */
+  constructor(r: R, tagAt: u32, offsetAt: u32) {
+    if (tagAt != 0) this._kmRead(r, tagAt, offsetAt);
+  }
+
+  _kmRead(r: R, tagAt: u32, offsetAt: u32): void {
+    const tag = <u32>r.ld<u8>(tagAt);
+    const offset = r.ld<u32>(offsetAt);
+    switch (tag) {
+      case 1: {
+        const x = new CircleView<R>(r);
+        x._kmTable(offset);
+        this._kmSet(1, x);
+        break;
+      }
+      case 4: {
+        if (r.inlineAt(offset, 4)) {
+          const x = new SquareView<R>(r);
+          x._kmInline(offset);
+          this._kmSet(4, x);
+        }
+        break;
+      }
+    }
+  }
+
+  _kmSet(tag: u32, x: _KmStructView<R>): void {
+    this.tag = tag;
+    this._kmX = x;
+  }
+
+  get circle(): CircleView<R> | null {
+    return this.tag == 1 ? changetype<CircleView<R>>(this._kmX) : null;
+  }
+
+  get square(): SquareView<R> | null {
+    return this.tag == 4 ? changetype<SquareView<R>>(this._kmX) : null;
+  }
+}
+
+/** A zero-copy view of a bunch array (docs/format.md §7.1) of `Shape`: each variant's values, in declaration order. */
+export class ShapeBovoaView<R> {
+  _kmR: R;
+  _kmV0: _KmTables<R, CircleView<R>>;
+  _kmV1: _KmInlines<R, SquareView<R>>;
+  length: i32;
+
+  /** The bunch array whose table is at `o`, of capacity `c`. */
+  constructor(r: R, o: u32, c: u32) {
+    this._kmR = r;
+    r.bunchEntry(o, c, 1, 4);
+    this._kmV0 = new _KmTables<R, CircleView<R>>(r, r.aOff, <i32>r.aLen);
+    r.bunchEntry(o, c, 4, 4);
+    this._kmV1 = new _KmInlines<R, SquareView<R>>(r, r.aOff, <i32>r.aLen, 4);
+    this.length = this._kmV0.length + this._kmV1.length;
+  }
+
+  @operator("[]") get(i: i32): ShapeView<R> | null {
+    let k = i;
+    if (k < 0) return null;
+    if (k < this._kmV0.length) {
+      const u = new ShapeView<R>(this._kmR, 0, 0);
+      u._kmSet(1, this._kmV0.get(k));
+      return u;
+    }
+    k -= this._kmV0.length;
+    if (k < this._kmV1.length) {
+      const u = new ShapeView<R>(this._kmR, 0, 0);
+      u._kmSet(4, this._kmV1.get(k));
+      return u;
+    }
+    k -= this._kmV1.length;
+    return null;
+  }
+}
+
+/** A zero-copy view of a bunch array (docs/format.md §7.1) of `Shape`: each variant's values, in declaration order. */
+export class ShapeBovosView<R> {
+  _kmR: R;
+  _kmV0: _KmSoa<R, CircleView<R>>;
+  _kmV1: _KmSoa<R, SquareView<R>>;
+  length: i32;
+
+  /** The bunch array whose table is at `o`, of capacity `c`. */
+  constructor(r: R, o: u32, c: u32) {
+    this._kmR = r;
+    r.bunchEntry(o, c, 1, 0);
+    this._kmV0 = new _KmSoa<R, CircleView<R>>(r, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsCircle);
+    r.bunchEntry(o, c, 4, 0);
+    this._kmV1 = new _KmSoa<R, SquareView<R>>(r, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsSquare);
+    this.length = this._kmV0.length + this._kmV1.length;
+  }
+
+  @operator("[]") get(i: i32): ShapeView<R> | null {
+    let k = i;
+    if (k < 0) return null;
+    if (k < this._kmV0.length) {
+      const u = new ShapeView<R>(this._kmR, 0, 0);
+      u._kmSet(1, this._kmV0.get(k));
+      return u;
+    }
+    k -= this._kmV0.length;
+    if (k < this._kmV1.length) {
+      const u = new ShapeView<R>(this._kmR, 0, 0);
+      u._kmSet(4, this._kmV1.get(k));
+      return u;
+    }
+    k -= this._kmV1.length;
+    return null;
+  }
 }

@@ -3,6 +3,10 @@
 
 import {
   Box, KarmemError, NO_LIMIT, Validator, Writer, compareText, utf8Length,
+  Trusted,
+  Bools as _KmBools, Inlines as _KmInlines, Nested as _KmNested, Numbers as _KmNumbers,
+  Soa as _KmSoa, StructView as _KmStructView, Tables as _KmTables, Texts as _KmTexts,
+  UnionColumns as _KmUnionColumns, Unions as _KmUnions,
 } from "karmem-as/assembly";
 
 /** The enum `Team` (u8); values unknown to this schema version are kept (docs/format.md §2). */
@@ -105,6 +109,36 @@ export class Vec3 {
 
   static _kmValidateAt(v: Validator, at: u32): KarmemError {
     return KarmemError.None;
+  }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): Vec3View<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Vec3.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): Vec3View<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Vec3._kmValidateRoot(v) != KarmemError.None) return null;
+    return Vec3.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): Vec3View<R> {
+    const x = new Vec3View<R>(r);
+    if (<u64>r.size >= 20) x._kmInline(8);
+    return x;
   }
 }
 
@@ -293,6 +327,36 @@ export class MonsterData {
     v.leave();
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): MonsterDataView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return MonsterData.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): MonsterDataView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (MonsterData._kmValidateRoot(v) != KarmemError.None) return null;
+    return MonsterData.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): MonsterDataView<R> {
+    const x = new MonsterDataView<R>(r);
+    x._kmTable(8);
+    return x;
+  }
 }
 
 /** The inline struct (frozen layout) `Monster`. */
@@ -381,6 +445,36 @@ export class Monster {
     let e = KarmemError.None;
     if ((e = MonsterData._kmValidateTable(v, v.ld<u32>(at))) != KarmemError.None) return e;
     return KarmemError.None;
+  }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): MonsterView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Monster.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): MonsterView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Monster._kmValidateRoot(v) != KarmemError.None) return null;
+    return Monster.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): MonsterView<R> {
+    const x = new MonsterView<R>(r);
+    if (<u64>r.size >= 12) x._kmInline(8);
+    return x;
   }
 }
 
@@ -501,6 +595,36 @@ export class State {
     }
     v.leave();
     return KarmemError.None;
+  }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): StateView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return State.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): StateView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (State._kmValidateRoot(v) != KarmemError.None) return null;
+    return State.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): StateView<R> {
+    const x = new StateView<R>(r);
+    x._kmTable(8);
+    return x;
   }
 }
 
@@ -654,4 +778,122 @@ function _kmValidateSoaMonster(v: Validator, ao: u32, al: u32, ac: u32): KarmemE
     }
   }
   return KarmemError.None;
+}
+
+/** Hash and size of each SoA column of Vec3 in flattening order: the leaves a view reads. */
+const _kmViewColsVec3: StaticArray<u32> = [0x4b95f515, 4, 0xfb69b604, 4, 0xebee7337, 4];
+
+/** Hash and size of each SoA column of Monster in flattening order: the leaves a view reads. */
+const _kmViewColsMonster: StaticArray<u32> = [0xe23c62b5, 4, 0x921023a4, 4, 0x8294e0d7, 4, 0x4bb53254, 2, 0x3c39ef87, 2, 0xec0db076, 12, 0x5b307521, 1, 0x0b043610, 12, 0xfb88f343, 32, 0xab5cb432, 12, 0x1d4369ed, 12];
+
+/** A zero-copy view of the inline struct `Vec3` over the reader `R` (Validator: checked; Trusted: validated). */
+export class Vec3View<R> extends _KmStructView<R> {
+  get x(): f32 {
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get y(): f32 {
+    const at = this._kmAt(4, 4, 1);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get z(): f32 {
+    const at = this._kmAt(8, 4, 2);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+}
+
+/** A zero-copy view of the table `MonsterData` over the reader `R` (Validator: checked; Trusted: validated). */
+export class MonsterDataView<R> extends _KmStructView<R> {
+  get pos(): Vec3View<R> {
+    const x = new Vec3View<R>(this._kmR);
+    if (this._kmNested(x, 0)) return x;
+    const at = this._kmAt(4, 12, 0);
+    if (at == 0) return x;
+    x._kmInline(at);
+    return x;
+  }
+
+  get mana(): i16 {
+    const at = this._kmAt(16, 2, 3);
+    if (at == 0) return 0;
+    return this._kmR.ld<i16>(at);
+  }
+
+  get health(): i16 {
+    const at = this._kmAt(18, 2, 4);
+    if (at == 0) return 0;
+    return this._kmR.ld<i16>(at);
+  }
+
+  get name(): string {
+    const at = this._kmAt(20, 12, 5);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+
+  get team(): Team {
+    const at = this._kmAt(32, 1, 6);
+    if (at == 0) return <Team>0;
+    return <Team>this._kmR.ld<u8>(at);
+  }
+
+  get inventory(): _KmNumbers<R, u8, u8> {
+    const at = this._kmAt(36, 12, 7);
+    if (at == 0) return new _KmNumbers<R, u8, u8>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 1, 128);
+    return new _KmNumbers<R, u8, u8>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+
+  get hitbox(): _KmNumbers<R, f64, f64> {
+    const at = this._kmAt(48, 32, 8);
+    if (at == 0) return new _KmNumbers<R, f64, f64>(this._kmR, 0, 4);
+    return new _KmNumbers<R, f64, f64>(this._kmR, at, 4);
+  }
+
+  get status(): _KmNumbers<R, i32, i32> {
+    const at = this._kmAt(80, 12, 9);
+    if (at == 0) return new _KmNumbers<R, i32, i32>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 4, NO_LIMIT);
+    return new _KmNumbers<R, i32, i32>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+
+  get path(): _KmSoa<R, Vec3View<R>> {
+    const at = this._kmAt(92, 12, 10);
+    if (at == 0) return new _KmSoa<R, Vec3View<R>>(this._kmR, 0, <i32>0, 0, _kmViewColsVec3);
+    const r = this._kmR;
+    r.array(at, 0, 128);
+    return new _KmSoa<R, Vec3View<R>>(this._kmR, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsVec3);
+  }
+}
+
+/** A zero-copy view of the inline struct `Monster` over the reader `R` (Validator: checked; Trusted: validated). */
+export class MonsterView<R> extends _KmStructView<R> {
+  get data(): MonsterDataView<R> {
+    const x = new MonsterDataView<R>(this._kmR);
+    if (this._kmNested(x, 0)) return x;
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return x;
+    x._kmTable(this._kmR.ld<u32>(at));
+    return x;
+  }
+}
+
+/** A zero-copy view of the table `State` over the reader `R` (Validator: checked; Trusted: validated). */
+export class StateView<R> extends _KmStructView<R> {
+  get monsters(): _KmSoa<R, MonsterView<R>> {
+    const at = this._kmAt(4, 12, 0);
+    if (at == 0) return new _KmSoa<R, MonsterView<R>>(this._kmR, 0, <i32>0, 0, _kmViewColsMonster);
+    const r = this._kmR;
+    r.array(at, 0, 2000);
+    return new _KmSoa<R, MonsterView<R>>(this._kmR, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsMonster);
+  }
 }
