@@ -39,7 +39,10 @@ export class MemoryDesc {
   exporter: Access = <Access>0;
   maxPages: u32 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.name = "";
     this.importer = <Access>0;
@@ -198,7 +201,10 @@ export class ParamDesc {
   type_: string = "";
   memory: string = "";
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.name = "";
     this.type_ = "";
@@ -382,11 +388,14 @@ export class FunctionDesc {
   params: Array<ParamDesc> = new Array<ParamDesc>(0);
   result: ParamDesc = new ParamDesc();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.name = "";
-    this.params = new Array<ParamDesc>(0);
-    this.result = new ParamDesc();
+    this.params.length = 0;
+    this.result._kmReset();
   }
 
   /**
@@ -475,13 +484,13 @@ export class FunctionDesc {
       const a22l = v.aLen;
       const a22c = v.aCap;
       if ((e = v.charge(<u64>a22l * 4)) != KarmemError.None) return e;
-      const s23 = new Array<ParamDesc>(<i32>a22l);
+      const s23 = this.params;
+      s23.length = 0;
       for (let k24: u32 = 0; k24 < a22l; k24++) {
         const x25 = new ParamDesc();
         if ((e = x25._kmReadTable(v, v.ld<u32>(a22o + k24 * 4))) != KarmemError.None) return e;
-        unchecked((s23[k24] = x25));
+        s23.push(x25);
       }
-      this.params = s23;
     }
     if ((e = this.result._kmReadTable(v, tu >= 32 ? v.ld<u32>(to + 28) : 0)) != KarmemError.None) return e;
     v.leave();
@@ -574,15 +583,18 @@ export class InterfaceDesc {
   memories: Array<MemoryDesc> = new Array<MemoryDesc>(0);
   functions: Array<FunctionDesc> = new Array<FunctionDesc>(0);
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.name = "";
     this.hash = 0;
     this.dynamic = false;
     this.pattern = <Pattern>0;
     this.poolSize = 0;
-    this.memories = new Array<MemoryDesc>(0);
-    this.functions = new Array<FunctionDesc>(0);
+    this.memories.length = 0;
+    this.functions.length = 0;
   }
 
   /**
@@ -686,13 +698,13 @@ export class InterfaceDesc {
       const a38l = v.aLen;
       const a38c = v.aCap;
       if ((e = v.charge(<u64>a38l * 4)) != KarmemError.None) return e;
-      const s39 = new Array<MemoryDesc>(<i32>a38l);
+      const s39 = this.memories;
+      s39.length = 0;
       for (let k40: u32 = 0; k40 < a38l; k40++) {
         const x41 = new MemoryDesc();
         if ((e = x41._kmReadTable(v, v.ld<u32>(a38o + k40 * 4))) != KarmemError.None) return e;
-        unchecked((s39[k40] = x41));
+        s39.push(x41);
       }
-      this.memories = s39;
     }
     if (tu >= 56) {
       v.fieldArray(to, tu, 44, 4, NO_LIMIT);
@@ -700,13 +712,13 @@ export class InterfaceDesc {
       const a42l = v.aLen;
       const a42c = v.aCap;
       if ((e = v.charge(<u64>a42l * 4)) != KarmemError.None) return e;
-      const s43 = new Array<FunctionDesc>(<i32>a42l);
+      const s43 = this.functions;
+      s43.length = 0;
       for (let k44: u32 = 0; k44 < a42l; k44++) {
         const x45 = new FunctionDesc();
         if ((e = x45._kmReadTable(v, v.ld<u32>(a42o + k44 * 4))) != KarmemError.None) return e;
-        unchecked((s43[k44] = x45));
+        s43.push(x45);
       }
-      this.functions = s43;
     }
     v.leave();
     return KarmemError.None;
@@ -801,11 +813,14 @@ export class ModuleDesc {
   exports: Array<InterfaceDesc> = new Array<InterfaceDesc>(0);
   imports: Array<InterfaceDesc> = new Array<InterfaceDesc>(0);
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
-    this.memories = new Array<MemoryDesc>(0);
-    this.exports = new Array<InterfaceDesc>(0);
-    this.imports = new Array<InterfaceDesc>(0);
+    this.memories.length = 0;
+    this.exports.length = 0;
+    this.imports.length = 0;
   }
 
   /**
@@ -900,13 +915,13 @@ export class ModuleDesc {
       const a60l = v.aLen;
       const a60c = v.aCap;
       if ((e = v.charge(<u64>a60l * 4)) != KarmemError.None) return e;
-      const s61 = new Array<MemoryDesc>(<i32>a60l);
+      const s61 = this.memories;
+      s61.length = 0;
       for (let k62: u32 = 0; k62 < a60l; k62++) {
         const x63 = new MemoryDesc();
         if ((e = x63._kmReadTable(v, v.ld<u32>(a60o + k62 * 4))) != KarmemError.None) return e;
-        unchecked((s61[k62] = x63));
+        s61.push(x63);
       }
-      this.memories = s61;
     }
     if (tu >= 28) {
       v.fieldArray(to, tu, 16, 4, NO_LIMIT);
@@ -914,13 +929,13 @@ export class ModuleDesc {
       const a64l = v.aLen;
       const a64c = v.aCap;
       if ((e = v.charge(<u64>a64l * 4)) != KarmemError.None) return e;
-      const s65 = new Array<InterfaceDesc>(<i32>a64l);
+      const s65 = this.exports;
+      s65.length = 0;
       for (let k66: u32 = 0; k66 < a64l; k66++) {
         const x67 = new InterfaceDesc();
         if ((e = x67._kmReadTable(v, v.ld<u32>(a64o + k66 * 4))) != KarmemError.None) return e;
-        unchecked((s65[k66] = x67));
+        s65.push(x67);
       }
-      this.exports = s65;
     }
     if (tu >= 40) {
       v.fieldArray(to, tu, 28, 4, NO_LIMIT);
@@ -928,13 +943,13 @@ export class ModuleDesc {
       const a68l = v.aLen;
       const a68c = v.aCap;
       if ((e = v.charge(<u64>a68l * 4)) != KarmemError.None) return e;
-      const s69 = new Array<InterfaceDesc>(<i32>a68l);
+      const s69 = this.imports;
+      s69.length = 0;
       for (let k70: u32 = 0; k70 < a68l; k70++) {
         const x71 = new InterfaceDesc();
         if ((e = x71._kmReadTable(v, v.ld<u32>(a68o + k70 * 4))) != KarmemError.None) return e;
-        unchecked((s69[k70] = x71));
+        s69.push(x71);
       }
-      this.imports = s69;
     }
     v.leave();
     return KarmemError.None;

@@ -275,6 +275,20 @@ export class Validator {
     return out;
   }
 
+  /**
+   * `slice` into `out`, reusing its storage (decoding into an existing
+   * object): its length becomes `n`, or 0 when they do not fit.
+   */
+  sliceInto<T>(out: Array<T>, offset: u32, n: u32): Array<T> {
+    if (n == 0 || !this.fits(offset, <u64>n * sizeof<T>())) {
+      out.length = 0;
+      return out;
+    }
+    out.length = <i32>n;
+    memory.copy(out.dataStart, this.base + <usize>offset, <usize>n * sizeof<T>());
+    return out;
+  }
+
   // ---- text (§5.1, §6) ------------------------------------------------------
 
   /** UTF-8 text of `n` bytes at `offset` as a string ("" when invalid or outside, §6). */

@@ -360,6 +360,34 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// The statement resetting field `i` of struct `id` for a decoder
+    /// (docs/assemblyscript.md, "decode into an existing object"): a
+    /// non-optional struct is reset in place, an array emptied (its
+    /// elements are reused by the next decode), a fixed array zeroed in
+    /// place; anything else takes its initial value.
+    fn reset_stmt(&self, id: StructId, i: usize) -> String {
+        let f = &self.s.structs[id].fields[i];
+        let place = format!("this.{}", self.n.field(id, i));
+        if f.optional {
+            return format!("{place} = null;");
+        }
+        match &f.ty {
+            FieldType::Struct(_) => format!("{place}._kmReset();"),
+            FieldType::Array(a) => match (a.kind, a.text, a.elem) {
+                (ArrayKind::Fixed(_), _, ElemType::Struct(_)) => format!(
+                    "for (let i = 0; i < {place}.length; i++) unchecked({place}[i])._kmReset();"
+                ),
+                (ArrayKind::Fixed(_), _, e) => format!(
+                    "memory.fill(changetype<usize>({place}), 0, <usize>{place}.length * sizeof<{}>());",
+                    self.elem_type(e)
+                ),
+                (_, Some(_), _) => format!("{place} = {};", self.initial(id, i)),
+                _ => format!("{place}.length = 0;"),
+            },
+            _ => format!("{place} = {};", self.initial(id, i)),
+        }
+    }
+
     // ---- the file ---------------------------------------------------------------
 
     fn file(&mut self) {
@@ -509,11 +537,15 @@ impl<'a> Gen<'a> {
             self.c.line(&line);
         }
         self.c.line("");
+        self.c.line("/**");
         self.c
-            .line("/** Every field back to its initial value (decoding starts there). */");
+            .line(" * Every field back to its initial value (decoding starts there), keeping");
+        self.c
+            .line(" * the storage of arrays and nested structs for the decoder to reuse.");
+        self.c.line(" */");
         self.c.open("_kmReset(): void {");
         for i in 0..st.fields.len() {
-            let line = format!("this.{} = {};", self.n.field(id, i), self.initial(id, i));
+            let line = self.reset_stmt(id, i);
             self.c.line(&line);
         }
         self.c.close("}");

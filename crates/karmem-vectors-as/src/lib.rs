@@ -204,9 +204,25 @@ pub fn write_driver(dir: &Path, cases: &[Case], out: &Path) -> Result<(), String
     }
     for (ty, print) in &roots {
         driver.push_str(&damaged_fn(ty, print));
-        // The object every case of this root type decodes into after the
-        // previous one (`into`): arrays and nested structs are reused.
-        writeln!(driver, "\nconst last{ty} = new {ty}();").unwrap();
+    }
+    // The object every case (or evolution reader) of a root type decodes
+    // into after the previous one (`into`): its arrays and nested structs
+    // are reused.
+    let mut lasts: Vec<String> = Vec::new();
+    for case in cases {
+        let mut keys = vec![format!("{}/{}", case.topic, case.schema)];
+        keys.extend(
+            case.readers
+                .iter()
+                .map(|(r, _)| format!("{}/{r}", case.topic)),
+        );
+        for key in keys {
+            let (ty, _) = root_of(&modules[&key], &case.root).unwrap();
+            if !lasts.contains(&ty) {
+                writeln!(driver, "\nconst last{ty} = new {ty}();").unwrap();
+                lasts.push(ty);
+            }
+        }
     }
     driver.push_str("\n/** Runs case `i` over the `n` bytes of `input`. */\n");
     driver.push_str("export function run(i: i32, n: i32): void {\n");
@@ -346,6 +362,12 @@ function {name}(p: usize, n: usize): void {{
     {print}(o, x);
     const text = o.join("");
     report(id, "value", text);
+    // Read into the object of the previous case of the type, too.
+    e = {ty}.read(p, n, last{ty});
+    const io = new Array<string>(0);
+    if (e == KarmemError.None) {print}(io, last{ty});
+    const it = io.join("");
+    report(id, "into", e != KarmemError.None ? "read: " + errorName(e) : it == text ? "ok" : "differs: " + it);
     // What the lenient reader read, viewers read: the checked one on
     // every message the reader reads, the trusted one when it validates.
 {views}  }}
@@ -362,7 +384,9 @@ function {name}(p: usize, n: usize): void {{
 /// two guard words: a damaged message may be refused, never trap, and the
 /// fixed writer never writes outside its range (2 when it does). What the
 /// lenient decoder reads, the checked viewer prints the same (3 when it
-/// does not), and the trusted viewer too when the message validates (4).
+/// does not), and the trusted viewer too when the message validates (4);
+/// reading it into the object the previous one was read into gives the
+/// same value (5).
 /// Views are printed only when the decoder reads the message: its depth
 /// limit and budget bound the walk, which a viewer (read on demand) has
 /// not.
@@ -378,6 +402,13 @@ function damaged{ty}(p: usize, n: usize): i32 {{
   const o = new Array<string>(0);
   {print}(o, x);
   const text = o.join("");
+  // Read again into the object the previous damaged message was read
+  // into: what its arrays and nested structs held is reused (5 when the
+  // value differs).
+  if ({ty}.read(p, n, last{ty}) != KarmemError.None) return 5;
+  const io = new Array<string>(0);
+  {print}(io, last{ty});
+  if (io.join("") != text) return 5;
   const cv = {ty}.view(p, n);
   if (cv === null) return 3;
   const vo = new Array<string>(0);

@@ -29,7 +29,10 @@ export class Vec3 {
   y: f32 = 0;
   z: f32 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.x = 0;
     this.y = 0;
@@ -153,9 +156,12 @@ export class Pair {
   tag_: u16 = 0;
   flag: bool = false;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
-    this.pos = new Vec3();
+    this.pos._kmReset();
     this.tag_ = 0;
     this.flag = false;
   }
@@ -279,7 +285,10 @@ export class Leaf {
   value: u64 = 0;
   label: string = "";
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.value = 0;
     this.label = "";
@@ -430,7 +439,10 @@ export class Leaf {
 export class Circle {
   radius: f64 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.radius = 0;
   }
@@ -564,7 +576,10 @@ export class Circle {
 export class Square {
   side: f32 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.side = 0;
   }
@@ -906,13 +921,16 @@ export class Element {
   numbers: Array<i32> = new Array<i32>(0);
   shape: Shape | null = null;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.id = 0;
-    this.where = new Pair();
-    this.child = new Leaf();
+    this.where._kmReset();
+    this.child._kmReset();
     this.name = "";
-    this.numbers = new Array<i32>(0);
+    this.numbers.length = 0;
     this.shape = null;
   }
 
@@ -1001,7 +1019,7 @@ export class Element {
       const a13l = v.aLen;
       const a13c = v.aCap;
       if ((e = v.charge(<u64>a13l * 4)) != KarmemError.None) return e;
-      this.numbers = v.slice<i32>(a13o, a13l);
+      v.sliceInto<i32>(this.numbers, a13o, a13l);
     }
     if (tu >= 60) {
       const u16 = new Shape();
@@ -1106,25 +1124,28 @@ export class Root {
   shapesBovos: Array<Shape | null> = new Array<Shape | null>(0);
   next: Leaf = new Leaf();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
-    this.flags = new StaticArray<bool>(4);
+    memory.fill(changetype<usize>(this.flags), 0, <usize>this.flags.length * sizeof<bool>());
     this.kind = <Kind>0;
     this.wide = 0;
     this.text = "";
     this.utf16 = "";
-    this.fixed = _kmFixedVec3(3);
-    this.limited = new Array<u64>(0);
-    this.points = new Array<Vec3>(0);
-    this.pointsAos = new Array<Vec3>(0);
-    this.elements = new Array<Element>(0);
-    this.elementsAos = new Array<Element>(0);
+    for (let i = 0; i < this.fixed.length; i++) unchecked(this.fixed[i])._kmReset();
+    this.limited.length = 0;
+    this.points.length = 0;
+    this.pointsAos.length = 0;
+    this.elements.length = 0;
+    this.elementsAos.length = 0;
     this.shape = null;
-    this.shapesAos = new Array<Shape | null>(0);
-    this.shapesSoa = new Array<Shape | null>(0);
-    this.shapesBovoa = new Array<Shape | null>(0);
-    this.shapesBovos = new Array<Shape | null>(0);
-    this.next = new Leaf();
+    this.shapesAos.length = 0;
+    this.shapesSoa.length = 0;
+    this.shapesBovoa.length = 0;
+    this.shapesBovos.length = 0;
+    this.next._kmReset();
   }
 
   /**
@@ -1259,16 +1280,16 @@ export class Root {
       const a41l = v.aLen;
       const a41c = v.aCap;
       if ((e = v.charge(<u64>a41l * 8)) != KarmemError.None) return e;
-      this.limited = v.slice<u64>(a41o, a41l);
+      v.sliceInto<u64>(this.limited, a41o, a41l);
     }
     if (tu >= 108) {
       v.fieldArray(to, tu, 96, 0, NO_LIMIT);
       const a44o = v.aOff;
       const a44l = v.aLen;
       const a44c = v.aCap;
-      const s45 = new Array<Vec3>(0);
+      const s45 = this.points;
+      s45.length = 0;
       if ((e = _kmReadSoaVec3(v, a44o, a44l, a44c, s45)) != KarmemError.None) return e;
-      this.points = s45;
     }
     if (tu >= 120) {
       v.fieldArray(to, tu, 108, 12, NO_LIMIT);
@@ -1276,22 +1297,22 @@ export class Root {
       const a47l = v.aLen;
       const a47c = v.aCap;
       if ((e = v.charge(<u64>a47l * 12)) != KarmemError.None) return e;
-      const s48 = new Array<Vec3>(<i32>a47l);
+      const s48 = this.pointsAos;
+      s48.length = 0;
       for (let k49: u32 = 0; k49 < a47l; k49++) {
         const x50 = new Vec3();
         if ((e = x50._kmReadAt(v, a47o + k49 * 12)) != KarmemError.None) return e;
-        unchecked((s48[k49] = x50));
+        s48.push(x50);
       }
-      this.pointsAos = s48;
     }
     if (tu >= 132) {
       v.fieldArray(to, tu, 120, 0, NO_LIMIT);
       const a51o = v.aOff;
       const a51l = v.aLen;
       const a51c = v.aCap;
-      const s52 = new Array<Element>(0);
+      const s52 = this.elements;
+      s52.length = 0;
       if ((e = _kmReadSoaElement(v, a51o, a51l, a51c, s52)) != KarmemError.None) return e;
-      this.elements = s52;
     }
     if (tu >= 144) {
       v.fieldArray(to, tu, 132, 4, NO_LIMIT);
@@ -1299,13 +1320,13 @@ export class Root {
       const a54l = v.aLen;
       const a54c = v.aCap;
       if ((e = v.charge(<u64>a54l * 4)) != KarmemError.None) return e;
-      const s55 = new Array<Element>(<i32>a54l);
+      const s55 = this.elementsAos;
+      s55.length = 0;
       for (let k56: u32 = 0; k56 < a54l; k56++) {
         const x57 = new Element();
         if ((e = x57._kmReadTable(v, v.ld<u32>(a54o + k56 * 4))) != KarmemError.None) return e;
-        unchecked((s55[k56] = x57));
+        s55.push(x57);
       }
-      this.elementsAos = s55;
     }
     if (tu >= 152) {
       const u58 = new Shape();
@@ -1318,13 +1339,13 @@ export class Root {
       const a59l = v.aLen;
       const a59c = v.aCap;
       if ((e = v.charge(<u64>a59l * 8)) != KarmemError.None) return e;
-      const s60 = new Array<Shape | null>(<i32>a59l);
+      const s60 = this.shapesAos;
+      s60.length = <i32>a59l;
       for (let k61: u32 = 0; k61 < a59l; k61++) {
         const x62 = new Shape();
         if ((e = x62._kmRead(v, a59o + k61 * 8, a59o + k61 * 8 + 4)) != KarmemError.None) return e;
         unchecked((s60[k61] = x62.tag == 0 ? null : x62));
       }
-      this.shapesAos = s60;
     }
     if (tu >= 176) {
       v.fieldArray(to, tu, 164, 0, NO_LIMIT);
@@ -1335,13 +1356,13 @@ export class Root {
         const a63t = v.uTags;
         const a63f = v.uOffs;
         if ((e = v.charge(<u64>a63l * 5)) != KarmemError.None) return e;
-        const s64 = new Array<Shape | null>(<i32>a63l);
+        const s64 = this.shapesSoa;
+        s64.length = <i32>a63l;
         for (let k65: u32 = 0; k65 < a63l; k65++) {
           const x66 = new Shape();
           if ((e = x66._kmRead(v, a63t + k65, a63f + k65 * 4)) != KarmemError.None) return e;
           unchecked((s64[k65] = x66.tag == 0 ? null : x66));
         }
-        this.shapesSoa = s64;
       }
     }
     if (tu >= 188) {
@@ -1349,18 +1370,18 @@ export class Root {
       const a67o = v.aOff;
       const a67l = v.aLen;
       const a67c = v.aCap;
-      const s68 = new Array<Shape | null>(0);
+      const s68 = this.shapesBovoa;
+      s68.length = 0;
       if ((e = _kmReadBovoaShape(v, a67o, a67c, s68)) != KarmemError.None) return e;
-      this.shapesBovoa = s68;
     }
     if (tu >= 200) {
       v.fieldArray(to, tu, 188, 0, NO_LIMIT);
       const a70o = v.aOff;
       const a70l = v.aLen;
       const a70c = v.aCap;
-      const s71 = new Array<Shape | null>(0);
+      const s71 = this.shapesBovos;
+      s71.length = 0;
       if ((e = _kmReadBovosShape(v, a70o, a70c, s71)) != KarmemError.None) return e;
-      this.shapesBovos = s71;
     }
     if ((e = this.next._kmReadTable(v, tu >= 204 ? v.ld<u32>(to + 200) : 0)) != KarmemError.None) return e;
     v.leave();
@@ -1704,7 +1725,7 @@ function _kmReadSoaElement(v: Validator, ao: u32, al: u32, ac: u32, out: Array<E
       const a116l = v.aLen;
       const a116c = v.aCap;
       if ((e = v.charge(<u64>a116l * 4)) != KarmemError.None) return e;
-      x.numbers = v.slice<i32>(a116o, a116l);
+      v.sliceInto<i32>(x.numbers, a116o, a116l);
     }
     if (unchecked(cols[9]) != 0) x.where.tag_ = v.ld<u16>(unchecked(cols[9]) + i * 2);
     if (unchecked(cols[10]) != 0) x.where.flag = v.ldBool(unchecked(cols[10]) + i);

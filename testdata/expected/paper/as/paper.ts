@@ -14,7 +14,10 @@ export class AnotherStruct {
   a: u32 = 0;
   b: u64 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.a = 0;
     this.b = 0;
@@ -152,10 +155,13 @@ export class StructName {
   fieldAsSoa: Array<AnotherStruct> = new Array<AnotherStruct>(0);
   fieldAsAos: Array<AnotherStruct> = new Array<AnotherStruct>(0);
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
-    this.fieldAsSoa = new Array<AnotherStruct>(0);
-    this.fieldAsAos = new Array<AnotherStruct>(0);
+    this.fieldAsSoa.length = 0;
+    this.fieldAsAos.length = 0;
   }
 
   /**
@@ -234,9 +240,9 @@ export class StructName {
       const a3o = v.aOff;
       const a3l = v.aLen;
       const a3c = v.aCap;
-      const s4 = new Array<AnotherStruct>(0);
+      const s4 = this.fieldAsSoa;
+      s4.length = 0;
       if ((e = _kmReadSoaAnotherStruct(v, a3o, a3l, a3c, s4)) != KarmemError.None) return e;
-      this.fieldAsSoa = s4;
     }
     if (tu >= 28) {
       v.fieldArray(to, tu, 16, 4, NO_LIMIT);
@@ -244,13 +250,13 @@ export class StructName {
       const a6l = v.aLen;
       const a6c = v.aCap;
       if ((e = v.charge(<u64>a6l * 4)) != KarmemError.None) return e;
-      const s7 = new Array<AnotherStruct>(<i32>a6l);
+      const s7 = this.fieldAsAos;
+      s7.length = 0;
       for (let k8: u32 = 0; k8 < a6l; k8++) {
         const x9 = new AnotherStruct();
         if ((e = x9._kmReadTable(v, v.ld<u32>(a6o + k8 * 4))) != KarmemError.None) return e;
-        unchecked((s7[k8] = x9));
+        s7.push(x9);
       }
-      this.fieldAsAos = s7;
     }
     v.leave();
     return KarmemError.None;
@@ -332,7 +338,10 @@ export class Point2d {
   x: f32 = 0;
   y: f32 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.x = 0;
     this.y = 0;
@@ -453,7 +462,10 @@ export class Point3d {
   y: f32 = 0;
   z: f32 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.x = 0;
     this.y = 0;
@@ -734,9 +746,12 @@ export class Particle {
   pos: Array<AnyPoint | null> = new Array<AnyPoint | null>(0);
   name: string = "";
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
-    this.pos = new Array<AnyPoint | null>(0);
+    this.pos.length = 0;
     this.name = "";
   }
 
@@ -809,9 +824,9 @@ export class Particle {
       const a14o = v.aOff;
       const a14l = v.aLen;
       const a14c = v.aCap;
-      const s15 = new Array<AnyPoint | null>(0);
+      const s15 = this.pos;
+      s15.length = 0;
       if ((e = _kmReadBovosAnyPoint(v, a14o, a14c, s15)) != KarmemError.None) return e;
-      this.pos = s15;
     }
     if (tu >= 28) {
       v.fieldArray(to, tu, 16, 2, NO_LIMIT);

@@ -13,7 +13,10 @@ import {
 export class Len {
   get: i32 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.get = 0;
   }
@@ -139,7 +142,10 @@ export class Cell {
   name: string = "";
   reader: string = "";
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.len = 0;
     this.get = 0;
@@ -319,7 +325,10 @@ export class Point {
   table: f32 = 0;
   name: string = "";
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.position = 0;
     this.reader = 0;
@@ -623,15 +632,18 @@ export class Holder {
   cells: Array<Cell> = new Array<Cell>(0);
   shapes: Array<Shape | null> = new Array<Shape | null>(0);
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.position = "";
-    this.table = new Point();
-    this.reader = new Array<Point>(0);
+    this.table._kmReset();
+    this.reader.length = 0;
     this.root = 0;
     this.r = 0;
-    this.cells = new Array<Cell>(0);
-    this.shapes = new Array<Shape | null>(0);
+    this.cells.length = 0;
+    this.shapes.length = 0;
   }
 
   /**
@@ -718,9 +730,9 @@ export class Holder {
       const a15o = v.aOff;
       const a15l = v.aLen;
       const a15c = v.aCap;
-      const s16 = new Array<Point>(0);
+      const s16 = this.reader;
+      s16.length = 0;
       if ((e = _kmReadSoaPoint(v, a15o, a15l, a15c, s16)) != KarmemError.None) return e;
-      this.reader = s16;
     }
     if (tu >= 60) this.root = v.ld<i32>(to + 56);
     if (tu >= 64) this.r = v.ld<i32>(to + 60);
@@ -729,18 +741,18 @@ export class Holder {
       const a18o = v.aOff;
       const a18l = v.aLen;
       const a18c = v.aCap;
-      const s19 = new Array<Cell>(0);
+      const s19 = this.cells;
+      s19.length = 0;
       if ((e = _kmReadSoaCell(v, a18o, a18l, a18c, s19)) != KarmemError.None) return e;
-      this.cells = s19;
     }
     if (tu >= 88) {
       v.fieldArray(to, tu, 76, 0, NO_LIMIT);
       const a21o = v.aOff;
       const a21l = v.aLen;
       const a21c = v.aCap;
-      const s22 = new Array<Shape | null>(0);
+      const s22 = this.shapes;
+      s22.length = 0;
       if ((e = _kmReadBovosShape(v, a21o, a21c, s22)) != KarmemError.None) return e;
-      this.shapes = s22;
     }
     v.leave();
     return KarmemError.None;

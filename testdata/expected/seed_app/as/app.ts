@@ -24,7 +24,10 @@ export class ProfileData {
   username: string = "";
   id: u64 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.network = <SocialNetwork>0;
     this.username = "";
@@ -178,9 +181,12 @@ export class ProfileData {
 export class Profile {
   data: ProfileData = new ProfileData();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
-    this.data = new ProfileData();
+    this.data._kmReset();
   }
 
   /**
@@ -299,11 +305,14 @@ export class AccountData {
   email: string = "";
   profiles: Array<Profile> = new Array<Profile>(0);
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.id = 0;
     this.email = "";
-    this.profiles = new Array<Profile>(0);
+    this.profiles.length = 0;
   }
 
   /**
@@ -393,13 +402,13 @@ export class AccountData {
       const a10l = v.aLen;
       const a10c = v.aCap;
       if ((e = v.charge(<u64>a10l * 4)) != KarmemError.None) return e;
-      const s11 = new Array<Profile>(<i32>a10l);
+      const s11 = this.profiles;
+      s11.length = 0;
       for (let k12: u32 = 0; k12 < a10l; k12++) {
         const x13 = new Profile();
         if ((e = x13._kmReadAt(v, a10o + k12 * 4)) != KarmemError.None) return e;
-        unchecked((s11[k12] = x13));
+        s11.push(x13);
       }
-      this.profiles = s11;
     }
     v.leave();
     return KarmemError.None;

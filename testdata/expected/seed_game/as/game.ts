@@ -24,7 +24,10 @@ export class Vec3 {
   y: f32 = 0;
   z: f32 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.x = 0;
     this.y = 0;
@@ -154,17 +157,20 @@ export class MonsterData {
   status: Array<i32> = new Array<i32>(0);
   path: Array<Vec3> = new Array<Vec3>(0);
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
-    this.pos = new Vec3();
+    this.pos._kmReset();
     this.mana = 0;
     this.health = 0;
     this.name = "";
     this.team = <Team>0;
-    this.inventory = new Array<u8>(0);
-    this.hitbox = new StaticArray<f64>(4);
-    this.status = new Array<i32>(0);
-    this.path = new Array<Vec3>(0);
+    this.inventory.length = 0;
+    memory.fill(changetype<usize>(this.hitbox), 0, <usize>this.hitbox.length * sizeof<f64>());
+    this.status.length = 0;
+    this.path.length = 0;
   }
 
   /**
@@ -258,7 +264,7 @@ export class MonsterData {
       const a4l = v.aLen;
       const a4c = v.aCap;
       if ((e = v.charge(<u64>a4l)) != KarmemError.None) return e;
-      this.inventory = v.slice<u8>(a4o, a4l);
+      v.sliceInto<u8>(this.inventory, a4o, a4l);
     }
     if (tu >= 80) for (let j7 = 0; j7 < min(this.hitbox.length, 4); j7++) unchecked((this.hitbox[j7] = v.ld<f64>(to + 48 + <u32>j7 * 8)));
     if (tu >= 92) {
@@ -267,16 +273,16 @@ export class MonsterData {
       const a8l = v.aLen;
       const a8c = v.aCap;
       if ((e = v.charge(<u64>a8l * 4)) != KarmemError.None) return e;
-      this.status = v.slice<i32>(a8o, a8l);
+      v.sliceInto<i32>(this.status, a8o, a8l);
     }
     if (tu >= 104) {
       v.fieldArray(to, tu, 92, 0, 128);
       const a11o = v.aOff;
       const a11l = v.aLen;
       const a11c = v.aCap;
-      const s12 = new Array<Vec3>(0);
+      const s12 = this.path;
+      s12.length = 0;
       if ((e = _kmReadSoaVec3(v, a11o, a11l, a11c, s12)) != KarmemError.None) return e;
-      this.path = s12;
     }
     v.leave();
     return KarmemError.None;
@@ -363,9 +369,12 @@ export class MonsterData {
 export class Monster {
   data: MonsterData = new MonsterData();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
-    this.data = new MonsterData();
+    this.data._kmReset();
   }
 
   /**
@@ -482,9 +491,12 @@ export class Monster {
 export class State {
   monsters: Array<Monster> = new Array<Monster>(0);
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
-    this.monsters = new Array<Monster>(0);
+    this.monsters.length = 0;
   }
 
   /**
@@ -556,9 +568,9 @@ export class State {
       const a19o = v.aOff;
       const a19l = v.aLen;
       const a19c = v.aCap;
-      const s20 = new Array<Monster>(0);
+      const s20 = this.monsters;
+      s20.length = 0;
       if ((e = _kmReadSoaMonster(v, a19o, a19l, a19c, s20)) != KarmemError.None) return e;
-      this.monsters = s20;
     }
     v.leave();
     return KarmemError.None;
@@ -710,7 +722,7 @@ function _kmReadSoaMonster(v: Validator, ao: u32, al: u32, ac: u32, out: Array<M
       const a32l = v.aLen;
       const a32c = v.aCap;
       if ((e = v.charge(<u64>a32l)) != KarmemError.None) return e;
-      x.data.inventory = v.slice<u8>(a32o, a32l);
+      v.sliceInto<u8>(x.data.inventory, a32o, a32l);
     }
     if (unchecked(cols[6]) != 0) {
       v.array(unchecked(cols[6]) + i * 12, 4, NO_LIMIT);
@@ -718,16 +730,16 @@ function _kmReadSoaMonster(v: Validator, ao: u32, al: u32, ac: u32, out: Array<M
       const a35l = v.aLen;
       const a35c = v.aCap;
       if ((e = v.charge(<u64>a35l * 4)) != KarmemError.None) return e;
-      x.data.status = v.slice<i32>(a35o, a35l);
+      v.sliceInto<i32>(x.data.status, a35o, a35l);
     }
     if (unchecked(cols[7]) != 0) {
       v.array(unchecked(cols[7]) + i * 12, 0, 128);
       const a38o = v.aOff;
       const a38l = v.aLen;
       const a38c = v.aCap;
-      const s39 = new Array<Vec3>(0);
+      const s39 = x.data.path;
+      s39.length = 0;
       if ((e = _kmReadSoaVec3(v, a38o, a38l, a38c, s39)) != KarmemError.None) return e;
-      x.data.path = s39;
     }
     if (unchecked(cols[8]) != 0) x.data.mana = v.ld<i16>(unchecked(cols[8]) + i * 2);
     if (unchecked(cols[9]) != 0) x.data.health = v.ld<i16>(unchecked(cols[9]) + i * 2);

@@ -13,7 +13,10 @@ import {
 export class Circle {
   radius: f64 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.radius = 0;
   }
@@ -147,7 +150,10 @@ export class Circle {
 export class Square {
   side: f32 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.side = 0;
   }
@@ -411,7 +417,10 @@ function _kmValidateShape(v: Validator, tagAt: u32, offsetAt: u32): KarmemError 
 export class Tag {
   label: string = "";
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.label = "";
   }
@@ -548,13 +557,16 @@ export class Item {
   bunch: Array<Shape | null> = new Array<Shape | null>(0);
   ok: bool = false;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.wide = "";
-    this.flags = new Array<bool>(0);
-    this.tags = new Array<Tag>(0);
-    this.shapes = new Array<Shape | null>(0);
-    this.bunch = new Array<Shape | null>(0);
+    this.flags.length = 0;
+    this.tags.length = 0;
+    this.shapes.length = 0;
+    this.bunch.length = 0;
     this.ok = false;
   }
 
@@ -634,7 +646,8 @@ export class Item {
       const a10l = v.aLen;
       const a10c = v.aCap;
       if ((e = v.charge(<u64>a10l)) != KarmemError.None) return e;
-      const s11 = new Array<bool>(<i32>a10l);
+      const s11 = this.flags;
+      s11.length = <i32>a10l;
       for (let k12: u32 = 0; k12 < a10l; k12++) unchecked((s11[k12] = v.ldBool(a10o + k12)));
       this.flags = s11;
     }
@@ -643,9 +656,9 @@ export class Item {
       const a13o = v.aOff;
       const a13l = v.aLen;
       const a13c = v.aCap;
-      const s14 = new Array<Tag>(0);
+      const s14 = this.tags;
+      s14.length = 0;
       if ((e = _kmReadSoaTag(v, a13o, a13l, a13c, s14)) != KarmemError.None) return e;
-      this.tags = s14;
     }
     {
       v.array(at + 36, 0, NO_LIMIT);
@@ -656,13 +669,13 @@ export class Item {
         const a16t = v.uTags;
         const a16f = v.uOffs;
         if ((e = v.charge(<u64>a16l * 5)) != KarmemError.None) return e;
-        const s17 = new Array<Shape | null>(<i32>a16l);
+        const s17 = this.shapes;
+        s17.length = <i32>a16l;
         for (let k18: u32 = 0; k18 < a16l; k18++) {
           const x19 = new Shape();
           if ((e = x19._kmRead(v, a16t + k18, a16f + k18 * 4)) != KarmemError.None) return e;
           unchecked((s17[k18] = x19.tag == 0 ? null : x19));
         }
-        this.shapes = s17;
       }
     }
     {
@@ -670,9 +683,9 @@ export class Item {
       const a20o = v.aOff;
       const a20l = v.aLen;
       const a20c = v.aCap;
-      const s21 = new Array<Shape | null>(0);
+      const s21 = this.bunch;
+      s21.length = 0;
       if ((e = _kmReadBovosShape(v, a20o, a20c, s21)) != KarmemError.None) return e;
-      this.bunch = s21;
     }
     this.ok = v.ldBool(at + 60);
     return KarmemError.None;
@@ -798,9 +811,12 @@ export class Item {
 export class Root {
   items: Array<Item> = new Array<Item>(0);
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
-    this.items = new Array<Item>(0);
+    this.items.length = 0;
   }
 
   /**
@@ -871,9 +887,9 @@ export class Root {
       const a37o = v.aOff;
       const a37l = v.aLen;
       const a37c = v.aCap;
-      const s38 = new Array<Item>(0);
+      const s38 = this.items;
+      s38.length = 0;
       if ((e = _kmReadSoaItem(v, a37o, a37l, a37c, s38)) != KarmemError.None) return e;
-      this.items = s38;
     }
     v.leave();
     return KarmemError.None;
@@ -1094,7 +1110,8 @@ function _kmReadSoaItem(v: Validator, ao: u32, al: u32, ac: u32, out: Array<Item
       const a55l = v.aLen;
       const a55c = v.aCap;
       if ((e = v.charge(<u64>a55l)) != KarmemError.None) return e;
-      const s56 = new Array<bool>(<i32>a55l);
+      const s56 = x.flags;
+      s56.length = <i32>a55l;
       for (let k57: u32 = 0; k57 < a55l; k57++) unchecked((s56[k57] = v.ldBool(a55o + k57)));
       x.flags = s56;
     }
@@ -1103,9 +1120,9 @@ function _kmReadSoaItem(v: Validator, ao: u32, al: u32, ac: u32, out: Array<Item
       const a58o = v.aOff;
       const a58l = v.aLen;
       const a58c = v.aCap;
-      const s59 = new Array<Tag>(0);
+      const s59 = x.tags;
+      s59.length = 0;
       if ((e = _kmReadSoaTag(v, a58o, a58l, a58c, s59)) != KarmemError.None) return e;
-      x.tags = s59;
     }
     if (unchecked(cols[3]) != 0) {
       v.array(unchecked(cols[3]) + i * 12, 0, NO_LIMIT);
@@ -1116,13 +1133,13 @@ function _kmReadSoaItem(v: Validator, ao: u32, al: u32, ac: u32, out: Array<Item
         const a61t = v.uTags;
         const a61f = v.uOffs;
         if ((e = v.charge(<u64>a61l * 5)) != KarmemError.None) return e;
-        const s62 = new Array<Shape | null>(<i32>a61l);
+        const s62 = x.shapes;
+        s62.length = <i32>a61l;
         for (let k63: u32 = 0; k63 < a61l; k63++) {
           const x64 = new Shape();
           if ((e = x64._kmRead(v, a61t + k63, a61f + k63 * 4)) != KarmemError.None) return e;
           unchecked((s62[k63] = x64.tag == 0 ? null : x64));
         }
-        x.shapes = s62;
       }
     }
     if (unchecked(cols[4]) != 0) {
@@ -1130,9 +1147,9 @@ function _kmReadSoaItem(v: Validator, ao: u32, al: u32, ac: u32, out: Array<Item
       const a65o = v.aOff;
       const a65l = v.aLen;
       const a65c = v.aCap;
-      const s66 = new Array<Shape | null>(0);
+      const s66 = x.bunch;
+      s66.length = 0;
       if ((e = _kmReadBovosShape(v, a65o, a65c, s66)) != KarmemError.None) return e;
-      x.bunch = s66;
     }
     if (unchecked(cols[5]) != 0) x.ok = v.ldBool(unchecked(cols[5]) + i);
     out.push(x);

@@ -38,7 +38,10 @@ export class Plain {
   tint: Color = <Color>0;
   last: i8 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.f0 = 0;
     this.f1 = 0;
@@ -211,7 +214,10 @@ export class L7 {
   a7: u32 = 0;
   b7: f32 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.a7 = 0;
     this.b7 = 0;
@@ -332,11 +338,14 @@ export class L6 {
   b6: f32 = 0;
   next: L7 = new L7();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.a6 = 0;
     this.b6 = 0;
-    this.next = new L7();
+    this.next._kmReset();
   }
 
   /**
@@ -457,11 +466,14 @@ export class L5 {
   b5: f32 = 0;
   next: L6 = new L6();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.a5 = 0;
     this.b5 = 0;
-    this.next = new L6();
+    this.next._kmReset();
   }
 
   /**
@@ -582,11 +594,14 @@ export class L4 {
   b4: f32 = 0;
   next: L5 = new L5();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.a4 = 0;
     this.b4 = 0;
-    this.next = new L5();
+    this.next._kmReset();
   }
 
   /**
@@ -707,11 +722,14 @@ export class L3 {
   b3: f32 = 0;
   next: L4 = new L4();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.a3 = 0;
     this.b3 = 0;
-    this.next = new L4();
+    this.next._kmReset();
   }
 
   /**
@@ -832,11 +850,14 @@ export class L2 {
   b2: f32 = 0;
   next: L3 = new L3();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.a2 = 0;
     this.b2 = 0;
-    this.next = new L3();
+    this.next._kmReset();
   }
 
   /**
@@ -957,11 +978,14 @@ export class L1 {
   b1: f32 = 0;
   next: L2 = new L2();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.a1 = 0;
     this.b1 = 0;
-    this.next = new L2();
+    this.next._kmReset();
   }
 
   /**
@@ -1082,11 +1106,14 @@ export class L0 {
   b0: f32 = 0;
   next: L1 = new L1();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.a0 = 0;
     this.b0 = 0;
-    this.next = new L1();
+    this.next._kmReset();
   }
 
   /**
@@ -1221,7 +1248,10 @@ export class Rich {
   name: string = "";
   deep: L0 = new L0();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.g0 = 0;
     this.g1 = 0;
@@ -1239,7 +1269,7 @@ export class Rich {
     this.g13 = 0;
     this.g14 = 0;
     this.name = "";
-    this.deep = new L0();
+    this.deep._kmReset();
   }
 
   /**
@@ -1402,10 +1432,13 @@ export class Root {
   plains: Array<Plain> = new Array<Plain>(0);
   riches: Array<Rich> = new Array<Rich>(0);
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
-    this.plains = new Array<Plain>(0);
-    this.riches = new Array<Rich>(0);
+    this.plains.length = 0;
+    this.riches.length = 0;
   }
 
   /**
@@ -1477,18 +1510,18 @@ export class Root {
       const a4o = v.aOff;
       const a4l = v.aLen;
       const a4c = v.aCap;
-      const s5 = new Array<Plain>(0);
+      const s5 = this.plains;
+      s5.length = 0;
       if ((e = _kmReadSoaPlain(v, a4o, a4l, a4c, s5)) != KarmemError.None) return e;
-      this.plains = s5;
     }
     if (tu >= 28) {
       v.fieldArray(to, tu, 16, 0, NO_LIMIT);
       const a7o = v.aOff;
       const a7l = v.aLen;
       const a7c = v.aCap;
-      const s8 = new Array<Rich>(0);
+      const s8 = this.riches;
+      s8.length = 0;
       if ((e = _kmReadSoaRich(v, a7o, a7l, a7c, s8)) != KarmemError.None) return e;
-      this.riches = s8;
     }
     v.leave();
     return KarmemError.None;
